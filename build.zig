@@ -1,0 +1,90 @@
+//! ringscan build. Sources are discovered by folder so that adding a module never edits this
+//! file: every .c/.S under the library folders goes into libringscan (static and shared),
+//! cli/*.c into the `ringscan` binary, and each tests/unit/test_*.c becomes one test program
+//! installed to zig-out/tests/. Sanitizer and fuzz builds use Debian's clang
+//! (scripts/sanitize.sh, scripts/fuzz.sh) because Zig lacks AddressSanitizer.
+const std = @import("std");
+
+const lib_dirs = [_][]const u8{ "runtime", "io", "format", "filter", "scan", "bench" };
+const sys_libs = [_][]const u8{ "uring", "mimalloc", "xxhash", "zstd", "snappy", "lz4", "z", "brotlidec", "brotlienc", "m", "pthread" };
+pub const c_flags = [_][]const u8{ "-std=c17", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-fno-omit-frame-pointer" };
+
+fn lessThan(_: void, a: []const u8, b: []const u8) bool {
+    return std.mem.lessThan(u8, a, b);
+}
+
+/// Lists `dir/*{ext}` relative to the build root, sorted so builds are reproducible.
+fn collect(b: *std.Build, dir: []const u8, prefix: []const u8, exts: []const []const u8) [][]const u8 {
+    var list = std.ArrayList([]const u8).init(b.allocator);
+    var d = b.build_root.handle.openDir(dir, .{ .iterate = true }) catch return list.items;
+    defer d.close();
+    var it = d.iterate();
+    while (it.next() catch null) |e| {
+        if (e.kind != .file or !std.mem.startsWith(u8, e.name, prefix)) continue;
+        for (exts) |x| {
+            if (std.mem.endsWith(u8, e.name, x)) list.append(b.fmt("{s}/{s}", .{ dir, e.name })) catch @panic("oom");
+        }
+    }
+    std.mem.sort([]const u8, list.items, {}, lessThan);
+    return list.items;
+}
+
+fn addLibSources(b: *std.Build, m: *std.Build.Module) void {
+    for (lib_dirs) |dir| {
+        const files = collect(b, dir, "", &.{ ".c", ".S" });
+        if (files.len > 0) m.addCSourceFiles(.{ .files = files, .flags = &c_flags });
+    }
+    m.addIncludePath(b.path("."));
+    m.addIncludePath(b.path("include"));
+    m.link_libc = true;
+}
+
+/// The Debian libraries; linked into executables and the shared library, never into the
+/// static archive (its users link them, as `pkg-config`-less C projects do).
+fn linkDeps(m: *std.Build.Module) void {
+    for (sys_libs) |l| m.linkSystemLibrary(l, .{ .use_pkg_config = .no });
+    m.link_libc = true;
+}
+
+pub fn build(b: *std.Build) void {
+    const target = b.standardTargetOptions(.{});
+    const optimize = b.option(std.builtin.OptimizeMode, "optimize", "Debug, ReleaseSafe, ReleaseFast (default), ReleaseSmall") orelse .ReleaseFast;
+
+    const lib_mod = b.createModule(.{ .target = target, .optimize = optimize, .pic = true });
+    addLibSources(b, lib_mod);
+    const lib = b.addLibrary(.{ .name = "ringscan", .root_module = lib_mod, .linkage = .static });
+    b.installArtifact(lib);
+    const so_mod = b.createModule(.{ .target = target, .optimize = optimize, .pic = true });
+    addLibSources(b, so_mod);
+    linkDeps(so_mod);
+    const so = b.addLibrary(.{ .name = "ringscan", .root_module = so_mod, .linkage = .dynamic });
+    b.installArtifact(so);
+    b.installFile("include/ringscan.h", "include/ringscan.h");
+
+    const exe_mod = b.createModule(.{ .target = target, .optimize = optimize });
+    exe_mod.addCSourceFiles(.{ .files = collect(b, "cli", "", &.{".c"}), .flags = &c_flags });
+    exe_mod.addIncludePath(b.path("."));
+    exe_mod.addIncludePath(b.path("include"));
+    exe_mod.linkLibrary(lib);
+    linkDeps(exe_mod);
+    const exe = b.addExecutable(.{ .name = "ringscan", .root_module = exe_mod });
+    b.installArtifact(exe);
+
+    const test_step = b.step("test", "Build and run every unit test program");
+    for (collect(b, "tests/unit", "test_", &.{".c"})) |file| {
+        const base = std.fs.path.stem(file);
+        const tmod = b.createModule(.{ .target = target, .optimize = optimize });
+        tmod.addCSourceFiles(.{ .files = &.{file}, .flags = &c_flags });
+        tmod.addIncludePath(b.path("."));
+        tmod.addIncludePath(b.path("include"));
+        tmod.addIncludePath(b.path("tests"));
+        tmod.linkLibrary(lib);
+        linkDeps(tmod);
+        const t = b.addExecutable(.{ .name = base, .root_module = tmod });
+        const inst = b.addInstallArtifact(t, .{ .dest_dir = .{ .override = .{ .custom = "tests" } } });
+        b.getInstallStep().dependOn(&inst.step);
+        const run = b.addRunArtifact(t);
+        run.setCwd(b.path("."));
+        test_step.dependOn(&run.step);
+    }
+}

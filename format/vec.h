@@ -1,0 +1,80 @@
+/* format/vec.h: a decoded column slice in Arrow's memory layout, the layout the scan emits.
+ *
+ * Invariants:
+ *  1. validity is NULL when null_count == 0; else bit i (LSB first) is 1 when row i is valid.
+ *  2. Value slots of null rows are zeroed (fixed width) or empty (offsets[i] == offsets[i+1]).
+ *  3. Fixed-width values: BOOLEAN is a bitmap; INT32/FLOAT 4 bytes; INT64/DOUBLE 8 bytes;
+ *     INT96 12 bytes; FIXED_LEN_BYTE_ARRAY type_length bytes; all little-endian, densely packed.
+ *  4. BYTE_ARRAY: offsets has length+1 entries, offsets[0] == 0, non-decreasing, and
+ *     offsets[length] == data_len <= INT32_MAX; values is unused.
+ *  5. Buffers are owned by the vector (pq_vec_free) and sized by the *_cap fields; appending
+ *     grows them geometrically, never past the limits the caller checks beforehand. */
+#ifndef RINGSCAN_FORMAT_VEC_H
+#define RINGSCAN_FORMAT_VEC_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Parquet physical types; values equal the thrift enum. */
+typedef enum {
+    PQ_BOOLEAN = 0,
+    PQ_INT32 = 1,
+    PQ_INT64 = 2,
+    PQ_INT96 = 3,
+    PQ_FLOAT = 4,
+    PQ_DOUBLE = 5,
+    PQ_BYTE_ARRAY = 6,
+    PQ_FIXED_LEN_BYTE_ARRAY = 7,
+} pq_physical;
+
+typedef struct pq_vec {
+    pq_physical type;
+    int32_t type_length; /* FIXED_LEN_BYTE_ARRAY width in bytes; else 0 */
+    int64_t length;      /* rows */
+    int64_t null_count;
+    uint8_t *validity;   /* (length+7)/8 bytes or NULL */
+    uint8_t *values;     /* fixed width values or boolean bitmap */
+    int32_t *offsets;    /* BYTE_ARRAY only */
+    uint8_t *data;       /* BYTE_ARRAY bytes */
+    int64_t data_len;
+    int64_t validity_cap, values_cap, offsets_cap, data_cap; /* bytes/entries allocated */
+} pq_vec;
+
+/* Bytes per value of a fixed-width type (BOOLEAN and BYTE_ARRAY: 0). */
+static inline int32_t pq_fixed_width(pq_physical t, int32_t type_length)
+{
+    switch (t) {
+    case PQ_INT32: case PQ_FLOAT: return 4;
+    case PQ_INT64: case PQ_DOUBLE: return 8;
+    case PQ_INT96: return 12;
+    case PQ_FIXED_LEN_BYTE_ARRAY: return type_length;
+    default: return 0;
+    }
+}
+
+static inline bool pq_bit_get(const uint8_t *bits, int64_t i)
+{
+    return (bits[i >> 3] >> (i & 7)) & 1;
+}
+
+static inline void pq_bit_set(uint8_t *bits, int64_t i, bool v)
+{
+    uint8_t m = (uint8_t)(1u << (i & 7));
+    bits[i >> 3] = v ? (uint8_t)(bits[i >> 3] | m) : (uint8_t)(bits[i >> 3] & ~m);
+}
+
+static inline bool pq_vec_is_valid(const pq_vec *v, int64_t i)
+{
+    return v->validity == NULL || pq_bit_get(v->validity, i);
+}
+
+/* Initialises an empty vector of the given type (no allocation). */
+void pq_vec_init(pq_vec *v, pq_physical type, int32_t type_length);
+/* Ensures room for rows more rows (and data_bytes more BYTE_ARRAY bytes); 0 or -ENOMEM. */
+int pq_vec_reserve(pq_vec *v, int64_t rows, int64_t data_bytes);
+/* Frees every buffer and re-initialises v as empty. */
+void pq_vec_free(pq_vec *v);
+/* Resets length/null_count/data_len to 0 keeping the buffers. */
+void pq_vec_clear(pq_vec *v);
+
+#endif

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds the library, the CLI and every test program with Debian's clang under a sanitizer and
+# runs the suite. `scripts/sanitize.sh address` = ASan + UBSan (+ LeakSanitizer);
+# `scripts/sanitize.sh thread` = ThreadSanitizer. Output in build-<kind>/.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+kind=${1:-address}
+case "$kind" in
+  address) san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -DRINGSCAN_ASAN=1" ;;
+  thread)  san="-fsanitize=thread -DRINGSCAN_TSAN=1" ;;
+  *) echo "usage: $0 address|thread"; exit 2 ;;
+esac
+out=build-$kind
+mkdir -p "$out/obj" "$out/tests" "$out/bin"
+CC=${CC:-clang}
+flags="-std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -I. -Iinclude -Itests $san"
+libs="-luring -lmimalloc -lxxhash -lzstd -lsnappy -llz4 -lz -lbrotlidec -lbrotlienc -lm -lpthread"
+objs=()
+fail=0
+for src in runtime/*.c runtime/*.S io/*.c format/*.c filter/*.c scan/*.c bench/*.c; do
+    [ -f "$src" ] || continue
+    obj="$out/obj/$(echo "$src" | tr / _).o"
+    if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find runtime io format filter scan bench include -name '*.h' -newer "$obj" 2>/dev/null | head -n1)" ]; then
+        $CC $flags -c "$src" -o "$obj" || fail=1
+    fi
+    objs+=("$obj")
+done
+[ $fail -eq 0 ] || { echo "sanitizer build failed"; echo "0 passed, 1 failed"; exit 1; }
+ar rcs "$out/libringscan.a" "${objs[@]}"
+if ls cli/*.c >/dev/null 2>&1; then
+    $CC $flags cli/*.c "$out/libringscan.a" $libs -o "$out/bin/ringscan" || fail=1
+fi
+for t in tests/unit/test_*.c; do
+    [ -f "$t" ] || continue
+    $CC $flags "$t" "$out/libringscan.a" $libs -o "$out/tests/$(basename "$t" .c)" || fail=1
+done
+[ $fail -eq 0 ] || { echo "sanitizer build failed"; echo "0 passed, 1 failed"; exit 1; }
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1}
+RINGSCAN="$root/$out/bin/ringscan" tests/run.sh "$out/tests"

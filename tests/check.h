@@ -1,0 +1,59 @@
+/* Minimal test harness shared by every tests/unit program.
+ * A test case is a function; it passes when none of its CHECKs fails. Each program ends by
+ * printing "<program>: N passed, N failed" (tests/run.sh adds them up) and exits non-zero
+ * when anything failed. CHECKs report file:line and the failed expression. */
+#ifndef RINGSCAN_TESTS_CHECK_H
+#define RINGSCAN_TESTS_CHECK_H
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int chk_cases_passed, chk_cases_failed, chk_case_failed;
+
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            fprintf(stderr, "  FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);        \
+            chk_case_failed = 1;                                                     \
+        }                                                                            \
+    } while (0)
+
+#define CHECK_EQ_I64(a, b)                                                           \
+    do {                                                                             \
+        long long chk_a_ = (long long)(a), chk_b_ = (long long)(b);                  \
+        if (chk_a_ != chk_b_) {                                                      \
+            fprintf(stderr, "  FAIL %s:%d: %s == %s (%lld != %lld)\n", __FILE__,     \
+                    __LINE__, #a, #b, chk_a_, chk_b_);                               \
+            chk_case_failed = 1;                                                     \
+        }                                                                            \
+    } while (0)
+
+#define CHECK_STR(a, b)                                                              \
+    do {                                                                             \
+        const char *chk_a_ = (a), *chk_b_ = (b);                                     \
+        if (!chk_a_ || !chk_b_ || strcmp(chk_a_, chk_b_) != 0) {                     \
+            fprintf(stderr, "  FAIL %s:%d: %s == %s (\"%s\" != \"%s\")\n", __FILE__, \
+                    __LINE__, #a, #b, chk_a_ ? chk_a_ : "(null)",                    \
+                    chk_b_ ? chk_b_ : "(null)");                                     \
+            chk_case_failed = 1;                                                     \
+        }                                                                            \
+    } while (0)
+
+#define RUN(fn)                                                                      \
+    do {                                                                             \
+        chk_case_failed = 0;                                                         \
+        fn();                                                                        \
+        if (chk_case_failed) {                                                       \
+            chk_cases_failed++;                                                      \
+            fprintf(stderr, "FAILED %s\n", #fn);                                     \
+        } else {                                                                     \
+            chk_cases_passed++;                                                      \
+        }                                                                            \
+    } while (0)
+
+#define CHECK_DONE(name)                                                             \
+    (printf("%s: %d passed, %d failed\n", name, chk_cases_passed, chk_cases_failed), \
+     chk_cases_failed ? 1 : 0)
+
+#endif
