@@ -1,0 +1,23 @@
+/* format/err.c: filling pq_err reports. */
+#include "format/err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int pq_errf(pq_err *e, int status, int64_t offset, const char *fmt, ...)
+{
+    if (!e) return status;
+    e->status = status;
+    e->offset = offset;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+void pq_err_column(pq_err *e, const char *column)
+{
+    if (e && e->column[0] == 0 && column) snprintf(e->column, sizeof e->column, "%s", column);
+}
