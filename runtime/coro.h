@@ -8,7 +8,10 @@
  *     resumed coroutine returns control to exactly that resumer on coro_yield() or return.
  *  3. A stack is returned to the pool only after its coroutine finished or never started.
  *  4. Overflowing a stack faults on the guard page (SIGSEGV), never corrupts a neighbour.
- * Sanitizer builds (RINGSCAN_ASAN) annotate every switch for AddressSanitizer. */
+ * Sanitizer builds (RINGSCAN_ASAN) annotate every switch for AddressSanitizer; RINGSCAN_TSAN
+ * builds make each coroutine a ThreadSanitizer fiber.
+ * Floating-point control state (MXCSR and x87 control word on x86-64, FPCR on aarch64) is
+ * per coroutine: a new coroutine starts with its creator's, and each switch preserves it. */
 #ifndef RINGSCAN_RUNTIME_CORO_H
 #define RINGSCAN_RUNTIME_CORO_H
 #include <stdbool.h>
@@ -44,5 +47,11 @@ void *coro_get_data(const coro_t *c);
 
 /* Releases this thread's pooled stacks (call before a thread exits). */
 void coro_pool_drain(void);
+
+/* Stacks currently in this thread's pool (0..CORO_POOL_MAX); for tests and metrics. */
+int coro_pool_size(void);
+
+/* Bytes of stack usable by c's function (CORO_STACK_BYTES minus the coroutine header). */
+size_t coro_stack_usable_bytes(const coro_t *c);
 
 #endif

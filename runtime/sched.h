@@ -17,10 +17,33 @@
 
 typedef void (*sched_fn)(void *ctx);
 
+/* Limits: live tasks, callbacks queued through the allocating sched_defer(), and ready items
+ * of any kind (a bound the queue asserts; intrusive items are bounded by their owners). */
+enum { SCHED_TASKS_MAX = 1 << 20, SCHED_DEFER_MAX = 1 << 20, SCHED_READY_MAX = 1 << 24 };
+
+/* An intrusive ready-queue entry owned by the caller (embedded in a waiter, a task, ...).
+ * Fields are private to sched.c; zero-initialise it before first use. */
+typedef struct sched_item {
+    struct sched_item *next;
+    sched_fn fn;
+    void *ctx;
+    int queued; /* 1 while in the ready queue */
+} sched_item_t;
+
 /* Spawns fn(arg) as a coroutine task, queued ready. 0 or -ENOMEM. */
 int sched_spawn(coro_fn fn, void *arg);
-/* Queues fn(ctx) to run from the ready queue. 0 or -ENOMEM. */
+/* Queues fn(ctx) to run from the ready queue. 0, or -ENOMEM when the node cannot be
+ * allocated or SCHED_DEFER_MAX such callbacks are already pending. sched_spawn likewise
+ * returns -ENOMEM when SCHED_TASKS_MAX tasks are live. */
 int sched_defer(sched_fn fn, void *ctx);
+/* Queues fn(ctx) using the caller's node: never fails, never allocates. it must not be
+ * queued already and must stay valid until fn starts (fn may free or requeue it). */
+void sched_defer_item(sched_item_t *it, sched_fn fn, void *ctx);
+/* From a task: requeues it at the back of the ready queue and switches away (a polite yield
+ * that pairs with itself; no sched_wake needed). Not named sched_yield: that is POSIX's. */
+void sched_yield_task(void);
+/* The running task's coroutine, or NULL when not inside a task spawned here. */
+coro_t *sched_current(void);
 /* Marks a suspended task ready (the future layer calls this when an awaited future is ready). */
 void sched_wake(coro_t *c);
 /* Suspends the running task until someone calls sched_wake() on it. Only from a task. */
