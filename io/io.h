@@ -1,0 +1,121 @@
+/* io/io.h: read requests as futures, their lifecycle, coalescing, the fetch budget, fault
+ * injection and counters, on top of a core's executor (runtime/exec.h).
+ *
+ * Lifecycle of a request (io_read): registered (no I/O) -> wanted (its future was wanted:
+ * fut_want/fut_await/fut_on_ready or a combinator) -> submitted (inside a merged range read
+ * at the next flush) -> done (future resolved with an io_bytes) | failed | cancelled.
+ * At flush (once per executor loop iteration) every wanted request is merged with its
+ * registered or wanted neighbours of the same file whose gap is <= gap_bytes, up to
+ * max_bytes per range; a range is one read (continued on short reads, each call capped at
+ * EXEC_READ_BYTES_MAX); the result is sliced to each member, slices reference-count the
+ * range buffer. Ranges wait (requests stay wanted) while bytes in flight plus buffered
+ * would exceed budget_bytes, except that one range may always be in flight.
+ * Invariants:
+ *  1. An io_ctx_t and every request, range and future it made belong to one core's thread.
+ *  2. A range buffer is freed only after its own completion arrived and its last slice was
+ *     released; dropping requests never frees memory the kernel may still write.
+ *  3. Counters: bytes_read = bytes returned by the reads; once every future is released,
+ *     bytes_read = bytes_used + bytes_wasted for requests that do not overlap each other.
+ *  4. Lazy requests (never wanted, never merged into a wanted range) are never read. */
+#ifndef RINGSCAN_IO_IO_H
+#define RINGSCAN_IO_IO_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/exec.h"
+#include "runtime/future.h"
+
+enum {
+    IO_NAME_MAX = 4096,
+    IO_REQUESTS_MAX = 1 << 20 /* live requests per io_ctx */
+};
+#define IO_REQUEST_BYTES_MAX (UINT64_C(1) << 36) /* 64 GiB per request */
+
+/* An open read-only file, shared by every core (fields never change after open). */
+typedef struct io_file {
+    int fd;
+    uint64_t size_bytes;
+    char name[]; /* the path as given */
+} io_file_t;
+
+/* The value of a resolved io_read future; valid while the future is referenced. */
+typedef struct io_bytes {
+    const uint8_t *data;
+    size_t len;
+} io_bytes;
+
+/* Fault hook, called before every read call (also continuations) with the chunk about to be
+ * read. Return len to read it all, a smaller positive count to read only that much (a short
+ * read), 0 to complete it as end of file, or a negative errno to fail it. Runs on the core. */
+typedef int64_t (*io_fault_fn)(void *ctx, const io_file_t *f, uint64_t off, uint64_t len);
+
+typedef struct io_opts {
+    bool coalesce;         /* merge neighbours (false: one read per request) */
+    bool merge_registered; /* also merge registered, not yet wanted neighbours (speculative
+                              bytes); false: a range holds only wanted requests */
+    uint64_t gap_bytes;    /* largest hole merged over (default 64 KiB) */
+    uint64_t max_bytes;    /* largest merged range (default 4 MiB); a bigger request is read alone */
+    uint64_t budget_bytes; /* bytes in flight + buffered before new ranges wait (default 1 GiB) */
+    io_fault_fn fault;     /* NULL: no fault injection */
+    void *fault_ctx;
+} io_opts_t;
+
+typedef struct io_counters {
+    uint64_t reads_submitted;   /* read calls issued (SQEs or preads) */
+    uint64_t ranges_submitted;  /* merged ranges (each one or more reads) */
+    uint64_t bytes_read;        /* bytes the reads returned */
+    uint64_t bytes_used;        /* bytes of requests resolved and wanted by a consumer */
+    uint64_t bytes_wasted;      /* holes, dropped/cancelled members, resolved but never wanted */
+    uint64_t cancelled;         /* requests dropped while their range was in flight */
+    uint64_t cancels_issued;    /* ASYNC_CANCELs for ranges left without members */
+    uint64_t requests_registered;
+    uint64_t requests_dropped_unsubmitted;
+    uint64_t requests_failed;
+    uint64_t budget_waits;      /* flushes that left wanted requests waiting for the budget */
+    uint64_t peak_inflight_bytes;
+} io_counters_t;
+
+typedef struct io_ctx io_ctx_t;
+
+/* Defaults: coalesce (registered neighbours too), gap 64 KiB, max 4 MiB, budget 1 GiB, no
+ * fault hook. */
+io_opts_t io_opts_default(void);
+
+/* Opens path read-only and reads its size. Returns 0 and *out (caller owns; io_file_close),
+ * or a negative errno with a message naming the path in err (may be NULL). Thread-safe. */
+int io_file_open(io_file_t **out, const char *path, char *err, size_t errlen);
+/* Closes f. No request on f may be pending or in flight on any core. f may be NULL. */
+void io_file_close(io_file_t *f);
+
+/* Reads exactly len bytes at off with a plain pread loop (for metadata, on any thread).
+ * Returns 0; -EIO ("unexpected end of file") with a message naming the file and range when
+ * the file ends first; or the pread errno. Fills err (may be NULL) on failure. */
+int io_read_sync(io_file_t *f, uint64_t off, void *buf, size_t len, char *err, size_t errlen);
+
+/* Creates a context on e, which must be the calling core (exec_current()). opts NULL = the
+ * defaults. Registers a flush hook on e. Returns 0 and *out, -ENOMEM, -EINVAL, or -ENOSPC
+ * (too many hooks on e). Only on e's thread. */
+int io_ctx_new(io_ctx_t **out, exec_t *e, const io_opts_t *opts);
+
+/* Closes ctx: unsubmitted requests still referenced fail with -ECANCELED, in-flight ranges
+ * are cancelled. Memory stays alive until their completions arrived and every resolved
+ * future was released (the context is freed then). Only on its core's thread. */
+void io_ctx_free(io_ctx_t *ctx);
+
+/* Registers a read of len bytes at off of f: no I/O until the future is wanted. Returns a
+ * future (one reference, the caller's) whose value is an io_bytes* of exactly len bytes;
+ * it fails with -EIO naming the file and range on an early end of file, with the read's
+ * errno, -ECANCELED when the context closes or the core stops, or RINGSCAN_ELIMIT past
+ * IO_REQUESTS_MAX / IO_REQUEST_BYTES_MAX. NULL only on ENOMEM. Releasing the last reference
+ * before submission drops the request; after submission it is counted cancelled. len 0
+ * resolves at once. Only on ctx's thread. */
+fut_t *io_read(io_ctx_t *ctx, io_file_t *f, uint64_t off, uint64_t len);
+
+/* Copies ctx's counters. Only on ctx's thread. */
+void io_ctx_counters(const io_ctx_t *ctx, io_counters_t *out);
+
+/* sum += c (peak_inflight_bytes: the maximum). For per-scan totals over cores. */
+void io_counters_add(io_counters_t *sum, const io_counters_t *c);
+
+#endif

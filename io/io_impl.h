@@ -1,0 +1,67 @@
+/* io/io_impl.h: private to the io/ sources: request, range and context records.
+ * Invariants:
+ *  1. A request is in exactly one place: the context's pending list (REGISTERED, WANTED),
+ *     a range's member list (SUBMITTED), or no list (DONE: owned by its future's value).
+ *  2. n_wanted counts pending requests in state WANTED; n_pending all pending ones.
+ *  3. A range holds one reference while its read is in flight and one per resolved slice;
+ *     its buffer is freed when the count reaches 0 (never while the kernel may write it).
+ *  4. The context is freed only when closing, with no live request and no range. */
+#ifndef RINGSCAN_IO_IO_IMPL_H
+#define RINGSCAN_IO_IO_IMPL_H
+#include "io/io.h"
+
+enum { IO_REQ_REGISTERED = 1, IO_REQ_WANTED, IO_REQ_SUBMITTED, IO_REQ_DONE };
+enum { IO_RETRIES_MAX = 16 };
+
+typedef struct io_range io_range;
+
+typedef struct io_req {
+    io_bytes value; /* first member: the future's value pointer is the request itself */
+    io_ctx_t *ctx;
+    io_file_t *file;
+    fut_t *fut; /* uncounted: valid while the future lives */
+    uint64_t off, len;
+    int state;
+    struct io_req *prev, *next; /* pending list or range member list */
+    io_range *range;
+} io_req;
+
+struct io_range {
+    io_ctx_t *ctx;
+    io_file_t *file;
+    uint64_t off, len, done;
+    uint8_t *buf;
+    int64_t refs;
+    exec_op_t op;
+    io_req *mhead, *mtail;
+    uint32_t n_members;
+    int retries;
+    bool in_flight, cancel_sent;
+    io_range *prev, *next; /* the context's range list */
+};
+
+struct io_ctx {
+    exec_t *e;
+    io_opts_t opts;
+    io_counters_t c;
+    io_req *phead, *ptail;
+    uint64_t n_pending, n_wanted, n_live_reqs, n_ranges;
+    uint64_t inflight_bytes, buffered_bytes;
+    io_range *ranges;
+    bool dirty, closing;
+    int guard; /* > 0 while a function walks the context: postpones freeing it */
+    io_req **scratch;
+    size_t scratch_cap;
+};
+
+/* io_read.c */
+void io_req_unlink_pending(io_ctx_t *ctx, io_req *r);
+void io_ctx_maybe_free(io_ctx_t *ctx);
+void io_range_done(exec_op_t *op);
+/* Fails an unlinked, unsubmitted request with status and "<file>: read of bytes [a, b): why". */
+void io_req_fail_unsubmitted(io_req *r, int status, const char *why);
+/* io_flush.c */
+void io_flush(void *ctx);
+void io_range_issue(io_range *r);
+
+#endif

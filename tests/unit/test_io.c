@@ -1,0 +1,420 @@
+/* tests for io/: exact bytes, short reads, EOF text, cancellation before and after
+ * submission, coalescing, lazy requests, the fetch budget and counters. Every case runs on
+ * the io_uring backend and on the pread fallback. Each case runs as one task on a one-core
+ * executor; the main thread waits for the task, then stops the executor. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "io/io.h"
+#include "ringscan.h"
+#include "runtime/exec.h"
+
+enum { FILE_BYTES = 1024 * 1024 + 123 };
+
+static char g_path[64];
+static io_file_t *g_file;
+static exec_io_backend g_backend;
+static atomic_int g_task_done;
+
+static uint8_t pat(uint64_t i)
+{
+    return (uint8_t)(i * 131u + (i >> 8) + 7u);
+}
+
+static int bytes_match(const io_bytes *b, uint64_t off, uint64_t len)
+{
+    if (!b || b->len != len) return 0;
+    for (uint64_t i = 0; i < len; i++)
+        if (b->data[i] != pat(off + i)) return 0;
+    return 1;
+}
+
+static void make_file(void)
+{
+    snprintf(g_path, sizeof g_path, "/tmp/ringscan_test_io_%d.bin", (int)getpid());
+    int fd = open(g_path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+    CHECK(fd >= 0);
+    static uint8_t buf[FILE_BYTES];
+    for (uint64_t i = 0; i < FILE_BYTES; i++) buf[i] = pat(i);
+    CHECK(write(fd, buf, FILE_BYTES) == FILE_BYTES);
+    close(fd);
+    char err[256];
+    CHECK(io_file_open(&g_file, g_path, err, sizeof err) == 0);
+    CHECK_EQ_I64(g_file->size_bytes, FILE_BYTES);
+}
+
+typedef void (*case_fn)(void);
+static case_fn g_case;
+
+static void case_task(void *arg)
+{
+    (void)arg;
+    g_case();
+    atomic_store(&g_task_done, 1);
+}
+
+/* Runs fn as one task on a fresh one-core executor with the current backend. */
+static void on_core(case_fn fn)
+{
+    exec_opts_t o = exec_opts_default();
+    o.io_backend = g_backend;
+    exec_group_t *g = NULL;
+    int rc = exec_group_start(&g, &o);
+    if (rc != 0 && g_backend == EXEC_IO_URING && rc != -ENOMEM) {
+        printf("  skipped on io_uring: %s\n", strerror(-rc)); /* containers without io_uring */
+        return;
+    }
+    CHECK(rc == 0);
+    if (!g) return;
+    exec_stats_t st;
+    exec_group_stats(g, 0, &st);
+    CHECK(st.uring == (g_backend == EXEC_IO_URING));
+    g_case = fn;
+    atomic_store(&g_task_done, 0);
+    CHECK(exec_group_spawn(g, 0, case_task, NULL) == 0);
+    for (int i = 0; i < 200000 && !atomic_load(&g_task_done); i++) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+    CHECK(atomic_load(&g_task_done));
+    exec_group_stop(g);
+    exec_group_stats(g, 0, &st);
+    CHECK_EQ_I64(st.live_tasks_at_exit, 0);
+    exec_group_destroy(g);
+}
+
+static io_ctx_t *new_ctx(const io_opts_t *o)
+{
+    io_ctx_t *ctx = NULL;
+    CHECK(io_ctx_new(&ctx, exec_current(), o) == 0);
+    return ctx;
+}
+
+/* ---- cases (run inside a task) ---- */
+
+static void c_exact_bytes(void)
+{
+    io_opts_t o = io_opts_default();
+    o.coalesce = false;
+    io_ctx_t *ctx = new_ctx(&o);
+    uint64_t offs[3] = {0, 4097, FILE_BYTES - 5000}, lens[3] = {4096, 70000, 5000};
+    fut_t *f[3];
+    for (int i = 0; i < 3; i++) f[i] = io_read(ctx, g_file, offs[i], lens[i]);
+    for (int i = 0; i < 3; i++) fut_want(f[i]); /* all in flight together */
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ_I64(fut_await(f[i]), 0);
+        CHECK(bytes_match(fut_value(f[i]), offs[i], lens[i]));
+        fut_unref(f[i]);
+    }
+    fut_t *z = io_read(ctx, g_file, 10, 0);
+    CHECK(fut_is_ready(z) && ((io_bytes *)fut_value(z))->len == 0);
+    fut_unref(z);
+    io_counters_t c;
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.reads_submitted, 3);
+    CHECK_EQ_I64(c.bytes_read, 79096);
+    CHECK_EQ_I64(c.bytes_used, 79096);
+    CHECK_EQ_I64(c.bytes_wasted, 0);
+    CHECK_EQ_I64(c.requests_registered, 3);
+    CHECK_EQ_I64(c.peak_inflight_bytes, 79096);
+    io_ctx_free(ctx);
+}
+
+static int64_t short_hook(void *ctx, const io_file_t *f, uint64_t off, uint64_t len)
+{
+    (void)f;
+    (void)off;
+    int64_t max = *(int64_t *)ctx;
+    return (int64_t)len < max ? (int64_t)len : max;
+}
+
+static void c_short_reads(void)
+{
+    int64_t max = 1000;
+    io_opts_t o = io_opts_default();
+    o.fault = short_hook;
+    o.fault_ctx = &max;
+    io_ctx_t *ctx = new_ctx(&o);
+    fut_t *f = io_read(ctx, g_file, 5, 10000);
+    CHECK_EQ_I64(fut_await(f), 0);
+    CHECK(bytes_match(fut_value(f), 5, 10000));
+    fut_unref(f);
+    io_counters_t c;
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.reads_submitted, 10);
+    CHECK_EQ_I64(c.ranges_submitted, 1);
+    CHECK_EQ_I64(c.bytes_read, 10000);
+    CHECK_EQ_I64(c.bytes_used, 10000);
+    CHECK_EQ_I64(c.bytes_wasted, 0);
+    io_ctx_free(ctx);
+}
+
+static int64_t eof_hook(void *ctx, const io_file_t *f, uint64_t off, uint64_t len)
+{
+    (void)f;
+    (void)len;
+    uint64_t at = *(uint64_t *)ctx;
+    return off >= at ? 0 : (int64_t)(at - off < len ? at - off : len);
+}
+
+static int64_t err_hook(void *ctx, const io_file_t *f, uint64_t off, uint64_t len)
+{
+    (void)ctx;
+    (void)f;
+    (void)off;
+    (void)len;
+    return -EIO;
+}
+
+static void c_eof_text(void)
+{
+    io_ctx_t *ctx = new_ctx(NULL);
+    fut_t *f = io_read(ctx, g_file, FILE_BYTES - 100, 200);
+    CHECK_EQ_I64(fut_await(f), -EIO);
+    char want[512];
+    snprintf(want, sizeof want, "%s: unexpected end of file reading bytes [%d, %d) (file size %d, read stopped at %d)",
+             g_path, FILE_BYTES - 100, FILE_BYTES + 100, FILE_BYTES, FILE_BYTES);
+    CHECK_STR(fut_message(f), want);
+    fut_unref(f);
+    io_counters_t c;
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.bytes_read, 100);
+    CHECK_EQ_I64(c.bytes_wasted, 100);
+    CHECK_EQ_I64(c.requests_failed, 1);
+    io_ctx_free(ctx);
+
+    /* a simulated early EOF in the middle of a merged range: the covered request resolves */
+    uint64_t at = 3000;
+    io_opts_t o = io_opts_default();
+    o.fault = eof_hook;
+    o.fault_ctx = &at;
+    ctx = new_ctx(&o);
+    fut_t *a = io_read(ctx, g_file, 0, 1000), *b = io_read(ctx, g_file, 2000, 2000);
+    fut_want(a);
+    fut_want(b);
+    CHECK_EQ_I64(fut_await(a), 0);
+    CHECK(bytes_match(fut_value(a), 0, 1000));
+    CHECK_EQ_I64(fut_await(b), -EIO);
+    snprintf(want, sizeof want, "%s: unexpected end of file reading bytes [2000, 4000) (file size %d, read stopped at 3000)",
+             g_path, FILE_BYTES);
+    CHECK_STR(fut_message(b), want);
+    fut_unref(a);
+    fut_unref(b);
+    io_ctx_free(ctx);
+
+    o.fault = err_hook;
+    ctx = new_ctx(&o);
+    f = io_read(ctx, g_file, 8, 8);
+    CHECK_EQ_I64(fut_await(f), -EIO);
+    snprintf(want, sizeof want, "%s: read of bytes [8, 16) failed: %s", g_path, strerror(EIO));
+    CHECK_STR(fut_message(f), want);
+    fut_unref(f);
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.reads_submitted, 0);
+    io_ctx_free(ctx);
+}
+
+static void c_cancel_before_submit(void)
+{
+    io_ctx_t *ctx = new_ctx(NULL);
+    fut_t *w = io_read(ctx, g_file, 0, 4096), *r = io_read(ctx, g_file, 8192, 4096);
+    fut_want(w);
+    fut_unref(w); /* wanted but dropped before any flush */
+    fut_unref(r); /* registered only */
+    exec_yield();
+    exec_yield();
+    io_counters_t c;
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.reads_submitted, 0);
+    CHECK_EQ_I64(c.bytes_read, 0);
+    CHECK_EQ_I64(c.requests_registered, 2);
+    CHECK_EQ_I64(c.requests_dropped_unsubmitted, 2);
+    CHECK_EQ_I64(c.cancelled, 0);
+    io_ctx_free(ctx);
+}
+
+static void c_cancel_after_submit(void)
+{
+    int64_t max = 1; /* one byte per read call: the range stays in flight across iterations */
+    io_opts_t o = io_opts_default();
+    o.fault = short_hook;
+    o.fault_ctx = &max;
+    io_ctx_t *ctx = new_ctx(&o);
+    fut_t *f = io_read(ctx, g_file, 100, 65536);
+    fut_want(f);
+    exec_yield(); /* flushed, first read done, its continuation issued */
+    io_counters_t c;
+    io_ctx_counters(ctx, &c);
+    CHECK(c.reads_submitted >= 2);
+    CHECK(!fut_is_ready(f));
+    fut_unref(f); /* in flight: cancelled, buffer kept until the completion */
+    for (int i = 0; i < 4; i++) exec_yield();
+    CHECK_EQ_I64(exec_ops_pending(exec_current()), 0);
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.cancelled, 1);
+    CHECK_EQ_I64(c.cancels_issued, 1);
+    CHECK_EQ_I64(c.bytes_used, 0);
+    CHECK(c.bytes_read >= 1 && c.bytes_read < 65536);
+    CHECK_EQ_I64(c.bytes_wasted, c.bytes_read);
+    io_ctx_free(ctx);
+}
+
+static void c_coalesce(void)
+{
+    io_ctx_t *ctx = new_ctx(NULL); /* gap 64 KiB, max 4 MiB */
+    fut_t *f[4], *far;
+    for (int i = 0; i < 4; i++) f[i] = io_read(ctx, g_file, (uint64_t)i * 8192, 4096);
+    far = io_read(ctx, g_file, 900000, 4096); /* beyond the gap: never read */
+    CHECK_EQ_I64(fut_await(f[1]), 0);
+    for (int i = 0; i < 4; i++) {
+        CHECK(fut_is_ready(f[i]) && fut_status(f[i]) == 0);
+        CHECK(bytes_match(fut_value(f[i]), (uint64_t)i * 8192, 4096));
+    }
+    CHECK(!fut_is_ready(far));
+    io_counters_t c;
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.reads_submitted, 1);
+    CHECK_EQ_I64(c.ranges_submitted, 1);
+    CHECK_EQ_I64(c.bytes_read, 28672);
+    CHECK_EQ_I64(c.bytes_wasted, 12288); /* the three holes */
+    for (int i = 0; i < 4; i++) fut_unref(f[i]);
+    fut_unref(far);
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.bytes_used, 4096);
+    CHECK_EQ_I64(c.bytes_wasted, 12288 + 3 * 4096); /* plus three slices never wanted */
+    CHECK_EQ_I64(c.bytes_used + c.bytes_wasted, c.bytes_read);
+    CHECK_EQ_I64(c.requests_dropped_unsubmitted, 1);
+    CHECK_EQ_I64(c.peak_inflight_bytes, 28672);
+    io_ctx_free(ctx);
+
+    io_opts_t o = io_opts_default(); /* max_bytes caps a merge */
+    o.max_bytes = 12288;
+    ctx = new_ctx(&o);
+    for (int i = 0; i < 4; i++) f[i] = io_read(ctx, g_file, (uint64_t)i * 8192, 4096);
+    CHECK_EQ_I64(fut_await(f[0]), 0);
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.reads_submitted, 1);
+    CHECK_EQ_I64(c.bytes_read, 12288);
+    CHECK(fut_is_ready(f[1]) && !fut_is_ready(f[2]));
+    for (int i = 0; i < 4; i++) fut_unref(f[i]);
+    io_ctx_free(ctx);
+}
+
+static void c_lazy(void)
+{
+    io_ctx_t *ctx = new_ctx(NULL);
+    fut_t *f[10];
+    for (int i = 0; i < 10; i++) f[i] = io_read(ctx, g_file, (uint64_t)i * 100, 50);
+    for (int i = 0; i < 3; i++) exec_yield();
+    io_counters_t c;
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.reads_submitted, 0);
+    for (int i = 0; i < 10; i++) CHECK(!fut_is_ready(f[i]));
+    for (int i = 0; i < 10; i++) fut_unref(f[i]);
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.requests_dropped_unsubmitted, 10);
+    CHECK_EQ_I64(c.bytes_read + c.bytes_used + c.bytes_wasted, 0);
+    io_ctx_free(ctx);
+}
+
+static void c_budget(void)
+{
+    io_opts_t o = io_opts_default();
+    o.coalesce = false;
+    o.budget_bytes = 8192;
+    io_ctx_t *ctx = new_ctx(&o);
+    fut_t *f[4];
+    for (int i = 0; i < 4; i++) {
+        f[i] = io_read(ctx, g_file, (uint64_t)i * 200000, 4096);
+        fut_want(f[i]);
+    }
+    CHECK_EQ_I64(fut_await(f[0]), 0);
+    CHECK_EQ_I64(fut_await(f[1]), 0);
+    for (int i = 0; i < 3; i++) exec_yield();
+    io_counters_t c;
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.ranges_submitted, 2); /* the budget holds the other two back */
+    CHECK(c.budget_waits >= 1);
+    CHECK(!fut_is_ready(f[2]) && !fut_is_ready(f[3]));
+    fut_unref(f[0]);
+    fut_unref(f[1]);
+    CHECK_EQ_I64(fut_await(f[2]), 0);
+    CHECK_EQ_I64(fut_await(f[3]), 0);
+    CHECK(bytes_match(fut_value(f[3]), 600000, 4096));
+    fut_unref(f[2]);
+    fut_unref(f[3]);
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.ranges_submitted, 4);
+    CHECK_EQ_I64(c.peak_inflight_bytes, 8192);
+    CHECK_EQ_I64(c.bytes_used, 16384);
+    io_ctx_free(ctx);
+}
+
+static void c_ctx_free_pending(void)
+{
+    io_ctx_t *ctx = new_ctx(NULL);
+    fut_t *f = io_read(ctx, g_file, 0, 10);
+    io_ctx_free(ctx); /* f still referenced: it fails, the context goes */
+    CHECK_EQ_I64(fut_status(f), -ECANCELED);
+    fut_unref(f);
+}
+
+/* ---- plain tests (main thread) ---- */
+
+static void read_sync(void)
+{
+    uint8_t buf[300];
+    char err[512];
+    CHECK_EQ_I64(io_read_sync(g_file, 1000, buf, sizeof buf, err, sizeof err), 0);
+    io_bytes b = {buf, sizeof buf};
+    CHECK(bytes_match(&b, 1000, sizeof buf));
+    CHECK_EQ_I64(io_read_sync(g_file, FILE_BYTES - 10, buf, 20, err, sizeof err), -EIO);
+    char want[512];
+    snprintf(want, sizeof want, "%s: unexpected end of file reading bytes [%d, %d) (file size %d)",
+             g_path, FILE_BYTES - 10, FILE_BYTES + 10, FILE_BYTES);
+    CHECK_STR(err, want);
+    io_file_t *nf = NULL;
+    CHECK_EQ_I64(io_file_open(&nf, "/nonexistent/x.parquet", err, sizeof err), -ENOENT);
+    CHECK_STR(err, "/nonexistent/x.parquet: cannot open: No such file or directory");
+}
+
+static void both(case_fn fn)
+{
+    g_backend = EXEC_IO_URING;
+    on_core(fn);
+    g_backend = EXEC_IO_PREAD;
+    on_core(fn);
+}
+
+static void exact_bytes(void) { both(c_exact_bytes); }
+static void short_reads(void) { both(c_short_reads); }
+static void eof_text(void) { both(c_eof_text); }
+static void cancel_before_submit(void) { both(c_cancel_before_submit); }
+static void cancel_after_submit(void) { both(c_cancel_after_submit); }
+static void coalesce(void) { both(c_coalesce); }
+static void lazy(void) { both(c_lazy); }
+static void budget(void) { both(c_budget); }
+static void ctx_free_pending(void) { both(c_ctx_free_pending); }
+
+int main(void)
+{
+    make_file();
+    if (!g_file) return CHECK_DONE("test_io");
+    RUN(read_sync);
+    RUN(exact_bytes);
+    RUN(short_reads);
+    RUN(eof_text);
+    RUN(cancel_before_submit);
+    RUN(cancel_after_submit);
+    RUN(coalesce);
+    RUN(lazy);
+    RUN(budget);
+    RUN(ctx_free_pending);
+    io_file_close(g_file);
+    unlink(g_path);
+    return CHECK_DONE("test_io");
+}
