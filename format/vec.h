@@ -1,7 +1,8 @@
 /* format/vec.h: a decoded column slice in Arrow's memory layout, the layout the scan emits.
  *
  * Invariants:
- *  1. validity is NULL when null_count == 0; else bit i (LSB first) is 1 when row i is valid.
+ *  1. validity bits are meaningful only when null_count > 0 (the buffer may exist and hold
+ *     anything otherwise); then bit i (LSB first) is 1 when row i is valid.
  *  2. Value slots of null rows are zeroed (fixed width) or empty (offsets[i] == offsets[i+1]).
  *  3. Fixed-width values: BOOLEAN is a bitmap; INT32/FLOAT 4 bytes; INT64/DOUBLE 8 bytes;
  *     INT96 12 bytes; FIXED_LEN_BYTE_ARRAY type_length bytes; all little-endian, densely packed.
@@ -65,7 +66,7 @@ static inline void pq_bit_set(uint8_t *bits, int64_t i, bool v)
 
 static inline bool pq_vec_is_valid(const pq_vec *v, int64_t i)
 {
-    return v->validity == NULL || pq_bit_get(v->validity, i);
+    return v->null_count == 0 || pq_bit_get(v->validity, i);
 }
 
 /* Initialises an empty vector of the given type (no allocation). */
