@@ -1,0 +1,213 @@
+/* format/plain.c: the PLAIN encoding, decoder and encoder, for every physical type.
+ *
+ * Layout: fixed-width values back to back, little-endian (INT96 12 bytes, FLBA type_length);
+ * BOOLEAN bit-packed LSB first; BYTE_ARRAY a 4-byte LE length then the bytes, per value.
+ *
+ * Invariants:
+ *  1. Fixed width: one bounds check (n * width <= len), then one memcpy.
+ *  2. BYTE_ARRAY: a first pass reads only the length prefixes, checking each against the bytes
+ *     left and summing them; a second, unchecked pass copies. The running total is limited so
+ *     the vector's int32 offsets cannot overflow (ELIMIT).
+ *  3. On error nothing is appended (out->length unchanged).
+ */
+#include <assert.h>
+#include <errno.h>
+#include <string.h>
+
+#include "format/encoding.h"
+
+static inline uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static int check_count(int64_t n, pq_err *err, const char *what)
+{
+    if (n < 0 || n > PQ_ENC_MAX_VALUES)
+        return pq_errf(err, RINGSCAN_ELIMIT, -1, "%s: value count %lld out of range", what,
+                       (long long)n);
+    return 0;
+}
+
+int pq_plain_decode_fixed(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, size_t *used,
+                          pq_err *err)
+{
+    *used = 0;
+    int32_t w = pq_fixed_width(out->type, out->type_length);
+    if (w <= 0)
+        return pq_errf(err, RINGSCAN_EFORMAT, -1, "PLAIN fixed-width decode of type %d width %d",
+                       (int)out->type, (int)w);
+    int rc = check_count(n, err, "PLAIN");
+    if (rc) return rc;
+    uint64_t need = (uint64_t)n * (uint64_t)w;
+    if (need > len)
+        return pq_errf(err, RINGSCAN_EFORMAT, -1,
+                       "PLAIN: %lld values of %d bytes need %llu bytes, %zu left",
+                       (long long)n, (int)w, (unsigned long long)need, len);
+    if ((rc = pq_vec_reserve(out, n, 0))) return rc;
+    if (need) memcpy(out->values + out->length * w, buf, (size_t)need);
+    out->length += n;
+    *used = (size_t)need;
+    return 0;
+}
+
+/* Copies n bits from src (starting at bit so) to dst (starting at bit do_). */
+static void copy_bits(uint8_t *dst, int64_t do_, const uint8_t *src, int64_t so, int64_t n)
+{
+    if ((do_ & 7) == 0 && (so & 7) == 0) {
+        int64_t whole = n >> 3;
+        if (whole) memcpy(dst + (do_ >> 3), src + (so >> 3), (size_t)whole);
+        do_ += whole * 8, so += whole * 8, n -= whole * 8;
+    }
+    for (int64_t i = 0; i < n; i++) pq_bit_set(dst, do_ + i, pq_bit_get(src, so + i));
+}
+
+int pq_plain_decode_bool(const uint8_t *buf, size_t len, int bit_offset, int64_t n, pq_vec *out,
+                         size_t *used_bits, pq_err *err)
+{
+    *used_bits = 0;
+    assert(out->type == PQ_BOOLEAN);
+    if (bit_offset < 0 || bit_offset > 7)
+        return pq_errf(err, RINGSCAN_EFORMAT, -1, "PLAIN BOOLEAN bit offset %d", bit_offset);
+    int rc = check_count(n, err, "PLAIN BOOLEAN");
+    if (rc) return rc;
+    uint64_t bits = (uint64_t)bit_offset + (uint64_t)n;
+    if ((bits + 7) / 8 > len)
+        return pq_errf(err, RINGSCAN_EFORMAT, -1,
+                       "PLAIN BOOLEAN: %lld values need %llu bytes, %zu left", (long long)n,
+                       (unsigned long long)((bits + 7) / 8), len);
+    if ((rc = pq_vec_reserve(out, n, 0))) return rc;
+    copy_bits(out->values, out->length, buf, bit_offset, n);
+    out->length += n;
+    *used_bits = (size_t)bits;
+    return 0;
+}
+
+/* Pass 1 of BYTE_ARRAY: validates n length prefixes; *bytes = sum of lengths, *end = bytes
+ * consumed. */
+static int ba_scan(const uint8_t *buf, size_t len, int64_t n, int64_t room, uint64_t *bytes,
+                   size_t *end, pq_err *err)
+{
+    size_t pos = 0;
+    uint64_t total = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (len - pos < 4)
+            return pq_errf(err, RINGSCAN_EFORMAT, -1,
+                           "PLAIN BYTE_ARRAY value %lld: length prefix cut off at byte %zu of %zu",
+                           (long long)i, pos, len);
+        uint32_t l = rd32(buf + pos);
+        pos += 4;
+        if (l > len - pos)
+            return pq_errf(err, RINGSCAN_EFORMAT, -1,
+                           "PLAIN BYTE_ARRAY value %lld: length %u at byte %zu exceeds the %zu "
+                           "bytes left",
+                           (long long)i, l, pos - 4, len - pos);
+        pos += l;
+        total += l;
+        if (total > (uint64_t)room)
+            return pq_errf(err, RINGSCAN_ELIMIT, -1,
+                           "PLAIN BYTE_ARRAY: column batch passes %lld bytes",
+                           (long long)PQ_ENC_MAX_BYTES);
+    }
+    *bytes = total;
+    *end = pos;
+    return 0;
+}
+
+int pq_plain_decode_ba(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, size_t *used,
+                       pq_err *err)
+{
+    *used = 0;
+    assert(out->type == PQ_BYTE_ARRAY);
+    int rc = check_count(n, err, "PLAIN BYTE_ARRAY");
+    if (rc) return rc;
+    uint64_t bytes = 0;
+    size_t end = 0;
+    if ((rc = ba_scan(buf, len, n, PQ_ENC_MAX_BYTES - out->data_len, &bytes, &end, err)))
+        return rc;
+    if ((rc = pq_vec_reserve(out, n, (int64_t)bytes))) return rc;
+    int32_t *off = out->offsets + out->length;
+    uint8_t *data = out->data;
+    int32_t cur = (int32_t)out->data_len;
+    if (out->length == 0) off[0] = 0;
+    size_t pos = 0;
+    for (int64_t i = 0; i < n; i++) { /* unchecked: ba_scan validated every prefix */
+        uint32_t l = rd32(buf + pos);
+        if (l) memcpy(data + cur, buf + pos + 4, l);
+        pos += 4 + (size_t)l;
+        cur += (int32_t)l;
+        off[i + 1] = cur;
+    }
+    assert(pos == end);
+    out->data_len = cur;
+    out->length += n;
+    *used = end;
+    return 0;
+}
+
+int pq_plain_decode(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, size_t *used,
+                    pq_err *err)
+{
+    if (out->type == PQ_BYTE_ARRAY) return pq_plain_decode_ba(buf, len, n, out, used, err);
+    if (out->type == PQ_BOOLEAN) {
+        size_t bits = 0;
+        int rc = pq_plain_decode_bool(buf, len, 0, n, out, &bits, err);
+        *used = (bits + 7) / 8;
+        return rc;
+    }
+    return pq_plain_decode_fixed(buf, len, n, out, used, err);
+}
+
+/* ------------------------------------------------------------------------------- encoder */
+
+static int enc_bool(pq_buf *out, const pq_vec *v, int64_t start, int64_t n, bool skip)
+{
+    int rc = pq_enc_reserve(out, (size_t)(n + 7) / 8);
+    if (rc) return rc;
+    uint8_t *dst = out->data + out->len;
+    memset(dst, 0, (size_t)(n + 7) / 8);
+    int64_t k = 0;
+    for (int64_t i = start; i < start + n; i++) {
+        if (skip && !pq_vec_is_valid(v, i)) continue;
+        pq_bit_set(dst, k++, pq_bit_get(v->values, i));
+    }
+    out->len += (size_t)(k + 7) / 8;
+    return 0;
+}
+
+static int enc_ba(pq_buf *out, const pq_vec *v, int64_t start, int64_t n, bool skip)
+{
+    size_t total = (size_t)(v->offsets[start + n] - v->offsets[start]) + 4 * (size_t)n;
+    int rc = pq_enc_reserve(out, total);
+    if (rc) return rc;
+    for (int64_t i = start; i < start + n; i++) {
+        if (skip && !pq_vec_is_valid(v, i)) continue;
+        uint32_t l = (uint32_t)(v->offsets[i + 1] - v->offsets[i]);
+        uint8_t *dst = out->data + out->len;
+        dst[0] = (uint8_t)l, dst[1] = (uint8_t)(l >> 8), dst[2] = (uint8_t)(l >> 16),
+        dst[3] = (uint8_t)(l >> 24);
+        if (l) memcpy(dst + 4, v->data + v->offsets[i], l);
+        out->len += 4 + (size_t)l;
+    }
+    return 0;
+}
+
+int pq_plain_encode(pq_buf *out, const pq_vec *v, int64_t start, int64_t n, bool skip_nulls)
+{
+    assert(start >= 0 && n >= 0 && start + n <= v->length);
+    bool skip = skip_nulls && v->validity != NULL;
+    if (n == 0) return 0;
+    if (v->type == PQ_BOOLEAN) return enc_bool(out, v, start, n, skip);
+    if (v->type == PQ_BYTE_ARRAY) return enc_ba(out, v, start, n, skip);
+    int32_t w = pq_fixed_width(v->type, v->type_length);
+    assert(w > 0);
+    if (!skip) return pq_buf_append(out, v->values + start * w, (size_t)(n * w));
+    int rc = pq_enc_reserve(out, (size_t)(n * w));
+    for (int64_t i = start; i < start + n && !rc; i++) {
+        int64_t j = i; /* append runs of valid rows at once */
+        while (j < start + n && pq_vec_is_valid(v, j)) j++;
+        if (j > i) rc = pq_buf_append(out, v->values + i * w, (size_t)((j - i) * w));
+        i = j;
+    }
+    return rc;
+}

@@ -1,0 +1,448 @@
+/* tests for format/rle.c, format/plain.c, format/dict.c, format/enc_buf.c
+ * (delta, DLBA/DBA and BYTE_STREAM_SPLIT are in test_enc_delta.c). */
+#include "check.h"
+#include "format/encoding.h"
+
+/* xorshift64*: deterministic data from a seed */
+static uint64_t rng(uint64_t *s)
+{
+    *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
+    return *s * 2685821657736338717ull;
+}
+
+/* test-side LSB-first bit writer, independent of the encoder */
+typedef struct { uint8_t b[4096]; size_t bit; } bw_t;
+static void put_bits(bw_t *w, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++, w->bit++)
+        if ((v >> i) & 1) w->b[w->bit >> 3] |= (uint8_t)(1u << (w->bit & 7));
+}
+static void put_byte(bw_t *w, uint8_t c)
+{
+    w->bit = (w->bit + 7) & ~(size_t)7;
+    put_bits(w, c, 8);
+}
+
+static void rle_hand_built_every_width(void)
+{
+    for (int bw = 0; bw <= 32; bw++) {
+        uint32_t mask = bw == 32 ? 0xffffffffu : (1u << bw) - 1;
+        bw_t w = {{0}, 0};
+        put_byte(&w, 10 << 1); /* RLE run of 10 copies of mask */
+        for (int i = 0; i < (bw + 7) / 8; i++) put_byte(&w, (uint8_t)(mask >> (8 * i)));
+        put_byte(&w, 2 << 1 | 1); /* bit-packed, 2 groups */
+        for (uint32_t i = 0; i < 16; i++) put_bits(&w, (i * 2654435761u) & mask, bw);
+        size_t len = (w.bit + 7) / 8;
+        for (int chunk = 1; chunk <= 26; chunk += 5) {
+            pq_rle_dec d;
+            CHECK(pq_rle_init(&d, w.b, len, bw, NULL) == 0);
+            uint32_t out[26];
+            int64_t got = 0;
+            while (got < 26) {
+                int64_t k = pq_rle_next(&d, out + got, chunk < 26 - got ? chunk : 26 - got);
+                CHECK(k > 0);
+                if (k <= 0) break;
+                got += k;
+            }
+            for (int i = 0; i < 10; i++) CHECK_EQ_I64(out[i], mask);
+            for (uint32_t i = 0; i < 16; i++) CHECK_EQ_I64(out[10 + i], (i * 2654435761u) & mask);
+            CHECK_EQ_I64(pq_rle_next(&d, out, 1), 0); /* ends exactly at the buffer end */
+            CHECK(d.p == d.end);
+        }
+    }
+}
+
+static void fill_levels(uint32_t *v, int64_t n, int bw, uint64_t *seed)
+{
+    uint32_t mask = bw == 32 ? 0xffffffffu : (1u << bw) - 1;
+    for (int64_t i = 0; i < n;) {
+        uint64_t r = rng(seed);
+        int64_t run = (r & 3) == 0 ? (int64_t)(r >> 8) % 40 + 1 : 1;
+        uint32_t val = (uint32_t)(rng(seed) & mask);
+        for (int64_t j = 0; j < run && i < n; j++, i++) v[i] = (r & 3) == 0 ? val : (uint32_t)(rng(seed) & mask);
+    }
+}
+
+static void rle_round_trip_random(void)
+{
+    static uint32_t in[5000], out[5000];
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        for (int bw = 0; bw <= 32; bw++) {
+            uint64_t s = seed * 7919 + (uint64_t)bw;
+            int64_t n = (int64_t)(rng(&s) % 5000);
+            fill_levels(in, n, bw, &s);
+            pq_buf b = {0};
+            CHECK(pq_rle_encode(&b, in, n, bw) == 0);
+            pq_rle_dec d;
+            CHECK(pq_rle_init(&d, b.data, b.len, bw, NULL) == 0);
+            int64_t got = 0, step = (int64_t)(rng(&s) % 50) + 1;
+            while (got < n) {
+                int64_t k = n - got < step ? n - got : step;
+                CHECK(pq_rle_get(&d, out + got, k) == 0);
+                got += k;
+            }
+            CHECK(memcmp(in, out, (size_t)n * 4) == 0);
+            pq_buf_free(&b);
+            /* v1 (length prefix) and dictionary (width byte) framings */
+            CHECK(pq_rle_encode_v1(&b, in, n, bw) == 0);
+            uint8_t tail = 0xAB;
+            CHECK(pq_buf_append(&b, &tail, 1) == 0);
+            size_t used = 0;
+            CHECK(pq_rle_init_v1(&d, b.data, b.len, bw, &used, NULL) == 0);
+            CHECK_EQ_I64(used, b.len - 1);
+            CHECK(pq_rle_get(&d, out, n) == 0);
+            CHECK(memcmp(in, out, (size_t)n * 4) == 0);
+            pq_buf_free(&b);
+            CHECK(pq_rle_encode_dict(&b, in, n, bw) == 0);
+            CHECK(pq_rle_init_dict(&d, b.data, b.len, NULL) == 0);
+            CHECK(pq_rle_get(&d, out, n) == 0);
+            CHECK(memcmp(in, out, (size_t)n * 4) == 0);
+            pq_buf_free(&b);
+        }
+    }
+}
+
+/* Every prefix of a valid stream: either the n values come out right or an error, never a
+ * read past the prefix (ASan checks the copy). */
+static void rle_truncated_every_byte(void)
+{
+    uint32_t in[300], out[300];
+    uint64_t s = 42;
+    for (int bw = 1; bw <= 32; bw += 3) {
+        fill_levels(in, 300, bw, &s);
+        pq_buf b = {0};
+        CHECK(pq_rle_encode(&b, in, 300, bw) == 0);
+        for (size_t cut = 0; cut < b.len; cut++) {
+            uint8_t *copy = malloc(cut ? cut : 1);
+            memcpy(copy, b.data, cut);
+            pq_rle_dec d;
+            pq_err e = {0};
+            CHECK(pq_rle_init(&d, copy, cut, bw, &e) == 0);
+            int rc = pq_rle_get(&d, out, 300);
+            if (rc == 0) CHECK(memcmp(in, out, sizeof in) == 0);
+            else CHECK(rc == RINGSCAN_EFORMAT && e.msg[0] != 0);
+            free(copy);
+        }
+        pq_buf_free(&b);
+    }
+}
+
+static void rle_errors(void)
+{
+    pq_rle_dec d;
+    pq_err e = {0};
+    uint8_t buf[16] = {0};
+    CHECK(pq_rle_init(&d, buf, 4, 33, &e) == RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "33") != NULL);
+    uint32_t out[64];
+    buf[0] = 0; /* RLE run of length 0 */
+    CHECK(pq_rle_init(&d, buf, 4, 3, &e) == 0);
+    CHECK_EQ_I64(pq_rle_next(&d, out, 1), RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "length 0") != NULL);
+    CHECK_EQ_I64(pq_rle_next(&d, out, 1), RINGSCAN_EFORMAT); /* sticky */
+    buf[0] = 1; /* bit-packed, 0 groups */
+    pq_rle_init(&d, buf, 4, 3, &e);
+    CHECK_EQ_I64(pq_rle_next(&d, out, 1), RINGSCAN_EFORMAT);
+    uint8_t vi[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0x01}; /* varint over 5 bytes */
+    pq_rle_init(&d, vi, 6, 3, &e);
+    CHECK_EQ_I64(pq_rle_next(&d, out, 1), RINGSCAN_EFORMAT);
+    uint8_t big[2] = {4 << 1, 9}; /* RLE value 9 in 3 bits */
+    pq_rle_init(&d, big, 2, 3, &e);
+    CHECK_EQ_I64(pq_rle_next(&d, out, 1), RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "value 9") != NULL);
+    uint8_t cut[2] = {4 << 1, 9}; /* RLE value cut off (needs 2 bytes at width 9) */
+    pq_rle_init(&d, cut, 2, 9, &e);
+    CHECK_EQ_I64(pq_rle_next(&d, out, 1), RINGSCAN_EFORMAT);
+    /* bit-packed run of 2 groups at width 8 with 10 bytes: 10 values fit, the 11th is an error */
+    uint8_t bp[11] = {2 << 1 | 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    pq_rle_init(&d, bp, 11, 8, &e);
+    CHECK(pq_rle_get(&d, out, 10) == 0);
+    CHECK_EQ_I64(out[9], 10);
+    CHECK(pq_rle_get(&d, out, 1) == RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "ends after 0 of 1") != NULL);
+    uint8_t v1[6] = {9, 0, 0, 0, 2, 0};
+    size_t used;
+    CHECK(pq_rle_init_v1(&d, v1, 6, 1, &used, &e) == RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "length 9") != NULL);
+    uint8_t dw[2] = {40, 0};
+    CHECK(pq_rle_init_dict(&d, dw, 2, &e) == RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "40") != NULL);
+    /* width 0 with no data: zeros */
+    pq_rle_init(&d, NULL, 0, 0, &e);
+    out[0] = out[99 % 64] = 7;
+    CHECK(pq_rle_get(&d, out, 64) == 0);
+    CHECK(out[0] == 0 && out[63] == 0);
+    /* empty dictionary-index data: 0 values fine, 1 value an error */
+    CHECK(pq_rle_init_dict(&d, NULL, 0, &e) == 0);
+    CHECK(pq_rle_get(&d, out, 0) == 0);
+    CHECK(pq_rle_get(&d, out, 1) == RINGSCAN_EFORMAT);
+    /* skip */
+    uint8_t sk[4] = {5 << 1, 1, 3 << 1, 2};
+    pq_rle_init(&d, sk, 4, 2, &e);
+    CHECK(pq_rle_skip(&d, 4) == 0);
+    CHECK(pq_rle_get(&d, out, 2) == 0);
+    CHECK(out[0] == 1 && out[1] == 2);
+}
+
+static void bitpacked_msb(void)
+{
+    /* Encodings.md example: 0..7 at width 3 -> 00000101 00111001 01110111 */
+    uint8_t buf[3] = {0x05, 0x39, 0x77};
+    uint32_t out[8];
+    size_t used;
+    CHECK(pq_bitpacked_msb_decode(buf, 3, 3, out, 8, &used, NULL) == 0);
+    CHECK_EQ_I64(used, 3);
+    for (int i = 0; i < 8; i++) CHECK_EQ_I64(out[i], i);
+    pq_err e = {0};
+    CHECK(pq_bitpacked_msb_decode(buf, 2, 3, out, 8, &used, &e) == RINGSCAN_EFORMAT);
+    CHECK(pq_bitpacked_msb_decode(buf, 3, 1, out, 5, &used, &e) == 0);
+    CHECK_EQ_I64(used, 1);
+    CHECK(out[0] == 0 && out[5 - 1] == 0 && out[4] == 0);
+    uint8_t w32[4] = {0x12, 0x34, 0x56, 0x78};
+    CHECK(pq_bitpacked_msb_decode(w32, 4, 32, out, 1, &used, &e) == 0);
+    CHECK_EQ_I64(out[0], 0x12345678);
+}
+
+static void unpack_every_width(void)
+{
+    for (uint32_t bw = 0; bw <= 32; bw++) {
+        uint32_t mask = bw == 32 ? 0xffffffffu : (1u << bw) - 1, vals[8], out[8];
+        bw_t w = {{0}, 0};
+        for (uint32_t i = 0; i < 8; i++) put_bits(&w, vals[i] = (0xdeadbeefu * (i + 1)) & mask, (int)bw);
+        pq_unpack8(w.b, bw, out);
+        CHECK(memcmp(vals, out, sizeof out) == 0);
+    }
+    CHECK_EQ_I64(pq_bit_width(0), 0);
+    CHECK_EQ_I64(pq_bit_width(1), 1);
+    CHECK_EQ_I64(pq_bit_width(255), 8);
+    CHECK_EQ_I64(pq_bit_width(256), 9);
+}
+
+static void plain_fixed(void)
+{
+    static const pq_physical types[] = {PQ_INT32, PQ_INT64, PQ_INT96, PQ_FLOAT, PQ_DOUBLE,
+                                        PQ_FIXED_LEN_BYTE_ARRAY};
+    uint8_t buf[600];
+    for (int i = 0; i < 600; i++) buf[i] = (uint8_t)(i * 7);
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        pq_vec v;
+        pq_vec_init(&v, types[t], 5);
+        int32_t w = pq_fixed_width(types[t], 5);
+        size_t used = 0;
+        CHECK(pq_plain_decode(buf, 600, 10, &v, &used, NULL) == 0);
+        CHECK(pq_plain_decode(buf + used, 600 - used, 3, &v, &used, NULL) == 0);
+        CHECK_EQ_I64(v.length, 13);
+        CHECK_EQ_I64(used, 3 * w);
+        CHECK(memcmp(v.values, buf, (size_t)(13 * w)) == 0);
+        pq_err e = {0};
+        CHECK(pq_plain_decode(buf, (size_t)(4 * w - 1), 4, &v, &used, &e) == RINGSCAN_EFORMAT);
+        CHECK_EQ_I64(v.length, 13);
+        CHECK(pq_plain_decode(buf, 0, 0, &v, &used, &e) == 0); /* empty page */
+        pq_buf b = {0};
+        CHECK(pq_plain_encode(&b, &v, 0, 13, true) == 0);
+        CHECK(b.len == (size_t)(13 * w) && memcmp(b.data, buf, b.len) == 0);
+        pq_buf_free(&b);
+        pq_vec_free(&v);
+    }
+}
+
+static void plain_bool(void)
+{
+    uint8_t buf[3] = {0xA5, 0x0F, 0x01}; /* 1010 0101, 0000 1111, 1 */
+    pq_vec v;
+    pq_vec_init(&v, PQ_BOOLEAN, 0);
+    size_t bits = 0;
+    CHECK(pq_plain_decode_bool(buf, 3, 0, 3, &v, &bits, NULL) == 0); /* 1,0,1 */
+    CHECK_EQ_I64(bits, 3);
+    CHECK(pq_plain_decode_bool(buf, 3, 3, 14, &v, &bits, NULL) == 0);
+    CHECK_EQ_I64(bits, 17);
+    CHECK_EQ_I64(v.length, 17);
+    for (int i = 0; i < 17; i++) CHECK(pq_bit_get(v.values, i) == pq_bit_get(buf, i));
+    pq_err e = {0};
+    CHECK(pq_plain_decode_bool(buf, 3, 1, 24, &v, &bits, &e) == RINGSCAN_EFORMAT);
+    pq_buf b = {0};
+    CHECK(pq_plain_encode(&b, &v, 0, 17, false) == 0);
+    CHECK_EQ_I64(b.len, 3);
+    CHECK(b.data[0] == 0xA5 && b.data[1] == 0x0F && b.data[2] == 0x01);
+    pq_buf_free(&b);
+    pq_vec_free(&v);
+}
+
+static void plain_byte_array(void)
+{
+    uint8_t buf[] = {3, 0, 0, 0, 'a', 'b', 'c', 0, 0, 0, 0, 2, 0, 0, 0, 'x', 'y'};
+    pq_vec v;
+    pq_vec_init(&v, PQ_BYTE_ARRAY, 0);
+    size_t used = 0;
+    CHECK(pq_plain_decode(buf, sizeof buf, 3, &v, &used, NULL) == 0);
+    CHECK_EQ_I64(used, sizeof buf);
+    CHECK_EQ_I64(v.length, 3);
+    CHECK(v.offsets[0] == 0 && v.offsets[1] == 3 && v.offsets[2] == 3 && v.offsets[3] == 5);
+    CHECK(memcmp(v.data, "abcxy", 5) == 0);
+    pq_err e = {0};
+    for (size_t cut = 0; cut < sizeof buf; cut++) /* every truncation is an error */
+        CHECK(pq_plain_decode(buf, cut, 3, &v, &used, &e) == RINGSCAN_EFORMAT);
+    CHECK_EQ_I64(v.length, 3);
+    uint8_t bad[] = {0xff, 0xff, 0xff, 0x7f, 'a'};
+    CHECK(pq_plain_decode(bad, sizeof bad, 1, &v, &used, &e) == RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "2147483647") != NULL);
+    /* nulls skipped by the encoder */
+    CHECK(v.validity != NULL && v.validity_cap >= 1); /* reserve grew it */
+    v.validity[0] = 0;
+    v.null_count = 1;
+    pq_bit_set(v.validity, 0, true);
+    pq_bit_set(v.validity, 2, true);
+    pq_buf b = {0};
+    CHECK(pq_plain_encode(&b, &v, 0, 3, true) == 0);
+    uint8_t want[] = {3, 0, 0, 0, 'a', 'b', 'c', 2, 0, 0, 0, 'x', 'y'};
+    CHECK(b.len == sizeof want && memcmp(b.data, want, b.len) == 0);
+    pq_buf_free(&b);
+    pq_vec_free(&v);
+}
+
+static void dict_gather_and_errors(void)
+{
+    int32_t dv[5] = {10, 20, 30, 40, 50};
+    pq_vec dict, out;
+    pq_vec_init(&dict, PQ_INT32, 0);
+    pq_vec_init(&out, PQ_INT32, 0);
+    CHECK(pq_dict_decode_page((const uint8_t *)dv, sizeof dv, 5, &dict, NULL) == 0);
+    CHECK_EQ_I64(dict.length, 5);
+    uint32_t idx[4] = {4, 0, 2, 2};
+    CHECK(pq_dict_gather(&dict, idx, 4, &out, NULL) == 0);
+    int32_t *o = (int32_t *)(void *)out.values;
+    CHECK(o[0] == 50 && o[1] == 10 && o[2] == 30 && o[3] == 30);
+    pq_err e = {0};
+    uint32_t bad[3] = {1, 7, 9};
+    CHECK(pq_dict_gather(&dict, bad, 3, &out, &e) == RINGSCAN_EFORMAT);
+    CHECK_STR(e.msg, "dictionary index 7 out of range (dictionary has 5 values)");
+    CHECK_EQ_I64(out.length, 4);
+    /* bit width 0: every index is 0 */
+    uint8_t w0[2] = {0, 8 << 1};
+    pq_rle_dec d;
+    CHECK(pq_rle_init_dict(&d, w0, 2, NULL) == 0);
+    CHECK(pq_dict_decode(&dict, &d, 8, &out, NULL) == 0);
+    CHECK_EQ_I64(out.length, 12);
+    o = (int32_t *)(void *)out.values;
+    CHECK(o[4] == 10 && o[11] == 10);
+    /* indices from the RLE stream out of range */
+    uint8_t ids[3] = {3, 2 << 1, 6};
+    CHECK(pq_rle_init_dict(&d, ids, 3, NULL) == 0);
+    CHECK(pq_dict_decode(&dict, &d, 2, &out, &e) == RINGSCAN_EFORMAT);
+    CHECK_STR(e.msg, "dictionary index 6 out of range (dictionary has 5 values)");
+    CHECK_EQ_I64(out.length, 12);
+    /* a dictionary page too short for its count */
+    CHECK(pq_dict_decode_page((const uint8_t *)dv, 19, 5, &dict, &e) == RINGSCAN_EFORMAT);
+    CHECK(strncmp(e.msg, "dictionary page: ", 17) == 0);
+    pq_vec_free(&dict);
+    pq_vec_free(&out);
+}
+
+static void dict_builder_round_trip(void)
+{
+    static const pq_physical types[] = {PQ_INT32, PQ_INT64, PQ_BYTE_ARRAY, PQ_FIXED_LEN_BYTE_ARRAY,
+                                        PQ_DOUBLE};
+    for (size_t t = 0; t < 5; t++) {
+        uint64_t s = 99 + t;
+        pq_vec in;
+        pq_vec_init(&in, types[t], 3);
+        int64_t n = 3000;
+        CHECK(pq_vec_reserve(&in, n, n * 8) == 0);
+        int32_t w = pq_fixed_width(types[t], 3);
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t r = rng(&s) % 700; /* 700 distinct values at most */
+            if (types[t] == PQ_BYTE_ARRAY) {
+                int l = (int)(r % 9);
+                for (int k = 0; k < l; k++) in.data[in.data_len + k] = (uint8_t)(r + (uint64_t)k);
+                in.data_len += l;
+                in.offsets[i + 1] = (int32_t)in.data_len;
+            } else {
+                memcpy(in.values + i * w, &r, (size_t)w);
+            }
+            in.length++;
+        }
+        pq_dict_builder b;
+        CHECK(pq_dictb_init(&b, types[t], 3, 1 << 20, 1 << 20) == 0);
+        static uint32_t idx[3000];
+        int64_t nidx = 0, rows = 0;
+        CHECK(pq_dictb_add(&b, &in, 0, n, idx, &nidx, &rows) == 0);
+        CHECK(nidx == n && rows == n);
+        CHECK(pq_dictb_count(&b) <= 700 && pq_dictb_count(&b) > 100);
+        pq_buf page = {0}, ids = {0};
+        CHECK(pq_dictb_write(&b, &page) == 0);
+        CHECK(pq_rle_encode_dict(&ids, idx, n, pq_bit_width((uint64_t)pq_dictb_count(&b) - 1)) == 0);
+        pq_vec dict, out;
+        pq_vec_init(&dict, types[t], 3);
+        pq_vec_init(&out, types[t], 3);
+        CHECK(pq_dict_decode_page(page.data, page.len, pq_dictb_count(&b), &dict, NULL) == 0);
+        pq_rle_dec d;
+        CHECK(pq_rle_init_dict(&d, ids.data, ids.len, NULL) == 0);
+        CHECK(pq_dict_decode(&dict, &d, n, &out, NULL) == 0);
+        CHECK_EQ_I64(out.length, n);
+        if (types[t] == PQ_BYTE_ARRAY) {
+            CHECK(out.data_len == in.data_len && memcmp(out.data, in.data, (size_t)in.data_len) == 0);
+            CHECK(memcmp(out.offsets, in.offsets, (size_t)(n + 1) * 4) == 0);
+        } else {
+            CHECK(memcmp(out.values, in.values, (size_t)(n * w)) == 0);
+        }
+        pq_dictb_free(&b);
+        /* cap: at most 50 distinct values */
+        CHECK(pq_dictb_init(&b, types[t], 3, 1 << 20, 50) == 0);
+        CHECK(pq_dictb_add(&b, &in, 0, n, idx, &nidx, &rows) == RINGSCAN_ELIMIT);
+        CHECK_EQ_I64(pq_dictb_count(&b), 50);
+        CHECK(rows < n && nidx == rows);
+        pq_dictb_free(&b);
+        pq_buf_free(&page);
+        pq_buf_free(&ids);
+        pq_vec_free(&dict);
+        pq_vec_free(&out);
+        pq_vec_free(&in);
+    }
+    pq_dict_builder b;
+    CHECK(pq_dictb_init(&b, PQ_BOOLEAN, 0, 100, 100) == RINGSCAN_EUNSUPPORTED);
+    /* fuzz find: only empty strings (the vector's data buffer is NULL) */
+    pq_vec e;
+    pq_vec_init(&e, PQ_BYTE_ARRAY, 0);
+    CHECK(pq_vec_reserve(&e, 3, 0) == 0);
+    e.length = 3;
+    CHECK(e.data == NULL);
+    CHECK(pq_dictb_init(&b, PQ_BYTE_ARRAY, 0, 100, 100) == 0);
+    uint32_t idx[3];
+    int64_t k = 0, rows = 0;
+    CHECK(pq_dictb_add(&b, &e, 0, 3, idx, &k, &rows) == 0);
+    CHECK(k == 3 && idx[0] == 0 && idx[2] == 0 && pq_dictb_count(&b) == 1);
+    pq_dictb_free(&b);
+    pq_buf out = {0};
+    CHECK(pq_dba_encode(&out, &e, 0, 3) == 0);
+    pq_buf_free(&out);
+    pq_vec_free(&e);
+}
+
+static void buf_varints(void)
+{
+    pq_buf b = {0};
+    CHECK(pq_enc_put_uvarint(&b, 300) == 0);
+    CHECK(pq_enc_put_zigzag(&b, -1) == 0);
+    CHECK(pq_enc_put_zigzag(&b, INT64_MIN) == 0);
+    CHECK(b.len == 2 + 1 + 10);
+    CHECK(b.data[0] == 0xAC && b.data[1] == 0x02 && b.data[2] == 0x01);
+    CHECK(b.data[3] == 0xff && b.data[12] == 0x01);
+    pq_buf_free(&b);
+}
+
+int main(void)
+{
+    RUN(rle_hand_built_every_width);
+    RUN(rle_round_trip_random);
+    RUN(rle_truncated_every_byte);
+    RUN(rle_errors);
+    RUN(bitpacked_msb);
+    RUN(unpack_every_width);
+    RUN(plain_fixed);
+    RUN(plain_bool);
+    RUN(plain_byte_array);
+    RUN(dict_gather_and_errors);
+    RUN(dict_builder_round_trip);
+    RUN(buf_varints);
+    return CHECK_DONE("test_encoding");
+}
