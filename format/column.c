@@ -1,0 +1,417 @@
+/* format/column.c: page framing and value dispatch for one column chunk (see column.h).
+ *
+ * A data page is decoded in three steps: definition levels into r->levels (counting the
+ * non-null values), the non-null values appended densely to the output by the encoding's
+ * decoder, then a backward in-place scatter that spreads them over the page's rows and
+ * zeroes the null slots. Decoding densely first keeps every decoder free of null logic. */
+#include "format/column.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/codec.h"
+#include "format/encoding.h"
+
+void pq_col_limits_default(pq_col_limits *l)
+{
+    l->max_page_bytes = (int64_t)1 << 30;
+    l->max_page_values = (int64_t)64 << 20;
+    l->max_dict_values = (int64_t)64 << 20;
+    l->max_decompressed_bytes = (int64_t)64 << 30;
+    l->verify_crc = false;
+}
+
+void pq_colr_init(pq_col_reader *r, const pq_column_desc *col, pq_codec codec,
+                  const pq_col_limits *limits)
+{
+    assert(col && col->max_rep_level == 0 && col->max_def_level <= 1);
+    memset(r, 0, sizeof *r);
+    r->col = col;
+    r->codec = codec;
+    if (limits) r->limits = *limits;
+    else pq_col_limits_default(&r->limits);
+    pq_vec_init(&r->dict, col->physical, col->type_length);
+}
+
+void pq_colr_free(pq_col_reader *r)
+{
+    pq_vec_free(&r->dict);
+    free(r->scratch);
+    free(r->levels);
+    r->scratch = NULL;
+    r->levels = NULL;
+    r->scratch_cap = r->levels_cap = 0;
+    r->has_dict = false;
+}
+
+/* Grows a scratch buffer to n bytes (no copy of old contents needed). */
+static int scratch_reserve(void **buf, size_t *cap, size_t n)
+{
+    if (n <= *cap) return 0;
+    size_t c = *cap ? *cap : 4096;
+    while (c < n) c *= 2;
+    void *p = malloc(c);
+    if (!p) return -ENOMEM;
+    free(*buf);
+    *buf = p;
+    *cap = c;
+    return 0;
+}
+
+static int err_at(pq_col_reader *r, pq_err *e, int status, int64_t off, const char *msg)
+{
+    pq_errf(e, status, off, "%s", msg);
+    pq_err_column(e, r->col->name);
+    return status;
+}
+
+/* Decompresses src (src_len) into r->scratch (dst_len bytes); sets *out. */
+static int decompress(pq_col_reader *r, const uint8_t *src, size_t src_len, size_t dst_len,
+                      bool compressed, int64_t off, const uint8_t **out, pq_err *e)
+{
+    if (!compressed || r->codec == PQ_CODEC_UNCOMPRESSED) {
+        if (src_len != dst_len) {
+            pq_errf(e, RINGSCAN_EFORMAT, off, "uncompressed page: %zu bytes stored, header says %zu",
+                    src_len, dst_len);
+            pq_err_column(e, r->col->name);
+            return RINGSCAN_EFORMAT;
+        }
+        *out = src;
+        return 0;
+    }
+    r->decompressed_bytes += (int64_t)dst_len;
+    if (r->decompressed_bytes > r->limits.max_decompressed_bytes)
+        return err_at(r, e, RINGSCAN_ELIMIT, off,
+                      "limit max_decompressed_bytes exceeded (decompression bomb?)");
+    int rc = scratch_reserve((void **)&r->scratch, &r->scratch_cap, dst_len ? dst_len : 1);
+    if (rc) return rc;
+    rc = pq_decompress((int)r->codec, src, src_len, r->scratch, dst_len, e);
+    if (rc) {
+        if (e) e->offset = off;
+        pq_err_column(e, r->col->name);
+        return rc;
+    }
+    *out = r->scratch;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------- dictionary page */
+
+static int dict_page(pq_col_reader *r, const pq_page_header *h, const uint8_t *body, size_t n,
+                     int64_t off, pq_err *e)
+{
+    if (h->encoding != PQ_ENC_PLAIN && h->encoding != PQ_ENC_PLAIN_DICTIONARY)
+        return err_at(r, e, RINGSCAN_EUNSUPPORTED, off, "dictionary page encoding is not PLAIN");
+    if (h->num_values < 0 || h->num_values > r->limits.max_dict_values)
+        return err_at(r, e, RINGSCAN_ELIMIT, off, "limit max_dict_values exceeded");
+    pq_vec_clear(&r->dict);
+    r->has_dict = false;
+    int rc = pq_dict_decode_page(body, n, h->num_values, &r->dict, e);
+    if (rc) {
+        if (e) e->offset = off;
+        pq_err_column(e, r->col->name);
+        return rc;
+    }
+    r->has_dict = true;
+    return 0;
+}
+
+/* --------------------------------------------------------------------------- levels */
+
+/* Decodes n definition levels (max level 1) into r->levels; *nonnull = count of ones. */
+static int def_levels(pq_col_reader *r, const uint8_t *p, size_t len, int64_t n, bool v1,
+                      pq_encoding enc, size_t *used, int64_t *nonnull, pq_err *e)
+{
+    int rc = scratch_reserve((void **)&r->levels, &r->levels_cap, (size_t)n * sizeof(uint32_t) + 4);
+    if (rc) return rc;
+    if (v1 && enc == PQ_ENC_BIT_PACKED) {
+        rc = pq_bitpacked_msb_decode(p, len, 1, r->levels, n, used, e);
+    } else {
+        pq_rle_dec d;
+        rc = v1 ? pq_rle_init_v1(&d, p, len, 1, used, e) : pq_rle_init(&d, p, len, 1, e);
+        if (!v1) *used = len;
+        if (rc == 0) rc = pq_rle_get(&d, r->levels, n);
+    }
+    if (rc) return rc;
+    int64_t ones = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (r->levels[i] > 1) return pq_errf(e, RINGSCAN_EFORMAT, -1, "definition level %u > 1",
+                                            r->levels[i]);
+        ones += r->levels[i];
+    }
+    *nonnull = ones;
+    return 0;
+}
+
+/* --------------------------------------------------------------------------- values */
+
+static int bool_rle(const uint8_t *p, size_t len, int64_t n, pq_vec *out, pq_err *e)
+{
+    pq_rle_dec d;
+    size_t used;
+    int rc = pq_rle_init_v1(&d, p, len, 1, &used, e);
+    if (rc) return rc;
+    rc = pq_vec_reserve(out, n, 0);
+    if (rc) return rc;
+    uint32_t tmp[256];
+    for (int64_t done = 0; done < n;) {
+        int64_t k = n - done < 256 ? n - done : 256;
+        rc = pq_rle_get(&d, tmp, k);
+        if (rc) return rc;
+        for (int64_t i = 0; i < k; i++) pq_bit_set(out->values, out->length + done + i, tmp[i] & 1);
+        done += k;
+    }
+    out->length += n;
+    return 0;
+}
+
+static int delta_ints(const uint8_t *p, size_t len, int64_t n, pq_vec *out, pq_err *e)
+{
+    pq_delta_dec d;
+    int rc = pq_delta_init(&d, p, len, out->type == PQ_INT32, n, e);
+    return rc ? rc : pq_delta_decode(&d, n, out);
+}
+
+static int delta_bytes(const uint8_t *p, size_t len, int64_t n, bool prefixed, pq_vec *out,
+                       pq_err *e)
+{
+    pq_dba_dec d;
+    int rc = prefixed ? pq_dba_init(&d, p, len, n, e) : pq_dlba_init(&d, p, len, n, e);
+    if (rc == 0) rc = pq_dba_next(&d, n, out);
+    pq_dba_free(&d);
+    return rc;
+}
+
+/* Appends nn non-null values encoded with enc to out. */
+static int values(pq_col_reader *r, pq_encoding enc, const uint8_t *p, size_t len, int64_t nn,
+                  pq_vec *out, pq_err *e)
+{
+    pq_physical t = r->col->physical;
+    size_t used;
+    switch (enc) {
+    case PQ_ENC_PLAIN: return pq_plain_decode(p, len, nn, out, &used, e);
+    case PQ_ENC_PLAIN_DICTIONARY:
+    case PQ_ENC_RLE_DICTIONARY: {
+        if (!r->has_dict)
+            return pq_errf(e, RINGSCAN_EFORMAT, -1, "dictionary-encoded page without a dictionary");
+        pq_rle_dec d;
+        int rc = pq_rle_init_dict(&d, p, len, e);
+        return rc ? rc : pq_dict_decode(&r->dict, &d, nn, out, e);
+    }
+    case PQ_ENC_RLE:
+        if (t != PQ_BOOLEAN) break;
+        return bool_rle(p, len, nn, out, e);
+    case PQ_ENC_DELTA_BINARY_PACKED:
+        if (t != PQ_INT32 && t != PQ_INT64) break;
+        return delta_ints(p, len, nn, out, e);
+    case PQ_ENC_DELTA_LENGTH_BYTE_ARRAY:
+    case PQ_ENC_DELTA_BYTE_ARRAY:
+        if (t != PQ_BYTE_ARRAY && t != PQ_FIXED_LEN_BYTE_ARRAY) break;
+        return delta_bytes(p, len, nn, enc == PQ_ENC_DELTA_BYTE_ARRAY, out, e);
+    case PQ_ENC_BYTE_STREAM_SPLIT:
+        if (pq_fixed_width(t, r->col->type_length) == 0) break;
+        return pq_bss_decode(p, len, nn, 0, nn, out, e);
+    default: break;
+    }
+    return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "encoding %s is not supported for %s columns",
+                   pq_encoding_name(enc), pq_physical_name(t));
+}
+
+/* ---------------------------------------------------------------------------- scatter */
+
+/* Marks rows [base, base+n) valid or not from levels; first null ever: back-fill ones. */
+static void set_validity(pq_vec *out, int64_t base, const uint32_t *lv, int64_t n, int64_t nulls)
+{
+    if (nulls == 0 && out->null_count == 0) return;
+    if (out->null_count == 0)
+        for (int64_t i = 0; i < base; i++) pq_bit_set(out->validity, i, true);
+    for (int64_t i = 0; i < n; i++) pq_bit_set(out->validity, base + i, lv ? lv[i] != 0 : true);
+    out->null_count += nulls;
+}
+
+/* Spreads the nn values at [base, base+nn) over rows [base, base+n) following levels. */
+static void scatter(pq_vec *out, int64_t base, const uint32_t *lv, int64_t n, int64_t nn)
+{
+    assert(nn <= n && out->length == base + n);
+    int64_t k = nn;
+    if (out->type == PQ_BYTE_ARRAY) {
+        int32_t *off = out->offsets + base;
+        for (int64_t i = n - 1; i >= 0; i--) {
+            off[i + 1] = off[k];
+            if (lv[i]) k--;
+        }
+    } else if (out->type == PQ_BOOLEAN) {
+        for (int64_t i = n - 1; i >= 0; i--) {
+            bool v = lv[i] ? pq_bit_get(out->values, base + --k) : false;
+            pq_bit_set(out->values, base + i, v);
+        }
+    } else {
+        size_t w = (size_t)pq_fixed_width(out->type, out->type_length);
+        uint8_t *v = out->values + (size_t)base * w;
+        for (int64_t i = n - 1; i >= 0; i--) {
+            if (lv[i]) memmove(v + (size_t)i * w, v + (size_t)--k * w, w);
+            else memset(v + (size_t)i * w, 0, w);
+        }
+    }
+    assert(k == 0);
+}
+
+/* --------------------------------------------------------------------------- data pages */
+
+/* The value section of a data page (after levels) and what the levels said. */
+typedef struct page_body {
+    const uint8_t *levels; /* v1: start of the decompressed body; v2: level bytes in the page */
+    size_t levels_len;
+    const uint8_t *vals;
+    size_t vals_len;
+} page_body;
+
+static int data_page(pq_col_reader *r, const pq_page_header *h, const page_body *b, int64_t off,
+                     pq_vec *out, pq_err *e)
+{
+    int64_t n = h->num_values, nn = n, base = out->length;
+    if (n < 0 || n > r->limits.max_page_values)
+        return err_at(r, e, RINGSCAN_ELIMIT, off, "limit max_page_values exceeded");
+    const uint8_t *vp = b->vals;
+    size_t vlen = b->vals_len;
+    bool v1 = h->type == PQ_PAGE_DATA;
+    if (r->col->max_def_level > 0) {
+        size_t used = 0;
+        int rc = def_levels(r, b->levels, b->levels_len, n, v1, h->def_level_encoding, &used,
+                            &nn, e);
+        if (rc) return rc;
+        if (v1) {
+            vp = b->levels + used;
+            vlen = b->levels_len - used;
+        }
+    }
+    if (!v1 && h->num_nulls != n - nn)
+        return err_at(r, e, RINGSCAN_EFORMAT, off,
+                      r->col->max_def_level ? "page num_nulls disagrees with its levels"
+                                            : "nulls in a required column");
+    int rc = pq_vec_reserve(out, n, 0);
+    if (rc) return rc;
+    rc = values(r, h->encoding, vp, vlen, nn, out, e);
+    if (rc) {
+        out->length = base;
+        if (out->type == PQ_BYTE_ARRAY) out->data_len = out->offsets[base];
+        return rc;
+    }
+    assert(out->length == base + nn);
+    if (nn < n) {
+        rc = pq_vec_reserve(out, n - nn, 0);
+        if (rc) return rc;
+        out->length = base + n;
+        scatter(out, base, r->levels, n, nn);
+    }
+    set_validity(out, base, r->col->max_def_level > 0 ? r->levels : NULL, n, n - nn);
+    return 0;
+}
+
+/* Splits a v1 or v2 page into levels and values, decompressing what is compressed. */
+static int page_body_of(pq_col_reader *r, const pq_page_header *h, const uint8_t *raw,
+                        int64_t off, page_body *b, pq_err *e)
+{
+    size_t clen = (size_t)h->compressed_size, ulen = (size_t)h->uncompressed_size;
+    if (h->type != PQ_PAGE_DATA_V2) {
+        int rc = decompress(r, raw, clen, ulen, true, off, &b->levels, e);
+        b->levels_len = b->vals_len = ulen;
+        b->vals = b->levels;
+        return rc;
+    }
+    size_t lv = (size_t)h->def_levels_byte_length + (size_t)h->rep_levels_byte_length;
+    if (h->def_levels_byte_length < 0 || h->rep_levels_byte_length < 0 || lv > clen || lv > ulen)
+        return err_at(r, e, RINGSCAN_EFORMAT, off, "v2 page level lengths exceed the page");
+    if (h->rep_levels_byte_length != 0)
+        return err_at(r, e, RINGSCAN_EFORMAT, off, "repetition levels in a flat column");
+    b->levels = raw;
+    b->levels_len = (size_t)h->def_levels_byte_length;
+    b->vals_len = ulen - lv;
+    bool compressed = h->is_compressed && ulen - lv > 0;
+    return decompress(r, raw + lv, clen - lv, ulen - lv, compressed, off, &b->vals, e);
+}
+
+int pq_colr_page(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off, pq_vec *out,
+                 size_t *consumed, int64_t *rows, pq_err *e)
+{
+    assert(r && buf && out && consumed && rows);
+    *rows = 0;
+    pq_page_header h;
+    int hl = pq_page_header_parse(buf, len, &h, e);
+    if (hl < 0) {
+        if (e) e->offset = file_off;
+        pq_err_column(e, r->col->name);
+        return hl;
+    }
+    if (h.compressed_size > r->limits.max_page_bytes || h.uncompressed_size > r->limits.max_page_bytes)
+        return err_at(r, e, RINGSCAN_ELIMIT, file_off, "limit max_page_bytes exceeded");
+    if ((size_t)h.compressed_size > len - (size_t)hl)
+        return err_at(r, e, RINGSCAN_EFORMAT, file_off, "page extends past the column chunk");
+    const uint8_t *raw = buf + hl;
+    *consumed = (size_t)hl + (size_t)h.compressed_size;
+    if (r->limits.verify_crc && h.has_crc && pq_crc32(raw, (size_t)h.compressed_size) != h.crc)
+        return err_at(r, e, RINGSCAN_ECHECKSUM, file_off, "page CRC32 mismatch");
+    int64_t body_off = file_off + hl;
+    if (h.type == PQ_PAGE_INDEX) return 0;
+    page_body b;
+    int rc = page_body_of(r, &h, raw, body_off, &b, e);
+    if (rc) return rc;
+    if (h.type == PQ_PAGE_DICTIONARY) return dict_page(r, &h, b.vals, b.vals_len, body_off, e);
+    if (h.type != PQ_PAGE_DATA && h.type != PQ_PAGE_DATA_V2)
+        return err_at(r, e, RINGSCAN_EFORMAT, file_off, "unknown page type");
+    rc = data_page(r, &h, &b, body_off, out, e);
+    if (rc) {
+        if (e && e->offset < 0) e->offset = body_off;
+        pq_err_column(e, r->col->name);
+        return rc;
+    }
+    r->pages_decoded++;
+    *rows = h.num_values;
+    return 0;
+}
+
+int pq_colr_chunk(pq_col_reader *r, const pq_chunk_meta *cm, const uint8_t *buf, size_t len,
+                  int64_t file_off, pq_vec *out, pq_err *e)
+{
+    assert(cm->num_values >= 0);
+    int64_t want = cm->num_values, got = 0;
+    size_t pos = 0;
+    for (int64_t pages = 0; got < want; pages++) {
+        if (pos >= len) break;
+        size_t used = 0;
+        int64_t rows = 0;
+        int rc = pq_colr_page(r, buf + pos, len - pos, file_off + (int64_t)pos, out, &used, &rows, e);
+        if (rc) return rc;
+        assert(used > 0 && used <= len - pos);
+        pos += used;
+        got += rows;
+        if (pages > want + 16) break; /* a chunk of empty pages is malformed */
+    }
+    if (got != want) {
+        pq_errf(e, RINGSCAN_EFORMAT, file_off + (int64_t)pos,
+                "column chunk holds %lld values, its metadata says %lld", (long long)got,
+                (long long)want);
+        pq_err_column(e, r->col->name);
+        return RINGSCAN_EFORMAT;
+    }
+    return 0;
+}
+
+int pq_chunk_range(const pq_chunk_meta *cm, uint64_t file_size, uint64_t *off, uint64_t *len,
+                   pq_err *e)
+{
+    int64_t start = cm->data_page_offset;
+    if (cm->has_dictionary_page_offset && cm->dictionary_page_offset > 0 &&
+        cm->dictionary_page_offset < start)
+        start = cm->dictionary_page_offset;
+    int64_t size = cm->total_compressed_size;
+    if (start < 4 || size <= 0 || (uint64_t)start > file_size || (uint64_t)size > file_size - (uint64_t)start)
+        return pq_errf(e, RINGSCAN_EFORMAT, start,
+                       "column chunk range [%lld, +%lld) lies outside the file (%llu bytes)",
+                       (long long)start, (long long)size, (unsigned long long)file_size);
+    *off = (uint64_t)start;
+    *len = (uint64_t)size;
+    return 0;
+}

@@ -1,0 +1,78 @@
+/* format/column.h: decoding the pages of one column chunk into a pq_vec (Arrow layout).
+ *
+ * Owns: page framing (header, CRC, decompression), definition levels, dispatch on the page's
+ * value encoding, the chunk's dictionary, and scattering dense non-null values over null
+ * rows. Decodes from caller buffers only (no I/O).
+ *
+ * Invariants:
+ *  1. Every size taken from a page header is checked against the bytes the caller supplied and
+ *     against the reader's limits before anything is allocated or decompressed.
+ *  2. A data page appends exactly its num_values rows to the output or fails leaving the
+ *     output's length unchanged.
+ *  3. Null rows have zeroed value slots (fixed width) or empty ranges (byte arrays).
+ *  4. The dictionary belongs to the reader and lives until pq_colr_free or the next dictionary
+ *     page; dictionary-encoded pages before any dictionary page are EFORMAT.
+ *  5. Scratch buffers (decompression, levels, indices) grow to the largest page seen, never
+ *     past the limits, and are reused across pages: no allocation per row. */
+#ifndef RINGSCAN_FORMAT_COLUMN_H
+#define RINGSCAN_FORMAT_COLUMN_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/err.h"
+#include "format/meta.h"
+#include "format/vec.h"
+
+typedef struct pq_col_limits {
+    int64_t max_page_bytes;        /* compressed or uncompressed page size; default 1 GiB */
+    int64_t max_page_values;       /* rows in one page; default 64 Mi */
+    int64_t max_dict_values;       /* dictionary entries; default 64 Mi */
+    int64_t max_decompressed_bytes; /* per reader (one chunk or scan); default 64 GiB */
+    bool verify_crc;               /* check page CRCs when present (off by default) */
+} pq_col_limits;
+
+void pq_col_limits_default(pq_col_limits *l);
+
+typedef struct pq_col_reader {
+    const pq_column_desc *col;
+    pq_codec codec;
+    pq_col_limits limits;
+    pq_vec dict;                   /* decoded dictionary values */
+    bool has_dict;
+    uint8_t *scratch;              /* decompressed page body */
+    size_t scratch_cap;
+    uint32_t *levels;              /* definition levels of one page */
+    size_t levels_cap;
+    int64_t decompressed_bytes;    /* running total for max_decompressed_bytes */
+    int64_t pages_decoded;
+} pq_col_reader;
+
+/* Prepares r for pages of column col compressed with codec (limits NULL = defaults). The
+ * reader borrows col, which must outlive it. No allocation until the first page. */
+void pq_colr_init(pq_col_reader *r, const pq_column_desc *col, pq_codec codec,
+                  const pq_col_limits *limits);
+void pq_colr_free(pq_col_reader *r);
+
+/* Decodes the page starting at buf (header and body; len bytes available, at file offset
+ * file_off, used only for messages). Data pages append their rows to out (initialised by the
+ * caller with the column's physical type); dictionary pages replace the dictionary; index
+ * pages are skipped. Sets *consumed to header + compressed body bytes and *rows to rows
+ * appended. Returns 0 or a negative status (RINGSCAN_EFORMAT, RINGSCAN_EUNSUPPORTED,
+ * RINGSCAN_ELIMIT, RINGSCAN_ECHECKSUM, -ENOMEM) with e naming offset and column. */
+int pq_colr_page(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off, pq_vec *out,
+                 size_t *consumed, int64_t *rows, pq_err *e);
+
+/* Decodes a whole column chunk whose bytes (from its first page, dictionary or data, to
+ * its end) are buf[0, len) at file offset file_off, appending cm->num_values rows to out.
+ * EFORMAT when the pages hold fewer or more values than the chunk metadata says. */
+int pq_colr_chunk(pq_col_reader *r, const pq_chunk_meta *cm, const uint8_t *buf, size_t len,
+                  int64_t file_off, pq_vec *out, pq_err *e);
+
+/* File offset and length of a chunk's pages: from the dictionary page when there is one
+ * (dispatching on offsets as FACTS.md says: 0 or absent means none), to the end of the data.
+ * EFORMAT when the range is negative or beyond file_size. */
+int pq_chunk_range(const pq_chunk_meta *cm, uint64_t file_size, uint64_t *off, uint64_t *len,
+                   pq_err *e);
+
+#endif
