@@ -1,0 +1,212 @@
+/* filter/expr.c: the expression arena, column domains, dates, and the Top-K bound cell
+ * (see expr.h for the invariants). Literal typing with exact rounding is in lit.c. */
+#include "filter/expr.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct flt_arena {
+    struct flt_arena *next;
+    size_t used, cap;
+    _Alignas(16) unsigned char data[];
+};
+
+void *flt_arena_alloc(struct flt_arena **a, size_t n)
+{
+    assert(a && n < ((size_t)1 << 40));
+    n = (n + 15) & ~(size_t)15;
+    if (!*a || (*a)->cap - (*a)->used < n) {
+        size_t cap = n > 16384 ? n : 16384;
+        struct flt_arena *c = malloc(sizeof *c + cap);
+        if (!c) return NULL;
+        c->next = *a;
+        c->used = 0;
+        c->cap = cap;
+        *a = c;
+    }
+    void *p = (*a)->data + (*a)->used;
+    (*a)->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+flt_expr *flt_expr_new(void)
+{
+    struct flt_arena *a = NULL;
+    flt_expr *ex = flt_arena_alloc(&a, sizeof *ex);
+    if (!ex) return NULL;
+    ex->arena = a;
+    return ex;
+}
+
+void flt_expr_free(flt_expr *ex)
+{
+    if (!ex) return;
+    struct flt_arena *a = ex->arena; /* ex itself lives in the arena */
+    while (a) {
+        struct flt_arena *n = a->next;
+        free(a);
+        a = n;
+    }
+}
+
+const char *flt_physical_name(pq_physical t)
+{
+    static const char *n[] = {"BOOLEAN", "INT32", "INT64", "INT96",
+                              "FLOAT", "DOUBLE", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"};
+    return (unsigned)t < 8 ? n[t] : "?";
+}
+
+const char *flt_op_name(flt_op op)
+{
+    static const char *n[] = {"=", "!=", "<", "<=", ">", ">=", "BETWEEN", "IN",
+                              "IS NULL", "IS NOT NULL", "LIKE", "FALSE"};
+    return (unsigned)op <= FLT_OP_FALSE ? n[op] : "?";
+}
+
+static bool logical_unsigned(pq_logical l)
+{
+    return l == PQ_LOGICAL_UINT8 || l == PQ_LOGICAL_UINT16 || l == PQ_LOGICAL_UINT32 ||
+           l == PQ_LOGICAL_UINT64;
+}
+
+int flt_domain_of(const pq_column_desc *d, flt_domain *dom, pq_err *e)
+{
+    assert(d && dom);
+    bool dec = d->logical == PQ_LOGICAL_DECIMAL;
+    switch (d->physical) {
+    case PQ_BOOLEAN: *dom = FLT_DOM_BOOL; return 0;
+    case PQ_INT32: *dom = logical_unsigned(d->logical) ? FLT_DOM_U32 : FLT_DOM_I32; return 0;
+    case PQ_INT64: *dom = logical_unsigned(d->logical) ? FLT_DOM_U64 : FLT_DOM_I64; return 0;
+    case PQ_INT96: *dom = FLT_DOM_INT96; return 0;
+    case PQ_FLOAT: *dom = FLT_DOM_F32; return 0;
+    case PQ_DOUBLE: *dom = FLT_DOM_F64; return 0;
+    case PQ_BYTE_ARRAY: *dom = dec ? FLT_DOM_SDEC : FLT_DOM_BYTES; return 0;
+    case PQ_FIXED_LEN_BYTE_ARRAY:
+        if (d->logical == PQ_LOGICAL_FLOAT16 || d->logical == PQ_LOGICAL_INTERVAL)
+            return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1,
+                           "comparisons on FLOAT16/INTERVAL column '%s' are not supported",
+                           d->name);
+        *dom = dec ? FLT_DOM_SDEC : FLT_DOM_BYTES;
+        return 0;
+    }
+    return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%s' has an unknown physical type",
+                   d->name);
+}
+
+bool flt_days_from_civil(int64_t y, int64_t m, int64_t d, int64_t *days)
+{
+    static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (y < -9999 || y > 9999 || m < 1 || m > 12 || d < 1) return false;
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (d > mdays[m - 1] + (m == 2 && leap)) return false;
+    /* Howard Hinnant's days_from_civil */
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    *days = era * 146097 + doe - 719468;
+    return true;
+}
+
+/* ---- dynamic bounds -------------------------------------------------------------------- */
+
+static uint64_t dyn_bits(flt_domain dom, flt_lit v)
+{
+    uint64_t b;
+    if (dom == FLT_DOM_F32 || dom == FLT_DOM_F64) memcpy(&b, &v.f, 8);
+    else b = (uint64_t)v.i;
+    return b;
+}
+
+/* True when bound a is strictly stricter than b. */
+static bool dyn_stricter(flt_domain dom, bool descending, uint64_t a, uint64_t b)
+{
+    int c;
+    if (dom == FLT_DOM_F32 || dom == FLT_DOM_F64) {
+        double x, y;
+        memcpy(&x, &a, 8), memcpy(&y, &b, 8);
+        c = x < y ? -1 : x > y ? 1 : 0; /* NaN compares equal: never stricter */
+    } else if (dom == FLT_DOM_U64) {
+        c = a < b ? -1 : a > b;
+    } else {
+        c = (int64_t)a < (int64_t)b ? -1 : (int64_t)a > (int64_t)b;
+    }
+    return descending ? c > 0 : c < 0;
+}
+
+bool flt_dyn_publish(flt_dyn *d, flt_domain dom, bool descending, flt_lit v)
+{
+    assert(d);
+    if ((dom == FLT_DOM_F32 || dom == FLT_DOM_F64) && v.f != v.f) return false; /* NaN */
+    uint64_t nb = dyn_bits(dom, v);
+    for (;;) {
+        uint32_t st = atomic_load_explicit(&d->state, memory_order_acquire);
+        if (st == 0) {
+            uint32_t zero = 0;
+            if (atomic_compare_exchange_strong_explicit(&d->state, &zero, 1,
+                                                        memory_order_acq_rel,
+                                                        memory_order_acquire)) {
+                atomic_store_explicit(&d->bits, nb, memory_order_relaxed);
+                atomic_store_explicit(&d->state, 2, memory_order_release);
+                atomic_fetch_add_explicit(&d->version, 1, memory_order_release);
+                return true;
+            }
+            continue;
+        }
+        if (st == 1) continue; /* the first writer is between its two stores */
+        uint64_t cur = atomic_load_explicit(&d->bits, memory_order_relaxed);
+        while (dyn_stricter(dom, descending, nb, cur)) {
+            if (atomic_compare_exchange_weak_explicit(&d->bits, &cur, nb,
+                                                      memory_order_acq_rel,
+                                                      memory_order_relaxed)) {
+                atomic_fetch_add_explicit(&d->version, 1, memory_order_release);
+                return true;
+            }
+        }
+        return false;
+    }
+}
+
+bool flt_dyn_load(flt_dyn *d, flt_domain dom, flt_lit *v, uint64_t *version)
+{
+    assert(d && v);
+    uint64_t ver = atomic_load_explicit(&d->version, memory_order_acquire);
+    if (atomic_load_explicit(&d->state, memory_order_acquire) != 2) return false;
+    uint64_t b = atomic_load_explicit(&d->bits, memory_order_acquire);
+    memset(v, 0, sizeof *v);
+    if (dom == FLT_DOM_F32 || dom == FLT_DOM_F64) memcpy(&v->f, &b, 8);
+    else v->i = (int64_t)b;
+    if (version) *version = ver;
+    return true;
+}
+
+int flt_expr_add_dynamic(flt_expr *ex, const pq_column_desc *cols, int32_t ncols,
+                         int32_t column, bool descending, flt_dyn *dyn, pq_err *e)
+{
+    assert(ex && cols && dyn && column >= 0 && column < ncols);
+    flt_domain dom;
+    int rc = flt_domain_of(&cols[column], &dom, e);
+    if (rc) return rc;
+    if (dom == FLT_DOM_BOOL || dom == FLT_DOM_BYTES || dom == FLT_DOM_SDEC ||
+        dom == FLT_DOM_INT96)
+        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1,
+                       "Top-K bound on column '%s' needs a numeric column", cols[column].name);
+    if (ex->npreds >= FLT_MAX_PREDS)
+        return pq_errf(e, RINGSCAN_ELIMIT, -1, "more than %d conjuncts", FLT_MAX_PREDS);
+    flt_pred *np = flt_arena_alloc(&ex->arena, (size_t)(ex->npreds + 1) * sizeof *np);
+    flt_term *t = flt_arena_alloc(&ex->arena, sizeof *t);
+    flt_lit *l = flt_arena_alloc(&ex->arena, sizeof *l);
+    if (!np || !t || !l) return -ENOMEM;
+    if (ex->npreds) memcpy(np, ex->preds, (size_t)ex->npreds * sizeof *np);
+    t->op = descending ? FLT_OP_GT : FLT_OP_LT, t->nlits = 1, t->lits = l;
+    flt_pred *p = &np[ex->npreds];
+    p->column = column, p->desc = &cols[column], p->dom = dom;
+    p->nterms = 1, p->terms = t, p->dyn = dyn;
+    ex->preds = np;
+    ex->npreds++;
+    return 0;
+}

@@ -1,0 +1,181 @@
+/* filter/expr.h: filter expressions: a conjunction (AND) of per-column predicates, each an OR
+ * of terms on that one column, with literals already typed from the column's descriptor.
+ *
+ * Owns: the AST types, the arena that holds one expression (expr.c), the text parser
+ * (parse.c), the typing of literals (lit.c: integer ranges, exact decimal/timestamp rounding,
+ * dates, UUID text), and the dynamic (Top-K) bound cell (expr.c).
+ *
+ * Invariants:
+ *  1. Everything an flt_expr points to (predicates, terms, literal bytes, column names) lives
+ *     in its arena; flt_expr_free releases all of it in one go. The column descriptors passed
+ *     to flt_parse are borrowed and must outlive the expression (pred->desc points at them).
+ *  2. A predicate reads one column; its terms are OR-ed. The expression is the AND of its
+ *     predicates. A predicate with zero terms never exists.
+ *  3. Literals are exact in the column's domain: a comparison that the literal's true value
+ *     cannot reach in the domain was rewritten at parse time (x < 0.055 on decimal scale 2 ->
+ *     x <= 5 unscaled; x = 0.055 -> FLT_OP_FALSE; x != 0.055 -> FLT_OP_IS_NOT_NULL), so the
+ *     kernels compare integers with integers and never round.
+ *  4. Literal field by domain: BOOL/I32/U32/I64/U64 use lit.i (U64 as its bit pattern, U32
+ *     zero-extended); F32/F64 use lit.f (a double; FLOAT values are widened to double to
+ *     compare, which is exact); BYTES/SDEC/INT96 use lit.b/lit.len. SDEC literals are 16-byte
+ *     big-endian two's complement; comparisons sign-extend the shorter operand.
+ *  5. Term shapes: EQ..GE and PREFIX have 1 literal; BETWEEN 2 (lo <= x <= hi, inclusive);
+ *     IN >= 1; IS_NULL, IS_NOT_NULL, FALSE none. Only IS_NULL matches a null row.
+ *  6. A dynamic predicate (flt_expr_add_dynamic) has one term, op GT (descending Top-K) or LT
+ *     (ascending), whose literal is read from its flt_dyn at evaluation / pruning time; while
+ *     the bound is unset it keeps every row (including nulls) and prunes nothing. */
+#ifndef RINGSCAN_FILTER_EXPR_H
+#define RINGSCAN_FILTER_EXPR_H
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/err.h"
+#include "format/meta.h"
+#include "format/vec.h"
+
+enum {
+    FLT_MAX_PREDS = 256,     /* conjuncts per expression */
+    FLT_MAX_TERMS = 4096,    /* OR terms + IN list entries per predicate */
+    FLT_MAX_TEXT = 1 << 20,  /* filter text bytes */
+    FLT_MAX_DEPTH = 32,      /* parenthesis nesting */
+};
+
+typedef enum flt_op {
+    FLT_OP_EQ,
+    FLT_OP_NE,
+    FLT_OP_LT,
+    FLT_OP_LE,
+    FLT_OP_GT,
+    FLT_OP_GE,
+    FLT_OP_BETWEEN,
+    FLT_OP_IN,
+    FLT_OP_IS_NULL,
+    FLT_OP_IS_NOT_NULL,
+    FLT_OP_PREFIX, /* LIKE 'abc%' */
+    FLT_OP_FALSE,  /* matches nothing (a literal the domain cannot equal) */
+} flt_op;
+
+/* How a column's values compare; chosen from physical + logical type (flt_domain_of). */
+typedef enum flt_domain {
+    FLT_DOM_BOOL,
+    FLT_DOM_I32,
+    FLT_DOM_U32,
+    FLT_DOM_I64,
+    FLT_DOM_U64,
+    FLT_DOM_F32,
+    FLT_DOM_F64,
+    FLT_DOM_BYTES, /* BYTE_ARRAY / FLBA: unsigned lexicographic, shorter prefix first */
+    FLT_DOM_SDEC,  /* decimal on BYTE_ARRAY / FLBA: signed big-endian integers */
+    FLT_DOM_INT96, /* 12 raw bytes: = and != only */
+} flt_domain;
+
+typedef struct flt_lit {
+    int64_t i;
+    double f;
+    const uint8_t *b;
+    int32_t len;
+} flt_lit;
+
+typedef struct flt_term {
+    flt_op op;
+    int32_t nlits;
+    flt_lit *lits;
+} flt_term;
+
+/* A Top-K bound cell shared by the scan's cores: the literal of a dynamic predicate. */
+typedef struct flt_dyn {
+    _Atomic uint32_t state;   /* 0 unset, 1 being set the first time, 2 set */
+    _Atomic uint64_t version; /* bumped after every published change */
+    _Atomic uint64_t bits;    /* int64 value or double bits, per the predicate's domain */
+} flt_dyn;
+
+typedef struct flt_pred {
+    int32_t column;             /* index into the schema given to the parser */
+    const pq_column_desc *desc; /* borrowed (invariant 1) */
+    flt_domain dom;
+    int32_t nterms;
+    flt_term *terms;
+    flt_dyn *dyn;               /* non-NULL: dynamic predicate (invariant 6) */
+} flt_pred;
+
+struct flt_arena;
+typedef struct flt_expr {
+    int32_t npreds;
+    flt_pred *preds;
+    struct flt_arena *arena;
+} flt_expr;
+
+/* Domain of a column: 0, or RINGSCAN_EUNSUPPORTED with e filled when no comparison on it is
+ * supported at all (FLOAT16, INTERVAL, unknown physical types). */
+int flt_domain_of(const pq_column_desc *d, flt_domain *dom, pq_err *e);
+
+/* Parses text (NUL-terminated, < FLT_MAX_TEXT bytes) against the schema cols[0..ncols).
+ * Grammar (keywords case-insensitive, identifiers bare or "quoted" with "" escape):
+ *   expr := conj (AND conj)* ; conj := pred | '(' pred (OR pred)* ')' ; pred := col op lit |
+ *   col BETWEEN lit AND lit | col IN (lit, ...) | col IS [NOT] NULL | col LIKE 'prefix%'
+ * OR terms must all name the same column. Literals: numbers, 'strings' ('' escapes a quote),
+ * DATE 'YYYY-MM-DD', TIMESTAMP 'YYYY-MM-DD[ HH:MM:SS[.f...]][Z|+HH:MM]' (no offset = UTC;
+ * the same wall-clock value is used for columns not adjusted to UTC), TRUE, FALSE. Date and
+ * timestamp columns also accept a plain 'YYYY-MM-DD...' string; UUID columns take hex text.
+ * Integer literals are range-checked against the column (INT8..UINT64, FLBA decimal width):
+ * an out-of-range literal is an error, not folded.
+ * Returns 0 and *out (free with flt_expr_free) or a negative status with e filled:
+ * RINGSCAN_EPARSE (e->offset = 1-based character position; message ends "at character N"
+ * or names the column), RINGSCAN_ELIMIT, -ENOMEM. */
+int flt_parse(const char *text, const pq_column_desc *cols, int32_t ncols, flt_expr **out,
+              pq_err *e);
+
+/* Appends a dynamic predicate `cols[column] > bound` (descending) or `< bound` (ascending)
+ * reading dyn (owned by the caller, must outlive e; zero-initialise it = unset). *e may be an
+ * empty expression from flt_expr_new. Numeric domains only (I32/U32/I64/U64/F32/F64).
+ * Returns 0, RINGSCAN_EUNSUPPORTED, RINGSCAN_ELIMIT or -ENOMEM. */
+int flt_expr_add_dynamic(flt_expr *ex, const pq_column_desc *cols, int32_t ncols,
+                         int32_t column, bool descending, flt_dyn *dyn, pq_err *e);
+/* An empty expression (matches every row); NULL on ENOMEM. */
+flt_expr *flt_expr_new(void);
+/* Frees the expression and everything in its arena; NULL is a no-op. */
+void flt_expr_free(flt_expr *ex);
+
+/* Publishes v (lit.i or lit.f per dom) if it is stricter than the current bound (greater for
+ * a descending bound, smaller for ascending) or the bound is unset. Lock-free except that a
+ * writer racing the very first publication spins until it is visible. Returns true if
+ * changed. */
+bool flt_dyn_publish(flt_dyn *d, flt_domain dom, bool descending, flt_lit v);
+/* Loads the bound: false when unset; else fills *v (i or f per dom) and *version. */
+bool flt_dyn_load(flt_dyn *d, flt_domain dom, flt_lit *v, uint64_t *version);
+
+/* Arena allocation for the expression (zeroed, 16-byte aligned); NULL on ENOMEM. Used by
+ * the parser; callers building expressions by hand may use it too. */
+void *flt_arena_alloc(struct flt_arena **a, size_t n);
+
+/* Raw literal tokens from the parser, typed by flt_type_term (lit.c); internal to filter/. */
+typedef enum flt_tok_kind {
+    FLT_LIT_NUMBER,
+    FLT_LIT_STRING,
+    FLT_LIT_DATE,
+    FLT_LIT_TIMESTAMP,
+    FLT_LIT_BOOL,
+} flt_tok_kind;
+
+typedef struct flt_raw_lit {
+    flt_tok_kind kind;
+    const char *text; /* NUL-terminated, unescaped (arena) */
+    int32_t len;
+    int32_t pos;      /* 1-based character position for messages */
+} flt_raw_lit;
+
+/* Builds the term `column op raw[0..nraw)` in t (lits from the arena), applying the exact
+ * rounding of invariant 3. Errors: RINGSCAN_EPARSE with message, -ENOMEM. */
+int flt_type_term(struct flt_arena **a, const pq_column_desc *d, flt_domain dom, flt_op op,
+                  const flt_raw_lit *raw, int32_t nraw, flt_term *t, pq_err *e);
+
+/* Days since 1970-01-01 of a proleptic Gregorian date; false if y/m/d is not a valid date. */
+bool flt_days_from_civil(int64_t y, int64_t m, int64_t d, int64_t *days);
+
+const char *flt_op_name(flt_op op);
+/* "INT32", "BYTE_ARRAY", ... (static storage; "?" for unknown values). */
+const char *flt_physical_name(pq_physical t);
+
+#endif

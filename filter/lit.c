@@ -1,0 +1,441 @@
+/* filter/lit.c: typing literals from the column (expr.h invariant 3): numbers parsed exactly,
+ * integer ranges, decimals and timestamps rounded per operator, dates, INT96 timestamps, UUIDs.
+ *
+ * Invariants:
+ *  1. Numbers are parsed exactly as mant * 10^exp10 (at most 38 significant digits, |exp10|
+ *     <= 400) and never go through binary floating point, except for FLOAT/DOUBLE columns
+ *     (strtod, correctly rounded).
+ *  2. Rounding: a literal v becomes q = floor(v * 10^scale) and a flag exact. When v is not
+ *     exact in the domain, q < v*10^s < q+1, so for an integer x:
+ *       x = v  never;  x != v  always (non-null);  x < v and x <= v  <=>  x <= q;
+ *       x > v and x >= v  <=>  x >= q+1;  BETWEEN lo AND hi  <=>  ceil(lo) <= x <= floor(hi);
+ *       IN drops inexact entries (FALSE when none is left).
+ *     Plain integer columns are decimals of scale 0 (`int_col > 5.5` is exact too);
+ *     timestamps are nanoseconds rounded to the column's unit the same way.
+ *  3. The range check runs after rounding, on the value actually stored. */
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter/expr.h"
+
+typedef __int128 i128;
+
+/* ---- numbers: value = mant * 10^exp10, exact ------------------------------------------- */
+
+enum { NUM_MAX_DIGITS = 38, NUM_MAX_EXP = 400 };
+
+static int digits_at(const char **p, int64_t max, int64_t *v)
+{
+    int n = 0;
+    *v = 0;
+    while (**p >= '0' && **p <= '9' && n < 18) *v = *v * 10 + (*(*p)++ - '0'), n++;
+    return n > 0 && *v <= max ? n : -1;
+}
+
+static bool num_parse(const char *s, i128 *mant, int *exp10)
+{
+    bool neg = false;
+    int nd = 0, e = 0;
+    i128 m = 0;
+    if (*s == '-' || *s == '+') neg = *s++ == '-';
+    bool any = false, dot = false;
+    for (;; s++) {
+        if (*s == '.' && !dot) { dot = true; continue; }
+        if (*s < '0' || *s > '9') break;
+        any = true;
+        if (m == 0 && *s == '0') { e -= dot; continue; } /* leading zeros */
+        if (nd == NUM_MAX_DIGITS) return false;
+        m = m * 10 + (*s - '0');
+        nd++;
+        e -= dot;
+    }
+    if (!any) return false;
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        bool en = false;
+        if (*s == '-' || *s == '+') en = *s++ == '-';
+        int64_t x;
+        if (digits_at(&s, NUM_MAX_EXP, &x) < 0) return false;
+        e += en ? -(int)x : (int)x;
+    }
+    if (*s != 0 || e < -NUM_MAX_EXP || e > NUM_MAX_EXP) return false;
+    *mant = neg ? -m : m;
+    *exp10 = e;
+    return true;
+}
+
+/* q = floor(mant * 10^(exp10 + scale)); false when |q| would exceed 10^38. */
+static bool scale_floor(i128 mant, int exp10, int scale, i128 *q, bool *exact)
+{
+    int k = exp10 + scale;
+    i128 lim = 1;
+    for (int i = 0; i < NUM_MAX_DIGITS; i++) lim *= 10;
+    if (k >= 0) {
+        for (int i = 0; i < k; i++) {
+            if (mant > lim || mant < -lim) return false;
+            mant *= 10;
+        }
+        if (mant > lim || mant < -lim) return false;
+        *q = mant, *exact = true;
+        return true;
+    }
+    if (-k > NUM_MAX_DIGITS) {
+        *q = mant < 0 ? -1 : 0, *exact = mant == 0;
+        return true;
+    }
+    i128 d = 1;
+    for (int i = 0; i < -k; i++) d *= 10;
+    i128 r = mant % d, f = mant / d;
+    if (r != 0 && mant < 0) f -= 1; /* C truncates toward zero; we want floor */
+    *q = f, *exact = r == 0;
+    return true;
+}
+
+/* ---- timestamps: 'YYYY-MM-DD[( |T)HH:MM[:SS[.f{1,9}]]][Z|(+|-)HH:MM]' -> nanoseconds ----- */
+
+static bool parse_timestamp(const char *s, bool date_only, i128 *nanos)
+{
+    int64_t y, mo, d, h = 0, mi = 0, sec = 0, frac = 0, days;
+    bool neg = *s == '-';
+    s += neg;
+    if (digits_at(&s, 9999, &y) != 4 || *s++ != '-') return false;
+    if (digits_at(&s, 12, &mo) != 2 || *s++ != '-') return false;
+    if (digits_at(&s, 31, &d) != 2) return false;
+    if (!flt_days_from_civil(neg ? -y : y, mo, d, &days)) return false;
+    if (!date_only && (*s == ' ' || *s == 'T')) {
+        s++;
+        if (digits_at(&s, 23, &h) != 2 || *s++ != ':') return false;
+        if (digits_at(&s, 59, &mi) != 2) return false;
+        if (*s == ':') {
+            s++;
+            if (digits_at(&s, 59, &sec) != 2) return false;
+            if (*s == '.') {
+                s++;
+                int n = 0;
+                while (*s >= '0' && *s <= '9' && n < 9) frac = frac * 10 + (*s++ - '0'), n++;
+                if (n == 0 || (*s >= '0' && *s <= '9')) return false;
+                for (; n < 9; n++) frac *= 10;
+            }
+        }
+        int64_t off = 0, oh, om;
+        if (*s == 'Z') {
+            s++;
+        } else if (*s == '+' || *s == '-') {
+            int sign = *s++ == '-' ? -1 : 1;
+            if (digits_at(&s, 23, &oh) != 2 || *s++ != ':' || digits_at(&s, 59, &om) != 2)
+                return false;
+            off = sign * (oh * 3600 + om * 60);
+        }
+        sec += h * 3600 + mi * 60 - off;
+    }
+    if (*s != 0) return false;
+    *nanos = ((i128)days * 86400 + sec) * 1000000000 + frac;
+    return true;
+}
+
+/* ---- literal typing -------------------------------------------------------------------- */
+
+typedef struct typed {
+    i128 q;     /* integer-like domains: floor of the scaled value */
+    bool exact; /* q equals the literal exactly */
+    double f;
+    const uint8_t *b;
+    int32_t len;
+} typed;
+
+static const char *kind_name(flt_tok_kind k)
+{
+    static const char *n[] = {"number", "string", "date", "timestamp", "boolean"};
+    return n[k];
+}
+
+static int mismatch(const pq_column_desc *d, const flt_raw_lit *r, pq_err *e)
+{
+    return pq_errf(e, RINGSCAN_EPARSE, r->pos, "cannot compare %s column '%s' with %s",
+                   flt_physical_name(d->physical), d->name, kind_name(r->kind));
+}
+
+static bool is_timestamp(pq_logical l)
+{
+    return l == PQ_LOGICAL_TIMESTAMP_MILLIS || l == PQ_LOGICAL_TIMESTAMP_MICROS ||
+           l == PQ_LOGICAL_TIMESTAMP_NANOS;
+}
+
+static int ts_scale(pq_logical l)
+{
+    return l == PQ_LOGICAL_TIMESTAMP_MILLIS ? 3 : l == PQ_LOGICAL_TIMESTAMP_MICROS ? 6 : 9;
+}
+
+/* Integer-like domains (I32/U32/I64/U64/SDEC/BOOL): fills t->q/t->exact. */
+static int type_intlike(const pq_column_desc *d, flt_domain dom, const flt_raw_lit *r,
+                        typed *t, pq_err *e)
+{
+    i128 ns;
+    if (dom == FLT_DOM_BOOL) {
+        if (r->kind != FLT_LIT_BOOL) return mismatch(d, r, e);
+        t->q = r->text[0] == 't' || r->text[0] == 'T', t->exact = true;
+        return 0;
+    }
+    if (d->logical == PQ_LOGICAL_DATE) {
+        if (r->kind != FLT_LIT_DATE && r->kind != FLT_LIT_STRING) return mismatch(d, r, e);
+        if (!parse_timestamp(r->text, true, &ns))
+            return pq_errf(e, RINGSCAN_EPARSE, r->pos, "invalid date '%s' at character %d",
+                           r->text, r->pos);
+        t->q = ns / ((i128)86400 * 1000000000), t->exact = true;
+        return 0;
+    }
+    if (is_timestamp(d->logical)) {
+        if (r->kind == FLT_LIT_NUMBER || r->kind == FLT_LIT_BOOL) return mismatch(d, r, e);
+        if (!parse_timestamp(r->text, false, &ns))
+            return pq_errf(e, RINGSCAN_EPARSE, r->pos,
+                           "invalid timestamp '%s' at character %d", r->text, r->pos);
+        scale_floor(ns, -9, ts_scale(d->logical), &t->q, &t->exact);
+        return 0;
+    }
+    if (r->kind != FLT_LIT_NUMBER) return mismatch(d, r, e);
+    i128 m;
+    int x;
+    int scale = d->logical == PQ_LOGICAL_DECIMAL ? d->decimal_scale : 0;
+    if (!num_parse(r->text, &m, &x) || !scale_floor(m, x, scale, &t->q, &t->exact))
+        return pq_errf(e, RINGSCAN_EPARSE, r->pos,
+                       "invalid or too large number '%s' at character %d", r->text, r->pos);
+    return 0;
+}
+
+static void int_range(const pq_column_desc *d, flt_domain dom, i128 *lo, i128 *hi)
+{
+    switch (d->logical) {
+    case PQ_LOGICAL_INT8: *lo = INT8_MIN, *hi = INT8_MAX; return;
+    case PQ_LOGICAL_INT16: *lo = INT16_MIN, *hi = INT16_MAX; return;
+    case PQ_LOGICAL_UINT8: *lo = 0, *hi = UINT8_MAX; return;
+    case PQ_LOGICAL_UINT16: *lo = 0, *hi = UINT16_MAX; return;
+    default: break;
+    }
+    switch (dom) {
+    case FLT_DOM_BOOL: *lo = 0, *hi = 1; return;
+    case FLT_DOM_I32: *lo = INT32_MIN, *hi = INT32_MAX; return;
+    case FLT_DOM_U32: *lo = 0, *hi = UINT32_MAX; return;
+    case FLT_DOM_I64: *lo = INT64_MIN, *hi = INT64_MAX; return;
+    case FLT_DOM_U64: *lo = 0, *hi = UINT64_MAX; return;
+    default: break;
+    }
+    /* SDEC: FLBA width bounds it; BYTE_ARRAY only by the 38 digits of the parser */
+    int bytes = d->physical == PQ_FIXED_LEN_BYTE_ARRAY ? d->type_length : 16;
+    if (bytes >= 16) {
+        *hi = (i128)(~(unsigned __int128)0 >> 1), *lo = -*hi - 1;
+    } else {
+        *hi = ((i128)1 << (8 * bytes - 1)) - 1, *lo = -*hi - 1;
+    }
+}
+
+/* Stores q into l for the domain (range already checked). */
+static int store_int(struct flt_arena **a, flt_domain dom, i128 q, flt_lit *l)
+{
+    if (dom != FLT_DOM_SDEC) {
+        l->i = dom == FLT_DOM_U64 ? (int64_t)(uint64_t)q : (int64_t)q;
+        return 0;
+    }
+    uint8_t *b = flt_arena_alloc(a, 16);
+    if (!b) return -ENOMEM;
+    unsigned __int128 u = (unsigned __int128)q;
+    for (int i = 15; i >= 0; i--) b[i] = (uint8_t)u, u >>= 8;
+    l->b = b, l->len = 16;
+    return 0;
+}
+
+/* 'xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx' (hyphens optional) -> 16 bytes. */
+static int parse_uuid(struct flt_arena **a, const flt_raw_lit *r, typed *t, pq_err *e)
+{
+    uint8_t *b = flt_arena_alloc(a, 16);
+    if (!b) return -ENOMEM;
+    int nib = 0;
+    for (const char *s = r->text; *s; s++) {
+        int v = *s >= '0' && *s <= '9'   ? *s - '0'
+                : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
+                : *s >= 'A' && *s <= 'F' ? *s - 'A' + 10
+                                         : -1;
+        if (*s == '-') continue;
+        if (v < 0 || nib == 32) nib = 33;
+        if (nib >= 32) break;
+        b[nib / 2] = (uint8_t)(b[nib / 2] << 4 | v), nib++;
+    }
+    if (nib != 32)
+        return pq_errf(e, RINGSCAN_EPARSE, r->pos, "invalid UUID '%s' at character %d", r->text,
+                       r->pos);
+    t->b = b, t->len = 16;
+    return 0;
+}
+
+static int type_one(struct flt_arena **a, const pq_column_desc *d, flt_domain dom,
+                    const flt_raw_lit *r, typed *t, pq_err *e)
+{
+    memset(t, 0, sizeof *t);
+    t->exact = true;
+    switch (dom) {
+    case FLT_DOM_F32:
+    case FLT_DOM_F64: {
+        if (r->kind != FLT_LIT_NUMBER) return mismatch(d, r, e);
+        i128 m;
+        int x;
+        if (!num_parse(r->text, &m, &x))
+            return pq_errf(e, RINGSCAN_EPARSE, r->pos, "invalid number '%s' at character %d",
+                           r->text, r->pos);
+        t->f = strtod(r->text, NULL);
+        return 0;
+    }
+    case FLT_DOM_BYTES:
+        if (r->kind != FLT_LIT_STRING) return mismatch(d, r, e);
+        if (d->logical == PQ_LOGICAL_UUID) return parse_uuid(a, r, t, e);
+        t->b = (const uint8_t *)r->text, t->len = r->len;
+        return 0;
+    case FLT_DOM_INT96: {
+        i128 ns;
+        if (r->kind != FLT_LIT_TIMESTAMP && r->kind != FLT_LIT_STRING) return mismatch(d, r, e);
+        if (!parse_timestamp(r->text, false, &ns))
+            return pq_errf(e, RINGSCAN_EPARSE, r->pos,
+                           "invalid timestamp '%s' at character %d", r->text, r->pos);
+        i128 day = ns / ((i128)86400000000000), nod = ns % ((i128)86400000000000);
+        if (nod < 0) nod += (i128)86400000000000, day -= 1;
+        uint8_t *b = flt_arena_alloc(a, 12);
+        if (!b) return -ENOMEM;
+        uint64_t n64 = (uint64_t)nod;
+        uint32_t jd = (uint32_t)(day + 2440588);
+        memcpy(b, &n64, 8), memcpy(b + 8, &jd, 4); /* little-endian host */
+        t->b = b, t->len = 12;
+        return 0;
+    }
+    default: {
+        int rc = type_intlike(d, dom, r, t, e);
+        if (rc) return rc;
+        return 0;
+    }
+    }
+}
+
+static bool intlike(flt_domain dom)
+{
+    return dom == FLT_DOM_BOOL || dom == FLT_DOM_I32 || dom == FLT_DOM_U32 ||
+           dom == FLT_DOM_I64 || dom == FLT_DOM_U64 || dom == FLT_DOM_SDEC;
+}
+
+/* Stores an integer-like literal q after checking it against the column's range. */
+static int store_checked(struct flt_arena **a, const pq_column_desc *d, flt_domain dom,
+                         i128 q, const flt_raw_lit *r, flt_lit *l, pq_err *e)
+{
+    i128 lo, hi;
+    int_range(d, dom, &lo, &hi);
+    if (q < lo || q > hi)
+        return pq_errf(e, RINGSCAN_EPARSE, r->pos,
+                       "literal '%s' is out of range for column '%s' at character %d",
+                       r->text, d->name, r->pos);
+    return store_int(a, dom, q, l);
+}
+
+static int store_typed(struct flt_arena **a, const pq_column_desc *d, flt_domain dom,
+                       const typed *t, i128 q, const flt_raw_lit *r, flt_lit *l, pq_err *e)
+{
+    if (intlike(dom)) return store_checked(a, d, dom, q, r, l, e);
+    l->f = t->f, l->b = t->b, l->len = t->len;
+    return 0;
+}
+
+/* One-literal comparison: rewrite per the rounding rules in the file header. */
+static int type_cmp(struct flt_arena **a, const pq_column_desc *d, flt_domain dom, flt_op op,
+                    const flt_raw_lit *r, flt_term *t, pq_err *e)
+{
+    typed v;
+    int rc = type_one(a, d, dom, r, &v, e);
+    if (rc) return rc;
+    i128 q = v.q;
+    if (!v.exact) {
+        switch (op) {
+        case FLT_OP_EQ: t->op = FLT_OP_FALSE, t->nlits = 0; return 0;
+        case FLT_OP_NE: t->op = FLT_OP_IS_NOT_NULL, t->nlits = 0; return 0;
+        case FLT_OP_LT: case FLT_OP_LE: op = FLT_OP_LE; break;
+        case FLT_OP_GT: case FLT_OP_GE: op = FLT_OP_GE, q += 1; break;
+        default: assert(0);
+        }
+    }
+    if (dom == FLT_DOM_INT96 && op != FLT_OP_EQ && op != FLT_OP_NE)
+        return pq_errf(e, RINGSCAN_EPARSE, r->pos,
+                       "INT96 column '%s' supports only =, !=, IN and IS [NOT] NULL", d->name);
+    t->op = op, t->nlits = 1;
+    t->lits = flt_arena_alloc(a, sizeof *t->lits);
+    if (!t->lits) return -ENOMEM;
+    return store_typed(a, d, dom, &v, q, r, &t->lits[0], e);
+}
+
+static int type_between(struct flt_arena **a, const pq_column_desc *d, flt_domain dom,
+                        const flt_raw_lit *raw, flt_term *t, pq_err *e)
+{
+    typed lo, hi;
+    int rc = type_one(a, d, dom, &raw[0], &lo, e);
+    if (!rc) rc = type_one(a, d, dom, &raw[1], &hi, e);
+    if (rc) return rc;
+    if (dom == FLT_DOM_INT96)
+        return pq_errf(e, RINGSCAN_EPARSE, raw[0].pos,
+                       "INT96 column '%s' supports only =, !=, IN and IS [NOT] NULL", d->name);
+    t->op = FLT_OP_BETWEEN, t->nlits = 2;
+    t->lits = flt_arena_alloc(a, 2 * sizeof *t->lits);
+    if (!t->lits) return -ENOMEM;
+    rc = store_typed(a, d, dom, &lo, lo.exact ? lo.q : lo.q + 1, &raw[0], &t->lits[0], e);
+    if (!rc) rc = store_typed(a, d, dom, &hi, hi.q, &raw[1], &t->lits[1], e);
+    return rc;
+}
+
+static int type_in(struct flt_arena **a, const pq_column_desc *d, flt_domain dom,
+                   const flt_raw_lit *raw, int32_t nraw, flt_term *t, pq_err *e)
+{
+    t->op = FLT_OP_IN, t->nlits = 0;
+    t->lits = flt_arena_alloc(a, (size_t)nraw * sizeof *t->lits);
+    if (!t->lits) return -ENOMEM;
+    for (int32_t i = 0; i < nraw; i++) {
+        typed v;
+        int rc = type_one(a, d, dom, &raw[i], &v, e);
+        if (rc) return rc;
+        if (!v.exact) continue; /* cannot equal any value of the domain */
+        rc = store_typed(a, d, dom, &v, v.q, &raw[i], &t->lits[t->nlits], e);
+        if (rc) return rc;
+        t->nlits++;
+    }
+    if (t->nlits == 0) t->op = FLT_OP_FALSE;
+    return 0;
+}
+
+int flt_type_term(struct flt_arena **a, const pq_column_desc *d, flt_domain dom, flt_op op,
+                  const flt_raw_lit *raw, int32_t nraw, flt_term *t, pq_err *e)
+{
+    assert(a && d && t && nraw >= 0 && nraw <= FLT_MAX_TERMS);
+    memset(t, 0, sizeof *t);
+    switch (op) {
+    case FLT_OP_IS_NULL:
+    case FLT_OP_IS_NOT_NULL:
+    case FLT_OP_FALSE:
+        assert(nraw == 0);
+        t->op = op;
+        return 0;
+    case FLT_OP_BETWEEN:
+        assert(nraw == 2);
+        return type_between(a, d, dom, raw, t, e);
+    case FLT_OP_IN:
+        assert(nraw >= 1);
+        return type_in(a, d, dom, raw, nraw, t, e);
+    case FLT_OP_PREFIX:
+        assert(nraw == 1);
+        if (dom != FLT_DOM_BYTES || raw[0].kind != FLT_LIT_STRING)
+            return pq_errf(e, RINGSCAN_EPARSE, raw[0].pos,
+                           "LIKE needs a string column; '%s' is %s", d->name,
+                           flt_physical_name(d->physical));
+        t->op = op, t->nlits = 1;
+        t->lits = flt_arena_alloc(a, sizeof *t->lits);
+        if (!t->lits) return -ENOMEM;
+        t->lits[0].b = (const uint8_t *)raw[0].text, t->lits[0].len = raw[0].len;
+        return 0;
+    default:
+        assert(nraw == 1 && op <= FLT_OP_GE);
+        return type_cmp(a, d, dom, op, raw, t, e);
+    }
+}
+

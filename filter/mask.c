@@ -1,0 +1,147 @@
+/* filter/mask.c: word-level bit mask operations (see mask.h for the invariants).
+ * Every loop runs over whole words; only flt_mask_set_range touches partial words. */
+#include "filter/mask.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int flt_mask_init(flt_mask *m, int64_t len, bool value)
+{
+    assert(m && len >= 0 && len <= FLT_MASK_MAX_LEN);
+    int64_t nw = flt_mask_nwords(len);
+    if (nw > m->cap_words) {
+        int64_t cap = nw < 4 ? 4 : nw;
+        uint64_t *w = malloc((size_t)cap * sizeof *w);
+        if (!w) return -ENOMEM;
+        if (m->cap_words > 0) free(m->words);
+        m->words = w;
+        m->cap_words = cap;
+    }
+    m->len = len;
+    if (nw > 0) {
+        memset(m->words, value ? 0xff : 0, (size_t)nw * sizeof *m->words);
+        m->words[nw - 1] &= flt_mask_tail(len);
+    }
+    return 0;
+}
+
+void flt_mask_free(flt_mask *m)
+{
+    assert(m);
+    if (m->cap_words > 0) free(m->words);
+    memset(m, 0, sizeof *m);
+}
+
+int flt_mask_copy(flt_mask *dst, const flt_mask *src)
+{
+    assert(dst && src && dst != src);
+    int rc = flt_mask_init(dst, src->len, false);
+    if (rc) return rc;
+    int64_t nw = flt_mask_nwords(src->len);
+    if (nw) memcpy(dst->words, src->words, (size_t)nw * sizeof *src->words);
+    return 0;
+}
+
+void flt_mask_from_bytes(flt_mask *m, const uint8_t *bytes)
+{
+    assert(m);
+    int64_t nw = flt_mask_nwords(m->len);
+    if (nw == 0) return;
+    if (!bytes) {
+        memset(m->words, 0xff, (size_t)nw * 8);
+    } else {
+        int64_t nb = (m->len + 7) >> 3;
+        m->words[nw - 1] = 0;
+        memcpy(m->words, bytes, (size_t)nb); /* little-endian: invariant 1 */
+    }
+    m->words[nw - 1] &= flt_mask_tail(m->len);
+}
+
+void flt_mask_and(flt_mask *dst, const flt_mask *src)
+{
+    assert(dst && src && dst->len == src->len);
+    int64_t nw = flt_mask_nwords(dst->len);
+    for (int64_t i = 0; i < nw; i++) dst->words[i] &= src->words[i];
+}
+
+void flt_mask_or(flt_mask *dst, const flt_mask *src)
+{
+    assert(dst && src && dst->len == src->len);
+    int64_t nw = flt_mask_nwords(dst->len);
+    for (int64_t i = 0; i < nw; i++) dst->words[i] |= src->words[i];
+}
+
+void flt_mask_andnot(flt_mask *dst, const flt_mask *src)
+{
+    assert(dst && src && dst->len == src->len);
+    int64_t nw = flt_mask_nwords(dst->len);
+    for (int64_t i = 0; i < nw; i++) dst->words[i] &= ~src->words[i];
+}
+
+void flt_mask_not(flt_mask *m)
+{
+    assert(m);
+    int64_t nw = flt_mask_nwords(m->len);
+    for (int64_t i = 0; i < nw; i++) m->words[i] = ~m->words[i];
+    if (nw > 0) m->words[nw - 1] &= flt_mask_tail(m->len);
+}
+
+int64_t flt_mask_popcount(const flt_mask *m)
+{
+    assert(m);
+    int64_t nw = flt_mask_nwords(m->len), c = 0;
+    for (int64_t i = 0; i < nw; i++) c += __builtin_popcountll(m->words[i]);
+    assert(c <= m->len);
+    return c;
+}
+
+bool flt_mask_all_false(const flt_mask *m)
+{
+    assert(m);
+    int64_t nw = flt_mask_nwords(m->len);
+    uint64_t acc = 0;
+    for (int64_t i = 0; i < nw; i++) acc |= m->words[i];
+    return acc == 0;
+}
+
+bool flt_mask_all_true(const flt_mask *m)
+{
+    assert(m);
+    int64_t nw = flt_mask_nwords(m->len);
+    if (nw == 0) return true;
+    uint64_t acc = ~UINT64_C(0);
+    for (int64_t i = 0; i + 1 < nw; i++) acc &= m->words[i];
+    return acc == ~UINT64_C(0) && m->words[nw - 1] == flt_mask_tail(m->len);
+}
+
+void flt_mask_set_range(flt_mask *m, int64_t from, int64_t to, bool value)
+{
+    assert(m && 0 <= from && from <= to && to <= m->len);
+    if (from == to) return;
+    int64_t wf = from >> 6, wl = (to - 1) >> 6;
+    uint64_t first = ~UINT64_C(0) << (from & 63);
+    uint64_t last = flt_mask_tail(to);
+    for (int64_t w = wf; w <= wl; w++) {
+        uint64_t bits = ~UINT64_C(0);
+        if (w == wf) bits &= first;
+        if (w == wl) bits &= last;
+        m->words[w] = value ? (m->words[w] | bits) : (m->words[w] & ~bits);
+    }
+}
+
+int64_t flt_mask_select(const flt_mask *m, uint32_t *out, int64_t cap)
+{
+    assert(m && (out || cap == 0) && m->len <= (int64_t)UINT32_MAX + 1);
+    int64_t nw = flt_mask_nwords(m->len), k = 0;
+    for (int64_t w = 0; w < nw; w++) {
+        uint64_t bits = m->words[w];
+        while (bits) {
+            if (k < cap) out[k] = (uint32_t)((w << 6) + __builtin_ctzll(bits));
+            k++;
+            bits &= bits - 1;
+        }
+    }
+    return k;
+}

@@ -1,0 +1,291 @@
+/* filter/prune.c: statistics, page index, bloom and dynamic-bound pruning (rules and
+ * invariants in prune.h).
+ *
+ * Each term is judged on the non-null values alone (NONE / SOME / ALL match), from bounds
+ * [lo, hi]; the predicate's OR of terms is then combined with what the null counts prove. */
+#include <assert.h>
+#include <string.h>
+
+#include "filter/kernel.h"
+#include "filter/prune.h"
+#include "format/bloom.h"
+
+typedef enum { V_NONE, V_SOME, V_ALL } vres;
+
+typedef struct bounds {
+    bool has;     /* lo/hi are valid bounds of the non-null values */
+    bool no_nan;  /* the unit is known to hold no NaN (or is not floating point) */
+    flt_lit lo, hi;
+} bounds;
+
+static bool is_float(flt_domain dom) { return dom == FLT_DOM_F32 || dom == FLT_DOM_F64; }
+
+/* PLAIN statistics bytes -> literal of the domain; false when unusable (invariant 2). */
+static bool decode_plain(const flt_pred *p, const uint8_t *b, uint32_t len, flt_lit *out)
+{
+    memset(out, 0, sizeof *out);
+    int32_t w = pq_fixed_width(p->desc->physical, p->desc->type_length);
+    if (!b || (w && (int64_t)len != w)) return false;
+    switch (p->dom) {
+    case FLT_DOM_BOOL: if (len < 1) return false; out->i = b[0] & 1; return true;
+    case FLT_DOM_I32: { int32_t x; memcpy(&x, b, 4); out->i = x; return true; }
+    case FLT_DOM_U32: { uint32_t x; memcpy(&x, b, 4); out->i = x; return true; }
+    case FLT_DOM_I64:
+    case FLT_DOM_U64: memcpy(&out->i, b, 8); return true;
+    case FLT_DOM_F32: { float x; memcpy(&x, b, 4); out->f = x; return x == x; }
+    case FLT_DOM_F64: memcpy(&out->f, b, 8); return out->f == out->f;
+    case FLT_DOM_BYTES:
+    case FLT_DOM_SDEC:
+        out->b = len ? b : (const uint8_t *)"", out->len = (int32_t)len;
+        return len <= INT32_MAX;
+    default: return false; /* INT96: order undefined */
+    }
+}
+
+static int lcmp(flt_domain dom, const flt_lit *a, const flt_lit *b)
+{
+    switch (dom) {
+    case FLT_DOM_U32:
+    case FLT_DOM_U64: {
+        uint64_t x = (uint64_t)a->i, y = (uint64_t)b->i;
+        return (x > y) - (x < y);
+    }
+    case FLT_DOM_F32:
+    case FLT_DOM_F64: return (a->f > b->f) - (a->f < b->f);
+    case FLT_DOM_BYTES:
+    case FLT_DOM_INT96: return flt_cmp_bytes(a->b, a->len, b->b, b->len);
+    case FLT_DOM_SDEC: return flt_cmp_sdec(a->b, a->len, b->b, b->len);
+    default: return (a->i > b->i) - (a->i < b->i);
+    }
+}
+
+static bool has_prefix(const flt_lit *s, const flt_lit *pre)
+{
+    return s->len >= pre->len && (pre->len == 0 || memcmp(s->b, pre->b, (size_t)pre->len) == 0);
+}
+
+/* LIKE 'p%': values with prefix p lie in [p, succ(p)); succ strips trailing 0xff bytes and
+ * increments the last byte (none when p is all 0xff). */
+static vres prefix_vres(const flt_lit *pre, const bounds *b)
+{
+    if (flt_cmp_bytes(b->hi.b, b->hi.len, pre->b, pre->len) < 0) return V_NONE;
+    uint8_t succ[256];
+    int32_t n = pre->len < (int32_t)sizeof succ ? pre->len : 0; /* long prefix: skip succ */
+    if (n) memcpy(succ, pre->b, (size_t)n);
+    while (n > 0 && succ[n - 1] == 0xff) n--;
+    if (n > 0) {
+        succ[n - 1]++;
+        if (flt_cmp_bytes(b->lo.b, b->lo.len, succ, n) >= 0) return V_NONE;
+    }
+    return has_prefix(&b->lo, pre) && has_prefix(&b->hi, pre) ? V_ALL : V_SOME;
+}
+
+/* One term on the non-null values within b. */
+static vres term_vres(flt_domain dom, const flt_term *t, const bounds *b)
+{
+    if (t->op == FLT_OP_IS_NOT_NULL) return V_ALL;
+    if (t->op == FLT_OP_IS_NULL || t->op == FLT_OP_FALSE) return V_NONE;
+    if (!b->has) return V_SOME;
+    const flt_lit *l = t->lits;
+    int clo = t->nlits ? lcmp(dom, &b->lo, &l[0]) : 0; /* sign of lo - v */
+    int chi = t->nlits ? lcmp(dom, &b->hi, &l[0]) : 0; /* sign of hi - v */
+    vres all = b->no_nan ? V_ALL : V_SOME; /* NaN rows fail every ordered test */
+    switch (t->op) {
+    case FLT_OP_EQ: return clo > 0 || chi < 0 ? V_NONE : clo == 0 && chi == 0 ? all : V_SOME;
+    case FLT_OP_NE:
+        if (clo > 0 || chi < 0) return V_ALL; /* NaN != v too */
+        return clo == 0 && chi == 0 && b->no_nan ? V_NONE : V_SOME;
+    case FLT_OP_LT: return clo >= 0 ? V_NONE : chi < 0 ? all : V_SOME;
+    case FLT_OP_LE: return clo > 0 ? V_NONE : chi <= 0 ? all : V_SOME;
+    case FLT_OP_GT: return chi <= 0 ? V_NONE : clo > 0 ? all : V_SOME;
+    case FLT_OP_GE: return chi < 0 ? V_NONE : clo >= 0 ? all : V_SOME;
+    case FLT_OP_BETWEEN: {
+        int hlo = lcmp(dom, &b->hi, &l[0]), lhi = lcmp(dom, &b->lo, &l[1]);
+        int hhi = lcmp(dom, &b->hi, &l[1]);
+        if (hlo < 0 || lhi > 0) return V_NONE;
+        return clo >= 0 && hhi <= 0 ? all : V_SOME;
+    }
+    case FLT_OP_IN: {
+        vres r = V_NONE;
+        for (int32_t k = 0; k < t->nlits; k++) {
+            int a = lcmp(dom, &b->lo, &l[k]), z = lcmp(dom, &b->hi, &l[k]);
+            if (a == 0 && z == 0) return all;
+            if (a <= 0 && z >= 0) r = V_SOME;
+        }
+        return r;
+    }
+    case FLT_OP_PREFIX: return prefix_vres(&l[0], b);
+    default: return V_SOME;
+    }
+}
+
+/* Combines the terms' verdicts on non-null values with the null facts (invariant 4). */
+static flt_prune decide(const flt_pred *p, const flt_term *terms, const bounds *b,
+                        int64_t nulls, int64_t nvals, bool all_null)
+{
+    if (nvals == 0) return FLT_CANNOT_MATCH;
+    bool is_null = false;
+    vres v = V_NONE;
+    for (int32_t k = 0; k < p->nterms; k++) {
+        if (terms[k].op == FLT_OP_IS_NULL) {
+            is_null = true;
+            continue;
+        }
+        vres r = term_vres(p->dom, &terms[k], b);
+        if (r == V_ALL) v = V_ALL;
+        else if (r == V_SOME && v == V_NONE) v = V_SOME;
+    }
+    all_null = all_null || (nulls >= 0 && nvals >= 0 && nulls >= nvals);
+    if (all_null) return is_null ? FLT_ALL_MATCH : FLT_CANNOT_MATCH;
+    bool no_null = nulls == 0;
+    if (v == V_NONE) return is_null && !no_null ? FLT_CAN_MATCH : FLT_CANNOT_MATCH;
+    if (v == V_ALL) return no_null || is_null ? FLT_ALL_MATCH : FLT_CAN_MATCH;
+    return FLT_CAN_MATCH;
+}
+
+/* Resolves a dynamic predicate's term into *dt; false when the bound is unset. */
+static bool resolve_terms(const flt_pred *p, flt_term *dt, flt_lit *dl, const flt_term **terms)
+{
+    *terms = p->terms;
+    if (!p->dyn) return true;
+    if (!flt_dyn_load(p->dyn, p->dom, dl, NULL)) return false;
+    *dt = p->terms[0], dt->lits = dl, *terms = dt;
+    return true;
+}
+
+flt_prune flt_prune_stats(const flt_pred *p, const pq_stats *s, int64_t num_values)
+{
+    assert(p && p->nterms >= 1 && p->desc);
+    flt_term dt;
+    flt_lit dl;
+    const flt_term *terms;
+    if (!resolve_terms(p, &dt, &dl, &terms)) return FLT_CAN_MATCH; /* invariant 5 */
+    bounds b = {0};
+    b.no_nan = !is_float(p->dom) || (s && s->has_nan_count && s->nan_count == 0);
+    if (s && s->has_min_max && s->usable)
+        b.has = decode_plain(p, s->min, s->min_len, &b.lo) &&
+                decode_plain(p, s->max, s->max_len, &b.hi);
+    int64_t nulls = s && s->has_null_count ? s->null_count : -1;
+    return decide(p, terms, &b, nulls, num_values, false);
+}
+
+int32_t flt_prune_pages(const flt_pred *p, const pq_column_index *ci, bool order_usable,
+                        const int64_t *page_rows, uint64_t *keep, uint64_t *all)
+{
+    assert(p && ci && keep && ci->npages >= 0);
+    int32_t n = ci->npages, kept = 0;
+    memset(keep, 0, (size_t)((n + 63) / 64) * 8);
+    if (all) memset(all, 0, (size_t)((n + 63) / 64) * 8);
+    flt_term dt;
+    flt_lit dl;
+    const flt_term *terms;
+    bool dyn_set = resolve_terms(p, &dt, &dl, &terms);
+    for (int32_t i = 0; i < n; i++) {
+        flt_prune r = FLT_CAN_MATCH;
+        if (dyn_set) {
+            bounds b = {.no_nan = !is_float(p->dom)};
+            bool null_page = ci->null_pages && ci->null_pages[i];
+            if (!null_page && order_usable && ci->min && ci->max)
+                b.has = decode_plain(p, ci->min[i], ci->min_len[i], &b.lo) &&
+                        decode_plain(p, ci->max[i], ci->max_len[i], &b.hi);
+            int64_t nulls = ci->has_null_counts ? ci->null_counts[i] : -1;
+            r = decide(p, terms, &b, nulls, page_rows ? page_rows[i] : -1, null_page);
+        }
+        if (r != FLT_CANNOT_MATCH) keep[i >> 6] |= UINT64_C(1) << (i & 63), kept++;
+        if (r == FLT_ALL_MATCH && all) all[i >> 6] |= UINT64_C(1) << (i & 63);
+    }
+    return kept;
+}
+
+/* ---- bloom ----------------------------------------------------------------------------- */
+
+int flt_plain_encode(const flt_pred *p, const flt_lit *l, uint8_t out[2][16], int32_t len[2])
+{
+    assert(p && l && out && len);
+    const pq_column_desc *d = p->desc;
+    switch (p->dom) {
+    case FLT_DOM_I32:
+    case FLT_DOM_U32: { uint32_t x = (uint32_t)l->i; memcpy(out[0], &x, 4); len[0] = 4; return 1; }
+    case FLT_DOM_I64:
+    case FLT_DOM_U64: memcpy(out[0], &l->i, 8), len[0] = 8; return 1;
+    case FLT_DOM_F32: {
+        float x = (float)l->f;
+        if ((double)x != l->f) return 0; /* no float equals it (NaN included) */
+        memcpy(out[0], &x, 4), len[0] = 4;
+        if (x != 0) return 1;
+        x = -x, memcpy(out[1], &x, 4), len[1] = 4;
+        return 2;
+    }
+    case FLT_DOM_F64: {
+        double x = l->f;
+        if (x != x) return 0;
+        memcpy(out[0], &x, 8), len[0] = 8;
+        if (x != 0) return 1;
+        x = -x, memcpy(out[1], &x, 8), len[1] = 8;
+        return 2;
+    }
+    case FLT_DOM_INT96:
+        if (l->len != 12) return 0;
+        memcpy(out[0], l->b, 12), len[0] = 12;
+        return 1;
+    case FLT_DOM_SDEC: {
+        /* FLBA decimals have one encoding of width type_length; BYTE_ARRAY ones do not */
+        int32_t w = d->type_length;
+        if (d->physical != PQ_FIXED_LEN_BYTE_ARRAY || w < 1 || w > 16 || l->len != 16) return -1;
+        for (int32_t k = 0; k < 16 - w; k++) /* dropped bytes must be pure sign extension */
+            if (l->b[k] != ((l->b[16 - w] & 0x80) ? 0xff : 0)) return 0;
+        memcpy(out[0], l->b + 16 - w, (size_t)w), len[0] = w;
+        return 1;
+    }
+    default: return -1; /* BYTES is probed directly by flt_prune_bloom; BOOL: no */
+    }
+}
+
+flt_prune flt_prune_bloom(const flt_pred *p, bool (*probe)(void *ctx, const uint8_t *plain,
+                                                           size_t n),
+                          void *ctx)
+{
+    assert(p && probe);
+    if (p->dyn) return FLT_CAN_MATCH;
+    for (int32_t k = 0; k < p->nterms; k++) {
+        const flt_term *t = &p->terms[k];
+        if (t->op == FLT_OP_FALSE) continue;
+        if (t->op != FLT_OP_EQ && t->op != FLT_OP_IN) return FLT_CAN_MATCH;
+        for (int32_t j = 0; j < t->nlits; j++) {
+            const flt_lit *l = &t->lits[j];
+            if (p->dom == FLT_DOM_BYTES) {
+                bool fixed = p->desc->physical == PQ_FIXED_LEN_BYTE_ARRAY;
+                if (fixed && l->len != p->desc->type_length) continue; /* cannot be equal */
+                if (probe(ctx, l->len ? l->b : (const uint8_t *)"", (size_t)l->len))
+                    return FLT_CAN_MATCH;
+                continue;
+            }
+            uint8_t enc[2][16];
+            int32_t len[2];
+            int ne = flt_plain_encode(p, l, enc, len);
+            if (ne < 0) return FLT_CAN_MATCH;
+            for (int e = 0; e < ne; e++)
+                if (probe(ctx, enc[e], (size_t)len[e])) return FLT_CAN_MATCH;
+        }
+    }
+    return FLT_CANNOT_MATCH;
+}
+
+typedef struct sbbf {
+    const uint8_t *bits;
+    size_t len;
+} sbbf;
+
+static bool sbbf_probe(void *ctx, const uint8_t *plain, size_t n)
+{
+    const sbbf *f = ctx;
+    return pq_bloom_check(f->bits, f->len, pq_bloom_hash(plain, n));
+}
+
+flt_prune flt_prune_bloom_sbbf(const flt_pred *p, const uint8_t *bitset, size_t bitset_len)
+{
+    assert(p);
+    if (!bitset || bitset_len == 0 || bitset_len % 32 != 0) return FLT_CAN_MATCH;
+    sbbf f = {bitset, bitset_len};
+    return flt_prune_bloom(p, sbbf_probe, &f);
+}

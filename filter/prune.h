@@ -1,0 +1,66 @@
+/* filter/prune.h: deciding from metadata alone (no data I/O) whether a predicate can match
+ * a row group or page: min/max statistics, null counts, column index pages, bloom filters,
+ * and dynamic (Top-K) bounds.
+ *
+ * Owns: the falsification rules. Results are three-valued; CANNOT_MATCH and ALL_MATCH are
+ * proofs, CAN_MATCH means "unknown, evaluate".
+ *
+ * Invariants:
+ *  1. min and max are used only as bounds: every non-null value v satisfies min <= v <= max.
+ *     This holds whether or not they are exact: per the Parquet spec a truncated min is
+ *     rounded down and a truncated max rounded up, so both stay bounds (exactness flags are
+ *     therefore not needed for any decision here; no rule assumes a bound is attained).
+ *  2. min/max are used only when pq_stats.usable (format/meta_stats.c: known sort order, not
+ *     INT96, no NaN bound, right width). Page index bounds get the same width and NaN checks
+ *     and are used only when the caller says the column's order is usable.
+ *  3. NaN: statistics never include NaN values, so for FLOAT/DOUBLE a range test cannot rule
+ *     out NaN rows. NaN fails = < <= > >= BETWEEN IN (kernel.h invariant 2), so CANNOT_MATCH
+ *     stays valid; but ALL_MATCH for those needs nan_count == 0 known, and `!=` (true for
+ *     NaN) is CANNOT_MATCH only when nan_count == 0 is known.
+ *  4. Nulls: a comparison never matches null; IS NULL matches only nulls. null_count == 0
+ *     makes IS NULL CANNOT_MATCH; null_count == num_values makes every comparison
+ *     CANNOT_MATCH and IS NULL ALL_MATCH. ALL_MATCH for a comparison needs null_count == 0.
+ *  5. A dynamic predicate with an unset bound returns CAN_MATCH (prunes nothing).
+ *  6. Bloom filters answer only for predicates made entirely of = / IN terms; a literal is
+ *     probed by its PLAIN bytes (flt_plain_encode); no probe hit for any literal means
+ *     CANNOT_MATCH. Float zero probes both +0.0 and -0.0 (they compare equal but hash apart). */
+#ifndef RINGSCAN_FILTER_PRUNE_H
+#define RINGSCAN_FILTER_PRUNE_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "filter/expr.h"
+#include "format/meta.h"
+
+typedef enum flt_prune {
+    FLT_CANNOT_MATCH = 0,
+    FLT_CAN_MATCH = 1,
+    FLT_ALL_MATCH = 2, /* every row of the unit matches: evaluation can be skipped */
+} flt_prune;
+
+/* Decides p on a unit (row group) with statistics s and num_values values including nulls
+ * (-1 when unknown). s may be NULL (no statistics). Never fails. */
+flt_prune flt_prune_stats(const flt_pred *p, const pq_stats *s, int64_t num_values);
+
+/* Page pruning from a column index: keep bit i (uint64 words, LSB first, npages bits) is set
+ * unless page i CANNOT_MATCH; all bit i (optional, may be NULL) is set when page i is
+ * ALL_MATCH. page_rows (optional) gives each page's value count, enabling the all-null test
+ * from null_counts. order_usable: the column's min/max order is usable (e.g. the chunk's
+ * pq_stats.usable, or the same rules). Returns the number of pages kept. */
+int32_t flt_prune_pages(const flt_pred *p, const pq_column_index *ci, bool order_usable,
+                        const int64_t *page_rows, uint64_t *keep, uint64_t *all);
+
+/* PLAIN encodings a row equal to literal l would have: fills out[k][0..len[k]) and returns
+ * how many (0: no value of the column can equal l; 2: float zero's two signs). -1 when the
+ * encoding is not canonical (BYTE_ARRAY decimals, booleans): the bloom filter cannot answer. */
+int flt_plain_encode(const flt_pred *p, const flt_lit *l, uint8_t out[2][16], int32_t len[2]);
+
+/* Bloom decision with a caller probe: probe(ctx, plain, n) returns false when the value is
+ * definitely absent. Returns CANNOT_MATCH or CAN_MATCH (invariant 6). */
+flt_prune flt_prune_bloom(const flt_pred *p, bool (*probe)(void *ctx, const uint8_t *plain,
+                                                           size_t n),
+                          void *ctx);
+/* Same on a split-block bloom filter bitset (format/bloom.h hashing and probing). */
+flt_prune flt_prune_bloom_sbbf(const flt_pred *p, const uint8_t *bitset, size_t bitset_len);
+
+#endif

@@ -1,0 +1,438 @@
+/* tests for filter/kernel.c, kernel_bytes.c and filter/mask.c: the dense, sparse and
+ * dictionary paths must equal an independent scalar reference on seeded random data with
+ * nulls, for every domain and operator; mask operations on lengths not multiple of 64. */
+#include <errno.h>
+#include <math.h>
+
+#include "check.h"
+#include "filter/kernel.h"
+#include "filter/mask.h"
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+    uint64_t x = rng_state;
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    return rng_state = x;
+}
+static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
+
+/* ---- masks ----------------------------------------------------------------------------- */
+
+static void mask_ops_odd_lengths(void)
+{
+    int64_t lens[] = {0, 1, 63, 64, 65, 127, 128, 130, 1000};
+    for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
+        int64_t n = lens[li];
+        flt_mask a = {0}, b = {0}, c = {0};
+        CHECK(flt_mask_init(&a, n, false) == 0 && flt_mask_init(&b, n, true) == 0);
+        CHECK(flt_mask_all_false(&a) && flt_mask_all_true(&b));
+        CHECK_EQ_I64(flt_mask_popcount(&b), n);
+        flt_mask_not(&b);
+        CHECK(flt_mask_all_false(&b) && flt_mask_popcount(&b) == 0);
+        flt_mask_not(&b);
+        uint8_t ref[1000] = {0};
+        for (int64_t i = 0; i < n; i++)
+            if (rnd() & 1) flt_mask_set(&a, i), ref[i] = 1;
+        int64_t from = n ? rnd_in(0, n) : 0, to = n ? rnd_in(from, n) : 0;
+        flt_mask_set_range(&a, from, to, true);
+        for (int64_t i = from; i < to; i++) ref[i] = 1;
+        int64_t f2 = n ? rnd_in(0, n) : 0, t2 = n ? rnd_in(f2, n) : 0;
+        flt_mask_set_range(&a, f2, t2, false);
+        for (int64_t i = f2; i < t2; i++) ref[i] = 0;
+        int64_t cnt = 0;
+        for (int64_t i = 0; i < n; i++) {
+            CHECK(flt_mask_get(&a, i) == ref[i]);
+            cnt += ref[i];
+        }
+        CHECK_EQ_I64(flt_mask_popcount(&a), cnt);
+        uint32_t sel[1000];
+        CHECK_EQ_I64(flt_mask_select(&a, sel, 1000), cnt);
+        for (int64_t k = 0, i = 0; i < n; i++)
+            if (ref[i]) CHECK_EQ_I64(sel[k++], i);
+        CHECK(flt_mask_copy(&c, &a) == 0);
+        flt_mask_not(&c);
+        CHECK_EQ_I64(flt_mask_popcount(&c), n - cnt);
+        flt_mask_or(&c, &a);
+        CHECK(flt_mask_all_true(&c));
+        flt_mask_and(&c, &a);
+        CHECK_EQ_I64(flt_mask_popcount(&c), cnt);
+        flt_mask_andnot(&c, &a);
+        CHECK(flt_mask_all_false(&c));
+        uint8_t bytes[125];
+        for (size_t i = 0; i < sizeof bytes; i++) bytes[i] = (uint8_t)rnd();
+        flt_mask_from_bytes(&c, bytes);
+        for (int64_t i = 0; i < n; i++) CHECK(flt_mask_get(&c, i) == pq_bit_get(bytes, i));
+        if (n % 64) CHECK((c.words[n / 64] >> (n % 64)) == 0);
+        flt_mask_free(&a), flt_mask_free(&b), flt_mask_free(&c);
+    }
+}
+
+/* ---- random columns -------------------------------------------------------------------- */
+
+typedef struct kcase {
+    const char *name;
+    pq_physical phys;
+    int32_t type_length;
+    pq_logical logical;
+    flt_domain dom;
+} kcase;
+
+static const kcase cases[] = {
+    {"bool", PQ_BOOLEAN, 0, PQ_LOGICAL_NONE, FLT_DOM_BOOL},
+    {"i32", PQ_INT32, 0, PQ_LOGICAL_NONE, FLT_DOM_I32},
+    {"u32", PQ_INT32, 0, PQ_LOGICAL_UINT32, FLT_DOM_U32},
+    {"i64", PQ_INT64, 0, PQ_LOGICAL_NONE, FLT_DOM_I64},
+    {"u64", PQ_INT64, 0, PQ_LOGICAL_UINT64, FLT_DOM_U64},
+    {"f32", PQ_FLOAT, 0, PQ_LOGICAL_NONE, FLT_DOM_F32},
+    {"f64", PQ_DOUBLE, 0, PQ_LOGICAL_NONE, FLT_DOM_F64},
+    {"str", PQ_BYTE_ARRAY, 0, PQ_LOGICAL_STRING, FLT_DOM_BYTES},
+    {"flba", PQ_FIXED_LEN_BYTE_ARRAY, 3, PQ_LOGICAL_NONE, FLT_DOM_BYTES},
+    {"decflba", PQ_FIXED_LEN_BYTE_ARRAY, 5, PQ_LOGICAL_DECIMAL, FLT_DOM_SDEC},
+    {"decba", PQ_BYTE_ARRAY, 0, PQ_LOGICAL_DECIMAL, FLT_DOM_SDEC},
+    {"i96", PQ_INT96, 0, PQ_LOGICAL_NONE, FLT_DOM_INT96},
+};
+
+typedef struct rval {
+    int64_t i;
+    double f;
+    uint8_t b[24];
+    int32_t len;
+} rval;
+
+static void be_encode(int64_t v, uint8_t *out, int32_t len)
+{
+    for (int32_t k = len - 1; k >= 0; k--) out[k] = (uint8_t)v, v >>= 8; /* arithmetic */
+}
+
+static int64_t be_decode(const uint8_t *b, int32_t len)
+{
+    int64_t v = len > 0 && (b[0] & 0x80) ? -1 : 0;
+    for (int32_t k = 0; k < len; k++) v = (int64_t)((uint64_t)v << 8) | b[k];
+    return v;
+}
+
+static rval gen_value(const kcase *c)
+{
+    rval r = {0};
+    int64_t small = rnd_in(-20, 20);
+    bool extreme = rnd() % 10 == 0;
+    switch (c->dom) {
+    case FLT_DOM_BOOL: r.i = rnd() & 1; break;
+    case FLT_DOM_I32: r.i = extreme ? (rnd() & 1 ? INT32_MIN : INT32_MAX) : small; break;
+    case FLT_DOM_U32: r.i = extreme ? (rnd() & 1 ? 0xffffffffll : 0x80000000ll) : small + 20; break;
+    case FLT_DOM_I64: r.i = extreme ? (rnd() & 1 ? INT64_MIN : INT64_MAX) : small; break;
+    case FLT_DOM_U64: r.i = extreme ? (rnd() & 1 ? -1 : INT64_MIN) : small + 20; break;
+    case FLT_DOM_F32:
+    case FLT_DOM_F64: {
+        static const double sp[] = {NAN, -0.0, 0.0, INFINITY, -INFINITY};
+        r.f = extreme ? sp[rnd() % 5] : small * 0.5;
+        break;
+    }
+    case FLT_DOM_BYTES:
+        r.len = c->type_length ? c->type_length : (int32_t)rnd_in(0, 4);
+        for (int32_t k = 0; k < r.len; k++) {
+            static const uint8_t al[] = {'a', 'b', 0x00, 0xff};
+            r.b[k] = al[rnd() % (c->type_length ? 4 : 2)];
+        }
+        break;
+    case FLT_DOM_SDEC:
+        r.i = extreme ? (rnd() & 1 ? -((int64_t)1 << 39) : ((int64_t)1 << 39) - 1) : small;
+        r.len = c->type_length ? c->type_length : (int32_t)rnd_in(1, 18);
+        be_encode(r.i, r.b, r.len);
+        break;
+    case FLT_DOM_INT96:
+        r.len = 12;
+        for (int k = 0; k < 12; k++) r.b[k] = (uint8_t)(k == 0 ? rnd() % 3 : 7);
+        break;
+    }
+    return r;
+}
+
+static void append(pq_vec *v, const rval *r, bool valid)
+{
+    int64_t i = v->length;
+    CHECK(pq_vec_reserve(v, 1, r->len) == 0);
+    pq_bit_set(v->validity, i, valid);
+    v->null_count += !valid;
+    switch (v->type) {
+    case PQ_BOOLEAN: pq_bit_set(v->values, i, valid && r->i); break;
+    case PQ_INT32: { int32_t x = valid ? (int32_t)r->i : 0; memcpy(v->values + 4 * i, &x, 4); break; }
+    case PQ_INT64: { int64_t x = valid ? r->i : 0; memcpy(v->values + 8 * i, &x, 8); break; }
+    case PQ_FLOAT: { float x = valid ? (float)r->f : 0; memcpy(v->values + 4 * i, &x, 4); break; }
+    case PQ_DOUBLE: { double x = valid ? r->f : 0; memcpy(v->values + 8 * i, &x, 8); break; }
+    case PQ_BYTE_ARRAY:
+        if (valid && r->len) memcpy(v->data + v->data_len, r->b, (size_t)r->len), v->data_len += r->len;
+        v->offsets[i + 1] = (int32_t)v->data_len;
+        break;
+    default: {
+        int32_t w = pq_fixed_width(v->type, v->type_length);
+        if (valid) memcpy(v->values + (int64_t)w * i, r->b, (size_t)w);
+        else memset(v->values + (int64_t)w * i, 0, (size_t)w);
+    }
+    }
+    v->length++;
+}
+
+/* Row value of a materialised vector. */
+static rval get_value(const pq_vec *v, int64_t i)
+{
+    rval r = {0};
+    switch (v->type) {
+    case PQ_BOOLEAN: r.i = pq_bit_get(v->values, i); break;
+    case PQ_INT32: { int32_t x; memcpy(&x, v->values + 4 * i, 4); r.i = x; break; }
+    case PQ_INT64: memcpy(&r.i, v->values + 8 * i, 8); break;
+    case PQ_FLOAT: { float x; memcpy(&x, v->values + 4 * i, 4); r.f = x; break; }
+    case PQ_DOUBLE: memcpy(&r.f, v->values + 8 * i, 8); break;
+    case PQ_BYTE_ARRAY:
+        r.len = v->offsets[i + 1] - v->offsets[i];
+        if (r.len) memcpy(r.b, v->data + v->offsets[i], (size_t)r.len);
+        break;
+    default:
+        r.len = pq_fixed_width(v->type, v->type_length);
+        memcpy(r.b, v->values + (int64_t)r.len * i, (size_t)r.len);
+    }
+    return r;
+}
+
+/* ---- reference: one row against one term, written independently of kernel_int.h -------- */
+
+static int ref_cmp(const kcase *c, const rval *x, const flt_lit *l, bool *unordered)
+{
+    *unordered = false;
+    switch (c->dom) {
+    case FLT_DOM_BOOL:
+    case FLT_DOM_I32:
+    case FLT_DOM_I64: return (x->i > l->i) - (x->i < l->i);
+    case FLT_DOM_U32: {
+        uint64_t a = (uint32_t)x->i, b = (uint64_t)l->i;
+        return (a > b) - (a < b);
+    }
+    case FLT_DOM_U64: {
+        uint64_t a = (uint64_t)x->i, b = (uint64_t)l->i;
+        return (a > b) - (a < b);
+    }
+    case FLT_DOM_F32:
+    case FLT_DOM_F64:
+        if (isnan(x->f) || isnan(l->f)) { *unordered = true; return 0; }
+        return (x->f > l->f) - (x->f < l->f);
+    case FLT_DOM_SDEC: {
+        int64_t a = be_decode(x->b, x->len), b = be_decode(l->b, l->len);
+        return (a > b) - (a < b);
+    }
+    default:
+        for (int32_t k = 0; k < x->len && k < l->len; k++)
+            if (x->b[k] != l->b[k]) return x->b[k] < l->b[k] ? -1 : 1;
+        return (x->len > l->len) - (x->len < l->len);
+    }
+}
+
+static bool ref_term(const kcase *c, const rval *x, const flt_term *t)
+{
+    bool u;
+    int r;
+    switch (t->op) {
+    case FLT_OP_EQ: r = ref_cmp(c, x, &t->lits[0], &u); return !u && r == 0;
+    case FLT_OP_NE: r = ref_cmp(c, x, &t->lits[0], &u); return u || r != 0;
+    case FLT_OP_LT: r = ref_cmp(c, x, &t->lits[0], &u); return !u && r < 0;
+    case FLT_OP_LE: r = ref_cmp(c, x, &t->lits[0], &u); return !u && r <= 0;
+    case FLT_OP_GT: r = ref_cmp(c, x, &t->lits[0], &u); return !u && r > 0;
+    case FLT_OP_GE: r = ref_cmp(c, x, &t->lits[0], &u); return !u && r >= 0;
+    case FLT_OP_BETWEEN: {
+        bool u2;
+        int r2 = ref_cmp(c, x, &t->lits[1], &u2);
+        r = ref_cmp(c, x, &t->lits[0], &u);
+        return !u && !u2 && r >= 0 && r2 <= 0;
+    }
+    case FLT_OP_IN:
+        for (int32_t k = 0; k < t->nlits; k++)
+            if (ref_cmp(c, x, &t->lits[k], &u) == 0 && !u) return true;
+        return false;
+    case FLT_OP_PREFIX:
+        return x->len >= t->lits[0].len && memcmp(x->b, t->lits[0].b, (size_t)t->lits[0].len) == 0;
+    case FLT_OP_IS_NOT_NULL: return true;
+    default: return false;
+    }
+}
+
+static bool ref_row(const kcase *c, const flt_pred *p, const pq_vec *v, int64_t i)
+{
+    bool valid = pq_vec_is_valid(v, i);
+    for (int32_t k = 0; k < p->nterms; k++) {
+        if (p->terms[k].op == FLT_OP_IS_NULL && !valid) return true;
+        if (valid && p->terms[k].op != FLT_OP_IS_NULL) {
+            rval x = get_value(v, i);
+            if (ref_term(c, &x, &p->terms[k])) return true;
+        }
+    }
+    return false;
+}
+
+/* ---- random predicates ----------------------------------------------------------------- */
+
+static uint8_t lit_pool[1 << 16];
+static size_t lit_used;
+
+static flt_lit make_lit(const kcase *c, const pq_vec *dict)
+{
+    rval r = rnd() % 3 && dict->length ? get_value(dict, (int64_t)(rnd() % (uint64_t)dict->length))
+                                       : gen_value(c);
+    flt_lit l = {0};
+    l.i = r.i, l.f = r.f;
+    if (c->dom == FLT_DOM_U32) l.i = (uint32_t)r.i;
+    if (c->dom == FLT_DOM_SDEC) { /* literals are 16-byte big-endian (expr.h invariant 4) */
+        int64_t val = be_decode(r.b, r.len);
+        r.len = 16;
+        be_encode(val, r.b, 16);
+    }
+    if (c->dom == FLT_DOM_BYTES && rnd() % 2 && r.len > 0) r.len--; /* prefixes and misses */
+    if (c->dom >= FLT_DOM_BYTES) {
+        if (lit_used + 32 > sizeof lit_pool) lit_used = 0;
+        memcpy(lit_pool + lit_used, r.b, (size_t)r.len);
+        l.b = lit_pool + lit_used, l.len = r.len;
+        lit_used += 32;
+    }
+    return l;
+}
+
+static const flt_op all_ops[] = {FLT_OP_EQ, FLT_OP_NE, FLT_OP_LT, FLT_OP_LE, FLT_OP_GT,
+                                 FLT_OP_GE, FLT_OP_BETWEEN, FLT_OP_IN, FLT_OP_IS_NULL,
+                                 FLT_OP_IS_NOT_NULL, FLT_OP_PREFIX, FLT_OP_FALSE};
+
+static bool op_allowed(const kcase *c, flt_op op)
+{
+    if (op == FLT_OP_PREFIX) return c->dom == FLT_DOM_BYTES;
+    if (c->dom == FLT_DOM_INT96)
+        return op == FLT_OP_EQ || op == FLT_OP_NE || op == FLT_OP_IN || op == FLT_OP_IS_NULL ||
+               op == FLT_OP_IS_NOT_NULL || op == FLT_OP_FALSE;
+    return true;
+}
+
+static void make_term(const kcase *c, const pq_vec *dict, flt_op op, flt_term *t, flt_lit *lits)
+{
+    t->op = op, t->lits = lits, t->nlits = 0;
+    if (op <= FLT_OP_GE || op == FLT_OP_PREFIX) t->nlits = 1;
+    if (op == FLT_OP_BETWEEN) t->nlits = 2;
+    if (op == FLT_OP_IN) t->nlits = (int32_t)rnd_in(1, 4);
+    for (int32_t k = 0; k < t->nlits; k++) lits[k] = make_lit(c, dict);
+}
+
+static int64_t mismatches;
+
+static void check_paths(const kcase *c, const flt_pred *p, const pq_vec *v, const pq_vec *dict,
+                        const uint32_t *idx, const flt_mask *in)
+{
+    flt_mask out = {0};
+    flt_path paths[] = {FLT_PATH_DENSE, FLT_PATH_SPARSE, FLT_PATH_AUTO};
+    for (int pi = 0; pi < 4; pi++) {
+        int rc = pi < 3 ? flt_eval_path(p, v, in, &out, paths[pi])
+                        : flt_eval_dict(p, dict, idx, v->length, v->null_count ? v->validity : NULL,
+                                        in, &out);
+        CHECK(rc == 0);
+        CHECK_EQ_I64(out.len, v->length);
+        for (int64_t i = 0; i < v->length && rc == 0; i++) {
+            bool want = ref_row(c, p, v, i) && (!in || flt_mask_get(in, i));
+            if (flt_mask_get(&out, i) != want) {
+                if (mismatches++ < 10)
+                    fprintf(stderr, "  %s op %d nterms %d path %d row %lld: got %d want %d\n",
+                            c->name, p->terms[0].op, p->nterms, pi, (long long)i, !want, want);
+                CHECK(0);
+                break;
+            }
+        }
+        if (v->length % 64) CHECK((out.words[v->length / 64] >> (v->length % 64)) == 0);
+    }
+    flt_mask_free(&out);
+}
+
+static void one_case(const kcase *c, int64_t n, double null_rate)
+{
+    pq_vec dict, v;
+    pq_vec_init(&dict, c->phys, c->type_length);
+    pq_vec_init(&v, c->phys, c->type_length);
+    int64_t nd = rnd_in(1, 40);
+    for (int64_t k = 0; k < nd; k++) { rval r = gen_value(c); append(&dict, &r, true); }
+    uint32_t *idx = calloc((size_t)n + 1, sizeof *idx);
+    for (int64_t i = 0; i < n; i++) {
+        bool valid = (double)(rnd() % 1000) >= null_rate * 1000;
+        idx[i] = valid ? (uint32_t)(rnd() % (uint64_t)nd) : 0;
+        rval r = get_value(&dict, idx[i]);
+        append(&v, &r, valid);
+    }
+    if (v.null_count == 0 && (rnd() & 1)) free(v.validity), v.validity = NULL, v.validity_cap = 0;
+    else if (v.null_count == 0) /* no nulls: the bitmap may hold anything (vec.h) */
+        for (int64_t k = 0; k < v.validity_cap; k++) v.validity[k] = (uint8_t)rnd();
+    free(dict.validity), dict.validity = NULL, dict.validity_cap = 0;
+    pq_column_desc d = {.name = c->name, .physical = c->phys, .type_length = c->type_length,
+                        .logical = c->logical, .decimal_scale = 0};
+    flt_mask in = {0};
+    for (size_t oi = 0; oi < sizeof all_ops / sizeof *all_ops; oi++) {
+        if (!op_allowed(c, all_ops[oi])) continue;
+        for (int rep = 0; rep < 4; rep++) {
+            flt_term terms[2];
+            flt_lit lits[2][4];
+            flt_pred p = {.column = 0, .desc = &d, .dom = c->dom, .nterms = 1 + (rep == 3), .terms = terms};
+            make_term(c, &dict, all_ops[oi], &terms[0], lits[0]);
+            flt_op op2 = all_ops[rnd() % (sizeof all_ops / sizeof *all_ops)];
+            while (!op_allowed(c, op2)) op2 = all_ops[rnd() % (sizeof all_ops / sizeof *all_ops)];
+            make_term(c, &dict, op2, &terms[1], lits[1]);
+            double dens[] = {1.0, 0.5, 0.05, 0.0};
+            for (int di = 0; di < 5; di++) {
+                CHECK(flt_mask_init(&in, n, false) == 0);
+                for (int64_t i = 0; di < 4 && i < n; i++)
+                    if ((double)(rnd() % 1000) < dens[di] * 1000) flt_mask_set(&in, i);
+                check_paths(c, &p, &v, &dict, idx, di == 4 ? NULL : &in);
+            }
+        }
+    }
+    flt_mask_free(&in);
+    free(idx);
+    pq_vec_free(&dict), pq_vec_free(&v);
+}
+
+static void kernels_match_reference(void)
+{
+    int64_t lens[] = {1, 63, 64, 65, 1000, 4099};
+    for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++)
+        for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
+            one_case(&cases[ci], lens[li], 0.0);
+            one_case(&cases[ci], lens[li], 0.3);
+        }
+}
+
+static void errors_and_edges(void)
+{
+    pq_column_desc d = {.name = "a", .physical = PQ_INT32};
+    flt_lit l = {.i = 1};
+    flt_term t = {FLT_OP_EQ, 1, &l};
+    flt_pred p = {.desc = &d, .dom = FLT_DOM_I32, .nterms = 1, .terms = &t};
+    pq_vec dict, wrong;
+    pq_vec_init(&dict, PQ_INT32, 0);
+    CHECK(pq_vec_reserve(&dict, 2, 0) == 0);
+    dict.length = 2, ((int32_t *)dict.values)[0] = 1, ((int32_t *)dict.values)[1] = 2;
+    uint32_t idx[3] = {1, 0, 7};
+    uint8_t valid = 0x3; /* row 2 null: its bad index is ignored */
+    flt_mask out = {0};
+    CHECK(flt_eval_dict(&p, &dict, idx, 3, &valid, NULL, &out) == 0);
+    CHECK(!flt_mask_get(&out, 0) && flt_mask_get(&out, 1) && !flt_mask_get(&out, 2));
+    valid = 0x7;
+    CHECK(flt_eval_dict(&p, &dict, idx, 3, &valid, NULL, &out) == RINGSCAN_EFORMAT);
+    t.op = FLT_OP_IS_NULL, t.nlits = 0, valid = 0x3;
+    CHECK(flt_eval_dict(&p, &dict, idx, 3, &valid, NULL, &out) == 0);
+    CHECK(flt_mask_popcount(&out) == 1 && flt_mask_get(&out, 2));
+    pq_vec_init(&wrong, PQ_INT64, 0);
+    CHECK(flt_eval(&p, &wrong, NULL, &out) == -EINVAL);
+    pq_vec empty;
+    pq_vec_init(&empty, PQ_INT32, 0);
+    CHECK(flt_eval(&p, &empty, NULL, &out) == 0 && out.len == 0);
+    flt_mask_free(&out);
+    pq_vec_free(&dict);
+}
+
+int main(void)
+{
+    RUN(mask_ops_odd_lengths);
+    RUN(errors_and_edges);
+    RUN(kernels_match_reference);
+    return CHECK_DONE("test_filter_kernel");
+}

@@ -1,0 +1,246 @@
+/* tests for filter/parse.c and filter/expr.c: accepted grammar, literal typing (dates,
+ * timestamps, exact decimal rounding per operator, integer ranges) and the exact error
+ * messages with their character positions. */
+#include "check.h"
+#include "filter/expr.h"
+
+static const pq_column_desc schema[] = {
+    {.name = "l_orderkey", .physical = PQ_INT64},
+    {.name = "l_linenumber", .physical = PQ_INT32},
+    {.name = "l_discount", .physical = PQ_INT64, .logical = PQ_LOGICAL_DECIMAL, .decimal_scale = 2, .decimal_precision = 15},
+    {.name = "l_shipdate", .physical = PQ_INT32, .logical = PQ_LOGICAL_DATE},
+    {.name = "l_shipmode", .physical = PQ_BYTE_ARRAY, .logical = PQ_LOGICAL_STRING},
+    {.name = "l_comment", .physical = PQ_BYTE_ARRAY, .logical = PQ_LOGICAL_STRING},
+    {.name = "ts", .physical = PQ_INT64, .logical = PQ_LOGICAL_TIMESTAMP_MICROS, .is_adjusted_to_utc = true},
+    {.name = "tsms", .physical = PQ_INT64, .logical = PQ_LOGICAL_TIMESTAMP_MILLIS},
+    {.name = "i8", .physical = PQ_INT32, .logical = PQ_LOGICAL_INT8, .int_signed = true},
+    {.name = "u64", .physical = PQ_INT64, .logical = PQ_LOGICAL_UINT64},
+    {.name = "f", .physical = PQ_FLOAT},
+    {.name = "flag", .physical = PQ_BOOLEAN},
+    {.name = "dflba", .physical = PQ_FIXED_LEN_BYTE_ARRAY, .type_length = 6, .logical = PQ_LOGICAL_DECIMAL, .decimal_scale = 3, .decimal_precision = 12},
+    {.name = "i96", .physical = PQ_INT96},
+    {.name = "weird col", .physical = PQ_INT32},
+    {.name = "u8", .physical = PQ_INT32, .logical = PQ_LOGICAL_UINT8},
+    {.name = "id", .physical = PQ_FIXED_LEN_BYTE_ARRAY, .type_length = 16, .logical = PQ_LOGICAL_UUID},
+};
+enum { NCOLS = sizeof schema / sizeof *schema };
+
+static flt_expr *parse_ok(const char *text)
+{
+    flt_expr *ex = NULL;
+    pq_err e = {0};
+    int rc = flt_parse(text, schema, NCOLS, &ex, &e);
+    if (rc) fprintf(stderr, "  unexpected error for \"%s\": %s\n", text, e.msg);
+    CHECK(rc == 0 && ex);
+    return ex;
+}
+
+static void parse_err(const char *text, const char *msg, int64_t pos)
+{
+    flt_expr *ex = (flt_expr *)1;
+    pq_err e = {0};
+    CHECK_EQ_I64(flt_parse(text, schema, NCOLS, &ex, &e), RINGSCAN_EPARSE);
+    CHECK(ex == NULL);
+    CHECK_STR(e.msg, msg);
+    CHECK_EQ_I64(e.offset, pos);
+}
+
+/* The single term of a one-predicate expression. */
+static flt_term term1(const char *text, flt_expr **keep)
+{
+    flt_term t = {.op = FLT_OP_FALSE};
+    *keep = parse_ok(text);
+    if (*keep && (*keep)->npreds == 1 && (*keep)->preds[0].nterms == 1) t = (*keep)->preds[0].terms[0];
+    else CHECK(0);
+    return t;
+}
+
+static void lineitem_example(void)
+{
+    flt_expr *ex = parse_ok("l_linenumber > 5 AND l_shipdate BETWEEN DATE '1994-01-01' AND "
+                            "DATE '1994-12-31' AND l_discount BETWEEN 0.05 AND 0.07 AND "
+                            "l_comment LIKE 'abc%'");
+    if (!ex) return;
+    CHECK_EQ_I64(ex->npreds, 4);
+    flt_pred *p = ex->preds;
+    CHECK_EQ_I64(p[0].column, 1);
+    CHECK(p[0].dom == FLT_DOM_I32 && p[0].terms[0].op == FLT_OP_GT);
+    CHECK_EQ_I64(p[0].terms[0].lits[0].i, 5);
+    CHECK(p[1].terms[0].op == FLT_OP_BETWEEN);
+    CHECK_EQ_I64(p[1].terms[0].lits[0].i, 8766);
+    CHECK_EQ_I64(p[1].terms[0].lits[1].i, 9130);
+    CHECK(p[2].terms[0].op == FLT_OP_BETWEEN && p[2].dom == FLT_DOM_I64);
+    CHECK_EQ_I64(p[2].terms[0].lits[0].i, 5);
+    CHECK_EQ_I64(p[2].terms[0].lits[1].i, 7);
+    CHECK(p[3].terms[0].op == FLT_OP_PREFIX && p[3].dom == FLT_DOM_BYTES);
+    CHECK_EQ_I64(p[3].terms[0].lits[0].len, 3);
+    CHECK(memcmp(p[3].terms[0].lits[0].b, "abc", 3) == 0);
+    CHECK(p[3].desc == &schema[5]);
+    flt_expr_free(ex);
+}
+
+static void decimal_rounding(void)
+{
+    static const struct { const char *text; flt_op op; int64_t v; } cases[] = {
+        {"l_discount < 0.055", FLT_OP_LE, 5},    {"l_discount <= 0.055", FLT_OP_LE, 5},
+        {"l_discount > 0.055", FLT_OP_GE, 6},    {"l_discount >= 0.055", FLT_OP_GE, 6},
+        {"l_discount < -0.055", FLT_OP_LE, -6},  {"l_discount > -0.055", FLT_OP_GE, -5},
+        {"l_discount >= -0.055", FLT_OP_GE, -5}, {"l_discount < 0.05", FLT_OP_LT, 5},
+        {"l_discount = 1e-1", FLT_OP_EQ, 10},    {"l_discount = 5", FLT_OP_EQ, 500},
+        {"l_discount != 0.050", FLT_OP_NE, 5},   {"l_linenumber > 5.5", FLT_OP_GE, 6},
+        {"l_linenumber < 5.5", FLT_OP_LE, 5},    {"l_linenumber <= -5.5", FLT_OP_LE, -6},
+        {"l_discount > 0.0500000000000000000001", FLT_OP_GE, 6},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        flt_expr *ex;
+        flt_term t = term1(cases[i].text, &ex);
+        if (t.op != cases[i].op || t.lits[0].i != cases[i].v)
+            fprintf(stderr, "  %s -> op %d v %lld\n", cases[i].text, t.op,
+                    t.nlits ? (long long)t.lits[0].i : 0);
+        CHECK(t.op == cases[i].op && t.nlits == 1 && t.lits[0].i == cases[i].v);
+        flt_expr_free(ex);
+    }
+    flt_expr *ex;
+    flt_term t = term1("l_discount = 0.055", &ex);
+    CHECK(t.op == FLT_OP_FALSE && t.nlits == 0);
+    flt_expr_free(ex);
+    t = term1("l_discount != 0.055", &ex);
+    CHECK(t.op == FLT_OP_IS_NOT_NULL);
+    flt_expr_free(ex);
+    t = term1("l_discount BETWEEN 0.051 AND 0.069", &ex);
+    CHECK(t.op == FLT_OP_BETWEEN && t.lits[0].i == 6 && t.lits[1].i == 6);
+    flt_expr_free(ex);
+    t = term1("l_discount IN (0.05, 0.055, 0.07)", &ex);
+    CHECK(t.op == FLT_OP_IN && t.nlits == 2 && t.lits[0].i == 5 && t.lits[1].i == 7);
+    flt_expr_free(ex);
+    t = term1("l_discount IN (0.055)", &ex);
+    CHECK(t.op == FLT_OP_FALSE);
+    flt_expr_free(ex);
+    t = term1("dflba = -1.5", &ex); /* 16-byte big-endian two's complement of -1500 */
+    CHECK(t.op == FLT_OP_EQ && t.lits[0].len == 16);
+    CHECK(t.lits[0].b[0] == 0xff && t.lits[0].b[14] == 0xfa && t.lits[0].b[15] == 0x24);
+    flt_expr_free(ex);
+}
+
+static void literals_and_ranges(void)
+{
+    flt_expr *ex;
+    flt_term t = term1("ts = TIMESTAMP '1970-01-01 00:00:01'", &ex);
+    CHECK(t.op == FLT_OP_EQ && t.lits[0].i == 1000000);
+    flt_expr_free(ex);
+    t = term1("ts > TIMESTAMP '1970-01-01T00:00:00.0000015Z'", &ex);
+    CHECK(t.op == FLT_OP_GE && t.lits[0].i == 2);
+    flt_expr_free(ex);
+    t = term1("ts < '1969-12-31 23:59:59.9999995'", &ex); /* -0.5 us: floor -1 */
+    CHECK(t.op == FLT_OP_LE && t.lits[0].i == -1);
+    flt_expr_free(ex);
+    t = term1("tsms < DATE '1970-01-02'", &ex);
+    CHECK(t.op == FLT_OP_LT && t.lits[0].i == 86400000);
+    flt_expr_free(ex);
+    t = term1("ts = '2000-01-01 01:00:00+01:00'", &ex);
+    CHECK(t.lits[0].i == INT64_C(946684800000000));
+    flt_expr_free(ex);
+    t = term1("l_shipdate >= '1969-12-31'", &ex);
+    CHECK(t.op == FLT_OP_GE && t.lits[0].i == -1);
+    flt_expr_free(ex);
+    t = term1("l_shipmode = 'O''Brien'", &ex);
+    CHECK(t.lits[0].len == 7 && memcmp(t.lits[0].b, "O'Brien", 7) == 0);
+    flt_expr_free(ex);
+    t = term1("i8 = 127", &ex);
+    CHECK(t.lits[0].i == 127);
+    flt_expr_free(ex);
+    t = term1("u64 = 18446744073709551615", &ex);
+    CHECK(t.lits[0].i == -1);
+    flt_expr_free(ex);
+    t = term1("f > 0.1", &ex);
+    CHECK(t.op == FLT_OP_GT && t.lits[0].f == 0.1);
+    flt_expr_free(ex);
+    t = term1("flag = TRUE", &ex);
+    CHECK(t.op == FLT_OP_EQ && t.lits[0].i == 1);
+    flt_expr_free(ex);
+    t = term1("\"weird col\" <> -3", &ex);
+    CHECK(t.op == FLT_OP_NE && t.lits[0].i == -3);
+    flt_expr_free(ex);
+    t = term1("i96 = TIMESTAMP '1970-01-02 00:00:00.000000001'", &ex);
+    CHECK(t.lits[0].len == 12 && t.lits[0].b[0] == 1 && t.lits[0].b[8] == 0x8d &&
+          t.lits[0].b[9] == 0x3d && t.lits[0].b[10] == 0x25); /* julian 2440589 = 0x253D8D */
+    flt_expr_free(ex);
+    t = term1("l_comment LIKE 'abc'", &ex);
+    CHECK(t.op == FLT_OP_EQ);
+    flt_expr_free(ex);
+    t = term1("id = '00112233-4455-6677-8899-aAbBcCdDeEfF'", &ex);
+    CHECK(t.lits[0].len == 16 && t.lits[0].b[0] == 0x00 && t.lits[0].b[1] == 0x11 &&
+          t.lits[0].b[15] == 0xff && t.lits[0].b[10] == 0xaa);
+    flt_expr_free(ex);
+    t = term1("l_comment LIKE '%'", &ex);
+    CHECK(t.op == FLT_OP_IS_NOT_NULL);
+    flt_expr_free(ex);
+}
+
+static void grammar(void)
+{
+    flt_expr *ex = parse_ok("(l_shipmode = 'AIR' OR l_shipmode = 'MAIL' OR l_shipmode IS NULL) "
+                            "and l_linenumber between 1 AnD 3 and l_comment like 'a%' AND "
+                            "l_orderkey IN (1, 2,3) AND l_comment IS NOT NULL AND (i8 < 0)");
+    if (ex) {
+        CHECK_EQ_I64(ex->npreds, 6);
+        CHECK_EQ_I64(ex->preds[0].nterms, 3);
+        CHECK(ex->preds[0].terms[2].op == FLT_OP_IS_NULL);
+        CHECK(ex->preds[1].terms[0].op == FLT_OP_BETWEEN);
+        CHECK(ex->preds[3].terms[0].op == FLT_OP_IN && ex->preds[3].terms[0].nlits == 3);
+        CHECK(ex->preds[4].terms[0].op == FLT_OP_IS_NOT_NULL);
+        CHECK(ex->preds[5].terms[0].op == FLT_OP_LT);
+    }
+    flt_expr_free(ex);
+}
+
+static void errors(void)
+{
+    parse_err("l_linenumber > ", "expected literal at character 16", 16);
+    parse_err("foo = 1", "unknown column 'foo' at character 1", 1);
+    parse_err("l_linenumber = 'x'", "cannot compare INT32 column 'l_linenumber' with string", 16);
+    parse_err("l_shipmode = 5", "cannot compare BYTE_ARRAY column 'l_shipmode' with number", 14);
+    parse_err("(l_shipmode = 'AIR' OR l_linenumber = 1)",
+              "OR across different columns 'l_shipmode' and 'l_linenumber' is not supported at "
+              "character 24", 24);
+    parse_err("l_comment LIKE '%abc'", "only prefix LIKE 'abc%' is supported at character 16", 16);
+    parse_err("l_comment LIKE 'a_c%'", "only prefix LIKE 'abc%' is supported at character 16", 16);
+    parse_err("l_linenumber > 5 AND", "expected column name at character 21", 21);
+    parse_err("l_linenumber > 5 l_orderkey", "expected AND or end of input at character 18", 18);
+    parse_err("l_linenumber > 5 OR l_orderkey < 3",
+              "OR must be inside parentheses and on one column at character 18", 18);
+    parse_err("", "expected column name at character 1", 1);
+    parse_err("l_linenumber", "expected comparison operator at character 13", 13);
+    parse_err("l_linenumber BETWEEN 1 OR 2", "expected AND at character 24", 24);
+    parse_err("l_shipdate = DATE '1994-02-30'", "invalid date '1994-02-30' at character 14", 14);
+    parse_err("l_comment = 'abc", "unterminated quoted text at character 13", 13);
+    parse_err("i8 = 128", "literal '128' is out of range for column 'i8' at character 6", 6);
+    parse_err("u8 > -1", "literal '-1' is out of range for column 'u8' at character 6", 6);
+    parse_err("u64 = 18446744073709551616",
+              "literal '18446744073709551616' is out of range for column 'u64' at character 7", 7);
+    parse_err("i96 < TIMESTAMP '2000-01-01'",
+              "INT96 column 'i96' supports only =, !=, IN and IS [NOT] NULL", 7);
+    parse_err("l_linenumber NOT IN (1)", "NOT is not supported at character 14", 14);
+    parse_err("l_linenumber = NULL",
+              "comparison with NULL never matches; use IS NULL at character 16", 16);
+    parse_err("l_linenumber IS 5", "expected NULL at character 17", 17);
+    parse_err("l_linenumber IN (1, 2", "expected ',' or ')' at character 22", 22);
+    parse_err("(l_linenumber = 1 AND l_orderkey = 2)", "expected OR or ')' at character 19", 19);
+    parse_err("l_linenumber = 1 # 2", "expected AND or end of input at character 18", 18);
+    parse_err("l_discount = 1.2.3", "invalid or too large number '1.2.3' at character 14", 14);
+    parse_err("l_comment > DATE 5", "expected quoted date/time after DATE/TIMESTAMP at character 18", 18);
+    parse_err("id = '0011'", "invalid UUID '0011' at character 6", 6);
+    parse_err("id = '00112233445566778899aabbccddeeff00'",
+              "invalid UUID '00112233445566778899aabbccddeeff00' at character 6", 6);
+    parse_err("f = 'x'", "cannot compare FLOAT column 'f' with string", 5);
+}
+
+int main(void)
+{
+    RUN(lineitem_example);
+    RUN(decimal_rounding);
+    RUN(literals_and_ranges);
+    RUN(grammar);
+    RUN(errors);
+    return CHECK_DONE("test_filter_parse");
+}
