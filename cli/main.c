@@ -9,6 +9,9 @@ static const struct {
     int (*run)(int argc, char **argv);
     const char *help;
 } commands[] = {
+    {"gen", cmd_gen, "lineitem --sf N -o FILE [...] | demo-types -o FILE: write test data"},
+    {"meta", cmd_meta, "FILE [--json]: schema, row groups, chunks, statistics, indexes"},
+    {"scan", cmd_scan, "FILE [--columns a,b] [--format table|csv|jsonl] [--limit N]"},
     {"version", cmd_version, "print the version"},
 };
 

@@ -1,7 +1,26 @@
-/* scan/api.c: public API glue (ringscan.h). */
+/* scan/api.c: the public API (ringscan.h) over pqfile.h, scan.h and arrow.h. */
 #include "ringscan.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "scan/arrow.h"
+#include "scan/scan.h"
+
+struct ringscan_file {
+    pqf_t *f;
+    char *path;
+};
+
+struct ringscan_scan {
+    ringscan_file *file;
+    scan_t *scan;
+    const pq_column_desc **cols;
+    int ncols;
+    char last_error[512];
+};
 
 const char *ringscan_strerror(int status)
 {
@@ -14,4 +33,190 @@ const char *ringscan_strerror(int status)
     case RINGSCAN_ECHECKSUM: return "page checksum mismatch";
     default: return status < 0 && status > -4096 ? strerror(-status) : "unknown status";
     }
+}
+
+/* "PATH: message (offset N, column C)" into err; returns rc. */
+static int report(ringscan_error *err, const char *path, int rc, const pq_err *e)
+{
+    if (!err) return rc;
+    err->status = rc;
+    const char *msg = e && e->msg[0] ? e->msg : ringscan_strerror(rc);
+    int n = snprintf(err->message, sizeof err->message, "%s: %s", path, msg);
+    if (e && (e->offset >= 0 || e->column[0]) && n > 0 && (size_t)n < sizeof err->message) {
+        if (e->offset >= 0 && e->column[0])
+            snprintf(err->message + n, sizeof err->message - (size_t)n, " (offset %lld, column %s)",
+                     (long long)e->offset, e->column);
+        else if (e->offset >= 0)
+            snprintf(err->message + n, sizeof err->message - (size_t)n, " (offset %lld)",
+                     (long long)e->offset);
+        else
+            snprintf(err->message + n, sizeof err->message - (size_t)n, " (column %s)", e->column);
+    }
+    return rc;
+}
+
+int ringscan_open(const char *path, ringscan_file **out, ringscan_error *err)
+{
+    *out = NULL;
+    ringscan_file *f = calloc(1, sizeof *f);
+    if (!f || !(f->path = strdup(path))) {
+        free(f);
+        return report(err, path, -ENOMEM, NULL);
+    }
+    pq_err e = {.offset = -1};
+    int rc = pqf_open(&f->f, path, NULL, &e);
+    if (rc) {
+        free(f->path);
+        free(f);
+        return report(err, path, rc, &e);
+    }
+    *out = f;
+    return 0;
+}
+
+void ringscan_close(ringscan_file *f)
+{
+    if (!f) return;
+    pqf_close(f->f);
+    free(f->path);
+    free(f);
+}
+
+int64_t ringscan_file_rows(const ringscan_file *f) { return f->f->meta.num_rows; }
+int ringscan_file_columns(const ringscan_file *f) { return f->f->meta.ncolumns; }
+
+void ringscan_options_init(ringscan_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->limit = -1;
+    o->policy = RINGSCAN_POLICY_ADAPTIVE;
+    o->threads = 2;
+}
+
+static int resolve_columns(ringscan_file *f, const ringscan_options *o, int **idx, int *n,
+                           pq_err *e)
+{
+    const pq_file_meta *m = &f->f->meta;
+    *n = o->columns ? o->ncolumns : m->ncolumns;
+    *idx = malloc(sizeof(int) * (size_t)(*n > 0 ? *n : 1));
+    if (!*idx) return -ENOMEM;
+    for (int i = 0; i < *n; i++) {
+        (*idx)[i] = o->columns ? pq_file_meta_find_column(m, o->columns[i]) : i;
+        if ((*idx)[i] < 0) return pq_errf(e, -EINVAL, -1, "no column named '%s'", o->columns[i]);
+    }
+    return *n > 0 ? 0 : pq_errf(e, -EINVAL, -1, "no columns to scan");
+}
+
+static void to_scan_opts(const ringscan_options *o, scan_opts *so)
+{
+    scan_opts_default(so);
+    so->policy = (scan_policy)o->policy;
+    so->threads = o->threads > 0 ? o->threads : 2;
+    so->io = o->io == RINGSCAN_IO_URING ? EXEC_IO_URING : o->io == RINGSCAN_IO_PREAD ? EXEC_IO_PREAD
+                                                                                      : EXEC_IO_AUTO;
+    so->ordered = o->ordered;
+    so->limit = o->limit;
+    so->col_limits.verify_crc = o->verify_checksums;
+}
+
+int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_scan **out,
+                        ringscan_error *err)
+{
+    *out = NULL;
+    pq_err e = {.offset = -1};
+    int *idx = NULL, n = 0;
+    flt_expr *filter = NULL;
+    ringscan_scan *s = calloc(1, sizeof *s);
+    int rc = s ? resolve_columns(f, o, &idx, &n, &e) : -ENOMEM;
+    if (rc == 0 && o->filter) rc = flt_parse(o->filter, f->f->meta.columns, f->f->meta.ncolumns, &filter, &e);
+    scan_opts so;
+    to_scan_opts(o, &so);
+    if (rc == 0) rc = scan_start(f->f, idx, n, filter, &so, &s->scan, &e);
+    if (rc == 0 && !(s->cols = calloc((size_t)n, sizeof *s->cols))) rc = -ENOMEM;
+    free(idx);
+    if (rc) {
+        if (s) ringscan_scan_free(s);
+        return report(err, f->path, rc, &e);
+    }
+    s->file = f;
+    s->ncols = n;
+    for (int i = 0; i < n; i++) s->cols[i] = scan_proj_desc(s->scan, i);
+    *out = s;
+    return 0;
+}
+
+int ringscan_scan_schema(ringscan_scan *s, struct ArrowSchema *out, ringscan_error *err)
+{
+    int rc = scan_arrow_schema(s->cols, s->ncols, out);
+    return rc ? report(err, s->file->path, rc, NULL) : 0;
+}
+
+int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error *err)
+{
+    memset(out, 0, sizeof *out);
+    scan_batch b;
+    pq_err e = {.offset = -1};
+    int rc = scan_next(s->scan, &b, &e);
+    if (rc < 0) {
+        report(err, s->file->path, rc, &e);
+        snprintf(s->last_error, sizeof s->last_error, "%s", err ? err->message : e.msg);
+        return rc;
+    }
+    if (rc == 0) return 0;
+    rc = scan_arrow_batch(s->cols, &b, out);
+    scan_batch_free(&b);
+    return rc ? report(err, s->file->path, rc, NULL) : 1;
+}
+
+void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
+{
+    scan_stats st;
+    scan_get_stats(s->scan, &st);
+    *out = (ringscan_stats){.reads = st.reads, .bytes_read = st.bytes_read, .bytes_used = st.bytes_used,
+                            .bytes_wasted = st.bytes_wasted, .cancelled_reads = st.cancelled_reads,
+                            .row_groups_total = st.row_groups_total,
+                            .row_groups_pruned = st.row_groups_pruned, .pages_total = st.pages_total,
+                            .pages_pruned = st.pages_pruned, .rows_scanned = st.rows_scanned,
+                            .rows_out = st.rows_out, .io_uring = st.uring};
+}
+
+void ringscan_scan_free(ringscan_scan *s)
+{
+    if (!s) return;
+    scan_free(s->scan);
+    free(s->cols);
+    free(s);
+}
+
+/* ---- ArrowArrayStream ---- */
+
+static int stream_schema(struct ArrowArrayStream *st, struct ArrowSchema *out)
+{
+    return ringscan_scan_schema(st->private_data, out, NULL) ? EIO : 0;
+}
+
+static int stream_next(struct ArrowArrayStream *st, struct ArrowArray *out)
+{
+    ringscan_error err;
+    int rc = ringscan_scan_next(st->private_data, out, &err);
+    return rc < 0 ? EIO : 0; /* end of stream: out->release == NULL */
+}
+
+static const char *stream_error(struct ArrowArrayStream *st)
+{
+    ringscan_scan *s = st->private_data;
+    return s->last_error[0] ? s->last_error : NULL;
+}
+
+static void stream_release(struct ArrowArrayStream *st)
+{
+    st->release = NULL;
+}
+
+int ringscan_scan_stream(ringscan_scan *s, struct ArrowArrayStream *out)
+{
+    *out = (struct ArrowArrayStream){.get_schema = stream_schema, .get_next = stream_next,
+                                     .get_last_error = stream_error, .release = stream_release,
+                                     .private_data = s};
+    return 0;
 }

@@ -1,0 +1,547 @@
+/* cli/cmd_gen.c: `ringscan gen`: writes Parquet test data with the format/ writer.
+ *
+ *   ringscan gen lineitem --sf N -o FILE [--compression zstd|snappy|gzip|lz4|none]
+ *       [--row-group-rows N] [--page-rows N] [--page-index] [--bloom COL,COL] [--seed S]
+ *       [--threads N] [--layout tpch|cancel] [--no-dictionary]
+ *   ringscan gen demo-types -o FILE [--rows N] [--seed S] [same writer options]
+ *
+ * lineitem: bench/lineitem.h's model, generated in order-index order in batches of
+ * GEN_BATCH_ORDERS orders. With --threads >= 2 (default: 2 when the machine has 2+ CPUs) one
+ * producer thread generates batches into a bounded queue of GEN_QUEUE slots while this thread
+ * encodes; batches are consumed strictly in order, so the file is identical for any thread count.
+ * demo-types: every physical type and the main logical types, OPTIONAL with ~1/8 nulls (plus
+ * one REQUIRED column), values a pure function of (--seed, row, column): the readback test's
+ * input (tests/cli/writer_readback.sh).
+ *
+ * Invariants:
+ *  1. The queue holds at most GEN_QUEUE batches (bounded memory); producer and consumer hand
+ *     slots over under one mutex; a failed side sets `stop` and the other side exits.
+ *  2. Output: a progress bar on stderr only when stderr is a terminal; one summary line on
+ *     stdout at the end ("rows, row groups, bytes, seconds").
+ *  3. Exit status 0 ok, 1 error ("ringscan: gen: <msg>", a partial file is removed), 2 usage.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/lineitem.h"
+#include "cli/cli.h"
+#include "format/writer.h"
+
+#define GEN_BATCH_ORDERS 8192
+#define GEN_QUEUE 4
+#define GEN_DEMO_COLS 28
+#define GEN_ERR(...) (fprintf(stderr, "ringscan: gen: " __VA_ARGS__), fputc('\n', stderr), 1)
+
+typedef struct gen_args {
+    const char *what, *out;
+    double sf;
+    int64_t rows;
+    uint64_t seed;
+    int threads;
+    bool cancel_layout;
+    char *bloom; /* comma list */
+    pq_writer_opts o;
+} gen_args;
+
+static int usage(const char *msg)
+{
+    if (msg) fprintf(stderr, "ringscan: gen: %s\n", msg);
+    fprintf(stderr,
+            "usage: ringscan gen lineitem --sf N -o FILE [--compression zstd|snappy|gzip|lz4|none]\n"
+            "         [--row-group-rows N] [--page-rows N] [--page-index] [--bloom COLS]\n"
+            "         [--seed S] [--threads N] [--layout tpch|cancel] [--no-dictionary]\n"
+            "       ringscan gen demo-types -o FILE [--rows N] [--seed S] [writer options]\n");
+    return 2;
+}
+
+static bool parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+static int parse_codec(const char *s, pq_codec *c)
+{
+    static const struct { const char *name; pq_codec c; } map[] = {
+        {"none", PQ_CODEC_UNCOMPRESSED}, {"uncompressed", PQ_CODEC_UNCOMPRESSED},
+        {"snappy", PQ_CODEC_SNAPPY}, {"gzip", PQ_CODEC_GZIP}, {"zstd", PQ_CODEC_ZSTD},
+        {"lz4", PQ_CODEC_LZ4_RAW}, {"lz4_raw", PQ_CODEC_LZ4_RAW}};
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(s, map[i].name) == 0) {
+            *c = map[i].c;
+            return 0;
+        }
+    return -1;
+}
+
+/* Parses one option at argv[*i]; 0 ok, 2 usage error (printed). */
+static int parse_opt(gen_args *a, int argc, char **argv, int *i)
+{
+    const char *k = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    int64_t n;
+    if (strcmp(k, "--page-index") == 0) return a->o.page_index = true, 0;
+    if (strcmp(k, "--no-dictionary") == 0) return a->o.dictionary = false, 0;
+    if (!v) return usage("option needs a value");
+    (*i)++;
+    if (strcmp(k, "-o") == 0 || strcmp(k, "--output") == 0) a->out = v;
+    else if (strcmp(k, "--sf") == 0) {
+        char *end;
+        a->sf = strtod(v, &end);
+        if (*end || !(a->sf > 0 && a->sf <= 100000)) return usage("--sf must be in (0, 100000]");
+    } else if (strcmp(k, "--rows") == 0) {
+        if (!parse_i64(v, 0, INT32_MAX, &a->rows)) return usage("bad --rows");
+    } else if (strcmp(k, "--seed") == 0) {
+        if (!parse_i64(v, 0, INT64_MAX, &n)) return usage("bad --seed");
+        a->seed = (uint64_t)n;
+    } else if (strcmp(k, "--threads") == 0) {
+        if (!parse_i64(v, 1, 64, &n)) return usage("--threads must be 1..64");
+        a->threads = (int)n;
+    } else if (strcmp(k, "--row-group-rows") == 0) {
+        if (!parse_i64(v, 1, INT32_MAX, &a->o.row_group_rows)) return usage("bad --row-group-rows");
+    } else if (strcmp(k, "--page-rows") == 0) {
+        if (!parse_i64(v, 1, PQ_WRITER_MAX_PAGE_ROWS, &a->o.page_rows)) return usage("bad --page-rows");
+    } else if (strcmp(k, "--compression") == 0) {
+        if (parse_codec(v, &a->o.codec)) return usage("--compression: zstd|snappy|gzip|lz4|none");
+    } else if (strcmp(k, "--bloom") == 0) a->bloom = (char *)v;
+    else if (strcmp(k, "--layout") == 0) {
+        if (strcmp(v, "cancel") != 0 && strcmp(v, "tpch") != 0) return usage("--layout: tpch|cancel");
+        a->cancel_layout = strcmp(v, "cancel") == 0;
+    } else {
+        fprintf(stderr, "ringscan: gen: unknown option '%s'\n", k);
+        return usage(NULL);
+    }
+    return 0;
+}
+
+/* ---- output file and progress ------------------------------------------------------------ */
+
+static int file_sink(void *ctx, const void *p, size_t n)
+{
+    return fwrite(p, 1, n, (FILE *)ctx) == n ? 0 : -EIO;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void progress(int64_t done, int64_t total, int *last_pct)
+{
+    if (!isatty(2) || total <= 0) return;
+    int pct = (int)(done * 100 / total);
+    if (pct == *last_pct) return;
+    *last_pct = pct;
+    char bar[41];
+    int fill = pct * 40 / 100;
+    for (int i = 0; i < 40; i++) bar[i] = i < fill ? '#' : '.';
+    bar[40] = 0;
+    fprintf(stderr, "\r[%s] %3d%% %" PRId64 "/%" PRId64 " rows", bar, pct, done, total);
+    if (pct == 100) fputc('\n', stderr);
+}
+
+/* ---- lineitem: producer thread + bounded queue -------------------------------------------- */
+
+typedef struct gen_slot {
+    pq_vec cols[LINEITEM_COLS_MAX];
+    int64_t rows;
+    int rc;
+} gen_slot;
+
+typedef struct gen_queue {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    gen_slot slots[GEN_QUEUE];
+    int64_t produced, consumed, nbatches; /* batch b lives in slots[b % GEN_QUEUE] */
+    bool stop;
+    const lineitem_gen *g;
+} gen_queue;
+
+static int gen_one(const lineitem_gen *g, int64_t b, gen_slot *s)
+{
+    for (int c = 0; c < g->ncols; c++) pq_vec_clear(&s->cols[c]);
+    int64_t first = b * GEN_BATCH_ORDERS, n = g->n_orders - first;
+    if (n > GEN_BATCH_ORDERS) n = GEN_BATCH_ORDERS;
+    return lineitem_gen_batch(g, first, n, s->cols, &s->rows);
+}
+
+static void *producer(void *arg)
+{
+    gen_queue *q = arg;
+    for (int64_t b = 0; b < q->nbatches; b++) {
+        pthread_mutex_lock(&q->mu);
+        while (!q->stop && q->produced - q->consumed >= GEN_QUEUE) pthread_cond_wait(&q->cv, &q->mu);
+        bool stop = q->stop;
+        pthread_mutex_unlock(&q->mu);
+        if (stop) break;
+        gen_slot *s = &q->slots[b % GEN_QUEUE];
+        s->rc = gen_one(q->g, b, s); /* the slot is ours until produced advances */
+        pthread_mutex_lock(&q->mu);
+        q->produced++;
+        if (s->rc) q->stop = true;
+        pthread_cond_broadcast(&q->cv);
+        pthread_mutex_unlock(&q->mu);
+        if (s->rc) break;
+    }
+    return NULL;
+}
+
+/* Takes batch b (waiting for the producer); NULL when the producer stopped first. */
+static gen_slot *take(gen_queue *q, int64_t b)
+{
+    pthread_mutex_lock(&q->mu);
+    while (q->produced <= b && !q->stop) pthread_cond_wait(&q->cv, &q->mu);
+    gen_slot *s = q->produced > b ? &q->slots[b % GEN_QUEUE] : NULL;
+    pthread_mutex_unlock(&q->mu);
+    return s;
+}
+
+static void release(gen_queue *q, bool stop)
+{
+    pthread_mutex_lock(&q->mu);
+    q->consumed++;
+    if (stop) q->stop = true;
+    pthread_cond_broadcast(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+}
+
+/* Writes every batch of g to w; threads >= 2 uses the producer thread. */
+static int write_lineitem(const lineitem_gen *g, pq_writer *w, int threads, pq_err *e)
+{
+    gen_queue *q = calloc(1, sizeof *q);
+    if (!q) return pq_errf(e, -ENOMEM, -1, "out of memory");
+    pthread_mutex_init(&q->mu, NULL);
+    pthread_cond_init(&q->cv, NULL);
+    q->g = g;
+    q->nbatches = (g->n_orders + GEN_BATCH_ORDERS - 1) / GEN_BATCH_ORDERS;
+    for (int i = 0; i < GEN_QUEUE; i++) lineitem_vecs_init(g, q->slots[i].cols);
+    pthread_t th;
+    bool threaded = threads >= 2 && pthread_create(&th, NULL, producer, q) == 0;
+    int rc = 0, last_pct = -1;
+    int64_t total = lineitem_total_rows(g), done = 0;
+    for (int64_t b = 0; b < q->nbatches && !rc; b++) {
+        gen_slot *s = threaded ? take(q, b) : &q->slots[0];
+        if (!threaded) s->rc = gen_one(g, b, s);
+        if (!s || s->rc) {
+            rc = pq_errf(e, s ? s->rc : -EIO, -1, "lineitem generator failed at batch %" PRId64, b);
+            break;
+        }
+        rc = pq_writer_write(w, s->cols, s->rows, e);
+        done += s->rows;
+        progress(done, total, &last_pct);
+        if (threaded) release(q, rc != 0);
+    }
+    if (threaded) {
+        release(q, true); /* wakes the producer if it waits for room */
+        pthread_join(th, NULL);
+    }
+    for (int i = 0; i < GEN_QUEUE; i++) lineitem_vecs_free(g, q->slots[i].cols);
+    pthread_mutex_destroy(&q->mu);
+    pthread_cond_destroy(&q->cv);
+    free(q);
+    return rc;
+}
+
+/* Fills descs from lineitem_columns; marks --bloom columns in flags. 0 or -1 (unknown). */
+static int lineitem_schema(const lineitem_gen *g, char *bloom, pq_column_desc *d, uint8_t *flags)
+{
+    for (int c = 0; c < g->ncols; c++) {
+        const lineitem_column *lc = &lineitem_columns[c];
+        memset(&d[c], 0, sizeof d[c]);
+        d[c].name = lc->name;
+        d[c].physical = lc->physical;
+        d[c].repetition = PQ_REQUIRED;
+        d[c].field_id = -1;
+        d[c].logical = lc->kind == LI_KIND_DECIMAL ? PQ_LOGICAL_DECIMAL
+                       : lc->kind == LI_KIND_DATE  ? PQ_LOGICAL_DATE
+                       : lc->kind == LI_KIND_STRING ? PQ_LOGICAL_STRING : PQ_LOGICAL_NONE;
+        d[c].decimal_precision = lc->precision;
+        d[c].decimal_scale = lc->scale;
+        flags[c] = 0;
+    }
+    for (char *save = NULL, *t = bloom ? strtok_r(bloom, ",", &save) : NULL; t;
+         t = strtok_r(NULL, ",", &save)) {
+        int c = 0;
+        while (c < g->ncols && strcmp(lineitem_columns[c].name, t) != 0) c++;
+        if (c == g->ncols) return GEN_ERR("--bloom: no column '%s'", t), -1;
+        flags[c] |= PQ_WCOL_BLOOM;
+    }
+    return 0;
+}
+
+/* ---- demo-types ----------------------------------------------------------------------------- */
+
+typedef struct demo_col {
+    const char *name;
+    pq_physical p;
+    int32_t len;
+    pq_logical l;
+    int32_t prec, scale;
+    bool utc;
+} demo_col;
+
+static const demo_col demo_cols[GEN_DEMO_COLS] = {
+    {"bool", PQ_BOOLEAN, 0, PQ_LOGICAL_NONE, 0, 0, 0},
+    {"i8", PQ_INT32, 0, PQ_LOGICAL_INT8, 0, 0, 0},
+    {"i16", PQ_INT32, 0, PQ_LOGICAL_INT16, 0, 0, 0},
+    {"i32", PQ_INT32, 0, PQ_LOGICAL_NONE, 0, 0, 0},
+    {"i64", PQ_INT64, 0, PQ_LOGICAL_NONE, 0, 0, 0},
+    {"u8", PQ_INT32, 0, PQ_LOGICAL_UINT8, 0, 0, 0},
+    {"u16", PQ_INT32, 0, PQ_LOGICAL_UINT16, 0, 0, 0},
+    {"u32", PQ_INT32, 0, PQ_LOGICAL_UINT32, 0, 0, 0},
+    {"u64", PQ_INT64, 0, PQ_LOGICAL_UINT64, 0, 0, 0},
+    {"f32", PQ_FLOAT, 0, PQ_LOGICAL_NONE, 0, 0, 0},
+    {"f64", PQ_DOUBLE, 0, PQ_LOGICAL_NONE, 0, 0, 0},
+    {"str", PQ_BYTE_ARRAY, 0, PQ_LOGICAL_STRING, 0, 0, 0},
+    {"bin", PQ_BYTE_ARRAY, 0, PQ_LOGICAL_NONE, 0, 0, 0},
+    {"flba", PQ_FIXED_LEN_BYTE_ARRAY, 4, PQ_LOGICAL_NONE, 0, 0, 0},
+    {"f16", PQ_FIXED_LEN_BYTE_ARRAY, 2, PQ_LOGICAL_FLOAT16, 0, 0, 0},
+    {"date", PQ_INT32, 0, PQ_LOGICAL_DATE, 0, 0, 0},
+    {"time_ms", PQ_INT32, 0, PQ_LOGICAL_TIME_MILLIS, 0, 0, true},
+    {"time_us", PQ_INT64, 0, PQ_LOGICAL_TIME_MICROS, 0, 0, true},
+    {"time_ns", PQ_INT64, 0, PQ_LOGICAL_TIME_NANOS, 0, 0, true},
+    {"ts_ms", PQ_INT64, 0, PQ_LOGICAL_TIMESTAMP_MILLIS, 0, 0, true},
+    {"ts_us", PQ_INT64, 0, PQ_LOGICAL_TIMESTAMP_MICROS, 0, 0, false},
+    {"ts_ns", PQ_INT64, 0, PQ_LOGICAL_TIMESTAMP_NANOS, 0, 0, true},
+    {"dec32", PQ_INT32, 0, PQ_LOGICAL_DECIMAL, 9, 2, 0},
+    {"dec64", PQ_INT64, 0, PQ_LOGICAL_DECIMAL, 18, 4, 0},
+    {"dec_flba", PQ_FIXED_LEN_BYTE_ARRAY, 13, PQ_LOGICAL_DECIMAL, 30, 3, 0},
+    {"dec_ba", PQ_BYTE_ARRAY, 0, PQ_LOGICAL_DECIMAL, 25, 5, 0},
+    {"i96", PQ_INT96, 0, PQ_LOGICAL_NONE, 0, 0, 0},
+    {"req_i64", PQ_INT64, 0, PQ_LOGICAL_NONE, 0, 0, 0},
+};
+
+static uint64_t mix(uint64_t seed, uint64_t row, uint64_t col)
+{
+    uint64_t z = seed * 0x9e3779b97f4a7c15ull + row * 0xbf58476d1ce4e5b9ull + col * 0x94d049bb133111ebull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Signed value uniform-ish in (-m, m). */
+static int64_t smod(uint64_t h, int64_t m)
+{
+    return (int64_t)(h % (uint64_t)m) * ((h >> 63) ? -1 : 1);
+}
+
+static double demo_float(uint64_t h)
+{
+    switch (h % 16) {
+    case 0: return NAN;
+    case 1: return INFINITY;
+    case 2: return -INFINITY;
+    case 3: return -0.0;
+    case 4: return 0.0;
+    default: return (double)smod(h >> 4, 1ll << 40) / (double)(1ull << (h % 40));
+    }
+}
+
+/* Big-endian two's complement of v (|v| < 2^127) in n bytes (n <= 16). */
+static void be_bytes(__int128 v, uint8_t *out, int n)
+{
+    for (int i = 0; i < n; i++) out[n - 1 - i] = (uint8_t)((unsigned __int128)v >> (8 * i));
+}
+
+static const char *const demo_tokens[] = {"a", "b", "Z", " ", "\"", "\\", "\n", "\t", "\xc3\xa9",
+                                          "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\x01", "/", "7"};
+
+/* Writes value (row, col) into tmp; returns its byte length (fixed or variable). */
+static int demo_value(uint64_t seed, int64_t row, int c, uint8_t *tmp)
+{
+    const demo_col *d = &demo_cols[c];
+    uint64_t h = mix(seed, (uint64_t)row, (uint64_t)c), h2 = mix(seed ^ 0x5555, (uint64_t)row, (uint64_t)c);
+    int32_t i32 = 0;
+    int64_t i64 = 0;
+    switch (c) {
+    case 0: tmp[0] = h & 1; return 1;
+    case 1: i32 = (int8_t)h; break;
+    case 2: i32 = (int16_t)h; break;
+    case 3: case 7: i32 = (int32_t)(uint32_t)h; break;
+    case 4: case 8: i64 = (int64_t)h; break;
+    case 5: i32 = (int32_t)(h & 0xff); break;
+    case 6: i32 = (int32_t)(h & 0xffff); break;
+    case 9: { float f = (float)demo_float(h); memcpy(tmp, &f, 4); return 4; }
+    case 10: { double v = demo_float(h); memcpy(tmp, &v, 8); return 8; }
+    case 11: {
+        int n = 0;
+        for (int k = 0, len = (int)(h % 9); k < len; k++) {
+            const char *t = demo_tokens[(h2 >> (k * 4)) % (sizeof demo_tokens / sizeof *demo_tokens)];
+            memcpy(tmp + n, t, strlen(t));
+            n += (int)strlen(t);
+        }
+        return n;
+    }
+    case 12: { int n = (int)(h % 9); memcpy(tmp, &h2, 8); return n; }
+    case 13: memcpy(tmp, &h2, 4); return 4;
+    case 14: { uint16_t x = (uint16_t)h; if ((x & 0x7c00) == 0x7c00) x &= 0xbfff; memcpy(tmp, &x, 2); return 2; }
+    case 15: i32 = (int32_t)(smod(h, 36500) + 11000); break; /* ~1940..2070 */
+    case 16: i32 = (int32_t)(h % 86400000u); break;
+    case 17: i64 = (int64_t)(h % 86400000000ull); break;
+    case 18: i64 = (int64_t)(h % 86400000000000ull); break;
+    case 19: i64 = smod(h, 3155760000000ll); break;     /* +-100 years in ms */
+    case 20: i64 = smod(h, 3155760000000000ll); break;  /* us */
+    case 21: i64 = smod(h, 3155760000000000000ll); break; /* ns */
+    case 22: i32 = (int32_t)smod(h, 1000000000); break;
+    case 23: i64 = smod(h, 1000000000000000000ll); break;
+    case 24: case 25: {
+        __int128 v = (__int128)smod(h, 1000000000000000000ll) * 1000000 + (int64_t)(h2 % 1000000);
+        int n = c == 24 ? 13 : 1 + (int)(h2 >> 60) % 11; /* 1..11 bytes, wide enough? see below */
+        if (c == 25) { /* minimal-ish width that holds v */
+            n = 1;
+            while (n < 16 && !(v >= -((__int128)1 << (8 * n - 1)) && v < ((__int128)1 << (8 * n - 1)))) n++;
+        }
+        be_bytes(v, tmp, n);
+        return n;
+    }
+    case 26: { /* INT96: nanos of day (whole microseconds) then Julian day, 1900..2100 */
+        uint64_t nanos = (h % 86400000000ull) * 1000;
+        uint32_t jd = 2415021 + (uint32_t)(h2 % 73000);
+        memcpy(tmp, &nanos, 8);
+        memcpy(tmp + 8, &jd, 4);
+        return 12;
+    }
+    case 27: i64 = row * 3; break;
+    default: break;
+    }
+    if (d->p == PQ_INT32) { memcpy(tmp, &i32, 4); return 4; }
+    memcpy(tmp, &i64, 8);
+    return 8;
+}
+
+static void demo_schema(pq_column_desc *d)
+{
+    for (int c = 0; c < GEN_DEMO_COLS; c++) {
+        const demo_col *x = &demo_cols[c];
+        memset(&d[c], 0, sizeof d[c]);
+        d[c] = (pq_column_desc){.name = x->name, .physical = x->p, .type_length = x->len,
+                                .repetition = c == GEN_DEMO_COLS - 1 ? PQ_REQUIRED : PQ_OPTIONAL,
+                                .logical = x->l, .decimal_precision = x->prec,
+                                .decimal_scale = x->scale, .is_adjusted_to_utc = x->utc,
+                                .field_id = -1};
+    }
+}
+
+/* Appends rows [a, b) of the demo table to cols (cleared first). */
+static int demo_batch(uint64_t seed, int64_t a, int64_t b, pq_vec *cols)
+{
+    uint8_t tmp[64];
+    for (int c = 0; c < GEN_DEMO_COLS; c++) {
+        pq_vec *v = &cols[c];
+        pq_vec_clear(v);
+        if (pq_vec_reserve(v, b - a, (b - a) * 40)) return -ENOMEM;
+        if (v->offsets) v->offsets[0] = 0;
+        for (int64_t r = a; r < b; r++) {
+            int64_t i = v->length;
+            bool null = c != GEN_DEMO_COLS - 1 && mix(seed + 1, (uint64_t)r, (uint64_t)c) % 8 == 0;
+            int n = null ? 0 : demo_value(seed, r, c, tmp);
+            pq_bit_set(v->validity, i, !null);
+            v->null_count += null;
+            if (v->type == PQ_BYTE_ARRAY) {
+                memcpy(v->data + v->data_len, tmp, (size_t)n);
+                v->data_len += n;
+                v->offsets[i + 1] = (int32_t)v->data_len;
+            } else if (v->type == PQ_BOOLEAN) {
+                pq_bit_set(v->values, i, !null && tmp[0]);
+            } else {
+                int32_t w = pq_fixed_width(v->type, v->type_length);
+                if (null) memset(v->values + i * w, 0, (size_t)w);
+                else memcpy(v->values + i * w, tmp, (size_t)w);
+            }
+            v->length++;
+        }
+    }
+    return 0;
+}
+
+static int write_demo(const gen_args *a, pq_writer *w, pq_err *e)
+{
+    pq_vec cols[GEN_DEMO_COLS];
+    for (int c = 0; c < GEN_DEMO_COLS; c++)
+        pq_vec_init(&cols[c], demo_cols[c].p, demo_cols[c].len);
+    int rc = 0;
+    for (int64_t r = 0; r < a->rows && !rc; r += 4096) {
+        int64_t b = r + 4096 < a->rows ? r + 4096 : a->rows;
+        rc = demo_batch(a->seed, r, b, cols);
+        if (rc) pq_errf(e, rc, -1, "out of memory");
+        else rc = pq_writer_write(w, cols, b - r, e);
+    }
+    for (int c = 0; c < GEN_DEMO_COLS; c++) pq_vec_free(&cols[c]);
+    return rc;
+}
+
+/* ---- entry ---------------------------------------------------------------------------------- */
+
+static int run(gen_args *a, const pq_column_desc *d, int n, const uint8_t *flags, lineitem_gen *g)
+{
+    FILE *f = fopen(a->out, "wb");
+    if (!f) return GEN_ERR("%s: %s", a->out, strerror(errno));
+    setvbuf(f, NULL, _IOFBF, 1 << 20);
+    a->o.col_flags = flags;
+    double t0 = now_s();
+    pq_err e = {0};
+    pq_writer *w = NULL;
+    int rc = pq_writer_open(&w, d, n, &a->o, file_sink, f, &e);
+    if (!rc) rc = g ? write_lineitem(g, w, a->threads, &e) : write_demo(a, w, &e);
+    if (!rc) rc = pq_writer_close(w, &e);
+    pq_writer_stats st = {0};
+    if (w) pq_writer_get_stats(w, &st);
+    pq_writer_free(w);
+    if (fclose(f) != 0 && !rc) rc = pq_errf(&e, -EIO, -1, "closing: %s", strerror(errno));
+    if (rc) {
+        unlink(a->out);
+        return GEN_ERR("%s: %s", a->out, e.msg[0] ? e.msg : strerror(-rc));
+    }
+    printf("%s: %" PRId64 " rows, %" PRId64 " row groups, %" PRId64 " bytes, %.2f seconds\n",
+           a->out, st.rows, st.row_groups, st.bytes, now_s() - t0);
+    return 0;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+    gen_args a;
+    memset(&a, 0, sizeof a);
+    pq_writer_opts_default(&a.o);
+    a.seed = 1;
+    a.rows = 10000;
+    a.threads = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
+    if (argc < 2) return usage(NULL);
+    a.what = argv[1];
+    for (int i = 2; i < argc; i++) {
+        int rc = parse_opt(&a, argc, argv, &i);
+        if (rc) return rc;
+    }
+    if (!a.out) return usage("-o FILE is required");
+    if (strcmp(a.what, "demo-types") == 0) {
+        pq_column_desc d[GEN_DEMO_COLS];
+        demo_schema(d);
+        if (a.bloom) return usage("--bloom is for lineitem");
+        return run(&a, d, GEN_DEMO_COLS, NULL, NULL);
+    }
+    if (strcmp(a.what, "lineitem") != 0) return usage("what to generate: lineitem or demo-types");
+    if (a.sf <= 0) return usage("--sf N is required");
+    lineitem_gen g;
+    int rc = lineitem_gen_init(&g, a.sf, a.seed);
+    if (rc) return GEN_ERR("lineitem: cannot set up sf=%g (%s)", a.sf, strerror(-rc));
+    if (a.cancel_layout && (rc = lineitem_gen_set_cancel_layout(&g, a.o.row_group_rows))) {
+        lineitem_gen_free(&g);
+        return GEN_ERR("--layout cancel needs --row-group-rows >= 128");
+    }
+    pq_column_desc d[LINEITEM_COLS_MAX];
+    uint8_t flags[LINEITEM_COLS_MAX];
+    rc = lineitem_schema(&g, a.bloom, d, flags) ? 1 : run(&a, d, g.ncols, flags, &g);
+    lineitem_gen_free(&g);
+    return rc;
+}

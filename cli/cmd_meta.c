@@ -1,0 +1,274 @@
+/* cli/cmd_meta.c: `ringscan meta FILE [--json]` prints a Parquet file's metadata: schema, row
+ * groups, column chunks (codec, encodings, decoded statistics, page index and bloom filter
+ * presence), key-value metadata; --json prints the same as one JSON object.
+ *
+ * Invariants:
+ *  1. The only I/O is pread of the tail (64 KiB) and, when the metadata is larger, of the
+ *     metadata itself; the decoding is format/ (pq_footer_locate, pq_file_meta_parse).
+ *  2. Errors print "ringscan: FILE: <msg> (offset N, column C)" on stderr and exit 1; usage
+ *     errors exit 2.
+ *  3. Strings from the file are escaped before printing (JSON rules in both modes).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "format/meta.h"
+
+int cmd_meta(int argc, char **argv);
+
+enum { TAIL_BYTES = 64 * 1024 };
+
+static int report(const char *file, const pq_err *e)
+{
+    fprintf(stderr, "ringscan: %s: %s", file, e->msg);
+    if (e->offset >= 0 && e->column[0]) fprintf(stderr, " (offset %" PRId64 ", column %s)", e->offset, e->column);
+    else if (e->offset >= 0) fprintf(stderr, " (offset %" PRId64 ")", e->offset);
+    else if (e->column[0]) fprintf(stderr, " (column %s)", e->column);
+    fputc('\n', stderr);
+    return 1;
+}
+
+static int pread_all(int fd, uint8_t *buf, size_t n, off_t off)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t r = pread(fd, buf + done, n - done, off + (off_t)done);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return r < 0 ? -errno : -EIO;
+        done += (size_t)r;
+    }
+    return 0;
+}
+
+/* Reads and parses the metadata of path into m. 0 or 1 (reported). */
+static int load(const char *path, pq_file_meta *m)
+{
+    pq_err e = {.offset = -1};
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        pq_errf(&e, -errno, -1, "%s", strerror(errno));
+        if (fd >= 0) close(fd);
+        return report(path, &e);
+    }
+    uint64_t size = (uint64_t)st.st_size;
+    size_t tail_len = size < TAIL_BYTES ? (size_t)size : TAIL_BYTES;
+    uint8_t *tail = malloc(tail_len ? tail_len : 1), *meta = NULL;
+    uint64_t moff;
+    uint32_t mlen;
+    bool in_tail;
+    int rc = tail ? pread_all(fd, tail, tail_len, (off_t)(size - tail_len)) : -ENOMEM;
+    if (rc) pq_errf(&e, rc, -1, "%s", strerror(-rc));
+    if (!rc) rc = pq_footer_locate(tail, tail_len, size, 0, &moff, &mlen, &in_tail, &e);
+    if (!rc && in_tail) {
+        rc = pq_file_meta_parse(tail + (moff - (size - tail_len)), mlen, NULL, m, &e);
+    } else if (!rc) {
+        meta = malloc(mlen ? mlen : 1);
+        rc = meta ? pread_all(fd, meta, mlen, (off_t)moff) : -ENOMEM;
+        if (rc) pq_errf(&e, rc, (int64_t)moff, "%s", strerror(-rc));
+        else rc = pq_file_meta_parse(meta, mlen, NULL, m, &e);
+    }
+    if (rc && e.offset < 0 && rc != -ENOMEM && e.msg[0] && rc != RINGSCAN_EUNSUPPORTED)
+        e.offset = (int64_t)moff; /* the metadata's start: the parser reports no file offset */
+    free(tail);
+    free(meta);
+    close(fd);
+    return rc ? report(path, &e) : 0;
+}
+
+static void put_str(const char *s, size_t n)
+{
+    putchar('"');
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 0x20 || c == 0x7f) printf("\\u%04x", c);
+        else putchar(c);
+    }
+    putchar('"');
+}
+
+static uint64_t le(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* A statistic as a readable value (a JSON value in both modes). */
+static void put_value(const pq_column_desc *c, const uint8_t *p, uint32_t n)
+{
+    bool uns = c->logical >= PQ_LOGICAL_UINT8 && c->logical <= PQ_LOGICAL_UINT64;
+    if (c->physical == PQ_BOOLEAN && n == 1) printf("%s", p[0] ? "true" : "false");
+    else if (c->physical == PQ_INT32 && n == 4)
+        uns ? printf("%" PRIu32, (uint32_t)le(p, 4)) : printf("%" PRId32, (int32_t)(uint32_t)le(p, 4));
+    else if (c->physical == PQ_INT64 && n == 8)
+        uns ? printf("%" PRIu64, le(p, 8)) : printf("%" PRId64, (int64_t)le(p, 8));
+    else if ((c->physical == PQ_FLOAT && n == 4) || (c->physical == PQ_DOUBLE && n == 8)) {
+        double d;
+        if (n == 4) {
+            uint32_t u = (uint32_t)le(p, 4);
+            float f;
+            memcpy(&f, &u, 4);
+            d = f;
+        } else {
+            uint64_t u = le(p, 8);
+            memcpy(&d, &u, 8);
+        }
+        if (d != d) printf("\"NaN\"");
+        else printf("%.17g", d);
+    } else if (c->physical == PQ_BYTE_ARRAY &&
+               (c->logical == PQ_LOGICAL_STRING || c->logical == PQ_LOGICAL_ENUM || c->logical == PQ_LOGICAL_JSON ||
+                c->logical == PQ_LOGICAL_NONE)) {
+        put_str((const char *)p, n);
+    } else {
+        printf("\"0x");
+        for (uint32_t i = 0; i < n; i++) printf("%02x", p[i]);
+        putchar('"');
+    }
+}
+
+static void put_encodings(uint32_t mask)
+{
+    putchar('[');
+    for (int b = 0, first = 1; b < 32; b++)
+        if (mask & (1u << b)) printf("%s\"%s\"", first ? "" : ", ", pq_encoding_name((pq_encoding)b)), first = 0;
+    putchar(']');
+}
+
+static void put_stats(const pq_column_desc *c, const pq_stats *s)
+{
+    printf("{\"usable\": %s", s->usable ? "true" : "false");
+    if (s->has_min_max) {
+        printf(", \"min\": ");
+        put_value(c, s->min, s->min_len);
+        printf(", \"max\": ");
+        put_value(c, s->max, s->max_len);
+        if (!s->min_exact || !s->max_exact) printf(", \"exact\": false");
+    }
+    if (s->has_null_count) printf(", \"null_count\": %" PRId64, s->null_count);
+    if (s->has_distinct) printf(", \"distinct_count\": %" PRId64, s->distinct_count);
+    if (s->has_nan_count) printf(", \"nan_count\": %" PRId64, s->nan_count);
+    putchar('}');
+}
+
+static void print_text(const char *path, const pq_file_meta *m)
+{
+    printf("file: %s\nrows: %" PRId64 "\ncreated_by: %s\ncolumn_orders: %s\n", path, m->num_rows,
+           m->created_by ? m->created_by : "(none)",
+           m->column_orders_known ? "known" : m->column_orders_present ? "unknown" : "absent");
+    printf("schema (%d columns):\n", (int)m->ncolumns);
+    for (int32_t i = 0; i < m->ncolumns; i++) {
+        const pq_column_desc *c = &m->columns[i];
+        printf("  %d %s %s", (int)i, c->name, pq_physical_name(c->physical));
+        if (c->physical == PQ_FIXED_LEN_BYTE_ARRAY) printf("(%d)", (int)c->type_length);
+        if (c->logical != PQ_LOGICAL_NONE) printf(" %s", pq_logical_name(c->logical));
+        if (c->logical == PQ_LOGICAL_DECIMAL) printf("(%d,%d)", (int)c->decimal_precision, (int)c->decimal_scale);
+        printf(" %s\n", c->repetition == PQ_REQUIRED ? "required" : "optional");
+    }
+    for (int32_t g = 0; g < m->nrow_groups; g++) {
+        const pq_row_group *rg = &m->row_groups[g];
+        printf("row group %d: rows %" PRId64 ", bytes %" PRId64 "\n", (int)g, rg->num_rows, rg->total_byte_size);
+        for (int32_t i = 0; i < m->ncolumns; i++) {
+            const pq_chunk_meta *ch = &rg->chunks[i];
+            printf("  %s: %s, values %" PRId64 ", compressed %" PRId64 ", uncompressed %" PRId64 ", encodings ",
+                   m->columns[i].name, pq_codec_name(ch->codec), ch->num_values, ch->total_compressed_size,
+                   ch->total_uncompressed_size);
+            put_encodings(ch->encodings_mask);
+            printf(", stats ");
+            put_stats(&m->columns[i], &ch->stats);
+            printf("%s%s%s\n", ch->has_offset_index ? ", offset index" : "",
+                   ch->has_column_index ? ", column index" : "", ch->has_bloom_filter ? ", bloom filter" : "");
+        }
+    }
+    for (int32_t i = 0; i < m->nkv; i++) {
+        printf("kv %s = ", m->kv[i].key);
+        if (m->kv[i].value) put_str(m->kv[i].value, m->kv[i].value_len > 200 ? 200 : m->kv[i].value_len);
+        else printf("null");
+        putchar('\n');
+    }
+}
+
+static void print_chunk_json(const pq_column_desc *c, const pq_chunk_meta *ch)
+{
+    printf("{\"column\": ");
+    put_str(c->name, strlen(c->name));
+    printf(", \"codec\": \"%s\", \"encodings\": ", pq_codec_name(ch->codec));
+    put_encodings(ch->encodings_mask);
+    printf(", \"num_values\": %" PRId64 ", \"compressed_size\": %" PRId64 ", \"uncompressed_size\": %" PRId64
+           ", \"data_page_offset\": %" PRId64,
+           ch->num_values, ch->total_compressed_size, ch->total_uncompressed_size, ch->data_page_offset);
+    if (ch->has_dictionary_page_offset) printf(", \"dictionary_page_offset\": %" PRId64, ch->dictionary_page_offset);
+    printf(", \"statistics\": ");
+    put_stats(c, &ch->stats);
+    printf(", \"offset_index\": %s, \"column_index\": %s, \"bloom_filter\": %s}",
+           ch->has_offset_index ? "true" : "false", ch->has_column_index ? "true" : "false",
+           ch->has_bloom_filter ? "true" : "false");
+}
+
+static void print_json(const pq_file_meta *m)
+{
+    printf("{\"num_rows\": %" PRId64 ", \"created_by\": ", m->num_rows);
+    if (m->created_by) put_str(m->created_by, strlen(m->created_by));
+    else printf("null");
+    printf(", \"column_orders_known\": %s, \"schema\": [", m->column_orders_known ? "true" : "false");
+    for (int32_t i = 0; i < m->ncolumns; i++) {
+        const pq_column_desc *c = &m->columns[i];
+        printf("%s{\"name\": ", i ? ", " : "");
+        put_str(c->name, strlen(c->name));
+        printf(", \"physical\": \"%s\", \"logical\": \"%s\", \"repetition\": \"%s\"", pq_physical_name(c->physical),
+               pq_logical_name(c->logical), c->repetition == PQ_REQUIRED ? "REQUIRED" : "OPTIONAL");
+        if (c->physical == PQ_FIXED_LEN_BYTE_ARRAY) printf(", \"type_length\": %d", (int)c->type_length);
+        if (c->logical == PQ_LOGICAL_DECIMAL)
+            printf(", \"precision\": %d, \"scale\": %d", (int)c->decimal_precision, (int)c->decimal_scale);
+        putchar('}');
+    }
+    printf("], \"row_groups\": [");
+    for (int32_t g = 0; g < m->nrow_groups; g++) {
+        const pq_row_group *rg = &m->row_groups[g];
+        printf("%s{\"num_rows\": %" PRId64 ", \"total_byte_size\": %" PRId64 ", \"columns\": [", g ? ", " : "",
+               rg->num_rows, rg->total_byte_size);
+        for (int32_t i = 0; i < m->ncolumns; i++) {
+            if (i) printf(", ");
+            print_chunk_json(&m->columns[i], &rg->chunks[i]);
+        }
+        printf("]}");
+    }
+    printf("], \"key_value_metadata\": {");
+    for (int32_t i = 0; i < m->nkv; i++) {
+        printf("%s", i ? ", " : "");
+        put_str(m->kv[i].key, strlen(m->kv[i].key));
+        printf(": ");
+        if (m->kv[i].value) put_str(m->kv[i].value, m->kv[i].value_len);
+        else printf("null");
+    }
+    printf("}}\n");
+}
+
+int cmd_meta(int argc, char **argv)
+{
+    const char *path = NULL;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) json = true;
+        else if (!path && argv[i][0] != '-') path = argv[i];
+        else path = NULL, i = argc;
+    }
+    if (!path) {
+        fprintf(stderr, "usage: ringscan meta FILE [--json]\n");
+        return 2;
+    }
+    pq_file_meta m = {0};
+    if (load(path, &m)) return 1;
+    if (json) print_json(&m);
+    else print_text(path, &m);
+    pq_file_meta_free(&m);
+    return 0;
+}

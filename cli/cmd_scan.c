@@ -1,0 +1,181 @@
+/* cli/cmd_scan.c: `ringscan scan FILE [--columns a,b] [--where EXPR] ...`: runs a scan
+ * (scan/scan.h) and prints its batches; --stats prints the counters and --explain the plan and
+ * the conjunct order to stderr.
+ * Exit status 0 on success, 1 for a bad file (message names file, offset and column), 2 for
+ * bad usage. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/print.h"
+#include "filter/expr.h"
+#include "scan/pqfile.h"
+#include "scan/scan.h"
+
+
+typedef struct scan_args {
+    const char *path;
+    const char *columns;
+    const char *where;
+    print_format fmt;
+    int stats;        /* 0 none, 1 text, 2 json */
+    bool explain;
+    scan_opts o;
+} scan_args;
+
+static int parse_opt(scan_args *a, const char *s, const char *v)
+{
+    if (strcmp(s, "--columns") == 0) a->columns = v;
+    else if (strcmp(s, "--where") == 0) a->where = v;
+    else if (strcmp(s, "--limit") == 0) a->o.limit = strtoll(v, NULL, 10);
+    else if (strcmp(s, "--threads") == 0) a->o.threads = atoi(v);
+    else if (strcmp(s, "--policy") == 0) {
+        if (strcmp(v, "lazy") == 0) a->o.policy = SCAN_LAZY;
+        else if (strcmp(v, "eager") == 0) a->o.policy = SCAN_EAGER;
+        else if (strcmp(v, "adaptive") == 0) a->o.policy = SCAN_ADAPTIVE;
+        else return -1;
+    } else if (strcmp(s, "--io") == 0) {
+        if (strcmp(v, "uring") == 0) a->o.io = EXEC_IO_URING;
+        else if (strcmp(v, "pread") == 0) a->o.io = EXEC_IO_PREAD;
+        else return -1;
+    } else if (strcmp(s, "--format") == 0) {
+        if (strcmp(v, "table") == 0) a->fmt = PRINT_TABLE;
+        else if (strcmp(v, "csv") == 0) a->fmt = PRINT_CSV;
+        else if (strcmp(v, "jsonl") == 0) a->fmt = PRINT_JSONL;
+        else return -1;
+    } else return -1;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, scan_args *a)
+{
+    memset(a, 0, sizeof *a);
+    scan_opts_default(&a->o);
+    a->fmt = PRINT_TABLE;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (strcmp(s, "--verify-checksums") == 0) a->o.col_limits.verify_crc = true;
+        else if (strcmp(s, "--ordered") == 0) a->o.ordered = true;
+        else if (strcmp(s, "--explain") == 0) a->explain = a->o.explain = true;
+        else if (strcmp(s, "--stats") == 0) a->stats = 1;
+        else if (strcmp(s, "--stats=json") == 0) a->stats = 2;
+        else if (strcmp(s, "--no-page-index") == 0) a->o.use_page_index = false;
+        else if (strcmp(s, "--no-bloom") == 0) a->o.use_bloom = false;
+        else if (s[0] == '-' && s[1] == '-' && i + 1 < argc) {
+            if (parse_opt(a, s, argv[++i])) return -1;
+        } else if (s[0] != '-' && !a->path) a->path = s;
+        else return -1;
+    }
+    return a->path ? 0 : -1;
+}
+
+/* Resolves the --columns list (NULL: every column) to indexes. */
+static int pick_columns(const pq_file_meta *m, const char *list, int *idx, int *n, pq_err *e)
+{
+    *n = 0;
+    if (!list) {
+        for (int i = 0; i < m->ncolumns && i < SCAN_MAX_COLUMNS; i++) idx[(*n)++] = i;
+        return 0;
+    }
+    char *copy = strdup(list), *save = NULL;
+    if (!copy) return -ENOMEM;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int32_t c = pq_file_meta_find_column(m, t);
+        if (c < 0 || *n >= SCAN_MAX_COLUMNS) {
+            pq_errf(e, RINGSCAN_EFORMAT, -1, "no column named '%s'", t);
+            free(copy);
+            return RINGSCAN_EFORMAT;
+        }
+        idx[(*n)++] = c;
+    }
+    free(copy);
+    return *n > 0 ? 0 : pq_errf(e, RINGSCAN_EFORMAT, -1, "no columns chosen");
+}
+
+void cli_print_error(const char *path, const pq_err *e, int rc)
+{
+    fprintf(stderr, "ringscan: %s: %s", path, e->msg[0] ? e->msg : ringscan_strerror(rc));
+    if (e->offset >= 0 || e->column[0]) {
+        fputs(" (", stderr);
+        if (e->offset >= 0) fprintf(stderr, "offset %lld", (long long)e->offset);
+        if (e->column[0]) fprintf(stderr, "%scolumn %s", e->offset >= 0 ? ", " : "", e->column);
+        fputc(')', stderr);
+    }
+    fputc('\n', stderr);
+}
+
+void cli_print_stats(FILE *out, const scan_stats *st, bool json)
+{
+    const char *fmt = json ? "{\"reads\":%llu,\"bytes_read\":%llu,\"bytes_used\":%llu,"
+                             "\"bytes_wasted\":%llu,\"cancelled_reads\":%llu,"
+                             "\"row_groups_total\":%lld,\"row_groups_pruned\":%lld,"
+                             "\"pages_total\":%lld,\"pages_pruned\":%lld,\"rows_scanned\":%lld,"
+                             "\"rows_out\":%lld,\"splits_all_false\":%lld,\"plan_reads\":%llu,"
+                             "\"io_backend\":\"%s\"}\n"
+                           : "reads %llu, bytes_read %llu, bytes_used %llu, bytes_wasted %llu, "
+                             "cancelled_reads %llu, row_groups %lld (pruned %lld), pages %lld "
+                             "(pruned %lld), rows_scanned %lld, rows_out %lld, splits_all_false "
+                             "%lld, plan_reads %llu, io %s\n";
+    fprintf(out, fmt, (unsigned long long)st->reads, (unsigned long long)st->bytes_read,
+            (unsigned long long)st->bytes_used, (unsigned long long)st->bytes_wasted,
+            (unsigned long long)st->cancelled_reads, (long long)st->row_groups_total,
+            (long long)st->row_groups_pruned, (long long)st->pages_total,
+            (long long)st->pages_pruned, (long long)st->rows_scanned, (long long)st->rows_out,
+            (long long)st->splits_all_false, (unsigned long long)st->plan_reads, st->io_backend);
+}
+
+/* Pulls every batch and prints it. */
+static int drain(scan_t *sc, const scan_args *a, pq_err *e)
+{
+    const pq_column_desc *cols[SCAN_MAX_COLUMNS];
+    int n = scan_nproj(sc);
+    for (int i = 0; i < n; i++) cols[i] = scan_proj_desc(sc, i);
+    if (a->fmt != PRINT_JSONL) {
+        for (int i = 0; i < n; i++)
+            printf("%s%s", i ? (a->fmt == PRINT_TABLE ? " | " : ",") : "", cols[i]->name);
+        printf("\n");
+    }
+    scan_batch b;
+    int rc;
+    while ((rc = scan_next(sc, &b, e)) == 1) {
+        print_rows(stdout, a->fmt, cols, b.cols, n, b.rows);
+        scan_batch_free(&b);
+    }
+    return rc;
+}
+
+int cmd_scan(int argc, char **argv)
+{
+    scan_args a;
+    if (parse_args(argc, argv, &a)) {
+        fprintf(stderr, "usage: ringscan scan FILE [--columns a,b] [--where EXPR] [--limit N] "
+                        "[--policy lazy|eager|adaptive] [--threads N] [--io uring|pread] "
+                        "[--ordered] [--format table|csv|jsonl] [--stats[=json]] [--explain] "
+                        "[--verify-checksums] [--no-page-index] [--no-bloom]\n");
+        return 2;
+    }
+    pq_err e = {.offset = -1};
+    pqf_t *f = NULL;
+    flt_expr *filter = NULL;
+    scan_t *sc = NULL;
+    static int idx[SCAN_MAX_COLUMNS];
+    int n = 0;
+    int rc = pqf_open(&f, a.path, NULL, &e);
+    if (rc == 0) rc = pick_columns(&f->meta, a.columns, idx, &n, &e);
+    if (rc == 0 && a.where) rc = flt_parse(a.where, f->meta.columns, f->meta.ncolumns, &filter, &e);
+    if (rc == 0) rc = scan_start(f, idx, n, filter, &a.o, &sc, &e);
+    if (rc == 0) rc = drain(sc, &a, &e);
+    fflush(stdout);
+    if (rc < 0) cli_print_error(a.path, &e, rc);
+    if (sc && a.explain) fputs(scan_explain(sc), stderr);
+    if (sc && a.stats) {
+        scan_stats st;
+        scan_get_stats(sc, &st);
+        cli_print_stats(stderr, &st, a.stats == 2);
+    }
+    scan_free(sc);
+    pqf_close(f);
+    return rc < 0 ? 1 : 0;
+}

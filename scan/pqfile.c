@@ -1,0 +1,117 @@
+/* scan/pqfile.c: synchronous Parquet file access (see pqfile.h). */
+#include "scan/pqfile.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int io_fail(pq_err *e, int rc, int64_t off, const char *msg)
+{
+    return pq_errf(e, rc, off, "%s", msg);
+}
+
+/* Reads the tail, locates and parses the FileMetaData. */
+static int read_footer(pqf_t *f, const pq_meta_limits *limits, pq_err *e)
+{
+    uint64_t size = f->file->size_bytes;
+    if (size < 12) return pq_errf(e, RINGSCAN_EFORMAT, 0, "file of %llu bytes is too small for Parquet",
+                                  (unsigned long long)size);
+    size_t tail_len = size < PQF_TAIL_BYTES ? (size_t)size : PQF_TAIL_BYTES;
+    uint8_t *tail = malloc(tail_len);
+    if (!tail) return -ENOMEM;
+    char msg[256];
+    int rc = io_read_sync(f->file, size - tail_len, tail, tail_len, msg, sizeof msg);
+    if (rc) {
+        free(tail);
+        return io_fail(e, rc, (int64_t)(size - tail_len), msg);
+    }
+    f->tail_reads = 1;
+    bool in_tail = false;
+    uint64_t max_meta = limits ? limits->max_meta_bytes : 0;
+    rc = pq_footer_locate(tail, tail_len, size, max_meta, &f->meta_offset, &f->meta_len, &in_tail, e);
+    const uint8_t *meta = NULL;
+    uint8_t *second = NULL;
+    if (rc == 0 && in_tail) {
+        meta = tail + (f->meta_offset - (size - tail_len));
+    } else if (rc == 0) {
+        second = malloc(f->meta_len ? f->meta_len : 1);
+        rc = second ? io_read_sync(f->file, f->meta_offset, second, f->meta_len, msg, sizeof msg)
+                    : -ENOMEM;
+        if (rc && rc != -ENOMEM) io_fail(e, rc, (int64_t)f->meta_offset, msg);
+        meta = second;
+        f->tail_reads = 2;
+    }
+    if (rc == 0) {
+        rc = pq_file_meta_parse(meta, f->meta_len, limits, &f->meta, e);
+        if (rc && e && e->offset < 0) e->offset = (int64_t)f->meta_offset;
+    }
+    free(second);
+    free(tail);
+    return rc;
+}
+
+int pqf_open(pqf_t **out, const char *path, const pq_meta_limits *limits, pq_err *e)
+{
+    assert(out && path);
+    *out = NULL;
+    pqf_t *f = calloc(1, sizeof *f);
+    if (!f) return -ENOMEM;
+    char msg[256];
+    int rc = io_file_open(&f->file, path, msg, sizeof msg);
+    if (rc) {
+        free(f);
+        return io_fail(e, rc, -1, msg);
+    }
+    rc = read_footer(f, limits, e);
+    if (rc) {
+        pqf_close(f);
+        return rc;
+    }
+    *out = f;
+    return 0;
+}
+
+void pqf_close(pqf_t *f)
+{
+    if (!f) return;
+    pq_file_meta_free(&f->meta);
+    io_file_close(f->file);
+    free(f);
+}
+
+int pqf_read_column(pqf_t *f, int rg, int col, const pq_col_limits *limits, pq_vec *out,
+                    pq_err *e)
+{
+    assert(rg >= 0 && rg < f->meta.nrow_groups && col >= 0 && col < f->meta.ncolumns);
+    const pq_column_desc *cd = &f->meta.columns[col];
+    const pq_chunk_meta *cm = &f->meta.row_groups[rg].chunks[col];
+    if (cm->num_values == 0 && f->meta.row_groups[rg].num_rows == 0) return 0; /* no pages */
+    uint64_t off, len;
+    int rc = pq_chunk_range(cm, f->file->size_bytes, &off, &len, e);
+    if (rc) {
+        pq_err_column(e, cd->name);
+        return rc;
+    }
+    pq_col_limits lim;
+    if (limits) lim = *limits;
+    else pq_col_limits_default(&lim);
+    if ((int64_t)len > lim.max_page_bytes * 64)
+        return pq_errf(e, RINGSCAN_ELIMIT, (int64_t)off, "column chunk of %llu bytes is over the limit",
+                       (unsigned long long)len);
+    uint8_t *buf = malloc(len);
+    if (!buf) return -ENOMEM;
+    char msg[256];
+    rc = io_read_sync(f->file, off, buf, len, msg, sizeof msg);
+    if (rc) {
+        free(buf);
+        pq_err_column(e, cd->name);
+        return io_fail(e, rc, (int64_t)off, msg);
+    }
+    pq_col_reader r;
+    pq_colr_init(&r, cd, cm->codec, &lim);
+    rc = pq_colr_chunk(&r, cm, buf, len, (int64_t)off, out, e);
+    pq_colr_free(&r);
+    free(buf);
+    return rc;
+}

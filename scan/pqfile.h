@@ -1,0 +1,36 @@
+/* scan/pqfile.h: an open Parquet file read synchronously: footer with one tail read (a second
+ * only when the metadata is larger), then whole column chunks decoded on demand. Used by the
+ * CLI's plain reads and by tests; the scan engine reads through io/ futures instead.
+ *
+ * Invariants: the metadata is parsed once at open; every chunk range is checked against the
+ * file size before it is read; error messages name the file, the offset and the column. */
+#ifndef RINGSCAN_SCAN_PQFILE_H
+#define RINGSCAN_SCAN_PQFILE_H
+#include <stdint.h>
+
+#include "format/column.h"
+#include "format/err.h"
+#include "format/meta.h"
+#include "io/io.h"
+
+enum { PQF_TAIL_BYTES = 64 * 1024 };
+
+typedef struct pqf {
+    io_file_t *file;
+    pq_file_meta meta;
+    uint64_t meta_offset;   /* where the FileMetaData starts */
+    uint32_t meta_len;
+    int tail_reads;         /* 1, or 2 when the metadata did not fit the first tail read */
+} pqf_t;
+
+/* Opens path and parses its footer. Returns 0 and *out (pqf_close), or a negative status with
+ * e filled (e->msg names the problem; the caller prefixes the path). */
+int pqf_open(pqf_t **out, const char *path, const pq_meta_limits *limits, pq_err *e);
+void pqf_close(pqf_t *f);
+
+/* Reads and decodes column `col` of row group `rg` into out (initialised by the caller with
+ * the column's type; rows are appended). limits NULL = defaults. 0 or a negative status. */
+int pqf_read_column(pqf_t *f, int rg, int col, const pq_col_limits *limits, pq_vec *out,
+                    pq_err *e);
+
+#endif

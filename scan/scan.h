@@ -1,0 +1,126 @@
+/* scan/scan.h: the scan engine's internal interface: options, the plan (splits and the byte
+ * ranges each needs), the split task, output batches and statistics.
+ *
+ * Flow: scan_start() parses nothing itself — it takes an open pqf_t, projection indexes and a
+ * typed filter — plans splits with static pruning (plan.c, synchronous metadata reads only),
+ * starts one executor thread per core; on each core SCAN_TASKS_PER_CORE worker coroutines
+ * claim splits through an atomic cursor and run the split task (split.c). Each split pushes
+ * exactly one batch (possibly empty) to the output queue (output.c); scan_next() pops them.
+ *
+ * Invariants:
+ *  1. A split is claimed only when split_index < consumed + window, so every claimed split's
+ *     batch fits the output queue: producers never block, ordered output cannot deadlock.
+ *  2. Everything a split registers with io/ is released (unref'd) before its task ends; a
+ *     dropped unsubmitted read is never issued, a dropped in-flight read is counted cancelled.
+ *  3. Per-core state (io context, column readers) is touched only by that core's thread.
+ *  4. Results are identical under every policy and thread count (output order aside when not
+ *     --ordered). */
+#ifndef RINGSCAN_SCAN_SCAN_H
+#define RINGSCAN_SCAN_SCAN_H
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "filter/expr.h"
+#include "filter/mask.h"
+#include "format/column.h"
+#include "io/io.h"
+#include "runtime/exec.h"
+#include "scan/pqfile.h"
+
+enum {
+    SCAN_TASKS_PER_CORE = 4,   /* split tasks in flight per core */
+    SCAN_MAX_COLUMNS = 4096,
+    SCAN_EXPLAIN_MAX = 1 << 16 /* bytes of --explain text kept */
+};
+
+typedef enum scan_policy { SCAN_LAZY = 0, SCAN_EAGER = 1, SCAN_ADAPTIVE = 2 } scan_policy;
+
+typedef struct scan_opts {
+    scan_policy policy;
+    int threads;              /* executor cores (>= 1) */
+    exec_io_backend io;       /* auto, uring, pread */
+    bool ordered;             /* batches in file order */
+    int64_t limit;            /* rows; < 0 = none */
+    bool use_page_index;      /* read column/offset indexes to prune pages (default true) */
+    bool use_bloom;           /* read bloom filters for = / IN (default true) */
+    bool explain;             /* keep a text account of planning and ordering */
+    io_opts_t io_opts;
+    pq_col_limits col_limits;
+} scan_opts;
+
+void scan_opts_default(scan_opts *o);
+
+/* One contiguous byte range of a column chunk a split may read: a whole chunk, a dictionary
+ * page, or one data page (then rows [first_row, first_row + nrows) of the split). */
+typedef struct scan_piece {
+    uint64_t off, len;
+    int64_t first_row, nrows; /* split-relative rows; dictionary pieces: nrows 0 */
+    bool dict;
+    bool whole_chunk;
+} scan_piece;
+
+/* What a split reads of one column. */
+typedef struct scan_colplan {
+    int col;                  /* leaf column index */
+    int npieces;
+    scan_piece *pieces;
+} scan_colplan;
+
+typedef struct scan_split {
+    int rg;
+    int64_t nrows;
+    bool pruned;               /* by statistics / bloom / page index at planning */
+    int pages_total, pages_pruned;
+    flt_mask rows0;            /* rows left after page-index pruning (len 0 = all rows) */
+    scan_colplan *cols;        /* one per needed column (scan->need order) */
+} scan_split;
+
+/* Counters of one scan; io figures include the planning reads. */
+typedef struct scan_stats {
+    uint64_t reads, bytes_read, bytes_used, bytes_wasted, cancelled_reads;
+    uint64_t requests_registered, requests_dropped;
+    uint64_t plan_reads, plan_bytes;      /* synchronous reads: footer, indexes, blooms */
+    int64_t row_groups_total, row_groups_pruned, pages_total, pages_pruned;
+    int64_t rows_scanned, rows_out, splits_all_false;
+    int64_t decoded_pages, decoded_values;
+    uint64_t peak_inflight_bytes;
+    bool uring;
+    char io_backend[EXEC_BACKEND_MSG_MAX];
+} scan_stats;
+
+/* An output batch: the projected columns, only the selected rows. */
+typedef struct scan_batch {
+    int split;
+    int64_t rows;
+    int ncols;
+    pq_vec *cols;              /* ncols vectors, owned */
+} scan_batch;
+
+void scan_batch_free(scan_batch *b);
+
+typedef struct scan scan_t;
+
+/* Plans and starts a scan over f (borrowed; must outlive the scan). proj: leaf indexes to
+ * output, in order (nproj >= 1). filter: owned by the scan from now on (NULL = no filter).
+ * Returns 0 and *out, or a negative status with e filled (the file is named by the caller). */
+int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const scan_opts *o,
+               scan_t **out, pq_err *e);
+
+/* Next batch: 1 and *b filled (caller frees with scan_batch_free), 0 at the end, or a negative
+ * status with e filled (the first error of any split; the scan is stopped). Blocks. */
+int scan_next(scan_t *s, scan_batch *b, pq_err *e);
+
+/* Copies the counters (complete once scan_next returned 0 or an error). */
+void scan_get_stats(const scan_t *s, scan_stats *out);
+/* The --explain text (NUL-terminated; "" unless explain was set). */
+const char *scan_explain(const scan_t *s);
+/* Projection descriptors. */
+const pq_column_desc *scan_proj_desc(const scan_t *s, int i);
+int scan_nproj(const scan_t *s);
+
+/* Stops the executor (cancelling what is in flight), frees everything. */
+void scan_free(scan_t *s);
+
+#endif

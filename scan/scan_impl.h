@@ -1,0 +1,89 @@
+/* scan/scan_impl.h: state shared by the scan engine's files (scan.c, plan.c, split.c). */
+#ifndef RINGSCAN_SCAN_SCAN_IMPL_H
+#define RINGSCAN_SCAN_SCAN_IMPL_H
+#include "filter/order.h"
+#include "scan/scan.h"
+
+/* Per core, touched only by that core's thread (invariant 3). */
+typedef struct scan_core {
+    io_ctx_t *io;
+    pq_col_reader *readers;    /* one per needed column, reused across splits */
+    int workers_live;
+    io_counters_t io_counters; /* copied when the core's last worker ends */
+    int64_t decoded_pages;
+} scan_core;
+
+struct scan {
+    pqf_t *f;
+    scan_opts o;
+    int nproj;
+    int *proj;                 /* leaf indexes, output order */
+    flt_expr *filter;          /* owned; NULL = none */
+    int npreds;
+    int nneed;                 /* columns read: predicate columns, then projection-only */
+    int *need;                 /* leaf index per slot */
+    int *pred_slot;            /* slot of each predicate's column */
+    int *proj_slot;            /* slot of each projected column */
+    flt_order *order;          /* adaptive conjunct order (NULL when npreds < 2) */
+
+    int nsplits;
+    scan_split *splits;
+
+    /* adaptive submission: per chain position, splits that reached it and how many of
+     * those had an all-false input mask there (position npreds = the projection) */
+    _Atomic int64_t pos_seen[FLT_MAX_PREDS + 1];
+    _Atomic int64_t pos_false[FLT_MAX_PREDS + 1];
+
+    /* runtime */
+    exec_group_t *g;
+    int window;                /* splits claimed but not consumed, at most */
+    _Atomic int next_split;
+    _Atomic int64_t consumed;
+    _Atomic int64_t rows_out;
+    _Atomic int stop;          /* error, or the consumer is done: splits bail out */
+    _Atomic int limit_hit;     /* enough rows produced: claim no new split */
+    _Atomic int workers_live;
+    _Atomic int64_t rows_scanned, splits_all_false;
+    _Atomic int splits_started, splits_done; /* adaptive exploration (scan.c wait_window) */
+
+    pthread_mutex_t mu;        /* guards what follows */
+    pthread_cond_t cv;
+    scan_batch *results;       /* per split, valid when ready[i] */
+    bool *ready;
+    int *fifo;                 /* completion order (unordered output) */
+    int fifo_head, fifo_tail;
+    int next_ordered;
+    int prefix_next;           /* first split not yet pushed, in file order */
+    int64_t produced_rows;     /* rows pushed: in file-order prefix when ordered, else all */
+    int64_t delivered_rows;
+    bool finished;
+    int status;
+    pq_err err;
+
+    scan_stats stats;          /* planning part filled at start, the rest at the end */
+    scan_core cores[EXEC_THREADS_MAX];
+    char *explain;
+    size_t explain_len;
+};
+
+/* plan.c: builds s->splits with static pruning; 0 or a negative status. */
+int scan_plan(scan_t *s, pq_err *e);
+void scan_plan_free(scan_t *s);
+
+/* split.c: runs split i on the current core (a coroutine); pushes its batch or error. */
+void scan_run_split(scan_t *s, scan_core *c, int i);
+
+/* take.c: dst (initialised here) = src rows idx[0..n). 0, RINGSCAN_ELIMIT or -ENOMEM. */
+int scan_take(const pq_vec *src, const uint32_t *idx, int64_t n, pq_vec *dst);
+
+/* explain.c: the conjunct order (label "start" or "final") into the explain text. */
+void scan_order_explain(scan_t *s, const char *label);
+
+/* scan.c: hands a finished split's batch to the consumer (takes ownership of b). */
+void scan_push(scan_t *s, int split, scan_batch *b);
+/* Records the first error and stops the scan. */
+void scan_fail(scan_t *s, int status, const pq_err *e);
+/* Appends printf-style text to the explain buffer (no-op unless explain). */
+void scan_explainf(scan_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,357 @@
+/* scan/split.c: the split task.
+ *
+ * Before awaiting anything the task registers, as io/ futures, every read the split may
+ * need: for each conjunct in the snapshot order its column's pieces, then the projection
+ * columns' pieces. The submission policy decides which of them are wanted at once (eager:
+ * all; lazy: none; adaptive: the positions whose input mask was rarely all-false so far), so
+ * the I/O layer coalesces everything wanted together. The chain then runs in order: conjunct
+ * k wants its pieces (if not yet), awaits them, decodes, evaluates against mask k-1. When a
+ * mask is all-false every remaining future is released: unsubmitted reads vanish, in-flight
+ * ones are cancelled, nothing more is decoded, and the projection is never read. With page
+ * pieces, a page whose rows are all false in the current mask is released the same way
+ * before its conjunct or the projection wants it.
+ *
+ * This is the architecture's chain of mask futures written as one coroutine: mask k is the
+ * value the coroutine holds after conjunct k, and "resolved all-false" is the early exit. */
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter/kernel.h"
+#include "scan/scan_impl.h"
+
+/* Per-split working state (on the task's stack / heap, freed at the end). */
+typedef struct split_ctx {
+    scan_t *s;
+    scan_core *c;
+    scan_split *sp;
+    fut_t ***futs;         /* [slot][piece], NULL once released or never registered */
+    pq_vec *vecs;          /* decoded columns per slot (valid when decoded[slot]) */
+    bool *decoded;
+    int32_t perm[FLT_MAX_PREDS];
+    flt_mask mask, tmp;
+    pq_err err;
+} split_ctx;
+
+/* ------------------------------------------------------------------------ futures */
+
+static void release(split_ctx *x, int slot, int p)
+{
+    if (x->futs[slot][p]) {
+        fut_unref(x->futs[slot][p]);
+        x->futs[slot][p] = NULL;
+    }
+}
+
+static void release_slot(split_ctx *x, int slot)
+{
+    for (int p = 0; p < x->sp->cols[slot].npieces; p++) release(x, slot, p);
+}
+
+static void want_slot(split_ctx *x, int slot)
+{
+    for (int p = 0; p < x->sp->cols[slot].npieces; p++)
+        if (x->futs[slot][p]) fut_want(x->futs[slot][p]);
+}
+
+/* Registers every piece of every needed column (no I/O yet). */
+static int register_all(split_ctx *x)
+{
+    scan_t *s = x->s;
+    for (int k = 0; k < s->nneed; k++) {
+        scan_colplan *cp = &x->sp->cols[k];
+        x->futs[k] = calloc((size_t)cp->npieces + 1, sizeof(fut_t *));
+        if (!x->futs[k]) return -ENOMEM;
+        for (int p = 0; p < cp->npieces; p++) {
+            x->futs[k][p] = io_read(x->c->io, s->f->file, cp->pieces[p].off, cp->pieces[p].len);
+            if (!x->futs[k][p]) return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
+/* Chance, from splits seen so far, that the input of chain position pos is all-false. The
+ * prior is a tenth of a split that was all-false: without evidence nothing is speculated
+ * (1.0), one split that was not all-false is enough to start (0.09). */
+static double p_all_false(scan_t *s, int pos)
+{
+    double seen = (double)atomic_load_explicit(&s->pos_seen[pos], memory_order_relaxed);
+    double fals = (double)atomic_load_explicit(&s->pos_false[pos], memory_order_relaxed);
+    return (fals + 0.1) / (seen + 0.1);
+}
+
+enum { ADAPTIVE_SPECULATE_BELOW_PCT = 10 };
+
+/* Applies the submission policy to the freshly registered futures. */
+static void apply_policy(split_ctx *x)
+{
+    scan_t *s = x->s;
+    if (s->o.policy == SCAN_LAZY) return;
+    bool *slot_wanted = calloc((size_t)s->nneed, sizeof(bool));
+    if (!slot_wanted) return;
+    for (int pos = 0; pos <= s->npreds; pos++) {
+        bool speculate = s->o.policy == SCAN_EAGER || pos == 0 ||
+                         p_all_false(s, pos) * 100.0 < ADAPTIVE_SPECULATE_BELOW_PCT;
+        if (!speculate) break; /* later positions depend on this one's outcome */
+        if (pos < s->npreds) {
+            slot_wanted[s->pred_slot[x->perm[pos]]] = true;
+        } else {
+            for (int j = 0; j < s->nproj; j++) slot_wanted[s->proj_slot[j]] = true;
+        }
+    }
+    for (int k = 0; k < s->nneed; k++)
+        if (slot_wanted[k]) want_slot(x, k);
+    free(slot_wanted);
+}
+
+/* ------------------------------------------------------------------------ decoding */
+
+/* Appends n placeholder rows (null, zeroed) for a page that was not read. */
+static int append_placeholder(pq_vec *v, int64_t n)
+{
+    int rc = pq_vec_reserve(v, n, 0);
+    if (rc) return rc;
+    int64_t base = v->length;
+    if (v->null_count == 0)
+        for (int64_t i = 0; i < base; i++) pq_bit_set(v->validity, i, true);
+    for (int64_t i = 0; i < n; i++) pq_bit_set(v->validity, base + i, false);
+    if (v->type == PQ_BYTE_ARRAY) {
+        for (int64_t i = 0; i < n; i++) v->offsets[base + i + 1] = (int32_t)v->data_len;
+    } else if (v->type == PQ_BOOLEAN) {
+        for (int64_t i = 0; i < n; i++) pq_bit_set(v->values, base + i, false);
+    } else {
+        size_t w = (size_t)pq_fixed_width(v->type, v->type_length);
+        memset(v->values + (size_t)base * w, 0, (size_t)n * w);
+    }
+    v->length += n;
+    v->null_count += n;
+    return 0;
+}
+
+/* Whether the current mask has any row in [a, b). */
+static bool mask_any(const flt_mask *m, int64_t a, int64_t b)
+{
+    for (int64_t r = a; r < b; r++)
+        if (flt_mask_get(m, r)) return true;
+    return false;
+}
+
+/* Releases page pieces of slot whose rows the mask excludes (and the dictionary when no page
+ * is left). Whole-chunk pieces are kept. */
+static void drop_excluded_pages(split_ctx *x, int slot)
+{
+    scan_colplan *cp = &x->sp->cols[slot];
+    bool any_page = false;
+    for (int p = 0; p < cp->npieces; p++) {
+        scan_piece *pc = &cp->pieces[p];
+        if (pc->dict || pc->whole_chunk || !x->futs[slot][p]) continue;
+        if (!mask_any(&x->mask, pc->first_row, pc->first_row + pc->nrows)) release(x, slot, p);
+        else any_page = true;
+    }
+    for (int p = 0; p < cp->npieces; p++)
+        if (cp->pieces[p].dict && !any_page) release(x, slot, p);
+}
+
+/* Awaits every remaining piece of slot; 0 or the first read error. */
+static int await_slot(split_ctx *x, int slot)
+{
+    want_slot(x, slot);
+    for (int p = 0; p < x->sp->cols[slot].npieces; p++) {
+        fut_t *f = x->futs[slot][p];
+        if (!f) continue;
+        int rc = fut_await(f);
+        if (rc) return pq_errf(&x->err, rc, (int64_t)x->sp->cols[slot].pieces[p].off, "%s",
+                               fut_message(f));
+    }
+    return 0;
+}
+
+/* Decodes slot's pieces into x->vecs[slot]; released pages become placeholder rows. */
+static int decode_slot(split_ctx *x, int slot)
+{
+    scan_t *s = x->s;
+    scan_colplan *cp = &x->sp->cols[slot];
+    pq_col_reader *r = &x->c->readers[slot];
+    const pq_chunk_meta *cm = &s->f->meta.row_groups[x->sp->rg].chunks[cp->col];
+    r->codec = cm->codec;
+    r->has_dict = false;
+    pq_vec *v = &x->vecs[slot];
+    int rc = 0;
+    for (int p = 0; rc == 0 && p < cp->npieces; p++) {
+        scan_piece *pc = &cp->pieces[p];
+        fut_t *f = x->futs[slot][p];
+        if (!f) {
+            if (!pc->dict) rc = append_placeholder(v, pc->nrows);
+            continue;
+        }
+        const io_bytes *b = fut_value(f);
+        if (pc->whole_chunk) {
+            rc = pq_colr_chunk(r, cm, b->data, b->len, (int64_t)pc->off, v, &x->err);
+            continue;
+        }
+        size_t used = 0;
+        int64_t rows = 0;
+        rc = pq_colr_page(r, b->data, b->len, (int64_t)pc->off, v, &used, &rows, &x->err);
+        if (rc == 0 && !pc->dict && rows != pc->nrows)
+            rc = pq_errf(&x->err, RINGSCAN_EFORMAT, (int64_t)pc->off,
+                         "page holds %lld rows, the offset index says %lld", (long long)rows,
+                         (long long)pc->nrows);
+    }
+    if (rc == 0 && v->length != x->sp->nrows)
+        rc = pq_errf(&x->err, RINGSCAN_EFORMAT, (int64_t)cp->pieces[0].off,
+                     "column chunk decoded to %lld rows, row group has %lld",
+                     (long long)v->length, (long long)x->sp->nrows);
+    if (rc) pq_err_column(&x->err, s->f->meta.columns[cp->col].name);
+    release_slot(x, slot); /* bytes are decoded: let the buffers go */
+    x->decoded[slot] = rc == 0;
+    return rc;
+}
+
+static int load_slot(split_ctx *x, int slot)
+{
+    if (x->decoded[slot]) return 0;
+    drop_excluded_pages(x, slot);
+    int rc = await_slot(x, slot);
+    return rc ? rc : decode_slot(x, slot);
+}
+
+/* ------------------------------------------------------------------------ the chain */
+
+/* Runs conjunct perm[pos]; narrows x->mask. */
+static int run_conjunct(split_ctx *x, int pos)
+{
+    scan_t *s = x->s;
+    int k = x->perm[pos];
+    int slot = s->pred_slot[k];
+    uint64_t t0 = exec_now_ns();
+    int64_t rows_in = flt_mask_popcount(&x->mask);
+    int rc = load_slot(x, slot);
+    if (rc) return rc;
+    rc = flt_eval(&s->filter->preds[k], &x->vecs[slot], &x->mask, &x->tmp);
+    if (rc) return pq_errf(&x->err, rc, -1, "cannot evaluate conjunct %d", k + 1);
+    flt_mask swap = x->mask;
+    x->mask = x->tmp;
+    x->tmp = swap;
+    int64_t rows_out = flt_mask_popcount(&x->mask);
+    if (s->order) {
+        uint64_t bytes = 0;
+        for (int p = 0; p < x->sp->cols[slot].npieces; p++) bytes += x->sp->cols[slot].pieces[p].len;
+        flt_order_report(s->order, k, (uint64_t)rows_in, (uint64_t)rows_out, exec_now_ns() - t0, bytes);
+    }
+    return 0;
+}
+
+/* Copies the selected rows of the projection into a batch. */
+static int project(split_ctx *x, scan_batch *b)
+{
+    scan_t *s = x->s;
+    int64_t n = flt_mask_popcount(&x->mask);
+    b->cols = calloc((size_t)s->nproj, sizeof *b->cols);
+    uint32_t *idx = malloc(sizeof(uint32_t) * (size_t)(n + 1));
+    if (!b->cols || !idx) {
+        free(idx);
+        return -ENOMEM;
+    }
+    b->ncols = s->nproj;
+    b->rows = n;
+    int64_t got = flt_mask_select(&x->mask, idx, n);
+    assert(got == n);
+    int rc = 0;
+    for (int j = 0; rc == 0 && j < s->nproj; j++) rc = scan_take(&x->vecs[s->proj_slot[j]], idx, n, &b->cols[j]);
+    free(idx);
+    return rc;
+}
+
+static void note_position(scan_t *s, int pos, bool all_false)
+{
+    atomic_fetch_add_explicit(&s->pos_seen[pos], 1, memory_order_relaxed);
+    if (all_false) atomic_fetch_add_explicit(&s->pos_false[pos], 1, memory_order_relaxed);
+}
+
+/* The chain, then the projection gated on the final mask. */
+static int run_chain(split_ctx *x, scan_batch *b)
+{
+    scan_t *s = x->s;
+    bool all_false = false;
+    for (int pos = 0; pos < s->npreds; pos++) {
+        all_false = flt_mask_all_false(&x->mask);
+        note_position(s, pos, all_false);
+        if (all_false || atomic_load(&s->stop)) break;
+        int rc = run_conjunct(x, pos);
+        if (rc) return rc;
+    }
+    all_false = all_false || flt_mask_all_false(&x->mask);
+    note_position(s, s->npreds, all_false);
+    if (all_false || atomic_load(&s->stop)) {
+        if (all_false) atomic_fetch_add(&s->splits_all_false, 1);
+        return 0; /* everything still registered is released by the caller */
+    }
+    for (int j = 0; j < s->nproj; j++) {
+        int rc = load_slot(x, s->proj_slot[j]);
+        if (rc) return rc;
+    }
+    return project(x, b);
+}
+
+static int ctx_init(split_ctx *x, scan_t *s, scan_core *c, int i)
+{
+    memset(x, 0, sizeof *x);
+    x->s = s;
+    x->c = c;
+    x->sp = &s->splits[i];
+    x->err.offset = -1;
+    x->futs = calloc((size_t)s->nneed, sizeof *x->futs);
+    x->vecs = calloc((size_t)s->nneed, sizeof *x->vecs);
+    x->decoded = calloc((size_t)s->nneed, sizeof *x->decoded);
+    if (!x->futs || !x->vecs || !x->decoded) return -ENOMEM;
+    for (int k = 0; k < s->nneed; k++) {
+        const pq_column_desc *d = &s->f->meta.columns[s->need[k]];
+        pq_vec_init(&x->vecs[k], d->physical, d->type_length);
+    }
+    int rc = x->sp->rows0.len ? flt_mask_copy(&x->mask, &x->sp->rows0)
+                              : flt_mask_init(&x->mask, x->sp->nrows, true);
+    if (rc) return rc;
+    if (s->order) flt_order_snapshot(s->order, (uint64_t)i, x->perm);
+    else
+        for (int k = 0; k < s->npreds; k++) x->perm[k] = k;
+    return 0;
+}
+
+static void ctx_free(split_ctx *x)
+{
+    for (int k = 0; x->futs && k < x->s->nneed; k++) {
+        if (x->futs[k]) release_slot(x, k);
+        free(x->futs[k]);
+    }
+    for (int k = 0; x->vecs && k < x->s->nneed; k++) pq_vec_free(&x->vecs[k]);
+    free(x->futs);
+    free(x->vecs);
+    free(x->decoded);
+    flt_mask_free(&x->mask);
+    flt_mask_free(&x->tmp);
+}
+
+void scan_run_split(scan_t *s, scan_core *c, int i)
+{
+    scan_batch b = {.split = i};
+    if (s->splits[i].pruned) {
+        scan_push(s, i, &b);
+        return;
+    }
+    split_ctx x;
+    int rc = ctx_init(&x, s, c, i);
+    if (rc == 0) rc = register_all(&x);
+    if (rc == 0) {
+        apply_policy(&x);
+        atomic_fetch_add(&s->rows_scanned, x.sp->nrows);
+        rc = run_chain(&x, &b);
+    }
+    if (rc) {
+        if (x.err.status == 0) pq_errf(&x.err, rc, -1, "%s", ringscan_strerror(rc));
+        scan_fail(s, rc, &x.err);
+        scan_batch_free(&b);
+    }
+    ctx_free(&x);
+    scan_push(s, i, &b);
+}
