@@ -7,7 +7,7 @@
 #include "format/meta.h"
 #include "format/vec.h"
 
-typedef enum { PRINT_TABLE, PRINT_CSV, PRINT_JSONL } print_format;
+typedef enum { PRINT_TABLE, PRINT_CSV, PRINT_JSONL, PRINT_COUNT } print_format;
 
 /* Shortest round-trip text of d in a float of width bytes (2, 4 or 8), Python repr layout,
  * JSON-quoted "NaN"/"Infinity"/"-Infinity" for the non-finite values. */
