@@ -18,7 +18,7 @@ if [ -n "$missing" ]; then
   apt-get install -y -qq $missing >&2
 fi
 venv="$root/.tools/venv"
-zig=$(ls -d "$venv"/lib/python3*/site-packages/ziglang 2>/dev/null | head -n1)/zig
+zig=$( (ls -d "$venv"/lib/python3*/site-packages/ziglang 2>/dev/null || true) | head -n1)/zig
 if [ ! -x "$zig" ] || [ "$("$zig" version 2>/dev/null)" != "$ZIG_VERSION" ]; then
   echo "setup: installing ziglang==$ZIG_VERSION from PyPI" >&2
   python3 -m venv "$venv" >&2
