@@ -111,7 +111,9 @@ int scan_next(scan_t *s, scan_batch *b, pq_err *e)
     memset(b, 0, sizeof *b);
     pthread_mutex_lock(&s->mu);
     int i = -1;
-    while (s->status == 0 && !limit_reached(s) && !all_consumed(s) && (i = take_ready(s)) < 0)
+    /* take_ready may consume the last (empty) splits itself: re-check before waiting, or
+     * nobody would wake us (every worker may have ended) */
+    while (s->status == 0 && !limit_reached(s) && (i = take_ready(s)) < 0 && !all_consumed(s))
         pthread_cond_wait(&s->cv, &s->mu);
     int rc = s->status;
     if (rc == 0 && i >= 0) {
