@@ -95,10 +95,14 @@ def main():
     for row in manifest:
         name, status = row.split("\t")[:2]
         path = os.path.join(DATA, name)
-        p = subprocess.run([BIN, "scan", path, "--format", "jsonl", "--ordered"], capture_output=True, timeout=120)
-        err = p.stderr.decode(errors="replace")
-        check = check_read if status == "read" else check_refused
-        problem = check(name, p.stdout, p.returncode, err)
+        try:
+            p = subprocess.run([BIN, "scan", path, "--format", "jsonl", "--ordered"],
+                               capture_output=True, timeout=120)
+            err = p.stderr.decode(errors="replace")
+            check = check_read if status == "read" else check_refused
+            problem = check(name, p.stdout, p.returncode, err)
+        except subprocess.TimeoutExpired:
+            problem, err = "timed out after 120 s (hang)", ""
         if problem:
             failed += 1
             print(f"FAIL {name} ({status}): {problem}")
