@@ -4,6 +4,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,7 +144,7 @@ bool flt_dyn_publish(flt_dyn *d, flt_domain dom, bool descending, flt_lit v)
     assert(d);
     if ((dom == FLT_DOM_F32 || dom == FLT_DOM_F64) && v.f != v.f) return false; /* NaN */
     uint64_t nb = dyn_bits(dom, v);
-    for (;;) {
+    for (uint32_t spins = 0;; spins++) {
         uint32_t st = atomic_load_explicit(&d->state, memory_order_acquire);
         if (st == 0) {
             uint32_t zero = 0;
@@ -157,7 +158,10 @@ bool flt_dyn_publish(flt_dyn *d, flt_domain dom, bool descending, flt_lit v)
             }
             continue;
         }
-        if (st == 1) continue; /* the first writer is between its two stores */
+        if (st == 1) { /* the first writer is between its two stores */
+            if ((spins & 63) == 63) sched_yield(); /* it may have been preempted there */
+            continue;
+        }
         uint64_t cur = atomic_load_explicit(&d->bits, memory_order_relaxed);
         while (dyn_stricter(dom, descending, nb, cur)) {
             if (atomic_compare_exchange_weak_explicit(&d->bits, &cur, nb,
@@ -187,7 +191,9 @@ bool flt_dyn_load(flt_dyn *d, flt_domain dom, flt_lit *v, uint64_t *version)
 int flt_expr_add_dynamic(flt_expr *ex, const pq_column_desc *cols, int32_t ncols,
                          int32_t column, bool descending, flt_dyn *dyn, pq_err *e)
 {
-    assert(ex && cols && dyn && column >= 0 && column < ncols);
+    assert(ex && cols && dyn);
+    if (column < 0 || column >= ncols)
+        return pq_errf(e, -EINVAL, -1, "Top-K column %d is not in the schema", column);
     flt_domain dom;
     int rc = flt_domain_of(&cols[column], &dom, e);
     if (rc) return rc;

@@ -59,6 +59,45 @@ int flt_cmp_sdec(const uint8_t *a, int32_t alen, const uint8_t *b, int32_t blen)
 #define VAR_AT(i) (s = data + v->offsets[i], len = v->offsets[(i) + 1] - v->offsets[i])
 #define FIX_AT(i) (s = v->values + (i) * width, len = width)
 
+/* Up to 8 bytes at data[at], zero-padded, never reading at or past data_len. */
+static inline uint64_t load8(const uint8_t *data, int64_t data_len, int64_t at)
+{
+    uint64_t w = 0;
+    memcpy(&w, data + at, (size_t)(data_len - at >= 8 ? 8 : data_len - at));
+    return w;
+}
+
+/* = and LIKE 'p%' on BYTE_ARRAY with a literal of at most 8 bytes: one 8-byte load and a
+ * masked compare per row, no call and no data-dependent branch (the common short-string
+ * case: codes, flags, modes). */
+static void dense_short_ba(const pq_vec *v, const flt_lit *l, bool prefix, uint64_t *out,
+                           bool first)
+{
+    int64_t n = v->length, dl = v->data_len;
+    const uint8_t *data = v->data ? v->data : (const uint8_t *)"";
+    const int32_t *off = v->offsets;
+    int32_t ll = l->len;
+    assert(ll >= 0 && ll <= 8);
+    uint64_t mask = ll == 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * ll)) - 1;
+    uint64_t lit = ll ? load8(l->b, ll, 0) : 0;
+    for (int64_t w = 0; w < flt_mask_nwords(n); w++) {
+        uint8_t b[64];
+        int64_t base = w << 6, m = n - base < 64 ? n - base : 64;
+        memset(b + m, 0, (size_t)(64 - m));
+        for (int64_t j = 0; j < m; j++) {
+            int64_t at = off[base + j];
+            int32_t len = off[base + j + 1] - (int32_t)at;
+            uint64_t word = 0;
+            if (at + 8 <= dl) memcpy(&word, data + at, 8);
+            else if (dl > at) word = load8(data, dl, at); /* rare: the buffer's last values */
+            bool len_ok = prefix ? len >= ll : len == ll;
+            b[j] = (uint8_t)(len_ok & ((word & mask) == lit));
+        }
+        uint64_t bits = flt_pack64(b);
+        out[w] = first ? bits : out[w] | bits;
+    }
+}
+
 void flt_dense_bytes(flt_domain dom, const pq_vec *v, const flt_term *t, uint64_t *out,
                      bool first)
 {
@@ -80,7 +119,9 @@ void flt_dense_bytes(flt_domain dom, const pq_vec *v, const flt_term *t, uint64_
     const uint8_t *lb = eq || pre ? l[0].b : NULL;
     int32_t ll = eq || pre ? l[0].len : 0;
 #define HEAD_IS_LIT (ll == 0 || memcmp(s, lb, (size_t)ll) == 0)
-    if (v->type == PQ_BYTE_ARRAY) {
+    if (v->type == PQ_BYTE_ARRAY && (eq || pre) && ll <= 8) {
+        dense_short_ba(v, &l[0], pre, out, first);
+    } else if (v->type == PQ_BYTE_ARRAY) {
         if (eq) FLT_DENSE_VAR(n, VAR_AT, len == ll && HEAD_IS_LIT);
         else if (pre) FLT_DENSE_VAR(n, VAR_AT, len >= ll && HEAD_IS_LIT);
         else FLT_DENSE_VAR(n, VAR_AT, flt_match_bytes(dom, s, len, t));

@@ -130,7 +130,8 @@ static rval gen_value(const kcase *c)
         break;
     }
     case FLT_DOM_BYTES:
-        r.len = c->type_length ? c->type_length : (int32_t)rnd_in(0, 4);
+        r.len = c->type_length ? c->type_length
+                : rnd() % 4 ? (int32_t)rnd_in(0, 4) : (int32_t)rnd_in(5, 12); /* > 8: memcmp path */
         for (int32_t k = 0; k < r.len; k++) {
             static const uint8_t al[] = {'a', 'b', 0x00, 0xff};
             r.b[k] = al[rnd() % (c->type_length ? 4 : 2)];
