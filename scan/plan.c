@@ -176,6 +176,18 @@ static int bloom_prune(scan_t *s, int rg, int k, bool *pruned, pq_err *e)
     return rc;
 }
 
+/* An offset index is used only when its pages tile the row group: first row 0, strictly
+ * increasing, every first row below nrows (else the chunk is read whole). */
+static bool index_rows_ok(const pq_offset_index *oi, int64_t nrows)
+{
+    if (oi->npages <= 0 || oi->pages[0].first_row_index != 0) return false;
+    for (int pg = 1; pg < oi->npages; pg++)
+        if (oi->pages[pg].first_row_index <= oi->pages[pg - 1].first_row_index ||
+            oi->pages[pg].first_row_index >= nrows)
+            return false;
+    return true;
+}
+
 /* Whether a column's min/max order may be used for its page index. */
 static bool order_usable(const scan_t *s, const pq_chunk_meta *cm, const pq_column_desc *d)
 {
@@ -218,7 +230,7 @@ static int page_prune(scan_t *s, plan_index *x, int rg, scan_split *sp)
     for (int k = 0; k < s->npreds; k++) {
         size_t i = (size_t)rg * (size_t)s->nneed + (size_t)s->pred_slot[k];
         if (!x->has_oi || !x->has_oi[i] || !x->has_ci[i]) continue;
-        if (x->ci[i].npages != x->oi[i].npages || x->oi[i].npages == 0) continue;
+        if (x->ci[i].npages != x->oi[i].npages || !index_rows_ok(&x->oi[i], sp->nrows)) continue;
         int rc = page_prune_one(s, &x->oi[i], &x->ci[i], rg, k, sp);
         if (rc) return rc;
     }
@@ -275,7 +287,7 @@ static int plan_pieces(scan_t *s, plan_index *x, int rg, scan_split *sp, pq_err 
         cp->col = s->need[k];
         const pq_chunk_meta *cm = &s->f->meta.row_groups[rg].chunks[cp->col];
         size_t i = (size_t)rg * (size_t)s->nneed + (size_t)k;
-        if (x->has_oi && x->has_oi[i] && x->oi[i].npages > 0) {
+        if (x->has_oi && x->has_oi[i] && index_rows_ok(&x->oi[i], sp->nrows)) {
             if (pieces_from_index(sp, cm, &x->oi[i], cp)) return -ENOMEM;
             continue;
         }

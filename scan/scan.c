@@ -106,6 +106,20 @@ static bool limit_reached(const scan_t *s)
     return s->o.limit >= 0 && s->delivered_rows >= s->o.limit;
 }
 
+/* Cuts v to its first n rows keeping vec.h's invariants: null_count counts only those rows
+ * (Arrow consumers read it), BYTE_ARRAY data_len == offsets[n]. */
+static void truncate_vec(pq_vec *v, int64_t n)
+{
+    assert(n >= 0 && n <= v->length);
+    v->length = n;
+    if (v->null_count > 0) {
+        int64_t nulls = 0;
+        for (int64_t i = 0; i < n; i++) nulls += !pq_bit_get(v->validity, i);
+        v->null_count = nulls;
+    }
+    if (v->type == PQ_BYTE_ARRAY && v->offsets) v->data_len = v->offsets[n];
+}
+
 int scan_next(scan_t *s, scan_batch *b, pq_err *e)
 {
     memset(b, 0, sizeof *b);
@@ -121,7 +135,7 @@ int scan_next(scan_t *s, scan_batch *b, pq_err *e)
         memset(&s->results[i], 0, sizeof s->results[i]);
         if (s->o.limit >= 0 && s->delivered_rows + b->rows > s->o.limit) {
             b->rows = s->o.limit - s->delivered_rows;
-            for (int c = 0; c < b->ncols; c++) b->cols[c].length = b->rows;
+            for (int c = 0; c < b->ncols; c++) truncate_vec(&b->cols[c], b->rows);
         }
         s->delivered_rows += b->rows;
         atomic_fetch_add(&s->consumed, 1);
@@ -150,6 +164,11 @@ static void core_done(scan_t *s, scan_core *c)
     }
     free(c->readers);
     c->readers = NULL;
+    for (int i = 0; i < c->nvecsets; i++) {
+        for (int k = 0; k < s->nneed; k++) pq_vec_free(&c->vecsets[i][k]);
+        free(c->vecsets[i]);
+    }
+    c->nvecsets = 0;
 }
 
 static int core_setup(scan_t *s, scan_core *c)
@@ -162,6 +181,7 @@ static int core_setup(scan_t *s, scan_core *c)
     for (int k = 0; k < s->nneed; k++) {
         const pq_column_desc *d = &s->f->meta.columns[s->need[k]];
         pq_colr_init(&c->readers[k], d, PQ_CODEC_UNCOMPRESSED, &s->o.col_limits);
+        c->readers[k].scan_decompressed = &s->decompressed_bytes;
     }
     return 0;
 }
@@ -340,8 +360,10 @@ static void finish(scan_t *s)
     }
     s->stats.reads += sum.reads_submitted;
     s->stats.bytes_read += sum.bytes_read;
-    s->stats.bytes_used += sum.bytes_used;
-    s->stats.bytes_wasted += sum.bytes_wasted;
+    uint64_t discarded = atomic_load(&s->bytes_discarded);
+    assert(discarded <= sum.bytes_used);
+    s->stats.bytes_used += sum.bytes_used - discarded;
+    s->stats.bytes_wasted += sum.bytes_wasted + discarded;
     s->stats.cancelled_reads = sum.cancelled + sum.requests_dropped_unsubmitted;
     s->stats.requests_registered = sum.requests_registered;
     s->stats.requests_dropped = sum.requests_dropped_unsubmitted;

@@ -7,7 +7,11 @@
 /* Per core, touched only by that core's thread (invariant 3). */
 typedef struct scan_core {
     io_ctx_t *io;
-    pq_col_reader *readers;    /* one per needed column, reused across splits */
+    pq_col_reader *readers;    /* one per needed column, reused across splits (decoding
+                                  never yields, so the core's tasks can share them) */
+    pq_vec *vecsets[SCAN_TASKS_PER_CORE]; /* idle decoded-column sets (nneed vectors each),
+                                  reused so a split does not fault in fresh memory */
+    int nvecsets;
     int workers_live;
     io_counters_t io_counters; /* copied when the core's last worker ends */
     int64_t decoded_pages;
@@ -44,6 +48,8 @@ struct scan {
     _Atomic int limit_hit;     /* enough rows produced: claim no new split */
     _Atomic int workers_live;
     _Atomic int64_t rows_scanned, splits_all_false;
+    _Atomic int64_t decompressed_bytes; /* every reader's, for max_scan_decompressed_bytes */
+    _Atomic uint64_t bytes_discarded; /* read for a split, then dropped undecoded (wasted) */
     _Atomic int splits_started, splits_done; /* adaptive exploration (scan.c wait_window) */
 
     pthread_mutex_t mu;        /* guards what follows */
@@ -75,6 +81,8 @@ void scan_run_split(scan_t *s, scan_core *c, int i);
 
 /* take.c: dst (initialised here) = src rows idx[0..n). 0, RINGSCAN_ELIMIT or -ENOMEM. */
 int scan_take(const pq_vec *src, const uint32_t *idx, int64_t n, pq_vec *dst);
+/* Appends src rows idx[0..n) to dst (same type). 0, RINGSCAN_ELIMIT or -ENOMEM. */
+int scan_take_append(const pq_vec *src, const uint32_t *idx, int64_t n, pq_vec *dst);
 
 /* explain.c: the conjunct order (label "start" or "final") into the explain text. */
 void scan_order_explain(scan_t *s, const char *label);

@@ -29,6 +29,7 @@ typedef struct split_ctx {
     fut_t ***futs;         /* [slot][piece], NULL once released or never registered */
     pq_vec *vecs;          /* decoded columns per slot (valid when decoded[slot]) */
     bool *decoded;
+    bool *compacted;       /* decoded[slot] holds only the selected rows (decode_selected) */
     int32_t perm[FLT_MAX_PREDS];
     flt_mask mask, tmp;
     pq_err err;
@@ -47,6 +48,23 @@ static void release(split_ctx *x, int slot, int p)
 static void release_slot(split_ctx *x, int slot)
 {
     for (int p = 0; p < x->sp->cols[slot].npieces; p++) release(x, slot, p);
+}
+
+/* Releases a piece that will not be decoded. io/ counts a resolved read whose future was
+ * wanted as used; when the split drops it undecoded (eager or adaptive speculation behind an
+ * all-false mask) its bytes were wasted, so they are moved there at the end of the scan. */
+static void discard(split_ctx *x, int slot, int p)
+{
+    fut_t *f = x->futs[slot][p];
+    if (f && fut_is_ready(f) && fut_status(f) == 0 && fut_is_wanted(f))
+        atomic_fetch_add_explicit(&x->s->bytes_discarded, x->sp->cols[slot].pieces[p].len,
+                                  memory_order_relaxed);
+    release(x, slot, p);
+}
+
+static void discard_slot(split_ctx *x, int slot)
+{
+    for (int p = 0; p < x->sp->cols[slot].npieces; p++) discard(x, slot, p);
 }
 
 static void want_slot(split_ctx *x, int slot)
@@ -129,11 +147,21 @@ static int append_placeholder(pq_vec *v, int64_t n)
     return 0;
 }
 
+/* Word w of m restricted to rows [a, b) (which must overlap the word). */
+static uint64_t word_in(const flt_mask *m, int64_t w, int64_t a, int64_t b)
+{
+    uint64_t word = m->words[w];
+    if (w == a >> 6) word &= ~UINT64_C(0) << (a & 63);
+    if (w == (b - 1) >> 6) word &= ~UINT64_C(0) >> (63 - ((b - 1) & 63));
+    return word;
+}
+
 /* Whether the current mask has any row in [a, b). */
 static bool mask_any(const flt_mask *m, int64_t a, int64_t b)
 {
-    for (int64_t r = a; r < b; r++)
-        if (flt_mask_get(m, r)) return true;
+    assert(a >= 0 && b <= m->len);
+    for (int64_t w = a >> 6; a < b && w <= (b - 1) >> 6; w++)
+        if (word_in(m, w, a, b)) return true;
     return false;
 }
 
@@ -146,11 +174,11 @@ static void drop_excluded_pages(split_ctx *x, int slot)
     for (int p = 0; p < cp->npieces; p++) {
         scan_piece *pc = &cp->pieces[p];
         if (pc->dict || pc->whole_chunk || !x->futs[slot][p]) continue;
-        if (!mask_any(&x->mask, pc->first_row, pc->first_row + pc->nrows)) release(x, slot, p);
+        if (!mask_any(&x->mask, pc->first_row, pc->first_row + pc->nrows)) discard(x, slot, p);
         else any_page = true;
     }
     for (int p = 0; p < cp->npieces; p++)
-        if (cp->pieces[p].dict && !any_page) release(x, slot, p);
+        if (cp->pieces[p].dict && !any_page) discard(x, slot, p);
 }
 
 /* Awaits every remaining piece of slot; 0 or the first read error. */
@@ -178,9 +206,16 @@ static int decode_slot(split_ctx *x, int slot)
     r->has_dict = false;
     pq_vec *v = &x->vecs[slot];
     int rc = 0;
+    bool paged = false;
     for (int p = 0; rc == 0 && p < cp->npieces; p++) {
         scan_piece *pc = &cp->pieces[p];
         fut_t *f = x->futs[slot][p];
+        if (!pc->dict && !pc->whole_chunk) {
+            paged = true;
+            /* pages pruned at planning have no piece: their rows become placeholders too */
+            if (pc->first_row > v->length && (rc = append_placeholder(v, pc->first_row - v->length)))
+                break;
+        }
         if (!f) {
             if (!pc->dict) rc = append_placeholder(v, pc->nrows);
             continue;
@@ -198,8 +233,10 @@ static int decode_slot(split_ctx *x, int slot)
                          "page holds %lld rows, the offset index says %lld", (long long)rows,
                          (long long)pc->nrows);
     }
+    if (rc == 0 && paged && v->length < x->sp->nrows) /* trailing pages pruned at planning */
+        rc = append_placeholder(v, x->sp->nrows - v->length);
     if (rc == 0 && v->length != x->sp->nrows)
-        rc = pq_errf(&x->err, RINGSCAN_EFORMAT, (int64_t)cp->pieces[0].off,
+        rc = pq_errf(&x->err, RINGSCAN_EFORMAT, cp->npieces ? (int64_t)cp->pieces[0].off : -1,
                      "column chunk decoded to %lld rows, row group has %lld",
                      (long long)v->length, (long long)x->sp->nrows);
     if (rc) pq_err_column(&x->err, s->f->meta.columns[cp->col].name);
@@ -214,6 +251,106 @@ static int load_slot(split_ctx *x, int slot)
     drop_excluded_pages(x, slot);
     int rc = await_slot(x, slot);
     return rc ? rc : decode_slot(x, slot);
+}
+
+/* ------------------------------------------------------------- late materialisation */
+
+/* Positions (relative to a) of the rows of [a, b) the mask selects; returns their count. */
+static int64_t select_range(const flt_mask *m, int64_t a, int64_t b, uint32_t *idx)
+{
+    assert(a >= 0 && b <= m->len);
+    int64_t k = 0;
+    for (int64_t w = a >> 6; a < b && w <= (b - 1) >> 6; w++)
+        for (uint64_t word = word_in(m, w, a, b); word; word &= word - 1)
+            idx[k++] = (uint32_t)(w * 64 + __builtin_ctzll(word) - a);
+    return k;
+}
+
+/* One page of a projection-only column: skipped undecoded when the mask selects none of its
+ * rows, else decoded into tmp and only its selected rows appended to out. */
+static int page_selected(split_ctx *x, pq_col_reader *r, const uint8_t *buf, size_t len,
+                         int64_t off, int64_t first_row, pq_vec *tmp, pq_vec *out, size_t *used,
+                         int64_t *rows)
+{
+    pq_page_header h;
+    int hl = pq_page_header_parse(buf, len, &h, &x->err);
+    if (hl < 0) return hl;
+    bool data = h.type == PQ_PAGE_DATA || h.type == PQ_PAGE_DATA_V2;
+    int64_t end = first_row + h.num_values;
+    if (data && end <= x->sp->nrows && (size_t)h.compressed_size <= len - (size_t)hl &&
+        !mask_any(&x->mask, first_row, end)) {
+        *used = (size_t)hl + (size_t)h.compressed_size;
+        *rows = h.num_values;
+        return 0;
+    }
+    pq_vec_clear(tmp);
+    int rc = pq_colr_page(r, buf, len, off, tmp, used, rows, &x->err);
+    if (rc || !data) return rc;
+    if (first_row + *rows > x->sp->nrows)
+        return pq_errf(&x->err, RINGSCAN_EFORMAT, off, "pages hold more rows than the row group");
+    uint32_t *idx = malloc(sizeof(uint32_t) * (size_t)(*rows + 1));
+    if (!idx) return -ENOMEM;
+    int64_t k = select_range(&x->mask, first_row, first_row + *rows, idx);
+    rc = scan_take_append(tmp, idx, k, out);
+    free(idx);
+    return rc;
+}
+
+/* Every page of one piece (a whole chunk holds many; a page piece one). */
+static int piece_selected(split_ctx *x, pq_col_reader *r, const scan_piece *pc, const io_bytes *b,
+                          pq_vec *tmp, pq_vec *out, int64_t *row)
+{
+    size_t pos = 0;
+    if (!pc->whole_chunk) *row = pc->first_row;
+    while (pos < b->len && (pc->whole_chunk ? *row < x->sp->nrows : pos == 0)) {
+        size_t used = 0;
+        int64_t rows = 0;
+        int rc = page_selected(x, r, b->data + pos, b->len - pos, (int64_t)(pc->off + pos), *row,
+                               tmp, out, &used, &rows);
+        if (rc) return rc;
+        assert(used > 0);
+        pos += used;
+        *row += rows;
+    }
+    return 0;
+}
+
+/* Decodes a projection-only column straight into its compacted form (the rows the final
+ * mask selects): no full-length vector is ever built. */
+static int decode_selected(split_ctx *x, int slot)
+{
+    scan_colplan *cp = &x->sp->cols[slot];
+    pq_col_reader *r = &x->c->readers[slot];
+    const pq_chunk_meta *cm = &x->s->f->meta.row_groups[x->sp->rg].chunks[cp->col];
+    r->codec = cm->codec;
+    r->has_dict = false;
+    pq_vec *v = &x->vecs[slot], tmp;
+    pq_vec_init(&tmp, v->type, v->type_length);
+    int64_t want = flt_mask_popcount(&x->mask), row = 0;
+    int rc = pq_vec_reserve(v, want, 0);
+    for (int p = 0; rc == 0 && p < cp->npieces; p++)
+        if (x->futs[slot][p])
+            rc = piece_selected(x, r, &cp->pieces[p], fut_value(x->futs[slot][p]), &tmp, v, &row);
+    pq_vec_free(&tmp);
+    if (rc == 0 && v->length != want)
+        rc = pq_errf(&x->err, RINGSCAN_EFORMAT, (int64_t)cp->pieces[0].off,
+                     "column chunk yielded %lld selected rows, the filter selected %lld",
+                     (long long)v->length, (long long)want);
+    if (rc) pq_err_column(&x->err, x->s->f->meta.columns[cp->col].name);
+    release_slot(x, slot);
+    x->decoded[slot] = rc == 0;
+    x->compacted[slot] = rc == 0;
+    return rc;
+}
+
+/* A projected column that no conjunct decoded: compacted decode when the mask drops rows. */
+static int load_projected(split_ctx *x, int slot)
+{
+    if (x->decoded[slot]) return 0;
+    if (flt_mask_all_true(&x->mask)) return load_slot(x, slot);
+    drop_excluded_pages(x, slot);
+    int rc = await_slot(x, slot);
+    return rc ? rc : decode_selected(x, slot);
 }
 
 /* ------------------------------------------------------------------------ the chain */
@@ -242,24 +379,52 @@ static int run_conjunct(split_ctx *x, int pos)
     return 0;
 }
 
-/* Copies the selected rows of the projection into a batch. */
+/* Hands vector v to the batch: moved when it already holds exactly the output rows (compacted,
+ * or every row selected) and no earlier projection entry took it, else the selected rows are
+ * copied. */
+static int project_one(split_ctx *x, int slot, const uint32_t *idx, int64_t n, bool *moved,
+                       pq_vec *dst)
+{
+    pq_vec *v = &x->vecs[slot];
+    bool exact = x->compacted[slot] || n == v->length;
+    if (exact && !moved[slot]) {
+        *dst = *v;
+        pq_vec_init(v, v->type, v->type_length); /* the batch owns the buffers now */
+        moved[slot] = true;
+        return 0;
+    }
+    if (!moved[slot]) return scan_take(v, idx, n, dst);
+    return -EALREADY; /* filled by the caller from the first entry */
+}
+
+/* Builds the batch from the projected columns (selected rows only). */
 static int project(split_ctx *x, scan_batch *b)
 {
     scan_t *s = x->s;
     int64_t n = flt_mask_popcount(&x->mask);
     b->cols = calloc((size_t)s->nproj, sizeof *b->cols);
     uint32_t *idx = malloc(sizeof(uint32_t) * (size_t)(n + 1));
-    if (!b->cols || !idx) {
-        free(idx);
-        return -ENOMEM;
+    bool *moved = calloc((size_t)s->nneed, sizeof(bool));
+    int rc = b->cols && idx && moved ? 0 : -ENOMEM;
+    if (rc == 0) {
+        b->ncols = s->nproj;
+        b->rows = n;
+        int64_t got = flt_mask_select(&x->mask, idx, n);
+        assert(got == n);
     }
-    b->ncols = s->nproj;
-    b->rows = n;
-    int64_t got = flt_mask_select(&x->mask, idx, n);
-    assert(got == n);
-    int rc = 0;
-    for (int j = 0; rc == 0 && j < s->nproj; j++) rc = scan_take(&x->vecs[s->proj_slot[j]], idx, n, &b->cols[j]);
+    for (int j = 0; rc == 0 && j < s->nproj; j++) {
+        rc = project_one(x, s->proj_slot[j], idx, n, moved, &b->cols[j]);
+        if (rc == -EALREADY) { /* the same column projected twice: copy the first entry */
+            int first = 0;
+            while (s->proj_slot[first] != s->proj_slot[j]) first++;
+            uint32_t *all = malloc(sizeof(uint32_t) * (size_t)(n + 1));
+            for (int64_t i = 0; all && i < n; i++) all[i] = (uint32_t)i;
+            rc = all ? scan_take(&b->cols[first], all, n, &b->cols[j]) : -ENOMEM;
+            free(all);
+        }
+    }
     free(idx);
+    free(moved);
     return rc;
 }
 
@@ -288,7 +453,7 @@ static int run_chain(split_ctx *x, scan_batch *b)
         return 0; /* everything still registered is released by the caller */
     }
     for (int j = 0; j < s->nproj; j++) {
-        int rc = load_slot(x, s->proj_slot[j]);
+        int rc = load_projected(x, s->proj_slot[j]);
         if (rc) return rc;
     }
     return project(x, b);
@@ -302,12 +467,17 @@ static int ctx_init(split_ctx *x, scan_t *s, scan_core *c, int i)
     x->sp = &s->splits[i];
     x->err.offset = -1;
     x->futs = calloc((size_t)s->nneed, sizeof *x->futs);
-    x->vecs = calloc((size_t)s->nneed, sizeof *x->vecs);
+    x->vecs = c->nvecsets > 0 ? c->vecsets[--c->nvecsets] : calloc((size_t)s->nneed, sizeof *x->vecs);
     x->decoded = calloc((size_t)s->nneed, sizeof *x->decoded);
-    if (!x->futs || !x->vecs || !x->decoded) return -ENOMEM;
+    x->compacted = calloc((size_t)s->nneed, sizeof *x->compacted);
+    if (!x->futs || !x->vecs || !x->decoded || !x->compacted) return -ENOMEM;
     for (int k = 0; k < s->nneed; k++) {
         const pq_column_desc *d = &s->f->meta.columns[s->need[k]];
-        pq_vec_init(&x->vecs[k], d->physical, d->type_length);
+        pq_vec *v = &x->vecs[k];
+        if (v->values_cap + v->offsets_cap + v->validity_cap + v->data_cap == 0)
+            pq_vec_init(v, d->physical, d->type_length); /* a fresh set */
+        assert(v->type == d->physical && v->type_length == (d->physical == PQ_FIXED_LEN_BYTE_ARRAY ? d->type_length : 0));
+        pq_vec_clear(v);
     }
     int rc = x->sp->rows0.len ? flt_mask_copy(&x->mask, &x->sp->rows0)
                               : flt_mask_init(&x->mask, x->sp->nrows, true);
@@ -321,13 +491,18 @@ static int ctx_init(split_ctx *x, scan_t *s, scan_core *c, int i)
 static void ctx_free(split_ctx *x)
 {
     for (int k = 0; x->futs && k < x->s->nneed; k++) {
-        if (x->futs[k]) release_slot(x, k);
+        if (x->futs[k]) discard_slot(x, k);
         free(x->futs[k]);
     }
-    for (int k = 0; x->vecs && k < x->s->nneed; k++) pq_vec_free(&x->vecs[k]);
+    if (x->vecs && x->c->nvecsets < SCAN_TASKS_PER_CORE) {
+        x->c->vecsets[x->c->nvecsets++] = x->vecs; /* keep the buffers for the next split */
+    } else if (x->vecs) {
+        for (int k = 0; k < x->s->nneed; k++) pq_vec_free(&x->vecs[k]);
+        free(x->vecs);
+    }
     free(x->futs);
-    free(x->vecs);
     free(x->decoded);
+    free(x->compacted);
     flt_mask_free(&x->mask);
     flt_mask_free(&x->tmp);
 }
