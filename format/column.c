@@ -8,6 +8,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@ void pq_col_limits_default(pq_col_limits *l)
     l->max_page_values = (int64_t)64 << 20;
     l->max_dict_values = (int64_t)64 << 20;
     l->max_decompressed_bytes = (int64_t)64 << 30;
+    l->max_scan_decompressed_bytes = (int64_t)256 << 30;
     l->verify_crc = false;
 }
 
@@ -33,11 +35,17 @@ void pq_colr_init(pq_col_reader *r, const pq_column_desc *col, pq_codec codec,
     if (limits) r->limits = *limits;
     else pq_col_limits_default(&r->limits);
     pq_vec_init(&r->dict, col->physical, col->type_length);
+    pq_vec_init(&r->page, col->physical, col->type_length);
 }
 
 void pq_colr_free(pq_col_reader *r)
 {
     pq_vec_free(&r->dict);
+    pq_vec_free(&r->page);
+    free(r->idx);
+    free(r->sel_buf);
+    r->idx = r->sel_buf = NULL;
+    r->idx_cap = r->sel_cap = 0;
     free(r->scratch);
     free(r->levels);
     r->scratch = NULL;
@@ -82,9 +90,23 @@ static int decompress(pq_col_reader *r, const uint8_t *src, size_t src_len, size
         return 0;
     }
     r->decompressed_bytes += (int64_t)dst_len;
-    if (r->decompressed_bytes > r->limits.max_decompressed_bytes)
-        return err_at(r, e, RINGSCAN_ELIMIT, off,
-                      "limit max_decompressed_bytes exceeded (decompression bomb?)");
+    if (r->decompressed_bytes > r->limits.max_decompressed_bytes) {
+        pq_errf(e, RINGSCAN_ELIMIT, off, "limit max_decompressed_bytes=%lld exceeded: %lld bytes "
+                "decompressed by this reader (decompression bomb?)",
+                (long long)r->limits.max_decompressed_bytes, (long long)r->decompressed_bytes);
+        pq_err_column(e, r->col->name);
+        return RINGSCAN_ELIMIT;
+    }
+    if (r->scan_decompressed) {
+        int64_t total = atomic_fetch_add(r->scan_decompressed, (int64_t)dst_len) + (int64_t)dst_len;
+        if (total > r->limits.max_scan_decompressed_bytes) {
+            pq_errf(e, RINGSCAN_ELIMIT, off, "limit max_scan_decompressed_bytes=%lld exceeded: "
+                    "%lld bytes decompressed by the scan (decompression bomb?)",
+                    (long long)r->limits.max_scan_decompressed_bytes, (long long)total);
+            pq_err_column(e, r->col->name);
+            return RINGSCAN_ELIMIT;
+        }
+    }
     int rc = scratch_reserve((void **)&r->scratch, &r->scratch_cap, dst_len ? dst_len : 1);
     if (rc) return rc;
     rc = pq_decompress((int)r->codec, src, src_len, r->scratch, dst_len, e);
@@ -104,8 +126,12 @@ static int dict_page(pq_col_reader *r, const pq_page_header *h, const uint8_t *b
 {
     if (h->encoding != PQ_ENC_PLAIN && h->encoding != PQ_ENC_PLAIN_DICTIONARY)
         return err_at(r, e, RINGSCAN_EUNSUPPORTED, off, "dictionary page encoding is not PLAIN");
-    if (h->num_values < 0 || h->num_values > r->limits.max_dict_values)
-        return err_at(r, e, RINGSCAN_ELIMIT, off, "limit max_dict_values exceeded");
+    if (h->num_values < 0 || h->num_values > r->limits.max_dict_values) {
+        pq_errf(e, RINGSCAN_ELIMIT, off, "limit max_dict_values=%lld exceeded: dictionary of %d values",
+                (long long)r->limits.max_dict_values, h->num_values);
+        pq_err_column(e, r->col->name);
+        return RINGSCAN_ELIMIT;
+    }
     pq_vec_clear(&r->dict);
     r->has_dict = false;
     int rc = pq_dict_decode_page(body, n, h->num_values, &r->dict, e);
@@ -268,12 +294,83 @@ typedef struct page_body {
     size_t vals_len;
 } page_body;
 
-static int data_page(pq_col_reader *r, const pq_page_header *h, const page_body *b, int64_t off,
-                     pq_vec *out, pq_err *e)
+/* A selection over a page of n rows: the rows sel[0..nsel) of the page (page-relative). */
+typedef struct page_sel {
+    const uint32_t *rows;
+    int64_t n;
+} page_sel;
+
+static int check_sel(const page_sel *sel, int64_t n, pq_err *e)
 {
+    for (int64_t j = 0; j < sel->n; j++)
+        if (sel->rows[j] >= (uint64_t)n || (j > 0 && sel->rows[j] <= sel->rows[j - 1]))
+            return pq_errf(e, RINGSCAN_EFORMAT, -1, "row selection does not fit a page of %lld rows",
+                           (long long)n);
+    return 0;
+}
+
+/* Dictionary page values for the selected rows only: indices decoded once, then only the
+ * selected ones gathered; nulls among them scattered as in a full page. */
+static int dict_selected(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n, int64_t nn,
+                         const page_sel *sel, pq_vec *out, pq_err *e)
+{
+    int rc = scratch_reserve((void **)&r->idx, &r->idx_cap, (size_t)(nn + 1) * sizeof(uint32_t));
+    if (rc == 0) rc = scratch_reserve((void **)&r->sel_buf, &r->sel_cap, (size_t)(2 * sel->n + 1) * sizeof(uint32_t));
+    pq_rle_dec d;
+    if (rc == 0) rc = pq_rle_init_dict(&d, vp, vlen, e);
+    if (rc == 0) rc = pq_rle_get(&d, r->idx, nn);
+    if (rc) return rc;
+    bool nulls = nn < n;
+    uint32_t *gather = r->sel_buf, *lv = r->sel_buf + sel->n;
+    int64_t k = 0, vi = 0, row = 0;
+    for (int64_t j = 0; j < sel->n; j++) {
+        int64_t target = sel->rows[j];
+        if (!nulls) {
+            gather[k++] = r->idx[target];
+            continue;
+        }
+        for (; row < target; row++) vi += r->levels[row];
+        lv[j] = r->levels[target];
+        if (lv[j]) gather[k++] = r->idx[vi];
+    }
+    int64_t base = out->length;
+    rc = pq_dict_gather(&r->dict, gather, k, out, e);
+    if (rc) return rc;
+    if (k < sel->n) {
+        rc = pq_vec_reserve(out, sel->n - k, 0);
+        if (rc) return rc;
+        out->length = base + sel->n;
+        scatter(out, base, lv, sel->n, k);
+    }
+    set_validity(out, base, nulls ? lv : NULL, sel->n, sel->n - k);
+    return 0;
+}
+
+static int data_page(pq_col_reader *r, const pq_page_header *h, const page_body *b, int64_t off,
+                     pq_vec *out, const page_sel *sel, pq_err *e);
+
+/* A selection over a page that is not dictionary-encoded: decode it whole, take the rows. */
+static int full_then_take(pq_col_reader *r, const pq_page_header *h, const page_body *b,
+                          int64_t off, pq_vec *out, const page_sel *sel, pq_err *e)
+{
+    pq_vec_clear(&r->page);
+    int rc = data_page(r, h, b, off, &r->page, NULL, e);
+    if (rc == 0) rc = check_sel(sel, r->page.length, e);
+    return rc ? rc : pq_vec_take(&r->page, sel->rows, sel->n, out);
+}
+
+static int data_page(pq_col_reader *r, const pq_page_header *h, const page_body *b, int64_t off,
+                     pq_vec *out, const page_sel *sel, pq_err *e)
+{
+    bool dict = h->encoding == PQ_ENC_PLAIN_DICTIONARY || h->encoding == PQ_ENC_RLE_DICTIONARY;
+    if (sel && !(dict && r->has_dict)) return full_then_take(r, h, b, off, out, sel, e);
     int64_t n = h->num_values, nn = n, base = out->length;
-    if (n < 0 || n > r->limits.max_page_values)
-        return err_at(r, e, RINGSCAN_ELIMIT, off, "limit max_page_values exceeded");
+    if (n < 0 || n > r->limits.max_page_values) {
+        pq_errf(e, RINGSCAN_ELIMIT, off, "limit max_page_values=%lld exceeded: page of %lld values",
+                (long long)r->limits.max_page_values, (long long)n);
+        pq_err_column(e, r->col->name);
+        return RINGSCAN_ELIMIT;
+    }
     const uint8_t *vp = b->vals;
     size_t vlen = b->vals_len;
     bool v1 = h->type == PQ_PAGE_DATA;
@@ -291,6 +388,10 @@ static int data_page(pq_col_reader *r, const pq_page_header *h, const page_body 
         return err_at(r, e, RINGSCAN_EFORMAT, off,
                       r->col->max_def_level ? "page num_nulls disagrees with its levels"
                                             : "nulls in a required column");
+    if (sel) {
+        int rc = check_sel(sel, n, e);
+        return rc ? rc : dict_selected(r, vp, vlen, n, nn, sel, out, e);
+    }
     int rc = pq_vec_reserve(out, n, 0);
     if (rc) return rc;
     rc = values(r, h->encoding, vp, vlen, nn, out, e);
@@ -333,8 +434,28 @@ static int page_body_of(pq_col_reader *r, const pq_page_header *h, const uint8_t
     return decompress(r, raw + lv, clen - lv, ulen - lv, compressed, off, &b->vals, e);
 }
 
+static int page_common(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
+                       pq_vec *out, const page_sel *sel, size_t *consumed, int64_t *rows,
+                       pq_err *e);
+
 int pq_colr_page(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off, pq_vec *out,
                  size_t *consumed, int64_t *rows, pq_err *e)
+{
+    return page_common(r, buf, len, file_off, out, NULL, consumed, rows, e);
+}
+
+int pq_colr_page_sel(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
+                     const uint32_t *sel, int64_t nsel, pq_vec *out, size_t *consumed,
+                     int64_t *rows, pq_err *e)
+{
+    assert(nsel >= 0 && (sel || nsel == 0));
+    page_sel ps = {.rows = sel, .n = nsel};
+    return page_common(r, buf, len, file_off, out, &ps, consumed, rows, e);
+}
+
+static int page_common(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
+                       pq_vec *out, const page_sel *sel, size_t *consumed, int64_t *rows,
+                       pq_err *e)
 {
     assert(r && buf && out && consumed && rows);
     *rows = 0;
@@ -345,8 +466,13 @@ int pq_colr_page(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_
         pq_err_column(e, r->col->name);
         return hl;
     }
-    if (h.compressed_size > r->limits.max_page_bytes || h.uncompressed_size > r->limits.max_page_bytes)
-        return err_at(r, e, RINGSCAN_ELIMIT, file_off, "limit max_page_bytes exceeded");
+    if (h.compressed_size > r->limits.max_page_bytes || h.uncompressed_size > r->limits.max_page_bytes) {
+        pq_errf(e, RINGSCAN_ELIMIT, file_off, "limit max_page_bytes=%lld exceeded: page of %d bytes "
+                "(%d uncompressed)", (long long)r->limits.max_page_bytes, h.compressed_size,
+                h.uncompressed_size);
+        pq_err_column(e, r->col->name);
+        return RINGSCAN_ELIMIT;
+    }
     if ((size_t)h.compressed_size > len - (size_t)hl)
         return err_at(r, e, RINGSCAN_EFORMAT, file_off, "page extends past the column chunk");
     const uint8_t *raw = buf + hl;
@@ -361,7 +487,7 @@ int pq_colr_page(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_
     if (h.type == PQ_PAGE_DICTIONARY) return dict_page(r, &h, b.vals, b.vals_len, body_off, e);
     if (h.type != PQ_PAGE_DATA && h.type != PQ_PAGE_DATA_V2)
         return err_at(r, e, RINGSCAN_EFORMAT, file_off, "unknown page type");
-    rc = data_page(r, &h, &b, body_off, out, e);
+    rc = data_page(r, &h, &b, body_off, out, sel, e);
     if (rc) {
         if (e && e->offset < 0) e->offset = body_off;
         pq_err_column(e, r->col->name);

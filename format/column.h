@@ -29,6 +29,8 @@ typedef struct pq_col_limits {
     int64_t max_page_values;       /* rows in one page; default 64 Mi */
     int64_t max_dict_values;       /* dictionary entries; default 64 Mi */
     int64_t max_decompressed_bytes; /* per reader (one chunk or scan); default 64 GiB */
+    int64_t max_scan_decompressed_bytes; /* over every reader sharing scan_decompressed (one
+                                            scan, all cores); default 256 GiB */
     bool verify_crc;               /* check page CRCs when present (off by default) */
 } pq_col_limits;
 
@@ -44,7 +46,14 @@ typedef struct pq_col_reader {
     size_t scratch_cap;
     uint32_t *levels;              /* definition levels of one page */
     size_t levels_cap;
+    pq_vec page;                   /* one page's rows when a selection needs the full page */
+    uint32_t *idx;                 /* dictionary indices of one page */
+    size_t idx_cap;                /* bytes */
+    uint32_t *sel_buf;             /* gather list and levels of the selected rows */
+    size_t sel_cap;                /* bytes */
     int64_t decompressed_bytes;    /* running total for max_decompressed_bytes */
+    _Atomic int64_t *scan_decompressed; /* NULL, or the total of every reader of one scan
+                                           (for max_scan_decompressed_bytes; set after init) */
     int64_t pages_decoded;
 } pq_col_reader;
 
@@ -62,6 +71,14 @@ void pq_colr_free(pq_col_reader *r);
  * RINGSCAN_ELIMIT, RINGSCAN_ECHECKSUM, -ENOMEM) with e naming offset and column. */
 int pq_colr_page(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off, pq_vec *out,
                  size_t *consumed, int64_t *rows, pq_err *e);
+
+/* Like pq_colr_page, but a data page appends only its rows sel[0..nsel) (page-relative,
+ * strictly increasing, each < the page's num_values; EFORMAT otherwise). Dictionary-encoded
+ * pages gather just the selected values; other encodings decode the page into r->page first.
+ * *rows is still the page's full row count. */
+int pq_colr_page_sel(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
+                     const uint32_t *sel, int64_t nsel, pq_vec *out, size_t *consumed,
+                     int64_t *rows, pq_err *e);
 
 /* Decodes a whole column chunk whose bytes (from its first page, dictionary or data, to
  * its end) are buf[0, len) at file offset file_off, appending cm->num_values rows to out.

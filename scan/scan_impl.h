@@ -81,8 +81,6 @@ void scan_run_split(scan_t *s, scan_core *c, int i);
 
 /* take.c: dst (initialised here) = src rows idx[0..n). 0, RINGSCAN_ELIMIT or -ENOMEM. */
 int scan_take(const pq_vec *src, const uint32_t *idx, int64_t n, pq_vec *dst);
-/* Appends src rows idx[0..n) to dst (same type). 0, RINGSCAN_ELIMIT or -ENOMEM. */
-int scan_take_append(const pq_vec *src, const uint32_t *idx, int64_t n, pq_vec *dst);
 
 /* explain.c: the conjunct order (label "start" or "final") into the explain text. */
 void scan_order_explain(scan_t *s, const char *label);

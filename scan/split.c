@@ -283,15 +283,13 @@ static int page_selected(split_ctx *x, pq_col_reader *r, const uint8_t *buf, siz
         *rows = h.num_values;
         return 0;
     }
-    pq_vec_clear(tmp);
-    int rc = pq_colr_page(r, buf, len, off, tmp, used, rows, &x->err);
-    if (rc || !data) return rc;
-    if (first_row + *rows > x->sp->nrows)
+    if (!data) return pq_colr_page(r, buf, len, off, tmp, used, rows, &x->err);
+    if (h.num_values < 0 || end > x->sp->nrows)
         return pq_errf(&x->err, RINGSCAN_EFORMAT, off, "pages hold more rows than the row group");
-    uint32_t *idx = malloc(sizeof(uint32_t) * (size_t)(*rows + 1));
+    uint32_t *idx = malloc(sizeof(uint32_t) * (size_t)(h.num_values + 1));
     if (!idx) return -ENOMEM;
-    int64_t k = select_range(&x->mask, first_row, first_row + *rows, idx);
-    rc = scan_take_append(tmp, idx, k, out);
+    int64_t k = select_range(&x->mask, first_row, end, idx);
+    int rc = pq_colr_page_sel(r, buf, len, off, idx, k, out, used, rows, &x->err);
     free(idx);
     return rc;
 }
