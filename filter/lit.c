@@ -74,7 +74,7 @@ static bool scale_floor(i128 mant, int exp10, int scale, i128 *q, bool *exact)
     for (int i = 0; i < NUM_MAX_DIGITS; i++) lim *= 10;
     if (k >= 0) {
         for (int i = 0; i < k; i++) {
-            if (mant > lim || mant < -lim) return false;
+            if (mant > lim / 10 || mant < -lim / 10) return false; /* 10 * 10^38 overflows i128 */
             mant *= 10;
         }
         if (mant > lim || mant < -lim) return false;
