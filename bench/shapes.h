@@ -70,8 +70,10 @@ bool shape_match(const bench_shape *s, const lineitem_row *r);
 uint64_t shape_fnv1a64(const void *p, int64_t len);
 
 /* Adds column j's contribution over all rows of v to *sum (see the checksum definition).
- * Null rows (validity bit 0) contribute nothing. Types other than INT32, INT64 and BYTE_ARRAY
- * are not used by lineitem and assert. */
+ * Null rows (validity bit 0) contribute nothing. Beyond lineitem's types (INT32, INT64,
+ * BYTE_ARRAY as defined above): DOUBLE and FLOAT add their bit patterns, BOOLEAN adds 1 per
+ * true, FIXED_LEN_BYTE_ARRAY and INT96 add the FNV-1a 64 of their bytes; so `scan --format
+ * count` works on any flat file. */
 void shape_vec_sum(const pq_vec *v, uint64_t *sum);
 
 /* checksum from col_sum[0 .. nproj-1]. */

@@ -9,6 +9,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,7 +177,12 @@ static int read_row_groups(ctx *c)
     pq_tr *r = &c->r;
     uint8_t et;
     uint32_t n;
-    if (pq_tr_list_begin(r, &et, &n, c->lim->max_row_groups)) return r->status;
+    if (pq_tr_list_begin(r, &et, &n, c->lim->max_row_groups)) {
+        if (r->status == RINGSCAN_ELIMIT && r->e) /* name the limit (thrift.c cannot) */
+            snprintf(r->e->msg, sizeof r->e->msg, "row group count above the limit max_row_groups=%u",
+                     c->lim->max_row_groups);
+        return r->status;
+    }
     if (n && et != PQ_T_STRUCT) return pq_tr_fail(r, "row_groups is not a list of structs");
     size_t nchunks = (size_t)n * (size_t)c->m->ncolumns;
     if (nchunks > pq_tr_left(r)) return pq_tr_fail(r, "more column chunks than bytes left");

@@ -140,7 +140,7 @@ int pq_tr_bool_elem(pq_tr *r, bool *v)
 int pq_tr_struct_begin(pq_tr *r)
 {
     if (r->status) return r->status;
-    if (r->depth >= r->max_depth) return tr_limit(r, "nesting deeper than the depth limit");
+    if (r->depth >= r->max_depth) return tr_limit(r, "nesting deeper than the limit max_thrift_depth");
     r->id_stack[r->depth++] = r->last_id;
     r->last_id = 0;
     assert(r->depth <= PQ_THRIFT_MAX_DEPTH);
@@ -201,7 +201,7 @@ int pq_tr_list_begin(pq_tr *r, uint8_t *elem_type, uint32_t *count, uint32_t max
     if (!tr_valid_elem(t)) return pq_tr_fail(r, "bad list element type");
     if (n > pq_tr_left(r)) return pq_tr_fail(r, "list count larger than the bytes left");
     if (max && n > max) return tr_limit(r, "list count above the configured limit");
-    if (r->depth >= r->max_depth) return tr_limit(r, "nesting deeper than the depth limit");
+    if (r->depth >= r->max_depth) return tr_limit(r, "nesting deeper than the limit max_thrift_depth");
     r->id_stack[r->depth++] = r->last_id;
     *elem_type = t;
     *count = (uint32_t)n;
@@ -228,7 +228,7 @@ int pq_tr_map_begin(pq_tr *r, uint8_t *ktype, uint8_t *vtype, uint32_t *count)
             return pq_tr_fail(r, "bad map key/value type");
         if (n > pq_tr_left(r) / 2) return pq_tr_fail(r, "map count larger than the bytes left");
     }
-    if (r->depth >= r->max_depth) return tr_limit(r, "nesting deeper than the depth limit");
+    if (r->depth >= r->max_depth) return tr_limit(r, "nesting deeper than the limit max_thrift_depth");
     r->id_stack[r->depth++] = r->last_id;
     *count = (uint32_t)n;
     return 0;

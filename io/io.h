@@ -9,7 +9,9 @@
  * max_bytes per range; a range is one read (continued on short reads, each call capped at
  * EXEC_READ_BYTES_MAX); the result is sliced to each member, slices reference-count the
  * range buffer. Ranges wait (requests stay wanted) while bytes in flight plus buffered
- * would exceed budget_bytes, except that one range may always be in flight.
+ * would exceed budget_bytes, except that one range may always be in flight, and one more
+ * goes after IO_BUDGET_STALL_NS with nothing in flight and no release (no deadlock when the
+ * buffered bytes belong to consumers waiting for the held-back range).
  * Invariants:
  *  1. An io_ctx_t and every request, range and future it made belong to one core's thread.
  *  2. A range buffer is freed only after its own completion arrived and its last slice was
@@ -49,6 +51,13 @@ typedef struct io_bytes {
  * read. Return len to read it all, a smaller positive count to read only that much (a short
  * read), 0 to complete it as end of file, or a negative errno to fail it. Runs on the core. */
 typedef int64_t (*io_fault_fn)(void *ctx, const io_file_t *f, uint64_t off, uint64_t len);
+/* Scheduling fault hook (io/io_fault.h), called once per range before its first read with the
+ * whole range: returns nanoseconds to hold the read back (a timer; 0 = issue at once), and
+ * sets *cancel to race an ASYNC_CANCEL against the read right after issuing it. A range whose
+ * members all went away while held is completed as cancelled without a read. A cancellation
+ * io/ did not ask for is retried like EINTR (bounded by IO_RETRIES_MAX). Runs on the core. */
+typedef uint64_t (*io_fault_sched_fn)(void *ctx, const io_file_t *f, uint64_t off, uint64_t len,
+                                      bool *cancel);
 
 typedef struct io_opts {
     bool coalesce;         /* merge neighbours (false: one read per request) */
@@ -58,7 +67,8 @@ typedef struct io_opts {
     uint64_t max_bytes;    /* largest merged range (default 4 MiB); a bigger request is read alone */
     uint64_t budget_bytes; /* bytes in flight + buffered before new ranges wait (default 1 GiB) */
     io_fault_fn fault;     /* NULL: no fault injection */
-    void *fault_ctx;
+    io_fault_sched_fn fault_sched; /* NULL: no delays or racing cancels */
+    void *fault_ctx;       /* for both hooks */
 } io_opts_t;
 
 typedef struct io_counters {

@@ -10,7 +10,10 @@
  *  2. Each read call covers at most EXEC_READ_BYTES_MAX bytes.
  *  3. A range starts only if bytes in flight + buffered + its length <= budget_bytes, or when
  *     nothing is in flight or buffered (so one oversized range can always make progress).
- *  4. Flushing does nothing unless a want or a release marked the context dirty. */
+ *  4. Flushing does nothing unless a want or a release marked the context dirty.
+ *  5. Progress: when wanted ranges wait for the budget with nothing in flight (the buffered
+ *     bytes may belong to consumers waiting for them), a timer of IO_BUDGET_STALL_NS lets one
+ *     range go if no range was released meanwhile. */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -47,6 +50,39 @@ void io_range_issue(io_range *g)
         return;
     }
     ctx->c.reads_submitted++;
+}
+
+/* The held-back first read of g may go (fault injection): the timer fired or failed. */
+static void io_range_delay_done(fut_t *t, void *p)
+{
+    io_range *g = p;
+    int st = fut_status(t);
+    assert(g->delay == t && g->in_flight && g->done == 0);
+    g->delay = NULL;
+    fut_unref(t); /* ours; the callback holds its own while it runs */
+    if (st != 0 || g->cancel_sent || g->n_members == 0) {
+        exec_complete(g->ctx->e, &g->op, -ECANCELED); /* stopping, or nobody wants it */
+        return;
+    }
+    io_range_issue(g);
+}
+
+/* First read of a new range; the scheduling fault hook may hold it back or race a cancel. */
+static void io_range_first_issue(io_range *g)
+{
+    io_ctx_t *ctx = g->ctx;
+    bool cancel = false;
+    uint64_t delay_ns = ctx->opts.fault_sched
+                            ? ctx->opts.fault_sched(ctx->opts.fault_ctx, g->file, g->off, g->len, &cancel)
+                            : 0;
+    if (delay_ns > 0 && (g->delay = exec_sleep_ns(delay_ns)) != NULL) {
+        if (fut_on_ready(g->delay, io_range_delay_done, g) == 0) return;
+        fut_unref(g->delay);
+        g->delay = NULL;
+    }
+    uint64_t issued = ctx->c.reads_submitted;
+    io_range_issue(g);
+    if (cancel && ctx->c.reads_submitted > issued) (void)exec_cancel(ctx->e, &g->op);
 }
 
 /* Extends [*lo, *hi] (sorted indexes, one wanted request at first) over untaken neighbours. */
@@ -126,7 +162,7 @@ static void io_range_start(io_ctx_t *ctx, io_req **a, size_t lo, size_t hi, uint
     ctx->inflight_bytes += g->len;
     if (ctx->inflight_bytes > ctx->c.peak_inflight_bytes)
         ctx->c.peak_inflight_bytes = ctx->inflight_bytes;
-    io_range_issue(g);
+    io_range_first_issue(g);
 }
 
 /* Copies the pending list into the scratch array, sorted. Returns its length or -ENOMEM. */
@@ -145,6 +181,29 @@ static int64_t io_sorted_pending(io_ctx_t *ctx)
     assert(n == ctx->n_pending);
     qsort(ctx->scratch, n, sizeof *ctx->scratch, io_req_cmp);
     return (int64_t)n;
+}
+
+static void io_stall_fired(fut_t *t, void *p)
+{
+    io_ctx_t *ctx = p;
+    assert(ctx->stall_timer == t);
+    ctx->stall_timer = NULL;
+    if (fut_status(t) == 0) {
+        ctx->stall_escape = true;
+        ctx->dirty = true;
+    }
+    fut_unref(t);
+}
+
+/* Arms the budget stall timer (invariant 5) unless it is armed. */
+static void io_arm_stall_timer(io_ctx_t *ctx)
+{
+    if (ctx->stall_timer || ctx->closing) return;
+    ctx->stall_timer = exec_sleep_ns(IO_BUDGET_STALL_NS);
+    if (ctx->stall_timer && fut_on_ready(ctx->stall_timer, io_stall_fired, ctx) != 0) {
+        fut_unref(ctx->stall_timer);
+        ctx->stall_timer = NULL;
+    }
 }
 
 void io_flush(void *p)
@@ -166,8 +225,13 @@ void io_flush(void *p)
         if (ctx->opts.coalesce) io_extend(ctx, a, (size_t)n, &lo, &hi, &start, &end);
         uint64_t held = ctx->inflight_bytes + ctx->buffered_bytes;
         if (held > 0 && held + (end - start) > ctx->opts.budget_bytes) {
-            ctx->c.budget_waits++; /* stays wanted; a release marks us dirty again */
-            break;
+            if (ctx->inflight_bytes == 0 && ctx->stall_escape) {
+                ctx->stall_escape = false; /* stalled (invariant 5): this one goes */
+            } else {
+                ctx->c.budget_waits++; /* stays wanted; a release marks us dirty again */
+                if (ctx->inflight_bytes == 0) io_arm_stall_timer(ctx);
+                break;
+            }
         }
         io_range_start(ctx, a, lo, hi, start, end);
         i = hi;

@@ -12,6 +12,10 @@
 
 enum { IO_REQ_REGISTERED = 1, IO_REQ_WANTED, IO_REQ_SUBMITTED, IO_REQ_DONE };
 enum { IO_RETRIES_MAX = 16 };
+/* Wanted ranges waiting for the budget while nothing is in flight may be waiting for bytes
+ * their own consumers hold (a task holding one buffered piece while it awaits another): after
+ * this long without a release, one range is issued anyway, so a scan never deadlocks. */
+#define IO_BUDGET_STALL_NS (UINT64_C(10) * 1000 * 1000)
 
 typedef struct io_range io_range;
 
@@ -37,6 +41,7 @@ struct io_range {
     uint32_t n_members;
     int retries;
     bool in_flight, cancel_sent;
+    fut_t *delay;          /* fault injection: the timer holding the first read back */
     io_range *prev, *next; /* the context's range list */
 };
 
@@ -49,6 +54,8 @@ struct io_ctx {
     uint64_t inflight_bytes, buffered_bytes;
     io_range *ranges;
     bool dirty, closing;
+    fut_t *stall_timer;  /* armed while wanted ranges wait for the budget with nothing in flight */
+    bool stall_escape;   /* it fired with no release since: one range may exceed the budget */
     int guard; /* > 0 while a function walks the context: postpones freeing it */
     io_req **scratch;
     size_t scratch_cap;

@@ -85,6 +85,11 @@ void io_ctx_free(io_ctx_t *ctx)
     ctx->closing = true;
     ctx->guard++;
     exec_hook_remove(ctx->e, io_flush, ctx);
+    if (ctx->stall_timer) { /* dropping it cancels the timer: its callback never runs */
+        fut_t *t = ctx->stall_timer;
+        ctx->stall_timer = NULL;
+        fut_unref(t);
+    }
     while (ctx->phead) { /* still referenced by someone: fail, hooks clear themselves */
         io_req *r = ctx->phead;
         io_req_unlink_pending(ctx, r);
@@ -185,6 +190,7 @@ static void io_range_unref(io_range *g)
     assert(!g->in_flight && g->n_members == 0);
     assert(ctx->buffered_bytes >= g->len);
     ctx->buffered_bytes -= g->len;
+    ctx->stall_escape = false; /* a release is progress: no stall */
     if (ctx->n_wanted > 0) ctx->dirty = true; /* budget freed: waiting ranges may go */
     if (g->prev) g->prev->next = g->next;
     else ctx->ranges = g->next;
@@ -285,12 +291,13 @@ void io_range_done(exec_op_t *op)
         assert((uint64_t)res <= g->len - g->done);
         ctx->c.bytes_read += (uint64_t)res;
         g->done += (uint64_t)res;
+        g->retries = 0; /* IO_RETRIES_MAX bounds consecutive failures, not a range's total */
         if (g->done < g->len && g->n_members > 0 && !g->cancel_sent) {
             io_range_issue(g); /* short read: continue from the advanced offset */
             return;
         }
-    } else if ((res == -EINTR || res == -EAGAIN) && g->retries++ < IO_RETRIES_MAX &&
-               g->n_members > 0) {
+    } else if ((res == -EINTR || res == -EAGAIN || (res == -ECANCELED && !g->cancel_sent)) &&
+               g->retries++ < IO_RETRIES_MAX && g->n_members > 0) {
         io_range_issue(g);
         return;
     }
@@ -299,6 +306,7 @@ void io_range_done(exec_op_t *op)
     ctx->inflight_bytes -= g->len;
     ctx->buffered_bytes += g->len;
     int status = res < 0 ? res : (g->cancel_sent && g->done < g->len ? -ECANCELED : 0);
+    if (ctx->n_wanted > 0) ctx->dirty = true; /* in flight went down: see io_flush.c inv. 5 */
     io_range_deliver(g, status);
     io_range_unref(g); /* the read's reference */
 }

@@ -97,8 +97,9 @@ int pqf_read_column(pqf_t *f, int rg, int col, const pq_col_limits *limits, pq_v
     if (limits) lim = *limits;
     else pq_col_limits_default(&lim);
     if ((int64_t)len > lim.max_page_bytes * 64)
-        return pq_errf(e, RINGSCAN_ELIMIT, (int64_t)off, "column chunk of %llu bytes is over the limit",
-                       (unsigned long long)len);
+        return pq_errf(e, RINGSCAN_ELIMIT, (int64_t)off, "column chunk of %llu bytes is over the "
+                       "limit 64 * max_page_bytes (max_page_bytes=%lld)",
+                       (unsigned long long)len, (long long)lim.max_page_bytes);
     uint8_t *buf = malloc(len);
     if (!buf) return -ENOMEM;
     char msg[256];

@@ -3,8 +3,9 @@
 # (-fsanitize=fuzzer,address,undefined) against the library sources (runtime/ io/ format/
 # filter/ scan/, compiled once into build-fuzz/obj, archived), then for each target:
 #   1. replays every file under tests/fuzz/regressions/<target>/ (a failure there fails it);
-#   2. fuzzes for N seconds from tests/fuzz/corpus/<target>/ (plus, for fuzz_meta, the files
-#      of ../shared/parquet-testing/data), working corpus in build-fuzz/corpus/<target>/.
+#   2. fuzzes for N seconds from tests/fuzz/corpus/<target>/ (plus, for fuzz_meta and
+#      fuzz_scan, the files of ../shared/parquet-testing/data), working corpus in
+#      build-fuzz/corpus/<target>/.
 # Prints per target the executions done and "<target>: 1 passed, 0 failed" (or 0/1, with the
 # crash input saved under build-fuzz/crashes/), then "N passed, N failed".
 # A target that fails to compile fails alone.
@@ -80,9 +81,11 @@ for t in "${targets[@]}"; do
         mkdir -p "$work"
         seeds=()
         [ -d "tests/fuzz/corpus/$t" ] && seeds+=("tests/fuzz/corpus/$t")
-        [ "$t" = fuzz_meta ] && [ -d ../shared/parquet-testing/data ] && seeds+=(../shared/parquet-testing/data)
+        case "$t" in fuzz_meta|fuzz_scan)
+            [ -d ../shared/parquet-testing/data ] && seeds+=(../shared/parquet-testing/data) ;;
+        esac
         maxlen=65536
-        [ "$t" = fuzz_meta ] && maxlen=4194304 # whole files: the footer is at the end
+        case "$t" in fuzz_meta|fuzz_scan) maxlen=4194304 ;; esac # whole files: the footer is at the end
         "$bin" -max_total_time="$seconds" -max_len="$maxlen" -timeout=10 -rss_limit_mb=2048 \
             -print_final_stats=1 -artifact_prefix="$out/crashes/$t-" "$work" "${seeds[@]}" >"$log" 2>&1
         rc=$?

@@ -1,0 +1,102 @@
+/* tests/fuzz/fuzz_column.c: libFuzzer target for format/column.c (pq_colr_page) and, through
+ * it, every value decoder, the level decoders and the codecs.
+ * Input: [0] column kind (physical type x REQUIRED/OPTIONAL x FLBA width, see kinds[]),
+ * [1] codec (low 3 bits), [2] flags (bit 0: verify CRCs; bit 1: small limits), then a
+ * sequence of pages (header + body) decoded one after another into one vector, as a column
+ * chunk would be. After every page that decodes, the vector's invariants (format/vec.h) are
+ * checked: length grew by exactly the rows reported, null slots are zeroed / empty, byte-array
+ * offsets are monotone and end at data_len. A broken invariant aborts (a crash for libFuzzer). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/column.h"
+
+typedef struct kind {
+    pq_physical t;
+    int32_t len;
+} kind;
+
+static const kind kinds[] = {
+    {PQ_BOOLEAN, 0}, {PQ_INT32, 0}, {PQ_INT64, 0}, {PQ_INT96, 0}, {PQ_FLOAT, 0},
+    {PQ_DOUBLE, 0},  {PQ_BYTE_ARRAY, 0}, {PQ_FIXED_LEN_BYTE_ARRAY, 1},
+    {PQ_FIXED_LEN_BYTE_ARRAY, 2}, {PQ_FIXED_LEN_BYTE_ARRAY, 16},
+};
+enum { NKINDS = sizeof kinds / sizeof kinds[0], MAX_PAGES = 64 };
+
+static void check_vec(const pq_vec *v, int64_t before, int64_t rows)
+{
+    if (v->length != before + rows) abort();
+    if (v->null_count < 0 || v->null_count > v->length) abort();
+    if (v->type == PQ_BYTE_ARRAY) {
+        if (v->length > 0 && v->offsets[0] != 0) abort();
+        for (int64_t i = before; i < v->length; i++) {
+            if (v->offsets[i + 1] < v->offsets[i]) abort();
+            if (!pq_vec_is_valid(v, i) && v->offsets[i + 1] != v->offsets[i]) abort();
+        }
+        if (v->length > 0 && v->offsets[v->length] != v->data_len) abort();
+        return;
+    }
+    int32_t w = pq_fixed_width(v->type, v->type_length);
+    for (int64_t i = before; i < v->length; i++) {
+        if (pq_vec_is_valid(v, i)) continue;
+        if (v->type == PQ_BOOLEAN) {
+            if (pq_bit_get(v->values, i)) abort();
+            continue;
+        }
+        for (int32_t b = 0; b < w; b++)
+            if (v->values[(size_t)i * (size_t)w + (size_t)b] != 0) abort();
+    }
+}
+
+static void run(const kind *k, bool optional, pq_codec codec, uint8_t flags, const uint8_t *d,
+                size_t n)
+{
+    pq_column_desc col = {.name = "c", .physical = k->t, .type_length = k->len,
+                          .repetition = optional ? PQ_OPTIONAL : PQ_REQUIRED,
+                          .max_def_level = optional ? 1 : 0, .field_id = -1};
+    pq_col_limits lim;
+    pq_col_limits_default(&lim);
+    lim.verify_crc = flags & 1;
+    if (flags & 2) { /* small limits: the limit paths get exercised too */
+        lim.max_page_bytes = 4096;
+        lim.max_page_values = 1000;
+        lim.max_dict_values = 100;
+        lim.max_decompressed_bytes = 1 << 16;
+    } else {
+        lim.max_page_bytes = 16 << 20; /* keep libFuzzer's RSS bounded */
+        lim.max_page_values = 1 << 20;
+        lim.max_decompressed_bytes = 64 << 20;
+    }
+    pq_col_reader r;
+    pq_colr_init(&r, &col, codec, &lim);
+    pq_vec out;
+    pq_vec_init(&out, k->t, k->len);
+    size_t pos = 0;
+    for (int p = 0; p < MAX_PAGES && pos < n; p++) {
+        size_t used = 0;
+        int64_t rows = 0, before = out.length;
+        pq_err e = {.offset = -1};
+        int rc = pq_colr_page(&r, d + pos, n - pos, (int64_t)pos, &out, &used, &rows, &e);
+        if (rc) {
+            /* a failed page leaves the output as it was, with a status and a message */
+            if (rc >= 0 || out.length != before || (e.msg[0] == 0 && rc != -ENOMEM)) abort();
+            break;
+        }
+        if (used == 0 || used > n - pos) abort();
+        check_vec(&out, before, rows);
+        pos += used;
+    }
+    pq_vec_free(&out);
+    pq_colr_free(&r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
+{
+    if (n < 3) return 0;
+    const kind *k = &kinds[(d[0] & 0x7f) % NKINDS];
+    bool optional = d[0] & 0x80;
+    pq_codec codec = (pq_codec)(d[1] & 7);
+    run(k, optional, codec, d[2], d + 3, n - 3);
+    return 0;
+}

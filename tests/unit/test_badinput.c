@@ -1,0 +1,478 @@
+/* tests of bad input: every case asserts which status comes back (and a message), never a
+ * crash. Whole files (generated with format/writer.h, then damaged): truncation at every byte
+ * of the footer, wrong magic, a footer length past the file, chunk ranges past the end,
+ * seeded byte flips in pages and metadata. Crafted pages through pq_colr_page: negative
+ * counts, bit widths above 32, dictionary indices out of range, nulls in a required column,
+ * too few levels, a delta header asking for gigabytes. Then every fuzz regression input under
+ * tests/fuzz/regressions/<target>/ is replayed through its target's entry point (the fuzz
+ * sources are included below with renamed entry points), so a crash found once stays fixed. */
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "format/encoding.h"
+#include "hardening_util.h"
+
+static char path[128], bad[128];
+static uint8_t *orig;
+static size_t orig_len;
+
+static int write_bytes(const char *p, const uint8_t *d, size_t n)
+{
+    FILE *fp = fopen(p, "wb");
+    if (!fp) return -1;
+    int rc = fwrite(d, 1, n, fp) == n ? 0 : -1;
+    return fclose(fp) == 0 ? rc : -1;
+}
+
+static uint8_t *read_all(const char *p, size_t *n)
+{
+    FILE *fp = fopen(p, "rb");
+    if (!fp) return NULL;
+    fseek(fp, 0, SEEK_END);
+    long len = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    uint8_t *d = malloc((size_t)len + 1);
+    *n = d ? fread(d, 1, (size_t)len, fp) : 0;
+    fclose(fp);
+    return d;
+}
+
+/* Opens bytes d as a file, scans every column (filter may be NULL); status of the first
+ * failure (open or scan) with its error. */
+static int open_and_scan(const uint8_t *d, size_t n, const char *filter, pq_err *e)
+{
+    memset(e, 0, sizeof *e);
+    e->offset = -1;
+    if (write_bytes(bad, d, n) != 0) return -EIO;
+    pqf_t *f = NULL;
+    int rc = pqf_open(&f, bad, NULL, e);
+    if (rc) return rc;
+    int proj[HU_NCOLS];
+    int nproj = f->meta.ncolumns < HU_NCOLS ? f->meta.ncolumns : HU_NCOLS;
+    for (int i = 0; i < nproj; i++) proj[i] = i;
+    scan_opts o;
+    scan_opts_default(&o);
+    o.threads = 1;
+    o.io = EXEC_IO_PREAD;
+    hu_result r;
+    if (nproj > 0) hu_scan(f, proj, nproj, filter, &o, &r);
+    else r.status = 0;
+    if (r.status) *e = r.err;
+    pqf_close(f);
+    return r.status;
+}
+
+static uint32_t footer_len(void)
+{
+    uint32_t m;
+    memcpy(&m, orig + orig_len - 8, 4);
+    return m;
+}
+
+/* ------------------------------------------------------------------------ whole files */
+
+static void test_truncated_footer_every_byte(void)
+{
+    uint32_t m = footer_len();
+    size_t from = orig_len - m - 8 - 16;
+    int bad_cuts = 0;
+    for (size_t cut = from; cut < orig_len; cut++) {
+        pq_err e;
+        int rc = open_and_scan(orig, cut, NULL, &e);
+        if (rc != RINGSCAN_EFORMAT || e.msg[0] == 0) {
+            if (bad_cuts++ < 5)
+                fprintf(stderr, "  cut at %zu: status %d (%s)\n", cut, rc, e.msg);
+        }
+    }
+    CHECK_EQ_I64(bad_cuts, 0);
+}
+
+static void test_wrong_magic(void)
+{
+    uint8_t *d = malloc(orig_len);
+    pq_err e;
+    memcpy(d, orig, orig_len);
+    memcpy(d + orig_len - 4, "PARX", 4);
+    CHECK_EQ_I64(open_and_scan(d, orig_len, NULL, &e), RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "magic") != NULL || strstr(e.msg, "PAR1") != NULL);
+    memcpy(d + orig_len - 4, "PARE", 4);
+    CHECK_EQ_I64(open_and_scan(d, orig_len, NULL, &e), RINGSCAN_EUNSUPPORTED);
+    CHECK(strstr(e.msg, "encrypted") != NULL);
+    memcpy(d, orig, orig_len);
+    memcpy(d, "XAR1", 4);
+    CHECK_EQ_I64(open_and_scan(d, orig_len, NULL, &e), RINGSCAN_EFORMAT);
+    free(d);
+}
+
+static void test_footer_length_past_end(void)
+{
+    uint8_t *d = malloc(orig_len);
+    memcpy(d, orig, orig_len);
+    uint32_t huge = (uint32_t)orig_len + 100;
+    memcpy(d + orig_len - 8, &huge, 4);
+    pq_err e;
+    CHECK_EQ_I64(open_and_scan(d, orig_len, NULL, &e), RINGSCAN_EFORMAT);
+    CHECK(e.msg[0] != 0);
+    huge = 0xfffffff0u; /* also above max_meta_bytes: the size check comes first or the limit */
+    memcpy(d + orig_len - 8, &huge, 4);
+    int rc = open_and_scan(d, orig_len, NULL, &e);
+    CHECK(rc == RINGSCAN_EFORMAT || rc == RINGSCAN_ELIMIT);
+    free(d);
+}
+
+/* Rewrites the footer with chunk 0 of row group 0 pointing past the end of the file. */
+static void test_chunk_past_end(void)
+{
+    uint32_t m = footer_len();
+    pq_file_meta meta;
+    pq_err e = {.offset = -1};
+    CHECK_EQ_I64(pq_file_meta_parse(orig + orig_len - 8 - m, m, NULL, &meta, &e), 0);
+    for (int variant = 0; variant < 3; variant++) {
+        pq_chunk_meta *c = &meta.row_groups[1].chunks[1];
+        pq_chunk_meta save = *c;
+        if (variant == 0) c->data_page_offset = (int64_t)orig_len + 1000;
+        if (variant == 1) c->total_compressed_size = (int64_t)orig_len;
+        if (variant == 2) c->total_compressed_size = (int64_t)1 << 40;
+        c->has_dictionary_page_offset = false;
+        pq_buf b = {0};
+        CHECK_EQ_I64(pq_write_file_meta(&b, &meta), 0);
+        *c = save;
+        size_t body = orig_len - 8 - m;
+        uint8_t *d = malloc(body + b.len + 8);
+        memcpy(d, orig, body);
+        memcpy(d + body, b.data, b.len);
+        uint32_t len = (uint32_t)b.len;
+        memcpy(d + body + b.len, &len, 4);
+        memcpy(d + body + b.len + 4, "PAR1", 4);
+        int rc = open_and_scan(d, body + b.len + 8, NULL, &e);
+        CHECK_EQ_I64(rc, RINGSCAN_EFORMAT);
+        CHECK(strstr(e.msg, "outside the file") != NULL);
+        CHECK_STR(e.column, "a");
+        pq_buf_free(&b);
+        free(d);
+    }
+    pq_file_meta_free(&meta);
+}
+
+static bool clear_status(int rc)
+{
+    return rc == 0 || rc == RINGSCAN_EFORMAT || rc == RINGSCAN_EUNSUPPORTED ||
+           rc == RINGSCAN_ELIMIT || rc == RINGSCAN_ECHECKSUM || rc == -EIO ||
+           rc == RINGSCAN_EPARSE; /* a flipped column name: the filter names a missing column */
+}
+
+static void test_seeded_byte_flips(void)
+{
+    uint32_t m = footer_len();
+    uint8_t *d = malloc(orig_len);
+    int64_t counts[2][6] = {{0}};
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        memcpy(d, orig, orig_len);
+        uint64_t h = hu_mix(seed);
+        bool in_meta = seed & 1; /* odd seeds: metadata, even: pages */
+        size_t lo = in_meta ? orig_len - 8 - m : 4, hi = in_meta ? orig_len - 8 : orig_len - 8 - m;
+        int flips = 1 + (int)(h % 4);
+        for (int k = 0; k < flips; k++) {
+            uint64_t hk = hu_mix(h + (uint64_t)k);
+            d[lo + hk % (hi - lo)] ^= (uint8_t)(1u << ((hk >> 32) % 8));
+        }
+        pq_err e;
+        int rc = open_and_scan(d, orig_len, "a < 500", &e);
+        CHECK(clear_status(rc));
+        CHECK(rc == 0 || e.msg[0] != 0);
+        if (!clear_status(rc) || (rc && !e.msg[0]))
+            fprintf(stderr, "  flip seed %llu: status %d (%s)\n", (unsigned long long)seed, rc, e.msg);
+        int slot = rc == 0 ? 0 : rc == RINGSCAN_EFORMAT ? 1 : rc == RINGSCAN_EUNSUPPORTED ? 2 :
+                   rc == RINGSCAN_ELIMIT ? 3 : rc == RINGSCAN_ECHECKSUM ? 4 : 5;
+        counts[in_meta][slot]++;
+    }
+    printf("  byte flips in pages: %lld ok, %lld EFORMAT, %lld EUNSUPPORTED, %lld ELIMIT, %lld "
+           "ECHECKSUM, %lld other; in metadata: %lld ok, %lld EFORMAT, %lld EUNSUPPORTED, %lld "
+           "ELIMIT, %lld other\n", (long long)counts[0][0], (long long)counts[0][1],
+           (long long)counts[0][2], (long long)counts[0][3], (long long)counts[0][4],
+           (long long)counts[0][5], (long long)counts[1][0], (long long)counts[1][1],
+           (long long)counts[1][2], (long long)counts[1][3], (long long)counts[1][5]);
+    free(d);
+}
+
+/* ------------------------------------------------------------------------ crafted pages */
+
+typedef struct page {
+    uint8_t buf[4096];
+    size_t len;
+} page;
+
+static void make_page(page *p, const pq_page_header *h, const uint8_t *body, size_t n)
+{
+    pq_buf b = {0};
+    if (pq_write_page_header(&b, h) != 0 || b.len + n > sizeof p->buf) abort();
+    memcpy(p->buf, b.data, b.len);
+    memcpy(p->buf + b.len, body, n);
+    p->len = b.len + n;
+    pq_buf_free(&b);
+}
+
+/* Decodes pages in order into one vector; the status of the last one (earlier ones must
+ * pass) and its error. */
+static int decode(const pq_column_desc *c, const page *pages, int n, pq_err *e)
+{
+    pq_col_reader r;
+    pq_colr_init(&r, c, PQ_CODEC_UNCOMPRESSED, NULL);
+    pq_vec v;
+    pq_vec_init(&v, c->physical, c->type_length);
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        memset(e, 0, sizeof *e);
+        e->offset = -1;
+        size_t used;
+        int64_t rows;
+        int64_t before = v.length;
+        rc = pq_colr_page(&r, pages[i].buf, pages[i].len, 1000 * (i + 1), &v, &used, &rows, e);
+        if (rc) CHECK_EQ_I64(v.length, before); /* a failed page appends nothing */
+        if (rc && i < n - 1) fprintf(stderr, "  page %d of %d failed early: %s\n", i, n, e->msg);
+    }
+    pq_vec_free(&v);
+    pq_colr_free(&r);
+    return rc;
+}
+
+static const pq_column_desc req_i32 = {.name = "r", .physical = PQ_INT32, .repetition = PQ_REQUIRED,
+                                       .field_id = -1};
+static const pq_column_desc opt_i32 = {.name = "o", .physical = PQ_INT32, .repetition = PQ_OPTIONAL,
+                                       .max_def_level = 1, .field_id = -1};
+static const pq_column_desc req_i64 = {.name = "r64", .physical = PQ_INT64, .repetition = PQ_REQUIRED,
+                                       .field_id = -1};
+
+static pq_page_header hdr(pq_page_type t, int32_t nvals, pq_encoding enc, size_t body)
+{
+    pq_page_header h = {.type = t, .uncompressed_size = (int32_t)body, .compressed_size = (int32_t)body,
+                        .num_values = nvals, .encoding = enc, .def_level_encoding = PQ_ENC_RLE,
+                        .rep_level_encoding = PQ_ENC_RLE, .is_compressed = true};
+    return h;
+}
+
+static void dict_of_two(page *p)
+{
+    int32_t vals[2] = {10, 20};
+    pq_page_header h = hdr(PQ_PAGE_DICTIONARY, 2, PQ_ENC_PLAIN, sizeof vals);
+    make_page(p, &h, (const uint8_t *)vals, sizeof vals);
+}
+
+static void test_negative_counts(void)
+{
+    page p[2];
+    int32_t vals[2] = {1, 2};
+    pq_page_header h = hdr(PQ_PAGE_DATA, -5, PQ_ENC_PLAIN, sizeof vals);
+    make_page(&p[0], &h, (const uint8_t *)vals, sizeof vals);
+    pq_err e;
+    CHECK_EQ_I64(decode(&req_i32, p, 1, &e), RINGSCAN_EFORMAT);
+    CHECK_EQ_I64(e.offset, 1000);
+    CHECK_STR(e.column, "r");
+    h = hdr(PQ_PAGE_DICTIONARY, -3, PQ_ENC_PLAIN, sizeof vals); /* negative dictionary count */
+    make_page(&p[0], &h, (const uint8_t *)vals, sizeof vals);
+    CHECK_EQ_I64(decode(&req_i32, p, 1, &e), RINGSCAN_EFORMAT);
+    h = hdr(PQ_PAGE_DATA, 2, PQ_ENC_PLAIN, sizeof vals);
+    h.compressed_size = 4000; /* length past the end of the buffer */
+    make_page(&p[0], &h, (const uint8_t *)vals, sizeof vals);
+    CHECK_EQ_I64(decode(&req_i32, p, 1, &e), RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "past") != NULL);
+}
+
+static void test_bit_width_above_32(void)
+{
+    page p[2];
+    dict_of_two(&p[0]);
+    uint8_t body[] = {40, 8, 1}; /* bit width 40, then an RLE run */
+    pq_page_header h = hdr(PQ_PAGE_DATA, 4, PQ_ENC_RLE_DICTIONARY, sizeof body);
+    make_page(&p[1], &h, body, sizeof body);
+    pq_err e;
+    CHECK_EQ_I64(decode(&req_i32, p, 2, &e), RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "width") != NULL);
+    CHECK_EQ_I64(e.offset >= 2000, 1);
+}
+
+static void test_dict_index_out_of_range(void)
+{
+    page p[2];
+    dict_of_two(&p[0]);
+    uint8_t body[] = {2, 4 << 1, 3}; /* width 2, RLE run of 4 x index 3 (dictionary has 2) */
+    pq_page_header h = hdr(PQ_PAGE_DATA, 4, PQ_ENC_RLE_DICTIONARY, sizeof body);
+    make_page(&p[1], &h, body, sizeof body);
+    pq_err e;
+    CHECK_EQ_I64(decode(&req_i32, p, 2, &e), RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "index") != NULL || strstr(e.msg, "dictionary") != NULL);
+    CHECK_STR(e.column, "r");
+}
+
+static void test_nulls_in_required(void)
+{
+    page p[1];
+    int32_t vals[3] = {1, 2, 3};
+    pq_page_header h = hdr(PQ_PAGE_DATA_V2, 4, PQ_ENC_PLAIN, sizeof vals);
+    h.num_nulls = 1;
+    h.num_rows = 4;
+    h.is_compressed = false;
+    make_page(&p[0], &h, (const uint8_t *)vals, sizeof vals);
+    pq_err e;
+    CHECK_EQ_I64(decode(&req_i32, p, 1, &e), RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "nulls in a required column") != NULL);
+}
+
+static void test_too_few_levels(void)
+{
+    page p[1];
+    /* v1: 4-byte level length, an RLE run of 10 ones, then 10 values; the page says 100 */
+    uint8_t body[4 + 2 + 40];
+    uint32_t ll = 2;
+    memcpy(body, &ll, 4);
+    body[4] = 10 << 1;
+    body[5] = 1;
+    for (int i = 0; i < 10; i++) memcpy(body + 6 + 4 * i, &i, 4);
+    pq_page_header h = hdr(PQ_PAGE_DATA, 100, PQ_ENC_PLAIN, sizeof body);
+    make_page(&p[0], &h, body, sizeof body);
+    pq_err e;
+    CHECK_EQ_I64(decode(&opt_i32, p, 1, &e), RINGSCAN_EFORMAT);
+    CHECK(e.msg[0] != 0);
+    CHECK_STR(e.column, "o");
+}
+
+static void test_delta_asks_for_gigabytes(void)
+{
+    page p[1];
+    pq_err e;
+    /* block size 2^31 - 128, 4 miniblocks, 2^31 - 1 values, first value 0 */
+    uint8_t b1[] = {0x80, 0xff, 0xff, 0xff, 0x07, 4, 0xff, 0xff, 0xff, 0xff, 0x07, 0};
+    pq_page_header h = hdr(PQ_PAGE_DATA, 8, PQ_ENC_DELTA_BINARY_PACKED, sizeof b1);
+    make_page(&p[0], &h, b1, sizeof b1);
+    CHECK_EQ_I64(decode(&req_i64, p, 1, &e), RINGSCAN_EFORMAT);
+    CHECK(e.msg[0] != 0);
+    /* a sane block but a total count of 2^31 - 1 for an 8-value page */
+    uint8_t b2[] = {128, 1, 4, 0xff, 0xff, 0xff, 0xff, 0x07, 0};
+    h = hdr(PQ_PAGE_DATA, 8, PQ_ENC_DELTA_BINARY_PACKED, sizeof b2);
+    make_page(&p[0], &h, b2, sizeof b2);
+    CHECK_EQ_I64(decode(&req_i64, p, 1, &e), RINGSCAN_EFORMAT);
+    /* the page itself claims 2^31 - 1 values: the page-values limit stops it first */
+    h = hdr(PQ_PAGE_DATA, INT32_MAX, PQ_ENC_DELTA_BINARY_PACKED, sizeof b2);
+    make_page(&p[0], &h, b2, sizeof b2);
+    CHECK_EQ_I64(decode(&req_i64, p, 1, &e), RINGSCAN_ELIMIT);
+    CHECK(strstr(e.msg, "max_page_values") != NULL);
+}
+
+/* ------------------------------------------------------------------------ regressions */
+
+#define LLVMFuzzerTestOneInput fuzz_bss_one
+#define round_trip round_trip_bss
+#include "fuzz/fuzz_bss.c"
+#undef round_trip
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_codec_one
+#define round_trip round_trip_codec
+#include "fuzz/fuzz_codec.c"
+#undef round_trip
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_delta_one
+#include "fuzz/fuzz_delta.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_dict_one
+#include "fuzz/fuzz_dict.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_filter_parse_one
+#include "fuzz/fuzz_filter_parse.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_meta_one
+#include "fuzz/fuzz_meta.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_plain_one
+#include "fuzz/fuzz_plain.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_rle_one
+#include "fuzz/fuzz_rle.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_column_one
+#include "fuzz/fuzz_column.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_scan_one
+#include "fuzz/fuzz_scan.c"
+#undef LLVMFuzzerTestOneInput
+
+typedef struct target {
+    const char *name;
+    int (*fn)(const uint8_t *, size_t);
+} target;
+
+static const target targets[] = {
+    {"fuzz_bss", fuzz_bss_one},     {"fuzz_codec", fuzz_codec_one},
+    {"fuzz_delta", fuzz_delta_one}, {"fuzz_dict", fuzz_dict_one},
+    {"fuzz_filter_parse", fuzz_filter_parse_one}, {"fuzz_meta", fuzz_meta_one},
+    {"fuzz_plain", fuzz_plain_one}, {"fuzz_rle", fuzz_rle_one},
+    {"fuzz_column", fuzz_column_one}, {"fuzz_scan", fuzz_scan_one},
+};
+
+static void test_fuzz_regressions(void)
+{
+    int replayed = 0, unknown = 0;
+    DIR *top = opendir("tests/fuzz/regressions");
+    CHECK(top != NULL);
+    if (!top) return;
+    struct dirent *t;
+    while ((t = readdir(top))) {
+        if (t->d_name[0] == '.') continue;
+        const target *tg = NULL;
+        for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
+            if (strcmp(targets[i].name, t->d_name) == 0) tg = &targets[i];
+        if (!tg) {
+            fprintf(stderr, "  no replay for regressions of %s\n", t->d_name);
+            unknown++;
+            continue;
+        }
+        char dir[512];
+        snprintf(dir, sizeof dir, "tests/fuzz/regressions/%s", t->d_name);
+        DIR *d = opendir(dir);
+        struct dirent *f;
+        while (d && (f = readdir(d))) {
+            if (f->d_name[0] == '.') continue;
+            char p[1024];
+            snprintf(p, sizeof p, "%s/%s", dir, f->d_name);
+            size_t n = 0;
+            uint8_t *data = read_all(p, &n);
+            CHECK(data != NULL);
+            if (!data) continue;
+            CHECK_EQ_I64(tg->fn(data, n), 0); /* a crash or abort fails the program */
+            free(data);
+            replayed++;
+        }
+        if (d) closedir(d);
+    }
+    closedir(top);
+    CHECK_EQ_I64(unknown, 0);
+    CHECK(replayed >= 2);
+    printf("  %d fuzz regression inputs replayed\n", replayed);
+}
+
+int main(void)
+{
+    snprintf(path, sizeof path, "/tmp/ringscan_badinput_%d.parquet", (int)getpid());
+    snprintf(bad, sizeof bad, "/tmp/ringscan_badinput_%d_bad.parquet", (int)getpid());
+    hu_file_opts fo = {.rows = 1200, .row_group_rows = 400, .page_rows = 100,
+                       .codec = PQ_CODEC_SNAPPY, .page_index = true, .dictionary = true,
+                       .crc = true};
+    if (hu_write(path, &fo) != 0 || !(orig = read_all(path, &orig_len))) return 1;
+    RUN(test_truncated_footer_every_byte);
+    RUN(test_wrong_magic);
+    RUN(test_footer_length_past_end);
+    RUN(test_chunk_past_end);
+    RUN(test_seeded_byte_flips);
+    RUN(test_negative_counts);
+    RUN(test_bit_width_above_32);
+    RUN(test_dict_index_out_of_range);
+    RUN(test_nulls_in_required);
+    RUN(test_too_few_levels);
+    RUN(test_delta_asks_for_gigabytes);
+    RUN(test_fuzz_regressions);
+    unlink(path);
+    unlink(bad);
+    free(orig);
+    return CHECK_DONE("test_badinput");
+}
