@@ -1,0 +1,1265 @@
+/* tests for the scan engine (scan/scan.c, plan.c, split.c, take.c):
+ *
+ *  - property: seeded random files (types, nulls, dictionary, page sizes, codecs, page index,
+ *    bloom filters) and random conjunctions; every policy x threads {1,2} x ordered returns
+ *    exactly the rows a plain reference loop over the generated values returns (ordered: the
+ *    exact row sequence; unordered: the sorted multiset of row hashes), with consistent
+ *    counters. RINGSCAN_TEST_SEED=N replays one seed; RINGSCAN_TEST_SEEDS=N sets how many.
+ *  - cancellation: conjuncts all-false on every split (statistics cannot show it): under lazy
+ *    and adaptive no byte of a later column is read (an io fault hook records every read);
+ *    under eager the speculative reads are counted cancelled or wasted, never used.
+ *  - ordering: a cheap, selective conjunct written last ends first in the adaptive order.
+ *  - pruning: row groups and pages pruned on sorted keys equal the counts computed here.
+ *  - LIMIT: exact rows, file order with --ordered, the scan stops early. */
+#include <math.h>
+#include <pthread.h>
+
+#include "check.h"
+#include "filter/expr.h"
+#include "scan/scan_impl.h"
+#include "test_scan_common.h"
+
+/* ====================================================================== generated tables */
+
+typedef enum { G_I32, G_I64, G_DBL, G_STR, G_BOOL, G_DATE, G_DEC, G_FLBA, G_NTYPES } gtype;
+enum { FLBA_W = 4, STR_MAX = 12, MAX_COLS = 6 };
+
+typedef struct gval {
+    int64_t i; /* ints, bool, date, decimal (unscaled); double: x where value = x / 4 */
+    double d;
+    uint8_t s[STR_MAX];
+    int slen;
+} gval;
+
+typedef struct gcol {
+    gtype t;
+    char name[16];
+    pq_column_desc d;
+    bool *null;
+    gval *v;
+} gcol;
+
+typedef struct gtable {
+    int ncols;
+    int64_t rows;
+    int64_t rg_rows, page_rows;
+    gcol c[MAX_COLS];
+    pq_column_desc sch[MAX_COLS];
+} gtable;
+
+static const pq_physical phys_of[G_NTYPES] = {PQ_INT32, PQ_INT64, PQ_DOUBLE, PQ_BYTE_ARRAY,
+                                              PQ_BOOLEAN, PQ_INT32, PQ_INT64,
+                                              PQ_FIXED_LEN_BYTE_ARRAY};
+static const pq_logical logical_of[G_NTYPES] = {PQ_LOGICAL_NONE, PQ_LOGICAL_NONE, PQ_LOGICAL_NONE,
+                                                PQ_LOGICAL_STRING, PQ_LOGICAL_NONE,
+                                                PQ_LOGICAL_DATE, PQ_LOGICAL_DECIMAL,
+                                                PQ_LOGICAL_NONE};
+
+/* Letters of x in base 26, exactly n of them (fixed length: order = numeric order). */
+static void letters(uint64_t x, uint8_t *out, int n)
+{
+    for (int k = n - 1; k >= 0; k--, x /= 26) out[k] = (uint8_t)('a' + x % 26);
+}
+
+/* The value of type t made from integer x (mode decides strings' shape). */
+static gval make_val(gtype t, int64_t x, bool fixed_len_strings)
+{
+    gval g;
+    memset(&g, 0, sizeof g);
+    switch (t) {
+    case G_I32: g.i = (int32_t)x; break;
+    case G_I64: g.i = x * 1000003; break;
+    case G_DBL: g.i = x, g.d = (double)x / 4.0; break;
+    case G_BOOL: g.i = x & 1; break;
+    case G_DATE: g.i = 18000 + x % 20000; break;
+    case G_DEC: g.i = x * 7 - 50; break;
+    case G_STR:
+        if (fixed_len_strings) {
+            g.slen = 6;
+            letters((uint64_t)(x < 0 ? -x : x), g.s, 6);
+        } else {
+            uint64_t h = ts_mix(0, (uint64_t)x);
+            g.slen = (int)(h % 9);
+            for (int k = 0; k < g.slen; k++) g.s[k] = (uint8_t)('a' + (h >> (8 + 3 * k)) % 6);
+        }
+        break;
+    case G_FLBA:
+        g.slen = FLBA_W;
+        letters((uint64_t)(x < 0 ? -x : x), g.s, FLBA_W);
+        break;
+    default: abort();
+    }
+    return g;
+}
+
+/* Fills column c of t with seeded values: small cardinality, monotone, or wide. */
+static void gen_column(gtable *t, int ci, gtype ty)
+{
+    gcol *c = &t->c[ci];
+    c->t = ty;
+    snprintf(c->name, sizeof c->name, "c%d_%d", ci, (int)ty);
+    bool opt = ts_rnd() % 3 != 0;
+    c->d = ts_desc(c->name, phys_of[ty], ty == G_FLBA ? FLBA_W : 0, opt, logical_of[ty]);
+    int mode = (int)(ts_rnd() % 3);
+    int64_t card = ts_range(2, 60);
+    int null_pct = !opt ? 0 : ts_rnd() % 5 == 0 ? 60 : ts_rnd() % 4 == 0 ? 0 : 10;
+    int64_t step = ts_range(1, 5);
+    c->null = calloc((size_t)t->rows, sizeof *c->null);
+    c->v = calloc((size_t)t->rows, sizeof *c->v);
+    for (int64_t r = 0; r < t->rows; r++) {
+        c->null[r] = (int64_t)(ts_rnd() % 100) < null_pct;
+        int64_t x = mode == 0   ? ts_range(-card / 2, card)
+                    : mode == 1 ? r * step / 7 + ts_range(0, 3)
+                                : (int64_t)(ts_rnd() % 2000001) - 1000000;
+        c->v[r] = make_val(ty, x, mode == 1);
+        if (c->null[r]) memset(&c->v[r], 0, sizeof c->v[r]);
+    }
+    t->sch[ci] = c->d;
+}
+
+static void gtable_free(gtable *t)
+{
+    for (int i = 0; i < t->ncols; i++) {
+        free(t->c[i].null);
+        free(t->c[i].v);
+    }
+}
+
+/* The writer's input for column c. */
+static void column_vec(const gcol *c, int64_t rows, pq_vec *v)
+{
+    ts_vec_new(v, c->d.physical, c->d.type_length, rows, rows * STR_MAX + 1);
+    for (int64_t r = 0; r < rows; r++) {
+        const gval *g = &c->v[r];
+        bool n = c->null[r];
+        switch (c->t) {
+        case G_I32:
+        case G_DATE: {
+            int32_t x = (int32_t)g->i;
+            ts_put_fixed(v, &x, n);
+            break;
+        }
+        case G_I64:
+        case G_DEC: ts_put_fixed(v, &g->i, n); break;
+        case G_DBL: ts_put_fixed(v, &g->d, n); break;
+        case G_BOOL: {
+            uint8_t b = (uint8_t)g->i;
+            ts_put_fixed(v, &b, n);
+            break;
+        }
+        case G_STR: ts_put_bytes(v, g->s, g->slen, n); break;
+        case G_FLBA: ts_put_fixed(v, g->s, n); break;
+        default: abort();
+        }
+    }
+}
+
+static int write_table(const gtable *t, const char *path, const pq_writer_opts *o)
+{
+    pq_vec cols[MAX_COLS];
+    for (int i = 0; i < t->ncols; i++) column_vec(&t->c[i], t->rows, &cols[i]);
+    int rc = ts_write(path, t->sch, t->ncols, cols, t->rows, o);
+    for (int i = 0; i < t->ncols; i++) pq_vec_free(&cols[i]);
+    return rc;
+}
+
+/* ====================================================================== predicates */
+
+typedef enum { P_EQ, P_NE, P_LT, P_LE, P_GT, P_GE, P_BETWEEN, P_IN, P_ISNULL, P_NOTNULL,
+               P_PREFIX, P_NOPS } gop;
+
+typedef struct gterm {
+    gop op;
+    int nlits;
+    gval lit[4];
+} gterm;
+
+typedef struct gpred {
+    int col;
+    int nterms;
+    gterm t[3];
+} gpred;
+
+typedef struct gquery {
+    int npreds;
+    gpred p[4];
+    char text[2048];
+} gquery;
+
+static int cmp_val(gtype t, const gval *a, const gval *b)
+{
+    switch (t) {
+    case G_DBL: return a->d < b->d ? -1 : a->d > b->d;
+    case G_STR:
+    case G_FLBA: {
+        int n = a->slen < b->slen ? a->slen : b->slen;
+        int c = memcmp(a->s, b->s, (size_t)n);
+        if (c) return c < 0 ? -1 : 1;
+        return a->slen < b->slen ? -1 : a->slen > b->slen;
+    }
+    default: return a->i < b->i ? -1 : a->i > b->i;
+    }
+}
+
+/* SQL semantics: null matches only IS NULL. */
+static bool eval_term(gtype t, const gterm *tm, bool null, const gval *v)
+{
+    if (tm->op == P_ISNULL) return null;
+    if (null) return false;
+    switch (tm->op) {
+    case P_EQ: return cmp_val(t, v, &tm->lit[0]) == 0;
+    case P_NE: return cmp_val(t, v, &tm->lit[0]) != 0;
+    case P_LT: return cmp_val(t, v, &tm->lit[0]) < 0;
+    case P_LE: return cmp_val(t, v, &tm->lit[0]) <= 0;
+    case P_GT: return cmp_val(t, v, &tm->lit[0]) > 0;
+    case P_GE: return cmp_val(t, v, &tm->lit[0]) >= 0;
+    case P_BETWEEN: return cmp_val(t, v, &tm->lit[0]) >= 0 && cmp_val(t, v, &tm->lit[1]) <= 0;
+    case P_IN:
+        for (int k = 0; k < tm->nlits; k++)
+            if (cmp_val(t, v, &tm->lit[k]) == 0) return true;
+        return false;
+    case P_NOTNULL: return true;
+    case P_PREFIX:
+        return v->slen >= tm->lit[0].slen && memcmp(v->s, tm->lit[0].s, (size_t)tm->lit[0].slen) == 0;
+    default: abort();
+    }
+}
+
+static bool eval_row(const gtable *t, const gquery *q, int64_t r)
+{
+    for (int k = 0; k < q->npreds; k++) {
+        const gpred *p = &q->p[k];
+        const gcol *c = &t->c[p->col];
+        bool any = false;
+        for (int j = 0; j < p->nterms && !any; j++) any = eval_term(c->t, &p->t[j], c->null[r], &c->v[r]);
+        if (!any) return false;
+    }
+    return true;
+}
+
+/* Appends literal g of type t as filter text. */
+static void render_lit(char *buf, size_t n, gtype t, const gval *g)
+{
+    size_t len = strlen(buf);
+    char *o = buf + len;
+    n -= len;
+    switch (t) {
+    case G_DBL: snprintf(o, n, "%.17g", g->d); break;
+    case G_BOOL: snprintf(o, n, "%s", g->i ? "TRUE" : "FALSE"); break;
+    case G_STR:
+    case G_FLBA: snprintf(o, n, "'%.*s'", g->slen, (const char *)g->s); break;
+    case G_DATE: {
+        /* civil from days (Howard Hinnant's algorithm) */
+        int64_t z = g->i + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+        int64_t doe = z - era * 146097, yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+        int64_t y = yoe + era * 400, doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+        int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
+        snprintf(o, n, "DATE '%04lld-%02lld-%02lld'", (long long)(y + (m <= 2)), (long long)m, (long long)d);
+        break;
+    }
+    case G_DEC: {
+        int64_t a = g->i < 0 ? -g->i : g->i;
+        snprintf(o, n, "%s%lld.%02lld", g->i < 0 ? "-" : "", (long long)(a / 100), (long long)(a % 100));
+        break;
+    }
+    default: snprintf(o, n, "%lld", (long long)g->i); break;
+    }
+}
+
+static void cat(char *buf, size_t n, const char *s)
+{
+    size_t len = strlen(buf);
+    snprintf(buf + len, n - len, "%s", s);
+}
+
+static void render_term(char *buf, size_t n, const gcol *c, const gterm *tm)
+{
+    static const char *const ops[] = {" = ", " <> ", " < ", " <= ", " > ", " >= "};
+    cat(buf, n, c->name);
+    switch (tm->op) {
+    case P_BETWEEN:
+        cat(buf, n, " BETWEEN ");
+        render_lit(buf, n, c->t, &tm->lit[0]);
+        cat(buf, n, " AND ");
+        render_lit(buf, n, c->t, &tm->lit[1]);
+        break;
+    case P_IN:
+        cat(buf, n, " IN (");
+        for (int k = 0; k < tm->nlits; k++) {
+            if (k) cat(buf, n, ", ");
+            render_lit(buf, n, c->t, &tm->lit[k]);
+        }
+        cat(buf, n, ")");
+        break;
+    case P_ISNULL: cat(buf, n, " IS NULL"); break;
+    case P_NOTNULL: cat(buf, n, " IS NOT NULL"); break;
+    case P_PREFIX: {
+        size_t len = strlen(buf);
+        snprintf(buf + len, n - len, " LIKE '%.*s%%'", tm->lit[0].slen, (const char *)tm->lit[0].s);
+        break;
+    }
+    default:
+        cat(buf, n, tm->op == P_NE && ts_rnd() % 2 ? " != " : ops[tm->op]);
+        render_lit(buf, n, c->t, &tm->lit[0]);
+    }
+}
+
+/* A literal from the data (a random non-null row), sometimes nudged off the data. */
+static gval pick_lit(const gtable *t, const gcol *c)
+{
+    gval g;
+    memset(&g, 0, sizeof g);
+    for (int tries = 0; tries < 50; tries++) {
+        int64_t r = (int64_t)(ts_rnd() % (uint64_t)t->rows);
+        if (!c->null[r]) {
+            g = c->v[r];
+            break;
+        }
+    }
+    if (ts_rnd() % 5 == 0) {
+        if (c->t == G_DBL) g.d += 0.125;
+        else if (c->t == G_STR && g.slen < STR_MAX) g.s[g.slen++] = 'c';
+        else if (c->t != G_STR && c->t != G_FLBA && c->t != G_BOOL && c->t != G_I64) g.i += 1;
+    }
+    return g;
+}
+
+static gterm gen_term(const gtable *t, const gcol *c)
+{
+    gterm tm;
+    memset(&tm, 0, sizeof tm);
+    for (;;) {
+        tm.op = (gop)(ts_rnd() % P_NOPS);
+        bool text = c->t == G_STR || c->t == G_FLBA;
+        if (tm.op == P_PREFIX && !text) continue;
+        if (c->t == G_BOOL && !(tm.op == P_EQ || tm.op == P_NE || tm.op == P_IN ||
+                                tm.op == P_ISNULL || tm.op == P_NOTNULL))
+            continue;
+        break;
+    }
+    switch (tm.op) {
+    case P_ISNULL:
+    case P_NOTNULL: break;
+    case P_BETWEEN:
+        tm.nlits = 2;
+        tm.lit[0] = pick_lit(t, c);
+        tm.lit[1] = pick_lit(t, c);
+        if (cmp_val(c->t, &tm.lit[0], &tm.lit[1]) > 0 && ts_rnd() % 4) {
+            gval x = tm.lit[0];
+            tm.lit[0] = tm.lit[1];
+            tm.lit[1] = x;
+        }
+        break;
+    case P_IN:
+        tm.nlits = (int)ts_range(1, 4);
+        for (int k = 0; k < tm.nlits; k++) tm.lit[k] = pick_lit(t, c);
+        break;
+    case P_PREFIX:
+        tm.nlits = 1;
+        tm.lit[0] = pick_lit(t, c);
+        if (tm.lit[0].slen > 0) tm.lit[0].slen = (int)ts_range(1, tm.lit[0].slen < 3 ? tm.lit[0].slen : 3);
+        break;
+    default:
+        tm.nlits = 1;
+        tm.lit[0] = pick_lit(t, c);
+    }
+    return tm;
+}
+
+static void gen_query(const gtable *t, gquery *q)
+{
+    memset(q, 0, sizeof *q);
+    q->npreds = (int)ts_range(1, 4);
+    for (int k = 0; k < q->npreds; k++) {
+        gpred *p = &q->p[k];
+        p->col = (int)(ts_rnd() % (uint64_t)t->ncols);
+        p->nterms = ts_rnd() % 5 == 0 ? (int)ts_range(2, 3) : 1;
+        for (int j = 0; j < p->nterms; j++) p->t[j] = gen_term(t, &t->c[p->col]);
+        if (k) cat(q->text, sizeof q->text, " AND ");
+        if (p->nterms > 1) cat(q->text, sizeof q->text, "(");
+        for (int j = 0; j < p->nterms; j++) {
+            if (j) cat(q->text, sizeof q->text, " OR ");
+            render_term(q->text, sizeof q->text, &t->c[p->col], &p->t[j]);
+        }
+        if (p->nterms > 1) cat(q->text, sizeof q->text, ")");
+    }
+}
+
+/* ====================================================================== row hashes */
+
+static uint64_t hash_ref(const gtable *t, const int *proj, int nproj, int64_t r)
+{
+    uint64_t h = 0x1234;
+    for (int j = 0; j < nproj; j++) {
+        const gcol *c = &t->c[proj[j]];
+        const gval *g = &c->v[r];
+        if (c->null[r]) {
+            h = ts_mix(h, 0xdead);
+            continue;
+        }
+        switch (c->t) {
+        case G_DBL: {
+            uint64_t b;
+            memcpy(&b, &g->d, 8);
+            h = ts_mix(h, b);
+            break;
+        }
+        case G_STR:
+        case G_FLBA: h = ts_hash_bytes(h, g->s, g->slen); break;
+        default: h = ts_mix(h, (uint64_t)g->i);
+        }
+    }
+    return h;
+}
+
+static uint64_t hash_out(const gtable *t, const int *proj, int nproj, const scan_batch *b,
+                         int64_t i)
+{
+    uint64_t h = 0x1234;
+    for (int j = 0; j < nproj; j++) {
+        const gcol *c = &t->c[proj[j]];
+        const pq_vec *v = &b->cols[j];
+        if (!pq_vec_is_valid(v, i)) {
+            h = ts_mix(h, 0xdead);
+            continue;
+        }
+        switch (c->t) {
+        case G_I32:
+        case G_DATE: h = ts_mix(h, (uint64_t)(int64_t)((const int32_t *)(const void *)v->values)[i]); break;
+        case G_I64:
+        case G_DEC: h = ts_mix(h, (uint64_t)((const int64_t *)(const void *)v->values)[i]); break;
+        case G_DBL: {
+            uint64_t x;
+            memcpy(&x, v->values + 8 * i, 8);
+            h = ts_mix(h, x);
+            break;
+        }
+        case G_BOOL: h = ts_mix(h, pq_bit_get(v->values, i)); break;
+        case G_STR: h = ts_hash_bytes(h, v->data + v->offsets[i], v->offsets[i + 1] - v->offsets[i]); break;
+        case G_FLBA: h = ts_hash_bytes(h, v->values + (size_t)i * FLBA_W, FLBA_W); break;
+        default: abort();
+        }
+    }
+    return h;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ====================================================================== running scans */
+
+typedef struct run_result {
+    int status;
+    int64_t n;
+    uint64_t *h;          /* row hashes in output order */
+    scan_stats st;
+    int64_t rows_unpruned; /* rows of splits not pruned at planning */
+    bool pruned_match;     /* a pruned split or page held a matching row */
+} run_result;
+
+static uint64_t cur_seed;
+static const char *cur_what = "";
+
+static void report_fail(const char *what, const char *query, const scan_opts *o)
+{
+    fprintf(stderr, "  seed %llu (replay: RINGSCAN_TEST_SEED=%llu) %s: %s policy=%d threads=%d "
+                    "ordered=%d io=%d limit=%lld\n    where: %s\n",
+            (unsigned long long)cur_seed, (unsigned long long)cur_seed, cur_what, what, o->policy,
+            o->threads, o->ordered, o->io, (long long)o->limit, query);
+}
+
+/* Runs one scan; fills r (hashes of every output row in order). */
+static void run_scan(pqf_t *f, const gtable *t, const char *query, const int *proj, int nproj,
+                     const scan_opts *o, const bool *match, run_result *r)
+{
+    memset(r, 0, sizeof *r);
+    pq_err e = {.offset = -1};
+    flt_expr *ex = NULL;
+    if (query[0] && flt_parse(query, f->meta.columns, f->meta.ncolumns, &ex, &e) != 0) {
+        fprintf(stderr, "  parse error: %s\n", e.msg);
+        r->status = e.status ? e.status : -1;
+        return;
+    }
+    scan_t *s = NULL;
+    r->status = scan_start(f, proj, nproj, ex, o, &s, &e);
+    if (r->status) {
+        fprintf(stderr, "  scan_start: %s\n", e.msg);
+        return;
+    }
+    for (int i = 0; i < s->nsplits; i++) {
+        const scan_split *sp = &s->splits[i];
+        int64_t base = (int64_t)i * t->rg_rows;
+        if (!sp->pruned) r->rows_unpruned += sp->nrows;
+        for (int64_t k = 0; match && k < sp->nrows; k++)
+            if (match[base + k] && (sp->pruned || (sp->rows0.len && !flt_mask_get(&sp->rows0, k))))
+                r->pruned_match = true;
+    }
+    int64_t cap = 1024;
+    r->h = malloc(sizeof(uint64_t) * (size_t)cap);
+    scan_batch b;
+    int rc, last_split = -1;
+    while ((rc = scan_next(s, &b, &e)) == 1) {
+        bool shape = b.ncols == nproj && b.rows > 0;
+        for (int j = 0; j < b.ncols; j++) shape = shape && b.cols[j].length == b.rows;
+        if (o->ordered && b.split <= last_split) shape = false;
+        last_split = b.split;
+        if (!shape) {
+            report_fail("bad batch shape", query, o);
+            r->status = -1;
+        }
+        while (r->n + b.rows > cap) cap *= 2, r->h = realloc(r->h, sizeof(uint64_t) * (size_t)cap);
+        for (int64_t i = 0; shape && i < b.rows; i++) r->h[r->n++] = hash_out(t, proj, nproj, &b, i);
+        scan_batch_free(&b);
+    }
+    if (rc < 0) {
+        fprintf(stderr, "  scan_next: %s (status %d)\n", e.msg, rc);
+        r->status = rc;
+    }
+    scan_get_stats(s, &r->st);
+    scan_free(s);
+}
+
+/* Compares r against the expected rows; prints the seed on failure. */
+static bool check_run(const run_result *r, const uint64_t *exp, int64_t nexp, const char *query,
+                      const scan_opts *o)
+{
+    bool ok = r->status == 0 && r->n == nexp && (uint64_t)r->st.rows_out == (uint64_t)nexp &&
+              r->st.rows_scanned == r->rows_unpruned && !r->pruned_match &&
+              r->st.bytes_read >= r->st.bytes_used;
+    if (ok && o->ordered) {
+        for (int64_t i = 0; ok && i < nexp; i++) ok = r->h[i] == exp[i];
+    } else if (ok) {
+        uint64_t *a = malloc(sizeof(uint64_t) * (size_t)(nexp + 1));
+        uint64_t *b = malloc(sizeof(uint64_t) * (size_t)(nexp + 1));
+        memcpy(a, exp, sizeof(uint64_t) * (size_t)nexp);
+        memcpy(b, r->h, sizeof(uint64_t) * (size_t)nexp);
+        qsort(a, (size_t)nexp, 8, cmp_u64);
+        qsort(b, (size_t)nexp, 8, cmp_u64);
+        ok = nexp == 0 || memcmp(a, b, 8 * (size_t)nexp) == 0;
+        free(a);
+        free(b);
+    }
+    if (!ok) {
+        char what[300];
+        snprintf(what, sizeof what, "%s: status %d rows %lld expected %lld rows_out %lld scanned %lld "
+                 "unpruned %lld pruned_match %d", r->n == nexp ? "rows differ" : "row count differs", r->status, (long long)r->n, (long long)nexp,
+                 (long long)r->st.rows_out, (long long)r->st.rows_scanned,
+                 (long long)r->rows_unpruned, r->pruned_match);
+        report_fail(what, query, o);
+    }
+    return ok;
+}
+
+/* ====================================================================== property test */
+
+static void gen_table(gtable *t)
+{
+    memset(t, 0, sizeof *t);
+    t->ncols = (int)ts_range(2, MAX_COLS);
+    t->rows = ts_range(2000, 30000);
+    for (int i = 0; i < t->ncols; i++) gen_column(t, i, (gtype)(ts_rnd() % G_NTYPES));
+}
+
+static bool one_seed(uint64_t seed, int queries)
+{
+    ts_rng = seed * 0x2545f4914f6cdd1dull + 1;
+    cur_seed = seed;
+    gtable t;
+    gen_table(&t);
+    pq_writer_opts wo;
+    pq_writer_opts_default(&wo);
+    static const pq_codec codecs[] = {PQ_CODEC_UNCOMPRESSED, PQ_CODEC_SNAPPY, PQ_CODEC_ZSTD};
+    wo.codec = codecs[ts_rnd() % 3];
+    wo.row_group_rows = t.rg_rows = ts_range(300, 5000);
+    wo.page_rows = t.page_rows = ts_range(20, 800);
+    wo.dictionary = ts_rnd() % 3 != 0;
+    wo.page_index = ts_rnd() % 3 != 0;
+    uint8_t flags[MAX_COLS];
+    for (int i = 0; i < t.ncols; i++)
+        flags[i] = (uint8_t)((t.c[i].t != G_BOOL && ts_rnd() % 3 == 0 ? PQ_WCOL_BLOOM : 0) |
+                             (ts_rnd() % 5 == 0 ? PQ_WCOL_NO_DICT : 0));
+    wo.col_flags = flags;
+    char path[256];
+    ts_path(path, sizeof path, "prop.parquet");
+    bool ok = write_table(&t, path, &wo) == 0;
+    pqf_t *f = NULL;
+    pq_err e = {.offset = -1};
+    if (ok && pqf_open(&f, path, NULL, &e) != 0) {
+        fprintf(stderr, "  seed %llu: pqf_open: %s\n", (unsigned long long)seed, e.msg);
+        ok = false;
+    }
+    bool *match = calloc((size_t)t.rows, sizeof *match);
+    uint64_t *exp = malloc(sizeof(uint64_t) * (size_t)t.rows);
+    for (int qi = 0; ok && qi < queries; qi++) {
+        gquery q;
+        gen_query(&t, &q);
+        int proj[MAX_COLS + 1], nproj = (int)ts_range(1, t.ncols);
+        for (int j = 0; j < nproj; j++) proj[j] = (int)(ts_rnd() % (uint64_t)t.ncols);
+        if (ts_rnd() % 2) proj[0] = q.p[0].col; /* a filter column projected */
+        int64_t nexp = 0;
+        for (int64_t r = 0; r < t.rows; r++) {
+            match[r] = eval_row(&t, &q, r);
+            if (match[r]) exp[nexp++] = hash_ref(&t, proj, nproj, r);
+        }
+        if (getenv("RINGSCAN_TEST_VERBOSE"))
+            fprintf(stderr, "seed %llu rows %lld rg %lld page %lld: %lld match: %s\n", (unsigned long long)seed,
+                    (long long)t.rows, (long long)t.rg_rows, (long long)t.page_rows, (long long)nexp, q.text);
+        exec_io_backend io = seed % 3 == 1 ? EXEC_IO_PREAD : EXEC_IO_AUTO;
+        bool use_pi = ts_rnd() % 4 != 0, use_bloom = ts_rnd() % 4 != 0;
+        int64_t rg_pruned = -1, pages_pruned = -1;
+        for (int pol = 0; ok && pol < 3; pol++)
+            for (int th = 1; ok && th <= 2; th++)
+                for (int ord = 0; ok && ord < 2; ord++) {
+                    scan_opts o;
+                    scan_opts_default(&o);
+                    o.policy = (scan_policy)pol;
+                    o.threads = th;
+                    o.ordered = ord;
+                    o.io = io;
+                    o.use_page_index = use_pi;
+                    o.use_bloom = use_bloom;
+                    run_result r;
+                    cur_what = "property";
+                    run_scan(f, &t, q.text, proj, nproj, &o, match, &r);
+                    ok = check_run(&r, exp, nexp, q.text, &o);
+                    if (ok && rg_pruned >= 0 && (r.st.row_groups_pruned != rg_pruned ||
+                                                 r.st.pages_pruned != pages_pruned)) {
+                        report_fail("pruning counts differ between runs", q.text, &o);
+                        ok = false;
+                    }
+                    rg_pruned = r.st.row_groups_pruned;
+                    pages_pruned = r.st.pages_pruned;
+                    free(r.h);
+                }
+    }
+    free(match);
+    free(exp);
+    pqf_close(f);
+    gtable_free(&t);
+    return ok;
+}
+
+static void test_property(void)
+{
+    const char *one = getenv("RINGSCAN_TEST_SEED");
+    const char *many = getenv("RINGSCAN_TEST_SEEDS");
+    if (one) {
+        CHECK(one_seed(strtoull(one, NULL, 10), 4));
+        return;
+    }
+    int n = many ? atoi(many) : 24;
+    int failed = 0;
+    for (int s = 1; s <= n && failed < 3; s++) {
+        bool ok = one_seed((uint64_t)s, 3);
+        CHECK(ok);
+        failed += !ok;
+    }
+}
+
+/* ====================================================================== io read log */
+
+typedef struct read_log {
+    pthread_mutex_t mu;
+    int n;
+    uint64_t off[1 << 14], len[1 << 14];
+} read_log;
+
+static read_log rlog = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static int64_t log_read(void *ctx, const io_file_t *f, uint64_t off, uint64_t len)
+{
+    (void)ctx;
+    (void)f;
+    pthread_mutex_lock(&rlog.mu);
+    if (rlog.n < (int)(sizeof rlog.off / sizeof rlog.off[0])) {
+        rlog.off[rlog.n] = off;
+        rlog.len[rlog.n] = len;
+        rlog.n++;
+    }
+    pthread_mutex_unlock(&rlog.mu);
+    return (int64_t)len;
+}
+
+static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+    return a < b + blen && b < a + alen;
+}
+
+/* ====================================================================== cancellation */
+
+enum { CX_RGS = 40, CX_RG_ROWS = 1000 };
+
+/* a, b: even ints with 0 and 10000 in every row group; c: strings of 'a'..'y' with "a" and
+ * "zzzz" in every row group; d, e: projection only. a = 5001, b = 7001, c = 'zz' are
+ * all-false on every split and no statistic shows it (no bloom, no page index). */
+static int write_cancel_file(const char *path, pq_column_desc *sch)
+{
+    int64_t rows = CX_RGS * CX_RG_ROWS;
+    sch[0] = ts_desc("a", PQ_INT32, 0, false, PQ_LOGICAL_NONE);
+    sch[1] = ts_desc("b", PQ_INT64, 0, true, PQ_LOGICAL_NONE);
+    sch[2] = ts_desc("c", PQ_BYTE_ARRAY, 0, false, PQ_LOGICAL_STRING);
+    sch[3] = ts_desc("d", PQ_DOUBLE, 0, true, PQ_LOGICAL_NONE);
+    sch[4] = ts_desc("e", PQ_INT32, 0, false, PQ_LOGICAL_NONE);
+    pq_vec v[5];
+    for (int i = 0; i < 5; i++) ts_vec_new(&v[i], sch[i].physical, 0, rows, rows * 8);
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t k = r % CX_RG_ROWS;
+        int32_t a = k == 0 ? 0 : k == 1 ? 10000 : (int32_t)(ts_rnd() % 5001) * 2;
+        int64_t b = k == 2 ? 0 : k == 3 ? 10000 : (int64_t)(ts_rnd() % 5001) * 2;
+        uint8_t s[8];
+        int n = k == 4 ? 1 : k == 5 ? 4 : (int)ts_range(1, 6);
+        for (int j = 0; j < n; j++) s[j] = k == 4 ? 'a' : k == 5 ? 'z' : (uint8_t)('a' + ts_rnd() % 25);
+        double d = (double)r;
+        int32_t e = (int32_t)r;
+        ts_put_fixed(&v[0], &a, false);
+        ts_put_fixed(&v[1], &b, r % 11 == 0 && k > 3);
+        ts_put_bytes(&v[2], s, n, false);
+        ts_put_fixed(&v[3], &d, false);
+        ts_put_fixed(&v[4], &e, false);
+    }
+    pq_writer_opts wo;
+    pq_writer_opts_default(&wo);
+    wo.codec = PQ_CODEC_UNCOMPRESSED;
+    wo.row_group_rows = CX_RG_ROWS;
+    int rc = ts_write(path, sch, 5, v, rows, &wo);
+    for (int i = 0; i < 5; i++) pq_vec_free(&v[i]);
+    return rc;
+}
+
+/* Chunk byte ranges [rg][col]. */
+static void chunk_ranges(pqf_t *f, uint64_t off[][5], uint64_t len[][5])
+{
+    for (int rg = 0; rg < f->meta.nrow_groups; rg++)
+        for (int c = 0; c < 5; c++) {
+            pq_err e = {.offset = -1};
+            int rc = pq_chunk_range(&f->meta.row_groups[rg].chunks[c], f->file->size_bytes,
+                                    &off[rg][c], &len[rg][c], &e);
+            if (rc) abort();
+        }
+}
+
+static scan_t *start_cancel_scan(pqf_t *f, const char *where, const int *proj, int nproj,
+                                 scan_policy pol, int threads)
+{
+    scan_opts o;
+    scan_opts_default(&o);
+    o.policy = pol;
+    o.threads = threads;
+    o.io_opts.gap_bytes = 0; /* no hole reads across chunks: every byte read was wanted */
+    o.io_opts.fault = log_read;
+    pq_err e = {.offset = -1};
+    flt_expr *ex = NULL;
+    if (flt_parse(where, f->meta.columns, f->meta.ncolumns, &ex, &e) != 0) return NULL;
+    scan_t *s = NULL;
+    if (scan_start(f, proj, nproj, ex, &o, &s, &e) != 0) return NULL;
+    return s;
+}
+
+static int64_t drain(scan_t *s)
+{
+    scan_batch b;
+    pq_err e = {.offset = -1};
+    int64_t rows = 0;
+    int rc;
+    while ((rc = scan_next(s, &b, &e)) == 1) {
+        rows += b.rows;
+        scan_batch_free(&b);
+    }
+    if (rc < 0) fprintf(stderr, "  scan_next: %s (status %d, offset %lld, column %s)\n", e.msg, rc, (long long)e.offset, e.column);
+    return rc < 0 ? rc : rows;
+}
+
+static void test_cancel_lazy_adaptive(void)
+{
+    char path[256];
+    ts_path(path, sizeof path, "cancel.parquet");
+    pq_column_desc sch[5];
+    ts_rng = 77;
+    CHECK(write_cancel_file(path, sch) == 0);
+    pqf_t *f = NULL;
+    pq_err e = {.offset = -1};
+    CHECK(pqf_open(&f, path, NULL, &e) == 0);
+    if (!f) return;
+    static uint64_t off[CX_RGS][5], len[CX_RGS][5];
+    chunk_ranges(f, off, len);
+    const int proj[] = {3, 4};
+    const char *wheres[] = {"a = 5001", "a = 5001 AND b = 7001 AND c = 'zz'"};
+    for (int w = 0; w < 2; w++)
+        for (int pol = 0; pol < 3; pol += 2) /* LAZY, ADAPTIVE */
+            for (int th = 1; th <= 2; th++) {
+                rlog.n = 0;
+                scan_t *s = start_cancel_scan(f, wheres[w], proj, 2, (scan_policy)pol, th);
+                CHECK(s != NULL);
+                if (!s) continue;
+                CHECK_EQ_I64(drain(s), 0);
+                scan_stats st;
+                scan_get_stats(s, &st);
+                int npred = w == 0 ? 1 : 3;
+                CHECK_EQ_I64(st.row_groups_pruned, 0);
+                CHECK_EQ_I64(st.splits_all_false, CX_RGS);
+                CHECK_EQ_I64(st.rows_out, 0);
+                CHECK_EQ_I64(st.rows_scanned, CX_RGS * CX_RG_ROWS);
+                CHECK_EQ_I64(st.requests_registered, CX_RGS * (npred + 2));
+                /* every read but one column per split was dropped before submission */
+                CHECK_EQ_I64(st.requests_dropped, CX_RGS * (npred + 1));
+                CHECK_EQ_I64(st.cancelled_reads, CX_RGS * (npred + 1));
+                CHECK_EQ_I64(st.bytes_wasted, 0);
+                /* per row group: exactly one predicate column read, no projection byte */
+                uint64_t logged = 0;
+                int bad_proj = 0, bad_many = 0;
+                for (int rg = 0; rg < CX_RGS; rg++) {
+                    int cols_read = 0;
+                    for (int c = 0; c < 5; c++) {
+                        bool hit = false;
+                        for (int i = 0; i < rlog.n; i++)
+                            hit = hit || overlaps(rlog.off[i], rlog.len[i], off[rg][c], len[rg][c]);
+                        if (hit && c >= 3) bad_proj++;
+                        if (hit && c < 3) cols_read++;
+                        if (c >= npred && c < 3 && hit) bad_proj++;
+                    }
+                    if (cols_read != 1) bad_many++;
+                }
+                for (int i = 0; i < rlog.n; i++) logged += rlog.len[i];
+                CHECK_EQ_I64(bad_proj, 0);
+                CHECK_EQ_I64(bad_many, 0);
+                CHECK_EQ_I64(st.bytes_read - st.plan_bytes, logged);
+                CHECK_EQ_I64(st.bytes_used, st.bytes_read);
+                if (chk_case_failed)
+                    fprintf(stderr, "  cancel: where '%s' policy %d threads %d\n", wheres[w], pol, th);
+                scan_free(s);
+            }
+    pqf_close(f);
+}
+
+/* Eager wants every read at split start; when the first conjunct's mask is all-false the
+ * rest are released: each is either dropped unsubmitted, cancelled in flight, or read and
+ * then discarded, which must count as wasted, never as used. */
+static void test_cancel_eager(void)
+{
+    char path[256];
+    ts_path(path, sizeof path, "cancel.parquet");
+    pqf_t *f = NULL;
+    pq_err e = {.offset = -1};
+    CHECK(pqf_open(&f, path, NULL, &e) == 0);
+    if (!f) return;
+    static uint64_t off[CX_RGS][5], len[CX_RGS][5];
+    chunk_ranges(f, off, len);
+    uint64_t a_bytes = 0, rest_bytes = 0;
+    for (int rg = 0; rg < CX_RGS; rg++) {
+        a_bytes += len[rg][0];
+        rest_bytes += len[rg][3] + len[rg][4];
+    }
+    const int proj[] = {3, 4};
+    for (int th = 1; th <= 2; th++) {
+        rlog.n = 0;
+        scan_t *s = start_cancel_scan(f, "a = 5001", proj, 2, SCAN_EAGER, th);
+        CHECK(s != NULL);
+        if (!s) continue;
+        CHECK_EQ_I64(drain(s), 0);
+        scan_stats st;
+        scan_get_stats(s, &st);
+        CHECK_EQ_I64(st.splits_all_false, CX_RGS);
+        CHECK_EQ_I64(st.requests_registered, CX_RGS * 3);
+        /* only the first conjunct's bytes were used */
+        CHECK_EQ_I64(st.bytes_used, st.plan_bytes + a_bytes);
+        /* what was read of d and e is wasted; what was not was cancelled / dropped */
+        uint64_t logged = 0;
+        for (int i = 0; i < rlog.n; i++) logged += rlog.len[i];
+        CHECK_EQ_I64(st.bytes_read - st.plan_bytes, logged);
+        CHECK_EQ_I64(st.bytes_used + st.bytes_wasted, st.bytes_read);
+        CHECK(st.bytes_wasted <= rest_bytes);
+        /* eager submits d and e with a: every split shows either wasted bytes or cancels */
+        CHECK(st.bytes_wasted > 0 || st.cancelled_reads > 0);
+        CHECK(logged > a_bytes); /* eager did speculate */
+        scan_free(s);
+    }
+    pqf_close(f);
+}
+
+/* A later conjunct behind an all-false one: the adaptive order measures it only on the
+ * splits where it is moved to the front (never measured yet, or exploring). */
+static void test_cancel_later_conjunct(void)
+{
+    char path[256];
+    ts_path(path, sizeof path, "cancel.parquet");
+    pqf_t *f = NULL;
+    pq_err e = {.offset = -1};
+    CHECK(pqf_open(&f, path, NULL, &e) == 0);
+    if (!f) return;
+    static uint64_t off[CX_RGS][5], len[CX_RGS][5];
+    chunk_ranges(f, off, len);
+    const int proj[] = {4};
+    for (int pol = 0; pol < 3; pol += 2) {
+        rlog.n = 0;
+        scan_t *s = start_cancel_scan(f, "a = 5001 AND b >= 0", proj, 1, (scan_policy)pol, 1);
+        CHECK(s != NULL);
+        if (!s) continue;
+        CHECK_EQ_I64(drain(s), 0);
+        scan_stats st;
+        scan_get_stats(s, &st);
+        int b_reads = 0, e_reads = 0;
+        for (int rg = 0; rg < CX_RGS; rg++)
+            for (int i = 0; i < rlog.n; i++) {
+                b_reads += overlaps(rlog.off[i], rlog.len[i], off[rg][1], len[rg][1]);
+                e_reads += overlaps(rlog.off[i], rlog.len[i], off[rg][4], len[rg][4]);
+            }
+        CHECK_EQ_I64(e_reads, 0);
+        /* b is read on the first split after a was measured and when exploration moves it
+         * forward (one split in FLT_ORDER_EXPLORE_PERIOD), nowhere else */
+        CHECK(b_reads <= 1 + CX_RGS / FLT_ORDER_EXPLORE_PERIOD + SCAN_TASKS_PER_CORE);
+        fprintf(stderr, "  note: policy %d: b read on %d of %d splits\n", pol, b_reads, CX_RGS);
+        scan_free(s);
+    }
+    pqf_close(f);
+}
+
+/* ====================================================================== ordering */
+
+static void test_ordering(void)
+{
+    enum { RGS = 40, RG_ROWS = 2000 };
+    int64_t rows = RGS * RG_ROWS;
+    pq_column_desc sch[2] = {ts_desc("s", PQ_BYTE_ARRAY, 0, false, PQ_LOGICAL_STRING),
+                             ts_desc("k", PQ_INT32, 0, false, PQ_LOGICAL_NONE)};
+    pq_vec v[2];
+    ts_vec_new(&v[0], PQ_BYTE_ARRAY, 0, rows, rows * 24);
+    ts_vec_new(&v[1], PQ_INT32, 0, rows, 0);
+    ts_rng = 99;
+    int64_t expect = 0;
+    for (int64_t r = 0; r < rows; r++) {
+        uint8_t s[24];
+        int n = (int)ts_range(12, 24);
+        for (int j = 0; j < n; j++) s[j] = (uint8_t)('a' + ts_rnd() % 26);
+        s[0] = ts_rnd() % 10 ? 'a' : 'b'; /* ~90% pass s LIKE 'a%' */
+        int32_t k = (int32_t)(ts_rnd() % 2000); /* ~1% pass k < 20 */
+        if (r % RG_ROWS == 0) k = 0;
+        if (r % RG_ROWS == 1) k = 1999;
+        expect += s[0] == 'a' && k < 20;
+        ts_put_bytes(&v[0], s, n, false);
+        ts_put_fixed(&v[1], &k, false);
+    }
+    pq_writer_opts wo;
+    pq_writer_opts_default(&wo);
+    wo.row_group_rows = RG_ROWS;
+    wo.dictionary = false;
+    char path[256];
+    ts_path(path, sizeof path, "order.parquet");
+    CHECK(ts_write(path, sch, 2, v, rows, &wo) == 0);
+    pq_vec_free(&v[0]);
+    pq_vec_free(&v[1]);
+    pqf_t *f = NULL;
+    pq_err e = {.offset = -1};
+    CHECK(pqf_open(&f, path, NULL, &e) == 0);
+    if (!f) return;
+    for (int pol = 0; pol < 3; pol++) {
+        scan_opts o;
+        scan_opts_default(&o);
+        o.policy = (scan_policy)pol;
+        o.threads = 1;
+        o.explain = true;
+        flt_expr *ex = NULL;
+        CHECK(flt_parse("s LIKE 'a%' AND k < 20", f->meta.columns, 2, &ex, &e) == 0);
+        scan_t *s = NULL;
+        const int proj[] = {0, 1};
+        CHECK(scan_start(f, proj, 2, ex, &o, &s, &e) == 0);
+        if (!s) continue;
+        CHECK_EQ_I64(drain(s), expect);
+        scan_stats st;
+        scan_get_stats(s, &st);
+        const char *x = scan_explain(s);
+        CHECK(strstr(x, "conjunct order (start): #1 s (") != NULL);
+        CHECK(strstr(x, "conjunct order (final): #2 k (") != NULL);
+        int32_t perm[2];
+        flt_order_snapshot(s->order, 0, perm);
+        CHECK_EQ_I64(perm[0], 1);
+        /* B moved first early: A saw only a small share of the rows */
+        uint64_t a_in = atomic_load(&s->order->st[0].rows_in);
+        uint64_t b_in = atomic_load(&s->order->st[1].rows_in);
+        CHECK(b_in > (uint64_t)rows * 8 / 10);
+        CHECK(a_in < (uint64_t)rows / 2); /* never reordered: a_in == rows */
+        if (chk_case_failed) fprintf(stderr, "  ordering policy %d explain:\n%s\n", pol, x);
+        scan_free(s);
+    }
+    pqf_close(f);
+}
+
+/* ====================================================================== pruning */
+
+enum { PR_ROWS = 20000, PR_RG = 1000, PR_PAGE = 100 };
+
+static pqf_t *open_sorted(bool page_index, bool bloom)
+{
+    pq_column_desc sch[3] = {ts_desc("key", PQ_INT64, 0, false, PQ_LOGICAL_NONE),
+                             ts_desc("v", PQ_INT32, 0, true, PQ_LOGICAL_NONE),
+                             ts_desc("u", PQ_INT64, 0, false, PQ_LOGICAL_NONE)};
+    pq_vec v[3];
+    for (int i = 0; i < 3; i++) ts_vec_new(&v[i], sch[i].physical, 0, PR_ROWS, 0);
+    ts_rng = 5;
+    for (int64_t r = 0; r < PR_ROWS; r++) {
+        int32_t x = (int32_t)(ts_rnd() % 1000);
+        int64_t u = (r % PR_RG) == 0 ? 0 : (r % PR_RG) == 1 ? 1000000 : (int64_t)(ts_rnd() % 500000) * 2;
+        ts_put_fixed(&v[0], &r, false);
+        ts_put_fixed(&v[1], &x, r % 13 == 0);
+        ts_put_fixed(&v[2], &u, false);
+    }
+    pq_writer_opts wo;
+    pq_writer_opts_default(&wo);
+    wo.row_group_rows = PR_RG;
+    wo.page_rows = PR_PAGE;
+    wo.page_index = page_index;
+    uint8_t flags[3] = {0, 0, bloom ? PQ_WCOL_BLOOM : 0};
+    wo.col_flags = flags;
+    char path[256];
+    ts_path(path, sizeof path, page_index ? "sorted_pi.parquet" : "sorted.parquet");
+    int rc = ts_write(path, sch, 3, v, PR_ROWS, &wo);
+    for (int i = 0; i < 3; i++) pq_vec_free(&v[i]);
+    pqf_t *f = NULL;
+    pq_err e = {.offset = -1};
+    if (rc || pqf_open(&f, path, NULL, &e)) return NULL;
+    return f;
+}
+
+static scan_stats scan_count(pqf_t *f, const char *where, const int *proj, int nproj, int64_t *rows,
+                             bool bloom)
+{
+    scan_opts o;
+    scan_opts_default(&o);
+    o.use_bloom = bloom;
+    pq_err e = {.offset = -1};
+    flt_expr *ex = NULL;
+    scan_stats st;
+    memset(&st, 0, sizeof st);
+    *rows = -1;
+    if (flt_parse(where, f->meta.columns, f->meta.ncolumns, &ex, &e)) return st;
+    scan_t *s = NULL;
+    if (scan_start(f, proj, nproj, ex, &o, &s, &e)) return st;
+    *rows = drain(s);
+    scan_get_stats(s, &st);
+    scan_free(s);
+    return st;
+}
+
+/* Expected pruning of lo <= key <= hi on the sorted file. */
+static void expect_pruning(int64_t lo, int64_t hi, bool page_index, int ncols_needed,
+                           int64_t *rg_pruned, int64_t *pages_total, int64_t *pages_pruned)
+{
+    *rg_pruned = *pages_total = *pages_pruned = 0;
+    for (int64_t a = 0; a < PR_ROWS; a += PR_RG) {
+        int64_t b = a + PR_RG - 1;
+        if (b < lo || a > hi) {
+            ++*rg_pruned;
+            continue;
+        }
+        if (!page_index) continue;
+        for (int64_t p = a; p <= b; p += PR_PAGE) {
+            *pages_total += ncols_needed;
+            if (p + PR_PAGE - 1 < lo || p > hi) *pages_pruned += ncols_needed;
+        }
+    }
+}
+
+static void test_pruning(void)
+{
+    for (int pi = 0; pi < 2; pi++) {
+        pqf_t *f = open_sorted(pi, false);
+        CHECK(f != NULL);
+        if (!f) continue;
+        struct { int64_t lo, hi; int nproj; } cases[] = {
+            {4550, 7419, 1}, {4550, 7419, 2}, {0, 99, 1}, {19950, 25000, 2}, {12345, 12345, 1},
+            {-5, -1, 1}, {0, 19999, 2},
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            char where[128];
+            snprintf(where, sizeof where, "key >= %lld AND key <= %lld", (long long)cases[i].lo,
+                     (long long)cases[i].hi);
+            const int proj[] = {0, 1};
+            int64_t rows, rg, pt, pp;
+            scan_stats st = scan_count(f, where, proj, cases[i].nproj, &rows, true);
+            expect_pruning(cases[i].lo, cases[i].hi, pi, cases[i].nproj, &rg, &pt, &pp);
+            int64_t lo = cases[i].lo < 0 ? 0 : cases[i].lo, hi = cases[i].hi > PR_ROWS - 1 ? PR_ROWS - 1 : cases[i].hi;
+            CHECK_EQ_I64(rows, hi >= lo ? hi - lo + 1 : 0);
+            CHECK_EQ_I64(st.row_groups_total, PR_ROWS / PR_RG);
+            CHECK_EQ_I64(st.row_groups_pruned, rg);
+            CHECK_EQ_I64(st.pages_total, pt);
+            CHECK_EQ_I64(st.pages_pruned, pp);
+            CHECK_EQ_I64(st.rows_scanned, (PR_ROWS / PR_RG - rg) * PR_RG);
+            if (chk_case_failed) fprintf(stderr, "  pruning: page_index %d where %s\n", pi, where);
+        }
+        /* a conjunct the statistics cannot decide prunes nothing */
+        int64_t rows;
+        const int proj[] = {1};
+        scan_stats st = scan_count(f, "v = 500 AND key >= 0", proj, 1, &rows, true);
+        CHECK_EQ_I64(st.row_groups_pruned, 0);
+        CHECK_EQ_I64(st.pages_pruned, 0);
+        pqf_close(f);
+    }
+}
+
+/* Bloom filters prune = / IN on values inside [min, max] that no row holds. */
+static void test_bloom_pruning(void)
+{
+    for (int bl = 0; bl < 2; bl++) {
+        pqf_t *f = open_sorted(false, true);
+        CHECK(f != NULL);
+        if (!f) return;
+        int64_t rows;
+        const int proj[] = {0};
+        scan_stats st = scan_count(f, "u = 4321", proj, 1, &rows, bl);
+        CHECK_EQ_I64(rows, 0);
+        if (bl) CHECK(st.row_groups_pruned >= PR_ROWS / PR_RG - 2); /* 1% false positives */
+        else CHECK_EQ_I64(st.row_groups_pruned, 0);
+        /* a value present in one row group keeps that row group */
+        scan_stats st2 = scan_count(f, "u IN (1000000, 4321)", proj, 1, &rows, bl);
+        CHECK_EQ_I64(rows, PR_ROWS / PR_RG);
+        CHECK_EQ_I64(st2.row_groups_pruned, 0); /* 1000000 is in every row group */
+        pqf_close(f);
+    }
+}
+
+/* ====================================================================== limit */
+
+static void test_limit(void)
+{
+    pqf_t *f = open_sorted(false, false);
+    CHECK(f != NULL);
+    if (!f) return;
+    const int proj[] = {0, 1};
+    for (int ord = 0; ord < 2; ord++)
+        for (int pol = 0; pol < 3; pol++)
+            for (int th = 1; th <= 2; th++) {
+                scan_opts o;
+                scan_opts_default(&o);
+                o.policy = (scan_policy)pol;
+                o.threads = th;
+                o.ordered = ord;
+                o.limit = 1500;
+                pq_err e = {.offset = -1};
+                flt_expr *ex = NULL;
+                /* key % 2 is not expressible: use a filter passing ~half the rows */
+                CHECK(flt_parse("(v < 500 OR v IS NULL)", f->meta.columns, 3, &ex, &e) == 0);
+                scan_t *s = NULL;
+                CHECK(scan_start(f, proj, 2, ex, &o, &s, &e) == 0);
+                if (!s) continue;
+                scan_batch b;
+                int64_t n = 0, prev = -1;
+                bool in_order = true, valid = true;
+                int rc;
+                while ((rc = scan_next(s, &b, &e)) == 1) {
+                    const int64_t *k = (const int64_t *)(const void *)b.cols[0].values;
+                    for (int64_t i = 0; i < b.rows; i++) {
+                        if (k[i] <= prev) in_order = false;
+                        prev = k[i];
+                        bool null = !pq_vec_is_valid(&b.cols[1], i);
+                        int32_t v = ((const int32_t *)(const void *)b.cols[1].values)[i];
+                        if (!(null || v < 500)) valid = false;
+                    }
+                    n += b.rows;
+                    scan_batch_free(&b);
+                }
+                CHECK_EQ_I64(rc, 0);
+                CHECK_EQ_I64(n, 1500);
+                CHECK(valid);
+                scan_stats st;
+                scan_get_stats(s, &st);
+                CHECK_EQ_I64(st.rows_out, 1500);
+                /* at most the window of splits ran (plus the ones in their tasks) */
+                CHECK(st.rows_scanned <= (int64_t)(th * SCAN_TASKS_PER_CORE * 2 + th * SCAN_TASKS_PER_CORE) * PR_RG);
+                CHECK(st.rows_scanned < PR_ROWS);
+                if (ord) {
+                    CHECK(in_order);
+                    /* the first 1500 passing rows in file order: the last key is known */
+                    CHECK(prev < 3 * 1500);
+                }
+                if (chk_case_failed) fprintf(stderr, "  limit: ordered %d policy %d threads %d\n", ord, pol, th);
+                scan_free(s);
+            }
+    /* limit 0: nothing, at once */
+    scan_opts o;
+    scan_opts_default(&o);
+    o.limit = 0;
+    scan_t *s = NULL;
+    pq_err e = {.offset = -1};
+    CHECK(scan_start(f, proj, 2, NULL, &o, &s, &e) == 0);
+    if (s) {
+        CHECK_EQ_I64(drain(s), 0);
+        scan_free(s);
+    }
+    pqf_close(f);
+}
+
+/* Ordered output with a limit gives exactly the first n matching rows of the file. */
+static void test_limit_ordered_exact(void)
+{
+    pqf_t *f = open_sorted(false, false);
+    CHECK(f != NULL);
+    if (!f) return;
+    for (int64_t lim = 1; lim < PR_ROWS; lim = lim * 7 + 3) {
+        scan_opts o;
+        scan_opts_default(&o);
+        o.ordered = true;
+        o.limit = lim;
+        const int proj[] = {0};
+        scan_t *s = NULL;
+        pq_err e = {.offset = -1};
+        CHECK(scan_start(f, proj, 1, NULL, &o, &s, &e) == 0);
+        if (!s) continue;
+        scan_batch b;
+        int64_t n = 0;
+        bool seq = true;
+        while (scan_next(s, &b, &e) == 1) {
+            const int64_t *k = (const int64_t *)(const void *)b.cols[0].values;
+            for (int64_t i = 0; i < b.rows; i++) seq = seq && k[i] == n + i;
+            n += b.rows;
+            scan_batch_free(&b);
+        }
+        CHECK_EQ_I64(n, lim);
+        CHECK(seq);
+        scan_free(s);
+    }
+    pqf_close(f);
+}
+
+/* Freeing a scan mid-way (consumer gone) stops it and releases everything. */
+static void test_free_midway(void)
+{
+    pqf_t *f = open_sorted(true, false);
+    CHECK(f != NULL);
+    if (!f) return;
+    for (int pol = 0; pol < 3; pol++) {
+        scan_opts o;
+        scan_opts_default(&o);
+        o.policy = (scan_policy)pol;
+        const int proj[] = {0, 1, 2};
+        pq_err e = {.offset = -1};
+        flt_expr *ex = NULL;
+        CHECK(flt_parse("v > 10", f->meta.columns, 3, &ex, &e) == 0);
+        scan_t *s = NULL;
+        CHECK(scan_start(f, proj, 3, ex, &o, &s, &e) == 0);
+        if (!s) continue;
+        scan_batch b;
+        CHECK_EQ_I64(scan_next(s, &b, &e), 1);
+        scan_batch_free(&b);
+        scan_free(s);
+    }
+    pqf_close(f);
+}
+
+int main(void)
+{
+    ts_dir_init();
+    RUN(test_pruning);
+    RUN(test_bloom_pruning);
+    RUN(test_limit);
+    RUN(test_limit_ordered_exact);
+    RUN(test_free_midway);
+    RUN(test_cancel_lazy_adaptive);
+    RUN(test_cancel_eager);
+    RUN(test_cancel_later_conjunct);
+    RUN(test_ordering);
+    RUN(test_property);
+    ts_dir_remove();
+    return CHECK_DONE("test_scan");
+}

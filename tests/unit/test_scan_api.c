@@ -1,0 +1,445 @@
+/* tests for the public API (include/ringscan.h, scan/api.c, scan/arrow.c): open, scan start,
+ * batches as Arrow C Data Interface struct arrays (formats, validity, values checked against
+ * the written data), the ArrowArrayStream wrapper, statistics, LIMIT, error codes and
+ * messages, and release callbacks (the sanitizer build checks that nothing leaks). */
+#include "check.h"
+#include "ringscan.h"
+#include "test_scan_common.h"
+
+enum { ROWS = 5000, RG_ROWS = 1000, NC = 8 };
+
+static char path[256];
+static const char *const names[NC] = {"id", "i32", "s", "d", "b", "dt", "dec", "fl"};
+
+/* The value model: everything derives from the row id. */
+static bool is_null(int c, int64_t r)
+{
+    switch (c) {
+    case 1: return r % 7 == 3;
+    case 2: return r % 5 == 1;
+    case 4: return r % 3 == 2;
+    case 6: return r % 11 == 0;
+    default: return false;
+    }
+}
+static int32_t v_i32(int64_t r) { return (int32_t)(r * 37 % 1001) - 500; }
+static int str_of(int64_t r, char *out) /* "s<r>" with a run of 'x' of r % 9 */
+{
+    int n = snprintf(out, 32, "s%lld", (long long)r);
+    for (int k = 0; k < (int)(r % 9); k++) out[n++] = 'x';
+    return n;
+}
+static double v_d(int64_t r) { return (double)r * 0.25 - 100.0; }
+static bool v_b(int64_t r) { return (r / 2) % 2 == 1; }
+static int32_t v_dt(int64_t r) { return 19000 + (int32_t)(r % 400); }
+static int64_t v_dec(int64_t r) { return (r - 2500) * 101; }
+static void v_fl(int64_t r, uint8_t *o)
+{
+    for (int k = 0; k < 4; k++) o[k] = (uint8_t)(r >> (8 * k));
+}
+
+static pq_column_desc sch[NC];
+
+static int write_file(const char *p, int64_t rows, int64_t rg_rows)
+{
+    sch[0] = ts_desc(names[0], PQ_INT64, 0, false, PQ_LOGICAL_NONE);
+    sch[1] = ts_desc(names[1], PQ_INT32, 0, true, PQ_LOGICAL_NONE);
+    sch[2] = ts_desc(names[2], PQ_BYTE_ARRAY, 0, true, PQ_LOGICAL_STRING);
+    sch[3] = ts_desc(names[3], PQ_DOUBLE, 0, false, PQ_LOGICAL_NONE);
+    sch[4] = ts_desc(names[4], PQ_BOOLEAN, 0, true, PQ_LOGICAL_NONE);
+    sch[5] = ts_desc(names[5], PQ_INT32, 0, false, PQ_LOGICAL_DATE);
+    sch[6] = ts_desc(names[6], PQ_INT64, 0, true, PQ_LOGICAL_DECIMAL);
+    sch[7] = ts_desc(names[7], PQ_FIXED_LEN_BYTE_ARRAY, 4, false, PQ_LOGICAL_NONE);
+    pq_vec v[NC];
+    for (int c = 0; c < NC; c++) ts_vec_new(&v[c], sch[c].physical, sch[c].type_length, rows, rows * 32);
+    for (int64_t r = 0; r < rows; r++) {
+        int32_t i = v_i32(r), dt = v_dt(r);
+        int64_t dec = v_dec(r);
+        double d = v_d(r);
+        uint8_t b = v_b(r), fl[4];
+        char s[32];
+        int n = str_of(r, s);
+        v_fl(r, fl);
+        ts_put_fixed(&v[0], &r, false);
+        ts_put_fixed(&v[1], &i, is_null(1, r));
+        ts_put_bytes(&v[2], (const uint8_t *)s, n, is_null(2, r));
+        ts_put_fixed(&v[3], &d, false);
+        ts_put_fixed(&v[4], &b, is_null(4, r));
+        ts_put_fixed(&v[5], &dt, false);
+        ts_put_fixed(&v[6], &dec, is_null(6, r));
+        ts_put_fixed(&v[7], fl, false);
+    }
+    pq_writer_opts wo;
+    pq_writer_opts_default(&wo);
+    wo.row_group_rows = rg_rows;
+    wo.page_rows = 250;
+    wo.page_index = true;
+    int rc = ts_write(p, sch, NC, v, rows, &wo);
+    for (int c = 0; c < NC; c++) pq_vec_free(&v[c]);
+    return rc;
+}
+
+static bool valid(const struct ArrowArray *a, int64_t i)
+{
+    const uint8_t *bits = a->buffers[0];
+    return a->null_count == 0 || !bits || ((bits[(a->offset + i) >> 3] >> ((a->offset + i) & 7)) & 1);
+}
+
+/* Checks every child of a batch against the model; returns rows checked (or -1). */
+static int64_t check_batch(const struct ArrowArray *a, int64_t *last_id, bool ordered)
+{
+    bool ok = a->n_children == NC && a->length > 0 && a->release && a->n_buffers == 1;
+    for (int c = 0; ok && c < NC; c++) {
+        const struct ArrowArray *ch = a->children[c];
+        ok = ch->length == a->length && ch->n_children == 0 && ch->release &&
+             ch->n_buffers == (c == 2 ? 3 : 2);
+        int64_t nulls = 0;
+        for (int64_t i = 0; ok && i < ch->length; i++) nulls += !valid(ch, i);
+        ok = ok && nulls == ch->null_count;
+    }
+    if (!ok) {
+        fprintf(stderr, "  bad batch shape\n");
+        return -1;
+    }
+    const int64_t *id = a->children[0]->buffers[1];
+    for (int64_t i = 0; i < a->length; i++) {
+        int64_t r = id[i];
+        if (ordered && r <= *last_id) return -1;
+        *last_id = r;
+        for (int c = 1; c < NC; c++) {
+            const struct ArrowArray *ch = a->children[c];
+            bool nul = !valid(ch, i);
+            if (nul != is_null(c, r)) {
+                fprintf(stderr, "  row %lld column %s: null %d\n", (long long)r, names[c], nul);
+                return -1;
+            }
+            if (nul) continue;
+            bool eq = true;
+            switch (c) {
+            case 1: eq = ((const int32_t *)ch->buffers[1])[i] == v_i32(r); break;
+            case 2: {
+                const int32_t *off = ch->buffers[1];
+                const char *data = ch->buffers[2];
+                char s[32];
+                int n = str_of(r, s);
+                eq = off[i + 1] - off[i] == n && memcmp(data + off[i], s, (size_t)n) == 0;
+                break;
+            }
+            case 3: eq = ((const double *)ch->buffers[1])[i] == v_d(r); break;
+            case 4: {
+                const uint8_t *bits = ch->buffers[1];
+                eq = ((bits[i >> 3] >> (i & 7)) & 1) == v_b(r);
+                break;
+            }
+            case 5: eq = ((const int32_t *)ch->buffers[1])[i] == v_dt(r); break;
+            case 6: {
+                __int128 x;
+                memcpy(&x, (const uint8_t *)ch->buffers[1] + 16 * i, 16);
+                eq = x == (__int128)v_dec(r);
+                break;
+            }
+            case 7: {
+                uint8_t fl[4];
+                v_fl(r, fl);
+                eq = memcmp((const uint8_t *)ch->buffers[1] + 4 * i, fl, 4) == 0;
+                break;
+            }
+            }
+            if (!eq) {
+                fprintf(stderr, "  row %lld column %s: wrong value\n", (long long)r, names[c]);
+                return -1;
+            }
+        }
+    }
+    return a->length;
+}
+
+static void test_open(void)
+{
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open(path, &f, &err), 0);
+    if (!f) return;
+    CHECK_EQ_I64(ringscan_file_rows(f), ROWS);
+    CHECK_EQ_I64(ringscan_file_columns(f), NC);
+    ringscan_close(f);
+    char missing[300];
+    snprintf(missing, sizeof missing, "%s/nope.parquet", ts_dir);
+    CHECK_EQ_I64(ringscan_open(missing, &f, &err), -ENOENT);
+    CHECK(f == NULL);
+    CHECK(strstr(err.message, "nope.parquet") != NULL);
+}
+
+static void test_schema_and_batches(void)
+{
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open(path, &f, &err), 0);
+    if (!f) return;
+    for (int th = 1; th <= 2; th++)
+        for (int ord = 0; ord < 2; ord++) {
+            ringscan_options o;
+            ringscan_options_init(&o);
+            o.filter = "id >= 100 AND id < 4100";
+            o.ordered = ord;
+            o.threads = th;
+            ringscan_scan *s = NULL;
+            CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), 0);
+            if (!s) continue;
+            struct ArrowSchema sc;
+            CHECK_EQ_I64(ringscan_scan_schema(s, &sc, &err), 0);
+            CHECK_STR(sc.format, "+s");
+            CHECK_EQ_I64(sc.n_children, NC);
+            static const char *const fmt[NC] = {"l", "i", "u", "g", "b", "tdD", "d:18,2", "w:4"};
+            for (int c = 0; c < NC && c < sc.n_children; c++) {
+                CHECK_STR(sc.children[c]->format, fmt[c]);
+                CHECK_STR(sc.children[c]->name, names[c]);
+                CHECK_EQ_I64(sc.children[c]->flags & ARROW_FLAG_NULLABLE,
+                             sch[c].repetition == PQ_OPTIONAL ? ARROW_FLAG_NULLABLE : 0);
+            }
+            sc.release(&sc);
+            CHECK(sc.release == NULL);
+            struct ArrowArray a;
+            int64_t total = 0, last = -1, sum_ids = 0;
+            int rc;
+            while ((rc = ringscan_scan_next(s, &a, &err)) == 1) {
+                int64_t n = check_batch(&a, &last, ord);
+                CHECK(n > 0);
+                const int64_t *id = a.children[0]->buffers[1];
+                for (int64_t i = 0; i < a.length; i++) sum_ids += id[i];
+                total += a.length;
+                a.release(&a);
+                CHECK(a.release == NULL);
+            }
+            CHECK_EQ_I64(rc, 0);
+            CHECK(a.release == NULL);
+            CHECK_EQ_I64(total, 4000);
+            CHECK_EQ_I64(sum_ids, (100 + 4099) * 4000 / 2);
+            ringscan_stats st;
+            ringscan_scan_stats(s, &st);
+            CHECK_EQ_I64(st.rows_out, 4000);
+            CHECK_EQ_I64(st.row_groups_total, ROWS / RG_ROWS);
+            CHECK_EQ_I64(st.row_groups_pruned, 0);
+            CHECK_EQ_I64(st.pages_pruned, 3 * NC); /* pages of 250 rows: [4250, 5000) of rg 4 */
+            CHECK_EQ_I64(st.rows_scanned, ROWS);
+            CHECK(st.bytes_read > 0 && st.reads > 0);
+            ringscan_scan_free(s);
+        }
+    ringscan_close(f);
+}
+
+/* A projection of two columns in a chosen order; a batch released after the scan is freed. */
+static void test_projection_and_late_release(void)
+{
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open(path, &f, &err), 0);
+    if (!f) return;
+    ringscan_options o;
+    ringscan_options_init(&o);
+    const char *cols[] = {"s", "id"};
+    o.columns = cols;
+    o.ncolumns = 2;
+    o.filter = "s LIKE 's12%' AND i32 IS NOT NULL";
+    o.ordered = true;
+    ringscan_scan *s = NULL;
+    CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), 0);
+    if (!s) return;
+    struct ArrowSchema sc;
+    CHECK_EQ_I64(ringscan_scan_schema(s, &sc, &err), 0);
+    CHECK_EQ_I64(sc.n_children, 2);
+    CHECK_STR(sc.children[0]->name, "s");
+    CHECK_STR(sc.children[1]->name, "id");
+    sc.release(&sc);
+    int64_t expect = 0;
+    for (int64_t r = 0; r < ROWS; r++) {
+        char t[32];
+        int n = str_of(r, t);
+        expect += !is_null(2, r) && !is_null(1, r) && n >= 3 && memcmp(t, "s12", 3) == 0;
+    }
+    struct ArrowArray keep = {0}, a;
+    int64_t total = 0;
+    bool ok = true;
+    while (ringscan_scan_next(s, &a, &err) == 1) {
+        const int64_t *id = a.children[1]->buffers[1];
+        const int32_t *off = a.children[0]->buffers[1];
+        const char *data = a.children[0]->buffers[2];
+        for (int64_t i = 0; i < a.length; i++) {
+            char t[32];
+            int n = str_of(id[i], t);
+            ok = ok && off[i + 1] - off[i] == n && memcmp(data + off[i], t, (size_t)n) == 0;
+        }
+        total += a.length;
+        if (!keep.release) keep = a;
+        else a.release(&a);
+    }
+    CHECK(ok);
+    CHECK_EQ_I64(total, expect);
+    ringscan_scan_free(s);
+    ringscan_close(f);
+    CHECK(keep.release != NULL);
+    if (keep.release) {
+        CHECK(keep.n_children == 2 && keep.children[1]->length == keep.length);
+        keep.release(&keep);
+    }
+}
+
+static void test_stream(void)
+{
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open(path, &f, &err), 0);
+    if (!f) return;
+    ringscan_options o;
+    ringscan_options_init(&o);
+    o.filter = "(dec < 0 OR dec IS NULL)";
+    ringscan_scan *s = NULL;
+    CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), 0);
+    if (!s) return;
+    int64_t expect = 0;
+    for (int64_t r = 0; r < ROWS; r++) expect += is_null(6, r) || v_dec(r) < 0;
+    struct ArrowArrayStream st;
+    CHECK_EQ_I64(ringscan_scan_stream(s, &st), 0);
+    struct ArrowSchema sc;
+    CHECK_EQ_I64(st.get_schema(&st, &sc), 0);
+    CHECK_STR(sc.format, "+s");
+    CHECK_EQ_I64(sc.n_children, NC);
+    sc.release(&sc);
+    int64_t total = 0, last = -1;
+    for (int guard = 0; guard < 1000; guard++) {
+        struct ArrowArray a;
+        CHECK_EQ_I64(st.get_next(&st, &a), 0);
+        if (!a.release) break;
+        CHECK(check_batch(&a, &last, false) > 0);
+        total += a.length;
+        a.release(&a);
+    }
+    CHECK_EQ_I64(total, expect);
+    CHECK(st.get_last_error(&st) == NULL);
+    st.release(&st);
+    CHECK(st.release == NULL);
+    ringscan_scan_free(s);
+    ringscan_close(f);
+}
+
+static void test_errors(void)
+{
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open(path, &f, &err), 0);
+    if (!f) return;
+    ringscan_options o;
+    ringscan_options_init(&o);
+    ringscan_scan *s = (ringscan_scan *)&o; /* must be reset to NULL on failure */
+    o.filter = "id >= 5 AND AND i32 < 3";
+    memset(&err, 0, sizeof err);
+    CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), RINGSCAN_EPARSE);
+    CHECK(s == NULL);
+    CHECK_EQ_I64(err.status, RINGSCAN_EPARSE);
+    CHECK(strstr(err.message, "at character 13") != NULL);
+    CHECK(strstr(err.message, "api.parquet") != NULL);
+    if (chk_case_failed) fprintf(stderr, "  message: %s\n", err.message);
+    /* a filter naming no column of the file */
+    o.filter = "nosuch > 3";
+    CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), RINGSCAN_EPARSE);
+    CHECK(strstr(err.message, "nosuch") != NULL);
+    /* a literal of the wrong type */
+    o.filter = "id = 'abc'";
+    CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), RINGSCAN_EPARSE);
+    /* an unknown projected column */
+    o.filter = NULL;
+    const char *cols[] = {"id", "missing_col"};
+    o.columns = cols;
+    o.ncolumns = 2;
+    CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), -EINVAL);
+    CHECK(s == NULL);
+    CHECK(strstr(err.message, "missing_col") != NULL);
+    o.ncolumns = 0;
+    CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), -EINVAL);
+    ringscan_close(f);
+    /* nested file: refused at open, naming the column */
+    const char *nested = "../shared/parquet-testing/data/nested_lists.snappy.parquet";
+    if (access(nested, R_OK) != 0) nested = "/work/shared/parquet-testing/data/nested_lists.snappy.parquet";
+    CHECK_EQ_I64(ringscan_open(nested, &f, &err), RINGSCAN_EUNSUPPORTED);
+    CHECK(f == NULL);
+    CHECK(strstr(err.message, "nested_lists.snappy.parquet") != NULL);
+    CHECK(strstr(err.message, "column") != NULL || strstr(err.message, "'a") != NULL);
+    fprintf(stderr, "  nested: %s\n", err.message);
+    /* not a parquet file */
+    char bad[300];
+    snprintf(bad, sizeof bad, "%s/bad.parquet", ts_dir);
+    FILE *fp = fopen(bad, "wb");
+    fputs("this is not parquet at all, not even close", fp);
+    fclose(fp);
+    CHECK_EQ_I64(ringscan_open(bad, &f, &err), RINGSCAN_EFORMAT);
+    CHECK(f == NULL);
+}
+
+/* LIMIT on a file of many row groups: exact rows, and the scan stops early. */
+static void test_limit(void)
+{
+    char many[300];
+    snprintf(many, sizeof many, "%s/many.parquet", ts_dir);
+    CHECK_EQ_I64(write_file(many, 20000, 200), 0); /* 100 row groups */
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open(many, &f, &err), 0);
+    if (!f) return;
+    for (int ord = 0; ord < 2; ord++)
+        for (int pol = 0; pol < 3; pol++) {
+            ringscan_options o;
+            ringscan_options_init(&o);
+            o.limit = 250;
+            o.ordered = ord;
+            o.policy = (ringscan_policy)pol;
+            o.filter = "d > -1000";
+            ringscan_scan *s = NULL;
+            CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), 0);
+            if (!s) continue;
+            struct ArrowArray a;
+            int64_t total = 0, last = -1;
+            int rc;
+            while ((rc = ringscan_scan_next(s, &a, &err)) == 1) {
+                CHECK(check_batch(&a, &last, ord) > 0);
+                if (ord) CHECK(((const int64_t *)a.children[0]->buffers[1])[0] == total);
+                total += a.length;
+                a.release(&a);
+            }
+            CHECK_EQ_I64(rc, 0);
+            CHECK_EQ_I64(total, 250);
+            ringscan_stats st;
+            ringscan_scan_stats(s, &st);
+            CHECK_EQ_I64(st.rows_out, 250);
+            CHECK(st.rows_scanned >= 400);
+            CHECK(st.rows_scanned <= 20000 / 4);
+            if (chk_case_failed) fprintf(stderr, "  limit: ordered %d policy %d scanned %lld\n", ord, pol, (long long)st.rows_scanned);
+            ringscan_scan_free(s);
+        }
+    /* a scan freed before its end (consumer gone) */
+    ringscan_options o;
+    ringscan_options_init(&o);
+    ringscan_scan *s = NULL;
+    CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), 0);
+    struct ArrowArray a;
+    if (s && ringscan_scan_next(s, &a, &err) == 1) a.release(&a);
+    ringscan_scan_free(s);
+    ringscan_close(f);
+}
+
+int main(void)
+{
+    ts_dir_init();
+    ts_path(path, sizeof path, "api.parquet");
+    if (write_file(path, ROWS, RG_ROWS) != 0) {
+        fprintf(stderr, "cannot write %s\n", path);
+        return 1;
+    }
+    RUN(test_open);
+    RUN(test_schema_and_batches);
+    RUN(test_projection_and_late_release);
+    RUN(test_stream);
+    RUN(test_errors);
+    RUN(test_limit);
+    ts_dir_remove();
+    return CHECK_DONE("test_scan_api");
+}
