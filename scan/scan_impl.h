@@ -33,10 +33,10 @@ struct scan {
     int nsplits;
     scan_split *splits;
 
-    /* adaptive submission: per chain position, splits that reached it and how many of
-     * those had an all-false input mask there (position npreds = the projection) */
-    _Atomic int64_t pos_seen[FLT_MAX_PREDS + 1];
-    _Atomic int64_t pos_false[FLT_MAX_PREDS + 1];
+    /* adaptive submission: per conjunct, how often it ran and how often its output mask was
+     * all-false; independent of the order it ran in (split.c p_input_all_false) */
+    _Atomic int64_t conj_runs[FLT_MAX_PREDS];
+    _Atomic int64_t conj_killed[FLT_MAX_PREDS];
 
     /* runtime */
     exec_group_t *g;

@@ -89,14 +89,24 @@ static int register_all(split_ctx *x)
     return 0;
 }
 
-/* Chance, from splits seen so far, that the input of chain position pos is all-false. The
- * prior is a tenth of a split that was all-false: without evidence nothing is speculated
- * (1.0), one split that was not all-false is enough to start (0.09). */
-static double p_all_false(scan_t *s, int pos)
+/* Chance that conjunct k's output is all-false when it runs, from the splits seen so far.
+ * The prior is a tenth of a run that was all-false: with no evidence the answer is 1.0
+ * (nothing is speculated), one run that was not all-false brings it to 0.09. */
+static double q_killed(scan_t *s, int k)
 {
-    double seen = (double)atomic_load_explicit(&s->pos_seen[pos], memory_order_relaxed);
-    double fals = (double)atomic_load_explicit(&s->pos_false[pos], memory_order_relaxed);
-    return (fals + 0.1) / (seen + 0.1);
+    double runs = (double)atomic_load_explicit(&s->conj_runs[k], memory_order_relaxed);
+    double killed = (double)atomic_load_explicit(&s->conj_killed[k], memory_order_relaxed);
+    return (killed + 0.1) / (runs + 0.1);
+}
+
+/* Chance that the input of chain position pos (pos == npreds: the projection) is all-false:
+ * one of the conjuncts before it in this split's order produced an all-false mask. Per
+ * conjunct, so a change of order does not mix up the evidence. */
+static double p_input_all_false(const split_ctx *x, int pos)
+{
+    double alive = 1.0;
+    for (int i = 0; i < pos; i++) alive *= 1.0 - q_killed(x->s, x->perm[i]);
+    return 1.0 - alive;
 }
 
 enum { ADAPTIVE_SPECULATE_BELOW_PCT = 10 };
@@ -110,7 +120,7 @@ static void apply_policy(split_ctx *x)
     if (!slot_wanted) return;
     for (int pos = 0; pos <= s->npreds; pos++) {
         bool speculate = s->o.policy == SCAN_EAGER || pos == 0 ||
-                         p_all_false(s, pos) * 100.0 < ADAPTIVE_SPECULATE_BELOW_PCT;
+                         p_input_all_false(x, pos) * 100.0 < ADAPTIVE_SPECULATE_BELOW_PCT;
         if (!speculate) break; /* later positions depend on this one's outcome */
         if (pos < s->npreds) {
             slot_wanted[s->pred_slot[x->perm[pos]]] = true;
@@ -426,10 +436,10 @@ static int project(split_ctx *x, scan_batch *b)
     return rc;
 }
 
-static void note_position(scan_t *s, int pos, bool all_false)
+static void note_conjunct(scan_t *s, int k, bool all_false)
 {
-    atomic_fetch_add_explicit(&s->pos_seen[pos], 1, memory_order_relaxed);
-    if (all_false) atomic_fetch_add_explicit(&s->pos_false[pos], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->conj_runs[k], 1, memory_order_relaxed);
+    if (all_false) atomic_fetch_add_explicit(&s->conj_killed[k], 1, memory_order_relaxed);
 }
 
 /* The chain, then the projection gated on the final mask. */
@@ -439,17 +449,22 @@ static int run_chain(split_ctx *x, scan_batch *b)
     bool all_false = false;
     for (int pos = 0; pos < s->npreds; pos++) {
         all_false = flt_mask_all_false(&x->mask);
-        note_position(s, pos, all_false);
         if (all_false || atomic_load(&s->stop)) break;
         int rc = run_conjunct(x, pos);
         if (rc) return rc;
+        note_conjunct(s, x->perm[pos], flt_mask_all_false(&x->mask));
     }
     all_false = all_false || flt_mask_all_false(&x->mask);
-    note_position(s, s->npreds, all_false);
     if (all_false || atomic_load(&s->stop)) {
         if (all_false) atomic_fetch_add(&s->splits_all_false, 1);
         return 0; /* everything still registered is released by the caller */
     }
+    /* the projection is one phase: drop excluded pages, then want every remaining read of
+     * every projected column before awaiting any, so they coalesce (lazy too) */
+    for (int j = 0; j < s->nproj; j++)
+        if (!x->decoded[s->proj_slot[j]]) drop_excluded_pages(x, s->proj_slot[j]);
+    for (int j = 0; j < s->nproj; j++)
+        if (!x->decoded[s->proj_slot[j]]) want_slot(x, s->proj_slot[j]);
     for (int j = 0; j < s->nproj; j++) {
         int rc = load_projected(x, s->proj_slot[j]);
         if (rc) return rc;
