@@ -10,6 +10,7 @@ int cmd_version(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_meta(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 /* Prints "ringscan: PATH: message (offset N, column C)" to stderr. */
 void cli_print_error(const char *path, const pq_err *e, int rc);
 struct scan_stats;

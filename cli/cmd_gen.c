@@ -5,17 +5,17 @@
  *       [--threads N] [--layout tpch|cancel] [--no-dictionary]
  *   ringscan gen demo-types -o FILE [--rows N] [--seed S] [same writer options]
  *
- * lineitem: bench/lineitem.h's model, generated in order-index order in batches of
- * GEN_BATCH_ORDERS orders. With --threads >= 2 (default: 2 when the machine has 2+ CPUs) one
- * producer thread generates batches into a bounded queue of GEN_QUEUE slots while this thread
- * encodes; batches are consumed strictly in order, so the file is identical for any thread count.
+ * lineitem: bench/lineitem.h's model, written by bench/lineitem_file.c (shared with the bench)
+ * in order-index order in batches of LINEITEM_FILE_BATCH_ORDERS orders. With --threads >= 2
+ * (default: 2 when the machine has 2+ CPUs) one producer thread generates batches into a
+ * bounded queue of LINEITEM_FILE_QUEUE slots while this thread encodes; batches are consumed
+ * strictly in order, so the file is identical for any thread count.
  * demo-types: every physical type and the main logical types, OPTIONAL with ~1/8 nulls (plus
  * one REQUIRED column), values a pure function of (--seed, row, column): the readback test's
  * input (tests/cli/writer_readback.sh).
  *
  * Invariants:
- *  1. The queue holds at most GEN_QUEUE batches (bounded memory); producer and consumer hand
- *     slots over under one mutex; a failed side sets `stop` and the other side exits.
+ *  1. The queue holds at most LINEITEM_FILE_QUEUE batches (bench/lineitem_file.h).
  *  2. Output: a progress bar on stderr only when stderr is a terminal; one summary line on
  *     stdout at the end ("rows, row groups, bytes, seconds").
  *  3. Exit status 0 ok, 1 error ("ringscan: gen: <msg>", a partial file is removed), 2 usage.
@@ -31,11 +31,10 @@
 #include <unistd.h>
 
 #include "bench/lineitem.h"
+#include "bench/lineitem_file.h"
 #include "cli/cli.h"
 #include "format/writer.h"
 
-#define GEN_BATCH_ORDERS 8192
-#define GEN_QUEUE 4
 #define GEN_DEMO_COLS 28
 #define GEN_ERR(...) (fprintf(stderr, "ringscan: gen: " __VA_ARGS__), fputc('\n', stderr), 1)
 
@@ -138,139 +137,11 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static void progress(int64_t done, int64_t total, int *last_pct)
-{
-    if (!isatty(2) || total <= 0) return;
-    int pct = (int)(done * 100 / total);
-    if (pct == *last_pct) return;
-    *last_pct = pct;
-    char bar[41];
-    int fill = pct * 40 / 100;
-    for (int i = 0; i < 40; i++) bar[i] = i < fill ? '#' : '.';
-    bar[40] = 0;
-    fprintf(stderr, "\r[%s] %3d%% %" PRId64 "/%" PRId64 " rows", bar, pct, done, total);
-    if (pct == 100) fputc('\n', stderr);
-}
-
-/* ---- lineitem: producer thread + bounded queue -------------------------------------------- */
-
-typedef struct gen_slot {
-    pq_vec cols[LINEITEM_COLS_MAX];
-    int64_t rows;
-    int rc;
-} gen_slot;
-
-typedef struct gen_queue {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    gen_slot slots[GEN_QUEUE];
-    int64_t produced, consumed, nbatches; /* batch b lives in slots[b % GEN_QUEUE] */
-    bool stop;
-    const lineitem_gen *g;
-} gen_queue;
-
-static int gen_one(const lineitem_gen *g, int64_t b, gen_slot *s)
-{
-    for (int c = 0; c < g->ncols; c++) pq_vec_clear(&s->cols[c]);
-    int64_t first = b * GEN_BATCH_ORDERS, n = g->n_orders - first;
-    if (n > GEN_BATCH_ORDERS) n = GEN_BATCH_ORDERS;
-    return lineitem_gen_batch(g, first, n, s->cols, &s->rows);
-}
-
-static void *producer(void *arg)
-{
-    gen_queue *q = arg;
-    for (int64_t b = 0; b < q->nbatches; b++) {
-        pthread_mutex_lock(&q->mu);
-        while (!q->stop && q->produced - q->consumed >= GEN_QUEUE) pthread_cond_wait(&q->cv, &q->mu);
-        bool stop = q->stop;
-        pthread_mutex_unlock(&q->mu);
-        if (stop) break;
-        gen_slot *s = &q->slots[b % GEN_QUEUE];
-        s->rc = gen_one(q->g, b, s); /* the slot is ours until produced advances */
-        pthread_mutex_lock(&q->mu);
-        q->produced++;
-        if (s->rc) q->stop = true;
-        pthread_cond_broadcast(&q->cv);
-        pthread_mutex_unlock(&q->mu);
-        if (s->rc) break;
-    }
-    return NULL;
-}
-
-/* Takes batch b (waiting for the producer); NULL when the producer stopped first. */
-static gen_slot *take(gen_queue *q, int64_t b)
-{
-    pthread_mutex_lock(&q->mu);
-    while (q->produced <= b && !q->stop) pthread_cond_wait(&q->cv, &q->mu);
-    gen_slot *s = q->produced > b ? &q->slots[b % GEN_QUEUE] : NULL;
-    pthread_mutex_unlock(&q->mu);
-    return s;
-}
-
-static void release(gen_queue *q, bool stop)
-{
-    pthread_mutex_lock(&q->mu);
-    q->consumed++;
-    if (stop) q->stop = true;
-    pthread_cond_broadcast(&q->cv);
-    pthread_mutex_unlock(&q->mu);
-}
-
-/* Writes every batch of g to w; threads >= 2 uses the producer thread. */
-static int write_lineitem(const lineitem_gen *g, pq_writer *w, int threads, pq_err *e)
-{
-    gen_queue *q = calloc(1, sizeof *q);
-    if (!q) return pq_errf(e, -ENOMEM, -1, "out of memory");
-    pthread_mutex_init(&q->mu, NULL);
-    pthread_cond_init(&q->cv, NULL);
-    q->g = g;
-    q->nbatches = (g->n_orders + GEN_BATCH_ORDERS - 1) / GEN_BATCH_ORDERS;
-    for (int i = 0; i < GEN_QUEUE; i++) lineitem_vecs_init(g, q->slots[i].cols);
-    pthread_t th;
-    bool threaded = threads >= 2 && pthread_create(&th, NULL, producer, q) == 0;
-    int rc = 0, last_pct = -1;
-    int64_t total = lineitem_total_rows(g), done = 0;
-    for (int64_t b = 0; b < q->nbatches && !rc; b++) {
-        gen_slot *s = threaded ? take(q, b) : &q->slots[0];
-        if (!threaded) s->rc = gen_one(g, b, s);
-        if (!s || s->rc) {
-            rc = pq_errf(e, s ? s->rc : -EIO, -1, "lineitem generator failed at batch %" PRId64, b);
-            break;
-        }
-        rc = pq_writer_write(w, s->cols, s->rows, e);
-        done += s->rows;
-        progress(done, total, &last_pct);
-        if (threaded) release(q, rc != 0);
-    }
-    if (threaded) {
-        release(q, true); /* wakes the producer if it waits for room */
-        pthread_join(th, NULL);
-    }
-    for (int i = 0; i < GEN_QUEUE; i++) lineitem_vecs_free(g, q->slots[i].cols);
-    pthread_mutex_destroy(&q->mu);
-    pthread_cond_destroy(&q->cv);
-    free(q);
-    return rc;
-}
-
 /* Fills descs from lineitem_columns; marks --bloom columns in flags. 0 or -1 (unknown). */
 static int lineitem_schema(const lineitem_gen *g, char *bloom, pq_column_desc *d, uint8_t *flags)
 {
-    for (int c = 0; c < g->ncols; c++) {
-        const lineitem_column *lc = &lineitem_columns[c];
-        memset(&d[c], 0, sizeof d[c]);
-        d[c].name = lc->name;
-        d[c].physical = lc->physical;
-        d[c].repetition = PQ_REQUIRED;
-        d[c].field_id = -1;
-        d[c].logical = lc->kind == LI_KIND_DECIMAL ? PQ_LOGICAL_DECIMAL
-                       : lc->kind == LI_KIND_DATE  ? PQ_LOGICAL_DATE
-                       : lc->kind == LI_KIND_STRING ? PQ_LOGICAL_STRING : PQ_LOGICAL_NONE;
-        d[c].decimal_precision = lc->precision;
-        d[c].decimal_scale = lc->scale;
-        flags[c] = 0;
-    }
+    lineitem_file_schema(g, d);
+    for (int c = 0; c < g->ncols; c++) flags[c] = 0;
     for (char *save = NULL, *t = bloom ? strtok_r(bloom, ",", &save) : NULL; t;
          t = strtok_r(NULL, ",", &save)) {
         int c = 0;
@@ -494,7 +365,7 @@ static int run(gen_args *a, const pq_column_desc *d, int n, const uint8_t *flags
     pq_err e = {0};
     pq_writer *w = NULL;
     int rc = pq_writer_open(&w, d, n, &a->o, file_sink, f, &e);
-    if (!rc) rc = g ? write_lineitem(g, w, a->threads, &e) : write_demo(a, w, &e);
+    if (!rc) rc = g ? lineitem_file_write(g, w, a->threads, true, &e) : write_demo(a, w, &e);
     if (!rc) rc = pq_writer_close(w, &e);
     pq_writer_stats st = {0};
     if (w) pq_writer_get_stats(w, &st);

@@ -9,6 +9,7 @@ static const struct {
     int (*run)(int argc, char **argv);
     const char *help;
 } commands[] = {
+    {"bench", cmd_bench, "[--sf N] [--shapes ...] [--policies ...] [--json F] | runtime: benchmarks"},
     {"gen", cmd_gen, "lineitem --sf N -o FILE [...] | demo-types -o FILE: write test data"},
     {"meta", cmd_meta, "FILE [--json]: schema, row groups, chunks, statistics, indexes"},
     {"scan", cmd_scan, "FILE [--columns a,b] [--format table|csv|jsonl] [--limit N]"},

@@ -1,0 +1,222 @@
+/* bench/bench_report.c: the text table on stdout and the JSON file of `ringscan bench`.
+ *
+ * The table shows, per shape and entry, the figures of the first round (read counts are
+ * deterministic for lazy and eager; a '~' after reads marks an entry whose count varied
+ * across rounds) and the median time; the JSON holds every round of every entry. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "bench/bench_scan.h"
+#include "format/meta.h"
+
+static double mb(uint64_t b) { return (double)b / 1e6; }
+
+static const bench_entry *find_entry(const bench_shape_res *r, const char *label)
+{
+    for (int i = 0; i < r->nentries; i++)
+        if (strcmp(r->e[i].label, label) == 0) return &r->e[i];
+    return NULL;
+}
+
+static void print_entry(const bench_shape_res *r, const bench_entry *en, bool first)
+{
+    const scan_stats *st = &en->runs[0].st;
+    char rg[32], pg[32], xl[16] = "-", xf[16] = "-";
+    snprintf(rg, sizeof rg, "%lld/%lld", (long long)st->row_groups_pruned, (long long)st->row_groups_total);
+    snprintf(pg, sizeof pg, "%lld/%lld", (long long)st->pages_pruned, (long long)st->pages_total);
+    if (en->ratio_lazy > 0) snprintf(xl, sizeof xl, "%.2f", en->ratio_lazy);
+    if (r->floor.on && r->floor.median_ms > 0) snprintf(xf, sizeof xf, "%.2f", en->median_ms / r->floor.median_ms);
+    printf("%-21s %-11s %6llu%c %8.2f %8.2f %8.2f %5llu %7s %9s %9lld %-4s %9.2f %6s %6s\n",
+           first ? r->shape->name : "", en->label, (unsigned long long)st->reads,
+           en->reads_vary ? '~' : ' ', mb(st->bytes_read), mb(st->bytes_used),
+           mb(st->bytes_wasted), (unsigned long long)st->cancelled_reads, rg, pg,
+           (long long)en->runs[0].rows, en->all_match ? "ok" : "BAD", en->median_ms, xl, xf);
+}
+
+/* The target lines: adaptive against the better of lazy and eager, and the A/A noise. */
+static void print_targets(const bench_ctx *c)
+{
+    int n = 0, reads_ok = 0, time_ok = 0;
+    char aa[1024] = "";
+    size_t used = 0;
+    for (int i = 0; i < c->nshapes; i++) {
+        const bench_shape_res *r = &c->shapes[i];
+        const bench_entry *l = find_entry(r, "lazy"), *e = find_entry(r, "eager"),
+                          *a = find_entry(r, "adaptive"), *a2 = find_entry(r, "adaptive#2");
+        if (a && a2 && a->median_ms > 0 && used < sizeof aa - 64)
+            used += (size_t)snprintf(aa + used, sizeof aa - used, " %s %.3f", r->shape->name,
+                                     a2->median_ms / a->median_ms);
+        if (!l || !e || !a) continue;
+        n++;
+        uint64_t best_reads = l->runs[0].st.reads < e->runs[0].st.reads ? l->runs[0].st.reads : e->runs[0].st.reads;
+        double best_ms = l->median_ms < e->median_ms ? l->median_ms : e->median_ms;
+        reads_ok += a->runs[0].st.reads <= best_reads;
+        time_ok += a->median_ms <= best_ms * 1.05;
+    }
+    if (aa[0]) printf("A/A noise (adaptive#2 ms / adaptive ms):%s\n", aa);
+    if (n)
+        printf("adaptive vs the better of lazy and eager: reads <= on %d of %d shapes, time within "
+               "5%% on %d of %d\n", reads_ok, n, time_ok, n);
+}
+
+void bench_report_table(const bench_ctx *c)
+{
+    printf("ringscan bench: sf=%g, %d threads, io %s, %d interleaved rounds, %s\n", c->o.sf,
+           c->o.threads, c->io_backend, c->o.rounds, c->date);
+    printf("  reads: read calls incl. footer | MB read/used/wasted: bytes read, handed to decoders, read for nothing | cxl: reads dropped or cancelled | rg, pg: row groups, pages pruned/total\n");
+    printf("  ok: rows+checksum equal the data model's | ms: median wall time (open..last batch, warm page cache) | x lazy: ms / lazy's ms | x floor: ms / one-core decompression of the same chunks\n");
+    printf("%-21s %-11s %7s %8s %8s %8s %5s %7s %9s %9s %-4s %9s %6s %6s\n", "shape", "policy",
+           "reads", "MB_read", "MB_used", "MB_waste", "cxl", "rg", "pg", "rows", "ok", "ms",
+           "x_lazy", "x_floor");
+    for (int i = 0; i < c->nshapes; i++) {
+        const bench_shape_res *r = &c->shapes[i];
+        for (int j = 0; j < r->nentries; j++) print_entry(r, &r->e[j], j == 0);
+        if (r->floor.on)
+            printf("%-21s %-11s %6llu  %8.2f  (%s, %lld pages in %lld chunks, %lld of %lld row "
+                   "groups kept -> %.2f MB) %24.2f\n",
+                   "", "floor", (unsigned long long)r->floor.reads, mb(r->floor.bytes_compressed),
+                   pq_codec_name(r->floor.codec), (long long)r->floor.pages,
+                   (long long)r->floor.chunks,
+                   (long long)(r->floor.row_groups - r->floor.row_groups_pruned),
+                   (long long)r->floor.row_groups, mb(r->floor.bytes_uncompressed),
+                   r->floor.median_ms);
+    }
+    print_targets(c);
+    printf("read calls in this process: %llu (scans %llu, data check + floor loading %llu); %.1f s\n",
+           (unsigned long long)c->reads_total, (unsigned long long)c->scan_reads_total,
+           (unsigned long long)(c->reads_total - c->scan_reads_total), c->seconds_total);
+}
+
+/* ------------------------------------------------------------------------------ JSON */
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
+        else fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void json_stats(FILE *f, const scan_stats *s)
+{
+    fprintf(f, "\"reads\":%llu,\"bytes_read\":%llu,\"bytes_used\":%llu,\"bytes_wasted\":%llu,"
+               "\"cancelled_reads\":%llu,\"requests_registered\":%llu,\"requests_dropped\":%llu,"
+               "\"plan_reads\":%llu,\"plan_bytes\":%llu,\"row_groups_total\":%lld,"
+               "\"row_groups_pruned\":%lld,\"pages_total\":%lld,\"pages_pruned\":%lld,"
+               "\"rows_scanned\":%lld,\"rows_out\":%lld,\"splits_all_false\":%lld,"
+               "\"decoded_pages\":%lld,\"peak_inflight_bytes\":%llu,\"io_backend\":",
+            (unsigned long long)s->reads, (unsigned long long)s->bytes_read,
+            (unsigned long long)s->bytes_used, (unsigned long long)s->bytes_wasted,
+            (unsigned long long)s->cancelled_reads, (unsigned long long)s->requests_registered,
+            (unsigned long long)s->requests_dropped, (unsigned long long)s->plan_reads,
+            (unsigned long long)s->plan_bytes, (long long)s->row_groups_total,
+            (long long)s->row_groups_pruned, (long long)s->pages_total, (long long)s->pages_pruned,
+            (long long)s->rows_scanned, (long long)s->rows_out, (long long)s->splits_all_false,
+            (long long)s->decoded_pages, (unsigned long long)s->peak_inflight_bytes);
+    json_str(f, s->io_backend);
+}
+
+static void json_entry(FILE *f, const bench_shape_res *r, const bench_entry *en, int rounds)
+{
+    fprintf(f, "{\"label\":");
+    json_str(f, en->label);
+    fprintf(f, ",\"median_ms\":%.4f,\"ratio_lazy\":%.4f,\"ratio_floor\":%.4f,\"match\":%s,"
+               "\"reads_vary\":%s,\"runs\":[",
+            en->median_ms, en->ratio_lazy,
+            r->floor.on && r->floor.median_ms > 0 ? en->median_ms / r->floor.median_ms : 0.0,
+            en->all_match ? "true" : "false", en->reads_vary ? "true" : "false");
+    for (int k = 0; k < rounds; k++) {
+        const bench_run *run = &en->runs[k];
+        fprintf(f, "%s{\"round\":%d,\"ms\":%.4f,\"rows\":%lld,\"checksum\":%llu,\"match\":%s,",
+                k ? "," : "", k + 1, run->ms, (long long)run->rows,
+                (unsigned long long)run->checksum, run->match ? "true" : "false");
+        json_stats(f, &run->st);
+        fputc('}', f);
+    }
+    fprintf(f, "]}");
+}
+
+static void json_floor(FILE *f, const bench_floor *fl, int rounds)
+{
+    if (!fl->on) {
+        fprintf(f, "null");
+        return;
+    }
+    fprintf(f, "{\"codec\":\"%s\",\"row_groups\":%lld,\"row_groups_pruned\":%lld,\"chunks\":%lld,"
+               "\"pages\":%lld,\"bytes_compressed\":%llu,\"bytes_uncompressed\":%llu,"
+               "\"reads\":%llu,\"median_ms\":%.4f,\"ms\":[",
+            pq_codec_name(fl->codec), (long long)fl->row_groups, (long long)fl->row_groups_pruned,
+            (long long)fl->chunks, (long long)fl->pages, (unsigned long long)fl->bytes_compressed,
+            (unsigned long long)fl->bytes_uncompressed, (unsigned long long)fl->reads,
+            fl->median_ms);
+    for (int k = 0; k < rounds; k++) fprintf(f, "%s%.4f", k ? "," : "", fl->ms[k]);
+    fprintf(f, "]}");
+}
+
+static void json_machine(FILE *f)
+{
+    struct utsname u;
+    char cpu[256] = "?", line[512];
+    FILE *ci = fopen("/proc/cpuinfo", "r");
+    while (ci && fgets(line, sizeof line, ci))
+        if (strncmp(line, "model name", 10) == 0 && strchr(line, ':')) {
+            snprintf(cpu, sizeof cpu, "%s", strchr(line, ':') + 2);
+            cpu[strcspn(cpu, "\n")] = 0;
+            break;
+        }
+    if (ci) fclose(ci);
+    uname(&u);
+    fprintf(f, "\"machine\":{\"nproc\":%ld,\"memory_bytes\":%lld,\"kernel\":",
+            sysconf(_SC_NPROCESSORS_ONLN),
+            (long long)sysconf(_SC_PHYS_PAGES) * (long long)sysconf(_SC_PAGESIZE));
+    json_str(f, u.release);
+    fprintf(f, ",\"cpu\":");
+    json_str(f, cpu);
+    fprintf(f, "}");
+}
+
+int bench_report_json(const bench_ctx *c, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return fprintf(stderr, "ringscan: bench: %s: %s\n", path, strerror(errno)), -errno;
+    fprintf(f, "{\"bench\":\"scan\",\"date\":");
+    json_str(f, c->date);
+    fprintf(f, ",\"sf\":%g,\"seed\":%llu,\"threads\":%d,\"rounds\":%d,\"row_group_rows\":%d,"
+               "\"io_backend\":",
+            c->o.sf, (unsigned long long)c->o.seed, c->o.threads, c->o.rounds, BENCH_ROW_GROUP_ROWS);
+    json_str(f, c->io_backend);
+    fprintf(f, ",\"data_dir\":");
+    json_str(f, c->o.data_dir);
+    fprintf(f, ",");
+    json_machine(f);
+    fprintf(f, ",\"reads_total\":%llu,\"scan_reads_total\":%llu,\"seconds_total\":%.3f,"
+               "\"all_match\":%s,\"shapes\":[",
+            (unsigned long long)c->reads_total, (unsigned long long)c->scan_reads_total,
+            c->seconds_total, c->any_mismatch ? "false" : "true");
+    for (int i = 0; i < c->nshapes; i++) {
+        const bench_shape_res *r = &c->shapes[i];
+        fprintf(f, "%s{\"name\":", i ? "," : "");
+        json_str(f, r->shape->name);
+        fprintf(f, ",\"where\":");
+        json_str(f, r->shape->where);
+        fprintf(f, ",\"file\":");
+        json_str(f, r->path);
+        fprintf(f, ",\"expected\":{\"rows\":%lld,\"checksum\":%llu},\"entries\":[",
+                (long long)r->expected.rows, (unsigned long long)r->expected.checksum);
+        for (int j = 0; j < r->nentries; j++) {
+            if (j) fputc(',', f);
+            json_entry(f, r, &r->e[j], c->o.rounds);
+        }
+        fprintf(f, "],\"floor\":");
+        json_floor(f, &r->floor, c->o.rounds);
+        fputc('}', f);
+    }
+    fprintf(f, "]}\n");
+    return fclose(f) == 0 ? 0 : -EIO;
+}

@@ -1,0 +1,276 @@
+/* bench/bench_scan.c: the measured scan runs and the interleaved round loop of `ringscan bench`
+ * (see bench_scan.h for the invariants).
+ *
+ * A run: CLOCK_MONOTONIC start; pqf_open (footer); the shape's projection and parsed filter;
+ * scan_start; drain every batch summing shape_vec_sum per projected column; scan_get_stats;
+ * scan_free; pqf_close; stop. So the time covers what a caller pays for a fresh scan of the
+ * file: footer, planning, reads, decoding, filtering, the checksum pass. The data comes from
+ * the page cache (the files were just written or read; the bench cannot drop caches without
+ * root, so cold-disk numbers are out of scope). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/bench_scan.h"
+#include "scan/pqfile.h"
+
+double bench_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(const double *v, int n)
+{
+    if (n <= 0) return 0;
+    double tmp[BENCH_ROUNDS_MAX];
+    int m = n > BENCH_ROUNDS_MAX ? BENCH_ROUNDS_MAX : n;
+    memcpy(tmp, v, (size_t)m * sizeof *tmp);
+    qsort(tmp, (size_t)m, sizeof *tmp, cmp_double);
+    return m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
+}
+
+/* <project root>/data when the binary is <root>/zig-out/bin/ringscan, else ./data. */
+static void default_data_dir(char *out, size_t cap)
+{
+    char exe[BENCH_PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    const char *tail = "/zig-out/bin/ringscan";
+    size_t tl = strlen(tail);
+    if (n > (ssize_t)tl) {
+        exe[n] = 0;
+        if (strcmp(exe + n - tl, tail) == 0) {
+            exe[n - tl] = 0;
+            snprintf(out, cap, "%s/data", exe);
+            return;
+        }
+    }
+    snprintf(out, cap, "data");
+}
+
+void bench_scan_opts_default(bench_scan_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->sf = 1;
+    o->seed = 1;
+    default_data_dir(o->data_dir, sizeof o->data_dir);
+    for (int i = 0; i < SHAPE_COUNT; i++) o->shape_on[i] = true;
+    o->npolicies = 3;
+    o->policies[0] = SCAN_LAZY;
+    o->policies[1] = SCAN_EAGER;
+    o->policies[2] = SCAN_ADAPTIVE;
+    o->io = EXEC_IO_AUTO;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    o->threads = cpus < 1 ? 1 : cpus > EXEC_THREADS_MAX ? EXEC_THREADS_MAX : (int)cpus;
+    o->rounds = 5;
+    o->floor = true;
+    o->aa = true;
+}
+
+/* Drains sc: rows and the checksum of the projected columns. */
+static int drain(scan_t *sc, int64_t *rows, uint64_t *checksum, pq_err *e)
+{
+    uint64_t sum[LINEITEM_COLS_MAX] = {0};
+    int n = scan_nproj(sc), rc;
+    if (n < 1 || n > LINEITEM_COLS_MAX) return pq_errf(e, -EINVAL, -1, "bad projection");
+    *rows = 0;
+    scan_batch b;
+    while ((rc = scan_next(sc, &b, e)) == 1) {
+        *rows += b.rows;
+        for (int i = 0; i < n; i++) shape_vec_sum(&b.cols[i], &sum[i]);
+        scan_batch_free(&b);
+    }
+    *checksum = shape_checksum(sum, n);
+    return rc;
+}
+
+/* One measured scan of shape sh on path with policy pol. 0 or a negative status with e. */
+static int run_once(const bench_ctx *c, const bench_shape_res *r, scan_policy pol, bench_run *out,
+                    pq_err *e)
+{
+    const bench_shape *sh = r->shape;
+    double t0 = bench_now_ms();
+    pqf_t *f = NULL;
+    flt_expr *filter = NULL;
+    scan_t *sc = NULL;
+    int proj[LINEITEM_COLS_MAX];
+    int rc = pqf_open(&f, r->path, NULL, e);
+    for (int i = 0; rc == 0 && i < sh->nproj; i++) {
+        proj[i] = pq_file_meta_find_column(&f->meta, lineitem_columns[sh->proj[i]].name);
+        if (proj[i] < 0) rc = pq_errf(e, RINGSCAN_EFORMAT, -1, "no column %s", lineitem_columns[sh->proj[i]].name);
+    }
+    if (rc == 0) rc = flt_parse(sh->where, f->meta.columns, f->meta.ncolumns, &filter, e);
+    scan_opts so;
+    scan_opts_default(&so);
+    so.policy = pol;
+    so.threads = c->o.threads;
+    so.io = c->o.io;
+    if (rc == 0) {
+        rc = scan_start(f, proj, sh->nproj, filter, &so, &sc, e);
+        filter = NULL; /* owned by the scan now, even on failure */
+    }
+    if (rc == 0) rc = drain(sc, &out->rows, &out->checksum, e);
+    if (sc) scan_get_stats(sc, &out->st);
+    else if (f) out->st.reads = (uint64_t)f->tail_reads;
+    scan_free(sc);
+    flt_expr_free(filter);
+    pqf_close(f);
+    out->ms = bench_now_ms() - t0;
+    out->match = rc == 0 && out->rows == r->expected.rows && out->checksum == r->expected.checksum;
+    return rc;
+}
+
+static const char *policy_name(scan_policy p)
+{
+    return p == SCAN_LAZY ? "lazy" : p == SCAN_EAGER ? "eager" : "adaptive";
+}
+
+/* Sets up the entries of r: the policies, then the A/A repeat of adaptive (or of the last). */
+static int setup_entries(bench_ctx *c, bench_shape_res *r)
+{
+    for (int i = 0; i < c->o.npolicies; i++) {
+        bench_entry *en = &r->e[r->nentries++];
+        en->policy = c->o.policies[i];
+        snprintf(en->label, sizeof en->label, "%s", policy_name(en->policy));
+    }
+    if (c->o.aa && r->nentries < BENCH_ENTRIES_MAX) {
+        scan_policy p = c->o.policies[c->o.npolicies - 1];
+        for (int i = 0; i < c->o.npolicies; i++)
+            if (c->o.policies[i] == SCAN_ADAPTIVE) p = SCAN_ADAPTIVE;
+        bench_entry *en = &r->e[r->nentries++];
+        en->policy = p;
+        snprintf(en->label, sizeof en->label, "%s#2", policy_name(p));
+    }
+    for (int i = 0; i < r->nentries; i++) {
+        r->e[i].runs = calloc((size_t)c->o.rounds, sizeof *r->e[i].runs);
+        if (!r->e[i].runs) return -ENOMEM;
+    }
+    return 0;
+}
+
+/* Medians, ratios, match flags of one shape. */
+static void summarise(bench_ctx *c, bench_shape_res *r)
+{
+    double v[BENCH_ROUNDS_MAX], lazy = 0;
+    for (int i = 0; i < r->nentries; i++) {
+        bench_entry *en = &r->e[i];
+        en->all_match = true;
+        for (int k = 0; k < c->o.rounds; k++) {
+            v[k] = en->runs[k].ms;
+            en->all_match &= en->runs[k].match;
+            en->reads_vary |= en->runs[k].st.reads != en->runs[0].st.reads;
+        }
+        en->median_ms = bench_median(v, c->o.rounds);
+        if (strcmp(en->label, "lazy") == 0) lazy = en->median_ms;
+        if (!en->all_match) c->any_mismatch = true;
+    }
+    for (int i = 0; i < r->nentries; i++)
+        r->e[i].ratio_lazy = lazy > 0 ? r->e[i].median_ms / lazy : 0;
+    if (r->floor.on) r->floor.median_ms = bench_median(r->floor.ms, c->o.rounds);
+}
+
+/* Runs every round of one shape (invariant 3). 0 or 1 on an error (printed). */
+static int bench_shape_rounds(bench_ctx *c, bench_shape_res *r)
+{
+    pq_err e = {.offset = -1};
+    if (setup_entries(c, r)) return fprintf(stderr, "ringscan: bench: out of memory\n"), 1;
+    if (c->o.floor) {
+        int rc = bench_floor_load(r->path, r->shape, c->o.rounds, &r->floor, &e);
+        c->reads_total += r->floor.reads;
+        if (rc) return fprintf(stderr, "ringscan: bench: floor of %s: %s\n", r->shape->name, e.msg), 1;
+    }
+    for (int k = 0; k < c->o.rounds; k++) {
+        for (int j = 0; j < r->nentries; j++) {
+            bench_entry *en = &r->e[(j + k) % r->nentries];
+            bench_run *run = &en->runs[k];
+            int rc = run_once(c, r, en->policy, run, &e);
+            c->reads_total += run->st.reads;
+            c->scan_reads_total += run->st.reads;
+            if (!c->io_backend[0]) snprintf(c->io_backend, sizeof c->io_backend, "%s", run->st.io_backend);
+            if (rc) {
+                fprintf(stderr, "ringscan: bench: %s/%s: %s\n", r->shape->name, en->label,
+                        e.msg[0] ? e.msg : ringscan_strerror(rc));
+                c->any_error = true;
+                return 1;
+            }
+            if (!run->match)
+                fprintf(stderr, "ringscan: bench: %s/%s round %d: rows %lld checksum %llu, "
+                                "expected rows %lld checksum %llu\n",
+                        r->shape->name, en->label, k + 1, (long long)run->rows,
+                        (unsigned long long)run->checksum, (long long)r->expected.rows,
+                        (unsigned long long)r->expected.checksum);
+        }
+        if (r->floor.on) {
+            r->floor.ms[k] = bench_floor_time(&r->floor, &e);
+            if (r->floor.ms[k] < 0)
+                return fprintf(stderr, "ringscan: bench: floor of %s: %s\n", r->shape->name, e.msg), 1;
+        }
+    }
+    bench_floor_free(&r->floor); /* keeps the figures, drops the loaded bytes */
+    summarise(c, r);
+    return 0;
+}
+
+static void ctx_free(bench_ctx *c)
+{
+    for (int i = 0; i < c->nshapes; i++) {
+        for (int j = 0; j < c->shapes[i].nentries; j++) free(c->shapes[i].e[j].runs);
+        bench_floor_free(&c->shapes[i].floor);
+        free(c->shapes[i].floor.ms);
+    }
+    free(c);
+}
+
+/* Data files and expected answers for every chosen shape. 0 or 1. */
+static int prepare(bench_ctx *c)
+{
+    char paths[2][BENCH_PATH_MAX] = {"", ""};
+    for (int i = 0; i < SHAPE_COUNT; i++) {
+        if (!c->o.shape_on[i]) continue;
+        bench_shape_res *r = &c->shapes[c->nshapes++];
+        r->shape = &bench_shapes[i];
+        int l = (int)r->shape->layout;
+        if (!paths[l][0] && bench_data_file(&c->o, r->shape->layout, paths[l], sizeof paths[l],
+                                            &c->reads_total))
+            return 1;
+        snprintf(r->path, sizeof r->path, "%s", paths[l]);
+    }
+    return bench_data_expected(c);
+}
+
+int bench_scan_main(const bench_scan_opts *o)
+{
+    bench_ctx *c = calloc(1, sizeof *c);
+    if (!c) return fprintf(stderr, "ringscan: bench: out of memory\n"), 1;
+    c->o = *o;
+    time_t now = time(NULL);
+    strftime(c->date, sizeof c->date, "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
+    int rc = prepare(c);
+    double t0 = bench_now_ms();
+    for (int i = 0; rc == 0 && i < c->nshapes; i++) rc = bench_shape_rounds(c, &c->shapes[i]);
+    c->seconds_total = (bench_now_ms() - t0) / 1e3;
+    if (rc == 0) {
+        bench_report_table(c);
+        if (o->json_path && bench_report_json(c, o->json_path) != 0) rc = 1;
+        if (o->chart_path && bench_chart_svg(c, o->chart_path) != 0) {
+            fprintf(stderr, "ringscan: bench: cannot write %s\n", o->chart_path);
+            rc = 1;
+        }
+    }
+    if (rc == 0 && c->any_mismatch) {
+        fprintf(stderr, "ringscan: bench: some counts or checksums did not match the model\n");
+        rc = 1;
+    }
+    ctx_free(c);
+    return rc;
+}

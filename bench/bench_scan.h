@@ -1,0 +1,141 @@
+/* bench/bench_scan.h: `ringscan bench`, the scan benchmark: the bench shapes (bench/shapes.h)
+ * under each fetch policy on generated TPC-H lineitem files, with read counts, bytes, pruning,
+ * correctness against the data model and interleaved timing, plus a decompression floor.
+ *
+ * Owns: the options and result records shared by its files:
+ *   bench_data.c   data files and cached expected answers under the data folder
+ *   bench_scan.c   the measured runs and the round loop
+ *   bench_floor.c  the decompression floor (same compressed bytes, same codec, one core)
+ *   bench_report.c the text table and the JSON
+ *   chart.c        the SVG picture
+ *
+ * Invariants:
+ *  1. Every measured run opens the file itself (pqf_open), so its scan_stats.reads (footer
+ *     tail read + planning reads + data reads) is every read call the run made; the bench's
+ *     process total (bench_ctx.reads_total) adds the floor's loading reads, so with
+ *     --io pread it equals the pread64 calls on the data files (tests/cli/bench_strace.sh).
+ *  2. Data generation and expected-answer computation make no pread64 calls (the writer only
+ *     writes; the cache file is read with stdio), so they never disturb invariant 1.
+ *  3. Rounds are interleaved: within a round every entry of a shape runs once, in an order
+ *     rotated by the round number; the floor runs once per round too.
+ *  4. Bounded: at most BENCH_ENTRIES_MAX entries, BENCH_ROUNDS_MAX rounds. */
+#ifndef RINGSCAN_BENCH_BENCH_SCAN_H
+#define RINGSCAN_BENCH_BENCH_SCAN_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bench/shapes.h"
+#include "scan/scan.h"
+
+enum {
+    BENCH_ENTRIES_MAX = 4,      /* three policies + the A/A repeat */
+    BENCH_ROUNDS_MAX = 1000,
+    BENCH_PATH_MAX = 4096,
+    BENCH_ROW_GROUP_ROWS = 122880 /* DuckDB's row group size (RESULTS.md says why) */
+};
+
+typedef struct bench_scan_opts {
+    double sf;
+    uint64_t seed;
+    char data_dir[BENCH_PATH_MAX];
+    bool shape_on[SHAPE_COUNT];
+    int npolicies;
+    scan_policy policies[3];
+    exec_io_backend io;
+    int threads;
+    int rounds;
+    const char *json_path, *chart_path; /* NULL: not written */
+    bool floor;                         /* measure the decompression floor (default on) */
+    bool aa;                            /* the A/A repeat entry (default on) */
+} bench_scan_opts;
+
+/* One measured scan. */
+typedef struct bench_run {
+    double ms;
+    int64_t rows;
+    uint64_t checksum;
+    bool match; /* rows and checksum equal the model's */
+    scan_stats st;
+} bench_run;
+
+/* A policy measured over the rounds ("adaptive#2" is the A/A repeat of "adaptive"). */
+typedef struct bench_entry {
+    char label[24];
+    scan_policy policy;
+    bench_run *runs;         /* rounds */
+    double median_ms, ratio_lazy; /* ratio_lazy 0 when lazy was not run */
+    bool all_match, reads_vary;
+} bench_entry;
+
+/* The decompression floor of one shape (bench_floor.c). */
+typedef struct bench_floor {
+    bool on;
+    int codec;
+    int64_t row_groups, row_groups_pruned, chunks, pages;
+    uint64_t bytes_compressed, bytes_uncompressed, reads;
+    double *ms;              /* rounds */
+    double median_ms;
+    /* loaded data (freed by bench_floor_free) */
+    uint8_t **bufs;
+    int nbufs;
+    struct bench_page *pg;
+    int64_t npg, max_page;
+    uint8_t *scratch;
+} bench_floor;
+
+typedef struct bench_shape_res {
+    const bench_shape *shape;
+    char path[BENCH_PATH_MAX];
+    shape_result expected;
+    int nentries;
+    bench_entry e[BENCH_ENTRIES_MAX];
+    bench_floor floor;
+} bench_shape_res;
+
+typedef struct bench_ctx {
+    bench_scan_opts o;
+    int nshapes;
+    bench_shape_res shapes[SHAPE_COUNT];
+    uint64_t reads_total, scan_reads_total; /* invariant 1 */
+    double seconds_total;
+    char io_backend[EXEC_BACKEND_MSG_MAX];
+    char date[64];
+    bool any_mismatch, any_error;
+} bench_ctx;
+
+/* Fills o with the defaults: sf 1, seed 1, data folder <project root>/data, every shape, the
+ * three policies, io auto, threads = online CPUs, 5 rounds, floor and A/A on. */
+void bench_scan_opts_default(bench_scan_opts *o);
+
+/* Runs the benchmark and prints the table; writes the JSON and the chart when asked.
+ * Returns the exit status: 0 when every count and checksum matched, 1 on a mismatch or an
+ * error (printed to stderr). */
+int bench_scan_main(const bench_scan_opts *o);
+
+/* bench_data.c: makes sure the file for `layout` at o's sf exists (generating it when missing
+ * or written with other settings) and stores its path; *reads += the footer reads its check
+ * made. 0 or 1 (message printed). */
+int bench_data_file(const bench_scan_opts *o, lineitem_layout layout, char *path, size_t cap,
+                    uint64_t *reads);
+/* Fills every shape's expected answer from the cache next to the data (computing and saving
+ * the missing ones). 0 or 1 (message printed). */
+int bench_data_expected(bench_ctx *c);
+
+/* bench_floor.c: loads the compressed pages of the columns the shape reads (projection and
+ * filter) in the row groups its filter's statistics keep. 0 or a negative status with e. */
+int bench_floor_load(const char *path, const bench_shape *sh, int rounds, bench_floor *fl,
+                     pq_err *e);
+/* Decompresses every loaded page once on this thread; ms of wall time, or < 0 on error. */
+double bench_floor_time(bench_floor *fl, pq_err *e);
+void bench_floor_free(bench_floor *fl);
+
+/* bench_report.c */
+void bench_report_table(const bench_ctx *c);
+int bench_report_json(const bench_ctx *c, const char *path);
+/* chart.c: grouped bars of reads and of median time per shape and entry. 0 or -errno. */
+int bench_chart_svg(const bench_ctx *c, const char *path);
+
+double bench_median(const double *v, int n);
+double bench_now_ms(void);
+
+#endif

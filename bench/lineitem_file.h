@@ -1,0 +1,31 @@
+/* bench/lineitem_file.h: writing the lineitem model (bench/lineitem.h) as a Parquet file with
+ * format/writer.h. Shared by `ringscan gen lineitem` (cli/cmd_gen.c) and `ringscan bench`
+ * (bench/bench_data.c), so both produce byte-identical files for the same options.
+ *
+ * Owns: the producer thread + bounded batch queue (moved here from cmd_gen.c) and the
+ * lineitem schema. Batches are written strictly in order, so the file is identical for any
+ * thread count.
+ *
+ * Invariants:
+ *  1. The queue holds at most LINEITEM_FILE_QUEUE batches of LINEITEM_FILE_BATCH_ORDERS
+ *     orders (bounded memory); a failed side sets `stop` and the other side exits.
+ *  2. A progress bar goes to stderr only when `progress` is set and stderr is a terminal. */
+#ifndef RINGSCAN_BENCH_LINEITEM_FILE_H
+#define RINGSCAN_BENCH_LINEITEM_FILE_H
+#include <stdbool.h>
+
+#include "bench/lineitem.h"
+#include "format/writer.h"
+
+enum { LINEITEM_FILE_BATCH_ORDERS = 8192, LINEITEM_FILE_QUEUE = 4 };
+
+/* Fills d[0 .. g->ncols-1] with the lineitem schema (all REQUIRED; names borrowed from
+ * lineitem_columns). */
+void lineitem_file_schema(const lineitem_gen *g, pq_column_desc *d);
+
+/* Writes every row of g to w (opened with lineitem_file_schema's columns), generating on a
+ * producer thread when threads >= 2. Does not close w. Returns 0 or a negative status with e
+ * filled. */
+int lineitem_file_write(const lineitem_gen *g, pq_writer *w, int threads, bool progress, pq_err *e);
+
+#endif

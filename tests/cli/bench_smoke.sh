@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# tests/cli/bench_smoke.sh: `ringscan bench` end to end on small data. Run by tests/run.sh with
+# $RINGSCAN = the binary and cwd = the project root; timing is printed by the bench but never
+# asserted here.
+#  1. sf 0.01, every shape and policy, 1 round: exit status 0 (every count and checksum equals
+#     the data model's), the table has an "ok" row per shape and entry and no "BAD", the JSON
+#     says all_match, the SVG chart is written.
+#  2. sf 0.07 (4 row groups, so the cancel layout's matching row group 3 exists):
+#     lineitem_cancel matches with rows > 0 (at sf 0.01 its answer is 0 rows), and so does
+#     lineitem_prune.
+#  3. A wrong expected answer in the cache makes the bench exit 1 and print BAD.
+# Last line: "bench_smoke: N passed, N failed".
+set -u
+R=${RINGSCAN:-zig-out/bin/ringscan}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+passed=0; failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+check() { if eval "$1"; then ok; else bad "$2"; fi; }
+
+"$R" bench --data "$dir" --sf 0.01 --rounds 1 --json "$dir/a.json" --chart "$dir/a.svg" >"$dir/a.txt" 2>"$dir/a.err"
+rc=$?
+check '[ $rc -eq 0 ]' "sf 0.01 bench exit $rc: $(tail -n 5 "$dir/a.err")"
+rows=$(grep -cE '^ *[a-z_]* +(lazy|eager|adaptive|adaptive#2) .* ok ' "$dir/a.txt")
+check '[ "$rows" -eq 28 ]' "expected 28 ok rows (7 shapes x 4 entries), got $rows"
+check '! grep -q " BAD " "$dir/a.txt"' "a BAD row in the sf 0.01 table"
+check 'grep -q "\"all_match\":true" "$dir/a.json"' "JSON does not say all_match true"
+check 'grep -q "<svg" "$dir/a.svg" && grep -q "</svg>" "$dir/a.svg"' "chart is not an SVG"
+for s in lineitem_filter_only lineitem lineitem_and lineitem_prune lineitem_wide lineitem_cancel lineitem_order; do
+    check 'grep -q "^$s " "$dir/a.txt"' "shape $s missing from the table"
+done
+
+"$R" bench --data "$dir" --sf 0.07 --rounds 1 --shapes lineitem_cancel,lineitem_prune --no-floor \
+    --json "$dir/b.json" >"$dir/b.txt" 2>"$dir/b.err"
+rc=$?
+check '[ $rc -eq 0 ]' "sf 0.07 bench exit $rc: $(tail -n 5 "$dir/b.err")"
+cancel_rows=$(grep -E '^lineitem_cancel ' "$dir/b.txt" | awk '{print $(NF-4)}')
+check '[ "${cancel_rows:-0}" -gt 0 ]' "lineitem_cancel has no rows at sf 0.07 (got '${cancel_rows:-}')"
+check '! grep -q " BAD " "$dir/b.txt"' "a BAD row in the sf 0.07 table"
+
+exp="$dir/lineitem_sf0.01_tpch.parquet.expected"
+sed -i -E 's/^(lineitem_and [0-9]+ )[0-9]+$/\1123/' "$exp"
+"$R" bench --data "$dir" --sf 0.01 --rounds 1 --shapes lineitem_and --policies lazy --no-floor \
+    >"$dir/c.txt" 2>"$dir/c.err"
+rc=$?
+check '[ $rc -eq 1 ]' "a wrong expected checksum gave exit $rc, not 1"
+check 'grep -q " BAD " "$dir/c.txt"' "a wrong expected checksum printed no BAD row"
+
+echo "bench_smoke: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
