@@ -417,7 +417,8 @@ static int project(split_ctx *x, scan_batch *b)
     if (rc == 0) {
         b->ncols = s->nproj;
         b->rows = n;
-        int64_t got = flt_mask_select(&x->mask, idx, n);
+        /* every row selected: all vectors are moved whole, no index list is needed */
+        int64_t got = n == x->sp->nrows ? n : flt_mask_select(&x->mask, idx, n);
         assert(got == n);
     }
     for (int j = 0; rc == 0 && j < s->nproj; j++) {
