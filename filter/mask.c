@@ -1,5 +1,5 @@
 /* filter/mask.c: word-level bit mask operations (see mask.h for the invariants).
- * Every loop runs over whole words; only flt_mask_set_range touches partial words. */
+ * Every loop runs over whole words; only the *_range functions touch partial words. */
 #include "filter/mask.h"
 
 #include <assert.h>
@@ -143,5 +143,33 @@ int64_t flt_mask_select(const flt_mask *m, uint32_t *out, int64_t cap)
             bits &= bits - 1;
         }
     }
+    return k;
+}
+
+/* Word w of m restricted to bits [from, to) (w must overlap the range). */
+static uint64_t word_in_range(const flt_mask *m, int64_t w, int64_t from, int64_t to)
+{
+    uint64_t bits = m->words[w];
+    if (w == from >> 6) bits &= ~UINT64_C(0) << (from & 63);
+    if (w == (to - 1) >> 6) bits &= flt_mask_tail(to);
+    return bits;
+}
+
+bool flt_mask_any_range(const flt_mask *m, int64_t from, int64_t to)
+{
+    assert(m && 0 <= from && from <= to && to <= m->len);
+    for (int64_t w = from >> 6; from < to && w <= (to - 1) >> 6; w++)
+        if (word_in_range(m, w, from, to)) return true;
+    return false;
+}
+
+int64_t flt_mask_select_range(const flt_mask *m, int64_t from, int64_t to, uint32_t *out)
+{
+    assert(m && out && 0 <= from && from <= to && to <= m->len);
+    int64_t k = 0;
+    for (int64_t w = from >> 6; from < to && w <= (to - 1) >> 6; w++)
+        for (uint64_t bits = word_in_range(m, w, from, to); bits; bits &= bits - 1)
+            out[k++] = (uint32_t)((w << 6) + __builtin_ctzll(bits) - from);
+    assert(k <= to - from);
     return k;
 }

@@ -68,5 +68,10 @@ void flt_mask_set_range(flt_mask *m, int64_t from, int64_t to, bool value);
 /* Writes the indices of set bits in ascending order to out (room for cap entries); returns
  * how many were set in total (may exceed cap: only the first cap are written). */
 int64_t flt_mask_select(const flt_mask *m, uint32_t *out, int64_t cap);
+/* True when a bit of [from, to) is set; 0 <= from <= to <= len. */
+bool flt_mask_any_range(const flt_mask *m, int64_t from, int64_t to);
+/* Writes the positions, relative to from, of the set bits of [from, to) in ascending order to
+ * out (room for to - from entries); returns how many. 0 <= from <= to <= len. */
+int64_t flt_mask_select_range(const flt_mask *m, int64_t from, int64_t to, uint32_t *out);
 
 #endif

@@ -241,10 +241,7 @@ static int page_prune(scan_t *s, plan_index *x, int rg, scan_split *sp)
 
 static bool rows_possible(const scan_split *sp, int64_t a, int64_t b)
 {
-    if (sp->rows0.len == 0) return true;
-    for (int64_t r = a; r < b; r++)
-        if (flt_mask_get(&sp->rows0, r)) return true;
-    return false;
+    return sp->rows0.len == 0 || flt_mask_any_range(&sp->rows0, a, b);
 }
 
 /* Page pieces of one column from its offset index (dictionary first). */

@@ -157,23 +157,6 @@ static int append_placeholder(pq_vec *v, int64_t n)
     return 0;
 }
 
-/* Word w of m restricted to rows [a, b) (which must overlap the word). */
-static uint64_t word_in(const flt_mask *m, int64_t w, int64_t a, int64_t b)
-{
-    uint64_t word = m->words[w];
-    if (w == a >> 6) word &= ~UINT64_C(0) << (a & 63);
-    if (w == (b - 1) >> 6) word &= ~UINT64_C(0) >> (63 - ((b - 1) & 63));
-    return word;
-}
-
-/* Whether the current mask has any row in [a, b). */
-static bool mask_any(const flt_mask *m, int64_t a, int64_t b)
-{
-    assert(a >= 0 && b <= m->len);
-    for (int64_t w = a >> 6; a < b && w <= (b - 1) >> 6; w++)
-        if (word_in(m, w, a, b)) return true;
-    return false;
-}
 
 /* Releases page pieces of slot whose rows the mask excludes (and the dictionary when no page
  * is left). Whole-chunk pieces are kept. */
@@ -184,7 +167,7 @@ static void drop_excluded_pages(split_ctx *x, int slot)
     for (int p = 0; p < cp->npieces; p++) {
         scan_piece *pc = &cp->pieces[p];
         if (pc->dict || pc->whole_chunk || !x->futs[slot][p]) continue;
-        if (!mask_any(&x->mask, pc->first_row, pc->first_row + pc->nrows)) discard(x, slot, p);
+        if (!flt_mask_any_range(&x->mask, pc->first_row, pc->first_row + pc->nrows)) discard(x, slot, p);
         else any_page = true;
     }
     for (int p = 0; p < cp->npieces; p++)
@@ -265,16 +248,6 @@ static int load_slot(split_ctx *x, int slot)
 
 /* ------------------------------------------------------------- late materialisation */
 
-/* Positions (relative to a) of the rows of [a, b) the mask selects; returns their count. */
-static int64_t select_range(const flt_mask *m, int64_t a, int64_t b, uint32_t *idx)
-{
-    assert(a >= 0 && b <= m->len);
-    int64_t k = 0;
-    for (int64_t w = a >> 6; a < b && w <= (b - 1) >> 6; w++)
-        for (uint64_t word = word_in(m, w, a, b); word; word &= word - 1)
-            idx[k++] = (uint32_t)(w * 64 + __builtin_ctzll(word) - a);
-    return k;
-}
 
 /* One page of a projection-only column: skipped undecoded when the mask selects none of its
  * rows, else decoded into tmp and only its selected rows appended to out. */
@@ -288,7 +261,7 @@ static int page_selected(split_ctx *x, pq_col_reader *r, const uint8_t *buf, siz
     bool data = h.type == PQ_PAGE_DATA || h.type == PQ_PAGE_DATA_V2;
     int64_t end = first_row + h.num_values;
     if (data && end <= x->sp->nrows && (size_t)h.compressed_size <= len - (size_t)hl &&
-        !mask_any(&x->mask, first_row, end)) {
+        !flt_mask_any_range(&x->mask, first_row, end)) {
         *used = (size_t)hl + (size_t)h.compressed_size;
         *rows = h.num_values;
         return 0;
@@ -298,7 +271,7 @@ static int page_selected(split_ctx *x, pq_col_reader *r, const uint8_t *buf, siz
         return pq_errf(&x->err, RINGSCAN_EFORMAT, off, "pages hold more rows than the row group");
     uint32_t *idx = malloc(sizeof(uint32_t) * (size_t)(h.num_values + 1));
     if (!idx) return -ENOMEM;
-    int64_t k = select_range(&x->mask, first_row, end, idx);
+    int64_t k = flt_mask_select_range(&x->mask, first_row, end, idx);
     int rc = pq_colr_page_sel(r, buf, len, off, idx, k, out, used, rows, &x->err);
     free(idx);
     return rc;

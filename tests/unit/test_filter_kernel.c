@@ -100,6 +100,33 @@ typedef struct rval {
     int32_t len;
 } rval;
 
+/* flt_mask_any_range / flt_mask_select_range against a per-bit reference, on ranges that
+ * start and end inside, at and across word boundaries. */
+static void mask_ranges(void)
+{
+    flt_mask m = {0};
+    CHECK(flt_mask_init(&m, 300, false) == 0);
+    uint64_t x = 88172645463325252ull;
+    for (int64_t i = 0; i < 300; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        if (x % 5 == 0) flt_mask_set(&m, i);
+    }
+    uint32_t idx[300];
+    for (int64_t a = 0; a <= 300; a += 7)
+        for (int64_t b = a; b <= 300; b += 13) {
+            int64_t want = 0;
+            uint32_t ref[300];
+            for (int64_t r = a; r < b; r++)
+                if (flt_mask_get(&m, r)) ref[want++] = (uint32_t)(r - a);
+            CHECK(flt_mask_any_range(&m, a, b) == (want > 0));
+            int64_t got = flt_mask_select_range(&m, a, b, idx);
+            CHECK_EQ_I64(got, want);
+            CHECK(got != want || memcmp(idx, ref, sizeof(uint32_t) * (size_t)want) == 0);
+        }
+    CHECK(!flt_mask_any_range(&m, 64, 64));
+    flt_mask_free(&m);
+}
+
 static void be_encode(int64_t v, uint8_t *out, int32_t len)
 {
     for (int32_t k = len - 1; k >= 0; k--) out[k] = (uint8_t)v, v >>= 8; /* arithmetic */
@@ -433,6 +460,7 @@ static void errors_and_edges(void)
 int main(void)
 {
     RUN(mask_ops_odd_lengths);
+    RUN(mask_ranges);
     RUN(errors_and_edges);
     RUN(kernels_match_reference);
     return CHECK_DONE("test_filter_kernel");
