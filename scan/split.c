@@ -250,9 +250,10 @@ static int load_slot(split_ctx *x, int slot)
 
 
 /* One page of a projection-only column: skipped undecoded when the mask selects none of its
- * rows, else decoded into tmp and only its selected rows appended to out. */
+ * rows, else only its selected rows are decoded and appended to out (pq_colr_page_sel).
+ * Other pages (dictionary, index) append no rows. */
 static int page_selected(split_ctx *x, pq_col_reader *r, const uint8_t *buf, size_t len,
-                         int64_t off, int64_t first_row, pq_vec *tmp, pq_vec *out, size_t *used,
+                         int64_t off, int64_t first_row, pq_vec *out, size_t *used,
                          int64_t *rows)
 {
     pq_page_header h;
@@ -266,7 +267,7 @@ static int page_selected(split_ctx *x, pq_col_reader *r, const uint8_t *buf, siz
         *rows = h.num_values;
         return 0;
     }
-    if (!data) return pq_colr_page(r, buf, len, off, tmp, used, rows, &x->err);
+    if (!data) return pq_colr_page(r, buf, len, off, out, used, rows, &x->err);
     if (h.num_values < 0 || end > x->sp->nrows)
         return pq_errf(&x->err, RINGSCAN_EFORMAT, off, "pages hold more rows than the row group");
     uint32_t *idx = malloc(sizeof(uint32_t) * (size_t)(h.num_values + 1));
@@ -279,7 +280,7 @@ static int page_selected(split_ctx *x, pq_col_reader *r, const uint8_t *buf, siz
 
 /* Every page of one piece (a whole chunk holds many; a page piece one). */
 static int piece_selected(split_ctx *x, pq_col_reader *r, const scan_piece *pc, const io_bytes *b,
-                          pq_vec *tmp, pq_vec *out, int64_t *row)
+                          pq_vec *out, int64_t *row)
 {
     size_t pos = 0;
     if (!pc->whole_chunk) *row = pc->first_row;
@@ -287,7 +288,7 @@ static int piece_selected(split_ctx *x, pq_col_reader *r, const scan_piece *pc, 
         size_t used = 0;
         int64_t rows = 0;
         int rc = page_selected(x, r, b->data + pos, b->len - pos, (int64_t)(pc->off + pos), *row,
-                               tmp, out, &used, &rows);
+                               out, &used, &rows);
         if (rc) return rc;
         assert(used > 0);
         pos += used;
@@ -305,14 +306,12 @@ static int decode_selected(split_ctx *x, int slot)
     const pq_chunk_meta *cm = &x->s->f->meta.row_groups[x->sp->rg].chunks[cp->col];
     r->codec = cm->codec;
     r->has_dict = false;
-    pq_vec *v = &x->vecs[slot], tmp;
-    pq_vec_init(&tmp, v->type, v->type_length);
+    pq_vec *v = &x->vecs[slot];
     int64_t want = flt_mask_popcount(&x->mask), row = 0;
     int rc = pq_vec_reserve(v, want, 0);
     for (int p = 0; rc == 0 && p < cp->npieces; p++)
         if (x->futs[slot][p])
-            rc = piece_selected(x, r, &cp->pieces[p], fut_value(x->futs[slot][p]), &tmp, v, &row);
-    pq_vec_free(&tmp);
+            rc = piece_selected(x, r, &cp->pieces[p], fut_value(x->futs[slot][p]), v, &row);
     if (rc == 0 && v->length != want)
         rc = pq_errf(&x->err, RINGSCAN_EFORMAT, (int64_t)cp->pieces[0].off,
                      "column chunk yielded %lld selected rows, the filter selected %lld",
