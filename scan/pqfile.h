@@ -1,6 +1,7 @@
 /* scan/pqfile.h: an open Parquet file read synchronously: footer with one tail read (a second
- * only when the metadata is larger), then whole column chunks decoded on demand. Used by the
- * CLI's plain reads and by tests; the scan engine reads through io/ futures instead.
+ * only when the metadata is larger), then whole column chunks decoded on demand. The scan
+ * engine and the public API open files with pqf_open and read data through io/ futures;
+ * pqf_read_column is the plain synchronous read the tests use as a reference.
  *
  * Invariants: the metadata is parsed once at open; every chunk range is checked against the
  * file size before it is read; error messages name the file, the offset and the column. */
