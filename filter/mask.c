@@ -44,6 +44,22 @@ int flt_mask_copy(flt_mask *dst, const flt_mask *src)
     return 0;
 }
 
+int flt_mask_slice(flt_mask *dst, const flt_mask *src, int64_t from, int64_t to)
+{
+    assert(dst && src && dst != src && 0 <= from && from <= to && to <= src->len);
+    int rc = flt_mask_init(dst, to - from, false);
+    if (rc) return rc;
+    int sh = (int)(from & 63);
+    int64_t w0 = from >> 6, nw = flt_mask_nwords(to - from), srcw = flt_mask_nwords(src->len);
+    for (int64_t i = 0; i < nw; i++) {
+        uint64_t lo = src->words[w0 + i] >> sh;
+        uint64_t hi = sh && w0 + i + 1 < srcw ? src->words[w0 + i + 1] << (64 - sh) : 0;
+        dst->words[i] = lo | hi;
+    }
+    if (nw) dst->words[nw - 1] &= flt_mask_tail(to - from); /* invariant 2 */
+    return 0;
+}
+
 void flt_mask_from_bytes(flt_mask *m, const uint8_t *bytes)
 {
     assert(m);

@@ -50,6 +50,9 @@ int flt_mask_init(flt_mask *m, int64_t len, bool value);
 void flt_mask_free(flt_mask *m);
 /* Copies src into dst (same length as src after the call). 0 or -ENOMEM. */
 int flt_mask_copy(flt_mask *dst, const flt_mask *src);
+/* dst (a mask of to - from rows) = bits [from, to) of src; 0 <= from <= to <= src->len.
+ * 0 or -ENOMEM. */
+int flt_mask_slice(flt_mask *dst, const flt_mask *src, int64_t from, int64_t to);
 /* Fills bits from validity (Arrow bytes, LSB first, (len+7)/8 bytes); NULL = all valid. */
 void flt_mask_from_bytes(flt_mask *m, const uint8_t *bytes);
 /* dst &= src; dst |= src; dst &= ~src. Equal lengths. */

@@ -100,7 +100,7 @@ typedef struct rval {
     int32_t len;
 } rval;
 
-/* flt_mask_any_range / flt_mask_select_range against a per-bit reference, on ranges that
+/* flt_mask_any_range / flt_mask_select_range / flt_mask_slice against a per-bit reference, on ranges that
  * start and end inside, at and across word boundaries. */
 static void mask_ranges(void)
 {
@@ -122,6 +122,12 @@ static void mask_ranges(void)
             int64_t got = flt_mask_select_range(&m, a, b, idx);
             CHECK_EQ_I64(got, want);
             CHECK(got != want || memcmp(idx, ref, sizeof(uint32_t) * (size_t)want) == 0);
+            flt_mask sl = {0};
+            CHECK(flt_mask_slice(&sl, &m, a, b) == 0);
+            CHECK_EQ_I64(sl.len, b - a);
+            CHECK_EQ_I64(flt_mask_popcount(&sl), want); /* also checks the tail is clear */
+            for (int64_t r = a; r < b; r++) CHECK(flt_mask_get(&sl, r - a) == flt_mask_get(&m, r));
+            flt_mask_free(&sl);
         }
     CHECK(!flt_mask_any_range(&m, 64, 64));
     flt_mask_free(&m);
