@@ -45,6 +45,8 @@ typedef struct io_file {
 typedef struct io_bytes {
     const uint8_t *data;
     size_t len;
+    size_t shared; /* leading bytes an earlier request of the same coalesced read also
+                      delivered: counted once in bytes_used / bytes_wasted (by that one) */
 } io_bytes;
 
 /* Fault hook, called before every read call (also continuations) with the chunk about to be

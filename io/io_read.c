@@ -6,7 +6,9 @@
  *  1. A request's future is resolved or failed exactly once, only from a range completion
  *     or from io_ctx_free; its want/cancel hooks are cleared by the future layer then.
  *  2. bytes_used/bytes_wasted of a resolved request are counted when its future dies
- *     (wanted -> used, else wasted); holes and dropped members when its range completes.
+ *     (wanted -> used, else wasted), less the bytes an earlier member of its range already
+ *     delivered (io_bytes.shared), so used + wasted never exceeds the bytes read; holes and
+ *     dropped members when its range completes.
  *  3. A range completion either re-issues the read (short read, EINTR/EAGAIN, bounded by
  *     IO_RETRIES_MAX for errors) or delivers every member; never both. */
 #include <assert.h>
@@ -19,7 +21,7 @@
 #include "io/io_impl.h"
 #include "ringscan.h"
 
-static const io_bytes io_empty = {(const uint8_t *)"", 0};
+static const io_bytes io_empty = {(const uint8_t *)"", 0, 0};
 
 io_opts_t io_opts_default(void)
 {
@@ -208,8 +210,9 @@ static void io_req_free_value(void *v)
     io_req *r = v;
     io_ctx_t *ctx = r->ctx;
     assert(r->state == IO_REQ_DONE && r->range);
-    if (fut_is_wanted(r->fut)) ctx->c.bytes_used += r->len;
-    else ctx->c.bytes_wasted += r->len;
+    assert(r->value.shared <= r->len);
+    if (fut_is_wanted(r->fut)) ctx->c.bytes_used += r->len - r->value.shared;
+    else ctx->c.bytes_wasted += r->len - r->value.shared;
     io_range *g = r->range;
     ctx->guard++;
     io_req_free(r);
@@ -272,6 +275,7 @@ static void io_range_deliver(io_range *g, int status)
         r->state = IO_REQ_DONE;
         r->value.data = g->buf + (r->off - g->off);
         r->value.len = (size_t)r->len;
+        r->value.shared = (size_t)((s < r->off + r->len ? s : r->off + r->len) - r->off);
         g->refs++;
         fut_resolve(r->fut, &r->value, io_req_free_value);
     }

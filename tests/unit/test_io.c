@@ -302,6 +302,28 @@ static void c_coalesce(void)
     CHECK(fut_is_ready(f[1]) && !fut_is_ready(f[2]));
     for (int i = 0; i < 4; i++) fut_unref(f[i]);
     io_ctx_free(ctx);
+
+    /* overlapping requests (two splits wanting one dictionary page) share one read, and
+     * their common bytes are counted once */
+    ctx = new_ctx(NULL);
+    f[0] = io_read(ctx, g_file, 4096, 8192);
+    f[1] = io_read(ctx, g_file, 4096, 8192);
+    f[2] = io_read(ctx, g_file, 8192, 8192);
+    for (int i = 0; i < 3; i++) fut_want(f[i]);
+    CHECK_EQ_I64(fut_await(f[2]), 0);
+    for (int i = 0; i < 3; i++) {
+        CHECK(fut_is_ready(f[i]) && fut_status(f[i]) == 0);
+        CHECK(bytes_match(fut_value(f[i]), i == 2 ? 8192 : 4096, 8192));
+    }
+    const io_bytes *v0 = fut_value(f[0]), *v1 = fut_value(f[1]), *v2 = fut_value(f[2]);
+    CHECK_EQ_I64(v0->shared + v1->shared + v2->shared, 8192 + 4096);
+    for (int i = 0; i < 3; i++) fut_unref(f[i]);
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.reads_submitted, 1);
+    CHECK_EQ_I64(c.bytes_read, 12288);
+    CHECK_EQ_I64(c.bytes_used, 12288);
+    CHECK_EQ_I64(c.bytes_wasted, 0);
+    io_ctx_free(ctx);
 }
 
 static void c_lazy(void)
@@ -370,7 +392,7 @@ static void read_sync(void)
     uint8_t buf[300];
     char err[512];
     CHECK_EQ_I64(io_read_sync(g_file, 1000, buf, sizeof buf, err, sizeof err), 0);
-    io_bytes b = {buf, sizeof buf};
+    io_bytes b = {buf, sizeof buf, 0};
     CHECK(bytes_match(&b, 1000, sizeof buf));
     CHECK_EQ_I64(io_read_sync(g_file, FILE_BYTES - 10, buf, 20, err, sizeof err), -EIO);
     char want[512];
