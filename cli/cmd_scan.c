@@ -32,6 +32,11 @@ static int parse_opt(scan_args *a, const char *s, const char *v)
     else if (strcmp(s, "--where") == 0) a->where = v;
     else if (strcmp(s, "--limit") == 0) a->o.limit = strtoll(v, NULL, 10);
     else if (strcmp(s, "--threads") == 0) a->o.threads = atoi(v);
+    else if (strcmp(s, "--split-rows") == 0) {
+        char *end = NULL;
+        a->o.split_rows = strtoll(v, &end, 10);
+        if (!*v || *end || a->o.split_rows < 0) return -1;
+    }
     else if (strcmp(s, "--policy") == 0) {
         if (strcmp(v, "lazy") == 0) a->o.policy = SCAN_LAZY;
         else if (strcmp(v, "eager") == 0) a->o.policy = SCAN_EAGER;
@@ -176,7 +181,7 @@ int cmd_scan(int argc, char **argv)
         fprintf(stderr, "usage: ringscan scan FILE [--columns a,b] [--where EXPR] [--limit N] "
                         "[--policy lazy|eager|adaptive] [--threads N] [--io uring|pread] "
                         "[--ordered] [--format table|csv|jsonl|count] [--stats[=json]] [--explain] "
-                        "[--verify-checksums] [--no-page-index] [--no-bloom]\n");
+                        "[--verify-checksums] [--no-page-index] [--no-bloom] [--split-rows N]\n");
         return 2;
     }
     pq_err e = {.offset = -1};

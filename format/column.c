@@ -68,6 +68,12 @@ static int scratch_reserve(void **buf, size_t *cap, size_t n)
     return 0;
 }
 
+/* The dictionary data pages decode against: the shared one, else the reader's own. */
+static const pq_vec *dict_of(const pq_col_reader *r)
+{
+    return r->shared_dict ? r->shared_dict : (r->has_dict ? &r->dict : NULL);
+}
+
 static int err_at(pq_col_reader *r, pq_err *e, int status, int64_t off, const char *msg)
 {
     pq_errf(e, status, off, "%s", msg);
@@ -134,6 +140,7 @@ static int dict_page(pq_col_reader *r, const pq_page_header *h, const uint8_t *b
     }
     pq_vec_clear(&r->dict);
     r->has_dict = false;
+    r->shared_dict = NULL;
     int rc = pq_dict_decode_page(body, n, h->num_values, &r->dict, e);
     if (rc) {
         if (e) e->offset = off;
@@ -220,11 +227,12 @@ static int values(pq_col_reader *r, pq_encoding enc, const uint8_t *p, size_t le
     case PQ_ENC_PLAIN: return pq_plain_decode(p, len, nn, out, &used, e);
     case PQ_ENC_PLAIN_DICTIONARY:
     case PQ_ENC_RLE_DICTIONARY: {
-        if (!r->has_dict)
+        const pq_vec *dict = dict_of(r);
+        if (!dict)
             return pq_errf(e, RINGSCAN_EFORMAT, -1, "dictionary-encoded page without a dictionary");
         pq_rle_dec d;
         int rc = pq_rle_init_dict(&d, p, len, e);
-        return rc ? rc : pq_dict_decode(&r->dict, &d, nn, out, e);
+        return rc ? rc : pq_dict_decode(dict, &d, nn, out, e);
     }
     case PQ_ENC_RLE:
         if (t != PQ_BOOLEAN) break;
@@ -334,7 +342,7 @@ static int dict_selected(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64
         if (lv[j]) gather[k++] = r->idx[vi];
     }
     int64_t base = out->length;
-    rc = pq_dict_gather(&r->dict, gather, k, out, e);
+    rc = pq_dict_gather(dict_of(r), gather, k, out, e);
     if (rc) return rc;
     if (k < sel->n) {
         rc = pq_vec_reserve(out, sel->n - k, 0);
@@ -363,7 +371,7 @@ static int data_page(pq_col_reader *r, const pq_page_header *h, const page_body 
                      pq_vec *out, const page_sel *sel, pq_err *e)
 {
     bool dict = h->encoding == PQ_ENC_PLAIN_DICTIONARY || h->encoding == PQ_ENC_RLE_DICTIONARY;
-    if (sel && !(dict && r->has_dict)) return full_then_take(r, h, b, off, out, sel, e);
+    if (sel && !(dict && dict_of(r))) return full_then_take(r, h, b, off, out, sel, e);
     int64_t n = h->num_values, nn = n, base = out->length;
     if (n < 0 || n > r->limits.max_page_values) {
         pq_errf(e, RINGSCAN_ELIMIT, off, "limit max_page_values=%lld exceeded: page of %lld values",

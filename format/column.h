@@ -42,6 +42,9 @@ typedef struct pq_col_reader {
     pq_col_limits limits;
     pq_vec dict;                   /* decoded dictionary values */
     bool has_dict;
+    const pq_vec *shared_dict;     /* NULL, or a decoded dictionary owned elsewhere (a scan's
+                                      cache, immutable while set) used instead of dict; a
+                                      dictionary page clears it */
     uint8_t *scratch;              /* decompressed page body */
     size_t scratch_cap;
     uint32_t *levels;              /* definition levels of one page */

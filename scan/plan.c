@@ -1,4 +1,5 @@
-/* scan/plan.c: splits (one per row group) and static pruning before any data read.
+/* scan/plan.c: splits (a row group, or page-aligned row ranges of a large one) and static
+ * pruning before any data read.
  *
  * Pruning order per row group: chunk statistics (no I/O), page index (one read covering every
  * needed index of the file, done once), bloom filters (one read per probed filter, only for
@@ -101,11 +102,21 @@ static int index_parse_one(const pq_chunk_meta *cm, const uint8_t *span, uint64_
     return 0;
 }
 
+/* Whether a row group is large enough to be cut into splits (then its offset indexes are
+ * wanted even without a filter). */
+static bool any_cut(const scan_t *s)
+{
+    for (int rg = 0; s->o.split_rows > 0 && rg < s->f->meta.nrow_groups; rg++)
+        if (s->f->meta.row_groups[rg].num_rows >= 2 * s->o.split_rows) return true;
+    return false;
+}
+
 static int index_load(scan_t *s, plan_index *x, pq_err *e)
 {
     memset(x, 0, sizeof *x);
     uint64_t lo, hi;
-    if (!s->o.use_page_index || s->npreds == 0 || !index_span(s, &lo, &hi)) return 0;
+    if (!s->o.use_page_index || (s->npreds == 0 && !any_cut(s)) || !index_span(s, &lo, &hi))
+        return 0;
     size_t n = (size_t)s->f->meta.nrow_groups * (size_t)s->nneed;
     x->oi = calloc(n, sizeof *x->oi);
     x->ci = calloc(n, sizeof *x->ci);
@@ -194,79 +205,107 @@ static bool order_usable(const scan_t *s, const pq_chunk_meta *cm, const pq_colu
     return cm->stats.usable || (d->sort_order != PQ_ORDER_UNDEFINED && s->f->meta.column_orders_known);
 }
 
-/* Clears in rows0 the rows of the pages conjunct k's column index rules out. */
+/* Clears in rows (a mask of the row group's nrows rows) the rows of the pages conjunct k's
+ * column index rules out. */
 static int page_prune_one(scan_t *s, const pq_offset_index *oi, const pq_column_index *ci,
-                          int rg, int k, scan_split *sp)
+                          int rg, int k, int64_t n, flt_mask *rows)
 {
     const flt_pred *p = &s->filter->preds[k];
     const pq_chunk_meta *cm = &s->f->meta.row_groups[rg].chunks[p->column];
-    int64_t n = sp->nrows;
-    int64_t *rows = malloc(sizeof(int64_t) * (size_t)oi->npages);
+    int64_t *nr = malloc(sizeof(int64_t) * (size_t)oi->npages);
     uint64_t *keep = calloc((size_t)(oi->npages + 63) / 64 + 1, sizeof(uint64_t));
-    if (!rows || !keep) {
-        free(rows);
+    if (!nr || !keep) {
+        free(nr);
         free(keep);
         return -ENOMEM;
     }
     for (int pg = 0; pg < oi->npages; pg++) {
         int64_t b = pg + 1 < oi->npages ? oi->pages[pg + 1].first_row_index : n;
-        rows[pg] = b - oi->pages[pg].first_row_index;
+        nr[pg] = b - oi->pages[pg].first_row_index;
     }
-    flt_prune_pages(p, ci, order_usable(s, cm, p->desc), rows, keep, NULL);
-    int rc = sp->rows0.len == 0 ? flt_mask_init(&sp->rows0, n, true) : 0;
+    flt_prune_pages(p, ci, order_usable(s, cm, p->desc), nr, keep, NULL);
+    int rc = rows->len == 0 ? flt_mask_init(rows, n, true) : 0;
     for (int pg = 0; rc == 0 && pg < oi->npages; pg++) {
         if ((keep[pg >> 6] >> (pg & 63)) & 1) continue;
-        int64_t a = oi->pages[pg].first_row_index, b = a + rows[pg];
-        if (a >= 0 && a < b && b <= n) flt_mask_set_range(&sp->rows0, a, b, false);
+        int64_t a = oi->pages[pg].first_row_index, b = a + nr[pg];
+        if (a >= 0 && a < b && b <= n) flt_mask_set_range(rows, a, b, false);
     }
-    free(rows);
+    free(nr);
     free(keep);
     return rc;
 }
 
 /* Rows of rg kept by the page indexes of every conjunct (mask len 0 when none applies). */
-static int page_prune(scan_t *s, plan_index *x, int rg, scan_split *sp)
+static int page_prune(scan_t *s, plan_index *x, int rg, int64_t n, flt_mask *rows)
 {
     for (int k = 0; k < s->npreds; k++) {
         size_t i = (size_t)rg * (size_t)s->nneed + (size_t)s->pred_slot[k];
         if (!x->has_oi || !x->has_oi[i] || !x->has_ci[i]) continue;
-        if (x->ci[i].npages != x->oi[i].npages || !index_rows_ok(&x->oi[i], sp->nrows)) continue;
-        int rc = page_prune_one(s, &x->oi[i], &x->ci[i], rg, k, sp);
+        if (x->ci[i].npages != x->oi[i].npages || !index_rows_ok(&x->oi[i], n)) continue;
+        int rc = page_prune_one(s, &x->oi[i], &x->ci[i], rg, k, n, rows);
         if (rc) return rc;
     }
     return 0;
 }
 
-/* ----------------------------------------------------------------------------- pieces */
-
-static bool rows_possible(const scan_split *sp, int64_t a, int64_t b)
+/* The usable offset index of needed slot k in rg, or NULL. */
+static const pq_offset_index *usable_oi(const scan_t *s, const plan_index *x, int rg, int k)
 {
-    return sp->rows0.len == 0 || flt_mask_any_range(&sp->rows0, a, b);
+    size_t i = (size_t)rg * (size_t)s->nneed + (size_t)k;
+    if (!x->has_oi || !x->has_oi[i]) return NULL;
+    return index_rows_ok(&x->oi[i], s->f->meta.row_groups[rg].num_rows) ? &x->oi[i] : NULL;
 }
 
-/* Page pieces of one column from its offset index (dictionary first). */
-static int pieces_from_index(scan_split *sp, const pq_chunk_meta *cm, const pq_offset_index *oi,
-                             scan_colplan *cp)
+/* Rows [a, b) of page pg of an offset index over a row group of n rows. */
+static void page_rows(const pq_offset_index *oi, int pg, int64_t n, int64_t *a, int64_t *b)
+{
+    *a = oi->pages[pg].first_row_index;
+    *b = pg + 1 < oi->npages ? oi->pages[pg + 1].first_row_index : n;
+}
+
+/* Counts (in stats and for --explain) the pages of the needed columns with an offset index,
+ * and those rows (the row group's page-index mask, len 0 = all) rules out. */
+static void count_pages(scan_t *s, plan_index *x, int rg, const flt_mask *rows, int64_t *total,
+                        int64_t *pruned)
+{
+    int64_t n = s->f->meta.row_groups[rg].num_rows;
+    *total = *pruned = 0;
+    for (int k = 0; k < s->nneed; k++) {
+        const pq_offset_index *oi = usable_oi(s, x, rg, k);
+        for (int pg = 0; oi && pg < oi->npages; pg++) {
+            int64_t a, b;
+            page_rows(oi, pg, n, &a, &b);
+            ++*total;
+            *pruned += rows->len != 0 && !flt_mask_any_range(rows, a, b);
+        }
+    }
+    s->stats.pages_total += *total;
+    s->stats.pages_pruned += *pruned;
+}
+
+/* ----------------------------------------------------------------------------- pieces */
+
+/* Page pieces of one column from its offset index: the pages overlapping the split's rows
+ * that rows0 still allows, the dictionary first. */
+static int pieces_from_index(const scan_split *sp, const pq_chunk_meta *cm,
+                             const pq_offset_index *oi, int64_t rg_rows, scan_colplan *cp)
 {
     cp->pieces = calloc((size_t)oi->npages + 1, sizeof *cp->pieces);
     if (!cp->pieces) return -ENOMEM;
     int64_t first_page = oi->npages > 0 ? oi->pages[0].offset : cm->data_page_offset;
     int64_t dict = cm->has_dictionary_page_offset ? cm->dictionary_page_offset : cm->data_page_offset;
-    bool any = false;
+    int64_t lo = sp->row_lo, hi = sp->row_lo + sp->nrows;
     for (int pg = 0; pg < oi->npages; pg++) {
-        int64_t a = oi->pages[pg].first_row_index;
-        int64_t b = pg + 1 < oi->npages ? oi->pages[pg + 1].first_row_index : sp->nrows;
-        sp->pages_total++;
-        if (!rows_possible(sp, a, b)) {
-            sp->pages_pruned++;
-            continue;
-        }
-        any = true;
+        int64_t a, b;
+        page_rows(oi, pg, rg_rows, &a, &b);
+        if (b <= lo || a >= hi) continue;
+        int64_t ca = a < lo ? lo : a, cb = b > hi ? hi : b; /* clipped to the split */
+        if (sp->rows0.len && !flt_mask_any_range(&sp->rows0, ca - lo, cb - lo)) continue;
         cp->pieces[cp->npieces++] = (scan_piece){.off = (uint64_t)oi->pages[pg].offset,
                                                  .len = (uint64_t)oi->pages[pg].compressed_page_size,
-                                                 .first_row = a, .nrows = b - a};
+                                                 .first_row = a - lo, .nrows = b - a};
     }
-    if (any && dict > 0 && dict < first_page) {
+    if (cp->npieces && dict > 0 && dict < first_page) {
         memmove(cp->pieces + 1, cp->pieces, sizeof *cp->pieces * (size_t)cp->npieces);
         cp->pieces[0] = (scan_piece){.off = (uint64_t)dict, .len = (uint64_t)(first_page - dict),
                                      .dict = true};
@@ -275,19 +314,21 @@ static int pieces_from_index(scan_split *sp, const pq_chunk_meta *cm, const pq_o
     return 0;
 }
 
-static int plan_pieces(scan_t *s, plan_index *x, int rg, scan_split *sp, pq_err *e)
+static int plan_pieces(scan_t *s, plan_index *x, scan_split *sp, pq_err *e)
 {
+    int64_t rg_rows = s->f->meta.row_groups[sp->rg].num_rows;
     sp->cols = calloc((size_t)s->nneed, sizeof *sp->cols);
     if (!sp->cols) return -ENOMEM;
     for (int k = 0; k < s->nneed; k++) {
         scan_colplan *cp = &sp->cols[k];
         cp->col = s->need[k];
-        const pq_chunk_meta *cm = &s->f->meta.row_groups[rg].chunks[cp->col];
-        size_t i = (size_t)rg * (size_t)s->nneed + (size_t)k;
-        if (x->has_oi && x->has_oi[i] && index_rows_ok(&x->oi[i], sp->nrows)) {
-            if (pieces_from_index(sp, cm, &x->oi[i], cp)) return -ENOMEM;
+        const pq_chunk_meta *cm = &s->f->meta.row_groups[sp->rg].chunks[cp->col];
+        const pq_offset_index *oi = usable_oi(s, x, sp->rg, k);
+        if (oi) {
+            if (pieces_from_index(sp, cm, oi, rg_rows, cp)) return -ENOMEM;
             continue;
         }
+        assert(sp->row_lo == 0 && sp->nrows == rg_rows); /* only indexed groups are cut */
         uint64_t off, len;
         int rc = pq_chunk_range(cm, s->f->file->size_bytes, &off, &len, e);
         if (rc) {
@@ -302,57 +343,159 @@ static int plan_pieces(scan_t *s, plan_index *x, int rg, scan_split *sp, pq_err 
     return 0;
 }
 
-/* Decides one row group: pruned (with a reason) or its pieces. */
-static int plan_group(scan_t *s, plan_index *x, int rg, pq_err *e)
+/* ----------------------------------------------------------------------------- splits */
+
+/* A new zeroed split at the end of s->splits (grown as needed); NULL on -ENOMEM or when the
+ * split count limit is reached. */
+static scan_split *split_add(scan_t *s, int *cap)
 {
-    scan_split *sp = &s->splits[rg];
-    sp->rg = rg;
-    sp->nrows = s->f->meta.row_groups[rg].num_rows;
-    const char *why = sp->nrows == 0 ? "empty" : NULL;
+    if (s->nsplits == SCAN_MAX_SPLITS) return NULL;
+    if (s->nsplits == *cap) {
+        int ncap = *cap < 16 ? 16 : (*cap > SCAN_MAX_SPLITS / 2 ? SCAN_MAX_SPLITS : *cap * 2);
+        scan_split *ns = realloc(s->splits, sizeof *ns * ((size_t)ncap + 1));
+        if (!ns) return NULL;
+        s->splits = ns;
+        *cap = ncap;
+    }
+    scan_split *sp = &s->splits[s->nsplits++];
+    memset(sp, 0, sizeof *sp);
+    return sp;
+}
+
+/* Row boundaries cutting rg into splits of about split_rows rows: cuts[0] = 0 < ... <
+ * cuts[n] = rows, each inner cut the first row of a page of the first needed column (pages
+ * of other columns may straddle it). Returns n >= 1; *cuts is malloc'd. */
+static int plan_cuts(scan_t *s, plan_index *x, int rg, int64_t **cuts)
+{
+    int64_t n = s->f->meta.row_groups[rg].num_rows, target = s->o.split_rows;
+    int want = target > 0 && n >= 2 * target ? (int)((n + target - 1) / target) : 1;
+    for (int k = 0; want > 1 && k < s->nneed; k++)
+        if (!usable_oi(s, x, rg, k)) want = 1;
+    *cuts = malloc(sizeof(int64_t) * ((size_t)want + 1));
+    if (!*cuts) return -ENOMEM;
+    (*cuts)[0] = 0;
+    int m = 0;
+    const pq_offset_index *oi = want > 1 ? usable_oi(s, x, rg, 0) : NULL;
+    for (int pg = 1, c = 1; oi && c < want; c++) { /* the first page at or past c/want of n */
+        int64_t goal = n * c / want;
+        while (pg < oi->npages && oi->pages[pg].first_row_index < goal) pg++;
+        if (pg == oi->npages) break;
+        if (oi->pages[pg].first_row_index > (*cuts)[m]) (*cuts)[++m] = oi->pages[pg].first_row_index;
+    }
+    (*cuts)[++m] = n;
+    return m;
+}
+
+/* Splits rows [lo, hi) of rg; rows is the row group's page-index mask (len 0 = all rows). */
+static int plan_range(scan_t *s, plan_index *x, int rg, int64_t lo, int64_t hi,
+                      const flt_mask *rows, int *cap, pq_err *e)
+{
+    scan_split *sp = split_add(s, cap);
+    if (!sp) return -ENOMEM;
+    *sp = (scan_split){.rg = rg, .row_lo = lo, .nrows = hi - lo};
+    int rc = rows->len ? flt_mask_slice(&sp->rows0, rows, lo, hi) : 0;
+    if (rc) return rc;
+    if (sp->rows0.len && flt_mask_all_false(&sp->rows0)) {
+        sp->pruned = true;
+        flt_mask_free(&sp->rows0);
+        scan_explainf(s, "  split %d (row group %d, rows %lld..%lld): pruned by page index\n",
+                      s->nsplits - 1, rg, (long long)lo, (long long)hi);
+        return 0;
+    }
+    rc = plan_pieces(s, x, sp, e);
+    if (rc == 0)
+        scan_explainf(s, "  split %d (row group %d, rows %lld..%lld): read\n", s->nsplits - 1, rg,
+                      (long long)lo, (long long)hi);
+    return rc;
+}
+
+/* Decides one row group: pruned whole (with a reason), or cut into splits with their
+ * pieces. */
+static int plan_group(scan_t *s, plan_index *x, int rg, int *cap, pq_err *e)
+{
+    int64_t n = s->f->meta.row_groups[rg].num_rows;
+    flt_mask rows = {0};
+    const char *why = n == 0 ? "empty" : NULL;
     int rc = 0;
     for (int k = 0; !why && k < s->npreds; k++)
         if (stats_prune(s, rg, k)) why = "statistics";
-    if (!why && (rc = page_prune(s, x, rg, sp)) == 0 && sp->rows0.len && flt_mask_all_false(&sp->rows0))
+    if (!why && (rc = page_prune(s, x, rg, n, &rows)) == 0 && rows.len && flt_mask_all_false(&rows))
         why = "page index";
     for (int k = 0; rc == 0 && !why && k < s->npreds; k++) {
         bool out = false;
         rc = bloom_prune(s, rg, k, &out, e);
         if (out) why = "bloom filter";
     }
-    if (rc) return rc;
-    if (why) {
-        sp->pruned = true;
+    if (rc == 0 && why) {
+        scan_split *sp = split_add(s, cap);
+        if (!sp) rc = -ENOMEM;
+        else *sp = (scan_split){.rg = rg, .nrows = n, .pruned = true};
         s->stats.row_groups_pruned++;
-        if (sp->rows0.len) flt_mask_free(&sp->rows0);
-        scan_explainf(s, "  split %d (row group %d, %lld rows): pruned by %s\n", rg, rg,
-                      (long long)sp->nrows, why);
-        return 0;
+        scan_explainf(s, "  split %d (row group %d, %lld rows): pruned by %s\n", s->nsplits - 1,
+                      rg, (long long)n, why);
+    } else if (rc == 0) {
+        int64_t total, pruned, *cuts = NULL;
+        count_pages(s, x, rg, &rows, &total, &pruned);
+        int m = plan_cuts(s, x, rg, &cuts);
+        rc = m < 0 ? m : 0;
+        if (rc == 0)
+            scan_explainf(s, "  row group %d (%lld rows): pages pruned %lld of %lld, %d split%s\n",
+                          rg, (long long)n, (long long)pruned, (long long)total, m, m > 1 ? "s" : "");
+        for (int i = 0; rc == 0 && i < m; i++) rc = plan_range(s, x, rg, cuts[i], cuts[i + 1], &rows, cap, e);
+        free(cuts);
     }
-    rc = plan_pieces(s, x, rg, sp, e);
-    s->stats.pages_total += sp->pages_total;
-    s->stats.pages_pruned += sp->pages_pruned;
-    if (rc == 0)
-        scan_explainf(s, "  split %d (row group %d, %lld rows): read, pages pruned %d of %d\n", rg,
-                      rg, (long long)sp->nrows, sp->pages_pruned, sp->pages_total);
+    flt_mask_free(&rows);
     return rc;
+}
+
+/* Marks the splits that share a row group and makes the shared dictionary slots. */
+static int plan_shared(scan_t *s)
+{
+    int ng = s->f->meta.nrow_groups;
+    if (s->nsplits <= ng) return 0; /* no row group was cut */
+    s->rg_left = calloc((size_t)ng + 1, sizeof *s->rg_left);
+    s->dicts = calloc((size_t)ng * (size_t)s->nneed + 1, sizeof *s->dicts);
+    if (!s->rg_left || !s->dicts) return -ENOMEM;
+    for (int i = 0; i < s->nsplits; i++)
+        if (!s->splits[i].pruned) atomic_fetch_add(&s->rg_left[s->splits[i].rg], 1);
+    for (int i = 0; i < s->nsplits; i++)
+        s->splits[i].shares_rg = !s->splits[i].pruned && atomic_load(&s->rg_left[s->splits[i].rg]) > 1;
+    return 0;
+}
+
+/* Frees the shared dictionaries of row group rg (all when rg < 0). */
+void scan_shared_dicts_free(scan_t *s, int rg)
+{
+    int lo = rg < 0 ? 0 : rg, hi = rg < 0 ? s->f->meta.nrow_groups : rg + 1;
+    for (int g = lo; s->dicts && g < hi; g++)
+        for (int k = 0; k < s->nneed; k++) {
+            pq_vec *v = atomic_exchange(&s->dicts[(size_t)g * (size_t)s->nneed + (size_t)k], NULL);
+            if (v) pq_vec_free(v);
+            free(v);
+        }
 }
 
 int scan_plan(scan_t *s, pq_err *e)
 {
-    s->nsplits = s->f->meta.nrow_groups;
-    s->splits = calloc((size_t)s->nsplits + 1, sizeof *s->splits);
-    if (!s->splits) return -ENOMEM;
-    s->stats.row_groups_total = s->nsplits;
+    int cap = 0;
+    s->nsplits = 0;
+    s->splits = NULL;
+    s->stats.row_groups_total = s->f->meta.nrow_groups;
     s->stats.reads = (uint64_t)s->f->tail_reads;
     plan_index x;
     int rc = index_load(s, &x, e);
-    for (int rg = 0; rc == 0 && rg < s->nsplits; rg++) rc = plan_group(s, &x, rg, e);
+    for (int rg = 0; rc == 0 && rg < s->f->meta.nrow_groups; rg++) rc = plan_group(s, &x, rg, &cap, e);
     index_free(s, &x);
-    return rc;
+    return rc ? rc : plan_shared(s);
 }
 
 void scan_plan_free(scan_t *s)
 {
+    scan_shared_dicts_free(s, -1);
+    free(s->dicts);
+    free(s->rg_left);
+    s->dicts = NULL;
+    s->rg_left = NULL;
     for (int i = 0; s->splits && i < s->nsplits; i++) {
         scan_split *sp = &s->splits[i];
         for (int k = 0; sp->cols && k < s->nneed; k++) free(sp->cols[k].pieces);

@@ -18,6 +18,7 @@ void scan_opts_default(scan_opts *o)
     o->limit = -1;
     o->use_page_index = true;
     o->use_bloom = true;
+    o->split_rows = SCAN_SPLIT_ROWS;
     o->io_opts = io_opts_default();
     pq_col_limits_default(&o->col_limits);
 }

@@ -32,7 +32,9 @@
 enum {
     SCAN_TASKS_PER_CORE = 4,   /* split tasks in flight per core */
     SCAN_MAX_COLUMNS = 4096,
-    SCAN_EXPLAIN_MAX = 1 << 16 /* bytes of --explain text kept */
+    SCAN_EXPLAIN_MAX = 1 << 16, /* bytes of --explain text kept */
+    SCAN_SPLIT_ROWS = 128 * 1024,
+    SCAN_MAX_SPLITS = 1 << 24
 };
 
 typedef enum scan_policy { SCAN_LAZY = 0, SCAN_EAGER = 1, SCAN_ADAPTIVE = 2 } scan_policy;
@@ -46,6 +48,10 @@ typedef struct scan_opts {
     bool use_page_index;      /* read column/offset indexes to prune pages (default true) */
     bool use_bloom;           /* read bloom filters for = / IN (default true) */
     bool explain;             /* keep a text account of planning and ordering */
+    int64_t split_rows;       /* a row group of at least twice this many rows whose needed
+                                 columns all have an offset index is cut into splits of about
+                                 this many rows at page boundaries; 0 = one split per row group
+                                 (default SCAN_SPLIT_ROWS) */
     io_opts_t io_opts;
     pq_col_limits col_limits;
 } scan_opts;
@@ -53,10 +59,13 @@ typedef struct scan_opts {
 void scan_opts_default(scan_opts *o);
 
 /* One contiguous byte range of a column chunk a split may read: a whole chunk, a dictionary
- * page, or one data page (then rows [first_row, first_row + nrows) of the split). */
+ * page, or one data page holding rows [first_row, first_row + nrows) relative to the split's
+ * first row. A page may straddle the split's edges (first_row < 0, or first_row + nrows >
+ * the split's nrows) when a row group is cut into several splits: only the rows inside the
+ * split are kept. */
 typedef struct scan_piece {
     uint64_t off, len;
-    int64_t first_row, nrows; /* split-relative rows; dictionary pieces: nrows 0 */
+    int64_t first_row, nrows; /* dictionary pieces: nrows 0 */
     bool dict;
     bool whole_chunk;
 } scan_piece;
@@ -68,10 +77,14 @@ typedef struct scan_colplan {
     scan_piece *pieces;
 } scan_colplan;
 
+/* A split: rows [row_lo, row_lo + nrows) of row group rg (the whole group unless it was cut
+ * at page boundaries). */
 typedef struct scan_split {
     int rg;
-    int64_t nrows;
+    int64_t row_lo, nrows;
     bool pruned;               /* by statistics / bloom / page index at planning */
+    bool shares_rg;            /* another unpruned split reads the same row group (its
+                                  dictionaries are shared: split.c shared_dict) */
     int pages_total, pages_pruned;
     flt_mask rows0;            /* rows left after page-index pruning (len 0 = all rows) */
     scan_colplan *cols;        /* one per needed column (scan->need order) */

@@ -32,6 +32,12 @@ struct scan {
 
     int nsplits;
     scan_split *splits;
+    /* Dictionaries of row groups cut into several splits (NULL when none is cut):
+     * dicts[rg * nneed + slot] is published once (release) by the first split that decoded
+     * it and read (acquire) by the others, which then neither read nor decode that page;
+     * rg_left[rg] counts the row group's unfinished splits, and the last one frees them. */
+    _Atomic(pq_vec *) *dicts;
+    _Atomic int *rg_left;
 
     /* adaptive submission: per conjunct, how often it ran and how often its output mask was
      * all-false; independent of the order it ran in (split.c p_input_all_false) */
@@ -75,6 +81,8 @@ struct scan {
 /* plan.c: builds s->splits with static pruning; 0 or a negative status. */
 int scan_plan(scan_t *s, pq_err *e);
 void scan_plan_free(scan_t *s);
+/* Frees the shared dictionaries of row group rg (every row group when rg < 0). */
+void scan_shared_dicts_free(scan_t *s, int rg);
 
 /* split.c: runs split i on the current core (a coroutine); pushes its batch or error. */
 void scan_run_split(scan_t *s, scan_core *c, int i);

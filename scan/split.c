@@ -56,9 +56,10 @@ static void release_slot(split_ctx *x, int slot)
 static void discard(split_ctx *x, int slot, int p)
 {
     fut_t *f = x->futs[slot][p];
-    if (f && fut_is_ready(f) && fut_status(f) == 0 && fut_is_wanted(f))
-        atomic_fetch_add_explicit(&x->s->bytes_discarded, x->sp->cols[slot].pieces[p].len,
-                                  memory_order_relaxed);
+    if (f && fut_is_ready(f) && fut_status(f) == 0 && fut_is_wanted(f)) {
+        const io_bytes *b = fut_value(f);
+        atomic_fetch_add_explicit(&x->s->bytes_discarded, b->len - b->shared, memory_order_relaxed);
+    }
     release(x, slot, p);
 }
 
@@ -73,7 +74,53 @@ static void want_slot(split_ctx *x, int slot)
         if (x->futs[slot][p]) fut_want(x->futs[slot][p]);
 }
 
-/* Registers every piece of every needed column (no I/O yet). */
+/* ------------------------------------------------------------- shared dictionaries */
+
+/* The shared dictionary slot of slot's column, or NULL when the split has its row group alone. */
+static _Atomic(pq_vec *) *dict_slot(split_ctx *x, int slot)
+{
+    if (!x->sp->shares_rg) return NULL;
+    return &x->s->dicts[(size_t)x->sp->rg * (size_t)x->s->nneed + (size_t)slot];
+}
+
+/* The dictionary another split of the row group published for slot, or NULL. */
+static const pq_vec *shared_dict(split_ctx *x, int slot)
+{
+    _Atomic(pq_vec *) *d = dict_slot(x, slot);
+    return d ? atomic_load_explicit(d, memory_order_acquire) : NULL;
+}
+
+/* After r decoded slot's dictionary page itself: moves it to the row group's slot for the
+ * other splits (the first publisher wins; r then borrows it like they do). */
+static void publish_dict(split_ctx *x, int slot, pq_col_reader *r)
+{
+    _Atomic(pq_vec *) *d = dict_slot(x, slot);
+    if (!d || !r->has_dict || r->shared_dict || atomic_load_explicit(d, memory_order_relaxed)) return;
+    pq_vec *v = malloc(sizeof *v);
+    if (!v) return; /* sharing is an optimisation: keep the reader's own */
+    *v = r->dict;
+    pq_vec *none = NULL;
+    if (atomic_compare_exchange_strong_explicit(d, &none, v, memory_order_release, memory_order_relaxed)) {
+        pq_vec_init(&r->dict, v->type, v->type_length); /* the buffers moved to v */
+        r->has_dict = false;
+        r->shared_dict = v;
+    } else {
+        free(v);
+    }
+}
+
+/* Readies the core's reader of slot for this split's pages. */
+static pq_col_reader *reader_for(split_ctx *x, int slot)
+{
+    pq_col_reader *r = &x->c->readers[slot];
+    r->codec = x->s->f->meta.row_groups[x->sp->rg].chunks[x->sp->cols[slot].col].codec;
+    r->has_dict = false;
+    r->shared_dict = shared_dict(x, slot);
+    return r;
+}
+
+/* Registers every piece of every needed column (no I/O yet); a dictionary page another split
+ * of the row group already decoded is not registered. */
 static int register_all(split_ctx *x)
 {
     scan_t *s = x->s;
@@ -81,7 +128,9 @@ static int register_all(split_ctx *x)
         scan_colplan *cp = &x->sp->cols[k];
         x->futs[k] = calloc((size_t)cp->npieces + 1, sizeof(fut_t *));
         if (!x->futs[k]) return -ENOMEM;
+        bool have_dict = shared_dict(x, k) != NULL;
         for (int p = 0; p < cp->npieces; p++) {
+            if (cp->pieces[p].dict && have_dict) continue;
             x->futs[k][p] = io_read(x->c->io, s->f->file, cp->pieces[p].off, cp->pieces[p].len);
             if (!x->futs[k][p]) return -ENOMEM;
         }
@@ -158,6 +207,14 @@ static int append_placeholder(pq_vec *v, int64_t n)
 }
 
 
+/* The split-relative rows [*a, *b) a page piece contributes (its rows inside the split). */
+static void piece_span(const scan_split *sp, const scan_piece *pc, int64_t *a, int64_t *b)
+{
+    *a = pc->first_row < 0 ? 0 : pc->first_row;
+    *b = pc->first_row + pc->nrows > sp->nrows ? sp->nrows : pc->first_row + pc->nrows;
+    assert(*a < *b);
+}
+
 /* Releases page pieces of slot whose rows the mask excludes (and the dictionary when no page
  * is left). Whole-chunk pieces are kept. */
 static void drop_excluded_pages(split_ctx *x, int slot)
@@ -167,7 +224,9 @@ static void drop_excluded_pages(split_ctx *x, int slot)
     for (int p = 0; p < cp->npieces; p++) {
         scan_piece *pc = &cp->pieces[p];
         if (pc->dict || pc->whole_chunk || !x->futs[slot][p]) continue;
-        if (!flt_mask_any_range(&x->mask, pc->first_row, pc->first_row + pc->nrows)) discard(x, slot, p);
+        int64_t a, b;
+        piece_span(x->sp, pc, &a, &b);
+        if (!flt_mask_any_range(&x->mask, a, b)) discard(x, slot, p);
         else any_page = true;
     }
     for (int p = 0; p < cp->npieces; p++)
@@ -188,29 +247,57 @@ static int await_slot(split_ctx *x, int slot)
     return 0;
 }
 
+/* Decodes one page piece (or dictionary) appending the page's rows [a, e) of the split: the
+ * whole page, or when it straddles the split's edge just its rows inside (pq_colr_page_sel). */
+static int decode_page(split_ctx *x, pq_col_reader *r, const scan_piece *pc, const io_bytes *b,
+                       int64_t a, int64_t e, pq_vec *v)
+{
+    size_t used = 0;
+    int64_t rows = 0;
+    int rc;
+    if (pc->dict || (a == pc->first_row && e == pc->first_row + pc->nrows)) {
+        rc = pq_colr_page(r, b->data, b->len, (int64_t)pc->off, v, &used, &rows, &x->err);
+    } else {
+        uint32_t *idx = malloc(sizeof(uint32_t) * (size_t)(e - a));
+        if (!idx) return -ENOMEM;
+        for (int64_t i = a; i < e; i++) idx[i - a] = (uint32_t)(i - pc->first_row);
+        rc = pq_colr_page_sel(r, b->data, b->len, (int64_t)pc->off, idx, e - a, v, &used, &rows,
+                              &x->err);
+        free(idx);
+    }
+    if (rc == 0 && !pc->dict && rows != pc->nrows)
+        rc = pq_errf(&x->err, RINGSCAN_EFORMAT, (int64_t)pc->off,
+                     "page holds %lld rows, the offset index says %lld", (long long)rows,
+                     (long long)pc->nrows);
+    return rc;
+}
+
 /* Decodes slot's pieces into x->vecs[slot]; released pages become placeholder rows. */
 static int decode_slot(split_ctx *x, int slot)
 {
     scan_t *s = x->s;
     scan_colplan *cp = &x->sp->cols[slot];
-    pq_col_reader *r = &x->c->readers[slot];
+    pq_col_reader *r = reader_for(x, slot);
     const pq_chunk_meta *cm = &s->f->meta.row_groups[x->sp->rg].chunks[cp->col];
-    r->codec = cm->codec;
-    r->has_dict = false;
     pq_vec *v = &x->vecs[slot];
     int rc = 0;
     bool paged = false;
     for (int p = 0; rc == 0 && p < cp->npieces; p++) {
         scan_piece *pc = &cp->pieces[p];
+        if (pc->dict && r->shared_dict) { /* published since it was registered */
+            discard(x, slot, p);
+            continue;
+        }
         fut_t *f = x->futs[slot][p];
+        int64_t a = 0, e = 0;
         if (!pc->dict && !pc->whole_chunk) {
             paged = true;
+            piece_span(x->sp, pc, &a, &e);
             /* pages pruned at planning have no piece: their rows become placeholders too */
-            if (pc->first_row > v->length && (rc = append_placeholder(v, pc->first_row - v->length)))
-                break;
+            if (a > v->length && (rc = append_placeholder(v, a - v->length))) break;
         }
         if (!f) {
-            if (!pc->dict) rc = append_placeholder(v, pc->nrows);
+            if (!pc->dict) rc = append_placeholder(v, e - a);
             continue;
         }
         const io_bytes *b = fut_value(f);
@@ -218,14 +305,10 @@ static int decode_slot(split_ctx *x, int slot)
             rc = pq_colr_chunk(r, cm, b->data, b->len, (int64_t)pc->off, v, &x->err);
             continue;
         }
-        size_t used = 0;
-        int64_t rows = 0;
-        rc = pq_colr_page(r, b->data, b->len, (int64_t)pc->off, v, &used, &rows, &x->err);
-        if (rc == 0 && !pc->dict && rows != pc->nrows)
-            rc = pq_errf(&x->err, RINGSCAN_EFORMAT, (int64_t)pc->off,
-                         "page holds %lld rows, the offset index says %lld", (long long)rows,
-                         (long long)pc->nrows);
+        rc = decode_page(x, r, pc, b, a, e, v);
+        if (rc == 0 && pc->dict) publish_dict(x, slot, r);
     }
+    r->shared_dict = NULL; /* not kept past the split: the last split of the group frees it */
     if (rc == 0 && paged && v->length < x->sp->nrows) /* trailing pages pruned at planning */
         rc = append_placeholder(v, x->sp->nrows - v->length);
     if (rc == 0 && v->length != x->sp->nrows)
@@ -249,30 +332,36 @@ static int load_slot(split_ctx *x, int slot)
 /* ------------------------------------------------------------- late materialisation */
 
 
-/* One page of a projection-only column: skipped undecoded when the mask selects none of its
- * rows, else only its selected rows are decoded and appended to out (pq_colr_page_sel).
- * Other pages (dictionary, index) append no rows. */
+/* One page of a projection-only column, starting at split-relative row first_row: skipped
+ * undecoded when the mask selects none of its rows inside the split, else only its selected
+ * rows are decoded and appended to out (pq_colr_page_sel). exp_rows: the page's row count
+ * by the offset index (page pieces), or -1 (pages of a whole chunk). Other pages
+ * (dictionary, index) append no rows. */
 static int page_selected(split_ctx *x, pq_col_reader *r, const uint8_t *buf, size_t len,
-                         int64_t off, int64_t first_row, pq_vec *out, size_t *used,
-                         int64_t *rows)
+                         int64_t off, int64_t first_row, int64_t exp_rows, pq_vec *out,
+                         size_t *used, int64_t *rows)
 {
     pq_page_header h;
     int hl = pq_page_header_parse(buf, len, &h, &x->err);
     if (hl < 0) return hl;
-    bool data = h.type == PQ_PAGE_DATA || h.type == PQ_PAGE_DATA_V2;
+    if (h.type != PQ_PAGE_DATA && h.type != PQ_PAGE_DATA_V2)
+        return pq_colr_page(r, buf, len, off, out, used, rows, &x->err);
     int64_t end = first_row + h.num_values;
-    if (data && end <= x->sp->nrows && (size_t)h.compressed_size <= len - (size_t)hl &&
-        !flt_mask_any_range(&x->mask, first_row, end)) {
+    if (exp_rows >= 0 && h.num_values != exp_rows)
+        return pq_errf(&x->err, RINGSCAN_EFORMAT, off, "page holds %lld rows, the offset index says %lld",
+                       (long long)h.num_values, (long long)exp_rows);
+    if (h.num_values < 0 || (exp_rows < 0 && end > x->sp->nrows))
+        return pq_errf(&x->err, RINGSCAN_EFORMAT, off, "pages hold more rows than the row group");
+    int64_t a = first_row < 0 ? 0 : first_row, e = end > x->sp->nrows ? x->sp->nrows : end;
+    if ((size_t)h.compressed_size <= len - (size_t)hl && !flt_mask_any_range(&x->mask, a, e)) {
         *used = (size_t)hl + (size_t)h.compressed_size;
         *rows = h.num_values;
         return 0;
     }
-    if (!data) return pq_colr_page(r, buf, len, off, out, used, rows, &x->err);
-    if (h.num_values < 0 || end > x->sp->nrows)
-        return pq_errf(&x->err, RINGSCAN_EFORMAT, off, "pages hold more rows than the row group");
-    uint32_t *idx = malloc(sizeof(uint32_t) * (size_t)(h.num_values + 1));
+    uint32_t *idx = malloc(sizeof(uint32_t) * (size_t)(e - a + 1));
     if (!idx) return -ENOMEM;
-    int64_t k = flt_mask_select_range(&x->mask, first_row, end, idx);
+    int64_t k = flt_mask_select_range(&x->mask, a, e, idx);
+    for (int64_t i = 0; a > first_row && i < k; i++) idx[i] += (uint32_t)(a - first_row);
     int rc = pq_colr_page_sel(r, buf, len, off, idx, k, out, used, rows, &x->err);
     free(idx);
     return rc;
@@ -288,7 +377,7 @@ static int piece_selected(split_ctx *x, pq_col_reader *r, const scan_piece *pc, 
         size_t used = 0;
         int64_t rows = 0;
         int rc = page_selected(x, r, b->data + pos, b->len - pos, (int64_t)(pc->off + pos), *row,
-                               out, &used, &rows);
+                               pc->whole_chunk || pc->dict ? -1 : pc->nrows, out, &used, &rows);
         if (rc) return rc;
         assert(used > 0);
         pos += used;
@@ -302,16 +391,17 @@ static int piece_selected(split_ctx *x, pq_col_reader *r, const scan_piece *pc, 
 static int decode_selected(split_ctx *x, int slot)
 {
     scan_colplan *cp = &x->sp->cols[slot];
-    pq_col_reader *r = &x->c->readers[slot];
-    const pq_chunk_meta *cm = &x->s->f->meta.row_groups[x->sp->rg].chunks[cp->col];
-    r->codec = cm->codec;
-    r->has_dict = false;
+    pq_col_reader *r = reader_for(x, slot);
     pq_vec *v = &x->vecs[slot];
     int64_t want = flt_mask_popcount(&x->mask), row = 0;
     int rc = pq_vec_reserve(v, want, 0);
-    for (int p = 0; rc == 0 && p < cp->npieces; p++)
-        if (x->futs[slot][p])
-            rc = piece_selected(x, r, &cp->pieces[p], fut_value(x->futs[slot][p]), v, &row);
+    for (int p = 0; rc == 0 && p < cp->npieces; p++) {
+        if (cp->pieces[p].dict && r->shared_dict) discard(x, slot, p);
+        if (!x->futs[slot][p]) continue;
+        rc = piece_selected(x, r, &cp->pieces[p], fut_value(x->futs[slot][p]), v, &row);
+        if (rc == 0 && cp->pieces[p].dict) publish_dict(x, slot, r);
+    }
+    r->shared_dict = NULL;
     if (rc == 0 && v->length != want)
         rc = pq_errf(&x->err, RINGSCAN_EFORMAT, (int64_t)cp->pieces[0].off,
                      "column chunk yielded %lld selected rows, the filter selected %lld",
@@ -514,5 +604,7 @@ void scan_run_split(scan_t *s, scan_core *c, int i)
         scan_batch_free(&b);
     }
     ctx_free(&x);
+    if (s->splits[i].shares_rg && atomic_fetch_sub(&s->rg_left[s->splits[i].rg], 1) == 1)
+        scan_shared_dicts_free(s, s->splits[i].rg); /* the row group's last split */
     scan_push(s, i, &b);
 }

@@ -466,9 +466,9 @@ static const char *cur_what = "";
 static void report_fail(const char *what, const char *query, const scan_opts *o)
 {
     fprintf(stderr, "  seed %llu (replay: RINGSCAN_TEST_SEED=%llu) %s: %s policy=%d threads=%d "
-                    "ordered=%d io=%d limit=%lld\n    where: %s\n",
+                    "ordered=%d io=%d limit=%lld split_rows=%lld\n    where: %s\n",
             (unsigned long long)cur_seed, (unsigned long long)cur_seed, cur_what, what, o->policy,
-            o->threads, o->ordered, o->io, (long long)o->limit, query);
+            o->threads, o->ordered, o->io, (long long)o->limit, (long long)o->split_rows, query);
 }
 
 /* Runs one scan; fills r (hashes of every output row in order). */
@@ -491,7 +491,7 @@ static void run_scan(pqf_t *f, const gtable *t, const char *query, const int *pr
     }
     for (int i = 0; i < s->nsplits; i++) {
         const scan_split *sp = &s->splits[i];
-        int64_t base = (int64_t)i * t->rg_rows;
+        int64_t base = (int64_t)sp->rg * t->rg_rows + sp->row_lo;
         if (!sp->pruned) r->rows_unpruned += sp->nrows;
         for (int64_t k = 0; match && k < sp->nrows; k++)
             if (match[base + k] && (sp->pruned || (sp->rows0.len && !flt_mask_get(&sp->rows0, k))))
@@ -577,6 +577,7 @@ static bool one_seed(uint64_t seed, int queries)
     wo.page_rows = t.page_rows = ts_range(20, 800);
     wo.dictionary = ts_rnd() % 3 != 0;
     wo.page_index = ts_rnd() % 3 != 0;
+    if (ts_rnd() % 2) wo.page_bytes = ts_range(256, 8192); /* pages of columns misalign */
     uint8_t flags[MAX_COLS];
     for (int i = 0; i < t.ncols; i++)
         flags[i] = (uint8_t)((t.c[i].t != G_BOOL && ts_rnd() % 3 == 0 ? PQ_WCOL_BLOOM : 0) |
@@ -609,6 +610,8 @@ static bool one_seed(uint64_t seed, int queries)
                     (long long)t.rows, (long long)t.rg_rows, (long long)t.page_rows, (long long)nexp, q.text);
         exec_io_backend io = seed % 3 == 1 ? EXEC_IO_PREAD : EXEC_IO_AUTO;
         bool use_pi = ts_rnd() % 4 != 0, use_bloom = ts_rnd() % 4 != 0;
+        /* row groups cut at page boundaries into splits, pages straddling the cuts */
+        int64_t split_rows = ts_rnd() % 3 == 0 ? SCAN_SPLIT_ROWS : ts_range(40, 2000);
         int64_t rg_pruned = -1, pages_pruned = -1;
         for (int pol = 0; ok && pol < 3; pol++)
             for (int th = 1; ok && th <= 2; th++)
@@ -621,6 +624,7 @@ static bool one_seed(uint64_t seed, int queries)
                     o.io = io;
                     o.use_page_index = use_pi;
                     o.use_bloom = use_bloom;
+                    o.split_rows = split_rows;
                     run_result r;
                     cur_what = "property";
                     run_scan(f, &t, q.text, proj, nproj, &o, match, &r);
@@ -1247,9 +1251,106 @@ static void test_free_midway(void)
     pqf_close(f);
 }
 
+/* ============================================================ row-range splits */
+
+enum { RR_ROWS = 6400, RR_PAGE = 100, RR_SPLIT = 400 };
+
+/* One row group of RR_ROWS rows (key = row, v = row % 50, both dictionary-encoded), pages of
+ * RR_PAGE rows with a page index. */
+static pqf_t *open_one_group(void)
+{
+    pq_column_desc sch[2] = {ts_desc("key", PQ_INT64, 0, false, PQ_LOGICAL_NONE),
+                             ts_desc("v", PQ_INT32, 0, false, PQ_LOGICAL_NONE)};
+    pq_vec v[2];
+    for (int i = 0; i < 2; i++) ts_vec_new(&v[i], sch[i].physical, 0, RR_ROWS, 0);
+    for (int64_t r = 0; r < RR_ROWS; r++) {
+        int32_t x = (int32_t)(r % 50);
+        ts_put_fixed(&v[0], &r, false);
+        ts_put_fixed(&v[1], &x, false);
+    }
+    pq_writer_opts wo;
+    pq_writer_opts_default(&wo);
+    wo.row_group_rows = RR_ROWS;
+    wo.page_rows = RR_PAGE;
+    wo.page_index = true;
+    char path[256];
+    ts_path(path, sizeof path, "one_group.parquet");
+    int rc = ts_write(path, sch, 2, v, RR_ROWS, &wo);
+    for (int i = 0; i < 2; i++) pq_vec_free(&v[i]);
+    pqf_t *f = NULL;
+    pq_err e = {.offset = -1};
+    if (rc || pqf_open(&f, path, NULL, &e)) return NULL;
+    return f;
+}
+
+/* Scans f ordered on one core under policy: every key must come out in order, lo..hi-1. */
+static scan_stats scan_range_check(pqf_t *f, const char *where, scan_policy pol, int64_t lo,
+                                   int64_t hi, int *nsplits)
+{
+    scan_opts o;
+    scan_opts_default(&o);
+    o.split_rows = RR_SPLIT;
+    o.threads = 1;
+    o.ordered = true;
+    o.policy = pol;
+    scan_stats st;
+    memset(&st, 0, sizeof st);
+    pq_err e = {.offset = -1};
+    flt_expr *ex = NULL;
+    CHECK(flt_parse(where, f->meta.columns, f->meta.ncolumns, &ex, &e) == 0);
+    const int proj[] = {0, 1};
+    scan_t *s = NULL;
+    CHECK(scan_start(f, proj, 2, ex, &o, &s, &e) == 0);
+    if (!s) return st;
+    *nsplits = s->nsplits;
+    scan_batch b;
+    int64_t next = lo;
+    int rc;
+    while ((rc = scan_next(s, &b, &e)) == 1) {
+        for (int64_t i = 0; i < b.rows; i++, next++) {
+            CHECK_EQ_I64(((const int64_t *)(const void *)b.cols[0].values)[i], next);
+            CHECK_EQ_I64(((const int32_t *)(const void *)b.cols[1].values)[i], next % 50);
+        }
+        scan_batch_free(&b);
+    }
+    CHECK_EQ_I64(rc, 0);
+    CHECK_EQ_I64(next, hi);
+    scan_get_stats(s, &st);
+    scan_free(s);
+    return st;
+}
+
+/* A large row group is cut at page boundaries into splits of about split_rows rows; the
+ * splits of one group share its dictionaries: a dictionary page is registered by at most the
+ * splits already in flight when the first of them decoded it, never once per split. */
+static void test_split_ranges(void)
+{
+    pqf_t *f = open_one_group();
+    CHECK(f != NULL);
+    if (!f) return;
+    for (int pol = 0; pol < 3; pol++) {
+        int n = 0;
+        scan_stats st = scan_range_check(f, "v >= 0", (scan_policy)pol, 0, RR_ROWS, &n);
+        CHECK_EQ_I64(n, RR_ROWS / RR_SPLIT);
+        CHECK_EQ_I64(st.rows_scanned, RR_ROWS);
+        int64_t pages = 2 * RR_ROWS / RR_PAGE; /* both columns, every page once */
+        int64_t dict_regs = (int64_t)st.requests_registered - pages;
+        CHECK(dict_regs >= 2 && dict_regs <= 2 * SCAN_TASKS_PER_CORE);
+        if (chk_case_failed) fprintf(stderr, "  policy %d: %lld dictionary reads registered\n", pol,
+                                     (long long)dict_regs);
+        /* page-index pruning inside the group: only the splits holding 1000..1499 are read */
+        st = scan_range_check(f, "key >= 1000 AND key < 1500", (scan_policy)pol, 1000, 1500, &n);
+        CHECK_EQ_I64(st.rows_scanned, 2 * RR_SPLIT); /* splits [800, 1200) and [1200, 1600) */
+        CHECK_EQ_I64(st.row_groups_pruned, 0);
+        CHECK_EQ_I64(st.rows_out, 500);
+    }
+    pqf_close(f);
+}
+
 int main(void)
 {
     ts_dir_init();
+    RUN(test_split_ranges);
     RUN(test_pruning);
     RUN(test_bloom_pruning);
     RUN(test_limit);
