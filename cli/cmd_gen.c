@@ -1,7 +1,7 @@
 /* cli/cmd_gen.c: `ringscan gen`: writes Parquet test data with the format/ writer.
  *
  *   ringscan gen lineitem --sf N -o FILE [--compression zstd|snappy|gzip|lz4|none]
- *       [--row-group-rows N] [--page-rows N] [--page-index] [--bloom COL,COL] [--seed S]
+ *       [--row-group-rows N] [--page-rows N] [--[no-]page-index] [--bloom COL,COL] [--seed S]
  *       [--threads N] [--layout tpch|cancel] [--no-dictionary]
  *   ringscan gen demo-types -o FILE [--rows N] [--seed S] [same writer options]
  *
@@ -54,7 +54,7 @@ static int usage(const char *msg)
     if (msg) fprintf(stderr, "ringscan: gen: %s\n", msg);
     fprintf(stderr,
             "usage: ringscan gen lineitem --sf N -o FILE [--compression zstd|snappy|gzip|lz4|none]\n"
-            "         [--row-group-rows N] [--page-rows N] [--page-index] [--bloom COLS]\n"
+            "         [--row-group-rows N] [--page-rows N] [--[no-]page-index] [--bloom COLS]\n"
             "         [--seed S] [--threads N] [--layout tpch|cancel] [--no-dictionary]\n"
             "       ringscan gen demo-types -o FILE [--rows N] [--seed S] [writer options]\n");
     return 2;
@@ -90,6 +90,7 @@ static int parse_opt(gen_args *a, int argc, char **argv, int *i)
     const char *k = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
     int64_t n;
     if (strcmp(k, "--page-index") == 0) return a->o.page_index = true, 0;
+    if (strcmp(k, "--no-page-index") == 0) return a->o.page_index = false, 0;
     if (strcmp(k, "--no-dictionary") == 0) return a->o.dictionary = false, 0;
     if (!v) return usage("option needs a value");
     (*i)++;
@@ -385,6 +386,7 @@ int cmd_gen(int argc, char **argv)
     gen_args a;
     memset(&a, 0, sizeof a);
     pq_writer_opts_default(&a.o);
+    a.o.page_index = true; /* as parquet-rs writes by default: lets a scan cut big row groups */
     a.seed = 1;
     a.rows = 10000;
     a.threads = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
