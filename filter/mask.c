@@ -44,20 +44,37 @@ int flt_mask_copy(flt_mask *dst, const flt_mask *src)
     return 0;
 }
 
+/* 64 bits of m from bit pos on (bits past the last word read as 0). */
+static uint64_t bits_at(const flt_mask *m, int64_t pos)
+{
+    int64_t w = pos >> 6, nw = flt_mask_nwords(m->len);
+    int sh = (int)(pos & 63);
+    uint64_t lo = w < nw ? m->words[w] >> sh : 0;
+    uint64_t hi = sh && w + 1 < nw ? m->words[w + 1] << (64 - sh) : 0;
+    return lo | hi;
+}
+
+void flt_mask_copy_bits(flt_mask *dst, int64_t at, const flt_mask *src, int64_t from, int64_t n)
+{
+    assert(dst && src && dst != src && n >= 0);
+    assert(0 <= at && at + n <= dst->len && 0 <= from && from + n <= src->len);
+    for (int64_t i = 0; i < n;) {
+        int64_t d = at + i, w = d >> 6;
+        int sh = (int)(d & 63);
+        int64_t take = 64 - sh < n - i ? 64 - sh : n - i;
+        uint64_t keep = take == 64 ? ~UINT64_C(0) : (UINT64_C(1) << take) - 1;
+        uint64_t bits = bits_at(src, from + i) & keep;
+        dst->words[w] = (dst->words[w] & ~(keep << sh)) | (bits << sh);
+        i += take;
+    }
+}
+
 int flt_mask_slice(flt_mask *dst, const flt_mask *src, int64_t from, int64_t to)
 {
     assert(dst && src && dst != src && 0 <= from && from <= to && to <= src->len);
     int rc = flt_mask_init(dst, to - from, false);
-    if (rc) return rc;
-    int sh = (int)(from & 63);
-    int64_t w0 = from >> 6, nw = flt_mask_nwords(to - from), srcw = flt_mask_nwords(src->len);
-    for (int64_t i = 0; i < nw; i++) {
-        uint64_t lo = src->words[w0 + i] >> sh;
-        uint64_t hi = sh && w0 + i + 1 < srcw ? src->words[w0 + i + 1] << (64 - sh) : 0;
-        dst->words[i] = lo | hi;
-    }
-    if (nw) dst->words[nw - 1] &= flt_mask_tail(to - from); /* invariant 2 */
-    return 0;
+    if (rc == 0) flt_mask_copy_bits(dst, 0, src, from, to - from);
+    return rc;
 }
 
 void flt_mask_from_bytes(flt_mask *m, const uint8_t *bytes)

@@ -50,6 +50,9 @@ int flt_mask_init(flt_mask *m, int64_t len, bool value);
 void flt_mask_free(flt_mask *m);
 /* Copies src into dst (same length as src after the call). 0 or -ENOMEM. */
 int flt_mask_copy(flt_mask *dst, const flt_mask *src);
+/* Bits [at, at + n) of dst = bits [from, from + n) of src (both ranges inside their masks;
+ * dst and src distinct). */
+void flt_mask_copy_bits(flt_mask *dst, int64_t at, const flt_mask *src, int64_t from, int64_t n);
 /* dst (a mask of to - from rows) = bits [from, to) of src; 0 <= from <= to <= src->len.
  * 0 or -ENOMEM. */
 int flt_mask_slice(flt_mask *dst, const flt_mask *src, int64_t from, int64_t to);

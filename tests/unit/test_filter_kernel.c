@@ -100,7 +100,7 @@ typedef struct rval {
     int32_t len;
 } rval;
 
-/* flt_mask_any_range / flt_mask_select_range / flt_mask_slice against a per-bit reference, on ranges that
+/* flt_mask_any_range / select_range / slice / copy_bits against a per-bit reference, on ranges that
  * start and end inside, at and across word boundaries. */
 static void mask_ranges(void)
 {
@@ -127,6 +127,15 @@ static void mask_ranges(void)
             CHECK_EQ_I64(sl.len, b - a);
             CHECK_EQ_I64(flt_mask_popcount(&sl), want); /* also checks the tail is clear */
             for (int64_t r = a; r < b; r++) CHECK(flt_mask_get(&sl, r - a) == flt_mask_get(&m, r));
+            /* the same bits pasted into an all-ones mask at another offset: only they change */
+            flt_mask ones = {0};
+            int64_t at = (a * 3) % (301 - (b - a));
+            CHECK(flt_mask_init(&ones, 300, true) == 0);
+            flt_mask_copy_bits(&ones, at, &m, a, b - a);
+            for (int64_t r = 0; r < 300; r++)
+                CHECK(flt_mask_get(&ones, r) == (r >= at && r < at + (b - a) ? flt_mask_get(&m, a + r - at) : true));
+            CHECK_EQ_I64(flt_mask_popcount(&ones), 300 - (b - a) + want);
+            flt_mask_free(&ones);
             flt_mask_free(&sl);
         }
     CHECK(!flt_mask_any_range(&m, 64, 64));
