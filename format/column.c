@@ -217,6 +217,20 @@ static int delta_bytes(const uint8_t *p, size_t len, int64_t n, bool prefixed, p
     return rc;
 }
 
+/* Appends nn dictionary indices (an RLE_DICTIONARY body) to out, an INT32 vector with room. */
+static int dict_indices(const uint8_t *p, size_t len, int64_t nn, pq_vec *out, pq_err *e)
+{
+    assert(out->type == PQ_INT32 && out->values_cap >= (out->length + nn) * 4);
+    if (nn == 0) return 0; /* an all-null page: values may still be unallocated */
+    pq_rle_dec d;
+    int rc = pq_rle_init_dict(&d, p, len, e);
+    if (rc) return rc;
+    rc = pq_rle_get(&d, (uint32_t *)(void *)(out->values + (size_t)out->length * 4), nn);
+    if (rc) return pq_errf(e, rc, -1, "dictionary indices end before the page's %lld values", (long long)nn);
+    out->length += nn;
+    return 0;
+}
+
 /* Appends nn non-null values encoded with enc to out. */
 static int values(pq_col_reader *r, pq_encoding enc, const uint8_t *p, size_t len, int64_t nn,
                   pq_vec *out, pq_err *e)
@@ -372,6 +386,9 @@ static int data_page(pq_col_reader *r, const pq_page_header *h, const page_body 
 {
     bool dict = h->encoding == PQ_ENC_PLAIN_DICTIONARY || h->encoding == PQ_ENC_RLE_DICTIONARY;
     if (sel && !(dict && dict_of(r))) return full_then_take(r, h, b, off, out, sel, e);
+    bool as_idx = r->idx_out && !sel && dict && dict_of(r);
+    r->last_as_idx = as_idx;
+    if (as_idx) out = r->idx_out;
     int64_t n = h->num_values, nn = n, base = out->length;
     if (n < 0 || n > r->limits.max_page_values) {
         pq_errf(e, RINGSCAN_ELIMIT, off, "limit max_page_values=%lld exceeded: page of %lld values",
@@ -402,7 +419,7 @@ static int data_page(pq_col_reader *r, const pq_page_header *h, const page_body 
     }
     int rc = pq_vec_reserve(out, n, 0);
     if (rc) return rc;
-    rc = values(r, h->encoding, vp, vlen, nn, out, e);
+    rc = as_idx ? dict_indices(vp, vlen, nn, out, e) : values(r, h->encoding, vp, vlen, nn, out, e);
     if (rc) {
         out->length = base;
         if (out->type == PQ_BYTE_ARRAY) out->data_len = out->offsets[base];
@@ -459,6 +476,19 @@ int pq_colr_page_sel(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t f
     assert(nsel >= 0 && (sel || nsel == 0));
     page_sel ps = {.rows = sel, .n = nsel};
     return page_common(r, buf, len, file_off, out, &ps, consumed, rows, e);
+}
+
+int pq_colr_page_idx(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
+                     pq_vec *idx, pq_vec *vals, bool *as_idx, size_t *consumed, int64_t *rows,
+                     pq_err *e)
+{
+    assert(idx && idx->type == PQ_INT32 && vals && as_idx);
+    r->idx_out = idx;
+    r->last_as_idx = false;
+    int rc = page_common(r, buf, len, file_off, vals, NULL, consumed, rows, e);
+    r->idx_out = NULL;
+    *as_idx = rc == 0 && r->last_as_idx;
+    return rc;
 }
 
 static int page_common(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,

@@ -54,6 +54,8 @@ typedef struct pq_col_reader {
     size_t idx_cap;                /* bytes */
     uint32_t *sel_buf;             /* gather list and levels of the selected rows */
     size_t sel_cap;                /* bytes */
+    pq_vec *idx_out;               /* set only inside pq_colr_page_idx */
+    bool last_as_idx;              /* the last data page appended indices (pq_colr_page_idx) */
     int64_t decompressed_bytes;    /* running total for max_decompressed_bytes */
     _Atomic int64_t *scan_decompressed; /* NULL, or the total of every reader of one scan
                                            (for max_scan_decompressed_bytes; set after init) */
@@ -82,6 +84,14 @@ int pq_colr_page(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_
 int pq_colr_page_sel(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
                      const uint32_t *sel, int64_t nsel, pq_vec *out, size_t *consumed,
                      int64_t *rows, pq_err *e);
+
+/* Like pq_colr_page, but a dictionary-encoded data page (with a dictionary loaded) appends
+ * its rows' dictionary indices to idx (an INT32 vector: null rows 0 and invalid) and sets
+ * *as_idx; any other data page appends its values to vals and clears *as_idx. The indices
+ * are not checked against the dictionary's size here (flt_eval_dict_map does). */
+int pq_colr_page_idx(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
+                     pq_vec *idx, pq_vec *vals, bool *as_idx, size_t *consumed, int64_t *rows,
+                     pq_err *e);
 
 /* Decodes a whole column chunk whose bytes (from its first page, dictionary or data, to
  * its end) are buf[0, len) at file offset file_off, appending cm->num_values rows to out.

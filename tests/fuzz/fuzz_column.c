@@ -1,11 +1,13 @@
-/* tests/fuzz/fuzz_column.c: libFuzzer target for format/column.c (pq_colr_page) and, through
- * it, every value decoder, the level decoders and the codecs.
+/* tests/fuzz/fuzz_column.c: libFuzzer target for format/column.c (pq_colr_page and
+ * pq_colr_page_idx) and, through them, every value decoder, the level decoders and the codecs.
  * Input: [0] column kind (physical type x REQUIRED/OPTIONAL x FLBA width, see kinds[]),
- * [1] codec (low 3 bits), [2] flags (bit 0: verify CRCs; bit 1: small limits), then a
- * sequence of pages (header + body) decoded one after another into one vector, as a column
- * chunk would be. After every page that decodes, the vector's invariants (format/vec.h) are
- * checked: length grew by exactly the rows reported, null slots are zeroed / empty, byte-array
- * offsets are monotone and end at data_len. A broken invariant aborts (a crash for libFuzzer). */
+ * [1] codec (low 3 bits), [2] flags (bit 0: verify CRCs; bit 1: small limits; bit 2: decode
+ * through pq_colr_page_idx, dictionary-encoded pages as indices), then a sequence of pages
+ * (header + body) decoded one after another into one vector, as a column chunk would be.
+ * After every page that decodes, the vector's invariants (format/vec.h) are checked: length
+ * grew by exactly the rows reported (values or indices, never both), null slots are zeroed /
+ * empty, byte-array offsets are monotone and end at data_len. A broken invariant aborts (a
+ * crash for libFuzzer). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,24 +72,33 @@ static void run(const kind *k, bool optional, pq_codec codec, uint8_t flags, con
     }
     pq_col_reader r;
     pq_colr_init(&r, &col, codec, &lim);
-    pq_vec out;
+    pq_vec out, idx;
     pq_vec_init(&out, k->t, k->len);
+    pq_vec_init(&idx, PQ_INT32, 0);
     size_t pos = 0;
     for (int p = 0; p < MAX_PAGES && pos < n; p++) {
         size_t used = 0;
         int64_t rows = 0, before = out.length;
         pq_err e = {.offset = -1};
-        int rc = pq_colr_page(&r, d + pos, n - pos, (int64_t)pos, &out, &used, &rows, &e);
+        int64_t ibefore = idx.length;
+        bool as_idx = false;
+        int rc = flags & 4 ? pq_colr_page_idx(&r, d + pos, n - pos, (int64_t)pos, &idx, &out, &as_idx,
+                                              &used, &rows, &e)
+                           : pq_colr_page(&r, d + pos, n - pos, (int64_t)pos, &out, &used, &rows, &e);
         if (rc) {
             /* a failed page leaves the output as it was, with a status and a message */
             if (rc >= 0 || out.length != before || (e.msg[0] == 0 && rc != -ENOMEM)) abort();
+            if (as_idx || idx.length != ibefore) abort();
             break;
         }
         if (used == 0 || used > n - pos) abort();
-        check_vec(&out, before, rows);
+        /* indices or values, never both */
+        check_vec(as_idx ? &idx : &out, as_idx ? ibefore : before, rows);
+        if ((as_idx ? out.length != before : idx.length != ibefore)) abort();
         pos += used;
     }
     pq_vec_free(&out);
+    pq_vec_free(&idx);
     pq_colr_free(&r);
 }
 

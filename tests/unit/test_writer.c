@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "format/bloom.h"
+#include "format/column.h"
 #include "format/encoding.h"
 #include "format/writer.h"
 #include "scan/pqfile.h"
@@ -447,6 +448,56 @@ static void roundtrip_dictionary(void)
     free_data(cols, NCOLS);
 }
 
+/* The i64 chunk through pq_colr_page_idx: RLE_DICTIONARY pages give indices whose dictionary
+ * values (and nulls) are the written rows, PLAIN pages give the values themselves. */
+static void check_page_idx(const pq_buf *file, const pq_chunk_meta *cm, const pq_column_desc *col,
+                           const pq_vec *want, int ndict, int nplain)
+{
+    pq_col_reader r;
+    pq_colr_init(&r, col, cm->codec, NULL);
+    pq_vec idx, vals;
+    pq_vec_init(&idx, PQ_INT32, 0);
+    pq_vec_init(&vals, PQ_INT64, 0);
+    int64_t pos = cm->dictionary_page_offset, end = pos + cm->total_compressed_size, row = 0;
+    int idx_pages = 0, val_pages = 0;
+    while (pos < end) {
+        size_t used = 0;
+        int64_t rows = 0;
+        bool as_idx = false;
+        pq_err e = {.offset = -1};
+        pq_vec_clear(&idx);
+        pq_vec_clear(&vals);
+        int rc = pq_colr_page_idx(&r, file->data + pos, (size_t)(end - pos), pos, &idx, &vals,
+                                  &as_idx, &used, &rows, &e);
+        CHECK_EQ_I64(rc, 0);
+        if (rc) break;
+        const pq_vec *got = as_idx ? &idx : &vals;
+        CHECK_EQ_I64(got->length, rows);
+        CHECK_EQ_I64((as_idx ? &vals : &idx)->length, 0);
+        for (int64_t i = 0; i < rows && row + i < want->length; i++) {
+            bool valid = pq_vec_is_valid(want, row + i);
+            CHECK(pq_vec_is_valid(got, i) == valid);
+            if (!valid) continue;
+            int64_t w = ((const int64_t *)(const void *)want->values)[row + i];
+            uint32_t k = as_idx ? ((const uint32_t *)(const void *)idx.values)[i] : 0;
+            CHECK(!as_idx || k < (uint32_t)r.dict.length);
+            int64_t v = as_idx ? (k < (uint32_t)r.dict.length ? ((const int64_t *)(const void *)r.dict.values)[k] : -1)
+                               : ((const int64_t *)(const void *)vals.values)[i];
+            CHECK_EQ_I64(v, w);
+        }
+        idx_pages += as_idx;
+        val_pages += !as_idx && rows > 0;
+        row += rows;
+        pos += (int64_t)used;
+    }
+    CHECK_EQ_I64(row, want->length);
+    CHECK_EQ_I64(idx_pages, ndict);
+    CHECK_EQ_I64(val_pages, nplain);
+    pq_vec_free(&idx);
+    pq_vec_free(&vals);
+    pq_colr_free(&r);
+}
+
 /* Tiny dictionary cap: dictionary page, RLE_DICTIONARY pages, then PLAIN pages in one chunk. */
 static void dictionary_fallback(void)
 {
@@ -498,6 +549,7 @@ static void dictionary_fallback(void)
         CHECK_EQ_I64(off, end);
         CHECK(ndict >= 1 && nplain >= 1);
         CHECK_EQ_I64(values, cm->num_values);
+        check_page_idx(&file, cm, &f->meta.columns[2], &cols[2], ndict, nplain);
         pqf_close(f);
     }
     pq_buf_free(&file);
