@@ -332,57 +332,85 @@ static int load_slot(split_ctx *x, int slot)
 /* ------------------------------------------------------------- late materialisation */
 
 
-/* One page of a projection-only column, starting at split-relative row first_row: skipped
- * undecoded when the mask selects none of its rows inside the split, else only its selected
- * rows are decoded and appended to out (pq_colr_page_sel). exp_rows: the page's row count
- * by the offset index (page pieces), or -1 (pages of a whole chunk). Other pages
- * (dictionary, index) append no rows. */
-static int page_selected(split_ctx *x, pq_col_reader *r, const uint8_t *buf, size_t len,
-                         int64_t off, int64_t first_row, int64_t exp_rows, pq_vec *out,
-                         size_t *used, int64_t *rows)
+/* Checks a data page's row count (h) at split-relative first_row: exp_rows is the page's
+ * row count by the offset index (page pieces) or -1 (pages of a whole chunk, which must end
+ * inside the row group). Sets [*a, *e): its rows inside the split. */
+static int page_rows_check(split_ctx *x, const pq_page_header *h, int64_t off, int64_t first_row,
+                           int64_t exp_rows, int64_t *a, int64_t *e)
 {
+    int64_t end = first_row + h->num_values;
+    if (exp_rows >= 0 && h->num_values != exp_rows)
+        return pq_errf(&x->err, RINGSCAN_EFORMAT, off, "page holds %lld rows, the offset index says %lld",
+                       (long long)h->num_values, (long long)exp_rows);
+    if (h->num_values < 0 || (exp_rows < 0 && end > x->sp->nrows))
+        return pq_errf(&x->err, RINGSCAN_EFORMAT, off, "pages hold more rows than the row group");
+    *a = first_row < 0 ? 0 : first_row;
+    *e = end > x->sp->nrows ? x->sp->nrows : end;
+    return 0;
+}
+
+/* Whether the data page (h, hl header bytes, len available) can be skipped undecoded: its
+ * body is in the buffer and the mask selects none of its rows [a, e). */
+static bool page_skippable(const split_ctx *x, const pq_page_header *h, int hl, size_t len,
+                           int64_t a, int64_t e, size_t *used, int64_t *rows)
+{
+    if ((size_t)h->compressed_size > len - (size_t)hl || flt_mask_any_range(&x->mask, a, e)) return false;
+    *used = (size_t)hl + (size_t)h->compressed_size;
+    *rows = h->num_values;
+    return true;
+}
+
+/* Handles one page of a piece at split-relative row first_row (see page_rows_check for
+ * exp_rows); sets the bytes it took and the rows it holds. */
+typedef int (*page_fn)(split_ctx *x, pq_col_reader *r, void *ctx, const uint8_t *buf, size_t len,
+                       int64_t off, int64_t first_row, int64_t exp_rows, size_t *used, int64_t *rows);
+
+/* One page of a projection-only column: skipped undecoded when the mask selects none of its
+ * rows inside the split, else only its selected rows are decoded and appended to the
+ * vector ctx (pq_colr_page_sel). Other pages (dictionary, index) append no rows. */
+static int page_selected(split_ctx *x, pq_col_reader *r, void *ctx, const uint8_t *buf, size_t len,
+                         int64_t off, int64_t first_row, int64_t exp_rows, size_t *used,
+                         int64_t *rows)
+{
+    pq_vec *out = ctx;
     pq_page_header h;
     int hl = pq_page_header_parse(buf, len, &h, &x->err);
     if (hl < 0) return hl;
     if (h.type != PQ_PAGE_DATA && h.type != PQ_PAGE_DATA_V2)
         return pq_colr_page(r, buf, len, off, out, used, rows, &x->err);
-    int64_t end = first_row + h.num_values;
-    if (exp_rows >= 0 && h.num_values != exp_rows)
-        return pq_errf(&x->err, RINGSCAN_EFORMAT, off, "page holds %lld rows, the offset index says %lld",
-                       (long long)h.num_values, (long long)exp_rows);
-    if (h.num_values < 0 || (exp_rows < 0 && end > x->sp->nrows))
-        return pq_errf(&x->err, RINGSCAN_EFORMAT, off, "pages hold more rows than the row group");
-    int64_t a = first_row < 0 ? 0 : first_row, e = end > x->sp->nrows ? x->sp->nrows : end;
-    if ((size_t)h.compressed_size <= len - (size_t)hl && !flt_mask_any_range(&x->mask, a, e)) {
-        *used = (size_t)hl + (size_t)h.compressed_size;
-        *rows = h.num_values;
-        return 0;
-    }
+    int64_t a, e;
+    int rc = page_rows_check(x, &h, off, first_row, exp_rows, &a, &e);
+    if (rc || page_skippable(x, &h, hl, len, a, e, used, rows)) return rc;
     uint32_t *idx = malloc(sizeof(uint32_t) * (size_t)(e - a + 1));
     if (!idx) return -ENOMEM;
     int64_t k = flt_mask_select_range(&x->mask, a, e, idx);
     for (int64_t i = 0; a > first_row && i < k; i++) idx[i] += (uint32_t)(a - first_row);
-    int rc = pq_colr_page_sel(r, buf, len, off, idx, k, out, used, rows, &x->err);
+    rc = pq_colr_page_sel(r, buf, len, off, idx, k, out, used, rows, &x->err);
     free(idx);
     return rc;
 }
 
-/* Every page of one piece (a whole chunk holds many; a page piece one). */
-static int piece_selected(split_ctx *x, pq_col_reader *r, const scan_piece *pc, const io_bytes *b,
-                          pq_vec *out, int64_t *row)
+/* Every page of one piece (a whole chunk holds many, which must end exactly at the row
+ * group's last row; a page piece one) through fn. */
+static int piece_pages(split_ctx *x, pq_col_reader *r, const scan_piece *pc, const io_bytes *b,
+                       page_fn fn, void *ctx)
 {
     size_t pos = 0;
-    if (!pc->whole_chunk) *row = pc->first_row;
-    while (pos < b->len && (pc->whole_chunk ? *row < x->sp->nrows : pos == 0)) {
+    int64_t row = pc->whole_chunk ? 0 : pc->first_row;
+    while (pos < b->len && (pc->whole_chunk ? row < x->sp->nrows : pos == 0)) {
         size_t used = 0;
         int64_t rows = 0;
-        int rc = page_selected(x, r, b->data + pos, b->len - pos, (int64_t)(pc->off + pos), *row,
-                               pc->whole_chunk || pc->dict ? -1 : pc->nrows, out, &used, &rows);
+        int rc = fn(x, r, ctx, b->data + pos, b->len - pos, (int64_t)(pc->off + pos), row,
+                    pc->whole_chunk || pc->dict ? -1 : pc->nrows, &used, &rows);
         if (rc) return rc;
         assert(used > 0);
         pos += used;
-        *row += rows;
+        row += rows;
     }
+    if (pc->whole_chunk && row != x->sp->nrows)
+        return pq_errf(&x->err, RINGSCAN_EFORMAT, (int64_t)pc->off,
+                       "column chunk holds %lld rows, row group has %lld", (long long)row,
+                       (long long)x->sp->nrows);
     return 0;
 }
 
@@ -393,12 +421,12 @@ static int decode_selected(split_ctx *x, int slot)
     scan_colplan *cp = &x->sp->cols[slot];
     pq_col_reader *r = reader_for(x, slot);
     pq_vec *v = &x->vecs[slot];
-    int64_t want = flt_mask_popcount(&x->mask), row = 0;
+    int64_t want = flt_mask_popcount(&x->mask);
     int rc = pq_vec_reserve(v, want, 0);
     for (int p = 0; rc == 0 && p < cp->npieces; p++) {
         if (cp->pieces[p].dict && r->shared_dict) discard(x, slot, p);
         if (!x->futs[slot][p]) continue;
-        rc = piece_selected(x, r, &cp->pieces[p], fut_value(x->futs[slot][p]), v, &row);
+        rc = piece_pages(x, r, &cp->pieces[p], fut_value(x->futs[slot][p]), page_selected, v);
         if (rc == 0 && cp->pieces[p].dict) publish_dict(x, slot, r);
     }
     r->shared_dict = NULL;
@@ -423,6 +451,103 @@ static int load_projected(split_ctx *x, int slot)
     return rc ? rc : decode_selected(x, slot);
 }
 
+/* ------------------------------------------------------- conjuncts evaluated per page */
+
+/* State of one conjunct evaluated page by page (eval_paged). */
+typedef struct page_eval {
+    const flt_pred *p;
+    pq_vec idx, vals;          /* one page's dictionary indices, or its values */
+    flt_mask in, out, dmask;   /* the page's input and output; the predicate per dictionary entry */
+    const pq_vec *dmask_dict;  /* the dictionary dmask holds (NULL: none yet) */
+} page_eval;
+
+/* Whether conjunct k can be evaluated page by page: its column is neither projected nor
+ * tested by another conjunct, so no decoded vector of it is ever needed. */
+static bool pageable(const scan_t *s, int k)
+{
+    int slot = s->pred_slot[k];
+    for (int j = 0; j < s->nproj; j++)
+        if (s->proj_slot[j] == slot) return false;
+    for (int i = 0; i < s->npreds; i++)
+        if (i != k && s->pred_slot[i] == slot) return false;
+    return true;
+}
+
+/* One page: x->tmp = mask AND predicate over its rows inside the split. A dictionary-encoded
+ * page is evaluated from its indices (the predicate once per dictionary entry, then mapped);
+ * others from their values; pages without a row left in the mask are not decoded. */
+static int page_eval_one(split_ctx *x, pq_col_reader *r, void *ctx, const uint8_t *buf, size_t len,
+                         int64_t off, int64_t first_row, int64_t exp_rows, size_t *used,
+                         int64_t *rows)
+{
+    page_eval *pe = ctx;
+    pq_page_header h;
+    int hl = pq_page_header_parse(buf, len, &h, &x->err);
+    if (hl < 0) return hl;
+    if (h.type != PQ_PAGE_DATA && h.type != PQ_PAGE_DATA_V2) {
+        pe->dmask_dict = NULL; /* a dictionary page replaces the dictionary */
+        return pq_colr_page(r, buf, len, off, &pe->vals, used, rows, &x->err);
+    }
+    int64_t a, e;
+    int rc = page_rows_check(x, &h, off, first_row, exp_rows, &a, &e);
+    if (rc || page_skippable(x, &h, hl, len, a, e, used, rows)) return rc;
+    pq_vec_clear(&pe->idx);
+    pq_vec_clear(&pe->vals);
+    bool as_idx = false;
+    rc = pq_colr_page_idx(r, buf, len, off, &pe->idx, &pe->vals, &as_idx, used, rows, &x->err);
+    if (rc == 0) rc = flt_mask_init(&pe->in, *rows, false);
+    if (rc) return rc;
+    flt_mask_copy_bits(&pe->in, a - first_row, &x->mask, a, e - a);
+    if (as_idx) {
+        const pq_vec *d = r->shared_dict ? r->shared_dict : &r->dict;
+        if (pe->dmask_dict != d) {
+            pe->dmask_dict = NULL;
+            rc = flt_eval_dict_prepare(pe->p, d, &pe->dmask);
+            if (rc == 0) pe->dmask_dict = d;
+        }
+        if (rc == 0)
+            rc = flt_eval_dict_map(pe->p, &pe->dmask, (const uint32_t *)(const void *)pe->idx.values,
+                                   *rows, pe->idx.null_count ? pe->idx.validity : NULL, &pe->in, &pe->out);
+    } else {
+        rc = flt_eval(pe->p, &pe->vals, &pe->in, &pe->out);
+    }
+    if (rc) return pq_errf(&x->err, rc, off, "cannot evaluate the conjunct on this page");
+    flt_mask_copy_bits(&x->tmp, a, &pe->out, a - first_row, e - a);
+    return 0;
+}
+
+/* Conjunct k on a pageable column: x->tmp = x->mask AND the predicate, page by page. */
+static int eval_paged(split_ctx *x, int k)
+{
+    scan_t *s = x->s;
+    int slot = s->pred_slot[k];
+    drop_excluded_pages(x, slot);
+    int rc = await_slot(x, slot);
+    if (rc) return rc;
+    scan_colplan *cp = &x->sp->cols[slot];
+    const pq_column_desc *d = &s->f->meta.columns[cp->col];
+    pq_col_reader *r = reader_for(x, slot);
+    page_eval pe = {.p = &s->filter->preds[k]};
+    pq_vec_init(&pe.idx, PQ_INT32, 0);
+    pq_vec_init(&pe.vals, d->physical, d->type_length);
+    rc = flt_mask_init(&x->tmp, x->sp->nrows, false);
+    for (int p = 0; rc == 0 && p < cp->npieces; p++) {
+        if (cp->pieces[p].dict && r->shared_dict) discard(x, slot, p);
+        if (!x->futs[slot][p]) continue;
+        rc = piece_pages(x, r, &cp->pieces[p], fut_value(x->futs[slot][p]), page_eval_one, &pe);
+        if (rc == 0 && cp->pieces[p].dict) publish_dict(x, slot, r);
+    }
+    r->shared_dict = NULL;
+    if (rc) pq_err_column(&x->err, d->name);
+    release_slot(x, slot);
+    pq_vec_free(&pe.idx);
+    pq_vec_free(&pe.vals);
+    flt_mask_free(&pe.in);
+    flt_mask_free(&pe.out);
+    flt_mask_free(&pe.dmask);
+    return rc;
+}
+
 /* ------------------------------------------------------------------------ the chain */
 
 /* Runs conjunct perm[pos]; narrows x->mask. */
@@ -433,10 +558,16 @@ static int run_conjunct(split_ctx *x, int pos)
     int slot = s->pred_slot[k];
     uint64_t t0 = exec_now_ns();
     int64_t rows_in = flt_mask_popcount(&x->mask);
-    int rc = load_slot(x, slot);
-    if (rc) return rc;
-    rc = flt_eval(&s->filter->preds[k], &x->vecs[slot], &x->mask, &x->tmp);
-    if (rc) return pq_errf(&x->err, rc, -1, "cannot evaluate conjunct %d", k + 1);
+    int rc;
+    if (pageable(s, k)) {
+        rc = eval_paged(x, k);
+        if (rc) return rc;
+    } else {
+        rc = load_slot(x, slot);
+        if (rc) return rc;
+        rc = flt_eval(&s->filter->preds[k], &x->vecs[slot], &x->mask, &x->tmp);
+        if (rc) return pq_errf(&x->err, rc, -1, "cannot evaluate conjunct %d", k + 1);
+    }
     flt_mask swap = x->mask;
     x->mask = x->tmp;
     x->tmp = swap;

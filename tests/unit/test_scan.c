@@ -435,7 +435,9 @@ static uint64_t hash_out(const gtable *t, const int *proj, int nproj, const scan
             break;
         }
         case G_BOOL: h = ts_mix(h, pq_bit_get(v->values, i)); break;
-        case G_STR: h = ts_hash_bytes(h, v->data + v->offsets[i], v->offsets[i + 1] - v->offsets[i]); break;
+        case G_STR: /* data is NULL when every string of the batch is empty */
+            h = ts_hash_bytes(h, v->data ? v->data + v->offsets[i] : v->data, v->offsets[i + 1] - v->offsets[i]);
+            break;
         case G_FLBA: h = ts_hash_bytes(h, v->values + (size_t)i * FLBA_W, FLBA_W); break;
         default: abort();
         }
