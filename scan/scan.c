@@ -324,6 +324,7 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
                   s->f->meta.nrow_groups, s->npreds, s->nneed,
                   s->o.policy == SCAN_LAZY ? "lazy" : s->o.policy == SCAN_EAGER ? "eager" : "adaptive");
     if (rc == 0) rc = scan_plan(s, e);
+    s->stats.splits = s->nsplits;
     if (rc == 0) rc = alloc_runtime(s);
     if (rc == 0 && s->order && s->o.explain) scan_order_explain(s, "start");
     if (rc == 0) rc = start_workers(s, e);
@@ -358,6 +359,7 @@ static void finish(scan_t *s)
     for (int c = 0; c < s->o.threads; c++) {
         io_counters_add(&sum, &s->cores[c].io_counters);
         s->stats.decoded_pages += s->cores[c].decoded_pages;
+        s->stats.dict_eval_pages += s->cores[c].dict_eval_pages;
     }
     s->stats.reads += sum.reads_submitted;
     s->stats.bytes_read += sum.bytes_read;

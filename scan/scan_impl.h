@@ -15,6 +15,7 @@ typedef struct scan_core {
     int workers_live;
     io_counters_t io_counters; /* copied when the core's last worker ends */
     int64_t decoded_pages;
+    int64_t dict_eval_pages;   /* split.c page_eval_one */
 } scan_core;
 
 struct scan {

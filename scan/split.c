@@ -499,6 +499,7 @@ static int page_eval_one(split_ctx *x, pq_col_reader *r, void *ctx, const uint8_
     if (rc) return rc;
     flt_mask_copy_bits(&pe->in, a - first_row, &x->mask, a, e - a);
     if (as_idx) {
+        x->c->dict_eval_pages++;
         const pq_vec *d = r->shared_dict ? r->shared_dict : &r->dict;
         if (pe->dmask_dict != d) {
             pe->dmask_dict = NULL;

@@ -1346,6 +1346,24 @@ static void test_split_ranges(void)
         CHECK_EQ_I64(st.row_groups_pruned, 0);
         CHECK_EQ_I64(st.rows_out, 500);
     }
+    /* a conjunct on a column nothing else needs runs on the dictionary indices of every page */
+    scan_opts o;
+    scan_opts_default(&o);
+    o.split_rows = RR_SPLIT;
+    pq_err e = {.offset = -1};
+    flt_expr *ex = NULL;
+    CHECK(flt_parse("v IN (7, 8)", f->meta.columns, 2, &ex, &e) == 0);
+    const int proj[] = {0};
+    scan_t *s = NULL;
+    CHECK(scan_start(f, proj, 1, ex, &o, &s, &e) == 0);
+    if (s) {
+        CHECK_EQ_I64(drain(s), RR_ROWS / 25);
+        scan_stats st;
+        scan_get_stats(s, &st);
+        CHECK_EQ_I64(st.dict_eval_pages, RR_ROWS / RR_PAGE);
+        CHECK_EQ_I64(st.splits, RR_ROWS / RR_SPLIT);
+        scan_free(s);
+    }
     pqf_close(f);
 }
 
