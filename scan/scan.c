@@ -361,6 +361,7 @@ static void finish(scan_t *s)
         s->stats.decoded_pages += s->cores[c].decoded_pages;
         s->stats.dict_eval_pages += s->cores[c].dict_eval_pages;
     }
+    s->stats.bytes_decompressed = atomic_load(&s->decompressed_bytes);
     s->stats.reads += sum.reads_submitted;
     s->stats.bytes_read += sum.bytes_read;
     uint64_t discarded = atomic_load(&s->bytes_discarded);

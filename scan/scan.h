@@ -99,6 +99,7 @@ typedef struct scan_stats {
     int64_t rows_scanned, rows_out, splits_all_false;
     int64_t decoded_pages, decoded_values;
     int64_t splits;                       /* planned, pruned ones included */
+    int64_t bytes_decompressed;           /* page bodies inflated by every core */
     int64_t dict_eval_pages;              /* pages a conjunct evaluated on dictionary indices */
     uint64_t peak_inflight_bytes;
     bool uring;

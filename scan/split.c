@@ -272,6 +272,22 @@ static int decode_page(split_ctx *x, pq_col_reader *r, const scan_piece *pc, con
     return rc;
 }
 
+enum { RESERVE_DATA_MAX = 256 << 20 }; /* bytes of string data reserved ahead, at most */
+
+/* Sizes v for the split's rows before decoding (a vector handed to the output starts empty:
+ * growing it by doubling would copy it again and again). String data: the split's share of
+ * the chunk's uncompressed bytes, a guess that only saves copies. */
+static int reserve_split(split_ctx *x, const pq_chunk_meta *cm, pq_vec *v)
+{
+    int64_t rg_rows = x->s->f->meta.row_groups[x->sp->rg].num_rows, data = 0;
+    if (v->type == PQ_BYTE_ARRAY && rg_rows > 0 && cm->total_uncompressed_size > 0) {
+        double share = (double)x->sp->nrows / (double)rg_rows;
+        data = (int64_t)((double)cm->total_uncompressed_size * share);
+        if (data > RESERVE_DATA_MAX) data = RESERVE_DATA_MAX;
+    }
+    return pq_vec_reserve(v, x->sp->nrows, data);
+}
+
 /* Decodes slot's pieces into x->vecs[slot]; released pages become placeholder rows. */
 static int decode_slot(split_ctx *x, int slot)
 {
@@ -280,7 +296,7 @@ static int decode_slot(split_ctx *x, int slot)
     pq_col_reader *r = reader_for(x, slot);
     const pq_chunk_meta *cm = &s->f->meta.row_groups[x->sp->rg].chunks[cp->col];
     pq_vec *v = &x->vecs[slot];
-    int rc = 0;
+    int rc = reserve_split(x, cm, v);
     bool paged = false;
     for (int p = 0; rc == 0 && p < cp->npieces; p++) {
         scan_piece *pc = &cp->pieces[p];
