@@ -118,6 +118,9 @@ typedef struct ringscan_options {
     ringscan_io io;
     bool ordered;               /* batches in file order (default: as splits finish) */
     bool verify_checksums;      /* check page CRCs (default off, like pyarrow and DuckDB) */
+    int64_t split_rows;         /* a row group of at least twice this many rows whose columns
+                                   have an offset index is cut at page boundaries into splits
+                                   of about this many rows; 0 = 131072, < 0 = never cut */
 } ringscan_options;
 
 /* Fills o with the defaults (every column, no filter, no limit, adaptive, 2 threads, auto). */

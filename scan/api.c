@@ -117,6 +117,7 @@ static void to_scan_opts(const ringscan_options *o, scan_opts *so)
     so->ordered = o->ordered;
     so->limit = o->limit;
     so->col_limits.verify_crc = o->verify_checksums;
+    so->split_rows = o->split_rows == 0 ? SCAN_SPLIT_ROWS : (o->split_rows < 0 ? 0 : o->split_rows);
 }
 
 int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_scan **out,
