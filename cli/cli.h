@@ -8,6 +8,7 @@
 #include "format/err.h"
 int cmd_version(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 int cmd_meta(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "cli/print.h"
@@ -138,29 +139,28 @@ void cli_print_stats(FILE *out, const scan_stats *st, bool json)
 }
 
 /* --format count: rows and the bench checksum (bench/shapes.h) of the projected columns. */
-static int drain_count(scan_t *sc, pq_err *e)
+static int drain_count(scan_t *sc, int64_t *rows, uint64_t *checksum, pq_err *e)
 {
     int n = scan_nproj(sc);
     uint64_t *sum = calloc((size_t)n, sizeof *sum);
     if (!sum) return -ENOMEM;
-    int64_t rows = 0;
+    *rows = 0;
     scan_batch b;
     int rc;
     while ((rc = scan_next(sc, &b, e)) == 1) {
-        rows += b.rows;
+        *rows += b.rows;
         for (int i = 0; i < n; i++) shape_vec_sum(&b.cols[i], &sum[i]);
         scan_batch_free(&b);
     }
-    if (rc == 0) printf("rows %lld checksum %llu\n", (long long)rows,
-                        (unsigned long long)shape_checksum(sum, n));
+    *checksum = shape_checksum(sum, n);
     free(sum);
     return rc;
 }
 
-/* Pulls every batch and prints it. */
-static int drain(scan_t *sc, const scan_args *a, pq_err *e)
+/* Pulls every batch and prints it (count: sets *rows and *checksum, prints nothing). */
+static int drain(scan_t *sc, const scan_args *a, int64_t *rows, uint64_t *checksum, pq_err *e)
 {
-    if (a->fmt == PRINT_COUNT) return drain_count(sc, e);
+    if (a->fmt == PRINT_COUNT) return drain_count(sc, rows, checksum, e);
     const pq_column_desc *cols[SCAN_MAX_COLUMNS];
     int n = scan_nproj(sc);
     for (int i = 0; i < n; i++) cols[i] = scan_proj_desc(sc, i);
@@ -178,7 +178,8 @@ static int drain(scan_t *sc, const scan_args *a, pq_err *e)
     return rc;
 }
 
-int cmd_scan(int argc, char **argv)
+/* One scan as `ringscan scan` runs it; count results land in *rows and *checksum. */
+static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, bool *counted)
 {
     scan_args a;
     if (parse_args(argc, argv, &a)) {
@@ -188,6 +189,7 @@ int cmd_scan(int argc, char **argv)
                         "[--verify-checksums] [--no-page-index] [--no-bloom] [--split-rows N]\n");
         return 2;
     }
+    *counted = a.fmt == PRINT_COUNT;
     pq_err e = {.offset = -1};
     pqf_t *f = NULL;
     flt_expr *filter = NULL;
@@ -198,7 +200,7 @@ int cmd_scan(int argc, char **argv)
     if (rc == 0) rc = pick_columns(&f->meta, a.columns, idx, &n, &e);
     if (rc == 0 && a.where) rc = flt_parse(a.where, f->meta.columns, f->meta.ncolumns, &filter, &e);
     if (rc == 0) rc = scan_start(f, idx, n, filter, &a.o, &sc, &e);
-    if (rc == 0) rc = drain(sc, &a, &e);
+    if (rc == 0) rc = drain(sc, &a, rows, checksum, &e);
     fflush(stdout);
     if (rc < 0) cli_print_error(a.path, &e, rc);
     if (sc && a.explain) fputs(scan_explain(sc), stderr);
@@ -210,4 +212,53 @@ int cmd_scan(int argc, char **argv)
     scan_free(sc);
     pqf_close(f);
     return rc < 0 ? 1 : 0;
+}
+
+int cmd_scan(int argc, char **argv)
+{
+    int64_t rows = 0;
+    uint64_t checksum = 0;
+    bool counted = false;
+    int rc = scan_once(argc, argv, &rows, &checksum, &counted);
+    if (rc == 0 && counted) printf("rows %lld checksum %llu\n", (long long)rows, (unsigned long long)checksum);
+    return rc;
+}
+
+enum { SERVE_LINE_MAX = 1 << 16, SERVE_ARGS_MAX = 64 };
+
+static double now_s(clockid_t c)
+{
+    struct timespec t;
+    clock_gettime(c, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* `ringscan serve`: one scan per stdin line (the `ringscan scan` arguments, tab-separated,
+ * --format count), answered by one JSON line on stdout: {"rc", "rows", "checksum", "secs",
+ * "cpu"}; secs and cpu (every thread of the process) cover open..last batch. A warm process,
+ * as the peers' benchmark workers are (bench/compare). Ends at end of input. */
+int cmd_serve(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    static char line[SERVE_LINE_MAX];
+    while (fgets(line, sizeof line, stdin)) {
+        size_t len = strlen(line);
+        if (len && line[len - 1] == '\n') line[--len] = 0;
+        char *args[SERVE_ARGS_MAX + 1] = {"scan"};
+        int n = 1;
+        for (char *tok = strtok(line, "\t"); tok && n < SERVE_ARGS_MAX; tok = strtok(NULL, "\t"))
+            args[n++] = tok;
+        int64_t rows = 0;
+        uint64_t checksum = 0;
+        bool counted = false;
+        double t0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+        int rc = scan_once(n, args, &rows, &checksum, &counted);
+        double t1 = now_s(CLOCK_MONOTONIC), c1 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+        printf("{\"rc\":%d,\"rows\":%lld,\"checksum\":\"%llu\",\"secs\":%.6f,\"cpu\":%.6f}\n", rc,
+               (long long)rows, (unsigned long long)checksum, t1 - t0, c1 - c0);
+        fflush(stdout);
+        fflush(stderr);
+    }
+    return 0;
 }

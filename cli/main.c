@@ -13,6 +13,7 @@ static const struct {
     {"gen", cmd_gen, "lineitem --sf N -o FILE [...] | demo-types -o FILE: write test data"},
     {"meta", cmd_meta, "FILE [--json]: schema, row groups, chunks, statistics, indexes"},
     {"scan", cmd_scan, "FILE [--columns a,b] [--format table|csv|jsonl] [--limit N]"},
+    {"serve", cmd_serve, "one scan per stdin line (scan arguments, tab-separated): JSON lines"},
     {"version", cmd_version, "print the version"},
 };
 

@@ -11,8 +11,9 @@ Steps (each idempotent where it makes files):
   3. time   R interleaved rounds: each round walks the cells in a shuffled order and runs every
             engine on the cell, engine order rotated per round. Peers run in-process in one
             persistent worker per (engine, threads) that was warmed up in step 2; ringscan runs
-            as a subprocess (wall time of the whole process, start-up included; the start-up
-            alone is measured as `ringscan version` and reported).
+            in a warm `ringscan serve` process the same way (the figure the ratios use), and
+            also as a fresh `ringscan scan` subprocess (ringscan_process: wall time of the whole
+            process, start-up included; the start-up alone is measured as `ringscan version`).
   4. count  a fresh process per (engine, cell, threads) under
             `strace -f -y -e trace=openat,read,pread64,preadv,preadv2,mmap,io_uring_enter`;
             only calls on the data file's descriptors are counted (the -y path tells), so the
@@ -138,6 +139,32 @@ def rs_run(args, shape, path, threads, stats=False):
     return out
 
 
+class RsWorker:
+    """A warm `ringscan serve` process: each scan is timed inside it (open..last batch), as the
+    peers' queries are timed inside their persistent workers."""
+
+    def __init__(self, args):
+        self.args = args
+        self.p = subprocess.Popen([args.ringscan, "serve"], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def run(self, shape, path, threads):
+        argv = rs_cmd(self.args, shape, path, threads)[2:]  # without "ringscan scan"
+        self.p.stdin.write("\t".join(argv) + "\n")
+        self.p.stdin.flush()
+        line = self.p.stdout.readline()
+        if not line:
+            return {"error": "ringscan serve died"}
+        r = json.loads(line)
+        if r["rc"] != 0:
+            return {"error": f"ringscan serve: exit status {r['rc']}"}
+        return {"rows": r["rows"], "checksum": r["checksum"], "secs": r["secs"], "cpu": r["cpu"]}
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
 # ---------------------------------------------------------------- peer workers
 class Worker:
     def __init__(self, engine, threads):
@@ -255,17 +282,20 @@ def fmt_r(r):
 def build_tables(R, threads_list):
     lines = []
     engines = ["ringscan"] + R["peers"]
+    tengines = ["ringscan", "ringscan_process"] + R["peers"]
     for th in threads_list:
         t = str(th)
         lines.append(f"\n### sf={R['sf']}, threads={th}: median wall ms (ratio = peer / ringscan; "
-                     f"> 1 means ringscan faster)\n")
-        lines.append("| shape | data | " + " | ".join(engines) + " |")
-        lines.append("|---|---|" + "---|" * len(engines))
+                     f"> 1 means ringscan faster; ringscan and the peers timed in warm worker "
+                     f"processes; ringscan_process: a fresh `ringscan scan` process, start-up "
+                     f"included)\n")
+        lines.append("| shape | data | " + " | ".join(tengines) + " |")
+        lines.append("|---|---|" + "---|" * len(tengines))
         for shape, ds in R["cells"]:
             k = f"{shape}|{ds}"
             base = R["time"][t].get(k, {}).get("ringscan", {}).get("median")
             row = [shape, ds]
-            for e in engines:
+            for e in tengines:
                 d = R["time"][t].get(k, {}).get(e, {})
                 med = d.get("median")
                 if d.get("excluded"):
@@ -277,13 +307,13 @@ def build_tables(R, threads_list):
             lines.append("| " + " | ".join(row) + " |")
         lines.append(f"\n### sf={R['sf']}, threads={th}: median CPU ms (user+sys, all threads; "
                      f"ratio = peer / ringscan)\n")
-        lines.append("| shape | data | " + " | ".join(engines) + " |")
-        lines.append("|---|---|" + "---|" * len(engines))
+        lines.append("| shape | data | " + " | ".join(tengines) + " |")
+        lines.append("|---|---|" + "---|" * len(tengines))
         for shape, ds in R["cells"]:
             k = f"{shape}|{ds}"
             base = R["time"][t].get(k, {}).get("ringscan", {}).get("cpu_median")
             row = [shape, ds]
-            for e in engines:
+            for e in tengines:
                 d = R["time"][t].get(k, {}).get(e, {})
                 med = d.get("cpu_median")
                 if d.get("excluded"):
@@ -443,7 +473,17 @@ def main():
                     R["mismatches"].append(msg)
                     bad.add((k, e))
                     log("!" * 20, msg)
-        # step 3: interleaved rounds
+        # step 3: interleaved rounds; ringscan is timed twice per cell: in its warm worker
+        # (like the peers, the figure the ratios use) and as a fresh process (start-up included)
+        rsw = RsWorker(args)
+        for shape, ds in cl:  # warm-up, and the worker must agree with the check run
+            r = rsw.run(shape, files[ds]["parquet"], th)
+            ref = R["check"][t][f"{shape}|{ds}"]["ringscan"]
+            if "error" in r or r["rows"] != ref.get("rows") or r["checksum"] != ref.get("checksum"):
+                msg = f"MISMATCH ringscan serve vs ringscan scan {shape}|{ds} threads={th}: {r}"
+                R["mismatches"].append(msg)
+                bad.add((f"{shape}|{ds}", "ringscan"))
+                log("!" * 20, msg)
         samples, cpus = {}, {}
         for rnd in range(args.rounds):
             order = cl[:]
@@ -455,7 +495,11 @@ def main():
                 k = f"{shape}|{ds}"
                 for e in engs:
                     if e == "ringscan":
-                        r = rs_run(args, shape, files[ds]["parquet"], th)
+                        rp = rs_run(args, shape, files[ds]["parquet"], th)
+                        if "error" not in rp:
+                            samples.setdefault(k, {}).setdefault("ringscan_process", []).append(rp["secs"])
+                            cpus.setdefault(k, {}).setdefault("ringscan_process", []).append(rp["cpu"])
+                        r = rsw.run(shape, files[ds]["parquet"], th)
                         ref_rows = R["check"][t][k]["ringscan"].get("rows")
                     else:
                         r = workers[e].run(shape, file_for(files, e, ds))
@@ -472,10 +516,11 @@ def main():
             log(f"threads={th} round {rnd + 1}/{args.rounds} done, loadavg {os.getloadavg()}")
         for w in workers.values():
             w.close()
+        rsw.close()
         for shape, ds in cl:
             k = f"{shape}|{ds}"
             R["time"][t][k] = {}
-            for e in ["ringscan"] + list(workers):
+            for e in ["ringscan", "ringscan_process"] + list(workers):
                 xs = samples.get(k, {}).get(e, [])
                 cs = [c for c in cpus.get(k, {}).get(e, []) if c is not None]
                 d = {"samples": xs, "median": statistics.median(xs) if xs else None,
