@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# tests/cli/serve.sh: `ringscan serve` (one scan per stdin line, one JSON line per scan) against
+# `ringscan scan` on the same file. Run by tests/run.sh with $RINGSCAN = the binary and cwd =
+# the project root; the secs/cpu fields are never asserted.
+#  1. Three requests (two shapes, one repeated, one with a row-group cut) answer in order with
+#     rc 0 and the rows and checksum `ringscan scan --format count` prints.
+#  2. A bad request (unknown column) answers rc 1 and the next request still works; an empty
+#     argument list answers rc 2 (usage).
+# Last line: "serve: N passed, N failed".
+set -u
+R=${RINGSCAN:-zig-out/bin/ringscan}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+passed=0; failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+check() { if eval "$1"; then ok; else bad "$2"; fi; }
+
+f="$dir/li.parquet"
+"$R" gen lineitem --sf 0.02 --row-group-rows 50000 --page-rows 1000 -o "$f" >/dev/null
+check '[ -s "$f" ]' "gen failed"
+want1=$("$R" scan "$f" --columns l_orderkey,l_linenumber --where "l_linenumber > 5" --format count)
+want2=$("$R" scan "$f" --columns l_comment --where "l_shipmode = 'AIR' AND l_quantity < 5" --format count)
+T=$'\t'
+{
+    echo "$f${T}--columns${T}l_orderkey,l_linenumber${T}--where${T}l_linenumber > 5${T}--format${T}count"
+    echo "$f${T}--columns${T}l_comment${T}--where${T}l_shipmode = 'AIR' AND l_quantity < 5${T}--format${T}count${T}--split-rows${T}10000"
+    echo "$f${T}--columns${T}l_orderkey,l_linenumber${T}--where${T}l_linenumber > 5${T}--format${T}count${T}--threads${T}1"
+    echo "$f${T}--columns${T}no_such_column${T}--format${T}count"
+    echo ""
+    echo "$f${T}--columns${T}l_orderkey,l_linenumber${T}--where${T}l_linenumber > 5${T}--format${T}count"
+} | "$R" serve >"$dir/out.jsonl" 2>"$dir/err.txt"
+rc=$?
+check '[ $rc -eq 0 ]' "serve exit $rc"
+check '[ "$(wc -l <"$dir/out.jsonl")" -eq 6 ]' "expected 6 answers, got $(wc -l <"$dir/out.jsonl")"
+as_count() { # line N of the answers as "rows R checksum C" (rc must be 0)
+    sed -n "${1}p" "$dir/out.jsonl" | sed -nE 's/^\{"rc":0,"rows":([0-9]+),"checksum":"([0-9]+)".*/rows \1 checksum \2/p'
+}
+check '[ -n "$want1" ] && [ "$(as_count 1)" = "$want1" ]' "answer 1 '$(as_count 1)' != '$want1'"
+check '[ -n "$want2" ] && [ "$(as_count 2)" = "$want2" ]' "answer 2 '$(as_count 2)' != '$want2'"
+check '[ "$(as_count 3)" = "$want1" ]' "answer 3 (one thread) '$(as_count 3)' != '$want1'"
+check 'sed -n 4p "$dir/out.jsonl" | grep -q "^{\"rc\":1,"' "a bad column did not answer rc 1"
+check 'grep -q "no_such_column" "$dir/err.txt"' "the bad column is not named on stderr"
+check 'sed -n 5p "$dir/out.jsonl" | grep -q "^{\"rc\":2,"' "an empty request did not answer rc 2"
+check '[ "$(as_count 6)" = "$want1" ]' "answer 6 (after the errors) '$(as_count 6)' != '$want1'"
+
+echo "serve: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
