@@ -345,11 +345,15 @@ static int plan_pieces(scan_t *s, plan_index *x, scan_split *sp, pq_err *e)
 
 /* ----------------------------------------------------------------------------- splits */
 
-/* A new zeroed split at the end of s->splits (grown as needed); NULL on -ENOMEM or when the
- * split count limit is reached. */
-static scan_split *split_add(scan_t *s, int *cap)
+/* A new zeroed split at the end of s->splits (grown as needed); NULL with *rc = -ENOMEM, or
+ * RINGSCAN_ELIMIT past SCAN_MAX_SPLITS (e filled). */
+static scan_split *split_add(scan_t *s, int *cap, int *rc, pq_err *e)
 {
-    if (s->nsplits == SCAN_MAX_SPLITS) return NULL;
+    *rc = -ENOMEM;
+    if (s->nsplits == SCAN_MAX_SPLITS) {
+        *rc = pq_errf(e, RINGSCAN_ELIMIT, -1, "more than %d splits", SCAN_MAX_SPLITS);
+        return NULL;
+    }
     if (s->nsplits == *cap) {
         int ncap = *cap < 16 ? 16 : (*cap > SCAN_MAX_SPLITS / 2 ? SCAN_MAX_SPLITS : *cap * 2);
         scan_split *ns = realloc(s->splits, sizeof *ns * ((size_t)ncap + 1));
@@ -359,6 +363,7 @@ static scan_split *split_add(scan_t *s, int *cap)
     }
     scan_split *sp = &s->splits[s->nsplits++];
     memset(sp, 0, sizeof *sp);
+    *rc = 0;
     return sp;
 }
 
@@ -390,10 +395,11 @@ static int plan_cuts(scan_t *s, plan_index *x, int rg, int64_t **cuts)
 static int plan_range(scan_t *s, plan_index *x, int rg, int64_t lo, int64_t hi,
                       const flt_mask *rows, int *cap, pq_err *e)
 {
-    scan_split *sp = split_add(s, cap);
-    if (!sp) return -ENOMEM;
+    int rc;
+    scan_split *sp = split_add(s, cap, &rc, e);
+    if (!sp) return rc;
     *sp = (scan_split){.rg = rg, .row_lo = lo, .nrows = hi - lo};
-    int rc = rows->len ? flt_mask_slice(&sp->rows0, rows, lo, hi) : 0;
+    rc = rows->len ? flt_mask_slice(&sp->rows0, rows, lo, hi) : 0;
     if (rc) return rc;
     if (sp->rows0.len && flt_mask_all_false(&sp->rows0)) {
         sp->pruned = true;
@@ -427,9 +433,8 @@ static int plan_group(scan_t *s, plan_index *x, int rg, int *cap, pq_err *e)
         if (out) why = "bloom filter";
     }
     if (rc == 0 && why) {
-        scan_split *sp = split_add(s, cap);
-        if (!sp) rc = -ENOMEM;
-        else *sp = (scan_split){.rg = rg, .nrows = n, .pruned = true};
+        scan_split *sp = split_add(s, cap, &rc, e);
+        if (sp) *sp = (scan_split){.rg = rg, .nrows = n, .pruned = true};
         s->stats.row_groups_pruned++;
         scan_explainf(s, "  split %d (row group %d, %lld rows): pruned by %s\n", s->nsplits - 1,
                       rg, (long long)n, why);
@@ -454,12 +459,22 @@ static int plan_shared(scan_t *s)
     int ng = s->f->meta.nrow_groups;
     if (s->nsplits <= ng) return 0; /* no row group was cut */
     s->rg_left = calloc((size_t)ng + 1, sizeof *s->rg_left);
+    s->leader_live = calloc((size_t)ng + 1, sizeof *s->leader_live);
     s->dicts = calloc((size_t)ng * (size_t)s->nneed + 1, sizeof *s->dicts);
-    if (!s->rg_left || !s->dicts) return -ENOMEM;
+    bool *leader_seen = calloc((size_t)ng + 1, sizeof(bool));
+    if (!s->rg_left || !s->leader_live || !s->dicts || !leader_seen) {
+        free(leader_seen);
+        return -ENOMEM;
+    }
     for (int i = 0; i < s->nsplits; i++)
         if (!s->splits[i].pruned) atomic_fetch_add(&s->rg_left[s->splits[i].rg], 1);
-    for (int i = 0; i < s->nsplits; i++)
-        s->splits[i].shares_rg = !s->splits[i].pruned && atomic_load(&s->rg_left[s->splits[i].rg]) > 1;
+    for (int i = 0; i < s->nsplits; i++) {
+        scan_split *sp = &s->splits[i];
+        sp->shares_rg = !sp->pruned && atomic_load(&s->rg_left[sp->rg]) > 1;
+        sp->leader = sp->shares_rg && !leader_seen[sp->rg];
+        if (sp->leader) leader_seen[sp->rg] = true;
+    }
+    free(leader_seen);
     return 0;
 }
 
@@ -494,8 +509,10 @@ void scan_plan_free(scan_t *s)
     scan_shared_dicts_free(s, -1);
     free(s->dicts);
     free(s->rg_left);
+    free(s->leader_live);
     s->dicts = NULL;
     s->rg_left = NULL;
+    s->leader_live = NULL;
     for (int i = 0; s->splits && i < s->nsplits; i++) {
         scan_split *sp = &s->splits[i];
         for (int k = 0; sp->cols && k < s->nneed; k++) free(sp->cols[k].pieces);

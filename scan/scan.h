@@ -85,6 +85,8 @@ typedef struct scan_split {
     bool pruned;               /* by statistics / bloom / page index at planning */
     bool shares_rg;            /* another unpruned split reads the same row group (its
                                   dictionaries are shared: split.c shared_dict) */
+    bool leader;               /* shares_rg and the group's first unpruned split: the only one
+                                  that registers dictionary pages up front */
     int pages_total, pages_pruned;
     flt_mask rows0;            /* rows left after page-index pruning (len 0 = all rows) */
     scan_colplan *cols;        /* one per needed column (scan->need order) */

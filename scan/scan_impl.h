@@ -36,9 +36,14 @@ struct scan {
     /* Dictionaries of row groups cut into several splits (NULL when none is cut):
      * dicts[rg * nneed + slot] is published once (release) by the first split that decoded
      * it and read (acquire) by the others, which then neither read nor decode that page;
-     * rg_left[rg] counts the row group's unfinished splits, and the last one frees them. */
+     * rg_left[rg] counts the row group's unfinished splits, and the last one frees them.
+     * Only a group's leader (its first unpruned split) registers dictionary pages with its
+     * other reads; the others wait for its dictionaries while it runs (split.c ensure_dict). */
     _Atomic(pq_vec *) *dicts;
     _Atomic int *rg_left;
+    _Atomic int *leader_live;  /* per row group: 1 while its leader split runs (0 before, 2
+                                  after: a split waits for a leader only while it runs, as a
+                                  leader not started yet may be held back by exploration) */
 
     /* adaptive submission: per conjunct, how often it ran and how often its output mask was
      * all-false; independent of the order it ran in (split.c p_input_all_false) */

@@ -109,6 +109,31 @@ static void publish_dict(split_ctx *x, int slot, pq_col_reader *r)
     }
 }
 
+/* A split that is not its row group's leader registered no dictionary page: it borrows the
+ * leader's once published, waiting (yielding its core) while the leader runs; when the
+ * leader is not running (not started, or ended without it: its rows were all filtered out
+ * before this column), the page is read now. Waits only on a running leader, which never
+ * waits: no cycle. Called once slot's other pieces are in. */
+static int ensure_dict(split_ctx *x, int slot)
+{
+    scan_colplan *cp = &x->sp->cols[slot];
+    if (!x->sp->shares_rg || x->sp->leader || cp->npieces < 2 || !cp->pieces[0].dict || x->futs[slot][0])
+        return 0;
+    bool pages_left = false;
+    for (int p = 1; p < cp->npieces; p++) pages_left = pages_left || x->futs[slot][p];
+    if (!pages_left) return 0;
+    while (!shared_dict(x, slot) && atomic_load(&x->s->leader_live[x->sp->rg]) == 1 &&
+           !atomic_load(&x->s->stop))
+        exec_yield();
+    if (shared_dict(x, slot)) return 0;
+    fut_t *f = io_read(x->c->io, x->s->f->file, cp->pieces[0].off, cp->pieces[0].len);
+    if (!f) return -ENOMEM;
+    x->futs[slot][0] = f;
+    fut_want(f);
+    int rc = fut_await(f);
+    return rc ? pq_errf(&x->err, rc, (int64_t)cp->pieces[0].off, "%s", fut_message(f)) : 0;
+}
+
 /* Readies the core's reader of slot for this split's pages. */
 static pq_col_reader *reader_for(split_ctx *x, int slot)
 {
@@ -128,9 +153,10 @@ static int register_all(split_ctx *x)
         scan_colplan *cp = &x->sp->cols[k];
         x->futs[k] = calloc((size_t)cp->npieces + 1, sizeof(fut_t *));
         if (!x->futs[k]) return -ENOMEM;
-        bool have_dict = shared_dict(x, k) != NULL;
+        /* a dictionary already published, or one the group's leader reads (ensure_dict) */
+        bool skip_dict = shared_dict(x, k) != NULL || (x->sp->shares_rg && !x->sp->leader);
         for (int p = 0; p < cp->npieces; p++) {
-            if (cp->pieces[p].dict && have_dict) continue;
+            if (cp->pieces[p].dict && skip_dict) continue;
             x->futs[k][p] = io_read(x->c->io, s->f->file, cp->pieces[p].off, cp->pieces[p].len);
             if (!x->futs[k][p]) return -ENOMEM;
         }
@@ -244,7 +270,7 @@ static int await_slot(split_ctx *x, int slot)
         if (rc) return pq_errf(&x->err, rc, (int64_t)x->sp->cols[slot].pieces[p].off, "%s",
                                fut_message(f));
     }
-    return 0;
+    return ensure_dict(x, slot);
 }
 
 /* Decodes one page piece (or dictionary) appending the page's rows [a, e) of the split: the
@@ -738,6 +764,7 @@ void scan_run_split(scan_t *s, scan_core *c, int i)
         scan_push(s, i, &b);
         return;
     }
+    if (s->splits[i].leader) atomic_store(&s->leader_live[s->splits[i].rg], 1);
     split_ctx x;
     int rc = ctx_init(&x, s, c, i);
     if (rc == 0) rc = register_all(&x);
@@ -752,6 +779,7 @@ void scan_run_split(scan_t *s, scan_core *c, int i)
         scan_batch_free(&b);
     }
     ctx_free(&x);
+    if (s->splits[i].leader) atomic_store(&s->leader_live[s->splits[i].rg], 2);
     if (s->splits[i].shares_rg && atomic_fetch_sub(&s->rg_left[s->splits[i].rg], 1) == 1)
         scan_shared_dicts_free(s, s->splits[i].rg); /* the row group's last split */
     scan_push(s, i, &b);
