@@ -141,6 +141,7 @@ static int dict_page(pq_col_reader *r, const pq_page_header *h, const uint8_t *b
     pq_vec_clear(&r->dict);
     r->has_dict = false;
     r->shared_dict = NULL;
+    r->dict_loads++;
     int rc = pq_dict_decode_page(body, n, h->num_values, &r->dict, e);
     if (rc) {
         if (e) e->offset = off;

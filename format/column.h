@@ -45,6 +45,7 @@ typedef struct pq_col_reader {
     const pq_vec *shared_dict;     /* NULL, or a decoded dictionary owned elsewhere (a scan's
                                       cache, immutable while set) used instead of dict; a
                                       dictionary page clears it */
+    int64_t dict_loads;            /* dictionary pages decoded (tells a replaced dictionary) */
     uint8_t *scratch;              /* decompressed page body */
     size_t scratch_cap;
     uint32_t *levels;              /* definition levels of one page */

@@ -402,48 +402,61 @@ static bool page_skippable(const split_ctx *x, const pq_page_header *h, int hl, 
     return true;
 }
 
-/* Handles one page of a piece at split-relative row first_row (see page_rows_check for
- * exp_rows); sets the bytes it took and the rows it holds. */
+/* Decodes one data page of a piece that holds rows the mask selects: the page starts at
+ * split-relative row first_row and its rows [a, e) lie inside the split; sets the bytes it
+ * took and the rows it holds (piece_pages has checked the header's row count). */
 typedef int (*page_fn)(split_ctx *x, pq_col_reader *r, void *ctx, const uint8_t *buf, size_t len,
-                       int64_t off, int64_t first_row, int64_t exp_rows, size_t *used, int64_t *rows);
+                       int64_t off, int64_t first_row, int64_t a, int64_t e, size_t *used,
+                       int64_t *rows);
 
-/* One page of a projection-only column: skipped undecoded when the mask selects none of its
- * rows inside the split, else only its selected rows are decoded and appended to the
- * vector ctx (pq_colr_page_sel). Other pages (dictionary, index) append no rows. */
+/* A page of a projection-only column: only its selected rows are decoded and appended to
+ * the vector ctx (pq_colr_page_sel). */
 static int page_selected(split_ctx *x, pq_col_reader *r, void *ctx, const uint8_t *buf, size_t len,
-                         int64_t off, int64_t first_row, int64_t exp_rows, size_t *used,
+                         int64_t off, int64_t first_row, int64_t a, int64_t e, size_t *used,
                          int64_t *rows)
 {
-    pq_vec *out = ctx;
-    pq_page_header h;
-    int hl = pq_page_header_parse(buf, len, &h, &x->err);
-    if (hl < 0) return hl;
-    if (h.type != PQ_PAGE_DATA && h.type != PQ_PAGE_DATA_V2)
-        return pq_colr_page(r, buf, len, off, out, used, rows, &x->err);
-    int64_t a, e;
-    int rc = page_rows_check(x, &h, off, first_row, exp_rows, &a, &e);
-    if (rc || page_skippable(x, &h, hl, len, a, e, used, rows)) return rc;
     uint32_t *idx = malloc(sizeof(uint32_t) * (size_t)(e - a + 1));
     if (!idx) return -ENOMEM;
     int64_t k = flt_mask_select_range(&x->mask, a, e, idx);
     for (int64_t i = 0; a > first_row && i < k; i++) idx[i] += (uint32_t)(a - first_row);
-    rc = pq_colr_page_sel(r, buf, len, off, idx, k, out, used, rows, &x->err);
+    int rc = pq_colr_page_sel(r, buf, len, off, idx, k, ctx, used, rows, &x->err);
     free(idx);
     return rc;
 }
 
+/* One page of a piece through fn, unless it is not a data page (a dictionary page loads the
+ * reader's dictionary, scratch is the column-typed vector that call needs and that gets no
+ * rows; index pages are skipped) or the mask selects none of its rows inside the split
+ * (skipped undecoded). exp_rows: the page's row count by the offset index, or -1 for the
+ * pages of a whole chunk. */
+static int piece_page(split_ctx *x, pq_col_reader *r, const uint8_t *buf, size_t len, int64_t off,
+                      int64_t first_row, int64_t exp_rows, page_fn fn, void *ctx, pq_vec *scratch,
+                      size_t *used, int64_t *rows)
+{
+    pq_page_header h;
+    int hl = pq_page_header_parse(buf, len, &h, &x->err);
+    if (hl < 0) return hl;
+    if (h.type != PQ_PAGE_DATA && h.type != PQ_PAGE_DATA_V2)
+        return pq_colr_page(r, buf, len, off, scratch, used, rows, &x->err);
+    int64_t a, e;
+    int rc = page_rows_check(x, &h, off, first_row, exp_rows, &a, &e);
+    if (rc || page_skippable(x, &h, hl, len, a, e, used, rows)) return rc;
+    return fn(x, r, ctx, buf, len, off, first_row, a, e, used, rows);
+}
+
 /* Every page of one piece (a whole chunk holds many, which must end exactly at the row
- * group's last row; a page piece one) through fn. */
+ * group's last row; a page piece one) through piece_page. */
 static int piece_pages(split_ctx *x, pq_col_reader *r, const scan_piece *pc, const io_bytes *b,
-                       page_fn fn, void *ctx)
+                       page_fn fn, void *ctx, pq_vec *scratch)
 {
     size_t pos = 0;
     int64_t row = pc->whole_chunk ? 0 : pc->first_row;
     while (pos < b->len && (pc->whole_chunk ? row < x->sp->nrows : pos == 0)) {
         size_t used = 0;
         int64_t rows = 0;
-        int rc = fn(x, r, ctx, b->data + pos, b->len - pos, (int64_t)(pc->off + pos), row,
-                    pc->whole_chunk || pc->dict ? -1 : pc->nrows, &used, &rows);
+        int rc = piece_page(x, r, b->data + pos, b->len - pos, (int64_t)(pc->off + pos), row,
+                            pc->whole_chunk || pc->dict ? -1 : pc->nrows, fn, ctx, scratch, &used,
+                            &rows);
         if (rc) return rc;
         assert(used > 0);
         pos += used;
@@ -468,7 +481,7 @@ static int decode_selected(split_ctx *x, int slot)
     for (int p = 0; rc == 0 && p < cp->npieces; p++) {
         if (cp->pieces[p].dict && r->shared_dict) discard(x, slot, p);
         if (!x->futs[slot][p]) continue;
-        rc = piece_pages(x, r, &cp->pieces[p], fut_value(x->futs[slot][p]), page_selected, v);
+        rc = piece_pages(x, r, &cp->pieces[p], fut_value(x->futs[slot][p]), page_selected, v, v);
         if (rc == 0 && cp->pieces[p].dict) publish_dict(x, slot, r);
     }
     r->shared_dict = NULL;
@@ -501,6 +514,8 @@ typedef struct page_eval {
     pq_vec idx, vals;          /* one page's dictionary indices, or its values */
     flt_mask in, out, dmask;   /* the page's input and output; the predicate per dictionary entry */
     const pq_vec *dmask_dict;  /* the dictionary dmask holds (NULL: none yet) */
+    int64_t dmask_loads;       /* and the reader's dict_loads then (the reader's own
+                                  dictionary keeps its address when a new page replaces it) */
 } page_eval;
 
 /* Whether conjunct k can be evaluated page by page: its column is neither projected nor
@@ -515,38 +530,28 @@ static bool pageable(const scan_t *s, int k)
     return true;
 }
 
-/* One page: x->tmp = mask AND predicate over its rows inside the split. A dictionary-encoded
- * page is evaluated from its indices (the predicate once per dictionary entry, then mapped);
- * others from their values; pages without a row left in the mask are not decoded. */
+/* One page: x->tmp = mask AND predicate over its rows [a, e) inside the split. A
+ * dictionary-encoded page is evaluated from its indices (the predicate once per dictionary
+ * entry, then mapped); others from their values. */
 static int page_eval_one(split_ctx *x, pq_col_reader *r, void *ctx, const uint8_t *buf, size_t len,
-                         int64_t off, int64_t first_row, int64_t exp_rows, size_t *used,
+                         int64_t off, int64_t first_row, int64_t a, int64_t e, size_t *used,
                          int64_t *rows)
 {
     page_eval *pe = ctx;
-    pq_page_header h;
-    int hl = pq_page_header_parse(buf, len, &h, &x->err);
-    if (hl < 0) return hl;
-    if (h.type != PQ_PAGE_DATA && h.type != PQ_PAGE_DATA_V2) {
-        pe->dmask_dict = NULL; /* a dictionary page replaces the dictionary */
-        return pq_colr_page(r, buf, len, off, &pe->vals, used, rows, &x->err);
-    }
-    int64_t a, e;
-    int rc = page_rows_check(x, &h, off, first_row, exp_rows, &a, &e);
-    if (rc || page_skippable(x, &h, hl, len, a, e, used, rows)) return rc;
     pq_vec_clear(&pe->idx);
     pq_vec_clear(&pe->vals);
     bool as_idx = false;
-    rc = pq_colr_page_idx(r, buf, len, off, &pe->idx, &pe->vals, &as_idx, used, rows, &x->err);
+    int rc = pq_colr_page_idx(r, buf, len, off, &pe->idx, &pe->vals, &as_idx, used, rows, &x->err);
     if (rc == 0) rc = flt_mask_init(&pe->in, *rows, false);
     if (rc) return rc;
     flt_mask_copy_bits(&pe->in, a - first_row, &x->mask, a, e - a);
     if (as_idx) {
         x->c->dict_eval_pages++;
         const pq_vec *d = r->shared_dict ? r->shared_dict : &r->dict;
-        if (pe->dmask_dict != d) {
+        if (pe->dmask_dict != d || pe->dmask_loads != r->dict_loads) {
             pe->dmask_dict = NULL;
             rc = flt_eval_dict_prepare(pe->p, d, &pe->dmask);
-            if (rc == 0) pe->dmask_dict = d;
+            if (rc == 0) pe->dmask_dict = d, pe->dmask_loads = r->dict_loads;
         }
         if (rc == 0)
             rc = flt_eval_dict_map(pe->p, &pe->dmask, (const uint32_t *)(const void *)pe->idx.values,
@@ -577,7 +582,8 @@ static int eval_paged(split_ctx *x, int k)
     for (int p = 0; rc == 0 && p < cp->npieces; p++) {
         if (cp->pieces[p].dict && r->shared_dict) discard(x, slot, p);
         if (!x->futs[slot][p]) continue;
-        rc = piece_pages(x, r, &cp->pieces[p], fut_value(x->futs[slot][p]), page_eval_one, &pe);
+        rc = piece_pages(x, r, &cp->pieces[p], fut_value(x->futs[slot][p]), page_eval_one, &pe,
+                         &pe.vals);
         if (rc == 0 && cp->pieces[p].dict) publish_dict(x, slot, r);
     }
     r->shared_dict = NULL;

@@ -10,14 +10,7 @@
 #     lineitem_prune.
 #  3. A wrong expected answer in the cache makes the bench exit 1 and print BAD.
 # Last line: "bench_smoke: N passed, N failed".
-set -u
-R=${RINGSCAN:-zig-out/bin/ringscan}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-passed=0; failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-check() { if eval "$1"; then ok; else bad "$2"; fi; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 "$R" bench --data "$dir" --sf 0.01 --rounds 1 --json "$dir/a.json" --chart "$dir/a.svg" >"$dir/a.txt" 2>"$dir/a.err"
 rc=$?
@@ -47,5 +40,4 @@ rc=$?
 check '[ $rc -eq 1 ]' "a wrong expected checksum gave exit $rc, not 1"
 check 'grep -q " BAD " "$dir/c.txt"' "a wrong expected checksum printed no BAD row"
 
-echo "bench_smoke: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary bench_smoke

@@ -7,14 +7,7 @@
 #  2. A bad request (unknown column) answers rc 1 and the next request still works; an empty
 #     argument list answers rc 2 (usage).
 # Last line: "serve: N passed, N failed".
-set -u
-R=${RINGSCAN:-zig-out/bin/ringscan}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-passed=0; failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-check() { if eval "$1"; then ok; else bad "$2"; fi; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 f="$dir/li.parquet"
 "$R" gen lineitem --sf 0.02 --row-group-rows 50000 --page-rows 1000 -o "$f" >/dev/null
@@ -44,5 +37,4 @@ check 'grep -q "no_such_column" "$dir/err.txt"' "the bad column is not named on 
 check 'sed -n 5p "$dir/out.jsonl" | grep -q "^{\"rc\":2,"' "an empty request did not answer rc 2"
 check '[ "$(as_count 6)" = "$want1" ]' "answer 6 (after the errors) '$(as_count 6)' != '$want1'"
 
-echo "serve: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary serve

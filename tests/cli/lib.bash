@@ -1,0 +1,16 @@
+# tests/cli/lib.bash: sourced by the tests/cli/*.sh scripts (not run by tests/run.sh, which
+# runs *.sh only). Sets R (the binary: $RINGSCAN or zig-out/bin/ringscan), dir (a temporary
+# folder removed at exit) and the counters with ok / bad / check; summary NAME prints the
+# "NAME: N passed, N failed" line tests/run.sh adds up and returns non-zero after a failure.
+set -u
+R=${RINGSCAN:-zig-out/bin/ringscan}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+passed=0; failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+check() { if eval "$1"; then ok; else bad "$2"; fi; }
+summary() {
+    echo "$1: $passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+}
