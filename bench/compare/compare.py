@@ -279,50 +279,42 @@ def fmt_r(r):
     return "-" if r is None else f"{r:.2f}"
 
 
+def time_table(R, t, engines, key, mismatch, title):
+    """Lines of one median table (key: "median" wall or "cpu_median"), peers as ratios to
+    ringscan; mismatch is the cell text of an excluded sample ({} = why)."""
+    lines = [title, "| shape | data | " + " | ".join(engines) + " |",
+             "|---|---|" + "---|" * len(engines)]
+    for shape, ds in R["cells"]:
+        cell = R["time"][t].get(f"{shape}|{ds}", {})
+        base = cell.get("ringscan", {}).get(key)
+        row = [shape, ds]
+        for e in engines:
+            d = cell.get(e, {})
+            med = d.get(key)
+            if d.get("excluded"):
+                row.append(mismatch.format(d["excluded"]))
+            elif e == "ringscan":
+                row.append(fmt_ms(med))
+            else:
+                row.append(f"{fmt_ms(med)} ({fmt_r(ratio(med, base))})")
+        lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
 def build_tables(R, threads_list):
     lines = []
     engines = ["ringscan"] + R["peers"]
     tengines = ["ringscan", "ringscan_process"] + R["peers"]
     for th in threads_list:
         t = str(th)
-        lines.append(f"\n### sf={R['sf']}, threads={th}: median wall ms (ratio = peer / ringscan; "
-                     f"> 1 means ringscan faster; ringscan and the peers timed in warm worker "
-                     f"processes; ringscan_process: a fresh `ringscan scan` process, start-up "
-                     f"included)\n")
-        lines.append("| shape | data | " + " | ".join(tengines) + " |")
-        lines.append("|---|---|" + "---|" * len(tengines))
-        for shape, ds in R["cells"]:
-            k = f"{shape}|{ds}"
-            base = R["time"][t].get(k, {}).get("ringscan", {}).get("median")
-            row = [shape, ds]
-            for e in tengines:
-                d = R["time"][t].get(k, {}).get(e, {})
-                med = d.get("median")
-                if d.get("excluded"):
-                    row.append(f"MISMATCH ({d['excluded']})")
-                elif e == "ringscan":
-                    row.append(fmt_ms(med))
-                else:
-                    row.append(f"{fmt_ms(med)} ({fmt_r(ratio(med, base))})")
-            lines.append("| " + " | ".join(row) + " |")
-        lines.append(f"\n### sf={R['sf']}, threads={th}: median CPU ms (user+sys, all threads; "
-                     f"ratio = peer / ringscan)\n")
-        lines.append("| shape | data | " + " | ".join(tengines) + " |")
-        lines.append("|---|---|" + "---|" * len(tengines))
-        for shape, ds in R["cells"]:
-            k = f"{shape}|{ds}"
-            base = R["time"][t].get(k, {}).get("ringscan", {}).get("cpu_median")
-            row = [shape, ds]
-            for e in tengines:
-                d = R["time"][t].get(k, {}).get(e, {})
-                med = d.get("cpu_median")
-                if d.get("excluded"):
-                    row.append("MISMATCH")
-                elif e == "ringscan":
-                    row.append(fmt_ms(med))
-                else:
-                    row.append(f"{fmt_ms(med)} ({fmt_r(ratio(med, base))})")
-            lines.append("| " + " | ".join(row) + " |")
+        lines += time_table(R, t, tengines, "median", "MISMATCH ({})",
+                            f"\n### sf={R['sf']}, threads={th}: median wall ms (ratio = peer / "
+                            f"ringscan; > 1 means ringscan faster; ringscan and the peers timed in "
+                            f"warm worker processes; ringscan_process: a fresh `ringscan scan` "
+                            f"process, start-up included)\n")
+        lines += time_table(R, t, tengines, "cpu_median", "MISMATCH",
+                            f"\n### sf={R['sf']}, threads={th}: median CPU ms (user+sys, all "
+                            f"threads; ratio = peer / ringscan)\n")
         lines.append(f"\n### sf={R['sf']}, threads={th}: read calls on the data file / MB read "
                      f"(ratio = peer reads / ringscan reads; mmap = engine maps the file)\n")
         lines.append("| shape | data | " + " | ".join(engines) + " |")
