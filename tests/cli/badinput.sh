@@ -3,19 +3,13 @@
 # 1 and print one message naming the file (and the offset where known); a good file exits 0.
 # Run by tests/run.sh with $RINGSCAN = the binary and cwd = the project root.
 # Last line: "badinput: N passed, N failed".
-set -u
-R=${RINGSCAN:-zig-out/bin/ringscan}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-passed=0; failed=0
-ok() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL $*"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 # expect STATUS PATTERN CMD...: exit status and a stderr line matching PATTERN
 expect() {
     local want=$1 pat=$2; shift 2
     "$@" >"$dir/out" 2>"$dir/err"; local rc=$?
-    if [ "$rc" -ne "$want" ]; then fail "$* exited $rc, expected $want: $(head -c 300 "$dir/err")"; return; fi
-    if [ -n "$pat" ] && ! grep -qE "$pat" "$dir/err"; then fail "$*: stderr lacks /$pat/: $(head -c 300 "$dir/err")"; return; fi
+    if [ "$rc" -ne "$want" ]; then bad "$* exited $rc, expected $want: $(head -c 300 "$dir/err")"; return; fi
+    if [ -n "$pat" ] && ! grep -qE "$pat" "$dir/err"; then bad "$*: stderr lacks /$pat/: $(head -c 300 "$dir/err")"; return; fi
     ok
 }
 good=$dir/good.parquet
@@ -43,7 +37,7 @@ cp "$good" "$dir/zero.parquet"; head -c 3000 /dev/zero | dd of="$dir/zero.parque
 "$R" scan "$dir/zero.parquet" >/dev/null 2>"$dir/err"; rc=$?
 if [ "$rc" -eq 1 ] && grep -qE "zero.parquet.*offset [0-9]+" "$dir/err"; then ok
 elif [ "$rc" -eq 0 ]; then ok # zeros may still decode (e.g. inside a PLAIN value run)
-else fail "zeroed pages: exit $rc: $(head -c 300 "$dir/err")"; fi
+else bad "zeroed pages: exit $rc: $(head -c 300 "$dir/err")"; fi
 # not a file at all
 expect 1 "" "$R" scan "$dir/missing.parquet"
-echo "badinput: $passed passed, $failed failed"
+summary badinput
