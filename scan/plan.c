@@ -501,11 +501,13 @@ int scan_plan(scan_t *s, pq_err *e)
     int rc = index_load(s, &x, e);
     for (int rg = 0; rc == 0 && rg < s->f->meta.nrow_groups; rg++) rc = plan_group(s, &x, rg, &cap, e);
     index_free(s, &x);
-    return rc ? rc : plan_shared(s);
+    if (rc == 0) rc = plan_shared(s);
+    return rc ? rc : scan_units_plan(s);
 }
 
 void scan_plan_free(scan_t *s)
 {
+    scan_units_free(s);
     scan_shared_dicts_free(s, -1);
     free(s->dicts);
     free(s->rg_left);

@@ -20,6 +20,7 @@ void scan_opts_default(scan_opts *o)
     o->use_bloom = true;
     o->split_rows = SCAN_SPLIT_ROWS;
     o->io_opts = io_opts_default();
+    o->io_opts.max_bytes = SCAN_READ_MAX_BYTES;
     pq_col_limits_default(&o->col_limits);
 }
 
@@ -154,6 +155,7 @@ int scan_next(scan_t *s, scan_batch *b, pq_err *e)
 /* The core's last worker copies its io counters and frees its io context. */
 static void core_done(scan_t *s, scan_core *c)
 {
+    scan_units_core_done(s, (int)(c - s->cores));
     if (c->io) {
         io_ctx_counters(c->io, &c->io_counters);
         io_ctx_free(c->io);
@@ -211,15 +213,22 @@ static bool wait_window(scan_t *s, int i)
 static void worker(void *arg)
 {
     scan_t *s = arg;
-    scan_core *c = &s->cores[exec_core_index(exec_current())];
+    int core = exec_core_index(exec_current());
+    scan_core *c = &s->cores[core];
     int rc = core_setup(s, c);
     if (rc) scan_fail(s, rc, NULL);
     while (rc == 0 && !atomic_load(&s->stop) && !atomic_load(&s->limit_hit)) {
-        int i = atomic_fetch_add(&s->next_split, 1);
-        if (i >= s->nsplits || !wait_window(s, i)) break;
+        bool stolen;
+        int i = scan_unit_claim(s, c, core, &stolen);
+        if (i >= s->nsplits) break;
+        if (!wait_window(s, i)) {
+            scan_unit_split_done(s, i, stolen);
+            break;
+        }
         atomic_fetch_add(&s->splits_started, !s->splits[i].pruned);
-        scan_run_split(s, c, i);
+        scan_run_split(s, c, i, !stolen);
         atomic_fetch_add(&s->splits_done, !s->splits[i].pruned);
+        scan_unit_split_done(s, i, stolen);
     }
     if (--c->workers_live == 0) core_done(s, c);
     pthread_mutex_lock(&s->mu);
@@ -291,7 +300,10 @@ static int start_workers(scan_t *s, pq_err *e)
     if (rc) return pq_errf(e, rc, -1, "cannot start %d executor threads: %s", s->o.threads,
                            ringscan_strerror(rc));
     atomic_store(&s->workers_live, s->o.threads * SCAN_TASKS_PER_CORE);
-    for (int c = 0; c < s->o.threads; c++) s->cores[c].workers_live = SCAN_TASKS_PER_CORE;
+    for (int c = 0; c < s->o.threads; c++) {
+        s->cores[c].workers_live = SCAN_TASKS_PER_CORE;
+        s->cores[c].unit = -1;
+    }
     for (int c = 0; c < s->o.threads; c++)
         for (int t = 0; t < SCAN_TASKS_PER_CORE; t++) {
             rc = exec_group_spawn(s->g, c, worker, s);

@@ -34,7 +34,10 @@ enum {
     SCAN_MAX_COLUMNS = 4096,
     SCAN_EXPLAIN_MAX = 1 << 16, /* bytes of --explain text kept */
     SCAN_SPLIT_ROWS = 128 * 1024,
-    SCAN_MAX_SPLITS = 1 << 24
+    SCAN_MAX_SPLITS = 1 << 24,
+    /* largest coalesced read: Arrow's read-range cache cap (FACTS.md), so the columns a unit
+     * wants at once are one read, not one per 4 MiB (io/ default) */
+    SCAN_READ_MAX_BYTES = 32 << 20
 };
 
 typedef enum scan_policy { SCAN_LAZY = 0, SCAN_EAGER = 1, SCAN_ADAPTIVE = 2 } scan_policy;
@@ -87,6 +90,7 @@ typedef struct scan_split {
                                   dictionaries are shared: split.c shared_dict) */
     bool leader;               /* shares_rg and the group's first unpruned split: the only one
                                   that registers dictionary pages up front */
+    int unit;                  /* fetch unit (scan_impl.h scan_unit) */
     int pages_total, pages_pruned;
     flt_mask rows0;            /* rows left after page-index pruning (len 0 = all rows) */
     scan_colplan *cols;        /* one per needed column (scan->need order) */

@@ -16,7 +16,20 @@ typedef struct scan_core {
     io_counters_t io_counters; /* copied when the core's last worker ends */
     int64_t decoded_pages;
     int64_t dict_eval_pages;   /* split.c page_eval_one */
+    int unit;                  /* the unit it claimed last (unit.c), -1 before */
 } scan_core;
+
+/* A fetch unit (unit.c): splits [first, first + n) of one row group, run by one core. */
+typedef struct scan_unit {
+    int first, n;
+    _Atomic int next;          /* its next unclaimed split (may run past first + n) */
+    int running;               /* the owner's splits of it now running (owner only) */
+    _Atomic int owner;         /* claiming core, -1 before */
+    bool shared;               /* two or more unpruned splits: columns are read per unit */
+    uint64_t *off, *len;       /* [nneed] range covering the unit's pieces (shared only) */
+    fut_t **f;                 /* [nneed] the column's request once registered (owner only) */
+    bool *used;                /* [nneed] a split decoded from it */
+} scan_unit;
 
 struct scan {
     pqf_t *f;
@@ -33,6 +46,9 @@ struct scan {
 
     int nsplits;
     scan_split *splits;
+    int nunits;
+    scan_unit *units;          /* cover the splits in order (unit.c) */
+    _Atomic int next_unit;
     /* Dictionaries of row groups cut into several splits (NULL when none is cut):
      * dicts[rg * nneed + slot] is published once (release) by the first split that decoded
      * it and read (acquire) by the others, which then neither read nor decode that page;
@@ -53,7 +69,6 @@ struct scan {
     /* runtime */
     exec_group_t *g;
     int window;                /* splits claimed but not consumed, at most */
-    _Atomic int next_split;
     _Atomic int64_t consumed;
     _Atomic int64_t rows_out;
     _Atomic int stop;          /* error, or the consumer is done: splits bail out */
@@ -90,8 +105,27 @@ void scan_plan_free(scan_t *s);
 /* Frees the shared dictionaries of row group rg (every row group when rg < 0). */
 void scan_shared_dicts_free(scan_t *s, int rg);
 
-/* split.c: runs split i on the current core (a coroutine); pushes its batch or error. */
-void scan_run_split(scan_t *s, scan_core *c, int i);
+/* unit.c: groups the planned splits into fetch units; 0 or -ENOMEM. */
+int scan_units_plan(scan_t *s);
+void scan_units_free(scan_t *s);
+/* The next split for core c (index core): the rest of its unit, else the first split of the
+ * next unclaimed unit, which c then owns, else (the scan's tail) a split stolen from another
+ * core's unit, which then reads its own pieces (*stolen = true); s->nsplits when none is
+ * left. Runs on the core. */
+int scan_unit_claim(scan_t *s, scan_core *c, int core, bool *stolen);
+/* The request covering slot k's pieces in the (shared) unit, made on first use; NULL on
+ * -ENOMEM. The unit keeps its own reference: callers take theirs with fut_ref. Owner only. */
+fut_t *scan_unit_fut(scan_t *s, scan_core *c, int unit, int k);
+/* After a split ended on core c (stolen as claimed): when the owner has no split of the unit
+ * running and none is left to claim, the unit's requests are released. */
+void scan_unit_split_done(scan_t *s, int split, bool stolen);
+/* The core's end: releases the requests of units it owns whose splits did not all run. */
+void scan_units_core_done(scan_t *s, int core);
+
+/* split.c: runs split i on the current core (a coroutine); pushes its batch or error.
+ * by_unit: its unit is shared and owned by this core (its pieces are slices of the unit's
+ * requests), false for a stolen split or an unshared unit (reads of its own). */
+void scan_run_split(scan_t *s, scan_core *c, int i, bool by_unit);
 
 /* take.c: dst (initialised here) = src rows idx[0..n). 0, RINGSCAN_ELIMIT or -ENOMEM. */
 int scan_take(const pq_vec *src, const uint32_t *idx, int64_t n, pq_vec *dst);

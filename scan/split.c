@@ -26,6 +26,7 @@ typedef struct split_ctx {
     scan_t *s;
     scan_core *c;
     scan_split *sp;
+    bool by_unit;          /* pieces are slices of the unit's requests (scan_run_split) */
     fut_t ***futs;         /* [slot][piece], NULL once released or never registered */
     pq_vec *vecs;          /* decoded columns per slot (valid when decoded[slot]) */
     bool *decoded;
@@ -36,6 +37,29 @@ typedef struct split_ctx {
 } split_ctx;
 
 /* ------------------------------------------------------------------------ futures */
+
+/* Whether piece p of slot is a slice of its fetch unit's request (unit.c), not a read of its
+ * own: the unit accounts for those bytes. */
+static bool unit_backed(const split_ctx *x, int slot, int p)
+{
+    return x->by_unit && x->futs[slot][p] && x->futs[slot][p] == x->s->units[x->sp->unit].f[slot];
+}
+
+/* The bytes of piece p of slot (resolved): its own read, or its slice of the unit's request
+ * (which it marks used). A unit request shorter than planned (a truncated file) yields a
+ * short slice, which the page decoder reports at the piece's offset. */
+static io_bytes piece_bytes(split_ctx *x, int slot, int p)
+{
+    const io_bytes *b = fut_value(x->futs[slot][p]);
+    if (!unit_backed(x, slot, p)) return *b;
+    scan_unit *u = &x->s->units[x->sp->unit];
+    const scan_piece *pc = &x->sp->cols[slot].pieces[p];
+    assert(pc->off >= u->off[slot] && pc->off + pc->len <= u->off[slot] + u->len[slot]);
+    uint64_t rel = pc->off - u->off[slot];
+    size_t len = rel >= b->len ? 0 : (size_t)(b->len - rel < pc->len ? b->len - rel : pc->len);
+    u->used[slot] = true;
+    return (io_bytes){.data = b->data + (rel < b->len ? rel : 0), .len = len, .shared = 0};
+}
 
 static void release(split_ctx *x, int slot, int p)
 {
@@ -56,7 +80,7 @@ static void release_slot(split_ctx *x, int slot)
 static void discard(split_ctx *x, int slot, int p)
 {
     fut_t *f = x->futs[slot][p];
-    if (f && fut_is_ready(f) && fut_status(f) == 0 && fut_is_wanted(f)) {
+    if (f && !unit_backed(x, slot, p) && fut_is_ready(f) && fut_status(f) == 0 && fut_is_wanted(f)) {
         const io_bytes *b = fut_value(f);
         atomic_fetch_add_explicit(&x->s->bytes_discarded, b->len - b->shared, memory_order_relaxed);
     }
@@ -155,9 +179,15 @@ static int register_all(split_ctx *x)
         if (!x->futs[k]) return -ENOMEM;
         /* a dictionary already published, or one the group's leader reads (ensure_dict) */
         bool skip_dict = shared_dict(x, k) != NULL || (x->sp->shares_rg && !x->sp->leader);
+        bool by_unit = x->by_unit && cp->npieces > 0;
         for (int p = 0; p < cp->npieces; p++) {
             if (cp->pieces[p].dict && skip_dict) continue;
-            x->futs[k][p] = io_read(x->c->io, s->f->file, cp->pieces[p].off, cp->pieces[p].len);
+            if (by_unit) {
+                fut_t *u = scan_unit_fut(s, x->c, x->sp->unit, k);
+                x->futs[k][p] = u ? fut_ref(u) : NULL;
+            } else {
+                x->futs[k][p] = io_read(x->c->io, s->f->file, cp->pieces[p].off, cp->pieces[p].len);
+            }
             if (!x->futs[k][p]) return -ENOMEM;
         }
     }
@@ -344,12 +374,12 @@ static int decode_slot(split_ctx *x, int slot)
             if (!pc->dict) rc = append_placeholder(v, e - a);
             continue;
         }
-        const io_bytes *b = fut_value(f);
+        io_bytes b = piece_bytes(x, slot, p);
         if (pc->whole_chunk) {
-            rc = pq_colr_chunk(r, cm, b->data, b->len, (int64_t)pc->off, v, &x->err);
+            rc = pq_colr_chunk(r, cm, b.data, b.len, (int64_t)pc->off, v, &x->err);
             continue;
         }
-        rc = decode_page(x, r, pc, b, a, e, v);
+        rc = decode_page(x, r, pc, &b, a, e, v);
         if (rc == 0 && pc->dict) publish_dict(x, slot, r);
     }
     r->shared_dict = NULL; /* not kept past the split: the last split of the group frees it */
@@ -483,7 +513,8 @@ static int decode_selected(split_ctx *x, int slot)
     for (int p = 0; rc == 0 && p < cp->npieces; p++) {
         if (cp->pieces[p].dict && r->shared_dict) discard(x, slot, p);
         if (!x->futs[slot][p]) continue;
-        rc = piece_pages(x, r, &cp->pieces[p], fut_value(x->futs[slot][p]), page_selected, v, v);
+        io_bytes b = piece_bytes(x, slot, p);
+        rc = piece_pages(x, r, &cp->pieces[p], &b, page_selected, v, v);
         if (rc == 0 && cp->pieces[p].dict) publish_dict(x, slot, r);
     }
     r->shared_dict = NULL;
@@ -584,8 +615,8 @@ static int eval_paged(split_ctx *x, int k)
     for (int p = 0; rc == 0 && p < cp->npieces; p++) {
         if (cp->pieces[p].dict && r->shared_dict) discard(x, slot, p);
         if (!x->futs[slot][p]) continue;
-        rc = piece_pages(x, r, &cp->pieces[p], fut_value(x->futs[slot][p]), page_eval_one, &pe,
-                         &pe.vals);
+        io_bytes b = piece_bytes(x, slot, p);
+        rc = piece_pages(x, r, &cp->pieces[p], &b, page_eval_one, &pe, &pe.vals);
         if (rc == 0 && cp->pieces[p].dict) publish_dict(x, slot, r);
     }
     r->shared_dict = NULL;
@@ -765,7 +796,7 @@ static void ctx_free(split_ctx *x)
     flt_mask_free(&x->tmp);
 }
 
-void scan_run_split(scan_t *s, scan_core *c, int i)
+void scan_run_split(scan_t *s, scan_core *c, int i, bool by_unit)
 {
     scan_batch b = {.split = i};
     if (s->splits[i].pruned) {
@@ -775,6 +806,7 @@ void scan_run_split(scan_t *s, scan_core *c, int i)
     if (s->splits[i].leader) atomic_store(&s->leader_live[s->splits[i].rg], 1);
     split_ctx x;
     int rc = ctx_init(&x, s, c, i);
+    x.by_unit = by_unit && s->units[s->splits[i].unit].shared;
     if (rc == 0) rc = register_all(&x);
     if (rc == 0) {
         apply_policy(&x);
