@@ -108,15 +108,13 @@ static int err_corrupt(pq_err *err, int codec, const char *what)
 
 static int snappy_dec(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len, pq_err *err)
 {
-    size_t want = 0;
-    if (snappy_uncompressed_length((const char *)src, src_len, &want) != SNAPPY_OK)
+    size_t want = 0, head = 0;
+    if (pq_snappy_length(src, src_len, &want, &head))
         return err_corrupt(err, PQ_CODEC_SNAPPY, "bad length header");
     if (want != dst_len) return err_size(err, PQ_CODEC_SNAPPY, want, dst_len);
-    size_t got = dst_len;
-    if (snappy_uncompress((const char *)src, src_len, (char *)dst, &got) != SNAPPY_OK)
-        return err_corrupt(err, PQ_CODEC_SNAPPY, "truncated or invalid stream");
-    assert(got <= dst_len);
-    if (got != dst_len) return err_size(err, PQ_CODEC_SNAPPY, got, dst_len);
+    int rc = pq_snappy_uncompress(src, src_len, dst, dst_len);
+    if (rc == PQ_SNAPPY_CORRUPT) return err_corrupt(err, PQ_CODEC_SNAPPY, "truncated or invalid stream");
+    if (rc) return err_corrupt(err, PQ_CODEC_SNAPPY, "stream ends before the stated length");
     return 0;
 }
 

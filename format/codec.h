@@ -66,4 +66,16 @@ int pq_compress_buf(int codec, const uint8_t *src, size_t n, pq_buf *out, int le
  * over the page's compressed bytes. p may be NULL when n is 0. */
 uint32_t pq_crc32(const uint8_t *p, size_t n);
 
+/* Snappy block decoding (format/snappy.c), used by pq_decompress and exposed for the tests
+ * and the fuzz target that compare it with libsnappy. */
+enum { PQ_SNAPPY_CORRUPT = -1, PQ_SNAPPY_SIZE = -2 };
+/* The uncompressed length the stream's varint header states (*len) and the header's size
+ * (*header). 0, or PQ_SNAPPY_CORRUPT (truncated, or more than 32 bits). */
+int pq_snappy_length(const uint8_t *src, size_t n, size_t *len, size_t *header);
+/* Decodes src[0, n) into exactly dst_len bytes at dst: 0; PQ_SNAPPY_SIZE when the header or
+ * the elements state another length; PQ_SNAPPY_CORRUPT for a truncated element, an offset of
+ * 0 or before the start, or output past dst_len. Reads only src[0, n), writes only
+ * dst[0, dst_len) (partially on error). */
+int pq_snappy_uncompress(const uint8_t *src, size_t n, uint8_t *dst, size_t dst_len);
+
 #endif

@@ -1,0 +1,217 @@
+/* tests for format/snappy.c: our snappy decoder against libsnappy (the compressor and the
+ * reference): Parquet-like integer pages, hand-built streams exercising every element kind,
+ * overlapping copies at offsets 1..20 and the literal length forms; every truncation and
+ * thousands of single-byte corruptions of a valid stream must be judged as libsnappy judges
+ * them, with the same output when accepted and no write past the stated length. */
+#include <snappy-c.h>
+
+#include "check.h"
+#include "format/codec.h"
+
+enum { GUARD = 64 };
+
+static uint64_t rng(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Decodes with ours into a block with guard bytes after want bytes, and with libsnappy;
+ * checks that they agree (status, output) and the guard is intact. Returns ours' status. */
+static int agree(const uint8_t *c, size_t n)
+{
+    size_t want = 0, head = 0;
+    size_t ref_len = 0;
+    bool ref_hdr = snappy_uncompressed_length((const char *)c, n, &ref_len) == SNAPPY_OK;
+    int hrc = pq_snappy_length(c, n, &want, &head);
+    CHECK((hrc == 0) == ref_hdr);
+    if (hrc || want > (1u << 22)) return hrc ? hrc : PQ_SNAPPY_SIZE;
+    CHECK(ref_len == want);
+    uint8_t *a = malloc(want + GUARD), *b = malloc(want + 1);
+    memset(a, 0xA5, want + GUARD);
+    int rc = pq_snappy_uncompress(c, n, a, want);
+    size_t got = want;
+    bool ref_ok = snappy_uncompress((const char *)c, n, (char *)b, &got) == SNAPPY_OK && got == want;
+    CHECK((rc == 0) == ref_ok);
+    CHECK(rc == 0 || rc == PQ_SNAPPY_CORRUPT || rc == PQ_SNAPPY_SIZE);
+    if (rc == 0 && ref_ok) CHECK(memcmp(a, b, want) == 0);
+    for (size_t i = 0; i < GUARD; i++) CHECK(a[want + i] == 0xA5);
+    free(a);
+    free(b);
+    return rc;
+}
+
+static uint8_t *compress(const uint8_t *p, size_t n, size_t *clen)
+{
+    *clen = snappy_max_compressed_length(n);
+    uint8_t *c = malloc(*clen);
+    CHECK(snappy_compress((const char *)p, n, (char *)c, clen) == SNAPPY_OK);
+    return c;
+}
+
+/* Little-endian int64 values below 2^24 (a Parquet PLAIN page of prices): a short literal
+ * and a short copy per value, the shape the decoder was written for. */
+static void integer_pages(void)
+{
+    uint64_t s = 42;
+    for (int page = 0; page < 8; page++) {
+        size_t n = (size_t)(1000 + page * 9973) * 8;
+        uint8_t *p = malloc(n);
+        for (size_t i = 0; i < n; i += 8) {
+            uint64_t v = rng(&s) % (page % 2 ? (1u << 24) : 200);
+            memcpy(p + i, &v, 8);
+        }
+        size_t clen;
+        uint8_t *c = compress(p, n, &clen);
+        uint8_t *d = malloc(n);
+        CHECK_EQ_I64(pq_snappy_uncompress(c, clen, d, n), 0);
+        CHECK(memcmp(d, p, n) == 0);
+        CHECK_EQ_I64(agree(c, clen), 0);
+        free(d);
+        free(c);
+        free(p);
+    }
+}
+
+/* ---- hand-built streams */
+
+typedef struct sbuf {
+    uint8_t b[1 << 17];
+    size_t n;
+    size_t out; /* bytes the elements produce */
+} sbuf;
+
+static void lit(sbuf *s, const uint8_t *p, size_t len)
+{
+    size_t m = len - 1;
+    if (m < 60) {
+        s->b[s->n++] = (uint8_t)(m << 2);
+    } else {
+        size_t nb = m < 256 ? 1 : m < 65536 ? 2 : m < (1u << 24) ? 3 : 4;
+        s->b[s->n++] = (uint8_t)((59 + nb) << 2);
+        for (size_t i = 0; i < nb; i++) s->b[s->n++] = (uint8_t)(m >> (8 * i));
+    }
+    memcpy(s->b + s->n, p, len);
+    s->n += len;
+    s->out += len;
+}
+
+/* A copy element of the given kind (1, 2 or 4 offset bytes). */
+static void copy(sbuf *s, int kind, size_t off, size_t len)
+{
+    if (kind == 1) {
+        s->b[s->n++] = (uint8_t)(1 | (len - 4) << 2 | (off >> 8) << 5);
+        s->b[s->n++] = (uint8_t)off;
+    } else {
+        s->b[s->n++] = (uint8_t)((kind == 2 ? 2 : 3) | (len - 1) << 2);
+        for (int i = 0; i < kind; i++) s->b[s->n++] = (uint8_t)(off >> (8 * i));
+    }
+    s->out += len;
+}
+
+/* The stream: varint header of the elements' output length, then the elements. */
+static size_t finish(const sbuf *s, uint8_t *dst)
+{
+    size_t h = 0, v = s->out;
+    do {
+        dst[h++] = (uint8_t)((v & 127) | (v > 127 ? 128 : 0));
+        v >>= 7;
+    } while (v);
+    memcpy(dst + h, s->b, s->n);
+    return h + s->n;
+}
+
+static void every_element(void)
+{
+    static uint8_t stream[1 << 18];
+    uint8_t text[70000];
+    for (size_t i = 0; i < sizeof text; i++) text[i] = (uint8_t)(i * 7 + i / 13);
+    for (size_t off = 1; off <= 20; off++) {
+        for (size_t len = 1; len <= 64; len++) {
+            sbuf *s = calloc(1, sizeof *s);
+            lit(s, text, 20);
+            if (len >= 4 && len <= 11 && off < 2048) copy(s, 1, off, len);
+            copy(s, 2, off, len);
+            copy(s, 4, off, len);
+            lit(s, text + 3, 5);
+            size_t n = finish(s, stream);
+            CHECK_EQ_I64(agree(stream, n), 0);
+            free(s);
+        }
+    }
+    /* literal lengths across the 1..4-byte length forms, and long copies after them */
+    static const size_t lens[] = {1, 16, 17, 60, 61, 255, 256, 257, 65535, 65536, 65537, 69999};
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        sbuf *s = calloc(1, sizeof *s);
+        lit(s, text, lens[i]);
+        copy(s, 2, lens[i] < 64 ? lens[i] : 64, 64);
+        copy(s, 4, 1, 33);
+        size_t n = finish(s, stream);
+        CHECK_EQ_I64(agree(stream, n), 0);
+        free(s);
+    }
+}
+
+/* Offset 0, an offset before the start, output past the stated length, a stream shorter than
+ * it: rejected with the right status. */
+static void bad_streams(void)
+{
+    uint8_t st[64];
+    static const uint8_t text[] = "abcdefgh";
+    sbuf *s = calloc(1, sizeof *s);
+    lit(s, text, 8);
+    copy(s, 2, 0, 4); /* offset 0 */
+    CHECK_EQ_I64(agree(st, finish(s, st)), PQ_SNAPPY_CORRUPT);
+    memset(s, 0, sizeof *s);
+    lit(s, text, 8);
+    copy(s, 1, 9, 4); /* before the start */
+    CHECK_EQ_I64(agree(st, finish(s, st)), PQ_SNAPPY_CORRUPT);
+    memset(s, 0, sizeof *s);
+    lit(s, text, 8);
+    copy(s, 1, 8, 8);
+    size_t n = finish(s, st);
+    st[0] = 12; /* states 12 bytes, elements make 16 */
+    CHECK_EQ_I64(agree(st, n), PQ_SNAPPY_CORRUPT);
+    st[0] = 20; /* states 20, elements make 16 */
+    CHECK_EQ_I64(agree(st, n), PQ_SNAPPY_SIZE);
+    uint8_t d[20];
+    CHECK_EQ_I64(pq_snappy_uncompress(st, n, d, 19), PQ_SNAPPY_SIZE); /* header vs dst_len */
+    static const uint8_t big_varint[] = {0xff, 0xff, 0xff, 0xff, 0x1f};
+    size_t len, head;
+    CHECK_EQ_I64(pq_snappy_length(big_varint, 5, &len, &head), PQ_SNAPPY_CORRUPT);
+    CHECK_EQ_I64(pq_snappy_length(big_varint, 3, &len, &head), PQ_SNAPPY_CORRUPT);
+    free(s);
+}
+
+/* Every truncation and 4000 single-byte corruptions of a valid stream: judged as libsnappy
+ * judges them. */
+static void truncations_and_corruptions(void)
+{
+    uint64_t r = 7;
+    size_t n = 20000;
+    uint8_t *p = malloc(n);
+    for (size_t i = 0; i < n; i++) p[i] = (uint8_t)(i % 3000 < 1500 ? rng(&r) % 4 : "parquet"[i % 7]);
+    size_t clen;
+    uint8_t *c = compress(p, n, &clen);
+    for (size_t cut = 0; cut < clen; cut += (cut < 64 ? 1 : 37)) CHECK(agree(c, cut) != 0);
+    uint8_t *m = malloc(clen);
+    for (int k = 0; k < 4000; k++) {
+        memcpy(m, c, clen);
+        m[rng(&r) % clen] ^= (uint8_t)(1 + rng(&r) % 255);
+        agree(m, clen);
+    }
+    free(m);
+    free(c);
+    free(p);
+}
+
+int main(void)
+{
+    RUN(integer_pages);
+    RUN(every_element);
+    RUN(bad_streams);
+    RUN(truncations_and_corruptions);
+    return CHECK_DONE("test_snappy");
+}
