@@ -273,6 +273,30 @@ int flt_eval_dict_prepare(const flt_pred *p, const pq_vec *dict, flt_mask *dmask
     return 0;
 }
 
+/* flt_eval_dict_map for a dictionary of at most 64 entries: its mask is one word, so a row's
+ * bit is one shift (no load per row, vectorised). The word's bits past dlen are cleared, so an
+ * out-of-range index of a null row maps to false. Returns the "index out of range on a valid
+ * row" flag. */
+static uint32_t map_small(uint64_t d0, uint32_t dlen, const uint32_t *idx, int64_t n,
+                          const uint8_t *validity, flt_mask *out)
+{
+    assert(dlen > 0 && dlen <= 64);
+    if (dlen < 64) d0 &= (UINT64_C(1) << dlen) - 1;
+    uint32_t bad = 0;
+    for (int64_t w = 0, nw = flt_mask_nwords(n); w < nw; w++) {
+        uint64_t valid = flt_load_word(validity, n, w);
+        int64_t base = w << 6, m = n - base < 64 ? n - base : 64;
+        uint8_t b[64] = {0};
+        for (int64_t j = 0; j < m; j++) {
+            uint32_t x = idx[base + j];
+            bad |= (uint32_t)(x >= dlen) & (uint32_t)(valid >> j);
+            b[j] = (uint8_t)((d0 >> (x & 63)) & 1);
+        }
+        out->words[w] = flt_pack64(b);
+    }
+    return bad;
+}
+
 int flt_eval_dict_map(const flt_pred *p, const flt_mask *dmask, const uint32_t *idx, int64_t n,
                       const uint8_t *validity, const flt_mask *in, flt_mask *out)
 {
@@ -289,7 +313,8 @@ int flt_eval_dict_map(const flt_pred *p, const flt_mask *dmask, const uint32_t *
     uint32_t dlen = (uint32_t)dmask->len, bad = 0;
     int64_t nw = flt_mask_nwords(n);
     const uint64_t *dm = dmask->words;
-    for (int64_t w = 0; w < nw; w++) {
+    if (dlen > 0 && dlen <= 64) bad = map_small(dm[0], dlen, idx, n, validity, out);
+    for (int64_t w = 0; dlen > 64 && w < nw; w++) {
         uint64_t valid = flt_load_word(validity, n, w);
         int64_t base = w << 6, m = n - base < 64 ? n - base : 64;
         uint8_t b[64] = {0};

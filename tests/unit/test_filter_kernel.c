@@ -393,7 +393,7 @@ static void one_case(const kcase *c, int64_t n, double null_rate)
     pq_vec dict, v;
     pq_vec_init(&dict, c->phys, c->type_length);
     pq_vec_init(&v, c->phys, c->type_length);
-    int64_t nd = rnd_in(1, 40);
+    int64_t nd = rnd() % 2 ? rnd_in(1, 64) : rnd_in(65, 300); /* one-word and longer dictionary masks */
     for (int64_t k = 0; k < nd; k++) { rval r = gen_value(c); append(&dict, &r, true); }
     uint32_t *idx = calloc((size_t)n + 1, sizeof *idx);
     for (int64_t i = 0; i < n; i++) {
