@@ -29,10 +29,13 @@
 #include "runtime/future.h"
 
 enum {
+    IO_POOL_SLOTS = 8,                 /* range buffers kept per io_ctx for reuse */
+    IO_POOL_MIN_BYTES = 256 * 1024,    /* smaller buffers: the allocator's own reuse */
     IO_NAME_MAX = 4096,
     IO_REQUESTS_MAX = 1 << 20 /* live requests per io_ctx */
 };
 #define IO_REQUEST_BYTES_MAX (UINT64_C(1) << 36) /* 64 GiB per request */
+#define IO_POOL_BYTES ((size_t)64 << 20)            /* pooled range buffers per io_ctx, at most */
 
 /* An open read-only file, shared by every core (fields never change after open). */
 typedef struct io_file {

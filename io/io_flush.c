@@ -129,7 +129,8 @@ static void io_range_start(io_ctx_t *ctx, io_req **a, size_t lo, size_t hi, uint
                            uint64_t end)
 {
     io_range *g = calloc(1, sizeof *g);
-    uint8_t *buf = g ? malloc(end - start) : NULL;
+    size_t cap = 0;
+    uint8_t *buf = g ? io_buf_get(ctx, end - start, &cap) : NULL;
     if (!g || !buf) {
         free(g);
         io_fail_nomem(ctx, a, lo, hi);
@@ -151,6 +152,7 @@ static void io_range_start(io_ctx_t *ctx, io_req **a, size_t lo, size_t hi, uint
     g->off = start;
     g->len = end - start;
     g->buf = buf;
+    g->cap = cap;
     g->refs = 1;
     g->in_flight = true;
     g->op.done = io_range_done;

@@ -48,10 +48,40 @@ int io_ctx_new(io_ctx_t **out, exec_t *e, const io_opts_t *opts)
     return 0;
 }
 
+uint8_t *io_buf_get(io_ctx_t *ctx, size_t n, size_t *cap)
+{
+    int best = -1;
+    for (int i = 0; n >= IO_POOL_MIN_BYTES && i < ctx->npool; i++)
+        if (ctx->pool[i].cap >= n && (best < 0 || ctx->pool[i].cap < ctx->pool[best].cap)) best = i;
+    if (best >= 0) {
+        uint8_t *p = ctx->pool[best].p;
+        *cap = ctx->pool[best].cap;
+        ctx->pool_bytes -= *cap;
+        ctx->pool[best] = ctx->pool[--ctx->npool];
+        return p;
+    }
+    size_t mib = (size_t)1 << 20;
+    *cap = n < IO_POOL_MIN_BYTES ? n : (n + mib - 1) / mib * mib;
+    return malloc(*cap ? *cap : 1);
+}
+
+void io_buf_put(io_ctx_t *ctx, uint8_t *p, size_t cap)
+{
+    assert(ctx->npool >= 0 && ctx->npool <= IO_POOL_SLOTS && ctx->pool_bytes <= IO_POOL_BYTES);
+    if (p && !ctx->closing && cap >= IO_POOL_MIN_BYTES && ctx->npool < IO_POOL_SLOTS &&
+        ctx->pool_bytes + cap <= IO_POOL_BYTES) {
+        ctx->pool[ctx->npool++] = (struct io_pooled){p, cap};
+        ctx->pool_bytes += cap;
+        return;
+    }
+    free(p);
+}
+
 void io_ctx_maybe_free(io_ctx_t *ctx)
 {
     if (!ctx->closing || ctx->guard > 0 || ctx->n_live_reqs > 0 || ctx->n_ranges > 0) return;
     assert(ctx->phead == NULL && ctx->ranges == NULL && ctx->inflight_bytes == 0);
+    for (int i = 0; i < ctx->npool; i++) free(ctx->pool[i].p);
     free(ctx->scratch);
     free(ctx);
 }
@@ -197,7 +227,7 @@ static void io_range_unref(io_range *g)
     if (g->prev) g->prev->next = g->next;
     else ctx->ranges = g->next;
     if (g->next) g->next->prev = g->prev;
-    free(g->buf);
+    io_buf_put(ctx, g->buf, g->cap);
     free(g);
     assert(ctx->n_ranges > 0);
     ctx->n_ranges--;

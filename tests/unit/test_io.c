@@ -124,6 +124,28 @@ static void c_exact_bytes(void)
     io_ctx_free(ctx);
 }
 
+/* A released range buffer of at least IO_POOL_MIN_BYTES is reused by the next range that fits
+ * (no fresh pages for the kernel to fault in), and the bytes are the new range's. */
+static void c_buffer_reuse(void)
+{
+    io_opts_t o = io_opts_default();
+    io_ctx_t *ctx = new_ctx(&o);
+    const uint8_t *first = NULL;
+    uint64_t offs[3] = {0, 300000, 17}, lens[3] = {IO_POOL_MIN_BYTES + 1000, IO_POOL_MIN_BYTES, 5000};
+    for (int i = 0; i < 3; i++) {
+        fut_t *f = io_read(ctx, g_file, offs[i], lens[i]);
+        fut_want(f);
+        CHECK_EQ_I64(fut_await(f), 0);
+        const io_bytes *b = fut_value(f);
+        CHECK(bytes_match(b, offs[i], lens[i]));
+        if (i == 0) first = b->data;
+        if (i == 1) CHECK(b->data == first); /* the pooled buffer */
+        if (i == 2) CHECK(b->data != first); /* small: the allocator's, not the pool's */
+        fut_unref(f);
+    }
+    io_ctx_free(ctx);
+}
+
 static int64_t short_hook(void *ctx, const io_file_t *f, uint64_t off, uint64_t len)
 {
     (void)f;
@@ -413,6 +435,7 @@ static void both(case_fn fn)
 }
 
 static void exact_bytes(void) { both(c_exact_bytes); }
+static void buffer_reuse(void) { both(c_buffer_reuse); }
 static void short_reads(void) { both(c_short_reads); }
 static void eof_text(void) { both(c_eof_text); }
 static void cancel_before_submit(void) { both(c_cancel_before_submit); }
@@ -428,6 +451,7 @@ int main(void)
     if (!g_file) return CHECK_DONE("test_io");
     RUN(read_sync);
     RUN(exact_bytes);
+    RUN(buffer_reuse);
     RUN(short_reads);
     RUN(eof_text);
     RUN(cancel_before_submit);
