@@ -138,17 +138,60 @@ void cli_print_stats(FILE *out, const scan_stats *st, bool json)
             st->io_backend);
 }
 
-/* --format count: rows and the bench checksum (bench/shapes.h) of the projected columns. */
-static int drain_count(scan_t *sc, int64_t *rows, uint64_t *checksum, pq_err *e)
+/* Batches a warm `serve` scan keeps until its timer stopped (count format): the peers'
+ * benchmark workers also build the whole result inside their timer and checksum it after. */
+typedef struct batch_keep {
+    scan_batch *b;
+    int n, cap, nproj;
+} batch_keep;
+
+static int keep_add(batch_keep *k, scan_batch *b)
+{
+    if (k->n == k->cap) {
+        int cap = k->cap ? 2 * k->cap : 64;
+        scan_batch *nb = realloc(k->b, sizeof *nb * (size_t)cap);
+        if (!nb) return -ENOMEM;
+        k->b = nb;
+        k->cap = cap;
+    }
+    k->b[k->n++] = *b;
+    return 0;
+}
+
+/* The bench checksum (bench/shapes.h) of the kept batches' columns; frees them. */
+static uint64_t keep_checksum(batch_keep *k)
+{
+    uint64_t *sum = calloc((size_t)k->nproj + 1, sizeof *sum);
+    for (int j = 0; j < k->n; j++) {
+        for (int i = 0; sum && i < k->nproj; i++) shape_vec_sum(&k->b[j].cols[i], &sum[i]);
+        scan_batch_free(&k->b[j]);
+    }
+    uint64_t c = sum ? shape_checksum(sum, k->nproj) : 0;
+    free(sum);
+    free(k->b);
+    *k = (batch_keep){0};
+    return c;
+}
+
+/* --format count: rows and the bench checksum (bench/shapes.h) of the projected columns;
+ * with keep, the batches go there and the checksum is left to keep_checksum. */
+static int drain_count(scan_t *sc, int64_t *rows, uint64_t *checksum, batch_keep *keep, pq_err *e)
 {
     int n = scan_nproj(sc);
-    uint64_t *sum = calloc((size_t)n, sizeof *sum);
+    uint64_t *sum = calloc((size_t)n + 1, sizeof *sum);
     if (!sum) return -ENOMEM;
+    if (keep) keep->nproj = n;
     *rows = 0;
     scan_batch b;
     int rc;
     while ((rc = scan_next(sc, &b, e)) == 1) {
         *rows += b.rows;
+        if (keep) {
+            if (keep_add(keep, &b) == 0) continue;
+            scan_batch_free(&b);
+            rc = -ENOMEM;
+            break;
+        }
         for (int i = 0; i < n; i++) shape_vec_sum(&b.cols[i], &sum[i]);
         scan_batch_free(&b);
     }
@@ -158,9 +201,10 @@ static int drain_count(scan_t *sc, int64_t *rows, uint64_t *checksum, pq_err *e)
 }
 
 /* Pulls every batch and prints it (count: sets *rows and *checksum, prints nothing). */
-static int drain(scan_t *sc, const scan_args *a, int64_t *rows, uint64_t *checksum, pq_err *e)
+static int drain(scan_t *sc, const scan_args *a, int64_t *rows, uint64_t *checksum,
+                 batch_keep *keep, pq_err *e)
 {
-    if (a->fmt == PRINT_COUNT) return drain_count(sc, rows, checksum, e);
+    if (a->fmt == PRINT_COUNT) return drain_count(sc, rows, checksum, keep, e);
     const pq_column_desc *cols[SCAN_MAX_COLUMNS];
     int n = scan_nproj(sc);
     for (int i = 0; i < n; i++) cols[i] = scan_proj_desc(sc, i);
@@ -178,8 +222,10 @@ static int drain(scan_t *sc, const scan_args *a, int64_t *rows, uint64_t *checks
     return rc;
 }
 
-/* One scan as `ringscan scan` runs it; count results land in *rows and *checksum. */
-static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, bool *counted)
+/* One scan as `ringscan scan` runs it; count results land in *rows and *checksum (keep: the
+ * batches are kept there instead, for keep_checksum). */
+static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, bool *counted,
+                     batch_keep *keep)
 {
     scan_args a;
     if (parse_args(argc, argv, &a)) {
@@ -200,7 +246,7 @@ static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, b
     if (rc == 0) rc = pick_columns(&f->meta, a.columns, idx, &n, &e);
     if (rc == 0 && a.where) rc = flt_parse(a.where, f->meta.columns, f->meta.ncolumns, &filter, &e);
     if (rc == 0) rc = scan_start(f, idx, n, filter, &a.o, &sc, &e);
-    if (rc == 0) rc = drain(sc, &a, rows, checksum, &e);
+    if (rc == 0) rc = drain(sc, &a, rows, checksum, keep, &e);
     fflush(stdout);
     if (rc < 0) cli_print_error(a.path, &e, rc);
     if (sc && a.explain) fputs(scan_explain(sc), stderr);
@@ -219,7 +265,7 @@ int cmd_scan(int argc, char **argv)
     int64_t rows = 0;
     uint64_t checksum = 0;
     bool counted = false;
-    int rc = scan_once(argc, argv, &rows, &checksum, &counted);
+    int rc = scan_once(argc, argv, &rows, &checksum, &counted, NULL);
     if (rc == 0 && counted) printf("rows %lld checksum %llu\n", (long long)rows, (unsigned long long)checksum);
     return rc;
 }
@@ -235,7 +281,9 @@ static double now_s(clockid_t c)
 
 /* `ringscan serve`: one scan per stdin line (the `ringscan scan` arguments, tab-separated,
  * --format count), answered by one JSON line on stdout: {"rc", "rows", "checksum", "secs",
- * "cpu"}; secs and cpu (every thread of the process) cover open..last batch. A warm process,
+ * "cpu"}; secs and cpu (every thread of the process) cover open..last batch; the batches are
+ * kept and checksummed after the timer stops, as the peers' workers checksum their result
+ * table after theirs. A warm process,
  * as the peers' benchmark workers are (bench/compare). Ends at end of input. */
 int cmd_serve(int argc, char **argv)
 {
@@ -252,9 +300,11 @@ int cmd_serve(int argc, char **argv)
         int64_t rows = 0;
         uint64_t checksum = 0;
         bool counted = false;
+        batch_keep keep = {0};
         double t0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
-        int rc = scan_once(n, args, &rows, &checksum, &counted);
+        int rc = scan_once(n, args, &rows, &checksum, &counted, &keep);
         double t1 = now_s(CLOCK_MONOTONIC), c1 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+        if (keep.nproj > 0 || keep.n > 0) checksum = keep_checksum(&keep);
         printf("{\"rc\":%d,\"rows\":%lld,\"checksum\":\"%llu\",\"secs\":%.6f,\"cpu\":%.6f}\n", rc,
                (long long)rows, (unsigned long long)checksum, t1 - t0, c1 - c0);
         fflush(stdout);

@@ -140,8 +140,9 @@ def rs_run(args, shape, path, threads, stats=False):
 
 
 class RsWorker:
-    """A warm `ringscan serve` process: each scan is timed inside it (open..last batch), as the
-    peers' queries are timed inside their persistent workers."""
+    """A warm `ringscan serve` process: each scan is timed inside it (open..last batch, the
+    batches kept and checksummed after the timer), as the peers' queries are timed inside their
+    persistent workers (result table built inside the timer, checksummed after)."""
 
     def __init__(self, args):
         self.args = args
