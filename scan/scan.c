@@ -218,17 +218,18 @@ static void worker(void *arg)
     int rc = core_setup(s, c);
     if (rc) scan_fail(s, rc, NULL);
     while (rc == 0 && !atomic_load(&s->stop) && !atomic_load(&s->limit_hit)) {
-        bool stolen;
-        int i = scan_unit_claim(s, c, core, &stolen);
-        if (i >= s->nsplits) break;
+        int unit = -1;
+        int i = scan_unit_claim(s, c, core, &unit);
+        if (i < 0) scan_fail(s, i, NULL);
+        if (i < 0 || i >= s->nsplits) break;
         if (!wait_window(s, i)) {
-            scan_unit_split_done(s, i, stolen);
+            scan_unit_split_done(s, unit);
             break;
         }
         atomic_fetch_add(&s->splits_started, !s->splits[i].pruned);
-        scan_run_split(s, c, i, !stolen);
+        scan_run_split(s, c, i, unit);
         atomic_fetch_add(&s->splits_done, !s->splits[i].pruned);
-        scan_unit_split_done(s, i, stolen);
+        scan_unit_split_done(s, unit);
     }
     if (--c->workers_live == 0) core_done(s, c);
     pthread_mutex_lock(&s->mu);

@@ -90,7 +90,6 @@ typedef struct scan_split {
                                   dictionaries are shared: split.c shared_dict) */
     bool leader;               /* shares_rg and the group's first unpruned split: the only one
                                   that registers dictionary pages up front */
-    int unit;                  /* fetch unit (scan_impl.h scan_unit) */
     int pages_total, pages_pruned;
     flt_mask rows0;            /* rows left after page-index pruning (len 0 = all rows) */
     scan_colplan *cols;        /* one per needed column (scan->need order) */

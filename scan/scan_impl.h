@@ -19,14 +19,14 @@ typedef struct scan_core {
     int unit;                  /* the unit it claimed last (unit.c), -1 before */
 } scan_core;
 
-/* A fetch unit (unit.c): splits [first, first + n) of one row group, run by one core. */
+/* A fetch unit (unit.c): splits of one row group run by one core. */
 typedef struct scan_unit {
-    int first, n;
-    _Atomic int next;          /* its next unclaimed split (may run past first + n) */
+    int first;                 /* its first split as planned or stolen */
+    _Atomic uint64_t span;     /* next split to claim (low 32 bits), end (high 32 bits) */
     int running;               /* the owner's splits of it now running (owner only) */
     _Atomic int owner;         /* claiming core, -1 before */
     bool shared;               /* two or more unpruned splits: columns are read per unit */
-    uint64_t *off, *len;       /* [nneed] range covering the unit's pieces (shared only) */
+    uint64_t *off, *len;       /* [nneed] the range of each request (owner only) */
     fut_t **f;                 /* [nneed] the column's request once registered (owner only) */
     bool *used;                /* [nneed] a split decoded from it */
 } scan_unit;
@@ -46,9 +46,11 @@ struct scan {
 
     int nsplits;
     scan_split *splits;
-    int nunits;
-    scan_unit *units;          /* cover the splits in order (unit.c) */
-    _Atomic int next_unit;
+    int nunits;                /* planned units: cover the splits in order (unit.c) */
+    scan_unit *units;          /* planned units, then the ones steals made */
+    int units_cap;
+    _Atomic int units_used;
+    _Atomic int next_unit;     /* first planned unit not claimed yet */
     /* Dictionaries of row groups cut into several splits (NULL when none is cut):
      * dicts[rg * nneed + slot] is published once (release) by the first split that decoded
      * it and read (acquire) by the others, which then neither read nor decode that page;
@@ -108,24 +110,24 @@ void scan_shared_dicts_free(scan_t *s, int rg);
 /* unit.c: groups the planned splits into fetch units; 0 or -ENOMEM. */
 int scan_units_plan(scan_t *s);
 void scan_units_free(scan_t *s);
-/* The next split for core c (index core): the rest of its unit, else the first split of the
- * next unclaimed unit, which c then owns, else (the scan's tail) a split stolen from another
- * core's unit, which then reads its own pieces (*stolen = true); s->nsplits when none is
- * left. Runs on the core. */
-int scan_unit_claim(scan_t *s, scan_core *c, int core, bool *stolen);
-/* The request covering slot k's pieces in the (shared) unit, made on first use; NULL on
- * -ENOMEM. The unit keeps its own reference: callers take theirs with fut_ref. Owner only. */
+/* The next split for core c (index core) and its unit (*unit): the rest of c's unit, else the
+ * first split of the next unclaimed unit, which c then owns, else the later half of the
+ * unstarted splits of another core's unit, made a unit of c's (unit.c steal); s->nsplits when
+ * none is left, -ENOMEM. Runs on the core. */
+int scan_unit_claim(scan_t *s, scan_core *c, int core, int *unit);
+/* The request covering slot k's pieces of the (shared) unit's splits, made on first use;
+ * NULL on -ENOMEM. The unit keeps its own reference: callers take theirs with
+ * fut_ref. Owner only. */
 fut_t *scan_unit_fut(scan_t *s, scan_core *c, int unit, int k);
-/* After a split ended on core c (stolen as claimed): when the owner has no split of the unit
- * running and none is left to claim, the unit's requests are released. */
-void scan_unit_split_done(scan_t *s, int split, bool stolen);
+/* After one of the owner's splits of unit ended: when none of them runs and none is left to
+ * claim, the unit's requests are released. */
+void scan_unit_split_done(scan_t *s, int unit);
 /* The core's end: releases the requests of units it owns whose splits did not all run. */
 void scan_units_core_done(scan_t *s, int core);
 
-/* split.c: runs split i on the current core (a coroutine); pushes its batch or error.
- * by_unit: its unit is shared and owned by this core (its pieces are slices of the unit's
- * requests), false for a stolen split or an unshared unit (reads of its own). */
-void scan_run_split(scan_t *s, scan_core *c, int i, bool by_unit);
+/* split.c: runs split i of unit (claimed by this core) on the current core (a coroutine);
+ * pushes its batch or error. A shared unit's pieces are slices of the unit's requests. */
+void scan_run_split(scan_t *s, scan_core *c, int i, int unit);
 
 /* take.c: dst (initialised here) = src rows idx[0..n). 0, RINGSCAN_ELIMIT or -ENOMEM. */
 int scan_take(const pq_vec *src, const uint32_t *idx, int64_t n, pq_vec *dst);

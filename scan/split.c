@@ -26,7 +26,8 @@ typedef struct split_ctx {
     scan_t *s;
     scan_core *c;
     scan_split *sp;
-    bool by_unit;          /* pieces are slices of the unit's requests (scan_run_split) */
+    int unit;              /* its fetch unit (unit.c) */
+    bool by_unit;          /* the unit is shared: pieces are slices of its requests */
     fut_t ***futs;         /* [slot][piece], NULL once released or never registered */
     pq_vec *vecs;          /* decoded columns per slot (valid when decoded[slot]) */
     bool *decoded;
@@ -42,7 +43,7 @@ typedef struct split_ctx {
  * own: the unit accounts for those bytes. */
 static bool unit_backed(const split_ctx *x, int slot, int p)
 {
-    return x->by_unit && x->futs[slot][p] && x->futs[slot][p] == x->s->units[x->sp->unit].f[slot];
+    return x->by_unit && x->futs[slot][p] && x->futs[slot][p] == x->s->units[x->unit].f[slot];
 }
 
 /* The bytes of piece p of slot (resolved): its own read, or its slice of the unit's request
@@ -52,7 +53,7 @@ static io_bytes piece_bytes(split_ctx *x, int slot, int p)
 {
     const io_bytes *b = fut_value(x->futs[slot][p]);
     if (!unit_backed(x, slot, p)) return *b;
-    scan_unit *u = &x->s->units[x->sp->unit];
+    scan_unit *u = &x->s->units[x->unit];
     const scan_piece *pc = &x->sp->cols[slot].pieces[p];
     assert(pc->off >= u->off[slot] && pc->off + pc->len <= u->off[slot] + u->len[slot]);
     uint64_t rel = pc->off - u->off[slot];
@@ -183,7 +184,7 @@ static int register_all(split_ctx *x)
         for (int p = 0; p < cp->npieces; p++) {
             if (cp->pieces[p].dict && skip_dict) continue;
             if (by_unit) {
-                fut_t *u = scan_unit_fut(s, x->c, x->sp->unit, k);
+                fut_t *u = scan_unit_fut(s, x->c, x->unit, k);
                 x->futs[k][p] = u ? fut_ref(u) : NULL;
             } else {
                 x->futs[k][p] = io_read(x->c->io, s->f->file, cp->pieces[p].off, cp->pieces[p].len);
@@ -796,7 +797,7 @@ static void ctx_free(split_ctx *x)
     flt_mask_free(&x->tmp);
 }
 
-void scan_run_split(scan_t *s, scan_core *c, int i, bool by_unit)
+void scan_run_split(scan_t *s, scan_core *c, int i, int unit)
 {
     scan_batch b = {.split = i};
     if (s->splits[i].pruned) {
@@ -806,7 +807,8 @@ void scan_run_split(scan_t *s, scan_core *c, int i, bool by_unit)
     if (s->splits[i].leader) atomic_store(&s->leader_live[s->splits[i].rg], 1);
     split_ctx x;
     int rc = ctx_init(&x, s, c, i);
-    x.by_unit = by_unit && s->units[s->splits[i].unit].shared;
+    x.unit = unit;
+    x.by_unit = s->units[unit].shared;
     if (rc == 0) rc = register_all(&x);
     if (rc == 0) {
         apply_policy(&x);
