@@ -114,6 +114,16 @@ static int ba_scan(const uint8_t *buf, size_t len, int64_t n, int64_t room, uint
     return 0;
 }
 
+enum { BA_SLACK = 32 };
+
+/* Moves BA_SLACK bytes (the caller has them to read and room to write). */
+static inline void copy_slack(uint8_t *dst, const uint8_t *src)
+{
+    uint8_t t[BA_SLACK];
+    memcpy(t, src, BA_SLACK);
+    memcpy(dst, t, BA_SLACK);
+}
+
 int pq_plain_decode_ba(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, size_t *used,
                        pq_err *err)
 {
@@ -125,7 +135,9 @@ int pq_plain_decode_ba(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, s
     size_t end = 0;
     if ((rc = ba_scan(buf, len, n, PQ_ENC_MAX_BYTES - out->data_len, &bytes, &end, err)))
         return rc;
-    if ((rc = pq_vec_reserve(out, n, (int64_t)bytes))) return rc;
+    /* BA_SLACK spare bytes: a value of up to BA_SLACK bytes is copied with one fixed-size
+     * move (a memcpy call per short string was most of this loop) */
+    if ((rc = pq_vec_reserve(out, n, (int64_t)bytes + BA_SLACK))) return rc;
     int32_t *off = out->offsets + out->length;
     uint8_t *data = out->data;
     int32_t cur = (int32_t)out->data_len;
@@ -133,7 +145,8 @@ int pq_plain_decode_ba(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, s
     size_t pos = 0;
     for (int64_t i = 0; i < n; i++) { /* unchecked: ba_scan validated every prefix */
         uint32_t l = rd32(buf + pos);
-        if (l) memcpy(data + cur, buf + pos + 4, l);
+        if (l <= BA_SLACK && len - pos - 4 >= BA_SLACK) copy_slack(data + cur, buf + pos + 4);
+        else if (l) memcpy(data + cur, buf + pos + 4, l);
         pos += 4 + (size_t)l;
         cur += (int32_t)l;
         off[i + 1] = cur;
