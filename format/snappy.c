@@ -54,15 +54,19 @@ int pq_snappy_length(const uint8_t *src, size_t n, size_t *len, size_t *header)
     return PQ_SNAPPY_CORRUPT;
 }
 
-/* Length of a literal whose tag says 60..63: 1..4 length bytes at *ip. 0 when truncated. */
-static size_t long_literal(uint8_t tag, const uint8_t **ip, const uint8_t *ie)
+/* Sets *len to the length of a literal whose tag says 60..63 (1..4 length bytes at *ip, which
+ * it skips). The length is the stored value plus one modulo 2^32, as libsnappy computes it (a
+ * stored 0xffffffff is an empty literal there, so here too). False when truncated. */
+static bool long_literal(uint8_t tag, const uint8_t **ip, const uint8_t *ie, size_t *len)
 {
-    size_t nb = (size_t)(tag >> 2) - 59, len = 0;
+    size_t nb = (size_t)(tag >> 2) - 59;
     assert(nb >= 1 && nb <= 4);
-    if ((size_t)(ie - *ip) < nb) return 0;
-    for (size_t i = 0; i < nb; i++) len |= (size_t)(*ip)[i] << (8 * i);
+    if ((size_t)(ie - *ip) < nb) return false;
+    uint32_t v = 0;
+    for (size_t i = 0; i < nb; i++) v |= (uint32_t)(*ip)[i] << (8 * i);
     *ip += nb;
-    return len + 1;
+    *len = (size_t)(uint32_t)(v + 1u);
+    return true;
 }
 
 /* Copies len bytes from off bytes back in the output (overlap allowed: a repeating pattern).
@@ -135,7 +139,7 @@ int pq_snappy_uncompress(const uint8_t *src, size_t n, uint8_t *dst, size_t dst_
         size_t len, off;
         if ((tag & 3) == 0) {
             len = (size_t)(tag >> 2) + 1;
-            if (len > 60 && (len = long_literal(tag, &ip, ie)) == 0) return PQ_SNAPPY_CORRUPT;
+            if (len > 60 && !long_literal(tag, &ip, ie, &len)) return PQ_SNAPPY_CORRUPT;
             if ((size_t)(ie - ip) < len || (size_t)(oe - op) < len) return PQ_SNAPPY_CORRUPT;
             memcpy(op, ip, len);
             op += len;
