@@ -396,6 +396,11 @@ static void test_delta_asks_for_gigabytes(void)
 #define LLVMFuzzerTestOneInput fuzz_scan_one
 #include "fuzz/fuzz_scan.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_snappy_one
+#define round_trip round_trip_snappy
+#include "fuzz/fuzz_snappy.c"
+#undef round_trip
+#undef LLVMFuzzerTestOneInput
 
 typedef struct target {
     const char *name;
@@ -408,6 +413,7 @@ static const target targets[] = {
     {"fuzz_filter_parse", fuzz_filter_parse_one}, {"fuzz_meta", fuzz_meta_one},
     {"fuzz_plain", fuzz_plain_one}, {"fuzz_rle", fuzz_rle_one},
     {"fuzz_column", fuzz_column_one}, {"fuzz_scan", fuzz_scan_one},
+    {"fuzz_snappy", fuzz_snappy_one},
 };
 
 static void test_fuzz_regressions(void)
