@@ -468,7 +468,10 @@ static int piece_page(split_ctx *x, pq_col_reader *r, const uint8_t *buf, size_t
 {
     pq_page_header h;
     int hl = pq_page_header_parse(buf, len, &h, &x->err);
-    if (hl < 0) return hl;
+    if (hl < 0) {
+        x->err.offset = off; /* the header's file offset, as pq_colr_page reports it */
+        return hl;
+    }
     if (h.type != PQ_PAGE_DATA && h.type != PQ_PAGE_DATA_V2)
         return pq_colr_page(r, buf, len, off, scratch, used, rows, &x->err);
     int64_t a, e;
