@@ -283,8 +283,8 @@ static double now_s(clockid_t c)
  * --format count), answered by one JSON line on stdout: {"rc", "rows", "checksum", "secs",
  * "cpu"}; secs and cpu (every thread of the process) cover open..last batch; the batches are
  * kept and checksummed after the timer stops, as the peers' workers checksum their result
- * table after theirs. A warm process,
- * as the peers' benchmark workers are (bench/compare). Ends at end of input. */
+ * table after theirs. A warm process, as the peers' benchmark workers are (bench/compare).
+ * Ends at end of input. */
 int cmd_serve(int argc, char **argv)
 {
     (void)argc;

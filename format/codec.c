@@ -113,7 +113,8 @@ static int snappy_dec(const uint8_t *src, size_t src_len, uint8_t *dst, size_t d
         return err_corrupt(err, PQ_CODEC_SNAPPY, "bad length header");
     if (want != dst_len) return err_size(err, PQ_CODEC_SNAPPY, want, dst_len);
     int rc = pq_snappy_uncompress(src, src_len, dst, dst_len);
-    if (rc == PQ_SNAPPY_CORRUPT) return err_corrupt(err, PQ_CODEC_SNAPPY, "truncated or invalid stream");
+    if (rc == PQ_SNAPPY_CORRUPT)
+        return err_corrupt(err, PQ_CODEC_SNAPPY, "truncated or invalid stream");
     if (rc) return err_corrupt(err, PQ_CODEC_SNAPPY, "stream ends before the stated length");
     return 0;
 }

@@ -77,7 +77,8 @@ static inline void back_copy(uint8_t *op, size_t off, size_t len, size_t room)
     if (off >= 16 && room >= len + 15) {
         for (size_t i = 0; i < len; i += 16) copy16(op + i, from + i);
     } else if (off >= 8 && room >= len + 7) {
-        for (size_t i = 0; i < len; i += 8) store8(op + i, load8(from + i)); /* reads only bytes already written */
+        /* each load reads only bytes already written: off >= 8 */
+        for (size_t i = 0; i < len; i += 8) store8(op + i, load8(from + i));
     } else {
         for (size_t i = 0; i < len; i++) op[i] = from[i];
     }
@@ -90,7 +91,8 @@ static inline void back_copy(uint8_t *op, size_t off, size_t len, size_t room)
  * offset. */
 enum { FAST_IN = 5 + 16, FAST_OUT = 64 + 16 };
 
-static bool fast_loop(const uint8_t **ipp, const uint8_t *ie, uint8_t **opp, uint8_t *dst, uint8_t *oe)
+static bool fast_loop(const uint8_t **ipp, const uint8_t *ie, uint8_t **opp, uint8_t *dst,
+                      uint8_t *oe)
 {
     static const uint32_t off_mask[4] = {0, 0xff, 0xffff, 0xffffffff};
     static const uint8_t off_bytes[4] = {0, 1, 2, 4};
@@ -161,7 +163,8 @@ int pq_snappy_uncompress(const uint8_t *src, size_t n, uint8_t *dst, size_t dst_
             off = (size_t)ip[0] | (size_t)ip[1] << 8 | (size_t)ip[2] << 16 | (size_t)ip[3] << 24;
             ip += 4;
         }
-        if (off == 0 || off > (size_t)(op - dst) || len > (size_t)(oe - op)) return PQ_SNAPPY_CORRUPT;
+        if (off == 0 || off > (size_t)(op - dst) || len > (size_t)(oe - op))
+            return PQ_SNAPPY_CORRUPT;
         back_copy(op, off, len, (size_t)(oe - op));
         op += len;
     }

@@ -81,7 +81,8 @@ static void release_slot(split_ctx *x, int slot)
 static void discard(split_ctx *x, int slot, int p)
 {
     fut_t *f = x->futs[slot][p];
-    if (f && !unit_backed(x, slot, p) && fut_is_ready(f) && fut_status(f) == 0 && fut_is_wanted(f)) {
+    if (f && !unit_backed(x, slot, p) && fut_is_ready(f) && fut_status(f) == 0 &&
+        fut_is_wanted(f)) {
         const io_bytes *b = fut_value(f);
         atomic_fetch_add_explicit(&x->s->bytes_discarded, b->len - b->shared, memory_order_relaxed);
     }
@@ -180,10 +181,9 @@ static int register_all(split_ctx *x)
         if (!x->futs[k]) return -ENOMEM;
         /* a dictionary already published, or one the group's leader reads (ensure_dict) */
         bool skip_dict = shared_dict(x, k) != NULL || (x->sp->shares_rg && !x->sp->leader);
-        bool by_unit = x->by_unit && cp->npieces > 0;
         for (int p = 0; p < cp->npieces; p++) {
             if (cp->pieces[p].dict && skip_dict) continue;
-            if (by_unit) {
+            if (x->by_unit) {
                 fut_t *u = scan_unit_fut(s, x->c, x->unit, k);
                 x->futs[k][p] = u ? fut_ref(u) : NULL;
             } else {

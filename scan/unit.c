@@ -38,7 +38,10 @@
 
 #include "scan/scan_impl.h"
 
-static uint64_t span_pack(int next, int end) { return (uint64_t)(uint32_t)next | (uint64_t)(uint32_t)end << 32; }
+static uint64_t span_pack(int next, int end)
+{
+    return (uint64_t)(uint32_t)next | (uint64_t)(uint32_t)end << 32;
+}
 static int span_next(uint64_t v) { return (int)(uint32_t)v; }
 static int span_end(uint64_t v) { return (int)(uint32_t)(v >> 32); }
 
@@ -229,7 +232,8 @@ void scan_units_free(scan_t *s)
 {
     int used = s->units ? atomic_load(&s->units_used) : 0;
     for (int u = 0; u < used; u++) {
-        for (int k = 0; s->units[u].f && k < s->nneed; k++) assert(!s->units[u].f[k]); /* invariant 3 */
+        for (int k = 0; s->units[u].f && k < s->nneed; k++)
+            assert(!s->units[u].f[k]); /* invariant 3 */
         free(s->units[u].off);
         free(s->units[u].len);
         free(s->units[u].f);
