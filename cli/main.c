@@ -1,6 +1,7 @@
 /* cli/main.c: the `ringscan` binary; dispatches subcommands to cli/cmd_*.c. */
 #include "cli/cli.h"
 
+#include <mimalloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,8 +25,28 @@ static void usage(void)
         fprintf(stderr, "  %-10s %s\n", commands[i].name, commands[i].help);
 }
 
+/* Address space mimalloc maps up front (committed, so its pages are not decommitted on free, but
+ * untouched: no RSS until used): range buffers above its huge-object size come from this arena
+ * and are reused, where an OS-backed huge block is unmapped on free and faulted in again. */
+#define ARENA_RESERVE_BYTES ((size_t)1 << 30)
+
+/* The binary's allocator settings (a library host chooses its own; see README "Embedding").
+ * Scans run back to back in one process (`serve`, bench rounds) and each starts its own
+ * threads, whose heaps are new: memory mimalloc handed back to the OS 25 ms after a scan was
+ * faulted in and zeroed again by the next one - lineitem_prune 14.2 -> 7.0 ms at sf=1 when it
+ * is kept (bench/RESULTS-peers.md, fourth session). So freed memory stays committed: a
+ * process's RSS stays at its largest scan's, as a query engine's buffer pool does. */
+static void allocator_setup(void)
+{
+    mi_option_disable(mi_option_allow_decommit);
+    if (mi_reserve_os_memory(ARENA_RESERVE_BYTES, true, false) != 0)
+        fprintf(stderr, "ringscan: note: no %zu MiB arena reserved; using the OS directly\n",
+                ARENA_RESERVE_BYTES >> 20);
+}
+
 int main(int argc, char **argv)
 {
+    allocator_setup();
     if (argc < 2) {
         usage();
         return 2;
