@@ -154,6 +154,43 @@ static void every_element(void)
     }
 }
 
+/* One element of every tag byte, in one stream long enough that each is taken by the fast
+ * loop (after a 2100-byte literal, with a 200-byte literal after them): literal lengths 1..60
+ * and the four length-byte forms (the 3- and 4-byte forms not minimal), copy-1 of every length
+ * and high offset bits, copy-2 and copy-4 of every length, at offsets from below 16 (the
+ * overlapping path) to 2047. The tag table and the fast loop against libsnappy. */
+static void every_tag(void)
+{
+    static uint8_t stream[1 << 18];
+    uint8_t text[4096];
+    for (size_t i = 0; i < sizeof text; i++) text[i] = (uint8_t)(i * 131 + i / 7);
+    sbuf *s = calloc(1, sizeof *s);
+    lit(s, text, 2100);
+    for (unsigned t = 0; t < 256; t++) {
+        size_t d = t >> 2, low = t % 3 == 0 ? 5 : 0x40 + t % 100;
+        switch (t & 3) {
+        case 0:
+            if (d < 60) {
+                lit(s, text + t, d + 1);
+            } else { /* d - 59 length bytes holding 99: a 100-byte literal */
+                s->b[s->n++] = (uint8_t)t;
+                for (size_t i = 0; i < d - 59; i++) s->b[s->n++] = i == 0 ? 99 : 0;
+                memcpy(s->b + s->n, text + t, 100);
+                s->n += 100;
+                s->out += 100;
+            }
+            break;
+        case 1: copy(s, 1, (size_t)(t >> 5) << 8 | low, 4 + (d & 7)); break;
+        case 2: copy(s, 2, low + d * 13, d + 1); break;
+        default: copy(s, 4, low + d * 29, d + 1); break;
+        }
+    }
+    lit(s, text + 7, 200);
+    size_t n = finish(s, stream);
+    CHECK_EQ_I64(agree(stream, n), 0);
+    free(s);
+}
+
 /* Offset 0, an offset before the start, output past the stated length, a stream shorter than
  * it: rejected with the right status. */
 static void bad_streams(void)
@@ -215,6 +252,7 @@ int main(void)
 {
     RUN(integer_pages);
     RUN(every_element);
+    RUN(every_tag);
     RUN(bad_streams);
     RUN(truncations_and_corruptions);
     return CHECK_DONE("test_snappy");
