@@ -121,12 +121,14 @@ void cli_print_stats(FILE *out, const scan_stats *st, bool json)
                              "\"row_groups_total\":%lld,\"row_groups_pruned\":%lld,"
                              "\"pages_total\":%lld,\"pages_pruned\":%lld,\"rows_scanned\":%lld,"
                              "\"rows_out\":%lld,\"splits_all_false\":%lld,\"plan_reads\":%llu,"
-                             "\"splits\":%lld,\"pages_dict_evaluated\":%lld,\"bytes_decompressed\":%lld,"
+                             "\"splits\":%lld,\"pages_dict_evaluated\":%lld,\"pages_sel_evaluated\":%lld,"
+                             "\"bytes_decompressed\":%lld,"
                              "\"io_backend\":\"%s\"}\n"
                            : "reads %llu, bytes_read %llu, bytes_used %llu, bytes_wasted %llu, "
                              "cancelled_reads %llu, row_groups %lld (pruned %lld), pages %lld "
                              "(pruned %lld), rows_scanned %lld, rows_out %lld, splits_all_false "
                              "%lld, plan_reads %llu, splits %lld, pages_dict_evaluated %lld, "
+                             "pages_sel_evaluated %lld, "
                              "bytes_decompressed %lld, io %s\n";
     fprintf(out, fmt, (unsigned long long)st->reads, (unsigned long long)st->bytes_read,
             (unsigned long long)st->bytes_used, (unsigned long long)st->bytes_wasted,
@@ -134,7 +136,8 @@ void cli_print_stats(FILE *out, const scan_stats *st, bool json)
             (long long)st->row_groups_pruned, (long long)st->pages_total,
             (long long)st->pages_pruned, (long long)st->rows_scanned, (long long)st->rows_out,
             (long long)st->splits_all_false, (unsigned long long)st->plan_reads,
-            (long long)st->splits, (long long)st->dict_eval_pages, (long long)st->bytes_decompressed,
+            (long long)st->splits, (long long)st->dict_eval_pages, (long long)st->sel_eval_pages,
+            (long long)st->bytes_decompressed,
             st->io_backend);
 }
 

@@ -369,6 +369,16 @@ static int dict_selected(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64
     return 0;
 }
 
+/* PLAIN byte-array page values for the selected rows only (a page without nulls): every
+ * value's length is walked and checked, only the selected values are copied - a string
+ * conjunct late in the chain copies the few rows that reach it, not the page. */
+static int plain_selected(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n,
+                          const page_sel *sel, pq_vec *out, pq_err *e)
+{
+    int rc = scratch_reserve((void **)&r->sel_buf, &r->sel_cap, (size_t)(sel->n + 1) * sizeof(uint32_t));
+    return rc ? rc : pq_plain_select_ba(vp, vlen, n, sel->rows, sel->n, r->sel_buf, out, e);
+}
+
 static int data_page(pq_col_reader *r, const pq_page_header *h, const page_body *b, int64_t off,
                      pq_vec *out, const page_sel *sel, pq_err *e);
 
@@ -386,9 +396,12 @@ static int data_page(pq_col_reader *r, const pq_page_header *h, const page_body 
                      pq_vec *out, const page_sel *sel, pq_err *e)
 {
     bool dict = h->encoding == PQ_ENC_PLAIN_DICTIONARY || h->encoding == PQ_ENC_RLE_DICTIONARY;
-    if (sel && !(dict && dict_of(r))) return full_then_take(r, h, b, off, out, sel, e);
-    bool as_idx = r->idx_out && !sel && dict && dict_of(r);
+    bool as_idx = r->idx_out && dict && dict_of(r);
+    if (as_idx) sel = NULL; /* indices of every row (pq_colr_page_idx_sel) */
     r->last_as_idx = as_idx;
+    bool plain_ba = h->encoding == PQ_ENC_PLAIN && r->col->physical == PQ_BYTE_ARRAY &&
+                    b->vals_len <= UINT32_MAX;
+    if (sel && !(dict && dict_of(r)) && !plain_ba) return full_then_take(r, h, b, off, out, sel, e);
     if (as_idx) out = r->idx_out;
     int64_t n = h->num_values, nn = n, base = out->length;
     if (n < 0 || n > r->limits.max_page_values) {
@@ -416,7 +429,10 @@ static int data_page(pq_col_reader *r, const pq_page_header *h, const page_body 
                                             : "nulls in a required column");
     if (sel) {
         int rc = check_sel(sel, n, e);
-        return rc ? rc : dict_selected(r, vp, vlen, n, nn, sel, out, e);
+        if (rc) return rc;
+        if (!plain_ba) return dict_selected(r, vp, vlen, n, nn, sel, out, e);
+        if (nn < n) return full_then_take(r, h, b, off, out, sel, e);
+        return plain_selected(r, vp, vlen, n, sel, out, e);
     }
     int rc = pq_vec_reserve(out, n, 0);
     if (rc) return rc;
@@ -483,10 +499,20 @@ int pq_colr_page_idx(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t f
                      pq_vec *idx, pq_vec *vals, bool *as_idx, size_t *consumed, int64_t *rows,
                      pq_err *e)
 {
+    return pq_colr_page_idx_sel(r, buf, len, file_off, NULL, -1, idx, vals, as_idx, consumed,
+                                rows, e);
+}
+
+int pq_colr_page_idx_sel(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
+                         const uint32_t *sel, int64_t nsel, pq_vec *idx, pq_vec *vals,
+                         bool *as_idx, size_t *consumed, int64_t *rows, pq_err *e)
+{
     assert(idx && idx->type == PQ_INT32 && vals && as_idx);
+    assert(nsel == -1 || (nsel >= 0 && (sel || nsel == 0)));
+    page_sel ps = {.rows = sel, .n = nsel};
     r->idx_out = idx;
     r->last_as_idx = false;
-    int rc = page_common(r, buf, len, file_off, vals, NULL, consumed, rows, e);
+    int rc = page_common(r, buf, len, file_off, vals, nsel >= 0 ? &ps : NULL, consumed, rows, e);
     r->idx_out = NULL;
     *as_idx = rc == 0 && r->last_as_idx;
     return rc;

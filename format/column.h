@@ -94,6 +94,14 @@ int pq_colr_page_idx(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t f
                      pq_vec *idx, pq_vec *vals, bool *as_idx, size_t *consumed, int64_t *rows,
                      pq_err *e);
 
+/* pq_colr_page_idx, but a data page that is not dictionary-encoded appends only the values
+ * of the nsel selected rows sel (ascending, each below the page's row count; checked) to vals,
+ * as pq_colr_page_sel does; a dictionary-encoded page still gives every row's index. nsel -1:
+ * no selection, as pq_colr_page_idx. */
+int pq_colr_page_idx_sel(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
+                         const uint32_t *sel, int64_t nsel, pq_vec *idx, pq_vec *vals,
+                         bool *as_idx, size_t *consumed, int64_t *rows, pq_err *e);
+
 /* Decodes a whole column chunk whose bytes (from its first page, dictionary or data, to
  * its end) are buf[0, len) at file offset file_off, appending cm->num_values rows to out.
  * EFORMAT when the pages hold fewer or more values than the chunk metadata says. */

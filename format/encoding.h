@@ -119,6 +119,11 @@ int pq_plain_decode_bool(const uint8_t *buf, size_t len, int bit_offset, int64_t
  * Each length is checked against bytes left; ELIMIT when out's data would pass INT32_MAX. */
 int pq_plain_decode_ba(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, size_t *used,
                        pq_err *err);
+/* BYTE_ARRAY PLAIN, selected values only: of the n values in buf, those at the nsel
+ * ascending indices sel (each below n) are appended to out. Every length prefix is checked
+ * as pq_plain_decode_ba checks it; at is scratch for nsel positions; len < 2^32. */
+int pq_plain_select_ba(const uint8_t *buf, size_t len, int64_t n, const uint32_t *sel,
+                       int64_t nsel, uint32_t *at, pq_vec *out, pq_err *err);
 /* Dispatch on out->type to the three above (BOOLEAN uses bit_offset 0, *used in bytes
  * rounded up). */
 int pq_plain_decode(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, size_t *used,

@@ -83,6 +83,31 @@ int pq_plain_decode_bool(const uint8_t *buf, size_t len, int bit_offset, int64_t
     return 0;
 }
 
+/* Reads the length prefix of value i at *pos into *l after checking that it and its value lie
+ * in the len bytes of buf; advances *pos past the value. */
+static inline int ba_next(const uint8_t *buf, size_t len, int64_t i, size_t *pos, uint32_t *l,
+                          pq_err *err)
+{
+    if (len - *pos < 4)
+        return pq_errf(err, RINGSCAN_EFORMAT, -1,
+                       "PLAIN BYTE_ARRAY value %lld: length prefix cut off at byte %zu of %zu",
+                       (long long)i, *pos, len);
+    *l = rd32(buf + *pos);
+    if (*l > len - *pos - 4)
+        return pq_errf(err, RINGSCAN_EFORMAT, -1,
+                       "PLAIN BYTE_ARRAY value %lld: length %u at byte %zu exceeds the %zu "
+                       "bytes left",
+                       (long long)i, *l, *pos, len - *pos - 4);
+    *pos += 4 + (size_t)*l;
+    return 0;
+}
+
+static int ba_room_err(pq_err *err)
+{
+    return pq_errf(err, RINGSCAN_ELIMIT, -1, "PLAIN BYTE_ARRAY: column batch passes %lld bytes",
+                   (long long)PQ_ENC_MAX_BYTES);
+}
+
 /* Pass 1 of BYTE_ARRAY: validates n length prefixes; *bytes = sum of lengths, *end = bytes
  * consumed. */
 static int ba_scan(const uint8_t *buf, size_t len, int64_t n, int64_t room, uint64_t *bytes,
@@ -91,23 +116,11 @@ static int ba_scan(const uint8_t *buf, size_t len, int64_t n, int64_t room, uint
     size_t pos = 0;
     uint64_t total = 0;
     for (int64_t i = 0; i < n; i++) {
-        if (len - pos < 4)
-            return pq_errf(err, RINGSCAN_EFORMAT, -1,
-                           "PLAIN BYTE_ARRAY value %lld: length prefix cut off at byte %zu of %zu",
-                           (long long)i, pos, len);
-        uint32_t l = rd32(buf + pos);
-        pos += 4;
-        if (l > len - pos)
-            return pq_errf(err, RINGSCAN_EFORMAT, -1,
-                           "PLAIN BYTE_ARRAY value %lld: length %u at byte %zu exceeds the %zu "
-                           "bytes left",
-                           (long long)i, l, pos - 4, len - pos);
-        pos += l;
+        uint32_t l;
+        int rc = ba_next(buf, len, i, &pos, &l, err);
+        if (rc) return rc;
         total += l;
-        if (total > (uint64_t)room)
-            return pq_errf(err, RINGSCAN_ELIMIT, -1,
-                           "PLAIN BYTE_ARRAY: column batch passes %lld bytes",
-                           (long long)PQ_ENC_MAX_BYTES);
+        if (total > (uint64_t)room) return ba_room_err(err);
     }
     *bytes = total;
     *end = pos;
@@ -155,6 +168,44 @@ int pq_plain_decode_ba(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, s
     out->data_len = cur;
     out->length += n;
     *used = end;
+    return 0;
+}
+
+int pq_plain_select_ba(const uint8_t *buf, size_t len, int64_t n, const uint32_t *sel,
+                       int64_t nsel, uint32_t *at, pq_vec *out, pq_err *err)
+{
+    assert(out->type == PQ_BYTE_ARRAY && nsel >= 0 && nsel <= n && (sel || nsel == 0));
+    assert(len <= UINT32_MAX);
+    int rc = check_count(n, err, "PLAIN BYTE_ARRAY");
+    if (rc) return rc;
+    size_t pos = 0;
+    uint64_t total = 0;
+    int64_t j = 0;
+    for (int64_t i = 0; i < n; i++) {
+        size_t here = pos;
+        uint32_t l;
+        if ((rc = ba_next(buf, len, i, &pos, &l, err))) return rc;
+        if (j < nsel && sel[j] == (uint64_t)i) {
+            at[j++] = (uint32_t)here;
+            total += l;
+        }
+    }
+    assert(j == nsel);
+    if (total > (uint64_t)(PQ_ENC_MAX_BYTES - out->data_len)) return ba_room_err(err);
+    if ((rc = pq_vec_reserve(out, nsel, (int64_t)total + BA_SLACK))) return rc;
+    int32_t *off = out->offsets + out->length;
+    int32_t cur = (int32_t)out->data_len;
+    if (out->length == 0) off[0] = 0;
+    for (int64_t k = 0; k < nsel; k++) { /* unchecked: the walk above validated each value */
+        uint32_t l = rd32(buf + at[k]);
+        const uint8_t *v = buf + at[k] + 4;
+        if (l <= BA_SLACK && (size_t)(buf + len - v) >= BA_SLACK) copy_slack(out->data + cur, v);
+        else if (l) memcpy(out->data + cur, v, l);
+        cur += (int32_t)l;
+        off[k + 1] = cur;
+    }
+    out->data_len = cur;
+    out->length += nsel;
     return 0;
 }
 

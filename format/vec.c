@@ -136,7 +136,7 @@ int pq_vec_take(const pq_vec *src, const uint32_t *idx, int64_t n, pq_vec *dst)
     if (src->type == PQ_BOOLEAN) {
         for (int64_t i = 0; i < n; i++)
             pq_bit_set(dst->values, dst->length + i, pq_bit_get(src->values, idx[i]));
-    } else if (src->type != PQ_BYTE_ARRAY) {
+    } else if (src->type != PQ_BYTE_ARRAY && n > 0) { /* an empty dst may have no values yet */
         take_fixed(src, idx, n, dst);
     }
     take_validity(src, idx, n, dst);

@@ -373,6 +373,7 @@ static void finish(scan_t *s)
         io_counters_add(&sum, &s->cores[c].io_counters);
         s->stats.decoded_pages += s->cores[c].decoded_pages;
         s->stats.dict_eval_pages += s->cores[c].dict_eval_pages;
+        s->stats.sel_eval_pages += s->cores[c].sel_eval_pages;
     }
     s->stats.bytes_decompressed = atomic_load(&s->decompressed_bytes);
     s->stats.reads += sum.reads_submitted;

@@ -106,6 +106,7 @@ typedef struct scan_stats {
     int64_t splits;                       /* planned, pruned ones included */
     int64_t bytes_decompressed;           /* page bodies inflated by every core */
     int64_t dict_eval_pages;              /* pages a conjunct evaluated on dictionary indices */
+    int64_t sel_eval_pages;               /* pages a conjunct evaluated on its selected rows only */
     uint64_t peak_inflight_bytes;
     bool uring;
     char io_backend[EXEC_BACKEND_MSG_MAX];

@@ -16,6 +16,7 @@ typedef struct scan_core {
     io_counters_t io_counters; /* copied when the core's last worker ends */
     int64_t decoded_pages;
     int64_t dict_eval_pages;   /* split.c page_eval_one */
+    int64_t sel_eval_pages;    /* split.c page_eval_one */
     int unit;                  /* the unit it claimed last (unit.c), -1 before */
 } scan_core;
 

@@ -442,6 +442,17 @@ typedef int (*page_fn)(split_ctx *x, pq_col_reader *r, void *ctx, const uint8_t 
                        int64_t off, int64_t first_row, int64_t a, int64_t e, size_t *used,
                        int64_t *rows);
 
+/* The rows of the page starting at split row first_row that the mask selects in [a, e), as
+ * page-relative row numbers into out (room for e - a); returns their count. */
+static int64_t mask_page_rows(const split_ctx *x, int64_t first_row, int64_t a, int64_t e,
+                              uint32_t *out)
+{
+    assert(a >= first_row && e >= a);
+    int64_t k = flt_mask_select_range(&x->mask, a, e, out);
+    for (int64_t i = 0; a > first_row && i < k; i++) out[i] += (uint32_t)(a - first_row);
+    return k;
+}
+
 /* A page of a projection-only column: only its selected rows are decoded and appended to
  * the vector ctx (pq_colr_page_sel). */
 static int page_selected(split_ctx *x, pq_col_reader *r, void *ctx, const uint8_t *buf, size_t len,
@@ -450,8 +461,7 @@ static int page_selected(split_ctx *x, pq_col_reader *r, void *ctx, const uint8_
 {
     uint32_t *idx = malloc(sizeof(uint32_t) * (size_t)(e - a + 1));
     if (!idx) return -ENOMEM;
-    int64_t k = flt_mask_select_range(&x->mask, a, e, idx);
-    for (int64_t i = 0; a > first_row && i < k; i++) idx[i] += (uint32_t)(a - first_row);
+    int64_t k = mask_page_rows(x, first_row, a, e, idx);
     int rc = pq_colr_page_sel(r, buf, len, off, idx, k, ctx, used, rows, &x->err);
     free(idx);
     return rc;
@@ -551,6 +561,8 @@ typedef struct page_eval {
     pq_vec idx, vals;          /* one page's dictionary indices, or its values */
     flt_mask in, out, dmask;   /* the page's input and output; the predicate per dictionary entry */
     const pq_vec *dmask_dict;  /* the dictionary dmask holds (NULL: none yet) */
+    uint32_t *sel;             /* a page's selected rows, page-relative (page_sel_rows) */
+    int64_t sel_cap;
     int64_t dmask_loads;       /* and the reader's dict_loads then (the reader's own
                                   dictionary keeps its address when a new page replaces it) */
 } page_eval;
@@ -567,9 +579,37 @@ static bool pageable(const scan_t *s, int k)
     return true;
 }
 
+/* mask_page_rows into pe->sel (grown as needed); -ENOMEM when it cannot grow. */
+static int64_t page_sel_rows(split_ctx *x, page_eval *pe, int64_t first_row, int64_t a, int64_t e)
+{
+    if (pe->sel_cap < e - a + 1) {
+        uint32_t *p = realloc(pe->sel, sizeof(uint32_t) * (size_t)(e - a + 1));
+        if (!p) return -ENOMEM;
+        pe->sel = p;
+        pe->sel_cap = e - a + 1;
+    }
+    return mask_page_rows(x, first_row, a, e, pe->sel);
+}
+
+/* The predicate over the k selected rows' values in pe->vals, its passing rows set in x->tmp
+ * (whose bits for the page are clear). */
+static int eval_selected(split_ctx *x, page_eval *pe, int64_t first_row, int64_t k, int64_t off)
+{
+    assert(pe->vals.length == k);
+    int rc = flt_mask_init(&pe->in, k, true);
+    if (rc == 0) rc = flt_eval(pe->p, &pe->vals, &pe->in, &pe->out);
+    if (rc) return pq_errf(&x->err, rc, off, "cannot evaluate the conjunct on this page");
+    for (int64_t i = 0; i < k; i++)
+        if (flt_mask_get(&pe->out, i)) flt_mask_set(&x->tmp, first_row + pe->sel[i]);
+    x->c->sel_eval_pages++;
+    return 0;
+}
+
 /* One page: x->tmp = mask AND predicate over its rows [a, e) inside the split. A
  * dictionary-encoded page is evaluated from its indices (the predicate once per dictionary
- * entry, then mapped); others from their values. */
+ * entry, then mapped); a byte-array page the mask selects under half of from the selected
+ * rows' values only (a string conjunct late in the chain copies the few rows that reach it,
+ * not the page); others from all their values. */
 static int page_eval_one(split_ctx *x, pq_col_reader *r, void *ctx, const uint8_t *buf, size_t len,
                          int64_t off, int64_t first_row, int64_t a, int64_t e, size_t *used,
                          int64_t *rows)
@@ -577,8 +617,16 @@ static int page_eval_one(split_ctx *x, pq_col_reader *r, void *ctx, const uint8_
     page_eval *pe = ctx;
     pq_vec_clear(&pe->idx);
     pq_vec_clear(&pe->vals);
+    int64_t k = -1;
+    if (r->col->physical == PQ_BYTE_ARRAY) {
+        k = page_sel_rows(x, pe, first_row, a, e);
+        if (k < 0) return (int)k;
+        if (2 * k >= e - a) k = -1;
+    }
     bool as_idx = false;
-    int rc = pq_colr_page_idx(r, buf, len, off, &pe->idx, &pe->vals, &as_idx, used, rows, &x->err);
+    int rc = pq_colr_page_idx_sel(r, buf, len, off, pe->sel, k, &pe->idx, &pe->vals, &as_idx,
+                                  used, rows, &x->err);
+    if (rc == 0 && k >= 0 && !as_idx) return eval_selected(x, pe, first_row, k, off);
     if (rc == 0) rc = flt_mask_init(&pe->in, *rows, false);
     if (rc) return rc;
     flt_mask_copy_bits(&pe->in, a - first_row, &x->mask, a, e - a);
@@ -631,6 +679,7 @@ static int eval_paged(split_ctx *x, int k)
     flt_mask_free(&pe.in);
     flt_mask_free(&pe.out);
     flt_mask_free(&pe.dmask);
+    free(pe.sel);
     return rc;
 }
 

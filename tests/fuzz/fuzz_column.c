@@ -2,8 +2,11 @@
  * pq_colr_page_idx) and, through them, every value decoder, the level decoders and the codecs.
  * Input: [0] column kind (physical type x REQUIRED/OPTIONAL x FLBA width, see kinds[]),
  * [1] codec (low 3 bits), [2] flags (bit 0: verify CRCs; bit 1: small limits; bit 2: decode
- * through pq_colr_page_idx, dictionary-encoded pages as indices), then a sequence of pages
+ * through pq_colr_page_idx, dictionary-encoded pages as indices; bit 3 with bit 2: through
+ * pq_colr_page_idx_sel, rows 0, 1, 3 .. of each page selected - (flags >> 4) & 3 of them -, so
+ * other pages append only those rows' values), then a sequence of pages
  * (header + body) decoded one after another into one vector, as a column chunk would be.
+ * A selection past a page's rows must be refused (EFORMAT).
  * After every page that decodes, the vector's invariants (format/vec.h) are checked: length
  * grew by exactly the rows reported (values or indices, never both), null slots are zeroed /
  * empty, byte-array offsets are monotone and end at data_len. A broken invariant aborts (a
@@ -82,8 +85,10 @@ static void run(const kind *k, bool optional, pq_codec codec, uint8_t flags, con
         pq_err e = {.offset = -1};
         int64_t ibefore = idx.length;
         bool as_idx = false;
-        int rc = flags & 4 ? pq_colr_page_idx(&r, d + pos, n - pos, (int64_t)pos, &idx, &out, &as_idx,
-                                              &used, &rows, &e)
+        static const uint32_t sel[3] = {0, 1, 3};
+        int64_t nsel = flags & 8 ? (flags >> 4) & 3 : -1;
+        int rc = flags & 4 ? pq_colr_page_idx_sel(&r, d + pos, n - pos, (int64_t)pos, sel, nsel,
+                                                  &idx, &out, &as_idx, &used, &rows, &e)
                            : pq_colr_page(&r, d + pos, n - pos, (int64_t)pos, &out, &used, &rows, &e);
         if (rc) {
             /* a failed page leaves the output as it was, with a status and a message */
@@ -93,7 +98,9 @@ static void run(const kind *k, bool optional, pq_codec codec, uint8_t flags, con
         }
         if (used == 0 || used > n - pos) abort();
         /* indices or values, never both */
-        check_vec(as_idx ? &idx : &out, as_idx ? ibefore : before, rows);
+        bool selected = flags & 4 && nsel >= 0 && !as_idx && rows > 0;
+        if (selected && nsel > rows) abort(); /* a selection past the page was accepted */
+        check_vec(as_idx ? &idx : &out, as_idx ? ibefore : before, selected ? nsel : rows);
         if ((as_idx ? out.length != before : idx.length != ibefore)) abort();
         pos += used;
     }
