@@ -3,8 +3,8 @@
  * presence), key-value metadata; --json prints the same as one JSON object.
  *
  * Invariants:
- *  1. The only I/O is pread of the tail (64 KiB) and, when the metadata is larger, of the
- *     metadata itself; the decoding is format/ (pq_footer_locate, pq_file_meta_parse).
+ *  1. The only I/O is pread of the tail (1 MiB, pqf_open) and, when the metadata is larger,
+ *     of the metadata itself; the decoding is format/ (pq_footer_locate, pq_file_meta_parse).
  *  2. Errors print "ringscan: FILE: <msg> (offset N, column C)" on stderr and exit 1; usage
  *     errors exit 2.
  *  3. Strings from the file are escaped before printing (JSON rules in both modes).

@@ -84,8 +84,9 @@ struct ArrowArrayStream {
 
 typedef struct ringscan_file ringscan_file;
 
-/* Opens a Parquet file and reads its footer (one tail read, a second only when the metadata
- * is larger than 64 KiB). Returns 0 and *out (ringscan_close), or a status with err filled.
+/* Opens a Parquet file and reads its footer (one tail read of up to 1 MiB, a second only when
+ * the metadata is larger; the page index, when the tail read holds it, is kept for planning).
+ * Returns 0 and *out (ringscan_close), or a status with err filled.
  * Nested, repeated or encrypted files are refused with RINGSCAN_EUNSUPPORTED. */
 int ringscan_open(const char *path, ringscan_file **out, ringscan_error *err);
 /* Closes f; no scan of f may still be running. NULL is a no-op. */

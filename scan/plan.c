@@ -2,7 +2,8 @@
  * pruning before any data read.
  *
  * Pruning order per row group: chunk statistics (no I/O), page index (one read covering every
- * needed index of the file, done once), bloom filters (one read per probed filter, only for
+ * needed index of the file, done once - none when the footer's tail read brought the index:
+ * pqf_index_bytes), bloom filters (one read per probed filter, only for
  * = / IN conjuncts on row groups the cheaper tests kept). What survives is, per needed
  * column, the list of byte ranges the split may read: the whole chunk, or with an offset
  * index the dictionary page and the data pages whose rows are still possible.
@@ -22,8 +23,14 @@
 enum { PLAN_BLOOM_PROBE_BYTES = 256, PLAN_INDEX_MAX_BYTES = 256 << 20 };
 
 /* A synchronous metadata read, counted. */
+/* Reads [off, +len) for planning (counted as a plan read), or copies it from the page index
+ * bytes the footer read brought (pqf_index_bytes; no read). */
 static int plan_read(scan_t *s, uint64_t off, void *buf, size_t len, pq_err *e)
 {
+    if (pqf_index_bytes(s->f, off, buf, len)) {
+        s->stats.plan_bytes += len;
+        return 0;
+    }
     char msg[256];
     int rc = io_read_sync(s->f->file, off, buf, len, msg, sizeof msg);
     if (rc) return pq_errf(e, rc, (int64_t)off, "%s", msg);

@@ -11,6 +11,51 @@ static int io_fail(pq_err *e, int rc, int64_t off, const char *msg)
     return pq_errf(e, rc, off, "%s", msg);
 }
 
+/* The span [*lo, *hi) of every column and offset index the metadata points at; false when
+ * there is none. The offsets are the file's word: the caller checks the span. */
+static bool all_index_span(const pq_file_meta *m, uint64_t *lo, uint64_t *hi)
+{
+    *lo = UINT64_MAX;
+    *hi = 0;
+    for (int rg = 0; rg < m->nrow_groups; rg++)
+        for (int c = 0; c < m->ncolumns; c++) {
+            const pq_chunk_meta *cm = &m->row_groups[rg].chunks[c];
+            int64_t off[2] = {cm->has_offset_index ? cm->offset_index_offset : -1,
+                              cm->has_column_index ? cm->column_index_offset : -1};
+            int64_t len[2] = {cm->offset_index_length, cm->column_index_length};
+            for (int i = 0; i < 2; i++) {
+                if (off[i] < 0 || len[i] <= 0 || (uint64_t)off[i] > UINT64_MAX - (uint64_t)len[i])
+                    continue;
+                if ((uint64_t)off[i] < *lo) *lo = (uint64_t)off[i];
+                uint64_t end = (uint64_t)off[i] + (uint64_t)len[i];
+                if (end > *hi) *hi = end;
+            }
+        }
+    return *lo < *hi;
+}
+
+/* Keeps the page index bytes when the tail [tail_off, +tail_len) holds every index of the file
+ * (a copy of just that span; the tail itself is freed by the caller). */
+static void keep_index(pqf_t *f, const uint8_t *tail, uint64_t tail_off, size_t tail_len)
+{
+    uint64_t lo, hi;
+    if (!all_index_span(&f->meta, &lo, &hi) || lo < tail_off || hi > tail_off + tail_len) return;
+    f->index_bytes = malloc((size_t)(hi - lo));
+    if (!f->index_bytes) return; /* planning reads them instead */
+    memcpy(f->index_bytes, tail + (lo - tail_off), (size_t)(hi - lo));
+    f->index_off = lo;
+    f->index_len = (size_t)(hi - lo);
+}
+
+bool pqf_index_bytes(const pqf_t *f, uint64_t off, void *buf, size_t len)
+{
+    if (!f->index_bytes || off < f->index_off || off - f->index_off > f->index_len ||
+        len > f->index_len - (size_t)(off - f->index_off))
+        return false;
+    memcpy(buf, f->index_bytes + (off - f->index_off), len);
+    return true;
+}
+
 /* Reads the tail, locates and parses the FileMetaData. */
 static int read_footer(pqf_t *f, const pq_meta_limits *limits, pq_err *e)
 {
@@ -46,6 +91,7 @@ static int read_footer(pqf_t *f, const pq_meta_limits *limits, pq_err *e)
         rc = pq_file_meta_parse(meta, f->meta_len, limits, &f->meta, e);
         if (rc && e && e->offset < 0) e->offset = (int64_t)f->meta_offset;
     }
+    if (rc == 0) keep_index(f, tail, size - tail_len, tail_len);
     free(second);
     free(tail);
     return rc;
@@ -76,6 +122,7 @@ void pqf_close(pqf_t *f)
 {
     if (!f) return;
     pq_file_meta_free(&f->meta);
+    free(f->index_bytes);
     io_file_close(f->file);
     free(f);
 }

@@ -1,5 +1,7 @@
 /* scan/pqfile.h: an open Parquet file read synchronously: footer with one tail read (a second
- * only when the metadata is larger), then whole column chunks decoded on demand. The scan
+ * only when the metadata is larger), then whole column chunks decoded on demand. The tail read
+ * is PQF_TAIL_BYTES, so it usually brings the page index written before the footer too: those
+ * bytes are kept (index_bytes) and planning takes the indexes from them without a read. The scan
  * engine and the public API open files with pqf_open and read data through io/ futures;
  * pqf_read_column is the plain synchronous read the tests use as a reference.
  *
@@ -14,7 +16,7 @@
 #include "format/meta.h"
 #include "io/io.h"
 
-enum { PQF_TAIL_BYTES = 64 * 1024 };
+enum { PQF_TAIL_BYTES = 1024 * 1024 };
 
 typedef struct pqf {
     io_file_t *file;
@@ -22,7 +24,15 @@ typedef struct pqf {
     uint64_t meta_offset;   /* where the FileMetaData starts */
     uint32_t meta_len;
     int tail_reads;         /* 1, or 2 when the metadata did not fit the first tail read */
+    uint8_t *index_bytes;   /* NULL, or file bytes [index_off, +index_len): every column and
+                               offset index of the file, when the tail read held them all */
+    uint64_t index_off;
+    size_t index_len;
 } pqf_t;
+
+/* Copies file bytes [off, +len) into buf from the kept index bytes and returns true when they
+ * hold them all; false (nothing copied) otherwise. */
+bool pqf_index_bytes(const pqf_t *f, uint64_t off, void *buf, size_t len);
 
 /* Opens path and parses its footer. Returns 0 and *out (pqf_close), or a negative status with
  * e filled (e->msg names the problem; the caller prefixes the path). */

@@ -1151,6 +1151,8 @@ static void test_pruning(void)
             CHECK_EQ_I64(st.pages_total, pt);
             CHECK_EQ_I64(st.pages_pruned, pp);
             CHECK_EQ_I64(st.rows_scanned, (PR_ROWS / PR_RG - rg) * PR_RG);
+            /* the page index came with the footer's tail read: no read of its own */
+            CHECK_EQ_I64(st.plan_reads, 0);
             if (chk_case_failed) fprintf(stderr, "  pruning: page_index %d where %s\n", pi, where);
         }
         /* a conjunct the statistics cannot decide prunes nothing */
@@ -1159,6 +1161,23 @@ static void test_pruning(void)
         scan_stats st = scan_count(f, "v = 500 AND key >= 0", proj, 1, &rows, true);
         CHECK_EQ_I64(st.row_groups_pruned, 0);
         CHECK_EQ_I64(st.pages_pruned, 0);
+        CHECK((f->index_bytes != NULL) == (pi == 1));
+        if (f->index_bytes) { /* the kept span answers exactly the ranges inside it */
+            uint8_t b[16];
+            uint64_t o = f->index_off;
+            size_t n = f->index_len;
+            CHECK(n > 16 && pqf_index_bytes(f, o, b, 16) && pqf_index_bytes(f, o + n - 16, b, 16));
+            CHECK(memcmp(b, f->index_bytes + n - 16, 16) == 0);
+            CHECK(!pqf_index_bytes(f, o - 1, b, 16) && !pqf_index_bytes(f, o + n - 15, b, 16));
+            CHECK(!pqf_index_bytes(f, o + n + 1, b, 0) && pqf_index_bytes(f, o + n, b, 0));
+            /* without them, planning reads the index once and prunes the same */
+            free(f->index_bytes);
+            f->index_bytes = NULL;
+            scan_stats st2 = scan_count(f, "key >= 4550 AND key <= 7419", proj, 1, &rows, true);
+            CHECK_EQ_I64(st2.plan_reads, 1);
+            CHECK_EQ_I64(rows, 7419 - 4550 + 1);
+            CHECK(st2.pages_pruned > 0);
+        }
         pqf_close(f);
     }
 }
