@@ -68,7 +68,7 @@ typedef struct io_opts {
     bool coalesce;         /* merge neighbours (false: one read per request) */
     bool merge_registered; /* also merge registered, not yet wanted neighbours (speculative
                               bytes); false: a range holds only wanted requests */
-    uint64_t gap_bytes;    /* largest hole merged over (default 64 KiB) */
+    uint64_t gap_bytes;    /* largest hole merged over (default 128 KiB) */
     uint64_t max_bytes;    /* largest merged range (default 4 MiB); a bigger request is read alone */
     uint64_t budget_bytes; /* bytes in flight + buffered before new ranges wait (default 1 GiB) */
     io_fault_fn fault;     /* NULL: no fault injection */
@@ -93,7 +93,7 @@ typedef struct io_counters {
 
 typedef struct io_ctx io_ctx_t;
 
-/* Defaults: coalesce (registered neighbours too), gap 64 KiB, max 4 MiB, budget 1 GiB, no
+/* Defaults: coalesce (registered neighbours too), gap 128 KiB, max 4 MiB, budget 1 GiB, no
  * fault hook. */
 io_opts_t io_opts_default(void);
 

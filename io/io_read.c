@@ -23,9 +23,13 @@
 
 static const io_bytes io_empty = {(const uint8_t *)"", 0, 0};
 
+/* The gap: a hole of up to 128 KiB is read over rather than split into two calls - a small
+ * column between two wanted ones (tpchgen's l_quantity, 86 KB a row group, between
+ * l_linenumber and l_extendedprice: 107 -> 55 calls for lineitem_filter_only at sf=1, 10% more
+ * bytes, time within noise side by side); DuckDB merges such holes too. */
 io_opts_t io_opts_default(void)
 {
-    io_opts_t o = {.coalesce = true, .merge_registered = true, .gap_bytes = 64 * 1024, .max_bytes = 4 * 1024 * 1024,
+    io_opts_t o = {.coalesce = true, .merge_registered = true, .gap_bytes = 128 * 1024, .max_bytes = 4 * 1024 * 1024,
                    .budget_bytes = UINT64_C(1) << 30, .fault = NULL, .fault_ctx = NULL};
     return o;
 }

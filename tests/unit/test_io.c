@@ -287,7 +287,7 @@ static void c_cancel_after_submit(void)
 
 static void c_coalesce(void)
 {
-    io_ctx_t *ctx = new_ctx(NULL); /* gap 64 KiB, max 4 MiB */
+    io_ctx_t *ctx = new_ctx(NULL); /* gap 128 KiB, max 4 MiB */
     fut_t *f[4], *far;
     for (int i = 0; i < 4; i++) f[i] = io_read(ctx, g_file, (uint64_t)i * 8192, 4096);
     far = io_read(ctx, g_file, 900000, 4096); /* beyond the gap: never read */
