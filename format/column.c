@@ -375,7 +375,8 @@ static int dict_selected(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64
 static int plain_selected(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n,
                           const page_sel *sel, pq_vec *out, pq_err *e)
 {
-    int rc = scratch_reserve((void **)&r->sel_buf, &r->sel_cap, (size_t)(sel->n + 1) * sizeof(uint32_t));
+    size_t bytes = (size_t)(sel->n + 1) * sizeof(uint32_t);
+    int rc = scratch_reserve((void **)&r->sel_buf, &r->sel_cap, bytes);
     return rc ? rc : pq_plain_select_ba(vp, vlen, n, sel->rows, sel->n, r->sel_buf, out, e);
 }
 

@@ -29,7 +29,8 @@ static const io_bytes io_empty = {(const uint8_t *)"", 0, 0};
  * bytes, time within noise side by side); DuckDB merges such holes too. */
 io_opts_t io_opts_default(void)
 {
-    io_opts_t o = {.coalesce = true, .merge_registered = true, .gap_bytes = 128 * 1024, .max_bytes = 4 * 1024 * 1024,
+    io_opts_t o = {.coalesce = true, .merge_registered = true, .gap_bytes = 128 * 1024,
+                   .max_bytes = 4 * 1024 * 1024,
                    .budget_bytes = UINT64_C(1) << 30, .fault = NULL, .fault_ctx = NULL};
     return o;
 }

@@ -924,6 +924,22 @@ static void test_cancel_later_conjunct(void)
 
 /* ====================================================================== ordering */
 
+/* Writes the two columns v (freed) of rows rows to the test file name without dictionaries, in
+ * row groups of rg_rows and pages of page_rows (0: the writer's default); the path into path. */
+static void write_plain2(const char *name, const pq_column_desc sch[2], pq_vec v[2], int64_t rows,
+                         int64_t rg_rows, int64_t page_rows, char path[256])
+{
+    pq_writer_opts wo;
+    pq_writer_opts_default(&wo);
+    wo.row_group_rows = rg_rows;
+    if (page_rows) wo.page_rows = page_rows;
+    wo.dictionary = false;
+    ts_path(path, 256, name);
+    CHECK(ts_write(path, sch, 2, v, rows, &wo) == 0);
+    pq_vec_free(&v[0]);
+    pq_vec_free(&v[1]);
+}
+
 static void test_ordering(void)
 {
     enum { RGS = 40, RG_ROWS = 2000 };
@@ -947,15 +963,8 @@ static void test_ordering(void)
         ts_put_bytes(&v[0], s, n, false);
         ts_put_fixed(&v[1], &k, false);
     }
-    pq_writer_opts wo;
-    pq_writer_opts_default(&wo);
-    wo.row_group_rows = RG_ROWS;
-    wo.dictionary = false;
     char path[256];
-    ts_path(path, sizeof path, "order.parquet");
-    CHECK(ts_write(path, sch, 2, v, rows, &wo) == 0);
-    pq_vec_free(&v[0]);
-    pq_vec_free(&v[1]);
+    write_plain2("order.parquet", sch, v, rows, RG_ROWS, 0, path);
     pqf_t *f = NULL;
     pq_err e = {.offset = -1};
     CHECK(pqf_open(&f, path, NULL, &e) == 0);
@@ -1016,16 +1025,8 @@ static void test_string_after_selective(void)
             ts_put_bytes(&v[0], s, n, null);
             ts_put_fixed(&v[1], &k, false);
         }
-        pq_writer_opts wo;
-        pq_writer_opts_default(&wo);
-        wo.row_group_rows = RG;
-        wo.page_rows = PAGE;
-        wo.dictionary = false;
         char path[256];
-        ts_path(path, sizeof path, "strsel.parquet");
-        CHECK(ts_write(path, sch, 2, v, ROWS, &wo) == 0);
-        pq_vec_free(&v[0]);
-        pq_vec_free(&v[1]);
+        write_plain2("strsel.parquet", sch, v, ROWS, RG, PAGE, path);
         const int proj[] = {1};
         for (int pol = 0; pol < 3; pol++) {
             pqf_t *f = NULL;
