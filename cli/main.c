@@ -30,7 +30,7 @@ static void usage(void)
  * and are reused, where an OS-backed huge block is unmapped on free and faulted in again. */
 #define ARENA_RESERVE_BYTES ((size_t)1 << 30)
 
-/* The binary's allocator settings (a library host chooses its own; see README "Embedding").
+/* The binary's allocator settings (a library host chooses its own; see README "Memory (embedding)").
  * Scans run back to back in one process (`serve`, bench rounds) and each starts its own
  * threads, whose heaps are new: memory mimalloc handed back to the OS 25 ms after a scan was
  * faulted in and zeroed again by the next one - lineitem_prune 14.2 -> 7.0 ms at sf=1 when it

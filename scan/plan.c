@@ -22,7 +22,6 @@
 
 enum { PLAN_BLOOM_PROBE_BYTES = 256, PLAN_INDEX_MAX_BYTES = 256 << 20 };
 
-/* A synchronous metadata read, counted. */
 /* Reads [off, +len) for planning (counted as a plan read), or copies it from the page index
  * bytes the footer read brought (pqf_index_bytes; no read). */
 static int plan_read(scan_t *s, uint64_t off, void *buf, size_t len, pq_err *e)
