@@ -29,7 +29,7 @@ static int grow(uint8_t **buf, int64_t *cap, int64_t need, bool zero)
     uint8_t *p = realloc(*buf, (size_t)n);
     if (!p) return -ENOMEM;
     if (zero) memset(p + *cap, 0, (size_t)(n - *cap));
-#ifndef NDEBUG
+#ifdef RINGSCAN_CHECKED
     else memset(p + *cap, 0xA5, (size_t)(n - *cap)); /* checked builds: no reliance on zeroes */
 #endif
     *buf = p;

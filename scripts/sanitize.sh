@@ -14,7 +14,7 @@ esac
 out=build-$kind
 mkdir -p "$out/obj" "$out/tests" "$out/bin"
 CC=${CC:-clang}
-flags="-std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -I. -Iinclude -Itests $san"
+flags="-std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -DRINGSCAN_CHECKED=1 -g -O1 -fno-omit-frame-pointer -I. -Iinclude -Itests $san"
 libs="-luring -lmimalloc -lxxhash -lzstd -lsnappy -llz4 -lz -lbrotlidec -lbrotlienc -lm -lpthread"
 objs=()
 fail=0
