@@ -188,6 +188,15 @@ static uint64_t word_in_range(const flt_mask *m, int64_t w, int64_t from, int64_
     return bits;
 }
 
+int64_t flt_mask_count_range(const flt_mask *m, int64_t from, int64_t to)
+{
+    assert(m && 0 <= from && from <= to && to <= m->len);
+    int64_t n = 0;
+    for (int64_t w = from >> 6; from < to && w <= (to - 1) >> 6; w++)
+        n += __builtin_popcountll(word_in_range(m, w, from, to));
+    return n;
+}
+
 bool flt_mask_any_range(const flt_mask *m, int64_t from, int64_t to)
 {
     assert(m && 0 <= from && from <= to && to <= m->len);

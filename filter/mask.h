@@ -74,6 +74,8 @@ void flt_mask_set_range(flt_mask *m, int64_t from, int64_t to, bool value);
 /* Writes the indices of set bits in ascending order to out (room for cap entries); returns
  * how many were set in total (may exceed cap: only the first cap are written). */
 int64_t flt_mask_select(const flt_mask *m, uint32_t *out, int64_t cap);
+/* Number of set bits of [from, to); 0 <= from <= to <= len. */
+int64_t flt_mask_count_range(const flt_mask *m, int64_t from, int64_t to);
 /* True when a bit of [from, to) is set; 0 <= from <= to <= len. */
 bool flt_mask_any_range(const flt_mask *m, int64_t from, int64_t to);
 /* Writes the positions, relative to from, of the set bits of [from, to) in ascending order to

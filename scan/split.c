@@ -617,11 +617,10 @@ static int page_eval_one(split_ctx *x, pq_col_reader *r, void *ctx, const uint8_
     page_eval *pe = ctx;
     pq_vec_clear(&pe->idx);
     pq_vec_clear(&pe->vals);
-    int64_t k = -1;
-    if (r->col->physical == PQ_BYTE_ARRAY) {
+    int64_t k = -1; /* listed selected rows, when the page is byte arrays selected sparsely */
+    if (r->col->physical == PQ_BYTE_ARRAY && 2 * flt_mask_count_range(&x->mask, a, e) < e - a) {
         k = page_sel_rows(x, pe, first_row, a, e);
         if (k < 0) return (int)k;
-        if (2 * k >= e - a) k = -1;
     }
     bool as_idx = false;
     int rc = pq_colr_page_idx_sel(r, buf, len, off, pe->sel, k, &pe->idx, &pe->vals, &as_idx,

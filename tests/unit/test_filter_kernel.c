@@ -100,7 +100,7 @@ typedef struct rval {
     int32_t len;
 } rval;
 
-/* flt_mask_any_range / select_range / slice / copy_bits against a per-bit reference, on ranges that
+/* flt_mask_any_range / count_range / select_range / slice / copy_bits against a per-bit reference, on ranges that
  * start and end inside, at and across word boundaries. */
 static void mask_ranges(void)
 {
@@ -119,6 +119,7 @@ static void mask_ranges(void)
             for (int64_t r = a; r < b; r++)
                 if (flt_mask_get(&m, r)) ref[want++] = (uint32_t)(r - a);
             CHECK(flt_mask_any_range(&m, a, b) == (want > 0));
+            CHECK_EQ_I64(flt_mask_count_range(&m, a, b), want);
             int64_t got = flt_mask_select_range(&m, a, b, idx);
             CHECK_EQ_I64(got, want);
             CHECK(got != want || memcmp(idx, ref, sizeof(uint32_t) * (size_t)want) == 0);
@@ -139,6 +140,7 @@ static void mask_ranges(void)
             flt_mask_free(&sl);
         }
     CHECK(!flt_mask_any_range(&m, 64, 64));
+    CHECK_EQ_I64(flt_mask_count_range(&m, 64, 64), 0);
     flt_mask_free(&m);
 }
 
