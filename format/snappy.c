@@ -3,10 +3,12 @@
  * Why not libsnappy's: on Parquet pages of small integers (a 3-byte literal and a 5-byte
  * copy per value) Debian 12's libsnappy 1.1.9 spent about 2 ns per output byte, a third of
  * it in calls to memmove through the PLT, twice what Polars' decoder took on the same pages
- * (bench/RESULTS-peers.md). This decoder copies short literals and copies with fixed 16- or
- * 8-byte moves while the buffers have room for the overshoot, and falls back to exact copies
- * near their ends. libsnappy stays the compressor (format/codec.c) and the reference the
- * tests and the fuzz target compare this decoder against.
+ * (bench/RESULTS-peers.md). This decoder's fast loop (the design of libsnappy 1.1.10's, which
+ * DuckDB bundles) decodes without branching on an element's type and moves 32 or 64 bytes per
+ * element while the buffers have room for the overshoot (3.1 GB/s on l_comment pages here,
+ * libsnappy 1.6); an exact loop takes the rest. libsnappy stays the compressor
+ * (format/codec.c) and the reference the tests and the fuzz target compare this decoder
+ * against.
  *
  * Format (github.com/google/snappy format_description.txt): a varint32 of the uncompressed
  * length, then elements; the tag's low two bits: 00 literal (length - 1 in the upper six
@@ -37,6 +39,13 @@ static inline void copy16(uint8_t *d, const uint8_t *s)
     uint8_t t[16];
     memcpy(t, s, 16);
     memcpy(d, t, 16);
+}
+
+static inline void copy32(uint8_t *d, const uint8_t *s)
+{
+    uint8_t t[32];
+    memcpy(t, s, 32);
+    memcpy(d, t, 32);
 }
 
 int pq_snappy_length(const uint8_t *src, size_t n, size_t *len, size_t *header)
@@ -84,85 +93,121 @@ static inline void back_copy(uint8_t *op, size_t off, size_t len, size_t room)
     }
 }
 
-/* Per tag byte, for the fast loop: bits 0-7 the element's length (a literal of up to 60 bytes,
- * or a copy; 0 for a literal whose length follows in 1..4 bytes), bits 8-10 a 1-byte-offset
- * copy's high offset bits. Written out from the format above (a literal: (tag >> 2) + 1; a
- * copy-1: 4 + ((tag >> 2) & 7) and tag >> 5; a copy-2 or copy-4: (tag >> 2) + 1): one load,
- * where computing them took branches that halved the loop's speed on text. test_snappy's
- * every_tag decodes an element of every tag through the fast loop against libsnappy. */
-static const uint16_t tag_table[256] = {
-    0x001, 0x004, 0x001, 0x001, 0x002, 0x005, 0x002, 0x002, 0x003, 0x006, 0x003, 0x003,
-    0x004, 0x007, 0x004, 0x004, 0x005, 0x008, 0x005, 0x005, 0x006, 0x009, 0x006, 0x006,
-    0x007, 0x00a, 0x007, 0x007, 0x008, 0x00b, 0x008, 0x008, 0x009, 0x104, 0x009, 0x009,
-    0x00a, 0x105, 0x00a, 0x00a, 0x00b, 0x106, 0x00b, 0x00b, 0x00c, 0x107, 0x00c, 0x00c,
-    0x00d, 0x108, 0x00d, 0x00d, 0x00e, 0x109, 0x00e, 0x00e, 0x00f, 0x10a, 0x00f, 0x00f,
-    0x010, 0x10b, 0x010, 0x010, 0x011, 0x204, 0x011, 0x011, 0x012, 0x205, 0x012, 0x012,
-    0x013, 0x206, 0x013, 0x013, 0x014, 0x207, 0x014, 0x014, 0x015, 0x208, 0x015, 0x015,
-    0x016, 0x209, 0x016, 0x016, 0x017, 0x20a, 0x017, 0x017, 0x018, 0x20b, 0x018, 0x018,
-    0x019, 0x304, 0x019, 0x019, 0x01a, 0x305, 0x01a, 0x01a, 0x01b, 0x306, 0x01b, 0x01b,
-    0x01c, 0x307, 0x01c, 0x01c, 0x01d, 0x308, 0x01d, 0x01d, 0x01e, 0x309, 0x01e, 0x01e,
-    0x01f, 0x30a, 0x01f, 0x01f, 0x020, 0x30b, 0x020, 0x020, 0x021, 0x404, 0x021, 0x021,
-    0x022, 0x405, 0x022, 0x022, 0x023, 0x406, 0x023, 0x023, 0x024, 0x407, 0x024, 0x024,
-    0x025, 0x408, 0x025, 0x025, 0x026, 0x409, 0x026, 0x026, 0x027, 0x40a, 0x027, 0x027,
-    0x028, 0x40b, 0x028, 0x028, 0x029, 0x504, 0x029, 0x029, 0x02a, 0x505, 0x02a, 0x02a,
-    0x02b, 0x506, 0x02b, 0x02b, 0x02c, 0x507, 0x02c, 0x02c, 0x02d, 0x508, 0x02d, 0x02d,
-    0x02e, 0x509, 0x02e, 0x02e, 0x02f, 0x50a, 0x02f, 0x02f, 0x030, 0x50b, 0x030, 0x030,
-    0x031, 0x604, 0x031, 0x031, 0x032, 0x605, 0x032, 0x032, 0x033, 0x606, 0x033, 0x033,
-    0x034, 0x607, 0x034, 0x034, 0x035, 0x608, 0x035, 0x035, 0x036, 0x609, 0x036, 0x036,
-    0x037, 0x60a, 0x037, 0x037, 0x038, 0x60b, 0x038, 0x038, 0x039, 0x704, 0x039, 0x039,
-    0x03a, 0x705, 0x03a, 0x03a, 0x03b, 0x706, 0x03b, 0x03b, 0x03c, 0x707, 0x03c, 0x03c,
-    0x000, 0x708, 0x03d, 0x03d, 0x000, 0x709, 0x03e, 0x03e, 0x000, 0x70a, 0x03f, 0x03f,
-    0x000, 0x70b, 0x040, 0x040,
+/* Per tag byte, for the fast loop: the element's length minus the part of its copy offset the
+ * tag holds (bits 8-10 of a copy-1's offset), so that subtracting the offset bytes after the
+ * tag gives length - offset; a literal of up to 60 bytes counts as an offset of 256 (its
+ * length - 256), and a long literal or a copy-4 is 255, which no element gets, to stop the
+ * loop. The length is the entry's low byte. Written out from the format above (a literal:
+ * (tag >> 2) + 1; a copy-1: 4 + ((tag >> 2) & 7) and offset bits tag >> 5; a copy-2:
+ * (tag >> 2) + 1); test_snappy's every_tag decodes an element of every tag through the fast
+ * loop against libsnappy. libsnappy since 1.1.10 decodes with the same table. */
+static const int16_t len_minus_off[256] = {
+    -255, 4, 1, 255, -254, 5, 2, 255, -253, 6, 3, 255, -252, 7, 4, 255, -251, 8, 5, 255, -250,
+    9, 6, 255, -249, 10, 7, 255, -248, 11, 8, 255, -247, -252, 9, 255, -246, -251, 10, 255,
+    -245, -250, 11, 255, -244, -249, 12, 255, -243, -248, 13, 255, -242, -247, 14, 255, -241,
+    -246, 15, 255, -240, -245, 16, 255, -239, -508, 17, 255, -238, -507, 18, 255, -237, -506,
+    19, 255, -236, -505, 20, 255, -235, -504, 21, 255, -234, -503, 22, 255, -233, -502, 23, 255,
+    -232, -501, 24, 255, -231, -764, 25, 255, -230, -763, 26, 255, -229, -762, 27, 255, -228,
+    -761, 28, 255, -227, -760, 29, 255, -226, -759, 30, 255, -225, -758, 31, 255, -224, -757,
+    32, 255, -223, -1020, 33, 255, -222, -1019, 34, 255, -221, -1018, 35, 255, -220, -1017, 36,
+    255, -219, -1016, 37, 255, -218, -1015, 38, 255, -217, -1014, 39, 255, -216, -1013, 40, 255,
+    -215, -1276, 41, 255, -214, -1275, 42, 255, -213, -1274, 43, 255, -212, -1273, 44, 255,
+    -211, -1272, 45, 255, -210, -1271, 46, 255, -209, -1270, 47, 255, -208, -1269, 48, 255,
+    -207, -1532, 49, 255, -206, -1531, 50, 255, -205, -1530, 51, 255, -204, -1529, 52, 255,
+    -203, -1528, 53, 255, -202, -1527, 54, 255, -201, -1526, 55, 255, -200, -1525, 56, 255,
+    -199, -1788, 57, 255, -198, -1787, 58, 255, -197, -1786, 59, 255, -196, -1785, 60, 255, 255,
+    -1784, 61, 255, 255, -1783, 62, 255, 255, -1782, 63, 255, 255, -1781, 64, 255,
 };
 
-/* The fast loop: runs while a tag's whole element (at most 5 bytes, or a literal of up to 60
- * bytes read as 64) fits in the input and a 64-byte copy plus a 16-byte overshoot fits in the
- * output, so only offsets need checking per element. Where the next tag is follows from the
- * tag alone (a copy-1 or copy-2 is 2 or 3 bytes, a literal its tag and body), so the next tag
- * loads while this element is copied - that chain sets the pace; a literal, or a copy from at
- * least 16 bytes back (all but a few in text and integer pages), moves 32 bytes, 64 when
- * longer. Copy-4 elements and long literals go to the exact loop, where it stops. Returns
- * false on a bad offset. */
-enum { FAST_IN = 1 + 64, FAST_OUT = 64 + 16 };
+/* The offset bytes after a tag of type 0..3: none, one, two, none (a copy-4 never gets here):
+ * four 16-bit masks in one constant, so picking one is a shift, not a load. */
+static inline uint32_t tag_offset(uint32_t after, size_t type)
+{
+    const uint64_t masks = 0x0000FFFF00FF0000ull;
+    return after & (uint32_t)((masks >> (type * 16)) & 0xffff);
+}
 
-static bool fast_loop(const uint8_t **ipp, const uint8_t *ie, uint8_t **opp, uint8_t *dst,
+/* The copy of the element decoded before this one (see fast_loop): up to 64 bytes moved as
+ * 32 or 64, so the output needs 64 bytes of room past op. */
+static inline void flush(uint8_t **op, const uint8_t *from, size_t len)
+{
+    copy32(*op, from);
+    if (len > 32) copy32(*op + 32, from + 32);
+    *op += len;
+}
+
+/* The fast loop, two elements a turn while the input has 2 * 64 + 1 bytes past the tag and the
+ * output 3 * 64 + 1 past op: an element then reads at most 64 bytes and writes at most 64, so
+ * only offsets need checking. What limits the speed is the chain from one tag to the next, so
+ * both places the next tag can be (past a literal's body, or past a copy's offset bytes) are
+ * loaded before the tag's type picks one (volatile keeps the compiler from turning that into
+ * pick-then-load, a longer chain), and nothing on the way branches on the element's type: a
+ * literal copies from the input and a copy from the output, the source picked by a select.
+ * Each element's copy waits until the next element is decoded, so its loads do not hold up
+ * the next tag. A copy whose source overlaps its destination (offset < length), a bad offset,
+ * a long literal and a copy-4 leave the loop with ip on their tag for the exact loop to take
+ * (or reject). Needs [dst, op) decoded, src and dst apart. */
+enum { SLOP = 64, FAST_IN = 2 * SLOP + 1, FAST_OUT = 3 * SLOP + 1 };
+
+static void fast_loop(const uint8_t **ipp, const uint8_t *ie, uint8_t **opp, uint8_t *dst,
                       uint8_t *oe)
 {
-    static const uint32_t off_mask[3] = {0, 0xff, 0xffff};
     const uint8_t *ip = *ipp;
     uint8_t *op = *opp;
-    while (ie - ip >= FAST_IN && oe - op >= FAST_OUT) {
-        uint8_t tag = ip[0];
-        unsigned type = tag & 3;
-        if (type == 3 || (type == 0 && tag >= 60 << 2)) break;
-        size_t adv = type ? type + 1 : (size_t)(tag >> 2) + 2;
-        uint32_t e = tag_table[tag], w;
-        size_t len = e & 0xff;
-        memcpy(&w, ip + 1, 4);
-        /* a literal's source is the input: a stand-in offset of 16 lets it take the 16-byte
-         * moves once 16 bytes are written */
-        size_t off = type ? (w & off_mask[type]) | (size_t)(e >> 8) << 8 : 16;
-        const uint8_t *from = type ? op - off : ip + 1;
-        if (off >= 16 && off <= (size_t)(op - dst)) {
-            copy16(op, from);
-            copy16(op + 16, from + 16);
-            if (len > 32) {
-                copy16(op + 32, from + 32);
-                copy16(op + 48, from + 48);
+    if (ie - ip <= FAST_IN || oe - op <= FAST_OUT) return;
+    const uint8_t *const ip_end = ie - FAST_IN;
+    uint8_t *const op_end = oe - FAST_OUT;
+    const uint8_t *pend = ip; /* the deferred copy: pend_len bytes from pend */
+    size_t pend_len = 0;
+    size_t tag = *ip++; /* ip stays one past the current tag */
+    do {
+        __builtin_prefetch(ip + 128);
+        for (int twice = 0; twice < 2; twice++) {
+            const uint8_t *at = ip;
+            ptrdiff_t lmo = len_minus_off[tag];
+            size_t type = tag & 3, lit_len = tag >> 2;
+            size_t next_lit = ((const volatile uint8_t *)ip)[1 + lit_len];
+            size_t next_copy = ((const volatile uint8_t *)ip)[type];
+            tag = type == 0 ? next_lit : next_copy;
+            ip = type == 0 ? ip + 2 + lit_len : ip + 1 + type;
+            uint32_t after;
+            memcpy(&after, at, 4);
+            ptrdiff_t low = (ptrdiff_t)tag_offset(after, type);
+            size_t len = (size_t)lmo & 0xff;
+            if (__builtin_expect(lmo > low, 0)) { /* overlapping copy, or stop */
+                flush(&op, pend, pend_len);
+                pend_len = 0;
+                size_t off = (size_t)(low - lmo) + len;
+                if ((len & 0x80) || off == 0 || off > (size_t)(op - dst)) {
+                    ip = at;
+                    goto out;
+                }
+                back_copy(op, off, len, (size_t)(oe - op));
+                op += len;
+                continue;
             }
-        } else if (!type) {
-            memcpy(op, from, len);
-        } else if (off == 0 || off > (size_t)(op - dst)) {
-            return false;
-        } else {
-            back_copy(op, off, len, (size_t)(oe - op));
+            /* written bytes after the pending copy minus the offset (a literal's 256 makes
+             * this negative only within the first 256 bytes of output) */
+            ptrdiff_t from = (op + pend_len - dst) + (lmo - low) - (ptrdiff_t)len;
+            if (__builtin_expect(from < 0, 0)) {
+                if (type != 0) {
+                    ip = at;
+                    goto out;
+                }
+                flush(&op, pend, pend_len);
+                pend = at;
+                pend_len = len;
+                continue;
+            }
+            flush(&op, pend, pend_len);
+            pend = type ? dst + from : at;
+            pend_len = len;
         }
-        op += len;
-        ip += adv;
-    }
-    *ipp = ip;
+    } while (ip < ip_end && op + pend_len < op_end);
+out:
+    flush(&op, pend, pend_len);
+    *ipp = ip - 1;
     *opp = op;
-    return true;
 }
 
 int pq_snappy_uncompress(const uint8_t *src, size_t n, uint8_t *dst, size_t dst_len)
@@ -173,7 +218,7 @@ int pq_snappy_uncompress(const uint8_t *src, size_t n, uint8_t *dst, size_t dst_
     const uint8_t *ip = src + head, *ie = src + n;
     uint8_t *op = dst, *const oe = dst + dst_len;
     while (ip < ie) {
-        if (!fast_loop(&ip, ie, &op, dst, oe)) return PQ_SNAPPY_CORRUPT;
+        fast_loop(&ip, ie, &op, dst, oe);
         if (ip == ie) break;
         uint8_t tag = *ip++;
         size_t len, off;

@@ -191,6 +191,31 @@ static void every_tag(void)
     free(s);
 }
 
+/* Bad offsets met inside the fast loop (which needs 129 input bytes and 193 output bytes
+ * ahead): short literals from the first output byte (a literal's stand-in offset of 256 is
+ * "before the start" there), then offset 0 (an overlapping copy), a copy-1 and a copy-2 from
+ * before the start of the output, each followed by enough elements to keep the loop running;
+ * and the same stream with the copy valid. */
+static void bad_offsets_in_fast_loop(void)
+{
+    static uint8_t st[4096];
+    static const uint8_t text[] = "abcdefghijklmnopqrstuvwxyz";
+    static const struct { int kind; size_t off, len; int want; } bad[] = {
+        {1, 0, 4, PQ_SNAPPY_CORRUPT}, {2, 0, 20, PQ_SNAPPY_CORRUPT},
+        {1, 1500, 8, PQ_SNAPPY_CORRUPT}, {2, 5000, 30, PQ_SNAPPY_CORRUPT},
+        {2, 1138, 64, PQ_SNAPPY_CORRUPT}, {2, 1137, 64, 0}, {1, 3, 11, 0}, {2, 40, 33, 0},
+    };
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+        sbuf *s = calloc(1, sizeof *s);
+        for (int i = 0; i < 100; i++) lit(s, text + i % 20, 1 + (size_t)i % 7); /* 395 bytes */
+        for (int i = 0; i < 100; i++) copy(s, 1, 50 + (size_t)i, 4 + (size_t)i % 8);
+        copy(s, bad[b].kind, bad[b].off, bad[b].len); /* after 395 + 742 = 1137 bytes */
+        for (int i = 0; i < 200; i++) lit(s, text + i % 20, 1 + (size_t)i % 5);
+        CHECK_EQ_I64(agree(st, finish(s, st)), bad[b].want);
+        free(s);
+    }
+}
+
 /* Offset 0, an offset before the start, output past the stated length, a stream shorter than
  * it: rejected with the right status. */
 static void bad_streams(void)
@@ -254,6 +279,7 @@ int main(void)
     RUN(every_element);
     RUN(every_tag);
     RUN(bad_streams);
+    RUN(bad_offsets_in_fast_loop);
     RUN(truncations_and_corruptions);
     return CHECK_DONE("test_snappy");
 }
