@@ -128,17 +128,21 @@ static void every_element(void)
     static uint8_t stream[1 << 18];
     uint8_t text[70000];
     for (size_t i = 0; i < sizeof text; i++) text[i] = (uint8_t)(i * 7 + i / 13);
+    /* a 5-byte tail leaves the last copies little room after them, a 70-byte one enough for
+     * the whole-word moves */
     for (size_t off = 1; off <= 20; off++) {
         for (size_t len = 1; len <= 64; len++) {
-            sbuf *s = calloc(1, sizeof *s);
-            lit(s, text, 20);
-            if (len >= 4 && len <= 11 && off < 2048) copy(s, 1, off, len);
-            copy(s, 2, off, len);
-            copy(s, 4, off, len);
-            lit(s, text + 3, 5);
-            size_t n = finish(s, stream);
-            CHECK_EQ_I64(agree(stream, n), 0);
-            free(s);
+            for (size_t tail = 5; tail <= 70; tail += 65) {
+                sbuf *s = calloc(1, sizeof *s);
+                lit(s, text, 20);
+                if (len >= 4 && len <= 11 && off < 2048) copy(s, 1, off, len);
+                copy(s, 2, off, len);
+                copy(s, 4, off, len);
+                lit(s, text + 3, tail);
+                size_t n = finish(s, stream);
+                CHECK_EQ_I64(agree(stream, n), 0);
+                free(s);
+            }
         }
     }
     /* literal lengths across the 1..4-byte length forms, and long copies after them */
