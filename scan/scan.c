@@ -44,11 +44,24 @@ void scan_explainf(scan_t *s, const char *fmt, ...)
 
 /* ------------------------------------------------------------------------ output queue */
 
+/* Hands split's batch to the consumer. Unordered, a batch of no rows (a pruned split, or a
+ * chain that ended all-false) is consumed right here and wakes the consumer only if it was
+ * the last split: a wake-up per pruned split cost ~5 us each, 2.9 ms of an 8 ms scan that
+ * statistics pruned entirely on a 524-row-group file. */
 void scan_push(scan_t *s, int split, scan_batch *b)
 {
     assert(split >= 0 && split < s->nsplits);
+    bool empty = !s->o.ordered && b->rows == 0;
+    if (empty) scan_batch_free(b);
     pthread_mutex_lock(&s->mu);
     assert(!s->ready[split]);
+    if (empty) {
+        s->ready[split] = true;
+        if (atomic_fetch_add(&s->consumed, 1) + 1 >= s->nsplits) pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        memset(b, 0, sizeof *b);
+        return;
+    }
     s->results[split] = *b;
     s->results[split].split = split;
     s->ready[split] = true;
