@@ -43,7 +43,7 @@ static int tr_limit(pq_tr *r, const char *what)
     return r->status;
 }
 
-int pq_tr_varint(pq_tr *r, uint64_t *v)
+int pq_tr_varint_slow(pq_tr *r, uint64_t *v)
 {
     if (r->status) return r->status;
     uint64_t x = 0;
@@ -95,7 +95,7 @@ int pq_tr_double(pq_tr *r, double *v)
     return 0;
 }
 
-int pq_tr_int(pq_tr *r, uint8_t type, int64_t lo, int64_t hi, int64_t *v)
+int pq_tr_int_slow(pq_tr *r, uint8_t type, int64_t lo, int64_t hi, int64_t *v)
 {
     assert(lo <= hi);
     if (r->status) return r->status;
@@ -155,7 +155,7 @@ int pq_tr_struct_end(pq_tr *r)
     return 0;
 }
 
-int pq_tr_field(pq_tr *r, int16_t *id, uint8_t *type)
+int pq_tr_field_slow(pq_tr *r, int16_t *id, uint8_t *type)
 {
     if (r->status) return r->status;
     if (pq_tr_left(r) < 1) return pq_tr_fail(r, "truncated struct (no field header)");

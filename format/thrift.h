@@ -65,17 +65,17 @@ static inline size_t pq_tr_left(const pq_tr *r) { return (size_t)(r->end - r->p)
 int pq_tr_struct_begin(pq_tr *r);
 int pq_tr_struct_end(pq_tr *r);
 /* Reads a field header: *type = PQ_T_STOP at the end of the struct. 0 or status. */
-int pq_tr_field(pq_tr *r, int16_t *id, uint8_t *type);
+static inline int pq_tr_field(pq_tr *r, int16_t *id, uint8_t *type);
 
 /* Raw primitives. */
-int pq_tr_varint(pq_tr *r, uint64_t *v);          /* unsigned LEB128, <= 10 bytes */
+static inline int pq_tr_varint(pq_tr *r, uint64_t *v); /* unsigned LEB128, <= 10 bytes */
 int pq_tr_zigzag(pq_tr *r, int64_t *v);           /* zigzag varint */
 int pq_tr_binary(pq_tr *r, const uint8_t **p, uint32_t *n); /* length-bounded bytes */
 int pq_tr_double(pq_tr *r, double *v);
 
 /* Integer value of a field or element of compact type `type` (BYTE, I16, I32 or I64; any
  * other type is a format error); range-checked into [lo, hi]. */
-int pq_tr_int(pq_tr *r, uint8_t type, int64_t lo, int64_t hi, int64_t *v);
+static inline int pq_tr_int(pq_tr *r, uint8_t type, int64_t lo, int64_t hi, int64_t *v);
 /* Boolean field value from its header type (TRUE/FALSE; else a format error). */
 int pq_tr_bool_field(pq_tr *r, uint8_t type, bool *v);
 /* Boolean container element (one byte, invariant 5). */
@@ -92,6 +92,72 @@ int pq_tr_map_begin(pq_tr *r, uint8_t *ktype, uint8_t *vtype, uint32_t *count);
 int pq_tr_skip(pq_tr *r, uint8_t type);
 /* Checks that a field's type is `want` (else format error naming field `what`). */
 int pq_tr_expect(pq_tr *r, uint8_t type, uint8_t want, const char *what);
+
+/* ---- inline fast paths ------------------------------------------------------------------
+ * A footer of 524 row groups x 16 columns is ~400k of these calls; out of line they were 70% of
+ * a scan that statistics pruned entirely. Each fast path takes only the common well-formed
+ * case with room to spare and leaves everything else, errors included, to the checked
+ * out-of-line version (thrift.c), which reads again from the same position. */
+int pq_tr_varint_slow(pq_tr *r, uint64_t *v);
+int pq_tr_field_slow(pq_tr *r, int16_t *id, uint8_t *type);
+int pq_tr_int_slow(pq_tr *r, uint8_t type, int64_t lo, int64_t hi, int64_t *v);
+
+static inline int pq_tr_varint(pq_tr *r, uint64_t *v)
+{
+    if (r->status == 0 && r->end - r->p >= 10) {
+        const uint8_t *p = r->p;
+        uint64_t x = 0;
+        for (unsigned i = 0; i < 9; i++) { /* a 10th byte (bit 63) is the slow path's */
+            x |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+            if (p[i] < 0x80) {
+                r->p = p + i + 1;
+                *v = x;
+                return 0;
+            }
+        }
+    }
+    return pq_tr_varint_slow(r, v);
+}
+
+static inline int pq_tr_field(pq_tr *r, int16_t *id, uint8_t *type)
+{
+    if (r->status == 0 && r->p < r->end) {
+        uint8_t b = *r->p, t = b & 0x0f;
+        if (b == 0) { /* the struct's end */
+            r->p++;
+            *id = 0;
+            *type = PQ_T_STOP;
+            return 0;
+        }
+        int32_t fid = (int32_t)r->last_id + (b >> 4);
+        if ((b >> 4) != 0 && t != PQ_T_STOP && t <= PQ_T_STRUCT && fid <= INT16_MAX) {
+            r->p++;
+            r->last_id = (int16_t)fid;
+            *id = (int16_t)fid;
+            *type = t;
+            return 0;
+        }
+    }
+    return pq_tr_field_slow(r, id, type);
+}
+
+static inline int pq_tr_int(pq_tr *r, uint8_t type, int64_t lo, int64_t hi, int64_t *v)
+{
+    if (type == PQ_T_I32 || type == PQ_T_I64) {
+        const uint8_t *at = r->p;
+        uint64_t u;
+        if (pq_tr_varint(r, &u) == 0) {
+            int64_t x = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+            bool fits = type == PQ_T_I64 || (x >= INT32_MIN && x <= INT32_MAX);
+            if (fits && x >= lo && x <= hi) {
+                *v = x;
+                return 0;
+            }
+            r->p = at; /* out of range: the checked version reads it again and says why */
+        }
+    }
+    return pq_tr_int_slow(r, type, lo, hi, v);
+}
 
 /* ---- writer ---------------------------------------------------------------------------- */
 

@@ -1,6 +1,7 @@
 /* tests for format/thrift.c: varints, zigzag, field headers, booleans, skipping, limits,
  * truncation, and the writer/reader round trip of small structs. */
 #include <stdint.h>
+#include <string.h>
 
 #include "check.h"
 #include "format/thrift.h"
@@ -217,6 +218,59 @@ static void binary_bounds(void)
     CHECK(pq_tr_binary(&r, &p, &n) == 0 && n == 2 && p[1] == 'b');
 }
 
+/* The inline fast paths (thrift.h) run only with 10 bytes to spare; the same bytes read with
+ * and without 16 bytes of padding after them must give the same values, positions, statuses
+ * and error offsets, for well-formed and out-of-range input alike (each message ends in a stop
+ * or an error, so the padding is never read). */
+static int read_items(const uint8_t *msg, size_t n, size_t pad, int64_t *out, size_t *pos,
+                      int64_t *err_off)
+{
+    uint8_t buf[64] = {0};
+    memcpy(buf, msg, n);
+    pq_err e = {0};
+    pq_tr r;
+    pq_tr_init(&r, buf, n + pad, 1000, 0, &e);
+    int16_t id;
+    uint8_t t;
+    int k = 0;
+    pq_tr_struct_begin(&r);
+    while (k < 6 && pq_tr_field(&r, &id, &t) == 0 && t != PQ_T_STOP) {
+        int64_t v = 0;
+        if (pq_tr_int(&r, t, -1000, 1000, &v)) break;
+        out[k++] = id * 10000 + v;
+    }
+    *pos = pq_tr_pos(&r);
+    *err_off = e.offset;
+    return r.status;
+}
+
+static void fast_paths_agree(void)
+{
+    static const struct { uint8_t b[16]; size_t n; } msgs[] = {
+        {{0x15, 0x0a, 0x16, 0x06, 0x00}, 5},                   /* 1: 5, 2 (i64): 3, stop */
+        {{0x15, 0xd0, 0x0f, 0x00}, 4},                         /* 1: 1000 (2-byte varint) */
+        {{0x15, 0xd2, 0x0f, 0x00}, 4},                         /* 1: 1001: out of range */
+        {{0x15, 0x80, 0x80, 0x80, 0x80, 0x10, 0x00}, 7},       /* above i32 */
+        {{0x05, 0x14, 0x0a, 0x00}, 4},                         /* long-form id 10 */
+        {{0xf5, 0x02, 0xf5, 0x02, 0xf5, 0x02, 0x00}, 7},       /* deltas of 15 */
+        {{0x1d, 0x00}, 2},                                     /* type 13: unknown */
+        {{0x15, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}, 11}, /* 10 bytes */
+    };
+    for (size_t i = 0; i < sizeof msgs / sizeof msgs[0]; i++) {
+        int64_t a[6] = {0}, b[6] = {0}, ea, eb;
+        size_t pa, pb;
+        int sa = read_items(msgs[i].b, msgs[i].n, 0, a, &pa, &ea);
+        int sb = read_items(msgs[i].b, msgs[i].n, 16, b, &pb, &eb);
+        CHECK_EQ_I64(sb, sa);
+        CHECK_EQ_I64((int64_t)pb, (int64_t)pa);
+        CHECK(memcmp(a, b, sizeof a) == 0);
+        if (sa) CHECK_EQ_I64(eb, ea);
+        if (i == 0) CHECK(sa == 0 && a[0] == 10005 && a[1] == 20003);
+        if (i == 2 || i == 3 || i == 6) CHECK(sa == RINGSCAN_EFORMAT);
+        if (i == 2) CHECK_EQ_I64(ea, 1003); /* after the varint, as the checked reader says */
+    }
+}
+
 int main(void)
 {
     RUN(varint_edges);
@@ -226,5 +280,6 @@ int main(void)
     RUN(skip_nested);
     RUN(depth_limit);
     RUN(binary_bounds);
+    RUN(fast_paths_agree);
     return CHECK_DONE("test_thrift");
 }
