@@ -46,8 +46,8 @@ void scan_explainf(scan_t *s, const char *fmt, ...)
 
 /* Hands split's batch to the consumer. Unordered, a batch of no rows (a pruned split, or a
  * chain that ended all-false) is consumed right here and wakes the consumer only if it was
- * the last split: a wake-up per pruned split cost ~5 us each, 2.9 ms of an 8 ms scan that
- * statistics pruned entirely on a 524-row-group file. */
+ * the last split: waking it for each pruned split (~10 us each on this VM) made a scan that
+ * statistics pruned entirely on a 524-row-group file take 8.0 ms instead of 3.0. */
 void scan_push(scan_t *s, int split, scan_batch *b)
 {
     assert(split >= 0 && split < s->nsplits);
