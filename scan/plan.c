@@ -23,13 +23,11 @@
 enum { PLAN_BLOOM_PROBE_BYTES = 256, PLAN_INDEX_MAX_BYTES = 256 << 20 };
 
 /* Reads [off, +len) for planning (counted as a plan read), or copies it from the page index
- * bytes the footer read brought (pqf_index_bytes; no read). */
+ * bytes the footer read brought (pqf_index_bytes; no read, so nothing counted: plan_bytes is
+ * bytes read, and bytes_read - plan_bytes the data bytes). */
 static int plan_read(scan_t *s, uint64_t off, void *buf, size_t len, pq_err *e)
 {
-    if (pqf_index_bytes(s->f, off, buf, len)) {
-        s->stats.plan_bytes += len;
-        return 0;
-    }
+    if (pqf_index_bytes(s->f, off, buf, len)) return 0;
     char msg[256];
     int rc = io_read_sync(s->f->file, off, buf, len, msg, sizeof msg);
     if (rc) return pq_errf(e, rc, (int64_t)off, "%s", msg);

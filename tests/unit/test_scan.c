@@ -1154,6 +1154,7 @@ static void test_pruning(void)
             CHECK_EQ_I64(st.rows_scanned, (PR_ROWS / PR_RG - rg) * PR_RG);
             /* the page index came with the footer's tail read: no read of its own */
             CHECK_EQ_I64(st.plan_reads, 0);
+            CHECK_EQ_I64(st.plan_bytes, 0); /* bytes read, and none were */
             if (chk_case_failed) fprintf(stderr, "  pruning: page_index %d where %s\n", pi, where);
         }
         /* a conjunct the statistics cannot decide prunes nothing */
@@ -1176,6 +1177,7 @@ static void test_pruning(void)
             f->index_bytes = NULL;
             scan_stats st2 = scan_count(f, "key >= 4550 AND key <= 7419", proj, 1, &rows, true);
             CHECK_EQ_I64(st2.plan_reads, 1);
+            CHECK(st2.plan_bytes > 0 && st2.plan_bytes <= f->index_len);
             CHECK_EQ_I64(rows, 7419 - 4550 + 1);
             CHECK(st2.pages_pruned > 0);
         }
