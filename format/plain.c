@@ -137,6 +137,14 @@ static inline void copy_slack(uint8_t *dst, const uint8_t *src)
     memcpy(dst, t, BA_SLACK);
 }
 
+/* Copies value v of l bytes to dst, which has BA_SLACK bytes of room past l; readable = bytes
+ * of buf from v on, so a short value moves as BA_SLACK bytes when they are there to read. */
+static inline void copy_value(uint8_t *dst, const uint8_t *v, uint32_t l, size_t readable)
+{
+    if (l <= BA_SLACK && readable >= BA_SLACK) copy_slack(dst, v);
+    else if (l) memcpy(dst, v, l);
+}
+
 int pq_plain_decode_ba(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, size_t *used,
                        pq_err *err)
 {
@@ -158,8 +166,7 @@ int pq_plain_decode_ba(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, s
     size_t pos = 0;
     for (int64_t i = 0; i < n; i++) { /* unchecked: ba_scan validated every prefix */
         uint32_t l = rd32(buf + pos);
-        if (l <= BA_SLACK && len - pos - 4 >= BA_SLACK) copy_slack(data + cur, buf + pos + 4);
-        else if (l) memcpy(data + cur, buf + pos + 4, l);
+        copy_value(data + cur, buf + pos + 4, l, len - pos - 4);
         pos += 4 + (size_t)l;
         cur += (int32_t)l;
         off[i + 1] = cur;
@@ -198,9 +205,7 @@ int pq_plain_select_ba(const uint8_t *buf, size_t len, int64_t n, const uint32_t
     if (out->length == 0) off[0] = 0;
     for (int64_t k = 0; k < nsel; k++) { /* unchecked: the walk above validated each value */
         uint32_t l = rd32(buf + at[k]);
-        const uint8_t *v = buf + at[k] + 4;
-        if (l <= BA_SLACK && (size_t)(buf + len - v) >= BA_SLACK) copy_slack(out->data + cur, v);
-        else if (l) memcpy(out->data + cur, v, l);
+        copy_value(out->data + cur, buf + at[k] + 4, l, len - at[k] - 4);
         cur += (int32_t)l;
         off[k + 1] = cur;
     }
