@@ -823,7 +823,9 @@ static int ctx_init(split_ctx *x, scan_t *s, scan_core *c, int i)
     int rc = x->sp->rows0.len ? flt_mask_copy(&x->mask, &x->sp->rows0)
                               : flt_mask_init(&x->mask, x->sp->nrows, true);
     if (rc) return rc;
-    if (s->order) flt_order_snapshot(s->order, (uint64_t)i, x->perm);
+    /* the stated order until a split completed: a split starting while the first ones are
+     * between two conjuncts would otherwise put the one not measured yet first */
+    if (s->order && atomic_load(&s->splits_done) > 0) flt_order_snapshot(s->order, (uint64_t)i, x->perm);
     else
         for (int k = 0; k < s->npreds; k++) x->perm[k] = k;
     return 0;
