@@ -18,6 +18,7 @@ typedef struct scan_core {
     int64_t dict_eval_pages;   /* split.c page_eval_one */
     int64_t sel_eval_pages;    /* split.c page_eval_one */
     int unit;                  /* the unit it claimed last (unit.c), -1 before */
+    int run_next, run_end;     /* planned units it reserved and has not started (unit.c) */
 } scan_core;
 
 /* A fetch unit (unit.c): splits of one row group run by one core. */
@@ -30,6 +31,11 @@ typedef struct scan_unit {
     uint64_t *off, *len;       /* [nneed] the range of each request (owner only) */
     fut_t **f;                 /* [nneed] the column's request once registered (owner only) */
     bool *used;                /* [nneed] a split decoded from it */
+    fut_t ***pre;              /* [nneed][piece] reads registered at reservation for the one
+                                  live split of an unshared unit, taken by it (owner only) */
+    int pre_split;             /* that split */
+    int live;                  /* unpruned splits (planned units) */
+    uint64_t bytes;            /* bytes its unpruned splits' pieces cover (planned units) */
 } scan_unit;
 
 struct scan {
@@ -48,6 +54,7 @@ struct scan {
     int nsplits;
     scan_split *splits;
     int nunits;                /* planned units: cover the splits in order (unit.c) */
+    int *live_from;            /* [nunits + 1]: unpruned splits in planned units [u, nunits) */
     scan_unit *units;          /* planned units, then the ones steals made */
     int units_cap;
     _Atomic int units_used;
@@ -112,10 +119,14 @@ void scan_shared_dicts_free(scan_t *s, int rg);
 int scan_units_plan(scan_t *s);
 void scan_units_free(scan_t *s);
 /* The next split for core c (index core) and its unit (*unit): the rest of c's unit, else the
- * first split of the next unclaimed unit, which c then owns, else the later half of the
- * unstarted splits of another core's unit, made a unit of c's (unit.c steal); s->nsplits when
- * none is left, -ENOMEM. Runs on the core. */
+ * first split of the next unit of c's run, else of a run of unclaimed units c reserves (and
+ * registers the reads of), else the later half of the unstarted splits of another core's
+ * unit, made a unit of c's (unit.c steal); s->nsplits when none is left, -ENOMEM. Runs on
+ * the core. */
 int scan_unit_claim(scan_t *s, scan_core *c, int core, int *unit);
+/* Takes piece p of slot k of split i registered when the unit was reserved (i is the unshared
+ * unit's one live split), or NULL; the caller owns the reference. Owner only. */
+fut_t *scan_unit_take_pre(scan_t *s, int unit, int i, int k, int p);
 /* The request covering slot k's pieces of the (shared) unit's splits, made on first use;
  * NULL on -ENOMEM. The unit keeps its own reference: callers take theirs with
  * fut_ref. Owner only. */
@@ -126,6 +137,9 @@ void scan_unit_split_done(scan_t *s, int unit);
 /* The core's end: releases the requests of units it owns whose splits did not all run. */
 void scan_units_core_done(scan_t *s, int core);
 
+/* split.c: whether the policy now wants every slot at a split's start, whatever its conjunct
+ * order (the chance that the whole chain ends all-false bounds every prefix's). */
+bool scan_policy_wants_all(scan_t *s);
 /* split.c: runs split i of unit (claimed by this core) on the current core (a coroutine);
  * pushes its batch or error. A shared unit's pieces are slices of the unit's requests. */
 void scan_run_split(scan_t *s, scan_core *c, int i, int unit);

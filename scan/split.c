@@ -170,8 +170,9 @@ static pq_col_reader *reader_for(split_ctx *x, int slot)
     return r;
 }
 
-/* Registers every piece of every needed column (no I/O yet); a dictionary page another split
- * of the row group already decoded is not registered. */
+/* Registers every piece of every needed column (no I/O yet), taking the reads registered
+ * when its unit was reserved (unit.c prefetch); a dictionary page another split of the row
+ * group already decoded is not registered. */
 static int register_all(split_ctx *x)
 {
     scan_t *s = x->s;
@@ -181,9 +182,16 @@ static int register_all(split_ctx *x)
         if (!x->futs[k]) return -ENOMEM;
         /* a dictionary already published, or one the group's leader reads (ensure_dict) */
         bool skip_dict = shared_dict(x, k) != NULL || (x->sp->shares_rg && !x->sp->leader);
+        int i = (int)(x->sp - s->splits);
         for (int p = 0; p < cp->npieces; p++) {
-            if (cp->pieces[p].dict && skip_dict) continue;
-            if (x->by_unit) {
+            fut_t *pre = x->by_unit ? NULL : scan_unit_take_pre(s, x->unit, i, k, p);
+            if (cp->pieces[p].dict && skip_dict) {
+                if (pre) fut_unref(pre); /* published since the reservation */
+                continue;
+            }
+            if (pre) {
+                x->futs[k][p] = pre;
+            } else if (x->by_unit) {
                 fut_t *u = scan_unit_fut(s, x->c, x->unit, k);
                 x->futs[k][p] = u ? fut_ref(u) : NULL;
             } else {
@@ -210,14 +218,22 @@ static double q_killed(scan_t *s, int k)
 /* Chance that the input of chain position pos (pos == npreds: the projection) is all-false:
  * one of the conjuncts before it in this split's order produced an all-false mask. Per
  * conjunct, so a change of order does not mix up the evidence. */
-static double p_input_all_false(const split_ctx *x, int pos)
+static double p_input_all_false(scan_t *s, const int32_t *perm, int pos)
 {
     double alive = 1.0;
-    for (int i = 0; i < pos; i++) alive *= 1.0 - q_killed(x->s, x->perm[i]);
+    for (int i = 0; i < pos; i++) alive *= 1.0 - q_killed(s, perm[i]);
     return 1.0 - alive;
 }
 
 enum { ADAPTIVE_SPECULATE_BELOW_PCT = 10 };
+
+bool scan_policy_wants_all(scan_t *s)
+{
+    if (s->o.policy != SCAN_ADAPTIVE) return s->o.policy == SCAN_EAGER;
+    int32_t perm[FLT_MAX_PREDS];
+    for (int k = 0; k < s->npreds; k++) perm[k] = k;
+    return p_input_all_false(s, perm, s->npreds) * 100.0 < ADAPTIVE_SPECULATE_BELOW_PCT;
+}
 
 /* Applies the submission policy to the freshly registered futures. */
 static void apply_policy(split_ctx *x)
@@ -228,7 +244,7 @@ static void apply_policy(split_ctx *x)
     if (!slot_wanted) return;
     for (int pos = 0; pos <= s->npreds; pos++) {
         bool speculate = s->o.policy == SCAN_EAGER || pos == 0 ||
-                         p_input_all_false(x, pos) * 100.0 < ADAPTIVE_SPECULATE_BELOW_PCT;
+                         p_input_all_false(s, x->perm, pos) * 100.0 < ADAPTIVE_SPECULATE_BELOW_PCT;
         if (!speculate) break; /* later positions depend on this one's outcome */
         if (pos < s->npreds) {
             slot_wanted[s->pred_slot[x->perm[pos]]] = true;

@@ -778,6 +778,18 @@ static int64_t drain(scan_t *s)
     return rc < 0 ? rc : rows;
 }
 
+/* The stats of scan s of f with reads and bytes_read less the planning and footer reads: the
+ * data's. */
+static scan_stats data_stats(pqf_t *f, scan_t *s)
+{
+    scan_stats st;
+    scan_get_stats(s, &st);
+    CHECK(st.reads >= st.plan_reads + (uint64_t)f->tail_reads);
+    st.reads -= st.plan_reads + (uint64_t)f->tail_reads;
+    st.bytes_read -= st.plan_bytes;
+    return st;
+}
+
 static void test_cancel_lazy_adaptive(void)
 {
     char path[256];
@@ -1052,6 +1064,105 @@ static void test_string_after_selective(void)
     }
 }
 
+/* ====================================================================== read-ahead */
+
+enum { RA_RGS = 24, RA_RG_ROWS = 2000 };
+
+/* Scans the read-ahead file with k and v projected; checks the rows and the sum of v, returns
+ * the data's stats. */
+static scan_stats ra_scan(pqf_t *f, const char *where, scan_policy pol, int threads,
+                          int64_t limit, int64_t expect_rows, int64_t expect_sum)
+{
+    scan_opts o;
+    scan_opts_default(&o);
+    o.policy = pol;
+    o.threads = threads;
+    o.limit = limit;
+    o.io = EXEC_IO_PREAD; /* a read call per range: io_uring may split one */
+    pq_err e = {.offset = -1};
+    flt_expr *ex = NULL;
+    scan_stats st = {0};
+    if (where) CHECK(flt_parse(where, f->meta.columns, 2, &ex, &e) == 0);
+    scan_t *s = NULL;
+    const int proj[] = {0, 1};
+    CHECK(scan_start(f, proj, 2, ex, &o, &s, &e) == 0);
+    if (!s) return st;
+    scan_batch b;
+    int64_t rows = 0, sum = 0;
+    while (scan_next(s, &b, &e) == 1) {
+        const int64_t *v = (const int64_t *)(const void *)b.cols[1].values;
+        for (int64_t i = 0; i < b.rows; i++) sum += v[i];
+        rows += b.rows;
+        scan_batch_free(&b);
+    }
+    CHECK_EQ_I64(rows, expect_rows);
+    if (expect_sum >= 0) CHECK_EQ_I64(sum, expect_sum);
+    st = data_stats(f, s);
+    scan_free(s);
+    return st;
+}
+
+/* Row groups too small to cut are units of one split: when the policy wants every column
+ * up front, a core reserves a run of them and wants their reads at once, so the columns of
+ * consecutive row groups, laid out back to back, are one read (not one per task in flight),
+ * and nothing is lost or read twice. With a limit there is no read-ahead. */
+static void test_read_ahead(void)
+{
+    int64_t rows = RA_RGS * RA_RG_ROWS, sum = 0;
+    pq_column_desc sch[2] = {ts_desc("k", PQ_INT32, 0, false, PQ_LOGICAL_NONE),
+                             ts_desc("v", PQ_INT64, 0, false, PQ_LOGICAL_NONE)};
+    pq_vec v[2];
+    ts_vec_new(&v[0], PQ_INT32, 0, rows, 0);
+    ts_vec_new(&v[1], PQ_INT64, 0, rows, 0);
+    ts_rng = 5;
+    for (int64_t r = 0; r < rows; r++) {
+        int32_t k = (int32_t)(r % 7);
+        int64_t x = (int64_t)(ts_rnd() % 1000000);
+        sum += x;
+        ts_put_fixed(&v[0], &k, false);
+        ts_put_fixed(&v[1], &x, false);
+    }
+    char path[256];
+    write_plain2("ahead.parquet", sch, v, rows, RA_RG_ROWS, 0, path);
+    pqf_t *f = NULL;
+    pq_err e = {.offset = -1};
+    CHECK(pqf_open(&f, path, NULL, &e) == 0);
+    if (!f) return;
+    uint64_t data = 0; /* both columns of every row group */
+    for (int rg = 0; rg < RA_RGS; rg++)
+        for (int c = 0; c < 2; c++)
+            data += (uint64_t)f->meta.row_groups[rg].chunks[c].total_compressed_size;
+    /* one thread, every column wanted: the whole file is one read of exactly its columns */
+    scan_stats st = ra_scan(f, NULL, SCAN_ADAPTIVE, 1, -1, rows, sum);
+    CHECK_EQ_I64(st.reads, 1);
+    CHECK_EQ_I64(st.bytes_read, data);
+    CHECK_EQ_I64(st.bytes_wasted, 0);
+    st = ra_scan(f, "k >= 0", SCAN_EAGER, 1, -1, rows, sum);
+    CHECK_EQ_I64(st.reads, 1);
+    CHECK_EQ_I64(st.bytes_used, data);
+    /* adaptive: the first splits run before there is evidence, then the rest is one read */
+    st = ra_scan(f, "k >= 0", SCAN_ADAPTIVE, 1, -1, rows, sum);
+    CHECK(st.reads <= 2 + SCAN_TASKS_PER_CORE);
+    CHECK_EQ_I64(st.bytes_used, data);
+    /* lazy wants nothing ahead: a read per column per row group, some coalesced by the tasks */
+    st = ra_scan(f, "k >= 0", SCAN_LAZY, 1, -1, rows, sum);
+    CHECK(st.reads > RA_RGS / SCAN_TASKS_PER_CORE);
+    /* two threads: runs shrink to balance the cores; still every row once */
+    for (int pol = 0; pol < 3; pol++) {
+        st = ra_scan(f, "k < 3", (scan_policy)pol, 2, -1, rows * 3 / 7 + 1, -1);
+        CHECK_EQ_I64(st.bytes_used + st.bytes_wasted, st.bytes_read);
+        CHECK(st.bytes_read >= data);
+        st = ra_scan(f, NULL, (scan_policy)pol, 2, -1, rows, sum);
+        CHECK_EQ_I64(st.bytes_used, data); /* a gap read over may hold the other core's units */
+        CHECK_EQ_I64(st.bytes_used + st.bytes_wasted, st.bytes_read);
+        CHECK(st.reads <= RA_RGS); /* how many runs meet in a read depends on timing */
+    }
+    /* a limit met by the first row group: the window's splits at most, no run read ahead */
+    st = ra_scan(f, NULL, SCAN_ADAPTIVE, 1, 10, 10, -1);
+    CHECK(st.bytes_read <= data / RA_RGS * (SCAN_TASKS_PER_CORE * 2 + 1));
+    pqf_close(f);
+}
+
 /* ====================================================================== pruning */
 
 enum { PR_ROWS = 20000, PR_RG = 1000, PR_PAGE = 100 };
@@ -1103,7 +1214,7 @@ static scan_stats scan_count(pqf_t *f, const char *where, const int *proj, int n
     scan_t *s = NULL;
     if (scan_start(f, proj, nproj, ex, &o, &s, &e)) return st;
     *rows = drain(s);
-    scan_get_stats(s, &st);
+    st = data_stats(f, s);
     scan_free(s);
     return st;
 }
@@ -1400,7 +1511,7 @@ static scan_stats scan_range_check(pqf_t *f, const char *where, scan_policy pol,
     }
     CHECK_EQ_I64(rc, 0);
     CHECK_EQ_I64(next, hi);
-    scan_get_stats(s, &st);
+    st = data_stats(f, s);
     scan_free(s);
     return st;
 }
@@ -1464,6 +1575,7 @@ int main(void)
     RUN(test_cancel_eager);
     RUN(test_cancel_later_conjunct);
     RUN(test_ordering);
+    RUN(test_read_ahead);
     RUN(test_string_after_selective);
     RUN(test_property);
     ts_dir_remove();
