@@ -5,7 +5,8 @@
  * fut_want/fut_await/fut_on_ready or a combinator) -> submitted (inside a merged range read
  * at the next flush) -> done (future resolved with an io_bytes) | failed | cancelled.
  * At flush (once per executor loop iteration) every wanted request is merged with its
- * registered or wanted neighbours of the same file whose gap is <= gap_bytes, up to
+ * registered or wanted neighbours of the same file whose gap is <= gap_bytes (or <=
+ * dense_gap_bytes while at least half of the range stays requested bytes), up to
  * max_bytes per range; a range is one read (continued on short reads, each call capped at
  * EXEC_READ_BYTES_MAX); the result is sliced to each member, slices reference-count the
  * range buffer. Ranges wait (requests stay wanted) while bytes in flight plus buffered
@@ -69,6 +70,8 @@ typedef struct io_opts {
     bool merge_registered; /* also merge registered, not yet wanted neighbours (speculative
                               bytes); false: a range holds only wanted requests */
     uint64_t gap_bytes;    /* largest hole merged over (default 128 KiB) */
+    uint64_t dense_gap_bytes; /* largest hole merged over when at least half of the range stays
+                                 requested bytes (io_flush.c io_extend); 0 = none (default) */
     uint64_t max_bytes;    /* largest merged range (default 4 MiB); a bigger request is read alone */
     uint64_t budget_bytes; /* bytes in flight + buffered before new ranges wait (default 1 GiB) */
     io_fault_fn fault;     /* NULL: no fault injection */

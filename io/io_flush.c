@@ -5,7 +5,8 @@
  * Invariants:
  *  1. A range is built around a wanted request and only from untaken pending requests of the
  *     same file (wanted ones only unless merge_registered), each within gap_bytes of the range
- *     so far, never longer than max_bytes
+ *     so far (dense_gap_bytes when at least half of the range is requested bytes), never
+ *     longer than max_bytes
  *     (a single request longer than max_bytes forms its own range).
  *  2. Each read call covers at most EXEC_READ_BYTES_MAX bytes.
  *  3. A range starts only if bytes in flight + buffered + its length <= budget_bytes, or when
@@ -85,27 +86,57 @@ static void io_range_first_issue(io_range *g)
     if (cancel && ctx->c.reads_submitted > issued) (void)exec_cancel(ctx->e, &g->op);
 }
 
-/* Extends [*lo, *hi] (sorted indexes, one wanted request at first) over untaken neighbours. */
+/* Whether request r may join a range of file f being built. */
+static bool io_joinable(const io_ctx_t *ctx, const io_req *r, const io_file_t *f)
+{
+    return r->file == f && r->state != IO_REQ_SUBMITTED &&
+           (ctx->opts.merge_registered || r->state == IO_REQ_WANTED);
+}
+
+/* The cluster from a[k] on: the joinable requests after it each within gap_bytes of the ones
+ * before, the range from start to the cluster's end never longer than max_bytes. Returns the
+ * index after it (k when a[k] itself does not fit), its end in *ce (from end) and in *cu
+ * the bytes it requests beyond end. */
+static size_t io_cluster(const io_ctx_t *ctx, io_req **a, size_t n, size_t k, uint64_t start,
+                         uint64_t end, uint64_t *ce, uint64_t *cu)
+{
+    io_file_t *f = a[k]->file;
+    size_t j = k;
+    *ce = end;
+    *cu = 0;
+    for (; j < n && io_joinable(ctx, a[j], f); j++) {
+        io_req *r = a[j];
+        if (j > k && r->off > *ce && r->off - *ce > ctx->opts.gap_bytes) break;
+        uint64_t e = r->off + r->len;
+        if ((e > *ce ? e : *ce) - start > ctx->opts.max_bytes) break;
+        if (e > *ce) *cu += e - (r->off > *ce ? r->off : *ce), *ce = e;
+    }
+    return j;
+}
+
+/* Extends [*lo, *hi] (sorted indexes, one wanted request at first) over untaken neighbours:
+ * to the right over holes up to gap_bytes, or up to dense_gap_bytes when at least half of the
+ * range would still be requested bytes (the cluster after the hole counted whole, so a small
+ * column right after it does not stop the merge). */
 static void io_extend(io_ctx_t *ctx, io_req **a, size_t n, size_t *lo, size_t *hi,
                       uint64_t *start, uint64_t *end)
 {
-    uint64_t gap = ctx->opts.gap_bytes, max = ctx->opts.max_bytes;
+    uint64_t gap = ctx->opts.gap_bytes, max = ctx->opts.max_bytes, useful = *end - *start;
     io_file_t *f = a[*lo]->file;
-    while (*hi + 1 < n) {
-        io_req *r = a[*hi + 1];
-        uint64_t e = r->off + r->len > *end ? r->off + r->len : *end;
-        if (r->file != f || r->state == IO_REQ_SUBMITTED) break;
-        if (!ctx->opts.merge_registered && r->state != IO_REQ_WANTED) break;
-        if (r->off > *end && r->off - *end > gap) break;
-        if (e - *start > max) break;
-        *end = e;
-        (*hi)++;
+    while (*hi + 1 < n && io_joinable(ctx, a[*hi + 1], f)) {
+        uint64_t hole = a[*hi + 1]->off > *end ? a[*hi + 1]->off - *end : 0, ce, cu;
+        if (hole > gap && hole > ctx->opts.dense_gap_bytes) break;
+        size_t j = io_cluster(ctx, a, n, *hi + 1, *start, *end, &ce, &cu);
+        if (j == *hi + 1) break;
+        if (hole > gap && 2 * (useful + cu) < ce - *start) break;
+        useful += cu;
+        *end = ce;
+        *hi = j - 1;
     }
     while (*lo > 0) {
         io_req *r = a[*lo - 1];
         uint64_t e = r->off + r->len > *end ? r->off + r->len : *end;
-        if (r->file != f || r->state == IO_REQ_SUBMITTED) break;
-        if (!ctx->opts.merge_registered && r->state != IO_REQ_WANTED) break;
+        if (!io_joinable(ctx, r, f)) break;
         if (r->off + r->len < *start && *start - (r->off + r->len) > gap) break;
         if (e - r->off > max) break;
         *start = r->off;

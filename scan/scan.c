@@ -21,6 +21,7 @@ void scan_opts_default(scan_opts *o)
     o->split_rows = SCAN_SPLIT_ROWS;
     o->io_opts = io_opts_default();
     o->io_opts.max_bytes = SCAN_READ_MAX_BYTES;
+    o->io_opts.dense_gap_bytes = SCAN_DENSE_GAP_BYTES;
     pq_col_limits_default(&o->col_limits);
 }
 

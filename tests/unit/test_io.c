@@ -348,6 +348,56 @@ static void c_coalesce(void)
     io_ctx_free(ctx);
 }
 
+/* Reads the wanted requests [off, off + len) x n under gap 4 KiB and dense_gap; checks the
+ * bytes and returns the ranges made and bytes read in *bytes. */
+static int64_t dense_ranges(uint64_t dense_gap, const uint64_t *off, const uint64_t *len, int n,
+                            uint64_t *bytes)
+{
+    io_opts_t o = io_opts_default();
+    o.gap_bytes = 4096;
+    o.dense_gap_bytes = dense_gap;
+    io_ctx_t *ctx = new_ctx(&o);
+    fut_t *f[4];
+    CHECK(n <= 4);
+    if (n > 4) return -1;
+    for (int i = 0; i < n; i++) f[i] = io_read(ctx, g_file, off[i], len[i]);
+    for (int i = 0; i < n; i++) fut_want(f[i]);
+    for (int i = 0; i < n; i++) {
+        CHECK_EQ_I64(fut_await(f[i]), 0);
+        CHECK(bytes_match(fut_value(f[i]), off[i], len[i]));
+        fut_unref(f[i]);
+    }
+    io_counters_t c;
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.bytes_used + c.bytes_wasted, c.bytes_read);
+    io_ctx_free(ctx);
+    *bytes = c.bytes_read;
+    return (int64_t)c.ranges_submitted;
+}
+
+/* A hole up to dense_gap_bytes is read over when at least half of the range stays requested,
+ * the requests after the hole counted as the cluster they make (a small one right after the
+ * hole does not stop it); a sparser or wider hole splits the read. */
+static void c_dense_gap(void)
+{
+    uint64_t bytes;
+    /* 40000 + hole 60000 + (4000 + gap 1000 + 59000): 103000 of 164000 requested */
+    const uint64_t off1[] = {0, 100000, 105000}, len1[] = {40000, 4000, 59000};
+    CHECK_EQ_I64(dense_ranges(65536, off1, len1, 3, &bytes), 1);
+    CHECK_EQ_I64(bytes, 164000);
+    CHECK_EQ_I64(dense_ranges(0, off1, len1, 3, &bytes), 2); /* off: the 4 KiB gap only */
+    CHECK_EQ_I64(bytes, 104000);
+    CHECK_EQ_I64(dense_ranges(50000, off1, len1, 3, &bytes), 2); /* the hole is wider */
+    /* 10000 + hole 60000 + 10000: a quarter requested */
+    const uint64_t off2[] = {0, 70000}, len2[] = {10000, 10000};
+    CHECK_EQ_I64(dense_ranges(65536, off2, len2, 2, &bytes), 2);
+    CHECK_EQ_I64(bytes, 20000);
+    /* exactly half requested merges */
+    const uint64_t off3[] = {0, 90000}, len3[] = {30000, 30000};
+    CHECK_EQ_I64(dense_ranges(65536, off3, len3, 2, &bytes), 1);
+    CHECK_EQ_I64(bytes, 120000);
+}
+
 static void c_lazy(void)
 {
     io_ctx_t *ctx = new_ctx(NULL);
@@ -441,6 +491,7 @@ static void eof_text(void) { both(c_eof_text); }
 static void cancel_before_submit(void) { both(c_cancel_before_submit); }
 static void cancel_after_submit(void) { both(c_cancel_after_submit); }
 static void coalesce(void) { both(c_coalesce); }
+static void dense_gap(void) { both(c_dense_gap); }
 static void lazy(void) { both(c_lazy); }
 static void budget(void) { both(c_budget); }
 static void ctx_free_pending(void) { both(c_ctx_free_pending); }
@@ -457,6 +508,7 @@ int main(void)
     RUN(cancel_before_submit);
     RUN(cancel_after_submit);
     RUN(coalesce);
+    RUN(dense_gap);
     RUN(lazy);
     RUN(budget);
     RUN(ctx_free_pending);

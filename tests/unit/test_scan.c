@@ -868,7 +868,7 @@ static void test_cancel_eager(void)
     uint64_t a_bytes = 0, rest_bytes = 0;
     for (int rg = 0; rg < CX_RGS; rg++) {
         a_bytes += len[rg][0];
-        rest_bytes += len[rg][3] + len[rg][4];
+        rest_bytes += len[rg][1] + len[rg][2] + len[rg][3] + len[rg][4]; /* b, c: a hole */
     }
     const int proj[] = {3, 4};
     for (int th = 1; th <= 2; th++) {
