@@ -211,11 +211,12 @@ static bool exploring(scan_t *s)
            atomic_load(&s->splits_started) >= s->o.threads;
 }
 
-/* Waits (yielding the core) until split i fits the output window and exploration allows it,
- * or the scan stops. */
-static bool wait_window(scan_t *s, int i)
+/* Waits (yielding the core) until a split whose place is place (scan.h invariant 1) fits the
+ * output window and exploration allows it, or the scan stops. */
+static bool wait_window(scan_t *s, int64_t place)
 {
-    while (!atomic_load(&s->stop) && (i >= atomic_load(&s->consumed) + s->window || exploring(s))) {
+    while (!atomic_load(&s->stop) &&
+           (place >= atomic_load(&s->consumed) + s->window || exploring(s))) {
         fut_t *t = exec_sleep_ns(50 * 1000);
         if (!t) return false;
         fut_await(t);
@@ -236,7 +237,9 @@ static void worker(void *arg)
         int i = scan_unit_claim(s, c, core, &unit);
         if (i < 0) scan_fail(s, i, NULL);
         if (i < 0 || i >= s->nsplits) break;
-        if (!wait_window(s, i)) {
+        /* unordered, a core's run (unit.c) may lie far past the other core's splits */
+        int64_t place = s->o.ordered ? i : atomic_fetch_add(&s->tickets, 1);
+        if (!wait_window(s, place)) {
             scan_unit_split_done(s, unit);
             break;
         }

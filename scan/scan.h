@@ -8,8 +8,9 @@
  * exactly one batch (possibly empty) to the output queue (output.c); scan_next() pops them.
  *
  * Invariants:
- *  1. A split is claimed only when split_index < consumed + window, so every claimed split's
- *     batch fits the output queue: producers never block, ordered output cannot deadlock.
+ *  1. A split runs only when its place < consumed + window - its index when ordered, else
+ *     the count of splits claimed before it - so every claimed split's batch fits the output
+ *     queue: producers never block, ordered output cannot deadlock.
  *  2. Everything a split registers with io/ is released (unref'd) before its task ends; a
  *     dropped unsubmitted read is never issued, a dropped in-flight read is counted cancelled.
  *  3. Per-core state (io context, column readers) is touched only by that core's thread.
@@ -37,9 +38,12 @@ enum {
     SCAN_MAX_SPLITS = 1 << 24,
     /* largest coalesced read (io/ default 4 MiB): twice Arrow's read-range cache cap
      * (FACTS.md), so the columns a unit wants at once are one read even for a 1 Mi-row group of
-     * all 16 lineitem columns (~40 MB; 2 reads at 32 MiB, DuckDB reads it in one), and a run of
-     * small groups (unit.c) fills it */
+     * all 16 lineitem columns (~40 MB; 2 reads at 32 MiB, DuckDB reads it in one) */
     SCAN_READ_MAX_BYTES = 64 << 20,
+    /* bytes of a run (unit.c) read ahead at once: at 64 MiB, wide|tpchgen at sf=10 on two
+     * threads took 1.13-1.26x the time of one unit at a time (5 interleaved rounds), at 32 MiB
+     * 0.95-0.99x */
+    SCAN_RUN_MAX_BYTES = 32 << 20,
     /* a hole of up to 1 MiB (columns not wanted between wanted ones) is read over when at
      * least half of the read stays wanted bytes (io.h): a read call for at most as many bytes
      * again. lineitem_order on tpchgen's sf=1 file: 113 -> 10 reads for 145 -> 231 MB (DuckDB

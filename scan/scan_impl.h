@@ -80,6 +80,7 @@ struct scan {
     exec_group_t *g;
     int window;                /* splits claimed but not consumed, at most */
     _Atomic int64_t consumed;
+    _Atomic int64_t tickets;   /* unordered: splits claimed so far (each one's place) */
     _Atomic int64_t rows_out;
     _Atomic int stop;          /* error, or the consumer is done: splits bail out */
     _Atomic int limit_hit;     /* enough rows produced: claim no new split */

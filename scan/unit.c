@@ -19,12 +19,13 @@
  *
  * Runs (the read-ahead): a core reserves consecutive units at once. Once the submission
  * policy wants every column at a split's start (eager; adaptive with evidence that chains
- * rarely end all-false; never with a limit), a run holds the units one read can cover
- * (SCAN_READ_MAX_BYTES) and at most a 2 * threads-th of the live splits left, and the core
- * registers and wants the pieces of its uncut units at reservation: columns laid out back to
- * back across row groups become one read instead of one per task in flight (tpchgen's
- * 113k-row groups, all 16 columns, sf=1: 16 reads -> 8). Otherwise a run is one unit and a
- * split registers its own reads when it starts.
+ * rarely end all-false; never with a limit or ordered output, whose window counts split
+ * indexes and would hold back a core whose run lies ahead of the other's), a run holds the
+ * units one read can cover (SCAN_RUN_MAX_BYTES) and at most a 2 * threads-th of the live
+ * splits left, and the core registers and wants the pieces of its uncut units at
+ * reservation: columns laid out back to back across row groups become one read instead of
+ * one per task in flight (tpchgen's 113k-row groups, all 16 columns, sf=1: 16 reads -> 10).
+ * Otherwise a run is one unit and a split registers its own reads when it starts.
  *
  * Accounting: a unit request's bytes count as used once any split decoded from it, else
  * (wanted, read, never decoded) as wasted when the unit ends; pages inside the range that no
@@ -197,7 +198,7 @@ static int steal(scan_t *s, int core, int *out)
 
 /* The end of the run of planned units that starts at unit a: unless its reads are wanted
  * ahead (prefetch), the unit alone; else the units whose bytes one read
- * can cover (SCAN_READ_MAX_BYTES), holding at most a 2 * threads-th of the unpruned splits
+ * can cover (SCAN_RUN_MAX_BYTES), holding at most a 2 * threads-th of the unpruned splits
  * left (guided: runs shrink towards the end, so the cores finish together), at least one.
  * Pruned units cost nothing and ride along. */
 static int run_end_for(const scan_t *s, int a, bool ahead)
@@ -212,7 +213,7 @@ static int run_end_for(const scan_t *s, int a, bool ahead)
         bytes += s->units[b].bytes;
         b++;
     } while (b < s->nunits && live + s->units[b].live <= cap &&
-             bytes + s->units[b].bytes <= SCAN_READ_MAX_BYTES);
+             bytes + s->units[b].bytes <= SCAN_RUN_MAX_BYTES);
     return b;
 }
 
@@ -249,7 +250,7 @@ static int prefetch(scan_t *s, scan_core *c, int ui, bool ahead)
  * false when none is left or on -ENOMEM (*rc). */
 static bool reserve_run(scan_t *s, scan_core *c, int core, int *rc)
 {
-    bool ahead = s->o.limit < 0 && scan_policy_wants_all(s);
+    bool ahead = s->o.limit < 0 && !s->o.ordered && scan_policy_wants_all(s);
     int a = atomic_load(&s->next_unit), b;
     do {
         if (a >= s->nunits) return false;
