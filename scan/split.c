@@ -841,7 +841,8 @@ static int ctx_init(split_ctx *x, scan_t *s, scan_core *c, int i)
     if (rc) return rc;
     /* the stated order until a split completed: a split starting while the first ones are
      * between two conjuncts would otherwise put the one not measured yet first */
-    if (s->order && atomic_load(&s->splits_done) > 0) flt_order_snapshot(s->order, (uint64_t)i, x->perm);
+    if (s->order && atomic_load(&s->splits_done) > 0)
+        flt_order_snapshot(s->order, (uint64_t)i, x->perm);
     else
         for (int k = 0; k < s->npreds; k++) x->perm[k] = k;
     return 0;
