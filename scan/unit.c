@@ -93,8 +93,7 @@ static int unit_init(scan_t *s, int ui, int first, int end, int owner)
 {
     assert(first < end && end <= s->nsplits && ui < s->units_cap);
     scan_unit *u = &s->units[ui];
-    int live = 0;
-    for (int i = first; i < end; i++) live += !s->splits[i].pruned;
+    int live = live_in(s, first, end);
     u->first = first;
     u->live = live;
     u->running = 0;

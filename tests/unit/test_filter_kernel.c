@@ -100,8 +100,8 @@ typedef struct rval {
     int32_t len;
 } rval;
 
-/* flt_mask_any_range / count_range / select_range / slice / copy_bits against a per-bit reference, on ranges that
- * start and end inside, at and across word boundaries. */
+/* flt_mask_any_range / count_range / select_range / slice / copy_bits against a per-bit
+ * reference, on ranges that start and end inside, at and across word boundaries. */
 static void mask_ranges(void)
 {
     flt_mask m = {0};
