@@ -289,3 +289,119 @@ flt_prune flt_prune_bloom_sbbf(const flt_pred *p, const uint8_t *bitset, size_t 
     sbbf f = {bitset, bitset_len};
     return flt_prune_bloom(p, sbbf_probe, &f);
 }
+
+/* ---- selectivity estimate --------------------------------------------------------------- */
+
+/* A value as a number on which the domain's order is the numeric order (strings by their first
+ * 8 bytes, decimals by their leading digits): only for the uniform estimate. */
+static double est_key(flt_domain dom, const flt_lit *l)
+{
+    switch (dom) {
+    case FLT_DOM_I32:
+    case FLT_DOM_I64: return (double)l->i;
+    case FLT_DOM_U32:
+    case FLT_DOM_U64: return (double)(uint64_t)l->i;
+    case FLT_DOM_F32:
+    case FLT_DOM_F64: return l->f;
+    case FLT_DOM_SDEC: {
+        double v = l->len > 0 ? (double)(int8_t)l->b[0] : 0;
+        for (int32_t k = 1; k < l->len; k++) v = v * 256.0 + l->b[k];
+        return v;
+    }
+    default: { /* BYTES */
+        uint64_t v = 0;
+        for (int32_t k = 0; k < 8; k++) v = v << 8 | (k < l->len ? l->b[k] : 0);
+        return (double)v;
+    }
+    }
+}
+
+static bool est_discrete(flt_domain dom)
+{
+    return dom == FLT_DOM_I32 || dom == FLT_DOM_U32 || dom == FLT_DOM_I64 ||
+           dom == FLT_DOM_U64 || dom == FLT_DOM_SDEC;
+}
+
+static double clamp01(double x) { return x < 0 ? 0 : x > 1 ? 1 : x; }
+
+/* Share of the values in [lo, hi] (width w: the count of values when discrete) that fall in
+ * [a, z] (a, z: keys; inclusive when discrete). */
+static double est_span(double lo, double hi, double w, bool discrete, double a, double z)
+{
+    double from = a > lo ? a : lo, to = z < hi ? z : hi;
+    return clamp01((to - from + (discrete ? 1 : 0)) / w);
+}
+
+/* One term's share of the non-null values within b (b->has, lo < hi), or -1: unknown. */
+static double term_est(const flt_pred *p, const flt_term *t, const bounds *b, const pq_stats *s)
+{
+    vres v = term_vres(p->dom, t, b);
+    if (v != V_SOME) return v == V_ALL ? 1.0 : 0.0;
+    bool disc = est_discrete(p->dom);
+    double lo = est_key(p->dom, &b->lo), hi = est_key(p->dom, &b->hi);
+    double w = hi - lo + (disc ? 1 : 0), eq = -1;
+    if (!(w > 0) || w != w) return -1; /* keys tie (long common prefix) or NaN */
+    if (s->has_distinct && s->distinct_count > 0) eq = 1.0 / (double)s->distinct_count;
+    else if (disc) eq = 1.0 / w;
+    double x = t->nlits ? est_key(p->dom, &t->lits[0]) : 0, step = disc ? 1 : 0;
+    switch (t->op) {
+    case FLT_OP_EQ: return eq;
+    case FLT_OP_NE: return eq < 0 ? 1.0 : 1.0 - eq;
+    case FLT_OP_LT: return est_span(lo, hi, w, disc, lo, x - step);
+    case FLT_OP_LE: return est_span(lo, hi, w, disc, lo, x);
+    case FLT_OP_GT: return est_span(lo, hi, w, disc, x + step, hi);
+    case FLT_OP_GE: return est_span(lo, hi, w, disc, x, hi);
+    case FLT_OP_BETWEEN: return est_span(lo, hi, w, disc, x, est_key(p->dom, &t->lits[1]));
+    case FLT_OP_IN: {
+        int32_t in = 0; /* literals inside the bounds */
+        for (int32_t k = 0; k < t->nlits; k++) {
+            double y = est_key(p->dom, &t->lits[k]);
+            in += y >= lo && y <= hi;
+        }
+        return eq < 0 ? -1 : clamp01(eq * in);
+    }
+    case FLT_OP_PREFIX: {
+        flt_lit z = t->lits[0];
+        uint8_t succ[8];
+        int32_t n = z.len < 8 ? z.len : 8;
+        memcpy(succ, z.b, (size_t)n);
+        while (n > 0 && succ[n - 1] == 0xff) n--;
+        if (n == 0) return -1;
+        succ[n - 1]++;
+        z.b = succ, z.len = n;
+        return est_span(lo, hi, w, false, x, est_key(p->dom, &z));
+    }
+    default: return -1;
+    }
+}
+
+double flt_estimate_stats(const flt_pred *p, const pq_stats *s, int64_t num_values)
+{
+    assert(p && p->nterms >= 1 && p->desc);
+    flt_prune r = flt_prune_stats(p, s, num_values);
+    if (r != FLT_CAN_MATCH) return r == FLT_ALL_MATCH ? 1.0 : 0.0;
+    if (p->dyn || !s || num_values <= 0 || p->dom == FLT_DOM_BOOL || p->dom == FLT_DOM_INT96)
+        return -1;
+    double nulls = s->has_null_count ? (double)s->null_count / (double)num_values : 0;
+    bounds b = {.no_nan = !is_float(p->dom) || (s->has_nan_count && s->nan_count == 0)};
+    if (s->has_min_max && s->usable)
+        b.has = decode_plain(p, s->min, s->min_len, &b.lo) &&
+                decode_plain(p, s->max, s->max_len, &b.hi);
+    double sel = 0;
+    for (int32_t k = 0; k < p->nterms; k++) {
+        const flt_term *t = &p->terms[k];
+        double e;
+        if (t->op == FLT_OP_IS_NULL || t->op == FLT_OP_IS_NOT_NULL) {
+            if (!s->has_null_count) return -1;
+            e = t->op == FLT_OP_IS_NULL ? nulls : 1.0 - nulls;
+        } else if (t->op == FLT_OP_FALSE) {
+            e = 0;
+        } else {
+            e = b.has ? term_est(p, t, &b, s) : -1;
+            if (e < 0) return -1;
+            e *= 1.0 - nulls;
+        }
+        sel += e;
+    }
+    return clamp01(sel);
+}

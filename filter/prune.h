@@ -63,4 +63,13 @@ flt_prune flt_prune_bloom(const flt_pred *p, bool (*probe)(void *ctx, const uint
 /* Same on a split-block bloom filter bitset (format/bloom.h hashing and probing). */
 flt_prune flt_prune_bloom_sbbf(const flt_pred *p, const uint8_t *bitset, size_t bitset_len);
 
+/* Estimated share of a unit's num_values rows (nulls included) that p matches, from its
+ * statistics: 0 or 1 when flt_prune_stats proves it; else values taken as spread evenly over
+ * [min, max] (strings by their first 8 bytes), = as 1 / distinct_count, or for integers
+ * 1 / (max - min + 1); IS [NOT] NULL from the null count. -1 when the statistics cannot say
+ * (no usable min/max, = on floats or strings without a distinct count, booleans, INT96,
+ * a dynamic predicate). A guess for planning, never a proof: no decision that changes a
+ * result may rest on it. */
+double flt_estimate_stats(const flt_pred *p, const pq_stats *s, int64_t num_values);
+
 #endif

@@ -13,6 +13,7 @@
  * len == nrows. */
 #include <assert.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -494,6 +495,37 @@ void scan_shared_dicts_free(scan_t *s, int rg)
         }
 }
 
+/* Chance that conjunct k's mask is all-false on split sp from its row group's statistics:
+ * none of the split's rows (after the page index) matching an estimated share sel each;
+ * 1.0 when the statistics cannot say (flt_estimate_stats). */
+static double split_prior(const scan_t *s, const scan_split *sp, int k)
+{
+    const flt_pred *p = &s->filter->preds[k];
+    const pq_chunk_meta *cm = &s->f->meta.row_groups[sp->rg].chunks[p->column];
+    double sel = flt_estimate_stats(p, &cm->stats, cm->num_values);
+    if (sel < 0) return 1.0;
+    if (sel >= 1) return 0.0;
+    double rows = (double)(sp->rows0.len ? flt_mask_popcount(&sp->rows0) : sp->nrows);
+    return exp(rows * log1p(-sel));
+}
+
+/* Sets conj_prior[k]: the mean of split_prior over the live splits (1.0 when none). The
+ * adaptive policy starts from it instead of assuming the worst, so a first split whose
+ * conjuncts its statistics show to keep rows is read in one go, not conjunct by conjunct. */
+static void plan_priors(scan_t *s)
+{
+    for (int k = 0; k < s->npreds; k++) {
+        double sum = 0;
+        int n = 0;
+        for (int i = 0; i < s->nsplits; i++)
+            if (!s->splits[i].pruned) sum += split_prior(s, &s->splits[i], k), n++;
+        s->conj_prior[k] = n ? sum / n : 1.0;
+        assert(s->conj_prior[k] >= 0 && s->conj_prior[k] <= 1);
+        scan_explainf(s, "conjunct #%d %s: chance all-false on a split from statistics %.3f\n",
+                      k + 1, s->filter->preds[k].desc->name, s->conj_prior[k]);
+    }
+}
+
 int scan_plan(scan_t *s, pq_err *e)
 {
     int cap = 0;
@@ -506,6 +538,7 @@ int scan_plan(scan_t *s, pq_err *e)
     for (int rg = 0; rc == 0 && rg < s->f->meta.nrow_groups; rg++) rc = plan_group(s, &x, rg, &cap, e);
     index_free(s, &x);
     if (rc == 0) rc = plan_shared(s);
+    if (rc == 0) plan_priors(s);
     return rc ? rc : scan_units_plan(s);
 }
 

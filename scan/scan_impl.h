@@ -75,6 +75,10 @@ struct scan {
      * all-false; independent of the order it ran in (split.c p_input_all_false) */
     _Atomic int64_t conj_runs[FLT_MAX_PREDS];
     _Atomic int64_t conj_killed[FLT_MAX_PREDS];
+    /* per conjunct, the chance from statistics that its mask is all-false on a split (mean
+     * over the live splits; 1.0 where the statistics cannot say), the prior the evidence
+     * above starts from: set at planning, read-only afterwards (plan.c plan_priors) */
+    double conj_prior[FLT_MAX_PREDS];
 
     /* runtime */
     exec_group_t *g;

@@ -204,15 +204,16 @@ static int register_all(split_ctx *x)
 }
 
 /* Chance that conjunct k's output is all-false when it runs, from the splits seen so far.
- * The prior is a hundredth of a run that was all-false: with no evidence the answer is 1.0
- * (nothing is speculated), one run that was not all-false brings it to 0.01, so one split of
- * evidence is enough to speculate a three-conjunct chain (a tenth needed three splits, which
- * cost lineitem_order ~12 read calls over eager at sf=1). */
+ * The prior weighs a hundredth of a run, at the chance the statistics give (conj_prior; 1.0
+ * when they cannot say): with no evidence the answer is that chance, one run that was not
+ * all-false brings it to 0.01 or less, so one split of evidence is enough to speculate a
+ * three-conjunct chain (a tenth needed three splits, which cost lineitem_order ~12 read calls
+ * over eager at sf=1). */
 static double q_killed(scan_t *s, int k)
 {
     double runs = (double)atomic_load_explicit(&s->conj_runs[k], memory_order_relaxed);
     double killed = (double)atomic_load_explicit(&s->conj_killed[k], memory_order_relaxed);
-    return (killed + 0.01) / (runs + 0.01);
+    return (killed + 0.01 * s->conj_prior[k]) / (runs + 0.01);
 }
 
 /* Chance that the input of chain position pos (pos == npreds: the projection) is all-false:

@@ -197,6 +197,70 @@ static void decimal_flba(void)
     EXPECT("dec BETWEEN -5 AND 5", &s, 10, FLT_ALL_MATCH);
 }
 
+/* flt_estimate_stats: the uniform guesses, the proofs (0 and 1), and the cases it must call
+ * unknown (-1). */
+static double est(const char *text, const pq_stats *s, int64_t nv)
+{
+    flt_expr *ex = px(text);
+    double r = ex ? flt_estimate_stats(&ex->preds[0], s, nv) : -2;
+    flt_expr_free(ex);
+    return r;
+}
+
+#define EXPECT_EST(text, s, nv, want)                                                  \
+    do {                                                                               \
+        double r_ = est(text, s, nv);                                                  \
+        if (r_ < (want) - 1e-9 || r_ > (want) + 1e-9)                                  \
+            fprintf(stderr, "  %s: estimate %.6f want %.6f\n", text, r_, (double)(want)); \
+        CHECK(r_ >= (want) - 1e-9 && r_ <= (want) + 1e-9);                             \
+    } while (0)
+
+static void estimate(void)
+{
+    uint8_t b[8];
+    pq_stats s = i32_stats(1, 50, 0, b); /* 50 integer values */
+    EXPECT_EST("a < 2", &s, 100, 1.0 / 50);
+    EXPECT_EST("a <= 2", &s, 100, 2.0 / 50);
+    EXPECT_EST("a > 45", &s, 100, 5.0 / 50);
+    EXPECT_EST("a >= 45", &s, 100, 6.0 / 50);
+    EXPECT_EST("a BETWEEN 11 AND 20", &s, 100, 10.0 / 50);
+    EXPECT_EST("a BETWEEN 41 AND 90", &s, 100, 10.0 / 50); /* clipped at max */
+    EXPECT_EST("a = 7", &s, 100, 1.0 / 50);
+    EXPECT_EST("a != 7", &s, 100, 49.0 / 50);
+    EXPECT_EST("a IN (3, 4, 99)", &s, 100, 2.0 / 50); /* 99 lies outside */
+    EXPECT_EST("(a < 2 OR a > 45)", &s, 100, 6.0 / 50);
+    EXPECT_EST("a > 50", &s, 100, 0.0);  /* proofs */
+    EXPECT_EST("a >= 1", &s, 100, 1.0);
+    s = i32_stats(1, 50, 20, b); /* a fifth null */
+    EXPECT_EST("a < 2", &s, 100, 0.8 / 50);
+    EXPECT_EST("a IS NULL", &s, 100, 0.2);
+    EXPECT_EST("a IS NOT NULL", &s, 100, 0.8);
+    EXPECT_EST("(a < 2 OR a IS NULL)", &s, 100, 0.2 + 0.8 / 50);
+    s = i32_stats(1, 50, -1, b);
+    EXPECT_EST("a IS NULL", &s, 100, -1.0);
+    s.distinct_count = 5, s.has_distinct = true;
+    EXPECT_EST("a = 7", &s, 100, 1.0 / 5);
+    EXPECT_EST("a > 0", NULL, 100, -1.0);
+    s.usable = false;
+    EXPECT_EST("a < 2", &s, 100, -1.0);
+
+    pq_stats t = bytes_stats("a", "e", true); /* first bytes 0x61 .. 0x65 */
+    EXPECT_EST("s >= 'c'", &t, 100, 0.5);
+    EXPECT_EST("s < 'b'", &t, 100, 0.25);
+    EXPECT_EST("s LIKE 'b%'", &t, 100, 0.25);
+    EXPECT_EST("s = 'c'", &t, 100, -1.0); /* strings: no distinct count, no guess */
+    EXPECT_EST("s != 'c'", &t, 100, 1.0);
+    t = bytes_stats("prefix_aaaa1", "prefix_aaaa9", true); /* first 8 bytes tie */
+    EXPECT_EST("s > 'prefix_aaaa5'", &t, 100, -1.0);
+
+    uint8_t mn[6] = {0xff, 0xff, 0xff, 0xff, 0xfc, 0x18}; /* -1.000 */
+    uint8_t mx[6] = {0, 0, 0, 0, 0x0b, 0xb7};             /*  2.999: 4000 values */
+    pq_stats d = {.has_min_max = true, .usable = true, .min = mn, .max = mx, .min_len = 6,
+                  .max_len = 6, .has_null_count = true, .null_count = 0};
+    EXPECT_EST("dec < 0", &d, 10, 1000.0 / 4000);
+    EXPECT_EST("dec >= 2", &d, 10, 1000.0 / 4000);
+}
+
 static void page_index(void)
 {
     int32_t v[4] = {1, 5, 6, 9};
@@ -359,6 +423,7 @@ int main(void)
     RUN(bytes_truncated_bounds);
     RUN(float_nan_rules);
     RUN(decimal_flba);
+    RUN(estimate);
     RUN(page_index);
     RUN(bloom);
     RUN(dynamic_bounds);
