@@ -56,13 +56,21 @@ bool pqf_index_bytes(const pqf_t *f, uint64_t off, void *buf, size_t len)
     return true;
 }
 
+size_t pqf_tail_bytes(uint64_t size)
+{
+    uint64_t n = size / PQF_TAIL_SHARE;
+    if (n < PQF_TAIL_MIN_BYTES) n = PQF_TAIL_MIN_BYTES;
+    if (n > PQF_TAIL_MAX_BYTES) n = PQF_TAIL_MAX_BYTES;
+    return (size_t)(size < n ? size : n);
+}
+
 /* Reads the tail, locates and parses the FileMetaData. */
 static int read_footer(pqf_t *f, const pq_meta_limits *limits, pq_err *e)
 {
     uint64_t size = f->file->size_bytes;
     if (size < 12) return pq_errf(e, RINGSCAN_EFORMAT, 0, "file of %llu bytes is too small for Parquet",
                                   (unsigned long long)size);
-    size_t tail_len = size < PQF_TAIL_BYTES ? (size_t)size : PQF_TAIL_BYTES;
+    size_t tail_len = pqf_tail_bytes(size);
     uint8_t *tail = malloc(tail_len);
     if (!tail) return -ENOMEM;
     char msg[256];

@@ -1167,6 +1167,16 @@ static void test_read_ahead(void)
     pqf_close(f);
 }
 
+/* The footer's tail read grows with the file (its page index grows with the pages), within
+ * its bounds, and never past the file. */
+static void test_tail_bytes(void)
+{
+    CHECK_EQ_I64(pqf_tail_bytes(100), 100);
+    CHECK_EQ_I64(pqf_tail_bytes(10 << 20), PQF_TAIL_MIN_BYTES);
+    CHECK_EQ_I64(pqf_tail_bytes((uint64_t)2496806030), 2496806030 / PQF_TAIL_SHARE);
+    CHECK_EQ_I64(pqf_tail_bytes((uint64_t)1 << 40), PQF_TAIL_MAX_BYTES);
+}
+
 /* ====================================================================== pruning */
 
 enum { PR_ROWS = 20000, PR_RG = 1000, PR_PAGE = 100 };
@@ -1580,6 +1590,7 @@ int main(void)
     RUN(test_cancel_later_conjunct);
     RUN(test_ordering);
     RUN(test_read_ahead);
+    RUN(test_tail_bytes);
     RUN(test_string_after_selective);
     RUN(test_property);
     ts_dir_remove();
