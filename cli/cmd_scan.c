@@ -123,14 +123,14 @@ void cli_print_stats(FILE *out, const scan_stats *st, bool json)
                              "\"rows_out\":%lld,\"splits_all_false\":%lld,\"plan_reads\":%llu,"
                              "\"splits\":%lld,\"pages_dict_evaluated\":%lld,"
                              "\"pages_sel_evaluated\":%lld,"
-                             "\"bytes_decompressed\":%lld,"
+                             "\"bytes_decompressed\":%lld,\"steals\":%lld,\"reads_lent\":%lld,"
                              "\"io_backend\":\"%s\"}\n"
                            : "reads %llu, bytes_read %llu, bytes_used %llu, bytes_wasted %llu, "
                              "cancelled_reads %llu, row_groups %lld (pruned %lld), pages %lld "
                              "(pruned %lld), rows_scanned %lld, rows_out %lld, splits_all_false "
                              "%lld, plan_reads %llu, splits %lld, pages_dict_evaluated %lld, "
                              "pages_sel_evaluated %lld, "
-                             "bytes_decompressed %lld, io %s\n";
+                             "bytes_decompressed %lld, steals %lld, reads_lent %lld, io %s\n";
     fprintf(out, fmt, (unsigned long long)st->reads, (unsigned long long)st->bytes_read,
             (unsigned long long)st->bytes_used, (unsigned long long)st->bytes_wasted,
             (unsigned long long)st->cancelled_reads, (long long)st->row_groups_total,
@@ -138,7 +138,7 @@ void cli_print_stats(FILE *out, const scan_stats *st, bool json)
             (long long)st->pages_pruned, (long long)st->rows_scanned, (long long)st->rows_out,
             (long long)st->splits_all_false, (unsigned long long)st->plan_reads,
             (long long)st->splits, (long long)st->dict_eval_pages, (long long)st->sel_eval_pages,
-            (long long)st->bytes_decompressed,
+            (long long)st->bytes_decompressed, (long long)st->steals, (long long)st->reads_lent,
             st->io_backend);
 }
 

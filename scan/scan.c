@@ -225,6 +225,22 @@ static bool wait_window(scan_t *s, int64_t place)
     return !atomic_load(&s->stop);
 }
 
+/* Waits (yielding the core, whose loop keeps serving lends) until the lends the core made
+ * are answered and their fallback reads done (no executor may stop, nor this core's io context
+ * go, while one is out), and, unless the scan stops early, until no thief holds a unit of the
+ * core (its requests stay for the lends; a stopped scan releases units only at the cores'
+ * ends, so waiting for holds then could wait on each other). */
+static void drain_lends(scan_t *s, scan_core *c, int core)
+{
+    while (c->lends_out > 0 || (!atomic_load(&s->stop) && !atomic_load(&s->limit_hit) &&
+                                scan_units_held(s, core))) {
+        fut_t *t = exec_sleep_ns(50 * 1000);
+        if (!t) continue; /* ENOMEM: spin; the answer needs no memory of ours */
+        fut_await(t);
+        fut_unref(t);
+    }
+}
+
 static void worker(void *arg)
 {
     scan_t *s = arg;
@@ -248,6 +264,7 @@ static void worker(void *arg)
         atomic_fetch_add(&s->splits_done, !s->splits[i].pruned);
         scan_unit_split_done(s, unit);
     }
+    if (c->workers_live == 1) drain_lends(s, c, core);
     if (--c->workers_live == 0) core_done(s, c);
     pthread_mutex_lock(&s->mu);
     if (atomic_fetch_sub(&s->workers_live, 1) == 1) pthread_cond_broadcast(&s->cv);
@@ -405,6 +422,8 @@ static void finish(scan_t *s)
     s->stats.peak_inflight_bytes = sum.peak_inflight_bytes;
     s->stats.rows_scanned = atomic_load(&s->rows_scanned);
     s->stats.splits_all_false = atomic_load(&s->splits_all_false);
+    s->stats.steals = atomic_load(&s->steals);
+    s->stats.reads_lent = atomic_load(&s->lends);
     s->stats.rows_out = s->delivered_rows;
     if (s->order && s->o.explain) scan_order_explain(s, "final");
 }

@@ -19,7 +19,11 @@ typedef struct scan_core {
     int64_t sel_eval_pages;    /* split.c page_eval_one */
     int unit;                  /* the unit it claimed last (unit.c), -1 before */
     int run_next, run_end;     /* planned units it reserved and has not started (unit.c) */
+    int lends_out;             /* its lends posted or reading (lend.c), <= SCAN_LENDS_MAX + 1 */
 } scan_core;
+
+/* Lends out per core at most (lend.c): EXEC_THREADS_MAX cores' worth fits an inbox. */
+enum { SCAN_LENDS_MAX = 16 };
 
 /* A fetch unit (unit.c): splits of one row group run by one core. */
 typedef struct scan_unit {
@@ -36,6 +40,11 @@ typedef struct scan_unit {
     int pre_split;             /* that split */
     int live;                  /* unpruned splits (planned units) */
     uint64_t bytes;            /* bytes its unpruned splits' pieces cover (planned units) */
+    int src;                   /* stolen: the unit its splits came from (lend.c), else -1 */
+    bool hold_dropped;         /* stolen: its hold on src is given back (owner only) */
+    struct scan *scan;         /* the scan it belongs to (for messages naming the unit) */
+    _Atomic int holds;         /* thieves that may still ask it for lends: its requests stay
+                                  until they are done (unit.c, lend.c) */
 } scan_unit;
 
 struct scan {
@@ -92,6 +101,7 @@ struct scan {
     _Atomic int64_t rows_scanned, splits_all_false;
     _Atomic int64_t decompressed_bytes; /* every reader's, for max_scan_decompressed_bytes */
     _Atomic uint64_t bytes_discarded; /* read for a split, then dropped undecoded (wasted) */
+    _Atomic int64_t steals, lends;      /* units stolen; column ranges lent to a thief */
     _Atomic int splits_started, splits_done; /* adaptive exploration (scan.c wait_window) */
 
     pthread_mutex_t mu;        /* guards what follows */
@@ -136,11 +146,30 @@ fut_t *scan_unit_take_pre(scan_t *s, int unit, int i, int k, int p);
  * NULL on -ENOMEM. The unit keeps its own reference: callers take theirs with
  * fut_ref. Owner only. */
 fut_t *scan_unit_fut(scan_t *s, scan_core *c, int unit, int k);
+/* For a lend of [off, +len) of slot k (lend.c): unit's request of slot k, made now when
+ * there is none yet, covering its own splits and that range too (when the two lie within the
+ * io gap of each other), so one read serves the owner and the thief. NULL when there is none
+ * and none can be made (a stolen unit, the core's end, ranges apart, -ENOMEM). Owner only. */
+fut_t *scan_unit_fut_cover(scan_t *s, int unit, int k, uint64_t off, uint64_t len);
 /* After one of the owner's splits of unit ended: when none of them runs and none is left to
  * claim, the unit's requests are released. */
 void scan_unit_split_done(scan_t *s, int unit);
 /* The core's end: releases the requests of units it owns whose splits did not all run. */
 void scan_units_core_done(scan_t *s, int core);
+
+/* lend.c: a future for bytes [off, +len) of slot k of the thief's unit stolen from unit src,
+ * resolved (io_bytes value) from src's owner's request of that column when it covers them,
+ * else from a read of the thief's own (c's io). Posts to the owner when first wanted; NULL
+ * on -ENOMEM. Runs on the thief's core. */
+fut_t *scan_lend(scan_t *s, scan_core *c, int src, int k, uint64_t off, uint64_t len);
+
+/* lend.c: gives back the hold the thief's unit (stolen from src) has on src: posted to src's
+ * owner, which releases src's requests if nothing else keeps them. Runs on the thief's core. */
+void scan_lend_hold_drop(scan_t *s, int src);
+/* unit.c: a hold on unit src ended; releases its requests when idle. Owner only. */
+void scan_unit_hold_ended(scan_t *s, int src);
+/* unit.c: whether a unit core owns is held by a thief (the core must not end yet). */
+bool scan_units_held(scan_t *s, int core);
 
 /* split.c: whether the policy now wants every slot at a split's start, whatever its conjunct
  * order (the chance that the whole chain ends all-false bounds every prefix's). */

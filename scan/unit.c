@@ -14,8 +14,11 @@
  *
  * A unit is a row group (an uncut one is a unit of one split). Balance: units are claimed
  * whole, in file order; a core left without one steals the later half of the live splits not
- * yet started of the unit with the most left (at least two), which becomes a unit of its own:
- * a steal costs one request per column, not one per split.
+ * yet started of the unit with the most left (at least STEAL_MIN_LIVE), which becomes a unit
+ * of its own. Its columns are lent by the owner when the owner's requests already cover them
+ * (lend.c: copied from the owner's read, no read call); else the thief makes one request per
+ * column, for its splits only. A thief holds the unit it stole from (holds) until its own
+ * unit is released, so the owner keeps the requests a lend may still need.
  *
  * Runs (the read-ahead): a core reserves consecutive units at once. Once the submission
  * policy wants every column at a split's start (eager; adaptive with evidence that chains
@@ -37,9 +40,10 @@
  *     to one core, io.h invariant 1); the other cores touch only its span (atomically).
  *  2. The planned units cover splits [0, nsplits) in order; a split is claimed once: span
  *     (next, end) only moves next up (owner) or end down (thief), by compare-and-swap.
- *  3. A unit's requests are released when none of the owner's splits of it runs and none is
- *     left to claim (so no later split can want them), or at the owner core's end (scan
- *     stopped early), always before that core's io context is freed.
+ *  3. A unit's requests are released when none of the owner's splits of it runs, none is
+ *     left to claim (so no later split can want them) and no thief holds it, or at the owner
+ *     core's end (which waits for the holds unless the scan stopped early, scan.c
+ *     drain_lends), always before that core's io context is freed.
  *  4. A request made while the unit's span ends at end covers the pieces of splits
  *     [first, end): every split the owner may still run (end only moves down).
  *  5. Reads registered at reservation (pre) belong to the unit's one live split, which takes
@@ -86,10 +90,10 @@ static void unit_range(scan_t *s, scan_unit *u, int k, int from, int to)
     u->len[k] = hi > lo ? hi - lo : 0;
 }
 
-/* Fills unit slot ui with splits [first, end), owned by owner (-1: not claimed yet); the span
- * is stored last (release), so a core scanning for a unit to steal from never sees a half-made
- * one with splits left. 0 or -ENOMEM. */
-static int unit_init(scan_t *s, int ui, int first, int end, int owner)
+/* Fills unit slot ui with splits [first, end), owned by owner (-1: not claimed yet), stolen
+ * from unit src (-1: planned); the span is stored last (release), so a core scanning for a
+ * unit to steal from never sees a half-made one with splits left. 0 or -ENOMEM. */
+static int unit_init(scan_t *s, int ui, int first, int end, int owner, int src)
 {
     assert(first < end && end <= s->nsplits && ui < s->units_cap);
     scan_unit *u = &s->units[ui];
@@ -97,6 +101,10 @@ static int unit_init(scan_t *s, int ui, int first, int end, int owner)
     u->first = first;
     u->live = live;
     u->running = 0;
+    u->src = src;
+    u->scan = s;
+    u->hold_dropped = false;
+    atomic_store(&u->holds, 0);
     atomic_store(&u->owner, owner);
     if (live >= 2) {
         u->shared = true;
@@ -131,7 +139,7 @@ int scan_units_plan(scan_t *s)
     for (int a = 0, b; a < s->nsplits; a = b) {
         for (b = a + 1; b < s->nsplits && s->splits[b].rg == s->splits[a].rg;) b++;
         int ui = atomic_fetch_add(&s->units_used, 1);
-        int rc = unit_init(s, ui, a, b, -1);
+        int rc = unit_init(s, ui, a, b, -1, -1);
         if (rc) return rc;
         s->units[ui].bytes = live_bytes(s, a, b);
     }
@@ -178,7 +186,8 @@ static int steal(scan_t *s, int core, int *out)
         for (int u = 0; u < used; u++) {
             uint64_t v = atomic_load_explicit(&s->units[u].span, memory_order_acquire);
             int left = span_next(v) < span_end(v) ? live_in(s, span_next(v), span_end(v)) : 0;
-            if (atomic_load(&s->units[u].owner) != core && left > most) best = u, most = left;
+            int owner = atomic_load(&s->units[u].owner); /* -1: a run being reserved */
+            if (owner >= 0 && owner != core && left > most) best = u, most = left;
         }
         if (best < 0 || most < STEAL_MIN_LIVE) return -1;
         scan_unit *x = &s->units[best];
@@ -186,9 +195,14 @@ static int steal(scan_t *s, int core, int *out)
         int next = span_next(v), end = span_end(v), live = next < end ? live_in(s, next, end) : 0;
         if (live == 0) continue;
         int mid = steal_point(s, next, end, live);
-        if (!atomic_compare_exchange_strong(&x->span, &v, span_pack(next, mid))) continue;
+        atomic_fetch_add(&x->holds, 1); /* before the owner can see its splits all claimed */
+        if (!atomic_compare_exchange_strong(&x->span, &v, span_pack(next, mid))) {
+            atomic_fetch_sub(&x->holds, 1);
+            continue;
+        }
         int ui = atomic_fetch_add(&s->units_used, 1);
-        if (ui >= s->units_cap || unit_init(s, ui, mid, end, core)) return -ENOMEM;
+        if (ui >= s->units_cap || unit_init(s, ui, mid, end, core, best)) return -ENOMEM;
+        atomic_fetch_add_explicit(&s->steals, 1, memory_order_relaxed);
         *out = ui;
         return take(&s->units[ui]);
     }
@@ -299,8 +313,25 @@ fut_t *scan_unit_fut(scan_t *s, scan_core *c, int unit, int k)
     if (!u->f[k]) {
         unit_range(s, u, k, u->first, span_end(atomic_load(&u->span))); /* invariant 4 */
         assert(u->len[k] > 0);
-        u->f[k] = io_read(c->io, s->f->file, u->off[k], u->len[k]);
+        u->f[k] = u->src >= 0 ? scan_lend(s, c, u->src, k, u->off[k], u->len[k])
+                              : io_read(c->io, s->f->file, u->off[k], u->len[k]);
     }
+    return u->f[k];
+}
+
+fut_t *scan_unit_fut_cover(scan_t *s, int unit, int k, uint64_t off, uint64_t len)
+{
+    scan_unit *u = &s->units[unit];
+    int owner = atomic_load(&u->owner);
+    assert(owner == exec_core_index(exec_current()));
+    scan_core *c = &s->cores[owner];
+    if (u->f[k] || u->src >= 0 || !c->io) return u->f[k];
+    unit_range(s, u, k, u->first, span_end(atomic_load(&u->span))); /* invariant 4 */
+    uint64_t lo = u->off[k], hi = lo + u->len[k];
+    if (u->len[k] == 0 || off + len < lo || off > hi + s->o.io_opts.gap_bytes) return NULL;
+    u->off[k] = off < lo ? off : lo;
+    u->len[k] = (off + len > hi ? off + len : hi) - u->off[k];
+    u->f[k] = io_read(c->io, s->f->file, u->off[k], u->len[k]);
     return u->f[k];
 }
 
@@ -308,6 +339,10 @@ fut_t *scan_unit_fut(scan_t *s, scan_core *c, int unit, int k)
  * moved to the wasted bytes (like split.c discard). */
 static void unit_release(scan_t *s, scan_unit *u)
 {
+    if (u->src >= 0 && !u->hold_dropped) {
+        u->hold_dropped = true;
+        scan_lend_hold_drop(s, u->src);
+    }
     for (int k = 0; u->pre && k < s->nneed; k++) {
         for (int p = 0; u->pre[k] && p < s->splits[u->pre_split].cols[k].npieces; p++)
             if (u->pre[k][p]) fut_unref(u->pre[k][p]);
@@ -328,12 +363,38 @@ static void unit_release(scan_t *s, scan_unit *u)
     }
 }
 
+/* Whether unit u's requests can go: none of the owner's splits of it runs or is left to
+ * claim, and no thief may still ask for a lend of them. Owner only. */
+static bool unit_idle(const scan_unit *u)
+{
+    uint64_t v = atomic_load(&u->span);
+    return u->running == 0 && span_next(v) >= span_end(v) && atomic_load(&u->holds) == 0;
+}
+
 void scan_unit_split_done(scan_t *s, int unit)
 {
     scan_unit *u = &s->units[unit];
     assert(u->running > 0);
-    uint64_t v = atomic_load(&u->span);
-    if (--u->running == 0 && span_next(v) >= span_end(v)) unit_release(s, u);
+    u->running--;
+    if (unit_idle(u)) unit_release(s, u);
+}
+
+void scan_unit_hold_ended(scan_t *s, int src)
+{
+    scan_unit *u = &s->units[src];
+    assert(atomic_load(&u->owner) == exec_core_index(exec_current()));
+    int was = atomic_fetch_sub(&u->holds, 1);
+    assert(was > 0);
+    if (unit_idle(u)) unit_release(s, u);
+}
+
+bool scan_units_held(scan_t *s, int core)
+{
+    int used = s->units ? atomic_load(&s->units_used) : 0;
+    for (int u = 0; u < used; u++)
+        if (atomic_load(&s->units[u].owner) == core && atomic_load(&s->units[u].holds) > 0)
+            return true;
+    return false;
 }
 
 void scan_units_core_done(scan_t *s, int core)

@@ -1576,10 +1576,72 @@ static void test_split_ranges(void)
     pqf_close(f);
 }
 
+/* Scans f (open_one_group) unordered under eager on threads cores, in splits of a page:
+ * every row once; the data's stats. */
+static scan_stats steal_scan(pqf_t *f, int threads)
+{
+    scan_opts o;
+    scan_opts_default(&o);
+    o.split_rows = RR_PAGE;
+    o.threads = threads;
+    o.policy = SCAN_EAGER;
+    o.io = EXEC_IO_PREAD;
+    o.io_opts.gap_bytes = 0; /* no hole read over: bytes_read is the requests' bytes */
+    o.io_opts.dense_gap_bytes = 0;
+    scan_stats st;
+    memset(&st, 0, sizeof st);
+    pq_err e = {.offset = -1};
+    const int proj[] = {0, 1};
+    scan_t *s = NULL;
+    CHECK(scan_start(f, proj, 2, NULL, &o, &s, &e) == 0);
+    if (!s) return st;
+    scan_batch b;
+    int64_t rows = 0, sum = 0;
+    while (scan_next(s, &b, &e) == 1) {
+        for (int64_t i = 0; i < b.rows; i++) sum += ((const int64_t *)(const void *)b.cols[0].values)[i];
+        rows += b.rows;
+        scan_batch_free(&b);
+    }
+    CHECK_EQ_I64(rows, RR_ROWS);
+    CHECK_EQ_I64(sum, (int64_t)RR_ROWS * (RR_ROWS - 1) / 2);
+    st = data_stats(f, s);
+    scan_free(s);
+    return st;
+}
+
+/* A core left without work steals the later half of another core's unit. The owner's read of
+ * the unit's columns holds the stolen splits' bytes when made before the steal, or is made to
+ * hold them when the thief asks first: they are lent (scan/lend.c), not read again, so two
+ * cores read exactly the bytes one core reads (a steal after the owner's read of its own half
+ * only splits the unit's bytes between them). */
+static void test_steal_lends(void)
+{
+    pqf_t *f = open_one_group();
+    CHECK(f != NULL);
+    if (!f) return;
+    scan_stats one = steal_scan(f, 1);
+    CHECK_EQ_I64(one.steals, 0);
+    CHECK_EQ_I64(one.reads_lent, 0);
+    int64_t steals = 0, lent = 0;
+    for (int run = 0; run < 20 && lent == 0; run++) {
+        scan_stats st = steal_scan(f, 2);
+        CHECK_EQ_I64(st.bytes_read, one.bytes_read);
+        CHECK_EQ_I64(st.bytes_used, one.bytes_used);
+        CHECK(st.reads_lent <= 2 * st.steals); /* two columns a steal */
+        steals += st.steals;
+        lent += st.reads_lent;
+    }
+    CHECK(steals > 0);
+    CHECK(lent > 0);
+    if (chk_case_failed) fprintf(stderr, "  %lld steals, %lld lent\n", (long long)steals, (long long)lent);
+    pqf_close(f);
+}
+
 int main(void)
 {
     ts_dir_init();
     RUN(test_split_ranges);
+    RUN(test_steal_lends);
     RUN(test_pruning);
     RUN(test_bloom_pruning);
     RUN(test_limit);

@@ -1,0 +1,266 @@
+/* scan/lend.c: a thief's columns lent by the core it stole from, instead of read again.
+ *
+ * A steal (unit.c) takes the later splits of another core's unit. When the owner had already
+ * requested the unit's columns, that request covers the stolen splits' bytes too (unit.c
+ * invariant 4), so reading them again would cost a read call per column (a request on object
+ * storage) for bytes already fetched. Instead the thief's request for a column is a lend: a
+ * future the owner resolves from its own request.
+ *
+ * Protocol (every step on the thread that owns what it touches; io.h invariant 1):
+ *  1. thief, when its lend is first wanted: posts the lend to the owner's core (exec_post);
+ *  2. owner (lend_serve): when its unit still holds a wanted request of that column covering
+ *     the range, takes a reference and, once the request resolved, copies the range into a
+ *     buffer of the lend's own (lend_copy) and drops the reference (when the owner has not
+ *     made that request yet but will want it, it makes it now, covering the thief's range
+ *     too: one read for both); when its unit was stolen too and does not cover the range,
+ *     passes the lend on to the unit it came from (whose request, made before that steal,
+ *     may); else lends nothing; posts the lend back;
+ *  3. thief (lend_reply): resolves the future with the copy, or, when nothing was lent (the
+ *     owner never wanted the column, released it, or its read failed), reads the range itself
+ *     and resolves from that read (the fallback is what a steal did before).
+ * A lend dropped by the thief before the reply is freed when the reply arrives. A core does
+ * not end while lends it made are unanswered or reading (scan.c worker: lends_out), so
+ * neither core's executor stops while a lend is in flight (exec_post never meets
+ * -ESHUTDOWN here). At most SCAN_LENDS_MAX lends per core are out (more read for themselves),
+ * so the messages in any inbox stay below its capacity and a post always finds room.
+ *
+ * Accounting: lent bytes were read and counted once, by the owner's request, which the lend
+ * marks used; the lent copy is marked shared (split.c discard and unit.c unit_release count
+ * len - shared as wasted), so nothing is counted twice. */
+#include <assert.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan/scan_impl.h"
+
+typedef struct lend {
+    scan_t *s;
+    scan_core *thief;          /* its io context reads the fallback */
+    int thief_core, src, k;    /* the owner's unit and the slot lent */
+    uint64_t off, len;         /* the bytes wanted */
+    fut_t *p;                  /* the thief's future (uncounted), NULL once dropped */
+    fut_t *src_f;              /* owner side: its request, referenced while copying */
+    uint8_t *buf;              /* the copy (got bytes), NULL when nothing was lent */
+    size_t got;
+    bool posted;               /* the owner has it: the reply is pending */
+    fut_t *local;              /* the fallback read, referenced until it resolves */
+} lend;
+
+/* The value of a resolved lend: an io_bytes first, as split.c reads it. */
+typedef struct lend_value {
+    io_bytes b;
+    uint8_t *buf;              /* owned copy, or NULL */
+    fut_t *keep;               /* the fallback read the bytes belong to, or NULL */
+} lend_value;
+
+static void lend_value_free(void *v)
+{
+    lend_value *lv = v;
+    free(lv->buf);
+    if (lv->keep) fut_unref(lv->keep);
+    free(lv);
+}
+
+/* Posts fn(ctx) to core; a full inbox is retried (its core drains it without waiting on us).
+ * 0 or -ESHUTDOWN. */
+static int try_post(scan_t *s, int core, sched_fn fn, void *ctx)
+{
+    exec_t *e = exec_group_core(s->g, core);
+    int rc;
+    while ((rc = exec_post(e, fn, ctx)) == -EAGAIN) sched_yield(); /* bounded: SCAN_LENDS_MAX */
+    return rc;
+}
+
+/* A lend's post: the protocol keeps both executors running (header), so it cannot fail. */
+static void post(scan_t *s, int core, sched_fn fn, void *l)
+{
+    int rc = try_post(s, core, fn, l);
+    if (rc) {
+        fprintf(stderr, "ringscan: lend post to core %d failed (%d)\n", core, rc);
+        abort();
+    }
+}
+
+/* ---------------------------------------------------------------------------- owner side */
+
+static void lend_copy(lend *l)
+{
+    const io_bytes *b = fut_status(l->src_f) == 0 ? fut_value(l->src_f) : NULL;
+    const scan_unit *x = &l->s->units[l->src];
+    uint64_t rel = l->off - x->off[l->k];
+    size_t n = !b || rel >= b->len ? 0 : (size_t)(b->len - rel < l->len ? b->len - rel : l->len);
+    if (b && (l->buf = malloc(n ? n : 1))) {
+        memcpy(l->buf, b->data + rel, n);
+        l->got = n;
+    }
+    fut_unref(l->src_f);
+    l->src_f = NULL;
+}
+
+static void lend_reply(void *ctx);
+
+static void lend_src_ready(fut_t *f, void *ctx)
+{
+    (void)f;
+    lend *l = ctx;
+    lend_copy(l);
+    post(l->s, l->thief_core, lend_reply, l);
+}
+
+static void lend_serve(void *ctx)
+{
+    lend *l = ctx;
+    scan_unit *x = &l->s->units[l->src];
+    assert(atomic_load(&x->owner) == exec_core_index(exec_current()));
+    fut_t *f = x->f ? x->f[l->k] : NULL;
+    if (!f && x->f && scan_policy_wants_all(l->s)) /* the owner will want it: make it now */
+        f = scan_unit_fut_cover(l->s, l->src, l->k, l->off, l->len);
+    bool covers = f && l->off >= x->off[l->k] && l->off + l->len <= x->off[l->k] + x->len[l->k];
+    if (!covers && x->src >= 0) {
+        /* x was stolen too: the unit it came from may hold the bytes (a request made before
+         * that steal covers x's splits and so the thief's); x's hold keeps it */
+        l->src = x->src;
+        post(l->s, atomic_load(&l->s->units[l->src].owner), lend_serve, l);
+        return;
+    }
+    if (!covers || !fut_is_wanted(f) || (fut_is_ready(f) && fut_status(f) != 0)) {
+        post(l->s, l->thief_core, lend_reply, l);
+        return;
+    }
+    x->used[l->k] = true;
+    l->src_f = fut_ref(f);
+    if (fut_is_ready(f)) {
+        lend_copy(l);
+        post(l->s, l->thief_core, lend_reply, l);
+    } else if (fut_on_ready(f, lend_src_ready, l) != 0) {
+        fut_unref(l->src_f);
+        l->src_f = NULL;
+        post(l->s, l->thief_core, lend_reply, l);
+    }
+}
+
+/* ---------------------------------------------------------------------------- thief side */
+
+static void lend_free(lend *l)
+{
+    free(l->buf);
+    free(l);
+}
+
+/* A lend that was out (posted, or reading its fallback) ends. */
+static void lend_done(lend *l)
+{
+    assert(l->thief->lends_out > 0);
+    l->thief->lends_out--;
+    lend_free(l);
+}
+
+static void lend_local_ready(fut_t *f, void *ctx)
+{
+    lend *l = ctx;
+    assert(f == l->local);
+    if (l->p && fut_status(f) != 0) {
+        fut_fail(l->p, fut_status(f), fut_message(f));
+    } else if (l->p) {
+        lend_value *v = calloc(1, sizeof *v);
+        if (!v) {
+            fut_fail(l->p, -ENOMEM, "out of memory");
+        } else {
+            v->b = *(const io_bytes *)fut_value(f);
+            v->keep = fut_ref(f);
+            fut_resolve(l->p, v, lend_value_free);
+        }
+    }
+    fut_unref(l->local);
+    lend_done(l);
+}
+
+/* Reads the range on the thief's core and resolves the lend from that read. */
+static void lend_fallback(lend *l)
+{
+    l->local = io_read(l->thief->io, l->s->f->file, l->off, l->len);
+    if (!l->local || fut_on_ready(l->local, lend_local_ready, l) != 0) {
+        if (l->local) fut_unref(l->local);
+        if (l->p) fut_fail(l->p, -ENOMEM, "out of memory");
+        lend_done(l);
+    }
+}
+
+static void lend_reply(void *ctx)
+{
+    lend *l = ctx;
+    assert(l->posted);
+    l->posted = false;
+    if (!l->p) {
+        lend_done(l);
+        return;
+    }
+    if (!l->buf) {
+        lend_fallback(l);
+        return;
+    }
+    lend_value *v = calloc(1, sizeof *v);
+    if (!v) {
+        fut_fail(l->p, -ENOMEM, "out of memory");
+    } else {
+        v->buf = l->buf;
+        v->b = (io_bytes){.data = l->buf, .len = l->got, .shared = l->got};
+        l->buf = NULL;
+        atomic_fetch_add_explicit(&l->s->lends, 1, memory_order_relaxed);
+        fut_resolve(l->p, v, lend_value_free);
+    }
+    lend_done(l);
+}
+
+static void lend_want(void *ctx)
+{
+    lend *l = ctx;
+    l->thief->lends_out++;
+    if (l->thief->lends_out > SCAN_LENDS_MAX) {
+        lend_fallback(l);
+        return;
+    }
+    l->posted = true;
+    post(l->s, atomic_load(&l->s->units[l->src].owner), lend_serve, l);
+}
+
+/* The thief dropped its future: a pending reply or fallback read frees the lend later. */
+static void lend_cancel(void *ctx)
+{
+    lend *l = ctx;
+    l->p = NULL;
+    if (!l->posted && !l->local) lend_free(l);
+}
+
+fut_t *scan_lend(scan_t *s, scan_core *c, int src, int k, uint64_t off, uint64_t len)
+{
+    assert(src >= 0 && k >= 0 && k < s->nneed && len > 0);
+    lend *l = calloc(1, sizeof *l);
+    fut_t *p = l ? fut_new() : NULL;
+    if (!p) {
+        free(l);
+        return NULL;
+    }
+    *l = (lend){.s = s, .thief = c, .thief_core = exec_core_index(exec_current()), .src = src,
+                .k = k, .off = off, .len = len, .p = p};
+    fut_set_cancel_hook(p, lend_cancel, l);
+    fut_set_want_hook(p, lend_want, l);
+    return p;
+}
+
+/* ------------------------------------------------------------------------------- holds */
+
+static void hold_end(void *ctx)
+{
+    scan_unit *u = ctx;
+    scan_unit_hold_ended(u->scan, (int)(u - u->scan->units));
+}
+
+void scan_lend_hold_drop(scan_t *s, int src)
+{
+    /* stopping: the owner's requests went at its end, nothing is left to release */
+    (void)try_post(s, atomic_load(&s->units[src].owner), hold_end, &s->units[src]);
+}
