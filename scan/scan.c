@@ -205,7 +205,7 @@ static int core_setup(scan_t *s, scan_core *c)
 
 /* Adaptive submission explores first: until one split has completed (so every chain position
  * has evidence), at most one split per core runs. */
-static bool exploring(scan_t *s)
+bool scan_exploring(scan_t *s)
 {
     return s->o.policy == SCAN_ADAPTIVE && s->npreds > 0 && atomic_load(&s->splits_done) == 0 &&
            atomic_load(&s->splits_started) >= s->o.threads;
@@ -216,7 +216,7 @@ static bool exploring(scan_t *s)
 static bool wait_window(scan_t *s, int64_t place)
 {
     while (!atomic_load(&s->stop) &&
-           (place >= atomic_load(&s->consumed) + s->window || exploring(s))) {
+           (place >= atomic_load(&s->consumed) + s->window || scan_exploring(s))) {
         fut_t *t = exec_sleep_ns(50 * 1000);
         if (!t) return false;
         fut_await(t);
@@ -255,6 +255,8 @@ static void worker(void *arg)
         if (i < 0 || i >= s->nsplits) break;
         /* unordered, a core's run (unit.c) may lie far past the other core's splits */
         int64_t place = s->o.ordered ? i : atomic_fetch_add(&s->tickets, 1);
+        if (s->splits[i].leader) /* its row group's other splits wait for its dictionaries */
+            atomic_store(&s->leader_live[s->splits[i].rg], SCAN_LEADER_CLAIMED);
         if (!wait_window(s, place)) {
             scan_unit_split_done(s, unit);
             break;

@@ -22,6 +22,9 @@ typedef struct scan_core {
     int lends_out;             /* its lends posted or reading (lend.c), <= SCAN_LENDS_MAX + 1 */
 } scan_core;
 
+/* leader_live states: not claimed, claimed (waiting for its place), running, ended. */
+enum { SCAN_LEADER_IDLE, SCAN_LEADER_RUNNING, SCAN_LEADER_ENDED, SCAN_LEADER_CLAIMED };
+
 /* Lends out per core at most (lend.c): EXEC_THREADS_MAX cores' worth fits an inbox. */
 enum { SCAN_LENDS_MAX = 16 };
 
@@ -76,9 +79,9 @@ struct scan {
      * other reads; the others wait for its dictionaries while it runs (split.c ensure_dict). */
     _Atomic(pq_vec *) *dicts;
     _Atomic int *rg_left;
-    _Atomic int *leader_live;  /* per row group: 1 while its leader split runs (0 before, 2
-                                  after: a split waits for a leader only while it runs, as a
-                                  leader not started yet may be held back by exploration) */
+    _Atomic int *leader_live;  /* per row group, its leader split's state (SCAN_LEADER_*):
+                                  a split waits for a leader while it runs, or is claimed and
+                                  the scan no longer explores (split.c ensure_dict) */
 
     /* adaptive submission: per conjunct, how often it ran and how often its output mask was
      * all-false; independent of the order it ran in (split.c p_input_all_false) */
@@ -170,6 +173,9 @@ void scan_lend_hold_drop(scan_t *s, int src);
 void scan_unit_hold_ended(scan_t *s, int src);
 /* unit.c: whether a unit core owns is held by a thief (the core must not end yet). */
 bool scan_units_held(scan_t *s, int core);
+
+/* scan.c: whether adaptive exploration still holds back all but one split per core. */
+bool scan_exploring(scan_t *s);
 
 /* split.c: whether the policy now wants every slot at a split's start, whatever its conjunct
  * order (the chance that the whole chain ends all-false bounds every prefix's). */

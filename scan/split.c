@@ -136,10 +136,12 @@ static void publish_dict(split_ctx *x, int slot, pq_col_reader *r)
 }
 
 /* A split that is not its row group's leader registered no dictionary page: it borrows the
- * leader's once published, waiting (yielding its core) while the leader runs; when the
- * leader is not running (not started, or ended without it: its rows were all filtered out
- * before this column), the page is read now. Waits only on a running leader, which never
- * waits: no cycle. Called once slot's other pieces are in. */
+ * leader's once published, waiting (yielding its core) while the leader runs, or is claimed
+ * and about to run (its place in the output window is before this split's, so it is let
+ * through first) unless the scan still explores (one split per core: the leader could wait
+ * for this one); when the leader is not running (not claimed, or ended without it: its rows
+ * were all filtered out before this column), the page is read now. A running leader never
+ * waits on another split: no cycle. Called once slot's other pieces are in. */
 static int ensure_dict(split_ctx *x, int slot)
 {
     scan_colplan *cp = &x->sp->cols[slot];
@@ -148,11 +150,15 @@ static int ensure_dict(split_ctx *x, int slot)
     bool pages_left = false;
     for (int p = 1; p < cp->npieces; p++) pages_left = pages_left || x->futs[slot][p];
     if (!pages_left) return 0;
-    while (!shared_dict(x, slot) && atomic_load(&x->s->leader_live[x->sp->rg]) == 1 &&
-           !atomic_load(&x->s->stop))
+    for (int live; !shared_dict(x, slot) && !atomic_load(&x->s->stop) &&
+                   ((live = atomic_load(&x->s->leader_live[x->sp->rg])) == SCAN_LEADER_RUNNING ||
+                    (live == SCAN_LEADER_CLAIMED && !scan_exploring(x->s)));)
         exec_yield();
     if (shared_dict(x, slot)) return 0;
-    fut_t *f = io_read(x->c->io, x->s->f->file, cp->pieces[0].off, cp->pieces[0].len);
+    /* a stolen unit's owner holds the leader's range, dictionary included: lent, not read */
+    int src = x->by_unit ? x->s->units[x->unit].src : -1;
+    fut_t *f = src >= 0 ? scan_lend(x->s, x->c, src, slot, cp->pieces[0].off, cp->pieces[0].len)
+                        : io_read(x->c->io, x->s->f->file, cp->pieces[0].off, cp->pieces[0].len);
     if (!f) return -ENOMEM;
     x->futs[slot][0] = f;
     fut_want(f);
@@ -875,7 +881,7 @@ void scan_run_split(scan_t *s, scan_core *c, int i, int unit)
         scan_push(s, i, &b);
         return;
     }
-    if (s->splits[i].leader) atomic_store(&s->leader_live[s->splits[i].rg], 1);
+    if (s->splits[i].leader) atomic_store(&s->leader_live[s->splits[i].rg], SCAN_LEADER_RUNNING);
     split_ctx x;
     int rc = ctx_init(&x, s, c, i);
     x.unit = unit;
@@ -892,7 +898,7 @@ void scan_run_split(scan_t *s, scan_core *c, int i, int unit)
         scan_batch_free(&b);
     }
     ctx_free(&x);
-    if (s->splits[i].leader) atomic_store(&s->leader_live[s->splits[i].rg], 2);
+    if (s->splits[i].leader) atomic_store(&s->leader_live[s->splits[i].rg], SCAN_LEADER_ENDED);
     if (s->splits[i].shares_rg && atomic_fetch_sub(&s->rg_left[s->splits[i].rg], 1) == 1)
         scan_shared_dicts_free(s, s->splits[i].rg); /* the row group's last split */
     scan_push(s, i, &b);
