@@ -4,6 +4,7 @@
  * Each term is judged on the non-null values alone (NONE / SOME / ALL match), from bounds
  * [lo, hi]; the predicate's OR of terms is then combined with what the null counts prove. */
 #include <assert.h>
+#include <math.h>
 #include <string.h>
 
 #include "filter/kernel.h"
@@ -324,6 +325,9 @@ static bool est_discrete(flt_domain dom)
 
 static double clamp01(double x) { return x < 0 ? 0 : x > 1 ? 1 : x; }
 
+/* x as a share in [0, 1], or -1 (unknown) when it is not a number (infinite bounds). */
+static double share_or_unknown(double x) { return x == x ? clamp01(x) : -1; }
+
 /* Share of the values in [lo, hi] (width w: the count of values when discrete) that fall in
  * [a, z] (a, z: keys; inclusive when discrete). */
 static double est_span(double lo, double hi, double w, bool discrete, double a, double z)
@@ -340,7 +344,7 @@ static double term_est(const flt_pred *p, const flt_term *t, const bounds *b, co
     bool disc = est_discrete(p->dom);
     double lo = est_key(p->dom, &b->lo), hi = est_key(p->dom, &b->hi);
     double w = hi - lo + (disc ? 1 : 0), eq = -1;
-    if (!(w > 0) || w != w) return -1; /* keys tie (long common prefix) or NaN */
+    if (!(w > 0 && w < HUGE_VAL)) return -1; /* keys tie (long common prefix), NaN, infinity */
     if (s->has_distinct && s->distinct_count > 0) eq = 1.0 / (double)s->distinct_count;
     else if (disc) eq = 1.0 / w;
     double x = t->nlits ? est_key(p->dom, &t->lits[0]) : 0, step = disc ? 1 : 0;
@@ -398,10 +402,11 @@ double flt_estimate_stats(const flt_pred *p, const pq_stats *s, int64_t num_valu
             e = 0;
         } else {
             e = b.has ? term_est(p, t, &b, s) : -1;
-            if (e < 0) return -1;
+            if (!(e >= 0)) return -1; /* unknown, or not a number (infinite bounds) */
+            e = clamp01(e);
             e *= 1.0 - nulls;
         }
         sel += e;
     }
-    return clamp01(sel);
+    return share_or_unknown(sel);
 }

@@ -506,7 +506,8 @@ static double split_prior(const scan_t *s, const scan_split *sp, int k)
     if (sel < 0) return 1.0;
     if (sel >= 1) return 0.0;
     double rows = (double)(sp->rows0.len ? flt_mask_popcount(&sp->rows0) : sp->nrows);
-    return exp(rows * log1p(-sel));
+    double q = rows > 0 ? exp(rows * log1p(-sel)) : 1.0;
+    return q >= 0 && q <= 1 ? q : 1.0; /* a count or share read from the file: bound it */
 }
 
 /* Sets conj_prior[k]: the mean of split_prior over the live splits (1.0 when none). The

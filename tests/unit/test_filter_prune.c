@@ -1,5 +1,6 @@
 /* tests for filter/prune.c: truth tables for statistics pruning (exact and truncated bounds,
  * null counts, all-null units, NaN), page index pruning, bloom filters, dynamic bounds. */
+#include <math.h>
 #include <pthread.h>
 
 #include "check.h"
@@ -259,6 +260,14 @@ static void estimate(void)
                   .max_len = 6, .has_null_count = true, .null_count = 0};
     EXPECT_EST("dec < 0", &d, 10, 1000.0 / 4000);
     EXPECT_EST("dec >= 2", &d, 10, 1000.0 / 4000);
+
+    double inf[2] = {-HUGE_VAL, HUGE_VAL}; /* infinite bounds: no share to take (fuzz_scan) */
+    pq_stats f = {.has_min_max = true, .usable = true, .min = (const uint8_t *)&inf[0],
+                  .max = (const uint8_t *)&inf[1], .min_len = 8, .max_len = 8,
+                  .has_null_count = true, .null_count = 0, .has_nan_count = true};
+    EXPECT_EST("d < 0", &f, 10, -1.0);
+    f.null_count = 50; /* more nulls than values: still a share in [0, 1] */
+    EXPECT_EST("d IS NULL", &f, 10, 1.0);
 }
 
 static void page_index(void)
