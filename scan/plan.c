@@ -495,14 +495,11 @@ void scan_shared_dicts_free(scan_t *s, int rg)
         }
 }
 
-/* Chance that conjunct k's mask is all-false on split sp from its row group's statistics:
- * none of the split's rows (after the page index) matching an estimated share sel each;
- * 1.0 when the statistics cannot say (flt_estimate_stats). */
-static double split_prior(const scan_t *s, const scan_split *sp, int k)
+/* Chance that a conjunct's mask is all-false on split sp when its row group's statistics
+ * estimate a share sel of rows matching it (flt_estimate_stats; < 0: they cannot say, 1.0):
+ * none of the split's rows (after the page index) matching. */
+static double split_prior(const scan_split *sp, double sel)
 {
-    const flt_pred *p = &s->filter->preds[k];
-    const pq_chunk_meta *cm = &s->f->meta.row_groups[sp->rg].chunks[p->column];
-    double sel = flt_estimate_stats(p, &cm->stats, cm->num_values);
     if (sel < 0) return 1.0;
     if (sel >= 1) return 0.0;
     double rows = (double)(sp->rows0.len ? flt_mask_popcount(&sp->rows0) : sp->nrows);
@@ -510,16 +507,26 @@ static double split_prior(const scan_t *s, const scan_split *sp, int k)
     return q >= 0 && q <= 1 ? q : 1.0; /* a count or share read from the file: bound it */
 }
 
-/* Sets conj_prior[k]: the mean of split_prior over the live splits (1.0 when none). The
- * adaptive policy starts from it instead of assuming the worst, so a first split whose
- * conjuncts its statistics show to keep rows is read in one go, not conjunct by conjunct. */
+/* Sets conj_prior[k]: the mean of split_prior over the live splits (1.0 when none), the
+ * estimate made once per row group. The adaptive policy starts from it instead of assuming
+ * the worst, so a first split whose conjuncts its statistics show to keep rows is read in one
+ * go, not conjunct by conjunct. */
 static void plan_priors(scan_t *s)
 {
     for (int k = 0; k < s->npreds; k++) {
-        double sum = 0;
-        int n = 0;
-        for (int i = 0; i < s->nsplits; i++)
-            if (!s->splits[i].pruned) sum += split_prior(s, &s->splits[i], k), n++;
+        const flt_pred *p = &s->filter->preds[k];
+        double sum = 0, sel = -1;
+        int n = 0, rg = -1;
+        for (int i = 0; i < s->nsplits; i++) {
+            const scan_split *sp = &s->splits[i];
+            if (sp->pruned) continue;
+            if (sp->rg != rg) {
+                const pq_chunk_meta *cm = &s->f->meta.row_groups[sp->rg].chunks[p->column];
+                rg = sp->rg;
+                sel = flt_estimate_stats(p, &cm->stats, cm->num_values);
+            }
+            sum += split_prior(sp, sel), n++;
+        }
         s->conj_prior[k] = n ? sum / n : 1.0;
         assert(s->conj_prior[k] >= 0 && s->conj_prior[k] <= 1);
         scan_explainf(s, "conjunct #%d %s: chance all-false on a split from statistics %.3f\n",

@@ -114,7 +114,8 @@ typedef struct scan_stats {
     uint64_t plan_reads, plan_bytes;      /* synchronous reads: footer, indexes, blooms */
     int64_t row_groups_total, row_groups_pruned, pages_total, pages_pruned;
     int64_t rows_scanned, rows_out, splits_all_false;
-    int64_t steals;                       /* splits taken from another core's unit, in runs */
+    int64_t steals;                       /* times a core took the later splits of another
+                                             core's unit */
     int64_t reads_lent;                   /* a stolen run's column bytes copied from the owner's
                                              read instead of read again (scan/lend.c) */
     int64_t decoded_pages, decoded_values;

@@ -23,7 +23,7 @@ typedef struct scan_core {
 } scan_core;
 
 /* leader_live states: not claimed, claimed (waiting for its place), running, ended. */
-enum { SCAN_LEADER_IDLE, SCAN_LEADER_RUNNING, SCAN_LEADER_ENDED, SCAN_LEADER_CLAIMED };
+enum { SCAN_LEADER_IDLE, SCAN_LEADER_CLAIMED, SCAN_LEADER_RUNNING, SCAN_LEADER_ENDED };
 
 /* Lends out per core at most (lend.c): EXEC_THREADS_MAX cores' worth fits an inbox. */
 enum { SCAN_LENDS_MAX = 16 };

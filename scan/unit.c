@@ -306,17 +306,23 @@ fut_t *scan_unit_take_pre(scan_t *s, int unit, int i, int k, int p)
     return f;
 }
 
+/* Makes unit u's request of slot k for [u->off[k], +u->len[k]): lent by the unit it was
+ * stolen from (lend.c), else read on core c. */
+static fut_t *unit_request(scan_t *s, scan_core *c, scan_unit *u, int k)
+{
+    assert(!u->f[k] && u->len[k] > 0);
+    u->f[k] = u->src >= 0 ? scan_lend(s, c, u->src, k, u->off[k], u->len[k])
+                          : io_read(c->io, s->f->file, u->off[k], u->len[k]);
+    return u->f[k];
+}
+
 fut_t *scan_unit_fut(scan_t *s, scan_core *c, int unit, int k)
 {
     scan_unit *u = &s->units[unit];
     assert(u->shared && atomic_load(&u->owner) == exec_core_index(exec_current()));
-    if (!u->f[k]) {
-        unit_range(s, u, k, u->first, span_end(atomic_load(&u->span))); /* invariant 4 */
-        assert(u->len[k] > 0);
-        u->f[k] = u->src >= 0 ? scan_lend(s, c, u->src, k, u->off[k], u->len[k])
-                              : io_read(c->io, s->f->file, u->off[k], u->len[k]);
-    }
-    return u->f[k];
+    if (u->f[k]) return u->f[k];
+    unit_range(s, u, k, u->first, span_end(atomic_load(&u->span))); /* invariant 4 */
+    return unit_request(s, c, u, k);
 }
 
 fut_t *scan_unit_fut_cover(scan_t *s, int unit, int k, uint64_t off, uint64_t len)
@@ -331,8 +337,7 @@ fut_t *scan_unit_fut_cover(scan_t *s, int unit, int k, uint64_t off, uint64_t le
     if (u->len[k] == 0 || off + len < lo || off > hi + s->o.io_opts.gap_bytes) return NULL;
     u->off[k] = off < lo ? off : lo;
     u->len[k] = (off + len > hi ? off + len : hi) - u->off[k];
-    u->f[k] = io_read(c->io, s->f->file, u->off[k], u->len[k]);
-    return u->f[k];
+    return unit_request(s, c, u, k);
 }
 
 /* Drops the unit's own references: a request wanted and read that no split decoded from is
