@@ -21,12 +21,14 @@
  * A lend dropped by the thief before the reply is freed when the reply arrives. A core does
  * not end while lends it made are unanswered or reading (scan.c worker: lends_out), so
  * neither core's executor stops while a lend is in flight (exec_post never meets
- * -ESHUTDOWN here). At most SCAN_LENDS_MAX lends per core are out (more read for themselves),
+ * -ESHUTDOWN here). At most scan_lends_max lends per core are out (more read for themselves),
  * so the messages in any inbox stay below its capacity and a post always finds room.
  *
  * Accounting: lent bytes were read and counted once, by the owner's request, which the lend
  * marks used; the lent copy is marked shared (split.c discard and unit.c unit_release count
- * len - shared as wasted), so nothing is counted twice. */
+ * len - shared as wasted), so nothing is counted twice. A unit stolen whole is the exception:
+ * its pieces are taken from it, and the copy's bytes count as the thief decodes or drops
+ * them, as if it had read them. */
 #include <assert.h>
 #include <errno.h>
 #include <sched.h>
@@ -47,6 +49,11 @@ typedef struct lend {
     size_t got;
     bool posted;               /* the owner has it: the reply is pending */
     fut_t *local;              /* the fallback read, referenced until it resolves */
+    fut_t **pre;               /* owner side, a unit stolen whole: its reads of the slot's
+                                  pieces, referenced while they resolve (serve_pre) */
+    int npre, pre_left;
+    bool pre_failed;           /* one could not be waited for (-ENOMEM): nothing is lent */
+    uint64_t own;              /* bytes of the copy the thief accounts for (pre pieces) */
 } lend;
 
 /* The value of a resolved lend: an io_bytes first, as split.c reads it. */
@@ -64,13 +71,20 @@ static void lend_value_free(void *v)
     free(lv);
 }
 
+int scan_lends_max(const scan_t *s)
+{
+    int n = SCAN_INBOX_CAP / (2 * s->o.threads);
+    assert(n >= 8); /* EXEC_THREADS_MAX cores */
+    return n;
+}
+
 /* Posts fn(ctx) to core; a full inbox is retried (its core drains it without waiting on us).
  * 0 or -ESHUTDOWN. */
 static int try_post(scan_t *s, int core, sched_fn fn, void *ctx)
 {
     exec_t *e = exec_group_core(s->g, core);
     int rc;
-    while ((rc = exec_post(e, fn, ctx)) == -EAGAIN) sched_yield(); /* bounded: SCAN_LENDS_MAX */
+    while ((rc = exec_post(e, fn, ctx)) == -EAGAIN) sched_yield(); /* bounded: scan_lends_max */
     return rc;
 }
 
@@ -85,6 +99,23 @@ static void post(scan_t *s, int core, sched_fn fn, void *l)
 }
 
 /* ---------------------------------------------------------------------------- owner side */
+
+/* The core running this, which serves a lend from lend_serve until served(): it does not end
+ * meanwhile (scan.c drain_lends), so the reads the lend waits for are counted in its io
+ * context's figures. */
+static scan_core *server(scan_t *s)
+{
+    return &s->cores[exec_core_index(exec_current())];
+}
+
+/* The owner is done with the lend: posts fn (the reply, or the serve of the next owner). */
+static void served(lend *l, int core, sched_fn fn)
+{
+    scan_core *c = server(l->s);
+    assert(c->lends_serving > 0);
+    c->lends_serving--;
+    post(l->s, core, fn, l);
+}
 
 static void lend_copy(lend *l)
 {
@@ -107,7 +138,90 @@ static void lend_src_ready(fut_t *f, void *ctx)
     (void)f;
     lend *l = ctx;
     lend_copy(l);
-    post(l->s, l->thief_core, lend_reply, l);
+    served(l, l->thief_core, lend_reply);
+}
+
+/* The pieces of the slot of unit x's one live split that reservation registered (unit.c
+ * prefetch), all within the lend's range: how many, or -1 when one is missing or outside. */
+static int pre_pieces(const lend *l, const scan_unit *x)
+{
+    const scan_colplan *cp = &l->s->splits[x->pre_split].cols[l->k];
+    for (int p = 0; p < cp->npieces; p++) {
+        const scan_piece *pc = &cp->pieces[p];
+        if (!x->pre[l->k][p] || pc->off < l->off || pc->off + pc->len > l->off + l->len) return -1;
+    }
+    return cp->npieces;
+}
+
+/* Copies the resolved pieces into the lend's buffer at their place in its range (holes
+ * between them zeroed); nothing is lent when one failed or came back short. The pieces'
+ * bytes are the thief's to account for (own): used if it decodes them, else wasted. */
+static void pre_copy(lend *l)
+{
+    const scan_colplan *cp = &l->s->splits[l->s->units[l->src].pre_split].cols[l->k];
+    bool ok = !l->pre_failed && (l->buf = malloc(l->len ? l->len : 1)) != NULL;
+    uint64_t pos = 0;
+    for (int p = 0; ok && p < l->npre; p++) {
+        const scan_piece *pc = &cp->pieces[p];
+        const io_bytes *b = fut_status(l->pre[p]) == 0 ? fut_value(l->pre[p]) : NULL;
+        uint64_t rel = pc->off - l->off;
+        ok = b && b->len >= pc->len && rel >= pos;
+        if (!ok) break;
+        memset(l->buf + pos, 0, rel - pos);
+        memcpy(l->buf + rel, b->data, pc->len);
+        pos = rel + pc->len;
+        l->own += pc->len;
+    }
+    if (ok) {
+        memset(l->buf + pos, 0, l->len - pos);
+        l->got = l->len;
+    } else {
+        free(l->buf);
+        l->buf = NULL;
+        l->own = 0;
+    }
+    for (int p = 0; p < l->npre; p++) {
+        if (!ok) scan_discarded(l->s, l->pre[p]); /* read and not lent */
+        fut_unref(l->pre[p]);
+    }
+    free(l->pre);
+    l->pre = NULL;
+}
+
+static void pre_ready(fut_t *f, void *ctx)
+{
+    (void)f;
+    lend *l = ctx;
+    assert(l->pre_left > 0);
+    if (--l->pre_left > 0) return;
+    pre_copy(l);
+    served(l, l->thief_core, lend_reply);
+}
+
+/* Unit x was stolen whole from the owner's run before any split of it started: the bytes are
+ * its reservation's reads of the slot's pieces (read with the run's other units: one call),
+ * wanted now if the run did not want them yet, and taken from x (the lend accounts for them).
+ * The reply follows once all resolved. */
+static void serve_pre(lend *l, scan_unit *x)
+{
+    int n = pre_pieces(l, x);
+    if (n <= 0 || !(l->pre = calloc((size_t)n, sizeof *l->pre))) {
+        served(l, l->thief_core, lend_reply);
+        return;
+    }
+    l->npre = l->pre_left = n;
+    for (int p = 0; p < n; p++) {
+        l->pre[p] = x->pre[l->k][p];
+        x->pre[l->k][p] = NULL;
+    }
+    for (int p = 0; p < n; p++) {
+        if (fut_on_ready(l->pre[p], pre_ready, l) == 0) continue;
+        /* -ENOMEM: the ones not registered are not waited for, and nothing is lent */
+        l->pre_failed = true;
+        l->pre_left -= n - p - 1;
+        pre_ready(l->pre[p], l);
+        return;
+    }
 }
 
 static void lend_serve(void *ctx)
@@ -115,6 +229,11 @@ static void lend_serve(void *ctx)
     lend *l = ctx;
     scan_unit *x = &l->s->units[l->src];
     assert(atomic_load(&x->owner) == exec_core_index(exec_current()));
+    server(l->s)->lends_serving++;
+    if (x->pre && !x->shared) {
+        serve_pre(l, x);
+        return;
+    }
     fut_t *f = x->f ? x->f[l->k] : NULL;
     if (!f && x->f && scan_policy_wants_all(l->s)) /* the owner will want it: make it now */
         f = scan_unit_fut_cover(l->s, l->src, l->k, l->off, l->len);
@@ -123,22 +242,22 @@ static void lend_serve(void *ctx)
         /* x was stolen too: the unit it came from may hold the bytes (a request made before
          * that steal covers x's splits and so the thief's); x's hold keeps it */
         l->src = x->src;
-        post(l->s, atomic_load(&l->s->units[l->src].owner), lend_serve, l);
+        served(l, atomic_load(&l->s->units[l->src].owner), lend_serve);
         return;
     }
     if (!covers || !fut_is_wanted(f) || (fut_is_ready(f) && fut_status(f) != 0)) {
-        post(l->s, l->thief_core, lend_reply, l);
+        served(l, l->thief_core, lend_reply);
         return;
     }
     x->used[l->k] = true;
     l->src_f = fut_ref(f);
     if (fut_is_ready(f)) {
         lend_copy(l);
-        post(l->s, l->thief_core, lend_reply, l);
+        served(l, l->thief_core, lend_reply);
     } else if (fut_on_ready(f, lend_src_ready, l) != 0) {
         fut_unref(l->src_f);
         l->src_f = NULL;
-        post(l->s, l->thief_core, lend_reply, l);
+        served(l, l->thief_core, lend_reply);
     }
 }
 
@@ -194,7 +313,8 @@ static void lend_reply(void *ctx)
     lend *l = ctx;
     assert(l->posted);
     l->posted = false;
-    if (!l->p) {
+    if (!l->p) { /* dropped meanwhile: what it took to account for was read for nothing */
+        atomic_fetch_add_explicit(&l->s->bytes_discarded, l->own, memory_order_relaxed);
         lend_done(l);
         return;
     }
@@ -207,7 +327,7 @@ static void lend_reply(void *ctx)
         fut_fail(l->p, -ENOMEM, "out of memory");
     } else {
         v->buf = l->buf;
-        v->b = (io_bytes){.data = l->buf, .len = l->got, .shared = l->got};
+        v->b = (io_bytes){.data = l->buf, .len = l->got, .shared = l->got - l->own};
         l->buf = NULL;
         atomic_fetch_add_explicit(&l->s->lends, 1, memory_order_relaxed);
         fut_resolve(l->p, v, lend_value_free);
@@ -219,7 +339,7 @@ static void lend_want(void *ctx)
 {
     lend *l = ctx;
     l->thief->lends_out++;
-    if (l->thief->lends_out > SCAN_LENDS_MAX) {
+    if (l->thief->lends_out > scan_lends_max(l->s)) {
         lend_fallback(l);
         return;
     }

@@ -227,13 +227,14 @@ static bool wait_window(scan_t *s, int64_t place)
 
 /* Waits (yielding the core, whose loop keeps serving lends) until the lends the core made
  * are answered and their fallback reads done (no executor may stop, nor this core's io context
- * go, while one is out), and, unless the scan stops early, until no thief holds a unit of the
- * core (its requests stay for the lends; a stopped scan releases units only at the cores'
- * ends, so waiting for holds then could wait on each other). */
+ * go, while one is out), and the ones it serves are answered (their reads are the core's to
+ * count), and, unless the scan stops early, until no thief holds a unit of the core (its
+ * requests stay for the lends; a stopped scan releases units only at the cores' ends, so
+ * waiting for holds then could wait on each other). */
 static void drain_lends(scan_t *s, scan_core *c, int core)
 {
-    while (c->lends_out > 0 || (!atomic_load(&s->stop) && !atomic_load(&s->limit_hit) &&
-                                scan_units_held(s, core))) {
+    while (c->lends_out > 0 || c->lends_serving > 0 ||
+           (!atomic_load(&s->stop) && !atomic_load(&s->limit_hit) && scan_units_held(s, core))) {
         fut_t *t = exec_sleep_ns(50 * 1000);
         if (!t) continue; /* ENOMEM: spin; the answer needs no memory of ours */
         fut_await(t);
@@ -333,6 +334,7 @@ static int start_workers(scan_t *s, pq_err *e)
     exec_opts_t eo = exec_opts_default();
     eo.threads = s->o.threads;
     eo.io_backend = s->o.io;
+    eo.inbox_cap = SCAN_INBOX_CAP; /* sizes the lends out per core (lend.c) */
     int rc = exec_group_start(&s->g, &eo);
     if (rc) return pq_errf(e, rc, -1, "cannot start %d executor threads: %s", s->o.threads,
                            ringscan_strerror(rc));

@@ -40,10 +40,11 @@ enum {
      * (FACTS.md), so the columns a unit wants at once are one read even for a 1 Mi-row group of
      * all 16 lineitem columns (~40 MB; 2 reads at 32 MiB, DuckDB reads it in one) */
     SCAN_READ_MAX_BYTES = 64 << 20,
-    /* bytes of a run (unit.c) read ahead at once: at 64 MiB, wide|tpchgen at sf=10 on two
+    /* bytes of a run (unit.c) read ahead at once, on average (whole units: the nearer of the
+     * run with or without the unit that crosses it): at 64 MiB, wide|tpchgen at sf=10 on two
      * threads took 1.13-1.26x the time of one unit at a time (5 interleaved rounds), at 32 MiB
      * 0.95-0.99x */
-    SCAN_RUN_MAX_BYTES = 32 << 20,
+    SCAN_RUN_BYTES = 32 << 20,
     /* a hole of up to 1 MiB (columns not wanted between wanted ones) is read over when at
      * least half of the read stays wanted bytes (io.h): a read call for at most as many bytes
      * again. lineitem_order on tpchgen's sf=1 file: 113 -> 10 reads for 145 -> 231 MB (DuckDB

@@ -19,14 +19,16 @@ typedef struct scan_core {
     int64_t sel_eval_pages;    /* split.c page_eval_one */
     int unit;                  /* the unit it claimed last (unit.c), -1 before */
     int run_next, run_end;     /* planned units it reserved and has not started (unit.c) */
-    int lends_out;             /* its lends posted or reading (lend.c), <= SCAN_LENDS_MAX + 1 */
+    int lends_out;             /* its lends posted or reading (lend.c), <= scan_lends_max + 1 */
+    int lends_serving;         /* others' lends it serves (lend.c lend_serve) */
 } scan_core;
 
 /* leader_live states: not claimed, claimed (waiting for its place), running, ended. */
 enum { SCAN_LEADER_IDLE, SCAN_LEADER_CLAIMED, SCAN_LEADER_RUNNING, SCAN_LEADER_ENDED };
 
-/* Lends out per core at most (lend.c): EXEC_THREADS_MAX cores' worth fits an inbox. */
-enum { SCAN_LENDS_MAX = 16 };
+/* Inbox slots per core; lends out per core are at most SCAN_INBOX_CAP / (2 * threads), so
+ * every core's lends and their replies fit any inbox (lend.c scan_lends_max). */
+enum { SCAN_INBOX_CAP = 4096 };
 
 /* A fetch unit (unit.c): splits of one row group run by one core. */
 typedef struct scan_unit {
@@ -43,6 +45,7 @@ typedef struct scan_unit {
     int pre_split;             /* that split */
     int live;                  /* unpruned splits (planned units) */
     uint64_t bytes;            /* bytes its unpruned splits' pieces cover (planned units) */
+    uint64_t lo, hi;           /* the file range they lie in (planned units) */
     int src;                   /* stolen: the unit its splits came from (lend.c), else -1 */
     bool hold_dropped;         /* stolen: its hold on src is given back (owner only) */
     struct scan *scan;         /* the scan it belongs to (for messages naming the unit) */
@@ -66,7 +69,6 @@ struct scan {
     int nsplits;
     scan_split *splits;
     int nunits;                /* planned units: cover the splits in order (unit.c) */
-    int *live_from;            /* [nunits + 1]: unpruned splits in planned units [u, nunits) */
     scan_unit *units;          /* planned units, then the ones steals made */
     int units_cap;
     _Atomic int units_used;
@@ -154,6 +156,9 @@ fut_t *scan_unit_fut(scan_t *s, scan_core *c, int unit, int k);
  * io gap of each other), so one read serves the owner and the thief. NULL when there is none
  * and none can be made (a stolen unit, the core's end, ranges apart, -ENOMEM). Owner only. */
 fut_t *scan_unit_fut_cover(scan_t *s, int unit, int k, uint64_t off, uint64_t len);
+/* A read no split decoded from, dropped: its bytes are wasted once it was wanted and read
+ * (bytes_discarded; the part io_bytes.shared names is another's to count). */
+void scan_discarded(scan_t *s, fut_t *f);
 /* After one of the owner's splits of unit ended: when none of them runs and none is left to
  * claim, the unit's requests are released. */
 void scan_unit_split_done(scan_t *s, int unit);
@@ -165,6 +170,8 @@ void scan_units_core_done(scan_t *s, int core);
  * else from a read of the thief's own (c's io). Posts to the owner when first wanted; NULL
  * on -ENOMEM. Runs on the thief's core. */
 fut_t *scan_lend(scan_t *s, scan_core *c, int src, int k, uint64_t off, uint64_t len);
+/* Lends a core may have out at once (the rest read for themselves). */
+int scan_lends_max(const scan_t *s);
 
 /* lend.c: gives back the hold the thief's unit (stolen from src) has on src: posted to src's
  * owner, which releases src's requests if nothing else keeps them. Runs on the thief's core. */

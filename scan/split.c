@@ -81,11 +81,7 @@ static void release_slot(split_ctx *x, int slot)
 static void discard(split_ctx *x, int slot, int p)
 {
     fut_t *f = x->futs[slot][p];
-    if (f && !unit_backed(x, slot, p) && fut_is_ready(f) && fut_status(f) == 0 &&
-        fut_is_wanted(f)) {
-        const io_bytes *b = fut_value(f);
-        atomic_fetch_add_explicit(&x->s->bytes_discarded, b->len - b->shared, memory_order_relaxed);
-    }
+    if (f && !unit_backed(x, slot, p)) scan_discarded(x->s, f);
     release(x, slot, p);
 }
 

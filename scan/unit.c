@@ -24,11 +24,14 @@
  * policy wants every column at a split's start (eager; adaptive with evidence that chains
  * rarely end all-false; never with a limit or ordered output, whose window counts split
  * indexes and would hold back a core whose run lies ahead of the other's), a run holds the
- * units one read can cover (SCAN_RUN_MAX_BYTES) and at most a 2 * threads-th of the live
- * splits left, and the core registers and wants the pieces of its uncut units at
- * reservation: columns laid out back to back across row groups become one read instead of
- * one per task in flight (tpchgen's 113k-row groups, all 16 columns, sf=1: 16 reads -> 10).
- * Otherwise a run is one unit and a split registers its own reads when it starts.
+ * uncut units whose bytes follow on from each other, about SCAN_RUN_BYTES of them, and the
+ * core registers and wants their pieces at reservation: columns laid out back to back across
+ * row groups become one read instead of one per task in flight (tpchgen's 113k-row groups,
+ * all 16 columns, sf=1: 16 reads -> 10). Otherwise a run is one unit and a split registers
+ * its own reads when it starts. Runs do not shrink towards the end of the scan: a core left
+ * without work steals the later half of the units another core reserved and has not started
+ * (steal_run), and is lent their columns from the run's read, so the run stays one read
+ * however its units end up split between the cores (at two threads, 15 reads -> 9 there).
  *
  * Accounting: a unit request's bytes count as used once any split decoded from it, else
  * (wanted, read, never decoded) as wasted when the unit ends; pages inside the range that no
@@ -47,8 +50,10 @@
  *  4. A request made while the unit's span ends at end covers the pieces of splits
  *     [first, end): every split the owner may still run (end only moves down).
  *  5. Reads registered at reservation (pre) belong to the unit's one live split, which takes
- *     them when it registers; the rest are released with the unit (invariant 3). An uncut
- *     unit is never stolen (fewer than STEAL_MIN_LIVE live splits). */
+ *     them when it registers, or to the lends of the unit a thief made of it when the unit
+ *     was stolen whole before it started (its span emptied: its owner never takes it); the
+ *     rest are released with the unit (invariant 3). An uncut unit is never split by a steal
+ *     (fewer than STEAL_MIN_LIVE live splits). */
 #include <assert.h>
 #include <errno.h>
 #include <stdint.h>
@@ -70,8 +75,8 @@ static int live_in(const scan_t *s, int from, int to)
     return n;
 }
 
-/* The byte range covering the pieces splits [from, to) register for slot k: dictionary pages
- * only when the group's leader is among them (the others borrow its dictionary). */
+/* The byte range covering the pieces splits [from, to) register for slot k: a cut group's
+ * dictionary pages only when its leader is among them (the others borrow its dictionary). */
 static void unit_range(scan_t *s, scan_unit *u, int k, int from, int to)
 {
     bool has_leader = false;
@@ -81,7 +86,7 @@ static void unit_range(scan_t *s, scan_unit *u, int k, int from, int to)
         const scan_colplan *cp = s->splits[i].pruned ? NULL : &s->splits[i].cols[k];
         for (int p = 0; cp && p < cp->npieces; p++) {
             const scan_piece *pc = &cp->pieces[p];
-            if (pc->dict && !has_leader) continue;
+            if (pc->dict && s->splits[i].shares_rg && !has_leader) continue;
             if (pc->off < lo) lo = pc->off;
             if (pc->off + pc->len > hi) hi = pc->off + pc->len;
         }
@@ -106,7 +111,7 @@ static int unit_init(scan_t *s, int ui, int first, int end, int owner, int src)
     u->hold_dropped = false;
     atomic_store(&u->holds, 0);
     atomic_store(&u->owner, owner);
-    if (live >= 2) {
+    if (live >= 2 || src >= 0) { /* a stolen unit asks for its columns whole: lends */
         u->shared = true;
         u->off = calloc((size_t)s->nneed + 1, sizeof *u->off);
         u->len = calloc((size_t)s->nneed + 1, sizeof *u->len);
@@ -119,14 +124,20 @@ static int unit_init(scan_t *s, int ui, int first, int end, int owner, int src)
 }
 
 /* Bytes the pieces of unpruned splits [from, to) cover for every slot (dictionaries counted
- * per split: an estimate for sizing runs). */
-static uint64_t live_bytes(const scan_t *s, int from, int to)
+ * per split: an estimate for sizing runs), and the file range they lie in (0, 0: none). */
+static uint64_t live_bytes(const scan_t *s, int from, int to, uint64_t *lo, uint64_t *hi)
 {
     uint64_t n = 0;
+    *lo = UINT64_MAX, *hi = 0;
     for (int i = from; i < to; i++)
         for (int k = 0; !s->splits[i].pruned && k < s->nneed; k++)
-            for (int p = 0; p < s->splits[i].cols[k].npieces; p++)
-                n += s->splits[i].cols[k].pieces[p].len;
+            for (int p = 0; p < s->splits[i].cols[k].npieces; p++) {
+                const scan_piece *pc = &s->splits[i].cols[k].pieces[p];
+                n += pc->len;
+                if (pc->off < *lo) *lo = pc->off;
+                if (pc->off + pc->len > *hi) *hi = pc->off + pc->len;
+            }
+    if (n == 0) *lo = 0;
     return n;
 }
 
@@ -141,14 +152,11 @@ int scan_units_plan(scan_t *s)
         int ui = atomic_fetch_add(&s->units_used, 1);
         int rc = unit_init(s, ui, a, b, -1, -1);
         if (rc) return rc;
-        s->units[ui].bytes = live_bytes(s, a, b);
+        scan_unit *u = &s->units[ui];
+        u->bytes = live_bytes(s, a, b, &u->lo, &u->hi);
     }
     s->nunits = atomic_load(&s->units_used);
     assert(s->nunits <= s->nsplits);
-    s->live_from = calloc((size_t)s->nunits + 1, sizeof *s->live_from);
-    if (!s->live_from) return -ENOMEM;
-    for (int u = s->nunits - 1; u >= 0; u--)
-        s->live_from[u] = s->live_from[u + 1] + s->units[u].live;
     return 0;
 }
 
@@ -209,24 +217,102 @@ static int steal(scan_t *s, int core, int *out)
     return -1; /* lost every race: the others are finishing */
 }
 
+/* Whether planned unit u is reserved by a core other than core and none of its splits was
+ * claimed yet: a unit of that core's run it has not reached. */
+static bool unstarted_of_other(const scan_t *s, int u, int core)
+{
+    int owner = atomic_load(&s->units[u].owner);
+    uint64_t v = atomic_load_explicit(&s->units[u].span, memory_order_acquire);
+    const scan_unit *x = &s->units[u];
+    return owner >= 0 && owner != core && !x->shared && x->live > 0 &&
+           span_next(v) == x->first && span_next(v) < span_end(v);
+}
+
+/* Steals the later half of the unstarted units of another core's run (the core with the most
+ * of them): each becomes a unit of core's, whose columns that core lends from the reads it
+ * registered for the run (lend.c), so the run stays one read however the work ends up split.
+ * They become c's run: 0, or -1 when there is none, or -ENOMEM. Only planned units are
+ * stolen whole, once each (their span is emptied), so the units made stay within units_cap
+ * (scan_units_plan: each new unit's first split is a planned unit's first or, for a split
+ * steal, one no other unit starts at). */
+static int steal_run(scan_t *s, scan_core *c, int core)
+{
+    enum { RUN_STEAL_MAX = 64 };
+    int best_owner = -1, most = 0;
+    for (int u = 0, n = 0, o = -1; u < s->nunits; u++) {
+        bool un = unstarted_of_other(s, u, core);
+        int owner = un ? atomic_load(&s->units[u].owner) : -1;
+        n = un && owner == o ? n + 1 : un;
+        o = owner;
+        if (un && n > most) best_owner = owner, most = n;
+    }
+    if (most == 0) return -1;
+    int want = (most + 1) / 2, got = 0, stolen[RUN_STEAL_MAX], end[RUN_STEAL_MAX];
+    if (want > RUN_STEAL_MAX) want = RUN_STEAL_MAX;
+    for (int u = s->nunits - 1; u >= 0 && got < want; u--) {
+        scan_unit *x = &s->units[u];
+        uint64_t v = atomic_load(&x->span);
+        if (atomic_load(&x->owner) != best_owner || span_next(v) >= span_end(v))
+            continue; /* another's, or done, or stolen before */
+        if (!unstarted_of_other(s, u, core)) break; /* reached the one it runs */
+        atomic_fetch_add(&x->holds, 1); /* before its owner can see it emptied */
+        if (!atomic_compare_exchange_strong(&x->span, &v, span_pack(x->first, x->first))) {
+            atomic_fetch_sub(&x->holds, 1);
+            break; /* the owner reached it */
+        }
+        stolen[got] = u;
+        end[got++] = span_end(v); /* a split steal before may have cut it */
+    }
+    if (got == 0) return -1;
+    int ui = atomic_fetch_add(&s->units_used, got);
+    if (ui + got > s->units_cap) return -ENOMEM;
+    for (int j = 0; j < got; j++) { /* file order: the last stolen is the first */
+        int x = stolen[got - 1 - j];
+        int rc = unit_init(s, ui + j, s->units[x].first, end[got - 1 - j], core, x);
+        if (rc) return rc;
+    }
+    atomic_fetch_add_explicit(&s->steals, got, memory_order_relaxed);
+    c->run_next = ui;
+    c->run_end = ui + got;
+    return 0;
+}
+
+/* Whether planned unit b's reads can join those of the run ending at unit b - 1 (hi: the
+ * end of the run's last bytes): b is uncut and its bytes start within the io gap of hi
+ * (pruned units, with no bytes, always can). */
+static bool run_joins(const scan_t *s, int b, uint64_t hi)
+{
+    const scan_unit *u = &s->units[b];
+    uint64_t hole = u->lo >= hi ? u->lo - hi : 0;
+    return !u->shared && (u->bytes == 0 || hole <= s->o.io_opts.gap_bytes);
+}
+
+/* Whether a run of bytes that could take a unit of more bytes is nearer SCAN_RUN_BYTES with
+ * it: runs are whole units, SCAN_RUN_BYTES on average rather than at most (6 of tpchgen's
+ * 4.8 MB groups would make 29 MB reads, 7 make 34). */
+static bool run_nearer(uint64_t bytes, uint64_t more)
+{
+    if (bytes + more <= SCAN_RUN_BYTES) return true;
+    return bytes < SCAN_RUN_BYTES && bytes + more - SCAN_RUN_BYTES < SCAN_RUN_BYTES - bytes;
+}
+
 /* The end of the run of planned units that starts at unit a: unless its reads are wanted
- * ahead (prefetch), the unit alone; else the units whose bytes one read
- * can cover (SCAN_RUN_MAX_BYTES), holding at most a 2 * threads-th of the unpruned splits
- * left (guided: runs shrink towards the end, so the cores finish together), at least one.
- * Pruned units cost nothing and ride along. */
+ * ahead (prefetch), or a is cut into splits (shared: it makes its requests when its splits
+ * start), the unit alone; else the uncut units whose bytes follow on from each other (so the
+ * flush reads them as one: the read-ahead), about SCAN_RUN_BYTES of them (run_nearer). The
+ * cores still finish together: a core left without work steals the later half of another's
+ * run (steal_run). */
 static int run_end_for(const scan_t *s, int a, bool ahead)
 {
     assert(a < s->nunits);
-    if (!ahead) return a + 1;
-    int cap = s->o.threads == 1 ? INT32_MAX : s->live_from[a] / (2 * s->o.threads);
-    int live = 0, b = a;
-    uint64_t bytes = 0;
+    if (!ahead || s->units[a].shared) return a + 1;
+    int b = a;
+    uint64_t bytes = 0, hi = 0;
     do {
-        live += s->units[b].live;
         bytes += s->units[b].bytes;
+        if (s->units[b].bytes) hi = s->units[b].hi;
         b++;
-    } while (b < s->nunits && live + s->units[b].live <= cap &&
-             bytes + s->units[b].bytes <= SCAN_RUN_MAX_BYTES);
+    } while (b < s->nunits && run_joins(s, b, hi) && run_nearer(bytes, s->units[b].bytes));
     return b;
 }
 
@@ -279,11 +365,15 @@ static bool reserve_run(scan_t *s, scan_core *c, int core, int *rc)
 int scan_unit_claim(scan_t *s, scan_core *c, int core, int *unit)
 {
     int i = c->unit >= 0 ? take(&s->units[c->unit]) : -1, rc = 0;
-    while (i < 0 && (c->run_next < c->run_end || reserve_run(s, c, core, &rc))) {
-        c->unit = c->run_next++;
-        i = take(&s->units[c->unit]); /* -1 when stolen whole meanwhile: claim another */
+    for (;;) {
+        while (i < 0 && (c->run_next < c->run_end || reserve_run(s, c, core, &rc))) {
+            c->unit = c->run_next++;
+            i = take(&s->units[c->unit]); /* -1 when stolen whole meanwhile: claim another */
+        }
+        if (rc) return rc;
+        if (i >= 0 || (rc = steal_run(s, c, core)) < 0) break;
     }
-    if (rc) return rc;
+    if (rc == -ENOMEM) return rc;
     if (i < 0) {
         int u = -1;
         i = steal(s, core, &u);
@@ -340,6 +430,14 @@ fut_t *scan_unit_fut_cover(scan_t *s, int unit, int k, uint64_t off, uint64_t le
     return unit_request(s, c, u, k);
 }
 
+void scan_discarded(scan_t *s, fut_t *f)
+{
+    if (fut_is_ready(f) && fut_status(f) == 0 && fut_is_wanted(f)) {
+        const io_bytes *b = fut_value(f);
+        atomic_fetch_add_explicit(&s->bytes_discarded, b->len - b->shared, memory_order_relaxed);
+    }
+}
+
 /* Drops the unit's own references: a request wanted and read that no split decoded from is
  * moved to the wasted bytes (like split.c discard). */
 static void unit_release(scan_t *s, scan_unit *u)
@@ -350,7 +448,10 @@ static void unit_release(scan_t *s, scan_unit *u)
     }
     for (int k = 0; u->pre && k < s->nneed; k++) {
         for (int p = 0; u->pre[k] && p < s->splits[u->pre_split].cols[k].npieces; p++)
-            if (u->pre[k][p]) fut_unref(u->pre[k][p]);
+            if (u->pre[k][p]) {
+                scan_discarded(s, u->pre[k][p]); /* its split never ran, nor was it lent */
+                fut_unref(u->pre[k][p]);
+            }
         free(u->pre[k]);
     }
     free(u->pre);
@@ -359,10 +460,7 @@ static void unit_release(scan_t *s, scan_unit *u)
     for (int k = 0; u->f && k < s->nneed; k++) {
         fut_t *f = u->f[k];
         if (!f) continue;
-        if (fut_is_ready(f) && fut_status(f) == 0 && fut_is_wanted(f) && !u->used[k]) {
-            const io_bytes *b = fut_value(f);
-            atomic_fetch_add_explicit(&s->bytes_discarded, b->len - b->shared, memory_order_relaxed);
-        }
+        if (!u->used[k]) scan_discarded(s, f);
         fut_unref(f);
         u->f[k] = NULL;
     }
@@ -423,7 +521,5 @@ void scan_units_free(scan_t *s)
     }
     free(s->units);
     s->units = NULL;
-    free(s->live_from);
-    s->live_from = NULL;
     s->nunits = 0;
 }

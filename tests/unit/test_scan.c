@@ -1106,9 +1106,12 @@ static scan_stats ra_scan(pqf_t *f, const char *where, scan_policy pol, int thre
  * up front, a core reserves a run of them and wants their reads at once, so the columns of
  * consecutive row groups, laid out back to back, are one read (not one per task in flight),
  * and nothing is lost or read twice. With a limit there is no read-ahead. */
-static void test_read_ahead(void)
+/* The read-ahead file: RA_RGS row groups of two columns (k = row % 7, v random) too small to
+ * cut; *sum: the sum of v; *data: the bytes of both columns of every row group. */
+static pqf_t *ahead_file(int64_t *sum, uint64_t *data)
 {
-    int64_t rows = RA_RGS * RA_RG_ROWS, sum = 0;
+    int64_t rows = RA_RGS * RA_RG_ROWS;
+    *sum = 0;
     pq_column_desc sch[2] = {ts_desc("k", PQ_INT32, 0, false, PQ_LOGICAL_NONE),
                              ts_desc("v", PQ_INT64, 0, false, PQ_LOGICAL_NONE)};
     pq_vec v[2];
@@ -1118,7 +1121,7 @@ static void test_read_ahead(void)
     for (int64_t r = 0; r < rows; r++) {
         int32_t k = (int32_t)(r % 7);
         int64_t x = (int64_t)(ts_rnd() % 1000000);
-        sum += x;
+        *sum += x;
         ts_put_fixed(&v[0], &k, false);
         ts_put_fixed(&v[1], &x, false);
     }
@@ -1127,11 +1130,19 @@ static void test_read_ahead(void)
     pqf_t *f = NULL;
     pq_err e = {.offset = -1};
     CHECK(pqf_open(&f, path, NULL, &e) == 0);
-    if (!f) return;
-    uint64_t data = 0; /* both columns of every row group */
-    for (int rg = 0; rg < RA_RGS; rg++)
+    *data = 0;
+    for (int rg = 0; f && rg < RA_RGS; rg++)
         for (int c = 0; c < 2; c++)
-            data += (uint64_t)f->meta.row_groups[rg].chunks[c].total_compressed_size;
+            *data += (uint64_t)f->meta.row_groups[rg].chunks[c].total_compressed_size;
+    return f;
+}
+
+static void test_read_ahead(void)
+{
+    int64_t rows = RA_RGS * RA_RG_ROWS, sum;
+    uint64_t data;
+    pqf_t *f = ahead_file(&sum, &data);
+    if (!f) return;
     /* one thread, every column wanted: the whole file is one read of exactly its columns */
     scan_stats st = ra_scan(f, NULL, SCAN_ADAPTIVE, 1, -1, rows, sum);
     CHECK_EQ_I64(st.reads, 1);
@@ -1151,7 +1162,7 @@ static void test_read_ahead(void)
     /* lazy wants nothing ahead: a read per column per row group, some coalesced by the tasks */
     st = ra_scan(f, "k >= 0", SCAN_LAZY, 1, -1, rows, sum);
     CHECK(st.reads > RA_RGS / SCAN_TASKS_PER_CORE);
-    /* two threads: runs shrink to balance the cores; still every row once */
+    /* two threads: every row once; test_run_steal has the reads */
     for (int pol = 0; pol < 3; pol++) {
         st = ra_scan(f, "k < 3", (scan_policy)pol, 2, -1, rows * 3 / 7 + 1, -1);
         CHECK_EQ_I64(st.bytes_used + st.bytes_wasted, st.bytes_read);
@@ -1576,6 +1587,34 @@ static void test_split_ranges(void)
     pqf_close(f);
 }
 
+/* Two cores share one run: the whole file is one run, which the first core to claim
+ * reserves; the other, left without a unit, steals the later half of the units that core has
+ * not started, and their columns are lent from the run's read (scan/lend.c), so two cores
+ * make the one read one core makes and use its bytes exactly. */
+static void test_run_steal(void)
+{
+    int64_t rows = RA_RGS * RA_RG_ROWS, sum;
+    uint64_t data;
+    pqf_t *f = ahead_file(&sum, &data);
+    if (!f) return;
+    int64_t steals = 0, lent = 0;
+    for (int run = 0; run < 20 && lent == 0; run++) {
+        scan_policy pol = run % 2 ? SCAN_ADAPTIVE : SCAN_EAGER;
+        scan_stats st = ra_scan(f, run % 4 < 2 ? NULL : "k >= 0", pol, 2, -1, rows, sum);
+        CHECK_EQ_I64(st.reads, 1);
+        CHECK_EQ_I64(st.bytes_read, data);
+        CHECK_EQ_I64(st.bytes_used, data);
+        CHECK(st.reads_lent <= 2 * st.steals); /* two columns a unit */
+        steals += st.steals;
+        lent += st.reads_lent;
+    }
+    CHECK(steals > 0);
+    CHECK(lent > 0);
+    if (chk_case_failed)
+        fprintf(stderr, "  %lld steals, %lld lent\n", (long long)steals, (long long)lent);
+    pqf_close(f);
+}
+
 /* Scans f (open_one_group) unordered under eager on threads cores, in splits of a page:
  * every row once; the data's stats. */
 static scan_stats steal_scan(pqf_t *f, int threads)
@@ -1652,6 +1691,7 @@ int main(void)
     RUN(test_cancel_later_conjunct);
     RUN(test_ordering);
     RUN(test_read_ahead);
+    RUN(test_run_steal);
     RUN(test_tail_bytes);
     RUN(test_string_after_selective);
     RUN(test_property);
