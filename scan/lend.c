@@ -146,6 +146,7 @@ static void lend_src_ready(fut_t *f, void *ctx)
 static int pre_pieces(const lend *l, const scan_unit *x)
 {
     const scan_colplan *cp = &l->s->splits[x->pre_split].cols[l->k];
+    if (!x->pre[l->k]) return -1; /* its reservation ran out of memory */
     for (int p = 0; p < cp->npieces; p++) {
         const scan_piece *pc = &cp->pieces[p];
         if (!x->pre[l->k][p] || pc->off < l->off || pc->off + pc->len > l->off + l->len) return -1;
@@ -170,7 +171,7 @@ static void pre_copy(lend *l)
         memset(l->buf + pos, 0, rel - pos);
         memcpy(l->buf + rel, b->data, pc->len);
         pos = rel + pc->len;
-        l->own += pc->len;
+        l->own += pc->len - (b->shared < pc->len ? b->shared : pc->len); /* as io counted it */
     }
     if (ok) {
         memset(l->buf + pos, 0, l->len - pos);

@@ -240,6 +240,7 @@ static int steal_run(scan_t *s, scan_core *c, int core)
     enum { RUN_STEAL_MAX = 64 };
     int best_owner = -1, most = 0;
     for (int u = 0, n = 0, o = -1; u < s->nunits; u++) {
+        if (s->units[u].live == 0) continue; /* pruned units ride along in runs: no work */
         bool un = unstarted_of_other(s, u, core);
         int owner = un ? atomic_load(&s->units[u].owner) : -1;
         n = un && owner == o ? n + 1 : un;
@@ -252,12 +253,13 @@ static int steal_run(scan_t *s, scan_core *c, int core)
     for (int u = s->nunits - 1; u >= 0 && got < want; u--) {
         scan_unit *x = &s->units[u];
         uint64_t v = atomic_load(&x->span);
-        if (atomic_load(&x->owner) != best_owner || span_next(v) >= span_end(v))
-            continue; /* another's, or done, or stolen before */
+        if (x->live == 0 || atomic_load(&x->owner) != best_owner || span_next(v) >= span_end(v))
+            continue; /* pruned, another's, done, or stolen before */
         if (!unstarted_of_other(s, u, core)) break; /* reached the one it runs */
         atomic_fetch_add(&x->holds, 1); /* before its owner can see it emptied */
         if (!atomic_compare_exchange_strong(&x->span, &v, span_pack(x->first, x->first))) {
             atomic_fetch_sub(&x->holds, 1);
+            if (span_next(v) >= span_end(v)) continue; /* another thief emptied it */
             break; /* the owner reached it */
         }
         stolen[got] = u;

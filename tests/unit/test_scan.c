@@ -1066,7 +1066,14 @@ static void test_string_after_selective(void)
 
 /* ====================================================================== read-ahead */
 
-enum { RA_RGS = 24, RA_RG_ROWS = 2000 };
+/* Scans a steal test repeats until a steal was lent: whether the second core starts while the
+ * first still has units left is up to the scheduler (on this VM, some hours, about 1 scan in
+ * 12 had a steal, so 20 tries failed about 1 run of test_steal_lends in 6). */
+enum { STEAL_TRIES = 200 };
+
+/* the sorted file's groups are 10x larger: each core's scan then lasts long enough (a few ms)
+ * for the other core to start while units are left to steal */
+enum { RA_RGS = 24, RA_RG_ROWS = 2000, RA_SORTED_RG_ROWS = 20000 };
 
 /* Scans the read-ahead file with k and v projected; checks the rows and the sum of v, returns
  * the data's stats. */
@@ -1106,11 +1113,12 @@ static scan_stats ra_scan(pqf_t *f, const char *where, scan_policy pol, int thre
  * up front, a core reserves a run of them and wants their reads at once, so the columns of
  * consecutive row groups, laid out back to back, are one read (not one per task in flight),
  * and nothing is lost or read twice. With a limit there is no read-ahead. */
-/* The read-ahead file: RA_RGS row groups of two columns (k = row % 7, v random) too small to
- * cut; *sum: the sum of v; *data: the bytes of both columns of every row group. */
-static pqf_t *ahead_file(int64_t *sum, uint64_t *data)
+/* The read-ahead file: RA_RGS row groups of rg_rows rows and two columns (k = row % 7, or with
+ * sorted the row group's index; v random), too small to cut; *sum: the sum of v; *data: the
+ * bytes of both columns of every row group. */
+static pqf_t *ahead_file(bool sorted, int64_t rg_rows, int64_t *sum, uint64_t *data)
 {
-    int64_t rows = RA_RGS * RA_RG_ROWS;
+    int64_t rows = RA_RGS * rg_rows;
     *sum = 0;
     pq_column_desc sch[2] = {ts_desc("k", PQ_INT32, 0, false, PQ_LOGICAL_NONE),
                              ts_desc("v", PQ_INT64, 0, false, PQ_LOGICAL_NONE)};
@@ -1119,14 +1127,14 @@ static pqf_t *ahead_file(int64_t *sum, uint64_t *data)
     ts_vec_new(&v[1], PQ_INT64, 0, rows, 0);
     ts_rng = 5;
     for (int64_t r = 0; r < rows; r++) {
-        int32_t k = (int32_t)(r % 7);
+        int32_t k = (int32_t)(sorted ? r / rg_rows : r % 7);
         int64_t x = (int64_t)(ts_rnd() % 1000000);
         *sum += x;
         ts_put_fixed(&v[0], &k, false);
         ts_put_fixed(&v[1], &x, false);
     }
     char path[256];
-    write_plain2("ahead.parquet", sch, v, rows, RA_RG_ROWS, 0, path);
+    write_plain2(sorted ? "ahead_sorted.parquet" : "ahead.parquet", sch, v, rows, rg_rows, 0, path);
     pqf_t *f = NULL;
     pq_err e = {.offset = -1};
     CHECK(pqf_open(&f, path, NULL, &e) == 0);
@@ -1141,7 +1149,7 @@ static void test_read_ahead(void)
 {
     int64_t rows = RA_RGS * RA_RG_ROWS, sum;
     uint64_t data;
-    pqf_t *f = ahead_file(&sum, &data);
+    pqf_t *f = ahead_file(false, RA_RG_ROWS, &sum, &data);
     if (!f) return;
     /* one thread, every column wanted: the whole file is one read of exactly its columns */
     scan_stats st = ra_scan(f, NULL, SCAN_ADAPTIVE, 1, -1, rows, sum);
@@ -1595,10 +1603,10 @@ static void test_run_steal(void)
 {
     int64_t rows = RA_RGS * RA_RG_ROWS, sum;
     uint64_t data;
-    pqf_t *f = ahead_file(&sum, &data);
+    pqf_t *f = ahead_file(false, RA_RG_ROWS, &sum, &data);
     if (!f) return;
     int64_t steals = 0, lent = 0;
-    for (int run = 0; run < 20 && lent == 0; run++) {
+    for (int run = 0; run < STEAL_TRIES && lent == 0; run++) {
         scan_policy pol = run % 2 ? SCAN_ADAPTIVE : SCAN_EAGER;
         scan_stats st = ra_scan(f, run % 4 < 2 ? NULL : "k >= 0", pol, 2, -1, rows, sum);
         CHECK_EQ_I64(st.reads, 1);
@@ -1612,6 +1620,29 @@ static void test_run_steal(void)
     CHECK(lent > 0);
     if (chk_case_failed)
         fprintf(stderr, "  %lld steals, %lld lent\n", (long long)steals, (long long)lent);
+    pqf_close(f);
+    /* groups pruned by statistics ride along at the run's ends; a thief still finds the
+     * run's live units behind them */
+    f = ahead_file(true, RA_SORTED_RG_ROWS, &sum, &data);
+    if (!f) return;
+    uint64_t kept = 0;
+    for (int rg = 4; rg < 16; rg++)
+        for (int c = 0; c < 2; c++)
+            kept += (uint64_t)f->meta.row_groups[rg].chunks[c].total_compressed_size;
+    steals = lent = 0;
+    for (int run = 0; run < STEAL_TRIES && lent == 0; run++) {
+        scan_stats st = ra_scan(f, "k >= 4 AND k < 16", SCAN_EAGER, 2, -1, 12 * RA_SORTED_RG_ROWS,
+                                -1);
+        CHECK_EQ_I64(st.reads, 1);
+        CHECK_EQ_I64(st.bytes_read, kept);
+        CHECK_EQ_I64(st.bytes_used, kept);
+        steals += st.steals;
+        lent += st.reads_lent;
+    }
+    CHECK(steals > 0);
+    CHECK(lent > 0);
+    if (chk_case_failed)
+        fprintf(stderr, "  sorted: %lld steals, %lld lent\n", (long long)steals, (long long)lent);
     pqf_close(f);
 }
 
@@ -1662,7 +1693,7 @@ static void test_steal_lends(void)
     CHECK_EQ_I64(one.steals, 0);
     CHECK_EQ_I64(one.reads_lent, 0);
     int64_t steals = 0, lent = 0;
-    for (int run = 0; run < 20 && lent == 0; run++) {
+    for (int run = 0; run < STEAL_TRIES && lent == 0; run++) {
         scan_stats st = steal_scan(f, 2);
         CHECK_EQ_I64(st.bytes_read, one.bytes_read);
         CHECK_EQ_I64(st.bytes_used, one.bytes_used);
