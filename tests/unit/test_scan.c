@@ -1595,23 +1595,20 @@ static void test_split_ranges(void)
     pqf_close(f);
 }
 
-/* Two cores share one run: the whole file is one run, which the first core to claim
- * reserves; the other, left without a unit, steals the later half of the units that core has
- * not started, and their columns are lent from the run's read (scan/lend.c), so two cores
- * make the one read one core makes and use its bytes exactly. */
-static void test_run_steal(void)
+/* Scans f on two cores (where: with vary, NULL or where and eager or adaptive by turns, else
+ * where under eager) until a steal was lent: every scan makes exactly one read of bytes, all
+ * of them used, and returns rows (sum when >= 0). */
+static void run_steal_scans(pqf_t *f, const char *where, bool vary, int64_t rows, int64_t sum,
+                            uint64_t bytes, const char *label)
 {
-    int64_t rows = RA_RGS * RA_RG_ROWS, sum;
-    uint64_t data;
-    pqf_t *f = ahead_file(false, RA_RG_ROWS, &sum, &data);
-    if (!f) return;
     int64_t steals = 0, lent = 0;
     for (int run = 0; run < STEAL_TRIES && lent == 0; run++) {
-        scan_policy pol = run % 2 ? SCAN_ADAPTIVE : SCAN_EAGER;
-        scan_stats st = ra_scan(f, run % 4 < 2 ? NULL : "k >= 0", pol, 2, -1, rows, sum);
+        scan_policy pol = vary && run % 2 ? SCAN_ADAPTIVE : SCAN_EAGER;
+        const char *w = vary && run % 4 < 2 ? NULL : where;
+        scan_stats st = ra_scan(f, w, pol, 2, -1, rows, sum);
         CHECK_EQ_I64(st.reads, 1);
-        CHECK_EQ_I64(st.bytes_read, data);
-        CHECK_EQ_I64(st.bytes_used, data);
+        CHECK_EQ_I64(st.bytes_read, bytes);
+        CHECK_EQ_I64(st.bytes_used, bytes);
         CHECK(st.reads_lent <= 2 * st.steals); /* two columns a unit */
         steals += st.steals;
         lent += st.reads_lent;
@@ -1619,7 +1616,21 @@ static void test_run_steal(void)
     CHECK(steals > 0);
     CHECK(lent > 0);
     if (chk_case_failed)
-        fprintf(stderr, "  %lld steals, %lld lent\n", (long long)steals, (long long)lent);
+        fprintf(stderr, "  %s: %lld steals, %lld lent\n", label, (long long)steals,
+                (long long)lent);
+}
+
+/* Two cores share one run: the whole file is one run, which the first core to claim
+ * reserves; the other, left without a unit, steals the later half of the units that core has
+ * not started, and their columns are lent from the run's read (scan/lend.c), so two cores
+ * make the one read one core makes and use its bytes exactly. */
+static void test_run_steal(void)
+{
+    int64_t sum;
+    uint64_t data;
+    pqf_t *f = ahead_file(false, RA_RG_ROWS, &sum, &data);
+    if (!f) return;
+    run_steal_scans(f, "k >= 0", true, RA_RGS * RA_RG_ROWS, sum, data, "whole file");
     pqf_close(f);
     /* groups pruned by statistics ride along at the run's ends; a thief still finds the
      * run's live units behind them */
@@ -1629,20 +1640,7 @@ static void test_run_steal(void)
     for (int rg = 4; rg < 16; rg++)
         for (int c = 0; c < 2; c++)
             kept += (uint64_t)f->meta.row_groups[rg].chunks[c].total_compressed_size;
-    steals = lent = 0;
-    for (int run = 0; run < STEAL_TRIES && lent == 0; run++) {
-        scan_stats st = ra_scan(f, "k >= 4 AND k < 16", SCAN_EAGER, 2, -1, 12 * RA_SORTED_RG_ROWS,
-                                -1);
-        CHECK_EQ_I64(st.reads, 1);
-        CHECK_EQ_I64(st.bytes_read, kept);
-        CHECK_EQ_I64(st.bytes_used, kept);
-        steals += st.steals;
-        lent += st.reads_lent;
-    }
-    CHECK(steals > 0);
-    CHECK(lent > 0);
-    if (chk_case_failed)
-        fprintf(stderr, "  sorted: %lld steals, %lld lent\n", (long long)steals, (long long)lent);
+    run_steal_scans(f, "k >= 4 AND k < 16", false, 12 * RA_SORTED_RG_ROWS, -1, kept, "sorted");
     pqf_close(f);
 }
 
