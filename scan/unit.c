@@ -128,7 +128,8 @@ static int unit_init(scan_t *s, int ui, int first, int end, int owner, int src)
 static uint64_t live_bytes(const scan_t *s, int from, int to, uint64_t *lo, uint64_t *hi)
 {
     uint64_t n = 0;
-    *lo = UINT64_MAX, *hi = 0;
+    *lo = UINT64_MAX;
+    *hi = 0;
     for (int i = from; i < to; i++)
         for (int k = 0; !s->splits[i].pruned && k < s->nneed; k++)
             for (int p = 0; p < s->splits[i].cols[k].npieces; p++) {
@@ -217,15 +218,16 @@ static int steal(scan_t *s, int core, int *out)
     return -1; /* lost every race: the others are finishing */
 }
 
-/* Whether planned unit u is reserved by a core other than core and none of its splits was
- * claimed yet: a unit of that core's run it has not reached. */
-static bool unstarted_of_other(const scan_t *s, int u, int core)
+/* The core other than core that reserved planned unit u when none of u's splits was claimed
+ * yet (a unit of that core's run it has not reached), else -1. */
+static int unstarted_owner(const scan_t *s, int u, int core)
 {
-    int owner = atomic_load(&s->units[u].owner);
-    uint64_t v = atomic_load_explicit(&s->units[u].span, memory_order_acquire);
     const scan_unit *x = &s->units[u];
-    return owner >= 0 && owner != core && !x->shared && x->live > 0 &&
-           span_next(v) == x->first && span_next(v) < span_end(v);
+    int owner = atomic_load(&x->owner);
+    uint64_t v = atomic_load_explicit(&x->span, memory_order_acquire);
+    bool unstarted = !x->shared && x->live > 0 && span_next(v) == x->first &&
+                     span_next(v) < span_end(v);
+    return unstarted && owner >= 0 && owner != core ? owner : -1;
 }
 
 /* Steals the later half of the unstarted units of another core's run (the core with the most
@@ -241,11 +243,10 @@ static int steal_run(scan_t *s, scan_core *c, int core)
     int best_owner = -1, most = 0;
     for (int u = 0, n = 0, o = -1; u < s->nunits; u++) {
         if (s->units[u].live == 0) continue; /* pruned units ride along in runs: no work */
-        bool un = unstarted_of_other(s, u, core);
-        int owner = un ? atomic_load(&s->units[u].owner) : -1;
-        n = un && owner == o ? n + 1 : un;
+        int owner = unstarted_owner(s, u, core);
+        n = owner < 0 ? 0 : owner == o ? n + 1 : 1;
         o = owner;
-        if (un && n > most) best_owner = owner, most = n;
+        if (n > most) best_owner = owner, most = n;
     }
     if (most == 0) return -1;
     int want = (most + 1) / 2, got = 0, stolen[RUN_STEAL_MAX], end[RUN_STEAL_MAX];
@@ -255,7 +256,7 @@ static int steal_run(scan_t *s, scan_core *c, int core)
         uint64_t v = atomic_load(&x->span);
         if (x->live == 0 || atomic_load(&x->owner) != best_owner || span_next(v) >= span_end(v))
             continue; /* pruned, another's, done, or stolen before */
-        if (!unstarted_of_other(s, u, core)) break; /* reached the one it runs */
+        if (unstarted_owner(s, u, core) < 0) break; /* reached the one it runs */
         atomic_fetch_add(&x->holds, 1); /* before its owner can see it emptied */
         if (!atomic_compare_exchange_strong(&x->span, &v, span_pack(x->first, x->first))) {
             atomic_fetch_sub(&x->holds, 1);

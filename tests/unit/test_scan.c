@@ -1109,10 +1109,6 @@ static scan_stats ra_scan(pqf_t *f, const char *where, scan_policy pol, int thre
     return st;
 }
 
-/* Row groups too small to cut are units of one split: when the policy wants every column
- * up front, a core reserves a run of them and wants their reads at once, so the columns of
- * consecutive row groups, laid out back to back, are one read (not one per task in flight),
- * and nothing is lost or read twice. With a limit there is no read-ahead. */
 /* The read-ahead file: RA_RGS row groups of rg_rows rows and two columns (k = row % 7, or with
  * sorted the row group's index; v random), too small to cut; *sum: the sum of v; *data: the
  * bytes of both columns of every row group. */
@@ -1145,6 +1141,10 @@ static pqf_t *ahead_file(bool sorted, int64_t rg_rows, int64_t *sum, uint64_t *d
     return f;
 }
 
+/* Row groups too small to cut are units of one split: when the policy wants every column
+ * up front, a core reserves a run of them and wants their reads at once, so the columns of
+ * consecutive row groups, laid out back to back, are one read (not one per task in flight),
+ * and nothing is lost or read twice. With a limit there is no read-ahead. */
 static void test_read_ahead(void)
 {
     int64_t rows = RA_RGS * RA_RG_ROWS, sum;
