@@ -402,7 +402,10 @@ static int data_page(pq_col_reader *r, const pq_page_header *h, const page_body 
     r->last_as_idx = as_idx;
     bool plain_ba = h->encoding == PQ_ENC_PLAIN && r->col->physical == PQ_BYTE_ARRAY &&
                     b->vals_len <= UINT32_MAX;
-    if (sel && !(dict && dict_of(r)) && !plain_ba) return full_then_take(r, h, b, off, out, sel, e);
+    bool plain_fixed = h->encoding == PQ_ENC_PLAIN && r->col->physical != PQ_BYTE_ARRAY &&
+                       r->col->physical != PQ_BOOLEAN;
+    if (sel && !(dict && dict_of(r)) && !plain_ba && !plain_fixed)
+        return full_then_take(r, h, b, off, out, sel, e);
     if (as_idx) out = r->idx_out;
     int64_t n = h->num_values, nn = n, base = out->length;
     if (n < 0 || n > r->limits.max_page_values) {
@@ -431,8 +434,9 @@ static int data_page(pq_col_reader *r, const pq_page_header *h, const page_body 
     if (sel) {
         int rc = check_sel(sel, n, e);
         if (rc) return rc;
-        if (!plain_ba) return dict_selected(r, vp, vlen, n, nn, sel, out, e);
+        if (!plain_ba && !plain_fixed) return dict_selected(r, vp, vlen, n, nn, sel, out, e);
         if (nn < n) return full_then_take(r, h, b, off, out, sel, e);
+        if (plain_fixed) return pq_plain_select_fixed(vp, vlen, n, sel->rows, sel->n, out, e);
         return plain_selected(r, vp, vlen, n, sel, out, e);
     }
     int rc = pq_vec_reserve(out, n, 0);

@@ -80,7 +80,8 @@ int pq_colr_page(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_
 
 /* Like pq_colr_page, but a data page appends only its rows sel[0..nsel) (page-relative,
  * strictly increasing, each < the page's num_values; EFORMAT otherwise). Dictionary-encoded
- * pages gather just the selected values; other encodings decode the page into r->page first.
+ * pages gather just the selected values, PLAIN pages without nulls copy just them; other
+ * pages decode the page into r->page first.
  * *rows is still the page's full row count. */
 int pq_colr_page_sel(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
                      const uint32_t *sel, int64_t nsel, pq_vec *out, size_t *consumed,

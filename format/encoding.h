@@ -110,6 +110,11 @@ int pq_rle_encode_dict(pq_buf *out, const uint32_t *idx, int64_t n, int bit_widt
  * appends n values (one bounds check, then memcpy). *used = bytes consumed. */
 int pq_plain_decode_fixed(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, size_t *used,
                           pq_err *err);
+/* Fixed-width PLAIN, selected values only: of the n values in buf (checked to hold all n,
+ * as above), those at the nsel ascending indices sel (each below n) are appended to out -
+ * a selection over a page copies its rows, not the page. Not for BOOLEAN. */
+int pq_plain_select_fixed(const uint8_t *buf, size_t len, int64_t n, const uint32_t *sel,
+                          int64_t nsel, pq_vec *out, pq_err *err);
 /* BOOLEAN PLAIN: n bits LSB-first starting at bit bit_offset of buf (0..7, for pages decoded
  * in several batches), appended to out's bitmap. *used_bits = bit_offset + n, the bit
  * position after the last value (the caller advances buf by used_bits / 8). */

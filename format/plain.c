@@ -51,6 +51,34 @@ int pq_plain_decode_fixed(const uint8_t *buf, size_t len, int64_t n, pq_vec *out
     return 0;
 }
 
+int pq_plain_select_fixed(const uint8_t *buf, size_t len, int64_t n, const uint32_t *sel,
+                          int64_t nsel, pq_vec *out, pq_err *err)
+{
+    assert(nsel >= 0 && nsel <= n && (sel || nsel == 0));
+    int32_t wi = pq_fixed_width(out->type, out->type_length);
+    if (wi <= 0 || out->type == PQ_BOOLEAN)
+        return pq_errf(err, RINGSCAN_EFORMAT, -1, "PLAIN fixed-width select of type %d width %d",
+                       (int)out->type, (int)wi);
+    size_t w = (size_t)wi;
+    int rc = check_count(n, err, "PLAIN");
+    if (rc) return rc;
+    uint64_t need = (uint64_t)n * w;
+    if (need > len) /* the page is checked whole, as pq_plain_decode_fixed checks it */
+        return pq_errf(err, RINGSCAN_EFORMAT, -1,
+                       "PLAIN: %lld values of %d bytes need %llu bytes, %zu left",
+                       (long long)n, (int)w, (unsigned long long)need, len);
+    if ((rc = pq_vec_reserve(out, nsel, 0))) return rc;
+    uint8_t *d = out->values + (size_t)out->length * w;
+    if (w == 8)
+        for (int64_t k = 0; k < nsel; k++) memcpy(d + 8 * k, buf + (size_t)sel[k] * 8, 8);
+    else if (w == 4)
+        for (int64_t k = 0; k < nsel; k++) memcpy(d + 4 * k, buf + (size_t)sel[k] * 4, 4);
+    else
+        for (int64_t k = 0; k < nsel; k++) memcpy(d + w * (size_t)k, buf + (size_t)sel[k] * w, w);
+    out->length += nsel;
+    return 0;
+}
+
 /* Copies n bits from src (starting at bit so) to dst (starting at bit do_). */
 static void copy_bits(uint8_t *dst, int64_t do_, const uint8_t *src, int64_t so, int64_t n)
 {

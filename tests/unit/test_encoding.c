@@ -238,6 +238,17 @@ static void plain_fixed(void)
         CHECK(pq_plain_decode(buf, (size_t)(4 * w - 1), 4, &v, &used, &e) == RINGSCAN_EFORMAT);
         CHECK_EQ_I64(v.length, 13);
         CHECK(pq_plain_decode(buf, 0, 0, &v, &used, &e) == 0); /* empty page */
+        /* selected values only: rows 0, 2, 9 of a 10-value page (page 2 = buf from 3 * w) */
+        static const uint32_t sel[] = {0, 2, 9};
+        CHECK(pq_plain_select_fixed(buf + 3 * w, 10 * (size_t)w, 10, sel, 3, &v, &e) == 0);
+        CHECK_EQ_I64(v.length, 16);
+        for (int k = 0; k < 3; k++)
+            CHECK(memcmp(v.values + (13 + k) * w, buf + (3 + sel[k]) * w, (size_t)w) == 0);
+        /* the page must hold all ten values even when the selection stops short of the end */
+        CHECK(pq_plain_select_fixed(buf, (size_t)(10 * w - 1), 10, sel, 2, &v, &e) ==
+              RINGSCAN_EFORMAT);
+        CHECK(pq_plain_select_fixed(buf, 600, 10, sel, 0, &v, &e) == 0);
+        CHECK_EQ_I64(v.length, 16);
         pq_buf b = {0};
         CHECK(pq_plain_encode(&b, &v, 0, 13, true) == 0);
         CHECK(b.len == (size_t)(13 * w) && memcmp(b.data, buf, b.len) == 0);
