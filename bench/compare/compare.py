@@ -6,6 +6,9 @@ Steps (each idempotent where it makes files):
             TPC-H columns are the same as the tpch layout's, plus l_cancelkey for
             lineitem_cancel), tpchgen/lineitem.parquet (tpchgen-cli, its default settings), and
             both converted to .vortex with vortex-data (pyarrow batches -> vortex.io.write).
+            --codec C (default snappy) writes ringscan's file with `--compression C` instead, as
+            ringscan-C.parquet / ringscan-C.vortex, reported under out/sfN-C/: the same rows
+            without snappy, to show what the codec costs each engine. --data picks the files.
   2. check  one run of every (engine, shape, dataset, threads): rows + checksum; ringscan's is
             the reference; any mismatch is printed loudly and that cell's time is dropped.
   3. time   R interleaved rounds: each round walks the cells in a shuffled order and runs every
@@ -58,12 +61,14 @@ def sh(cmd, **kw):
 
 
 # ---------------------------------------------------------------- data
-def make_data(sf, ddir, ringscan):
+def make_data(sf, ddir, ringscan, codec):
     os.makedirs(ddir, exist_ok=True)
-    rs = os.path.join(ddir, "ringscan.parquet")
+    stem = "ringscan" if codec == "snappy" else f"ringscan-{codec}"
+    rs = os.path.join(ddir, stem + ".parquet")
     tg = os.path.join(ddir, "tpchgen", "lineitem.parquet")
     if not os.path.exists(rs):
-        sh([ringscan, "gen", "lineitem", "--sf", str(sf), "--layout", "cancel", "-o", rs + ".tmp"])
+        sh([ringscan, "gen", "lineitem", "--sf", str(sf), "--layout", "cancel",
+            "--compression", codec, "-o", rs + ".tmp"])
         os.rename(rs + ".tmp", rs)
     if not os.path.exists(tg):
         tmp = os.path.join(ddir, "tpchgen.tmp")
@@ -75,7 +80,7 @@ def make_data(sf, ddir, ringscan):
         shutil.rmtree(tmp, ignore_errors=True)
     files = {}
     for name, pq_path in (("ringscan", rs), ("tpchgen", tg)):
-        vx_path = os.path.join(ddir, name + ".vortex")
+        vx_path = os.path.join(ddir, (stem if name == "ringscan" else name) + ".vortex")
         if not os.path.exists(vx_path):
             import pyarrow as pa
             import pyarrow.parquet as pq
@@ -89,10 +94,10 @@ def make_data(sf, ddir, ringscan):
     return files
 
 
-def cells():
+def cells(datasets):
     out = []
     for shape in E.SHAPE_ORDER:
-        for ds in DATASETS:
+        for ds in datasets:
             if E.SHAPES[shape][3] == "cancel" and ds != "ringscan":
                 continue  # only the cancel-layout file has l_cancelkey
             out.append((shape, ds))
@@ -413,18 +418,26 @@ def main():
     ap.add_argument("--skip-count", action="store_true")
     ap.add_argument("--skip-rss", action="store_true")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--codec", default="snappy", choices=["snappy", "none", "zstd", "lz4", "gzip"],
+                    help="compression of ringscan's generated file (tpchgen's keeps its own)")
+    ap.add_argument("--data", default=",".join(DATASETS), help="files to run: ringscan,tpchgen")
     args = ap.parse_args()
     threads_list = [int(x) for x in args.threads.split(",")]
     peers = [e for e in args.engines.split(",") if e]
     shapes = set(args.shapes.split(","))
-    outdir = os.path.join(args.out, f"sf{args.sf}")
+    datasets = [d for d in args.data.split(",") if d]
+    if not datasets or any(d not in DATASETS for d in datasets):
+        ap.error(f"--data takes a list of {','.join(DATASETS)}")
+    outdir = os.path.join(args.out, f"sf{args.sf}" + ("" if args.codec == "snappy" else f"-{args.codec}"))
     os.makedirs(outdir, exist_ok=True)
-    files = make_data(args.sf, os.path.join(args.out, "data", f"sf{args.sf}"), args.ringscan)
-    cl = [c for c in cells() if c[0] in shapes]
+    files = make_data(args.sf, os.path.join(args.out, "data", f"sf{args.sf}"), args.ringscan,
+                      args.codec)
+    cl = [c for c in cells(datasets) if c[0] in shapes]
     R = {"sf": args.sf, "rounds": args.rounds, "threads": threads_list, "peers": peers,
          "cells": cl, "files": files, "machine": machine(),
          "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "argv": sys.argv,
-         "ringscan_policy": args.policy or "default", "versions": {}, "check": {},
+         "ringscan_policy": args.policy or "default", "ringscan_codec": args.codec,
+         "versions": {}, "check": {},
          "time": {}, "count": {}, "rss": {}, "mismatches": [], "errors": []}
     R["versions"]["ringscan"] = subprocess.run([args.ringscan, "version"], capture_output=True,
                                                text=True).stdout.strip()
@@ -558,7 +571,8 @@ def main():
         json.dump(R, f, indent=1)
     table = build_tables(R, threads_list)
     head = (f"sf={args.sf} rounds={args.rounds} threads={args.threads} ringscan policy="
-            f"{R['ringscan_policy']} ringscan start-up (ringscan version) median "
+            f"{R['ringscan_policy']} ringscan file codec={R['ringscan_codec']} "
+            f"ringscan start-up (ringscan version) median "
             f"{R['ringscan_startup_ms']:.2f} ms\nversions: {json.dumps(R['versions'])}\n"
             f"machine: {json.dumps(R['machine'])}\ndate: {R['date']}\n")
     mm = "\nMISMATCHES:\n" + "\n".join(R["mismatches"]) + "\n" if R["mismatches"] else \

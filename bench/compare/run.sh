@@ -3,6 +3,7 @@
 # bench shapes (issue 7). One command:
 #   bash bench/compare/run.sh [--sf 1] [--rounds 5] [--threads 1,2] [--engines duckdb,...]
 #                             [--shapes a,b] [--policy adaptive] [--skip-count] [--skip-rss]
+#                             [--codec snappy|none|zstd|lz4|gzip] [--data ringscan,tpchgen]
 # Makes .tools/compare-venv (pinned versions, idempotent), builds ringscan (ReleaseFast) and
 # copies the binary to bench/compare/out/bin so a rebuild of the tree during the run does not
 # change what is measured, generates the data under bench/compare/out/data/sfN, and writes
