@@ -1,9 +1,13 @@
 /* cli/main.c: the `ringscan` binary; dispatches subcommands to cli/cmd_*.c. */
 #include "cli/cli.h"
 
+#include <assert.h>
 #include <mimalloc.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static const struct {
     const char *name;
@@ -25,10 +29,31 @@ static void usage(void)
         fprintf(stderr, "  %-10s %s\n", commands[i].name, commands[i].help);
 }
 
-/* Address space mimalloc maps up front (committed, so its pages are not decommitted on free, but
- * untouched: no RSS until used): range buffers above its huge-object size come from this arena
- * and are reused, where an OS-backed huge block is unmapped on free and faulted in again. */
+/* Address space mapped up front for mimalloc's arena (committed, so its pages are not
+ * decommitted on free, but untouched: no RSS until used): range buffers above its huge-object
+ * size come from this arena and are reused, where an OS-backed huge block is unmapped on free
+ * and faulted in again. */
 #define ARENA_RESERVE_BYTES ((size_t)1 << 30)
+
+/* Maps the arena, 64 MiB aligned (a multiple of mimalloc's segment alignment), advises it
+ * MADV_HUGEPAGE and hands it to mimalloc: where transparent huge pages are "madvise" (Debian's
+ * default) a fresh process faults 2 MiB pages, not 4 KiB ones. A fresh `ringscan scan` of
+ * lineitem_prune at sf=1: 4195 -> 657 page faults, 17.6 -> 11.6 ms (median of 60 interleaved
+ * runs), peak RSS 21.7 -> 26.8 MB; warm scans and lineitem_wide unchanged. False if the kernel
+ * refused the mapping (vm.overcommit_memory=2) or mimalloc the memory. */
+static bool huge_page_arena(void)
+{
+    size_t align = (size_t)64 << 20;
+    uint8_t *p = mmap(NULL, ARENA_RESERVE_BYTES + align, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return false;
+    uint8_t *a = (uint8_t *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+    assert(a >= p && a + ARENA_RESERVE_BYTES <= p + ARENA_RESERVE_BYTES + align);
+    (void)madvise(a, ARENA_RESERVE_BYTES, MADV_HUGEPAGE); /* a hint: EINVAL without THP */
+    if (mi_manage_os_memory(a, ARENA_RESERVE_BYTES, true, false, true, -1)) return true;
+    munmap(p, ARENA_RESERVE_BYTES + align);
+    return false;
+}
 
 /* The binary's allocator settings (a library host chooses its own; see README "Memory (embedding)").
  * Scans run back to back in one process (`serve`, bench rounds) and each starts its own
@@ -39,8 +64,9 @@ static void usage(void)
 static void allocator_setup(void)
 {
     mi_option_disable(mi_option_allow_decommit);
-    /* may fail where the kernel does not overcommit (vm.overcommit_memory=2): mimalloc then
-     * takes memory from the OS as it goes, which is only slower; nothing to report */
+    if (huge_page_arena()) return;
+    /* may fail too: mimalloc then takes memory from the OS as it goes, which is only slower;
+     * nothing to report */
     (void)mi_reserve_os_memory(ARENA_RESERVE_BYTES, true, false);
 }
 
