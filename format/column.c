@@ -369,15 +369,24 @@ static int dict_selected(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64
     return 0;
 }
 
-/* PLAIN byte-array page values for the selected rows only (a page without nulls): every
- * value's length is walked and checked, only the selected values are copied - a string
- * conjunct late in the chain copies the few rows that reach it, not the page. */
+/* PLAIN page values for the selected rows only (a page without nulls), appended valid (rows
+ * after earlier nulls get their validity bits): fixed-width values are copied from their
+ * slots; every byte-array length is walked and checked and only the selected values copied -
+ * a string conjunct late in the chain copies the few rows that reach it, not the page. */
 static int plain_selected(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n,
                           const page_sel *sel, pq_vec *out, pq_err *e)
 {
-    size_t bytes = (size_t)(sel->n + 1) * sizeof(uint32_t);
-    int rc = scratch_reserve((void **)&r->sel_buf, &r->sel_cap, bytes);
-    return rc ? rc : pq_plain_select_ba(vp, vlen, n, sel->rows, sel->n, r->sel_buf, out, e);
+    int64_t base = out->length;
+    int rc = 0;
+    if (out->type != PQ_BYTE_ARRAY) {
+        rc = pq_plain_select_fixed(vp, vlen, n, sel->rows, sel->n, out, e);
+    } else {
+        size_t bytes = (size_t)(sel->n + 1) * sizeof(uint32_t);
+        rc = scratch_reserve((void **)&r->sel_buf, &r->sel_cap, bytes);
+        if (rc == 0) rc = pq_plain_select_ba(vp, vlen, n, sel->rows, sel->n, r->sel_buf, out, e);
+    }
+    if (rc == 0) set_validity(out, base, NULL, sel->n, 0);
+    return rc;
 }
 
 static int data_page(pq_col_reader *r, const pq_page_header *h, const page_body *b, int64_t off,
@@ -436,7 +445,6 @@ static int data_page(pq_col_reader *r, const pq_page_header *h, const page_body 
         if (rc) return rc;
         if (!plain_ba && !plain_fixed) return dict_selected(r, vp, vlen, n, nn, sel, out, e);
         if (nn < n) return full_then_take(r, h, b, off, out, sel, e);
-        if (plain_fixed) return pq_plain_select_fixed(vp, vlen, n, sel->rows, sel->n, out, e);
         return plain_selected(r, vp, vlen, n, sel, out, e);
     }
     int rc = pq_vec_reserve(out, n, 0);

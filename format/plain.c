@@ -67,6 +67,7 @@ int pq_plain_select_fixed(const uint8_t *buf, size_t len, int64_t n, const uint3
         return pq_errf(err, RINGSCAN_EFORMAT, -1,
                        "PLAIN: %lld values of %d bytes need %llu bytes, %zu left",
                        (long long)n, (int)w, (unsigned long long)need, len);
+    if (nsel == 0) return 0; /* out->values may not exist yet */
     if ((rc = pq_vec_reserve(out, nsel, 0))) return rc;
     uint8_t *d = out->values + (size_t)out->length * w;
     if (w == 8)
