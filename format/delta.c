@@ -209,6 +209,7 @@ int pq_delta_decode(pq_delta_dec *d, int64_t n, pq_vec *out)
         return pq_errf(d->err, RINGSCAN_EFORMAT, -1,
                        "DELTA_BINARY_PACKED: %lld values asked, %lld left", (long long)n,
                        (long long)(d->total - d->done));
+    if (n == 0) return 0; /* an empty page: out->values may not exist yet */
     int rc = pq_vec_reserve(out, n, 0);
     if (rc) return rc;
     int64_t got = pq_delta_next(d, out->values + out->length * (d->is32 ? 4 : 8), n);

@@ -31,6 +31,15 @@ static void delta_spec_examples(void)
     int32_t want[8] = {7, 5, 3, 1, 2, 3, 4, 5};
     CHECK(memcmp(o, want, sizeof want) == 0);
     CHECK_EQ_I64(pq_delta_used(&d), 10 + 8); /* miniblock padded to 32 values */
+    /* an empty page into a vector with no values buffer yet (NULL + 0 trapped in checked
+     * builds; found by review) */
+    uint8_t ex0[] = {0x80, 0x01, 0x04, 0x00, 0x00};
+    pq_vec v;
+    pq_vec_init(&v, PQ_INT32, 0);
+    CHECK(pq_delta_init(&d, ex0, sizeof ex0, true, 0, NULL) == 0);
+    CHECK(pq_delta_decode(&d, 0, &v) == 0);
+    CHECK_EQ_I64(v.length, 0);
+    pq_vec_free(&v);
     /* total_values beyond what the page says */
     pq_err e = {0};
     CHECK(pq_delta_init(&d, ex2, sizeof ex2, true, 7, &e) == RINGSCAN_EFORMAT);
