@@ -55,6 +55,7 @@ int pq_plain_select_fixed(const uint8_t *buf, size_t len, int64_t n, const uint3
                           int64_t nsel, pq_vec *out, pq_err *err)
 {
     assert(nsel >= 0 && nsel <= n && (sel || nsel == 0));
+    assert(nsel == 0 || (int64_t)sel[nsel - 1] < n); /* ascending: every index below n */
     int32_t wi = pq_fixed_width(out->type, out->type_length);
     if (wi <= 0 || out->type == PQ_BOOLEAN)
         return pq_errf(err, RINGSCAN_EFORMAT, -1, "PLAIN fixed-width select of type %d width %d",
