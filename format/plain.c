@@ -70,13 +70,7 @@ int pq_plain_select_fixed(const uint8_t *buf, size_t len, int64_t n, const uint3
                        (long long)n, (int)w, (unsigned long long)need, len);
     if (nsel == 0) return 0; /* out->values may not exist yet */
     if ((rc = pq_vec_reserve(out, nsel, 0))) return rc;
-    uint8_t *d = out->values + (size_t)out->length * w;
-    if (w == 8)
-        for (int64_t k = 0; k < nsel; k++) memcpy(d + 8 * k, buf + (size_t)sel[k] * 8, 8);
-    else if (w == 4)
-        for (int64_t k = 0; k < nsel; k++) memcpy(d + 4 * k, buf + (size_t)sel[k] * 4, 4);
-    else
-        for (int64_t k = 0; k < nsel; k++) memcpy(d + w * (size_t)k, buf + (size_t)sel[k] * w, w);
+    pq_gather_fixed(out->values + (size_t)out->length * w, buf, sel, nsel, w);
     out->length += nsel;
     return 0;
 }

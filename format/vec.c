@@ -96,21 +96,21 @@ static int take_bytes(const pq_vec *src, const uint32_t *idx, int64_t n, pq_vec 
     return 0;
 }
 
+void pq_gather_fixed(uint8_t *dst, const uint8_t *src, const uint32_t *idx, int64_t n, size_t w)
+{
+    assert(n >= 0 && w > 0);
+    if (w == 8) /* constant sizes: each copy is one move */
+        for (int64_t i = 0; i < n; i++) memcpy(dst + 8 * i, src + (size_t)idx[i] * 8, 8);
+    else if (w == 4)
+        for (int64_t i = 0; i < n; i++) memcpy(dst + 4 * i, src + (size_t)idx[i] * 4, 4);
+    else
+        for (int64_t i = 0; i < n; i++) memcpy(dst + w * (size_t)i, src + (size_t)idx[i] * w, w);
+}
+
 static void take_fixed(const pq_vec *src, const uint32_t *idx, int64_t n, pq_vec *dst)
 {
     size_t w = (size_t)pq_fixed_width(src->type, src->type_length);
-    uint8_t *base = dst->values + (size_t)dst->length * w;
-    if (w == 8) {
-        const uint64_t *s = (const uint64_t *)(const void *)src->values;
-        uint64_t *d = (uint64_t *)(void *)base;
-        for (int64_t i = 0; i < n; i++) d[i] = s[idx[i]];
-    } else if (w == 4) {
-        const uint32_t *s = (const uint32_t *)(const void *)src->values;
-        uint32_t *d = (uint32_t *)(void *)base;
-        for (int64_t i = 0; i < n; i++) d[i] = s[idx[i]];
-    } else {
-        for (int64_t i = 0; i < n; i++) memcpy(base + (size_t)i * w, src->values + (size_t)idx[i] * w, w);
-    }
+    pq_gather_fixed(dst->values + (size_t)dst->length * w, src->values, idx, n, w);
 }
 
 /* Validity of the appended rows; the first null ever back-fills ones (vec.h invariant 1). */

@@ -77,6 +77,8 @@ int pq_vec_reserve(pq_vec *v, int64_t rows, int64_t data_bytes);
 void pq_vec_free(pq_vec *v);
 /* Resets length/null_count/data_len to 0 keeping the buffers. */
 void pq_vec_clear(pq_vec *v);
+/* Copies the w-byte values src[idx[i]] (i < n) to dst back to back; no alignment needed. */
+void pq_gather_fixed(uint8_t *dst, const uint8_t *src, const uint32_t *idx, int64_t n, size_t w);
 /* Appends rows idx[0..n) of src to dst (same type and width), values and validity.
  * Returns 0, -EOVERFLOW (byte-array data past INT32_MAX) or -ENOMEM. */
 int pq_vec_take(const pq_vec *src, const uint32_t *idx, int64_t n, pq_vec *dst);
