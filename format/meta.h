@@ -37,6 +37,10 @@ typedef struct pq_meta_limits {
 } pq_meta_limits;
 
 #define PQ_META_MAX_BYTES_DEFAULT (64u << 20)
+/* Hard limits that pq_file_meta_check enforces, so that scan/ and filter/ can size masks,
+ * splits and buffers from the footer with plain int64_t arithmetic. */
+#define PQ_MAX_ROW_GROUP_ROWS (INT64_C(1) << 30)
+#define PQ_MAX_CHUNK_UNCOMPRESSED_BYTES (INT64_C(1) << 48)
 
 /* Fills l with the defaults above. */
 void pq_meta_limits_default(pq_meta_limits *l);
@@ -299,6 +303,13 @@ int pq_footer_locate(const uint8_t *tail, size_t tail_len, uint64_t file_size,
  * left empty (nothing to free); on success free with pq_file_meta_free. */
 int pq_file_meta_parse(const uint8_t *buf, size_t len, const pq_meta_limits *limits,
                        pq_file_meta *out, pq_err *e);
+/* Checks what only the whole footer shows (format/meta_check.c has the invariants it
+ * establishes): each row group's rows within PQ_MAX_ROW_GROUP_ROWS and their sum equal to
+ * num_rows, each chunk's values equal to its group's rows, its data page offset and compressed
+ * size inside a file of file_size bytes, its uncompressed size within
+ * PQ_MAX_CHUNK_UNCOMPRESSED_BYTES. Returns 0, RINGSCAN_EFORMAT or RINGSCAN_ELIMIT (message
+ * names the row group, e->column the column). Call it after pq_file_meta_parse, before use. */
+int pq_file_meta_check(const pq_file_meta *m, uint64_t file_size, pq_err *e);
 /* Releases everything the metadata owns; safe on a zeroed struct; leaves it zeroed. */
 void pq_file_meta_free(pq_file_meta *m);
 /* Finds a leaf column by name; its index or -1. */

@@ -375,23 +375,32 @@ static scan_split *split_add(scan_t *s, int *cap, int *rc, pq_err *e)
 /* Row boundaries cutting rg into splits of about split_rows rows: cuts[0] = 0 < ... <
  * cuts[n] = rows, each inner cut the first row of a page of the first needed column (pages
  * of other columns may straddle it). Returns n >= 1; *cuts is malloc'd. */
+_Static_assert(FLT_MASK_MAX_LEN >= PQ_MAX_ROW_GROUP_ROWS, "a row group's mask fits a flt_mask");
+
 static int plan_cuts(scan_t *s, plan_index *x, int rg, int64_t **cuts)
 {
     int64_t n = s->f->meta.row_groups[rg].num_rows, target = s->o.split_rows;
-    int want = target > 0 && n >= 2 * target ? (int)((n + target - 1) / target) : 1;
+    assert(n >= 0 && n <= PQ_MAX_ROW_GROUP_ROWS); /* pq_file_meta_check */
+    int64_t want = target > 0 && n / 2 >= target ? (n - 1) / target + 1 : 1;
     for (int k = 0; want > 1 && k < s->nneed; k++)
         if (!usable_oi(s, x, rg, k)) want = 1;
-    *cuts = malloc(sizeof(int64_t) * ((size_t)want + 1));
+    const pq_offset_index *oi = want > 1 ? usable_oi(s, x, rg, 0) : NULL;
+    /* Cuts fall on distinct page starts: at most one per page, plus 0 and n. */
+    int64_t ncuts = oi && oi->npages < want ? oi->npages : want;
+    *cuts = malloc(sizeof(int64_t) * ((size_t)ncuts + 1));
     if (!*cuts) return -ENOMEM;
     (*cuts)[0] = 0;
     int m = 0;
-    const pq_offset_index *oi = want > 1 ? usable_oi(s, x, rg, 0) : NULL;
     for (int pg = 1, c = 1; oi && c < want; c++) { /* the first page at or past c/want of n */
         int64_t goal = n * c / want;
         while (pg < oi->npages && oi->pages[pg].first_row_index < goal) pg++;
         if (pg == oi->npages) break;
-        if (oi->pages[pg].first_row_index > (*cuts)[m]) (*cuts)[++m] = oi->pages[pg].first_row_index;
+        if (oi->pages[pg].first_row_index > (*cuts)[m] && oi->pages[pg].first_row_index < n) {
+            assert(m + 1 < ncuts);
+            (*cuts)[++m] = oi->pages[pg].first_row_index;
+        }
     }
+    assert(m < ncuts);
     (*cuts)[++m] = n;
     return m;
 }

@@ -97,6 +97,7 @@ static int read_footer(pqf_t *f, const pq_meta_limits *limits, pq_err *e)
     }
     if (rc == 0) {
         rc = pq_file_meta_parse(meta, f->meta_len, limits, &f->meta, e);
+        if (rc == 0) rc = pq_file_meta_check(&f->meta, size, e);
         if (rc && e && e->offset < 0) e->offset = (int64_t)f->meta_offset;
     }
     if (rc == 0) keep_index(f, tail, size - tail_len, tail_len);

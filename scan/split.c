@@ -358,6 +358,7 @@ enum { RESERVE_DATA_MAX = 256 << 20 }; /* bytes of string data reserved ahead, a
 static int reserve_split(split_ctx *x, const pq_chunk_meta *cm, pq_vec *v)
 {
     int64_t rg_rows = x->s->f->meta.row_groups[x->sp->rg].num_rows, data = 0;
+    assert(cm->total_uncompressed_size <= PQ_MAX_CHUNK_UNCOMPRESSED_BYTES); /* meta_check */
     if (v->type == PQ_BYTE_ARRAY && rg_rows > 0 && cm->total_uncompressed_size > 0) {
         double share = (double)x->sp->nrows / (double)rg_rows;
         data = (int64_t)((double)cm->total_uncompressed_size * share);

@@ -156,6 +156,98 @@ static void test_chunk_past_end(void)
     pq_file_meta_free(&meta);
 }
 
+/* Opens and scans the original file with its footer re-encoded after edit(meta, arg). */
+static int scan_edited(void (*edit)(pq_file_meta *, int64_t), int64_t arg, const char *filter,
+                       int threads, pq_err *e)
+{
+    uint32_t m = footer_len();
+    pq_file_meta meta;
+    if (pq_file_meta_parse(orig + orig_len - 8 - m, m, NULL, &meta, e)) return -1000;
+    edit(&meta, arg);
+    pq_buf b = {0};
+    int rc = pq_write_file_meta(&b, &meta);
+    pq_file_meta_free(&meta);
+    if (rc) return -1000;
+    size_t body = orig_len - 8 - m;
+    uint8_t *d = malloc(body + b.len + 8);
+    memcpy(d, orig, body);
+    memcpy(d + body, b.data, b.len);
+    uint32_t len = (uint32_t)b.len;
+    memcpy(d + body + b.len, &len, 4);
+    memcpy(d + body + b.len + 4, "PAR1", 4);
+    memset(e, 0, sizeof *e);
+    e->offset = -1;
+    rc = write_bytes(bad, d, body + b.len + 8) ? -EIO : 0;
+    pqf_t *f = NULL;
+    if (rc == 0) rc = pqf_open(&f, bad, NULL, e);
+    if (rc == 0) {
+        int proj[HU_NCOLS] = {0, 1, 2, 3, 4};
+        scan_opts o;
+        scan_opts_default(&o);
+        o.threads = threads;
+        hu_result r;
+        hu_scan(f, proj, HU_NCOLS, filter, &o, &r);
+        rc = r.status;
+        if (rc) *e = r.err;
+    }
+    pqf_close(f);
+    pq_buf_free(&b);
+    free(d);
+    return rc;
+}
+
+static void set_rg_rows(pq_file_meta *m, int64_t v) { m->row_groups[1].num_rows = v; }
+static void set_rg_rows_and_total(pq_file_meta *m, int64_t v)
+{
+    int64_t others = m->num_rows - m->row_groups[1].num_rows;
+    m->num_rows = v > INT64_MAX - others ? v : v + others; /* INT64_MAX: cannot agree */
+    m->row_groups[1].num_rows = v;
+}
+static void set_total_rows(pq_file_meta *m, int64_t v) { m->num_rows = v; }
+static void set_uncompressed(pq_file_meta *m, int64_t v)
+{
+    m->row_groups[1].chunks[2].total_uncompressed_size = v; /* column s: strings */
+}
+static void set_num_values(pq_file_meta *m, int64_t v) { m->row_groups[1].chunks[1].num_values = v; }
+
+/* Defects 1 and 2 of issue 18: a row group of 2^30 rows or more (2^49 wrote past plan_cuts's
+ * array, 2^62 crashed, 2^30..2^49 aborted in flt_mask_init), whether or not the file's total
+ * agrees, is refused when the file opens; so is a total that the groups do not add up to. */
+static void test_row_group_rows(void)
+{
+    const int64_t huge[] = {(int64_t)1 << 30 | 1, (int64_t)1 << 31, (int64_t)1 << 49,
+                            (int64_t)1 << 62, INT64_MAX};
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++)
+        for (int threads = 1; threads <= 2; threads++) {
+            pq_err e;
+            CHECK_EQ_I64(scan_edited(set_rg_rows, huge[i], NULL, threads, &e), RINGSCAN_ELIMIT);
+            CHECK(strstr(e.msg, "row group 1") != NULL);
+            CHECK_EQ_I64(scan_edited(set_rg_rows_and_total, huge[i], "a < 500", threads, &e),
+                         RINGSCAN_ELIMIT);
+        }
+    pq_err e;
+    CHECK_EQ_I64(scan_edited(set_rg_rows, 401, NULL, 1, &e), RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "holds 400 values, its row group 401 rows") != NULL);
+    CHECK_STR(e.column, "id");
+    CHECK_EQ_I64(scan_edited(set_total_rows, 1199, NULL, 1, &e), RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "row groups hold 1200 rows, the file says 1199") != NULL);
+    CHECK(e.offset > 0); /* the footer's offset */
+    CHECK_EQ_I64(scan_edited(set_total_rows, 1200, NULL, 2, &e), 0);
+}
+
+/* Defects 3 and 4: a string chunk that claims INT64_MAX uncompressed bytes (aborted in
+ * pq_vec_reserve) and a chunk of INT64_MAX values (overflowed in column.c). */
+static void test_chunk_sizes(void)
+{
+    pq_err e;
+    CHECK_EQ_I64(scan_edited(set_uncompressed, INT64_MAX, NULL, 2, &e), RINGSCAN_ELIMIT);
+    CHECK_STR(e.column, "s");
+    CHECK(strstr(e.msg, "uncompressed size") != NULL);
+    CHECK_EQ_I64(scan_edited(set_uncompressed, (int64_t)1 << 40, "s = 's001'", 2, &e), 0);
+    CHECK_EQ_I64(scan_edited(set_num_values, INT64_MAX, NULL, 1, &e), RINGSCAN_EFORMAT);
+    CHECK_STR(e.column, "a");
+}
+
 static bool clear_status(int rc)
 {
     return rc == 0 || rc == RINGSCAN_EFORMAT || rc == RINGSCAN_EUNSUPPORTED ||
@@ -469,6 +561,8 @@ int main(void)
     RUN(test_wrong_magic);
     RUN(test_footer_length_past_end);
     RUN(test_chunk_past_end);
+    RUN(test_row_group_rows);
+    RUN(test_chunk_sizes);
     RUN(test_seeded_byte_flips);
     RUN(test_negative_counts);
     RUN(test_bit_width_above_32);
