@@ -3,7 +3,7 @@
  * presence), key-value metadata; --json prints the same as one JSON object.
  *
  * Invariants:
- *  1. The only I/O is pread of the tail (1 MiB, pqf_open) and, when the metadata is larger,
+ *  1. The only I/O is io_read_sync of the tail (64 KiB) and, when the metadata is larger,
  *     of the metadata itself; the decoding is format/ (pq_footer_locate, pq_file_meta_parse).
  *  2. Errors print "ringscan: FILE: <msg> (offset N, column C)" on stderr and exit 1; usage
  *     errors exit 2.
@@ -20,6 +20,7 @@
 
 #include "cli/cli.h"
 #include "format/meta.h"
+#include "io/io.h"
 
 int cmd_meta(int argc, char **argv);
 
@@ -35,51 +36,52 @@ static int report(const char *file, const pq_err *e)
     return 1;
 }
 
-static int pread_all(int fd, uint8_t *buf, size_t n, off_t off)
+/* An io/ message without the "PATH: " it starts with (report prints the path). */
+static const char *io_msg(const char *path, const char *msg)
 {
-    size_t done = 0;
-    while (done < n) {
-        ssize_t r = pread(fd, buf + done, n - done, off + (off_t)done);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return r < 0 ? -errno : -EIO;
-        done += (size_t)r;
-    }
-    return 0;
+    size_t n = strlen(path);
+    return strncmp(msg, path, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ' ? msg + n + 2 : msg;
+}
+
+static int read_at(io_file_t *f, uint8_t *buf, size_t n, uint64_t off, pq_err *e)
+{
+    char msg[256];
+    int rc = io_read_sync(f, off, buf, n, msg, sizeof msg);
+    return rc ? pq_errf(e, rc, (int64_t)off, "%s", io_msg(f->name, msg)) : 0;
 }
 
 /* Reads and parses the metadata of path into m. 0 or 1 (reported). */
 static int load(const char *path, pq_file_meta *m)
 {
     pq_err e = {.offset = -1};
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        pq_errf(&e, -errno, -1, "%s", strerror(errno));
-        if (fd >= 0) close(fd);
+    io_file_t *f = NULL;
+    char msg[256];
+    int rc = io_file_open(&f, path, msg, sizeof msg); /* a FIFO is refused, never waited on */
+    if (rc) {
+        pq_errf(&e, rc, -1, "%s", io_msg(path, msg));
         return report(path, &e);
     }
-    uint64_t size = (uint64_t)st.st_size;
+    uint64_t size = f->size_bytes;
     size_t tail_len = size < TAIL_BYTES ? (size_t)size : TAIL_BYTES;
     uint8_t *tail = malloc(tail_len ? tail_len : 1), *meta = NULL;
-    uint64_t moff;
-    uint32_t mlen;
-    bool in_tail;
-    int rc = tail ? pread_all(fd, tail, tail_len, (off_t)(size - tail_len)) : -ENOMEM;
-    if (rc) pq_errf(&e, rc, -1, "%s", strerror(-rc));
+    uint64_t moff = 0;
+    uint32_t mlen = 0;
+    bool in_tail = false, located = false;
+    rc = tail ? read_at(f, tail, tail_len, size - tail_len, &e) : -ENOMEM;
     if (!rc) rc = pq_footer_locate(tail, tail_len, size, 0, &moff, &mlen, &in_tail, &e);
+    located = rc == 0;
     if (!rc && in_tail) {
         rc = pq_file_meta_parse(tail + (moff - (size - tail_len)), mlen, NULL, m, &e);
     } else if (!rc) {
         meta = malloc(mlen ? mlen : 1);
-        rc = meta ? pread_all(fd, meta, mlen, (off_t)moff) : -ENOMEM;
-        if (rc) pq_errf(&e, rc, (int64_t)moff, "%s", strerror(-rc));
-        else rc = pq_file_meta_parse(meta, mlen, NULL, m, &e);
+        rc = meta ? read_at(f, meta, mlen, moff, &e) : -ENOMEM;
+        if (!rc) rc = pq_file_meta_parse(meta, mlen, NULL, m, &e);
     }
-    if (rc && e.offset < 0 && rc != -ENOMEM && e.msg[0] && rc != RINGSCAN_EUNSUPPORTED)
+    if (rc && located && e.offset < 0 && rc != -ENOMEM && e.msg[0] && rc != RINGSCAN_EUNSUPPORTED)
         e.offset = (int64_t)moff; /* the metadata's start: the parser reports no file offset */
     free(tail);
     free(meta);
-    close(fd);
+    io_file_close(f);
     return rc ? report(path, &e) : 0;
 }
 

@@ -9,6 +9,9 @@
  * Errors: every call that can fail returns an int status: 0 on success, a negative errno or
  * a RINGSCAN_E* code on failure, and fills the caller's ringscan_error (may be NULL) with
  * the status and a message naming the file, the byte offset and the column where they apply.
+ * Every function checks its arguments: a NULL pointer where an object is required, or an
+ * option outside its documented range, returns -EINVAL with a message saying which (functions
+ * without a status return -EINVAL as their value or do nothing; NULL to a free is a no-op).
  *
  * Threads: a ringscan_file may be shared by scans on several threads (it is read-only after
  * open). A ringscan_scan is used by one thread at a time; its own executor threads (one per
@@ -91,7 +94,7 @@ typedef struct ringscan_file ringscan_file;
 int ringscan_open(const char *path, ringscan_file **out, ringscan_error *err);
 /* Closes f; no scan of f may still be running. NULL is a no-op. */
 void ringscan_close(ringscan_file *f);
-/* Rows and leaf columns of the file. */
+/* Rows and leaf columns of the file (-EINVAL when f is NULL). */
 int64_t ringscan_file_rows(const ringscan_file *f);
 int ringscan_file_columns(const ringscan_file *f);
 
@@ -131,8 +134,9 @@ typedef struct ringscan_scan ringscan_scan;
 
 /* Plans a scan of f (statistics, page index and bloom pruning read only metadata) and starts
  * its executor. Returns 0 and *out, or a status: RINGSCAN_EPARSE for a filter that does not
- * parse (message "expected X at character N"), -EINVAL for an unknown column. f must
- * outlive the scan. */
+ * parse (message "expected X at character N"), -EINVAL for an unknown column, a NULL entry in
+ * columns, a negative ncolumns, a limit below -1, a policy or io that is not one of the enum's
+ * values, or threads outside 0..256. f must outlive the scan. */
 int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_scan **out,
                         ringscan_error *err);
 

@@ -25,16 +25,30 @@ int io_file_open(io_file_t **out, const char *path, char *err, size_t errlen)
         if (err) snprintf(err, errlen, "invalid path (empty or over %d bytes)", IO_NAME_MAX);
         return -EINVAL;
     }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO without a writer (or a device) must not block; it has no
+     * effect on a regular file, the only kind kept. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         int rc = -errno;
         if (err) snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-rc));
         return rc;
     }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        int rc = S_ISREG(st.st_mode) ? -errno : -EINVAL;
+    if (fstat(fd, &st) != 0) {
+        int rc = -errno;
+        if (err) snprintf(err, errlen, "%s: cannot stat: %s", path, strerror(-rc));
+        close(fd);
+        return rc;
+    }
+    if (!S_ISREG(st.st_mode)) {
         if (err) snprintf(err, errlen, "%s: not a regular file", path);
+        close(fd);
+        return -EINVAL;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+        int rc = -errno;
+        if (err) snprintf(err, errlen, "%s: cannot clear O_NONBLOCK: %s", path, strerror(-rc));
         close(fd);
         return rc;
     }

@@ -55,9 +55,21 @@ static int report(ringscan_error *err, const char *path, int rc, const pq_err *e
     return rc;
 }
 
+/* -EINVAL with "what" as the message (no file: the arguments are the caller's). */
+static int bad_arg(ringscan_error *err, const char *what)
+{
+    if (err) {
+        err->status = -EINVAL;
+        snprintf(err->message, sizeof err->message, "invalid argument: %s", what);
+    }
+    return -EINVAL;
+}
+
 int ringscan_open(const char *path, ringscan_file **out, ringscan_error *err)
 {
+    if (!out) return bad_arg(err, "ringscan_open: out is NULL");
     *out = NULL;
+    if (!path) return bad_arg(err, "ringscan_open: path is NULL");
     ringscan_file *f = calloc(1, sizeof *f);
     if (!f || !(f->path = strdup(path))) {
         free(f);
@@ -82,11 +94,12 @@ void ringscan_close(ringscan_file *f)
     free(f);
 }
 
-int64_t ringscan_file_rows(const ringscan_file *f) { return f->f->meta.num_rows; }
-int ringscan_file_columns(const ringscan_file *f) { return f->f->meta.ncolumns; }
+int64_t ringscan_file_rows(const ringscan_file *f) { return f ? f->f->meta.num_rows : -EINVAL; }
+int ringscan_file_columns(const ringscan_file *f) { return f ? f->f->meta.ncolumns : -EINVAL; }
 
 void ringscan_options_init(ringscan_options *o)
 {
+    if (!o) return;
     memset(o, 0, sizeof *o);
     o->limit = -1;
     o->policy = RINGSCAN_POLICY_ADAPTIVE;
@@ -107,6 +120,24 @@ static int resolve_columns(ringscan_file *f, const ringscan_options *o, int **id
     return *n > 0 ? 0 : pq_errf(e, -EINVAL, -1, "no columns to scan");
 }
 
+/* The options' own values (not what they name in the file); 0 or -EINVAL with a message. */
+static int check_options(const ringscan_options *o, ringscan_error *err)
+{
+    char what[160];
+    const char *bad = NULL;
+    if (o->columns && o->ncolumns < 0) bad = "ncolumns is negative";
+    for (int i = 0; !bad && o->columns && i < o->ncolumns; i++)
+        if (!o->columns[i]) snprintf(what, sizeof what, "columns[%d] is NULL", i), bad = what;
+    if (!bad && o->limit < -1) bad = "limit below -1";
+    if (!bad && (o->policy < RINGSCAN_POLICY_LAZY || o->policy > RINGSCAN_POLICY_ADAPTIVE))
+        snprintf(what, sizeof what, "policy %d is not a ringscan_policy", (int)o->policy), bad = what;
+    if (!bad && (o->io < RINGSCAN_IO_AUTO || o->io > RINGSCAN_IO_PREAD))
+        snprintf(what, sizeof what, "io %d is not a ringscan_io", (int)o->io), bad = what;
+    if (!bad && (o->threads < 0 || o->threads > EXEC_THREADS_MAX))
+        snprintf(what, sizeof what, "threads %d outside 0..%d", o->threads, EXEC_THREADS_MAX), bad = what;
+    return bad ? bad_arg(err, bad) : 0;
+}
+
 static void to_scan_opts(const ringscan_options *o, scan_opts *so)
 {
     scan_opts_default(so);
@@ -123,7 +154,11 @@ static void to_scan_opts(const ringscan_options *o, scan_opts *so)
 int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_scan **out,
                         ringscan_error *err)
 {
+    if (!out) return bad_arg(err, "ringscan_scan_start: out is NULL");
     *out = NULL;
+    if (!f || !o) return bad_arg(err, !f ? "ringscan_scan_start: file is NULL" : "ringscan_scan_start: options are NULL");
+    int bad = check_options(o, err);
+    if (bad) return bad;
     pq_err e = {.offset = -1};
     int *idx = NULL, n = 0;
     flt_expr *filter = NULL;
@@ -148,13 +183,16 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
 
 int ringscan_scan_schema(ringscan_scan *s, struct ArrowSchema *out, ringscan_error *err)
 {
+    if (!s || !out) return bad_arg(err, !s ? "ringscan_scan_schema: scan is NULL" : "ringscan_scan_schema: out is NULL");
     int rc = scan_arrow_schema(s->cols, s->ncols, out);
     return rc ? report(err, s->file->path, rc, NULL) : 0;
 }
 
 int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error *err)
 {
+    if (!out) return bad_arg(err, "ringscan_scan_next: out is NULL");
     memset(out, 0, sizeof *out);
+    if (!s) return bad_arg(err, "ringscan_scan_next: scan is NULL");
     scan_batch b;
     pq_err e = {.offset = -1};
     int rc = scan_next(s->scan, &b, &e);
@@ -171,6 +209,9 @@ int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error 
 
 void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
 {
+    if (!out) return;
+    memset(out, 0, sizeof *out);
+    if (!s) return;
     scan_stats st;
     scan_get_stats(s->scan, &st);
     *out = (ringscan_stats){.reads = st.reads, .bytes_read = st.bytes_read, .bytes_used = st.bytes_used,
@@ -216,6 +257,7 @@ static void stream_release(struct ArrowArrayStream *st)
 
 int ringscan_scan_stream(ringscan_scan *s, struct ArrowArrayStream *out)
 {
+    if (!s || !out) return -EINVAL;
     *out = (struct ArrowArrayStream){.get_schema = stream_schema, .get_next = stream_next,
                                      .get_last_error = stream_error, .release = stream_release,
                                      .private_data = s};

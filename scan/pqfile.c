@@ -6,8 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int io_fail(pq_err *e, int rc, int64_t off, const char *msg)
+/* An io/ message, less the "PATH: " it starts with: the caller's report names the file. */
+static int io_fail(pq_err *e, int rc, int64_t off, const char *path, const char *msg)
 {
+    size_t n = strlen(path);
+    if (strncmp(msg, path, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ') msg += n + 2;
     return pq_errf(e, rc, off, "%s", msg);
 }
 
@@ -77,7 +80,7 @@ static int read_footer(pqf_t *f, const pq_meta_limits *limits, pq_err *e)
     int rc = io_read_sync(f->file, size - tail_len, tail, tail_len, msg, sizeof msg);
     if (rc) {
         free(tail);
-        return io_fail(e, rc, (int64_t)(size - tail_len), msg);
+        return io_fail(e, rc, (int64_t)(size - tail_len), f->file->name, msg);
     }
     f->tail_reads = 1;
     bool in_tail = false;
@@ -91,7 +94,7 @@ static int read_footer(pqf_t *f, const pq_meta_limits *limits, pq_err *e)
         second = malloc(f->meta_len ? f->meta_len : 1);
         rc = second ? io_read_sync(f->file, f->meta_offset, second, f->meta_len, msg, sizeof msg)
                     : -ENOMEM;
-        if (rc && rc != -ENOMEM) io_fail(e, rc, (int64_t)f->meta_offset, msg);
+        if (rc && rc != -ENOMEM) io_fail(e, rc, (int64_t)f->meta_offset, f->file->name, msg);
         meta = second;
         f->tail_reads = 2;
     }
@@ -116,7 +119,7 @@ int pqf_open(pqf_t **out, const char *path, const pq_meta_limits *limits, pq_err
     int rc = io_file_open(&f->file, path, msg, sizeof msg);
     if (rc) {
         free(f);
-        return io_fail(e, rc, -1, msg);
+        return io_fail(e, rc, -1, path, msg);
     }
     rc = read_footer(f, limits, e);
     if (rc) {
@@ -163,7 +166,7 @@ int pqf_read_column(pqf_t *f, int rg, int col, const pq_col_limits *limits, pq_v
     if (rc) {
         free(buf);
         pq_err_column(e, cd->name);
-        return io_fail(e, rc, (int64_t)off, msg);
+        return io_fail(e, rc, (int64_t)off, f->file->name, msg);
     }
     pq_col_reader r;
     pq_colr_init(&r, cd, cm->codec, &lim);

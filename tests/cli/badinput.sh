@@ -24,6 +24,11 @@ for cut in $((size - 1)) $((size - 5)) $((size - 9)) $((size / 2)) 4; do
     expect 1 "cut.parquet" "$R" scan "$dir/cut.parquet"
     expect 1 "cut.parquet" "$R" meta "$dir/cut.parquet"
 done
+# a FIFO without a writer (open() blocked forever) and a directory: refused at once
+mkfifo "$dir/fifo.parquet"
+expect 1 "fifo.parquet: not a regular file" timeout 10 "$R" scan "$dir/fifo.parquet"
+expect 1 "fifo.parquet: not a regular file" timeout 10 "$R" meta "$dir/fifo.parquet"
+expect 1 "not a regular file" "$R" meta "$dir"
 # wrong trailing magic; encrypted-footer magic
 cp "$good" "$dir/magic.parquet"; printf 'PARX' | dd of="$dir/magic.parquet" bs=1 seek=$((size - 4)) conv=notrunc 2>/dev/null
 expect 1 "magic.parquet" "$R" scan "$dir/magic.parquet"

@@ -2,6 +2,8 @@
  * batches as Arrow C Data Interface struct arrays (formats, validity, values checked against
  * the written data), the ArrowArrayStream wrapper, statistics, LIMIT, error codes and
  * messages, and release callbacks (the sanitizer build checks that nothing leaks). */
+#include <sys/stat.h>
+
 #include "check.h"
 #include "ringscan.h"
 #include "test_scan_common.h"
@@ -378,6 +380,81 @@ static void test_errors(void)
     CHECK(f == NULL);
 }
 
+/* Issue 18 defects 9 and 10: every public function refuses bad arguments with -EINVAL and a
+ * message (a NULL column name crashed, NULL options were dereferenced, policy 77 and io 9 were
+ * accepted); a FIFO without a writer is refused at once instead of blocking open(). */
+static bool einval(int rc, const ringscan_error *err, const char *says)
+{
+    bool ok = rc == -EINVAL && err->status == -EINVAL && strstr(err->message, says) != NULL;
+    if (!ok) fprintf(stderr, "  status %d, message '%s' (wanted '%s')\n", rc, err->message, says);
+    return ok;
+}
+
+static void test_bad_arguments(void)
+{
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK(einval(ringscan_open(NULL, &f, &err), &err, "path is NULL"));
+    CHECK_EQ_I64(ringscan_open(path, NULL, NULL), -EINVAL);
+    CHECK_EQ_I64(ringscan_open(path, &f, &err), 0);
+    if (!f) return;
+    ringscan_scan *s = (ringscan_scan *)&err;
+    CHECK(einval(ringscan_scan_start(f, NULL, &s, &err), &err, "options are NULL"));
+    CHECK(s == NULL);
+    ringscan_options o;
+    ringscan_options_init(&o);
+    CHECK(einval(ringscan_scan_start(NULL, &o, &s, &err), &err, "file is NULL"));
+    CHECK_EQ_I64(ringscan_scan_start(f, &o, NULL, NULL), -EINVAL);
+    const char *cols[] = {"id", NULL};
+    o.columns = cols;
+    o.ncolumns = 2;
+    CHECK(einval(ringscan_scan_start(f, &o, &s, &err), &err, "columns[1] is NULL"));
+    o.ncolumns = -1;
+    CHECK(einval(ringscan_scan_start(f, &o, &s, &err), &err, "ncolumns is negative"));
+    ringscan_options_init(&o);
+    o.policy = (ringscan_policy)77;
+    CHECK(einval(ringscan_scan_start(f, &o, &s, &err), &err, "policy 77"));
+    ringscan_options_init(&o);
+    o.io = (ringscan_io)9;
+    CHECK(einval(ringscan_scan_start(f, &o, &s, &err), &err, "io 9"));
+    ringscan_options_init(&o);
+    o.threads = -3;
+    CHECK(einval(ringscan_scan_start(f, &o, &s, &err), &err, "threads -3"));
+    o.threads = 100000;
+    CHECK(einval(ringscan_scan_start(f, &o, &s, &err), &err, "threads 100000"));
+    ringscan_options_init(&o);
+    o.limit = -7;
+    CHECK(einval(ringscan_scan_start(f, &o, &s, &err), &err, "limit"));
+    CHECK(s == NULL);
+    struct ArrowArray a;
+    struct ArrowSchema sc;
+    struct ArrowArrayStream st;
+    CHECK(einval(ringscan_scan_next(NULL, &a, &err), &err, "scan is NULL"));
+    CHECK(a.release == NULL);
+    CHECK(einval(ringscan_scan_schema(NULL, &sc, &err), &err, "scan is NULL"));
+    CHECK_EQ_I64(ringscan_scan_stream(NULL, &st), -EINVAL);
+    ringscan_stats stats;
+    ringscan_scan_stats(NULL, &stats);
+    CHECK_EQ_I64(stats.reads, 0);
+    CHECK_EQ_I64(ringscan_file_rows(NULL), -EINVAL);
+    CHECK_EQ_I64(ringscan_file_columns(NULL), -EINVAL);
+    ringscan_options_init(&o); /* the valid options still scan */
+    CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), 0);
+    CHECK(einval(ringscan_scan_next(s, NULL, &err), &err, "out is NULL"));
+    ringscan_scan_free(s);
+    ringscan_scan_free(NULL);
+    ringscan_close(f);
+    ringscan_close(NULL);
+    char fifo[300];
+    snprintf(fifo, sizeof fifo, "%s/fifo.parquet", ts_dir);
+    CHECK_EQ_I64(mkfifo(fifo, 0600), 0);
+    f = (ringscan_file *)&err;
+    CHECK_EQ_I64(ringscan_open(fifo, &f, &err), -EINVAL); /* returns at once: no writer needed */
+    CHECK(f == NULL);
+    CHECK(strstr(err.message, "not a regular file") != NULL);
+    unlink(fifo);
+}
+
 /* LIMIT on a file of many row groups: exact rows, and the scan stops early. */
 static void test_limit(void)
 {
@@ -443,6 +520,7 @@ int main(void)
     RUN(test_stream);
     RUN(test_errors);
     RUN(test_limit);
+    RUN(test_bad_arguments);
     ts_dir_remove();
     return CHECK_DONE("test_scan_api");
 }
