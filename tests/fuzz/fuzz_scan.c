@@ -3,7 +3,12 @@
  * (plan, pruning, split tasks, io/ futures, column decoding) with a filter, projection,
  * policy and io backend derived from a hash of the input. Then the synchronous column reader
  * (pqf_read_column) reads the first row groups. Every error must be a status with a message;
- * sanitizers catch the rest. Threads: 1 core (2 when the hash says so) so runs stay fast. */
+ * sanitizers catch the rest. Threads: 1 core (2 when the hash says so) so runs stay fast.
+ *
+ * A structure-aware mutator (LLVMFuzzerCustomMutator) re-encodes one integer of the footer's
+ * thrift or of a page header that the footer points at (tests/thrift_walk.h), so that
+ * mutations reach deep fields (row counts, offsets, sizes, types, page counts) without breaking
+ * the footer's framing; half of the mutations are libFuzzer's own byte-level ones. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -15,6 +20,7 @@
 #include <unistd.h>
 
 #include "filter/expr.h"
+#include "thrift_walk.h"
 #include "scan/scan.h"
 
 static uint64_t hash(const uint8_t *d, size_t n)
@@ -158,4 +164,84 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     }
     close(fd);
     return 0;
+}
+
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+
+static const int64_t EDGES[] = {0, 1, -1, 2, 7, 8, 64, 255, 4096, INT32_MAX, INT32_MIN,
+                                (int64_t)1 << 31, (int64_t)1 << 32, (int64_t)1 << 49,
+                                (int64_t)1 << 62, INT64_MAX, INT64_MIN};
+
+/* A new value for an integer that was `old`: an edge value, a near neighbour or a random one. */
+static int64_t pick_value(int64_t old, uint64_t r)
+{
+    switch (r % 4) {
+    case 0: return EDGES[(r >> 8) % (sizeof EDGES / sizeof EDGES[0])];
+    case 1: return (int64_t)((uint64_t)old + (uint64_t)((int64_t)((r >> 8) % 17) - 8));
+    case 2: return (int64_t)((uint64_t)old * 2 + (r >> 62));
+    default: return (int64_t)((r >> 8) & ((UINT64_C(1) << 41) - 1)) - ((int64_t)1 << 40);
+    }
+}
+
+/* The integers of the footer (offsets into d) and of the first page header of each column
+ * chunk the footer names; false when there is no footer to walk. */
+static bool find_spans(const uint8_t *d, size_t n, tw_spans *out, size_t *footer_at)
+{
+    out->n = 0;
+    if (n < 12 || memcmp(d + n - 4, "PAR1", 4) != 0) return false;
+    uint32_t ml;
+    memcpy(&ml, d + n - 8, 4);
+    if ((uint64_t)ml + 8 > n) return false;
+    size_t at = n - 8 - ml;
+    *footer_at = at;
+    tw_walk(d + at, ml, out);
+    int nfooter = out->n;
+    for (int i = 0; i < nfooter; i++) out->v[i].at += at;
+    pq_file_meta m;
+    if (pq_file_meta_parse(d + at, ml, NULL, &m, NULL) != 0) return out->n > 0;
+    for (int32_t rg = 0; rg < m.nrow_groups && out->n < TW_MAX_SPANS / 2; rg++)
+        for (int32_t c = 0; c < m.ncolumns && out->n < TW_MAX_SPANS / 2; c++) {
+            int64_t off = m.row_groups[rg].chunks[c].data_page_offset;
+            if (off < 4 || (uint64_t)off >= at) continue;
+            int first = out->n;
+            tw_walk(d + off, at - (size_t)off, out);
+            for (int i = first; i < out->n; i++) out->v[i].at += (size_t)off;
+        }
+    pq_file_meta_free(&m);
+    return out->n > 0;
+}
+
+/* Replaces the footer integer at sp by v's encoding, moving the rest of the footer and
+ * fixing its length; the new size, or 0 when it would pass max. */
+static size_t splice_footer(uint8_t *d, size_t n, size_t max, const tw_span *sp, int64_t v)
+{
+    uint8_t enc[10];
+    size_t el = tw_zigzag(v, enc);
+    if (n - sp->len + el > max) return 0;
+    memmove(d + sp->at + el, d + sp->at + sp->len, n - sp->at - sp->len);
+    memcpy(d + sp->at, enc, el);
+    size_t m = n - sp->len + el;
+    uint32_t ml;
+    memcpy(&ml, d + m - 8, 4);
+    ml = (uint32_t)(ml - sp->len + el);
+    memcpy(d + m - 8, &ml, 4);
+    return m;
+}
+
+size_t LLVMFuzzerCustomMutator(uint8_t *d, size_t n, size_t max, unsigned seed)
+{
+    static tw_spans spans;
+    size_t footer_at = 0;
+    uint64_t r = (uint64_t)seed * 0x9e3779b97f4a7c15ull;
+    r ^= r >> 31;
+    if ((r & 1) || !find_spans(d, n, &spans, &footer_at)) return LLVMFuzzerMutate(d, n, max);
+    for (int tries = 0; tries < 4; tries++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        const tw_span *sp = &spans.v[(r >> 33) % (uint64_t)spans.n];
+        int64_t v = pick_value(sp->old, r >> 7);
+        size_t m = sp->at >= footer_at ? splice_footer(d, n, max, sp, v) : 0;
+        if (m) return m;
+        if (tw_overwrite(d, sp, v)) return n;
+    }
+    return LLVMFuzzerMutate(d, n, max);
 }

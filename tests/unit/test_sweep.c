@@ -16,82 +16,14 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "format/thrift.h"
 #include "hardening_util.h"
+#include "thrift_walk.h"
 
 static const int64_t SWEEP_VALUES[] = {0, 1, -1, INT32_MAX, (int64_t)1 << 31, (int64_t)1 << 32,
                                        (int64_t)1 << 49, (int64_t)1 << 62, INT64_MAX, INT64_MIN};
-enum { NVALUES = sizeof SWEEP_VALUES / sizeof SWEEP_VALUES[0], MAX_SPANS = 4096 };
-
-/* An integer's encoding inside a buffer: [at, at + len), and where it sits. */
-typedef struct span {
-    size_t at, len;
-    int16_t field; /* field id, or -1 for a list element */
-    int depth;
-    int64_t old;
-} span;
-
-typedef struct spans {
-    span v[MAX_SPANS];
-    int n;
-} spans;
+enum { NVALUES = sizeof SWEEP_VALUES / sizeof SWEEP_VALUES[0] };
 
 static char path[128], bad[128];
-
-/* ---------------------------------------------------------------- thrift compact walker */
-
-static void walk_value(pq_tr *r, uint8_t t, int16_t id, int depth, spans *out);
-
-static void walk_struct(pq_tr *r, int depth, spans *out)
-{
-    int16_t id;
-    uint8_t t;
-    if (pq_tr_struct_begin(r)) return;
-    while (!pq_tr_field(r, &id, &t) && t != PQ_T_STOP) walk_value(r, t, id, depth + 1, out);
-    pq_tr_struct_end(r);
-}
-
-static void walk_value(pq_tr *r, uint8_t t, int16_t id, int depth, spans *out)
-{
-    if (t == PQ_T_I16 || t == PQ_T_I32 || t == PQ_T_I64) {
-        size_t at = pq_tr_pos(r);
-        int64_t v;
-        if (pq_tr_zigzag(r, &v)) return;
-        if (out->n < MAX_SPANS)
-            out->v[out->n++] = (span){.at = at, .len = pq_tr_pos(r) - at, .field = id,
-                                      .depth = depth, .old = v};
-    } else if (t == PQ_T_STRUCT) {
-        walk_struct(r, depth, out);
-    } else if (t == PQ_T_LIST || t == PQ_T_SET) {
-        uint8_t et;
-        uint32_t n;
-        if (pq_tr_list_begin(r, &et, &n, 0)) return;
-        for (uint32_t i = 0; i < n && !r->status; i++) walk_value(r, et, -1, depth + 1, out);
-        pq_tr_list_end(r);
-    } else {
-        pq_tr_skip(r, t);
-    }
-}
-
-/* Spans of every integer in the thrift struct at buf; the struct's encoded length. */
-static size_t walk(const uint8_t *buf, size_t len, spans *out)
-{
-    pq_tr r;
-    pq_tr_init(&r, buf, len, -1, 0, NULL);
-    walk_struct(&r, 0, out);
-    return r.status ? 0 : pq_tr_pos(&r);
-}
-
-static size_t zigzag_bytes(int64_t v, uint8_t *out)
-{
-    uint64_t u = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-    size_t n = 0;
-    do {
-        out[n++] = (uint8_t)((u & 0x7f) | (u >= 0x80 ? 0x80 : 0));
-        u >>= 7;
-    } while (u);
-    return n;
-}
 
 /* ---------------------------------------------------------------- files and mutants */
 
@@ -101,8 +33,8 @@ typedef struct base {
     size_t len, meta_at;
     uint32_t meta_len;
     pq_file_meta meta;
-    spans footer;
-    spans pages;     /* page header integers, offsets in the file */
+    tw_spans footer;
+    tw_spans pages;     /* page header integers, offsets in the file */
     hu_result ref[3];
 } base;
 
@@ -180,10 +112,10 @@ static void judge(const base *b, const uint8_t *d, size_t n, const char *what, b
 }
 
 /* Footer mutant: the integer at span sp set to v, the footer length fixed up. */
-static void footer_mutant(const base *b, const span *sp, int64_t v, tally *t)
+static void footer_mutant(const base *b, const tw_span *sp, int64_t v, tally *t)
 {
     uint8_t enc[10];
-    size_t el = zigzag_bytes(v, enc);
+    size_t el = tw_zigzag(v, enc);
     size_t n = b->len - sp->len + el;
     uint8_t *d = malloc(n);
     size_t at = b->meta_at + sp->at;
@@ -222,10 +154,10 @@ static void shift_meta(pq_file_meta *m, int64_t at, int64_t delta)
 }
 
 /* Page header mutant: the integer at file offset sp->at set to v, the file re-laid. */
-static void page_mutant(const base *b, const span *sp, int64_t v, bool same_values, tally *t)
+static void page_mutant(const base *b, const tw_span *sp, int64_t v, bool same_values, tally *t)
 {
     uint8_t enc[10];
-    size_t el = zigzag_bytes(v, enc);
+    size_t el = tw_zigzag(v, enc);
     int64_t delta = (int64_t)el - (int64_t)sp->len;
     pq_file_meta m = b->meta; /* shallow: the chunk arrays are restored below */
     pq_chunk_meta *save = malloc(sizeof *save * (size_t)(m.nrow_groups * m.ncolumns) + 1);
@@ -261,7 +193,7 @@ static void page_mutant(const base *b, const span *sp, int64_t v, bool same_valu
 
 /* PageHeader fields whose value no decoder reads: crc (2, checked only on request) and the
  * statistics (fields of the structs at depth 2 under data_page_header 5 / v2 8). */
-static bool value_blind(const span *sp)
+static bool value_blind(const tw_span *sp)
 {
     return (sp->depth == 1 && sp->field == 2) || sp->depth >= 3;
 }
@@ -276,11 +208,12 @@ static void find_pages(base *b)
                                                                  : cm->data_page_offset);
             size_t end = pos + (size_t)cm->total_compressed_size;
             while (pos < end) {
-                spans one = {.n = 0};
-                size_t hl = walk(b->d + pos, end - pos, &one);
+                static tw_spans one;
+                one.n = 0;
+                size_t hl = tw_walk(b->d + pos, end - pos, &one);
                 pq_page_header h;
                 if (!hl || pq_page_header_parse(b->d + pos, end - pos, &h, NULL) <= 0) break;
-                for (int i = 0; i < one.n && b->pages.n < MAX_SPANS; i++) {
+                for (int i = 0; i < one.n && b->pages.n < TW_MAX_SPANS; i++) {
                     one.v[i].at += pos;
                     b->pages.v[b->pages.n++] = one.v[i];
                 }
@@ -307,7 +240,7 @@ static int load_base(base *b, const char *name, const hu_file_opts *fo)
     b->meta_at = b->len - 8 - b->meta_len;
     pq_err e = {.offset = -1};
     if (pq_file_meta_parse(b->d + b->meta_at, b->meta_len, NULL, &b->meta, &e)) return -1;
-    if (walk(b->d + b->meta_at, b->meta_len, &b->footer) != b->meta_len) return -1;
+    if (tw_walk(b->d + b->meta_at, b->meta_len, &b->footer) != b->meta_len) return -1;
     find_pages(b);
     if (write_bytes(bad, b->d, b->len)) return -1;
     for (int k = 0; k < 3; k++) {
