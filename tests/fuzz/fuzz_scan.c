@@ -166,6 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     return 0;
 }
 
+#ifndef FUZZ_NO_MUTATOR /* test_badinput includes this file to replay regressions */
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
 static const int64_t EDGES[] = {0, 1, -1, 2, 7, 8, 64, 255, 4096, INT32_MAX, INT32_MIN,
@@ -245,3 +246,4 @@ size_t LLVMFuzzerCustomMutator(uint8_t *d, size_t n, size_t max, unsigned seed)
     }
     return LLVMFuzzerMutate(d, n, max);
 }
+#endif

@@ -486,6 +486,7 @@ static void test_delta_asks_for_gigabytes(void)
 #include "fuzz/fuzz_column.c"
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_scan_one
+#define FUZZ_NO_MUTATOR
 #include "fuzz/fuzz_scan.c"
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_snappy_one
