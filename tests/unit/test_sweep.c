@@ -99,7 +99,12 @@ static void judge(const base *b, const uint8_t *d, size_t n, const char *what, b
         if (ok && r.status == 0 && same_values &&
             (r.rows != b->ref[k].rows || r.sum != b->ref[k].sum || r.xor_ != b->ref[k].xor_))
             ok = false;
-        if (r.status == 0 && (r.rows != b->ref[k].rows || r.sum != b->ref[k].sum)) t->differ++;
+        if (r.status == 0 && (r.rows != b->ref[k].rows || r.sum != b->ref[k].sum)) {
+            t->differ++;
+            if (getenv("RINGSCAN_SWEEP_VERBOSE"))
+                printf("  read other rows: %s %s mode %d: %lld rows (original %lld)\n", b->name,
+                       what, k, (long long)r.rows, (long long)b->ref[k].rows);
+        }
         if (r.status == 0) t->ok++;
         else t->errors++;
         if (!ok) {
