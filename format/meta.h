@@ -338,6 +338,12 @@ void pq_column_index_free(pq_column_index *ci);
 /* Parses an OffsetIndex; checks offsets and first_row_index non-decreasing, sizes > 0. */
 int pq_offset_index_parse(const uint8_t *buf, size_t len, pq_offset_index *oi, pq_err *e);
 void pq_offset_index_free(pq_offset_index *oi);
+/* Whether a parsed offset index can be trusted for the chunk it describes: its pages tile the
+ * chunk's nrows rows (first row 0, strictly increasing, each below nrows) and its byte ranges
+ * lie, in order and without overlap, inside [chunk_off, chunk_off + chunk_len) with positive
+ * sizes. An index that fails is to be ignored (the chunk read whole), not trusted. */
+bool pq_offset_index_valid(const pq_offset_index *oi, int64_t nrows, uint64_t chunk_off,
+                           uint64_t chunk_len);
 
 /* ---- writers (thrift compact into a growable buffer; append to out) --------------------- */
 

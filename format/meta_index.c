@@ -288,3 +288,22 @@ void pq_offset_index_free(pq_offset_index *oi)
     free(oi->pages);
     memset(oi, 0, sizeof *oi);
 }
+
+bool pq_offset_index_valid(const pq_offset_index *oi, int64_t nrows, uint64_t chunk_off,
+                           uint64_t chunk_len)
+{
+    assert(oi && nrows >= 0 && chunk_len <= UINT64_MAX - chunk_off);
+    if (oi->npages <= 0 || oi->pages[0].first_row_index != 0) return false;
+    uint64_t at = chunk_off, end = chunk_off + chunk_len;
+    for (int32_t pg = 0; pg < oi->npages; pg++) {
+        const pq_page_location *l = &oi->pages[pg];
+        if (pg > 0 && (l->first_row_index <= oi->pages[pg - 1].first_row_index ||
+                       l->first_row_index >= nrows))
+            return false;
+        if (l->offset < 0 || (uint64_t)l->offset < at || (uint64_t)l->offset > end ||
+            l->compressed_page_size <= 0 || (uint64_t)l->compressed_page_size > end - (uint64_t)l->offset)
+            return false;
+        at = (uint64_t)l->offset + (uint64_t)l->compressed_page_size;
+    }
+    return true;
+}

@@ -86,16 +86,19 @@ static bool index_span(scan_t *s, uint64_t *lo, uint64_t *hi)
 
 /* Parses the indexes of one chunk out of the span buffer. An index is an optimisation: one
  * that does not parse is dropped (the chunk is then read whole), never trusted. */
-static int index_parse_one(const pq_chunk_meta *cm, const uint8_t *span, uint64_t lo,
-                           pq_offset_index *oi, bool *has_oi, pq_column_index *ci, bool *has_ci,
-                           pq_err *e)
+static int index_parse_one(const scan_t *s, int rg, const pq_chunk_meta *cm, const uint8_t *span,
+                           uint64_t lo, pq_offset_index *oi, bool *has_oi, pq_column_index *ci,
+                           bool *has_ci, pq_err *e)
 {
     if (cm->has_offset_index && cm->offset_index_length > 0) {
         pq_err ignored = {.offset = -1};
         int rc = pq_offset_index_parse(span + ((uint64_t)cm->offset_index_offset - lo),
                                        (size_t)cm->offset_index_length, oi, &ignored);
         if (rc == -ENOMEM) return pq_errf(e, rc, -1, "out of memory");
-        *has_oi = rc == 0;
+        uint64_t off, len;
+        *has_oi = rc == 0 && pq_chunk_range(cm, s->f->file->size_bytes, &off, &len, NULL) == 0 &&
+                  pq_offset_index_valid(oi, s->f->meta.row_groups[rg].num_rows, off, len);
+        if (rc == 0 && !*has_oi) pq_offset_index_free(oi);
     }
     if (cm->has_column_index && cm->column_index_length > 0) {
         pq_err ignored = {.offset = -1};
@@ -134,7 +137,8 @@ static int index_load(scan_t *s, plan_index *x, pq_err *e)
         for (int k = 0; rc == 0 && k < s->nneed; k++) {
             size_t i = (size_t)rg * (size_t)s->nneed + (size_t)k;
             const pq_chunk_meta *cm = &s->f->meta.row_groups[rg].chunks[s->need[k]];
-            rc = index_parse_one(cm, span, lo, &x->oi[i], &x->has_oi[i], &x->ci[i], &x->has_ci[i], e);
+            rc = index_parse_one(s, rg, cm, span, lo, &x->oi[i], &x->has_oi[i], &x->ci[i],
+                                 &x->has_ci[i], e);
             if (rc) pq_err_column(e, s->f->meta.columns[s->need[k]].name);
         }
     free(span);
@@ -192,18 +196,6 @@ static int bloom_prune(scan_t *s, int rg, int k, bool *pruned, pq_err *e)
     return rc;
 }
 
-/* An offset index is used only when its pages tile the row group: first row 0, strictly
- * increasing, every first row below nrows (else the chunk is read whole). */
-static bool index_rows_ok(const pq_offset_index *oi, int64_t nrows)
-{
-    if (oi->npages <= 0 || oi->pages[0].first_row_index != 0) return false;
-    for (int pg = 1; pg < oi->npages; pg++)
-        if (oi->pages[pg].first_row_index <= oi->pages[pg - 1].first_row_index ||
-            oi->pages[pg].first_row_index >= nrows)
-            return false;
-    return true;
-}
-
 /* Whether a column's min/max order may be used for its page index. */
 static bool order_usable(const scan_t *s, const pq_chunk_meta *cm, const pq_column_desc *d)
 {
@@ -246,7 +238,7 @@ static int page_prune(scan_t *s, plan_index *x, int rg, int64_t n, flt_mask *row
     for (int k = 0; k < s->npreds; k++) {
         size_t i = (size_t)rg * (size_t)s->nneed + (size_t)s->pred_slot[k];
         if (!x->has_oi || !x->has_oi[i] || !x->has_ci[i]) continue;
-        if (x->ci[i].npages != x->oi[i].npages || !index_rows_ok(&x->oi[i], n)) continue;
+        if (x->ci[i].npages != x->oi[i].npages) continue;
         int rc = page_prune_one(s, &x->oi[i], &x->ci[i], rg, k, n, rows);
         if (rc) return rc;
     }
@@ -257,8 +249,7 @@ static int page_prune(scan_t *s, plan_index *x, int rg, int64_t n, flt_mask *row
 static const pq_offset_index *usable_oi(const scan_t *s, const plan_index *x, int rg, int k)
 {
     size_t i = (size_t)rg * (size_t)s->nneed + (size_t)k;
-    if (!x->has_oi || !x->has_oi[i]) return NULL;
-    return index_rows_ok(&x->oi[i], s->f->meta.row_groups[rg].num_rows) ? &x->oi[i] : NULL;
+    return x->has_oi && x->has_oi[i] ? &x->oi[i] : NULL; /* pq_offset_index_valid at load */
 }
 
 /* Rows [a, b) of page pg of an offset index over a row group of n rows. */

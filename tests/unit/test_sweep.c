@@ -1,6 +1,6 @@
 /* tests/unit/test_sweep.c: the field sweep. For a few small valid files, every integer of the
  * footer's thrift (fields and list elements of every struct, found by walking the compact
- * encoding) and of every page header is set in turn to each of SWEEP_VALUES, re-encoded in
+ * encoding), of every page header and of every column and offset index is set in turn to each of SWEEP_VALUES, re-encoded in
  * place (the file is re-laid when a page header changes length), and the mutant is scanned
  * three ways: every column, one thread; with a filter; every column on two threads. Each scan
  * must end in a clean status with a message (RINGSCAN_E* or -ENOMEM), or succeed; a whole
@@ -35,6 +35,7 @@ typedef struct base {
     pq_file_meta meta;
     tw_spans footer;
     tw_spans pages;     /* page header integers, offsets in the file */
+    tw_spans index;     /* column and offset index integers, offsets in the file */
     hu_result ref[3];
 } base;
 
@@ -158,8 +159,32 @@ static void shift_meta(pq_file_meta *m, int64_t at, int64_t delta)
     }
 }
 
-/* Page header mutant: the integer at file offset sp->at set to v, the file re-laid. */
-static void page_mutant(const base *b, const tw_span *sp, int64_t v, bool same_values, tally *t)
+/* Moves every footer offset past `at` by delta and grows the page index structure that holds
+ * `at` (the column and offset indexes sit after every chunk). */
+static void shift_index(pq_file_meta *m, int64_t at, int64_t delta)
+{
+    for (int32_t rg = 0; rg < m->nrow_groups; rg++)
+        for (int32_t c = 0; c < m->ncolumns; c++) {
+            pq_chunk_meta *cm = &m->row_groups[rg].chunks[c];
+            if (cm->has_dictionary_page_offset && cm->dictionary_page_offset > at)
+                cm->dictionary_page_offset += delta;
+            if (cm->data_page_offset > at) cm->data_page_offset += delta;
+            if (cm->has_bloom_filter && cm->bloom_filter_offset > at) cm->bloom_filter_offset += delta;
+            if (cm->has_offset_index && cm->offset_index_offset > at) cm->offset_index_offset += delta;
+            else if (cm->has_offset_index && at < cm->offset_index_offset + cm->offset_index_length)
+                cm->offset_index_length += (int32_t)delta;
+            if (cm->has_column_index && cm->column_index_offset > at) cm->column_index_offset += delta;
+            else if (cm->has_column_index && at < cm->column_index_offset + cm->column_index_length)
+                cm->column_index_length += (int32_t)delta;
+        }
+}
+
+typedef void (*shift_fn)(pq_file_meta *m, int64_t at, int64_t delta);
+
+/* Body mutant (a page header, or a page index structure): the integer at file offset sp->at
+ * set to v, the file re-laid and its footer's offsets moved by shift. */
+static void body_mutant(const base *b, const char *kind, shift_fn shift, const tw_span *sp,
+                        int64_t v, bool same_values, tally *t)
 {
     uint8_t enc[10];
     size_t el = tw_zigzag(v, enc);
@@ -170,7 +195,7 @@ static void page_mutant(const base *b, const tw_span *sp, int64_t v, bool same_v
         memcpy(save + rg * m.ncolumns, m.row_groups[rg].chunks, sizeof *save * (size_t)m.ncolumns);
     bool had[64];
     for (int32_t rg = 0; rg < m.nrow_groups && rg < 64; rg++) had[rg] = m.row_groups[rg].has_file_offset;
-    shift_meta(&m, (int64_t)sp->at, delta);
+    shift(&m, (int64_t)sp->at, delta);
     pq_buf f = {0};
     int rc = pq_write_file_meta(&f, &m);
     for (int32_t rg = 0; rg < m.nrow_groups; rg++) {
@@ -188,8 +213,8 @@ static void page_mutant(const base *b, const tw_span *sp, int64_t v, bool same_v
     uint32_t ml = (uint32_t)f.len;
     memcpy(d + body + f.len, &ml, 4);
     memcpy(d + body + f.len + 4, "PAR1", 4);
-    char what[96];
-    snprintf(what, sizeof what, "page header integer at %zu (field %d, depth %d, was %lld) = %lld",
+    char what[112];
+    snprintf(what, sizeof what, "%s integer at %zu (field %d, depth %d, was %lld) = %lld", kind,
              sp->at, sp->field, sp->depth, (long long)sp->old, (long long)v);
     judge(b, d, n, what, same_values, t);
     pq_buf_free(&f);
@@ -227,6 +252,24 @@ static void find_pages(base *b)
         }
 }
 
+/* Every column index and offset index the footer points at. */
+static void find_index(base *b)
+{
+    for (int32_t rg = 0; rg < b->meta.nrow_groups; rg++)
+        for (int32_t c = 0; c < b->meta.ncolumns; c++) {
+            const pq_chunk_meta *cm = &b->meta.row_groups[rg].chunks[c];
+            int64_t off[2] = {cm->has_offset_index ? cm->offset_index_offset : -1,
+                              cm->has_column_index ? cm->column_index_offset : -1};
+            int32_t len[2] = {cm->offset_index_length, cm->column_index_length};
+            for (int k = 0; k < 2; k++) {
+                if (off[k] < 0) continue;
+                int first = b->index.n;
+                tw_walk(b->d + off[k], (size_t)len[k], &b->index);
+                for (int i = first; i < b->index.n; i++) b->index.v[i].at += (size_t)off[k];
+            }
+        }
+}
+
 static int load_base(base *b, const char *name, const hu_file_opts *fo)
 {
     memset(b, 0, sizeof *b);
@@ -247,6 +290,7 @@ static int load_base(base *b, const char *name, const hu_file_opts *fo)
     if (pq_file_meta_parse(b->d + b->meta_at, b->meta_len, NULL, &b->meta, &e)) return -1;
     if (tw_walk(b->d + b->meta_at, b->meta_len, &b->footer) != b->meta_len) return -1;
     find_pages(b);
+    find_index(b);
     if (write_bytes(bad, b->d, b->len)) return -1;
     for (int k = 0; k < 3; k++) {
         int64_t declared;
@@ -279,7 +323,12 @@ static void sweep_base(base *b, plan *p, int64_t *index, tally *t)
     for (int i = 0; i < b->pages.n; i++)
         for (int v = 0; v < NVALUES; v++)
             if (chosen(p, (*index)++))
-                page_mutant(b, &b->pages.v[i], SWEEP_VALUES[v], value_blind(&b->pages.v[i]), t);
+                body_mutant(b, "page header", shift_meta, &b->pages.v[i], SWEEP_VALUES[v],
+                            value_blind(&b->pages.v[i]), t);
+    for (int i = 0; i < b->index.n; i++)
+        for (int v = 0; v < NVALUES; v++)
+            if (chosen(p, (*index)++))
+                body_mutant(b, "page index", shift_index, &b->index.v[i], SWEEP_VALUES[v], false, t);
 }
 
 enum { NBASES = 3 };
@@ -304,7 +353,7 @@ static void test_field_sweep(void)
         CHECK_EQ_I64(rc, 0);
         if (rc) return;
         CHECK(bases[i].footer.n > 50 && bases[i].pages.n > 20);
-        p.total += (int64_t)(bases[i].footer.n + bases[i].pages.n) * NVALUES;
+        p.total += (int64_t)(bases[i].footer.n + bases[i].pages.n + bases[i].index.n) * NVALUES;
     }
     printf("  sweep: %lld mutants in all; %s (seed %llu: RINGSCAN_SWEEP_SEED=%llu repeats it)\n",
            (long long)p.total, p.full ? "every one" : "a sample", (unsigned long long)p.seed,
@@ -317,6 +366,7 @@ static void test_field_sweep(void)
            (long long)t.ok, (long long)t.errors, (long long)t.differ, (long long)t.bad);
     CHECK_EQ_I64(t.bad, 0);
     CHECK(t.mutants > 0 && t.errors > 0);
+    CHECK(bases[0].index.n > 20); /* the first file has a page index: its integers are swept */
     for (int i = 0; i < NBASES; i++) {
         pq_file_meta_free(&bases[i].meta);
         free(bases[i].d);
