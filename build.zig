@@ -30,13 +30,16 @@ fn collect(b: *std.Build, dir: []const u8, prefix: []const u8, exts: []const []c
     return list.items;
 }
 
-fn addLibSources(b: *std.Build, m: *std.Build.Module) void {
+/// The shared library hides everything that ringscan.h does not mark RINGSCAN_API.
+const so_flags = c_flags ++ [_][]const u8{"-fvisibility=hidden"};
+
+fn addLibSources(b: *std.Build, m: *std.Build.Module, flags: []const []const u8) void {
     // Every mode but ReleaseFast is a checked build: vec.c poisons grown buffers there, so a
     // reader of bytes nobody wrote fails the tests instead of seeing zeroes.
     if (m.optimize != .ReleaseFast) m.addCMacro("RINGSCAN_CHECKED", "1");
     for (lib_dirs) |dir| {
         const files = collect(b, dir, "", &.{ ".c", ".S" });
-        if (files.len > 0) m.addCSourceFiles(.{ .files = files, .flags = &c_flags });
+        if (files.len > 0) m.addCSourceFiles(.{ .files = files, .flags = flags });
     }
     m.addIncludePath(b.path("."));
     m.addIncludePath(b.path("include"));
@@ -65,14 +68,15 @@ pub fn build(b: *std.Build) void {
     const optimize = b.option(std.builtin.OptimizeMode, "optimize", "Debug, ReleaseSafe, ReleaseFast (default), ReleaseSmall") orelse .ReleaseFast;
 
     const lib_mod = b.createModule(.{ .target = target, .optimize = optimize, .pic = true });
-    addLibSources(b, lib_mod);
+    addLibSources(b, lib_mod, &c_flags);
     const lib = b.addLibrary(.{ .name = "ringscan", .root_module = lib_mod, .linkage = .static });
     b.installArtifact(lib);
     const so_mod = b.createModule(.{ .target = target, .optimize = optimize, .pic = true });
-    addLibSources(b, so_mod);
+    addLibSources(b, so_mod, &so_flags);
     linkDeps(so_mod);
     const so = b.addLibrary(.{ .name = "ringscan", .root_module = so_mod, .linkage = .dynamic });
     noCompilerRt(b, so);
+    so.setVersionScript(b.path("scan/ringscan.map"));
     b.installArtifact(so);
     b.installFile("include/ringscan.h", "include/ringscan.h");
 

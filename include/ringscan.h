@@ -25,6 +25,12 @@
 extern "C" {
 #endif
 
+/* The library is built with -fvisibility=hidden and a version script (ringscan.map): only
+ * what is declared here with RINGSCAN_API is exported by libringscan.so. */
+#ifndef RINGSCAN_API
+#define RINGSCAN_API __attribute__((visibility("default")))
+#endif
+
 /* Status codes beyond negative errno values. */
 enum {
     RINGSCAN_EFORMAT = -1000,      /* the file is not valid Parquet (message says where) */
@@ -35,7 +41,7 @@ enum {
 };
 
 /* Text for a status code (static storage). */
-const char *ringscan_strerror(int status);
+RINGSCAN_API const char *ringscan_strerror(int status);
 
 typedef struct ringscan_error {
     int status;
@@ -91,12 +97,12 @@ typedef struct ringscan_file ringscan_file;
  * the metadata is larger; the page index, when the tail read holds it, is kept for planning).
  * Returns 0 and *out (ringscan_close), or a status with err filled.
  * Nested, repeated or encrypted files are refused with RINGSCAN_EUNSUPPORTED. */
-int ringscan_open(const char *path, ringscan_file **out, ringscan_error *err);
+RINGSCAN_API int ringscan_open(const char *path, ringscan_file **out, ringscan_error *err);
 /* Closes f; no scan of f may still be running. NULL is a no-op. */
-void ringscan_close(ringscan_file *f);
+RINGSCAN_API void ringscan_close(ringscan_file *f);
 /* Rows and leaf columns of the file (-EINVAL when f is NULL). */
-int64_t ringscan_file_rows(const ringscan_file *f);
-int ringscan_file_columns(const ringscan_file *f);
+RINGSCAN_API int64_t ringscan_file_rows(const ringscan_file *f);
+RINGSCAN_API int ringscan_file_columns(const ringscan_file *f);
 
 /* ---- scans ---- */
 
@@ -128,7 +134,7 @@ typedef struct ringscan_options {
 } ringscan_options;
 
 /* Fills o with the defaults (every column, no filter, no limit, adaptive, 2 threads, auto). */
-void ringscan_options_init(ringscan_options *o);
+RINGSCAN_API void ringscan_options_init(ringscan_options *o);
 
 typedef struct ringscan_scan ringscan_scan;
 
@@ -137,20 +143,20 @@ typedef struct ringscan_scan ringscan_scan;
  * parse (message "expected X at character N"), -EINVAL for an unknown column, a NULL entry in
  * columns, a negative ncolumns, a limit below -1, a policy or io that is not one of the enum's
  * values, or threads outside 0..256. f must outlive the scan. */
-int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_scan **out,
+RINGSCAN_API int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_scan **out,
                         ringscan_error *err);
 
 /* The schema of the batches: a struct ("+s") whose children are the projected columns.
  * The caller owns *out and calls out->release. */
-int ringscan_scan_schema(ringscan_scan *s, struct ArrowSchema *out, ringscan_error *err);
+RINGSCAN_API int ringscan_scan_schema(ringscan_scan *s, struct ArrowSchema *out, ringscan_error *err);
 
 /* Next batch. Returns 1 and *out (a struct array of the projected columns, only rows that
  * passed the filter; the caller calls out->release, which may happen after ringscan_scan_free),
  * 0 at the end (out->release NULL), or a negative status with err filled (the scan stops). */
-int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error *err);
+RINGSCAN_API int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error *err);
 
 /* Wraps the scan as an ArrowArrayStream; the stream borrows s (free s after releasing it). */
-int ringscan_scan_stream(ringscan_scan *s, struct ArrowArrayStream *out);
+RINGSCAN_API int ringscan_scan_stream(ringscan_scan *s, struct ArrowArrayStream *out);
 
 typedef struct ringscan_stats {
     uint64_t reads, bytes_read, bytes_used, bytes_wasted, cancelled_reads;
@@ -161,10 +167,10 @@ typedef struct ringscan_stats {
 
 /* The scan's counters; complete once ringscan_scan_next returned 0 or an error (calling it
  * earlier stops the scan). */
-void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out);
+RINGSCAN_API void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out);
 
 /* Stops the scan (cancelling reads in flight) and frees it. NULL is a no-op. */
-void ringscan_scan_free(ringscan_scan *s);
+RINGSCAN_API void ringscan_scan_free(ringscan_scan *s);
 
 #ifdef __cplusplus
 }
