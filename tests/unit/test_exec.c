@@ -30,7 +30,7 @@ static exec_group_t *start(int threads, unsigned inbox_cap)
     exec_group_t *g = NULL;
     int rc = exec_group_start(&g, &o);
     if (rc != 0 && g_backend == EXEC_IO_URING) {
-        printf("  skipped on io_uring: %s\n", strerror(-rc));
+        SKIP_URING(strerror(-rc)); /* containers without io_uring */
         return NULL;
     }
     CHECK(rc == 0);

@@ -65,7 +65,7 @@ static void on_core(case_fn fn)
     exec_group_t *g = NULL;
     int rc = exec_group_start(&g, &o);
     if (rc != 0 && g_backend == EXEC_IO_URING && rc != -ENOMEM) {
-        printf("  skipped on io_uring: %s\n", strerror(-rc)); /* containers without io_uring */
+        SKIP_URING(strerror(-rc)); /* containers without io_uring */
         return;
     }
     CHECK(rc == 0);
