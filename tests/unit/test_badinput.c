@@ -122,6 +122,21 @@ static void test_footer_length_past_end(void)
     free(d);
 }
 
+/* The original file's pages followed by the footer meta (length and magic appended); *n its
+ * size. The caller frees it. */
+static uint8_t *with_footer(const pq_buf *meta, size_t *n)
+{
+    size_t body = orig_len - 8 - footer_len();
+    *n = body + meta->len + 8;
+    uint8_t *d = malloc(*n);
+    memcpy(d, orig, body);
+    memcpy(d + body, meta->data, meta->len);
+    uint32_t len = (uint32_t)meta->len;
+    memcpy(d + body + meta->len, &len, 4);
+    memcpy(d + body + meta->len + 4, "PAR1", 4);
+    return d;
+}
+
 /* Rewrites the footer with chunk 0 of row group 0 pointing past the end of the file. */
 static void test_chunk_past_end(void)
 {
@@ -139,14 +154,9 @@ static void test_chunk_past_end(void)
         pq_buf b = {0};
         CHECK_EQ_I64(pq_write_file_meta(&b, &meta), 0);
         *c = save;
-        size_t body = orig_len - 8 - m;
-        uint8_t *d = malloc(body + b.len + 8);
-        memcpy(d, orig, body);
-        memcpy(d + body, b.data, b.len);
-        uint32_t len = (uint32_t)b.len;
-        memcpy(d + body + b.len, &len, 4);
-        memcpy(d + body + b.len + 4, "PAR1", 4);
-        int rc = open_and_scan(d, body + b.len + 8, NULL, &e);
+        size_t n;
+        uint8_t *d = with_footer(&b, &n);
+        int rc = open_and_scan(d, n, NULL, &e);
         CHECK_EQ_I64(rc, RINGSCAN_EFORMAT);
         CHECK(strstr(e.msg, "outside the file") != NULL);
         CHECK_STR(e.column, "a");
@@ -168,16 +178,11 @@ static int scan_edited(void (*edit)(pq_file_meta *, int64_t), int64_t arg, const
     int rc = pq_write_file_meta(&b, &meta);
     pq_file_meta_free(&meta);
     if (rc) return -1000;
-    size_t body = orig_len - 8 - m;
-    uint8_t *d = malloc(body + b.len + 8);
-    memcpy(d, orig, body);
-    memcpy(d + body, b.data, b.len);
-    uint32_t len = (uint32_t)b.len;
-    memcpy(d + body + b.len, &len, 4);
-    memcpy(d + body + b.len + 4, "PAR1", 4);
+    size_t n;
+    uint8_t *d = with_footer(&b, &n);
     memset(e, 0, sizeof *e);
     e->offset = -1;
-    rc = write_bytes(bad, d, body + b.len + 8) ? -EIO : 0;
+    rc = write_bytes(bad, d, n) ? -EIO : 0;
     pqf_t *f = NULL;
     if (rc == 0) rc = pqf_open(&f, bad, NULL, e);
     if (rc == 0) {
