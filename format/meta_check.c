@@ -7,7 +7,10 @@
  *     (so no sum or product of row counts below can overflow an int64_t).
  *  2. Every column chunk holds exactly its row group's row count of values (every column is
  *     flat: meta_schema.c refuses repetition), so a decoder's value count is bounded by 1.
- *  3. Every chunk's data page offset and compressed size lie inside the file, and its
+ *  3. A chunk's statistics count at most its values as nulls, and none in a REQUIRED column
+ *     (a schema that says REQUIRED over pages written with nulls would decode their levels
+ *     as values).
+ *  4. Every chunk's data page offset and compressed size lie inside the file, and its
  *     uncompressed size is at most PQ_MAX_CHUNK_UNCOMPRESSED_BYTES, so size estimates made
  *     from it fit in any arithmetic on int64_t.
  * Statuses: RINGSCAN_EFORMAT for inconsistent metadata, RINGSCAN_ELIMIT for values past a
@@ -41,6 +44,14 @@ static int check_chunk(const pq_file_meta *m, int32_t rg, int32_t col, uint64_t 
     if (cm->num_values != rows)
         return fail(e, RINGSCAN_EFORMAT, m, col, "column chunk holds %lld values, its row group %lld rows",
                     (long long)cm->num_values, (long long)rows, rg);
+    const pq_stats *st = &cm->stats;
+    if (st->has_null_count && (st->null_count < 0 || st->null_count > rows))
+        return fail(e, RINGSCAN_EFORMAT, m, col, "statistics count %lld nulls among %lld values",
+                    (long long)st->null_count, (long long)rows, rg);
+    if (st->has_null_count && st->null_count > 0 && m->columns[col].max_def_level == 0)
+        return fail(e, RINGSCAN_EFORMAT, m, col,
+                    "column is REQUIRED, its statistics count %lld nulls among %lld values",
+                    (long long)st->null_count, (long long)rows, rg);
     if (cm->data_page_offset < 0 || (uint64_t)cm->data_page_offset >= file_size)
         return fail(e, RINGSCAN_EFORMAT, m, col, "data page offset %lld outside the file of %lld bytes",
                     (long long)cm->data_page_offset, (long long)file_size, rg);

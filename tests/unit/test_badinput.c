@@ -240,6 +240,28 @@ static void test_row_group_rows(void)
     CHECK_EQ_I64(scan_edited(set_total_rows, 1200, NULL, 2, &e), 0);
 }
 
+static void set_required(pq_file_meta *m, int64_t v)
+{
+    (void)v;
+    m->columns[1].repetition = PQ_REQUIRED; /* column a holds nulls */
+    m->columns[1].max_def_level = 0;
+}
+static void set_null_count(pq_file_meta *m, int64_t v) { m->row_groups[1].chunks[1].stats.null_count = v; }
+
+/* Statistics that contradict the schema or the chunk: a REQUIRED column with nulls (its pages'
+ * levels would be decoded as values: a silent wrong answer the field sweep found), more nulls
+ * than values. */
+static void test_null_counts(void)
+{
+    pq_err e;
+    CHECK_EQ_I64(scan_edited(set_required, 0, NULL, 1, &e), RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "REQUIRED") != NULL);
+    CHECK_STR(e.column, "a");
+    CHECK_EQ_I64(scan_edited(set_null_count, 401, NULL, 1, &e), RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "401 nulls among 400 values") != NULL);
+    CHECK_EQ_I64(scan_edited(set_null_count, 400, NULL, 2, &e), 0); /* all null: valid */
+}
+
 /* Defects 3 and 4: a string chunk that claims INT64_MAX uncompressed bytes (aborted in
  * pq_vec_reserve) and a chunk of INT64_MAX values (overflowed in column.c). */
 static void test_chunk_sizes(void)
@@ -611,6 +633,7 @@ int main(void)
     RUN(test_chunk_past_end);
     RUN(test_row_group_rows);
     RUN(test_chunk_sizes);
+    RUN(test_null_counts);
     RUN(test_seeded_byte_flips);
     RUN(test_flips_with_crc_are_caught);
     RUN(test_negative_counts);
