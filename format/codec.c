@@ -18,6 +18,7 @@
  *     (at most 16 MiB: large windows are not enabled), whatever the output size.
  *  4. Every loop is bounded by the input: each iteration consumes input or output or exits. */
 #include "format/codec.h"
+#include "runtime/fail.h"
 
 #include <assert.h>
 #include <brotli/decode.h>
@@ -68,7 +69,7 @@ static codec_tls *tls_get(void)
 {
     if (tls_ctx) return tls_ctx;
     pthread_once(&tls_once, tls_key_init);
-    codec_tls *t = calloc(1, sizeof *t);
+    codec_tls *t = fail_calloc(1, sizeof *t);
     if (!t) return NULL;
     if (tls_key_ok) pthread_setspecific(tls_key, t);
     tls_ctx = t;
@@ -510,7 +511,7 @@ int pq_compress_buf(int codec, const uint8_t *src, size_t n, pq_buf *out, int le
             if (cap > SIZE_MAX / 2) return pq_errf(err, -ENOMEM, -1, "compress: buffer too big");
             cap *= 2;
         }
-        uint8_t *d = realloc(out->data, cap);
+        uint8_t *d = fail_realloc(out->data, cap);
         if (!d) return pq_errf(err, -ENOMEM, -1, "compress: out of memory for %zu bytes", cap);
         out->data = d;
         out->cap = cap;

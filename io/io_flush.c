@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "io/io_impl.h"
+#include "runtime/fail.h"
 
 static int io_req_cmp(const void *a, const void *b)
 {
@@ -159,7 +160,7 @@ static void io_fail_nomem(io_ctx_t *ctx, io_req **a, size_t lo, size_t hi)
 static void io_range_start(io_ctx_t *ctx, io_req **a, size_t lo, size_t hi, uint64_t start,
                            uint64_t end)
 {
-    io_range *g = calloc(1, sizeof *g);
+    io_range *g = fail_calloc(1, sizeof *g);
     size_t cap = 0;
     uint8_t *buf = g ? io_buf_get(ctx, end - start, &cap) : NULL;
     if (!g || !buf) {
@@ -204,7 +205,7 @@ static int64_t io_sorted_pending(io_ctx_t *ctx)
     if (ctx->n_pending > ctx->scratch_cap) {
         size_t cap = ctx->scratch_cap ? ctx->scratch_cap : 64;
         while (cap < ctx->n_pending) cap *= 2;
-        io_req **s = realloc(ctx->scratch, cap * sizeof *s);
+        io_req **s = fail_realloc(ctx->scratch, cap * sizeof *s);
         if (!s) return -ENOMEM;
         ctx->scratch = s;
         ctx->scratch_cap = cap;

@@ -1,6 +1,7 @@
 /* scan/scan.c: starting a scan, the per-core workers that claim splits, the output queue and
  * stopping. See scan.h for the flow and invariants. */
 #include "scan/scan_impl.h"
+#include "runtime/fail.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -193,7 +194,7 @@ static int core_setup(scan_t *s, scan_core *c)
     if (c->io) return 0;
     int rc = io_ctx_new(&c->io, exec_current(), &s->o.io_opts);
     if (rc) return rc;
-    c->readers = calloc((size_t)s->nneed, sizeof *c->readers);
+    c->readers = fail_calloc((size_t)s->nneed, sizeof *c->readers);
     if (!c->readers) return -ENOMEM;
     for (int k = 0; k < s->nneed; k++) {
         const pq_column_desc *d = &s->f->meta.columns[s->need[k]];
@@ -280,7 +281,7 @@ static void worker(void *arg)
 static int order_new(scan_t *s)
 {
     size_t size = (sizeof(flt_order) + 63) / 64 * 64;
-    s->order = aligned_alloc(64, size);
+    s->order = fail_aligned_alloc(64, size);
     if (!s->order) return -ENOMEM;
     flt_order_init(s->order, s->npreds, 0, 0);
     return 0;
@@ -290,11 +291,11 @@ static int order_new(scan_t *s)
 static int choose_columns(scan_t *s, const int *proj, int nproj)
 {
     int ncols = s->f->meta.ncolumns;
-    int *slot_of = malloc(sizeof(int) * (size_t)ncols);
-    s->need = malloc(sizeof(int) * (size_t)(nproj + s->npreds + 1));
-    s->pred_slot = malloc(sizeof(int) * (size_t)(s->npreds + 1));
-    s->proj_slot = malloc(sizeof(int) * (size_t)nproj);
-    s->proj = malloc(sizeof(int) * (size_t)nproj);
+    int *slot_of = fail_malloc(sizeof(int) * (size_t)ncols);
+    s->need = fail_malloc(sizeof(int) * (size_t)(nproj + s->npreds + 1));
+    s->pred_slot = fail_malloc(sizeof(int) * (size_t)(s->npreds + 1));
+    s->proj_slot = fail_malloc(sizeof(int) * (size_t)nproj);
+    s->proj = fail_malloc(sizeof(int) * (size_t)nproj);
     if (!slot_of || !s->need || !s->pred_slot || !s->proj_slot || !s->proj) {
         free(slot_of);
         return -ENOMEM;
@@ -319,9 +320,9 @@ static int choose_columns(scan_t *s, const int *proj, int nproj)
 
 static int alloc_runtime(scan_t *s)
 {
-    s->results = calloc((size_t)s->nsplits + 1, sizeof *s->results);
-    s->ready = calloc((size_t)s->nsplits + 1, sizeof *s->ready);
-    s->fifo = calloc((size_t)s->nsplits + 1, sizeof *s->fifo);
+    s->results = fail_calloc((size_t)s->nsplits + 1, sizeof *s->results);
+    s->ready = fail_calloc((size_t)s->nsplits + 1, sizeof *s->ready);
+    s->fifo = fail_calloc((size_t)s->nsplits + 1, sizeof *s->fifo);
     if (!s->results || !s->ready || !s->fifo) return -ENOMEM;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
@@ -356,7 +357,7 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
 {
     assert(f && proj && nproj >= 1 && o && out);
     *out = NULL;
-    scan_t *s = calloc(1, sizeof *s);
+    scan_t *s = fail_calloc(1, sizeof *s);
     if (!s) {
         flt_expr_free(filter);
         return -ENOMEM;
@@ -369,7 +370,7 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
     s->filter = filter;
     s->npreds = filter ? filter->npreds : 0;
     int rc = choose_columns(s, proj, nproj);
-    if (rc == 0 && s->o.explain && !(s->explain = calloc(1, SCAN_EXPLAIN_MAX))) rc = -ENOMEM;
+    if (rc == 0 && s->o.explain && !(s->explain = fail_calloc(1, SCAN_EXPLAIN_MAX))) rc = -ENOMEM;
     if (rc == 0 && s->npreds > 1 && s->npreds <= FLT_ORDER_MAX) rc = order_new(s);
     scan_explainf(s, "plan: %d splits, %d conjuncts, %d columns read, policy %s\n",
                   s->f->meta.nrow_groups, s->npreds, s->nneed,
