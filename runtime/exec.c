@@ -148,25 +148,32 @@ int exec_post(exec_t *target, sched_fn fn, void *ctx)
 
 typedef struct exec_spawn_msg {
     coro_fn fn;
+    exec_spawn_fail_fn fail;
     void *arg;
+    int n;
 } exec_spawn_msg;
 
+/* On the core, from its loop's base context: creates the n tasks; those that cannot be
+ * created are reported to fail before any of the others has run (they are only queued). */
 static void exec_spawn_run(void *p)
 {
     exec_spawn_msg m = *(exec_spawn_msg *)p;
     free(p);
-    int rc = sched_spawn(m.fn, m.arg);
-    if (rc != 0) fprintf(stderr, "ringscan: exec: spawn failed on core %d: %s\n",
-                         exec_tls->index, strerror(-rc));
+    assert(m.n >= 1 && m.fn && m.fail);
+    int made = 0, rc = 0;
+    while (made < m.n && (rc = sched_spawn(m.fn, m.arg)) == 0) made++;
+    assert(made == m.n || rc < 0);
+    if (made < m.n) m.fail(m.arg, m.n - made, rc);
 }
 
-int exec_group_spawn(exec_group_t *g, int core, coro_fn fn, void *arg)
+int exec_group_spawn(exec_group_t *g, int core, coro_fn fn, void *arg, int n,
+                     exec_spawn_fail_fn fail)
 {
-    if (!g || core < 0 || core >= g->n || !fn) return -EINVAL;
+    if (!g || core < 0 || core >= g->n || !fn || !fail || n < 1 || n > SCHED_TASKS_MAX)
+        return -EINVAL;
     exec_spawn_msg *m = fail_malloc(sizeof *m);
     if (!m) return -ENOMEM;
-    m->fn = fn;
-    m->arg = arg;
+    *m = (exec_spawn_msg){.fn = fn, .fail = fail, .arg = arg, .n = n};
     int rc = exec_post(&g->cores[core], exec_spawn_run, m);
     if (rc != 0) free(m);
     return rc;

@@ -219,7 +219,10 @@ static bool wait_window(scan_t *s, int64_t place)
     while (!atomic_load(&s->stop) &&
            (place >= atomic_load(&s->consumed) + s->window || scan_exploring(s))) {
         fut_t *t = exec_sleep_ns(50 * 1000);
-        if (!t) return false;
+        if (!t) { /* the split is never run: the scan must end with the error */
+            scan_fail(s, -ENOMEM, NULL);
+            return false;
+        }
         fut_await(t);
         fut_unref(t);
     }
@@ -237,10 +240,24 @@ static void drain_lends(scan_t *s, scan_core *c, int core)
     while (c->lends_out > 0 || c->lends_serving > 0 ||
            (!atomic_load(&s->stop) && !atomic_load(&s->limit_hit) && scan_units_held(s, core))) {
         fut_t *t = exec_sleep_ns(50 * 1000);
-        if (!t) continue; /* ENOMEM: spin; the answer needs no memory of ours */
+        if (!t) { /* ENOMEM: spin through the loop; the answer needs no memory of ours */
+            sched_yield_task();
+            continue;
+        }
         fut_await(t);
         fut_unref(t);
     }
+}
+
+/* n workers (or workers that will never run) are gone; the last wakes finish(). */
+static void workers_gone(scan_t *s, int n)
+{
+    assert(n >= 1);
+    pthread_mutex_lock(&s->mu);
+    int before = atomic_fetch_sub(&s->workers_live, n);
+    assert(before >= n);
+    if (before == n) pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
 }
 
 static void worker(void *arg)
@@ -270,9 +287,24 @@ static void worker(void *arg)
     }
     if (c->workers_live == 1) drain_lends(s, c, core);
     if (--c->workers_live == 0) core_done(s, c);
-    pthread_mutex_lock(&s->mu);
-    if (atomic_fetch_sub(&s->workers_live, 1) == 1) pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
+    workers_gone(s, 1);
+}
+
+/* exec_group_spawn's failure callback, on the core, before any of its workers has started:
+ * the missing workers never run, so the core's count shrinks and the scan fails. */
+static void workers_not_spawned(void *arg, int missing, int status)
+{
+    scan_t *s = arg;
+    int core = exec_core_index(exec_current());
+    scan_core *c = &s->cores[core];
+    assert(missing >= 1 && missing <= c->workers_live && status < 0);
+    assert(c->io == NULL); /* no worker of the core has run */
+    c->workers_live -= missing;
+    pq_err e = {.offset = -1};
+    pq_errf(&e, status, -1, "cannot start %d of the scan tasks on core %d: %s", missing, core,
+            ringscan_strerror(status));
+    scan_fail(s, status, &e);
+    workers_gone(s, missing);
 }
 
 /* ------------------------------------------------------------------------ start / free */
@@ -344,11 +376,15 @@ static int start_workers(scan_t *s, pq_err *e)
         s->cores[c].workers_live = SCAN_TASKS_PER_CORE;
         s->cores[c].unit = -1;
     }
-    for (int c = 0; c < s->o.threads; c++)
-        for (int t = 0; t < SCAN_TASKS_PER_CORE; t++) {
-            rc = exec_group_spawn(s->g, c, worker, s);
-            if (rc) return pq_errf(e, rc, -1, "cannot start scan tasks");
-        }
+    for (int c = 0; c < s->o.threads; c++) {
+        /* one message per core: a failure there is reported before any worker ran */
+        rc = exec_group_spawn(s->g, c, worker, s, SCAN_TASKS_PER_CORE, workers_not_spawned);
+        if (rc == 0) continue;
+        for (int d = c; d < s->o.threads; d++) s->cores[d].workers_live = 0;
+        workers_gone(s, (s->o.threads - c) * SCAN_TASKS_PER_CORE);
+        return pq_errf(e, rc, -1, "cannot start the scan tasks of core %d: %s", c,
+                       ringscan_strerror(rc));
+    }
     return 0;
 }
 
