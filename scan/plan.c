@@ -53,7 +53,8 @@ typedef struct plan_index {
 static void index_free(scan_t *s, plan_index *x)
 {
     int n = s->f->meta.nrow_groups * s->nneed;
-    for (int i = 0; x->oi && i < n; i++) {
+    /* after a failed allocation some arrays are NULL, and then nothing was parsed */
+    for (int i = 0; x->has_oi && x->has_ci && i < n; i++) {
         if (x->has_oi[i]) pq_offset_index_free(&x->oi[i]);
         if (x->has_ci[i]) pq_column_index_free(&x->ci[i]);
     }
