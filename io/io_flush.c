@@ -156,6 +156,20 @@ static void io_fail_nomem(io_ctx_t *ctx, io_req **a, size_t lo, size_t hi)
     }
 }
 
+/* Fails every wanted request with -ENOMEM (registered ones stay: nobody waits on them). */
+static void io_fail_wanted(io_ctx_t *ctx, const char *why)
+{
+    ctx->guard++;
+    for (io_req *r = ctx->phead, *next; r; r = next) {
+        next = r->next;
+        if (r->state != IO_REQ_WANTED) continue;
+        io_req_unlink_pending(ctx, r);
+        io_req_fail_unsubmitted(r, -ENOMEM, why);
+    }
+    assert(ctx->n_wanted == 0);
+    ctx->guard--;
+}
+
 /* Starts one range over a[lo..hi], spanning [start, end). */
 static void io_range_start(io_ctx_t *ctx, io_req **a, size_t lo, size_t hi, uint64_t start,
                            uint64_t end)
@@ -246,8 +260,8 @@ void io_flush(void *p)
     if (!ctx->dirty || ctx->n_wanted == 0) return;
     ctx->dirty = false;
     int64_t n = io_sorted_pending(ctx);
-    if (n < 0) {
-        ctx->dirty = true; /* retry next iteration */
+    if (n < 0) { /* retrying could wait forever: nothing wakes a core to flush again */
+        io_fail_wanted(ctx, "sorting the wanted reads: out of memory");
         return;
     }
     io_req **a = ctx->scratch;
