@@ -4,6 +4,8 @@
  * Every allocation the library makes goes through fail_malloc & co. below; the coroutine
  * stack mapping, io_uring ring setup and thread creation each pass fail_point() first. The
  * hook is compiled into every build and costs one relaxed atomic load while disarmed.
+ * Contexts the codec libraries allocate themselves (zstd, zlib, brotli) pass a FAIL_ALLOC
+ * point before they are created; allocations inside those libraries are not counted.
  * Arming: fail_arm(kinds, nth, persistent) makes the nth point of the given kinds (counted
  * from the arming, 1-based, across all threads) fail, and every later one too when
  * persistent. fail_disarm() stops it; fail_points_seen()/fail_points_fired() report how many
