@@ -148,6 +148,10 @@ int scan_units_plan(scan_t *s)
     s->units_cap = 2 * s->nsplits + 1; /* planned units plus one per possible steal */
     s->units = fail_calloc((size_t)s->units_cap, sizeof *s->units);
     if (!s->units) return -ENOMEM;
+    for (int u = 0; u < s->units_cap; u++) { /* a slot never filled belongs to nobody */
+        atomic_init(&s->units[u].owner, -1);
+        s->units[u].src = -1;
+    }
     atomic_store(&s->units_used, 0);
     for (int a = 0, b; a < s->nsplits; a = b) {
         for (b = a + 1; b < s->nsplits && s->splits[b].rg == s->splits[a].rg;) b++;
@@ -270,11 +274,15 @@ static int steal_run(scan_t *s, scan_core *c, int core)
     if (got == 0) return -1;
     int ui = atomic_fetch_add(&s->units_used, got);
     if (ui + got > s->units_cap) return -ENOMEM;
+    int rc = 0;
     for (int j = 0; j < got; j++) { /* file order: the last stolen is the first */
         int x = stolen[got - 1 - j];
-        int rc = unit_init(s, ui + j, s->units[x].first, end[got - 1 - j], core, x);
-        if (rc) return rc;
+        /* on -ENOMEM still owned by core, with its source set: the hold taken above is
+         * given back at the core's end (unit_release), like every other unit's */
+        int r = unit_init(s, ui + j, s->units[x].first, end[got - 1 - j], core, x);
+        if (rc == 0) rc = r;
     }
+    if (rc) return rc;
     atomic_fetch_add_explicit(&s->steals, got, memory_order_relaxed);
     c->run_next = ui;
     c->run_end = ui + got;
