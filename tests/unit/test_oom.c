@@ -36,11 +36,18 @@ typedef struct oom_case {
     ringscan_policy policy;
     bool ordered;
     int64_t limit;
+    ringscan_io io;
+    int64_t split_rows; /* < 0: whole row groups */
 } oom_case;
 static const oom_case cases[] = {
-    {"adaptive, 2 threads", 0, "v < 300 AND id >= 100", 2, RINGSCAN_POLICY_ADAPTIVE, false, -1},
-    {"eager, ordered", 0, "s >= 's5' AND v IS NOT NULL", 2, RINGSCAN_POLICY_EAGER, true, -1},
-    {"zstd, lazy, limit", 1, "id >= 2000 AND v > 100", 1, RINGSCAN_POLICY_LAZY, true, 700},
+    {"adaptive, 2 threads", 0, "v < 300 AND id >= 100", 2, RINGSCAN_POLICY_ADAPTIVE, false, -1,
+     RINGSCAN_IO_AUTO, 250},
+    {"eager, ordered", 0, "s >= 's5' AND v IS NOT NULL", 2, RINGSCAN_POLICY_EAGER, true, -1,
+     RINGSCAN_IO_AUTO, 250},
+    {"zstd, lazy, limit", 1, "id >= 2000 AND v > 100", 1, RINGSCAN_POLICY_LAZY, true, 700,
+     RINGSCAN_IO_AUTO, 250},
+    {"no filter, pread, whole row groups", 1, NULL, 2, RINGSCAN_POLICY_ADAPTIVE, false, -1,
+     RINGSCAN_IO_PREAD, -1},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 static const char *const names[NC] = {"id", "v", "s"};
@@ -117,7 +124,8 @@ static outcome scan_once(const oom_case *c)
     o.policy = c->policy;
     o.ordered = c->ordered;
     o.limit = c->limit;
-    o.split_rows = 250; /* row groups cut into splits: shared dictionaries, more tasks */
+    o.io = c->io;
+    o.split_rows = c->split_rows;
     out.status = ringscan_scan_start(f, &o, &s, &err);
     struct ArrowArray a;
     int rc = 0;
@@ -196,7 +204,8 @@ static int64_t want_rows(const oom_case *c)
         s_of(r, str);
         bool keep = c == &cases[0]   ? !v_null(r) && v_of(r) < 300 && r >= 100
                     : c == &cases[1] ? !s_null(r) && strcmp(str, "s5") >= 0 && !v_null(r)
-                                     : r >= 2000 && !v_null(r) && v_of(r) > 100;
+                    : c == &cases[2] ? r >= 2000 && !v_null(r) && v_of(r) > 100
+                                     : true;
         n += keep;
     }
     return c->limit >= 0 && n > c->limit ? c->limit : n;
