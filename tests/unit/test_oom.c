@@ -1,6 +1,6 @@
 /* tests for out-of-memory handling across the whole library (runtime/fail.h), in the manner
- * of SQLite's OOM tests: a scan through the public API (ringscan_open, ringscan_scan_start,
- * ringscan_scan_next until the end, ringscan_scan_free, ringscan_close; a filter, 2 threads)
+ * of SQLite's OOM tests: each of five scans through the public API (ringscan_open,
+ * ringscan_scan_start, ringscan_scan_next until the end, ringscan_scan_free, ringscan_close)
  * is run with the nth failure point made to fail, for n = 1, 2, ... until a run passes every
  * point without one failing. Each run must end with the uninjected run's rows and checksum
  * or with a clean -ENOMEM (-EAGAIN for a thread that cannot be created); a run that takes
@@ -9,7 +9,8 @@
  * Points are allocations, coroutine stacks, io_uring rings and threads, counted across all
  * threads (so two runs of the same n may fail different points; the sweep still ends).
  * Modes: RINGSCAN_OOM_FULL=1 tries every n (one command: scripts/oom.sh); by default a
- * sample of SAMPLE_RUNS values of n, from RINGSCAN_OOM_SEED or the clock, printed.
+ * sample of SAMPLE_RUNS values of n per scan (the first 8, then random ones up to the points
+ * a whole run passes) from RINGSCAN_OOM_SEED or the clock, printed.
  * RINGSCAN_OOM_PERSIST=1 makes every point from the nth on fail, not only the nth.
  * Also: a coroutine stack that cannot be mapped ends the scan with -ENOMEM, not a hang
  * (issue 18, defect 5). */
@@ -27,7 +28,9 @@ enum { N_MAX = 1 << 20 }; /* bound on the sweep: far above the points of one run
 static char paths[2][256]; /* snappy, zstd */
 
 /* The scans tried: two conjuncts (adaptive order), string ones in file order with every read
- * at once, and a LIMIT in file order on one core (their answers are deterministic). */
+ * at once, a LIMIT in file order on one core (their answers are deterministic), no filter
+ * over pread (whole row groups: steals and lends), and an IN list that bloom filters and
+ * statistics prune. */
 typedef struct oom_case {
     const char *name;
     int file;
@@ -48,6 +51,8 @@ static const oom_case cases[] = {
      RINGSCAN_IO_AUTO, 250},
     {"no filter, pread, whole row groups", 1, NULL, 2, RINGSCAN_POLICY_ADAPTIVE, false, -1,
      RINGSCAN_IO_PREAD, -1},
+    {"IN list, bloom filters", 1, "id IN (5, 1234, 7777, 9000) AND s IS NOT NULL", 2,
+     RINGSCAN_POLICY_ADAPTIVE, false, -1, RINGSCAN_IO_AUTO, -1},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 static const char *const names[NC] = {"id", "v", "s"};
@@ -81,6 +86,9 @@ static int write_file(const char *path, pq_codec codec)
     wo.page_rows = 250;
     wo.page_index = true;
     wo.codec = codec;
+    /* the zstd file: bloom filters on id and s, v without a dictionary */
+    static const uint8_t flags[NC] = {PQ_WCOL_BLOOM, PQ_WCOL_NO_DICT, PQ_WCOL_BLOOM};
+    if (codec == PQ_CODEC_ZSTD) wo.col_flags = flags;
     int rc = ts_write(path, sch, NC, v, ROWS, &wo);
     for (int c = 0; c < NC; c++) pq_vec_free(&v[c]);
     return rc;
@@ -205,7 +213,8 @@ static int64_t want_rows(const oom_case *c)
         bool keep = c == &cases[0]   ? !v_null(r) && v_of(r) < 300 && r >= 100
                     : c == &cases[1] ? !s_null(r) && strcmp(str, "s5") >= 0 && !v_null(r)
                     : c == &cases[2] ? r >= 2000 && !v_null(r) && v_of(r) > 100
-                                     : true;
+                    : c == &cases[3] ? true
+                                     : (r == 5 || r == 1234 || r == 7777) && !s_null(r);
         n += keep;
     }
     return c->limit >= 0 && n > c->limit ? c->limit : n;
