@@ -144,8 +144,13 @@ int scan_next(scan_t *s, scan_batch *b, pq_err *e)
     int i = -1;
     /* take_ready may consume the last (empty) splits itself: re-check before waiting, or
      * nobody would wake us (every worker may have ended) */
-    while (s->status == 0 && !limit_reached(s) && (i = take_ready(s)) < 0 && !all_consumed(s))
+    while (s->status == 0 && !limit_reached(s) && (i = take_ready(s)) < 0 && !all_consumed(s) &&
+           atomic_load(&s->workers_live) > 0)
         pthread_cond_wait(&s->cv, &s->mu);
+    /* Every worker ended: each split it claimed was pushed, or the scan failed or was
+     * stopped (ringscan_scan_stats before the end); waiting more would never end. */
+    assert(s->status != 0 || limit_reached(s) || i >= 0 || all_consumed(s) ||
+           atomic_load(&s->stop));
     int rc = s->status;
     if (rc == 0 && i >= 0) {
         *b = s->results[i];
