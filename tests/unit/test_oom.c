@@ -12,8 +12,10 @@
  * sample of SAMPLE_RUNS values of n per scan (the first 8, then random ones up to the points
  * a whole run passes) from RINGSCAN_OOM_SEED or the clock, printed.
  * RINGSCAN_OOM_PERSIST=1 makes every point from the nth on fail, not only the nth.
+ * The writer (format/writer.h) is swept the same way: 0 and a file that scans to the same
+ * answer, or -ENOMEM.
  * Also: a coroutine stack that cannot be mapped ends the scan with -ENOMEM, not a hang
- * (issue 18, defect 5). */
+ * (issue 18, defect 5), and a thread that cannot be created ends ringscan_scan_start. */
 #include <signal.h>
 #include <time.h>
 
@@ -25,7 +27,7 @@
 enum { ROWS = 8000, RG_ROWS = 1000, NC = 3, RUN_TIMEOUT_S = 30, SAMPLE_RUNS = 200 };
 enum { N_MAX = 1 << 20 }; /* bound on the sweep: far above the points of one run */
 
-static char paths[2][256]; /* snappy, zstd */
+static char paths[3][256]; /* snappy, zstd, the writer sweep's */
 
 /* The scans tried: two conjuncts (adaptive order), string ones in file order with every read
  * at once, a LIMIT in file order on one core (their answers are deterministic), no filter
@@ -65,33 +67,52 @@ static int s_of(int64_t r, char *out)
     return snprintf(out, 32, "s%lld-%lld", (long long)r, (long long)(r % 13));
 }
 
-static int write_file(const char *path, pq_codec codec)
+static int file_sink(void *ctx, const void *buf, size_t len)
 {
+    return fwrite(buf, 1, len, (FILE *)ctx) == len ? 0 : -EIO;
+}
+
+/* Writes the table to path with codec (zstd: bloom filters on id and s, v without a
+ * dictionary). 0 or the writer's status; prints nothing (the writer sweep fails it often). */
+static int write_file(const char *path, pq_codec codec, const pq_vec *v)
+{
+    static const uint8_t flags[NC] = {PQ_WCOL_BLOOM, PQ_WCOL_NO_DICT, PQ_WCOL_BLOOM};
     pq_column_desc sch[NC] = {ts_desc(names[0], PQ_INT64, 0, false, PQ_LOGICAL_NONE),
                               ts_desc(names[1], PQ_INT32, 0, true, PQ_LOGICAL_NONE),
                               ts_desc(names[2], PQ_BYTE_ARRAY, 0, true, PQ_LOGICAL_STRING)};
-    pq_vec v[NC];
-    for (int c = 0; c < NC; c++) ts_vec_new(&v[c], sch[c].physical, 0, ROWS, ROWS * 32);
-    for (int64_t r = 0; r < ROWS; r++) {
-        int32_t x = v_of(r);
-        char s[32];
-        int n = s_of(r, s);
-        ts_put_fixed(&v[0], &r, false);
-        ts_put_fixed(&v[1], &x, v_null(r));
-        ts_put_bytes(&v[2], (const uint8_t *)s, n, s_null(r));
-    }
     pq_writer_opts wo;
     pq_writer_opts_default(&wo);
     wo.row_group_rows = RG_ROWS;
     wo.page_rows = 250;
     wo.page_index = true;
     wo.codec = codec;
-    /* the zstd file: bloom filters on id and s, v without a dictionary */
-    static const uint8_t flags[NC] = {PQ_WCOL_BLOOM, PQ_WCOL_NO_DICT, PQ_WCOL_BLOOM};
     if (codec == PQ_CODEC_ZSTD) wo.col_flags = flags;
-    int rc = ts_write(path, sch, NC, v, ROWS, &wo);
-    for (int c = 0; c < NC; c++) pq_vec_free(&v[c]);
+    FILE *fp = fopen(path, "wb");
+    if (!fp) return -errno;
+    pq_err e = {.offset = -1};
+    pq_writer *w = NULL;
+    int rc = pq_writer_open(&w, sch, NC, &wo, file_sink, fp, &e);
+    if (rc == 0) rc = pq_writer_write(w, v, ROWS, &e);
+    if (rc == 0) rc = pq_writer_close(w, &e);
+    pq_writer_free(w);
+    if (fclose(fp) != 0 && rc == 0) rc = -EIO;
     return rc;
+}
+
+/* The table's columns (built disarmed: pq_vec allocates through the hook). */
+static pq_vec table[NC];
+static void table_build(void)
+{
+    static const pq_physical phys[NC] = {PQ_INT64, PQ_INT32, PQ_BYTE_ARRAY};
+    for (int c = 0; c < NC; c++) ts_vec_new(&table[c], phys[c], 0, ROWS, ROWS * 32);
+    for (int64_t r = 0; r < ROWS; r++) {
+        int32_t x = v_of(r);
+        char s[32];
+        int n = s_of(r, s);
+        ts_put_fixed(&table[0], &r, false);
+        ts_put_fixed(&table[1], &x, v_null(r));
+        ts_put_bytes(&table[2], (const uint8_t *)s, n, s_null(r));
+    }
 }
 
 typedef struct outcome {
@@ -307,13 +328,70 @@ static void sweep(void)
            (long long)g_ok, (long long)g_nomem, (long long)g_again);
 }
 
+/* The writer (format/writer.h) with point n failing: 0 and a file that scans to the same
+ * answer as the uninjected one, or -ENOMEM; nothing leaks. Returns the points that failed. */
+static int64_t write_armed(int file, int64_t n, bool persist)
+{
+    pq_codec codec = file == 0 ? PQ_CODEC_SNAPPY : PQ_CODEC_ZSTD;
+    g_run_n = (sig_atomic_t)n;
+    alarm(RUN_TIMEOUT_S);
+    fail_arm(FAIL_ALL, n, persist);
+    int rc = write_file(paths[2], codec, table);
+    fail_disarm();
+    alarm(0);
+    int64_t fired = fail_points_fired();
+    g_tried++;
+    if (rc == -ENOMEM && fired > 0) {
+        g_nomem++;
+        return fired;
+    }
+    CHECK_EQ_I64(rc, 0);
+    oom_case c = cases[file == 0 ? 0 : 4]; /* a scan of each file's */
+    c.file = 2;
+    outcome got = scan_once(&c);
+    const outcome *ref = &refs[file == 0 ? 0 : 4];
+    CHECK(got.status == 0 && got.rows == ref->rows && got.hash == ref->hash);
+    g_ok++;
+    return fired;
+}
+
+static void writer_sweep(void)
+{
+    bool full = env_on("RINGSCAN_OOM_FULL"), persist = env_on("RINGSCAN_OOM_PERSIST");
+    g_tried = g_ok = g_nomem = g_again = 0;
+    for (int file = 0; file < 2 && !chk_case_failed; file++) {
+        int64_t tried = g_tried;
+        fail_arm(FAIL_ALL, INT64_MAX, false); /* counts the points of a whole write */
+        CHECK_EQ_I64(write_file(paths[2], file == 0 ? PQ_CODEC_SNAPPY : PQ_CODEC_ZSTD, table), 0);
+        fail_disarm();
+        int64_t points = fail_points_seen();
+        if (full) {
+            int64_t n = 1;
+            while (n < N_MAX && write_armed(file, n, persist) > 0 && !chk_case_failed) n++;
+            CHECK(n < N_MAX);
+        } else {
+            for (int i = 0; i < SAMPLE_RUNS / 2 && points > 0 && !chk_case_failed; i++)
+                write_armed(file, i < 8 ? i + 1 : ts_range(1, points), persist);
+        }
+        printf("  writer, %s: %lld failure points tried (a write passes %lld)\n",
+               file == 0 ? "snappy" : "zstd, bloom filters", (long long)(g_tried - tried),
+               (long long)points);
+    }
+    printf("  writer %s%s: %lld failure points tried: %lld whole files, %lld -ENOMEM\n",
+           full ? "full sweep" : "sample", persist ? ", persistent" : "", (long long)g_tried,
+           (long long)g_ok, (long long)g_nomem);
+}
+
 int main(void)
 {
     signal(SIGALRM, on_alarm);
     ts_dir_init();
     ts_path(paths[0], sizeof paths[0], "oom-snappy.parquet");
     ts_path(paths[1], sizeof paths[1], "oom-zstd.parquet");
-    if (write_file(paths[0], PQ_CODEC_SNAPPY) != 0 || write_file(paths[1], PQ_CODEC_ZSTD) != 0) {
+    ts_path(paths[2], sizeof paths[2], "oom-written.parquet");
+    table_build();
+    if (write_file(paths[0], PQ_CODEC_SNAPPY, table) != 0 ||
+        write_file(paths[1], PQ_CODEC_ZSTD, table) != 0) {
         printf("test_oom: 0 passed, 1 failed\n");
         return 1;
     }
@@ -321,6 +399,8 @@ int main(void)
     RUN(stack_mapping_fails);
     RUN(thread_creation_fails);
     RUN(sweep);
+    RUN(writer_sweep);
+    for (int c = 0; c < NC; c++) pq_vec_free(&table[c]);
     ts_dir_remove();
     return CHECK_DONE("test_oom");
 }
