@@ -1,6 +1,7 @@
 /* filter/expr.c: the expression arena, column domains, dates, and the Top-K bound cell
  * (see expr.h for the invariants). Literal typing with exact rounding is in lit.c. */
 #include "filter/expr.h"
+#include "runtime/fail.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -20,7 +21,7 @@ void *flt_arena_alloc(struct flt_arena **a, size_t n)
     n = (n + 15) & ~(size_t)15;
     if (!*a || (*a)->cap - (*a)->used < n) {
         size_t cap = n > 16384 ? n : 16384;
-        struct flt_arena *c = malloc(sizeof *c + cap);
+        struct flt_arena *c = fail_malloc(sizeof *c + cap);
         if (!c) return NULL;
         c->next = *a;
         c->used = 0;

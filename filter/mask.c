@@ -1,6 +1,7 @@
 /* filter/mask.c: word-level bit mask operations (see mask.h for the invariants).
  * Every loop runs over whole words; only the *_range functions touch partial words. */
 #include "filter/mask.h"
+#include "runtime/fail.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -13,7 +14,7 @@ int flt_mask_init(flt_mask *m, int64_t len, bool value)
     int64_t nw = flt_mask_nwords(len);
     if (nw > m->cap_words) {
         int64_t cap = nw < 4 ? 4 : nw;
-        uint64_t *w = malloc((size_t)cap * sizeof *w);
+        uint64_t *w = fail_malloc((size_t)cap * sizeof *w);
         if (!w) return -ENOMEM;
         if (m->cap_words > 0) free(m->words);
         m->words = w;

@@ -18,6 +18,7 @@
  *     (at most 16 MiB: large windows are not enabled), whatever the output size.
  *  4. Every loop is bounded by the input: each iteration consumes input or output or exits. */
 #include "format/codec.h"
+#include "runtime/fail.h"
 
 #include <assert.h>
 #include <brotli/decode.h>
@@ -68,7 +69,7 @@ static codec_tls *tls_get(void)
 {
     if (tls_ctx) return tls_ctx;
     pthread_once(&tls_once, tls_key_init);
-    codec_tls *t = calloc(1, sizeof *t);
+    codec_tls *t = fail_calloc(1, sizeof *t);
     if (!t) return NULL;
     if (tls_key_ok) pthread_setspecific(tls_key, t);
     tls_ctx = t;
@@ -127,7 +128,7 @@ static int inflate_get(z_stream **out, pq_err *err)
     if (!t) return pq_errf(err, -ENOMEM, -1, "GZIP: out of memory for a context");
     if (!t->inflate_ready) {
         memset(&t->inflate, 0, sizeof t->inflate);
-        if (inflateInit2(&t->inflate, 15 + 32) != Z_OK)
+        if (fail_point(FAIL_ALLOC) || inflateInit2(&t->inflate, 15 + 32) != Z_OK)
             return pq_errf(err, -ENOMEM, -1, "GZIP: inflateInit2 failed");
         t->inflate_ready = true;
     }
@@ -276,7 +277,7 @@ static int lz4_dec(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_
 static int zstd_dec(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len, pq_err *err)
 {
     codec_tls *t = tls_get();
-    if (t && !t->zstd_d) t->zstd_d = ZSTD_createDCtx();
+    if (t && !t->zstd_d && !fail_point(FAIL_ALLOC)) t->zstd_d = ZSTD_createDCtx();
     if (!t || !t->zstd_d) return pq_errf(err, -ENOMEM, -1, "ZSTD: out of memory for a context");
     /* The first frame's declared size settles most mismatches without decoding (a page is
      * almost always one frame; more frames are summed by the decoder below). */
@@ -333,7 +334,8 @@ static int brotli_run(BrotliDecoderState *s, const uint8_t *src, size_t src_len,
 
 static int brotli_dec(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len, pq_err *err)
 {
-    BrotliDecoderState *s = BrotliDecoderCreateInstance(NULL, NULL, NULL);
+    BrotliDecoderState *s =
+        fail_point(FAIL_ALLOC) ? NULL : BrotliDecoderCreateInstance(NULL, NULL, NULL);
     if (!s) return pq_errf(err, -ENOMEM, -1, "BROTLI: out of memory for a decoder");
     int rc = brotli_run(s, src, src_len, dst, dst_len, err);
     BrotliDecoderDestroyInstance(s);
@@ -431,7 +433,7 @@ static int zstd_enc(const uint8_t *src, size_t n, uint8_t *dst, size_t dst_cap, 
                     int level, pq_err *err)
 {
     codec_tls *t = tls_get();
-    if (t && !t->zstd_c) t->zstd_c = ZSTD_createCCtx();
+    if (t && !t->zstd_c && !fail_point(FAIL_ALLOC)) t->zstd_c = ZSTD_createCCtx();
     if (!t || !t->zstd_c) return pq_errf(err, -ENOMEM, -1, "ZSTD: out of memory for a context");
     if (level == 0) level = ZSTD_CLEVEL_DEFAULT;
     size_t r = ZSTD_compressCCtx(t->zstd_c, dst, dst_cap, src, n, level);
@@ -510,7 +512,7 @@ int pq_compress_buf(int codec, const uint8_t *src, size_t n, pq_buf *out, int le
             if (cap > SIZE_MAX / 2) return pq_errf(err, -ENOMEM, -1, "compress: buffer too big");
             cap *= 2;
         }
-        uint8_t *d = realloc(out->data, cap);
+        uint8_t *d = fail_realloc(out->data, cap);
         if (!d) return pq_errf(err, -ENOMEM, -1, "compress: out of memory for %zu bytes", cap);
         out->data = d;
         out->cap = cap;

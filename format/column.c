@@ -5,6 +5,7 @@
  * decoder, then a backward in-place scatter that spreads them over the page's rows and
  * zeroes the null slots. Decoding densely first keeps every decoder free of null logic. */
 #include "format/column.h"
+#include "runtime/fail.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -60,7 +61,7 @@ static int scratch_reserve(void **buf, size_t *cap, size_t n)
     if (n <= *cap) return 0;
     size_t c = *cap ? *cap : 4096;
     while (c < n) c *= 2;
-    void *p = malloc(c);
+    void *p = fail_malloc(c);
     if (!p) return -ENOMEM;
     free(*buf);
     *buf = p;

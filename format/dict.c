@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "format/encoding.h"
+#include "runtime/fail.h"
 
 int pq_dict_decode_page(const uint8_t *buf, size_t len, int64_t num_values, pq_vec *dict,
                         pq_err *err)
@@ -166,8 +167,8 @@ int pq_dictb_init(pq_dict_builder *b, pq_physical type, int32_t type_length, int
     b->max_bytes = max_bytes;
     b->max_values = max_values < PQ_ENC_MAX_VALUES / 4 ? max_values : PQ_ENC_MAX_VALUES / 4;
     b->nslots = 1024;
-    b->slots = calloc(b->nslots, sizeof *b->slots);
-    b->hashes = malloc(512 * sizeof *b->hashes);
+    b->slots = fail_calloc(b->nslots, sizeof *b->slots);
+    b->hashes = fail_malloc(512 * sizeof *b->hashes);
     if (!b->slots || !b->hashes) {
         pq_dictb_free(b);
         return -ENOMEM;
@@ -178,8 +179,8 @@ int pq_dictb_init(pq_dict_builder *b, pq_physical type, int32_t type_length, int
 static int dictb_grow(pq_dict_builder *b)
 {
     uint32_t ns = b->nslots * 2;
-    uint32_t *slots = calloc(ns, sizeof *slots);
-    uint64_t *hashes = realloc(b->hashes, (size_t)(ns / 2) * sizeof *hashes);
+    uint32_t *slots = fail_calloc(ns, sizeof *slots);
+    uint64_t *hashes = fail_realloc(b->hashes, (size_t)(ns / 2) * sizeof *hashes);
     if (!slots || !hashes) {
         free(slots);
         if (hashes) b->hashes = hashes;

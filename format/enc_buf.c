@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "format/encoding.h"
+#include "runtime/fail.h"
 
 int pq_enc_reserve(pq_buf *b, size_t extra)
 {
@@ -18,7 +19,7 @@ int pq_enc_reserve(pq_buf *b, size_t extra)
     if (extra > SIZE_MAX / 2 - b->len) return -ENOMEM;
     size_t need = b->len + extra, cap = b->cap ? b->cap : 256;
     while (cap < need) cap *= 2;
-    uint8_t *p = realloc(b->data, cap);
+    uint8_t *p = fail_realloc(b->data, cap);
     if (!p) return -ENOMEM;
     b->data = p;
     b->cap = cap;

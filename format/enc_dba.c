@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "format/encoding.h"
+#include "runtime/fail.h"
 
 #define CHUNK 256
 
@@ -123,7 +124,7 @@ int pq_dba_init(pq_dba_dec *d, const uint8_t *buf, size_t len, int64_t max_value
     assert(maxlen <= ssum);
     d->count = d->lens.total;
     d->prev_cap = maxlen > 0 ? maxlen : 1;
-    d->prev = malloc((size_t)d->prev_cap);
+    d->prev = fail_malloc((size_t)d->prev_cap);
     return d->prev ? 0 : -ENOMEM;
 }
 
@@ -257,7 +258,7 @@ int pq_dba_encode(pq_buf *out, const pq_vec *v, int64_t start, int64_t n)
     int32_t *l = NULL, *pre = NULL;
     int64_t k = 0;
     int rc = collect(v, start, n, &p, &l, &k);
-    if (!rc && !(pre = calloc((size_t)(k > 0 ? k : 1), sizeof *pre))) rc = -ENOMEM;
+    if (!rc && !(pre = fail_calloc((size_t)(k > 0 ? k : 1), sizeof *pre))) rc = -ENOMEM;
     for (int64_t i = 0; i < k && !rc; i++) {
         int32_t m = 0;
         if (i > 0)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "format/meta_priv.h"
+#include "runtime/fail.h"
 
 /* ---- arena ----------------------------------------------------------------------------- */
 
@@ -33,7 +34,7 @@ enum { ARENA_BLOCK = 64 * 1024 };
 
 pq_arena *pq_arena_new(void)
 {
-    return calloc(1, sizeof(pq_arena));
+    return fail_calloc(1, sizeof(pq_arena));
 }
 
 void *pq_arena_alloc(pq_arena *a, size_t n)
@@ -44,7 +45,7 @@ void *pq_arena_alloc(pq_arena *a, size_t n)
     arena_blk *b = a->head;
     if (!b || b->cap - b->used < n) {
         size_t cap = n > ARENA_BLOCK / 4 ? n : ARENA_BLOCK;
-        arena_blk *nb = malloc(sizeof *nb + cap);
+        arena_blk *nb = fail_malloc(sizeof *nb + cap);
         if (!nb) return NULL;
         nb->used = 0;
         nb->cap = cap;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "format/meta_priv.h"
+#include "runtime/fail.h"
 
 typedef struct ctx {
     pq_tr r;
@@ -187,7 +188,7 @@ static int read_row_groups(ctx *c)
     size_t nchunks = (size_t)n * (size_t)c->m->ncolumns;
     if (nchunks > pq_tr_left(r)) return pq_tr_fail(r, "more column chunks than bytes left");
     c->m->row_groups = pq_arena_alloc(c->a, (size_t)n * sizeof *c->m->row_groups + 1);
-    c->raw = calloc(nchunks ? nchunks : 1, sizeof *c->raw);
+    c->raw = fail_calloc(nchunks ? nchunks : 1, sizeof *c->raw);
     if (!c->m->row_groups || !c->raw) return oom(c);
     c->m->nrow_groups = (int32_t)n;
     for (uint32_t i = 0; i < n && !r->status; i++) read_row_group(c, (int32_t)i);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "format/meta_priv.h"
+#include "runtime/fail.h"
 
 /* DataPageHeader (v1), DictionaryPageHeader and DataPageHeaderV2 share this reader; `kind`
  * selects the field numbering. */
@@ -121,7 +122,7 @@ static int ci_alloc(pq_column_index *ci, uint32_t n)
 {
     if (ci->storage) return 0;
     size_t sz = (size_t)n * (sizeof(bool) + 2 * sizeof(uint8_t *) + 2 * sizeof(uint32_t) + sizeof(int64_t));
-    uint8_t *s = calloc(1, 16 + sz + 64);
+    uint8_t *s = fail_calloc(1, 16 + sz + 64);
     if (!s) return -ENOMEM;
     ci->storage = s;
     ci->min = (const uint8_t **)(s + 16);
@@ -165,7 +166,7 @@ static int ci_own(pq_column_index *ci)
     assert(ci->storage);
     size_t total = 0;
     for (int32_t i = 0; i < ci->npages; i++) total += (size_t)ci->min_len[i] + ci->max_len[i];
-    uint8_t *blk = malloc(total + 1);
+    uint8_t *blk = fail_malloc(total + 1);
     if (!blk) return -ENOMEM;
     memcpy(ci->storage, &blk, sizeof blk);
     uint8_t *p = blk;
@@ -246,7 +247,7 @@ static int oi_pages(pq_tr *r, pq_offset_index *oi)
     if (pq_tr_list_begin(r, &et, &n, 0)) return r->status;
     if (n && et != PQ_T_STRUCT) return pq_tr_fail(r, "page_locations is not a list of structs");
     free(oi->pages);
-    oi->pages = calloc(n ? n : 1, sizeof *oi->pages);
+    oi->pages = fail_calloc(n ? n : 1, sizeof *oi->pages);
     if (!oi->pages) return r->status = pq_errf(r->e, -ENOMEM, -1, "out of memory");
     oi->npages = (int32_t)n;
     for (uint32_t i = 0; i < n && !r->status; i++) {

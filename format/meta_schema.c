@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "format/meta_priv.h"
+#include "runtime/fail.h"
 
 enum { LT_NONE = 0, LT_UNSUPPORTED_NESTED = 1000, LT_UNDEFINED_ORDER = 1001 };
 
@@ -283,7 +284,7 @@ int pq_schema_read(pq_tr *r, pq_file_meta *m, pq_arena *a, const pq_meta_limits 
     uint64_t cap = (uint64_t)lim->max_columns * 4 + 1;
     if (pq_tr_list_begin(r, &et, &n, cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap)) return r->status;
     if (n && et != PQ_T_STRUCT) return pq_tr_fail(r, "schema is not a list of structs");
-    raw_elem *els = calloc(n ? n : 1, sizeof *els);
+    raw_elem *els = fail_calloc(n ? n : 1, sizeof *els);
     if (!els) return pq_errf(e, -ENOMEM, -1, "out of memory");
     for (uint32_t i = 0; i < n && !r->status; i++) read_elem(r, &els[i]);
     int rc = r->status ? r->status : pq_tr_list_end(r);

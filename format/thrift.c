@@ -7,6 +7,7 @@
  *  3. r->depth <= r->max_depth <= PQ_THRIFT_MAX_DEPTH; id_stack[depth] is the saved id.
  */
 #include "format/thrift.h"
+#include "runtime/fail.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -316,7 +317,7 @@ int pq_buf_append(pq_buf *b, const void *p, size_t n)
             if (cap > SIZE_MAX / 2) return -ENOMEM;
             cap *= 2;
         }
-        uint8_t *d = realloc(b->data, cap);
+        uint8_t *d = fail_realloc(b->data, cap);
         if (!d) return -ENOMEM;
         b->data = d;
         b->cap = cap;

@@ -1,5 +1,6 @@
 /* format/vec.c: allocation for pq_vec (see vec.h for the layout and its invariants). */
 #include "format/vec.h"
+#include "runtime/fail.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -26,7 +27,7 @@ static int grow(uint8_t **buf, int64_t *cap, int64_t need, bool zero)
     if (need <= *cap) return 0;
     int64_t n = *cap > 0 ? *cap : 64;
     while (n < need) n *= 2;
-    uint8_t *p = realloc(*buf, (size_t)n);
+    uint8_t *p = fail_realloc(*buf, (size_t)n);
     if (!p) return -ENOMEM;
     if (zero) memset(p + *cap, 0, (size_t)(n - *cap));
 #ifdef RINGSCAN_CHECKED

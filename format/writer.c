@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "format/codec.h"
+#include "runtime/fail.h"
 #include "format/writer_priv.h"
 
 void pq_writer_opts_default(pq_writer_opts *o)
@@ -155,14 +156,14 @@ int pq_writer_open(pq_writer **out, const pq_column_desc *cols, int n, const pq_
     int rc = check_opts(o, e);
     for (int i = 0; i < n && !rc; i++) rc = check_column(&cols[i], o->col_flags ? o->col_flags[i] : 0, e);
     if (rc) return rc;
-    pq_writer *w = calloc(1, sizeof *w);
+    pq_writer *w = fail_calloc(1, sizeof *w);
     if (!w) return pq_errf(e, -ENOMEM, -1, "out of memory");
     w->o = *o;
     w->o.col_flags = NULL; /* only read here */
     w->sink = write;
     w->ctx = ctx;
     w->ncols = n;
-    if (!(w->cols = calloc((size_t)n, sizeof *w->cols)) || (rc = build_meta(w, cols, n))) goto nomem;
+    if (!(w->cols = fail_calloc((size_t)n, sizeof *w->cols)) || (rc = build_meta(w, cols, n))) goto nomem;
     for (int i = 0; i < n; i++)
         if ((rc = pq_wcol_init(&w->cols[i], &w->fm.columns[i], o, o->col_flags ? o->col_flags[i] : 0)))
             goto nomem;
@@ -189,9 +190,9 @@ static int flush_row_group(pq_writer *w, pq_err *e)
     assert(w->rg_fill > 0 && m->nrow_groups <= w->rg_cap);
     if (m->nrow_groups == w->rg_cap) {
         int32_t ncap = w->rg_cap ? w->rg_cap * 2 : 8;
-        pq_row_group *g = realloc(m->row_groups, (size_t)ncap * sizeof *g);
+        pq_row_group *g = fail_realloc(m->row_groups, (size_t)ncap * sizeof *g);
         if (g) m->row_groups = g;
-        pq_wchunk_ix *ix = realloc(w->ix, (size_t)ncap * (size_t)w->ncols * sizeof *ix);
+        pq_wchunk_ix *ix = fail_realloc(w->ix, (size_t)ncap * (size_t)w->ncols * sizeof *ix);
         if (ix) w->ix = ix;
         if (!g || !ix) return pq_errf(e, -ENOMEM, -1, "out of memory");
         w->rg_cap = ncap;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "format/bloom.h"
+#include "runtime/fail.h"
 #include "format/codec.h"
 #include "format/writer_priv.h"
 
@@ -31,7 +32,7 @@
 static int hset_grow(pq_hset *s)
 {
     uint64_t ncap = s->cap ? s->cap * 2 : 1024;
-    uint64_t *ns = calloc(ncap, sizeof *ns);
+    uint64_t *ns = fail_calloc(ncap, sizeof *ns);
     if (!ns) return -ENOMEM;
     for (uint64_t i = 0; i < s->cap; i++) {
         uint64_t h = s->slots[i];
@@ -93,9 +94,9 @@ int pq_wcol_init(pq_wcol *c, const pq_column_desc *d, const pq_writer_opts *o, u
     c->dict_mode = c->dict_allowed;
     c->all_pages_ordered = true;
     size_t n = (size_t)o->page_rows;
-    if (d->repetition == PQ_OPTIONAL && !(c->defs = malloc(n * sizeof *c->defs))) return -ENOMEM;
+    if (d->repetition == PQ_OPTIONAL && !(c->defs = fail_malloc(n * sizeof *c->defs))) return -ENOMEM;
     if (c->dict_allowed) {
-        if (!(c->idx = malloc(n * sizeof *c->idx))) return -ENOMEM;
+        if (!(c->idx = fail_malloc(n * sizeof *c->idx))) return -ENOMEM;
         int rc = pq_dictb_init(&c->db, d->physical, d->type_length, o->dict_page_bytes, INT32_MAX);
         if (rc) return rc;
     }

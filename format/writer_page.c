@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "format/bloom.h"
+#include "runtime/fail.h"
 #include "format/codec.h"
 #include "format/writer_priv.h"
 
@@ -73,7 +74,7 @@ static int record_page(pq_wcol *c, size_t offset, size_t size)
 {
     if (c->nlocs == c->locs_cap) {
         int32_t ncap = c->locs_cap ? c->locs_cap * 2 : 16;
-        pq_wpage *p = realloc(c->locs, (size_t)ncap * sizeof *p);
+        pq_wpage *p = fail_realloc(c->locs, (size_t)ncap * sizeof *p);
         if (!p) return -ENOMEM;
         c->locs = p;
         c->locs_cap = ncap;
@@ -177,12 +178,12 @@ static int write_column_index(pq_writer *w, pq_wcol *c, pq_wchunk_ix *ix)
     pq_column_index ci;
     memset(&ci, 0, sizeof ci);
     ci.npages = n;
-    ci.null_pages = calloc((size_t)n, sizeof *ci.null_pages);
-    ci.min = calloc((size_t)n, sizeof *ci.min);
-    ci.max = calloc((size_t)n, sizeof *ci.max);
-    ci.min_len = calloc((size_t)n, sizeof *ci.min_len);
-    ci.max_len = calloc((size_t)n, sizeof *ci.max_len);
-    ci.null_counts = calloc((size_t)n, sizeof *ci.null_counts);
+    ci.null_pages = fail_calloc((size_t)n, sizeof *ci.null_pages);
+    ci.min = fail_calloc((size_t)n, sizeof *ci.min);
+    ci.max = fail_calloc((size_t)n, sizeof *ci.max);
+    ci.min_len = fail_calloc((size_t)n, sizeof *ci.min_len);
+    ci.max_len = fail_calloc((size_t)n, sizeof *ci.max_len);
+    ci.null_counts = fail_calloc((size_t)n, sizeof *ci.null_counts);
     int rc = -ENOMEM;
     if (ci.null_pages && ci.min && ci.max && ci.min_len && ci.max_len && ci.null_counts) {
         static const uint8_t empty[1] = {0};
@@ -212,7 +213,7 @@ static int write_column_index(pq_writer *w, pq_wcol *c, pq_wchunk_ix *ix)
 
 static int write_offset_index(pq_writer *w, pq_wcol *c, int64_t data_start, pq_wchunk_ix *ix)
 {
-    pq_offset_index oi = {.npages = c->nlocs, .pages = calloc((size_t)c->nlocs + 1, sizeof(pq_page_location))};
+    pq_offset_index oi = {.npages = c->nlocs, .pages = fail_calloc((size_t)c->nlocs + 1, sizeof(pq_page_location))};
     if (!oi.pages) return -ENOMEM;
     for (int32_t i = 0; i < c->nlocs; i++) {
         oi.pages[i].offset = data_start + c->locs[i].offset;

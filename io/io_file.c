@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "io/io.h"
+#include "runtime/fail.h"
 
 int io_file_open(io_file_t **out, const char *path, char *err, size_t errlen)
 {
@@ -52,7 +53,7 @@ int io_file_open(io_file_t **out, const char *path, char *err, size_t errlen)
         close(fd);
         return rc;
     }
-    io_file_t *f = malloc(sizeof *f + n + 1);
+    io_file_t *f = fail_malloc(sizeof *f + n + 1);
     if (!f) {
         close(fd);
         if (err) snprintf(err, errlen, "%s: out of memory", path);

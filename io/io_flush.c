@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "io/io_impl.h"
+#include "runtime/fail.h"
 
 static int io_req_cmp(const void *a, const void *b)
 {
@@ -155,11 +156,25 @@ static void io_fail_nomem(io_ctx_t *ctx, io_req **a, size_t lo, size_t hi)
     }
 }
 
+/* Fails every wanted request with -ENOMEM (registered ones stay: nobody waits on them). */
+static void io_fail_wanted(io_ctx_t *ctx, const char *why)
+{
+    ctx->guard++;
+    for (io_req *r = ctx->phead, *next; r; r = next) {
+        next = r->next;
+        if (r->state != IO_REQ_WANTED) continue;
+        io_req_unlink_pending(ctx, r);
+        io_req_fail_unsubmitted(r, -ENOMEM, why);
+    }
+    assert(ctx->n_wanted == 0);
+    ctx->guard--;
+}
+
 /* Starts one range over a[lo..hi], spanning [start, end). */
 static void io_range_start(io_ctx_t *ctx, io_req **a, size_t lo, size_t hi, uint64_t start,
                            uint64_t end)
 {
-    io_range *g = calloc(1, sizeof *g);
+    io_range *g = fail_calloc(1, sizeof *g);
     size_t cap = 0;
     uint8_t *buf = g ? io_buf_get(ctx, end - start, &cap) : NULL;
     if (!g || !buf) {
@@ -204,7 +219,7 @@ static int64_t io_sorted_pending(io_ctx_t *ctx)
     if (ctx->n_pending > ctx->scratch_cap) {
         size_t cap = ctx->scratch_cap ? ctx->scratch_cap : 64;
         while (cap < ctx->n_pending) cap *= 2;
-        io_req **s = realloc(ctx->scratch, cap * sizeof *s);
+        io_req **s = fail_realloc(ctx->scratch, cap * sizeof *s);
         if (!s) return -ENOMEM;
         ctx->scratch = s;
         ctx->scratch_cap = cap;
@@ -245,8 +260,8 @@ void io_flush(void *p)
     if (!ctx->dirty || ctx->n_wanted == 0) return;
     ctx->dirty = false;
     int64_t n = io_sorted_pending(ctx);
-    if (n < 0) {
-        ctx->dirty = true; /* retry next iteration */
+    if (n < 0) { /* retrying could wait forever: nothing wakes a core to flush again */
+        io_fail_wanted(ctx, "sorting the wanted reads: out of memory");
         return;
     }
     io_req **a = ctx->scratch;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "io/io_impl.h"
+#include "runtime/fail.h"
 #include "ringscan.h"
 
 static const io_bytes io_empty = {(const uint8_t *)"", 0, 0};
@@ -40,7 +41,7 @@ int io_ctx_new(io_ctx_t **out, exec_t *e, const io_opts_t *opts)
     assert(out && e && e == exec_current());
     io_opts_t o = opts ? *opts : io_opts_default();
     if (o.max_bytes == 0 || o.budget_bytes == 0) return -EINVAL;
-    io_ctx_t *ctx = calloc(1, sizeof *ctx);
+    io_ctx_t *ctx = fail_calloc(1, sizeof *ctx);
     if (!ctx) return -ENOMEM;
     ctx->e = e;
     ctx->opts = o;
@@ -67,7 +68,7 @@ uint8_t *io_buf_get(io_ctx_t *ctx, size_t n, size_t *cap)
     }
     size_t mib = (size_t)1 << 20;
     *cap = n < IO_POOL_MIN_BYTES ? n : (n + mib - 1) / mib * mib;
-    return malloc(*cap ? *cap : 1);
+    return fail_malloc(*cap ? *cap : 1);
 }
 
 void io_buf_put(io_ctx_t *ctx, uint8_t *p, size_t cap)
@@ -196,7 +197,7 @@ fut_t *io_read(io_ctx_t *ctx, io_file_t *f, uint64_t off, uint64_t len)
         fut_fail(fut, RINGSCAN_ELIMIT, msg);
         return fut;
     }
-    io_req *r = calloc(1, sizeof *r);
+    io_req *r = fail_calloc(1, sizeof *r);
     if (!r) {
         fut_unref(fut);
         return NULL;

@@ -17,6 +17,7 @@
  * Sanitizers: with RINGSCAN_ASAN every switch is bracketed by the ASan fiber calls; with
  * RINGSCAN_TSAN each coroutine is a TSan fiber. */
 #include "runtime/coro.h"
+#include "runtime/fail.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -250,6 +251,7 @@ static void *coro_stack_get(void)
 #endif
         return map;
     }
+    if (fail_point(FAIL_STACK)) return NULL; /* tests: as if mmap met its limit */
     void *map = mmap(NULL, CORO_MAP_BYTES, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     if (map == MAP_FAILED) return NULL;

@@ -15,6 +15,7 @@
  *     scheduler, no yielder and an empty inbox. */
 
 #include "runtime/exec.h"
+#include "runtime/fail.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -147,25 +148,32 @@ int exec_post(exec_t *target, sched_fn fn, void *ctx)
 
 typedef struct exec_spawn_msg {
     coro_fn fn;
+    exec_spawn_fail_fn fail;
     void *arg;
+    int n;
 } exec_spawn_msg;
 
+/* On the core, from its loop's base context: creates the n tasks; those that cannot be
+ * created are reported to fail before any of the others has run (they are only queued). */
 static void exec_spawn_run(void *p)
 {
     exec_spawn_msg m = *(exec_spawn_msg *)p;
     free(p);
-    int rc = sched_spawn(m.fn, m.arg);
-    if (rc != 0) fprintf(stderr, "ringscan: exec: spawn failed on core %d: %s\n",
-                         exec_tls->index, strerror(-rc));
+    assert(m.n >= 1 && m.fn && m.fail);
+    int made = 0, rc = 0;
+    while (made < m.n && (rc = sched_spawn(m.fn, m.arg)) == 0) made++;
+    assert(made == m.n || rc < 0);
+    if (made < m.n) m.fail(m.arg, m.n - made, rc);
 }
 
-int exec_group_spawn(exec_group_t *g, int core, coro_fn fn, void *arg)
+int exec_group_spawn(exec_group_t *g, int core, coro_fn fn, void *arg, int n,
+                     exec_spawn_fail_fn fail)
 {
-    if (!g || core < 0 || core >= g->n || !fn) return -EINVAL;
-    exec_spawn_msg *m = malloc(sizeof *m);
+    if (!g || core < 0 || core >= g->n || !fn || !fail || n < 1 || n > SCHED_TASKS_MAX)
+        return -EINVAL;
+    exec_spawn_msg *m = fail_malloc(sizeof *m);
     if (!m) return -ENOMEM;
-    m->fn = fn;
-    m->arg = arg;
+    *m = (exec_spawn_msg){.fn = fn, .fail = fail, .arg = arg, .n = n};
     int rc = exec_post(&g->cores[core], exec_spawn_run, m);
     if (rc != 0) free(m);
     return rc;
@@ -202,7 +210,7 @@ void exec_yield(void)
     assert(e && self);
     if (e->n_yielders == e->cap_yielders) {
         size_t cap = e->cap_yielders ? e->cap_yielders * 2 : 64;
-        coro_t **y = realloc(e->yielders, cap * sizeof *y);
+        coro_t **y = fail_realloc(e->yielders, cap * sizeof *y);
         if (!y) { /* cannot park: degrade to a plain reschedule through the ready queue */
             sched_yield_task();
             return;
@@ -325,7 +333,7 @@ static int exec_core_init(exec_group_t *g, exec_t *e, int index)
     e->inflight.prev = e->inflight.next = &e->inflight;
     uint64_t cap = 1;
     while (cap < g->opts.inbox_cap) cap <<= 1;
-    e->slots = calloc(cap, sizeof *e->slots);
+    e->slots = fail_calloc(cap, sizeof *e->slots);
     if (!e->slots) return -ENOMEM;
     for (uint64_t i = 0; i < cap; i++) atomic_init(&e->slots[i].seq, i);
     e->mask = cap - 1;
@@ -355,11 +363,11 @@ int exec_group_start(exec_group_t **out, const exec_opts_t *opts)
     exec_opts_t o = opts ? *opts : exec_opts_default();
     int rc = exec_opts_check(&o);
     if (rc != 0) return rc;
-    exec_group_t *g = calloc(1, sizeof *g);
+    exec_group_t *g = fail_calloc(1, sizeof *g);
     if (!g) return -ENOMEM;
     g->opts = o;
     atomic_init(&g->msg_ring_ok, 1);
-    g->cores = calloc((size_t)o.threads, sizeof *g->cores);
+    g->cores = fail_calloc((size_t)o.threads, sizeof *g->cores);
     if (!g->cores) goto fail_nomem;
     for (g->n = 0; g->n < o.threads; g->n++) {
         rc = exec_core_init(g, &g->cores[g->n], g->n);
@@ -367,7 +375,8 @@ int exec_group_start(exec_group_t **out, const exec_opts_t *opts)
     }
     for (int i = 0; i < g->n; i++) {
         exec_t *e = &g->cores[i];
-        rc = -pthread_create(&e->thread, NULL, exec_thread_main, e);
+        rc = fail_point(FAIL_THREAD) ? -EAGAIN
+                                     : -pthread_create(&e->thread, NULL, exec_thread_main, e);
         if (rc != 0) goto fail;
         e->thread_started = true;
         while (sem_wait(&e->ready) != 0) assert(errno == EINTR);

@@ -93,10 +93,18 @@ exec_opts_t exec_opts_default(void);
  * call exec_group_stop then exec_group_destroy. Not thread-safe against itself. */
 int exec_group_start(exec_group_t **out, const exec_opts_t *opts);
 
-/* Spawns fn(arg) as a coroutine task on core `core` (through its inbox). Thread-safe, from
- * any thread. Returns 0, -EINVAL (bad core), -EAGAIN (inbox full: retry later), -ENOMEM,
- * -ESHUTDOWN (core stopping). arg stays owned by the caller/task. */
-int exec_group_spawn(exec_group_t *g, int core, coro_fn fn, void *arg);
+/* Called on a core, from its loop's base context, when `missing` of the tasks one
+ * exec_group_spawn asked for could not be created there (status: -ENOMEM). */
+typedef void (*exec_spawn_fail_fn)(void *arg, int missing, int status);
+
+/* Spawns n (1..SCHED_TASKS_MAX) coroutine tasks fn(arg) on core `core`, through one inbox
+ * message. Thread-safe, from any thread. Returns 0, -EINVAL (bad core, n or NULL fn/fail),
+ * -EAGAIN (inbox full: retry later), -ENOMEM, -ESHUTDOWN (core stopping); then no task
+ * exists. After 0, the tasks are created on the core; if only k < n can be (a stack or task
+ * record cannot be allocated), fail(arg, n - k, status) runs there exactly once, before any
+ * of the k tasks has started, and the other n - k never exist. arg stays the caller's. */
+int exec_group_spawn(exec_group_t *g, int core, coro_fn fn, void *arg, int n,
+                     exec_spawn_fail_fn fail);
 
 /* Stops every core: rejects new posts, cancels in-flight reads and pending timers (their
  * futures fail with -ECANCELED), runs ready work and waits for every completion, then joins

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "runtime/exec_impl.h"
+#include "runtime/fail.h"
 
 enum { EXEC_PREAD_BATCH = 64, EXEC_SUBMIT_TRIES_MAX = 1 << 16 };
 
@@ -340,7 +341,8 @@ static int exec_ring_setup(exec_t *e)
         memset(&p, 0, sizeof p);
         p.flags = flag_sets[i] | IORING_SETUP_CQSIZE;
         p.cq_entries = 2 * e->g->opts.queue_depth;
-        rc = io_uring_queue_init_params(e->g->opts.queue_depth, &e->ring, &p);
+        rc = fail_point(FAIL_RING) ? -ENOMEM
+                                   : io_uring_queue_init_params(e->g->opts.queue_depth, &e->ring, &p);
         if (rc == 0) {
             e->ring_flags = flag_sets[i];
             return 0;

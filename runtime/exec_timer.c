@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "ringscan.h"
+#include "runtime/fail.h"
 #include "runtime/exec_impl.h"
 
 static bool exec_timer_less(const exec_timer *a, const exec_timer *b)
@@ -68,7 +69,7 @@ static int exec_heap_push(exec_t *e, exec_timer *t)
     if (e->n_timers >= EXEC_TIMERS_MAX) return RINGSCAN_ELIMIT;
     if (e->n_timers == e->cap_timers) {
         uint32_t cap = e->cap_timers ? e->cap_timers * 2 : 64;
-        exec_timer **h = realloc(e->heap, cap * sizeof *h);
+        exec_timer **h = fail_realloc(e->heap, cap * sizeof *h);
         if (!h) return -ENOMEM;
         e->heap = h;
         e->cap_timers = cap;
@@ -96,7 +97,7 @@ fut_t *exec_sleep_ns(uint64_t ns)
         fut_fail(f, -ECANCELED, "timer refused: executor stopping");
         return f;
     }
-    exec_timer *t = calloc(1, sizeof *t);
+    exec_timer *t = fail_calloc(1, sizeof *t);
     if (!t) {
         fut_unref(f);
         return NULL;

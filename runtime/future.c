@@ -20,6 +20,7 @@
  *     combinator let go of it (output done or cancelled); comb_t is freed when its output is
  *     gone and no input callback is attached or queued. */
 #include "runtime/future.h"
+#include "runtime/fail.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -100,7 +101,7 @@ static void fut_check(const fut_t *f)
 fut_t *fut_new(void)
 {
     assert(live_count >= 0);
-    fut_t *f = calloc(1, sizeof *f);
+    fut_t *f = fail_calloc(1, sizeof *f);
     if (!f) return NULL;
     f->refs = 1;
     f->status = FUT_PENDING;
@@ -277,7 +278,7 @@ void fut_fail(fut_t *f, int status, const char *msg)
     f->status = status;
     if (msg && msg[0]) {
         size_t len = strnlen(msg, FUT_MSG_MAX - 1);
-        f->msg = malloc(len + 1);
+        f->msg = fail_malloc(len + 1);
         if (f->msg) {
             memcpy(f->msg, msg, len);
             f->msg[len] = '\0';
@@ -360,7 +361,7 @@ int fut_on_ready(fut_t *f, fut_cb cb, void *ctx)
 {
     fut_check(f);
     FUT_VERIFY(cb != NULL);
-    fut_waiter_t *w = calloc(1, sizeof *w);
+    fut_waiter_t *w = fail_calloc(1, sizeof *w);
     if (!w) return -ENOMEM;
     w->kind = W_CB;
     w->cb = cb;
@@ -489,7 +490,7 @@ static void comb_cancel(void *ctx)
 static fut_t *comb_new(int kind, fut_t *const *inputs, size_t n)
 {
     FUT_VERIFY(n <= FUT_INPUTS_MAX && (n == 0 || inputs != NULL));
-    comb_t *c = calloc(1, sizeof *c + n * sizeof(comb_in_t));
+    comb_t *c = fail_calloc(1, sizeof *c + n * sizeof(comb_in_t));
     if (!c) return NULL;
     fut_t *out = fut_new();
     if (!out) {

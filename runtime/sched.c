@@ -13,6 +13,7 @@
  *  3. Items run in FIFO order and never inside the call that queued them.
  *  4. live tasks <= SCHED_TASKS_MAX, pending allocated callbacks <= SCHED_DEFER_MAX. */
 #include "runtime/sched.h"
+#include "runtime/fail.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -115,7 +116,7 @@ int sched_spawn(coro_fn fn, void *arg)
     assert(fn != NULL);
     assert(live_tasks >= 0 && live_tasks <= SCHED_TASKS_MAX);
     if (live_tasks >= SCHED_TASKS_MAX) return -ENOMEM;
-    task_t *t = calloc(1, sizeof *t);
+    task_t *t = fail_calloc(1, sizeof *t);
     if (!t) return -ENOMEM;
     if (coro_create(&t->coro, fn, arg) != 0) {
         free(t);
@@ -148,7 +149,7 @@ int sched_defer(sched_fn fn, void *ctx)
     assert(fn != NULL);
     assert(defer_pending >= 0 && defer_pending <= SCHED_DEFER_MAX);
     if (defer_pending >= SCHED_DEFER_MAX) return -ENOMEM;
-    defer_node_t *d = calloc(1, sizeof *d);
+    defer_node_t *d = fail_calloc(1, sizeof *d);
     if (!d) return -ENOMEM;
     d->fn = fn;
     d->ctx = ctx;

@@ -1,5 +1,6 @@
 /* scan/api.c: the public API (ringscan.h) over pqfile.h, scan.h and arrow.h. */
 #include "ringscan.h"
+#include "runtime/fail.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -70,8 +71,8 @@ int ringscan_open(const char *path, ringscan_file **out, ringscan_error *err)
     if (!out) return bad_arg(err, "ringscan_open: out is NULL");
     *out = NULL;
     if (!path) return bad_arg(err, "ringscan_open: path is NULL");
-    ringscan_file *f = calloc(1, sizeof *f);
-    if (!f || !(f->path = strdup(path))) {
+    ringscan_file *f = fail_calloc(1, sizeof *f);
+    if (!f || !(f->path = fail_strdup(path))) {
         free(f);
         return report(err, path, -ENOMEM, NULL);
     }
@@ -111,7 +112,7 @@ static int resolve_columns(ringscan_file *f, const ringscan_options *o, int **id
 {
     const pq_file_meta *m = &f->f->meta;
     *n = o->columns ? o->ncolumns : m->ncolumns;
-    *idx = malloc(sizeof(int) * (size_t)(*n > 0 ? *n : 1));
+    *idx = fail_malloc(sizeof(int) * (size_t)(*n > 0 ? *n : 1));
     if (!*idx) return -ENOMEM;
     for (int i = 0; i < *n; i++) {
         (*idx)[i] = o->columns ? pq_file_meta_find_column(m, o->columns[i]) : i;
@@ -162,13 +163,13 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     pq_err e = {.offset = -1};
     int *idx = NULL, n = 0;
     flt_expr *filter = NULL;
-    ringscan_scan *s = calloc(1, sizeof *s);
+    ringscan_scan *s = fail_calloc(1, sizeof *s);
     int rc = s ? resolve_columns(f, o, &idx, &n, &e) : -ENOMEM;
     if (rc == 0 && o->filter) rc = flt_parse(o->filter, f->f->meta.columns, f->f->meta.ncolumns, &filter, &e);
     scan_opts so;
     to_scan_opts(o, &so);
     if (rc == 0) rc = scan_start(f->f, idx, n, filter, &so, &s->scan, &e);
-    if (rc == 0 && !(s->cols = calloc((size_t)n, sizeof *s->cols))) rc = -ENOMEM;
+    if (rc == 0 && !(s->cols = fail_calloc((size_t)n, sizeof *s->cols))) rc = -ENOMEM;
     free(idx);
     if (rc) {
         if (s) ringscan_scan_free(s);

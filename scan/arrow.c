@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "scan/arrow.h"
+#include "runtime/fail.h"
 
 /* ------------------------------------------------------------------------ schema */
 
@@ -93,12 +94,12 @@ const char *scan_arrow_format(const pq_column_desc *d, char *buf, size_t n)
 static int schema_fill(struct ArrowSchema *s, const char *format, const char *name, int64_t nchild,
                        int64_t flags)
 {
-    schema_priv *p = calloc(1, sizeof *p);
+    schema_priv *p = fail_calloc(1, sizeof *p);
     if (!p) return -ENOMEM;
     snprintf(p->format, sizeof p->format, "%s", format);
-    p->name = strdup(name ? name : "");
-    p->children = calloc((size_t)nchild + 1, sizeof *p->children);
-    p->child_mem = calloc((size_t)nchild + 1, sizeof *p->child_mem);
+    p->name = fail_strdup(name ? name : "");
+    p->children = fail_calloc((size_t)nchild + 1, sizeof *p->children);
+    p->child_mem = fail_calloc((size_t)nchild + 1, sizeof *p->child_mem);
     if (!p->name || !p->children || !p->child_mem) {
         free(p->name);
         free(p->children);
@@ -185,7 +186,7 @@ static int convert(const pq_column_desc *d, const pq_vec *v, void **conv)
         return 0;
     }
     if (v->type == PQ_INT96) {
-        int64_t *o = malloc((size_t)(n + 1) * 8);
+        int64_t *o = fail_malloc((size_t)(n + 1) * 8);
         if (!o) return -ENOMEM;
         for (int64_t r = 0; r < n; r++) {
             uint64_t ns;
@@ -201,7 +202,7 @@ static int convert(const pq_column_desc *d, const pq_vec *v, void **conv)
                 : d->logical == PQ_LOGICAL_INT16 || d->logical == PQ_LOGICAL_UINT16 ? 2
                                                                                      : 0;
     if (width == 0 || v->type != PQ_INT32) return 0;
-    uint8_t *o = malloc((size_t)(n + 1) * (size_t)width);
+    uint8_t *o = fail_malloc((size_t)(n + 1) * (size_t)width);
     if (!o) return -ENOMEM;
     const int32_t *src = (const int32_t *)(const void *)v->values;
     for (int64_t r = 0; r < n; r++) {
@@ -214,7 +215,7 @@ static int convert(const pq_column_desc *d, const pq_vec *v, void **conv)
 
 static int child_array(const pq_column_desc *d, pq_vec *v, struct ArrowArray *a)
 {
-    array_priv *p = calloc(1, sizeof *p);
+    array_priv *p = fail_calloc(1, sizeof *p);
     if (!p) return -ENOMEM;
     int rc = convert(d, v, &p->converted);
     if (rc) {
@@ -237,10 +238,10 @@ static int child_array(const pq_column_desc *d, pq_vec *v, struct ArrowArray *a)
 
 int scan_arrow_batch(const pq_column_desc *const *cols, scan_batch *b, struct ArrowArray *out)
 {
-    array_priv *p = calloc(1, sizeof *p);
+    array_priv *p = fail_calloc(1, sizeof *p);
     if (!p) return -ENOMEM;
-    p->children = calloc((size_t)b->ncols + 1, sizeof *p->children);
-    p->child_mem = calloc((size_t)b->ncols + 1, sizeof *p->child_mem);
+    p->children = fail_calloc((size_t)b->ncols + 1, sizeof *p->children);
+    p->child_mem = fail_calloc((size_t)b->ncols + 1, sizeof *p->child_mem);
     if (!p->children || !p->child_mem) {
         free(p->children);
         free(p->child_mem);

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "scan/scan_impl.h"
+#include "runtime/fail.h"
 
 typedef struct lend {
     scan_t *s;
@@ -123,7 +124,7 @@ static void lend_copy(lend *l)
     const scan_unit *x = &l->s->units[l->src];
     uint64_t rel = l->off - x->off[l->k];
     size_t n = !b || rel >= b->len ? 0 : (size_t)(b->len - rel < l->len ? b->len - rel : l->len);
-    if (b && (l->buf = malloc(n ? n : 1))) {
+    if (b && (l->buf = fail_malloc(n ? n : 1))) {
         memcpy(l->buf, b->data + rel, n);
         l->got = n;
     }
@@ -160,7 +161,7 @@ static int pre_pieces(const lend *l, const scan_unit *x)
 static void pre_copy(lend *l)
 {
     const scan_colplan *cp = &l->s->splits[l->s->units[l->src].pre_split].cols[l->k];
-    bool ok = !l->pre_failed && (l->buf = malloc(l->len ? l->len : 1)) != NULL;
+    bool ok = !l->pre_failed && (l->buf = fail_malloc(l->len ? l->len : 1)) != NULL;
     uint64_t pos = 0;
     for (int p = 0; ok && p < l->npre; p++) {
         const scan_piece *pc = &cp->pieces[p];
@@ -206,7 +207,7 @@ static void pre_ready(fut_t *f, void *ctx)
 static void serve_pre(lend *l, scan_unit *x)
 {
     int n = pre_pieces(l, x);
-    if (n <= 0 || !(l->pre = calloc((size_t)n, sizeof *l->pre))) {
+    if (n <= 0 || !(l->pre = fail_calloc((size_t)n, sizeof *l->pre))) {
         served(l, l->thief_core, lend_reply);
         return;
     }
@@ -285,7 +286,7 @@ static void lend_local_ready(fut_t *f, void *ctx)
     if (l->p && fut_status(f) != 0) {
         fut_fail(l->p, fut_status(f), fut_message(f));
     } else if (l->p) {
-        lend_value *v = calloc(1, sizeof *v);
+        lend_value *v = fail_calloc(1, sizeof *v);
         if (!v) {
             fut_fail(l->p, -ENOMEM, "out of memory");
         } else {
@@ -323,7 +324,7 @@ static void lend_reply(void *ctx)
         lend_fallback(l);
         return;
     }
-    lend_value *v = calloc(1, sizeof *v);
+    lend_value *v = fail_calloc(1, sizeof *v);
     if (!v) {
         fut_fail(l->p, -ENOMEM, "out of memory");
     } else {
@@ -359,7 +360,7 @@ static void lend_cancel(void *ctx)
 fut_t *scan_lend(scan_t *s, scan_core *c, int src, int k, uint64_t off, uint64_t len)
 {
     assert(src >= 0 && k >= 0 && k < s->nneed && len > 0);
-    lend *l = calloc(1, sizeof *l);
+    lend *l = fail_calloc(1, sizeof *l);
     fut_t *p = l ? fut_new() : NULL;
     if (!p) {
         free(l);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "filter/prune.h"
+#include "runtime/fail.h"
 #include "format/bloom.h"
 #include "scan/scan_impl.h"
 
@@ -52,7 +53,8 @@ typedef struct plan_index {
 static void index_free(scan_t *s, plan_index *x)
 {
     int n = s->f->meta.nrow_groups * s->nneed;
-    for (int i = 0; x->oi && i < n; i++) {
+    /* after a failed allocation some arrays are NULL, and then nothing was parsed */
+    for (int i = 0; x->has_oi && x->has_ci && i < n; i++) {
         if (x->has_oi[i]) pq_offset_index_free(&x->oi[i]);
         if (x->has_ci[i]) pq_column_index_free(&x->ci[i]);
     }
@@ -126,11 +128,11 @@ static int index_load(scan_t *s, plan_index *x, pq_err *e)
     if (!s->o.use_page_index || (s->npreds == 0 && !any_cut(s)) || !index_span(s, &lo, &hi))
         return 0;
     size_t n = (size_t)s->f->meta.nrow_groups * (size_t)s->nneed;
-    x->oi = calloc(n, sizeof *x->oi);
-    x->ci = calloc(n, sizeof *x->ci);
-    x->has_oi = calloc(n, sizeof *x->has_oi);
-    x->has_ci = calloc(n, sizeof *x->has_ci);
-    uint8_t *span = malloc(hi - lo);
+    x->oi = fail_calloc(n, sizeof *x->oi);
+    x->ci = fail_calloc(n, sizeof *x->ci);
+    x->has_oi = fail_calloc(n, sizeof *x->has_oi);
+    x->has_ci = fail_calloc(n, sizeof *x->has_ci);
+    uint8_t *span = fail_malloc(hi - lo);
     int rc = (!x->oi || !x->ci || !x->has_oi || !x->has_ci || !span) ? -ENOMEM : 0;
     if (rc == 0) rc = plan_read(s, lo, span, hi - lo, e);
     for (int rg = 0; rc == 0 && rg < s->f->meta.nrow_groups; rg++)
@@ -177,14 +179,14 @@ static int bloom_prune(scan_t *s, int rg, int k, bool *pruned, pq_err *e)
                        ? (size_t)cm->bloom_filter_length
                        : PLAN_BLOOM_PROBE_BYTES;
     if (first > size - off) first = (size_t)(size - off);
-    uint8_t *buf = malloc(first);
+    uint8_t *buf = fail_malloc(first);
     if (!buf) return -ENOMEM;
     int rc = plan_read(s, off, buf, first, e);
     pq_bloom_header h;
     if (rc == 0) rc = pq_bloom_header_parse(buf, first, &h, e);
     if (rc == 0 && h.header_len + (size_t)h.num_bytes > first) {
         size_t total = h.header_len + (size_t)h.num_bytes;
-        uint8_t *more = total <= size - off ? realloc(buf, total) : NULL;
+        uint8_t *more = total <= size - off ? fail_realloc(buf, total) : NULL;
         if (!more) rc = total <= size - off ? -ENOMEM : pq_errf(e, RINGSCAN_EFORMAT, (int64_t)off,
                                                                 "bloom filter extends past the file");
         else buf = more, rc = plan_read(s, off + first, buf + first, total - first, e);
@@ -209,8 +211,8 @@ static int page_prune_one(scan_t *s, const pq_offset_index *oi, const pq_column_
 {
     const flt_pred *p = &s->filter->preds[k];
     const pq_chunk_meta *cm = &s->f->meta.row_groups[rg].chunks[p->column];
-    int64_t *nr = malloc(sizeof(int64_t) * (size_t)oi->npages);
-    uint64_t *keep = calloc((size_t)(oi->npages + 63) / 64 + 1, sizeof(uint64_t));
+    int64_t *nr = fail_malloc(sizeof(int64_t) * (size_t)oi->npages);
+    uint64_t *keep = fail_calloc((size_t)(oi->npages + 63) / 64 + 1, sizeof(uint64_t));
     if (!nr || !keep) {
         free(nr);
         free(keep);
@@ -286,7 +288,7 @@ static void count_pages(scan_t *s, plan_index *x, int rg, const flt_mask *rows, 
 static int pieces_from_index(const scan_split *sp, const pq_chunk_meta *cm,
                              const pq_offset_index *oi, int64_t rg_rows, scan_colplan *cp)
 {
-    cp->pieces = calloc((size_t)oi->npages + 1, sizeof *cp->pieces);
+    cp->pieces = fail_calloc((size_t)oi->npages + 1, sizeof *cp->pieces);
     if (!cp->pieces) return -ENOMEM;
     int64_t first_page = oi->npages > 0 ? oi->pages[0].offset : cm->data_page_offset;
     int64_t dict = cm->has_dictionary_page_offset ? cm->dictionary_page_offset : cm->data_page_offset;
@@ -313,7 +315,7 @@ static int pieces_from_index(const scan_split *sp, const pq_chunk_meta *cm,
 static int plan_pieces(scan_t *s, plan_index *x, scan_split *sp, pq_err *e)
 {
     int64_t rg_rows = s->f->meta.row_groups[sp->rg].num_rows;
-    sp->cols = calloc((size_t)s->nneed, sizeof *sp->cols);
+    sp->cols = fail_calloc((size_t)s->nneed, sizeof *sp->cols);
     if (!sp->cols) return -ENOMEM;
     for (int k = 0; k < s->nneed; k++) {
         scan_colplan *cp = &sp->cols[k];
@@ -331,7 +333,7 @@ static int plan_pieces(scan_t *s, plan_index *x, scan_split *sp, pq_err *e)
             pq_err_column(e, s->f->meta.columns[cp->col].name);
             return rc;
         }
-        cp->pieces = calloc(1, sizeof *cp->pieces);
+        cp->pieces = fail_calloc(1, sizeof *cp->pieces);
         if (!cp->pieces) return -ENOMEM;
         cp->pieces[0] = (scan_piece){.off = off, .len = len, .nrows = sp->nrows, .whole_chunk = true};
         cp->npieces = 1;
@@ -352,7 +354,7 @@ static scan_split *split_add(scan_t *s, int *cap, int *rc, pq_err *e)
     }
     if (s->nsplits == *cap) {
         int ncap = *cap < 16 ? 16 : (*cap > SCAN_MAX_SPLITS / 2 ? SCAN_MAX_SPLITS : *cap * 2);
-        scan_split *ns = realloc(s->splits, sizeof *ns * ((size_t)ncap + 1));
+        scan_split *ns = fail_realloc(s->splits, sizeof *ns * ((size_t)ncap + 1));
         if (!ns) return NULL;
         s->splits = ns;
         *cap = ncap;
@@ -463,10 +465,10 @@ static int plan_shared(scan_t *s)
 {
     int ng = s->f->meta.nrow_groups;
     if (s->nsplits <= ng) return 0; /* no row group was cut */
-    s->rg_left = calloc((size_t)ng + 1, sizeof *s->rg_left);
-    s->leader_live = calloc((size_t)ng + 1, sizeof *s->leader_live);
-    s->dicts = calloc((size_t)ng * (size_t)s->nneed + 1, sizeof *s->dicts);
-    bool *leader_seen = calloc((size_t)ng + 1, sizeof(bool));
+    s->rg_left = fail_calloc((size_t)ng + 1, sizeof *s->rg_left);
+    s->leader_live = fail_calloc((size_t)ng + 1, sizeof *s->leader_live);
+    s->dicts = fail_calloc((size_t)ng * (size_t)s->nneed + 1, sizeof *s->dicts);
+    bool *leader_seen = fail_calloc((size_t)ng + 1, sizeof(bool));
     if (!s->rg_left || !s->leader_live || !s->dicts || !leader_seen) {
         free(leader_seen);
         return -ENOMEM;

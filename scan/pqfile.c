@@ -1,5 +1,6 @@
 /* scan/pqfile.c: synchronous Parquet file access (see pqfile.h). */
 #include "scan/pqfile.h"
+#include "runtime/fail.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -43,7 +44,7 @@ static void keep_index(pqf_t *f, const uint8_t *tail, uint64_t tail_off, size_t 
 {
     uint64_t lo, hi;
     if (!all_index_span(&f->meta, &lo, &hi) || lo < tail_off || hi > tail_off + tail_len) return;
-    f->index_bytes = malloc((size_t)(hi - lo));
+    f->index_bytes = fail_malloc((size_t)(hi - lo));
     if (!f->index_bytes) return; /* planning reads them instead */
     memcpy(f->index_bytes, tail + (lo - tail_off), (size_t)(hi - lo));
     f->index_off = lo;
@@ -74,7 +75,7 @@ static int read_footer(pqf_t *f, const pq_meta_limits *limits, pq_err *e)
     if (size < 12) return pq_errf(e, RINGSCAN_EFORMAT, 0, "file of %llu bytes is too small for Parquet",
                                   (unsigned long long)size);
     size_t tail_len = pqf_tail_bytes(size);
-    uint8_t *tail = malloc(tail_len);
+    uint8_t *tail = fail_malloc(tail_len);
     if (!tail) return -ENOMEM;
     char msg[256];
     int rc = io_read_sync(f->file, size - tail_len, tail, tail_len, msg, sizeof msg);
@@ -91,7 +92,7 @@ static int read_footer(pqf_t *f, const pq_meta_limits *limits, pq_err *e)
     if (rc == 0 && in_tail) {
         meta = tail + (f->meta_offset - (size - tail_len));
     } else if (rc == 0) {
-        second = malloc(f->meta_len ? f->meta_len : 1);
+        second = fail_malloc(f->meta_len ? f->meta_len : 1);
         rc = second ? io_read_sync(f->file, f->meta_offset, second, f->meta_len, msg, sizeof msg)
                     : -ENOMEM;
         if (rc && rc != -ENOMEM) io_fail(e, rc, (int64_t)f->meta_offset, f->file->name, msg);
@@ -113,7 +114,7 @@ int pqf_open(pqf_t **out, const char *path, const pq_meta_limits *limits, pq_err
 {
     assert(out && path);
     *out = NULL;
-    pqf_t *f = calloc(1, sizeof *f);
+    pqf_t *f = fail_calloc(1, sizeof *f);
     if (!f) return -ENOMEM;
     char msg[256];
     int rc = io_file_open(&f->file, path, msg, sizeof msg);
@@ -159,7 +160,7 @@ int pqf_read_column(pqf_t *f, int rg, int col, const pq_col_limits *limits, pq_v
         return pq_errf(e, RINGSCAN_ELIMIT, (int64_t)off, "column chunk of %llu bytes is over the "
                        "limit 64 * max_page_bytes (max_page_bytes=%lld)",
                        (unsigned long long)len, (long long)lim.max_page_bytes);
-    uint8_t *buf = malloc(len);
+    uint8_t *buf = fail_malloc(len);
     if (!buf) return -ENOMEM;
     char msg[256];
     rc = io_read_sync(f->file, off, buf, len, msg, sizeof msg);

@@ -1,6 +1,7 @@
 /* scan/scan.c: starting a scan, the per-core workers that claim splits, the output queue and
  * stopping. See scan.h for the flow and invariants. */
 #include "scan/scan_impl.h"
+#include "runtime/fail.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -143,8 +144,13 @@ int scan_next(scan_t *s, scan_batch *b, pq_err *e)
     int i = -1;
     /* take_ready may consume the last (empty) splits itself: re-check before waiting, or
      * nobody would wake us (every worker may have ended) */
-    while (s->status == 0 && !limit_reached(s) && (i = take_ready(s)) < 0 && !all_consumed(s))
+    while (s->status == 0 && !limit_reached(s) && (i = take_ready(s)) < 0 && !all_consumed(s) &&
+           atomic_load(&s->workers_live) > 0)
         pthread_cond_wait(&s->cv, &s->mu);
+    /* Every worker ended: each split it claimed was pushed, or the scan failed or was
+     * stopped (ringscan_scan_stats before the end); waiting more would never end. */
+    assert(s->status != 0 || limit_reached(s) || i >= 0 || all_consumed(s) ||
+           atomic_load(&s->stop));
     int rc = s->status;
     if (rc == 0 && i >= 0) {
         *b = s->results[i];
@@ -193,7 +199,7 @@ static int core_setup(scan_t *s, scan_core *c)
     if (c->io) return 0;
     int rc = io_ctx_new(&c->io, exec_current(), &s->o.io_opts);
     if (rc) return rc;
-    c->readers = calloc((size_t)s->nneed, sizeof *c->readers);
+    c->readers = fail_calloc((size_t)s->nneed, sizeof *c->readers);
     if (!c->readers) return -ENOMEM;
     for (int k = 0; k < s->nneed; k++) {
         const pq_column_desc *d = &s->f->meta.columns[s->need[k]];
@@ -218,7 +224,10 @@ static bool wait_window(scan_t *s, int64_t place)
     while (!atomic_load(&s->stop) &&
            (place >= atomic_load(&s->consumed) + s->window || scan_exploring(s))) {
         fut_t *t = exec_sleep_ns(50 * 1000);
-        if (!t) return false;
+        if (!t) { /* the split is never run: the scan must end with the error */
+            scan_fail(s, -ENOMEM, NULL);
+            return false;
+        }
         fut_await(t);
         fut_unref(t);
     }
@@ -236,10 +245,24 @@ static void drain_lends(scan_t *s, scan_core *c, int core)
     while (c->lends_out > 0 || c->lends_serving > 0 ||
            (!atomic_load(&s->stop) && !atomic_load(&s->limit_hit) && scan_units_held(s, core))) {
         fut_t *t = exec_sleep_ns(50 * 1000);
-        if (!t) continue; /* ENOMEM: spin; the answer needs no memory of ours */
+        if (!t) { /* ENOMEM: spin through the loop; the answer needs no memory of ours */
+            sched_yield_task();
+            continue;
+        }
         fut_await(t);
         fut_unref(t);
     }
+}
+
+/* n workers (or workers that will never run) are gone; the last wakes finish(). */
+static void workers_gone(scan_t *s, int n)
+{
+    assert(n >= 1);
+    pthread_mutex_lock(&s->mu);
+    int before = atomic_fetch_sub(&s->workers_live, n);
+    assert(before >= n);
+    if (before == n) pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
 }
 
 static void worker(void *arg)
@@ -269,9 +292,24 @@ static void worker(void *arg)
     }
     if (c->workers_live == 1) drain_lends(s, c, core);
     if (--c->workers_live == 0) core_done(s, c);
-    pthread_mutex_lock(&s->mu);
-    if (atomic_fetch_sub(&s->workers_live, 1) == 1) pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
+    workers_gone(s, 1);
+}
+
+/* exec_group_spawn's failure callback, on the core, before any of its workers has started:
+ * the missing workers never run, so the core's count shrinks and the scan fails. */
+static void workers_not_spawned(void *arg, int missing, int status)
+{
+    scan_t *s = arg;
+    int core = exec_core_index(exec_current());
+    scan_core *c = &s->cores[core];
+    assert(missing >= 1 && missing <= c->workers_live && status < 0);
+    assert(c->io == NULL); /* no worker of the core has run */
+    c->workers_live -= missing;
+    pq_err e = {.offset = -1};
+    pq_errf(&e, status, -1, "cannot start %d of the scan tasks on core %d: %s", missing, core,
+            ringscan_strerror(status));
+    scan_fail(s, status, &e);
+    workers_gone(s, missing);
 }
 
 /* ------------------------------------------------------------------------ start / free */
@@ -280,7 +318,7 @@ static void worker(void *arg)
 static int order_new(scan_t *s)
 {
     size_t size = (sizeof(flt_order) + 63) / 64 * 64;
-    s->order = aligned_alloc(64, size);
+    s->order = fail_aligned_alloc(64, size);
     if (!s->order) return -ENOMEM;
     flt_order_init(s->order, s->npreds, 0, 0);
     return 0;
@@ -290,11 +328,11 @@ static int order_new(scan_t *s)
 static int choose_columns(scan_t *s, const int *proj, int nproj)
 {
     int ncols = s->f->meta.ncolumns;
-    int *slot_of = malloc(sizeof(int) * (size_t)ncols);
-    s->need = malloc(sizeof(int) * (size_t)(nproj + s->npreds + 1));
-    s->pred_slot = malloc(sizeof(int) * (size_t)(s->npreds + 1));
-    s->proj_slot = malloc(sizeof(int) * (size_t)nproj);
-    s->proj = malloc(sizeof(int) * (size_t)nproj);
+    int *slot_of = fail_malloc(sizeof(int) * (size_t)ncols);
+    s->need = fail_malloc(sizeof(int) * (size_t)(nproj + s->npreds + 1));
+    s->pred_slot = fail_malloc(sizeof(int) * (size_t)(s->npreds + 1));
+    s->proj_slot = fail_malloc(sizeof(int) * (size_t)nproj);
+    s->proj = fail_malloc(sizeof(int) * (size_t)nproj);
     if (!slot_of || !s->need || !s->pred_slot || !s->proj_slot || !s->proj) {
         free(slot_of);
         return -ENOMEM;
@@ -319,9 +357,9 @@ static int choose_columns(scan_t *s, const int *proj, int nproj)
 
 static int alloc_runtime(scan_t *s)
 {
-    s->results = calloc((size_t)s->nsplits + 1, sizeof *s->results);
-    s->ready = calloc((size_t)s->nsplits + 1, sizeof *s->ready);
-    s->fifo = calloc((size_t)s->nsplits + 1, sizeof *s->fifo);
+    s->results = fail_calloc((size_t)s->nsplits + 1, sizeof *s->results);
+    s->ready = fail_calloc((size_t)s->nsplits + 1, sizeof *s->ready);
+    s->fifo = fail_calloc((size_t)s->nsplits + 1, sizeof *s->fifo);
     if (!s->results || !s->ready || !s->fifo) return -ENOMEM;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
@@ -343,11 +381,15 @@ static int start_workers(scan_t *s, pq_err *e)
         s->cores[c].workers_live = SCAN_TASKS_PER_CORE;
         s->cores[c].unit = -1;
     }
-    for (int c = 0; c < s->o.threads; c++)
-        for (int t = 0; t < SCAN_TASKS_PER_CORE; t++) {
-            rc = exec_group_spawn(s->g, c, worker, s);
-            if (rc) return pq_errf(e, rc, -1, "cannot start scan tasks");
-        }
+    for (int c = 0; c < s->o.threads; c++) {
+        /* one message per core: a failure there is reported before any worker ran */
+        rc = exec_group_spawn(s->g, c, worker, s, SCAN_TASKS_PER_CORE, workers_not_spawned);
+        if (rc == 0) continue;
+        for (int d = c; d < s->o.threads; d++) s->cores[d].workers_live = 0;
+        workers_gone(s, (s->o.threads - c) * SCAN_TASKS_PER_CORE);
+        return pq_errf(e, rc, -1, "cannot start the scan tasks of core %d: %s", c,
+                       ringscan_strerror(rc));
+    }
     return 0;
 }
 
@@ -356,7 +398,7 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
 {
     assert(f && proj && nproj >= 1 && o && out);
     *out = NULL;
-    scan_t *s = calloc(1, sizeof *s);
+    scan_t *s = fail_calloc(1, sizeof *s);
     if (!s) {
         flt_expr_free(filter);
         return -ENOMEM;
@@ -369,7 +411,7 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
     s->filter = filter;
     s->npreds = filter ? filter->npreds : 0;
     int rc = choose_columns(s, proj, nproj);
-    if (rc == 0 && s->o.explain && !(s->explain = calloc(1, SCAN_EXPLAIN_MAX))) rc = -ENOMEM;
+    if (rc == 0 && s->o.explain && !(s->explain = fail_calloc(1, SCAN_EXPLAIN_MAX))) rc = -ENOMEM;
     if (rc == 0 && s->npreds > 1 && s->npreds <= FLT_ORDER_MAX) rc = order_new(s);
     scan_explainf(s, "plan: %d splits, %d conjuncts, %d columns read, policy %s\n",
                   s->f->meta.nrow_groups, s->npreds, s->nneed,

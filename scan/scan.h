@@ -15,7 +15,11 @@
  *     dropped unsubmitted read is never issued, a dropped in-flight read is counted cancelled.
  *  3. Per-core state (io context, column readers) is touched only by that core's thread.
  *  4. Results are identical under every policy and thread count (output order aside when not
- *     --ordered). */
+ *     --ordered).
+ *  5. The scan ends (scan_next returns 0 or an error, scan_free returns) whatever fails: a
+ *     core's workers are spawned by one message, so workers that cannot be created are
+ *     counted out before any of the core's others runs, and any failure to allocate, read
+ *     or start fails the scan instead of leaving a split unpushed. */
 #ifndef RINGSCAN_SCAN_SCAN_H
 #define RINGSCAN_SCAN_SCAN_H
 #include <pthread.h>

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "filter/kernel.h"
+#include "runtime/fail.h"
 #include "scan/scan_impl.h"
 
 /* Per-split working state (on the task's stack / heap, freed at the end). */
@@ -118,7 +119,7 @@ static void publish_dict(split_ctx *x, int slot, pq_col_reader *r)
 {
     _Atomic(pq_vec *) *d = dict_slot(x, slot);
     if (!d || !r->has_dict || r->shared_dict || atomic_load_explicit(d, memory_order_relaxed)) return;
-    pq_vec *v = malloc(sizeof *v);
+    pq_vec *v = fail_malloc(sizeof *v);
     if (!v) return; /* sharing is an optimisation: keep the reader's own */
     *v = r->dict;
     pq_vec *none = NULL;
@@ -180,7 +181,7 @@ static int register_all(split_ctx *x)
     scan_t *s = x->s;
     for (int k = 0; k < s->nneed; k++) {
         scan_colplan *cp = &x->sp->cols[k];
-        x->futs[k] = calloc((size_t)cp->npieces + 1, sizeof(fut_t *));
+        x->futs[k] = fail_calloc((size_t)cp->npieces + 1, sizeof(fut_t *));
         if (!x->futs[k]) return -ENOMEM;
         /* a dictionary already published, or one the group's leader reads (ensure_dict) */
         bool skip_dict = shared_dict(x, k) != NULL || (x->sp->shares_rg && !x->sp->leader);
@@ -243,7 +244,7 @@ static void apply_policy(split_ctx *x)
 {
     scan_t *s = x->s;
     if (s->o.policy == SCAN_LAZY) return;
-    bool *slot_wanted = calloc((size_t)s->nneed, sizeof(bool));
+    bool *slot_wanted = fail_calloc((size_t)s->nneed, sizeof(bool));
     if (!slot_wanted) return;
     for (int pos = 0; pos <= s->npreds; pos++) {
         bool speculate = s->o.policy == SCAN_EAGER || pos == 0 ||
@@ -336,7 +337,7 @@ static int decode_page(split_ctx *x, pq_col_reader *r, const scan_piece *pc, con
     if (pc->dict || (a == pc->first_row && e == pc->first_row + pc->nrows)) {
         rc = pq_colr_page(r, b->data, b->len, (int64_t)pc->off, v, &used, &rows, &x->err);
     } else {
-        uint32_t *idx = malloc(sizeof(uint32_t) * (size_t)(e - a));
+        uint32_t *idx = fail_malloc(sizeof(uint32_t) * (size_t)(e - a));
         if (!idx) return -ENOMEM;
         for (int64_t i = a; i < e; i++) idx[i - a] = (uint32_t)(i - pc->first_row);
         rc = pq_colr_page_sel(r, b->data, b->len, (int64_t)pc->off, idx, e - a, v, &used, &rows,
@@ -479,7 +480,7 @@ static int page_selected(split_ctx *x, pq_col_reader *r, void *ctx, const uint8_
                          int64_t off, int64_t first_row, int64_t a, int64_t e, size_t *used,
                          int64_t *rows)
 {
-    uint32_t *idx = malloc(sizeof(uint32_t) * (size_t)(e - a + 1));
+    uint32_t *idx = fail_malloc(sizeof(uint32_t) * (size_t)(e - a + 1));
     if (!idx) return -ENOMEM;
     int64_t k = mask_page_rows(x, first_row, a, e, idx);
     int rc = pq_colr_page_sel(r, buf, len, off, idx, k, ctx, used, rows, &x->err);
@@ -603,7 +604,7 @@ static bool pageable(const scan_t *s, int k)
 static int64_t page_sel_rows(split_ctx *x, page_eval *pe, int64_t first_row, int64_t a, int64_t e)
 {
     if (pe->sel_cap < e - a + 1) {
-        uint32_t *p = realloc(pe->sel, sizeof(uint32_t) * (size_t)(e - a + 1));
+        uint32_t *p = fail_realloc(pe->sel, sizeof(uint32_t) * (size_t)(e - a + 1));
         if (!p) return -ENOMEM;
         pe->sel = p;
         pe->sel_cap = e - a + 1;
@@ -757,9 +758,9 @@ static int project(split_ctx *x, scan_batch *b)
 {
     scan_t *s = x->s;
     int64_t n = flt_mask_popcount(&x->mask);
-    b->cols = calloc((size_t)s->nproj, sizeof *b->cols);
-    uint32_t *idx = malloc(sizeof(uint32_t) * (size_t)(n + 1));
-    bool *moved = calloc((size_t)s->nneed, sizeof(bool));
+    b->cols = fail_calloc((size_t)s->nproj, sizeof *b->cols);
+    uint32_t *idx = fail_malloc(sizeof(uint32_t) * (size_t)(n + 1));
+    bool *moved = fail_calloc((size_t)s->nneed, sizeof(bool));
     int rc = b->cols && idx && moved ? 0 : -ENOMEM;
     if (rc == 0) {
         b->ncols = s->nproj;
@@ -773,7 +774,7 @@ static int project(split_ctx *x, scan_batch *b)
         if (rc == -EALREADY) { /* the same column projected twice: copy the first entry */
             int first = 0;
             while (s->proj_slot[first] != s->proj_slot[j]) first++;
-            uint32_t *all = malloc(sizeof(uint32_t) * (size_t)(n + 1));
+            uint32_t *all = fail_malloc(sizeof(uint32_t) * (size_t)(n + 1));
             for (int64_t i = 0; all && i < n; i++) all[i] = (uint32_t)i;
             rc = all ? scan_take(&b->cols[first], all, n, &b->cols[j]) : -ENOMEM;
             free(all);
@@ -827,10 +828,10 @@ static int ctx_init(split_ctx *x, scan_t *s, scan_core *c, int i)
     x->c = c;
     x->sp = &s->splits[i];
     x->err.offset = -1;
-    x->futs = calloc((size_t)s->nneed, sizeof *x->futs);
-    x->vecs = c->nvecsets > 0 ? c->vecsets[--c->nvecsets] : calloc((size_t)s->nneed, sizeof *x->vecs);
-    x->decoded = calloc((size_t)s->nneed, sizeof *x->decoded);
-    x->compacted = calloc((size_t)s->nneed, sizeof *x->compacted);
+    x->futs = fail_calloc((size_t)s->nneed, sizeof *x->futs);
+    x->vecs = c->nvecsets > 0 ? c->vecsets[--c->nvecsets] : fail_calloc((size_t)s->nneed, sizeof *x->vecs);
+    x->decoded = fail_calloc((size_t)s->nneed, sizeof *x->decoded);
+    x->compacted = fail_calloc((size_t)s->nneed, sizeof *x->compacted);
     if (!x->futs || !x->vecs || !x->decoded || !x->compacted) return -ENOMEM;
     for (int k = 0; k < s->nneed; k++) {
         const pq_column_desc *d = &s->f->meta.columns[s->need[k]];

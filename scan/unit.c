@@ -60,6 +60,7 @@
 #include <stdlib.h>
 
 #include "scan/scan_impl.h"
+#include "runtime/fail.h"
 
 static uint64_t span_pack(int next, int end)
 {
@@ -113,10 +114,10 @@ static int unit_init(scan_t *s, int ui, int first, int end, int owner, int src)
     atomic_store(&u->owner, owner);
     if (live >= 2 || src >= 0) { /* a stolen unit asks for its columns whole: lends */
         u->shared = true;
-        u->off = calloc((size_t)s->nneed + 1, sizeof *u->off);
-        u->len = calloc((size_t)s->nneed + 1, sizeof *u->len);
-        u->f = calloc((size_t)s->nneed + 1, sizeof *u->f);
-        u->used = calloc((size_t)s->nneed + 1, sizeof *u->used);
+        u->off = fail_calloc((size_t)s->nneed + 1, sizeof *u->off);
+        u->len = fail_calloc((size_t)s->nneed + 1, sizeof *u->len);
+        u->f = fail_calloc((size_t)s->nneed + 1, sizeof *u->f);
+        u->used = fail_calloc((size_t)s->nneed + 1, sizeof *u->used);
         if (!u->off || !u->len || !u->f || !u->used) return -ENOMEM;
     }
     atomic_store_explicit(&u->span, span_pack(first, end), memory_order_release);
@@ -145,8 +146,12 @@ static uint64_t live_bytes(const scan_t *s, int from, int to, uint64_t *lo, uint
 int scan_units_plan(scan_t *s)
 {
     s->units_cap = 2 * s->nsplits + 1; /* planned units plus one per possible steal */
-    s->units = calloc((size_t)s->units_cap, sizeof *s->units);
+    s->units = fail_calloc((size_t)s->units_cap, sizeof *s->units);
     if (!s->units) return -ENOMEM;
+    for (int u = 0; u < s->units_cap; u++) { /* a slot never filled belongs to nobody */
+        atomic_init(&s->units[u].owner, -1);
+        s->units[u].src = -1;
+    }
     atomic_store(&s->units_used, 0);
     for (int a = 0, b; a < s->nsplits; a = b) {
         for (b = a + 1; b < s->nsplits && s->splits[b].rg == s->splits[a].rg;) b++;
@@ -269,11 +274,15 @@ static int steal_run(scan_t *s, scan_core *c, int core)
     if (got == 0) return -1;
     int ui = atomic_fetch_add(&s->units_used, got);
     if (ui + got > s->units_cap) return -ENOMEM;
+    int rc = 0;
     for (int j = 0; j < got; j++) { /* file order: the last stolen is the first */
         int x = stolen[got - 1 - j];
-        int rc = unit_init(s, ui + j, s->units[x].first, end[got - 1 - j], core, x);
-        if (rc) return rc;
+        /* on -ENOMEM still owned by core, with its source set: the hold taken above is
+         * given back at the core's end (unit_release), like every other unit's */
+        int r = unit_init(s, ui + j, s->units[x].first, end[got - 1 - j], core, x);
+        if (rc == 0) rc = r;
     }
+    if (rc) return rc;
     atomic_fetch_add_explicit(&s->steals, got, memory_order_relaxed);
     c->run_next = ui;
     c->run_end = ui + got;
@@ -331,11 +340,11 @@ static int prefetch(scan_t *s, scan_core *c, int ui, bool ahead)
     int i = u->first;
     while (s->splits[i].pruned) i++;
     const scan_split *sp = &s->splits[i];
-    if (!(u->pre = calloc((size_t)s->nneed, sizeof *u->pre))) return -ENOMEM;
+    if (!(u->pre = fail_calloc((size_t)s->nneed, sizeof *u->pre))) return -ENOMEM;
     u->pre_split = i;
     for (int k = 0; k < s->nneed; k++) {
         const scan_colplan *cp = &sp->cols[k];
-        if (!(u->pre[k] = calloc((size_t)cp->npieces + 1, sizeof **u->pre))) return -ENOMEM;
+        if (!(u->pre[k] = fail_calloc((size_t)cp->npieces + 1, sizeof **u->pre))) return -ENOMEM;
         for (int p = 0; p < cp->npieces; p++) {
             if (cp->pieces[p].dict && sp->shares_rg && !sp->leader) continue; /* ensure_dict */
             u->pre[k][p] = io_read(c->io, s->f->file, cp->pieces[p].off, cp->pieces[p].len);

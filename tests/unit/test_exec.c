@@ -11,6 +11,7 @@
 #include "check.h"
 #include "io/io.h"
 #include "runtime/exec.h"
+#include "runtime/fail.h"
 
 static exec_io_backend g_backend;
 
@@ -37,11 +38,18 @@ static exec_group_t *start(int threads, unsigned inbox_cap)
     return g;
 }
 
+/* exec_group_spawn's failure callback: no test here expects a task it cannot create. */
+static void not_spawned(void *arg, int missing, int status)
+{
+    (void)arg;
+    CHECK(missing < 0 && status == 0); /* always fails: reports the call site */
+}
+
 static int spawn_retry(exec_group_t *g, int core, coro_fn fn, void *arg)
 {
     int rc;
     for (int i = 0; i < 1000000; i++) {
-        rc = exec_group_spawn(g, core, fn, arg);
+        rc = exec_group_spawn(g, core, fn, arg, 1, not_spawned);
         if (rc != -EAGAIN) return rc;
         nap_us(50);
     }
@@ -119,7 +127,7 @@ static void c_cross_core(void)
     if (!g_grp) return;
     g_recv_count = g_recv_sum = 0;
     atomic_store(&g_sender_done, 0);
-    CHECK(exec_group_spawn(g_grp, 0, sender_task, NULL) == 0);
+    CHECK(exec_group_spawn(g_grp, 0, sender_task, NULL, 1, not_spawned) == 0);
     for (int i = 0; i < 200000 && !atomic_load(&g_sender_done); i++) nap_us(100);
     exec_group_stop(g_grp);
     CHECK_EQ_I64(g_recv_count, MSGS);
@@ -146,13 +154,13 @@ static void c_inbox_full(void)
     g_recv_count = g_recv_sum = 0;
     atomic_store(&g_block, 1);
     atomic_store(&g_blocked, 0);
-    CHECK(exec_group_spawn(g, 1, block_task, NULL) == 0);
+    CHECK(exec_group_spawn(g, 1, block_task, NULL, 1, not_spawned) == 0);
     while (!atomic_load(&g_blocked)) nap_us(100);
     exec_t *t = exec_group_core(g, 1);
     for (intptr_t i = 1; i <= 8; i++) CHECK_EQ_I64(exec_post(t, on_msg, (void *)i), 0);
     CHECK_EQ_I64(exec_post(t, on_msg, (void *)100), -EAGAIN);
-    CHECK_EQ_I64(exec_group_spawn(g, 1, block_task, NULL), -EAGAIN);
-    CHECK_EQ_I64(exec_group_spawn(g, 7, block_task, NULL), -EINVAL);
+    CHECK_EQ_I64(exec_group_spawn(g, 1, block_task, NULL, 1, not_spawned), -EAGAIN);
+    CHECK_EQ_I64(exec_group_spawn(g, 7, block_task, NULL, 1, not_spawned), -EINVAL);
     atomic_store(&g_block, 0);
     exec_group_stop(g);
     CHECK_EQ_I64(exec_post(t, on_msg, (void *)1), -ESHUTDOWN);
@@ -203,7 +211,7 @@ static void c_timers(void)
     if (!g) return;
     g_n_order = 0;
     atomic_store(&g_timer_done, 0);
-    CHECK(exec_group_spawn(g, 0, timer_task, NULL) == 0);
+    CHECK(exec_group_spawn(g, 0, timer_task, NULL, 1, not_spawned) == 0);
     for (int i = 0; i < 100000 && !atomic_load(&g_timer_done); i++) nap_us(100);
     exec_group_stop(g);
     CHECK_EQ_I64(g_n_order, 5);
@@ -268,8 +276,8 @@ static void c_shutdown_inflight(void)
     atomic_store(&g_sd_finished, 0);
     atomic_store(&g_sd_ok, 0);
     atomic_store(&g_sd_cancelled, 0);
-    CHECK(exec_group_spawn(g, 0, reader_task, NULL) == 0);
-    CHECK(exec_group_spawn(g, 1, reader_task, NULL) == 0);
+    CHECK(exec_group_spawn(g, 0, reader_task, NULL, 1, not_spawned) == 0);
+    CHECK(exec_group_spawn(g, 1, reader_task, NULL, 1, not_spawned) == 0);
     while (!atomic_load(&g_sd_started)) nap_us(50);
     exec_group_stop(g); /* reads in flight now: cancelled, completions awaited */
     CHECK_EQ_I64(atomic_load(&g_sd_finished), 2);
@@ -304,6 +312,81 @@ static void both(void (*fn)(void))
     fn();
 }
 
+/* ---- tasks that cannot be created, groups that cannot start ---- */
+
+static atomic_int g_missing, g_missing_calls, g_missing_status, g_missing_core;
+
+static void record_missing(void *arg, int missing, int status)
+{
+    CHECK(arg == &g_missing);
+    atomic_store(&g_missing_status, status);
+    atomic_store(&g_missing_core, exec_core_index(exec_current()));
+    atomic_fetch_add(&g_missing, missing);
+    atomic_fetch_add(&g_missing_calls, 1); /* last: the waiter reads the rest after it */
+}
+
+static void ran_task(void *arg)
+{
+    CHECK(arg == &g_missing);
+    atomic_fetch_add(&g_ran[0], 1);
+}
+
+/* The second of three stacks cannot be mapped: one task runs, the callback reports the two
+ * others (-ENOMEM) on the core, once; the core still stops cleanly with no task left. */
+static void c_spawn_fails(void)
+{
+    exec_group_t *g = start(1, 0);
+    if (!g) return;
+    atomic_store(&g_ran[0], 0);
+    atomic_store(&g_missing, 0);
+    atomic_store(&g_missing_calls, 0);
+    atomic_store(&g_missing_core, -1);
+    fail_arm(FAIL_STACK, 2, false);
+    CHECK(exec_group_spawn(g, 0, ran_task, &g_missing, 3, record_missing) == 0);
+    for (int i = 0; i < 100000 && atomic_load(&g_missing_calls) == 0; i++) nap_us(50);
+    exec_group_stop(g);
+    fail_disarm();
+    CHECK_EQ_I64(fail_points_fired(), 1);
+    CHECK_EQ_I64(atomic_load(&g_missing_calls), 1);
+    CHECK_EQ_I64(atomic_load(&g_missing), 2);
+    CHECK_EQ_I64(atomic_load(&g_missing_status), -ENOMEM);
+    CHECK_EQ_I64(atomic_load(&g_missing_core), 0);
+    CHECK_EQ_I64(atomic_load(&g_ran[0]), 1);
+    exec_stats_t st;
+    exec_group_stats(g, 0, &st);
+    CHECK_EQ_I64(st.live_tasks_at_exit, 0);
+    exec_group_destroy(g);
+}
+
+/* Thread creation and ring setup failures end exec_group_start with their status (the
+ * cores already started are stopped and freed; ASan checks nothing leaks); under
+ * EXEC_IO_AUTO a ring that cannot be set up falls back to pread. */
+static void start_fails(void)
+{
+    exec_opts_t o = exec_opts_default();
+    o.threads = 3;
+    exec_group_t *g = NULL;
+    fail_arm(FAIL_THREAD, 2, false);
+    CHECK_EQ_I64(exec_group_start(&g, &o), -EAGAIN);
+    CHECK_EQ_I64(fail_points_fired(), 1);
+    o.io_backend = EXEC_IO_URING;
+    fail_arm(FAIL_RING, 2, true);
+    int rc = exec_group_start(&g, &o);
+    CHECK(rc == -ENOMEM || (rc != 0 && fail_points_fired() == 0)); /* no io_uring at all */
+    o.io_backend = EXEC_IO_AUTO;
+    fail_arm(FAIL_RING, 1, true);
+    CHECK_EQ_I64(exec_group_start(&g, &o), 0);
+    fail_disarm();
+    for (int i = 0; g && i < o.threads; i++) {
+        exec_stats_t st;
+        exec_group_stats(g, i, &st);
+        CHECK(!st.uring);
+    }
+    if (g) exec_group_stop(g);
+    exec_group_destroy(g);
+}
+
+static void spawn_fails(void) { both(c_spawn_fails); }
 static void many_tasks(void) { both(c_many_tasks); }
 static void cross_core(void) { both(c_cross_core); }
 static void inbox_full(void) { both(c_inbox_full); }
@@ -328,6 +411,8 @@ int main(void)
     RUN(inbox_full);
     RUN(timers);
     RUN(shutdown_inflight);
+    RUN(spawn_fails);
+    RUN(start_fails);
     io_file_close(g_file);
     unlink(g_path);
     return CHECK_DONE("test_exec");

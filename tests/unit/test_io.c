@@ -57,6 +57,14 @@ static void case_task(void *arg)
     atomic_store(&g_task_done, 1);
 }
 
+/* The task could not be created (never expected here): ends the wait, fails the test. */
+static void case_not_spawned(void *arg, int missing, int status)
+{
+    (void)arg;
+    CHECK(missing == 1 && status < 0 && 0);
+    atomic_store(&g_task_done, 1);
+}
+
 /* Runs fn as one task on a fresh one-core executor with the current backend. */
 static void on_core(case_fn fn)
 {
@@ -75,7 +83,7 @@ static void on_core(case_fn fn)
     CHECK(st.uring == (g_backend == EXEC_IO_URING));
     g_case = fn;
     atomic_store(&g_task_done, 0);
-    CHECK(exec_group_spawn(g, 0, case_task, NULL) == 0);
+    CHECK(exec_group_spawn(g, 0, case_task, NULL, 1, case_not_spawned) == 0);
     for (int i = 0; i < 200000 && !atomic_load(&g_task_done); i++) {
         struct timespec ts = {0, 100000};
         nanosleep(&ts, NULL);

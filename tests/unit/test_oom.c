@@ -1,0 +1,406 @@
+/* tests for out-of-memory handling across the whole library (runtime/fail.h), in the manner
+ * of SQLite's OOM tests: each of five scans through the public API (ringscan_open,
+ * ringscan_scan_start, ringscan_scan_next until the end, ringscan_scan_free, ringscan_close)
+ * is run with the nth failure point made to fail, for n = 1, 2, ... until a run passes every
+ * point without one failing. Each run must end with the uninjected run's rows and checksum
+ * or with a clean -ENOMEM (-EAGAIN for a thread that cannot be created); a run that takes
+ * longer than RUN_TIMEOUT_S is a hang and kills the program; the sanitizer build's
+ * LeakSanitizer checks that no run leaks.
+ * Points are allocations, coroutine stacks, io_uring rings and threads, counted across all
+ * threads (so two runs of the same n may fail different points; the sweep still ends).
+ * Modes: RINGSCAN_OOM_FULL=1 tries every n (one command: scripts/oom.sh); by default a
+ * sample of SAMPLE_RUNS values of n per scan (the first 8, then random ones up to the points
+ * a whole run passes) from RINGSCAN_OOM_SEED or the clock, printed.
+ * RINGSCAN_OOM_PERSIST=1 makes every point from the nth on fail, not only the nth.
+ * The writer (format/writer.h) is swept the same way: 0 and a file that scans to the same
+ * answer, or -ENOMEM.
+ * Also: a coroutine stack that cannot be mapped ends the scan with -ENOMEM, not a hang
+ * (issue 18, defect 5), and a thread that cannot be created ends ringscan_scan_start. */
+#include <signal.h>
+#include <time.h>
+
+#include "check.h"
+#include "ringscan.h"
+#include "runtime/fail.h"
+#include "test_scan_common.h"
+
+enum { ROWS = 8000, RG_ROWS = 1000, NC = 3, RUN_TIMEOUT_S = 30, SAMPLE_RUNS = 200 };
+enum { N_MAX = 1 << 20 }; /* bound on the sweep: far above the points of one run */
+
+static char paths[3][256]; /* snappy, zstd, the writer sweep's */
+
+/* The scans tried: two conjuncts (adaptive order), string ones in file order with every read
+ * at once, a LIMIT in file order on one core (their answers are deterministic), no filter
+ * over pread (whole row groups: steals and lends), and an IN list that bloom filters and
+ * statistics prune. */
+typedef struct oom_case {
+    const char *name;
+    int file;
+    const char *filter;
+    int threads;
+    ringscan_policy policy;
+    bool ordered;
+    int64_t limit;
+    ringscan_io io;
+    int64_t split_rows; /* < 0: whole row groups */
+} oom_case;
+static const oom_case cases[] = {
+    {"adaptive, 2 threads", 0, "v < 300 AND id >= 100", 2, RINGSCAN_POLICY_ADAPTIVE, false, -1,
+     RINGSCAN_IO_AUTO, 250},
+    {"eager, ordered", 0, "s >= 's5' AND v IS NOT NULL", 2, RINGSCAN_POLICY_EAGER, true, -1,
+     RINGSCAN_IO_AUTO, 250},
+    {"zstd, lazy, limit", 1, "id >= 2000 AND v > 100", 1, RINGSCAN_POLICY_LAZY, true, 700,
+     RINGSCAN_IO_AUTO, 250},
+    {"no filter, pread, whole row groups", 1, NULL, 2, RINGSCAN_POLICY_ADAPTIVE, false, -1,
+     RINGSCAN_IO_PREAD, -1},
+    {"IN list, bloom filters", 1, "id IN (5, 1234, 7777, 9000) AND s IS NOT NULL", 2,
+     RINGSCAN_POLICY_ADAPTIVE, false, -1, RINGSCAN_IO_AUTO, -1},
+};
+enum { NCASES = sizeof cases / sizeof cases[0] };
+static const char *const names[NC] = {"id", "v", "s"};
+
+static bool v_null(int64_t r) { return r % 7 == 3; }
+static int32_t v_of(int64_t r) { return (int32_t)(r * 37 % 1001); }
+static bool s_null(int64_t r) { return r % 5 == 1; }
+static int s_of(int64_t r, char *out)
+{
+    return snprintf(out, 32, "s%lld-%lld", (long long)r, (long long)(r % 13));
+}
+
+static int file_sink(void *ctx, const void *buf, size_t len)
+{
+    return fwrite(buf, 1, len, (FILE *)ctx) == len ? 0 : -EIO;
+}
+
+/* Writes the table to path with codec (zstd: bloom filters on id and s, v without a
+ * dictionary). 0 or the writer's status; prints nothing (the writer sweep fails it often). */
+static int write_file(const char *path, pq_codec codec, const pq_vec *v)
+{
+    static const uint8_t flags[NC] = {PQ_WCOL_BLOOM, PQ_WCOL_NO_DICT, PQ_WCOL_BLOOM};
+    pq_column_desc sch[NC] = {ts_desc(names[0], PQ_INT64, 0, false, PQ_LOGICAL_NONE),
+                              ts_desc(names[1], PQ_INT32, 0, true, PQ_LOGICAL_NONE),
+                              ts_desc(names[2], PQ_BYTE_ARRAY, 0, true, PQ_LOGICAL_STRING)};
+    pq_writer_opts wo;
+    pq_writer_opts_default(&wo);
+    wo.row_group_rows = RG_ROWS;
+    wo.page_rows = 250;
+    wo.page_index = true;
+    wo.codec = codec;
+    if (codec == PQ_CODEC_ZSTD) wo.col_flags = flags;
+    FILE *fp = fopen(path, "wb");
+    if (!fp) return -errno;
+    pq_err e = {.offset = -1};
+    pq_writer *w = NULL;
+    int rc = pq_writer_open(&w, sch, NC, &wo, file_sink, fp, &e);
+    if (rc == 0) rc = pq_writer_write(w, v, ROWS, &e);
+    if (rc == 0) rc = pq_writer_close(w, &e);
+    pq_writer_free(w);
+    if (fclose(fp) != 0 && rc == 0) rc = -EIO;
+    return rc;
+}
+
+/* The table's columns (built disarmed: pq_vec allocates through the hook). */
+static pq_vec table[NC];
+static void table_build(void)
+{
+    static const pq_physical phys[NC] = {PQ_INT64, PQ_INT32, PQ_BYTE_ARRAY};
+    for (int c = 0; c < NC; c++) ts_vec_new(&table[c], phys[c], 0, ROWS, ROWS * 32);
+    for (int64_t r = 0; r < ROWS; r++) {
+        int32_t x = v_of(r);
+        char s[32];
+        int n = s_of(r, s);
+        ts_put_fixed(&table[0], &r, false);
+        ts_put_fixed(&table[1], &x, v_null(r));
+        ts_put_bytes(&table[2], (const uint8_t *)s, n, s_null(r));
+    }
+}
+
+typedef struct outcome {
+    int status;    /* 0, or the first error */
+    int64_t rows;  /* rows delivered (before an error) */
+    uint64_t hash; /* order-independent: sum of one hash per row */
+} outcome;
+
+static bool valid(const struct ArrowArray *a, int64_t i)
+{
+    const uint8_t *bits = a->buffers[0];
+    return a->null_count == 0 || !bits || ((bits[(a->offset + i) >> 3] >> ((a->offset + i) & 7)) & 1);
+}
+
+static uint64_t row_hash(const struct ArrowArray *a, int64_t i)
+{
+    const struct ArrowArray *id = a->children[0], *v = a->children[1], *s = a->children[2];
+    uint64_t h = ts_mix(0, (uint64_t)((const int64_t *)id->buffers[1])[id->offset + i]);
+    h = ts_mix(h, valid(v, i) ? (uint64_t)((const int32_t *)v->buffers[1])[v->offset + i] : ~0ull);
+    if (!valid(s, i)) return ts_mix(h, 0x5eed);
+    const int32_t *off = (const int32_t *)s->buffers[1] + s->offset;
+    return ts_hash_bytes(h, (const uint8_t *)s->buffers[2] + off[i], off[i + 1] - off[i]);
+}
+
+/* One whole scan through the public API; every step's failure ends it with its status. */
+static outcome scan_once(const oom_case *c)
+{
+    outcome out = {0, 0, 0};
+    ringscan_file *f = NULL;
+    ringscan_scan *s = NULL;
+    ringscan_error err;
+    out.status = ringscan_open(paths[c->file], &f, &err);
+    if (out.status != 0) return out;
+    ringscan_options o;
+    ringscan_options_init(&o);
+    o.filter = c->filter;
+    o.threads = c->threads;
+    o.policy = c->policy;
+    o.ordered = c->ordered;
+    o.limit = c->limit;
+    o.io = c->io;
+    o.split_rows = c->split_rows;
+    out.status = ringscan_scan_start(f, &o, &s, &err);
+    struct ArrowArray a;
+    int rc = 0;
+    while (out.status == 0 && (rc = ringscan_scan_next(s, &a, &err)) == 1) {
+        CHECK(a.n_children == NC && a.length > 0);
+        for (int64_t i = 0; i < a.length && a.n_children == NC; i++) out.hash += row_hash(&a, i);
+        out.rows += a.length;
+        a.release(&a);
+    }
+    if (out.status == 0) out.status = rc;
+    if (out.status < 0) CHECK(err.status == out.status && err.message[0] != '\0');
+    ringscan_scan_free(s);
+    ringscan_close(f);
+    return out;
+}
+
+/* ---- the watchdog: a run that does not end is a hang ---- */
+
+static volatile sig_atomic_t g_run_n;
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    char msg[96];
+    int len = snprintf(msg, sizeof msg, "test_oom: HANG: run with failure point %d did not end\n",
+                       (int)g_run_n);
+    if (write(2, msg, (size_t)len) < 0) _exit(3);
+    _exit(2);
+}
+
+static outcome refs[NCASES];
+static int64_t g_ok, g_nomem, g_again, g_tried;
+
+/* Runs one scan with point n (>= 1) armed; checks its end. Returns the points that failed. */
+static int64_t run_armed(const oom_case *c, int64_t n, bool persist)
+{
+    const outcome ref = refs[c - cases];
+    g_run_n = (sig_atomic_t)n;
+    alarm(RUN_TIMEOUT_S);
+    fail_arm(FAIL_ALL, n, persist);
+    outcome got = scan_once(c);
+    fail_disarm();
+    alarm(0);
+    int64_t fired = fail_points_fired();
+    g_tried++;
+    bool right = got.status == 0 && got.rows == ref.rows && got.hash == ref.hash;
+    if (right) {
+        g_ok++;
+    } else if (fired > 0 && got.status == -ENOMEM) {
+        g_nomem++;
+    } else if (fired > 0 && got.status == -EAGAIN) {
+        g_again++;
+    } else {
+        fprintf(stderr, "  %s: point %lld (%lld failed): status %d, %lld rows (want %lld)\n",
+                c->name, (long long)n, (long long)fired, got.status, (long long)got.rows,
+                (long long)ref.rows);
+        CHECK(right);
+    }
+    return fired;
+}
+
+static bool env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && v[0] && strcmp(v, "0") != 0;
+}
+
+/* ---- cases ---- */
+
+/* Rows case c must give (computed from the model, in file order up to its limit). */
+static int64_t want_rows(const oom_case *c)
+{
+    int64_t n = 0;
+    for (int64_t r = 0; r < ROWS; r++) {
+        char str[32];
+        s_of(r, str);
+        bool keep = c == &cases[0]   ? !v_null(r) && v_of(r) < 300 && r >= 100
+                    : c == &cases[1] ? !s_null(r) && strcmp(str, "s5") >= 0 && !v_null(r)
+                    : c == &cases[2] ? r >= 2000 && !v_null(r) && v_of(r) > 100
+                    : c == &cases[3] ? true
+                                     : (r == 5 || r == 1234 || r == 7777) && !s_null(r);
+        n += keep;
+    }
+    return c->limit >= 0 && n > c->limit ? c->limit : n;
+}
+
+static void reference(void)
+{
+    for (int k = 0; k < NCASES; k++) {
+        refs[k] = scan_once(&cases[k]);
+        CHECK_EQ_I64(refs[k].status, 0);
+        CHECK_EQ_I64(refs[k].rows, want_rows(&cases[k]));
+        CHECK(refs[k].rows > 0);
+        outcome again = scan_once(&cases[k]); /* the answer is deterministic */
+        CHECK(again.status == 0 && again.rows == refs[k].rows && again.hash == refs[k].hash);
+    }
+}
+
+/* Issue 18 defect 5: the first coroutine stack cannot be mapped (so none of one core's
+ * workers exists), then no stack at all: the scan ends with -ENOMEM, never hangs. */
+static void stack_mapping_fails(void)
+{
+    for (int persist = 0; persist < 2; persist++) {
+        g_run_n = -1;
+        alarm(RUN_TIMEOUT_S);
+        fail_arm(FAIL_STACK, 1, persist);
+        outcome got = scan_once(&cases[0]);
+        fail_disarm();
+        alarm(0);
+        CHECK(fail_points_fired() >= 1);
+        CHECK_EQ_I64(got.status, -ENOMEM);
+    }
+    /* disarmed again, the next scan is whole */
+    outcome again = scan_once(&cases[0]);
+    CHECK_EQ_I64(again.status, 0);
+    CHECK_EQ_I64(again.rows, refs[0].rows);
+    CHECK(again.hash == refs[0].hash);
+}
+
+/* The second executor thread cannot be created: ringscan_scan_start returns -EAGAIN. */
+static void thread_creation_fails(void)
+{
+    g_run_n = -2;
+    alarm(RUN_TIMEOUT_S);
+    fail_arm(FAIL_THREAD, 2, false);
+    outcome got = scan_once(&cases[0]);
+    fail_disarm();
+    alarm(0);
+    CHECK_EQ_I64(fail_points_fired(), 1);
+    CHECK_EQ_I64(got.status, -EAGAIN);
+}
+
+/* Every n from RINGSCAN_OOM_FROM (default 1) until a run passes all its points. */
+static void sweep_full(const oom_case *c, bool persist)
+{
+    const char *from = getenv("RINGSCAN_OOM_FROM"); /* to rerun one failing point */
+    int64_t n = from ? strtoll(from, NULL, 10) : 1;
+    if (n < 1) n = 1;
+    while (n < N_MAX && run_armed(c, n, persist) > 0 && !chk_case_failed) n++;
+    CHECK(n < N_MAX);
+}
+
+/* The first points, then a sample of the points of a whole run. */
+static void sweep_sample(const oom_case *c, bool persist)
+{
+    fail_arm(FAIL_ALL, INT64_MAX, false); /* counts the points of a whole run */
+    outcome counted = scan_once(c);
+    fail_disarm();
+    int64_t points = fail_points_seen();
+    CHECK_EQ_I64(counted.status, 0);
+    CHECK(points > 0);
+    for (int i = 0; i < SAMPLE_RUNS && points > 0 && !chk_case_failed; i++)
+        run_armed(c, i < 8 ? i + 1 : ts_range(1, points), persist);
+}
+
+static void sweep(void)
+{
+    bool full = env_on("RINGSCAN_OOM_FULL"), persist = env_on("RINGSCAN_OOM_PERSIST");
+    const char *se = getenv("RINGSCAN_OOM_SEED");
+    uint64_t seed = se ? strtoull(se, NULL, 10) : (uint64_t)time(NULL);
+    ts_rng = seed;
+    for (int k = 0; k < NCASES && !chk_case_failed; k++) {
+        int64_t tried = g_tried;
+        if (full) sweep_full(&cases[k], persist);
+        else sweep_sample(&cases[k], persist);
+        printf("  %s: %lld failure points tried\n", cases[k].name, (long long)(g_tried - tried));
+    }
+    printf("  %s%s: %lld failure points tried (seed %llu): %lld right answers, %lld -ENOMEM, "
+           "%lld -EAGAIN\n", full ? "full sweep" : "sample (RINGSCAN_OOM_FULL=1: every point)",
+           persist ? ", persistent" : "", (long long)g_tried, (unsigned long long)seed,
+           (long long)g_ok, (long long)g_nomem, (long long)g_again);
+}
+
+/* The writer (format/writer.h) with point n failing: 0 and a file that scans to the same
+ * answer as the uninjected one, or -ENOMEM; nothing leaks. Returns the points that failed. */
+static int64_t write_armed(int file, int64_t n, bool persist)
+{
+    pq_codec codec = file == 0 ? PQ_CODEC_SNAPPY : PQ_CODEC_ZSTD;
+    g_run_n = (sig_atomic_t)n;
+    alarm(RUN_TIMEOUT_S);
+    fail_arm(FAIL_ALL, n, persist);
+    int rc = write_file(paths[2], codec, table);
+    fail_disarm();
+    alarm(0);
+    int64_t fired = fail_points_fired();
+    g_tried++;
+    if (rc == -ENOMEM && fired > 0) {
+        g_nomem++;
+        return fired;
+    }
+    CHECK_EQ_I64(rc, 0);
+    oom_case c = cases[file == 0 ? 0 : 4]; /* a scan of each file's */
+    c.file = 2;
+    outcome got = scan_once(&c);
+    const outcome *ref = &refs[file == 0 ? 0 : 4];
+    CHECK(got.status == 0 && got.rows == ref->rows && got.hash == ref->hash);
+    g_ok++;
+    return fired;
+}
+
+static void writer_sweep(void)
+{
+    bool full = env_on("RINGSCAN_OOM_FULL"), persist = env_on("RINGSCAN_OOM_PERSIST");
+    g_tried = g_ok = g_nomem = g_again = 0;
+    for (int file = 0; file < 2 && !chk_case_failed; file++) {
+        int64_t tried = g_tried;
+        fail_arm(FAIL_ALL, INT64_MAX, false); /* counts the points of a whole write */
+        CHECK_EQ_I64(write_file(paths[2], file == 0 ? PQ_CODEC_SNAPPY : PQ_CODEC_ZSTD, table), 0);
+        fail_disarm();
+        int64_t points = fail_points_seen();
+        if (full) {
+            int64_t n = 1;
+            while (n < N_MAX && write_armed(file, n, persist) > 0 && !chk_case_failed) n++;
+            CHECK(n < N_MAX);
+        } else {
+            for (int i = 0; i < SAMPLE_RUNS / 2 && points > 0 && !chk_case_failed; i++)
+                write_armed(file, i < 8 ? i + 1 : ts_range(1, points), persist);
+        }
+        printf("  writer, %s: %lld failure points tried (a write passes %lld)\n",
+               file == 0 ? "snappy" : "zstd, bloom filters", (long long)(g_tried - tried),
+               (long long)points);
+    }
+    printf("  writer %s%s: %lld failure points tried: %lld whole files, %lld -ENOMEM\n",
+           full ? "full sweep" : "sample", persist ? ", persistent" : "", (long long)g_tried,
+           (long long)g_ok, (long long)g_nomem);
+}
+
+int main(void)
+{
+    signal(SIGALRM, on_alarm);
+    ts_dir_init();
+    ts_path(paths[0], sizeof paths[0], "oom-snappy.parquet");
+    ts_path(paths[1], sizeof paths[1], "oom-zstd.parquet");
+    ts_path(paths[2], sizeof paths[2], "oom-written.parquet");
+    table_build();
+    if (write_file(paths[0], PQ_CODEC_SNAPPY, table) != 0 ||
+        write_file(paths[1], PQ_CODEC_ZSTD, table) != 0) {
+        printf("test_oom: 0 passed, 1 failed\n");
+        return 1;
+    }
+    RUN(reference);
+    RUN(stack_mapping_fails);
+    RUN(thread_creation_fails);
+    RUN(sweep);
+    RUN(writer_sweep);
+    for (int c = 0; c < NC; c++) pq_vec_free(&table[c]);
+    ts_dir_remove();
+    return CHECK_DONE("test_oom");
+}
