@@ -5,7 +5,7 @@
 //! (scripts/sanitize.sh, scripts/fuzz.sh) because Zig lacks AddressSanitizer.
 const std = @import("std");
 
-const lib_dirs = [_][]const u8{ "runtime", "io", "format", "filter", "scan", "bench" };
+const lib_dirs = [_][]const u8{ "common", "runtime", "io", "format", "filter", "scan", "bench" };
 const sys_libs = [_][]const u8{ "uring", "mimalloc", "xxhash", "zstd", "snappy", "lz4", "z", "brotlidec", "brotlienc", "m", "pthread" };
 /// Assertions stay on in every mode (-UNDEBUG): they guard invariants, as in TigerBeetle.
 pub const c_flags = [_][]const u8{ "-std=c17", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-fno-omit-frame-pointer", "-UNDEBUG" };

@@ -1,7 +1,7 @@
 /* filter/expr.c: the expression arena, column domains, dates, and the Top-K bound cell
  * (see expr.h for the invariants). Literal typing with exact rounding is in lit.c. */
 #include "filter/expr.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* filter/mask.c: word-level bit mask operations (see mask.h for the invariants).
  * Every loop runs over whole words; only the *_range functions touch partial words. */
 #include "filter/mask.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 #include <assert.h>
 #include <errno.h>

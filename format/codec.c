@@ -18,7 +18,7 @@
  *     (at most 16 MiB: large windows are not enabled), whatever the output size.
  *  4. Every loop is bounded by the input: each iteration consumes input or output or exits. */
 #include "format/codec.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 #include <assert.h>
 #include <brotli/decode.h>

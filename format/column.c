@@ -5,7 +5,7 @@
  * decoder, then a backward in-place scatter that spreads them over the page's rows and
  * zeroes the null slots. Decoding densely first keeps every decoder free of null logic. */
 #include "format/column.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "format/encoding.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 int pq_dict_decode_page(const uint8_t *buf, size_t len, int64_t num_values, pq_vec *dict,
                         pq_err *err)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "format/encoding.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 int pq_enc_reserve(pq_buf *b, size_t extra)
 {

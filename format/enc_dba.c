@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "format/encoding.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 #define CHUNK 256
 
@@ -220,8 +220,8 @@ static int collect(const pq_vec *v, int64_t start, int64_t n, const uint8_t ***p
                    int32_t **lens, int64_t *count)
 {
     assert(v->type == PQ_BYTE_ARRAY || v->type == PQ_FIXED_LEN_BYTE_ARRAY);
-    *ptrs = malloc((size_t)(n > 0 ? n : 1) * sizeof **ptrs);
-    *lens = malloc((size_t)(n > 0 ? n : 1) * sizeof **lens);
+    *ptrs = fail_malloc((size_t)(n > 0 ? n : 1) * sizeof **ptrs);
+    *lens = fail_malloc((size_t)(n > 0 ? n : 1) * sizeof **lens);
     if (!*ptrs || !*lens) return -ENOMEM;
     int64_t k = 0;
     for (int64_t i = start; i < start + n; i++) {

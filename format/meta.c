@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "format/meta_priv.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 /* ---- arena ----------------------------------------------------------------------------- */
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "format/meta_priv.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 typedef struct ctx {
     pq_tr r;

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "format/meta_priv.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 /* DataPageHeader (v1), DictionaryPageHeader and DataPageHeaderV2 share this reader; `kind`
  * selects the field numbering. */

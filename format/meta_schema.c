@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "format/meta_priv.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 enum { LT_NONE = 0, LT_UNSUPPORTED_NESTED = 1000, LT_UNDEFINED_ORDER = 1001 };
 

@@ -7,7 +7,7 @@
  *  3. r->depth <= r->max_depth <= PQ_THRIFT_MAX_DEPTH; id_stack[depth] is the saved id.
  */
 #include "format/thrift.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* format/vec.c: allocation for pq_vec (see vec.h for the layout and its invariants). */
 #include "format/vec.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 #include <assert.h>
 #include <errno.h>

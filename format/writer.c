@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "format/codec.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 #include "format/writer_priv.h"
 
 void pq_writer_opts_default(pq_writer_opts *o)

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "format/bloom.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 #include "format/codec.h"
 #include "format/writer_priv.h"
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "io/io.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 int io_file_open(io_file_t **out, const char *path, char *err, size_t errlen)
 {

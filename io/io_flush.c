@@ -20,7 +20,7 @@
 #include <stdlib.h>
 
 #include "io/io_impl.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 static int io_req_cmp(const void *a, const void *b)
 {

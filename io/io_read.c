@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "io/io_impl.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 #include "ringscan.h"
 
 static const io_bytes io_empty = {(const uint8_t *)"", 0, 0};

@@ -17,7 +17,7 @@
  * Sanitizers: with RINGSCAN_ASAN every switch is bracketed by the ASan fiber calls; with
  * RINGSCAN_TSAN each coroutine is a TSan fiber. */
 #include "runtime/coro.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -15,7 +15,7 @@
  *     scheduler, no yielder and an empty inbox. */
 
 #include "runtime/exec.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "runtime/exec_impl.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 enum { EXEC_PREAD_BATCH = 64, EXEC_SUBMIT_TRIES_MAX = 1 << 16 };
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "ringscan.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 #include "runtime/exec_impl.h"
 
 static bool exec_timer_less(const exec_timer *a, const exec_timer *b)

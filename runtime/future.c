@@ -20,7 +20,7 @@
  *     combinator let go of it (output done or cancelled); comb_t is freed when its output is
  *     gone and no input callback is attached or queued. */
 #include "runtime/future.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 #include <assert.h>
 #include <errno.h>

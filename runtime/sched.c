@@ -13,7 +13,7 @@
  *  3. Items run in FIFO order and never inside the call that queued them.
  *  4. live tasks <= SCHED_TASKS_MAX, pending allocated callbacks <= SCHED_DEFER_MAX. */
 #include "runtime/sched.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* scan/api.c: the public API (ringscan.h) over pqfile.h, scan.h and arrow.h. */
 #include "ringscan.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 #include <errno.h>
 #include <stdio.h>

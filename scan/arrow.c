@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "scan/arrow.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 /* ------------------------------------------------------------------------ schema */
 
@@ -180,7 +180,7 @@ static int convert(const pq_column_desc *d, const pq_vec *v, void **conv)
     *conv = NULL;
     int64_t n = v->length;
     if (d->logical == PQ_LOGICAL_DECIMAL) {
-        *conv = malloc((size_t)(n + 1) * 16);
+        *conv = fail_malloc((size_t)(n + 1) * 16);
         if (!*conv) return -ENOMEM;
         widen_decimal(v, *conv);
         return 0;

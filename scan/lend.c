@@ -37,7 +37,7 @@
 #include <string.h>
 
 #include "scan/scan_impl.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 typedef struct lend {
     scan_t *s;

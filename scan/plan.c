@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "filter/prune.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 #include "format/bloom.h"
 #include "scan/scan_impl.h"
 
@@ -380,7 +380,7 @@ static int plan_cuts(scan_t *s, plan_index *x, int rg, int64_t **cuts)
     const pq_offset_index *oi = want > 1 ? usable_oi(s, x, rg, 0) : NULL;
     /* Cuts fall on distinct page starts: at most one per page, plus 0 and n. */
     int64_t ncuts = oi && oi->npages < want ? oi->npages : want;
-    *cuts = malloc(sizeof(int64_t) * ((size_t)ncuts + 1));
+    *cuts = fail_malloc(sizeof(int64_t) * ((size_t)ncuts + 1));
     if (!*cuts) return -ENOMEM;
     (*cuts)[0] = 0;
     int m = 0;

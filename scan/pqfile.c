@@ -1,6 +1,6 @@
 /* scan/pqfile.c: synchronous Parquet file access (see pqfile.h). */
 #include "scan/pqfile.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* scan/scan.c: starting a scan, the per-core workers that claim splits, the output queue and
  * stopping. See scan.h for the flow and invariants. */
 #include "scan/scan_impl.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 #include <assert.h>
 #include <errno.h>

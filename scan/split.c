@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "filter/kernel.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 #include "scan/scan_impl.h"
 
 /* Per-split working state (on the task's stack / heap, freed at the end). */

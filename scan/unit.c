@@ -60,7 +60,7 @@
 #include <stdlib.h>
 
 #include "scan/scan_impl.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 static uint64_t span_pack(int next, int end)
 {

@@ -31,10 +31,10 @@ libs="-luring -lmimalloc -lxxhash -lzstd -lsnappy -llz4 -lz -lbrotlidec -lbrotli
 
 # library objects: built once, with -fsanitize=fuzzer-no-link for coverage
 objs=()
-for src in runtime/*.c runtime/*.S io/*.c format/*.c filter/*.c scan/*.c; do
+for src in common/*.c runtime/*.c runtime/*.S io/*.c format/*.c filter/*.c scan/*.c; do
     [ -f "$src" ] || continue
     obj="$out/obj/$(echo "$src" | tr / _).o"
-    if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find runtime io format filter scan include -name '*.h' -newer "$obj" 2>/dev/null | head -n1)" ]; then
+    if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find common runtime io format filter scan include -name '*.h' -newer "$obj" 2>/dev/null | head -n1)" ]; then
         if ! $CC $flags -fsanitize=fuzzer-no-link -c "$src" -o "$obj" 2>"$out/logs/obj.err"; then
             echo "warning: $src does not compile; targets that need it will fail to link"
             sed -n 1,5p "$out/logs/obj.err"

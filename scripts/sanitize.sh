@@ -18,10 +18,10 @@ flags="-std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -DRINGSCAN_CHECKED=1 -g -O1 
 libs="-luring -lmimalloc -lxxhash -lzstd -lsnappy -llz4 -lz -lbrotlidec -lbrotlienc -lm -lpthread"
 objs=()
 fail=0
-for src in runtime/*.c runtime/*.S io/*.c format/*.c filter/*.c scan/*.c bench/*.c; do
+for src in common/*.c runtime/*.c runtime/*.S io/*.c format/*.c filter/*.c scan/*.c bench/*.c; do
     [ -f "$src" ] || continue
     obj="$out/obj/$(echo "$src" | tr / _).o"
-    if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find runtime io format filter scan bench include -name '*.h' -newer "$obj" 2>/dev/null | head -n1)" ]; then
+    if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find common runtime io format filter scan bench include -name '*.h' -newer "$obj" 2>/dev/null | head -n1)" ]; then
         $CC $flags -c "$src" -o "$obj" || fail=1
     fi
     objs+=("$obj")

@@ -11,7 +11,7 @@
 #include "check.h"
 #include "io/io.h"
 #include "runtime/exec.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 static exec_io_backend g_backend;
 

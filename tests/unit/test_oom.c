@@ -1,4 +1,4 @@
-/* tests for out-of-memory handling across the whole library (runtime/fail.h), in the manner
+/* tests for out-of-memory handling across the whole library (common/fail.h), in the manner
  * of SQLite's OOM tests: each of five scans through the public API (ringscan_open,
  * ringscan_scan_start, ringscan_scan_next until the end, ringscan_scan_free, ringscan_close)
  * is run with the nth failure point made to fail, for n = 1, 2, ... until a run passes every
@@ -21,7 +21,7 @@
 
 #include "check.h"
 #include "ringscan.h"
-#include "runtime/fail.h"
+#include "common/fail.h"
 #include "test_scan_common.h"
 
 enum { ROWS = 8000, RG_ROWS = 1000, NC = 3, RUN_TIMEOUT_S = 30, SAMPLE_RUNS = 200 };

@@ -1,4 +1,6 @@
-/* runtime/fail.h: injected failures for tests (allocation, coroutine stacks, rings, threads).
+/* common/fail.h: injected failures for tests (allocation, coroutine stacks, rings, threads).
+ * Below every layer (runtime, io, format, filter and scan all allocate through it), so it
+ * lives in common/, which includes nothing of ringscan.
  *
  * Owns: one process-wide countdown of failure points, in the manner of SQLite's OOM tests.
  * Every allocation the library makes goes through fail_malloc & co. below; the coroutine
@@ -16,8 +18,8 @@
  *     when persistent; fired counts them.
  *  3. A failing allocation returns NULL without allocating: callers see what a real
  *     out-of-memory gives them (realloc keeps the old block). */
-#ifndef RINGSCAN_RUNTIME_FAIL_H
-#define RINGSCAN_RUNTIME_FAIL_H
+#ifndef RINGSCAN_COMMON_FAIL_H
+#define RINGSCAN_COMMON_FAIL_H
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>

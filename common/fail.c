@@ -1,7 +1,7 @@
-/* runtime/fail.c: the failure-point countdown (see fail.h).
+/* common/fail.c: the failure-point countdown (see fail.h).
  * Invariant: seen counts points of armed kinds since fail_arm; point number seen fails when
  * seen == nth, or seen >= nth when persistent (fetch_add makes each number unique). */
-#include "runtime/fail.h"
+#include "common/fail.h"
 
 #include <assert.h>
 
