@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench/lineitem.h"
@@ -363,6 +364,10 @@ static int run(gen_args *a, const pq_column_desc *d, int n, const uint8_t *flags
 {
     FILE *f = fopen(a->out, "wb");
     if (!f) return GEN_ERR("%s: %s", a->out, strerror(errno));
+    struct stat fst;
+    /* only a regular file is removed after a failure: as root, `-o /dev/full` unlinked the
+     * device node */
+    bool regular = fstat(fileno(f), &fst) == 0 && S_ISREG(fst.st_mode);
     setvbuf(f, NULL, _IOFBF, 1 << 20);
     a->o.col_flags = flags;
     double t0 = now_s();
@@ -376,7 +381,7 @@ static int run(gen_args *a, const pq_column_desc *d, int n, const uint8_t *flags
     pq_writer_free(w);
     if (fclose(f) != 0 && !rc) rc = pq_errf(&e, -EIO, -1, "closing: %s", strerror(errno));
     if (rc) {
-        unlink(a->out);
+        if (regular) unlink(a->out);
         return GEN_ERR("%s: %s", a->out, e.msg[0] ? e.msg : strerror(-rc));
     }
     sink_printf(cli_out(), "%s: %" PRId64 " rows, %" PRId64 " row groups, %" PRId64 " bytes, %.2f seconds\n",
