@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/cli/output_sink.sh: write errors of the output (issue 18, defect 6; cli/sink.c).
 # For scan --format table|csv|jsonl|count, meta and meta --json (and, for /dev/full only,
-# version, serve and gen's summary line):
+# version, serve, gen's summary line, bench's table and bench --json FILE):
 #  - stdout on /dev/full: exit status 1 and "ringscan: error writing standard output: No
 #    space left on device" on stderr (before the fix: status 0, no message);
 #  - stdout into `head -c 100` (a pipe closed early, output far beyond the pipe buffer for the
@@ -71,4 +71,12 @@ done
 full_case version version
 full_case serve serve <<<"$data	--format	count"
 full_case gen_summary gen demo-types --rows 100 -o "$dir/demo.parquet"
+# bench --json FILE: a failed write of the report file names it and fails the bench
+bargs=(bench --data "$dir" --sf 0.01 --rounds 1 --shapes lineitem_prune --no-floor)
+timeout "$LIMIT" "$R" "${bargs[@]}" --json /dev/full >/dev/null 2>"$dir/err"
+rc=$?
+check '[ "$rc" -eq 1 ]' "bench --json /dev/full: exit status $rc, want 1"
+check 'grep -qxF "ringscan: bench: error writing /dev/full: No space left on device" "$dir/err"' \
+    "bench --json /dev/full: stderr '$(tail -c 300 "$dir/err")'"
+full_case bench_table "${bargs[@]}"
 summary output_sink
