@@ -181,6 +181,19 @@ static void json_machine(FILE *f)
     fprintf(f, "}");
 }
 
+/* Closes f, written as path: 0, or a negative errno after a message naming path. A write
+ * that failed before the last flush leaves only ferror set (glibc's fclose can still succeed
+ * on what remained), so both are checked; errno is kept from the failed call when it says
+ * more than EIO. */
+static int close_checked(FILE *f, const char *path)
+{
+    errno = 0;
+    int werr = (fflush(f) != 0 || ferror(f)) ? (errno ? errno : EIO) : 0;
+    if (fclose(f) != 0 && !werr) werr = errno ? errno : EIO;
+    if (werr) fprintf(stderr, "ringscan: bench: error writing %s: %s\n", path, strerror(werr));
+    return -werr;
+}
+
 int bench_report_json(const bench_ctx *c, const char *path)
 {
     FILE *f = fopen(path, "w");
@@ -218,5 +231,5 @@ int bench_report_json(const bench_ctx *c, const char *path)
         fputc('}', f);
     }
     fprintf(f, "]}\n");
-    return fclose(f) == 0 ? 0 : -EIO;
+    return close_checked(f, path);
 }

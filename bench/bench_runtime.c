@@ -152,7 +152,12 @@ static int write_json(const rt_state *s, const char *path)
                "\"aa\":%.4f}}\n",
             s->med[M_SWAPCTX] / s->med[M_SWITCH], s->fio_ok ? s->med[M_READ1] / s->med[M_FIO] : 0.0,
             s->med[M_READ2] / s->med[M_READ1], s->med[M_READ1B] / s->med[M_READ1]);
-    return fclose(f) == 0 ? 0 : 1;
+    /* an earlier failed flush leaves only ferror set: fclose alone can still succeed */
+    errno = 0;
+    int werr = (fflush(f) != 0 || ferror(f)) ? (errno ? errno : EIO) : 0;
+    if (fclose(f) != 0 && !werr) werr = errno ? errno : EIO;
+    if (werr) fprintf(stderr, "ringscan: bench runtime: error writing %s: %s\n", path, strerror(werr));
+    return werr ? 1 : 0;
 }
 
 int bench_runtime_main(const bench_runtime_opts *o)

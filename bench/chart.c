@@ -4,6 +4,7 @@
  * own largest bar (shapes differ by orders of magnitude), and every bar carries its value, so
  * the picture compares policies within a shape; the numbers compare shapes. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -72,5 +73,6 @@ int bench_chart_svg(const bench_ctx *c, const char *path)
     panel(f, c, 0, CH_TOP + 40, nbars);
     panel(f, c, 1, CH_TOP + 40 + ph, nbars);
     fprintf(f, "</svg>\n");
-    return fclose(f) == 0 ? 0 : -EIO;
+    bool failed = fflush(f) != 0 || ferror(f); /* an earlier failed flush: fclose may not say */
+    return fclose(f) == 0 && !failed ? 0 : -EIO;
 }

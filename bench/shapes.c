@@ -90,6 +90,18 @@ uint64_t shape_fnv1a64(const void *p, int64_t len)
         if (pq_vec_is_valid((v), i)) (acc) += (expr)
 
 static uint64_t load64(const uint8_t *p) { uint64_t x; memcpy(&x, p, 8); return x; }
+
+/* FNV-1a 64 of BYTE_ARRAY row i of v. A batch of only empty strings may carry data == NULL
+ * (nothing was ever appended), and NULL + 0 is undefined in C: an empty value is hashed
+ * without forming that pointer, to the same value as any other empty value. */
+static uint64_t bytes_hash(const pq_vec *v, int64_t i)
+{
+    int64_t len = v->offsets[i + 1] - v->offsets[i];
+    assert(len >= 0);
+    if (len == 0) return shape_fnv1a64(NULL, 0);
+    assert(v->data);
+    return shape_fnv1a64(v->data + v->offsets[i], len);
+}
 static uint32_t load32(const uint8_t *p) { uint32_t x; memcpy(&x, p, 4); return x; }
 
 void shape_vec_sum(const pq_vec *v, uint64_t *sum)
@@ -105,7 +117,7 @@ void shape_vec_sum(const pq_vec *v, uint64_t *sum)
     case PQ_INT96:
     case PQ_FIXED_LEN_BYTE_ARRAY: SUM_ROWS(v, acc, shape_fnv1a64(p + i * w, w)); break;
     case PQ_BYTE_ARRAY:
-        SUM_ROWS(v, acc, shape_fnv1a64(v->data + v->offsets[i], v->offsets[i + 1] - v->offsets[i]));
+        SUM_ROWS(v, acc, bytes_hash(v, i));
         break;
     }
     *sum = acc;

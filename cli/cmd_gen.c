@@ -28,11 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench/lineitem.h"
 #include "bench/lineitem_file.h"
 #include "cli/cli.h"
+#include "cli/sink.h"
 #include "format/writer.h"
 
 #define GEN_DEMO_COLS 28
@@ -128,7 +130,9 @@ static int parse_opt(gen_args *a, int argc, char **argv, int *i)
 
 static int file_sink(void *ctx, const void *p, size_t n)
 {
-    return fwrite(p, 1, n, (FILE *)ctx) == n ? 0 : -EIO;
+    errno = 0;
+    if (fwrite(p, 1, n, (FILE *)ctx) == n) return 0;
+    return errno ? -errno : -EIO; /* ENOSPC names the cause better than EIO */
 }
 
 static double now_s(void)
@@ -360,6 +364,10 @@ static int run(gen_args *a, const pq_column_desc *d, int n, const uint8_t *flags
 {
     FILE *f = fopen(a->out, "wb");
     if (!f) return GEN_ERR("%s: %s", a->out, strerror(errno));
+    struct stat fst;
+    /* only a regular file is removed after a failure: as root, `-o /dev/full` unlinked the
+     * device node */
+    bool regular = fstat(fileno(f), &fst) == 0 && S_ISREG(fst.st_mode);
     setvbuf(f, NULL, _IOFBF, 1 << 20);
     a->o.col_flags = flags;
     double t0 = now_s();
@@ -373,12 +381,12 @@ static int run(gen_args *a, const pq_column_desc *d, int n, const uint8_t *flags
     pq_writer_free(w);
     if (fclose(f) != 0 && !rc) rc = pq_errf(&e, -EIO, -1, "closing: %s", strerror(errno));
     if (rc) {
-        unlink(a->out);
+        if (regular) unlink(a->out);
         return GEN_ERR("%s: %s", a->out, e.msg[0] ? e.msg : strerror(-rc));
     }
-    printf("%s: %" PRId64 " rows, %" PRId64 " row groups, %" PRId64 " bytes, %.2f seconds\n",
-           a->out, st.rows, st.row_groups, st.bytes, now_s() - t0);
-    return 0;
+    sink_printf(cli_out(), "%s: %" PRId64 " rows, %" PRId64 " row groups, %" PRId64 " bytes, %.2f seconds\n",
+                a->out, st.rows, st.row_groups, st.bytes, now_s() - t0);
+    return 0; /* main() checks the summary's write */
 }
 
 int cmd_gen(int argc, char **argv)

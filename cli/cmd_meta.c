@@ -8,6 +8,8 @@
  *  2. Errors print "ringscan: FILE: <msg> (offset N, column C)" on stderr and exit 1; usage
  *     errors exit 2.
  *  3. Strings from the file are escaped before printing (JSON rules in both modes).
+ *  4. Everything goes to cli_out() (cli/sink.h), whose error is sticky; main() checks it: a
+ *     failed write exits 1 naming the output, a closed pipe exits quietly.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/sink.h"
 #include "format/meta.h"
 #include "io/io.h"
 
@@ -87,14 +90,14 @@ static int load(const char *path, pq_file_meta *m)
 
 static void put_str(const char *s, size_t n)
 {
-    putchar('"');
+    sink_putc(cli_out(), '"');
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') printf("\\%c", c);
-        else if (c < 0x20 || c == 0x7f) printf("\\u%04x", c);
-        else putchar(c);
+        if (c == '"' || c == '\\') sink_printf(cli_out(), "\\%c", c);
+        else if (c < 0x20 || c == 0x7f) sink_printf(cli_out(), "\\u%04x", c);
+        else sink_putc(cli_out(), c);
     }
-    putchar('"');
+    sink_putc(cli_out(), '"');
 }
 
 static uint64_t le(const uint8_t *p, int n)
@@ -108,11 +111,11 @@ static uint64_t le(const uint8_t *p, int n)
 static void put_value(const pq_column_desc *c, const uint8_t *p, uint32_t n)
 {
     bool uns = c->logical >= PQ_LOGICAL_UINT8 && c->logical <= PQ_LOGICAL_UINT64;
-    if (c->physical == PQ_BOOLEAN && n == 1) printf("%s", p[0] ? "true" : "false");
+    if (c->physical == PQ_BOOLEAN && n == 1) sink_printf(cli_out(), "%s", p[0] ? "true" : "false");
     else if (c->physical == PQ_INT32 && n == 4)
-        uns ? printf("%" PRIu32, (uint32_t)le(p, 4)) : printf("%" PRId32, (int32_t)(uint32_t)le(p, 4));
+        uns ? sink_printf(cli_out(), "%" PRIu32, (uint32_t)le(p, 4)) : sink_printf(cli_out(), "%" PRId32, (int32_t)(uint32_t)le(p, 4));
     else if (c->physical == PQ_INT64 && n == 8)
-        uns ? printf("%" PRIu64, le(p, 8)) : printf("%" PRId64, (int64_t)le(p, 8));
+        uns ? sink_printf(cli_out(), "%" PRIu64, le(p, 8)) : sink_printf(cli_out(), "%" PRId64, (int64_t)le(p, 8));
     else if ((c->physical == PQ_FLOAT && n == 4) || (c->physical == PQ_DOUBLE && n == 8)) {
         double d;
         if (n == 4) {
@@ -124,134 +127,134 @@ static void put_value(const pq_column_desc *c, const uint8_t *p, uint32_t n)
             uint64_t u = le(p, 8);
             memcpy(&d, &u, 8);
         }
-        if (d != d) printf("\"NaN\"");
-        else printf("%.17g", d);
+        if (d != d) sink_printf(cli_out(), "\"NaN\"");
+        else sink_printf(cli_out(), "%.17g", d);
     } else if (c->physical == PQ_BYTE_ARRAY &&
                (c->logical == PQ_LOGICAL_STRING || c->logical == PQ_LOGICAL_ENUM || c->logical == PQ_LOGICAL_JSON ||
                 c->logical == PQ_LOGICAL_NONE)) {
         put_str((const char *)p, n);
     } else {
-        printf("\"0x");
-        for (uint32_t i = 0; i < n; i++) printf("%02x", p[i]);
-        putchar('"');
+        sink_printf(cli_out(), "\"0x");
+        for (uint32_t i = 0; i < n; i++) sink_printf(cli_out(), "%02x", p[i]);
+        sink_putc(cli_out(), '"');
     }
 }
 
 static void put_encodings(uint32_t mask)
 {
-    putchar('[');
+    sink_putc(cli_out(), '[');
     for (int b = 0, first = 1; b < 32; b++)
-        if (mask & (1u << b)) printf("%s\"%s\"", first ? "" : ", ", pq_encoding_name((pq_encoding)b)), first = 0;
-    putchar(']');
+        if (mask & (1u << b)) sink_printf(cli_out(), "%s\"%s\"", first ? "" : ", ", pq_encoding_name((pq_encoding)b)), first = 0;
+    sink_putc(cli_out(), ']');
 }
 
 static void put_stats(const pq_column_desc *c, const pq_stats *s)
 {
-    printf("{\"usable\": %s", s->usable ? "true" : "false");
+    sink_printf(cli_out(), "{\"usable\": %s", s->usable ? "true" : "false");
     if (s->has_min_max) {
-        printf(", \"min\": ");
+        sink_printf(cli_out(), ", \"min\": ");
         put_value(c, s->min, s->min_len);
-        printf(", \"max\": ");
+        sink_printf(cli_out(), ", \"max\": ");
         put_value(c, s->max, s->max_len);
-        if (!s->min_exact || !s->max_exact) printf(", \"exact\": false");
+        if (!s->min_exact || !s->max_exact) sink_printf(cli_out(), ", \"exact\": false");
     }
-    if (s->has_null_count) printf(", \"null_count\": %" PRId64, s->null_count);
-    if (s->has_distinct) printf(", \"distinct_count\": %" PRId64, s->distinct_count);
-    if (s->has_nan_count) printf(", \"nan_count\": %" PRId64, s->nan_count);
-    putchar('}');
+    if (s->has_null_count) sink_printf(cli_out(), ", \"null_count\": %" PRId64, s->null_count);
+    if (s->has_distinct) sink_printf(cli_out(), ", \"distinct_count\": %" PRId64, s->distinct_count);
+    if (s->has_nan_count) sink_printf(cli_out(), ", \"nan_count\": %" PRId64, s->nan_count);
+    sink_putc(cli_out(), '}');
 }
 
 static void print_text(const char *path, const pq_file_meta *m)
 {
-    printf("file: %s\nrows: %" PRId64 "\ncreated_by: %s\ncolumn_orders: %s\n", path, m->num_rows,
+    sink_printf(cli_out(), "file: %s\nrows: %" PRId64 "\ncreated_by: %s\ncolumn_orders: %s\n", path, m->num_rows,
            m->created_by ? m->created_by : "(none)",
            m->column_orders_known ? "known" : m->column_orders_present ? "unknown" : "absent");
-    printf("schema (%d columns):\n", (int)m->ncolumns);
+    sink_printf(cli_out(), "schema (%d columns):\n", (int)m->ncolumns);
     for (int32_t i = 0; i < m->ncolumns; i++) {
         const pq_column_desc *c = &m->columns[i];
-        printf("  %d %s %s", (int)i, c->name, pq_physical_name(c->physical));
-        if (c->physical == PQ_FIXED_LEN_BYTE_ARRAY) printf("(%d)", (int)c->type_length);
-        if (c->logical != PQ_LOGICAL_NONE) printf(" %s", pq_logical_name(c->logical));
-        if (c->logical == PQ_LOGICAL_DECIMAL) printf("(%d,%d)", (int)c->decimal_precision, (int)c->decimal_scale);
-        printf(" %s\n", c->repetition == PQ_REQUIRED ? "required" : "optional");
+        sink_printf(cli_out(), "  %d %s %s", (int)i, c->name, pq_physical_name(c->physical));
+        if (c->physical == PQ_FIXED_LEN_BYTE_ARRAY) sink_printf(cli_out(), "(%d)", (int)c->type_length);
+        if (c->logical != PQ_LOGICAL_NONE) sink_printf(cli_out(), " %s", pq_logical_name(c->logical));
+        if (c->logical == PQ_LOGICAL_DECIMAL) sink_printf(cli_out(), "(%d,%d)", (int)c->decimal_precision, (int)c->decimal_scale);
+        sink_printf(cli_out(), " %s\n", c->repetition == PQ_REQUIRED ? "required" : "optional");
     }
     for (int32_t g = 0; g < m->nrow_groups; g++) {
         const pq_row_group *rg = &m->row_groups[g];
-        printf("row group %d: rows %" PRId64 ", bytes %" PRId64 "\n", (int)g, rg->num_rows, rg->total_byte_size);
+        sink_printf(cli_out(), "row group %d: rows %" PRId64 ", bytes %" PRId64 "\n", (int)g, rg->num_rows, rg->total_byte_size);
         for (int32_t i = 0; i < m->ncolumns; i++) {
             const pq_chunk_meta *ch = &rg->chunks[i];
-            printf("  %s: %s, values %" PRId64 ", compressed %" PRId64 ", uncompressed %" PRId64 ", encodings ",
+            sink_printf(cli_out(), "  %s: %s, values %" PRId64 ", compressed %" PRId64 ", uncompressed %" PRId64 ", encodings ",
                    m->columns[i].name, pq_codec_name(ch->codec), ch->num_values, ch->total_compressed_size,
                    ch->total_uncompressed_size);
             put_encodings(ch->encodings_mask);
-            printf(", stats ");
+            sink_printf(cli_out(), ", stats ");
             put_stats(&m->columns[i], &ch->stats);
-            printf("%s%s%s\n", ch->has_offset_index ? ", offset index" : "",
+            sink_printf(cli_out(), "%s%s%s\n", ch->has_offset_index ? ", offset index" : "",
                    ch->has_column_index ? ", column index" : "", ch->has_bloom_filter ? ", bloom filter" : "");
         }
     }
     for (int32_t i = 0; i < m->nkv; i++) {
-        printf("kv %s = ", m->kv[i].key);
+        sink_printf(cli_out(), "kv %s = ", m->kv[i].key);
         if (m->kv[i].value) put_str(m->kv[i].value, m->kv[i].value_len > 200 ? 200 : m->kv[i].value_len);
-        else printf("null");
-        putchar('\n');
+        else sink_printf(cli_out(), "null");
+        sink_putc(cli_out(), '\n');
     }
 }
 
 static void print_chunk_json(const pq_column_desc *c, const pq_chunk_meta *ch)
 {
-    printf("{\"column\": ");
+    sink_printf(cli_out(), "{\"column\": ");
     put_str(c->name, strlen(c->name));
-    printf(", \"codec\": \"%s\", \"encodings\": ", pq_codec_name(ch->codec));
+    sink_printf(cli_out(), ", \"codec\": \"%s\", \"encodings\": ", pq_codec_name(ch->codec));
     put_encodings(ch->encodings_mask);
-    printf(", \"num_values\": %" PRId64 ", \"compressed_size\": %" PRId64 ", \"uncompressed_size\": %" PRId64
+    sink_printf(cli_out(), ", \"num_values\": %" PRId64 ", \"compressed_size\": %" PRId64 ", \"uncompressed_size\": %" PRId64
            ", \"data_page_offset\": %" PRId64,
            ch->num_values, ch->total_compressed_size, ch->total_uncompressed_size, ch->data_page_offset);
-    if (ch->has_dictionary_page_offset) printf(", \"dictionary_page_offset\": %" PRId64, ch->dictionary_page_offset);
-    printf(", \"statistics\": ");
+    if (ch->has_dictionary_page_offset) sink_printf(cli_out(), ", \"dictionary_page_offset\": %" PRId64, ch->dictionary_page_offset);
+    sink_printf(cli_out(), ", \"statistics\": ");
     put_stats(c, &ch->stats);
-    printf(", \"offset_index\": %s, \"column_index\": %s, \"bloom_filter\": %s}",
+    sink_printf(cli_out(), ", \"offset_index\": %s, \"column_index\": %s, \"bloom_filter\": %s}",
            ch->has_offset_index ? "true" : "false", ch->has_column_index ? "true" : "false",
            ch->has_bloom_filter ? "true" : "false");
 }
 
 static void print_json(const pq_file_meta *m)
 {
-    printf("{\"num_rows\": %" PRId64 ", \"created_by\": ", m->num_rows);
+    sink_printf(cli_out(), "{\"num_rows\": %" PRId64 ", \"created_by\": ", m->num_rows);
     if (m->created_by) put_str(m->created_by, strlen(m->created_by));
-    else printf("null");
-    printf(", \"column_orders_known\": %s, \"schema\": [", m->column_orders_known ? "true" : "false");
+    else sink_printf(cli_out(), "null");
+    sink_printf(cli_out(), ", \"column_orders_known\": %s, \"schema\": [", m->column_orders_known ? "true" : "false");
     for (int32_t i = 0; i < m->ncolumns; i++) {
         const pq_column_desc *c = &m->columns[i];
-        printf("%s{\"name\": ", i ? ", " : "");
+        sink_printf(cli_out(), "%s{\"name\": ", i ? ", " : "");
         put_str(c->name, strlen(c->name));
-        printf(", \"physical\": \"%s\", \"logical\": \"%s\", \"repetition\": \"%s\"", pq_physical_name(c->physical),
+        sink_printf(cli_out(), ", \"physical\": \"%s\", \"logical\": \"%s\", \"repetition\": \"%s\"", pq_physical_name(c->physical),
                pq_logical_name(c->logical), c->repetition == PQ_REQUIRED ? "REQUIRED" : "OPTIONAL");
-        if (c->physical == PQ_FIXED_LEN_BYTE_ARRAY) printf(", \"type_length\": %d", (int)c->type_length);
+        if (c->physical == PQ_FIXED_LEN_BYTE_ARRAY) sink_printf(cli_out(), ", \"type_length\": %d", (int)c->type_length);
         if (c->logical == PQ_LOGICAL_DECIMAL)
-            printf(", \"precision\": %d, \"scale\": %d", (int)c->decimal_precision, (int)c->decimal_scale);
-        putchar('}');
+            sink_printf(cli_out(), ", \"precision\": %d, \"scale\": %d", (int)c->decimal_precision, (int)c->decimal_scale);
+        sink_putc(cli_out(), '}');
     }
-    printf("], \"row_groups\": [");
+    sink_printf(cli_out(), "], \"row_groups\": [");
     for (int32_t g = 0; g < m->nrow_groups; g++) {
         const pq_row_group *rg = &m->row_groups[g];
-        printf("%s{\"num_rows\": %" PRId64 ", \"total_byte_size\": %" PRId64 ", \"columns\": [", g ? ", " : "",
+        sink_printf(cli_out(), "%s{\"num_rows\": %" PRId64 ", \"total_byte_size\": %" PRId64 ", \"columns\": [", g ? ", " : "",
                rg->num_rows, rg->total_byte_size);
         for (int32_t i = 0; i < m->ncolumns; i++) {
-            if (i) printf(", ");
+            if (i) sink_printf(cli_out(), ", ");
             print_chunk_json(&m->columns[i], &rg->chunks[i]);
         }
-        printf("]}");
+        sink_printf(cli_out(), "]}");
     }
-    printf("], \"key_value_metadata\": {");
+    sink_printf(cli_out(), "], \"key_value_metadata\": {");
     for (int32_t i = 0; i < m->nkv; i++) {
-        printf("%s", i ? ", " : "");
+        sink_printf(cli_out(), "%s", i ? ", " : "");
         put_str(m->kv[i].key, strlen(m->kv[i].key));
-        printf(": ");
+        sink_printf(cli_out(), ": ");
         if (m->kv[i].value) put_str(m->kv[i].value, m->kv[i].value_len);
-        else printf("null");
+        else sink_printf(cli_out(), "null");
     }
-    printf("}}\n");
+    sink_printf(cli_out(), "}}\n");
 }
 
 int cmd_meta(int argc, char **argv)
@@ -272,5 +275,5 @@ int cmd_meta(int argc, char **argv)
     if (json) print_json(&m);
     else print_text(path, &m);
     pq_file_meta_free(&m);
-    return 0;
+    return 0; /* main() flushes cli_out() and turns a write error into status 1 */
 }

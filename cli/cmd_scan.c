@@ -1,8 +1,9 @@
 /* cli/cmd_scan.c: `ringscan scan FILE [--columns a,b] [--where EXPR] ...`: runs a scan
  * (scan/scan.h) and prints its batches; --stats prints the counters and --explain the plan and
  * the conjunct order to stderr.
- * Exit status 0 on success, 1 for a bad file (message names file, offset and column), 2 for
- * bad usage. */
+ * Exit status 0 on success, 1 for a bad file (message names file, offset and column) or a
+ * failed write of the output (cli/sink.h; message names the output), 2 for bad usage; a
+ * closed output pipe ends the scan quietly (status SINK_EXIT_PIPE). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/print.h"
+#include "cli/sink.h"
 #include "bench/shapes.h"
 #include "filter/expr.h"
 #include "scan/pqfile.h"
@@ -204,7 +206,9 @@ static int drain_count(scan_t *sc, int64_t *rows, uint64_t *checksum, batch_keep
     return rc;
 }
 
-/* Pulls every batch and prints it (count: sets *rows and *checksum, prints nothing). */
+/* Pulls every batch and prints it to cli_out() (count: sets *rows and *checksum, prints
+ * nothing). 0, a scan error (e filled), or the sink's write error (e untouched; the scan is
+ * left unfinished for scan_free to stop). */
 static int drain(scan_t *sc, const scan_args *a, int64_t *rows, uint64_t *checksum,
                  batch_keep *keep, pq_err *e)
 {
@@ -212,16 +216,18 @@ static int drain(scan_t *sc, const scan_args *a, int64_t *rows, uint64_t *checks
     const pq_column_desc *cols[SCAN_MAX_COLUMNS];
     int n = scan_nproj(sc);
     for (int i = 0; i < n; i++) cols[i] = scan_proj_desc(sc, i);
+    cli_sink *out = cli_out();
     if (a->fmt != PRINT_JSONL) {
         for (int i = 0; i < n; i++)
-            printf("%s%s", i ? (a->fmt == PRINT_TABLE ? " | " : ",") : "", cols[i]->name);
-        printf("\n");
+            sink_printf(out, "%s%s", i ? (a->fmt == PRINT_TABLE ? " | " : ",") : "", cols[i]->name);
+        sink_putc(out, '\n');
     }
     scan_batch b;
     int rc;
     while ((rc = scan_next(sc, &b, e)) == 1) {
-        print_rows(stdout, a->fmt, cols, b.cols, n, b.rows);
+        int wrc = print_rows(out, a->fmt, cols, b.cols, n, b.rows);
         scan_batch_free(&b);
+        if (wrc) return wrc; /* the output failed: stop; the caller frees the scan */
     }
     return rc;
 }
@@ -251,8 +257,10 @@ static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, b
     if (rc == 0 && a.where) rc = flt_parse(a.where, f->meta.columns, f->meta.ncolumns, &filter, &e);
     if (rc == 0) rc = scan_start(f, idx, n, filter, &a.o, &sc, &e);
     if (rc == 0) rc = drain(sc, &a, rows, checksum, keep, &e);
-    fflush(stdout);
-    if (rc < 0) cli_print_error(a.path, &e, rc);
+    /* rows before any message on stderr; a write error is the output's, reported by the
+     * caller (sink_exit_status) and not as the input file's */
+    bool out_failed = sink_flush(cli_out()) != 0;
+    if (rc < 0 && !out_failed) cli_print_error(a.path, &e, rc);
     if (sc && a.explain) fputs(scan_explain(sc), stderr);
     if (sc && a.stats) {
         scan_stats st;
@@ -270,8 +278,10 @@ int cmd_scan(int argc, char **argv)
     uint64_t checksum = 0;
     bool counted = false;
     int rc = scan_once(argc, argv, &rows, &checksum, &counted, NULL);
-    if (rc == 0 && counted) printf("rows %lld checksum %llu\n", (long long)rows, (unsigned long long)checksum);
-    return rc;
+    if (rc == 0 && counted)
+        sink_printf(cli_out(), "rows %lld checksum %llu\n", (long long)rows,
+                    (unsigned long long)checksum);
+    return rc; /* main() flushes and checks cli_out() */
 }
 
 enum { SERVE_LINE_MAX = 1 << 16, SERVE_ARGS_MAX = 64 };
@@ -309,10 +319,11 @@ int cmd_serve(int argc, char **argv)
         int rc = scan_once(n, args, &rows, &checksum, &counted, &keep);
         double t1 = now_s(CLOCK_MONOTONIC), c1 = now_s(CLOCK_PROCESS_CPUTIME_ID);
         if (keep.nproj > 0 || keep.n > 0) checksum = keep_checksum(&keep);
-        printf("{\"rc\":%d,\"rows\":%lld,\"checksum\":\"%llu\",\"secs\":%.6f,\"cpu\":%.6f}\n", rc,
-               (long long)rows, (unsigned long long)checksum, t1 - t0, c1 - c0);
-        fflush(stdout);
+        sink_printf(cli_out(), "{\"rc\":%d,\"rows\":%lld,\"checksum\":\"%llu\",\"secs\":%.6f,"
+                               "\"cpu\":%.6f}\n",
+                    rc, (long long)rows, (unsigned long long)checksum, t1 - t0, c1 - c0);
         fflush(stderr);
+        if (sink_flush(cli_out())) break; /* the reader is gone or the output failed: stop */
     }
-    return 0;
+    return 0; /* main() reports a write error from cli_out() */
 }

@@ -1,8 +1,11 @@
 /* cli/main.c: the `ringscan` binary; dispatches subcommands to cli/cmd_*.c. */
 #include "cli/cli.h"
+#include "cli/sink.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <mimalloc.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -70,15 +73,32 @@ static void allocator_setup(void)
     (void)mi_reserve_os_memory(ARENA_RESERVE_BYTES, true, false);
 }
 
+/* The exit status of a command that returned status, once its output is out: writes what
+ * stdio still holds (bench's report table prints through stdio), then flushes and closes
+ * cli_out(); a failure of either is the output's (cli/sink.h: message and status 1, or a
+ * quiet SINK_EXIT_PIPE for a closed pipe). */
+static int finish_output(int status)
+{
+    cli_sink *out = cli_out();
+    if ((fflush(stdout) != 0 || ferror(stdout)) && !out->err)
+        out->err = errno ? -errno : -EIO;
+    (void)sink_close(out);
+    return sink_exit_status(out, status);
+}
+
 int main(int argc, char **argv)
 {
     allocator_setup();
+    /* a closed pipe becomes EPIPE from write(2), so a command stops and frees its scan
+     * instead of dying mid-scan; it still exits quietly (cli/sink.c invariant 5) */
+    signal(SIGPIPE, SIG_IGN);
     if (argc < 2) {
         usage();
         return 2;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return finish_output(commands[i].run(argc - 1, argv + 1));
     fprintf(stderr, "ringscan: unknown command '%s'\n", argv[1]);
     usage();
     return 2;
@@ -88,6 +108,6 @@ int cmd_version(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    printf("ringscan 0.1.0\n");
-    return 0;
+    sink_puts(cli_out(), "ringscan 0.1.0\n");
+    return 0; /* main() checks the write */
 }

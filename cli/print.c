@@ -6,12 +6,16 @@
  * integral values end in ".0"), NaN and infinities as the strings "NaN", "Infinity",
  * "-Infinity"; strings as JSON strings; other binary and non-decimal fixed-length values as
  * base64; decimals as exact decimal strings; dates "YYYY-MM-DD"; times and timestamps ISO-8601
- * with the unit's fraction digits (3, 6, 9), "Z" when UTC-adjusted; null as null. */
+ * with the unit's fraction digits (3, 6, 9), "Z" when UTC-adjusted; null as null.
+ *
+ * Everything is written to a cli_sink (cli/sink.h), whose write error is sticky: the
+ * printers append without checking each byte, and print_rows reports the error per row. */
 #include "cli/print.h"
 
 #include <assert.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,10 +59,10 @@ static int shortest_digits(double d, int width, char *buf, size_t n)
     return 16;
 }
 
-void print_float(FILE *f, double d, int width)
+void print_float(cli_sink *f, double d, int width)
 {
-    if (isnan(d)) { fputs("\"NaN\"", f); return; }
-    if (isinf(d)) { fputs(d > 0 ? "\"Infinity\"" : "\"-Infinity\"", f); return; }
+    if (isnan(d)) { sink_puts(f, "\"NaN\""); return; }
+    if (isinf(d)) { sink_puts(f, d > 0 ? "\"Infinity\"" : "\"-Infinity\""); return; }
     char e[40];
     shortest_digits(d, width, e, sizeof e);
     char *ep = strchr(e, 'e');
@@ -68,22 +72,22 @@ void print_float(FILE *f, double d, int width)
     for (char *p = e; p < ep; p++)
         if (*p >= '0' && *p <= '9') digits[nd++] = *p;
     digits[nd] = 0;
-    if (e[0] == '-') fputc('-', f);
+    if (e[0] == '-') sink_putc(f, '-');
     if (exp10 < -4 || exp10 >= 16) {
-        fprintf(f, "%c%s%se%c%02d", digits[0], nd > 1 ? "." : "", digits + 1,
+        sink_printf(f, "%c%s%se%c%02d", digits[0], nd > 1 ? "." : "", digits + 1,
                 exp10 < 0 ? '-' : '+', abs(exp10));
         return;
     }
     if (exp10 < 0) {
-        fputs("0.", f);
-        for (int i = -1; i > exp10; i--) fputc('0', f);
-        fputs(digits, f);
+        sink_puts(f, "0.");
+        for (int i = -1; i > exp10; i--) sink_putc(f, '0');
+        sink_puts(f, digits);
         return;
     }
-    for (int i = 0; i <= exp10; i++) fputc(i < nd ? digits[i] : '0', f);
-    fputc('.', f);
-    if (nd > exp10 + 1) fputs(digits + exp10 + 1, f);
-    else fputc('0', f);
+    for (int i = 0; i <= exp10; i++) sink_putc(f, i < nd ? digits[i] : '0');
+    sink_putc(f, '.');
+    if (nd > exp10 + 1) sink_puts(f, digits + exp10 + 1);
+    else sink_putc(f, '0');
 }
 
 static float half_to_float(uint16_t h)
@@ -97,7 +101,7 @@ static float half_to_float(uint16_t h)
 }
 
 /* Writes an unscaled 128-bit integer with scale digits after the point. */
-static void print_decimal(FILE *f, __int128 v, int32_t scale)
+static void print_decimal(cli_sink *f, __int128 v, int32_t scale)
 {
     char buf[64];
     int n = 0;
@@ -108,10 +112,10 @@ static void print_decimal(FILE *f, __int128 v, int32_t scale)
         u /= 10;
     } while (u);
     while (n <= scale) buf[n++] = '0';
-    if (neg) fputc('-', f);
+    if (neg) sink_putc(f, '-');
     for (int i = n - 1; i >= 0; i--) {
-        fputc(buf[i], f);
-        if (i == scale && scale > 0) fputc('.', f);
+        sink_putc(f, buf[i]);
+        if (i == scale && scale > 0) sink_putc(f, '.');
     }
 }
 
@@ -145,24 +149,24 @@ static void civil(int64_t z, int64_t *y, unsigned *m, unsigned *d)
     *y = (int64_t)yoe + era * 400 + (*m <= 2);
 }
 
-static void print_date(FILE *f, int64_t days)
+static void print_date(cli_sink *f, int64_t days)
 {
     int64_t y;
     unsigned m, d;
     civil(days, &y, &m, &d);
-    fprintf(f, "%04" PRId64 "-%02u-%02u", y, m, d);
+    sink_printf(f, "%04" PRId64 "-%02u-%02u", y, m, d);
 }
 
 /* Time of day from units since midnight; digits = 3, 6 or 9. */
-static void print_tod(FILE *f, int64_t v, int digits)
+static void print_tod(cli_sink *f, int64_t v, int digits)
 {
     int64_t per_sec = digits == 3 ? 1000 : digits == 6 ? 1000000 : 1000000000;
     int64_t secs = v / per_sec, frac = v % per_sec;
-    fprintf(f, "%02" PRId64 ":%02" PRId64 ":%02" PRId64 ".%0*" PRId64, secs / 3600,
+    sink_printf(f, "%02" PRId64 ":%02" PRId64 ":%02" PRId64 ".%0*" PRId64, secs / 3600,
             secs / 60 % 60, secs % 60, digits, frac);
 }
 
-static void print_timestamp(FILE *f, int64_t v, int digits, bool utc)
+static void print_timestamp(cli_sink *f, int64_t v, int digits, bool utc)
 {
     int64_t per_sec = digits == 3 ? 1000 : digits == 6 ? 1000000 : 1000000000;
     int64_t per_day = per_sec * 86400;
@@ -172,44 +176,44 @@ static void print_timestamp(FILE *f, int64_t v, int digits, bool utc)
         days--;
     }
     print_date(f, days);
-    fputc('T', f);
+    sink_putc(f, 'T');
     print_tod(f, rem, digits);
-    if (utc) fputc('Z', f);
+    if (utc) sink_putc(f, 'Z');
 }
 
 /* --------------------------------------------------------------------------- strings */
 
-static void print_json_string(FILE *f, const uint8_t *p, int64_t n)
+static void print_json_string(cli_sink *f, const uint8_t *p, int64_t n)
 {
-    fputc('"', f);
+    sink_putc(f, '"');
     for (int64_t i = 0; i < n; i++) {
         uint8_t c = p[i];
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c == '\n') fputs("\\n", f);
-        else if (c == '\r') fputs("\\r", f);
-        else if (c == '\t') fputs("\\t", f);
-        else if (c == '\b') fputs("\\b", f);
-        else if (c == '\f') fputs("\\f", f);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
+        if (c == '"' || c == '\\') sink_printf(f, "\\%c", c);
+        else if (c == '\n') sink_puts(f, "\\n");
+        else if (c == '\r') sink_puts(f, "\\r");
+        else if (c == '\t') sink_puts(f, "\\t");
+        else if (c == '\b') sink_puts(f, "\\b");
+        else if (c == '\f') sink_puts(f, "\\f");
+        else if (c < 0x20) sink_printf(f, "\\u%04x", c);
+        else sink_putc(f, c);
     }
-    fputc('"', f);
+    sink_putc(f, '"');
 }
 
-static void print_base64(FILE *f, const uint8_t *p, int64_t n, bool quoted)
+static void print_base64(cli_sink *f, const uint8_t *p, int64_t n, bool quoted)
 {
     static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    if (quoted) fputc('"', f);
+    if (quoted) sink_putc(f, '"');
     for (int64_t i = 0; i < n; i += 3) {
         uint32_t v = (uint32_t)p[i] << 16;
         if (i + 1 < n) v |= (uint32_t)p[i + 1] << 8;
         if (i + 2 < n) v |= p[i + 2];
-        fputc(tbl[v >> 18], f);
-        fputc(tbl[(v >> 12) & 63], f);
-        fputc(i + 1 < n ? tbl[(v >> 6) & 63] : '=', f);
-        fputc(i + 2 < n ? tbl[v & 63] : '=', f);
+        sink_putc(f, tbl[v >> 18]);
+        sink_putc(f, tbl[(v >> 12) & 63]);
+        sink_putc(f, i + 1 < n ? tbl[(v >> 6) & 63] : '=');
+        sink_putc(f, i + 2 < n ? tbl[v & 63] : '=');
     }
-    if (quoted) fputc('"', f);
+    if (quoted) sink_putc(f, '"');
 }
 
 static bool is_text(const pq_column_desc *c)
@@ -220,14 +224,14 @@ static bool is_text(const pq_column_desc *c)
 
 /* ------------------------------------------------------------------------- dispatch */
 
-static void print_bytes(FILE *f, const pq_column_desc *c, const uint8_t *p, int64_t n, bool json)
+static void print_bytes(cli_sink *f, const pq_column_desc *c, const uint8_t *p, int64_t n, bool json)
 {
     if (c->logical == PQ_LOGICAL_DECIMAL) {
         __int128 v;
         if (be_to_i128(p, (int32_t)n, &v)) {
-            if (json) fputc('"', f);
+            if (json) sink_putc(f, '"');
             print_decimal(f, v, c->decimal_scale);
-            if (json) fputc('"', f);
+            if (json) sink_putc(f, '"');
             return;
         }
     }
@@ -237,31 +241,31 @@ static void print_bytes(FILE *f, const pq_column_desc *c, const uint8_t *p, int6
     }
     if (is_text(c)) {
         if (json) print_json_string(f, p, n);
-        else fwrite(p, 1, (size_t)n, f);
+        else sink_write(f, p, (size_t)n);
         return;
     }
     print_base64(f, p, n, json);
 }
 
-static void print_int(FILE *f, const pq_column_desc *c, int64_t v, bool json)
+static void print_int(cli_sink *f, const pq_column_desc *c, int64_t v, bool json)
 {
     switch (c->logical) {
     case PQ_LOGICAL_DECIMAL:
-        if (json) fputc('"', f);
+        if (json) sink_putc(f, '"');
         print_decimal(f, v, c->decimal_scale);
-        if (json) fputc('"', f);
+        if (json) sink_putc(f, '"');
         return;
     case PQ_LOGICAL_DATE: break;
     case PQ_LOGICAL_TIME_MILLIS: case PQ_LOGICAL_TIME_MICROS: case PQ_LOGICAL_TIME_NANOS:
     case PQ_LOGICAL_TIMESTAMP_MILLIS: case PQ_LOGICAL_TIMESTAMP_MICROS:
     case PQ_LOGICAL_TIMESTAMP_NANOS: break;
-    case PQ_LOGICAL_UINT32: fprintf(f, "%" PRIu32, (uint32_t)v); return;
-    case PQ_LOGICAL_UINT64: fprintf(f, "%" PRIu64, (uint64_t)v); return;
-    case PQ_LOGICAL_UINT8: fprintf(f, "%u", (unsigned)(uint8_t)v); return;
-    case PQ_LOGICAL_UINT16: fprintf(f, "%u", (unsigned)(uint16_t)v); return;
-    default: fprintf(f, "%" PRId64, v); return;
+    case PQ_LOGICAL_UINT32: sink_printf(f, "%" PRIu32, (uint32_t)v); return;
+    case PQ_LOGICAL_UINT64: sink_printf(f, "%" PRIu64, (uint64_t)v); return;
+    case PQ_LOGICAL_UINT8: sink_printf(f, "%u", (unsigned)(uint8_t)v); return;
+    case PQ_LOGICAL_UINT16: sink_printf(f, "%u", (unsigned)(uint16_t)v); return;
+    default: sink_printf(f, "%" PRId64, v); return;
     }
-    if (json) fputc('"', f);
+    if (json) sink_putc(f, '"');
     switch (c->logical) {
     case PQ_LOGICAL_DATE: print_date(f, v); break;
     case PQ_LOGICAL_TIME_MILLIS: print_tod(f, v, 3); break;
@@ -271,11 +275,11 @@ static void print_int(FILE *f, const pq_column_desc *c, int64_t v, bool json)
     case PQ_LOGICAL_TIMESTAMP_MICROS: print_timestamp(f, v, 6, c->is_adjusted_to_utc); break;
     default: print_timestamp(f, v, 9, c->is_adjusted_to_utc); break;
     }
-    if (json) fputc('"', f);
+    if (json) sink_putc(f, '"');
 }
 
 /* INT96: 8 bytes nanoseconds of day then 4 bytes Julian day (unsigned), little-endian. */
-static void print_int96(FILE *f, const uint8_t *p, bool json)
+static void print_int96(cli_sink *f, const uint8_t *p, bool json)
 {
     int64_t nanos;
     uint32_t jd; /* unsigned, as Arrow reads it */
@@ -283,21 +287,21 @@ static void print_int96(FILE *f, const uint8_t *p, bool json)
     memcpy(&jd, p + 8, 4);
     /* pyarrow's arithmetic: wrapping int64 (year 9999 wraps to 1816) */
     uint64_t ns = (uint64_t)((int64_t)jd - 2440588) * UINT64_C(86400000000000) + (uint64_t)nanos;
-    if (json) fputc('"', f);
+    if (json) sink_putc(f, '"');
     print_timestamp(f, (int64_t)ns, 9, false);
-    if (json) fputc('"', f);
+    if (json) sink_putc(f, '"');
 }
 
-void print_value(FILE *f, const pq_column_desc *c, const pq_vec *v, int64_t row, bool json)
+void print_value(cli_sink *f, const pq_column_desc *c, const pq_vec *v, int64_t row, bool json)
 {
     assert(row >= 0 && row < v->length);
     if (!pq_vec_is_valid(v, row)) {
-        fputs(json ? "null" : "", f);
+        sink_puts(f, json ? "null" : "");
         return;
     }
     const uint8_t *p = v->values;
     switch (v->type) {
-    case PQ_BOOLEAN: fputs(pq_bit_get(p, row) ? "true" : "false", f); return;
+    case PQ_BOOLEAN: sink_puts(f, pq_bit_get(p, row) ? "true" : "false"); return;
     case PQ_INT32: { int32_t x; memcpy(&x, p + row * 4, 4); print_int(f, c, x, json); return; }
     case PQ_INT64: { int64_t x; memcpy(&x, p + row * 8, 8); print_int(f, c, x, json); return; }
     case PQ_INT96: print_int96(f, p + row * 12, json); return;
@@ -306,25 +310,29 @@ void print_value(FILE *f, const pq_column_desc *c, const pq_vec *v, int64_t row,
     case PQ_FIXED_LEN_BYTE_ARRAY:
         print_bytes(f, c, p + row * v->type_length, v->type_length, json);
         return;
-    case PQ_BYTE_ARRAY:
-        print_bytes(f, c, v->data + v->offsets[row], v->offsets[row + 1] - v->offsets[row], json);
+    case PQ_BYTE_ARRAY: {
+        int64_t n = v->offsets[row + 1] - v->offsets[row];
+        /* an all-empty batch may have data == NULL: form no NULL + 0 */
+        print_bytes(f, c, n ? v->data + v->offsets[row] : NULL, n, json);
         return;
+    }
     }
 }
 
-void print_rows(FILE *f, print_format fmt, const pq_column_desc *const *cols, const pq_vec *vecs,
+int print_rows(cli_sink *f, print_format fmt, const pq_column_desc *const *cols, const pq_vec *vecs,
                 int ncols, int64_t nrows)
 {
     for (int64_t r = 0; r < nrows; r++) {
-        if (fmt == PRINT_JSONL) fputc('{', f);
+        if (fmt == PRINT_JSONL) sink_putc(f, '{');
         for (int i = 0; i < ncols; i++) {
-            if (i) fputs(fmt == PRINT_TABLE ? " | " : ",", f);
+            if (i) sink_puts(f, fmt == PRINT_TABLE ? " | " : ",");
             if (fmt == PRINT_JSONL) {
                 print_json_string(f, (const uint8_t *)cols[i]->name, (int64_t)strlen(cols[i]->name));
-                fputc(':', f);
+                sink_putc(f, ':');
             }
             print_value(f, cols[i], &vecs[i], r, fmt == PRINT_JSONL);
         }
-        fputs(fmt == PRINT_JSONL ? "}\n" : "\n", f);
+        if (sink_puts(f, fmt == PRINT_JSONL ? "}\n" : "\n")) break; /* sticky: stop early */
     }
+    return f->err;
 }

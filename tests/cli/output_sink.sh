@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# tests/cli/output_sink.sh: write errors of the output (issue 18, defect 6; cli/sink.c).
+# For scan --format table|csv|jsonl|count, meta and meta --json (and, for /dev/full only,
+# version, serve, gen's summary line, bench's table and bench --json FILE):
+#  - stdout on /dev/full: exit status 1 and "ringscan: error writing standard output: No
+#    space left on device" on stderr (before the fix: status 0, no message);
+#  - stdout into `head -c 100` (a pipe closed early, output far beyond the pipe buffer for the
+#    row formats): no message on stderr, the process ends (bounded by timeout), status 0 or
+#    141 (128 + SIGPIPE; always 141 for the row formats, whose output cannot fit the pipe);
+#  - a normal run: as many lines as before (header + rows), the same bytes into a file as
+#    into a pipe, and the count line's row count equal to the file's.
+source "$(dirname "$0")/lib.bash"
+LIMIT=60
+data="$dir/li.parquet"
+"$R" gen lineitem --sf 0.01 -o "$data" >/dev/null || { bad "gen"; summary output_sink; exit 1; }
+rows=$("$R" meta "$data" | sed -n 's/^rows: //p')
+check '[ "$rows" -gt 50000 ]' "meta rows of the sf=0.01 file: '$rows'"
+
+# one command line per case: name and arguments after `ringscan`
+cases=("table|scan $data --format table" "csv|scan $data --format csv"
+       "jsonl|scan $data --format jsonl" "count|scan $data --format count"
+       "meta|meta $data" "meta_json|meta $data --json")
+msg="ringscan: error writing standard output: No space left on device"
+
+full_case() { # name, args...
+    local name=$1; shift
+    timeout "$LIMIT" "$R" "$@" >/dev/full 2>"$dir/err"
+    local rc=$?
+    check '[ "$rc" -eq 1 ]' "$name > /dev/full: exit status $rc, want 1"
+    check 'grep -qxF "$msg" "$dir/err"' "$name > /dev/full: stderr '$(head -c 300 "$dir/err")'"
+}
+
+pipe_case() { # name, args...
+    local name=$1; shift
+    timeout "$LIMIT" "$R" "$@" 2>"$dir/err" | head -c 100 >"$dir/head"
+    local rc=${PIPESTATUS[0]}
+    check '[ ! -s "$dir/err" ]' "$name | head: stderr '$(head -c 300 "$dir/err")'"
+    check '[ "$(wc -c <"$dir/head")" -eq 100 ] || [ "$name" = count ]' "$name | head: short read"
+    case $name in
+    table | csv | jsonl) check '[ "$rc" -eq 141 ]' "$name | head: exit status $rc, want 141" ;;
+    *) check '[ "$rc" -eq 0 ] || [ "$rc" -eq 141 ]' "$name | head: exit status $rc" ;;
+    esac
+}
+
+normal_case() { # name, args...
+    local name=$1; shift
+    timeout "$LIMIT" "$R" "$@" >"$dir/out" 2>"$dir/err"
+    local rc=$?
+    check '[ "$rc" -eq 0 ] && [ ! -s "$dir/err" ]' "$name: exit status $rc, stderr '$(head -c 300 "$dir/err")'"
+    timeout "$LIMIT" "$R" "$@" 2>/dev/null | cat >"$dir/piped"
+    check 'cmp -s "$dir/out" "$dir/piped"' "$name: file and pipe output differ"
+    local lines; lines=$(wc -l <"$dir/out")
+    case $name in
+    table | csv) check '[ "$lines" -eq $((rows + 1)) ]' "$name: $lines lines, want $((rows + 1))" ;;
+    jsonl) check '[ "$lines" -eq "$rows" ]' "$name: $lines lines, want $rows" ;;
+    count) check 'grep -qE "^rows $rows checksum [0-9]+$" "$dir/out"' "$name: '$(cat "$dir/out")'" ;;
+    meta) check 'grep -qx "rows: $rows" "$dir/out"' "meta: no 'rows: $rows' line" ;;
+    meta_json) check '[ "$lines" -eq 1 ] && grep -q "^{\"num_rows\": $rows," "$dir/out"' "meta --json: '$(head -c 200 "$dir/out")'" ;;
+    esac
+}
+
+for c in "${cases[@]}"; do
+    name=${c%%|*}
+    read -r -a args <<<"${c#*|}"
+    full_case "$name" "${args[@]}"
+    pipe_case "$name" "${args[@]}"
+    normal_case "$name" "${args[@]}"
+done
+
+# the other commands that print results through the same sink
+full_case version version
+full_case serve serve <<<"$data	--format	count"
+full_case gen_summary gen demo-types --rows 100 -o "$dir/demo.parquet"
+# bench --json FILE: a failed write of the report file names it and fails the bench
+bargs=(bench --data "$dir" --sf 0.01 --rounds 1 --shapes lineitem_prune --no-floor)
+timeout "$LIMIT" "$R" "${bargs[@]}" --json /dev/full >/dev/null 2>"$dir/err"
+rc=$?
+check '[ "$rc" -eq 1 ]' "bench --json /dev/full: exit status $rc, want 1"
+check 'grep -qxF "ringscan: bench: error writing /dev/full: No space left on device" "$dir/err"' \
+    "bench --json /dev/full: stderr '$(tail -c 300 "$dir/err")'"
+full_case bench_table "${bargs[@]}"
+summary output_sink
