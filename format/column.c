@@ -217,11 +217,8 @@ static int delta_ints(const uint8_t *p, size_t len, int64_t n, pq_vec *out, pq_e
 {
     pq_delta_dec d;
     int64_t base = out->length;
-    int rc = pq_delta_init(&d, p, len, out->type == PQ_INT32, n, e);
-    if (rc == 0 && d.total != n)
-        return pq_errf(e, RINGSCAN_EFORMAT, -1, "DELTA_BINARY_PACKED header declares %lld "
-                       "values, the page has %lld", (long long)d.total, (long long)n);
-    if (rc == 0) rc = pq_delta_decode(&d, n, out);
+    int rc = pq_delta_init(&d, p, len, out->type == PQ_INT32, n, e); /* total <= n */
+    if (rc == 0) rc = pq_delta_decode(&d, n, out);                     /* total >= n */
     if (rc == 0 && pq_delta_used(&d) != len) {
         out->length = base;
         return err_leftover(e, "DELTA_BINARY_PACKED", pq_delta_used(&d), len, n);
@@ -236,10 +233,7 @@ static int delta_bytes(const uint8_t *p, size_t len, int64_t n, bool prefixed, p
     const char *what = prefixed ? "DELTA_BYTE_ARRAY" : "DELTA_LENGTH_BYTE_ARRAY";
     int64_t base = out->length, data0 = out->data_len;
     int rc = prefixed ? pq_dba_init(&d, p, len, n, e) : pq_dlba_init(&d, p, len, n, e);
-    if (rc == 0 && pq_dba_count(&d) != n)
-        rc = pq_errf(e, RINGSCAN_EFORMAT, -1, "%s header declares %lld values, the page has %lld",
-                     what, (long long)pq_dba_count(&d), (long long)n);
-    if (rc == 0) rc = pq_dba_next(&d, n, out);
+    if (rc == 0) rc = pq_dba_next(&d, n, out); /* init: count <= n; next: count >= n */
     if (rc == 0 && d.data != d.end) {
         rc = err_leftover(e, what, (size_t)(d.data - d.base), len, n);
         out->length = base, out->data_len = data0;
