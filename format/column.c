@@ -659,8 +659,11 @@ int pq_colr_chunk(pq_col_reader *r, const pq_chunk_meta *cm, const uint8_t *buf,
         if (rc) return rc;
         assert(used > 0 && used <= len - pos);
         pos += used;
+        if (rows > want - got) /* got < want, so want - got cannot overflow */
+            return err_at(r, e, RINGSCAN_EFORMAT, file_off + (int64_t)pos,
+                          "column chunk holds more values than its metadata says");
         got += rows;
-        if (pages > want + 16) break; /* a chunk of empty pages is malformed */
+        if (pages - 16 > want) break; /* a chunk of empty pages is malformed; no overflow */
     }
     if (got != want) {
         pq_errf(e, RINGSCAN_EFORMAT, file_off + (int64_t)pos,
