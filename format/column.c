@@ -82,6 +82,15 @@ static int err_at(pq_col_reader *r, pq_err *e, int status, int64_t off, const ch
     return status;
 }
 
+/* A decoder that stopped short of the bytes the page gives it: the page's counts and its data
+ * disagree, which is corruption (a flipped bit in a count, a length or a run header). */
+static int err_leftover(pq_err *e, const char *what, size_t used, size_t len, int64_t n)
+{
+    assert(used != len);
+    return pq_errf(e, RINGSCAN_EFORMAT, -1, "%s: the page's %lld values end at byte %zu of %zu",
+                   what, (long long)n, used, len);
+}
+
 /* Decompresses src (src_len) into r->scratch (dst_len bytes); sets *out. */
 static int decompress(pq_col_reader *r, const uint8_t *src, size_t src_len, size_t dst_len,
                       bool compressed, int64_t off, const uint8_t **out, pq_err *e)
@@ -168,6 +177,7 @@ static int def_levels(pq_col_reader *r, const uint8_t *p, size_t len, int64_t n,
         rc = v1 ? pq_rle_init_v1(&d, p, len, 1, used, e) : pq_rle_init(&d, p, len, 1, e);
         if (!v1) *used = len;
         if (rc == 0) rc = pq_rle_get(&d, r->levels, n);
+        if (rc == 0) rc = pq_rle_finish(&d); /* the runs cover exactly n levels */
     }
     if (rc) return rc;
     int64_t ones = 0;
@@ -198,6 +208,8 @@ static int bool_rle(const uint8_t *p, size_t len, int64_t n, pq_vec *out, pq_err
         for (int64_t i = 0; i < k; i++) pq_bit_set(out->values, out->length + done + i, tmp[i] & 1);
         done += k;
     }
+    if ((rc = pq_rle_finish(&d))) return rc;
+    if (used != len) return err_leftover(e, "RLE BOOLEAN", used, len, n);
     out->length += n;
     return 0;
 }
@@ -205,32 +217,77 @@ static int bool_rle(const uint8_t *p, size_t len, int64_t n, pq_vec *out, pq_err
 static int delta_ints(const uint8_t *p, size_t len, int64_t n, pq_vec *out, pq_err *e)
 {
     pq_delta_dec d;
-    int rc = pq_delta_init(&d, p, len, out->type == PQ_INT32, n, e);
-    return rc ? rc : pq_delta_decode(&d, n, out);
+    int64_t base = out->length;
+    int rc = pq_delta_init(&d, p, len, out->type == PQ_INT32, n, e); /* total <= n */
+    if (rc == 0) rc = pq_delta_decode(&d, n, out);                     /* total >= n */
+    if (rc == 0 && pq_delta_used(&d) != len) {
+        out->length = base;
+        return err_leftover(e, "DELTA_BINARY_PACKED", pq_delta_used(&d), len, n);
+    }
+    return rc;
 }
 
 static int delta_bytes(const uint8_t *p, size_t len, int64_t n, bool prefixed, pq_vec *out,
                        pq_err *e)
 {
     pq_dba_dec d;
+    const char *what = prefixed ? "DELTA_BYTE_ARRAY" : "DELTA_LENGTH_BYTE_ARRAY";
+    int64_t base = out->length, data0 = out->data_len;
     int rc = prefixed ? pq_dba_init(&d, p, len, n, e) : pq_dlba_init(&d, p, len, n, e);
-    if (rc == 0) rc = pq_dba_next(&d, n, out);
+    if (rc == 0) rc = pq_dba_next(&d, n, out); /* init: count <= n; next: count >= n */
+    if (rc == 0 && d.data != d.end) {
+        rc = err_leftover(e, what, (size_t)(d.data - d.base), len, n);
+        out->length = base, out->data_len = data0;
+    }
     pq_dba_free(&d);
     return rc;
 }
 
-/* Appends nn dictionary indices (an RLE_DICTIONARY body) to out, an INT32 vector with room. */
-static int dict_indices(const uint8_t *p, size_t len, int64_t nn, pq_vec *out, pq_err *e)
+/* Decodes exactly nn dictionary indices (an RLE_DICTIONARY body) into idx, each checked
+ * against the dictionary's dict_len values. */
+static int dict_index_run(const uint8_t *p, size_t len, int64_t nn, int64_t dict_len,
+                          uint32_t *idx, pq_err *e)
 {
-    assert(out->type == PQ_INT32 && out->values_cap >= (out->length + nn) * 4);
-    if (nn == 0) return 0; /* an all-null page: values may still be unallocated */
     pq_rle_dec d;
     int rc = pq_rle_init_dict(&d, p, len, e);
     if (rc) return rc;
-    rc = pq_rle_get(&d, (uint32_t *)(void *)(out->values + (size_t)out->length * 4), nn);
+    rc = pq_rle_get(&d, idx, nn);
     if (rc) return pq_errf(e, rc, -1, "dictionary indices end before the page's %lld values", (long long)nn);
+    if ((rc = pq_rle_finish(&d))) return rc;
+    uint32_t max = 0;
+    for (int64_t i = 0; i < nn; i++) max = idx[i] > max ? idx[i] : max;
+    if (nn > 0 && (int64_t)max >= dict_len)
+        return pq_errf(e, RINGSCAN_EFORMAT, -1,
+                       "dictionary index %u out of range (dictionary has %lld values)", max,
+                       (long long)dict_len);
+    return 0;
+}
+
+/* Appends nn dictionary indices (an RLE_DICTIONARY body) to out, an INT32 vector with room. */
+static int dict_indices(const uint8_t *p, size_t len, int64_t nn, int64_t dict_len, pq_vec *out,
+                        pq_err *e)
+{
+    assert(out->type == PQ_INT32 && out->values_cap >= (out->length + nn) * 4);
+    if (nn == 0) return 0; /* an all-null page: values may still be unallocated */
+    uint32_t *idx = (uint32_t *)(void *)(out->values + (size_t)out->length * 4);
+    int rc = dict_index_run(p, len, nn, dict_len, idx, e);
+    if (rc) return rc;
     out->length += nn;
     return 0;
+}
+
+/* PLAIN values: exactly the page's value bytes (leftover bytes mean a corrupt count). */
+static int plain_values(const uint8_t *p, size_t len, int64_t nn, pq_vec *out, pq_err *e)
+{
+    int64_t base = out->length, data0 = out->data_len;
+    size_t used = 0;
+    int rc = pq_plain_decode(p, len, nn, out, &used, e);
+    if (rc == 0 && used != len) {
+        out->length = base;
+        if (out->type == PQ_BYTE_ARRAY) out->data_len = data0;
+        return err_leftover(e, "PLAIN", used, len, nn);
+    }
+    return rc;
 }
 
 /* Appends nn non-null values encoded with enc to out. */
@@ -238,17 +295,22 @@ static int values(pq_col_reader *r, pq_encoding enc, const uint8_t *p, size_t le
                   pq_vec *out, pq_err *e)
 {
     pq_physical t = r->col->physical;
-    size_t used;
     switch (enc) {
-    case PQ_ENC_PLAIN: return pq_plain_decode(p, len, nn, out, &used, e);
+    case PQ_ENC_PLAIN: return plain_values(p, len, nn, out, e);
     case PQ_ENC_PLAIN_DICTIONARY:
     case PQ_ENC_RLE_DICTIONARY: {
         const pq_vec *dict = dict_of(r);
         if (!dict)
             return pq_errf(e, RINGSCAN_EFORMAT, -1, "dictionary-encoded page without a dictionary");
         pq_rle_dec d;
+        int64_t base = out->length, data0 = out->data_len;
         int rc = pq_rle_init_dict(&d, p, len, e);
-        return rc ? rc : pq_dict_decode(dict, &d, nn, out, e);
+        if (rc == 0) rc = pq_dict_decode(dict, &d, nn, out, e);
+        if (rc == 0 && (rc = pq_rle_finish(&d))) {
+            out->length = base;
+            if (out->type == PQ_BYTE_ARRAY) out->data_len = data0;
+        }
+        return rc;
     }
     case PQ_ENC_RLE:
         if (t != PQ_BOOLEAN) break;
@@ -340,9 +402,7 @@ static int dict_selected(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64
 {
     int rc = scratch_reserve((void **)&r->idx, &r->idx_cap, (size_t)(nn + 1) * sizeof(uint32_t));
     if (rc == 0) rc = scratch_reserve((void **)&r->sel_buf, &r->sel_cap, (size_t)(2 * sel->n + 1) * sizeof(uint32_t));
-    pq_rle_dec d;
-    if (rc == 0) rc = pq_rle_init_dict(&d, vp, vlen, e);
-    if (rc == 0) rc = pq_rle_get(&d, r->idx, nn);
+    if (rc == 0) rc = dict_index_run(vp, vlen, nn, dict_of(r)->length, r->idx, e);
     if (rc) return rc;
     bool nulls = nn < n;
     uint32_t *gather = r->sel_buf, *lv = r->sel_buf + sel->n;
@@ -377,14 +437,22 @@ static int dict_selected(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64
 static int plain_selected(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n,
                           const page_sel *sel, pq_vec *out, pq_err *e)
 {
-    int64_t base = out->length;
+    int64_t base = out->length, data0 = out->data_len;
     int rc = 0;
+    size_t used = vlen;
     if (out->type != PQ_BYTE_ARRAY) {
+        used = (size_t)n * (size_t)pq_fixed_width(out->type, out->type_length);
         rc = pq_plain_select_fixed(vp, vlen, n, sel->rows, sel->n, out, e);
     } else {
         size_t bytes = (size_t)(sel->n + 1) * sizeof(uint32_t);
         rc = scratch_reserve((void **)&r->sel_buf, &r->sel_cap, bytes);
-        if (rc == 0) rc = pq_plain_select_ba(vp, vlen, n, sel->rows, sel->n, r->sel_buf, out, e);
+        if (rc == 0)
+            rc = pq_plain_select_ba(vp, vlen, n, sel->rows, sel->n, r->sel_buf, out, &used, e);
+    }
+    if (rc == 0 && used != vlen) {
+        out->length = base;
+        if (out->type == PQ_BYTE_ARRAY) out->data_len = data0;
+        return err_leftover(e, "PLAIN", used, vlen, n);
     }
     if (rc == 0) set_validity(out, base, NULL, sel->n, 0);
     return rc;
@@ -450,7 +518,8 @@ static int data_page(pq_col_reader *r, const pq_page_header *h, const page_body 
     }
     int rc = pq_vec_reserve(out, n, 0);
     if (rc) return rc;
-    rc = as_idx ? dict_indices(vp, vlen, nn, out, e) : values(r, h->encoding, vp, vlen, nn, out, e);
+    rc = as_idx ? dict_indices(vp, vlen, nn, dict_of(r)->length, out, e)
+                : values(r, h->encoding, vp, vlen, nn, out, e);
     if (rc) {
         out->length = base;
         if (out->type == PQ_BYTE_ARRAY) out->data_len = out->offsets[base];
@@ -591,8 +660,11 @@ int pq_colr_chunk(pq_col_reader *r, const pq_chunk_meta *cm, const uint8_t *buf,
         if (rc) return rc;
         assert(used > 0 && used <= len - pos);
         pos += used;
+        if (rows > want - got) /* got < want, so want - got cannot overflow */
+            return err_at(r, e, RINGSCAN_EFORMAT, file_off + (int64_t)pos,
+                          "column chunk holds more values than its metadata says");
         got += rows;
-        if (pages > want + 16) break; /* a chunk of empty pages is malformed */
+        if (pages - 16 > want) break; /* a chunk of empty pages is malformed; no overflow */
     }
     if (got != want) {
         pq_errf(e, RINGSCAN_EFORMAT, file_off + (int64_t)pos,

@@ -13,7 +13,13 @@
  *  4. The dictionary belongs to the reader and lives until pq_colr_free or the next dictionary
  *     page; dictionary-encoded pages before any dictionary page are EFORMAT.
  *  5. Scratch buffers (decompression, levels, indices) grow to the largest page seen, never
- *     past the limits, and are reused across pages: no allocation per row. */
+ *     past the limits, and are reused across pages: no allocation per row.
+ *  6. A page is consumed exactly as its header declares: the decompressed size equals
+ *     uncompressed_size (codec.c), the level runs end with num_values (at most the padding of
+ *     a last bit-packed group left), and the value decoder ends at the end of the page (PLAIN,
+ *     DELTA_*, BYTE_STREAM_SPLIT, RLE booleans; dictionary indices also lie inside the
+ *     dictionary). Anything else is EFORMAT naming the page body's file offset and the column:
+ *     without a frame checksum it is how a corrupted zstd page shows. */
 #ifndef RINGSCAN_FORMAT_COLUMN_H
 #define RINGSCAN_FORMAT_COLUMN_H
 #include <stdbool.h>

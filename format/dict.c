@@ -30,6 +30,11 @@ int pq_dict_decode_page(const uint8_t *buf, size_t len, int64_t num_values, pq_v
     pq_vec_clear(dict);
     size_t used = 0;
     int rc = pq_plain_decode(buf, len, num_values, dict, &used, err);
+    if (rc == 0 && used != len) { /* leftover bytes: the count or a length is corrupt */
+        pq_vec_clear(dict);
+        rc = pq_errf(err, RINGSCAN_EFORMAT, -1, "PLAIN: %lld values end at byte %zu of %zu",
+                     (long long)num_values, used, len);
+    }
     if (rc && err) {
         char m[sizeof err->msg];
         memcpy(m, err->msg, sizeof m);

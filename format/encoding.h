@@ -64,6 +64,7 @@ typedef struct pq_rle_dec {
     uint32_t rle_value;
     uint32_t bp_left;              /* values left in the current bit-packed run (that fit) */
     uint32_t bp_short;             /* 1 when the bit-packed run was cut by the buffer end */
+    uint32_t bp_missing;           /* values of that cut run that did not fit (0 if not cut) */
     uint32_t grp_pos, grp_len;     /* buffered values of a partially consumed 8-group */
     uint32_t grp[8];
     pq_err *err;
@@ -86,6 +87,11 @@ int64_t pq_rle_next(pq_rle_dec *d, uint32_t *out, int64_t n);
 int pq_rle_get(pq_rle_dec *d, uint32_t *out, int64_t n);
 /* Skips exactly n values (same errors as pq_rle_get). */
 int pq_rle_skip(pq_rle_dec *d, int64_t n);
+/* After a page's last value: 0 when the data ended with it - no RLE values left, fewer than 8
+ * values of a bit-packed run left (the padding of its last group), no further runs or bytes.
+ * Else EFORMAT "... continue past the page's values": the runs declared more values than the
+ * page, so levels or values and the header disagree (corruption). */
+int pq_rle_finish(pq_rle_dec *d);
 
 /* Legacy BIT_PACKED levels (deprecated, MSB-first, no length prefix): decodes n values of
  * bit_width (0..32) from buf; *used = ceil(n*bit_width/8). EFORMAT when buf is too short. */
@@ -126,9 +132,10 @@ int pq_plain_decode_ba(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, s
                        pq_err *err);
 /* BYTE_ARRAY PLAIN, selected values only: of the n values in buf, those at the nsel
  * ascending indices sel (each below n) are appended to out. Every length prefix is checked
- * as pq_plain_decode_ba checks it; at is scratch for nsel positions; len < 2^32. */
+ * as pq_plain_decode_ba checks it; at is scratch for nsel positions; len < 2^32. *used =
+ * bytes the n values take (the caller checks it against the page). */
 int pq_plain_select_ba(const uint8_t *buf, size_t len, int64_t n, const uint32_t *sel,
-                       int64_t nsel, uint32_t *at, pq_vec *out, pq_err *err);
+                       int64_t nsel, uint32_t *at, pq_vec *out, size_t *used, pq_err *err);
 /* Dispatch on out->type to the three above (BOOLEAN uses bit_offset 0, *used in bytes
  * rounded up). */
 int pq_plain_decode(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, size_t *used,

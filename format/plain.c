@@ -203,8 +203,9 @@ int pq_plain_decode_ba(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, s
 }
 
 int pq_plain_select_ba(const uint8_t *buf, size_t len, int64_t n, const uint32_t *sel,
-                       int64_t nsel, uint32_t *at, pq_vec *out, pq_err *err)
+                       int64_t nsel, uint32_t *at, pq_vec *out, size_t *used, pq_err *err)
 {
+    *used = 0;
     assert(out->type == PQ_BYTE_ARRAY && nsel >= 0 && nsel <= n && (sel || nsel == 0));
     assert(len <= UINT32_MAX);
     int rc = check_count(n, err, "PLAIN BYTE_ARRAY");
@@ -222,6 +223,7 @@ int pq_plain_select_ba(const uint8_t *buf, size_t len, int64_t n, const uint32_t
         }
     }
     assert(j == nsel);
+    *used = pos;
     if (total > (uint64_t)(PQ_ENC_MAX_BYTES - out->data_len)) return ba_room_err(err);
     if ((rc = pq_vec_reserve(out, nsel, (int64_t)total + BA_SLACK))) return rc;
     int32_t *off = out->offsets + out->length;

@@ -181,9 +181,11 @@ static int rle_header(pq_rle_dec *d)
         if (need <= avail) {
             d->bp_left = (uint32_t)(groups * 8);
             d->bp_short = 0;
+            d->bp_missing = 0;
         } else {
             d->bp_left = (uint32_t)(avail * 8 / bw); /* bw > 0 here since need > avail */
             d->bp_short = 1;
+            d->bp_missing = (uint32_t)(groups * 8) - d->bp_left;
         }
         return 0;
     }
@@ -305,6 +307,20 @@ int pq_rle_skip(pq_rle_dec *d, int64_t n)
         if (rc) return rc;
         n -= k;
     }
+    return 0;
+}
+
+int pq_rle_finish(pq_rle_dec *d)
+{
+    if (d->status) return d->status;
+    if (d->rle_left)
+        return rle_fail(d, "an RLE run continues %u values past the page's values", d->rle_left);
+    uint64_t bp = (uint64_t)d->bp_left + d->bp_missing + (d->grp_len - d->grp_pos);
+    if (bp >= 8)
+        return rle_fail(d, "a bit-packed run continues %llu values past the page's values",
+                        (unsigned long long)bp);
+    if (d->p != d->end && !(d->bit_width == 0 && d->end == d->base))
+        return rle_fail(d, "%td bytes of runs continue past the page's values", d->end - d->p);
     return 0;
 }
 
