@@ -87,9 +87,11 @@ int64_t pq_rle_next(pq_rle_dec *d, uint32_t *out, int64_t n);
 int pq_rle_get(pq_rle_dec *d, uint32_t *out, int64_t n);
 /* Skips exactly n values (same errors as pq_rle_get). */
 int pq_rle_skip(pq_rle_dec *d, int64_t n);
-/* After a page's last value: 0 when the data ended with it - no RLE values left, fewer than 8
- * values of a bit-packed run left (the padding of its last group), no further runs or bytes.
- * Else EFORMAT "... continue past the page's values": the runs declared more values than the
+/* After a page's last value: 0 when the data ended with it - no RLE values left and no
+ * further runs or bytes - or inside a bit-packed run whose groups are all present (its
+ * remaining values are padding: DuckDB ends runs on whole groups well past the last value,
+ * and pyarrow reads those files). Else
+ * EFORMAT "... continue past the page's values": the runs declared more values than the
  * page, so levels or values and the header disagree (corruption). */
 int pq_rle_finish(pq_rle_dec *d);
 
