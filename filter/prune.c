@@ -189,8 +189,10 @@ int32_t flt_prune_pages(const flt_pred *p, const pq_column_index *ci, bool order
             if (!null_page && order_usable && ci->min && ci->max)
                 b.has = decode_plain(p, ci->min[i], ci->min_len[i], &b.lo) &&
                         decode_plain(p, ci->max[i], ci->max_len[i], &b.hi);
+            int64_t rows = page_rows ? page_rows[i] : -1;
             int64_t nulls = ci->has_null_counts ? ci->null_counts[i] : -1;
-            r = decide(p, terms, &b, nulls, page_rows ? page_rows[i] : -1, null_page);
+            if (nulls < 0 || (rows >= 0 && nulls > rows)) nulls = -1; /* impossible: unknown */
+            r = decide(p, terms, &b, nulls, rows, null_page);
         }
         if (r != FLT_CANNOT_MATCH) keep[i >> 6] |= UINT64_C(1) << (i & 63), kept++;
         if (r == FLT_ALL_MATCH && all) all[i >> 6] |= UINT64_C(1) << (i & 63);
