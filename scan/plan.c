@@ -388,7 +388,7 @@ static int plan_cuts(scan_t *s, plan_index *x, int rg, int64_t **cuts)
         int64_t goal = n * c / want;
         while (pg < oi->npages && oi->pages[pg].first_row_index < goal) pg++;
         if (pg == oi->npages) break;
-        if (oi->pages[pg].first_row_index > (*cuts)[m] && oi->pages[pg].first_row_index < n) {
+        if (oi->pages[pg].first_row_index > (*cuts)[m]) { /* < n: pq_offset_index_valid */
             assert(m + 1 < ncuts);
             (*cuts)[++m] = oi->pages[pg].first_row_index;
         }

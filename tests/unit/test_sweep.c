@@ -189,20 +189,21 @@ static void body_mutant(const base *b, const char *kind, shift_fn shift, const t
     uint8_t enc[10];
     size_t el = tw_zigzag(v, enc);
     int64_t delta = (int64_t)el - (int64_t)sp->len;
-    pq_file_meta m = b->meta; /* shallow: the chunk arrays are restored below */
-    pq_chunk_meta *save = malloc(sizeof *save * (size_t)(m.nrow_groups * m.ncolumns) + 1);
-    for (int32_t rg = 0; rg < m.nrow_groups; rg++)
-        memcpy(save + rg * m.ncolumns, m.row_groups[rg].chunks, sizeof *save * (size_t)m.ncolumns);
-    bool had[64];
-    for (int32_t rg = 0; rg < m.nrow_groups && rg < 64; rg++) had[rg] = m.row_groups[rg].has_file_offset;
+    /* a copy of the row groups and chunks to shift; the rest is shared with b->meta */
+    pq_file_meta m = b->meta;
+    size_t ng = (size_t)m.nrow_groups, nc = (size_t)m.ncolumns;
+    pq_row_group *groups = malloc(sizeof *groups * ng + 1);
+    pq_chunk_meta *chunks = malloc(sizeof *chunks * ng * nc + 1);
+    for (size_t rg = 0; rg < ng; rg++) {
+        groups[rg] = m.row_groups[rg];
+        groups[rg].chunks = memcpy(chunks + rg * nc, m.row_groups[rg].chunks, sizeof *chunks * nc);
+    }
+    m.row_groups = groups;
     shift(&m, (int64_t)sp->at, delta);
     pq_buf f = {0};
     int rc = pq_write_file_meta(&f, &m);
-    for (int32_t rg = 0; rg < m.nrow_groups; rg++) {
-        memcpy(m.row_groups[rg].chunks, save + rg * m.ncolumns, sizeof *save * (size_t)m.ncolumns);
-        if (rg < 64) m.row_groups[rg].has_file_offset = had[rg];
-    }
-    free(save);
+    free(groups);
+    free(chunks);
     CHECK_EQ_I64(rc, 0);
     size_t body = b->meta_at + delta, n = body + f.len + 8;
     uint8_t *d = malloc(n);
