@@ -1,6 +1,7 @@
 /* scan/api.c: the public API (ringscan.h) over pqfile.h, scan.h and arrow.h. */
 #include "ringscan.h"
 #include "common/fail.h"
+#include "common/status.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -25,15 +26,7 @@ struct ringscan_scan {
 
 const char *ringscan_strerror(int status)
 {
-    switch (status) {
-    case 0: return "ok";
-    case RINGSCAN_EFORMAT: return "invalid Parquet file";
-    case RINGSCAN_EUNSUPPORTED: return "unsupported Parquet feature";
-    case RINGSCAN_ELIMIT: return "limit exceeded";
-    case RINGSCAN_EPARSE: return "filter expression did not parse";
-    case RINGSCAN_ECHECKSUM: return "page checksum mismatch";
-    default: return status < 0 && status > -4096 ? strerror(-status) : "unknown status";
-    }
+    return status_text(status);
 }
 
 /* "PATH: message (offset N, column C)" into err; returns rc. */

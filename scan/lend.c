@@ -1,7 +1,7 @@
 /* scan/lend.c: a thief's columns lent by the core it stole from, instead of read again.
  *
- * A steal (unit.c) takes the later splits of another core's unit. When the owner had already
- * requested the unit's columns, that request covers the stolen splits' bytes too (unit.c
+ * A steal (fetch.c) takes the later splits of another core's unit. When the owner had already
+ * requested the unit's columns, that request covers the stolen splits' bytes too (fetch.c
  * invariant 4), so reading them again would cost a read call per column (a request on object
  * storage) for bytes already fetched. Instead the thief's request for a column is a lend: a
  * future the owner resolves from its own request.
@@ -19,13 +19,13 @@
  *     owner never wanted the column, released it, or its read failed), reads the range itself
  *     and resolves from that read (the fallback is what a steal did before).
  * A lend dropped by the thief before the reply is freed when the reply arrives. A core does
- * not end while lends it made are unanswered or reading (scan.c worker: lends_out), so
+ * not end while lends it made are unanswered or reading (scan_fetch_drained: lends_out), so
  * neither core's executor stops while a lend is in flight (exec_post never meets
  * -ESHUTDOWN here). At most scan_lends_max lends per core are out (more read for themselves),
  * so the messages in any inbox stay below its capacity and a post always finds room.
  *
  * Accounting: lent bytes were read and counted once, by the owner's request, which the lend
- * marks used; the lent copy is marked shared (split.c discard and unit.c unit_release count
+ * marks used; the lent copy is marked shared (task_pieces.c discard and fetch.c unit_release count
  * len - shared as wasted), so nothing is counted twice. A unit stolen whole is the exception:
  * its pieces are taken from it, and the copy's bytes count as the thief decodes or drops
  * them, as if it had read them. */
@@ -36,12 +36,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scan/scan_impl.h"
 #include "common/fail.h"
+#include "scan/fetch_impl.h"
 
 typedef struct lend {
-    scan_t *s;
-    scan_core *thief;          /* its io context reads the fallback */
+    scan_fetch *fx;
+    scan_fetch_core *thief;          /* its io context reads the fallback */
     int thief_core, src, k;    /* the owner's unit and the slot lent */
     uint64_t off, len;         /* the bytes wanted */
     fut_t *p;                  /* the thief's future (uncounted), NULL once dropped */
@@ -57,7 +57,7 @@ typedef struct lend {
     uint64_t own;              /* bytes of the copy the thief accounts for (pre pieces) */
 } lend;
 
-/* The value of a resolved lend: an io_bytes first, as split.c reads it. */
+/* The value of a resolved lend: an io_bytes first, as task_pieces.c reads it. */
 typedef struct lend_value {
     io_bytes b;
     uint8_t *buf;              /* owned copy, or NULL */
@@ -72,56 +72,38 @@ static void lend_value_free(void *v)
     free(lv);
 }
 
-int scan_lends_max(const scan_t *s)
+int scan_lends_max(const scan_fetch *fx)
 {
-    int n = SCAN_INBOX_CAP / (2 * s->o.threads);
-    assert(n >= 8); /* EXEC_THREADS_MAX cores */
+    int n = (SCAN_INBOX_CAP - EXEC_EVENT_INBOX_SLOTS) / (2 * fx->threads);
+    assert(n >= 7); /* EXEC_THREADS_MAX cores */
     return n;
-}
-
-/* Posts fn(ctx) to core; a full inbox is retried (its core drains it without waiting on us).
- * 0 or -ESHUTDOWN. */
-static int try_post(scan_t *s, int core, sched_fn fn, void *ctx)
-{
-    exec_t *e = exec_group_core(s->g, core);
-    int rc;
-    while ((rc = exec_post(e, fn, ctx)) == -EAGAIN) sched_yield(); /* bounded: scan_lends_max */
-    return rc;
-}
-
-/* A lend's post: the protocol keeps both executors running (header), so it cannot fail. */
-static void post(scan_t *s, int core, sched_fn fn, void *l)
-{
-    int rc = try_post(s, core, fn, l);
-    if (rc) {
-        fprintf(stderr, "ringscan: lend post to core %d failed (%d)\n", core, rc);
-        abort();
-    }
 }
 
 /* ---------------------------------------------------------------------------- owner side */
 
 /* The core running this, which serves a lend from lend_serve until served(): it does not end
- * meanwhile (scan.c drain_lends), so the reads the lend waits for are counted in its io
+ * meanwhile (scan_fetch_drained), so the reads the lend waits for are counted in its io
  * context's figures. */
-static scan_core *server(scan_t *s)
+static scan_fetch_core *server(scan_fetch *fx)
 {
-    return &s->cores[exec_core_index(exec_current())];
+    return &fx->cores[exec_core_index(exec_current())];
 }
 
 /* The owner is done with the lend: posts fn (the reply, or the serve of the next owner). */
 static void served(lend *l, int core, sched_fn fn)
 {
-    scan_core *c = server(l->s);
+    scan_fetch_core *c = server(l->fx);
     assert(c->lends_serving > 0);
     c->lends_serving--;
-    post(l->s, core, fn, l);
+    scan_fetch *fx = l->fx; /* l is the other core's once posted */
+    fetch_post(fx, core, fn, l);
+    exec_event_signal(fx->ev); /* this core may be waiting to end (fetch.h invariant 3) */
 }
 
 static void lend_copy(lend *l)
 {
     const io_bytes *b = fut_status(l->src_f) == 0 ? fut_value(l->src_f) : NULL;
-    const scan_unit *x = &l->s->units[l->src];
+    const scan_unit *x = &l->fx->units[l->src];
     uint64_t rel = l->off - x->off[l->k];
     size_t n = !b || rel >= b->len ? 0 : (size_t)(b->len - rel < l->len ? b->len - rel : l->len);
     if (b && (l->buf = fail_malloc(n ? n : 1))) {
@@ -142,11 +124,11 @@ static void lend_src_ready(fut_t *f, void *ctx)
     served(l, l->thief_core, lend_reply);
 }
 
-/* The pieces of the slot of unit x's one live split that reservation registered (unit.c
+/* The pieces of the slot of unit x's one live split that reservation registered (fetch.c
  * prefetch), all within the lend's range: how many, or -1 when one is missing or outside. */
 static int pre_pieces(const lend *l, const scan_unit *x)
 {
-    const scan_colplan *cp = &l->s->splits[x->pre_split].cols[l->k];
+    const scan_colplan *cp = &l->fx->plan->splits[x->pre_split].cols[l->k];
     if (!x->pre[l->k]) return -1; /* its reservation ran out of memory */
     for (int p = 0; p < cp->npieces; p++) {
         const scan_piece *pc = &cp->pieces[p];
@@ -160,7 +142,7 @@ static int pre_pieces(const lend *l, const scan_unit *x)
  * bytes are the thief's to account for (own): used if it decodes them, else wasted. */
 static void pre_copy(lend *l)
 {
-    const scan_colplan *cp = &l->s->splits[l->s->units[l->src].pre_split].cols[l->k];
+    const scan_colplan *cp = &l->fx->plan->splits[l->fx->units[l->src].pre_split].cols[l->k];
     bool ok = !l->pre_failed && (l->buf = fail_malloc(l->len ? l->len : 1)) != NULL;
     uint64_t pos = 0;
     for (int p = 0; ok && p < l->npre; p++) {
@@ -183,7 +165,7 @@ static void pre_copy(lend *l)
         l->own = 0;
     }
     for (int p = 0; p < l->npre; p++) {
-        if (!ok) scan_discarded(l->s, l->pre[p]); /* read and not lent */
+        if (!ok) scan_fetch_discarded(l->fx, l->pre[p]); /* read and not lent */
         fut_unref(l->pre[p]);
     }
     free(l->pre);
@@ -229,22 +211,22 @@ static void serve_pre(lend *l, scan_unit *x)
 static void lend_serve(void *ctx)
 {
     lend *l = ctx;
-    scan_unit *x = &l->s->units[l->src];
+    scan_unit *x = &l->fx->units[l->src];
     assert(atomic_load(&x->owner) == exec_core_index(exec_current()));
-    server(l->s)->lends_serving++;
+    server(l->fx)->lends_serving++;
     if (x->pre && !x->shared) {
         serve_pre(l, x);
         return;
     }
     fut_t *f = x->f ? x->f[l->k] : NULL;
-    if (!f && x->f && scan_policy_wants_all(l->s)) /* the owner will want it: make it now */
-        f = scan_unit_fut_cover(l->s, l->src, l->k, l->off, l->len);
+    if (!f && x->f && atomic_load_explicit(&l->fx->ahead, memory_order_relaxed)) /* the owner will want it: make it now */
+        f = fetch_unit_fut_cover(l->fx, l->src, l->k, l->off, l->len);
     bool covers = f && l->off >= x->off[l->k] && l->off + l->len <= x->off[l->k] + x->len[l->k];
     if (!covers && x->src >= 0) {
         /* x was stolen too: the unit it came from may hold the bytes (a request made before
          * that steal covers x's splits and so the thief's); x's hold keeps it */
         l->src = x->src;
-        served(l, atomic_load(&l->s->units[l->src].owner), lend_serve);
+        served(l, atomic_load(&l->fx->units[l->src].owner), lend_serve);
         return;
     }
     if (!covers || !fut_is_wanted(f) || (fut_is_ready(f) && fut_status(f) != 0)) {
@@ -276,6 +258,7 @@ static void lend_done(lend *l)
 {
     assert(l->thief->lends_out > 0);
     l->thief->lends_out--;
+    exec_event_signal(l->fx->ev); /* fetch.h invariant 3 */
     lend_free(l);
 }
 
@@ -302,7 +285,7 @@ static void lend_local_ready(fut_t *f, void *ctx)
 /* Reads the range on the thief's core and resolves the lend from that read. */
 static void lend_fallback(lend *l)
 {
-    l->local = io_read(l->thief->io, l->s->f->file, l->off, l->len);
+    l->local = io_read(l->thief->io, l->fx->plan->f->file, l->off, l->len);
     if (!l->local || fut_on_ready(l->local, lend_local_ready, l) != 0) {
         if (l->local) fut_unref(l->local);
         if (l->p) fut_fail(l->p, -ENOMEM, "out of memory");
@@ -316,7 +299,7 @@ static void lend_reply(void *ctx)
     assert(l->posted);
     l->posted = false;
     if (!l->p) { /* dropped meanwhile: what it took to account for was read for nothing */
-        atomic_fetch_add_explicit(&l->s->bytes_discarded, l->own, memory_order_relaxed);
+        atomic_fetch_add_explicit(&l->fx->bytes_discarded, l->own, memory_order_relaxed);
         lend_done(l);
         return;
     }
@@ -331,7 +314,7 @@ static void lend_reply(void *ctx)
         v->buf = l->buf;
         v->b = (io_bytes){.data = l->buf, .len = l->got, .shared = l->got - l->own};
         l->buf = NULL;
-        atomic_fetch_add_explicit(&l->s->lends, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&l->fx->lends, 1, memory_order_relaxed);
         fut_resolve(l->p, v, lend_value_free);
     }
     lend_done(l);
@@ -341,12 +324,12 @@ static void lend_want(void *ctx)
 {
     lend *l = ctx;
     l->thief->lends_out++;
-    if (l->thief->lends_out > scan_lends_max(l->s)) {
+    if (l->thief->lends_out > scan_lends_max(l->fx)) {
         lend_fallback(l);
         return;
     }
     l->posted = true;
-    post(l->s, atomic_load(&l->s->units[l->src].owner), lend_serve, l);
+    fetch_post(l->fx, atomic_load(&l->fx->units[l->src].owner), lend_serve, l);
 }
 
 /* The thief dropped its future: a pending reply or fallback read frees the lend later. */
@@ -357,32 +340,19 @@ static void lend_cancel(void *ctx)
     if (!l->posted && !l->local) lend_free(l);
 }
 
-fut_t *scan_lend(scan_t *s, scan_core *c, int src, int k, uint64_t off, uint64_t len)
+fut_t *scan_fetch_lend(scan_fetch *fx, int core, int src, int k, uint64_t off, uint64_t len)
 {
-    assert(src >= 0 && k >= 0 && k < s->nneed && len > 0);
+    assert(src >= 0 && k >= 0 && k < fx->plan->nneed && len > 0);
+    assert(core == exec_core_index(exec_current()));
     lend *l = fail_calloc(1, sizeof *l);
     fut_t *p = l ? fut_new() : NULL;
     if (!p) {
         free(l);
         return NULL;
     }
-    *l = (lend){.s = s, .thief = c, .thief_core = exec_core_index(exec_current()), .src = src,
-                .k = k, .off = off, .len = len, .p = p};
+    *l = (lend){.fx = fx, .thief = &fx->cores[core], .thief_core = core, .src = src, .k = k,
+                .off = off, .len = len, .p = p};
     fut_set_cancel_hook(p, lend_cancel, l);
     fut_set_want_hook(p, lend_want, l);
     return p;
-}
-
-/* ------------------------------------------------------------------------------- holds */
-
-static void hold_end(void *ctx)
-{
-    scan_unit *u = ctx;
-    scan_unit_hold_ended(u->scan, (int)(u - u->scan->units));
-}
-
-void scan_lend_hold_drop(scan_t *s, int src)
-{
-    /* stopping: the owner's requests went at its end, nothing is left to release */
-    (void)try_post(s, atomic_load(&s->units[src].owner), hold_end, &s->units[src]);
 }

@@ -37,7 +37,6 @@
 enum {
     SCAN_TASKS_PER_CORE = 4,   /* split tasks in flight per core */
     SCAN_MAX_COLUMNS = 4096,
-    SCAN_EXPLAIN_MAX = 1 << 16, /* bytes of --explain text kept */
     SCAN_SPLIT_ROWS = 128 * 1024,
     SCAN_MAX_SPLITS = 1 << 24,
     /* largest coalesced read (io/ default 4 MiB): twice Arrow's read-range cache cap
@@ -78,40 +77,6 @@ typedef struct scan_opts {
 
 void scan_opts_default(scan_opts *o);
 
-/* One contiguous byte range of a column chunk a split may read: a whole chunk, a dictionary
- * page, or one data page holding rows [first_row, first_row + nrows) relative to the split's
- * first row. A page may straddle the split's edges (first_row < 0, or first_row + nrows >
- * the split's nrows) when a row group is cut into several splits: only the rows inside the
- * split are kept. */
-typedef struct scan_piece {
-    uint64_t off, len;
-    int64_t first_row, nrows; /* dictionary pieces: nrows 0 */
-    bool dict;
-    bool whole_chunk;
-} scan_piece;
-
-/* What a split reads of one column. */
-typedef struct scan_colplan {
-    int col;                  /* leaf column index */
-    int npieces;
-    scan_piece *pieces;
-} scan_colplan;
-
-/* A split: rows [row_lo, row_lo + nrows) of row group rg (the whole group unless it was cut
- * at page boundaries). */
-typedef struct scan_split {
-    int rg;
-    int64_t row_lo, nrows;
-    bool pruned;               /* by statistics / bloom / page index at planning */
-    bool shares_rg;            /* another unpruned split reads the same row group (its
-                                  dictionaries are shared: split.c shared_dict) */
-    bool leader;               /* shares_rg and the group's first unpruned split: the only one
-                                  that registers dictionary pages up front */
-    int pages_total, pages_pruned;
-    flt_mask rows0;            /* rows left after page-index pruning (len 0 = all rows) */
-    scan_colplan *cols;        /* one per needed column (scan->need order) */
-} scan_split;
-
 /* Counters of one scan; io figures include the planning reads. */
 typedef struct scan_stats {
     uint64_t reads, bytes_read, bytes_used, bytes_wasted, cancelled_reads;
@@ -125,6 +90,7 @@ typedef struct scan_stats {
                                              read instead of read again (scan/lend.c) */
     int64_t decoded_pages, decoded_values;
     int64_t splits;                       /* planned, pruned ones included */
+    int64_t splits_done;                  /* pushed to the output so far (progress) */
     int64_t bytes_decompressed;           /* page bodies inflated by every core */
     int64_t dict_eval_pages;              /* pages a conjunct evaluated on dictionary indices */
     int64_t sel_eval_pages;               /* pages a conjunct evaluated on its selected rows only */
@@ -156,7 +122,7 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
 int scan_next(scan_t *s, scan_batch *b, pq_err *e);
 
 /* Copies the counters (complete once scan_next returned 0 or an error). */
-void scan_get_stats(const scan_t *s, scan_stats *out);
+void scan_get_stats(scan_t *s, scan_stats *out);
 /* The --explain text (NUL-terminated; "" unless explain was set). */
 const char *scan_explain(const scan_t *s);
 /* Projection descriptors. */

@@ -491,8 +491,8 @@ static void run_scan(pqf_t *f, const gtable *t, const char *query, const int *pr
         fprintf(stderr, "  scan_start: %s\n", e.msg);
         return;
     }
-    for (int i = 0; i < s->nsplits; i++) {
-        const scan_split *sp = &s->splits[i];
+    for (int i = 0; i < s->plan.nsplits; i++) {
+        const scan_split *sp = &s->plan.splits[i];
         int64_t base = (int64_t)sp->rg * t->rg_rows + sp->row_lo;
         if (!sp->pruned) r->rows_unpruned += sp->nrows;
         for (int64_t k = 0; match && k < sp->nrows; k++)
@@ -1068,11 +1068,11 @@ static void test_ordering(void)
         CHECK(strstr(x, "conjunct order (start): #1 s (") != NULL);
         CHECK(strstr(x, "conjunct order (final): #2 k (") != NULL);
         int32_t perm[2];
-        flt_order_snapshot(s->order, 0, perm);
+        flt_order_snapshot(s->pol.order, 0, perm);
         CHECK_EQ_I64(perm[0], 1);
         /* B moved first early: A saw only a small share of the rows */
-        uint64_t a_in = atomic_load(&s->order->st[0].rows_in);
-        uint64_t b_in = atomic_load(&s->order->st[1].rows_in);
+        uint64_t a_in = atomic_load(&s->pol.order->st[0].rows_in);
+        uint64_t b_in = atomic_load(&s->pol.order->st[1].rows_in);
         CHECK(b_in > (uint64_t)rows * 8 / 10);
         CHECK(a_in < (uint64_t)rows / 2); /* never reordered: a_in == rows */
         if (chk_case_failed) fprintf(stderr, "  ordering policy %d explain:\n%s\n", pol, x);
@@ -1597,9 +1597,9 @@ static scan_stats scan_range_check(pqf_t *f, const char *where, scan_policy pol,
     scan_t *s = NULL;
     CHECK(scan_start(f, proj, 2, ex, &o, &s, &e) == 0);
     if (!s) return st;
-    *nsplits = s->nsplits;
+    *nsplits = s->plan.nsplits;
     *shared_units = 0;
-    for (int u = 0; u < s->nunits; u++) *shared_units += s->units[u].shared;
+    for (int u = 0; u < s->fetch.nunits; u++) *shared_units += s->fetch.units[u].shared;
     scan_batch b;
     int64_t next = lo;
     int rc;

@@ -58,66 +58,40 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "scan/scan_impl.h"
 #include "common/fail.h"
+#include "scan/fetch_impl.h"
 
-static uint64_t span_pack(int next, int end)
-{
-    return (uint64_t)(uint32_t)next | (uint64_t)(uint32_t)end << 32;
-}
-static int span_next(uint64_t v) { return (int)(uint32_t)v; }
-static int span_end(uint64_t v) { return (int)(uint32_t)(v >> 32); }
-
-static int live_in(const scan_t *s, int from, int to)
+static int live_in(const scan_fetch *fx, int from, int to)
 {
     int n = 0;
-    for (int i = from; i < to; i++) n += !s->splits[i].pruned;
+    for (int i = from; i < to; i++) n += !fx->plan->splits[i].pruned;
     return n;
-}
-
-/* The byte range covering the pieces splits [from, to) register for slot k: a cut group's
- * dictionary pages only when its leader is among them (the others borrow its dictionary). */
-static void unit_range(scan_t *s, scan_unit *u, int k, int from, int to)
-{
-    bool has_leader = false;
-    for (int i = from; i < to; i++) has_leader = has_leader || s->splits[i].leader;
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (int i = from; i < to; i++) {
-        const scan_colplan *cp = s->splits[i].pruned ? NULL : &s->splits[i].cols[k];
-        for (int p = 0; cp && p < cp->npieces; p++) {
-            const scan_piece *pc = &cp->pieces[p];
-            if (pc->dict && s->splits[i].shares_rg && !has_leader) continue;
-            if (pc->off < lo) lo = pc->off;
-            if (pc->off + pc->len > hi) hi = pc->off + pc->len;
-        }
-    }
-    u->off[k] = hi > lo ? lo : 0;
-    u->len[k] = hi > lo ? hi - lo : 0;
 }
 
 /* Fills unit slot ui with splits [first, end), owned by owner (-1: not claimed yet), stolen
  * from unit src (-1: planned); the span is stored last (release), so a core scanning for a
  * unit to steal from never sees a half-made one with splits left. 0 or -ENOMEM. */
-static int unit_init(scan_t *s, int ui, int first, int end, int owner, int src)
+static int unit_init(scan_fetch *fx, int ui, int first, int end, int owner, int src)
 {
-    assert(first < end && end <= s->nsplits && ui < s->units_cap);
-    scan_unit *u = &s->units[ui];
-    int live = live_in(s, first, end);
+    assert(first < end && end <= fx->plan->nsplits && ui < fx->units_cap);
+    scan_unit *u = &fx->units[ui];
+    int live = live_in(fx, first, end);
     u->first = first;
     u->live = live;
     u->running = 0;
     u->src = src;
-    u->scan = s;
+    u->fx = fx;
     u->hold_dropped = false;
     atomic_store(&u->holds, 0);
     atomic_store(&u->owner, owner);
     if (live >= 2 || src >= 0) { /* a stolen unit asks for its columns whole: lends */
         u->shared = true;
-        u->off = fail_calloc((size_t)s->nneed + 1, sizeof *u->off);
-        u->len = fail_calloc((size_t)s->nneed + 1, sizeof *u->len);
-        u->f = fail_calloc((size_t)s->nneed + 1, sizeof *u->f);
-        u->used = fail_calloc((size_t)s->nneed + 1, sizeof *u->used);
+        u->off = fail_calloc((size_t)fx->plan->nneed + 1, sizeof *u->off);
+        u->len = fail_calloc((size_t)fx->plan->nneed + 1, sizeof *u->len);
+        u->f = fail_calloc((size_t)fx->plan->nneed + 1, sizeof *u->f);
+        u->used = fail_calloc((size_t)fx->plan->nneed + 1, sizeof *u->used);
         if (!u->off || !u->len || !u->f || !u->used) return -ENOMEM;
     }
     atomic_store_explicit(&u->span, span_pack(first, end), memory_order_release);
@@ -126,15 +100,15 @@ static int unit_init(scan_t *s, int ui, int first, int end, int owner, int src)
 
 /* Bytes the pieces of unpruned splits [from, to) cover for every slot (dictionaries counted
  * per split: an estimate for sizing runs), and the file range they lie in (0, 0: none). */
-static uint64_t live_bytes(const scan_t *s, int from, int to, uint64_t *lo, uint64_t *hi)
+static uint64_t live_bytes(const scan_fetch *fx, int from, int to, uint64_t *lo, uint64_t *hi)
 {
     uint64_t n = 0;
     *lo = UINT64_MAX;
     *hi = 0;
     for (int i = from; i < to; i++)
-        for (int k = 0; !s->splits[i].pruned && k < s->nneed; k++)
-            for (int p = 0; p < s->splits[i].cols[k].npieces; p++) {
-                const scan_piece *pc = &s->splits[i].cols[k].pieces[p];
+        for (int k = 0; !fx->plan->splits[i].pruned && k < fx->plan->nneed; k++)
+            for (int p = 0; p < fx->plan->splits[i].cols[k].npieces; p++) {
+                const scan_piece *pc = &fx->plan->splits[i].cols[k].pieces[p];
                 n += pc->len;
                 if (pc->off < *lo) *lo = pc->off;
                 if (pc->off + pc->len > *hi) *hi = pc->off + pc->len;
@@ -143,26 +117,43 @@ static uint64_t live_bytes(const scan_t *s, int from, int to, uint64_t *lo, uint
     return n;
 }
 
-int scan_units_plan(scan_t *s)
+void scan_fetch_set_ahead(scan_fetch *fx, bool ahead)
 {
-    s->units_cap = 2 * s->nsplits + 1; /* planned units plus one per possible steal */
-    s->units = fail_calloc((size_t)s->units_cap, sizeof *s->units);
-    if (!s->units) return -ENOMEM;
-    for (int u = 0; u < s->units_cap; u++) { /* a slot never filled belongs to nobody */
-        atomic_init(&s->units[u].owner, -1);
-        s->units[u].src = -1;
+    atomic_store_explicit(&fx->ahead, ahead, memory_order_relaxed);
+}
+
+void scan_fetch_start(scan_fetch *fx, exec_group_t *g, exec_event *ev)
+{
+    fx->g = g;
+    fx->ev = ev;
+}
+
+int scan_fetch_init(scan_fetch *fx, const scan_plan *p, const scan_opts *o)
+{
+    memset(fx, 0, sizeof *fx);
+    fx->plan = p;
+    fx->threads = o->threads;
+    fx->gap_bytes = o->io_opts.gap_bytes;
+    fx->may_run_ahead = o->limit < 0 && !o->ordered;
+    for (int c = 0; c < EXEC_THREADS_MAX; c++) fx->cores[c].unit = -1;
+    fx->units_cap = 2 * fx->plan->nsplits + 1; /* planned units plus one per possible steal */
+    fx->units = fail_calloc((size_t)fx->units_cap, sizeof *fx->units);
+    if (!fx->units) return -ENOMEM;
+    for (int u = 0; u < fx->units_cap; u++) { /* a slot never filled belongs to nobody */
+        atomic_init(&fx->units[u].owner, -1);
+        fx->units[u].src = -1;
     }
-    atomic_store(&s->units_used, 0);
-    for (int a = 0, b; a < s->nsplits; a = b) {
-        for (b = a + 1; b < s->nsplits && s->splits[b].rg == s->splits[a].rg;) b++;
-        int ui = atomic_fetch_add(&s->units_used, 1);
-        int rc = unit_init(s, ui, a, b, -1, -1);
+    atomic_store(&fx->units_used, 0);
+    for (int a = 0, b; a < fx->plan->nsplits; a = b) {
+        for (b = a + 1; b < fx->plan->nsplits && fx->plan->splits[b].rg == fx->plan->splits[a].rg;) b++;
+        int ui = atomic_fetch_add(&fx->units_used, 1);
+        int rc = unit_init(fx, ui, a, b, -1, -1);
         if (rc) return rc;
-        scan_unit *u = &s->units[ui];
-        u->bytes = live_bytes(s, a, b, &u->lo, &u->hi);
+        scan_unit *u = &fx->units[ui];
+        u->bytes = live_bytes(fx, a, b, &u->lo, &u->hi);
     }
-    s->nunits = atomic_load(&s->units_used);
-    assert(s->nunits <= s->nsplits);
+    fx->nunits = atomic_load(&fx->units_used);
+    assert(fx->nunits <= fx->plan->nsplits);
     return 0;
 }
 
@@ -182,10 +173,10 @@ enum { STEAL_MIN_LIVE = 4 };
 
 /* The split from which the thief takes the later half of the live (unpruned) splits of
  * [next, end): all of them when one is left. */
-static int steal_point(const scan_t *s, int next, int end, int live)
+static int steal_point(const scan_fetch *fx, int next, int end, int live)
 {
     int want = (live + 1) / 2, got = 0, mid = end;
-    while (mid > next && got < want) got += !s->splits[--mid].pruned;
+    while (mid > next && got < want) got += !fx->plan->splits[--mid].pruned;
     assert(got == want && mid >= next);
     return mid;
 }
@@ -193,41 +184,41 @@ static int steal_point(const scan_t *s, int next, int end, int live)
 /* Steals the later half of the unstarted live splits of the unit (owned by another core) with
  * the most left; they become unit *out owned by core. Returns the first stolen split, -1, or
  * -ENOMEM. */
-static int steal(scan_t *s, int core, int *out)
+static int steal(scan_fetch *fx, int core, int *out)
 {
     for (int tries = 0; tries < 64; tries++) {
-        int best = -1, most = 0, used = atomic_load(&s->units_used);
+        int best = -1, most = 0, used = atomic_load(&fx->units_used);
         for (int u = 0; u < used; u++) {
-            uint64_t v = atomic_load_explicit(&s->units[u].span, memory_order_acquire);
-            int left = span_next(v) < span_end(v) ? live_in(s, span_next(v), span_end(v)) : 0;
-            int owner = atomic_load(&s->units[u].owner); /* -1: a run being reserved */
+            uint64_t v = atomic_load_explicit(&fx->units[u].span, memory_order_acquire);
+            int left = span_next(v) < span_end(v) ? live_in(fx, span_next(v), span_end(v)) : 0;
+            int owner = atomic_load(&fx->units[u].owner); /* -1: a run being reserved */
             if (owner >= 0 && owner != core && left > most) best = u, most = left;
         }
         if (best < 0 || most < STEAL_MIN_LIVE) return -1;
-        scan_unit *x = &s->units[best];
+        scan_unit *x = &fx->units[best];
         uint64_t v = atomic_load(&x->span);
-        int next = span_next(v), end = span_end(v), live = next < end ? live_in(s, next, end) : 0;
+        int next = span_next(v), end = span_end(v), live = next < end ? live_in(fx, next, end) : 0;
         if (live == 0) continue;
-        int mid = steal_point(s, next, end, live);
+        int mid = steal_point(fx, next, end, live);
         atomic_fetch_add(&x->holds, 1); /* before the owner can see its splits all claimed */
         if (!atomic_compare_exchange_strong(&x->span, &v, span_pack(next, mid))) {
             atomic_fetch_sub(&x->holds, 1);
             continue;
         }
-        int ui = atomic_fetch_add(&s->units_used, 1);
-        if (ui >= s->units_cap || unit_init(s, ui, mid, end, core, best)) return -ENOMEM;
-        atomic_fetch_add_explicit(&s->steals, 1, memory_order_relaxed);
+        int ui = atomic_fetch_add(&fx->units_used, 1);
+        if (ui >= fx->units_cap || unit_init(fx, ui, mid, end, core, best)) return -ENOMEM;
+        atomic_fetch_add_explicit(&fx->steals, 1, memory_order_relaxed);
         *out = ui;
-        return take(&s->units[ui]);
+        return take(&fx->units[ui]);
     }
     return -1; /* lost every race: the others are finishing */
 }
 
 /* The core other than core that reserved planned unit u when none of u's splits was claimed
  * yet (a unit of that core's run it has not reached), else -1. */
-static int unstarted_owner(const scan_t *s, int u, int core)
+static int unstarted_owner(const scan_fetch *fx, int u, int core)
 {
-    const scan_unit *x = &s->units[u];
+    const scan_unit *x = &fx->units[u];
     int owner = atomic_load(&x->owner);
     uint64_t v = atomic_load_explicit(&x->span, memory_order_acquire);
     bool unstarted = !x->shared && x->live > 0 && span_next(v) == x->first &&
@@ -242,13 +233,13 @@ static int unstarted_owner(const scan_t *s, int u, int core)
  * stolen whole, once each (their span is emptied), so the units made stay within units_cap
  * (scan_units_plan: each new unit's first split is a planned unit's first or, for a split
  * steal, one no other unit starts at). */
-static int steal_run(scan_t *s, scan_core *c, int core)
+static int steal_run(scan_fetch *fx, int core)
 {
     enum { RUN_STEAL_MAX = 64 };
     int best_owner = -1, most = 0;
-    for (int u = 0, n = 0, o = -1; u < s->nunits; u++) {
-        if (s->units[u].live == 0) continue; /* pruned units ride along in runs: no work */
-        int owner = unstarted_owner(s, u, core);
+    for (int u = 0, n = 0, o = -1; u < fx->nunits; u++) {
+        if (fx->units[u].live == 0) continue; /* pruned units ride along in runs: no work */
+        int owner = unstarted_owner(fx, u, core);
         n = owner < 0 ? 0 : owner == o ? n + 1 : 1;
         o = owner;
         if (n > most) best_owner = owner, most = n;
@@ -256,12 +247,12 @@ static int steal_run(scan_t *s, scan_core *c, int core)
     if (most == 0) return -1;
     int want = (most + 1) / 2, got = 0, stolen[RUN_STEAL_MAX], end[RUN_STEAL_MAX];
     if (want > RUN_STEAL_MAX) want = RUN_STEAL_MAX;
-    for (int u = s->nunits - 1; u >= 0 && got < want; u--) {
-        scan_unit *x = &s->units[u];
+    for (int u = fx->nunits - 1; u >= 0 && got < want; u--) {
+        scan_unit *x = &fx->units[u];
         uint64_t v = atomic_load(&x->span);
         if (x->live == 0 || atomic_load(&x->owner) != best_owner || span_next(v) >= span_end(v))
             continue; /* pruned, another's, done, or stolen before */
-        if (unstarted_owner(s, u, core) < 0) break; /* reached the one it runs */
+        if (unstarted_owner(fx, u, core) < 0) break; /* reached the one it runs */
         atomic_fetch_add(&x->holds, 1); /* before its owner can see it emptied */
         if (!atomic_compare_exchange_strong(&x->span, &v, span_pack(x->first, x->first))) {
             atomic_fetch_sub(&x->holds, 1);
@@ -272,31 +263,31 @@ static int steal_run(scan_t *s, scan_core *c, int core)
         end[got++] = span_end(v); /* a split steal before may have cut it */
     }
     if (got == 0) return -1;
-    int ui = atomic_fetch_add(&s->units_used, got);
-    if (ui + got > s->units_cap) return -ENOMEM;
+    int ui = atomic_fetch_add(&fx->units_used, got);
+    if (ui + got > fx->units_cap) return -ENOMEM;
     int rc = 0;
     for (int j = 0; j < got; j++) { /* file order: the last stolen is the first */
         int x = stolen[got - 1 - j];
         /* on -ENOMEM still owned by core, with its source set: the hold taken above is
          * given back at the core's end (unit_release), like every other unit's */
-        int r = unit_init(s, ui + j, s->units[x].first, end[got - 1 - j], core, x);
+        int r = unit_init(fx, ui + j, fx->units[x].first, end[got - 1 - j], core, x);
         if (rc == 0) rc = r;
     }
     if (rc) return rc;
-    atomic_fetch_add_explicit(&s->steals, got, memory_order_relaxed);
-    c->run_next = ui;
-    c->run_end = ui + got;
+    atomic_fetch_add_explicit(&fx->steals, got, memory_order_relaxed);
+    fx->cores[core].run_next = ui;
+    fx->cores[core].run_end = ui + got;
     return 0;
 }
 
 /* Whether planned unit b's reads can join those of the run ending at unit b - 1 (hi: the
  * end of the run's last bytes): b is uncut and its bytes start within the io gap of hi
  * (pruned units, with no bytes, always can). */
-static bool run_joins(const scan_t *s, int b, uint64_t hi)
+static bool run_joins(const scan_fetch *fx, int b, uint64_t hi)
 {
-    const scan_unit *u = &s->units[b];
+    const scan_unit *u = &fx->units[b];
     uint64_t hole = u->lo >= hi ? u->lo - hi : 0;
-    return !u->shared && (u->bytes == 0 || hole <= s->o.io_opts.gap_bytes);
+    return !u->shared && (u->bytes == 0 || hole <= fx->gap_bytes);
 }
 
 /* Whether a run of bytes that could take a unit of more bytes is nearer SCAN_RUN_BYTES with
@@ -314,17 +305,17 @@ static bool run_nearer(uint64_t bytes, uint64_t more)
  * flush reads them as one: the read-ahead), about SCAN_RUN_BYTES of them (run_nearer). The
  * cores still finish together: a core left without work steals the later half of another's
  * run (steal_run). */
-static int run_end_for(const scan_t *s, int a, bool ahead)
+static int run_end_for(const scan_fetch *fx, int a, bool ahead)
 {
-    assert(a < s->nunits);
-    if (!ahead || s->units[a].shared) return a + 1;
+    assert(a < fx->nunits);
+    if (!ahead || fx->units[a].shared) return a + 1;
     int b = a;
     uint64_t bytes = 0, hi = 0;
     do {
-        bytes += s->units[b].bytes;
-        if (s->units[b].bytes) hi = s->units[b].hi;
+        bytes += fx->units[b].bytes;
+        if (fx->units[b].bytes) hi = fx->units[b].hi;
         b++;
-    } while (b < s->nunits && run_joins(s, b, hi) && run_nearer(bytes, s->units[b].bytes));
+    } while (b < fx->nunits && run_joins(fx, b, hi) && run_nearer(bytes, fx->units[b].bytes));
     return b;
 }
 
@@ -333,25 +324,25 @@ static int run_end_for(const scan_t *s, int a, bool ahead)
  * slot, scan_policy_wants_all), wants them now: the flush then coalesces them with the run's
  * other units, so columns of consecutive row groups laid out back to back become one read
  * (the read-ahead). 0 or -ENOMEM. */
-static int prefetch(scan_t *s, scan_core *c, int ui, bool ahead)
+static int prefetch(scan_fetch *fx, int core, int ui, bool ahead)
 {
-    scan_unit *u = &s->units[ui];
+    scan_unit *u = &fx->units[ui];
     if (u->live != 1 || u->shared || u->pre) return 0;
     int i = u->first;
-    while (s->splits[i].pruned) i++;
-    const scan_split *sp = &s->splits[i];
-    if (!(u->pre = fail_calloc((size_t)s->nneed, sizeof *u->pre))) return -ENOMEM;
+    while (fx->plan->splits[i].pruned) i++;
+    const scan_split *sp = &fx->plan->splits[i];
+    if (!(u->pre = fail_calloc((size_t)fx->plan->nneed, sizeof *u->pre))) return -ENOMEM;
     u->pre_split = i;
-    for (int k = 0; k < s->nneed; k++) {
+    for (int k = 0; k < fx->plan->nneed; k++) {
         const scan_colplan *cp = &sp->cols[k];
         if (!(u->pre[k] = fail_calloc((size_t)cp->npieces + 1, sizeof **u->pre))) return -ENOMEM;
         for (int p = 0; p < cp->npieces; p++) {
             if (cp->pieces[p].dict && sp->shares_rg && !sp->leader) continue; /* ensure_dict */
-            u->pre[k][p] = io_read(c->io, s->f->file, cp->pieces[p].off, cp->pieces[p].len);
+            u->pre[k][p] = io_read(fx->cores[core].io, fx->plan->f->file, cp->pieces[p].off, cp->pieces[p].len);
             if (!u->pre[k][p]) return -ENOMEM;
         }
     }
-    for (int k = 0; ahead && k < s->nneed; k++)
+    for (int k = 0; ahead && k < fx->plan->nneed; k++)
         for (int p = 0; p < sp->cols[k].npieces; p++)
             if (u->pre[k][p]) fut_want(u->pre[k][p]);
     return 0;
@@ -359,124 +350,67 @@ static int prefetch(scan_t *s, scan_core *c, int ui, bool ahead)
 
 /* Reserves the next run of unclaimed planned units for core c and registers their reads.
  * false when none is left or on -ENOMEM (*rc). */
-static bool reserve_run(scan_t *s, scan_core *c, int core, int *rc)
+static bool reserve_run(scan_fetch *fx, int core, int *rc)
 {
-    bool ahead = s->o.limit < 0 && !s->o.ordered && scan_policy_wants_all(s);
-    int a = atomic_load(&s->next_unit), b;
+    scan_fetch_core *c = &fx->cores[core];
+    bool ahead = fx->may_run_ahead && atomic_load_explicit(&fx->ahead, memory_order_relaxed);
+    int a = atomic_load(&fx->next_unit), b;
     do {
-        if (a >= s->nunits) return false;
-        b = run_end_for(s, a, ahead);
-    } while (!atomic_compare_exchange_weak(&s->next_unit, &a, b));
-    for (int u = a; u < b; u++) atomic_store(&s->units[u].owner, core);
+        if (a >= fx->nunits) return false;
+        b = run_end_for(fx, a, ahead);
+    } while (!atomic_compare_exchange_weak(&fx->next_unit, &a, b));
+    for (int u = a; u < b; u++) atomic_store(&fx->units[u].owner, core);
     c->run_next = a;
     c->run_end = b;
-    for (int u = a; u < b && *rc == 0; u++) *rc = prefetch(s, c, u, ahead);
+    for (int u = a; u < b && *rc == 0; u++) *rc = prefetch(fx, core, u, ahead);
     return *rc == 0;
 }
 
-int scan_unit_claim(scan_t *s, scan_core *c, int core, int *unit)
+int scan_fetch_claim(scan_fetch *fx, int core, int *unit)
 {
-    int i = c->unit >= 0 ? take(&s->units[c->unit]) : -1, rc = 0;
+    scan_fetch_core *c = &fx->cores[core];
+    int i = c->unit >= 0 ? take(&fx->units[c->unit]) : -1, rc = 0;
     for (;;) {
-        while (i < 0 && (c->run_next < c->run_end || reserve_run(s, c, core, &rc))) {
+        while (i < 0 && (c->run_next < c->run_end || reserve_run(fx, core, &rc))) {
             c->unit = c->run_next++;
-            i = take(&s->units[c->unit]); /* -1 when stolen whole meanwhile: claim another */
+            i = take(&fx->units[c->unit]); /* -1 when stolen whole meanwhile: claim another */
         }
         if (rc) return rc;
-        if (i >= 0 || (rc = steal_run(s, c, core)) < 0) break;
+        if (i >= 0 || (rc = steal_run(fx, core)) < 0) break;
     }
     if (rc == -ENOMEM) return rc;
     if (i < 0) {
         int u = -1;
-        i = steal(s, core, &u);
+        i = steal(fx, core, &u);
         if (i == -ENOMEM) return i;
         if (i >= 0) c->unit = u;
     }
-    if (i < 0) return s->nsplits;
-    s->units[c->unit].running++;
+    if (i < 0) return fx->plan->nsplits;
+    fx->units[c->unit].running++;
     *unit = c->unit;
     return i;
 }
 
-fut_t *scan_unit_take_pre(scan_t *s, int unit, int i, int k, int p)
-{
-    scan_unit *u = &s->units[unit];
-    if (!u->pre) return NULL;
-    assert(u->pre_split == i && p < s->splits[u->pre_split].cols[k].npieces);
-    fut_t *f = u->pre[k][p];
-    u->pre[k][p] = NULL;
-    return f;
-}
-
 /* Makes unit u's request of slot k for [u->off[k], +u->len[k]): lent by the unit it was
- * stolen from (lend.c), else read on core c. */
-static fut_t *unit_request(scan_t *s, scan_core *c, scan_unit *u, int k)
+ * stolen from (lend.c), else read on core. */
+static fut_t *unit_request(scan_fetch *fx, int core, scan_unit *u, int k)
 {
     assert(!u->f[k] && u->len[k] > 0);
-    u->f[k] = u->src >= 0 ? scan_lend(s, c, u->src, k, u->off[k], u->len[k])
-                          : io_read(c->io, s->f->file, u->off[k], u->len[k]);
+    if (u->src < 0) return fetch_unit_read(fx, core, u, k);
+    u->f[k] = scan_fetch_lend(fx, core, u->src, k, u->off[k], u->len[k]);
     return u->f[k];
 }
 
-fut_t *scan_unit_fut(scan_t *s, scan_core *c, int unit, int k)
+fut_t *scan_fetch_unit_fut(scan_fetch *fx, int core, int unit, int k)
 {
-    scan_unit *u = &s->units[unit];
-    assert(u->shared && atomic_load(&u->owner) == exec_core_index(exec_current()));
+    scan_unit *u = &fx->units[unit];
+    assert(u->shared && atomic_load(&u->owner) == core && core == exec_core_index(exec_current()));
     if (u->f[k]) return u->f[k];
-    unit_range(s, u, k, u->first, span_end(atomic_load(&u->span))); /* invariant 4 */
-    return unit_request(s, c, u, k);
+    fetch_unit_range(fx, u, k, u->first, span_end(atomic_load(&u->span))); /* invariant 4 */
+    return unit_request(fx, core, u, k);
 }
 
-fut_t *scan_unit_fut_cover(scan_t *s, int unit, int k, uint64_t off, uint64_t len)
-{
-    scan_unit *u = &s->units[unit];
-    int owner = atomic_load(&u->owner);
-    assert(owner == exec_core_index(exec_current()));
-    scan_core *c = &s->cores[owner];
-    if (u->f[k] || u->src >= 0 || !c->io) return u->f[k];
-    unit_range(s, u, k, u->first, span_end(atomic_load(&u->span))); /* invariant 4 */
-    uint64_t lo = u->off[k], hi = lo + u->len[k];
-    if (u->len[k] == 0 || off + len < lo || off > hi + s->o.io_opts.gap_bytes) return NULL;
-    u->off[k] = off < lo ? off : lo;
-    u->len[k] = (off + len > hi ? off + len : hi) - u->off[k];
-    return unit_request(s, c, u, k);
-}
-
-void scan_discarded(scan_t *s, fut_t *f)
-{
-    if (fut_is_ready(f) && fut_status(f) == 0 && fut_is_wanted(f)) {
-        const io_bytes *b = fut_value(f);
-        atomic_fetch_add_explicit(&s->bytes_discarded, b->len - b->shared, memory_order_relaxed);
-    }
-}
-
-/* Drops the unit's own references: a request wanted and read that no split decoded from is
- * moved to the wasted bytes (like split.c discard). */
-static void unit_release(scan_t *s, scan_unit *u)
-{
-    if (u->src >= 0 && !u->hold_dropped) {
-        u->hold_dropped = true;
-        scan_lend_hold_drop(s, u->src);
-    }
-    for (int k = 0; u->pre && k < s->nneed; k++) {
-        for (int p = 0; u->pre[k] && p < s->splits[u->pre_split].cols[k].npieces; p++)
-            if (u->pre[k][p]) {
-                scan_discarded(s, u->pre[k][p]); /* its split never ran, nor was it lent */
-                fut_unref(u->pre[k][p]);
-            }
-        free(u->pre[k]);
-    }
-    free(u->pre);
-    u->pre = NULL;
-
-    for (int k = 0; u->f && k < s->nneed; k++) {
-        fut_t *f = u->f[k];
-        if (!f) continue;
-        if (!u->used[k]) scan_discarded(s, f);
-        fut_unref(f);
-        u->f[k] = NULL;
-    }
-}
+static void unit_release(scan_fetch *fx, scan_unit *u);
 
 /* Whether unit u's requests can go: none of the owner's splits of it runs or is left to
  * claim, and no thief may still ask for a lend of them. Owner only. */
@@ -486,52 +420,96 @@ static bool unit_idle(const scan_unit *u)
     return u->running == 0 && span_next(v) >= span_end(v) && atomic_load(&u->holds) == 0;
 }
 
-void scan_unit_split_done(scan_t *s, int unit)
+/* On the owner of unit u: a thief's hold on it ended; its requests go when it is idle. */
+static void hold_end(void *ctx)
 {
-    scan_unit *u = &s->units[unit];
-    assert(u->running > 0);
-    u->running--;
-    if (unit_idle(u)) unit_release(s, u);
-}
-
-void scan_unit_hold_ended(scan_t *s, int src)
-{
-    scan_unit *u = &s->units[src];
+    scan_unit *u = ctx;
     assert(atomic_load(&u->owner) == exec_core_index(exec_current()));
     int was = atomic_fetch_sub(&u->holds, 1);
     assert(was > 0);
-    if (unit_idle(u)) unit_release(s, u);
+    if (unit_idle(u)) unit_release(u->fx, u);
+    exec_event_signal(u->fx->ev); /* its core may be waiting to end (fetch.h invariant 3) */
 }
 
-bool scan_units_held(scan_t *s, int core)
+/* Gives back the hold a unit stolen from src has on it: posted to src's owner. When the
+ * owner is stopping its requests went at its end, and nothing is left to release. */
+static void hold_drop(scan_fetch *fx, int src)
 {
-    int used = s->units ? atomic_load(&s->units_used) : 0;
+    (void)fetch_try_post(fx, atomic_load(&fx->units[src].owner), hold_end, &fx->units[src]);
+}
+
+/* Drops the unit's own references: a request wanted and read that no split decoded from is
+ * moved to the wasted bytes (like split.c discard). */
+static void unit_release(scan_fetch *fx, scan_unit *u)
+{
+    if (u->src >= 0 && !u->hold_dropped) {
+        u->hold_dropped = true;
+        hold_drop(fx, u->src);
+    }
+    for (int k = 0; u->pre && k < fx->plan->nneed; k++) {
+        for (int p = 0; u->pre[k] && p < fx->plan->splits[u->pre_split].cols[k].npieces; p++)
+            if (u->pre[k][p]) {
+                scan_fetch_discarded(fx, u->pre[k][p]); /* its split never ran, nor was it lent */
+                fut_unref(u->pre[k][p]);
+            }
+        free(u->pre[k]);
+    }
+    free(u->pre);
+    u->pre = NULL;
+
+    for (int k = 0; u->f && k < fx->plan->nneed; k++) {
+        fut_t *f = u->f[k];
+        if (!f) continue;
+        if (!u->used[k]) scan_fetch_discarded(fx, f);
+        fut_unref(f);
+        u->f[k] = NULL;
+    }
+}
+
+void scan_fetch_split_done(scan_fetch *fx, int unit)
+{
+    scan_unit *u = &fx->units[unit];
+    assert(u->running > 0);
+    u->running--;
+    if (unit_idle(u)) unit_release(fx, u);
+}
+
+/* Whether a unit core owns is held by a thief. */
+static bool units_held(scan_fetch *fx, int core)
+{
+    int used = fx->units ? atomic_load(&fx->units_used) : 0;
     for (int u = 0; u < used; u++)
-        if (atomic_load(&s->units[u].owner) == core && atomic_load(&s->units[u].holds) > 0)
+        if (atomic_load(&fx->units[u].owner) == core && atomic_load(&fx->units[u].holds) > 0)
             return true;
     return false;
 }
 
-void scan_units_core_done(scan_t *s, int core)
+bool scan_fetch_drained(scan_fetch *fx, int core, bool stopping)
 {
-    int used = s->units ? atomic_load(&s->units_used) : 0;
-    for (int u = 0; u < used; u++)
-        if (atomic_load(&s->units[u].owner) == core) unit_release(s, &s->units[u]);
+    const scan_fetch_core *c = &fx->cores[core];
+    return c->lends_out == 0 && c->lends_serving == 0 && (stopping || !units_held(fx, core));
 }
 
-void scan_units_free(scan_t *s)
+void scan_fetch_core_done(scan_fetch *fx, int core)
 {
-    int used = s->units ? atomic_load(&s->units_used) : 0;
+    int used = fx->units ? atomic_load(&fx->units_used) : 0;
+    for (int u = 0; u < used; u++)
+        if (atomic_load(&fx->units[u].owner) == core) unit_release(fx, &fx->units[u]);
+}
+
+void scan_fetch_free(scan_fetch *fx)
+{
+    int used = fx->units ? atomic_load(&fx->units_used) : 0;
     for (int u = 0; u < used; u++) {
-        for (int k = 0; s->units[u].f && k < s->nneed; k++)
-            assert(!s->units[u].f[k]); /* invariant 3 */
-        assert(!s->units[u].pre);
-        free(s->units[u].off);
-        free(s->units[u].len);
-        free(s->units[u].f);
-        free(s->units[u].used);
+        for (int k = 0; fx->units[u].f && k < fx->plan->nneed; k++)
+            assert(!fx->units[u].f[k]); /* invariant 3 */
+        assert(!fx->units[u].pre);
+        free(fx->units[u].off);
+        free(fx->units[u].len);
+        free(fx->units[u].f);
+        free(fx->units[u].used);
     }
-    free(s->units);
-    s->units = NULL;
-    s->nunits = 0;
+    free(fx->units);
+    fx->units = NULL;
+    fx->nunits = 0;
 }

@@ -1,0 +1,119 @@
+/* scan/fetch.h: the fetch floor: which core runs which splits, and the reads behind them.
+ *
+ * Offers claim (the next split for a core: fetch.c), pieces (a split's reads registered at
+ * reservation, or slices of its unit's request), discard (bytes read and dropped undecoded)
+ * and done (a split ended; a core ended), plus lends (lend.c: a thief's columns copied from the
+ * owner's read). It takes the policy as an input (scan_fetch_set_ahead: whether every slot is
+ * wanted at a split's start), never asks it. Units, runs, steals: fetch.c's opening; lends:
+ * lend.c's. fetch_unit.c holds what both need of a unit's requests.
+ *
+ * Invariants (the numbered ones of fetch.c and lend.c hold too):
+ *  1. A unit's requests and counters are touched only by its owner core (io/ futures belong to
+ *     one core, io.h invariant 1); the other cores touch only its span, owner and holds
+ *     (atomically).
+ *  2. Per-core state (cores[i]) is touched only by core i's thread.
+ *  3. Every change that may end a wait of the driver's (lends out or served, holds) is followed
+ *     by exec_event_signal on the scan's event. */
+#ifndef RINGSCAN_SCAN_FETCH_H
+#define RINGSCAN_SCAN_FETCH_H
+#include <stdatomic.h>
+
+#include "io/io.h"
+#include "runtime/event.h"
+#include "scan/plan.h"
+
+/* Inbox slots per core; lends out per core are at most (SCAN_INBOX_CAP - the event's slots)
+ * / (2 * threads), so every core's lends, their replies and the event's wakes fit any inbox
+ * (lend.c scan_lends_max). */
+enum { SCAN_INBOX_CAP = 4096 };
+
+typedef struct scan_fetch scan_fetch;
+
+/* A fetch unit: splits of one row group run by one core. */
+typedef struct scan_unit {
+    int first;                 /* its first split as planned or stolen */
+    _Atomic uint64_t span;     /* next split to claim (low 32 bits), end (high 32 bits) */
+    int running;               /* the owner's splits of it now running (owner only) */
+    _Atomic int owner;         /* claiming core, -1 before */
+    bool shared;               /* two or more unpruned splits: columns are read per unit */
+    uint64_t *off, *len;       /* [nneed] the range of each request (owner only) */
+    fut_t **f;                 /* [nneed] the column's request once registered (owner only) */
+    bool *used;                /* [nneed] a split decoded from it */
+    fut_t ***pre;              /* [nneed][piece] reads registered at reservation for the one
+                                  live split of an unshared unit, taken by it (owner only) */
+    int pre_split;             /* that split */
+    int live;                  /* unpruned splits (planned units) */
+    uint64_t bytes;            /* bytes its unpruned splits' pieces cover (planned units) */
+    uint64_t lo, hi;           /* the file range they lie in (planned units) */
+    int src;                   /* stolen: the unit its splits came from (lend.c), else -1 */
+    bool hold_dropped;         /* stolen: its hold on src is given back (owner only) */
+    scan_fetch *fx;            /* the fetch it belongs to */
+    _Atomic int holds;         /* thieves that may still ask it for lends: its requests stay
+                                  until they are done (fetch.c, lend.c) */
+} scan_unit;
+
+/* One core's part (invariant 2). */
+typedef struct scan_fetch_core {
+    io_ctx_t *io;              /* its io context, set by the driver while the core runs */
+    int unit;                  /* the unit it claimed last, -1 before */
+    int run_next, run_end;     /* planned units it reserved and has not started */
+    int lends_out;             /* its lends posted or reading (lend.c), <= scan_lends_max + 1 */
+    int lends_serving;         /* others' lends it serves (lend.c lend_serve) */
+} scan_fetch_core;
+
+struct scan_fetch {
+    const scan_plan *plan;
+    exec_group_t *g;           /* set by scan_fetch_start */
+    exec_event *ev;            /* invariant 3 */
+    int threads;
+    uint64_t gap_bytes;        /* io/'s coalescing gap: ranges this near are read as one */
+    bool may_run_ahead;        /* no limit and unordered: runs may be read ahead */
+    _Atomic bool ahead;        /* the policy wants every slot at a split's start */
+    int nunits;                /* planned units: cover the splits in order */
+    scan_unit *units;          /* planned units, then the ones steals made */
+    int units_cap;
+    _Atomic int units_used;
+    _Atomic int next_unit;     /* first planned unit not claimed yet */
+    _Atomic uint64_t bytes_discarded; /* read for a split, then dropped undecoded (wasted) */
+    _Atomic int64_t steals, lends;    /* units stolen; column ranges lent to a thief */
+    scan_fetch_core cores[EXEC_THREADS_MAX];
+};
+
+/* Groups the plan's splits into units (fetch.c opening). 0 or -ENOMEM (fx then safe to free). */
+int scan_fetch_init(scan_fetch *fx, const scan_plan *p, const scan_opts *o);
+/* The executor group and the event, once started. */
+void scan_fetch_start(scan_fetch *fx, exec_group_t *g, exec_event *ev);
+void scan_fetch_free(scan_fetch *fx);
+/* The policy's input: whether every slot is now wanted at a split's start. */
+void scan_fetch_set_ahead(scan_fetch *fx, bool ahead);
+
+/* The next split for core (on its thread) and its unit (*unit): the rest of the core's unit,
+ * else the first split of the next unit of its run, else of a run of unclaimed units it
+ * reserves (and registers the reads of), else the later half of the unstarted splits of
+ * another core's unit, made a unit of its own; plan->nsplits when none is left, -ENOMEM. */
+int scan_fetch_claim(scan_fetch *fx, int core, int *unit);
+/* Takes piece q of slot k of split i registered when the unit was reserved (i is the unshared
+ * unit's one live split), or NULL; the caller owns the reference. Owner only. */
+fut_t *scan_fetch_take_pre(scan_fetch *fx, int unit, int i, int k, int q);
+/* The request covering slot k's pieces of the (shared) unit's splits, made on first use;
+ * NULL on -ENOMEM. The unit keeps its reference: callers take theirs with fut_ref. Owner only. */
+fut_t *scan_fetch_unit_fut(scan_fetch *fx, int core, int unit, int k);
+/* Whether f is the unit's request of slot k (a piece that is a slice of it). */
+bool scan_fetch_is_unit_fut(const scan_fetch *fx, int unit, int k, const fut_t *f);
+/* Piece [off, +len) of the unit's resolved request of slot k, which it marks used; short (or
+ * empty) when the read came back short. Owner only. */
+io_bytes scan_fetch_slice(scan_fetch *fx, int unit, int k, uint64_t off, uint64_t len);
+/* A future for bytes [off, +len) of slot k of the thief's unit stolen from unit src (lend.c).
+ * NULL on -ENOMEM. On the thief's core. */
+fut_t *scan_fetch_lend(scan_fetch *fx, int core, int src, int k, uint64_t off, uint64_t len);
+/* A read no split decoded from, dropped: its bytes are wasted once it was wanted and read. */
+void scan_fetch_discarded(scan_fetch *fx, fut_t *f);
+/* After one of the owner's splits of unit ended. */
+void scan_fetch_split_done(scan_fetch *fx, int unit);
+/* Whether core may end: its lends are answered and their fallbacks read, the ones it serves
+ * answered, and (unless stopping early) no thief holds a unit of it. On its thread. */
+bool scan_fetch_drained(scan_fetch *fx, int core, bool stopping);
+/* The core's end: releases the requests of units it owns. */
+void scan_fetch_core_done(scan_fetch *fx, int core);
+
+#endif

@@ -1,0 +1,31 @@
+/* scan/fetch_impl.h: what the files of the fetch floor share (fetch_unit.c below lend.c below
+ * fetch.c). */
+#ifndef RINGSCAN_SCAN_FETCH_IMPL_H
+#define RINGSCAN_SCAN_FETCH_IMPL_H
+#include "scan/fetch.h"
+
+static inline uint64_t span_pack(int next, int end)
+{
+    return (uint64_t)(uint32_t)next | (uint64_t)(uint32_t)end << 32;
+}
+static inline int span_next(uint64_t v) { return (int)(uint32_t)v; }
+static inline int span_end(uint64_t v) { return (int)(uint32_t)(v >> 32); }
+
+/* Lends a core may have out at once (the rest read for themselves). */
+int scan_lends_max(const scan_fetch *fx);
+/* Posts fn(ctx) to core: 0 or -ESHUTDOWN (the core is stopping). A full inbox is a broken
+ * accounting (SCAN_INBOX_CAP) and aborts. */
+int fetch_try_post(scan_fetch *fx, int core, sched_fn fn, void *ctx);
+/* A post the lend protocol keeps both executors running for (lend.c header): cannot fail. */
+void fetch_post(scan_fetch *fx, int core, sched_fn fn, void *ctx);
+/* Sets u's range of slot k to cover the pieces splits [from, to) register for it. */
+void fetch_unit_range(scan_fetch *fx, scan_unit *u, int k, int from, int to);
+/* Reads u's range of slot k on core (u planned, not stolen): its request. NULL on -ENOMEM. */
+fut_t *fetch_unit_read(scan_fetch *fx, int core, scan_unit *u, int k);
+/* For a lend of [off, +len) of slot k: the unit's request of slot k, made now when there is
+ * none yet, covering its own splits and that range too (when the two lie within the io gap of
+ * each other), so one read serves the owner and the thief. NULL when there is none and none
+ * can be made (a stolen unit, the core's end, ranges apart, -ENOMEM). Owner only. */
+fut_t *fetch_unit_fut_cover(scan_fetch *fx, int unit, int k, uint64_t off, uint64_t len);
+
+#endif

@@ -1,0 +1,206 @@
+/* scan/output.c: the output window (output.h). */
+#include "scan/output.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fail.h"
+
+int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts)
+{
+    memset(o, 0, sizeof *o);
+    o->nsplits = nsplits;
+    o->ordered = opts->ordered;
+    o->limit = opts->limit;
+    o->window = opts->threads * SCAN_TASKS_PER_CORE * 2;
+    o->results = fail_calloc((size_t)nsplits + 1, sizeof *o->results);
+    o->ready = fail_calloc((size_t)nsplits + 1, sizeof *o->ready);
+    o->fifo = fail_calloc((size_t)nsplits + 1, sizeof *o->fifo);
+    if (!o->results || !o->ready || !o->fifo) return -ENOMEM;
+    pthread_mutex_init(&o->mu, NULL);
+    pthread_cond_init(&o->cv, NULL);
+    o->mu_ready = true;
+    return 0;
+}
+
+void scan_out_free(scan_out *o)
+{
+    for (int i = 0; o->results && i < o->nsplits; i++) scan_batch_free(&o->results[i]);
+    if (o->mu_ready) {
+        pthread_mutex_destroy(&o->mu);
+        pthread_cond_destroy(&o->cv);
+    }
+    free(o->results);
+    free(o->ready);
+    free(o->fifo);
+    memset(o, 0, sizeof *o);
+}
+
+static void signal_ev(scan_out *o)
+{
+    if (o->ev) exec_event_signal(o->ev);
+}
+
+/* One more split consumed (under mu): the window moves. */
+static void consumed_one(scan_out *o)
+{
+    atomic_fetch_add(&o->consumed, 1);
+    signal_ev(o);
+}
+
+/* Unordered, a batch of no rows (a pruned split, or a chain that ended all-false) is consumed
+ * right here and wakes the consumer only if it was the last split: waking it for each pruned
+ * split (~10 us each on this VM) made a scan that statistics pruned entirely on a
+ * 524-row-group file take 8.0 ms instead of 3.0. */
+void scan_out_push(scan_out *o, int split, scan_batch *b)
+{
+    assert(split >= 0 && split < o->nsplits);
+    bool empty = !o->ordered && b->rows == 0;
+    if (empty) scan_batch_free(b);
+    pthread_mutex_lock(&o->mu);
+    assert(!o->ready[split]);
+    atomic_fetch_add_explicit(&o->pushed, 1, memory_order_relaxed);
+    o->ready[split] = true;
+    if (empty) {
+        consumed_one(o);
+        if (atomic_load(&o->consumed) >= o->nsplits) pthread_cond_broadcast(&o->cv);
+        pthread_mutex_unlock(&o->mu);
+        memset(b, 0, sizeof *b);
+        return;
+    }
+    o->results[split] = *b;
+    o->results[split].split = split;
+    o->fifo[o->fifo_tail++] = split;
+    assert(o->fifo_tail <= o->nsplits);
+    if (!o->ordered) o->produced_rows += b->rows;
+    while (o->ordered && o->prefix_next < o->nsplits && o->ready[o->prefix_next])
+        o->produced_rows += o->results[o->prefix_next++].rows;
+    if (o->limit >= 0 && o->produced_rows >= o->limit && !atomic_exchange(&o->limit_hit, 1))
+        signal_ev(o); /* a core waiting to end stops waiting for holds */
+    pthread_cond_broadcast(&o->cv);
+    pthread_mutex_unlock(&o->mu);
+    memset(b, 0, sizeof *b);
+}
+
+void scan_out_fail(scan_out *o, int status, const pq_err *e)
+{
+    assert(status < 0);
+    pthread_mutex_lock(&o->mu);
+    if (o->status == 0) {
+        o->status = status;
+        if (e) o->err = *e;
+        o->err.status = status;
+    }
+    atomic_store(&o->stop, 1);
+    signal_ev(o);
+    pthread_cond_broadcast(&o->cv);
+    pthread_mutex_unlock(&o->mu);
+}
+
+void scan_out_stop(scan_out *o)
+{
+    atomic_store(&o->stop, 1);
+    signal_ev(o);
+}
+
+bool scan_out_fits(scan_out *o, int64_t place)
+{
+    return place < atomic_load(&o->consumed) + o->window;
+}
+
+void scan_out_workers_gone(scan_out *o, int n)
+{
+    assert(n >= 1);
+    pthread_mutex_lock(&o->mu);
+    int before = atomic_fetch_sub(&o->workers_live, n);
+    assert(before >= n);
+    if (before == n) pthread_cond_broadcast(&o->cv);
+    pthread_mutex_unlock(&o->mu);
+}
+
+void scan_out_wait_workers(scan_out *o)
+{
+    pthread_mutex_lock(&o->mu);
+    while (atomic_load(&o->workers_live) > 0) pthread_cond_wait(&o->cv, &o->mu);
+    pthread_mutex_unlock(&o->mu);
+}
+
+/* Takes the next deliverable split's batch, or -1 when none is ready yet. Under mu. */
+static int take_ready(scan_out *o)
+{
+    if (o->ordered) {
+        while (o->next_ordered < o->nsplits && o->ready[o->next_ordered]) {
+            int i = o->next_ordered++;
+            if (o->results[i].rows > 0) return i;
+            scan_batch_free(&o->results[i]);
+            consumed_one(o);
+        }
+        return -1;
+    }
+    while (o->fifo_head < o->fifo_tail) {
+        int i = o->fifo[o->fifo_head++];
+        if (o->results[i].rows > 0) return i;
+        scan_batch_free(&o->results[i]);
+        consumed_one(o);
+    }
+    return -1;
+}
+
+static bool all_consumed(scan_out *o)
+{
+    return atomic_load(&o->consumed) >= o->nsplits;
+}
+
+static bool limit_reached(const scan_out *o)
+{
+    return o->limit >= 0 && o->delivered_rows >= o->limit;
+}
+
+/* Cuts v to its first n rows keeping vec.h's invariants: null_count counts only those rows
+ * (Arrow consumers read it), BYTE_ARRAY data_len == offsets[n]. */
+static void truncate_vec(pq_vec *v, int64_t n)
+{
+    assert(n >= 0 && n <= v->length);
+    v->length = n;
+    if (v->null_count > 0) {
+        int64_t nulls = 0;
+        for (int64_t i = 0; i < n; i++) nulls += !pq_bit_get(v->validity, i);
+        v->null_count = nulls;
+    }
+    if (v->type == PQ_BYTE_ARRAY && v->offsets) v->data_len = v->offsets[n];
+}
+
+int scan_out_next(scan_out *o, scan_batch *b, pq_err *e)
+{
+    memset(b, 0, sizeof *b);
+    pthread_mutex_lock(&o->mu);
+    int i = -1;
+    /* take_ready may consume the last (empty) splits itself: re-check before waiting, or
+     * nobody would wake us (every worker may have ended) */
+    while (o->status == 0 && !limit_reached(o) && (i = take_ready(o)) < 0 && !all_consumed(o) &&
+           atomic_load(&o->workers_live) > 0)
+        pthread_cond_wait(&o->cv, &o->mu);
+    /* Every worker ended: each split it claimed was pushed, or the scan failed or was
+     * stopped; waiting more would never end. */
+    assert(o->status != 0 || limit_reached(o) || i >= 0 || all_consumed(o) ||
+           atomic_load(&o->stop));
+    int rc = o->status;
+    if (rc == 0 && i >= 0) {
+        *b = o->results[i];
+        memset(&o->results[i], 0, sizeof o->results[i]);
+        if (o->limit >= 0 && o->delivered_rows + b->rows > o->limit) {
+            b->rows = o->limit - o->delivered_rows;
+            for (int c = 0; c < b->ncols; c++) truncate_vec(&b->cols[c], b->rows);
+        }
+        o->delivered_rows += b->rows;
+        consumed_one(o);
+        rc = 1;
+    } else if (rc < 0 && e) {
+        *e = o->err;
+    }
+    if (rc != 1 && limit_reached(o)) scan_out_stop(o);
+    pthread_mutex_unlock(&o->mu);
+    return rc;
+}

@@ -1,0 +1,64 @@
+/* scan/output.h: the output window of the driver floor: the batches splits push, in file
+ * order (ordered) or as they finish, handed to the consumer by scan_next.
+ *
+ * Invariants:
+ *  1. Every split pushes exactly one batch (empty when pruned, all-false or failed); a split
+ *     runs only when its place < consumed + window (scan.h invariant 1), so pushes never block.
+ *  2. Everything below mu is touched under it; consumed, stop and limit_hit are atomics read
+ *     without it, and every change of them is followed by exec_event_signal (waits for the
+ *     window, and tasks that bail out on stop, are events).
+ *  3. scan_out_next returns a batch at most once per split, and rows past the limit never. */
+#ifndef RINGSCAN_SCAN_OUTPUT_H
+#define RINGSCAN_SCAN_OUTPUT_H
+#include <pthread.h>
+
+#include "runtime/event.h"
+#include "scan/scan.h"
+
+typedef struct scan_out {
+    int nsplits;
+    bool ordered;
+    int64_t limit;             /* rows; < 0 = none */
+    int window;                /* splits claimed but not consumed, at most */
+    exec_event *ev;            /* invariant 2 (NULL until the executor started) */
+    _Atomic int64_t consumed;
+    _Atomic int64_t tickets;   /* unordered: splits claimed so far (each one's place) */
+    _Atomic int stop;          /* error, or the consumer is done: splits bail out */
+    _Atomic int limit_hit;     /* enough rows produced: claim no new split */
+    _Atomic int workers_live;
+    _Atomic int64_t pushed;    /* splits pushed (progress) */
+
+    pthread_mutex_t mu;        /* guards what follows */
+    pthread_cond_t cv;
+    bool mu_ready;
+    scan_batch *results;       /* per split, valid when ready[i] */
+    bool *ready;
+    int *fifo;                 /* completion order (unordered output) */
+    int fifo_head, fifo_tail;
+    int next_ordered;
+    int prefix_next;           /* first split not yet pushed, in file order */
+    int64_t produced_rows;     /* rows pushed: in file-order prefix when ordered, else all */
+    int64_t delivered_rows;
+    int status;
+    pq_err err;
+} scan_out;
+
+/* 0 or -ENOMEM (o then safe to free). */
+int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts);
+void scan_out_free(scan_out *o);
+/* Hands split's batch to the consumer (takes ownership of b, which is left empty). */
+void scan_out_push(scan_out *o, int split, scan_batch *b);
+/* Records the first error and stops the scan. */
+void scan_out_fail(scan_out *o, int status, const pq_err *e);
+/* Stops the scan (no error). */
+void scan_out_stop(scan_out *o);
+/* Whether a split whose place is place fits the window now. */
+bool scan_out_fits(scan_out *o, int64_t place);
+/* n workers (or workers that will never run) are gone; the last wakes the consumer. */
+void scan_out_workers_gone(scan_out *o, int n);
+/* Blocks until no worker is live. */
+void scan_out_wait_workers(scan_out *o);
+/* Next batch: 1 and *b, 0 at the end, or the scan's error (e filled). Blocks. */
+int scan_out_next(scan_out *o, scan_batch *b, pq_err *e);
+
+#endif

@@ -1,0 +1,91 @@
+/* scan/plan.h: the plan of a scan, the lowest floor of scan/: which columns are read (slots),
+ * the splits (a row group, or page-aligned row ranges of a large one), what static pruning
+ * decided for each (statistics, page index, bloom filters), the byte ranges (pieces) each
+ * split may read, and per conjunct the chance from statistics that it ends a split all-false.
+ *
+ * Built once by scan_plan_build from metadata reads only (synchronous; counted in
+ * stats.plan_reads), then read-only: every core reads it without synchronisation.
+ *
+ * Invariants:
+ *  1. Slots: predicate columns first (deduplicated), then projection-only columns;
+ *     need[slot] is a leaf index, pred_slot[k] and proj_slot[j] are slots.
+ *  2. A pruned split has no pieces; an unpruned one has one colplan per slot, its pieces in
+ *     file order, a dictionary piece first.
+ *  3. rows0 has len 0 (all rows) or len == nrows; a split's rows lie inside its row group.
+ *  4. shares_rg is set on the unpruned splits of a row group cut into two or more unpruned
+ *     splits; exactly one of them (the first) is the group's leader. */
+#ifndef RINGSCAN_SCAN_PLAN_H
+#define RINGSCAN_SCAN_PLAN_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "filter/expr.h"
+#include "filter/mask.h"
+#include "scan/explain.h"
+#include "scan/pqfile.h"
+#include "scan/scan.h"
+
+/* One contiguous byte range of a column chunk a split may read: a whole chunk, a dictionary
+ * page, or one data page holding rows [first_row, first_row + nrows) relative to the split's
+ * first row. A page may straddle the split's edges (first_row < 0, or first_row + nrows >
+ * the split's nrows) when a row group is cut into several splits: only the rows inside the
+ * split are kept. */
+typedef struct scan_piece {
+    uint64_t off, len;
+    int64_t first_row, nrows; /* dictionary pieces: nrows 0 */
+    bool dict;
+    bool whole_chunk;
+} scan_piece;
+
+/* What a split reads of one column. */
+typedef struct scan_colplan {
+    int col;                  /* leaf column index */
+    int npieces;
+    scan_piece *pieces;
+} scan_colplan;
+
+/* A split: rows [row_lo, row_lo + nrows) of row group rg (the whole group unless it was cut
+ * at page boundaries). */
+typedef struct scan_split {
+    int rg;
+    int64_t row_lo, nrows;
+    bool pruned;               /* by statistics / bloom / page index at planning */
+    bool shares_rg;            /* invariant 4 (its dictionaries are shared: task_dict.c) */
+    bool leader;               /* shares_rg and the group's first unpruned split: the only one
+                                  that registers dictionary pages up front */
+    int pages_total, pages_pruned;
+    flt_mask rows0;            /* rows left after page-index pruning (len 0 = all rows) */
+    scan_colplan *cols;        /* one per slot */
+} scan_split;
+
+typedef struct scan_plan {
+    pqf_t *f;                  /* borrowed */
+    const flt_expr *filter;    /* borrowed; NULL = none */
+    int npreds;
+    int nproj;
+    int *proj;                 /* leaf indexes, output order */
+    int nneed;                 /* slots: columns read (invariant 1) */
+    int *need;                 /* leaf index per slot */
+    int *pred_slot;            /* slot of each predicate's column */
+    int *proj_slot;            /* slot of each projected column */
+    int nsplits;
+    scan_split *splits;
+    bool cut;                  /* some row group was cut into several unpruned splits */
+    /* per conjunct, the chance from statistics that its mask is all-false on a split (mean
+     * over the live splits; 1.0 where the statistics cannot say): the prior the adaptive
+     * policy's evidence starts from */
+    double conj_prior[FLT_MAX_PREDS];
+    scan_stats stats;          /* the planning part: row groups, pages, plan reads */
+} scan_plan;
+
+/* Plans a scan of f projecting leaves proj[0..nproj) (nproj >= 1) under filter (borrowed, may
+ * be NULL) with o's pruning switches and split size; writes its account to x (may be off).
+ * 0, or a negative status with e filled; p is then still safe to scan_plan_free. */
+int scan_plan_build(scan_plan *p, pqf_t *f, const int *proj, int nproj, const flt_expr *filter,
+                    const scan_opts *o, scan_explain_buf *x, pq_err *e);
+void scan_plan_free(scan_plan *p);
+
+/* The bytes split i's pieces of slot k cover (what a conjunct on it costs to read). */
+uint64_t scan_plan_slot_bytes(const scan_plan *p, int i, int k);
+
+#endif

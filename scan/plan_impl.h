@@ -1,0 +1,38 @@
+/* scan/plan_impl.h: what plan.c and plan_index.c share while a plan is built. */
+#ifndef RINGSCAN_SCAN_PLAN_IMPL_H
+#define RINGSCAN_SCAN_PLAN_IMPL_H
+#include "scan/plan.h"
+
+/* A plan being built: the plan, the options it follows, the explain sink. */
+typedef struct plan_build {
+    scan_plan *p;
+    const scan_opts *o;
+    scan_explain_buf *x;
+} plan_build;
+
+/* Parsed indexes of one file: per row group and slot (has_* false when absent). */
+typedef struct plan_index {
+    pq_offset_index *oi; /* [rg * nneed + slot] */
+    pq_column_index *ci;
+    bool *has_oi, *has_ci;
+} plan_index;
+
+/* Reads [off, +len) for planning (counted as a plan read), or copies it from the page index
+ * bytes the footer read brought. 0 or a status with e filled. */
+int plan_read(plan_build *b, uint64_t off, void *buf, size_t len, pq_err *e);
+
+/* Loads the indexes the plan can use (none unless filtering or cutting, or when switched
+ * off). 0 or a status; x is then safe to plan_index_free. */
+int plan_index_load(plan_build *b, plan_index *x, pq_err *e);
+void plan_index_free(plan_build *b, plan_index *x);
+/* The usable offset index of slot k in rg, or NULL. */
+const pq_offset_index *plan_usable_oi(const plan_build *b, const plan_index *x, int rg, int k);
+/* Rows [*a, *z) of page pg of an offset index over a row group of n rows. */
+void plan_page_rows(const pq_offset_index *oi, int pg, int64_t n, int64_t *a, int64_t *z);
+/* Rows of rg kept by the page indexes of every conjunct (rows->len 0 when none applies). */
+int plan_page_prune(plan_build *b, plan_index *x, int rg, int64_t n, flt_mask *rows);
+/* Counts the pages of the slots with an offset index and those rows rules out. */
+void plan_count_pages(plan_build *b, plan_index *x, int rg, const flt_mask *rows,
+                      int64_t *total, int64_t *pruned);
+
+#endif

@@ -1,0 +1,218 @@
+/* scan/plan_index.c: the page index for planning: one read covering every needed column's
+ * offset and column index (none when the footer's tail read brought them: pqf_index_bytes),
+ * parsed per chunk, checked (pq_offset_index_valid) and used to prune pages and count them.
+ *
+ * Invariants: an index that does not parse or does not fit its chunk is dropped, never
+ * trusted (the chunk is then read whole); the planning reads are counted in stats.plan_reads. */
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fail.h"
+#include "filter/prune.h"
+#include "scan/plan_impl.h"
+
+enum { PLAN_INDEX_MAX_BYTES = 256 << 20 };
+
+
+/* Reads [off, +len) for planning (counted as a plan read), or copies it from the page index
+ * bytes the footer read brought (pqf_index_bytes; no read, so nothing counted: plan_bytes is
+ * bytes read, and bytes_read - plan_bytes the data bytes). */
+int plan_read(plan_build *b, uint64_t off, void *buf, size_t len, pq_err *e)
+{
+    if (pqf_index_bytes(b->p->f, off, buf, len)) return 0;
+    char msg[256];
+    int rc = io_read_sync(b->p->f->file, off, buf, len, msg, sizeof msg);
+    if (rc) return pq_errf(e, rc, (int64_t)off, "%s", msg);
+    b->p->stats.plan_reads++;
+    b->p->stats.plan_bytes += len;
+    b->p->stats.reads++;
+    b->p->stats.bytes_read += len;
+    b->p->stats.bytes_used += len;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------- page index */
+
+/* Parsed indexes of one file: per row group and needed slot (NULL entries when absent). */
+void plan_index_free(plan_build *b, plan_index *x)
+{
+    int n = b->p->f->meta.nrow_groups * b->p->nneed;
+    /* after a failed allocation some arrays are NULL, and then nothing was parsed */
+    for (int i = 0; x->has_oi && x->has_ci && i < n; i++) {
+        if (x->has_oi[i]) pq_offset_index_free(&x->oi[i]);
+        if (x->has_ci[i]) pq_column_index_free(&x->ci[i]);
+    }
+    free(x->oi);
+    free(x->ci);
+    free(x->has_oi);
+    free(x->has_ci);
+}
+
+/* The byte span covering every needed column's offset and column index. */
+static bool index_span(plan_build *b, uint64_t *lo, uint64_t *hi)
+{
+    *lo = UINT64_MAX;
+    *hi = 0;
+    for (int rg = 0; rg < b->p->f->meta.nrow_groups; rg++)
+        for (int k = 0; k < b->p->nneed; k++) {
+            const pq_chunk_meta *cm = &b->p->f->meta.row_groups[rg].chunks[b->p->need[k]];
+            if (cm->has_offset_index && cm->offset_index_length > 0) {
+                if ((uint64_t)cm->offset_index_offset < *lo) *lo = (uint64_t)cm->offset_index_offset;
+                uint64_t end = (uint64_t)cm->offset_index_offset + (uint64_t)cm->offset_index_length;
+                if (end > *hi) *hi = end;
+            }
+            if (cm->has_column_index && cm->column_index_length > 0) {
+                if ((uint64_t)cm->column_index_offset < *lo) *lo = (uint64_t)cm->column_index_offset;
+                uint64_t end = (uint64_t)cm->column_index_offset + (uint64_t)cm->column_index_length;
+                if (end > *hi) *hi = end;
+            }
+        }
+    return *hi > *lo && *hi <= b->p->f->file->size_bytes && *hi - *lo <= PLAN_INDEX_MAX_BYTES;
+}
+
+/* Parses the indexes of one chunk out of the span buffer. An index is an optimisation: one
+ * that does not parse is dropped (the chunk is then read whole), never trusted. */
+static int index_parse_one(const plan_build *b, int rg, const pq_chunk_meta *cm, const uint8_t *span,
+                           uint64_t lo, pq_offset_index *oi, bool *has_oi, pq_column_index *ci,
+                           bool *has_ci, pq_err *e)
+{
+    if (cm->has_offset_index && cm->offset_index_length > 0) {
+        pq_err ignored = {.offset = -1};
+        int rc = pq_offset_index_parse(span + ((uint64_t)cm->offset_index_offset - lo),
+                                       (size_t)cm->offset_index_length, oi, &ignored);
+        if (rc == -ENOMEM) return pq_errf(e, rc, -1, "out of memory");
+        uint64_t off, len;
+        *has_oi = rc == 0 && pq_chunk_range(cm, b->p->f->file->size_bytes, &off, &len, NULL) == 0 &&
+                  pq_offset_index_valid(oi, b->p->f->meta.row_groups[rg].num_rows, off, len);
+        if (rc == 0 && !*has_oi) pq_offset_index_free(oi);
+    }
+    if (cm->has_column_index && cm->column_index_length > 0) {
+        pq_err ignored = {.offset = -1};
+        int rc = pq_column_index_parse(span + ((uint64_t)cm->column_index_offset - lo),
+                                       (size_t)cm->column_index_length, ci, &ignored);
+        if (rc == -ENOMEM) return pq_errf(e, rc, -1, "out of memory");
+        *has_ci = rc == 0;
+    }
+    return 0;
+}
+
+/* Whether a row group is large enough to be cut into splits (then its offset indexes are
+ * wanted even without a filter). */
+static bool any_cut(const plan_build *b)
+{
+    for (int rg = 0; b->o->split_rows > 0 && rg < b->p->f->meta.nrow_groups; rg++)
+        if (b->p->f->meta.row_groups[rg].num_rows >= 2 * b->o->split_rows) return true;
+    return false;
+}
+
+int plan_index_load(plan_build *b, plan_index *x, pq_err *e)
+{
+    memset(x, 0, sizeof *x);
+    uint64_t lo, hi;
+    if (!b->o->use_page_index || (b->p->npreds == 0 && !any_cut(b)) || !index_span(b, &lo, &hi))
+        return 0;
+    size_t n = (size_t)b->p->f->meta.nrow_groups * (size_t)b->p->nneed;
+    x->oi = fail_calloc(n, sizeof *x->oi);
+    x->ci = fail_calloc(n, sizeof *x->ci);
+    x->has_oi = fail_calloc(n, sizeof *x->has_oi);
+    x->has_ci = fail_calloc(n, sizeof *x->has_ci);
+    uint8_t *span = fail_malloc(hi - lo);
+    int rc = (!x->oi || !x->ci || !x->has_oi || !x->has_ci || !span) ? -ENOMEM : 0;
+    if (rc == 0) rc = plan_read(b, lo, span, hi - lo, e);
+    for (int rg = 0; rc == 0 && rg < b->p->f->meta.nrow_groups; rg++)
+        for (int k = 0; rc == 0 && k < b->p->nneed; k++) {
+            size_t i = (size_t)rg * (size_t)b->p->nneed + (size_t)k;
+            const pq_chunk_meta *cm = &b->p->f->meta.row_groups[rg].chunks[b->p->need[k]];
+            rc = index_parse_one(b, rg, cm, span, lo, &x->oi[i], &x->has_oi[i], &x->ci[i],
+                                 &x->has_ci[i], e);
+            if (rc) pq_err_column(e, b->p->f->meta.columns[b->p->need[k]].name);
+        }
+    free(span);
+    return rc;
+}
+
+/* Whether a column's min/max order may be used for its page index. */
+static bool order_usable(const plan_build *b, const pq_chunk_meta *cm, const pq_column_desc *d)
+{
+    return cm->stats.usable || (d->sort_order != PQ_ORDER_UNDEFINED && b->p->f->meta.column_orders_known);
+}
+
+/* Clears in rows (a mask of the row group's nrows rows) the rows of the pages conjunct k's
+ * column index rules out. */
+static int page_prune_one(plan_build *b, const pq_offset_index *oi, const pq_column_index *ci,
+                          int rg, int k, int64_t n, flt_mask *rows)
+{
+    const flt_pred *p = &b->p->filter->preds[k];
+    const pq_chunk_meta *cm = &b->p->f->meta.row_groups[rg].chunks[p->column];
+    int64_t *nr = fail_malloc(sizeof(int64_t) * (size_t)oi->npages);
+    uint64_t *keep = fail_calloc((size_t)(oi->npages + 63) / 64 + 1, sizeof(uint64_t));
+    if (!nr || !keep) {
+        free(nr);
+        free(keep);
+        return -ENOMEM;
+    }
+    for (int pg = 0; pg < oi->npages; pg++) {
+        int64_t z = pg + 1 < oi->npages ? oi->pages[pg + 1].first_row_index : n;
+        nr[pg] = z - oi->pages[pg].first_row_index;
+    }
+    flt_prune_pages(p, ci, order_usable(b, cm, p->desc), nr, keep, NULL);
+    int rc = rows->len == 0 ? flt_mask_init(rows, n, true) : 0;
+    for (int pg = 0; rc == 0 && pg < oi->npages; pg++) {
+        if ((keep[pg >> 6] >> (pg & 63)) & 1) continue;
+        int64_t a = oi->pages[pg].first_row_index, z = a + nr[pg];
+        if (a >= 0 && a < z && z <= n) flt_mask_set_range(rows, a, z, false);
+    }
+    free(nr);
+    free(keep);
+    return rc;
+}
+
+/* Rows of rg kept by the page indexes of every conjunct (mask len 0 when none applies). */
+int plan_page_prune(plan_build *b, plan_index *x, int rg, int64_t n, flt_mask *rows)
+{
+    for (int k = 0; k < b->p->npreds; k++) {
+        size_t i = (size_t)rg * (size_t)b->p->nneed + (size_t)b->p->pred_slot[k];
+        if (!x->has_oi || !x->has_oi[i] || !x->has_ci[i]) continue;
+        if (x->ci[i].npages != x->oi[i].npages) continue;
+        int rc = page_prune_one(b, &x->oi[i], &x->ci[i], rg, k, n, rows);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* The usable offset index of needed slot k in rg, or NULL. */
+const pq_offset_index *plan_usable_oi(const plan_build *b, const plan_index *x, int rg, int k)
+{
+    size_t i = (size_t)rg * (size_t)b->p->nneed + (size_t)k;
+    return x->has_oi && x->has_oi[i] ? &x->oi[i] : NULL; /* pq_offset_index_valid at load */
+}
+
+/* Rows [a, z) of page pg of an offset index over a row group of n rows. */
+void plan_page_rows(const pq_offset_index *oi, int pg, int64_t n, int64_t *a, int64_t *z)
+{
+    *a = oi->pages[pg].first_row_index;
+    *z = pg + 1 < oi->npages ? oi->pages[pg + 1].first_row_index : n;
+}
+
+/* Counts (in stats and for --explain) the pages of the needed columns with an offset index,
+ * and those rows (the row group's page-index mask, len 0 = all) rules out. */
+void plan_count_pages(plan_build *b, plan_index *x, int rg, const flt_mask *rows, int64_t *total,
+                        int64_t *pruned)
+{
+    int64_t n = b->p->f->meta.row_groups[rg].num_rows;
+    *total = *pruned = 0;
+    for (int k = 0; k < b->p->nneed; k++) {
+        const pq_offset_index *oi = plan_usable_oi(b, x, rg, k);
+        for (int pg = 0; oi && pg < oi->npages; pg++) {
+            int64_t a, z;
+            plan_page_rows(oi, pg, n, &a, &z);
+            ++*total;
+            *pruned += rows->len != 0 && !flt_mask_any_range(rows, a, z);
+        }
+    }
+    b->p->stats.pages_total += *total;
+    b->p->stats.pages_pruned += *pruned;
+}
+

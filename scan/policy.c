@@ -1,0 +1,129 @@
+/* scan/policy.c: the conjunct order, exploration and the submission policy (policy.h). */
+#include "scan/policy.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <string.h>
+
+#include "common/fail.h"
+
+/* Below this chance (percent) that a chain position's input is all-false, its reads are
+ * wanted at the split's start (speculated). */
+enum { ADAPTIVE_SPECULATE_BELOW_PCT = 10 };
+
+/* Chance that conjunct k's output is all-false when it runs, from the splits seen so far.
+ * The prior weighs a hundredth of a run, at the chance the statistics give (conj_prior; 1.0
+ * when they cannot say): with no evidence the answer is that chance, one run that was not
+ * all-false brings it to 0.01 or less, so one split of evidence is enough to speculate a
+ * three-conjunct chain (a tenth needed three splits, which cost lineitem_order ~12 read calls
+ * over eager at sf=1). */
+static double q_killed(const scan_policy_state *pol, int k)
+{
+    double runs = (double)atomic_load_explicit(&pol->conj_runs[k], memory_order_relaxed);
+    double killed = (double)atomic_load_explicit(&pol->conj_killed[k], memory_order_relaxed);
+    return (killed + 0.01 * pol->plan->conj_prior[k]) / (runs + 0.01);
+}
+
+/* Chance that the input of chain position pos (pos == npreds: the projection) is all-false:
+ * one of the conjuncts before it in this split's order produced an all-false mask. Per
+ * conjunct, so a change of order does not mix up the evidence. */
+static double p_input_all_false(const scan_policy_state *pol, const int32_t *perm, int pos)
+{
+    double alive = 1.0;
+    for (int i = 0; i < pos; i++) alive *= 1.0 - q_killed(pol, perm[i]);
+    return 1.0 - alive;
+}
+
+static bool speculates(const scan_policy_state *pol, const int32_t *perm, int pos)
+{
+    return pol->kind == SCAN_EAGER || pos == 0 ||
+           p_input_all_false(pol, perm, pos) * 100.0 < ADAPTIVE_SPECULATE_BELOW_PCT;
+}
+
+bool scan_policy_wants_all(scan_policy_state *pol)
+{
+    if (pol->kind != SCAN_ADAPTIVE) return pol->kind == SCAN_EAGER;
+    int32_t perm[FLT_MAX_PREDS];
+    for (int k = 0; k < pol->plan->npreds; k++) perm[k] = k;
+    return p_input_all_false(pol, perm, pol->plan->npreds) * 100.0 < ADAPTIVE_SPECULATE_BELOW_PCT;
+}
+
+int scan_policy_init(scan_policy_state *pol, const scan_plan *p, const scan_opts *o,
+                     scan_fetch *fx)
+{
+    memset(pol, 0, sizeof *pol);
+    pol->kind = o->policy;
+    pol->threads = o->threads;
+    pol->plan = p;
+    pol->fx = fx;
+    if (p->npreds > 1 && p->npreds <= FLT_ORDER_MAX) { /* cache-line aligned counters */
+        size_t size = (sizeof(flt_order) + 63) / 64 * 64;
+        if (!(pol->order = fail_aligned_alloc(64, size))) return -ENOMEM;
+        flt_order_init(pol->order, p->npreds, 0, 0);
+    }
+    scan_fetch_set_ahead(fx, scan_policy_wants_all(pol));
+    return 0;
+}
+
+void scan_policy_free(scan_policy_state *pol)
+{
+    free(pol->order);
+    pol->order = NULL;
+}
+
+bool scan_policy_exploring(scan_policy_state *pol)
+{
+    return pol->kind == SCAN_ADAPTIVE && pol->plan->npreds > 0 &&
+           atomic_load(&pol->splits_done) == 0 && atomic_load(&pol->splits_started) >= pol->threads;
+}
+
+void scan_policy_order(scan_policy_state *pol, int i, int32_t *perm)
+{
+    /* the stated order until a split completed: a split starting while the first ones are
+     * between two conjuncts would otherwise put the one not measured yet first */
+    if (pol->order && atomic_load(&pol->splits_done) > 0)
+        flt_order_snapshot(pol->order, (uint64_t)i, perm);
+    else
+        for (int k = 0; k < pol->plan->npreds; k++) perm[k] = k;
+}
+
+void scan_policy_wanted(scan_policy_state *pol, const int32_t *perm, bool *wanted)
+{
+    const scan_plan *p = pol->plan;
+    memset(wanted, 0, sizeof(bool) * (size_t)p->nneed);
+    if (pol->kind == SCAN_LAZY) return;
+    for (int pos = 0; pos <= p->npreds && speculates(pol, perm, pos); pos++) {
+        /* a later position depends on this one's outcome: the loop stops at the first that
+         * does not speculate */
+        if (pos < p->npreds) {
+            wanted[p->pred_slot[perm[pos]]] = true;
+        } else {
+            for (int j = 0; j < p->nproj; j++) wanted[p->proj_slot[j]] = true;
+        }
+    }
+}
+
+void scan_policy_split_started(scan_policy_state *pol)
+{
+    atomic_fetch_add(&pol->splits_started, 1);
+}
+
+void scan_policy_split_done(scan_policy_state *pol)
+{
+    if (atomic_fetch_add(&pol->splits_done, 1) == 0 && pol->ev)
+        exec_event_signal(pol->ev); /* exploration ended: held-back splits may start */
+}
+
+void scan_policy_note(scan_policy_state *pol, int k, bool all_false)
+{
+    assert(k >= 0 && k < pol->plan->npreds);
+    atomic_fetch_add_explicit(&pol->conj_runs[k], 1, memory_order_relaxed);
+    if (all_false) atomic_fetch_add_explicit(&pol->conj_killed[k], 1, memory_order_relaxed);
+    scan_fetch_set_ahead(pol->fx, scan_policy_wants_all(pol)); /* invariant 2 */
+}
+
+void scan_policy_measure(scan_policy_state *pol, int k, int64_t rows_in, int64_t rows_out,
+                         uint64_t ns, uint64_t bytes)
+{
+    if (pol->order) flt_order_report(pol->order, k, (uint64_t)rows_in, (uint64_t)rows_out, ns, bytes);
+}

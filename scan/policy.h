@@ -1,0 +1,57 @@
+/* scan/policy.h: the policy floor: the conjunct order, adaptive exploration, and the evidence
+ * behind lazy, eager and adaptive submission (which of a split's reads are wanted at once).
+ *
+ * Evidence: per conjunct, how often it ran and how often its output mask was all-false,
+ * independent of the order it ran in; the plan's priors (the chance from statistics) are where
+ * it starts. Exploration: until one split has completed (so every chain position has
+ * evidence), adaptive runs at most one split per core.
+ *
+ * Invariants:
+ *  1. Counters are relaxed atomics written by every core: a decision may read a count one
+ *     split old, which changes what is read ahead, never what a scan returns (scan.h
+ *     invariant 4).
+ *  2. The fetch floor's input (scan_fetch_set_ahead) is refreshed after each change of the
+ *     evidence, and the scan's event is signalled when exploration may have ended. */
+#ifndef RINGSCAN_SCAN_POLICY_H
+#define RINGSCAN_SCAN_POLICY_H
+#include <stdatomic.h>
+
+#include "filter/order.h"
+#include "scan/fetch.h"
+
+typedef struct scan_policy_state {
+    scan_policy kind;
+    int threads;
+    const scan_plan *plan;
+    scan_fetch *fx;            /* takes our "ahead" as its input */
+    exec_event *ev;            /* signalled when exploration may end (set at start) */
+    flt_order *order;          /* adaptive conjunct order (NULL when npreds < 2) */
+    _Atomic int64_t conj_runs[FLT_MAX_PREDS];
+    _Atomic int64_t conj_killed[FLT_MAX_PREDS];
+    _Atomic int splits_started, splits_done;
+} scan_policy_state;
+
+/* 0 or -ENOMEM (pol then safe to free). */
+int scan_policy_init(scan_policy_state *pol, const scan_plan *p, const scan_opts *o,
+                     scan_fetch *fx);
+void scan_policy_free(scan_policy_state *pol);
+
+/* Whether adaptive exploration still holds back all but one split per core. */
+bool scan_policy_exploring(scan_policy_state *pol);
+/* Whether every slot is wanted at a split's start whatever its conjunct order. */
+bool scan_policy_wants_all(scan_policy_state *pol);
+/* The conjunct order split i runs in (perm[0..npreds)). */
+void scan_policy_order(scan_policy_state *pol, int i, int32_t *perm);
+/* Sets wanted[slot] for the slots whose reads a split running in order perm wants at its
+ * start (every slot false first). */
+void scan_policy_wanted(scan_policy_state *pol, const int32_t *perm, bool *wanted);
+/* A split (not pruned) starts / ends. */
+void scan_policy_split_started(scan_policy_state *pol);
+void scan_policy_split_done(scan_policy_state *pol);
+/* Conjunct k ran on a split: its mask ended all_false or not; rows in and out, its time and
+ * the bytes of its column (the adaptive order's measure). */
+void scan_policy_note(scan_policy_state *pol, int k, bool all_false);
+void scan_policy_measure(scan_policy_state *pol, int k, int64_t rows_in, int64_t rows_out,
+                         uint64_t ns, uint64_t bytes);
+
+#endif

@@ -1,0 +1,257 @@
+/* scan/task.c: the split task.
+ *
+ * Before awaiting anything the task registers, as io/ futures, every read the split may
+ * need: for each conjunct in the snapshot order its column's pieces, then the projection
+ * columns' pieces. The submission policy decides which of them are wanted at once (eager:
+ * all; lazy: none; adaptive: the positions whose input mask was rarely all-false so far), so
+ * the I/O layer coalesces everything wanted together. The chain then runs in order: conjunct
+ * k wants its pieces (if not yet), awaits them, decodes, evaluates against mask k-1. When a
+ * mask is all-false every remaining future is released: unsubmitted reads vanish, in-flight
+ * ones are cancelled, nothing more is decoded, and the projection is never read. With page
+ * pieces, a page whose rows are all false in the current mask is released the same way
+ * before its conjunct or the projection wants it.
+ *
+ * This is the architecture's chain of mask futures written as one coroutine: mask k is the
+ * value the coroutine holds after conjunct k, and "resolved all-false" is the early exit. */
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fail.h"
+#include "common/status.h"
+#include "filter/kernel.h"
+#include "scan/task.h"
+
+/* Applies the submission policy to the freshly registered futures. */
+static void apply_policy(scan_task *x)
+{
+    scan_policy_wanted(x->env->pol, x->perm, x->wanted);
+    for (int k = 0; k < x->plan->nneed; k++)
+        if (x->wanted[k]) task_want_slot(x, k);
+}
+
+/* ------------------------------------------------------------------------ the chain */
+
+/* Runs conjunct perm[pos]; narrows x->mask. */
+static int run_conjunct(scan_task *x, int pos)
+{
+    const scan_plan *plan = x->plan;
+    int k = x->perm[pos];
+    int slot = plan->pred_slot[k];
+    uint64_t t0 = exec_now_ns();
+    int64_t rows_in = flt_mask_popcount(&x->mask);
+    int rc;
+    if (task_pageable(plan, k)) {
+        rc = task_eval_paged(x, k);
+        if (rc) return rc;
+    } else {
+        rc = task_load_slot(x, slot);
+        if (rc) return rc;
+        rc = flt_eval(&plan->filter->preds[k], &x->vecs[slot], &x->mask, &x->tmp);
+        if (rc) return pq_errf(&x->err, rc, -1, "cannot evaluate conjunct %d", k + 1);
+    }
+    flt_mask swap = x->mask;
+    x->mask = x->tmp;
+    x->tmp = swap;
+    int64_t rows_out = flt_mask_popcount(&x->mask);
+    scan_policy_measure(x->env->pol, k, rows_in, rows_out, exec_now_ns() - t0,
+                        scan_plan_slot_bytes(plan, x->index, slot));
+    return 0;
+}
+
+/* dst (initialised here) = src rows idx[0..n). 0, RINGSCAN_ELIMIT or -ENOMEM. */
+static int take_rows(const pq_vec *src, const uint32_t *idx, int64_t n, pq_vec *dst)
+{
+    pq_vec_init(dst, src->type, src->type_length);
+    return pq_vec_take(src, idx, n, dst);
+}
+
+/* Hands vector v to the batch: moved when it already holds exactly the output rows (compacted,
+ * or every row selected) and no earlier projection entry took it, else the selected rows are
+ * copied. */
+static int project_one(scan_task *x, int slot, const uint32_t *idx, int64_t n, bool *moved,
+                       pq_vec *dst)
+{
+    pq_vec *v = &x->vecs[slot];
+    bool exact = x->compacted[slot] || n == v->length;
+    if (exact && !moved[slot]) {
+        *dst = *v;
+        pq_vec_init(v, v->type, v->type_length); /* the batch owns the buffers now */
+        moved[slot] = true;
+        return 0;
+    }
+    if (!moved[slot]) return take_rows(v, idx, n, dst);
+    return -EALREADY; /* filled by the caller from the first entry */
+}
+
+/* Builds the batch from the projected columns (selected rows only). */
+static int project(scan_task *x, scan_batch *b)
+{
+    const scan_plan *plan = x->plan;
+    int64_t n = flt_mask_popcount(&x->mask);
+    b->cols = fail_calloc((size_t)plan->nproj, sizeof *b->cols);
+    uint32_t *idx = fail_malloc(sizeof(uint32_t) * (size_t)(n + 1));
+    bool *moved = fail_calloc((size_t)plan->nneed, sizeof(bool));
+    int rc = b->cols && idx && moved ? 0 : -ENOMEM;
+    if (rc == 0) {
+        b->ncols = plan->nproj;
+        b->rows = n;
+        /* every row selected: all vectors are moved whole, no index list is needed */
+        int64_t got = n == x->sp->nrows ? n : flt_mask_select(&x->mask, idx, n);
+        assert(got == n);
+    }
+    for (int j = 0; rc == 0 && j < plan->nproj; j++) {
+        rc = project_one(x, plan->proj_slot[j], idx, n, moved, &b->cols[j]);
+        if (rc == -EALREADY) { /* the same column projected twice: copy the first entry */
+            int first = 0;
+            while (plan->proj_slot[first] != plan->proj_slot[j]) first++;
+            uint32_t *all = fail_malloc(sizeof(uint32_t) * (size_t)(n + 1));
+            for (int64_t i = 0; all && i < n; i++) all[i] = (uint32_t)i;
+            rc = all ? take_rows(&b->cols[first], all, n, &b->cols[j]) : -ENOMEM;
+            free(all);
+        }
+    }
+    free(idx);
+    free(moved);
+    return rc;
+}
+
+/* The chain, then the projection gated on the final mask. */
+static int run_chain(scan_task *x, scan_batch *b)
+{
+    const scan_plan *plan = x->plan;
+    bool all_false = false;
+    for (int pos = 0; pos < plan->npreds; pos++) {
+        all_false = flt_mask_all_false(&x->mask);
+        if (all_false || atomic_load(x->env->stop)) break;
+        int rc = run_conjunct(x, pos);
+        if (rc) return rc;
+        scan_policy_note(x->env->pol, x->perm[pos], flt_mask_all_false(&x->mask));
+    }
+    all_false = all_false || flt_mask_all_false(&x->mask);
+    if (all_false || atomic_load(x->env->stop)) {
+        if (all_false) atomic_fetch_add_explicit(&x->env->cnt->splits_all_false, 1, memory_order_relaxed);
+        return 0; /* everything still registered is released by the caller */
+    }
+    /* the projection is one phase: drop excluded pages, then want every remaining read of
+     * every projected column before awaiting any, so they coalesce (lazy too) */
+    for (int j = 0; j < plan->nproj; j++)
+        if (!x->decoded[plan->proj_slot[j]]) task_drop_excluded_pages(x, plan->proj_slot[j]);
+    for (int j = 0; j < plan->nproj; j++)
+        if (!x->decoded[plan->proj_slot[j]]) task_want_slot(x, plan->proj_slot[j]);
+    for (int j = 0; j < plan->nproj; j++) {
+        int rc = task_load_projected(x, plan->proj_slot[j]);
+        if (rc) return rc;
+    }
+    return project(x, b);
+}
+
+static int ctx_init(scan_task *x, const scan_task_env *env, scan_task_core *tc, int core, int i,
+                    int unit)
+{
+    const scan_plan *plan = env->plan;
+    *x = (scan_task){.env = env, .plan = plan, .fx = env->fx, .tc = tc, .core = core, .index = i,
+                     .sp = &plan->splits[i], .unit = unit, .err = {.offset = -1}};
+    x->by_unit = env->fx->units[unit].shared;
+    x->futs = fail_calloc((size_t)plan->nneed, sizeof *x->futs);
+    x->vecs = tc->nvecsets > 0 ? tc->vecsets[--tc->nvecsets] : fail_calloc((size_t)plan->nneed, sizeof *x->vecs);
+    x->decoded = fail_calloc((size_t)plan->nneed, sizeof *x->decoded);
+    x->compacted = fail_calloc((size_t)plan->nneed, sizeof *x->compacted);
+    x->wanted = fail_calloc((size_t)plan->nneed, sizeof *x->wanted);
+    if (!x->futs || !x->vecs || !x->decoded || !x->compacted || !x->wanted) return -ENOMEM;
+    for (int k = 0; k < plan->nneed; k++) {
+        const pq_column_desc *d = &plan->f->meta.columns[plan->need[k]];
+        pq_vec *v = &x->vecs[k];
+        if (v->values_cap + v->offsets_cap + v->validity_cap + v->data_cap == 0)
+            pq_vec_init(v, d->physical, d->type_length); /* a fresh set */
+        assert(v->type == d->physical && v->type_length == (d->physical == PQ_FIXED_LEN_BYTE_ARRAY ? d->type_length : 0));
+        pq_vec_clear(v);
+    }
+    int rc = x->sp->rows0.len ? flt_mask_copy(&x->mask, &x->sp->rows0)
+                              : flt_mask_init(&x->mask, x->sp->nrows, true);
+    if (rc) return rc;
+    scan_policy_order(env->pol, i, x->perm);
+    return 0;
+}
+
+static void ctx_free(scan_task *x)
+{
+    const scan_plan *plan = x->plan;
+    for (int k = 0; x->futs && k < plan->nneed; k++) {
+        if (x->futs[k]) task_discard_slot(x, k);
+        free(x->futs[k]);
+    }
+    if (x->vecs && x->tc->nvecsets < SCAN_TASKS_PER_CORE) {
+        x->tc->vecsets[x->tc->nvecsets++] = x->vecs; /* keep the buffers for the next split */
+    } else if (x->vecs) {
+        for (int k = 0; k < plan->nneed; k++) pq_vec_free(&x->vecs[k]);
+        free(x->vecs);
+    }
+    free(x->futs);
+    free(x->decoded);
+    free(x->compacted);
+    free(x->wanted);
+    free(x->sel);
+    flt_mask_free(&x->mask);
+    flt_mask_free(&x->tmp);
+}
+
+int scan_task_run(const scan_task_env *env, scan_task_core *tc, int core, int i, int unit,
+                  scan_batch *b, pq_err *e)
+{
+    const scan_plan *plan = env->plan;
+    assert(i >= 0 && i < plan->nsplits && core == exec_core_index(exec_current()));
+    *b = (scan_batch){.split = i};
+    if (plan->splits[i].pruned) return 0;
+    scan_dicts_leader(env->dicts, i, SCAN_LEADER_RUNNING);
+    scan_task x;
+    int rc = ctx_init(&x, env, tc, core, i, unit);
+    if (rc == 0) rc = task_register_all(&x);
+    if (rc == 0) {
+        apply_policy(&x);
+        atomic_fetch_add_explicit(&env->cnt->rows_scanned, x.sp->nrows, memory_order_relaxed);
+        rc = run_chain(&x, b);
+    }
+    if (rc) {
+        *e = x.err;
+        if (e->status == 0) pq_errf(e, rc, -1, "%s", status_text(rc));
+        scan_batch_free(b);
+        b->split = i;
+    }
+    ctx_free(&x);
+    scan_dicts_leader(env->dicts, i, SCAN_LEADER_ENDED);
+    scan_dicts_split_end(env->dicts, i);
+    return rc;
+}
+
+int scan_task_core_init(scan_task_core *tc, const scan_task_env *env, const pq_col_limits *lim)
+{
+    const scan_plan *plan = env->plan;
+    if (tc->readers) return 0;
+    tc->readers = fail_calloc((size_t)plan->nneed, sizeof *tc->readers);
+    if (!tc->readers) return -ENOMEM;
+    for (int k = 0; k < plan->nneed; k++) {
+        const pq_column_desc *d = &plan->f->meta.columns[plan->need[k]];
+        pq_colr_init(&tc->readers[k], d, PQ_CODEC_UNCOMPRESSED, lim);
+        tc->readers[k].scan_decompressed = &env->cnt->decompressed_bytes;
+    }
+    return 0;
+}
+
+int64_t scan_task_core_free(scan_task_core *tc, const scan_task_env *env)
+{
+    int64_t pages = 0;
+    for (int k = 0; tc->readers && k < env->plan->nneed; k++) {
+        pages += tc->readers[k].pages_decoded;
+        pq_colr_free(&tc->readers[k]);
+    }
+    free(tc->readers);
+    tc->readers = NULL;
+    for (int i = 0; i < tc->nvecsets; i++) {
+        for (int k = 0; k < env->plan->nneed; k++) pq_vec_free(&tc->vecsets[i][k]);
+        free(tc->vecsets[i]);
+    }
+    tc->nvecsets = 0;
+    return pages;
+}

@@ -1,0 +1,148 @@
+/* scan/task.h: the split task floor: the coroutine that runs one split's conjunct chain and
+ * builds its batch (task.c), the reads it registers and the pages it drops (task_pieces.c),
+ * column decoding and per-page evaluation (task_decode.c), and the dictionaries the splits of
+ * a cut row group share (task_dict.c). Calls go task.c -> task_decode.c -> task_pieces.c ->
+ * task_dict.c, and down to the policy, fetch and plan floors; never up to the driver: a task
+ * returns its batch or its error to the caller.
+ *
+ * Invariants:
+ *  1. Everything a split registers with io/ or the fetch floor is released (unref'd) before
+ *     scan_task_run returns (scan.h invariant 2).
+ *  2. A task core's state (readers, vector sets) is touched only by its core's thread; its
+ *     counters are relaxed atomics that only that thread writes (snapshots read them).
+ *  3. Every wait of a task is an exec_event wait ended by the change it waits for: a
+ *     dictionary published, a leader's state, exploration's end, or the scan stopping. */
+#ifndef RINGSCAN_SCAN_TASK_H
+#define RINGSCAN_SCAN_TASK_H
+#include <stdatomic.h>
+
+#include "format/column.h"
+#include "scan/policy.h"
+
+/* A cut row group's leader split, as its group's other splits see it: not claimed, claimed
+ * (waiting for its place), running, ended. */
+enum { SCAN_LEADER_IDLE, SCAN_LEADER_CLAIMED, SCAN_LEADER_RUNNING, SCAN_LEADER_ENDED };
+
+/* Dictionaries of row groups cut into several splits (none when no group is cut):
+ * dicts[rg * nneed + slot] is published once (release) by the first split that decoded it and
+ * read (acquire) by the others, which then neither read nor decode that page; rg_left[rg]
+ * counts the group's unfinished splits, and the last one frees them. Only a group's leader
+ * registers dictionary pages with its other reads; the others wait for its dictionaries while
+ * it runs (task_pieces.c ensure_dict). */
+typedef struct scan_dicts {
+    const scan_plan *plan;
+    exec_event *ev;            /* signalled on publish and on a leader's change (set at start) */
+    _Atomic(pq_vec *) *dicts;
+    _Atomic int *rg_left;
+    _Atomic int *leader_live;  /* per row group, its leader's state (SCAN_LEADER_*) */
+} scan_dicts;
+
+/* Counters of every task (relaxed atomics). */
+typedef struct scan_task_counters {
+    _Atomic int64_t rows_scanned, splits_all_false;
+    _Atomic int64_t decompressed_bytes; /* every reader's, for max_scan_decompressed_bytes */
+} scan_task_counters;
+
+/* What a task sees of the scan (all set before the first task runs). */
+typedef struct scan_task_env {
+    const scan_plan *plan;
+    scan_fetch *fx;
+    scan_policy_state *pol;
+    scan_dicts *dicts;
+    scan_task_counters *cnt;
+    exec_event *ev;
+    const _Atomic int *stop;   /* the scan stops: splits bail out */
+} scan_task_env;
+
+/* A core's task state (invariant 2). */
+typedef struct scan_task_core {
+    pq_col_reader *readers;    /* one per slot, reused across splits (decoding never yields,
+                                  so the core's tasks can share them) */
+    pq_vec *vecsets[SCAN_TASKS_PER_CORE]; /* idle decoded-column sets (nneed vectors each),
+                                  reused so a split does not fault in fresh memory */
+    int nvecsets;
+    _Atomic int64_t dict_eval_pages; /* pages a conjunct evaluated on dictionary indices */
+    _Atomic int64_t sel_eval_pages;  /* pages a conjunct evaluated on its selected rows */
+} scan_task_core;
+
+/* The core's readers; 0 or -ENOMEM (tc then safe to free). On the core. */
+int scan_task_core_init(scan_task_core *tc, const scan_task_env *env, const pq_col_limits *lim);
+/* Frees the core's readers and vectors; returns the pages they decoded. */
+int64_t scan_task_core_free(scan_task_core *tc, const scan_task_env *env);
+
+/* Runs split i of unit (claimed by core, the calling core) as the current coroutine: 0 and
+ * *b (its batch: no rows when pruned or all-false, or when the scan stopped), or a negative
+ * status with e filled (b empty). */
+int scan_task_run(const scan_task_env *env, scan_task_core *tc, int core, int i, int unit,
+                  scan_batch *b, pq_err *e);
+
+/* task_dict.c. 0 or -ENOMEM (d then safe to free). */
+int scan_dicts_init(scan_dicts *d, const scan_plan *p);
+void scan_dicts_free(scan_dicts *d);
+/* Split i's leader state (no-op unless it is a leader); wakes the waiters. */
+void scan_dicts_leader(scan_dicts *d, int i, int state);
+/* Split i ended: the last split of its row group frees the group's dictionaries. */
+void scan_dicts_split_end(scan_dicts *d, int i);
+
+/* Per-split working state, shared by the task's files. */
+typedef struct scan_task {
+    const scan_task_env *env;
+    const scan_plan *plan;
+    scan_fetch *fx;
+    scan_task_core *tc;
+    int core;
+    int index;             /* the split's */
+    const scan_split *sp;
+    int unit;              /* its fetch unit */
+    bool by_unit;          /* the unit is shared: pieces are slices of its requests */
+    fut_t ***futs;         /* [slot][piece], NULL once released or never registered */
+    pq_vec *vecs;          /* decoded columns per slot (valid when decoded[slot]) */
+    bool *decoded;
+    bool *compacted;       /* decoded[slot] holds only the selected rows (decode_selected) */
+    bool *wanted;          /* [slot] scratch for the policy's choice */
+    uint32_t *sel;         /* a page's selected rows, page-relative (reused across pages) */
+    int64_t sel_cap;
+    int32_t perm[FLT_MAX_PREDS];
+    flt_mask mask, tmp;
+    pq_err err;
+} scan_task;
+
+/* task_dict.c: the dictionary another split of the row group published for slot, or NULL. */
+const pq_vec *task_shared_dict(scan_task *x, int slot);
+/* After r decoded slot's dictionary page itself: moves it to the row group's slot for the
+ * others (the first publisher wins; r then borrows it like they do). */
+void task_publish_dict(scan_task *x, int slot, pq_col_reader *r);
+/* Waits (task_h invariant 3) while the group's leader may still publish slot's dictionary:
+ * it runs, or is claimed and the scan no longer explores. Returns the published one or NULL. */
+const pq_vec *task_wait_dict(scan_task *x, int slot);
+
+/* task_pieces.c */
+io_bytes task_piece_bytes(scan_task *x, int slot, int q);
+void task_release_slot(scan_task *x, int slot);
+void task_discard(scan_task *x, int slot, int q);
+void task_discard_slot(scan_task *x, int slot);
+void task_want_slot(scan_task *x, int slot);
+/* Registers every piece of every slot (no I/O yet). 0 or -ENOMEM. */
+int task_register_all(scan_task *x);
+/* The split-relative rows [*a, *e) a page piece contributes (its rows inside the split). */
+void task_piece_span(const scan_split *sp, const scan_piece *pc, int64_t *a, int64_t *e);
+/* Releases page pieces of slot whose rows the mask excludes (and the dictionary when no page
+ * is left). Whole-chunk pieces are kept. */
+void task_drop_excluded_pages(scan_task *x, int slot);
+/* Awaits every remaining piece of slot, then its shared dictionary; 0 or the first error. */
+int task_await_slot(scan_task *x, int slot);
+/* The task's selection buffer with room for n rows; NULL on -ENOMEM. */
+uint32_t *task_sel(scan_task *x, int64_t n);
+
+/* task_decode.c */
+/* Decodes slot (awaiting its pieces) in full, or reuses it decoded. */
+int task_load_slot(scan_task *x, int slot);
+/* A projected column that no conjunct decoded: compacted decode when the mask drops rows. */
+int task_load_projected(scan_task *x, int slot);
+/* Whether conjunct k can be evaluated page by page (its column is neither projected nor
+ * tested by another conjunct). */
+bool task_pageable(const scan_plan *p, int k);
+/* Conjunct k on a pageable column: x->tmp = x->mask AND the predicate, page by page. */
+int task_eval_paged(scan_task *x, int k);
+
+#endif
