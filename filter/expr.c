@@ -5,7 +5,6 @@
 
 #include <assert.h>
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,35 +144,28 @@ bool flt_dyn_publish(flt_dyn *d, flt_domain dom, bool descending, flt_lit v)
     assert(d);
     if ((dom == FLT_DOM_F32 || dom == FLT_DOM_F64) && v.f != v.f) return false; /* NaN */
     uint64_t nb = dyn_bits(dom, v);
-    for (uint32_t spins = 0;; spins++) {
-        uint32_t st = atomic_load_explicit(&d->state, memory_order_acquire);
-        if (st == 0) {
-            uint32_t zero = 0;
-            if (atomic_compare_exchange_strong_explicit(&d->state, &zero, 1,
-                                                        memory_order_acq_rel,
-                                                        memory_order_acquire)) {
-                atomic_store_explicit(&d->bits, nb, memory_order_relaxed);
-                atomic_store_explicit(&d->state, 2, memory_order_release);
-                atomic_fetch_add_explicit(&d->version, 1, memory_order_release);
-                return true;
-            }
-            continue;
+    if (atomic_load_explicit(&d->state, memory_order_acquire) != 2) {
+        /* the first publication: writers racing it wait on the lock, held for two stores,
+         * instead of spinning until the winner's value is visible */
+        pthread_mutex_lock(&d->first);
+        bool first = atomic_load_explicit(&d->state, memory_order_relaxed) == 0;
+        if (first) {
+            atomic_store_explicit(&d->bits, nb, memory_order_relaxed);
+            atomic_store_explicit(&d->state, 2, memory_order_release);
+            atomic_fetch_add_explicit(&d->version, 1, memory_order_release);
         }
-        if (st == 1) { /* the first writer is between its two stores */
-            if ((spins & 63) == 63) sched_yield(); /* it may have been preempted there */
-            continue;
-        }
-        uint64_t cur = atomic_load_explicit(&d->bits, memory_order_relaxed);
-        while (dyn_stricter(dom, descending, nb, cur)) {
-            if (atomic_compare_exchange_weak_explicit(&d->bits, &cur, nb,
-                                                      memory_order_acq_rel,
-                                                      memory_order_relaxed)) {
-                atomic_fetch_add_explicit(&d->version, 1, memory_order_release);
-                return true;
-            }
-        }
-        return false;
+        pthread_mutex_unlock(&d->first);
+        if (first) return true;
     }
+    uint64_t cur = atomic_load_explicit(&d->bits, memory_order_relaxed);
+    while (dyn_stricter(dom, descending, nb, cur)) {
+        if (atomic_compare_exchange_weak_explicit(&d->bits, &cur, nb, memory_order_acq_rel,
+                                                  memory_order_relaxed)) {
+            atomic_fetch_add_explicit(&d->version, 1, memory_order_release);
+            return true;
+        }
+    }
+    return false;
 }
 
 bool flt_dyn_load(flt_dyn *d, flt_domain dom, flt_lit *v, uint64_t *version)

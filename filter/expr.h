@@ -26,6 +26,7 @@
  *     the bound is unset it keeps every row (including nulls) and prunes nothing. */
 #ifndef RINGSCAN_FILTER_EXPR_H
 #define RINGSCAN_FILTER_EXPR_H
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -84,9 +85,11 @@ typedef struct flt_term {
     flt_lit *lits;
 } flt_term;
 
-/* A Top-K bound cell shared by the scan's cores: the literal of a dynamic predicate. */
+/* A Top-K bound cell shared by the scan's cores: the literal of a dynamic predicate.
+ * Zero-initialised (static, calloc or {0}: glibc's mutex initialiser is all zeroes). */
 typedef struct flt_dyn {
-    _Atomic uint32_t state;   /* 0 unset, 1 being set the first time, 2 set */
+    pthread_mutex_t first;    /* serialises the first publication only */
+    _Atomic uint32_t state;   /* 0 unset, 2 set (written under first) */
     _Atomic uint64_t version; /* bumped after every published change */
     _Atomic uint64_t bits;    /* int64 value or double bits, per the predicate's domain */
 } flt_dyn;
@@ -139,9 +142,9 @@ flt_expr *flt_expr_new(void);
 void flt_expr_free(flt_expr *ex);
 
 /* Publishes v (lit.i or lit.f per dom) if it is stricter than the current bound (greater for
- * a descending bound, smaller for ascending) or the bound is unset. Lock-free except that a
- * writer racing the very first publication spins until it is visible. Returns true if
- * changed. */
+ * a descending bound, smaller for ascending) or the bound is unset. Lock-free once set; the
+ * first publication is made under a lock that writers racing it wait on (no spinning).
+ * Returns true if changed. */
 bool flt_dyn_publish(flt_dyn *d, flt_domain dom, bool descending, flt_lit v);
 /* Loads the bound: false when unset; else fills *v (i or f per dom) and *version. */
 bool flt_dyn_load(flt_dyn *d, flt_domain dom, flt_lit *v, uint64_t *version);
