@@ -63,99 +63,11 @@
 #include "common/fail.h"
 #include "scan/fetch_impl.h"
 
-static int live_in(const scan_fetch *fx, int from, int to)
-{
-    int n = 0;
-    for (int i = from; i < to; i++) n += !fx->plan->splits[i].pruned;
-    return n;
-}
 
-/* Fills unit slot ui with splits [first, end), owned by owner (-1: not claimed yet), stolen
- * from unit src (-1: planned); the span is stored last (release), so a core scanning for a
- * unit to steal from never sees a half-made one with splits left. 0 or -ENOMEM. */
-static int unit_init(scan_fetch *fx, int ui, int first, int end, int owner, int src)
-{
-    assert(first < end && end <= fx->plan->nsplits && ui < fx->units_cap);
-    scan_unit *u = &fx->units[ui];
-    int live = live_in(fx, first, end);
-    u->first = first;
-    u->live = live;
-    u->running = 0;
-    u->src = src;
-    u->fx = fx;
-    u->hold_dropped = false;
-    atomic_store(&u->holds, 0);
-    atomic_store(&u->owner, owner);
-    if (live >= 2 || src >= 0) { /* a stolen unit asks for its columns whole: lends */
-        u->shared = true;
-        u->off = fail_calloc((size_t)fx->plan->nneed + 1, sizeof *u->off);
-        u->len = fail_calloc((size_t)fx->plan->nneed + 1, sizeof *u->len);
-        u->f = fail_calloc((size_t)fx->plan->nneed + 1, sizeof *u->f);
-        u->used = fail_calloc((size_t)fx->plan->nneed + 1, sizeof *u->used);
-        if (!u->off || !u->len || !u->f || !u->used) return -ENOMEM;
-    }
-    atomic_store_explicit(&u->span, span_pack(first, end), memory_order_release);
-    return 0;
-}
 
-/* Bytes the pieces of unpruned splits [from, to) cover for every slot (dictionaries counted
- * per split: an estimate for sizing runs), and the file range they lie in (0, 0: none). */
-static uint64_t live_bytes(const scan_fetch *fx, int from, int to, uint64_t *lo, uint64_t *hi)
-{
-    uint64_t n = 0;
-    *lo = UINT64_MAX;
-    *hi = 0;
-    for (int i = from; i < to; i++)
-        for (int k = 0; !fx->plan->splits[i].pruned && k < fx->plan->nneed; k++)
-            for (int p = 0; p < fx->plan->splits[i].cols[k].npieces; p++) {
-                const scan_piece *pc = &fx->plan->splits[i].cols[k].pieces[p];
-                n += pc->len;
-                if (pc->off < *lo) *lo = pc->off;
-                if (pc->off + pc->len > *hi) *hi = pc->off + pc->len;
-            }
-    if (n == 0) *lo = 0;
-    return n;
-}
 
-void scan_fetch_set_ahead(scan_fetch *fx, bool ahead)
-{
-    atomic_store_explicit(&fx->ahead, ahead, memory_order_relaxed);
-}
 
-void scan_fetch_start(scan_fetch *fx, exec_group_t *g, exec_event *ev)
-{
-    fx->g = g;
-    fx->ev = ev;
-}
 
-int scan_fetch_init(scan_fetch *fx, const scan_plan *p, const scan_opts *o)
-{
-    memset(fx, 0, sizeof *fx);
-    fx->plan = p;
-    fx->threads = o->threads;
-    fx->gap_bytes = o->io_opts.gap_bytes;
-    fx->may_run_ahead = o->limit < 0 && !o->ordered;
-    for (int c = 0; c < EXEC_THREADS_MAX; c++) fx->cores[c].unit = -1;
-    fx->units_cap = 2 * fx->plan->nsplits + 1; /* planned units plus one per possible steal */
-    fx->units = fail_calloc((size_t)fx->units_cap, sizeof *fx->units);
-    if (!fx->units) return -ENOMEM;
-    for (int u = 0; u < fx->units_cap; u++) { /* a slot never filled belongs to nobody */
-        atomic_init(&fx->units[u].owner, -1);
-        fx->units[u].src = -1;
-    }
-    atomic_store(&fx->units_used, 0);
-    for (int a = 0, b; a < fx->plan->nsplits; a = b) {
-        for (b = a + 1; b < fx->plan->nsplits && fx->plan->splits[b].rg == fx->plan->splits[a].rg;) b++;
-        int ui = atomic_fetch_add(&fx->units_used, 1);
-        int rc = unit_init(fx, ui, a, b, -1, -1);
-        if (rc) return rc;
-        scan_unit *u = &fx->units[ui];
-        u->bytes = live_bytes(fx, a, b, &u->lo, &u->hi);
-    }
-    fx->nunits = atomic_load(&fx->units_used);
-    assert(fx->nunits <= fx->plan->nsplits);
-    return 0;
-}
 
 /* Takes the next split of unit u for its owner, or -1 when it has none left. */
 static int take(scan_unit *u)
@@ -190,14 +102,14 @@ static int steal(scan_fetch *fx, int core, int *out)
         int best = -1, most = 0, used = atomic_load(&fx->units_used);
         for (int u = 0; u < used; u++) {
             uint64_t v = atomic_load_explicit(&fx->units[u].span, memory_order_acquire);
-            int left = span_next(v) < span_end(v) ? live_in(fx, span_next(v), span_end(v)) : 0;
+            int left = span_next(v) < span_end(v) ? fetch_live_in(fx, span_next(v), span_end(v)) : 0;
             int owner = atomic_load(&fx->units[u].owner); /* -1: a run being reserved */
             if (owner >= 0 && owner != core && left > most) best = u, most = left;
         }
         if (best < 0 || most < STEAL_MIN_LIVE) return -1;
         scan_unit *x = &fx->units[best];
         uint64_t v = atomic_load(&x->span);
-        int next = span_next(v), end = span_end(v), live = next < end ? live_in(fx, next, end) : 0;
+        int next = span_next(v), end = span_end(v), live = next < end ? fetch_live_in(fx, next, end) : 0;
         if (live == 0) continue;
         int mid = steal_point(fx, next, end, live);
         atomic_fetch_add(&x->holds, 1); /* before the owner can see its splits all claimed */
@@ -206,7 +118,7 @@ static int steal(scan_fetch *fx, int core, int *out)
             continue;
         }
         int ui = atomic_fetch_add(&fx->units_used, 1);
-        if (ui >= fx->units_cap || unit_init(fx, ui, mid, end, core, best)) return -ENOMEM;
+        if (ui >= fx->units_cap || fetch_unit_init(fx, ui, mid, end, core, best)) return -ENOMEM;
         atomic_fetch_add_explicit(&fx->steals, 1, memory_order_relaxed);
         *out = ui;
         return take(&fx->units[ui]);
@@ -270,7 +182,7 @@ static int steal_run(scan_fetch *fx, int core)
         int x = stolen[got - 1 - j];
         /* on -ENOMEM still owned by core, with its source set: the hold taken above is
          * given back at the core's end (unit_release), like every other unit's */
-        int r = unit_init(fx, ui + j, fx->units[x].first, end[got - 1 - j], core, x);
+        int r = fetch_unit_init(fx, ui + j, fx->units[x].first, end[got - 1 - j], core, x);
         if (rc == 0) rc = r;
     }
     if (rc) return rc;
@@ -497,19 +409,3 @@ void scan_fetch_core_done(scan_fetch *fx, int core)
         if (atomic_load(&fx->units[u].owner) == core) unit_release(fx, &fx->units[u]);
 }
 
-void scan_fetch_free(scan_fetch *fx)
-{
-    int used = fx->units ? atomic_load(&fx->units_used) : 0;
-    for (int u = 0; u < used; u++) {
-        for (int k = 0; fx->units[u].f && k < fx->plan->nneed; k++)
-            assert(!fx->units[u].f[k]); /* invariant 3 */
-        assert(!fx->units[u].pre);
-        free(fx->units[u].off);
-        free(fx->units[u].len);
-        free(fx->units[u].f);
-        free(fx->units[u].used);
-    }
-    free(fx->units);
-    fx->units = NULL;
-    fx->nunits = 0;
-}

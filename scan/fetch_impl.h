@@ -11,6 +11,13 @@ static inline uint64_t span_pack(int next, int end)
 static inline int span_next(uint64_t v) { return (int)(uint32_t)v; }
 static inline int span_end(uint64_t v) { return (int)(uint32_t)(v >> 32); }
 
+/* Unpruned splits in [from, to). */
+int fetch_live_in(const scan_fetch *fx, int from, int to);
+/* Fills unit slot ui with splits [first, end), owned by owner (-1: not claimed yet), stolen
+ * from unit src (-1: planned); the span is stored last (release), so a core scanning for a
+ * unit to steal from never sees a half-made one with splits left. 0 or -ENOMEM. */
+int fetch_unit_init(scan_fetch *fx, int ui, int first, int end, int owner, int src);
+
 /* Lends a core may have out at once (the rest read for themselves). */
 int scan_lends_max(const scan_fetch *fx);
 /* Posts fn(ctx) to core: 0 or -ESHUTDOWN (the core is stopping). A full inbox is a broken

@@ -29,13 +29,6 @@ void scan_opts_default(scan_opts *o)
     pq_col_limits_default(&o->col_limits);
 }
 
-void scan_batch_free(scan_batch *b)
-{
-    for (int i = 0; b->cols && i < b->ncols; i++) pq_vec_free(&b->cols[i]);
-    free(b->cols);
-    memset(b, 0, sizeof *b);
-}
-
 /* ----------------------------------------------------------------------------- workers */
 
 /* The core's io counters, published for snapshots (scan_get_stats while the scan runs). */
