@@ -206,6 +206,25 @@ static void finish(flt_mask *out, const uint8_t *validity, bool is_null, const f
     if (nw) out->words[nw - 1] &= flt_mask_tail(n);
 }
 
+/* The terms p is evaluated with: its own, or for a dynamic predicate (invariant 5) its first
+ * term bound to the bound's current value, stored in *dt and *dl (which must outlive the
+ * use). NULL when the dynamic bound is still unset: every row passes (pass_all). */
+static const flt_term *eval_terms(const flt_pred *p, flt_term *dt, flt_lit *dl)
+{
+    if (!p->dyn) return p->terms;
+    if (!flt_dyn_load(p->dyn, p->dom, dl, NULL)) return NULL;
+    *dt = p->terms[0];
+    dt->lits = dl;
+    return dt;
+}
+
+/* out = in, or every row when in is NULL (invariant 5: an unset bound keeps nulls too). */
+static void pass_all(flt_mask *out, const flt_mask *in, int64_t n)
+{
+    if (in) memcpy(out->words, in->words, (size_t)flt_mask_nwords(n) * 8);
+    else flt_mask_init(out, n, true);
+}
+
 static bool vec_matches(const flt_pred *p, const pq_vec *v)
 {
     const pq_column_desc *d = p->desc;
@@ -223,16 +242,12 @@ int flt_eval_path(const flt_pred *p, const pq_vec *v, const flt_mask *in, flt_ma
     if (!vec_matches(p, v) || (in && in->len != v->length)) return -EINVAL;
     int rc = flt_mask_init(out, v->length, false);
     if (rc) return rc;
-    const flt_term *terms = p->terms;
     flt_term dt;
     flt_lit dl;
-    if (p->dyn) { /* invariant 5 */
-        if (!flt_dyn_load(p->dyn, p->dom, &dl, NULL)) {
-            if (in) memcpy(out->words, in->words, (size_t)flt_mask_nwords(v->length) * 8);
-            else flt_mask_init(out, v->length, true);
-            return 0;
-        }
-        dt = p->terms[0], dt.lits = &dl, terms = &dt;
+    const flt_term *terms = eval_terms(p, &dt, &dl);
+    if (!terms) {
+        pass_all(out, in, v->length);
+        return 0;
     }
     if (path == FLT_PATH_AUTO) {
         int64_t sel = in ? flt_mask_popcount(in) : v->length;
@@ -258,15 +273,12 @@ int flt_eval_dict_prepare(const flt_pred *p, const pq_vec *dict, flt_mask *dmask
     if (!vec_matches(p, dict)) return -EINVAL;
     int rc = flt_mask_init(dmask, dict->length, false);
     if (rc) return rc;
-    const flt_term *terms = p->terms;
     flt_term dt;
     flt_lit dl;
-    if (p->dyn) {
-        if (!flt_dyn_load(p->dyn, p->dom, &dl, NULL)) {
-            flt_mask_init(dmask, dict->length, true);
-            return 0;
-        }
-        dt = p->terms[0], dt.lits = &dl, terms = &dt;
+    const flt_term *terms = eval_terms(p, &dt, &dl);
+    if (!terms) {
+        pass_all(dmask, NULL, dict->length);
+        return 0;
     }
     dense_terms(p, terms, dict, dmask->words);
     finish(dmask, flt_validity(dict), false, NULL);
@@ -304,11 +316,9 @@ int flt_eval_dict_map(const flt_pred *p, const flt_mask *dmask, const uint32_t *
     if (n > FLT_MASK_MAX_LEN || (in && in->len != n)) return -EINVAL;
     int rc = flt_mask_init(out, n, false);
     if (rc) return rc;
-    bool unset_dyn = false;
-    if (p->dyn) {
-        flt_lit dl;
-        unset_dyn = !flt_dyn_load(p->dyn, p->dom, &dl, NULL);
-    }
+    flt_term dt;
+    flt_lit dl;
+    bool unset_dyn = eval_terms(p, &dt, &dl) == NULL; /* the terms are in dmask already */
     /* Check the indices of valid rows once (a max reduction the compiler vectorises). */
     uint32_t dlen = (uint32_t)dmask->len, bad = 0;
     int64_t nw = flt_mask_nwords(n);
@@ -329,8 +339,7 @@ int flt_eval_dict_map(const flt_pred *p, const flt_mask *dmask, const uint32_t *
     }
     if (bad & 1) return pq_errf(NULL, RINGSCAN_EFORMAT, -1, "dictionary index out of range");
     if (unset_dyn) {
-        if (in) memcpy(out->words, in->words, (size_t)nw * 8);
-        else flt_mask_init(out, n, true);
+        pass_all(out, in, n);
         return 0;
     }
     finish(out, validity, has_is_null(p), in);

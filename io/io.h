@@ -2,8 +2,8 @@
  * injection and counters, on top of a core's executor (runtime/exec.h).
  *
  * Lifecycle of a request (io_read): registered (no I/O) -> wanted (its future was wanted:
- * fut_want/fut_await/fut_on_ready or a combinator) -> submitted (inside a merged range read
- * at the next flush) -> done (future resolved with an io_bytes) | failed | cancelled.
+ * fut_want/fut_await/fut_on_ready) -> submitted (inside a merged range read at the next
+ * flush) -> done (future resolved with an io_bytes) | failed | cancelled.
  * At flush (once per executor loop iteration) every wanted request is merged with its
  * registered or wanted neighbours of the same file whose gap is <= gap_bytes (or <=
  * dense_gap_bytes while at least half of the range stays requested bytes), up to

@@ -1,14 +1,16 @@
 /* io/io_flush.c: the flush hook: coalescing wanted requests with their neighbours into
- * ranges, the fetch budget, and issuing each range's reads (with the fault hook).
+ * ranges, and the fetch budget (with its stall timer).
  *
- * Owns: io_range creation and io_range_issue.
+ * Owns: the choice of each range's members and span, and when it may start. Calls
+ * io_range.c (io_range_start: the range's whole lifecycle from there) and io_ctx.c; never
+ * called back by either.
  * Invariants:
  *  1. A range is built around a wanted request and only from untaken pending requests of the
  *     same file (wanted ones only unless merge_registered), each within gap_bytes of the range
  *     so far (dense_gap_bytes when at least half of the range is requested bytes), never
- *     longer than max_bytes
- *     (a single request longer than max_bytes forms its own range).
- *  2. Each read call covers at most EXEC_READ_BYTES_MAX bytes.
+ *     longer than max_bytes (a single request longer than max_bytes forms its own range).
+ *  2. A range whose buffer cannot be allocated fails its members with -ENOMEM (they were
+ *     pending, so nothing was read); the flush goes on with the next.
  *  3. A range starts only if bytes in flight + buffered + its length <= budget_bytes, or when
  *     nothing is in flight or buffered (so one oversized range can always make progress).
  *  4. Flushing does nothing unless a want or a release marked the context dirty.
@@ -29,62 +31,6 @@ static int io_req_cmp(const void *a, const void *b)
     if (x->off != y->off) return x->off < y->off ? -1 : 1;
     if (x->len != y->len) return x->len < y->len ? -1 : 1;
     return 0;
-}
-
-void io_range_issue(io_range *g)
-{
-    io_ctx_t *ctx = g->ctx;
-    assert(g->in_flight && g->done < g->len);
-    uint64_t chunk = g->len - g->done;
-    if (chunk > EXEC_READ_BYTES_MAX) chunk = EXEC_READ_BYTES_MAX;
-    if (ctx->opts.fault) {
-        int64_t v = ctx->opts.fault(ctx->opts.fault_ctx, g->file, g->off + g->done, chunk);
-        if (v <= 0) { /* 0: simulated end of file; < 0: simulated error */
-            exec_complete(ctx->e, &g->op, (int32_t)(v < INT32_MIN ? -EIO : v));
-            return;
-        }
-        if ((uint64_t)v < chunk) chunk = (uint64_t)v;
-    }
-    int rc = exec_read(ctx->e, &g->op, g->file->fd, g->buf + g->done, (uint32_t)chunk,
-                       g->off + g->done);
-    if (rc != 0) {
-        exec_complete(ctx->e, &g->op, rc);
-        return;
-    }
-    ctx->c.reads_submitted++;
-}
-
-/* The held-back first read of g may go (fault injection): the timer fired or failed. */
-static void io_range_delay_done(fut_t *t, void *p)
-{
-    io_range *g = p;
-    int st = fut_status(t);
-    assert(g->delay == t && g->in_flight && g->done == 0);
-    g->delay = NULL;
-    fut_unref(t); /* ours; the callback holds its own while it runs */
-    if (st != 0 || g->cancel_sent || g->n_members == 0) {
-        exec_complete(g->ctx->e, &g->op, -ECANCELED); /* stopping, or nobody wants it */
-        return;
-    }
-    io_range_issue(g);
-}
-
-/* First read of a new range; the scheduling fault hook may hold it back or race a cancel. */
-static void io_range_first_issue(io_range *g)
-{
-    io_ctx_t *ctx = g->ctx;
-    bool cancel = false;
-    uint64_t delay_ns = ctx->opts.fault_sched
-                            ? ctx->opts.fault_sched(ctx->opts.fault_ctx, g->file, g->off, g->len, &cancel)
-                            : 0;
-    if (delay_ns > 0 && (g->delay = exec_sleep_ns(delay_ns)) != NULL) {
-        if (fut_on_ready(g->delay, io_range_delay_done, g) == 0) return;
-        fut_unref(g->delay);
-        g->delay = NULL;
-    }
-    uint64_t issued = ctx->c.reads_submitted;
-    io_range_issue(g);
-    if (cancel && ctx->c.reads_submitted > issued) (void)exec_cancel(ctx->e, &g->op);
 }
 
 /* Whether request r may join a range of file f being built. */
@@ -170,49 +116,6 @@ static void io_fail_wanted(io_ctx_t *ctx, const char *why)
     ctx->guard--;
 }
 
-/* Starts one range over a[lo..hi], spanning [start, end). */
-static void io_range_start(io_ctx_t *ctx, io_req **a, size_t lo, size_t hi, uint64_t start,
-                           uint64_t end)
-{
-    io_range *g = fail_calloc(1, sizeof *g);
-    size_t cap = 0;
-    uint8_t *buf = g ? io_buf_get(ctx, end - start, &cap) : NULL;
-    if (!g || !buf) {
-        free(g);
-        io_fail_nomem(ctx, a, lo, hi);
-        return;
-    }
-    for (size_t k = lo; k <= hi; k++) {
-        io_req *r = a[k];
-        io_req_unlink_pending(ctx, r);
-        r->state = IO_REQ_SUBMITTED;
-        r->range = g;
-        r->prev = g->mtail;
-        if (g->mtail) g->mtail->next = r;
-        else g->mhead = r;
-        g->mtail = r;
-        g->n_members++;
-    }
-    g->ctx = ctx;
-    g->file = a[lo]->file;
-    g->off = start;
-    g->len = end - start;
-    g->buf = buf;
-    g->cap = cap;
-    g->refs = 1;
-    g->in_flight = true;
-    g->op.done = io_range_done;
-    g->next = ctx->ranges;
-    if (ctx->ranges) ctx->ranges->prev = g;
-    ctx->ranges = g;
-    ctx->n_ranges++;
-    ctx->c.ranges_submitted++;
-    ctx->inflight_bytes += g->len;
-    if (ctx->inflight_bytes > ctx->c.peak_inflight_bytes)
-        ctx->c.peak_inflight_bytes = ctx->inflight_bytes;
-    io_range_first_issue(g);
-}
-
 /* Copies the pending list into the scratch array, sorted. Returns its length or -ENOMEM. */
 static int64_t io_sorted_pending(io_ctx_t *ctx)
 {
@@ -281,7 +184,8 @@ void io_flush(void *p)
                 break;
             }
         }
-        io_range_start(ctx, a, lo, hi, start, end);
+        if (io_range_start(ctx, a + lo, hi - lo + 1, start, end) != 0)
+            io_fail_nomem(ctx, a, lo, hi);
         i = hi;
     }
     ctx->guard--;

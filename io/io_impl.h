@@ -1,4 +1,11 @@
-/* io/io_impl.h: private to the io/ sources: request, range and context records.
+/* io/io_impl.h: private to the io/ sources: request, range and context records, and the
+ * functions io/ files call in each other.
+ *
+ * Calls between io/ files go one way, top to bottom:
+ *   io_read.c (public API, request hooks) -> io_flush.c (coalescing, budget)
+ *     -> io_range.c (one range from creation to release) -> io_ctx.c (records, buffer pool)
+ * and a file may skip a level (io_read.c -> io_range.c, io_ctx.c; io_flush.c -> io_ctx.c).
+ * A completion comes back through exec (io_range.c's own op callback), never by a call up.
  * Invariants:
  *  1. A request is in exactly one place: the context's pending list (REGISTERED, WANTED),
  *     a range's member list (SUBMITTED), or no list (DONE: owned by its future's value).
@@ -67,7 +74,7 @@ struct io_ctx {
     size_t pool_bytes;
 };
 
-/* io_read.c */
+/* io_ctx.c (calls no other io/ file) */
 /* A buffer of at least n bytes (*cap: its size): for n >= IO_POOL_MIN_BYTES the smallest
  * pooled one that fits, else a new one (from IO_POOL_MIN_BYTES up rounded to 1 MiB so it fits
  * later ranges). NULL on ENOMEM. */
@@ -75,13 +82,32 @@ uint8_t *io_buf_get(io_ctx_t *ctx, size_t n, size_t *cap);
 /* Gives a range buffer back: pooled while the pool has a slot and stays within
  * IO_POOL_BYTES, else freed. */
 void io_buf_put(io_ctx_t *ctx, uint8_t *p, size_t cap);
+/* Takes pending request r (REGISTERED or WANTED) off the pending list, keeping n_pending and
+ * n_wanted. r keeps its state; the caller moves it on. */
 void io_req_unlink_pending(io_ctx_t *ctx, io_req *r);
+/* Frees an unlinked request whose future no longer needs it; may free a closing context. */
+void io_req_free(io_req *r);
+/* Frees ctx if it is closing, unguarded and has no live request or range; else nothing. */
 void io_ctx_maybe_free(io_ctx_t *ctx);
-void io_range_done(exec_op_t *op);
-/* Fails an unlinked, unsubmitted request with status and "<file>: read of bytes [a, b): why". */
+/* Fails an unlinked, unsubmitted request with status and "<file>: read of bytes [a, b): why",
+ * then frees it. */
 void io_req_fail_unsubmitted(io_req *r, int status, const char *why);
-/* io_flush.c */
+
+/* io_range.c (calls io_ctx.c) */
+/* Starts one range over members[0..n) (pending, sorted, same file), spanning [start, end):
+ * unlinks them from the pending list, makes them its members (SUBMITTED) and issues its
+ * first read. Returns 0, or -ENOMEM with nothing changed (the members stay pending). */
+int io_range_start(io_ctx_t *ctx, io_req *const *members, size_t n, uint64_t start,
+                   uint64_t end);
+/* Removes submitted request r from its in-flight range (its future was dropped), counts it
+ * cancelled and frees it; the range's read is cancelled when it has no member left. */
+void io_range_drop_member(io_req *r);
+/* Cancels the read of every in-flight range of a closing ctx (once per range). */
+void io_range_cancel_all(io_ctx_t *ctx);
+
+/* io_flush.c (calls io_range.c, io_ctx.c) */
+/* The executor hook (exec_hook_add): coalesces the wanted requests into ranges and starts
+ * those the budget allows. */
 void io_flush(void *ctx);
-void io_range_issue(io_range *r);
 
 #endif

@@ -1,16 +1,17 @@
-/* io/io_read.c: the request lifecycle: registration, want and cancel hooks, range completion
- * (continuations, EOF, errors), slicing into futures, counters and the context's lifetime.
+/* io/io_read.c: the public side of io/: options, a context's creation and close, io_read
+ * (registration), the want and cancel hooks of a request's future, and counters.
  *
- * Owns: io_ctx_t, io_req (one per io_read) and the completion side of io_range.
+ * Owns: io_ctx_t's creation and close, io_req creation, and a request's moves from
+ * REGISTERED to WANTED or to dropped. The top of io/: it calls io_flush.c (as the executor
+ * hook), io_range.c (a submitted request dropped, ranges cancelled on close) and io_ctx.c.
  * Invariants:
- *  1. A request's future is resolved or failed exactly once, only from a range completion
- *     or from io_ctx_free; its want/cancel hooks are cleared by the future layer then.
- *  2. bytes_used/bytes_wasted of a resolved request are counted when its future dies
- *     (wanted -> used, else wasted), less the bytes an earlier member of its range already
- *     delivered (io_bytes.shared), so used + wasted never exceeds the bytes read; holes and
- *     dropped members when its range completes.
- *  3. A range completion either re-issues the read (short read, EINTR/EAGAIN, bounded by
- *     IO_RETRIES_MAX for errors) or delivers every member; never both. */
+ *  1. A request's future is completed here only by io_ctx_free (pending requests fail with
+ *     -ECANCELED); otherwise by io_flush.c (-ENOMEM before submission) or by its range's
+ *     delivery (io_range.c), exactly once either way.
+ *  2. A request dropped before submission is unlinked and freed at once and never read; one
+ *     dropped after submission leaves its range, which is cancelled once it has no member.
+ *  3. Each io_read either returns a completed future (len 0, over a limit) or links exactly
+ *     one REGISTERED request on the pending list and counts it live. */
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -54,69 +55,6 @@ int io_ctx_new(io_ctx_t **out, exec_t *e, const io_opts_t *opts)
     return 0;
 }
 
-uint8_t *io_buf_get(io_ctx_t *ctx, size_t n, size_t *cap)
-{
-    int best = -1;
-    for (int i = 0; n >= IO_POOL_MIN_BYTES && i < ctx->npool; i++)
-        if (ctx->pool[i].cap >= n && (best < 0 || ctx->pool[i].cap < ctx->pool[best].cap)) best = i;
-    if (best >= 0) {
-        uint8_t *p = ctx->pool[best].p;
-        *cap = ctx->pool[best].cap;
-        ctx->pool_bytes -= *cap;
-        ctx->pool[best] = ctx->pool[--ctx->npool];
-        return p;
-    }
-    size_t mib = (size_t)1 << 20;
-    *cap = n < IO_POOL_MIN_BYTES ? n : (n + mib - 1) / mib * mib;
-    return fail_malloc(*cap ? *cap : 1);
-}
-
-void io_buf_put(io_ctx_t *ctx, uint8_t *p, size_t cap)
-{
-    assert(ctx->npool >= 0 && ctx->npool <= IO_POOL_SLOTS && ctx->pool_bytes <= IO_POOL_BYTES);
-    if (p && !ctx->closing && cap >= IO_POOL_MIN_BYTES && ctx->npool < IO_POOL_SLOTS &&
-        ctx->pool_bytes + cap <= IO_POOL_BYTES) {
-        ctx->pool[ctx->npool++] = (struct io_pooled){p, cap};
-        ctx->pool_bytes += cap;
-        return;
-    }
-    free(p);
-}
-
-void io_ctx_maybe_free(io_ctx_t *ctx)
-{
-    if (!ctx->closing || ctx->guard > 0 || ctx->n_live_reqs > 0 || ctx->n_ranges > 0) return;
-    assert(ctx->phead == NULL && ctx->ranges == NULL && ctx->inflight_bytes == 0);
-    for (int i = 0; i < ctx->npool; i++) free(ctx->pool[i].p);
-    free(ctx->scratch);
-    free(ctx);
-}
-
-static void io_req_free(io_req *r)
-{
-    io_ctx_t *ctx = r->ctx;
-    assert(ctx->n_live_reqs > 0);
-    ctx->n_live_reqs--;
-    free(r);
-    io_ctx_maybe_free(ctx);
-}
-
-void io_req_unlink_pending(io_ctx_t *ctx, io_req *r)
-{
-    assert(r->state == IO_REQ_REGISTERED || r->state == IO_REQ_WANTED);
-    assert(ctx->n_pending > 0);
-    if (r->prev) r->prev->next = r->next;
-    else ctx->phead = r->next;
-    if (r->next) r->next->prev = r->prev;
-    else ctx->ptail = r->prev;
-    r->prev = r->next = NULL;
-    ctx->n_pending--;
-    if (r->state == IO_REQ_WANTED) {
-        assert(ctx->n_wanted > 0);
-        ctx->n_wanted--;
-    }
-}
-
 void io_ctx_free(io_ctx_t *ctx)
 {
     assert(ctx && !ctx->closing && exec_current() == ctx->e);
@@ -135,11 +73,7 @@ void io_ctx_free(io_ctx_t *ctx)
         ctx->c.requests_failed++;
         io_req_free(r);
     }
-    for (io_range *g = ctx->ranges; g; g = g->next) {
-        if (!g->in_flight || g->cancel_sent) continue;
-        if (exec_cancel(ctx->e, &g->op) == 0) ctx->c.cancels_issued++;
-        g->cancel_sent = true;
-    }
+    io_range_cancel_all(ctx);
     ctx->guard--;
     io_ctx_maybe_free(ctx);
 }
@@ -165,19 +99,7 @@ static void io_req_cancel_hook(void *p)
         io_req_free(r);
         return;
     }
-    io_range *g = r->range;
-    assert(g && g->n_members > 0 && g->in_flight);
-    if (r->prev) r->prev->next = r->next;
-    else g->mhead = r->next;
-    if (r->next) r->next->prev = r->prev;
-    else g->mtail = r->prev;
-    g->n_members--;
-    ctx->c.cancelled++;
-    if (g->n_members == 0 && !g->cancel_sent) { /* nobody wants the range any more */
-        if (exec_cancel(ctx->e, &g->op) == 0) ctx->c.cancels_issued++;
-        g->cancel_sent = true;
-    }
-    io_req_free(r);
+    io_range_drop_member(r); /* in flight: the range keeps going without it */
 }
 
 fut_t *io_read(io_ctx_t *ctx, io_file_t *f, uint64_t off, uint64_t len)
@@ -218,137 +140,6 @@ fut_t *io_read(io_ctx_t *ctx, io_file_t *f, uint64_t off, uint64_t len)
     fut_set_cancel_hook(fut, io_req_cancel_hook, r);
     fut_set_want_hook(fut, io_req_want_hook, r);
     return fut;
-}
-
-static void io_range_unref(io_range *g)
-{
-    io_ctx_t *ctx = g->ctx;
-    assert(g->refs > 0);
-    if (--g->refs > 0) return;
-    assert(!g->in_flight && g->n_members == 0);
-    assert(ctx->buffered_bytes >= g->len);
-    ctx->buffered_bytes -= g->len;
-    ctx->stall_escape = false; /* a release is progress: no stall */
-    if (ctx->n_wanted > 0) ctx->dirty = true; /* budget freed: waiting ranges may go */
-    if (g->prev) g->prev->next = g->next;
-    else ctx->ranges = g->next;
-    if (g->next) g->next->prev = g->prev;
-    io_buf_put(ctx, g->buf, g->cap);
-    free(g);
-    assert(ctx->n_ranges > 0);
-    ctx->n_ranges--;
-    io_ctx_maybe_free(ctx);
-}
-
-/* free_value of a resolved request's future: the consumer is done with the slice. */
-static void io_req_free_value(void *v)
-{
-    io_req *r = v;
-    io_ctx_t *ctx = r->ctx;
-    assert(r->state == IO_REQ_DONE && r->range);
-    assert(r->value.shared <= r->len);
-    if (fut_is_wanted(r->fut)) ctx->c.bytes_used += r->len - r->value.shared;
-    else ctx->c.bytes_wasted += r->len - r->value.shared;
-    io_range *g = r->range;
-    ctx->guard++;
-    io_req_free(r);
-    io_range_unref(g);
-    ctx->guard--;
-    io_ctx_maybe_free(ctx);
-}
-
-void io_req_fail_unsubmitted(io_req *r, int status, const char *why)
-{
-    char msg[FUT_MSG_MAX];
-    snprintf(msg, sizeof msg, "%s: read of bytes [%" PRIu64 ", %" PRIu64 "): %s", r->file->name,
-             r->off, r->off + r->len, why);
-    fut_fail(r->fut, status, msg);
-    r->ctx->c.requests_failed++;
-    io_req_free(r);
-}
-
-/* Fails member r of range g with status and a message naming the file and range. */
-static void io_req_fail(io_range *g, io_req *r, int status)
-{
-    char msg[FUT_MSG_MAX];
-    uint64_t end = r->off + r->len;
-    if (status == 0)
-        snprintf(msg, sizeof msg, "%s: unexpected end of file reading bytes [%" PRIu64 ", %"
-                 PRIu64 ") (file size %" PRIu64 ", read stopped at %" PRIu64 ")",
-                 g->file->name, r->off, end, g->file->size_bytes, g->off + g->done);
-    else if (status == -ECANCELED || status == -ESHUTDOWN)
-        snprintf(msg, sizeof msg, "%s: read of bytes [%" PRIu64 ", %" PRIu64 ") cancelled",
-                 g->file->name, r->off, end);
-    else
-        snprintf(msg, sizeof msg, "%s: read of bytes [%" PRIu64 ", %" PRIu64 ") failed: %s",
-                 g->file->name, r->off, end, strerror(-status));
-    int st = status == 0 ? -EIO : (status == -ESHUTDOWN ? -ECANCELED : status);
-    fut_fail(r->fut, st, msg);
-    g->ctx->c.requests_failed++;
-    io_req_free(r);
-}
-
-/* Resolves the members the read covered, fails the others with status (0 = EOF). */
-static void io_range_deliver(io_range *g, int status)
-{
-    io_ctx_t *ctx = g->ctx;
-    uint64_t reach = g->off, covered = 0, stop = g->off + g->done;
-    ctx->guard++;
-    while (g->mhead) {
-        io_req *r = g->mhead;
-        g->mhead = r->next;
-        g->n_members--;
-        r->prev = r->next = NULL;
-        if (r->off + r->len > stop) {
-            io_req_fail(g, r, status);
-            continue;
-        }
-        uint64_t s = r->off > reach ? r->off : reach;
-        if (r->off + r->len > s) {
-            covered += r->off + r->len - s;
-            reach = r->off + r->len;
-        }
-        r->state = IO_REQ_DONE;
-        r->value.data = g->buf + (r->off - g->off);
-        r->value.len = (size_t)r->len;
-        r->value.shared = (size_t)((s < r->off + r->len ? s : r->off + r->len) - r->off);
-        g->refs++;
-        fut_resolve(r->fut, &r->value, io_req_free_value);
-    }
-    g->mtail = NULL;
-    assert(g->n_members == 0 && covered <= g->done);
-    ctx->c.bytes_wasted += g->done - covered; /* holes, dropped members, unused tail */
-    ctx->guard--;
-}
-
-void io_range_done(exec_op_t *op)
-{
-    io_range *g = (io_range *)((char *)op - offsetof(io_range, op));
-    io_ctx_t *ctx = g->ctx;
-    int32_t res = op->res;
-    assert(g->in_flight && g->done < g->len);
-    if (res > 0) {
-        assert((uint64_t)res <= g->len - g->done);
-        ctx->c.bytes_read += (uint64_t)res;
-        g->done += (uint64_t)res;
-        g->retries = 0; /* IO_RETRIES_MAX bounds consecutive failures, not a range's total */
-        if (g->done < g->len && g->n_members > 0 && !g->cancel_sent) {
-            io_range_issue(g); /* short read: continue from the advanced offset */
-            return;
-        }
-    } else if ((res == -EINTR || res == -EAGAIN || (res == -ECANCELED && !g->cancel_sent)) &&
-               g->retries++ < IO_RETRIES_MAX && g->n_members > 0) {
-        io_range_issue(g);
-        return;
-    }
-    g->in_flight = false;
-    assert(ctx->inflight_bytes >= g->len);
-    ctx->inflight_bytes -= g->len;
-    ctx->buffered_bytes += g->len;
-    int status = res < 0 ? res : (g->cancel_sent && g->done < g->len ? -ECANCELED : 0);
-    if (ctx->n_wanted > 0) ctx->dirty = true; /* in flight went down: see io_flush.c inv. 5 */
-    io_range_deliver(g, status);
-    io_range_unref(g); /* the read's reference */
 }
 
 void io_ctx_counters(const io_ctx_t *ctx, io_counters_t *out)

@@ -1,24 +1,21 @@
-/* runtime/future.c: one-shot reference-counted futures and their combinators (one thread).
+/* runtime/future.c: one-shot reference-counted futures (one thread).
  *
- * Owns: fut_t records, their waiter lists, combinator state (comb_t) and two thread-local
- * work lists that keep want propagation and cancellation iterative (bounded stack however
- * long a then-chain is).
+ * Owns: fut_t records, their waiter lists and two thread-local work lists that keep want
+ * propagation and cancellation iterative (bounded stack however long a chain of producers
+ * whose hooks want or drop the next future is).
  * Design: a waiter is either a suspended coroutine (fut_await, waiter on its stack) or a
- * callback (fut_on_ready: heap waiter; combinators: waiter embedded in comb_t). Completing a
- * future detaches every waiter in order: coroutines are sched_wake()d, callbacks are queued
- * with sched_defer_item() (their node is the waiter itself, so completing never allocates)
- * and hold a reference to the future until they have run.
+ * callback (fut_on_ready, waiter on the heap). Completing a future detaches every waiter in
+ * order: coroutines are sched_wake()d, callbacks are queued with sched_defer_item() (their
+ * node is the waiter itself, so completing never allocates) and hold a reference to the
+ * future until they have run.
  * Invariants:
  *  1. status goes FUT_PENDING -> 0 or < 0 exactly once; a second completion aborts.
  *  2. refs > 0 for every reachable future; refs reaching 0 puts it on the release list and
  *     the outermost fut_unref frees it (cancel hook first when still pending).
  *  3. A pending future's waiters are only callbacks whose owners hold no reference (heap
- *     fut_on_ready waiters) or waiters whose owners do hold one (await, combinators); so a
- *     future dying while pending can only have heap waiters, which are dropped uncalled.
- *  4. Hooks are cleared when the future completes or dies; each runs at most once.
- *  5. A combinator holds one reference per input until that input's callback ran or the
- *     combinator let go of it (output done or cancelled); comb_t is freed when its output is
- *     gone and no input callback is attached or queued. */
+ *     fut_on_ready waiters) or waiters whose owners do hold one (fut_await); so a future
+ *     dying while pending can only have heap waiters, which are dropped uncalled.
+ *  4. Hooks are cleared when the future completes or dies; each runs at most once. */
 #include "runtime/future.h"
 #include "common/fail.h"
 
@@ -35,7 +32,6 @@
 
 enum { W_CORO = 1, W_CB };
 enum { W_IDLE = 0, W_WAITING, W_QUEUED };
-enum { COMB_THEN = 1, COMB_ALL, COMB_ANY };
 
 typedef struct fut_waiter {
     sched_item_t item; /* used while queued */
@@ -45,7 +41,6 @@ typedef struct fut_waiter {
     fut_cb cb;    /* W_CB */
     void *ctx;
     int kind, state;
-    bool heap; /* freed after its callback ran (fut_on_ready) */
 } fut_waiter_t;
 
 struct fut {
@@ -61,24 +56,6 @@ struct fut {
     fut_waiter_t *w_head, *w_tail;
     int64_t n_waiters;
     fut_t *next_want, *next_free; /* work-list links */
-};
-
-typedef struct comb comb_t;
-typedef struct comb_in {
-    fut_waiter_t w;
-    fut_t *in; /* NULL once released */
-    comb_t *owner;
-    size_t idx;
-} comb_in_t;
-
-struct comb {
-    fut_t *out; /* NULL once the output completed or was cancelled */
-    int kind;
-    size_t n, remaining, attached;
-    fut_then_fn fn;
-    void *ctx;
-    fut_free_fn out_free;
-    comb_in_t ins[];
 };
 
 static _Thread_local int64_t live_count;
@@ -132,7 +109,7 @@ static void fut_destroy(fut_t *f)
     FUT_VERIFY(f->refs == 0); /* the hook must not resurrect it */
     while (f->w_head) {
         fut_waiter_t *w = f->w_head;
-        FUT_VERIFY(w->kind == W_CB && w->heap && w->state == W_WAITING);
+        FUT_VERIFY(w->kind == W_CB && w->state == W_WAITING);
         f->w_head = w->next;
         free(w);
     }
@@ -226,7 +203,7 @@ static void waiter_run(void *ctx)
     w->state = W_IDLE;
     fut_cb cb = w->cb;
     void *cb_ctx = w->ctx;
-    if (w->heap) free(w);
+    free(w); /* every callback waiter is fut_on_ready's, on the heap */
     cb(f, cb_ctx);
     fut_unref(f); /* the reference taken when it was queued */
 }
@@ -366,7 +343,6 @@ int fut_on_ready(fut_t *f, fut_cb cb, void *ctx)
     w->kind = W_CB;
     w->cb = cb;
     w->ctx = ctx;
-    w->heap = true;
     fut_want(f);
     if (f->status != FUT_PENDING) {
         w->f = f;
@@ -381,180 +357,4 @@ int64_t fut_live_count(void)
 {
     assert(live_count >= 0);
     return live_count;
-}
-
-/* ---- combinators ---- */
-
-/* Frees c once its output is gone and no input callback can still reach it. */
-static void comb_maybe_free(comb_t *c)
-{
-    assert(c->attached <= c->n);
-    if (c->out == NULL && c->attached == 0) free(c);
-}
-
-/* Lets go of every input whose callback is still waiting (output done or cancelled). */
-static void comb_release_waiting(comb_t *c)
-{
-    assert(c->out == NULL);
-    for (size_t i = 0; i < c->n; i++) {
-        comb_in_t *ci = &c->ins[i];
-        if (ci->w.state != W_WAITING) continue;
-        waiter_detach(&ci->w);
-        c->attached--;
-        fut_t *in = ci->in;
-        ci->in = NULL;
-        fut_unref(in); /* may cancel the producer behind it */
-    }
-}
-
-/* Completes c's output: status 0 resolves with value, < 0 fails with msg. */
-static void comb_finish(comb_t *c, int status, void *value, fut_free_fn vfree, const char *msg)
-{
-    fut_t *out = c->out;
-    assert(out != NULL);
-    c->out = NULL;
-    if (status == 0)
-        fut_resolve(out, value, vfree);
-    else
-        fut_fail(out, status, msg);
-    comb_release_waiting(c);
-}
-
-/* The then step: run fn on src's value, or pass src's failure on. */
-static void comb_then_step(comb_t *c, fut_t *src)
-{
-    if (src->status < 0) {
-        comb_finish(c, src->status, NULL, NULL, fut_message(src));
-        return;
-    }
-    void *ov = NULL;
-    int rc = c->fn(src->value, c->ctx, &ov);
-    FUT_VERIFY(rc <= 0);
-    if (c->out == NULL) { /* fn dropped the output itself */
-        if (rc == 0 && ov && c->out_free) c->out_free(ov);
-        return;
-    }
-    if (rc == 0) {
-        comb_finish(c, 0, ov, c->out_free, NULL);
-        return;
-    }
-    char msg[64];
-    snprintf(msg, sizeof msg, "fut_then: function failed with status %d", rc);
-    comb_finish(c, rc, NULL, NULL, msg);
-}
-
-/* Input callback of every combinator. */
-static void comb_input_ready(fut_t *f, void *ctx)
-{
-    comb_in_t *ci = ctx;
-    comb_t *c = ci->owner;
-    assert(ci->in == f && c->attached > 0);
-    c->attached--;
-    if (c->out != NULL) {
-        if (c->kind == COMB_THEN) {
-            comb_then_step(c, f);
-        } else if (c->kind == COMB_ANY) {
-            comb_finish(c, 0, (void *)(uintptr_t)ci->idx, NULL, NULL);
-        } else if (f->status < 0) {
-            comb_finish(c, f->status, NULL, NULL, fut_message(f));
-        } else {
-            assert(c->remaining > 0);
-            if (--c->remaining == 0) comb_finish(c, 0, NULL, NULL, NULL);
-        }
-    }
-    ci->in = NULL;
-    fut_unref(f); /* the combinator's reference; waiter_run still holds its own */
-    comb_maybe_free(c);
-}
-
-/* Want hook of the output: want every input still held. */
-static void comb_want(void *ctx)
-{
-    comb_t *c = ctx;
-    assert(c->out != NULL);
-    for (size_t i = 0; i < c->n; i++)
-        if (c->ins[i].in) fut_want(c->ins[i].in);
-}
-
-/* Cancel hook of the output: it was dropped while pending. */
-static void comb_cancel(void *ctx)
-{
-    comb_t *c = ctx;
-    assert(c->out != NULL);
-    c->out = NULL;
-    comb_release_waiting(c);
-    comb_maybe_free(c);
-}
-
-/* Builds a combinator over n inputs (n may be 0); NULL on ENOMEM. */
-static fut_t *comb_new(int kind, fut_t *const *inputs, size_t n)
-{
-    FUT_VERIFY(n <= FUT_INPUTS_MAX && (n == 0 || inputs != NULL));
-    comb_t *c = fail_calloc(1, sizeof *c + n * sizeof(comb_in_t));
-    if (!c) return NULL;
-    fut_t *out = fut_new();
-    if (!out) {
-        free(c);
-        return NULL;
-    }
-    c->out = out;
-    c->kind = kind;
-    c->n = c->remaining = c->attached = n;
-    fut_set_want_hook(out, comb_want, c);
-    fut_set_cancel_hook(out, comb_cancel, c);
-    for (size_t i = 0; i < n; i++) {
-        comb_in_t *ci = &c->ins[i];
-        ci->in = fut_ref(inputs[i]);
-        ci->owner = c;
-        ci->idx = i;
-        ci->w.kind = W_CB;
-        ci->w.cb = comb_input_ready;
-        ci->w.ctx = ci;
-        if (ci->in->status != FUT_PENDING) {
-            ci->w.f = ci->in;
-            waiter_fire(ci->in, &ci->w);
-        } else {
-            waiter_attach(ci->in, &ci->w);
-        }
-    }
-    return out;
-}
-
-fut_t *fut_then(fut_t *src, fut_then_fn fn, void *ctx, fut_free_fn out_free)
-{
-    fut_check(src);
-    FUT_VERIFY(fn != NULL);
-    fut_t *out = comb_new(COMB_THEN, &src, 1);
-    if (!out) return NULL;
-    comb_t *c = out->want_ctx;
-    c->fn = fn;
-    c->ctx = ctx;
-    c->out_free = out_free;
-    return out;
-}
-
-fut_t *fut_all(fut_t *const *inputs, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        fut_check(inputs[i]);
-    fut_t *out = comb_new(COMB_ALL, inputs, n);
-    if (out && n == 0) {
-        comb_t *c = out->want_ctx;
-        comb_finish(c, 0, NULL, NULL, NULL);
-        comb_maybe_free(c);
-    }
-    return out;
-}
-
-fut_t *fut_any(fut_t *const *inputs, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        fut_check(inputs[i]);
-    fut_t *out = comb_new(COMB_ANY, inputs, n);
-    if (out && n == 0) {
-        comb_t *c = out->want_ctx;
-        comb_finish(c, -EINVAL, NULL, NULL, "fut_any of no inputs");
-        comb_maybe_free(c);
-    }
-    return out;
 }

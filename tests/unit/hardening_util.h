@@ -108,6 +108,7 @@ typedef struct hu_result {
     pq_err err;
     int64_t rows;
     uint64_t sum, xor_, ordered; /* order-independent sum/xor of row hashes; ordered chain */
+    int64_t schema_mismatches;   /* batches whose columns differ from f's footer's schema */
 } hu_result;
 
 static uint64_t hu_cell(const pq_vec *v, int64_t i)
@@ -124,7 +125,8 @@ static uint64_t hu_cell(const pq_vec *v, int64_t i)
     return hu_mix(h);
 }
 
-/* Runs a whole scan of f (filter text may be NULL) and digests its rows. */
+/* Runs a whole scan of f (filter text may be NULL) and digests its rows; counts the batches
+ * whose column count or types are not the projected columns of f's footer. */
 static void hu_scan(pqf_t *f, const int *proj, int nproj, const char *filter, const scan_opts *o,
                     hu_result *r)
 {
@@ -147,6 +149,10 @@ static void hu_scan(pqf_t *f, const int *proj, int nproj, const char *filter, co
             r->err = e;
         }
         if (rc <= 0) break;
+        bool same = b.ncols == nproj;
+        for (int c = 0; same && c < b.ncols; c++)
+            same = b.cols[c].type == f->meta.columns[proj[c]].physical && b.cols[c].length == b.rows;
+        if (!same) r->schema_mismatches++;
         for (int64_t i = 0; i < b.rows; i++) {
             uint64_t h = 0;
             for (int c = 0; c < b.ncols; c++) h = hu_mix(h * 31 + hu_cell(&b.cols[c], i));

@@ -1,0 +1,92 @@
+/* io/io_ctx.c: the records every other io/ file releases through: the pending list, a
+ * request's end, the range buffer pool and the context's own end.
+ *
+ * Owns: freeing io_req records and the io_ctx_t, the pending list's unlinking, and the pool
+ * of range buffers (io_buf_get/put). The bottom of io/: it calls no other io/ file.
+ * Invariants:
+ *  1. The context is freed once, by io_ctx_maybe_free, when it is closing, no function walks
+ *     it (guard == 0) and no request or range is alive; the pool's buffers go with it.
+ *  2. The pool holds at most IO_POOL_SLOTS buffers and IO_POOL_BYTES bytes, each at least
+ *     IO_POOL_MIN_BYTES; a closing context pools nothing.
+ *  3. A request leaves the pending list only through io_req_unlink_pending, which keeps
+ *     n_pending and n_wanted equal to the list's length and its WANTED members. */
+#include <assert.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "io/io_impl.h"
+#include "common/fail.h"
+
+uint8_t *io_buf_get(io_ctx_t *ctx, size_t n, size_t *cap)
+{
+    int best = -1;
+    for (int i = 0; n >= IO_POOL_MIN_BYTES && i < ctx->npool; i++)
+        if (ctx->pool[i].cap >= n && (best < 0 || ctx->pool[i].cap < ctx->pool[best].cap)) best = i;
+    if (best >= 0) {
+        uint8_t *p = ctx->pool[best].p;
+        *cap = ctx->pool[best].cap;
+        ctx->pool_bytes -= *cap;
+        ctx->pool[best] = ctx->pool[--ctx->npool];
+        return p;
+    }
+    size_t mib = (size_t)1 << 20;
+    *cap = n < IO_POOL_MIN_BYTES ? n : (n + mib - 1) / mib * mib;
+    return fail_malloc(*cap ? *cap : 1);
+}
+
+void io_buf_put(io_ctx_t *ctx, uint8_t *p, size_t cap)
+{
+    assert(ctx->npool >= 0 && ctx->npool <= IO_POOL_SLOTS && ctx->pool_bytes <= IO_POOL_BYTES);
+    if (p && !ctx->closing && cap >= IO_POOL_MIN_BYTES && ctx->npool < IO_POOL_SLOTS &&
+        ctx->pool_bytes + cap <= IO_POOL_BYTES) {
+        ctx->pool[ctx->npool++] = (struct io_pooled){p, cap};
+        ctx->pool_bytes += cap;
+        return;
+    }
+    free(p);
+}
+
+void io_ctx_maybe_free(io_ctx_t *ctx)
+{
+    if (!ctx->closing || ctx->guard > 0 || ctx->n_live_reqs > 0 || ctx->n_ranges > 0) return;
+    assert(ctx->phead == NULL && ctx->ranges == NULL && ctx->inflight_bytes == 0);
+    for (int i = 0; i < ctx->npool; i++) free(ctx->pool[i].p);
+    free(ctx->scratch);
+    free(ctx);
+}
+
+void io_req_free(io_req *r)
+{
+    io_ctx_t *ctx = r->ctx;
+    assert(ctx->n_live_reqs > 0);
+    ctx->n_live_reqs--;
+    free(r);
+    io_ctx_maybe_free(ctx);
+}
+
+void io_req_unlink_pending(io_ctx_t *ctx, io_req *r)
+{
+    assert(r->state == IO_REQ_REGISTERED || r->state == IO_REQ_WANTED);
+    assert(ctx->n_pending > 0);
+    if (r->prev) r->prev->next = r->next;
+    else ctx->phead = r->next;
+    if (r->next) r->next->prev = r->prev;
+    else ctx->ptail = r->prev;
+    r->prev = r->next = NULL;
+    ctx->n_pending--;
+    if (r->state == IO_REQ_WANTED) {
+        assert(ctx->n_wanted > 0);
+        ctx->n_wanted--;
+    }
+}
+
+void io_req_fail_unsubmitted(io_req *r, int status, const char *why)
+{
+    char msg[FUT_MSG_MAX];
+    snprintf(msg, sizeof msg, "%s: read of bytes [%" PRIu64 ", %" PRIu64 "): %s", r->file->name,
+             r->off, r->off + r->len, why);
+    fut_fail(r->fut, status, msg);
+    r->ctx->c.requests_failed++;
+    io_req_free(r);
+}
