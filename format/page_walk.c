@@ -3,7 +3,7 @@
  * Owns: parsing a page header and checking its sizes (pq_colr_frame), the CRC, decompression
  * and the split of a v1 or v2 body into levels and values (pq_colr_decode), the one-page
  * entry points of column.h (pq_colr_page*), the whole-chunk decode (pq_colr_chunk), and the
- * page walker (to come). What a page's body decodes to is format/column.c's.
+ * page walker. What a page's body decodes to is format/column.c's.
  *
  * Invariants:
  *  1. A body is handed to column.c only after pq_colr_frame has checked compressed_size
@@ -11,7 +11,7 @@
  *  2. The walker parses each header once and keeps it (w->h, w->hl) until it moves past the
  *     page; moving past uses that header's compressed_size, already checked.
  *  3. Every walk loop ends: each page moves pos forward by at least its header (hl > 0). */
-#include "format/column.h"
+#include "format/page_walk.h"
 #include "format/column_priv.h"
 
 #include <assert.h>
@@ -220,3 +220,143 @@ int pq_chunk_range(const pq_chunk_meta *cm, uint64_t file_size, uint64_t *off, u
     return 0;
 }
 
+
+/* ----------------------------------------------------------------------------- the walker */
+
+typedef enum walk_state {
+    WALK_START,   /* no page returned yet */
+    WALK_PAGE,    /* a data page returned, not decoded */
+    WALK_DECODED, /* a data page returned and decoded */
+    WALK_END,     /* ended: w->status is 0 or the error */
+} walk_state;
+
+void pq_walk_init(pq_page_walk *w, pq_col_reader *r, const uint8_t *buf, size_t len,
+                  int64_t file_off, int64_t first_row, int64_t exp_rows, int64_t window_rows,
+                  bool single_page)
+{
+    assert(r && (buf || len == 0) && window_rows >= 0 && exp_rows >= -1);
+    assert(single_page || exp_rows == -1);
+    *w = (pq_page_walk){.r = r, .buf = buf, .len = len, .file_off = file_off, .row = first_row,
+                        .exp_rows = exp_rows, .window_rows = window_rows,
+                        .single_page = single_page, .state = WALK_START};
+}
+
+static int walk_fail(pq_page_walk *w, int status)
+{
+    assert(status < 0);
+    w->state = WALK_END;
+    w->status = status;
+    return status;
+}
+
+/* The end of the walk: a whole chunk's data pages must have filled the window exactly, and a
+ * page piece's bytes must have held its data page. */
+static int walk_end(pq_page_walk *w, bool data_seen, pq_err *e)
+{
+    const char *col = w->r->col->name;
+    if (!w->single_page && w->row != w->window_rows)
+        return walk_fail(w, pq_errf_col(e, RINGSCAN_EFORMAT, w->file_off, col,
+                                        "column chunk holds %lld rows, row group has %lld",
+                                        (long long)w->row, (long long)w->window_rows));
+    if (w->single_page && w->exp_rows >= 0 && !data_seen)
+        return walk_fail(w, pq_errf_col(e, RINGSCAN_EFORMAT, w->file_off, col,
+                                        "the offset index points at a page that is not a data "
+                                        "page"));
+    w->state = WALK_END;
+    return 0;
+}
+
+/* The current page is a data page at file offset off: checks its rows (invariant 3 of
+ * page_walk.h) and fills pg. */
+static int walk_data(pq_page_walk *w, int64_t off, pq_walk_page *pg, pq_err *e)
+{
+    const char *col = w->r->col->name;
+    int64_t n = w->h.num_values, end = w->row + n;
+    if (w->exp_rows >= 0 && n != w->exp_rows)
+        return walk_fail(w, pq_errf_col(e, RINGSCAN_EFORMAT, off, col,
+                                        "page holds %lld rows, the offset index says %lld",
+                                        (long long)n, (long long)w->exp_rows));
+    if (n < 0 || (w->exp_rows < 0 && end > w->window_rows))
+        return walk_fail(w, pq_errf_col(e, RINGSCAN_EFORMAT, off, col,
+                                        "pages hold more rows than the row group"));
+    w->a = w->row < 0 ? 0 : w->row;
+    w->e = end > w->window_rows ? w->window_rows : end;
+    if (w->e < w->a) w->e = w->a; /* a piece wholly outside the window */
+    *pg = (pq_walk_page){.off = off, .h = w->h, .first_row = w->row, .rows = n, .a = w->a,
+                         .e = w->e};
+    w->state = WALK_PAGE;
+    return 1;
+}
+
+/* Whether another page is to be read at w->pos (seen: a data page was already returned). */
+static bool walk_more(const pq_page_walk *w, bool seen)
+{
+    if (w->pos >= w->len) return false;
+    if (w->single_page) return w->pos == 0 && !seen;
+    return w->row < w->window_rows;
+}
+
+int pq_walk_next(pq_page_walk *w, pq_walk_page *pg, pq_err *e)
+{
+    if (w->state == WALK_END) return w->status;
+    bool seen = w->state != WALK_START;
+    if (seen) { /* move past the data page last returned (its size checked by the frame) */
+        w->pos += (size_t)w->hl + (size_t)w->h.compressed_size;
+        w->row += w->h.num_values;
+    }
+    while (walk_more(w, seen)) {
+        int64_t off = w->file_off + (int64_t)w->pos;
+        const uint8_t *p = w->buf + w->pos;
+        int hl = pq_colr_frame(w->r, p, w->len - w->pos, off, &w->h, e);
+        if (hl < 0) return walk_fail(w, hl);
+        w->hl = hl;
+        if (is_data(&w->h)) return walk_data(w, off, pg, e);
+        if (w->h.type != PQ_PAGE_DICTIONARY && w->h.type != PQ_PAGE_INDEX)
+            return walk_fail(w, pq_errf_col(e, RINGSCAN_EFORMAT, off, w->r->col->name,
+                                            "unknown page type"));
+        int rc = pq_colr_decode(w->r, &w->h, hl, p + hl, off, NULL, NULL, e);
+        if (rc) return walk_fail(w, rc);
+        w->pos += (size_t)hl + (size_t)w->h.compressed_size; /* > 0: loop ends (inv. 3) */
+        if (w->single_page) break;
+    }
+    return walk_end(w, seen, e);
+}
+
+/* Decodes the current page as q asks (once: invariant 4 of page_walk.h). */
+static int walk_decode(pq_page_walk *w, const pq_page_req *q, bool *as_idx, pq_err *e)
+{
+    assert(w->state == WALK_PAGE);
+    w->state = WALK_DECODED;
+    int64_t off = w->file_off + (int64_t)w->pos;
+    const uint8_t *raw = w->buf + w->pos + w->hl;
+    return pq_colr_decode(w->r, &w->h, w->hl, raw, off, q, as_idx, e);
+}
+
+int pq_walk_values(pq_page_walk *w, const uint32_t *sel, int64_t nsel, pq_vec *out, pq_err *e)
+{
+    pq_col_reader *r = w->r;
+    int64_t lo = w->a - w->row, hi = w->e - w->row, n = w->h.num_values;
+    pq_page_req q = {.vals = out, .sel = sel, .nsel = nsel};
+    if (sel) {
+        assert(nsel >= 0 && (nsel == 0 || (sel[0] >= lo && sel[nsel - 1] < hi)));
+    } else if (lo > 0 || hi < n) { /* a page straddling the window's edge: its rows inside */
+        int rc = pq_colr_reserve((void **)&r->range_buf, &r->range_cap,
+                                 (size_t)(hi - lo + 1) * sizeof(uint32_t));
+        if (rc) return rc;
+        for (int64_t i = lo; i < hi; i++) r->range_buf[i - lo] = (uint32_t)i;
+        q.sel = r->range_buf;
+        q.nsel = hi - lo;
+    } else {
+        q.nsel = -1;
+    }
+    return walk_decode(w, &q, NULL, e);
+}
+
+int pq_walk_indices(pq_page_walk *w, const uint32_t *sel, int64_t nsel, pq_vec *idx,
+                    pq_vec *vals, bool *as_idx, pq_err *e)
+{
+    assert(idx && idx->type == PQ_INT32 && vals && as_idx);
+    assert(!sel || nsel >= 0);
+    pq_page_req q = {.vals = vals, .sel = sel, .nsel = sel ? nsel : -1, .idx = idx};
+    return walk_decode(w, &q, as_idx, e);
+}
