@@ -288,11 +288,12 @@ static int walk_data(pq_page_walk *w, int64_t off, pq_walk_page *pg, pq_err *e)
     return 1;
 }
 
-/* Whether another page is to be read at w->pos (seen: a data page was already returned). */
-static bool walk_more(const pq_page_walk *w, bool seen)
+/* Whether another page is to be read at w->pos: a piece's only page, or a whole chunk's
+ * next while the window has rows left (bytes after its last row are not read). */
+static bool walk_more(const pq_page_walk *w)
 {
     if (w->pos >= w->len) return false;
-    if (w->single_page) return w->pos == 0 && !seen;
+    if (w->single_page) return w->pos == 0;
     return w->row < w->window_rows;
 }
 
@@ -304,7 +305,7 @@ int pq_walk_next(pq_page_walk *w, pq_walk_page *pg, pq_err *e)
         w->pos += (size_t)w->hl + (size_t)w->h.compressed_size;
         w->row += w->h.num_values;
     }
-    while (walk_more(w, seen)) {
+    while (walk_more(w)) {
         int64_t off = w->file_off + (int64_t)w->pos;
         const uint8_t *p = w->buf + w->pos;
         int hl = pq_colr_frame(w->r, p, w->len - w->pos, off, &w->h, e);
