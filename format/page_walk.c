@@ -279,9 +279,9 @@ static int walk_data(pq_page_walk *w, int64_t off, pq_walk_page *pg, pq_err *e)
     if (n < 0 || (w->exp_rows < 0 && end > w->window_rows))
         return walk_fail(w, pq_errf_col(e, RINGSCAN_EFORMAT, off, col,
                                         "pages hold more rows than the row group"));
-    w->a = w->row < 0 ? 0 : w->row;
-    w->e = end > w->window_rows ? w->window_rows : end;
-    if (w->e < w->a) w->e = w->a; /* a piece wholly outside the window */
+    /* the page's rows clamped to the window: empty at its nearer edge when they miss it */
+    w->a = w->row < 0 ? 0 : w->row > w->window_rows ? w->window_rows : w->row;
+    w->e = end < w->a ? w->a : end > w->window_rows ? w->window_rows : end;
     *pg = (pq_walk_page){.off = off, .h = w->h, .first_row = w->row, .rows = n, .a = w->a,
                          .e = w->e};
     w->state = WALK_PAGE;

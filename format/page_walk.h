@@ -34,8 +34,9 @@ typedef struct pq_walk_page {
     pq_page_header h;  /* the parsed header */
     int64_t first_row; /* window row of the page's first row (negative: starts before it) */
     int64_t rows;      /* h.num_values (>= 0) */
-    int64_t a, e;      /* its rows inside the window: max(first_row, 0) <= a <= e <=
-                          min(first_row + rows, window_rows); a == e when none */
+    int64_t a, e;      /* its rows inside the window, 0 <= a <= e <= window_rows: the
+                          intersection of [first_row, first_row + rows) with the window, or
+                          when they do not meet a == e at the window's nearer edge */
 } pq_walk_page;
 
 typedef struct pq_page_walk {

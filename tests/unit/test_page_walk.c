@@ -364,6 +364,11 @@ static void test_straddling_pieces(void)
     CHECK_EQ_I64(pg.a, 0);
     CHECK_EQ_I64(pg.e, 0);
     CHECK_EQ_I64(v.length, 0);
+    /* wholly after it: empty at the window's end */
+    CHECK_EQ_I64(walk_piece(&c, &r, 2, 7, 4, 5, &v, &pg, &e), 0);
+    CHECK_EQ_I64(pg.a, 5);
+    CHECK_EQ_I64(pg.e, 5);
+    CHECK_EQ_I64(v.length, 0);
     /* inside the window: the whole page */
     pq_vec_clear(&v);
     CHECK_EQ_I64(walk_piece(&c, &r, 1, 2, 5, 10, &v, &pg, &e), 0);
