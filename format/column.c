@@ -1,10 +1,20 @@
-/* format/column.c: page framing and value dispatch for one column chunk (see column.h).
+/* format/column.c: decoding the body of one page of a column chunk (see column.h): the
+ * dictionary page into the reader, a data page's definition levels, values and nulls into a
+ * pq_vec as a pq_page_req asks. Framing (headers, CRCs, decompression, the page loop) is
+ * format/page_walk.c's.
  *
  * A data page is decoded in three steps: definition levels into r->levels (counting the
  * non-null values), the non-null values appended densely to the output by the encoding's
  * decoder, then a backward in-place scatter that spreads them over the page's rows and
- * zeroes the null slots. Decoding densely first keeps every decoder free of null logic. */
+ * zeroes the null slots. Decoding densely first keeps every decoder free of null logic.
+ *
+ * Invariants (besides column.h's):
+ *  1. Levels are decoded once per page, before the request picks a path; every path reads
+ *     them from r->levels.
+ *  2. The request is resolved once per page into a data_req (values, selected values or
+ *     indices); nothing in the reader records what one call asked for. */
 #include "format/column.h"
+#include "format/column_priv.h"
 #include "common/fail.h"
 
 #include <assert.h>
@@ -45,8 +55,9 @@ void pq_colr_free(pq_col_reader *r)
     pq_vec_free(&r->page);
     free(r->idx);
     free(r->sel_buf);
-    r->idx = r->sel_buf = NULL;
-    r->idx_cap = r->sel_cap = 0;
+    free(r->range_buf);
+    r->idx = r->sel_buf = r->range_buf = NULL;
+    r->idx_cap = r->sel_cap = r->range_cap = 0;
     free(r->scratch);
     free(r->levels);
     r->scratch = NULL;
@@ -55,8 +66,7 @@ void pq_colr_free(pq_col_reader *r)
     r->has_dict = false;
 }
 
-/* Grows a scratch buffer to n bytes (no copy of old contents needed). */
-static int scratch_reserve(void **buf, size_t *cap, size_t n)
+int pq_colr_reserve(void **buf, size_t *cap, size_t n)
 {
     if (n <= *cap) return 0;
     size_t c = *cap ? *cap : 4096;
@@ -75,13 +85,6 @@ static const pq_vec *dict_of(const pq_col_reader *r)
     return r->shared_dict ? r->shared_dict : (r->has_dict ? &r->dict : NULL);
 }
 
-static int err_at(pq_col_reader *r, pq_err *e, int status, int64_t off, const char *msg)
-{
-    pq_errf(e, status, off, "%s", msg);
-    pq_err_column(e, r->col->name);
-    return status;
-}
-
 /* A decoder that stopped short of the bytes the page gives it: the page's counts and its data
  * disagree, which is corruption (a flipped bit in a count, a length or a run header). */
 static int err_leftover(pq_err *e, const char *what, size_t used, size_t len, int64_t n)
@@ -91,73 +94,24 @@ static int err_leftover(pq_err *e, const char *what, size_t used, size_t len, in
                    what, (long long)n, used, len);
 }
 
-/* Decompresses src (src_len) into r->scratch (dst_len bytes); sets *out. */
-static int decompress(pq_col_reader *r, const uint8_t *src, size_t src_len, size_t dst_len,
-                      bool compressed, int64_t off, const uint8_t **out, pq_err *e)
-{
-    if (!compressed || r->codec == PQ_CODEC_UNCOMPRESSED) {
-        if (src_len != dst_len) {
-            pq_errf(e, RINGSCAN_EFORMAT, off, "uncompressed page: %zu bytes stored, header says %zu",
-                    src_len, dst_len);
-            pq_err_column(e, r->col->name);
-            return RINGSCAN_EFORMAT;
-        }
-        *out = src;
-        return 0;
-    }
-    r->decompressed_bytes += (int64_t)dst_len;
-    if (r->decompressed_bytes > r->limits.max_decompressed_bytes) {
-        pq_errf(e, RINGSCAN_ELIMIT, off, "limit max_decompressed_bytes=%lld exceeded: %lld bytes "
-                "decompressed by this reader (decompression bomb?)",
-                (long long)r->limits.max_decompressed_bytes, (long long)r->decompressed_bytes);
-        pq_err_column(e, r->col->name);
-        return RINGSCAN_ELIMIT;
-    }
-    if (r->scan_decompressed) {
-        int64_t total = atomic_fetch_add(r->scan_decompressed, (int64_t)dst_len) + (int64_t)dst_len;
-        if (total > r->limits.max_scan_decompressed_bytes) {
-            pq_errf(e, RINGSCAN_ELIMIT, off, "limit max_scan_decompressed_bytes=%lld exceeded: "
-                    "%lld bytes decompressed by the scan (decompression bomb?)",
-                    (long long)r->limits.max_scan_decompressed_bytes, (long long)total);
-            pq_err_column(e, r->col->name);
-            return RINGSCAN_ELIMIT;
-        }
-    }
-    int rc = scratch_reserve((void **)&r->scratch, &r->scratch_cap, dst_len ? dst_len : 1);
-    if (rc) return rc;
-    rc = pq_decompress((int)r->codec, src, src_len, r->scratch, dst_len, e);
-    if (rc) {
-        if (e) e->offset = off;
-        pq_err_column(e, r->col->name);
-        return rc;
-    }
-    *out = r->scratch;
-    return 0;
-}
-
 /* ---------------------------------------------------------------------- dictionary page */
 
-static int dict_page(pq_col_reader *r, const pq_page_header *h, const uint8_t *body, size_t n,
-                     int64_t off, pq_err *e)
+int pq_colr_dict_page(pq_col_reader *r, const pq_page_header *h, const uint8_t *body, size_t n,
+                      int64_t off, pq_err *e)
 {
+    const char *col = r->col->name;
     if (h->encoding != PQ_ENC_PLAIN && h->encoding != PQ_ENC_PLAIN_DICTIONARY)
-        return err_at(r, e, RINGSCAN_EUNSUPPORTED, off, "dictionary page encoding is not PLAIN");
-    if (h->num_values < 0 || h->num_values > r->limits.max_dict_values) {
-        pq_errf(e, RINGSCAN_ELIMIT, off, "limit max_dict_values=%lld exceeded: dictionary of %d values",
-                (long long)r->limits.max_dict_values, h->num_values);
-        pq_err_column(e, r->col->name);
-        return RINGSCAN_ELIMIT;
-    }
+        return pq_errf_col(e, RINGSCAN_EUNSUPPORTED, off, col, "dictionary page encoding is not PLAIN");
+    if (h->num_values < 0 || h->num_values > r->limits.max_dict_values)
+        return pq_errf_col(e, RINGSCAN_ELIMIT, off, col,
+                           "limit max_dict_values=%lld exceeded: dictionary of %d values",
+                           (long long)r->limits.max_dict_values, h->num_values);
     pq_vec_clear(&r->dict);
     r->has_dict = false;
     r->shared_dict = NULL;
     r->dict_loads++;
     int rc = pq_dict_decode_page(body, n, h->num_values, &r->dict, e);
-    if (rc) {
-        if (e) e->offset = off;
-        pq_err_column(e, r->col->name);
-        return rc;
-    }
+    if (rc) return pq_err_place(e, rc, off, col);
     r->has_dict = true;
     return 0;
 }
@@ -168,7 +122,7 @@ static int dict_page(pq_col_reader *r, const pq_page_header *h, const uint8_t *b
 static int def_levels(pq_col_reader *r, const uint8_t *p, size_t len, int64_t n, bool v1,
                       pq_encoding enc, size_t *used, int64_t *nonnull, pq_err *e)
 {
-    int rc = scratch_reserve((void **)&r->levels, &r->levels_cap, (size_t)n * sizeof(uint32_t) + 4);
+    int rc = pq_colr_reserve((void **)&r->levels, &r->levels_cap, (size_t)n * sizeof(uint32_t) + 4);
     if (rc) return rc;
     if (v1 && enc == PQ_ENC_BIT_PACKED) {
         rc = pq_bitpacked_msb_decode(p, len, 1, r->levels, n, used, e);
@@ -372,14 +326,6 @@ static void scatter(pq_vec *out, int64_t base, const uint32_t *lv, int64_t n, in
 
 /* --------------------------------------------------------------------------- data pages */
 
-/* The value section of a data page (after levels) and what the levels said. */
-typedef struct page_body {
-    const uint8_t *levels; /* v1: start of the decompressed body; v2: level bytes in the page */
-    size_t levels_len;
-    const uint8_t *vals;
-    size_t vals_len;
-} page_body;
-
 /* A selection over a page of n rows: the rows sel[0..nsel) of the page (page-relative). */
 typedef struct page_sel {
     const uint32_t *rows;
@@ -400,8 +346,8 @@ static int check_sel(const page_sel *sel, int64_t n, pq_err *e)
 static int dict_selected(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n, int64_t nn,
                          const page_sel *sel, pq_vec *out, pq_err *e)
 {
-    int rc = scratch_reserve((void **)&r->idx, &r->idx_cap, (size_t)(nn + 1) * sizeof(uint32_t));
-    if (rc == 0) rc = scratch_reserve((void **)&r->sel_buf, &r->sel_cap, (size_t)(2 * sel->n + 1) * sizeof(uint32_t));
+    int rc = pq_colr_reserve((void **)&r->idx, &r->idx_cap, (size_t)(nn + 1) * sizeof(uint32_t));
+    if (rc == 0) rc = pq_colr_reserve((void **)&r->sel_buf, &r->sel_cap, (size_t)(2 * sel->n + 1) * sizeof(uint32_t));
     if (rc == 0) rc = dict_index_run(vp, vlen, nn, dict_of(r)->length, r->idx, e);
     if (rc) return rc;
     bool nulls = nn < n;
@@ -445,7 +391,7 @@ static int plain_selected(pq_col_reader *r, const uint8_t *vp, size_t vlen, int6
         rc = pq_plain_select_fixed(vp, vlen, n, sel->rows, sel->n, out, e);
     } else {
         size_t bytes = (size_t)(sel->n + 1) * sizeof(uint32_t);
-        rc = scratch_reserve((void **)&r->sel_buf, &r->sel_cap, bytes);
+        rc = pq_colr_reserve((void **)&r->sel_buf, &r->sel_cap, bytes);
         if (rc == 0)
             rc = pq_plain_select_ba(vp, vlen, n, sel->rows, sel->n, r->sel_buf, out, &used, e);
     }
@@ -458,68 +404,34 @@ static int plain_selected(pq_col_reader *r, const uint8_t *vp, size_t vlen, int6
     return rc;
 }
 
-static int data_page(pq_col_reader *r, const pq_page_header *h, const page_body *b, int64_t off,
-                     pq_vec *out, const page_sel *sel, pq_err *e);
+/* What one data page is decoded into: the caller's pq_page_req resolved for this page. */
+typedef enum page_want {
+    WANT_VALUES,   /* every row's value appended to out */
+    WANT_SELECTED, /* only the values of rows sel */
+    WANT_INDICES,  /* every row's dictionary index appended to out (INT32; nulls 0, invalid) */
+} page_want;
 
-/* A selection over a page that is not dictionary-encoded: decode it whole, take the rows. */
-static int full_then_take(pq_col_reader *r, const pq_page_header *h, const page_body *b,
-                          int64_t off, pq_vec *out, const page_sel *sel, pq_err *e)
+typedef struct data_req {
+    page_want want;
+    pq_vec *out;
+    page_sel sel; /* WANT_SELECTED only */
+} data_req;
+
+static bool dict_encoded(pq_encoding enc)
 {
-    pq_vec_clear(&r->page);
-    int rc = data_page(r, h, b, off, &r->page, NULL, e);
-    if (rc == 0) rc = check_sel(sel, r->page.length, e);
-    return rc ? rc : pq_vec_take(&r->page, sel->rows, sel->n, out);
+    return enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
 }
 
-static int data_page(pq_col_reader *r, const pq_page_header *h, const page_body *b, int64_t off,
-                     pq_vec *out, const page_sel *sel, pq_err *e)
+/* Every row of a page whose levels are in r->levels: nn values (or dictionary indices)
+ * decoded densely, then scattered over the n rows. Nothing appended on error. */
+static int dense(pq_col_reader *r, pq_encoding enc, const uint8_t *vp, size_t vlen, int64_t n,
+                 int64_t nn, bool as_idx, pq_vec *out, pq_err *e)
 {
-    bool dict = h->encoding == PQ_ENC_PLAIN_DICTIONARY || h->encoding == PQ_ENC_RLE_DICTIONARY;
-    bool as_idx = r->idx_out && dict && dict_of(r);
-    if (as_idx) sel = NULL; /* indices of every row (pq_colr_page_idx_sel) */
-    r->last_as_idx = as_idx;
-    bool plain_ba = h->encoding == PQ_ENC_PLAIN && r->col->physical == PQ_BYTE_ARRAY &&
-                    b->vals_len <= UINT32_MAX;
-    bool plain_fixed = h->encoding == PQ_ENC_PLAIN && r->col->physical != PQ_BYTE_ARRAY &&
-                       r->col->physical != PQ_BOOLEAN;
-    if (sel && !(dict && dict_of(r)) && !plain_ba && !plain_fixed)
-        return full_then_take(r, h, b, off, out, sel, e);
-    if (as_idx) out = r->idx_out;
-    int64_t n = h->num_values, nn = n, base = out->length;
-    if (n < 0 || n > r->limits.max_page_values) {
-        pq_errf(e, RINGSCAN_ELIMIT, off, "limit max_page_values=%lld exceeded: page of %lld values",
-                (long long)r->limits.max_page_values, (long long)n);
-        pq_err_column(e, r->col->name);
-        return RINGSCAN_ELIMIT;
-    }
-    const uint8_t *vp = b->vals;
-    size_t vlen = b->vals_len;
-    bool v1 = h->type == PQ_PAGE_DATA;
-    if (r->col->max_def_level > 0) {
-        size_t used = 0;
-        int rc = def_levels(r, b->levels, b->levels_len, n, v1, h->def_level_encoding, &used,
-                            &nn, e);
-        if (rc) return rc;
-        if (v1) {
-            vp = b->levels + used;
-            vlen = b->levels_len - used;
-        }
-    }
-    if (!v1 && h->num_nulls != n - nn)
-        return err_at(r, e, RINGSCAN_EFORMAT, off,
-                      r->col->max_def_level ? "page num_nulls disagrees with its levels"
-                                            : "nulls in a required column");
-    if (sel) {
-        int rc = check_sel(sel, n, e);
-        if (rc) return rc;
-        if (!plain_ba && !plain_fixed) return dict_selected(r, vp, vlen, n, nn, sel, out, e);
-        if (nn < n) return full_then_take(r, h, b, off, out, sel, e);
-        return plain_selected(r, vp, vlen, n, sel, out, e);
-    }
+    int64_t base = out->length;
     int rc = pq_vec_reserve(out, n, 0);
     if (rc) return rc;
     rc = as_idx ? dict_indices(vp, vlen, nn, dict_of(r)->length, out, e)
-                : values(r, h->encoding, vp, vlen, nn, out, e);
+                : values(r, enc, vp, vlen, nn, out, e);
     if (rc) {
         out->length = base;
         if (out->type == PQ_BYTE_ARRAY) out->data_len = out->offsets[base];
@@ -536,159 +448,73 @@ static int data_page(pq_col_reader *r, const pq_page_header *h, const page_body 
     return 0;
 }
 
-/* Splits a v1 or v2 page into levels and values, decompressing what is compressed. */
-static int page_body_of(pq_col_reader *r, const pq_page_header *h, const uint8_t *raw,
-                        int64_t off, page_body *b, pq_err *e)
+/* A selection over a page no selective path takes: decode it whole into r->page, take rows. */
+static int full_then_take(pq_col_reader *r, pq_encoding enc, const uint8_t *vp, size_t vlen,
+                          int64_t n, int64_t nn, const page_sel *sel, pq_vec *out, pq_err *e)
 {
-    size_t clen = (size_t)h->compressed_size, ulen = (size_t)h->uncompressed_size;
-    if (h->type != PQ_PAGE_DATA_V2) {
-        int rc = decompress(r, raw, clen, ulen, true, off, &b->levels, e);
-        b->levels_len = b->vals_len = ulen;
-        b->vals = b->levels;
-        return rc;
-    }
-    size_t lv = (size_t)h->def_levels_byte_length + (size_t)h->rep_levels_byte_length;
-    if (h->def_levels_byte_length < 0 || h->rep_levels_byte_length < 0 || lv > clen || lv > ulen)
-        return err_at(r, e, RINGSCAN_EFORMAT, off, "v2 page level lengths exceed the page");
-    if (h->rep_levels_byte_length != 0)
-        return err_at(r, e, RINGSCAN_EFORMAT, off, "repetition levels in a flat column");
-    b->levels = raw;
-    b->levels_len = (size_t)h->def_levels_byte_length;
-    b->vals_len = ulen - lv;
-    bool compressed = h->is_compressed && ulen - lv > 0;
-    return decompress(r, raw + lv, clen - lv, ulen - lv, compressed, off, &b->vals, e);
+    pq_vec_clear(&r->page);
+    int rc = dense(r, enc, vp, vlen, n, nn, false, &r->page, e);
+    return rc ? rc : pq_vec_take(&r->page, sel->rows, sel->n, out);
 }
 
-static int page_common(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
-                       pq_vec *out, const page_sel *sel, size_t *consumed, int64_t *rows,
-                       pq_err *e);
-
-int pq_colr_page(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off, pq_vec *out,
-                 size_t *consumed, int64_t *rows, pq_err *e)
+/* The selected rows (checked against the page's n rows) by the cheapest path: gathered from
+ * the dictionary, copied from PLAIN slots (no nulls), else through a whole-page decode. */
+static int selected(pq_col_reader *r, pq_encoding enc, const uint8_t *vp, size_t vlen,
+                    int64_t n, int64_t nn, const page_sel *sel, pq_vec *out, pq_err *e)
 {
-    return page_common(r, buf, len, file_off, out, NULL, consumed, rows, e);
-}
-
-int pq_colr_page_sel(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
-                     const uint32_t *sel, int64_t nsel, pq_vec *out, size_t *consumed,
-                     int64_t *rows, pq_err *e)
-{
-    assert(nsel >= 0 && (sel || nsel == 0));
-    page_sel ps = {.rows = sel, .n = nsel};
-    return page_common(r, buf, len, file_off, out, &ps, consumed, rows, e);
-}
-
-int pq_colr_page_idx(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
-                     pq_vec *idx, pq_vec *vals, bool *as_idx, size_t *consumed, int64_t *rows,
-                     pq_err *e)
-{
-    return pq_colr_page_idx_sel(r, buf, len, file_off, NULL, -1, idx, vals, as_idx, consumed,
-                                rows, e);
-}
-
-int pq_colr_page_idx_sel(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
-                         const uint32_t *sel, int64_t nsel, pq_vec *idx, pq_vec *vals,
-                         bool *as_idx, size_t *consumed, int64_t *rows, pq_err *e)
-{
-    assert(idx && idx->type == PQ_INT32 && vals && as_idx);
-    assert(nsel == -1 || (nsel >= 0 && (sel || nsel == 0)));
-    page_sel ps = {.rows = sel, .n = nsel};
-    r->idx_out = idx;
-    r->last_as_idx = false;
-    int rc = page_common(r, buf, len, file_off, vals, nsel >= 0 ? &ps : NULL, consumed, rows, e);
-    r->idx_out = NULL;
-    *as_idx = rc == 0 && r->last_as_idx;
-    return rc;
-}
-
-static int page_common(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
-                       pq_vec *out, const page_sel *sel, size_t *consumed, int64_t *rows,
-                       pq_err *e)
-{
-    assert(r && buf && out && consumed && rows);
-    *rows = 0;
-    pq_page_header h;
-    int hl = pq_page_header_parse(buf, len, &h, e);
-    if (hl < 0) {
-        if (e) e->offset = file_off;
-        pq_err_column(e, r->col->name);
-        return hl;
-    }
-    if (h.compressed_size > r->limits.max_page_bytes || h.uncompressed_size > r->limits.max_page_bytes) {
-        pq_errf(e, RINGSCAN_ELIMIT, file_off, "limit max_page_bytes=%lld exceeded: page of %d bytes "
-                "(%d uncompressed)", (long long)r->limits.max_page_bytes, h.compressed_size,
-                h.uncompressed_size);
-        pq_err_column(e, r->col->name);
-        return RINGSCAN_ELIMIT;
-    }
-    if ((size_t)h.compressed_size > len - (size_t)hl)
-        return err_at(r, e, RINGSCAN_EFORMAT, file_off, "page extends past the column chunk");
-    const uint8_t *raw = buf + hl;
-    *consumed = (size_t)hl + (size_t)h.compressed_size;
-    if (r->limits.verify_crc && h.has_crc && pq_crc32(raw, (size_t)h.compressed_size) != h.crc)
-        return err_at(r, e, RINGSCAN_ECHECKSUM, file_off, "page CRC32 mismatch");
-    int64_t body_off = file_off + hl;
-    if (h.type == PQ_PAGE_INDEX) return 0;
-    page_body b;
-    int rc = page_body_of(r, &h, raw, body_off, &b, e);
+    int rc = check_sel(sel, n, e);
     if (rc) return rc;
-    if (h.type == PQ_PAGE_DICTIONARY) return dict_page(r, &h, b.vals, b.vals_len, body_off, e);
-    if (h.type != PQ_PAGE_DATA && h.type != PQ_PAGE_DATA_V2)
-        return err_at(r, e, RINGSCAN_EFORMAT, file_off, "unknown page type");
-    rc = data_page(r, &h, &b, body_off, out, sel, e);
-    if (rc) {
-        if (e && e->offset < 0) e->offset = body_off;
-        pq_err_column(e, r->col->name);
-        return rc;
-    }
-    r->pages_decoded++;
-    *rows = h.num_values;
-    return 0;
+    pq_physical t = r->col->physical;
+    if (dict_encoded(enc) && dict_of(r)) return dict_selected(r, vp, vlen, n, nn, sel, out, e);
+    bool plain = enc == PQ_ENC_PLAIN && nn == n && t != PQ_BOOLEAN &&
+                 (t != PQ_BYTE_ARRAY || vlen <= UINT32_MAX);
+    if (plain) return plain_selected(r, vp, vlen, n, sel, out, e);
+    return full_then_take(r, enc, vp, vlen, n, nn, sel, out, e);
 }
 
-int pq_colr_chunk(pq_col_reader *r, const pq_chunk_meta *cm, const uint8_t *buf, size_t len,
-                  int64_t file_off, pq_vec *out, pq_err *e)
+/* Decodes a data page (header h, body split into b, body at file offset off) as q asks. */
+static int data_page(pq_col_reader *r, const pq_page_header *h, const pq_page_body *b,
+                     int64_t off, const data_req *q, pq_err *e)
 {
-    assert(cm->num_values >= 0);
-    int64_t want = cm->num_values, got = 0;
-    size_t pos = 0;
-    for (int64_t pages = 0; got < want; pages++) {
-        if (pos >= len) break;
+    const char *col = r->col->name;
+    int64_t n = h->num_values, nn = n;
+    if (n < 0 || n > r->limits.max_page_values)
+        return pq_errf_col(e, RINGSCAN_ELIMIT, off, col,
+                           "limit max_page_values=%lld exceeded: page of %lld values",
+                           (long long)r->limits.max_page_values, (long long)n);
+    const uint8_t *vp = b->vals;
+    size_t vlen = b->vals_len;
+    bool v1 = h->type == PQ_PAGE_DATA;
+    if (r->col->max_def_level > 0) {
         size_t used = 0;
-        int64_t rows = 0;
-        int rc = pq_colr_page(r, buf + pos, len - pos, file_off + (int64_t)pos, out, &used, &rows, e);
+        int rc = def_levels(r, b->levels, b->levels_len, n, v1, h->def_level_encoding, &used,
+                            &nn, e);
         if (rc) return rc;
-        assert(used > 0 && used <= len - pos);
-        pos += used;
-        if (rows > want - got) /* got < want, so want - got cannot overflow */
-            return err_at(r, e, RINGSCAN_EFORMAT, file_off + (int64_t)pos,
-                          "column chunk holds more values than its metadata says");
-        got += rows;
-        if (pages - 16 > want) break; /* a chunk of empty pages is malformed; no overflow */
+        if (v1) {
+            vp = b->levels + used;
+            vlen = b->levels_len - used;
+        }
     }
-    if (got != want) {
-        pq_errf(e, RINGSCAN_EFORMAT, file_off + (int64_t)pos,
-                "column chunk holds %lld values, its metadata says %lld", (long long)got,
-                (long long)want);
-        pq_err_column(e, r->col->name);
-        return RINGSCAN_EFORMAT;
-    }
-    return 0;
+    if (!v1 && h->num_nulls != n - nn)
+        return pq_errf_col(e, RINGSCAN_EFORMAT, off, col, "%s",
+                           r->col->max_def_level ? "page num_nulls disagrees with its levels"
+                                                 : "nulls in a required column");
+    if (q->want == WANT_SELECTED)
+        return selected(r, h->encoding, vp, vlen, n, nn, &q->sel, q->out, e);
+    return dense(r, h->encoding, vp, vlen, n, nn, q->want == WANT_INDICES, q->out, e);
 }
 
-int pq_chunk_range(const pq_chunk_meta *cm, uint64_t file_size, uint64_t *off, uint64_t *len,
-                   pq_err *e)
+int pq_colr_data_page(pq_col_reader *r, const pq_page_header *h, const pq_page_body *b,
+                      int64_t off, const pq_page_req *q, bool *as_idx, pq_err *e)
 {
-    int64_t start = cm->data_page_offset;
-    if (cm->has_dictionary_page_offset && cm->dictionary_page_offset > 0 &&
-        cm->dictionary_page_offset < start)
-        start = cm->dictionary_page_offset;
-    int64_t size = cm->total_compressed_size;
-    if (start < 4 || size <= 0 || (uint64_t)start > file_size || (uint64_t)size > file_size - (uint64_t)start)
-        return pq_errf(e, RINGSCAN_EFORMAT, start,
-                       "column chunk range [%lld, +%lld) lies outside the file (%llu bytes)",
-                       (long long)start, (long long)size, (unsigned long long)file_size);
-    *off = (uint64_t)start;
-    *len = (uint64_t)size;
+    assert(q && q->vals && (q->nsel < 0 || q->sel || q->nsel == 0));
+    assert(!q->idx || q->idx->type == PQ_INT32);
+    bool idx = q->idx && dict_encoded(h->encoding) && dict_of(r);
+    data_req d = {.want = idx ? WANT_INDICES : q->nsel >= 0 ? WANT_SELECTED : WANT_VALUES,
+                  .out = idx ? q->idx : q->vals, .sel = {.rows = q->sel, .n = q->nsel}};
+    int rc = data_page(r, h, b, off, &d, e);
+    if (rc) return pq_err_place(e, rc, off, r->col->name);
+    if (as_idx) *as_idx = idx;
+    r->pages_decoded++;
     return 0;
 }

@@ -1,8 +1,10 @@
 /* format/column.h: decoding the pages of one column chunk into a pq_vec (Arrow layout).
  *
- * Owns: page framing (header, CRC, decompression), definition levels, dispatch on the page's
- * value encoding, the chunk's dictionary, and scattering dense non-null values over null
- * rows. Decodes from caller buffers only (no I/O).
+ * Owns: the column reader and its one-page entry points: page framing (header, CRC,
+ * decompression; format/page_walk.c), definition levels, dispatch on the page's value
+ * encoding, the chunk's dictionary, and scattering dense non-null values over null rows
+ * (format/column.c). Decodes from caller buffers only (no I/O). To iterate over the pages
+ * of a buffer with each header parsed once, see format/page_walk.h.
  *
  * Invariants:
  *  1. Every size taken from a page header is checked against the bytes the caller supplied and
@@ -61,8 +63,8 @@ typedef struct pq_col_reader {
     size_t idx_cap;                /* bytes */
     uint32_t *sel_buf;             /* gather list and levels of the selected rows */
     size_t sel_cap;                /* bytes */
-    pq_vec *idx_out;               /* set only inside pq_colr_page_idx */
-    bool last_as_idx;              /* the last data page appended indices (pq_colr_page_idx) */
+    uint32_t *range_buf;           /* the rows of a page inside a walk's window (page_walk.c) */
+    size_t range_cap;              /* bytes */
     int64_t decompressed_bytes;    /* running total for max_decompressed_bytes */
     _Atomic int64_t *scan_decompressed; /* NULL, or the total of every reader of one scan
                                            (for max_scan_decompressed_bytes; set after init) */
@@ -96,7 +98,7 @@ int pq_colr_page_sel(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t f
 /* Like pq_colr_page, but a dictionary-encoded data page (with a dictionary loaded) appends
  * its rows' dictionary indices to idx (an INT32 vector: null rows 0 and invalid) and sets
  * *as_idx; any other data page appends its values to vals and clears *as_idx. The indices
- * are not checked against the dictionary's size here (flt_eval_dict_map does). */
+ * are checked against the dictionary's size (EFORMAT). */
 int pq_colr_page_idx(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
                      pq_vec *idx, pq_vec *vals, bool *as_idx, size_t *consumed, int64_t *rows,
                      pq_err *e);

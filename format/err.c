@@ -21,3 +21,25 @@ void pq_err_column(pq_err *e, const char *column)
 {
     if (e && e->column[0] == 0 && column) snprintf(e->column, sizeof e->column, "%s", column);
 }
+
+int pq_errf_col(pq_err *e, int status, int64_t offset, const char *column, const char *fmt, ...)
+{
+    if (!e) return status;
+    e->status = status;
+    e->offset = offset;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    pq_err_column(e, column);
+    return status;
+}
+
+int pq_err_place(pq_err *e, int status, int64_t offset, const char *column)
+{
+    if (!e) return status;
+    e->status = status;
+    e->offset = offset;
+    pq_err_column(e, column);
+    return status;
+}

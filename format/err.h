@@ -21,4 +21,14 @@ int pq_errf(pq_err *e, int status, int64_t offset, const char *fmt, ...)
 /* Sets e->column (if e is not NULL and its column is still empty). */
 void pq_err_column(pq_err *e, const char *column);
 
+/* pq_errf and pq_err_column in one call: an error about the bytes of one column (column NULL:
+ * none). Returns status. */
+int pq_errf_col(pq_err *e, int status, int64_t offset, const char *column, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Places an error a callee returned (status; its message, if it wrote one, is kept): sets
+ * e->status, replaces e->offset (the callee's -1 or buffer-relative offset) with the file
+ * offset, and sets the column as pq_err_column does. Returns status. */
+int pq_err_place(pq_err *e, int status, int64_t offset, const char *column);
+
 #endif

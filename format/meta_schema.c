@@ -205,10 +205,8 @@ static int refuse_nested(const raw_elem *els, uint32_t n, uint32_t i, const pq_m
 {
     char path[128];
     first_leaf_path(els, n, i, lim->max_schema_depth, path, sizeof path);
-    pq_errf(e, RINGSCAN_EUNSUPPORTED, -1,
-            "column '%s': nested/repeated columns are not supported", path);
-    pq_err_column(e, path);
-    return RINGSCAN_EUNSUPPORTED;
+    return pq_errf_col(e, RINGSCAN_EUNSUPPORTED, -1, path,
+                       "column '%s': nested/repeated columns are not supported", path);
 }
 
 /* Fills one leaf column from its element. */
@@ -221,9 +219,9 @@ static int make_leaf(const raw_elem *el, int32_t index, pq_arena *a, pq_column_d
     c->physical = (pq_physical)el->type;
     c->type_length = el->type == PQ_FIXED_LEN_BYTE_ARRAY ? el->type_length : 0;
     if (el->type == PQ_FIXED_LEN_BYTE_ARRAY && (el->type_length <= 0 || el->type_length > (1 << 20))) {
-        pq_err_column(e, c->name);
-        return pq_errf(e, RINGSCAN_EFORMAT, -1, "column '%s': bad FIXED_LEN_BYTE_ARRAY length %d",
-                       c->name, (int)el->type_length);
+        return pq_errf_col(e, RINGSCAN_EFORMAT, -1, c->name,
+                           "column '%s': bad FIXED_LEN_BYTE_ARRAY length %d", c->name,
+                           (int)el->type_length);
     }
     c->repetition = el->has_rep ? (pq_repetition)el->rep : PQ_OPTIONAL;
     c->max_def_level = c->repetition == PQ_OPTIONAL ? 1 : 0;

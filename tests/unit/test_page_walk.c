@@ -1,0 +1,584 @@
+/* tests for format/page_walk.c: the page walker over a whole column chunk and over one page
+ * piece. A crafted chunk of an OPTIONAL INT32 column (UNCOMPRESSED, at file offset FILE_OFF):
+ *   P0 dictionary {100, 200, 300, 400}
+ *   P1 v1 RLE_DICTIONARY  5 rows: 300 null 100 400 null
+ *   P2 v2 RLE_DICTIONARY  4 rows: 200 200 null 300
+ *   P3 v1 PLAIN           3 rows: 7 8 9
+ *   P4 v2 PLAIN           3 rows: null 5 6
+ * walked with no selection, with selections, with pages skipped, in indices mode (compared
+ * with pq_colr_page_idx_sel), as single pieces straddling the window's edges, with a shared
+ * dictionary, and broken: truncated header, body past the buffer, row counts that disagree
+ * with the offset index or the window. Errors check status, message and file offset. Last, a
+ * chunk from format/writer.h (dictionary, several pages, nulls) walked against pq_colr_chunk. */
+#include <errno.h>
+
+#include "check.h"
+#include "format/column.h"
+#include "format/encoding.h"
+#include "format/page_walk.h"
+#include "format/writer.h"
+
+enum { FILE_OFF = 1000, NPAGES = 5, NROWS = 15, NUL = INT32_MIN };
+
+static const pq_column_desc col = {.name = "o", .physical = PQ_INT32,
+                                   .repetition = PQ_OPTIONAL, .max_def_level = 1,
+                                   .field_id = -1};
+/* every row of the chunk (NUL: null) */
+static const int32_t all[NROWS] = {300, NUL, 100, 400, NUL, 200, 200, NUL, 300, 7, 8, 9, NUL, 5, 6};
+static const int64_t first_rows[NPAGES] = {0, 0, 5, 9, 12}; /* of data pages P1..P4 */
+
+typedef struct chunk {
+    pq_buf b;
+    size_t at[NPAGES + 1]; /* byte of page i in b (at[NPAGES] = end) */
+    size_t hlen[NPAGES];
+} chunk;
+
+static void put_i32s(pq_buf *b, const int32_t *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint8_t x[4] = {(uint8_t)v[i], (uint8_t)(v[i] >> 8), (uint8_t)(v[i] >> 16),
+                        (uint8_t)((uint32_t)v[i] >> 24)};
+        if (pq_buf_append(b, x, 4)) abort();
+    }
+}
+
+static void add_page(chunk *c, int i, pq_page_header *h, const pq_buf *body)
+{
+    h->compressed_size = h->uncompressed_size = (int32_t)body->len;
+    c->at[i] = c->b.len;
+    if (pq_write_page_header(&c->b, h)) abort();
+    c->hlen[i] = c->b.len - c->at[i];
+    if (body->len && pq_buf_append(&c->b, body->data, body->len)) abort();
+    c->at[i + 1] = c->b.len;
+}
+
+/* A data page of n rows with levels lv; body: dictionary indices (dict) or PLAIN values. */
+static void data_page(chunk *c, int i, bool v2, bool dict, const uint32_t *lv, int n,
+                      const int32_t *vals, int nn)
+{
+    pq_buf body = {0}, levels = {0};
+    if (v2 ? pq_rle_encode(&levels, lv, n, 1) : pq_rle_encode_v1(&levels, lv, n, 1)) abort();
+    if (pq_buf_append(&body, levels.data, levels.len)) abort();
+    if (dict && pq_rle_encode_dict(&body, (const uint32_t *)(const void *)vals, nn, 2)) abort();
+    if (!dict) put_i32s(&body, vals, nn);
+    pq_page_header h = {.type = v2 ? PQ_PAGE_DATA_V2 : PQ_PAGE_DATA, .num_values = n,
+                        .encoding = dict ? PQ_ENC_RLE_DICTIONARY : PQ_ENC_PLAIN,
+                        .def_level_encoding = PQ_ENC_RLE, .rep_level_encoding = PQ_ENC_RLE,
+                        .is_compressed = !v2};
+    if (v2) {
+        h.num_rows = n;
+        h.num_nulls = n - nn;
+        h.def_levels_byte_length = (int32_t)levels.len;
+    }
+    add_page(c, i, &h, &body);
+    pq_buf_free(&body);
+    pq_buf_free(&levels);
+}
+
+static void make_chunk(chunk *c)
+{
+    memset(c, 0, sizeof *c);
+    pq_buf body = {0};
+    put_i32s(&body, (const int32_t[]){100, 200, 300, 400}, 4);
+    pq_page_header h = {.type = PQ_PAGE_DICTIONARY, .num_values = 4, .encoding = PQ_ENC_PLAIN,
+                        .is_compressed = true};
+    add_page(c, 0, &h, &body);
+    pq_buf_free(&body);
+    data_page(c, 1, false, true, (const uint32_t[]){1, 0, 1, 1, 0}, 5, (const int32_t[]){2, 0, 3}, 3);
+    data_page(c, 2, true, true, (const uint32_t[]){1, 1, 0, 1}, 4, (const int32_t[]){1, 1, 2}, 3);
+    data_page(c, 3, false, false, (const uint32_t[]){1, 1, 1}, 3, (const int32_t[]){7, 8, 9}, 3);
+    data_page(c, 4, true, false, (const uint32_t[]){0, 1, 1}, 3, (const int32_t[]){5, 6}, 2);
+}
+
+static int64_t off_of(const chunk *c, int i) { return FILE_OFF + (int64_t)c->at[i]; }
+
+/* v holds exactly want[0..n) (NUL: a null row, whose slot must be zero). */
+static void check_vals(const pq_vec *v, const int32_t *want, int64_t n)
+{
+    CHECK_EQ_I64(v->length, n);
+    if (v->length != n) return;
+    int64_t nulls = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int32_t got;
+        memcpy(&got, v->values + 4 * i, 4);
+        bool valid = pq_vec_is_valid(v, i);
+        nulls += want[i] == NUL;
+        CHECK_EQ_I64(valid, want[i] != NUL);
+        CHECK_EQ_I64(got, want[i] == NUL ? 0 : want[i]);
+    }
+    CHECK_EQ_I64(v->null_count, nulls);
+}
+
+static pq_err fresh_err(void)
+{
+    pq_err e;
+    memset(&e, 0, sizeof e);
+    e.offset = -1;
+    return e;
+}
+
+/* mode 0: every page's values; 1: only pages whose bit is set in keep (others skipped). */
+static int walk_all(const chunk *c, pq_col_reader *r, int64_t window, unsigned keep, pq_vec *v,
+                    int *pages, pq_err *e)
+{
+    pq_page_walk w;
+    pq_walk_init(&w, r, c->b.data, c->b.len, FILE_OFF, 0, -1, window, false);
+    pq_walk_page pg;
+    int rc;
+    *pages = 0;
+    while ((rc = pq_walk_next(&w, &pg, e)) == 1) {
+        int i = ++*pages; /* P1.. */
+        if (i < NPAGES) {
+            CHECK_EQ_I64(pg.off, off_of(c, i));
+            CHECK_EQ_I64(pg.first_row, first_rows[i]);
+            CHECK_EQ_I64(pg.a, first_rows[i]);
+            CHECK_EQ_I64(pg.e, first_rows[i] + pg.rows);
+        }
+        if (keep >> i & 1) {
+            int64_t before = v->length;
+            CHECK_EQ_I64(pq_walk_values(&w, NULL, 0, v, e), 0);
+            CHECK_EQ_I64(v->length - before, pg.rows);
+        }
+    }
+    return rc;
+}
+
+static void test_whole_chunk(void)
+{
+    chunk c;
+    make_chunk(&c);
+    pq_col_reader r;
+    pq_colr_init(&r, &col, PQ_CODEC_UNCOMPRESSED, NULL);
+    pq_vec v, ref;
+    pq_vec_init(&v, PQ_INT32, 0);
+    pq_vec_init(&ref, PQ_INT32, 0);
+    pq_err e = fresh_err();
+    int pages = 0;
+    CHECK_EQ_I64(walk_all(&c, &r, NROWS, ~0u, &v, &pages, &e), 0);
+    CHECK_EQ_I64(pages, 4);
+    CHECK_EQ_I64(r.dict_loads, 1);
+    CHECK_EQ_I64(r.pages_decoded, 4);
+    check_vals(&v, all, NROWS);
+    /* the same rows as the chunk decode */
+    pq_chunk_meta cm = {.num_values = NROWS};
+    CHECK_EQ_I64(pq_colr_chunk(&r, &cm, c.b.data, c.b.len, FILE_OFF, &ref, &e), 0);
+    check_vals(&ref, all, NROWS);
+    /* bytes after the window's last row are not read (pq_colr_chunk does the same) */
+    pq_buf_append(&c.b, "\xff\xff\xff", 3);
+    pq_vec_clear(&v);
+    CHECK_EQ_I64(walk_all(&c, &r, NROWS, ~0u, &v, &pages, &e), 0);
+    check_vals(&v, all, NROWS);
+    pq_vec_free(&v);
+    pq_vec_free(&ref);
+    pq_colr_free(&r);
+    pq_buf_free(&c.b);
+}
+
+static void test_selection(void)
+{
+    chunk c;
+    make_chunk(&c);
+    pq_col_reader r;
+    pq_colr_init(&r, &col, PQ_CODEC_UNCOMPRESSED, NULL);
+    pq_vec v;
+    pq_vec_init(&v, PQ_INT32, 0);
+    pq_err e = fresh_err();
+    static const uint32_t sels[NPAGES][2] = {{0}, {0, 2}, {1, 2}, {0, 2}, {0, 1}};
+    pq_page_walk w;
+    pq_walk_init(&w, &r, c.b.data, c.b.len, FILE_OFF, 0, -1, NROWS, false);
+    pq_walk_page pg;
+    int i = 0, rc;
+    while ((rc = pq_walk_next(&w, &pg, &e)) == 1) {
+        i++;
+        CHECK_EQ_I64(pq_walk_values(&w, sels[i], 2, &v, &e), 0);
+    }
+    CHECK_EQ_I64(rc, 0);
+    CHECK_EQ_I64(i, 4);
+    check_vals(&v, (const int32_t[]){300, 100, 200, NUL, 7, 9, NUL, 5}, 8);
+    pq_vec_free(&v);
+    pq_colr_free(&r);
+    pq_buf_free(&c.b);
+}
+
+static void test_skipped_pages(void)
+{
+    chunk c;
+    make_chunk(&c);
+    pq_col_reader r;
+    pq_colr_init(&r, &col, PQ_CODEC_UNCOMPRESSED, NULL);
+    pq_vec v;
+    pq_vec_init(&v, PQ_INT32, 0);
+    pq_err e = fresh_err();
+    int pages = 0;
+    /* P1 and P3 skipped undecoded: their rows are not appended, yet counted */
+    CHECK_EQ_I64(walk_all(&c, &r, NROWS, 1u << 2 | 1u << 4, &v, &pages, &e), 0);
+    CHECK_EQ_I64(pages, 4);
+    CHECK_EQ_I64(r.pages_decoded, 2);
+    check_vals(&v, (const int32_t[]){200, 200, NUL, 300, NUL, 5, 6}, 7);
+    /* every page skipped: the total is still checked against the window */
+    pq_vec_clear(&v);
+    e = fresh_err();
+    CHECK_EQ_I64(walk_all(&c, &r, NROWS + 1, 0, &v, &pages, &e), RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "column chunk holds 15 rows, row group has 16") != NULL);
+    CHECK_EQ_I64(e.offset, FILE_OFF);
+    CHECK_EQ_I64(v.length, 0);
+    pq_vec_free(&v);
+    pq_colr_free(&r);
+    pq_buf_free(&c.b);
+}
+
+/* Page i through pq_colr_page_idx_sel with a reader that has read the dictionary page. */
+static void ref_indices(const chunk *c, int i, const uint32_t *sel, int64_t nsel, pq_vec *idx,
+                        pq_vec *vals, bool *as_idx)
+{
+    pq_col_reader r;
+    pq_colr_init(&r, &col, PQ_CODEC_UNCOMPRESSED, NULL);
+    pq_vec scratch;
+    pq_vec_init(&scratch, PQ_INT32, 0);
+    size_t used;
+    int64_t rows;
+    pq_err e = fresh_err();
+    CHECK_EQ_I64(pq_colr_page(&r, c->b.data, c->b.len, FILE_OFF, &scratch, &used, &rows, &e), 0);
+    CHECK_EQ_I64(pq_colr_page_idx_sel(&r, c->b.data + c->at[i], c->b.len - c->at[i],
+                                      off_of(c, i), sel, nsel, idx, vals, as_idx, &used, &rows, &e), 0);
+    pq_vec_free(&scratch);
+    pq_colr_free(&r);
+}
+
+static bool same_i32(const pq_vec *a, const pq_vec *b)
+{
+    if (a->length != b->length || a->null_count != b->null_count) return false;
+    for (int64_t i = 0; i < a->length; i++)
+        if (pq_vec_is_valid(a, i) != pq_vec_is_valid(b, i) ||
+            memcmp(a->values + 4 * i, b->values + 4 * i, 4) != 0)
+            return false;
+    return true;
+}
+
+static void test_indices(void)
+{
+    chunk c;
+    make_chunk(&c);
+    pq_col_reader r;
+    pq_colr_init(&r, &col, PQ_CODEC_UNCOMPRESSED, NULL);
+    pq_vec idx[NPAGES], vals[NPAGES], ridx, rvals;
+    pq_vec_init(&ridx, PQ_INT32, 0);
+    pq_vec_init(&rvals, PQ_INT32, 0);
+    static const uint32_t sel[1] = {1};
+    pq_err e = fresh_err();
+    pq_page_walk w;
+    pq_walk_init(&w, &r, c.b.data, c.b.len, FILE_OFF, 0, -1, NROWS, false);
+    pq_walk_page pg;
+    bool as_idx[NPAGES] = {0};
+    for (int i = 1; i < NPAGES; i++) {
+        pq_vec_init(&idx[i], PQ_INT32, 0);
+        pq_vec_init(&vals[i], PQ_INT32, 0);
+        CHECK_EQ_I64(pq_walk_next(&w, &pg, &e), 1);
+        /* pages 2 and 4 with a selection: a dictionary page still gives every index */
+        const uint32_t *s = i % 2 == 0 ? sel : NULL;
+        as_idx[i] = !as_idx[i];
+        CHECK_EQ_I64(pq_walk_indices(&w, s, 1, &idx[i], &vals[i], &as_idx[i], &e), 0);
+        bool ref_as = false;
+        pq_vec_clear(&ridx);
+        pq_vec_clear(&rvals);
+        ref_indices(&c, i, s, s ? 1 : -1, &ridx, &rvals, &ref_as);
+        CHECK_EQ_I64(as_idx[i], ref_as);
+        CHECK(same_i32(&idx[i], &ridx));
+        CHECK(same_i32(&vals[i], &rvals));
+    }
+    CHECK_EQ_I64(pq_walk_next(&w, &pg, &e), 0);
+    CHECK(as_idx[1] && as_idx[2] && !as_idx[3] && !as_idx[4]);
+    check_vals(&idx[1], (const int32_t[]){2, NUL, 0, 3, NUL}, 5);
+    check_vals(&idx[2], (const int32_t[]){1, 1, NUL, 2}, 4);
+    CHECK_EQ_I64(vals[1].length + vals[2].length, 0);
+    check_vals(&vals[3], (const int32_t[]){7, 8, 9}, 3);
+    check_vals(&vals[4], (const int32_t[]){5}, 1);
+    CHECK_EQ_I64(idx[3].length + idx[4].length, 0);
+    for (int i = 1; i < NPAGES; i++) {
+        pq_vec_free(&idx[i]);
+        pq_vec_free(&vals[i]);
+    }
+    pq_vec_free(&ridx);
+    pq_vec_free(&rvals);
+    pq_colr_free(&r);
+    pq_buf_free(&c.b);
+}
+
+/* Walks page i alone as a page piece at window row first_row of a window of nrows rows;
+ * appends its values (rows inside the window). Returns the walk's first failure or 0. */
+static int walk_piece(const chunk *c, pq_col_reader *r, int i, int64_t first_row,
+                      int64_t exp_rows, int64_t nrows, pq_vec *v, pq_walk_page *pg, pq_err *e)
+{
+    pq_page_walk w;
+    pq_walk_init(&w, r, c->b.data + c->at[i], c->at[i + 1] - c->at[i], off_of(c, i), first_row,
+                 exp_rows, nrows, true);
+    int rc, n = 0;
+    while ((rc = pq_walk_next(&w, pg, e)) == 1) {
+        n++;
+        rc = pq_walk_values(&w, NULL, 0, v, e);
+        if (rc) return rc;
+    }
+    if (rc == 0) CHECK(n <= 1);
+    return rc;
+}
+
+static void test_straddling_pieces(void)
+{
+    chunk c;
+    make_chunk(&c);
+    pq_col_reader r;
+    pq_colr_init(&r, &col, PQ_CODEC_UNCOMPRESSED, NULL);
+    pq_vec v;
+    pq_vec_init(&v, PQ_INT32, 0);
+    pq_err e = fresh_err();
+    pq_walk_page pg;
+    /* the dictionary alone: loaded, no data page */
+    CHECK_EQ_I64(walk_piece(&c, &r, 0, 0, -1, 4, &v, &pg, &e), 0);
+    CHECK_EQ_I64(r.dict_loads, 1);
+    CHECK_EQ_I64(v.length, 0);
+    /* P2 (4 rows) from window row -1 in a window of 2 rows: its rows 1 and 2 */
+    CHECK_EQ_I64(walk_piece(&c, &r, 2, -1, 4, 2, &v, &pg, &e), 0);
+    CHECK_EQ_I64(pg.first_row, -1);
+    CHECK_EQ_I64(pg.rows, 4);
+    CHECK_EQ_I64(pg.a, 0);
+    CHECK_EQ_I64(pg.e, 2);
+    CHECK_EQ_I64(pg.off, off_of(&c, 2));
+    check_vals(&v, (const int32_t[]){200, NUL}, 2);
+    /* P1 (5 rows) from row 3 of a window of 5: its rows 0 and 1 */
+    pq_vec_clear(&v);
+    CHECK_EQ_I64(walk_piece(&c, &r, 1, 3, 5, 5, &v, &pg, &e), 0);
+    CHECK_EQ_I64(pg.a, 3);
+    CHECK_EQ_I64(pg.e, 5);
+    check_vals(&v, (const int32_t[]){300, NUL}, 2);
+    /* P3 (PLAIN, 3 rows) from row -2 of a window of 1: its last row only */
+    pq_vec_clear(&v);
+    CHECK_EQ_I64(walk_piece(&c, &r, 3, -2, 3, 1, &v, &pg, &e), 0);
+    check_vals(&v, (const int32_t[]){9}, 1);
+    /* P4 (v2 PLAIN with a null) from row -1 of a window of 1: its row 1 */
+    pq_vec_clear(&v);
+    CHECK_EQ_I64(walk_piece(&c, &r, 4, -1, 3, 1, &v, &pg, &e), 0);
+    check_vals(&v, (const int32_t[]){5}, 1);
+    /* wholly before the window: an empty [a, e), nothing appended */
+    pq_vec_clear(&v);
+    CHECK_EQ_I64(walk_piece(&c, &r, 2, -10, 4, 5, &v, &pg, &e), 0);
+    CHECK_EQ_I64(pg.a, 0);
+    CHECK_EQ_I64(pg.e, 0);
+    CHECK_EQ_I64(v.length, 0);
+    /* wholly after it: empty at the window's end */
+    CHECK_EQ_I64(walk_piece(&c, &r, 2, 7, 4, 5, &v, &pg, &e), 0);
+    CHECK_EQ_I64(pg.a, 5);
+    CHECK_EQ_I64(pg.e, 5);
+    CHECK_EQ_I64(v.length, 0);
+    /* inside the window: the whole page */
+    pq_vec_clear(&v);
+    CHECK_EQ_I64(walk_piece(&c, &r, 1, 2, 5, 10, &v, &pg, &e), 0);
+    check_vals(&v, all, 5);
+    pq_vec_free(&v);
+    pq_colr_free(&r);
+    pq_buf_free(&c.b);
+}
+
+static void test_shared_dict(void)
+{
+    chunk c;
+    make_chunk(&c);
+    pq_col_reader r;
+    pq_colr_init(&r, &col, PQ_CODEC_UNCOMPRESSED, NULL);
+    pq_vec shared, v;
+    pq_vec_init(&shared, PQ_INT32, 0);
+    pq_vec_init(&v, PQ_INT32, 0);
+    CHECK_EQ_I64(pq_vec_reserve(&shared, 4, 0), 0);
+    int32_t d[4] = {1, 2, 3, 4};
+    memcpy(shared.values, d, sizeof d);
+    shared.length = 4;
+    pq_err e = fresh_err();
+    pq_walk_page pg;
+    /* P1 alone decodes against the shared dictionary */
+    r.shared_dict = &shared;
+    CHECK_EQ_I64(walk_piece(&c, &r, 1, 0, 5, 5, &v, &pg, &e), 0);
+    check_vals(&v, (const int32_t[]){3, NUL, 1, 4, NUL}, 5);
+    CHECK(r.shared_dict == &shared);
+    /* a walk through the dictionary page loads the reader's own and drops the shared one */
+    pq_vec_clear(&v);
+    int pages;
+    CHECK_EQ_I64(walk_all(&c, &r, NROWS, ~0u, &v, &pages, &e), 0);
+    CHECK(r.shared_dict == NULL);
+    check_vals(&v, all, NROWS);
+    pq_vec_free(&v);
+    pq_vec_free(&shared);
+    pq_colr_free(&r);
+    pq_buf_free(&c.b);
+}
+
+/* ----------------------------------------------------------------------------- errors */
+
+static void check_err(int rc, const pq_err *e, int status, int64_t off, const char *words)
+{
+    CHECK_EQ_I64(rc, status);
+    CHECK_EQ_I64(e->status, status);
+    CHECK_EQ_I64(e->offset, off);
+    CHECK_STR(e->column, "o");
+    if (!strstr(e->msg, words)) fprintf(stderr, "  message: %s (wanted %s)\n", e->msg, words);
+    CHECK(strstr(e->msg, words) != NULL);
+}
+
+/* The walk of buf[0, len) at the chunk's offset of page i; status of the first failure. */
+static int walk_bytes(const uint8_t *buf, size_t len, int64_t off, int64_t first_row,
+                      int64_t exp_rows, int64_t nrows, bool single, pq_err *e)
+{
+    pq_col_reader r;
+    pq_colr_init(&r, &col, PQ_CODEC_UNCOMPRESSED, NULL);
+    pq_vec v;
+    pq_vec_init(&v, PQ_INT32, 0);
+    pq_page_walk w;
+    pq_walk_init(&w, &r, buf, len, off, first_row, exp_rows, nrows, single);
+    pq_walk_page pg;
+    int rc;
+    *e = fresh_err();
+    while ((rc = pq_walk_next(&w, &pg, e)) == 1)
+        if ((rc = pq_walk_values(&w, NULL, 0, &v, e))) break;
+    if (rc < 0) { /* sticky: the walk stays failed */
+        pq_err again = fresh_err();
+        CHECK_EQ_I64(pq_walk_next(&w, &pg, &again), rc);
+    }
+    pq_vec_free(&v);
+    pq_colr_free(&r);
+    return rc;
+}
+
+static void test_errors(void)
+{
+    chunk c;
+    make_chunk(&c);
+    const uint8_t *p1 = c.b.data + c.at[1];
+    size_t n1 = c.at[2] - c.at[1];
+    int64_t o1 = off_of(&c, 1);
+    pq_err e;
+    /* the good piece first, so each failure below is the broken part's */
+    CHECK_EQ_I64(walk_bytes(c.b.data, c.at[1], FILE_OFF, 0, -1, 4, true, &e), 0);
+    pq_buf b = {0};
+    pq_buf_append(&b, c.b.data, c.at[1]); /* dictionary, then P1 */
+    pq_buf_append(&b, p1, n1);
+    CHECK_EQ_I64(walk_bytes(b.data, b.len, FILE_OFF, 0, -1, 5, false, &e), 0);
+    /* truncated header (3 of its bytes) */
+    int rc = walk_bytes(p1, 3, o1, 0, 5, 5, true, &e);
+    check_err(rc, &e, RINGSCAN_EFORMAT, o1, "thrift");
+    /* body one byte longer than the buffer */
+    rc = walk_bytes(p1, n1 - 1, o1, 0, 5, 5, true, &e);
+    check_err(rc, &e, RINGSCAN_EFORMAT, o1, "page extends past the column chunk");
+    /* the same within a whole chunk: P1's body cut by the chunk's end */
+    rc = walk_bytes(b.data, b.len - 1, FILE_OFF, 0, -1, 5, false, &e);
+    check_err(rc, &e, RINGSCAN_EFORMAT, o1, "page extends past the column chunk");
+    /* the offset index disagrees with the page */
+    rc = walk_bytes(p1, n1, o1, 0, 6, 10, true, &e);
+    check_err(rc, &e, RINGSCAN_EFORMAT, o1, "page holds 5 rows, the offset index says 6");
+    /* the offset index points at the dictionary page */
+    rc = walk_bytes(c.b.data, c.at[1], FILE_OFF, 0, 4, 4, true, &e);
+    check_err(rc, &e, RINGSCAN_EFORMAT, FILE_OFF, "not a data page");
+    /* a whole chunk whose pages hold fewer rows than the window */
+    rc = walk_bytes(c.b.data, c.b.len, FILE_OFF, 0, -1, NROWS + 2, false, &e);
+    check_err(rc, &e, RINGSCAN_EFORMAT, FILE_OFF, "column chunk holds 15 rows, row group has 17");
+    /* ... or more: P4 ends at row 15, past a window of 14; P3 at 12, past 10 */
+    rc = walk_bytes(c.b.data, c.b.len, FILE_OFF, 0, -1, NROWS - 1, false, &e);
+    check_err(rc, &e, RINGSCAN_EFORMAT, off_of(&c, 4), "pages hold more rows than the row group");
+    rc = walk_bytes(c.b.data, c.b.len, FILE_OFF, 0, -1, 10, false, &e);
+    check_err(rc, &e, RINGSCAN_EFORMAT, off_of(&c, 3), "pages hold more rows than the row group");
+    /* a negative row count: the header parser refuses it already (the walker's own check
+     * stays as a second line) */
+    chunk neg;
+    memset(&neg, 0, sizeof neg);
+    pq_buf body = {0};
+    pq_page_header h = {.type = PQ_PAGE_DATA, .num_values = -1, .encoding = PQ_ENC_PLAIN,
+                        .def_level_encoding = PQ_ENC_RLE, .rep_level_encoding = PQ_ENC_RLE,
+                        .is_compressed = true};
+    pq_buf_append(&body, "\0\0\0\0", 4);
+    add_page(&neg, 0, &h, &body);
+    rc = walk_bytes(neg.b.data, neg.b.len, 77, 0, -1, 5, true, &e);
+    check_err(rc, &e, RINGSCAN_EFORMAT, 77, "thrift: integer value out of range");
+    pq_buf_free(&body);
+    pq_buf_free(&neg.b);
+    pq_buf_free(&b);
+    pq_buf_free(&c.b);
+}
+
+/* ------------------------------------------------------------------ a writer's chunk */
+
+static int sink(void *ctx, const void *p, size_t n) { return pq_buf_append(ctx, p, n); }
+
+static void test_writer_chunk(void)
+{
+    enum { N = 50 };
+    pq_column_desc wc = col;
+    pq_writer_opts o;
+    pq_writer_opts_default(&o);
+    o.page_rows = 8;
+    pq_buf file = {0};
+    pq_writer *w = NULL;
+    pq_err e = fresh_err();
+    CHECK_EQ_I64(pq_writer_open(&w, &wc, 1, &o, sink, &file, &e), 0);
+    pq_vec in;
+    pq_vec_init(&in, PQ_INT32, 0);
+    int32_t want[N];
+    CHECK_EQ_I64(pq_vec_reserve(&in, N, 0), 0);
+    for (int i = 0; i < N; i++) {
+        want[i] = i % 7 == 3 ? NUL : (i * 37) % 5 * 10;
+        int32_t x = want[i] == NUL ? 0 : want[i];
+        memcpy(in.values + 4 * i, &x, 4);
+        pq_bit_set(in.validity, i, want[i] != NUL);
+        in.null_count += want[i] == NUL;
+    }
+    in.length = N;
+    CHECK_EQ_I64(pq_writer_write(w, &in, N, &e), 0);
+    CHECK_EQ_I64(pq_writer_close(w, &e), 0);
+    pq_writer_free(w);
+    uint64_t moff, coff, clen;
+    uint32_t mlen;
+    bool in_tail;
+    pq_file_meta m;
+    CHECK_EQ_I64(pq_footer_locate(file.data, file.len, file.len, 0, &moff, &mlen, &in_tail, &e), 0);
+    CHECK_EQ_I64(pq_file_meta_parse(file.data + moff, mlen, NULL, &m, &e), 0);
+    const pq_chunk_meta *cm = &m.row_groups[0].chunks[0];
+    CHECK_EQ_I64(pq_chunk_range(cm, file.len, &coff, &clen, &e), 0);
+    CHECK(cm->has_dictionary_page_offset);
+    pq_col_reader r;
+    pq_colr_init(&r, &m.columns[0], cm->codec, NULL);
+    pq_vec v, ref;
+    pq_vec_init(&v, PQ_INT32, 0);
+    pq_vec_init(&ref, PQ_INT32, 0);
+    pq_page_walk pw;
+    pq_walk_init(&pw, &r, file.data + coff, clen, (int64_t)coff, 0, -1, N, false);
+    pq_walk_page pg;
+    int rc, pages = 0;
+    int64_t next_row = 0;
+    while ((rc = pq_walk_next(&pw, &pg, &e)) == 1) {
+        pages++;
+        CHECK_EQ_I64(pg.first_row, next_row);
+        next_row += pg.rows;
+        CHECK_EQ_I64(pq_walk_values(&pw, NULL, 0, &v, &e), 0);
+    }
+    CHECK_EQ_I64(rc, 0);
+    CHECK_EQ_I64(pages, (N + 7) / 8);
+    CHECK_EQ_I64(r.dict_loads, 1);
+    check_vals(&v, want, N);
+    CHECK_EQ_I64(pq_colr_chunk(&r, cm, file.data + coff, clen, (int64_t)coff, &ref, &e), 0);
+    CHECK(same_i32(&v, &ref));
+    pq_vec_free(&v);
+    pq_vec_free(&ref);
+    pq_vec_free(&in);
+    pq_colr_free(&r);
+    pq_file_meta_free(&m);
+    pq_buf_free(&file);
+}
+
+int main(void)
+{
+    RUN(test_whole_chunk);
+    RUN(test_selection);
+    RUN(test_skipped_pages);
+    RUN(test_indices);
+    RUN(test_straddling_pieces);
+    RUN(test_shared_dict);
+    RUN(test_errors);
+    RUN(test_writer_chunk);
+    return CHECK_DONE("test_page_walk");
+}
