@@ -10,6 +10,7 @@
 
 #include "common/fail.h"
 #include "filter/kernel.h"
+#include "format/page_walk.h"
 #include "scan/task.h"
 
 /* Readies the core's reader of slot for this split's pages. */
@@ -50,28 +51,30 @@ static int append_placeholder(pq_vec *v, int64_t n)
 
 
 
-/* Decodes one page piece (or dictionary) appending the page's rows [a, e) of the split: the
- * whole page, or when it straddles the split's edge just its rows inside (pq_colr_page_sel). */
-static int decode_page(scan_task *x, pq_col_reader *r, const scan_piece *pc, const io_bytes *b,
-                       int64_t a, int64_t e, pq_vec *v)
+/* Starts the walk (format/page_walk.h) of piece pc's bytes b: a whole chunk's pages, or one
+ * page (or dictionary) piece, over the split's rows. */
+static void walk_init(scan_task *x, pq_page_walk *w, pq_col_reader *r, const scan_piece *pc,
+                      const io_bytes *b)
 {
-    size_t used = 0;
-    int64_t rows = 0;
-    int rc;
-    if (pc->dict || (a == pc->first_row && e == pc->first_row + pc->nrows)) {
-        rc = pq_colr_page(r, b->data, b->len, (int64_t)pc->off, v, &used, &rows, &x->err);
-    } else {
-        uint32_t *idx = task_sel(x, e - a);
-        if (!idx) return -ENOMEM;
-        for (int64_t i = a; i < e; i++) idx[i - a] = (uint32_t)(i - pc->first_row);
-        rc = pq_colr_page_sel(r, b->data, b->len, (int64_t)pc->off, idx, e - a, v, &used, &rows,
-                              &x->err);
+    int64_t first = pc->whole_chunk ? 0 : pc->first_row;
+    int64_t exp = pc->whole_chunk || pc->dict ? -1 : pc->nrows;
+    pq_walk_init(w, r, b->data, b->len, (int64_t)pc->off, first, exp, x->sp->nrows,
+                 !pc->whole_chunk);
+}
+
+/* Decodes one page (or dictionary) piece: its rows inside the split are appended to v. */
+static int decode_piece(scan_task *x, pq_col_reader *r, const scan_piece *pc, const io_bytes *b,
+                        pq_vec *v)
+{
+    pq_page_walk w;
+    pq_walk_page pg;
+    walk_init(x, &w, r, pc, b);
+    int n;
+    while ((n = pq_walk_next(&w, &pg, &x->err)) > 0) {
+        int rc = pq_walk_values(&w, NULL, 0, v, &x->err);
+        if (rc) return rc;
     }
-    if (rc == 0 && !pc->dict && rows != pc->nrows)
-        rc = pq_errf(&x->err, RINGSCAN_EFORMAT, (int64_t)pc->off,
-                     "page holds %lld rows, the offset index says %lld", (long long)rows,
-                     (long long)pc->nrows);
-    return rc;
+    return n;
 }
 
 enum { RESERVE_DATA_MAX = 256 << 20 }; /* bytes of string data reserved ahead, at most */
@@ -124,7 +127,7 @@ static int decode_slot(scan_task *x, int slot)
             rc = pq_colr_chunk(r, cm, b.data, b.len, (int64_t)pc->off, v, &x->err);
             continue;
         }
-        rc = decode_page(x, r, pc, &b, a, e, v);
+        rc = decode_piece(x, r, pc, &b, v);
         if (rc == 0 && pc->dict) task_publish_dict(x, slot, r);
     }
     r->shared_dict = NULL; /* not kept past the split: the last split of the group frees it */
@@ -151,40 +154,7 @@ int task_load_slot(scan_task *x, int slot)
 /* ------------------------------------------------------------- late materialisation */
 
 
-/* Checks a data page's row count (h) at split-relative first_row: exp_rows is the page's
- * row count by the offset index (page pieces) or -1 (pages of a whole chunk, which must end
- * inside the row group). Sets [*a, *e): its rows inside the split. */
-static int page_rows_check(scan_task *x, const pq_page_header *h, int64_t off, int64_t first_row,
-                           int64_t exp_rows, int64_t *a, int64_t *e)
-{
-    int64_t end = first_row + h->num_values;
-    if (exp_rows >= 0 && h->num_values != exp_rows)
-        return pq_errf(&x->err, RINGSCAN_EFORMAT, off, "page holds %lld rows, the offset index says %lld",
-                       (long long)h->num_values, (long long)exp_rows);
-    if (h->num_values < 0 || (exp_rows < 0 && end > x->sp->nrows))
-        return pq_errf(&x->err, RINGSCAN_EFORMAT, off, "pages hold more rows than the row group");
-    *a = first_row < 0 ? 0 : first_row;
-    *e = end > x->sp->nrows ? x->sp->nrows : end;
-    return 0;
-}
 
-/* Whether the data page (h, hl header bytes, len available) can be skipped undecoded: its
- * body is in the buffer and the mask selects none of its rows [a, e). */
-static bool page_skippable(const scan_task *x, const pq_page_header *h, int hl, size_t len,
-                           int64_t a, int64_t e, size_t *used, int64_t *rows)
-{
-    if ((size_t)h->compressed_size > len - (size_t)hl || flt_mask_any_range(&x->mask, a, e)) return false;
-    *used = (size_t)hl + (size_t)h->compressed_size;
-    *rows = h->num_values;
-    return true;
-}
-
-/* Decodes one data page of a piece that holds rows the mask selects: the page starts at
- * split-relative row first_row and its rows [a, e) lie inside the split; sets the bytes it
- * took and the rows it holds (piece_pages has checked the header's row count). */
-typedef int (*page_fn)(scan_task *x, pq_col_reader *r, void *ctx, const uint8_t *buf, size_t len,
-                       int64_t off, int64_t first_row, int64_t a, int64_t e, size_t *used,
-                       int64_t *rows);
 
 /* The rows of the page starting at split row first_row that the mask selects in [a, e), as
  * page-relative row numbers into out (room for e - a); returns their count. */
@@ -197,89 +167,41 @@ static int64_t mask_page_rows(const scan_task *x, int64_t first_row, int64_t a, 
     return k;
 }
 
-/* A page of a projection-only column: only its selected rows are decoded and appended to
- * the vector ctx (pq_colr_page_sel). */
-static int page_selected(scan_task *x, pq_col_reader *r, void *ctx, const uint8_t *buf, size_t len,
-                         int64_t off, int64_t first_row, int64_t a, int64_t e, size_t *used,
-                         int64_t *rows)
-{
-    uint32_t *idx = task_sel(x, e - a);
-    if (!idx) return -ENOMEM;
-    int64_t k = mask_page_rows(x, first_row, a, e, idx);
-    int rc = pq_colr_page_sel(r, buf, len, off, idx, k, ctx, used, rows, &x->err);
-    return rc;
-}
 
-/* One page of a piece through fn, unless it is not a data page (a dictionary page loads the
- * reader's dictionary, scratch is the column-typed vector that call needs and that gets no
- * rows; index pages are skipped) or the mask selects none of its rows inside the split
- * (skipped undecoded). exp_rows: the page's row count by the offset index, or -1 for the
- * pages of a whole chunk. */
-static int piece_page(scan_task *x, pq_col_reader *r, const uint8_t *buf, size_t len, int64_t off,
-                      int64_t first_row, int64_t exp_rows, page_fn fn, void *ctx, pq_vec *scratch,
-                      size_t *used, int64_t *rows)
-{
-    pq_page_header h;
-    int hl = pq_page_header_parse(buf, len, &h, &x->err);
-    if (hl < 0) {
-        x->err.offset = off; /* the header's file offset, as pq_colr_page reports it */
-        return hl;
-    }
-    if (h.type != PQ_PAGE_DATA && h.type != PQ_PAGE_DATA_V2)
-        return pq_colr_page(r, buf, len, off, scratch, used, rows, &x->err);
-    int64_t a, e;
-    int rc = page_rows_check(x, &h, off, first_row, exp_rows, &a, &e);
-    if (rc || page_skippable(x, &h, hl, len, a, e, used, rows)) return rc;
-    return fn(x, r, ctx, buf, len, off, first_row, a, e, used, rows);
-}
 
-/* Every page of one piece (a whole chunk holds many, which must end exactly at the row
- * group's last row; a page piece one) through piece_page. */
-static int piece_pages(scan_task *x, pq_col_reader *r, const scan_piece *pc, const io_bytes *b,
-                       page_fn fn, void *ctx, pq_vec *scratch)
-{
-    size_t pos = 0;
-    int64_t row = pc->whole_chunk ? 0 : pc->first_row;
-    while (pos < b->len && (pc->whole_chunk ? row < x->sp->nrows : pos == 0)) {
-        size_t used = 0;
-        int64_t rows = 0;
-        int rc = piece_page(x, r, b->data + pos, b->len - pos, (int64_t)(pc->off + pos), row,
-                            pc->whole_chunk || pc->dict ? -1 : pc->nrows, fn, ctx, scratch, &used,
-                            &rows);
-        if (rc) return rc;
-        assert(used > 0);
-        pos += used;
-        row += rows;
-    }
-    if (pc->whole_chunk && row != x->sp->nrows)
-        return pq_errf(&x->err, RINGSCAN_EFORMAT, (int64_t)pc->off,
-                       "column chunk holds %lld rows, row group has %lld", (long long)row,
-                       (long long)x->sp->nrows);
-    return 0;
-}
 
 /* Decodes a projection-only column straight into its compacted form (the rows the final
- * mask selects): no full-length vector is ever built. */
+ * mask selects): no full-length vector is ever built; a page the mask selects none of is
+ * skipped undecoded. */
 static int decode_selected(scan_task *x, int slot)
 {
-    scan_colplan *cp = &x->sp->cols[slot];
+    const scan_colplan *cp = &x->sp->cols[slot];
     pq_col_reader *r = reader_for(x, slot);
     pq_vec *v = &x->vecs[slot];
     int64_t want = flt_mask_popcount(&x->mask);
     int rc = pq_vec_reserve(v, want, 0);
-    for (int p = 0; rc == 0 && p < cp->npieces; p++) {
-        if (cp->pieces[p].dict && r->shared_dict) task_discard(x, slot, p);
-        if (!x->futs[slot][p]) continue;
-        io_bytes b = task_piece_bytes(x, slot, p);
-        rc = piece_pages(x, r, &cp->pieces[p], &b, page_selected, v, v);
-        if (rc == 0 && cp->pieces[p].dict) task_publish_dict(x, slot, r);
+    for (int q = 0; rc == 0 && q < cp->npieces; q++) {
+        if (cp->pieces[q].dict && r->shared_dict) task_discard(x, slot, q);
+        if (!x->futs[slot][q]) continue;
+        io_bytes b = task_piece_bytes(x, slot, q);
+        pq_page_walk w;
+        pq_walk_page pg;
+        walk_init(x, &w, r, &cp->pieces[q], &b);
+        while ((rc = pq_walk_next(&w, &pg, &x->err)) > 0) {
+            if (!flt_mask_any_range(&x->mask, pg.a, pg.e)) continue;
+            uint32_t *idx = task_sel(x, pg.e - pg.a);
+            if (!idx) return -ENOMEM;
+            int64_t k = mask_page_rows(x, pg.first_row, pg.a, pg.e, idx);
+            if ((rc = pq_walk_values(&w, idx, k, v, &x->err))) break;
+        }
+        if (rc == 0 && cp->pieces[q].dict) task_publish_dict(x, slot, r);
     }
     r->shared_dict = NULL;
     if (rc == 0 && v->length != want)
         rc = pq_errf(&x->err, RINGSCAN_EFORMAT, (int64_t)cp->pieces[0].off,
                      "column chunk yielded %lld selected rows, the filter selected %lld",
                      (long long)v->length, (long long)want);
-    if (rc) pq_err_column(&x->err, x->plan->f->meta.columns[cp->col].name);
+    if (rc) pq_err_place(&x->err, rc, -1, x->plan->f->meta.columns[cp->col].name);
     task_release_slot(x, slot);
     x->decoded[slot] = rc == 0;
     x->compacted[slot] = rc == 0;
@@ -353,11 +275,11 @@ static int eval_selected(scan_task *x, page_eval *pe, int64_t first_row, int64_t
  * entry, then mapped); a byte-array page the mask selects under half of from the selected
  * rows' values only (a string conjunct late in the chain copies the few rows that reach it,
  * not the page); others from all their values. */
-static int page_eval_one(scan_task *x, pq_col_reader *r, void *ctx, const uint8_t *buf, size_t len,
-                         int64_t off, int64_t first_row, int64_t a, int64_t e, size_t *used,
-                         int64_t *rows)
+static int page_eval_one(scan_task *x, pq_col_reader *r, page_eval *pe, pq_page_walk *w,
+                         const pq_walk_page *pg)
 {
-    page_eval *pe = ctx;
+    int64_t off = pg->off, first_row = pg->first_row, a = pg->a, e = pg->e, nrows = pg->rows;
+    const int64_t *rows = &nrows;
     pq_vec_clear(&pe->idx);
     pq_vec_clear(&pe->vals);
     int64_t k = -1; /* listed selected rows, when the page is byte arrays selected sparsely */
@@ -366,8 +288,8 @@ static int page_eval_one(scan_task *x, pq_col_reader *r, void *ctx, const uint8_
         if (k < 0) return (int)k;
     }
     bool as_idx = false;
-    int rc = pq_colr_page_idx_sel(r, buf, len, off, pe->sel, k, &pe->idx, &pe->vals, &as_idx,
-                                  used, rows, &x->err);
+    int rc = pq_walk_indices(w, k >= 0 ? pe->sel : NULL, k >= 0 ? k : 0, &pe->idx, &pe->vals,
+                             &as_idx, &x->err);
     if (rc == 0 && k >= 0 && !as_idx) return eval_selected(x, pe, first_row, k, off);
     if (rc == 0) rc = flt_mask_init(&pe->in, *rows, false);
     if (rc) return rc;
@@ -410,7 +332,13 @@ int task_eval_paged(scan_task *x, int k)
         if (cp->pieces[p].dict && r->shared_dict) task_discard(x, slot, p);
         if (!x->futs[slot][p]) continue;
         io_bytes b = task_piece_bytes(x, slot, p);
-        rc = piece_pages(x, r, &cp->pieces[p], &b, page_eval_one, &pe, &pe.vals);
+        pq_page_walk w;
+        pq_walk_page pg;
+        walk_init(x, &w, r, &cp->pieces[p], &b);
+        while ((rc = pq_walk_next(&w, &pg, &x->err)) > 0) {
+            if (!flt_mask_any_range(&x->mask, pg.a, pg.e)) continue; /* skipped undecoded */
+            if ((rc = page_eval_one(x, r, &pe, &w, &pg))) break;
+        }
         if (rc == 0 && cp->pieces[p].dict) task_publish_dict(x, slot, r);
     }
     r->shared_dict = NULL;
