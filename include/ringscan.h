@@ -19,6 +19,7 @@
 #ifndef RINGSCAN_H
 #define RINGSCAN_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -103,6 +104,121 @@ RINGSCAN_API void ringscan_close(ringscan_file *f);
 /* Rows and leaf columns of the file (-EINVAL when f is NULL). */
 RINGSCAN_API int64_t ringscan_file_rows(const ringscan_file *f);
 RINGSCAN_API int ringscan_file_columns(const ringscan_file *f);
+
+/* ---- metadata ----
+ * What the footer says, read at ringscan_open (these calls do no I/O). Every pointer a call
+ * fills (names, strings, statistics bytes) points into f's metadata: valid until
+ * ringscan_close(f), never to be freed by the caller. Each call returns 0, or -EINVAL (out
+ * untouched) when f or out is NULL or an index is outside the file's counts. */
+
+/* Parquet physical types (the thrift Type values). */
+typedef enum ringscan_physical {
+    RINGSCAN_BOOLEAN = 0,
+    RINGSCAN_INT32 = 1,
+    RINGSCAN_INT64 = 2,
+    RINGSCAN_INT96 = 3,
+    RINGSCAN_FLOAT = 4,
+    RINGSCAN_DOUBLE = 5,
+    RINGSCAN_BYTE_ARRAY = 6,
+    RINGSCAN_FIXED_LEN_BYTE_ARRAY = 7
+} ringscan_physical;
+
+/* The footer's ColumnOrder list. */
+typedef enum ringscan_column_orders {
+    RINGSCAN_ORDERS_ABSENT = 0,  /* no list: statistics follow the legacy rules */
+    RINGSCAN_ORDERS_UNKNOWN = 1, /* a list with an order this reader does not know */
+    RINGSCAN_ORDERS_KNOWN = 2    /* a list of known orders */
+} ringscan_column_orders;
+
+typedef struct ringscan_file_info {
+    int64_t rows;
+    int columns;                 /* leaf columns (ringscan_file_column) */
+    int row_groups;              /* ringscan_file_row_group */
+    int kv;                      /* key-value metadata entries (ringscan_file_kv) */
+    int32_t version;             /* FileMetaData.version */
+    const char *created_by;      /* NULL when absent */
+    ringscan_column_orders column_orders;
+} ringscan_file_info;
+
+RINGSCAN_API int ringscan_file_info_get(const ringscan_file *f, ringscan_file_info *out);
+
+typedef struct ringscan_column_info {
+    const char *name;            /* leaf name (the schema is flat) */
+    ringscan_physical physical;
+    const char *physical_name;   /* "BOOLEAN", "INT32", ..., "FIXED_LEN_BYTE_ARRAY" */
+    const char *logical_name;    /* "NONE", "STRING", "DECIMAL", "DATE", "TIMESTAMP_MICROS",
+                                    "INT8", "UINT32", "FLOAT16", ...: from the LogicalType,
+                                    else the ConvertedType */
+    bool optional;               /* false: REQUIRED */
+    bool adjusted_to_utc;        /* TIME_* and TIMESTAMP_* adjusted to UTC; else false */
+    int32_t type_length;         /* FIXED_LEN_BYTE_ARRAY width in bytes, else 0 */
+    int32_t precision, scale;    /* DECIMAL, else 0 */
+    int32_t field_id;            /* -1 when absent */
+} ringscan_column_info;
+
+/* Leaf column i (0 <= i < columns). */
+RINGSCAN_API int ringscan_file_column(const ringscan_file *f, int i, ringscan_column_info *out);
+
+typedef struct ringscan_kv {
+    const char *key;
+    const char *value;           /* NULL when absent; not NUL-terminated in general: value_len */
+    uint32_t value_len;
+} ringscan_kv;
+
+/* Key-value metadata entry i (0 <= i < kv), in file order. */
+RINGSCAN_API int ringscan_file_kv(const ringscan_file *f, int i, ringscan_kv *out);
+
+typedef struct ringscan_row_group_info {
+    int64_t rows;
+    int64_t total_byte_size;     /* uncompressed bytes, as the writer recorded them */
+    int64_t total_compressed_size; /* 0 when absent */
+} ringscan_row_group_info;
+
+/* Row group g (0 <= g < row_groups). */
+RINGSCAN_API int ringscan_file_row_group(const ringscan_file *f, int g, ringscan_row_group_info *out);
+
+/* A column chunk's Statistics. min and max are PLAIN-encoded values (byte arrays without
+ * their length prefix); ringscan_stat_text prints one. */
+typedef struct ringscan_chunk_stats {
+    bool has_min_max;
+    bool min_exact, max_exact;   /* false when the writer truncated the value */
+    bool usable;                 /* this reader prunes with min/max (known order, not NaN, ...) */
+    const uint8_t *min, *max;
+    uint32_t min_len, max_len;
+    bool has_null_count, has_distinct_count, has_nan_count;
+    int64_t null_count, distinct_count, nan_count;
+} ringscan_chunk_stats;
+
+typedef struct ringscan_chunk_info {
+    int codec;                   /* thrift CompressionCodec value */
+    const char *codec_name;      /* "UNCOMPRESSED", "SNAPPY", "ZSTD", ... */
+    uint32_t encodings;          /* bit e set: Encoding e is listed (ringscan_encoding_name) */
+    int64_t num_values;
+    int64_t compressed_size, uncompressed_size; /* page headers included */
+    int64_t data_page_offset;
+    int64_t dictionary_page_offset; /* -1 when absent (or written as 0) */
+    bool has_offset_index, has_column_index, has_bloom_filter;
+    ringscan_chunk_stats stats;
+} ringscan_chunk_info;
+
+/* The chunk of column c in row group g. */
+RINGSCAN_API int ringscan_file_chunk(const ringscan_file *f, int g, int c, ringscan_chunk_info *out);
+
+/* The name of Parquet Encoding e ("PLAIN", "RLE_DICTIONARY", ...; static storage), "?" for a
+ * value this reader does not know (any e outside 0..9 included). */
+RINGSCAN_API const char *ringscan_encoding_name(int e);
+
+/* Writes a statistics value of column c (value, len: PLAIN bytes as in ringscan_chunk_stats)
+ * as the JSON value `ringscan meta` prints: booleans, integers (unsigned for UINT*
+ * columns) and floats (%.17g; NaN as "NaN") bare, text and plain byte arrays as escaped
+ * JSON strings, anything else (or a length that does not fit the type) as "0x<hex>".
+ * snprintf's contract: writes at most cap - 1 bytes and a NUL into buf (buf may be NULL when
+ * cap is 0) and returns the length of the whole text; -EINVAL when f is NULL, c is not a
+ * column, or value (with len > 0) or buf (with cap > 0) is NULL; -EOVERFLOW when the text
+ * would be longer than INT_MAX (never for a value of f's own statistics: a footer is at most
+ * 64 MiB). */
+RINGSCAN_API int ringscan_stat_text(const ringscan_file *f, int c, const uint8_t *value, uint32_t len,
+                                    char *buf, size_t cap);
 
 /* ---- scans ---- */
 

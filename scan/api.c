@@ -7,13 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scan/api_priv.h"
 #include "scan/arrow.h"
 #include "scan/scan.h"
-
-struct ringscan_file {
-    pqf_t *f;
-    char *path;
-};
 
 struct ringscan_scan {
     ringscan_file *file;
