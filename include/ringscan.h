@@ -247,9 +247,17 @@ typedef struct ringscan_options {
     int64_t split_rows;         /* a row group of at least twice this many rows whose columns
                                    have an offset index is cut at page boundaries into splits
                                    of about this many rows; 0 = 131072, < 0 = never cut */
+    bool use_page_index;        /* prune pages with the column and offset indexes (default on) */
+    bool use_bloom;             /* read bloom filters for = and IN conjuncts (default on) */
+    bool explain;               /* keep a text account of the plan (ringscan_scan_explain) */
+    bool int96_raw;             /* INT96 columns as their 12 stored bytes, fixed-size binary
+                                   "w:12" (nanoseconds of the day, then the Julian day, both
+                                   little-endian), instead of timestamp[ns], whose int64 wraps
+                                   outside the years 1677..2262 (pyarrow's arithmetic) */
 } ringscan_options;
 
-/* Fills o with the defaults (every column, no filter, no limit, adaptive, 2 threads, auto). */
+/* Fills o with the defaults (every column, no filter, no limit, adaptive, 2 threads, auto, page
+ * index and bloom filters used, no explain text, INT96 as timestamp[ns]). */
 RINGSCAN_API void ringscan_options_init(ringscan_options *o);
 
 typedef struct ringscan_scan ringscan_scan;
@@ -279,11 +287,25 @@ typedef struct ringscan_stats {
     int64_t row_groups_total, row_groups_pruned, pages_total, pages_pruned;
     int64_t rows_scanned, rows_out;
     bool io_uring;                     /* false: the pread fallback ran */
+    int64_t splits;                    /* planned, pruned ones included */
+    int64_t splits_all_false;          /* splits whose filter left no row */
+    uint64_t plan_reads, plan_bytes;   /* synchronous planning reads: indexes, bloom filters */
+    int64_t pages_dict_evaluated;      /* pages a conjunct evaluated on dictionary indices */
+    int64_t pages_sel_evaluated;       /* pages a conjunct evaluated on its selected rows only */
+    int64_t bytes_decompressed;        /* page bodies inflated */
+    int64_t steals;                    /* times a core took later splits of another's work */
+    int64_t reads_lent;                /* stolen column bytes copied from the owner's read */
+    char io_backend[160];              /* "io_uring", or "pread (io_uring unavailable: ...)" */
 } ringscan_stats;
 
 /* The scan's counters; complete once ringscan_scan_next returned 0 or an error (calling it
  * earlier stops the scan). */
 RINGSCAN_API void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out);
+
+/* The plan's text account (row groups and pages pruned and why, the conjunct order), NUL-
+ * terminated, valid until ringscan_scan_free(s); "" when options.explain was false or s is
+ * NULL. The conjunct-order part is complete once ringscan_scan_next returned 0 or an error. */
+RINGSCAN_API const char *ringscan_scan_explain(ringscan_scan *s);
 
 /* Stops the scan (cancelling reads in flight) and frees it. NULL is a no-op. */
 RINGSCAN_API void ringscan_scan_free(ringscan_scan *s);
