@@ -1,11 +1,16 @@
 //! ringscan build. Sources are discovered by folder so that adding a module never edits this
 //! file: every .c/.S under the library folders goes into libringscan (static and shared),
-//! cli/*.c into the `ringscan` binary, and each tests/unit/test_*.c becomes one test program
-//! installed to zig-out/tests/. Sanitizer and fuzz builds use Debian's clang
+//! bench/*.c into a static bench library (not installed; the library never contains it),
+//! cli/*.c into the `ringscan` binary (linked with both), and each tests/unit/test_*.c becomes
+//! one test program installed to zig-out/tests/ (linked with the bench library when it
+//! includes a bench/ header). Sanitizer and fuzz builds use Debian's clang
 //! (scripts/sanitize.sh, scripts/fuzz.sh) because Zig lacks AddressSanitizer.
 const std = @import("std");
 
-const lib_dirs = [_][]const u8{ "common", "runtime", "io", "format", "filter", "scan", "bench" };
+const lib_dirs = [_][]const u8{ "common", "runtime", "io", "format", "filter", "scan" };
+/// bench/ (workload generators, shapes, benchmarks) uses the library's internals; `gen`,
+/// `bench` and a few tests link it, hosts never see it.
+const bench_dir = "bench";
 const sys_libs = [_][]const u8{ "uring", "mimalloc", "xxhash", "zstd", "snappy", "lz4", "z", "brotlidec", "brotlienc", "m", "pthread" };
 /// Assertions stay on in every mode (-UNDEBUG): they guard invariants, as in TigerBeetle.
 pub const c_flags = [_][]const u8{ "-std=c17", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-fno-omit-frame-pointer", "-UNDEBUG" };
@@ -28,6 +33,12 @@ fn collect(b: *std.Build, dir: []const u8, prefix: []const u8, exts: []const []c
     }
     std.mem.sort([]const u8, list.items, {}, lessThan);
     return list.items;
+}
+
+/// True when the source file includes a bench/ header (so its program links the bench library).
+fn usesBench(b: *std.Build, file: []const u8) bool {
+    const text = b.build_root.handle.readFileAlloc(b.allocator, file, 1 << 24) catch @panic("unreadable test source");
+    return std.mem.indexOf(u8, text, "#include \"bench/") != null;
 }
 
 /// The shared library hides everything that ringscan.h does not mark RINGSCAN_API.
@@ -80,10 +91,19 @@ pub fn build(b: *std.Build) void {
     b.installArtifact(so);
     b.installFile("include/ringscan.h", "include/ringscan.h");
 
+    const bench_mod = b.createModule(.{ .target = target, .optimize = optimize });
+    if (optimize != .ReleaseFast) bench_mod.addCMacro("RINGSCAN_CHECKED", "1");
+    bench_mod.addCSourceFiles(.{ .files = collect(b, bench_dir, "", &.{".c"}), .flags = &c_flags });
+    bench_mod.addIncludePath(b.path("."));
+    bench_mod.addIncludePath(b.path("include"));
+    bench_mod.link_libc = true;
+    const bench_lib = b.addLibrary(.{ .name = "ringscan_bench", .root_module = bench_mod, .linkage = .static });
+
     const exe_mod = b.createModule(.{ .target = target, .optimize = optimize });
     exe_mod.addCSourceFiles(.{ .files = collect(b, "cli", "", &.{".c"}), .flags = &c_flags });
     exe_mod.addIncludePath(b.path("."));
     exe_mod.addIncludePath(b.path("include"));
+    exe_mod.linkLibrary(bench_lib);
     exe_mod.linkLibrary(lib);
     linkDeps(exe_mod);
     const exe = b.addExecutable(.{ .name = "ringscan", .root_module = exe_mod });
@@ -98,6 +118,7 @@ pub fn build(b: *std.Build) void {
         tmod.addIncludePath(b.path("."));
         tmod.addIncludePath(b.path("include"));
         tmod.addIncludePath(b.path("tests"));
+        if (usesBench(b, file)) tmod.linkLibrary(bench_lib);
         tmod.linkLibrary(lib);
         linkDeps(tmod);
         const t = b.addExecutable(.{ .name = base, .root_module = tmod });

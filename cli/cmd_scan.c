@@ -1,6 +1,8 @@
-/* cli/cmd_scan.c: `ringscan scan FILE [--columns a,b] [--where EXPR] ...`: runs a scan
- * (scan/scan.h) and prints its batches; --stats prints the counters and --explain the plan and
- * the conjunct order to stderr.
+/* cli/cmd_scan.c: `ringscan scan FILE [--columns a,b] [--where EXPR] ...`: runs a scan and
+ * prints its batches; --stats prints the counters and --explain the plan and the conjunct
+ * order to stderr. `ringscan serve` runs the same scans from stdin lines. Both are clients of
+ * ringscan.h alone (batches as Arrow arrays, cli/print.c and cli/checksum.c read them), so
+ * every option here is one a host has too.
  * Exit status 0 on success, 1 for a bad file (message names file, offset and column) or a
  * failed write of the output (cli/sink.h; message names the output), 2 for bad usage; a
  * closed output pipe ends the scan quietly (status SINK_EXIT_PIPE). */
@@ -10,51 +12,60 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/checksum.h"
 #include "cli/cli.h"
 #include "cli/print.h"
 #include "cli/sink.h"
-#include "bench/shapes.h"
-#include "filter/expr.h"
-#include "scan/pqfile.h"
-#include "scan/scan.h"
+#include "ringscan.h"
 
+enum {
+    CLI_COLUMNS_MAX = 4096, /* columns one scan projects (the scan engine's limit) */
+    CLI_THREADS_MAX = 256   /* --threads above this runs this many (ringscan.h's range) */
+};
 
 typedef struct scan_args {
     const char *path;
     const char *columns;
-    const char *where;
     print_format fmt;
     int stats;        /* 0 none, 1 text, 2 json */
-    bool explain;
-    scan_opts o;
+    ringscan_options o;
 } scan_args;
+
+static int parse_enum(const char *v, const char *const *names, int n, int *out)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(v, names[i]) == 0) return *out = i, 0;
+    return -1;
+}
 
 static int parse_opt(scan_args *a, const char *s, const char *v)
 {
+    static const char *const policies[] = {"lazy", "eager", "adaptive"}; /* ringscan_policy */
+    static const char *const ios[] = {"auto", "uring", "pread"};         /* ringscan_io */
+    static const char *const formats[] = {"table", "csv", "jsonl", "count"}; /* print_format */
+    int x = 0;
     if (strcmp(s, "--columns") == 0) a->columns = v;
-    else if (strcmp(s, "--where") == 0) a->where = v;
-    else if (strcmp(s, "--limit") == 0) a->o.limit = strtoll(v, NULL, 10);
-    else if (strcmp(s, "--threads") == 0) a->o.threads = atoi(v);
-    else if (strcmp(s, "--split-rows") == 0) {
+    else if (strcmp(s, "--where") == 0) a->o.filter = v;
+    else if (strcmp(s, "--limit") == 0) {
+        a->o.limit = strtoll(v, NULL, 10);
+        if (a->o.limit < 0) a->o.limit = -1; /* any negative: no limit */
+    } else if (strcmp(s, "--threads") == 0) {
+        x = atoi(v);
+        a->o.threads = x < 1 ? 1 : x > CLI_THREADS_MAX ? CLI_THREADS_MAX : x;
+    } else if (strcmp(s, "--split-rows") == 0) {
         char *end = NULL;
-        a->o.split_rows = strtoll(v, &end, 10);
-        if (!*v || *end || a->o.split_rows < 0) return -1;
-    }
-    else if (strcmp(s, "--policy") == 0) {
-        if (strcmp(v, "lazy") == 0) a->o.policy = SCAN_LAZY;
-        else if (strcmp(v, "eager") == 0) a->o.policy = SCAN_EAGER;
-        else if (strcmp(v, "adaptive") == 0) a->o.policy = SCAN_ADAPTIVE;
-        else return -1;
+        long long n = strtoll(v, &end, 10);
+        if (!*v || *end || n < 0) return -1;
+        a->o.split_rows = n == 0 ? -1 : n; /* 0: one split per row group */
+    } else if (strcmp(s, "--policy") == 0) {
+        if (parse_enum(v, policies, 3, &x)) return -1;
+        a->o.policy = (ringscan_policy)x;
     } else if (strcmp(s, "--io") == 0) {
-        if (strcmp(v, "uring") == 0) a->o.io = EXEC_IO_URING;
-        else if (strcmp(v, "pread") == 0) a->o.io = EXEC_IO_PREAD;
-        else return -1;
+        if (strcmp(v, "auto") == 0 || parse_enum(v, ios, 3, &x)) return -1;
+        a->o.io = (ringscan_io)x;
     } else if (strcmp(s, "--format") == 0) {
-        if (strcmp(v, "table") == 0) a->fmt = PRINT_TABLE;
-        else if (strcmp(v, "csv") == 0) a->fmt = PRINT_CSV;
-        else if (strcmp(v, "jsonl") == 0) a->fmt = PRINT_JSONL;
-        else if (strcmp(v, "count") == 0) a->fmt = PRINT_COUNT;
-        else return -1;
+        if (parse_enum(v, formats, 4, &x)) return -1;
+        a->fmt = (print_format)x;
     } else return -1;
     return 0;
 }
@@ -62,13 +73,14 @@ static int parse_opt(scan_args *a, const char *s, const char *v)
 static int parse_args(int argc, char **argv, scan_args *a)
 {
     memset(a, 0, sizeof *a);
-    scan_opts_default(&a->o);
+    ringscan_options_init(&a->o);
+    a->o.int96_raw = true; /* printed and summed from the stored bytes (cli/checksum.h) */
     a->fmt = PRINT_TABLE;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
-        if (strcmp(s, "--verify-checksums") == 0) a->o.col_limits.verify_crc = true;
+        if (strcmp(s, "--verify-checksums") == 0) a->o.verify_checksums = true;
         else if (strcmp(s, "--ordered") == 0) a->o.ordered = true;
-        else if (strcmp(s, "--explain") == 0) a->explain = a->o.explain = true;
+        else if (strcmp(s, "--explain") == 0) a->o.explain = true;
         else if (strcmp(s, "--stats") == 0) a->stats = 1;
         else if (strcmp(s, "--stats=json") == 0) a->stats = 2;
         else if (strcmp(s, "--no-page-index") == 0) a->o.use_page_index = false;
@@ -81,42 +93,47 @@ static int parse_args(int argc, char **argv, scan_args *a)
     return a->path ? 0 : -1;
 }
 
-/* Resolves the --columns list (NULL: every column) to indexes. */
-static int pick_columns(const pq_file_meta *m, const char *list, int *idx, int *n, pq_err *e)
+/* "PATH: message" into err (the CLI's own errors, in the library's form); returns rc. */
+static int cli_err(ringscan_error *err, const char *path, int rc, const char *msg)
 {
-    *n = 0;
+    err->status = rc;
+    snprintf(err->message, sizeof err->message, "%s: %s", path, msg ? msg : ringscan_strerror(rc));
+    return rc;
+}
+
+/* The --columns list (NULL: every column, at most CLI_COLUMNS_MAX) as names[0 .. *n) into
+ * the options; *copy holds the names' storage (free). Names the file lacks are left to
+ * ringscan_scan_start, which reports them. 0 or a status with err filled. */
+static int pick_columns(const ringscan_file *f, const char *path, const char *list,
+                        const char **names, char **copy, ringscan_options *o, ringscan_error *err)
+{
+    int n = 0, ncols = ringscan_file_columns(f);
     if (!list) {
-        for (int i = 0; i < m->ncolumns && i < SCAN_MAX_COLUMNS; i++) idx[(*n)++] = i;
-        return 0;
-    }
-    char *copy = strdup(list), *save = NULL;
-    if (!copy) return -ENOMEM;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int32_t c = pq_file_meta_find_column(m, t);
-        if (c < 0 || *n >= SCAN_MAX_COLUMNS) {
-            pq_errf(e, RINGSCAN_EFORMAT, -1, "no column named '%s'", t);
-            free(copy);
-            return RINGSCAN_EFORMAT;
+        if (ncols <= CLI_COLUMNS_MAX) return 0; /* columns NULL: every column */
+        for (; n < CLI_COLUMNS_MAX; n++) {
+            ringscan_column_info c;
+            ringscan_file_column(f, n, &c);
+            names[n] = c.name;
         }
-        idx[(*n)++] = c;
+    } else {
+        char *save = NULL;
+        if (!(*copy = strdup(list))) return cli_err(err, path, -ENOMEM, NULL);
+        for (char *t = strtok_r(*copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            if (n >= CLI_COLUMNS_MAX) {
+                char msg[300];
+                snprintf(msg, sizeof msg, "no column named '%.256s'", t);
+                return cli_err(err, path, RINGSCAN_EFORMAT, msg);
+            }
+            names[n++] = t;
+        }
+        if (n == 0) return cli_err(err, path, RINGSCAN_EFORMAT, "no columns chosen");
     }
-    free(copy);
-    return *n > 0 ? 0 : pq_errf(e, RINGSCAN_EFORMAT, -1, "no columns chosen");
+    o->columns = names;
+    o->ncolumns = n;
+    return 0;
 }
 
-void cli_print_error(const char *path, const pq_err *e, int rc)
-{
-    fprintf(stderr, "ringscan: %s: %s", path, e->msg[0] ? e->msg : ringscan_strerror(rc));
-    if (e->offset >= 0 || e->column[0]) {
-        fputs(" (", stderr);
-        if (e->offset >= 0) fprintf(stderr, "offset %lld", (long long)e->offset);
-        if (e->column[0]) fprintf(stderr, "%scolumn %s", e->offset >= 0 ? ", " : "", e->column);
-        fputc(')', stderr);
-    }
-    fputc('\n', stderr);
-}
-
-void cli_print_stats(FILE *out, const scan_stats *st, bool json)
+void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
 {
     const char *fmt = json ? "{\"reads\":%llu,\"bytes_read\":%llu,\"bytes_used\":%llu,"
                              "\"bytes_wasted\":%llu,\"cancelled_reads\":%llu,"
@@ -139,23 +156,43 @@ void cli_print_stats(FILE *out, const scan_stats *st, bool json)
             (long long)st->row_groups_pruned, (long long)st->pages_total,
             (long long)st->pages_pruned, (long long)st->rows_scanned, (long long)st->rows_out,
             (long long)st->splits_all_false, (unsigned long long)st->plan_reads,
-            (long long)st->splits, (long long)st->dict_eval_pages, (long long)st->sel_eval_pages,
-            (long long)st->bytes_decompressed, (long long)st->steals, (long long)st->reads_lent,
-            st->io_backend);
+            (long long)st->splits, (long long)st->pages_dict_evaluated,
+            (long long)st->pages_sel_evaluated, (long long)st->bytes_decompressed,
+            (long long)st->steals, (long long)st->reads_lent, st->io_backend);
+}
+
+/* The Parquet column a batch column comes from: the first of its name, as the scan picks. */
+static ringscan_column_info column_named(const ringscan_file *f, const char *name)
+{
+    ringscan_column_info ci = {0};
+    for (int c = 0, n = ringscan_file_columns(f); c < n; c++)
+        if (ringscan_file_column(f, c, &ci) == 0 && strcmp(ci.name, name) == 0) return ci;
+    return (ringscan_column_info){.name = name, .physical = RINGSCAN_BYTE_ARRAY};
+}
+
+/* How each projected column sums (cli/checksum.h): its Arrow format and Parquet type. */
+static int sum_cols_init(const ringscan_file *f, const struct ArrowSchema *schema, sum_col *cols)
+{
+    for (int64_t i = 0; i < schema->n_children; i++) {
+        ringscan_column_info ci = column_named(f, schema->children[i]->name);
+        if (sum_col_init(&cols[i], schema->children[i], &ci)) return -EINVAL;
+    }
+    return 0;
 }
 
 /* Batches a warm `serve` scan keeps until its timer stopped (count format): the peers'
  * benchmark workers also build the whole result inside their timer and checksum it after. */
 typedef struct batch_keep {
-    scan_batch *b;
+    struct ArrowArray *b;
     int n, cap, nproj;
+    sum_col *cols;   /* nproj, owned */
 } batch_keep;
 
-static int keep_add(batch_keep *k, scan_batch *b)
+static int keep_add(batch_keep *k, struct ArrowArray *b)
 {
     if (k->n == k->cap) {
         int cap = k->cap ? 2 * k->cap : 64;
-        scan_batch *nb = realloc(k->b, sizeof *nb * (size_t)cap);
+        struct ArrowArray *nb = realloc(k->b, sizeof *nb * (size_t)cap);
         if (!nb) return -ENOMEM;
         k->b = nb;
         k->cap = cap;
@@ -164,71 +201,109 @@ static int keep_add(batch_keep *k, scan_batch *b)
     return 0;
 }
 
-/* The bench checksum (bench/shapes.h) of the kept batches' columns; frees them. */
+/* The checksum (cli/checksum.h) of the kept batches' columns; releases them. */
 static uint64_t keep_checksum(batch_keep *k)
 {
     uint64_t *sum = calloc((size_t)k->nproj + 1, sizeof *sum);
     for (int j = 0; j < k->n; j++) {
-        for (int i = 0; sum && i < k->nproj; i++) shape_vec_sum(&k->b[j].cols[i], &sum[i]);
-        scan_batch_free(&k->b[j]);
+        for (int i = 0; sum && i < k->nproj; i++) sum_col_add(&k->cols[i], k->b[j].children[i], &sum[i]);
+        k->b[j].release(&k->b[j]);
     }
-    uint64_t c = sum ? shape_checksum(sum, k->nproj) : 0;
+    uint64_t c = sum ? sum_checksum(sum, k->nproj) : 0;
     free(sum);
     free(k->b);
+    free(k->cols);
     *k = (batch_keep){0};
     return c;
 }
 
-/* --format count: rows and the bench checksum (bench/shapes.h) of the projected columns;
- * with keep, the batches go there and the checksum is left to keep_checksum. */
-static int drain_count(scan_t *sc, int64_t *rows, uint64_t *checksum, batch_keep *keep, pq_err *e)
+/* Sums each batch's columns into sum (or, with keep, hands the batch there). */
+static int count_batches(ringscan_scan *sc, const char *path, const sum_col *cols, int n,
+                         uint64_t *sum, int64_t *rows, batch_keep *keep, ringscan_error *err)
 {
-    int n = scan_nproj(sc);
-    uint64_t *sum = calloc((size_t)n + 1, sizeof *sum);
-    if (!sum) return -ENOMEM;
-    if (keep) keep->nproj = n;
-    *rows = 0;
-    scan_batch b;
+    struct ArrowArray b;
     int rc;
-    while ((rc = scan_next(sc, &b, e)) == 1) {
-        *rows += b.rows;
+    while ((rc = ringscan_scan_next(sc, &b, err)) == 1) {
+        *rows += b.length;
         if (keep) {
             if (keep_add(keep, &b) == 0) continue;
-            scan_batch_free(&b);
-            rc = -ENOMEM;
-            break;
+            b.release(&b);
+            return cli_err(err, path, -ENOMEM, NULL);
         }
-        for (int i = 0; i < n; i++) shape_vec_sum(&b.cols[i], &sum[i]);
-        scan_batch_free(&b);
+        for (int i = 0; i < n; i++) sum_col_add(&cols[i], b.children[i], &sum[i]);
+        b.release(&b);
     }
-    *checksum = shape_checksum(sum, n);
+    return rc;
+}
+
+/* --format count: rows and the checksum (cli/checksum.h) of the projected columns; with
+ * keep, the batches go there and the checksum is left to keep_checksum. */
+static int drain_count(const ringscan_file *f, const char *path, ringscan_scan *sc, int64_t *rows,
+                       uint64_t *checksum, batch_keep *keep, ringscan_error *err)
+{
+    struct ArrowSchema schema;
+    int rc = ringscan_scan_schema(sc, &schema, err);
+    if (rc) return rc;
+    int n = (int)schema.n_children;
+    sum_col *cols = calloc((size_t)n + 1, sizeof *cols);
+    uint64_t *sum = calloc((size_t)n + 1, sizeof *sum);
+    rc = cols && sum ? sum_cols_init(f, &schema, cols) : -ENOMEM;
+    schema.release(&schema);
+    *rows = 0;
+    if (rc == 0 && keep) {
+        keep->nproj = n;
+        keep->cols = cols;
+        cols = NULL;
+    }
+    if (rc == 0) rc = count_batches(sc, path, keep ? keep->cols : cols, n, sum, rows, keep, err);
+    else cli_err(err, path, rc, rc == -EINVAL ? "a column type the checksum does not know" : NULL);
+    *checksum = sum ? sum_checksum(sum, n) : 0;
     free(sum);
+    free(cols);
+    return rc;
+}
+
+/* Prints each batch (header line first unless jsonl). 0, a scan error (err filled), or the
+ * sink's write error (err untouched). */
+static int print_batches(ringscan_scan *sc, const scan_args *a, const print_col *cols, int n,
+                         ringscan_error *err)
+{
+    cli_sink *out = cli_out();
+    if (a->fmt != PRINT_JSONL) {
+        for (int i = 0; i < n; i++)
+            sink_printf(out, "%s%s", i ? (a->fmt == PRINT_TABLE ? " | " : ",") : "", cols[i].name);
+        sink_putc(out, '\n');
+    }
+    struct ArrowArray b;
+    int rc;
+    while ((rc = ringscan_scan_next(sc, &b, err)) == 1) {
+        int wrc = print_rows(out, a->fmt, cols, &b);
+        b.release(&b);
+        if (wrc) return wrc; /* the output failed: stop; the caller frees the scan */
+    }
     return rc;
 }
 
 /* Pulls every batch and prints it to cli_out() (count: sets *rows and *checksum, prints
- * nothing). 0, a scan error (e filled), or the sink's write error (e untouched; the scan is
- * left unfinished for scan_free to stop). */
-static int drain(scan_t *sc, const scan_args *a, int64_t *rows, uint64_t *checksum,
-                 batch_keep *keep, pq_err *e)
+ * nothing). 0, a scan error (err filled), or the sink's write error (err untouched; the scan
+ * is left unfinished for ringscan_scan_free to stop). */
+static int drain(const ringscan_file *f, ringscan_scan *sc, const scan_args *a, int64_t *rows,
+                 uint64_t *checksum, batch_keep *keep, ringscan_error *err)
 {
-    if (a->fmt == PRINT_COUNT) return drain_count(sc, rows, checksum, keep, e);
-    const pq_column_desc *cols[SCAN_MAX_COLUMNS];
-    int n = scan_nproj(sc);
-    for (int i = 0; i < n; i++) cols[i] = scan_proj_desc(sc, i);
-    cli_sink *out = cli_out();
-    if (a->fmt != PRINT_JSONL) {
-        for (int i = 0; i < n; i++)
-            sink_printf(out, "%s%s", i ? (a->fmt == PRINT_TABLE ? " | " : ",") : "", cols[i]->name);
-        sink_putc(out, '\n');
-    }
-    scan_batch b;
-    int rc;
-    while ((rc = scan_next(sc, &b, e)) == 1) {
-        int wrc = print_rows(out, a->fmt, cols, b.cols, n, b.rows);
-        scan_batch_free(&b);
-        if (wrc) return wrc; /* the output failed: stop; the caller frees the scan */
-    }
+    if (a->fmt == PRINT_COUNT) return drain_count(f, a->path, sc, rows, checksum, keep, err);
+    struct ArrowSchema schema;
+    int rc = ringscan_scan_schema(sc, &schema, err);
+    if (rc) return rc;
+    int n = (int)schema.n_children;
+    print_col *cols = calloc((size_t)n + 1, sizeof *cols);
+    rc = cols ? 0 : cli_err(err, a->path, -ENOMEM, NULL);
+    for (int i = 0; rc == 0 && i < n; i++)
+        if (print_col_init(&cols[i], schema.children[i],
+                           column_named(f, schema.children[i]->name).physical == RINGSCAN_INT96))
+            rc = cli_err(err, a->path, -EINVAL, "a column type the printer does not know");
+    if (rc == 0) rc = print_batches(sc, a, cols, n, err);
+    free(cols);
+    schema.release(&schema); /* after printing: cols borrow its names */
     return rc;
 }
 
@@ -246,29 +321,28 @@ static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, b
         return 2;
     }
     *counted = a.fmt == PRINT_COUNT;
-    pq_err e = {.offset = -1};
-    pqf_t *f = NULL;
-    flt_expr *filter = NULL;
-    scan_t *sc = NULL;
-    static int idx[SCAN_MAX_COLUMNS];
-    int n = 0;
-    int rc = pqf_open(&f, a.path, NULL, &e);
-    if (rc == 0) rc = pick_columns(&f->meta, a.columns, idx, &n, &e);
-    if (rc == 0 && a.where) rc = flt_parse(a.where, f->meta.columns, f->meta.ncolumns, &filter, &e);
-    if (rc == 0) rc = scan_start(f, idx, n, filter, &a.o, &sc, &e);
-    if (rc == 0) rc = drain(sc, &a, rows, checksum, keep, &e);
+    ringscan_error err = {0};
+    ringscan_file *f = NULL;
+    ringscan_scan *sc = NULL;
+    static const char *names[CLI_COLUMNS_MAX];
+    char *copy = NULL;
+    int rc = ringscan_open(a.path, &f, &err);
+    if (rc == 0) rc = pick_columns(f, a.path, a.columns, names, &copy, &a.o, &err);
+    if (rc == 0) rc = ringscan_scan_start(f, &a.o, &sc, &err);
+    if (rc == 0) rc = drain(f, sc, &a, rows, checksum, keep, &err);
     /* rows before any message on stderr; a write error is the output's, reported by the
      * caller (sink_exit_status) and not as the input file's */
     bool out_failed = sink_flush(cli_out()) != 0;
-    if (rc < 0 && !out_failed) cli_print_error(a.path, &e, rc);
-    if (sc && a.explain) fputs(scan_explain(sc), stderr);
+    if (rc < 0 && !out_failed) fprintf(stderr, "ringscan: %s\n", err.message);
+    if (sc && a.o.explain) fputs(ringscan_scan_explain(sc), stderr);
     if (sc && a.stats) {
-        scan_stats st;
-        scan_get_stats(sc, &st);
+        ringscan_stats st;
+        ringscan_scan_stats(sc, &st);
         cli_print_stats(stderr, &st, a.stats == 2);
     }
-    scan_free(sc);
-    pqf_close(f);
+    ringscan_scan_free(sc);
+    ringscan_close(f);
+    free(copy);
     return rc < 0 ? 1 : 0;
 }
 

@@ -1,4 +1,7 @@
-/* cli/print.c: text forms of decoded values for `ringscan scan --format jsonl|csv|table`.
+/* cli/print.c: text forms of scan batches (the Arrow arrays of ringscan.h) for `ringscan scan
+ * --format jsonl|csv|table`. Each column's kind comes from its Arrow format (print_col_init);
+ * the Parquet types behind it (INT96 as timestamp[ns], decimals as decimal128, INT8/INT16 and
+ * their unsigned forms narrowed) are the library's conversions (scan/arrow.c).
  *
  * The jsonl rules (shared with tests/conformance/gen_expected.py, which writes pyarrow's
  * answers in the same form): integers exact; floats as the shortest text that reads back to
@@ -13,6 +16,7 @@
 #include "cli/print.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -119,20 +123,6 @@ static void print_decimal(cli_sink *f, __int128 v, int32_t scale)
     }
 }
 
-/* Big-endian two's complement bytes (at most 16) to a signed 128-bit integer. */
-static bool be_to_i128(const uint8_t *p, int32_t n, __int128 *out)
-{
-    if (n <= 0) { *out = 0; return n == 0; }
-    int32_t skip = 0;
-    uint8_t sign = (p[0] & 0x80) ? 0xff : 0;
-    while (n - skip > 16 && p[skip] == sign) skip++;
-    if (n - skip > 16) return false;
-    unsigned __int128 u = sign ? ~(unsigned __int128)0 : 0;
-    for (int32_t i = skip; i < n; i++) u = (u << 8) | p[i];
-    *out = (__int128)u;
-    return true;
-}
-
 /* -------------------------------------------------------------------- dates and times */
 
 /* Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm). */
@@ -216,66 +206,83 @@ static void print_base64(cli_sink *f, const uint8_t *p, int64_t n, bool quoted)
     if (quoted) sink_putc(f, '"');
 }
 
-static bool is_text(const pq_column_desc *c)
+/* ------------------------------------------------------------------------- columns */
+
+/* The Arrow formats ringscan_scan_schema produces (scan/arrow.c) and their printing kind. */
+int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96)
 {
-    return c->logical == PQ_LOGICAL_STRING || c->logical == PQ_LOGICAL_ENUM ||
-           c->logical == PQ_LOGICAL_JSON;
+    const char *f = s->format;
+    *c = (print_col){.name = s->name ? s->name : ""};
+    if (int96) {
+        c->kind = PK_INT96;
+        c->width = 12;
+        return strcmp(f, "w:12") == 0 ? 0 : -EINVAL;
+    }
+    static const struct { const char *fmt; print_kind kind; int width; } fixed[] = {
+        {"b", PK_BOOL, 0},     {"c", PK_INT, 1},      {"s", PK_INT, 2},     {"i", PK_INT, 4},
+        {"l", PK_INT, 8},      {"C", PK_UINT, 1},     {"S", PK_UINT, 2},    {"I", PK_UINT, 4},
+        {"L", PK_UINT, 8},     {"f", PK_FLOAT, 4},    {"g", PK_FLOAT, 8},   {"e", PK_FLOAT, 2},
+        {"u", PK_STRING, 0},   {"z", PK_BINARY, 0},   {"tdD", PK_DATE, 4},  {"ttm", PK_TIME, 4},
+        {"ttu", PK_TIME, 8},   {"ttn", PK_TIME, 8},
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (strcmp(f, fixed[i].fmt) == 0) {
+            c->kind = fixed[i].kind;
+            c->width = fixed[i].width;
+            if (c->kind == PK_TIME) c->digits = f[2] == 'm' ? 3 : f[2] == 'u' ? 6 : 9;
+            return 0;
+        }
+    if (f[0] == 't' && f[1] == 's' && f[2] && strchr("mun", f[2]) && f[3] == ':') {
+        *c = (print_col){.name = c->name, .kind = PK_TIMESTAMP, .width = 8,
+                         .digits = f[2] == 'm' ? 3 : f[2] == 'u' ? 6 : 9, .utc = strcmp(f + 4, "UTC") == 0};
+        return 0;
+    }
+    int a = 0, b = 0;
+    if (sscanf(f, "d:%d,%d", &a, &b) == 2) {
+        *c = (print_col){.name = c->name, .kind = PK_DECIMAL, .width = 16, .scale = b};
+        return 0;
+    }
+    if (sscanf(f, "w:%d", &a) == 1 && a > 0) {
+        *c = (print_col){.name = c->name, .kind = PK_FIXED, .width = a};
+        return 0;
+    }
+    return -EINVAL;
 }
 
 /* ------------------------------------------------------------------------- dispatch */
 
-static void print_bytes(cli_sink *f, const pq_column_desc *c, const uint8_t *p, int64_t n, bool json)
+static int64_t load_int(const uint8_t *p, int width, bool is_signed)
 {
-    if (c->logical == PQ_LOGICAL_DECIMAL) {
-        __int128 v;
-        if (be_to_i128(p, (int32_t)n, &v)) {
-            if (json) sink_putc(f, '"');
-            print_decimal(f, v, c->decimal_scale);
-            if (json) sink_putc(f, '"');
-            return;
-        }
+    switch (width) {
+    case 1: return is_signed ? (int64_t)(int8_t)p[0] : (int64_t)p[0];
+    case 2: { uint16_t x; memcpy(&x, p, 2); return is_signed ? (int64_t)(int16_t)x : (int64_t)x; }
+    case 4: { uint32_t x; memcpy(&x, p, 4); return is_signed ? (int64_t)(int32_t)x : (int64_t)x; }
+    default: { int64_t x; memcpy(&x, p, 8); return x; }
     }
-    if (c->logical == PQ_LOGICAL_FLOAT16 && n == 2) {
-        print_float(f, half_to_float((uint16_t)(p[0] | p[1] << 8)), 2);
-        return;
-    }
-    if (is_text(c)) {
-        if (json) print_json_string(f, p, n);
-        else sink_write(f, p, (size_t)n);
-        return;
-    }
-    print_base64(f, p, n, json);
 }
 
-static void print_int(cli_sink *f, const pq_column_desc *c, int64_t v, bool json)
+static void print_quoted_decimal(cli_sink *f, __int128 v, int32_t scale, bool json)
 {
-    switch (c->logical) {
-    case PQ_LOGICAL_DECIMAL:
-        if (json) sink_putc(f, '"');
-        print_decimal(f, v, c->decimal_scale);
-        if (json) sink_putc(f, '"');
-        return;
-    case PQ_LOGICAL_DATE: break;
-    case PQ_LOGICAL_TIME_MILLIS: case PQ_LOGICAL_TIME_MICROS: case PQ_LOGICAL_TIME_NANOS:
-    case PQ_LOGICAL_TIMESTAMP_MILLIS: case PQ_LOGICAL_TIMESTAMP_MICROS:
-    case PQ_LOGICAL_TIMESTAMP_NANOS: break;
-    case PQ_LOGICAL_UINT32: sink_printf(f, "%" PRIu32, (uint32_t)v); return;
-    case PQ_LOGICAL_UINT64: sink_printf(f, "%" PRIu64, (uint64_t)v); return;
-    case PQ_LOGICAL_UINT8: sink_printf(f, "%u", (unsigned)(uint8_t)v); return;
-    case PQ_LOGICAL_UINT16: sink_printf(f, "%u", (unsigned)(uint16_t)v); return;
-    default: sink_printf(f, "%" PRId64, v); return;
-    }
     if (json) sink_putc(f, '"');
-    switch (c->logical) {
-    case PQ_LOGICAL_DATE: print_date(f, v); break;
-    case PQ_LOGICAL_TIME_MILLIS: print_tod(f, v, 3); break;
-    case PQ_LOGICAL_TIME_MICROS: print_tod(f, v, 6); break;
-    case PQ_LOGICAL_TIME_NANOS: print_tod(f, v, 9); break;
-    case PQ_LOGICAL_TIMESTAMP_MILLIS: print_timestamp(f, v, 3, c->is_adjusted_to_utc); break;
-    case PQ_LOGICAL_TIMESTAMP_MICROS: print_timestamp(f, v, 6, c->is_adjusted_to_utc); break;
-    default: print_timestamp(f, v, 9, c->is_adjusted_to_utc); break;
-    }
+    print_decimal(f, v, scale);
     if (json) sink_putc(f, '"');
+}
+
+/* Dates, times and timestamps: JSON-quoted in jsonl. */
+static void print_temporal(cli_sink *f, const print_col *c, int64_t v, bool json)
+{
+    if (json) sink_putc(f, '"');
+    if (c->kind == PK_DATE) print_date(f, v);
+    else if (c->kind == PK_TIME) print_tod(f, v, c->digits);
+    else print_timestamp(f, v, c->digits, c->utc);
+    if (json) sink_putc(f, '"');
+}
+
+static void print_bytes(cli_sink *f, const print_col *c, const uint8_t *p, int64_t n, bool json)
+{
+    if (c->kind != PK_STRING) print_base64(f, p, n, json);
+    else if (json) print_json_string(f, p, n);
+    else sink_write(f, p, (size_t)n);
 }
 
 /* INT96: 8 bytes nanoseconds of day then 4 bytes Julian day (unsigned), little-endian. */
@@ -292,45 +299,69 @@ static void print_int96(cli_sink *f, const uint8_t *p, bool json)
     if (json) sink_putc(f, '"');
 }
 
-void print_value(cli_sink *f, const pq_column_desc *c, const pq_vec *v, int64_t row, bool json)
+static void print_float_at(cli_sink *f, const uint8_t *p, int width)
 {
-    assert(row >= 0 && row < v->length);
-    if (!pq_vec_is_valid(v, row)) {
+    if (width == 2) {
+        print_float(f, half_to_float((uint16_t)(p[0] | p[1] << 8)), 2);
+    } else if (width == 4) {
+        float x;
+        memcpy(&x, p, 4);
+        print_float(f, x, 4);
+    } else {
+        double x;
+        memcpy(&x, p, 8);
+        print_float(f, x, 8);
+    }
+}
+
+void print_value(cli_sink *f, const print_col *c, const struct ArrowArray *a, int64_t row, bool json)
+{
+    assert(row >= 0 && row < a->length);
+    int64_t i = a->offset + row;
+    const uint8_t *valid = a->buffers[0], *p = a->buffers[1];
+    if (a->null_count != 0 && valid && !((valid[i >> 3] >> (i & 7)) & 1)) {
         sink_puts(f, json ? "null" : "");
         return;
     }
-    const uint8_t *p = v->values;
-    switch (v->type) {
-    case PQ_BOOLEAN: sink_puts(f, pq_bit_get(p, row) ? "true" : "false"); return;
-    case PQ_INT32: { int32_t x; memcpy(&x, p + row * 4, 4); print_int(f, c, x, json); return; }
-    case PQ_INT64: { int64_t x; memcpy(&x, p + row * 8, 8); print_int(f, c, x, json); return; }
-    case PQ_INT96: print_int96(f, p + row * 12, json); return;
-    case PQ_FLOAT: { float x; memcpy(&x, p + row * 4, 4); print_float(f, x, 4); return; }
-    case PQ_DOUBLE: { double x; memcpy(&x, p + row * 8, 8); print_float(f, x, 8); return; }
-    case PQ_FIXED_LEN_BYTE_ARRAY:
-        print_bytes(f, c, p + row * v->type_length, v->type_length, json);
+    switch (c->kind) {
+    case PK_BOOL: sink_puts(f, (p[i >> 3] >> (i & 7)) & 1 ? "true" : "false"); return;
+    case PK_INT: sink_printf(f, "%" PRId64, load_int(p + i * c->width, c->width, true)); return;
+    case PK_UINT: sink_printf(f, "%" PRIu64, (uint64_t)load_int(p + i * c->width, c->width, false)); return;
+    case PK_FLOAT: print_float_at(f, p + i * c->width, c->width); return;
+    case PK_DATE:
+    case PK_TIME:
+    case PK_TIMESTAMP: print_temporal(f, c, load_int(p + i * c->width, c->width, true), json); return;
+    case PK_DECIMAL: {
+        __int128 v;
+        memcpy(&v, p + i * 16, 16);
+        print_quoted_decimal(f, v, c->scale, json);
         return;
-    case PQ_BYTE_ARRAY: {
-        int64_t n = v->offsets[row + 1] - v->offsets[row];
+    }
+    case PK_FIXED: print_bytes(f, c, p + i * c->width, c->width, json); return;
+    case PK_INT96: print_int96(f, p + i * 12, json); return;
+    case PK_STRING:
+    case PK_BINARY: {
+        const int32_t *off = (const int32_t *)(const void *)p;
+        int64_t n = off[i + 1] - off[i];
+        const uint8_t *data = a->buffers[2];
         /* an all-empty batch may have data == NULL: form no NULL + 0 */
-        print_bytes(f, c, n ? v->data + v->offsets[row] : NULL, n, json);
+        print_bytes(f, c, n ? data + off[i] : NULL, n, json);
         return;
     }
     }
 }
 
-int print_rows(cli_sink *f, print_format fmt, const pq_column_desc *const *cols, const pq_vec *vecs,
-                int ncols, int64_t nrows)
+int print_rows(cli_sink *f, print_format fmt, const print_col *cols, const struct ArrowArray *batch)
 {
-    for (int64_t r = 0; r < nrows; r++) {
+    for (int64_t r = 0; r < batch->length; r++) {
         if (fmt == PRINT_JSONL) sink_putc(f, '{');
-        for (int i = 0; i < ncols; i++) {
+        for (int64_t i = 0; i < batch->n_children; i++) {
             if (i) sink_puts(f, fmt == PRINT_TABLE ? " | " : ",");
             if (fmt == PRINT_JSONL) {
-                print_json_string(f, (const uint8_t *)cols[i]->name, (int64_t)strlen(cols[i]->name));
+                print_json_string(f, (const uint8_t *)cols[i].name, (int64_t)strlen(cols[i].name));
                 sink_putc(f, ':');
             }
-            print_value(f, cols[i], &vecs[i], r, fmt == PRINT_JSONL);
+            print_value(f, &cols[i], batch->children[i], r, fmt == PRINT_JSONL);
         }
         if (sink_puts(f, fmt == PRINT_JSONL ? "}\n" : "\n")) break; /* sticky: stop early */
     }

@@ -1,22 +1,52 @@
-/* cli/print.h: text forms of decoded values (rules in print.c's header comment). */
+/* cli/print.h: text forms of scan batches (Arrow C Data Interface arrays from ringscan.h;
+ * rules in print.c's header comment). */
 #ifndef RINGSCAN_CLI_PRINT_H
 #define RINGSCAN_CLI_PRINT_H
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "cli/sink.h"
-#include "format/meta.h"
-#include "format/vec.h"
+#include "ringscan.h"
 
 typedef enum { PRINT_TABLE, PRINT_CSV, PRINT_JSONL, PRINT_COUNT } print_format;
+
+/* How a column's values print, from its Arrow format. */
+typedef enum {
+    PK_BOOL,      /* bitmap */
+    PK_INT,       /* signed integer of width bytes */
+    PK_UINT,      /* unsigned integer of width bytes */
+    PK_FLOAT,     /* IEEE float of width 2, 4 or 8 bytes */
+    PK_DATE,      /* int32 days since 1970-01-01 */
+    PK_TIME,      /* time of day, width 4 or 8, digits 3/6/9 */
+    PK_TIMESTAMP, /* int64 since the epoch, digits 3/6/9, utc */
+    PK_DECIMAL,   /* decimal128, scale */
+    PK_FIXED,     /* fixed-size binary of width bytes (base64) */
+    PK_INT96,     /* the 12 stored bytes of an INT96 timestamp (ringscan_options.int96_raw) */
+    PK_STRING,    /* utf8 (int32 offsets) */
+    PK_BINARY     /* binary (int32 offsets, base64) */
+} print_kind;
+
+typedef struct print_col {
+    const char *name;  /* borrowed from the schema */
+    print_kind kind;
+    int width;         /* value bytes (fixed-width kinds) */
+    int digits;        /* fraction digits of times and timestamps */
+    int scale;         /* decimals */
+    bool utc;          /* timestamps: "Z" suffix */
+} print_col;
+
+/* Reads a child of ringscan_scan_schema's struct schema (c->name borrows s->name); int96:
+ * the column is an INT96 one scanned with int96_raw. 0, or -EINVAL for a format the library
+ * never produces. */
+int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96);
 
 /* Shortest round-trip text of d in a float of width bytes (2, 4 or 8), Python repr layout,
  * JSON-quoted "NaN"/"Infinity"/"-Infinity" for the non-finite values. */
 void print_float(cli_sink *f, double d, int width);
-/* One value of row `row` of v (column c); json selects JSON quoting and null. */
-void print_value(cli_sink *f, const pq_column_desc *c, const pq_vec *v, int64_t row, bool json);
-/* Rows [0, nrows) of ncols vectors, one line per row. 0, or f's write error (negative errno;
- * printing stopped at the row it hit). */
-int print_rows(cli_sink *f, print_format fmt, const pq_column_desc *const *cols, const pq_vec *vecs,
-                int ncols, int64_t nrows);
+/* One value of row `row` of array a (column c); json selects JSON quoting and null. */
+void print_value(cli_sink *f, const print_col *c, const struct ArrowArray *a, int64_t row, bool json);
+/* Every row of a struct batch (one child per column of cols), one line per row. 0, or f's
+ * write error (negative errno; printing stopped at the row it hit). */
+int print_rows(cli_sink *f, print_format fmt, const print_col *cols, const struct ArrowArray *batch);
 
 #endif

@@ -19,6 +19,7 @@
 #ifndef RINGSCAN_H
 #define RINGSCAN_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -104,6 +105,121 @@ RINGSCAN_API void ringscan_close(ringscan_file *f);
 RINGSCAN_API int64_t ringscan_file_rows(const ringscan_file *f);
 RINGSCAN_API int ringscan_file_columns(const ringscan_file *f);
 
+/* ---- metadata ----
+ * What the footer says, read at ringscan_open (these calls do no I/O). Every pointer a call
+ * fills (names, strings, statistics bytes) points into f's metadata: valid until
+ * ringscan_close(f), never to be freed by the caller. Each call returns 0, or -EINVAL (out
+ * untouched) when f or out is NULL or an index is outside the file's counts. */
+
+/* Parquet physical types (the thrift Type values). */
+typedef enum ringscan_physical {
+    RINGSCAN_BOOLEAN = 0,
+    RINGSCAN_INT32 = 1,
+    RINGSCAN_INT64 = 2,
+    RINGSCAN_INT96 = 3,
+    RINGSCAN_FLOAT = 4,
+    RINGSCAN_DOUBLE = 5,
+    RINGSCAN_BYTE_ARRAY = 6,
+    RINGSCAN_FIXED_LEN_BYTE_ARRAY = 7
+} ringscan_physical;
+
+/* The footer's ColumnOrder list. */
+typedef enum ringscan_column_orders {
+    RINGSCAN_ORDERS_ABSENT = 0,  /* no list: statistics follow the legacy rules */
+    RINGSCAN_ORDERS_UNKNOWN = 1, /* a list with an order this reader does not know */
+    RINGSCAN_ORDERS_KNOWN = 2    /* a list of known orders */
+} ringscan_column_orders;
+
+typedef struct ringscan_file_info {
+    int64_t rows;
+    int columns;                 /* leaf columns (ringscan_file_column) */
+    int row_groups;              /* ringscan_file_row_group */
+    int kv;                      /* key-value metadata entries (ringscan_file_kv) */
+    int32_t version;             /* FileMetaData.version */
+    const char *created_by;      /* NULL when absent */
+    ringscan_column_orders column_orders;
+} ringscan_file_info;
+
+RINGSCAN_API int ringscan_file_info_get(const ringscan_file *f, ringscan_file_info *out);
+
+typedef struct ringscan_column_info {
+    const char *name;            /* leaf name (the schema is flat) */
+    ringscan_physical physical;
+    const char *physical_name;   /* "BOOLEAN", "INT32", ..., "FIXED_LEN_BYTE_ARRAY" */
+    const char *logical_name;    /* "NONE", "STRING", "DECIMAL", "DATE", "TIMESTAMP_MICROS",
+                                    "INT8", "UINT32", "FLOAT16", ...: from the LogicalType,
+                                    else the ConvertedType */
+    bool optional;               /* false: REQUIRED */
+    bool adjusted_to_utc;        /* TIME_* and TIMESTAMP_* adjusted to UTC; else false */
+    int32_t type_length;         /* FIXED_LEN_BYTE_ARRAY width in bytes, else 0 */
+    int32_t precision, scale;    /* DECIMAL, else 0 */
+    int32_t field_id;            /* -1 when absent */
+} ringscan_column_info;
+
+/* Leaf column i (0 <= i < columns). */
+RINGSCAN_API int ringscan_file_column(const ringscan_file *f, int i, ringscan_column_info *out);
+
+typedef struct ringscan_kv {
+    const char *key;
+    const char *value;           /* NULL when absent; not NUL-terminated in general: value_len */
+    uint32_t value_len;
+} ringscan_kv;
+
+/* Key-value metadata entry i (0 <= i < kv), in file order. */
+RINGSCAN_API int ringscan_file_kv(const ringscan_file *f, int i, ringscan_kv *out);
+
+typedef struct ringscan_row_group_info {
+    int64_t rows;
+    int64_t total_byte_size;     /* uncompressed bytes, as the writer recorded them */
+    int64_t total_compressed_size; /* 0 when absent */
+} ringscan_row_group_info;
+
+/* Row group g (0 <= g < row_groups). */
+RINGSCAN_API int ringscan_file_row_group(const ringscan_file *f, int g, ringscan_row_group_info *out);
+
+/* A column chunk's Statistics. min and max are PLAIN-encoded values (byte arrays without
+ * their length prefix); ringscan_stat_text prints one. */
+typedef struct ringscan_chunk_stats {
+    bool has_min_max;
+    bool min_exact, max_exact;   /* false when the writer truncated the value */
+    bool usable;                 /* this reader prunes with min/max (known order, not NaN, ...) */
+    const uint8_t *min, *max;
+    uint32_t min_len, max_len;
+    bool has_null_count, has_distinct_count, has_nan_count;
+    int64_t null_count, distinct_count, nan_count;
+} ringscan_chunk_stats;
+
+typedef struct ringscan_chunk_info {
+    int codec;                   /* thrift CompressionCodec value */
+    const char *codec_name;      /* "UNCOMPRESSED", "SNAPPY", "ZSTD", ... */
+    uint32_t encodings;          /* bit e set: Encoding e is listed (ringscan_encoding_name) */
+    int64_t num_values;
+    int64_t compressed_size, uncompressed_size; /* page headers included */
+    int64_t data_page_offset;
+    int64_t dictionary_page_offset; /* -1 when absent (or written as 0) */
+    bool has_offset_index, has_column_index, has_bloom_filter;
+    ringscan_chunk_stats stats;
+} ringscan_chunk_info;
+
+/* The chunk of column c in row group g. */
+RINGSCAN_API int ringscan_file_chunk(const ringscan_file *f, int g, int c, ringscan_chunk_info *out);
+
+/* The name of Parquet Encoding e ("PLAIN", "RLE_DICTIONARY", ...; static storage), "?" for a
+ * value this reader does not know (any e outside 0..9 included). */
+RINGSCAN_API const char *ringscan_encoding_name(int e);
+
+/* Writes a statistics value of column c (value, len: PLAIN bytes as in ringscan_chunk_stats)
+ * as the JSON value `ringscan meta` prints: booleans, integers (unsigned for UINT*
+ * columns) and floats (%.17g; NaN as "NaN") bare, text and plain byte arrays as escaped
+ * JSON strings, anything else (or a length that does not fit the type) as "0x<hex>".
+ * snprintf's contract: writes at most cap - 1 bytes and a NUL into buf (buf may be NULL when
+ * cap is 0) and returns the length of the whole text; -EINVAL when f is NULL, c is not a
+ * column, or value (with len > 0) or buf (with cap > 0) is NULL; -EOVERFLOW when the text
+ * would be longer than INT_MAX (never for a value of f's own statistics: a footer is at most
+ * 64 MiB). */
+RINGSCAN_API int ringscan_stat_text(const ringscan_file *f, int c, const uint8_t *value, uint32_t len,
+                                    char *buf, size_t cap);
+
 /* ---- scans ---- */
 
 typedef enum ringscan_policy {
@@ -131,9 +247,17 @@ typedef struct ringscan_options {
     int64_t split_rows;         /* a row group of at least twice this many rows whose columns
                                    have an offset index is cut at page boundaries into splits
                                    of about this many rows; 0 = 131072, < 0 = never cut */
+    bool use_page_index;        /* prune pages with the column and offset indexes (default on) */
+    bool use_bloom;             /* read bloom filters for = and IN conjuncts (default on) */
+    bool explain;               /* keep a text account of the plan (ringscan_scan_explain) */
+    bool int96_raw;             /* INT96 columns as their 12 stored bytes, fixed-size binary
+                                   "w:12" (nanoseconds of the day, then the Julian day, both
+                                   little-endian), instead of timestamp[ns], whose int64 wraps
+                                   outside the years 1677..2262 (pyarrow's arithmetic) */
 } ringscan_options;
 
-/* Fills o with the defaults (every column, no filter, no limit, adaptive, 2 threads, auto). */
+/* Fills o with the defaults (every column, no filter, no limit, adaptive, 2 threads, auto, page
+ * index and bloom filters used, no explain text, INT96 as timestamp[ns]). */
 RINGSCAN_API void ringscan_options_init(ringscan_options *o);
 
 typedef struct ringscan_scan ringscan_scan;
@@ -163,11 +287,25 @@ typedef struct ringscan_stats {
     int64_t row_groups_total, row_groups_pruned, pages_total, pages_pruned;
     int64_t rows_scanned, rows_out;
     bool io_uring;                     /* false: the pread fallback ran */
+    int64_t splits;                    /* planned, pruned ones included */
+    int64_t splits_all_false;          /* splits whose filter left no row */
+    uint64_t plan_reads, plan_bytes;   /* synchronous planning reads: indexes, bloom filters */
+    int64_t pages_dict_evaluated;      /* pages a conjunct evaluated on dictionary indices */
+    int64_t pages_sel_evaluated;       /* pages a conjunct evaluated on its selected rows only */
+    int64_t bytes_decompressed;        /* page bodies inflated */
+    int64_t steals;                    /* times a core took later splits of another's work */
+    int64_t reads_lent;                /* stolen column bytes copied from the owner's read */
+    char io_backend[160];              /* "io_uring", or "pread (io_uring unavailable: ...)" */
 } ringscan_stats;
 
 /* The scan's counters; complete once ringscan_scan_next returned 0 or an error (calling it
  * earlier stops the scan). */
 RINGSCAN_API void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out);
+
+/* The plan's text account (row groups and pages pruned and why, the conjunct order), NUL-
+ * terminated, valid until ringscan_scan_free(s); "" when options.explain was false or s is
+ * NULL. The conjunct-order part is complete once ringscan_scan_next returned 0 or an error. */
+RINGSCAN_API const char *ringscan_scan_explain(ringscan_scan *s);
 
 /* Stops the scan (cancelling reads in flight) and frees it. NULL is a no-op. */
 RINGSCAN_API void ringscan_scan_free(ringscan_scan *s);

@@ -8,19 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scan/api_priv.h"
 #include "scan/arrow.h"
 #include "scan/scan.h"
-
-struct ringscan_file {
-    pqf_t *f;
-    char *path;
-};
 
 struct ringscan_scan {
     ringscan_file *file;
     scan_t *scan;
     const pq_column_desc **cols;
     int ncols;
+    unsigned arrow_flags;      /* scan/arrow.h SCAN_ARROW_* */
     char last_error[512];
 };
 
@@ -98,6 +95,8 @@ void ringscan_options_init(ringscan_options *o)
     o->limit = -1;
     o->policy = RINGSCAN_POLICY_ADAPTIVE;
     o->threads = 2;
+    o->use_page_index = true;
+    o->use_bloom = true;
 }
 
 static int resolve_columns(ringscan_file *f, const ringscan_options *o, int **idx, int *n,
@@ -143,6 +142,9 @@ static void to_scan_opts(const ringscan_options *o, scan_opts *so)
     so->limit = o->limit;
     so->col_limits.verify_crc = o->verify_checksums;
     so->split_rows = o->split_rows == 0 ? SCAN_SPLIT_ROWS : (o->split_rows < 0 ? 0 : o->split_rows);
+    so->use_page_index = o->use_page_index;
+    so->use_bloom = o->use_bloom;
+    so->explain = o->explain;
 }
 
 int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_scan **out,
@@ -170,6 +172,7 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     }
     s->file = f;
     s->ncols = n;
+    s->arrow_flags = o->int96_raw ? SCAN_ARROW_INT96_RAW : 0;
     for (int i = 0; i < n; i++) s->cols[i] = scan_proj_desc(s->scan, i);
     *out = s;
     return 0;
@@ -178,7 +181,7 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
 int ringscan_scan_schema(ringscan_scan *s, struct ArrowSchema *out, ringscan_error *err)
 {
     if (!s || !out) return bad_arg(err, !s ? "ringscan_scan_schema: scan is NULL" : "ringscan_scan_schema: out is NULL");
-    int rc = scan_arrow_schema(s->cols, s->ncols, out);
+    int rc = scan_arrow_schema(s->cols, s->ncols, s->arrow_flags, out);
     return rc ? report(err, s->file->path, rc, NULL) : 0;
 }
 
@@ -196,7 +199,7 @@ int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error 
         return rc;
     }
     if (rc == 0) return 0;
-    rc = scan_arrow_batch(s->cols, &b, out);
+    rc = scan_arrow_batch(s->cols, s->arrow_flags, &b, out);
     scan_batch_free(&b);
     return rc ? report(err, s->file->path, rc, NULL) : 1;
 }
@@ -213,7 +216,19 @@ void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
                             .row_groups_total = st.row_groups_total,
                             .row_groups_pruned = st.row_groups_pruned, .pages_total = st.pages_total,
                             .pages_pruned = st.pages_pruned, .rows_scanned = st.rows_scanned,
-                            .rows_out = st.rows_out, .io_uring = st.uring};
+                            .rows_out = st.rows_out, .io_uring = st.uring, .splits = st.splits,
+                            .splits_all_false = st.splits_all_false, .plan_reads = st.plan_reads,
+                            .plan_bytes = st.plan_bytes, .pages_dict_evaluated = st.dict_eval_pages,
+                            .pages_sel_evaluated = st.sel_eval_pages,
+                            .bytes_decompressed = st.bytes_decompressed, .steals = st.steals,
+                            .reads_lent = st.reads_lent};
+    _Static_assert(sizeof out->io_backend == sizeof st.io_backend, "io_backend sizes differ");
+    memcpy(out->io_backend, st.io_backend, sizeof out->io_backend);
+}
+
+const char *ringscan_scan_explain(ringscan_scan *s)
+{
+    return s ? scan_explain(s->scan) : "";
 }
 
 void ringscan_scan_free(ringscan_scan *s)

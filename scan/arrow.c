@@ -4,7 +4,8 @@
  * over the batch's pq_vec buffers without copying where Arrow's layout is the same (ints,
  * floats, booleans, strings, binary, fixed-size binary, float16); types Arrow stores
  * differently are converted once: int8/int16/uint8/uint16 narrowed, decimals widened to
- * decimal128, INT96 to timestamp[ns] (pyarrow's wrapping arithmetic).
+ * decimal128, INT96 to timestamp[ns] (pyarrow's wrapping arithmetic; or, with
+ * SCAN_ARROW_INT96_RAW, kept as its 12 stored bytes, a fixed-size binary).
  * Invariants: every released structure frees exactly what it owns; release sets release to
  * NULL; schema strings live in the schema's private block. */
 #include <assert.h>
@@ -69,7 +70,7 @@ static const char *int_format(const pq_column_desc *d, char *buf, size_t n)
     }
 }
 
-const char *scan_arrow_format(const pq_column_desc *d, char *buf, size_t n)
+const char *scan_arrow_format(const pq_column_desc *d, unsigned flags, char *buf, size_t n)
 {
     if (d->logical == PQ_LOGICAL_DECIMAL) {
         snprintf(buf, n, "d:%d,%d", d->decimal_precision, d->decimal_scale);
@@ -79,7 +80,7 @@ const char *scan_arrow_format(const pq_column_desc *d, char *buf, size_t n)
     case PQ_BOOLEAN: return "b";
     case PQ_INT32:
     case PQ_INT64: return int_format(d, buf, n);
-    case PQ_INT96: return "tsn:";
+    case PQ_INT96: return flags & SCAN_ARROW_INT96_RAW ? "w:12" : "tsn:";
     case PQ_FLOAT: return "f";
     case PQ_DOUBLE: return "g";
     case PQ_BYTE_ARRAY: return is_text(d) ? "u" : "z";
@@ -114,7 +115,8 @@ static int schema_fill(struct ArrowSchema *s, const char *format, const char *na
     return 0;
 }
 
-int scan_arrow_schema(const pq_column_desc *const *cols, int n, struct ArrowSchema *out)
+int scan_arrow_schema(const pq_column_desc *const *cols, int n, unsigned flags,
+                      struct ArrowSchema *out)
 {
     int rc = schema_fill(out, "+s", "", n, 0);
     if (rc) return rc;
@@ -122,7 +124,7 @@ int scan_arrow_schema(const pq_column_desc *const *cols, int n, struct ArrowSche
     for (int i = 0; i < n; i++) {
         char buf[32];
         int64_t fl = cols[i]->repetition == PQ_OPTIONAL ? ARROW_FLAG_NULLABLE : 0;
-        rc = schema_fill(&p->child_mem[i], scan_arrow_format(cols[i], buf, sizeof buf),
+        rc = schema_fill(&p->child_mem[i], scan_arrow_format(cols[i], flags, buf, sizeof buf),
                          cols[i]->name, 0, fl);
         if (rc) {
             out->release(out);
@@ -175,7 +177,7 @@ static void widen_decimal(const pq_vec *v, __int128 *out)
 }
 
 /* Converts values whose Arrow width differs; sets *conv (NULL when the layout is the same). */
-static int convert(const pq_column_desc *d, const pq_vec *v, void **conv)
+static int convert(const pq_column_desc *d, unsigned flags, const pq_vec *v, void **conv)
 {
     *conv = NULL;
     int64_t n = v->length;
@@ -185,7 +187,7 @@ static int convert(const pq_column_desc *d, const pq_vec *v, void **conv)
         widen_decimal(v, *conv);
         return 0;
     }
-    if (v->type == PQ_INT96) {
+    if (v->type == PQ_INT96 && !(flags & SCAN_ARROW_INT96_RAW)) {
         int64_t *o = fail_malloc((size_t)(n + 1) * 8);
         if (!o) return -ENOMEM;
         for (int64_t r = 0; r < n; r++) {
@@ -213,11 +215,11 @@ static int convert(const pq_column_desc *d, const pq_vec *v, void **conv)
     return 0;
 }
 
-static int child_array(const pq_column_desc *d, pq_vec *v, struct ArrowArray *a)
+static int child_array(const pq_column_desc *d, unsigned flags, pq_vec *v, struct ArrowArray *a)
 {
     array_priv *p = fail_calloc(1, sizeof *p);
     if (!p) return -ENOMEM;
-    int rc = convert(d, v, &p->converted);
+    int rc = convert(d, flags, v, &p->converted);
     if (rc) {
         free(p);
         return rc;
@@ -236,7 +238,8 @@ static int child_array(const pq_column_desc *d, pq_vec *v, struct ArrowArray *a)
     return 0;
 }
 
-int scan_arrow_batch(const pq_column_desc *const *cols, scan_batch *b, struct ArrowArray *out)
+int scan_arrow_batch(const pq_column_desc *const *cols, unsigned flags, scan_batch *b,
+                     struct ArrowArray *out)
 {
     array_priv *p = fail_calloc(1, sizeof *p);
     if (!p) return -ENOMEM;
@@ -255,7 +258,7 @@ int scan_arrow_batch(const pq_column_desc *const *cols, scan_batch *b, struct Ar
     for (int i = 0; i < b->ncols; i++) {
         p->children[i] = &p->child_mem[i];
         b->cols[i].length = b->rows;
-        int rc = child_array(cols[i], &b->cols[i], &p->child_mem[i]);
+        int rc = child_array(cols[i], flags, &b->cols[i], &p->child_mem[i]);
         if (rc) {
             out->n_children = i;
             out->release(out);

@@ -16,24 +16,39 @@ mkdir -p "$out/obj" "$out/tests" "$out/bin"
 CC=${CC:-clang}
 flags="-std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -DRINGSCAN_CHECKED=1 -g -O1 -fno-omit-frame-pointer -I. -Iinclude -Itests $san"
 libs="-luring -lmimalloc -lxxhash -lzstd -lsnappy -llz4 -lz -lbrotlidec -lbrotlienc -lm -lpthread"
-objs=()
 fail=0
-for src in common/*.c runtime/*.c runtime/*.S io/*.c format/*.c filter/*.c scan/*.c bench/*.c; do
-    [ -f "$src" ] || continue
-    obj="$out/obj/$(echo "$src" | tr / _).o"
-    if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find common runtime io format filter scan bench include -name '*.h' -newer "$obj" 2>/dev/null | head -n1)" ]; then
-        $CC $flags -c "$src" -o "$obj" || fail=1
-    fi
-    objs+=("$obj")
-done
+# objs_of VAR DIR...: compiles DIR/*.c (and .S) into $out/obj, the names into array VAR
+objs_of() {
+    local -n acc=$1; shift
+    acc=()
+    local src obj d
+    for d in "$@"; do
+        for src in "$d"/*.c "$d"/*.S; do
+            [ -f "$src" ] || continue
+            obj="$out/obj/$(echo "$src" | tr / _).o"
+            if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find common runtime io format filter scan bench include -name '*.h' -newer "$obj" 2>/dev/null | head -n1)" ]; then
+                $CC $flags -c "$src" -o "$obj" || fail=1
+            fi
+            acc+=("$obj")
+        done
+    done
+}
+# the library has no bench/ object (build.zig): bench/ is its own archive, linked into the
+# binary and into the tests that include a bench/ header
+objs_of objs common runtime io format filter scan
+objs_of bench_objs bench
 [ $fail -eq 0 ] || { echo "sanitizer build failed"; echo "0 passed, 1 failed"; exit 1; }
+rm -f "$out/libringscan.a" "$out/libringscan_bench.a"
 ar rcs "$out/libringscan.a" "${objs[@]}"
+ar rcs "$out/libringscan_bench.a" "${bench_objs[@]}"
 if ls cli/*.c >/dev/null 2>&1; then
-    $CC $flags cli/*.c "$out/libringscan.a" $libs -o "$out/bin/ringscan" || fail=1
+    $CC $flags cli/*.c "$out/libringscan_bench.a" "$out/libringscan.a" $libs -o "$out/bin/ringscan" || fail=1
 fi
 for t in tests/unit/test_*.c; do
     [ -f "$t" ] || continue
-    $CC $flags "$t" "$out/libringscan.a" $libs -o "$out/tests/$(basename "$t" .c)" || fail=1
+    bench_lib=()
+    grep -q '#include "bench/' "$t" && bench_lib=("$out/libringscan_bench.a")
+    $CC $flags "$t" "${bench_lib[@]}" "$out/libringscan.a" $libs -o "$out/tests/$(basename "$t" .c)" || fail=1
 done
 [ $fail -eq 0 ] || { echo "sanitizer build failed"; echo "0 passed, 1 failed"; exit 1; }
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}

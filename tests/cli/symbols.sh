@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/symbols.sh: libringscan.so exports exactly the functions include/ringscan.h
 # declares (visibility hidden plus scan/ringscan.map), and a host program built against the
-# header and the shared library alone scans a file through it.
+# header and the shared library alone scans a file through it; neither libringscan.a nor the
+# .so holds a bench/ object (bench/ is its own library, linked by the binary and some tests).
 # Last line: "symbols: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 so=zig-out/lib/libringscan.so
@@ -11,6 +12,16 @@ grep -oE '^RINGSCAN_API [^(]*\bringscan_[a-z_]+\(' include/ringscan.h | grep -oE
 check '[ -s "$dir/declared" ] && diff -u "$dir/declared" "$dir/exported" >"$dir/diff"' \
     "exported symbols differ from ringscan.h: $(cat "$dir/diff" 2>/dev/null | head -20)"
 check '! grep -vq "^ringscan_" "$dir/exported"' "a symbol without the ringscan_ prefix is exported"
+# the functions bench/*.h declare (shape_*, lineitem_*, bench_*, rt_bench_*, ...)
+grep -ohE '^[a-z_][a-z0-9_ *]* \**([a-z][a-z0-9_]*)\(' bench/*.h | grep -oE '[a-z][a-z0-9_]*\($' | tr -d '(' | sort -u >"$dir/bench_syms"
+nm --defined-only zig-out/lib/libringscan.a 2>/dev/null | awk 'NF == 3 {print $3}' | sort -u >"$dir/lib_syms"
+nm -D --defined-only "$so" | awk '{print $3}' | sed 's/@.*//' >>"$dir/lib_syms"
+nm --defined-only "$so" 2>/dev/null | awk 'NF == 3 {print $3}' >>"$dir/lib_syms"
+sort -u -o "$dir/lib_syms" "$dir/lib_syms"
+check '[ "$(wc -l <"$dir/bench_syms")" -gt 10 ] && grep -qx shape_vec_sum "$dir/bench_syms"' \
+    "the bench/ declarations were not found: $(head -c 200 "$dir/bench_syms")"
+check '[ -s "$dir/lib_syms" ] && ! comm -12 "$dir/bench_syms" "$dir/lib_syms" | grep -q .' \
+    "the library defines bench/ symbols: $(comm -12 "$dir/bench_syms" "$dir/lib_syms" | head -5 | tr '\n' ' ')"
 cat >"$dir/host.c" <<'C'
 #include <stdio.h>
 #include <ringscan.h>

@@ -506,6 +506,58 @@ static void test_limit(void)
     ringscan_close(f);
 }
 
+/* Runs a scan of f with o; returns its rows (or -1), fills *st and the explain text. */
+static int64_t run_scan(ringscan_file *f, ringscan_options *o, ringscan_stats *st, char *explain,
+                        size_t explain_cap)
+{
+    ringscan_error err;
+    ringscan_scan *s = NULL;
+    if (ringscan_scan_start(f, o, &s, &err)) return -1;
+    struct ArrowArray a;
+    int64_t rows = 0;
+    int rc;
+    while ((rc = ringscan_scan_next(s, &a, &err)) == 1) {
+        rows += a.length;
+        a.release(&a);
+    }
+    ringscan_scan_stats(s, st);
+    snprintf(explain, explain_cap, "%s", ringscan_scan_explain(s));
+    ringscan_scan_free(s);
+    return rc == 0 ? rows : -1;
+}
+
+/* The options and counters appended for hosts (and ringscan scan): page index and bloom
+ * switches, explain text, INT96 form, and the extra counters. */
+static void test_options_tail(void)
+{
+    ringscan_options o;
+    memset(&o, 0x5a, sizeof o);
+    ringscan_options_init(&o);
+    CHECK(o.use_page_index && o.use_bloom && !o.explain && !o.int96_raw);
+    CHECK(strcmp(ringscan_scan_explain(NULL), "") == 0);
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open(path, &f, &err), 0);
+    if (!f) return;
+    static char text[1 << 16];
+    ringscan_stats st;
+    o.filter = "id >= 100 AND id < 200"; /* row group 0 only; its pages of 250 rows: 1 of 4 */
+    CHECK_EQ_I64(run_scan(f, &o, &st, text, sizeof text), 100);
+    CHECK(strcmp(text, "") == 0);
+    CHECK_EQ_I64(st.splits, ROWS / RG_ROWS);
+    CHECK_EQ_I64(st.row_groups_pruned, ROWS / RG_ROWS - 1);
+    CHECK_EQ_I64(st.pages_pruned, 3 * NC); /* counted per column */
+    CHECK(st.io_backend[0] && (strcmp(st.io_backend, "io_uring") == 0) == st.io_uring);
+    CHECK(st.bytes_decompressed > 0);
+    o.use_page_index = false;
+    o.explain = true;
+    CHECK_EQ_I64(run_scan(f, &o, &st, text, sizeof text), 100);
+    CHECK_EQ_I64(st.pages_pruned, 0);
+    CHECK_EQ_I64(st.plan_reads, 0);
+    CHECK(strstr(text, "pruned by") != NULL); /* the four other row groups */
+    ringscan_close(f);
+}
+
 int main(void)
 {
     ts_dir_init();
@@ -521,6 +573,7 @@ int main(void)
     RUN(test_errors);
     RUN(test_limit);
     RUN(test_bad_arguments);
+    RUN(test_options_tail);
     ts_dir_remove();
     return CHECK_DONE("test_scan_api");
 }

@@ -1,0 +1,119 @@
+/* cli/checksum.c: the count format's checksum over Arrow arrays (definition and the rebuilt
+ * stored forms in checksum.h). The type dispatch happens once per column per batch; the row
+ * loops under it are plain. */
+#include "cli/checksum.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static uint64_t fnv1a64(const uint8_t *p, int64_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int64_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* Width of the fixed-width integer formats (0: not one). */
+static int int_width(const char *f, bool *is_signed)
+{
+    static const struct { const char *fmt; int width; bool is_signed; } t[] = {
+        {"c", 1, true}, {"s", 2, true}, {"i", 4, true}, {"l", 8, true},  {"C", 1, false},
+        {"S", 2, false}, {"I", 4, true}, {"L", 8, true}, {"f", 4, false}, {"g", 8, true},
+        {"tdD", 4, true}, {"ttm", 4, true}, {"ttu", 8, true}, {"ttn", 8, true},
+    };
+    /* "I": a UINT32 is stored as INT32 and summed sign-extended like every INT32 */
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(f, t[i].fmt) == 0) return *is_signed = t[i].is_signed, t[i].width;
+    if (f[0] == 't' && f[1] == 's' && f[2] && f[3] == ':') return *is_signed = true, 8;
+    return 0;
+}
+
+int sum_col_init(sum_col *c, const struct ArrowSchema *s, const ringscan_column_info *ci)
+{
+    const char *f = s->format;
+    bool sgn = false;
+    int w = int_width(f, &sgn), n = 0;
+    if (ci->physical == RINGSCAN_INT96) {
+        if (strcmp(f, "w:12") != 0) return -EINVAL;
+        *c = (sum_col){SUM_FIXED, 12};
+    } else if (w) *c = (sum_col){sgn ? SUM_SIGNED : SUM_UNSIGNED, w};
+    else if (strcmp(f, "b") == 0) *c = (sum_col){SUM_BOOL, 0};
+    else if (strcmp(f, "u") == 0 || strcmp(f, "z") == 0) *c = (sum_col){SUM_VAR, 0};
+    else if (strcmp(f, "e") == 0) *c = (sum_col){SUM_FIXED, 2};
+    else if (sscanf(f, "w:%d", &n) == 1 && n > 0) *c = (sum_col){SUM_FIXED, n};
+    else if (f[0] == 'd' && f[1] == ':') {
+        if (ci->physical == RINGSCAN_FIXED_LEN_BYTE_ARRAY) *c = (sum_col){SUM_DEC_FIXED, ci->type_length};
+        else if (ci->physical == RINGSCAN_BYTE_ARRAY) *c = (sum_col){SUM_DEC_VAR, 16};
+        else *c = (sum_col){SUM_DEC_LOW, 16};
+    } else return -EINVAL;
+    return 0;
+}
+
+static uint64_t load_int(const uint8_t *p, int width, bool is_signed)
+{
+    uint64_t x = 0;
+    memcpy(&x, p, (size_t)width); /* little-endian host */
+    if (is_signed && width < 8 && (x >> (8 * width - 1)) & 1) x |= ~UINT64_C(0) << (8 * width);
+    return x;
+}
+
+/* Hash of a decimal128 as `width` big-endian two's complement bytes (sign-extended past
+ * 16), or, when width is 0, as the fewest bytes that keep its sign. */
+static uint64_t dec_hash(const uint8_t *le16, int width)
+{
+    uint8_t be[64];
+    uint8_t sign = (le16[15] & 0x80) ? 0xff : 0;
+    int n = width;
+    if (n == 0) {
+        n = 16;
+        while (n > 1 && le16[n - 1] == sign && ((le16[n - 2] ^ sign) & 0x80) == 0) n--;
+    }
+    if (n > (int)sizeof be) n = (int)sizeof be;
+    for (int i = 0; i < n; i++) be[n - 1 - i] = i < 16 ? le16[i] : sign;
+    return fnv1a64(be, n);
+}
+
+static uint64_t var_hash(const struct ArrowArray *a, int64_t i)
+{
+    const int32_t *off = a->buffers[1];
+    int64_t n = off[i + 1] - off[i];
+    assert(n >= 0);
+    /* an all-empty batch may carry data == NULL: hash no NULL + 0 */
+    return n ? fnv1a64((const uint8_t *)a->buffers[2] + off[i], n) : fnv1a64(NULL, 0);
+}
+
+/* acc += expr over the valid rows i of a (the type dispatch stays outside the row loop). */
+#define SUM_ROWS(expr)                                                                       \
+    for (int64_t r = 0; r < a->length; r++) {                                                \
+        int64_t i = a->offset + r;                                                           \
+        if (!valid || ((valid[i >> 3] >> (i & 7)) & 1)) acc += (expr);                       \
+    }
+
+void sum_col_add(const sum_col *c, const struct ArrowArray *a, uint64_t *sum)
+{
+    const uint8_t *valid = a->null_count != 0 ? a->buffers[0] : NULL;
+    const uint8_t *p = a->buffers[1];
+    int w = c->width;
+    uint64_t acc = *sum;
+    switch (c->kind) {
+    case SUM_SIGNED: SUM_ROWS(load_int(p + i * w, w, true)); break;
+    case SUM_UNSIGNED: SUM_ROWS(load_int(p + i * w, w, false)); break;
+    case SUM_BOOL: SUM_ROWS((uint64_t)((p[i >> 3] >> (i & 7)) & 1)); break;
+    case SUM_DEC_LOW: SUM_ROWS(load_int(p + i * 16, 8, true)); break;
+    case SUM_DEC_FIXED: SUM_ROWS(dec_hash(p + i * 16, w)); break;
+    case SUM_DEC_VAR: SUM_ROWS(dec_hash(p + i * 16, 0)); break;
+    case SUM_FIXED: SUM_ROWS(fnv1a64(p + i * w, w)); break;
+    case SUM_VAR: SUM_ROWS(var_hash(a, i)); break;
+    }
+    *sum = acc;
+}
+
+uint64_t sum_checksum(const uint64_t *col_sum, int n)
+{
+    assert(n >= 0);
+    uint64_t c = 0;
+    for (int j = 0; j < n; j++) c = c * 1000003ull + col_sum[j];
+    return c;
+}

@@ -1,0 +1,209 @@
+/* scan/api_meta.c: the metadata half of the public API (ringscan.h "metadata"): plain structs
+ * filled from the pq_file_meta that ringscan_open parsed, and the text of a statistics value.
+ *
+ * Invariants:
+ *  1. No call does I/O or allocates: everything comes from f->f->meta, which is read-only
+ *     after open, so these calls may run on any thread alongside scans of f.
+ *  2. Every pointer handed out points into that metadata's arena (or static storage): it
+ *     lives until ringscan_close.
+ *  3. An argument check fails before out is written: on -EINVAL out is untouched.
+ *  4. ringscan_stat_text follows snprintf: it counts the whole text whatever cap is, writes
+ *     at most cap - 1 bytes and always NUL-terminates when cap > 0.
+ *
+ * Why the value text lives here and not in cli/: how a statistic's bytes read depends on the
+ * column's physical and logical type (unsigned logical types, float bit patterns, which byte
+ * arrays are text), which the library knows and every host would otherwise re-derive; the raw
+ * bytes stay available in ringscan_chunk_stats for hosts that want their own form. */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ringscan.h"
+#include "scan/api_priv.h"
+
+static const pq_file_meta *meta_of(const ringscan_file *f) { return &f->f->meta; }
+
+int ringscan_file_info_get(const ringscan_file *f, ringscan_file_info *out)
+{
+    if (!f || !out) return -EINVAL;
+    const pq_file_meta *m = meta_of(f);
+    *out = (ringscan_file_info){
+        .rows = m->num_rows, .columns = m->ncolumns, .row_groups = m->nrow_groups, .kv = m->nkv,
+        .version = m->version, .created_by = m->created_by,
+        .column_orders = m->column_orders_known     ? RINGSCAN_ORDERS_KNOWN
+                         : m->column_orders_present ? RINGSCAN_ORDERS_UNKNOWN
+                                                    : RINGSCAN_ORDERS_ABSENT};
+    return 0;
+}
+
+int ringscan_file_column(const ringscan_file *f, int i, ringscan_column_info *out)
+{
+    if (!f || !out || i < 0 || i >= meta_of(f)->ncolumns) return -EINVAL;
+    const pq_column_desc *c = &meta_of(f)->columns[i];
+    bool dec = c->logical == PQ_LOGICAL_DECIMAL;
+    bool timed = c->logical >= PQ_LOGICAL_TIME_MILLIS && c->logical <= PQ_LOGICAL_TIMESTAMP_NANOS;
+    *out = (ringscan_column_info){
+        .name = c->name, .physical = (ringscan_physical)c->physical,
+        .physical_name = pq_physical_name(c->physical), .logical_name = pq_logical_name(c->logical),
+        .optional = c->repetition == PQ_OPTIONAL, .adjusted_to_utc = timed && c->is_adjusted_to_utc,
+        .type_length = c->physical == PQ_FIXED_LEN_BYTE_ARRAY ? c->type_length : 0,
+        .precision = dec ? c->decimal_precision : 0, .scale = dec ? c->decimal_scale : 0,
+        .field_id = c->field_id};
+    return 0;
+}
+
+int ringscan_file_kv(const ringscan_file *f, int i, ringscan_kv *out)
+{
+    if (!f || !out || i < 0 || i >= meta_of(f)->nkv) return -EINVAL;
+    const pq_kv *kv = &meta_of(f)->kv[i];
+    *out = (ringscan_kv){.key = kv->key, .value = kv->value, .value_len = kv->value ? kv->value_len : 0};
+    return 0;
+}
+
+int ringscan_file_row_group(const ringscan_file *f, int g, ringscan_row_group_info *out)
+{
+    if (!f || !out || g < 0 || g >= meta_of(f)->nrow_groups) return -EINVAL;
+    const pq_row_group *rg = &meta_of(f)->row_groups[g];
+    *out = (ringscan_row_group_info){.rows = rg->num_rows, .total_byte_size = rg->total_byte_size,
+                                     .total_compressed_size = rg->total_compressed_size};
+    return 0;
+}
+
+static ringscan_chunk_stats stats_of(const pq_stats *s)
+{
+    return (ringscan_chunk_stats){
+        .has_min_max = s->has_min_max, .min_exact = s->min_exact, .max_exact = s->max_exact,
+        .usable = s->usable, .min = s->has_min_max ? s->min : NULL,
+        .max = s->has_min_max ? s->max : NULL, .min_len = s->has_min_max ? s->min_len : 0,
+        .max_len = s->has_min_max ? s->max_len : 0, .has_null_count = s->has_null_count,
+        .has_distinct_count = s->has_distinct, .has_nan_count = s->has_nan_count,
+        .null_count = s->null_count, .distinct_count = s->distinct_count, .nan_count = s->nan_count};
+}
+
+int ringscan_file_chunk(const ringscan_file *f, int g, int c, ringscan_chunk_info *out)
+{
+    if (!f || !out || g < 0 || g >= meta_of(f)->nrow_groups || c < 0 || c >= meta_of(f)->ncolumns)
+        return -EINVAL;
+    const pq_chunk_meta *ch = &meta_of(f)->row_groups[g].chunks[c];
+    *out = (ringscan_chunk_info){
+        .codec = (int)ch->codec, .codec_name = pq_codec_name(ch->codec),
+        .encodings = ch->encodings_mask, .num_values = ch->num_values,
+        .compressed_size = ch->total_compressed_size,
+        .uncompressed_size = ch->total_uncompressed_size,
+        .data_page_offset = ch->data_page_offset,
+        .dictionary_page_offset = ch->has_dictionary_page_offset ? ch->dictionary_page_offset : -1,
+        .has_offset_index = ch->has_offset_index, .has_column_index = ch->has_column_index,
+        .has_bloom_filter = ch->has_bloom_filter, .stats = stats_of(&ch->stats)};
+    return 0;
+}
+
+const char *ringscan_encoding_name(int e)
+{
+    return e >= 0 && e <= PQ_ENC_BYTE_STREAM_SPLIT ? pq_encoding_name((pq_encoding)e) : "?";
+}
+
+/* ---- the text of a statistics value ---- */
+
+/* snprintf-style output: len counts every byte, only the first cap - 1 are stored. */
+typedef struct txt {
+    char *buf;
+    size_t cap, len;
+} txt;
+
+static void txt_put(txt *t, const char *s, size_t n)
+{
+    if (t->len < t->cap) {
+        size_t room = t->cap - 1 - t->len < n ? t->cap - 1 - t->len : n;
+        memcpy(t->buf + t->len, s, room);
+    }
+    t->len += n;
+}
+
+__attribute__((format(printf, 2, 3))) static void txt_printf(txt *t, const char *fmt, ...)
+{
+    char tmp[64]; /* every format below is a number: at most 24 bytes */
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0) txt_put(t, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+static uint64_t le(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* A JSON string: '"' and '\\' escaped, control bytes and DEL as \u00XX. */
+static void txt_str(txt *t, const uint8_t *p, uint32_t n)
+{
+    txt_put(t, "\"", 1);
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t c = p[i];
+        if (c == '"' || c == '\\') txt_printf(t, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f) txt_printf(t, "\\u%04x", c);
+        else txt_put(t, (const char *)&p[i], 1);
+    }
+    txt_put(t, "\"", 1);
+}
+
+static void txt_hex(txt *t, const uint8_t *p, uint32_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    txt_put(t, "\"0x", 3);
+    for (uint32_t i = 0; i < n; i++) {
+        char two[2] = {digits[p[i] >> 4], digits[p[i] & 15]};
+        txt_put(t, two, 2);
+    }
+    txt_put(t, "\"", 1);
+}
+
+static void txt_float(txt *t, const uint8_t *p, uint32_t n)
+{
+    double d;
+    if (n == 4) {
+        uint32_t u = (uint32_t)le(p, 4);
+        float x;
+        memcpy(&x, &u, 4);
+        d = x;
+    } else {
+        uint64_t u = le(p, 8);
+        memcpy(&d, &u, 8);
+    }
+    if (d != d) txt_put(t, "\"NaN\"", 5);
+    else txt_printf(t, "%.17g", d);
+}
+
+static void txt_value(txt *t, const pq_column_desc *c, const uint8_t *p, uint32_t n)
+{
+    bool uns = c->logical >= PQ_LOGICAL_UINT8 && c->logical <= PQ_LOGICAL_UINT64;
+    bool text = c->logical == PQ_LOGICAL_STRING || c->logical == PQ_LOGICAL_ENUM ||
+                c->logical == PQ_LOGICAL_JSON || c->logical == PQ_LOGICAL_NONE;
+    if (c->physical == PQ_BOOLEAN && n == 1) txt_put(t, p[0] ? "true" : "false", p[0] ? 4 : 5);
+    else if (c->physical == PQ_INT32 && n == 4)
+        uns ? txt_printf(t, "%" PRIu32, (uint32_t)le(p, 4))
+            : txt_printf(t, "%" PRId32, (int32_t)(uint32_t)le(p, 4));
+    else if (c->physical == PQ_INT64 && n == 8)
+        uns ? txt_printf(t, "%" PRIu64, le(p, 8)) : txt_printf(t, "%" PRId64, (int64_t)le(p, 8));
+    else if ((c->physical == PQ_FLOAT && n == 4) || (c->physical == PQ_DOUBLE && n == 8))
+        txt_float(t, p, n);
+    else if (c->physical == PQ_BYTE_ARRAY && text) txt_str(t, p, n);
+    else txt_hex(t, p, n);
+}
+
+int ringscan_stat_text(const ringscan_file *f, int c, const uint8_t *value, uint32_t len,
+                       char *buf, size_t cap)
+{
+    if (!f || c < 0 || c >= meta_of(f)->ncolumns || (!value && len > 0) || (!buf && cap > 0))
+        return -EINVAL;
+    static const uint8_t none[1];
+    txt t = {.buf = buf, .cap = cap};
+    txt_value(&t, &meta_of(f)->columns[c], value ? value : none, len);
+    if (cap > 0) buf[t.len < cap ? t.len : cap - 1] = 0;
+    return t.len > INT_MAX ? -EOVERFLOW : (int)t.len;
+}
