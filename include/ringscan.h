@@ -296,10 +296,15 @@ typedef struct ringscan_stats {
     int64_t steals;                    /* times a core took later splits of another's work */
     int64_t reads_lent;                /* stolen column bytes copied from the owner's read */
     char io_backend[160];              /* "io_uring", or "pread (io_uring unavailable: ...)" */
+    int64_t splits_done;               /* splits finished so far, of `splits` (progress) */
+    bool complete;                     /* the scan ended: every counter is final */
 } ringscan_stats;
 
-/* The scan's counters; complete once ringscan_scan_next returned 0 or an error (calling it
- * earlier stops the scan). */
+/* The scan's counters. While the scan runs this is a snapshot that does not stop it (for
+ * progress: rows_scanned, bytes_read, splits_done of splits; io figures lag by at most the
+ * split each core is running, io_backend is filled at the end); complete (out->complete) once
+ * ringscan_scan_next returned 0 or an error. Thread-safe against the scan's own threads; call
+ * it from one host thread at a time. */
 RINGSCAN_API void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out);
 
 /* The plan's text account (row groups and pages pruned and why, the conjunct order), NUL-

@@ -221,7 +221,8 @@ void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
                             .plan_bytes = st.plan_bytes, .pages_dict_evaluated = st.dict_eval_pages,
                             .pages_sel_evaluated = st.sel_eval_pages,
                             .bytes_decompressed = st.bytes_decompressed, .steals = st.steals,
-                            .reads_lent = st.reads_lent};
+                            .reads_lent = st.reads_lent, .splits_done = st.splits_done,
+                            .complete = scan_finished(s->scan)};
     _Static_assert(sizeof out->io_backend == sizeof st.io_backend, "io_backend sizes differ");
     memcpy(out->io_backend, st.io_backend, sizeof out->io_backend);
 }

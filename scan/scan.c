@@ -327,6 +327,11 @@ void scan_get_stats(scan_t *s, scan_stats *out)
     pthread_mutex_unlock(&s->out.mu);
 }
 
+bool scan_finished(const scan_t *s)
+{
+    return s->finished;
+}
+
 const char *scan_explain(const scan_t *s)
 {
     return scan_explain_text(&s->explain);

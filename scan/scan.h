@@ -121,8 +121,12 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
  * status with e filled (the first error of any split; the scan is stopped). Blocks. */
 int scan_next(scan_t *s, scan_batch *b, pq_err *e);
 
-/* Copies the counters (complete once scan_next returned 0 or an error). */
+/* Copies the counters: a snapshot while the scan runs (it goes on; per-core io counters are
+ * those published after each core's last split), final once scan_next returned 0 or an
+ * error (scan_finished). From one thread at a time. */
 void scan_get_stats(scan_t *s, scan_stats *out);
+/* Whether the scan ended and its counters are final. */
+bool scan_finished(const scan_t *s);
 /* The --explain text (NUL-terminated; "" unless explain was set). */
 const char *scan_explain(const scan_t *s);
 /* Projection descriptors. */

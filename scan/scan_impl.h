@@ -12,7 +12,7 @@ typedef struct scan_core {
     scan_task_core task;
     pthread_mutex_t snap_mu;   /* guards io_snap: a host reads it while the scan runs */
     io_counters_t io_snap;     /* the core's io counters after its last split (final at its end) */
-    int64_t decoded_pages;     /* at its end */
+    _Atomic int64_t decoded_pages; /* at its end */
 } scan_core;
 
 struct scan {

@@ -506,6 +506,56 @@ static void test_limit(void)
     ringscan_close(f);
 }
 
+/* Statistics while a scan runs are a snapshot that does not stop it (progress for hosts):
+ * after the first batch the scan is not complete, some splits are done and rows were scanned;
+ * the scan then goes on to deliver every row, and the final counters are complete. */
+static void test_progress(void)
+{
+    char many[300];
+    snprintf(many, sizeof many, "%s/progress.parquet", ts_dir);
+    CHECK_EQ_I64(write_file(many, 20000, 200), 0); /* 100 row groups */
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open(many, &f, &err), 0);
+    if (!f) return;
+    for (int ord = 0; ord < 2; ord++) {
+        ringscan_options o;
+        ringscan_options_init(&o);
+        o.ordered = ord;
+        o.threads = 1;
+        ringscan_scan *s = NULL;
+        CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), 0);
+        if (!s) continue;
+        struct ArrowArray a;
+        int64_t total = 0, done_before = -1;
+        int rc, batches = 0;
+        while ((rc = ringscan_scan_next(s, &a, &err)) == 1) {
+            total += a.length;
+            a.release(&a);
+            if (++batches % 10 != 1) continue;
+            ringscan_stats st;
+            ringscan_scan_stats(s, &st);
+            CHECK(!st.complete);
+            CHECK_EQ_I64(st.splits, 100);
+            CHECK(st.splits_done >= batches && st.splits_done <= 100);
+            CHECK(st.splits_done >= done_before); /* progress only moves forward */
+            CHECK(st.rows_scanned >= total && st.rows_out == total);
+            done_before = st.splits_done;
+        }
+        CHECK_EQ_I64(rc, 0);
+        CHECK_EQ_I64(total, 20000); /* the snapshots did not stop the scan */
+        ringscan_stats st;
+        ringscan_scan_stats(s, &st);
+        CHECK(st.complete);
+        CHECK_EQ_I64(st.splits_done, 100);
+        CHECK_EQ_I64(st.rows_out, 20000);
+        CHECK_EQ_I64(st.rows_scanned, 20000);
+        CHECK(st.bytes_read > 0 && st.reads > 0);
+        ringscan_scan_free(s);
+    }
+    ringscan_close(f);
+}
+
 /* Runs a scan of f with o; returns its rows (or -1), fills *st and the explain text. */
 static int64_t run_scan(ringscan_file *f, ringscan_options *o, ringscan_stats *st, char *explain,
                         size_t explain_cap)
@@ -572,6 +622,7 @@ int main(void)
     RUN(test_stream);
     RUN(test_errors);
     RUN(test_limit);
+    RUN(test_progress);
     RUN(test_bad_arguments);
     RUN(test_options_tail);
     ts_dir_remove();
