@@ -1,4 +1,4 @@
-/* scan/unit.c: fetch units - runs of consecutive splits of one row group that one core runs,
+/* scan/fetch.c: the top of the fetch floor (fetch.h): fetch units - runs of consecutive splits of one row group that one core runs,
  * so a column is read once for all of them.
  *
  * A row group cut into splits (plan.c plan_cuts) would otherwise be read split by split: one
@@ -7,8 +7,8 @@
  * claims a whole unit, and the first of its splits to register a column makes one request
  * covering the pieces of that column the unit's splits have (minus a half stolen before); each
  * split holds
- * a reference to that request per piece and slices its pages out of the bytes (split.c
- * piece_bytes). The request is wanted when the first split wants the column, so a column the
+ * a reference to that request per piece and slices its pages out of the bytes (task_pieces.c
+ * task_piece_bytes, through scan_fetch_slice). The request is wanted when the first split wants the column, so a column the
  * whole unit never needs (every split's mask all-false before it) is still never read; a
  * column one split needs is read whole for the unit.
  *
@@ -46,7 +46,7 @@
  *  3. A unit's requests are released when none of the owner's splits of it runs, none is
  *     left to claim (so no later split can want them) and no thief holds it, or at the owner
  *     core's end (which waits for the holds unless the scan stopped early, scan.c
- *     drain_lends), always before that core's io context is freed.
+ *     core_drain, an event wait on scan_fetch_drained), always before that core's io context is freed.
  *  4. A request made while the unit's span ends at end covers the pieces of splits
  *     [first, end): every split the owner may still run (end only moves down).
  *  5. Reads registered at reservation (pre) belong to the unit's one live split, which takes
@@ -351,7 +351,7 @@ static void hold_drop(scan_fetch *fx, int src)
 }
 
 /* Drops the unit's own references: a request wanted and read that no split decoded from is
- * moved to the wasted bytes (like split.c discard). */
+ * moved to the wasted bytes (like task_pieces.c task_discard). */
 static void unit_release(scan_fetch *fx, scan_unit *u)
 {
     if (u->src >= 0 && !u->hold_dropped) {

@@ -1,11 +1,13 @@
-/* scan/scan.h: the scan engine's internal interface: options, the plan (splits and the byte
- * ranges each needs), the split task, output batches and statistics.
+/* scan/scan.h: the scan engine's interface: options, output batches, statistics and the
+ * calls the public API (api.c) makes. The engine is built in floors, each with its own header
+ * and state, calls going one way (docs/ARCHITECTURE.md): plan (plan.h) <- fetch (fetch.h) <-
+ * policy (policy.h) <- split task (task.h) <- driver and output (scan.c, output.h).
  *
- * Flow: scan_start() parses nothing itself — it takes an open pqf_t, projection indexes and a
- * typed filter — plans splits with static pruning (plan.c, synchronous metadata reads only),
+ * Flow: scan_start() parses nothing itself - it takes an open pqf_t, projection indexes and a
+ * typed filter - builds the plan with static pruning (synchronous metadata reads only),
  * starts one executor thread per core; on each core SCAN_TASKS_PER_CORE worker coroutines
- * claim splits through an atomic cursor and run the split task (split.c). Each split pushes
- * exactly one batch (possibly empty) to the output queue (output.c); scan_next() pops them.
+ * claim splits from the fetch floor and run the split task (task.c). Each split pushes
+ * exactly one batch (possibly empty) to the output window (output.c); scan_next() pops them.
  *
  * Invariants:
  *  1. A split runs only when its place < consumed + window - its index when ordered, else
@@ -43,7 +45,7 @@ enum {
      * (FACTS.md), so the columns a unit wants at once are one read even for a 1 Mi-row group of
      * all 16 lineitem columns (~40 MB; 2 reads at 32 MiB, DuckDB reads it in one) */
     SCAN_READ_MAX_BYTES = 64 << 20,
-    /* bytes of a run (unit.c) read ahead at once, on average (whole units: the nearer of the
+    /* bytes of a run (fetch.c) read ahead at once, on average (whole units: the nearer of the
      * run with or without the unit that crosses it): at 64 MiB, wide|tpchgen at sf=10 on two
      * threads took 1.13-1.26x the time of one unit at a time (5 interleaved rounds), at 32 MiB
      * 0.95-0.99x */
