@@ -5,14 +5,21 @@
 #include <stdio.h>
 #include <string.h>
 
-int pq_errf(pq_err *e, int status, int64_t offset, const char *fmt, ...)
+/* pq_errf's body for both entry points. */
+static int verrf(pq_err *e, int status, int64_t offset, const char *fmt, va_list ap)
 {
     if (!e) return status;
     e->status = status;
     e->offset = offset;
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    return status;
+}
+
+int pq_errf(pq_err *e, int status, int64_t offset, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    verrf(e, status, offset, fmt, ap);
     va_end(ap);
     return status;
 }
@@ -24,12 +31,9 @@ void pq_err_column(pq_err *e, const char *column)
 
 int pq_errf_col(pq_err *e, int status, int64_t offset, const char *column, const char *fmt, ...)
 {
-    if (!e) return status;
-    e->status = status;
-    e->offset = offset;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    verrf(e, status, offset, fmt, ap);
     va_end(ap);
     pq_err_column(e, column);
     return status;

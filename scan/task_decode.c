@@ -170,6 +170,44 @@ static int64_t mask_page_rows(const scan_task *x, int64_t first_row, int64_t a, 
 
 
 
+/* A page of a piece that the mask selects rows of, handed to the caller of walk_selected. */
+typedef int (*selected_page_fn)(scan_task *x, pq_col_reader *r, void *ctx, pq_page_walk *w,
+                                const pq_walk_page *pg);
+
+/* Walks the pages of slot's remaining pieces (publishing a dictionary the walk loaded): a page
+ * the mask selects none of is skipped undecoded, the others go to fn. 0 or the first error. */
+static int walk_selected(scan_task *x, int slot, pq_col_reader *r, selected_page_fn fn, void *ctx)
+{
+    const scan_colplan *cp = &x->sp->cols[slot];
+    int rc = 0;
+    for (int q = 0; rc == 0 && q < cp->npieces; q++) {
+        if (cp->pieces[q].dict && r->shared_dict) task_discard(x, slot, q);
+        if (!x->futs[slot][q]) continue;
+        io_bytes b = task_piece_bytes(x, slot, q);
+        pq_page_walk w;
+        pq_walk_page pg;
+        walk_init(x, &w, r, &cp->pieces[q], &b);
+        while ((rc = pq_walk_next(&w, &pg, &x->err)) > 0) {
+            if (!flt_mask_any_range(&x->mask, pg.a, pg.e)) continue;
+            if ((rc = fn(x, r, ctx, &w, &pg))) break;
+        }
+        if (rc == 0 && cp->pieces[q].dict) task_publish_dict(x, slot, r);
+    }
+    r->shared_dict = NULL; /* not kept past the split: the last split of the group frees it */
+    return rc;
+}
+
+/* One page of a projection-only column: its selected rows appended to the vector ctx. */
+static int page_selected(scan_task *x, pq_col_reader *r, void *ctx, pq_page_walk *w,
+                         const pq_walk_page *pg)
+{
+    (void)r;
+    uint32_t *idx = task_sel(x, pg->e - pg->a);
+    if (!idx) return -ENOMEM;
+    int64_t k = mask_page_rows(x, pg->first_row, pg->a, pg->e, idx);
+    return pq_walk_values(w, idx, k, ctx, &x->err);
+}
+
 /* Decodes a projection-only column straight into its compacted form (the rows the final
  * mask selects): no full-length vector is ever built; a page the mask selects none of is
  * skipped undecoded. */
@@ -180,23 +218,7 @@ static int decode_selected(scan_task *x, int slot)
     pq_vec *v = &x->vecs[slot];
     int64_t want = flt_mask_popcount(&x->mask);
     int rc = pq_vec_reserve(v, want, 0);
-    for (int q = 0; rc == 0 && q < cp->npieces; q++) {
-        if (cp->pieces[q].dict && r->shared_dict) task_discard(x, slot, q);
-        if (!x->futs[slot][q]) continue;
-        io_bytes b = task_piece_bytes(x, slot, q);
-        pq_page_walk w;
-        pq_walk_page pg;
-        walk_init(x, &w, r, &cp->pieces[q], &b);
-        while ((rc = pq_walk_next(&w, &pg, &x->err)) > 0) {
-            if (!flt_mask_any_range(&x->mask, pg.a, pg.e)) continue;
-            uint32_t *idx = task_sel(x, pg.e - pg.a);
-            if (!idx) return -ENOMEM;
-            int64_t k = mask_page_rows(x, pg.first_row, pg.a, pg.e, idx);
-            if ((rc = pq_walk_values(&w, idx, k, v, &x->err))) break;
-        }
-        if (rc == 0 && cp->pieces[q].dict) task_publish_dict(x, slot, r);
-    }
-    r->shared_dict = NULL;
+    if (rc == 0) rc = walk_selected(x, slot, r, page_selected, v);
     if (rc == 0 && v->length != want)
         rc = pq_errf(&x->err, RINGSCAN_EFORMAT, (int64_t)cp->pieces[0].off,
                      "column chunk yielded %lld selected rows, the filter selected %lld",
@@ -275,9 +297,10 @@ static int eval_selected(scan_task *x, page_eval *pe, int64_t first_row, int64_t
  * entry, then mapped); a byte-array page the mask selects under half of from the selected
  * rows' values only (a string conjunct late in the chain copies the few rows that reach it,
  * not the page); others from all their values. */
-static int page_eval_one(scan_task *x, pq_col_reader *r, page_eval *pe, pq_page_walk *w,
+static int page_eval_one(scan_task *x, pq_col_reader *r, void *ctx, pq_page_walk *w,
                          const pq_walk_page *pg)
 {
+    page_eval *pe = ctx;
     int64_t off = pg->off, first_row = pg->first_row, a = pg->a, e = pg->e, nrows = pg->rows;
     const int64_t *rows = &nrows;
     pq_vec_clear(&pe->idx);
@@ -328,20 +351,7 @@ int task_eval_paged(scan_task *x, int k)
     pq_vec_init(&pe.idx, PQ_INT32, 0);
     pq_vec_init(&pe.vals, d->physical, d->type_length);
     rc = flt_mask_init(&x->tmp, x->sp->nrows, false);
-    for (int p = 0; rc == 0 && p < cp->npieces; p++) {
-        if (cp->pieces[p].dict && r->shared_dict) task_discard(x, slot, p);
-        if (!x->futs[slot][p]) continue;
-        io_bytes b = task_piece_bytes(x, slot, p);
-        pq_page_walk w;
-        pq_walk_page pg;
-        walk_init(x, &w, r, &cp->pieces[p], &b);
-        while ((rc = pq_walk_next(&w, &pg, &x->err)) > 0) {
-            if (!flt_mask_any_range(&x->mask, pg.a, pg.e)) continue; /* skipped undecoded */
-            if ((rc = page_eval_one(x, r, &pe, &w, &pg))) break;
-        }
-        if (rc == 0 && cp->pieces[p].dict) task_publish_dict(x, slot, r);
-    }
-    r->shared_dict = NULL;
+    if (rc == 0) rc = walk_selected(x, slot, r, page_eval_one, &pe);
     if (rc) pq_err_column(&x->err, d->name);
     task_release_slot(x, slot);
     pq_vec_free(&pe.idx);
