@@ -4,7 +4,7 @@
 # uses: those calls must form no circle (tsort finds none), no scan/ file is over 500 lines,
 # and no wait in the library polls a timer or spins (exec_sleep_ns, exec_yield and
 # sched_yield appear in runtime/ alone, io/'s fault-injection delay and budget-stall timer
-# aside). Last line: "floors: N passed, N failed".
+# aside); the scan, meta and serve commands include ringscan.h and cli/ headers only. Last line: "floors: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 cc=${CC:-cc}
 for f in scan/*.c; do
@@ -37,4 +37,10 @@ done
 hits=$(grep -rn 'exec_sleep_ns\|exec_yield()\|sched_yield\b\|sched_yield_task()' \
     common io format filter scan --include=*.c | grep -v '^io/io_\(flush\|range\).c:.*\(delay\|stall_timer\)' || true)
 check '[ -z "$hits" ]' "a wait polls or spins: $hits"
+# the scan, meta and serve commands are clients of ringscan.h alone (gen and bench may use
+# internals through bench/)
+for f in cli/cmd_scan.c cli/cmd_meta.c cli/print.c cli/print.h cli/checksum.c cli/checksum.h cli/cli.h; do
+    inner=$(grep -E '^#include "' "$f" | grep -vE '"(ringscan\.h|cli/[a-z_]+\.h)"' || true)
+    check '[ -z "$inner" ]' "$f includes internals: $inner"
+done
 summary floors
