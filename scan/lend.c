@@ -219,8 +219,12 @@ static void lend_serve(void *ctx)
         return;
     }
     fut_t *f = x->f ? x->f[l->k] : NULL;
-    if (!f && x->f && atomic_load_explicit(&l->fx->ahead, memory_order_relaxed)) /* the owner will want it: make it now */
+    if (!f && x->f && atomic_load_explicit(&l->fx->ahead, memory_order_relaxed)) {
+        /* the owner will want it: make it now, wanted (a request only registered would be
+         * refused below, so the thief read its bytes again and the owner read them too) */
         f = fetch_unit_fut_cover(l->fx, l->src, l->k, l->off, l->len);
+        if (f) fut_want(f);
+    }
     bool covers = f && l->off >= x->off[l->k] && l->off + l->len <= x->off[l->k] + x->len[l->k];
     if (!covers && x->src >= 0) {
         /* x was stolen too: the unit it came from may hold the bytes (a request made before

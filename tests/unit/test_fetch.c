@@ -1,0 +1,940 @@
+/* tests for the fetch floor (scan/fetch.c, fetch_unit.c, lend.c), each transition driven
+ * directly on a plan and a two-core executor, not through scan_start:
+ *
+ *  - units: one per row group covering the splits in order; a cut group is one shared unit,
+ *    an uncut one unshared; pruned splits are not counted live.
+ *  - claim: one core claims every split once, in file order, then gets nsplits; with ahead
+ *    (and no limit, unordered) a reservation takes a run of consecutive uncut units and
+ *    registers their reads; without, a run is one unit.
+ *  - steal: a core without work takes the later half of another core's shared unit (split
+ *    steal) or of the unstarted units of its run (steal_run); every split is still claimed once.
+ *  - lend: the thief's request is copied from the owner's read (no read call on the thief),
+ *    from a run's reads registered at reservation, or from the owner's request made (wanted)
+ *    while serving it under ahead; when the owner never made it (lazy) the thief reads it
+ *    itself; a lend dropped before its reply is freed on the reply. Lends run on io_uring
+ *    (skipped where unavailable) and pread.
+ *  - holds and release: a unit stolen from keeps its requests until the thief's unit ends;
+ *    the last split's end releases a unit's requests; wanted, read, undecoded bytes are
+ *    counted discarded.
+ * The main thread runs each step as a task on a chosen core (exec_group_spawn) and waits for
+ * it with a bounded loop; tasks wait only on futures or on the fetch's event, and every event
+ * wait also ends when the main thread gives up (g_abort), so no wait is unbounded. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "check.h"
+#include "scan/fetch_impl.h"
+#include "test_scan_common.h"
+
+/* ====================================================================== files */
+
+enum { OG_ROWS = 6400, OG_PAGE = 100, OG_SPLIT = 400 };    /* one group, 16 splits */
+enum { MG_RG = 2400, MG_ROWS = 2 * MG_RG + 600 };           /* groups of 6, 6 and 1 splits */
+enum { RA_RGS = 24, RA_RG_ROWS = 2000 };                     /* uncut groups back to back */
+
+/* key = row (INT64), v = row % 50 (INT32); with page_index, pages of OG_PAGE rows and a page
+ * index (row groups can be cut), else the writer's pages and none (a column is one piece). */
+static pqf_t *open_file(const char *name, int64_t rows, int64_t rg_rows, bool dictionary,
+                        bool page_index)
+{
+    pq_column_desc sch[2] = {ts_desc("key", PQ_INT64, 0, false, PQ_LOGICAL_NONE),
+                             ts_desc("v", PQ_INT32, 0, false, PQ_LOGICAL_NONE)};
+    pq_vec v[2];
+    for (int i = 0; i < 2; i++) ts_vec_new(&v[i], sch[i].physical, 0, rows, 0);
+    for (int64_t r = 0; r < rows; r++) {
+        int32_t x = (int32_t)(r % 50);
+        ts_put_fixed(&v[0], &r, false);
+        ts_put_fixed(&v[1], &x, false);
+    }
+    pq_writer_opts wo;
+    pq_writer_opts_default(&wo);
+    wo.row_group_rows = rg_rows;
+    if (page_index) wo.page_rows = OG_PAGE;
+    wo.page_index = page_index;
+    wo.dictionary = dictionary;
+    char path[256];
+    ts_path(path, sizeof path, name);
+    int rc = ts_write(path, sch, 2, v, rows, &wo);
+    for (int i = 0; i < 2; i++) pq_vec_free(&v[i]);
+    pqf_t *f = NULL;
+    pq_err e = {.offset = -1};
+    CHECK_EQ_I64(rc, 0);
+    if (rc || pqf_open(&f, path, NULL, &e)) return NULL;
+    return f;
+}
+
+static pqf_t *open_keyed(const char *name, int64_t rows, int64_t rg_rows, bool dictionary)
+{
+    return open_file(name, rows, rg_rows, dictionary, true);
+}
+
+/* The run file: uncut groups of two plain columns laid out back to back, one piece each. */
+static pqf_t *open_runs(void)
+{
+    return open_file("ahead.parquet", RA_RGS * RA_RG_ROWS, RA_RG_ROWS, false, false);
+}
+
+/* ====================================================================== fixture */
+
+typedef struct fix {
+    pqf_t *f;
+    scan_opts o;
+    scan_explain_buf x;
+    flt_expr *filter;
+    scan_plan plan;
+    scan_fetch fx;
+    exec_group_t *g;
+    exec_event ev;
+    bool started, broken; /* broken: a step timed out; teardown leaks instead of asserting */
+} fix;
+
+static atomic_bool g_abort; /* the main thread gave up on a step: event waits end */
+
+typedef void (*step_fn)(fix *t, void *arg);
+typedef struct step {
+    fix *t;
+    step_fn fn;
+    void *arg;
+    atomic_bool done;
+} step;
+
+static void step_task(void *arg)
+{
+    step *s = arg;
+    s->fn(s->t, s->arg);
+    atomic_store(&s->done, true);
+}
+
+static void step_not_spawned(void *arg, int missing, int status)
+{
+    step *s = arg;
+    CHECK(missing == 1 && status < 0 && 0); /* never expected */
+    atomic_store(&s->done, true);
+}
+
+/* Runs fn(t, arg) as one task on core and waits for it (at most ~10 s, then fails the test:
+ * the step's record is leaked, since the task may still end later). */
+static bool on_core(fix *t, int core, step_fn fn, void *arg)
+{
+    if (t->broken) return false;
+    step *s = calloc(1, sizeof *s);
+    if (!s) abort();
+    s->t = t, s->fn = fn, s->arg = arg;
+    atomic_init(&s->done, false);
+    int rc = exec_group_spawn(t->g, core, step_task, s, 1, step_not_spawned);
+    CHECK_EQ_I64(rc, 0);
+    if (rc) {
+        free(s);
+        t->broken = true;
+        return false;
+    }
+    for (int i = 0; i < 100000 && !atomic_load(&s->done); i++) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+    if (!atomic_load(&s->done)) {
+        fprintf(stderr, "  FAIL: a step on core %d did not end\n", core);
+        chk_case_failed = 1;
+        t->broken = true;
+        atomic_store(&g_abort, true);
+        exec_event_signal(&t->ev);
+        return false;
+    }
+    free(s);
+    return true;
+}
+
+typedef struct drain_ctx {
+    scan_fetch *fx;
+    int core;
+} drain_ctx;
+
+static bool drained_or_abort(void *ctx)
+{
+    drain_ctx *d = ctx;
+    return atomic_load(&g_abort) || scan_fetch_drained(d->fx, d->core, false);
+}
+
+/* On core: waits (on the fetch's event) until scan_fetch_drained(core, false). */
+static void wait_drained(fix *t, int core)
+{
+    drain_ctx d = {.fx = &t->fx, .core = core};
+    exec_event_wait_until(&t->ev, drained_or_abort, &d);
+}
+
+static void step_io_new(fix *t, void *arg)
+{
+    (void)arg;
+    int core = exec_core_index(exec_current());
+    CHECK_EQ_I64(io_ctx_new(&t->fx.cores[core].io, exec_current(), &t->o.io_opts), 0);
+}
+
+/* The core's end as the driver does it (scan.c core_drain, core_done). */
+static void step_core_end(fix *t, void *arg)
+{
+    (void)arg;
+    int core = exec_core_index(exec_current());
+    wait_drained(t, core);
+    scan_fetch_core_done(&t->fx, core);
+    if (t->fx.cores[core].io) io_ctx_free(t->fx.cores[core].io);
+    t->fx.cores[core].io = NULL;
+}
+
+/* Plans f (filter where, may be NULL) with split_rows, starts the fetch floor on a two-core
+ * group of backend and an io context per core. false (skipped or failed) leaves t to fix_free. */
+static bool fix_open(fix *t, pqf_t *f, const char *where, int64_t split_rows,
+                     exec_io_backend backend)
+{
+    memset(t, 0, sizeof *t);
+    atomic_store(&g_abort, false);
+    t->f = f;
+    scan_opts_default(&t->o);
+    t->o.threads = 2;
+    t->o.io = backend;
+    t->o.split_rows = split_rows;
+    t->o.io_opts.merge_registered = false; /* as scan_start: only what is wanted is read */
+    pq_err e = {.offset = -1};
+    if (where) CHECK_EQ_I64(flt_parse(where, f->meta.columns, f->meta.ncolumns, &t->filter, &e), 0);
+    const int proj[] = {0, 1};
+    CHECK_EQ_I64(scan_explain_init(&t->x, 0), 0);
+    int rc = scan_plan_build(&t->plan, f, proj, 2, t->filter, &t->o, &t->x, &e);
+    CHECK_EQ_I64(rc, 0);
+    if (rc) return false;
+    CHECK_EQ_I64(scan_fetch_init(&t->fx, &t->plan, &t->o), 0);
+    exec_opts_t eo = exec_opts_default();
+    eo.threads = 2;
+    eo.io_backend = backend;
+    eo.inbox_cap = SCAN_INBOX_CAP;
+    rc = exec_group_start(&t->g, &eo);
+    if (rc && backend == EXEC_IO_URING && rc != -ENOMEM) {
+        SKIP_URING(strerror(-rc)); /* containers without io_uring */
+        return false;
+    }
+    CHECK_EQ_I64(rc, 0);
+    if (rc) return false;
+    exec_event_init(&t->ev, t->g);
+    scan_fetch_start(&t->fx, t->g, &t->ev);
+    t->started = true;
+    for (int c = 0; c < 2; c++) on_core(t, c, step_io_new, NULL);
+    return !t->broken && !chk_case_failed;
+}
+
+/* Ends core 1 then core 0 (the thieves here are core 1: its holds go first), stops the group
+ * and frees everything (leaks it instead after a step timed out). */
+static void fix_free(fix *t)
+{
+    if (t->started) {
+        on_core(t, 1, step_core_end, NULL);
+        on_core(t, 0, step_core_end, NULL);
+        exec_group_stop(t->g);
+        exec_group_destroy(t->g);
+    }
+    if (t->broken) return;
+    scan_fetch_free(&t->fx);
+    scan_plan_free(&t->plan);
+    scan_explain_free(&t->x);
+    flt_expr_free(t->filter);
+}
+
+static const exec_io_backend backends[2] = {EXEC_IO_URING, EXEC_IO_PREAD};
+
+/* ====================================================================== units */
+
+static int span_next_of(const scan_unit *u) { return span_next(atomic_load(&u->span)); }
+static int span_end_of(const scan_unit *u) { return span_end(atomic_load(&u->span)); }
+
+/* Groups of 2400, 2400 and 600 rows, splits of 400: the first two are cut into 6 splits each
+ * (shared units), the last (less than twice 400 rows) is one split (an unshared unit). */
+static void test_units(void)
+{
+    pqf_t *f = open_keyed("groups.parquet", MG_ROWS, MG_RG, true);
+    if (!f) return;
+    fix t;
+    if (fix_open(&t, f, NULL, OG_SPLIT, EXEC_IO_PREAD)) {
+        CHECK_EQ_I64(t.plan.nsplits, 13);
+        CHECK_EQ_I64(t.fx.nunits, 3);
+        CHECK_EQ_I64(atomic_load(&t.fx.units_used), 3);
+        const int first[3] = {0, 6, 12}, end[3] = {6, 12, 13}, live[3] = {6, 6, 1};
+        const bool shared[3] = {true, true, false};
+        for (int u = 0; u < 3; u++) {
+            const scan_unit *x = &t.fx.units[u];
+            CHECK_EQ_I64(x->first, first[u]);
+            CHECK_EQ_I64(span_next_of(x), first[u]);
+            CHECK_EQ_I64(span_end_of(x), end[u]);
+            CHECK_EQ_I64(x->live, live[u]);
+            CHECK_EQ_I64(x->shared, shared[u]);
+            CHECK_EQ_I64(atomic_load(&x->owner), -1);
+            CHECK_EQ_I64(x->src, -1);
+            CHECK_EQ_I64(atomic_load(&x->holds), 0);
+            for (int i = first[u]; i < end[u]; i++) CHECK_EQ_I64(t.plan.splits[i].rg, u);
+            uint64_t bytes = 0, lo = UINT64_MAX, hi = 0; /* the pieces of its splits */
+            for (int i = first[u]; i < end[u]; i++)
+                for (int k = 0; k < t.plan.nneed; k++)
+                    for (int p = 0; p < t.plan.splits[i].cols[k].npieces; p++) {
+                        const scan_piece *pc = &t.plan.splits[i].cols[k].pieces[p];
+                        bytes += pc->len; /* dictionaries counted per split */
+                        lo = pc->off < lo ? pc->off : lo;
+                        hi = pc->off + pc->len > hi ? pc->off + pc->len : hi;
+                    }
+            CHECK_EQ_I64(x->bytes, bytes);
+            CHECK_EQ_I64(x->lo, lo);
+            CHECK_EQ_I64(x->hi, hi);
+            CHECK(lo < hi && (u < 2 ? bytes > hi - lo : bytes == hi - lo));
+        }
+        CHECK_EQ_I64(atomic_load(&t.fx.next_unit), 0);
+        CHECK_EQ_I64(t.fx.may_run_ahead, true);
+    }
+    fix_free(&t);
+    /* page-index pruning: only the splits holding keys 1000..1499 ([800, 1200), [1200, 1600)
+     * of group 0) stay live; groups 1 and 2 are pruned whole by statistics */
+    if (fix_open(&t, f, "key >= 1000 AND key < 1500", OG_SPLIT, EXEC_IO_PREAD)) {
+        CHECK_EQ_I64(t.fx.nunits, 3);
+        CHECK_EQ_I64(t.fx.units[0].first, 0);
+        CHECK_EQ_I64(t.fx.units[0].live, 2);
+        CHECK_EQ_I64(t.fx.units[0].shared, true);
+        int live1 = 0, live2 = 0, split2 = t.fx.units[2].first;
+        for (int i = t.fx.units[1].first; i < split2; i++) live1 += !t.plan.splits[i].pruned;
+        for (int i = split2; i < t.plan.nsplits; i++) live2 += !t.plan.splits[i].pruned;
+        CHECK_EQ_I64(t.fx.units[1].live, 0);
+        CHECK_EQ_I64(t.fx.units[2].live, 0);
+        CHECK_EQ_I64(live1 + live2, 0);
+        CHECK_EQ_I64(t.fx.units[1].shared, false);
+        CHECK_EQ_I64(t.fx.units[1].bytes, 0);
+        CHECK_EQ_I64(fetch_live_in(&t.fx, 0, t.plan.nsplits), 2);
+        CHECK_EQ_I64(t.plan.splits[2].pruned, false);
+        CHECK_EQ_I64(t.plan.splits[3].pruned, false);
+    }
+    fix_free(&t);
+    pqf_close(f);
+}
+
+/* ====================================================================== claims */
+
+enum { CLAIMS_MAX = 64 };
+
+typedef struct claims {
+    int n, split[CLAIMS_MAX], unit[CLAIMS_MAX];
+    int max;        /* claims to make at most (0: until none is left) */
+    bool done_each; /* scan_fetch_split_done after each */
+    int last;       /* the last return value */
+} claims;
+
+/* Claims on the calling core until nsplits (or max claims). */
+static void step_claim(fix *t, void *arg)
+{
+    claims *c = arg;
+    int core = exec_core_index(exec_current());
+    for (int j = 0; j < CLAIMS_MAX; j++) {
+        if (c->max && c->n >= c->max) return;
+        int unit = -1;
+        c->last = scan_fetch_claim(&t->fx, core, &unit);
+        if (c->last < 0 || c->last >= t->plan.nsplits) return;
+        c->split[c->n] = c->last;
+        c->unit[c->n++] = unit;
+        if (c->done_each) scan_fetch_split_done(&t->fx, unit);
+    }
+    CHECK(0); /* more claims than the plan has splits */
+}
+
+/* One core claims every split exactly once, in file order, its units in order, then nsplits. */
+static void test_claim_order(void)
+{
+    pqf_t *f = open_keyed("groups.parquet", MG_ROWS, MG_RG, true);
+    if (!f) return;
+    fix t;
+    if (fix_open(&t, f, NULL, OG_SPLIT, EXEC_IO_PREAD)) {
+        claims c = {.done_each = true};
+        on_core(&t, 0, step_claim, &c);
+        CHECK_EQ_I64(c.n, 13);
+        CHECK_EQ_I64(c.last, 13);
+        for (int j = 0; j < c.n; j++) {
+            CHECK_EQ_I64(c.split[j], j);
+            CHECK_EQ_I64(c.unit[j], j < 6 ? 0 : j < 12 ? 1 : 2);
+        }
+        for (int u = 0; u < 3; u++) CHECK_EQ_I64(atomic_load(&t.fx.units[u].owner), 0);
+        CHECK_EQ_I64(atomic_load(&t.fx.next_unit), 3);
+        CHECK_EQ_I64(atomic_load(&t.fx.steals), 0);
+        CHECK_EQ_I64(atomic_load(&t.fx.units_used), 3);
+        claims again = {0}; /* nothing left: no steal from oneself */
+        on_core(&t, 0, step_claim, &again);
+        CHECK_EQ_I64(again.n, 0);
+        CHECK_EQ_I64(again.last, 13);
+    }
+    fix_free(&t);
+    pqf_close(f);
+}
+
+typedef struct run_check {
+    int pre_found, pre_wanted, pre_again;
+} run_check;
+
+/* On core 0 after its first claim of unit 0: the reads registered at reservation for its one
+ * live split, taken once (a second take gets NULL), wanted when the run was read ahead. */
+static void step_take_pre(fix *t, void *arg)
+{
+    run_check *r = arg;
+    const scan_split *sp = &t->plan.splits[0];
+    for (int k = 0; k < t->plan.nneed; k++)
+        for (int q = 0; q < sp->cols[k].npieces; q++) {
+            fut_t *p = scan_fetch_take_pre(&t->fx, 0, 0, k, q);
+            r->pre_found += p != NULL;
+            r->pre_wanted += p && fut_is_wanted(p);
+            r->pre_again += scan_fetch_take_pre(&t->fx, 0, 0, k, q) != NULL;
+            if (p) fut_unref(p);
+        }
+}
+
+/* Uncut groups laid out back to back: with ahead (no limit, unordered) the first claim
+ * reserves them all as one run (their bytes follow on, far below SCAN_RUN_BYTES) and wants
+ * their reads; without, a run is one unit and its reads stay lazy. */
+static void test_claim_runs(void)
+{
+    pqf_t *f = open_runs();
+    if (!f) return;
+    for (int ahead = 0; ahead < 2; ahead++) {
+        fix t;
+        if (fix_open(&t, f, NULL, 0, EXEC_IO_PREAD)) {
+            CHECK_EQ_I64(t.fx.nunits, RA_RGS);
+            for (int u = 0; u < RA_RGS; u++) CHECK_EQ_I64(t.fx.units[u].shared, false);
+            scan_fetch_set_ahead(&t.fx, ahead);
+            claims c = {.max = 1};
+            on_core(&t, 0, step_claim, &c);
+            CHECK_EQ_I64(c.n, 1);
+            CHECK_EQ_I64(c.split[0], 0);
+            CHECK_EQ_I64(c.unit[0], 0);
+            int run = ahead ? RA_RGS : 1;
+            CHECK_EQ_I64(t.fx.cores[0].run_next, 1);
+            CHECK_EQ_I64(t.fx.cores[0].run_end, run);
+            CHECK_EQ_I64(atomic_load(&t.fx.next_unit), run);
+            for (int u = 0; u < RA_RGS; u++) {
+                CHECK_EQ_I64(atomic_load(&t.fx.units[u].owner), u < run ? 0 : -1);
+                CHECK_EQ_I64(t.fx.units[u].pre != NULL, u < run);
+            }
+            run_check r = {0};
+            on_core(&t, 0, step_take_pre, &r);
+            CHECK_EQ_I64(r.pre_found, 2); /* one chunk a column, no dictionary */
+            CHECK_EQ_I64(r.pre_wanted, ahead ? 2 : 0);
+            CHECK_EQ_I64(r.pre_again, 0);
+            /* the rest of the run, then the next runs, in file order */
+            claims rest = {.done_each = true};
+            on_core(&t, 0, step_claim, &rest);
+            CHECK_EQ_I64(rest.n, RA_RGS - 1);
+            for (int j = 0; j < rest.n; j++) CHECK_EQ_I64(rest.split[j], j + 1);
+            CHECK_EQ_I64(rest.last, RA_RGS);
+        }
+        fix_free(&t);
+    }
+    pqf_close(f);
+}
+
+/* ====================================================================== steals */
+
+static void step_split_done(fix *t, void *arg)
+{
+    scan_fetch_split_done(&t->fx, *(const int *)arg);
+}
+
+/* One group of OG_ROWS rows in 16 splits, one shared unit. Core 0 claims split 0; core 1,
+ * with no unit left, steals the later half of the 15 unstarted splits: [8, 16). Then each
+ * core claims until none is left: core 0 runs 1..7 and steals [12, 16) from core 1 (7 left),
+ * core 1 runs 9..11 (3 left of 0's: fewer than STEAL_MIN_LIVE). */
+static void test_steal_split(void)
+{
+    pqf_t *f = open_keyed("one_group.parquet", OG_ROWS, OG_ROWS, true);
+    if (!f) return;
+    fix t;
+    if (fix_open(&t, f, NULL, OG_SPLIT, EXEC_IO_PREAD)) {
+        CHECK_EQ_I64(t.plan.nsplits, 16);
+        CHECK_EQ_I64(t.fx.nunits, 1);
+        claims a = {.max = 1, .done_each = true}, b = {.max = 1, .done_each = true};
+        on_core(&t, 0, step_claim, &a);
+        on_core(&t, 1, step_claim, &b);
+        CHECK_EQ_I64(a.split[0], 0);
+        CHECK_EQ_I64(b.split[0], 8);
+        CHECK_EQ_I64(b.unit[0], 1);
+        const scan_unit *x = &t.fx.units[0], *y = &t.fx.units[1];
+        CHECK_EQ_I64(atomic_load(&t.fx.steals), 1);
+        CHECK_EQ_I64(atomic_load(&t.fx.units_used), 2);
+        CHECK_EQ_I64(y->first, 8);
+        CHECK_EQ_I64(y->src, 0);
+        CHECK_EQ_I64(y->shared, true);
+        CHECK_EQ_I64(y->live, 8);
+        CHECK_EQ_I64(atomic_load(&y->owner), 1);
+        CHECK_EQ_I64(span_next_of(y), 9);
+        CHECK_EQ_I64(span_end_of(y), 16);
+        CHECK_EQ_I64(span_next_of(x), 1);
+        CHECK_EQ_I64(span_end_of(x), 8); /* the owner's span ends where the thief's begins */
+        CHECK_EQ_I64(atomic_load(&x->holds), 1);
+        CHECK_EQ_I64(atomic_load(&y->holds), 0);
+        claims a2 = {.done_each = true}, b2 = {.done_each = true};
+        on_core(&t, 0, step_claim, &a2);
+        on_core(&t, 1, step_claim, &b2);
+        const int a_exp[] = {1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 15}, b_exp[] = {9, 10, 11};
+        CHECK_EQ_I64(a2.n, 11);
+        CHECK_EQ_I64(b2.n, 3);
+        for (int j = 0; j < a2.n && j < 11; j++) {
+            CHECK_EQ_I64(a2.split[j], a_exp[j]);
+            CHECK_EQ_I64(a2.unit[j], j < 7 ? 0 : 2);
+        }
+        for (int j = 0; j < b2.n && j < 3; j++) CHECK_EQ_I64(b2.split[j], b_exp[j]);
+        CHECK_EQ_I64(a2.last, 16);
+        CHECK_EQ_I64(b2.last, 16);
+        CHECK_EQ_I64(atomic_load(&t.fx.steals), 2);
+        CHECK_EQ_I64(t.fx.units[2].first, 12);
+        CHECK_EQ_I64(t.fx.units[2].src, 1);
+        CHECK_EQ_I64(span_end_of(y), 12);
+        int seen[16] = {0};
+        seen[a.split[0]]++, seen[b.split[0]]++;
+        for (int j = 0; j < a2.n; j++) seen[a2.split[j]]++;
+        for (int j = 0; j < b2.n; j++) seen[b2.split[j]]++;
+        for (int i = 0; i < 16; i++) CHECK_EQ_I64(seen[i], 1);
+    }
+    fix_free(&t);
+    pqf_close(f);
+}
+
+/* Core 0 reserves the whole file as one run (ahead) and starts unit 0; core 1, with nothing
+ * left, steals the later half of the 23 unstarted units (12..23), which become its run
+ * (units 24..35 in file order); every split is still claimed once. */
+static void test_steal_run(void)
+{
+    pqf_t *f = open_runs();
+    if (!f) return;
+    fix t;
+    if (fix_open(&t, f, NULL, 0, EXEC_IO_PREAD)) {
+        scan_fetch_set_ahead(&t.fx, true);
+        claims a = {.max = 1, .done_each = true}, b = {.max = 1}; /* 12 stays running */
+        on_core(&t, 0, step_claim, &a);
+        CHECK_EQ_I64(t.fx.cores[0].run_end, RA_RGS);
+        on_core(&t, 1, step_claim, &b);
+        CHECK_EQ_I64(a.split[0], 0);
+        CHECK_EQ_I64(b.split[0], 12);
+        CHECK_EQ_I64(b.unit[0], RA_RGS);
+        CHECK_EQ_I64(atomic_load(&t.fx.steals), 12);
+        CHECK_EQ_I64(atomic_load(&t.fx.units_used), RA_RGS + 12);
+        CHECK_EQ_I64(t.fx.cores[1].run_next, RA_RGS + 1);
+        CHECK_EQ_I64(t.fx.cores[1].run_end, RA_RGS + 12);
+        CHECK_EQ_I64(t.fx.cores[0].run_end, RA_RGS); /* its run keeps its end: emptied units */
+        for (int j = 0; j < 12; j++) {
+            const scan_unit *y = &t.fx.units[RA_RGS + j], *x = &t.fx.units[12 + j];
+            CHECK_EQ_I64(y->first, 12 + j);
+            CHECK_EQ_I64(y->src, 12 + j);
+            CHECK_EQ_I64(y->shared, true);
+            CHECK_EQ_I64(atomic_load(&y->owner), 1);
+            CHECK_EQ_I64(atomic_load(&x->owner), 0);
+            CHECK_EQ_I64(span_next_of(x), span_end_of(x)); /* emptied */
+            CHECK_EQ_I64(atomic_load(&x->holds), 1);
+        }
+        for (int u = 1; u < 12; u++) CHECK_EQ_I64(atomic_load(&t.fx.units[u].holds), 0);
+        on_core(&t, 1, step_split_done, &(int){RA_RGS});
+        claims a2 = {.done_each = true}, b2 = {.done_each = true};
+        on_core(&t, 0, step_claim, &a2);
+        on_core(&t, 1, step_claim, &b2);
+        CHECK_EQ_I64(a2.n, 11);
+        CHECK_EQ_I64(b2.n, 11);
+        for (int j = 0; j < a2.n && j < 11; j++) CHECK_EQ_I64(a2.split[j], 1 + j);
+        for (int j = 0; j < b2.n && j < 11; j++) {
+            CHECK_EQ_I64(b2.split[j], 13 + j);
+            CHECK_EQ_I64(b2.unit[j], RA_RGS + 1 + j);
+        }
+        CHECK_EQ_I64(a2.last, RA_RGS);
+        CHECK_EQ_I64(b2.last, RA_RGS);
+        CHECK_EQ_I64(atomic_load(&t.fx.steals), 12);
+    }
+    fix_free(&t);
+    pqf_close(f);
+}
+
+/* ====================================================================== lends */
+
+typedef struct probe {
+    bool drained, drained_stopping;
+    int holds, requests, wanted, used; /* of unit 0 */
+} probe;
+
+/* On core 0 (a unit's requests are its owner's alone: read them there). */
+
+static void step_probe(fix *t, void *arg)
+{
+    probe *p = arg;
+    p->drained = scan_fetch_drained(&t->fx, 0, false);
+    p->drained_stopping = scan_fetch_drained(&t->fx, 0, true);
+    p->holds = atomic_load(&t->fx.units[0].holds);
+    p->requests = 0;
+    p->wanted = p->used = 0;
+    for (int k = 0; k < t->plan.nneed; k++) {
+        fut_t *f = t->fx.units[0].f[k];
+        p->requests += f != NULL;
+        p->wanted += f && fut_is_wanted(f);
+        p->used += t->fx.units[0].used[k];
+    }
+}
+
+
+/* Requests of one unit's slots made on the calling core, awaited, their bytes checked
+ * against a direct (synchronous) read of the unit's range; the core's read calls around. */
+typedef struct req {
+    int unit;
+    bool await;               /* want and await them (else only make them) */
+    int ok;                   /* slots whose bytes matched */
+    uint64_t reads_before, reads_after;
+} req;
+
+static uint64_t core_reads(fix *t)
+{
+    io_counters_t c;
+    io_ctx_counters(t->fx.cores[exec_core_index(exec_current())].io, &c);
+    return c.reads_submitted;
+}
+
+/* Whether resolved future f holds exactly bytes [off, +len) of the file. */
+static bool bytes_match(fix *t, fut_t *f, uint64_t off, uint64_t len)
+{
+    if (fut_status(f) != 0 || len == 0) return false;
+    const io_bytes *b = fut_value(f);
+    uint8_t *want = malloc(len);
+    bool ok = want && b->len == len &&
+              io_read_sync(t->plan.f->file, off, want, len, NULL, 0) == 0 &&
+              memcmp(want, b->data, len) == 0;
+    free(want);
+    return ok;
+}
+
+static void step_requests(fix *t, void *arg)
+{
+    req *r = arg;
+    int core = exec_core_index(exec_current());
+    r->reads_before = core_reads(t);
+    for (int k = 0; k < t->plan.nneed; k++) {
+        fut_t *f = scan_fetch_unit_fut(&t->fx, core, r->unit, k);
+        CHECK(f != NULL);
+        if (!f) continue;
+        CHECK(scan_fetch_is_unit_fut(&t->fx, r->unit, k, f));
+        if (!r->await) continue;
+        fut_t *held = fut_ref(f);
+        CHECK_EQ_I64(fut_await(held), 0);
+        const scan_unit *u = &t->fx.units[r->unit];
+        r->ok += bytes_match(t, held, u->off[k], u->len[k]);
+        fut_unref(held);
+    }
+    r->reads_after = core_reads(t);
+}
+
+/* Claims split 0 on core 0 and steals [8, 16) on core 1 (test_steal_split); own: core 0 made
+ * and awaited its unit's requests first. */
+static void claim_and_steal(fix *t, req *own)
+{
+    claims a = {.max = 1}, b = {.max = 1};
+    on_core(t, 0, step_claim, &a);
+    if (own) on_core(t, 0, step_requests, own);
+    on_core(t, 1, step_claim, &b);
+    CHECK_EQ_I64(a.split[0], 0);
+    CHECK_EQ_I64(b.split[0], 8);
+    CHECK_EQ_I64(b.unit[0], 1);
+}
+
+/* The owner made and awaited its requests (covering splits [0, 16): made before the steal):
+ * the thief's requests of [8, 16) are lent from them, no read call on the thief. */
+static void test_lend_from_owner(void)
+{
+    pqf_t *f = open_keyed("one_group.parquet", OG_ROWS, OG_ROWS, true);
+    if (!f) return;
+    for (int be = 0; be < 2; be++) {
+        fix t;
+        if (fix_open(&t, f, NULL, OG_SPLIT, backends[be])) {
+            int nneed = t.plan.nneed;
+            CHECK_EQ_I64(nneed, 2);
+            req own = {.unit = 0, .await = true};
+            claim_and_steal(&t, &own);
+            CHECK_EQ_I64(own.ok, nneed);
+            CHECK_EQ_I64(own.reads_after - own.reads_before, nneed);
+            CHECK_EQ_I64(atomic_load(&t.fx.lends), 0);
+            req thief = {.unit = 1, .await = true};
+            on_core(&t, 1, step_requests, &thief);
+            CHECK_EQ_I64(thief.ok, nneed);
+            CHECK_EQ_I64(thief.reads_after - thief.reads_before, 0);
+            CHECK_EQ_I64(atomic_load(&t.fx.lends), nneed);
+            for (int k = 0; k < nneed; k++) {
+                const scan_unit *x = &t.fx.units[0], *y = &t.fx.units[1];
+                CHECK(y->off[k] >= x->off[k] && y->off[k] + y->len[k] <= x->off[k] + x->len[k]);
+                CHECK(y->len[k] > 0 && y->len[k] < x->len[k]);
+            }
+            probe p;
+            on_core(&t, 0, step_probe, &p);
+            CHECK_EQ_I64(p.used, nneed); /* lent: the owner's bytes were used */
+        }
+        fix_free(&t);
+    }
+    pqf_close(f);
+}
+
+/* The owner never made its requests (lazy: ahead false): nothing to lend from, so the thief
+ * reads its range itself, one read call a slot, with the same bytes; nothing counts lent. */
+static void test_lend_fallback(void)
+{
+    pqf_t *f = open_keyed("one_group.parquet", OG_ROWS, OG_ROWS, true);
+    if (!f) return;
+    for (int be = 0; be < 2; be++) {
+        fix t;
+        if (fix_open(&t, f, NULL, OG_SPLIT, backends[be])) {
+            claim_and_steal(&t, NULL);
+            req thief = {.unit = 1, .await = true};
+            on_core(&t, 1, step_requests, &thief);
+            CHECK_EQ_I64(thief.ok, t.plan.nneed);
+            CHECK_EQ_I64(thief.reads_after - thief.reads_before, t.plan.nneed);
+            CHECK_EQ_I64(atomic_load(&t.fx.lends), 0);
+            for (int k = 0; k < t.plan.nneed; k++) CHECK(t.fx.units[0].f[k] == NULL);
+        }
+        fix_free(&t);
+    }
+    pqf_close(f);
+}
+
+/* A unit stolen whole from a run before it started: its columns are lent from the reads its
+ * reservation registered (lend.c serve_pre), so the thief makes no read call. */
+static void test_lend_from_run(void)
+{
+    pqf_t *f = open_runs();
+    if (!f) return;
+    for (int be = 0; be < 2; be++) {
+        fix t;
+        if (fix_open(&t, f, NULL, 0, backends[be])) {
+            scan_fetch_set_ahead(&t.fx, true);
+            claims a = {.max = 1}, b = {.max = 1};
+            on_core(&t, 0, step_claim, &a);
+            on_core(&t, 1, step_claim, &b);
+            CHECK_EQ_I64(b.split[0], 12);
+            CHECK_EQ_I64(b.unit[0], RA_RGS);
+            req thief = {.unit = RA_RGS, .await = true};
+            on_core(&t, 1, step_requests, &thief);
+            CHECK_EQ_I64(thief.ok, t.plan.nneed);
+            CHECK_EQ_I64(thief.reads_after - thief.reads_before, 0);
+            CHECK_EQ_I64(atomic_load(&t.fx.lends), t.plan.nneed);
+            for (int k = 0; k < t.plan.nneed; k++)
+                CHECK(t.fx.units[12].pre[k][0] == NULL); /* taken by the lend */
+        }
+        fix_free(&t);
+    }
+    pqf_close(f);
+}
+
+typedef struct drop {
+    uint64_t off, len;
+    int lends_out_before_reply;
+} drop;
+
+/* On core 1: a lend of slot 0 from unit 0, wanted (posted), then dropped before its reply
+ * can arrive (the reply runs on this core, after this task returns); waits for the reply. */
+static void step_drop_lend(fix *t, void *arg)
+{
+    drop *d = arg;
+    fut_t *p = scan_fetch_lend(&t->fx, 1, 0, 0, d->off, d->len);
+    CHECK(p != NULL);
+    if (!p) return;
+    fut_want(p);
+    d->lends_out_before_reply = t->fx.cores[1].lends_out;
+    fut_unref(p);
+    wait_drained(t, 1);
+}
+
+/* A lend the thief drops before the owner's reply is freed when the reply arrives (ASan:
+ * nothing leaks or is touched after free); it counts neither lent nor discarded. */
+static void test_lend_dropped(void)
+{
+    pqf_t *f = open_keyed("one_group.parquet", OG_ROWS, OG_ROWS, true);
+    if (!f) return;
+    fix t;
+    if (fix_open(&t, f, NULL, OG_SPLIT, EXEC_IO_PREAD)) {
+        req own = {.unit = 0, .await = true};
+        claim_and_steal(&t, &own);
+        drop d = {.off = t.fx.units[0].off[0], .len = t.fx.units[0].len[0] / 2};
+        on_core(&t, 1, step_drop_lend, &d);
+        CHECK_EQ_I64(d.lends_out_before_reply, 1);
+        CHECK_EQ_I64(t.fx.cores[1].lends_out, 0);
+        CHECK_EQ_I64(atomic_load(&t.fx.lends), 0);
+        CHECK_EQ_I64(atomic_load(&t.fx.bytes_discarded), 0);
+    }
+    fix_free(&t);
+    pqf_close(f);
+}
+
+/* ====================================================================== holds, release */
+
+static void step_wait_drained0(fix *t, void *arg)
+{
+    (void)arg;
+    wait_drained(t, 0);
+}
+
+/* The owner runs all its splits of the unit stolen from while the thief's unit still runs:
+ * its requests stay (the thief may still ask for lends), and core 0 is not drained; once
+ * the thief's last split ends (its requests released), its hold goes back and the owner's
+ * requests are released. */
+static void test_holds(void)
+{
+    pqf_t *f = open_keyed("one_group.parquet", OG_ROWS, OG_ROWS, true);
+    if (!f) return;
+    fix t;
+    if (fix_open(&t, f, NULL, OG_SPLIT, EXEC_IO_PREAD)) {
+        int nneed = t.plan.nneed;
+        req own = {.unit = 0, .await = true};
+        claim_and_steal(&t, &own);
+        req thief = {.unit = 1, .await = true};
+        on_core(&t, 1, step_requests, &thief);
+        /* core 0: ends split 0, runs 1..7 (its span is now empty) */
+        claims a = {.max = 7, .done_each = true};
+        on_core(&t, 0, step_split_done, &(int){0});
+        on_core(&t, 0, step_claim, &a);
+        CHECK_EQ_I64(a.n, 7);
+        CHECK_EQ_I64(a.split[6], 7);
+        probe p;
+        on_core(&t, 0, step_probe, &p);
+        CHECK_EQ_I64(p.holds, 1);
+        CHECK_EQ_I64(p.requests, nneed); /* kept for the thief */
+        CHECK_EQ_I64(p.drained, false);
+        CHECK_EQ_I64(p.drained_stopping, true);
+        /* core 1: ends split 8, runs 9..15; its last end releases its unit */
+        claims b = {.max = 7, .done_each = true};
+        on_core(&t, 1, step_split_done, &(int){1});
+        on_core(&t, 1, step_claim, &b);
+        CHECK_EQ_I64(b.n, 7);
+        CHECK_EQ_I64(b.split[6], 15);
+        for (int k = 0; k < nneed; k++) CHECK(t.fx.units[1].f[k] == NULL);
+        CHECK_EQ_I64(t.fx.units[1].hold_dropped, true);
+        on_core(&t, 0, step_wait_drained0, NULL);
+        on_core(&t, 0, step_probe, &p);
+        CHECK_EQ_I64(p.holds, 0);
+        CHECK_EQ_I64(p.requests, 0);
+        CHECK_EQ_I64(p.drained, true);
+        /* both requests were used (lent), so nothing counts discarded */
+        CHECK_EQ_I64(atomic_load(&t.fx.bytes_discarded), 0);
+    }
+    fix_free(&t);
+    pqf_close(f);
+}
+
+typedef struct discard {
+    uint64_t lazy, wanted, len;  /* bytes_discarded grown by each (len: the read's) */
+    int slice_ok;
+} discard;
+
+/* On core 0: a read only registered counts nothing discarded, a wanted and read one its
+ * bytes; slot 0 of unit 0 sliced (split 0's first piece: the bytes at its place) is used. */
+static void step_discard(fix *t, void *arg)
+{
+    discard *d = arg;
+    scan_fetch *fx = &t->fx;
+    uint64_t off = t->fx.units[0].off[1], len = 1000;
+    fut_t *f = io_read(fx->cores[0].io, t->plan.f->file, off, len);
+    CHECK(f != NULL);
+    if (!f) return;
+    uint64_t before = atomic_load(&fx->bytes_discarded);
+    scan_fetch_discarded(fx, f);
+    d->lazy = atomic_load(&fx->bytes_discarded) - before;
+    CHECK_EQ_I64(fut_await(f), 0);
+    scan_fetch_discarded(fx, f);
+    d->wanted = atomic_load(&fx->bytes_discarded) - before;
+    d->len = ((const io_bytes *)fut_value(f))->len;
+    fut_unref(f);
+    atomic_store(&fx->bytes_discarded, before);
+    const scan_piece *pc = &t->plan.splits[0].cols[0].pieces[0];
+    io_bytes b = scan_fetch_slice(fx, 0, 0, pc->off, pc->len);
+    uint8_t *want = malloc(pc->len);
+    d->slice_ok = want && b.len == pc->len && b.shared == 0 &&
+                  io_read_sync(t->plan.f->file, pc->off, want, pc->len, NULL, 0) == 0 &&
+                  memcmp(want, b.data, pc->len) == 0;
+    free(want);
+}
+
+/* One core runs a shared unit whose two requests it made and read: slot 0 is sliced (used),
+ * slot 1 never decoded. The requests stay while splits are left to claim; the last split's
+ * end releases them, and slot 1's bytes (wanted, read, undecoded) count discarded. */
+static void test_release_discard(void)
+{
+    pqf_t *f = open_keyed("one_group.parquet", OG_ROWS, OG_ROWS, true);
+    if (!f) return;
+    fix t;
+    if (fix_open(&t, f, NULL, OG_SPLIT, EXEC_IO_PREAD)) {
+        claims a = {.max = 1, .done_each = true};
+        on_core(&t, 0, step_claim, &a);
+        req own = {.unit = 0, .await = true};
+        on_core(&t, 0, step_requests, &own);
+        CHECK_EQ_I64(own.ok, 2);
+        discard d = {0};
+        on_core(&t, 0, step_discard, &d);
+        CHECK_EQ_I64(d.lazy, 0);
+        CHECK_EQ_I64(d.len, 1000);
+        CHECK_EQ_I64(d.wanted, 1000);
+        CHECK_EQ_I64(d.slice_ok, 1);
+        CHECK_EQ_I64(t.fx.units[0].used[0], true);
+        CHECK_EQ_I64(t.fx.units[0].used[1], false);
+        claims rest = {.max = 14, .done_each = true}; /* splits 1..14: one left to claim */
+        on_core(&t, 0, step_claim, &rest);
+        CHECK_EQ_I64(rest.n, 14);
+        for (int k = 0; k < 2; k++) CHECK(t.fx.units[0].f[k] != NULL);
+        CHECK_EQ_I64(atomic_load(&t.fx.bytes_discarded), 0);
+        claims last = {.done_each = true};
+        on_core(&t, 0, step_claim, &last);
+        CHECK_EQ_I64(last.n, 1);
+        CHECK_EQ_I64(last.split[0], 15);
+        CHECK_EQ_I64(last.last, 16);
+        for (int k = 0; k < 2; k++) CHECK(t.fx.units[0].f[k] == NULL);
+        CHECK_EQ_I64(atomic_load(&t.fx.bytes_discarded), t.fx.units[0].len[1]);
+        CHECK_EQ_I64(atomic_load(&t.fx.steals), 0);
+    }
+    fix_free(&t);
+    pqf_close(f);
+}
+
+/* The owner has not made its requests yet but the policy wants every slot (ahead): serving
+ * the thief's lend makes the owner's request now, wanted, covering both ranges (lend.c step
+ * 2): the thief's bytes are lent from it, no read call on the thief. */
+static void test_lend_cover(void)
+{
+    pqf_t *f = open_keyed("one_group.parquet", OG_ROWS, OG_ROWS, true);
+    if (!f) return;
+    for (int be = 0; be < 2; be++) {
+        fix t;
+        if (fix_open(&t, f, NULL, OG_SPLIT, backends[be])) {
+            scan_fetch_set_ahead(&t.fx, true);
+            claim_and_steal(&t, NULL);
+            for (int k = 0; k < t.plan.nneed; k++) CHECK(t.fx.units[0].f[k] == NULL);
+            req thief = {.unit = 1, .await = true};
+            on_core(&t, 1, step_requests, &thief);
+            CHECK_EQ_I64(thief.ok, t.plan.nneed);
+            CHECK_EQ_I64(thief.reads_after - thief.reads_before, 0);
+            CHECK_EQ_I64(atomic_load(&t.fx.lends), t.plan.nneed);
+            probe p;
+            on_core(&t, 0, step_probe, &p);
+            CHECK_EQ_I64(p.requests, t.plan.nneed);
+            CHECK_EQ_I64(p.wanted, t.plan.nneed);
+            CHECK_EQ_I64(p.used, t.plan.nneed);
+            for (int k = 0; k < t.plan.nneed; k++) {
+                const scan_unit *x = &t.fx.units[0], *y = &t.fx.units[1];
+                CHECK(x->off[k] <= y->off[k] && x->off[k] + x->len[k] >= y->off[k] + y->len[k]);
+            }
+        }
+        fix_free(&t);
+    }
+    pqf_close(f);
+}
+
+int main(void)
+{
+    ts_dir_init();
+    RUN(test_units);
+    RUN(test_claim_order);
+    RUN(test_claim_runs);
+    RUN(test_steal_split);
+    RUN(test_steal_run);
+    RUN(test_lend_from_owner);
+    RUN(test_lend_fallback);
+    RUN(test_lend_from_run);
+    RUN(test_lend_dropped);
+    RUN(test_lend_cover);
+    RUN(test_holds);
+    RUN(test_release_discard);
+    ts_dir_remove();
+    return CHECK_DONE("test_fetch");
+}
