@@ -1,7 +1,10 @@
 /* cli/cmd_meta.c: `ringscan meta FILE [--json]` prints a Parquet file's metadata: schema, row
  * groups, column chunks (codec, encodings, decoded statistics, page index and bloom filter
- * presence), key-value metadata; --json prints the same as one JSON object. A client of
- * ringscan.h alone (its metadata calls), as a host would be.
+ * presence), key-value metadata; --json prints the same as one JSON object. The text form is
+ * for people: each type once ("INT64 TIMESTAMP(MICROS, UTC)"), statistics as values of their
+ * logical type (ringscan_stat_display), sizes in B/KiB/MiB; --json keeps raw numbers and the
+ * JSON values of ringscan_stat_text for programs. A client of ringscan.h alone (its metadata
+ * calls), as a host would be.
  *
  * Invariants:
  *  1. The only I/O is ringscan_open's footer read; everything printed comes from the metadata
@@ -86,30 +89,102 @@ static void put_kv_value(const ringscan_kv *kv, uint32_t max_len)
     else sink_printf(cli_out(), "null");
 }
 
+/* A statistic in the text form: the value as its logical type reads (ringscan_stat_display). */
+static void put_display(const ringscan_file *f, int col, const uint8_t *p, uint32_t n)
+{
+    char small[256];
+    int len = ringscan_stat_display(f, col, p, n, small, sizeof small);
+    if (len < 0) return; /* cannot happen for the file's own statistics (ringscan.h) */
+    if ((size_t)len < sizeof small) {
+        sink_write(cli_out(), small, (size_t)len);
+        return;
+    }
+    char *big = malloc((size_t)len + 1);
+    if (!big) {
+        cli_out()->err = -ENOMEM;
+        return;
+    }
+    ringscan_stat_display(f, col, p, n, big, (size_t)len + 1);
+    sink_write(cli_out(), big, (size_t)len);
+    free(big);
+}
+
+/* n bytes as "N B" below 1 KiB, else with one decimal in KiB, MiB, GiB or TiB. */
+static const char *human_bytes(int64_t n, char buf[32])
+{
+    static const char *units[] = {"KiB", "MiB", "GiB", "TiB"};
+    if (n < 1024) {
+        snprintf(buf, 32, "%" PRId64 " B", n);
+        return buf;
+    }
+    double v = (double)n / 1024;
+    int u = 0;
+    while (v >= 1024 && u < 3) v /= 1024, u++;
+    snprintf(buf, 32, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+/* "INT64 TIMESTAMP(MICROS, UTC)", "INT32 DECIMAL(9,2)", "BYTE_ARRAY STRING", "INT64": the
+ * physical type, then the logical type when it says more than the physical one. */
+static void put_type_text(const ringscan_column_info *c)
+{
+    const char *l = c->logical_name;
+    sink_printf(cli_out(), "%s", c->physical_name);
+    if (c->physical == RINGSCAN_FIXED_LEN_BYTE_ARRAY) sink_printf(cli_out(), "(%d)", (int)c->type_length);
+    if (strcmp(l, "NONE") == 0 || strcmp(l, c->physical_name) == 0) return;
+    if (strncmp(l, "TIMESTAMP_", 10) == 0 || strncmp(l, "TIME_", 5) == 0) {
+        const char *unit = strchr(l, '_') + 1;
+        sink_printf(cli_out(), " %.*s(%s, %s)", (int)(unit - 1 - l), l, unit, c->adjusted_to_utc ? "UTC" : "local");
+    } else if (strcmp(l, "DECIMAL") == 0) {
+        sink_printf(cli_out(), " DECIMAL(%d,%d)", (int)c->precision, (int)c->scale);
+    } else sink_printf(cli_out(), " %s", l);
+}
+
 static void print_column_text(const ringscan_column_info *c, int i)
 {
-    sink_printf(cli_out(), "  %d %s %s", i, c->name, c->physical_name);
-    if (c->physical == RINGSCAN_FIXED_LEN_BYTE_ARRAY) sink_printf(cli_out(), "(%d)", (int)c->type_length);
-    if (strcmp(c->logical_name, "NONE") != 0) sink_printf(cli_out(), " %s", c->logical_name);
-    if (strcmp(c->logical_name, "DECIMAL") == 0) sink_printf(cli_out(), "(%d,%d)", (int)c->precision, (int)c->scale);
+    sink_printf(cli_out(), "  %d %s ", i, c->name);
+    put_type_text(c);
     sink_printf(cli_out(), " %s\n", c->optional ? "optional" : "required");
+}
+
+static void put_encodings_text(uint32_t mask)
+{
+    for (int b = 0, first = 1; b < 32; b++)
+        if (mask & (1u << b)) sink_printf(cli_out(), "%s%s", first ? "" : " ", ringscan_encoding_name(b)), first = 0;
+}
+
+/* ", min 2009-01-01, max 2009-04-01, nulls 0" and the rest of what the Statistics hold. */
+static void put_stats_text(const ringscan_file *f, int col, const ringscan_chunk_stats *s)
+{
+    if (s->has_min_max) {
+        sink_printf(cli_out(), ", min ");
+        put_display(f, col, s->min, s->min_len);
+        sink_printf(cli_out(), "%s, max ", s->min_exact ? "" : " (truncated)");
+        put_display(f, col, s->max, s->max_len);
+        sink_printf(cli_out(), "%s", s->max_exact ? "" : " (truncated)");
+        if (!s->usable) sink_printf(cli_out(), " (not used for pruning)");
+    } else sink_printf(cli_out(), ", no min/max");
+    if (s->has_null_count) sink_printf(cli_out(), ", nulls %" PRId64, s->null_count);
+    if (s->has_distinct_count) sink_printf(cli_out(), ", distinct %" PRId64, s->distinct_count);
+    if (s->has_nan_count) sink_printf(cli_out(), ", NaNs %" PRId64, s->nan_count);
 }
 
 static void print_row_group_text(const ringscan_file *f, const ringscan_file_info *fi, int g)
 {
     ringscan_row_group_info rg;
+    char b1[32], b2[32];
     ringscan_file_row_group(f, g, &rg);
-    sink_printf(cli_out(), "row group %d: rows %" PRId64 ", bytes %" PRId64 "\n", g, rg.rows, rg.total_byte_size);
+    sink_printf(cli_out(), "row group %d: %" PRId64 " rows, %s\n", g, rg.rows, human_bytes(rg.total_byte_size, b1));
     for (int i = 0; i < fi->columns; i++) {
         ringscan_column_info c;
         ringscan_chunk_info ch;
         ringscan_file_column(f, i, &c);
         ringscan_file_chunk(f, g, i, &ch);
-        sink_printf(cli_out(), "  %s: %s, values %" PRId64 ", compressed %" PRId64 ", uncompressed %" PRId64 ", encodings ",
-               c.name, ch.codec_name, ch.num_values, ch.compressed_size, ch.uncompressed_size);
-        put_encodings(ch.encodings);
-        sink_printf(cli_out(), ", stats ");
-        put_stats(f, i, &ch.stats);
+        sink_printf(cli_out(), "  %s: %s, %" PRId64 " values, %s compressed, %s uncompressed, ", c.name, ch.codec_name,
+                    ch.num_values, human_bytes(ch.compressed_size, b1), human_bytes(ch.uncompressed_size, b2));
+        sink_printf(cli_out(), "encodings ");
+        put_encodings_text(ch.encodings);
+        put_stats_text(f, i, &ch.stats);
         sink_printf(cli_out(), "%s%s%s\n", ch.has_offset_index ? ", offset index" : "",
                ch.has_column_index ? ", column index" : "", ch.has_bloom_filter ? ", bloom filter" : "");
     }
@@ -168,6 +243,8 @@ static void print_column_json(const ringscan_column_info *c, int i)
     if (c->physical == RINGSCAN_FIXED_LEN_BYTE_ARRAY) sink_printf(cli_out(), ", \"type_length\": %d", (int)c->type_length);
     if (strcmp(c->logical_name, "DECIMAL") == 0)
         sink_printf(cli_out(), ", \"precision\": %d, \"scale\": %d", (int)c->precision, (int)c->scale);
+    if (strncmp(c->logical_name, "TIME", 4) == 0)
+        sink_printf(cli_out(), ", \"adjusted_to_utc\": %s", c->adjusted_to_utc ? "true" : "false");
     sink_putc(cli_out(), '}');
 }
 

@@ -220,6 +220,16 @@ RINGSCAN_API const char *ringscan_encoding_name(int e);
 RINGSCAN_API int ringscan_stat_text(const ringscan_file *f, int c, const uint8_t *value, uint32_t len,
                                     char *buf, size_t cap);
 
+/* Writes the same value as a person reads it in the column's logical type (the text form of
+ * `ringscan meta`): DATE as YYYY-MM-DD; TIMESTAMP_* as "YYYY-MM-DD HH:MM:SS" with 3, 6 or 9
+ * fraction digits for the unit and "Z" when adjusted to UTC; TIME_* as HH:MM:SS.fff...;
+ * DECIMAL with its scale ("-12.34", unscaled values of up to 16 bytes); INT96 as an Impala
+ * timestamp; FLOAT16, FLOAT and DOUBLE as the shortest text that reads back the same (NaN,
+ * inf); UUID as 8-4-4-4-12 hex; text as an escaped JSON string; other byte arrays as bare
+ * 0x<hex>; everything else as ringscan_stat_text. Contract and errors as ringscan_stat_text. */
+RINGSCAN_API int ringscan_stat_display(const ringscan_file *f, int c, const uint8_t *value, uint32_t len,
+                                       char *buf, size_t cap);
+
 /* ---- scans ---- */
 
 typedef enum ringscan_policy {

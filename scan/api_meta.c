@@ -17,8 +17,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ringscan.h"
@@ -152,15 +154,15 @@ static void txt_str(txt *t, const uint8_t *p, uint32_t n)
     txt_put(t, "\"", 1);
 }
 
-static void txt_hex(txt *t, const uint8_t *p, uint32_t n)
+static void txt_hex(txt *t, const uint8_t *p, uint32_t n, bool quoted)
 {
     static const char digits[] = "0123456789abcdef";
-    txt_put(t, "\"0x", 3);
+    txt_put(t, quoted ? "\"0x" : "0x", quoted ? 3 : 2);
     for (uint32_t i = 0; i < n; i++) {
         char two[2] = {digits[p[i] >> 4], digits[p[i] & 15]};
         txt_put(t, two, 2);
     }
-    txt_put(t, "\"", 1);
+    if (quoted) txt_put(t, "\"", 1);
 }
 
 static void txt_float(txt *t, const uint8_t *p, uint32_t n)
@@ -193,7 +195,7 @@ static void txt_value(txt *t, const pq_column_desc *c, const uint8_t *p, uint32_
     else if ((c->physical == PQ_FLOAT && n == 4) || (c->physical == PQ_DOUBLE && n == 8))
         txt_float(t, p, n);
     else if (c->physical == PQ_BYTE_ARRAY && text) txt_str(t, p, n);
-    else txt_hex(t, p, n);
+    else txt_hex(t, p, n, true);
 }
 
 int ringscan_stat_text(const ringscan_file *f, int c, const uint8_t *value, uint32_t len,
@@ -204,6 +206,206 @@ int ringscan_stat_text(const ringscan_file *f, int c, const uint8_t *value, uint
     static const uint8_t none[1];
     txt t = {.buf = buf, .cap = cap};
     txt_value(&t, &meta_of(f)->columns[c], value ? value : none, len);
+    if (cap > 0) buf[t.len < cap ? t.len : cap - 1] = 0;
+    return t.len > INT_MAX ? -EOVERFLOW : (int)t.len;
+}
+
+/* ---- the display form of a statistics value (ringscan_stat_display) ---- */
+
+/* Days since 1970-01-01 as YYYY-MM-DD (proleptic Gregorian; H. Hinnant's civil_from_days). */
+static void txt_date(txt *t, int64_t z)
+{
+    z += 719468; /* |z| <= 2^63 / 86400 for every caller, so this cannot overflow */
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    unsigned doe = (unsigned)(z - era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    unsigned mp = (5 * doy + 2) / 153;
+    unsigned d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
+    txt_printf(t, "%04" PRId64 "-%02u-%02u", (int64_t)yoe + era * 400 + (m <= 2), m, d);
+}
+
+/* a = q * b + r with 0 <= r < b (b > 0), without the overflow of computing q * b. */
+static void floor_divmod(int64_t a, int64_t b, int64_t *q, int64_t *r)
+{
+    *q = a / b;
+    *r = a % b;
+    if (*r < 0) *r += b, *q -= 1;
+}
+
+/* sod seconds of a day and frac ticks of 10^-digits s as HH:MM:SS[.frac]. */
+static void txt_clock(txt *t, int64_t sod, int64_t frac, int digits)
+{
+    txt_printf(t, "%02d:%02d:%02d", (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60));
+    if (digits) txt_printf(t, ".%0*" PRId64, digits, frac);
+}
+
+/* v ticks of 1/per_s s since the epoch as "YYYY-MM-DD HH:MM:SS.f", "Z" appended when UTC. */
+static void txt_timestamp(txt *t, int64_t v, int64_t per_s, int digits, bool utc)
+{
+    int64_t s, frac, days, sod;
+    floor_divmod(v, per_s, &s, &frac);
+    floor_divmod(s, 86400, &days, &sod);
+    txt_date(t, days);
+    txt_put(t, " ", 1);
+    txt_clock(t, sod, frac, digits);
+    if (utc) txt_put(t, "Z", 1);
+}
+
+/* An unscaled decimal with scale digits after the point (0 <= scale <= 38). */
+static void txt_decimal(txt *t, __int128 v, int scale)
+{
+    char d[48];
+    int n = 0;
+    unsigned __int128 u = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+    do d[n++] = (char)('0' + (int)(u % 10)), u /= 10;
+    while (u); /* at most 39 digits */
+    while (n <= scale) d[n++] = '0';
+    if (v < 0) txt_put(t, "-", 1);
+    for (int i = n - 1; i >= 0; i--) {
+        txt_put(t, &d[i], 1);
+        if (i == scale && scale) txt_put(t, ".", 1);
+    }
+}
+
+/* A decimal's unscaled value: INT32/INT64 little-endian, byte arrays big-endian two's
+ * complement of 1..16 bytes. False for anything else (printed as hex). */
+static bool decimal_of(const pq_column_desc *c, const uint8_t *p, uint32_t n, __int128 *out)
+{
+    if (c->physical == PQ_INT32 && n == 4) *out = (int32_t)(uint32_t)le(p, 4);
+    else if (c->physical == PQ_INT64 && n == 8) *out = (int64_t)le(p, 8);
+    else if ((c->physical == PQ_BYTE_ARRAY || c->physical == PQ_FIXED_LEN_BYTE_ARRAY) && n >= 1 && n <= 16) {
+        unsigned __int128 u = p[0] & 0x80 ? ~(unsigned __int128)0 : 0;
+        for (uint32_t i = 0; i < n; i++) u = u << 8 | p[i];
+        *out = (__int128)u;
+    } else return false;
+    return c->decimal_scale >= 0 && c->decimal_scale <= 38;
+}
+
+/* The shortest %g text that reads back as the same float (single) or double. */
+static void txt_shortest(txt *t, double d, bool single)
+{
+    if (d != d) {
+        txt_put(t, "NaN", 3);
+        return;
+    }
+    if (isinf(d)) {
+        txt_put(t, d < 0 ? "-inf" : "inf", d < 0 ? 4 : 3);
+        return;
+    }
+    char tmp[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*g", prec, d);
+        double back = strtod(tmp, NULL);
+        if (single ? (float)back == (float)d : back == d) break;
+    }
+    txt_put(t, tmp, strlen(tmp));
+}
+
+static double half_to_double(uint16_t h)
+{
+    int e = h >> 10 & 31, m = h & 1023;
+    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+    return h & 0x8000 ? -v : v;
+}
+
+static void txt_uuid(txt *t, const uint8_t *p)
+{
+    for (int i = 0; i < 16; i++) {
+        txt_printf(t, "%02x", p[i]);
+        if (i == 3 || i == 5 || i == 7 || i == 9) txt_put(t, "-", 1);
+    }
+}
+
+/* TIME_* and TIMESTAMP_* ticks per second and fraction digits; 0 for other types. */
+static int64_t ticks_per_s(pq_logical l, int *digits)
+{
+    bool ms = l == PQ_LOGICAL_TIME_MILLIS || l == PQ_LOGICAL_TIMESTAMP_MILLIS;
+    bool us = l == PQ_LOGICAL_TIME_MICROS || l == PQ_LOGICAL_TIMESTAMP_MICROS;
+    bool ns = l == PQ_LOGICAL_TIME_NANOS || l == PQ_LOGICAL_TIMESTAMP_NANOS;
+    *digits = ms ? 3 : us ? 6 : ns ? 9 : 0;
+    return ms ? 1000 : us ? 1000000 : ns ? 1000000000 : 0;
+}
+
+/* The types whose value reads differently from the JSON form; false: not one of them. */
+static bool txt_logical(txt *t, const pq_column_desc *c, const uint8_t *p, uint32_t n)
+{
+    bool intv = (c->physical == PQ_INT32 && n == 4) || (c->physical == PQ_INT64 && n == 8);
+    int64_t v = !intv ? 0 : n == 4 ? (int32_t)(uint32_t)le(p, 4) : (int64_t)le(p, 8);
+    int digits;
+    int64_t per_s = ticks_per_s(c->logical, &digits);
+    __int128 dec;
+    if (c->logical == PQ_LOGICAL_DATE && intv) txt_date(t, v);
+    else if (per_s && intv && c->logical >= PQ_LOGICAL_TIMESTAMP_MILLIS)
+        txt_timestamp(t, v, per_s, digits, c->is_adjusted_to_utc);
+    else if (per_s && intv && v >= 0 && v / per_s < 86400) txt_clock(t, v / per_s, v % per_s, digits);
+    else if (c->logical == PQ_LOGICAL_DECIMAL && decimal_of(c, p, n, &dec)) txt_decimal(t, dec, c->decimal_scale);
+    else if (c->logical == PQ_LOGICAL_FLOAT16 && n == 2) txt_shortest(t, half_to_double((uint16_t)le(p, 2)), true);
+    else if (c->logical == PQ_LOGICAL_UUID && n == 16) txt_uuid(t, p);
+    else return false;
+    return true;
+}
+
+/* True when p[0..n) is valid UTF-8 (no overlong forms, surrogates or code points past U+10FFFF). */
+static bool utf8_valid(const uint8_t *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n;) {
+        uint8_t c = p[i];
+        uint32_t k = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 4;
+        if (k == 4 || n - i <= k) return k == 0;
+        uint32_t cp = k == 0 ? c : c & (0x3f >> k);
+        for (uint32_t j = 1; j <= k; j++) {
+            if ((p[i + j] & 0xc0) != 0x80) return false;
+            cp = cp << 6 | (p[i + j] & 0x3f);
+        }
+        static const uint32_t least[] = {0, 0x80, 0x800, 0x10000};
+        if (cp < least[k] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+        i += k + 1;
+    }
+    return true;
+}
+
+static void txt_display(txt *t, const pq_column_desc *c, const uint8_t *p, uint32_t n)
+{
+    if (txt_logical(t, c, p, n)) return;
+    bool text = c->logical == PQ_LOGICAL_STRING || c->logical == PQ_LOGICAL_ENUM ||
+                c->logical == PQ_LOGICAL_JSON || c->logical == PQ_LOGICAL_NONE;
+    if (c->physical == PQ_INT96 && n == 12) {
+        /* nanoseconds of the day, then the Julian day (Impala and Spark's legacy timestamp) */
+        int64_t nanos = (int64_t)le(p, 8), jd = (int32_t)(uint32_t)le(p + 8, 4);
+        if (nanos >= 0 && nanos < INT64_C(86400000000000)) {
+            txt_date(t, jd - 2440588);
+            txt_put(t, " ", 1);
+            txt_clock(t, nanos / 1000000000, nanos % 1000000000, 9);
+            return;
+        }
+    }
+    if ((c->physical == PQ_FLOAT && n == 4) || (c->physical == PQ_DOUBLE && n == 8)) {
+        double d;
+        if (n == 4) {
+            uint32_t u = (uint32_t)le(p, 4);
+            float x;
+            memcpy(&x, &u, 4);
+            d = x;
+        } else {
+            uint64_t u = le(p, 8);
+            memcpy(&d, &u, 8);
+        }
+        txt_shortest(t, d, n == 4);
+    } else if (c->physical == PQ_FIXED_LEN_BYTE_ARRAY || c->physical == PQ_INT96 ||
+               (c->physical == PQ_BYTE_ARRAY && (!text || (c->logical == PQ_LOGICAL_NONE && !utf8_valid(p, n)))))
+        txt_hex(t, p, n, false);
+    else txt_value(t, c, p, n);
+}
+
+int ringscan_stat_display(const ringscan_file *f, int c, const uint8_t *value, uint32_t len,
+                          char *buf, size_t cap)
+{
+    if (!f || c < 0 || c >= meta_of(f)->ncolumns || (!value && len > 0) || (!buf && cap > 0))
+        return -EINVAL;
+    static const uint8_t none[1];
+    txt t = {.buf = buf, .cap = cap};
+    txt_display(&t, &meta_of(f)->columns[c], value ? value : none, len);
     if (cap > 0) buf[t.len < cap ? t.len : cap - 1] = 0;
     return t.len > INT_MAX ? -EOVERFLOW : (int)t.len;
 }
