@@ -106,6 +106,9 @@ pub fn build(b: *std.Build) void {
     exe_mod.linkLibrary(bench_lib);
     exe_mod.linkLibrary(lib);
     linkDeps(exe_mod);
+    // bench/chart.c draws `ringscan bench --chart` with cairo: the binary's dependency only;
+    // the library (static or shared) never links it.
+    exe_mod.linkSystemLibrary("cairo", .{ .use_pkg_config = .no });
     const exe = b.addExecutable(.{ .name = "ringscan", .root_module = exe_mod });
     noCompilerRt(b, exe);
     b.installArtifact(exe);

@@ -7,7 +7,7 @@
  *   bench_scan.c   the measured runs and the round loop
  *   bench_floor.c  the decompression floor (same compressed bytes, same codec, one core)
  *   bench_report.c the text table and the JSON
- *   chart.c        the SVG picture
+ *   chart.c        the chart (PNG or SVG, drawn with cairo)
  *
  * Invariants:
  *  1. Every measured run opens the file itself (pqf_open), so its scan_stats.reads (footer
@@ -132,8 +132,9 @@ void bench_floor_free(bench_floor *fl);
 /* bench_report.c */
 void bench_report_table(const bench_ctx *c);
 int bench_report_json(const bench_ctx *c, const char *path);
-/* chart.c: grouped bars of reads and of median time per shape and entry. 0 or -errno. */
-int bench_chart_svg(const bench_ctx *c, const char *path);
+/* chart.c: grouped bars of reads and of median time per shape and entry, as a PNG (path ends
+ * in .png) or SVG (.svg). 0, -EINVAL (no shapes, another extension) or -EIO. */
+int bench_chart(const bench_ctx *c, const char *path);
 
 double bench_median(const double *v, int n);
 double bench_now_ms(void);

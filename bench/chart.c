@@ -1,78 +1,254 @@
-/* bench/chart.c: the `ringscan bench --chart FILE.svg` picture, written by hand: two panels of
- * grouped bars, read calls and median time, one group per shape and one bar per entry (policy,
- * the A/A repeat, and in the time panel the decompression floor). Each group is scaled to its
- * own largest bar (shapes differ by orders of magnitude), and every bar carries its value, so
- * the picture compares policies within a shape; the numbers compare shapes. */
+/* bench/chart.c: the `ringscan bench --chart FILE` picture, drawn with cairo: FILE.png as a
+ * PNG image, FILE.svg as SVG, one drawing for both. Two panels of grouped bars, read calls and
+ * median wall time, one group per shape and one bar per entry (policy, the A/A repeat, and in
+ * the time panel the decompression floor).
+ *
+ * Invariants:
+ *  1. One scale per panel: a bar's height is its value over the panel's axis maximum (a "nice"
+ *     1/2/5 x 10^k above every value), so bars compare across shapes; every bar also carries
+ *     its value, so the small ones stay readable.
+ *  2. Everything is measured before it is placed: a group is as wide as its bars or its shape
+ *     name, whichever is wider; the picture is as wide as its groups and as tall as its two
+ *     panels (no empty area); the title shrinks its font until it fits.
+ *  3. Bounded: at most BENCH_ENTRIES_MAX + 1 bars per group and c->nshapes groups.
+ *  4. Returns 0, -EINVAL (no shapes, or a name that ends in neither .png nor .svg) or -EIO
+ *     (cairo could not create or write the file). */
+#include <cairo/cairo-svg.h>
+#include <cairo/cairo.h>
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "bench/bench_scan.h"
 
-enum { CH_BAR = 16, CH_GAP = 22, CH_H = 200, CH_TOP = 50, CH_LEFT = 20, CH_LABEL = 70 };
+enum { CH_BAR = 18, CH_GAP = 26, CH_PLOT_H = 220, CH_AXIS_W = 70, CH_MARGIN = 16 };
+#define CH_FONT "sans-serif"
+/* The longer panel title: the picture is at least this wide (invariant 2). */
+#define TITLE_TIME "Median wall time, open to last batch (floor: one-core decompression)"
 
-static const char *const colors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#8cd17d", "#9c755f"};
+static const double colors[][3] = {
+    {0.306, 0.475, 0.655}, {0.949, 0.557, 0.169}, {0.349, 0.631, 0.310}, {0.553, 0.820, 0.490}, {0.612, 0.459, 0.373}};
+static const double floor_color[3] = {0.729, 0.690, 0.675};
 
-/* One bar value of entry j of shape r in panel p (0 reads, 1 ms); j == nentries: floor. */
+/* Bars of a group in panel p: the entries, plus the floor in the time panel when measured. */
+static int nbars(const bench_ctx *c, int p)
+{
+    return c->shapes[0].nentries + (p == 1 && c->shapes[0].floor.on ? 1 : 0);
+}
+
+/* Bar j of shape r in panel p (0 read calls of the first round, 1 median ms); j == nentries
+ * is the floor. Negative: no bar. */
 static double value(const bench_shape_res *r, int j, int p)
 {
-    if (j == r->nentries) return p == 1 && r->floor.on ? r->floor.median_ms : -1;
+    if (j >= r->nentries) return p == 1 && r->floor.on ? r->floor.median_ms : -1;
     return p == 0 ? (double)r->e[j].runs[0].st.reads : r->e[j].median_ms;
 }
 
-static void panel(FILE *f, const bench_ctx *c, int p, int y0, int nbars)
+/* The smallest 1, 2 or 5 x 10^k step giving at most 5 ticks up to max; *top = ticks * step. */
+static double nice_step(double max, double *top)
 {
-    const char *title = p == 0 ? "read calls (incl. footer)" : "median time, ms (floor: one-core decompression)";
-    fprintf(f, "<text x='%d' y='%d' font-size='14' font-weight='bold'>%s</text>\n", CH_LEFT,
-            y0 - 28, title);
-    int x = CH_LEFT;
-    for (int i = 0; i < c->nshapes; i++) {
-        const bench_shape_res *r = &c->shapes[i];
-        double max = 0;
-        for (int j = 0; j <= r->nentries; j++)
-            if (value(r, j, p) > max) max = value(r, j, p);
-        for (int j = 0; j <= r->nentries; j++) {
-            double v = value(r, j, p);
-            if (v < 0) continue;
-            int h = max > 0 ? (int)(v / max * CH_H) : 0, bx = x + j * CH_BAR;
-            fprintf(f, "<rect x='%d' y='%d' width='%d' height='%d' fill='%s'><title>%s %s: %.6g</title></rect>\n",
-                    bx, y0 + CH_H - h, CH_BAR - 2, h, j == r->nentries ? "#bab0ac" : colors[j % 5],
-                    r->shape->name, j == r->nentries ? "floor" : r->e[j].label, v);
-            fprintf(f, "<text x='%d' y='%d' font-size='9' transform='rotate(-90 %d %d)'>%.*f</text>\n",
-                    bx + 11, y0 + CH_H - h - 3, bx + 11, y0 + CH_H - h - 3, p == 0 ? 0 : 1, v);
-        }
-        fprintf(f, "<text x='%d' y='%d' font-size='10' transform='rotate(30 %d %d)'>%s</text>\n", x,
-                y0 + CH_H + 14, x, y0 + CH_H + 14, r->shape->name);
-        x += nbars * CH_BAR + CH_GAP;
-    }
-    fprintf(f, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#333'/>\n", CH_LEFT, y0 + CH_H, x,
-            y0 + CH_H);
+    if (!(max > 0)) max = 1;
+    double raw = max / 5, mag = pow(10, floor(log10(raw))), step = 10 * mag;
+    if (raw <= mag) step = mag;
+    else if (raw <= 2 * mag) step = 2 * mag;
+    else if (raw <= 5 * mag) step = 5 * mag;
+    *top = ceil(max / step - 1e-9) * step;
+    return step;
 }
 
-int bench_chart_svg(const bench_ctx *c, const char *path)
+static double text_w(cairo_t *cr, const char *s)
 {
-    if (c->nshapes == 0) return -EINVAL;
-    FILE *f = fopen(path, "w");
-    if (!f) return -errno;
-    int nbars = c->shapes[0].nentries + 1;
-    int w = CH_LEFT * 2 + c->nshapes * (nbars * CH_BAR + CH_GAP) + 60;
-    int ph = CH_H + CH_LABEL + 60, h = CH_TOP + 2 * ph + 30;
-    if (w < 640) w = 640;
-    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif'>\n", w, h);
-    fprintf(f, "<rect width='100%%' height='100%%' fill='white'/>\n");
-    fprintf(f, "<text x='%d' y='22' font-size='15'>ringscan bench, sf=%g, %d threads, io %s, median of %d rounds, %s (bars scaled per shape)</text>\n",
-            CH_LEFT, c->o.sf, c->o.threads, c->io_backend, c->o.rounds, c->date);
-    int lx = CH_LEFT;
-    for (int j = 0; j <= c->shapes[0].nentries; j++) {
-        const char *name = j == c->shapes[0].nentries ? "floor" : c->shapes[0].e[j].label;
-        fprintf(f, "<rect x='%d' y='32' width='10' height='10' fill='%s'/><text x='%d' y='41' font-size='11'>%s</text>\n",
-                lx, j == c->shapes[0].nentries ? "#bab0ac" : colors[j % 5], lx + 14, name);
-        lx += 14 + 8 * (int)strlen(name) + 10;
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, s, &e);
+    return e.x_advance;
+}
+
+static void text_at(cairo_t *cr, double x, double y, const char *s)
+{
+    cairo_move_to(cr, x, y);
+    cairo_show_text(cr, s);
+}
+
+/* The width of shape i's group: its bars or its name, whichever is wider, plus the gap. */
+static double group_w(cairo_t *cr, const bench_ctx *c, int i)
+{
+    cairo_set_font_size(cr, 12);
+    double bars = (double)nbars(c, 1) * CH_BAR, name = text_w(cr, c->shapes[i].shape->name);
+    return (bars > name ? bars : name) + CH_GAP;
+}
+
+static void axis(cairo_t *cr, double x0, double y0, double w, double top, double step, const char *unit)
+{
+    cairo_set_font_size(cr, 11);
+    cairo_set_line_width(cr, 1);
+    for (double v = 0; v <= top + step / 2; v += step) {
+        double y = round(y0 + CH_PLOT_H - v / top * CH_PLOT_H) + 0.5;
+        char s[32];
+        snprintf(s, sizeof s, "%g", v);
+        cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+        cairo_move_to(cr, x0, y);
+        cairo_line_to(cr, x0 + w, y);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+        text_at(cr, x0 - 6 - text_w(cr, s), y + 4, s);
     }
-    panel(f, c, 0, CH_TOP + 40, nbars);
-    panel(f, c, 1, CH_TOP + 40 + ph, nbars);
-    fprintf(f, "</svg>\n");
-    bool failed = fflush(f) != 0 || ferror(f); /* an earlier failed flush: fclose may not say */
-    return fclose(f) == 0 && !failed ? 0 : -EIO;
+    cairo_save(cr);
+    cairo_move_to(cr, CH_MARGIN + 12, y0 + CH_PLOT_H / 2 + text_w(cr, unit) / 2);
+    cairo_rotate(cr, -M_PI / 2);
+    cairo_show_text(cr, unit);
+    cairo_restore(cr);
+    cairo_move_to(cr, x0 + 0.5, y0);
+    cairo_line_to(cr, x0 + 0.5, y0 + CH_PLOT_H + 0.5);
+    cairo_line_to(cr, x0 + w, y0 + CH_PLOT_H + 0.5);
+    cairo_stroke(cr);
+}
+
+/* A bar's value above it: level when it fits the bar's width, else turned upright. */
+static void bar_label(cairo_t *cr, double bx, double by, double v, int p)
+{
+    char s[32];
+    snprintf(s, sizeof s, "%.*f", p == 0 ? 0 : 1, v);
+    cairo_set_font_size(cr, 9);
+    cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+    double tw = text_w(cr, s);
+    if (tw <= CH_BAR) {
+        text_at(cr, bx + (CH_BAR - 2 - tw) / 2, by - 3, s);
+        return;
+    }
+    cairo_save(cr);
+    cairo_move_to(cr, bx + CH_BAR / 2 + 2, by - 3);
+    cairo_rotate(cr, -M_PI / 2);
+    cairo_show_text(cr, s);
+    cairo_restore(cr);
+}
+
+/* Panel p with its plot area's top at y0: title, axis, then the bars on one scale. */
+static void panel(cairo_t *cr, const bench_ctx *c, int p, double y0, double plot_w)
+{
+    static const char *titles[] = {"Read calls per scan (first round, footer included)",
+                                   TITLE_TIME};
+    static const char *units[] = {"read calls", "time (ms)"};
+    double max = 0;
+    for (int i = 0; i < c->nshapes; i++)
+        for (int j = 0; j < nbars(c, p); j++)
+            if (value(&c->shapes[i], j, p) > max) max = value(&c->shapes[i], j, p);
+    double top, step = nice_step(max, &top);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_select_font_face(cr, CH_FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+    cairo_set_font_size(cr, 13);
+    text_at(cr, CH_MARGIN, y0 - 38, titles[p]);
+    cairo_select_font_face(cr, CH_FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    axis(cr, CH_MARGIN + CH_AXIS_W, y0, plot_w, top, step, units[p]);
+    double x = CH_MARGIN + CH_AXIS_W + CH_GAP / 2, natural = CH_GAP / 2;
+    for (int i = 0; i < c->nshapes; i++) natural += group_w(cr, c, i);
+    double extra = (plot_w - natural) / c->nshapes; /* > 0 when the titles set the width */
+    for (int i = 0; i < c->nshapes; i++) {
+        const bench_shape_res *r = &c->shapes[i];
+        double gw = group_w(cr, c, i) + extra, bars_x = x + (gw - CH_GAP - (double)nbars(c, p) * CH_BAR) / 2;
+        for (int j = 0; j < nbars(c, p); j++) {
+            double v = value(r, j, p), h = v > 0 ? v / top * CH_PLOT_H : 0, bx = bars_x + j * CH_BAR;
+            if (v < 0) continue;
+            const double *rgb = j >= r->nentries ? floor_color : colors[j % 5];
+            cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+            cairo_rectangle(cr, bx, y0 + CH_PLOT_H - h, CH_BAR - 2, h);
+            cairo_fill(cr);
+            bar_label(cr, bx, y0 + CH_PLOT_H - h, v, p);
+        }
+        cairo_set_font_size(cr, 12);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        const char *name = r->shape->name;
+        text_at(cr, x + (gw - CH_GAP - text_w(cr, name)) / 2, y0 + CH_PLOT_H + 18, name);
+        x += gw;
+    }
+}
+
+/* Title (font shrunk until it fits w) and legend along the top. */
+static void title_of(const bench_ctx *c, char t[256])
+{
+    snprintf(t, 256, "ringscan bench: sf=%g, %d threads, io %s, median of %d round%s, %s", c->o.sf,
+             c->o.threads, c->io_backend, c->o.rounds, c->o.rounds == 1 ? "" : "s", c->date);
+}
+
+static void header(cairo_t *cr, const bench_ctx *c, double w)
+{
+    char t[256];
+    title_of(c, t);
+    cairo_select_font_face(cr, CH_FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+    double size = 16;
+    cairo_set_font_size(cr, size);
+    while (size > 8 && text_w(cr, t) > w - 2 * CH_MARGIN) cairo_set_font_size(cr, --size);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    text_at(cr, CH_MARGIN, 26, t);
+    cairo_select_font_face(cr, CH_FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, 12);
+    double lx = CH_MARGIN;
+    for (int j = 0; j < nbars(c, 1); j++) {
+        const char *name = j >= c->shapes[0].nentries ? "floor" : c->shapes[0].e[j].label;
+        const double *rgb = j >= c->shapes[0].nentries ? floor_color : colors[j % 5];
+        cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+        cairo_rectangle(cr, lx, 38, 12, 12);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        text_at(cr, lx + 16, 49, name);
+        lx += 16 + text_w(cr, name) + 18;
+    }
+}
+
+enum { CH_HEAD_H = 60, CH_PANEL_H = CH_PLOT_H + 90 };
+
+/* The picture's size (invariant 2), measured on a scratch surface. */
+static void measure(const bench_ctx *c, double *w, double *plot_w)
+{
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+    cairo_t *cr = cairo_create(s);
+    cairo_select_font_face(cr, CH_FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    *plot_w = CH_GAP / 2;
+    for (int i = 0; i < c->nshapes; i++) *plot_w += group_w(cr, c, i);
+    cairo_select_font_face(cr, CH_FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+    cairo_set_font_size(cr, 13);
+    char t[256];
+    title_of(c, t);
+    double title = text_w(cr, TITLE_TIME);
+    cairo_set_font_size(cr, 14); /* the title's size when the panels set no wider picture */
+    if (text_w(cr, t) > title) title = text_w(cr, t);
+    *w = CH_MARGIN * 2 + CH_AXIS_W + *plot_w;
+    if (*w < title + 2 * CH_MARGIN) {
+        *plot_w += title + 2 * CH_MARGIN - *w;
+        *w = title + 2 * CH_MARGIN;
+    }
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+
+static void draw(cairo_t *cr, const bench_ctx *c, double w, double h, double plot_w)
+{
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_rectangle(cr, 0, 0, w, h);
+    cairo_fill(cr);
+    header(cr, c, w);
+    panel(cr, c, 0, CH_HEAD_H + 50, plot_w);
+    panel(cr, c, 1, CH_HEAD_H + 50 + CH_PANEL_H, plot_w);
+}
+
+int bench_chart(const bench_ctx *c, const char *path)
+{
+    size_t n = strlen(path);
+    bool png = n >= 4 && strcmp(path + n - 4, ".png") == 0, svg = n >= 4 && strcmp(path + n - 4, ".svg") == 0;
+    if (c->nshapes == 0 || (!png && !svg)) return -EINVAL;
+    double w, plot_w, h = CH_HEAD_H + 50 + 2 * CH_PANEL_H - 40;
+    measure(c, &w, &plot_w);
+    w = ceil(w);
+    cairo_surface_t *s = png ? cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w, (int)h)
+                             : cairo_svg_surface_create(path, w, h);
+    cairo_t *cr = cairo_create(s);
+    draw(cr, c, w, h, plot_w);
+    bool failed = cairo_status(cr) != CAIRO_STATUS_SUCCESS;
+    cairo_destroy(cr);
+    if (png && !failed) failed = cairo_surface_write_to_png(s, path) != CAIRO_STATUS_SUCCESS;
+    cairo_surface_finish(s); /* an SVG is written out here */
+    failed = failed || cairo_surface_status(s) != CAIRO_STATUS_SUCCESS;
+    cairo_surface_destroy(s);
+    return failed ? -EIO : 0;
 }
