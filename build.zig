@@ -109,6 +109,7 @@ pub fn build(b: *std.Build) void {
     // bench/chart.c draws `ringscan bench --chart` with cairo: the binary's dependency only;
     // the library (static or shared) never links it.
     exe_mod.linkSystemLibrary("cairo", .{ .use_pkg_config = .no });
+    exe_mod.linkSystemLibrary("fontconfig", .{ .use_pkg_config = .no });
     const exe = b.addExecutable(.{ .name = "ringscan", .root_module = exe_mod });
     noCompilerRt(b, exe);
     b.installArtifact(exe);

@@ -42,7 +42,7 @@ rm -f "$out/libringscan.a" "$out/libringscan_bench.a"
 ar rcs "$out/libringscan.a" "${objs[@]}"
 ar rcs "$out/libringscan_bench.a" "${bench_objs[@]}"
 if ls cli/*.c >/dev/null 2>&1; then
-    $CC $flags cli/*.c "$out/libringscan_bench.a" "$out/libringscan.a" $libs -o "$out/bin/ringscan" || fail=1
+    $CC $flags cli/*.c "$out/libringscan_bench.a" "$out/libringscan.a" $libs -lcairo -lfontconfig -o "$out/bin/ringscan" || fail=1
 fi
 for t in tests/unit/test_*.c; do
     [ -f "$t" ] || continue
