@@ -225,8 +225,9 @@ RINGSCAN_API int ringscan_stat_text(const ringscan_file *f, int c, const uint8_t
  * fraction digits for the unit and "Z" when adjusted to UTC; TIME_* as HH:MM:SS.fff...;
  * DECIMAL with its scale ("-12.34", unscaled values of up to 16 bytes); INT96 as an Impala
  * timestamp; FLOAT16, FLOAT and DOUBLE as the shortest text that reads back the same (NaN,
- * inf); UUID as 8-4-4-4-12 hex; text as an escaped JSON string; other byte arrays as bare
- * 0x<hex>; everything else as ringscan_stat_text. Contract and errors as ringscan_stat_text. */
+ * inf); UUID as 8-4-4-4-12 hex; text (and unannotated byte arrays that are valid UTF-8) as
+ * an escaped JSON string; booleans and integers as ringscan_stat_text; anything else, or a
+ * length the type does not have, as bare 0x<hex>. Contract and errors as ringscan_stat_text. */
 RINGSCAN_API int ringscan_stat_display(const ringscan_file *f, int c, const uint8_t *value, uint32_t len,
                                        char *buf, size_t cap);
 

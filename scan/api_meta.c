@@ -392,10 +392,11 @@ static void txt_display(txt *t, const pq_column_desc *c, const uint8_t *p, uint3
             memcpy(&d, &u, 8);
         }
         txt_shortest(t, d, n == 4);
-    } else if (c->physical == PQ_FIXED_LEN_BYTE_ARRAY || c->physical == PQ_INT96 ||
-               (c->physical == PQ_BYTE_ARRAY && (!text || (c->logical == PQ_LOGICAL_NONE && !utf8_valid(p, n)))))
-        txt_hex(t, p, n, false);
-    else txt_value(t, c, p, n);
+    } else if ((c->physical == PQ_BYTE_ARRAY && text && (c->logical != PQ_LOGICAL_NONE || utf8_valid(p, n))) ||
+               (c->physical == PQ_BOOLEAN && n == 1) || (c->physical == PQ_INT32 && n == 4) ||
+               (c->physical == PQ_INT64 && n == 8))
+        txt_value(t, c, p, n); /* text, booleans and integers read as in the JSON form */
+    else txt_hex(t, p, n, false); /* other bytes, or a length the type does not have */
 }
 
 int ringscan_stat_display(const ringscan_file *f, int c, const uint8_t *value, uint32_t len,
