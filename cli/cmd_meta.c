@@ -39,11 +39,13 @@ static void put_str(const char *s, size_t n)
     sink_putc(cli_out(), '"');
 }
 
-/* A statistic as a readable value (a JSON value in both modes: ringscan_stat_text). */
-static void put_value(const ringscan_file *f, int col, const uint8_t *p, uint32_t n)
+/* A statistic through fmt (ringscan_stat_text: a JSON value; ringscan_stat_display: the value
+ * as its logical type reads, for the text form). */
+static void put_stat(int (*fmt)(const ringscan_file *, int, const uint8_t *, uint32_t, char *, size_t),
+                     const ringscan_file *f, int col, const uint8_t *p, uint32_t n)
 {
     char small[256];
-    int len = ringscan_stat_text(f, col, p, n, small, sizeof small);
+    int len = fmt(f, col, p, n, small, sizeof small);
     if (len < 0) return; /* cannot happen for the file's own statistics (ringscan.h) */
     if ((size_t)len < sizeof small) {
         sink_write(cli_out(), small, (size_t)len);
@@ -54,9 +56,19 @@ static void put_value(const ringscan_file *f, int col, const uint8_t *p, uint32_
         cli_out()->err = -ENOMEM; /* sticky: main() reports the output as failed */
         return;
     }
-    ringscan_stat_text(f, col, p, n, big, (size_t)len + 1);
+    fmt(f, col, p, n, big, (size_t)len + 1);
     sink_write(cli_out(), big, (size_t)len);
     free(big);
+}
+
+static void put_value(const ringscan_file *f, int col, const uint8_t *p, uint32_t n)
+{
+    put_stat(ringscan_stat_text, f, col, p, n);
+}
+
+static void put_display(const ringscan_file *f, int col, const uint8_t *p, uint32_t n)
+{
+    put_stat(ringscan_stat_display, f, col, p, n);
 }
 
 static void put_encodings(uint32_t mask)
@@ -89,25 +101,6 @@ static void put_kv_value(const ringscan_kv *kv, uint32_t max_len)
     else sink_printf(cli_out(), "null");
 }
 
-/* A statistic in the text form: the value as its logical type reads (ringscan_stat_display). */
-static void put_display(const ringscan_file *f, int col, const uint8_t *p, uint32_t n)
-{
-    char small[256];
-    int len = ringscan_stat_display(f, col, p, n, small, sizeof small);
-    if (len < 0) return; /* cannot happen for the file's own statistics (ringscan.h) */
-    if ((size_t)len < sizeof small) {
-        sink_write(cli_out(), small, (size_t)len);
-        return;
-    }
-    char *big = malloc((size_t)len + 1);
-    if (!big) {
-        cli_out()->err = -ENOMEM;
-        return;
-    }
-    ringscan_stat_display(f, col, p, n, big, (size_t)len + 1);
-    sink_write(cli_out(), big, (size_t)len);
-    free(big);
-}
 
 /* n bytes as "N B" below 1 KiB, else with one decimal in KiB, MiB, GiB or TiB. */
 static const char *human_bytes(int64_t n, char buf[32])

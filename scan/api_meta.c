@@ -198,16 +198,26 @@ static void txt_value(txt *t, const pq_column_desc *c, const uint8_t *p, uint32_
     else txt_hex(t, p, n, true);
 }
 
-int ringscan_stat_text(const ringscan_file *f, int c, const uint8_t *value, uint32_t len,
-                       char *buf, size_t cap)
+/* value as fmt writes it for column c, under the snprintf contract of ringscan_stat_text. */
+static int stat_format(const ringscan_file *f, int c, const uint8_t *value, uint32_t len,
+                       char *buf, size_t cap,
+                       void (*fmt)(txt *, const pq_column_desc *, const uint8_t *, uint32_t))
 {
     if (!f || c < 0 || c >= meta_of(f)->ncolumns || (!value && len > 0) || (!buf && cap > 0))
         return -EINVAL;
     static const uint8_t none[1];
     txt t = {.buf = buf, .cap = cap};
-    txt_value(&t, &meta_of(f)->columns[c], value ? value : none, len);
+    fmt(&t, &meta_of(f)->columns[c], value ? value : none, len);
     if (cap > 0) buf[t.len < cap ? t.len : cap - 1] = 0;
     return t.len > INT_MAX ? -EOVERFLOW : (int)t.len;
+}
+
+static void txt_display(txt *t, const pq_column_desc *c, const uint8_t *p, uint32_t n);
+
+int ringscan_stat_text(const ringscan_file *f, int c, const uint8_t *value, uint32_t len,
+                       char *buf, size_t cap)
+{
+    return stat_format(f, c, value, len, buf, cap, txt_value);
 }
 
 /* ---- the display form of a statistics value (ringscan_stat_display) ---- */
@@ -402,11 +412,5 @@ static void txt_display(txt *t, const pq_column_desc *c, const uint8_t *p, uint3
 int ringscan_stat_display(const ringscan_file *f, int c, const uint8_t *value, uint32_t len,
                           char *buf, size_t cap)
 {
-    if (!f || c < 0 || c >= meta_of(f)->ncolumns || (!value && len > 0) || (!buf && cap > 0))
-        return -EINVAL;
-    static const uint8_t none[1];
-    txt t = {.buf = buf, .cap = cap};
-    txt_display(&t, &meta_of(f)->columns[c], value ? value : none, len);
-    if (cap > 0) buf[t.len < cap ? t.len : cap - 1] = 0;
-    return t.len > INT_MAX ? -EOVERFLOW : (int)t.len;
+    return stat_format(f, c, value, len, buf, cap, txt_display);
 }
