@@ -14,6 +14,7 @@
  * column's physical and logical type (unsigned logical types, float bit patterns, which byte
  * arrays are text), which the library knows and every host would otherwise re-derive; the raw
  * bytes stay available in ringscan_chunk_stats for hosts that want their own form. */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -165,8 +166,10 @@ static void txt_hex(txt *t, const uint8_t *p, uint32_t n, bool quoted)
     if (quoted) txt_put(t, "\"", 1);
 }
 
-static void txt_float(txt *t, const uint8_t *p, uint32_t n)
+/* A little-endian FLOAT (n 4) or DOUBLE (n 8) statistic as a double. */
+static double le_float(const uint8_t *p, uint32_t n)
 {
+    assert(n == 4 || n == 8);
     double d;
     if (n == 4) {
         uint32_t u = (uint32_t)le(p, 4);
@@ -177,7 +180,15 @@ static void txt_float(txt *t, const uint8_t *p, uint32_t n)
         uint64_t u = le(p, 8);
         memcpy(&d, &u, 8);
     }
+    return d;
+}
+
+/* A float as a JSON value: NaN and the infinities are strings (JSON has no literal for them). */
+static void txt_float(txt *t, const uint8_t *p, uint32_t n)
+{
+    double d = le_float(p, n);
     if (d != d) txt_put(t, "\"NaN\"", 5);
+    else if (isinf(d)) txt_put(t, d > 0 ? "\"Infinity\"" : "\"-Infinity\"", d > 0 ? 10 : 11);
     else txt_printf(t, "%.17g", d);
 }
 
@@ -391,17 +402,7 @@ static void txt_display(txt *t, const pq_column_desc *c, const uint8_t *p, uint3
         }
     }
     if ((c->physical == PQ_FLOAT && n == 4) || (c->physical == PQ_DOUBLE && n == 8)) {
-        double d;
-        if (n == 4) {
-            uint32_t u = (uint32_t)le(p, 4);
-            float x;
-            memcpy(&x, &u, 4);
-            d = x;
-        } else {
-            uint64_t u = le(p, 8);
-            memcpy(&d, &u, 8);
-        }
-        txt_shortest(t, d, n == 4);
+        txt_shortest(t, le_float(p, n), n == 4);
     } else if ((c->physical == PQ_BYTE_ARRAY && text && (c->logical != PQ_LOGICAL_NONE || utf8_valid(p, n))) ||
                (c->physical == PQ_BOOLEAN && n == 1) || (c->physical == PQ_INT32 && n == 4) ||
                (c->physical == PQ_INT64 && n == 8))

@@ -6,6 +6,7 @@
  * hex), FLOAT16, UUID, INT96, byte arrays (valid UTF-8 as a string, otherwise hex), floats as
  * the shortest text; the snprintf contract. */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 
 #include "check.h"
@@ -126,6 +127,18 @@ static void test_other_types(void)
     float x = 0.1f;
     SHOW_IS(C_FLT, &x, 4, "0.1");
     SHOW_IS(C_DBL, &d[0], 3, "0x9a9999"); /* a length the type does not have */
+    /* the JSON form (ringscan_stat_text): the values JSON has no literal for are strings */
+    double odd[] = {INFINITY, -INFINITY, NAN, 0.5};
+    const char *want[] = {"\"Infinity\"", "\"-Infinity\"", "\"NaN\"", "0.5"};
+    for (int i = 0; i < 4; i++) {
+        char buf[64];
+        int len = ringscan_stat_text(f, C_DBL, (const uint8_t *)&odd[i], 8, buf, sizeof buf);
+        CHECK(len >= 0 && strcmp(buf, want[i]) == 0);
+    }
+    float finf = -INFINITY;
+    char fbuf[64];
+    CHECK(ringscan_stat_text(f, C_FLT, (const uint8_t *)&finf, 4, fbuf, sizeof fbuf) == 11 &&
+          strcmp(fbuf, "\"-Infinity\"") == 0);
 }
 
 static void test_contract(void)
