@@ -203,7 +203,7 @@ static int parts_init(scan_t *s)
     if (rc == 0) rc = scan_dicts_init(&s->dicts, &s->plan);
     if (rc == 0) rc = scan_out_init(&s->out, s->plan.nsplits, &s->o);
     s->env = (scan_task_env){.plan = &s->plan, .fx = &s->fetch, .pol = &s->pol,
-                             .dicts = &s->dicts, .cnt = &s->cnt, .ev = &s->ev,
+                             .dicts = &s->dicts, .cnt = &s->cnt,
                              .stop = &s->out.stop};
     return rc;
 }

@@ -50,7 +50,6 @@ typedef struct scan_task_env {
     scan_policy_state *pol;
     scan_dicts *dicts;
     scan_task_counters *cnt;
-    exec_event *ev;
     const _Atomic int *stop;   /* the scan stops: splits bail out */
 } scan_task_env;
 

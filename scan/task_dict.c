@@ -93,7 +93,7 @@ void task_publish_dict(scan_task *x, int slot, pq_col_reader *r)
         pq_vec_init(&r->dict, v->type, v->type_length); /* the buffers moved to v */
         r->has_dict = false;
         r->shared_dict = v;
-        exec_event_signal(x->env->ev); /* the group's splits waiting for it */
+        exec_event_signal(x->env->dicts->ev); /* the group's splits waiting for it */
     } else {
         free(v);
     }
@@ -122,6 +122,6 @@ const pq_vec *task_wait_dict(scan_task *x, int slot)
 {
     assert(x->sp->shares_rg && !x->sp->leader);
     dict_wait w = {.x = x, .slot = slot};
-    exec_event_wait_until(x->env->ev, dict_wait_over, &w);
+    exec_event_wait_until(x->env->dicts->ev, dict_wait_over, &w);
     return task_shared_dict(x, slot);
 }
