@@ -111,7 +111,7 @@ const pq_vec *task_shared_dict(scan_task *x, int slot);
 /* After r decoded slot's dictionary page itself: moves it to the row group's slot for the
  * others (the first publisher wins; r then borrows it like they do). */
 void task_publish_dict(scan_task *x, int slot, pq_col_reader *r);
-/* Waits (task_h invariant 3) while the group's leader may still publish slot's dictionary:
+/* Waits (task.h invariant 3) while the group's leader may still publish slot's dictionary:
  * it runs, or is claimed and the scan no longer explores. Returns the published one or NULL. */
 const pq_vec *task_wait_dict(scan_task *x, int slot);
 
