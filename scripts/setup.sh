@@ -6,7 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 ZIG_VERSION=0.14.1
 PKGS="liburing-dev libmimalloc-dev libxxhash-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev
-      libbrotli-dev libcairo2-dev clang libclang-rt-14-dev llvm fio strace python3-venv pkg-config"
+      libbrotli-dev libcairo2-dev libcurl4-openssl-dev clang libclang-rt-14-dev llvm fio strace python3-venv pkg-config"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
