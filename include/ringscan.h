@@ -265,11 +265,31 @@ typedef struct ringscan_options {
                                    "w:12" (nanoseconds of the day, then the Julian day, both
                                    little-endian), instead of timestamp[ns], whose int64 wraps
                                    outside the years 1677..2262 (pyarrow's arithmetic) */
+    /* Object storage (read by ringscan_open_with; a scan ignores them). NULL: the standard
+     * environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION or
+     * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL: path-style addressing when set). */
+    const char *store;          /* a simulated object store over a local file:
+                                   "sim:ttfb=50ms,bw=500MB/s,conn_bw=100MB/s,conns=64,seed=1"
+                                   (ttfb=dist draws from quantiles: median 32 ms, p90 110 ms,
+                                   p99 200 ms); NULL = the file itself */
+    const char *s3_access_key_id, *s3_secret_access_key, *s3_session_token, *s3_region,
+        *s3_endpoint;
+    bool tls_insecure;          /* skip TLS peer and host verification (warns on stderr) */
+    int64_t fetch_budget_bytes; /* bytes read ahead and held for decoding, per scan: splits that
+                                   run next are fetched ahead while it allows; 0 = no read-ahead
+                                   (each split fetches when it starts); -1 = the default,
+                                   256 MiB */
 } ringscan_options;
 
 /* Fills o with the defaults (every column, no filter, no limit, adaptive, 2 threads, auto, page
  * index and bloom filters used, no explain text, INT96 as timestamp[ns]). */
 RINGSCAN_API void ringscan_options_init(ringscan_options *o);
+
+/* As ringscan_open (with the file section above), for a path or a URL (s3://bucket/key, http://host/path, https://...),
+ * through o's store and S3 fields (o NULL = ringscan_open). Errors name the URL, the byte
+ * range and the HTTP status; a credential never appears in a message. */
+RINGSCAN_API int ringscan_open_with(const char *path, const ringscan_options *o,
+                                    ringscan_file **out, ringscan_error *err);
 
 typedef struct ringscan_scan ringscan_scan;
 

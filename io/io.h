@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "io/store.h"
 #include "runtime/exec.h"
 #include "runtime/future.h"
 
@@ -38,11 +39,17 @@ enum {
 #define IO_REQUEST_BYTES_MAX (UINT64_C(1) << 36) /* 64 GiB per request */
 #define IO_POOL_BYTES ((size_t)64 << 20)            /* pooled range buffers per io_ctx, at most */
 
-/* An open read-only file, shared by every core (fields never change after open). */
+/* An open read-only file or object, shared by every core (fields never change after open,
+ * except the cost model's estimates: relaxed atomics, io/store.h). */
 typedef struct io_file {
-    int fd;
+    int fd;                 /* the local file (also under a simulated store); -1 for HTTP */
     uint64_t size_bytes;
-    char name[]; /* the path as given */
+    const io_backend *be;   /* where the bytes come from (io/store.h) */
+    void *be_file;          /* the backend's own per-file data */
+    io_cost cost;           /* the backend's cost model, seeded at open */
+    _Atomic uint64_t requests, bytes; /* a remote backend's requests (metadata ones too) and
+                                         the bytes they returned; 0 for a local file */
+    char name[];            /* the path or URL as given (never with a credential in it) */
 } io_file_t;
 
 /* The value of a resolved io_read future; valid while the future is referenced. */
@@ -103,10 +110,15 @@ io_opts_t io_opts_default(void);
 /* Opens path read-only and reads its size. Returns 0 and *out (caller owns; io_file_close),
  * or a negative errno with a message naming the path in err (may be NULL). Thread-safe. */
 int io_file_open(io_file_t **out, const char *path, char *err, size_t errlen);
+/* As io_file_open, for a path or a URL (http://, https://, s3://), through o's store (a
+ * simulated store over a local path) and credentials. o NULL = defaults. */
+int io_file_open_with(io_file_t **out, const char *path, const io_open_opts *o, char *err,
+                      size_t errlen);
 /* Closes f. No request on f may be pending or in flight on any core. f may be NULL. */
 void io_file_close(io_file_t *f);
 
-/* Reads exactly len bytes at off with a plain pread loop (for metadata, on any thread).
+/* Reads exactly len bytes at off, blocking (for metadata, on any thread; a plain pread loop
+ * for a local file, the backend's own synchronous read otherwise).
  * Returns 0; -EIO ("unexpected end of file") with a message naming the file and range when
  * the file ends first; or the pread errno. Fills err (may be NULL) on failure. */
 int io_read_sync(io_file_t *f, uint64_t off, void *buf, size_t len, char *err, size_t errlen);

@@ -47,10 +47,37 @@ void io_buf_put(io_ctx_t *ctx, uint8_t *p, size_t cap)
     free(p);
 }
 
+int io_ctx_backend(io_ctx_t *ctx, const io_backend *be, void **out)
+{
+    assert(be->id >= 0 && be->id < IO_BACKENDS_MAX);
+    if (!ctx->be_made[be->id]) {
+        void *core = NULL;
+        int rc = be->core_new ? be->core_new(&core, ctx->e) : 0;
+        if (rc) return rc;
+        ctx->be_core[be->id] = core;
+        ctx->be_made[be->id] = true;
+    }
+    *out = ctx->be_core[be->id];
+    return 0;
+}
+
+/* Frees each backend's per-core state (no read of theirs is in flight: no range is). */
+static void io_ctx_free_backends(io_ctx_t *ctx)
+{
+    assert(ctx->n_ranges == 0);
+    static const io_backend *const kinds[] = {&io_backend_file, &io_backend_sim, &io_backend_http};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        const io_backend *be = kinds[i];
+        if (ctx->be_made[be->id] && be->core_free) be->core_free(ctx->be_core[be->id]);
+        ctx->be_made[be->id] = false;
+    }
+}
+
 void io_ctx_maybe_free(io_ctx_t *ctx)
 {
     if (!ctx->closing || ctx->guard > 0 || ctx->n_live_reqs > 0 || ctx->n_ranges > 0) return;
     assert(ctx->phead == NULL && ctx->ranges == NULL && ctx->inflight_bytes == 0);
+    io_ctx_free_backends(ctx);
     for (int i = 0; i < ctx->npool; i++) free(ctx->pool[i].p);
     free(ctx->scratch);
     free(ctx);

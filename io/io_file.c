@@ -1,10 +1,14 @@
-/* io/io_file.c: opening files and the synchronous pread loop used for metadata.
+/* io/io_file.c: opening files and objects (by URL scheme, through a store), the local-file
+ * backend (reads on the core's ring) and its synchronous pread loop used for metadata, and
+ * the cost model's arithmetic (io/store.h).
  *
- * Owns: io_file_t (fd, size, name). An io_file_t never changes after io_file_open, so any
- * number of cores may read it at once.
+ * Owns: io_file_t (fd, size, name, backend). An io_file_t never changes after
+ * io_file_open_with (but for its cost estimates), so any number of cores may read it at once.
  * Invariants:
  *  1. io_read_sync returns 0 only when exactly len bytes were copied.
- *  2. Every loop is bounded by the bytes left (each pass either advances or ends). */
+ *  2. Every loop is bounded by the bytes left (each pass either advances or ends).
+ *  3. A local file's cost model keeps today's measured coalescing (io_opts gap and max): it
+ *     is not remote, so io_cost_gap/max are never asked for it. */
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +21,103 @@
 
 #include "io/io.h"
 #include "common/fail.h"
+
+/* Seeds: a local NVMe-class read (never used for coalescing, invariant 3) and object storage
+ * (30 ms to first byte, 100 MB/s per connection: io/store.h, issue 20). */
+#define IO_COST_LOCAL_TTFB_NS (UINT64_C(100) * 1000)
+#define IO_COST_LOCAL_BPS (UINT64_C(2000) * 1000 * 1000)
+#define IO_COST_GAP_MIN (UINT64_C(4) << 10)
+#define IO_COST_GAP_MAX (UINT64_C(32) << 20)
+#define IO_COST_REQ_MAX (UINT64_C(64) << 20)
+
+void io_cost_seed(io_cost *c, uint64_t ttfb_ns, uint64_t bytes_per_s)
+{
+    atomic_store_explicit(&c->ttfb_ns, ttfb_ns, memory_order_relaxed);
+    atomic_store_explicit(&c->bytes_per_s, bytes_per_s ? bytes_per_s : 1, memory_order_relaxed);
+    atomic_store_explicit(&c->samples, 0, memory_order_relaxed);
+}
+
+uint64_t io_cost_gap(const io_cost *c)
+{
+    uint64_t t = atomic_load_explicit(&c->ttfb_ns, memory_order_relaxed);
+    uint64_t bw = atomic_load_explicit(&c->bytes_per_s, memory_order_relaxed);
+    /* t * bw / 1e9 without overflow: t < 2^40 ns (18 min) and bw < 2^40 B/s are far beyond any
+     * real store; clamp both first */
+    if (t > (UINT64_C(1) << 40)) t = UINT64_C(1) << 40;
+    if (bw > (UINT64_C(1) << 40)) bw = UINT64_C(1) << 40;
+    unsigned __int128 g = (unsigned __int128)t * bw / 1000000000u;
+    if (g < IO_COST_GAP_MIN) return IO_COST_GAP_MIN;
+    if (g > IO_COST_GAP_MAX) return IO_COST_GAP_MAX;
+    return (uint64_t)g;
+}
+
+uint64_t io_cost_max(const io_cost *c)
+{
+    uint64_t m = io_cost_gap(c) * 9; /* gap * u / (1 - u), u = 0.9 */
+    return m > IO_COST_REQ_MAX ? IO_COST_REQ_MAX : m;
+}
+
+/* x + (v - x) / 8 without underflow. */
+static uint64_t ewma8(uint64_t x, uint64_t v)
+{
+    return v >= x ? x + (v - x) / 8 : x - (x - v) / 8;
+}
+
+void io_cost_observe(io_cost *c, uint64_t ttfb_ns, uint64_t bytes, uint64_t transfer_ns)
+{
+    uint64_t t = atomic_load_explicit(&c->ttfb_ns, memory_order_relaxed);
+    atomic_store_explicit(&c->ttfb_ns, ewma8(t, ttfb_ns), memory_order_relaxed);
+    /* bandwidth only from transfers long enough to measure (1 ms): a small read's time is
+     * mostly its first byte */
+    if (transfer_ns >= 1000000 && bytes > 0) {
+        unsigned __int128 bps = (unsigned __int128)bytes * 1000000000u / transfer_ns;
+        uint64_t v = bps > UINT64_MAX / 2 ? UINT64_MAX / 2 : (uint64_t)bps;
+        uint64_t b = atomic_load_explicit(&c->bytes_per_s, memory_order_relaxed);
+        uint64_t nb = ewma8(b, v);
+        atomic_store_explicit(&c->bytes_per_s, nb ? nb : 1, memory_order_relaxed);
+    }
+    atomic_fetch_add_explicit(&c->samples, 1, memory_order_relaxed);
+}
+
+static int file_read_sync(io_file_t *f, uint64_t off, void *buf, size_t len, char *err,
+                          size_t errlen);
+
+static int file_read(void *core, exec_t *e, io_file_t *f, exec_op_t *op, void *buf,
+                     uint64_t len, uint64_t off, char *why, size_t whylen)
+{
+    (void)core;
+    assert(len <= EXEC_READ_BYTES_MAX);
+    int rc = exec_read(e, op, f->fd, buf, (uint32_t)len, off);
+    if (rc) snprintf(why, whylen, "%s", strerror(-rc));
+    return rc;
+}
+
+static int file_cancel(void *core, exec_t *e, exec_op_t *op)
+{
+    (void)core;
+    return exec_cancel(e, op);
+}
+
+static void file_close(io_file_t *f)
+{
+    (void)f;
+}
+
+const io_backend io_backend_file = {
+    .name = "file",
+    .id = 0,
+    .remote = false,
+    .read = file_read,
+    .cancel = file_cancel,
+    .read_sync = file_read_sync,
+    .close = file_close,
+};
+
+bool io_is_url(const char *path)
+{
+    return strncmp(path, "http://", 7) == 0 || strncmp(path, "https://", 8) == 0 ||
+           strncmp(path, "s3://", 5) == 0;
+}
 
 int io_file_open(io_file_t **out, const char *path, char *err, size_t errlen)
 {
@@ -59,22 +160,56 @@ int io_file_open(io_file_t **out, const char *path, char *err, size_t errlen)
         if (err) snprintf(err, errlen, "%s: out of memory", path);
         return -ENOMEM;
     }
+    memset(f, 0, sizeof *f);
     f->fd = fd;
     f->size_bytes = (uint64_t)st.st_size;
+    f->be = &io_backend_file;
+    io_cost_seed(&f->cost, IO_COST_LOCAL_TTFB_NS, IO_COST_LOCAL_BPS);
     memcpy(f->name, path, n + 1);
     *out = f;
     return 0;
 }
 
+int io_file_open_with(io_file_t **out, const char *path, const io_open_opts *o, char *err,
+                      size_t errlen)
+{
+    assert(out && path);
+    io_open_opts none = {0};
+    if (!o) o = &none;
+    if (io_is_url(path)) {
+        if (o->store && *o->store) {
+            if (err) snprintf(err, errlen, "%s: a store (%s) wraps a local file, not a URL", path,
+                              o->store);
+            return -EINVAL;
+        }
+        return io_http_open(out, path, o, err, errlen);
+    }
+    int rc = io_file_open(out, path, err, errlen);
+    if (rc || !o->store || !*o->store) return rc;
+    rc = io_sim_wrap(*out, o->store, err, errlen);
+    if (rc) {
+        io_file_close(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
 void io_file_close(io_file_t *f)
 {
     if (!f) return;
-    assert(f->fd >= 0);
-    close(f->fd);
+    f->be->close(f);
+    if (f->fd >= 0) close(f->fd);
     free(f);
 }
 
 int io_read_sync(io_file_t *f, uint64_t off, void *buf, size_t len, char *err, size_t errlen)
+{
+    assert(f && (buf || len == 0));
+    return f->be->read_sync(f, off, buf, len, err, errlen);
+}
+
+static int file_read_sync(io_file_t *f, uint64_t off, void *buf, size_t len, char *err,
+                          size_t errlen)
 {
     assert(f && (buf || len == 0));
     uint8_t *p = buf;

@@ -9,6 +9,8 @@
  *     same file (wanted ones only unless merge_registered), each within gap_bytes of the range
  *     so far (dense_gap_bytes when at least half of the range is requested bytes), never
  *     longer than max_bytes (a single request longer than max_bytes forms its own range).
+ *     For a remote file both limits come from its backend's cost model (io_cost_gap/max) and
+ *     there is no dense gap: no byte beyond the model's gap is ever fetched as a hole.
  *  2. A range whose buffer cannot be allocated fails its members with -ENOMEM (they were
  *     pending, so nothing was read); the flush goes on with the next.
  *  3. A range starts only if bytes in flight + buffered + its length <= budget_bytes, or when
@@ -33,6 +35,18 @@ static int io_req_cmp(const void *a, const void *b)
     return 0;
 }
 
+/* The largest hole merged over and the largest merged range for file f: the options for a
+ * local file, the backend's cost model for a remote one (io/store.h). */
+static uint64_t io_gap(const io_ctx_t *ctx, const io_file_t *f)
+{
+    return f->be->remote ? io_cost_gap(&f->cost) : ctx->opts.gap_bytes;
+}
+
+static uint64_t io_max(const io_ctx_t *ctx, const io_file_t *f)
+{
+    return f->be->remote ? io_cost_max(&f->cost) : ctx->opts.max_bytes;
+}
+
 /* Whether request r may join a range of file f being built. */
 static bool io_joinable(const io_ctx_t *ctx, const io_req *r, const io_file_t *f)
 {
@@ -48,14 +62,15 @@ static size_t io_cluster(const io_ctx_t *ctx, io_req **a, size_t n, size_t k, ui
                          uint64_t end, uint64_t *ce, uint64_t *cu)
 {
     io_file_t *f = a[k]->file;
+    uint64_t gap = io_gap(ctx, f), max = io_max(ctx, f);
     size_t j = k;
     *ce = end;
     *cu = 0;
     for (; j < n && io_joinable(ctx, a[j], f); j++) {
         io_req *r = a[j];
-        if (j > k && r->off > *ce && r->off - *ce > ctx->opts.gap_bytes) break;
+        if (j > k && r->off > *ce && r->off - *ce > gap) break;
         uint64_t e = r->off + r->len;
-        if ((e > *ce ? e : *ce) - start > ctx->opts.max_bytes) break;
+        if ((e > *ce ? e : *ce) - start > max) break;
         if (e > *ce) *cu += e - (r->off > *ce ? r->off : *ce), *ce = e;
     }
     return j;
@@ -68,11 +83,12 @@ static size_t io_cluster(const io_ctx_t *ctx, io_req **a, size_t n, size_t k, ui
 static void io_extend(io_ctx_t *ctx, io_req **a, size_t n, size_t *lo, size_t *hi,
                       uint64_t *start, uint64_t *end)
 {
-    uint64_t gap = ctx->opts.gap_bytes, max = ctx->opts.max_bytes, useful = *end - *start;
     io_file_t *f = a[*lo]->file;
+    uint64_t gap = io_gap(ctx, f), max = io_max(ctx, f), useful = *end - *start;
+    uint64_t dense = f->be->remote ? 0 : ctx->opts.dense_gap_bytes;
     while (*hi + 1 < n && io_joinable(ctx, a[*hi + 1], f)) {
         uint64_t hole = a[*hi + 1]->off > *end ? a[*hi + 1]->off - *end : 0, ce, cu;
-        if (hole > gap && hole > ctx->opts.dense_gap_bytes) break;
+        if (hole > gap && hole > dense) break;
         size_t j = io_cluster(ctx, a, n, *hi + 1, *start, *end, &ce, &cu);
         if (j == *hi + 1) break;
         if (hole > gap && 2 * (useful + cu) < ce - *start) break;

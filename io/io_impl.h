@@ -50,6 +50,7 @@ struct io_range {
     int retries;
     bool in_flight, cancel_sent;
     fut_t *delay;          /* fault injection: the timer holding the first read back */
+    char why[IO_WHY_MAX];  /* the backend's message when its read failed (io/store.h inv. 1) */
     io_range *prev, *next; /* the context's range list */
 };
 
@@ -65,6 +66,8 @@ struct io_ctx {
     fut_t *stall_timer;  /* armed while wanted ranges wait for the budget with nothing in flight */
     bool stall_escape;   /* it fired with no release since: one range may exceed the budget */
     int guard; /* > 0 while a function walks the context: postpones freeing it */
+    void *be_core[IO_BACKENDS_MAX]; /* each backend's per-core state, made at its first read */
+    bool be_made[IO_BACKENDS_MAX];
     io_req **scratch;
     size_t scratch_cap;
     /* range buffers kept for reuse (io_buf_get/put): a fresh buffer costs a page fault and a
@@ -87,7 +90,11 @@ void io_buf_put(io_ctx_t *ctx, uint8_t *p, size_t cap);
 void io_req_unlink_pending(io_ctx_t *ctx, io_req *r);
 /* Frees an unlinked request whose future no longer needs it; may free a closing context. */
 void io_req_free(io_req *r);
-/* Frees ctx if it is closing, unguarded and has no live request or range; else nothing. */
+/* The per-core state of backend be in ctx, made on first use. Returns 0 and *out (may be
+ * NULL: the backend needs none), or the backend's error. */
+int io_ctx_backend(io_ctx_t *ctx, const io_backend *be, void **out);
+/* Frees ctx if it is closing, unguarded and has no live request or range (each backend's
+ * per-core state with it); else nothing. */
 void io_ctx_maybe_free(io_ctx_t *ctx);
 /* Fails an unlinked, unsubmitted request with status and "<file>: read of bytes [a, b): why",
  * then frees it. */

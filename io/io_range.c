@@ -44,13 +44,28 @@ static void io_range_issue(io_range *g)
         }
         if ((uint64_t)v < chunk) chunk = (uint64_t)v;
     }
-    int rc = exec_read(ctx->e, &g->op, g->file->fd, g->buf + g->done, (uint32_t)chunk,
-                       g->off + g->done);
+    void *core = NULL;
+    g->why[0] = '\0';
+    int rc = io_ctx_backend(ctx, g->file->be, &core);
+    if (rc == 0)
+        rc = g->file->be->read(core, ctx->e, g->file, &g->op, g->buf + g->done, chunk,
+                               g->off + g->done, g->why, sizeof g->why);
+    else
+        snprintf(g->why, sizeof g->why, "%s backend setup failed: %s", g->file->be->name,
+                 strerror(-rc));
     if (rc != 0) {
         exec_complete(ctx->e, &g->op, rc);
         return;
     }
     ctx->c.reads_submitted++;
+}
+
+/* Asks g's backend to cancel its read. Returns 0 if a cancel was issued. */
+static int io_range_cancel_read(io_range *g)
+{
+    void *core = NULL;
+    if (io_ctx_backend(g->ctx, g->file->be, &core) != 0) return -ENOENT;
+    return g->file->be->cancel(core, g->ctx->e, &g->op);
 }
 
 /* The held-back first read of g may go (fault injection): the timer fired or failed. */
@@ -83,7 +98,7 @@ static void io_range_first_issue(io_range *g)
     }
     uint64_t issued = ctx->c.reads_submitted;
     io_range_issue(g);
-    if (cancel && ctx->c.reads_submitted > issued) (void)exec_cancel(ctx->e, &g->op);
+    if (cancel && ctx->c.reads_submitted > issued) (void)io_range_cancel_read(g);
 }
 
 /* Drops one reference to g (its read's or a slice's); the last frees it (invariant 5). */
@@ -138,7 +153,7 @@ static void io_req_fail(io_range *g, io_req *r, int status)
                  g->file->name, r->off, end);
     else
         snprintf(msg, sizeof msg, "%s: read of bytes [%" PRIu64 ", %" PRIu64 ") failed: %s",
-                 g->file->name, r->off, end, strerror(-status));
+                 g->file->name, r->off, end, g->why[0] ? g->why : strerror(-status));
     int st = status == 0 ? -EIO : (status == -ESHUTDOWN ? -ECANCELED : status);
     fut_fail(r->fut, st, msg);
     g->ctx->c.requests_failed++;
@@ -265,7 +280,7 @@ void io_range_drop_member(io_req *r)
     g->n_members--;
     ctx->c.cancelled++;
     if (g->n_members == 0 && !g->cancel_sent) { /* nobody wants the range any more */
-        if (exec_cancel(ctx->e, &g->op) == 0) ctx->c.cancels_issued++;
+        if (io_range_cancel_read(g) == 0) ctx->c.cancels_issued++;
         g->cancel_sent = true;
     }
     io_req_free(r);
@@ -276,7 +291,7 @@ void io_range_cancel_all(io_ctx_t *ctx)
     assert(ctx->closing);
     for (io_range *g = ctx->ranges; g; g = g->next) {
         if (!g->in_flight || g->cancel_sent) continue;
-        if (exec_cancel(ctx->e, &g->op) == 0) ctx->c.cancels_issued++;
+        if (io_range_cancel_read(g) == 0) ctx->c.cancels_issued++;
         g->cancel_sent = true;
     }
 }

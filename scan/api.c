@@ -58,6 +58,12 @@ static int bad_arg(ringscan_error *err, const char *what)
 
 int ringscan_open(const char *path, ringscan_file **out, ringscan_error *err)
 {
+    return ringscan_open_with(path, NULL, out, err);
+}
+
+int ringscan_open_with(const char *path, const ringscan_options *o, ringscan_file **out,
+                       ringscan_error *err)
+{
     if (!out) return bad_arg(err, "ringscan_open: out is NULL");
     *out = NULL;
     if (!path) return bad_arg(err, "ringscan_open: path is NULL");
@@ -67,7 +73,13 @@ int ringscan_open(const char *path, ringscan_file **out, ringscan_error *err)
         return report(err, path, -ENOMEM, NULL);
     }
     pq_err e = {.offset = -1};
-    int rc = pqf_open(&f->f, path, NULL, &e);
+    io_open_opts io = {0};
+    if (o)
+        io = (io_open_opts){.store = o->store, .s3_key_id = o->s3_access_key_id,
+                            .s3_secret = o->s3_secret_access_key, .s3_token = o->s3_session_token,
+                            .s3_region = o->s3_region, .s3_endpoint = o->s3_endpoint,
+                            .tls_insecure = o->tls_insecure};
+    int rc = pqf_open_with(&f->f, path, &io, NULL, &e);
     if (rc) {
         free(f->path);
         free(f);
@@ -97,6 +109,7 @@ void ringscan_options_init(ringscan_options *o)
     o->threads = 2;
     o->use_page_index = true;
     o->use_bloom = true;
+    o->fetch_budget_bytes = -1;
 }
 
 static int resolve_columns(ringscan_file *f, const ringscan_options *o, int **idx, int *n,

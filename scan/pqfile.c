@@ -112,12 +112,18 @@ static int read_footer(pqf_t *f, const pq_meta_limits *limits, pq_err *e)
 
 int pqf_open(pqf_t **out, const char *path, const pq_meta_limits *limits, pq_err *e)
 {
+    return pqf_open_with(out, path, NULL, limits, e);
+}
+
+int pqf_open_with(pqf_t **out, const char *path, const io_open_opts *io,
+                  const pq_meta_limits *limits, pq_err *e)
+{
     assert(out && path);
     *out = NULL;
     pqf_t *f = fail_calloc(1, sizeof *f);
     if (!f) return -ENOMEM;
     char msg[256];
-    int rc = io_file_open(&f->file, path, msg, sizeof msg);
+    int rc = io_file_open_with(&f->file, path, io, msg, sizeof msg);
     if (rc) {
         free(f);
         return io_fail(e, rc, -1, path, msg);

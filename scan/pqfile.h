@@ -49,6 +49,9 @@ bool pqf_index_bytes(const pqf_t *f, uint64_t off, void *buf, size_t len);
 /* Opens path and parses its footer. Returns 0 and *out (pqf_close), or a negative status with
  * e filled (e->msg names the problem; the caller prefixes the path). */
 int pqf_open(pqf_t **out, const char *path, const pq_meta_limits *limits, pq_err *e);
+/* As pqf_open through a store and credentials (io_file_open_with; NULL = defaults). */
+int pqf_open_with(pqf_t **out, const char *path, const io_open_opts *io,
+                  const pq_meta_limits *limits, pq_err *e);
 void pqf_close(pqf_t *f);
 
 /* Reads and decodes column `col` of row group `rg` into out (initialised by the caller with

@@ -4,7 +4,7 @@
 # uses: those calls must form no circle (tsort finds none), no scan/ file is over 500 lines,
 # and no wait in the library polls a timer or spins (exec_sleep_ns, exec_yield and
 # sched_yield appear in runtime/ alone, io/'s fault-injection delay and budget-stall timer
-# aside); the scan, meta and serve commands include ringscan.h and cli/ headers only. Last line: "floors: N passed, N failed".
+# and the simulated store's latency (io/store_sim.c: its model is a timer) aside); the scan, meta and serve commands include ringscan.h and cli/ headers only. Last line: "floors: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 cc=${CC:-cc}
 for f in scan/*.c; do
@@ -35,7 +35,8 @@ for f in scan/*.c scan/*.h; do
     check '[ "$n" -le 500 ]' "$f has $n lines (at most 500)"
 done
 hits=$(grep -rn 'exec_sleep_ns\|exec_yield()\|sched_yield\b\|sched_yield_task()' \
-    common io format filter scan --include=*.c | grep -v '^io/io_\(flush\|range\).c:.*\(delay\|stall_timer\)' || true)
+    common io format filter scan --include=*.c | grep -v '^io/io_\(flush\|range\).c:.*\(delay\|stall_timer\)' |
+    grep -v '^io/store_sim.c:' || true)
 check '[ -z "$hits" ]' "a wait polls or spins: $hits"
 # the scan, meta and serve commands are clients of ringscan.h alone (gen and bench may use
 # internals through bench/)

@@ -1,0 +1,100 @@
+/* io/store.h: where a file's bytes come from. A store is a backend behind io_file_t: a local
+ * file (reads on the core's ring), the simulated object store over a local file (store_sim.c:
+ * connection slots, time to first byte and bandwidth on the executor's timers), or HTTP(S)
+ * and S3 (store_http.c: libcurl's multi-socket API on the core's ring).
+ *
+ * Owns: the backend interface, the open options (store spec, S3 credentials), the cost model
+ * every backend has (a request costs ttfb + bytes / bandwidth) and the coalescing limits it
+ * implies (io_cost_gap / io_cost_max: Arrow C++'s CacheOptions::MakeFromNetworkMetrics).
+ * Calls between io/ files: io_range.c and io_ctx.c call a backend through io_file_t's vtable;
+ * io_file.c opens by URL scheme; store_*.c call only runtime/ and common/ (never io_*.c).
+ * Invariants:
+ *  1. A backend read completes exactly once through exec (exec_complete or an exec op's own
+ *     completion) with op->res = bytes delivered (all of len, or an error: a backend never
+ *     returns a short count silently) or a negative errno, and on error it has written a
+ *     message naming the URL, the byte range and the cause into the why buffer it was given.
+ *  2. Per-core backend state (core_new) belongs to one io_ctx on one core; it is freed
+ *     (core_free) only when none of its reads is in flight.
+ *  3. A message a backend writes never holds a credential (secret key or session token). */
+#ifndef RINGSCAN_IO_STORE_H
+#define RINGSCAN_IO_STORE_H
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/exec.h"
+
+enum {
+    IO_WHY_MAX = 384,   /* a backend's failure message */
+    IO_BACKENDS_MAX = 4 /* local, sim, http: ids of io_backend */
+};
+
+/* How a file is opened. Every pointer may be NULL: the S3 fields then come from the standard
+ * environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION or
+ * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL). */
+typedef struct io_open_opts {
+    const char *store;   /* "sim:ttfb=50ms,bw=500MB/s,conns=64,seed=1" over a local file */
+    const char *s3_key_id, *s3_secret, *s3_token, *s3_region, *s3_endpoint;
+    bool tls_insecure;   /* no TLS peer/host verification (warns once on stderr) */
+} io_open_opts;
+
+/* A backend's cost model: a request costs ttfb_ns + bytes / bytes_per_s. Seeded per backend
+ * at open; refined (EWMA) from measured requests with relaxed atomics, so any core may read a
+ * slightly stale model (it only shapes coalescing and read-ahead, never results). */
+typedef struct io_cost {
+    _Atomic uint64_t ttfb_ns;
+    _Atomic uint64_t bytes_per_s;
+    _Atomic uint64_t samples;
+} io_cost;
+
+struct io_file;
+typedef struct io_backend {
+    const char *name; /* "file", "sim", "http", "s3" */
+    int id;           /* 0..IO_BACKENDS_MAX-1: the slot of its per-core state in an io_ctx */
+    bool remote;      /* coalescing and read-ahead follow the cost model */
+    /* Per-core state for one io_ctx on core e (NULL *out is allowed: none needed). */
+    int (*core_new)(void **out, exec_t *e);
+    void (*core_free)(void *core);
+    /* Starts reading [off, off + len) of f into buf (invariant 1). Returns 0, or a negative
+     * errno with op not started (why filled). */
+    int (*read)(void *core, exec_t *e, struct io_file *f, exec_op_t *op, void *buf, uint64_t len,
+                uint64_t off, char *why, size_t whylen);
+    /* Asks to cancel a started read: its completion still comes, with -ECANCELED or the real
+     * result. Returns 0 if a cancel was issued, -ENOENT if op is not in flight. */
+    int (*cancel)(void *core, exec_t *e, exec_op_t *op);
+    /* Reads exactly len bytes at off on the calling thread (metadata; blocking allowed). */
+    int (*read_sync)(struct io_file *f, uint64_t off, void *buf, size_t len, char *err,
+                     size_t errlen);
+    void (*close)(struct io_file *f); /* frees be_file */
+} io_backend;
+
+/* The cost model's coalescing limits for f: merge over a hole below ttfb x bandwidth, clamped
+ * to [4 KiB, 32 MiB]; cap a merged request at gap x u / (1 - u) with u = 0.9, at most 64 MiB. */
+uint64_t io_cost_gap(const io_cost *c);
+uint64_t io_cost_max(const io_cost *c);
+/* Seeds c. */
+void io_cost_seed(io_cost *c, uint64_t ttfb_ns, uint64_t bytes_per_s);
+/* Folds one measured request (time to first byte, bytes and transfer time after it) into c
+ * (EWMA, weight 1/8). Thread-safe. */
+void io_cost_observe(io_cost *c, uint64_t ttfb_ns, uint64_t bytes, uint64_t transfer_ns);
+
+/* The backends: local file (io_file.c), simulated store (store_sim.c), HTTP/S3
+ * (store_http.c). */
+extern const io_backend io_backend_file, io_backend_sim, io_backend_http;
+
+/* store_sim.c: parses spec ("sim:k=v,..." keys ttfb, bw, conn_bw, conns, seed, quantiles)
+ * and wraps the open local file f (fd, size set) as a simulated store. Returns 0 or -EINVAL
+ * with a message naming the bad key or value. */
+int io_sim_wrap(struct io_file *f, const char *spec, char *err, size_t errlen);
+
+/* store_http.c: opens url (http://, https:// or s3://bucket/key): its size from a HEAD (or a
+ * ranged GET's Content-Range). Returns 0 and *out, or a negative errno / RINGSCAN_E* with a
+ * message naming the URL and the HTTP status (never a credential). */
+int io_http_open(struct io_file **out, const char *url, const io_open_opts *o, char *err,
+                 size_t errlen);
+
+/* True when path names a remote object (a scheme this build reads over the network). */
+bool io_is_url(const char *path);
+
+#endif

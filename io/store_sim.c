@@ -1,0 +1,329 @@
+/* io/store_sim.c: the simulated object store over a local file, the benchmark backend:
+ * results never depend on the machine's network.
+ *
+ * A request waits for the connection that frees first, then its time to first byte (fixed,
+ * or drawn from a table of quantiles like DataFusion's SimulatedObjectStore: median 32 ms,
+ * p90 110 ms, p99 200 ms), then transfers at conn_bw on its connection and through one pipe
+ * of bw shared by every request of the store; it completes when both are done. The schedule
+ * is computed when the request starts (under the store's lock: cores share one store), the
+ * core waits for it on an executor timer, then reads the bytes from the local file on its
+ * ring. A draw depends only on (seed, offset, length), so a scan's requests get the same
+ * delays whatever order the cores issue them in.
+ *
+ * Owns: sim_store (the parsed spec, each connection's free time, the pipe's), the per-core
+ * list of requests waiting for their time. Calls only runtime/ and common/.
+ * Invariants:
+ *  1. Every read completes once: from its timer (then the file read's own completion), or
+ *     cancelled while it waits (exec_complete with -ECANCELED, its timer dropped).
+ *  2. conn_free[i] and pipe_free only move forward; a request's done time is at least its
+ *     start + ttfb + len / conn_bw and at least the pipe's time for its bytes.
+ *  3. The per-core list holds exactly the requests whose timer is pending. */
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io/io.h"
+#include "common/fail.h"
+
+enum { SIM_CONNS_MAX = 4096 };
+
+typedef struct sim_store {
+    uint64_t ttfb_ns;   /* fixed time to first byte; 0 with dist */
+    bool dist;          /* draw the time to first byte from sim_quantiles */
+    uint64_t bw;        /* bytes per second through the store, in total */
+    uint64_t conn_bw;   /* bytes per second on one connection */
+    uint32_t conns;
+    uint64_t seed;
+    pthread_mutex_t mu;
+    uint64_t pipe_free; /* CLOCK_MONOTONIC ns at which the shared pipe is idle */
+    uint64_t conn_free[]; /* each connection's */
+} sim_store;
+
+typedef struct sim_req {
+    exec_op_t *op;
+    exec_t *e;
+    io_file_t *f;
+    fut_t *timer;
+    void *buf;
+    uint64_t len, off;
+    struct sim_req *prev, *next;
+    struct sim_core *core;
+} sim_req;
+
+typedef struct sim_core {
+    sim_req *head; /* invariant 3 */
+} sim_core;
+
+/* Time to first byte quantiles (ms) at 0, 10, 25, 50, 75, 90, 95, 99, 100 %. */
+static const double sim_q_at[] = {0, 0.10, 0.25, 0.50, 0.75, 0.90, 0.95, 0.99, 1.0};
+static const double sim_q_ms[] = {8, 18, 24, 32, 60, 110, 150, 200, 250};
+
+static uint64_t splitmix(uint64_t x)
+{
+    x += UINT64_C(0x9e3779b97f4a7c15);
+    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
+
+/* The time to first byte of a request for [off, off + len). */
+static uint64_t sim_ttfb(const sim_store *s, uint64_t off, uint64_t len)
+{
+    if (!s->dist) return s->ttfb_ns;
+    double u = (double)(splitmix(s->seed ^ splitmix(off ^ splitmix(len))) >> 11) / 9007199254740992.0;
+    size_t i = 1;
+    while (i + 1 < sizeof sim_q_at / sizeof sim_q_at[0] && u > sim_q_at[i]) i++;
+    double t = (u - sim_q_at[i - 1]) / (sim_q_at[i] - sim_q_at[i - 1]);
+    double ms = sim_q_ms[i - 1] + t * (sim_q_ms[i] - sim_q_ms[i - 1]);
+    return (uint64_t)(ms * 1e6);
+}
+
+static uint64_t xfer_ns(uint64_t len, uint64_t bps)
+{
+    unsigned __int128 t = (unsigned __int128)len * 1000000000u / bps;
+    return t > UINT64_MAX / 4 ? UINT64_MAX / 4 : (uint64_t)t;
+}
+
+/* Reserves a connection and the pipe for a request made at now (invariant 2); returns the
+ * time it completes and its time to first byte in *ttfb. */
+static uint64_t sim_schedule(sim_store *s, uint64_t now, uint64_t off, uint64_t len,
+                             uint64_t *ttfb)
+{
+    *ttfb = sim_ttfb(s, off, len);
+    pthread_mutex_lock(&s->mu);
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < s->conns; i++)
+        if (s->conn_free[i] < s->conn_free[best]) best = i;
+    uint64_t start = s->conn_free[best] > now ? s->conn_free[best] : now;
+    uint64_t first = start + *ttfb;
+    uint64_t done = first + xfer_ns(len, s->conn_bw);
+    uint64_t pipe = (s->pipe_free > first ? s->pipe_free : first) + xfer_ns(len, s->bw);
+    s->pipe_free = pipe;
+    if (pipe > done) done = pipe;
+    s->conn_free[best] = done;
+    pthread_mutex_unlock(&s->mu);
+    return done;
+}
+
+static void sim_count(io_file_t *f, uint64_t len)
+{
+    atomic_fetch_add_explicit(&f->requests, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&f->bytes, len, memory_order_relaxed);
+}
+
+static void sim_unlink(sim_req *q)
+{
+    if (q->prev) q->prev->next = q->next;
+    else q->core->head = q->next;
+    if (q->next) q->next->prev = q->prev;
+}
+
+/* The request's time came (or its timer failed: the core is stopping). */
+static void sim_due(fut_t *t, void *p)
+{
+    sim_req *q = p;
+    assert(q->timer == t);
+    int st = fut_status(t);
+    fut_unref(t);
+    sim_unlink(q);
+    exec_op_t *op = q->op;
+    exec_t *e = q->e;
+    int rc = st != 0 ? -ECANCELED
+                     : exec_read(e, op, q->f->fd, q->buf, (uint32_t)q->len, q->off);
+    if (rc == 0) sim_count(q->f, q->len);
+    free(q);
+    if (rc != 0) exec_complete(e, op, rc);
+}
+
+static int sim_core_new(void **out, exec_t *e)
+{
+    (void)e;
+    sim_core *c = fail_calloc(1, sizeof *c);
+    if (!c) return -ENOMEM;
+    *out = c;
+    return 0;
+}
+
+static void sim_core_free(void *p)
+{
+    sim_core *c = p;
+    assert(!c || c->head == NULL);
+    free(c);
+}
+
+static int sim_read(void *core, exec_t *e, io_file_t *f, exec_op_t *op, void *buf,
+                    uint64_t len, uint64_t off, char *why, size_t whylen)
+{
+    sim_store *s = f->be_file;
+    assert(len <= EXEC_READ_BYTES_MAX && core);
+    sim_req *q = fail_calloc(1, sizeof *q);
+    uint64_t now = exec_now_ns(), ttfb;
+    uint64_t done = q ? sim_schedule(s, now, off, len, &ttfb) : 0;
+    fut_t *t = q ? exec_sleep_ns(done > now ? done - now : 0) : NULL;
+    if (!t || fut_on_ready(t, sim_due, q) != 0) {
+        if (t) fut_unref(t);
+        free(q);
+        snprintf(why, whylen, "simulated store: out of memory");
+        return -ENOMEM;
+    }
+    *q = (sim_req){.op = op, .e = e, .f = f, .timer = t, .buf = buf, .len = len, .off = off,
+                   .core = core, .next = ((sim_core *)core)->head};
+    if (q->next) q->next->prev = q;
+    ((sim_core *)core)->head = q;
+    io_cost_observe(&f->cost, ttfb, len, done - now > ttfb ? done - now - ttfb : 0);
+    return 0;
+}
+
+static int sim_cancel(void *core, exec_t *e, exec_op_t *op)
+{
+    for (sim_req *q = ((sim_core *)core)->head; q; q = q->next) {
+        if (q->op != op) continue;
+        sim_unlink(q);
+        fut_unref(q->timer); /* sim_due never runs */
+        free(q);
+        exec_complete(e, op, -ECANCELED);
+        return 0;
+    }
+    return exec_cancel(e, op); /* its file read is in flight (or nothing is) */
+}
+
+static int sim_read_sync(io_file_t *f, uint64_t off, void *buf, size_t len, char *err,
+                         size_t errlen)
+{
+    uint64_t now = exec_now_ns(), ttfb;
+    uint64_t done = sim_schedule(f->be_file, now, off, len, &ttfb);
+    for (uint64_t t = now; t < done; t = exec_now_ns()) {
+        struct timespec ts = {.tv_sec = (time_t)((done - t) / 1000000000u),
+                              .tv_nsec = (long)((done - t) % 1000000000u)};
+        nanosleep(&ts, NULL); /* not on a core: the caller's own thread waits (bounded) */
+    }
+    sim_count(f, len);
+    return io_backend_file.read_sync(f, off, buf, len, err, errlen);
+}
+
+static void sim_close(io_file_t *f)
+{
+    sim_store *s = f->be_file;
+    if (!s) return;
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+    f->be_file = NULL;
+}
+
+const io_backend io_backend_sim = {
+    .name = "sim",
+    .id = 1,
+    .remote = true,
+    .core_new = sim_core_new,
+    .core_free = sim_core_free,
+    .read = sim_read,
+    .cancel = sim_cancel,
+    .read_sync = sim_read_sync,
+    .close = sim_close,
+};
+
+/* ---- the spec: "sim:ttfb=50ms,bw=500MB/s,conn_bw=100MB/s,conns=64,seed=1" ---- */
+
+typedef struct sim_unit { const char *name; uint64_t mul; } sim_unit;
+
+/* Parses "<number><unit>" with a unit from units (the empty name allowed when listed).
+ * Returns 0 and *out, -EINVAL on anything else or overflow. */
+static int parse_with_unit(const char *v, size_t n, const sim_unit *units, uint64_t *out)
+{
+    size_t i = 0;
+    uint64_t x = 0;
+    for (; i < n && v[i] >= '0' && v[i] <= '9'; i++) {
+        if (x > (UINT64_MAX - 9) / 10) return -EINVAL;
+        x = x * 10 + (uint64_t)(v[i] - '0');
+    }
+    if (i == 0) return -EINVAL;
+    for (const sim_unit *u = units; u->name; u++) {
+        if (strlen(u->name) != n - i || strncmp(v + i, u->name, n - i) != 0) continue;
+        if (u->mul && x > UINT64_MAX / u->mul) return -EINVAL;
+        *out = x * u->mul;
+        return 0;
+    }
+    return -EINVAL;
+}
+
+static const sim_unit time_units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000},
+                                      {"s", 1000000000}, {NULL, 0}};
+static const sim_unit bw_units[] = {{"B/s", 1}, {"KB/s", 1000}, {"MB/s", 1000000},
+                                    {"GB/s", 1000000000}, {"KiB/s", 1024}, {"MiB/s", 1 << 20},
+                                    {"GiB/s", 1 << 30}, {NULL, 0}};
+static const sim_unit no_units[] = {{"", 1}, {NULL, 0}};
+
+typedef struct sim_spec { uint64_t ttfb, bw, conn_bw, conns, seed; bool dist; } sim_spec;
+
+/* Applies one key=value of the spec to p. */
+static int sim_key(sim_spec *p, const char *k, size_t kn, const char *v, size_t vn)
+{
+#define KEY(s) (kn == sizeof(s) - 1 && strncmp(k, s, kn) == 0)
+    if (KEY("ttfb") && vn == 4 && strncmp(v, "dist", 4) == 0) return p->dist = true, 0;
+    if (KEY("ttfb")) return p->dist = false, parse_with_unit(v, vn, time_units, &p->ttfb);
+    if (KEY("bw")) return parse_with_unit(v, vn, bw_units, &p->bw);
+    if (KEY("conn_bw")) return parse_with_unit(v, vn, bw_units, &p->conn_bw);
+    if (KEY("conns")) return parse_with_unit(v, vn, no_units, &p->conns);
+    if (KEY("seed")) return parse_with_unit(v, vn, no_units, &p->seed);
+#undef KEY
+    return -ENOENT;
+}
+
+/* Parses spec into p (defaults: ttfb=dist, bw=500MB/s, conn_bw=bw, conns=64, seed=1). */
+static int sim_parse(const char *spec, sim_spec *p, char *err, size_t errlen)
+{
+    *p = (sim_spec){.dist = true, .bw = 500000000, .conns = 64, .seed = 1};
+    if (strncmp(spec, "sim:", 4) != 0 && strcmp(spec, "sim") != 0) {
+        snprintf(err, errlen, "store '%s': expected sim:key=value,... (keys ttfb, bw, conn_bw, "
+                 "conns, seed)", spec);
+        return -EINVAL;
+    }
+    for (const char *s = spec[3] ? spec + 4 : spec + 3; *s;) {
+        size_t n = strcspn(s, ",");
+        const char *eq = memchr(s, '=', n);
+        int rc = eq ? sim_key(p, s, (size_t)(eq - s), eq + 1, n - (size_t)(eq - s) - 1) : -ENOENT;
+        if (rc) {
+            snprintf(err, errlen, "store '%s': %s '%.*s' (keys ttfb=50ms|dist, bw=500MB/s, "
+                     "conn_bw=100MB/s, conns=64, seed=1)", spec,
+                     rc == -ENOENT ? "unknown key in" : "bad value in", (int)n, s);
+            return -EINVAL;
+        }
+        s += n + (s[n] == ',');
+    }
+    if (p->conn_bw == 0) p->conn_bw = p->bw;
+    if (p->bw == 0 || p->conns == 0 || p->conns > SIM_CONNS_MAX) {
+        snprintf(err, errlen, "store '%s': bw and conn_bw must be above 0 and conns in [1, %d]",
+                 spec, SIM_CONNS_MAX);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int io_sim_wrap(io_file_t *f, const char *spec, char *err, size_t errlen)
+{
+    assert(f && f->be == &io_backend_file && spec);
+    char none[1];
+    if (!err) err = none, errlen = sizeof none;
+    sim_spec p;
+    int rc = sim_parse(spec, &p, err, errlen);
+    if (rc) return rc;
+    sim_store *s = fail_calloc(1, sizeof *s + p.conns * sizeof s->conn_free[0]);
+    if (!s) {
+        snprintf(err, errlen, "%s: out of memory", f->name);
+        return -ENOMEM;
+    }
+    *s = (sim_store){.ttfb_ns = p.ttfb, .dist = p.dist, .bw = p.bw, .conn_bw = p.conn_bw,
+                     .conns = (uint32_t)p.conns, .seed = p.seed};
+    pthread_mutex_init(&s->mu, NULL);
+    f->be = &io_backend_sim;
+    f->be_file = s;
+    /* the model starts from what the spec says: the median of the table, or the fixed time */
+    io_cost_seed(&f->cost, p.dist ? 32000000 : p.ttfb, p.conn_bw);
+    return 0;
+}
