@@ -85,6 +85,7 @@ void bench_report_table(const bench_ctx *c)
                    r->floor.median_ms);
     }
     print_targets(c);
+    if (c->o.store) bench_report_store(c);
     printf("read calls in this process: %llu (scans %llu, data check + floor loading %llu); %.1f s\n",
            (unsigned long long)c->reads_total, (unsigned long long)c->scan_reads_total,
            (unsigned long long)(c->reads_total - c->scan_reads_total), c->seconds_total);
@@ -133,9 +134,13 @@ static void json_entry(FILE *f, const bench_shape_res *r, const bench_entry *en,
             en->all_match ? "true" : "false", en->reads_vary ? "true" : "false");
     for (int k = 0; k < rounds; k++) {
         const bench_run *run = &en->runs[k];
-        fprintf(f, "%s{\"round\":%d,\"ms\":%.4f,\"rows\":%lld,\"checksum\":%llu,\"match\":%s,",
+        fprintf(f, "%s{\"round\":%d,\"ms\":%.4f,\"rows\":%lld,\"checksum\":%llu,\"match\":%s,"
+                   "\"fetch_budget\":%lld,\"store_requests\":%llu,\"store_bytes\":%llu,"
+                   "\"peak_rss\":%llu,",
                 k ? "," : "", k + 1, run->ms, (long long)run->rows,
-                (unsigned long long)run->checksum, run->match ? "true" : "false");
+                (unsigned long long)run->checksum, run->match ? "true" : "false",
+                (long long)en->fetch_budget, (unsigned long long)run->requests,
+                (unsigned long long)run->store_bytes, (unsigned long long)run->peak_rss);
         json_stats(f, &run->st);
         fputc('}', f);
     }

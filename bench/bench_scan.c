@@ -75,6 +75,7 @@ void bench_scan_opts_default(bench_scan_opts *o)
     o->rounds = 5;
     o->floor = true;
     o->aa = true;
+    o->fetch_budget = SCAN_FETCH_BUDGET;
 }
 
 /* Drains sc: rows and the checksum of the projected columns. */
@@ -94,9 +95,31 @@ static int drain(scan_t *sc, int64_t *rows, uint64_t *checksum, pq_err *e)
     return rc;
 }
 
-/* One measured scan of shape sh on path with policy pol. 0 or a negative status with e. */
-static int run_once(const bench_ctx *c, const bench_shape_res *r, scan_policy pol, bench_run *out,
-                    pq_err *e)
+/* Resets the process's resident-set high-water mark (Linux: clear_refs 5), so each run
+ * reports its own peak. Best effort: without it the peak is the process's so far. */
+static void peak_rss_reset(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (!f) return;
+    fputs("5", f);
+    fclose(f);
+}
+
+/* VmHWM in bytes, 0 when unknown. */
+static uint64_t peak_rss(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    unsigned long long kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %llu kB", &kb) == 1) break;
+    if (f) fclose(f);
+    return (uint64_t)kb * 1024;
+}
+
+/* One measured scan of shape sh on path with entry en's policy and budget. 0 or a negative status with e. */
+static int run_once(const bench_ctx *c, const bench_shape_res *r, const bench_entry *en,
+                    bench_run *out, pq_err *e)
 {
     const bench_shape *sh = r->shape;
     double t0 = bench_now_ms();
@@ -104,7 +127,9 @@ static int run_once(const bench_ctx *c, const bench_shape_res *r, scan_policy po
     flt_expr *filter = NULL;
     scan_t *sc = NULL;
     int proj[LINEITEM_COLS_MAX];
-    int rc = pqf_open(&f, r->path, NULL, e);
+    io_open_opts io = {.store = c->o.store};
+    peak_rss_reset();
+    int rc = pqf_open_with(&f, r->path, &io, NULL, e);
     for (int i = 0; rc == 0 && i < sh->nproj; i++) {
         proj[i] = pq_file_meta_find_column(&f->meta, lineitem_columns[sh->proj[i]].name);
         if (proj[i] < 0) rc = pq_errf(e, RINGSCAN_EFORMAT, -1, "no column %s", lineitem_columns[sh->proj[i]].name);
@@ -112,7 +137,8 @@ static int run_once(const bench_ctx *c, const bench_shape_res *r, scan_policy po
     if (rc == 0) rc = flt_parse(sh->where, f->meta.columns, f->meta.ncolumns, &filter, e);
     scan_opts so;
     scan_opts_default(&so);
-    so.policy = pol;
+    so.policy = en->policy;
+    so.fetch_budget = en->fetch_budget;
     so.threads = c->o.threads;
     so.io = c->o.io;
     if (rc == 0) {
@@ -124,8 +150,14 @@ static int run_once(const bench_ctx *c, const bench_shape_res *r, scan_policy po
     else if (f) out->st.reads = (uint64_t)f->tail_reads;
     scan_free(sc);
     flt_expr_free(filter);
-    pqf_close(f);
     out->ms = bench_now_ms() - t0;
+    out->peak_rss = peak_rss();
+    if (f) {
+        out->requests = atomic_load(&f->file->requests);
+        out->store_bytes = atomic_load(&f->file->bytes);
+        (void)io_sim_model(f->file, &out->ttfb_ns, &out->bw);
+    }
+    pqf_close(f);
     out->match = rc == 0 && out->rows == r->expected.rows && out->checksum == r->expected.checksum;
     return rc;
 }
@@ -141,7 +173,13 @@ static int setup_entries(bench_ctx *c, bench_shape_res *r)
     for (int i = 0; i < c->o.npolicies; i++) {
         bench_entry *en = &r->e[r->nentries++];
         en->policy = c->o.policies[i];
+        en->fetch_budget = c->o.fetch_budget;
         snprintf(en->label, sizeof en->label, "%s", policy_name(en->policy));
+        if (!c->o.store || c->o.fetch_budget == 0) continue;
+        en = &r->e[r->nentries++]; /* the same policy with no read-ahead */
+        *en = r->e[r->nentries - 2];
+        en->fetch_budget = 0;
+        snprintf(en->label, sizeof en->label, "%s/off", policy_name(en->policy));
     }
     if (c->o.aa && r->nentries < BENCH_ENTRIES_MAX) {
         scan_policy p = c->o.policies[c->o.npolicies - 1];
@@ -149,6 +187,7 @@ static int setup_entries(bench_ctx *c, bench_shape_res *r)
             if (c->o.policies[i] == SCAN_ADAPTIVE) p = SCAN_ADAPTIVE;
         bench_entry *en = &r->e[r->nentries++];
         en->policy = p;
+        en->fetch_budget = c->o.fetch_budget;
         snprintf(en->label, sizeof en->label, "%s#2", policy_name(p));
     }
     for (int i = 0; i < r->nentries; i++) {
@@ -193,7 +232,7 @@ static int bench_shape_rounds(bench_ctx *c, bench_shape_res *r)
         for (int j = 0; j < r->nentries; j++) {
             bench_entry *en = &r->e[(j + k) % r->nentries];
             bench_run *run = &en->runs[k];
-            int rc = run_once(c, r, en->policy, run, &e);
+            int rc = run_once(c, r, en, run, &e);
             c->reads_total += run->st.reads;
             c->scan_reads_total += run->st.reads;
             if (!c->io_backend[0]) snprintf(c->io_backend, sizeof c->io_backend, "%s", run->st.io_backend);

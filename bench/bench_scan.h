@@ -28,7 +28,8 @@
 #include "scan/scan.h"
 
 enum {
-    BENCH_ENTRIES_MAX = 4,      /* three policies + the A/A repeat */
+    BENCH_ENTRIES_MAX = 8,      /* three policies (twice with --store: budget off and on) +
+                                   the A/A repeat */
     BENCH_ROUNDS_MAX = 1000,
     BENCH_PATH_MAX = 4096,
     BENCH_ROW_GROUP_ROWS = 122880 /* DuckDB's row group size (RESULTS.md says why) */
@@ -47,6 +48,9 @@ typedef struct bench_scan_opts {
     const char *json_path, *chart_path; /* NULL: not written */
     bool floor;                         /* measure the decompression floor (default on) */
     bool aa;                            /* the A/A repeat entry (default on) */
+    const char *store;                  /* a simulated store over the data (NULL: local);
+                                           each policy then also runs with no read-ahead */
+    int64_t fetch_budget;               /* the policies' budget (default SCAN_FETCH_BUDGET) */
 } bench_scan_opts;
 
 /* One measured scan. */
@@ -56,12 +60,16 @@ typedef struct bench_run {
     uint64_t checksum;
     bool match; /* rows and checksum equal the model's */
     scan_stats st;
+    uint64_t requests, store_bytes; /* the store's, metadata included (0 without --store) */
+    uint64_t peak_rss;              /* bytes: the process's high-water mark during the run */
+    uint64_t ttfb_ns, bw;           /* the store's time to first byte (median) and bandwidth */
 } bench_run;
 
 /* A policy measured over the rounds ("adaptive#2" is the A/A repeat of "adaptive"). */
 typedef struct bench_entry {
     char label[24];
     scan_policy policy;
+    int64_t fetch_budget;    /* 0: the "/off" arm of a --store run */
     bench_run *runs;         /* rounds */
     double median_ms, ratio_lazy; /* ratio_lazy 0 when lazy was not run */
     bool all_match, reads_vary;
@@ -111,6 +119,10 @@ void bench_scan_opts_default(bench_scan_opts *o);
  * Returns the exit status: 0 when every count and checksum matched, 1 on a mismatch or an
  * error (printed to stderr). */
 int bench_scan_main(const bench_scan_opts *o);
+
+/* bench_store.c: the --store table (requests, bytes, peak RSS, the lower bound) and its
+ * target lines, printed after the main table. */
+void bench_report_store(const bench_ctx *c);
 
 /* bench_data.c: makes sure the file for `layout` at o's sf exists (generating it when missing
  * or written with other settings) and stores its path; *reads += the footer reads its check

@@ -21,6 +21,7 @@ static int usage(const char *msg)
             "[--policies lazy,eager,adaptive]\n"
             "         [--io auto|uring|pread] [--threads N] [--rounds N] [--json FILE] "
             "[--chart FILE.png|FILE.svg] [--seed S] [--no-floor] [--no-aa]\n"
+            "         [--store sim:ttfb=50ms,bw=500MB/s,conns=64] [--fetch-budget BYTES]\n"
             "       ringscan bench runtime [--rounds N] [--data DIR] [--json FILE]\n"
             "shapes:");
     for (int i = 0; i < SHAPE_COUNT; i++) fprintf(stderr, " %s", bench_shapes[i].name);
@@ -83,6 +84,13 @@ static int scan_opt(bench_scan_opts *o, const char *k, const char *v)
     if (strcmp(k, "--threads") == 0) return parse_int(v, 1, EXEC_THREADS_MAX, &o->threads) ? 0 : -1;
     if (strcmp(k, "--rounds") == 0) return parse_int(v, 1, BENCH_ROUNDS_MAX, &o->rounds) ? 0 : -1;
     if (strcmp(k, "--json") == 0) return o->json_path = v, 0;
+    if (strcmp(k, "--store") == 0) return o->store = v, 0;
+    if (strcmp(k, "--fetch-budget") == 0) {
+        char *end;
+        errno = 0;
+        long long b = strtoll(v, &end, 10);
+        return errno || end == v || *end || b < 0 ? -1 : (o->fetch_budget = b, 0);
+    }
     if (strcmp(k, "--chart") == 0) {
         size_t n = strlen(v); /* the chart's format is its name's: FILE.png or FILE.svg */
         if (n < 5 || (strcmp(v + n - 4, ".png") != 0 && strcmp(v + n - 4, ".svg") != 0)) return -1;

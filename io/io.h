@@ -81,6 +81,8 @@ typedef struct io_opts {
                                  requested bytes (io_flush.c io_extend); 0 = none (default) */
     uint64_t max_bytes;    /* largest merged range (default 4 MiB); a bigger request is read alone */
     uint64_t budget_bytes; /* bytes in flight + buffered before new ranges wait (default 1 GiB) */
+    _Atomic uint64_t *held_total; /* NULL, or a counter shared by several contexts (a scan's
+                                     cores): bytes in flight + buffered, kept up to date */
     io_fault_fn fault;     /* NULL: no fault injection */
     io_fault_sched_fn fault_sched; /* NULL: no delays or racing cancels */
     void *fault_ctx;       /* for both hooks */

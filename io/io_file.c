@@ -28,7 +28,7 @@
 #define IO_COST_LOCAL_BPS (UINT64_C(2000) * 1000 * 1000)
 #define IO_COST_GAP_MIN (UINT64_C(4) << 10)
 #define IO_COST_GAP_MAX (UINT64_C(32) << 20)
-#define IO_COST_REQ_MAX (UINT64_C(64) << 20)
+#define IO_COST_REQ_MAX (UINT64_C(16) << 20)
 
 void io_cost_seed(io_cost *c, uint64_t ttfb_ns, uint64_t bytes_per_s)
 {

@@ -87,6 +87,10 @@ extern const io_backend io_backend_file, io_backend_sim, io_backend_http;
  * and wraps the open local file f (fd, size set) as a simulated store. Returns 0 or -EINVAL
  * with a message naming the bad key or value. */
 int io_sim_wrap(struct io_file *f, const char *spec, char *err, size_t errlen);
+/* A simulated store's time to first byte (the fixed one, or the table's median) and the
+ * bandwidth its connections reach together (min(bw, conns x conn_bw)). False when f is not
+ * on a simulated store. */
+bool io_sim_model(const struct io_file *f, uint64_t *ttfb_ns, uint64_t *bytes_per_s);
 
 /* store_http.c: opens url (http://, https:// or s3://bucket/key): its size from a HEAD (or a
  * ranged GET's Content-Range). Returns 0 and *out, or a negative errno / RINGSCAN_E* with a

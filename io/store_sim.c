@@ -32,6 +32,9 @@
 #include "common/fail.h"
 
 enum { SIM_CONNS_MAX = 4096 };
+/* a connection's default bandwidth: DataFusion's simulated store (100 MiB/s) and issue 20's
+ * S3 seed (100 MB/s) */
+#define SIM_CONN_BW UINT64_C(100000000)
 
 typedef struct sim_store {
     uint64_t ttfb_ns;   /* fixed time to first byte; 0 with dist */
@@ -275,7 +278,8 @@ static int sim_key(sim_spec *p, const char *k, size_t kn, const char *v, size_t 
     return -ENOENT;
 }
 
-/* Parses spec into p (defaults: ttfb=dist, bw=500MB/s, conn_bw=bw, conns=64, seed=1). */
+/* Parses spec into p (defaults: ttfb=dist, bw=500MB/s, conn_bw=min(bw, 100MB/s), conns=64,
+ * seed=1). */
 static int sim_parse(const char *spec, sim_spec *p, char *err, size_t errlen)
 {
     *p = (sim_spec){.dist = true, .bw = 500000000, .conns = 64, .seed = 1};
@@ -296,13 +300,23 @@ static int sim_parse(const char *spec, sim_spec *p, char *err, size_t errlen)
         }
         s += n + (s[n] == ',');
     }
-    if (p->conn_bw == 0) p->conn_bw = p->bw;
+    if (p->conn_bw == 0) p->conn_bw = p->bw < SIM_CONN_BW ? p->bw : SIM_CONN_BW;
     if (p->bw == 0 || p->conns == 0 || p->conns > SIM_CONNS_MAX) {
         snprintf(err, errlen, "store '%s': bw and conn_bw must be above 0 and conns in [1, %d]",
                  spec, SIM_CONNS_MAX);
         return -EINVAL;
     }
     return 0;
+}
+
+bool io_sim_model(const io_file_t *f, uint64_t *ttfb_ns, uint64_t *bytes_per_s)
+{
+    if (f->be != &io_backend_sim) return false;
+    const sim_store *s = f->be_file;
+    *ttfb_ns = s->dist ? (uint64_t)(sim_q_ms[3] * 1e6) : s->ttfb_ns;
+    unsigned __int128 all = (unsigned __int128)s->conn_bw * s->conns;
+    *bytes_per_s = all < s->bw ? (uint64_t)all : s->bw;
+    return true;
 }
 
 int io_sim_wrap(io_file_t *f, const char *spec, char *err, size_t errlen)

@@ -29,6 +29,24 @@ enum { SCAN_INBOX_CAP = 4096 };
 
 typedef struct scan_fetch scan_fetch;
 
+/* The fetch budget (fetch_budget.c): split tasks per core and read-ahead admission. */
+enum { SCAN_TASKS_AHEAD = 28 /* read-ahead tasks per core on a remote store */ };
+typedef struct scan_budget {
+    uint64_t limit;            /* bytes held by every core at once for read-ahead; 0 = none */
+    _Atomic uint64_t held;     /* in flight + buffered, every core (io_opts.held_total) */
+    _Atomic bool paused;       /* held reached limit: resumes at limit / 2 */
+    _Atomic int waiting;       /* read-ahead tasks waiting for room */
+    int tasks;                 /* split tasks per core (base + read-ahead) */
+} scan_budget;
+
+/* Sets b up for plan p (its file's backend says whether read-ahead tasks run). */
+void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit);
+/* From task rank (0 <= rank < b->tasks) of a core, before it claims a split: returns at once
+ * for a base task, else waits on ev until the budget has room or *stop. */
+void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop);
+/* After a split ended (its bytes released): wakes waiting read-ahead tasks. */
+void scan_budget_released(scan_budget *b, exec_event *ev);
+
 /* A fetch unit: splits of one row group run by one core. */
 typedef struct scan_unit {
     int first;                 /* its first split as planned or stolen */
@@ -67,7 +85,8 @@ struct scan_fetch {
     exec_event *ev;            /* invariant 3 */
     int threads;
     uint64_t gap_bytes;        /* io/'s coalescing gap: ranges this near are read as one */
-    bool may_run_ahead;        /* no limit and unordered: runs may be read ahead */
+    bool may_run_ahead;        /* no limit, unordered, a fetch budget: runs may be read ahead */
+    scan_budget budget;
     _Atomic bool ahead;        /* the policy wants every slot at a split's start */
     int nunits;                /* planned units: cover the splits in order */
     scan_unit *units;          /* planned units, then the ones steals made */

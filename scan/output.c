@@ -8,13 +8,13 @@
 
 #include "common/fail.h"
 
-int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts)
+int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts, int tasks_per_core)
 {
     memset(o, 0, sizeof *o);
     o->nsplits = nsplits;
     o->ordered = opts->ordered;
     o->limit = opts->limit;
-    o->window = opts->threads * SCAN_TASKS_PER_CORE * 2;
+    o->window = opts->threads * tasks_per_core * 2;
     o->results = fail_calloc((size_t)nsplits + 1, sizeof *o->results);
     o->ready = fail_calloc((size_t)nsplits + 1, sizeof *o->ready);
     o->fifo = fail_calloc((size_t)nsplits + 1, sizeof *o->fifo);

@@ -43,8 +43,8 @@ typedef struct scan_out {
     pq_err err;
 } scan_out;
 
-/* 0 or -ENOMEM (o then safe to free). */
-int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts);
+/* 0 or -ENOMEM (o then safe to free). The window holds two splits per task of every core. */
+int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts, int tasks_per_core);
 void scan_out_free(scan_out *o);
 /* Hands split's batch to the consumer (takes ownership of b, which is left empty). */
 void scan_out_push(scan_out *o, int split, scan_batch *b);

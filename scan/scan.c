@@ -23,6 +23,7 @@ void scan_opts_default(scan_opts *o)
     o->use_page_index = true;
     o->use_bloom = true;
     o->split_rows = SCAN_SPLIT_ROWS;
+    o->fetch_budget = SCAN_FETCH_BUDGET;
     o->io_opts = io_opts_default();
     o->io_opts.max_bytes = SCAN_READ_MAX_BYTES;
     o->io_opts.dense_gap_bytes = SCAN_DENSE_GAP_BYTES;
@@ -129,6 +130,7 @@ static bool run_split(scan_t *s, int core, int i, int unit)
     scan_fetch_split_done(&s->fetch, unit);
     if (!sp->pruned) publish_io(s, core);
     scan_out_push(&s->out, i, &b);
+    scan_budget_released(&s->fetch.budget, &s->ev);
     return true;
 }
 
@@ -137,9 +139,12 @@ static void worker(void *arg)
     scan_t *s = arg;
     int core = exec_core_index(exec_current());
     scan_core *c = &s->cores[core];
+    int rank = c->workers_started++;
     int rc = core_setup(s, core);
     if (rc) scan_out_fail(&s->out, rc, NULL);
     while (rc == 0 && !atomic_load(&s->out.stop) && !atomic_load(&s->out.limit_hit)) {
+        scan_budget_admit(&s->fetch.budget, &s->ev, rank, &s->out.stop);
+        if (atomic_load(&s->out.stop)) break;
         int unit = -1;
         int i = scan_fetch_claim(&s->fetch, core, &unit);
         if (i < 0) scan_out_fail(&s->out, i, NULL);
@@ -181,14 +186,15 @@ static int start_workers(scan_t *s, pq_err *e)
     exec_event_init(&s->ev, s->g);
     scan_fetch_start(&s->fetch, s->g, &s->ev);
     s->pol.ev = s->dicts.ev = s->out.ev = &s->ev;
-    atomic_store(&s->out.workers_live, s->o.threads * SCAN_TASKS_PER_CORE);
-    for (int c = 0; c < s->o.threads; c++) s->cores[c].workers_live = SCAN_TASKS_PER_CORE;
+    int tasks = s->fetch.budget.tasks;
+    atomic_store(&s->out.workers_live, s->o.threads * tasks);
+    for (int c = 0; c < s->o.threads; c++) s->cores[c].workers_live = tasks;
     for (int c = 0; c < s->o.threads; c++) {
         /* one message per core: a failure there is reported before any worker ran */
-        rc = exec_group_spawn(s->g, c, worker, s, SCAN_TASKS_PER_CORE, workers_not_spawned);
+        rc = exec_group_spawn(s->g, c, worker, s, tasks, workers_not_spawned);
         if (rc == 0) continue;
         for (int d = c; d < s->o.threads; d++) s->cores[d].workers_live = 0;
-        scan_out_workers_gone(&s->out, (s->o.threads - c) * SCAN_TASKS_PER_CORE);
+        scan_out_workers_gone(&s->out, (s->o.threads - c) * tasks);
         return pq_errf(e, rc, -1, "cannot start the scan tasks of core %d: %s", c,
                        status_text(rc));
     }
@@ -201,7 +207,8 @@ static int parts_init(scan_t *s)
     int rc = scan_fetch_init(&s->fetch, &s->plan, &s->o);
     if (rc == 0) rc = scan_policy_init(&s->pol, &s->plan, &s->o, &s->fetch);
     if (rc == 0) rc = scan_dicts_init(&s->dicts, &s->plan);
-    if (rc == 0) rc = scan_out_init(&s->out, s->plan.nsplits, &s->o);
+    if (rc == 0) rc = scan_out_init(&s->out, s->plan.nsplits, &s->o, s->fetch.budget.tasks);
+    s->o.io_opts.held_total = &s->fetch.budget.held; /* before any core's io context */
     s->env = (scan_task_env){.plan = &s->plan, .fx = &s->fetch, .pol = &s->pol,
                              .dicts = &s->dicts, .cnt = &s->cnt,
                              .stop = &s->out.stop};

@@ -57,6 +57,7 @@ enum {
      * run would cost a request each on object storage */
     SCAN_DENSE_GAP_BYTES = 1 << 20
 };
+#define SCAN_FETCH_BUDGET ((int64_t)256 << 20) /* DataFusion #24086's default, per scan */
 
 typedef enum scan_policy { SCAN_LAZY = 0, SCAN_EAGER = 1, SCAN_ADAPTIVE = 2 } scan_policy;
 
@@ -73,6 +74,8 @@ typedef struct scan_opts {
                                  columns all have an offset index is cut into splits of about
                                  this many rows at page boundaries; 0 = one split per row group
                                  (default SCAN_SPLIT_ROWS) */
+    int64_t fetch_budget;     /* bytes held for read-ahead by every core at once (fetch.h
+                                 scan_budget); 0 = no read-ahead (default SCAN_FETCH_BUDGET) */
     io_opts_t io_opts;
     pq_col_limits col_limits;
 } scan_opts;

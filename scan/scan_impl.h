@@ -9,6 +9,7 @@
 /* The driver's part of a core (its thread only, but io_snap under snap_mu). */
 typedef struct scan_core {
     int workers_live;
+    int workers_started;       /* each worker's rank on the core (fetch.h scan_budget_admit) */
     scan_task_core task;
     pthread_mutex_t snap_mu;   /* guards io_snap: a host reads it while the scan runs */
     io_counters_t io_snap;     /* the core's io counters after its last split (final at its end) */

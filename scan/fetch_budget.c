@@ -1,0 +1,74 @@
+/* scan/fetch_budget.c: the fetch budget of the fetch floor (fetch.h): how many split tasks a
+ * core runs, and when the read-ahead ones may start another split.
+ *
+ * On a remote store a request costs a round trip (tens of milliseconds) before its first
+ * byte, so the splits that run next are fetched ahead: a core runs SCAN_TASKS_PER_CORE tasks
+ * that start splits whenever they are free (as on a local file), plus read-ahead tasks that
+ * start one only while the bytes every core holds (in flight + buffered for decoding,
+ * io_opts.held_total) are below the budget. Once the held bytes reach it, read-ahead pauses
+ * until at least half the budget is free again (hysteresis, as DataFusion #24086). Pruned row
+ * groups are never planned as splits, so they are never fetched ahead. A budget of 0 means no
+ * read-ahead: no read-ahead task and no run reserved ahead (fetch.c), each split fetches when
+ * it starts.
+ *
+ * Owns: scan_budget. Calls nothing else of scan/.
+ * Invariants:
+ *  1. The base tasks (rank < SCAN_TASKS_PER_CORE) are always admitted: a scan whose first
+ *     splits alone exceed the budget still runs (the budget bounds read-ahead, not progress).
+ *  2. paused goes true only when held >= limit and false only when held <= limit / 2.
+ *  3. A read-ahead task that waits counts itself in waiting first, and every release of bytes
+ *     after a split ends signals the scan's event while someone waits (no lost wake-up: the
+ *     wait re-checks its condition after registering, runtime/event.h). */
+#include <assert.h>
+
+#include "scan/fetch.h"
+
+void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit)
+{
+    b->limit = limit > 0 ? (uint64_t)limit : 0;
+    atomic_store(&b->held, 0);
+    atomic_store(&b->paused, false);
+    atomic_store(&b->waiting, 0);
+    bool remote = p->f->file->be->remote;
+    b->tasks = SCAN_TASKS_PER_CORE + (remote && b->limit > 0 ? SCAN_TASKS_AHEAD : 0);
+}
+
+/* Whether a read-ahead task may start a split now (invariant 2). */
+static bool room(scan_budget *b)
+{
+    uint64_t held = atomic_load_explicit(&b->held, memory_order_relaxed);
+    if (atomic_load_explicit(&b->paused, memory_order_relaxed)) {
+        if (held > b->limit / 2) return false;
+        atomic_store_explicit(&b->paused, false, memory_order_relaxed);
+    }
+    if (held < b->limit) return true;
+    atomic_store_explicit(&b->paused, true, memory_order_relaxed);
+    return false;
+}
+
+typedef struct budget_wait {
+    scan_budget *b;
+    const _Atomic int *stop;
+} budget_wait;
+
+static bool admitted(void *ctx)
+{
+    budget_wait *w = ctx;
+    return atomic_load(w->stop) || room(w->b);
+}
+
+void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop)
+{
+    assert(rank >= 0 && rank < b->tasks);
+    if (rank < SCAN_TASKS_PER_CORE) return; /* invariant 1 */
+    budget_wait w = {.b = b, .stop = stop};
+    if (admitted(&w)) return;
+    atomic_fetch_add(&b->waiting, 1);
+    exec_event_wait_until(ev, admitted, &w);
+    atomic_fetch_sub(&b->waiting, 1);
+}
+
+void scan_budget_released(scan_budget *b, exec_event *ev)
+{
+    if (atomic_load(&b->waiting) > 0) exec_event_signal(ev);
+}
