@@ -139,6 +139,7 @@ static int check_options(const ringscan_options *o, ringscan_error *err)
         snprintf(what, sizeof what, "policy %d is not a ringscan_policy", (int)o->policy), bad = what;
     if (!bad && (o->io < RINGSCAN_IO_AUTO || o->io > RINGSCAN_IO_PREAD))
         snprintf(what, sizeof what, "io %d is not a ringscan_io", (int)o->io), bad = what;
+    if (!bad && o->fetch_budget_bytes < -1) bad = "fetch_budget_bytes below -1";
     if (!bad && (o->threads < 0 || o->threads > EXEC_THREADS_MAX))
         snprintf(what, sizeof what, "threads %d outside 0..%d", o->threads, EXEC_THREADS_MAX), bad = what;
     return bad ? bad_arg(err, bad) : 0;
@@ -158,6 +159,7 @@ static void to_scan_opts(const ringscan_options *o, scan_opts *so)
     so->use_page_index = o->use_page_index;
     so->use_bloom = o->use_bloom;
     so->explain = o->explain;
+    so->fetch_budget = o->fetch_budget_bytes < 0 ? SCAN_FETCH_BUDGET : o->fetch_budget_bytes;
 }
 
 int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_scan **out,

@@ -215,6 +215,25 @@ static int parts_init(scan_t *s)
     return rc;
 }
 
+/* The store's line of --explain: its cost model, the coalescing it implies, the read-ahead. */
+static void explain_store(scan_t *s)
+{
+    const io_file_t *f = s->plan.f->file;
+    const scan_budget *b = &s->fetch.budget;
+    if (!f->be->remote) {
+        scan_explainf(&s->explain, "store: local file; read-ahead: %s\n",
+                      s->fetch.may_run_ahead ? "runs of units (eager)" : "none");
+        return;
+    }
+    scan_explainf(&s->explain, "store: %s, model %.1f ms to first byte, %.1f MB/s a connection: "
+                  "merge over holes up to %llu B, requests up to %llu B; read-ahead: %d tasks "
+                  "per core, budget %llu B\n", f->be->name,
+                  (double)atomic_load(&f->cost.ttfb_ns) / 1e6,
+                  (double)atomic_load(&f->cost.bytes_per_s) / 1e6,
+                  (unsigned long long)io_cost_gap(&f->cost), (unsigned long long)io_cost_max(&f->cost),
+                  b->tasks, (unsigned long long)b->limit);
+}
+
 int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const scan_opts *o,
                scan_t **out, pq_err *e)
 {
@@ -236,6 +255,7 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
     if (rc == 0) rc = parts_init(s);
     if (rc == 0 && s->pol.order && s->o.explain)
         scan_explain_order(&s->explain, s->pol.order, filter, "start");
+    if (rc == 0) explain_store(s);
     if (rc == 0) rc = start_workers(s, e);
     if (rc) {
         if (e && e->status == 0) pq_errf(e, rc, -1, "%s", status_text(rc));

@@ -1,5 +1,6 @@
 /* tests for io/: exact bytes, short reads, EOF text, cancellation before and after
- * submission, coalescing, lazy requests, the fetch budget and counters. Every case runs on
+ * submission, coalescing, lazy requests, the fetch budget and counters, the simulated store
+ * and the cost model. Every case runs on
  * the io_uring backend and on the pread fallback. Each case runs as one task on a one-core
  * executor; the main thread waits for the task, then stops the executor. */
 #include <errno.h>
@@ -492,6 +493,144 @@ static void both(case_fn fn)
     on_core(fn);
 }
 
+/* ---- the simulated store and the cost model (io/store.h, io/store_sim.c) ---- */
+
+/* A file of the pattern on a simulated store: 2 ms to first byte, 100 MB/s per connection
+ * (the default under bw=1GB/s), so the cost model's gap is 200,000 bytes. */
+static io_file_t *sim_file(void)
+{
+    io_file_t *f = NULL;
+    char err[256];
+    CHECK(io_file_open_with(&f, g_path, &(io_open_opts){.store = "sim:ttfb=2ms,bw=1GB/s,conns=4,seed=7"},
+                            err, sizeof err) == 0);
+    return f;
+}
+
+/* Bytes come back exact; wanted requests merge over a hole below ttfb x bandwidth and not over
+ * a larger one, whatever the context's own gap; each range is one request to the store. */
+static void c_sim_bytes(void)
+{
+    io_file_t *f = sim_file();
+    if (!f) return;
+    CHECK(f->be->remote && strcmp(f->be->name, "sim") == 0);
+    CHECK_EQ_I64(io_cost_gap(&f->cost), 200000);
+    io_opts_t o = io_opts_default();
+    o.gap_bytes = 0; /* a local file's gap: not the one a remote file uses */
+    io_ctx_t *ctx = new_ctx(&o);
+    uint64_t offs[3] = {0, 100000, 600000}, len = 1000;
+    fut_t *r[3];
+    for (int i = 0; i < 3; i++) r[i] = io_read(ctx, f, offs[i], len);
+    for (int i = 0; i < 3; i++) fut_want(r[i]);
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ_I64(fut_await(r[i]), 0);
+        CHECK(bytes_match(fut_value(r[i]), offs[i], len));
+        fut_unref(r[i]);
+    }
+    io_counters_t c;
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.ranges_submitted, 2);
+    CHECK_EQ_I64(c.bytes_read, 101000 + 1000);
+    CHECK_EQ_I64(atomic_load(&f->requests), 2);
+    CHECK_EQ_I64(atomic_load(&f->bytes), 102000);
+    io_ctx_free(ctx);
+    io_file_close(f);
+}
+
+/* A request dropped while it waits for its time is cancelled without a file read; the store
+ * counts no transfer and nothing leaks. */
+static void c_sim_cancel(void)
+{
+    io_file_t *f = sim_file();
+    if (!f) return;
+    io_ctx_t *ctx = new_ctx(NULL);
+    fut_t *r = io_read(ctx, f, 4096, 8192);
+    fut_want(r);
+    exec_yield(); /* flushed: the range waits for its simulated first byte */
+    fut_unref(r);
+    fut_t *t = exec_sleep_ns(5 * 1000 * 1000);
+    CHECK_EQ_I64(fut_await(t), 0);
+    fut_unref(t);
+    io_counters_t c;
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.ranges_submitted, 1);
+    CHECK_EQ_I64(c.cancelled, 1);
+    CHECK_EQ_I64(c.cancels_issued, 1);
+    CHECK_EQ_I64(c.bytes_read, 0);
+    CHECK_EQ_I64(atomic_load(&f->requests), 0);
+    io_ctx_free(ctx);
+    io_file_close(f);
+}
+
+
+/* The metadata path waits for the simulated time too and counts the request. */
+static void sim_sync(void)
+{
+    io_file_t *f = sim_file();
+    if (!f) return;
+    uint8_t buf[300];
+    char err[256];
+    uint64_t t0 = exec_now_ns();
+    CHECK(io_read_sync(f, 5000, buf, sizeof buf, err, sizeof err) == 0);
+    CHECK(exec_now_ns() - t0 >= 2 * 1000 * 1000); /* a lower bound of the model, not a timing */
+    CHECK(bytes_match(&(io_bytes){.data = buf, .len = sizeof buf}, 5000, sizeof buf));
+    CHECK_EQ_I64(atomic_load(&f->requests), 1);
+    uint64_t ttfb, bw;
+    CHECK(io_sim_model(f, &ttfb, &bw));
+    CHECK_EQ_I64(ttfb, 2000000);
+    CHECK_EQ_I64(bw, 400000000); /* 4 connections of 100 MB/s under 1 GB/s */
+    CHECK(!io_sim_model(g_file, &ttfb, &bw));
+    io_file_close(f);
+}
+
+/* Bad specs are refused with the key or value named; a store cannot wrap a URL. */
+static void sim_spec_errors(void)
+{
+    static const struct { const char *spec, *msg; } bad[] = {
+        {"sim:ttfb=50", "bad value in 'ttfb=50'"},
+        {"sim:ttfb=50ms,speed=3", "unknown key in 'speed=3'"},
+        {"sim:bw=0B/s", "bw and conn_bw must be above 0"},
+        {"sim:conns=100000", "conns in [1, 4096]"},
+        {"simulated", "expected sim:key=value"},
+        {"sim:bw=99999999999999999999MB/s", "bad value in"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        io_file_t *f = NULL;
+        char err[256] = "";
+        CHECK_EQ_I64(io_file_open_with(&f, g_path, &(io_open_opts){.store = bad[i].spec}, err,
+                                       sizeof err), -EINVAL);
+        CHECK(f == NULL);
+        if (!strstr(err, bad[i].msg)) fprintf(stderr, "  got: %s\n", err);
+        CHECK(strstr(err, bad[i].msg) != NULL);
+    }
+    io_file_t *f = NULL;
+    char err[256] = "";
+    CHECK_EQ_I64(io_file_open_with(&f, "http://127.0.0.1:1/x", &(io_open_opts){.store = "sim:"},
+                                   err, sizeof err), -EINVAL);
+    CHECK(strstr(err, "wraps a local file") != NULL);
+}
+
+/* The cost model's arithmetic: gap = ttfb x bandwidth in [4 KiB, 32 MiB], request cap 9 x gap
+ * at most 16 MiB; the EWMA moves an eighth of the way. */
+static void cost_model(void)
+{
+    io_cost c;
+    io_cost_seed(&c, 30 * 1000 * 1000, 100 * 1000 * 1000); /* S3's seed: 30 ms, 100 MB/s */
+    CHECK_EQ_I64(io_cost_gap(&c), 3000000);
+    CHECK_EQ_I64(io_cost_max(&c), 16 << 20);
+    io_cost_seed(&c, 1000, 1000 * 1000); /* 1 us x 1 MB/s = 1 byte */
+    CHECK_EQ_I64(io_cost_gap(&c), 4096);
+    CHECK_EQ_I64(io_cost_max(&c), 9 * 4096);
+    io_cost_seed(&c, UINT64_MAX, UINT64_MAX);
+    CHECK_EQ_I64(io_cost_gap(&c), 32 << 20);
+    io_cost_seed(&c, 8000, 1000);
+    io_cost_observe(&c, 16000, 1000000, 1000000000); /* 1 MB in 1 s: 1 MB/s */
+    CHECK_EQ_I64(atomic_load(&c.ttfb_ns), 9000);
+    CHECK_EQ_I64(atomic_load(&c.bytes_per_s), 1000 + (1000000 - 1000) / 8);
+    io_cost_observe(&c, 0, 10, 10); /* too short to measure bandwidth: only ttfb moves */
+    CHECK_EQ_I64(atomic_load(&c.bytes_per_s), 1000 + (1000000 - 1000) / 8);
+    CHECK_EQ_I64(atomic_load(&c.samples), 2);
+}
+
 static void exact_bytes(void) { both(c_exact_bytes); }
 static void buffer_reuse(void) { both(c_buffer_reuse); }
 static void short_reads(void) { both(c_short_reads); }
@@ -503,6 +642,8 @@ static void dense_gap(void) { both(c_dense_gap); }
 static void lazy(void) { both(c_lazy); }
 static void budget(void) { both(c_budget); }
 static void ctx_free_pending(void) { both(c_ctx_free_pending); }
+static void sim_bytes(void) { both(c_sim_bytes); }
+static void sim_cancel(void) { both(c_sim_cancel); }
 
 int main(void)
 {
@@ -520,6 +661,11 @@ int main(void)
     RUN(lazy);
     RUN(budget);
     RUN(ctx_free_pending);
+    RUN(sim_bytes);
+    RUN(sim_cancel);
+    RUN(sim_sync);
+    RUN(sim_spec_errors);
+    RUN(cost_model);
     io_file_close(g_file);
     unlink(g_path);
     return CHECK_DONE("test_io");

@@ -608,6 +608,62 @@ static void test_options_tail(void)
     ringscan_close(f);
 }
 
+/* Over a simulated store (1 ms to first byte), every policy, thread count and fetch budget
+ * (default, 0 = no read-ahead, 1 byte = read-ahead paused after the first range) returns
+ * exactly the local file's rows and values, ordered when asked; --explain names the store,
+ * its cost model and the read-ahead. */
+static void test_store(void)
+{
+    ringscan_options o;
+    ringscan_options_init(&o);
+    CHECK_EQ_I64(o.fetch_budget_bytes, -1);
+    o.store = "sim:ttfb=1ms,bw=1GB/s,conns=8,seed=3";
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open_with(path, &o, &f, &err), 0);
+    if (!f) return;
+    static const int64_t budgets[] = {-1, 0, 1};
+    for (int p = 0; p < 3; p++)
+        for (int th = 1; th <= 2; th++)
+            for (size_t b = 0; b < 3; b++) {
+                o.policy = (ringscan_policy)p;
+                o.threads = th;
+                o.fetch_budget_bytes = budgets[b];
+                o.ordered = b == 2;
+                o.filter = "i32 > -300 AND id < 4500";
+                o.explain = true;
+                ringscan_scan *s = NULL;
+                CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), 0);
+                if (!s) continue;
+                struct ArrowArray a;
+                int64_t rows = 0, last = -1, got;
+                while (ringscan_scan_next(s, &a, &err) == 1) {
+                    got = check_batch(&a, &last, o.ordered);
+                    CHECK(got > 0);
+                    rows += got > 0 ? got : 0;
+                    a.release(&a);
+                }
+                int64_t want = 0;
+                for (int64_t r = 0; r < 4500; r++) want += !is_null(1, r) && v_i32(r) > -300;
+                CHECK_EQ_I64(rows, want);
+                const char *x = ringscan_scan_explain(s);
+                CHECK(strstr(x, "store: sim, model 1.0 ms to first byte") != NULL);
+                CHECK(strstr(x, budgets[b] == 0 ? "read-ahead: 4 tasks per core, budget 0 B"
+                                                : "read-ahead: 32 tasks per core") != NULL);
+                ringscan_scan_free(s);
+            }
+    ringscan_close(f);
+    o.fetch_budget_bytes = -2;
+    ringscan_scan *s = NULL;
+    CHECK_EQ_I64(ringscan_open(path, &f, &err), 0);
+    CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), -EINVAL);
+    CHECK(strstr(err.message, "fetch_budget_bytes below -1") != NULL);
+    ringscan_close(f);
+    o.store = "sim:nope=1";
+    CHECK_EQ_I64(ringscan_open_with(path, &o, &f, &err), -EINVAL);
+    CHECK(f == NULL && strstr(err.message, "unknown key in 'nope=1'") != NULL);
+}
+
 int main(void)
 {
     ts_dir_init();
@@ -625,6 +681,7 @@ int main(void)
     RUN(test_progress);
     RUN(test_bad_arguments);
     RUN(test_options_tail);
+    RUN(test_store);
     ts_dir_remove();
     return CHECK_DONE("test_scan_api");
 }
