@@ -18,7 +18,7 @@
 #include "io/io.h"
 
 enum { IO_REQ_REGISTERED = 1, IO_REQ_WANTED, IO_REQ_SUBMITTED, IO_REQ_DONE };
-enum { IO_RETRIES_MAX = 16 };
+enum { IO_RETRIES_MAX = 16, IO_REMOTE_FREE_HOLE = 4096 /* io_flush.c invariant 1 */ };
 /* Wanted ranges waiting for the budget while nothing is in flight may be waiting for bytes
  * their own consumers hold (a task holding one buffered piece while it awaits another): after
  * this long without a release, one range is issued anyway, so a scan never deadlocks. */

@@ -34,10 +34,41 @@ static double p_input_all_false(const scan_policy_state *pol, const int32_t *per
     return 1.0 - alive;
 }
 
+/* On a remote store: whether fetching position pos's bytes now, wasted with chance p, costs
+ * less than the round trip a later fetch costs otherwise: p x bytes / bandwidth < (1 - p) x
+ * time to first byte. At 50 ms and 100 MB/s a 1 MB column is worth fetching unless its input
+ * is all-false more than 83% of the time; locally (100 us) the 10% rule decides alone. */
+static bool round_trip_saved(const scan_policy_state *pol, const int32_t *perm, int pos, double p)
+{
+    if (!pol->cost) return false;
+    double ttfb = (double)atomic_load_explicit(&pol->cost->ttfb_ns, memory_order_relaxed) / 1e9;
+    double bw = (double)atomic_load_explicit(&pol->cost->bytes_per_s, memory_order_relaxed);
+    double bytes = pol->pos_bytes[pos < pol->plan->npreds ? perm[pos] : pol->plan->npreds];
+    return p * bytes / bw < (1.0 - p) * ttfb;
+}
+
 static bool speculates(const scan_policy_state *pol, const int32_t *perm, int pos)
 {
-    return pol->kind == SCAN_EAGER || pos == 0 ||
-           p_input_all_false(pol, perm, pos) * 100.0 < ADAPTIVE_SPECULATE_BELOW_PCT;
+    if (pol->kind == SCAN_EAGER || pos == 0) return true;
+    double p = p_input_all_false(pol, perm, pos);
+    return p * 100.0 < ADAPTIVE_SPECULATE_BELOW_PCT || round_trip_saved(pol, perm, pos, p);
+}
+
+/* Mean bytes per unpruned split at each conjunct's slot and at the projection's slots. */
+static int measure_positions(scan_policy_state *pol, const scan_plan *p)
+{
+    if (!(pol->pos_bytes = fail_calloc((size_t)p->npreds + 1, sizeof *pol->pos_bytes))) return -ENOMEM;
+    int live = 0;
+    for (int i = 0; i < p->nsplits; i++) {
+        if (p->splits[i].pruned) continue;
+        live++;
+        for (int k = 0; k < p->npreds; k++)
+            pol->pos_bytes[k] += (double)scan_plan_slot_bytes(p, i, p->pred_slot[k]);
+        for (int j = 0; j < p->nproj; j++)
+            pol->pos_bytes[p->npreds] += (double)scan_plan_slot_bytes(p, i, p->proj_slot[j]);
+    }
+    for (int k = 0; live > 0 && k <= p->npreds; k++) pol->pos_bytes[k] /= live;
+    return 0;
 }
 
 bool scan_policy_wants_all(scan_policy_state *pol)
@@ -45,7 +76,9 @@ bool scan_policy_wants_all(scan_policy_state *pol)
     if (pol->kind != SCAN_ADAPTIVE) return pol->kind == SCAN_EAGER;
     int32_t perm[FLT_MAX_PREDS];
     for (int k = 0; k < pol->plan->npreds; k++) perm[k] = k;
-    return p_input_all_false(pol, perm, pol->plan->npreds) * 100.0 < ADAPTIVE_SPECULATE_BELOW_PCT;
+    for (int pos = 1; pos <= pol->plan->npreds; pos++)
+        if (!speculates(pol, perm, pos)) return false;
+    return true;
 }
 
 int scan_policy_init(scan_policy_state *pol, const scan_plan *p, const scan_opts *o,
@@ -61,6 +94,10 @@ int scan_policy_init(scan_policy_state *pol, const scan_plan *p, const scan_opts
         if (!(pol->order = fail_aligned_alloc(64, size))) return -ENOMEM;
         flt_order_init(pol->order, p->npreds, 0, 0);
     }
+    if (p->f->file->be->remote) {
+        if (measure_positions(pol, p)) return -ENOMEM;
+        pol->cost = &p->f->file->cost;
+    }
     scan_fetch_set_ahead(fx, scan_policy_wants_all(pol));
     return 0;
 }
@@ -69,6 +106,8 @@ void scan_policy_free(scan_policy_state *pol)
 {
     free(pol->order);
     pol->order = NULL;
+    free(pol->pos_bytes);
+    pol->pos_bytes = NULL;
 }
 
 bool scan_policy_exploring(scan_policy_state *pol)

@@ -26,6 +26,9 @@ typedef struct scan_policy_state {
     scan_fetch *fx;            /* takes our "ahead" as its input */
     exec_event *ev;            /* signalled when exploration may end (set at start) */
     flt_order *order;          /* adaptive conjunct order (NULL when npreds < 2) */
+    const io_cost *cost;       /* a remote store's cost model (NULL: a local file) */
+    double *pos_bytes;         /* [npreds + 1] mean bytes a split reads at each conjunct's slot
+                                  (by conjunct index), then the projection's (remote only) */
     _Atomic int64_t conj_runs[FLT_MAX_PREDS];
     _Atomic int64_t conj_killed[FLT_MAX_PREDS];
     _Atomic int splits_started, splits_done;
