@@ -506,8 +506,9 @@ static io_file_t *sim_file(void)
     return f;
 }
 
-/* Bytes come back exact; wanted requests merge over a hole below ttfb x bandwidth and not over
- * a larger one, whatever the context's own gap; each range is one request to the store. */
+/* Bytes come back exact; wanted requests merge over a hole of up to 4 KiB, over a larger one
+ * below ttfb x bandwidth only while the range stays half requested, never over one above it,
+ * whatever the context's own gap; each range is one request to the store. */
 static void c_sim_bytes(void)
 {
     io_file_t *f = sim_file();
@@ -517,21 +518,25 @@ static void c_sim_bytes(void)
     io_opts_t o = io_opts_default();
     o.gap_bytes = 0; /* a local file's gap: not the one a remote file uses */
     io_ctx_t *ctx = new_ctx(&o);
-    uint64_t offs[3] = {0, 100000, 600000}, len = 1000;
-    fut_t *r[3];
-    for (int i = 0; i < 3; i++) r[i] = io_read(ctx, f, offs[i], len);
-    for (int i = 0; i < 3; i++) fut_want(r[i]);
-    for (int i = 0; i < 3; i++) {
+    /* [0, 90000): holes of 2000, 2000 (free) and 14000 (72000 of 90000 requested); then a
+     * hole of 209000 (over the gap); then one of 99000 that would leave 2000 of 101000 */
+    enum { N = 6 };
+    uint64_t offs[N] = {0, 3000, 6000, 30000, 300000, 400000};
+    uint64_t lens[N] = {1000, 1000, 10000, 60000, 1000, 1000};
+    fut_t *r[N];
+    for (int i = 0; i < N; i++) r[i] = io_read(ctx, f, offs[i], lens[i]);
+    for (int i = 0; i < N; i++) fut_want(r[i]);
+    for (int i = 0; i < N; i++) {
         CHECK_EQ_I64(fut_await(r[i]), 0);
-        CHECK(bytes_match(fut_value(r[i]), offs[i], len));
+        CHECK(bytes_match(fut_value(r[i]), offs[i], lens[i]));
         fut_unref(r[i]);
     }
     io_counters_t c;
     io_ctx_counters(ctx, &c);
-    CHECK_EQ_I64(c.ranges_submitted, 2);
-    CHECK_EQ_I64(c.bytes_read, 101000 + 1000);
-    CHECK_EQ_I64(atomic_load(&f->requests), 2);
-    CHECK_EQ_I64(atomic_load(&f->bytes), 102000);
+    CHECK_EQ_I64(c.ranges_submitted, 3);
+    CHECK_EQ_I64(c.bytes_read, 90000 + 1000 + 1000);
+    CHECK_EQ_I64(atomic_load(&f->requests), 3);
+    CHECK_EQ_I64(atomic_load(&f->bytes), 92000);
     io_ctx_free(ctx);
     io_file_close(f);
 }
