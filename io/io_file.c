@@ -177,6 +177,11 @@ int io_file_open_with(io_file_t **out, const char *path, const io_open_opts *o, 
     io_open_opts none = {0};
     if (!o) o = &none;
     if (io_is_url(path)) {
+        if (strpbrk(path, "*?[")) {
+            if (err) snprintf(err, errlen, "%s: globs (listing a prefix) need multi-file scans, "
+                              "which this build does not have yet: name one object", path);
+            return -ENOTSUP;
+        }
         if (o->store && *o->store) {
             if (err) snprintf(err, errlen, "%s: a store (%s) wraps a local file, not a URL", path,
                               o->store);
