@@ -37,10 +37,14 @@ typedef struct scan_budget {
     _Atomic bool paused;       /* held reached limit: resumes at limit / 2 */
     _Atomic int waiting;       /* read-ahead tasks waiting for room */
     int tasks;                 /* split tasks per core (base + read-ahead) */
+    int base;                  /* ranks below it never wait (fetch_budget.c invariant 1) */
 } scan_budget;
 
 /* Sets b up for plan p (its file's backend says whether read-ahead tasks run). */
 void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit);
+/* Whether a gated task may start a split now: held < limit, except that once held reached the
+ * limit it waits until held <= limit / 2 (hysteresis). Thread-safe. */
+bool scan_budget_room(scan_budget *b);
 /* From task rank (0 <= rank < b->tasks) of a core, before it claims a split: returns at once
  * for a base task, else waits on ev until the budget has room or *stop. */
 void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop);

@@ -13,8 +13,11 @@
  *
  * Owns: scan_budget. Calls nothing else of scan/.
  * Invariants:
- *  1. The base tasks (rank < SCAN_TASKS_PER_CORE) are always admitted: a scan whose first
- *     splits alone exceed the budget still runs (the budget bounds read-ahead, not progress).
+ *  1. The base tasks (rank < base) are always admitted: a scan whose first splits alone
+ *     exceed the budget still runs (the budget bounds read-ahead, not progress). On a remote
+ *     store with a budget the base is one task per core, so the first wave of a plan larger
+ *     than the budget fetches only what each core's first split needs; elsewhere every task
+ *     is a base task (nothing is gated).
  *  2. paused goes true only when held >= limit and false only when held <= limit / 2.
  *  3. A read-ahead task that waits counts itself in waiting first, and every release of bytes
  *     after a split ends signals the scan's event while someone waits (no lost wake-up: the
@@ -29,12 +32,12 @@ void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit)
     atomic_store(&b->held, 0);
     atomic_store(&b->paused, false);
     atomic_store(&b->waiting, 0);
-    bool remote = p->f->file->be->remote;
-    b->tasks = SCAN_TASKS_PER_CORE + (remote && b->limit > 0 ? SCAN_TASKS_AHEAD : 0);
+    bool ahead = p->f->file->be->remote && b->limit > 0;
+    b->tasks = SCAN_TASKS_PER_CORE + (ahead ? SCAN_TASKS_AHEAD : 0);
+    b->base = ahead ? 1 : b->tasks;
 }
 
-/* Whether a read-ahead task may start a split now (invariant 2). */
-static bool room(scan_budget *b)
+bool scan_budget_room(scan_budget *b)
 {
     uint64_t held = atomic_load_explicit(&b->held, memory_order_relaxed);
     if (atomic_load_explicit(&b->paused, memory_order_relaxed)) {
@@ -54,13 +57,13 @@ typedef struct budget_wait {
 static bool admitted(void *ctx)
 {
     budget_wait *w = ctx;
-    return atomic_load(w->stop) || room(w->b);
+    return atomic_load(w->stop) || scan_budget_room(w->b);
 }
 
 void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop)
 {
     assert(rank >= 0 && rank < b->tasks);
-    if (rank < SCAN_TASKS_PER_CORE) return; /* invariant 1 */
+    if (rank < b->base) return; /* invariant 1 */
     budget_wait w = {.b = b, .stop = stop};
     if (admitted(&w)) return;
     atomic_fetch_add(&b->waiting, 1);

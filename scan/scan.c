@@ -227,11 +227,11 @@ static void explain_store(scan_t *s)
     }
     scan_explainf(&s->explain, "store: %s, model %.1f ms to first byte, %.1f MB/s a connection: "
                   "merge over holes up to %llu B, requests up to %llu B; read-ahead: %d tasks "
-                  "per core, budget %llu B\n", f->be->name,
+                  "per core (%d never wait), budget %llu B\n", f->be->name,
                   (double)atomic_load(&f->cost.ttfb_ns) / 1e6,
                   (double)atomic_load(&f->cost.bytes_per_s) / 1e6,
                   (unsigned long long)io_cost_gap(&f->cost), (unsigned long long)io_cost_max(&f->cost),
-                  b->tasks, (unsigned long long)b->limit);
+                  b->tasks, b->base, (unsigned long long)b->limit);
 }
 
 int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const scan_opts *o,

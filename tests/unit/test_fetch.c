@@ -920,10 +920,32 @@ static void test_lend_cover(void)
     pqf_close(f);
 }
 
+/* The fetch budget's hysteresis: gated tasks start splits while held < limit; once held
+ * reached the limit they wait until at most half is held, not merely below the limit. */
+static void test_budget_room(void)
+{
+    scan_budget b = {.limit = 1000, .tasks = 32, .base = 1};
+    atomic_store(&b.held, 0);
+    CHECK(scan_budget_room(&b));
+    atomic_store(&b.held, 999);
+    CHECK(scan_budget_room(&b));
+    atomic_store(&b.held, 1000);
+    CHECK(!scan_budget_room(&b) && atomic_load(&b.paused));
+    atomic_store(&b.held, 700); /* below the limit, above half: still paused */
+    CHECK(!scan_budget_room(&b));
+    atomic_store(&b.held, 500);
+    CHECK(scan_budget_room(&b) && !atomic_load(&b.paused));
+    atomic_store(&b.held, 900); /* resumed: room again up to the limit */
+    CHECK(scan_budget_room(&b));
+    b.limit = 0; /* no budget: a gated task never has room while anything is held */
+    CHECK(!scan_budget_room(&b));
+}
+
 int main(void)
 {
     ts_dir_init();
     RUN(test_units);
+    RUN(test_budget_room);
     RUN(test_claim_order);
     RUN(test_claim_runs);
     RUN(test_steal_split);

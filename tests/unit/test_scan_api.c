@@ -648,8 +648,8 @@ static void test_store(void)
                 CHECK_EQ_I64(rows, want);
                 const char *x = ringscan_scan_explain(s);
                 CHECK(strstr(x, "store: sim, model 1.0 ms to first byte") != NULL);
-                CHECK(strstr(x, budgets[b] == 0 ? "read-ahead: 4 tasks per core, budget 0 B"
-                                                : "read-ahead: 32 tasks per core") != NULL);
+                CHECK(strstr(x, budgets[b] == 0 ? "read-ahead: 4 tasks per core (4 never wait), budget 0 B"
+                                                : "read-ahead: 32 tasks per core (1 never wait)") != NULL);
                 ringscan_scan_free(s);
             }
     ringscan_close(f);
