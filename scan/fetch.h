@@ -36,6 +36,7 @@ typedef struct scan_budget {
     _Atomic uint64_t held;     /* in flight + buffered, every core (io_opts.held_total) */
     _Atomic bool paused;       /* held reached limit: resumes at limit / 2 */
     _Atomic int waiting;       /* read-ahead tasks waiting for room */
+    _Atomic bool closed;       /* a base task left its loop: nobody waits any more */
     int tasks;                 /* split tasks per core (base + read-ahead) */
     int base;                  /* ranks below it never wait (fetch_budget.c invariant 1) */
 } scan_budget;
@@ -50,6 +51,8 @@ bool scan_budget_room(scan_budget *b);
 void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop);
 /* After a split ended (its bytes released): wakes waiting read-ahead tasks. */
 void scan_budget_released(scan_budget *b, exec_event *ev);
+/* Task rank left its loop: a base task's leaving ends every wait (fetch_budget.c inv. 4). */
+void scan_budget_left(scan_budget *b, exec_event *ev, int rank);
 
 /* A fetch unit: splits of one row group run by one core. */
 typedef struct scan_unit {

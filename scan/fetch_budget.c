@@ -21,7 +21,11 @@
  *  2. paused goes true only when held >= limit and false only when held <= limit / 2.
  *  3. A read-ahead task that waits counts itself in waiting first, and every release of bytes
  *     after a split ends signals the scan's event while someone waits (no lost wake-up: the
- *     wait re-checks its condition after registering, runtime/event.h). */
+ *     wait re-checks its condition after registering, runtime/event.h).
+ *  4. No wait outlives the work: once a base task left its loop (no split left for its core,
+ *     the limit reached, the scan stopped), closed is set and every gated task goes on to
+ *     claim (and finds nothing, or a steal). Bytes a core holds until its end (units a thief
+ *     still holds) can then never keep its own tasks waiting. */
 #include <assert.h>
 
 #include "scan/fetch.h"
@@ -32,6 +36,7 @@ void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit)
     atomic_store(&b->held, 0);
     atomic_store(&b->paused, false);
     atomic_store(&b->waiting, 0);
+    atomic_store(&b->closed, false);
     bool ahead = p->f->file->be->remote && b->limit > 0;
     b->tasks = SCAN_TASKS_PER_CORE + (ahead ? SCAN_TASKS_AHEAD : 0);
     b->base = ahead ? 1 : b->tasks;
@@ -57,7 +62,7 @@ typedef struct budget_wait {
 static bool admitted(void *ctx)
 {
     budget_wait *w = ctx;
-    return atomic_load(w->stop) || scan_budget_room(w->b);
+    return atomic_load(w->stop) || atomic_load(&w->b->closed) || scan_budget_room(w->b);
 }
 
 void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop)
@@ -74,4 +79,10 @@ void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic i
 void scan_budget_released(scan_budget *b, exec_event *ev)
 {
     if (atomic_load(&b->waiting) > 0) exec_event_signal(ev);
+}
+
+void scan_budget_left(scan_budget *b, exec_event *ev, int rank)
+{
+    if (rank >= b->base || atomic_exchange(&b->closed, true)) return;
+    exec_event_signal(ev);
 }

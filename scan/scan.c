@@ -150,6 +150,7 @@ static void worker(void *arg)
         if (i < 0) scan_out_fail(&s->out, i, NULL);
         if (i < 0 || i >= s->plan.nsplits || !run_split(s, core, i, unit)) break;
     }
+    scan_budget_left(&s->fetch.budget, &s->ev, rank);
     if (c->workers_live == 1) core_drain(s, core);
     if (--c->workers_live == 0) core_done(s, core);
     scan_out_workers_gone(&s->out, 1);

@@ -566,7 +566,6 @@ static void c_sim_cancel(void)
     io_file_close(f);
 }
 
-
 /* The metadata path waits for the simulated time too and counts the request. */
 static void sim_sync(void)
 {

@@ -652,6 +652,18 @@ static void test_store(void)
                                                 : "read-ahead: 32 tasks per core (1 never wait)") != NULL);
                 ringscan_scan_free(s);
             }
+    /* a limit ends the base tasks early: the gated ones never wait on (inv. 4 of fetch_budget.c) */
+    o.filter = NULL;
+    o.limit = 10;
+    o.ordered = false;
+    o.fetch_budget_bytes = 1;
+    for (int th = 1; th <= 2; th++) {
+        o.threads = th;
+        ringscan_stats st;
+        static char text[1 << 16];
+        CHECK_EQ_I64(run_scan(f, &o, &st, text, sizeof text), 10);
+    }
+    o.limit = -1;
     ringscan_close(f);
     o.fetch_budget_bytes = -2;
     ringscan_scan *s = NULL;
