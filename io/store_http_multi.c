@@ -12,7 +12,10 @@
  *  2. A socket's record lives until curl has removed the socket AND its poll has completed
  *     (dead && !armed && !busy); its poll op memory stays valid until then (exec.h inv. 3).
  *  3. core->reqs lists exactly the reads started and not yet completed; each is either in
- *     the multi handle or waiting on its retry timer (retry != NULL), never both.
+ *     the multi handle or waiting on its retry timer (retry != NULL), never both. A read
+ *     stopped after its timer fired (cancel_rc) ends from that timer's queued callback.
+ *  5. A timer we drop may have fired already, its callback queued (future.h): the callback
+ *     then finds its context marked (cancel_rc, a stale tick) and touches nothing else.
  *  4. curl is never called from inside one of its callbacks: poll completions and timers run
  *     from the core's loop. */
 #include <assert.h>
@@ -45,14 +48,22 @@ typedef struct http_req {
     char *why;
     size_t whylen;
     fut_t *retry;       /* the backoff timer before the next try */
+    int cancel_rc;      /* ended while its fired retry timer's callback is queued */
     http_core *core;
     struct http_req *prev, *next;
 } http_req;
+
+/* The context of curl's timer: its callback may be queued after the timer was replaced or
+ * the core freed (a fired future's callbacks run later): c is NULL then. */
+typedef struct http_tick {
+    http_core *c;
+} http_tick;
 
 struct http_core {
     exec_t *e;
     CURLM *m;
     fut_t *timer;       /* curl's timeout */
+    http_tick *tick;    /* its callback's context */
     http_req *reqs;     /* invariant 3 */
     http_sock *socks;   /* every socket record not yet freed whose core is this one */
     uint64_t rnd;       /* jitter */
@@ -140,6 +151,10 @@ static void http_retry_due(fut_t *t, void *p)
     assert(r->retry == t);
     r->retry = NULL;
     fut_unref(t);
+    if (r->cancel_rc) {
+        http_req_end(r, r->cancel_rc);
+        return;
+    }
     if (st != 0) {
         snprintf(r->why, r->whylen, "cancelled while waiting to retry");
         http_req_end(r, -ECANCELED);
@@ -287,12 +302,28 @@ static int http_on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, v
 
 /* ---- curl's timer ---- */
 
+/* Drops curl's timer: a pending one is cancelled, a fired one's queued callback finds its
+ * tick stale. */
+static void http_timer_drop(http_core *c)
+{
+    if (!c->timer) return;
+    if (fut_is_ready(c->timer)) c->tick->c = NULL; /* its callback frees the tick */
+    else free(c->tick);
+    fut_unref(c->timer);
+    c->timer = NULL;
+    c->tick = NULL;
+}
+
 static void http_timer_due(fut_t *t, void *p)
 {
-    http_core *c = p;
+    http_tick *k = p;
+    http_core *c = k->c;
+    free(k);
+    if (!c) return; /* replaced or dropped after it fired: our reference went then */
     int st = fut_status(t);
     assert(c->timer == t);
     c->timer = NULL;
+    c->tick = NULL;
     fut_unref(t);
     if (st != 0) {
         http_core_abort(c, -ECANCELED, "the core is stopping");
@@ -305,34 +336,48 @@ static int http_on_timer(CURLM *m, long timeout_ms, void *userp)
 {
     (void)m;
     http_core *c = userp;
-    if (c->timer) fut_unref(c->timer); /* cancels it: http_timer_due never runs */
-    c->timer = NULL;
+    http_timer_drop(c);
     if (timeout_ms < 0) return 0;
-    c->timer = exec_sleep_ns((uint64_t)timeout_ms * 1000000u);
-    if (!c->timer) return -1;
-    if (fut_on_ready(c->timer, http_timer_due, c) != 0) {
-        fut_unref(c->timer);
-        c->timer = NULL;
+    http_tick *k = fail_malloc(sizeof *k);
+    fut_t *t = k ? exec_sleep_ns((uint64_t)timeout_ms * 1000000u) : NULL;
+    if (!t || fut_on_ready(t, http_timer_due, k) != 0) {
+        if (t) fut_unref(t);
+        free(k);
         return -1;
     }
+    k->c = c;
+    c->timer = t;
+    c->tick = k;
     return 0;
 }
 
 /* ---- the backend's per-core entry points ---- */
 
+/* Ends r with status now, or (its retry timer fired, the callback queued) from that
+ * callback. */
+static void http_req_stop(http_core *c, http_req *r, int status, const char *why)
+{
+    if (r->cancel_rc) return; /* already stopping */
+    snprintf(r->why, r->whylen, "%s", why);
+    if (r->retry && fut_is_ready(r->retry)) {
+        r->cancel_rc = status;
+        return;
+    }
+    if (r->retry) {
+        fut_unref(r->retry); /* pending: cancelled, http_retry_due never runs */
+        r->retry = NULL;
+    } else {
+        curl_multi_remove_handle(c->m, r->h);
+    }
+    http_req_end(r, status);
+}
+
 /* Fails every read of c with status (the core stops, or curl cannot go on). */
 static void http_core_abort(http_core *c, int status, const char *why)
 {
-    while (c->reqs) {
-        http_req *r = c->reqs;
-        if (r->retry) {
-            fut_unref(r->retry);
-            r->retry = NULL;
-        } else {
-            curl_multi_remove_handle(c->m, r->h);
-        }
-        snprintf(r->why, r->whylen, "%s", why);
-        http_req_end(r, status);
+    for (http_req *r = c->reqs, *next; r; r = next) {
+        next = r->next;
+        http_req_stop(c, r, status, why);
     }
 }
 
@@ -371,7 +416,7 @@ void http_core_free(void *core)
     curl_multi_setopt(c->m, CURLMOPT_SOCKETFUNCTION, http_on_socket_gone);
     curl_multi_setopt(c->m, CURLMOPT_TIMERFUNCTION, NULL);
     curl_multi_cleanup(c->m);
-    if (c->timer) fut_unref(c->timer);
+    http_timer_drop(c);
     while (c->socks) { /* a poll still in flight frees its record when it ends */
         http_sock *s = c->socks;
         s->dead = true;
@@ -419,14 +464,7 @@ int http_cancel(void *core, exec_t *e, exec_op_t *op)
     assert(c && c->e == e);
     for (http_req *r = c->reqs; r; r = r->next) {
         if (r->op != op) continue;
-        if (r->retry) {
-            fut_unref(r->retry); /* http_retry_due never runs */
-            r->retry = NULL;
-        } else {
-            curl_multi_remove_handle(c->m, r->h);
-        }
-        snprintf(r->why, r->whylen, "cancelled");
-        http_req_end(r, -ECANCELED);
+        http_req_stop(c, r, -ECANCELED, "cancelled");
         return 0;
     }
     return -ENOENT; /* completed from the tail, or already ended */
