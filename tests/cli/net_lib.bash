@@ -141,6 +141,18 @@ nginx_requests() {
     grep -v '/__ready' "$log" | grep -cE "${2:-.}"
 }
 
+# nginx_connections WORK: how many distinct connections the logged requests came on.
+nginx_connections() {
+    [ -f "$1/access.log" ] || { echo 0; return; }
+    grep -v '/__ready' "$1/access.log" | awk '{ print $NF }' | sort -u | wc -l
+}
+
+# nginx_bytes WORK: body bytes nginx sent for the logged requests.
+nginx_bytes() {
+    [ -f "$1/access.log" ] || { echo 0; return; }
+    grep -v '/__ready' "$1/access.log" | awk '{ n += $2 } END { print n + 0 }'
+}
+
 # nginx_log_reset WORK: empties the access log (nginx appends, so later lines land at the top).
 nginx_log_reset() { : >"$1/access.log"; }
 
@@ -276,3 +288,69 @@ proxy_stats() {
 }
 
 proxy_stop() { [ -n "${PROXY_PID:-}" ] && net_kill "$PROXY_PID"; PROXY_PID=; }
+
+# ---- ringscan runs -----------------------------------------------------------------------
+# Every run is bounded by NET_CMD_SECONDS (default 120; `timeout` exit 124 is a failure).
+NET_CMD_SECONDS=${NET_CMD_SECONDS:-120}
+
+# rs OUT ERR ARGS...: `$R ARGS` with stdout in OUT and stderr in ERR; sets RS_RC (its exit
+# status) and RS_MS (its wall time in ms, for bounds and reports, never for speed asserts).
+rs() {
+    local out=$1 err=$2 t0; shift 2
+    t0=$(date +%s%N)
+    timeout -k 5 "$NET_CMD_SECONDS" "$R" "$@" >"$out" 2>"$err"
+    RS_RC=$?
+    RS_MS=$((($(date +%s%N) - t0) / 1000000))
+}
+
+# scan_same LABEL LOCAL URL [--sorted] ARGS...: `ringscan scan URL ARGS` exits 0 and prints
+# exactly what `ringscan scan LOCAL ARGS` prints (as sorted lines with --sorted, for runs on
+# several threads whose row order may differ). One check; on a failure it names the case and
+# shows the head of stderr and the first differing line.
+scan_same() {
+    local label=$1 loc=$2 url=$3 sorted=0; shift 3
+    [ "${1:-}" = --sorted ] && { sorted=1; shift; }
+    rs "$dir/want" "$dir/want.err" scan "$loc" "$@"
+    if [ "$RS_RC" -ne 0 ]; then bad "$label: local scan exited $RS_RC: $(head -c 300 "$dir/want.err")"; return 1; fi
+    rs "$dir/got" "$dir/got.err" scan "$url" "$@"
+    if [ "$RS_RC" -ne 0 ]; then bad "$label: scan $url $* exited $RS_RC after ${RS_MS} ms: $(head -c 400 "$dir/got.err")"; return 1; fi
+    if [ $sorted -eq 1 ]; then
+        LC_ALL=C sort "$dir/want" >"$dir/want.s"; LC_ALL=C sort "$dir/got" >"$dir/got.s"
+        cmp -s "$dir/want.s" "$dir/got.s" || { bad "$label: scan $url $* (sorted) differs: $(diff "$dir/want.s" "$dir/got.s" | head -n 3)"; return 1; }
+    else
+        cmp -s "$dir/want" "$dir/got" || { bad "$label: scan $url $* differs: $(diff "$dir/want" "$dir/got" | head -n 3)"; return 1; }
+    fi
+    [ -s "$dir/got" ] || { bad "$label: scan $url $* printed nothing"; return 1; }
+    ok
+}
+
+# meta_same LABEL LOCAL URL: `ringscan meta URL` prints what `ringscan meta LOCAL` does, the
+# name it was given aside.
+meta_same() {
+    local label=$1 loc=$2 url=$3
+    rs "$dir/mwant" "$dir/mwant.err" meta "$loc"
+    rs "$dir/mgot" "$dir/mgot.err" meta "$url"
+    if [ "$RS_RC" -ne 0 ]; then bad "$label: meta $url exited $RS_RC: $(head -c 400 "$dir/mgot.err")"; return 1; fi
+    if ! diff -q <(sed "s|$loc|NAME|g" "$dir/mwant") <(sed "s|$url|NAME|g" "$dir/mgot") >/dev/null; then
+        bad "$label: meta $url differs: $(diff <(sed "s|$loc|NAME|g" "$dir/mwant") <(sed "s|$url|NAME|g" "$dir/mgot") | head -n 4)"
+        return 1
+    fi
+    ok
+}
+
+# scan_fails LABEL SECONDS PATTERN... -- ARGS...: `ringscan ARGS` exits non-zero (not by the
+# timeout) within SECONDS, and stderr matches every extended regex PATTERN (case-insensitive).
+scan_fails() {
+    local label=$1 secs=$2 p; shift 2
+    local pats=()
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do pats+=("$1"); shift; done
+    shift
+    rs "$dir/fout" "$dir/ferr" "$@"
+    if [ "$RS_RC" -eq 0 ]; then bad "$label: $* exited 0"; return 1; fi
+    if [ "$RS_RC" -eq 124 ] || [ "$RS_RC" -eq 137 ]; then bad "$label: $* killed by the ${NET_CMD_SECONDS}s timeout"; return 1; fi
+    if [ "$RS_MS" -gt $((secs * 1000)) ]; then bad "$label: $* took ${RS_MS} ms to fail, bound ${secs} s"; return 1; fi
+    for p in "${pats[@]}"; do
+        grep -qiE -- "$p" "$dir/ferr" || { bad "$label: $* (exit $RS_RC): stderr lacks /$p/: $(head -c 400 "$dir/ferr")"; return 1; }
+    done
+    ok
+}

@@ -33,7 +33,8 @@ nginx_log_reset "$dir/ng"
 curl -s --max-time 10 -r 0-9 -o /dev/null "$base/blob.bin" --next --max-time 10 -r 10-19 -o /dev/null "$base/blob.bin"
 n=$(nginx_requests "$dir/ng"); nr=$(nginx_requests "$dir/ng" '"bytes=10-19" "GET /blob.bin ')
 check '[ "$n" -eq 2 ] && [ "$nr" -eq 1 ]' "nginx log: $n requests, $nr with the second range (want 2, 1): $(cat "$dir/ng/access.log")"
-check 'grep -qE "^206 10 \"bytes=0-9\" \"GET /blob.bin HTTP/1.1\"$" "$dir/ng/access.log"' "nginx log line format: $(head -n1 "$dir/ng/access.log")"
+check 'grep -qE "^206 10 \"bytes=0-9\" \"GET /blob.bin HTTP/1.1\" [0-9]+$" "$dir/ng/access.log"' "nginx log line format: $(head -n1 "$dir/ng/access.log")"
+check '[ "$(nginx_connections "$dir/ng")" -eq 1 ]' "nginx: one curl with two URLs used $(nginx_connections "$dir/ng") connections"
 
 # 2. the proxy: forwarding, keep-alive, latency, counts
 proxy_start "$NGINX_PORT" 150
