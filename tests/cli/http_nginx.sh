@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# tests/cli/http_nginx.sh: `ringscan scan` and `ringscan meta` over HTTP range GETs from a real
+# nginx (issue 20) started here on a free loopback port (tests/cli/net_lib.bash). Run by
+# tests/run.sh with $RINGSCAN = the binary and cwd = the project root.
+#  1. A lineitem file (5 row groups) and a demo-types file (nulls, nested, every type) scan to
+#     the same bytes as the local files: three shapes (all columns; a projection with a
+#     conjunct; two conjuncts) under --threads 1 and 2 and each --policy; on 2 threads both
+#     with --ordered (byte for byte) and without (the same lines in any order). --limit too.
+#  2. `meta` over HTTP prints what it prints for the local file (the name aside).
+#  3. nginx's log: a whole scan makes at least one and at most 200 requests, all answered 200
+#     or 206, sending at most twice the file's bytes, on at most 64 connections.
+#  4. A missing file: exit non-zero, stderr names the URL and 404 (scan and meta). A port that
+#     refuses connections: exit non-zero within a bound, stderr names the URL.
+# Last line: "http_nginx: N passed, N failed".
+source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
+
+www=$dir/www
+mkdir -p "$www" "$dir/ng"
+li=$www/lineitem.parquet demo=$www/demo.parquet
+"$R" gen lineitem --sf 0.01 --row-group-rows 15000 --page-rows 1000 -o "$li" >/dev/null ||
+    net_fatal "gen lineitem failed"
+"$R" gen demo-types --rows 3000 --row-group-rows 1000 --page-rows 100 --seed 5 -o "$demo" >/dev/null ||
+    net_fatal "gen demo-types failed"
+nginx_start "$www" "$dir/ng"
+base=http://127.0.0.1:$NGINX_PORT
+u_li=$base/lineitem.parquet u_demo=$base/demo.parquet
+
+# 1. results equal to the local file's
+cols=("" "l_orderkey,l_comment" "l_orderkey,l_extendedprice,l_shipdate")
+wheres=("" "l_quantity < 5" "l_shipmode = 'AIR' AND l_quantity < 5")
+for i in 0 1 2; do
+    args=()
+    [ -n "${cols[$i]}" ] && args+=(--columns "${cols[$i]}")
+    [ -n "${wheres[$i]}" ] && args+=(--where "${wheres[$i]}")
+    for p in lazy eager adaptive; do
+        scan_same "shape $i $p t1" "$li" "$u_li" "${args[@]}" --policy "$p" --threads 1 --format csv
+        scan_same "shape $i $p t2 ordered" "$li" "$u_li" "${args[@]}" --policy "$p" --threads 2 --ordered --format csv
+        scan_same "shape $i $p t2" "$li" "$u_li" --sorted "${args[@]}" --policy "$p" --threads 2 --format csv
+    done
+done
+scan_same "limit" "$li" "$u_li" --columns l_orderkey,l_linenumber --limit 10 --threads 1 --format csv
+scan_same "count" "$li" "$u_li" --where "l_discount > 0.05" --format count
+for t in 1 2; do
+    scan_same "demo-types t$t" "$demo" "$u_demo" --threads "$t" --ordered --format csv
+done
+scan_same "demo-types jsonl" "$demo" "$u_demo" --threads 1 --format jsonl
+
+# 2. meta
+meta_same "meta lineitem" "$li" "$u_li"
+meta_same "meta demo-types" "$demo" "$u_demo"
+
+# 3. requests as nginx logged them, for one whole scan on one thread
+nginx_log_reset "$dir/ng"
+rs "$dir/o" "$dir/e" scan "$u_li" --threads 1 --format count
+size=$(stat -c %s "$li")
+n=$(nginx_requests "$dir/ng"); good=$(nginx_requests "$dir/ng" '^20[06] ')
+nb=$(nginx_bytes "$dir/ng"); nc=$(nginx_connections "$dir/ng")
+echo "http_nginx: whole scan on 1 thread: exit $RS_RC, $n requests, $nb bytes (file $size), $nc connections, ${RS_MS} ms"
+check '[ "$RS_RC" -eq 0 ] && [ "$n" -ge 1 ] && [ "$n" -le 200 ]' "whole scan: exit $RS_RC, $n requests (want 1..200)"
+check '[ "$n" -ge 1 ] && [ "$good" -eq "$n" ]' "whole scan: $((n - good)) of $n requests not answered 200/206: $(grep -v '^20[06] ' "$dir/ng/access.log" | head -n 3)"
+check '[ "$nb" -ge 1 ] && [ "$nb" -le $((2 * size)) ]' "whole scan: nginx sent $nb bytes for a $size-byte file"
+check '[ "$nc" -ge 1 ] && [ "$nc" -le 64 ]' "whole scan: $nc connections"
+
+# 4. errors
+scan_fails "404 scan" 60 "$base/missing.parquet" "404" -- scan "$base/missing.parquet" --format csv
+scan_fails "404 meta" 60 "$base/missing.parquet" "404" -- meta "$base/missing.parquet"
+dead=$(net_free_port)
+RINGSCAN_HTTP_RETRIES=2 RINGSCAN_HTTP_TIMEOUT_MS=2000 \
+    scan_fails "refused" 60 "127.0.0.1:$dead/x.parquet" -- scan "http://127.0.0.1:$dead/x.parquet" --format csv
+
+nginx_stop "$dir/ng"
+summary http_nginx
