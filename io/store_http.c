@@ -261,13 +261,17 @@ static void http_cause(const http_xfer *x, CURLcode cc, const char *code, char *
     char range[64];
     if (x->suffix) snprintf(range, sizeof range, "bytes=-%" PRIu64, x->len);
     else snprintf(range, sizeof range, "bytes=%" PRIu64 "-%" PRIu64, x->off, x->off + x->len - 1);
-    const char *tries = x->tries > 1 ? " (after retries)" : "";
+    char tries[32] = "";
+    if (x->tries > 1) snprintf(tries, sizeof tries, " (after %d tries)", x->tries);
     if (x->overlong)
         snprintf(why, whylen, "GET %s: the body is longer than the %" PRIu64 " bytes asked for",
                  range, x->len);
     else if (x->range_bad)
         snprintf(why, whylen, "GET %s: HTTP %ld does not answer the range (Content-Range %s)",
                  range, x->status, x->have_cr ? "elsewhere" : "missing");
+    else if (cc == CURLE_OPERATION_TIMEDOUT)
+        snprintf(why, whylen, "GET %s: timed out (no progress for %ld ms: %s)%s", range,
+                 x->o->timeout_ms, x->errbuf[0] ? x->errbuf : curl_easy_strerror(cc), tries);
     else if (cc != CURLE_OK)
         snprintf(why, whylen, "GET %s: %s%s", range, x->errbuf[0] ? x->errbuf : curl_easy_strerror(cc),
                  tries);
