@@ -263,7 +263,10 @@ static void http_cause(const http_xfer *x, CURLcode cc, const char *code, char *
     else snprintf(range, sizeof range, "bytes=%" PRIu64 "-%" PRIu64, x->off, x->off + x->len - 1);
     char tries[32] = "";
     if (x->tries > 1) snprintf(tries, sizeof tries, " (after %d tries)", x->tries);
-    if (x->overlong)
+    if (x->overlong && x->status == 200)
+        snprintf(why, whylen, "GET %s: the server ignores Range (HTTP 200 with the whole object) "
+                 "and the object is larger than %" PRIu64 " bytes", range, x->len);
+    else if (x->overlong)
         snprintf(why, whylen, "GET %s: the body is longer than the %" PRIu64 " bytes asked for",
                  range, x->len);
     else if (x->range_bad)
