@@ -5,7 +5,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cli/opts.h"
 #include "ringscan.h"
+
+/* Each command's option table and help (cli/opts.h), defined beside its parser. */
+extern const cli_cmd cli_cmd_scan;
 int cmd_version(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_serve(int argc, char **argv);

@@ -14,6 +14,7 @@
 
 #include "cli/checksum.h"
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "cli/print.h"
 #include "cli/sink.h"
 #include "ringscan.h"
@@ -31,66 +32,107 @@ typedef struct scan_args {
     ringscan_options o;
 } scan_args;
 
-static int parse_enum(const char *v, const char *const *names, int n, int *out)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(v, names[i]) == 0) return *out = i, 0;
-    return -1;
-}
+enum scan_opt_id {
+    SO_COLUMNS, SO_WHERE, SO_LIMIT, SO_THREADS, SO_SPLIT_ROWS, SO_POLICY, SO_IO, SO_FORMAT,
+    SO_ORDERED, SO_EXPLAIN, SO_STATS, SO_STATS_JSON, SO_VERIFY, SO_NO_PAGE_INDEX, SO_NO_BLOOM,
+    SO_STORE, SO_FETCH_BUDGET, SO_TLS_INSECURE
+};
 
-static int parse_opt(scan_args *a, const char *s, const char *v)
+static const char *const scan_policies[] = {"lazy", "eager", "adaptive", NULL}; /* ringscan_policy */
+static const char *const scan_ios[] = {"auto", "uring", "pread", NULL};         /* ringscan_io */
+static const char *const scan_formats[] = {"table", "csv", "jsonl", "count", NULL}; /* print_format */
+
+/* Every option `ringscan scan` (and each `serve` line) accepts; the help is printed from it. */
+static const cli_opt scan_opts[] = {
+    {"--columns", NULL, "a,b", CLI_TEXT, SO_COLUMNS, .dflt = "every column",
+     .help = "columns to print, in this order (spaces around names are ignored)"},
+    {"--where", NULL, "EXPR", CLI_TEXT, SO_WHERE, .dflt = "every row",
+     .help = "a filter: comparisons, IN, IS [NOT] NULL joined by AND/OR/NOT"},
+    {"--limit", NULL, "N", CLI_INT, SO_LIMIT, 0, INT64_MAX, .dflt = "no limit",
+     .help = "stop after N rows"},
+    {"--format", NULL, NULL, CLI_CHOICE, SO_FORMAT, .choices = scan_formats, .dflt = "table",
+     .help = "output: aligned table, RFC 4180 CSV, JSON lines, or rows and a checksum"},
+    {"--ordered", NULL, NULL, CLI_FLAG, SO_ORDERED,
+     .help = "rows in file order (default: in the order splits finish)"},
+    {"--threads", NULL, "N", CLI_INT, SO_THREADS, 1, CLI_THREADS_MAX, .dflt = "2",
+     .help = "executor cores (1..256)"},
+    {"--policy", NULL, NULL, CLI_CHOICE, SO_POLICY, .choices = scan_policies, .dflt = "adaptive",
+     .help = "when a split's reads are submitted: lazily, all at once, or by the data's odds"},
+    {"--io", NULL, NULL, CLI_CHOICE, SO_IO, .choices = scan_ios, .dflt = "auto",
+     .help = "I/O backend (auto: io_uring where the kernel allows it, else pread)"},
+    {"--split-rows", NULL, "N", CLI_INT, SO_SPLIT_ROWS, 0, INT64_MAX, .dflt = "131072",
+     .help = "cut big row groups with an offset index into splits of ~N rows; 0: never cut"},
+    {"--stats", NULL, NULL, CLI_FLAG, SO_STATS, .help = "print the scan's counters on stderr"},
+    {"--stats=json", NULL, NULL, CLI_FLAG, SO_STATS_JSON,
+     .help = "print the counters on stderr as one JSON object"},
+    {"--explain", NULL, NULL, CLI_FLAG, SO_EXPLAIN,
+     .help = "print the plan and the conjunct order on stderr"},
+    {"--verify-checksums", NULL, NULL, CLI_FLAG, SO_VERIFY, .help = "check page CRCs (default off)"},
+    {"--no-page-index", NULL, NULL, CLI_FLAG, SO_NO_PAGE_INDEX,
+     .help = "do not prune pages with the column and offset indexes"},
+    {"--no-bloom", NULL, NULL, CLI_FLAG, SO_NO_BLOOM, .help = "do not read bloom filters"},
+    {"--store", NULL, "SPEC", CLI_TEXT, SO_STORE, .dflt = "the file itself",
+     .help = "read through a simulated object store, e.g. sim:ttfb=50ms,bw=500MB/s,conns=64"},
+    {"--fetch-budget", NULL, "BYTES", CLI_BYTES, SO_FETCH_BUDGET, 0, INT64_MAX, .dflt = "256MiB",
+     .help = "bytes read ahead and held per scan (N, NKiB, NMiB, NGiB); 0: no read-ahead"},
+    {"--tls-insecure", NULL, NULL, CLI_FLAG, SO_TLS_INSECURE,
+     .help = "skip TLS peer and host verification for https:// and s3:// (warns)"},
+};
+
+static const char *const scan_examples[] = {
+    "ringscan scan data.parquet --limit 10",
+    "ringscan scan lineitem.parquet --columns l_orderkey,l_shipmode --where \"l_quantity > 45\" --stats",
+    "ringscan scan data.parquet --format csv --ordered > data.csv",
+    NULL};
+
+const cli_cmd cli_cmd_scan = {
+    .name = "scan",
+    .usage = "FILE [options]",
+    .purpose = "Scans a Parquet file: projects the chosen columns, filters rows (pruning row groups\n"
+               "and pages with statistics, page indexes and bloom filters first) and prints them.",
+    .opts = scan_opts,
+    .nopts = sizeof scan_opts / sizeof scan_opts[0],
+    .examples = scan_examples,
+    .pos_min = 1,
+    .pos_max = 1,
+};
+
+/* Applies one parsed option of scan_opts to the scan_args ctx (cli/opts.h cli_apply_fn). */
+static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
 {
-    static const char *const policies[] = {"lazy", "eager", "adaptive"}; /* ringscan_policy */
-    static const char *const ios[] = {"auto", "uring", "pread"};         /* ringscan_io */
-    static const char *const formats[] = {"table", "csv", "jsonl", "count"}; /* print_format */
-    int x = 0;
-    if (strcmp(s, "--columns") == 0) a->columns = v;
-    else if (strcmp(s, "--where") == 0) a->o.filter = v;
-    else if (strcmp(s, "--limit") == 0) {
-        a->o.limit = strtoll(v, NULL, 10);
-        if (a->o.limit < 0) a->o.limit = -1; /* any negative: no limit */
-    } else if (strcmp(s, "--threads") == 0) {
-        x = atoi(v);
-        a->o.threads = x < 1 ? 1 : x > CLI_THREADS_MAX ? CLI_THREADS_MAX : x;
-    } else if (strcmp(s, "--split-rows") == 0) {
-        char *end = NULL;
-        long long n = strtoll(v, &end, 10);
-        if (!*v || *end || n < 0) return -1;
-        a->o.split_rows = n == 0 ? -1 : n; /* 0: one split per row group */
-    } else if (strcmp(s, "--policy") == 0) {
-        if (parse_enum(v, policies, 3, &x)) return -1;
-        a->o.policy = (ringscan_policy)x;
-    } else if (strcmp(s, "--io") == 0) {
-        if (strcmp(v, "auto") == 0 || parse_enum(v, ios, 3, &x)) return -1;
-        a->o.io = (ringscan_io)x;
-    } else if (strcmp(s, "--format") == 0) {
-        if (parse_enum(v, formats, 4, &x)) return -1;
-        a->fmt = (print_format)x;
-    } else return -1;
+    scan_args *a = ctx;
+    switch ((enum scan_opt_id)opt->id) {
+    case SO_COLUMNS: a->columns = v->s; break;
+    case SO_WHERE: a->o.filter = v->s; break;
+    case SO_LIMIT: a->o.limit = v->i; break;
+    case SO_THREADS: a->o.threads = (int)v->i; break;
+    case SO_SPLIT_ROWS: a->o.split_rows = v->i == 0 ? -1 : v->i; break;
+    case SO_POLICY: a->o.policy = (ringscan_policy)v->i; break;
+    case SO_IO: a->o.io = (ringscan_io)v->i; break;
+    case SO_FORMAT: a->fmt = (print_format)v->i; break;
+    case SO_ORDERED: a->o.ordered = true; break;
+    case SO_EXPLAIN: a->o.explain = true; break;
+    case SO_STATS: a->stats = 1; break;
+    case SO_STATS_JSON: a->stats = 2; break;
+    case SO_VERIFY: a->o.verify_checksums = true; break;
+    case SO_NO_PAGE_INDEX: a->o.use_page_index = false; break;
+    case SO_NO_BLOOM: a->o.use_bloom = false; break;
+    case SO_STORE: a->o.store = v->s; break;
+    case SO_FETCH_BUDGET: a->o.fetch_budget_bytes = v->i; break;
+    case SO_TLS_INSECURE: a->o.tls_insecure = true; break;
+    }
     return 0;
 }
 
+/* argv[1 ..) into *a. 0, CLI_HELP_SHOWN, or CLI_EXIT_USAGE (printed). */
 static int parse_args(int argc, char **argv, scan_args *a)
 {
     memset(a, 0, sizeof *a);
     ringscan_options_init(&a->o);
     a->o.int96_raw = true; /* printed and summed from the stored bytes (cli/checksum.h) */
     a->fmt = PRINT_TABLE;
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        if (strcmp(s, "--verify-checksums") == 0) a->o.verify_checksums = true;
-        else if (strcmp(s, "--ordered") == 0) a->o.ordered = true;
-        else if (strcmp(s, "--explain") == 0) a->o.explain = true;
-        else if (strcmp(s, "--stats") == 0) a->stats = 1;
-        else if (strcmp(s, "--stats=json") == 0) a->stats = 2;
-        else if (strcmp(s, "--no-page-index") == 0) a->o.use_page_index = false;
-        else if (strcmp(s, "--no-bloom") == 0) a->o.use_bloom = false;
-        else if (s[0] == '-' && s[1] == '-' && i + 1 < argc) {
-            if (parse_opt(a, s, argv[++i])) return -1;
-        } else if (s[0] != '-' && !a->path) a->path = s;
-        else return -1;
-    }
-    return a->path ? 0 : -1;
+    int npos = 0;
+    return cli_parse(&cli_cmd_scan, argc, argv, 1, apply_opt, a, &a->path, &npos);
 }
 
 /* "PATH: message" into err (the CLI's own errors, in the library's form); returns rc. */
@@ -313,20 +355,16 @@ static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, b
                      batch_keep *keep)
 {
     scan_args a;
-    if (parse_args(argc, argv, &a)) {
-        fprintf(stderr, "usage: ringscan scan FILE [--columns a,b] [--where EXPR] [--limit N] "
-                        "[--policy lazy|eager|adaptive] [--threads N] [--io uring|pread] "
-                        "[--ordered] [--format table|csv|jsonl|count] [--stats[=json]] [--explain] "
-                        "[--verify-checksums] [--no-page-index] [--no-bloom] [--split-rows N]\n");
-        return 2;
-    }
+    int prc = parse_args(argc, argv, &a);
+    if (prc == CLI_HELP_SHOWN) return 0;
+    if (prc) return prc;
     *counted = a.fmt == PRINT_COUNT;
     ringscan_error err = {0};
     ringscan_file *f = NULL;
     ringscan_scan *sc = NULL;
     static const char *names[CLI_COLUMNS_MAX];
     char *copy = NULL;
-    int rc = ringscan_open(a.path, &f, &err);
+    int rc = ringscan_open_with(a.path, &a.o, &f, &err);
     if (rc == 0) rc = pick_columns(f, a.path, a.columns, names, &copy, &a.o, &err);
     if (rc == 0) rc = ringscan_scan_start(f, &a.o, &sc, &err);
     if (rc == 0) rc = drain(f, sc, &a, rows, checksum, keep, &err);
