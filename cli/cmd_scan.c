@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "cli/checksum.h"
@@ -51,17 +52,17 @@ static const cli_opt scan_opts[] = {
     {"--limit", NULL, "N", CLI_INT, SO_LIMIT, 0, INT64_MAX, .dflt = "no limit",
      .help = "stop after N rows"},
     {"--format", NULL, NULL, CLI_CHOICE, SO_FORMAT, .choices = scan_formats, .dflt = "table",
-     .help = "output: aligned table, RFC 4180 CSV, JSON lines, or rows and a checksum"},
+     .help = "aligned table, RFC 4180 CSV, JSON lines, or rows and a checksum"},
     {"--ordered", NULL, NULL, CLI_FLAG, SO_ORDERED,
      .help = "rows in file order (default: in the order splits finish)"},
     {"--threads", NULL, "N", CLI_INT, SO_THREADS, 1, CLI_THREADS_MAX, .dflt = "2",
      .help = "executor cores (1..256)"},
     {"--policy", NULL, NULL, CLI_CHOICE, SO_POLICY, .choices = scan_policies, .dflt = "adaptive",
-     .help = "when a split's reads are submitted: lazily, all at once, or by the data's odds"},
+     .help = "when reads are submitted: as needed, all at once, or by the odds"},
     {"--io", NULL, NULL, CLI_CHOICE, SO_IO, .choices = scan_ios, .dflt = "auto",
      .help = "I/O backend (auto: io_uring where the kernel allows it, else pread)"},
     {"--split-rows", NULL, "N", CLI_INT, SO_SPLIT_ROWS, 0, INT64_MAX, .dflt = "131072",
-     .help = "cut big row groups with an offset index into splits of ~N rows; 0: never cut"},
+     .help = "cut big row groups (with an offset index) into ~N rows; 0: never"},
     {"--stats", NULL, NULL, CLI_FLAG, SO_STATS, .help = "print the scan's counters on stderr"},
     {"--stats=json", NULL, NULL, CLI_FLAG, SO_STATS_JSON,
      .help = "print the counters on stderr as one JSON object"},
@@ -72,9 +73,9 @@ static const cli_opt scan_opts[] = {
      .help = "do not prune pages with the column and offset indexes"},
     {"--no-bloom", NULL, NULL, CLI_FLAG, SO_NO_BLOOM, .help = "do not read bloom filters"},
     {"--store", NULL, "SPEC", CLI_TEXT, SO_STORE, .dflt = "the file itself",
-     .help = "read through a simulated object store, e.g. sim:ttfb=50ms,bw=500MB/s,conns=64"},
+     .help = "read through a simulated object store: sim:ttfb=50ms,bw=500MB/s"},
     {"--fetch-budget", NULL, "BYTES", CLI_BYTES, SO_FETCH_BUDGET, 0, INT64_MAX, .dflt = "256MiB",
-     .help = "bytes read ahead and held per scan (N, NKiB, NMiB, NGiB); 0: no read-ahead"},
+     .help = "bytes read ahead per scan (N, NKiB, NMiB, NGiB); 0: no read-ahead"},
     {"--tls-insecure", NULL, NULL, CLI_FLAG, SO_TLS_INSECURE,
      .help = "skip TLS peer and host verification for https:// and s3:// (warns)"},
 };
@@ -143,9 +144,79 @@ static int cli_err(ringscan_error *err, const char *path, int rc, const char *ms
     return rc;
 }
 
+enum { SUGGEST_NAMES_MAX = 3 }; /* nearest column names a message offers */
+
+/* ", did you mean a, b" candidates: up to SUGGEST_NAMES_MAX of f's column names nearest to
+ * name (a different case alone counts as distance 1), nearest first, into buf (empty when none
+ * is close: cli_nearest's bound). */
+static void suggest_columns(const ringscan_file *f, const char *name, char *buf, size_t cap)
+{
+    size_t len = strlen(name), limit = 1 + len / 4;
+    if (limit >= len) limit = len ? len - 1 : 0;
+    const char *best[SUGGEST_NAMES_MAX];
+    size_t dist[SUGGEST_NAMES_MAX];
+    int n = 0;
+    for (int c = 0, nc = ringscan_file_columns(f); c < nc; c++) {
+        ringscan_column_info ci;
+        if (ringscan_file_column(f, c, &ci)) continue;
+        size_t d = strcasecmp(ci.name, name) == 0 ? 1 : cli_edit_distance(name, ci.name);
+        if (d > limit || (n == SUGGEST_NAMES_MAX && d >= dist[n - 1])) continue;
+        int at = n < SUGGEST_NAMES_MAX ? n++ : n - 1; /* insertion keeps best[] sorted */
+        for (; at > 0 && dist[at - 1] > d; at--) best[at] = best[at - 1], dist[at] = dist[at - 1];
+        best[at] = ci.name, dist[at] = d;
+    }
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < n && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? ", " : " (did you mean ", best[i]);
+    if (n && used < cap) snprintf(buf + used, cap - used, "?)");
+}
+
+/* True when f has a column named name exactly (as ringscan_scan_start looks it up). */
+static bool has_column(const ringscan_file *f, const char *name)
+{
+    for (int c = 0, n = ringscan_file_columns(f); c < n; c++) {
+        ringscan_column_info ci;
+        if (ringscan_file_column(f, c, &ci) == 0 && strcmp(ci.name, name) == 0) return true;
+    }
+    return false;
+}
+
+/* t with the spaces and tabs around it cut (in place). */
+static char *trim(char *t)
+{
+    while (*t == ' ' || *t == '\t') t++;
+    size_t n = strlen(t);
+    while (n && (t[n - 1] == ' ' || t[n - 1] == '\t')) t[--n] = 0;
+    return t;
+}
+
+/* One name of the --columns list into names[*n]: refused when empty, missing from f (with the
+ * nearest names) or over CLI_COLUMNS_MAX. 0 or a status with err filled. */
+static int add_column(const ringscan_file *f, const char *path, const char *list, char *t,
+                      const char **names, int *n, ringscan_error *err)
+{
+    char msg[700], near[400];
+    if (!*t) {
+        snprintf(msg, sizeof msg, "--columns: an empty name in '%.256s'", list);
+        return cli_err(err, path, RINGSCAN_EFORMAT, msg);
+    }
+    if (!has_column(f, t)) {
+        suggest_columns(f, t, near, sizeof near);
+        snprintf(msg, sizeof msg, "no column named '%.256s'%s", t, near);
+        return cli_err(err, path, RINGSCAN_EFORMAT, msg);
+    }
+    if (*n >= CLI_COLUMNS_MAX) {
+        snprintf(msg, sizeof msg, "--columns: more than %d names", CLI_COLUMNS_MAX);
+        return cli_err(err, path, RINGSCAN_ELIMIT, msg);
+    }
+    names[(*n)++] = t;
+    return 0;
+}
+
 /* The --columns list (NULL: every column, at most CLI_COLUMNS_MAX) as names[0 .. *n) into
- * the options; *copy holds the names' storage (free). Names the file lacks are left to
- * ringscan_scan_start, which reports them. 0 or a status with err filled. */
+ * the options; *copy holds the names' storage (free). Each name is trimmed of the spaces
+ * around it; an empty name or one the file lacks is an error. 0 or a status with err filled. */
 static int pick_columns(const ringscan_file *f, const char *path, const char *list,
                         const char **names, char **copy, ringscan_options *o, ringscan_error *err)
 {
@@ -158,21 +229,33 @@ static int pick_columns(const ringscan_file *f, const char *path, const char *li
             names[n] = c.name;
         }
     } else {
-        char *save = NULL;
         if (!(*copy = strdup(list))) return cli_err(err, path, -ENOMEM, NULL);
-        for (char *t = strtok_r(*copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            if (n >= CLI_COLUMNS_MAX) {
-                char msg[300];
-                snprintf(msg, sizeof msg, "no column named '%.256s'", t);
-                return cli_err(err, path, RINGSCAN_EFORMAT, msg);
-            }
-            names[n++] = t;
+        for (char *t = *copy, *next; t; t = next) { /* strsep-like: keeps empty names */
+            next = strchr(t, ',');
+            if (next) *next++ = 0;
+            int rc = add_column(f, path, list, trim(t), names, &n, err);
+            if (rc) return rc;
         }
-        if (n == 0) return cli_err(err, path, RINGSCAN_EFORMAT, "no columns chosen");
     }
     o->columns = names;
     o->ncolumns = n;
     return 0;
+}
+
+/* A filter's "unknown column 'x' at character N" message gets the nearest names of f. */
+static void suggest_for_filter(const ringscan_file *f, ringscan_error *err)
+{
+    const char *tag = "unknown column '", *p = strstr(err->message, tag);
+    if (!f || !p) return;
+    p += strlen(tag);
+    const char *q = strchr(p, '\'');
+    char name[CLI_SUGGEST_MAX + 1], near[400];
+    if (!q || (size_t)(q - p) > CLI_SUGGEST_MAX) return;
+    memcpy(name, p, (size_t)(q - p));
+    name[q - p] = 0;
+    suggest_columns(f, name, near, sizeof near);
+    size_t len = strlen(err->message);
+    if (near[0] && len + strlen(near) < sizeof err->message) memcpy(err->message + len, near, strlen(near) + 1);
 }
 
 void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
@@ -366,7 +449,7 @@ static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, b
     char *copy = NULL;
     int rc = ringscan_open_with(a.path, &a.o, &f, &err);
     if (rc == 0) rc = pick_columns(f, a.path, a.columns, names, &copy, &a.o, &err);
-    if (rc == 0) rc = ringscan_scan_start(f, &a.o, &sc, &err);
+    if (rc == 0 && (rc = ringscan_scan_start(f, &a.o, &sc, &err)) != 0) suggest_for_filter(f, &err);
     if (rc == 0) rc = drain(f, sc, &a, rows, checksum, keep, &err);
     /* rows before any message on stderr; a write error is the output's, reported by the
      * caller (sink_exit_status) and not as the input file's */
@@ -411,10 +494,23 @@ static double now_s(clockid_t c)
  * kept and checksummed after the timer stops, as the peers' workers checksum their result
  * table after theirs. A warm process, as the peers' benchmark workers are (bench/compare).
  * Ends at end of input. */
+static const char *const serve_examples[] = {
+    "printf 'data.parquet\\t--where\\tx > 5\\n' | ringscan serve", NULL};
+
+const cli_cmd cli_cmd_serve = {
+    .name = "serve",
+    .usage = "",
+    .purpose = "Runs one scan per line of standard input (the arguments of `ringscan scan`,\n"
+               "tab-separated, --format count) in one warm process, and answers each with one JSON\n"
+               "line: {\"rc\", \"rows\", \"checksum\", \"secs\", \"cpu\"}. Ends at end of input.",
+    .examples = serve_examples,
+};
+
 int cmd_serve(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    int npos = 0;
+    int prc = cli_parse(&cli_cmd_serve, argc, argv, 1, NULL, NULL, NULL, &npos);
+    if (prc) return prc == CLI_HELP_SHOWN ? 0 : prc;
     static char line[SERVE_LINE_MAX];
     while (fgets(line, sizeof line, stdin)) {
         size_t len = strlen(line);

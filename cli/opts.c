@@ -123,8 +123,8 @@ int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
     fprintf(stderr, "ringscan: %s: ", cmd->name);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nusage: ringscan %s %s (ringscan %s --help lists the options)\n", cmd->name,
-            cmd->usage, cmd->name);
+    fprintf(stderr, "\nusage: ringscan %s%s%s (ringscan %s --help lists the options)\n", cmd->name,
+            cmd->usage[0] ? " " : "", cmd->usage, cmd->name);
     return CLI_EXIT_USAGE;
 }
 
@@ -268,6 +268,8 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, int first, cli_apply_fn
 
 /* ------------------------------------------------------------------------ help */
 
+enum { HELP_NAME_COLS = 28, HELP_LINE_COLS = 100 }; /* the option column's width, a line's */
+
 /* "  --format table|csv|jsonl|count" and the rest of one option's help line. */
 static void help_option(cli_sink *out, const cli_opt *o)
 {
@@ -275,20 +277,23 @@ static void help_option(cli_sink *out, const cli_opt *o)
     const char *arg = o->kind == CLI_CHOICE ? choice_list(o->choices, "|", list, sizeof list) : o->arg;
     snprintf(head, sizeof head, "%s%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "",
              o->name, arg ? " " : "", arg ? arg : "");
-    if (strlen(head) > 28) sink_printf(out, "  %s\n  %-28s ", head, "");
-    else sink_printf(out, "  %-28s ", head);
+    if (strlen(head) > HELP_NAME_COLS) sink_printf(out, "  %s\n  %-*s ", head, HELP_NAME_COLS, "");
+    else sink_printf(out, "  %-*s ", HELP_NAME_COLS, head);
     sink_puts(out, o->help);
-    if (o->dflt) sink_printf(out, " (default: %s)", o->dflt);
+    if (o->dflt && HELP_NAME_COLS + 3 + strlen(o->help) + strlen(o->dflt) + 12 > HELP_LINE_COLS)
+        sink_printf(out, "\n  %-*s (default: %s)", HELP_NAME_COLS, "", o->dflt); /* too long for one line */
+    else if (o->dflt) sink_printf(out, " (default: %s)", o->dflt);
     sink_putc(out, '\n');
 }
 
 void cli_help(const cli_cmd *cmd)
 {
     cli_sink *out = cli_out();
-    sink_printf(out, "usage: ringscan %s %s\n\n%s\n", cmd->name, cmd->usage, cmd->purpose);
+    sink_printf(out, "usage: ringscan %s%s%s\n\n%s\n", cmd->name, cmd->usage[0] ? " " : "", cmd->usage,
+                cmd->purpose);
     if (cmd->nopts) sink_puts(out, "\noptions:\n");
     for (int i = 0; i < cmd->nopts; i++) help_option(out, &cmd->opts[i]);
-    sink_printf(out, "  %-28s %s\n", "-h, --help", "print this help and exit");
+    sink_printf(out, "  %-*s %s\n", HELP_NAME_COLS, "-h, --help", "print this help and exit");
     if (cmd->examples && cmd->examples[0]) sink_puts(out, "\nexamples:\n");
     for (int i = 0; cmd->examples && cmd->examples[i]; i++)
         sink_printf(out, "  %s\n", cmd->examples[i]);
