@@ -1,5 +1,5 @@
-/* cli/cmd_meta.c: `ringscan meta FILE [--json] [--store SPEC] [--tls-insecure]` prints a Parquet file's
- * groups, column chunks (codec, encodings, decoded statistics, page index and bloom filter
+/* cli/cmd_meta.c: `ringscan meta FILE [--json] [--store SPEC] [--tls-insecure]` prints a
+ * Parquet file's metadata: schema, row groups, column chunks (codec, encodings, decoded statistics, page index and bloom filter
  * presence), key-value metadata; --json prints the same as one JSON object. The text form is
  * for people: each type once ("INT64 TIMESTAMP(MICROS, UTC)"), statistics as values of their
  * logical type (ringscan_stat_display), sizes in B/KiB/MiB; --json keeps raw numbers and the
