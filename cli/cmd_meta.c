@@ -1,10 +1,10 @@
 /* cli/cmd_meta.c: `ringscan meta FILE [--json] [--store SPEC] [--tls-insecure]` prints a
  * Parquet file's metadata: schema, row groups, column chunks (codec, encodings, decoded
- * statistics, page index and bloom filter presence), key-value metadata; --json prints the same as one JSON object. The text form is
- * for people: each type once ("INT64 TIMESTAMP(MICROS, UTC)"), statistics as values of their
- * logical type (ringscan_stat_display), sizes in B/KiB/MiB; --json keeps raw numbers and the
- * JSON values of ringscan_stat_text for programs. A client of ringscan.h alone (its metadata
- * calls), as a host would be.
+ * statistics, page index and bloom filter presence), key-value metadata; --json prints the same
+ * as one JSON object. The text form is for people: each type once ("INT64 TIMESTAMP(MICROS,
+ * UTC)"), statistics as values of their logical type (ringscan_stat_display), sizes in
+ * B/KiB/MiB; --json keeps raw numbers and the JSON values of ringscan_stat_text for programs. A
+ * client of ringscan.h alone (its metadata calls), as a host would be.
  *
  * Invariants:
  *  1. The only I/O is ringscan_open's footer read; everything printed comes from the metadata
