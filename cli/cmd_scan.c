@@ -394,11 +394,7 @@ static int print_batches(ringscan_scan *sc, const scan_args *a, const print_col 
                          ringscan_error *err)
 {
     cli_sink *out = cli_out();
-    if (a->fmt != PRINT_JSONL) {
-        for (int i = 0; i < n; i++)
-            sink_printf(out, "%s%s", i ? (a->fmt == PRINT_TABLE ? " | " : ",") : "", cols[i].name);
-        sink_putc(out, '\n');
-    }
+    if (print_header(out, a->fmt, cols, n)) return out->err;
     struct ArrowArray b;
     int rc;
     while ((rc = ringscan_scan_next(sc, &b, err)) == 1) {
