@@ -18,6 +18,7 @@
 #include "cli/opts.h"
 #include "cli/print.h"
 #include "cli/sink.h"
+#include "cli/table.h"
 #include "ringscan.h"
 
 enum {
@@ -388,11 +389,32 @@ static int drain_count(const ringscan_file *f, const char *path, ringscan_scan *
     return rc;
 }
 
+/* --format table: every batch through cli/table.c. As print_batches. */
+static int print_table_batches(ringscan_scan *sc, const scan_args *a, const print_col *cols, int n,
+                               ringscan_error *err)
+{
+    cli_sink *out = cli_out();
+    print_table *t = table_new(cols, n);
+    if (!t) return cli_err(err, a->path, -ENOMEM, NULL);
+    struct ArrowArray b;
+    int rc;
+    while ((rc = ringscan_scan_next(sc, &b, err)) == 1) {
+        int wrc = table_add(t, out, &b);
+        b.release(&b);
+        if (wrc == -ENOMEM && !out->err) rc = cli_err(err, a->path, -ENOMEM, NULL);
+        if (wrc) break; /* the output failed: stop; the caller frees the scan */
+    }
+    if (rc == 0) rc = table_end(t, out);
+    table_free(t);
+    return rc == 1 ? out->err : rc;
+}
+
 /* Prints each batch (header line first unless jsonl). 0, a scan error (err filled), or the
  * sink's write error (err untouched). */
 static int print_batches(ringscan_scan *sc, const scan_args *a, const print_col *cols, int n,
                          ringscan_error *err)
 {
+    if (a->fmt == PRINT_TABLE) return print_table_batches(sc, a, cols, n, err);
     cli_sink *out = cli_out();
     if (print_header(out, a->fmt, cols, n)) return out->err;
     struct ArrowArray b;

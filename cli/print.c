@@ -1,5 +1,5 @@
 /* cli/print.c: text forms of scan batches (the Arrow arrays of ringscan.h) for `ringscan scan
- * --format jsonl|csv|table`. Each column's kind comes from its Arrow format (print_col_init);
+ * --format jsonl|csv` and the values the table (cli/table.c) lays out. Each column's kind comes from its Arrow format (print_col_init);
  * the Parquet types behind it (INT96 as timestamp[ns], decimals as decimal128, INT8/INT16 and
  * their unsigned forms narrowed) are the library's conversions (scan/arrow.c).
  *
@@ -223,7 +223,7 @@ static void print_csv_field(cli_sink *f, const uint8_t *p, int64_t n)
     sink_putc(f, '"');
 }
 
-static void print_base64(cli_sink *f, const uint8_t *p, int64_t n, bool quoted)
+void print_base64(cli_sink *f, const uint8_t *p, int64_t n, bool quoted)
 {
     static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     if (quoted) sink_putc(f, '"');
@@ -388,6 +388,30 @@ static void print_value_as(cli_sink *f, const print_col *c, const struct ArrowAr
         return;
     }
     }
+}
+
+bool print_is_null(const struct ArrowArray *a, int64_t row)
+{
+    assert(row >= 0 && row < a->length);
+    int64_t i = a->offset + row;
+    const uint8_t *valid = a->buffers[0];
+    return a->null_count != 0 && valid && !((valid[i >> 3] >> (i & 7)) & 1);
+}
+
+int64_t print_value_bytes(const print_col *c, const struct ArrowArray *a, int64_t row, const uint8_t **p)
+{
+    assert(row >= 0 && row < a->length);
+    assert(c->kind == PK_STRING || c->kind == PK_BINARY || c->kind == PK_FIXED);
+    int64_t i = a->offset + row;
+    const uint8_t *b = a->buffers[1];
+    if (c->kind == PK_FIXED) {
+        *p = b + i * c->width;
+        return c->width;
+    }
+    const int32_t *off = (const int32_t *)(const void *)b;
+    int64_t n = off[i + 1] - off[i];
+    *p = n ? (const uint8_t *)a->buffers[2] + off[i] : NULL;
+    return n;
 }
 
 void print_value(cli_sink *f, const print_col *c, const struct ArrowArray *a, int64_t row, bool json)
