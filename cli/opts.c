@@ -52,8 +52,10 @@ int cli_parse_real(const char *s, double lo_excl, double hi, double *out)
 
 int cli_parse_bytes(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
-    static const struct { const char *suffix; int shift; } units[] = {
-        {"", 0}, {"B", 0}, {"KiB", 10}, {"MiB", 20}, {"GiB", 30}, {"TiB", 40}};
+    static const struct {
+        const char *suffix;
+        int shift;
+    } units[] = {{"", 0}, {"B", 0}, {"KiB", 10}, {"MiB", 20}, {"GiB", 30}, {"TiB", 40}};
     size_t digits = strspn(s, "0123456789");
     if (digits == 0) return -EINVAL;
     for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
@@ -82,7 +84,8 @@ size_t cli_edit_distance(const char *a, const char *b)
     /* three rows of the Damerau (optimal string alignment) table */
     size_t rows[3][CLI_SUGGEST_MAX + 1];
     size_t *pp = rows[0], *prev = rows[1], *cur = rows[2];
-    for (size_t j = 0; j <= m; j++) prev[j] = j;
+    for (size_t j = 0; j <= m; j++)
+        prev[j] = j;
     for (size_t i = 1; i <= n; i++) {
         cur[0] = i;
         for (size_t j = 1; j <= m; j++) {
@@ -90,7 +93,8 @@ size_t cli_edit_distance(const char *a, const char *b)
             size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
             size_t best = sub < del ? sub : del;
             if (ins < best) best = ins;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && pp[j - 2] + 1 < best)
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                pp[j - 2] + 1 < best)
                 best = pp[j - 2] + 1;
             cur[j] = best;
         }
@@ -162,7 +166,8 @@ static const char *choice_list(const char *const *choices, const char *sep, char
 static int bad_choice(const cli_cmd *cmd, const cli_opt *o, const char *v)
 {
     int n = 0;
-    while (o->choices[n]) n++;
+    while (o->choices[n])
+        n++;
     char list[512];
     choice_list(o->choices, ", ", list, sizeof list);
     int at = cli_nearest(v, o->choices, n);
@@ -181,10 +186,12 @@ static int bad_number(const cli_cmd *cmd, const cli_opt *o, const char *v, int r
                                o->rlo, o->rhi);
     }
     if (rc == -EINVAL)
-        return cli_usage_error(cmd, o->kind == CLI_BYTES
-                                        ? "%s: '%s' is not a byte count (N, or N with B, KiB, MiB, GiB, TiB)"
-                                        : "%s: '%s' is not a whole number",
-                               o->name, v);
+        return cli_usage_error(
+            cmd,
+            o->kind == CLI_BYTES
+                ? "%s: '%s' is not a byte count (N, or N with B, KiB, MiB, GiB, TiB)"
+                : "%s: '%s' is not a whole number",
+            o->name, v);
     return cli_usage_error(cmd, "%s: '%s' is out of range (%lld to %lld)", o->name, v,
                            (long long)o->lo, (long long)o->hi);
 }
@@ -197,15 +204,23 @@ static int parse_value(const cli_cmd *cmd, const cli_opt *o, const char *v, cli_
     *val = (cli_val){.s = v};
     int rc = 0;
     switch (o->kind) {
-    case CLI_FLAG: return cli_usage_error(cmd, "%s takes no value (got '%s')", o->name, v);
-    case CLI_INT: rc = cli_parse_int(v, o->lo, o->hi, &val->i); break;
-    case CLI_BYTES: rc = cli_parse_bytes(v, o->lo, o->hi, &val->i); break;
-    case CLI_REAL: rc = cli_parse_real(v, o->rlo, o->rhi, &val->r); break;
+    case CLI_FLAG:
+        return cli_usage_error(cmd, "%s takes no value (got '%s')", o->name, v);
+    case CLI_INT:
+        rc = cli_parse_int(v, o->lo, o->hi, &val->i);
+        break;
+    case CLI_BYTES:
+        rc = cli_parse_bytes(v, o->lo, o->hi, &val->i);
+        break;
+    case CLI_REAL:
+        rc = cli_parse_real(v, o->rlo, o->rhi, &val->r);
+        break;
     case CLI_CHOICE:
         for (int i = 0; o->choices[i]; i++)
             if (strcmp(v, o->choices[i]) == 0) return val->i = i, 0;
         return bad_choice(cmd, o, v);
-    case CLI_TEXT: return 0;
+    case CLI_TEXT:
+        return 0;
     }
     return rc ? bad_number(cmd, o, v, rc) : 0;
 }
@@ -274,25 +289,31 @@ enum { HELP_NAME_COLS = 28, HELP_LINE_COLS = 100 }; /* the option column's width
 static void help_option(cli_sink *out, const cli_opt *o)
 {
     char head[160], list[512];
-    const char *arg = o->kind == CLI_CHOICE ? choice_list(o->choices, "|", list, sizeof list) : o->arg;
+    const char *arg =
+        o->kind == CLI_CHOICE ? choice_list(o->choices, "|", list, sizeof list) : o->arg;
     snprintf(head, sizeof head, "%s%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "",
              o->name, arg ? " " : "", arg ? arg : "");
-    if (strlen(head) > HELP_NAME_COLS) sink_printf(out, "  %s\n  %-*s ", head, HELP_NAME_COLS, "");
-    else sink_printf(out, "  %-*s ", HELP_NAME_COLS, head);
+    if (strlen(head) > HELP_NAME_COLS)
+        sink_printf(out, "  %s\n  %-*s ", head, HELP_NAME_COLS, "");
+    else
+        sink_printf(out, "  %-*s ", HELP_NAME_COLS, head);
     sink_puts(out, o->help);
     if (o->dflt && HELP_NAME_COLS + 3 + strlen(o->help) + strlen(o->dflt) + 12 > HELP_LINE_COLS)
-        sink_printf(out, "\n  %-*s (default: %s)", HELP_NAME_COLS, "", o->dflt); /* too long for one line */
-    else if (o->dflt) sink_printf(out, " (default: %s)", o->dflt);
+        sink_printf(out, "\n  %-*s (default: %s)", HELP_NAME_COLS, "",
+                    o->dflt); /* too long for one line */
+    else if (o->dflt)
+        sink_printf(out, " (default: %s)", o->dflt);
     sink_putc(out, '\n');
 }
 
 void cli_help(const cli_cmd *cmd)
 {
     cli_sink *out = cli_out();
-    sink_printf(out, "usage: ringscan %s%s%s\n\n%s\n", cmd->name, cmd->usage[0] ? " " : "", cmd->usage,
-                cmd->purpose);
+    sink_printf(out, "usage: ringscan %s%s%s\n\n%s\n", cmd->name, cmd->usage[0] ? " " : "",
+                cmd->usage, cmd->purpose);
     if (cmd->nopts) sink_puts(out, "\noptions:\n");
-    for (int i = 0; i < cmd->nopts; i++) help_option(out, &cmd->opts[i]);
+    for (int i = 0; i < cmd->nopts; i++)
+        help_option(out, &cmd->opts[i]);
     sink_printf(out, "  %-*s %s\n", HELP_NAME_COLS, "-h, --help", "print this help and exit");
     if (cmd->examples && cmd->examples[0]) sink_puts(out, "\nexamples:\n");
     for (int i = 0; cmd->examples && cmd->examples[i]; i++)

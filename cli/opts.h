@@ -27,16 +27,16 @@ typedef enum {
 } cli_opt_kind;
 
 typedef struct cli_opt {
-    const char *name;            /* "--limit" */
-    const char *alias;           /* a second spelling ("-o"), or NULL */
-    const char *arg;             /* the value's name in the help ("N"); NULL for CLI_FLAG */
+    const char *name;  /* "--limit" */
+    const char *alias; /* a second spelling ("-o"), or NULL */
+    const char *arg;   /* the value's name in the help ("N"); NULL for CLI_FLAG */
     cli_opt_kind kind;
-    int id;                      /* the command's own code for the option */
-    int64_t lo, hi;              /* CLI_INT, CLI_BYTES: the range, both ends included */
-    double rlo, rhi;             /* CLI_REAL: the range, rlo excluded */
-    const char *const *choices;  /* CLI_CHOICE: NULL-terminated */
-    const char *dflt;            /* the default as the help shows it, or NULL */
-    const char *help;            /* one line of meaning */
+    int id;                     /* the command's own code for the option */
+    int64_t lo, hi;             /* CLI_INT, CLI_BYTES: the range, both ends included */
+    double rlo, rhi;            /* CLI_REAL: the range, rlo excluded */
+    const char *const *choices; /* CLI_CHOICE: NULL-terminated */
+    const char *dflt;           /* the default as the help shows it, or NULL */
+    const char *help;           /* one line of meaning */
 } cli_opt;
 
 typedef struct cli_val {
@@ -46,13 +46,13 @@ typedef struct cli_val {
 } cli_val;
 
 typedef struct cli_cmd {
-    const char *name;                /* "scan", "bench runtime" */
-    const char *usage;               /* what follows the name: "FILE [options]" */
-    const char *purpose;             /* a paragraph: what the command does */
+    const char *name;    /* "scan", "bench runtime" */
+    const char *usage;   /* what follows the name: "FILE [options]" */
+    const char *purpose; /* a paragraph: what the command does */
     const cli_opt *opts;
     int nopts;
-    const char *const *examples;     /* NULL-terminated command lines */
-    int pos_min, pos_max;            /* positional arguments accepted */
+    const char *const *examples; /* NULL-terminated command lines */
+    int pos_min, pos_max;        /* positional arguments accepted */
 } cli_cmd;
 
 /* Applies one parsed option to the command's state. 0, or CLI_EXIT_USAGE after printing a

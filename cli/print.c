@@ -1,7 +1,7 @@
 /* cli/print.c: text forms of scan batches (the Arrow arrays of ringscan.h) for `ringscan scan
- * --format jsonl|csv` and the values the table (cli/table.c) lays out. Each column's kind comes from its Arrow format (print_col_init);
- * the Parquet types behind it (INT96 as timestamp[ns], decimals as decimal128, INT8/INT16 and
- * their unsigned forms narrowed) are the library's conversions (scan/arrow.c).
+ * --format jsonl|csv` and the values the table (cli/table.c) lays out. Each column's kind
+ * comes from its Arrow format (print_col_init); the Parquet types behind it (INT96 as
+ * timestamp[ns], decimals as decimal128, INT8/INT16 and their unsigned forms narrowed) are the library's conversions (scan/arrow.c).
  *
  * The jsonl rules (shared with tests/conformance/gen_expected.py, which writes pyarrow's
  * answers in the same form): integers exact; floats as the shortest text that reads back to

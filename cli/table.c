@@ -29,15 +29,15 @@ enum { CELL_CAP = TABLE_CELL_MAX_BYTES + 8 }; /* room for the cut mark and an es
 struct print_table {
     const print_col *cols;
     int n;
-    size_t *width;      /* display width of each column: header and sample */
-    bool streaming;     /* the sample is out; widths are fixed */
-    char *data;         /* the sample's cells, back to back */
+    size_t *width;  /* display width of each column: header and sample */
+    bool streaming; /* the sample is out; widths are fixed */
+    char *data;     /* the sample's cells, back to back */
     size_t len, cap;
-    size_t *ends;       /* end offset in data of each sampled cell, row-major */
+    size_t *ends; /* end offset in data of each sampled cell, row-major */
     size_t ncells, cells_cap;
     char cell[CELL_CAP]; /* one rendered cell */
     size_t cell_len;
-    cli_sink scratch;   /* print_value's output for one short value (never flushed) */
+    cli_sink scratch; /* print_value's output for one short value (never flushed) */
 };
 
 /* ------------------------------------------------------------------------ widths */
@@ -45,12 +45,13 @@ struct print_table {
 /* A code point's columns (table.h table_display_width). */
 static int cp_width(uint32_t cp)
 {
-    if ((cp >= 0x300 && cp <= 0x36f) || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x20d0 && cp <= 0x20ff) ||
-        (cp >= 0xfe00 && cp <= 0xfe0f))
+    if ((cp >= 0x300 && cp <= 0x36f) || (cp >= 0x200b && cp <= 0x200f) ||
+        (cp >= 0x20d0 && cp <= 0x20ff) || (cp >= 0xfe00 && cp <= 0xfe0f))
         return 0;
     if ((cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf && cp != 0x303f) ||
-        (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe30 && cp <= 0xfe4f) ||
-        (cp >= 0xff00 && cp <= 0xff60) || (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x1f300 && cp <= 0x1f64f) ||
+        (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) ||
+        (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) ||
+        (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x1f300 && cp <= 0x1f64f) ||
         (cp >= 0x1f900 && cp <= 0x1f9ff) || (cp >= 0x20000 && cp <= 0x3fffd))
         return 2;
     return 1;
@@ -61,15 +62,21 @@ size_t table_display_width(const char *s, size_t n)
     const uint8_t *p = (const uint8_t *)s;
     size_t w = 0;
     for (size_t i = 0; i < n;) {
-        int len = p[i] < 0x80 ? 1 : (p[i] & 0xe0) == 0xc0 ? 2 : (p[i] & 0xf0) == 0xe0 ? 3 : (p[i] & 0xf8) == 0xf0 ? 4 : 0;
+        int len = p[i] < 0x80             ? 1
+                  : (p[i] & 0xe0) == 0xc0 ? 2
+                  : (p[i] & 0xf0) == 0xe0 ? 3
+                  : (p[i] & 0xf8) == 0xf0 ? 4
+                                          : 0;
         bool ok = len > 0 && i + (size_t)len <= n;
-        for (int k = 1; ok && k < len; k++) ok = (p[i + k] & 0xc0) == 0x80;
+        for (int k = 1; ok && k < len; k++)
+            ok = (p[i + k] & 0xc0) == 0x80;
         if (!ok) { /* an invalid byte: one column (the terminal's replacement character) */
             w++, i++;
             continue;
         }
         uint32_t cp = len == 1 ? p[i] : (uint32_t)(p[i] & (0x7f >> len));
-        for (int k = 1; k < len; k++) cp = cp << 6 | (p[i + k] & 0x3f);
+        for (int k = 1; k < len; k++)
+            cp = cp << 6 | (p[i + k] & 0x3f);
         w += (size_t)cp_width(cp);
         i += (size_t)len;
     }
@@ -90,8 +97,10 @@ static bool cell_put(print_table *t, const void *p, size_t n)
 /* Ends a cut cell: back to a character boundary, then "...". */
 static void cell_cut(print_table *t)
 {
-    while (t->cell_len > 0 && ((uint8_t)t->cell[t->cell_len - 1] & 0xc0) == 0x80) t->cell_len--;
-    if (t->cell_len > 0 && (uint8_t)t->cell[t->cell_len - 1] >= 0xc0) t->cell_len--; /* a lead byte */
+    while (t->cell_len > 0 && ((uint8_t)t->cell[t->cell_len - 1] & 0xc0) == 0x80)
+        t->cell_len--;
+    if (t->cell_len > 0 && (uint8_t)t->cell[t->cell_len - 1] >= 0xc0)
+        t->cell_len--; /* a lead byte */
     assert(t->cell_len + 3 <= CELL_CAP);
     memcpy(t->cell + t->cell_len, "...", 3);
     t->cell_len += 3;
@@ -105,12 +114,18 @@ static void cell_text(print_table *t, const uint8_t *p, size_t n)
         uint8_t c = p[i];
         char esc[4] = {'\\', 0, 0, 0};
         size_t k = 2;
-        if (c == '\n') esc[1] = 'n';
-        else if (c == '\r') esc[1] = 'r';
-        else if (c == '\t') esc[1] = 't';
-        else if (c == '\\') esc[1] = '\\';
-        else if (c < 0x20 || c == 0x7f) esc[1] = 'x', esc[2] = hex[c >> 4], esc[3] = hex[c & 15], k = 4;
-        else esc[0] = (char)c, k = 1;
+        if (c == '\n')
+            esc[1] = 'n';
+        else if (c == '\r')
+            esc[1] = 'r';
+        else if (c == '\t')
+            esc[1] = 't';
+        else if (c == '\\')
+            esc[1] = '\\';
+        else if (c < 0x20 || c == 0x7f)
+            esc[1] = 'x', esc[2] = hex[c >> 4], esc[3] = hex[c & 15], k = 4;
+        else
+            esc[0] = (char)c, k = 1;
         if (!cell_put(t, esc, k)) {
             cell_cut(t);
             return;
@@ -165,7 +180,8 @@ static bool right_aligned(const print_col *c)
 static void put_spaces(cli_sink *out, size_t n)
 {
     static const char sp[] = "                                ";
-    for (; n > 0; n -= n < 32 ? n : 32) sink_write(out, sp, n < 32 ? n : 32);
+    for (; n > 0; n -= n < 32 ? n : 32)
+        sink_write(out, sp, n < 32 ? n : 32);
 }
 
 /* Column i's text s[0 .. n), padded to its width. */
@@ -209,7 +225,8 @@ static int hold_cell(print_table *t, int i)
 {
     if (t->len + t->cell_len > t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 64 * 1024;
-        while (cap < t->len + t->cell_len) cap *= 2;
+        while (cap < t->len + t->cell_len)
+            cap *= 2;
         char *d = realloc(t->data, cap);
         if (!d) return -ENOMEM;
         t->data = d, t->cap = cap;
@@ -256,11 +273,14 @@ int table_add(print_table *t, cli_sink *out, const struct ArrowArray *batch)
     for (int64_t r = 0; r < batch->length; r++) {
         for (int i = 0; i < t->n; i++) {
             render(t, i, batch->children[i], r);
-            if (t->streaming) put_cell(t, out, i, t->cell, t->cell_len);
-            else if (hold_cell(t, i)) return -ENOMEM;
+            if (t->streaming)
+                put_cell(t, out, i, t->cell, t->cell_len);
+            else if (hold_cell(t, i))
+                return -ENOMEM;
         }
         if (t->streaming && sink_putc(out, '\n')) return out->err;
-        if (!t->streaming && (t->ncells / (size_t)(t->n ? t->n : 1) >= TABLE_SAMPLE_ROWS || t->len >= TABLE_SAMPLE_BYTES)) {
+        if (!t->streaming && (t->ncells / (size_t)(t->n ? t->n : 1) >= TABLE_SAMPLE_ROWS ||
+                              t->len >= TABLE_SAMPLE_BYTES)) {
             int rc = flush_sample(t, out);
             if (rc) return rc;
         }

@@ -6,9 +6,9 @@
 #include "cli/sink.h"
 
 enum {
-    TABLE_SAMPLE_ROWS = 1000,         /* rows held to size the columns before printing */
-    TABLE_SAMPLE_BYTES = 4 << 20,     /* ... or fewer, when their text reaches this */
-    TABLE_CELL_MAX_BYTES = 1024,      /* a cell's text is cut at this and ends in "..." */
+    TABLE_SAMPLE_ROWS = 1000,     /* rows held to size the columns before printing */
+    TABLE_SAMPLE_BYTES = 4 << 20, /* ... or fewer, when their text reaches this */
+    TABLE_CELL_MAX_BYTES = 1024,  /* a cell's text is cut at this and ends in "..." */
 };
 
 typedef struct print_table print_table;
