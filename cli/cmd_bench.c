@@ -38,7 +38,8 @@ static const cli_opt bench_opts[] = {
     {"--rounds", NULL, "N", CLI_INT, BO_ROUNDS, 1, BENCH_ROUNDS_MAX, .dflt = "5",
      .help = "timed runs per entry (the median is reported)"},
     {"--json", NULL, "FILE", CLI_TEXT, BO_JSON, .help = "also write the results as JSON"},
-    {"--chart", NULL, "FILE", CLI_TEXT, BO_CHART, .help = "also draw the results: FILE.png or FILE.svg"},
+    {"--chart", NULL, "FILE", CLI_TEXT, BO_CHART,
+     .help = "also draw the results: FILE.png or FILE.svg"},
     {"--seed", NULL, "S", CLI_INT, BO_SEED, 0, 1 << 30, .dflt = "1", .help = "the data's seed"},
     {"--io", NULL, NULL, CLI_CHOICE, BO_IO, .choices = bench_ios, .dflt = "auto",
      .help = "I/O backend"},
@@ -116,9 +117,12 @@ static int parse_policies(bench_scan_opts *o, const char *list)
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int k = 0;
         while (k < 3 && strcmp(t, names[k]) != 0) k++;
-        if (k == 3) return cli_usage_error(&cli_cmd_bench, "--policies: no policy '%s'; lazy, eager or adaptive", t);
+        if (k == 3)
+            return cli_usage_error(&cli_cmd_bench,
+                                   "--policies: no policy '%s'; lazy, eager or adaptive", t);
         for (int i = 0; i < o->npolicies; i++)
-            if (o->policies[i] == of[k]) return cli_usage_error(&cli_cmd_bench, "--policies: '%s' twice", t);
+            if (o->policies[i] == of[k])
+                return cli_usage_error(&cli_cmd_bench, "--policies: '%s' twice", t);
         o->policies[o->npolicies++] = of[k];
     }
     return o->npolicies > 0 ? 0 : cli_usage_error(&cli_cmd_bench, "--policies: none given");
@@ -141,7 +145,8 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case BO_CHART: {
         size_t n = strlen(v->s); /* the chart's format is its name's: FILE.png or FILE.svg */
         if (n < 5 || (strcmp(v->s + n - 4, ".png") != 0 && strcmp(v->s + n - 4, ".svg") != 0))
-            return cli_usage_error(&cli_cmd_bench, "--chart: '%s' is neither FILE.png nor FILE.svg", v->s);
+            return cli_usage_error(&cli_cmd_bench, "--chart: '%s' is neither FILE.png nor FILE.svg",
+                                   v->s);
         o->chart_path = v->s;
         break;
     }

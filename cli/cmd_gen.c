@@ -416,8 +416,9 @@ int cmd_gen(int argc, char **argv)
     if (prc) return prc == CLI_HELP_SHOWN ? 0 : prc;
     if (strcmp(a.what, "lineitem") != 0 && strcmp(a.what, "demo-types") != 0) {
         int at = cli_nearest(a.what, gen_whats, 2);
-        return cli_usage_error(&cli_cmd_gen, "unknown data set '%s'%s%s%s; one of lineitem, demo-types",
-                               a.what, at < 0 ? "" : " (did you mean ", at < 0 ? "" : gen_whats[at],
+        return cli_usage_error(&cli_cmd_gen,
+                               "unknown data set '%s'%s%s%s; one of lineitem, demo-types", a.what,
+                               at < 0 ? "" : " (did you mean ", at < 0 ? "" : gen_whats[at],
                                at < 0 ? "" : "?)");
     }
     if (!a.out) return usage("-o FILE is required");

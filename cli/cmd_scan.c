@@ -40,9 +40,10 @@ enum scan_opt_id {
     SO_STORE, SO_FETCH_BUDGET, SO_TLS_INSECURE
 };
 
-static const char *const scan_policies[] = {"lazy", "eager", "adaptive", NULL}; /* ringscan_policy */
-static const char *const scan_ios[] = {"auto", "uring", "pread", NULL};         /* ringscan_io */
-static const char *const scan_formats[] = {"table", "csv", "jsonl", "count", NULL}; /* print_format */
+/* in the order of ringscan_policy, ringscan_io and print_format */
+static const char *const scan_policies[] = {"lazy", "eager", "adaptive", NULL};
+static const char *const scan_ios[] = {"auto", "uring", "pread", NULL};
+static const char *const scan_formats[] = {"table", "csv", "jsonl", "count", NULL};
 
 /* Every option `ringscan scan` (and each `serve` line) accepts; the help is printed from it. */
 static const cli_opt scan_opts[] = {
@@ -69,7 +70,8 @@ static const cli_opt scan_opts[] = {
      .help = "print the counters on stderr as one JSON object"},
     {"--explain", NULL, NULL, CLI_FLAG, SO_EXPLAIN,
      .help = "print the plan and the conjunct order on stderr"},
-    {"--verify-checksums", NULL, NULL, CLI_FLAG, SO_VERIFY, .help = "check page CRCs (default off)"},
+    {"--verify-checksums", NULL, NULL, CLI_FLAG, SO_VERIFY,
+     .help = "check page CRCs (default off)"},
     {"--no-page-index", NULL, NULL, CLI_FLAG, SO_NO_PAGE_INDEX,
      .help = "do not prune pages with the column and offset indexes"},
     {"--no-bloom", NULL, NULL, CLI_FLAG, SO_NO_BLOOM, .help = "do not read bloom filters"},
@@ -83,15 +85,16 @@ static const cli_opt scan_opts[] = {
 
 static const char *const scan_examples[] = {
     "ringscan scan data.parquet --limit 10",
-    "ringscan scan lineitem.parquet --columns l_orderkey,l_shipmode --where \"l_quantity > 45\" --stats",
+    "ringscan scan li.parquet --columns l_orderkey,l_shipmode --where \"l_quantity > 45\" --stats",
     "ringscan scan data.parquet --format csv --ordered > data.csv",
     NULL};
 
 const cli_cmd cli_cmd_scan = {
     .name = "scan",
     .usage = "FILE [options]",
-    .purpose = "Scans a Parquet file: projects the chosen columns, filters rows (pruning row groups\n"
-               "and pages with statistics, page indexes and bloom filters first) and prints them.",
+    .purpose = "Scans a Parquet file: projects the chosen columns, filters rows (pruning row\n"
+               "groups and pages with statistics, page indexes and bloom filters first) and\n"
+               "prints them.",
     .opts = scan_opts,
     .nopts = sizeof scan_opts / sizeof scan_opts[0],
     .examples = scan_examples,
@@ -169,7 +172,8 @@ static void suggest_columns(const ringscan_file *f, const char *name, char *buf,
     size_t used = 0;
     buf[0] = 0;
     for (int i = 0; i < n && used < cap; i++)
-        used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? ", " : " (did you mean ", best[i]);
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? ", " : " (did you mean ",
+                                 best[i]);
     if (n && used < cap) snprintf(buf + used, cap - used, "?)");
 }
 
@@ -256,7 +260,8 @@ static void suggest_for_filter(const ringscan_file *f, ringscan_error *err)
     name[q - p] = 0;
     suggest_columns(f, name, near, sizeof near);
     size_t len = strlen(err->message);
-    if (near[0] && len + strlen(near) < sizeof err->message) memcpy(err->message + len, near, strlen(near) + 1);
+    if (near[0] && len + strlen(near) < sizeof err->message)
+        memcpy(err->message + len, near, strlen(near) + 1);
 }
 
 void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
@@ -519,8 +524,9 @@ const cli_cmd cli_cmd_serve = {
     .name = "serve",
     .usage = "",
     .purpose = "Runs one scan per line of standard input (the arguments of `ringscan scan`,\n"
-               "tab-separated, --format count) in one warm process, and answers each with one JSON\n"
-               "line: {\"rc\", \"rows\", \"checksum\", \"secs\", \"cpu\"}. Ends at end of input.",
+               "tab-separated, --format count) in one warm process, and answers each with one\n"
+               "JSON line: {\"rc\", \"rows\", \"checksum\", \"secs\", \"cpu\"}. Ends at end of\n"
+               "input.",
     .examples = serve_examples,
 };
 

@@ -19,7 +19,7 @@ static const struct {
     int (*run)(int argc, char **argv);
     const char *summary;
 } commands[] = {
-    {&cli_cmd_scan, cmd_scan, "scan a Parquet file: columns, a filter, a limit; table, CSV or JSON lines"},
+    {&cli_cmd_scan, cmd_scan, "scan a Parquet file: columns, a filter, a limit; table, CSV, JSON"},
     {&cli_cmd_meta, cmd_meta, "print a file's metadata: schema, row groups, chunks, statistics"},
     {&cli_cmd_gen, cmd_gen, "write test data: TPC-H lineitem at a scale factor, or every type"},
     {&cli_cmd_bench, cmd_bench, "benchmark scans of generated data under each read policy"},
@@ -31,12 +31,13 @@ enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 /* The top-level help (`ringscan --help`) to out. */
 static void top_help(FILE *out)
 {
-    fprintf(out, "ringscan %s: a Parquet scan runtime (io_uring, coroutines, pruning by statistics,\n"
-                 "page indexes and bloom filters).\n\nusage: ringscan COMMAND [ARGS]\n\ncommands:\n",
+    fprintf(out,
+            "ringscan %s: a Parquet scan runtime (io_uring, coroutines, pruning by statistics,\n"
+            "page indexes and bloom filters).\n\nusage: ringscan COMMAND [ARGS]\n\ncommands:\n",
             RINGSCAN_CLI_VERSION);
     for (int i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-10s %s\n", commands[i].cmd->name, commands[i].summary);
-    fprintf(out, "  %-10s %s\n", "help", "`ringscan help COMMAND` (or COMMAND --help): its options");
+    fprintf(out, "  %-10s %s\n", "help", "`ringscan help COMMAND` (or COMMAND --help): options");
     fprintf(out, "\noptions: -h, --help (this text), -V, --version (the version)\n"
                  "\nexamples:\n"
                  "  ringscan gen lineitem --sf 0.1 -o lineitem.parquet\n"
@@ -54,7 +55,8 @@ static int find_command(const char *name)
     }
     names[NCOMMANDS] = "help";
     int at = cli_nearest(name, names, NCOMMANDS + 1);
-    if (at >= 0) fprintf(stderr, "ringscan: unknown command '%s' (did you mean %s?)\n", name, names[at]);
+    if (at >= 0)
+        fprintf(stderr, "ringscan: unknown command '%s' (did you mean %s?)\n", name, names[at]);
     else fprintf(stderr, "ringscan: unknown command '%s'\n", name);
     fprintf(stderr, "ringscan --help lists the commands\n");
     return -1;
@@ -69,7 +71,8 @@ static int cmd_help(int argc, char **argv)
         return 0;
     }
     if (argc > 2) {
-        fprintf(stderr, "ringscan: help: one command at a time (got '%s' after '%s')\n", argv[2], argv[1]);
+        fprintf(stderr, "ringscan: help: one command at a time (got '%s' after '%s')\n", argv[2],
+                argv[1]);
         return CLI_EXIT_USAGE;
     }
     int i = find_command(argv[1]);
@@ -149,7 +152,8 @@ int main(int argc, char **argv)
     if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0)
         return finish_output(cmd_version(1, argv + 1));
     if (a[0] == '-') {
-        fprintf(stderr, "ringscan: unknown option '%s' before the command\nringscan --help lists the commands\n", a);
+        fprintf(stderr, "ringscan: unknown option '%s' before the command\n"
+                        "ringscan --help lists the commands\n", a);
         return CLI_EXIT_USAGE;
     }
     int i = find_command(a);
