@@ -2,7 +2,8 @@
  * prints its batches; --stats prints the counters and --explain the plan and the conjunct
  * order to stderr. `ringscan serve` runs the same scans from stdin lines. Both are clients of
  * ringscan.h alone (batches as Arrow arrays, cli/print.c and cli/checksum.c read them), so
- * every option here is one a host has too.
+ * every option here is one a host has too. The options are the scan_opts table, which the
+ * parser (cli/opts.c) reads and the help prints.
  * Exit status 0 on success, 1 for a bad file (message names file, offset and column) or a
  * failed write of the output (cli/sink.h; message names the output), 2 for bad usage; a
  * closed output pipe ends the scan quietly (status SINK_EXIT_PIPE). */

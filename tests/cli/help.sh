@@ -54,6 +54,10 @@ for c in $commands; do
             "$c $o: exit $rc, $(head -n1 "$dir/err")"
     done
 done
+"$R" help bench runtime >"$dir/h1" 2>&1; rc=$?
+"$R" bench runtime --help >"$dir/h2" 2>&1
+check '[ $rc -eq 0 ] && cmp -s "$dir/h1" "$dir/h2" && grep -q "^usage: ringscan bench runtime" "$dir/h1"' \
+    "help bench runtime: exit $rc, $(head -n1 "$dir/h1")"
 # the table the parser reads is the one the help prints: every entry of each option table
 n=$(grep -cE '^    \{"--' cli/cmd_scan.c cli/cmd_meta.c cli/cmd_gen.c cli/cmd_bench.c | awk -F: '{s += $2} END {print s}')
 m=$(for c in scan meta gen bench; do "$R" help $c; done | grep -E '^  (-[a-z], )?--[a-z]' | grep -vc -- '-h, --help')
