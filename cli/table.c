@@ -8,13 +8,14 @@
  *    numbers (integers, floats, decimals) to the right, everything else to the left; the last
  *    column is not padded on the right.
  *  - The widths come from the header and the first TABLE_SAMPLE_ROWS rows (fewer when their
- *    text reaches TABLE_SAMPLE_BYTES), held until then; later rows use those widths, and a
- *    longer cell only pushes the rest of its line.
+ *    text reaches TABLE_SAMPLE_BYTES or they are TABLE_SAMPLE_CELLS cells), held until then;
+ *    later rows use those widths, and a longer cell only pushes the rest of its line.
  *
  * Invariants:
- *  1. Memory is bounded: the sample holds at most TABLE_SAMPLE_ROWS rows and about
- *     TABLE_SAMPLE_BYTES of text (plus one row); a cell is at most TABLE_CELL_MAX_BYTES of text
- *     and one that would be longer is cut at a character boundary and ends in "...".
+ *  1. Memory is bounded: the sample holds at most TABLE_SAMPLE_ROWS rows, about
+ *     TABLE_SAMPLE_BYTES of text and TABLE_SAMPLE_CELLS cells (each plus one row); a cell is
+ *     at most TABLE_CELL_MAX_BYTES of text and one that would be longer is cut at a character
+ *     boundary and ends in "...".
  *  2. Output order is the batches' order; nothing is reordered by the sampling.
  *  3. Values other than strings and binary print as print_value's text (cli/print.c). */
 #include "cli/table.h"
@@ -280,7 +281,7 @@ int table_add(print_table *t, cli_sink *out, const struct ArrowArray *batch)
         }
         if (t->streaming && sink_putc(out, '\n')) return out->err;
         if (!t->streaming && (t->ncells / (size_t)(t->n ? t->n : 1) >= TABLE_SAMPLE_ROWS ||
-                              t->len >= TABLE_SAMPLE_BYTES)) {
+                              t->len >= TABLE_SAMPLE_BYTES || t->ncells >= TABLE_SAMPLE_CELLS)) {
             int rc = flush_sample(t, out);
             if (rc) return rc;
         }

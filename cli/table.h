@@ -8,6 +8,7 @@
 enum {
     TABLE_SAMPLE_ROWS = 1000,     /* rows held to size the columns before printing */
     TABLE_SAMPLE_BYTES = 4 << 20, /* ... or fewer, when their text reaches this */
+    TABLE_SAMPLE_CELLS = 1 << 18, /* ... or their cells this many (empty cells take no text) */
     TABLE_CELL_MAX_BYTES = 1024,  /* a cell's text is cut at this and ends in "..." */
 };
 
