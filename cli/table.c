@@ -14,8 +14,8 @@
  * Invariants:
  *  1. Memory is bounded: the sample holds at most TABLE_SAMPLE_ROWS rows, about
  *     TABLE_SAMPLE_BYTES of text and TABLE_SAMPLE_CELLS cells (each plus one row); a cell is
- *     at most TABLE_CELL_MAX_BYTES of text and one that would be longer is cut at a character
- *     boundary and ends in "...".
+ *     at most TABLE_CELL_MAX_BYTES of text; one that would be longer is cut at a character
+ *     boundary at or below that and gets "..." after it.
  *  2. Output order is the batches' order; nothing is reordered by the sampling.
  *  3. Values other than strings and binary print as print_value's text (cli/print.c). */
 #include "cli/table.h"
@@ -98,10 +98,13 @@ static bool cell_put(print_table *t, const void *p, size_t n)
 /* Ends a cut cell: back to a character boundary, then "...". */
 static void cell_cut(print_table *t)
 {
-    while (t->cell_len > 0 && ((uint8_t)t->cell[t->cell_len - 1] & 0xc0) == 0x80)
-        t->cell_len--;
-    if (t->cell_len > 0 && (uint8_t)t->cell[t->cell_len - 1] >= 0xc0)
-        t->cell_len--; /* a lead byte */
+    size_t start = t->cell_len, k = 0; /* the last character: its lead byte, its length */
+    while (start > 0 && k < 3 && ((uint8_t)t->cell[start - 1] & 0xc0) == 0x80) start--, k++;
+    if (start > 0 && (uint8_t)t->cell[start - 1] >= 0xc0) {
+        uint8_t lead = (uint8_t)t->cell[start - 1];
+        size_t need = lead >= 0xf0 ? 3 : lead >= 0xe0 ? 2 : 1; /* continuation bytes */
+        if (k < need) t->cell_len = start - 1;                 /* cut inside it: drop it */
+    }
     assert(t->cell_len + 3 <= CELL_CAP);
     memcpy(t->cell + t->cell_len, "...", 3);
     t->cell_len += 3;

@@ -52,7 +52,8 @@ check 'cmp -s "$dir/c" "$dir/t2"' "big: table rows differ from the CSV's"
 if py=$(scripts/pyenv.sh 2>/dev/null | tail -n1) && [ -x "$py" ]; then
     "$py" - "$dir/s.parquet" <<'P'
 import sys, pyarrow as pa, pyarrow.parquet as pq
-v = ["", None, "NULL", "a\nb", "c\r\nd", "tab\there", "back\\slash", "bell\x07", "中文", " pad "]
+v = ["", None, "NULL", "a\nb", "c\r\nd", "tab\there", "back\\slash", "bell\x07", "中文", " pad ",
+     "x" * 2000, "\u00e9" * 600, "a" + "\u00e9" * 600]
 pq.write_table(pa.table({"n": pa.array(range(len(v)), pa.int8()), "s": pa.array(v, pa.string())}), sys.argv[1])
 P
     cat >"$dir/want" <<'T'
@@ -68,7 +69,10 @@ n | s
 8 | 中文
 9 |  pad 
 T
-    same_as "empty, NULL, escapes" "$R" scan "$dir/s.parquet" --ordered
+    { printf '10 | %s...\n' "$(printf 'x%.0s' $(seq 1024))"; printf '11 | %s...\n' "$(printf '\xc3\xa9%.0s' $(seq 512))"
+      printf '12 | a%s...\n' "$(printf '\xc3\xa9%.0s' $(seq 511))"; } >>"$dir/want"
+    sed -i -E 's/^([0-9]) \|/ \1 |/; s/^n \|/ n |/' "$dir/want"
+    same_as "empty, NULL, escapes, long cells cut" "$R" scan "$dir/s.parquet" --ordered
 else
     echo "table_format: the pyarrow part skipped: scripts/pyenv.sh failed"
 fi
