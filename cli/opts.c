@@ -201,6 +201,8 @@ static int bad_number(const cli_cmd *cmd, const cli_opt *o, const char *v, int r
 /* The value of option o from its text v into *val. 0 or CLI_EXIT_USAGE (printed). */
 static int parse_value(const cli_cmd *cmd, const cli_opt *o, const char *v, cli_val *val)
 {
+    assert(v && (o->kind != CLI_CHOICE || o->choices));
+    assert(o->kind == CLI_FLAG || o->kind == CLI_CHOICE || o->arg); /* the help names the value */
     *val = (cli_val){.s = v};
     int rc = 0;
     switch (o->kind) {
@@ -258,6 +260,9 @@ static int parse_one(const cli_cmd *cmd, int argc, char **argv, int *i, cli_appl
 int cli_parse(const cli_cmd *cmd, int argc, char **argv, int first, cli_apply_fn apply, void *ctx,
               const char **pos, int *npos)
 {
+    assert(cmd && argv && npos && first >= 1);
+    assert(cmd->pos_min <= cmd->pos_max && (cmd->pos_max == 0 || pos));
+    assert(cmd->nopts == 0 || apply); /* a table needs someone to apply it */
     bool options = true;
     *npos = 0;
     for (int i = first; i < argc; i++) {
