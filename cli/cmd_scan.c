@@ -456,6 +456,24 @@ static int drain(const ringscan_file *f, ringscan_scan *sc, const scan_args *a, 
     return rc;
 }
 
+/* Under a filter error (RINGSCAN_EPARSE, whose "(offset N)" is the 1-based character of the
+ * filter text where it went wrong), the filter and a caret under that character, on stderr:
+ *     i32 > AND
+ *           ^
+ * Control characters print as spaces, so the caret stays under its place; the indent is the
+ * display width of what comes before it (cli/table.h). Nothing when the offset is missing or
+ * past the end (the end itself gets the caret after the last character). */
+static void show_filter_place(const char *filter, const char *msg)
+{
+    const char *p = filter ? strstr(msg, "(offset ") : NULL;
+    long long at = 0;
+    size_t n = filter ? strlen(filter) : 0;
+    if (!p || sscanf(p, "(offset %lld)", &at) != 1 || at < 1 || (size_t)at > n + 1) return;
+    fputs("    ", stderr);
+    for (size_t i = 0; i < n; i++) fputc((unsigned char)filter[i] < 0x20 ? ' ' : filter[i], stderr);
+    fprintf(stderr, "\n    %*s^\n", (int)table_display_width(filter, (size_t)at - 1), "");
+}
+
 /* One scan as `ringscan scan` runs it; count results land in *rows and *checksum (keep: the
  * batches are kept there instead, for keep_checksum). */
 static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, bool *counted,
@@ -479,6 +497,7 @@ static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, b
      * caller (sink_exit_status) and not as the input file's */
     bool out_failed = sink_flush(cli_out()) != 0;
     if (rc < 0 && !out_failed) fprintf(stderr, "ringscan: %s\n", err.message);
+    if (rc == RINGSCAN_EPARSE && !out_failed) show_filter_place(a.o.filter, err.message);
     if (sc && a.o.explain) fputs(ringscan_scan_explain(sc), stderr);
     if (sc && a.stats) {
         ringscan_stats st;

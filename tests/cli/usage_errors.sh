@@ -2,7 +2,8 @@
 # tests/cli/usage_errors.sh: what a mistyped command line is told (issue 25): an unknown
 # option, value, command or data set is named with the nearest valid one; an unknown column
 # (in --columns or --where) gets the nearest column names; --columns "a, b" ignores the spaces
-# around names; an empty name is refused; the file's path is printed once in an error.
+# around names; an empty name is refused; a filter error shows a caret under its place; the
+# file's path is printed once in an error.
 # Exact messages; usage errors exit 2, errors about the file exit 1.
 # Run by tests/run.sh with $RINGSCAN = the binary and cwd = the project root.
 # Last line: "usage_errors: N passed, N failed".
@@ -64,6 +65,15 @@ fails_with 1 "$P --columns: an empty name in 'i32,,i64'" "$R" scan "$f" --column
 fails_with 1 "$P --columns: an empty name in ''" "$R" scan "$f" --columns ''
 fails_with 1 "$P unknown column 'i3' at character 1 (offset 1) (did you mean i8, i32?)" \
     "$R" scan "$f" --where "i3 > 4"
+# a filter error shows the filter with a caret under the place (display width: é is 1 column)
+"$R" scan "$f" --where "str = 'é' AND i3 = 3" >/dev/null 2>"$dir/err"; rc=$?
+printf '%s\n' "$P unknown column 'i3' at character 16 (offset 16) (did you mean i8, i32?)" \
+    "    str = 'é' AND i3 = 3" "                  ^" >"$dir/want"
+check '[ $rc -eq 1 ] && cmp -s "$dir/err" "$dir/want"' "filter caret: exit $rc: $(cat "$dir/err")"
+"$R" scan "$f" --where "i32 > 5 AND" >/dev/null 2>"$dir/err"
+printf '%s\n' "$P expected column name at character 12 (offset 12)" "    i32 > 5 AND" \
+    "               ^" >"$dir/want"
+check 'cmp -s "$dir/err" "$dir/want"' "filter caret at the end: $(cat "$dir/err")"
 a=$("$R" scan "$f" --columns "i32 , i64" --ordered --format csv)
 b=$("$R" scan "$f" --columns i32,i64 --ordered --format csv)
 check '[ -n "$a" ] && [ "$a" = "$b" ]' "--columns 'i32 , i64' differs from i32,i64"
