@@ -22,6 +22,9 @@
 #include "cli/table.h"
 #include "ringscan.h"
 
+/* --unordered's gain, measured (bench/RESULTS.md, thirteenth session) */
+#define UNORDERED_GAIN "2-9% faster, sf1 lineitem"
+
 enum {
     CLI_COLUMNS_MAX = 4096, /* columns one scan projects (the scan engine's limit) */
     CLI_THREADS_MAX = 256   /* --threads above this runs this many (ringscan.h's range) */
@@ -38,7 +41,7 @@ typedef struct scan_args {
 enum scan_opt_id {
     SO_COLUMNS, SO_WHERE, SO_LIMIT, SO_THREADS, SO_SPLIT_ROWS, SO_POLICY, SO_IO, SO_FORMAT,
     SO_ORDERED, SO_EXPLAIN, SO_STATS, SO_STATS_JSON, SO_VERIFY, SO_NO_PAGE_INDEX, SO_NO_BLOOM,
-    SO_STORE, SO_FETCH_BUDGET, SO_TLS_INSECURE
+    SO_STORE, SO_FETCH_BUDGET, SO_TLS_INSECURE, SO_UNORDERED
 };
 
 /* in the order of ringscan_policy, ringscan_io and print_format */
@@ -57,7 +60,9 @@ static const cli_opt scan_opts[] = {
     {"--format", NULL, NULL, CLI_CHOICE, SO_FORMAT, .choices = scan_formats, .dflt = "table",
      .help = "aligned table, RFC 4180 CSV, JSON lines, or rows and a checksum"},
     {"--ordered", NULL, NULL, CLI_FLAG, SO_ORDERED,
-     .help = "rows in file order (default: in the order splits finish)"},
+     .help = "rows in file order (the default, as DuckDB and pyarrow)"},
+    {"--unordered", NULL, NULL, CLI_FLAG, SO_UNORDERED,
+     .help = "rows as splits finish (" UNORDERED_GAIN ")"},
     {"--threads", NULL, "N", CLI_INT, SO_THREADS, 1, CLI_THREADS_MAX, .dflt = "2",
      .help = "executor cores (1..256)"},
     {"--policy", NULL, NULL, CLI_CHOICE, SO_POLICY, .choices = scan_policies, .dflt = "adaptive",
@@ -87,7 +92,7 @@ static const cli_opt scan_opts[] = {
 static const char *const scan_examples[] = {
     "ringscan scan data.parquet --limit 10",
     "ringscan scan li.parquet --columns l_orderkey,l_shipmode --where \"l_quantity > 45\" --stats",
-    "ringscan scan data.parquet --format csv --ordered > data.csv",
+    "ringscan scan data.parquet --format csv > data.csv",
     NULL};
 
 const cli_cmd cli_cmd_scan = {
@@ -117,6 +122,7 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case SO_IO: a->o.io = (ringscan_io)v->i; break;
     case SO_FORMAT: a->fmt = (print_format)v->i; break;
     case SO_ORDERED: a->o.ordered = true; break;
+    case SO_UNORDERED: a->o.ordered = false; break;
     case SO_EXPLAIN: a->o.explain = true; break;
     case SO_STATS: a->stats = 1; break;
     case SO_STATS_JSON: a->stats = 2; break;
@@ -135,6 +141,7 @@ static int parse_args(int argc, char **argv, scan_args *a)
 {
     memset(a, 0, sizeof *a);
     ringscan_options_init(&a->o);
+    a->o.ordered = true; /* file order unless --unordered (issue 25) */
     a->o.int96_raw = true; /* printed and summed from the stored bytes (cli/checksum.h) */
     a->fmt = PRINT_TABLE;
     int npos = 0;
@@ -275,13 +282,14 @@ void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
                              "\"splits\":%lld,\"pages_dict_evaluated\":%lld,"
                              "\"pages_sel_evaluated\":%lld,"
                              "\"bytes_decompressed\":%lld,\"steals\":%lld,\"reads_lent\":%lld,"
-                             "\"io_backend\":\"%s\"}\n"
+                             "\"store_requests\":%llu,\"store_bytes\":%llu,\"io_backend\":\"%s\"}\n"
                            : "reads %llu, bytes_read %llu, bytes_used %llu, bytes_wasted %llu, "
                              "cancelled_reads %llu, row_groups %lld (pruned %lld), pages %lld "
                              "(pruned %lld), rows_scanned %lld, rows_out %lld, splits_all_false "
                              "%lld, plan_reads %llu, splits %lld, pages_dict_evaluated %lld, "
                              "pages_sel_evaluated %lld, "
-                             "bytes_decompressed %lld, steals %lld, reads_lent %lld, io %s\n";
+                             "bytes_decompressed %lld, steals %lld, reads_lent %lld, "
+                             "store_requests %llu, store_bytes %llu, io %s\n";
     fprintf(out, fmt, (unsigned long long)st->reads, (unsigned long long)st->bytes_read,
             (unsigned long long)st->bytes_used, (unsigned long long)st->bytes_wasted,
             (unsigned long long)st->cancelled_reads, (long long)st->row_groups_total,
@@ -290,7 +298,9 @@ void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
             (long long)st->splits_all_false, (unsigned long long)st->plan_reads,
             (long long)st->splits, (long long)st->pages_dict_evaluated,
             (long long)st->pages_sel_evaluated, (long long)st->bytes_decompressed,
-            (long long)st->steals, (long long)st->reads_lent, st->io_backend);
+            (long long)st->steals, (long long)st->reads_lent,
+            (unsigned long long)st->store_requests, (unsigned long long)st->store_bytes,
+            st->io_backend);
 }
 
 /* The Parquet column a batch column comes from: the first of its name, as the scan picks. */
