@@ -139,7 +139,7 @@ class AccessLog:
             if self.mark() == size:
                 break
             size = self.mark()
-        n, nbytes, conns, bad = 0, 0, set(), []
+        n, nbytes, conns, bad, whole = 0, 0, set(), [], 0
         with open(self.path, "rb") as f:
             f.seek(off)
             for raw in f:
@@ -150,9 +150,12 @@ class AccessLog:
                 n += 1
                 nbytes += int(parts[1])
                 conns.add(parts[-1])
+                if parts[2] == '"-"' and parts[3] == '"GET':  # a GET without Range
+                    whole += 1
                 if parts[0] not in ("200", "206"):
                     bad.append(line[:200])
-        return {"requests": n, "bytes": nbytes, "connections": len(conns), "not_2xx": bad[:5]}
+        return {"requests": n, "bytes": nbytes, "connections": len(conns), "not_2xx": bad[:5],
+                "gets_without_range": whole}
 
 
 # ---------------------------------------------------------------- bench
@@ -160,7 +163,9 @@ def bench(args):
     threads = args.threads
     shapes = [s for s in E.SHAPE_ORDER if s in set(args.shapes.split(","))]
     peers = [e for e in args.engines.split(",") if e]
-    outdir = os.path.join(args.out, f"http-sf{args.sf}")
+    # the default setting (50 ms, no cap) in http-sfN, any other beside it
+    tag = "" if (args.latency_ms, args.bw) == (50, 0) else f"-lat{args.latency_ms}-bw{args.bw}"
+    outdir = os.path.join(args.out, f"http-sf{args.sf}{tag}")
     os.makedirs(outdir, exist_ok=True)
     log = AccessLog(args.nginx_log)
     url = args.url
@@ -305,22 +310,28 @@ def report(R):
     mm = ("\nMISMATCHES:\n" + "\n".join(R["mismatches"]) + "\n") if R["mismatches"] else \
         "\nevery engine's rows and checksum over HTTP equal ringscan's on the local file\n"
     er = ("\nERRORS:\n" + "\n".join(R["errors"]) + "\n") if R["errors"] else ""
-    lines = ["", "| shape | engine | median ms | requests | MB fetched | timed-run requests "
-             "(median) | ok |", "|---|---|---|---|---|---|---|"]
+    lines = ["", "| shape | engine | median ms | min-max ms | requests | MB fetched | "
+             "timed-run requests (median) | ok |", "|---|---|---|---|---|---|---|---|"]
     for shape in R["shapes"]:
         for e in ["ringscan", "ringscan_process"] + R["peers"]:
             d = R["time"].get(shape, {}).get(e, {})
             c = R["count"].get(shape, {}).get("ringscan" if e == "ringscan_process" else e, {})
             ok = "MISMATCH" if d.get("excluded") else ("yes" if d.get("median") else "-")
             req = "-" if not c else str(c["requests"])
+            if c.get("gets_without_range"):
+                req += f" ({c['gets_without_range']} without Range)"
             mb = "-" if not c else f"{c['bytes'] / 1e6:.1f}"
             rm = d.get("requests_median")
-            lines.append(f"| {shape} | {e} | {C.fmt_ms(d.get('median'))} | {req} | {mb} | "
-                         f"{'-' if rm is None else f'{rm:g}'} | {ok} |")
+            xs = d.get("samples") or []
+            spread = f"{min(xs) * 1000:.0f}-{max(xs) * 1000:.0f}" if xs and d.get("median") else "-"
+            lines.append(f"| {shape} | {e} | {C.fmt_ms(d.get('median'))} | {spread} | {req} | "
+                         f"{mb} | {'-' if rm is None else f'{rm:g}'} | {ok} |")
     note = ("\nmedian ms: wall time of one query (ringscan and the peers in warm worker processes;"
             " ringscan_process: a fresh `ringscan scan` process, start-up included). requests / MB"
             " fetched: nginx's access log for that query alone in a fresh process (ringscan_process"
-            " shares ringscan's count). timed-run requests: the same log over the timed runs.\n")
+            " shares ringscan's count; \"without Range\": GETs of the whole file, each one the whole file"
+            " in MB fetched, see the proxy note in http_peers.py). timed-run requests: the same log"
+            " over the timed runs (the same as the count pass where nothing is reused between queries).\n")
     return head + mm + er + "\n".join(lines) + "\n" + note
 
 
