@@ -53,8 +53,12 @@ source "$ROOT/tests/cli/net_lib.bash"
 nginx_start "$(dirname "$file")" "$dir/ng"
 proxy_start "$NGINX_PORT" "$lat" "$bw"
 echo "run_http.sh: nginx on 127.0.0.1:$NGINX_PORT, proxy (latency $lat ms, bw $bw B/s) on 127.0.0.1:$PROXY_PORT" >&2
+# in the background and waited for, so a TERM or INT runs the EXIT trap at once (bash holds a
+# trap until a foreground child ends); the trap stops the driver too (its workers see EOF)
 "$PY" "$HERE/http_peers.py" bench --ringscan "$RINGSCAN" --file "$file" \
-    --url "http://127.0.0.1:$PROXY_PORT/$(basename "$file")" --nginx-log "$dir/ng/access.log" "${args[@]}"
+    --url "http://127.0.0.1:$PROXY_PORT/$(basename "$file")" --nginx-log "$dir/ng/access.log" "${args[@]}" &
+NET_PIDS+=("$!")
+wait "$!"
 rc=$?
 echo "run_http.sh: proxy stats $(proxy_stats)" >&2
 exit $rc
