@@ -17,8 +17,8 @@ How each engine reads the URL, configured afresh for every query (no cache betwe
   pyarrow   pyarrow.dataset over pyarrow.fs.PyFileSystem(FSSpecHandler(HTTPFileSystem(
             skip_instance_cache=True, use_listings_cache=False))): a new fsspec filesystem per
             query (made before the timer; fsspec would otherwise hand back its cached instance),
-            fsspec's default file cache inside one query (cache_type "readahead"-like "bytes",
-            5 MiB blocks), pyarrow's default I/O pool (8 threads: compare.py's
+            fsspec's default file cache within one query (cache_type "bytes": each read plus
+            5 MiB of readahead), pyarrow's default I/O pool (8 threads: compare.py's
             set_io_thread_count(T) would cap HTTP requests in flight at T), set_cpu_count(T).
   polars    pl.scan_parquet("URL").filter(...).select(...).collect(), POLARS_MAX_THREADS=T, its
             defaults (object_store HTTP client).
