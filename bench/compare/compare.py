@@ -61,15 +61,22 @@ def sh(cmd, **kw):
 
 
 # ---------------------------------------------------------------- data
-def make_data(sf, ddir, ringscan, codec):
+def make_ringscan_file(sf, ddir, ringscan, codec):
+    """ringscan's lineitem file (cancel layout) in ddir, made once; returns its path."""
     os.makedirs(ddir, exist_ok=True)
     stem = "ringscan" if codec == "snappy" else f"ringscan-{codec}"
     rs = os.path.join(ddir, stem + ".parquet")
-    tg = os.path.join(ddir, "tpchgen", "lineitem.parquet")
     if not os.path.exists(rs):
         sh([ringscan, "gen", "lineitem", "--sf", str(sf), "--layout", "cancel",
-            "--compression", codec, "-o", rs + ".tmp"])
+            "--compression", codec, "-o", rs + ".tmp"], stdout=sys.stderr)
         os.rename(rs + ".tmp", rs)
+    return rs
+
+
+def make_data(sf, ddir, ringscan, codec):
+    stem = "ringscan" if codec == "snappy" else f"ringscan-{codec}"
+    rs = make_ringscan_file(sf, ddir, ringscan, codec)
+    tg = os.path.join(ddir, "tpchgen", "lineitem.parquet")
     if not os.path.exists(tg):
         tmp = os.path.join(ddir, "tpchgen.tmp")
         shutil.rmtree(tmp, ignore_errors=True)
@@ -122,11 +129,14 @@ def rs_cmd(args, shape, path, threads, io=None, stats=False):
     return cmd
 
 
-def rs_run(args, shape, path, threads, stats=False):
+def rs_run(args, shape, path, threads, stats=False, timeout=None):
     cmd = rs_cmd(args, shape, path, threads, stats=stats)
     ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {timeout} s: {' '.join(cmd)}"}
     secs = time.perf_counter() - t0
     ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
@@ -144,13 +154,26 @@ def rs_run(args, shape, path, threads, stats=False):
     return out
 
 
+def read_reply(p, timeout):
+    """One line from process p's stdout; None once it has closed it or (timeout seconds, when
+    given) has not answered, in which case it is killed."""
+    if timeout is not None:
+        import select
+        ready, _, _ = select.select([p.stdout], [], [], timeout)
+        if not ready:
+            p.kill()
+            return None
+    return p.stdout.readline() or None
+
+
 class RsWorker:
     """A warm `ringscan serve` process: each scan is timed inside it (open..last batch, the
     batches kept and checksummed after the timer), as the peers' queries are timed inside their
     persistent workers (result table built inside the timer, checksummed after)."""
 
-    def __init__(self, args):
+    def __init__(self, args, timeout=None):
         self.args = args
+        self.timeout = timeout
         self.p = subprocess.Popen([args.ringscan, "serve"], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
@@ -158,9 +181,9 @@ class RsWorker:
         argv = rs_cmd(self.args, shape, path, threads)[2:]  # without "ringscan scan"
         self.p.stdin.write("\t".join(argv) + "\n")
         self.p.stdin.flush()
-        line = self.p.stdout.readline()
+        line = read_reply(self.p, self.timeout)
         if not line:
-            return {"error": "ringscan serve died"}
+            return {"error": "ringscan serve died or timed out"}
         r = json.loads(line)
         if r["rc"] != 0:
             return {"error": f"ringscan serve: exit status {r['rc']}"}
@@ -173,20 +196,26 @@ class RsWorker:
 
 # ---------------------------------------------------------------- peer workers
 class Worker:
-    def __init__(self, engine, threads):
+    """A persistent peer process (`SCRIPT worker ENGINE THREADS`; SCRIPT is engines.py, or
+    http.py for the HTTP adapters); a reply that takes over timeout seconds kills it."""
+
+    def __init__(self, engine, threads, script=None, timeout=None):
         env = dict(os.environ, POLARS_MAX_THREADS=str(threads))
-        self.p = subprocess.Popen([sys.executable, os.path.join(HERE, "engines.py"), "worker",
-                                   engine, str(threads)], stdin=subprocess.PIPE,
+        self.timeout = timeout
+        self.p = subprocess.Popen([sys.executable, script or os.path.join(HERE, "engines.py"),
+                                   "worker", engine, str(threads)], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, text=True, env=env)
         hello = json.loads(self.p.stdout.readline())
         self.version = hello["version"]
 
     def run(self, shape, path, checksum=False):
+        if self.p.poll() is not None:
+            return {"error": "worker died (or was killed after a timeout)"}
         self.p.stdin.write(json.dumps({"shape": shape, "file": path, "checksum": checksum}) + "\n")
         self.p.stdin.flush()
-        line = self.p.stdout.readline()
+        line = read_reply(self.p, self.timeout)
         if not line:
-            return {"error": "worker died"}
+            return {"error": f"worker died or gave no answer within {self.timeout} s"}
         return json.loads(line)
 
     def close(self):
@@ -194,9 +223,9 @@ class Worker:
         self.p.wait()
 
 
-def peer_cmd(engine, threads, shape, path, noop=False):
-    cmd = [sys.executable, os.path.join(HERE, "engines.py"), "oneshot", engine, str(threads), shape,
-           path]
+def peer_cmd(engine, threads, shape, path, noop=False, script=None):
+    cmd = [sys.executable, script or os.path.join(HERE, "engines.py"), "oneshot", engine,
+           str(threads), shape, path]
     return cmd + (["--noop"] if noop else [])
 
 

@@ -229,6 +229,7 @@ class DataFusion:
 
 class PyArrow:
     name = "pyarrow"
+    open_kw = {}  # extra pyarrow.dataset.dataset() arguments (http.py: a fresh filesystem)
 
     def __init__(self, threads):
         import pyarrow as pa
@@ -261,12 +262,12 @@ class PyArrow:
         # pyarrow 26 has no array_filter kernel for string_view (tpchgen-cli's files store
         # string_view in their Arrow schema): read those columns as plain string instead.
         # Returns (dataset, whether a string_view column was retyped).
-        d = self.ds.dataset(path, format="parquet")
+        d = self.ds.dataset(path, format="parquet", **self.open_kw)
         pa = self.pa
         if any(pa.types.is_string_view(f.type) for f in d.schema):
             sch = pa.schema([f.with_type(pa.string()) if pa.types.is_string_view(f.type) else f
                              for f in d.schema])
-            return self.ds.dataset(path, format="parquet", schema=sch), True
+            return self.ds.dataset(path, format="parquet", schema=sch, **self.open_kw), True
         return d, False
 
     def run(self, shape, path):
@@ -365,6 +366,8 @@ def _num_rows(res):
 
 
 def run_once(eng, shape, path, want_checksum):
+    if hasattr(eng, "prepare"):  # per-query set-up kept out of the timer (bench/compare/http.py)
+        eng.prepare(shape, path)
     c0 = time.process_time()
     t0 = time.perf_counter()
     res = eng.run(shape, path)
@@ -376,9 +379,9 @@ def run_once(eng, shape, path, want_checksum):
     return out
 
 
-def main(argv):
+def main(argv, engines=None):
     mode, engine, threads = argv[1], argv[2], int(argv[3])
-    eng = ENGINES[engine](threads)
+    eng = (engines or ENGINES)[engine](threads)
     if mode == "worker":
         print(json.dumps({"ready": True, "version": eng.version()}), flush=True)
         for line in sys.stdin:
@@ -396,7 +399,7 @@ def main(argv):
         else:
             print(json.dumps(run_once(eng, shape, path, "--checksum" in argv)), flush=True)
     else:
-        raise SystemExit("usage: engines.py worker|oneshot ENGINE THREADS [SHAPE FILE]")
+        raise SystemExit(f"usage: {os.path.basename(argv[0])} worker|oneshot ENGINE THREADS [SHAPE FILE]")
 
 
 if __name__ == "__main__":
