@@ -290,6 +290,10 @@ proxy_stats() {
 proxy_stop() { [ -n "${PROXY_PID:-}" ] && net_kill "$PROXY_PID"; PROXY_PID=; }
 
 # ---- ringscan runs -----------------------------------------------------------------------
+# net_mask: stdin to stdout with the test secret replaced, so a failure message about a leak
+# does not itself spread the secret through test logs.
+net_mask() { sed "s|$S3_SECRET|<SECRET>|g"; }
+
 # Every run is bounded by NET_CMD_SECONDS (default 120; `timeout` exit 124 is a failure).
 NET_CMD_SECONDS=${NET_CMD_SECONDS:-120}
 
@@ -303,17 +307,24 @@ rs() {
     RS_MS=$((($(date +%s%N) - t0) / 1000000))
 }
 
-# scan_same LABEL LOCAL URL [--sorted] ARGS...: `ringscan scan URL ARGS` exits 0 and prints
-# exactly what `ringscan scan LOCAL ARGS` prints (as sorted lines with --sorted, for runs on
-# several threads whose row order may differ). One check; on a failure it names the case and
-# shows the head of stderr and the first differing line.
+# scan_same LABEL LOCAL URL [--sorted] ARGS... [--url-args ARGS...]: `ringscan scan URL ARGS`
+# exits 0 and prints exactly what `ringscan scan LOCAL ARGS` prints (as sorted lines with
+# --sorted, for runs on several threads whose row order may differ). Arguments after --url-args
+# go to the URL's run only (e.g. --tls-insecure). One check; on a failure it names the case
+# and shows the head of stderr and the first differing line. Leaves the URL run's stdout in
+# $dir/got, its stderr in $dir/got.err, RS_RC and RS_MS.
 scan_same() {
     local label=$1 loc=$2 url=$3 sorted=0; shift 3
     [ "${1:-}" = --sorted ] && { sorted=1; shift; }
-    rs "$dir/want" "$dir/want.err" scan "$loc" "$@"
-    if [ "$RS_RC" -ne 0 ]; then bad "$label: local scan exited $RS_RC: $(head -c 300 "$dir/want.err")"; return 1; fi
-    rs "$dir/got" "$dir/got.err" scan "$url" "$@"
-    if [ "$RS_RC" -ne 0 ]; then bad "$label: scan $url $* exited $RS_RC after ${RS_MS} ms: $(head -c 400 "$dir/got.err")"; return 1; fi
+    local common=() extra=()
+    while [ $# -gt 0 ] && [ "$1" != --url-args ]; do common+=("$1"); shift; done
+    [ $# -gt 0 ] && { shift; extra=("$@"); }
+    : >"$dir/got.err"
+    rs "$dir/want" "$dir/want.err" scan "$loc" "${common[@]}"
+    if [ "$RS_RC" -ne 0 ]; then bad "$label: local scan exited $RS_RC: $(net_mask <"$dir/want.err" | head -c 300)"; return 1; fi
+    rs "$dir/got" "$dir/got.err" scan "$url" "${common[@]}" "${extra[@]}"
+    set -- "${common[@]}" "${extra[@]}"
+    if [ "$RS_RC" -ne 0 ]; then bad "$label: scan $url $* exited $RS_RC after ${RS_MS} ms: $(net_mask <"$dir/got.err" | head -c 400)"; return 1; fi
     if [ $sorted -eq 1 ]; then
         LC_ALL=C sort "$dir/want" >"$dir/want.s"; LC_ALL=C sort "$dir/got" >"$dir/got.s"
         cmp -s "$dir/want.s" "$dir/got.s" || { bad "$label: scan $url $* (sorted) differs: $(diff "$dir/want.s" "$dir/got.s" | head -n 3)"; return 1; }
@@ -330,7 +341,7 @@ meta_same() {
     local label=$1 loc=$2 url=$3
     rs "$dir/mwant" "$dir/mwant.err" meta "$loc"
     rs "$dir/mgot" "$dir/mgot.err" meta "$url"
-    if [ "$RS_RC" -ne 0 ]; then bad "$label: meta $url exited $RS_RC: $(head -c 400 "$dir/mgot.err")"; return 1; fi
+    if [ "$RS_RC" -ne 0 ]; then bad "$label: meta $url exited $RS_RC: $(net_mask <"$dir/mgot.err" | head -c 400)"; return 1; fi
     if ! diff -q <(sed "s|$loc|NAME|g" "$dir/mwant") <(sed "s|$url|NAME|g" "$dir/mgot") >/dev/null; then
         bad "$label: meta $url differs: $(diff <(sed "s|$loc|NAME|g" "$dir/mwant") <(sed "s|$url|NAME|g" "$dir/mgot") | head -n 4)"
         return 1
@@ -350,7 +361,7 @@ scan_fails() {
     if [ "$RS_RC" -eq 124 ] || [ "$RS_RC" -eq 137 ]; then bad "$label: $* killed by the ${NET_CMD_SECONDS}s timeout"; return 1; fi
     if [ "$RS_MS" -gt $((secs * 1000)) ]; then bad "$label: $* took ${RS_MS} ms to fail, bound ${secs} s"; return 1; fi
     for p in "${pats[@]}"; do
-        grep -qiE -- "$p" "$dir/ferr" || { bad "$label: $* (exit $RS_RC): stderr lacks /$p/: $(head -c 400 "$dir/ferr")"; return 1; }
+        grep -qiE -- "$p" "$dir/ferr" || { bad "$label: $* (exit $RS_RC): stderr lacks /$p/: $(net_mask <"$dir/ferr" | head -c 400)"; return 1; }
     done
     ok
 }
