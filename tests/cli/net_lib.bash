@@ -42,10 +42,13 @@ trap 'exit 143' TERM
 trap 'exit 130' INT
 trap 'exit 129' HUP
 
-# net_fatal MESSAGE [LOG]: invariant 1.
+# net_fatal MESSAGE [LOG...]: invariant 1 (the tail of each LOG that exists and is not empty).
 net_fatal() {
-    bad "$1"
-    if [ -n "${2:-}" ] && [ -f "$2" ]; then echo "--- tail of $2"; tail -n 30 "$2"; echo "---"; fi
+    local log
+    bad "$1"; shift
+    for log in "$@"; do
+        if [ -s "$log" ]; then echo "--- tail of $log"; tail -n 30 "$log"; echo "---"; fi
+    done
     summary "$NET_NAME"
     exit 1
 }
@@ -121,7 +124,7 @@ nginx_start() {
             break
         fi
         grep -q "Address already in use" "$work/error.log" "$work/nginx.out" 2>/dev/null || try=3
-        [ "$try" -lt 3 ] || net_fatal "nginx did not start (config $work/nginx.conf)" "$work/error.log"
+        [ "$try" -lt 3 ] || net_fatal "nginx did not start (config $work/nginx.conf)" "$work/error.log" "$work/nginx.out"
     done
     NET_NGINX+=("$work")
     local end=$((SECONDS + 10))
@@ -196,7 +199,10 @@ weed_start() {
         if weed_ready "$pid" "$work"; then return 0; fi
         kill -0 "$pid" 2>/dev/null && try=3 # it runs but never got ready: no point in a new port
         grep -q "address already in use" "$work/weed.log" || try=3
-        [ "$try" -lt 3 ] || net_fatal "SeaweedFS S3 not ready on 127.0.0.1:$ps3 within ${NET_START_SECONDS}s" "$work/weed.log"
+        if [ "$try" -ge 3 ]; then
+            kill -0 "$pid" 2>/dev/null || net_fatal "SeaweedFS ($WEED) exited before its S3 answered on 127.0.0.1:$ps3" "$work/weed.log"
+            net_fatal "SeaweedFS S3 not ready on 127.0.0.1:$ps3 within ${NET_START_SECONDS}s" "$work/weed.log"
+        fi
         net_kill "$pid"
     done
 }
