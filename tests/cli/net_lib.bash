@@ -2,9 +2,12 @@
 # tests/cli/http_*.sh and net_tools.sh scripts after lib.bash (it sources lib.bash itself when
 # that has not been). Every server listens on a free loopback port (127.0.0.1 only), is started
 # and stopped by the test that uses it, and is bounded in time:
-#   nginx      nginx_start ROOT WORK [tls]     NGINX_PORT; nginx_requests, nginx_stop
-#   SeaweedFS  weed_start WORK                 S3_PORT, AWS_* env; weed_mkbucket, weed_put
-#   proxy      proxy_start UPSTREAM LATENCY_MS PROXY_PORT; proxy_fault, proxy_stats, proxy_stop
+#   nginx      nginx_start ROOT WORK [CERT KEY]  NGINX_PORT; nginx_requests, nginx_connections,
+#                                                nginx_bytes, nginx_log_reset, nginx_stop
+#   SeaweedFS  weed_start WORK                   S3_PORT, AWS_* env; weed_mkbucket, weed_put,
+#                                                weed_curl, weed_rss_kb, weed_stop
+#   proxy      proxy_start UPSTREAM LATENCY [BW] PROXY_PORT; proxy_fault, proxy_stats, proxy_stop
+#   ringscan   rs, scan_same, meta_same, scan_fails (bounded runs compared with the local file)
 # Invariants:
 #  1. A server that does not start FAILS the test (never a skip): net_fatal prints "FAIL: ..."
 #     with the tail of its log and the "NAME: N passed, N failed" line, and exits 1.
