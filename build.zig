@@ -11,7 +11,7 @@ const lib_dirs = [_][]const u8{ "common", "runtime", "io", "format", "filter", "
 /// bench/ (workload generators, shapes, benchmarks) uses the library's internals; `gen`,
 /// `bench` and a few tests link it, hosts never see it.
 const bench_dir = "bench";
-const sys_libs = [_][]const u8{ "uring", "mimalloc", "xxhash", "zstd", "snappy", "lz4", "z", "brotlidec", "brotlienc", "m", "pthread" };
+const sys_libs = [_][]const u8{ "uring", "curl", "mimalloc", "xxhash", "zstd", "snappy", "lz4", "z", "brotlidec", "brotlienc", "m", "pthread" };
 /// Assertions stay on in every mode (-UNDEBUG): they guard invariants, as in TigerBeetle.
 pub const c_flags = [_][]const u8{ "-std=c17", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-fno-omit-frame-pointer", "-UNDEBUG" };
 

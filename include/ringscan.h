@@ -329,6 +329,9 @@ typedef struct ringscan_stats {
     char io_backend[160];              /* "io_uring", or "pread (io_uring unavailable: ...)" */
     int64_t splits_done;               /* splits finished so far, of `splits` (progress) */
     bool complete;                     /* the scan ended: every counter is final */
+    uint64_t store_requests;           /* requests to a remote or simulated store since the
+                                          file was opened (its metadata's too); 0 locally */
+    uint64_t store_bytes;              /* the bytes those requests returned */
 } ringscan_stats;
 
 /* The scan's counters. While the scan runs this is a snapshot that does not stop it (for

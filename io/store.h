@@ -83,7 +83,7 @@ void io_cost_observe(io_cost *c, uint64_t ttfb_ns, uint64_t bytes, uint64_t tran
 
 /* The backends: local file (io_file.c), simulated store (store_sim.c), HTTP/S3
  * (store_http.c). */
-extern const io_backend io_backend_file, io_backend_sim, io_backend_http;
+extern const io_backend io_backend_file, io_backend_sim, io_backend_http, io_backend_s3;
 
 /* store_sim.c: parses spec ("sim:k=v,..." keys ttfb, bw, conn_bw, conns, seed, quantiles)
  * and wraps the open local file f (fd, size set) as a simulated store. Returns 0 or -EINVAL

@@ -14,7 +14,8 @@
  * list of requests waiting for their time. Calls only runtime/ and common/.
  * Invariants:
  *  1. Every read completes once: from its timer (then the file read's own completion), or
- *     cancelled while it waits (exec_complete with -ECANCELED, its timer dropped).
+ *     cancelled while it waits (exec_complete with -ECANCELED, its timer dropped; a timer
+ *     that already fired has its callback queued, which then ends the read instead).
  *  2. conn_free[i] and pipe_free only move forward; a request's done time is at least its
  *     start + ttfb + len / conn_bw and at least the pipe's time for its bytes.
  *  3. The per-core list holds exactly the requests whose timer is pending. */
@@ -53,6 +54,7 @@ typedef struct sim_req {
     exec_t *e;
     io_file_t *f;
     fut_t *timer;
+    bool cancelled;     /* cancelled after its timer fired: sim_due ends it */
     void *buf;
     uint64_t len, off;
     struct sim_req *prev, *next;
@@ -137,7 +139,7 @@ static void sim_due(fut_t *t, void *p)
     sim_unlink(q);
     exec_op_t *op = q->op;
     exec_t *e = q->e;
-    int rc = st != 0 ? -ECANCELED
+    int rc = st != 0 || q->cancelled ? -ECANCELED
                      : exec_read(e, op, q->f->fd, q->buf, (uint32_t)q->len, q->off);
     if (rc == 0) sim_count(q->f, q->len);
     free(q);
@@ -187,8 +189,12 @@ static int sim_cancel(void *core, exec_t *e, exec_op_t *op)
 {
     for (sim_req *q = ((sim_core *)core)->head; q; q = q->next) {
         if (q->op != op) continue;
+        if (fut_is_ready(q->timer)) { /* fired: sim_due is queued and ends it */
+            q->cancelled = true;
+            return 0;
+        }
         sim_unlink(q);
-        fut_unref(q->timer); /* sim_due never runs */
+        fut_unref(q->timer); /* pending: cancelled, sim_due never runs */
         free(q);
         exec_complete(e, op, -ECANCELED);
         return 0;

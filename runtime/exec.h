@@ -40,7 +40,8 @@ enum {
     EXEC_HOOKS_MAX = 16,              /* flush hooks per core */
     EXEC_TIMERS_MAX = 1 << 20,        /* pending timers per core */
     EXEC_READ_BYTES_MAX = 0x7ffff000, /* kernel per-call read maximum */
-    EXEC_BACKEND_MSG_MAX = 160
+    EXEC_BACKEND_MSG_MAX = 160,
+    EXEC_POLLS_MAX = 1024            /* fd waits of the pread fallback per core */
 };
 
 typedef enum exec_io_backend {
@@ -153,6 +154,14 @@ void exec_hook_remove(exec_t *e, exec_hook_fn fn, void *ctx);
  * later with op->res = bytes read (maybe short), 0 at EOF or a negative errno. Only on e's
  * thread; op must be idle. Returns 0, or -ESHUTDOWN when e is stopping (op not started). */
 int exec_read(exec_t *e, exec_op_t *op, int fd, void *buf, uint32_t len, uint64_t off);
+
+/* Starts waiting for fd to become ready for events (POLLIN, POLLOUT: poll(2) bits); op->done
+ * runs later with op->res = the ready events (> 0; POLLERR/POLLHUP included), or a negative
+ * errno (-ECANCELED when cancelled). One shot: start another wait to keep watching. On the
+ * pread fallback the core polls these fds between iterations and in its sleep. Only on e's
+ * thread; op must be idle. Returns 0, -ESHUTDOWN when e is stopping, -ENOSPC past
+ * EXEC_POLLS_MAX waits of the fallback (op not started). */
+int exec_poll(exec_t *e, exec_op_t *op, int fd, uint32_t events);
 
 /* Asks to cancel op (IORING_OP_ASYNC_CANCEL; pread: dequeued if not yet run). op->done still
  * runs exactly once, with -ECANCELED or the real result. Returns 0 if a cancel was issued,

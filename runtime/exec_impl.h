@@ -19,7 +19,8 @@ enum {
     EXEC_UD_MSG_SENT = 3, /* MSG_RING we sent: tag | (target core << 8) */
     EXEC_UD_TAG_MAX = 1 << 20
 };
-enum { EXEC_OP_IDLE = 0, EXEC_OP_INFLIGHT, EXEC_OP_QUEUED_PREAD, EXEC_OP_DONE_LIST };
+enum { EXEC_OP_IDLE = 0, EXEC_OP_INFLIGHT, EXEC_OP_QUEUED_PREAD, EXEC_OP_QUEUED_POLL,
+       EXEC_OP_DONE_LIST };
 
 typedef struct exec_slot {
     _Atomic uint64_t seq;
@@ -60,6 +61,8 @@ struct exec {
     int64_t n_ops, n_user_ops;
     exec_op_t *done_head, *done_tail;
     exec_op_t *pread_head, *pread_tail;
+    exec_op_t *polls[EXEC_POLLS_MAX]; /* fd waits of the pread fallback (op->len = events) */
+    int n_polls;
     unsigned sq_unsubmitted;
     /* inbox (Vyukov bounded MPMC used as MPSC) */
     exec_slot *slots;

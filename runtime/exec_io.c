@@ -10,7 +10,10 @@
  *     exec_io_run_completions, after the reaping loop, so callbacks never nest in reaping.
  *  2. Every op in the in-flight list has exactly one SQE (or pread queue entry) outstanding.
  *  3. The pread backend runs at most EXEC_PREAD_BATCH preads per poll, on the core thread,
- *     so a core keeps running timers and inbox messages between batches. */
+ *     so a core keeps running timers and inbox messages between batches.
+ *  4. On the pread backend, polls[0..n_polls) are exactly the fd waits started and not yet
+ *     completed (state EXEC_OP_QUEUED_POLL); they are polled without blocking every
+ *     iteration and with the eventfd when the core sleeps. */
 
 #include <assert.h>
 #include <errno.h>
@@ -150,6 +153,61 @@ static void exec_op_start(exec_t *e, exec_op_t *op, int fd, void *buf, uint32_t 
     e->pread_tail = op;
 }
 
+int exec_poll(exec_t *e, exec_op_t *op, int fd, uint32_t events)
+{
+    assert(e && e == exec_current() && op && op->done && op->state == EXEC_OP_IDLE && fd >= 0);
+    if (e->stop_begun) return -ESHUTDOWN;
+    if (!e->uring && e->n_polls >= EXEC_POLLS_MAX) return -ENOSPC;
+    exec_inflight_link(e, op);
+    e->n_ops++;
+    op->res = 0;
+    op->fd = fd;
+    op->buf = NULL;
+    op->len = events;
+    op->off = 0;
+    if (e->uring) {
+        op->state = EXEC_OP_INFLIGHT;
+        struct io_uring_sqe *sqe = exec_sqe(e);
+        io_uring_prep_poll_add(sqe, fd, events);
+        io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)op);
+        return 0;
+    }
+    op->state = EXEC_OP_QUEUED_POLL;
+    e->polls[e->n_polls++] = op;
+    return 0;
+}
+
+/* Removes fd wait i of the pread backend and completes it with res (invariant 4). */
+static void exec_poll_finish(exec_t *e, int i, int32_t res)
+{
+    assert(i >= 0 && i < e->n_polls);
+    exec_op_t *op = e->polls[i];
+    assert(op->state == EXEC_OP_QUEUED_POLL);
+    e->polls[i] = e->polls[--e->n_polls];
+    exec_inflight_unlink(op);
+    exec_done_push(e, op, res);
+    exec_stat_add(&e->st.completions, 1);
+}
+
+/* Polls the pread backend's fd waits (and its eventfd when wait_fd) for up to timeout
+ * (NULL: forever); completes the ready ones. */
+static void exec_polls_run(exec_t *e, const struct timespec *timeout, bool wait_fd)
+{
+    struct pollfd p[EXEC_POLLS_MAX + 1];
+    int n = e->n_polls;
+    for (int i = 0; i < n; i++)
+        p[i] = (struct pollfd){.fd = e->polls[i]->fd, .events = (short)e->polls[i]->len};
+    if (wait_fd) p[n] = (struct pollfd){.fd = e->event_fd, .events = POLLIN};
+    if (ppoll(p, (nfds_t)(n + (wait_fd ? 1 : 0)), timeout, NULL) <= 0) return;
+    if (wait_fd && p[n].revents) {
+        uint64_t v;
+        ssize_t r = read(e->event_fd, &v, sizeof v); /* nonblocking: drain the counter */
+        (void)r;
+    }
+    for (int i = n - 1; i >= 0; i--) /* from the end: finishing i moves the last one into i */
+        if (p[i].revents) exec_poll_finish(e, i, (int32_t)(p[i].revents & 0xffff));
+}
+
 int exec_read(exec_t *e, exec_op_t *op, int fd, void *buf, uint32_t len, uint64_t off)
 {
     assert(e && e == exec_current() && op && buf && fd >= 0);
@@ -191,6 +249,15 @@ int exec_cancel(exec_t *e, exec_op_t *op)
         exec_done_push(e, op, -ECANCELED);
         exec_stat_add(&e->st.cancels_issued, 1);
         return 0;
+    }
+    if (op->state == EXEC_OP_QUEUED_POLL) {
+        for (int i = 0; i < e->n_polls; i++) {
+            if (e->polls[i] != op) continue;
+            exec_poll_finish(e, i, -ECANCELED);
+            exec_stat_add(&e->st.cancels_issued, 1);
+            return 0;
+        }
+        assert(!"a queued poll is in polls (invariant 4)");
     }
     return -ENOENT;
 }
@@ -259,6 +326,7 @@ void exec_io_poll(exec_t *e)
 {
     if (!e->uring) {
         exec_pread_run(e);
+        if (e->n_polls > 0) exec_polls_run(e, &(struct timespec){0, 0}, false);
         return;
     }
     exec_submit(e);
@@ -280,18 +348,13 @@ void exec_io_wait(exec_t *e, uint64_t timeout_ns)
         exec_reap(e); /* -ETIME, -EINTR: nothing to do but look */
         return;
     }
-    struct pollfd p = {.fd = e->event_fd, .events = POLLIN};
     struct timespec ts, *tsp = NULL;
     if (ktsp) {
         ts.tv_sec = (time_t)kts.tv_sec;
         ts.tv_nsec = (long)kts.tv_nsec;
         tsp = &ts;
     }
-    if (ppoll(&p, 1, tsp, NULL) > 0) {
-        uint64_t v;
-        ssize_t r = read(e->event_fd, &v, sizeof v); /* nonblocking: drain the counter */
-        (void)r;
-    }
+    exec_polls_run(e, tsp, true);
 }
 
 static void exec_event_done(exec_op_t *op)

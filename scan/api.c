@@ -238,6 +238,9 @@ void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
                             .bytes_decompressed = st.bytes_decompressed, .steals = st.steals,
                             .reads_lent = st.reads_lent, .splits_done = st.splits_done,
                             .complete = scan_finished(s->scan)};
+    io_file_t *f = s->file->f->file;
+    out->store_requests = atomic_load_explicit(&f->requests, memory_order_relaxed);
+    out->store_bytes = atomic_load_explicit(&f->bytes, memory_order_relaxed);
     _Static_assert(sizeof out->io_backend == sizeof st.io_backend, "io_backend sizes differ");
     memcpy(out->io_backend, st.io_backend, sizeof out->io_backend);
 }

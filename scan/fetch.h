@@ -37,6 +37,8 @@ typedef struct scan_budget {
     _Atomic bool paused;       /* held reached limit: resumes at limit / 2 */
     _Atomic int waiting;       /* read-ahead tasks waiting for room */
     _Atomic bool closed;       /* a base task left its loop: nobody waits any more */
+    _Atomic uint64_t read_in;  /* bytes finished splits reserved to read */
+    _Atomic uint64_t out_bytes; /* and the bytes their batches hold, decoded */
     int tasks;                 /* split tasks per core (base + read-ahead) */
     int base;                  /* ranks below it never wait (fetch_budget.c invariant 1) */
 } scan_budget;
@@ -49,6 +51,13 @@ bool scan_budget_room(scan_budget *b);
 /* From task rank (0 <= rank < b->tasks) of a core, before it claims a split: returns at once
  * for a base task, else waits on ev until the budget has room or *stop. */
 void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop);
+/* Counts what split sp will hold in held while it runs, so a task admitted after it sees
+ * those bytes before its reads are issued: the bytes it reads (its pieces over nslots slots)
+ * and the batch they decode to (at the ratio finished splits showed; 8x before any). With a
+ * budget only (else 0). Sets *in to the bytes read, for scan_budget_unreserve. Thread-safe. */
+uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, uint64_t *in);
+/* At the split's end: drops its reservation n and learns from in bytes read -> out decoded. */
+void scan_budget_unreserve(scan_budget *b, uint64_t n, uint64_t in, uint64_t out);
 /* After a split ended (its bytes released): wakes waiting read-ahead tasks. */
 void scan_budget_released(scan_budget *b, exec_event *ev);
 /* Task rank left its loop: a base task's leaving ends every wait (fetch_budget.c inv. 4). */

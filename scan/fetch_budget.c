@@ -37,6 +37,8 @@ void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit)
     atomic_store(&b->paused, false);
     atomic_store(&b->waiting, 0);
     atomic_store(&b->closed, false);
+    atomic_store(&b->read_in, 0);
+    atomic_store(&b->out_bytes, 0);
     bool ahead = p->f->file->be->remote && b->limit > 0;
     b->tasks = SCAN_TASKS_PER_CORE + (ahead ? SCAN_TASKS_AHEAD : 0);
     b->base = ahead ? 1 : b->tasks;
@@ -74,6 +76,30 @@ void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic i
     atomic_fetch_add(&b->waiting, 1);
     exec_event_wait_until(ev, admitted, &w);
     atomic_fetch_sub(&b->waiting, 1);
+}
+
+uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, uint64_t *in)
+{
+    *in = 0;
+    if (b->limit == 0 || b->base == b->tasks || sp->pruned) return 0;
+    for (int c = 0; c < nslots; c++)
+        for (int k = 0; k < sp->cols[c].npieces; k++) *in += sp->cols[c].pieces[k].len;
+    uint64_t seen_in = atomic_load_explicit(&b->read_in, memory_order_relaxed);
+    uint64_t seen_out = atomic_load_explicit(&b->out_bytes, memory_order_relaxed);
+    /* pieces are bounded by the file's size, so these products stay far below 2^64 */
+    uint64_t out = seen_in ? (uint64_t)((unsigned __int128)*in * seen_out / seen_in) : *in * 8;
+    uint64_t n = *in + out;
+    atomic_fetch_add_explicit(&b->held, n, memory_order_relaxed);
+    return n;
+}
+
+void scan_budget_unreserve(scan_budget *b, uint64_t n, uint64_t in, uint64_t out)
+{
+    assert(atomic_load_explicit(&b->held, memory_order_relaxed) >= n);
+    atomic_fetch_sub_explicit(&b->held, n, memory_order_relaxed);
+    if (n == 0) return;
+    atomic_fetch_add_explicit(&b->read_in, in, memory_order_relaxed);
+    atomic_fetch_add_explicit(&b->out_bytes, out, memory_order_relaxed);
 }
 
 void scan_budget_released(scan_budget *b, exec_event *ev)

@@ -72,6 +72,8 @@ void scan_out_push(scan_out *o, int split, scan_batch *b)
     }
     o->results[split] = *b;
     o->results[split].split = split;
+    o->results[split].held = o->held ? scan_batch_bytes(b) : 0;
+    if (o->held) atomic_fetch_add_explicit(o->held, o->results[split].held, memory_order_relaxed);
     o->fifo[o->fifo_tail++] = split;
     assert(o->fifo_tail <= o->nsplits);
     if (!o->ordered) o->produced_rows += b->rows;
@@ -190,6 +192,8 @@ int scan_out_next(scan_out *o, scan_batch *b, pq_err *e)
     if (rc == 0 && i >= 0) {
         *b = o->results[i];
         memset(&o->results[i], 0, sizeof o->results[i]);
+        if (b->held) atomic_fetch_sub_explicit(o->held, b->held, memory_order_relaxed);
+        b->held = 0; /* consumed_one's signal below lets read-ahead waiting on it go */
         if (o->limit >= 0 && o->delivered_rows + b->rows > o->limit) {
             b->rows = o->limit - o->delivered_rows;
             for (int c = 0; c < b->ncols; c++) truncate_vec(&b->cols[c], b->rows);

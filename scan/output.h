@@ -27,6 +27,8 @@ typedef struct scan_out {
     _Atomic int limit_hit;     /* enough rows produced: claim no new split */
     _Atomic int workers_live;
     _Atomic int64_t pushed;    /* splits pushed (progress) */
+    _Atomic uint64_t *held;    /* the fetch budget's bytes (fetch.h): a pushed batch counts
+                                  there until the consumer takes it (NULL: not counted) */
 
     pthread_mutex_t mu;        /* guards what follows */
     pthread_cond_t cv;

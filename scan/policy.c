@@ -112,7 +112,9 @@ void scan_policy_free(scan_policy_state *pol)
 
 bool scan_policy_exploring(scan_policy_state *pol)
 {
-    return pol->kind == SCAN_ADAPTIVE && pol->plan->npreds > 0 &&
+    /* on a remote store holding splits back costs round trips, and the round-trip rule
+     * (round_trip_saved) speculates without evidence wherever a fetch later would cost more */
+    return pol->kind == SCAN_ADAPTIVE && pol->plan->npreds > 0 && !pol->cost &&
            atomic_load(&pol->splits_done) == 0 && atomic_load(&pol->splits_started) >= pol->threads;
 }
 

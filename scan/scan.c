@@ -117,7 +117,9 @@ static bool run_split(scan_t *s, int core, int i, int unit)
     /* unordered, a core's run (fetch.c) may lie far past the other core's splits */
     int64_t place = s->o.ordered ? i : atomic_fetch_add(&s->out.tickets, 1);
     scan_dicts_leader(&s->dicts, i, SCAN_LEADER_CLAIMED); /* its group waits for it */
+    uint64_t in = 0, reserved = scan_budget_reserve(&s->fetch.budget, sp, s->plan.nneed, &in);
     if (!wait_window(s, place)) {
+        scan_budget_unreserve(&s->fetch.budget, reserved, 0, 0);
         scan_fetch_split_done(&s->fetch, unit);
         return false;
     }
@@ -127,6 +129,7 @@ static bool run_split(scan_t *s, int core, int i, int unit)
     int rc = scan_task_run(&s->env, &s->cores[core].task, core, i, unit, &b, &e);
     if (rc) scan_out_fail(&s->out, rc, &e);
     if (!sp->pruned) scan_policy_split_done(&s->pol);
+    scan_budget_unreserve(&s->fetch.budget, reserved, rc ? 0 : in, rc ? 0 : scan_batch_bytes(&b));
     scan_fetch_split_done(&s->fetch, unit);
     if (!sp->pruned) publish_io(s, core);
     scan_out_push(&s->out, i, &b);
@@ -210,9 +213,10 @@ static int parts_init(scan_t *s)
     if (rc == 0) rc = scan_dicts_init(&s->dicts, &s->plan);
     if (rc == 0) rc = scan_out_init(&s->out, s->plan.nsplits, &s->o, s->fetch.budget.tasks);
     s->o.io_opts.held_total = &s->fetch.budget.held; /* before any core's io context */
+    s->out.held = &s->fetch.budget.held;
     s->env = (scan_task_env){.plan = &s->plan, .fx = &s->fetch, .pol = &s->pol,
                              .dicts = &s->dicts, .cnt = &s->cnt,
-                             .stop = &s->out.stop};
+                             .stop = &s->out.stop, .enough = &s->out.limit_hit};
     return rc;
 }
 

@@ -110,9 +110,13 @@ typedef struct scan_batch {
     int64_t rows;
     int ncols;
     pq_vec *cols;              /* ncols vectors, owned */
+    uint64_t held;             /* bytes counted in the scan's fetch budget until the consumer
+                                  takes the batch (0 once taken) */
 } scan_batch;
 
 void scan_batch_free(scan_batch *b);
+/* The bytes b's vectors have allocated. */
+uint64_t scan_batch_bytes(const scan_batch *b);
 
 typedef struct scan scan_t;
 

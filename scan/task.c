@@ -117,6 +117,13 @@ static int project(scan_task *x, scan_batch *b)
     return rc;
 }
 
+/* Whether the split's rows are no longer needed: the scan stops, or the limit's rows are
+ * produced by others. */
+static bool task_bail(const scan_task *x)
+{
+    return atomic_load(x->env->stop) || (x->env->enough && atomic_load(x->env->enough));
+}
+
 /* The chain, then the projection gated on the final mask. */
 static int run_chain(scan_task *x, scan_batch *b)
 {
@@ -124,13 +131,13 @@ static int run_chain(scan_task *x, scan_batch *b)
     bool all_false = false;
     for (int pos = 0; pos < plan->npreds; pos++) {
         all_false = flt_mask_all_false(&x->mask);
-        if (all_false || atomic_load(x->env->stop)) break;
+        if (all_false || task_bail(x)) break;
         int rc = run_conjunct(x, pos);
         if (rc) return rc;
         scan_policy_note(x->env->pol, x->perm[pos], flt_mask_all_false(&x->mask));
     }
     all_false = all_false || flt_mask_all_false(&x->mask);
-    if (all_false || atomic_load(x->env->stop)) {
+    if (all_false || task_bail(x)) {
         if (all_false) atomic_fetch_add_explicit(&x->env->cnt->splits_all_false, 1, memory_order_relaxed);
         return 0; /* everything still registered is released by the caller */
     }
@@ -143,6 +150,7 @@ static int run_chain(scan_task *x, scan_batch *b)
     for (int j = 0; j < plan->nproj; j++) {
         int rc = task_load_projected(x, plan->proj_slot[j]);
         if (rc) return rc;
+        if (task_bail(x)) return 0; /* the caller releases what is still wanted */
     }
     return project(x, b);
 }

@@ -51,6 +51,8 @@ typedef struct scan_task_env {
     scan_dicts *dicts;
     scan_task_counters *cnt;
     const _Atomic int *stop;   /* the scan stops: splits bail out */
+    const _Atomic int *enough; /* the limit's rows are produced: running splits bail out too
+                                  (their rows come after those, in either output order) */
 } scan_task_env;
 
 /* A core's task state (invariant 2). */

@@ -4,6 +4,7 @@
  * Every case runs on the io_uring backend and on the pread fallback. No timing asserts. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
@@ -289,6 +290,67 @@ static void c_shutdown_inflight(void)
     exec_group_destroy(g);
 }
 
+/* ---- fd waits (exec_poll) ---- */
+
+enum { POLL_WAITS = 3 }; /* 0: ready once written, 1: cancelled, 2: pending at shutdown */
+static int g_pipe[POLL_WAITS][2];
+static exec_op_t g_poll_op[POLL_WAITS];
+static _Atomic int g_poll_res[POLL_WAITS], g_poll_calls[POLL_WAITS], g_poll_started;
+
+static void poll_done(exec_op_t *op)
+{
+    int i = (int)(op - g_poll_op);
+    atomic_store(&g_poll_res[i], op->res);
+    atomic_fetch_add(&g_poll_calls[i], 1);
+}
+
+static void cancel_task(void *arg)
+{
+    (void)arg;
+    CHECK_EQ_I64(exec_cancel(exec_current(), &g_poll_op[1]), 0);
+}
+
+static void poll_task(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < POLL_WAITS; i++) {
+        g_poll_op[i].done = poll_done;
+        CHECK_EQ_I64(exec_poll(exec_current(), &g_poll_op[i], g_pipe[i][0], POLLIN), 0);
+    }
+    atomic_store(&g_poll_started, 1);
+}
+
+/* A wait completes once with POLLIN when its pipe is written, a cancelled one with
+ * -ECANCELED, and one still pending when the core stops is cancelled by the stop. */
+static void c_polls(void)
+{
+    exec_group_t *g = start(1, 0);
+    if (!g) return;
+    for (int i = 0; i < POLL_WAITS; i++) {
+        CHECK(pipe(g_pipe[i]) == 0);
+        atomic_store(&g_poll_calls[i], 0);
+    }
+    atomic_store(&g_poll_started, 0);
+    CHECK(spawn_retry(g, 0, poll_task, NULL) == 0);
+    for (int i = 0; i < 100000 && !atomic_load(&g_poll_started); i++) nap_us(50);
+    CHECK(write(g_pipe[0][1], "x", 1) == 1);
+    for (int i = 0; i < 100000 && !atomic_load(&g_poll_calls[0]); i++) nap_us(50);
+    CHECK(spawn_retry(g, 0, cancel_task, NULL) == 0);
+    for (int i = 0; i < 100000 && !atomic_load(&g_poll_calls[1]); i++) nap_us(50);
+    exec_group_stop(g);
+    CHECK_EQ_I64(atomic_load(&g_poll_calls[0]), 1);
+    CHECK_EQ_I64(atomic_load(&g_poll_res[0]) & POLLIN, POLLIN);
+    CHECK_EQ_I64(atomic_load(&g_poll_calls[1]), 1);
+    CHECK_EQ_I64(atomic_load(&g_poll_res[1]), -ECANCELED);
+    CHECK_EQ_I64(atomic_load(&g_poll_calls[2]), 1);
+    CHECK_EQ_I64(atomic_load(&g_poll_res[2]), -ECANCELED);
+    for (int i = 0; i < POLL_WAITS; i++) {
+        close(g_pipe[i][0]);
+        close(g_pipe[i][1]);
+    }
+    exec_group_destroy(g);
+}
+
 static void make_file(void)
 {
     snprintf(g_path, sizeof g_path, "/tmp/ringscan_test_exec_%d.bin", (int)getpid());
@@ -390,6 +452,7 @@ static void cross_core(void) { both(c_cross_core); }
 static void inbox_full(void) { both(c_inbox_full); }
 static void timers(void) { both(c_timers); }
 static void shutdown_inflight(void) { both(c_shutdown_inflight); }
+static void polls(void) { both(c_polls); }
 
 static void bad_options(void)
 {
@@ -409,6 +472,7 @@ int main(void)
     RUN(inbox_full);
     RUN(timers);
     RUN(shutdown_inflight);
+    RUN(polls);
     RUN(spawn_fails);
     RUN(start_fails);
     io_file_close(g_file);

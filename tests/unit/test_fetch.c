@@ -941,11 +941,42 @@ static void test_budget_room(void)
     CHECK(!scan_budget_room(&b));
 }
 
+/* A split's reservation is what it reads plus the batch that decodes to: 8x before any split
+ * finished, then the ratio finished ones showed; local scans and pruned splits reserve
+ * nothing; the split's end gives it all back. */
+static void test_budget_reserve(void)
+{
+    scan_piece pieces[2] = {{.off = 0, .len = 100}, {.off = 500, .len = 50}};
+    scan_colplan cols[2] = {{.npieces = 1, .pieces = &pieces[0]}, {.npieces = 1, .pieces = &pieces[1]}};
+    scan_split sp = {.cols = cols};
+    scan_budget b = {.limit = 1000, .tasks = 32, .base = 1};
+    atomic_store(&b.held, 0);
+    atomic_store(&b.read_in, 0);
+    atomic_store(&b.out_bytes, 0);
+    uint64_t in = 0, n = scan_budget_reserve(&b, &sp, 2, &in);
+    CHECK_EQ_I64((int64_t)in, 150);
+    CHECK_EQ_I64((int64_t)n, 150 * 9);
+    CHECK_EQ_I64((int64_t)atomic_load(&b.held), 150 * 9);
+    scan_budget_unreserve(&b, n, in, 300); /* it decoded to twice what it read */
+    CHECK_EQ_I64((int64_t)atomic_load(&b.held), 0);
+    n = scan_budget_reserve(&b, &sp, 2, &in);
+    CHECK_EQ_I64((int64_t)n, 150 + 300);
+    scan_budget_unreserve(&b, n, 0, 0); /* a split that stopped early teaches nothing */
+    CHECK_EQ_I64((int64_t)atomic_load(&b.read_in), 150);
+    sp.pruned = true;
+    CHECK_EQ_I64((int64_t)scan_budget_reserve(&b, &sp, 2, &in), 0);
+    sp.pruned = false;
+    b.base = b.tasks; /* a local file: no read-ahead, nothing reserved */
+    CHECK_EQ_I64((int64_t)scan_budget_reserve(&b, &sp, 2, &in), 0);
+    CHECK_EQ_I64((int64_t)atomic_load(&b.held), 0);
+}
+
 int main(void)
 {
     ts_dir_init();
     RUN(test_units);
     RUN(test_budget_room);
+    RUN(test_budget_reserve);
     RUN(test_claim_order);
     RUN(test_claim_runs);
     RUN(test_steal_split);

@@ -662,8 +662,15 @@ static void test_store(void)
         ringscan_stats st;
         static char text[1 << 16];
         CHECK_EQ_I64(run_scan(f, &o, &st, text, sizeof text), 10);
+        /* the store's requests since the open: the footer's and at least one split's */
+        CHECK(st.store_requests >= 2 && st.store_bytes >= st.bytes_read);
     }
     o.limit = -1;
+    ringscan_close(f);
+    ringscan_stats local;
+    CHECK_EQ_I64(ringscan_open(path, &f, &err), 0);
+    CHECK(run_scan(f, &o, &local, NULL, 0) > 0);
+    CHECK(local.store_requests == 0 && local.store_bytes == 0); /* a local file has no store */
     ringscan_close(f);
     o.fetch_budget_bytes = -2;
     ringscan_scan *s = NULL;

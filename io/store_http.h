@@ -1,0 +1,101 @@
+/* io/store_http.h: private to store_http.c and store_http_multi.c (and their unit test): an
+ * object's request settings, one request's state, and the pure pieces (URLs, Content-Range,
+ * S3 error codes, the retry rule) shared by the blocking metadata path and the per-core
+ * multi-socket driver.
+ *
+ * Invariants:
+ *  1. An http_obj never changes after io_http_open; every core and the metadata path read it
+ *     at once. Its credentials live only in userpwd and headers, never in a message.
+ *  2. An http_xfer's body lands only in buf[0, len): a byte past len is an overlong body,
+ *     and an error status's body goes to the bounded body[] instead. */
+#ifndef RINGSCAN_IO_STORE_HTTP_H
+#define RINGSCAN_IO_STORE_HTTP_H
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "io/io.h"
+
+enum {
+    HTTP_TAIL_BYTES = 1 << 20,   /* the suffix GET at open: scan/pqfile.h's smallest tail read */
+    HTTP_BODY_MAX = 1024,        /* an error status's body kept for its S3 code */
+    HTTP_CONNS_PER_CORE = 32,    /* a core's connections (with 2 cores, the sim's 64) */
+    HTTP_RETRIES_DEFAULT = 5,    /* tries after the first (RINGSCAN_HTTP_RETRIES) */
+    HTTP_TIMEOUT_MS_DEFAULT = 30000, /* connect, and no byte for this long (RINGSCAN_HTTP_TIMEOUT_MS) */
+    HTTP_URL_MAX = 4096
+};
+#define HTTP_BACKOFF_BASE_NS (UINT64_C(100) * 1000 * 1000)       /* 100 ms, doubling */
+#define HTTP_BACKOFF_CAP_NS (UINT64_C(5) * 1000 * 1000 * 1000)   /* 5 s */
+#define HTTP_RETRY_TOTAL_NS (UINT64_C(60) * 1000 * 1000 * 1000)  /* no retry starts after 60 s */
+
+typedef struct http_obj {
+    char url[HTTP_URL_MAX];    /* the request URL (an http URL's userinfo stays here only) */
+    char sigv4[96];            /* CURLOPT_AWS_SIGV4 "aws:amz:REGION:s3"; empty: unsigned */
+    char *userpwd;             /* "key:secret" for SigV4; NULL when unsigned */
+    struct curl_slist *headers; /* x-amz-content-sha256, x-amz-security-token */
+    bool insecure;             /* no TLS verification (warned at open) */
+    char ca_file[512];         /* CURL_CA_BUNDLE / SSL_CERT_FILE; empty: the system bundle */
+    long timeout_ms;
+    int retries;
+    uint8_t *tail;             /* the bytes of the suffix GET at open */
+    uint64_t tail_off, tail_len;
+    pthread_mutex_t mu;        /* guards sync (metadata reads from any thread) */
+    CURL *sync;                /* the metadata path's handle: its connection is kept */
+} http_obj;
+
+/* Verdict on a finished request. */
+typedef enum { HTTP_OK = 0, HTTP_RETRY, HTTP_FAIL } http_verdict;
+
+typedef struct http_xfer {
+    const http_obj *o;
+    io_file_t *f;
+    uint8_t *buf;
+    uint64_t off, len, got;    /* suffix: off unknown (0) and len the most accepted */
+    bool suffix;               /* "bytes=-len": the open's tail GET */
+    long status;
+    bool overlong, range_bad;
+    bool have_cr;
+    uint64_t cr_first, cr_last, cr_total;
+    char body[HTTP_BODY_MAX];
+    size_t nbody;
+    char errbuf[CURL_ERROR_SIZE];
+    int tries;                 /* requests sent so far */
+    uint64_t t0_ns;            /* the first request's start */
+    int err;                   /* on HTTP_FAIL: the negative errno the read fails with */
+} http_xfer;
+
+/* Builds the request URL of s3url ("s3://bucket/key") into out: path-style under endpoint
+ * when one is given (an S3-compatible server), else https://bucket.s3.REGION.amazonaws.com/
+ * key. The key is percent-encoded but for '/'. Returns 0 or -EINVAL (no bucket or key, or
+ * the URL does not fit). */
+int http_s3_url(char *out, size_t cap, const char *s3url, const char *endpoint,
+                const char *region);
+/* Parses a Content-Range value "bytes FIRST-LAST/TOTAL" (or "bytes STAR/TOTAL" of a 416:
+ * then first = last = UINT64_MAX). Returns false when it is not one (total must be known). */
+bool http_content_range(const char *v, uint64_t *first, uint64_t *last, uint64_t *total);
+/* Copies the <Code> of an S3 XML error body into code (empty when none). */
+void http_s3_code(const char *body, size_t n, char *code, size_t cap);
+/* Writes url without any userinfo (user:password@) into out. */
+void http_redact(char *out, size_t cap, const char *url);
+/* The wait before retry number attempt (1 = the first retry): capped doubling with equal
+ * jitter from rnd. */
+uint64_t http_backoff_ns(int attempt, uint64_t rnd);
+
+/* Points easy handle h at x's request (range, callbacks, signing, TLS, timeouts) and resets
+ * x's per-request state. */
+void http_xfer_prepare(CURL *h, http_xfer *x);
+/* Judges x's finished request (cc from curl): counts it on the file, folds a success into the
+ * cost model, and on HTTP_FAIL or a retry refused by its bounds writes a message naming the
+ * range and the cause (HTTP status, S3 code, curl error) into why. */
+http_verdict http_xfer_judge(CURL *h, http_xfer *x, CURLcode cc, char *why, size_t whylen);
+
+/* store_http_multi.c: the per-core driver (core_new, core_free, read, cancel of
+ * io_backend_http). */
+int http_core_new(void **out, exec_t *e);
+void http_core_free(void *core);
+int http_read(void *core, exec_t *e, io_file_t *f, exec_op_t *op, void *buf, uint64_t len,
+              uint64_t off, char *why, size_t whylen);
+int http_cancel(void *core, exec_t *e, exec_op_t *op);
+
+#endif

@@ -1,0 +1,118 @@
+/* tests for io/store_http.c's pure pieces: S3 URLs (path-style under an endpoint, virtual
+ * hosts, key encoding, malformed URLs), Content-Range parsing (a range, a 416's star, every
+ * malformed form), S3 error codes, userinfo redaction and the retry backoff's bounds, and
+ * the open's errors that need no server (a refused connection names the URL, never a
+ * credential). Requests against real servers are tests/cli/http_*.sh. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "io/store_http.h"
+
+static void s3_urls(void)
+{
+    char u[256];
+    CHECK_EQ_I64(http_s3_url(u, sizeof u, "s3://bkt/a/b.parquet", "http://127.0.0.1:9000", NULL), 0);
+    CHECK_STR(u, "http://127.0.0.1:9000/bkt/a/b.parquet");
+    CHECK_EQ_I64(http_s3_url(u, sizeof u, "s3://bkt/k", "http://h:1/", "eu-west-1"), 0);
+    CHECK_STR(u, "http://h:1/bkt/k");
+    CHECK_EQ_I64(http_s3_url(u, sizeof u, "s3://bkt/dir/x y+z%.parquet", NULL, "eu-west-1"), 0);
+    CHECK_STR(u, "https://bkt.s3.eu-west-1.amazonaws.com/dir/x%20y%2Bz%25.parquet");
+    CHECK_EQ_I64(http_s3_url(u, sizeof u, "s3://bkt/k", NULL, NULL), 0);
+    CHECK_STR(u, "https://bkt.s3.us-east-1.amazonaws.com/k");
+    CHECK_EQ_I64(http_s3_url(u, sizeof u, "s3://bkt", NULL, NULL), -EINVAL);
+    CHECK_EQ_I64(http_s3_url(u, sizeof u, "s3://bkt/", NULL, NULL), -EINVAL);
+    CHECK_EQ_I64(http_s3_url(u, sizeof u, "s3:///k", NULL, NULL), -EINVAL);
+    CHECK_EQ_I64(http_s3_url(u, 20, "s3://bkt/a-long-key", "http://127.0.0.1:9000", NULL), -EINVAL);
+}
+
+static void content_ranges(void)
+{
+    uint64_t a, b, t;
+    CHECK(http_content_range(" bytes 10-19/100\r\n", &a, &b, &t));
+    CHECK(a == 10 && b == 19 && t == 100);
+    CHECK(http_content_range("bytes */0", &a, &b, &t));
+    CHECK(a == UINT64_MAX && b == UINT64_MAX && t == 0);
+    CHECK(!http_content_range("bytes 10-19/*", &a, &b, &t));   /* total unknown */
+    CHECK(!http_content_range("bytes 19-10/100", &a, &b, &t)); /* backwards */
+    CHECK(!http_content_range("bytes 10-100/100", &a, &b, &t)); /* past the end */
+    CHECK(!http_content_range("items 1-2/3", &a, &b, &t));
+    CHECK(!http_content_range("bytes 1-2/3x", &a, &b, &t));
+    CHECK(!http_content_range("bytes 99999999999999999999-1/2", &a, &b, &t)); /* overflow */
+    CHECK(!http_content_range("bytes -1/2", &a, &b, &t));
+}
+
+static void s3_codes(void)
+{
+    char c[32];
+    const char *body = "<?xml version=\"1.0\"?><Error><Code>NoSuchKey</Code><Message>gone</Message></Error>";
+    http_s3_code(body, strlen(body), c, sizeof c);
+    CHECK_STR(c, "NoSuchKey");
+    http_s3_code("<html>404</html>", 16, c, sizeof c);
+    CHECK_STR(c, "");
+    const char *cut = "<Error><Code>SlowDo"; /* a body cut at HTTP_BODY_MAX */
+    http_s3_code(cut, strlen(cut), c, sizeof c);
+    CHECK_STR(c, "SlowDo");
+    http_s3_code(body, strlen(body), c, 4); /* bounded by the caller's buffer */
+    CHECK_STR(c, "NoS");
+}
+
+static void redaction(void)
+{
+    char o[128];
+    http_redact(o, sizeof o, "http://user:secret@host:8080/a@b.parquet");
+    CHECK_STR(o, "http://host:8080/a@b.parquet");
+    http_redact(o, sizeof o, "https://host/a@b.parquet");
+    CHECK_STR(o, "https://host/a@b.parquet");
+}
+
+static void backoff(void)
+{
+    for (int attempt = 1; attempt <= 12; attempt++) {
+        uint64_t b = HTTP_BACKOFF_BASE_NS << (attempt - 1);
+        if (b > HTTP_BACKOFF_CAP_NS || attempt > 10) b = HTTP_BACKOFF_CAP_NS;
+        for (uint64_t r = 0; r < 5; r++) {
+            uint64_t v = http_backoff_ns(attempt, r * 0x9e3779b97f4a7c15u);
+            CHECK(v >= b / 2 && v <= b);
+        }
+    }
+    CHECK_EQ_I64((int64_t)http_backoff_ns(1, 0), (int64_t)(HTTP_BACKOFF_BASE_NS / 2));
+}
+
+/* Nothing listens on the port: the open fails after its retries with a message naming the
+ * URL (redacted) and curl's cause, and never the password or the S3 secret. */
+static void refused(void)
+{
+    setenv("RINGSCAN_HTTP_RETRIES", "1", 1);
+    io_file_t *f = NULL;
+    char err[512];
+    io_open_opts o = {0};
+    int rc = io_http_open(&f, "http://me:hunter2@127.0.0.1:1/x.parquet", &o, err, sizeof err);
+    CHECK(rc < 0 && f == NULL);
+    CHECK(strstr(err, "http://127.0.0.1:1/x.parquet") != NULL);
+    CHECK(strstr(err, "hunter2") == NULL && strstr(err, "me:") == NULL);
+    CHECK(strstr(err, "bytes=-") != NULL);
+    o.s3_key_id = "AKIDTEST";
+    o.s3_secret = "s3cr3tVALUE";
+    o.s3_endpoint = "http://127.0.0.1:1";
+    rc = io_http_open(&f, "s3://bkt/x.parquet", &o, err, sizeof err);
+    CHECK(rc < 0 && f == NULL);
+    CHECK(strstr(err, "s3://bkt/x.parquet") != NULL);
+    CHECK(strstr(err, "s3cr3tVALUE") == NULL);
+    rc = io_http_open(&f, "s3://bkt", &o, err, sizeof err);
+    CHECK_EQ_I64(rc, -EINVAL);
+    CHECK(strstr(err, "s3://bucket/key") != NULL);
+    unsetenv("RINGSCAN_HTTP_RETRIES");
+}
+
+int main(void)
+{
+    RUN(s3_urls);
+    RUN(content_ranges);
+    RUN(s3_codes);
+    RUN(redaction);
+    RUN(backoff);
+    RUN(refused);
+    return CHECK_DONE("test_http");
+}
