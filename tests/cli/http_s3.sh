@@ -33,9 +33,10 @@ for i in 0 1; do
     [ -n "${cols[$i]}" ] && args+=(--columns "${cols[$i]}")
     [ -n "${wheres[$i]}" ] && args+=(--where "${wheres[$i]}")
     for p in lazy eager adaptive; do
-        scan_same "shape $i $p t1" "$li" "$u" "${args[@]}" --policy "$p" --threads 1 --format csv
-        scan_same "shape $i $p t2 ordered" "$li" "$u" "${args[@]}" --policy "$p" --threads 2 --ordered --format csv
-        scan_same "shape $i $p t2" "$li" "$u" --sorted "${args[@]}" --policy "$p" --threads 2 --format csv
+        for t in 1 2; do
+            scan_same "shape $i $p t$t ordered" "$li" "$u" "${args[@]}" --policy "$p" --threads "$t" --ordered --format csv
+            scan_same "shape $i $p t$t" "$li" "$u" "${args[@]}" --policy "$p" --threads "$t" --format csv
+        done
     done
 done
 meta_same "meta" "$li" "$u"
