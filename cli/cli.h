@@ -5,13 +5,22 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cli/opts.h"
 #include "ringscan.h"
+
+#define RINGSCAN_CLI_VERSION "0.1.0"
+
+/* Each command's option table and help (cli/opts.h), defined beside its parser. */
+extern const cli_cmd cli_cmd_scan, cli_cmd_serve, cli_cmd_meta, cli_cmd_gen, cli_cmd_bench,
+    cli_cmd_bench_runtime, cli_cmd_version;
 int cmd_version(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_meta(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* bench's help after its option table: the shapes and `bench runtime`'s help. */
+void cli_bench_help_tail(void);
 /* Prints a scan's counters, as one JSON object when json. */
 void cli_print_stats(FILE *out, const ringscan_stats *st, bool json);
 #endif

@@ -12,41 +12,96 @@
 #include "bench/bench_runtime.h"
 #include "bench/bench_scan.h"
 #include "cli/cli.h"
+#include "cli/opts.h"
+#include "cli/sink.h"
 
-static int usage(const char *msg)
-{
-    if (msg) fprintf(stderr, "ringscan: bench: %s\n", msg);
-    fprintf(stderr,
-            "usage: ringscan bench [--sf N] [--data DIR] [--shapes a,b,...] "
-            "[--policies lazy,eager,adaptive]\n"
-            "         [--io auto|uring|pread] [--threads N] [--rounds N] [--json FILE] "
-            "[--chart FILE.png|FILE.svg] [--seed S] [--no-floor] [--no-aa]\n"
-            "         [--store sim:ttfb=50ms,bw=500MB/s,conns=64] [--fetch-budget BYTES]\n"
-            "       ringscan bench runtime [--rounds N] [--data DIR] [--json FILE]\n"
-            "shapes:");
-    for (int i = 0; i < SHAPE_COUNT; i++) fprintf(stderr, " %s", bench_shapes[i].name);
-    fprintf(stderr, "\n");
-    return 2;
-}
+enum bench_opt_id {
+    BO_SF, BO_DATA, BO_SHAPES, BO_POLICIES, BO_THREADS, BO_ROUNDS, BO_JSON, BO_STORE,
+    BO_FETCH_BUDGET, BO_CHART, BO_SEED, BO_IO, BO_NO_FLOOR, BO_NO_AA
+};
 
-static bool parse_int(const char *s, long lo, long hi, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) return false;
-    *out = (int)v;
-    return true;
-}
+static const char *const bench_ios[] = {"auto", "uring", "pread", NULL}; /* as exec_io_backend */
+static const exec_io_backend io_of[] = {EXEC_IO_AUTO, EXEC_IO_URING, EXEC_IO_PREAD};
+
+/* Every option `ringscan bench` accepts; the help is printed from it. */
+static const cli_opt bench_opts[] = {
+    {"--sf", NULL, "N", CLI_REAL, BO_SF, .rlo = 0, .rhi = 1000, .dflt = "1",
+     .help = "lineitem scale factor of the data set"},
+    {"--data", NULL, "DIR", CLI_TEXT, BO_DATA, .dflt = "bench/data beside the binary",
+     .help = "where the generated files are kept (made when missing)"},
+    {"--shapes", NULL, "a,b", CLI_TEXT, BO_SHAPES, .dflt = "every shape",
+     .help = "the scan shapes to run (listed below)"},
+    {"--policies", NULL, "a,b", CLI_TEXT, BO_POLICIES, .dflt = "lazy,eager,adaptive",
+     .help = "the read policies to compare"},
+    {"--threads", NULL, "N", CLI_INT, BO_THREADS, 1, EXEC_THREADS_MAX, .dflt = "the CPUs",
+     .help = "executor cores"},
+    {"--rounds", NULL, "N", CLI_INT, BO_ROUNDS, 1, BENCH_ROUNDS_MAX, .dflt = "5",
+     .help = "timed runs per entry (the median is reported)"},
+    {"--json", NULL, "FILE", CLI_TEXT, BO_JSON, .help = "also write the results as JSON"},
+    {"--chart", NULL, "FILE", CLI_TEXT, BO_CHART,
+     .help = "also draw the results: FILE.png or FILE.svg"},
+    {"--seed", NULL, "S", CLI_INT, BO_SEED, 0, 1 << 30, .dflt = "1", .help = "the data's seed"},
+    {"--io", NULL, NULL, CLI_CHOICE, BO_IO, .choices = bench_ios, .dflt = "auto",
+     .help = "I/O backend"},
+    {"--store", NULL, "SPEC", CLI_TEXT, BO_STORE, .dflt = "the files themselves",
+     .help = "through a simulated object store: sim:ttfb=50ms,bw=500MB/s,conns=64"},
+    {"--fetch-budget", NULL, "BYTES", CLI_BYTES, BO_FETCH_BUDGET, 0, INT64_MAX, .dflt = "256MiB",
+     .help = "the policies' read-ahead budget (N, NKiB, NMiB, NGiB); 0: none"},
+    {"--no-floor", NULL, NULL, CLI_FLAG, BO_NO_FLOOR, .help = "skip the bandwidth floor runs"},
+    {"--no-aa", NULL, NULL, CLI_FLAG, BO_NO_AA, .help = "skip the A/A noise runs"},
+};
+
+static const char *const bench_examples[] = {
+    "ringscan bench --sf 0.1 --rounds 3",
+    "ringscan bench --shapes lineitem_prune --policies lazy,adaptive --json out.json",
+    "ringscan bench --store sim:ttfb=50ms,bw=500MB/s --fetch-budget 64MiB",
+    NULL};
+
+const cli_cmd cli_cmd_bench = {
+    .name = "bench",
+    .usage = "[options] | bench runtime [options]",
+    .purpose = "Benchmarks scans of generated lineitem files: each shape under each read\n"
+               "policy, checked against the data model's counts and checksums. `bench runtime`\n"
+               "measures the runtime's primitives (context switch, future, reads).",
+    .opts = bench_opts,
+    .nopts = sizeof bench_opts / sizeof bench_opts[0],
+    .examples = bench_examples,
+};
+
+enum bench_runtime_opt_id { BR_JSON, BR_DATA, BR_ROUNDS };
+
+static const cli_opt bench_runtime_opts_table[] = {
+    {"--rounds", NULL, "N", CLI_INT, BR_ROUNDS, 1, 100, .dflt = "5", .help = "runs per metric"},
+    {"--data", NULL, "DIR", CLI_TEXT, BR_DATA, .dflt = "bench/data beside the binary",
+     .help = "where the read benchmark's file is kept"},
+    {"--json", NULL, "FILE", CLI_TEXT, BR_JSON, .help = "also write the results as JSON"},
+};
+
+static const char *const bench_runtime_examples[] = {"ringscan bench runtime --rounds 3", NULL};
+
+const cli_cmd cli_cmd_bench_runtime = {
+    .name = "bench runtime",
+    .usage = "[options]",
+    .purpose = "Measures the runtime's primitives: coroutine switch, swapcontext, future\n"
+               "round trip, random reads at queue depth 1 and 2.",
+    .opts = bench_runtime_opts_table,
+    .nopts = sizeof bench_runtime_opts_table / sizeof bench_runtime_opts_table[0],
+    .examples = bench_runtime_examples,
+};
 
 static int parse_shapes(bench_scan_opts *o, const char *list)
 {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", list);
-    for (int i = 0; i < SHAPE_COUNT; i++) o->shape_on[i] = false;
+    const char *names[SHAPE_COUNT];
+    for (int i = 0; i < SHAPE_COUNT; i++) o->shape_on[i] = false, names[i] = bench_shapes[i].name;
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         const bench_shape *s = shape_find(t);
-        if (!s) return fprintf(stderr, "ringscan: bench: no shape '%s'\n", t), -1;
+        int at = s ? 0 : cli_nearest(t, names, SHAPE_COUNT);
+        if (!s && at >= 0)
+            return cli_usage_error(&cli_cmd_bench, "--shapes: no shape '%s' (did you mean %s?)", t,
+                                   names[at]);
+        if (!s) return cli_usage_error(&cli_cmd_bench, "--shapes: no shape '%s'", t);
         o->shape_on[s->id] = true;
     }
     return 0;
@@ -54,79 +109,84 @@ static int parse_shapes(bench_scan_opts *o, const char *list)
 
 static int parse_policies(bench_scan_opts *o, const char *list)
 {
+    static const char *const names[] = {"lazy", "eager", "adaptive"};
+    static const scan_policy of[] = {SCAN_LAZY, SCAN_EAGER, SCAN_ADAPTIVE};
     char buf[256];
     snprintf(buf, sizeof buf, "%s", list);
     o->npolicies = 0;
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        scan_policy p;
-        if (strcmp(t, "lazy") == 0) p = SCAN_LAZY;
-        else if (strcmp(t, "eager") == 0) p = SCAN_EAGER;
-        else if (strcmp(t, "adaptive") == 0) p = SCAN_ADAPTIVE;
-        else return -1;
+        int k = 0;
+        while (k < 3 && strcmp(t, names[k]) != 0) k++;
+        if (k == 3)
+            return cli_usage_error(&cli_cmd_bench,
+                                   "--policies: no policy '%s'; lazy, eager or adaptive", t);
         for (int i = 0; i < o->npolicies; i++)
-            if (o->policies[i] == p) return -1;
-        o->policies[o->npolicies++] = p;
+            if (o->policies[i] == of[k])
+                return cli_usage_error(&cli_cmd_bench, "--policies: '%s' twice", t);
+        o->policies[o->npolicies++] = of[k];
     }
-    return o->npolicies > 0 ? 0 : -1;
+    return o->npolicies > 0 ? 0 : cli_usage_error(&cli_cmd_bench, "--policies: none given");
 }
 
-/* One option with a value. 0 or -1. */
-static int scan_opt(bench_scan_opts *o, const char *k, const char *v)
+/* Applies one parsed option of bench_opts to the bench_scan_opts ctx (cli_apply_fn). */
+static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
 {
-    if (strcmp(k, "--sf") == 0) {
-        char *end;
-        o->sf = strtod(v, &end);
-        return *end || !(o->sf > 0 && o->sf <= 1000) ? -1 : 0;
+    bench_scan_opts *o = ctx;
+    switch ((enum bench_opt_id)opt->id) {
+    case BO_SF: o->sf = v->r; break;
+    case BO_DATA: snprintf(o->data_dir, sizeof o->data_dir, "%s", v->s); break;
+    case BO_SHAPES: return parse_shapes(o, v->s);
+    case BO_POLICIES: return parse_policies(o, v->s);
+    case BO_THREADS: o->threads = (int)v->i; break;
+    case BO_ROUNDS: o->rounds = (int)v->i; break;
+    case BO_JSON: o->json_path = v->s; break;
+    case BO_STORE: o->store = v->s; break;
+    case BO_FETCH_BUDGET: o->fetch_budget = v->i; break;
+    case BO_CHART: {
+        size_t n = strlen(v->s); /* the chart's format is its name's: FILE.png or FILE.svg */
+        if (n < 5 || (strcmp(v->s + n - 4, ".png") != 0 && strcmp(v->s + n - 4, ".svg") != 0))
+            return cli_usage_error(&cli_cmd_bench, "--chart: '%s' is neither FILE.png nor FILE.svg",
+                                   v->s);
+        o->chart_path = v->s;
+        break;
     }
-    if (strcmp(k, "--data") == 0) return snprintf(o->data_dir, sizeof o->data_dir, "%s", v), 0;
-    if (strcmp(k, "--shapes") == 0) return parse_shapes(o, v);
-    if (strcmp(k, "--policies") == 0) return parse_policies(o, v);
-    if (strcmp(k, "--threads") == 0) return parse_int(v, 1, EXEC_THREADS_MAX, &o->threads) ? 0 : -1;
-    if (strcmp(k, "--rounds") == 0) return parse_int(v, 1, BENCH_ROUNDS_MAX, &o->rounds) ? 0 : -1;
-    if (strcmp(k, "--json") == 0) return o->json_path = v, 0;
-    if (strcmp(k, "--store") == 0) return o->store = v, 0;
-    if (strcmp(k, "--fetch-budget") == 0) {
-        char *end;
-        errno = 0;
-        long long b = strtoll(v, &end, 10);
-        return errno || end == v || *end || b < 0 ? -1 : (o->fetch_budget = b, 0);
+    case BO_SEED: o->seed = (uint64_t)v->i; break;
+    case BO_IO: o->io = io_of[v->i]; break;
+    case BO_NO_FLOOR: o->floor = false; break;
+    case BO_NO_AA: o->aa = false; break;
     }
-    if (strcmp(k, "--chart") == 0) {
-        size_t n = strlen(v); /* the chart's format is its name's: FILE.png or FILE.svg */
-        if (n < 5 || (strcmp(v + n - 4, ".png") != 0 && strcmp(v + n - 4, ".svg") != 0)) return -1;
-        return o->chart_path = v, 0;
+    return 0;
+}
+
+/* Applies one parsed option of bench_runtime_opts_table (cli_apply_fn). */
+static int apply_runtime_opt(void *ctx, const cli_opt *opt, const cli_val *v)
+{
+    bench_runtime_opts *o = ctx;
+    switch ((enum bench_runtime_opt_id)opt->id) {
+    case BR_JSON: o->json_path = v->s; break;
+    case BR_DATA: snprintf(o->data_dir, sizeof o->data_dir, "%s", v->s); break;
+    case BR_ROUNDS: o->rounds = (int)v->i; break;
     }
-    if (strcmp(k, "--seed") == 0) {
-        int s;
-        if (!parse_int(v, 0, 1 << 30, &s)) return -1;
-        o->seed = (uint64_t)s;
-        return 0;
-    }
-    if (strcmp(k, "--io") == 0) {
-        if (strcmp(v, "uring") == 0) o->io = EXEC_IO_URING;
-        else if (strcmp(v, "pread") == 0) o->io = EXEC_IO_PREAD;
-        else if (strcmp(v, "auto") == 0) o->io = EXEC_IO_AUTO;
-        else return -1;
-        return 0;
-    }
-    return -1;
+    return 0;
 }
 
 static int bench_runtime_cmd(int argc, char **argv)
 {
     bench_runtime_opts o;
     bench_runtime_opts_default(&o);
-    for (int i = 2; i < argc; i++) {
-        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v) return usage("option needs a value");
-        i++;
-        if (strcmp(k, "--json") == 0) o.json_path = v;
-        else if (strcmp(k, "--data") == 0) snprintf(o.data_dir, sizeof o.data_dir, "%s", v);
-        else if (strcmp(k, "--rounds") == 0) {
-            if (!parse_int(v, 1, 100, &o.rounds)) return usage("--rounds must be 1..100");
-        } else return usage(NULL);
-    }
+    int npos = 0;
+    int rc = cli_parse(&cli_cmd_bench_runtime, argc, argv, 2, apply_runtime_opt, &o, NULL, &npos);
+    if (rc) return rc == CLI_HELP_SHOWN ? 0 : rc;
     return bench_runtime_main(&o);
+}
+
+/* The shapes, after the option table, for `ringscan help bench`. */
+void cli_bench_help_tail(void)
+{
+    sink_puts(cli_out(), "\nshapes (--shapes):\n");
+    for (int i = 0; i < SHAPE_COUNT; i++) sink_printf(cli_out(), "  %s\n", bench_shapes[i].name);
+    sink_putc(cli_out(), '\n');
+    cli_help(&cli_cmd_bench_runtime);
 }
 
 int cmd_bench(int argc, char **argv)
@@ -134,16 +194,9 @@ int cmd_bench(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "runtime") == 0) return bench_runtime_cmd(argc, argv);
     bench_scan_opts o;
     bench_scan_opts_default(&o);
-    for (int i = 1; i < argc; i++) {
-        const char *k = argv[i];
-        if (strcmp(k, "--no-floor") == 0) o.floor = false;
-        else if (strcmp(k, "--no-aa") == 0) o.aa = false;
-        else if (strcmp(k, "-h") == 0 || strcmp(k, "--help") == 0) return usage(NULL);
-        else if (i + 1 >= argc) return usage("option needs a value");
-        else if (scan_opt(&o, k, argv[i + 1]) != 0) {
-            fprintf(stderr, "ringscan: bench: bad option or value: %s %s\n", k, argv[i + 1]);
-            return usage(NULL);
-        } else i++;
-    }
+    int npos = 0;
+    int rc = cli_parse(&cli_cmd_bench, argc, argv, 1, apply_opt, &o, NULL, &npos);
+    if (rc == CLI_HELP_SHOWN) cli_bench_help_tail();
+    if (rc) return rc == CLI_HELP_SHOWN ? 0 : rc;
     return bench_scan_main(&o);
 }

@@ -34,6 +34,7 @@
 #include "bench/lineitem.h"
 #include "bench/lineitem_file.h"
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "cli/sink.h"
 #include "format/writer.h"
 
@@ -47,81 +48,93 @@ typedef struct gen_args {
     uint64_t seed;
     int threads;
     bool cancel_layout;
+    bool rows_set; /* --rows given: demo-types only */
     char *bloom; /* comma list */
     pq_writer_opts o;
 } gen_args;
 
+enum gen_opt_id {
+    GO_OUT, GO_SF, GO_ROWS, GO_SEED, GO_THREADS, GO_RG_ROWS, GO_PAGE_ROWS, GO_CODEC, GO_BLOOM,
+    GO_LAYOUT, GO_PAGE_INDEX, GO_NO_PAGE_INDEX, GO_NO_DICT
+};
+
+/* --compression's names, in the order of codec_of. */
+static const char *const gen_codecs[] = {"zstd", "snappy", "gzip", "lz4", "none", "lz4_raw",
+                                         "uncompressed", NULL};
+static const pq_codec codec_of[] = {PQ_CODEC_ZSTD, PQ_CODEC_SNAPPY, PQ_CODEC_GZIP, PQ_CODEC_LZ4_RAW,
+                                    PQ_CODEC_UNCOMPRESSED, PQ_CODEC_LZ4_RAW, PQ_CODEC_UNCOMPRESSED};
+static const char *const gen_layouts[] = {"tpch", "cancel", NULL};
+static const char *const gen_whats[] = {"lineitem", "demo-types"};
+
+/* Every option `ringscan gen` accepts; the help is printed from it. */
+static const cli_opt gen_opts[] = {
+    {"--output", "-o", "FILE", CLI_TEXT, GO_OUT, .help = "the Parquet file to write (required)"},
+    {"--sf", NULL, "N", CLI_REAL, GO_SF, .rlo = 0, .rhi = 100000,
+     .help = "lineitem: TPC-H scale factor (required; 1 = 6 million rows)"},
+    {"--rows", NULL, "N", CLI_INT, GO_ROWS, 0, INT32_MAX, .dflt = "10000",
+     .help = "demo-types: rows to write"},
+    {"--seed", NULL, "S", CLI_INT, GO_SEED, 0, INT64_MAX, .dflt = "1",
+     .help = "the values' seed: the same seed writes the same file"},
+    {"--threads", NULL, "N", CLI_INT, GO_THREADS, 1, 64, .dflt = "2 with 2+ CPUs, else 1",
+     .help = "lineitem: 2+ generates rows on a second thread while this one encodes"},
+    {"--row-group-rows", NULL, "N", CLI_INT, GO_RG_ROWS, 1, INT32_MAX, .dflt = "1048576",
+     .help = "rows per row group"},
+    {"--page-rows", NULL, "N", CLI_INT, GO_PAGE_ROWS, 1, PQ_WRITER_MAX_PAGE_ROWS, .dflt = "20000",
+     .help = "rows per data page at most"},
+    {"--compression", NULL, NULL, CLI_CHOICE, GO_CODEC, .choices = gen_codecs, .dflt = "snappy",
+     .help = "page codec (lz4 writes LZ4_RAW)"},
+    {"--bloom", NULL, "COLS", CLI_TEXT, GO_BLOOM, .dflt = "none",
+     .help = "lineitem: comma list of columns that get bloom filters"},
+    {"--layout", NULL, NULL, CLI_CHOICE, GO_LAYOUT, .choices = gen_layouts, .dflt = "tpch",
+     .help = "lineitem: cancel clusters rare values (needs --row-group-rows >= 128)"},
+    {"--page-index", NULL, NULL, CLI_FLAG, GO_PAGE_INDEX,
+     .help = "write column and offset indexes (the default)"},
+    {"--no-page-index", NULL, NULL, CLI_FLAG, GO_NO_PAGE_INDEX, .help = "write no page index"},
+    {"--no-dictionary", NULL, NULL, CLI_FLAG, GO_NO_DICT, .help = "write no dictionary pages"},
+};
+
+static const char *const gen_examples[] = {
+    "ringscan gen lineitem --sf 0.1 -o lineitem.parquet",
+    "ringscan gen lineitem --sf 1 --compression zstd --bloom l_orderkey -o li.parquet",
+    "ringscan gen demo-types --rows 1000 --seed 7 -o demo.parquet",
+    NULL};
+
+const cli_cmd cli_cmd_gen = {
+    .name = "gen",
+    .usage = "lineitem|demo-types -o FILE [options]",
+    .purpose = "Writes Parquet test data: lineitem, the TPC-H table at a scale factor, or\n"
+               "demo-types, every physical and main logical type with about 1/8 nulls.\n"
+               "Prints one summary line (rows, row groups, bytes, seconds).",
+    .opts = gen_opts,
+    .nopts = sizeof gen_opts / sizeof gen_opts[0],
+    .examples = gen_examples,
+    .pos_min = 1,
+    .pos_max = 1,
+};
+
 static int usage(const char *msg)
 {
-    if (msg) fprintf(stderr, "ringscan: gen: %s\n", msg);
-    fprintf(stderr,
-            "usage: ringscan gen lineitem --sf N -o FILE [--compression zstd|snappy|gzip|lz4|none]\n"
-            "         [--row-group-rows N] [--page-rows N] [--[no-]page-index] [--bloom COLS]\n"
-            "         [--seed S] [--threads N] [--layout tpch|cancel] [--no-dictionary]\n"
-            "       ringscan gen demo-types -o FILE [--rows N] [--seed S] [writer options]\n");
-    return 2;
+    return cli_usage_error(&cli_cmd_gen, "%s", msg);
 }
 
-static bool parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
+/* Applies one parsed option of gen_opts to the gen_args ctx (cli/opts.h cli_apply_fn). */
+static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
 {
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) return false;
-    *out = v;
-    return true;
-}
-
-static int parse_codec(const char *s, pq_codec *c)
-{
-    static const struct { const char *name; pq_codec c; } map[] = {
-        {"none", PQ_CODEC_UNCOMPRESSED}, {"uncompressed", PQ_CODEC_UNCOMPRESSED},
-        {"snappy", PQ_CODEC_SNAPPY}, {"gzip", PQ_CODEC_GZIP}, {"zstd", PQ_CODEC_ZSTD},
-        {"lz4", PQ_CODEC_LZ4_RAW}, {"lz4_raw", PQ_CODEC_LZ4_RAW}};
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (strcmp(s, map[i].name) == 0) {
-            *c = map[i].c;
-            return 0;
-        }
-    return -1;
-}
-
-/* Parses one option at argv[*i]; 0 ok, 2 usage error (printed). */
-static int parse_opt(gen_args *a, int argc, char **argv, int *i)
-{
-    const char *k = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    int64_t n;
-    if (strcmp(k, "--page-index") == 0) return a->o.page_index = true, 0;
-    if (strcmp(k, "--no-page-index") == 0) return a->o.page_index = false, 0;
-    if (strcmp(k, "--no-dictionary") == 0) return a->o.dictionary = false, 0;
-    if (!v) return usage("option needs a value");
-    (*i)++;
-    if (strcmp(k, "-o") == 0 || strcmp(k, "--output") == 0) a->out = v;
-    else if (strcmp(k, "--sf") == 0) {
-        char *end;
-        a->sf = strtod(v, &end);
-        if (*end || !(a->sf > 0 && a->sf <= 100000)) return usage("--sf must be in (0, 100000]");
-    } else if (strcmp(k, "--rows") == 0) {
-        if (!parse_i64(v, 0, INT32_MAX, &a->rows)) return usage("bad --rows");
-    } else if (strcmp(k, "--seed") == 0) {
-        if (!parse_i64(v, 0, INT64_MAX, &n)) return usage("bad --seed");
-        a->seed = (uint64_t)n;
-    } else if (strcmp(k, "--threads") == 0) {
-        if (!parse_i64(v, 1, 64, &n)) return usage("--threads must be 1..64");
-        a->threads = (int)n;
-    } else if (strcmp(k, "--row-group-rows") == 0) {
-        if (!parse_i64(v, 1, INT32_MAX, &a->o.row_group_rows)) return usage("bad --row-group-rows");
-    } else if (strcmp(k, "--page-rows") == 0) {
-        if (!parse_i64(v, 1, PQ_WRITER_MAX_PAGE_ROWS, &a->o.page_rows)) return usage("bad --page-rows");
-    } else if (strcmp(k, "--compression") == 0) {
-        if (parse_codec(v, &a->o.codec)) return usage("--compression: zstd|snappy|gzip|lz4|none");
-    } else if (strcmp(k, "--bloom") == 0) a->bloom = (char *)v;
-    else if (strcmp(k, "--layout") == 0) {
-        if (strcmp(v, "cancel") != 0 && strcmp(v, "tpch") != 0) return usage("--layout: tpch|cancel");
-        a->cancel_layout = strcmp(v, "cancel") == 0;
-    } else {
-        fprintf(stderr, "ringscan: gen: unknown option '%s'\n", k);
-        return usage(NULL);
+    gen_args *a = ctx;
+    switch ((enum gen_opt_id)opt->id) {
+    case GO_OUT: a->out = v->s; break;
+    case GO_SF: a->sf = v->r; break;
+    case GO_ROWS: a->rows = v->i, a->rows_set = true; break;
+    case GO_SEED: a->seed = (uint64_t)v->i; break;
+    case GO_THREADS: a->threads = (int)v->i; break;
+    case GO_RG_ROWS: a->o.row_group_rows = v->i; break;
+    case GO_PAGE_ROWS: a->o.page_rows = v->i; break;
+    case GO_CODEC: a->o.codec = codec_of[v->i]; break;
+    case GO_BLOOM: a->bloom = (char *)v->s; break;
+    case GO_LAYOUT: a->cancel_layout = v->i == 1; break;
+    case GO_PAGE_INDEX: a->o.page_index = true; break;
+    case GO_NO_PAGE_INDEX: a->o.page_index = false; break;
+    case GO_NO_DICT: a->o.dictionary = false; break;
     }
     return 0;
 }
@@ -398,21 +411,26 @@ int cmd_gen(int argc, char **argv)
     a.seed = 1;
     a.rows = 10000;
     a.threads = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
-    if (argc < 2) return usage(NULL);
-    a.what = argv[1];
-    for (int i = 2; i < argc; i++) {
-        int rc = parse_opt(&a, argc, argv, &i);
-        if (rc) return rc;
+    int npos = 0;
+    int prc = cli_parse(&cli_cmd_gen, argc, argv, 1, apply_opt, &a, &a.what, &npos);
+    if (prc) return prc == CLI_HELP_SHOWN ? 0 : prc;
+    if (strcmp(a.what, "lineitem") != 0 && strcmp(a.what, "demo-types") != 0) {
+        int at = cli_nearest(a.what, gen_whats, 2);
+        return cli_usage_error(&cli_cmd_gen,
+                               "unknown data set '%s'%s%s%s; one of lineitem, demo-types", a.what,
+                               at < 0 ? "" : " (did you mean ", at < 0 ? "" : gen_whats[at],
+                               at < 0 ? "" : "?)");
     }
     if (!a.out) return usage("-o FILE is required");
     if (strcmp(a.what, "demo-types") == 0) {
         pq_column_desc d[GEN_DEMO_COLS];
         demo_schema(d);
         if (a.bloom) return usage("--bloom is for lineitem");
+        if (a.sf > 0) return usage("--sf is for lineitem (demo-types' size is --rows)");
         return run(&a, d, GEN_DEMO_COLS, NULL, NULL);
     }
-    if (strcmp(a.what, "lineitem") != 0) return usage("what to generate: lineitem or demo-types");
     if (a.sf <= 0) return usage("--sf N is required");
+    if (a.rows_set) return usage("--rows is for demo-types (lineitem's size is --sf)");
     lineitem_gen g;
     int rc = lineitem_gen_init(&g, a.sf, a.seed);
     if (rc) return GEN_ERR("lineitem: cannot set up sf=%g (%s)", a.sf, strerror(-rc));

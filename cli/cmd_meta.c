@@ -1,10 +1,10 @@
-/* cli/cmd_meta.c: `ringscan meta FILE [--json]` prints a Parquet file's metadata: schema, row
- * groups, column chunks (codec, encodings, decoded statistics, page index and bloom filter
- * presence), key-value metadata; --json prints the same as one JSON object. The text form is
- * for people: each type once ("INT64 TIMESTAMP(MICROS, UTC)"), statistics as values of their
- * logical type (ringscan_stat_display), sizes in B/KiB/MiB; --json keeps raw numbers and the
- * JSON values of ringscan_stat_text for programs. A client of ringscan.h alone (its metadata
- * calls), as a host would be.
+/* cli/cmd_meta.c: `ringscan meta FILE [--json] [--store SPEC] [--tls-insecure]` prints a
+ * Parquet file's metadata: schema, row groups, column chunks (codec, encodings, decoded
+ * statistics, page index and bloom filter presence), key-value metadata; --json prints the same
+ * as one JSON object. The text form is for people: each type once ("INT64 TIMESTAMP(MICROS,
+ * UTC)"), statistics as values of their logical type (ringscan_stat_display), sizes in
+ * B/KiB/MiB; --json keeps raw numbers and the JSON values of ringscan_stat_text for programs. A
+ * client of ringscan.h alone (its metadata calls), as a host would be.
  *
  * Invariants:
  *  1. The only I/O is ringscan_open's footer read; everything printed comes from the metadata
@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "cli/sink.h"
 #include "ringscan.h"
 
@@ -279,26 +280,71 @@ static void print_json(const ringscan_file *f)
     sink_printf(cli_out(), "}}\n");
 }
 
+enum meta_opt_id { MO_JSON, MO_STORE, MO_FETCH_BUDGET, MO_TLS_INSECURE };
+
+/* Every option `ringscan meta` accepts; the help is printed from it. */
+static const cli_opt meta_opts[] = {
+    {"--json", NULL, NULL, CLI_FLAG, MO_JSON,
+     .help = "print one JSON object with raw numbers (default: text for people)"},
+    {"--store", NULL, "SPEC", CLI_TEXT, MO_STORE, .dflt = "the file itself",
+     .help = "read through a simulated object store, e.g. sim:ttfb=50ms,bw=500MB/s"},
+    {"--fetch-budget", NULL, "BYTES", CLI_BYTES, MO_FETCH_BUDGET, 0, INT64_MAX, .dflt = "256MiB",
+     .help = "as scan's (meta reads only the footer, so it changes nothing here)"},
+    {"--tls-insecure", NULL, NULL, CLI_FLAG, MO_TLS_INSECURE,
+     .help = "skip TLS peer and host verification for https:// and s3:// (warns)"},
+};
+
+static const char *const meta_examples[] = {
+    "ringscan meta data.parquet",
+    "ringscan meta data.parquet --json | jq .row_groups[0]",
+    NULL};
+
+const cli_cmd cli_cmd_meta = {
+    .name = "meta",
+    .usage = "FILE [options]",
+    .purpose = "Prints a Parquet file's metadata: schema, row groups, column chunks (codec,\n"
+               "encodings, statistics as values of their type, page index and bloom filter\n"
+               "presence) and key-value metadata. Reads only the footer.",
+    .opts = meta_opts,
+    .nopts = sizeof meta_opts / sizeof meta_opts[0],
+    .examples = meta_examples,
+    .pos_min = 1,
+    .pos_max = 1,
+};
+
+typedef struct meta_args {
+    bool json;
+    ringscan_options o;
+} meta_args;
+
+/* Applies one parsed option of meta_opts to the meta_args ctx (cli/opts.h cli_apply_fn). */
+static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
+{
+    meta_args *a = ctx;
+    switch ((enum meta_opt_id)opt->id) {
+    case MO_JSON: a->json = true; break;
+    case MO_STORE: a->o.store = v->s; break;
+    case MO_FETCH_BUDGET: a->o.fetch_budget_bytes = v->i; break;
+    case MO_TLS_INSECURE: a->o.tls_insecure = true; break;
+    }
+    return 0;
+}
+
 int cmd_meta(int argc, char **argv)
 {
     const char *path = NULL;
-    bool json = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) json = true;
-        else if (!path && argv[i][0] != '-') path = argv[i];
-        else path = NULL, i = argc;
-    }
-    if (!path) {
-        fprintf(stderr, "usage: ringscan meta FILE [--json]\n");
-        return 2;
-    }
+    meta_args a = {0};
+    ringscan_options_init(&a.o);
+    int npos = 0;
+    int rc = cli_parse(&cli_cmd_meta, argc, argv, 1, apply_opt, &a, &path, &npos);
+    if (rc) return rc == CLI_HELP_SHOWN ? 0 : rc;
     ringscan_file *f = NULL;
     ringscan_error err;
-    if (ringscan_open(path, &f, &err)) {
+    if (ringscan_open_with(path, &a.o, &f, &err)) {
         fprintf(stderr, "ringscan: %s\n", err.message);
         return 1;
     }
-    if (json) print_json(f);
+    if (a.json) print_json(f);
     else print_text(path, f);
     ringscan_close(f);
     return 0; /* main() flushes cli_out() and turns a write error into status 1 */

@@ -2,7 +2,8 @@
  * prints its batches; --stats prints the counters and --explain the plan and the conjunct
  * order to stderr. `ringscan serve` runs the same scans from stdin lines. Both are clients of
  * ringscan.h alone (batches as Arrow arrays, cli/print.c and cli/checksum.c read them), so
- * every option here is one a host has too.
+ * every option here is one a host has too. The options are the scan_opts table, which the
+ * parser (cli/opts.c) reads and the help prints.
  * Exit status 0 on success, 1 for a bad file (message names file, offset and column) or a
  * failed write of the output (cli/sink.h; message names the output), 2 for bad usage; a
  * closed output pipe ends the scan quietly (status SINK_EXIT_PIPE). */
@@ -10,13 +11,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "cli/checksum.h"
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "cli/print.h"
 #include "cli/sink.h"
+#include "cli/table.h"
 #include "ringscan.h"
+
+/* --unordered's gain, measured (bench/RESULTS.md, thirteenth session) */
+#define UNORDERED_GAIN "2-9% faster, sf1 lineitem"
 
 enum {
     CLI_COLUMNS_MAX = 4096, /* columns one scan projects (the scan engine's limit) */
@@ -31,66 +38,114 @@ typedef struct scan_args {
     ringscan_options o;
 } scan_args;
 
-static int parse_enum(const char *v, const char *const *names, int n, int *out)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(v, names[i]) == 0) return *out = i, 0;
-    return -1;
-}
+enum scan_opt_id {
+    SO_COLUMNS, SO_WHERE, SO_LIMIT, SO_THREADS, SO_SPLIT_ROWS, SO_POLICY, SO_IO, SO_FORMAT,
+    SO_ORDERED, SO_EXPLAIN, SO_STATS, SO_STATS_JSON, SO_VERIFY, SO_NO_PAGE_INDEX, SO_NO_BLOOM,
+    SO_STORE, SO_FETCH_BUDGET, SO_TLS_INSECURE, SO_UNORDERED
+};
 
-static int parse_opt(scan_args *a, const char *s, const char *v)
+/* in the order of ringscan_policy, ringscan_io and print_format */
+static const char *const scan_policies[] = {"lazy", "eager", "adaptive", NULL};
+static const char *const scan_ios[] = {"auto", "uring", "pread", NULL};
+static const char *const scan_formats[] = {"table", "csv", "jsonl", "count", NULL};
+
+/* Every option `ringscan scan` (and each `serve` line) accepts; the help is printed from it. */
+static const cli_opt scan_opts[] = {
+    {"--columns", NULL, "a,b", CLI_TEXT, SO_COLUMNS, .dflt = "every column",
+     .help = "columns to print, in this order (spaces around names are ignored)"},
+    {"--where", NULL, "EXPR", CLI_TEXT, SO_WHERE, .dflt = "every row",
+     .help = "a filter: comparisons, IN, IS [NOT] NULL joined by AND/OR/NOT"},
+    {"--limit", NULL, "N", CLI_INT, SO_LIMIT, 0, INT64_MAX, .dflt = "no limit",
+     .help = "stop after N rows"},
+    {"--format", NULL, NULL, CLI_CHOICE, SO_FORMAT, .choices = scan_formats, .dflt = "table",
+     .help = "aligned table, RFC 4180 CSV, JSON lines, or rows and a checksum"},
+    {"--ordered", NULL, NULL, CLI_FLAG, SO_ORDERED,
+     .help = "rows in file order (the default, as DuckDB and pyarrow)"},
+    {"--unordered", NULL, NULL, CLI_FLAG, SO_UNORDERED,
+     .help = "rows as splits finish (" UNORDERED_GAIN ")"},
+    {"--threads", NULL, "N", CLI_INT, SO_THREADS, 1, CLI_THREADS_MAX, .dflt = "2",
+     .help = "executor cores (1..256)"},
+    {"--policy", NULL, NULL, CLI_CHOICE, SO_POLICY, .choices = scan_policies, .dflt = "adaptive",
+     .help = "when reads are submitted: as needed, all at once, or by the odds"},
+    {"--io", NULL, NULL, CLI_CHOICE, SO_IO, .choices = scan_ios, .dflt = "auto",
+     .help = "I/O backend (auto: io_uring where the kernel allows it, else pread)"},
+    {"--split-rows", NULL, "N", CLI_INT, SO_SPLIT_ROWS, 0, INT64_MAX, .dflt = "131072",
+     .help = "cut big row groups (with an offset index) into ~N rows; 0: never"},
+    {"--stats", NULL, NULL, CLI_FLAG, SO_STATS, .help = "print the scan's counters on stderr"},
+    {"--stats=json", NULL, NULL, CLI_FLAG, SO_STATS_JSON,
+     .help = "print the counters on stderr as one JSON object"},
+    {"--explain", NULL, NULL, CLI_FLAG, SO_EXPLAIN,
+     .help = "print the plan and the conjunct order on stderr"},
+    {"--verify-checksums", NULL, NULL, CLI_FLAG, SO_VERIFY,
+     .help = "check page CRCs (default off)"},
+    {"--no-page-index", NULL, NULL, CLI_FLAG, SO_NO_PAGE_INDEX,
+     .help = "do not prune pages with the column and offset indexes"},
+    {"--no-bloom", NULL, NULL, CLI_FLAG, SO_NO_BLOOM, .help = "do not read bloom filters"},
+    {"--store", NULL, "SPEC", CLI_TEXT, SO_STORE, .dflt = "the file itself",
+     .help = "read through a simulated object store: sim:ttfb=50ms,bw=500MB/s"},
+    {"--fetch-budget", NULL, "BYTES", CLI_BYTES, SO_FETCH_BUDGET, 0, INT64_MAX, .dflt = "256MiB",
+     .help = "bytes read ahead per scan (N, NKiB, NMiB, NGiB); 0: no read-ahead"},
+    {"--tls-insecure", NULL, NULL, CLI_FLAG, SO_TLS_INSECURE,
+     .help = "skip TLS peer and host verification for https:// and s3:// (warns)"},
+};
+
+static const char *const scan_examples[] = {
+    "ringscan scan data.parquet --limit 10",
+    "ringscan scan li.parquet --columns l_orderkey,l_shipmode --where \"l_quantity > 45\" --stats",
+    "ringscan scan data.parquet --format csv > data.csv",
+    NULL};
+
+const cli_cmd cli_cmd_scan = {
+    .name = "scan",
+    .usage = "FILE [options]",
+    .purpose = "Scans a Parquet file: projects the chosen columns, filters rows (pruning row\n"
+               "groups and pages with statistics, page indexes and bloom filters first) and\n"
+               "prints them.",
+    .opts = scan_opts,
+    .nopts = sizeof scan_opts / sizeof scan_opts[0],
+    .examples = scan_examples,
+    .pos_min = 1,
+    .pos_max = 1,
+};
+
+/* Applies one parsed option of scan_opts to the scan_args ctx (cli/opts.h cli_apply_fn). */
+static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
 {
-    static const char *const policies[] = {"lazy", "eager", "adaptive"}; /* ringscan_policy */
-    static const char *const ios[] = {"auto", "uring", "pread"};         /* ringscan_io */
-    static const char *const formats[] = {"table", "csv", "jsonl", "count"}; /* print_format */
-    int x = 0;
-    if (strcmp(s, "--columns") == 0) a->columns = v;
-    else if (strcmp(s, "--where") == 0) a->o.filter = v;
-    else if (strcmp(s, "--limit") == 0) {
-        a->o.limit = strtoll(v, NULL, 10);
-        if (a->o.limit < 0) a->o.limit = -1; /* any negative: no limit */
-    } else if (strcmp(s, "--threads") == 0) {
-        x = atoi(v);
-        a->o.threads = x < 1 ? 1 : x > CLI_THREADS_MAX ? CLI_THREADS_MAX : x;
-    } else if (strcmp(s, "--split-rows") == 0) {
-        char *end = NULL;
-        long long n = strtoll(v, &end, 10);
-        if (!*v || *end || n < 0) return -1;
-        a->o.split_rows = n == 0 ? -1 : n; /* 0: one split per row group */
-    } else if (strcmp(s, "--policy") == 0) {
-        if (parse_enum(v, policies, 3, &x)) return -1;
-        a->o.policy = (ringscan_policy)x;
-    } else if (strcmp(s, "--io") == 0) {
-        if (strcmp(v, "auto") == 0 || parse_enum(v, ios, 3, &x)) return -1;
-        a->o.io = (ringscan_io)x;
-    } else if (strcmp(s, "--format") == 0) {
-        if (parse_enum(v, formats, 4, &x)) return -1;
-        a->fmt = (print_format)x;
-    } else return -1;
+    scan_args *a = ctx;
+    switch ((enum scan_opt_id)opt->id) {
+    case SO_COLUMNS: a->columns = v->s; break;
+    case SO_WHERE: a->o.filter = v->s; break;
+    case SO_LIMIT: a->o.limit = v->i; break;
+    case SO_THREADS: a->o.threads = (int)v->i; break;
+    case SO_SPLIT_ROWS: a->o.split_rows = v->i == 0 ? -1 : v->i; break;
+    case SO_POLICY: a->o.policy = (ringscan_policy)v->i; break;
+    case SO_IO: a->o.io = (ringscan_io)v->i; break;
+    case SO_FORMAT: a->fmt = (print_format)v->i; break;
+    case SO_ORDERED: a->o.ordered = true; break;
+    case SO_UNORDERED: a->o.ordered = false; break;
+    case SO_EXPLAIN: a->o.explain = true; break;
+    case SO_STATS: a->stats = 1; break;
+    case SO_STATS_JSON: a->stats = 2; break;
+    case SO_VERIFY: a->o.verify_checksums = true; break;
+    case SO_NO_PAGE_INDEX: a->o.use_page_index = false; break;
+    case SO_NO_BLOOM: a->o.use_bloom = false; break;
+    case SO_STORE: a->o.store = v->s; break;
+    case SO_FETCH_BUDGET: a->o.fetch_budget_bytes = v->i; break;
+    case SO_TLS_INSECURE: a->o.tls_insecure = true; break;
+    }
     return 0;
 }
 
+/* argv[1 ..) into *a. 0, CLI_HELP_SHOWN, or CLI_EXIT_USAGE (printed). */
 static int parse_args(int argc, char **argv, scan_args *a)
 {
     memset(a, 0, sizeof *a);
     ringscan_options_init(&a->o);
+    a->o.ordered = true; /* file order unless --unordered (issue 25) */
     a->o.int96_raw = true; /* printed and summed from the stored bytes (cli/checksum.h) */
     a->fmt = PRINT_TABLE;
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        if (strcmp(s, "--verify-checksums") == 0) a->o.verify_checksums = true;
-        else if (strcmp(s, "--ordered") == 0) a->o.ordered = true;
-        else if (strcmp(s, "--explain") == 0) a->o.explain = true;
-        else if (strcmp(s, "--stats") == 0) a->stats = 1;
-        else if (strcmp(s, "--stats=json") == 0) a->stats = 2;
-        else if (strcmp(s, "--no-page-index") == 0) a->o.use_page_index = false;
-        else if (strcmp(s, "--no-bloom") == 0) a->o.use_bloom = false;
-        else if (s[0] == '-' && s[1] == '-' && i + 1 < argc) {
-            if (parse_opt(a, s, argv[++i])) return -1;
-        } else if (s[0] != '-' && !a->path) a->path = s;
-        else return -1;
-    }
-    return a->path ? 0 : -1;
+    int npos = 0;
+    return cli_parse(&cli_cmd_scan, argc, argv, 1, apply_opt, a, &a->path, &npos);
 }
 
 /* "PATH: message" into err (the CLI's own errors, in the library's form); returns rc. */
@@ -101,9 +156,80 @@ static int cli_err(ringscan_error *err, const char *path, int rc, const char *ms
     return rc;
 }
 
+enum { SUGGEST_NAMES_MAX = 3 }; /* nearest column names a message offers */
+
+/* ", did you mean a, b" candidates: up to SUGGEST_NAMES_MAX of f's column names nearest to
+ * name (a different case alone counts as distance 1), nearest first, into buf (empty when none
+ * is close: cli_nearest's bound). */
+static void suggest_columns(const ringscan_file *f, const char *name, char *buf, size_t cap)
+{
+    size_t len = strlen(name), limit = 1 + len / 4;
+    if (limit >= len) limit = len ? len - 1 : 0;
+    const char *best[SUGGEST_NAMES_MAX];
+    size_t dist[SUGGEST_NAMES_MAX];
+    int n = 0;
+    for (int c = 0, nc = ringscan_file_columns(f); c < nc; c++) {
+        ringscan_column_info ci;
+        if (ringscan_file_column(f, c, &ci)) continue;
+        size_t d = strcasecmp(ci.name, name) == 0 ? 1 : cli_edit_distance(name, ci.name);
+        if (d > limit || (n == SUGGEST_NAMES_MAX && d >= dist[n - 1])) continue;
+        int at = n < SUGGEST_NAMES_MAX ? n++ : n - 1; /* insertion keeps best[] sorted */
+        for (; at > 0 && dist[at - 1] > d; at--) best[at] = best[at - 1], dist[at] = dist[at - 1];
+        best[at] = ci.name, dist[at] = d;
+    }
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < n && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? ", " : " (did you mean ",
+                                 best[i]);
+    if (n && used < cap) snprintf(buf + used, cap - used, "?)");
+}
+
+/* True when f has a column named name exactly (as ringscan_scan_start looks it up). */
+static bool has_column(const ringscan_file *f, const char *name)
+{
+    for (int c = 0, n = ringscan_file_columns(f); c < n; c++) {
+        ringscan_column_info ci;
+        if (ringscan_file_column(f, c, &ci) == 0 && strcmp(ci.name, name) == 0) return true;
+    }
+    return false;
+}
+
+/* t with the spaces and tabs around it cut (in place). */
+static char *trim(char *t)
+{
+    while (*t == ' ' || *t == '\t') t++;
+    size_t n = strlen(t);
+    while (n && (t[n - 1] == ' ' || t[n - 1] == '\t')) t[--n] = 0;
+    return t;
+}
+
+/* One name of the --columns list into names[*n]: refused when empty, missing from f (with the
+ * nearest names) or over CLI_COLUMNS_MAX. 0 or a status with err filled. */
+static int add_column(const ringscan_file *f, const char *path, const char *list, char *t,
+                      const char **names, int *n, ringscan_error *err)
+{
+    char msg[700], near[400];
+    if (!*t) {
+        snprintf(msg, sizeof msg, "--columns: an empty name in '%.256s'", list);
+        return cli_err(err, path, RINGSCAN_EFORMAT, msg);
+    }
+    if (!has_column(f, t)) {
+        suggest_columns(f, t, near, sizeof near);
+        snprintf(msg, sizeof msg, "no column named '%.256s'%s", t, near);
+        return cli_err(err, path, RINGSCAN_EFORMAT, msg);
+    }
+    if (*n >= CLI_COLUMNS_MAX) {
+        snprintf(msg, sizeof msg, "--columns: more than %d names", CLI_COLUMNS_MAX);
+        return cli_err(err, path, RINGSCAN_ELIMIT, msg);
+    }
+    names[(*n)++] = t;
+    return 0;
+}
+
 /* The --columns list (NULL: every column, at most CLI_COLUMNS_MAX) as names[0 .. *n) into
- * the options; *copy holds the names' storage (free). Names the file lacks are left to
- * ringscan_scan_start, which reports them. 0 or a status with err filled. */
+ * the options; *copy holds the names' storage (free). Each name is trimmed of the spaces
+ * around it; an empty name or one the file lacks is an error. 0 or a status with err filled. */
 static int pick_columns(const ringscan_file *f, const char *path, const char *list,
                         const char **names, char **copy, ringscan_options *o, ringscan_error *err)
 {
@@ -116,21 +242,34 @@ static int pick_columns(const ringscan_file *f, const char *path, const char *li
             names[n] = c.name;
         }
     } else {
-        char *save = NULL;
         if (!(*copy = strdup(list))) return cli_err(err, path, -ENOMEM, NULL);
-        for (char *t = strtok_r(*copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            if (n >= CLI_COLUMNS_MAX) {
-                char msg[300];
-                snprintf(msg, sizeof msg, "no column named '%.256s'", t);
-                return cli_err(err, path, RINGSCAN_EFORMAT, msg);
-            }
-            names[n++] = t;
+        for (char *t = *copy, *next; t; t = next) { /* strsep-like: keeps empty names */
+            next = strchr(t, ',');
+            if (next) *next++ = 0;
+            int rc = add_column(f, path, list, trim(t), names, &n, err);
+            if (rc) return rc;
         }
-        if (n == 0) return cli_err(err, path, RINGSCAN_EFORMAT, "no columns chosen");
     }
     o->columns = names;
     o->ncolumns = n;
     return 0;
+}
+
+/* A filter's "unknown column 'x' at character N" message gets the nearest names of f. */
+static void suggest_for_filter(const ringscan_file *f, ringscan_error *err)
+{
+    const char *tag = "unknown column '", *p = strstr(err->message, tag);
+    if (!f || !p) return;
+    p += strlen(tag);
+    const char *q = strchr(p, '\'');
+    char name[CLI_SUGGEST_MAX + 1], near[400];
+    if (!q || (size_t)(q - p) > CLI_SUGGEST_MAX) return;
+    memcpy(name, p, (size_t)(q - p));
+    name[q - p] = 0;
+    suggest_columns(f, name, near, sizeof near);
+    size_t len = strlen(err->message);
+    if (near[0] && len + strlen(near) < sizeof err->message)
+        memcpy(err->message + len, near, strlen(near) + 1);
 }
 
 void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
@@ -143,13 +282,14 @@ void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
                              "\"splits\":%lld,\"pages_dict_evaluated\":%lld,"
                              "\"pages_sel_evaluated\":%lld,"
                              "\"bytes_decompressed\":%lld,\"steals\":%lld,\"reads_lent\":%lld,"
-                             "\"io_backend\":\"%s\"}\n"
+                             "\"store_requests\":%llu,\"store_bytes\":%llu,\"io_backend\":\"%s\"}\n"
                            : "reads %llu, bytes_read %llu, bytes_used %llu, bytes_wasted %llu, "
                              "cancelled_reads %llu, row_groups %lld (pruned %lld), pages %lld "
                              "(pruned %lld), rows_scanned %lld, rows_out %lld, splits_all_false "
                              "%lld, plan_reads %llu, splits %lld, pages_dict_evaluated %lld, "
                              "pages_sel_evaluated %lld, "
-                             "bytes_decompressed %lld, steals %lld, reads_lent %lld, io %s\n";
+                             "bytes_decompressed %lld, steals %lld, reads_lent %lld, "
+                             "store_requests %llu, store_bytes %llu, io %s\n";
     fprintf(out, fmt, (unsigned long long)st->reads, (unsigned long long)st->bytes_read,
             (unsigned long long)st->bytes_used, (unsigned long long)st->bytes_wasted,
             (unsigned long long)st->cancelled_reads, (long long)st->row_groups_total,
@@ -158,7 +298,9 @@ void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
             (long long)st->splits_all_false, (unsigned long long)st->plan_reads,
             (long long)st->splits, (long long)st->pages_dict_evaluated,
             (long long)st->pages_sel_evaluated, (long long)st->bytes_decompressed,
-            (long long)st->steals, (long long)st->reads_lent, st->io_backend);
+            (long long)st->steals, (long long)st->reads_lent,
+            (unsigned long long)st->store_requests, (unsigned long long)st->store_bytes,
+            st->io_backend);
 }
 
 /* The Parquet column a batch column comes from: the first of its name, as the scan picks. */
@@ -263,17 +405,34 @@ static int drain_count(const ringscan_file *f, const char *path, ringscan_scan *
     return rc;
 }
 
+/* --format table: every batch through cli/table.c. As print_batches. */
+static int print_table_batches(ringscan_scan *sc, const scan_args *a, const print_col *cols, int n,
+                               ringscan_error *err)
+{
+    cli_sink *out = cli_out();
+    print_table *t = table_new(cols, n);
+    if (!t) return cli_err(err, a->path, -ENOMEM, NULL);
+    struct ArrowArray b;
+    int rc;
+    while ((rc = ringscan_scan_next(sc, &b, err)) == 1) {
+        int wrc = table_add(t, out, &b);
+        b.release(&b);
+        if (wrc == -ENOMEM && !out->err) rc = cli_err(err, a->path, -ENOMEM, NULL);
+        if (wrc) break; /* the output failed: stop; the caller frees the scan */
+    }
+    if (rc == 0) rc = table_end(t, out);
+    table_free(t);
+    return rc == 1 ? out->err : rc;
+}
+
 /* Prints each batch (header line first unless jsonl). 0, a scan error (err filled), or the
  * sink's write error (err untouched). */
 static int print_batches(ringscan_scan *sc, const scan_args *a, const print_col *cols, int n,
                          ringscan_error *err)
 {
+    if (a->fmt == PRINT_TABLE) return print_table_batches(sc, a, cols, n, err);
     cli_sink *out = cli_out();
-    if (a->fmt != PRINT_JSONL) {
-        for (int i = 0; i < n; i++)
-            sink_printf(out, "%s%s", i ? (a->fmt == PRINT_TABLE ? " | " : ",") : "", cols[i].name);
-        sink_putc(out, '\n');
-    }
+    if (print_header(out, a->fmt, cols, n)) return out->err;
     struct ArrowArray b;
     int rc;
     while ((rc = ringscan_scan_next(sc, &b, err)) == 1) {
@@ -307,33 +466,48 @@ static int drain(const ringscan_file *f, ringscan_scan *sc, const scan_args *a, 
     return rc;
 }
 
+/* Under a filter error (RINGSCAN_EPARSE, whose "(offset N)" is the 1-based character of the
+ * filter text where it went wrong), the filter and a caret under that character, on stderr:
+ *     i32 > AND
+ *           ^
+ * Control characters print as spaces, so the caret stays under its place; the indent is the
+ * display width of what comes before it (cli/table.h). Nothing when the offset is missing or
+ * past the end (the end itself gets the caret after the last character). */
+static void show_filter_place(const char *filter, const char *msg)
+{
+    const char *p = filter ? strstr(msg, "(offset ") : NULL;
+    long long at = 0;
+    size_t n = filter ? strlen(filter) : 0;
+    if (!p || sscanf(p, "(offset %lld)", &at) != 1 || at < 1 || (size_t)at > n + 1) return;
+    fputs("    ", stderr);
+    for (size_t i = 0; i < n; i++) fputc((unsigned char)filter[i] < 0x20 ? ' ' : filter[i], stderr);
+    fprintf(stderr, "\n    %*s^\n", (int)table_display_width(filter, (size_t)at - 1), "");
+}
+
 /* One scan as `ringscan scan` runs it; count results land in *rows and *checksum (keep: the
  * batches are kept there instead, for keep_checksum). */
 static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, bool *counted,
                      batch_keep *keep)
 {
     scan_args a;
-    if (parse_args(argc, argv, &a)) {
-        fprintf(stderr, "usage: ringscan scan FILE [--columns a,b] [--where EXPR] [--limit N] "
-                        "[--policy lazy|eager|adaptive] [--threads N] [--io uring|pread] "
-                        "[--ordered] [--format table|csv|jsonl|count] [--stats[=json]] [--explain] "
-                        "[--verify-checksums] [--no-page-index] [--no-bloom] [--split-rows N]\n");
-        return 2;
-    }
+    int prc = parse_args(argc, argv, &a);
+    if (prc == CLI_HELP_SHOWN) return 0;
+    if (prc) return prc;
     *counted = a.fmt == PRINT_COUNT;
     ringscan_error err = {0};
     ringscan_file *f = NULL;
     ringscan_scan *sc = NULL;
     static const char *names[CLI_COLUMNS_MAX];
     char *copy = NULL;
-    int rc = ringscan_open(a.path, &f, &err);
+    int rc = ringscan_open_with(a.path, &a.o, &f, &err);
     if (rc == 0) rc = pick_columns(f, a.path, a.columns, names, &copy, &a.o, &err);
-    if (rc == 0) rc = ringscan_scan_start(f, &a.o, &sc, &err);
+    if (rc == 0 && (rc = ringscan_scan_start(f, &a.o, &sc, &err)) != 0) suggest_for_filter(f, &err);
     if (rc == 0) rc = drain(f, sc, &a, rows, checksum, keep, &err);
     /* rows before any message on stderr; a write error is the output's, reported by the
      * caller (sink_exit_status) and not as the input file's */
     bool out_failed = sink_flush(cli_out()) != 0;
     if (rc < 0 && !out_failed) fprintf(stderr, "ringscan: %s\n", err.message);
+    if (rc == RINGSCAN_EPARSE && !out_failed) show_filter_place(a.o.filter, err.message);
     if (sc && a.o.explain) fputs(ringscan_scan_explain(sc), stderr);
     if (sc && a.stats) {
         ringscan_stats st;
@@ -373,10 +547,24 @@ static double now_s(clockid_t c)
  * kept and checksummed after the timer stops, as the peers' workers checksum their result
  * table after theirs. A warm process, as the peers' benchmark workers are (bench/compare).
  * Ends at end of input. */
+static const char *const serve_examples[] = {
+    "printf 'data.parquet\\t--where\\tx > 5\\n' | ringscan serve", NULL};
+
+const cli_cmd cli_cmd_serve = {
+    .name = "serve",
+    .usage = "",
+    .purpose = "Runs one scan per line of standard input (the arguments of `ringscan scan`,\n"
+               "tab-separated, --format count) in one warm process, and answers each with one\n"
+               "JSON line: {\"rc\", \"rows\", \"checksum\", \"secs\", \"cpu\"}. Ends at end of\n"
+               "input.",
+    .examples = serve_examples,
+};
+
 int cmd_serve(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    int npos = 0;
+    int prc = cli_parse(&cli_cmd_serve, argc, argv, 1, NULL, NULL, NULL, &npos);
+    if (prc) return prc == CLI_HELP_SHOWN ? 0 : prc;
     static char line[SERVE_LINE_MAX];
     while (fgets(line, sizeof line, stdin)) {
         size_t len = strlen(line);

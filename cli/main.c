@@ -12,24 +12,78 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* The commands, in the order the help lists them; each one's options and help are its
+ * cli_cmd table (cli/opts.h), beside its parser. */
 static const struct {
-    const char *name;
+    const cli_cmd *cmd;
     int (*run)(int argc, char **argv);
-    const char *help;
+    const char *summary;
 } commands[] = {
-    {"bench", cmd_bench, "[--sf N] [--shapes ...] [--policies ...] [--json F] | runtime: benchmarks"},
-    {"gen", cmd_gen, "lineitem --sf N -o FILE [...] | demo-types -o FILE: write test data"},
-    {"meta", cmd_meta, "FILE [--json]: schema, row groups, chunks, statistics, indexes"},
-    {"scan", cmd_scan, "FILE [--columns a,b] [--format table|csv|jsonl] [--limit N]"},
-    {"serve", cmd_serve, "one scan per stdin line (scan arguments, tab-separated): JSON lines"},
-    {"version", cmd_version, "print the version"},
+    {&cli_cmd_scan, cmd_scan, "scan a Parquet file: columns, a filter, a limit; table, CSV, JSON"},
+    {&cli_cmd_meta, cmd_meta, "print a file's metadata: schema, row groups, chunks, statistics"},
+    {&cli_cmd_gen, cmd_gen, "write test data: TPC-H lineitem at a scale factor, or every type"},
+    {&cli_cmd_bench, cmd_bench, "benchmark scans of generated data under each read policy"},
+    {&cli_cmd_serve, cmd_serve, "run one scan per stdin line, answer each with a JSON line"},
+    {&cli_cmd_version, cmd_version, "print the version"},
 };
+enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 
-static void usage(void)
+/* The top-level help (`ringscan --help`) to out. */
+static void top_help(FILE *out)
 {
-    fprintf(stderr, "usage: ringscan COMMAND [ARGS]\ncommands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(stderr, "  %-10s %s\n", commands[i].name, commands[i].help);
+    fprintf(out,
+            "ringscan %s: a Parquet scan runtime (io_uring, coroutines, pruning by statistics,\n"
+            "page indexes and bloom filters).\n\nusage: ringscan COMMAND [ARGS]\n\ncommands:\n",
+            RINGSCAN_CLI_VERSION);
+    for (int i = 0; i < NCOMMANDS; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].cmd->name, commands[i].summary);
+    fprintf(out, "  %-10s %s\n", "help", "`ringscan help COMMAND` (or COMMAND --help): options");
+    fprintf(out, "\noptions: -h, --help (this text), -V, --version (the version)\n"
+                 "\nexamples:\n"
+                 "  ringscan gen lineitem --sf 0.1 -o lineitem.parquet\n"
+                 "  ringscan scan lineitem.parquet --where \"l_quantity > 45\" --limit 5 --stats\n"
+                 "  ringscan meta lineitem.parquet\n");
+}
+
+/* The command named name, or -1 after printing the error (with the nearest name) on stderr. */
+static int find_command(const char *name)
+{
+    const char *names[NCOMMANDS + 1];
+    for (int i = 0; i < NCOMMANDS; i++) {
+        names[i] = commands[i].cmd->name;
+        if (strcmp(name, names[i]) == 0) return i;
+    }
+    names[NCOMMANDS] = "help";
+    int at = cli_nearest(name, names, NCOMMANDS + 1);
+    if (at >= 0)
+        fprintf(stderr, "ringscan: unknown command '%s' (did you mean %s?)\n", name, names[at]);
+    else fprintf(stderr, "ringscan: unknown command '%s'\n", name);
+    fprintf(stderr, "ringscan --help lists the commands\n");
+    return -1;
+}
+
+/* `ringscan help [COMMAND]` (and `help bench runtime`): the top help or one command's, on
+ * stdout; 0, or 2 for an unknown command or more than one argument. */
+static int cmd_help(int argc, char **argv)
+{
+    if (argc < 2) {
+        top_help(stdout);
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[1], "bench") == 0 && strcmp(argv[2], "runtime") == 0) {
+        cli_help(&cli_cmd_bench_runtime);
+        return 0;
+    }
+    if (argc > 2) {
+        fprintf(stderr, "ringscan: help: one command at a time (got '%s' after '%s')\n", argv[2],
+                argv[1]);
+        return CLI_EXIT_USAGE;
+    }
+    int i = find_command(argv[1]);
+    if (i < 0) return CLI_EXIT_USAGE;
+    cli_help(commands[i].cmd);
+    if (commands[i].cmd == &cli_cmd_bench) cli_bench_help_tail();
+    return 0;
 }
 
 /* Address space mapped up front for mimalloc's arena (committed, so its pages are not
@@ -93,21 +147,37 @@ int main(int argc, char **argv)
      * instead of dying mid-scan; it still exits quietly (cli/sink.c invariant 5) */
     signal(SIGPIPE, SIG_IGN);
     if (argc < 2) {
-        usage();
-        return 2;
+        top_help(stderr);
+        return CLI_EXIT_USAGE;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
-            return finish_output(commands[i].run(argc - 1, argv + 1));
-    fprintf(stderr, "ringscan: unknown command '%s'\n", argv[1]);
-    usage();
-    return 2;
+    const char *a = argv[1];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "help") == 0)
+        return finish_output(cmd_help(argc - 1, argv + 1));
+    if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0)
+        return finish_output(cmd_version(1, argv + 1));
+    if (a[0] == '-') {
+        fprintf(stderr, "ringscan: unknown option '%s' before the command\n"
+                        "ringscan --help lists the commands\n", a);
+        return CLI_EXIT_USAGE;
+    }
+    int i = find_command(a);
+    return i < 0 ? CLI_EXIT_USAGE : finish_output(commands[i].run(argc - 1, argv + 1));
 }
+
+static const char *const version_examples[] = {"ringscan version", "ringscan --version", NULL};
+
+const cli_cmd cli_cmd_version = {
+    .name = "version",
+    .usage = "",
+    .purpose = "Prints the version (also: ringscan --version).",
+    .examples = version_examples,
+};
 
 int cmd_version(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    sink_puts(cli_out(), "ringscan 0.1.0\n");
+    int npos = 0;
+    int rc = cli_parse(&cli_cmd_version, argc, argv, 1, NULL, NULL, NULL, &npos);
+    if (rc) return rc == CLI_HELP_SHOWN ? 0 : rc;
+    sink_puts(cli_out(), "ringscan " RINGSCAN_CLI_VERSION "\n");
     return 0; /* main() checks the write */
 }

@@ -1,7 +1,7 @@
 /* cli/print.c: text forms of scan batches (the Arrow arrays of ringscan.h) for `ringscan scan
- * --format jsonl|csv|table`. Each column's kind comes from its Arrow format (print_col_init);
- * the Parquet types behind it (INT96 as timestamp[ns], decimals as decimal128, INT8/INT16 and
- * their unsigned forms narrowed) are the library's conversions (scan/arrow.c).
+ * --format jsonl|csv` and the values the table (cli/table.c) lays out. Each column's kind
+ * comes from its Arrow format (print_col_init); the Parquet types behind it (INT96 as
+ * timestamp[ns], decimals as decimal128, INT8/INT16 and their unsigned forms narrowed) are the library's conversions (scan/arrow.c).
  *
  * The jsonl rules (shared with tests/conformance/gen_expected.py, which writes pyarrow's
  * answers in the same form): integers exact; floats as the shortest text that reads back to
@@ -10,6 +10,13 @@
  * "-Infinity"; strings as JSON strings; other binary and non-decimal fixed-length values as
  * base64; decimals as exact decimal strings; dates "YYYY-MM-DD"; times and timestamps ISO-8601
  * with the unit's fraction digits (3, 6, 9), "Z" when UTC-adjusted; null as null.
+ *
+ * CSV (RFC 4180, read back by pyarrow.csv and DuckDB in tests/cli/csv_rfc4180.sh): the values'
+ * text as in jsonl without JSON quoting; a header line of the column names; a field holding a
+ * comma, quote, CR or LF, or starting or ending with a space or tab, is quoted with its inner
+ * quotes doubled; a null is an empty unquoted field and an empty string is "". Lines end in LF
+ * (which both readers accept, as RFC 4180's CRLF). NaN and the infinities are quoted as in
+ * jsonl, which a CSV reader takes as the text NaN, Infinity, -Infinity.
  *
  * Everything is written to a cli_sink (cli/sink.h), whose write error is sticky: the
  * printers append without checking each byte, and print_rows reports the error per row. */
@@ -190,7 +197,33 @@ static void print_json_string(cli_sink *f, const uint8_t *p, int64_t n)
     sink_putc(f, '"');
 }
 
-static void print_base64(cli_sink *f, const uint8_t *p, int64_t n, bool quoted)
+/* A CSV field per RFC 4180: quoted when it holds a comma, a quote, CR or LF, starts or ends
+ * with a space or tab, or is empty (so an empty string reads back as "" and never as the
+ * empty unquoted field of a null); inner quotes doubled. */
+static void print_csv_field(cli_sink *f, const uint8_t *p, int64_t n)
+{
+    bool quote = n == 0 || p[0] == ' ' || p[0] == '\t' || p[n - 1] == ' ' || p[n - 1] == '\t';
+    for (int64_t i = 0; i < n && !quote; i++)
+        quote = p[i] == ',' || p[i] == '"' || p[i] == '\r' || p[i] == '\n';
+    if (!quote) {
+        sink_write(f, p, (size_t)n);
+        return;
+    }
+    if (n == 0) { /* p may be NULL: no pointer arithmetic on it */
+        sink_puts(f, "\"\"");
+        return;
+    }
+    sink_putc(f, '"');
+    for (int64_t i = 0, run = 0; i <= n; i++) { /* runs up to each quote, written at once */
+        if (i < n && p[i] != '"') continue;
+        sink_write(f, p + run, (size_t)(i - run));
+        if (i < n) sink_puts(f, "\"\"");
+        run = i + 1;
+    }
+    sink_putc(f, '"');
+}
+
+void print_base64(cli_sink *f, const uint8_t *p, int64_t n, bool quoted)
 {
     static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     if (quoted) sink_putc(f, '"');
@@ -278,10 +311,13 @@ static void print_temporal(cli_sink *f, const print_col *c, int64_t v, bool json
     if (json) sink_putc(f, '"');
 }
 
-static void print_bytes(cli_sink *f, const print_col *c, const uint8_t *p, int64_t n, bool json)
+/* A string or binary value: JSON-quoted (json), CSV-quoted where needed (csv), or raw. */
+static void print_bytes(cli_sink *f, const print_col *c, const uint8_t *p, int64_t n, bool json,
+                        bool csv)
 {
     if (c->kind != PK_STRING) print_base64(f, p, n, json);
     else if (json) print_json_string(f, p, n);
+    else if (csv) print_csv_field(f, p, n);
     else sink_write(f, p, (size_t)n);
 }
 
@@ -314,8 +350,11 @@ static void print_float_at(cli_sink *f, const uint8_t *p, int width)
     }
 }
 
-void print_value(cli_sink *f, const print_col *c, const struct ArrowArray *a, int64_t row, bool json)
+/* One value in the form of fmt (PRINT_JSONL: JSON; PRINT_CSV: a CSV field; else raw). */
+static void print_value_as(cli_sink *f, const print_col *c, const struct ArrowArray *a, int64_t row,
+                           print_format fmt)
 {
+    bool json = fmt == PRINT_JSONL, csv = fmt == PRINT_CSV;
     assert(row >= 0 && row < a->length);
     int64_t i = a->offset + row;
     const uint8_t *valid = a->buffers[0], *p = a->buffers[1];
@@ -337,7 +376,7 @@ void print_value(cli_sink *f, const print_col *c, const struct ArrowArray *a, in
         print_quoted_decimal(f, v, c->scale, json);
         return;
     }
-    case PK_FIXED: print_bytes(f, c, p + i * c->width, c->width, json); return;
+    case PK_FIXED: print_bytes(f, c, p + i * c->width, c->width, json, csv); return;
     case PK_INT96: print_int96(f, p + i * 12, json); return;
     case PK_STRING:
     case PK_BINARY: {
@@ -345,10 +384,51 @@ void print_value(cli_sink *f, const print_col *c, const struct ArrowArray *a, in
         int64_t n = off[i + 1] - off[i];
         const uint8_t *data = a->buffers[2];
         /* an all-empty batch may have data == NULL: form no NULL + 0 */
-        print_bytes(f, c, n ? data + off[i] : NULL, n, json);
+        print_bytes(f, c, n ? data + off[i] : NULL, n, json, csv);
         return;
     }
     }
+}
+
+bool print_is_null(const struct ArrowArray *a, int64_t row)
+{
+    assert(row >= 0 && row < a->length);
+    int64_t i = a->offset + row;
+    const uint8_t *valid = a->buffers[0];
+    return a->null_count != 0 && valid && !((valid[i >> 3] >> (i & 7)) & 1);
+}
+
+int64_t print_value_bytes(const print_col *c, const struct ArrowArray *a, int64_t row, const uint8_t **p)
+{
+    assert(row >= 0 && row < a->length);
+    assert(c->kind == PK_STRING || c->kind == PK_BINARY || c->kind == PK_FIXED);
+    int64_t i = a->offset + row;
+    const uint8_t *b = a->buffers[1];
+    if (c->kind == PK_FIXED) {
+        *p = b + i * c->width;
+        return c->width;
+    }
+    const int32_t *off = (const int32_t *)(const void *)b;
+    int64_t n = off[i + 1] - off[i];
+    *p = n ? (const uint8_t *)a->buffers[2] + off[i] : NULL;
+    return n;
+}
+
+void print_value(cli_sink *f, const print_col *c, const struct ArrowArray *a, int64_t row, bool json)
+{
+    print_value_as(f, c, a, row, json ? PRINT_JSONL : PRINT_TABLE);
+}
+
+int print_header(cli_sink *f, print_format fmt, const print_col *cols, int n)
+{
+    if (fmt == PRINT_JSONL || fmt == PRINT_COUNT) return f->err;
+    for (int i = 0; i < n; i++) {
+        if (i) sink_puts(f, fmt == PRINT_TABLE ? " | " : ",");
+        const uint8_t *name = (const uint8_t *)cols[i].name;
+        if (fmt == PRINT_CSV) print_csv_field(f, name, (int64_t)strlen(cols[i].name));
+        else sink_puts(f, cols[i].name);
+    }
+    return sink_putc(f, '\n');
 }
 
 int print_rows(cli_sink *f, print_format fmt, const print_col *cols, const struct ArrowArray *batch)
@@ -361,7 +441,7 @@ int print_rows(cli_sink *f, print_format fmt, const print_col *cols, const struc
                 print_json_string(f, (const uint8_t *)cols[i].name, (int64_t)strlen(cols[i].name));
                 sink_putc(f, ':');
             }
-            print_value(f, &cols[i], batch->children[i], r, fmt == PRINT_JSONL);
+            print_value_as(f, &cols[i], batch->children[i], r, fmt);
         }
         if (sink_puts(f, fmt == PRINT_JSONL ? "}\n" : "\n")) break; /* sticky: stop early */
     }

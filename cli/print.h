@@ -45,6 +45,16 @@ int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96);
 void print_float(cli_sink *f, double d, int width);
 /* One value of row `row` of array a (column c); json selects JSON quoting and null. */
 void print_value(cli_sink *f, const print_col *c, const struct ArrowArray *a, int64_t row, bool json);
+/* True when row `row` of a is null. */
+bool print_is_null(const struct ArrowArray *a, int64_t row);
+/* The bytes of row `row` of a string, binary or fixed-size binary column c (not null):
+ * returns their length, *p their start (NULL when the length is 0). */
+int64_t print_value_bytes(const print_col *c, const struct ArrowArray *a, int64_t row, const uint8_t **p);
+/* p[0 .. n) as base64 (in JSON quotes when quoted). */
+void print_base64(cli_sink *f, const uint8_t *p, int64_t n, bool quoted);
+/* The header line of fmt (table: names joined by " | "; CSV: RFC 4180 fields; jsonl and
+ * count: nothing). 0 or f's write error. */
+int print_header(cli_sink *f, print_format fmt, const print_col *cols, int n);
 /* Every row of a struct batch (one child per column of cols), one line per row. 0, or f's
  * write error (negative errno; printing stopped at the row it hit). */
 int print_rows(cli_sink *f, print_format fmt, const print_col *cols, const struct ArrowArray *batch);

@@ -35,7 +35,7 @@ check 'grep -q "<svg .*width=\"${w}pt\" height=\"${h}pt\"" "$dir/c.svg" && grep 
 "$R" bench --data "$dir" --sf 0.01 --rounds 1 --chart "$dir/c.jpg" >/dev/null 2>"$dir/err.txt"
 rc=$?
 check '[ $rc -eq 2 ]' "bench --chart c.jpg exit $rc, not 2"
-check 'grep -q -- "--chart .*c.jpg" "$dir/err.txt"' "the usage error does not name --chart: $(head -n 1 "$dir/err.txt")"
+check 'grep -q -- "--chart: .*c.jpg.* is neither FILE.png nor FILE.svg" "$dir/err.txt"' "the usage error does not name --chart: $(head -n 1 "$dir/err.txt")"
 check '[ ! -e "$dir/c.jpg" ]' "c.jpg was written"
 
 summary bench_chart

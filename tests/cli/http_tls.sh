@@ -46,6 +46,10 @@ scan_same "CA bundle t2" "$li" "$u" --columns l_orderkey,l_comment --where "l_qu
 meta_same "CA bundle meta" "$li" "$u"
 check '[ "$(nginx_requests "$dir/ng" " /lineitem.parquet HTTP/")" -ge 1 ]' "nginx logged no request for the file"
 echo "http_tls: protocols seen by nginx: $(grep -v __ready "$dir/ng/access.log" | grep -oE 'HTTP/[0-9.]+"' | sort | uniq -c | tr '\n' ' ')"
+# nginx offers HTTP/2 over TLS (listen ssl http2): every request of ringscan's used it
+check '! grep -v __ready "$dir/ng/access.log" | grep -qE " /lineitem.parquet HTTP/1"' \
+    "a request went over HTTP/1 where the server offers HTTP/2"
+check 'grep -qE " /lineitem.parquet HTTP/2.0" "$dir/ng/access.log"' "no request went over HTTP/2"
 
 # 4. host verification
 scan_fails "host mismatch" 60 "localhost:$NGINX_PORT/lineitem.parquet" "certificate|host" -- scan "https://localhost:$NGINX_PORT/lineitem.parquet" --format csv

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# tests/cli/usage_errors.sh: what a mistyped command line is told (issue 25): an unknown
+# option, value, command or data set is named with the nearest valid one; an unknown column
+# (in --columns or --where) gets the nearest column names; --columns "a, b" ignores the spaces
+# around names; an empty name is refused; a filter error shows a caret under its place; the
+# file's path is printed once in an error.
+# Exact messages; usage errors exit 2, errors about the file exit 1.
+# Run by tests/run.sh with $RINGSCAN = the binary and cwd = the project root.
+# Last line: "usage_errors: N passed, N failed".
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+# fails_with STATUS MESSAGE CMD...: that exit status, first stderr line MESSAGE, no stdout
+fails_with() {
+    local want_rc=$1 want=$2; shift 2
+    "$@" >"$dir/out" 2>"$dir/err"; local rc=$?
+    local got; got=$(head -n1 "$dir/err")
+    if [ "$rc" -ne "$want_rc" ]; then bad "$*: exit $rc, want $want_rc ($got)"
+    elif [ "$got" != "$want" ]; then bad "$*: stderr '$got', want '$want'"
+    elif [ -s "$dir/out" ]; then bad "$*: wrote to stdout: $(head -c 200 "$dir/out")"
+    else ok; fi
+}
+f=$dir/d.parquet
+"$R" gen demo-types --rows 20 -o "$f" >/dev/null || bad "gen"
+S="ringscan: scan:"
+fails_with 2 "$S unknown option '--colums' (did you mean --columns?)" "$R" scan "$f" --colums i32
+fails_with 2 "$S unknown option '--limt' (did you mean --limit?)" "$R" scan "$f" --limt 3
+fails_with 2 "$S unknown option '--frobnicate'" "$R" scan "$f" --frobnicate
+fails_with 2 "$S unknown option '-x'" "$R" scan "$f" -x
+fails_with 2 "$S --format: unknown value 'jsonn' (did you mean jsonl?); one of table, csv, jsonl, count" \
+    "$R" scan "$f" --format jsonn
+fails_with 2 "$S --format: unknown value 'xml'; one of table, csv, jsonl, count" "$R" scan "$f" --format xml
+fails_with 2 "$S --policy: unknown value 'eagr' (did you mean eager?); one of lazy, eager, adaptive" \
+    "$R" scan "$f" --policy eagr
+fails_with 2 "$S --ordered takes no value (got 'yes')" "$R" scan "$f" --ordered=yes
+fails_with 2 "$S unexpected argument 'extra'" "$R" scan "$f" extra
+fails_with 2 "$S missing FILE [options]" "$R" scan
+# the second line of a usage error points at the help
+"$R" scan "$f" --colums i32 2>"$dir/err"
+check '[ "$(sed -n 2p "$dir/err")" = "usage: ringscan scan FILE [options] (ringscan scan --help lists the options)" ]' \
+    "usage error's second line: $(sed -n 2p "$dir/err")"
+fails_with 2 "ringscan: meta: unknown option '--jsn' (did you mean --json?)" "$R" meta "$f" --jsn
+fails_with 2 "ringscan: gen: unknown option '--compresion' (did you mean --compression?)" \
+    "$R" gen demo-types --compresion zstd -o "$dir/g.parquet"
+fails_with 2 "ringscan: gen: --compression: unknown value 'zstdd' (did you mean zstd?); one of zstd, snappy, gzip, lz4, none, lz4_raw, uncompressed" \
+    "$R" gen demo-types --compression zstdd -o "$dir/g.parquet"
+fails_with 2 "ringscan: gen: unknown data set 'lineitm' (did you mean lineitem?); one of lineitem, demo-types" \
+    "$R" gen lineitm --sf 1 -o "$dir/g.parquet"
+fails_with 2 "ringscan: gen: --sf is for lineitem (demo-types' size is --rows)" \
+    "$R" gen demo-types --sf 1 -o "$dir/g.parquet"
+fails_with 2 "ringscan: bench: unknown option '--round' (did you mean --rounds?)" "$R" bench --round 3
+fails_with 2 "ringscan: bench: --shapes: no shape 'lineitem_prun' (did you mean lineitem_prune?)" \
+    "$R" bench --shapes lineitem_prun
+fails_with 2 "ringscan: bench: --chart: 'out.jpg' is neither FILE.png nor FILE.svg" "$R" bench --chart out.jpg
+fails_with 2 "ringscan: unknown command 'scna' (did you mean scan?)" "$R" scna "$f"
+fails_with 2 "ringscan: unknown command 'mta' (did you mean meta?)" "$R" mta "$f"
+fails_with 2 "ringscan: unknown command 'frob'" "$R" frob
+fails_with 2 "ringscan: unknown command 'hlep' (did you mean help?)" "$R" hlep
+fails_with 2 "ringscan: unknown command 'scn' (did you mean scan?)" "$R" help scn
+fails_with 2 "ringscan: serve: unexpected argument 'x'" "$R" serve x
+# columns: the nearest names, trimmed names, empty names
+P="ringscan: $f:"
+fails_with 1 "$P no column named 'i33' (did you mean i32?)" "$R" scan "$f" --columns i33
+fails_with 1 "$P no column named 'I64' (did you mean i64, u64, f64?)" "$R" scan "$f" --columns i32,I64
+fails_with 1 "$P no column named 'qqqq'" "$R" scan "$f" --columns qqqq
+fails_with 1 "$P --columns: an empty name in 'i32,,i64'" "$R" scan "$f" --columns i32,,i64
+fails_with 1 "$P --columns: an empty name in ''" "$R" scan "$f" --columns ''
+fails_with 1 "$P unknown column 'i3' at character 1 (offset 1) (did you mean i8, i32?)" \
+    "$R" scan "$f" --where "i3 > 4"
+# a filter error shows the filter with a caret under the place (display width: é is 1 column)
+"$R" scan "$f" --where "str = 'é' AND i3 = 3" >/dev/null 2>"$dir/err"; rc=$?
+printf '%s\n' "$P unknown column 'i3' at character 16 (offset 16) (did you mean i8, i32?)" \
+    "    str = 'é' AND i3 = 3" "                  ^" >"$dir/want"
+check '[ $rc -eq 1 ] && cmp -s "$dir/err" "$dir/want"' "filter caret: exit $rc: $(cat "$dir/err")"
+"$R" scan "$f" --where "i32 > 5 AND" >/dev/null 2>"$dir/err"
+printf '%s\n' "$P expected column name at character 12 (offset 12)" "    i32 > 5 AND" \
+    "               ^" >"$dir/want"
+check 'cmp -s "$dir/err" "$dir/want"' "filter caret at the end: $(cat "$dir/err")"
+a=$("$R" scan "$f" --columns "i32 , i64" --ordered --format csv)
+b=$("$R" scan "$f" --columns i32,i64 --ordered --format csv)
+check '[ -n "$a" ] && [ "$a" = "$b" ]' "--columns 'i32 , i64' differs from i32,i64"
+# the path once (io/io_file.c's message already names it; scan/pqfile.c io_fail drops the copy)
+fails_with 1 "ringscan: $dir/nosuch.parquet: cannot open: No such file or directory" "$R" scan "$dir/nosuch.parquet"
+fails_with 1 "ringscan: $dir/nosuch.parquet: cannot open: No such file or directory" "$R" meta "$dir/nosuch.parquet"
+fails_with 1 "ringscan: $dir: not a regular file" "$R" scan "$dir"
+(cd "$dir" && "$R" scan nosuch.parquet --store sim:ttfb=1ms >out 2>err); rc=$?
+check '[ $rc -eq 1 ] && [ "$(cat "$dir/err")" = "ringscan: nosuch.parquet: cannot open: No such file or directory" ]' \
+    "relative path through --store: exit $rc: $(cat "$dir/err")"
+summary usage_errors
