@@ -4,9 +4,9 @@
 # tests/run.sh with $RINGSCAN = the binary and cwd = the project root.
 #  1. A lineitem file (5 row groups) and a demo-types file (nulls, nested, every type) scan to
 #     the same bytes as the local files: three shapes (all columns; a projection with a
-#     conjunct; two conjuncts) under --threads 1 and 2 and each --policy, both with --ordered
-#     (byte for byte) and without (the same lines in any order: no order is promised). --limit
-#     too (ordered: the same first rows; unordered: as many rows).
+#     conjunct; two conjuncts) under --threads 1 and 2 and each --policy, in file order (byte
+#     for byte) and --unordered (the same lines in any order: no order is promised). --limit
+#     too (in file order: the same first rows; unordered: as many rows).
 #  2. `meta` over HTTP prints what it prints for the local file (the name aside).
 #  3. nginx's log: a whole scan makes at least one and at most 200 requests, all answered 200
 #     or 206, sending at most twice the file's bytes, on at most 64 connections.
@@ -35,13 +35,13 @@ for i in 0 1 2; do
     [ -n "${wheres[$i]}" ] && args+=(--where "${wheres[$i]}")
     for p in lazy eager adaptive; do
         for t in 1 2; do
-            scan_same "shape $i $p t$t ordered" "$li" "$u_li" "${args[@]}" --policy "$p" --threads "$t" --ordered --format csv
             scan_same "shape $i $p t$t" "$li" "$u_li" "${args[@]}" --policy "$p" --threads "$t" --format csv
+            scan_same "shape $i $p t$t unordered" "$li" "$u_li" "${args[@]}" --policy "$p" --threads "$t" --unordered --format csv
         done
     done
 done
 scan_same "limit" "$li" "$u_li" --columns l_orderkey,l_linenumber --limit 10 --threads 1 --ordered --format csv
-rs "$dir/o" "$dir/e" scan "$u_li" --columns l_orderkey --limit 10 --threads 2 --format csv
+rs "$dir/o" "$dir/e" scan "$u_li" --columns l_orderkey --limit 10 --threads 2 --unordered --format csv
 check '[ "$RS_RC" -eq 0 ] && [ "$(wc -l <"$dir/o")" -eq 11 ]' "unordered --limit 10: exit $RS_RC, $(wc -l <"$dir/o") lines (want a header and 10 rows)"
 scan_same "count" "$li" "$u_li" --where "l_discount > 0.05" --format count
 for t in 1 2; do

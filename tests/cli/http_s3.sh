@@ -5,7 +5,8 @@
 # AWS_SECRET_ACCESS_KEY, AWS_REGION) that tests/cli/net_lib.bash's weed_start exports. Run by
 # tests/run.sh with $RINGSCAN = the binary and cwd = the project root.
 #  1. A lineitem file (5 row groups) put into a bucket scans to the same bytes as the local
-#     file: two shapes under --threads 1 and 2 and each --policy; `meta` equals too. With
+#     file: two shapes under --threads 1 and 2 and each --policy, in file order and
+#     --unordered; `meta` equals too. With
 #     AWS_DEFAULT_REGION in place of AWS_REGION it still works.
 #  2. A large object (lineitem sf=1, ~200 MB, 6 row groups) gives the local file's rows and
 #     checksum on 2 threads, and projections of it on 2 and 8 threads too.
@@ -34,8 +35,8 @@ for i in 0 1; do
     [ -n "${wheres[$i]}" ] && args+=(--where "${wheres[$i]}")
     for p in lazy eager adaptive; do
         for t in 1 2; do
-            scan_same "shape $i $p t$t ordered" "$li" "$u" "${args[@]}" --policy "$p" --threads "$t" --ordered --format csv
             scan_same "shape $i $p t$t" "$li" "$u" "${args[@]}" --policy "$p" --threads "$t" --format csv
+            scan_same "shape $i $p t$t unordered" "$li" "$u" "${args[@]}" --policy "$p" --threads "$t" --unordered --format csv
         done
     done
 done

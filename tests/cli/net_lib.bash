@@ -317,19 +317,18 @@ rs() {
 }
 
 # scan_same LABEL LOCAL URL ARGS... [--url-args ARGS...]: `ringscan scan URL ARGS` exits 0 and
-# prints what `ringscan scan LOCAL ARGS` prints: byte for byte with --ordered (or --format
-# count), else as the same lines in any order, since a scan without --ordered promises no row
-# order (even on one thread the splits may finish in another order when reads take longer).
-# Arguments after --url-args go to the URL's run only (e.g. --tls-insecure). One check; on a
-# failure it names the case and shows the head of stderr and the first differing line. Leaves
-# the URL run's stdout in $dir/got, its stderr in $dir/got.err, RS_RC and RS_MS.
+# prints what `ringscan scan LOCAL ARGS` prints: byte for byte (rows come in file order by
+# default), or as the same lines in any order with --unordered, which promises no row order
+# (even on one thread splits may finish in another order when reads take longer). Arguments
+# after --url-args go to the URL's run only (e.g. --tls-insecure). One check; on a failure it
+# names the case and shows the head of stderr and the first differing line. Leaves the URL
+# run's stdout in $dir/got, its stderr in $dir/got.err, RS_RC and RS_MS.
 scan_same() {
-    local label=$1 loc=$2 url=$3 sorted=1 a; shift 3
-    [ "${1:-}" = --sorted ] && shift # the default without --ordered (kept for callers)
+    local label=$1 loc=$2 url=$3 sorted=0 a; shift 3
     local common=() extra=()
     while [ $# -gt 0 ] && [ "$1" != --url-args ]; do common+=("$1"); shift; done
     [ $# -gt 0 ] && { shift; extra=("$@"); }
-    for a in "${common[@]}"; do [ "$a" = --ordered ] || [ "$a" = count ] && sorted=0; done
+    for a in "${common[@]}"; do [ "$a" = --unordered ] && sorted=1; done
     : >"$dir/got.err"
     rs "$dir/want" "$dir/want.err" scan "$loc" "${common[@]}"
     if [ "$RS_RC" -ne 0 ]; then bad "$label: local scan exited $RS_RC: $(net_mask <"$dir/want.err" | head -c 300)"; return 1; fi
