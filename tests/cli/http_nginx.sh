@@ -10,8 +10,9 @@
 #  2. `meta` over HTTP prints what it prints for the local file (the name aside).
 #  3. nginx's log: a whole scan makes at least one and at most 200 requests, all answered 200
 #     or 206, sending at most twice the file's bytes, on at most 64 connections.
-#  4. A missing file: exit non-zero, stderr names the URL and 404 (scan and meta). A port that
-#     refuses connections: exit non-zero within a bound, stderr names the URL.
+#  4. A missing file: exit non-zero, stderr names the URL, the byte range and 404 (scan and
+#     meta). An empty file, a port that refuses connections: exit non-zero within a bound,
+#     stderr names the URL.
 # Last line: "http_nginx: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
 
@@ -66,8 +67,10 @@ check '[ "$nb" -ge 1 ] && [ "$nb" -le $((2 * size)) ]' "whole scan: nginx sent $
 check '[ "$nc" -ge 1 ] && [ "$nc" -le 64 ]' "whole scan: $nc connections"
 
 # 4. errors
-scan_fails "404 scan" 60 "$base/missing.parquet" "404" -- scan "$base/missing.parquet" --format csv
-scan_fails "404 meta" 60 "$base/missing.parquet" "404" -- meta "$base/missing.parquet"
+scan_fails "404 scan" 60 "$base/missing.parquet" "404" "bytes=" -- scan "$base/missing.parquet" --format csv
+scan_fails "404 meta" 60 "$base/missing.parquet" "404" "bytes=" -- meta "$base/missing.parquet"
+: >"$www/empty.parquet" # nginx answers a suffix range on an empty file with 200 and no body
+scan_fails "empty file" 60 "$base/empty.parquet" -- scan "$base/empty.parquet" --format csv
 dead=$(net_free_port)
 RINGSCAN_HTTP_RETRIES=2 RINGSCAN_HTTP_TIMEOUT_MS=2000 \
     scan_fails "refused" 60 "127.0.0.1:$dead/x.parquet" -- scan "http://127.0.0.1:$dead/x.parquet" --format csv

@@ -11,10 +11,11 @@
 #  2. A large object (lineitem sf=1, ~200 MB, 6 row groups) gives the local file's rows and
 #     checksum on 2 threads, and projections of it on 2 and 8 threads too.
 #  3. Credentials never leak: a scan with --explain --stats (right secret) and a scan with a
-#     wrong secret (403, naming the URL) print the secret string nowhere, stdout or stderr.
-#  4. A missing key: non-zero exit, stderr names the URL, 404 and NoSuchKey (a HEAD's 404 has
-#     no body: the code comes from a GET). A missing bucket, an empty object and a 4-byte one:
-#     non-zero exit naming the URL.
+#     wrong secret (403, naming the URL and the byte range) print the secret string nowhere,
+#     stdout or stderr.
+#  4. A missing key: non-zero exit, stderr names the URL, the range, 404 and NoSuchKey (a
+#     HEAD's 404 has no body: the code comes from a GET). A missing bucket, an empty object
+#     and a 4-byte one: non-zero exit naming the URL.
 # Last line: "http_s3: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
 
@@ -63,13 +64,13 @@ check '! grep -qF "$secret" "$dir/o" "$dir/e"' "the secret is printed by a scan 
 rs "$dir/o" "$dir/e" scan "$u" --columns l_orderkey --threads 1 --stats=json --format count
 check '! grep -qF "$secret" "$dir/o" "$dir/e"' "the secret is printed by a scan with --stats=json"
 wrong=${secret}WRONG # holds the real secret: a leak of either is caught
-AWS_SECRET_ACCESS_KEY=$wrong scan_fails "wrong secret" 60 "$u" "403" -- scan "$u" --format csv --explain --stats
+AWS_SECRET_ACCESS_KEY=$wrong scan_fails "wrong secret" 60 "$u" "403" "bytes=" -- scan "$u" --format csv --explain --stats
 check '! grep -qF "$secret" "$dir/fout" "$dir/ferr"' "a wrong secret is printed: $(grep -F "$secret" "$dir/ferr" | net_mask | head -c 300)"
 AWS_SECRET_ACCESS_KEY=$wrong scan_fails "wrong secret meta" 60 "$u" "403" -- meta "$u"
 check '! grep -qF "$secret" "$dir/fout" "$dir/ferr"' "a wrong secret is printed by meta"
 
 # 4. missing objects
-scan_fails "missing key" 60 "s3://ringscan/data/nope.parquet" "404" "NoSuchKey" -- scan s3://ringscan/data/nope.parquet --format csv
+scan_fails "missing key" 60 "s3://ringscan/data/nope.parquet" "404" "NoSuchKey" "bytes=" -- scan s3://ringscan/data/nope.parquet --format csv
 check '! grep -qF "$secret" "$dir/fout" "$dir/ferr"' "the secret is printed by a missing key's error"
 scan_fails "missing key meta" 60 "s3://ringscan/data/nope.parquet" "404" "NoSuchKey" -- meta s3://ringscan/data/nope.parquet
 scan_fails "missing bucket" 60 "s3://no-such-bucket/x.parquet" -- scan s3://no-such-bucket/x.parquet --format csv --explain --stats
