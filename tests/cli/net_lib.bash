@@ -77,9 +77,12 @@ net_kill() {
     for i in $(seq 20); do kill -0 "$p" 2>/dev/null || return 0; sleep 0.1; done
 }
 
-# net_reap PID: invariant 2's reaper (a detached loop that holds no test output open).
+# net_reap PID [GLOB...]: invariant 2's reaper (a detached loop that holds no test output
+# open); once it has killed PID it removes the files matching each GLOB (SeaweedFS's sockets,
+# which it puts in /tmp whatever TMPDIR says).
 net_reap() {
-    local target=$1 owner=$$ max=$NET_MAX_SECONDS
+    local target=$1 owner=$$ max=$NET_MAX_SECONDS; shift
+    local globs="$*"
     (
         trap '' TERM INT HUP
         end=$((SECONDS + max))
@@ -87,6 +90,7 @@ net_reap() {
             sleep 1
         done
         kill -TERM "$target" 2>/dev/null; sleep 3; kill -KILL "$target" 2>/dev/null
+        [ -z "$globs" ] || rm -f $globs
     ) </dev/null >/dev/null 2>&1 &
     disown $! 2>/dev/null || true
 }
@@ -176,7 +180,7 @@ nginx_stop() {
 # S3_KEY / S3_SECRET, every action). Waits (bounded by NET_START_SECONDS) until an object can be
 # written and read back, then exports S3_PORT, AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
 # AWS_SECRET_ACCESS_KEY, AWS_REGION (us-east-1), and unsets the other AWS_* that could change
-# where or as whom requests go. Its Unix sockets go to WORK (TMPDIR) and are removed at exit.
+# where or as whom requests go. Its Unix sockets (in /tmp, named by port) are removed at exit.
 weed_start() {
     local work=$1 try pid pm pmg pv pvg pf pfg ps3 ps3g
     [ -x "$WEED" ] || net_fatal "no SeaweedFS at $WEED (run scripts/setup.sh)"
@@ -193,8 +197,9 @@ weed_start() {
         pid=$!
         disown "$pid" 2>/dev/null || true # no "Killed" job notice when it is stopped
         NET_PIDS+=("$pid")
-        NET_CLEANUP+=(/tmp/seaweedfs-*-{"$pmg","$pvg","$pfg","$ps3","$ps3g"}.sock)
-        net_reap "$pid"
+        local socks=(/tmp/seaweedfs-*-{"$pmg","$pvg","$pfg","$ps3","$ps3g"}.sock)
+        NET_CLEANUP+=("${socks[@]}")
+        net_reap "$pid" "${socks[@]}"
         WEED_PID=$pid
         export S3_PORT=$ps3 AWS_ENDPOINT_URL=http://127.0.0.1:$ps3
         export AWS_ACCESS_KEY_ID=$S3_KEY AWS_SECRET_ACCESS_KEY=$S3_SECRET AWS_REGION=us-east-1
