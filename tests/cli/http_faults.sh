@@ -3,7 +3,8 @@
 # over HTTP through tests/cli/fault_proxy.py (latency, a bandwidth cap, injected faults) in
 # front of a real nginx, and of SeaweedFS for S3's SlowDown. Run by tests/run.sh with
 # $RINGSCAN = the binary and cwd = the project root.
-#  1. Through a 30 ms, 4 MB/s proxy a scan is exact (byte for byte against the local file).
+#  1. Through a 30 ms, 4 MB/s proxy a scan is exact (byte for byte against the local file),
+#     in at most 200 requests a scan.
 #  2. Recovery: 2x503, 2x slowdown, 1x reset mid-body, 1x short body: each scan is still exact,
 #     and the proxy served every fault it was told to (the faults were hit, not skipped).
 #  3. Giving up, with RINGSCAN_HTTP_RETRIES=2 and RINGSCAN_HTTP_TIMEOUT_MS=2000: 100x503 exits
@@ -28,6 +29,8 @@ u=http://127.0.0.1:$PROXY_PORT/lineitem.parquet
 scan_same "delay proxy t1" "$li" "$u" --threads 1 --format csv
 echo "http_faults: whole scan through 30 ms + 4 MB/s: ${RS_MS} ms, $(proxy_stats requests) requests so far"
 scan_same "delay proxy t2" "$li" "$u" "${shape[@]}" --threads 2 --ordered --format csv
+n=$(proxy_stats requests)
+check '[ "$n" -ge 2 ] && [ "$n" -le 400 ]' "two scans through the delay proxy made $n requests (want 2..400)"
 proxy_stop
 
 # 2. recovery (default retry settings)
@@ -75,6 +78,8 @@ export AWS_ENDPOINT_URL=http://127.0.0.1:$PROXY_PORT
 proxy_fault slowdown 2
 scan_same "S3 slowdown x2" "$li" s3://ringscan/lineitem.parquet "${shape[@]}" --threads 2 --ordered --format csv
 check '[ "$(proxy_stats faults.slowdown)" -eq 2 ]' "S3: $(proxy_stats faults.slowdown) SlowDown served of 2"
+n=$(proxy_stats requests)
+check '[ "$n" -ge 3 ] && [ "$n" -le 200 ]' "S3 scan through the proxy: $n requests (want 3..200)"
 proxy_stop
 weed_stop "$dir/weed"
 nginx_stop "$dir/ng"

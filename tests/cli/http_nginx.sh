@@ -4,13 +4,15 @@
 # tests/run.sh with $RINGSCAN = the binary and cwd = the project root.
 #  1. A lineitem file (5 row groups) and a demo-types file (nulls, nested, every type) scan to
 #     the same bytes as the local files: three shapes (all columns; a projection with a
-#     conjunct; two conjuncts) under --threads 1 and 2 and each --policy; on 2 threads both
-#     with --ordered (byte for byte) and without (the same lines in any order). --limit too.
+#     conjunct; two conjuncts) under --threads 1 and 2 and each --policy, in file order (byte
+#     for byte) and --unordered (the same lines in any order: no order is promised). --limit
+#     too (in file order: the same first rows; unordered: as many rows).
 #  2. `meta` over HTTP prints what it prints for the local file (the name aside).
 #  3. nginx's log: a whole scan makes at least one and at most 200 requests, all answered 200
 #     or 206, sending at most twice the file's bytes, on at most 64 connections.
-#  4. A missing file: exit non-zero, stderr names the URL and 404 (scan and meta). A port that
-#     refuses connections: exit non-zero within a bound, stderr names the URL.
+#  4. A missing file: exit non-zero, stderr names the URL, the byte range and 404 (scan and
+#     meta). An empty file, a port that refuses connections: exit non-zero within a bound,
+#     stderr names the URL.
 # Last line: "http_nginx: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
 
@@ -33,12 +35,15 @@ for i in 0 1 2; do
     [ -n "${cols[$i]}" ] && args+=(--columns "${cols[$i]}")
     [ -n "${wheres[$i]}" ] && args+=(--where "${wheres[$i]}")
     for p in lazy eager adaptive; do
-        scan_same "shape $i $p t1" "$li" "$u_li" "${args[@]}" --policy "$p" --threads 1 --format csv
-        scan_same "shape $i $p t2 ordered" "$li" "$u_li" "${args[@]}" --policy "$p" --threads 2 --ordered --format csv
-        scan_same "shape $i $p t2" "$li" "$u_li" --sorted "${args[@]}" --policy "$p" --threads 2 --format csv
+        for t in 1 2; do
+            scan_same "shape $i $p t$t" "$li" "$u_li" "${args[@]}" --policy "$p" --threads "$t" --format csv
+            scan_same "shape $i $p t$t unordered" "$li" "$u_li" "${args[@]}" --policy "$p" --threads "$t" --unordered --format csv
+        done
     done
 done
-scan_same "limit" "$li" "$u_li" --columns l_orderkey,l_linenumber --limit 10 --threads 1 --format csv
+scan_same "limit" "$li" "$u_li" --columns l_orderkey,l_linenumber --limit 10 --threads 1 --ordered --format csv
+rs "$dir/o" "$dir/e" scan "$u_li" --columns l_orderkey --limit 10 --threads 2 --unordered --format csv
+check '[ "$RS_RC" -eq 0 ] && [ "$(wc -l <"$dir/o")" -eq 11 ]' "unordered --limit 10: exit $RS_RC, $(wc -l <"$dir/o") lines (want a header and 10 rows)"
 scan_same "count" "$li" "$u_li" --where "l_discount > 0.05" --format count
 for t in 1 2; do
     scan_same "demo-types t$t" "$demo" "$u_demo" --threads "$t" --ordered --format csv
@@ -62,8 +67,10 @@ check '[ "$nb" -ge 1 ] && [ "$nb" -le $((2 * size)) ]' "whole scan: nginx sent $
 check '[ "$nc" -ge 1 ] && [ "$nc" -le 64 ]' "whole scan: $nc connections"
 
 # 4. errors
-scan_fails "404 scan" 60 "$base/missing.parquet" "404" -- scan "$base/missing.parquet" --format csv
-scan_fails "404 meta" 60 "$base/missing.parquet" "404" -- meta "$base/missing.parquet"
+scan_fails "404 scan" 60 "$base/missing.parquet" "404" "bytes=" -- scan "$base/missing.parquet" --format csv
+scan_fails "404 meta" 60 "$base/missing.parquet" "404" "bytes=" -- meta "$base/missing.parquet"
+: >"$www/empty.parquet" # nginx answers a suffix range on an empty file with 200 and no body
+scan_fails "empty file" 60 "$base/empty.parquet" -- scan "$base/empty.parquet" --format csv
 dead=$(net_free_port)
 RINGSCAN_HTTP_RETRIES=2 RINGSCAN_HTTP_TIMEOUT_MS=2000 \
     scan_fails "refused" 60 "127.0.0.1:$dead/x.parquet" -- scan "http://127.0.0.1:$dead/x.parquet" --format csv

@@ -5,14 +5,17 @@
 # AWS_SECRET_ACCESS_KEY, AWS_REGION) that tests/cli/net_lib.bash's weed_start exports. Run by
 # tests/run.sh with $RINGSCAN = the binary and cwd = the project root.
 #  1. A lineitem file (5 row groups) put into a bucket scans to the same bytes as the local
-#     file: two shapes under --threads 1 and 2 and each --policy; `meta` equals too. With
+#     file: two shapes under --threads 1 and 2 and each --policy, in file order and
+#     --unordered; `meta` equals too. With
 #     AWS_DEFAULT_REGION in place of AWS_REGION it still works.
 #  2. A large object (lineitem sf=1, ~200 MB, 6 row groups) gives the local file's rows and
-#     checksum on 2 threads, and a projection of it too.
+#     checksum on 2 threads, and projections of it on 2 and 8 threads too.
 #  3. Credentials never leak: a scan with --explain --stats (right secret) and a scan with a
-#     wrong secret (403, naming the URL) print the secret string nowhere, stdout or stderr.
-#  4. A missing key: non-zero exit, stderr names the URL, 404 and NoSuchKey. A missing bucket:
-#     non-zero exit naming the URL.
+#     wrong secret (403, naming the URL and the byte range) print the secret string nowhere,
+#     stdout or stderr.
+#  4. A missing key: non-zero exit, stderr names the URL, the range, 404 and NoSuchKey (a
+#     HEAD's 404 has no body: the code comes from a GET). A missing bucket, an empty object
+#     and a 4-byte one: non-zero exit naming the URL.
 # Last line: "http_s3: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
 
@@ -32,9 +35,10 @@ for i in 0 1; do
     [ -n "${cols[$i]}" ] && args+=(--columns "${cols[$i]}")
     [ -n "${wheres[$i]}" ] && args+=(--where "${wheres[$i]}")
     for p in lazy eager adaptive; do
-        scan_same "shape $i $p t1" "$li" "$u" "${args[@]}" --policy "$p" --threads 1 --format csv
-        scan_same "shape $i $p t2 ordered" "$li" "$u" "${args[@]}" --policy "$p" --threads 2 --ordered --format csv
-        scan_same "shape $i $p t2" "$li" "$u" --sorted "${args[@]}" --policy "$p" --threads 2 --format csv
+        for t in 1 2; do
+            scan_same "shape $i $p t$t" "$li" "$u" "${args[@]}" --policy "$p" --threads "$t" --format csv
+            scan_same "shape $i $p t$t unordered" "$li" "$u" "${args[@]}" --policy "$p" --threads "$t" --unordered --format csv
+        done
     done
 done
 meta_same "meta" "$li" "$u"
@@ -47,6 +51,7 @@ export AWS_REGION=us-east-1
 t0=$SECONDS; weed_put ringscan data/big.parquet "$big"
 echo "http_s3: put $(stat -c %s "$big") bytes in $((SECONDS - t0)) s; SeaweedFS resident $(weed_rss_kb) KiB"
 scan_same "large t2" "$big" s3://ringscan/data/big.parquet --threads 2 --format count
+scan_same "large t8" "$big" s3://ringscan/data/big.parquet --columns l_comment,l_partkey --threads 8 --format count
 scan_same "large projection" "$big" s3://ringscan/data/big.parquet --columns l_orderkey,l_shipdate --where "l_quantity < 3" --threads 2 --format count
 echo "http_s3: large scan ${RS_MS} ms; SeaweedFS resident $(weed_rss_kb) KiB"
 rm -f "$big"
@@ -59,16 +64,24 @@ check '! grep -qF "$secret" "$dir/o" "$dir/e"' "the secret is printed by a scan 
 rs "$dir/o" "$dir/e" scan "$u" --columns l_orderkey --threads 1 --stats=json --format count
 check '! grep -qF "$secret" "$dir/o" "$dir/e"' "the secret is printed by a scan with --stats=json"
 wrong=${secret}WRONG # holds the real secret: a leak of either is caught
-AWS_SECRET_ACCESS_KEY=$wrong scan_fails "wrong secret" 60 "$u" "403" -- scan "$u" --format csv --explain --stats
-check '! grep -qF "$secret" "$dir/fout" "$dir/ferr"' "a wrong secret is printed: $(grep -F "$secret" "$dir/ferr" | head -c 300)"
+AWS_SECRET_ACCESS_KEY=$wrong scan_fails "wrong secret" 60 "$u" "403" "bytes=" -- scan "$u" --format csv --explain --stats
+check '! grep -qF "$secret" "$dir/fout" "$dir/ferr"' "a wrong secret is printed: $(grep -F "$secret" "$dir/ferr" | net_mask | head -c 300)"
 AWS_SECRET_ACCESS_KEY=$wrong scan_fails "wrong secret meta" 60 "$u" "403" -- meta "$u"
 check '! grep -qF "$secret" "$dir/fout" "$dir/ferr"' "a wrong secret is printed by meta"
 
 # 4. missing objects
-scan_fails "missing key" 60 "s3://ringscan/data/nope.parquet" "404" "NoSuchKey" -- scan s3://ringscan/data/nope.parquet --format csv
+scan_fails "missing key" 60 "s3://ringscan/data/nope.parquet" "404" "NoSuchKey" "bytes=" -- scan s3://ringscan/data/nope.parquet --format csv
+check '! grep -qF "$secret" "$dir/fout" "$dir/ferr"' "the secret is printed by a missing key's error"
 scan_fails "missing key meta" 60 "s3://ringscan/data/nope.parquet" "404" "NoSuchKey" -- meta s3://ringscan/data/nope.parquet
-scan_fails "missing bucket" 60 "s3://no-such-bucket/x.parquet" -- scan s3://no-such-bucket/x.parquet --format csv
-echo "http_s3: missing bucket said: $(head -c 300 "$dir/ferr")"
+scan_fails "missing bucket" 60 "s3://no-such-bucket/x.parquet" -- scan s3://no-such-bucket/x.parquet --format csv --explain --stats
+check '! grep -qF "$secret" "$dir/fout" "$dir/ferr"' "the secret is printed by a missing bucket's error"
+echo "http_s3: missing bucket said: $(net_mask <"$dir/ferr" | head -c 300)"
+# objects too small to be Parquet (an empty one answers a suffix range with 416)
+: >"$dir/empty"; printf 'PAR1' >"$dir/tiny"
+weed_put ringscan empty.parquet "$dir/empty"
+weed_put ringscan tiny.parquet "$dir/tiny"
+scan_fails "empty object" 60 "s3://ringscan/empty.parquet" -- scan s3://ringscan/empty.parquet --format csv
+scan_fails "4-byte object" 60 "s3://ringscan/tiny.parquet" -- meta s3://ringscan/tiny.parquet
 
 weed_stop "$dir/weed"
 summary http_s3

@@ -35,7 +35,7 @@ scan_fails "default verify" 60 "127.0.0.1:$NGINX_PORT/lineitem.parquet" "certifi
 scan_fails "default verify meta" 60 "127.0.0.1:$NGINX_PORT/lineitem.parquet" "certificate" -- meta "$u"
 
 # 2. --tls-insecure
-scan_same "insecure" "$li" "$u" --threads 1 --format csv --tls-insecure
+scan_same "insecure" "$li" "$u" --threads 1 --format csv --url-args --tls-insecure
 check 'grep -qiE "insecure|verif" "$dir/got.err"' "--tls-insecure printed no warning: $(head -c 300 "$dir/got.err")"
 
 # 3. the certificate as CA bundle

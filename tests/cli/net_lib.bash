@@ -2,9 +2,12 @@
 # tests/cli/http_*.sh and net_tools.sh scripts after lib.bash (it sources lib.bash itself when
 # that has not been). Every server listens on a free loopback port (127.0.0.1 only), is started
 # and stopped by the test that uses it, and is bounded in time:
-#   nginx      nginx_start ROOT WORK [tls]     NGINX_PORT; nginx_requests, nginx_stop
-#   SeaweedFS  weed_start WORK                 S3_PORT, AWS_* env; weed_mkbucket, weed_put
-#   proxy      proxy_start UPSTREAM LATENCY_MS PROXY_PORT; proxy_fault, proxy_stats, proxy_stop
+#   nginx      nginx_start ROOT WORK [CERT KEY]  NGINX_PORT; nginx_requests, nginx_connections,
+#                                                nginx_bytes, nginx_log_reset, nginx_stop
+#   SeaweedFS  weed_start WORK                   S3_PORT, AWS_* env; weed_mkbucket, weed_put,
+#                                                weed_curl, weed_rss_kb, weed_stop
+#   proxy      proxy_start UPSTREAM LATENCY [BW] PROXY_PORT; proxy_fault, proxy_stats, proxy_stop
+#   ringscan   rs, scan_same, meta_same, scan_fails (bounded runs compared with the local file)
 # Invariants:
 #  1. A server that does not start FAILS the test (never a skip): net_fatal prints "FAIL: ..."
 #     with the tail of its log and the "NAME: N passed, N failed" line, and exits 1.
@@ -42,10 +45,13 @@ trap 'exit 143' TERM
 trap 'exit 130' INT
 trap 'exit 129' HUP
 
-# net_fatal MESSAGE [LOG]: invariant 1.
+# net_fatal MESSAGE [LOG...]: invariant 1 (the tail of each LOG that exists and is not empty).
 net_fatal() {
-    bad "$1"
-    if [ -n "${2:-}" ] && [ -f "$2" ]; then echo "--- tail of $2"; tail -n 30 "$2"; echo "---"; fi
+    local log
+    bad "$1"; shift
+    for log in "$@"; do
+        if [ -s "$log" ]; then echo "--- tail of $log"; tail -n 30 "$log"; echo "---"; fi
+    done
     summary "$NET_NAME"
     exit 1
 }
@@ -71,9 +77,12 @@ net_kill() {
     for i in $(seq 20); do kill -0 "$p" 2>/dev/null || return 0; sleep 0.1; done
 }
 
-# net_reap PID: invariant 2's reaper (a detached loop that holds no test output open).
+# net_reap PID [GLOB...]: invariant 2's reaper (a detached loop that holds no test output
+# open); once it has killed PID it removes the files matching each GLOB (SeaweedFS's sockets,
+# which it puts in /tmp whatever TMPDIR says).
 net_reap() {
-    local target=$1 owner=$$ max=$NET_MAX_SECONDS
+    local target=$1 owner=$$ max=$NET_MAX_SECONDS; shift
+    local globs="$*"
     (
         trap '' TERM INT HUP
         end=$((SECONDS + max))
@@ -81,6 +90,7 @@ net_reap() {
             sleep 1
         done
         kill -TERM "$target" 2>/dev/null; sleep 3; kill -KILL "$target" 2>/dev/null
+        [ -z "$globs" ] || rm -f $globs
     ) </dev/null >/dev/null 2>&1 &
     disown $! 2>/dev/null || true
 }
@@ -121,7 +131,7 @@ nginx_start() {
             break
         fi
         grep -q "Address already in use" "$work/error.log" "$work/nginx.out" 2>/dev/null || try=3
-        [ "$try" -lt 3 ] || net_fatal "nginx did not start (config $work/nginx.conf)" "$work/error.log"
+        [ "$try" -lt 3 ] || net_fatal "nginx did not start (config $work/nginx.conf)" "$work/error.log" "$work/nginx.out"
     done
     NET_NGINX+=("$work")
     local end=$((SECONDS + 10))
@@ -170,7 +180,7 @@ nginx_stop() {
 # S3_KEY / S3_SECRET, every action). Waits (bounded by NET_START_SECONDS) until an object can be
 # written and read back, then exports S3_PORT, AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
 # AWS_SECRET_ACCESS_KEY, AWS_REGION (us-east-1), and unsets the other AWS_* that could change
-# where or as whom requests go. Its Unix sockets go to WORK (TMPDIR) and are removed at exit.
+# where or as whom requests go. Its Unix sockets (in /tmp, named by port) are removed at exit.
 weed_start() {
     local work=$1 try pid pm pmg pv pvg pf pfg ps3 ps3g
     [ -x "$WEED" ] || net_fatal "no SeaweedFS at $WEED (run scripts/setup.sh)"
@@ -187,8 +197,9 @@ weed_start() {
         pid=$!
         disown "$pid" 2>/dev/null || true # no "Killed" job notice when it is stopped
         NET_PIDS+=("$pid")
-        NET_CLEANUP+=(/tmp/seaweedfs-*-{"$pmg","$pvg","$pfg","$ps3","$ps3g"}.sock)
-        net_reap "$pid"
+        local socks=(/tmp/seaweedfs-*-{"$pmg","$pvg","$pfg","$ps3","$ps3g"}.sock)
+        NET_CLEANUP+=("${socks[@]}")
+        net_reap "$pid" "${socks[@]}"
         WEED_PID=$pid
         export S3_PORT=$ps3 AWS_ENDPOINT_URL=http://127.0.0.1:$ps3
         export AWS_ACCESS_KEY_ID=$S3_KEY AWS_SECRET_ACCESS_KEY=$S3_SECRET AWS_REGION=us-east-1
@@ -196,7 +207,10 @@ weed_start() {
         if weed_ready "$pid" "$work"; then return 0; fi
         kill -0 "$pid" 2>/dev/null && try=3 # it runs but never got ready: no point in a new port
         grep -q "address already in use" "$work/weed.log" || try=3
-        [ "$try" -lt 3 ] || net_fatal "SeaweedFS S3 not ready on 127.0.0.1:$ps3 within ${NET_START_SECONDS}s" "$work/weed.log"
+        if [ "$try" -ge 3 ]; then
+            kill -0 "$pid" 2>/dev/null || net_fatal "SeaweedFS ($WEED) exited before its S3 answered on 127.0.0.1:$ps3" "$work/weed.log"
+            net_fatal "SeaweedFS S3 not ready on 127.0.0.1:$ps3 within ${NET_START_SECONDS}s" "$work/weed.log"
+        fi
         net_kill "$pid"
     done
 }
@@ -290,6 +304,10 @@ proxy_stats() {
 proxy_stop() { [ -n "${PROXY_PID:-}" ] && net_kill "$PROXY_PID"; PROXY_PID=; }
 
 # ---- ringscan runs -----------------------------------------------------------------------
+# net_mask: stdin to stdout with the test secret replaced, so a failure message about a leak
+# does not itself spread the secret through test logs.
+net_mask() { sed "s|$S3_SECRET|<SECRET>|g"; }
+
 # Every run is bounded by NET_CMD_SECONDS (default 120; `timeout` exit 124 is a failure).
 NET_CMD_SECONDS=${NET_CMD_SECONDS:-120}
 
@@ -303,17 +321,25 @@ rs() {
     RS_MS=$((($(date +%s%N) - t0) / 1000000))
 }
 
-# scan_same LABEL LOCAL URL [--sorted] ARGS...: `ringscan scan URL ARGS` exits 0 and prints
-# exactly what `ringscan scan LOCAL ARGS` prints (as sorted lines with --sorted, for runs on
-# several threads whose row order may differ). One check; on a failure it names the case and
-# shows the head of stderr and the first differing line.
+# scan_same LABEL LOCAL URL ARGS... [--url-args ARGS...]: `ringscan scan URL ARGS` exits 0 and
+# prints what `ringscan scan LOCAL ARGS` prints: byte for byte (rows come in file order by
+# default), or as the same lines in any order with --unordered, which promises no row order
+# (even on one thread splits may finish in another order when reads take longer). Arguments
+# after --url-args go to the URL's run only (e.g. --tls-insecure). One check; on a failure it
+# names the case and shows the head of stderr and the first differing line. Leaves the URL
+# run's stdout in $dir/got, its stderr in $dir/got.err, RS_RC and RS_MS.
 scan_same() {
-    local label=$1 loc=$2 url=$3 sorted=0; shift 3
-    [ "${1:-}" = --sorted ] && { sorted=1; shift; }
-    rs "$dir/want" "$dir/want.err" scan "$loc" "$@"
-    if [ "$RS_RC" -ne 0 ]; then bad "$label: local scan exited $RS_RC: $(head -c 300 "$dir/want.err")"; return 1; fi
-    rs "$dir/got" "$dir/got.err" scan "$url" "$@"
-    if [ "$RS_RC" -ne 0 ]; then bad "$label: scan $url $* exited $RS_RC after ${RS_MS} ms: $(head -c 400 "$dir/got.err")"; return 1; fi
+    local label=$1 loc=$2 url=$3 sorted=0 a; shift 3
+    local common=() extra=()
+    while [ $# -gt 0 ] && [ "$1" != --url-args ]; do common+=("$1"); shift; done
+    [ $# -gt 0 ] && { shift; extra=("$@"); }
+    for a in "${common[@]}"; do [ "$a" = --unordered ] && sorted=1; done
+    : >"$dir/got.err"
+    rs "$dir/want" "$dir/want.err" scan "$loc" "${common[@]}"
+    if [ "$RS_RC" -ne 0 ]; then bad "$label: local scan exited $RS_RC: $(net_mask <"$dir/want.err" | head -c 300)"; return 1; fi
+    rs "$dir/got" "$dir/got.err" scan "$url" "${common[@]}" "${extra[@]}"
+    set -- "${common[@]}" "${extra[@]}"
+    if [ "$RS_RC" -ne 0 ]; then bad "$label: scan $url $* exited $RS_RC after ${RS_MS} ms: $(net_mask <"$dir/got.err" | head -c 400)"; return 1; fi
     if [ $sorted -eq 1 ]; then
         LC_ALL=C sort "$dir/want" >"$dir/want.s"; LC_ALL=C sort "$dir/got" >"$dir/got.s"
         cmp -s "$dir/want.s" "$dir/got.s" || { bad "$label: scan $url $* (sorted) differs: $(diff "$dir/want.s" "$dir/got.s" | head -n 3)"; return 1; }
@@ -330,7 +356,7 @@ meta_same() {
     local label=$1 loc=$2 url=$3
     rs "$dir/mwant" "$dir/mwant.err" meta "$loc"
     rs "$dir/mgot" "$dir/mgot.err" meta "$url"
-    if [ "$RS_RC" -ne 0 ]; then bad "$label: meta $url exited $RS_RC: $(head -c 400 "$dir/mgot.err")"; return 1; fi
+    if [ "$RS_RC" -ne 0 ]; then bad "$label: meta $url exited $RS_RC: $(net_mask <"$dir/mgot.err" | head -c 400)"; return 1; fi
     if ! diff -q <(sed "s|$loc|NAME|g" "$dir/mwant") <(sed "s|$url|NAME|g" "$dir/mgot") >/dev/null; then
         bad "$label: meta $url differs: $(diff <(sed "s|$loc|NAME|g" "$dir/mwant") <(sed "s|$url|NAME|g" "$dir/mgot") | head -n 4)"
         return 1
@@ -350,7 +376,7 @@ scan_fails() {
     if [ "$RS_RC" -eq 124 ] || [ "$RS_RC" -eq 137 ]; then bad "$label: $* killed by the ${NET_CMD_SECONDS}s timeout"; return 1; fi
     if [ "$RS_MS" -gt $((secs * 1000)) ]; then bad "$label: $* took ${RS_MS} ms to fail, bound ${secs} s"; return 1; fi
     for p in "${pats[@]}"; do
-        grep -qiE -- "$p" "$dir/ferr" || { bad "$label: $* (exit $RS_RC): stderr lacks /$p/: $(head -c 400 "$dir/ferr")"; return 1; }
+        grep -qiE -- "$p" "$dir/ferr" || { bad "$label: $* (exit $RS_RC): stderr lacks /$p/: $(net_mask <"$dir/ferr" | head -c 400)"; return 1; }
     done
     ok
 }
