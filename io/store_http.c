@@ -292,7 +292,8 @@ http_verdict http_xfer_judge(CURL *h, http_xfer *x, CURLcode cc, char *why, size
     http_s3_code(x->body, x->nbody, code, sizeof code);
     atomic_fetch_add_explicit(&x->f->requests, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&x->f->bytes, x->got, memory_order_relaxed);
-    bool whole = x->suffix ? x->have_cr ? x->got == x->cr_last - x->cr_first + 1 : x->got > 0
+    /* a suffix answered by 200 is the whole object, however short (an empty file on nginx) */
+    bool whole = x->suffix ? x->have_cr ? x->got == x->cr_last - x->cr_first + 1 : x->status == 200
                            : x->got == x->len;
     if (cc == CURLE_OK && (x->status == 200 || x->status == 206) && !x->range_bad && whole) {
         curl_off_t start = 0, total = 0;

@@ -70,7 +70,7 @@ check '[ "$nc" -ge 1 ] && [ "$nc" -le 64 ]' "whole scan: $nc connections"
 scan_fails "404 scan" 60 "$base/missing.parquet" "404" "bytes=" -- scan "$base/missing.parquet" --format csv
 scan_fails "404 meta" 60 "$base/missing.parquet" "404" "bytes=" -- meta "$base/missing.parquet"
 : >"$www/empty.parquet" # nginx answers a suffix range on an empty file with 200 and no body
-scan_fails "empty file" 60 "$base/empty.parquet" -- scan "$base/empty.parquet" --format csv
+scan_fails "empty file" 60 "$base/empty.parquet" "0 bytes is too small" -- scan "$base/empty.parquet" --format csv
 dead=$(net_free_port)
 RINGSCAN_HTTP_RETRIES=2 RINGSCAN_HTTP_TIMEOUT_MS=2000 \
     scan_fails "refused" 60 "127.0.0.1:$dead/x.parquet" -- scan "http://127.0.0.1:$dead/x.parquet" --format csv
