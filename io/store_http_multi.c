@@ -43,6 +43,7 @@ typedef struct http_sock {
 
 typedef struct http_req {
     http_xfer x;
+    uint64_t full;      /* the read's length: x.len plus a tail part copied from the open's GET */
     CURL *h;
     exec_op_t *op;
     char *why;
@@ -168,8 +169,8 @@ static void http_req_finished(http_req *r, CURLcode cc)
 {
     http_verdict v = http_xfer_judge(r->h, &r->x, cc, r->why, r->whylen);
     if (v == HTTP_OK) {
-        assert(r->x.got == r->x.len);
-        http_req_end(r, (int32_t)r->x.len);
+        assert(r->x.got == r->x.len && r->full >= r->x.len);
+        http_req_end(r, (int32_t)r->full);
         return;
     }
     if (v == HTTP_FAIL) {
@@ -445,6 +446,13 @@ int http_read(void *core, exec_t *e, io_file_t *f, exec_op_t *op, void *buf, uin
         free(r);
         snprintf(why, whylen, "out of memory");
         return -ENOMEM;
+    }
+    r->full = len;
+    uint64_t end = off + len, tail_end = o->tail_off + o->tail_len;
+    if (off < o->tail_off && end > o->tail_off && end <= tail_end) {
+        /* its end lies in the open's tail: copy that part, fetch only the rest */
+        memcpy((uint8_t *)buf + (o->tail_off - off), o->tail, end - o->tail_off);
+        len = o->tail_off - off;
     }
     r->x = (http_xfer){.o = o, .f = f, .buf = buf, .off = off, .len = len,
                        .t0_ns = exec_now_ns()};
