@@ -15,26 +15,11 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 VENV="$ROOT/.tools/compare-venv"
 PINS=(duckdb==2.0.1 datafusion==55.0.0 pyarrow==26.0.1 polars==2.1.0 vortex-data==0.93.0
       tpchgen-cli==4.0.0 matplotlib==3.11.2 numpy==2.4.6)
-STAMP="$VENV/.pins"
-want="${PINS[*]}"
-if [[ ! -x "$VENV/bin/python" || ! -f "$STAMP" || "$(cat "$STAMP")" != "$want" ]]; then
-    python3 -m venv "$VENV"
-    "$VENV/bin/pip" install -q --upgrade pip
-    # one at a time, so a package that fails to install is reported and the rest still come in
-    for p in "${PINS[@]}"; do
-        "$VENV/bin/pip" install -q "$p" || echo "run.sh: WARNING: pip install $p failed" >&2
-    done
-    echo "$want" > "$STAMP"
-fi
+source "$HERE/lib.sh"
+compare_venv "$VENV" run.sh "${PINS[@]}"
 if ! command -v strace >/dev/null || [[ ! -x /usr/bin/time ]]; then
     apt-get install -y -q strace time >/dev/null || { apt-get update -q && apt-get install -y -q strace time; }
 fi
 cd "$ROOT"
-if [[ -z "${RINGSCAN:-}" ]]; then
-    Z="$(scripts/setup.sh)"
-    "$Z" build --summary none || echo "run.sh: WARNING: build failed, using the existing zig-out/bin/ringscan" >&2
-    mkdir -p "$HERE/out/bin"
-    cp zig-out/bin/ringscan "$HERE/out/bin/ringscan"
-    RINGSCAN="$HERE/out/bin/ringscan"
-fi
+compare_ringscan run.sh
 exec "$VENV/bin/python" "$HERE/compare.py" --ringscan "$RINGSCAN" "$@"

@@ -16,25 +16,11 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 VENV="$ROOT/.tools/http-venv"
 PINS=(duckdb==1.4.4 duckdb-ext-httpfs==1.4.4.20260205 pyarrow==26.0.1 polars==2.1.0 numpy==2.4.6
       fsspec==2026.9.0 aiohttp==3.14.5)
-STAMP="$VENV/.pins"
-want="${PINS[*]}"
-if [[ ! -x "$VENV/bin/python" || ! -f "$STAMP" || "$(cat "$STAMP")" != "$want" ]]; then
-    python3 -m venv "$VENV"
-    "$VENV/bin/pip" install -q --upgrade pip
-    for p in "${PINS[@]}"; do # one at a time: a failure is named and the rest still come in
-        "$VENV/bin/pip" install -q "$p" || echo "run_http.sh: WARNING: pip install $p failed" >&2
-    done
-    echo "$want" > "$STAMP"
-fi
+source "$HERE/lib.sh"
+compare_venv "$VENV" run_http.sh "${PINS[@]}"
 PY="$VENV/bin/python"
 cd "$ROOT"
-if [[ -z "${RINGSCAN:-}" ]]; then
-    Z="$(scripts/setup.sh)"
-    "$Z" build --summary none || echo "run_http.sh: WARNING: build failed, using the existing zig-out/bin/ringscan" >&2
-    mkdir -p "$HERE/out/bin"
-    cp zig-out/bin/ringscan "$HERE/out/bin/ringscan"
-    RINGSCAN="$HERE/out/bin/ringscan"
-fi
+compare_ringscan run_http.sh
 sf=1 lat=50 bw=0
 args=("$@")
 while [[ $# -gt 0 ]]; do

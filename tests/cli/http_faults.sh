@@ -18,8 +18,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
 www=$dir/www
 mkdir -p "$www" "$dir/ng"
 li=$www/lineitem.parquet
-"$R" gen lineitem --sf 0.01 --row-group-rows 15000 --page-rows 1000 -o "$li" >/dev/null ||
-    net_fatal "gen lineitem failed"
+net_gen_lineitem "$li"
 nginx_start "$www" "$dir/ng"
 shape=(--columns l_orderkey,l_extendedprice,l_shipdate --where "l_shipmode = 'AIR' AND l_quantity < 5")
 

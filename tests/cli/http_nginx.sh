@@ -19,8 +19,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
 www=$dir/www
 mkdir -p "$www" "$dir/ng"
 li=$www/lineitem.parquet demo=$www/demo.parquet
-"$R" gen lineitem --sf 0.01 --row-group-rows 15000 --page-rows 1000 -o "$li" >/dev/null ||
-    net_fatal "gen lineitem failed"
+net_gen_lineitem "$li"
 "$R" gen demo-types --rows 3000 --row-group-rows 1000 --page-rows 100 --seed 5 -o "$demo" >/dev/null ||
     net_fatal "gen demo-types failed"
 nginx_start "$www" "$dir/ng"
@@ -28,19 +27,7 @@ base=http://127.0.0.1:$NGINX_PORT
 u_li=$base/lineitem.parquet u_demo=$base/demo.parquet
 
 # 1. results equal to the local file's
-cols=("" "l_orderkey,l_comment" "l_orderkey,l_extendedprice,l_shipdate")
-wheres=("" "l_quantity < 5" "l_shipmode = 'AIR' AND l_quantity < 5")
-for i in 0 1 2; do
-    args=()
-    [ -n "${cols[$i]}" ] && args+=(--columns "${cols[$i]}")
-    [ -n "${wheres[$i]}" ] && args+=(--where "${wheres[$i]}")
-    for p in lazy eager adaptive; do
-        for t in 1 2; do
-            scan_same "shape $i $p t$t" "$li" "$u_li" "${args[@]}" --policy "$p" --threads "$t" --format csv
-            scan_same "shape $i $p t$t unordered" "$li" "$u_li" "${args[@]}" --policy "$p" --threads "$t" --unordered --format csv
-        done
-    done
-done
+net_shapes_same "$li" "$u_li" 0 1 2
 scan_same "limit" "$li" "$u_li" --columns l_orderkey,l_linenumber --limit 10 --threads 1 --ordered --format csv
 rs "$dir/o" "$dir/e" scan "$u_li" --columns l_orderkey --limit 10 --threads 2 --unordered --format csv
 check '[ "$RS_RC" -eq 0 ] && [ "$(wc -l <"$dir/o")" -eq 11 ]' "unordered --limit 10: exit $RS_RC, $(wc -l <"$dir/o") lines (want a header and 10 rows)"

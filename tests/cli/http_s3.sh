@@ -20,27 +20,14 @@
 source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
 
 li=$dir/lineitem.parquet big=$dir/big.parquet
-"$R" gen lineitem --sf 0.01 --row-group-rows 15000 --page-rows 1000 -o "$li" >/dev/null ||
-    net_fatal "gen lineitem failed"
+net_gen_lineitem "$li"
 weed_start "$dir/weed"
 weed_mkbucket ringscan
 weed_put ringscan data/lineitem.parquet "$li"
 u=s3://ringscan/data/lineitem.parquet
 
 # 1. results equal to the local file's
-cols=("" "l_orderkey,l_extendedprice,l_shipdate")
-wheres=("" "l_shipmode = 'AIR' AND l_quantity < 5")
-for i in 0 1; do
-    args=()
-    [ -n "${cols[$i]}" ] && args+=(--columns "${cols[$i]}")
-    [ -n "${wheres[$i]}" ] && args+=(--where "${wheres[$i]}")
-    for p in lazy eager adaptive; do
-        for t in 1 2; do
-            scan_same "shape $i $p t$t" "$li" "$u" "${args[@]}" --policy "$p" --threads "$t" --format csv
-            scan_same "shape $i $p t$t unordered" "$li" "$u" "${args[@]}" --policy "$p" --threads "$t" --unordered --format csv
-        done
-    done
-done
+net_shapes_same "$li" "$u" 0 2
 meta_same "meta" "$li" "$u"
 unset AWS_REGION
 AWS_DEFAULT_REGION=us-east-1 scan_same "AWS_DEFAULT_REGION" "$li" "$u" --columns l_orderkey --threads 1 --format csv

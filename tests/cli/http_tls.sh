@@ -15,8 +15,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
 www=$dir/www
 mkdir -p "$www" "$dir/ng"
 li=$www/lineitem.parquet
-"$R" gen lineitem --sf 0.01 --row-group-rows 15000 --page-rows 1000 -o "$li" >/dev/null ||
-    net_fatal "gen lineitem failed"
+net_gen_lineitem "$li"
 cert=$dir/cert.pem key=$dir/key.pem
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=127.0.0.1" \
     -addext "subjectAltName=IP:127.0.0.1" -keyout "$key" -out "$cert" >"$dir/openssl.log" 2>&1 ||

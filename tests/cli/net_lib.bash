@@ -321,6 +321,35 @@ rs() {
     RS_MS=$((($(date +%s%N) - t0) / 1000000))
 }
 
+# net_gen_lineitem FILE: the network tests' data, lineitem sf 0.01 in 4 row groups of 15000
+# rows with 1000-row pages (several splits and reads per scan).
+net_gen_lineitem() {
+    "$R" gen lineitem --sf 0.01 --row-group-rows 15000 --page-rows 1000 -o "$1" >/dev/null ||
+        net_fatal "gen lineitem failed"
+}
+
+# The query shapes net_shapes_same runs: everything; two columns behind one conjunct; three
+# columns behind two.
+NET_COLS=("" "l_orderkey,l_comment" "l_orderkey,l_extendedprice,l_shipdate")
+NET_WHERES=("" "l_quantity < 5" "l_shipmode = 'AIR' AND l_quantity < 5")
+
+# net_shapes_same LOCAL URL I...: scan_same for shapes I of NET_COLS/NET_WHERES under every
+# policy on 1 and 2 threads, in file order (byte for byte) and --unordered (as a set of lines).
+net_shapes_same() {
+    local loc=$1 url=$2 i p t; shift 2
+    for i in "$@"; do
+        local args=()
+        [ -n "${NET_COLS[$i]}" ] && args+=(--columns "${NET_COLS[$i]}")
+        [ -n "${NET_WHERES[$i]}" ] && args+=(--where "${NET_WHERES[$i]}")
+        for p in lazy eager adaptive; do
+            for t in 1 2; do
+                scan_same "shape $i $p t$t" "$loc" "$url" "${args[@]}" --policy "$p" --threads "$t" --format csv
+                scan_same "shape $i $p t$t unordered" "$loc" "$url" "${args[@]}" --policy "$p" --threads "$t" --unordered --format csv
+            done
+        done
+    done
+}
+
 # scan_same LABEL LOCAL URL ARGS... [--url-args ARGS...]: `ringscan scan URL ARGS` exits 0 and
 # prints what `ringscan scan LOCAL ARGS` prints: byte for byte (rows come in file order by
 # default), or as the same lines in any order with --unordered, which promises no row order
