@@ -196,6 +196,22 @@ static size_t http_on_header(char *p, size_t size, size_t nmemb, void *ud)
     return n;
 }
 
+/* A try that receives nothing for timeout_ms is ended as a timeout (libcurl's low-speed
+ * check averages over several seconds; this one is exact to its callback's ~1 s cadence). */
+static int http_on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                            curl_off_t ulnow)
+{
+    (void)dltotal, (void)ultotal, (void)ulnow;
+    http_xfer *x = ud;
+    uint64_t now = exec_now_ns();
+    if ((uint64_t)dlnow > x->progress_bytes) {
+        x->progress_bytes = (uint64_t)dlnow;
+        x->progress_ns = now;
+        return 0;
+    }
+    return now - x->progress_ns > (uint64_t)x->o->timeout_ms * 1000000u; /* 1: abort */
+}
+
 void http_xfer_prepare(CURL *h, http_xfer *x)
 {
     const http_obj *o = x->o;
@@ -207,6 +223,8 @@ void http_xfer_prepare(CURL *h, http_xfer *x)
     x->overlong = x->range_bad = x->have_cr = false;
     x->nbody = 0;
     x->body[0] = x->errbuf[0] = '\0';
+    x->progress_ns = exec_now_ns();
+    x->progress_bytes = 0;
     curl_easy_setopt(h, CURLOPT_URL, o->url);
     curl_easy_setopt(h, CURLOPT_RANGE, range);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, http_on_body);
@@ -221,6 +239,9 @@ void http_xfer_prepare(CURL *h, http_xfer *x)
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, o->timeout_ms);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L); /* no byte for timeout: a stall */
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (o->timeout_ms + 999) / 1000);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, http_on_progress);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, x);
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, o->insecure ? 0L : 1L);
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, o->insecure ? 0L : 2L);
     if (o->ca_file[0]) curl_easy_setopt(h, CURLOPT_CAINFO, o->ca_file);
@@ -234,6 +255,7 @@ void http_xfer_prepare(CURL *h, http_xfer *x)
 static bool http_retryable(const http_xfer *x, CURLcode cc, const char *code)
 {
     switch (cc) {
+    case CURLE_ABORTED_BY_CALLBACK: /* http_on_progress: no byte for the timeout */
     case CURLE_COULDNT_CONNECT: case CURLE_OPERATION_TIMEDOUT: case CURLE_RECV_ERROR:
     case CURLE_SEND_ERROR: case CURLE_PARTIAL_FILE: case CURLE_GOT_NOTHING: case CURLE_HTTP2:
     case CURLE_HTTP2_STREAM: case CURLE_SSL_CONNECT_ERROR:
@@ -272,6 +294,9 @@ static void http_cause(const http_xfer *x, CURLcode cc, const char *code, char *
     else if (x->range_bad)
         snprintf(why, whylen, "GET %s: HTTP %ld does not answer the range (Content-Range %s)",
                  range, x->status, x->have_cr ? "elsewhere" : "missing");
+    else if (cc == CURLE_ABORTED_BY_CALLBACK)
+        snprintf(why, whylen, "GET %s: timed out (no byte for %ld ms)%s", range, x->o->timeout_ms,
+                 tries);
     else if (cc == CURLE_OPERATION_TIMEDOUT)
         snprintf(why, whylen, "GET %s: timed out (no progress for %ld ms: %s)%s", range,
                  x->o->timeout_ms, x->errbuf[0] ? x->errbuf : curl_easy_strerror(cc), tries);
@@ -308,7 +333,7 @@ http_verdict http_xfer_judge(CURL *h, http_xfer *x, CURLcode cc, char *why, size
         x->tries <= x->o->retries && exec_now_ns() - x->t0_ns < HTTP_RETRY_TOTAL_NS)
         return HTTP_RETRY;
     http_cause(x, cc, code, why, whylen);
-    x->err = cc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT
+    x->err = cc == CURLE_OPERATION_TIMEDOUT || cc == CURLE_ABORTED_BY_CALLBACK ? -ETIMEDOUT
              : cc != CURLE_OK || x->overlong || x->range_bad || x->status == 200 || x->status == 206
                  ? -EIO
                  : http_status_errno(x->status);

@@ -61,6 +61,8 @@ typedef struct http_xfer {
     size_t nbody;
     char errbuf[CURL_ERROR_SIZE];
     int tries;                 /* requests sent so far */
+    uint64_t progress_ns;      /* when this try last received a byte (or began) */
+    uint64_t progress_bytes;   /* bytes it had received then */
     uint64_t t0_ns;            /* the first request's start */
     int err;                   /* on HTTP_FAIL: the negative errno the read fails with */
 } http_xfer;

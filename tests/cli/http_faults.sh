@@ -9,7 +9,7 @@
 #     and the proxy served every fault it was told to (the faults were hit, not skipped).
 #  3. Giving up, with RINGSCAN_HTTP_RETRIES=2 and RINGSCAN_HTTP_TIMEOUT_MS=2000: 100x503 exits
 #     non-zero within 60 s naming the URL and 503, after at most a bounded number of tries; a
-#     stalled body exits non-zero within 60 s mentioning a timeout; endless resets and short
+#     stalled body exits non-zero within 30 s mentioning a timeout; endless resets and short
 #     bodies exit non-zero (never a silently short result).
 #  4. S3 through the proxy: 2x SlowDown then an exact result (signing survives the proxy).
 # Last line: "http_faults: N passed, N failed".
@@ -57,7 +57,7 @@ echo "http_faults: 100x503 gave up after ${RS_MS} ms and $tries tries"
 check '[ "$tries" -ge 1 ] && [ "$tries" -le 12 ]' "100x503 with RINGSCAN_HTTP_RETRIES=2: $tries tries (want 1..12)"
 proxy_fault none 0
 proxy_fault stall 100
-scan_fails "stall" 60 "127.0.0.1:$PROXY_PORT/lineitem.parquet" "time(d)? ?out" -- scan "$u" --threads 1 --format csv
+scan_fails "stall" 30 "127.0.0.1:$PROXY_PORT/lineitem.parquet" "time(d)? ?out" -- scan "$u" --threads 1 --format csv
 echo "http_faults: stall gave up after ${RS_MS} ms: $(head -c 200 "$dir/ferr")"
 proxy_fault reset 100
 scan_fails "endless resets" 60 "127.0.0.1:$PROXY_PORT/lineitem.parquet" -- scan "$u" --threads 1 --format csv
