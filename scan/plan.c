@@ -273,7 +273,7 @@ static void plan_priors(plan_build *b)
     for (int k = 0; k < b->p->npreds; k++) {
         const flt_pred *p = &b->p->filter->preds[k];
         double sum = 0, sel = -1;
-        int n = 0, rg = -1;
+        int n = 0, rg = -1, known = 0;
         for (int i = 0; i < b->p->nsplits; i++) {
             const scan_split *sp = &b->p->splits[i];
             if (sp->pruned) continue;
@@ -283,11 +283,14 @@ static void plan_priors(plan_build *b)
                 sel = flt_estimate_stats(p, &cm->stats, cm->num_values);
             }
             sum += split_prior(sp, sel), n++;
+            known += sel >= 0;
         }
         b->p->conj_prior[k] = n ? sum / n : 1.0;
         assert(b->p->conj_prior[k] >= 0 && b->p->conj_prior[k] <= 1);
-        scan_explainf(b->x, "conjunct #%d %s: chance all-false on a split from statistics %.3f\n",
-                      k + 1, b->p->filter->preds[k].desc->name, b->p->conj_prior[k]);
+        /* statistics that cannot say (a string's equality, no min/max) leave the worst case */
+        const char *why = n == 0 ? " (every split pruned)" : known == 0 ? " (statistics cannot say)" : "";
+        scan_explainf(b->x, "conjunct #%d %s: chance all-false on a split from statistics %.3f%s\n",
+                      k + 1, p->desc->name, b->p->conj_prior[k], why);
     }
 }
 
