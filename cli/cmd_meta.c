@@ -163,12 +163,29 @@ static void put_stats_text(const ringscan_file *f, int col, const ringscan_chunk
     if (s->has_nan_count) sink_printf(cli_out(), ", NaNs %" PRId64, s->nan_count);
 }
 
+/* Row group g's compressed bytes: as the writer recorded them, else its chunks' sum. */
+static int64_t group_compressed(const ringscan_file *f, const ringscan_file_info *fi, int g)
+{
+    ringscan_row_group_info rg;
+    ringscan_file_row_group(f, g, &rg);
+    if (rg.total_compressed_size > 0) return rg.total_compressed_size;
+    int64_t sum = 0;
+    for (int i = 0; i < fi->columns; i++) {
+        ringscan_chunk_info ch;
+        ringscan_file_chunk(f, g, i, &ch);
+        sum += ch.compressed_size;
+    }
+    return sum;
+}
+
 static void print_row_group_text(const ringscan_file *f, const ringscan_file_info *fi, int g)
 {
     ringscan_row_group_info rg;
     char b1[32], b2[32];
     ringscan_file_row_group(f, g, &rg);
-    sink_printf(cli_out(), "row group %d: %" PRId64 " rows, %s\n", g, rg.rows, human_bytes(rg.total_byte_size, b1));
+    sink_printf(cli_out(), "row group %d: %" PRId64 " row%s, %s compressed, %s uncompressed\n", g,
+                rg.rows, rg.rows == 1 ? "" : "s", human_bytes(group_compressed(f, fi, g), b1),
+                human_bytes(rg.total_byte_size, b2));
     for (int i = 0; i < fi->columns; i++) {
         ringscan_column_info c;
         ringscan_chunk_info ch;
@@ -191,7 +208,17 @@ static void print_text(const char *path, const ringscan_file *f)
     static const char *orders[] = {"absent", "unknown", "known"};
     sink_printf(cli_out(), "file: %s\nrows: %" PRId64 "\ncreated_by: %s\ncolumn_orders: %s\n", path, fi.rows,
            fi.created_by ? fi.created_by : "(none)", orders[fi.column_orders]);
-    sink_printf(cli_out(), "schema (%d columns):\n", fi.columns);
+    int64_t packed = 0, unpacked = 0;
+    for (int g = 0; g < fi.row_groups; g++) {
+        ringscan_row_group_info rg;
+        ringscan_file_row_group(f, g, &rg);
+        packed += group_compressed(f, &fi, g);
+        unpacked += rg.total_byte_size;
+    }
+    char b1[32], b2[32];
+    sink_printf(cli_out(), "row groups: %d, %s compressed, %s uncompressed\n", fi.row_groups,
+                human_bytes(packed, b1), human_bytes(unpacked, b2));
+    sink_printf(cli_out(), "schema (%d column%s):\n", fi.columns, fi.columns == 1 ? "" : "s");
     for (int i = 0; i < fi.columns; i++) {
         ringscan_column_info c;
         ringscan_file_column(f, i, &c);
