@@ -103,21 +103,6 @@ static void put_kv_value(const ringscan_kv *kv, uint32_t max_len)
 }
 
 
-/* n bytes as "N B" below 1 KiB, else with one decimal in KiB, MiB, GiB or TiB. */
-static const char *human_bytes(int64_t n, char buf[32])
-{
-    static const char *units[] = {"KiB", "MiB", "GiB", "TiB"};
-    if (n < 1024) {
-        snprintf(buf, 32, "%" PRId64 " B", n);
-        return buf;
-    }
-    double v = (double)n / 1024;
-    int u = 0;
-    while (v >= 1024 && u < 3) v /= 1024, u++;
-    snprintf(buf, 32, "%.1f %s", v, units[u]);
-    return buf;
-}
-
 /* "INT64 TIMESTAMP(MICROS, UTC)", "INT32 DECIMAL(9,2)", "BYTE_ARRAY STRING", "INT64": the
  * physical type, then the logical type when it says more than the physical one. */
 static void put_type_text(const ringscan_column_info *c)
@@ -184,15 +169,15 @@ static void print_row_group_text(const ringscan_file *f, const ringscan_file_inf
     char b1[32], b2[32];
     ringscan_file_row_group(f, g, &rg);
     sink_printf(cli_out(), "row group %d: %" PRId64 " row%s, %s compressed, %s uncompressed\n", g,
-                rg.rows, rg.rows == 1 ? "" : "s", human_bytes(group_compressed(f, fi, g), b1),
-                human_bytes(rg.total_byte_size, b2));
+                rg.rows, rg.rows == 1 ? "" : "s", cli_human_bytes(group_compressed(f, fi, g), b1),
+                cli_human_bytes(rg.total_byte_size, b2));
     for (int i = 0; i < fi->columns; i++) {
         ringscan_column_info c;
         ringscan_chunk_info ch;
         ringscan_file_column(f, i, &c);
         ringscan_file_chunk(f, g, i, &ch);
         sink_printf(cli_out(), "  %s: %s, %" PRId64 " values, %s compressed, %s uncompressed, ", c.name, ch.codec_name,
-                    ch.num_values, human_bytes(ch.compressed_size, b1), human_bytes(ch.uncompressed_size, b2));
+                    ch.num_values, cli_human_bytes(ch.compressed_size, b1), cli_human_bytes(ch.uncompressed_size, b2));
         sink_printf(cli_out(), "encodings ");
         put_encodings_text(ch.encodings);
         put_stats_text(f, i, &ch.stats);
@@ -217,7 +202,7 @@ static void print_text(const char *path, const ringscan_file *f)
     }
     char b1[32], b2[32];
     sink_printf(cli_out(), "row groups: %d, %s compressed, %s uncompressed\n", fi.row_groups,
-                human_bytes(packed, b1), human_bytes(unpacked, b2));
+                cli_human_bytes(packed, b1), cli_human_bytes(unpacked, b2));
     sink_printf(cli_out(), "schema (%d column%s):\n", fi.columns, fi.columns == 1 ? "" : "s");
     for (int i = 0; i < fi.columns; i++) {
         ringscan_column_info c;
