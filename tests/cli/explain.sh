@@ -11,6 +11,7 @@
 #  3. Over 61 splits, splits 15, 31 and 47 explore and are counted apart.
 #  4. Every split pruned: the final order says no split ran the filter.
 #  5. Two cores: the final line is the last one and puts the selective conjunct first.
+#  6. A scan a limit ends early still ends with its final order.
 # Run by tests/run.sh with $RINGSCAN = the binary and cwd = the project root.
 # Last line: "explain: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
@@ -96,4 +97,9 @@ for pol in adaptive eager lazy; do
     check 'tail -n 1 "$dir/err" | grep -qE "^conjunct order \(final, split 60; [0-9]+ splits? reordered, [0-9]+ explored\): #2 l_shipmode \(rows in 60134, passed 0\.144, rank [0-9.]+\) -> #1 l_quantity \(rows in [0-9]+, passed 1\.000, rank [0-9.]+\)$"' \
         "threads 2, $pol: $(tail -n 1 "$dir/err")"
 done
+# 6. a limit ends the scan early: the final order is still the last line
+"$R" scan "$dir/lp.parquet" --columns l_orderkey --where "l_quantity >= 1 AND l_shipmode = 'AIR'" \
+    --threads 1 --split-rows 1000 --limit 10 --format count --explain 2>"$dir/err" >/dev/null
+check 'tail -n 1 "$dir/err" | grep -qE "^conjunct order \(final, split [0-9]+; [0-9]+ splits? reordered, 0 explored\): #[12] l_"' \
+    "--limit 10: $(tail -n 1 "$dir/err")"
 summary explain
