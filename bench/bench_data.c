@@ -47,6 +47,22 @@ static int file_sink(void *ctx, const void *p, size_t n)
     return fwrite(p, 1, n, (FILE *)ctx) == n ? 0 : -EIO;
 }
 
+/* The bench's bar on a terminal's stderr (lineitem_file_tick; ctx: the last percent drawn). */
+static void progress(void *ctx, int64_t done, int64_t total)
+{
+    int *last_pct = ctx;
+    if (total <= 0 || !isatty(2)) return;
+    int pct = (int)(done * 100 / total);
+    if (pct == *last_pct) return;
+    *last_pct = pct;
+    char bar[41];
+    int fill = pct * 40 / 100;
+    for (int i = 0; i < 40; i++) bar[i] = i < fill ? '#' : '.';
+    bar[40] = 0;
+    fprintf(stderr, "\r[%s] %3d%% %" PRId64 "/%" PRId64 " rows", bar, pct, done, total);
+    if (pct == 100) fputc('\n', stderr);
+}
+
 /* Writes the file for layout to path (via path.tmp). 0 or 1 (printed). */
 static int generate(const bench_scan_opts *o, lineitem_layout l, const char *tag, const char *path)
 {
@@ -76,7 +92,8 @@ static int generate(const bench_scan_opts *o, lineitem_layout l, const char *tag
     pq_err e = {.offset = -1};
     pq_writer *w = NULL;
     rc = pq_writer_open(&w, d, g.ncols, &wo, file_sink, f, &e);
-    if (!rc) rc = lineitem_file_write(&g, w, 2, true, &e);
+    int last_pct = -1;
+    if (!rc) rc = lineitem_file_write(&g, w, 2, progress, &last_pct, &e);
     if (!rc) rc = pq_writer_close(w, &e);
     pq_writer_free(w);
     lineitem_gen_free(&g);

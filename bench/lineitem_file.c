@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 void lineitem_file_schema(const lineitem_gen *g, pq_column_desc *d)
 {
@@ -25,20 +24,6 @@ void lineitem_file_schema(const lineitem_gen *g, pq_column_desc *d)
         d[c].decimal_precision = lc->precision;
         d[c].decimal_scale = lc->scale;
     }
-}
-
-static void progress(int64_t done, int64_t total, int *last_pct)
-{
-    if (total <= 0) return;
-    int pct = (int)(done * 100 / total);
-    if (pct == *last_pct) return;
-    *last_pct = pct;
-    char bar[41];
-    int fill = pct * 40 / 100;
-    for (int i = 0; i < 40; i++) bar[i] = i < fill ? '#' : '.';
-    bar[40] = 0;
-    fprintf(stderr, "\r[%s] %3d%% %" PRId64 "/%" PRId64 " rows", bar, pct, done, total);
-    if (pct == 100) fputc('\n', stderr);
 }
 
 typedef struct gen_slot {
@@ -104,7 +89,8 @@ static void release(gen_queue *q, bool stop)
     pthread_mutex_unlock(&q->mu);
 }
 
-int lineitem_file_write(const lineitem_gen *g, pq_writer *w, int threads, bool show, pq_err *e)
+int lineitem_file_write(const lineitem_gen *g, pq_writer *w, int threads, lineitem_file_tick tick,
+                        void *ctx, pq_err *e)
 {
     gen_queue *q = calloc(1, sizeof *q);
     if (!q) return pq_errf(e, -ENOMEM, -1, "out of memory");
@@ -115,8 +101,7 @@ int lineitem_file_write(const lineitem_gen *g, pq_writer *w, int threads, bool s
     for (int i = 0; i < LINEITEM_FILE_QUEUE; i++) lineitem_vecs_init(g, q->slots[i].cols);
     pthread_t th;
     bool threaded = threads >= 2 && pthread_create(&th, NULL, producer, q) == 0;
-    int rc = 0, last_pct = -1;
-    show = show && isatty(2);
+    int rc = 0;
     int64_t total = lineitem_total_rows(g), done = 0;
     for (int64_t b = 0; b < q->nbatches && !rc; b++) {
         gen_slot *s = threaded ? take(q, b) : &q->slots[0];
@@ -127,7 +112,7 @@ int lineitem_file_write(const lineitem_gen *g, pq_writer *w, int threads, bool s
         }
         rc = pq_writer_write(w, s->cols, s->rows, e);
         done += s->rows;
-        if (show) progress(done, total, &last_pct);
+        if (tick && rc == 0) tick(ctx, done, total);
         if (threaded) release(q, rc != 0);
     }
     if (threaded) {

@@ -9,7 +9,8 @@
  * Invariants:
  *  1. The queue holds at most LINEITEM_FILE_QUEUE batches of LINEITEM_FILE_BATCH_ORDERS
  *     orders (bounded memory); a failed side sets `stop` and the other side exits.
- *  2. A progress bar goes to stderr only when `progress` is set and stderr is a terminal. */
+ *  2. Nothing goes to stderr from here: the caller's tick, after each batch written, is where
+ *     a progress display lives (cli/progress.h for gen, a bar for bench). */
 #ifndef RINGSCAN_BENCH_LINEITEM_FILE_H
 #define RINGSCAN_BENCH_LINEITEM_FILE_H
 #include <stdbool.h>
@@ -23,9 +24,13 @@ enum { LINEITEM_FILE_BATCH_ORDERS = 8192, LINEITEM_FILE_QUEUE = 4 };
  * lineitem_columns). */
 void lineitem_file_schema(const lineitem_gen *g, pq_column_desc *d);
 
+/* Called on the writing thread after each batch: rows written so far of total. */
+typedef void (*lineitem_file_tick)(void *ctx, int64_t rows_done, int64_t rows_total);
+
 /* Writes every row of g to w (opened with lineitem_file_schema's columns), generating on a
- * producer thread when threads >= 2. Does not close w. Returns 0 or a negative status with e
- * filled. */
-int lineitem_file_write(const lineitem_gen *g, pq_writer *w, int threads, bool progress, pq_err *e);
+ * producer thread when threads >= 2, calling tick(ctx, ...) after each batch (tick may be
+ * NULL). Does not close w. Returns 0 or a negative status with e filled. */
+int lineitem_file_write(const lineitem_gen *g, pq_writer *w, int threads, lineitem_file_tick tick,
+                        void *ctx, pq_err *e);
 
 #endif

@@ -3,6 +3,7 @@
 #ifndef RINGSCAN_CLI_H
 #define RINGSCAN_CLI_H
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cli/opts.h"
@@ -21,6 +22,9 @@ int cmd_gen(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 /* bench's help after its option table: the shapes and `bench runtime`'s help. */
 void cli_bench_help_tail(void);
+/* n bytes as "N B" below 1 KiB, else with one decimal in KiB, MiB, GiB or TiB, into buf (meta's
+ * text and the progress line; cli/progress.c). */
+const char *cli_human_bytes(int64_t n, char buf[32]);
 /* Prints a scan's counters, as one JSON object when json. */
 void cli_print_stats(FILE *out, const ringscan_stats *st, bool json);
 #endif

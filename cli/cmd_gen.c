@@ -16,8 +16,9 @@
  *
  * Invariants:
  *  1. The queue holds at most LINEITEM_FILE_QUEUE batches (bench/lineitem_file.h).
- *  2. Output: a progress bar on stderr only when stderr is a terminal; one summary line on
- *     stdout at the end ("rows, row groups, bytes, seconds").
+ *  2. Output: the progress line (cli/progress.h) on stderr only when stderr is a terminal and
+ *     the write takes over a second, cleared at the end (--no-progress: never); one summary
+ *     line on stdout at the end ("rows, row groups, bytes, seconds").
  *  3. Exit status 0 ok, 1 error ("ringscan: gen: <msg>", a partial file is removed), 2 usage.
  */
 #include <errno.h>
@@ -35,6 +36,7 @@
 #include "bench/lineitem_file.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "cli/progress.h"
 #include "cli/sink.h"
 #include "format/writer.h"
 
@@ -49,13 +51,14 @@ typedef struct gen_args {
     int threads;
     bool cancel_layout;
     bool rows_set; /* --rows given: demo-types only */
+    bool no_progress; /* --no-progress */
     char *bloom; /* comma list */
     pq_writer_opts o;
 } gen_args;
 
 enum gen_opt_id {
     GO_OUT, GO_SF, GO_ROWS, GO_SEED, GO_THREADS, GO_RG_ROWS, GO_PAGE_ROWS, GO_CODEC, GO_BLOOM,
-    GO_LAYOUT, GO_PAGE_INDEX, GO_NO_PAGE_INDEX, GO_NO_DICT
+    GO_LAYOUT, GO_PAGE_INDEX, GO_NO_PAGE_INDEX, GO_NO_DICT, GO_NO_PROGRESS
 };
 
 /* --compression's names, in the order of codec_of. */
@@ -91,6 +94,8 @@ static const cli_opt gen_opts[] = {
      .help = "write column and offset indexes (the default)"},
     {"--no-page-index", NULL, NULL, CLI_FLAG, GO_NO_PAGE_INDEX, .help = "write no page index"},
     {"--no-dictionary", NULL, NULL, CLI_FLAG, GO_NO_DICT, .help = "write no dictionary pages"},
+    {"--no-progress", NULL, NULL, CLI_FLAG, GO_NO_PROGRESS,
+     .help = "no progress line (shown on a tty's stderr after 1 s)"},
 };
 
 static const char *const gen_examples[] = {
@@ -135,6 +140,7 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case GO_PAGE_INDEX: a->o.page_index = true; break;
     case GO_NO_PAGE_INDEX: a->o.page_index = false; break;
     case GO_NO_DICT: a->o.dictionary = false; break;
+    case GO_NO_PROGRESS: a->no_progress = true; break;
     }
     return 0;
 }
@@ -146,6 +152,24 @@ static int file_sink(void *ctx, const void *p, size_t n)
     errno = 0;
     if (fwrite(p, 1, n, (FILE *)ctx) == n) return 0;
     return errno ? -errno : -EIO; /* ENOSPC names the cause better than EIO */
+}
+
+/* The progress line of the file being written (cli/progress.h) and its writer. */
+typedef struct gen_progress {
+    cli_progress line;
+    const pq_writer *w;
+} gen_progress;
+
+/* After each batch written (bench/lineitem_file.h's tick): rows of total, the writer's bytes. */
+static void gen_tick(void *ctx, int64_t rows, int64_t total)
+{
+    gen_progress *p = ctx;
+    if (!cli_progress_due(&p->line)) return;
+    pq_writer_stats st;
+    pq_writer_get_stats(p->w, &st);
+    char line[CLI_PROGRESS_LINE_MAX];
+    cli_progress_gen_line(line, sizeof line, rows, total, st.bytes, cli_progress_elapsed_s(&p->line));
+    cli_progress_draw(&p->line, line);
 }
 
 static double now_s(void)
@@ -355,7 +379,7 @@ static int demo_batch(uint64_t seed, int64_t a, int64_t b, pq_vec *cols)
     return 0;
 }
 
-static int write_demo(const gen_args *a, pq_writer *w, pq_err *e)
+static int write_demo(const gen_args *a, pq_writer *w, gen_progress *pg, pq_err *e)
 {
     pq_vec cols[GEN_DEMO_COLS];
     for (int c = 0; c < GEN_DEMO_COLS; c++)
@@ -366,6 +390,7 @@ static int write_demo(const gen_args *a, pq_writer *w, pq_err *e)
         rc = demo_batch(a->seed, r, b, cols);
         if (rc) pq_errf(e, rc, -1, "out of memory");
         else rc = pq_writer_write(w, cols, b - r, e);
+        if (rc == 0) gen_tick(pg, b, a->rows);
     }
     for (int c = 0; c < GEN_DEMO_COLS; c++) pq_vec_free(&cols[c]);
     return rc;
@@ -387,8 +412,11 @@ static int run(gen_args *a, const pq_column_desc *d, int n, const uint8_t *flags
     pq_err e = {0};
     pq_writer *w = NULL;
     int rc = pq_writer_open(&w, d, n, &a->o, file_sink, f, &e);
-    if (!rc) rc = g ? lineitem_file_write(g, w, a->threads, true, &e) : write_demo(a, w, &e);
+    gen_progress pg = {.w = w};
+    cli_progress_start(&pg.line, !a->no_progress);
+    if (!rc) rc = g ? lineitem_file_write(g, w, a->threads, gen_tick, &pg, &e) : write_demo(a, w, &pg, &e);
     if (!rc) rc = pq_writer_close(w, &e);
+    cli_progress_end(&pg.line); /* before the summary or an error */
     pq_writer_stats st = {0};
     if (w) pq_writer_get_stats(w, &st);
     pq_writer_free(w);
@@ -397,8 +425,9 @@ static int run(gen_args *a, const pq_column_desc *d, int n, const uint8_t *flags
         if (regular) unlink(a->out);
         return GEN_ERR("%s: %s", a->out, e.msg[0] ? e.msg : strerror(-rc));
     }
-    sink_printf(cli_out(), "%s: %" PRId64 " rows, %" PRId64 " row groups, %" PRId64 " bytes, %.2f seconds\n",
-                a->out, st.rows, st.row_groups, st.bytes, now_s() - t0);
+    sink_printf(cli_out(), "%s: %" PRId64 " row%s, %" PRId64 " row group%s, %" PRId64 " bytes, %.2f seconds\n",
+                a->out, st.rows, st.rows == 1 ? "" : "s", st.row_groups, st.row_groups == 1 ? "" : "s",
+                st.bytes, now_s() - t0);
     return 0; /* main() checks the summary's write */
 }
 

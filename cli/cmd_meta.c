@@ -103,21 +103,6 @@ static void put_kv_value(const ringscan_kv *kv, uint32_t max_len)
 }
 
 
-/* n bytes as "N B" below 1 KiB, else with one decimal in KiB, MiB, GiB or TiB. */
-static const char *human_bytes(int64_t n, char buf[32])
-{
-    static const char *units[] = {"KiB", "MiB", "GiB", "TiB"};
-    if (n < 1024) {
-        snprintf(buf, 32, "%" PRId64 " B", n);
-        return buf;
-    }
-    double v = (double)n / 1024;
-    int u = 0;
-    while (v >= 1024 && u < 3) v /= 1024, u++;
-    snprintf(buf, 32, "%.1f %s", v, units[u]);
-    return buf;
-}
-
 /* "INT64 TIMESTAMP(MICROS, UTC)", "INT32 DECIMAL(9,2)", "BYTE_ARRAY STRING", "INT64": the
  * physical type, then the logical type when it says more than the physical one. */
 static void put_type_text(const ringscan_column_info *c)
@@ -163,19 +148,36 @@ static void put_stats_text(const ringscan_file *f, int col, const ringscan_chunk
     if (s->has_nan_count) sink_printf(cli_out(), ", NaNs %" PRId64, s->nan_count);
 }
 
+/* Row group g's compressed bytes: as the writer recorded them, else its chunks' sum. */
+static int64_t group_compressed(const ringscan_file *f, const ringscan_file_info *fi, int g)
+{
+    ringscan_row_group_info rg;
+    ringscan_file_row_group(f, g, &rg);
+    if (rg.total_compressed_size > 0) return rg.total_compressed_size;
+    int64_t sum = 0;
+    for (int i = 0; i < fi->columns; i++) {
+        ringscan_chunk_info ch;
+        ringscan_file_chunk(f, g, i, &ch);
+        sum += ch.compressed_size;
+    }
+    return sum;
+}
+
 static void print_row_group_text(const ringscan_file *f, const ringscan_file_info *fi, int g)
 {
     ringscan_row_group_info rg;
     char b1[32], b2[32];
     ringscan_file_row_group(f, g, &rg);
-    sink_printf(cli_out(), "row group %d: %" PRId64 " rows, %s\n", g, rg.rows, human_bytes(rg.total_byte_size, b1));
+    sink_printf(cli_out(), "row group %d: %" PRId64 " row%s, %s compressed, %s uncompressed\n", g,
+                rg.rows, rg.rows == 1 ? "" : "s", cli_human_bytes(group_compressed(f, fi, g), b1),
+                cli_human_bytes(rg.total_byte_size, b2));
     for (int i = 0; i < fi->columns; i++) {
         ringscan_column_info c;
         ringscan_chunk_info ch;
         ringscan_file_column(f, i, &c);
         ringscan_file_chunk(f, g, i, &ch);
         sink_printf(cli_out(), "  %s: %s, %" PRId64 " values, %s compressed, %s uncompressed, ", c.name, ch.codec_name,
-                    ch.num_values, human_bytes(ch.compressed_size, b1), human_bytes(ch.uncompressed_size, b2));
+                    ch.num_values, cli_human_bytes(ch.compressed_size, b1), cli_human_bytes(ch.uncompressed_size, b2));
         sink_printf(cli_out(), "encodings ");
         put_encodings_text(ch.encodings);
         put_stats_text(f, i, &ch.stats);
@@ -191,7 +193,17 @@ static void print_text(const char *path, const ringscan_file *f)
     static const char *orders[] = {"absent", "unknown", "known"};
     sink_printf(cli_out(), "file: %s\nrows: %" PRId64 "\ncreated_by: %s\ncolumn_orders: %s\n", path, fi.rows,
            fi.created_by ? fi.created_by : "(none)", orders[fi.column_orders]);
-    sink_printf(cli_out(), "schema (%d columns):\n", fi.columns);
+    int64_t packed = 0, unpacked = 0;
+    for (int g = 0; g < fi.row_groups; g++) {
+        ringscan_row_group_info rg;
+        ringscan_file_row_group(f, g, &rg);
+        packed += group_compressed(f, &fi, g);
+        unpacked += rg.total_byte_size;
+    }
+    char b1[32], b2[32];
+    sink_printf(cli_out(), "row groups: %d, %s compressed, %s uncompressed\n", fi.row_groups,
+                cli_human_bytes(packed, b1), cli_human_bytes(unpacked, b2));
+    sink_printf(cli_out(), "schema (%d column%s):\n", fi.columns, fi.columns == 1 ? "" : "s");
     for (int i = 0; i < fi.columns; i++) {
         ringscan_column_info c;
         ringscan_file_column(f, i, &c);

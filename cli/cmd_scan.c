@@ -13,11 +13,13 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/checksum.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "cli/print.h"
+#include "cli/progress.h"
 #include "cli/sink.h"
 #include "cli/table.h"
 #include "ringscan.h"
@@ -35,13 +37,14 @@ typedef struct scan_args {
     const char *columns;
     print_format fmt;
     int stats;        /* 0 none, 1 text, 2 json */
+    bool no_progress; /* --no-progress */
     ringscan_options o;
 } scan_args;
 
 enum scan_opt_id {
     SO_COLUMNS, SO_WHERE, SO_LIMIT, SO_THREADS, SO_SPLIT_ROWS, SO_POLICY, SO_IO, SO_FORMAT,
     SO_ORDERED, SO_EXPLAIN, SO_STATS, SO_STATS_JSON, SO_VERIFY, SO_NO_PAGE_INDEX, SO_NO_BLOOM,
-    SO_STORE, SO_FETCH_BUDGET, SO_TLS_INSECURE, SO_UNORDERED
+    SO_STORE, SO_FETCH_BUDGET, SO_TLS_INSECURE, SO_UNORDERED, SO_NO_PROGRESS
 };
 
 /* in the order of ringscan_policy, ringscan_io and print_format */
@@ -87,6 +90,8 @@ static const cli_opt scan_opts[] = {
      .help = "bytes read ahead per scan (N, NKiB, NMiB, NGiB); 0: no read-ahead"},
     {"--tls-insecure", NULL, NULL, CLI_FLAG, SO_TLS_INSECURE,
      .help = "skip TLS peer and host verification for https:// and s3:// (warns)"},
+    {"--no-progress", NULL, NULL, CLI_FLAG, SO_NO_PROGRESS,
+     .help = "no progress line (shown on a tty's stderr after 1 s, not over rows)"},
 };
 
 static const char *const scan_examples[] = {
@@ -132,6 +137,7 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case SO_STORE: a->o.store = v->s; break;
     case SO_FETCH_BUDGET: a->o.fetch_budget_bytes = v->i; break;
     case SO_TLS_INSECURE: a->o.tls_insecure = true; break;
+    case SO_NO_PROGRESS: a->no_progress = true; break;
     }
     return 0;
 }
@@ -359,13 +365,32 @@ static uint64_t keep_checksum(batch_keep *k)
     return c;
 }
 
+/* The progress line of the scan being drained (cli/progress.h): one scan at a time runs in
+ * this process, and its batches are pulled on this thread only. */
+static cli_progress scan_line;
+
+/* ringscan_scan_next, then the progress line redrawn from the scan's counters when due. */
+static int next_batch(ringscan_scan *sc, struct ArrowArray *b, ringscan_error *err)
+{
+    int rc = ringscan_scan_next(sc, b, err);
+    if (rc == 1 && cli_progress_due(&scan_line)) {
+        ringscan_stats st;
+        ringscan_scan_stats(sc, &st);
+        char line[CLI_PROGRESS_LINE_MAX];
+        cli_progress_scan_line(line, sizeof line, st.rows_scanned, (int64_t)st.bytes_read,
+                               st.splits_done, st.splits, cli_progress_elapsed_s(&scan_line));
+        cli_progress_draw(&scan_line, line);
+    }
+    return rc;
+}
+
 /* Sums each batch's columns into sum (or, with keep, hands the batch there). */
 static int count_batches(ringscan_scan *sc, const char *path, const sum_col *cols, int n,
                          uint64_t *sum, int64_t *rows, batch_keep *keep, ringscan_error *err)
 {
     struct ArrowArray b;
     int rc;
-    while ((rc = ringscan_scan_next(sc, &b, err)) == 1) {
+    while ((rc = next_batch(sc, &b, err)) == 1) {
         *rows += b.length;
         if (keep) {
             if (keep_add(keep, &b) == 0) continue;
@@ -414,7 +439,7 @@ static int print_table_batches(ringscan_scan *sc, const scan_args *a, const prin
     if (!t) return cli_err(err, a->path, -ENOMEM, NULL);
     struct ArrowArray b;
     int rc;
-    while ((rc = ringscan_scan_next(sc, &b, err)) == 1) {
+    while ((rc = next_batch(sc, &b, err)) == 1) {
         int wrc = table_add(t, out, &b);
         b.release(&b);
         if (wrc == -ENOMEM && !out->err) rc = cli_err(err, a->path, -ENOMEM, NULL);
@@ -435,7 +460,7 @@ static int print_batches(ringscan_scan *sc, const scan_args *a, const print_col 
     if (print_header(out, a->fmt, cols, n)) return out->err;
     struct ArrowArray b;
     int rc;
-    while ((rc = ringscan_scan_next(sc, &b, err)) == 1) {
+    while ((rc = next_batch(sc, &b, err)) == 1) {
         int wrc = print_rows(out, a->fmt, cols, &b);
         b.release(&b);
         if (wrc) return wrc; /* the output failed: stop; the caller frees the scan */
@@ -499,10 +524,13 @@ static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, b
     ringscan_scan *sc = NULL;
     static const char *names[CLI_COLUMNS_MAX];
     char *copy = NULL;
+    /* not for serve (keep: its answers are the output) nor over rows printed to the terminal */
+    cli_progress_start(&scan_line, !keep && !a.no_progress && (a.fmt == PRINT_COUNT || !isatty(1)));
     int rc = ringscan_open_with(a.path, &a.o, &f, &err);
     if (rc == 0) rc = pick_columns(f, a.path, a.columns, names, &copy, &a.o, &err);
     if (rc == 0 && (rc = ringscan_scan_start(f, &a.o, &sc, &err)) != 0) suggest_for_filter(f, &err);
     if (rc == 0) rc = drain(f, sc, &a, rows, checksum, keep, &err);
+    cli_progress_end(&scan_line); /* before anything else goes to stderr */
     /* rows before any message on stderr; a write error is the output's, reported by the
      * caller (sink_exit_status) and not as the input file's */
     bool out_failed = sink_flush(cli_out()) != 0;

@@ -64,6 +64,12 @@ double flt_order_rank(const flt_order *o, int32_t k)
     return cost / (1.0 - sel);
 }
 
+bool flt_order_explores(const flt_order *o, uint64_t split_index)
+{
+    assert(o && o->n >= 1 && o->n <= FLT_ORDER_MAX);
+    return o->n >= 2 && split_index % FLT_ORDER_EXPLORE_PERIOD == FLT_ORDER_EXPLORE_PERIOD - 1;
+}
+
 void flt_order_snapshot(const flt_order *o, uint64_t split_index, int32_t *perm)
 {
     assert(o && perm && o->n >= 1 && o->n <= FLT_ORDER_MAX);
@@ -76,7 +82,7 @@ void flt_order_snapshot(const flt_order *o, uint64_t split_index, int32_t *perm)
         for (; j > 0 && rank[perm[j - 1]] > rank[i]; j--) perm[j] = perm[j - 1];
         perm[j] = i;
     }
-    if (n < 2 || split_index % FLT_ORDER_EXPLORE_PERIOD != FLT_ORDER_EXPLORE_PERIOD - 1) return;
+    if (!flt_order_explores(o, split_index)) return;
     int32_t pick = (int32_t)((split_index / FLT_ORDER_EXPLORE_PERIOD) % (uint64_t)n), at = 0;
     while (perm[at] != pick) at++;
     if (at == 0) {

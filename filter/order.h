@@ -63,6 +63,9 @@ void flt_order_report(flt_order *o, int32_t conjunct, uint64_t rows_in, uint64_t
  * Thread-safe, lock-free; O(n^2) for n <= 64. */
 void flt_order_snapshot(const flt_order *o, uint64_t split_index, int32_t *out_perm);
 
+/* Whether split split_index explores (invariant 4): its snapshot is not the ranked order. */
+bool flt_order_explores(const flt_order *o, uint64_t split_index);
+
 /* The rank of conjunct k (invariant 2), for tests and EXPLAIN output. */
 double flt_order_rank(const flt_order *o, int32_t conjunct);
 

@@ -1,11 +1,14 @@
-/* scan/explain.c: the --explain sink (explain.h) and the adaptive conjunct order as text. */
+/* scan/explain.c: the --explain sink (explain.h) and the conjunct orders, stated and used, as
+ * text. */
 #include "scan/explain.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/fail.h"
 
@@ -34,20 +37,56 @@ void scan_explainf(scan_explain_buf *x, const char *fmt, ...)
     if (x->len >= SCAN_EXPLAIN_MAX) x->len = SCAN_EXPLAIN_MAX - 1;
 }
 
-void scan_explain_order(scan_explain_buf *x, const flt_order *order, const flt_expr *filter,
-                        const char *label)
+void scan_explainf_at(scan_explain_buf *x, size_t at, const char *fmt, ...)
 {
-    int32_t perm[FLT_ORDER_MAX];
-    flt_order_snapshot(order, 0, perm); /* split 0 never explores */
-    scan_explainf(x, "conjunct order (%s):", label);
+    if (!x || !x->buf) return;
+    assert(at <= x->len && x->len < SCAN_EXPLAIN_MAX);
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n <= 0) return;
+    size_t add = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+    if (at + add > SCAN_EXPLAIN_MAX - 1) add = SCAN_EXPLAIN_MAX - 1 - at;
+    size_t keep = x->len - at; /* the tail that moves; what passes the end is dropped */
+    if (at + add + keep > SCAN_EXPLAIN_MAX - 1) keep = SCAN_EXPLAIN_MAX - 1 - at - add;
+    memmove(x->buf + at + add, x->buf + at, keep);
+    memcpy(x->buf + at, line, add);
+    x->len = at + add + keep;
+    x->buf[x->len] = 0;
+}
+
+const char *scan_explain_plural(long long n)
+{
+    return n == 1 ? "" : "s";
+}
+
+void scan_explain_start_order(scan_explain_buf *x, const flt_expr *filter)
+{
+    scan_explainf(x, "conjunct order (start):");
+    for (int k = 0; k < filter->npreds; k++)
+        scan_explainf(x, "%s #%d %s", k ? " ->" : "", k + 1, filter->preds[k].desc->name);
+    scan_explainf(x, "\n");
+}
+
+void scan_explain_final_order(scan_explain_buf *x, const flt_order *order, const flt_expr *filter,
+                              const int32_t *perm, int split, int reordered, int explored)
+{
+    if (split < 0) {
+        scan_explainf(x, "conjunct order (final): as at the start (no split ran the filter)\n");
+        return;
+    }
+    scan_explainf(x, "conjunct order (final, split %d; %d split%s reordered, %d explored):", split,
+                  reordered, scan_explain_plural(reordered), explored);
     for (int i = 0; i < filter->npreds; i++) {
+        assert(perm[i] >= 0 && perm[i] < order->n);
         const flt_order_stat *st = &order->st[perm[i]];
         uint64_t in = atomic_load_explicit(&st->rows_in, memory_order_relaxed);
         uint64_t out = atomic_load_explicit(&st->rows_out, memory_order_relaxed);
         scan_explainf(x, "%s #%d %s (rows in %llu, passed %.3f, rank %.2f)", i ? " ->" : "",
                       perm[i] + 1, filter->preds[perm[i]].desc->name, (unsigned long long)in,
-                      in ? (double)out / (double)in : 0.0,
-                      flt_order_rank(order, perm[i]));
+                      in ? (double)out / (double)in : 0.0, flt_order_rank(order, perm[i]));
     }
     scan_explainf(x, "\n");
 }

@@ -5,6 +5,7 @@
 #ifndef RINGSCAN_SCAN_EXPLAIN_H
 #define RINGSCAN_SCAN_EXPLAIN_H
 #include <stddef.h>
+#include <stdint.h>
 
 #include "filter/expr.h"
 #include "filter/order.h"
@@ -23,9 +24,25 @@ void scan_explain_free(scan_explain_buf *x);
 /* Appends printf-style text (a no-op when off). */
 void scan_explainf(scan_explain_buf *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The conjunct order of filter as order holds it, labelled ("start" or "final"). */
-void scan_explain_order(scan_explain_buf *x, const flt_order *order, const flt_expr *filter,
-                        const char *label);
+/* Inserts printf-style text at byte at (<= len) of what was written, moving the rest after
+ * it: the plan's summary line goes first though its counts are known only at its end. Text
+ * past SCAN_EXPLAIN_MAX - 1 is dropped from the end. */
+void scan_explainf_at(scan_explain_buf *x, size_t at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* "s" unless n is 1: "1 split", "5 splits". */
+const char *scan_explain_plural(long long n);
+
+/* The order the filter is stated in, the one the first splits run in:
+ *     conjunct order (start): #1 a -> #2 b */
+void scan_explain_start_order(scan_explain_buf *x, const flt_expr *filter);
+
+/* The order the scan ran in at its end, perm (the file's last split's, split; -1: no split
+ * ran the filter, perm unused), with order's evidence for each conjunct, and how many splits
+ * ran in an order not the stated one (reordered) or explored (explored):
+ *     conjunct order (final, split 4; 3 splits reordered, 0 explored): #2 b (..) -> #1 a (..) */
+void scan_explain_final_order(scan_explain_buf *x, const flt_order *order, const flt_expr *filter,
+                              const int32_t *perm, int split, int reordered, int explored);
 
 /* The text ("" when off). */
 const char *scan_explain_text(const scan_explain_buf *x);

@@ -237,16 +237,17 @@ static int plan_group(plan_build *b, plan_index *x, int rg, int *cap, pq_err *e)
         scan_split *sp = split_add(b, cap, &rc, e);
         if (sp) *sp = (scan_split){.rg = rg, .nrows = n, .pruned = true};
         b->p->stats.row_groups_pruned++;
-        scan_explainf(b->x, "  split %d (row group %d, %lld rows): pruned by %s\n", b->p->nsplits - 1,
-                      rg, (long long)n, why);
+        scan_explainf(b->x, "  split %d (row group %d, %lld row%s): pruned by %s\n",
+                      b->p->nsplits - 1, rg, (long long)n, scan_explain_plural(n), why);
     } else if (rc == 0) {
         int64_t total, pruned, *cuts = NULL;
         plan_count_pages(b, x, rg, &rows, &total, &pruned);
         int m = plan_cuts(b, x, rg, &cuts);
         rc = m < 0 ? m : 0;
         if (rc == 0)
-            scan_explainf(b->x, "  row group %d (%lld rows): pages pruned %lld of %lld, %d split%s\n",
-                          rg, (long long)n, (long long)pruned, (long long)total, m, m > 1 ? "s" : "");
+            scan_explainf(b->x, "  row group %d (%lld row%s): pages pruned %lld of %lld, %d split%s\n",
+                          rg, (long long)n, scan_explain_plural(n), (long long)pruned,
+                          (long long)total, m, scan_explain_plural(m));
         for (int i = 0; rc == 0 && i < m; i++) rc = plan_range(b, x, rg, cuts[i], cuts[i + 1], &rows, cap, e);
         free(cuts);
     }
@@ -272,7 +273,7 @@ static void plan_priors(plan_build *b)
     for (int k = 0; k < b->p->npreds; k++) {
         const flt_pred *p = &b->p->filter->preds[k];
         double sum = 0, sel = -1;
-        int n = 0, rg = -1;
+        int n = 0, rg = -1, known = 0;
         for (int i = 0; i < b->p->nsplits; i++) {
             const scan_split *sp = &b->p->splits[i];
             if (sp->pruned) continue;
@@ -282,11 +283,14 @@ static void plan_priors(plan_build *b)
                 sel = flt_estimate_stats(p, &cm->stats, cm->num_values);
             }
             sum += split_prior(sp, sel), n++;
+            known += sel >= 0;
         }
         b->p->conj_prior[k] = n ? sum / n : 1.0;
         assert(b->p->conj_prior[k] >= 0 && b->p->conj_prior[k] <= 1);
-        scan_explainf(b->x, "conjunct #%d %s: chance all-false on a split from statistics %.3f\n",
-                      k + 1, b->p->filter->preds[k].desc->name, b->p->conj_prior[k]);
+        /* statistics that cannot say (a string's equality, no min/max) leave the worst case */
+        const char *why = n == 0 ? " (every split pruned)" : known == 0 ? " (statistics cannot say)" : "";
+        scan_explainf(b->x, "conjunct #%d %s: chance all-false on a split from statistics %.3f%s\n",
+                      k + 1, p->desc->name, b->p->conj_prior[k], why);
     }
 }
 
@@ -353,6 +357,21 @@ static const char *policy_name(scan_policy k)
     return k == SCAN_LAZY ? "lazy" : k == SCAN_EAGER ? "eager" : "adaptive";
 }
 
+/* The plan's first line, inserted at head: the counts its other lines and --stats give
+ *     plan: 1 row group (0 pruned), 5 splits (0 pruned), 3 conjuncts, 16 columns read, ... */
+static void explain_summary(plan_build *b, size_t head)
+{
+    const scan_plan *p = b->p;
+    int groups = p->f->meta.nrow_groups, pruned = 0;
+    for (int i = 0; i < p->nsplits; i++) pruned += p->splits[i].pruned;
+    scan_explainf_at(b->x, head, "plan: %d row group%s (%lld pruned), %d split%s (%d pruned), "
+                     "%d conjunct%s, %d column%s read, policy %s\n", groups,
+                     scan_explain_plural(groups), (long long)p->stats.row_groups_pruned,
+                     p->nsplits, scan_explain_plural(p->nsplits), pruned, p->npreds,
+                     scan_explain_plural(p->npreds), p->nneed, scan_explain_plural(p->nneed),
+                     policy_name(b->o->policy));
+}
+
 int scan_plan_build(scan_plan *p, pqf_t *f, const int *proj, int nproj, const flt_expr *filter,
                     const scan_opts *o, scan_explain_buf *x, pq_err *e)
 {
@@ -364,8 +383,7 @@ int scan_plan_build(scan_plan *p, pqf_t *f, const int *proj, int nproj, const fl
     plan_build bb = {.p = p, .o = o, .x = x}, *b = &bb;
     int rc = choose_columns(p, proj, nproj);
     if (rc) return rc;
-    scan_explainf(x, "plan: %d row groups, %d conjuncts, %d columns read, policy %s\n",
-                  f->meta.nrow_groups, p->npreds, p->nneed, policy_name(o->policy));
+    size_t head = x ? x->len : 0; /* where the summary goes once its counts are known */
     p->stats.row_groups_total = f->meta.nrow_groups;
     p->stats.reads = (uint64_t)f->tail_reads;
     plan_index ix;
@@ -376,6 +394,7 @@ int scan_plan_build(scan_plan *p, pqf_t *f, const int *proj, int nproj, const fl
     if (rc == 0) rc = plan_shared(b);
     if (rc == 0) plan_priors(b);
     p->stats.splits = p->nsplits;
+    if (rc == 0) explain_summary(b, head);
     return rc;
 }
 

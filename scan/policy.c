@@ -85,6 +85,9 @@ int scan_policy_init(scan_policy_state *pol, const scan_plan *p, const scan_opts
                      scan_fetch *fx)
 {
     memset(pol, 0, sizeof *pol);
+    pol->used_split = -1;
+    if (pthread_mutex_init(&pol->used_mu, NULL)) return -ENOMEM;
+    pol->used_mu_live = true;
     pol->kind = o->policy;
     pol->threads = o->threads;
     pol->plan = p;
@@ -108,6 +111,8 @@ void scan_policy_free(scan_policy_state *pol)
     pol->order = NULL;
     free(pol->pos_bytes);
     pol->pos_bytes = NULL;
+    if (pol->used_mu_live) pthread_mutex_destroy(&pol->used_mu);
+    pol->used_mu_live = false;
 }
 
 bool scan_policy_exploring(scan_policy_state *pol)
@@ -122,10 +127,39 @@ void scan_policy_order(scan_policy_state *pol, int i, int32_t *perm)
 {
     /* the stated order until a split completed: a split starting while the first ones are
      * between two conjuncts would otherwise put the one not measured yet first */
-    if (pol->order && atomic_load(&pol->splits_done) > 0)
+    bool ranked = pol->order && atomic_load(&pol->splits_done) > 0;
+    int n = pol->plan->npreds;
+    if (ranked)
         flt_order_snapshot(pol->order, (uint64_t)i, perm);
     else
-        for (int k = 0; k < pol->plan->npreds; k++) perm[k] = k;
+        for (int k = 0; k < n; k++) perm[k] = k;
+    if (!pol->order) return; /* nothing to reorder, nothing to tell */
+    assert(n >= 2 && n <= FLT_ORDER_MAX);
+    pthread_mutex_lock(&pol->used_mu);
+    if (ranked && flt_order_explores(pol->order, (uint64_t)i)) {
+        pol->used_explored++;
+    } else {
+        bool stated = true;
+        for (int k = 0; k < n; k++) stated = stated && perm[k] == k;
+        pol->used_reordered += !stated;
+        if (i > pol->used_split) { /* the file's last split: which one does not hang on timing */
+            memcpy(pol->used_perm, perm, sizeof *perm * (size_t)n);
+            pol->used_split = i;
+        }
+    }
+    pthread_mutex_unlock(&pol->used_mu);
+}
+
+int scan_policy_used_order(scan_policy_state *pol, int32_t *perm, int *reordered, int *explored)
+{
+    if (!pol->order) return -1;
+    pthread_mutex_lock(&pol->used_mu);
+    int split = pol->used_split;
+    if (split >= 0) memcpy(perm, pol->used_perm, sizeof *perm * (size_t)pol->plan->npreds);
+    *reordered = pol->used_reordered;
+    *explored = pol->used_explored;
+    pthread_mutex_unlock(&pol->used_mu);
+    return split;
 }
 
 void scan_policy_wanted(scan_policy_state *pol, const int32_t *perm, bool *wanted)

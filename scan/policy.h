@@ -11,9 +11,14 @@
  *     split old, which changes what is read ahead, never what a scan returns (scan.h
  *     invariant 4).
  *  2. The fetch floor's input (scan_fetch_set_ahead) is refreshed after each change of the
- *     evidence, and the scan's event is signalled when exploration may have ended. */
+ *     evidence, and the scan's event is signalled when exploration may have ended.
+ *  3. The order used (used_*) is the permutation the file's last split that started ran in
+ *     (the highest index, so which split does not hang on timing), exploring splits (order.h
+ *     invariant 4) left out; it changes only under used_mu, once per split, so a reader under
+ *     used_mu sees a whole permutation, never two splits' halves. */
 #ifndef RINGSCAN_SCAN_POLICY_H
 #define RINGSCAN_SCAN_POLICY_H
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "filter/order.h"
@@ -32,6 +37,12 @@ typedef struct scan_policy_state {
     _Atomic int64_t conj_runs[FLT_MAX_PREDS];
     _Atomic int64_t conj_killed[FLT_MAX_PREDS];
     _Atomic int splits_started, splits_done;
+    pthread_mutex_t used_mu;   /* guards the used_* fields (invariant 3); once per split */
+    bool used_mu_live;         /* used_mu initialised (free destroys it) */
+    int used_split;            /* the highest split started in a ranked order; -1: none yet */
+    int used_reordered;        /* splits that ran (not exploring) in an order not the stated one */
+    int used_explored;         /* splits that ran an exploring order */
+    int32_t used_perm[FLT_ORDER_MAX];
 } scan_policy_state;
 
 /* 0 or -ENOMEM (pol then safe to free). */
@@ -43,8 +54,13 @@ void scan_policy_free(scan_policy_state *pol);
 bool scan_policy_exploring(scan_policy_state *pol);
 /* Whether every slot is wanted at a split's start whatever its conjunct order. */
 bool scan_policy_wants_all(scan_policy_state *pol);
-/* The conjunct order split i runs in (perm[0..npreds)). */
+/* The conjunct order split i runs in (perm[0..npreds)); notes it as the order used unless the
+ * split explores (invariant 3). */
 void scan_policy_order(scan_policy_state *pol, int i, int32_t *perm);
+/* The order used (invariant 3) into perm[0..npreds), with the number of splits that ran
+ * reordered and that explored; returns the split it is the order of, or -1 when no split ran
+ * (perm then untouched). */
+int scan_policy_used_order(scan_policy_state *pol, int32_t *perm, int *reordered, int *explored);
 /* Sets wanted[slot] for the slots whose reads a split running in order perm wants at its
  * start (every slot false first). */
 void scan_policy_wanted(scan_policy_state *pol, const int32_t *perm, bool *wanted);

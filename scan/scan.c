@@ -259,7 +259,7 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
     if (rc == 0) rc = scan_plan_build(&s->plan, f, proj, nproj, filter, &s->o, &s->explain, e);
     if (rc == 0) rc = parts_init(s);
     if (rc == 0 && s->pol.order && s->o.explain)
-        scan_explain_order(&s->explain, s->pol.order, filter, "start");
+        scan_explain_start_order(&s->explain, filter);
     if (rc == 0) explain_store(s);
     if (rc == 0) rc = start_workers(s, e);
     if (rc) {
@@ -310,6 +310,15 @@ static void io_sum(scan_t *s, io_counters_t *sum)
     }
 }
 
+/* The last line of --explain: the order the scan ran in at its end (policy.h invariant 3). */
+static void explain_final_order(scan_t *s)
+{
+    int32_t perm[FLT_ORDER_MAX];
+    int reordered = 0, explored = 0;
+    int split = scan_policy_used_order(&s->pol, perm, &reordered, &explored);
+    scan_explain_final_order(&s->explain, s->pol.order, s->filter, perm, split, reordered, explored);
+}
+
 /* Waits for every worker to end, then stops the executor and fixes the statistics. */
 static void finish(scan_t *s)
 {
@@ -335,7 +344,7 @@ static void finish(scan_t *s)
     s->stats.uring = uring;
     memcpy(s->stats.io_backend, backend, sizeof backend);
     s->stats.rows_out = s->out.delivered_rows;
-    if (s->pol.order && s->o.explain) scan_explain_order(&s->explain, s->pol.order, s->filter, "final");
+    if (s->pol.order && s->o.explain) explain_final_order(s);
 }
 
 int scan_next(scan_t *s, scan_batch *b, pq_err *e)

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# tests/cli/explain.sh: `ringscan scan --explain` (issue 25: it never printed the order the
+# scan ended in, and said "plan: 1 splits" then "5 splits"). Exact lines, with only the rank
+# (a measured cost in ns per row) masked as "rank R":
+#  1. The plan line comes first and gives the one split count the row-group lines and --stats
+#     give, singular where one ("1 row group", "1 split", "1 conjunct").
+#  2. A filter whose stated order is the wrong one (l_quantity >= 1 keeps every row): on one
+#     core under adaptive the first split runs the stated order, every later one the
+#     measured order; the last line is the order the file's last split ran in, with the
+#     evidence behind it.
+#  3. Over 61 splits, splits 15, 31 and 47 explore and are counted apart.
+#  4. Every split pruned: the final order says no split ran the filter.
+#  5. Two cores: the final line is the last one and puts the selective conjunct first.
+#  6. A scan a limit ends early still ends with its final order.
+# Run by tests/run.sh with $RINGSCAN = the binary and cwd = the project root.
+# Last line: "explain: N passed, N failed".
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+"$R" gen lineitem --sf 0.01 --row-group-rows 20000 -o "$dir/l4.parquet" >/dev/null || bad "gen l4"
+"$R" gen lineitem --sf 0.01 -o "$dir/l1.parquet" >/dev/null || bad "gen l1"
+"$R" gen lineitem --sf 0.01 --page-rows 1000 -o "$dir/lp.parquet" >/dev/null || bad "gen lp"
+mask() { sed -E 's/rank [0-9.]+/rank R/g'; }
+
+# expect NAME FILE ARGS...: --explain of scan FILE ARGS --format count equals stdin exactly.
+expect() {
+    local name=$1 f=$2; shift 2
+    cat >"$dir/want"
+    "$R" scan "$dir/$f" "$@" --format count --explain 2>"$dir/err" >/dev/null || bad "$name: exit $?"
+    mask <"$dir/err" >"$dir/got"
+    if cmp -s "$dir/want" "$dir/got"; then ok; else bad "$name:"; diff "$dir/want" "$dir/got"; fi
+}
+
+# 1. counts, singular and plural
+expect "pruned groups" l4.parquet --where "l_orderkey < 100" <<'EOF'
+plan: 4 row groups (3 pruned), 4 splits (3 pruned), 1 conjunct, 16 columns read, policy adaptive
+  row group 0 (20000 rows): pages pruned 0 of 16, 1 split
+  split 0 (row group 0, rows 0..20000): read
+  split 1 (row group 1, 20000 rows): pruned by statistics
+  split 2 (row group 2, 20000 rows): pruned by statistics
+  split 3 (row group 3, 134 rows): pruned by statistics
+conjunct #1 l_orderkey: chance all-false on a split from statistics 0.000
+store: local file; read-ahead: none
+EOF
+expect "one of each" l1.parquet --columns l_orderkey --where "l_quantity >= 1" --split-rows 0 <<'EOF'
+plan: 1 row group (0 pruned), 1 split (0 pruned), 1 conjunct, 2 columns read, policy adaptive
+  row group 0 (60134 rows): pages pruned 0 of 8, 1 split
+  split 0 (row group 0, rows 0..60134): read
+conjunct #1 l_quantity: chance all-false on a split from statistics 0.000
+store: local file; read-ahead: none
+EOF
+"$R" scan "$dir/l4.parquet" --where "l_orderkey < 100" --format count --explain --stats \
+    2>"$dir/err" >/dev/null
+check 'grep -q ", splits 4, " "$dir/err" && grep -q "^plan: .*, 4 splits (3 pruned)," "$dir/err"' \
+    "--stats and --explain differ on the splits: $(grep -E "^plan|splits" "$dir/err")"
+
+# 2. reordered after the first split
+expect "reordered" l1.parquet --columns l_orderkey --where "l_quantity >= 1 AND l_shipmode = 'AIR'" \
+    --threads 1 --split-rows 15000 <<'EOF'
+plan: 1 row group (0 pruned), 4 splits (0 pruned), 2 conjuncts, 3 columns read, policy adaptive
+  row group 0 (60134 rows): pages pruned 0 of 12, 4 splits
+  split 0 (row group 0, rows 0..20000): read
+  split 1 (row group 0, rows 20000..40000): read
+  split 2 (row group 0, rows 40000..60000): read
+  split 3 (row group 0, rows 60000..60134): read
+conjunct #1 l_quantity: chance all-false on a split from statistics 0.000
+conjunct #2 l_shipmode: chance all-false on a split from statistics 1.000 (statistics cannot say)
+conjunct order (start): #1 l_quantity -> #2 l_shipmode
+store: local file; read-ahead: none
+conjunct order (final, split 3; 3 splits reordered, 0 explored): #2 l_shipmode (rows in 60134, passed 0.144, rank R) -> #1 l_quantity (rows in 25777, passed 1.000, rank R)
+EOF
+
+# 3. exploring splits
+"$R" scan "$dir/lp.parquet" --columns l_orderkey --where "l_quantity >= 1 AND l_shipmode = 'AIR'" \
+    --threads 1 --split-rows 1000 --format count --explain 2>"$dir/err" >/dev/null
+want='conjunct order (final, split 60; 57 splits reordered, 3 explored): #2 l_shipmode (rows in 60134, passed 0.144, rank R) -> #1 l_quantity (rows in 12121, passed 1.000, rank R)'
+check '[ "$(tail -n 1 "$dir/err" | mask)" = "$want" ]' "61 splits: $(tail -n 1 "$dir/err")"
+check 'grep -qxF "plan: 1 row group (0 pruned), 61 splits (0 pruned), 2 conjuncts, 3 columns read, policy adaptive" "$dir/err"' \
+    "61 splits: $(head -n 1 "$dir/err")"
+
+# 4. nothing ran
+expect "all pruned" l4.parquet --columns l_orderkey --where "l_orderkey < 0 AND l_quantity > 1" <<'EOF'
+plan: 4 row groups (4 pruned), 4 splits (4 pruned), 2 conjuncts, 2 columns read, policy adaptive
+  split 0 (row group 0, 20000 rows): pruned by statistics
+  split 1 (row group 1, 20000 rows): pruned by statistics
+  split 2 (row group 2, 20000 rows): pruned by statistics
+  split 3 (row group 3, 134 rows): pruned by statistics
+conjunct #1 l_orderkey: chance all-false on a split from statistics 1.000 (every split pruned)
+conjunct #2 l_quantity: chance all-false on a split from statistics 1.000 (every split pruned)
+conjunct order (start): #1 l_orderkey -> #2 l_quantity
+store: local file; read-ahead: none
+conjunct order (final): as at the start (no split ran the filter)
+EOF
+
+# 5. two cores, every policy: the selective conjunct ends first, on the last line
+for pol in adaptive eager lazy; do
+    "$R" scan "$dir/lp.parquet" --columns l_orderkey --where "l_quantity >= 1 AND l_shipmode = 'AIR'" \
+        --threads 2 --split-rows 1000 --policy "$pol" --format count --explain 2>"$dir/err" >/dev/null
+    check 'tail -n 1 "$dir/err" | grep -qE "^conjunct order \(final, split 60; [0-9]+ splits? reordered, [0-9]+ explored\): #2 l_shipmode \(rows in 60134, passed 0\.144, rank [0-9.]+\) -> #1 l_quantity \(rows in [0-9]+, passed 1\.000, rank [0-9.]+\)$"' \
+        "threads 2, $pol: $(tail -n 1 "$dir/err")"
+done
+# 6. a limit ends the scan early: the final order is still the last line
+"$R" scan "$dir/lp.parquet" --columns l_orderkey --where "l_quantity >= 1 AND l_shipmode = 'AIR'" \
+    --threads 1 --split-rows 1000 --limit 10 --format count --explain 2>"$dir/err" >/dev/null
+check 'tail -n 1 "$dir/err" | grep -qE "^conjunct order \(final, split [0-9]+; [0-9]+ splits? reordered, 0 explored\): #[12] l_"' \
+    "--limit 10: $(tail -n 1 "$dir/err")"
+summary explain
