@@ -127,11 +127,11 @@ static struct io_uring_sqe *exec_sqe(exec_t *e)
     abort();
 }
 
-static void exec_op_start(exec_t *e, exec_op_t *op, int fd, void *buf, uint32_t len,
+/* Puts idle op in flight (invariant 2's list, n_ops) with its arguments. */
+static void exec_op_begin(exec_t *e, exec_op_t *op, int fd, void *buf, uint32_t len,
                           uint64_t off)
 {
     assert(op->state == EXEC_OP_IDLE && op->done);
-    assert(len <= EXEC_READ_BYTES_MAX);
     exec_inflight_link(e, op);
     e->n_ops++;
     op->res = 0;
@@ -139,6 +139,13 @@ static void exec_op_start(exec_t *e, exec_op_t *op, int fd, void *buf, uint32_t 
     op->buf = buf;
     op->len = len;
     op->off = off;
+}
+
+static void exec_op_start(exec_t *e, exec_op_t *op, int fd, void *buf, uint32_t len,
+                          uint64_t off)
+{
+    assert(len <= EXEC_READ_BYTES_MAX);
+    exec_op_begin(e, op, fd, buf, len, off);
     if (e->uring) {
         op->state = EXEC_OP_INFLIGHT;
         struct io_uring_sqe *sqe = exec_sqe(e);
@@ -158,13 +165,7 @@ int exec_poll(exec_t *e, exec_op_t *op, int fd, uint32_t events)
     assert(e && e == exec_current() && op && op->done && op->state == EXEC_OP_IDLE && fd >= 0);
     if (e->stop_begun) return -ESHUTDOWN;
     if (!e->uring && e->n_polls >= EXEC_POLLS_MAX) return -ENOSPC;
-    exec_inflight_link(e, op);
-    e->n_ops++;
-    op->res = 0;
-    op->fd = fd;
-    op->buf = NULL;
-    op->len = events;
-    op->off = 0;
+    exec_op_begin(e, op, fd, NULL, events, 0);
     if (e->uring) {
         op->state = EXEC_OP_INFLIGHT;
         struct io_uring_sqe *sqe = exec_sqe(e);
