@@ -168,7 +168,8 @@ static bool http_range_fits(const http_xfer *x, uint64_t size)
 {
     if (x->status == 206)
         return x->have_cr && x->cr_first != UINT64_MAX &&
-               (x->suffix ? x->cr_total - x->cr_first <= x->len : x->cr_first == x->off);
+               (x->suffix ? x->cr_last + 1 == x->cr_total && x->cr_total - x->cr_first <= x->len
+                          : x->cr_first == x->off);
     /* 200: the whole object; only a request for all of it (or the open's suffix) takes it */
     return x->suffix || (x->off == 0 && x->len == size);
 }
