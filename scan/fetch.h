@@ -39,6 +39,7 @@ typedef struct scan_budget {
     _Atomic bool closed;       /* a base task left its loop: nobody waits any more */
     _Atomic uint64_t read_in;  /* bytes finished splits reserved to read */
     _Atomic uint64_t out_bytes; /* and the bytes their batches hold, decoded */
+    uint64_t seed16;           /* decoded bytes per byte read, x16, before any split finished */
     int tasks;                 /* split tasks per core (base + read-ahead) */
     int base;                  /* ranks below it never wait (fetch_budget.c invariant 1) */
 } scan_budget;
@@ -53,7 +54,8 @@ bool scan_budget_room(scan_budget *b);
 void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop);
 /* Counts what split sp will hold in held while it runs, so a task admitted after it sees
  * those bytes before its reads are issued: the bytes it reads (its pieces over nslots slots)
- * and the batch they decode to (at the ratio finished splits showed; 8x before any). With a
+ * and the batch they decode to (at the ratio finished splits showed; before any, twice the
+ * needed chunks' uncompressed / compressed sizes, within [1x, 8x]). With a
  * budget only (else 0). Sets *in to the bytes read, for scan_budget_unreserve. Thread-safe. */
 uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, uint64_t *in);
 /* At the split's end: drops its reservation n and learns from in bytes read -> out decoded. */

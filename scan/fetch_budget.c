@@ -30,6 +30,24 @@
 
 #include "scan/fetch.h"
 
+/* Before any split finished, a split's batch is guessed at twice the uncompressed / compressed
+ * size of the chunks the scan reads (decoding expands dictionaries and adds offsets), within
+ * [1x, 8x]; x16 for integer arithmetic. */
+static uint64_t budget_seed16(const scan_plan *p)
+{
+    uint64_t comp = 0, unc = 0;
+    const pq_file_meta *m = &p->f->meta;
+    for (int g = 0; g < m->nrow_groups; g++)
+        for (int k = 0; k < p->nneed; k++) {
+            const pq_chunk_meta *cm = &m->row_groups[g].chunks[p->need[k]];
+            /* sizes were checked against the file at open: each below its size */
+            if (cm->total_compressed_size > 0) comp += (uint64_t)cm->total_compressed_size;
+            if (cm->total_uncompressed_size > 0) unc += (uint64_t)cm->total_uncompressed_size;
+        }
+    uint64_t r = comp ? (uint64_t)((unsigned __int128)unc * 32 / comp) : 128;
+    return r < 16 ? 16 : r > 128 ? 128 : r;
+}
+
 void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit)
 {
     b->limit = limit > 0 ? (uint64_t)limit : 0;
@@ -39,6 +57,7 @@ void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit)
     atomic_store(&b->closed, false);
     atomic_store(&b->read_in, 0);
     atomic_store(&b->out_bytes, 0);
+    b->seed16 = budget_seed16(p);
     bool ahead = p->f->file->be->remote && b->limit > 0;
     b->tasks = SCAN_TASKS_PER_CORE + (ahead ? SCAN_TASKS_AHEAD : 0);
     b->base = ahead ? 1 : b->tasks;
@@ -87,7 +106,8 @@ uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, u
     uint64_t seen_in = atomic_load_explicit(&b->read_in, memory_order_relaxed);
     uint64_t seen_out = atomic_load_explicit(&b->out_bytes, memory_order_relaxed);
     /* pieces are bounded by the file's size, so these products stay far below 2^64 */
-    uint64_t out = seen_in ? (uint64_t)((unsigned __int128)*in * seen_out / seen_in) : *in * 8;
+    uint64_t out = seen_in ? (uint64_t)((unsigned __int128)*in * seen_out / seen_in)
+                           : (uint64_t)((unsigned __int128)*in * b->seed16 / 16);
     uint64_t n = *in + out;
     atomic_fetch_add_explicit(&b->held, n, memory_order_relaxed);
     return n;

@@ -941,15 +941,15 @@ static void test_budget_room(void)
     CHECK(!scan_budget_room(&b));
 }
 
-/* A split's reservation is what it reads plus the batch that decodes to: 8x before any split
- * finished, then the ratio finished ones showed; local scans and pruned splits reserve
- * nothing; the split's end gives it all back. */
+/* A split's reservation is what it reads plus the batch that decodes to: the seed (8x here)
+ * before any split finished, then the ratio finished ones showed; local scans and pruned
+ * splits reserve nothing; the split's end gives it all back. */
 static void test_budget_reserve(void)
 {
     scan_piece pieces[2] = {{.off = 0, .len = 100}, {.off = 500, .len = 50}};
     scan_colplan cols[2] = {{.npieces = 1, .pieces = &pieces[0]}, {.npieces = 1, .pieces = &pieces[1]}};
     scan_split sp = {.cols = cols};
-    scan_budget b = {.limit = 1000, .tasks = 32, .base = 1};
+    scan_budget b = {.limit = 1000, .tasks = 32, .base = 1, .seed16 = 128};
     atomic_store(&b.held, 0);
     atomic_store(&b.read_in, 0);
     atomic_store(&b.out_bytes, 0);
