@@ -368,21 +368,27 @@ static int http_run_sync(http_obj *o, http_xfer *x, char *why, size_t whylen)
     return rc;
 }
 
+uint64_t http_tail_take(const http_obj *o, uint64_t off, uint64_t len, uint8_t *buf)
+{
+    uint64_t tail_end = o->tail_off + o->tail_len;
+    if (off > tail_end || len > tail_end - off || off + len <= o->tail_off) return len;
+    uint64_t from = off > o->tail_off ? off : o->tail_off; /* the first byte the tail has */
+    memcpy(buf + (from - off), o->tail + (from - o->tail_off), off + len - from);
+    return from - off;
+}
+
 static int http_read_sync(io_file_t *f, uint64_t off, void *buf, size_t len, char *err,
                           size_t errlen)
 {
     http_obj *o = f->be_file;
-    if (len == 0) return 0;
-    if (off >= o->tail_off && len <= o->tail_len && off - o->tail_off <= o->tail_len - len) {
-        memcpy(buf, o->tail + (off - o->tail_off), len);
-        return 0;
-    }
     if (off > f->size_bytes || len > f->size_bytes - off) {
         if (err)
             snprintf(err, errlen, "%s: bytes [%" PRIu64 ", %" PRIu64 ") lie past the end (size %"
                      PRIu64 ")", f->name, off, off + len, f->size_bytes);
         return -EIO;
     }
+    len = http_tail_take(o, off, len, buf);
+    if (len == 0) return 0;
     http_xfer x = {.o = o, .f = f, .buf = buf, .off = off, .len = len};
     char why[IO_WHY_MAX];
     int rc = http_run_sync(o, &x, why, sizeof why);

@@ -84,6 +84,12 @@ void http_redact(char *out, size_t cap, const char *url);
  * jitter from rnd. */
 uint64_t http_backoff_ns(int attempt, uint64_t rnd);
 
+/* Copies into buf the part of [off, off + len) that the open's tail holds, when the range
+ * ends inside it (the tail is the object's end, so a range ending there ends at or before
+ * it), and returns how many leading bytes are still to fetch: 0 when the tail held it all,
+ * len when it holds none of it. */
+uint64_t http_tail_take(const http_obj *o, uint64_t off, uint64_t len, uint8_t *buf);
+
 /* Points easy handle h at x's request (range, callbacks, signing, TLS, timeouts) and resets
  * x's per-request state. */
 void http_xfer_prepare(CURL *h, http_xfer *x);

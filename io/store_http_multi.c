@@ -435,8 +435,8 @@ int http_read(void *core, exec_t *e, io_file_t *f, exec_op_t *op, void *buf, uin
     http_core *c = core;
     http_obj *o = f->be_file;
     assert(c && c->e == e && len > 0);
-    if (off >= o->tail_off && len <= o->tail_len && off - o->tail_off <= o->tail_len - len) {
-        memcpy(buf, o->tail + (off - o->tail_off), len); /* the footer's GET has them */
+    uint64_t rest = http_tail_take(o, off, len, buf); /* the open's GET may hold its end */
+    if (rest == 0) {
         exec_complete(e, op, (int32_t)len);
         return 0;
     }
@@ -448,13 +448,7 @@ int http_read(void *core, exec_t *e, io_file_t *f, exec_op_t *op, void *buf, uin
         return -ENOMEM;
     }
     r->full = len;
-    uint64_t end = off + len, tail_end = o->tail_off + o->tail_len;
-    if (off < o->tail_off && end > o->tail_off && end <= tail_end) {
-        /* its end lies in the open's tail: copy that part, fetch only the rest */
-        memcpy((uint8_t *)buf + (o->tail_off - off), o->tail, end - o->tail_off);
-        len = o->tail_off - off;
-    }
-    r->x = (http_xfer){.o = o, .f = f, .buf = buf, .off = off, .len = len,
+    r->x = (http_xfer){.o = o, .f = f, .buf = buf, .off = off, .len = rest,
                        .t0_ns = exec_now_ns()};
     r->h = h;
     r->op = op;

@@ -4,6 +4,7 @@
  * the open's errors that need no server (a refused connection names the URL, never a
  * credential). Requests against real servers are tests/cli/http_*.sh. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,25 @@ static void backoff(void)
     CHECK_EQ_I64((int64_t)http_backoff_ns(1, 0), (int64_t)(HTTP_BACKOFF_BASE_NS / 2));
 }
 
+/* The open's tail (bytes [100, 110) of a 110-byte object) serves a read inside it whole, the
+ * end of a read that straddles its start (the rest is left to fetch), and nothing else. */
+static void tail_take(void)
+{
+    uint8_t tail[10];
+    for (int i = 0; i < 10; i++) tail[i] = (uint8_t)(100 + i);
+    http_obj o = {.tail = tail, .tail_off = 100, .tail_len = 10};
+    uint8_t buf[20];
+    memset(buf, 0, sizeof buf);
+    CHECK_EQ_I64((int64_t)http_tail_take(&o, 103, 4, buf), 0);
+    CHECK(buf[0] == 103 && buf[3] == 106);
+    memset(buf, 0, sizeof buf);
+    CHECK_EQ_I64((int64_t)http_tail_take(&o, 95, 15, buf), 5); /* [95, 100) still to fetch */
+    CHECK(buf[4] == 0 && buf[5] == 100 && buf[14] == 109);
+    CHECK_EQ_I64((int64_t)http_tail_take(&o, 90, 10, buf), 10); /* ends where the tail starts */
+    CHECK_EQ_I64((int64_t)http_tail_take(&o, 105, 10, buf), 10); /* past the object's end */
+    CHECK_EQ_I64((int64_t)http_tail_take(&o, 100, 10, buf), 0);
+}
+
 /* Nothing listens on the port: the open fails after its retries with a message naming the
  * URL (redacted) and curl's cause, and never the password or the S3 secret. */
 static void refused(void)
@@ -113,6 +133,7 @@ int main(void)
     RUN(s3_codes);
     RUN(redaction);
     RUN(backoff);
+    RUN(tail_take);
     RUN(refused);
     return CHECK_DONE("test_http");
 }
