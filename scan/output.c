@@ -72,8 +72,8 @@ void scan_out_push(scan_out *o, int split, scan_batch *b)
     }
     o->results[split] = *b;
     o->results[split].split = split;
-    o->results[split].held = o->held ? scan_batch_bytes(b) : 0;
-    if (o->held) atomic_fetch_add_explicit(o->held, o->results[split].held, memory_order_relaxed);
+    if (!o->held) o->results[split].held = 0;
+    else atomic_fetch_add_explicit(o->held, b->held, memory_order_relaxed);
     o->fifo[o->fifo_tail++] = split;
     assert(o->fifo_tail <= o->nsplits);
     if (!o->ordered) o->produced_rows += b->rows;

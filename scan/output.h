@@ -48,7 +48,8 @@ typedef struct scan_out {
 /* 0 or -ENOMEM (o then safe to free). The window holds two splits per task of every core. */
 int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts, int tasks_per_core);
 void scan_out_free(scan_out *o);
-/* Hands split's batch to the consumer (takes ownership of b, which is left empty). */
+/* Hands split's batch to the consumer (takes ownership of b, which is left empty); b->held
+ * (its bytes, scan_batch_bytes) counts in o->held until the consumer takes it. */
 void scan_out_push(scan_out *o, int split, scan_batch *b);
 /* Records the first error and stops the scan. */
 void scan_out_fail(scan_out *o, int status, const pq_err *e);

@@ -129,7 +129,8 @@ static bool run_split(scan_t *s, int core, int i, int unit)
     int rc = scan_task_run(&s->env, &s->cores[core].task, core, i, unit, &b, &e);
     if (rc) scan_out_fail(&s->out, rc, &e);
     if (!sp->pruned) scan_policy_split_done(&s->pol);
-    scan_budget_unreserve(&s->fetch.budget, reserved, rc ? 0 : in, rc ? 0 : scan_batch_bytes(&b));
+    b.held = rc ? 0 : scan_batch_bytes(&b); /* counted in the budget until consumed */
+    scan_budget_unreserve(&s->fetch.budget, reserved, rc ? 0 : in, b.held);
     scan_fetch_split_done(&s->fetch, unit);
     if (!sp->pruned) publish_io(s, core);
     scan_out_push(&s->out, i, &b);
