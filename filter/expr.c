@@ -182,7 +182,7 @@ bool flt_dyn_load(flt_dyn *d, flt_domain dom, flt_lit *v, uint64_t *version)
 }
 
 int flt_expr_add_dynamic(flt_expr *ex, const pq_column_desc *cols, int32_t ncols,
-                         int32_t column, bool descending, flt_dyn *dyn, pq_err *e)
+                         int32_t column, int flags, flt_dyn *dyn, pq_err *e)
 {
     assert(ex && cols && dyn);
     if (column < 0 || column >= ncols)
@@ -196,16 +196,29 @@ int flt_expr_add_dynamic(flt_expr *ex, const pq_column_desc *cols, int32_t ncols
                        "Top-K bound on column '%s' needs a numeric column", cols[column].name);
     if (ex->npreds >= FLT_MAX_PREDS)
         return pq_errf(e, RINGSCAN_ELIMIT, -1, "more than %d conjuncts", FLT_MAX_PREDS);
+    bool desc = flags & FLT_DYN_DESC, nulls = flags & FLT_DYN_NULLS_FIRST;
     flt_pred *np = flt_arena_alloc(&ex->arena, (size_t)(ex->npreds + 1) * sizeof *np);
-    flt_term *t = flt_arena_alloc(&ex->arena, sizeof *t);
+    flt_term *t = flt_arena_alloc(&ex->arena, 2 * sizeof *t);
     flt_lit *l = flt_arena_alloc(&ex->arena, sizeof *l);
     if (!np || !t || !l) return -ENOMEM;
     if (ex->npreds) memcpy(np, ex->preds, (size_t)ex->npreds * sizeof *np);
-    t->op = descending ? FLT_OP_GT : FLT_OP_LT, t->nlits = 1, t->lits = l;
+    t[0] = (flt_term){.op = desc ? FLT_OP_GE : FLT_OP_LE, .nlits = 1, .lits = l};
+    t[1] = (flt_term){.op = FLT_OP_IS_NULL};
     flt_pred *p = &np[ex->npreds];
-    p->column = column, p->desc = &cols[column], p->dom = dom;
-    p->nterms = 1, p->terms = t, p->dyn = dyn;
+    *p = (flt_pred){.column = column, .desc = &cols[column], .dom = dom,
+                    .nterms = nulls ? 2 : 1, .terms = t, .dyn = dyn,
+                    .keep_nan = desc && (dom == FLT_DOM_F32 || dom == FLT_DOM_F64)};
     ex->preds = np;
     ex->npreds++;
     return 0;
+}
+
+const flt_term *flt_dyn_terms(const flt_pred *p, flt_term dt[2], flt_lit *dl)
+{
+    if (!p->dyn) return p->terms;
+    assert(p->nterms >= 1 && p->nterms <= 2);
+    if (!flt_dyn_load(p->dyn, p->dom, dl, NULL)) return NULL;
+    memcpy(dt, p->terms, sizeof *dt * (size_t)p->nterms);
+    dt[0].lits = dl;
+    return dt;
 }

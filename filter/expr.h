@@ -21,9 +21,12 @@
  *     big-endian two's complement; comparisons sign-extend the shorter operand.
  *  5. Term shapes: EQ..GE and PREFIX have 1 literal; BETWEEN 2 (lo <= x <= hi, inclusive);
  *     IN >= 1; IS_NULL, IS_NOT_NULL, FALSE none. Only IS_NULL matches a null row.
- *  6. A dynamic predicate (flt_expr_add_dynamic) has one term, op GT (descending Top-K) or LT
- *     (ascending), whose literal is read from its flt_dyn at evaluation / pruning time; while
- *     the bound is unset it keeps every row (including nulls) and prunes nothing. */
+ *  6. A dynamic predicate (flt_expr_add_dynamic) keeps the rows that can still make a Top-K
+ *     cut: its first term is GE (descending) or LE (ascending) against the literal read from
+ *     its flt_dyn at evaluation / pruning time (ties kept: a tie may win on file order), a
+ *     second term IS NULL when nulls sort first; descending on floats it also keeps NaN (NaN
+ *     sorts above every number) and then prunes only units proven free of NaN. While the
+ *     bound is unset it keeps every row (including nulls) and prunes nothing. */
 #ifndef RINGSCAN_FILTER_EXPR_H
 #define RINGSCAN_FILTER_EXPR_H
 #include <pthread.h>
@@ -101,6 +104,7 @@ typedef struct flt_pred {
     int32_t nterms;
     flt_term *terms;
     flt_dyn *dyn;               /* non-NULL: dynamic predicate (invariant 6) */
+    bool keep_nan;              /* dynamic, descending, float: NaN rows pass (invariant 6) */
 } flt_pred;
 
 struct flt_arena;
@@ -130,12 +134,20 @@ int flt_domain_of(const pq_column_desc *d, flt_domain *dom, pq_err *e);
 int flt_parse(const char *text, const pq_column_desc *cols, int32_t ncols, flt_expr **out,
               pq_err *e);
 
-/* Appends a dynamic predicate `cols[column] > bound` (descending) or `< bound` (ascending)
- * reading dyn (owned by the caller, must outlive e; zero-initialise it = unset). *e may be an
- * empty expression from flt_expr_new. Numeric domains only (I32/U32/I64/U64/F32/F64).
- * Returns 0, RINGSCAN_EUNSUPPORTED, RINGSCAN_ELIMIT or -ENOMEM. */
+/* How a dynamic predicate orders its column (flags of flt_expr_add_dynamic). */
+enum { FLT_DYN_DESC = 1, FLT_DYN_NULLS_FIRST = 2 };
+
+/* Appends a dynamic predicate `cols[column] >= bound` (FLT_DYN_DESC) or `<= bound`, OR IS
+ * NULL with FLT_DYN_NULLS_FIRST (invariant 6), reading dyn (owned by the caller, must outlive
+ * ex; zero-initialise it = unset). ex may be an empty expression from flt_expr_new. Numeric
+ * domains only (I32/U32/I64/U64/F32/F64). Returns 0, RINGSCAN_EUNSUPPORTED, RINGSCAN_ELIMIT
+ * or -ENOMEM. */
 int flt_expr_add_dynamic(flt_expr *ex, const pq_column_desc *cols, int32_t ncols,
-                         int32_t column, bool descending, flt_dyn *dyn, pq_err *e);
+                         int32_t column, int flags, flt_dyn *dyn, pq_err *e);
+/* Copies p's terms into dt[0..p->nterms) with a dynamic predicate's first literal bound to
+ * *dl (dt, dl must outlive the use; p->nterms <= 2 when dynamic): p->terms for a static
+ * predicate, dt when the bound is set, NULL when it is unset. */
+const flt_term *flt_dyn_terms(const flt_pred *p, flt_term dt[2], flt_lit *dl);
 /* An empty expression (matches every row); NULL on ENOMEM. */
 flt_expr *flt_expr_new(void);
 /* Frees the expression and everything in its arena; NULL is a no-op. */

@@ -206,16 +206,16 @@ static void finish(flt_mask *out, const uint8_t *validity, bool is_null, const f
     if (nw) out->words[nw - 1] &= flt_mask_tail(n);
 }
 
-/* The terms p is evaluated with: its own, or for a dynamic predicate (invariant 5) its first
- * term bound to the bound's current value, stored in *dt and *dl (which must outlive the
- * use). NULL when the dynamic bound is still unset: every row passes (pass_all). */
-static const flt_term *eval_terms(const flt_pred *p, flt_term *dt, flt_lit *dl)
+
+/* ORs the NaN rows of a float vector into out (a dynamic predicate's keep_nan; the caller's
+ * finish clears null rows). */
+static void or_nan(const flt_pred *p, const pq_vec *v, uint64_t *out)
 {
-    if (!p->dyn) return p->terms;
-    if (!flt_dyn_load(p->dyn, p->dom, dl, NULL)) return NULL;
-    *dt = p->terms[0];
-    dt->lits = dl;
-    return dt;
+    for (int64_t i = 0; p->keep_nan && i < v->length; i++) {
+        double x = p->dom == FLT_DOM_F32 ? (double)((const float *)v->values)[i]
+                                         : ((const double *)v->values)[i];
+        if (x != x) out[i >> 6] |= UINT64_C(1) << (i & 63);
+    }
 }
 
 /* out = in, or every row when in is NULL (invariant 5: an unset bound keeps nulls too). */
@@ -242,9 +242,9 @@ int flt_eval_path(const flt_pred *p, const pq_vec *v, const flt_mask *in, flt_ma
     if (!vec_matches(p, v) || (in && in->len != v->length)) return -EINVAL;
     int rc = flt_mask_init(out, v->length, false);
     if (rc) return rc;
-    flt_term dt;
+    flt_term dt[2];
     flt_lit dl;
-    const flt_term *terms = eval_terms(p, &dt, &dl);
+    const flt_term *terms = flt_dyn_terms(p, dt, &dl);
     if (!terms) {
         pass_all(out, in, v->length);
         return 0;
@@ -256,6 +256,7 @@ int flt_eval_path(const flt_pred *p, const pq_vec *v, const flt_mask *in, flt_ma
     }
     if (path == FLT_PATH_SPARSE) sparse_terms(p, terms, v, in, out->words);
     else dense_terms(p, terms, v, out->words);
+    or_nan(p, v, out->words);
     finish(out, flt_validity(v), has_is_null(p), in);
     return 0;
 }
@@ -273,14 +274,15 @@ int flt_eval_dict_prepare(const flt_pred *p, const pq_vec *dict, flt_mask *dmask
     if (!vec_matches(p, dict)) return -EINVAL;
     int rc = flt_mask_init(dmask, dict->length, false);
     if (rc) return rc;
-    flt_term dt;
+    flt_term dt[2];
     flt_lit dl;
-    const flt_term *terms = eval_terms(p, &dt, &dl);
+    const flt_term *terms = flt_dyn_terms(p, dt, &dl);
     if (!terms) {
         pass_all(dmask, NULL, dict->length);
         return 0;
     }
     dense_terms(p, terms, dict, dmask->words);
+    or_nan(p, dict, dmask->words);
     finish(dmask, flt_validity(dict), false, NULL);
     return 0;
 }
@@ -316,9 +318,9 @@ int flt_eval_dict_map(const flt_pred *p, const flt_mask *dmask, const uint32_t *
     if (n > FLT_MASK_MAX_LEN || (in && in->len != n)) return -EINVAL;
     int rc = flt_mask_init(out, n, false);
     if (rc) return rc;
-    flt_term dt;
+    flt_term dt[2];
     flt_lit dl;
-    bool unset_dyn = eval_terms(p, &dt, &dl) == NULL; /* the terms are in dmask already */
+    bool unset_dyn = flt_dyn_terms(p, dt, &dl) == NULL; /* the terms are in dmask already */
     /* Check the indices of valid rows once (a max reduction the compiler vectorises). */
     uint32_t dlen = (uint32_t)dmask->len, bad = 0;
     int64_t nw = flt_mask_nwords(n);

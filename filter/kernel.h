@@ -16,7 +16,8 @@
  *     reference); the path only changes speed.
  *  4. No allocation per row; no function pointer per row: the switch on type and operator
  *     runs once per call (dense: once per term), loops run over 64-row blocks.
- *  5. A dynamic predicate whose bound is unset copies the input mask (keeps nulls too). */
+ *  5. A dynamic predicate whose bound is unset copies the input mask (keeps nulls too); once
+ *     set it is its terms (expr.h invariant 6), plus the NaN rows when it keeps NaN. */
 #ifndef RINGSCAN_FILTER_KERNEL_H
 #define RINGSCAN_FILTER_KERNEL_H
 #include <stdint.h>

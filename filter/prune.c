@@ -144,25 +144,17 @@ static flt_prune decide(const flt_pred *p, const flt_term *terms, const bounds *
     return FLT_CAN_MATCH;
 }
 
-/* Resolves a dynamic predicate's term into *dt; false when the bound is unset. */
-static bool resolve_terms(const flt_pred *p, flt_term *dt, flt_lit *dl, const flt_term **terms)
-{
-    *terms = p->terms;
-    if (!p->dyn) return true;
-    if (!flt_dyn_load(p->dyn, p->dom, dl, NULL)) return false;
-    *dt = p->terms[0], dt->lits = dl, *terms = dt;
-    return true;
-}
 
 flt_prune flt_prune_stats(const flt_pred *p, const pq_stats *s, int64_t num_values)
 {
     assert(p && p->nterms >= 1 && p->desc);
-    flt_term dt;
+    flt_term dt[2];
     flt_lit dl;
-    const flt_term *terms;
-    if (!resolve_terms(p, &dt, &dl, &terms)) return FLT_CAN_MATCH; /* invariant 5 */
+    const flt_term *terms = flt_dyn_terms(p, dt, &dl);
+    if (!terms) return FLT_CAN_MATCH; /* invariant 5 */
     bounds b = {0};
     b.no_nan = !is_float(p->dom) || (s && s->has_nan_count && s->nan_count == 0);
+    if (p->keep_nan && !b.no_nan) return FLT_CAN_MATCH; /* a NaN row would pass (expr.h 6) */
     if (s && s->has_min_max && s->usable)
         b.has = decode_plain(p, s->min, s->min_len, &b.lo) &&
                 decode_plain(p, s->max, s->max_len, &b.hi);
@@ -177,13 +169,12 @@ int32_t flt_prune_pages(const flt_pred *p, const pq_column_index *ci, bool order
     int32_t n = ci->npages, kept = 0;
     memset(keep, 0, (size_t)((n + 63) / 64) * 8);
     if (all) memset(all, 0, (size_t)((n + 63) / 64) * 8);
-    flt_term dt;
+    flt_term dt[2];
     flt_lit dl;
-    const flt_term *terms;
-    bool dyn_set = resolve_terms(p, &dt, &dl, &terms);
+    const flt_term *terms = flt_dyn_terms(p, dt, &dl);
     for (int32_t i = 0; i < n; i++) {
         flt_prune r = FLT_CAN_MATCH;
-        if (dyn_set) {
+        if (terms && !p->keep_nan) { /* a page index does not say whether NaN is present */
             bounds b = {.no_nan = !is_float(p->dom)};
             bool null_page = ci->null_pages && ci->null_pages[i];
             if (!null_page && order_usable && ci->min && ci->max)

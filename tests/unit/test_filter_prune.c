@@ -356,9 +356,9 @@ static void dynamic_bounds(void)
 {
     flt_dyn desc_bound = {0}, asc_bound = {0};
     flt_expr *ex = flt_expr_new();
-    CHECK(ex && flt_expr_add_dynamic(ex, schema, NCOLS, 6, true, &desc_bound, NULL) == 0);
-    CHECK(flt_expr_add_dynamic(ex, schema, NCOLS, 6, false, &asc_bound, NULL) == 0);
-    CHECK(flt_expr_add_dynamic(ex, schema, NCOLS, 1, false, &asc_bound, NULL) ==
+    CHECK(ex && flt_expr_add_dynamic(ex, schema, NCOLS, 6, FLT_DYN_DESC, &desc_bound, NULL) == 0);
+    CHECK(flt_expr_add_dynamic(ex, schema, NCOLS, 6, 0, &asc_bound, NULL) == 0);
+    CHECK(flt_expr_add_dynamic(ex, schema, NCOLS, 1, 0, &asc_bound, NULL) ==
           RINGSCAN_EUNSUPPORTED);
     CHECK_EQ_I64(ex->npreds, 2);
     int64_t mm[2] = {10, 20};
@@ -371,17 +371,23 @@ static void dynamic_bounds(void)
     uint64_t ver0 = 0, ver1 = 0;
     CHECK(flt_dyn_publish(&desc_bound, FLT_DOM_I64, true, v));
     CHECK(flt_dyn_load(&desc_bound, FLT_DOM_I64, &got, &ver0) && got.i == 20 && ver0 == 1);
-    CHECK(flt_prune_stats(gt, &s, 100) == FLT_CANNOT_MATCH); /* max <= v */
+    CHECK(flt_prune_stats(gt, &s, 100) == FLT_CAN_MATCH); /* max == v: a tie may still win */
+    v.i = 21;
+    CHECK(flt_dyn_publish(&desc_bound, FLT_DOM_I64, true, v));
+    CHECK(flt_prune_stats(gt, &s, 100) == FLT_CANNOT_MATCH); /* max < v */
     v.i = 15;
     CHECK(!flt_dyn_publish(&desc_bound, FLT_DOM_I64, true, v)); /* not stricter */
-    CHECK(flt_dyn_load(&desc_bound, FLT_DOM_I64, &got, &ver1) && got.i == 20 && ver1 == 1);
+    CHECK(flt_dyn_load(&desc_bound, FLT_DOM_I64, &got, &ver1) && got.i == 21 && ver1 == 2);
     v.i = 11;
     CHECK(flt_dyn_publish(&asc_bound, FLT_DOM_I64, false, v));
     CHECK(flt_prune_stats(lt, &s, 100) == FLT_CAN_MATCH); /* min 10 < 11 */
     v.i = 10;
     CHECK(flt_dyn_publish(&asc_bound, FLT_DOM_I64, false, v));
-    CHECK(flt_prune_stats(lt, &s, 100) == FLT_CANNOT_MATCH); /* min >= v */
-    CHECK(flt_dyn_load(&asc_bound, FLT_DOM_I64, &got, &ver1) && ver1 == 2);
+    CHECK(flt_prune_stats(lt, &s, 100) == FLT_CAN_MATCH); /* min == v: a tie */
+    v.i = 9;
+    CHECK(flt_dyn_publish(&asc_bound, FLT_DOM_I64, false, v));
+    CHECK(flt_prune_stats(lt, &s, 100) == FLT_CANNOT_MATCH); /* min > v */
+    CHECK(flt_dyn_load(&asc_bound, FLT_DOM_I64, &got, &ver1) && ver1 == 3);
     /* kernel: unset keeps the input (nulls too); set evaluates col > v */
     flt_dyn fresh = {0};
     gt->dyn = &fresh;
@@ -396,10 +402,64 @@ static void dynamic_bounds(void)
     CHECK(flt_eval(gt, &vec, NULL, &out) == 0 && flt_mask_popcount(&out) == 70);
     v.i = 60;
     CHECK(flt_dyn_publish(&fresh, FLT_DOM_I64, true, v));
-    CHECK(flt_eval(gt, &vec, NULL, &out) == 0 && flt_mask_popcount(&out) == 8); /* 61..68 */
-    CHECK(flt_mask_get(&out, 61) && !flt_mask_get(&out, 60) && !flt_mask_get(&out, 69));
+    CHECK(flt_eval(gt, &vec, NULL, &out) == 0 && flt_mask_popcount(&out) == 9); /* 60..68 */
+    CHECK(flt_mask_get(&out, 60) && !flt_mask_get(&out, 59) && !flt_mask_get(&out, 69));
     flt_mask_free(&out);
     pq_vec_free(&vec);
+    flt_expr_free(ex);
+}
+
+/* Descending on a float keeps NaN (it sorts above every number) and prunes only what is
+ * proven NaN-free; NULLS FIRST keeps null rows. */
+static void dynamic_nan_nulls(void)
+{
+    flt_dyn dd = {0}, dk = {0};
+    flt_expr *ex = flt_expr_new();
+    CHECK(ex && flt_expr_add_dynamic(ex, schema, NCOLS, 3, FLT_DYN_DESC, &dd, NULL) == 0);
+    CHECK(flt_expr_add_dynamic(ex, schema, NCOLS, 6, FLT_DYN_NULLS_FIRST, &dk, NULL) == 0);
+    flt_pred *pd = &ex->preds[0], *pk = &ex->preds[1];
+    CHECK(pd->keep_nan && !pk->keep_nan && pk->nterms == 2);
+    flt_lit v = {.f = 5.0};
+    CHECK(flt_dyn_publish(&dd, FLT_DOM_F64, true, v));
+    double mm[2] = {1, 4};
+    pq_stats s = {.has_min_max = true, .usable = true, .min = (uint8_t *)&mm[0],
+                  .max = (uint8_t *)&mm[1], .min_len = 8, .max_len = 8};
+    CHECK(flt_prune_stats(pd, &s, 10) == FLT_CAN_MATCH); /* NaN may be there */
+    s.has_nan_count = true, s.nan_count = 0;
+    CHECK(flt_prune_stats(pd, &s, 10) == FLT_CANNOT_MATCH);
+    pq_vec d;
+    pq_vec_init(&d, PQ_DOUBLE, 0);
+    CHECK(pq_vec_reserve(&d, 6, 0) == 0);
+    double vals[6] = {1, 5, 7, NAN, 0, 4.99};
+    memcpy(d.values, vals, sizeof vals);
+    d.length = 6, d.null_count = 1;
+    memset(d.validity, 0xff, 1);
+    pq_bit_set(d.validity, 4, false);
+    flt_mask out = {0};
+    CHECK(flt_eval(pd, &d, NULL, &out) == 0 && flt_mask_popcount(&out) == 3);
+    CHECK(flt_mask_get(&out, 1) && flt_mask_get(&out, 2) && flt_mask_get(&out, 3));
+    pq_vec k;
+    pq_vec_init(&k, PQ_INT64, 0);
+    CHECK(pq_vec_reserve(&k, 4, 0) == 0);
+    int64_t kv[4] = {3, 0, 9, 2};
+    memcpy(k.values, kv, sizeof kv);
+    k.length = 4, k.null_count = 1;
+    memset(k.validity, 0xff, 1);
+    pq_bit_set(k.validity, 1, false);
+    v = (flt_lit){.i = 3};
+    CHECK(flt_dyn_publish(&dk, FLT_DOM_I64, false, v));
+    CHECK(flt_eval(pk, &k, NULL, &out) == 0 && flt_mask_popcount(&out) == 3); /* 3, null, 2 */
+    CHECK(!flt_mask_get(&out, 2));
+    int64_t km[2] = {5, 8};
+    pq_stats ks = {.has_min_max = true, .usable = true, .min = (uint8_t *)&km[0],
+                   .max = (uint8_t *)&km[1], .min_len = 8, .max_len = 8,
+                   .has_null_count = true, .null_count = 0};
+    CHECK(flt_prune_stats(pk, &ks, 10) == FLT_CANNOT_MATCH);
+    ks.null_count = 1;
+    CHECK(flt_prune_stats(pk, &ks, 10) == FLT_CAN_MATCH); /* its null still sorts first */
+    flt_mask_free(&out);
+    pq_vec_free(&d);
+    pq_vec_free(&k);
     flt_expr_free(ex);
 }
 
@@ -437,6 +497,7 @@ static void dynamic_bound_threads(void)
 int main(void)
 {
     RUN(int_truth_table);
+    RUN(dynamic_nan_nulls);
     RUN(bytes_truncated_bounds);
     RUN(float_nan_rules);
     RUN(decimal_flba);
