@@ -44,7 +44,8 @@ typedef struct scan_args {
 enum scan_opt_id {
     SO_COLUMNS, SO_WHERE, SO_LIMIT, SO_THREADS, SO_SPLIT_ROWS, SO_POLICY, SO_IO, SO_FORMAT,
     SO_ORDERED, SO_EXPLAIN, SO_STATS, SO_STATS_JSON, SO_VERIFY, SO_NO_PAGE_INDEX, SO_NO_BLOOM,
-    SO_STORE, SO_FETCH_BUDGET, SO_TLS_INSECURE, SO_UNORDERED, SO_NO_PROGRESS
+    SO_STORE, SO_FETCH_BUDGET, SO_TLS_INSECURE, SO_UNORDERED, SO_NO_PROGRESS, SO_ORDER_BY,
+    SO_DESC
 };
 
 /* in the order of ringscan_policy, ringscan_io and print_format */
@@ -60,6 +61,10 @@ static const cli_opt scan_opts[] = {
      .help = "a filter: comparisons, IN, IS [NOT] NULL joined by AND/OR/NOT"},
     {"--limit", NULL, "N", CLI_INT, SO_LIMIT, 0, INT64_MAX, .dflt = "no limit",
      .help = "stop after N rows"},
+    {"--order-by", NULL, "KEYS", CLI_TEXT, SO_ORDER_BY, .dflt = "file order",
+     .help = "sort: \"col [ASC|DESC] [NULLS FIRST|LAST], ...\"; with --limit N the first N"},
+    {"--desc", NULL, NULL, CLI_FLAG, SO_DESC,
+     .help = "--order-by keys without ASC/DESC sort descending (nulls last, NaN first)"},
     {"--format", NULL, NULL, CLI_CHOICE, SO_FORMAT, .choices = scan_formats, .dflt = "table",
      .help = "aligned table, RFC 4180 CSV, JSON lines, or rows and a checksum"},
     {"--ordered", NULL, NULL, CLI_FLAG, SO_ORDERED,
@@ -98,6 +103,7 @@ static const char *const scan_examples[] = {
     "ringscan scan data.parquet --limit 10",
     "ringscan scan li.parquet --columns l_orderkey,l_shipmode --where \"l_quantity > 45\" --stats",
     "ringscan scan data.parquet --format csv > data.csv",
+    "ringscan scan li.parquet --order-by l_extendedprice --desc --limit 10",
     NULL};
 
 const cli_cmd cli_cmd_scan = {
@@ -138,6 +144,8 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case SO_FETCH_BUDGET: a->o.fetch_budget_bytes = v->i; break;
     case SO_TLS_INSECURE: a->o.tls_insecure = true; break;
     case SO_NO_PROGRESS: a->no_progress = true; break;
+    case SO_ORDER_BY: a->o.order_by = v->s; break;
+    case SO_DESC: a->o.order_desc = true; break;
     }
     return 0;
 }

@@ -249,7 +249,14 @@ typedef struct ringscan_options {
     const char *const *columns; /* projected column names; NULL = every column */
     int ncolumns;
     const char *filter;         /* e.g. "l_linenumber > 5 AND l_shipmode = 'AIR'"; NULL = none */
-    int64_t limit;              /* rows; -1 = no limit */
+    int64_t limit;              /* rows; -1 = no limit (with order_by: the K of ORDER BY ... LIMIT K) */
+    const char *order_by;       /* NULL, or an ORDER BY list: "score DESC, id" (col [ASC|DESC]
+                                   [NULLS FIRST|LAST], at most 16 keys; nulls last by default
+                                   in both directions, NaN above every number, as DuckDB): the
+                                   scan returns the first `limit` rows in that order (every row
+                                   when -1), ties broken by file order, with the projected
+                                   columns; batches come in that order whatever `ordered` says */
+    bool order_desc;            /* order_by keys without ASC or DESC sort descending */
     ringscan_policy policy;
     int threads;                /* executor cores; 0 = 2 */
     ringscan_io io;

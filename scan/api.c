@@ -162,6 +162,20 @@ static void to_scan_opts(const ringscan_options *o, scan_opts *so)
     so->fetch_budget = o->fetch_budget_bytes < 0 ? SCAN_FETCH_BUDGET : o->fetch_budget_bytes;
 }
 
+/* o->order_by's keys into so. 0 or a status with e filled. */
+static int order_keys(ringscan_file *f, const ringscan_options *o, scan_opts *so, pq_err *e)
+{
+    flt_order_term t[FLT_MAX_SORT_KEYS];
+    int n = 0;
+    const pq_file_meta *m = &f->f->meta;
+    int rc = flt_parse_order(o->order_by, m->columns, m->ncolumns, o->order_desc, t, &n, e);
+    for (int j = 0; rc == 0 && j < n; j++)
+        so->keys[j] = (scan_order_key){.col = t[j].column, .desc = t[j].desc,
+                                       .nulls_first = t[j].nulls_first};
+    if (rc == 0) so->nkeys = n;
+    return rc;
+}
+
 int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_scan **out,
                         ringscan_error *err)
 {
@@ -178,6 +192,7 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     if (rc == 0 && o->filter) rc = flt_parse(o->filter, f->f->meta.columns, f->f->meta.ncolumns, &filter, &e);
     scan_opts so;
     to_scan_opts(o, &so);
+    if (rc == 0 && o->order_by) rc = order_keys(f, o, &so, &e);
     if (rc == 0) rc = scan_start(f->f, idx, n, filter, &so, &s->scan, &e);
     if (rc == 0 && !(s->cols = fail_calloc((size_t)n, sizeof *s->cols))) rc = -ENOMEM;
     free(idx);

@@ -20,5 +20,6 @@ void scan_batch_free(scan_batch *b)
 {
     for (int i = 0; b->cols && i < b->ncols; i++) pq_vec_free(&b->cols[i]);
     free(b->cols);
+    free(b->pos);
     memset(b, 0, sizeof *b);
 }

@@ -123,6 +123,19 @@ bool scan_policy_exploring(scan_policy_state *pol)
            atomic_load(&pol->splits_done) == 0 && atomic_load(&pol->splits_started) >= pol->threads;
 }
 
+/* A Top-K bound (a dynamic predicate) heads every chain (scan/topk.h): the rest keep their
+ * order behind it. */
+static void pin_bound_first(const scan_plan *p, int32_t *perm)
+{
+    for (int pos = 1; pos < p->npreds; pos++) {
+        if (!p->filter->preds[perm[pos]].dyn) continue;
+        int32_t k = perm[pos];
+        memmove(perm + 1, perm, sizeof *perm * (size_t)pos);
+        perm[0] = k;
+        return;
+    }
+}
+
 void scan_policy_order(scan_policy_state *pol, int i, int32_t *perm)
 {
     /* the stated order until a split completed: a split starting while the first ones are
@@ -133,6 +146,7 @@ void scan_policy_order(scan_policy_state *pol, int i, int32_t *perm)
         flt_order_snapshot(pol->order, (uint64_t)i, perm);
     else
         for (int k = 0; k < n; k++) perm[k] = k;
+    pin_bound_first(pol->plan, perm);
     if (!pol->order) return; /* nothing to reorder, nothing to tell */
     assert(n >= 2 && n <= FLT_ORDER_MAX);
     pthread_mutex_lock(&pol->used_mu);

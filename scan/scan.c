@@ -217,7 +217,9 @@ static int parts_init(scan_t *s)
     s->out.held = &s->fetch.budget.held;
     s->env = (scan_task_env){.plan = &s->plan, .fx = &s->fetch, .pol = &s->pol,
                              .dicts = &s->dicts, .cnt = &s->cnt,
-                             .stop = &s->out.stop, .enough = &s->out.limit_hit};
+                             .stop = &s->out.stop, .enough = &s->out.limit_hit,
+                             .topk = s->topk.nkeys ? &s->topk : NULL};
+    s->merge.t = &s->topk;
     return rc;
 }
 
@@ -256,11 +258,20 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
     if (s->o.threads > EXEC_THREADS_MAX) s->o.threads = EXEC_THREADS_MAX;
     s->filter = filter;
     for (int c = 0; c < EXEC_THREADS_MAX; c++) pthread_mutex_init(&s->cores[c].snap_mu, NULL);
-    int rc = scan_explain_init(&s->explain, s->o.explain);
-    if (rc == 0) rc = scan_plan_build(&s->plan, f, proj, nproj, filter, &s->o, &s->explain, e);
+    int *all = fail_malloc(sizeof *all * (size_t)(nproj + s->o.nkeys)); /* keys: hidden last */
+    int rc = all ? scan_explain_init(&s->explain, s->o.explain) : -ENOMEM;
+    if (rc == 0) memcpy(all, proj, sizeof *all * (size_t)nproj);
+    if (rc == 0 && s->o.nkeys) {
+        rc = scan_topk_init(&s->topk, f, &s->o, nproj, &s->filter, all, e);
+        s->o.limit = -1;       /* every split runs: the merge keeps K */
+        s->o.ordered = false;  /* the merge orders */
+    }
+    if (rc == 0)
+        rc = scan_plan_build(&s->plan, f, all, nproj + s->o.nkeys, s->filter, &s->o, &s->explain, e);
+    free(all);
     if (rc == 0) rc = parts_init(s);
     if (rc == 0 && s->pol.order && s->o.explain)
-        scan_explain_start_order(&s->explain, filter);
+        scan_explain_start_order(&s->explain, s->filter);
     if (rc == 0) explain_store(s);
     if (rc == 0) rc = start_workers(s, e);
     if (rc) {
@@ -298,6 +309,8 @@ static void stats_fill(const scan_t *s, const io_counters_t *io, scan_stats *st)
     st->steals = atomic_load(&s->fetch.steals);
     st->reads_lent = atomic_load(&s->fetch.lends);
     st->splits_done = atomic_load(&s->out.pushed);
+    st->topk_splits_dead = atomic_load(&s->topk.splits_dead);
+    st->topk_rows_kept = atomic_load(&s->topk.rows_kept);
 }
 
 /* The sum of the cores' published io counters. */
@@ -348,8 +361,36 @@ static void finish(scan_t *s)
     if (s->pol.order && s->o.explain) explain_final_order(s);
 }
 
+/* Top-K: every split's candidates into the merge, then the answer in order. */
+static int topk_next(scan_t *s, scan_batch *b, pq_err *e)
+{
+    int rc = 0;
+    while (!s->merged && (rc = scan_out_next(&s->out, b, e)) == 1) {
+        rc = scan_topk_add(&s->merge, b);
+        if (rc) {
+            scan_batch_free(b);
+            pq_errf(e, rc, -1, "cannot keep the Top-K rows: %s", status_text(rc));
+            scan_out_fail(&s->out, rc, e);
+            break;
+        }
+    }
+    if (!s->merged && rc == 0 && (rc = scan_topk_finish(&s->merge)) != 0)
+        pq_errf(e, rc, -1, "cannot sort the Top-K rows: %s", status_text(rc));
+    if (!s->merged) {
+        s->merged = true;
+        finish(s);
+        s->stats.rows_out = s->merge.norder;
+        s->merge_status = rc;
+    }
+    if (s->merge_status) return s->merge_status; /* e was filled the first time */
+    rc = scan_topk_next(&s->merge, b);
+    if (rc < 0) pq_errf(e, rc, -1, "cannot build a Top-K batch: %s", status_text(rc));
+    return rc;
+}
+
 int scan_next(scan_t *s, scan_batch *b, pq_err *e)
 {
+    if (s->topk.nkeys) return topk_next(s, b, e);
     int rc = scan_out_next(&s->out, b, e);
     if (rc != 1) finish(s); /* the end: statistics are final from here on */
     return rc;
@@ -387,7 +428,7 @@ const pq_column_desc *scan_proj_desc(const scan_t *s, int i)
 
 int scan_nproj(const scan_t *s)
 {
-    return s->plan.nproj;
+    return s->topk.nkeys ? s->topk.nout : s->plan.nproj;
 }
 
 void scan_free(scan_t *s)
@@ -395,6 +436,8 @@ void scan_free(scan_t *s)
     if (!s) return;
     finish(s);
     scan_out_free(&s->out);
+    scan_topk_merge_free(&s->merge);
+    scan_topk_free(&s->topk);
     scan_dicts_free(&s->dicts);
     scan_policy_free(&s->pol);
     scan_fetch_free(&s->fetch);

@@ -31,6 +31,7 @@
 
 #include "filter/expr.h"
 #include "filter/mask.h"
+#include "filter/sortkey.h"
 #include "format/column.h"
 #include "io/io.h"
 #include "runtime/exec.h"
@@ -61,12 +62,22 @@ enum {
 
 typedef enum scan_policy { SCAN_LAZY = 0, SCAN_EAGER = 1, SCAN_ADAPTIVE = 2 } scan_policy;
 
+/* One ORDER BY key: a leaf column, its direction and where its nulls go. */
+typedef struct scan_order_key {
+    int col;
+    bool desc;
+    bool nulls_first;
+} scan_order_key;
+
 typedef struct scan_opts {
     scan_policy policy;
     int threads;              /* executor cores (>= 1) */
     exec_io_backend io;       /* auto, uring, pread */
     bool ordered;             /* batches in file order */
-    int64_t limit;            /* rows; < 0 = none */
+    int64_t limit;            /* rows; < 0 = none (with order keys: the K of Top-K) */
+    int nkeys;                /* ORDER BY keys (0 = none; at most FLT_MAX_SORT_KEYS): the scan
+                                 returns the first limit rows in that order (scan/topk.h) */
+    scan_order_key keys[FLT_MAX_SORT_KEYS];
     bool use_page_index;      /* read column/offset indexes to prune pages (default true) */
     bool use_bloom;           /* read bloom filters for = / IN (default true) */
     bool explain;             /* keep a text account of planning and ordering */
@@ -94,6 +105,8 @@ typedef struct scan_stats {
     int64_t reads_lent;                   /* a stolen run's column bytes copied from the owner's
                                              read instead of read again (scan/lend.c) */
     int64_t decoded_pages, decoded_values;
+    int64_t topk_splits_dead;             /* splits the Top-K bound ended before their data */
+    int64_t topk_rows_kept;               /* rows the splits passed on as Top-K candidates */
     int64_t splits;                       /* planned, pruned ones included */
     int64_t splits_done;                  /* pushed to the output so far (progress) */
     int64_t bytes_decompressed;           /* page bodies inflated by every core */
@@ -110,6 +123,7 @@ typedef struct scan_batch {
     int64_t rows;
     int ncols;
     pq_vec *cols;              /* ncols vectors, owned */
+    int64_t *pos;              /* Top-K splits only: each row's position in the file (owned) */
     uint64_t held;             /* bytes counted in the scan's fetch budget until the consumer
                                   takes the batch (0 once taken) */
 } scan_batch;

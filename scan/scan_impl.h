@@ -5,6 +5,7 @@
 #define RINGSCAN_SCAN_SCAN_IMPL_H
 #include "scan/output.h"
 #include "scan/task.h"
+#include "scan/topk.h"
 
 /* The driver's part of a core (its thread only, but io_snap under snap_mu). */
 typedef struct scan_core {
@@ -27,6 +28,10 @@ struct scan {
     scan_task_counters cnt;
     scan_task_env env;
     scan_out out;
+    scan_topk topk;            /* nkeys 0 unless ORDER BY */
+    scan_topk_merge merge;
+    bool merged;               /* every split's candidates are in merge */
+    int merge_status;          /* its error, returned by every later scan_next */
     exec_group_t *g;
     exec_event ev;             /* every wait of the scan's tasks (runtime/event.h) */
     bool finished;

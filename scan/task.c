@@ -85,14 +85,16 @@ static int project_one(scan_task *x, int slot, const uint32_t *idx, int64_t n, b
     return -EALREADY; /* filled by the caller from the first entry */
 }
 
-/* Builds the batch from the projected columns (selected rows only). */
-static int project(scan_task *x, scan_batch *b)
+/* Builds the batch from the projected columns (selected rows only); pos (owned from here:
+ * freed with the batch) is a Top-K split's row positions. */
+static int project(scan_task *x, scan_batch *b, int64_t *pos)
 {
     const scan_plan *plan = x->plan;
     int64_t n = flt_mask_popcount(&x->mask);
     b->cols = fail_calloc((size_t)plan->nproj, sizeof *b->cols);
     uint32_t *idx = fail_malloc(sizeof(uint32_t) * (size_t)(n + 1));
     bool *moved = fail_calloc((size_t)plan->nneed, sizeof(bool));
+    b->pos = pos;
     int rc = b->cols && idx && moved ? 0 : -ENOMEM;
     if (rc == 0) {
         b->ncols = plan->nproj;
@@ -129,6 +131,10 @@ static int run_chain(scan_task *x, scan_batch *b)
 {
     const scan_plan *plan = x->plan;
     bool all_false = false;
+    if (x->env->topk && task_topk_dead(x)) {
+        atomic_fetch_add_explicit(&x->env->topk->splits_dead, 1, memory_order_relaxed);
+        return 0; /* its registered reads are released unsent by the caller */
+    }
     for (int pos = 0; pos < plan->npreds; pos++) {
         all_false = flt_mask_all_false(&x->mask);
         if (all_false || task_bail(x)) break;
@@ -141,6 +147,14 @@ static int run_chain(scan_task *x, scan_batch *b)
         if (all_false) atomic_fetch_add_explicit(&x->env->cnt->splits_all_false, 1, memory_order_relaxed);
         return 0; /* everything still registered is released by the caller */
     }
+    int64_t *pos = NULL;
+    if (x->env->topk) { /* late materialisation: the projection reads only the best K rows */
+        int rc = task_topk_select(x, &pos);
+        if (rc || flt_mask_all_false(&x->mask)) {
+            free(pos);
+            return rc;
+        }
+    }
     /* the projection is one phase: drop excluded pages, then want every remaining read of
      * every projected column before awaiting any, so they coalesce (lazy too) */
     for (int j = 0; j < plan->nproj; j++)
@@ -149,10 +163,12 @@ static int run_chain(scan_task *x, scan_batch *b)
         if (!x->decoded[plan->proj_slot[j]]) task_want_slot(x, plan->proj_slot[j]);
     for (int j = 0; j < plan->nproj; j++) {
         int rc = task_load_projected(x, plan->proj_slot[j]);
-        if (rc) return rc;
-        if (task_bail(x)) return 0; /* the caller releases what is still wanted */
+        if (rc || task_bail(x)) { /* the caller releases what is still wanted */
+            free(pos);
+            return rc;
+        }
     }
-    return project(x, b);
+    return project(x, b, pos);
 }
 
 static int ctx_init(scan_task *x, const scan_task_env *env, scan_task_core *tc, int core, int i,

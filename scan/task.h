@@ -18,6 +18,7 @@
 
 #include "format/column.h"
 #include "scan/policy.h"
+#include "scan/topk.h"
 
 /* A cut row group's leader split, as its group's other splits see it: not claimed, claimed
  * (waiting for its place), running, ended. */
@@ -53,6 +54,7 @@ typedef struct scan_task_env {
     const _Atomic int *stop;   /* the scan stops: splits bail out */
     const _Atomic int *enough; /* the limit's rows are produced: running splits bail out too
                                   (their rows come after those, in either output order) */
+    scan_topk *topk;           /* a Top-K scan's shared part (topk.h), or NULL */
 } scan_task_env;
 
 /* A core's task state (invariant 2). */
@@ -134,6 +136,14 @@ void task_drop_excluded_pages(scan_task *x, int slot);
 int task_await_slot(scan_task *x, int slot);
 /* The task's selection buffer with room for n rows; NULL on -ENOMEM. */
 uint32_t *task_sel(scan_task *x, int64_t n);
+
+/* task_topk.c */
+/* Whether the Top-K bound rules the split out from its row group's statistics (or K is 0). */
+bool task_topk_dead(scan_task *x);
+/* After the chain: x->mask keeps the split's best K rows (every key decoded in full), the
+ * scan's bound is tightened when the split holds K rows, and *pos (malloc'd, one per kept row
+ * in mask order) gets their file positions. 0 or a status (*pos NULL). */
+int task_topk_select(scan_task *x, int64_t **pos);
 
 /* task_decode.c */
 /* Decodes slot (awaiting its pieces) in full, or reuses it decoded. */

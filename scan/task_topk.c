@@ -1,0 +1,134 @@
+/* scan/task_topk.c: a Top-K split's part (scan/topk.h): ending a split that the bound already
+ * beats from its statistics, and after the chain keeping the split's best K rows, publishing
+ * its K-th first key as the scan's bound, and the rows' file positions. */
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fail.h"
+#include "filter/prune.h"
+#include "scan/task.h"
+
+bool task_topk_dead(scan_task *x)
+{
+    const scan_topk *t = x->env->topk;
+    if (!t) return false;
+    if (t->k == 0) return true; /* LIMIT 0 */
+    if (!t->bound) return false;
+    const pq_chunk_meta *cm = &x->plan->f->meta.row_groups[x->sp->rg].chunks[t->bound->column];
+    return flt_prune_stats(t->bound, &cm->stats, cm->num_values) == FLT_CANNOT_MATCH;
+}
+
+/* The split's rows as sort rows: key vectors and each selected row's file position. */
+typedef struct topk_rows {
+    const scan_topk *t;
+    const pq_vec *kv[FLT_MAX_SORT_KEYS];
+    const uint32_t *row; /* split-relative rows, in mask order */
+    int64_t base;        /* file position of the split's row 0 */
+} topk_rows;
+
+/* Row a (an index into row[]) against row b. */
+static int rows_cmp(const topk_rows *r, int64_t a, int64_t b)
+{
+    flt_sort_row x = {.keys = r->kv, .i = r->row[a], .pos = r->base + r->row[a]};
+    flt_sort_row y = {.keys = r->kv, .i = r->row[b], .pos = r->base + r->row[b]};
+    return flt_keys_cmp(r->t->keys, r->t->nkeys, &x, &y);
+}
+
+/* Restores the max-heap (worst row on top) below position at of h[0..n). */
+static void sift_down(const topk_rows *r, int64_t *h, int64_t n, int64_t at)
+{
+    for (;;) {
+        int64_t c = 2 * at + 1;
+        if (c >= n) return;
+        if (c + 1 < n && rows_cmp(r, h[c + 1], h[c]) > 0) c++;
+        if (rows_cmp(r, h[c], h[at]) <= 0) return;
+        int64_t s = h[c];
+        h[c] = h[at], h[at] = s, at = c;
+    }
+}
+
+/* The best k of rows 0..n (n > k >= 1) into h[0..k), worst first (a max-heap). */
+static void select_best(const topk_rows *r, int64_t *h, int64_t n, int64_t k)
+{
+    for (int64_t i = 0; i < k; i++) h[i] = i;
+    for (int64_t i = k / 2; i-- > 0;) sift_down(r, h, k, i);
+    for (int64_t i = k; i < n; i++) {
+        if (rows_cmp(r, i, h[0]) >= 0) continue;
+        h[0] = i;
+        sift_down(r, h, k, 0);
+    }
+}
+
+/* Publishes the first key of row (index into r->row) as the bound (topk.h invariant 2): only a
+ * value, never a null or NaN, which the bound cannot hold. */
+static void publish(scan_topk *t, const topk_rows *r, int64_t at)
+{
+    const pq_vec *v = r->kv[0];
+    int64_t i = r->row[at];
+    if (!t->bound || !pq_vec_is_valid(v, i)) return;
+    flt_lit l = {0};
+    switch (t->bound->dom) {
+    case FLT_DOM_I32: l.i = ((const int32_t *)v->values)[i]; break;
+    case FLT_DOM_U32: l.i = (int64_t)((const uint32_t *)v->values)[i]; break;
+    case FLT_DOM_I64: case FLT_DOM_U64: memcpy(&l.i, v->values + 8 * i, 8); break;
+    case FLT_DOM_F32: l.f = ((const float *)v->values)[i]; break;
+    case FLT_DOM_F64: l.f = ((const double *)v->values)[i]; break;
+    default: return;
+    }
+    flt_dyn_publish(&t->dyn, t->bound->dom, t->keys[0].desc, l); /* a NaN is refused there */
+}
+
+/* x->mask = the rows at h[0..k) of r->row. */
+static int keep_rows(scan_task *x, const topk_rows *r, const int64_t *h, int64_t k)
+{
+    flt_mask_free(&x->tmp);
+    int rc = flt_mask_init(&x->tmp, x->mask.len, false);
+    if (rc) return rc;
+    for (int64_t j = 0; j < k; j++) flt_mask_set(&x->tmp, r->row[h[j]]);
+    flt_mask swap = x->mask;
+    x->mask = x->tmp, x->tmp = swap;
+    return 0;
+}
+
+int task_topk_select(scan_task *x, int64_t **pos)
+{
+    scan_topk *t = x->env->topk;
+    assert(t && t->nkeys >= 1 && t->k >= 0);
+    *pos = NULL;
+    topk_rows r = {.t = t, .base = t->rg_first[x->sp->rg] + x->sp->row_lo};
+    for (int j = 0; j < t->nkeys; j++) {
+        int slot = x->plan->proj_slot[t->nout + j];
+        int rc = task_load_slot(x, slot);
+        if (rc) return rc;
+        r.kv[j] = &x->vecs[slot];
+    }
+    int64_t n = flt_mask_popcount(&x->mask), k = n < t->k ? n : t->k;
+    uint32_t *row = fail_malloc(sizeof *row * (size_t)(n + 1));
+    int64_t *h = fail_malloc(sizeof *h * (size_t)(k + 1));
+    *pos = fail_malloc(sizeof **pos * (size_t)(k + 1));
+    int rc = row && h && *pos ? 0 : -ENOMEM;
+    if (rc == 0) {
+        flt_mask_select(&x->mask, row, n);
+        r.row = row;
+        if (k < n && k > 0) select_best(&r, h, n, k);
+        for (int64_t i = 0; k == n && i < n; i++) h[i] = i;
+        if (k < n) rc = keep_rows(x, &r, h, k);
+    }
+    if (rc == 0 && k > 0 && k == t->k) { /* it holds K rows: the worst of them is a bound */
+        int64_t worst = h[0];
+        for (int64_t j = 1; k == n && j < k; j++) if (rows_cmp(&r, h[j], worst) > 0) worst = h[j];
+        publish(t, &r, worst);
+    }
+    if (rc == 0) {
+        int64_t got = flt_mask_select(&x->mask, row, n);
+        assert(got == k);
+        for (int64_t j = 0; j < k; j++) (*pos)[j] = r.base + row[j];
+        atomic_fetch_add_explicit(&t->rows_kept, k, memory_order_relaxed);
+    }
+    free(row);
+    free(h);
+    if (rc) free(*pos), *pos = NULL;
+    return rc;
+}

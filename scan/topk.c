@@ -1,0 +1,213 @@
+/* scan/topk.c: the consumer's side of a Top-K scan (topk.h): the best K of the candidate
+ * rows every split passed on, compacted as they come, and the answer in order at the end. */
+#include "scan/topk.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fail.h"
+#include "common/status.h"
+#include "scan/pqfile.h"
+
+enum { TOPK_OUT_ROWS = 65536 }; /* rows per batch of the answer */
+
+typedef struct topk_ref {
+    int32_t b;  /* held batch */
+    uint32_t i; /* row in it */
+} topk_ref;
+
+static void key_row(const scan_topk_merge *m, topk_ref r, const pq_vec **kv, flt_sort_row *out)
+{
+    const scan_batch *b = &m->held[r.b];
+    for (int j = 0; j < m->t->nkeys; j++) kv[j] = &b->cols[m->t->nout + j];
+    *out = (flt_sort_row){.keys = kv, .i = r.i, .pos = b->pos[r.i]};
+}
+
+static int ref_cmp(const void *pa, const void *pb, void *ctx)
+{
+    const scan_topk_merge *m = ctx;
+    const pq_vec *ka[FLT_MAX_SORT_KEYS], *kb[FLT_MAX_SORT_KEYS];
+    flt_sort_row x, y;
+    key_row(m, *(const topk_ref *)pa, ka, &x);
+    key_row(m, *(const topk_ref *)pb, kb, &y);
+    return flt_keys_cmp(m->t->keys, m->t->nkeys, &x, &y);
+}
+
+/* ---------------------------------------------------------------------------- setup */
+
+/* File position of every row group's first row; -EOVERFLOW when they do not add up. */
+static int row_group_starts(const pq_file_meta *m, int64_t **out)
+{
+    int64_t *first = fail_malloc(sizeof *first * (size_t)(m->nrow_groups + 1));
+    if (!first) return -ENOMEM;
+    int64_t at = 0;
+    for (int g = 0; g < m->nrow_groups; g++) {
+        first[g] = at;
+        if (m->row_groups[g].num_rows < 0 || __builtin_add_overflow(at, m->row_groups[g].num_rows, &at)) {
+            free(first);
+            return -EOVERFLOW;
+        }
+    }
+    *out = first;
+    return 0;
+}
+
+/* The first key's bound, a dynamic predicate appended to *filter (created when NULL); none
+ * for a key no numeric bound can hold (strings, decimals, booleans). */
+static int add_bound(scan_topk *t, const pq_file_meta *m, const scan_order_key *k0,
+                     flt_expr **filter, pq_err *e)
+{
+    if (!*filter && !(*filter = flt_expr_new())) return -ENOMEM;
+    int flags = (k0->desc ? FLT_DYN_DESC : 0) | (k0->nulls_first ? FLT_DYN_NULLS_FIRST : 0);
+    int rc = flt_expr_add_dynamic(*filter, m->columns, m->ncolumns, k0->col, flags, &t->dyn, NULL);
+    if (rc == RINGSCAN_EUNSUPPORTED) return 0;
+    if (rc) return pq_errf(e, rc, -1, "cannot add the Top-K bound: %s", status_text(rc));
+    t->bound = &(*filter)->preds[(*filter)->npreds - 1];
+    return 0;
+}
+
+int scan_topk_init(scan_topk *t, const pqf_t *f, const scan_opts *o, int nout,
+                   flt_expr **filter, int *proj, pq_err *e)
+{
+    const pq_file_meta *m = &f->meta;
+    assert(o->nkeys >= 1 && o->nkeys <= FLT_MAX_SORT_KEYS && nout >= 1);
+    *t = (scan_topk){.nkeys = o->nkeys, .nout = nout,
+                     .k = o->limit < 0 ? INT64_MAX : o->limit};
+    for (int j = 0; j < o->nkeys; j++) {
+        const scan_order_key *k = &o->keys[j];
+        assert(k->col >= 0 && k->col < m->ncolumns);
+        int rc = flt_sort_key_init(&t->keys[j], &m->columns[k->col], k->desc, k->nulls_first, e);
+        if (rc) {
+            pq_err_column(e, m->columns[k->col].name);
+            return rc;
+        }
+        proj[nout + j] = k->col;
+    }
+    int64_t *first = NULL;
+    int rc = row_group_starts(m, &first);
+    if (rc) return pq_errf(e, rc, -1, "row group row counts overflow");
+    t->rg_first = first;
+    return add_bound(t, m, &o->keys[0], filter, e);
+}
+
+void scan_topk_free(scan_topk *t)
+{
+    free((void *)t->rg_first);
+    t->rg_first = NULL;
+}
+
+/* ---------------------------------------------------------------------------- merge */
+
+/* Every held row, sorted, truncated to K; NULL on -ENOMEM. */
+static topk_ref *sorted_refs(const scan_topk_merge *m, int64_t *n)
+{
+    topk_ref *r = fail_malloc(sizeof *r * (size_t)(m->rows > 0 ? m->rows : 1));
+    if (!r) return NULL;
+    int64_t at = 0;
+    for (int b = 0; b < m->nheld; b++)
+        for (int64_t i = 0; i < m->held[b].rows; i++) r[at++] = (topk_ref){b, (uint32_t)i};
+    assert(at == m->rows);
+    qsort_r(r, (size_t)at, sizeof *r, ref_cmp, (void *)m);
+    *n = at < m->t->k ? at : m->t->k;
+    return r;
+}
+
+/* dst's columns [0, ncols) (and pos when with_pos) = rows refs[0..n) of the held batches, in
+ * that order: one take per run of rows from the same batch. */
+static int gather(const scan_topk_merge *m, const topk_ref *refs, int64_t n, int ncols,
+                  bool with_pos, scan_batch *dst)
+{
+    *dst = (scan_batch){.split = -1, .rows = n, .ncols = ncols};
+    dst->cols = fail_calloc((size_t)ncols, sizeof *dst->cols);
+    uint32_t *idx = fail_malloc(sizeof *idx * (size_t)(n > 0 ? n : 1));
+    if (with_pos) dst->pos = fail_malloc(sizeof *dst->pos * (size_t)(n > 0 ? n : 1));
+    int rc = dst->cols && idx && (!with_pos || dst->pos) ? 0 : -ENOMEM;
+    for (int c = 0; rc == 0 && c < ncols; c++) {
+        const pq_vec *first = &m->held[0].cols[c];
+        pq_vec_init(&dst->cols[c], first->type, first->type_length);
+    }
+    for (int64_t a = 0, z; rc == 0 && a < n; a = z) {
+        for (z = a; z < n && refs[z].b == refs[a].b; z++) idx[z - a] = refs[z].i;
+        const scan_batch *src = &m->held[refs[a].b];
+        for (int c = 0; rc == 0 && c < ncols; c++)
+            rc = pq_vec_take(&src->cols[c], idx, z - a, &dst->cols[c]);
+        for (int64_t r = a; with_pos && r < z; r++) dst->pos[r] = src->pos[refs[r].i];
+    }
+    free(idx);
+    if (rc) scan_batch_free(dst);
+    return rc;
+}
+
+static void drop_held(scan_topk_merge *m)
+{
+    for (int b = 0; b < m->nheld; b++) scan_batch_free(&m->held[b]);
+    m->nheld = 0;
+    m->rows = 0;
+}
+
+/* Keeps only the best K held rows, as one batch. */
+static int compact(scan_topk_merge *m)
+{
+    int64_t n;
+    topk_ref *r = sorted_refs(m, &n);
+    if (!r) return -ENOMEM;
+    scan_batch one;
+    int rc = gather(m, r, n, m->held[0].ncols, true, &one);
+    free(r);
+    if (rc) return rc;
+    drop_held(m);
+    m->held[0] = one;
+    m->nheld = 1;
+    m->rows = n;
+    return 0;
+}
+
+int scan_topk_add(scan_topk_merge *m, scan_batch *b)
+{
+    assert(m->t && b->rows <= m->t->k && (b->rows == 0 || b->pos));
+    assert(b->rows == 0 || b->ncols == m->t->nout + m->t->nkeys);
+    if (b->rows == 0) {
+        scan_batch_free(b);
+        return 0;
+    }
+    if (m->nheld == m->cap) {
+        int cap = m->cap ? m->cap * 2 : 16;
+        scan_batch *more = fail_realloc(m->held, sizeof *more * (size_t)cap);
+        if (!more) return -ENOMEM;
+        m->held = more, m->cap = cap;
+    }
+    m->held[m->nheld++] = *b;
+    m->rows += b->rows;
+    memset(b, 0, sizeof *b);
+    bool over = m->t->k < INT64_MAX / 2 && m->rows > 2 * m->t->k && m->rows > TOPK_OUT_ROWS;
+    return over ? compact(m) : 0;
+}
+
+int scan_topk_finish(scan_topk_merge *m)
+{
+    assert(!m->order);
+    if (m->nheld == 0) return 0;
+    m->order = sorted_refs(m, &m->norder);
+    return m->order ? 0 : -ENOMEM;
+}
+
+int scan_topk_next(scan_topk_merge *m, scan_batch *b)
+{
+    memset(b, 0, sizeof *b);
+    if (m->next >= m->norder) return 0;
+    int64_t n = m->norder - m->next < TOPK_OUT_ROWS ? m->norder - m->next : TOPK_OUT_ROWS;
+    int rc = gather(m, m->order + m->next, n, m->t->nout, false, b);
+    if (rc) return rc;
+    m->next += n;
+    return 1;
+}
+
+void scan_topk_merge_free(scan_topk_merge *m)
+{
+    drop_held(m);
+    free(m->held);
+    free(m->order);
+    memset(m, 0, sizeof *m);
+}

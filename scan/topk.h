@@ -1,0 +1,68 @@
+/* scan/topk.h: ORDER BY keys LIMIT K. What the floors of a Top-K scan share: the keys, the
+ * one bound of the scan (a dynamic predicate on the first key, at the head of every chain:
+ * filter/expr.h invariant 6), the file position of each row group, and the consumer's merge.
+ *
+ * Flow: each split's chain starts with the bound, so rows (and, from its statistics, a whole
+ * split) that cannot beat it are dropped before their other columns are read; after the chain
+ * the split keeps its best K rows (task_topk.c), publishes its K-th first key as the bound
+ * when it holds K rows, and passes those rows on with their keys (hidden columns after the
+ * projected ones) and file positions. The consumer (topk.c) keeps the best K of every split's
+ * rows and returns them in order once every split is done.
+ *
+ * Invariants:
+ *  1. Ties are broken by file position (filter/sortkey.h invariant 3): the answer is one
+ *     fixed list of rows, the same under every policy, thread count and split order.
+ *  2. A split publishes a bound b only when it holds K rows each at least as good as b on
+ *     the first key; a row worse than b on the first key cannot be in the answer, a tie can
+ *     (it may win on later keys or file position), so the bound keeps ties.
+ *  3. A batch of a Top-K split holds at most K rows; cols[nout + j] is key j's column. */
+#ifndef RINGSCAN_SCAN_TOPK_H
+#define RINGSCAN_SCAN_TOPK_H
+#include <stdatomic.h>
+
+#include "filter/sortkey.h"
+#include "scan/pqfile.h"
+#include "scan/scan.h"
+
+typedef struct scan_topk {
+    int nkeys;                 /* 0: not a Top-K scan */
+    int nout;                  /* columns the caller sees; the batch's cols[nout + j] is key j */
+    int64_t k;                 /* rows returned; INT64_MAX: every row (ORDER BY alone) */
+    flt_sort_key keys[FLT_MAX_SORT_KEYS];
+    const flt_pred *bound;     /* the first key's dynamic predicate (in the filter), or NULL
+                                  when the key has no numeric bound */
+    flt_dyn dyn;               /* its cell */
+    const int64_t *rg_first;   /* file position of each row group's first row */
+    _Atomic int64_t splits_dead;  /* splits the bound ended from statistics */
+    _Atomic int64_t rows_kept;    /* rows splits passed on as candidates */
+} scan_topk;
+
+/* Sets t up for o's keys (o->nkeys >= 1; K = o->limit, every row when < 0) over f, whose
+ * caller sees nout columns: proj (room for nout + nkeys) gets each key's column after them
+ * (hidden: invariant 3), *filter (created when NULL, owned by the caller) the first key's
+ * bound. 0 or a status with e filled (a key no order is defined on names its column). */
+int scan_topk_init(scan_topk *t, const pqf_t *f, const scan_opts *o, int nout,
+                   flt_expr **filter, int *proj, pq_err *e);
+void scan_topk_free(scan_topk *t);
+
+/* The consumer's side: the best K rows of the batches seen so far (topk.c). */
+typedef struct scan_topk_merge {
+    const scan_topk *t;
+    scan_batch *held;          /* batches with candidate rows, owned */
+    int nheld, cap;
+    int64_t rows;              /* rows in held */
+    struct topk_ref *order;    /* the final order, once sorted */
+    int64_t norder, next;      /* rows in order, and the first not yet returned */
+} scan_topk_merge;
+
+/* Takes b (left empty) into m; when its rows pass twice K, keeps only the best K. 0 or
+ * -ENOMEM / -EOVERFLOW (m unchanged by a failed compaction). */
+int scan_topk_add(scan_topk_merge *m, scan_batch *b);
+/* After the last batch: sorts what is held. 0 or -ENOMEM. */
+int scan_topk_finish(scan_topk_merge *m);
+/* The next batch of the answer, in order, with the nout projected columns only: 1 and *b,
+ * 0 at the end, or -ENOMEM / -EOVERFLOW. */
+int scan_topk_next(scan_topk_merge *m, scan_batch *b);
+void scan_topk_merge_free(scan_topk_merge *m);
+
+#endif
