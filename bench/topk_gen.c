@@ -40,8 +40,11 @@ int topk_gen_init(topk_gen *g, topk_layout layout, uint64_t seed, int64_t row_gr
     int64_t rows = 0;
     if (__builtin_mul_overflow(row_groups, row_group_rows, &rows) || rows > TOPK_ROWS_MAX)
         return -EINVAL;
-    *g = (topk_gen){.layout = layout, .seed = seed, .row_groups = row_groups,
-                    .row_group_rows = row_group_rows, .rows = rows};
+    *g = (topk_gen){.layout = layout,
+                    .seed = seed,
+                    .row_groups = row_groups,
+                    .row_group_rows = row_group_rows,
+                    .rows = rows};
     return 0;
 }
 
@@ -155,11 +158,14 @@ static void put_row(const topk_gen *g, pq_vec *cols, int64_t r)
 int topk_gen_batch(const topk_gen *g, int64_t first, int64_t n, pq_vec *cols)
 {
     if (first < 0 || n < 0 || first > g->rows || n > g->rows - first) return -EINVAL;
-    for (int c = 0; c < TOPK_COLS; c++) assert(cols[c].length == cols[0].length);
+    for (int c = 0; c < TOPK_COLS; c++)
+        assert(cols[c].length == cols[0].length);
     int rc = reserve_all(cols, n);
     if (rc) return rc;
-    for (int64_t r = first; r < first + n; r++) put_row(g, cols, r);
-    for (int c = 0; c < TOPK_COLS; c++) assert(cols[c].length == cols[0].length);
+    for (int64_t r = first; r < first + n; r++)
+        put_row(g, cols, r);
+    for (int c = 0; c < TOPK_COLS; c++)
+        assert(cols[c].length == cols[0].length);
     return 0;
 }
 
@@ -168,17 +174,22 @@ int topk_gen_write(const topk_gen *g, pq_writer *w, topk_gen_tick tick, void *ct
     pq_column_desc d[TOPK_COLS];
     topk_gen_schema(d);
     pq_vec cols[TOPK_COLS];
-    for (int c = 0; c < TOPK_COLS; c++) pq_vec_init(&cols[c], d[c].physical, 0);
+    for (int c = 0; c < TOPK_COLS; c++)
+        pq_vec_init(&cols[c], d[c].physical, 0);
     int rc = 0;
     for (int64_t first = 0; first < g->rows && !rc; first += TOPK_BATCH_ROWS) {
         int64_t n = g->rows - first < TOPK_BATCH_ROWS ? g->rows - first : TOPK_BATCH_ROWS;
-        for (int c = 0; c < TOPK_COLS; c++) pq_vec_clear(&cols[c]);
+        for (int c = 0; c < TOPK_COLS; c++)
+            pq_vec_clear(&cols[c]);
         rc = topk_gen_batch(g, first, n, cols);
-        if (rc) pq_errf(e, rc, -1, "topk generator failed at row %" PRId64, first);
-        else rc = pq_writer_write(w, cols, n, e);
+        if (rc)
+            pq_errf(e, rc, -1, "topk generator failed at row %" PRId64, first);
+        else
+            rc = pq_writer_write(w, cols, n, e);
         if (!rc && tick) tick(ctx, first + n, g->rows);
     }
-    for (int c = 0; c < TOPK_COLS; c++) pq_vec_free(&cols[c]);
+    for (int c = 0; c < TOPK_COLS; c++)
+        pq_vec_free(&cols[c]);
     return rc;
 }
 

@@ -39,7 +39,8 @@ static void against_sort(const topk_gen *g, int64_t k, bool desc, bool where)
     CHECK_EQ_I64(topk_gen_expect(g, k, desc, where, ids, &got), 0);
     CHECK_EQ_I64(got, k < n ? k : n);
     int64_t bad = 0;
-    for (int64_t i = 0; i < got; i++) bad += ids[i] != all[i].id;
+    for (int64_t i = 0; i < got; i++)
+        bad += ids[i] != all[i].id;
     CHECK_EQ_I64(bad, 0);
 done:
     free(all);
@@ -53,9 +54,11 @@ static void model_matches_sort(void)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int layout = 0; layout < 2; layout++) {
             topk_gen g;
-            CHECK_EQ_I64(topk_gen_init(&g, (topk_layout)layout, 3 + s, sizes[s][0], sizes[s][1]), 0);
+            CHECK_EQ_I64(topk_gen_init(&g, (topk_layout)layout, 3 + s, sizes[s][0], sizes[s][1]),
+                         0);
             for (size_t k = 0; k < sizeof ks / sizeof ks[0]; k++)
-                for (int m = 0; m < 4; m++) against_sort(&g, ks[k], m & 1, m & 2);
+                for (int m = 0; m < 4; m++)
+                    against_sort(&g, ks[k], m & 1, m & 2);
         }
 }
 
@@ -117,7 +120,8 @@ static void batch_matches_value_functions(void)
     CHECK_STR(d[TOPK_COL_SCORE].name, "score");
     CHECK_STR(d[TOPK_COL_PAYLOAD].name, "payload");
     pq_vec cols[TOPK_COLS];
-    for (int i = 0; i < TOPK_COLS; i++) pq_vec_init(&cols[i], d[i].physical, 0);
+    for (int i = 0; i < TOPK_COLS; i++)
+        pq_vec_init(&cols[i], d[i].physical, 0);
     CHECK_EQ_I64(topk_gen_batch(&g, 1500, 1000, cols), 0);
     CHECK_EQ_I64(topk_gen_batch(&g, 2500, 501, cols), -EINVAL);
     CHECK_EQ_I64(cols[TOPK_COL_ID].length, 1000);
@@ -136,7 +140,8 @@ static void batch_matches_value_functions(void)
         bad += len < TOPK_PAYLOAD_LEN_MIN || len > TOPK_PAYLOAD_LEN_MAX;
     }
     CHECK_EQ_I64(bad, 0);
-    for (int i = 0; i < TOPK_COLS; i++) pq_vec_free(&cols[i]);
+    for (int i = 0; i < TOPK_COLS; i++)
+        pq_vec_free(&cols[i]);
 }
 
 static void errors(void)
@@ -146,7 +151,8 @@ static void errors(void)
     CHECK_EQ_I64(topk_gen_init(&g, (topk_layout)2, 1, 1, 1), -EINVAL);
     CHECK_EQ_I64(topk_gen_init(&g, TOPK_LAYOUT_PRUNING, 1, 0, 1), -EINVAL);
     CHECK_EQ_I64(topk_gen_init(&g, TOPK_LAYOUT_PRUNING, 1, 1, 0), -EINVAL);
-    CHECK_EQ_I64(topk_gen_init(&g, TOPK_LAYOUT_PRUNING, 1, TOPK_ROW_GROUPS_MAX, INT32_MAX), -EINVAL);
+    CHECK_EQ_I64(topk_gen_init(&g, TOPK_LAYOUT_PRUNING, 1, TOPK_ROW_GROUPS_MAX, INT32_MAX),
+                 -EINVAL);
     CHECK_EQ_I64(topk_gen_init(&g, TOPK_LAYOUT_PRUNING, 1, 2, 3), 0);
     CHECK_EQ_I64(topk_gen_expect(&g, -1, true, false, ids, &n), -EINVAL);
     CHECK_EQ_I64(n, 0);
