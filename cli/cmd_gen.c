@@ -4,6 +4,10 @@
  *       [--row-group-rows N] [--page-rows N] [--[no-]page-index] [--bloom COL,COL] [--seed S]
  *       [--threads N] [--layout tpch|cancel] [--no-dictionary]
  *   ringscan gen demo-types -o FILE [--rows N] [--seed S] [same writer options]
+ *   ringscan gen topk --layout pruning|control -o FILE [--seed S] [--row-groups N]
+ *       [--row-group-rows N] [same writer options]
+ *   ringscan gen topk --layout pruning|control --expect K [--asc] [--where-flag] [--seed S]
+ *       [--row-groups N] [--row-group-rows N]
  *
  * lineitem: bench/lineitem.h's model, written by bench/lineitem_file.c (shared with the bench)
  * in order-index order in batches of LINEITEM_FILE_BATCH_ORDERS orders. With --threads >= 2
@@ -13,6 +17,10 @@
  * demo-types: every physical type and the main logical types, OPTIONAL with ~1/8 nulls (plus
  * one REQUIRED column), values a pure function of (--seed, row, column): the readback test's
  * input (tests/cli/writer_readback.sh).
+ * topk: issue 21's seed workload, bench/topk_gen.h's table (score, id, payload, flag) in
+ * --row-groups groups of --row-group-rows rows (default 32 x 65,536). With --expect K it
+ * writes no file: it prints the ids the model (topk_gen_expect) says `SELECT id [WHERE
+ * flag = 0] ORDER BY score DESC|ASC, id LIMIT K` returns, one a line (the tests' oracle).
  *
  * Invariants:
  *  1. The queue holds at most LINEITEM_FILE_QUEUE batches (bench/lineitem_file.h).
@@ -21,6 +29,7 @@
  *     line on stdout at the end ("rows, row groups, bytes, seconds").
  *  3. Exit status 0 ok, 1 error ("ringscan: gen: <msg>", a partial file is removed), 2 usage.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -34,6 +43,7 @@
 
 #include "bench/lineitem.h"
 #include "bench/lineitem_file.h"
+#include "bench/topk_gen.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "cli/progress.h"
@@ -49,7 +59,13 @@ typedef struct gen_args {
     int64_t rows;
     uint64_t seed;
     int threads;
-    bool cancel_layout;
+    int layout;              /* index in gen_layouts */
+    bool layout_set;         /* --layout given */
+    bool rg_rows_set;        /* --row-group-rows given (topk's default differs) */
+    int64_t row_groups;      /* topk: --row-groups */
+    bool row_groups_set;
+    int64_t expect;          /* topk: --expect K, or -1 */
+    bool asc, where_flag;    /* topk --expect: --asc, --where-flag */
     bool rows_set; /* --rows given: demo-types only */
     bool no_progress; /* --no-progress */
     char *bloom; /* comma list */
@@ -58,7 +74,8 @@ typedef struct gen_args {
 
 enum gen_opt_id {
     GO_OUT, GO_SF, GO_ROWS, GO_SEED, GO_THREADS, GO_RG_ROWS, GO_PAGE_ROWS, GO_CODEC, GO_BLOOM,
-    GO_LAYOUT, GO_PAGE_INDEX, GO_NO_PAGE_INDEX, GO_NO_DICT, GO_NO_PROGRESS
+    GO_LAYOUT, GO_PAGE_INDEX, GO_NO_PAGE_INDEX, GO_NO_DICT, GO_NO_PROGRESS, GO_ROW_GROUPS,
+    GO_EXPECT, GO_ASC, GO_WHERE_FLAG
 };
 
 /* --compression's names, in the order of codec_of. */
@@ -66,8 +83,10 @@ static const char *const gen_codecs[] = {"zstd", "snappy", "gzip", "lz4", "none"
                                          "uncompressed", NULL};
 static const pq_codec codec_of[] = {PQ_CODEC_ZSTD, PQ_CODEC_SNAPPY, PQ_CODEC_GZIP, PQ_CODEC_LZ4_RAW,
                                     PQ_CODEC_UNCOMPRESSED, PQ_CODEC_LZ4_RAW, PQ_CODEC_UNCOMPRESSED};
-static const char *const gen_layouts[] = {"tpch", "cancel", NULL};
-static const char *const gen_whats[] = {"lineitem", "demo-types"};
+enum { GL_TPCH, GL_CANCEL, GL_PRUNING, GL_CONTROL }; /* gen_layouts' indexes */
+static const char *const gen_layouts[] = {"tpch", "cancel", "pruning", "control", NULL};
+static const char *const gen_whats[] = {"lineitem", "demo-types", "topk"};
+enum { GEN_TOPK_RG_ROWS = 65536, GEN_TOPK_ROW_GROUPS = 32 }; /* issue 21's seed workload */
 
 /* Every option `ringscan gen` accepts; the help is printed from it. */
 static const cli_opt gen_opts[] = {
@@ -80,16 +99,24 @@ static const cli_opt gen_opts[] = {
      .help = "the values' seed: the same seed writes the same file"},
     {"--threads", NULL, "N", CLI_INT, GO_THREADS, 1, 64, .dflt = "2 with 2+ CPUs, else 1",
      .help = "lineitem: 2+ generates rows on a second thread while this one encodes"},
-    {"--row-group-rows", NULL, "N", CLI_INT, GO_RG_ROWS, 1, INT32_MAX, .dflt = "1048576",
-     .help = "rows per row group"},
+    {"--row-group-rows", NULL, "N", CLI_INT, GO_RG_ROWS, 1, INT32_MAX,
+     .dflt = "1048576; topk: 65536", .help = "rows per row group"},
+    {"--row-groups", NULL, "N", CLI_INT, GO_ROW_GROUPS, 1, TOPK_ROW_GROUPS_MAX, .dflt = "32",
+     .help = "topk: row groups to write"},
     {"--page-rows", NULL, "N", CLI_INT, GO_PAGE_ROWS, 1, PQ_WRITER_MAX_PAGE_ROWS, .dflt = "20000",
      .help = "rows per data page at most"},
     {"--compression", NULL, NULL, CLI_CHOICE, GO_CODEC, .choices = gen_codecs, .dflt = "snappy",
      .help = "page codec (lz4 writes LZ4_RAW)"},
     {"--bloom", NULL, "COLS", CLI_TEXT, GO_BLOOM, .dflt = "none",
      .help = "lineitem: comma list of columns that get bloom filters"},
-    {"--layout", NULL, NULL, CLI_CHOICE, GO_LAYOUT, .choices = gen_layouts, .dflt = "tpch",
-     .help = "lineitem: cancel clusters rare values (needs --row-group-rows >= 128)"},
+    {"--layout", NULL, NULL, CLI_CHOICE, GO_LAYOUT, .choices = gen_layouts,
+     .dflt = "lineitem: tpch",
+     .help = "lineitem: cancel clusters rare values; topk: required"},
+    {"--expect", NULL, "K", CLI_INT, GO_EXPECT, 0, TOPK_EXPECT_MAX,
+     .help = "topk: print ids of ORDER BY score DESC, id LIMIT K, write no file"},
+    {"--asc", NULL, NULL, CLI_FLAG, GO_ASC, .help = "topk --expect: ORDER BY score ASC, id"},
+    {"--where-flag", NULL, NULL, CLI_FLAG, GO_WHERE_FLAG,
+     .help = "topk --expect: only rows with flag = 0 (the control layout's query)"},
     {"--page-index", NULL, NULL, CLI_FLAG, GO_PAGE_INDEX,
      .help = "write column and offset indexes (the default)"},
     {"--no-page-index", NULL, NULL, CLI_FLAG, GO_NO_PAGE_INDEX, .help = "write no page index"},
@@ -102,14 +129,18 @@ static const char *const gen_examples[] = {
     "ringscan gen lineitem --sf 0.1 -o lineitem.parquet",
     "ringscan gen lineitem --sf 1 --compression zstd --bloom l_orderkey -o li.parquet",
     "ringscan gen demo-types --rows 1000 --seed 7 -o demo.parquet",
+    "ringscan gen topk --layout pruning -o topk.parquet",
+    "ringscan gen topk --layout control --expect 100 --where-flag",
     NULL};
 
 const cli_cmd cli_cmd_gen = {
     .name = "gen",
-    .usage = "lineitem|demo-types -o FILE [options]",
-    .purpose = "Writes Parquet test data: lineitem, the TPC-H table at a scale factor, or\n"
-               "demo-types, every physical and main logical type with about 1/8 nulls.\n"
-               "Prints one summary line (rows, row groups, bytes, seconds).",
+    .usage = "lineitem|demo-types|topk -o FILE [options]",
+    .purpose = "Writes Parquet test data: lineitem, the TPC-H table at a scale factor,\n"
+               "demo-types, every physical and main logical type with about 1/8 nulls, or\n"
+               "topk, the Top-K workload (score, id, payload, flag) in a --layout.\n"
+               "Prints one summary line (rows, row groups, bytes, seconds). topk --expect K\n"
+               "writes no file: it prints the ids ORDER BY score DESC, id LIMIT K returns.",
     .opts = gen_opts,
     .nopts = sizeof gen_opts / sizeof gen_opts[0],
     .examples = gen_examples,
@@ -132,11 +163,15 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case GO_ROWS: a->rows = v->i, a->rows_set = true; break;
     case GO_SEED: a->seed = (uint64_t)v->i; break;
     case GO_THREADS: a->threads = (int)v->i; break;
-    case GO_RG_ROWS: a->o.row_group_rows = v->i; break;
+    case GO_RG_ROWS: a->o.row_group_rows = v->i, a->rg_rows_set = true; break;
+    case GO_ROW_GROUPS: a->row_groups = v->i, a->row_groups_set = true; break;
+    case GO_EXPECT: a->expect = v->i; break;
+    case GO_ASC: a->asc = true; break;
+    case GO_WHERE_FLAG: a->where_flag = true; break;
     case GO_PAGE_ROWS: a->o.page_rows = v->i; break;
     case GO_CODEC: a->o.codec = codec_of[v->i]; break;
     case GO_BLOOM: a->bloom = (char *)v->s; break;
-    case GO_LAYOUT: a->cancel_layout = v->i == 1; break;
+    case GO_LAYOUT: a->layout = (int)v->i, a->layout_set = true; break;
     case GO_PAGE_INDEX: a->o.page_index = true; break;
     case GO_NO_PAGE_INDEX: a->o.page_index = false; break;
     case GO_NO_DICT: a->o.dictionary = false; break;
@@ -379,8 +414,14 @@ static int demo_batch(uint64_t seed, int64_t a, int64_t b, pq_vec *cols)
     return 0;
 }
 
-static int write_demo(const gen_args *a, pq_writer *w, gen_progress *pg, pq_err *e)
+/* Writes one data set's rows to w; src is the data set's generator (NULL for demo-types).
+ * 0 or a negative status with e filled. */
+typedef int (*gen_write_fn)(void *src, const gen_args *a, pq_writer *w, gen_progress *pg,
+                            pq_err *e);
+
+static int write_demo(void *src, const gen_args *a, pq_writer *w, gen_progress *pg, pq_err *e)
 {
+    (void)src;
     pq_vec cols[GEN_DEMO_COLS];
     for (int c = 0; c < GEN_DEMO_COLS; c++)
         pq_vec_init(&cols[c], demo_cols[c].p, demo_cols[c].len);
@@ -396,9 +437,26 @@ static int write_demo(const gen_args *a, pq_writer *w, gen_progress *pg, pq_err 
     return rc;
 }
 
+static int write_lineitem(void *src, const gen_args *a, pq_writer *w, gen_progress *pg,
+                          pq_err *e)
+{
+    return lineitem_file_write(src, w, a->threads, gen_tick, pg, e);
+}
+
+/* ---- topk ----------------------------------------------------------------------------------- */
+
+static int write_topk(void *src, const gen_args *a, pq_writer *w, gen_progress *pg, pq_err *e)
+{
+    (void)a;
+    return topk_gen_write(src, w, gen_tick, pg, e);
+}
+
 /* ---- entry ---------------------------------------------------------------------------------- */
 
-static int run(gen_args *a, const pq_column_desc *d, int n, const uint8_t *flags, lineitem_gen *g)
+/* Writes a->out from fn(src, ...) with the columns d[0 .. n) and per-column flags (or NULL);
+ * prints the summary. Exit status as cmd_gen's (a partial file is removed). */
+static int run(gen_args *a, const pq_column_desc *d, int n, const uint8_t *flags,
+               gen_write_fn fn, void *src)
 {
     FILE *f = fopen(a->out, "wb");
     if (!f) return GEN_ERR("%s: %s", a->out, strerror(errno));
@@ -414,7 +472,7 @@ static int run(gen_args *a, const pq_column_desc *d, int n, const uint8_t *flags
     int rc = pq_writer_open(&w, d, n, &a->o, file_sink, f, &e);
     gen_progress pg = {.w = w};
     cli_progress_start(&pg.line, !a->no_progress);
-    if (!rc) rc = g ? lineitem_file_write(g, w, a->threads, gen_tick, &pg, &e) : write_demo(a, w, &pg, &e);
+    if (!rc) rc = fn(src, a, w, &pg, &e);
     if (!rc) rc = pq_writer_close(w, &e);
     cli_progress_end(&pg.line); /* before the summary or an error */
     pq_writer_stats st = {0};
@@ -431,6 +489,59 @@ static int run(gen_args *a, const pq_column_desc *d, int n, const uint8_t *flags
     return 0; /* main() checks the summary's write */
 }
 
+/* --expect K: the model's ids on stdout, one a line. 0, or 1 after an error message. */
+static int topk_expect(const gen_args *a, const topk_gen *g)
+{
+    assert(a->expect >= 0 && a->expect <= TOPK_EXPECT_MAX);
+    int64_t *ids = malloc((size_t)(a->expect > 0 ? a->expect : 1) * sizeof *ids);
+    if (!ids) return GEN_ERR("--expect %" PRId64 ": out of memory", a->expect);
+    int64_t n = 0;
+    int rc = topk_gen_expect(g, a->expect, !a->asc, a->where_flag, ids, &n);
+    if (rc) {
+        free(ids);
+        return GEN_ERR("--expect %" PRId64 ": %s", a->expect, strerror(-rc));
+    }
+    assert(n >= 0 && n <= a->expect);
+    cli_sink *out = cli_out();
+    for (int64_t i = 0; i < n; i++) sink_printf(out, "%" PRId64 "\n", ids[i]);
+    free(ids);
+    return 0; /* main() checks stdout's writes */
+}
+
+/* `gen topk`: refuses the other data sets' options, then writes the file or (--expect) prints
+ * the model's answer. Exit status as cmd_gen's. */
+static int gen_topk(gen_args *a)
+{
+    if (!a->layout_set || (a->layout != GL_PRUNING && a->layout != GL_CONTROL))
+        return usage("topk needs --layout pruning or --layout control");
+    if (a->sf > 0 || a->rows_set || a->bloom)
+        return usage("--sf, --rows and --bloom are not for topk (its size is --row-groups)");
+    if (!a->rg_rows_set) a->o.row_group_rows = GEN_TOPK_RG_ROWS;
+    topk_layout l = a->layout == GL_PRUNING ? TOPK_LAYOUT_PRUNING : TOPK_LAYOUT_CONTROL;
+    topk_gen g;
+    if (topk_gen_init(&g, l, a->seed, a->row_groups, a->o.row_group_rows))
+        return usage("--row-groups x --row-group-rows is over 2^36 rows");
+    if (a->expect >= 0) {
+        if (a->out) return usage("--expect prints ids and writes no file (drop -o)");
+        return topk_expect(a, &g);
+    }
+    if (a->asc || a->where_flag) return usage("--asc and --where-flag go with --expect K");
+    if (!a->out) return usage("-o FILE is required");
+    pq_column_desc d[TOPK_COLS];
+    topk_gen_schema(d);
+    return run(a, d, TOPK_COLS, NULL, write_topk, &g);
+}
+
+/* Options of one data set given to another: a usage error's message, or NULL. */
+static const char *misplaced(const gen_args *a)
+{
+    if (a->row_groups_set || a->expect >= 0 || a->asc || a->where_flag)
+        return "--row-groups, --expect, --asc and --where-flag are for topk";
+    if (a->layout_set && a->layout != GL_TPCH && a->layout != GL_CANCEL)
+        return "--layout pruning|control is for topk (lineitem: tpch or cancel)";
+    return NULL;
+}
+
 int cmd_gen(int argc, char **argv)
 {
     gen_args a;
@@ -439,37 +550,43 @@ int cmd_gen(int argc, char **argv)
     a.o.page_index = true; /* as parquet-rs writes by default: lets a scan cut big row groups */
     a.seed = 1;
     a.rows = 10000;
+    a.row_groups = GEN_TOPK_ROW_GROUPS;
+    a.expect = -1;
     a.threads = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
     int npos = 0;
     int prc = cli_parse(&cli_cmd_gen, argc, argv, 1, apply_opt, &a, &a.what, &npos);
     if (prc) return prc == CLI_HELP_SHOWN ? 0 : prc;
-    if (strcmp(a.what, "lineitem") != 0 && strcmp(a.what, "demo-types") != 0) {
-        int at = cli_nearest(a.what, gen_whats, 2);
+    int what = 0;
+    while (what < 3 && strcmp(a.what, gen_whats[what]) != 0) what++;
+    if (what == 3) {
+        int at = cli_nearest(a.what, gen_whats, 3);
         return cli_usage_error(&cli_cmd_gen,
-                               "unknown data set '%s'%s%s%s; one of lineitem, demo-types", a.what,
-                               at < 0 ? "" : " (did you mean ", at < 0 ? "" : gen_whats[at],
+                               "unknown data set '%s'%s%s%s; one of lineitem, demo-types, topk",
+                               a.what, at < 0 ? "" : " (did you mean ", at < 0 ? "" : gen_whats[at],
                                at < 0 ? "" : "?)");
     }
+    if (what == 2) return gen_topk(&a);
+    if (misplaced(&a)) return usage(misplaced(&a));
     if (!a.out) return usage("-o FILE is required");
-    if (strcmp(a.what, "demo-types") == 0) {
+    if (what == 1) {
         pq_column_desc d[GEN_DEMO_COLS];
         demo_schema(d);
         if (a.bloom) return usage("--bloom is for lineitem");
         if (a.sf > 0) return usage("--sf is for lineitem (demo-types' size is --rows)");
-        return run(&a, d, GEN_DEMO_COLS, NULL, NULL);
+        return run(&a, d, GEN_DEMO_COLS, NULL, write_demo, NULL);
     }
     if (a.sf <= 0) return usage("--sf N is required");
     if (a.rows_set) return usage("--rows is for demo-types (lineitem's size is --sf)");
     lineitem_gen g;
     int rc = lineitem_gen_init(&g, a.sf, a.seed);
     if (rc) return GEN_ERR("lineitem: cannot set up sf=%g (%s)", a.sf, strerror(-rc));
-    if (a.cancel_layout && (rc = lineitem_gen_set_cancel_layout(&g, a.o.row_group_rows))) {
+    if (a.layout == GL_CANCEL && (rc = lineitem_gen_set_cancel_layout(&g, a.o.row_group_rows))) {
         lineitem_gen_free(&g);
         return GEN_ERR("--layout cancel needs --row-group-rows >= 128");
     }
     pq_column_desc d[LINEITEM_COLS_MAX];
     uint8_t flags[LINEITEM_COLS_MAX];
-    rc = lineitem_schema(&g, a.bloom, d, flags) ? 1 : run(&a, d, g.ncols, flags, &g);
+    rc = lineitem_schema(&g, a.bloom, d, flags) ? 1 : run(&a, d, g.ncols, flags, write_lineitem, &g);
     lineitem_gen_free(&g);
     return rc;
 }

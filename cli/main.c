@@ -21,7 +21,7 @@ static const struct {
 } commands[] = {
     {&cli_cmd_scan, cmd_scan, "scan a Parquet file: columns, a filter, a limit; table, CSV, JSON"},
     {&cli_cmd_meta, cmd_meta, "print a file's metadata: schema, row groups, chunks, statistics"},
-    {&cli_cmd_gen, cmd_gen, "write test data: TPC-H lineitem at a scale factor, or every type"},
+    {&cli_cmd_gen, cmd_gen, "write test data: TPC-H lineitem, every type, or the Top-K workload"},
     {&cli_cmd_bench, cmd_bench, "benchmark scans of generated data under each read policy"},
     {&cli_cmd_serve, cmd_serve, "run one scan per stdin line, answer each with a JSON line"},
     {&cli_cmd_version, cmd_version, "print the version"},

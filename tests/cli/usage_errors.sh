@@ -42,7 +42,7 @@ fails_with 2 "ringscan: gen: unknown option '--compresion' (did you mean --compr
     "$R" gen demo-types --compresion zstd -o "$dir/g.parquet"
 fails_with 2 "ringscan: gen: --compression: unknown value 'zstdd' (did you mean zstd?); one of zstd, snappy, gzip, lz4, none, lz4_raw, uncompressed" \
     "$R" gen demo-types --compression zstdd -o "$dir/g.parquet"
-fails_with 2 "ringscan: gen: unknown data set 'lineitm' (did you mean lineitem?); one of lineitem, demo-types" \
+fails_with 2 "ringscan: gen: unknown data set 'lineitm' (did you mean lineitem?); one of lineitem, demo-types, topk" \
     "$R" gen lineitm --sf 1 -o "$dir/g.parquet"
 fails_with 2 "ringscan: gen: --sf is for lineitem (demo-types' size is --rows)" \
     "$R" gen demo-types --sf 1 -o "$dir/g.parquet"
