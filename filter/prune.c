@@ -145,6 +145,18 @@ static flt_prune decide(const flt_pred *p, const flt_term *terms, const bounds *
 }
 
 
+bool flt_stats_value(const flt_pred *p, const pq_stats *s, bool want_max, flt_lit *out)
+{
+    assert(p && out);
+    if (!s || !s->has_min_max || !s->usable) return false;
+    return want_max ? decode_plain(p, s->max, s->max_len, out) : decode_plain(p, s->min, s->min_len, out);
+}
+
+int flt_lit_cmp(flt_domain dom, const flt_lit *a, const flt_lit *b)
+{
+    return lcmp(dom, a, b);
+}
+
 flt_prune flt_prune_stats(const flt_pred *p, const pq_stats *s, int64_t num_values)
 {
     assert(p && p->nterms >= 1 && p->desc);

@@ -42,6 +42,12 @@ typedef enum flt_prune {
  * (-1 when unknown). s may be NULL (no statistics). Never fails. */
 flt_prune flt_prune_stats(const flt_pred *p, const pq_stats *s, int64_t num_values);
 
+/* The minimum (want_max false) or maximum of s as a literal of p's domain: false when s has
+ * no usable bounds (prune.h invariants 1-3) or the value is NaN. The literal may point into s. */
+bool flt_stats_value(const flt_pred *p, const pq_stats *s, bool want_max, flt_lit *out);
+/* Sign of a - b for two literals of domain dom (not INT96 or BOOL). */
+int flt_lit_cmp(flt_domain dom, const flt_lit *a, const flt_lit *b);
+
 /* Page pruning from a column index: keep bit i (uint64 words, LSB first, npages bits) is set
  * unless page i CANNOT_MATCH; all bit i (optional, may be NULL) is set when page i is
  * ALL_MATCH. page_rows (optional) gives each page's value count, enabling the all-null test

@@ -339,6 +339,9 @@ typedef struct ringscan_stats {
     uint64_t store_requests;           /* requests to a remote or simulated store since the
                                           file was opened (its metadata's too); 0 locally */
     uint64_t store_bytes;              /* the bytes those requests returned */
+    int64_t topk_splits_pruned;        /* ORDER BY ... LIMIT: splits the bound ended before
+                                          reading their data (their reads never sent) */
+    int64_t topk_rows_kept;            /* rows the splits passed on as candidates (<= K each) */
 } ringscan_stats;
 
 /* The scan's counters. While the scan runs this is a snapshot that does not stop it (for

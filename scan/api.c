@@ -252,6 +252,8 @@ void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
                             .pages_sel_evaluated = st.sel_eval_pages,
                             .bytes_decompressed = st.bytes_decompressed, .steals = st.steals,
                             .reads_lent = st.reads_lent, .splits_done = st.splits_done,
+                            .topk_splits_pruned = st.topk_splits_dead,
+                            .topk_rows_kept = st.topk_rows_kept,
                             .complete = scan_finished(s->scan)};
     io_file_t *f = s->file->f->file;
     out->store_requests = atomic_load_explicit(&f->requests, memory_order_relaxed);

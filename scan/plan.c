@@ -389,7 +389,8 @@ int scan_plan_build(scan_plan *p, pqf_t *f, const int *proj, int nproj, const fl
     plan_index ix;
     int cap = 0;
     rc = plan_index_load(b, &ix, e);
-    for (int rg = 0; rc == 0 && rg < f->meta.nrow_groups; rg++) rc = plan_group(b, &ix, rg, &cap, e);
+    for (int i = 0; rc == 0 && i < f->meta.nrow_groups; i++)
+        rc = plan_group(b, &ix, o->rg_order ? o->rg_order[i] : i, &cap, e);
     plan_index_free(b, &ix);
     if (rc == 0) rc = plan_shared(b);
     if (rc == 0) plan_priors(b);

@@ -262,9 +262,10 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
     int rc = all ? scan_explain_init(&s->explain, s->o.explain) : -ENOMEM;
     if (rc == 0) memcpy(all, proj, sizeof *all * (size_t)nproj);
     if (rc == 0 && s->o.nkeys) {
-        rc = scan_topk_init(&s->topk, f, &s->o, nproj, &s->filter, all, e);
+        rc = scan_topk_init(&s->topk, f, &s->o, nproj, &s->filter, all, &s->explain, e);
         s->o.limit = -1;       /* every split runs: the merge keeps K */
         s->o.ordered = false;  /* the merge orders */
+        s->o.rg_order = s->topk.rg_order;
     }
     if (rc == 0)
         rc = scan_plan_build(&s->plan, f, all, nproj + s->o.nkeys, s->filter, &s->o, &s->explain, e);

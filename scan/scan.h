@@ -78,6 +78,8 @@ typedef struct scan_opts {
     int nkeys;                /* ORDER BY keys (0 = none; at most FLT_MAX_SORT_KEYS): the scan
                                  returns the first limit rows in that order (scan/topk.h) */
     scan_order_key keys[FLT_MAX_SORT_KEYS];
+    const int *rg_order;      /* the order row groups are planned, so claimed, in (a
+                                 permutation; NULL = file order) */
     bool use_page_index;      /* read column/offset indexes to prune pages (default true) */
     bool use_bloom;           /* read bloom filters for = / IN (default true) */
     bool explain;             /* keep a text account of planning and ordering */

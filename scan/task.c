@@ -131,10 +131,6 @@ static int run_chain(scan_task *x, scan_batch *b)
 {
     const scan_plan *plan = x->plan;
     bool all_false = false;
-    if (x->env->topk && task_topk_dead(x)) {
-        atomic_fetch_add_explicit(&x->env->topk->splits_dead, 1, memory_order_relaxed);
-        return 0; /* its registered reads are released unsent by the caller */
-    }
     for (int pos = 0; pos < plan->npreds; pos++) {
         all_false = flt_mask_all_false(&x->mask);
         if (all_false || task_bail(x)) break;
@@ -232,7 +228,10 @@ int scan_task_run(const scan_task_env *env, scan_task_core *tc, int core, int i,
     scan_task x;
     int rc = ctx_init(&x, env, tc, core, i, unit);
     if (rc == 0) rc = task_register_all(&x);
-    if (rc == 0) {
+    if (rc == 0 && env->topk && task_topk_dead(&x)) {
+        /* the bound beats it: what it registered is released unsent below */
+        atomic_fetch_add_explicit(&env->topk->splits_dead, 1, memory_order_relaxed);
+    } else if (rc == 0) {
         apply_policy(&x);
         atomic_fetch_add_explicit(&env->cnt->rows_scanned, x.sp->nrows, memory_order_relaxed);
         rc = run_chain(&x, b);

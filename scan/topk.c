@@ -4,11 +4,14 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/fail.h"
 #include "common/status.h"
+#include "filter/prune.h"
+#include "scan/explain.h"
 #include "scan/pqfile.h"
 
 enum { TOPK_OUT_ROWS = 65536 }; /* rows per batch of the answer */
@@ -54,6 +57,19 @@ static int row_group_starts(const pq_file_meta *m, int64_t **out)
     return 0;
 }
 
+/* The --explain line of the keys: "top-k: ORDER BY a DESC NULLS LAST, b ASC ... LIMIT K". */
+static void explain_keys(const scan_topk *t, const pq_file_meta *m, const scan_opts *o,
+                         scan_explain_buf *x)
+{
+    scan_explainf(x, "top-k: ORDER BY");
+    for (int j = 0; j < t->nkeys; j++)
+        scan_explainf(x, "%s %s %s NULLS %s", j ? "," : "", m->columns[o->keys[j].col].name,
+                      o->keys[j].desc ? "DESC" : "ASC", o->keys[j].nulls_first ? "FIRST" : "LAST");
+    if (t->k < INT64_MAX) scan_explainf(x, " LIMIT %lld", (long long)t->k);
+    scan_explainf(x, "; bound: %s\n", t->bound ? "a conjunct at the head of every chain"
+                                              : "none (the first key is not numeric)");
+}
+
 /* The first key's bound, a dynamic predicate appended to *filter (created when NULL); none
  * for a key no numeric bound can hold (strings, decimals, booleans). */
 static int add_bound(scan_topk *t, const pq_file_meta *m, const scan_order_key *k0,
@@ -68,8 +84,113 @@ static int add_bound(scan_topk *t, const pq_file_meta *m, const scan_order_key *
     return 0;
 }
 
+/* What a row group's statistics say of the first key. */
+typedef struct rg_fact {
+    int rg;
+    bool known;   /* usable bounds */
+    bool nulls;   /* it may hold nulls */
+    flt_lit best; /* its best value under the key (desc: max, asc: min) */
+    flt_lit worst;
+    int64_t rows; /* rows at least as good as worst, or -1 when unknown */
+} rg_fact;
+
+static const scan_topk *fact_t; /* qsort's context (one scan starts at a time per thread) */
+
+/* Best first: groups that may hold nulls sorting first, then unknown ones, then by best value;
+ * file order breaks ties. */
+static int promise_cmp(const void *pa, const void *pb)
+{
+    const rg_fact *a = pa, *b = pb;
+    const flt_sort_key *k = &fact_t->keys[0];
+    if (k->nulls_first && a->nulls != b->nulls) return a->nulls ? -1 : 1;
+    if (a->known != b->known) return a->known ? 1 : -1;
+    int c = a->known ? flt_lit_cmp(fact_t->bound->dom, &a->best, &b->best) : 0;
+    if (c) return k->desc ? -c : c;
+    return (a->rg > b->rg) - (a->rg < b->rg);
+}
+
+/* By worst value, best first (the seed's order). */
+static int worst_cmp(const void *pa, const void *pb)
+{
+    const rg_fact *a = pa, *b = pb;
+    int c = flt_lit_cmp(fact_t->bound->dom, &a->worst, &b->worst);
+    return fact_t->keys[0].desc ? -c : c;
+}
+
+/* Whether every row of rg passes the filter's static conjuncts, from statistics. */
+static bool all_pass(const flt_expr *filter, const pq_row_group *g)
+{
+    for (int k = 0; filter && k < filter->npreds; k++) {
+        const flt_pred *p = &filter->preds[k];
+        const pq_chunk_meta *cm = &g->chunks[p->column];
+        if (!p->dyn && flt_prune_stats(p, &cm->stats, cm->num_values) != FLT_ALL_MATCH) return false;
+    }
+    return true;
+}
+
+static void fact_of(const scan_topk *t, const pq_row_group *g, const flt_expr *filter, rg_fact *f)
+{
+    const pq_chunk_meta *cm = &g->chunks[t->bound->column];
+    const pq_stats *st = &cm->stats;
+    bool desc = t->keys[0].desc, fl = t->bound->dom == FLT_DOM_F32 || t->bound->dom == FLT_DOM_F64;
+    f->nulls = !st->has_null_count || st->null_count > 0;
+    f->known = flt_stats_value(t->bound, st, desc, &f->best) &&
+               flt_stats_value(t->bound, st, !desc, &f->worst);
+    f->rows = -1;
+    if (!f->known || !all_pass(filter, g) || cm->num_values != g->num_rows) return;
+    if (t->keys[0].nulls_first) f->rows = cm->num_values; /* a null beats every value */
+    else if (st->has_null_count) f->rows = cm->num_values - st->null_count;
+    if (fl && !desc) /* ascending, NaN is worse than the max: it must be counted out */
+        f->rows = st->has_nan_count && f->rows >= st->nan_count ? f->rows - st->nan_count : -1;
+}
+
+/* Before any data is read: the order row groups are planned (and so claimed) in, most
+ * promising first, and the bound from statistics alone: the K-th best row is at least as good
+ * as the worst value of the fewest best groups (by that value) that hold K rows every filter
+ * passes. */
+static int plan_facts(scan_topk *t, const pq_file_meta *m, const flt_expr *filter,
+                      scan_explain_buf *x)
+{
+    int n = m->nrow_groups;
+    rg_fact *f = fail_calloc((size_t)n + 1, sizeof *f);
+    int *order = fail_malloc(sizeof *order * ((size_t)n + 1));
+    if (!f || !order) {
+        free(f);
+        free(order);
+        return -ENOMEM;
+    }
+    for (int g = 0; g < n; g++) f[g].rg = g, fact_of(t, &m->row_groups[g], filter, &f[g]);
+    fact_t = t;
+    qsort(f, (size_t)n, sizeof *f, promise_cmp);
+    for (int g = 0; g < n; g++) order[g] = f[g].rg;
+    t->rg_order = order;
+    int used = 0;
+    qsort(f, (size_t)n, sizeof *f, worst_cmp); /* unknown groups are skipped below */
+    int64_t rows = 0;
+    for (int g = 0; g < n && rows < t->k; g++) {
+        if (f[g].rows < 0) continue;
+        rows += f[g].rows, used++;
+        if (rows >= t->k) flt_dyn_publish(&t->dyn, t->bound->dom, t->keys[0].desc, f[g].worst);
+    }
+    flt_lit v;
+    if (flt_dyn_load(&t->dyn, t->bound->dom, &v, NULL)) {
+        char buf[64];
+        if (t->bound->dom == FLT_DOM_F32 || t->bound->dom == FLT_DOM_F64) snprintf(buf, sizeof buf, "%.17g", v.f);
+        else if (t->bound->dom == FLT_DOM_U64) snprintf(buf, sizeof buf, "%llu", (unsigned long long)v.i);
+        else snprintf(buf, sizeof buf, "%lld", (long long)v.i);
+        scan_explainf(x, "top-k: bound seeded from the statistics of %d row group%s: %s %s %s\n",
+                      used, used == 1 ? "" : "s", t->bound->desc->name, t->keys[0].desc ? ">=" : "<=", buf);
+    } else {
+        scan_explainf(x, "top-k: no bound from statistics (%s)\n",
+                      filter && filter->npreds > 1 ? "no group's statistics prove the filter keeps K rows"
+                                                  : "their groups hold fewer than K rows or say nothing");
+    }
+    free(f);
+    return 0;
+}
+
 int scan_topk_init(scan_topk *t, const pqf_t *f, const scan_opts *o, int nout,
-                   flt_expr **filter, int *proj, pq_err *e)
+                   flt_expr **filter, int *proj, scan_explain_buf *x, pq_err *e)
 {
     const pq_file_meta *m = &f->meta;
     assert(o->nkeys >= 1 && o->nkeys <= FLT_MAX_SORT_KEYS && nout >= 1);
@@ -89,13 +210,18 @@ int scan_topk_init(scan_topk *t, const pqf_t *f, const scan_opts *o, int nout,
     int rc = row_group_starts(m, &first);
     if (rc) return pq_errf(e, rc, -1, "row group row counts overflow");
     t->rg_first = first;
-    return add_bound(t, m, &o->keys[0], filter, e);
+    rc = add_bound(t, m, &o->keys[0], filter, e);
+    explain_keys(t, m, o, x);
+    if (rc == 0 && t->bound && t->k > 0 && t->k < INT64_MAX) rc = plan_facts(t, m, *filter, x);
+    return rc;
 }
 
 void scan_topk_free(scan_topk *t)
 {
     free((void *)t->rg_first);
+    free(t->rg_order);
     t->rg_first = NULL;
+    t->rg_order = NULL;
 }
 
 /* ---------------------------------------------------------------------------- merge */

@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 
 #include "filter/sortkey.h"
+#include "scan/explain.h"
 #include "scan/pqfile.h"
 #include "scan/scan.h"
 
@@ -33,6 +34,7 @@ typedef struct scan_topk {
                                   when the key has no numeric bound */
     flt_dyn dyn;               /* its cell */
     const int64_t *rg_first;   /* file position of each row group's first row */
+    int *rg_order;             /* row groups most promising first (the plan's order), or NULL */
     _Atomic int64_t splits_dead;  /* splits the bound ended from statistics */
     _Atomic int64_t rows_kept;    /* rows splits passed on as candidates */
 } scan_topk;
@@ -40,9 +42,11 @@ typedef struct scan_topk {
 /* Sets t up for o's keys (o->nkeys >= 1; K = o->limit, every row when < 0) over f, whose
  * caller sees nout columns: proj (room for nout + nkeys) gets each key's column after them
  * (hidden: invariant 3), *filter (created when NULL, owned by the caller) the first key's
- * bound. 0 or a status with e filled (a key no order is defined on names its column). */
+ * bound, seeded from statistics where they prove K rows reach it, and rg_order the row groups
+ * most promising first; the account goes to x. 0 or a status with e filled (a key no order is
+ * defined on names its column). */
 int scan_topk_init(scan_topk *t, const pqf_t *f, const scan_opts *o, int nout,
-                   flt_expr **filter, int *proj, pq_err *e);
+                   flt_expr **filter, int *proj, scan_explain_buf *x, pq_err *e);
 void scan_topk_free(scan_topk *t);
 
 /* The consumer's side: the best K rows of the batches seen so far (topk.c). */

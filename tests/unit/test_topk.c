@@ -41,13 +41,15 @@ static void gen_table(table *t, bool falling)
     t->a_null = calloc((size_t)t->rows, 1), t->d_null = calloc((size_t)t->rows, 1);
     t->s_null = calloc((size_t)t->rows, 1);
     int64_t spread = ts_range(1, 50); /* small: many duplicates */
+    static const int null_pct[] = {0, 10, 60, 95};
+    int an = null_pct[ts_rnd() % 4], dn = null_pct[ts_rnd() % 4];
     for (int64_t r = 0; r < t->rows; r++) {
         t->id[r] = r;
         t->a[r] = falling ? (t->rows - r) / 7 : ts_range(-spread, spread);
-        t->a_null[r] = ts_rnd() % 10 == 0;
+        t->a_null[r] = (int)(ts_rnd() % 100) < an;
         int64_t x = ts_range(0, 40);
         t->d[r] = x == 0 ? NAN : x == 1 ? -0.0 : x == 2 ? 0.0 : (double)ts_range(-20, 20) / 4;
-        t->d_null[r] = ts_rnd() % 12 == 0;
+        t->d_null[r] = (int)(ts_rnd() % 100) < dn;
         int n = (int)ts_range(0, 3);
         for (int i = 0; i < n; i++) t->s[r][i] = (char)('a' + ts_range(0, 2));
         t->s_null[r] = ts_rnd() % 9 == 0;
@@ -197,7 +199,7 @@ static bool run_one(pqf_t *f, const query *q, scan_opts o, const int64_t *exp, i
 
 static void gen_query(const table *t, query *q)
 {
-    static const int64_t ks[] = {0, 1, 7, 100};
+    static const int64_t ks[] = {0, 1, 7, 40};
     q->nkeys = (int)ts_range(1, 3);
     for (int j = 0; j < q->nkeys; j++)
         q->keys[j] = (scan_order_key){.col = (int)ts_range(C_A, C_F), .desc = ts_rnd() % 2,
@@ -215,7 +217,7 @@ static bool one_seed(uint64_t seed, int queries)
     gen_table(&t, seed % 3 == 0);
     pq_writer_opts wo;
     pq_writer_opts_default(&wo);
-    wo.row_group_rows = ts_range(50, 2000);
+    wo.row_group_rows = ts_rnd() % 2 ? ts_range(3, 60) : ts_range(50, 2000);
     wo.page_rows = ts_range(10, 400);
     wo.page_index = ts_rnd() % 4 != 0;
     wo.dictionary = ts_rnd() % 3 != 0;
@@ -256,9 +258,11 @@ static void property(void)
     for (uint64_t seed = 1; seed <= 24; seed++) CHECK(one_seed(seed, 6));
 }
 
-/* The falling layout (each row group's values below the previous one's) with ORDER BY a DESC
- * LIMIT 5 on one thread: once the first splits published, later groups end from statistics
- * unread, so most splits are dead and few rows are kept. */
+/* The falling layout (each row group's values at or below the previous one's), ORDER BY a
+ * DESC LIMIT 5 on one thread. No filter: the bound seeded from statistics (group 0's minimum,
+ * whose 100 rows reach it) prunes at planning exactly the groups whose maximum is below it. A
+ * filter statistics cannot prove (f < 50): nothing is seeded, and once the first splits
+ * published, later groups end from their statistics unread. */
 static void falling_prunes(void)
 {
     ts_rng = 99;
@@ -275,6 +279,8 @@ static void falling_prunes(void)
     pqf_t *f = NULL;
     pq_err e = {.offset = -1};
     CHECK(write_table(&t, path, &wo) == 0 && pqf_open(&f, path, NULL, &e) == 0);
+    int64_t groups = (t.rows + 99) / 100, below = 0;
+    for (int64_t g = 1; g < groups; g++) below += t.a[g * 100] < t.a[99]; /* max of g, min of 0 */
     query q = {.nkeys = 1, .keys = {{.col = C_A, .desc = true}}, .k = 5};
     int64_t *exp = malloc(sizeof *exp * (size_t)t.rows);
     int64_t nexp = expected(&t, &q, exp);
@@ -283,7 +289,18 @@ static void falling_prunes(void)
     o.threads = 1;
     scan_stats st;
     CHECK(f && run_one(f, &q, o, exp, nexp, &st));
-    int64_t groups = (t.rows + 99) / 100;
+    CHECK_EQ_I64(st.row_groups_pruned, below);
+    CHECK(below >= groups - 2);
+    q.f_below = 50;
+    nexp = expected(&t, &q, exp);
+    CHECK(f && run_one(f, &q, o, exp, nexp, &st));
+    int64_t no_f = 0; /* groups the filter itself prunes: no f below 50 */
+    for (int64_t g = 0; g < groups; g++) {
+        bool any = false;
+        for (int64_t r = g * 100; r < t.rows && r < g * 100 + 100; r++) any = any || t.f[r] < 50;
+        no_f += !any;
+    }
+    CHECK_EQ_I64(st.row_groups_pruned, no_f);
     CHECK(st.topk_splits_dead >= groups - 2 * SCAN_TASKS_PER_CORE);
     CHECK(st.topk_rows_kept <= 5 * 2 * SCAN_TASKS_PER_CORE);
     free(exp);
