@@ -257,6 +257,13 @@ typedef struct ringscan_options {
                                    when -1), ties broken by file order, with the projected
                                    columns; batches come in that order whatever `ordered` says */
     bool order_desc;            /* order_by keys without ASC or DESC sort descending */
+    const struct ringscan_topk_bound *topk_bound; /* a sibling's bound to start from
+                                   (ringscan_scan_offer_bound before planning: row groups it
+                                   rules out are pruned unread); NULL = none */
+    const int *row_groups;      /* scan only these row groups (distinct indexes, any order;
+                                   read in file order), e.g. one worker's share of a file;
+                                   NULL = every row group */
+    int nrow_groups;
     ringscan_policy policy;
     int threads;                /* executor cores; 0 = 2 */
     ringscan_io io;
@@ -355,6 +362,30 @@ RINGSCAN_API void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out);
  * terminated, valid until ringscan_scan_free(s); "" when options.explain was false or s is
  * NULL. The conjunct-order part is complete once ringscan_scan_next returned 0 or an error. */
 RINGSCAN_API const char *ringscan_scan_explain(ringscan_scan *s);
+
+/* A Top-K scan's bound: the value of the first ORDER BY key that the K-th row of the answer is
+ * at least as good as (DESC: >=, ASC: <=); rows worse than it cannot make the cut. It tightens
+ * as the scan runs; siblings scanning other parts of the same query (other row groups, files,
+ * processes or machines) exchange it so each prunes with the best one known. */
+typedef struct ringscan_topk_bound {
+    bool set;         /* false: no bound yet (or none for this key: not numeric) */
+    bool is_float;    /* the key is FLOAT or DOUBLE: the value is f, else i */
+    int64_t i;        /* integer keys (UINT32 zero-extended, UINT64 as its bit pattern) */
+    double f;
+    uint64_t version; /* grows every time the bound tightens */
+} ringscan_topk_bound;
+
+/* Fills *out with s's current bound. Thread-safe (any thread, while the scan runs). Returns 0,
+ * or -EINVAL when s is NULL or not an ORDER BY ... LIMIT scan. */
+RINGSCAN_API int ringscan_scan_topk_bound(ringscan_scan *s, ringscan_topk_bound *out);
+
+/* Offers a sibling's bound b (taken from its ringscan_scan_topk_bound: the sibling holds K
+ * rows at least as good, so using it never changes the merged answer). s keeps the stricter of
+ * its own and b; rows of s worse than it are dropped, and its row groups and splits that
+ * cannot beat it are not read. The merge of every sibling's rows sorted and cut at K is the
+ * exact answer. Thread-safe. Returns 1 when the bound tightened, 0 when b is not stricter or
+ * not set, -EINVAL when s is not a Top-K scan with a numeric first key or b's type differs. */
+RINGSCAN_API int ringscan_scan_offer_bound(ringscan_scan *s, const ringscan_topk_bound *b);
 
 /* Stops the scan (cancelling reads in flight) and frees it. NULL is a no-op. */
 RINGSCAN_API void ringscan_scan_free(ringscan_scan *s);

@@ -18,6 +18,8 @@ struct ringscan_scan {
     const pq_column_desc **cols;
     int ncols;
     unsigned arrow_flags;      /* scan/arrow.h SCAN_ARROW_* */
+    bool topk;                 /* an ORDER BY ... LIMIT scan */
+    int *row_groups;           /* options.row_groups, sorted (the scan reads it) */
     char last_error[512];
 };
 
@@ -160,6 +162,39 @@ static void to_scan_opts(const ringscan_options *o, scan_opts *so)
     so->use_bloom = o->use_bloom;
     so->explain = o->explain;
     so->fetch_budget = o->fetch_budget_bytes < 0 ? SCAN_FETCH_BUDGET : o->fetch_budget_bytes;
+    if (o->topk_bound && o->topk_bound->set) {
+        so->topk_seed_set = true;
+        so->topk_seed_float = o->topk_bound->is_float;
+        so->topk_seed = (flt_lit){.i = o->topk_bound->i, .f = o->topk_bound->f};
+    }
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* o->row_groups, checked and sorted into s->row_groups, as the plan's groups. */
+static int pick_row_groups(ringscan_file *f, const ringscan_options *o, ringscan_scan *s,
+                           scan_opts *so, pq_err *e)
+{
+    int ng = f->f->meta.nrow_groups;
+    if (o->nrow_groups < 0) return pq_errf(e, -EINVAL, -1, "nrow_groups is negative");
+    s->row_groups = fail_malloc(sizeof(int) * (size_t)(o->nrow_groups + 1));
+    if (!s->row_groups) return -ENOMEM;
+    memcpy(s->row_groups, o->row_groups, sizeof(int) * (size_t)o->nrow_groups);
+    qsort(s->row_groups, (size_t)o->nrow_groups, sizeof(int), int_cmp);
+    for (int i = 0; i < o->nrow_groups; i++) {
+        int g = s->row_groups[i];
+        if (g < 0 || g >= ng)
+            return pq_errf(e, -EINVAL, -1, "row group %d is not in the file (it has %d)", g, ng);
+        if (i > 0 && g == s->row_groups[i - 1])
+            return pq_errf(e, -EINVAL, -1, "row group %d is listed twice", g);
+    }
+    so->rg_order = s->row_groups;
+    so->nrg_order = o->nrow_groups;
+    return 0;
 }
 
 /* o->order_by's keys into so. 0 or a status with e filled. */
@@ -193,6 +228,7 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     scan_opts so;
     to_scan_opts(o, &so);
     if (rc == 0 && o->order_by) rc = order_keys(f, o, &so, &e);
+    if (rc == 0 && o->row_groups) rc = pick_row_groups(f, o, s, &so, &e);
     if (rc == 0) rc = scan_start(f->f, idx, n, filter, &so, &s->scan, &e);
     if (rc == 0 && !(s->cols = fail_calloc((size_t)n, sizeof *s->cols))) rc = -ENOMEM;
     free(idx);
@@ -202,6 +238,7 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     }
     s->file = f;
     s->ncols = n;
+    s->topk = so.nkeys > 0 && so.limit >= 0;
     s->arrow_flags = o->int96_raw ? SCAN_ARROW_INT96_RAW : 0;
     for (int i = 0; i < n; i++) s->cols[i] = scan_proj_desc(s->scan, i);
     *out = s;
@@ -267,11 +304,39 @@ const char *ringscan_scan_explain(ringscan_scan *s)
     return s ? scan_explain(s->scan) : "";
 }
 
+int ringscan_scan_topk_bound(ringscan_scan *s, ringscan_topk_bound *out)
+{
+    if (!out) return -EINVAL;
+    memset(out, 0, sizeof *out);
+    if (!s || !s->topk) return -EINVAL;
+    flt_lit v;
+    flt_domain dom = FLT_DOM_I64;
+    out->set = scan_topk_bound(s->scan, &v, &out->version, &dom);
+    out->is_float = dom == FLT_DOM_F32 || dom == FLT_DOM_F64;
+    if (out->set) out->i = out->is_float ? 0 : v.i, out->f = out->is_float ? v.f : 0;
+    return 0;
+}
+
+int ringscan_scan_offer_bound(ringscan_scan *s, const ringscan_topk_bound *b)
+{
+    if (!s || !b || !s->topk) return -EINVAL;
+    flt_lit v;
+    uint64_t ver;
+    flt_domain dom = FLT_DOM_BOOL;
+    scan_topk_bound(s->scan, &v, &ver, &dom);
+    if (dom == FLT_DOM_BOOL) return -EINVAL; /* no numeric bound for this key */
+    if (b->is_float != (dom == FLT_DOM_F32 || dom == FLT_DOM_F64)) return -EINVAL;
+    if (!b->set) return 0;
+    v = (flt_lit){.i = b->i, .f = b->f};
+    return scan_topk_offer_bound(s->scan, v) ? 1 : 0;
+}
+
 void ringscan_scan_free(ringscan_scan *s)
 {
     if (!s) return;
     scan_free(s->scan);
     free(s->cols);
+    free(s->row_groups);
     free(s);
 }
 

@@ -362,7 +362,7 @@ static const char *policy_name(scan_policy k)
 static void explain_summary(plan_build *b, size_t head)
 {
     const scan_plan *p = b->p;
-    int groups = p->f->meta.nrow_groups, pruned = 0;
+    int groups = (int)p->stats.row_groups_total, pruned = 0;
     for (int i = 0; i < p->nsplits; i++) pruned += p->splits[i].pruned;
     scan_explainf_at(b->x, head, "plan: %d row group%s (%lld pruned), %d split%s (%d pruned), "
                      "%d conjunct%s, %d column%s read, policy %s\n", groups,
@@ -384,12 +384,13 @@ int scan_plan_build(scan_plan *p, pqf_t *f, const int *proj, int nproj, const fl
     int rc = choose_columns(p, proj, nproj);
     if (rc) return rc;
     size_t head = x ? x->len : 0; /* where the summary goes once its counts are known */
-    p->stats.row_groups_total = f->meta.nrow_groups;
+    int ngroups = o->rg_order ? o->nrg_order : f->meta.nrow_groups;
+    p->stats.row_groups_total = ngroups;
     p->stats.reads = (uint64_t)f->tail_reads;
     plan_index ix;
     int cap = 0;
     rc = plan_index_load(b, &ix, e);
-    for (int i = 0; rc == 0 && i < f->meta.nrow_groups; i++)
+    for (int i = 0; rc == 0 && i < ngroups; i++)
         rc = plan_group(b, &ix, o->rg_order ? o->rg_order[i] : i, &cap, e);
     plan_index_free(b, &ix);
     if (rc == 0) rc = plan_shared(b);

@@ -265,7 +265,7 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
         rc = scan_topk_init(&s->topk, f, &s->o, nproj, &s->filter, all, &s->explain, e);
         s->o.limit = -1;       /* every split runs: the merge keeps K */
         s->o.ordered = false;  /* the merge orders */
-        s->o.rg_order = s->topk.rg_order;
+        if (s->topk.rg_order) s->o.rg_order = s->topk.rg_order, s->o.nrg_order = s->topk.nrg;
     }
     if (rc == 0)
         rc = scan_plan_build(&s->plan, f, all, nproj + s->o.nkeys, s->filter, &s->o, &s->explain, e);
@@ -425,6 +425,16 @@ const pq_column_desc *scan_proj_desc(const scan_t *s, int i)
 {
     assert(i >= 0 && i < s->plan.nproj);
     return &s->plan.f->meta.columns[s->plan.proj[i]];
+}
+
+bool scan_topk_bound(scan_t *s, flt_lit *v, uint64_t *version, flt_domain *dom)
+{
+    return scan_topk_load(&s->topk, v, version, dom);
+}
+
+bool scan_topk_offer_bound(scan_t *s, flt_lit v)
+{
+    return scan_topk_offer(&s->topk, v);
 }
 
 int scan_nproj(const scan_t *s)

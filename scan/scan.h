@@ -78,8 +78,15 @@ typedef struct scan_opts {
     int nkeys;                /* ORDER BY keys (0 = none; at most FLT_MAX_SORT_KEYS): the scan
                                  returns the first limit rows in that order (scan/topk.h) */
     scan_order_key keys[FLT_MAX_SORT_KEYS];
-    const int *rg_order;      /* the order row groups are planned, so claimed, in (a
-                                 permutation; NULL = file order) */
+    const int *rg_order;      /* the row groups planned, so claimed, in this order (distinct,
+                                 nrg_order of them); NULL = every group in file order */
+    int nrg_order;
+    bool topk_seed_set;       /* a bound to start from (a sibling's): topk_seed, in the first
+                                 key's domain (lit.f when topk_seed_float) */
+    bool topk_seed_float;
+    flt_lit topk_seed;
+    flt_dyn *topk_cell;       /* a Top-K bound shared with other scans (zeroed by the caller,
+                                 outliving the scan); NULL = the scan's own */
     bool use_page_index;      /* read column/offset indexes to prune pages (default true) */
     bool use_bloom;           /* read bloom filters for = / IN (default true) */
     bool explain;             /* keep a text account of planning and ordering */
@@ -157,6 +164,10 @@ const char *scan_explain(const scan_t *s);
 /* Projection descriptors. */
 const pq_column_desc *scan_proj_desc(const scan_t *s, int i);
 int scan_nproj(const scan_t *s);
+
+/* A Top-K scan's bound (scan/topk.h scan_topk_load, scan_topk_offer); thread-safe. */
+bool scan_topk_bound(scan_t *s, flt_lit *v, uint64_t *version, flt_domain *dom);
+bool scan_topk_offer_bound(scan_t *s, flt_lit v);
 
 /* Stops the executor (cancelling what is in flight), frees everything. */
 void scan_free(scan_t *s);

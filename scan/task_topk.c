@@ -77,7 +77,7 @@ static void publish(scan_topk *t, const topk_rows *r, int64_t at)
     case FLT_DOM_F64: l.f = ((const double *)v->values)[i]; break;
     default: return;
     }
-    flt_dyn_publish(&t->dyn, t->bound->dom, t->keys[0].desc, l); /* a NaN is refused there */
+    flt_dyn_publish(t->dyn, t->bound->dom, t->keys[0].desc, l); /* a NaN is refused there */
 }
 
 /* x->mask = the rows at h[0..k) of r->row. */

@@ -77,7 +77,7 @@ static int add_bound(scan_topk *t, const pq_file_meta *m, const scan_order_key *
 {
     if (!*filter && !(*filter = flt_expr_new())) return -ENOMEM;
     int flags = (k0->desc ? FLT_DYN_DESC : 0) | (k0->nulls_first ? FLT_DYN_NULLS_FIRST : 0);
-    int rc = flt_expr_add_dynamic(*filter, m->columns, m->ncolumns, k0->col, flags, &t->dyn, NULL);
+    int rc = flt_expr_add_dynamic(*filter, m->columns, m->ncolumns, k0->col, flags, t->dyn, NULL);
     if (rc == RINGSCAN_EUNSUPPORTED) return 0;
     if (rc) return pq_errf(e, rc, -1, "cannot add the Top-K bound: %s", status_text(rc));
     t->bound = &(*filter)->preds[(*filter)->npreds - 1];
@@ -148,10 +148,10 @@ static void fact_of(const scan_topk *t, const pq_row_group *g, const flt_expr *f
  * promising first, and the bound from statistics alone: the K-th best row is at least as good
  * as the worst value of the fewest best groups (by that value) that hold K rows every filter
  * passes. */
-static int plan_facts(scan_topk *t, const pq_file_meta *m, const flt_expr *filter,
-                      scan_explain_buf *x)
+static int plan_facts(scan_topk *t, const pq_file_meta *m, const scan_opts *o,
+                      const flt_expr *filter, scan_explain_buf *x)
 {
-    int n = m->nrow_groups;
+    int n = o->rg_order ? o->nrg_order : m->nrow_groups;
     rg_fact *f = fail_calloc((size_t)n + 1, sizeof *f);
     int *order = fail_malloc(sizeof *order * ((size_t)n + 1));
     if (!f || !order) {
@@ -159,33 +159,53 @@ static int plan_facts(scan_topk *t, const pq_file_meta *m, const flt_expr *filte
         free(order);
         return -ENOMEM;
     }
-    for (int g = 0; g < n; g++) f[g].rg = g, fact_of(t, &m->row_groups[g], filter, &f[g]);
+    for (int g = 0; g < n; g++) {
+        f[g].rg = o->rg_order ? o->rg_order[g] : g;
+        fact_of(t, &m->row_groups[f[g].rg], filter, &f[g]);
+    }
     fact_t = t;
     qsort(f, (size_t)n, sizeof *f, promise_cmp);
     for (int g = 0; g < n; g++) order[g] = f[g].rg;
     t->rg_order = order;
+    t->nrg = n;
     int used = 0;
     qsort(f, (size_t)n, sizeof *f, worst_cmp); /* unknown groups are skipped below */
     int64_t rows = 0;
+    bool seeded = false;
     for (int g = 0; g < n && rows < t->k; g++) {
         if (f[g].rows < 0) continue;
         rows += f[g].rows, used++;
-        if (rows >= t->k) flt_dyn_publish(&t->dyn, t->bound->dom, t->keys[0].desc, f[g].worst);
+        if (rows >= t->k) seeded = flt_dyn_publish(t->dyn, t->bound->dom, t->keys[0].desc, f[g].worst);
     }
     flt_lit v;
-    if (flt_dyn_load(&t->dyn, t->bound->dom, &v, NULL)) {
+    if (flt_dyn_load(t->dyn, t->bound->dom, &v, NULL)) {
         char buf[64];
         if (t->bound->dom == FLT_DOM_F32 || t->bound->dom == FLT_DOM_F64) snprintf(buf, sizeof buf, "%.17g", v.f);
         else if (t->bound->dom == FLT_DOM_U64) snprintf(buf, sizeof buf, "%llu", (unsigned long long)v.i);
         else snprintf(buf, sizeof buf, "%lld", (long long)v.i);
-        scan_explainf(x, "top-k: bound seeded from the statistics of %d row group%s: %s %s %s\n",
-                      used, used == 1 ? "" : "s", t->bound->desc->name, t->keys[0].desc ? ">=" : "<=", buf);
+        if (seeded)
+            scan_explainf(x, "top-k: bound seeded from the statistics of %d row group%s: ", used,
+                          used == 1 ? "" : "s");
+        else
+            scan_explainf(x, "top-k: bound given at the start (stricter than statistics): ");
+        scan_explainf(x, "%s %s %s\n", t->bound->desc->name, t->keys[0].desc ? ">=" : "<=", buf);
     } else {
         scan_explainf(x, "top-k: no bound from statistics (%s)\n",
                       filter && filter->npreds > 1 ? "no group's statistics prove the filter keeps K rows"
                                                   : "their groups hold fewer than K rows or say nothing");
     }
     free(f);
+    return 0;
+}
+
+/* A sibling's bound given at the start. */
+static int start_bound(scan_topk *t, const scan_opts *o, pq_err *e)
+{
+    bool fl = t->bound && (t->bound->dom == FLT_DOM_F32 || t->bound->dom == FLT_DOM_F64);
+    if (!t->bound || fl != o->topk_seed_float)
+        return pq_errf(e, -EINVAL, -1, "topk_bound: the first ORDER BY key %s", !t->bound ? "has no numeric bound"
+                       : fl ? "is a float (set is_float)" : "is an integer (is_float must be false)");
+    flt_dyn_publish(t->dyn, t->bound->dom, t->keys[0].desc, o->topk_seed);
     return 0;
 }
 
@@ -196,6 +216,7 @@ int scan_topk_init(scan_topk *t, const pqf_t *f, const scan_opts *o, int nout,
     assert(o->nkeys >= 1 && o->nkeys <= FLT_MAX_SORT_KEYS && nout >= 1);
     *t = (scan_topk){.nkeys = o->nkeys, .nout = nout,
                      .k = o->limit < 0 ? INT64_MAX : o->limit};
+    t->dyn = o->topk_cell ? o->topk_cell : &t->own;
     for (int j = 0; j < o->nkeys; j++) {
         const scan_order_key *k = &o->keys[j];
         assert(k->col >= 0 && k->col < m->ncolumns);
@@ -211,8 +232,9 @@ int scan_topk_init(scan_topk *t, const pqf_t *f, const scan_opts *o, int nout,
     if (rc) return pq_errf(e, rc, -1, "row group row counts overflow");
     t->rg_first = first;
     rc = add_bound(t, m, &o->keys[0], filter, e);
+    if (rc == 0 && o->topk_seed_set) rc = start_bound(t, o, e);
     explain_keys(t, m, o, x);
-    if (rc == 0 && t->bound && t->k > 0 && t->k < INT64_MAX) rc = plan_facts(t, m, *filter, x);
+    if (rc == 0 && t->bound && t->k > 0 && t->k < INT64_MAX) rc = plan_facts(t, m, o, *filter, x);
     return rc;
 }
 
@@ -222,6 +244,18 @@ void scan_topk_free(scan_topk *t)
     free(t->rg_order);
     t->rg_first = NULL;
     t->rg_order = NULL;
+}
+
+bool scan_topk_load(const scan_topk *t, flt_lit *v, uint64_t *version, flt_domain *dom)
+{
+    if (!t->nkeys || !t->bound) return false;
+    *dom = t->bound->dom;
+    return flt_dyn_load(t->dyn, t->bound->dom, v, version);
+}
+
+bool scan_topk_offer(scan_topk *t, flt_lit v)
+{
+    return t->nkeys && t->bound && flt_dyn_publish(t->dyn, t->bound->dom, t->keys[0].desc, v);
 }
 
 /* ---------------------------------------------------------------------------- merge */

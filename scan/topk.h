@@ -32,9 +32,12 @@ typedef struct scan_topk {
     flt_sort_key keys[FLT_MAX_SORT_KEYS];
     const flt_pred *bound;     /* the first key's dynamic predicate (in the filter), or NULL
                                   when the key has no numeric bound */
-    flt_dyn dyn;               /* its cell */
+    flt_dyn *dyn;              /* its cell: own, or shared with sibling scans */
+    flt_dyn own;
     const int64_t *rg_first;   /* file position of each row group's first row */
-    int *rg_order;             /* row groups most promising first (the plan's order), or NULL */
+    int *rg_order;             /* the scan's row groups most promising first (the plan's
+                                  order, nrg of them), or NULL */
+    int nrg;
     _Atomic int64_t splits_dead;  /* splits the bound ended from statistics */
     _Atomic int64_t rows_kept;    /* rows splits passed on as candidates */
 } scan_topk;
@@ -48,6 +51,12 @@ typedef struct scan_topk {
 int scan_topk_init(scan_topk *t, const pqf_t *f, const scan_opts *o, int nout,
                    flt_expr **filter, int *proj, scan_explain_buf *x, pq_err *e);
 void scan_topk_free(scan_topk *t);
+/* The bound now (the first key's domain: lit.i or lit.f): false when t has none (not Top-K,
+ * a key no numeric bound holds) or it is unset. */
+bool scan_topk_load(const scan_topk *t, flt_lit *v, uint64_t *version, flt_domain *dom);
+/* Offers a bound from outside (a sibling scan that holds K rows at least as good: invariant
+ * 2); true when it tightened t's. */
+bool scan_topk_offer(scan_topk *t, flt_lit v);
 
 /* The consumer's side: the best K rows of the batches seen so far (topk.c). */
 typedef struct scan_topk_merge {
