@@ -13,7 +13,7 @@
 
 /* Each command's option table and help (cli/opts.h), defined beside its parser. */
 extern const cli_cmd cli_cmd_scan, cli_cmd_serve, cli_cmd_meta, cli_cmd_gen, cli_cmd_bench,
-    cli_cmd_bench_runtime, cli_cmd_version;
+    cli_cmd_bench_runtime, cli_cmd_bench_topk, cli_cmd_version;
 int cmd_version(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_serve(int argc, char **argv);

@@ -1,5 +1,6 @@
-/* cli/cmd_bench.c: `ringscan bench` (the scan benchmark, bench/bench_scan.h) and
- * `ringscan bench runtime` (the runtime micro-benchmarks, bench/bench_runtime.h): option
+/* cli/cmd_bench.c: `ringscan bench` (the scan benchmark, bench/bench_scan.h),
+ * `ringscan bench runtime` (the runtime micro-benchmarks, bench/bench_runtime.h) and
+ * `ringscan bench topk` (Top-K bounds shared between scanners, bench/bench_topk.h): option
  * parsing and dispatch only.
  *
  * Exit status: 0 ok; 1 an error or (scan bench) a count/checksum that differs from the data
@@ -11,6 +12,7 @@
 
 #include "bench/bench_runtime.h"
 #include "bench/bench_scan.h"
+#include "bench/bench_topk.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "cli/sink.h"
@@ -59,7 +61,7 @@ static const char *const bench_examples[] = {
 
 const cli_cmd cli_cmd_bench = {
     .name = "bench",
-    .usage = "[options] | bench runtime [options]",
+    .usage = "[options] | bench runtime [options] | bench topk [options]",
     .purpose = "Benchmarks scans of generated lineitem files: each shape under each read\n"
                "policy, checked against the data model's counts and checksums. `bench runtime`\n"
                "measures the runtime's primitives (context switch, future, reads).",
@@ -87,6 +89,39 @@ const cli_cmd cli_cmd_bench_runtime = {
     .opts = bench_runtime_opts_table,
     .nopts = sizeof bench_runtime_opts_table / sizeof bench_runtime_opts_table[0],
     .examples = bench_runtime_examples,
+};
+
+enum bench_topk_opt_id { BT_DATA, BT_ROUNDS, BT_ROW_GROUPS, BT_RG_ROWS, BT_SEED, BT_IO, BT_NO_AA };
+
+static const cli_opt bench_topk_opts_table[] = {
+    {"--data", NULL, "DIR", CLI_TEXT, BT_DATA, .dflt = "bench/data beside the binary",
+     .help = "where the topk files are kept (written when missing)"},
+    {"--rounds", NULL, "N", CLI_INT, BT_ROUNDS, 1, BENCH_ROUNDS_MAX, .dflt = "5",
+     .help = "interleaved rounds (the median is reported)"},
+    {"--row-groups", NULL, "N", CLI_INT, BT_ROW_GROUPS, TOPK_BENCH_SCANNERS_MAX, TOPK_BENCH_ROW_GROUPS_MAX,
+     .dflt = "32", .help = "row groups of each file"},
+    {"--row-group-rows", NULL, "N", CLI_INT, BT_RG_ROWS, 1, 1 << 24, .dflt = "65536",
+     .help = "rows per row group"},
+    {"--seed", NULL, "S", CLI_INT, BT_SEED, 0, 1 << 30, .dflt = "1", .help = "the data's seed"},
+    {"--io", NULL, NULL, CLI_CHOICE, BT_IO, .choices = bench_ios, .dflt = "auto",
+     .help = "I/O backend"},
+    {"--no-aa", NULL, NULL, CLI_FLAG, BT_NO_AA, .help = "skip the A/A noise arm"},
+};
+
+static const char *const bench_topk_examples[] = {
+    "ringscan bench topk --rounds 5", "ringscan bench topk --rounds 1 --row-groups 8 --row-group-rows 4096",
+    NULL};
+
+const cli_cmd cli_cmd_bench_topk = {
+    .name = "bench topk",
+    .usage = "[options]",
+    .purpose = "ORDER BY score DESC LIMIT 100 over the `gen topk` layouts split among 1, 2 and 8\n"
+               "scanners (concurrent scans, then processes exchanging bounds over pipes), the\n"
+               "bound shared or not: scan bytes, pruning, cancelled reads, time, and the merged\n"
+               "answer checked against the generator's model.",
+    .opts = bench_topk_opts_table,
+    .nopts = sizeof bench_topk_opts_table / sizeof bench_topk_opts_table[0],
+    .examples = bench_topk_examples,
 };
 
 static int parse_shapes(bench_scan_opts *o, const char *list)
@@ -180,6 +215,32 @@ static int bench_runtime_cmd(int argc, char **argv)
     return bench_runtime_main(&o);
 }
 
+/* Applies one parsed option of bench_topk_opts_table (cli_apply_fn). */
+static int apply_topk_opt(void *ctx, const cli_opt *opt, const cli_val *v)
+{
+    bench_topk_opts *o = ctx;
+    switch ((enum bench_topk_opt_id)opt->id) {
+    case BT_DATA: snprintf(o->data_dir, sizeof o->data_dir, "%s", v->s); break;
+    case BT_ROUNDS: o->rounds = (int)v->i; break;
+    case BT_ROW_GROUPS: o->row_groups = v->i; break;
+    case BT_RG_ROWS: o->row_group_rows = v->i; break;
+    case BT_SEED: o->seed = (uint64_t)v->i; break;
+    case BT_IO: o->io = io_of[v->i]; break;
+    case BT_NO_AA: o->aa = false; break;
+    }
+    return 0;
+}
+
+static int bench_topk_cmd(int argc, char **argv)
+{
+    bench_topk_opts o;
+    bench_topk_opts_default(&o);
+    int npos = 0;
+    int rc = cli_parse(&cli_cmd_bench_topk, argc, argv, 2, apply_topk_opt, &o, NULL, &npos);
+    if (rc) return rc == CLI_HELP_SHOWN ? 0 : rc;
+    return bench_topk_main(&o);
+}
+
 /* The shapes, after the option table, for `ringscan help bench`. */
 void cli_bench_help_tail(void)
 {
@@ -187,11 +248,14 @@ void cli_bench_help_tail(void)
     for (int i = 0; i < SHAPE_COUNT; i++) sink_printf(cli_out(), "  %s\n", bench_shapes[i].name);
     sink_putc(cli_out(), '\n');
     cli_help(&cli_cmd_bench_runtime);
+    sink_putc(cli_out(), '\n');
+    cli_help(&cli_cmd_bench_topk);
 }
 
 int cmd_bench(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "runtime") == 0) return bench_runtime_cmd(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "topk") == 0) return bench_topk_cmd(argc, argv);
     bench_scan_opts o;
     bench_scan_opts_default(&o);
     int npos = 0;

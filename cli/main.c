@@ -62,7 +62,7 @@ static int find_command(const char *name)
     return -1;
 }
 
-/* `ringscan help [COMMAND]` (and `help bench runtime`): the top help or one command's, on
+/* `ringscan help [COMMAND]` (and `help bench runtime`, `help bench topk`): the top help or one command's, on
  * stdout; 0, or 2 for an unknown command or more than one argument. */
 static int cmd_help(int argc, char **argv)
 {
@@ -72,6 +72,10 @@ static int cmd_help(int argc, char **argv)
     }
     if (argc == 3 && strcmp(argv[1], "bench") == 0 && strcmp(argv[2], "runtime") == 0) {
         cli_help(&cli_cmd_bench_runtime);
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[1], "bench") == 0 && strcmp(argv[2], "topk") == 0) {
+        cli_help(&cli_cmd_bench_topk);
         return 0;
     }
     if (argc > 2) {

@@ -87,6 +87,8 @@ typedef struct scan_opts {
     flt_lit topk_seed;
     flt_dyn *topk_cell;       /* a Top-K bound shared with other scans (zeroed by the caller,
                                  outliving the scan); NULL = the scan's own */
+    bool topk_no_seed;        /* no bound from row-group statistics at planning (benchmarks:
+                                 what an engine without seeding, as DataFusion, reads) */
     bool use_page_index;      /* read column/offset indexes to prune pages (default true) */
     bool use_bloom;           /* read bloom filters for = / IN (default true) */
     bool explain;             /* keep a text account of planning and ordering */

@@ -145,9 +145,9 @@ static void fact_of(const scan_topk *t, const pq_row_group *g, const flt_expr *f
 }
 
 /* Before any data is read: the order row groups are planned (and so claimed) in, most
- * promising first, and the bound from statistics alone: the K-th best row is at least as good
- * as the worst value of the fewest best groups (by that value) that hold K rows every filter
- * passes. */
+ * promising first, and the bound from statistics alone (unless o->topk_no_seed): the K-th
+ * best row is at least as good as the worst value of the fewest best groups (by that value)
+ * that hold K rows every filter passes. */
 static int plan_facts(scan_topk *t, const pq_file_meta *m, const scan_opts *o,
                       const flt_expr *filter, scan_explain_buf *x)
 {
@@ -172,7 +172,7 @@ static int plan_facts(scan_topk *t, const pq_file_meta *m, const scan_opts *o,
     qsort(f, (size_t)n, sizeof *f, worst_cmp); /* unknown groups are skipped below */
     int64_t rows = 0;
     bool seeded = false;
-    for (int g = 0; g < n && rows < t->k; g++) {
+    for (int g = 0; g < n && rows < t->k && !o->topk_no_seed; g++) {
         if (f[g].rows < 0) continue;
         rows += f[g].rows, used++;
         if (rows >= t->k) seeded = flt_dyn_publish(t->dyn, t->bound->dom, t->keys[0].desc, f[g].worst);
@@ -191,8 +191,9 @@ static int plan_facts(scan_topk *t, const pq_file_meta *m, const scan_opts *o,
         scan_explainf(x, "%s %s %s\n", t->bound->desc->name, t->keys[0].desc ? ">=" : "<=", buf);
     } else {
         scan_explainf(x, "top-k: no bound from statistics (%s)\n",
-                      filter && filter->npreds > 1 ? "no group's statistics prove the filter keeps K rows"
-                                                  : "their groups hold fewer than K rows or say nothing");
+                      o->topk_no_seed ? "seeding turned off"
+                      : filter && filter->npreds > 1 ? "no group's statistics prove the filter keeps K rows"
+                                                     : "their groups hold fewer than K rows or say nothing");
     }
     free(f);
     return 0;

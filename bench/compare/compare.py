@@ -73,11 +73,13 @@ def make_ringscan_file(sf, ddir, ringscan, codec):
     return rs
 
 
-def make_data(sf, ddir, ringscan, codec):
+def make_data(sf, ddir, ringscan, codec, datasets=DATASETS, vortex=True):
+    """The files of datasets (tpchgen's only when asked for; the .vortex copies only when
+    vortex runs some chosen cell), made once; returns {dataset: {"parquet", "vortex"}}."""
     stem = "ringscan" if codec == "snappy" else f"ringscan-{codec}"
     rs = make_ringscan_file(sf, ddir, ringscan, codec)
     tg = os.path.join(ddir, "tpchgen", "lineitem.parquet")
-    if not os.path.exists(tg):
+    if "tpchgen" in datasets and not os.path.exists(tg):
         tmp = os.path.join(ddir, "tpchgen.tmp")
         shutil.rmtree(tmp, ignore_errors=True)
         sh([os.path.join(os.path.dirname(sys.executable), "tpchgen-cli"), "parquet", "-s", str(sf),
@@ -87,8 +89,10 @@ def make_data(sf, ddir, ringscan, codec):
         shutil.rmtree(tmp, ignore_errors=True)
     files = {}
     for name, pq_path in (("ringscan", rs), ("tpchgen", tg)):
+        if name not in datasets:
+            continue
         vx_path = os.path.join(ddir, (stem if name == "ringscan" else name) + ".vortex")
-        if not os.path.exists(vx_path):
+        if vortex and not os.path.exists(vx_path):
             import pyarrow as pa
             import pyarrow.parquet as pq
             import vortex as vx
@@ -116,10 +120,12 @@ def file_for(files, engine, ds):
 
 
 # ---------------------------------------------------------------- ringscan
-def rs_cmd(args, shape, path, threads, io=None, stats=False):
+def rs_cmd(args, shape, path, threads, io=None, stats=False, fmt="count"):
     where, proj, _, _ = E.SHAPES[shape]
-    cmd = [args.ringscan, "scan", path, "--columns", proj, "--where", where, "--format", "count",
-           "--threads", str(threads)]
+    cmd = [args.ringscan, "scan", path, "--columns", proj] + (["--where", where] if where else [])
+    if shape in E.TOPK:
+        cmd += ["--order-by", E.order_sql(shape), "--limit", str(E.TOPK[shape][1])]
+    cmd += ["--format", fmt, "--threads", str(threads)]
     if args.policy:
         cmd += ["--policy", args.policy]
     if io:
@@ -152,6 +158,37 @@ def rs_run(args, shape, path, threads, stats=False, timeout=None):
         except Exception:
             out["stats_error"] = p.stderr[:300]
     return out
+
+
+def rs_seq(args, shape, path, threads):
+    """ringscan's Top-K rows as CSV lines (`--format csv`), their digest (engines.seq_digest),
+    and whether ringscan's own order is right: each row's keys after the previous row's (a
+    strict order: the keys end with lineitem's primary key)."""
+    cmd = rs_cmd(args, shape, path, threads, fmt="csv")
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        return {"error": f"exit {p.returncode}: {p.stderr.strip()[:500]}"}
+    lines = p.stdout.splitlines()
+    head, rows = lines[0].split(","), lines[1:]
+    keys, _ = E.TOPK[shape]
+
+    def key(line):
+        v = line.split(",")
+        out = []
+        for c, desc in keys:
+            x = v[head.index(c)]
+            x = x if "-" in x else float(x)  # dates compare as ISO text, the rest as numbers
+            out.append(x)
+        return out
+
+    def before(a, b):  # a strictly before b in the ORDER BY
+        for (x, y), (_, desc) in zip(zip(key(a), key(b)), keys):
+            if x != y:
+                return (x > y) if desc else (x < y)
+        return False
+    ordered = all(before(a, b) for a, b in zip(rows, rows[1:]))
+    return {"seq": E.seq_digest(rows), "seq_rows": len(rows), "seq_ordered": ordered,
+            "seq_head": rows[:3]}
 
 
 def read_reply(p, timeout):
@@ -459,9 +496,11 @@ def main():
         ap.error(f"--data takes a list of {','.join(DATASETS)}")
     outdir = os.path.join(args.out, f"sf{args.sf}" + ("" if args.codec == "snappy" else f"-{args.codec}"))
     os.makedirs(outdir, exist_ok=True)
-    files = make_data(args.sf, os.path.join(args.out, "data", f"sf{args.sf}"), args.ringscan,
-                      args.codec)
     cl = [c for c in cells(datasets) if c[0] in shapes]
+    files = make_data(args.sf, os.path.join(args.out, "data", f"sf{args.sf}"), args.ringscan,
+                      args.codec, datasets,
+                      vortex="vortex" in peers and any(E.runs("vortex", s) for s, _ in cl))
+    peers = [e for e in peers if any(E.runs(e, s) for s, _ in cl)]  # no worker with no cell
     R = {"sf": args.sf, "rounds": args.rounds, "threads": threads_list, "peers": peers,
          "cells": cl, "files": files, "machine": machine(),
          "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "argv": sys.argv,
@@ -497,14 +536,23 @@ def main():
             if "error" in ref:
                 R["errors"].append(f"ringscan {k} threads={th}: {ref['error']}")
                 log("ERROR", R["errors"][-1])
+            if shape in E.TOPK:  # row for row: ringscan's CSV rows, their order checked
+                ref.update(rs_seq(args, shape, files[ds]["parquet"], th))
+                if "error" in ref or not ref["seq_ordered"] or ref["seq_rows"] != ref["rows"]:
+                    msg = f"MISMATCH ringscan --format csv {k} threads={th}: {ref}"
+                    R["mismatches"].append(msg)
+                    bad.add((k, "ringscan"))
+                    log("!" * 20, msg)
             for e, w in workers.items():
+                if not E.runs(e, shape):
+                    continue
                 r = w.run(shape, file_for(files, e, ds), checksum=True)
                 R["check"][t][k][e] = r
                 if "error" in r or "error" in ref or r["rows"] != ref["rows"] or \
-                        r["checksum"] != ref["checksum"]:
+                        r["checksum"] != ref["checksum"] or r.get("seq") != ref.get("seq"):
                     msg = (f"MISMATCH sf={args.sf} threads={th} {k} {e}: "
-                           f"{r.get('error') or (r['rows'], r['checksum'])} vs ringscan "
-                           f"{ref.get('error') or (ref['rows'], ref['checksum'])}")
+                           f"{r.get('error') or (r['rows'], r['checksum'], r.get('seq_head'))} "
+                           f"vs ringscan {ref.get('error') or (ref['rows'], ref['checksum'], ref.get('seq_head'))}")
                     R["mismatches"].append(msg)
                     bad.add((k, e))
                     log("!" * 20, msg)
@@ -529,6 +577,8 @@ def main():
             for shape, ds in order:
                 k = f"{shape}|{ds}"
                 for e in engs:
+                    if not E.runs(e, shape):
+                        continue
                     if e == "ringscan":
                         rp = rs_run(args, shape, files[ds]["parquet"], th)
                         if "error" not in rp:
@@ -556,6 +606,8 @@ def main():
             k = f"{shape}|{ds}"
             R["time"][t][k] = {}
             for e in ["ringscan", "ringscan_process"] + list(workers):
+                if not E.runs(e, shape):
+                    continue
                 xs = samples.get(k, {}).get(e, [])
                 cs = [c for c in cpus.get(k, {}).get(e, []) if c is not None]
                 d = {"samples": xs, "median": statistics.median(xs) if xs else None,
@@ -576,6 +628,8 @@ def main():
                 c["stats_uring_run"] = R["check"][t][k]["ringscan"].get("stats")
                 R["count"][t][k]["ringscan"] = c
                 for e in workers:
+                    if not E.runs(e, shape):
+                        continue
                     f = file_for(files, e, ds)
                     R["count"][t][k][e] = count_syscalls(peer_cmd(e, th, shape, f), peer_env(th), f,
                                                          os.path.join(outdir, "tmp"))
@@ -593,6 +647,8 @@ def main():
                 p = files[ds]["parquet"]
                 R["rss"][t][k] = {"ringscan": peak_rss(rs_cmd(args, shape, p, th), None)["rss_kb"]}
                 for e in workers:
+                    if not E.runs(e, shape):
+                        continue
                     f = file_for(files, e, ds)
                     R["rss"][t][k][e] = peak_rss(peer_cmd(e, th, shape, f), peer_env(th))["rss_kb"]
             log(f"rss threads={th} done")
@@ -606,6 +662,15 @@ def main():
             f"machine: {json.dumps(R['machine'])}\ndate: {R['date']}\n")
     mm = "\nMISMATCHES:\n" + "\n".join(R["mismatches"]) + "\n" if R["mismatches"] else \
         "\nall engines agree with ringscan on rows and checksum in every cell\n"
+    tk = sorted({s for s, _ in cl if s in E.TOPK})
+    if tk:
+        mm += ("Top-K cells (" + "; ".join(f"{s}: ORDER BY {E.order_sql(s)} LIMIT {E.TOPK[s][1]}"
+                                           for s in tk) +
+               ") are compared row for row: the keys end with lineitem's primary key, so the "
+               "answer is unique; each engine's rows, in order, as CSV lines, hash to the same "
+               "digest as ringscan's `--format csv` rows, whose order is checked too" +
+               (f"; not run on {', '.join(sorted(E.NO_TOPK & set(R['peers'])))} (no Top-K "
+                f"adapter)" if E.NO_TOPK & set(R["peers"]) else "") + "\n")
     er = ("\nERRORS:\n" + "\n".join(R["errors"]) + "\n") if R["errors"] else ""
     with open(os.path.join(outdir, "table.md"), "w") as f:
         f.write(head + mm + er + table)

@@ -55,8 +55,35 @@ SHAPES = {
                        "l_orderkey,l_extendedprice",
                        [("l_comment", ">=", "c", "str"), ("l_shipmode", "=", "AIR", "str"),
                         ("l_quantity", "<", decimal.Decimal("2.00"), "dec")], "tpch"),
+    # Top-K (issue 21); an empty where is no WHERE clause. Every ORDER BY key is projected.
+    "topk_price": ("", "l_orderkey,l_linenumber,l_extendedprice", [], "tpch"),
+    "topk_air_ship": ("l_shipmode = 'AIR'", "l_orderkey,l_linenumber,l_shipdate,l_extendedprice",
+                      [("l_shipmode", "=", "AIR", "str")], "tpch"),
 }
 SHAPE_ORDER = list(SHAPES)
+# ORDER BY keys (column, descending) and LIMIT of the Top-K shapes. Issue 21's queries are
+# ORDER BY l_extendedprice DESC LIMIT 100 and ORDER BY l_shipdate, l_orderkey LIMIT 1000; each
+# gets l_orderkey, l_linenumber (lineitem's primary key) as trailing ASC keys, so the K rows and
+# their order are unique and every engine must return them row for row (without the tiebreak
+# the rows tied at the K-th value may be any of them: ringscan breaks ties by file order,
+# DuckDB, DataFusion and Polars promise nothing).
+TIEBREAK = [("l_orderkey", False), ("l_linenumber", False)]
+TOPK = {
+    "topk_price": ([("l_extendedprice", True)] + TIEBREAK, 100),
+    "topk_air_ship": ([("l_shipdate", False)] + TIEBREAK, 1000),
+}
+# engines without an adapter for Top-K: their cells are left out ("-" in the tables)
+NO_TOPK = {"vortex"}
+
+
+def order_sql(shape):
+    """The ORDER BY list of a Top-K shape as SQL (and as ringscan's --order-by takes it)."""
+    return ", ".join(f"{c} {'DESC' if d else 'ASC'}" for c, d in TOPK[shape][0])
+
+
+def runs(engine, shape):
+    """Whether engine has an adapter for shape."""
+    return not (shape in TOPK and engine in NO_TOPK)
 
 
 def proj_of(shape):
@@ -166,10 +193,32 @@ def checksum(table, shape):
     return c
 
 
+def csv_value(v):
+    """One value as ringscan's --format csv prints it (ints, decimals with their scale, dates
+    ISO 8601; lineitem has no nulls and these columns no characters that need quoting)."""
+    return v.isoformat() if isinstance(v, datetime.date) else str(v)
+
+
+def row_lines(table, shape):
+    """The rows of table, in order, as CSV lines of the projected columns."""
+    cols = [table.column(c).to_pylist() for c in proj_of(shape)]
+    return [",".join(csv_value(v) for v in row) for row in zip(*cols)]
+
+
+def seq_digest(lines):
+    """An order-sensitive digest of a row sequence (the checksum above is a sum of columns, the
+    same for any order of the rows; Top-K results must match row for row)."""
+    import hashlib
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
+
+
 # ---------------------------------------------------------------- adapters
 def _sql(shape, src):
     where, proj, _, _ = SHAPES[shape]
-    return f"SELECT {proj} FROM {src} WHERE {where}"
+    q = f"SELECT {proj} FROM {src}" + (f" WHERE {where}" if where else "")
+    if shape in TOPK:
+        q += f" ORDER BY {order_sql(shape)} LIMIT {TOPK[shape][1]}"
+    return q
 
 
 class DuckDB:
@@ -271,6 +320,16 @@ class PyArrow:
         return d, False
 
     def run(self, shape, path):
+        t = self._scan(shape, path)
+        if shape in TOPK:
+            # select_k_unstable: a heap of K (pyarrow's Top-K kernel); the keys are unique
+            # (TIEBREAK), so "unstable" cannot change the answer; its K rows are sorted after
+            keys, k = TOPK[shape]
+            sk = [(c, "descending" if d else "ascending") for c, d in keys]
+            t = t.take(self.pc.select_k_unstable(t, k, sort_keys=sk)).sort_by(sk)
+        return t
+
+    def _scan(self, shape, path):
         d, retyped = self._dataset(path)
         if retyped and any(k == "str" for _, _, _, k in SHAPES[shape][2]):
             # a string comparison pushed into such a dataset fails too (its statistics check
@@ -310,8 +369,14 @@ class Polars:
         self.pl.scan_parquet(path).collect_schema()
 
     def run(self, shape, path):
-        df = self.pl.scan_parquet(path).filter(self._expr(shape)).select(proj_of(shape)).collect()
-        return df
+        lf = self.pl.scan_parquet(path)
+        if SHAPES[shape][2]:
+            lf = lf.filter(self._expr(shape))
+        if shape in TOPK:
+            # sort + head: Polars' optimiser runs it as a Top-K (no full sort)
+            keys, k = TOPK[shape]
+            lf = lf.sort([c for c, _ in keys], descending=[d for _, d in keys]).head(k)
+        return lf.select(proj_of(shape)).collect()
 
     @staticmethod
     def to_arrow(df):
@@ -376,6 +441,10 @@ def run_once(eng, shape, path, want_checksum):
     out = {"rows": int(_num_rows(res)), "secs": secs, "cpu": cpu}
     if want_checksum:
         out["checksum"] = str(checksum(_as_arrow(eng, res), shape))
+        if shape in TOPK:
+            lines = row_lines(_as_arrow(eng, res), shape)
+            out["seq"] = seq_digest(lines)
+            out["seq_head"] = lines[:3]
     return out
 
 

@@ -351,7 +351,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--engines", default=",".join(PEERS))
-    ap.add_argument("--shapes", default=",".join(E.SHAPE_ORDER))
+    ap.add_argument("--shapes", default=",".join(s for s in E.SHAPE_ORDER if s not in E.TOPK))
     ap.add_argument("--policy", default="adaptive", help="ringscan --policy ('' = its default)")
     ap.add_argument("--latency-ms", type=int, default=50, help="recorded; the proxy applies it")
     ap.add_argument("--bw", type=int, default=0, help="recorded; the proxy applies it")

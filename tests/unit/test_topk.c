@@ -260,7 +260,9 @@ static void property(void)
 
 /* The falling layout (each row group's values at or below the previous one's), ORDER BY a
  * DESC LIMIT 5 on one thread. No filter: the bound seeded from statistics (group 0's minimum,
- * whose 100 rows reach it) prunes at planning exactly the groups whose maximum is below it. A
+ * whose 100 rows reach it) prunes at planning exactly the groups whose maximum is below it;
+ * with seeding off (topk_no_seed) none is pruned at planning and the published bound ends
+ * them unread instead. A
  * filter statistics cannot prove (f < 50): nothing is seeded, and once the first splits
  * published, later groups end from their statistics unread. */
 static void falling_prunes(void)
@@ -291,6 +293,11 @@ static void falling_prunes(void)
     CHECK(f && run_one(f, &q, o, exp, nexp, &st));
     CHECK_EQ_I64(st.row_groups_pruned, below);
     CHECK(below >= groups - 2);
+    o.topk_no_seed = true; /* no seed: nothing pruned at planning, the bound ends them later */
+    CHECK(f && run_one(f, &q, o, exp, nexp, &st));
+    CHECK_EQ_I64(st.row_groups_pruned, 0);
+    CHECK(st.topk_splits_dead >= groups - 2 * SCAN_TASKS_PER_CORE);
+    o.topk_no_seed = false;
     q.f_below = 50;
     nexp = expected(&t, &q, exp);
     CHECK(f && run_one(f, &q, o, exp, nexp, &st));
