@@ -45,14 +45,18 @@ for c in $commands; do
         done
     fi
     # every option the help lists is accepted by the parser: a trailing unknown option
-    # stops the command before it runs, and must be the one named
-    for o in $(grep -oE '^  (-[a-z], )?--[a-z][a-z0-9=-]*' "$dir/h1" | grep -oE -- '--[a-z][a-z0-9=-]*' | sort -u); do
+    # stops the command before it runs, and must be the one named. A help may hold a
+    # subcommand's section ("usage: ringscan bench topk ..."): its options go after it.
+    while read -r sub o; do
         [ "$o" = --help ] && continue
         pre=(); [ "$c" = gen ] && pre=(demo-types)
+        [ "$sub" != - ] && pre=("$sub")
         "$R" "$c" "${pre[@]}" "$o" --zz-unknown --zz-unknown >"$dir/out" 2>"$dir/err"; rc=$?
         check '[ $rc -eq 2 ] && ! grep -q "unknown option '"'$o'"'" "$dir/err" && [ ! -s "$dir/out" ]' \
-            "$c $o: exit $rc, $(head -n1 "$dir/err")"
-    done
+            "$c ${pre[*]} $o: exit $rc, $(head -n1 "$dir/err")"
+    done < <(awk -v c="$c" '$1 == "usage:" { sub_ = ($3 == c && $4 ~ /^[a-z]+$/) ? $4 : "-" }
+                           /^  (-[a-z], )?--[a-z]/ { o = ($1 ~ /^-[a-z],$/) ? $2 : $1; print sub_, o }' \
+                 "$dir/h1" | sort -u)
 done
 "$R" help bench runtime >"$dir/h1" 2>&1; rc=$?
 "$R" bench runtime --help >"$dir/h2" 2>&1
