@@ -297,7 +297,7 @@ void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
                              "\"pages_sel_evaluated\":%lld,"
                              "\"bytes_decompressed\":%lld,\"steals\":%lld,\"reads_lent\":%lld,"
                              "\"store_requests\":%llu,\"store_bytes\":%llu,\"topk_splits_pruned\":%lld,"
-                             "\"topk_rows_kept\":%lld,\"io_backend\":\"%s\"}\n"
+                             "\"topk_rows_kept\":%lld,\"topk_pages_pruned\":%lld,\"io_backend\":\"%s\"}\n"
                            : "reads %llu, bytes_read %llu, bytes_used %llu, bytes_wasted %llu, "
                              "cancelled_reads %llu, row_groups %lld (pruned %lld), pages %lld "
                              "(pruned %lld), rows_scanned %lld, rows_out %lld, splits_all_false "
@@ -305,7 +305,7 @@ void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
                              "pages_sel_evaluated %lld, "
                              "bytes_decompressed %lld, steals %lld, reads_lent %lld, "
                              "store_requests %llu, store_bytes %llu, topk_splits_pruned %lld, "
-                             "topk_rows_kept %lld, io %s\n";
+                             "topk_rows_kept %lld, topk_pages_pruned %lld, io %s\n";
     fprintf(out, fmt, (unsigned long long)st->reads, (unsigned long long)st->bytes_read,
             (unsigned long long)st->bytes_used, (unsigned long long)st->bytes_wasted,
             (unsigned long long)st->cancelled_reads, (long long)st->row_groups_total,
@@ -316,7 +316,8 @@ void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
             (long long)st->pages_sel_evaluated, (long long)st->bytes_decompressed,
             (long long)st->steals, (long long)st->reads_lent,
             (unsigned long long)st->store_requests, (unsigned long long)st->store_bytes,
-            (long long)st->topk_splits_pruned, (long long)st->topk_rows_kept, st->io_backend);
+            (long long)st->topk_splits_pruned, (long long)st->topk_rows_kept,
+            (long long)st->topk_pages_pruned, st->io_backend);
 }
 
 /* The Parquet column a batch column comes from: the first of its name, as the scan picks. */

@@ -349,6 +349,8 @@ typedef struct ringscan_stats {
     int64_t topk_splits_pruned;        /* ORDER BY ... LIMIT: splits the bound ended before
                                           reading their data (their reads never sent) */
     int64_t topk_rows_kept;            /* rows the splits passed on as candidates (<= K each) */
+    int64_t topk_pages_pruned;         /* pages a bound tightened after planning ruled out in
+                                          a running split (their unsent reads dropped) */
 } ringscan_stats;
 
 /* The scan's counters. While the scan runs this is a snapshot that does not stop it (for

@@ -291,6 +291,7 @@ void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
                             .reads_lent = st.reads_lent, .splits_done = st.splits_done,
                             .topk_splits_pruned = st.topk_splits_dead,
                             .topk_rows_kept = st.topk_rows_kept,
+                            .topk_pages_pruned = st.topk_pages_dead,
                             .complete = scan_finished(s->scan)};
     io_file_t *f = s->file->f->file;
     out->store_requests = atomic_load_explicit(&f->requests, memory_order_relaxed);

@@ -169,7 +169,7 @@ int scan_fetch_init(scan_fetch *fx, const scan_plan *p, const scan_opts *o)
     fx->plan = p;
     fx->threads = o->threads;
     fx->gap_bytes = o->io_opts.gap_bytes;
-    fx->may_run_ahead = o->limit < 0 && !o->ordered && o->fetch_budget != 0;
+    fx->may_run_ahead = o->limit < 0 && !o->ordered && o->fetch_budget != 0 && !o->topk_bounded;
     scan_budget_init(&fx->budget, p, o->fetch_budget);
     for (int c = 0; c < EXEC_THREADS_MAX; c++) fx->cores[c].unit = -1;
     fx->units_cap = 2 * fx->plan->nsplits + 1; /* planned units plus one per possible steal */
@@ -181,7 +181,12 @@ int scan_fetch_init(scan_fetch *fx, const scan_plan *p, const scan_opts *o)
     }
     atomic_store(&fx->units_used, 0);
     for (int a = 0, b; a < fx->plan->nsplits; a = b) {
-        for (b = a + 1; b < fx->plan->nsplits && fx->plan->splits[b].rg == fx->plan->splits[a].rg;) b++;
+        /* a Top-K bound may end a split of a cut group before it reads (task_topk_pages)
+         * when the key's pages are sorted: then each split is its own unit and reads its
+         * own pages, not its share of whole-column requests made for the group */
+        int rg = fx->plan->splits[a].rg;
+        bool per_split = o->topk_bounded && scan_plan_dyn_sorted(fx->plan, rg);
+        for (b = a + 1; !per_split && b < fx->plan->nsplits && fx->plan->splits[b].rg == rg;) b++;
         int ui = atomic_fetch_add(&fx->units_used, 1);
         int rc = fetch_unit_init(fx, ui, a, b, -1, -1);
         if (rc) return rc;

@@ -380,6 +380,7 @@ int scan_plan_build(scan_plan *p, pqf_t *f, const int *proj, int nproj, const fl
     p->f = f;
     p->filter = filter;
     p->npreds = filter ? filter->npreds : 0;
+    p->dyn_pred = -1;
     plan_build bb = {.p = p, .o = o, .x = x}, *b = &bb;
     int rc = choose_columns(p, proj, nproj);
     if (rc) return rc;
@@ -392,6 +393,7 @@ int scan_plan_build(scan_plan *p, pqf_t *f, const int *proj, int nproj, const fl
     rc = plan_index_load(b, &ix, e);
     for (int i = 0; rc == 0 && i < ngroups; i++)
         rc = plan_group(b, &ix, o->rg_order ? o->rg_order[i] : i, &cap, e);
+    if (rc == 0) rc = plan_keep_dyn(b, &ix);
     plan_index_free(b, &ix);
     if (rc == 0) rc = plan_shared(b);
     if (rc == 0) plan_priors(b);
@@ -408,6 +410,7 @@ void scan_plan_free(scan_plan *p)
         free(sp->cols);
         flt_mask_free(&sp->rows0);
     }
+    plan_dyn_free(p);
     free(p->splits);
     free(p->need);
     free(p->pred_slot);

@@ -58,6 +58,15 @@ typedef struct scan_split {
     scan_colplan *cols;        /* one per slot */
 } scan_split;
 
+/* The page index of a dynamic (Top-K) predicate's column in one row group, kept past
+ * planning so a split can prune pages by the bound as it tightens (scan_plan_dyn_prune). */
+typedef struct scan_dyn_index {
+    bool has;                  /* false: no usable index in this row group */
+    bool order_usable;         /* the column's min/max order may be used */
+    pq_column_index ci;        /* owned */
+    int64_t *first;            /* first row of each page; first[ci.npages] = the group's rows */
+} scan_dyn_index;
+
 typedef struct scan_plan {
     pqf_t *f;                  /* borrowed */
     const flt_expr *filter;    /* borrowed; NULL = none */
@@ -76,6 +85,8 @@ typedef struct scan_plan {
      * policy's evidence starts from */
     double conj_prior[FLT_MAX_PREDS];
     scan_stats stats;          /* the planning part: row groups, pages, plan reads */
+    int dyn_pred;              /* the dynamic predicate's conjunct, -1 when none */
+    scan_dyn_index *dyn;       /* its page index per row group, NULL when none is kept */
 } scan_plan;
 
 /* Plans a scan of f projecting leaves proj[0..nproj) (nproj >= 1) under filter (borrowed, may
@@ -87,5 +98,13 @@ void scan_plan_free(scan_plan *p);
 
 /* The bytes split i's pieces of slot k cover (what a conjunct on it costs to read). */
 uint64_t scan_plan_slot_bytes(const scan_plan *p, int i, int k);
+/* Clears in mask (split i's rows) the rows of the pages of the dynamic predicate's column
+ * that its bound, as it is now, rules out (a page straddling the split's edge counts for its
+ * rows inside). Returns how many pages with rows still set it cleared (0 when the plan kept
+ * no page index for it) or -ENOMEM (mask unchanged). */
+int scan_plan_dyn_prune(const scan_plan *p, int i, flt_mask *mask);
+/* Whether the dynamic predicate's column has its pages sorted in row group rg (its column
+ * index's boundary order), so a bound can rule out whole splits of a cut group. */
+bool scan_plan_dyn_sorted(const scan_plan *p, int rg);
 
 #endif

@@ -35,4 +35,9 @@ int plan_page_prune(plan_build *b, plan_index *x, int rg, int64_t n, flt_mask *r
 void plan_count_pages(plan_build *b, plan_index *x, int rg, const flt_mask *rows,
                       int64_t *total, int64_t *pruned);
 
+/* Moves the dynamic predicate's column index per row group out of x into p->dyn (none
+ * without a dynamic predicate or index). 0 or -ENOMEM; plan_dyn_free frees what was kept. */
+int plan_keep_dyn(plan_build *b, plan_index *x);
+void plan_dyn_free(scan_plan *p);
+
 #endif

@@ -216,3 +216,84 @@ void plan_count_pages(plan_build *b, plan_index *x, int rg, const flt_mask *rows
     b->p->stats.pages_pruned += *pruned;
 }
 
+
+/* ------------------------------------------------------- the dynamic predicate's index */
+
+/* Moves (out of x, which then no longer frees it) the column index of the dynamic
+ * predicate's column in every row group into p->dyn, with its pages' first rows, so splits
+ * can prune pages by the bound as it tightens. No-op without a dynamic predicate or index. */
+int plan_keep_dyn(plan_build *b, plan_index *x)
+{
+    scan_plan *p = b->p;
+    p->dyn_pred = -1;
+    for (int k = 0; k < p->npreds && p->dyn_pred < 0; k++)
+        if (p->filter->preds[k].dyn) p->dyn_pred = k;
+    if (p->dyn_pred < 0 || !x->has_ci) return 0;
+    int nrg = p->f->meta.nrow_groups, slot = p->pred_slot[p->dyn_pred];
+    const flt_pred *pr = &p->filter->preds[p->dyn_pred];
+    p->dyn = fail_calloc((size_t)nrg, sizeof *p->dyn);
+    if (!p->dyn) return -ENOMEM;
+    for (int rg = 0; rg < nrg; rg++) {
+        size_t i = (size_t)rg * (size_t)p->nneed + (size_t)slot;
+        if (!x->has_oi[i] || !x->has_ci[i] || x->ci[i].npages != x->oi[i].npages) continue;
+        scan_dyn_index *d = &p->dyn[rg];
+        int32_t n = x->oi[i].npages;
+        d->first = fail_malloc(sizeof(int64_t) * ((size_t)n + 1));
+        if (!d->first) return -ENOMEM;
+        for (int pg = 0; pg < n; pg++) d->first[pg] = x->oi[i].pages[pg].first_row_index;
+        d->first[n] = p->f->meta.row_groups[rg].num_rows;
+        d->order_usable = order_usable(b, &p->f->meta.row_groups[rg].chunks[pr->column], pr->desc);
+        d->ci = x->ci[i];
+        x->has_ci[i] = false; /* p->dyn owns it now */
+        d->has = true;
+    }
+    return 0;
+}
+
+void plan_dyn_free(scan_plan *p)
+{
+    for (int rg = 0; p->dyn && rg < p->f->meta.nrow_groups; rg++) {
+        if (p->dyn[rg].has) pq_column_index_free(&p->dyn[rg].ci);
+        free(p->dyn[rg].first);
+    }
+    free(p->dyn);
+    p->dyn = NULL;
+}
+
+int scan_plan_dyn_prune(const scan_plan *p, int i, flt_mask *mask)
+{
+    assert(i >= 0 && i < p->nsplits && mask->len == p->splits[i].nrows);
+    const scan_split *sp = &p->splits[i];
+    const scan_dyn_index *d = p->dyn ? &p->dyn[sp->rg] : NULL;
+    if (!d || !d->has || d->ci.npages == 0) return 0;
+    int32_t n = d->ci.npages;
+    int64_t *nr = fail_malloc(sizeof(int64_t) * (size_t)n);
+    uint64_t *keep = fail_calloc(((size_t)n + 63) / 64, sizeof(uint64_t));
+    if (!nr || !keep) {
+        free(nr);
+        free(keep);
+        return -ENOMEM;
+    }
+    for (int pg = 0; pg < n; pg++) nr[pg] = d->first[pg + 1] - d->first[pg];
+    flt_prune_pages(&p->filter->preds[p->dyn_pred], &d->ci, d->order_usable, nr, keep, NULL);
+    int cleared = 0;
+    for (int pg = 0; pg < n; pg++) {
+        if ((keep[pg >> 6] >> (pg & 63)) & 1) continue;
+        int64_t a = d->first[pg] - sp->row_lo, z = d->first[pg + 1] - sp->row_lo;
+        a = a < 0 ? 0 : a;
+        z = z > sp->nrows ? sp->nrows : z;
+        if (a >= z || !flt_mask_any_range(mask, a, z)) continue;
+        flt_mask_set_range(mask, a, z, false);
+        cleared++;
+    }
+    free(nr);
+    free(keep);
+    return cleared;
+}
+
+bool scan_plan_dyn_sorted(const scan_plan *p, int rg)
+{
+    assert(rg >= 0 && rg < p->f->meta.nrow_groups);
+    return p->dyn && p->dyn[rg].has && p->dyn[rg].order_usable &&
+           p->dyn[rg].ci.boundary_order != PQ_BOUNDARY_UNORDERED;
+}

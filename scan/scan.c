@@ -263,6 +263,7 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
     if (rc == 0) memcpy(all, proj, sizeof *all * (size_t)nproj);
     if (rc == 0 && s->o.nkeys) {
         rc = scan_topk_init(&s->topk, f, &s->o, nproj, &s->filter, all, &s->explain, e);
+        s->o.topk_bounded = o->limit >= 0;
         s->o.limit = -1;       /* every split runs: the merge keeps K */
         s->o.ordered = false;  /* the merge orders */
         if (s->topk.rg_order) s->o.rg_order = s->topk.rg_order, s->o.nrg_order = s->topk.nrg;
@@ -312,6 +313,7 @@ static void stats_fill(const scan_t *s, const io_counters_t *io, scan_stats *st)
     st->splits_done = atomic_load(&s->out.pushed);
     st->topk_splits_dead = atomic_load(&s->topk.splits_dead);
     st->topk_rows_kept = atomic_load(&s->topk.rows_kept);
+    st->topk_pages_dead = atomic_load(&s->topk.pages_dead);
 }
 
 /* The sum of the cores' published io counters. */

@@ -89,6 +89,9 @@ typedef struct scan_opts {
                                  outliving the scan); NULL = the scan's own */
     bool topk_no_seed;        /* no bound from row-group statistics at planning (benchmarks:
                                  what an engine without seeding, as DataFusion, reads) */
+    bool topk_bounded;        /* set by scan_start for ORDER BY ... LIMIT: a bound may end a
+                                 split before it reads, so no split's reads are made early
+                                 (no run-ahead) or for others (each split its own unit) */
     bool use_page_index;      /* read column/offset indexes to prune pages (default true) */
     bool use_bloom;           /* read bloom filters for = / IN (default true) */
     bool explain;             /* keep a text account of planning and ordering */
@@ -118,6 +121,7 @@ typedef struct scan_stats {
     int64_t decoded_pages, decoded_values;
     int64_t topk_splits_dead;             /* splits the Top-K bound ended before their data */
     int64_t topk_rows_kept;               /* rows the splits passed on as Top-K candidates */
+    int64_t topk_pages_dead;              /* pages a bound published after planning ruled out */
     int64_t splits;                       /* planned, pruned ones included */
     int64_t splits_done;                  /* pushed to the output so far (progress) */
     int64_t bytes_decompressed;           /* page bodies inflated by every core */

@@ -132,9 +132,11 @@ static int run_chain(scan_task *x, scan_batch *b)
     const scan_plan *plan = x->plan;
     bool all_false = false;
     for (int pos = 0; pos < plan->npreds; pos++) {
+        int rc = task_topk_pages(x); /* the bound may have tightened while this split waited */
+        if (rc) return rc;
         all_false = flt_mask_all_false(&x->mask);
         if (all_false || task_bail(x)) break;
-        int rc = run_conjunct(x, pos);
+        rc = run_conjunct(x, pos);
         if (rc) return rc;
         scan_policy_note(x->env->pol, x->perm[pos], flt_mask_all_false(&x->mask));
     }
@@ -145,7 +147,8 @@ static int run_chain(scan_task *x, scan_batch *b)
     }
     int64_t *pos = NULL;
     if (x->env->topk) { /* late materialisation: the projection reads only the best K rows */
-        int rc = task_topk_select(x, &pos);
+        int rc = task_topk_pages(x);
+        if (rc == 0) rc = task_topk_select(x, &pos);
         if (rc || flt_mask_all_false(&x->mask)) {
             free(pos);
             return rc;
@@ -228,8 +231,14 @@ int scan_task_run(const scan_task_env *env, scan_task_core *tc, int core, int i,
     scan_task x;
     int rc = ctx_init(&x, env, tc, core, i, unit);
     if (rc == 0) rc = task_register_all(&x);
-    if (rc == 0 && env->topk && task_topk_dead(&x)) {
-        /* the bound beats it: what it registered is released unsent below */
+    bool dead = false; /* the Top-K bound beats every row: its statistics or its pages */
+    if (rc == 0 && env->topk) {
+        dead = task_topk_dead(&x);
+        if (!dead) rc = task_topk_pages(&x);
+        dead = dead || (rc == 0 && flt_mask_all_false(&x.mask));
+    }
+    if (rc == 0 && dead) {
+        /* what it registered is released unsent below */
         atomic_fetch_add_explicit(&env->topk->splits_dead, 1, memory_order_relaxed);
     } else if (rc == 0) {
         apply_policy(&x);

@@ -107,6 +107,7 @@ typedef struct scan_task {
     int64_t sel_cap;
     int32_t perm[FLT_MAX_PREDS];
     flt_mask mask, tmp;
+    uint64_t topk_version; /* the Top-K bound's version the mask was last pruned by */
     pq_err err;
 } scan_task;
 
@@ -140,6 +141,10 @@ uint32_t *task_sel(scan_task *x, int64_t n);
 /* task_topk.c */
 /* Whether the Top-K bound rules the split out from its row group's statistics (or K is 0). */
 bool task_topk_dead(scan_task *x);
+/* When the bound changed since the split last looked: clears in x->mask the rows of the
+ * bound column's pages the bound now rules out (their page index: scan_plan_dyn_prune) and
+ * releases every undecoded column's pages the mask no longer selects. 0 or -ENOMEM. */
+int task_topk_pages(scan_task *x);
 /* After the chain: x->mask keeps the split's best K rows (every key decoded in full), the
  * scan's bound is tightened when the split holds K rows, and *pos (malloc'd, one per kept row
  * in mask order) gets their file positions. 0 or a status (*pos NULL). */

@@ -20,6 +20,23 @@ bool task_topk_dead(scan_task *x)
     return flt_prune_stats(t->bound, &cm->stats, cm->num_values) == FLT_CANNOT_MATCH;
 }
 
+int task_topk_pages(scan_task *x)
+{
+    scan_topk *t = x->env->topk;
+    if (!t || !t->bound || x->plan->dyn_pred < 0) return 0;
+    flt_lit v;
+    uint64_t version = 0;
+    if (!flt_dyn_load(t->dyn, t->bound->dom, &v, &version) || version == x->topk_version) return 0;
+    int n = scan_plan_dyn_prune(x->plan, x->index, &x->mask);
+    if (n < 0) return n;
+    x->topk_version = version;
+    if (n == 0) return 0;
+    atomic_fetch_add_explicit(&t->pages_dead, n, memory_order_relaxed);
+    for (int k = 0; k < x->plan->nneed; k++) /* their unsent reads vanish, sent ones cancel */
+        if (!x->decoded[k]) task_drop_excluded_pages(x, k);
+    return 0;
+}
+
 /* The split's rows as sort rows: key vectors and each selected row's file position. */
 typedef struct topk_rows {
     const scan_topk *t;

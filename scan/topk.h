@@ -39,6 +39,7 @@ typedef struct scan_topk {
                                   order, nrg of them), or NULL */
     int nrg;
     _Atomic int64_t splits_dead;  /* splits the bound ended from statistics */
+    _Atomic int64_t pages_dead;   /* pages splits dropped by a bound published after planning */
     _Atomic int64_t rows_kept;    /* rows splits passed on as candidates */
 } scan_topk;
 

@@ -24,7 +24,7 @@
 #include "common/fail.h"
 #include "test_scan_common.h"
 
-enum { ROWS = 8000, RG_ROWS = 1000, NC = 3, RUN_TIMEOUT_S = 30, SAMPLE_RUNS = 200 };
+enum { ROWS = 8000, RG_ROWS = 1000, NC = 3, RUN_TIMEOUT_S = 30, SAMPLE_RUNS = 200, TOPK_K = 50 };
 enum { N_MAX = 1 << 20 }; /* bound on the sweep: far above the points of one run */
 
 static char paths[3][256]; /* snappy, zstd, the writer sweep's */
@@ -32,7 +32,8 @@ static char paths[3][256]; /* snappy, zstd, the writer sweep's */
 /* The scans tried: two conjuncts (adaptive order), string ones in file order with every read
  * at once, a LIMIT in file order on one core (their answers are deterministic), no filter
  * over pread (whole row groups: steals and lends), and an IN list that bloom filters and
- * statistics prune. */
+ * statistics prune, and a Top-K scan (ORDER BY v DESC LIMIT 50: the bound, its page pruning,
+ * the heaps and the merge). */
 typedef struct oom_case {
     const char *name;
     int file;
@@ -43,18 +44,21 @@ typedef struct oom_case {
     int64_t limit;
     ringscan_io io;
     int64_t split_rows; /* < 0: whole row groups */
+    const char *order_by; /* NULL: no ORDER BY */
 } oom_case;
 static const oom_case cases[] = {
     {"adaptive, 2 threads", 0, "v < 300 AND id >= 100", 2, RINGSCAN_POLICY_ADAPTIVE, false, -1,
-     RINGSCAN_IO_AUTO, 250},
+     RINGSCAN_IO_AUTO, 250, NULL},
     {"eager, ordered", 0, "s >= 's5' AND v IS NOT NULL", 2, RINGSCAN_POLICY_EAGER, true, -1,
-     RINGSCAN_IO_AUTO, 250},
+     RINGSCAN_IO_AUTO, 250, NULL},
     {"zstd, lazy, limit", 1, "id >= 2000 AND v > 100", 1, RINGSCAN_POLICY_LAZY, true, 700,
-     RINGSCAN_IO_AUTO, 250},
+     RINGSCAN_IO_AUTO, 250, NULL},
     {"no filter, pread, whole row groups", 1, NULL, 2, RINGSCAN_POLICY_ADAPTIVE, false, -1,
-     RINGSCAN_IO_PREAD, -1},
+     RINGSCAN_IO_PREAD, -1, NULL},
     {"IN list, bloom filters", 1, "id IN (5, 1234, 7777, 9000) AND s IS NOT NULL", 2,
-     RINGSCAN_POLICY_ADAPTIVE, false, -1, RINGSCAN_IO_AUTO, -1},
+     RINGSCAN_POLICY_ADAPTIVE, false, -1, RINGSCAN_IO_AUTO, -1, NULL},
+    {"top-k", 0, "id >= 100", 2, RINGSCAN_POLICY_ADAPTIVE, true, TOPK_K, RINGSCAN_IO_AUTO, 250,
+     "v DESC"},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 static const char *const names[NC] = {"id", "v", "s"};
@@ -155,6 +159,7 @@ static outcome scan_once(const oom_case *c)
     o.limit = c->limit;
     o.io = c->io;
     o.split_rows = c->split_rows;
+    o.order_by = c->order_by;
     out.status = ringscan_scan_start(f, &o, &s, &err);
     struct ArrowArray a;
     int rc = 0;
@@ -235,6 +240,7 @@ static int64_t want_rows(const oom_case *c)
                     : c == &cases[1] ? !s_null(r) && strcmp(str, "s5") >= 0 && !v_null(r)
                     : c == &cases[2] ? r >= 2000 && !v_null(r) && v_of(r) > 100
                     : c == &cases[3] ? true
+                    : c == &cases[5] ? r >= 100
                                      : (r == 5 || r == 1234 || r == 7777) && !s_null(r);
         n += keep;
     }
