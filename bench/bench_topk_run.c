@@ -6,18 +6,19 @@
  * (scan_opts.topk_cell), so a bound one publishes is the others' next load.
  * Processes: one forked child per scanner, each scanning through the public API
  * (ringscan.h) and writing its part to shared memory. Sharing on links every child to this
- * process by two pipes: the child sends its bound up each time it tightens (a sender thread
- * that polls ringscan_scan_topk_bound, as a worker's link to its engine would: the API has no
- * change notification), and this process, the hub, forwards every stricter bound down to the
- * other children, whose offer thread hands it to ringscan_scan_offer_bound.
+ * process by two pipes: the child sends its bound up each time it tightens (from the scan's
+ * options.on_topk_bound, called by the split that tightened it: a write of one small record
+ * to a pipe the hub drains), and this process, the hub, forwards every stricter bound down to
+ * the other children, whose offer thread hands it to ringscan_scan_offer_bound.
  *
  * Invariants:
  *  1. A child holds only its own pipe ends (every other is closed after fork), so its up pipe
  *     ends exactly when it has finished scanning; the hub then closes its down pipe, which
- *     ends the child's offer thread; the child frees its scan only after both threads joined.
+ *     ends the child's offer thread; the child frees its scan only after that thread joined.
  *  2. The merge sorts every scanner's rows by score DESC, then id (file order: the scan's tie
  *     rule) and cuts at K; each scanner returns at most K rows. */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -26,15 +27,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench/bench_topk.h"
 #include "ringscan.h"
 #include "scan/arrow.h"
 #include "scan/pqfile.h"
-
-enum { TOPK_SEND_POLL_US = 200 }; /* the sender's poll period (the bench's link, not the library's) */
 
 static const char *const proj_names[] = {"score", "id", "payload"};
 
@@ -145,7 +143,6 @@ static int run_threads(const bench_topk_opts *o, const topk_bench_file *f, const
 typedef struct link_ctx {
     ringscan_scan *s;
     int fd;
-    _Atomic int done;
 } link_ctx;
 
 /* Offers every bound the hub sends until it closes the pipe. */
@@ -157,21 +154,15 @@ static void *offer_loop(void *arg)
     return NULL;
 }
 
-/* Sends the scan's bound up each time it tightens, until done. */
-static void *send_loop(void *arg)
+/* options.on_topk_bound: sends the bound up (ctx: the up pipe's fd). A record under
+ * PIPE_BUF is written whole; a failed write (the hub gone) only loses sharing, never the
+ * answer. */
+static void send_bound(void *ctx, const ringscan_topk_bound *b)
 {
-    link_ctx *c = arg;
-    uint64_t last = 0;
-    while (!atomic_load(&c->done)) {
-        ringscan_topk_bound b;
-        if (ringscan_scan_topk_bound(c->s, &b) == 0 && b.set && b.version != last) {
-            last = b.version;
-            if (write(c->fd, &b, sizeof b) != (ssize_t)sizeof b) break;
-        }
-        struct timespec ts = {0, TOPK_SEND_POLL_US * 1000};
-        nanosleep(&ts, NULL);
-    }
-    return NULL;
+    _Static_assert(sizeof *b <= PIPE_BUF, "a bound is one atomic pipe write");
+    const int *fd = ctx;
+    ssize_t n = write(*fd, b, sizeof *b);
+    (void)n;
 }
 
 static int drain_public(ringscan_scan *s, topk_bench_part *p, ringscan_error *err)
@@ -205,14 +196,13 @@ static int child_scan(const bench_topk_opts *o, const topk_bench_file *f, const 
     ro.filter = a->layout == TOPK_LAYOUT_CONTROL ? "flag = 0" : NULL;
     ro.row_groups = groups, ro.nrow_groups = groups_of(f, idx, a->scanners, groups);
     ro.threads = 1, ro.io = io_of[o->io];
+    if (up >= 0) ro.on_topk_bound = send_bound, ro.on_topk_bound_ctx = &up;
     if (rc == 0) rc = ringscan_scan_start(file, &ro, &s, &err);
-    link_ctx in = {.s = s, .fd = down}, out = {.s = s, .fd = up};
-    pthread_t ti, to;
+    link_ctx in = {.s = s, .fd = down};
+    pthread_t ti;
     bool offers = rc == 0 && up >= 0 && pthread_create(&ti, NULL, offer_loop, &in) == 0;
-    bool sends = offers && pthread_create(&to, NULL, send_loop, &out) == 0;
     if (rc == 0) rc = drain_public(s, p, &err);
-    if (sends) atomic_store(&out.done, 1), pthread_join(to, NULL);
-    if (up >= 0) close(up); /* invariant 1: the hub now closes down */
+    if (up >= 0) close(up); /* invariant 1: the hub now closes down; no split runs any more */
     if (offers) pthread_join(ti, NULL);
     if (rc) part_fail(p, rc, "scan", err.message);
     if (s) {

@@ -260,6 +260,15 @@ typedef struct ringscan_options {
     const struct ringscan_topk_bound *topk_bound; /* a sibling's bound to start from
                                    (ringscan_scan_offer_bound before planning: row groups it
                                    rules out are pruned unread); NULL = none */
+    void (*on_topk_bound)(void *ctx, const struct ringscan_topk_bound *b);
+    void *on_topk_bound_ctx;    /* ORDER BY ... LIMIT: called each time the scan itself
+                                   tightens its bound (from a split on one of the scan's
+                                   threads, or from the statistics inside ringscan_scan_start;
+                                   never for an offered bound), with the bound as
+                                   ringscan_scan_topk_bound would give it: the push side of
+                                   sharing it with siblings (no polling). It must return soon
+                                   and not block; it may call ringscan_scan_offer_bound on
+                                   other scans, never free this one. NULL = none */
     const int *row_groups;      /* scan only these row groups (distinct indexes, any order;
                                    read in file order), e.g. one worker's share of a file;
                                    NULL = every row group */

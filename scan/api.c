@@ -20,6 +20,8 @@ struct ringscan_scan {
     unsigned arrow_flags;      /* scan/arrow.h SCAN_ARROW_* */
     bool topk;                 /* an ORDER BY ... LIMIT scan */
     int *row_groups;           /* options.row_groups, sorted (the scan reads it) */
+    void (*on_bound)(void *ctx, const struct ringscan_topk_bound *b); /* options' */
+    void *on_bound_ctx;
     char last_error[512];
 };
 
@@ -211,6 +213,25 @@ static int order_keys(ringscan_file *f, const ringscan_options *o, scan_opts *so
     return rc;
 }
 
+/* The bound as the API gives it. */
+static void bound_out(flt_domain dom, const flt_lit *v, uint64_t version, bool set,
+                      ringscan_topk_bound *out)
+{
+    *out = (ringscan_topk_bound){.set = set, .version = version};
+    out->is_float = dom == FLT_DOM_F32 || dom == FLT_DOM_F64;
+    if (set) out->i = out->is_float ? 0 : v->i, out->f = out->is_float ? v->f : 0;
+}
+
+/* scan_opts.topk_notify: hands the bound to options.on_topk_bound (ctx: the ringscan_scan,
+ * whose scan field may not be set yet). */
+static void notify_bound(void *ctx, flt_domain dom, flt_lit v, uint64_t version)
+{
+    const ringscan_scan *s = ctx;
+    ringscan_topk_bound b;
+    bound_out(dom, &v, version, true, &b);
+    s->on_bound(s->on_bound_ctx, &b);
+}
+
 int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_scan **out,
                         ringscan_error *err)
 {
@@ -229,6 +250,10 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     to_scan_opts(o, &so);
     if (rc == 0 && o->order_by) rc = order_keys(f, o, &so, &e);
     if (rc == 0 && o->row_groups) rc = pick_row_groups(f, o, s, &so, &e);
+    if (rc == 0 && o->on_topk_bound) {
+        s->on_bound = o->on_topk_bound, s->on_bound_ctx = o->on_topk_bound_ctx;
+        so.topk_notify = notify_bound, so.topk_notify_ctx = s;
+    }
     if (rc == 0) rc = scan_start(f->f, idx, n, filter, &so, &s->scan, &e);
     if (rc == 0 && !(s->cols = fail_calloc((size_t)n, sizeof *s->cols))) rc = -ENOMEM;
     free(idx);
@@ -311,10 +336,10 @@ int ringscan_scan_topk_bound(ringscan_scan *s, ringscan_topk_bound *out)
     memset(out, 0, sizeof *out);
     if (!s || !s->topk) return -EINVAL;
     flt_lit v;
+    uint64_t version = 0;
     flt_domain dom = FLT_DOM_I64;
-    out->set = scan_topk_bound(s->scan, &v, &out->version, &dom);
-    out->is_float = dom == FLT_DOM_F32 || dom == FLT_DOM_F64;
-    if (out->set) out->i = out->is_float ? 0 : v.i, out->f = out->is_float ? v.f : 0;
+    bool set = scan_topk_bound(s->scan, &v, &version, &dom);
+    bound_out(dom, &v, version, set, out);
     return 0;
 }
 

@@ -10,6 +10,17 @@
 #include "filter/prune.h"
 #include "scan/task.h"
 
+bool scan_topk_publish(scan_topk *t, flt_lit v, bool notify)
+{
+    assert(t->bound);
+    if (!flt_dyn_publish(t->dyn, t->bound->dom, t->keys[0].desc, v)) return false; /* or NaN */
+    flt_lit now;
+    uint64_t version;
+    if (notify && t->notify && flt_dyn_load(t->dyn, t->bound->dom, &now, &version))
+        t->notify(t->notify_ctx, t->bound->dom, now, version);
+    return true;
+}
+
 bool task_topk_dead(scan_task *x)
 {
     const scan_topk *t = x->env->topk;
@@ -94,7 +105,7 @@ static void publish(scan_topk *t, const topk_rows *r, int64_t at)
     case FLT_DOM_F64: l.f = ((const double *)v->values)[i]; break;
     default: return;
     }
-    flt_dyn_publish(t->dyn, t->bound->dom, t->keys[0].desc, l); /* a NaN is refused there */
+    scan_topk_publish(t, l, true);
 }
 
 /* x->mask = the rows at h[0..k) of r->row. */

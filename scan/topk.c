@@ -175,7 +175,7 @@ static int plan_facts(scan_topk *t, const pq_file_meta *m, const scan_opts *o,
     for (int g = 0; g < n && rows < t->k && !o->topk_no_seed; g++) {
         if (f[g].rows < 0) continue;
         rows += f[g].rows, used++;
-        if (rows >= t->k) seeded = flt_dyn_publish(t->dyn, t->bound->dom, t->keys[0].desc, f[g].worst);
+        if (rows >= t->k) seeded = scan_topk_publish(t, f[g].worst, true);
     }
     flt_lit v;
     if (flt_dyn_load(t->dyn, t->bound->dom, &v, NULL)) {
@@ -206,7 +206,7 @@ static int start_bound(scan_topk *t, const scan_opts *o, pq_err *e)
     if (!t->bound || fl != o->topk_seed_float)
         return pq_errf(e, -EINVAL, -1, "topk_bound: the first ORDER BY key %s", !t->bound ? "has no numeric bound"
                        : fl ? "is a float (set is_float)" : "is an integer (is_float must be false)");
-    flt_dyn_publish(t->dyn, t->bound->dom, t->keys[0].desc, o->topk_seed);
+    scan_topk_publish(t, o->topk_seed, false);
     return 0;
 }
 
@@ -218,6 +218,7 @@ int scan_topk_init(scan_topk *t, const pqf_t *f, const scan_opts *o, int nout,
     *t = (scan_topk){.nkeys = o->nkeys, .nout = nout,
                      .k = o->limit < 0 ? INT64_MAX : o->limit};
     t->dyn = o->topk_cell ? o->topk_cell : &t->own;
+    t->notify = o->topk_notify, t->notify_ctx = o->topk_notify_ctx;
     for (int j = 0; j < o->nkeys; j++) {
         const scan_order_key *k = &o->keys[j];
         assert(k->col >= 0 && k->col < m->ncolumns);
@@ -256,7 +257,7 @@ bool scan_topk_load(const scan_topk *t, flt_lit *v, uint64_t *version, flt_domai
 
 bool scan_topk_offer(scan_topk *t, flt_lit v)
 {
-    return t->nkeys && t->bound && flt_dyn_publish(t->dyn, t->bound->dom, t->keys[0].desc, v);
+    return t->nkeys && t->bound && scan_topk_publish(t, v, false);
 }
 
 /* ---------------------------------------------------------------------------- merge */

@@ -33,6 +33,8 @@ typedef struct scan_topk {
     const flt_pred *bound;     /* the first key's dynamic predicate (in the filter), or NULL
                                   when the key has no numeric bound */
     flt_dyn *dyn;              /* its cell: own, or shared with sibling scans */
+    void (*notify)(void *ctx, flt_domain dom, flt_lit v, uint64_t version); /* scan_opts' */
+    void *notify_ctx;
     flt_dyn own;
     const int64_t *rg_first;   /* file position of each row group's first row */
     int *rg_order;             /* the scan's row groups most promising first (the plan's
@@ -58,6 +60,10 @@ bool scan_topk_load(const scan_topk *t, flt_lit *v, uint64_t *version, flt_domai
 /* Offers a bound from outside (a sibling scan that holds K rows at least as good: invariant
  * 2); true when it tightened t's. */
 bool scan_topk_offer(scan_topk *t, flt_lit v);
+
+/* Publishes v as t's bound when stricter (t->bound set; task_topk.c). When it changed and
+ * notify, calls t->notify with the bound as it is then (maybe stricter still). */
+bool scan_topk_publish(scan_topk *t, flt_lit v, bool notify);
 
 /* The consumer's side: the best K rows of the batches seen so far (topk.c). */
 typedef struct scan_topk_merge {

@@ -24,6 +24,8 @@ typedef struct answer {
     int64_t score[K], id[K];
     ringscan_stats st;
     ringscan_topk_bound bound; /* at the end */
+    int64_t ncalls;            /* options.on_topk_bound calls */
+    int64_t best_notified;     /* the strictest (largest) bound they reported */
 } answer;
 
 static char path[2][256];
@@ -63,27 +65,23 @@ static void *offer_loop(void *arg)
     return NULL;
 }
 
-/* A thread sending the scan's bound to fd each time it tightens, until *done. */
+/* options.on_topk_bound: sends the bound to fd (when >= 0) and records it; called from the
+ * scan's cores, so under a lock. */
 typedef struct send_ctx {
-    ringscan_scan *s;
+    pthread_mutex_t mu;
     int fd;
-    _Atomic int done;
+    answer *a;
+    bool bad;                  /* a call without a set integer bound */
 } send_ctx;
 
-static void *send_loop(void *arg)
+static void send_bound(void *ctx, const ringscan_topk_bound *b)
 {
-    send_ctx *c = arg;
-    uint64_t last = 0;
-    while (!atomic_load(&c->done)) {
-        ringscan_topk_bound b;
-        if (ringscan_scan_topk_bound(c->s, &b) == 0 && b.set && b.version != last) {
-            last = b.version;
-            if (write(c->fd, &b, sizeof b) != (ssize_t)sizeof b) break;
-        }
-        struct timespec ts = {0, 200 * 1000}; /* a test's sibling link, not library code */
-        nanosleep(&ts, NULL);
-    }
-    return NULL;
+    send_ctx *c = ctx;
+    pthread_mutex_lock(&c->mu);
+    c->bad = c->bad || !b->set || b->is_float;
+    if (c->a->ncalls++ == 0 || b->i > c->a->best_notified) c->a->best_notified = b->i;
+    if (c->fd >= 0) (void)!write(c->fd, b, sizeof *b);
+    pthread_mutex_unlock(&c->mu);
 }
 
 /* Scans groups [lo, hi) of file which (ORDER BY score DESC LIMIT K, optional flag = 0), starting
@@ -106,13 +104,13 @@ static int scan_part(int which, int lo, int hi, bool where, const ringscan_topk_
     o.filter = where ? "flag = 0" : NULL;
     o.row_groups = groups, o.nrow_groups = n;
     o.topk_bound = start;
+    send_ctx sc = {.mu = PTHREAD_MUTEX_INITIALIZER, .fd = out_fd, .a = a};
+    o.on_topk_bound = send_bound, o.on_topk_bound_ctx = &sc;
     ringscan_scan *s = NULL;
     int rc = ringscan_scan_start(f, &o, &s, &err);
     offer_ctx oc = {.s = s, .fd = in_fd};
-    send_ctx sc = {.s = s, .fd = out_fd};
-    pthread_t ot, st;
+    pthread_t ot;
     if (rc == 0 && in_fd >= 0) pthread_create(&ot, NULL, offer_loop, &oc);
-    if (rc == 0 && out_fd >= 0) pthread_create(&st, NULL, send_loop, &sc);
     struct ArrowArray arr;
     while (rc == 0 && (rc = ringscan_scan_next(s, &arr, &err)) == 1) {
         rc = 0;
@@ -122,7 +120,7 @@ static int scan_part(int which, int lo, int hi, bool where, const ringscan_topk_
         arr.release(&arr);
     }
     if (rc) fprintf(stderr, "  scan: rc %d: %s\n", rc, err.message);
-    if (out_fd >= 0 && s) atomic_store(&sc.done, 1), pthread_join(st, NULL);
+    CHECK(!sc.bad);
     if (s) ringscan_scan_topk_bound(s, &a->bound);
     if (out_fd >= 0 && a->bound.set) (void)!write(out_fd, &a->bound, sizeof a->bound);
     if (out_fd >= 0) close(out_fd);
@@ -147,6 +145,15 @@ static bool merged_equals(const topk_gen *g, bool where, const answer *x, const 
     for (int64_t r = 0; ok && r < n; r++) ok = got[r] == exp[r];
     if (!ok) fprintf(stderr, "  merged answer differs (n %lld, expected %lld)\n", (long long)n, (long long)nexp);
     return ok;
+}
+
+/* The K-th best score of two answers together (each best first; both hold K rows at most). */
+static int64_t kth_of(const answer *x, const answer *y)
+{
+    int64_t i = 0, j = 0, v = INT64_MIN;
+    for (int n = 0; n < K && (i < x->n || j < y->n); n++)
+        v = j >= y->n || (i < x->n && x->score[i] >= y->score[j]) ? x->score[i++] : y->score[j++];
+    return v;
 }
 
 /* Runs the high groups in a child process and sends its answer and bound over a pipe. */
@@ -188,6 +195,9 @@ static void sequential(int which, bool where)
     CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
     close(ans[0]);
     CHECK(b.set && !b.is_float && hi.n == K);
+    /* the callback reported the child's bound as it tightened, up to the final one, and never
+     * one stricter than its K-th best row */
+    CHECK(hi.ncalls >= 1 && hi.best_notified == b.i && b.i <= hi.score[K - 1]);
     CHECK(scan_part(which, G / 2, G, where, &b, -1, -1, &lo) == 0);
     CHECK(merged_equals(gens[which], where, &hi, &lo));
     for (int64_t i = 0; i < lo.n; i++) CHECK(lo.score[i] >= b.i); /* only rows still in the running */
@@ -217,6 +227,8 @@ static void live(int which, bool where)
     CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
     close(c2p[0]), close(ans[0]);
     CHECK(merged_equals(gens[which], where, &hi, &lo));
+    CHECK(hi.ncalls >= 1 && hi.best_notified <= kth_of(&hi, &lo));
+    CHECK(lo.ncalls == 0 || lo.best_notified <= kth_of(&hi, &lo));
 }
 
 static void pruning_sequential(void) { sequential(0, false); }
