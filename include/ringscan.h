@@ -263,8 +263,9 @@ typedef struct ringscan_options {
     void (*on_topk_bound)(void *ctx, const struct ringscan_topk_bound *b);
     void *on_topk_bound_ctx;    /* ORDER BY ... LIMIT: called each time the scan itself
                                    tightens its bound (from a split on one of the scan's
-                                   threads, or from the statistics inside ringscan_scan_start;
-                                   never for an offered bound), with the bound as
+                                   threads, from the merge inside ringscan_scan_next, or from
+                                   the statistics inside ringscan_scan_start; never for an
+                                   offered bound), with the bound as
                                    ringscan_scan_topk_bound would give it: the push side of
                                    sharing it with siblings (no polling). It must return soon
                                    and not block; it may call ringscan_scan_offer_bound on

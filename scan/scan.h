@@ -88,8 +88,9 @@ typedef struct scan_opts {
     flt_dyn *topk_cell;       /* a Top-K bound shared with other scans (zeroed by the caller,
                                  outliving the scan); NULL = the scan's own */
     void (*topk_notify)(void *ctx, flt_domain dom, flt_lit v, uint64_t version);
-    void *topk_notify_ctx;    /* called each time the scan itself tightens its bound (a split
-                                 or the statistics' seed; not an offer), with the bound then */
+    void *topk_notify_ctx;    /* called each time the scan itself tightens its bound (a split,
+                                 the merge or the statistics' seed; not an offer), with the
+                                 bound then */
     bool topk_no_seed;        /* no bound from row-group statistics at planning (benchmarks:
                                  what an engine without seeding, as DataFusion, reads) */
     bool topk_bounded;        /* set by scan_start for ORDER BY ... LIMIT: a bound may end a

@@ -48,20 +48,32 @@ int task_topk_pages(scan_task *x)
     return 0;
 }
 
-/* The split's rows as sort rows: key vectors and each selected row's file position. */
+/* The split's rows as sort rows: key vectors and each selected row's file position. A key
+ * vector holds every row of the split (full: a conjunct decoded it) or only the selected
+ * ones, in mask order (decoded compacted here). */
 typedef struct topk_rows {
     const scan_topk *t;
     const pq_vec *kv[FLT_MAX_SORT_KEYS];
+    bool full[FLT_MAX_SORT_KEYS];
     const uint32_t *row; /* split-relative rows, in mask order */
     int64_t base;        /* file position of the split's row 0 */
 } topk_rows;
 
-/* Row a (an index into row[]) against row b. */
+/* Where selected row a (an index into row[]) is in key j's vector. */
+static int64_t key_at(const topk_rows *r, int j, int64_t a)
+{
+    return r->full[j] ? r->row[a] : a;
+}
+
+/* Row a (an index into row[]) against row b: key by key, then file position (which is the
+ * order of row[]): flt_keys_cmp with each key's own index. */
 static int rows_cmp(const topk_rows *r, int64_t a, int64_t b)
 {
-    flt_sort_row x = {.keys = r->kv, .i = r->row[a], .pos = r->base + r->row[a]};
-    flt_sort_row y = {.keys = r->kv, .i = r->row[b], .pos = r->base + r->row[b]};
-    return flt_keys_cmp(r->t->keys, r->t->nkeys, &x, &y);
+    for (int j = 0; j < r->t->nkeys; j++) {
+        int c = flt_sort_cmp(&r->t->keys[j], r->kv[j], key_at(r, j, a), r->kv[j], key_at(r, j, b));
+        if (c) return c;
+    }
+    return (a > b) - (a < b);
 }
 
 /* Restores the max-heap (worst row on top) below position at of h[0..n). */
@@ -89,13 +101,9 @@ static void select_best(const topk_rows *r, int64_t *h, int64_t n, int64_t k)
     }
 }
 
-/* Publishes the first key of row (index into r->row) as the bound (topk.h invariant 2): only a
- * value, never a null or NaN, which the bound cannot hold. */
-static void publish(scan_topk *t, const topk_rows *r, int64_t at)
+bool scan_topk_publish_row(scan_topk *t, const pq_vec *v, int64_t i)
 {
-    const pq_vec *v = r->kv[0];
-    int64_t i = r->row[at];
-    if (!t->bound || !pq_vec_is_valid(v, i)) return;
+    if (!t->bound || !pq_vec_is_valid(v, i)) return false;
     flt_lit l = {0};
     switch (t->bound->dom) {
     case FLT_DOM_I32: l.i = ((const int32_t *)v->values)[i]; break;
@@ -103,13 +111,29 @@ static void publish(scan_topk *t, const topk_rows *r, int64_t at)
     case FLT_DOM_I64: case FLT_DOM_U64: memcpy(&l.i, v->values + 8 * i, 8); break;
     case FLT_DOM_F32: l.f = ((const float *)v->values)[i]; break;
     case FLT_DOM_F64: l.f = ((const double *)v->values)[i]; break;
-    default: return;
+    default: return false;
     }
-    scan_topk_publish(t, l, true);
+    return scan_topk_publish(t, l, true);
 }
 
-/* x->mask = the rows at h[0..k) of r->row. */
-static int keep_rows(scan_task *x, const topk_rows *r, const int64_t *h, int64_t k)
+/* A key slot decoded compacted to the n selected rows keeps only the k kept ones (at
+ * indexes at[0..k) of its vector, ascending), so it stays compacted to the mask. */
+static int recompact(scan_task *x, int slot, const uint32_t *at, int64_t k)
+{
+    pq_vec *v = &x->vecs[slot], kept;
+    pq_vec_init(&kept, v->type, v->type_length);
+    int rc = pq_vec_take(v, at, k, &kept);
+    if (rc) {
+        pq_vec_free(&kept);
+        return rc;
+    }
+    pq_vec_free(v);
+    *v = kept;
+    return 0;
+}
+
+/* x->mask = the rows at h[0..k) of r->row[0..n); compacted key slots follow. */
+static int keep_rows(scan_task *x, const topk_rows *r, const int64_t *h, int64_t k, int64_t n)
 {
     flt_mask_free(&x->tmp);
     int rc = flt_mask_init(&x->tmp, x->mask.len, false);
@@ -117,7 +141,20 @@ static int keep_rows(scan_task *x, const topk_rows *r, const int64_t *h, int64_t
     for (int64_t j = 0; j < k; j++) flt_mask_set(&x->tmp, r->row[h[j]]);
     flt_mask swap = x->mask;
     x->mask = x->tmp, x->tmp = swap;
-    return 0;
+    uint32_t *at = fail_malloc(sizeof *at * (size_t)(k + 1));
+    if (!at) return -ENOMEM;
+    int64_t m = 0;
+    for (int64_t a = 0; a < n; a++)
+        if (flt_mask_get(&x->mask, r->row[a])) at[m++] = (uint32_t)a;
+    assert(m == k);
+    for (int j = 0; rc == 0 && j < r->t->nkeys; j++) {
+        int slot = x->plan->proj_slot[r->t->nout + j];
+        bool first = true; /* a slot that is two keys is recompacted once */
+        for (int i = 0; i < j; i++) first = first && x->plan->proj_slot[r->t->nout + i] != slot;
+        if (!r->full[j] && first) rc = recompact(x, slot, at, k);
+    }
+    free(at);
+    return rc;
 }
 
 int task_topk_select(scan_task *x, int64_t **pos)
@@ -126,13 +163,15 @@ int task_topk_select(scan_task *x, int64_t **pos)
     assert(t && t->nkeys >= 1 && t->k >= 0);
     *pos = NULL;
     topk_rows r = {.t = t, .base = t->rg_first[x->sp->rg] + x->sp->row_lo};
-    for (int j = 0; j < t->nkeys; j++) {
+    for (int j = 0; j < t->nkeys; j++) { /* a key no conjunct decoded: the selected rows only */
         int slot = x->plan->proj_slot[t->nout + j];
-        int rc = task_load_slot(x, slot);
+        int rc = task_load_projected(x, slot);
         if (rc) return rc;
         r.kv[j] = &x->vecs[slot];
+        r.full[j] = !x->compacted[slot];
     }
     int64_t n = flt_mask_popcount(&x->mask), k = n < t->k ? n : t->k;
+    for (int j = 0; j < t->nkeys; j++) assert(r.full[j] ? r.kv[j]->length == x->sp->nrows : r.kv[j]->length == n);
     uint32_t *row = fail_malloc(sizeof *row * (size_t)(n + 1));
     int64_t *h = fail_malloc(sizeof *h * (size_t)(k + 1));
     *pos = fail_malloc(sizeof **pos * (size_t)(k + 1));
@@ -142,12 +181,12 @@ int task_topk_select(scan_task *x, int64_t **pos)
         r.row = row;
         if (k < n && k > 0) select_best(&r, h, n, k);
         for (int64_t i = 0; k == n && i < n; i++) h[i] = i;
-        if (k < n) rc = keep_rows(x, &r, h, k);
+        if (k < n) rc = keep_rows(x, &r, h, k, n);
     }
     if (rc == 0 && k > 0 && k == t->k) { /* it holds K rows: the worst of them is a bound */
         int64_t worst = h[0];
         for (int64_t j = 1; k == n && j < k; j++) if (rows_cmp(&r, h[j], worst) > 0) worst = h[j];
-        publish(t, &r, worst);
+        scan_topk_publish_row(t, r.kv[0], key_at(&r, 0, worst)); /* topk.h invariant 2 */
     }
     if (rc == 0) {
         int64_t got = flt_mask_select(&x->mask, row, n);

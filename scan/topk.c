@@ -323,6 +323,8 @@ static int compact(scan_topk_merge *m)
     m->held[0] = one;
     m->nheld = 1;
     m->rows = n;
+    /* the merge holds the best K of every split so far: its worst is the scan's bound */
+    if (n == m->t->k) scan_topk_publish_row(m->t, &one.cols[m->t->nout], n - 1);
     return 0;
 }
 
@@ -343,7 +345,7 @@ int scan_topk_add(scan_topk_merge *m, scan_batch *b)
     m->held[m->nheld++] = *b;
     m->rows += b->rows;
     memset(b, 0, sizeof *b);
-    bool over = m->t->k < INT64_MAX / 2 && m->rows > 2 * m->t->k && m->rows > TOPK_OUT_ROWS;
+    bool over = m->t->k < INT64_MAX / 4 && m->rows > 4 * m->t->k;
     return over ? compact(m) : 0;
 }
 

@@ -64,10 +64,13 @@ bool scan_topk_offer(scan_topk *t, flt_lit v);
 /* Publishes v as t's bound when stricter (t->bound set; task_topk.c). When it changed and
  * notify, calls t->notify with the bound as it is then (maybe stricter still). */
 bool scan_topk_publish(scan_topk *t, flt_lit v, bool notify);
+/* Publishes (notifying) row i of v, the first key's column, when it holds K rows at least as
+ * good (invariant 2): only a value, never a null or NaN, which the bound cannot hold. */
+bool scan_topk_publish_row(scan_topk *t, const pq_vec *v, int64_t i);
 
 /* The consumer's side: the best K rows of the batches seen so far (topk.c). */
 typedef struct scan_topk_merge {
-    const scan_topk *t;
+    scan_topk *t;              /* the merge publishes its K-th row as the bound too */
     scan_batch *held;          /* batches with candidate rows, owned */
     int nheld, cap;
     int64_t rows;              /* rows in held */
@@ -75,7 +78,8 @@ typedef struct scan_topk_merge {
     int64_t norder, next;      /* rows in order, and the first not yet returned */
 } scan_topk_merge;
 
-/* Takes b (left empty) into m; when its rows pass twice K, keeps only the best K. 0 or
+/* Takes b (left empty) into m; when its rows pass four times K, keeps only the best K and
+ * publishes the worst of them as the bound (they are K rows of the answer's candidates). 0 or
  * -ENOMEM / -EOVERFLOW (m unchanged by a failed compaction). */
 int scan_topk_add(scan_topk_merge *m, scan_batch *b);
 /* After the last batch: sorts what is held. 0 or -ENOMEM. */
