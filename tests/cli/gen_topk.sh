@@ -11,16 +11,6 @@
 # Run by tests/run.sh with $RINGSCAN = the binary and cwd = the project root.
 # Last line: "gen_topk: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
-# usage_is MESSAGE CMD...: exit status 2, first stderr line MESSAGE, nothing on stdout
-usage_is() {
-    local want=$1; shift
-    "$@" >"$dir/out" 2>"$dir/err"; local rc=$?
-    local got; got=$(head -n1 "$dir/err")
-    if [ "$rc" -ne 2 ]; then bad "$*: exit $rc, want 2 ($got)"
-    elif [ "$got" != "$want" ]; then bad "$*: stderr '$got', want '$want'"
-    elif [ -s "$dir/out" ]; then bad "$*: wrote to stdout: $(head -c 200 "$dir/out")"
-    else ok; fi
-}
 G="ringscan: gen:"
 x=$dir/x.parquet
 usage_is "$G --layout: unknown value 'prunning' (did you mean pruning?); one of tpch, cancel, pruning, control" \

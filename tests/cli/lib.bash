@@ -10,6 +10,16 @@ passed=0; failed=0
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
 check() { if eval "$1"; then ok; else bad "$2"; fi; }
+# usage_is MESSAGE CMD...: exit status 2, first stderr line MESSAGE, nothing on stdout
+usage_is() {
+    local want=$1; shift
+    "$@" >"$dir/out" 2>"$dir/err"; local rc=$?
+    local got; got=$(head -n1 "$dir/err")
+    if [ "$rc" -ne 2 ]; then bad "$*: exit $rc, want 2 ($got)"
+    elif [ "$got" != "$want" ]; then bad "$*: stderr '$got', want '$want'"
+    elif [ -s "$dir/out" ]; then bad "$*: wrote to stdout: $(head -c 200 "$dir/out")"
+    else ok; fi
+}
 summary() {
     echo "$1: $passed passed, $failed failed"
     [ "$failed" -eq 0 ]
