@@ -145,7 +145,8 @@ bool task_topk_dead(scan_task *x);
  * bound column's pages the bound now rules out (their page index: scan_plan_dyn_prune) and
  * releases every undecoded column's pages the mask no longer selects. 0 or -ENOMEM. */
 int task_topk_pages(scan_task *x);
-/* After the chain: x->mask keeps the split's best K rows (every key decoded in full), the
+/* After the chain: x->mask keeps the split's best K rows (keys no conjunct decoded are
+ * decoded for the selected rows only, then cut to the kept ones), the
  * scan's bound is tightened when the split holds K rows, and *pos (malloc'd, one per kept row
  * in mask order) gets their file positions. 0 or a status (*pos NULL). */
 int task_topk_select(scan_task *x, int64_t **pos);
