@@ -15,6 +15,11 @@
  *  1. A child holds only its own pipe ends (every other is closed after fork), so its up pipe
  *     ends exactly when it has finished scanning; the hub then closes its down pipe, which
  *     ends the child's offer thread; the child frees its scan only after that thread joined.
+ *  3. Sharing on, before scanning, each child sends the bound its groups' statistics seed
+ *     (ringscan_topk_seed, metadata only; unset when they prove none) and waits for the
+ *     hub's answer, the strictest of all, which it starts from (options.topk_bound): the
+ *     groups a sibling's seed rules out are pruned at planning, as an engine's coordinator
+ *     would hand its workers the best bound it knows.
  *  2. The merge sorts every scanner's rows by score DESC, then id (file order: the scan's tie
  *     rule) and cuts at K; each scanner returns at most K rows. */
 #include <errno.h>
@@ -180,6 +185,19 @@ static int drain_public(ringscan_scan *s, topk_bench_part *p, ringscan_error *er
     return rc;
 }
 
+/* Before scanning (invariant 3): sends the seed its statistics give (set or not) up and
+ * waits for the hub's strictest of every child's, into *start. 0 or a status. */
+static int exchange_seed(ringscan_file *file, const ringscan_options *ro, int up, int down,
+                         ringscan_topk_bound *start, ringscan_error *err)
+{
+    ringscan_topk_bound seed;
+    int rc = ringscan_topk_seed(file, ro, &seed, err);
+    if (rc) return rc;
+    if (write(up, &seed, sizeof seed) != (ssize_t)sizeof seed) return -EPIPE;
+    if (read(down, start, sizeof *start) != (ssize_t)sizeof *start) return -EPIPE;
+    return 0;
+}
+
 /* A child's scan of its groups; up/down are -1 when not sharing. */
 static int child_scan(const bench_topk_opts *o, const topk_bench_file *f, const topk_bench_arm *a,
                       int idx, int up, int down, topk_bench_part *p)
@@ -196,6 +214,9 @@ static int child_scan(const bench_topk_opts *o, const topk_bench_file *f, const 
     ro.filter = a->layout == TOPK_LAYOUT_CONTROL ? "flag = 0" : NULL;
     ro.row_groups = groups, ro.nrow_groups = groups_of(f, idx, a->scanners, groups);
     ro.threads = 1, ro.io = io_of[o->io];
+    ringscan_topk_bound start = {0};
+    if (rc == 0 && up >= 0) rc = exchange_seed(file, &ro, up, down, &start, &err);
+    if (start.set) ro.topk_bound = &start;
     if (up >= 0) ro.on_topk_bound = send_bound, ro.on_topk_bound_ctx = &up;
     if (rc == 0) rc = ringscan_scan_start(file, &ro, &s, &err);
     link_ctx in = {.s = s, .fd = down};
@@ -224,6 +245,12 @@ static void hub(int n, int *up, int *down)
     struct pollfd pf[TOPK_BENCH_SCANNERS_MAX];
     ringscan_topk_bound best = {0};
     int open_n = n;
+    for (int i = 0; i < n; i++) { /* invariant 3: every child's seed first */
+        ringscan_topk_bound b;
+        if (read(up[i], &b, sizeof b) == (ssize_t)sizeof b && b.set && (!best.set || b.i > best.i))
+            best = b;
+    }
+    for (int i = 0; i < n; i++) (void)!write(down[i], &best, sizeof best);
     for (int i = 0; i < n; i++) pf[i] = (struct pollfd){.fd = up[i], .events = POLLIN};
     while (open_n > 0) {
         if (poll(pf, (nfds_t)n, -1) < 0) {

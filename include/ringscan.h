@@ -391,6 +391,17 @@ typedef struct ringscan_topk_bound {
  * or -EINVAL when s is NULL or not an ORDER BY ... LIMIT scan. */
 RINGSCAN_API int ringscan_scan_topk_bound(ringscan_scan *s, ringscan_topk_bound *out);
 
+/* The bound a scan of f with o (an ORDER BY ... LIMIT scan's options) would start from, from
+ * the footer's statistics only (no data read): what the scan seeds itself with (see
+ * --explain), or o->topk_bound when stricter; out->set false when no bound follows from them
+ * (a filter no group's statistics prove, fewer than K rows, a key no numeric bound holds).
+ * Siblings that exchange their seeds before starting (the strictest given to each as
+ * options.topk_bound) prune at planning the row groups a sibling's seed rules out. Returns 0,
+ * or a status with err filled (-EINVAL when o has no order_by or limit < 0). Thread-safe for
+ * distinct calls on one file. */
+RINGSCAN_API int ringscan_topk_seed(ringscan_file *f, const ringscan_options *o,
+                                    ringscan_topk_bound *out, ringscan_error *err);
+
 /* Offers a sibling's bound b (taken from its ringscan_scan_topk_bound: the sibling holds K
  * rows at least as good, so using it never changes the merged answer). s keeps the stricter of
  * its own and b; rows of s worse than it are dropped, and its row groups and splits that

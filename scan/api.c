@@ -232,6 +232,20 @@ static void notify_bound(void *ctx, flt_domain dom, flt_lit v, uint64_t version)
     s->on_bound(s->on_bound_ctx, &b);
 }
 
+/* What ringscan_scan_start and ringscan_topk_seed resolve from the options: the projected
+ * columns (*idx, *n: malloc'd), the parsed filter (*filter, the caller's; NULL = none) and
+ * so (s->row_groups holds its row group list). 0 or a status with e filled. */
+static int prepare(ringscan_file *f, const ringscan_options *o, ringscan_scan *s, int **idx,
+                   int *n, flt_expr **filter, scan_opts *so, pq_err *e)
+{
+    int rc = resolve_columns(f, o, idx, n, e);
+    if (rc == 0 && o->filter) rc = flt_parse(o->filter, f->f->meta.columns, f->f->meta.ncolumns, filter, e);
+    to_scan_opts(o, so);
+    if (rc == 0 && o->order_by) rc = order_keys(f, o, so, e);
+    if (rc == 0 && o->row_groups) rc = pick_row_groups(f, o, s, so, e);
+    return rc;
+}
+
 int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_scan **out,
                         ringscan_error *err)
 {
@@ -243,18 +257,15 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     pq_err e = {.offset = -1};
     int *idx = NULL, n = 0;
     flt_expr *filter = NULL;
-    ringscan_scan *s = fail_calloc(1, sizeof *s);
-    int rc = s ? resolve_columns(f, o, &idx, &n, &e) : -ENOMEM;
-    if (rc == 0 && o->filter) rc = flt_parse(o->filter, f->f->meta.columns, f->f->meta.ncolumns, &filter, &e);
     scan_opts so;
-    to_scan_opts(o, &so);
-    if (rc == 0 && o->order_by) rc = order_keys(f, o, &so, &e);
-    if (rc == 0 && o->row_groups) rc = pick_row_groups(f, o, s, &so, &e);
+    ringscan_scan *s = fail_calloc(1, sizeof *s);
+    int rc = s ? prepare(f, o, s, &idx, &n, &filter, &so, &e) : -ENOMEM;
     if (rc == 0 && o->on_topk_bound) {
         s->on_bound = o->on_topk_bound, s->on_bound_ctx = o->on_topk_bound_ctx;
         so.topk_notify = notify_bound, so.topk_notify_ctx = s;
     }
-    if (rc == 0) rc = scan_start(f->f, idx, n, filter, &so, &s->scan, &e);
+    if (rc == 0) rc = scan_start(f->f, idx, n, filter, &so, &s->scan, &e); /* owns filter */
+    else flt_expr_free(filter);
     if (rc == 0 && !(s->cols = fail_calloc((size_t)n, sizeof *s->cols))) rc = -ENOMEM;
     free(idx);
     if (rc) {
@@ -267,6 +278,33 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     s->arrow_flags = o->int96_raw ? SCAN_ARROW_INT96_RAW : 0;
     for (int i = 0; i < n; i++) s->cols[i] = scan_proj_desc(s->scan, i);
     *out = s;
+    return 0;
+}
+
+int ringscan_topk_seed(ringscan_file *f, const ringscan_options *o, ringscan_topk_bound *out,
+                       ringscan_error *err)
+{
+    if (!out) return bad_arg(err, "ringscan_topk_seed: out is NULL");
+    memset(out, 0, sizeof *out);
+    if (!f || !o) return bad_arg(err, !f ? "ringscan_topk_seed: file is NULL" : "ringscan_topk_seed: options are NULL");
+    if (!o->order_by || o->limit < 0) return bad_arg(err, "ringscan_topk_seed: the options have no ORDER BY ... LIMIT");
+    int bad = check_options(o, err);
+    if (bad) return bad;
+    pq_err e = {.offset = -1};
+    int *idx = NULL, n = 0;
+    flt_expr *filter = NULL;
+    scan_opts so;
+    ringscan_scan rgs = {0}; /* holds the row group list only */
+    int rc = prepare(f, o, &rgs, &idx, &n, &filter, &so, &e);
+    flt_lit v = {0};
+    flt_domain dom = FLT_DOM_I64;
+    bool set = false;
+    if (rc == 0) rc = scan_topk_seed(f->f, &so, n, filter, &v, &dom, &set, &e); /* owns filter */
+    else flt_expr_free(filter);
+    free(idx);
+    free(rgs.row_groups);
+    if (rc) return report(err, f->path, rc, &e);
+    bound_out(dom, &v, 0, set, out);
     return 0;
 }
 

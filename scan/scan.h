@@ -178,6 +178,12 @@ int scan_nproj(const scan_t *s);
 /* A Top-K scan's bound (scan/topk.h scan_topk_load, scan_topk_offer); thread-safe. */
 bool scan_topk_bound(scan_t *s, flt_lit *v, uint64_t *version, flt_domain *dom);
 bool scan_topk_offer_bound(scan_t *s, flt_lit v);
+/* (scan/topk.c) The bound a scan of f with o (o->nkeys >= 1, o->limit = K) would start from, before any
+ * data read: the statistics' seed, or o's topk_seed when stricter. filter (owned from now on,
+ * may be NULL) is the scan's; nout the columns it projects. 0 and *set (with *v, *dom when
+ * set), or a status with e filled. */
+int scan_topk_seed(const pqf_t *f, const scan_opts *o, int nout, flt_expr *filter, flt_lit *v,
+                   flt_domain *dom, bool *set, pq_err *e);
 
 /* Stops the executor (cancelling what is in flight), frees everything. */
 void scan_free(scan_t *s);

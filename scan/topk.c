@@ -248,6 +248,22 @@ void scan_topk_free(scan_topk *t)
     t->rg_order = NULL;
 }
 
+int scan_topk_seed(const pqf_t *f, const scan_opts *o, int nout, flt_expr *filter, flt_lit *v,
+                   flt_domain *dom, bool *set, pq_err *e)
+{
+    scan_opts so = *o;
+    so.topk_cell = NULL, so.topk_notify = NULL; /* a bound of its own, told to nobody */
+    scan_topk t;
+    int *proj = fail_malloc(sizeof *proj * (size_t)(nout + o->nkeys));
+    int rc = proj ? scan_topk_init(&t, f, &so, nout, &filter, proj, NULL, e) : -ENOMEM;
+    uint64_t version;
+    *set = rc == 0 && scan_topk_load(&t, v, &version, dom);
+    if (proj) scan_topk_free(&t); /* safe after a failed init too: it zeroes t first */
+    free(proj);
+    flt_expr_free(filter);
+    return rc;
+}
+
 bool scan_topk_load(const scan_topk *t, flt_lit *v, uint64_t *version, flt_domain *dom)
 {
     if (!t->nkeys || !t->bound) return false;

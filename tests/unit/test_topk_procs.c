@@ -231,6 +231,52 @@ static void live(int which, bool where)
     CHECK(lo.ncalls == 0 || lo.best_notified <= kth_of(&hi, &lo));
 }
 
+/* ringscan_topk_seed of groups [lo, hi) of file which, ORDER BY score DESC LIMIT K. */
+static ringscan_topk_bound seed_of(int which, int lo, int hi, bool where)
+{
+    ringscan_topk_bound b = {.set = true, .i = -1};
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK(ringscan_open(path[which], &f, &err) == 0);
+    int groups[G], n = 0;
+    for (int g = lo; g < hi; g++) groups[n++] = g;
+    ringscan_options o;
+    ringscan_options_init(&o);
+    o.order_by = "score DESC", o.limit = K;
+    o.filter = where ? "flag = 0" : NULL;
+    o.row_groups = groups, o.nrow_groups = n;
+    CHECK(f && ringscan_topk_seed(f, &o, &b, &err) == 0);
+    ringscan_close(f);
+    return b;
+}
+
+/* Siblings exchange their seeds before starting (metadata only), each starting from the
+ * strictest: on the pruning layout the low groups' scanner prunes every group at planning. */
+static void seeds_first(int which, bool where)
+{
+    ringscan_topk_bound hi_seed = seed_of(which, 0, G / 2, where);
+    ringscan_topk_bound lo_seed = seed_of(which, G / 2, G, where);
+    if (which == 1) { /* control: the sentinels keep the statistics from proving anything */
+        CHECK(!hi_seed.set && !lo_seed.set);
+        return;
+    }
+    /* the seed is the worst score of the best group: group 0 / group G/2's minimum */
+    CHECK(hi_seed.set && !hi_seed.is_float && lo_seed.set && hi_seed.i > lo_seed.i);
+    CHECK_EQ_I64(hi_seed.version, 0);
+    answer hi, lo;
+    CHECK(scan_part(which, 0, G / 2, where, &hi_seed, -1, -1, &hi) == 0);
+    CHECK(scan_part(which, G / 2, G, where, &hi_seed, -1, -1, &lo) == 0);
+    CHECK(merged_equals(gens[which], where, &hi, &lo));
+    CHECK_EQ_I64(lo.n, 0);
+    CHECK_EQ_I64(lo.st.row_groups_pruned, G / 2);
+    CHECK_EQ_I64(lo.st.bytes_read - lo.st.plan_bytes, 0); /* no data read */
+    CHECK_EQ_I64(hi.st.row_groups_pruned, G / 2 - 1);     /* it reads its best group only */
+    CHECK(hi.bound.i >= hi_seed.i);
+}
+
+static void pruning_seeds(void) { seeds_first(0, false); }
+static void control_seeds(void) { seeds_first(1, true); }
+
 static void pruning_sequential(void) { sequential(0, false); }
 static void control_sequential(void) { sequential(1, true); }
 static void pruning_live(void) { live(0, false); }
@@ -248,6 +294,9 @@ static void misuse(void)
     CHECK(ringscan_scan_start(f, &o, &s, &err) == 0);
     ringscan_topk_bound b = {.set = true, .i = 5};
     CHECK(ringscan_scan_offer_bound(s, &b) == -EINVAL);
+    CHECK(ringscan_topk_seed(f, &o, &b, &err) == -EINVAL && strstr(err.message, "ORDER BY") && !b.set);
+    CHECK(ringscan_topk_seed(f, &o, NULL, &err) == -EINVAL);
+    b.set = true;
     CHECK(ringscan_scan_topk_bound(s, &b) == -EINVAL && !b.set); /* cleared */
     ringscan_scan_free(s);
     o.order_by = "score DESC", o.limit = 10;
@@ -284,6 +333,8 @@ int main(void)
     RUN(control_sequential);
     RUN(pruning_live);
     RUN(control_live);
+    RUN(pruning_seeds);
+    RUN(control_seeds);
     RUN(misuse);
     ts_dir_remove();
     return CHECK_DONE("test_topk_procs");
