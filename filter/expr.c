@@ -63,8 +63,9 @@ const char *flt_physical_name(pq_physical t)
 const char *flt_op_name(flt_op op)
 {
     static const char *n[] = {"=", "!=", "<", "<=", ">", ">=", "BETWEEN", "IN",
-                              "IS NULL", "IS NOT NULL", "LIKE", "FALSE"};
-    return (unsigned)op <= FLT_OP_FALSE ? n[op] : "?";
+                              "IS NULL", "IS NOT NULL", "LIKE", "FALSE", "NOT IN", "LIKE",
+                              "NOT LIKE"};
+    return (unsigned)op <= FLT_OP_NOT_LIKE ? n[op] : "?";
 }
 
 static bool logical_unsigned(pq_logical l)

@@ -20,13 +20,20 @@
  *     compare, which is exact); BYTES/SDEC/INT96 use lit.b/lit.len. SDEC literals are 16-byte
  *     big-endian two's complement; comparisons sign-extend the shorter operand.
  *  5. Term shapes: EQ..GE and PREFIX have 1 literal; BETWEEN 2 (lo <= x <= hi, inclusive);
- *     IN >= 1; IS_NULL, IS_NOT_NULL, FALSE none. Only IS_NULL matches a null row.
+ *     IN and NOT_IN >= 1; LIKE and NOT_LIKE 3 (invariant 7); IS_NULL, IS_NOT_NULL, FALSE
+ *     none. Only IS_NULL matches a null row (NOT IN and NOT LIKE never match one: SQL's
+ *     unknown).
  *  6. A dynamic predicate (flt_expr_add_dynamic) keeps the rows that can still make a Top-K
  *     cut: its first term is GE (descending) or LE (ascending) against the literal read from
  *     its flt_dyn at evaluation / pruning time (ties kept: a tie may win on file order), a
  *     second term IS NULL when nulls sort first; descending on floats it also keeps NaN (NaN
  *     sorts above every number) and then prunes only units proven free of NaN. While the
- *     bound is unset it keeps every row (including nulls) and prunes nothing. */
+ *     bound is unset it keeps every row (including nulls) and prunes nothing.
+ *  7. LIKE terms (BYTES domain): lits[0] is the pattern's fixed head (the bytes before its
+ *     first wildcard, escapes resolved; pruning bounds it like PREFIX when case matters),
+ *     lits[1] the pattern's characters and lits[2], as long, each one's kind: FLT_LIKE_CHAR,
+ *     FLT_LIKE_ONE (`_`: one UTF-8 character) or FLT_LIKE_ANY (`%`: any run of bytes). ILIKE
+ *     (icase) folds ASCII letters only; other characters compare as bytes. */
 #ifndef RINGSCAN_FILTER_EXPR_H
 #define RINGSCAN_FILTER_EXPR_H
 #include <pthread.h>
@@ -59,7 +66,13 @@ typedef enum flt_op {
     FLT_OP_IS_NOT_NULL,
     FLT_OP_PREFIX, /* LIKE 'abc%' */
     FLT_OP_FALSE,  /* matches nothing (a literal the domain cannot equal) */
+    FLT_OP_NOT_IN, /* matches every non-null value not in the list */
+    FLT_OP_LIKE,   /* SQL LIKE / ILIKE pattern (invariant 7) */
+    FLT_OP_NOT_LIKE,
 } flt_op;
+
+/* The kinds of a LIKE pattern's characters (invariant 7). */
+enum { FLT_LIKE_CHAR, FLT_LIKE_ONE, FLT_LIKE_ANY };
 
 /* How a column's values compare; chosen from physical + logical type (flt_domain_of). */
 typedef enum flt_domain {
@@ -86,6 +99,7 @@ typedef struct flt_term {
     flt_op op;
     int32_t nlits;
     flt_lit *lits;
+    bool icase;    /* LIKE / NOT LIKE: ILIKE (ASCII letters fold; invariant 7) */
 } flt_term;
 
 /* A Top-K bound cell shared by the scan's cores: the literal of a dynamic predicate.
@@ -119,10 +133,18 @@ typedef struct flt_expr {
 int flt_domain_of(const pq_column_desc *d, flt_domain *dom, pq_err *e);
 
 /* Parses text (NUL-terminated, < FLT_MAX_TEXT bytes) against the schema cols[0..ncols).
- * Grammar (keywords case-insensitive, identifiers bare or "quoted" with "" escape):
- *   expr := conj (AND conj)* ; conj := pred | '(' pred (OR pred)* ')' ; pred := col op lit |
- *   col BETWEEN lit AND lit | col IN (lit, ...) | col IS [NOT] NULL | col LIKE 'prefix%'
- * OR terms must all name the same column. Literals: numbers, 'strings' ('' escapes a quote),
+ * Grammar (keywords case-insensitive, identifiers bare or "quoted" with "" escape; SQL's
+ * precedence: OR below AND below NOT):
+ *   or := and (OR and)* ; and := not (AND not)* ; not := NOT not | '(' or ')' | atom
+ *   atom := col cmp lit | lit cmp col | col [NOT] BETWEEN lit AND lit | col [NOT] IN (lit, ...)
+ *         | col IS [NOT] NULL | col IS [NOT] DISTINCT FROM lit
+ *         | col [NOT] LIKE|ILIKE 'pattern' [ESCAPE 'c'] | starts_with(col, 'text')
+ *   cmp := = | == | != | <> | < | <= | > | >=
+ * NOT is pushed down to the atoms and the result put in conjunctive normal form; each of its
+ * clauses (an OR of atoms) must name one column: it becomes one predicate. Comparisons
+ * between two columns and ORs across columns are refused ("not supported yet"). LIKE: `%`
+ * any run, `_` one character, no escape character unless ESCAPE gives one. Literals:
+ * numbers, 'strings' ('' escapes a quote),
  * DATE 'YYYY-MM-DD', TIMESTAMP 'YYYY-MM-DD[ HH:MM:SS[.f...]][Z|+HH:MM]' (no offset = UTC;
  * the same wall-clock value is used for columns not adjusted to UTC), TRUE, FALSE. Date and
  * timestamp columns also accept a plain 'YYYY-MM-DD...' string; UUID columns take hex text.
@@ -182,9 +204,12 @@ typedef struct flt_raw_lit {
 } flt_raw_lit;
 
 /* Builds the term `column op raw[0..nraw)` in t (lits from the arena), applying the exact
- * rounding of invariant 3. Errors: RINGSCAN_EPARSE with message, -ENOMEM. */
+ * rounding of invariant 3. op is EQ..GE (1 literal), BETWEEN (2), IN / NOT_IN (>= 1),
+ * IS_NULL / IS_NOT_NULL / FALSE (0), or LIKE / NOT_LIKE (the pattern, then optionally the
+ * ESCAPE string; icase for ILIKE), which may come out as EQ, NE, PREFIX, IS_NOT_NULL or
+ * FALSE when the pattern allows. Errors: RINGSCAN_EPARSE with message, -ENOMEM. */
 int flt_type_term(struct flt_arena **a, const pq_column_desc *d, flt_domain dom, flt_op op,
-                  const flt_raw_lit *raw, int32_t nraw, flt_term *t, pq_err *e);
+                  bool icase, const flt_raw_lit *raw, int32_t nraw, flt_term *t, pq_err *e);
 
 /* Days since 1970-01-01 of a proleptic Gregorian date; false if y/m/d is not a valid date. */
 bool flt_days_from_civil(int64_t y, int64_t m, int64_t d, int64_t *days);

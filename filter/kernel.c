@@ -43,8 +43,30 @@
         }                                                                       \
     } while (0)
 
-/* One dense function per value type: T the stored type, L the literal type, GET the field. */
+/* NOT IN: per 64-row block, the AND of `v != a` over the list (NaN passes: kernel.h 2). */
+#define FLT_DEFINE_NOT_IN(NAME, T, L, GET)                                                  \
+    static void NAME(const T *x, int64_t n, const flt_term *t, uint64_t *out, bool first)  \
+    {                                                                                       \
+        int64_t nw = flt_mask_nwords(n);                                                    \
+        for (int64_t w = 0; w < nw; w++) {                                                  \
+            T blk[64];                                                                      \
+            int64_t m = n - (w << 6) < 64 ? n - (w << 6) : 64;                              \
+            memset(blk, 0, sizeof blk);                                                     \
+            memcpy(blk, x + (w << 6), (size_t)m * sizeof(T));                               \
+            uint64_t acc = m < 64 ? flt_mask_tail(n) : ~UINT64_C(0), bits;                  \
+            for (int32_t i = 0; i < t->nlits && acc; i++) {                                 \
+                L a = (L)t->lits[i].GET;                                                    \
+                FLT_BLOCK(T, blk, v != a, bits);                                            \
+                acc &= bits;                                                                \
+            }                                                                               \
+            out[w] = first ? acc : out[w] | acc;                                            \
+        }                                                                                   \
+    }
+
+/* One dense function per value type: T the stored type, L the literal type, GET the field.
+ * `v != v` is NaN's test (always false for integers; kernel.h invariant 2). */
 #define FLT_DEFINE_DENSE(NAME, T, L, GET)                                                   \
+    FLT_DEFINE_NOT_IN(NAME##_not_in, T, L, GET)                                             \
     static void NAME(const T *x, int64_t n, const flt_term *t, uint64_t *out, bool first)  \
     {                                                                                       \
         const flt_lit *l = t->lits;                                                         \
@@ -53,8 +75,8 @@
         case FLT_OP_NE: { L a = (L)l[0].GET; FLT_DENSE(T, x, n, out, first, v != a); break; } \
         case FLT_OP_LT: { L a = (L)l[0].GET; FLT_DENSE(T, x, n, out, first, v < a); break; }  \
         case FLT_OP_LE: { L a = (L)l[0].GET; FLT_DENSE(T, x, n, out, first, v <= a); break; } \
-        case FLT_OP_GT: { L a = (L)l[0].GET; FLT_DENSE(T, x, n, out, first, v > a); break; }  \
-        case FLT_OP_GE: { L a = (L)l[0].GET; FLT_DENSE(T, x, n, out, first, v >= a); break; } \
+        case FLT_OP_GT: { L a = (L)l[0].GET; FLT_DENSE(T, x, n, out, first, (v > a) | (v != v)); break; } \
+        case FLT_OP_GE: { L a = (L)l[0].GET; FLT_DENSE(T, x, n, out, first, (v >= a) | (v != v)); break; } \
         case FLT_OP_BETWEEN: {                                                              \
             L a = (L)l[0].GET, b = (L)l[1].GET;                                             \
             FLT_DENSE(T, x, n, out, first, (v >= a) & (v <= b));                            \
@@ -67,8 +89,9 @@
             }                                                                               \
             if (t->nlits == 0) flt_fill_words(out, n, first, false);                        \
             break;                                                                          \
+        case FLT_OP_NOT_IN: NAME##_not_in(x, n, t, out, first); break;                      \
         case FLT_OP_IS_NOT_NULL: flt_fill_words(out, n, first, true); break;                \
-        default: flt_fill_words(out, n, first, false); break; /* FALSE, IS NULL, PREFIX */  \
+        default: flt_fill_words(out, n, first, false); break; /* FALSE, IS NULL, LIKE */    \
         }                                                                                   \
     }
 

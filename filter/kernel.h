@@ -9,9 +9,10 @@
  *  1. valid(i) is the validity bit when null_count > 0, else true (format/vec.h).
  *     out[i] = in[i] AND valid(i) AND (some term matches value(i)), OR, when the predicate
  *     has an IS NULL term, in[i] AND NOT valid(i). Nulls never match a comparison.
- *  2. Floating point follows IEEE 754 as C does: NaN is not =, <, <=, >, >= anything (so it
- *     fails BETWEEN and IN) and NaN != v is true; -0.0 == +0.0. FLOAT values are widened to
- *     double before comparing with the (double) literal, which is exact.
+ *  2. Floating point orders as PostgreSQL and DuckDB do: NaN is above every number (so it
+ *     passes > and >=, fails =, <, <=, BETWEEN and IN, and passes != and NOT IN; literals are
+ *     never NaN); -0.0 == +0.0. FLOAT values are widened to double before comparing with the
+ *     (double) literal, which is exact.
  *  3. Dense, sparse and dictionary paths give bit-identical masks (tested against a scalar
  *     reference); the path only changes speed.
  *  4. No allocation per row; no function pointer per row: the switch on type and operator

@@ -47,6 +47,11 @@ static inline uint64_t flt_load_word(const uint8_t *bits, int64_t n, int64_t w)
     return x; /* little-endian host (mask.h invariant 1) */
 }
 
+/* One non-null value against a LIKE / NOT LIKE term's pattern (like.c). */
+bool flt_like_match(const uint8_t *s, int32_t len, const flt_term *t);
+
+/* v != v is true only for NaN (and always false for integers): NaN is above every number
+ * (kernel.h invariant 2), so it passes > and >= and NOT IN, and fails the rest. */
 #define FLT_DEFINE_MATCH(NAME, V, GET)                                    \
     static inline bool NAME(V v, const flt_term *t)                       \
     {                                                                     \
@@ -56,13 +61,17 @@ static inline uint64_t flt_load_word(const uint8_t *bits, int64_t n, int64_t w)
         case FLT_OP_NE: return v != (V)l[0].GET;                          \
         case FLT_OP_LT: return v < (V)l[0].GET;                           \
         case FLT_OP_LE: return v <= (V)l[0].GET;                          \
-        case FLT_OP_GT: return v > (V)l[0].GET;                           \
-        case FLT_OP_GE: return v >= (V)l[0].GET;                          \
+        case FLT_OP_GT: return v > (V)l[0].GET || v != v;                 \
+        case FLT_OP_GE: return v >= (V)l[0].GET || v != v;                \
         case FLT_OP_BETWEEN: return v >= (V)l[0].GET && v <= (V)l[1].GET; \
         case FLT_OP_IN:                                                   \
             for (int32_t i = 0; i < t->nlits; i++)                        \
                 if (v == (V)l[i].GET) return true;                        \
             return false;                                                 \
+        case FLT_OP_NOT_IN:                                               \
+            for (int32_t i = 0; i < t->nlits; i++)                        \
+                if (v == (V)l[i].GET) return false;                       \
+            return true;                                                  \
         case FLT_OP_IS_NOT_NULL: return true;                             \
         default: return false;                                            \
         }                                                                 \
@@ -92,8 +101,14 @@ static inline bool flt_match_bytes(flt_domain dom, const uint8_t *s, int32_t len
         for (int32_t i = 0; i < t->nlits; i++)
             if (cmp(s, len, l[i].b, l[i].len) == 0) return true;
         return false;
+    case FLT_OP_NOT_IN:
+        for (int32_t i = 0; i < t->nlits; i++)
+            if (cmp(s, len, l[i].b, l[i].len) == 0) return false;
+        return true;
     case FLT_OP_PREFIX:
         return len >= l[0].len && (l[0].len == 0 || memcmp(s, l[0].b, (size_t)l[0].len) == 0);
+    case FLT_OP_LIKE: return flt_like_match(s, len, t);
+    case FLT_OP_NOT_LIKE: return !flt_like_match(s, len, t);
     case FLT_OP_IS_NOT_NULL: return true;
     default: return false;
     }

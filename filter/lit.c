@@ -385,10 +385,12 @@ static int type_between(struct flt_arena **a, const pq_column_desc *d, flt_domai
     return rc;
 }
 
-static int type_in(struct flt_arena **a, const pq_column_desc *d, flt_domain dom,
+/* IN or NOT_IN (op): literals no value of the domain can equal are dropped; an empty list
+ * leaves FALSE (IN) or IS NOT NULL (NOT IN). */
+static int type_in(struct flt_arena **a, const pq_column_desc *d, flt_domain dom, flt_op op,
                    const flt_raw_lit *raw, int32_t nraw, flt_term *t, pq_err *e)
 {
-    t->op = FLT_OP_IN, t->nlits = 0;
+    t->op = op, t->nlits = 0;
     t->lits = flt_arena_alloc(a, (size_t)nraw * sizeof *t->lits);
     if (!t->lits) return -ENOMEM;
     for (int32_t i = 0; i < nraw; i++) {
@@ -400,12 +402,86 @@ static int type_in(struct flt_arena **a, const pq_column_desc *d, flt_domain dom
         if (rc) return rc;
         t->nlits++;
     }
-    if (t->nlits == 0) t->op = FLT_OP_FALSE;
+    if (t->nlits == 0) t->op = op == FLT_OP_IN ? FLT_OP_FALSE : FLT_OP_IS_NOT_NULL;
+    return 0;
+}
+
+static flt_lit arena_bytes(struct flt_arena **a, int32_t n)
+{
+    flt_lit l = {.b = flt_arena_alloc(a, (size_t)n + 1), .len = n};
+    return l;
+}
+
+/* The pattern's characters and kinds (expr.h invariant 7) with the escape (esc >= 0)
+ * resolved; fills lits[1], lits[2] and lits[0] (the fixed head). */
+static int like_compile(struct flt_arena **a, const flt_raw_lit *pat, int esc, flt_lit lits[3],
+                        pq_err *e)
+{
+    lits[1] = arena_bytes(a, pat->len), lits[2] = arena_bytes(a, pat->len);
+    if (!lits[1].b || !lits[2].b) return -ENOMEM;
+    uint8_t *c = (uint8_t *)lits[1].b, *k = (uint8_t *)lits[2].b;
+    int32_t n = 0, head = -1;
+    for (int32_t i = 0; i < pat->len; i++, n++) {
+        uint8_t ch = (uint8_t)pat->text[i];
+        k[n] = ch == '%' ? FLT_LIKE_ANY : ch == '_' ? FLT_LIKE_ONE : FLT_LIKE_CHAR;
+        if (esc >= 0 && ch == (uint8_t)esc) {
+            if (++i == pat->len)
+                return pq_errf(e, RINGSCAN_EPARSE, pat->pos,
+                               "LIKE pattern ends with its escape character at character %d",
+                               pat->pos);
+            ch = (uint8_t)pat->text[i], k[n] = FLT_LIKE_CHAR;
+        }
+        c[n] = ch;
+        if (head < 0 && k[n] != FLT_LIKE_CHAR) head = n;
+    }
+    lits[1].len = lits[2].len = n;
+    lits[0].b = c, lits[0].len = head < 0 ? n : head;
+    return 0;
+}
+
+/* True when every kind after the head is `%` (a pattern `head%...%`). */
+static bool like_is_prefix(const flt_lit lits[3])
+{
+    for (int32_t i = lits[0].len; i < lits[2].len; i++)
+        if (lits[2].b[i] != FLT_LIKE_ANY) return false;
+    return lits[0].len < lits[2].len;
+}
+
+/* [NOT] LIKE raw[0] [ESCAPE raw[1]]; case-insensitive when icase. Patterns that are plain
+ * text become = / !=, `head%` (case-sensitive LIKE) becomes PREFIX, and `%` alone IS NOT
+ * NULL / FALSE, so the kernels' fast paths and pruning see them. */
+static int type_like(struct flt_arena **a, const pq_column_desc *d, flt_domain dom, flt_op op,
+                     bool icase, const flt_raw_lit *raw, int32_t nraw, flt_term *t, pq_err *e)
+{
+    if (dom != FLT_DOM_BYTES || raw[0].kind != FLT_LIT_STRING)
+        return pq_errf(e, RINGSCAN_EPARSE, raw[0].pos, "LIKE needs a string column; '%s' is %s",
+                       d->name, flt_physical_name(d->physical));
+    int esc = -1;
+    if (nraw == 2) {
+        if (raw[1].kind != FLT_LIT_STRING || raw[1].len != 1)
+            return pq_errf(e, RINGSCAN_EPARSE, raw[1].pos,
+                           "ESCAPE takes one character at character %d", raw[1].pos);
+        esc = (uint8_t)raw[1].text[0];
+    }
+    t->lits = flt_arena_alloc(a, 3 * sizeof *t->lits);
+    if (!t->lits) return -ENOMEM;
+    int rc = like_compile(a, &raw[0], esc, t->lits, e);
+    if (rc) return rc;
+    bool neg = op == FLT_OP_NOT_LIKE, plain = t->lits[0].len == t->lits[2].len;
+    if (like_is_prefix(t->lits) && t->lits[0].len == 0) { /* only `%`s */
+        t->op = neg ? FLT_OP_FALSE : FLT_OP_IS_NOT_NULL, t->nlits = 0;
+    } else if (plain && !icase) {
+        t->op = neg ? FLT_OP_NE : FLT_OP_EQ, t->nlits = 1;
+    } else if (like_is_prefix(t->lits) && !icase && !neg) {
+        t->op = FLT_OP_PREFIX, t->nlits = 1;
+    } else {
+        t->op = op, t->icase = icase, t->nlits = 3;
+    }
     return 0;
 }
 
 int flt_type_term(struct flt_arena **a, const pq_column_desc *d, flt_domain dom, flt_op op,
-                  const flt_raw_lit *raw, int32_t nraw, flt_term *t, pq_err *e)
+                  bool icase, const flt_raw_lit *raw, int32_t nraw, flt_term *t, pq_err *e)
 {
     assert(a && d && t && nraw >= 0 && nraw <= FLT_MAX_TERMS);
     memset(t, 0, sizeof *t);
@@ -420,19 +496,13 @@ int flt_type_term(struct flt_arena **a, const pq_column_desc *d, flt_domain dom,
         assert(nraw == 2);
         return type_between(a, d, dom, raw, t, e);
     case FLT_OP_IN:
+    case FLT_OP_NOT_IN:
         assert(nraw >= 1);
-        return type_in(a, d, dom, raw, nraw, t, e);
-    case FLT_OP_PREFIX:
-        assert(nraw == 1);
-        if (dom != FLT_DOM_BYTES || raw[0].kind != FLT_LIT_STRING)
-            return pq_errf(e, RINGSCAN_EPARSE, raw[0].pos,
-                           "LIKE needs a string column; '%s' is %s", d->name,
-                           flt_physical_name(d->physical));
-        t->op = op, t->nlits = 1;
-        t->lits = flt_arena_alloc(a, sizeof *t->lits);
-        if (!t->lits) return -ENOMEM;
-        t->lits[0].b = (const uint8_t *)raw[0].text, t->lits[0].len = raw[0].len;
-        return 0;
+        return type_in(a, d, dom, op, raw, nraw, t, e);
+    case FLT_OP_LIKE:
+    case FLT_OP_NOT_LIKE:
+        assert(nraw == 1 || nraw == 2);
+        return type_like(a, d, dom, op, icase, raw, nraw, t, e);
     default:
         assert(nraw == 1 && op <= FLT_OP_GE);
         return type_cmp(a, d, dom, op, raw, t, e);

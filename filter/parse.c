@@ -225,26 +225,46 @@ static int parse_in_list(parser *p, flt_raw_lit **out, int32_t *n)
     return 0;
 }
 
-/* LIKE 'pattern': a prefix followed by one trailing '%', or no wildcard at all (equality). */
-static int parse_like(parser *p, flt_op *op, flt_raw_lit *r)
+/* ---- the boolean tree -------------------------------------------------------------------
+ * NOT is pushed down while parsing (De Morgan; each comparison flips to its complement,
+ * which is exact in SQL's three-valued logic because NaN is ordered: kernel.h invariant 2),
+ * so the tree holds AND, OR and atoms only; it is then put in conjunctive normal form. */
+
+typedef enum { N_ATOM, N_AND, N_OR } nkind;
+
+typedef struct node {
+    nkind kind;
+    int32_t n;           /* AND / OR: children */
+    struct node **kids;
+    int32_t column, pos; /* atom: its column and the 1-based position of its text */
+    flt_term term;       /* atom: typed */
+} node;
+
+static node *new_node(parser *p, nkind k, int32_t n)
 {
-    if (p->t.type != T_STRING) return expected(p, "quoted pattern after LIKE");
-    int32_t pos = p->t.pos;
-    int rc = parse_literal(p, r);
-    if (rc) return rc;
-    char *s = (char *)r->text;
-    for (int32_t i = 0; i < r->len; i++) {
-        bool last = i == r->len - 1;
-        if (s[i] == '_' || (s[i] == '%' && !last))
-            return pq_errf(p->e, RINGSCAN_EPARSE, pos,
-                           "only prefix LIKE 'abc%%' is supported at character %d", pos);
+    node *x = flt_arena_alloc(p->arena, sizeof *x);
+    if (x && n) x->kids = flt_arena_alloc(p->arena, (size_t)n * sizeof *x->kids);
+    if (!x || (n && !x->kids)) return NULL;
+    x->kind = k, x->n = n;
+    return x;
+}
+
+static flt_op complement(flt_op op)
+{
+    switch (op) {
+    case FLT_OP_EQ: return FLT_OP_NE;
+    case FLT_OP_NE: return FLT_OP_EQ;
+    case FLT_OP_LT: return FLT_OP_GE;
+    case FLT_OP_LE: return FLT_OP_GT;
+    case FLT_OP_GT: return FLT_OP_LE;
+    case FLT_OP_GE: return FLT_OP_LT;
+    case FLT_OP_IN: return FLT_OP_NOT_IN;
+    case FLT_OP_NOT_IN: return FLT_OP_IN;
+    case FLT_OP_IS_NULL: return FLT_OP_IS_NOT_NULL;
+    case FLT_OP_IS_NOT_NULL: return FLT_OP_IS_NULL;
+    case FLT_OP_LIKE: return FLT_OP_NOT_LIKE;
+    default: assert(op == FLT_OP_NOT_LIKE); return FLT_OP_LIKE;
     }
-    *op = FLT_OP_EQ;
-    if (r->len > 0 && s[r->len - 1] == '%') {
-        s[--r->len] = 0;
-        *op = r->len == 0 ? FLT_OP_IS_NOT_NULL : FLT_OP_PREFIX;
-    }
-    return 0;
 }
 
 static flt_op cmp_op(tok_type t)
@@ -259,91 +279,352 @@ static flt_op cmp_op(tok_type t)
     }
 }
 
-/* pred := col (op lit | BETWEEN lit AND lit | IN (...) | IS [NOT] NULL | LIKE 'p%') */
-static int parse_term(parser *p, int32_t *col, flt_domain *dom, flt_term *t)
+/* `5 < x` is `x > 5`. */
+static flt_op mirrored(flt_op op)
 {
-    int rc = parse_column(p, col);
-    if (rc) return rc;
-    const pq_column_desc *d = &p->cols[*col];
-    flt_raw_lit one[2], *raw = one;
-    int32_t nraw = 0, pos = p->t.pos;
-    flt_op op;
-    if (p->t.type >= T_EQ && p->t.type <= T_GE) {
-        op = cmp_op(p->t.type);
-        next(p);
-        rc = parse_literal(p, &one[0]), nraw = 1;
-    } else if (kw(p, "BETWEEN")) {
-        op = FLT_OP_BETWEEN;
-        next(p);
-        rc = parse_literal(p, &one[0]);
-        if (!rc && !kw(p, "AND")) return expected(p, "AND");
-        if (!rc) next(p), rc = parse_literal(p, &one[1]), nraw = 2;
-    } else if (kw(p, "IN")) {
-        op = FLT_OP_IN;
-        next(p);
-        rc = parse_in_list(p, &raw, &nraw);
-    } else if (kw(p, "IS")) {
-        next(p);
-        op = FLT_OP_IS_NULL;
-        if (kw(p, "NOT")) op = FLT_OP_IS_NOT_NULL, next(p);
-        if (!kw(p, "NULL")) return expected(p, "NULL");
-        next(p);
-    } else if (kw(p, "LIKE")) {
-        next(p);
-        rc = parse_like(p, &op, &one[0]), nraw = op == FLT_OP_IS_NOT_NULL ? 0 : 1;
-    } else if (kw(p, "NOT")) {
-        return pq_errf(p->e, RINGSCAN_EPARSE, pos, "NOT is not supported at character %d",
-                       pos);
-    } else {
-        return expected(p, "comparison operator");
+    switch (op) {
+    case FLT_OP_LT: return FLT_OP_GT;
+    case FLT_OP_LE: return FLT_OP_GE;
+    case FLT_OP_GT: return FLT_OP_LT;
+    case FLT_OP_GE: return FLT_OP_LE;
+    default: return op;
     }
-    if (rc) return rc;
-    *dom = FLT_DOM_BYTES; /* IS [NOT] NULL works on every column */
-    if (nraw > 0) {
-        pq_err de;
-        if (flt_domain_of(d, dom, &de))
-            return pq_errf(p->e, RINGSCAN_EPARSE, pos, "%s", de.msg);
-    }
-    return flt_type_term(p->arena, d, *dom, op, raw, nraw, t, p->e);
 }
 
-/* conj := pred | '(' pred (OR pred)* ')'; fills one predicate. */
-static int parse_conj(parser *p, flt_pred *pr)
+/* An atom `col op raw[0..nraw)`, typed now (the column's domain decides the literals). */
+static int atom(parser *p, int32_t col, int32_t pos, flt_op op, bool icase,
+                const flt_raw_lit *raw, int32_t nraw, node **out)
 {
-    bool paren = p->t.type == T_LPAREN;
-    int32_t cap = 1, n = 0;
-    flt_term *terms = flt_arena_alloc(p->arena, sizeof *terms);
-    if (!terms) return -ENOMEM;
-    if (paren) next(p);
-    for (;;) {
-        if (n == FLT_MAX_TERMS)
-            return pq_errf(p->e, RINGSCAN_ELIMIT, p->t.pos,
-                           "more than %d OR terms at character %d", FLT_MAX_TERMS, p->t.pos);
-        if (n == cap) {
-            flt_term *g = flt_arena_alloc(p->arena, (size_t)cap * 2 * sizeof *g);
-            if (!g) return -ENOMEM;
-            memcpy(g, terms, (size_t)cap * sizeof *g);
-            terms = g, cap *= 2;
-        }
-        int32_t col, pos = p->t.pos;
-        flt_domain dom;
-        int rc = parse_term(p, &col, &dom, &terms[n]);
-        if (rc) return rc;
-        if (n > 0 && col != pr->column)
-            return pq_errf(p->e, RINGSCAN_EPARSE, pos,
-                           "OR across different columns '%s' and '%s' is not supported at "
-                           "character %d", p->cols[pr->column].name, p->cols[col].name, pos);
-        (void)dom;
-        pr->column = col;
-        n++;
-        if (!paren) break;
-        if (kw(p, "OR")) { next(p); continue; }
-        if (p->t.type != T_RPAREN) return expected(p, "OR or ')'");
-        next(p);
-        break;
+    const pq_column_desc *d = &p->cols[col];
+    flt_domain dom = FLT_DOM_BYTES; /* IS [NOT] NULL works on every column */
+    if (nraw > 0) {
+        pq_err de;
+        if (flt_domain_of(d, &dom, &de)) return pq_errf(p->e, RINGSCAN_EPARSE, pos, "%s", de.msg);
     }
-    pr->desc = &p->cols[pr->column];
-    pr->terms = terms, pr->nterms = n;
+    node *x = new_node(p, N_ATOM, 0);
+    if (!x) return -ENOMEM;
+    x->column = col, x->pos = pos;
+    *out = x;
+    return flt_type_term(p->arena, d, dom, op, icase, raw, nraw, &x->term, p->e);
+}
+
+/* Two atoms joined by AND or OR (k). */
+static int pair(parser *p, nkind k, node *a, node *b, node **out)
+{
+    node *x = new_node(p, k, 2);
+    if (!x) return -ENOMEM;
+    x->kids[0] = a, x->kids[1] = b;
+    *out = x;
+    return 0;
+}
+
+/* Lets a NOT IN / NOT BETWEEN / NOT LIKE / IS NOT ... flip the sense. */
+static bool take_not(parser *p, bool neg)
+{
+    if (!kw(p, "NOT")) return neg;
+    next(p);
+    return !neg;
+}
+
+/* True when the current token starts a literal (so it is no column name). */
+static bool at_literal(parser *p)
+{
+    if (p->t.type == T_STRING || p->t.type == T_NUMBER) return true;
+    if (kw(p, "TRUE") || kw(p, "FALSE") || kw(p, "NULL")) return true;
+    if (!kw(p, "DATE") && !kw(p, "TIMESTAMP")) return false;
+    parser q = *p; /* DATE 'x' is a literal; a column named date is not */
+    next(&q);
+    return q.t.type == T_STRING;
+}
+
+/* col op lit, with the column already read. */
+static int atom_cmp(parser *p, int32_t col, int32_t pos, bool neg, node **out)
+{
+    flt_op op = cmp_op(p->t.type);
+    next(p);
+    parser q = *p; /* a name of a column here is a comparison of two columns */
+    pq_err qe;
+    q.e = &qe;
+    int32_t other;
+    if (!at_literal(p) && parse_column(&q, &other) == 0) {
+        return pq_errf(p->e, RINGSCAN_EPARSE, pos,
+                       "comparison between columns '%s' and '%s' is not supported yet at "
+                       "character %d", p->cols[col].name, p->cols[other].name, pos);
+    }
+    flt_raw_lit r;
+    int rc = parse_literal(p, &r);
+    if (rc) return rc;
+    return atom(p, col, pos, neg ? complement(op) : op, false, &r, 1, out);
+}
+
+/* [NOT] BETWEEN lo AND hi: NOT is lo > x OR x > hi. */
+static int atom_between(parser *p, int32_t col, int32_t pos, bool neg, node **out)
+{
+    flt_raw_lit r[2];
+    int rc = parse_literal(p, &r[0]);
+    if (!rc && !kw(p, "AND")) return expected(p, "AND");
+    if (!rc) next(p), rc = parse_literal(p, &r[1]);
+    if (rc) return rc;
+    if (!neg) return atom(p, col, pos, FLT_OP_BETWEEN, false, r, 2, out);
+    node *a, *b;
+    if ((rc = atom(p, col, pos, FLT_OP_LT, false, &r[0], 1, &a)) ||
+        (rc = atom(p, col, pos, FLT_OP_GT, false, &r[1], 1, &b)))
+        return rc;
+    return pair(p, N_OR, a, b, out);
+}
+
+/* [NOT] LIKE / ILIKE 'pattern' [ESCAPE 'c']. */
+static int atom_like(parser *p, int32_t col, int32_t pos, bool neg, bool icase, node **out)
+{
+    if (p->t.type != T_STRING) return expected(p, "quoted pattern after LIKE");
+    flt_raw_lit r[2];
+    int32_t nraw = 1;
+    int rc = parse_literal(p, &r[0]);
+    if (!rc && kw(p, "ESCAPE")) {
+        next(p);
+        if (p->t.type != T_STRING) return expected(p, "quoted character after ESCAPE");
+        rc = parse_literal(p, &r[1]), nraw = 2;
+    }
+    if (rc) return rc;
+    return atom(p, col, pos, neg ? FLT_OP_NOT_LIKE : FLT_OP_LIKE, icase, r, nraw, out);
+}
+
+/* IS [NOT] NULL | IS [NOT] DISTINCT FROM lit (null is a value there: x IS DISTINCT FROM v
+ * is x != v OR x IS NULL). */
+static int atom_is(parser *p, int32_t col, int32_t pos, bool neg, node **out)
+{
+    neg = take_not(p, neg);
+    if (kw(p, "NULL")) {
+        next(p);
+        return atom(p, col, pos, neg ? FLT_OP_IS_NOT_NULL : FLT_OP_IS_NULL, false, NULL, 0, out);
+    }
+    if (!kw(p, "DISTINCT")) return expected(p, "NULL or DISTINCT FROM");
+    next(p);
+    if (!kw(p, "FROM")) return expected(p, "FROM");
+    next(p);
+    flt_raw_lit r;
+    int rc = parse_literal(p, &r);
+    if (rc) return rc;
+    if (neg) return atom(p, col, pos, FLT_OP_EQ, false, &r, 1, out); /* NOT DISTINCT */
+    node *a, *b;
+    if ((rc = atom(p, col, pos, FLT_OP_NE, false, &r, 1, &a)) ||
+        (rc = atom(p, col, pos, FLT_OP_IS_NULL, false, NULL, 0, &b)))
+        return rc;
+    return pair(p, N_OR, a, b, out);
+}
+
+/* starts_with(col, 'text'): LIKE 'text%' with the text's wildcards escaped. */
+static int atom_starts_with(parser *p, bool neg, node **out)
+{
+    int32_t pos = p->t.pos, col;
+    next(p);
+    if (p->t.type != T_LPAREN) return expected(p, "'(' after starts_with");
+    next(p);
+    int rc = parse_column(p, &col);
+    if (rc) return rc;
+    if (p->t.type != T_COMMA) return expected(p, "','");
+    next(p);
+    if (p->t.type != T_STRING) return expected(p, "quoted text");
+    flt_raw_lit r[2];
+    if ((rc = parse_literal(p, &r[0]))) return rc;
+    if (p->t.type != T_RPAREN) return expected(p, "')'");
+    next(p);
+    char *pat = flt_arena_alloc(p->arena, (size_t)r[0].len * 2 + 2);
+    if (!pat) return -ENOMEM;
+    int32_t n = 0;
+    for (int32_t i = 0; i < r[0].len; i++) {
+        char c = r[0].text[i];
+        if (c == '%' || c == '_' || c == '\\') pat[n++] = '\\';
+        pat[n++] = c;
+    }
+    pat[n++] = '%';
+    r[0].text = pat, r[0].len = n;
+    r[1] = (flt_raw_lit){.kind = FLT_LIT_STRING, .text = "\\", .len = 1, .pos = pos};
+    return atom(p, col, pos, neg ? FLT_OP_NOT_LIKE : FLT_OP_LIKE, false, r, 2, out);
+}
+
+/* lit op col (the literal on the left): the mirrored comparison. */
+static int atom_lit_first(parser *p, bool neg, node **out)
+{
+    int32_t pos = p->t.pos, col;
+    flt_raw_lit r;
+    int rc = parse_literal(p, &r);
+    if (rc) return rc;
+    if (!(p->t.type >= T_EQ && p->t.type <= T_GE)) return expected(p, "comparison operator");
+    flt_op op = mirrored(cmp_op(p->t.type));
+    next(p);
+    if ((rc = parse_column(p, &col))) return rc;
+    return atom(p, col, pos, neg ? complement(op) : op, false, &r, 1, out);
+}
+
+/* atom := col (cmp lit | [NOT] BETWEEN | [NOT] IN | IS ... | [NOT] [I]LIKE) | lit cmp col |
+ *         starts_with(col, 'text'); neg: it is negated. */
+static int parse_atom(parser *p, bool neg, node **out)
+{
+    if (at_literal(p)) return atom_lit_first(p, neg, out);
+    if (kw(p, "starts_with")) return atom_starts_with(p, neg, out);
+    int32_t col, pos = p->t.pos;
+    int rc = parse_column(p, &col);
+    if (rc) return rc;
+    if (p->t.type >= T_EQ && p->t.type <= T_GE) return atom_cmp(p, col, pos, neg, out);
+    if (kw(p, "IS")) return next(p), atom_is(p, col, pos, neg, out);
+    neg = take_not(p, neg);
+    bool icase = kw(p, "ILIKE");
+    if (kw(p, "LIKE") || icase) return next(p), atom_like(p, col, pos, neg, icase, out);
+    if (kw(p, "BETWEEN")) return next(p), atom_between(p, col, pos, neg, out);
+    if (kw(p, "IN")) {
+        next(p);
+        flt_raw_lit *raw;
+        int32_t nraw;
+        if ((rc = parse_in_list(p, &raw, &nraw))) return rc;
+        return atom(p, col, pos, neg ? FLT_OP_NOT_IN : FLT_OP_IN, false, raw, nraw, out);
+    }
+    return expected(p, "comparison operator");
+}
+
+static int parse_or(parser *p, bool neg, int depth, node **out);
+
+/* not := NOT not | '(' or ')' | atom */
+static int parse_not(parser *p, bool neg, int depth, node **out)
+{
+    if (depth > FLT_MAX_DEPTH)
+        return pq_errf(p->e, RINGSCAN_ELIMIT, p->t.pos,
+                       "filter nested deeper than %d at character %d", FLT_MAX_DEPTH, p->t.pos);
+    if (kw(p, "NOT")) return next(p), parse_not(p, !neg, depth + 1, out);
+    if (p->t.type != T_LPAREN) return parse_atom(p, neg, out);
+    next(p);
+    int rc = parse_or(p, neg, depth + 1, out);
+    if (rc) return rc;
+    if (p->t.type != T_RPAREN) return expected(p, "AND, OR or ')'");
+    next(p);
+    return 0;
+}
+
+/* A run of `sub` joined by the keyword sep; negated, AND and OR swap (De Morgan). */
+static int parse_list(parser *p, bool neg, int depth, const char *sep, node **out,
+                      int (*sub)(parser *, bool, int, node **))
+{
+    node *k;
+    int rc = sub(p, neg, depth, &k);
+    if (rc || !kw(p, sep)) return *out = k, rc;
+    bool is_and = sep[0] == 'A';
+    node *x = new_node(p, is_and != neg ? N_AND : N_OR, 0);
+    if (!x) return -ENOMEM;
+    for (int32_t cap = 0;;) {
+        if (x->n == cap) {
+            if (cap == FLT_MAX_TERMS)
+                return pq_errf(p->e, RINGSCAN_ELIMIT, p->t.pos, "more than %d %s operands "
+                               "at character %d", FLT_MAX_TERMS, sep, p->t.pos);
+            node **g = flt_arena_alloc(p->arena, (size_t)(cap ? cap * 2 : 4) * sizeof *g);
+            if (!g) return -ENOMEM;
+            if (cap) memcpy(g, x->kids, (size_t)cap * sizeof *g);
+            x->kids = g, cap = cap ? cap * 2 : 4;
+        }
+        x->kids[x->n++] = k;
+        if (!kw(p, sep)) break;
+        next(p);
+        if ((rc = sub(p, neg, depth, &k))) return rc;
+    }
+    *out = x;
+    return 0;
+}
+
+static int parse_and(parser *p, bool neg, int depth, node **out)
+{
+    return parse_list(p, neg, depth, "AND", out, parse_not);
+}
+
+static int parse_or(parser *p, bool neg, int depth, node **out)
+{
+    return parse_list(p, neg, depth, "OR", out, parse_and);
+}
+
+/* ---- conjunctive normal form: an AND of clauses, each an OR of atoms ---------------------- */
+
+typedef struct clause {
+    int32_t n;
+    node **atoms;
+} clause;
+
+typedef struct cnf {
+    int32_t n;
+    clause *c;
+} cnf;
+
+static int too_complex(parser *p)
+{
+    return pq_errf(p->e, RINGSCAN_ELIMIT, -1,
+                   "filter too large in conjunctive normal form (more than %d conjuncts or "
+                   "%d terms in one)", FLT_MAX_PREDS, FLT_MAX_TERMS);
+}
+
+/* out = every clause of a OR-ed with every clause of b. */
+static int cross(parser *p, const cnf *a, const cnf *b, cnf *out)
+{
+    if ((int64_t)a->n * b->n > FLT_MAX_PREDS) return too_complex(p);
+    out->n = a->n * b->n;
+    out->c = flt_arena_alloc(p->arena, (size_t)(out->n ? out->n : 1) * sizeof *out->c);
+    if (!out->c) return -ENOMEM;
+    for (int32_t i = 0; i < a->n; i++)
+        for (int32_t j = 0; j < b->n; j++) {
+            const clause *ca = &a->c[i], *cb = &b->c[j];
+            clause *c = &out->c[i * b->n + j];
+            if (ca->n + cb->n > FLT_MAX_TERMS) return too_complex(p);
+            c->n = ca->n + cb->n;
+            c->atoms = flt_arena_alloc(p->arena, (size_t)c->n * sizeof *c->atoms);
+            if (!c->atoms) return -ENOMEM;
+            memcpy(c->atoms, ca->atoms, (size_t)ca->n * sizeof *c->atoms);
+            memcpy(c->atoms + ca->n, cb->atoms, (size_t)cb->n * sizeof *c->atoms);
+        }
+    return 0;
+}
+
+static int to_cnf(parser *p, const node *x, cnf *out)
+{
+    if (x->kind == N_ATOM) {
+        out->n = 1;
+        out->c = flt_arena_alloc(p->arena, sizeof *out->c);
+        if (!out->c) return -ENOMEM;
+        out->c->n = 1;
+        out->c->atoms = flt_arena_alloc(p->arena, sizeof *out->c->atoms);
+        if (!out->c->atoms) return -ENOMEM;
+        out->c->atoms[0] = (node *)x;
+        return 0;
+    }
+    int rc = to_cnf(p, x->kids[0], out);
+    for (int32_t k = 1; !rc && k < x->n; k++) {
+        cnf b, acc = *out;
+        if ((rc = to_cnf(p, x->kids[k], &b))) break;
+        if (x->kind == N_OR) {
+            rc = cross(p, &acc, &b, out);
+            continue;
+        }
+        if (acc.n + b.n > FLT_MAX_PREDS) return too_complex(p);
+        out->n = acc.n + b.n;
+        out->c = flt_arena_alloc(p->arena, (size_t)out->n * sizeof *out->c);
+        if (!out->c) return -ENOMEM;
+        memcpy(out->c, acc.c, (size_t)acc.n * sizeof *out->c);
+        memcpy(out->c + acc.n, b.c, (size_t)b.n * sizeof *out->c);
+    }
+    return rc;
+}
+
+/* One clause as a predicate: its atoms must share a column. */
+static int clause_pred(parser *p, const clause *c, flt_pred *pr)
+{
+    int32_t col = c->atoms[0]->column;
+    for (int32_t k = 1; k < c->n; k++)
+        if (c->atoms[k]->column != col)
+            return pq_errf(p->e, RINGSCAN_EPARSE, c->atoms[k]->pos,
+                           "OR across different columns '%s' and '%s' is not supported yet at "
+                           "character %d", p->cols[col].name, p->cols[c->atoms[k]->column].name,
+                           c->atoms[k]->pos);
+    pr->column = col;
+    pr->desc = &p->cols[col];
+    pr->nterms = c->n;
+    pr->terms = flt_arena_alloc(p->arena, (size_t)c->n * sizeof *pr->terms);
+    if (!pr->terms) return -ENOMEM;
+    for (int32_t k = 0; k < c->n; k++) pr->terms[k] = c->atoms[k]->term;
     /* a column without a comparison domain (FLOAT16, INTERVAL) reached here only through
      * IS [NOT] NULL terms, which never look at values: BYTES is a safe placeholder */
     if (flt_domain_of(pr->desc, &pr->dom, NULL) != 0) pr->dom = FLT_DOM_BYTES;
@@ -352,26 +633,20 @@ static int parse_conj(parser *p, flt_pred *pr)
 
 static int parse_all(parser *p, flt_expr *ex)
 {
-    flt_pred *preds = flt_arena_alloc(p->arena, FLT_MAX_PREDS * sizeof *preds);
-    if (!preds) return -ENOMEM;
     next(p);
     if (p->t.type == T_END) return expected(p, "column name");
-    for (int32_t n = 0;;) {
-        if (n == FLT_MAX_PREDS)
-            return pq_errf(p->e, RINGSCAN_ELIMIT, p->t.pos,
-                           "more than %d conjuncts at character %d", FLT_MAX_PREDS, p->t.pos);
-        int rc = parse_conj(p, &preds[n++]);
-        if (rc) return rc;
-        ex->npreds = n;
-        if (p->t.type == T_END) break;
-        if (kw(p, "OR"))
-            return pq_errf(p->e, RINGSCAN_EPARSE, p->t.pos,
-                           "OR must be inside parentheses and on one column at character %d",
-                           p->t.pos);
-        if (!kw(p, "AND")) return expected(p, "AND or end of input");
-        next(p);
+    node *root;
+    int rc = parse_or(p, false, 0, &root);
+    if (rc) return rc;
+    if (p->t.type != T_END) return expected(p, "AND, OR or end of input");
+    cnf f;
+    if ((rc = to_cnf(p, root, &f))) return rc;
+    ex->preds = flt_arena_alloc(p->arena, (size_t)f.n * sizeof *ex->preds);
+    if (!ex->preds) return -ENOMEM;
+    for (int32_t k = 0; k < f.n; k++) {
+        if ((rc = clause_pred(p, &f.c[k], &ex->preds[k]))) return rc;
+        ex->npreds = k + 1;
     }
-    ex->preds = preds;
     return 0;
 }
 

@@ -90,7 +90,9 @@ static vres term_vres(flt_domain dom, const flt_term *t, const bounds *b)
     const flt_lit *l = t->lits;
     int clo = t->nlits ? lcmp(dom, &b->lo, &l[0]) : 0; /* sign of lo - v */
     int chi = t->nlits ? lcmp(dom, &b->hi, &l[0]) : 0; /* sign of hi - v */
-    vres all = b->no_nan ? V_ALL : V_SOME; /* NaN rows fail every ordered test */
+    /* NaN rows are above every number (kernel.h invariant 2): they fail =, <, <=, BETWEEN
+     * and IN (so ALL needs no NaN) and pass !=, >, >= and NOT IN (so NONE needs no NaN) */
+    vres all = b->no_nan ? V_ALL : V_SOME, none = b->no_nan ? V_NONE : V_SOME;
     switch (t->op) {
     case FLT_OP_EQ: return clo > 0 || chi < 0 ? V_NONE : clo == 0 && chi == 0 ? all : V_SOME;
     case FLT_OP_NE:
@@ -98,8 +100,8 @@ static vres term_vres(flt_domain dom, const flt_term *t, const bounds *b)
         return clo == 0 && chi == 0 && b->no_nan ? V_NONE : V_SOME;
     case FLT_OP_LT: return clo >= 0 ? V_NONE : chi < 0 ? all : V_SOME;
     case FLT_OP_LE: return clo > 0 ? V_NONE : chi <= 0 ? all : V_SOME;
-    case FLT_OP_GT: return chi <= 0 ? V_NONE : clo > 0 ? all : V_SOME;
-    case FLT_OP_GE: return chi < 0 ? V_NONE : clo >= 0 ? all : V_SOME;
+    case FLT_OP_GT: return chi <= 0 ? none : clo > 0 ? V_ALL : V_SOME;
+    case FLT_OP_GE: return chi < 0 ? none : clo >= 0 ? V_ALL : V_SOME;
     case FLT_OP_BETWEEN: {
         int hlo = lcmp(dom, &b->hi, &l[0]), lhi = lcmp(dom, &b->lo, &l[1]);
         int hhi = lcmp(dom, &b->hi, &l[1]);
@@ -115,7 +117,18 @@ static vres term_vres(flt_domain dom, const flt_term *t, const bounds *b)
         }
         return r;
     }
+    case FLT_OP_NOT_IN: {
+        vres r = V_ALL;
+        for (int32_t k = 0; k < t->nlits; k++) {
+            int a = lcmp(dom, &b->lo, &l[k]), z = lcmp(dom, &b->hi, &l[k]);
+            if (a == 0 && z == 0) return none; /* every value is this literal */
+            if (a <= 0 && z >= 0) r = V_SOME;
+        }
+        return r;
+    }
     case FLT_OP_PREFIX: return prefix_vres(&l[0], b);
+    case FLT_OP_LIKE: /* a value outside its fixed head's range cannot match */
+        return !t->icase && l[0].len > 0 && prefix_vres(&l[0], b) == V_NONE ? V_NONE : V_SOME;
     default: return V_SOME;
     }
 }
@@ -361,13 +374,15 @@ static double term_est(const flt_pred *p, const flt_term *t, const bounds *b, co
     case FLT_OP_GT: return est_span(lo, hi, w, disc, x + step, hi);
     case FLT_OP_GE: return est_span(lo, hi, w, disc, x, hi);
     case FLT_OP_BETWEEN: return est_span(lo, hi, w, disc, x, est_key(p->dom, &t->lits[1]));
-    case FLT_OP_IN: {
+    case FLT_OP_IN:
+    case FLT_OP_NOT_IN: {
         int32_t in = 0; /* literals inside the bounds */
         for (int32_t k = 0; k < t->nlits; k++) {
             double y = est_key(p->dom, &t->lits[k]);
             in += y >= lo && y <= hi;
         }
-        return eq < 0 ? -1 : clamp01(eq * in);
+        if (eq < 0) return -1;
+        return t->op == FLT_OP_IN ? clamp01(eq * in) : clamp01(1.0 - eq * in);
     }
     case FLT_OP_PREFIX: {
         flt_lit z = t->lits[0];

@@ -14,9 +14,10 @@
  *     INT96, no NaN bound, right width). Page index bounds get the same width and NaN checks
  *     and are used only when the caller says the column's order is usable.
  *  3. NaN: statistics never include NaN values, so for FLOAT/DOUBLE a range test cannot rule
- *     out NaN rows. NaN fails = < <= > >= BETWEEN IN (kernel.h invariant 2), so CANNOT_MATCH
- *     stays valid; but ALL_MATCH for those needs nan_count == 0 known, and `!=` (true for
- *     NaN) is CANNOT_MATCH only when nan_count == 0 is known.
+ *     out NaN rows. NaN fails = < <= BETWEEN IN (kernel.h invariant 2), so CANNOT_MATCH stays
+ *     valid for those, but their ALL_MATCH needs nan_count == 0 known; NaN passes != > >= and
+ *     NOT IN, so those are CANNOT_MATCH only when nan_count == 0 is known (a page index never
+ *     says it: pages are not pruned by them on floating-point columns).
  *  4. Nulls: a comparison never matches null; IS NULL matches only nulls. null_count == 0
  *     makes IS NULL CANNOT_MATCH; null_count == num_values makes every comparison
  *     CANNOT_MATCH and IS NULL ALL_MATCH. ALL_MATCH for a comparison needs null_count == 0.

@@ -179,6 +179,9 @@ static rval gen_value(const kcase *c)
         for (int32_t k = 0; k < r.len; k++) {
             static const uint8_t al[] = {'a', 'b', 0x00, 0xff};
             r.b[k] = al[rnd() % (c->type_length ? 4 : 2)];
+            if (!c->type_length && rnd() % 8 == 0) r.b[k] = 'A'; /* ILIKE folds it */
+            if (!c->type_length && k + 1 < r.len && rnd() % 8 == 0) /* 'é': one character */
+                r.b[k] = 0xc3, r.b[++k] = 0xa9;
         }
         break;
     case FLT_DOM_SDEC:
@@ -242,9 +245,9 @@ static rval get_value(const pq_vec *v, int64_t i)
 
 /* ---- reference: one row against one term, written independently of kernel_int.h -------- */
 
-static int ref_cmp(const kcase *c, const rval *x, const flt_lit *l, bool *unordered)
+/* NaN is above every number and literals are never NaN (kernel.h invariant 2). */
+static int ref_cmp(const kcase *c, const rval *x, const flt_lit *l)
 {
-    *unordered = false;
     switch (c->dom) {
     case FLT_DOM_BOOL:
     case FLT_DOM_I32:
@@ -259,7 +262,7 @@ static int ref_cmp(const kcase *c, const rval *x, const flt_lit *l, bool *unorde
     }
     case FLT_DOM_F32:
     case FLT_DOM_F64:
-        if (isnan(x->f) || isnan(l->f)) { *unordered = true; return 0; }
+        if (isnan(x->f)) return 1;
         return (x->f > l->f) - (x->f < l->f);
     case FLT_DOM_SDEC: {
         int64_t a = be_decode(x->b, x->len), b = be_decode(l->b, l->len);
@@ -272,29 +275,54 @@ static int ref_cmp(const kcase *c, const rval *x, const flt_lit *l, bool *unorde
     }
 }
 
+static bool is_cont(uint8_t c) { return (c & 0xc0) == 0x80; }
+static uint8_t lower(uint8_t c, bool icase) { return icase && c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+/* LIKE by backtracking over characters: `%` tries every character boundary, `_` takes one
+ * UTF-8 character. */
+static bool ref_like(const uint8_t *s, int32_t n, const uint8_t *c, const uint8_t *k, int32_t m,
+                     bool icase)
+{
+    if (m == 0) return n == 0;
+    if (k[0] == FLT_LIKE_ANY) {
+        for (int32_t i = 0; i <= n; i++)
+            if ((i == n || !is_cont(s[i])) && ref_like(s + i, n - i, c + 1, k + 1, m - 1, icase))
+                return true;
+        return false;
+    }
+    if (n == 0) return false;
+    if (k[0] == FLT_LIKE_ONE) {
+        int32_t w = 1;
+        while (w < n && is_cont(s[w])) w++;
+        return ref_like(s + w, n - w, c + 1, k + 1, m - 1, icase);
+    }
+    return lower(s[0], icase) == lower(c[0], icase) &&
+           ref_like(s + 1, n - 1, c + 1, k + 1, m - 1, icase);
+}
+
 static bool ref_term(const kcase *c, const rval *x, const flt_term *t)
 {
-    bool u;
-    int r;
+    const flt_lit *l = t->lits;
     switch (t->op) {
-    case FLT_OP_EQ: r = ref_cmp(c, x, &t->lits[0], &u); return !u && r == 0;
-    case FLT_OP_NE: r = ref_cmp(c, x, &t->lits[0], &u); return u || r != 0;
-    case FLT_OP_LT: r = ref_cmp(c, x, &t->lits[0], &u); return !u && r < 0;
-    case FLT_OP_LE: r = ref_cmp(c, x, &t->lits[0], &u); return !u && r <= 0;
-    case FLT_OP_GT: r = ref_cmp(c, x, &t->lits[0], &u); return !u && r > 0;
-    case FLT_OP_GE: r = ref_cmp(c, x, &t->lits[0], &u); return !u && r >= 0;
-    case FLT_OP_BETWEEN: {
-        bool u2;
-        int r2 = ref_cmp(c, x, &t->lits[1], &u2);
-        r = ref_cmp(c, x, &t->lits[0], &u);
-        return !u && !u2 && r >= 0 && r2 <= 0;
-    }
+    case FLT_OP_EQ: return ref_cmp(c, x, &l[0]) == 0;
+    case FLT_OP_NE: return ref_cmp(c, x, &l[0]) != 0;
+    case FLT_OP_LT: return ref_cmp(c, x, &l[0]) < 0;
+    case FLT_OP_LE: return ref_cmp(c, x, &l[0]) <= 0;
+    case FLT_OP_GT: return ref_cmp(c, x, &l[0]) > 0;
+    case FLT_OP_GE: return ref_cmp(c, x, &l[0]) >= 0;
+    case FLT_OP_BETWEEN: return ref_cmp(c, x, &l[0]) >= 0 && ref_cmp(c, x, &l[1]) <= 0;
     case FLT_OP_IN:
-        for (int32_t k = 0; k < t->nlits; k++)
-            if (ref_cmp(c, x, &t->lits[k], &u) == 0 && !u) return true;
-        return false;
+    case FLT_OP_NOT_IN: {
+        bool in = false;
+        for (int32_t k = 0; k < t->nlits; k++) in = in || ref_cmp(c, x, &l[k]) == 0;
+        return in == (t->op == FLT_OP_IN);
+    }
     case FLT_OP_PREFIX:
-        return x->len >= t->lits[0].len && memcmp(x->b, t->lits[0].b, (size_t)t->lits[0].len) == 0;
+        return x->len >= l[0].len && memcmp(x->b, l[0].b, (size_t)l[0].len) == 0;
+    case FLT_OP_LIKE:
+    case FLT_OP_NOT_LIKE:
+        return ref_like(x->b, x->len, l[1].b, l[2].b, l[1].len, t->icase) ==
+               (t->op == FLT_OP_LIKE);
     case FLT_OP_IS_NOT_NULL: return true;
     default: return false;
     }
@@ -323,7 +351,7 @@ static flt_lit make_lit(const kcase *c, const pq_vec *dict)
     rval r = rnd() % 3 && dict->length ? get_value(dict, (int64_t)(rnd() % (uint64_t)dict->length))
                                        : gen_value(c);
     flt_lit l = {0};
-    l.i = r.i, l.f = r.f;
+    l.i = r.i, l.f = isnan(r.f) ? 0.5 : r.f; /* the parser never makes a NaN literal */
     if (c->dom == FLT_DOM_U32) l.i = (uint32_t)r.i;
     if (c->dom == FLT_DOM_SDEC) { /* literals are 16-byte big-endian (expr.h invariant 4) */
         int64_t val = be_decode(r.b, r.len);
@@ -342,23 +370,46 @@ static flt_lit make_lit(const kcase *c, const pq_vec *dict)
 
 static const flt_op all_ops[] = {FLT_OP_EQ, FLT_OP_NE, FLT_OP_LT, FLT_OP_LE, FLT_OP_GT,
                                  FLT_OP_GE, FLT_OP_BETWEEN, FLT_OP_IN, FLT_OP_IS_NULL,
-                                 FLT_OP_IS_NOT_NULL, FLT_OP_PREFIX, FLT_OP_FALSE};
+                                 FLT_OP_IS_NOT_NULL, FLT_OP_PREFIX, FLT_OP_FALSE,
+                                 FLT_OP_NOT_IN, FLT_OP_LIKE, FLT_OP_NOT_LIKE};
 
 static bool op_allowed(const kcase *c, flt_op op)
 {
-    if (op == FLT_OP_PREFIX) return c->dom == FLT_DOM_BYTES;
+    if (op == FLT_OP_PREFIX || op == FLT_OP_LIKE || op == FLT_OP_NOT_LIKE)
+        return c->dom == FLT_DOM_BYTES;
     if (c->dom == FLT_DOM_INT96)
-        return op == FLT_OP_EQ || op == FLT_OP_NE || op == FLT_OP_IN || op == FLT_OP_IS_NULL ||
+        return op == FLT_OP_EQ || op == FLT_OP_NE || op == FLT_OP_IN || op == FLT_OP_NOT_IN ||
+               op == FLT_OP_IS_NULL ||
                op == FLT_OP_IS_NOT_NULL || op == FLT_OP_FALSE;
     return true;
 }
 
+/* A random pattern over the values' bytes ('a', 'b', 0x00, 0xff, 'A') and both wildcards,
+ * in lits[0..3) as the parser lays it out (expr.h invariant 7). */
+static void make_like(flt_term *t, flt_lit *lits)
+{
+    static const uint8_t al[] = {'a', 'b', 0x00, 0xff, 'A', '%', '_', '%'};
+    if (lit_used + 32 > sizeof lit_pool) lit_used = 0;
+    uint8_t *pc = lit_pool + lit_used, *pk = pc + 16;
+    lit_used += 32;
+    int32_t m = (int32_t)rnd_in(0, 6), head = -1;
+    for (int32_t i = 0; i < m; i++) {
+        uint8_t ch = al[rnd() % sizeof al];
+        pc[i] = ch, pk[i] = ch == '%' ? FLT_LIKE_ANY : ch == '_' ? FLT_LIKE_ONE : FLT_LIKE_CHAR;
+        if (head < 0 && pk[i] != FLT_LIKE_CHAR) head = i;
+    }
+    lits[0] = (flt_lit){.b = pc, .len = head < 0 ? m : head};
+    lits[1] = (flt_lit){.b = pc, .len = m}, lits[2] = (flt_lit){.b = pk, .len = m};
+    t->nlits = 3, t->icase = rnd() % 3 == 0;
+}
+
 static void make_term(const kcase *c, const pq_vec *dict, flt_op op, flt_term *t, flt_lit *lits)
 {
-    t->op = op, t->lits = lits, t->nlits = 0;
+    t->op = op, t->lits = lits, t->nlits = 0, t->icase = false;
+    if (op == FLT_OP_LIKE || op == FLT_OP_NOT_LIKE) return make_like(t, lits);
     if (op <= FLT_OP_GE || op == FLT_OP_PREFIX) t->nlits = 1;
     if (op == FLT_OP_BETWEEN) t->nlits = 2;
-    if (op == FLT_OP_IN) t->nlits = (int32_t)rnd_in(1, 4);
+    if (op == FLT_OP_IN || op == FLT_OP_NOT_IN) t->nlits = (int32_t)rnd_in(1, 4);
     for (int32_t k = 0; k < t->nlits; k++) lits[k] = make_lit(c, dict);
 }
 
@@ -449,7 +500,7 @@ static void errors_and_edges(void)
 {
     pq_column_desc d = {.name = "a", .physical = PQ_INT32};
     flt_lit l = {.i = 1};
-    flt_term t = {FLT_OP_EQ, 1, &l};
+    flt_term t = {.op = FLT_OP_EQ, .nlits = 1, .lits = &l};
     flt_pred p = {.desc = &d, .dom = FLT_DOM_I32, .nterms = 1, .terms = &t};
     pq_vec dict, wrong;
     pq_vec_init(&dict, PQ_INT32, 0);

@@ -201,14 +201,27 @@ static void errors(void)
     parse_err("l_linenumber = 'x'", "cannot compare INT32 column 'l_linenumber' with string", 16);
     parse_err("l_shipmode = 5", "cannot compare BYTE_ARRAY column 'l_shipmode' with number", 14);
     parse_err("(l_shipmode = 'AIR' OR l_linenumber = 1)",
-              "OR across different columns 'l_shipmode' and 'l_linenumber' is not supported at "
-              "character 24", 24);
-    parse_err("l_comment LIKE '%abc'", "only prefix LIKE 'abc%' is supported at character 16", 16);
-    parse_err("l_comment LIKE 'a_c%'", "only prefix LIKE 'abc%' is supported at character 16", 16);
+              "OR across different columns 'l_shipmode' and 'l_linenumber' is not supported yet "
+              "at character 24", 24);
     parse_err("l_linenumber > 5 AND", "expected column name at character 21", 21);
-    parse_err("l_linenumber > 5 l_orderkey", "expected AND or end of input at character 18", 18);
+    parse_err("l_linenumber > 5 l_orderkey", "expected AND, OR or end of input at character 18",
+              18);
     parse_err("l_linenumber > 5 OR l_orderkey < 3",
-              "OR must be inside parentheses and on one column at character 18", 18);
+              "OR across different columns 'l_linenumber' and 'l_orderkey' is not supported yet "
+              "at character 21", 21);
+    parse_err("(l_linenumber = 1 AND l_orderkey = 2) OR l_linenumber = 3",
+              "OR across different columns 'l_orderkey' and 'l_linenumber' is not supported yet "
+              "at character 42", 42);
+    parse_err("l_linenumber > l_orderkey",
+              "comparison between columns 'l_linenumber' and 'l_orderkey' is not supported yet "
+              "at character 1", 1);
+    parse_err("l_comment LIKE 'ab!' ESCAPE '!'",
+              "LIKE pattern ends with its escape character at character 16", 16);
+    parse_err("l_comment LIKE 'ab' ESCAPE '!!'", "ESCAPE takes one character at character 28", 28);
+    parse_err("l_linenumber LIKE 'a%'", "LIKE needs a string column; 'l_linenumber' is INT32", 19);
+    parse_err("starts_with(l_comment 'a')", "expected ',' at character 23", 23);
+    parse_err("NOT (l_linenumber = 1", "expected AND, OR or ')' at character 22", 22);
+    parse_err("5 < 6", "expected column name at character 5", 5);
     parse_err("", "expected column name at character 1", 1);
     parse_err("l_linenumber", "expected comparison operator at character 13", 13);
     parse_err("l_linenumber BETWEEN 1 OR 2", "expected AND at character 24", 24);
@@ -220,19 +233,129 @@ static void errors(void)
               "literal '18446744073709551616' is out of range for column 'u64' at character 7", 7);
     parse_err("i96 < TIMESTAMP '2000-01-01'",
               "INT96 column 'i96' supports only =, !=, IN and IS [NOT] NULL", 7);
-    parse_err("l_linenumber NOT IN (1)", "NOT is not supported at character 14", 14);
     parse_err("l_linenumber = NULL",
               "comparison with NULL never matches; use IS NULL at character 16", 16);
-    parse_err("l_linenumber IS 5", "expected NULL at character 17", 17);
+    parse_err("l_linenumber IS 5", "expected NULL or DISTINCT FROM at character 17", 17);
     parse_err("l_linenumber IN (1, 2", "expected ',' or ')' at character 22", 22);
-    parse_err("(l_linenumber = 1 AND l_orderkey = 2)", "expected OR or ')' at character 19", 19);
-    parse_err("l_linenumber = 1 # 2", "expected AND or end of input at character 18", 18);
+    parse_err("l_linenumber = 1 # 2", "expected AND, OR or end of input at character 18", 18);
     parse_err("l_discount = 1.2.3", "invalid or too large number '1.2.3' at character 14", 14);
     parse_err("l_comment > DATE 5", "expected quoted date/time after DATE/TIMESTAMP at character 18", 18);
     parse_err("id = '0011'", "invalid UUID '0011' at character 6", 6);
     parse_err("id = '00112233445566778899aabbccddeeff00'",
               "invalid UUID '00112233445566778899aabbccddeeff00' at character 6", 6);
     parse_err("f = 'x'", "cannot compare FLOAT column 'f' with string", 5);
+}
+
+/* One predicate's terms: op and first integer literal each ("" for a term without one). */
+static void expect_pred(const flt_pred *p, int32_t col, int32_t n, const flt_op *ops,
+                        const int64_t *vals)
+{
+    CHECK_EQ_I64(p->column, col);
+    CHECK_EQ_I64(p->nterms, n);
+    for (int32_t k = 0; k < n && k < p->nterms; k++) {
+        if (p->terms[k].op != ops[k]) fprintf(stderr, "  term %d: op %d want %d\n", k, p->terms[k].op, ops[k]);
+        CHECK(p->terms[k].op == ops[k]);
+        if (vals && p->terms[k].nlits) CHECK_EQ_I64(p->terms[k].lits[0].i, vals[k]);
+    }
+}
+
+#define OPS(...) (const flt_op[]){__VA_ARGS__}
+#define VALS(...) (const int64_t[]){__VA_ARGS__}
+
+/* SQL's precedence, NOT pushed down exactly, and the normal form's clauses. */
+static void boolean_language(void)
+{
+    flt_expr *ex = parse_ok("l_linenumber = 7 OR l_linenumber = 9");
+    CHECK_EQ_I64(ex->npreds, 1);
+    expect_pred(&ex->preds[0], 1, 2, OPS(FLT_OP_EQ, FLT_OP_EQ), VALS(7, 9));
+    flt_expr_free(ex);
+    /* AND binds tighter: a = 1 OR (a = 2 AND b = 3) -> (a=1 OR a=2) AND (a=1 OR b=3): refused */
+    ex = parse_ok("l_linenumber = 1 OR l_linenumber = 2 AND l_linenumber > 0");
+    CHECK_EQ_I64(ex->npreds, 2);
+    expect_pred(&ex->preds[0], 1, 2, OPS(FLT_OP_EQ, FLT_OP_EQ), VALS(1, 2));
+    expect_pred(&ex->preds[1], 1, 2, OPS(FLT_OP_EQ, FLT_OP_GT), VALS(1, 0));
+    flt_expr_free(ex);
+    ex = parse_ok("NOT (l_linenumber > 5 OR l_orderkey IS NULL) AND NOT NOT l_linenumber = 2");
+    CHECK_EQ_I64(ex->npreds, 3);
+    expect_pred(&ex->preds[0], 1, 1, OPS(FLT_OP_LE), VALS(5));
+    expect_pred(&ex->preds[1], 0, 1, OPS(FLT_OP_IS_NOT_NULL), NULL);
+    expect_pred(&ex->preds[2], 1, 1, OPS(FLT_OP_EQ), VALS(2));
+    flt_expr_free(ex);
+    ex = parse_ok("NOT (l_linenumber > 1 AND l_linenumber < 5)"); /* De Morgan */
+    expect_pred(&ex->preds[0], 1, 2, OPS(FLT_OP_LE, FLT_OP_GE), VALS(1, 5));
+    flt_expr_free(ex);
+    ex = parse_ok("l_linenumber NOT BETWEEN 2 AND 4 AND NOT l_orderkey NOT IN (1, 2) AND "
+                  "l_orderkey NOT IN (3)");
+    CHECK_EQ_I64(ex->npreds, 3);
+    expect_pred(&ex->preds[0], 1, 2, OPS(FLT_OP_LT, FLT_OP_GT), VALS(2, 4));
+    expect_pred(&ex->preds[1], 0, 1, OPS(FLT_OP_IN), VALS(1));
+    expect_pred(&ex->preds[2], 0, 1, OPS(FLT_OP_NOT_IN), VALS(3));
+    flt_expr_free(ex);
+    /* negated before typing, so the exact rounding applies to the complement */
+    ex = parse_ok("NOT l_discount < 0.055 AND 5 < l_linenumber AND 7 >= l_linenumber");
+    expect_pred(&ex->preds[0], 2, 1, OPS(FLT_OP_GE), VALS(6));
+    expect_pred(&ex->preds[1], 1, 1, OPS(FLT_OP_GT), VALS(5));
+    expect_pred(&ex->preds[2], 1, 1, OPS(FLT_OP_LE), VALS(7));
+    flt_expr_free(ex);
+    ex = parse_ok("l_discount NOT IN (0.055)"); /* no value equals it: every non-null passes */
+    expect_pred(&ex->preds[0], 2, 1, OPS(FLT_OP_IS_NOT_NULL), NULL);
+    flt_expr_free(ex);
+    ex = parse_ok("(l_linenumber > 1 AND l_linenumber < 5) OR l_linenumber = 9");
+    CHECK_EQ_I64(ex->npreds, 2);
+    expect_pred(&ex->preds[0], 1, 2, OPS(FLT_OP_GT, FLT_OP_EQ), VALS(1, 9));
+    expect_pred(&ex->preds[1], 1, 2, OPS(FLT_OP_LT, FLT_OP_EQ), VALS(5, 9));
+    flt_expr_free(ex);
+    ex = parse_ok("l_linenumber IS DISTINCT FROM 3 AND l_orderkey IS NOT DISTINCT FROM 4 AND "
+                  "NOT l_orderkey IS DISTINCT FROM 5 AND NOT l_orderkey IS NOT NULL");
+    CHECK_EQ_I64(ex->npreds, 4);
+    expect_pred(&ex->preds[0], 1, 2, OPS(FLT_OP_NE, FLT_OP_IS_NULL), VALS(3));
+    expect_pred(&ex->preds[1], 0, 1, OPS(FLT_OP_EQ), VALS(4));
+    expect_pred(&ex->preds[2], 0, 1, OPS(FLT_OP_EQ), VALS(5));
+    expect_pred(&ex->preds[3], 0, 1, OPS(FLT_OP_IS_NULL), NULL);
+    flt_expr_free(ex);
+    /* 40 NOTs nest deeper than the limit */
+    char deep[256] = "";
+    for (int i = 0; i < 40; i++) strcat(deep, "NOT ");
+    strcat(deep, "l_linenumber = 1");
+    pq_err e = {0};
+    CHECK_EQ_I64(flt_parse(deep, schema, NCOLS, &ex, &e), RINGSCAN_ELIMIT);
+    /* the normal form of an OR of ANDs multiplies: 2^9 clauses are over the limit */
+    char wide[1024] = "";
+    for (int i = 0; i < 9; i++)
+        strcat(wide, i ? " OR (l_linenumber = 1 AND l_linenumber = 2)" : "(l_linenumber = 1 AND l_linenumber = 2)");
+    CHECK_EQ_I64(flt_parse(wide, schema, NCOLS, &ex, &e), RINGSCAN_ELIMIT);
+    CHECK(strstr(e.msg, "conjunctive normal form") != NULL);
+}
+
+/* LIKE and ILIKE patterns: what the kernels and pruning get (expr.h invariant 7). */
+static void like_patterns(void)
+{
+    static const struct { const char *text; flt_op op; const char *head; bool icase; } cases[] = {
+        {"l_comment LIKE '%abc'", FLT_OP_LIKE, "", false},
+        {"l_comment LIKE 'ab_c%'", FLT_OP_LIKE, "ab", false},
+        {"l_comment LIKE 'abc%%'", FLT_OP_PREFIX, "abc", false},
+        {"l_comment NOT LIKE 'abc%'", FLT_OP_NOT_LIKE, "abc", false},
+        {"l_comment NOT LIKE 'abc'", FLT_OP_NE, "abc", false},
+        {"l_comment ILIKE 'abc'", FLT_OP_LIKE, "abc", true},
+        {"l_comment NOT ILIKE 'a%'", FLT_OP_NOT_LIKE, "a", true},
+        {"l_comment LIKE 'a!%b' ESCAPE '!'", FLT_OP_EQ, "a%b", false},
+        {"l_comment LIKE 'a!%b%' ESCAPE '!'", FLT_OP_PREFIX, "a%b", false},
+        {"l_comment LIKE 'a!!_' ESCAPE '!'", FLT_OP_LIKE, "a!", false},
+        {"starts_with(l_comment, 'a_%')", FLT_OP_PREFIX, "a_%", false},
+        {"NOT starts_with(l_comment, 'x')", FLT_OP_NOT_LIKE, "x", false},
+        {"starts_with(l_comment, '')", FLT_OP_IS_NOT_NULL, "", false},
+        {"l_comment NOT LIKE '%'", FLT_OP_FALSE, "", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        flt_expr *ex;
+        flt_term t = term1(cases[i].text, &ex);
+        size_t hl = strlen(cases[i].head);
+        bool ok = t.op == cases[i].op && t.icase == cases[i].icase &&
+                  (t.nlits == 0 || (t.lits[0].len == (int32_t)hl && memcmp(t.lits[0].b, cases[i].head, hl) == 0));
+        if (!ok) fprintf(stderr, "  %s: op %d icase %d\n", cases[i].text, t.op, t.icase);
+        CHECK(ok);
+        flt_expr_free(ex);
+    }
 }
 
 int main(void)
@@ -242,5 +365,7 @@ int main(void)
     RUN(literals_and_ranges);
     RUN(grammar);
     RUN(errors);
+    RUN(boolean_language);
+    RUN(like_patterns);
     return CHECK_DONE("test_filter_parse");
 }

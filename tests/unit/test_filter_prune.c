@@ -151,6 +151,16 @@ static void bytes_truncated_bounds(void)
     EXPECT("s LIKE 'a\xff%'", &s, 50, FLT_CAN_MATCH);
     s = bytes_stats("b", "c", true);
     EXPECT("s LIKE 'a\xff%'", &s, 50, FLT_CANNOT_MATCH);
+    /* a general LIKE prunes by its fixed head only; ILIKE and NOT LIKE never */
+    s = bytes_stats("apple", "apricot", true);
+    EXPECT("s LIKE 'ap_le%'", &s, 50, FLT_CAN_MATCH);
+    EXPECT("s LIKE 'b%x'", &s, 50, FLT_CANNOT_MATCH);
+    EXPECT("s LIKE 'aq_'", &s, 50, FLT_CANNOT_MATCH);
+    EXPECT("s LIKE '%zz%'", &s, 50, FLT_CAN_MATCH);
+    EXPECT("s ILIKE 'b%x'", &s, 50, FLT_CAN_MATCH);
+    EXPECT("s NOT LIKE 'a%'", &s, 50, FLT_CAN_MATCH);
+    EXPECT("NOT s LIKE 'b%x'", &s, 50, FLT_CAN_MATCH);
+    EXPECT("s = 'zz' OR s LIKE 'b_'", &s, 50, FLT_CANNOT_MATCH);
 }
 
 static void float_nan_rules(void)
@@ -159,14 +169,19 @@ static void float_nan_rules(void)
     pq_stats s = {.has_min_max = true, .usable = true, .min = (uint8_t *)&mm[0],
                   .max = (uint8_t *)&mm[1], .min_len = 8, .max_len = 8,
                   .has_null_count = true, .null_count = 0};
-    EXPECT("d > 0.5", &s, 10, FLT_CAN_MATCH); /* a NaN row would fail */
-    EXPECT("d > 3", &s, 10, FLT_CANNOT_MATCH);
+    /* NaN is above every number (kernel.h invariant 2): it passes > and >= */
+    EXPECT("d > 0.5", &s, 10, FLT_ALL_MATCH);
+    EXPECT("d > 3", &s, 10, FLT_CAN_MATCH); /* NaN rows would pass */
+    EXPECT("d NOT IN (5, 6)", &s, 10, FLT_ALL_MATCH);
+    EXPECT("d <= 0.5", &s, 10, FLT_CANNOT_MATCH); /* NaN fails <= */
     EXPECT("d < 1", &s, 10, FLT_CANNOT_MATCH);
     EXPECT("d != 1.5", &s, 10, FLT_CAN_MATCH);
     EXPECT("d != 5", &s, 10, FLT_ALL_MATCH); /* NaN != 5 too */
     EXPECT("d IS NOT NULL", &s, 10, FLT_ALL_MATCH);
     s.has_nan_count = true, s.nan_count = 0;
     EXPECT("d > 0.5", &s, 10, FLT_ALL_MATCH);
+    EXPECT("d > 3", &s, 10, FLT_CANNOT_MATCH);
+    EXPECT("NOT d <= 3", &s, 10, FLT_CANNOT_MATCH);
     EXPECT("d BETWEEN 1 AND 2", &s, 10, FLT_ALL_MATCH);
     s.nan_count = 3;
     EXPECT("d BETWEEN 1 AND 2", &s, 10, FLT_CAN_MATCH);
@@ -182,6 +197,8 @@ static void float_nan_rules(void)
     s.min = (uint8_t *)&z[0], s.max = (uint8_t *)&z[1];
     EXPECT("d = 0", &s, 10, FLT_ALL_MATCH);
     EXPECT("d > 0", &s, 10, FLT_CANNOT_MATCH);
+    EXPECT("d NOT IN (0)", &s, 10, FLT_CANNOT_MATCH);
+    EXPECT("d NOT IN (1)", &s, 10, FLT_ALL_MATCH);
 }
 
 static void decimal_flba(void)
