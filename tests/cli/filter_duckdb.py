@@ -1,0 +1,487 @@
+"""tests/cli/filter_duckdb.py: random filters, ringscan against DuckDB. Writes one pyarrow file
+(20,000 rows, row groups of 2,000, 2 KiB pages, page index and statistics; ints with nulls and
+INT32/INT64 extremes, doubles with NaN, -0.0 and +-inf, floats with NaN, strings with unicode,
+'', '%', '_' and mixed case, booleans, dates; k sorted, b and dt sorted within each row group)
+and runs --count filters from a grammar: an AND of 1..3 clauses, each a tree of AND / OR / NOT
+up to depth 5 over atoms on one column (comparisons either way round, [NOT] BETWEEN, [NOT] IN,
+IS [NOT] NULL, IS [NOT] DISTINCT FROM, [NOT] [I]LIKE [ESCAPE], starts_with). Each filter's
+count(*) and sum(i) from `ringscan scan --where F --columns i --format csv` (policy and threads
+rotated: lazy/eager/adaptive x 1/2) must equal DuckDB's `SELECT count(*), sum(i) ... WHERE F`
+over the same rows loaded from pyarrow (DuckDB 2.0.1's read_parquet drops FLOAT NaN rows by
+statistics, e.g. isnan(f) finds none, so it is only compared and counted, not trusted).
+Then filters ringscan must refuse (OR across columns, column against column): exit 1 or 2,
+nothing on stdout, stderr says 'not supported' and names a column.
+Usage: python filter_duckdb.py RINGSCAN DIR [--seed S] [--count N] [--case K]
+       [--only-supported-today] [--cnf-budget C] [--verbose]
+DIR keeps data.parquet (the same seed writes the same file); --case K reruns filter #K alone.
+--only-supported-today limits filters to `(col op lit OR col op lit) AND ...` forms (the
+parser before NOT / ILIKE / cross-clause OR). --cnf-budget (default 64; 0: none) regenerates
+clauses whose estimated conjunctive normal form has more conjuncts: ringscan refuses beyond
+256 ("filter too large in conjunctive normal form")."""
+import argparse
+import datetime
+import random
+import re
+import shlex
+import subprocess
+import sys
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+ap = argparse.ArgumentParser()
+ap.add_argument("ringscan")
+ap.add_argument("dir")
+ap.add_argument("--seed", type=int, default=1)
+ap.add_argument("--count", type=int, default=300)
+ap.add_argument("--case", type=int, default=None, help="run only random filter #K")
+ap.add_argument("--only-supported-today", action="store_true")
+ap.add_argument("--cnf-budget", type=int, default=64,
+                help="most conjuncts a filter may have in CNF (estimated); 0: no limit")
+ap.add_argument("--verbose", action="store_true", help="print every filter")
+args = ap.parse_args()
+
+N, RG = 20_000, 2_000
+I32, I64 = (-2**31, 2**31 - 1), (-2**63, 2**63 - 1)
+NAN, INF = float("nan"), float("inf")
+D0 = datetime.date(1990, 1, 1)
+
+
+# ---- the data -----------------------------------------------------------------------------
+def sorted_in_groups(vals):
+    """vals sorted within each row group, nulls left where they were."""
+    out = []
+    for g in range(0, len(vals), RG):
+        chunk = vals[g:g + RG]
+        it = iter(sorted(v for v in chunk if v is not None))
+        out += [None if v is None else next(it) for v in chunk]
+    return out
+
+
+STRINGS = ["Special", "sPeCiAl", "special", "SPECIAL", "SpEcIaL!", "é", "É", "café", "Café",
+           "日本", "日本語", "😀", "a😀b", "a%b", "a_b", "ab", "Ab", "AB", "abc", "abd", "abcd",
+           "100%", "50% off", "x_y_z", "_lead", "%lead", "trail_", "trail%", "", " ", "it's",
+           "wow!", "a!b", "a!%b", "zzz", "Z", "ÿ"]
+
+
+def make_data(rnd):
+    def maybe(p, f):
+        return None if rnd.random() < p else f()
+
+    k, acc = [], 0
+    for _ in range(N):
+        acc += rnd.randint(0, 3)
+        k.append(acc)
+
+    def a_val():
+        r = rnd.random()
+        return I32[0] if r < 0.02 else I32[1] if r < 0.04 else rnd.randint(-1000, 1000)
+
+    def b_val():
+        r = rnd.random()
+        return I64[0] if r < 0.01 else I64[1] if r < 0.02 else rnd.randint(-10**12, 10**12)
+
+    def d_val():
+        r = rnd.random()
+        if r < 0.025: return NAN
+        if r < 0.035: return -0.0
+        if r < 0.045: return 0.0
+        if r < 0.052: return INF
+        if r < 0.059: return -INF
+        if r < 0.062: return 1.7976931348623157e308
+        return rnd.randint(-64000, 64000) / 64  # exact and short in decimal
+
+    def f_val():
+        r = rnd.random()
+        if r < 0.03: return NAN
+        if r < 0.04: return -0.0
+        return rnd.randint(-400, 400) / 4
+
+    def s_val():
+        if rnd.random() < 0.5: return rnd.choice(STRINGS)
+        return rnd.choice(["w", "W", "item_", "v%", "k"]) + str(rnd.randint(0, 400))
+
+    b = [maybe(0.1, b_val) for _ in range(N)]
+    b[4 * RG:5 * RG] = [None] * RG  # one row group of b is all null
+    cols = {
+        "i": list(range(N)),
+        "k": k,
+        "a": [maybe(0.1, a_val) for _ in range(N)],
+        "b": sorted_in_groups(b),
+        "d": [maybe(0.08, d_val) for _ in range(N)],
+        "f": [maybe(0.08, f_val) for _ in range(N)],
+        "s": [maybe(0.1, s_val) for _ in range(N)],
+        "t": [maybe(0.15, lambda: rnd.random() < 0.5) for _ in range(N)],
+        "dt": sorted_in_groups([maybe(0.1, lambda: D0 + datetime.timedelta(rnd.randint(0, 4017)))
+                                for _ in range(N)]),
+    }
+    types = {"i": pa.int64(), "k": pa.int64(), "a": pa.int32(), "b": pa.int64(),
+             "d": pa.float64(), "f": pa.float32(), "s": pa.string(), "t": pa.bool_(),
+             "dt": pa.date32()}
+    return cols, pa.table({c: pa.array(v, types[c]) for c, v in cols.items()})
+
+
+# ---- the filter generator -----------------------------------------------------------------
+KIND = {"i": "int", "k": "int", "a": "int", "b": "int", "d": "float", "f": "float", "s": "str",
+        "t": "bool", "dt": "date"}
+RANGE = {"i": I64, "k": I64, "a": I32, "b": I64}
+WEIGHT = {"i": 1, "k": 2, "a": 3, "b": 2, "d": 3, "f": 2, "s": 4, "t": 1, "dt": 2}
+CMP = ["=", "!=", "<>", "<", "<=", ">", ">="]
+
+
+class Gen:
+    def __init__(self, rnd, cols, today):
+        self.r, self.today = rnd, today
+        self.vals = {c: sorted(set(v for v in vs if v is not None and v == v))
+                     for c, vs in cols.items()}
+        self.ascii = [v for v in self.vals["s"] if v.isascii()]
+
+    def kw(self, w):
+        x = self.r.random()
+        if x < 0.6: return w.upper()
+        if x < 0.85: return w.lower()
+        return "".join(c.upper() if self.r.random() < 0.5 else c.lower() for c in w)
+
+    # literals
+    def lit(self, col):
+        r, kind = self.r, KIND[col]
+        vals = self.vals[col]
+        if kind == "int":
+            lo, hi = RANGE[col]
+            x = r.random()
+            if x < 0.5: v = r.choice(vals)
+            elif x < 0.7: v = r.choice(vals) + r.choice([-1, 1])
+            elif x < 0.85: v = r.randint(vals[0] - 5, vals[-1] + 5)
+            elif x < 0.95: v = r.choice([lo, lo + 1, hi - 1, hi])
+            else: v = 0
+            return str(min(max(v, lo), hi))
+        if kind == "float":
+            x = r.random()
+            if x < 0.5: v = r.choice(vals)
+            elif x < 0.7: v = r.randint(-400, 400) / 4
+            else:
+                return r.choice(["0", "-0.0", "0.0", "0.5", "-0.5", "1e3", "-1e3", "1.5E2", "1e308",
+                                 "-1e308", "1.7976931348623157e308", "-1.7976931348623157e308"]
+                                if col == "d" else ["0", "-0.0", "0.5", "1e3", "-1e3", "2.5e1"])
+            if v in (INF, -INF): v = 1e308 if v > 0 else -1e308
+            if v == 0: return r.choice(["0", "0.0", "-0.0"])
+            if v == int(v) and abs(v) < 1e15 and r.random() < 0.5: return str(int(v))
+            return repr(v)
+        if kind == "str":
+            x = r.random()
+            if x < 0.5: v = r.choice(vals)
+            elif x < 0.65: v = r.choice(vals)[:r.randint(0, 3)]
+            elif x < 0.75: v = r.choice(vals) + "x"
+            elif x < 0.9: v = r.choice(["a", "m", "w1", "w20", "z", "zzzz", "Spec", "SPECIAL"])
+            elif x < 0.95: v = ""
+            else: v = r.choice(["é", "日", "😀", "ÿ", "~"])
+            return self.quote(v)
+        if kind == "bool":
+            return self.kw(r.choice(["TRUE", "FALSE"]))
+        d = r.choice(vals) if r.random() < 0.6 else D0 + datetime.timedelta(r.randint(-30, 4050))
+        if r.random() < 0.1:
+            d = r.choice([datetime.date(1970, 1, 1), datetime.date(1900, 1, 1),
+                          datetime.date(2100, 12, 31)])
+        if r.random() < 0.2 and not self.today: return f"'{d.isoformat()}'"
+        return f"{self.kw('DATE')} '{d.isoformat()}'"
+
+    @staticmethod
+    def quote(v):
+        return "'" + v.replace("'", "''") + "'"
+
+    def like_pattern(self, src, esc=None):
+        r, out = self.r, []
+        chars = list(src)
+        i = 0
+        while i < len(chars):
+            ch, x = chars[i], r.random()
+            if x < 0.12: out.append("_")
+            elif x < 0.22:
+                out.append("%")
+                if r.random() < 0.5: i += 1
+            elif x < 0.26: pass
+            elif esc and ch in ("%", "_", esc): out.append(esc + ch)
+            else: out.append(ch)
+            i += 1
+        p = "".join(out)
+        if r.random() < 0.25: p = "%" + p
+        if r.random() < 0.35: p += "%"
+        if r.random() < 0.08: p = r.choice(["%", "_", "__", "", "%%", "%_%", "_%"])
+        return p
+
+    # atoms: (text) or ("not", atom) nodes
+    def atom(self, col, budget):
+        """A leaf on col: ("atom", text, form, literals) or, while budget (levels left) lasts,
+        ("not", leaf)."""
+        if self.today: return ("atom", self.atom_today(col), "cmp", 1)
+        r, kind = self.r, KIND[col]
+        forms = ["cmp"] * 25 + ["lcmp"] * 8 + ["btw"] * 8 + ["nbtw"] * 5 + ["in"] * 8 + \
+                ["nin"] * 5 + ["null"] * 4 + ["nnull"] * 4 + ["dist"] * 4 + ["ndist"] * 4 + \
+                ["not"] * (6 if budget > 0 else 0)
+        if kind == "str":
+            forms += ["like"] * 8 + ["nlike"] * 4 + ["ilike"] * 6 + ["nilike"] * 3 + \
+                     ["esc"] * 5 + ["sw"] * 5
+        f = r.choice(forms)
+        kw, nlit = self.kw, 1
+        if f == "cmp": t = f"{col} {r.choice(CMP)} {self.lit(col)}"
+        elif f == "lcmp": t = f"{self.lit(col)} {r.choice(CMP)} {col}"
+        elif f in ("btw", "nbtw"):
+            t = f"{col} {kw('NOT') + ' ' if f == 'nbtw' else ''}{kw('BETWEEN')} {self.lit(col)} " \
+                f"{kw('AND')} {self.lit(col)}"
+        elif f in ("in", "nin"):
+            nlit = r.randint(1, 5)
+            lits = ", ".join(self.lit(col) for _ in range(nlit))
+            t = f"{col} {kw('NOT') + ' ' if f == 'nin' else ''}{kw('IN')} ({lits})"
+        elif f == "null": t = f"{col} {kw('IS')} {kw('NULL')}"
+        elif f == "nnull": t = f"{col} {kw('IS')} {kw('NOT')} {kw('NULL')}"
+        elif f == "dist": t = f"{col} {kw('IS')} {kw('DISTINCT')} {kw('FROM')} {self.lit(col)}"
+        elif f == "ndist":
+            t = f"{col} {kw('IS')} {kw('NOT')} {kw('DISTINCT')} {kw('FROM')} {self.lit(col)}"
+        elif f == "not": return ("not", self.atom(col, budget - 1))
+        elif f in ("like", "nlike"):
+            p = self.like_pattern(r.choice(self.vals[col]))
+            t = f"{col} {kw('NOT') + ' ' if f == 'nlike' else ''}{kw('LIKE')} {self.quote(p)}"
+        elif f in ("ilike", "nilike"):
+            p = self.like_pattern(r.choice(self.ascii))
+            p = "".join(c.upper() if r.random() < 0.5 else c.lower() for c in p)
+            assert p.isascii()
+            t = f"{col} {kw('NOT') + ' ' if f == 'nilike' else ''}{kw('ILIKE')} {self.quote(p)}"
+        elif f == "esc":
+            odd = [v for v in self.vals[col] if any(c in v for c in "%_!")]
+            src = r.choice(odd if r.random() < 0.6 else self.vals[col])
+            ilike = r.random() < 0.2
+            if ilike: src = "".join(c for c in src if c.isascii())
+            p = self.like_pattern(src, esc="!")
+            if ilike: p = "".join(c.upper() if r.random() < 0.5 else c.lower() for c in p)
+            neg = kw("NOT") + " " if r.random() < 0.3 else ""
+            t = f"{col} {neg}{kw('ILIKE' if ilike else 'LIKE')} {self.quote(p)} " \
+                f"{kw('ESCAPE')} '!'"
+        else:  # starts_with
+            v = r.choice(self.vals[col])
+            x = r.random()
+            v = v[:r.randint(0, 4)] if x < 0.6 else v if x < 0.8 else \
+                r.choice(["", "w", "item_", "日", "Spec", "zz"])
+            t = f"starts_with({col}, {self.quote(v)})"
+        return ("atom", t, f, nlit)
+
+    def atom_today(self, col):
+        """What the parser took before this test: col op lit, BETWEEN, IN, IS [NOT] NULL,
+        LIKE 'prefix%'."""
+        r, kw = self.r, self.kw
+        forms = ["cmp"] * 5 + ["btw", "in", "null", "nnull"] + (["like"] * 3 if col == "s" else [])
+        f = r.choice(forms)
+        if f == "cmp": return f"{col} {r.choice(CMP)} {self.lit(col)}"
+        if f == "btw": return f"{col} {kw('BETWEEN')} {self.lit(col)} {kw('AND')} {self.lit(col)}"
+        if f == "in":
+            return f"{col} {kw('IN')} ({', '.join(self.lit(col) for _ in range(r.randint(1, 4)))})"
+        if f == "null": return f"{col} {kw('IS')} {kw('NULL')}"
+        if f == "nnull": return f"{col} {kw('IS')} {kw('NOT')} {kw('NULL')}"
+        plain = [v for v in self.vals[col] if "%" not in v and "_" not in v]
+        v = r.choice(plain)[:r.randint(0, 4)]
+        return f"{col} {kw('LIKE')} {self.quote(v + ('%' if r.random() < 0.8 else ''))}"
+
+    def tree(self, col, depth, maxd):
+        r = self.r
+        if depth >= maxd or r.random() < 0.2: return self.atom(col, maxd - depth)
+        x = r.random()
+        if x < 0.15: return ("not", self.tree(col, depth + 1, maxd))
+        kids = [self.tree(col, depth + 1, maxd) for _ in range(2 if r.random() < 0.75 else 3)]
+        return ("and" if x < 0.45 else "or", kids)
+
+    PREC = {"or": 1, "and": 2, "not": 3, "atom": 4}
+
+    def render(self, node, need):
+        """SQL text of node; parentheses where the context (need: the lowest precedence that
+        may stand bare) requires them, and now and then where it does not."""
+        t = node[0]
+        if t == "atom": s = node[1]
+        elif t == "not": s = f"{self.kw('NOT')} {self.render(node[1], 3)}"
+        else:
+            s = self.render(node[1][0], self.PREC[t])
+            for k in node[1][1:]:
+                s += f" {self.kw(t.upper())} {self.render(k, self.PREC[t])}"
+        if self.PREC[t] < need or self.r.random() < 0.12: s = f"({s})"
+        return s
+
+    # (conjuncts, most terms in one) of node in conjunctive normal form, NOT pushed to the
+    # leaves, over-estimated: BETWEEN as two comparisons, [NOT] IN as its !=s when negated.
+    LEAF = {"btw": ((2, 1), (1, 2)), "nbtw": ((1, 2), (2, 1)), "dist": ((2, 2), (2, 2)),
+            "ndist": ((2, 2), (2, 2))}
+
+    @staticmethod
+    def cnf(node, pos=True):
+        t = node[0]
+        if t == "atom":
+            f, n = node[2], node[3]
+            if f in ("in", "nin"): return (1, n) if (f == "in") == pos else (n, 1)
+            return Gen.LEAF.get(f, ((1, 1), (1, 1)))[0 if pos else 1]
+        if t == "not": return Gen.cnf(node[1], not pos)
+        kids = [Gen.cnf(k, pos) for k in node[1]]
+        if (t == "and") == pos: return sum(k[0] for k in kids), max(k[1] for k in kids)
+        c = 1
+        for k in kids: c *= k[0]
+        return c, sum(k[1] for k in kids)
+
+    @staticmethod
+    def depth(node):
+        if node[0] == "atom": return 0
+        if node[0] == "not": return 1 + Gen.depth(node[1])
+        return 1 + max(Gen.depth(k) for k in node[1])
+
+    def filter(self):
+        """(text, deepest clause): an AND of 1..3 clauses, each over one column."""
+        r = self.r
+        cols = r.choices(list(WEIGHT), weights=list(WEIGHT.values()), k=r.choice([1, 1, 2, 2, 3]))
+        if self.today:
+            parts = []
+            for c in cols:
+                if r.random() < 0.5:
+                    a = self.atom_today(c)
+                    parts.append(f"({a})" if r.random() < 0.2 else a)
+                else:
+                    ors = f" {self.kw('OR')} ".join(self.atom_today(c)
+                                                    for _ in range(r.randint(2, 3)))
+                    parts.append(f"({ors})")
+            return f" {self.kw('AND')} ".join(parts), 1
+        for _ in range(100):  # stay within the CNF budget: the parser's limit is 256 conjuncts
+            trees = [self.tree(c, 0, r.randint(0, 5)) for c in cols]
+            size = [self.cnf(t) for t in trees]
+            if not args.cnf_budget or (sum(z[0] for z in size) <= args.cnf_budget and
+                                       max(z[1] for z in size) <= 8 * args.cnf_budget):
+                break
+        need = 2 if len(trees) > 1 else 0
+        text = f" {self.kw('AND')} ".join(self.render(t, need) for t in trees)
+        return text, max(self.depth(t) for t in trees)
+
+
+REFUSE = [  # ringscan answers these with 'not supported', naming a column
+    "a = 1 OR b = 2",
+    "(a = 1 OR b = 2)",
+    "(a = 1 AND b = 2) OR a = 3",
+    "a = 1 OR a = 2 OR b = 3",
+    "k < 100 AND (s = 'abc' OR d > 0)",
+    "(i < 10 OR k > 100) AND a = 1",
+    "NOT (a = 1 AND b = 2)",
+    "s LIKE 'a%' OR t = TRUE",
+    "dt < DATE '1995-01-01' OR f > 0",
+    "a IS NULL OR b IS NULL",
+    "(a BETWEEN 1 AND 5 OR d IN (1.5, 2.5))",
+    "((a = 1 OR a = 2) AND k > 5) OR b = 7",
+    "i = 5 OR (k = 6 AND i = 7)",
+    "a > b",
+    "i = k",
+    "d <= f",
+    "a < b AND k > 0",
+    "k > 0 AND (a = b OR a = 1)",
+    "NOT a > b",
+    "s = 'abc' AND i <> k",
+]
+
+
+def names_column(err, where):
+    for c in set(re.findall(r"\b[a-z]{1,2}\b", where)) & set(KIND):
+        if re.search(rf"['\"`]{c}['\"`]|column {c}\b", err): return True
+    return False
+
+
+# ---- the run ------------------------------------------------------------------------------
+def main():
+    seed = args.seed
+    cols, table = make_data(random.Random(seed))
+    path = f"{args.dir}/data.parquet"
+    pq.write_table(table, path, row_group_size=RG, data_page_size=2048, write_page_index=True,
+                   write_statistics=True, use_dictionary=["s", "a"])
+    con = duckdb.connect()
+    con.register("src", table)
+    con.execute("CREATE TABLE mem AS SELECT * FROM src")
+    gen = Gen(random.Random(seed + 1_000_003), cols, args.only_supported_today)
+    filters = [gen.filter() for _ in range(max(args.count, (args.case or 0) + 1))]
+    cases = [args.case] if args.case is not None else range(len(filters))
+    py = shlex.quote(sys.executable)
+    hint = f"{py} tests/cli/filter_duckdb.py {shlex.quote(args.ringscan)} DIR --seed {seed}" + \
+           (" --only-supported-today" if args.only_supported_today else "") + \
+           (f" --cnf-budget {args.cnf_budget}" if args.cnf_budget != 64 else "")
+    print(f"filter_duckdb: seed {seed}, {len(cases)} random filters over {N} rows"
+          f"{' (only forms supported today)' if args.only_supported_today else ''}")
+    passed = failed = refused = wrong = duck_off = 0
+    shape = {"empty": 0, "all": 0, "some": 0}
+    depths, reasons = {}, {}
+    for n in cases:
+        where, depth = filters[n]
+        depths[depth] = depths.get(depth, 0) + 1
+        policy = ("lazy", "eager", "adaptive")[n % 3]
+        threads = 1 + (n // 3) % 2
+        cmd = [args.ringscan, "scan", path, "--where", where, "--columns", "i", "--format", "csv",
+               "--policy", policy, "--threads", str(threads)]
+        if args.verbose: print(f"#{n} [{policy}, {threads}t, depth {depth}] {where}")
+        try:
+            q = f"SELECT count(*), coalesce(sum(i), 0) FROM {{}} WHERE {where}"
+            want = tuple(con.execute(q.format("mem")).fetchone())
+            onfile = tuple(con.execute(q.format(f"read_parquet('{path}')")).fetchone())
+        except duckdb.Error as e:
+            failed += 1
+            print(f"FAIL #{n}: DuckDB rejects the generated filter ({str(e).splitlines()[0]}):\n"
+                  f"  filter: {where}")
+            continue
+        if want != onfile:  # DuckDB 2.0.1 prunes FLOAT NaN rows by statistics (isnan(f))
+            duck_off += 1
+            if args.verbose: print(f"note #{n}: DuckDB's read_parquet says {onfile}")
+        shape["empty" if want[0] == 0 else "all" if want[0] == N else "some"] += 1
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+            rc, out, err = p.returncode, p.stdout, p.stderr
+        except subprocess.TimeoutExpired:
+            rc, out, err = "timeout", "", "timed out after 60 s"
+        got, why = None, ""
+        if rc == 0:
+            lines = out.splitlines()
+            if lines[:1] != ["i"]: why = f"no 'i' header: {out[:80]!r}"
+            else:
+                try:
+                    ids = [int(x) for x in lines[1:]]
+                    got = (len(ids), sum(ids))
+                except ValueError as e:
+                    why = f"bad CSV value: {e}"
+        if got == want:
+            passed += 1
+            continue
+        failed += 1
+        first = err.strip().splitlines()[0] if err.strip() else ""
+        if rc in (1, 2) and first:
+            refused += 1
+            msg = re.sub(r"'[^']*'|\d+", "_", first.split(": ", 2)[-1])
+            reasons[msg] = reasons.get(msg, 0) + 1
+        elif rc == 0: wrong += 1
+        detail = f"ringscan (count, sum) {got}" if rc == 0 and not why else \
+                 f"ringscan exit {rc}: {why or first}"
+        print(f"FAIL #{n} [{policy}, {threads} thread{'s' * (threads > 1)}]: duckdb (count, sum) "
+              f"{want}, {detail}\n  filter: {where}\n  command: {shlex.join(cmd)}\n"
+              f"  reproduce: {hint} --case {n}")
+    if args.case is None:
+        for where in REFUSE:
+            p = subprocess.run([args.ringscan, "scan", path, "--where", where, "--columns", "i",
+                                "--format", "csv"], capture_output=True, text=True, timeout=60)
+            if p.returncode in (1, 2) and not p.stdout and "not supported" in p.stderr and \
+                    names_column(p.stderr, where):
+                passed += 1
+            else:
+                failed += 1
+                first = p.stderr.strip().splitlines()[0] if p.stderr.strip() else ""
+                print(f"FAIL refuse: exit {p.returncode}, stdout {p.stdout[:60]!r}, stderr "
+                      f"'{first}': want exit 1 or 2, 'not supported' naming a column\n"
+                      f"  filter: {where}")
+    print(f"filter_duckdb: answers: {shape['empty']} empty, {shape['some']} some rows, "
+          f"{shape['all']} every row; clause depth "
+          + " ".join(f"{d}:{c}" for d, c in sorted(depths.items()))
+          + (f"; DuckDB's read_parquet differed on {duck_off} (not counted)" if duck_off else ""))
+    for msg, c in sorted(reasons.items(), key=lambda x: -x[1]):
+        print(f"filter_duckdb: refused {c}x: {msg}")
+    if failed:
+        print(f"filter_duckdb: {wrong} wrong answers, {refused} refused with an error; "
+              f"rerun one: {hint} --case K (DIR keeps data.parquet)")
+    print(f"filter_duckdb: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+sys.exit(main())

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# tests/cli/filter_duckdb.sh: random filters (AND / OR / NOT trees over one column per clause,
+# comparisons, BETWEEN, IN, IS [NOT] DISTINCT FROM, LIKE / ILIKE, starts_with) give DuckDB's
+# count and sum(i) on a pyarrow file, under every policy and 1 or 2 threads, and the filters
+# ringscan does not take are refused by name (filter_duckdb.py). Extra arguments go to the
+# script: --seed S, --count N, --case K, --only-supported-today, --verbose.
+# Needs scripts/pyenv.sh (pyarrow + duckdb), as peer_files.sh does.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+err=$dir/pyenv.err
+if ! py=$(scripts/pyenv.sh 2>"$err" | tail -n1) || [ ! -x "$py" ]; then
+    echo "filter_duckdb: scripts/pyenv.sh failed: $(tail -n 3 "$err" | tr '\n' ' ')"
+    echo "filter_duckdb: 0 passed, 1 failed"; exit 1
+fi
+"$py" tests/cli/filter_duckdb.py "$R" "$dir" "$@"
