@@ -558,24 +558,31 @@ static int too_complex(parser *p)
                    "%d terms in one)", FLT_MAX_PREDS, FLT_MAX_TERMS);
 }
 
-/* out = every clause of a OR-ed with every clause of b. */
-static int cross(parser *p, const cnf *a, const cnf *b, cnf *out)
+/* An OR of the n normal forms f[]: one clause per choice of a clause from each (their
+ * product), built in one pass so a long OR costs its length, not its square. */
+static int cross(parser *p, const cnf *f, int32_t n, cnf *out)
 {
-    if ((int64_t)a->n * b->n > FLT_MAX_PREDS) return too_complex(p);
-    out->n = a->n * b->n;
-    out->c = flt_arena_alloc(p->arena, (size_t)(out->n ? out->n : 1) * sizeof *out->c);
-    if (!out->c) return -ENOMEM;
-    for (int32_t i = 0; i < a->n; i++)
-        for (int32_t j = 0; j < b->n; j++) {
-            const clause *ca = &a->c[i], *cb = &b->c[j];
-            clause *c = &out->c[i * b->n + j];
-            if (ca->n + cb->n > FLT_MAX_TERMS) return too_complex(p);
-            c->n = ca->n + cb->n;
-            c->atoms = flt_arena_alloc(p->arena, (size_t)c->n * sizeof *c->atoms);
-            if (!c->atoms) return -ENOMEM;
-            memcpy(c->atoms, ca->atoms, (size_t)ca->n * sizeof *c->atoms);
-            memcpy(c->atoms + ca->n, cb->atoms, (size_t)cb->n * sizeof *c->atoms);
+    int64_t count = 1;
+    for (int32_t k = 0; k < n; k++)
+        if ((count *= f[k].n) > FLT_MAX_PREDS) return too_complex(p);
+    out->n = (int32_t)count;
+    out->c = flt_arena_alloc(p->arena, (size_t)(count ? count : 1) * sizeof *out->c);
+    int32_t *pick = flt_arena_alloc(p->arena, (size_t)n * sizeof *pick); /* zeroed */
+    if (!out->c || !pick) return -ENOMEM;
+    for (int32_t i = 0; i < out->n; i++) {
+        clause *c = &out->c[i];
+        int64_t atoms = 0;
+        for (int32_t k = 0; k < n; k++) atoms += f[k].c[pick[k]].n;
+        if (atoms > FLT_MAX_TERMS) return too_complex(p);
+        c->atoms = flt_arena_alloc(p->arena, (size_t)atoms * sizeof *c->atoms);
+        if (!c->atoms) return -ENOMEM;
+        for (int32_t k = 0; k < n; k++) {
+            const clause *ck = &f[k].c[pick[k]];
+            memcpy(c->atoms + c->n, ck->atoms, (size_t)ck->n * sizeof *c->atoms);
+            c->n += ck->n;
         }
+        for (int32_t k = n - 1; k >= 0 && ++pick[k] == f[k].n; k--) pick[k] = 0; /* next */
+    }
     return 0;
 }
 
@@ -591,22 +598,22 @@ static int to_cnf(parser *p, const node *x, cnf *out)
         out->c->atoms[0] = (node *)x;
         return 0;
     }
-    int rc = to_cnf(p, x->kids[0], out);
-    for (int32_t k = 1; !rc && k < x->n; k++) {
-        cnf b, acc = *out;
-        if ((rc = to_cnf(p, x->kids[k], &b))) break;
-        if (x->kind == N_OR) {
-            rc = cross(p, &acc, &b, out);
-            continue;
-        }
-        if (acc.n + b.n > FLT_MAX_PREDS) return too_complex(p);
-        out->n = acc.n + b.n;
-        out->c = flt_arena_alloc(p->arena, (size_t)out->n * sizeof *out->c);
-        if (!out->c) return -ENOMEM;
-        memcpy(out->c, acc.c, (size_t)acc.n * sizeof *out->c);
-        memcpy(out->c + acc.n, b.c, (size_t)b.n * sizeof *out->c);
+    cnf *f = flt_arena_alloc(p->arena, (size_t)x->n * sizeof *f);
+    if (!f) return -ENOMEM;
+    int64_t total = 0;
+    for (int32_t k = 0; k < x->n; k++) {
+        int rc = to_cnf(p, x->kids[k], &f[k]);
+        if (rc) return rc;
+        total += f[k].n;
     }
-    return rc;
+    if (x->kind == N_OR) return cross(p, f, x->n, out);
+    if (total > FLT_MAX_PREDS) return too_complex(p);
+    out->n = 0; /* AND: every child's clauses */
+    out->c = flt_arena_alloc(p->arena, (size_t)total * sizeof *out->c);
+    if (!out->c) return -ENOMEM;
+    for (int32_t k = 0; k < x->n; k++)
+        for (int32_t j = 0; j < f[k].n; j++) out->c[out->n++] = f[k].c[j];
+    return 0;
 }
 
 /* One clause as a predicate: its atoms must share a column. */

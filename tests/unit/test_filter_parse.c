@@ -1,6 +1,8 @@
 /* tests for filter/parse.c and filter/expr.c: accepted grammar, literal typing (dates,
  * timestamps, exact decimal rounding per operator, integer ranges) and the exact error
  * messages with their character positions. */
+#include <stdlib.h>
+
 #include "check.h"
 #include "filter/expr.h"
 
@@ -325,6 +327,18 @@ static void boolean_language(void)
         strcat(wide, i ? " OR (l_linenumber = 1 AND l_linenumber = 2)" : "(l_linenumber = 1 AND l_linenumber = 2)");
     CHECK_EQ_I64(flt_parse(wide, schema, NCOLS, &ex, &e), RINGSCAN_ELIMIT);
     CHECK(strstr(e.msg, "conjunctive normal form") != NULL);
+    /* an OR as long as the term limit is one predicate; one more operand is refused */
+    size_t cap = (FLT_MAX_TERMS + 1) * 24;
+    char *longor = calloc(1, cap);
+    for (int i = 0; i < FLT_MAX_TERMS; i++)
+        snprintf(longor + strlen(longor), cap - strlen(longor), "%sl_orderkey = %d", i ? " OR " : "", i);
+    ex = parse_ok(longor);
+    CHECK(ex && ex->npreds == 1 && ex->preds[0].nterms == FLT_MAX_TERMS);
+    CHECK(ex && ex->preds[0].terms[FLT_MAX_TERMS - 1].lits[0].i == FLT_MAX_TERMS - 1);
+    flt_expr_free(ex);
+    strcat(longor, " OR l_orderkey = 1");
+    CHECK_EQ_I64(flt_parse(longor, schema, NCOLS, &ex, &e), RINGSCAN_ELIMIT);
+    free(longor);
 }
 
 /* LIKE and ILIKE patterns: what the kernels and pruning get (expr.h invariant 7). */
