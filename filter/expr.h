@@ -33,7 +33,13 @@
  *     first wildcard, escapes resolved; pruning bounds it like PREFIX when case matters),
  *     lits[1] the pattern's characters and lits[2], as long, each one's kind: FLT_LIKE_CHAR,
  *     FLT_LIKE_ONE (`_`: one UTF-8 character) or FLT_LIKE_ANY (`%`: any run of bytes). ILIKE
- *     (icase) folds ASCII letters only; other characters compare as bytes. */
+ *     (icase) folds ASCII letters only; other characters compare as bytes.
+ *  8. A multi-column predicate (multi != NULL, nterms == 0) is an OR of items over its
+ *     columns: single-column predicates (terms as above, never dynamic) and comparisons of
+ *     two columns (SQL: a null on either side is unknown, so the row fails; NaN ordered as
+ *     in kernel.h invariant 2). It comes from a clause that names several columns, or any
+ *     comparison of two columns. It is evaluated with flt_eval_multi and pruned with
+ *     flt_prune_group; the single-column entry points must not be given one. */
 #ifndef RINGSCAN_FILTER_EXPR_H
 #define RINGSCAN_FILTER_EXPR_H
 #include <pthread.h>
@@ -51,6 +57,7 @@ enum {
     FLT_MAX_TERMS = 4096,    /* OR terms + IN list entries per predicate */
     FLT_MAX_TEXT = 1 << 20,  /* filter text bytes */
     FLT_MAX_DEPTH = 32,      /* parenthesis nesting */
+    FLT_MAX_MULTI_COLS = 16, /* columns one multi-column predicate reads */
 };
 
 typedef enum flt_op {
@@ -111,15 +118,50 @@ typedef struct flt_dyn {
     _Atomic uint64_t bits;    /* int64 value or double bits, per the predicate's domain */
 } flt_dyn;
 
+struct flt_multi;
+
 typedef struct flt_pred {
-    int32_t column;             /* index into the schema given to the parser */
+    int32_t column;             /* index into the schema given to the parser (multi: its
+                                   first column) */
     const pq_column_desc *desc; /* borrowed (invariant 1) */
     flt_domain dom;
-    int32_t nterms;
+    int32_t nterms;             /* 0 for a multi-column predicate */
     flt_term *terms;
     flt_dyn *dyn;               /* non-NULL: dynamic predicate (invariant 6) */
     bool keep_nan;              /* dynamic, descending, float: NaN rows pass (invariant 6) */
+    const struct flt_multi *multi; /* non-NULL: a predicate over several columns (invariant 8) */
 } flt_pred;
+
+/* Column op column, both of one comparison class (flt_parse checks it). */
+typedef struct flt_cmp {
+    flt_op op;                  /* EQ..GE */
+    int32_t a, b;               /* indexes into flt_multi.cols */
+} flt_cmp;
+
+/* One operand of a multi-column predicate's OR: a single-column predicate, or a comparison
+ * of two columns. */
+typedef struct flt_item {
+    bool is_cmp;
+    int32_t col;                /* !is_cmp: index into flt_multi.cols of pred's column */
+    flt_pred pred;              /* !is_cmp */
+    flt_cmp cmp;                /* is_cmp */
+} flt_item;
+
+typedef struct flt_multi {
+    int32_t ncols;
+    const int32_t *cols;        /* the distinct schema columns it reads, first = pred.column */
+    const flt_domain *doms;     /* their domains (BYTES placeholder as for IS NULL) */
+    int32_t nitems;
+    const flt_item *items;      /* OR-ed */
+    const char *label;          /* its columns' names joined by '|' (for --explain) */
+    const pq_column_desc *schema; /* the parser's (borrowed, invariant 1): cols index it */
+} flt_multi;
+
+/* The name a predicate is shown by: its column's, or a multi-column one's label. */
+static inline const char *flt_pred_label(const flt_pred *p)
+{
+    return p->multi ? p->multi->label : p->desc->name;
+}
 
 struct flt_arena;
 typedef struct flt_expr {
@@ -136,13 +178,16 @@ int flt_domain_of(const pq_column_desc *d, flt_domain *dom, pq_err *e);
  * Grammar (keywords case-insensitive, identifiers bare or "quoted" with "" escape; SQL's
  * precedence: OR below AND below NOT):
  *   or := and (OR and)* ; and := not (AND not)* ; not := NOT not | '(' or ')' | atom
- *   atom := col cmp lit | lit cmp col | col [NOT] BETWEEN lit AND lit | col [NOT] IN (lit, ...)
+ *   atom := col cmp lit | lit cmp col | col cmp col | col [NOT] BETWEEN lit AND lit
+ *         | col [NOT] IN (lit, ...)
  *         | col IS [NOT] NULL | col IS [NOT] DISTINCT FROM lit
  *         | col [NOT] LIKE|ILIKE 'pattern' [ESCAPE 'c'] | starts_with(col, 'text')
  *   cmp := = | == | != | <> | < | <= | > | >=
  * NOT is pushed down to the atoms and the result put in conjunctive normal form; each of its
- * clauses (an OR of atoms) must name one column: it becomes one predicate. Comparisons
- * between two columns and ORs across columns are refused ("not supported yet"). LIKE: `%`
+ * clauses (an OR of atoms) becomes one predicate: on one column, or over several (invariant
+ * 8; at most FLT_MAX_MULTI_COLS). `col cmp col` takes two columns of one class of values
+ * (integers of any width, UINT64 only with UINT64; decimals of one scale; one date/time type
+ * and unit; floats; strings; booleans); others are refused ("not supported yet"). LIKE: `%`
  * any run, `_` one character, no escape character unless ESCAPE gives one. Literals:
  * numbers, 'strings' ('' escapes a quote),
  * DATE 'YYYY-MM-DD', TIMESTAMP 'YYYY-MM-DD[ HH:MM:SS[.f...]][Z|+HH:MM]' (no offset = UTC;

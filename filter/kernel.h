@@ -59,6 +59,12 @@ int flt_eval_dict_map(const flt_pred *p, const flt_mask *dmask, const uint32_t *
 int flt_eval_dict(const flt_pred *p, const pq_vec *dict, const uint32_t *idx, int64_t n,
                   const uint8_t *validity, const flt_mask *in, flt_mask *out);
 
+/* A multi-column predicate (expr.h invariant 8) over vecs[i] = the rows of p->multi->cols[i]
+ * (all of one length n): out (re-initialised to n bits) = in (NULL = all) AND the OR of its
+ * items. Returns 0, -EINVAL (lengths differ, a vector of the wrong type) or -ENOMEM. */
+int flt_eval_multi(const flt_pred *p, const pq_vec *const *vecs, const flt_mask *in,
+                   flt_mask *out);
+
 /* Scalar value comparisons shared with pruning: signed big-endian integers (any lengths,
  * sign-extended) and unsigned lexicographic bytes. Return <0, 0, >0. */
 int flt_cmp_sdec(const uint8_t *a, int32_t alen, const uint8_t *b, int32_t blen);

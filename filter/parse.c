@@ -238,6 +238,8 @@ typedef struct node {
     struct node **kids;
     int32_t column, pos; /* atom: its column and the 1-based position of its text */
     flt_term term;       /* atom: typed */
+    int32_t column2;     /* atom comparing two columns: the right one (term.op only) */
+    bool two;
 } node;
 
 static node *new_node(parser *p, nkind k, int32_t n)
@@ -337,6 +339,54 @@ static bool at_literal(parser *p)
     return q.t.type == T_STRING;
 }
 
+/* A column's type as an error names it: the logical type when it has one. */
+static const char *type_name(const pq_column_desc *d)
+{
+    return d->logical == PQ_LOGICAL_NONE ? flt_physical_name(d->physical)
+                                         : pq_logical_name(d->logical);
+}
+
+/* An integer without a meaning beyond its width (INT8..UINT32, or none). */
+static bool plain_int(pq_logical l)
+{
+    return l == PQ_LOGICAL_NONE || (l >= PQ_LOGICAL_INT8 && l <= PQ_LOGICAL_UINT32);
+}
+
+/* How two columns compare: the same class of values (integers of any width and sign but
+ * UINT64 with UINT64 only, decimals of one scale, dates, timestamps or times of one unit,
+ * floats, strings, booleans); 0 or an error naming both columns' types. */
+static int comparable(parser *p, int32_t a, int32_t b, int32_t pos)
+{
+    const pq_column_desc *x = &p->cols[a], *y = &p->cols[b];
+    flt_domain dx = FLT_DOM_INT96, dy = FLT_DOM_INT96; /* no domain: refused below */
+    bool ok = flt_domain_of(x, &dx, NULL) == 0 && flt_domain_of(y, &dy, NULL) == 0;
+    bool intx = dx == FLT_DOM_I32 || dx == FLT_DOM_U32 || dx == FLT_DOM_I64;
+    bool inty = dy == FLT_DOM_I32 || dy == FLT_DOM_U32 || dy == FLT_DOM_I64;
+    bool fx = dx == FLT_DOM_F32 || dx == FLT_DOM_F64, fy = dy == FLT_DOM_F32 || dy == FLT_DOM_F64;
+    ok = ok && (dx == dy || (intx && inty) || (fx && fy)) && dx != FLT_DOM_INT96;
+    bool plain = intx && inty && plain_int(x->logical) && plain_int(y->logical);
+    ok = ok && (x->logical == y->logical || plain);
+    if (ok && x->logical == PQ_LOGICAL_DECIMAL) ok = x->decimal_scale == y->decimal_scale;
+    if (!ok)
+        return pq_errf(p->e, RINGSCAN_EPARSE, pos,
+                       "cannot compare %s column '%s' with %s column '%s' (not supported yet) at "
+                       "character %d", type_name(x), x->name, type_name(y), y->name, pos);
+    return 0;
+}
+
+/* col op col2: an atom of two columns (term.op only). */
+static int atom_two(parser *p, int32_t col, int32_t col2, int32_t pos, flt_op op, node **out)
+{
+    int rc = comparable(p, col, col2, pos);
+    if (rc) return rc;
+    node *x = new_node(p, N_ATOM, 0);
+    if (!x) return -ENOMEM;
+    x->column = col, x->column2 = col2, x->two = true, x->pos = pos;
+    x->term.op = op;
+    *out = x;
+    return 0;
+}
+
 /* col op lit, with the column already read. */
 static int atom_cmp(parser *p, int32_t col, int32_t pos, bool neg, node **out)
 {
@@ -347,9 +397,9 @@ static int atom_cmp(parser *p, int32_t col, int32_t pos, bool neg, node **out)
     q.e = &qe;
     int32_t other;
     if (!at_literal(p) && parse_column(&q, &other) == 0) {
-        return pq_errf(p->e, RINGSCAN_EPARSE, pos,
-                       "comparison between columns '%s' and '%s' is not supported yet at "
-                       "character %d", p->cols[col].name, p->cols[other].name, pos);
+        pq_err *e = p->e;
+        *p = q, p->e = e;
+        return atom_two(p, col, other, pos, neg ? complement(op) : op, out);
     }
     flt_raw_lit r;
     int rc = parse_literal(p, &r);
@@ -616,26 +666,85 @@ static int to_cnf(parser *p, const node *x, cnf *out)
     return 0;
 }
 
-/* One clause as a predicate: its atoms must share a column. */
-static int clause_pred(parser *p, const clause *c, flt_pred *pr)
+/* pr = the terms of the clause's atoms on column col (one predicate of one column). */
+static int column_pred(parser *p, const clause *c, int32_t col, flt_pred *pr)
 {
-    int32_t col = c->atoms[0]->column;
-    for (int32_t k = 1; k < c->n; k++)
-        if (c->atoms[k]->column != col)
-            return pq_errf(p->e, RINGSCAN_EPARSE, c->atoms[k]->pos,
-                           "OR across different columns '%s' and '%s' is not supported yet at "
-                           "character %d", p->cols[col].name, p->cols[c->atoms[k]->column].name,
-                           c->atoms[k]->pos);
+    int32_t n = 0;
+    for (int32_t k = 0; k < c->n; k++) n += !c->atoms[k]->two && c->atoms[k]->column == col;
     pr->column = col;
     pr->desc = &p->cols[col];
-    pr->nterms = c->n;
-    pr->terms = flt_arena_alloc(p->arena, (size_t)c->n * sizeof *pr->terms);
+    pr->terms = flt_arena_alloc(p->arena, (size_t)n * sizeof *pr->terms);
     if (!pr->terms) return -ENOMEM;
-    for (int32_t k = 0; k < c->n; k++) pr->terms[k] = c->atoms[k]->term;
+    for (int32_t k = 0; k < c->n; k++)
+        if (!c->atoms[k]->two && c->atoms[k]->column == col) pr->terms[pr->nterms++] = c->atoms[k]->term;
     /* a column without a comparison domain (FLOAT16, INTERVAL) reached here only through
      * IS [NOT] NULL terms, which never look at values: BYTES is a safe placeholder */
     if (flt_domain_of(pr->desc, &pr->dom, NULL) != 0) pr->dom = FLT_DOM_BYTES;
     return 0;
+}
+
+/* The index of col in cols[0..*n), appended when new. */
+static int32_t col_index(int32_t *cols, int32_t *n, int32_t col)
+{
+    for (int32_t i = 0; i < *n; i++)
+        if (cols[i] == col) return i;
+    cols[*n] = col;
+    return (*n)++;
+}
+
+/* A clause over several columns (or comparing two): one item per column's atoms, one per
+ * comparison (expr.h invariant 8). */
+static int multi_pred(parser *p, const clause *c, flt_pred *pr)
+{
+    flt_multi *m = flt_arena_alloc(p->arena, sizeof *m);
+    int32_t *cols = flt_arena_alloc(p->arena, (size_t)c->n * 2 * sizeof *cols);
+    flt_item *items = flt_arena_alloc(p->arena, (size_t)c->n * sizeof *items);
+    flt_domain *doms = flt_arena_alloc(p->arena, (size_t)c->n * 2 * sizeof *doms);
+    if (!m || !cols || !items || !doms) return -ENOMEM;
+    for (int32_t k = 0; k < c->n; k++) {
+        const node *x = c->atoms[k];
+        int32_t ia = col_index(cols, &m->ncols, x->column);
+        if (x->two) {
+            int32_t ib = col_index(cols, &m->ncols, x->column2);
+            items[m->nitems++] = (flt_item){.is_cmp = true, .cmp = {x->term.op, ia, ib}};
+            continue;
+        }
+        bool seen = false; /* one item per column: its atoms' terms OR-ed */
+        for (int32_t i = 0; i < m->nitems; i++) seen = seen || (!items[i].is_cmp && items[i].col == ia);
+        if (seen) continue;
+        flt_item *it = &items[m->nitems++];
+        it->col = ia;
+        int rc = column_pred(p, c, x->column, &it->pred);
+        if (rc) return rc;
+    }
+    if (m->ncols > FLT_MAX_MULTI_COLS)
+        return pq_errf(p->e, RINGSCAN_ELIMIT, c->atoms[0]->pos, "an OR over more than %d columns "
+                       "at character %d", FLT_MAX_MULTI_COLS, c->atoms[0]->pos);
+    for (int32_t i = 0; i < m->ncols; i++)
+        if (flt_domain_of(&p->cols[cols[i]], &doms[i], NULL) != 0) doms[i] = FLT_DOM_BYTES;
+    size_t len = 1;
+    for (int32_t i = 0; i < m->ncols; i++) len += strlen(p->cols[cols[i]].name) + 1;
+    char *label = flt_arena_alloc(p->arena, len);
+    if (!label) return -ENOMEM;
+    for (int32_t i = 0; i < m->ncols; i++) {
+        if (i) strcat(label, "|");
+        strcat(label, p->cols[cols[i]].name);
+    }
+    m->cols = cols, m->doms = doms, m->items = items, m->label = label, m->schema = p->cols;
+    pr->column = cols[0];
+    pr->desc = &p->cols[cols[0]];
+    pr->dom = doms[0];
+    pr->multi = m;
+    return 0;
+}
+
+/* One clause as a predicate: on one column, or over several (multi_pred). */
+static int clause_pred(parser *p, const clause *c, flt_pred *pr)
+{
+    bool one = true;
+    for (int32_t k = 0; k < c->n; k++)
+        one = one && !c->atoms[k]->two && c->atoms[k]->column == c->atoms[0]->column;
+    return one ? column_pred(p, c, c->atoms[0]->column, pr) : multi_pred(p, c, pr);
 }
 
 static int parse_all(parser *p, flt_expr *ex)

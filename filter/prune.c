@@ -172,7 +172,8 @@ int flt_lit_cmp(flt_domain dom, const flt_lit *a, const flt_lit *b)
 
 flt_prune flt_prune_stats(const flt_pred *p, const pq_stats *s, int64_t num_values)
 {
-    assert(p && p->nterms >= 1 && p->desc);
+    assert(p && p->desc && (p->nterms >= 1 || p->multi));
+    if (p->multi) return FLT_CAN_MATCH;
     flt_term dt[2];
     flt_lit dl;
     const flt_term *terms = flt_dyn_terms(p, dt, &dl);
@@ -196,7 +197,7 @@ int32_t flt_prune_pages(const flt_pred *p, const pq_column_index *ci, bool order
     if (all) memset(all, 0, (size_t)((n + 63) / 64) * 8);
     flt_term dt[2];
     flt_lit dl;
-    const flt_term *terms = flt_dyn_terms(p, dt, &dl);
+    const flt_term *terms = p->multi ? NULL : flt_dyn_terms(p, dt, &dl);
     for (int32_t i = 0; i < n; i++) {
         flt_prune r = FLT_CAN_MATCH;
         if (terms && !p->keep_nan) { /* a page index does not say whether NaN is present */
@@ -265,7 +266,7 @@ flt_prune flt_prune_bloom(const flt_pred *p, bool (*probe)(void *ctx, const uint
                           void *ctx)
 {
     assert(p && probe);
-    if (p->dyn) return FLT_CAN_MATCH;
+    if (p->dyn || p->multi) return FLT_CAN_MATCH;
     for (int32_t k = 0; k < p->nterms; k++) {
         const flt_term *t = &p->terms[k];
         if (t->op == FLT_OP_FALSE) continue;
@@ -401,7 +402,8 @@ static double term_est(const flt_pred *p, const flt_term *t, const bounds *b, co
 
 double flt_estimate_stats(const flt_pred *p, const pq_stats *s, int64_t num_values)
 {
-    assert(p && p->nterms >= 1 && p->desc);
+    assert(p && p->desc && (p->nterms >= 1 || p->multi));
+    if (p->multi) return -1;
     flt_prune r = flt_prune_stats(p, s, num_values);
     if (r != FLT_CAN_MATCH) return r == FLT_ALL_MATCH ? 1.0 : 0.0;
     if (p->dyn || !s || num_values <= 0 || p->dom == FLT_DOM_BOOL || p->dom == FLT_DOM_INT96)

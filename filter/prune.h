@@ -40,8 +40,16 @@ typedef enum flt_prune {
 } flt_prune;
 
 /* Decides p on a unit (row group) with statistics s and num_values values including nulls
- * (-1 when unknown). s may be NULL (no statistics). Never fails. */
+ * (-1 when unknown). s may be NULL (no statistics). Never fails. A multi-column predicate
+ * (which has no one column's statistics) is CAN_MATCH here, and in the page, bloom and
+ * estimate calls below keeps every page, CAN_MATCH and -1. */
 flt_prune flt_prune_stats(const flt_pred *p, const pq_stats *s, int64_t num_values);
+
+/* Decides p (single- or multi-column) on a row group whose chunk of schema column c is
+ * chunks[c]. A multi-column predicate is CANNOT_MATCH when every item is (a comparison of two
+ * columns from both min/max, never on floats), ALL_MATCH when one item is (multi.c).
+ * Single-column predicates as flt_prune_stats. */
+flt_prune flt_prune_group(const flt_pred *p, const pq_chunk_meta *chunks);
 
 /* The minimum (want_max false) or maximum of s as a literal of p's domain: false when s has
  * no usable bounds (prune.h invariants 1-3) or the value is NaN. The literal may point into s. */

@@ -66,7 +66,7 @@ void scan_explain_start_order(scan_explain_buf *x, const flt_expr *filter)
 {
     scan_explainf(x, "conjunct order (start):");
     for (int k = 0; k < filter->npreds; k++)
-        scan_explainf(x, "%s #%d %s", k ? " ->" : "", k + 1, filter->preds[k].desc->name);
+        scan_explainf(x, "%s #%d %s", k ? " ->" : "", k + 1, flt_pred_label(&filter->preds[k]));
     scan_explainf(x, "\n");
 }
 
@@ -85,7 +85,7 @@ void scan_explain_final_order(scan_explain_buf *x, const flt_order *order, const
         uint64_t in = atomic_load_explicit(&st->rows_in, memory_order_relaxed);
         uint64_t out = atomic_load_explicit(&st->rows_out, memory_order_relaxed);
         scan_explainf(x, "%s #%d %s (rows in %llu, passed %.3f, rank %.2f)", i ? " ->" : "",
-                      perm[i] + 1, filter->preds[perm[i]].desc->name, (unsigned long long)in,
+                      perm[i] + 1, flt_pred_label(&filter->preds[perm[i]]), (unsigned long long)in,
                       in ? (double)out / (double)in : 0.0, flt_order_rank(order, perm[i]));
     }
     scan_explainf(x, "\n");

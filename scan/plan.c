@@ -29,10 +29,8 @@ enum { PLAN_BLOOM_PROBE_BYTES = 256 };
 /* Statistics: true when conjunct k cannot match anything in row group rg. */
 static bool stats_prune(plan_build *b, int rg, int k)
 {
-    const flt_pred *p = &b->p->filter->preds[k];
-    const pq_row_group *g = &b->p->f->meta.row_groups[rg];
-    const pq_chunk_meta *cm = &g->chunks[p->column];
-    return flt_prune_stats(p, &cm->stats, cm->num_values) == FLT_CANNOT_MATCH;
+    return flt_prune_group(&b->p->filter->preds[k], b->p->f->meta.row_groups[rg].chunks) ==
+           FLT_CANNOT_MATCH;
 }
 
 /* Bloom filters answer only predicates made of = / IN terms (prune.h invariant 6). */
@@ -290,7 +288,7 @@ static void plan_priors(plan_build *b)
         /* statistics that cannot say (a string's equality, no min/max) leave the worst case */
         const char *why = n == 0 ? " (every split pruned)" : known == 0 ? " (statistics cannot say)" : "";
         scan_explainf(b->x, "conjunct #%d %s: chance all-false on a split from statistics %.3f%s\n",
-                      k + 1, p->desc->name, b->p->conj_prior[k], why);
+                      k + 1, flt_pred_label(p), b->p->conj_prior[k], why);
     }
 }
 
@@ -324,23 +322,38 @@ static int plan_shared(plan_build *b)
 /* Slots (plan.h invariant 1). */
 static int choose_columns(scan_plan *p, const int *proj, int nproj)
 {
-    int ncols = p->f->meta.ncolumns;
+    int ncols = p->f->meta.ncolumns, nread = 0;
+    for (int k = 0; k < p->npreds; k++) {
+        const flt_multi *m = p->filter->preds[k].multi;
+        nread += m ? m->ncols : 1;
+    }
     int *slot_of = fail_malloc(sizeof(int) * (size_t)ncols);
-    p->need = fail_malloc(sizeof(int) * (size_t)(nproj + p->npreds + 1));
+    p->need = fail_malloc(sizeof(int) * (size_t)(nproj + nread + 1));
     p->pred_slot = fail_malloc(sizeof(int) * (size_t)(p->npreds + 1));
+    p->pred_at = fail_malloc(sizeof(int) * (size_t)(p->npreds + 1));
+    p->pred_slots = fail_malloc(sizeof(int) * (size_t)(nread + 1));
     p->proj_slot = fail_malloc(sizeof(int) * (size_t)nproj);
     p->proj = fail_malloc(sizeof(int) * (size_t)nproj);
-    if (!slot_of || !p->need || !p->pred_slot || !p->proj_slot || !p->proj) {
+    if (!slot_of || !p->need || !p->pred_slot || !p->pred_at || !p->pred_slots || !p->proj_slot ||
+        !p->proj) {
         free(slot_of);
         return -ENOMEM;
     }
     for (int i = 0; i < ncols; i++) slot_of[i] = -1;
+    int at = 0;
     for (int k = 0; k < p->npreds; k++) {
-        int col = p->filter->preds[k].column;
-        assert(col >= 0 && col < ncols);
-        if (slot_of[col] < 0) slot_of[col] = p->nneed, p->need[p->nneed++] = col;
-        p->pred_slot[k] = slot_of[col];
+        const flt_pred *pr = &p->filter->preds[k];
+        int n = pr->multi ? pr->multi->ncols : 1;
+        p->pred_at[k] = at;
+        for (int i = 0; i < n; i++) {
+            int col = pr->multi ? pr->multi->cols[i] : pr->column;
+            assert(col >= 0 && col < ncols);
+            if (slot_of[col] < 0) slot_of[col] = p->nneed, p->need[p->nneed++] = col;
+            p->pred_slots[at++] = slot_of[col];
+        }
+        p->pred_slot[k] = p->pred_slots[p->pred_at[k]];
     }
+    p->pred_at[p->npreds] = at;
     for (int j = 0; j < nproj; j++) {
         assert(proj[j] >= 0 && proj[j] < ncols);
         if (slot_of[proj[j]] < 0) slot_of[proj[j]] = p->nneed, p->need[p->nneed++] = proj[j];
@@ -414,6 +427,8 @@ void scan_plan_free(scan_plan *p)
     free(p->splits);
     free(p->need);
     free(p->pred_slot);
+    free(p->pred_at);
+    free(p->pred_slots);
     free(p->proj_slot);
     free(p->proj);
     memset(p, 0, sizeof *p);

@@ -8,7 +8,7 @@
  *
  * Invariants:
  *  1. Slots: predicate columns first (deduplicated), then projection-only columns;
- *     need[slot] is a leaf index, pred_slot[k] and proj_slot[j] are slots.
+ *     need[slot] is a leaf index, pred_slot[k], pred_slots[] and proj_slot[j] are slots.
  *  2. A pruned split has no pieces; an unpruned one has one colplan per slot, its pieces in
  *     file order, a dictionary piece first.
  *  3. rows0 has len 0 (all rows) or len == nrows; a split's rows lie inside its row group.
@@ -75,7 +75,11 @@ typedef struct scan_plan {
     int *proj;                 /* leaf indexes, output order */
     int nneed;                 /* slots: columns read (invariant 1) */
     int *need;                 /* leaf index per slot */
-    int *pred_slot;            /* slot of each predicate's column */
+    int *pred_slot;            /* slot of each predicate's (first) column */
+    int *pred_at;              /* [npreds + 1]: predicate k reads slots pred_slots[pred_at[k]
+                                  .. pred_at[k + 1]), its multi->cols in order (one slot,
+                                  pred_slot[k], for a single-column predicate) */
+    int *pred_slots;
     int *proj_slot;            /* slot of each projected column */
     int nsplits;
     scan_split *splits;
@@ -95,6 +99,13 @@ typedef struct scan_plan {
 int scan_plan_build(scan_plan *p, pqf_t *f, const int *proj, int nproj, const flt_expr *filter,
                     const scan_opts *o, scan_explain_buf *x, pq_err *e);
 void scan_plan_free(scan_plan *p);
+
+/* The slots predicate k reads (*n of them; expr.h invariant 8 for several). */
+static inline const int *scan_plan_pred_slots(const scan_plan *p, int k, int *n)
+{
+    *n = p->pred_at[k + 1] - p->pred_at[k];
+    return p->pred_slots + p->pred_at[k];
+}
 
 /* The bytes split i's pieces of slot k cover (what a conjunct on it costs to read). */
 uint64_t scan_plan_slot_bytes(const scan_plan *p, int i, int k);

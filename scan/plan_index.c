@@ -173,6 +173,7 @@ static int page_prune_one(plan_build *b, const pq_offset_index *oi, const pq_col
 int plan_page_prune(plan_build *b, plan_index *x, int rg, int64_t n, flt_mask *rows)
 {
     for (int k = 0; k < b->p->npreds; k++) {
+        if (b->p->filter->preds[k].multi) continue; /* no one column's index decides it */
         size_t i = (size_t)rg * (size_t)b->p->nneed + (size_t)b->p->pred_slot[k];
         if (!x->has_oi || !x->has_oi[i] || !x->has_ci[i]) continue;
         if (x->ci[i].npages != x->oi[i].npages) continue;

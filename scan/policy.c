@@ -62,8 +62,11 @@ static int measure_positions(scan_policy_state *pol, const scan_plan *p)
     for (int i = 0; i < p->nsplits; i++) {
         if (p->splits[i].pruned) continue;
         live++;
-        for (int k = 0; k < p->npreds; k++)
-            pol->pos_bytes[k] += (double)scan_plan_slot_bytes(p, i, p->pred_slot[k]);
+        for (int k = 0; k < p->npreds; k++) {
+            int n;
+            const int *slots = scan_plan_pred_slots(p, k, &n);
+            for (int s = 0; s < n; s++) pol->pos_bytes[k] += (double)scan_plan_slot_bytes(p, i, slots[s]);
+        }
         for (int j = 0; j < p->nproj; j++)
             pol->pos_bytes[p->npreds] += (double)scan_plan_slot_bytes(p, i, p->proj_slot[j]);
     }
@@ -185,7 +188,9 @@ void scan_policy_wanted(scan_policy_state *pol, const int32_t *perm, bool *wante
         /* a later position depends on this one's outcome: the loop stops at the first that
          * does not speculate */
         if (pos < p->npreds) {
-            wanted[p->pred_slot[perm[pos]]] = true;
+            int n;
+            const int *slots = scan_plan_pred_slots(p, perm[pos], &n);
+            for (int s = 0; s < n; s++) wanted[slots[s]] = true;
         } else {
             for (int j = 0; j < p->nproj; j++) wanted[p->proj_slot[j]] = true;
         }

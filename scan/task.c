@@ -33,6 +33,40 @@ static void apply_policy(scan_task *x)
 
 /* ------------------------------------------------------------------------ the chain */
 
+/* A conjunct over several columns: every column's reads wanted before any is awaited (they
+ * coalesce), each decoded, then the OR of its items into x->tmp. */
+static int eval_multi(scan_task *x, int k)
+{
+    const scan_plan *plan = x->plan;
+    int n;
+    const int *slots = scan_plan_pred_slots(plan, k, &n);
+    const pq_vec *vecs[FLT_MAX_MULTI_COLS];
+    assert(n <= FLT_MAX_MULTI_COLS);
+    for (int s = 0; s < n; s++) {
+        if (x->decoded[slots[s]]) continue;
+        task_drop_excluded_pages(x, slots[s]);
+        task_want_slot(x, slots[s]);
+    }
+    for (int s = 0; s < n; s++) {
+        int rc = task_load_slot(x, slots[s]);
+        if (rc) return rc;
+        vecs[s] = &x->vecs[slots[s]];
+    }
+    int rc = flt_eval_multi(&plan->filter->preds[k], vecs, &x->mask, &x->tmp);
+    if (rc) return pq_errf(&x->err, rc, -1, "cannot evaluate conjunct %d", k + 1);
+    return 0;
+}
+
+/* The bytes split i reads for conjunct k's columns. */
+static uint64_t conj_bytes(const scan_plan *plan, int i, int k)
+{
+    int n;
+    const int *slots = scan_plan_pred_slots(plan, k, &n);
+    uint64_t b = 0;
+    for (int s = 0; s < n; s++) b += scan_plan_slot_bytes(plan, i, slots[s]);
+    return b;
+}
+
 /* Runs conjunct perm[pos]; narrows x->mask. */
 static int run_conjunct(scan_task *x, int pos)
 {
@@ -42,7 +76,10 @@ static int run_conjunct(scan_task *x, int pos)
     uint64_t t0 = exec_now_ns();
     int64_t rows_in = flt_mask_popcount(&x->mask);
     int rc;
-    if (task_pageable(plan, k)) {
+    if (plan->filter->preds[k].multi) {
+        rc = eval_multi(x, k);
+        if (rc) return rc;
+    } else if (task_pageable(plan, k)) {
         rc = task_eval_paged(x, k);
         if (rc) return rc;
     } else {
@@ -56,7 +93,7 @@ static int run_conjunct(scan_task *x, int pos)
     x->tmp = swap;
     int64_t rows_out = flt_mask_popcount(&x->mask);
     scan_policy_measure(x->env->pol, k, rows_in, rows_out, exec_now_ns() - t0,
-                        scan_plan_slot_bytes(plan, x->index, slot));
+                        conj_bytes(plan, x->index, k));
     return 0;
 }
 

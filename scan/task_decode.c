@@ -254,15 +254,20 @@ typedef struct page_eval {
                                   dictionary keeps its address when a new page replaces it) */
 } page_eval;
 
-/* Whether conjunct k can be evaluated page by page: its column is neither projected nor
- * tested by another conjunct, so no decoded vector of it is ever needed. */
+/* Whether conjunct k can be evaluated page by page: it reads one column, which is neither
+ * projected nor read by another conjunct, so no decoded vector of it is ever needed. */
 bool task_pageable(const scan_plan *plan, int k)
 {
+    if (plan->filter->preds[k].multi) return false;
     int slot = plan->pred_slot[k];
     for (int j = 0; j < plan->nproj; j++)
         if (plan->proj_slot[j] == slot) return false;
-    for (int i = 0; i < plan->npreds; i++)
-        if (i != k && plan->pred_slot[i] == slot) return false;
+    for (int i = 0; i < plan->npreds; i++) {
+        int n;
+        const int *slots = scan_plan_pred_slots(plan, i, &n);
+        for (int s = 0; i != k && s < n; s++)
+            if (slots[s] == slot) return false;
+    }
     return true;
 }
 

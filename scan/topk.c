@@ -122,8 +122,7 @@ static bool all_pass(const flt_expr *filter, const pq_row_group *g)
 {
     for (int k = 0; filter && k < filter->npreds; k++) {
         const flt_pred *p = &filter->preds[k];
-        const pq_chunk_meta *cm = &g->chunks[p->column];
-        if (!p->dyn && flt_prune_stats(p, &cm->stats, cm->num_values) != FLT_ALL_MATCH) return false;
+        if (!p->dyn && flt_prune_group(p, g->chunks) != FLT_ALL_MATCH) return false;
     }
     return true;
 }

@@ -202,21 +202,18 @@ static void errors(void)
     parse_err("foo = 1", "unknown column 'foo' at character 1", 1);
     parse_err("l_linenumber = 'x'", "cannot compare INT32 column 'l_linenumber' with string", 16);
     parse_err("l_shipmode = 5", "cannot compare BYTE_ARRAY column 'l_shipmode' with number", 14);
-    parse_err("(l_shipmode = 'AIR' OR l_linenumber = 1)",
-              "OR across different columns 'l_shipmode' and 'l_linenumber' is not supported yet "
-              "at character 24", 24);
     parse_err("l_linenumber > 5 AND", "expected column name at character 21", 21);
     parse_err("l_linenumber > 5 l_orderkey", "expected AND, OR or end of input at character 18",
               18);
-    parse_err("l_linenumber > 5 OR l_orderkey < 3",
-              "OR across different columns 'l_linenumber' and 'l_orderkey' is not supported yet "
-              "at character 21", 21);
-    parse_err("(l_linenumber = 1 AND l_orderkey = 2) OR l_linenumber = 3",
-              "OR across different columns 'l_orderkey' and 'l_linenumber' is not supported yet "
-              "at character 42", 42);
-    parse_err("l_linenumber > l_orderkey",
-              "comparison between columns 'l_linenumber' and 'l_orderkey' is not supported yet "
-              "at character 1", 1);
+    parse_err("l_linenumber > f",
+              "cannot compare INT32 column 'l_linenumber' with FLOAT column 'f' (not supported "
+              "yet) at character 1", 1);
+    parse_err("l_discount = l_orderkey",
+              "cannot compare DECIMAL column 'l_discount' with INT64 column 'l_orderkey' (not "
+              "supported yet) at character 1", 1);
+    parse_err("u64 < l_orderkey",
+              "cannot compare UINT64 column 'u64' with INT64 column 'l_orderkey' (not supported "
+              "yet) at character 1", 1);
     parse_err("l_comment LIKE 'ab!' ESCAPE '!'",
               "LIKE pattern ends with its escape character at character 16", 16);
     parse_err("l_comment LIKE 'ab' ESCAPE '!!'", "ESCAPE takes one character at character 28", 28);
@@ -271,7 +268,7 @@ static void boolean_language(void)
     CHECK_EQ_I64(ex->npreds, 1);
     expect_pred(&ex->preds[0], 1, 2, OPS(FLT_OP_EQ, FLT_OP_EQ), VALS(7, 9));
     flt_expr_free(ex);
-    /* AND binds tighter: a = 1 OR (a = 2 AND b = 3) -> (a=1 OR a=2) AND (a=1 OR b=3): refused */
+    /* AND binds tighter: a = 1 OR (a = 2 AND a > 0) -> (a=1 OR a=2) AND (a=1 OR a>0) */
     ex = parse_ok("l_linenumber = 1 OR l_linenumber = 2 AND l_linenumber > 0");
     CHECK_EQ_I64(ex->npreds, 2);
     expect_pred(&ex->preds[0], 1, 2, OPS(FLT_OP_EQ, FLT_OP_EQ), VALS(1, 2));
@@ -341,6 +338,51 @@ static void boolean_language(void)
     free(longor);
 }
 
+/* Clauses over several columns: one item per column's atoms, one per comparison of two
+ * columns (expr.h invariant 8). */
+static void multi_column(void)
+{
+    flt_expr *ex = parse_ok("l_linenumber = 1 OR l_orderkey < 5 OR l_linenumber IS NULL OR "
+                            "l_linenumber < l_orderkey");
+    CHECK(ex->npreds == 1 && ex->preds[0].multi && ex->preds[0].nterms == 0);
+    const flt_multi *m = ex->preds[0].multi;
+    CHECK(m->ncols == 2 && m->cols[0] == 1 && m->cols[1] == 0 && m->nitems == 3);
+    CHECK(ex->preds[0].column == 1 && strcmp(m->label, "l_linenumber|l_orderkey") == 0);
+    CHECK(!m->items[0].is_cmp && m->items[0].col == 0);
+    expect_pred(&m->items[0].pred, 1, 2, OPS(FLT_OP_EQ, FLT_OP_IS_NULL), VALS(1));
+    CHECK(!m->items[1].is_cmp && m->items[1].col == 1);
+    expect_pred(&m->items[1].pred, 0, 1, OPS(FLT_OP_LT), VALS(5));
+    CHECK(m->items[2].is_cmp && m->items[2].cmp.op == FLT_OP_LT && m->items[2].cmp.a == 0 &&
+          m->items[2].cmp.b == 1);
+    flt_expr_free(ex);
+    ex = parse_ok("NOT l_linenumber > l_orderkey AND 5 < l_linenumber AND "
+                  "(l_comment LIKE 'a%' OR l_shipmode = 'AIR')");
+    CHECK_EQ_I64(ex->npreds, 3);
+    m = ex->preds[0].multi;
+    CHECK(m && m->nitems == 1 && m->items[0].is_cmp && m->items[0].cmp.op == FLT_OP_LE);
+    CHECK(!ex->preds[1].multi);
+    m = ex->preds[2].multi;
+    CHECK(m && m->nitems == 2 && m->ncols == 2 && strcmp(m->label, "l_comment|l_shipmode") == 0);
+    flt_expr_free(ex);
+    ex = parse_ok("i8 < u8 AND l_linenumber = u8 AND i8 >= l_orderkey"); /* integers of any width */
+    CHECK(ex->npreds == 3 && ex->preds[2].multi);
+    m = ex->preds[2].multi;
+    CHECK(m && m->nitems == 1 && m->items[0].cmp.op == FLT_OP_GE);
+    flt_expr_free(ex);
+    /* an OR over every one of the 17 columns is over the limit of 16 */
+    char all[1024] = "";
+    for (int i = 0; i < NCOLS; i++) {
+        if (i) strcat(all, " OR ");
+        strcat(all, "\"");
+        strcat(all, schema[i].name);
+        strcat(all, "\" IS NULL");
+    }
+    pq_err e = {0};
+    CHECK(NCOLS > FLT_MAX_MULTI_COLS);
+    CHECK_EQ_I64(flt_parse(all, schema, NCOLS, &ex, &e), RINGSCAN_ELIMIT);
+    CHECK(strstr(e.msg, "more than 16 columns") != NULL);
+}
+
 /* LIKE and ILIKE patterns: what the kernels and pruning get (expr.h invariant 7). */
 static void like_patterns(void)
 {
@@ -381,5 +423,6 @@ int main(void)
     RUN(errors);
     RUN(boolean_language);
     RUN(like_patterns);
+    RUN(multi_column);
     return CHECK_DONE("test_filter_parse");
 }

@@ -511,9 +511,58 @@ static void dynamic_bound_threads(void)
     CHECK(ver >= 20000 && ver <= 40000);
 }
 
+/* flt_prune_group on a row group of chunks per schema column (a, s, u, d, dec, f, k). */
+static flt_prune group(const char *text, const pq_chunk_meta *chunks)
+{
+    flt_expr *ex = NULL;
+    pq_err e = {0};
+    if (flt_parse(text, schema, NCOLS, &ex, &e)) fprintf(stderr, "  parse %s: %s\n", text, e.msg);
+    CHECK(ex && ex->npreds == 1);
+    flt_prune r = ex ? flt_prune_group(&ex->preds[0], chunks) : FLT_CAN_MATCH;
+    flt_expr_free(ex);
+    return r;
+}
+
+#define EXPECT_GROUP(text, chunks, want)                                                \
+    do {                                                                                \
+        flt_prune r_ = group(text, chunks);                                             \
+        if (r_ != (want)) fprintf(stderr, "  %s: got %d want %d\n", text, r_, want);     \
+        CHECK(r_ == (want));                                                            \
+    } while (0)
+
+/* Multi-column predicates: an OR is ruled out only when every item is; a comparison of two
+ * columns from both min/max (integers of mixed widths compare as int64; never on floats). */
+static void multi_column_groups(void)
+{
+    uint8_t ba[8], bu[8];
+    int64_t kmm[2] = {30, 40};
+    pq_chunk_meta c[NCOLS] = {0};
+    c[0].stats = i32_stats(10, 20, 0, ba), c[0].num_values = 100;
+    c[2].stats = i32_stats(5, 5, 0, bu), c[2].num_values = 100;
+    c[6].stats = (pq_stats){.has_min_max = true, .usable = true, .has_null_count = true,
+                            .min = (uint8_t *)&kmm[0], .max = (uint8_t *)&kmm[1], .min_len = 8,
+                            .max_len = 8};
+    c[6].num_values = 100;
+    EXPECT_GROUP("a > 30 OR k < 30", c, FLT_CANNOT_MATCH);
+    EXPECT_GROUP("a > 30 OR k <= 30", c, FLT_CAN_MATCH);
+    EXPECT_GROUP("a > 30 OR k > 0", c, FLT_ALL_MATCH); /* one item passes every row */
+    EXPECT_GROUP("a >= k", c, FLT_CANNOT_MATCH);     /* max a 20 < min k 30 */
+    EXPECT_GROUP("a > k", c, FLT_CANNOT_MATCH);
+    EXPECT_GROUP("a = k", c, FLT_CANNOT_MATCH);
+    EXPECT_GROUP("a < k", c, FLT_CAN_MATCH);         /* never ALL: a null would fail */
+    EXPECT_GROUP("k <= a", c, FLT_CANNOT_MATCH);
+    EXPECT_GROUP("a != k", c, FLT_CAN_MATCH);
+    EXPECT_GROUP("u != u", c, FLT_CANNOT_MATCH);     /* one value on both sides */
+    EXPECT_GROUP("u > a OR a > 25", c, FLT_CANNOT_MATCH); /* max u 5 <= min a 10 */
+    EXPECT_GROUP("u < a", c, FLT_CAN_MATCH);
+    EXPECT_GROUP("d > f", c, FLT_CAN_MATCH);         /* no statistics: never ruled out */
+    EXPECT_GROUP("a > 30", c, FLT_CANNOT_MATCH);     /* single-column: as flt_prune_stats */
+}
+
 int main(void)
 {
     RUN(int_truth_table);
+    RUN(multi_column_groups);
     RUN(dynamic_nan_nulls);
     RUN(bytes_truncated_bounds);
     RUN(float_nan_rules);

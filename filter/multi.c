@@ -1,0 +1,203 @@
+/* filter/multi.c: predicates over several columns (expr.h invariant 8): evaluation as an OR
+ * of items, comparisons of two columns, and their pruning from row-group statistics.
+ *
+ * Invariants:
+ *  1. Each item is evaluated only on the rows no earlier item passed (in AND NOT out), so a
+ *     late item of a wide OR touches few rows, and the loop ends once every row passed.
+ *  2. A comparison of two columns passes a row only when both values are valid; values are
+ *     read once per row through a switch on the physical type that takes the same branch
+ *     for every row of a vector; the operator is a table lookup on the three-way result.
+ *  3. Pruning is sound: a group is ruled out only when every item is, and an item comparing
+ *     two columns is ruled out only from both columns' usable min/max (never on floats,
+ *     whose statistics omit NaN). */
+#include <assert.h>
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "filter/kernel.h"
+#include "filter/kernel_int.h"
+#include "filter/prune.h"
+
+/* ---- comparing two columns ------------------------------------------------------------- */
+
+static int64_t int_at(const pq_vec *v, int64_t i)
+{
+    switch (v->type) {
+    case PQ_BOOLEAN: return pq_bit_get(v->values, i);
+    case PQ_INT32: {
+        int32_t x;
+        memcpy(&x, v->values + 4 * i, 4);
+        return x;
+    }
+    default: {
+        int64_t x;
+        memcpy(&x, v->values + 8 * i, 8);
+        return x;
+    }
+    }
+}
+
+static double float_at(const pq_vec *v, int64_t i)
+{
+    if (v->type == PQ_FLOAT) {
+        float x;
+        memcpy(&x, v->values + 4 * i, 4);
+        return x;
+    }
+    double x;
+    memcpy(&x, v->values + 8 * i, 8);
+    return x;
+}
+
+static const uint8_t *bytes_at(const pq_vec *v, int64_t i, int32_t *len)
+{
+    if (v->type == PQ_BYTE_ARRAY) {
+        *len = v->offsets[i + 1] - v->offsets[i];
+        return v->data ? v->data + v->offsets[i] : (const uint8_t *)"";
+    }
+    *len = pq_fixed_width(v->type, v->type_length);
+    return v->values + (int64_t)*len * i;
+}
+
+/* NaN equals NaN and is above every number (kernel.h invariant 2). */
+static int cmp_float(double x, double y)
+{
+    if (x != x || y != y) return (x != x) - (y != y);
+    return (x > y) - (x < y);
+}
+
+static int cmp_rows(flt_domain dom, const pq_vec *a, const pq_vec *b, int64_t i)
+{
+    switch (dom) {
+    case FLT_DOM_U64: {
+        uint64_t x = (uint64_t)int_at(a, i), y = (uint64_t)int_at(b, i);
+        return (x > y) - (x < y);
+    }
+    case FLT_DOM_F32:
+    case FLT_DOM_F64: return cmp_float(float_at(a, i), float_at(b, i));
+    case FLT_DOM_BYTES:
+    case FLT_DOM_SDEC: {
+        int32_t la, lb;
+        const uint8_t *x = bytes_at(a, i, &la), *y = bytes_at(b, i, &lb);
+        return dom == FLT_DOM_SDEC ? flt_cmp_sdec(x, la, y, lb) : flt_cmp_bytes(x, la, y, lb);
+    }
+    default: {
+        int64_t x = int_at(a, i), y = int_at(b, i);
+        return (x > y) - (x < y);
+    }
+    }
+}
+
+/* Whether op holds for each three-way result -1, 0, 1. */
+static const bool op_table[6][3] = {
+    [FLT_OP_EQ] = {0, 1, 0}, [FLT_OP_NE] = {1, 0, 1}, [FLT_OP_LT] = {1, 0, 0},
+    [FLT_OP_LE] = {1, 1, 0}, [FLT_OP_GT] = {0, 0, 1}, [FLT_OP_GE] = {0, 1, 1},
+};
+
+/* out = rows of rest where a op b (both valid). */
+static void eval_cmp(flt_domain dom, flt_op op, const pq_vec *a, const pq_vec *b,
+                     const flt_mask *rest, flt_mask *out)
+{
+    assert(op <= FLT_OP_GE && a->length == b->length && rest->len == a->length);
+    const bool *want = op_table[op];
+    int64_t n = a->length, nw = flt_mask_nwords(n);
+    const uint8_t *va = flt_validity(a), *vb = flt_validity(b);
+    for (int64_t w = 0; w < nw; w++) {
+        uint64_t sel = rest->words[w] & flt_load_word(va, n, w) & flt_load_word(vb, n, w), r = 0;
+        for (; sel; sel &= sel - 1) {
+            int j = __builtin_ctzll(sel);
+            r |= (uint64_t)want[cmp_rows(dom, a, b, (w << 6) + j) + 1] << j;
+        }
+        out->words[w] = r;
+    }
+}
+
+/* The domain both columns of a comparison are read in (flt_parse allowed the pair). */
+static flt_domain cmp_domain(const flt_multi *m, const flt_cmp *c)
+{
+    flt_domain x = m->doms[c->a], y = m->doms[c->b];
+    if (x == y) return x;
+    if (x == FLT_DOM_F32 || x == FLT_DOM_F64) return FLT_DOM_F64;
+    return FLT_DOM_I64; /* I32 / U32 / I64 mixed: exact in int64 */
+}
+
+int flt_eval_multi(const flt_pred *p, const pq_vec *const *vecs, const flt_mask *in,
+                   flt_mask *out)
+{
+    const flt_multi *m = p->multi;
+    assert(m && m->nitems > 0 && vecs);
+    int64_t n = vecs[0]->length;
+    for (int32_t i = 1; i < m->ncols; i++)
+        if (vecs[i]->length != n) return -EINVAL;
+    flt_mask rest = {0}, got = {0};
+    int rc = in ? flt_mask_copy(&rest, in) : flt_mask_init(&rest, n, true);
+    if (rc == 0) rc = flt_mask_init(out, n, false);
+    if (rc == 0) rc = flt_mask_init(&got, n, false);
+    for (int32_t k = 0; rc == 0 && k < m->nitems && !flt_mask_all_false(&rest); k++) {
+        const flt_item *it = &m->items[k];
+        if (it->is_cmp) eval_cmp(cmp_domain(m, &it->cmp), it->cmp.op, vecs[it->cmp.a],
+                                 vecs[it->cmp.b], &rest, &got);
+        else rc = flt_eval(&it->pred, vecs[it->col], &rest, &got);
+        if (rc) break;
+        flt_mask_or(out, &got);
+        flt_mask_andnot(&rest, &got);
+    }
+    flt_mask_free(&rest);
+    flt_mask_free(&got);
+    return rc;
+}
+
+/* ---- pruning --------------------------------------------------------------------------- */
+
+/* Statistics bound (max when want_max) of column i of m in chunks, as its domain reads it
+ * (integers of any width land in lit.i, so mixed widths compare as int64). */
+static bool bound_of(const flt_multi *m, int32_t i, const pq_chunk_meta *chunks, bool want_max,
+                     flt_lit *out)
+{
+    flt_pred one = {.column = m->cols[i], .desc = &m->schema[m->cols[i]], .dom = m->doms[i]};
+    return flt_stats_value(&one, &chunks[m->cols[i]].stats, want_max, out);
+}
+
+static flt_prune cmp_prune(const flt_multi *m, const flt_cmp *c, const pq_chunk_meta *chunks)
+{
+    flt_domain dom = cmp_domain(m, c);
+    if (dom == FLT_DOM_F32 || dom == FLT_DOM_F64 || dom == FLT_DOM_INT96) return FLT_CAN_MATCH;
+    flt_lit amin, amax, bmin, bmax;
+    if (!bound_of(m, c->a, chunks, false, &amin) ||
+        !bound_of(m, c->a, chunks, true, &amax) ||
+        !bound_of(m, c->b, chunks, false, &bmin) ||
+        !bound_of(m, c->b, chunks, true, &bmax))
+        return FLT_CAN_MATCH;
+    int hi_lo = flt_lit_cmp(dom, &amax, &bmin), lo_hi = flt_lit_cmp(dom, &amin, &bmax);
+    bool none;
+    switch (c->op) {
+    case FLT_OP_LT: none = lo_hi >= 0; break;
+    case FLT_OP_LE: none = lo_hi > 0; break;
+    case FLT_OP_GT: none = hi_lo <= 0; break;
+    case FLT_OP_GE: none = hi_lo < 0; break;
+    case FLT_OP_EQ: none = hi_lo < 0 || lo_hi > 0; break;
+    default: none = hi_lo == 0 && lo_hi == 0; break; /* NE: one value on both sides */
+    }
+    return none ? FLT_CANNOT_MATCH : FLT_CAN_MATCH;
+}
+
+flt_prune flt_prune_group(const flt_pred *p, const pq_chunk_meta *chunks)
+{
+    assert(p && chunks);
+    if (!p->multi) {
+        const pq_chunk_meta *cm = &chunks[p->column];
+        return flt_prune_stats(p, &cm->stats, cm->num_values);
+    }
+    const flt_multi *m = p->multi;
+    bool all_none = true, any_all = false;
+    for (int32_t k = 0; k < m->nitems; k++) {
+        const flt_item *it = &m->items[k];
+        const pq_chunk_meta *cm = it->is_cmp ? NULL : &chunks[m->cols[it->col]];
+        flt_prune r = it->is_cmp ? cmp_prune(m, &it->cmp, chunks)
+                                 : flt_prune_stats(&it->pred, &cm->stats, cm->num_values);
+        all_none = all_none && r == FLT_CANNOT_MATCH;
+        any_all = any_all || r == FLT_ALL_MATCH;
+    }
+    return all_none ? FLT_CANNOT_MATCH : any_all ? FLT_ALL_MATCH : FLT_CAN_MATCH;
+}
