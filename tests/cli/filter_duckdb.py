@@ -3,19 +3,19 @@
 INT32/INT64 extremes, doubles with NaN, -0.0 and +-inf, floats with NaN, strings with unicode,
 '', '%', '_' and mixed case, booleans, dates; k sorted, b and dt sorted within each row group)
 and runs --count filters from a grammar: an AND of 1..3 clauses, each a tree of AND / OR / NOT
-up to depth 5 over atoms on one column (comparisons either way round, [NOT] BETWEEN, [NOT] IN,
-IS [NOT] NULL, IS [NOT] DISTINCT FROM, [NOT] [I]LIKE [ESCAPE], starts_with). Each filter's
+up to depth 5 over atoms on one column or, in about a third of the clauses, on two or three
+(comparisons either way round, of two columns too, [NOT] BETWEEN, [NOT] IN, IS [NOT] NULL,
+IS [NOT] DISTINCT FROM, [NOT] [I]LIKE [ESCAPE], starts_with). Each filter's
 count(*) and sum(i) from `ringscan scan --where F --columns i --format csv` (policy and threads
 rotated: lazy/eager/adaptive x 1/2) must equal DuckDB's `SELECT count(*), sum(i) ... WHERE F`
 over the same rows loaded from pyarrow (DuckDB 2.0.1's read_parquet drops FLOAT NaN rows by
 statistics, e.g. isnan(f) finds none, so it is only compared and counted, not trusted).
-Then filters ringscan must refuse (OR across columns, column against column): exit 1 or 2,
+Then filters ringscan must refuse (comparisons of columns of different kinds): exit 1 or 2,
 nothing on stdout, stderr says 'not supported' and names a column.
 Usage: python filter_duckdb.py RINGSCAN DIR [--seed S] [--count N] [--case K]
-       [--only-supported-today] [--cnf-budget C] [--verbose]
+       [--cnf-budget C] [--verbose]
 DIR keeps data.parquet (the same seed writes the same file); --case K reruns filter #K alone.
---only-supported-today limits filters to `(col op lit OR col op lit) AND ...` forms (the
-parser before NOT / ILIKE / cross-clause OR). --cnf-budget (default 64; 0: none) regenerates
+--cnf-budget (default 64; 0: none) regenerates
 clauses whose estimated conjunctive normal form has more conjuncts: ringscan refuses beyond
 256 ("filter too large in conjunctive normal form")."""
 import argparse
@@ -36,7 +36,6 @@ ap.add_argument("dir")
 ap.add_argument("--seed", type=int, default=1)
 ap.add_argument("--count", type=int, default=300)
 ap.add_argument("--case", type=int, default=None, help="run only random filter #K")
-ap.add_argument("--only-supported-today", action="store_true")
 ap.add_argument("--cnf-budget", type=int, default=64,
                 help="most conjuncts a filter may have in CNF (estimated); 0: no limit")
 ap.add_argument("--verbose", action="store_true", help="print every filter")
@@ -131,8 +130,8 @@ CMP = ["=", "!=", "<>", "<", "<=", ">", ">="]
 
 
 class Gen:
-    def __init__(self, rnd, cols, today):
-        self.r, self.today = rnd, today
+    def __init__(self, rnd, cols):
+        self.r = rnd
         self.vals = {c: sorted(set(v for v in vs if v is not None and v == v))
                      for c, vs in cols.items()}
         self.ascii = [v for v in self.vals["s"] if v.isascii()]
@@ -183,7 +182,7 @@ class Gen:
         if r.random() < 0.1:
             d = r.choice([datetime.date(1970, 1, 1), datetime.date(1900, 1, 1),
                           datetime.date(2100, 12, 31)])
-        if r.random() < 0.2 and not self.today: return f"'{d.isoformat()}'"
+        if r.random() < 0.2: return f"'{d.isoformat()}'"
         return f"{self.kw('DATE')} '{d.isoformat()}'"
 
     @staticmethod
@@ -214,17 +213,19 @@ class Gen:
     def atom(self, col, budget):
         """A leaf on col: ("atom", text, form, literals) or, while budget (levels left) lasts,
         ("not", leaf)."""
-        if self.today: return ("atom", self.atom_today(col), "cmp", 1)
-        r, kind = self.r, KIND[col]
+        r = self.r
+        if isinstance(col, list): col = r.choice(col)
+        kind = KIND[col]
         forms = ["cmp"] * 25 + ["lcmp"] * 8 + ["btw"] * 8 + ["nbtw"] * 5 + ["in"] * 8 + \
                 ["nin"] * 5 + ["null"] * 4 + ["nnull"] * 4 + ["dist"] * 4 + ["ndist"] * 4 + \
-                ["not"] * (6 if budget > 0 else 0)
+                ["not"] * (6 if budget > 0 else 0) + ["two"] * (6 if PAIRS.get(col) else 0)
         if kind == "str":
             forms += ["like"] * 8 + ["nlike"] * 4 + ["ilike"] * 6 + ["nilike"] * 3 + \
                      ["esc"] * 5 + ["sw"] * 5
         f = r.choice(forms)
         kw, nlit = self.kw, 1
         if f == "cmp": t = f"{col} {r.choice(CMP)} {self.lit(col)}"
+        elif f == "two": t = f"{col} {r.choice(CMP)} {r.choice(PAIRS[col])}"
         elif f == "lcmp": t = f"{self.lit(col)} {r.choice(CMP)} {col}"
         elif f in ("btw", "nbtw"):
             t = f"{col} {kw('NOT') + ' ' if f == 'nbtw' else ''}{kw('BETWEEN')} {self.lit(col)} " \
@@ -264,22 +265,6 @@ class Gen:
                 r.choice(["", "w", "item_", "日", "Spec", "zz"])
             t = f"starts_with({col}, {self.quote(v)})"
         return ("atom", t, f, nlit)
-
-    def atom_today(self, col):
-        """What the parser took before this test: col op lit, BETWEEN, IN, IS [NOT] NULL,
-        LIKE 'prefix%'."""
-        r, kw = self.r, self.kw
-        forms = ["cmp"] * 5 + ["btw", "in", "null", "nnull"] + (["like"] * 3 if col == "s" else [])
-        f = r.choice(forms)
-        if f == "cmp": return f"{col} {r.choice(CMP)} {self.lit(col)}"
-        if f == "btw": return f"{col} {kw('BETWEEN')} {self.lit(col)} {kw('AND')} {self.lit(col)}"
-        if f == "in":
-            return f"{col} {kw('IN')} ({', '.join(self.lit(col) for _ in range(r.randint(1, 4)))})"
-        if f == "null": return f"{col} {kw('IS')} {kw('NULL')}"
-        if f == "nnull": return f"{col} {kw('IS')} {kw('NOT')} {kw('NULL')}"
-        plain = [v for v in self.vals[col] if "%" not in v and "_" not in v]
-        v = r.choice(plain)[:r.randint(0, 4)]
-        return f"{col} {kw('LIKE')} {self.quote(v + ('%' if r.random() < 0.8 else ''))}"
 
     def tree(self, col, depth, maxd):
         r = self.r
@@ -330,22 +315,13 @@ class Gen:
         return 1 + max(Gen.depth(k) for k in node[1])
 
     def filter(self):
-        """(text, deepest clause): an AND of 1..3 clauses, each over one column."""
+        """(text, deepest clause): an AND of 1..3 clauses, each over one column or (a third of
+        them) over two or three."""
         r = self.r
         cols = r.choices(list(WEIGHT), weights=list(WEIGHT.values()), k=r.choice([1, 1, 2, 2, 3]))
-        if self.today:
-            parts = []
-            for c in cols:
-                if r.random() < 0.5:
-                    a = self.atom_today(c)
-                    parts.append(f"({a})" if r.random() < 0.2 else a)
-                else:
-                    ors = f" {self.kw('OR')} ".join(self.atom_today(c)
-                                                    for _ in range(r.randint(2, 3)))
-                    parts.append(f"({ors})")
-            return f" {self.kw('AND')} ".join(parts), 1
         for _ in range(100):  # stay within the CNF budget: the parser's limit is 256 conjuncts
-            trees = [self.tree(c, 0, r.randint(0, 5)) for c in cols]
+            trees = [self.tree(c if r.random() < 0.65 else [c] + r.sample(list(KIND), r.randint(1, 2)),
+                               0, r.randint(0, 5)) for c in cols]
             size = [self.cnf(t) for t in trees]
             if not args.cnf_budget or (sum(z[0] for z in size) <= args.cnf_budget and
                                        max(z[1] for z in size) <= 8 * args.cnf_budget):
@@ -356,27 +332,21 @@ class Gen:
 
 
 REFUSE = [  # ringscan answers these with 'not supported', naming a column
-    "a = 1 OR b = 2",
-    "(a = 1 OR b = 2)",
-    "(a = 1 AND b = 2) OR a = 3",
-    "a = 1 OR a = 2 OR b = 3",
-    "k < 100 AND (s = 'abc' OR d > 0)",
-    "(i < 10 OR k > 100) AND a = 1",
-    "NOT (a = 1 AND b = 2)",
-    "s LIKE 'a%' OR t = TRUE",
-    "dt < DATE '1995-01-01' OR f > 0",
-    "a IS NULL OR b IS NULL",
-    "(a BETWEEN 1 AND 5 OR d IN (1.5, 2.5))",
-    "((a = 1 OR a = 2) AND k > 5) OR b = 7",
-    "i = 5 OR (k = 6 AND i = 7)",
-    "a > b",
-    "i = k",
-    "d <= f",
-    "a < b AND k > 0",
-    "k > 0 AND (a = b OR a = 1)",
-    "NOT a > b",
-    "s = 'abc' AND i <> k",
+    "a > d",
+    "s = i",
+    "dt < k",
+    "t = a",
+    "f < s",
+    "NOT a > d",
+    "k > 0 AND (a = d OR a = 1)",
+    "dt = s OR k = 1",
+    "b <= f",
+    "i <> t",
 ]
+
+# comparable columns for `col op col` (one class of values each; ringscan.h)
+PAIRS = {"i": ["k", "a", "b", "i"], "k": ["i", "a", "b"], "a": ["b", "k", "i", "a"],
+         "b": ["a", "i", "k"], "d": ["f", "d"], "f": ["d", "f"], "dt": ["dt"]}
 
 
 def names_column(err, where):
@@ -395,15 +365,13 @@ def main():
     con = duckdb.connect()
     con.register("src", table)
     con.execute("CREATE TABLE mem AS SELECT * FROM src")
-    gen = Gen(random.Random(seed + 1_000_003), cols, args.only_supported_today)
+    gen = Gen(random.Random(seed + 1_000_003), cols)
     filters = [gen.filter() for _ in range(max(args.count, (args.case or 0) + 1))]
     cases = [args.case] if args.case is not None else range(len(filters))
     py = shlex.quote(sys.executable)
     hint = f"{py} tests/cli/filter_duckdb.py {shlex.quote(args.ringscan)} DIR --seed {seed}" + \
-           (" --only-supported-today" if args.only_supported_today else "") + \
            (f" --cnf-budget {args.cnf_budget}" if args.cnf_budget != 64 else "")
-    print(f"filter_duckdb: seed {seed}, {len(cases)} random filters over {N} rows"
-          f"{' (only forms supported today)' if args.only_supported_today else ''}")
+    print(f"filter_duckdb: seed {seed}, {len(cases)} random filters over {N} rows")
     passed = failed = refused = wrong = duck_off = 0
     shape = {"empty": 0, "all": 0, "some": 0}
     depths, reasons = {}, {}
