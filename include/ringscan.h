@@ -250,7 +250,7 @@ typedef struct ringscan_options {
     int ncolumns;
     const char *filter;         /* SQL boolean expression, e.g. "l_linenumber > 5 AND
                                    (l_shipmode = 'AIR' OR l_comment LIKE '%fast%')" (grammar
-                                   in README: each OR on one column for now); NULL = none */
+                                   in README); NULL = none */
     int64_t limit;              /* rows; -1 = no limit (with order_by: the K of ORDER BY ... LIMIT K) */
     const char *order_by;       /* NULL, or an ORDER BY list: "score DESC, id" (col [ASC|DESC]
                                    [NULLS FIRST|LAST], at most 16 keys; nulls last by default
