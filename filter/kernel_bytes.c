@@ -98,6 +98,55 @@ static void dense_short_ba(const pq_vec *v, const flt_lit *l, bool prefix, uint6
     }
 }
 
+/* Whether t is [NOT] LIKE '%text%' (case-sensitive, no `_` or inner `%`): *needle, *n. */
+static bool like_contains(const flt_term *t, const uint8_t **needle, int32_t *n)
+{
+    if ((t->op != FLT_OP_LIKE && t->op != FLT_OP_NOT_LIKE) || t->icase) return false;
+    const flt_lit *pk = &t->lits[2];
+    int32_t m = pk->len;
+    if (m < 3 || pk->b[0] != FLT_LIKE_ANY || pk->b[m - 1] != FLT_LIKE_ANY) return false;
+    for (int32_t i = 1; i < m - 1; i++)
+        if (pk->b[i] != FLT_LIKE_CHAR) return false;
+    *needle = t->lits[1].b + 1, *n = m - 2;
+    return true;
+}
+
+/* out word w of the rows' bits b (negated for NOT LIKE, tail cleared). */
+static void put_word(uint64_t *out, int64_t n, int64_t w, uint64_t b, bool neg, bool first)
+{
+    if (neg) b = ~b;
+    if (w == flt_mask_nwords(n) - 1) b &= flt_mask_tail(n);
+    out[w] = first ? b : out[w] | b;
+}
+
+/* [NOT] LIKE '%text%' over a BYTE_ARRAY vector: one memmem over the whole data buffer from
+ * hit to hit (values are contiguous), each hit mapped to its row by walking the offsets
+ * forward; a hit that crosses into the next value is no match, and the search goes on one
+ * byte later. A row that matched is skipped to its end. Calls per hit, not per row. */
+static void dense_contains(const pq_vec *v, const uint8_t *needle, int32_t nlen, bool neg,
+                           uint64_t *out, bool first)
+{
+    int64_t n = v->length, row = 0, w = 0;
+    const int32_t *off = v->offsets;
+    const uint8_t *data = v->data ? v->data : (const uint8_t *)"";
+    int64_t at = n ? off[0] : 0, end = n ? off[n] : 0;
+    uint64_t acc = 0;
+    while (at < end) {
+        const uint8_t *hit = memmem(data + at, (size_t)(end - at), needle, (size_t)nlen);
+        if (!hit) break;
+        int64_t p = hit - data;
+        while (off[row + 1] <= p) row++; /* the value holding byte p (p < end = off[n]) */
+        if (p + nlen > off[row + 1]) { /* crosses into the next value */
+            at = p + 1;
+            continue;
+        }
+        for (; w < row >> 6; w++) put_word(out, n, w, acc, neg, first), acc = 0;
+        acc |= UINT64_C(1) << (row & 63);
+        at = off[row + 1];
+    }
+    for (; w < flt_mask_nwords(n); w++) put_word(out, n, w, acc, neg, first), acc = 0;
+}
+
 void flt_dense_bytes(flt_domain dom, const pq_vec *v, const flt_term *t, uint64_t *out,
                      bool first)
 {
@@ -112,6 +161,12 @@ void flt_dense_bytes(flt_domain dom, const pq_vec *v, const flt_term *t, uint64_
     }
     if (t->op == FLT_OP_IS_NOT_NULL) {
         flt_fill_words(out, n, first, true);
+        return;
+    }
+    const uint8_t *needle;
+    int32_t nlen;
+    if (v->type == PQ_BYTE_ARRAY && like_contains(t, &needle, &nlen)) {
+        dense_contains(v, needle, nlen, t->op == FLT_OP_NOT_LIKE, out, first);
         return;
     }
     bool eq = t->op == FLT_OP_EQ && dom != FLT_DOM_SDEC;

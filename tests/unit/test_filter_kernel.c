@@ -595,9 +595,50 @@ static void multi_column_eval(void)
     }
 }
 
+/* LIKE '%text%' on the dense path searches the whole buffer: hits that cross from one value
+ * into the next must not count; rows across word boundaries; NOT LIKE is the complement. */
+static void like_contains_buffer(void)
+{
+    static const char *vals[] = {"ab", "cspe", "cial", "special", "", "xspecialx", "spe",
+                                 "cialspecial", "specia", "l"};
+    enum { NV = sizeof vals / sizeof *vals, REP = 23 };
+    const bool want[NV] = {0, 0, 0, 1, 0, 1, 0, 1, 0, 0};
+    pq_column_desc sd = {.name = "s", .physical = PQ_BYTE_ARRAY, .logical = PQ_LOGICAL_STRING};
+    pq_vec v;
+    pq_vec_init(&v, PQ_BYTE_ARRAY, 0);
+    for (int r = 0; r < REP; r++)
+        for (int i = 0; i < NV; i++) {
+            rval x = {.len = (int32_t)strlen(vals[i])};
+            memcpy(x.b, vals[i], (size_t)x.len);
+            append(&v, &x, true);
+        }
+    const char *texts[] = {"s LIKE '%special%'", "s NOT LIKE '%special%'"};
+    for (int k = 0; k < 2; k++) {
+        flt_expr *ex = NULL;
+        pq_err e = {0};
+        CHECK(flt_parse(texts[k], &sd, 1, &ex, &e) == 0 && ex->preds[0].terms[0].nlits == 3);
+        flt_path paths[] = {FLT_PATH_DENSE, FLT_PATH_SPARSE};
+        for (int pi = 0; pi < 2; pi++) {
+            flt_mask out = {0};
+            CHECK(flt_eval_path(&ex->preds[0], &v, NULL, &out, paths[pi]) == 0);
+            for (int64_t i = 0; i < v.length; i++)
+                if (flt_mask_get(&out, i) != (want[i % NV] != (k == 1))) {
+                    fprintf(stderr, "  %s path %d row %lld '%s'\n", texts[k], pi, (long long)i, vals[i % NV]);
+                    CHECK(0);
+                    break;
+                }
+            CHECK(v.length % 64 == 0 || (out.words[v.length / 64] >> (v.length % 64)) == 0);
+            flt_mask_free(&out);
+        }
+        flt_expr_free(ex);
+    }
+    pq_vec_free(&v);
+}
+
 int main(void)
 {
     RUN(mask_ops_odd_lengths);
+    RUN(like_contains_buffer);
     RUN(multi_column_eval);
     RUN(mask_ranges);
     RUN(errors_and_edges);
