@@ -59,6 +59,13 @@ SHAPES = {
     "topk_price": ("", "l_orderkey,l_linenumber,l_extendedprice", [], "tpch"),
     "topk_air_ship": ("l_shipmode = 'AIR'", "l_orderkey,l_linenumber,l_shipdate,l_extendedprice",
                       [("l_shipmode", "=", "AIR", "str")], "tpch"),
+    # Filters beyond conjunctions of column-vs-literal tests (issue 22): no conjunct list (None);
+    # engines that take SQL text (DuckDB, DataFusion, Polars' sql_expr) run them as written.
+    "expr_cols": ("l_receiptdate > l_commitdate AND l_shipmode IN ('MAIL', 'SHIP')",
+                  "l_orderkey,l_extendedprice", None, "tpch"),
+    "expr_or": ("(l_quantity < 5 OR l_discount > 0.09) AND l_shipdate >= DATE '1995-01-01'",
+                "l_orderkey,l_extendedprice", None, "tpch"),
+    "expr_like": ("l_comment LIKE '%special%'", "l_orderkey,l_extendedprice", None, "tpch"),
 }
 SHAPE_ORDER = list(SHAPES)
 # ORDER BY keys (column, descending) and LIMIT of the Top-K shapes. Issue 21's queries are
@@ -81,8 +88,14 @@ def order_sql(shape):
     return ", ".join(f"{c} {'DESC' if d else 'ASC'}" for c, d in TOPK[shape][0])
 
 
+# engines whose filters are built from the conjunct list only: no cells for the expr_ shapes
+NO_EXPR = {"pyarrow", "vortex"}
+
+
 def runs(engine, shape):
     """Whether engine has an adapter for shape."""
+    if SHAPES[shape][2] is None and engine in NO_EXPR:
+        return False
     return not (shape in TOPK and engine in NO_TOPK)
 
 
@@ -356,6 +369,8 @@ class Polars:
 
     def _expr(self, shape):
         pl = self.pl
+        if SHAPES[shape][2] is None:
+            return pl.sql_expr(SHAPES[shape][0])
         e = None
         for col, op, v, kind in SHAPES[shape][2]:
             if kind == "dec":
@@ -370,7 +385,7 @@ class Polars:
 
     def run(self, shape, path):
         lf = self.pl.scan_parquet(path)
-        if SHAPES[shape][2]:
+        if SHAPES[shape][0]:
             lf = lf.filter(self._expr(shape))
         if shape in TOPK:
             # sort + head: Polars' optimiser runs it as a Top-K (no full sort)
