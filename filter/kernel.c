@@ -75,8 +75,16 @@
         case FLT_OP_NE: { L a = (L)l[0].GET; FLT_DENSE(T, x, n, out, first, v != a); break; } \
         case FLT_OP_LT: { L a = (L)l[0].GET; FLT_DENSE(T, x, n, out, first, v < a); break; }  \
         case FLT_OP_LE: { L a = (L)l[0].GET; FLT_DENSE(T, x, n, out, first, v <= a); break; } \
-        case FLT_OP_GT: { L a = (L)l[0].GET; FLT_DENSE(T, x, n, out, first, (v > a) | (v != v)); break; } \
-        case FLT_OP_GE: { L a = (L)l[0].GET; FLT_DENSE(T, x, n, out, first, (v >= a) | (v != v)); break; } \
+        case FLT_OP_GT: {                                                                   \
+            L a = (L)l[0].GET;                                                              \
+            FLT_DENSE(T, x, n, out, first, (v > a) | (v != v));                             \
+            break;                                                                          \
+        }                                                                                   \
+        case FLT_OP_GE: {                                                                   \
+            L a = (L)l[0].GET;                                                              \
+            FLT_DENSE(T, x, n, out, first, (v >= a) | (v != v));                            \
+            break;                                                                          \
+        }                                                                                   \
         case FLT_OP_BETWEEN: {                                                              \
             L a = (L)l[0].GET, b = (L)l[1].GET;                                             \
             FLT_DENSE(T, x, n, out, first, (v >= a) & (v <= b));                            \

@@ -1,0 +1,59 @@
+/* filter/tree.h: the boolean tree the filter parser builds and its conjunctive normal form
+ * (tree.c); internal to filter/.
+ *
+ * NOT is pushed down while parsing (De Morgan; each comparison flips to its complement,
+ * which is exact in SQL's three-valued logic because NaN is ordered: kernel.h invariant 2),
+ * so the tree holds AND, OR and atoms only. flt_tree_to_expr puts it in conjunctive normal
+ * form and makes one predicate per clause: on one column, or over several (expr.h
+ * invariant 8).
+ *
+ * Invariants:
+ *  1. Every node, and everything the expression points to, comes from bd->arena (expr.h
+ *     invariant 1); an error leaves the arena to be freed whole by the caller.
+ *  2. Atoms are typed when made (flt_atom: the column's domain decides the literals).
+ *  3. The normal form is bounded by FLT_MAX_PREDS clauses of FLT_MAX_TERMS atoms; beyond,
+ *     RINGSCAN_ELIMIT ("too large in conjunctive normal form"), never an unbounded build. */
+#ifndef RINGSCAN_FILTER_TREE_H
+#define RINGSCAN_FILTER_TREE_H
+#include "filter/expr.h"
+
+/* What a tree is built with: the expression's arena, the schema, the error to fill. */
+typedef struct flt_build {
+    struct flt_arena **arena;
+    const pq_column_desc *cols;
+    int32_t ncols;
+    pq_err *e;
+} flt_build;
+
+typedef enum { FLT_N_ATOM, FLT_N_AND, FLT_N_OR } flt_nkind;
+
+typedef struct flt_node {
+    flt_nkind kind;
+    int32_t n;           /* AND / OR: children */
+    struct flt_node **kids;
+    int32_t column, pos; /* flt_atom: its column and the 1-based position of its text */
+    flt_term term;       /* flt_atom: typed */
+    int32_t column2;     /* flt_atom comparing two columns: the right one (term.op only) */
+    bool two;
+} flt_node;
+
+/* A node of kind k with room for n children; NULL on ENOMEM. */
+flt_node *flt_node_new(flt_build *bd, flt_nkind k, int32_t n);
+/* The complement of a comparison, IN, IS NULL or LIKE operator (NOT of it). */
+flt_op flt_complement(flt_op op);
+/* The operator with its operands swapped: `5 < x` is `x > 5`. */
+flt_op flt_mirrored(flt_op op);
+/* *out = the typed atom `cols[col] op raw[0..nraw)` (flt_type_term); pos for messages. */
+int flt_atom(flt_build *bd, int32_t col, int32_t pos, flt_op op, bool icase,
+             const flt_raw_lit *raw, int32_t nraw, flt_node **out);
+/* *out = the atom `cols[col] op cols[col2]` after checking the two compare (refused with
+ * RINGSCAN_EPARSE naming both types otherwise). */
+int flt_atom_two(flt_build *bd, int32_t col, int32_t col2, int32_t pos, flt_op op,
+                 flt_node **out);
+/* *out = a AND b (k FLT_N_AND) or a OR b (FLT_N_OR). */
+int flt_pair(flt_build *bd, flt_nkind k, flt_node *a, flt_node *b, flt_node **out);
+/* ex->preds = the normal form of root, one predicate per clause. 0, RINGSCAN_ELIMIT,
+ * RINGSCAN_EPARSE or -ENOMEM with bd->e filled. */
+int flt_tree_to_expr(flt_build *bd, const flt_node *root, flt_expr *ex);
+
+#endif
