@@ -182,6 +182,8 @@ int flt_domain_of(const pq_column_desc *d, flt_domain *dom, pq_err *e);
  *         | col [NOT] IN (lit, ...)
  *         | col IS [NOT] NULL | col IS [NOT] DISTINCT FROM lit
  *         | col [NOT] LIKE|ILIKE 'pattern' [ESCAPE 'c'] | starts_with(col, 'text')
+ *         | fn cmp lit | fn [NOT] BETWEEN lit AND lit | fn [NOT] IN (lit, ...)
+ *   fn := year(col) | date_trunc('year'|'quarter'|'month'|'day', col)   (DATE / TIMESTAMP)
  *   cmp := = | == | != | <> | < | <= | > | >=
  * NOT is pushed down to the atoms and the result put in conjunctive normal form; each of its
  * clauses (an OR of atoms) becomes one predicate: on one column, or over several (invariant

@@ -376,12 +376,82 @@ static int atom_lit_first(parser *p, bool neg, flt_node **out)
     return flt_atom(&p->b, col, pos, neg ? flt_complement(op) : op, false, &r, 1, out);
 }
 
+/* True when the current token is the function name fn followed by '(' (so a column of that
+ * name still parses as a column). */
+static bool at_call(parser *p, const char *fn)
+{
+    if (!kw(p, fn)) return false;
+    parser q = *p;
+    next(&q);
+    return q.t.type == T_LPAREN;
+}
+
+/* fn(col) cmp lit | fn(col) [NOT] BETWEEN lit AND lit | fn(col) [NOT] IN (lit, ...), fn one
+ * of year(col), date_trunc('unit', col): each comparison rewritten into ranges of the column
+ * (datefn.c); BETWEEN and IN as the AND / OR of comparisons. */
+static int atom_datefn(parser *p, bool neg, flt_node **out)
+{
+    int32_t pos = p->t.pos, col;
+    bool year_fn = kw(p, "year");
+    flt_unit unit = FLT_UNIT_YEAR;
+    next(p), next(p); /* the name, '(' */
+    if (!year_fn) {
+        int32_t upos = p->t.pos;
+        flt_raw_lit u;
+        if (p->t.type != T_STRING) return expected(p, "quoted unit ('year', 'month', ...)");
+        int rc = parse_literal(p, &u);
+        if (rc) return rc;
+        if (flt_unit_parse(u.text, &unit))
+            return pq_errf(p->b.e, RINGSCAN_EPARSE, upos, "unknown date_trunc unit '%s' (year, "
+                           "quarter, month, day) at character %d", u.text, upos);
+        if (p->t.type != T_COMMA) return expected(p, "','");
+        next(p);
+    }
+    int rc = parse_column(p, &col);
+    if (rc) return rc;
+    if (p->t.type != T_RPAREN) return expected(p, "')'");
+    next(p);
+    if (p->t.type >= T_EQ && p->t.type <= T_GE) {
+        flt_op op = cmp_op(p->t.type);
+        flt_raw_lit r;
+        next(p);
+        if ((rc = parse_literal(p, &r))) return rc;
+        return flt_datefn(&p->b, col, pos, unit, year_fn, neg ? flt_complement(op) : op, &r, out);
+    }
+    neg = take_not(p, neg);
+    flt_raw_lit one[2], *raw = one;
+    int32_t nraw = 2;
+    flt_op ops[2] = {neg ? FLT_OP_LT : FLT_OP_GE, neg ? FLT_OP_GT : FLT_OP_LE};
+    if (kw(p, "BETWEEN")) {
+        next(p);
+        rc = parse_literal(p, &one[0]);
+        if (!rc && !kw(p, "AND")) return expected(p, "AND");
+        if (!rc) next(p), rc = parse_literal(p, &one[1]);
+    } else if (kw(p, "IN")) {
+        next(p);
+        rc = parse_in_list(p, &raw, &nraw);
+    } else {
+        return expected(p, "comparison operator");
+    }
+    if (rc) return rc;
+    bool in = raw != one; /* IN: = each (NOT IN: != each); BETWEEN: >= lo, <= hi */
+    flt_node *x = flt_node_new(&p->b, in == neg ? FLT_N_AND : FLT_N_OR, nraw);
+    if (!x) return -ENOMEM;
+    for (int32_t i = 0; i < nraw; i++) {
+        flt_op op = in ? (neg ? FLT_OP_NE : FLT_OP_EQ) : ops[i];
+        if ((rc = flt_datefn(&p->b, col, pos, unit, year_fn, op, &raw[i], &x->kids[i]))) return rc;
+    }
+    *out = x;
+    return 0;
+}
+
 /* atom := col (cmp lit | [NOT] BETWEEN | [NOT] IN | IS ... | [NOT] [I]LIKE) | lit cmp col |
  *         starts_with(col, 'text'); neg: it is negated. */
 static int parse_atom(parser *p, bool neg, flt_node **out)
 {
     if (at_literal(p)) return atom_lit_first(p, neg, out);
     if (kw(p, "starts_with")) return atom_starts_with(p, neg, out);
+    if (at_call(p, "year") || at_call(p, "date_trunc")) return atom_datefn(p, neg, out);
     int32_t col, pos = p->t.pos;
     int rc = parse_column(p, &col);
     if (rc) return rc;

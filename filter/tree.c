@@ -207,7 +207,8 @@ static int column_pred(flt_build *bd, const clause *c, int32_t col, flt_pred *pr
     pr->terms = flt_arena_alloc(bd->arena, (size_t)n * sizeof *pr->terms);
     if (!pr->terms) return -ENOMEM;
     for (int32_t k = 0; k < c->n; k++)
-        if (!c->atoms[k]->two && c->atoms[k]->column == col) pr->terms[pr->nterms++] = c->atoms[k]->term;
+        if (!c->atoms[k]->two && c->atoms[k]->column == col)
+            pr->terms[pr->nterms++] = c->atoms[k]->term;
     /* a column without a comparison domain (FLOAT16, INTERVAL) reached here only through
      * IS [NOT] NULL terms, which never look at values: BYTES is a safe placeholder */
     if (flt_domain_of(pr->desc, &pr->dom, NULL) != 0) pr->dom = FLT_DOM_BYTES;
@@ -241,7 +242,8 @@ static int multi_pred(flt_build *bd, const clause *c, flt_pred *pr)
             continue;
         }
         bool seen = false; /* one item per column: its atoms' terms OR-ed */
-        for (int32_t i = 0; i < m->nitems; i++) seen = seen || (!items[i].is_cmp && items[i].col == ia);
+        for (int32_t i = 0; i < m->nitems; i++)
+            seen = seen || (!items[i].is_cmp && items[i].col == ia);
         if (seen) continue;
         flt_item *it = &items[m->nitems++];
         it->col = ia;

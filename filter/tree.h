@@ -52,6 +52,16 @@ int flt_atom_two(flt_build *bd, int32_t col, int32_t col2, int32_t pos, flt_op o
                  flt_node **out);
 /* *out = a AND b (k FLT_N_AND) or a OR b (FLT_N_OR). */
 int flt_pair(flt_build *bd, flt_nkind k, flt_node *a, flt_node *b, flt_node **out);
+/* The units of date_trunc. */
+typedef enum { FLT_UNIT_YEAR, FLT_UNIT_QUARTER, FLT_UNIT_MONTH, FLT_UNIT_DAY } flt_unit;
+/* 'year' / 'quarter' / 'month' / 'day' (any case) -> *u: 0, or -1 for another name. */
+int flt_unit_parse(const char *s, flt_unit *u);
+/* *out = `year(cols[col]) op lit` (year_fn; lit a whole number) or `date_trunc(unit,
+ * cols[col]) op lit` (lit a date, optionally with a time of day), op EQ..GE, as ranges of the
+ * column (datefn.c). The column must be a DATE or TIMESTAMP; errors RINGSCAN_EPARSE. */
+int flt_datefn(flt_build *bd, int32_t col, int32_t pos, flt_unit unit, bool year_fn, flt_op op,
+               const flt_raw_lit *lit, flt_node **out);
+
 /* ex->preds = the normal form of root, one predicate per clause. 0, RINGSCAN_ELIMIT,
  * RINGSCAN_EPARSE or -ENOMEM with bd->e filled. */
 int flt_tree_to_expr(flt_build *bd, const flt_node *root, flt_expr *ex);

@@ -383,6 +383,48 @@ static void multi_column(void)
     CHECK(strstr(e.msg, "more than 16 columns") != NULL);
 }
 
+/* year() and date_trunc() as ranges of the column (datefn.c). */
+static void date_functions(void)
+{
+    flt_expr *ex = parse_ok("year(l_shipdate) = 1994"); /* [1994-01-01, 1995-01-01) */
+    CHECK_EQ_I64(ex->npreds, 2);
+    expect_pred(&ex->preds[0], 3, 1, OPS(FLT_OP_GE), VALS(8766));
+    expect_pred(&ex->preds[1], 3, 1, OPS(FLT_OP_LT), VALS(9131));
+    flt_expr_free(ex);
+    ex = parse_ok("year(l_shipdate) <= 1994 AND NOT year(l_shipdate) < 1994 AND "
+                  "date_trunc('month', l_shipdate) > DATE '1994-03-15' AND "
+                  "date_trunc('quarter', l_shipdate) < '1994-02-01 00:00:01'");
+    CHECK_EQ_I64(ex->npreds, 4);
+    expect_pred(&ex->preds[0], 3, 1, OPS(FLT_OP_LT), VALS(9131));
+    expect_pred(&ex->preds[1], 3, 1, OPS(FLT_OP_GE), VALS(8766));
+    expect_pred(&ex->preds[2], 3, 1, OPS(FLT_OP_GE), VALS(8766 + 31 + 28 + 31)); /* 1994-04-01 */
+    expect_pred(&ex->preds[3], 3, 1, OPS(FLT_OP_LT), VALS(8766 + 31 + 28 + 31)); /* next quarter */
+    flt_expr_free(ex);
+    ex = parse_ok("date_trunc('month', l_shipdate) = DATE '1994-03-02' AND "
+                  "date_trunc('day', l_shipdate) != '1994-03-02 10:00:00'");
+    expect_pred(&ex->preds[0], 3, 1, OPS(FLT_OP_FALSE), NULL); /* no month starts then */
+    expect_pred(&ex->preds[1], 3, 1, OPS(FLT_OP_IS_NOT_NULL), NULL);
+    flt_expr_free(ex);
+    ex = parse_ok("year(ts) IN (1970, 1972) AND year(ts) NOT BETWEEN 1980 AND 1989");
+    CHECK_EQ_I64(ex->npreds, 5); /* two ranges OR-ed: 4 clauses; NOT BETWEEN: 1 */
+    flt_expr_free(ex);
+    ex = parse_ok("year(tsms) >= 1970");
+    expect_pred(&ex->preds[0], 7, 1, OPS(FLT_OP_GE), VALS(0));
+    flt_expr_free(ex);
+    parse_err("year(l_orderkey) = 1994",
+              "year() needs a date or timestamp column; 'l_orderkey' is not one, at character 1", 1);
+    parse_err("year(l_shipdate) = 1994.5",
+              "year() compares with a whole number, not '1994.5', at character 20", 20);
+    parse_err("year(l_shipdate) = 0", "year 0 is out of range (1..9998) at character 20", 20);
+    parse_err("date_trunc('week', l_shipdate) = DATE '1994-01-03'",
+              "unknown date_trunc unit 'week' (year, quarter, month, day) at character 12", 12);
+    parse_err("date_trunc('month', l_shipdate) = 5",
+              "date_trunc compares with a date 'YYYY-MM-DD', not '5', at character 35", 35);
+    parse_err("date_trunc('month', l_shipdate) = '1994-01-01+02:00'",
+              "date_trunc compares with a date 'YYYY-MM-DD', not '1994-01-01+02:00', at "
+              "character 35", 35);
+}
+
 /* LIKE and ILIKE patterns: what the kernels and pruning get (expr.h invariant 7). */
 static void like_patterns(void)
 {
@@ -424,5 +466,6 @@ int main(void)
     RUN(boolean_language);
     RUN(like_patterns);
     RUN(multi_column);
+    RUN(date_functions);
     return CHECK_DONE("test_filter_parse");
 }
