@@ -283,12 +283,7 @@ static int atom_between(parser *p, int32_t col, int32_t pos, bool neg, flt_node 
     if (!rc && !kw(p, "AND")) return expected(p, "AND");
     if (!rc) next(p), rc = parse_literal(p, &r[1]);
     if (rc) return rc;
-    if (!neg) return flt_atom(&p->b, col, pos, FLT_OP_BETWEEN, false, r, 2, out);
-    flt_node *a, *b;
-    if ((rc = flt_atom(&p->b, col, pos, FLT_OP_LT, false, &r[0], 1, &a)) ||
-        (rc = flt_atom(&p->b, col, pos, FLT_OP_GT, false, &r[1], 1, &b)))
-        return rc;
-    return flt_pair(&p->b, FLT_N_OR, a, b, out);
+    return flt_atom_between(&p->b, col, pos, neg, r, out);
 }
 
 /* [NOT] LIKE / ILIKE 'pattern' [ESCAPE 'c']. */
@@ -324,12 +319,7 @@ static int atom_is(parser *p, int32_t col, int32_t pos, bool neg, flt_node **out
     flt_raw_lit r;
     int rc = parse_literal(p, &r);
     if (rc) return rc;
-    if (neg) return flt_atom(&p->b, col, pos, FLT_OP_EQ, false, &r, 1, out); /* NOT DISTINCT */
-    flt_node *a, *b;
-    if ((rc = flt_atom(&p->b, col, pos, FLT_OP_NE, false, &r, 1, &a)) ||
-        (rc = flt_atom(&p->b, col, pos, FLT_OP_IS_NULL, false, NULL, 0, &b)))
-        return rc;
-    return flt_pair(&p->b, FLT_N_OR, a, b, out);
+    return flt_atom_distinct(&p->b, col, pos, !neg, &r, out);
 }
 
 /* starts_with(col, 'text'): LIKE 'text%' with the text's wildcards escaped. */
@@ -344,22 +334,11 @@ static int atom_starts_with(parser *p, bool neg, flt_node **out)
     if (p->t.type != T_COMMA) return expected(p, "','");
     next(p);
     if (p->t.type != T_STRING) return expected(p, "quoted text");
-    flt_raw_lit r[2];
-    if ((rc = parse_literal(p, &r[0]))) return rc;
+    flt_raw_lit r;
+    if ((rc = parse_literal(p, &r))) return rc;
     if (p->t.type != T_RPAREN) return expected(p, "')'");
     next(p);
-    char *pat = flt_arena_alloc(p->b.arena, (size_t)r[0].len * 2 + 2);
-    if (!pat) return -ENOMEM;
-    int32_t n = 0;
-    for (int32_t i = 0; i < r[0].len; i++) {
-        char c = r[0].text[i];
-        if (c == '%' || c == '_' || c == '\\') pat[n++] = '\\';
-        pat[n++] = c;
-    }
-    pat[n++] = '%';
-    r[0].text = pat, r[0].len = n;
-    r[1] = (flt_raw_lit){.kind = FLT_LIT_STRING, .text = "\\", .len = 1, .pos = pos};
-    return flt_atom(&p->b, col, pos, neg ? FLT_OP_NOT_LIKE : FLT_OP_LIKE, false, r, 2, out);
+    return flt_atom_starts_with(&p->b, col, pos, neg, &r, out);
 }
 
 /* lit op col (the literal on the left): the mirrored comparison. */
@@ -421,7 +400,6 @@ static int atom_datefn(parser *p, bool neg, flt_node **out)
     neg = take_not(p, neg);
     flt_raw_lit one[2], *raw = one;
     int32_t nraw = 2;
-    flt_op ops[2] = {neg ? FLT_OP_LT : FLT_OP_GE, neg ? FLT_OP_GT : FLT_OP_LE};
     if (kw(p, "BETWEEN")) {
         next(p);
         rc = parse_literal(p, &one[0]);
@@ -434,15 +412,7 @@ static int atom_datefn(parser *p, bool neg, flt_node **out)
         return expected(p, "comparison operator");
     }
     if (rc) return rc;
-    bool in = raw != one; /* IN: = each (NOT IN: != each); BETWEEN: >= lo, <= hi */
-    flt_node *x = flt_node_new(&p->b, in == neg ? FLT_N_AND : FLT_N_OR, nraw);
-    if (!x) return -ENOMEM;
-    for (int32_t i = 0; i < nraw; i++) {
-        flt_op op = in ? (neg ? FLT_OP_NE : FLT_OP_EQ) : ops[i];
-        if ((rc = flt_datefn(&p->b, col, pos, unit, year_fn, op, &raw[i], &x->kids[i]))) return rc;
-    }
-    *out = x;
-    return 0;
+    return flt_datefn_set(&p->b, col, pos, unit, year_fn, neg, raw != one, raw, nraw, out);
 }
 
 /* atom := col (cmp lit | [NOT] BETWEEN | [NOT] IN | IS ... | [NOT] [I]LIKE) | lit cmp col |

@@ -293,3 +293,61 @@ int flt_tree_to_expr(flt_build *bd, const flt_node *root, flt_expr *ex)
     }
     return 0;
 }
+
+int flt_atom_between(flt_build *bd, int32_t col, int32_t pos, bool neg, const flt_raw_lit r[2],
+                     flt_node **out)
+{
+    if (!neg) return flt_atom(bd, col, pos, FLT_OP_BETWEEN, false, r, 2, out);
+    flt_node *a, *b; /* NOT BETWEEN lo AND hi: x < lo OR x > hi */
+    int rc;
+    if ((rc = flt_atom(bd, col, pos, FLT_OP_LT, false, &r[0], 1, &a)) ||
+        (rc = flt_atom(bd, col, pos, FLT_OP_GT, false, &r[1], 1, &b)))
+        return rc;
+    return flt_pair(bd, FLT_N_OR, a, b, out);
+}
+
+int flt_atom_distinct(flt_build *bd, int32_t col, int32_t pos, bool distinct,
+                      const flt_raw_lit *r, flt_node **out)
+{
+    if (!distinct) return flt_atom(bd, col, pos, FLT_OP_EQ, false, r, 1, out);
+    flt_node *a, *b; /* null is a value here: x != v OR x IS NULL */
+    int rc;
+    if ((rc = flt_atom(bd, col, pos, FLT_OP_NE, false, r, 1, &a)) ||
+        (rc = flt_atom(bd, col, pos, FLT_OP_IS_NULL, false, NULL, 0, &b)))
+        return rc;
+    return flt_pair(bd, FLT_N_OR, a, b, out);
+}
+
+int flt_atom_starts_with(flt_build *bd, int32_t col, int32_t pos, bool neg,
+                         const flt_raw_lit *text, flt_node **out)
+{
+    char *pat = flt_arena_alloc(bd->arena, (size_t)text->len * 2 + 2);
+    if (!pat) return -ENOMEM;
+    int32_t n = 0;
+    for (int32_t i = 0; i < text->len; i++) {
+        char c = text->text[i];
+        if (c == '%' || c == '_' || c == '\\') pat[n++] = '\\';
+        pat[n++] = c;
+    }
+    pat[n++] = '%';
+    flt_raw_lit r[2] = {*text, {.kind = FLT_LIT_STRING, .text = "\\", .len = 1, .pos = pos}};
+    r[0].text = pat, r[0].len = n;
+    return flt_atom(bd, col, pos, neg ? FLT_OP_NOT_LIKE : FLT_OP_LIKE, false, r, 2, out);
+}
+
+int flt_datefn_set(flt_build *bd, int32_t col, int32_t pos, flt_unit unit, bool year_fn,
+                   bool neg, bool in, const flt_raw_lit *raw, int32_t nraw, flt_node **out)
+{
+    assert(in ? nraw >= 1 : nraw == 2);
+    /* IN: = each (NOT IN: != each, AND-ed); BETWEEN: >= lo AND <= hi (NOT: < lo OR > hi) */
+    flt_node *x = flt_node_new(bd, in == neg ? FLT_N_AND : FLT_N_OR, nraw);
+    if (!x) return -ENOMEM;
+    flt_op ops[2] = {neg ? FLT_OP_LT : FLT_OP_GE, neg ? FLT_OP_GT : FLT_OP_LE};
+    for (int32_t i = 0; i < nraw; i++) {
+        flt_op op = in ? (neg ? FLT_OP_NE : FLT_OP_EQ) : ops[i];
+        int rc = flt_datefn(bd, col, pos, unit, year_fn, op, &raw[i], &x->kids[i]);
+        if (rc) return rc;
+    }
+    *out = x;
+    return 0;
+}

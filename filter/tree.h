@@ -62,6 +62,20 @@ int flt_unit_parse(const char *s, flt_unit *u);
 int flt_datefn(flt_build *bd, int32_t col, int32_t pos, flt_unit unit, bool year_fn, flt_op op,
                const flt_raw_lit *lit, flt_node **out);
 
+/* [NOT] BETWEEN r[0] AND r[1] on cols[col] (NOT: x < lo OR x > hi). */
+int flt_atom_between(flt_build *bd, int32_t col, int32_t pos, bool neg, const flt_raw_lit r[2],
+                     flt_node **out);
+/* cols[col] IS DISTINCT FROM r (x != r OR x IS NULL), or IS NOT DISTINCT FROM (= r). */
+int flt_atom_distinct(flt_build *bd, int32_t col, int32_t pos, bool distinct,
+                      const flt_raw_lit *r, flt_node **out);
+/* [NOT] starts_with(cols[col], text): LIKE 'text%' with text's wildcards escaped. */
+int flt_atom_starts_with(flt_build *bd, int32_t col, int32_t pos, bool neg,
+                         const flt_raw_lit *text, flt_node **out);
+/* fn(cols[col]) [NOT] IN (raw[0..nraw)) (in) or [NOT] BETWEEN raw[0] AND raw[1], fn as in
+ * flt_datefn: the AND / OR of its comparisons. */
+int flt_datefn_set(flt_build *bd, int32_t col, int32_t pos, flt_unit unit, bool year_fn,
+                   bool neg, bool in, const flt_raw_lit *raw, int32_t nraw, flt_node **out);
+
 /* ex->preds = the normal form of root, one predicate per clause. 0, RINGSCAN_ELIMIT,
  * RINGSCAN_EPARSE or -ENOMEM with bd->e filled. */
 int flt_tree_to_expr(flt_build *bd, const flt_node *root, flt_expr *ex);
