@@ -28,15 +28,11 @@ typedef struct ymd {
     int64_t y, m, d;
 } ymd;
 
-/* The proleptic Gregorian date of a day number (H. Hinnant's civil_from_days). */
 static ymd civil_of(int64_t z)
 {
-    z += 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097, doe = z - era * 146097;
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
-    int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
-    return (ymd){yoe + era * 400 + (m <= 2), m, d};
+    ymd v;
+    flt_civil_from_days(z, &v.y, &v.m, &v.d);
+    return v;
 }
 
 int flt_unit_parse(const char *s, flt_unit *u)

@@ -98,6 +98,17 @@ int flt_domain_of(const pq_column_desc *d, flt_domain *dom, pq_err *e)
                    d->name);
 }
 
+/* H. Hinnant's civil_from_days. */
+void flt_civil_from_days(int64_t z, int64_t *y, int64_t *m, int64_t *d)
+{
+    z += 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097, doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+    *d = doy - (153 * mp + 2) / 5 + 1, *m = mp < 10 ? mp + 3 : mp - 9;
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
 bool flt_days_from_civil(int64_t y, int64_t m, int64_t d, int64_t *days)
 {
     static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};

@@ -203,6 +203,34 @@ int flt_domain_of(const pq_column_desc *d, flt_domain *dom, pq_err *e);
 int flt_parse(const char *text, const pq_column_desc *cols, int32_t ncols, flt_expr **out,
               pq_err *e);
 
+/* A filter as a tree of calls (the C API's ringscan_expr): what flt_parse reads from text,
+ * built by an engine instead. Literals keep a text form typed exactly as the parser's. */
+typedef enum flt_top {
+    FLT_T_COLUMN, FLT_T_LITERAL,
+    FLT_T_AND, FLT_T_OR, FLT_T_NOT,
+    FLT_T_EQ, FLT_T_NE, FLT_T_LT, FLT_T_LE, FLT_T_GT, FLT_T_GE,
+    FLT_T_BETWEEN, FLT_T_IN, FLT_T_IS_NULL, FLT_T_IS_NOT_NULL,
+    FLT_T_IS_DISTINCT_FROM, FLT_T_IS_NOT_DISTINCT_FROM,
+    FLT_T_LIKE, FLT_T_ILIKE, FLT_T_STARTS_WITH, FLT_T_YEAR, FLT_T_DATE_TRUNC,
+} flt_top;
+
+typedef struct flt_tnode {
+    flt_top op;
+    const char *name;             /* COLUMN */
+    struct flt_raw_lit *lit;      /* LITERAL (pos 0) */
+    int32_t nargs;                /* operators */
+    struct flt_tnode *const *args;
+} flt_tnode;
+
+/* Types root against the schema cols[0..ncols) into *out (free with flt_expr_free), as
+ * flt_parse does for text (the same builders, so the same predicates). Errors name the
+ * operator: RINGSCAN_EPARSE (wrong operands, unknown column, literal of the wrong type),
+ * RINGSCAN_ELIMIT, -ENOMEM; *out is then NULL. Depth at most FLT_MAX_DEPTH. */
+int flt_from_tree(const flt_tnode *root, const pq_column_desc *cols, int32_t ncols,
+                  flt_expr **out, pq_err *e);
+/* The operator's name as SQL writes it ("=", "BETWEEN", "year", ...). */
+const char *flt_top_name(flt_top op);
+
 /* How a dynamic predicate orders its column (flags of flt_expr_add_dynamic). */
 enum { FLT_DYN_DESC = 1, FLT_DYN_NULLS_FIRST = 2 };
 
@@ -260,6 +288,8 @@ int flt_type_term(struct flt_arena **a, const pq_column_desc *d, flt_domain dom,
 
 /* Days since 1970-01-01 of a proleptic Gregorian date; false if y/m/d is not a valid date. */
 bool flt_days_from_civil(int64_t y, int64_t m, int64_t d, int64_t *days);
+/* The proleptic Gregorian date of a day number since 1970-01-01 (|days| < 2^60). */
+void flt_civil_from_days(int64_t days, int64_t *y, int64_t *m, int64_t *d);
 
 const char *flt_op_name(flt_op op);
 /* "INT32", "BYTE_ARRAY", ... (static storage; "?" for unknown values). */

@@ -245,12 +245,66 @@ typedef enum ringscan_io {
     RINGSCAN_IO_PREAD = 2  /* pread */
 } ringscan_io;
 
+/* ---- filters as expression trees -------------------------------------------------------
+ * What an engine's planner pushes down, built without printing SQL: leaves from the
+ * constructors below, operators from ringscan_expr_call. The tree means exactly what the
+ * same filter as text means (README's grammar; the same code types both). A tree is
+ * immutable once built; a call owns its operands (free the root only). Every constructor
+ * returns NULL when out of memory, and a call given a NULL operand returns NULL (freeing the
+ * others), so a tree can be built in one expression and checked once. */
+typedef struct ringscan_expr ringscan_expr;
+
+typedef enum ringscan_expr_op {
+    RINGSCAN_EXPR_AND,                  /* (a, b, ...): SQL three-valued AND */
+    RINGSCAN_EXPR_OR,                   /* (a, b, ...) */
+    RINGSCAN_EXPR_NOT,                  /* (a) */
+    RINGSCAN_EXPR_EQ,                   /* (x, y): a column and a literal (either side), two
+                                           columns of one kind, or year() / date_trunc()
+                                           and a literal; a null operand makes it unknown */
+    RINGSCAN_EXPR_NE,
+    RINGSCAN_EXPR_LT,
+    RINGSCAN_EXPR_LE,
+    RINGSCAN_EXPR_GT,
+    RINGSCAN_EXPR_GE,
+    RINGSCAN_EXPR_BETWEEN,              /* (x, low, high): inclusive; x a column or a date
+                                           function, low and high literals */
+    RINGSCAN_EXPR_IN,                   /* (x, literal, ...): 1 to 4096 literals */
+    RINGSCAN_EXPR_IS_NULL,              /* (column) */
+    RINGSCAN_EXPR_IS_NOT_NULL,          /* (column) */
+    RINGSCAN_EXPR_IS_DISTINCT_FROM,     /* (column, literal): null is a value */
+    RINGSCAN_EXPR_IS_NOT_DISTINCT_FROM, /* (column, literal) */
+    RINGSCAN_EXPR_LIKE,                 /* (column, pattern[, escape]): % any run, _ one
+                                           character; strings */
+    RINGSCAN_EXPR_ILIKE,                /* the same, ASCII letters folded */
+    RINGSCAN_EXPR_STARTS_WITH,          /* (column, string) */
+    RINGSCAN_EXPR_YEAR,                 /* (column): a DATE or TIMESTAMP's year, as an operand
+                                           of a comparison, BETWEEN or IN only */
+    RINGSCAN_EXPR_DATE_TRUNC,           /* (unit string: year, quarter, month, day; column) */
+} ringscan_expr_op;
+
+ringscan_expr *ringscan_expr_column(const char *name);
+ringscan_expr *ringscan_expr_int(int64_t v);
+ringscan_expr *ringscan_expr_double(double v);     /* not NaN or infinite (refused on use) */
+ringscan_expr *ringscan_expr_decimal(const char *text); /* exact, e.g. "0.055", "-12", "1e3" */
+ringscan_expr *ringscan_expr_string(const char *s, size_t len);
+ringscan_expr *ringscan_expr_bool(bool v);
+ringscan_expr *ringscan_expr_date(int32_t days);   /* days since 1970-01-01 */
+ringscan_expr *ringscan_expr_timestamp_us(int64_t us); /* microseconds since 1970-01-01 UTC */
+/* op applied to args[0..nargs) (owned by the result from here, even when it returns NULL).
+ * Operand kinds and counts are checked when a scan types the tree against its file's columns
+ * (ringscan_scan_start: RINGSCAN_EPARSE naming the operator and what it expected). */
+ringscan_expr *ringscan_expr_call(ringscan_expr_op op, int nargs, ringscan_expr *const *args);
+/* Frees a tree (NULL is a no-op). */
+void ringscan_expr_free(ringscan_expr *e);
+
 typedef struct ringscan_options {
     const char *const *columns; /* projected column names; NULL = every column */
     int ncolumns;
     const char *filter;         /* SQL boolean expression, e.g. "l_linenumber > 5 AND
                                    (l_shipmode = 'AIR' OR l_comment LIKE '%fast%')" (grammar
                                    in README); NULL = none */
+    const ringscan_expr *filter_expr; /* the filter as a tree (borrowed: it must outlive
+                                   ringscan_scan_start only); NULL = none; not with filter */
     int64_t limit;              /* rows; -1 = no limit (with order_by: the K of ORDER BY ... LIMIT K) */
     const char *order_by;       /* NULL, or an ORDER BY list: "score DESC, id" (col [ASC|DESC]
                                    [NULLS FIRST|LAST], at most 16 keys; nulls last by default

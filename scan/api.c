@@ -239,7 +239,18 @@ static int prepare(ringscan_file *f, const ringscan_options *o, ringscan_scan *s
                    int *n, flt_expr **filter, scan_opts *so, pq_err *e)
 {
     int rc = resolve_columns(f, o, idx, n, e);
-    if (rc == 0 && o->filter) rc = flt_parse(o->filter, f->f->meta.columns, f->f->meta.ncolumns, filter, e);
+    const pq_file_meta *m = &f->f->meta;
+    if (rc == 0 && o->filter && o->filter_expr)
+        rc = pq_errf(e, -EINVAL, -1, "filter and filter_expr are both set; give one");
+    if (rc == 0 && o->filter) rc = flt_parse(o->filter, m->columns, m->ncolumns, filter, e);
+    if (rc == 0 && o->filter_expr) {
+        rc = scan_filter_from_expr(o->filter_expr, m->columns, m->ncolumns, filter, e);
+        if (rc) { /* name the option the message is about */
+            char msg[sizeof e->msg];
+            snprintf(msg, sizeof msg, "filter_expr: %s", e->msg);
+            memcpy(e->msg, msg, sizeof msg);
+        }
+    }
     to_scan_opts(o, so);
     if (rc == 0 && o->order_by) rc = order_keys(f, o, so, e);
     if (rc == 0 && o->row_groups) rc = pick_row_groups(f, o, s, so, e);

@@ -576,6 +576,101 @@ static int64_t run_scan(ringscan_file *f, ringscan_options *o, ringscan_stats *s
     return rc == 0 ? rows : -1;
 }
 
+/* ---- filters as trees (ringscan_expr) ------------------------------------------------ */
+
+#define COL(n) ringscan_expr_column(n)
+#define INT(v) ringscan_expr_int(v)
+#define CALL(op, ...)                                                                     \
+    ringscan_expr_call(RINGSCAN_EXPR_##op, sizeof((ringscan_expr *[]){__VA_ARGS__}) /      \
+                                               sizeof(ringscan_expr *),                   \
+                       (ringscan_expr *[]){__VA_ARGS__})
+
+/* Rows of a scan of f with the filter as text or as a tree (-1 on error, err filled). */
+static int64_t filtered_rows(ringscan_file *f, const char *text, const ringscan_expr *tree,
+                             ringscan_error *err)
+{
+    ringscan_options o;
+    ringscan_options_init(&o);
+    o.filter = text, o.filter_expr = tree;
+    ringscan_scan *s = NULL;
+    if (ringscan_scan_start(f, &o, &s, err)) return -1;
+    struct ArrowArray a;
+    int64_t rows = 0;
+    int rc;
+    while ((rc = ringscan_scan_next(s, &a, err)) == 1) rows += a.length, a.release(&a);
+    ringscan_scan_free(s);
+    return rc == 0 ? rows : -1;
+}
+
+/* A tree means what the same filter as text means: equal row counts on every operator, and
+ * errors that name the operator. */
+static void test_filter_expr(void)
+{
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open(path, &f, &err), 0);
+    if (!f) return;
+    struct { const char *text; ringscan_expr *tree; } cases[] = {
+        {"id >= 100 AND id < 200", CALL(AND, CALL(GE, COL("id"), INT(100)), CALL(LT, COL("id"), INT(200)))},
+        {"NOT (i32 > 0 OR s LIKE 's1%')",
+         CALL(NOT, CALL(OR, CALL(GT, COL("i32"), INT(0)),
+                        CALL(LIKE, COL("s"), ringscan_expr_string("s1%", 3))))},
+        {"i32 < id", CALL(LT, COL("i32"), COL("id"))},
+        {"5 < i32", CALL(LT, INT(5), COL("i32"))},
+        {"dt BETWEEN DATE '2022-01-01' AND DATE '2022-03-01'",
+         CALL(BETWEEN, COL("dt"), ringscan_expr_date(18993), ringscan_expr_date(19052))},
+        {"year(dt) IN (2023, 2030)", CALL(IN, CALL(YEAR, COL("dt")), INT(2023), INT(2030))},
+        {"date_trunc('month', dt) = DATE '2022-02-01'",
+         CALL(EQ, CALL(DATE_TRUNC, ringscan_expr_string("month", 5), COL("dt")), ringscan_expr_date(19024))},
+        {"d > 10.5 AND b IS NOT NULL",
+         CALL(AND, CALL(GT, COL("d"), ringscan_expr_double(10.5)), CALL(IS_NOT_NULL, COL("b")))},
+        {"s IS DISTINCT FROM 's3' AND NOT starts_with(s, 's1')",
+         CALL(AND, CALL(IS_DISTINCT_FROM, COL("s"), ringscan_expr_string("s3", 2)),
+              CALL(NOT, CALL(STARTS_WITH, COL("s"), ringscan_expr_string("s1", 2))))},
+        {"d <= 0 OR i32 NOT IN (1, 2, 3) OR b = TRUE",
+         CALL(OR, CALL(LE, COL("d"), ringscan_expr_decimal("0")),
+              CALL(NOT, CALL(IN, COL("i32"), INT(1), INT(2), INT(3))),
+              CALL(EQ, COL("b"), ringscan_expr_bool(true)))},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        CHECK(cases[i].tree != NULL);
+        int64_t want = filtered_rows(f, cases[i].text, NULL, &err);
+        int64_t got = filtered_rows(f, NULL, cases[i].tree, &err);
+        if (got != want || want <= 0 || want >= ROWS)
+            fprintf(stderr, "  %s: tree %lld, text %lld (%s)\n", cases[i].text, (long long)got,
+                    (long long)want, err.message);
+        CHECK(want > 0 && want < ROWS && got == want);
+        ringscan_expr_free(cases[i].tree);
+    }
+    struct { ringscan_expr *tree; const char *says; } bad[] = {
+        {CALL(EQ, INT(1), INT(2)), "filter_expr: =: expected a column operand"},
+        {CALL(LT, COL("nope"), INT(2)), "filter_expr: <: unknown column 'nope'"},
+        {CALL(EQ, CALL(YEAR, COL("id")), INT(2)),
+         "filter_expr: year() needs a date or timestamp column; 'id' is not one"},
+        {CALL(BETWEEN, COL("id"), INT(1)), "filter_expr: BETWEEN: takes an operand, low, high"},
+        {CALL(GT, COL("d"), ringscan_expr_double(1.0 / 0.0)),
+         "filter_expr: invalid number 'inf'"},
+        {CALL(IS_NULL, INT(1)), "filter_expr: IS NULL: expected a column operand"},
+        {CALL(YEAR, COL("dt")), "filter_expr: year is not a boolean expression here"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CHECK(filtered_rows(f, NULL, bad[i].tree, &err) == -1 && err.status == RINGSCAN_EPARSE);
+        size_t n = strlen(err.message), k = strlen(bad[i].says); /* after "path: " */
+        bool ends = n > k + 2 && strcmp(err.message + n - k, bad[i].says) == 0 &&
+                    strncmp(err.message + n - k - 2, ": ", 2) == 0;
+        if (!ends) fprintf(stderr, "  got: %s\n", err.message);
+        CHECK(ends);
+        ringscan_expr_free(bad[i].tree);
+    }
+    ringscan_expr *t = CALL(GT, COL("id"), INT(1));
+    CHECK(filtered_rows(f, "id > 1", t, &err) == -1 && err.status == -EINVAL);
+    ringscan_expr_free(t);
+    /* a NULL operand (an allocation that failed) makes the whole call NULL */
+    CHECK(CALL(AND, COL("id"), NULL) == NULL);
+    CHECK(ringscan_expr_call(RINGSCAN_EXPR_DATE_TRUNC + 1, 0, NULL) == NULL);
+    ringscan_close(f);
+}
+
 /* The options and counters appended for hosts (and ringscan scan): page index and bloom
  * switches, explain text, INT96 form, and the extra counters. */
 static void test_options_tail(void)
@@ -700,6 +795,7 @@ int main(void)
     RUN(test_progress);
     RUN(test_bad_arguments);
     RUN(test_options_tail);
+    RUN(test_filter_expr);
     RUN(test_store);
     ts_dir_remove();
     return CHECK_DONE("test_scan_api");

@@ -1,0 +1,225 @@
+/* filter/build.c: a filter given as a tree of calls (flt_tnode, the C API's ringscan_expr)
+ * turned into the parser's boolean tree (tree.h) with the parser's own builders, then into
+ * predicates. NOT is pushed down as the walk goes, exactly as the parser does.
+ *
+ * Invariants:
+ *  1. Everything is allocated in the expression's arena; on error the caller frees it whole.
+ *  2. The walk is bounded by FLT_MAX_DEPTH and the builders' limits; every operand count and
+ *     kind is checked before use, and each error names the operator. */
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter/tree.h"
+
+const char *flt_top_name(flt_top op)
+{
+    static const char *n[] = {"column", "literal", "AND", "OR", "NOT", "=", "!=", "<", "<=",
+                              ">", ">=", "BETWEEN", "IN", "IS NULL", "IS NOT NULL",
+                              "IS DISTINCT FROM", "IS NOT DISTINCT FROM", "LIKE", "ILIKE",
+                              "starts_with", "year", "date_trunc"};
+    return (unsigned)op < sizeof n / sizeof *n ? n[op] : "?";
+}
+
+static int bad(flt_build *bd, const flt_tnode *x, const char *what)
+{
+    return pq_errf(bd->e, RINGSCAN_EPARSE, -1, "%s: %s", flt_top_name(x->op), what);
+}
+
+static int column_of(flt_build *bd, const flt_tnode *x, const flt_tnode *c, int32_t *col)
+{
+    if (!c || c->op != FLT_T_COLUMN || !c->name) return bad(bd, x, "expected a column operand");
+    for (int32_t i = 0; i < bd->ncols; i++)
+        if (bd->cols[i].name && strcmp(bd->cols[i].name, c->name) == 0) return *col = i, 0;
+    return pq_errf(bd->e, RINGSCAN_EPARSE, -1, "%s: unknown column '%s'", flt_top_name(x->op),
+                   c->name);
+}
+
+static bool is_lit(const flt_tnode *x) { return x && x->op == FLT_T_LITERAL && x->lit; }
+
+/* A year() or date_trunc() call: its column and unit. */
+static int fn_of(flt_build *bd, const flt_tnode *f, int32_t *col, flt_unit *unit)
+{
+    *unit = FLT_UNIT_YEAR;
+    if (f->op == FLT_T_YEAR) {
+        if (f->nargs != 1) return bad(bd, f, "takes one column");
+        return column_of(bd, f, f->args[0], col);
+    }
+    if (f->nargs != 2 || !is_lit(f->args[0]) || f->args[0]->lit->kind != FLT_LIT_STRING)
+        return bad(bd, f, "takes a unit string and a column");
+    if (flt_unit_parse(f->args[0]->lit->text, unit))
+        return pq_errf(bd->e, RINGSCAN_EPARSE, -1, "date_trunc: unknown unit '%s' (year, "
+                       "quarter, month, day)", f->args[0]->lit->text);
+    return column_of(bd, f, f->args[1], col);
+}
+
+static bool is_fn(const flt_tnode *x)
+{
+    return x && (x->op == FLT_T_YEAR || x->op == FLT_T_DATE_TRUNC);
+}
+
+/* The operands after the first, all literals, into an arena array. */
+static int lits_of(flt_build *bd, const flt_tnode *x, int32_t from, flt_raw_lit **out)
+{
+    int32_t n = x->nargs - from;
+    if (n < 1 || n > FLT_MAX_TERMS) return bad(bd, x, "needs 1 to 4096 literal operands");
+    flt_raw_lit *r = flt_arena_alloc(bd->arena, (size_t)n * sizeof *r);
+    if (!r) return -ENOMEM;
+    for (int32_t i = 0; i < n; i++) {
+        if (!is_lit(x->args[from + i])) return bad(bd, x, "expected a literal operand");
+        r[i] = *x->args[from + i]->lit;
+    }
+    *out = r;
+    return 0;
+}
+
+static int walk(flt_build *bd, const flt_tnode *x, bool neg, int depth, flt_node **out);
+
+static int junction(flt_build *bd, const flt_tnode *x, bool neg, int depth, flt_node **out)
+{
+    if (x->nargs < 1 || x->nargs > FLT_MAX_TERMS) return bad(bd, x, "needs 1 to 4096 operands");
+    bool is_and = x->op == FLT_T_AND;
+    flt_node *n = flt_node_new(bd, is_and != neg ? FLT_N_AND : FLT_N_OR, x->nargs);
+    if (!n) return -ENOMEM;
+    for (int32_t i = 0; i < x->nargs; i++) {
+        int rc = walk(bd, x->args[i], neg, depth + 1, &n->kids[i]);
+        if (rc) return rc;
+    }
+    *out = n;
+    return 0;
+}
+
+/* a op b: column with literal (either side), two columns, or year()/date_trunc() with a
+ * literal. */
+static int comparison(flt_build *bd, const flt_tnode *x, bool neg, flt_node **out)
+{
+    if (x->nargs != 2 || !x->args[0] || !x->args[1]) return bad(bd, x, "takes two operands");
+    flt_op op = (flt_op)(FLT_OP_EQ + (x->op - FLT_T_EQ));
+    const flt_tnode *a = x->args[0], *b = x->args[1];
+    if (is_lit(a) && !is_lit(b)) a = x->args[1], b = x->args[0], op = flt_mirrored(op);
+    if (neg) op = flt_complement(op);
+    int32_t col, col2;
+    flt_unit unit;
+    int rc;
+    if (is_fn(a) && is_lit(b)) {
+        if ((rc = fn_of(bd, a, &col, &unit))) return rc;
+        return flt_datefn(bd, col, 0, unit, a->op == FLT_T_YEAR, op, b->lit, out);
+    }
+    if ((rc = column_of(bd, x, a, &col))) return rc;
+    if (is_lit(b)) return flt_atom(bd, col, 0, op, false, b->lit, 1, out);
+    if (b->op != FLT_T_COLUMN)
+        return bad(bd, x, "takes a column and a literal, two columns, or year() / date_trunc() "
+                          "and a literal");
+    if ((rc = column_of(bd, x, b, &col2))) return rc;
+    return flt_atom_two(bd, col, col2, 0, op, out);
+}
+
+/* x [NOT] BETWEEN lo AND hi, x [NOT] IN (...): x a column or a date function. */
+static int set_test(flt_build *bd, const flt_tnode *x, bool neg, flt_node **out)
+{
+    bool in = x->op == FLT_T_IN;
+    if (x->nargs < 2 || !x->args[0] || (!in && x->nargs != 3))
+        return bad(bd, x, in ? "takes an operand and literals" : "takes an operand, low, high");
+    flt_raw_lit *r;
+    int32_t col;
+    flt_unit unit;
+    int rc = lits_of(bd, x, 1, &r);
+    if (rc) return rc;
+    if (is_fn(x->args[0])) {
+        if ((rc = fn_of(bd, x->args[0], &col, &unit))) return rc;
+        return flt_datefn_set(bd, col, 0, unit, x->args[0]->op == FLT_T_YEAR, neg, in, r,
+                              x->nargs - 1, out);
+    }
+    if ((rc = column_of(bd, x, x->args[0], &col))) return rc;
+    if (!in) return flt_atom_between(bd, col, 0, neg, r, out);
+    return flt_atom(bd, col, 0, neg ? FLT_OP_NOT_IN : FLT_OP_IN, false, r, x->nargs - 1, out);
+}
+
+/* Tests of one column: IS [NOT] NULL, IS [NOT] DISTINCT FROM, [I]LIKE, starts_with. */
+static int column_test(flt_build *bd, const flt_tnode *x, bool neg, flt_node **out)
+{
+    bool unary = x->op == FLT_T_IS_NULL || x->op == FLT_T_IS_NOT_NULL;
+    bool like = x->op == FLT_T_LIKE || x->op == FLT_T_ILIKE;
+    if (x->nargs < 1 || (unary ? x->nargs != 1 : x->nargs != 2 + (like && x->nargs == 3)))
+        return bad(bd, x, unary ? "takes one column" : like ? "takes a column, a pattern and "
+                   "an optional escape" : "takes a column and a literal");
+    int32_t col;
+    int rc = column_of(bd, x, x->args[0], &col);
+    if (rc) return rc;
+    if (unary) {
+        bool is_null = (x->op == FLT_T_IS_NULL) != neg;
+        return flt_atom(bd, col, 0, is_null ? FLT_OP_IS_NULL : FLT_OP_IS_NOT_NULL, false, NULL, 0,
+                        out);
+    }
+    flt_raw_lit *r;
+    if ((rc = lits_of(bd, x, 1, &r))) return rc;
+    switch (x->op) {
+    case FLT_T_IS_DISTINCT_FROM:
+    case FLT_T_IS_NOT_DISTINCT_FROM:
+        return flt_atom_distinct(bd, col, 0, (x->op == FLT_T_IS_DISTINCT_FROM) != neg, r, out);
+    case FLT_T_STARTS_WITH:
+        if (r->kind != FLT_LIT_STRING) return bad(bd, x, "takes a string");
+        return flt_atom_starts_with(bd, col, 0, neg, r, out);
+    default:
+        return flt_atom(bd, col, 0, neg ? FLT_OP_NOT_LIKE : FLT_OP_LIKE, x->op == FLT_T_ILIKE, r,
+                        x->nargs - 1, out);
+    }
+}
+
+static int walk(flt_build *bd, const flt_tnode *x, bool neg, int depth, flt_node **out)
+{
+    if (!x) return pq_errf(bd->e, RINGSCAN_EPARSE, -1, "filter tree: an operand is missing");
+    if (depth > FLT_MAX_DEPTH)
+        return pq_errf(bd->e, RINGSCAN_ELIMIT, -1, "filter tree nested deeper than %d",
+                       FLT_MAX_DEPTH);
+    switch (x->op) {
+    case FLT_T_AND:
+    case FLT_T_OR: return junction(bd, x, neg, depth, out);
+    case FLT_T_NOT:
+        if (x->nargs != 1) return bad(bd, x, "takes one operand");
+        return walk(bd, x->args[0], !neg, depth + 1, out);
+    case FLT_T_EQ: case FLT_T_NE: case FLT_T_LT: case FLT_T_LE: case FLT_T_GT: case FLT_T_GE:
+        return comparison(bd, x, neg, out);
+    case FLT_T_BETWEEN:
+    case FLT_T_IN: return set_test(bd, x, neg, out);
+    case FLT_T_IS_NULL: case FLT_T_IS_NOT_NULL: case FLT_T_IS_DISTINCT_FROM:
+    case FLT_T_IS_NOT_DISTINCT_FROM: case FLT_T_LIKE: case FLT_T_ILIKE: case FLT_T_STARTS_WITH:
+        return column_test(bd, x, neg, out);
+    default:
+        return pq_errf(bd->e, RINGSCAN_EPARSE, -1, "%s is not a boolean expression here",
+                       flt_top_name(x->op));
+    }
+}
+
+/* The builders' messages end with their text position; a tree has none. */
+static void drop_position(pq_err *e)
+{
+    char *at = strstr(e->msg, " at character ");
+    if (at) {
+        if (at > e->msg && at[-1] == ',') at--;
+        *at = 0;
+    }
+}
+
+int flt_from_tree(const flt_tnode *root, const pq_column_desc *cols, int32_t ncols,
+                  flt_expr **out, pq_err *e)
+{
+    assert(out && (cols || ncols == 0) && ncols >= 0);
+    *out = NULL;
+    flt_expr *ex = flt_expr_new();
+    if (!ex) return -ENOMEM;
+    flt_build bd = {.arena = &ex->arena, .cols = cols, .ncols = ncols, .e = e};
+    flt_node *n = NULL;
+    int rc = walk(&bd, root, false, 0, &n);
+    if (rc == 0) rc = flt_tree_to_expr(&bd, n, ex);
+    if (rc) {
+        if (rc == -ENOMEM) pq_errf(e, -ENOMEM, -1, "out of memory building the filter");
+        else drop_position(e);
+        e->offset = -1;
+        flt_expr_free(ex);
+        return rc;
+    }
+    *out = ex;
+    return 0;
+}

@@ -1,0 +1,161 @@
+/* scan/api_expr.c: the public filter trees (ringscan_expr, include/ringscan.h): nodes of
+ * filter/'s flt_tnode with their literals in the text form the parser types, so a tree and
+ * the same filter as text become the same predicates (flt_from_tree).
+ *
+ * Invariants:
+ *  1. A node owns its operands and its literal text; ringscan_expr_free frees the subtree.
+ *  2. A literal's text is exactly the value: integers in decimal, doubles in the shortest
+ *     form that reads back as the same double, dates and timestamps in ISO form (UTC). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fail.h"
+#include "filter/expr.h"
+#include "ringscan.h"
+#include "scan/api_priv.h"
+
+struct ringscan_expr {
+    flt_tnode n;               /* first: args point at the operands' n */
+    flt_raw_lit lit;
+    char *text;                /* the literal's text, or the column's name */
+    ringscan_expr **kids;
+    flt_tnode **targs;
+};
+
+static ringscan_expr *leaf(flt_top op, flt_tok_kind kind, const char *text, size_t len)
+{
+    ringscan_expr *e = fail_calloc(1, sizeof *e);
+    char *t = fail_malloc(len + 1);
+    if (!e || !t) {
+        free(e);
+        free(t);
+        return NULL;
+    }
+    memcpy(t, text, len);
+    t[len] = 0;
+    e->text = t;
+    e->n.op = op;
+    if (op == FLT_T_COLUMN) {
+        e->n.name = t;
+    } else {
+        e->lit = (flt_raw_lit){.kind = kind, .text = t, .len = (int32_t)len, .pos = 0};
+        e->n.lit = &e->lit;
+    }
+    return e;
+}
+
+ringscan_expr *ringscan_expr_column(const char *name)
+{
+    return name ? leaf(FLT_T_COLUMN, FLT_LIT_STRING, name, strlen(name)) : NULL;
+}
+
+static ringscan_expr *textual(flt_tok_kind kind, const char *buf)
+{
+    return leaf(FLT_T_LITERAL, kind, buf, strlen(buf));
+}
+
+ringscan_expr *ringscan_expr_int(int64_t v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%" PRId64, v);
+    return textual(FLT_LIT_NUMBER, buf);
+}
+
+ringscan_expr *ringscan_expr_double(double v)
+{
+    char buf[40];
+    for (int prec = 1; prec <= 17; prec++) { /* the shortest text that reads back as v */
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return textual(FLT_LIT_NUMBER, buf);
+}
+
+ringscan_expr *ringscan_expr_decimal(const char *text)
+{
+    return text ? textual(FLT_LIT_NUMBER, text) : NULL;
+}
+
+ringscan_expr *ringscan_expr_string(const char *s, size_t len)
+{
+    return s && len < FLT_MAX_TEXT ? leaf(FLT_T_LITERAL, FLT_LIT_STRING, s, len) : NULL;
+}
+
+ringscan_expr *ringscan_expr_bool(bool v)
+{
+    return textual(FLT_LIT_BOOL, v ? "TRUE" : "FALSE");
+}
+
+ringscan_expr *ringscan_expr_date(int32_t days)
+{
+    int64_t y, m, d;
+    flt_civil_from_days(days, &y, &m, &d);
+    char buf[48];
+    snprintf(buf, sizeof buf, "%04" PRId64 "-%02" PRId64 "-%02" PRId64, y, m, d);
+    return textual(FLT_LIT_DATE, buf);
+}
+
+ringscan_expr *ringscan_expr_timestamp_us(int64_t us)
+{
+    int64_t day = us / 86400000000 - (us % 86400000000 < 0), rest = us - day * 86400000000;
+    int64_t y, m, d, s = rest / 1000000;
+    flt_civil_from_days(day, &y, &m, &d);
+    char buf[64];
+    snprintf(buf, sizeof buf, "%04" PRId64 "-%02" PRId64 "-%02" PRId64 " %02" PRId64 ":%02" PRId64
+             ":%02" PRId64 ".%06" PRId64 "Z", y, m, d, s / 3600, s / 60 % 60, s % 60,
+             rest % 1000000);
+    return textual(FLT_LIT_TIMESTAMP, buf);
+}
+
+_Static_assert(FLT_T_DATE_TRUNC - FLT_T_AND == RINGSCAN_EXPR_DATE_TRUNC - RINGSCAN_EXPR_AND &&
+                   FLT_T_IN - FLT_T_AND == RINGSCAN_EXPR_IN - RINGSCAN_EXPR_AND &&
+                   FLT_T_EQ - FLT_T_AND == RINGSCAN_EXPR_EQ - RINGSCAN_EXPR_AND,
+               "the public operators are the internal ones in the same order");
+
+/* The internal operator of a public one; -1 when out of range. */
+static int top_of(ringscan_expr_op op)
+{
+    return op >= RINGSCAN_EXPR_AND && op <= RINGSCAN_EXPR_DATE_TRUNC
+               ? FLT_T_AND + (int)(op - RINGSCAN_EXPR_AND)
+               : -1;
+}
+
+ringscan_expr *ringscan_expr_call(ringscan_expr_op op, int nargs, ringscan_expr *const *args)
+{
+    bool ok = top_of(op) >= 0 && nargs >= 0 && nargs <= FLT_MAX_TERMS + 1 && (args || !nargs);
+    for (int i = 0; ok && i < nargs; i++) ok = args[i] != NULL;
+    ringscan_expr *e = ok ? fail_calloc(1, sizeof *e) : NULL;
+    if (e) {
+        e->kids = fail_calloc((size_t)nargs + 1, sizeof *e->kids);
+        e->targs = fail_calloc((size_t)nargs + 1, sizeof *e->targs);
+    }
+    if (!e || !e->kids || !e->targs) {
+        if (e) free(e->kids), free(e->targs), free(e);
+        for (int i = 0; args && i < nargs; i++) ringscan_expr_free(args[i]);
+        return NULL;
+    }
+    for (int i = 0; i < nargs; i++) e->kids[i] = args[i], e->targs[i] = &args[i]->n;
+    e->n.op = (flt_top)top_of(op);
+    e->n.nargs = nargs;
+    e->n.args = e->targs;
+    return e;
+}
+
+void ringscan_expr_free(ringscan_expr *e)
+{
+    if (!e) return;
+    for (int i = 0; i < e->n.nargs; i++) ringscan_expr_free(e->kids[i]);
+    free(e->kids);
+    free(e->targs);
+    free(e->text);
+    free(e);
+}
+
+int scan_filter_from_expr(const ringscan_expr *e, const pq_column_desc *cols, int32_t ncols,
+                          flt_expr **out, pq_err *err)
+{
+    return flt_from_tree(&e->n, cols, ncols, out, err);
+}
