@@ -157,6 +157,10 @@ typedef struct flt_multi {
     const pq_column_desc *schema; /* the parser's (borrowed, invariant 1): cols index it */
 } flt_multi;
 
+/* p as SQL text after normalization (print.c) into buf (cap bytes, NUL-terminated; a longer
+ * text ends with "..."); returns its length. */
+size_t flt_pred_print(const flt_pred *p, char *buf, size_t cap);
+
 /* The name a predicate is shown by: its column's, or a multi-column one's label. */
 static inline const char *flt_pred_label(const flt_pred *p)
 {

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "filter/expr.h"
+#include "filter/prune.h"
 
 typedef __int128 i128;
 
@@ -385,6 +386,23 @@ static int type_between(struct flt_arena **a, const pq_column_desc *d, flt_domai
     return rc;
 }
 
+static int lit_order(const void *a, const void *b, void *dom)
+{
+    return flt_lit_cmp(*(const flt_domain *)dom, a, b);
+}
+
+/* The list in the domain's order without repeats (what --explain shows; the kernels and
+ * pruning give the same answer for any order). INT96 has no order: left as written. */
+static void sort_unique(flt_domain dom, flt_term *t)
+{
+    if (dom == FLT_DOM_INT96 || t->nlits < 2) return;
+    qsort_r(t->lits, (size_t)t->nlits, sizeof *t->lits, lit_order, &dom);
+    int32_t n = 1;
+    for (int32_t i = 1; i < t->nlits; i++)
+        if (flt_lit_cmp(dom, &t->lits[n - 1], &t->lits[i]) != 0) t->lits[n++] = t->lits[i];
+    t->nlits = n;
+}
+
 /* IN or NOT_IN (op): literals no value of the domain can equal are dropped; an empty list
  * leaves FALSE (IN) or IS NOT NULL (NOT IN). */
 static int type_in(struct flt_arena **a, const pq_column_desc *d, flt_domain dom, flt_op op,
@@ -403,6 +421,7 @@ static int type_in(struct flt_arena **a, const pq_column_desc *d, flt_domain dom
         t->nlits++;
     }
     if (t->nlits == 0) t->op = op == FLT_OP_IN ? FLT_OP_FALSE : FLT_OP_IS_NOT_NULL;
+    sort_unique(dom, t);
     return 0;
 }
 

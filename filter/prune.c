@@ -219,6 +219,24 @@ int32_t flt_prune_pages(const flt_pred *p, const pq_column_index *ci, bool order
 
 /* ---- bloom ----------------------------------------------------------------------------- */
 
+bool flt_prunable(const flt_pred *p)
+{
+    for (int32_t k = 0; !p->multi && k < p->nterms; k++) {
+        const flt_term *t = &p->terms[k];
+        bool blind = t->op == FLT_OP_NOT_LIKE ||
+                     (t->op == FLT_OP_LIKE && (t->icase || t->lits[0].len == 0));
+        if (blind) return false; /* an OR with a term no bound rules out: neither is the OR */
+    }
+    return !p->multi && p->nterms > 0;
+}
+
+bool flt_bloom_applies(const flt_pred *p)
+{
+    for (int32_t t = 0; t < p->nterms; t++)
+        if (p->terms[t].op != FLT_OP_EQ && p->terms[t].op != FLT_OP_IN) return false;
+    return p->nterms > 0 && !p->dyn && !p->multi;
+}
+
 int flt_plain_encode(const flt_pred *p, const flt_lit *l, uint8_t out[2][16], int32_t len[2])
 {
     assert(p && l && out && len);

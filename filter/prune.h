@@ -65,6 +65,15 @@ int flt_lit_cmp(flt_domain dom, const flt_lit *a, const flt_lit *b);
 int32_t flt_prune_pages(const flt_pred *p, const pq_column_index *ci, bool order_usable,
                         const int64_t *page_rows, uint64_t *keep, uint64_t *all);
 
+/* Whether min/max bounds can ever rule p out: none of its OR-ed terms is NOT LIKE, ILIKE or
+ * a LIKE with no fixed head (those are never ruled out, so neither is their OR); false for a
+ * multi-column predicate (flt_prune_group decides those). */
+bool flt_prunable(const flt_pred *p);
+
+/* Whether bloom filters can answer p: a static single-column predicate of = / IN terms only
+ * (invariant 6). */
+bool flt_bloom_applies(const flt_pred *p);
+
 /* PLAIN encodings a row equal to literal l would have: fills out[k][0..len[k]) and returns
  * how many (0: no value of the column can equal l; 2: float zero's two signs). -1 when the
  * encoding is not canonical (BYTE_ARRAY decimals, booleans): the bloom filter cannot answer. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/fail.h"
+#include "filter/prune.h"
 
 int scan_explain_init(scan_explain_buf *x, int on)
 {
@@ -60,6 +61,25 @@ void scan_explainf_at(scan_explain_buf *x, size_t at, const char *fmt, ...)
 const char *scan_explain_plural(long long n)
 {
     return n == 1 ? "" : "s";
+}
+
+void scan_explain_filter(scan_explain_buf *x, const flt_expr *filter, bool page_index,
+                         bool bloom)
+{
+    for (int k = 0; k < filter->npreds; k++) {
+        const flt_pred *p = &filter->preds[k];
+        char text[512], cols[256];
+        flt_pred_print(p, text, sizeof text);
+        snprintf(cols, sizeof cols, "%s", flt_pred_label(p));
+        for (char *c = cols; *c; c++) *c = *c == '|' ? ',' : *c;
+        const char *rule = p->dyn      ? "the Top-K bound, by statistics and page index as it tightens"
+                           : p->multi   ? "statistics (each part)"
+                           : !flt_prunable(p) ? "nothing (no bound rules it out)"
+                           : !page_index ? "statistics"
+                                         : "statistics, page index";
+        scan_explainf(x, "conjunct #%d: %s (reads %s; prunes by %s%s)\n", k + 1, text, cols, rule,
+                      bloom && flt_bloom_applies(p) ? ", bloom filter" : "");
+    }
 }
 
 void scan_explain_start_order(scan_explain_buf *x, const flt_expr *filter)

@@ -36,6 +36,10 @@ const char *scan_explain_plural(long long n);
 /* The order the filter is stated in, the one the first splits run in:
  *     conjunct order (start): #1 a -> #2 b */
 void scan_explain_start_order(scan_explain_buf *x, const flt_expr *filter);
+/* One line per conjunct: its normalized text, the columns it reads and how it prunes (with
+ * the scan's page index and bloom switches). */
+void scan_explain_filter(scan_explain_buf *x, const flt_expr *filter, bool page_index,
+                         bool bloom);
 
 /* The order the scan ran in at its end, perm (the file's last split's, split; -1: no split
  * ran the filter, perm unused), with order's evidence for each conjunct, and how many splits

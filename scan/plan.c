@@ -33,21 +33,13 @@ static bool stats_prune(plan_build *b, int rg, int k)
            FLT_CANNOT_MATCH;
 }
 
-/* Bloom filters answer only predicates made of = / IN terms (prune.h invariant 6). */
-static bool bloom_applies(const flt_pred *p)
-{
-    for (int t = 0; t < p->nterms; t++)
-        if (p->terms[t].op != FLT_OP_EQ && p->terms[t].op != FLT_OP_IN) return false;
-    return p->nterms > 0 && !p->dyn;
-}
-
 /* Bloom filter: true when conjunct k's values are all absent from rg's filter. */
 static int bloom_prune(plan_build *b, int rg, int k, bool *pruned, pq_err *e)
 {
     *pruned = false;
     const flt_pred *p = &b->p->filter->preds[k];
     const pq_chunk_meta *cm = &b->p->f->meta.row_groups[rg].chunks[p->column];
-    if (!b->o->use_bloom || !cm->has_bloom_filter || !bloom_applies(p)) return 0;
+    if (!b->o->use_bloom || !cm->has_bloom_filter || !flt_bloom_applies(p)) return 0;
     uint64_t off = (uint64_t)cm->bloom_filter_offset, size = b->p->f->file->size_bytes;
     if (off >= size) return 0;
     size_t first = cm->has_bloom_filter_length && cm->bloom_filter_length > 0
@@ -398,6 +390,7 @@ int scan_plan_build(scan_plan *p, pqf_t *f, const int *proj, int nproj, const fl
     int rc = choose_columns(p, proj, nproj);
     if (rc) return rc;
     size_t head = x ? x->len : 0; /* where the summary goes once its counts are known */
+    if (filter) scan_explain_filter(x, filter, o->use_page_index, o->use_bloom);
     int ngroups = o->rg_order ? o->nrg_order : f->meta.nrow_groups;
     p->stats.row_groups_total = ngroups;
     p->stats.reads = (uint64_t)f->tail_reads;

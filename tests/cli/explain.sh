@@ -32,6 +32,7 @@ expect() {
 # 1. counts, singular and plural
 expect "pruned groups" l4.parquet --where "l_orderkey < 100" <<'EOF'
 plan: 4 row groups (3 pruned), 4 splits (3 pruned), 1 conjunct, 16 columns read, policy adaptive
+conjunct #1: l_orderkey < 100 (reads l_orderkey; prunes by statistics, page index)
   row group 0 (20000 rows): pages pruned 0 of 16, 1 split
   split 0 (row group 0, rows 0..20000): read
   split 1 (row group 1, 20000 rows): pruned by statistics
@@ -42,6 +43,7 @@ store: local file; read-ahead: none
 EOF
 expect "one of each" l1.parquet --columns l_orderkey --where "l_quantity >= 1" --split-rows 0 <<'EOF'
 plan: 1 row group (0 pruned), 1 split (0 pruned), 1 conjunct, 2 columns read, policy adaptive
+conjunct #1: l_quantity >= 1.00 (reads l_quantity; prunes by statistics, page index)
   row group 0 (60134 rows): pages pruned 0 of 8, 1 split
   split 0 (row group 0, rows 0..60134): read
 conjunct #1 l_quantity: chance all-false on a split from statistics 0.000
@@ -56,6 +58,8 @@ check 'grep -q ", splits 4, " "$dir/err" && grep -q "^plan: .*, 4 splits (3 prun
 expect "reordered" l1.parquet --columns l_orderkey --where "l_quantity >= 1 AND l_shipmode = 'AIR'" \
     --threads 1 --split-rows 15000 <<'EOF'
 plan: 1 row group (0 pruned), 4 splits (0 pruned), 2 conjuncts, 3 columns read, policy adaptive
+conjunct #1: l_quantity >= 1.00 (reads l_quantity; prunes by statistics, page index)
+conjunct #2: l_shipmode = 'AIR' (reads l_shipmode; prunes by statistics, page index, bloom filter)
   row group 0 (60134 rows): pages pruned 0 of 12, 4 splits
   split 0 (row group 0, rows 0..20000): read
   split 1 (row group 0, rows 20000..40000): read
@@ -76,9 +80,28 @@ check '[ "$(tail -n 1 "$dir/err" | mask)" = "$want" ]' "61 splits: $(tail -n 1 "
 check 'grep -qxF "plan: 1 row group (0 pruned), 61 splits (0 pruned), 2 conjuncts, 3 columns read, policy adaptive" "$dir/err"' \
     "61 splits: $(head -n 1 "$dir/err")"
 
+# The normal form: NOT pushed down, literals typed (rounded, folded), IN sorted, a clause
+#    over two columns, LIKE patterns re-escaped, and what each conjunct can prune by
+"$R" scan "$dir/l1.parquet" --columns l_orderkey --format count --explain --where \
+    "NOT (l_quantity < 5 OR l_shipmode IN ('SHIP', 'AIR', 'AIR')) AND (l_discount > 0.055 OR l_receiptdate > l_commitdate) AND l_comment NOT LIKE '%a!%b_' ESCAPE '!' AND year(l_shipdate) = 1995 AND l_discount = 0.055" \
+    2>"$dir/err" >/dev/null
+grep '^conjunct #[0-9]*:' "$dir/err" >"$dir/got"
+cat >"$dir/want" <<'EOF'
+conjunct #1: l_quantity >= 5.00 (reads l_quantity; prunes by statistics, page index)
+conjunct #2: l_shipmode NOT IN ('AIR', 'SHIP') (reads l_shipmode; prunes by statistics, page index)
+conjunct #3: l_discount >= 0.06 OR l_receiptdate > l_commitdate (reads l_discount,l_receiptdate,l_commitdate; prunes by statistics (each part))
+conjunct #4: l_comment NOT LIKE '%a\%b_' ESCAPE '\' (reads l_comment; prunes by nothing (no bound rules it out))
+conjunct #5: l_shipdate >= DATE '1995-01-01' (reads l_shipdate; prunes by statistics, page index)
+conjunct #6: l_shipdate < DATE '1996-01-01' (reads l_shipdate; prunes by statistics, page index)
+conjunct #7: FALSE (reads l_discount; prunes by statistics, page index)
+EOF
+if cmp -s "$dir/want" "$dir/got"; then ok; else bad "normal form:"; diff "$dir/want" "$dir/got"; fi
+
 # 4. nothing ran
 expect "all pruned" l4.parquet --columns l_orderkey --where "l_orderkey < 0 AND l_quantity > 1" <<'EOF'
 plan: 4 row groups (4 pruned), 4 splits (4 pruned), 2 conjuncts, 2 columns read, policy adaptive
+conjunct #1: l_orderkey < 0 (reads l_orderkey; prunes by statistics, page index)
+conjunct #2: l_quantity > 1.00 (reads l_quantity; prunes by statistics, page index)
   split 0 (row group 0, 20000 rows): pruned by statistics
   split 1 (row group 1, 20000 rows): pruned by statistics
   split 2 (row group 2, 20000 rows): pruned by statistics
