@@ -63,6 +63,15 @@ const char *scan_explain_plural(long long n)
     return n == 1 ? "" : "s";
 }
 
+/* How a multi-column conjunct prunes: statistics, and page indexes unless a part compares
+ * two columns (plan_index.c). */
+static const char *multi_rule(const flt_multi *m, bool page_index)
+{
+    bool cmp = false;
+    for (int32_t t = 0; t < m->nitems; t++) cmp = cmp || m->items[t].is_cmp;
+    return page_index && !cmp ? "statistics, page index (each part)" : "statistics (each part)";
+}
+
 void scan_explain_filter(scan_explain_buf *x, const flt_expr *filter, bool page_index,
                          bool bloom)
 {
@@ -73,7 +82,7 @@ void scan_explain_filter(scan_explain_buf *x, const flt_expr *filter, bool page_
         snprintf(cols, sizeof cols, "%s", flt_pred_label(p));
         for (char *c = cols; *c; c++) *c = *c == '|' ? ',' : *c;
         const char *rule = p->dyn      ? "the Top-K bound, by statistics and page index as it tightens"
-                           : p->multi   ? "statistics (each part)"
+                           : p->multi   ? multi_rule(p->multi, page_index)
                            : !flt_prunable(p) ? "nothing (no bound rules it out)"
                            : !page_index ? "statistics"
                                          : "statistics, page index";

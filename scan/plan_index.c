@@ -139,12 +139,11 @@ static bool order_usable(const plan_build *b, const pq_chunk_meta *cm, const pq_
     return cm->stats.usable || (d->sort_order != PQ_ORDER_UNDEFINED && b->p->f->meta.column_orders_known);
 }
 
-/* Clears in rows (a mask of the row group's nrows rows) the rows of the pages conjunct k's
+/* Clears in rows (a mask of the row group's n rows, initialised) the rows of the pages p's
  * column index rules out. */
 static int page_prune_one(plan_build *b, const pq_offset_index *oi, const pq_column_index *ci,
-                          int rg, int k, int64_t n, flt_mask *rows)
+                          int rg, const flt_pred *p, int64_t n, flt_mask *rows)
 {
-    const flt_pred *p = &b->p->filter->preds[k];
     const pq_chunk_meta *cm = &b->p->f->meta.row_groups[rg].chunks[p->column];
     int64_t *nr = fail_malloc(sizeof(int64_t) * (size_t)oi->npages);
     uint64_t *keep = fail_calloc((size_t)(oi->npages + 63) / 64 + 1, sizeof(uint64_t));
@@ -158,14 +157,48 @@ static int page_prune_one(plan_build *b, const pq_offset_index *oi, const pq_col
         nr[pg] = z - oi->pages[pg].first_row_index;
     }
     flt_prune_pages(p, ci, order_usable(b, cm, p->desc), nr, keep, NULL);
-    int rc = rows->len == 0 ? flt_mask_init(rows, n, true) : 0;
-    for (int pg = 0; rc == 0 && pg < oi->npages; pg++) {
+    for (int pg = 0; pg < oi->npages; pg++) {
         if ((keep[pg >> 6] >> (pg & 63)) & 1) continue;
         int64_t a = oi->pages[pg].first_row_index, z = a + nr[pg];
         if (a >= 0 && a < z && z <= n) flt_mask_set_range(rows, a, z, false);
     }
     free(nr);
     free(keep);
+    return 0;
+}
+
+/* The index entry of slot in rg when both indexes are usable and agree; else -1. */
+static ptrdiff_t indexed(const plan_build *b, const plan_index *x, int rg, int slot)
+{
+    size_t i = (size_t)rg * (size_t)b->p->nneed + (size_t)slot;
+    if (!x->has_oi || !x->has_oi[i] || !x->has_ci[i] || x->ci[i].npages != x->oi[i].npages)
+        return -1;
+    return (ptrdiff_t)i;
+}
+
+/* A multi-column conjunct's rows: the union of each part's (expr.h invariant 8), each part
+ * a single-column predicate with its own page index; nothing is ruled out when a part
+ * compares two columns or has no index. */
+static int page_prune_multi(plan_build *b, plan_index *x, int rg, int k, int64_t n,
+                            flt_mask *rows)
+{
+    const flt_multi *m = b->p->filter->preds[k].multi;
+    int ns;
+    const int *slots = scan_plan_pred_slots(b->p, k, &ns);
+    for (int32_t t = 0; t < m->nitems; t++)
+        if (m->items[t].is_cmp || indexed(b, x, rg, slots[m->items[t].col]) < 0) return 0;
+    flt_mask any = {0}, part = {0};
+    int rc = flt_mask_init(&any, n, false);
+    for (int32_t t = 0; rc == 0 && t < m->nitems; t++) {
+        ptrdiff_t i = indexed(b, x, rg, slots[m->items[t].col]);
+        rc = flt_mask_init(&part, n, true);
+        if (rc == 0) rc = page_prune_one(b, &x->oi[i], &x->ci[i], rg, &m->items[t].pred, n, &part);
+        if (rc == 0) flt_mask_or(&any, &part);
+    }
+    if (rc == 0 && rows->len == 0) rc = flt_mask_init(rows, n, true);
+    if (rc == 0) flt_mask_and(rows, &any);
+    flt_mask_free(&any);
+    flt_mask_free(&part);
     return rc;
 }
 
@@ -173,11 +206,16 @@ static int page_prune_one(plan_build *b, const pq_offset_index *oi, const pq_col
 int plan_page_prune(plan_build *b, plan_index *x, int rg, int64_t n, flt_mask *rows)
 {
     for (int k = 0; k < b->p->npreds; k++) {
-        if (b->p->filter->preds[k].multi) continue; /* no one column's index decides it */
-        size_t i = (size_t)rg * (size_t)b->p->nneed + (size_t)b->p->pred_slot[k];
-        if (!x->has_oi || !x->has_oi[i] || !x->has_ci[i]) continue;
-        if (x->ci[i].npages != x->oi[i].npages) continue;
-        int rc = page_prune_one(b, &x->oi[i], &x->ci[i], rg, k, n, rows);
+        const flt_pred *p = &b->p->filter->preds[k];
+        int rc;
+        if (p->multi) {
+            rc = page_prune_multi(b, x, rg, k, n, rows);
+        } else {
+            ptrdiff_t i = indexed(b, x, rg, b->p->pred_slot[k]);
+            if (i < 0) continue;
+            rc = rows->len == 0 ? flt_mask_init(rows, n, true) : 0;
+            if (rc == 0) rc = page_prune_one(b, &x->oi[i], &x->ci[i], rg, p, n, rows);
+        }
         if (rc) return rc;
     }
     return 0;
