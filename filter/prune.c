@@ -232,9 +232,13 @@ bool flt_prunable(const flt_pred *p)
 
 bool flt_bloom_applies(const flt_pred *p)
 {
+    const flt_multi *m = p->multi;
+    for (int32_t t = 0; m && t < m->nitems; t++)
+        if (m->items[t].is_cmp || !flt_bloom_applies(&m->items[t].pred)) return false;
+    if (m) return true;
     for (int32_t t = 0; t < p->nterms; t++)
         if (p->terms[t].op != FLT_OP_EQ && p->terms[t].op != FLT_OP_IN) return false;
-    return p->nterms > 0 && !p->dyn && !p->multi;
+    return p->nterms > 0 && !p->dyn;
 }
 
 int flt_plain_encode(const flt_pred *p, const flt_lit *l, uint8_t out[2][16], int32_t len[2])

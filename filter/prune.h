@@ -71,7 +71,8 @@ int32_t flt_prune_pages(const flt_pred *p, const pq_column_index *ci, bool order
 bool flt_prunable(const flt_pred *p);
 
 /* Whether bloom filters can answer p: a static single-column predicate of = / IN terms only
- * (invariant 6). */
+ * (invariant 6), or a multi-column one whose every part is one (then each part's column is
+ * probed: flt_prune_bloom itself answers single-column predicates only). */
 bool flt_bloom_applies(const flt_pred *p);
 
 /* PLAIN encodings a row equal to literal l would have: fills out[k][0..len[k]) and returns

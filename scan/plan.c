@@ -33,11 +33,11 @@ static bool stats_prune(plan_build *b, int rg, int k)
            FLT_CANNOT_MATCH;
 }
 
-/* Bloom filter: true when conjunct k's values are all absent from rg's filter. */
-static int bloom_prune(plan_build *b, int rg, int k, bool *pruned, pq_err *e)
+/* Bloom filter: true when single-column predicate p's values are all absent from rg's
+ * filter of its column. */
+static int bloom_prune_one(plan_build *b, int rg, const flt_pred *p, bool *pruned, pq_err *e)
 {
     *pruned = false;
-    const flt_pred *p = &b->p->filter->preds[k];
     const pq_chunk_meta *cm = &b->p->f->meta.row_groups[rg].chunks[p->column];
     if (!b->o->use_bloom || !cm->has_bloom_filter || !flt_bloom_applies(p)) return 0;
     uint64_t off = (uint64_t)cm->bloom_filter_offset, size = b->p->f->file->size_bytes;
@@ -63,6 +63,23 @@ static int bloom_prune(plan_build *b, int rg, int k, bool *pruned, pq_err *e)
     if (rc && e) e->offset = (int64_t)off;
     free(buf);
     return rc;
+}
+
+/* Bloom filters: true when conjunct k cannot match in rg: a single-column one's values are
+ * absent, or every part of a multi-column one is a test of = / IN whose values its column's
+ * filter lacks (a comparison of two columns, or another test, keeps the group). */
+static int bloom_prune(plan_build *b, int rg, int k, bool *pruned, pq_err *e)
+{
+    const flt_pred *p = &b->p->filter->preds[k];
+    const flt_multi *m = p->multi;
+    if (!m) return bloom_prune_one(b, rg, p, pruned, e);
+    *pruned = false;
+    if (!b->o->use_bloom || !flt_bloom_applies(p)) return 0;
+    for (int32_t t = 0; t < m->nitems; t++) {
+        int rc = bloom_prune_one(b, rg, &m->items[t].pred, pruned, e);
+        if (rc || !*pruned) return rc;
+    }
+    return 0;
 }
 
 /* ----------------------------------------------------------------------------- pieces */
