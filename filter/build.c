@@ -18,7 +18,7 @@ const char *flt_top_name(flt_top op)
     static const char *n[] = {"column", "literal", "AND", "OR", "NOT", "=", "!=", "<", "<=",
                               ">", ">=", "BETWEEN", "IN", "IS NULL", "IS NOT NULL",
                               "IS DISTINCT FROM", "IS NOT DISTINCT FROM", "LIKE", "ILIKE",
-                              "starts_with", "year", "date_trunc"};
+                              "starts_with", "year", "date_trunc", "month", "day", "quarter"};
     return (unsigned)op < sizeof n / sizeof *n ? n[op] : "?";
 }
 
@@ -57,6 +57,34 @@ static int fn_of(flt_build *bd, const flt_tnode *f, int32_t *col, flt_unit *unit
 static bool is_fn(const flt_tnode *x)
 {
     return x && (x->op == FLT_T_YEAR || x->op == FLT_T_DATE_TRUNC);
+}
+
+/* month(), day(), quarter(): FLT_PART_* of x, or FLT_PART_NONE. */
+static int32_t part_of(const flt_tnode *x)
+{
+    return !x ? FLT_PART_NONE : x->op == FLT_T_MONTH ? FLT_PART_MONTH
+           : x->op == FLT_T_DAY ? FLT_PART_DAY : x->op == FLT_T_QUARTER ? FLT_PART_QUARTER
+           : FLT_PART_NONE;
+}
+
+/* part(column) op each literal: OR-ed for IN (AND-ed, !=, for NOT IN); >= lo AND <= hi for
+ * BETWEEN (< lo OR > hi for NOT). */
+static int part_set(flt_build *bd, const flt_tnode *f, bool neg, bool in, const flt_raw_lit *r,
+                    int32_t n, flt_node **out)
+{
+    int32_t col;
+    if (f->nargs != 1) return bad(bd, f, "takes one column");
+    int rc = column_of(bd, f, f->args[0], &col);
+    if (rc) return rc;
+    flt_node *x = flt_node_new(bd, in == neg ? FLT_N_AND : FLT_N_OR, n);
+    if (!x) return -ENOMEM;
+    flt_op ops[2] = {neg ? FLT_OP_LT : FLT_OP_GE, neg ? FLT_OP_GT : FLT_OP_LE};
+    for (int32_t i = 0; i < n; i++) {
+        flt_op op = in ? (neg ? FLT_OP_NE : FLT_OP_EQ) : ops[i];
+        if ((rc = flt_atom_part(bd, col, 0, part_of(f), op, &r[i], &x->kids[i]))) return rc;
+    }
+    *out = x;
+    return 0;
 }
 
 /* The operands after the first, all literals, into an arena array. */
@@ -102,6 +130,11 @@ static int comparison(flt_build *bd, const flt_tnode *x, bool neg, flt_node **ou
     int32_t col, col2;
     flt_unit unit;
     int rc;
+    if (part_of(a) && is_lit(b)) {
+        if (a->nargs != 1) return bad(bd, a, "takes one column");
+        if ((rc = column_of(bd, a, a->args[0], &col))) return rc;
+        return flt_atom_part(bd, col, 0, part_of(a), op, b->lit, out);
+    }
     if (is_fn(a) && is_lit(b)) {
         if ((rc = fn_of(bd, a, &col, &unit))) return rc;
         return flt_datefn(bd, col, 0, unit, a->op == FLT_T_YEAR, op, b->lit, out);
@@ -126,6 +159,7 @@ static int set_test(flt_build *bd, const flt_tnode *x, bool neg, flt_node **out)
     flt_unit unit;
     int rc = lits_of(bd, x, 1, &r);
     if (rc) return rc;
+    if (part_of(x->args[0])) return part_set(bd, x->args[0], neg, in, r, x->nargs - 1, out);
     if (is_fn(x->args[0])) {
         if ((rc = fn_of(bd, x->args[0], &col, &unit))) return rc;
         return flt_datefn_set(bd, col, 0, unit, x->args[0]->op == FLT_T_YEAR, neg, in, r,

@@ -132,10 +132,16 @@ typedef struct flt_pred {
     const struct flt_multi *multi; /* non-NULL: a predicate over several columns (invariant 8) */
 } flt_pred;
 
-/* Column op column, both of one comparison class (flt_parse checks it). */
+/* Parts of a date a comparison may take (flt_cmp.part). */
+enum { FLT_PART_NONE, FLT_PART_MONTH, FLT_PART_DAY, FLT_PART_QUARTER };
+
+/* Column op column, both of one comparison class (flt_parse checks it); or, with part set,
+ * that part of column a's dates (DATE or TIMESTAMP, read as UTC) op the integer v. */
 typedef struct flt_cmp {
     flt_op op;                  /* EQ..GE */
-    int32_t a, b;               /* indexes into flt_multi.cols */
+    int32_t a, b;               /* indexes into flt_multi.cols (b unused with a part) */
+    int32_t part;               /* FLT_PART_* */
+    int64_t v;
 } flt_cmp;
 
 /* One operand of a multi-column predicate's OR: a single-column predicate, or a comparison
@@ -188,6 +194,7 @@ int flt_domain_of(const pq_column_desc *d, flt_domain *dom, pq_err *e);
  *         | col [NOT] LIKE|ILIKE 'pattern' [ESCAPE 'c'] | starts_with(col, 'text')
  *         | fn cmp lit | fn [NOT] BETWEEN lit AND lit | fn [NOT] IN (lit, ...)
  *   fn := year(col) | date_trunc('year'|'quarter'|'month'|'day', col)   (DATE / TIMESTAMP)
+ *       | month(col) | day(col) | quarter(col)        (compared row by row: invariant 8)
  *   cmp := = | == | != | <> | < | <= | > | >=
  * NOT is pushed down to the atoms and the result put in conjunctive normal form; each of its
  * clauses (an OR of atoms) becomes one predicate: on one column, or over several (invariant
@@ -216,6 +223,7 @@ typedef enum flt_top {
     FLT_T_BETWEEN, FLT_T_IN, FLT_T_IS_NULL, FLT_T_IS_NOT_NULL,
     FLT_T_IS_DISTINCT_FROM, FLT_T_IS_NOT_DISTINCT_FROM,
     FLT_T_LIKE, FLT_T_ILIKE, FLT_T_STARTS_WITH, FLT_T_YEAR, FLT_T_DATE_TRUNC,
+    FLT_T_MONTH, FLT_T_DAY, FLT_T_QUARTER,
 } flt_top;
 
 typedef struct flt_tnode {

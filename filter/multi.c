@@ -4,7 +4,8 @@
  * Invariants:
  *  1. Each item is evaluated only on the rows no earlier item passed (in AND NOT out), so a
  *     late item of a wide OR touches few rows, and the loop ends once every row passed.
- *  2. A comparison of two columns passes a row only when both values are valid; values are
+ *  2. A comparison of two columns passes a row only when both values are valid (a part of a
+ *     date, when its one value is); values are
  *     read once per row through a switch on the physical type that takes the same branch
  *     for every row of a vector; the operator is a table lookup on the three-way result.
  *  3. Pruning is sound: a group is ruled out only when every item is, and an item comparing
@@ -113,6 +114,37 @@ static void eval_cmp(flt_domain dom, flt_op op, const pq_vec *a, const pq_vec *b
     }
 }
 
+/* The month, day or quarter of row i's date (DATE days, or a TIMESTAMP in its unit as UTC). */
+static int64_t part_at(const pq_column_desc *d, const pq_vec *v, int64_t i, int32_t part)
+{
+    int64_t x = int_at(v, i), per_day = d->logical == PQ_LOGICAL_TIMESTAMP_MILLIS ? 86400000
+                                        : d->logical == PQ_LOGICAL_TIMESTAMP_MICROS ? 86400000000
+                                        : d->logical == PQ_LOGICAL_TIMESTAMP_NANOS ? 86400000000000
+                                                                                  : 1;
+    int64_t days = x / per_day - (x % per_day < 0), y, m, dd;
+    flt_civil_from_days(days, &y, &m, &dd);
+    return part == FLT_PART_MONTH ? m : part == FLT_PART_DAY ? dd : (m - 1) / 3 + 1;
+}
+
+/* out = rows of rest where part(a) op c->v (a valid). */
+static void eval_part(const flt_multi *m, const flt_cmp *c, const pq_vec *a, const flt_mask *rest,
+                      flt_mask *out)
+{
+    const pq_column_desc *d = &m->schema[m->cols[c->a]];
+    const bool *want = op_table[c->op];
+    int64_t n = a->length, nw = flt_mask_nwords(n);
+    const uint8_t *va = flt_validity(a);
+    for (int64_t w = 0; w < nw; w++) {
+        uint64_t sel = rest->words[w] & flt_load_word(va, n, w), r = 0;
+        for (; sel; sel &= sel - 1) {
+            int j = __builtin_ctzll(sel);
+            int64_t x = part_at(d, a, (w << 6) + j, c->part);
+            r |= (uint64_t)want[(x > c->v) - (x < c->v) + 1] << j;
+        }
+        out->words[w] = r;
+    }
+}
+
 /* The domain both columns of a comparison are read in (flt_parse allowed the pair). */
 static flt_domain cmp_domain(const flt_multi *m, const flt_cmp *c)
 {
@@ -136,8 +168,9 @@ int flt_eval_multi(const flt_pred *p, const pq_vec *const *vecs, const flt_mask 
     if (rc == 0) rc = flt_mask_init(&got, n, false);
     for (int32_t k = 0; rc == 0 && k < m->nitems && !flt_mask_all_false(&rest); k++) {
         const flt_item *it = &m->items[k];
-        if (it->is_cmp) eval_cmp(cmp_domain(m, &it->cmp), it->cmp.op, vecs[it->cmp.a],
-                                 vecs[it->cmp.b], &rest, &got);
+        if (it->is_cmp && it->cmp.part) eval_part(m, &it->cmp, vecs[it->cmp.a], &rest, &got);
+        else if (it->is_cmp) eval_cmp(cmp_domain(m, &it->cmp), it->cmp.op, vecs[it->cmp.a],
+                                      vecs[it->cmp.b], &rest, &got);
         else rc = flt_eval(&it->pred, vecs[it->col], &rest, &got);
         if (rc) break;
         flt_mask_or(out, &got);
@@ -161,6 +194,7 @@ static bool bound_of(const flt_multi *m, int32_t i, const pq_chunk_meta *chunks,
 
 static flt_prune cmp_prune(const flt_multi *m, const flt_cmp *c, const pq_chunk_meta *chunks)
 {
+    if (c->part) return FLT_CAN_MATCH; /* a part of a date is no monotone function of it */
     flt_domain dom = cmp_domain(m, c);
     if (dom == FLT_DOM_F32 || dom == FLT_DOM_F64 || dom == FLT_DOM_INT96) return FLT_CAN_MATCH;
     flt_lit amin, amax, bmin, bmax;

@@ -415,6 +415,50 @@ static int atom_datefn(parser *p, bool neg, flt_node **out)
     return flt_datefn_set(&p->b, col, pos, unit, year_fn, neg, raw != one, raw, nraw, out);
 }
 
+/* part(col) cmp lit | part(col) [NOT] BETWEEN lit AND lit | part(col) [NOT] IN (lit, ...),
+ * part one of month, day, quarter: evaluated row by row (tree.h flt_atom_part). */
+static int atom_part(parser *p, bool neg, flt_node **out)
+{
+    int32_t pos = p->t.pos, col, part = flt_part_parse(p->t.s, (size_t)p->t.n);
+    next(p), next(p); /* the name, '(' */
+    int rc = parse_column(p, &col);
+    if (rc) return rc;
+    if (p->t.type != T_RPAREN) return expected(p, "')'");
+    next(p);
+    if (p->t.type >= T_EQ && p->t.type <= T_GE) {
+        flt_op op = cmp_op(p->t.type);
+        flt_raw_lit r;
+        next(p);
+        if ((rc = parse_literal(p, &r))) return rc;
+        return flt_atom_part(&p->b, col, pos, part, neg ? flt_complement(op) : op, &r, out);
+    }
+    neg = take_not(p, neg);
+    flt_raw_lit one[2], *raw = one;
+    int32_t nraw = 2;
+    if (kw(p, "BETWEEN")) {
+        next(p);
+        rc = parse_literal(p, &one[0]);
+        if (!rc && !kw(p, "AND")) return expected(p, "AND");
+        if (!rc) next(p), rc = parse_literal(p, &one[1]);
+    } else if (kw(p, "IN")) {
+        next(p);
+        rc = parse_in_list(p, &raw, &nraw);
+    } else {
+        return expected(p, "comparison operator");
+    }
+    if (rc) return rc;
+    bool in = raw != one; /* as flt_datefn_set: IN = each OR-ed; BETWEEN >= lo AND <= hi */
+    flt_node *x = flt_node_new(&p->b, in == neg ? FLT_N_AND : FLT_N_OR, nraw);
+    if (!x) return -ENOMEM;
+    flt_op ops[2] = {neg ? FLT_OP_LT : FLT_OP_GE, neg ? FLT_OP_GT : FLT_OP_LE};
+    for (int32_t i = 0; i < nraw; i++) {
+        flt_op op = in ? (neg ? FLT_OP_NE : FLT_OP_EQ) : ops[i];
+        if ((rc = flt_atom_part(&p->b, col, pos, part, op, &raw[i], &x->kids[i]))) return rc;
+    }
+    *out = x;
+    return 0;
+}
+
 /* atom := col (cmp lit | [NOT] BETWEEN | [NOT] IN | IS ... | [NOT] [I]LIKE) | lit cmp col |
  *         starts_with(col, 'text'); neg: it is negated. */
 static int parse_atom(parser *p, bool neg, flt_node **out)
@@ -422,6 +466,8 @@ static int parse_atom(parser *p, bool neg, flt_node **out)
     if (at_literal(p)) return atom_lit_first(p, neg, out);
     if (kw(p, "starts_with")) return atom_starts_with(p, neg, out);
     if (at_call(p, "year") || at_call(p, "date_trunc")) return atom_datefn(p, neg, out);
+    if (at_call(p, "month") || at_call(p, "day") || at_call(p, "quarter"))
+        return atom_part(p, neg, out);
     int32_t col, pos = p->t.pos;
     int rc = parse_column(p, &col);
     if (rc) return rc;

@@ -163,6 +163,10 @@ size_t flt_pred_print(const flt_pred *p, char *buf, size_t cap)
         const flt_item *it = &m->items[k];
         put(&o, "%s", k ? " OR " : "");
         if (!it->is_cmp) put_pred(&o, &it->pred, m->nitems == 1);
+        else if (it->cmp.part)
+            put(&o, "%s(%s) %s %" PRId64, it->cmp.part == FLT_PART_MONTH ? "month"
+                                          : it->cmp.part == FLT_PART_DAY ? "day" : "quarter",
+                m->schema[m->cols[it->cmp.a]].name, flt_op_name(it->cmp.op), it->cmp.v);
         else put(&o, "%s %s %s", m->schema[m->cols[it->cmp.a]].name, flt_op_name(it->cmp.op),
                  m->schema[m->cols[it->cmp.b]].name);
     }

@@ -2,7 +2,9 @@
  * (contracts and invariants in tree.h). */
 #include <assert.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "filter/tree.h"
 
@@ -237,8 +239,9 @@ static int multi_pred(flt_build *bd, const clause *c, flt_pred *pr)
         const flt_node *x = c->atoms[k];
         int32_t ia = col_index(cols, &m->ncols, x->column);
         if (x->two) {
-            int32_t ib = col_index(cols, &m->ncols, x->column2);
-            items[m->nitems++] = (flt_item){.is_cmp = true, .cmp = {x->term.op, ia, ib}};
+            int32_t ib = x->part ? -1 : col_index(cols, &m->ncols, x->column2);
+            items[m->nitems++] =
+                (flt_item){.is_cmp = true, .cmp = {x->term.op, ia, ib, x->part, x->pval}};
             continue;
         }
         bool seen = false; /* one item per column: its atoms' terms OR-ed */
@@ -348,6 +351,39 @@ int flt_datefn_set(flt_build *bd, int32_t col, int32_t pos, flt_unit unit, bool 
         int rc = flt_datefn(bd, col, pos, unit, year_fn, op, &raw[i], &x->kids[i]);
         if (rc) return rc;
     }
+    *out = x;
+    return 0;
+}
+
+int32_t flt_part_parse(const char *s, size_t n)
+{
+    static const char *names[] = {"", "month", "day", "quarter"};
+    for (int32_t i = 1; i < 4; i++)
+        if (strlen(names[i]) == n && strncasecmp(s, names[i], n) == 0) return i;
+    return FLT_PART_NONE;
+}
+
+int flt_atom_part(flt_build *bd, int32_t col, int32_t pos, int32_t part, flt_op op,
+                  const flt_raw_lit *lit, flt_node **out)
+{
+    static const char *names[] = {"", "month", "day", "quarter"};
+    const pq_column_desc *d = &bd->cols[col];
+    pq_logical l = d->logical;
+    if (l != PQ_LOGICAL_DATE && l != PQ_LOGICAL_TIMESTAMP_MILLIS &&
+        l != PQ_LOGICAL_TIMESTAMP_MICROS && l != PQ_LOGICAL_TIMESTAMP_NANOS)
+        return pq_errf(bd->e, RINGSCAN_EPARSE, pos,
+                       "%s() needs a date or timestamp column; '%s' is not one, at character %d",
+                       names[part], d->name, pos);
+    char *end = NULL;
+    long long v = lit->kind == FLT_LIT_NUMBER ? strtoll(lit->text, &end, 10) : 0;
+    if (!end || *end || end == lit->text)
+        return pq_errf(bd->e, RINGSCAN_EPARSE, lit->pos,
+                       "%s() compares with a whole number, not '%s', at character %d",
+                       names[part], lit->text, lit->pos);
+    flt_node *x = flt_node_new(bd, FLT_N_ATOM, 0);
+    if (!x) return -ENOMEM;
+    x->column = col, x->two = true, x->part = part, x->pval = v, x->pos = pos;
+    x->term.op = op;
     *out = x;
     return 0;
 }

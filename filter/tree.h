@@ -34,7 +34,9 @@ typedef struct flt_node {
     int32_t column, pos; /* flt_atom: its column and the 1-based position of its text */
     flt_term term;       /* flt_atom: typed */
     int32_t column2;     /* flt_atom comparing two columns: the right one (term.op only) */
-    bool two;
+    bool two;            /* two columns, or a part of a date (part > 0, value pval) */
+    int32_t part;
+    int64_t pval;
 } flt_node;
 
 /* A node of kind k with room for n children; NULL on ENOMEM. */
@@ -50,6 +52,13 @@ int flt_atom(flt_build *bd, int32_t col, int32_t pos, flt_op op, bool icase,
  * RINGSCAN_EPARSE naming both types otherwise). */
 int flt_atom_two(flt_build *bd, int32_t col, int32_t col2, int32_t pos, flt_op op,
                  flt_node **out);
+/* *out = `part(cols[col]) op lit` (month / day / quarter of a DATE or TIMESTAMP column; lit a
+ * whole number): an atom evaluated row by row (multi.c), which no statistics prune. */
+int flt_atom_part(flt_build *bd, int32_t col, int32_t pos, int32_t part, flt_op op,
+                  const flt_raw_lit *lit, flt_node **out);
+/* The part named s ("month", "day", "quarter"), or FLT_PART_NONE. */
+int32_t flt_part_parse(const char *s, size_t n);
+
 /* *out = a AND b (k FLT_N_AND) or a OR b (FLT_N_OR). */
 int flt_pair(flt_build *bd, flt_nkind k, flt_node *a, flt_node *b, flt_node **out);
 /* The units of date_trunc. */

@@ -280,6 +280,9 @@ typedef enum ringscan_expr_op {
     RINGSCAN_EXPR_YEAR,                 /* (column): a DATE or TIMESTAMP's year, as an operand
                                            of a comparison, BETWEEN or IN only */
     RINGSCAN_EXPR_DATE_TRUNC,           /* (unit string: year, quarter, month, day; column) */
+    RINGSCAN_EXPR_MONTH,                /* (column): 1..12, as an operand like YEAR */
+    RINGSCAN_EXPR_DAY,                  /* (column): the day of the month */
+    RINGSCAN_EXPR_QUARTER,              /* (column): 1..4 */
 } ringscan_expr_op;
 
 ringscan_expr *ringscan_expr_column(const char *name);

@@ -110,7 +110,8 @@ ringscan_expr *ringscan_expr_timestamp_us(int64_t us)
     return textual(FLT_LIT_TIMESTAMP, buf);
 }
 
-_Static_assert(FLT_T_DATE_TRUNC - FLT_T_AND == RINGSCAN_EXPR_DATE_TRUNC - RINGSCAN_EXPR_AND &&
+_Static_assert(FLT_T_QUARTER - FLT_T_AND == RINGSCAN_EXPR_QUARTER - RINGSCAN_EXPR_AND &&
+                   FLT_T_DATE_TRUNC - FLT_T_AND == RINGSCAN_EXPR_DATE_TRUNC - RINGSCAN_EXPR_AND &&
                    FLT_T_IN - FLT_T_AND == RINGSCAN_EXPR_IN - RINGSCAN_EXPR_AND &&
                    FLT_T_EQ - FLT_T_AND == RINGSCAN_EXPR_EQ - RINGSCAN_EXPR_AND,
                "the public operators are the internal ones in the same order");
@@ -118,7 +119,7 @@ _Static_assert(FLT_T_DATE_TRUNC - FLT_T_AND == RINGSCAN_EXPR_DATE_TRUNC - RINGSC
 /* The internal operator of a public one; -1 when out of range. */
 static int top_of(ringscan_expr_op op)
 {
-    return op >= RINGSCAN_EXPR_AND && op <= RINGSCAN_EXPR_DATE_TRUNC
+    return op >= RINGSCAN_EXPR_AND && op <= RINGSCAN_EXPR_QUARTER
                ? FLT_T_AND + (int)(op - RINGSCAN_EXPR_AND)
                : -1;
 }

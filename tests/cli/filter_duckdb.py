@@ -5,8 +5,8 @@ INT32/INT64 extremes, doubles with NaN, -0.0 and +-inf, floats with NaN, strings
 and runs --count filters from a grammar: an AND of 1..3 clauses, each a tree of AND / OR / NOT
 up to depth 5 over atoms on one column or, in about a third of the clauses, on two or three
 (comparisons either way round, of two columns too, [NOT] BETWEEN, [NOT] IN, IS [NOT] NULL,
-IS [NOT] DISTINCT FROM, [NOT] [I]LIKE [ESCAPE], starts_with, year() and date_trunc() compared,
-BETWEEN and IN). Each filter's
+IS [NOT] DISTINCT FROM, [NOT] [I]LIKE [ESCAPE], starts_with, year(), date_trunc(), month(),
+day() and quarter() compared, BETWEEN and IN). Each filter's
 count(*) and sum(i) from `ringscan scan --where F --columns i --format csv` (policy and threads
 rotated: lazy/eager/adaptive x 1/2) must equal DuckDB's `SELECT count(*), sum(i) ... WHERE F`
 over the same rows loaded from pyarrow (DuckDB 2.0.1's read_parquet drops FLOAT NaN rows by
@@ -220,7 +220,8 @@ class Gen:
         forms = ["cmp"] * 25 + ["lcmp"] * 8 + ["btw"] * 8 + ["nbtw"] * 5 + ["in"] * 8 + \
                 ["nin"] * 5 + ["null"] * 4 + ["nnull"] * 4 + ["dist"] * 4 + ["ndist"] * 4 + \
                 ["not"] * (6 if budget > 0 else 0) + ["two"] * (6 if PAIRS.get(col) else 0) + \
-                ["year"] * (8 if kind == "date" else 0) + ["trunc"] * (8 if kind == "date" else 0)
+                ["year"] * (8 if kind == "date" else 0) + ["trunc"] * (8 if kind == "date" else 0) + \
+                ["part"] * (8 if kind == "date" else 0)
         if kind == "str":
             forms += ["like"] * 8 + ["nlike"] * 4 + ["ilike"] * 6 + ["nilike"] * 3 + \
                      ["esc"] * 5 + ["sw"] * 5
@@ -228,6 +229,17 @@ class Gen:
         kw, nlit = self.kw, 1
         if f == "cmp": t = f"{col} {r.choice(CMP)} {self.lit(col)}"
         elif f == "two": t = f"{col} {r.choice(CMP)} {r.choice(PAIRS[col])}"
+        elif f == "part":
+            part, hi = r.choice([("month", 13), ("day", 32), ("quarter", 5)])
+            fn = f"{kw(part)}({col})"
+            x = r.random()
+            if x < 0.6: t = f"{fn} {r.choice(CMP)} {r.randint(0, hi)}"
+            elif x < 0.8:
+                neg = kw("NOT") + " " if r.random() < 0.3 else ""
+                t = f"{fn} {neg}{kw('BETWEEN')} {r.randint(0, hi)} {kw('AND')} {r.randint(0, hi)}"
+            else:
+                neg = kw("NOT") + " " if r.random() < 0.3 else ""
+                t = f"{fn} {neg}{kw('IN')} ({', '.join(str(r.randint(0, hi)) for _ in range(3))})"
         elif f in ("year", "trunc"):
             fn = f"{kw('year')}({col})" if f == "year" else \
                 f"{kw('date_trunc')}('{r.choice(['year', 'quarter', 'month', 'day'])}', {col})"

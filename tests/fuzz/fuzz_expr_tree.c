@@ -90,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         int nargs = (b >> 5) & 3; /* 0..3 operands popped, fewer if the stack is short */
         if (nargs > sp) nargs = sp;
-        ringscan_expr *e = ringscan_expr_call((ringscan_expr_op)(b % 21), nargs, st + sp - nargs);
+        ringscan_expr *e = ringscan_expr_call((ringscan_expr_op)(b % 24), nargs, st + sp - nargs);
         sp -= nargs;
         if (e && sp < STACK) st[sp++] = e;
         else ringscan_expr_free(e);

@@ -411,6 +411,24 @@ static void date_functions(void)
     ex = parse_ok("year(tsms) >= 1970");
     expect_pred(&ex->preds[0], 7, 1, OPS(FLT_OP_GE), VALS(0));
     flt_expr_free(ex);
+    ex = parse_ok("month(l_shipdate) = 3 AND NOT quarter(ts) IN (1, 2) AND day(tsms) BETWEEN 1 AND 7");
+    CHECK_EQ_I64(ex->npreds, 5); /* = ; != 1, != 2 ; >= 1, <= 7 */
+    const flt_multi *m = ex->preds[0].multi;
+    CHECK(m && m->nitems == 1 && m->items[0].is_cmp && m->items[0].cmp.part == FLT_PART_MONTH);
+    CHECK(m->items[0].cmp.op == FLT_OP_EQ && m->items[0].cmp.v == 3 && m->ncols == 1);
+    m = ex->preds[1].multi;
+    CHECK(m && m->items[0].cmp.part == FLT_PART_QUARTER && m->items[0].cmp.op == FLT_OP_NE);
+    m = ex->preds[4].multi;
+    CHECK(m && m->items[0].cmp.part == FLT_PART_DAY && m->items[0].cmp.op == FLT_OP_LE &&
+          m->items[0].cmp.v == 7);
+    char text[128];
+    flt_pred_print(&ex->preds[4], text, sizeof text);
+    CHECK_STR(text, "day(tsms) <= 7");
+    flt_expr_free(ex);
+    parse_err("month(l_orderkey) = 3",
+              "month() needs a date or timestamp column; 'l_orderkey' is not one, at character 1", 1);
+    parse_err("day(l_shipdate) = 'x'", "day() compares with a whole number, not 'x', at character 19",
+              19);
     parse_err("year(l_orderkey) = 1994",
               "year() needs a date or timestamp column; 'l_orderkey' is not one, at character 1", 1);
     parse_err("year(l_shipdate) = 1994.5",

@@ -620,6 +620,10 @@ static void test_filter_expr(void)
         {"dt BETWEEN DATE '2022-01-01' AND DATE '2022-03-01'",
          CALL(BETWEEN, COL("dt"), ringscan_expr_date(18993), ringscan_expr_date(19052))},
         {"year(dt) IN (2023, 2030)", CALL(IN, CALL(YEAR, COL("dt")), INT(2023), INT(2030))},
+        {"month(dt) NOT BETWEEN 2 AND 11 OR day(dt) = 1",
+         CALL(OR, CALL(NOT, CALL(BETWEEN, CALL(MONTH, COL("dt")), INT(2), INT(11))),
+              CALL(EQ, CALL(DAY, COL("dt")), INT(1)))},
+        {"quarter(dt) IN (1, 4)", CALL(IN, CALL(QUARTER, COL("dt")), INT(1), INT(4))},
         {"date_trunc('month', dt) = DATE '2022-02-01'",
          CALL(EQ, CALL(DATE_TRUNC, ringscan_expr_string("month", 5), COL("dt")), ringscan_expr_date(19024))},
         {"d > 10.5 AND b IS NOT NULL",
@@ -667,7 +671,7 @@ static void test_filter_expr(void)
     ringscan_expr_free(t);
     /* a NULL operand (an allocation that failed) makes the whole call NULL */
     CHECK(CALL(AND, COL("id"), NULL) == NULL);
-    CHECK(ringscan_expr_call(RINGSCAN_EXPR_DATE_TRUNC + 1, 0, NULL) == NULL);
+    CHECK(ringscan_expr_call(RINGSCAN_EXPR_QUARTER + 1, 0, NULL) == NULL);
     ringscan_close(f);
 }
 
