@@ -67,24 +67,14 @@ static int32_t part_of(const flt_tnode *x)
            : FLT_PART_NONE;
 }
 
-/* part(column) op each literal: OR-ed for IN (AND-ed, !=, for NOT IN); >= lo AND <= hi for
- * BETWEEN (< lo OR > hi for NOT). */
+/* part(column) [NOT] IN / [NOT] BETWEEN (tree.h flt_part_set). */
 static int part_set(flt_build *bd, const flt_tnode *f, bool neg, bool in, const flt_raw_lit *r,
                     int32_t n, flt_node **out)
 {
     int32_t col;
     if (f->nargs != 1) return bad(bd, f, "takes one column");
     int rc = column_of(bd, f, f->args[0], &col);
-    if (rc) return rc;
-    flt_node *x = flt_node_new(bd, in == neg ? FLT_N_AND : FLT_N_OR, n);
-    if (!x) return -ENOMEM;
-    flt_op ops[2] = {neg ? FLT_OP_LT : FLT_OP_GE, neg ? FLT_OP_GT : FLT_OP_LE};
-    for (int32_t i = 0; i < n; i++) {
-        flt_op op = in ? (neg ? FLT_OP_NE : FLT_OP_EQ) : ops[i];
-        if ((rc = flt_atom_part(bd, col, 0, part_of(f), op, &r[i], &x->kids[i]))) return rc;
-    }
-    *out = x;
-    return 0;
+    return rc ? rc : flt_part_set(bd, col, 0, part_of(f), neg, in, r, n, out);
 }
 
 /* The operands after the first, all literals, into an arena array. */

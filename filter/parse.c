@@ -365,16 +365,35 @@ static bool at_call(parser *p, const char *fn)
     return q.t.type == T_LPAREN;
 }
 
-/* fn(col) cmp lit | fn(col) [NOT] BETWEEN lit AND lit | fn(col) [NOT] IN (lit, ...), fn one
- * of year(col), date_trunc('unit', col): each comparison rewritten into ranges of the column
- * (datefn.c); BETWEEN and IN as the AND / OR of comparisons. */
-static int atom_datefn(parser *p, bool neg, flt_node **out)
+/* [NOT] BETWEEN lit AND lit | [NOT] IN (lit, ...) after a function call: *neg flipped by the
+ * NOT, the literals in one[] (BETWEEN) or *raw (IN: then *raw != one). */
+static int parse_set(parser *p, bool *neg, flt_raw_lit one[2], flt_raw_lit **raw, int32_t *nraw)
 {
-    int32_t pos = p->t.pos, col;
+    *neg = take_not(p, *neg);
+    *raw = one, *nraw = 2;
+    if (kw(p, "BETWEEN")) {
+        next(p);
+        int rc = parse_literal(p, &one[0]);
+        if (!rc && !kw(p, "AND")) return expected(p, "AND");
+        if (!rc) next(p), rc = parse_literal(p, &one[1]);
+        return rc;
+    }
+    if (!kw(p, "IN")) return expected(p, "comparison operator");
+    next(p);
+    return parse_in_list(p, raw, nraw);
+}
+
+/* fn(col) cmp lit | fn(col) [NOT] BETWEEN lit AND lit | fn(col) [NOT] IN (lit, ...), fn one
+ * of year(col) and date_trunc('unit', col), each comparison rewritten into ranges of the
+ * column (datefn.c), or month / day / quarter (col), evaluated row by row (flt_atom_part);
+ * BETWEEN and IN as the AND / OR of comparisons. */
+static int atom_call(parser *p, bool neg, flt_node **out)
+{
+    int32_t pos = p->t.pos, col, part = flt_part_parse(p->t.s, (size_t)p->t.n);
     bool year_fn = kw(p, "year");
     flt_unit unit = FLT_UNIT_YEAR;
     next(p), next(p); /* the name, '(' */
-    if (!year_fn) {
+    if (!year_fn && !part) { /* date_trunc */
         int32_t upos = p->t.pos;
         flt_raw_lit u;
         if (p->t.type != T_STRING) return expected(p, "quoted unit ('year', 'month', ...)");
@@ -395,68 +414,15 @@ static int atom_datefn(parser *p, bool neg, flt_node **out)
         flt_raw_lit r;
         next(p);
         if ((rc = parse_literal(p, &r))) return rc;
-        return flt_datefn(&p->b, col, pos, unit, year_fn, neg ? flt_complement(op) : op, &r, out);
+        if (neg) op = flt_complement(op);
+        return part ? flt_atom_part(&p->b, col, pos, part, op, &r, out)
+                    : flt_datefn(&p->b, col, pos, unit, year_fn, op, &r, out);
     }
-    neg = take_not(p, neg);
-    flt_raw_lit one[2], *raw = one;
-    int32_t nraw = 2;
-    if (kw(p, "BETWEEN")) {
-        next(p);
-        rc = parse_literal(p, &one[0]);
-        if (!rc && !kw(p, "AND")) return expected(p, "AND");
-        if (!rc) next(p), rc = parse_literal(p, &one[1]);
-    } else if (kw(p, "IN")) {
-        next(p);
-        rc = parse_in_list(p, &raw, &nraw);
-    } else {
-        return expected(p, "comparison operator");
-    }
-    if (rc) return rc;
-    return flt_datefn_set(&p->b, col, pos, unit, year_fn, neg, raw != one, raw, nraw, out);
-}
-
-/* part(col) cmp lit | part(col) [NOT] BETWEEN lit AND lit | part(col) [NOT] IN (lit, ...),
- * part one of month, day, quarter: evaluated row by row (tree.h flt_atom_part). */
-static int atom_part(parser *p, bool neg, flt_node **out)
-{
-    int32_t pos = p->t.pos, col, part = flt_part_parse(p->t.s, (size_t)p->t.n);
-    next(p), next(p); /* the name, '(' */
-    int rc = parse_column(p, &col);
-    if (rc) return rc;
-    if (p->t.type != T_RPAREN) return expected(p, "')'");
-    next(p);
-    if (p->t.type >= T_EQ && p->t.type <= T_GE) {
-        flt_op op = cmp_op(p->t.type);
-        flt_raw_lit r;
-        next(p);
-        if ((rc = parse_literal(p, &r))) return rc;
-        return flt_atom_part(&p->b, col, pos, part, neg ? flt_complement(op) : op, &r, out);
-    }
-    neg = take_not(p, neg);
-    flt_raw_lit one[2], *raw = one;
-    int32_t nraw = 2;
-    if (kw(p, "BETWEEN")) {
-        next(p);
-        rc = parse_literal(p, &one[0]);
-        if (!rc && !kw(p, "AND")) return expected(p, "AND");
-        if (!rc) next(p), rc = parse_literal(p, &one[1]);
-    } else if (kw(p, "IN")) {
-        next(p);
-        rc = parse_in_list(p, &raw, &nraw);
-    } else {
-        return expected(p, "comparison operator");
-    }
-    if (rc) return rc;
-    bool in = raw != one; /* as flt_datefn_set: IN = each OR-ed; BETWEEN >= lo AND <= hi */
-    flt_node *x = flt_node_new(&p->b, in == neg ? FLT_N_AND : FLT_N_OR, nraw);
-    if (!x) return -ENOMEM;
-    flt_op ops[2] = {neg ? FLT_OP_LT : FLT_OP_GE, neg ? FLT_OP_GT : FLT_OP_LE};
-    for (int32_t i = 0; i < nraw; i++) {
-        flt_op op = in ? (neg ? FLT_OP_NE : FLT_OP_EQ) : ops[i];
-        if ((rc = flt_atom_part(&p->b, col, pos, part, op, &raw[i], &x->kids[i]))) return rc;
-    }
-    *out = x;
-    return 0;
+    flt_raw_lit one[2], *raw;
+    int32_t nraw;
+    if ((rc = parse_set(p, &neg, one, &raw, &nraw))) return rc;
+    return part ? flt_part_set(&p->b, col, pos, part, neg, raw != one, raw, nraw, out)
+                : flt_datefn_set(&p->b, col, pos, unit, year_fn, neg, raw != one, raw, nraw, out);
 }
 
 /* atom := col (cmp lit | [NOT] BETWEEN | [NOT] IN | IS ... | [NOT] [I]LIKE) | lit cmp col |
@@ -465,9 +431,9 @@ static int parse_atom(parser *p, bool neg, flt_node **out)
 {
     if (at_literal(p)) return atom_lit_first(p, neg, out);
     if (kw(p, "starts_with")) return atom_starts_with(p, neg, out);
-    if (at_call(p, "year") || at_call(p, "date_trunc")) return atom_datefn(p, neg, out);
-    if (at_call(p, "month") || at_call(p, "day") || at_call(p, "quarter"))
-        return atom_part(p, neg, out);
+    if (at_call(p, "year") || at_call(p, "date_trunc") || at_call(p, "month") ||
+        at_call(p, "day") || at_call(p, "quarter"))
+        return atom_call(p, neg, out);
     int32_t col, pos = p->t.pos;
     int rc = parse_column(p, &col);
     if (rc) return rc;

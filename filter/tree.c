@@ -338,8 +338,10 @@ int flt_atom_starts_with(flt_build *bd, int32_t col, int32_t pos, bool neg,
     return flt_atom(bd, col, pos, neg ? FLT_OP_NOT_LIKE : FLT_OP_LIKE, false, r, 2, out);
 }
 
-int flt_datefn_set(flt_build *bd, int32_t col, int32_t pos, flt_unit unit, bool year_fn,
-                   bool neg, bool in, const flt_raw_lit *raw, int32_t nraw, flt_node **out)
+/* fn(col) [NOT] IN / [NOT] BETWEEN as comparisons made by fn (datefn or part), joined. */
+static int set_of(flt_build *bd, int32_t col, int32_t pos, flt_unit unit, bool year_fn,
+                  int32_t part, bool neg, bool in, const flt_raw_lit *raw, int32_t nraw,
+                  flt_node **out)
 {
     assert(in ? nraw >= 1 : nraw == 2);
     /* IN: = each (NOT IN: != each, AND-ed); BETWEEN: >= lo AND <= hi (NOT: < lo OR > hi) */
@@ -348,11 +350,25 @@ int flt_datefn_set(flt_build *bd, int32_t col, int32_t pos, flt_unit unit, bool 
     flt_op ops[2] = {neg ? FLT_OP_LT : FLT_OP_GE, neg ? FLT_OP_GT : FLT_OP_LE};
     for (int32_t i = 0; i < nraw; i++) {
         flt_op op = in ? (neg ? FLT_OP_NE : FLT_OP_EQ) : ops[i];
-        int rc = flt_datefn(bd, col, pos, unit, year_fn, op, &raw[i], &x->kids[i]);
+        int rc = part ? flt_atom_part(bd, col, pos, part, op, &raw[i], &x->kids[i])
+                      : flt_datefn(bd, col, pos, unit, year_fn, op, &raw[i], &x->kids[i]);
         if (rc) return rc;
     }
     *out = x;
     return 0;
+}
+
+int flt_datefn_set(flt_build *bd, int32_t col, int32_t pos, flt_unit unit, bool year_fn,
+                   bool neg, bool in, const flt_raw_lit *raw, int32_t nraw, flt_node **out)
+{
+    return set_of(bd, col, pos, unit, year_fn, FLT_PART_NONE, neg, in, raw, nraw, out);
+}
+
+int flt_part_set(flt_build *bd, int32_t col, int32_t pos, int32_t part, bool neg, bool in,
+                 const flt_raw_lit *raw, int32_t nraw, flt_node **out)
+{
+    assert(part != FLT_PART_NONE);
+    return set_of(bd, col, pos, FLT_UNIT_YEAR, false, part, neg, in, raw, nraw, out);
 }
 
 int32_t flt_part_parse(const char *s, size_t n)

@@ -56,6 +56,10 @@ int flt_atom_two(flt_build *bd, int32_t col, int32_t col2, int32_t pos, flt_op o
  * whole number): an atom evaluated row by row (multi.c), which no statistics prune. */
 int flt_atom_part(flt_build *bd, int32_t col, int32_t pos, int32_t part, flt_op op,
                   const flt_raw_lit *lit, flt_node **out);
+/* part(cols[col]) [NOT] IN (raw[0..nraw)) (in) or [NOT] BETWEEN raw[0] AND raw[1]: the AND /
+ * OR of flt_atom_part comparisons. */
+int flt_part_set(flt_build *bd, int32_t col, int32_t pos, int32_t part, bool neg, bool in,
+                 const flt_raw_lit *raw, int32_t nraw, flt_node **out);
 /* The part named s ("month", "day", "quarter"), or FLT_PART_NONE. */
 int32_t flt_part_parse(const char *s, size_t n);
 

@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filter/kernel.h"
-#include "filter/prune.h"
+#include "fuzz/fuzz_eval.h"
 #include "ringscan.h"
 #include "scan/api_priv.h"
 
@@ -25,32 +24,6 @@ static const pq_column_desc schema[] = {
 };
 enum { NCOLS = sizeof schema / sizeof *schema, STACK = 64 };
 
-static void small_vec(const pq_column_desc *d, pq_vec *v)
-{
-    pq_vec_init(v, d->physical, d->type_length);
-    if (pq_vec_reserve(v, 3, 8) != 0) abort();
-    v->length = 3;
-    if (v->type == PQ_BYTE_ARRAY) {
-        memcpy(v->data, "ababc", 5), v->data_len = 5;
-        v->offsets[0] = 0, v->offsets[1] = 0, v->offsets[2] = 2, v->offsets[3] = 5;
-    }
-    free(v->validity), v->validity = NULL, v->validity_cap = 0;
-}
-
-static void eval_small(const flt_pred *p)
-{
-    const flt_multi *m = p->multi;
-    int n = m ? m->ncols : 1;
-    pq_vec v[FLT_MAX_MULTI_COLS];
-    const pq_vec *vp[FLT_MAX_MULTI_COLS];
-    for (int i = 0; i < n; i++) small_vec(&schema[m ? m->cols[i] : p->column], &v[i]), vp[i] = &v[i];
-    flt_mask out = {0};
-    int rc = m ? flt_eval_multi(p, vp, NULL, &out) : flt_eval(p, &v[0], NULL, &out);
-    if (rc != 0 || out.len != 3) abort();
-    flt_mask_free(&out);
-    for (int i = 0; i < n; i++) pq_vec_free(&v[i]);
-    (void)flt_prune_stats(p, NULL, 3);
-}
 
 /* A leaf from the input at *at. */
 static ringscan_expr *leaf(const uint8_t *d, size_t n, size_t *at, uint8_t op)
@@ -103,8 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (!ex || ex->npreds < 1) abort();
             for (int32_t i = 0; i < ex->npreds; i++) {
                 const flt_pred *p = &ex->preds[i];
-                if ((p->nterms < 1 && !p->multi) || p->desc != &schema[p->column]) abort();
-                eval_small(p);
+                fuzz_eval_small(schema, p);
             }
             flt_expr_free(ex);
         } else if (ex || (rc != RINGSCAN_EPARSE && rc != RINGSCAN_ELIMIT) || !e.msg[0]) {
