@@ -55,7 +55,8 @@ static void put_timestamp(out *o, int64_t v, int64_t per_s)
     put(o, "TIMESTAMP '");
     put_date(o, day);
     put(o, " %02" PRId64 ":%02" PRId64 ":%02" PRId64, s / 3600, s / 60 % 60, s % 60);
-    if (rest % per_s) put(o, ".%0*" PRId64, per_s == 1000 ? 3 : per_s == 1000000 ? 6 : 9, rest % per_s);
+    int digits = per_s == 1000 ? 3 : per_s == 1000000 ? 6 : 9;
+    if (rest % per_s) put(o, ".%0*" PRId64, digits, rest % per_s);
     put(o, "'");
 }
 
@@ -148,7 +149,8 @@ static void put_pred(out *o, const flt_pred *p, bool alone)
     }
     bool paren = !alone && p->nterms > 1;
     put(o, "%s", paren ? "(" : "");
-    for (int32_t k = 0; k < p->nterms; k++) put(o, "%s", k ? " OR " : ""), put_term(o, p, &p->terms[k]);
+    for (int32_t k = 0; k < p->nterms; k++)
+        put(o, "%s", k ? " OR " : ""), put_term(o, p, &p->terms[k]);
     put(o, "%s", paren ? ")" : "");
 }
 

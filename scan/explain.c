@@ -81,11 +81,10 @@ void scan_explain_filter(scan_explain_buf *x, const flt_expr *filter, bool page_
         flt_pred_print(p, text, sizeof text);
         snprintf(cols, sizeof cols, "%s", flt_pred_label(p));
         for (char *c = cols; *c; c++) *c = *c == '|' ? ',' : *c;
-        const char *rule = p->dyn      ? "the Top-K bound, by statistics and page index as it tightens"
-                           : p->multi   ? multi_rule(p->multi, page_index)
+        const char *rule = p->dyn ? "the Top-K bound, by statistics and page index as it tightens"
+                           : p->multi ? multi_rule(p->multi, page_index)
                            : !flt_prunable(p) ? "nothing (no bound rules it out)"
-                           : !page_index ? "statistics"
-                                         : "statistics, page index";
+                           : page_index ? "statistics, page index" : "statistics";
         scan_explainf(x, "conjunct #%d: %s (reads %s; prunes by %s%s)\n", k + 1, text, cols, rule,
                       bloom && flt_bloom_applies(p) ? ", bloom filter" : "");
     }
