@@ -60,6 +60,12 @@ const char *flt_physical_name(pq_physical t)
     return (unsigned)t < 8 ? n[t] : "?";
 }
 
+const char *flt_part_name(int32_t part)
+{
+    static const char *n[] = {"", "month", "day", "quarter"};
+    return part >= 0 && part < 4 ? n[part] : "";
+}
+
 const char *flt_op_name(flt_op op)
 {
     static const char *n[] = {"=", "!=", "<", "<=", ">", ">=", "BETWEEN", "IN",

@@ -134,6 +134,8 @@ typedef struct flt_pred {
 
 /* Parts of a date a comparison may take (flt_cmp.part). */
 enum { FLT_PART_NONE, FLT_PART_MONTH, FLT_PART_DAY, FLT_PART_QUARTER };
+/* "month", "day", "quarter" ("" for FLT_PART_NONE or another value). */
+const char *flt_part_name(int32_t part);
 
 /* Column op column, both of one comparison class (flt_parse checks it); or, with part set,
  * that part of column a's dates (DATE or TIMESTAMP, read as UTC) op the integer v. */

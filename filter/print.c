@@ -166,8 +166,7 @@ size_t flt_pred_print(const flt_pred *p, char *buf, size_t cap)
         put(&o, "%s", k ? " OR " : "");
         if (!it->is_cmp) put_pred(&o, &it->pred, m->nitems == 1);
         else if (it->cmp.part)
-            put(&o, "%s(%s) %s %" PRId64, it->cmp.part == FLT_PART_MONTH ? "month"
-                                          : it->cmp.part == FLT_PART_DAY ? "day" : "quarter",
+            put(&o, "%s(%s) %s %" PRId64, flt_part_name(it->cmp.part),
                 m->schema[m->cols[it->cmp.a]].name, flt_op_name(it->cmp.op), it->cmp.v);
         else put(&o, "%s %s %s", m->schema[m->cols[it->cmp.a]].name, flt_op_name(it->cmp.op),
                  m->schema[m->cols[it->cmp.b]].name);

@@ -373,29 +373,27 @@ int flt_part_set(flt_build *bd, int32_t col, int32_t pos, int32_t part, bool neg
 
 int32_t flt_part_parse(const char *s, size_t n)
 {
-    static const char *names[] = {"", "month", "day", "quarter"};
-    for (int32_t i = 1; i < 4; i++)
-        if (strlen(names[i]) == n && strncasecmp(s, names[i], n) == 0) return i;
+    for (int32_t i = FLT_PART_MONTH; i <= FLT_PART_QUARTER; i++)
+        if (strlen(flt_part_name(i)) == n && strncasecmp(s, flt_part_name(i), n) == 0) return i;
     return FLT_PART_NONE;
 }
 
 int flt_atom_part(flt_build *bd, int32_t col, int32_t pos, int32_t part, flt_op op,
                   const flt_raw_lit *lit, flt_node **out)
 {
-    static const char *names[] = {"", "month", "day", "quarter"};
     const pq_column_desc *d = &bd->cols[col];
     pq_logical l = d->logical;
     if (l != PQ_LOGICAL_DATE && l != PQ_LOGICAL_TIMESTAMP_MILLIS &&
         l != PQ_LOGICAL_TIMESTAMP_MICROS && l != PQ_LOGICAL_TIMESTAMP_NANOS)
         return pq_errf(bd->e, RINGSCAN_EPARSE, pos,
                        "%s() needs a date or timestamp column; '%s' is not one, at character %d",
-                       names[part], d->name, pos);
+                       flt_part_name(part), d->name, pos);
     char *end = NULL;
     long long v = lit->kind == FLT_LIT_NUMBER ? strtoll(lit->text, &end, 10) : 0;
     if (!end || *end || end == lit->text)
         return pq_errf(bd->e, RINGSCAN_EPARSE, lit->pos,
                        "%s() compares with a whole number, not '%s', at character %d",
-                       names[part], lit->text, lit->pos);
+                       flt_part_name(part), lit->text, lit->pos);
     flt_node *x = flt_node_new(bd, FLT_N_ATOM, 0);
     if (!x) return -ENOMEM;
     x->column = col, x->two = true, x->part = part, x->pval = v, x->pos = pos;
