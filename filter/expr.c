@@ -66,6 +66,24 @@ const char *flt_part_name(int32_t part)
     return part >= 0 && part < 4 ? n[part] : "";
 }
 
+size_t flt_scaled_text(__int128 v, int32_t scale, char *buf)
+{
+    assert(scale >= 0 && scale <= 38);
+    char digits[48];
+    int n = 0;
+    unsigned __int128 u = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+    do digits[n++] = (char)('0' + (int)(u % 10)), u /= 10;
+    while (u || n <= scale);
+    size_t k = 0;
+    if (v < 0) buf[k++] = '-';
+    for (int i = n - 1; i >= 0; i--) {
+        buf[k++] = digits[i];
+        if (i == scale && scale > 0) buf[k++] = '.';
+    }
+    buf[k] = 0;
+    return k;
+}
+
 const char *flt_op_name(flt_op op)
 {
     static const char *n[] = {"=", "!=", "<", "<=", ">", ">=", "BETWEEN", "IN",

@@ -138,12 +138,15 @@ enum { FLT_PART_NONE, FLT_PART_MONTH, FLT_PART_DAY, FLT_PART_QUARTER };
 const char *flt_part_name(int32_t part);
 
 /* Column op column, both of one comparison class (flt_parse checks it); or, with part set,
- * that part of column a's dates (DATE or TIMESTAMP, read as UTC) op the integer v. */
+ * that part of column a's dates (DATE or TIMESTAMP, read as UTC) op the integer v; or, with
+ * vl set, value expression vl op value expression vr (vexpr.h: arithmetic and CAST; their
+ * columns' slots index flt_multi.cols; a and b unused). */
 typedef struct flt_cmp {
     flt_op op;                  /* EQ..GE */
     int32_t a, b;               /* indexes into flt_multi.cols (b unused with a part) */
     int32_t part;               /* FLT_PART_* */
     int64_t v;
+    const struct flt_vnode *vl, *vr;
 } flt_cmp;
 
 /* One operand of a multi-column predicate's OR: a single-column predicate, or a comparison
@@ -300,12 +303,23 @@ typedef struct flt_raw_lit {
 int flt_type_term(struct flt_arena **a, const pq_column_desc *d, flt_domain dom, flt_op op,
                   bool icase, const flt_raw_lit *raw, int32_t nraw, flt_term *t, pq_err *e);
 
+/* A number's text as mant * 10^exp10, exactly (at most 38 significant digits, |exp10| <= 400,
+ * an optional sign and exponent); false when it is not one. */
+bool flt_num_parse(const char *s, __int128 *mant, int *exp10);
+/* 'YYYY-MM-DD[( |T)HH:MM[:SS[.f{1,9}]]][Z|(+|-)HH:MM]' (only the date when date_only) as
+ * nanoseconds since 1970-01-01 UTC (no offset: UTC); false when it is not one. */
+bool flt_timestamp_parse(const char *s, bool date_only, __int128 *nanos);
+
 /* Days since 1970-01-01 of a proleptic Gregorian date; false if y/m/d is not a valid date. */
 bool flt_days_from_civil(int64_t y, int64_t m, int64_t d, int64_t *days);
 /* The proleptic Gregorian date of a day number since 1970-01-01 (|days| < 2^60). */
 void flt_civil_from_days(int64_t days, int64_t *y, int64_t *m, int64_t *d);
 
 const char *flt_op_name(flt_op op);
+/* v / 10^scale as exact decimal text ("-12.50" for -1250 at scale 2) into buf, which holds
+ * FLT_SCALED_TEXT_MAX bytes (scale <= 38); returns its length. */
+enum { FLT_SCALED_TEXT_MAX = 84 };
+size_t flt_scaled_text(__int128 v, int32_t scale, char *buf);
 /* "INT32", "BYTE_ARRAY", ... (static storage; "?" for unknown values). */
 const char *flt_physical_name(pq_physical t);
 

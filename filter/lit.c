@@ -35,7 +35,7 @@ static int digits_at(const char **p, int64_t max, int64_t *v)
     return n > 0 && *v <= max ? n : -1;
 }
 
-static bool num_parse(const char *s, i128 *mant, int *exp10)
+bool flt_num_parse(const char *s, __int128 *mant, int *exp10)
 {
     bool neg = false;
     int nd = 0, e = 0;
@@ -96,7 +96,7 @@ static bool scale_floor(i128 mant, int exp10, int scale, i128 *q, bool *exact)
 
 /* ---- timestamps: 'YYYY-MM-DD[( |T)HH:MM[:SS[.f{1,9}]]][Z|(+|-)HH:MM]' -> nanoseconds ----- */
 
-static bool parse_timestamp(const char *s, bool date_only, i128 *nanos)
+bool flt_timestamp_parse(const char *s, bool date_only, __int128 *nanos)
 {
     int64_t y, mo, d, h = 0, mi = 0, sec = 0, frac = 0, days;
     bool neg = *s == '-';
@@ -181,7 +181,7 @@ static int type_intlike(const pq_column_desc *d, flt_domain dom, const flt_raw_l
     }
     if (d->logical == PQ_LOGICAL_DATE) {
         if (r->kind != FLT_LIT_DATE && r->kind != FLT_LIT_STRING) return mismatch(d, r, e);
-        if (!parse_timestamp(r->text, true, &ns))
+        if (!flt_timestamp_parse(r->text, true, &ns))
             return pq_errf(e, RINGSCAN_EPARSE, r->pos, "invalid date '%s' at character %d",
                            r->text, r->pos);
         t->q = ns / ((i128)86400 * 1000000000), t->exact = true;
@@ -189,7 +189,7 @@ static int type_intlike(const pq_column_desc *d, flt_domain dom, const flt_raw_l
     }
     if (is_timestamp(d->logical)) {
         if (r->kind == FLT_LIT_NUMBER || r->kind == FLT_LIT_BOOL) return mismatch(d, r, e);
-        if (!parse_timestamp(r->text, false, &ns))
+        if (!flt_timestamp_parse(r->text, false, &ns))
             return pq_errf(e, RINGSCAN_EPARSE, r->pos,
                            "invalid timestamp '%s' at character %d", r->text, r->pos);
         scale_floor(ns, -9, ts_scale(d->logical), &t->q, &t->exact);
@@ -199,7 +199,7 @@ static int type_intlike(const pq_column_desc *d, flt_domain dom, const flt_raw_l
     i128 m;
     int x;
     int scale = d->logical == PQ_LOGICAL_DECIMAL ? d->decimal_scale : 0;
-    if (!num_parse(r->text, &m, &x) || !scale_floor(m, x, scale, &t->q, &t->exact))
+    if (!flt_num_parse(r->text, &m, &x) || !scale_floor(m, x, scale, &t->q, &t->exact))
         return pq_errf(e, RINGSCAN_EPARSE, r->pos,
                        "invalid or too large number '%s' at character %d", r->text, r->pos);
     return 0;
@@ -280,7 +280,7 @@ static int type_one(struct flt_arena **a, const pq_column_desc *d, flt_domain do
         if (r->kind != FLT_LIT_NUMBER) return mismatch(d, r, e);
         i128 m;
         int x;
-        if (!num_parse(r->text, &m, &x))
+        if (!flt_num_parse(r->text, &m, &x))
             return pq_errf(e, RINGSCAN_EPARSE, r->pos, "invalid number '%s' at character %d",
                            r->text, r->pos);
         t->f = strtod(r->text, NULL);
@@ -294,7 +294,7 @@ static int type_one(struct flt_arena **a, const pq_column_desc *d, flt_domain do
     case FLT_DOM_INT96: {
         i128 ns;
         if (r->kind != FLT_LIT_TIMESTAMP && r->kind != FLT_LIT_STRING) return mismatch(d, r, e);
-        if (!parse_timestamp(r->text, false, &ns))
+        if (!flt_timestamp_parse(r->text, false, &ns))
             return pq_errf(e, RINGSCAN_EPARSE, r->pos,
                            "invalid timestamp '%s' at character %d", r->text, r->pos);
         i128 day = ns / ((i128)86400000000000), nod = ns % ((i128)86400000000000);

@@ -10,7 +10,8 @@
  *     for every row of a vector; the operator is a table lookup on the three-way result.
  *  3. Pruning is sound: a group is ruled out only when every item is, and an item comparing
  *     two columns is ruled out only from both columns' usable min/max (never on floats,
- *     whose statistics omit NaN). */
+ *     whose statistics omit NaN); one comparing value expressions, from their intervals
+ *     (vexpr.h). */
 #include <assert.h>
 #include <errno.h>
 #include <math.h>
@@ -19,6 +20,7 @@
 #include "filter/kernel.h"
 #include "filter/kernel_int.h"
 #include "filter/prune.h"
+#include "filter/vexpr.h"
 
 /* ---- comparing two columns ------------------------------------------------------------- */
 
@@ -168,7 +170,9 @@ int flt_eval_multi(const flt_pred *p, const pq_vec *const *vecs, const flt_mask 
     if (rc == 0) rc = flt_mask_init(&got, n, false);
     for (int32_t k = 0; rc == 0 && k < m->nitems && !flt_mask_all_false(&rest); k++) {
         const flt_item *it = &m->items[k];
-        if (it->is_cmp && it->cmp.part) eval_part(m, &it->cmp, vecs[it->cmp.a], &rest, &got);
+        if (it->is_cmp && it->cmp.vl)
+            rc = flt_v_eval(it->cmp.op, it->cmp.vl, it->cmp.vr, vecs, &rest, &got);
+        else if (it->is_cmp && it->cmp.part) eval_part(m, &it->cmp, vecs[it->cmp.a], &rest, &got);
         else if (it->is_cmp) eval_cmp(cmp_domain(m, &it->cmp), it->cmp.op, vecs[it->cmp.a],
                                       vecs[it->cmp.b], &rest, &got);
         else rc = flt_eval(&it->pred, vecs[it->col], &rest, &got);
@@ -194,6 +198,7 @@ static bool bound_of(const flt_multi *m, int32_t i, const pq_chunk_meta *chunks,
 
 static flt_prune cmp_prune(const flt_multi *m, const flt_cmp *c, const pq_chunk_meta *chunks)
 {
+    if (c->vl) return flt_v_prune(c->op, c->vl, c->vr, m->schema, m->cols, chunks);
     if (c->part) return FLT_CAN_MATCH; /* a part of a date is no monotone function of it */
     flt_domain dom = cmp_domain(m, c);
     if (dom == FLT_DOM_F32 || dom == FLT_DOM_F64 || dom == FLT_DOM_INT96) return FLT_CAN_MATCH;

@@ -19,10 +19,11 @@
 #include <strings.h>
 
 #include "filter/tree.h"
+#include "filter/vexpr.h"
 
 typedef enum {
     T_END, T_IDENT, T_QIDENT, T_STRING, T_NUMBER, T_LPAREN, T_RPAREN, T_COMMA,
-    T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_BAD,
+    T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_PLUS, T_MINUS, T_STAR, T_SLASH, T_BAD,
 } tok_type;
 
 typedef struct tok {
@@ -84,10 +85,13 @@ static void next(parser *p)
     } else if (*c == '"' || *c == '\'') {
         int32_t n = quoted_len(c, *c);
         if (n > 0) t.type = *c == '"' ? T_QIDENT : T_STRING, t.n = n;
-    } else if (is_digit(*c) || ((*c == '-' || *c == '+' || *c == '.') &&
-                                (is_digit(c[1]) || (c[1] == '.' && is_digit(c[2]))))) {
+    } else if (is_digit(*c) || (*c == '.' && is_digit(c[1]))) {
         t.type = T_NUMBER, t.n = number_len(c);
     } else if (*c == '(') t.type = T_LPAREN;
+    else if (*c == '+') t.type = T_PLUS;
+    else if (*c == '-') t.type = T_MINUS;
+    else if (*c == '*') t.type = T_STAR;
+    else if (*c == '/') t.type = T_SLASH;
     else if (*c == ')') t.type = T_RPAREN;
     else if (*c == ',') t.type = T_COMMA;
     else if (*c == '=') t.type = T_EQ, t.n = c[1] == '=' ? 2 : 1;
@@ -161,10 +165,21 @@ static int parse_column(parser *p, int32_t *col)
                    name, p->t.pos);
 }
 
+/* True when the current token is a sign and the next a number (a signed literal). */
+static bool at_signed_number(const parser *p)
+{
+    if (p->t.type != T_MINUS && p->t.type != T_PLUS) return false;
+    parser q = *p;
+    next(&q);
+    return q.t.type == T_NUMBER;
+}
+
 static int parse_literal(parser *p, flt_raw_lit *r)
 {
     memset(r, 0, sizeof *r);
     r->pos = p->t.pos;
+    bool minus = p->t.type == T_MINUS;
+    if (at_signed_number(p)) next(p);
     if (kw(p, "DATE") || kw(p, "TIMESTAMP")) {
         r->kind = kw(p, "DATE") ? FLT_LIT_DATE : FLT_LIT_TIMESTAMP;
         next(p);
@@ -185,9 +200,9 @@ static int parse_literal(parser *p, flt_raw_lit *r)
     char *text;
     if (p->t.type == T_STRING) {
         text = unquote(p, &r->len);
-    } else {
-        text = flt_arena_alloc(p->b.arena, (size_t)p->t.n + 1);
-        if (text) memcpy(text, p->t.s, (size_t)p->t.n), r->len = p->t.n;
+    } else { /* a number keeps its sign */
+        text = flt_arena_alloc(p->b.arena, (size_t)p->t.n + 2);
+        if (text) text[0] = '-', memcpy(text + minus, p->t.s, (size_t)p->t.n), r->len = p->t.n + minus;
     }
     if (!text) return -ENOMEM;
     r->text = text;
@@ -247,7 +262,7 @@ static bool take_not(parser *p, bool neg)
 /* True when the current token starts a literal (so it is no column name). */
 static bool at_literal(parser *p)
 {
-    if (p->t.type == T_STRING || p->t.type == T_NUMBER) return true;
+    if (p->t.type == T_STRING || p->t.type == T_NUMBER || at_signed_number(p)) return true;
     if (kw(p, "TRUE") || kw(p, "FALSE") || kw(p, "NULL")) return true;
     if (!kw(p, "DATE") && !kw(p, "TIMESTAMP")) return false;
     parser q = *p; /* DATE 'x' is a literal; a column named date is not */
@@ -255,11 +270,20 @@ static bool at_literal(parser *p)
     return q.t.type == T_STRING;
 }
 
+static bool value_ahead(parser *p);
+static int parse_sum(parser *p, int depth, flt_vnode **out);
+
 /* col op lit, with the column already read. */
 static int atom_cmp(parser *p, int32_t col, int32_t pos, bool neg, flt_node **out)
 {
     flt_op op = cmp_op(p->t.type);
     next(p);
+    if (value_ahead(p)) { /* col op <arithmetic> */
+        flt_vnode *l, *r;
+        int rc = flt_v_column(&p->b, col, pos, &l);
+        if (!rc) rc = parse_sum(p, 0, &r);
+        return rc ? rc : flt_atom_values(&p->b, pos, neg ? flt_complement(op) : op, l, r, out);
+    }
     parser q = *p; /* a name of a column here is a comparison of two columns */
     pq_err qe;
     q.b.e = &qe;
@@ -351,6 +375,15 @@ static int atom_lit_first(parser *p, bool neg, flt_node **out)
     if (!(p->t.type >= T_EQ && p->t.type <= T_GE)) return expected(p, "comparison operator");
     flt_op op = flt_mirrored(cmp_op(p->t.type));
     next(p);
+    if (value_ahead(p)) { /* lit op <arithmetic> (op as written: mirrored back) */
+        flt_vnode *l, *rv;
+        flt_raw_lit *kept = flt_arena_alloc(p->b.arena, sizeof *kept);
+        if (!kept) return -ENOMEM;
+        *kept = r;
+        if (!(rc = flt_v_literal(&p->b, kept, &l))) rc = parse_sum(p, 0, &rv);
+        flt_op w = flt_mirrored(op);
+        return rc ? rc : flt_atom_values(&p->b, pos, neg ? flt_complement(w) : w, l, rv, out);
+    }
     if ((rc = parse_column(p, &col))) return rc;
     return flt_atom(&p->b, col, pos, neg ? flt_complement(op) : op, false, &r, 1, out);
 }
@@ -363,6 +396,180 @@ static bool at_call(parser *p, const char *fn)
     parser q = *p;
     next(&q);
     return q.t.type == T_LPAREN;
+}
+
+/* ---- value expressions: sum := prod (('+'|'-') prod)* ; prod := unary (('*'|'/') unary)* ;
+ * unary := ('-'|'+') unary | primary ; primary := column | literal | '(' sum ')'
+ *        | CAST '(' sum AS type ['(' n [',' n] ')'] ')' ------------------------------------- */
+
+static bool is_arith(tok_type t) { return t >= T_PLUS && t <= T_SLASH; }
+
+/* Skips one column name or literal on q; false when there is none. */
+static bool skip_operand(parser *q)
+{
+    if (at_literal(q)) {
+        if (at_signed_number(q)) next(q);
+        if (kw(q, "DATE") || kw(q, "TIMESTAMP")) next(q);
+        next(q);
+        return true;
+    }
+    if (q->t.type != T_IDENT && q->t.type != T_QIDENT) return false;
+    next(q);
+    return true;
+}
+
+/* True when a value expression starts here rather than a bare column or literal: a '(', a
+ * CAST, a sign before anything but a number, or an operand an arithmetic operator follows. */
+static bool value_ahead(parser *p)
+{
+    if (p->t.type == T_LPAREN || at_call(p, "CAST")) return true;
+    if ((p->t.type == T_MINUS || p->t.type == T_PLUS) && !at_signed_number(p)) return true;
+    parser q = *p;
+    return skip_operand(&q) && is_arith(q.t.type);
+}
+
+/* CAST '(' sum AS type ')', at the name CAST. */
+static int parse_cast(parser *p, int depth, flt_vnode **out)
+{
+    int32_t pos = p->t.pos;
+    next(p), next(p); /* CAST ( */
+    flt_vnode *a;
+    int rc = parse_sum(p, depth + 1, &a);
+    if (rc) return rc;
+    if (!kw(p, "AS")) return expected(p, "AS");
+    next(p);
+    if (p->t.type != T_IDENT) return expected(p, "type name");
+    const char *start = p->t.s;
+    next(p);
+    if (p->t.type == T_LPAREN) { /* (p) or (p, s) */
+        while (p->t.type == T_LPAREN || p->t.type == T_NUMBER || p->t.type == T_COMMA) next(p);
+        if (p->t.type != T_RPAREN) return expected(p, "')'");
+        next(p);
+    }
+    char type[64]; /* the name as written, blanks dropped */
+    size_t n = 0;
+    for (const char *c = start; c < p->t.s && n + 1 < sizeof type; c++)
+        if (*c != ' ' && *c != '\t' && *c != '\n' && *c != '\r') type[n++] = *c;
+    type[n] = 0;
+    if (p->t.type != T_RPAREN) return expected(p, "')' after the type");
+    next(p);
+    return flt_v_cast(&p->b, pos, a, type, out);
+}
+
+static int parse_unary(parser *p, int depth, flt_vnode **out);
+
+static int parse_primary(parser *p, int depth, flt_vnode **out)
+{
+    int32_t pos = p->t.pos, col;
+    int rc;
+    if (p->t.type == T_LPAREN) {
+        next(p);
+        if ((rc = parse_sum(p, depth + 1, out))) return rc;
+        if (p->t.type != T_RPAREN) return expected(p, "')'");
+        next(p);
+        return 0;
+    }
+    if (at_call(p, "CAST")) return parse_cast(p, depth, out);
+    if (at_literal(p)) {
+        flt_raw_lit *r = flt_arena_alloc(p->b.arena, sizeof *r);
+        if (!r) return -ENOMEM;
+        if ((rc = parse_literal(p, r))) return rc;
+        return flt_v_literal(&p->b, r, out);
+    }
+    if ((rc = parse_column(p, &col))) return rc;
+    return flt_v_column(&p->b, col, pos, out);
+}
+
+static int parse_unary(parser *p, int depth, flt_vnode **out)
+{
+    if (depth > FLT_MAX_DEPTH)
+        return pq_errf(p->b.e, RINGSCAN_ELIMIT, p->t.pos,
+                       "expression nested deeper than %d at character %d", FLT_MAX_DEPTH, p->t.pos);
+    if ((p->t.type != T_MINUS && p->t.type != T_PLUS) || at_signed_number(p))
+        return parse_primary(p, depth, out);
+    int32_t pos = p->t.pos;
+    bool minus = p->t.type == T_MINUS;
+    next(p);
+    flt_vnode *a;
+    int rc = parse_unary(p, depth + 1, &a);
+    if (rc || !minus) return rc ? rc : (*out = a, 0);
+    return flt_v_neg(&p->b, pos, a, out);
+}
+
+/* A run of sub joined by the operators lo..hi (left-associative). */
+static int parse_chain(parser *p, int depth, tok_type lo, tok_type hi, flt_vnode **out,
+                       int (*sub)(parser *, int, flt_vnode **))
+{
+    int rc = sub(p, depth, out);
+    while (rc == 0 && (p->t.type == lo || p->t.type == hi)) {
+        static const flt_vop ops[] = {FLT_V_ADD, FLT_V_SUB, FLT_V_MUL, FLT_V_DIV};
+        flt_vop op = ops[p->t.type - T_PLUS];
+        int32_t pos = p->t.pos;
+        flt_vnode *b;
+        next(p);
+        if ((rc = sub(p, depth, &b))) break;
+        rc = flt_v_binary(&p->b, op, pos, *out, b, out);
+    }
+    return rc;
+}
+
+static int parse_prod(parser *p, int depth, flt_vnode **out)
+{
+    return parse_chain(p, depth, T_STAR, T_SLASH, out, parse_unary);
+}
+
+static int parse_sum(parser *p, int depth, flt_vnode **out)
+{
+    return parse_chain(p, depth, T_PLUS, T_MINUS, out, parse_prod);
+}
+
+/* value op value | value [NOT] BETWEEN value AND value | value [NOT] IN (value, ...), where a
+ * value expression starts (value_ahead). */
+static int atom_values(parser *p, bool neg, flt_node **out)
+{
+    int32_t pos = p->t.pos;
+    flt_vnode *l, *v[2];
+    int rc = parse_sum(p, 0, &l);
+    if (rc) return rc;
+    if (p->t.type >= T_EQ && p->t.type <= T_GE) {
+        flt_op op = cmp_op(p->t.type);
+        next(p);
+        if ((rc = parse_sum(p, 0, &v[0]))) return rc;
+        return flt_atom_values(&p->b, pos, neg ? flt_complement(op) : op, l, v[0], out);
+    }
+    neg = take_not(p, neg);
+    if (kw(p, "BETWEEN")) { /* l >= lo AND l <= hi; NOT: l < lo OR l > hi */
+        next(p);
+        if ((rc = parse_sum(p, 0, &v[0]))) return rc;
+        if (!kw(p, "AND")) return expected(p, "AND");
+        next(p);
+        if ((rc = parse_sum(p, 0, &v[1]))) return rc;
+        flt_node *a, *b;
+        if ((rc = flt_atom_values(&p->b, pos, neg ? FLT_OP_LT : FLT_OP_GE, l, v[0], &a)) ||
+            (rc = flt_atom_values(&p->b, pos, neg ? FLT_OP_GT : FLT_OP_LE, l, v[1], &b)))
+            return rc;
+        return flt_pair(&p->b, neg ? FLT_N_OR : FLT_N_AND, a, b, out);
+    }
+    if (!kw(p, "IN")) return expected(p, "comparison operator");
+    next(p);
+    if (p->t.type != T_LPAREN) return expected(p, "'('");
+    flt_node *x = flt_node_new(&p->b, neg ? FLT_N_AND : FLT_N_OR, FLT_V_MAX_NODES);
+    if (!x) return -ENOMEM;
+    x->n = 0;
+    do { /* IN: l = each, OR-ed; NOT IN: l != each, AND-ed */
+        next(p);
+        if (x->n == FLT_V_MAX_NODES)
+            return pq_errf(p->b.e, RINGSCAN_ELIMIT, p->t.pos, "IN list of an expression longer "
+                           "than %d at character %d", FLT_V_MAX_NODES, p->t.pos);
+        if ((rc = parse_sum(p, 0, &v[0])) ||
+            (rc = flt_atom_values(&p->b, pos, neg ? FLT_OP_NE : FLT_OP_EQ, l, v[0], &x->kids[x->n])))
+            return rc;
+        x->n++;
+    } while (p->t.type == T_COMMA);
+    if (p->t.type != T_RPAREN) return expected(p, "',' or ')'");
+    next(p);
+    *out = x;
+    return 0;
 }
 
 /* [NOT] BETWEEN lit AND lit | [NOT] IN (lit, ...) after a function call: *neg flipped by the
@@ -429,11 +636,12 @@ static int atom_call(parser *p, bool neg, flt_node **out)
  *         starts_with(col, 'text'); neg: it is negated. */
 static int parse_atom(parser *p, bool neg, flt_node **out)
 {
-    if (at_literal(p)) return atom_lit_first(p, neg, out);
     if (kw(p, "starts_with")) return atom_starts_with(p, neg, out);
     if (at_call(p, "year") || at_call(p, "date_trunc") || at_call(p, "month") ||
         at_call(p, "day") || at_call(p, "quarter"))
         return atom_call(p, neg, out);
+    if (value_ahead(p)) return atom_values(p, neg, out);
+    if (at_literal(p)) return atom_lit_first(p, neg, out);
     int32_t col, pos = p->t.pos;
     int rc = parse_column(p, &col);
     if (rc) return rc;
@@ -455,6 +663,20 @@ static int parse_atom(parser *p, bool neg, flt_node **out)
 
 static int parse_or(parser *p, bool neg, int depth, flt_node **out);
 
+/* Whether the '(' here opens a value expression, not a group of conditions: what follows its
+ * ')' is neither AND, OR, ')' nor the end. Bounded by the text (and, nested, by the depth). */
+static bool paren_opens_value(const parser *p)
+{
+    parser q = *p;
+    int32_t depth = 0;
+    do {
+        if (q.t.type == T_END || q.t.type == T_BAD) return false;
+        depth += q.t.type == T_LPAREN ? 1 : q.t.type == T_RPAREN ? -1 : 0;
+        next(&q);
+    } while (depth > 0);
+    return !(kw(&q, "AND") || kw(&q, "OR") || q.t.type == T_RPAREN || q.t.type == T_END);
+}
+
 /* not := NOT not | '(' or ')' | atom */
 static int parse_not(parser *p, bool neg, int depth, flt_node **out)
 {
@@ -462,7 +684,7 @@ static int parse_not(parser *p, bool neg, int depth, flt_node **out)
         return pq_errf(p->b.e, RINGSCAN_ELIMIT, p->t.pos,
                        "filter nested deeper than %d at character %d", FLT_MAX_DEPTH, p->t.pos);
     if (kw(p, "NOT")) return next(p), parse_not(p, !neg, depth + 1, out);
-    if (p->t.type != T_LPAREN) return parse_atom(p, neg, out);
+    if (p->t.type != T_LPAREN || paren_opens_value(p)) return parse_atom(p, neg, out);
     next(p);
     int rc = parse_or(p, neg, depth + 1, out);
     if (rc) return rc;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "filter/expr.h"
+#include "filter/vexpr.h"
 
 typedef struct out {
     char *buf;
@@ -32,13 +33,9 @@ static void put(out *o, const char *fmt, ...)
 /* An integer scaled by 10^scale, as decimal text. */
 static void put_scaled(out *o, __int128 v, int32_t scale)
 {
-    char digits[48];
-    int n = 0;
-    unsigned __int128 u = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
-    do digits[n++] = (char)('0' + (int)(u % 10)), u /= 10;
-    while (u || n <= scale);
-    put(o, "%s", v < 0 ? "-" : "");
-    for (int i = n - 1; i >= 0; i--) put(o, "%c%s", digits[i], i == scale && scale > 0 ? "." : "");
+    char buf[FLT_SCALED_TEXT_MAX];
+    flt_scaled_text(v, scale, buf);
+    put(o, "%s", buf);
 }
 
 static void put_date(out *o, int64_t days)
@@ -154,6 +151,51 @@ static void put_pred(out *o, const flt_pred *p, bool alone)
     put(o, "%s", paren ? ")" : "");
 }
 
+/* How tightly an operator binds (a child binding less needs parentheses). */
+static int binds(const flt_vnode *x)
+{
+    switch (x->op) {
+    case FLT_V_ADD: case FLT_V_SUB: return 1;
+    case FLT_V_MUL: case FLT_V_DIV: return 2;
+    case FLT_V_NEG: return 3;
+    default: return 4;
+    }
+}
+
+/* A value expression as SQL (vexpr.h); parentheses where a child binds less than its parent
+ * needs (min), constants as their exact digits or dates. */
+static void put_value(out *o, const flt_multi *m, const flt_vnode *x, int min)
+{
+    char tn[32];
+    bool paren = binds(x) < min;
+    put(o, "%s", paren ? "(" : "");
+    switch (x->op) {
+    case FLT_V_COL: put(o, "%s", m->schema[m->cols[x->slot]].name); break;
+    case FLT_V_CONST:
+        if (x->raw)
+            put(o, x->raw->kind == FLT_LIT_STRING ? "'%s'" : x->raw->kind == FLT_LIT_DATE ? "DATE '%s'"
+                   : x->raw->kind == FLT_LIT_TIMESTAMP ? "TIMESTAMP '%s'" : "%s", x->raw->text);
+        else if (x->t.kind == FLT_VK_FLOAT || x->t.kind == FLT_VK_DOUBLE) put(o, "%.17g", x->kf);
+        else if (x->t.kind == FLT_VK_DATE) put(o, "DATE '"), put_date(o, (int64_t)x->k), put(o, "'");
+        else if (x->t.kind == FLT_VK_TS && x->k >= INT64_MIN && x->k <= INT64_MAX)
+            put_timestamp(o, (int64_t)x->k, (int64_t)(x->t.scale == 3 ? 1000 : x->t.scale == 6 ? 1000000 : 1000000000));
+        else put_scaled(o, x->k, x->t.kind == FLT_VK_DEC ? x->t.scale : 0);
+        break;
+    case FLT_V_NEG: put(o, "-"), put_value(o, m, x->a, 3); break;
+    case FLT_V_CAST:
+        flt_vtype_name(&x->t, tn, sizeof tn);
+        put(o, "CAST("), put_value(o, m, x->a, 0), put(o, " AS %s)", tn);
+        break;
+    default: {
+        int b = binds(x);
+        put_value(o, m, x->a, b);
+        put(o, " %s ", x->op == FLT_V_ADD ? "+" : x->op == FLT_V_SUB ? "-" : x->op == FLT_V_MUL ? "*" : "/");
+        put_value(o, m, x->b, b + 1); /* a - (b - c), a / (b * c) */
+    }
+    }
+    put(o, "%s", paren ? ")" : "");
+}
+
 size_t flt_pred_print(const flt_pred *p, char *buf, size_t cap)
 {
     out o = {buf, cap, 0};
@@ -165,7 +207,11 @@ size_t flt_pred_print(const flt_pred *p, char *buf, size_t cap)
         const flt_item *it = &m->items[k];
         put(&o, "%s", k ? " OR " : "");
         if (!it->is_cmp) put_pred(&o, &it->pred, m->nitems == 1);
-        else if (it->cmp.part)
+        else if (it->cmp.vl) {
+            put_value(&o, m, it->cmp.vl, 0);
+            put(&o, " %s ", flt_op_name(it->cmp.op));
+            put_value(&o, m, it->cmp.vr, 0);
+        } else if (it->cmp.part)
             put(&o, "%s(%s) %s %" PRId64, flt_part_name(it->cmp.part),
                 m->schema[m->cols[it->cmp.a]].name, flt_op_name(it->cmp.op), it->cmp.v);
         else put(&o, "%s %s %s", m->schema[m->cols[it->cmp.a]].name, flt_op_name(it->cmp.op),

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "filter/tree.h"
+#include "filter/vexpr.h"
 
 flt_node *flt_node_new(flt_build *bd, flt_nkind k, int32_t n)
 {
@@ -230,18 +231,29 @@ static int32_t col_index(int32_t *cols, int32_t *n, int32_t col)
  * comparison (expr.h invariant 8). */
 static int multi_pred(flt_build *bd, const clause *c, flt_pred *pr)
 {
+    size_t cap = (size_t)c->n * 2; /* columns: two an atom, or one a value expression's node */
+    for (int32_t k = 0; k < c->n; k++)
+        if (c->atoms[k]->vl) cap += 2 * FLT_V_MAX_NODES;
     flt_multi *m = flt_arena_alloc(bd->arena, sizeof *m);
-    int32_t *cols = flt_arena_alloc(bd->arena, (size_t)c->n * 2 * sizeof *cols);
+    int32_t *cols = flt_arena_alloc(bd->arena, cap * sizeof *cols);
     flt_item *items = flt_arena_alloc(bd->arena, (size_t)c->n * sizeof *items);
-    flt_domain *doms = flt_arena_alloc(bd->arena, (size_t)c->n * 2 * sizeof *doms);
+    flt_domain *doms = flt_arena_alloc(bd->arena, cap * sizeof *doms);
     if (!m || !cols || !items || !doms) return -ENOMEM;
     for (int32_t k = 0; k < c->n; k++) {
         const flt_node *x = c->atoms[k];
+        if (x->vl) { /* a copy per clause: slots depend on the clause's columns */
+            flt_cmp v = {.op = x->term.op, .a = -1, .b = -1};
+            v.vl = flt_v_slotted(bd, x->vl, cols, &m->ncols);
+            v.vr = flt_v_slotted(bd, x->vr, cols, &m->ncols);
+            if (!v.vl || !v.vr) return -ENOMEM;
+            items[m->nitems++] = (flt_item){.is_cmp = true, .cmp = v};
+            continue;
+        }
         int32_t ia = col_index(cols, &m->ncols, x->column);
         if (x->two) {
             int32_t ib = x->part ? -1 : col_index(cols, &m->ncols, x->column2);
             items[m->nitems++] =
-                (flt_item){.is_cmp = true, .cmp = {x->term.op, ia, ib, x->part, x->pval}};
+                (flt_item){.is_cmp = true, .cmp = {x->term.op, ia, ib, x->part, x->pval, NULL, NULL}};
             continue;
         }
         bool seen = false; /* one item per column: its atoms' terms OR-ed */

@@ -34,7 +34,9 @@ typedef struct flt_node {
     int32_t column, pos; /* flt_atom: its column and the 1-based position of its text */
     flt_term term;       /* flt_atom: typed */
     int32_t column2;     /* flt_atom comparing two columns: the right one (term.op only) */
-    bool two;            /* two columns, or a part of a date (part > 0, value pval) */
+    bool two;            /* two columns, a part of a date (part > 0, value pval), or two
+                            value expressions (vl, vr: vexpr.h) */
+    const struct flt_vnode *vl, *vr;
     int32_t part;
     int64_t pval;
 } flt_node;

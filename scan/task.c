@@ -53,6 +53,12 @@ static int eval_multi(scan_task *x, int k)
         vecs[s] = &x->vecs[slots[s]];
     }
     int rc = flt_eval_multi(&plan->filter->preds[k], vecs, &x->mask, &x->tmp);
+    if (rc == -ERANGE) {
+        char text[256];
+        flt_pred_print(&plan->filter->preds[k], text, sizeof text);
+        return pq_errf(&x->err, rc, -1, "conjunct %d (%s): a value is out of range of its type",
+                       k + 1, text);
+    }
     if (rc) return pq_errf(&x->err, rc, -1, "cannot evaluate conjunct %d", k + 1);
     return 0;
 }
@@ -86,7 +92,13 @@ static int run_conjunct(scan_task *x, int pos)
         rc = task_load_slot(x, slot);
         if (rc) return rc;
         rc = flt_eval(&plan->filter->preds[k], &x->vecs[slot], &x->mask, &x->tmp);
-        if (rc) return pq_errf(&x->err, rc, -1, "cannot evaluate conjunct %d", k + 1);
+        if (rc == -ERANGE) {
+        char text[256];
+        flt_pred_print(&plan->filter->preds[k], text, sizeof text);
+        return pq_errf(&x->err, rc, -1, "conjunct %d (%s): a value is out of range of its type",
+                       k + 1, text);
+    }
+    if (rc) return pq_errf(&x->err, rc, -1, "cannot evaluate conjunct %d", k + 1);
     }
     flt_mask swap = x->mask;
     x->mask = x->tmp;
