@@ -286,6 +286,7 @@ typedef enum flt_tok_kind {
     FLT_LIT_DATE,
     FLT_LIT_TIMESTAMP,
     FLT_LIT_BOOL,
+    FLT_LIT_NULL,      /* SQL's NULL: any comparison with it is unknown */
 } flt_tok_kind;
 
 typedef struct flt_raw_lit {
@@ -299,7 +300,9 @@ typedef struct flt_raw_lit {
  * rounding of invariant 3. op is EQ..GE (1 literal), BETWEEN (2), IN / NOT_IN (>= 1),
  * IS_NULL / IS_NOT_NULL / FALSE (0), or LIKE / NOT_LIKE (the pattern, then optionally the
  * ESCAPE string; icase for ILIKE), which may come out as EQ, NE, PREFIX, IS_NOT_NULL or
- * FALSE when the pattern allows. Errors: RINGSCAN_EPARSE with message, -ENOMEM. */
+ * FALSE when the pattern allows. A NULL literal makes the term FALSE (SQL's unknown: no row
+ * passes), except in IN, where NULL entries drop out (FALSE when none is left); NOT IN with a
+ * NULL is FALSE. Errors: RINGSCAN_EPARSE with message, -ENOMEM. */
 int flt_type_term(struct flt_arena **a, const pq_column_desc *d, flt_domain dom, flt_op op,
                   bool icase, const flt_raw_lit *raw, int32_t nraw, flt_term *t, pq_err *e);
 

@@ -504,6 +504,14 @@ int flt_type_term(struct flt_arena **a, const pq_column_desc *d, flt_domain dom,
 {
     assert(a && d && t && nraw >= 0 && nraw <= FLT_MAX_TERMS);
     memset(t, 0, sizeof *t);
+    int32_t nulls = 0, kept = 0; /* NULL literals: a comparison with one is unknown (no row) */
+    for (int32_t k = 0; k < nraw; k++) nulls += raw[k].kind == FLT_LIT_NULL;
+    if (nulls && (op != FLT_OP_IN || nulls == nraw)) return t->op = FLT_OP_FALSE, 0;
+    flt_raw_lit *known = NULL; /* IN: x = NULL never holds, so NULL entries drop out */
+    if (nulls && !(known = flt_arena_alloc(a, (size_t)nraw * sizeof *known))) return -ENOMEM;
+    for (int32_t k = 0; nulls && k < nraw; k++)
+        if (raw[k].kind != FLT_LIT_NULL) known[kept++] = raw[k];
+    if (nulls) raw = known, nraw = kept;
     switch (op) {
     case FLT_OP_IS_NULL:
     case FLT_OP_IS_NOT_NULL:

@@ -187,9 +187,7 @@ static int parse_literal(parser *p, flt_raw_lit *r)
     } else if (kw(p, "TRUE") || kw(p, "FALSE")) {
         r->kind = FLT_LIT_BOOL;
     } else if (kw(p, "NULL")) {
-        return pq_errf(p->b.e, RINGSCAN_EPARSE, p->t.pos,
-                       "comparison with NULL never matches; use IS NULL at character %d",
-                       p->t.pos);
+        r->kind = FLT_LIT_NULL;
     } else if (p->t.type == T_STRING) {
         r->kind = FLT_LIT_STRING;
     } else if (p->t.type == T_NUMBER) {
@@ -590,30 +588,49 @@ static int parse_set(parser *p, bool *neg, flt_raw_lit one[2], flt_raw_lit **raw
     return parse_in_list(p, raw, nraw);
 }
 
+/* extract(part FROM col), at the name extract: year, quarter, month or day of a date. */
+static int call_extract(parser *p, int32_t *col, int32_t *part, bool *year_fn)
+{
+    next(p), next(p); /* extract ( */
+    int32_t upos = p->t.pos;
+    *year_fn = kw(p, "year");
+    *part = flt_part_parse(p->t.s, (size_t)p->t.n);
+    if (p->t.type != T_IDENT || (!*year_fn && !*part))
+        return pq_errf(p->b.e, RINGSCAN_EPARSE, upos, "extract takes year, quarter, month or "
+                       "day at character %d", upos);
+    next(p);
+    if (!kw(p, "FROM")) return expected(p, "FROM");
+    next(p);
+    return parse_column(p, col);
+}
+
 /* fn(col) cmp lit | fn(col) [NOT] BETWEEN lit AND lit | fn(col) [NOT] IN (lit, ...), fn one
- * of year(col) and date_trunc('unit', col), each comparison rewritten into ranges of the
- * column (datefn.c), or month / day / quarter (col), evaluated row by row (flt_atom_part);
- * BETWEEN and IN as the AND / OR of comparisons. */
+ * of year(col), extract(year FROM col) and date_trunc('unit', col), each comparison rewritten
+ * into ranges of the column (datefn.c), or month / day / quarter (col) and their extract
+ * forms, evaluated row by row (flt_atom_part); BETWEEN and IN as the AND / OR of comparisons. */
 static int atom_call(parser *p, bool neg, flt_node **out)
 {
     int32_t pos = p->t.pos, col, part = flt_part_parse(p->t.s, (size_t)p->t.n);
     bool year_fn = kw(p, "year");
     flt_unit unit = FLT_UNIT_YEAR;
-    next(p), next(p); /* the name, '(' */
-    if (!year_fn && !part) { /* date_trunc */
-        int32_t upos = p->t.pos;
-        flt_raw_lit u;
-        if (p->t.type != T_STRING) return expected(p, "quoted unit ('year', 'month', ...)");
-        int rc = parse_literal(p, &u);
-        if (rc) return rc;
-        if (flt_unit_parse(u.text, &unit))
-            return pq_errf(p->b.e, RINGSCAN_EPARSE, upos, "unknown date_trunc unit '%s' (year, "
-                           "quarter, month, day) at character %d", u.text, upos);
-        if (p->t.type != T_COMMA) return expected(p, "','");
-        next(p);
+    int rc;
+    if (kw(p, "extract")) {
+        if ((rc = call_extract(p, &col, &part, &year_fn))) return rc;
+    } else {
+        next(p), next(p); /* the name, '(' */
+        if (!year_fn && !part) { /* date_trunc */
+            int32_t upos = p->t.pos;
+            flt_raw_lit u;
+            if (p->t.type != T_STRING) return expected(p, "quoted unit ('year', 'month', ...)");
+            if ((rc = parse_literal(p, &u))) return rc;
+            if (flt_unit_parse(u.text, &unit))
+                return pq_errf(p->b.e, RINGSCAN_EPARSE, upos, "unknown date_trunc unit '%s' "
+                               "(year, quarter, month, day) at character %d", u.text, upos);
+            if (p->t.type != T_COMMA) return expected(p, "','");
+            next(p);
+        }
+        if ((rc = parse_column(p, &col))) return rc;
     }
-    int rc = parse_column(p, &col);
-    if (rc) return rc;
     if (p->t.type != T_RPAREN) return expected(p, "')'");
     next(p);
     if (p->t.type >= T_EQ && p->t.type <= T_GE) {
@@ -638,7 +655,7 @@ static int parse_atom(parser *p, bool neg, flt_node **out)
 {
     if (kw(p, "starts_with")) return atom_starts_with(p, neg, out);
     if (at_call(p, "year") || at_call(p, "date_trunc") || at_call(p, "month") ||
-        at_call(p, "day") || at_call(p, "quarter"))
+        at_call(p, "day") || at_call(p, "quarter") || at_call(p, "extract"))
         return atom_call(p, neg, out);
     if (value_ahead(p)) return atom_values(p, neg, out);
     if (at_literal(p)) return atom_lit_first(p, neg, out);

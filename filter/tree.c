@@ -90,8 +90,8 @@ static bool plain_int(pq_logical l)
 
 /* How two columns compare: the same class of values (integers of any width and sign but
  * UINT64 with UINT64 only, decimals of one scale, dates, timestamps or times of one unit,
- * floats, strings, booleans); 0 or an error naming both columns' types. */
-static int comparable(flt_build *bd, int32_t a, int32_t b, int32_t pos)
+ * floats, strings, booleans), compared value against value by the kernels. */
+bool flt_cols_comparable(const flt_build *bd, int32_t a, int32_t b)
 {
     const pq_column_desc *x = &bd->cols[a], *y = &bd->cols[b];
     flt_domain dx = FLT_DOM_INT96, dy = FLT_DOM_INT96; /* no domain: refused below */
@@ -103,18 +103,25 @@ static int comparable(flt_build *bd, int32_t a, int32_t b, int32_t pos)
     bool plain = intx && inty && plain_int(x->logical) && plain_int(y->logical);
     ok = ok && (x->logical == y->logical || plain);
     if (ok && x->logical == PQ_LOGICAL_DECIMAL) ok = x->decimal_scale == y->decimal_scale;
-    if (!ok)
-        return pq_errf(bd->e, RINGSCAN_EPARSE, pos,
-                       "cannot compare %s column '%s' with %s column '%s' (not supported yet) at "
-                       "character %d", type_name(x), x->name, type_name(y), y->name, pos);
-    return 0;
+    return ok;
 }
 
 /* col op col2: an flt_atom of two columns (term.op only). */
 int flt_atom_two(flt_build *bd, int32_t col, int32_t col2, int32_t pos, flt_op op, flt_node **out)
 {
-    int rc = comparable(bd, col, col2, pos);
-    if (rc) return rc;
+    if (!flt_cols_comparable(bd, col, col2)) { /* other kinds: as value expressions (vexpr.h) */
+        flt_vnode *a, *b;
+        int rc = flt_v_column(bd, col, pos, &a);
+        if (rc == 0) rc = flt_v_column(bd, col2, pos, &b);
+        if (rc == -ENOMEM) return rc;
+        if (rc || !flt_v_comparable(&a->t, &b->t)) {
+            const pq_column_desc *x = &bd->cols[col], *y = &bd->cols[col2];
+            return pq_errf(bd->e, RINGSCAN_EPARSE, pos, "cannot compare %s column '%s' with %s "
+                           "column '%s' at character %d", type_name(x), x->name, type_name(y),
+                           y->name, pos);
+        }
+        return flt_atom_values(bd, pos, op, a, b, out);
+    }
     flt_node *x = flt_node_new(bd, FLT_N_ATOM, 0);
     if (!x) return -ENOMEM;
     x->column = col, x->column2 = col2, x->two = true, x->pos = pos;
@@ -324,6 +331,9 @@ int flt_atom_between(flt_build *bd, int32_t col, int32_t pos, bool neg, const fl
 int flt_atom_distinct(flt_build *bd, int32_t col, int32_t pos, bool distinct,
                       const flt_raw_lit *r, flt_node **out)
 {
+    if (r->kind == FLT_LIT_NULL) /* null is a value here: x IS [NOT] DISTINCT FROM NULL */
+        return flt_atom(bd, col, pos, distinct ? FLT_OP_IS_NOT_NULL : FLT_OP_IS_NULL, false, NULL,
+                        0, out);
     if (!distinct) return flt_atom(bd, col, pos, FLT_OP_EQ, false, r, 1, out);
     flt_node *a, *b; /* null is a value here: x != v OR x IS NULL */
     int rc;

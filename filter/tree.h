@@ -50,8 +50,13 @@ flt_op flt_mirrored(flt_op op);
 /* *out = the typed atom `cols[col] op raw[0..nraw)` (flt_type_term); pos for messages. */
 int flt_atom(flt_build *bd, int32_t col, int32_t pos, flt_op op, bool icase,
              const flt_raw_lit *raw, int32_t nraw, flt_node **out);
-/* *out = the atom `cols[col] op cols[col2]` after checking the two compare (refused with
- * RINGSCAN_EPARSE naming both types otherwise). */
+/* Whether cols[a] and cols[b] are of one class of values (integers of any width but UINT64
+ * with UINT64 only, decimals of one scale, one date/time type and unit, floats, strings,
+ * booleans): the kernels compare them directly. */
+bool flt_cols_comparable(const flt_build *bd, int32_t a, int32_t b);
+/* *out = the atom `cols[col] op cols[col2]`: of one class (flt_cols_comparable), or else
+ * numbers of different kinds or a date with a timestamp as value expressions (vexpr.h);
+ * refused with RINGSCAN_EPARSE naming both types otherwise. */
 int flt_atom_two(flt_build *bd, int32_t col, int32_t col2, int32_t pos, flt_op op,
                  flt_node **out);
 /* *out = `part(cols[col]) op lit` (month / day / quarter of a DATE or TIMESTAMP column; lit a

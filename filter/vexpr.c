@@ -34,6 +34,7 @@ void flt_vtype_name(const flt_vtype *t, char *buf, size_t cap)
     case FLT_VK_DOUBLE: snprintf(buf, cap, "DOUBLE"); return;
     case FLT_VK_DATE: snprintf(buf, cap, "DATE"); return;
     case FLT_VK_TEXT: snprintf(buf, cap, "a string or boolean literal"); return;
+    case FLT_VK_NULL: snprintf(buf, cap, "NULL"); return;
     default: snprintf(buf, cap, t->scale == 6 ? "TIMESTAMP" : "TIMESTAMP_%s",
                       t->scale == 3 ? "MS" : "NS");
     }
@@ -83,6 +84,13 @@ static bool column_type(const pq_column_desc *d, flt_vtype *t)
 }
 
 static bool numeric(const flt_vtype *t) { return t->kind <= FLT_VK_DOUBLE; }
+
+bool flt_v_comparable(const flt_vtype *a, const flt_vtype *b)
+{
+    bool ta = a->kind == FLT_VK_DATE || a->kind == FLT_VK_TS;
+    bool tb = b->kind == FLT_VK_DATE || b->kind == FLT_VK_TS;
+    return (numeric(a) && numeric(b)) || (ta && tb);
+}
 
 /* Digits of an integer type as a decimal (DuckDB: 3, 5, 10, 19; unsigned 64: 20). */
 static int32_t int_digits(const flt_vtype *t)
@@ -206,6 +214,7 @@ int flt_v_literal(flt_build *bd, const flt_raw_lit *r, flt_vnode **out)
     switch (r->kind) {
     case FLT_LIT_NUMBER: return number_lit(bd, r, x);
     case FLT_LIT_STRING: return x->t.kind = FLT_VK_TEXT, 0; /* typed where it is compared */
+    case FLT_LIT_NULL: return x->t.kind = FLT_VK_NULL, 0;
     case FLT_LIT_DATE:
         if (flt_timestamp_parse(r->text, true, &ns)) {
             x->t.kind = FLT_VK_DATE, x->k = ns / ((__int128)V_DAY_S * 1000000000);
@@ -261,6 +270,11 @@ int flt_v_binary(flt_build *bd, flt_vop op, int32_t pos, flt_vnode *a, flt_vnode
     assert(op >= FLT_V_ADD && op <= FLT_V_DIV);
     flt_vnode *x = vnew(bd, op, pos);
     if (!x) return -ENOMEM;
+    if (a->t.kind == FLT_VK_NULL || b->t.kind == FLT_VK_NULL) { /* NULL op x is NULL */
+        x->op = FLT_V_CONST, x->t.kind = FLT_VK_NULL; /* a, b kept: the columns it names */
+        x->a = a, x->b = b;
+        return *out = x, 0;
+    }
     if (!result_type(op, a, b, &x->t)) {
         char ta[32], tb[32];
         flt_vtype_name(&a->t, ta, sizeof ta), flt_vtype_name(&b->t, tb, sizeof tb);
@@ -273,6 +287,7 @@ int flt_v_binary(flt_build *bd, flt_vop op, int32_t pos, flt_vnode *a, flt_vnode
 
 int flt_v_neg(flt_build *bd, int32_t pos, flt_vnode *a, flt_vnode **out)
 {
+    if (a->t.kind == FLT_VK_NULL) return *out = a, 0;
     if (!numeric(&a->t)) return verr(bd, pos, "cannot negate a date or time");
     flt_vnode *x = vnew(bd, FLT_V_NEG, pos);
     if (!x) return -ENOMEM;
@@ -317,6 +332,7 @@ int flt_v_cast(flt_build *bd, int32_t pos, flt_vnode *a, const char *type, flt_v
     if (!x) return -ENOMEM;
     if (type_parse(type, &x->t))
         return verr(bd, pos, "CAST to unknown or unsupported type '%s'", type);
+    if (a->t.kind == FLT_VK_NULL) return *out = a, 0;
     if (numeric(&a->t) != numeric(&x->t) || a->t.kind == FLT_VK_TEXT) {
         char ta[32];
         flt_vtype_name(&a->t, ta, sizeof ta);
@@ -405,9 +421,12 @@ int flt_atom_values(flt_build *bd, int32_t pos, flt_op op, flt_vnode *l, flt_vno
     if (count_nodes(l) > FLT_V_MAX_NODES || count_nodes(r) > FLT_V_MAX_NODES)
         return pq_errf(bd->e, RINGSCAN_ELIMIT, pos, "an expression of more than %d operations "
                        "at character %d", FLT_V_MAX_NODES, pos);
-    if (l->op == FLT_V_CONST && r->op == FLT_V_CONST)
-        return verr(bd, pos, "a comparison of two constants (name a column)");
-    if (l->op == FLT_V_COL && r->op == FLT_V_COL) return flt_atom_two(bd, l->col, r->col, pos, op, out);
+    int32_t col = first_col(l) >= 0 ? first_col(l) : first_col(r);
+    if (col < 0) return verr(bd, pos, "a comparison of two constants (name a column)");
+    if (l->t.kind == FLT_VK_NULL || r->t.kind == FLT_VK_NULL) /* unknown for every row */
+        return flt_atom(bd, col, pos, FLT_OP_FALSE, false, NULL, 0, out);
+    if (l->op == FLT_V_COL && r->op == FLT_V_COL && flt_cols_comparable(bd, l->col, r->col))
+        return flt_atom_two(bd, l->col, r->col, pos, op, out);
     if (r->op == FLT_V_COL && l->op == FLT_V_CONST) {
         flt_vnode *t = l;
         l = r, r = t, op = flt_mirrored(op);
@@ -421,15 +440,14 @@ int flt_atom_values(flt_build *bd, int32_t pos, flt_op op, flt_vnode *l, flt_vno
     if ((rc = text_as_time(bd, l, r)) || (rc = text_as_time(bd, r, l)) ||
         (rc = date_as_ts(bd, &l, r)) || (rc = date_as_ts(bd, &r, l)))
         return rc;
-    if (numeric(&l->t) != numeric(&r->t)) {
+    if (!flt_v_comparable(&l->t, &r->t)) {
         char ta[32], tb[32];
         flt_vtype_name(&l->t, ta, sizeof ta), flt_vtype_name(&r->t, tb, sizeof tb);
         return verr(bd, pos, "cannot compare %s with %s", ta, tb);
     }
     flt_node *x = flt_node_new(bd, FLT_N_ATOM, 0);
     if (!x) return -ENOMEM;
-    x->column = first_col(l) >= 0 ? first_col(l) : first_col(r);
-    assert(x->column >= 0);
+    x->column = col;
     x->two = true, x->pos = pos, x->vl = l, x->vr = r;
     x->term.op = op;
     *out = x;

@@ -58,6 +58,7 @@ typedef enum flt_vkind {
     FLT_VK_DATE,   /* days since 1970-01-01 */
     FLT_VK_TS,     /* scale = 3 (ms), 6 (us) or 9 (ns) digits of a second, UTC */
     FLT_VK_TEXT,   /* a string or boolean literal: typed only where it meets a column */
+    FLT_VK_NULL,   /* the NULL literal, and any operation on it: comparisons are unknown */
 } flt_vkind;
 
 typedef struct flt_vtype {
@@ -106,6 +107,10 @@ int flt_v_cast(flt_build *bd, int32_t pos, flt_vnode *a, const char *type, flt_v
  * value expressions (multi.c). Refused: no column on either side, incomparable types. */
 int flt_atom_values(flt_build *bd, int32_t pos, flt_op op, flt_vnode *l, flt_vnode *r,
                     flt_node **out);
+
+/* Whether values of types a and b compare: numbers with numbers, dates and timestamps with
+ * each other. */
+bool flt_v_comparable(const flt_vtype *a, const flt_vtype *b);
 
 /* A copy of x (arena) with each column's slot its index in cols[0..*ncols), appended when
  * new (cols has room for every column x reads); NULL on ENOMEM. */
