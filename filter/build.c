@@ -12,13 +12,15 @@
 #include <string.h>
 
 #include "filter/tree.h"
+#include "filter/vexpr.h"
 
 const char *flt_top_name(flt_top op)
 {
     static const char *n[] = {"column", "literal", "AND", "OR", "NOT", "=", "!=", "<", "<=",
                               ">", ">=", "BETWEEN", "IN", "IS NULL", "IS NOT NULL",
                               "IS DISTINCT FROM", "IS NOT DISTINCT FROM", "LIKE", "ILIKE",
-                              "starts_with", "year", "date_trunc", "month", "day", "quarter"};
+                              "starts_with", "year", "date_trunc", "month", "day", "quarter", "+", "-",
+                              "*", "/", "negate", "CAST"};
     return (unsigned)op < sizeof n / sizeof *n ? n[op] : "?";
 }
 
@@ -94,6 +96,68 @@ static int lits_of(flt_build *bd, const flt_tnode *x, int32_t from, flt_raw_lit 
 
 static int walk(flt_build *bd, const flt_tnode *x, bool neg, int depth, flt_node **out);
 
+/* An operator of value expressions (arithmetic, CAST). */
+static bool is_value_op(const flt_tnode *x) { return x && x->op >= FLT_T_ADD && x->op <= FLT_T_CAST; }
+
+/* A column, literal, arithmetic or CAST operand as a value expression (vexpr.h). */
+static int value_of(flt_build *bd, const flt_tnode *x, int depth, flt_vnode **out)
+{
+    int32_t col;
+    flt_vnode *a, *b;
+    if (!x) return pq_errf(bd->e, RINGSCAN_EPARSE, -1, "filter tree: an operand is missing");
+    if (depth > FLT_MAX_DEPTH)
+        return pq_errf(bd->e, RINGSCAN_ELIMIT, -1, "filter tree nested deeper than %d",
+                       FLT_MAX_DEPTH);
+    if (is_lit(x)) return flt_v_literal(bd, x->lit, out);
+    if (x->op == FLT_T_COLUMN) {
+        int rc = column_of(bd, x, x, &col);
+        return rc ? rc : flt_v_column(bd, col, 0, out);
+    }
+    if (!is_value_op(x)) return bad(bd, x, "is not a value here (a column, literal, "
+                                   "arithmetic or CAST)");
+    bool unary = x->op == FLT_T_NEG;
+    if (x->nargs != (unary ? 1 : 2)) return bad(bd, x, unary ? "takes one operand" : "takes two operands");
+    if (x->op == FLT_T_CAST) {
+        if (!is_lit(x->args[1]) || x->args[1]->lit->kind != FLT_LIT_STRING)
+            return bad(bd, x, "takes an operand and a type name string");
+        int rc = value_of(bd, x->args[0], depth + 1, &a);
+        return rc ? rc : flt_v_cast(bd, 0, a, x->args[1]->lit->text, out);
+    }
+    int rc = value_of(bd, x->args[0], depth + 1, &a);
+    if (rc || unary) return rc ? rc : flt_v_neg(bd, 0, a, out);
+    if ((rc = value_of(bd, x->args[1], depth + 1, &b))) return rc;
+    static const flt_vop ops[] = {FLT_V_ADD, FLT_V_SUB, FLT_V_MUL, FLT_V_DIV};
+    return flt_v_binary(bd, ops[x->op - FLT_T_ADD], 0, a, b, out);
+}
+
+/* x op y (op EQ..GE) where either is arithmetic or CAST. */
+static int value_cmp(flt_build *bd, flt_op op, const flt_tnode *x, const flt_tnode *y,
+                     flt_node **out)
+{
+    flt_vnode *l, *r;
+    int rc = value_of(bd, x, 0, &l);
+    if (rc == 0) rc = value_of(bd, y, 0, &r);
+    return rc ? rc : flt_atom_values(bd, 0, op, l, r, out);
+}
+
+/* x [NOT] BETWEEN lo AND hi or x [NOT] IN (...) where x or an operand is arithmetic or CAST:
+ * the AND / OR of comparisons (as the parser's atom_values). */
+static int value_set(flt_build *bd, const flt_tnode *x, bool neg, flt_node **out)
+{
+    bool in = x->op == FLT_T_IN;
+    int32_t n = x->nargs - 1;
+    flt_node *j = flt_node_new(bd, in == neg ? FLT_N_AND : FLT_N_OR, n);
+    if (!j) return -ENOMEM;
+    for (int32_t i = 0; i < n; i++) {
+        flt_op op = in ? (neg ? FLT_OP_NE : FLT_OP_EQ)
+                       : i == 0 ? (neg ? FLT_OP_LT : FLT_OP_GE) : (neg ? FLT_OP_GT : FLT_OP_LE);
+        int rc = value_cmp(bd, op, x->args[0], x->args[1 + i], &j->kids[i]);
+        if (rc) return rc;
+    }
+    *out = j;
+    return 0;
+}
+
 static int junction(flt_build *bd, const flt_tnode *x, bool neg, int depth, flt_node **out)
 {
     if (x->nargs < 1 || x->nargs > FLT_MAX_TERMS) return bad(bd, x, "needs 1 to 4096 operands");
@@ -108,8 +172,8 @@ static int junction(flt_build *bd, const flt_tnode *x, bool neg, int depth, flt_
     return 0;
 }
 
-/* a op b: column with literal (either side), two columns, or year()/date_trunc() with a
- * literal. */
+/* a op b: column with literal (either side), two columns, year()/date_trunc() with a
+ * literal, or value expressions (arithmetic, CAST). */
 static int comparison(flt_build *bd, const flt_tnode *x, bool neg, flt_node **out)
 {
     if (x->nargs != 2 || !x->args[0] || !x->args[1]) return bad(bd, x, "takes two operands");
@@ -117,6 +181,7 @@ static int comparison(flt_build *bd, const flt_tnode *x, bool neg, flt_node **ou
     const flt_tnode *a = x->args[0], *b = x->args[1];
     if (is_lit(a) && !is_lit(b)) a = x->args[1], b = x->args[0], op = flt_mirrored(op);
     if (neg) op = flt_complement(op);
+    if (is_value_op(a) || is_value_op(b)) return value_cmp(bd, op, a, b, out);
     int32_t col, col2;
     flt_unit unit;
     int rc;
@@ -144,6 +209,12 @@ static int set_test(flt_build *bd, const flt_tnode *x, bool neg, flt_node **out)
     bool in = x->op == FLT_T_IN;
     if (x->nargs < 2 || !x->args[0] || (!in && x->nargs != 3))
         return bad(bd, x, in ? "takes an operand and literals" : "takes an operand, low, high");
+    bool values = false;
+    for (int32_t i = 0; i < x->nargs; i++) values = values || is_value_op(x->args[i]);
+    if (values) {
+        if (x->nargs - 1 > FLT_V_MAX_NODES) return bad(bd, x, "takes at most 64 expressions");
+        return value_set(bd, x, neg, out);
+    }
     flt_raw_lit *r;
     int32_t col;
     flt_unit unit;

@@ -207,8 +207,12 @@ dbl:
 int flt_v_literal(flt_build *bd, const flt_raw_lit *r, flt_vnode **out)
 {
     flt_vnode *x = vnew(bd, FLT_V_CONST, r->pos);
-    if (!x) return -ENOMEM;
-    x->raw = r;
+    flt_raw_lit *kept = flt_arena_alloc(bd->arena, sizeof *kept); /* the tree's may go first */
+    char *text = flt_arena_alloc(bd->arena, (size_t)r->len + 1);
+    if (!x || !kept || !text) return -ENOMEM;
+    memcpy(text, r->text, (size_t)r->len);
+    *kept = *r, kept->text = text;
+    x->raw = r = kept;
     *out = x;
     __int128 ns;
     switch (r->kind) {
@@ -226,7 +230,7 @@ int flt_v_literal(flt_build *bd, const flt_raw_lit *r, flt_vnode **out)
             x->t = (flt_vtype){FLT_VK_TS, 0, 9, false}, x->k = ns;
             return 0;
         }
-        return verr(bd, r->pos, "bad %s '%s'", r->kind == FLT_LIT_DATE ? "date" : "timestamp",
+        return verr(bd, r->pos, "invalid %s '%s'", r->kind == FLT_LIT_DATE ? "date" : "timestamp",
                     r->text);
     default: x->t.kind = FLT_VK_TEXT; return 0;
     }
@@ -361,10 +365,10 @@ static int const_text(flt_build *bd, const flt_vnode *c, flt_raw_lit *r)
     if (v_is_float(&c->t)) {
         snprintf(buf, sizeof buf, "%.17g", c->kf);
     } else if (c->t.kind == FLT_VK_DATE || c->t.kind == FLT_VK_TS) {
-        __int128 per_day = (__int128)V_DAY_S * v_pow10(v_scale(&c->t));
+        __int128 per_day = c->t.kind == FLT_VK_DATE ? 1 : (__int128)V_DAY_S * v_pow10(v_scale(&c->t));
         __int128 days = v / per_day - (v % per_day < 0), rest = v - days * per_day;
         flt_civil_from_days((int64_t)days, &y, &m, &d);
-        __int128 unit = v_pow10(v_scale(&c->t)), sec = rest / unit;
+        __int128 unit = v_pow10(v_scale(&c->t)), sec = c->t.kind == FLT_VK_DATE ? 0 : rest / unit;
         snprintf(buf, sizeof buf, "%04" PRId64 "-%02" PRId64 "-%02" PRId64 " %02d:%02d:%02d.%0*lld",
                  y, m, d, (int)(sec / 3600), (int)(sec / 60 % 60), (int)(sec % 60),
                  (int)(v_scale(&c->t) ? v_scale(&c->t) : 1), (long long)(rest % unit));
@@ -399,6 +403,10 @@ static int text_as_time(flt_build *bd, flt_vnode *x, const flt_vnode *other)
     if (numeric(&other->t) || other->t.kind == FLT_VK_TEXT ||
         !flt_timestamp_parse(r->text, false, &ns))
         return verr(bd, r->pos, "cannot compare '%s' with a numeric expression", r->text);
+    if (other->t.kind == FLT_VK_DATE && flt_timestamp_parse(r->text, true, &ns)) { /* a date */
+        x->t = (flt_vtype){FLT_VK_DATE, 0, 0, false}, x->k = ns / ((__int128)V_DAY_S * 1000000000);
+        return 0;
+    }
     x->t = (flt_vtype){FLT_VK_TS, 0, 9, false}, x->k = ns;
     return 0;
 }

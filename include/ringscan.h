@@ -259,16 +259,19 @@ typedef enum ringscan_expr_op {
     RINGSCAN_EXPR_OR,                   /* (a, b, ...) */
     RINGSCAN_EXPR_NOT,                  /* (a) */
     RINGSCAN_EXPR_EQ,                   /* (x, y): a column and a literal (either side), two
-                                           columns of one kind, or year() / date_trunc()
-                                           and a literal; a null operand makes it unknown */
+                                           columns, year() / date_trunc() and a literal, or
+                                           value expressions (ADD .. CAST below); a null
+                                           operand makes it unknown */
     RINGSCAN_EXPR_NE,
     RINGSCAN_EXPR_LT,
     RINGSCAN_EXPR_LE,
     RINGSCAN_EXPR_GT,
     RINGSCAN_EXPR_GE,
     RINGSCAN_EXPR_BETWEEN,              /* (x, low, high): inclusive; x a column or a date
-                                           function, low and high literals */
-    RINGSCAN_EXPR_IN,                   /* (x, literal, ...): 1 to 4096 literals */
+                                           function, low and high literals; or any of them
+                                           value expressions */
+    RINGSCAN_EXPR_IN,                   /* (x, literal, ...): 1 to 4096 literals (64 when
+                                           any operand is a value expression) */
     RINGSCAN_EXPR_IS_NULL,              /* (column) */
     RINGSCAN_EXPR_IS_NOT_NULL,          /* (column) */
     RINGSCAN_EXPR_IS_DISTINCT_FROM,     /* (column, literal): null is a value */
@@ -283,6 +286,23 @@ typedef enum ringscan_expr_op {
     RINGSCAN_EXPR_MONTH,                /* (column): 1..12, as an operand like YEAR */
     RINGSCAN_EXPR_DAY,                  /* (column): the day of the month */
     RINGSCAN_EXPR_QUARTER,              /* (column): 1..4 */
+    /* Value expressions, operands of a comparison, BETWEEN or IN. Types follow DuckDB:
+     * integers keep their width, decimals their precision and scale (+ -: the larger scale;
+     * *: the scales added), FLOAT or DOUBLE with any floating operand; / divides in
+     * floating point (x / 0 is infinite or NaN). Exact arithmetic is carried out in 128 bits
+     * and fails only past 38 digits ("out of range" when the scan evaluates it). DATE - DATE
+     * is the days between them, DATE +- an integer a date. A constant division by zero is
+     * refused when the tree is typed. */
+    RINGSCAN_EXPR_ADD,                  /* (x, y) */
+    RINGSCAN_EXPR_SUB,                  /* (x, y) */
+    RINGSCAN_EXPR_MUL,                  /* (x, y) */
+    RINGSCAN_EXPR_DIV,                  /* (x, y) */
+    RINGSCAN_EXPR_NEG,                  /* (x): -x */
+    RINGSCAN_EXPR_CAST,                 /* (x, type string): "INTEGER", "BIGINT", "DECIMAL(p,s)",
+                                           "DOUBLE", "FLOAT", "DATE", "TIMESTAMP", ... Into
+                                           an integer or decimal it rounds half away from
+                                           zero (from a DOUBLE into an integer: half to even);
+                                           a value that does not fit is an error */
 } ringscan_expr_op;
 
 ringscan_expr *ringscan_expr_column(const char *name);
@@ -291,6 +311,7 @@ ringscan_expr *ringscan_expr_double(double v);     /* not NaN or infinite (refus
 ringscan_expr *ringscan_expr_decimal(const char *text); /* exact, e.g. "0.055", "-12", "1e3" */
 ringscan_expr *ringscan_expr_string(const char *s, size_t len);
 ringscan_expr *ringscan_expr_bool(bool v);
+ringscan_expr *ringscan_expr_null(void);           /* SQL NULL: a comparison with it is unknown */
 ringscan_expr *ringscan_expr_date(int32_t days);   /* days since 1970-01-01 */
 ringscan_expr *ringscan_expr_timestamp_us(int64_t us); /* microseconds since 1970-01-01 UTC */
 /* op applied to args[0..nargs) (owned by the result from here, even when it returns NULL).

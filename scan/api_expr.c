@@ -84,6 +84,11 @@ ringscan_expr *ringscan_expr_string(const char *s, size_t len)
     return s && len < FLT_MAX_TEXT ? leaf(FLT_T_LITERAL, FLT_LIT_STRING, s, len) : NULL;
 }
 
+ringscan_expr *ringscan_expr_null(void)
+{
+    return textual(FLT_LIT_NULL, "NULL");
+}
+
 ringscan_expr *ringscan_expr_bool(bool v)
 {
     return textual(FLT_LIT_BOOL, v ? "TRUE" : "FALSE");
@@ -110,7 +115,8 @@ ringscan_expr *ringscan_expr_timestamp_us(int64_t us)
     return textual(FLT_LIT_TIMESTAMP, buf);
 }
 
-_Static_assert(FLT_T_QUARTER - FLT_T_AND == RINGSCAN_EXPR_QUARTER - RINGSCAN_EXPR_AND &&
+_Static_assert(FLT_T_CAST - FLT_T_AND == RINGSCAN_EXPR_CAST - RINGSCAN_EXPR_AND &&
+                   FLT_T_QUARTER - FLT_T_AND == RINGSCAN_EXPR_QUARTER - RINGSCAN_EXPR_AND &&
                    FLT_T_DATE_TRUNC - FLT_T_AND == RINGSCAN_EXPR_DATE_TRUNC - RINGSCAN_EXPR_AND &&
                    FLT_T_IN - FLT_T_AND == RINGSCAN_EXPR_IN - RINGSCAN_EXPR_AND &&
                    FLT_T_EQ - FLT_T_AND == RINGSCAN_EXPR_EQ - RINGSCAN_EXPR_AND,
@@ -119,7 +125,7 @@ _Static_assert(FLT_T_QUARTER - FLT_T_AND == RINGSCAN_EXPR_QUARTER - RINGSCAN_EXP
 /* The internal operator of a public one; -1 when out of range. */
 static int top_of(ringscan_expr_op op)
 {
-    return op >= RINGSCAN_EXPR_AND && op <= RINGSCAN_EXPR_QUARTER
+    return op >= RINGSCAN_EXPR_AND && op <= RINGSCAN_EXPR_CAST
                ? FLT_T_AND + (int)(op - RINGSCAN_EXPR_AND)
                : -1;
 }

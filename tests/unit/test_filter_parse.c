@@ -205,15 +205,12 @@ static void errors(void)
     parse_err("l_linenumber > 5 AND", "expected column name at character 21", 21);
     parse_err("l_linenumber > 5 l_orderkey", "expected AND, OR or end of input at character 18",
               18);
-    parse_err("l_linenumber > f",
-              "cannot compare INT32 column 'l_linenumber' with FLOAT column 'f' (not supported "
-              "yet) at character 1", 1);
-    parse_err("l_discount = l_orderkey",
-              "cannot compare DECIMAL column 'l_discount' with INT64 column 'l_orderkey' (not "
-              "supported yet) at character 1", 1);
-    parse_err("u64 < l_orderkey",
-              "cannot compare UINT64 column 'u64' with INT64 column 'l_orderkey' (not supported "
-              "yet) at character 1", 1);
+    parse_err("l_shipdate > l_orderkey",
+              "cannot compare DATE column 'l_shipdate' with INT64 column 'l_orderkey' at "
+              "character 1", 1);
+    parse_err("flag = l_linenumber",
+              "cannot compare BOOLEAN column 'flag' with INT32 column 'l_linenumber' at "
+              "character 1", 1);
     parse_err("l_comment LIKE 'ab!' ESCAPE '!'",
               "LIKE pattern ends with its escape character at character 16", 16);
     parse_err("l_comment LIKE 'ab' ESCAPE '!!'", "ESCAPE takes one character at character 28", 28);
@@ -232,8 +229,6 @@ static void errors(void)
               "literal '18446744073709551616' is out of range for column 'u64' at character 7", 7);
     parse_err("i96 < TIMESTAMP '2000-01-01'",
               "INT96 column 'i96' supports only =, !=, IN and IS [NOT] NULL", 7);
-    parse_err("l_linenumber = NULL",
-              "comparison with NULL never matches; use IS NULL at character 16", 16);
     parse_err("l_linenumber IS 5", "expected NULL or DISTINCT FROM at character 17", 17);
     parse_err("l_linenumber IN (1, 2", "expected ',' or ')' at character 22", 22);
     parse_err("l_linenumber = 1 # 2", "expected AND, OR or end of input at character 18", 18);
@@ -295,6 +290,16 @@ static void boolean_language(void)
     expect_pred(&ex->preds[0], 2, 1, OPS(FLT_OP_GE), VALS(6));
     expect_pred(&ex->preds[1], 1, 1, OPS(FLT_OP_GT), VALS(5));
     expect_pred(&ex->preds[2], 1, 1, OPS(FLT_OP_LE), VALS(7));
+    flt_expr_free(ex);
+    /* NULL literals: unknown, so FALSE; NULL entries drop out of IN; NOT IN with one: FALSE */
+    ex = parse_ok("l_linenumber = NULL AND NOT l_linenumber <> NULL AND l_linenumber IN (NULL, 2) "
+                  "AND l_orderkey NOT IN (1, NULL) AND l_orderkey IS DISTINCT FROM NULL");
+    CHECK_EQ_I64(ex->npreds, 5);
+    expect_pred(&ex->preds[0], 1, 1, OPS(FLT_OP_FALSE), NULL);
+    expect_pred(&ex->preds[1], 1, 1, OPS(FLT_OP_FALSE), NULL);
+    expect_pred(&ex->preds[2], 1, 1, OPS(FLT_OP_IN), VALS(2));
+    expect_pred(&ex->preds[3], 0, 1, OPS(FLT_OP_FALSE), NULL);
+    expect_pred(&ex->preds[4], 0, 1, OPS(FLT_OP_IS_NOT_NULL), NULL);
     flt_expr_free(ex);
     ex = parse_ok("l_discount NOT IN (0.055)"); /* no value equals it: every non-null passes */
     expect_pred(&ex->preds[0], 2, 1, OPS(FLT_OP_IS_NOT_NULL), NULL);

@@ -635,6 +635,16 @@ static void test_filter_expr(void)
          CALL(OR, CALL(LE, COL("d"), ringscan_expr_decimal("0")),
               CALL(NOT, CALL(IN, COL("i32"), INT(1), INT(2), INT(3))),
               CALL(EQ, COL("b"), ringscan_expr_bool(true)))},
+        {"i32 * 2 + 1 > id / 10", CALL(GT, CALL(ADD, CALL(MUL, COL("i32"), INT(2)), INT(1)),
+                                         CALL(DIV, COL("id"), INT(10)))},
+        {"-(id - 50) BETWEEN -100 AND CAST(d AS INTEGER)",
+         CALL(BETWEEN, CALL(NEG, CALL(SUB, COL("id"), INT(50))), INT(-100),
+              CALL(CAST, COL("d"), ringscan_expr_string("INTEGER", 7)))},
+        {"id * 1.5 IN (30, 45.0, 151.5) OR i32 = NULL",
+         CALL(OR, CALL(IN, CALL(MUL, COL("id"), ringscan_expr_decimal("1.5")), INT(30),
+                       ringscan_expr_decimal("45.0"), ringscan_expr_decimal("151.5")),
+              CALL(EQ, COL("i32"), ringscan_expr_null()))},
+        {"i32 < d", CALL(LT, COL("i32"), COL("d"))},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         CHECK(cases[i].tree != NULL);
@@ -656,6 +666,14 @@ static void test_filter_expr(void)
          "filter_expr: invalid number 'inf'"},
         {CALL(IS_NULL, INT(1)), "filter_expr: IS NULL: expected a column operand"},
         {CALL(YEAR, COL("dt")), "filter_expr: year is not a boolean expression here"},
+        {CALL(GT, COL("id"), CALL(DIV, INT(1), INT(0))), "filter_expr: division by zero"},
+        {CALL(GT, CALL(ADD, COL("s"), INT(1)), INT(0)),
+         "filter_expr: column 's' (STRING) takes no arithmetic or CAST"},
+        {CALL(GT, CALL(CAST, COL("id"), ringscan_expr_string("TEXT", 4)), INT(0)),
+         "filter_expr: CAST to unknown or unsupported type 'TEXT'"},
+        {CALL(GT, CALL(CAST, COL("id"), INT(3)), INT(0)),
+         "filter_expr: CAST: takes an operand and a type name string"},
+        {CALL(GT, CALL(NEG, COL("id"), INT(3)), INT(0)), "filter_expr: negate: takes one operand"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         CHECK(filtered_rows(f, NULL, bad[i].tree, &err) == -1 && err.status == RINGSCAN_EPARSE);
@@ -671,7 +689,7 @@ static void test_filter_expr(void)
     ringscan_expr_free(t);
     /* a NULL operand (an allocation that failed) makes the whole call NULL */
     CHECK(CALL(AND, COL("id"), NULL) == NULL);
-    CHECK(ringscan_expr_call(RINGSCAN_EXPR_QUARTER + 1, 0, NULL) == NULL);
+    CHECK(ringscan_expr_call(RINGSCAN_EXPR_CAST + 1, 0, NULL) == NULL);
     ringscan_close(f);
 }
 

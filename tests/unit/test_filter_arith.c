@@ -1,0 +1,354 @@
+/* tests for filter/vexpr.c and filter/vexpr_eval.c: arithmetic and CAST in filters: the types
+ * DuckDB gives, constant folding onto the literal path, the normal form printed back, exact
+ * rows on vectors with nulls, NaN and infinities (128-bit exact arithmetic past int64, DuckDB's
+ * rounding in CAST, IEEE division), overflow reported only for rows evaluated, pruning by
+ * interval arithmetic, and every error message. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "filter/kernel.h"
+#include "filter/prune.h"
+#include "filter/vexpr.h"
+
+static const pq_column_desc schema[] = {
+    {.name = "q", .physical = PQ_INT32},
+    {.name = "k", .physical = PQ_INT64},
+    {.name = "dec", .physical = PQ_INT64, .logical = PQ_LOGICAL_DECIMAL, .decimal_scale = 2, .decimal_precision = 15},
+    {.name = "dfl", .physical = PQ_FIXED_LEN_BYTE_ARRAY, .type_length = 6, .logical = PQ_LOGICAL_DECIMAL, .decimal_scale = 3, .decimal_precision = 12},
+    {.name = "f", .physical = PQ_FLOAT},
+    {.name = "d", .physical = PQ_DOUBLE},
+    {.name = "dt", .physical = PQ_INT32, .logical = PQ_LOGICAL_DATE},
+    {.name = "ts", .physical = PQ_INT64, .logical = PQ_LOGICAL_TIMESTAMP_MICROS, .is_adjusted_to_utc = true},
+    {.name = "s", .physical = PQ_BYTE_ARRAY, .logical = PQ_LOGICAL_STRING},
+    {.name = "flag", .physical = PQ_BOOLEAN},
+};
+enum { NCOLS = sizeof schema / sizeof *schema, ROWS = 6 };
+
+static flt_expr *parse_ok(const char *text)
+{
+    flt_expr *ex = NULL;
+    pq_err e = {0};
+    int rc = flt_parse(text, schema, NCOLS, &ex, &e);
+    if (rc) fprintf(stderr, "  unexpected error for \"%s\": %s\n", text, e.msg);
+    CHECK(rc == 0 && ex);
+    return ex;
+}
+
+static void parse_err(const char *text, const char *msg, int64_t pos)
+{
+    flt_expr *ex = (flt_expr *)1;
+    pq_err e = {0};
+    int rc = flt_parse(text, schema, NCOLS, &ex, &e);
+    CHECK(rc == RINGSCAN_EPARSE || rc == RINGSCAN_ELIMIT);
+    CHECK(ex == NULL);
+    CHECK_STR(e.msg, msg);
+    CHECK_EQ_I64(e.offset, pos);
+}
+
+/* The value comparison of a one-predicate expression (NULL when it is not one). */
+static const flt_cmp *vcmp(const flt_expr *ex)
+{
+    if (!ex || ex->npreds != 1 || !ex->preds[0].multi || ex->preds[0].multi->nitems != 1)
+        return NULL;
+    const flt_cmp *c = &ex->preds[0].multi->items[0].cmp;
+    return c->vl ? c : NULL;
+}
+
+static void types(void)
+{
+    static const struct { const char *text; flt_vtype t; } cases[] = {
+        {"dec * dec > 0", {FLT_VK_DEC, 18, 4, false}},     /* 15 + 15 digits capped at 18 */
+        {"dec + q > 0", {FLT_VK_DEC, 16, 2, false}},       /* max(13, 10) + 2 + 1 */
+        {"dec - 1 > 0", {FLT_VK_DEC, 16, 2, false}},       /* a literal's own digits */
+        {"dec * dfl > 0", {FLT_VK_DEC, 18, 5, false}},
+        {"q + 1 > 0", {FLT_VK_INT, 32, 0, false}},         /* the literal takes q's type */
+        {"q + 3000000000 > 0", {FLT_VK_INT, 64, 0, false}}, /* a BIGINT literal */
+        {"q * k > 0", {FLT_VK_INT, 64, 0, false}},
+        {"q + 1.5 > 0", {FLT_VK_DEC, 12, 1, false}},       /* DuckDB: DECIMAL(12,1) */
+        {"f * 2 > 0", {FLT_VK_FLOAT, 0, 0, false}},
+        {"f * dec > 0", {FLT_VK_FLOAT, 0, 0, false}},
+        {"f * d > 0", {FLT_VK_DOUBLE, 0, 0, false}},
+        {"q / 2 > 0", {FLT_VK_DOUBLE, 0, 0, false}},
+        {"f / q > 0", {FLT_VK_FLOAT, 0, 0, false}},
+        {"dt - dt > 0", {FLT_VK_INT, 64, 0, false}},
+        {"dt + 1 > DATE '2000-01-01'", {FLT_VK_DATE, 0, 0, false}},
+        {"CAST(q AS DECIMAL(9,2)) > 0", {FLT_VK_DEC, 9, 2, false}},
+        {"CAST(q AS DECIMAL) > 0", {FLT_VK_DEC, 18, 3, false}},
+        {"CAST(ts AS DATE) > DATE '2000-01-01'", {FLT_VK_DATE, 0, 0, false}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        flt_expr *ex = parse_ok(cases[i].text);
+        const flt_cmp *c = vcmp(ex);
+        const flt_vtype *t = c ? &c->vl->t : NULL;
+        bool ok = t && t->kind == cases[i].t.kind && t->width == cases[i].t.width &&
+                  t->scale == cases[i].t.scale;
+        char name[32] = "none";
+        if (t) flt_vtype_name(t, name, sizeof name);
+        if (!ok) fprintf(stderr, "  %s: type %s\n", cases[i].text, name);
+        CHECK(ok);
+        flt_expr_free(ex);
+    }
+}
+
+/* Constants fold, and a column compared with a constant takes the literal path. */
+static void folding(void)
+{
+    static const struct { const char *text; flt_op op; int64_t v; } cases[] = {
+        {"q > 10 * 4 + 9", FLT_OP_GT, 49},
+        {"q < -(2 - 7)", FLT_OP_LT, 5},
+        {"q >= 7 / 2", FLT_OP_GE, 4},          /* 3.5 (DOUBLE): q >= 4, exact rounding */
+        {"dec > 0.1 * 0.5", FLT_OP_GT, 5},     /* 0.05 at scale 2 */
+        {"q * 1 + 0 = 3", FLT_OP_EQ, 3},       /* not folded: q * 1 is an expression */
+        {"CAST(7.5 AS INTEGER) = q", FLT_OP_EQ, 8},
+        {"dt = DATE '2000-01-01' + 1", FLT_OP_EQ, 10958},
+        {"q = NULL + 1", FLT_OP_FALSE, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        flt_expr *ex = parse_ok(cases[i].text);
+        if (!ex) continue;
+        bool lit = ex->npreds == 1 && !ex->preds[0].multi && ex->preds[0].nterms == 1;
+        if (i == 4) { /* an expression stays one */
+            CHECK(vcmp(ex) != NULL);
+        } else {
+            const flt_term *t = lit ? &ex->preds[0].terms[0] : NULL;
+            bool ok = t && t->op == cases[i].op && (t->nlits == 0 || t->lits[0].i == cases[i].v);
+            if (!ok) fprintf(stderr, "  %s: not folded to op %d %lld\n", cases[i].text,
+                             cases[i].op, (long long)cases[i].v);
+            CHECK(ok);
+        }
+        flt_expr_free(ex);
+    }
+}
+
+static void printing(void)
+{
+    static const struct { const char *text, *want; } cases[] = {
+        {"k * (1 - dec) > 2", "k * (1 - dec) > 2"},
+        {"k - (q - 1) < 0", "k - (q - 1) < 0"},
+        {"(k - q) - 1 < 0", "k - q - 1 < 0"},
+        {"-(k + 1) < 0", "-(k + 1) < 0"},
+        {"k / (q * 2) >= 1.5", "k / (q * 2) >= 1.5"},
+        {"CAST(dec*2 AS decimal(10, 1)) = q", "CAST(dec * 2 AS DECIMAL(10,1)) = q"},
+        {"NOT (q + 1 > 2)", "q + 1 <= 2"},
+        {"q * 2 BETWEEN 1 AND 5", "q * 2 >= 1"},    /* the first of its two conjuncts */
+        {"CAST(ts AS DATE) = '2000-01-02'", "CAST(ts AS DATE) = '2000-01-02'"},
+        {"CAST(ts AS DATE) < '2000-01-02 10:00'",
+         "CAST(CAST(ts AS DATE) AS TIMESTAMP_NS) < '2000-01-02 10:00'"},
+        {"q > dec", "q > dec"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        flt_expr *ex = parse_ok(cases[i].text);
+        char buf[256] = "";
+        if (ex) flt_pred_print(&ex->preds[0], buf, sizeof buf);
+        CHECK_STR(buf, cases[i].want);
+        flt_expr_free(ex);
+    }
+}
+
+/* ---- evaluation ---------------------------------------------------------------------------- */
+
+static pq_vec vecs[NCOLS];
+
+static void put_fixed(int c, const void *src, size_t width)
+{
+    pq_vec_init(&vecs[c], schema[c].physical, schema[c].type_length);
+    CHECK(pq_vec_reserve(&vecs[c], ROWS, 0) == 0);
+    memcpy(vecs[c].values, src, ROWS * width);
+    vecs[c].length = ROWS;
+    for (int i = 0; i < ROWS; i++) pq_bit_set(vecs[c].validity, i, true);
+}
+
+static void make_vectors(void)
+{
+    int32_t q[ROWS] = {1, 2, 3, 4, 5, 0};
+    int64_t k[ROWS] = {10, -20, 30, 2147483647, INT64_MAX, 0};
+    int64_t dec[ROWS] = {125, 250, -375, 5, 10000, 0}; /* 1.25 2.50 -3.75 0.05 100.00 null */
+    uint8_t dfl[ROWS][6] = {{0, 0, 0, 0, 0x04, 0xe2}, {0, 0, 0, 0, 0, 1}, /* 1.250 0.001 */
+                            {0xff, 0xff, 0xff, 0xff, 0xfe, 0x0c}, {0, 0, 0, 0, 0x07, 0xd0},
+                            {0, 0, 0, 0, 0x0c, 0x45}, {0, 0, 0, 0, 0x27, 0x0f}}; /* -0.5 2 3.141 9.999 */
+    float f[ROWS] = {0.5f, NAN, -1.5f, 2.0f, 3.0f, 1.0f};
+    double d[ROWS] = {0.5, INFINITY, NAN, -2.0, 7.5, 1e308};
+    int32_t dt[ROWS] = {0, 1, 10957, -1, 20000, 18262};
+    int64_t ts[ROWS];
+    for (int i = 0; i < ROWS; i++) ts[i] = (int64_t)dt[i] * 86400000000 + 3600000000;
+    put_fixed(0, q, 4), put_fixed(1, k, 8), put_fixed(2, dec, 8), put_fixed(3, dfl, 6);
+    put_fixed(4, f, 4), put_fixed(5, d, 8), put_fixed(6, dt, 4), put_fixed(7, ts, 8);
+    pq_bit_set(vecs[0].validity, 5, false), vecs[0].null_count = 1;
+    pq_bit_set(vecs[2].validity, 5, false), vecs[2].null_count = 1;
+}
+
+/* The rows (bit i: row i) of in where text's one conjunct holds; -1 when it cannot be
+ * evaluated, *rc its status. */
+static int rows_of(const char *text, unsigned in_bits, int *rc)
+{
+    flt_expr *ex = parse_ok(text);
+    int rows = -1;
+    *rc = -1;
+    if (ex && ex->npreds == 1) {
+        const flt_pred *p = &ex->preds[0];
+        flt_mask in = {0}, out = {0};
+        CHECK(flt_mask_init(&in, ROWS, false) == 0);
+        for (int i = 0; i < ROWS; i++)
+            if (in_bits >> i & 1) flt_mask_set(&in, i);
+        const pq_vec *v[FLT_MAX_MULTI_COLS];
+        if (p->multi) {
+            for (int32_t i = 0; i < p->multi->ncols; i++) v[i] = &vecs[p->multi->cols[i]];
+            *rc = flt_eval_multi(p, v, &in, &out);
+        } else {
+            *rc = flt_eval(p, &vecs[p->column], &in, &out);
+        }
+        if (*rc == 0) {
+            rows = 0;
+            for (int i = 0; i < ROWS; i++) rows |= flt_mask_get(&out, i) << i;
+        }
+        flt_mask_free(&in), flt_mask_free(&out);
+    }
+    flt_expr_free(ex);
+    return rows;
+}
+
+static void evaluation(void)
+{
+    static const struct { const char *text; unsigned in; int want; } cases[] = {
+        {"q * 2 > 5", 0x3f, 0x1c},
+        {"k + 1 > 2147483647", 0x3f, 0x18},        /* INT64_MAX + 1: exact, not wrapped */
+        {"k * 2 = 18446744073709551614", 0x3f, 0x10},
+        {"dec * q >= 5", 0x3f, 0x12},              /* 2.50 * 2 = 5.00; null row out */
+        {"dec + dfl = 2.5", 0x3f, 0x01},           /* scales 2 and 3 aligned */
+        {"dec / q < 1", 0x3f, 0x0c},
+        {"f * 2 > 2", 0x3f, 0x1a},                 /* NaN * 2 is NaN, above every number */
+        {"d - d = 0", 0x3f, 0x39},                 /* inf - inf is NaN */
+        {"d / 0 > 1e308", 0x3f, 0x37},             /* x / 0 is +-inf (NaN for NaN) */
+        {"CAST(dec AS INTEGER) = 3", 0x3f, 0x02},  /* 2.50 rounds half away from zero */
+        {"CAST(dec AS INTEGER) = -4", 0x3f, 0x04},
+        {"CAST(d AS INTEGER) = 8", 0x19, 0x10},    /* 7.5: half to even; inf, NaN not asked */
+        {"CAST(d AS INTEGER) = 0", 0x19, 0x01},
+        {"dt - 1 < DATE '1970-01-01'", 0x3f, 0x09},
+        {"dt - dt = 0", 0x3f, 0x3f},
+        {"CAST(ts AS DATE) = dt", 0x3f, 0x3f},     /* 01:00 on day -1 is day -1 */
+        {"CAST(dt AS TIMESTAMP) < ts", 0x3f, 0x3f},
+        {"-q < -3", 0x3f, 0x18},
+        {"q + NULL > 0", 0x3f, 0x00},
+        {"q < dec", 0x3f, 0x13},                   /* integer with decimal, exactly */
+        {"q * 1.0 > d", 0x3f, 0x09},               /* against inf and NaN */
+        {"q * 2 > 5", 0x0c, 0x0c},                 /* the input mask */
+        {"q * 2 BETWEEN 4 AND 8", 0x3f, 0x0e},
+        {"q * 2 IN (2, 10)", 0x3f, 0x11},
+        {"q * 2 NOT IN (2, 10)", 0x3f, 0x0e},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int rc, got = -1;
+        flt_expr *ex = parse_ok(cases[i].text);
+        if (ex && ex->npreds == 2) { /* BETWEEN: both conjuncts */
+            int a = rows_of("q * 2 >= 4", cases[i].in, &rc), b = rows_of("q * 2 <= 8", cases[i].in, &rc);
+            got = a & b;
+        } else {
+            got = rows_of(cases[i].text, cases[i].in, &rc);
+        }
+        flt_expr_free(ex);
+        if (got != cases[i].want) fprintf(stderr, "  %s: rows %#x want %#x\n", cases[i].text, got, cases[i].want);
+        CHECK(got == cases[i].want);
+    }
+}
+
+/* A value out of its type's range is an error, but only in a row the conjunct evaluates. */
+static void overflow(void)
+{
+    int rc;
+    CHECK(rows_of("CAST(d AS INTEGER) = 0", 0x3f, &rc) == -1);
+    CHECK_EQ_I64(rc, -ERANGE);                  /* inf in row 1 */
+    CHECK(rows_of("CAST(k AS INTEGER) > 0", 0x3f, &rc) == -1 && rc == -ERANGE);
+    CHECK(rows_of("CAST(k AS INTEGER) > 0", 0x07, &rc) == 0x05 && rc == 0);
+    CHECK(rows_of("k * k * k > 0", 0x3f, &rc) == -1 && rc == -ERANGE); /* past 128 bits */
+    CHECK(rows_of("k * k * k > 0", 0x07, &rc) == 0x05 && rc == 0);
+    CHECK(rows_of("CAST(dec AS DECIMAL(3,2)) > 0", 0x0b, &rc) == 0x0b && rc == 0);
+    CHECK(rows_of("CAST(dec AS DECIMAL(3,2)) > 0", 0x10, &rc) == -1 && rc == -ERANGE);
+}
+
+/* ---- pruning -------------------------------------------------------------------------------- */
+
+static flt_prune prune(const char *text)
+{
+    static int32_t qb[2] = {1, 7};
+    static int64_t kb[2] = {100, 200};
+    static float fb[2] = {1.0f, 2.0f};
+    pq_chunk_meta chunks[NCOLS] = {0};
+    pq_stats base = {.has_min_max = true, .min_exact = true, .max_exact = true, .usable = true,
+                     .has_null_count = true};
+    chunks[0].stats = base, chunks[1].stats = base, chunks[4].stats = base;
+    chunks[0].stats.min = (uint8_t *)&qb[0], chunks[0].stats.max = (uint8_t *)&qb[1];
+    chunks[0].stats.min_len = chunks[0].stats.max_len = 4;
+    chunks[1].stats.min = (uint8_t *)&kb[0], chunks[1].stats.max = (uint8_t *)&kb[1];
+    chunks[1].stats.min_len = chunks[1].stats.max_len = 8;
+    chunks[4].stats.min = (uint8_t *)&fb[0], chunks[4].stats.max = (uint8_t *)&fb[1];
+    chunks[4].stats.min_len = chunks[4].stats.max_len = 4;
+    for (int c = 0; c < NCOLS; c++) chunks[c].num_values = 100;
+    flt_expr *ex = parse_ok(text);
+    flt_prune r = ex ? flt_prune_group(&ex->preds[0], chunks) : FLT_CAN_MATCH;
+    flt_expr_free(ex);
+    return r;
+}
+
+static void pruning(void)
+{
+    static const struct { const char *text; flt_prune want; } cases[] = {
+        {"k * 2 > 400", FLT_CANNOT_MATCH},    {"k * 2 >= 400", FLT_CAN_MATCH},
+        {"k - q < 93", FLT_CANNOT_MATCH},     {"k - q <= 93", FLT_CAN_MATCH},
+        {"k / q < 14", FLT_CANNOT_MATCH},     {"k / q < 14.3", FLT_CAN_MATCH}, /* 100 / 7 */
+        {"k / (q - 1) < 0", FLT_CAN_MATCH},   /* the divisor's range holds 0 */
+        {"CAST(k AS DECIMAL(5,1)) > 200.0", FLT_CANNOT_MATCH},
+        {"-k > -100", FLT_CANNOT_MATCH},      {"-k >= -100", FLT_CAN_MATCH},
+        {"k * q = 50", FLT_CANNOT_MATCH},     {"k * q = 1400", FLT_CAN_MATCH},
+        {"k * q <> 1400", FLT_CAN_MATCH},     {"q > k", FLT_CANNOT_MATCH},
+        {"f * 2 > 100", FLT_CAN_MATCH},       /* float statistics omit NaN */
+        {"k * 2 > 400 OR q * 2 > 14", FLT_CANNOT_MATCH},
+        {"k * 2 > 400 OR q * 2 > 13", FLT_CAN_MATCH},
+        {"CAST(q AS DOUBLE) / 2 > 3.5", FLT_CANNOT_MATCH},
+        {"dec * 2 > 0", FLT_CAN_MATCH},       /* no statistics for dec */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        flt_prune got = prune(cases[i].text);
+        if (got != cases[i].want) fprintf(stderr, "  %s: got %d want %d\n", cases[i].text, got, cases[i].want);
+        CHECK(got == cases[i].want);
+    }
+}
+
+static void errors(void)
+{
+    parse_err("q > 1 / 0", "division by zero at character 7", 7);
+    parse_err("q > 1.5 / (2 - 2)", "division by zero at character 9", 9);
+    parse_err("s + 1 = 2", "column 's' (STRING) takes no arithmetic or CAST at character 1", 1);
+    parse_err("flag * 2 = 2", "column 'flag' (BOOLEAN) takes no arithmetic or CAST at character 1", 1);
+    parse_err("CAST(q AS VARCHAR) = 1", "CAST to unknown or unsupported type 'VARCHAR' at character 1", 1);
+    parse_err("CAST(q AS DECIMAL(40,2)) = 1", "CAST to unknown or unsupported type 'DECIMAL(40,2)' at character 1", 1);
+    parse_err("CAST(dt AS INTEGER) = 1", "cannot CAST DATE to INTEGER at character 1", 1);
+    parse_err("dt + dt > 1", "cannot apply '+' to DATE and DATE at character 4", 4);
+    parse_err("q + 1 = DATE '2000-01-01'", "cannot compare INTEGER with DATE at character 1", 1);
+    parse_err("q + 1 = 'x'", "cannot compare 'x' with a numeric expression at character 9", 9);
+    parse_err("dt - 1 = DATE '2000-02-30'", "invalid date '2000-02-30' at character 10", 10);
+    parse_err("1 + 1 = 2", "a comparison of two constants (name a column) at character 1", 1);
+    parse_err("q > 99999999999999999999999999999999999999 * 10",
+              "overflow: the constant is out of range of HUGEINT at character 44", 44);
+    parse_err("CAST(300 AS TINYINT) = q", "overflow: the constant is out of range of TINYINT at character 1", 1);
+    parse_err("dt < k", "cannot compare DATE column 'dt' with INT64 column 'k' at character 1", 1);
+    parse_err("s = q", "cannot compare STRING column 's' with INT32 column 'q' at character 1", 1);
+    parse_err("(q + 1 > 2", "expected AND, OR or ')' at character 11", 11);
+    parse_err("(q + 1) * 2", "expected comparison operator at character 12", 12);
+    parse_err("CAST(q INTEGER) = 1", "expected AS at character 8", 8);
+}
+
+int main(void)
+{
+    make_vectors();
+    RUN(types);
+    RUN(folding);
+    RUN(printing);
+    RUN(evaluation);
+    RUN(overflow);
+    RUN(pruning);
+    RUN(errors);
+    for (int c = 0; c < NCOLS; c++) pq_vec_free(&vecs[c]);
+    return CHECK_DONE("test_filter_arith");
+}
