@@ -373,7 +373,7 @@ static int atom_lit_first(parser *p, bool neg, flt_node **out)
     if (!(p->t.type >= T_EQ && p->t.type <= T_GE)) return expected(p, "comparison operator");
     flt_op op = flt_mirrored(cmp_op(p->t.type));
     next(p);
-    if (value_ahead(p)) { /* lit op <arithmetic> (op as written: mirrored back) */
+    if (value_ahead(p) || at_literal(p)) { /* lit op <arithmetic> or lit op lit */
         flt_vnode *l, *rv;
         flt_raw_lit *kept = flt_arena_alloc(p->b.arena, sizeof *kept);
         if (!kept) return -ENOMEM;

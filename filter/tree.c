@@ -302,11 +302,51 @@ static int clause_pred(flt_build *bd, const clause *c, flt_pred *pr)
     return one ? column_pred(bd, c, c->atoms[0]->column, pr) : multi_pred(bd, c, pr);
 }
 
+int flt_atom_const(flt_build *bd, int32_t pos, int truth, flt_node **out)
+{
+    flt_node *x = flt_node_new(bd, FLT_N_ATOM, 0);
+    if (!x) return -ENOMEM;
+    x->column = -1, x->pos = pos, x->konst = truth > 0 ? 1 : -1;
+    *out = x;
+    return 0;
+}
+
+/* Drops clauses an always-true atom holds and never-true atoms from the rest; *never when a
+ * clause is left with nothing (the filter matches no row). */
+static void drop_constants(cnf *f, bool *never)
+{
+    int32_t kept = 0;
+    *never = false;
+    for (int32_t k = 0; k < f->n; k++) {
+        clause c = f->c[k];
+        bool always = false;
+        int32_t n = 0;
+        for (int32_t i = 0; i < c.n; i++) {
+            always = always || c.atoms[i]->konst > 0;
+            if (c.atoms[i]->konst == 0) c.atoms[n++] = c.atoms[i]; /* arena copies: ours */
+        }
+        if (always) continue;
+        *never = *never || n == 0;
+        c.n = n;
+        f->c[kept++] = c;
+    }
+    f->n = kept;
+}
+
 int flt_tree_to_expr(flt_build *bd, const flt_node *root, flt_expr *ex)
 {
     cnf f;
+    bool never;
     int rc = to_cnf(bd, root, &f);
     if (rc) return rc;
+    drop_constants(&f, &never);
+    if (never) { /* one FALSE predicate: statistics rule out every group */
+        flt_node **one = flt_arena_alloc(bd->arena, sizeof *one);
+        if (!one) return -ENOMEM;
+        if (bd->ncols == 0) return pq_errf(bd->e, RINGSCAN_EPARSE, -1, "no column to filter");
+        if ((rc = flt_atom(bd, 0, 1, FLT_OP_FALSE, false, NULL, 0, &one[0]))) return rc;
+        f.c[0] = (clause){1, one}, f.n = 1;
+    }
     ex->preds = flt_arena_alloc(bd->arena, (size_t)f.n * sizeof *ex->preds);
     if (!ex->preds) return -ENOMEM;
     for (int32_t k = 0; k < f.n; k++) {

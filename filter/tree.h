@@ -37,6 +37,8 @@ typedef struct flt_node {
     bool two;            /* two columns, a part of a date (part > 0, value pval), or two
                             value expressions (vl, vr: vexpr.h) */
     const struct flt_vnode *vl, *vr;
+    int8_t konst;        /* a comparison of constants: 1 always true, -1 never (false or
+                            unknown), 0 not one; column is then -1 */
     int32_t part;
     int64_t pval;
 } flt_node;
@@ -96,8 +98,14 @@ int flt_atom_starts_with(flt_build *bd, int32_t col, int32_t pos, bool neg,
 int flt_datefn_set(flt_build *bd, int32_t col, int32_t pos, flt_unit unit, bool year_fn,
                    bool neg, bool in, const flt_raw_lit *raw, int32_t nraw, flt_node **out);
 
-/* ex->preds = the normal form of root, one predicate per clause. 0, RINGSCAN_ELIMIT,
- * RINGSCAN_EPARSE or -ENOMEM with bd->e filled. */
+/* *out = an atom of constant truth: always true (truth > 0) or never (a comparison of
+ * constants, folded). */
+int flt_atom_const(flt_build *bd, int32_t pos, int truth, flt_node **out);
+
+/* ex->preds = the normal form of root, one predicate per clause: a clause with an always-true
+ * atom is dropped, never-true atoms leave their clauses, and a clause left empty makes the
+ * whole filter one FALSE predicate (on the first column, which statistics then rule out).
+ * 0, RINGSCAN_ELIMIT, RINGSCAN_EPARSE or -ENOMEM with bd->e filled. */
 int flt_tree_to_expr(flt_build *bd, const flt_node *root, flt_expr *ex);
 
 #endif

@@ -249,6 +249,7 @@ static int fold(flt_build *bd, flt_vnode *x)
         if (x->op == FLT_V_DIV && q == 0) return verr(bd, x->pos, "division by zero");
         x->kf = x->op == FLT_V_NEG ? -p : x->op == FLT_V_CAST ? v_round_float(&x->t, p)
                                                              : v_arith_double(x->op, p, q, &x->t);
+        ok = x->op != FLT_V_CAST || v_float_cast_ok(p, x->kf);
     } else if (x->op == FLT_V_CAST) {
         ok = v_is_float(&a->t) ? v_from_double(a->kf, &x->t, &x->k)
                                : v_cast_exact(a->k, &a->t, &x->t, &x->k);
@@ -422,6 +423,33 @@ static int date_as_ts(flt_build *bd, flt_vnode **x, const flt_vnode *other)
     return c->a->op == FLT_V_CONST ? fold(bd, c) : 0;
 }
 
+/* l op r of two constants, decided now: always or never true (NULL: unknown, never). */
+static int const_atom(flt_build *bd, int32_t pos, flt_op op, flt_vnode *l, flt_vnode *r,
+                      flt_node **out)
+{
+    int rc;
+    if (l->t.kind == FLT_VK_NULL || r->t.kind == FLT_VK_NULL) return flt_atom_const(bd, pos, -1, out);
+    if ((rc = text_as_time(bd, l, r)) || (rc = text_as_time(bd, r, l)) ||
+        (rc = date_as_ts(bd, &l, r)) || (rc = date_as_ts(bd, &r, l)))
+        return rc;
+    if (!flt_v_comparable(&l->t, &r->t)) {
+        char ta[32], tb[32];
+        flt_vtype_name(&l->t, ta, sizeof ta), flt_vtype_name(&r->t, tb, sizeof tb);
+        return verr(bd, pos, "cannot compare %s with %s", ta, tb);
+    }
+    int c;
+    if (v_is_float(&l->t) || v_is_float(&r->t)) {
+        flt_vtype t = {l->t.kind == FLT_VK_DOUBLE || r->t.kind == FLT_VK_DOUBLE ? FLT_VK_DOUBLE
+                                                                               : FLT_VK_FLOAT, 0, 0, false};
+        double a = v_round_float(&t, v_is_float(&l->t) ? l->kf : v_to_double(l->k, v_scale(&l->t)));
+        double b = v_round_float(&t, v_is_float(&r->t) ? r->kf : v_to_double(r->k, v_scale(&r->t)));
+        c = v_cmp_double(a, b);
+    } else {
+        c = v_cmp_exact(l->k, v_scale(&l->t), r->k, v_scale(&r->t));
+    }
+    return flt_atom_const(bd, pos, v_op_holds(op, c) ? 1 : -1, out);
+}
+
 int flt_atom_values(flt_build *bd, int32_t pos, flt_op op, flt_vnode *l, flt_vnode *r,
                     flt_node **out)
 {
@@ -430,7 +458,7 @@ int flt_atom_values(flt_build *bd, int32_t pos, flt_op op, flt_vnode *l, flt_vno
         return pq_errf(bd->e, RINGSCAN_ELIMIT, pos, "an expression of more than %d operations "
                        "at character %d", FLT_V_MAX_NODES, pos);
     int32_t col = first_col(l) >= 0 ? first_col(l) : first_col(r);
-    if (col < 0) return verr(bd, pos, "a comparison of two constants (name a column)");
+    if (col < 0) return const_atom(bd, pos, op, l, r, out);
     if (l->t.kind == FLT_VK_NULL || r->t.kind == FLT_VK_NULL) /* unknown for every row */
         return flt_atom(bd, col, pos, FLT_OP_FALSE, false, NULL, 0, out);
     if (l->op == FLT_V_COL && r->op == FLT_V_COL && flt_cols_comparable(bd, l->col, r->col))

@@ -122,6 +122,8 @@ static void eval_unary(vctx *c, const flt_vnode *x, int32_t sa, int32_t o)
     if (v_is_float(t)) {
         const double *q = as_double(c, sa, ta, t, rf);
         for (int32_t i = 0; i < c->n; i++) rf[i] = x->op == FLT_V_NEG ? -q[i] : q[i];
+        for (int32_t i = 0; ta->kind == FLT_VK_DOUBLE && t->kind == FLT_VK_FLOAT && i < c->n; i++)
+            if (!v_float_cast_ok(pf[i], rf[i]) && selected(c, i)) c->overflow = true;
         return;
     }
     for (int32_t i = 0; i < c->n; i++) {

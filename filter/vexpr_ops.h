@@ -80,6 +80,13 @@ static inline double v_round_float(const flt_vtype *t, double x)
     return t->kind == FLT_VK_FLOAT ? (double)(float)x : x;
 }
 
+/* Whether x, rounded to t from the double y, stayed in range: a finite double beyond FLOAT's
+ * range is an error when CAST to FLOAT (DuckDB), never an infinity. */
+static inline bool v_float_cast_ok(double y, double x)
+{
+    return !isinf(x) || isinf(y) || y != y;
+}
+
 /* *out = x in exact type t (INT: half to even, DuckDB's double -> integer; DEC: half away
  * from zero); false when x is NaN, infinite or outside t. */
 static inline bool v_from_double(double x, const flt_vtype *t, v128 *out)

@@ -11,8 +11,13 @@ count(*) and sum(i) from `ringscan scan --where F --columns i --format csv` (pol
 rotated: lazy/eager/adaptive x 1/2) must equal DuckDB's `SELECT count(*), sum(i) ... WHERE F`
 over the same rows loaded from pyarrow (DuckDB 2.0.1's read_parquet drops FLOAT NaN rows by
 statistics, e.g. isnan(f) finds none, so it is only compared and counted, not trusted).
-Then filters ringscan must refuse (comparisons of columns of different kinds): exit 1 or 2,
-nothing on stdout, stderr says 'not supported' and names a column.
+About a fifth of the atoms compare value expressions: + - * / and unary minus, CAST to
+INTEGER, BIGINT, DECIMAL(18,2), DOUBLE, REAL and TIMESTAMP, DATE - DATE and DATE +- days,
+columns of different kinds (integers with doubles and floats), against literals or other
+expressions (the INT32/INT64 columns with extremes only widened, so DuckDB raises no overflow).
+Then filters ringscan must refuse (strings, booleans or dates compared with numbers, arithmetic
+on them): exit 1 or 2, nothing on stdout, stderr says 'cannot compare' or 'takes no arithmetic'
+and names a column.
 Usage: python filter_duckdb.py RINGSCAN DIR [--seed S] [--count N] [--case K]
        [--cnf-budget C] [--verbose]
 DIR keeps data.parquet (the same seed writes the same file); --case K reruns filter #K alone.
@@ -222,12 +227,25 @@ class Gen:
                 ["not"] * (6 if budget > 0 else 0) + ["two"] * (6 if PAIRS.get(col) else 0) + \
                 ["year"] * (8 if kind == "date" else 0) + ["trunc"] * (8 if kind == "date" else 0) + \
                 ["part"] * (8 if kind == "date" else 0)
+        if kind in ("int", "float", "date"):
+            forms += ["arith"] * 12 + ["arbtw"] * 3 + ["arin"] * 3 + ["mixed"] * (4 if col in MIXED else 0)
         if kind == "str":
             forms += ["like"] * 8 + ["nlike"] * 4 + ["ilike"] * 6 + ["nilike"] * 3 + \
                      ["esc"] * 5 + ["sw"] * 5
         f = r.choice(forms)
         kw, nlit = self.kw, 1
         if f == "cmp": t = f"{col} {r.choice(CMP)} {self.lit(col)}"
+        elif f == "mixed": t = f"{col} {r.choice(CMP)} {r.choice(MIXED[col])}"
+        elif f in ("arith", "arbtw", "arin"):
+            (x, vk), nlit = self.typed_value(col, r.randint(1, 3)), 1
+            if f == "arith": t = f"{x} {r.choice(CMP)} {self.rhs(col, vk)}"
+            elif f == "arbtw":
+                neg = kw("NOT") + " " if r.random() < 0.3 else ""
+                t = f"{x} {neg}{kw('BETWEEN')} {self.rhs(col, vk)} {kw('AND')} {self.rhs(col, vk)}"
+            else:
+                nlit = r.randint(1, 3)
+                neg = kw("NOT") + " " if r.random() < 0.3 else ""
+                t = f"{x} {neg}{kw('IN')} ({', '.join(self.rhs(col, vk) for _ in range(nlit))})"
         elif f == "two": t = f"{col} {r.choice(CMP)} {r.choice(PAIRS[col])}"
         elif f == "part":
             part, hi = r.choice([("month", 13), ("day", 32), ("quarter", 5)])
@@ -297,6 +315,63 @@ class Gen:
             t = f"starts_with({col}, {self.quote(v)})"
         return ("atom", t, f, nlit)
 
+    # value expressions (arithmetic, CAST), kept where DuckDB raises no overflow: the INT32
+    # and INT64 columns with extremes (a, b) enter only widened or as doubles
+    def leaf(self, col):
+        r = self.r
+        if KIND[col] == "date": return col
+        if col == "a": return r.choice([f"CAST(a AS {self.kw('BIGINT')})", "CAST(a AS DOUBLE)"])
+        if col == "b": return "CAST(b AS DOUBLE)"
+        if KIND[col] == "int" and r.random() < 0.25:
+            return f"CAST({col} AS {r.choice(['INTEGER', 'DECIMAL(18,2)', 'DOUBLE', 'REAL'])})"
+        if KIND[col] == "float" and r.random() < 0.2:  # d holds 1.79e308: no FLOAT for it
+            return f"CAST({col} AS {r.choice(['DOUBLE', 'REAL'] if col == 'f' else ['DOUBLE'])})"
+        return col
+
+    def number(self, nonzero=False):
+        r = self.r
+        v = r.choice(["2", "3", "7", "10", "100", "1.5", "0.25", "2.75", "1e1", "0.5e0", "1000",
+                      "0", "1", "-3", "-1.25"])
+        return r.choice(["2", "1.5", "-3"]) if nonzero and v in ("0", "0.5e0") else v
+
+    def value(self, col, depth):
+        """A value expression over col (and now and then another numeric column)."""
+        return self.typed_value(col, depth)[0]
+
+    def typed_value(self, col, depth):
+        """(text, kind): kind "num", "days" (a date), or "ts" (a timestamp)."""
+        r = self.r
+        if KIND[col] == "date":
+            x = r.random()
+            if x < 0.4:
+                other = r.choice(["dt", str(r.randint(-400, 400))])
+                return f"{col} - {other}", "num" if other == "dt" else "days"
+            if x < 0.7: return f"{col} + {r.randint(-400, 400)}", "days"
+            return f"CAST({col} AS {self.kw('TIMESTAMP')})", "ts"
+        if depth <= 0: return self.leaf(col if r.random() < 0.8 else r.choice(list(NUMERIC))), "num"
+        x = r.random()
+        if x < 0.1: return f"-({self.value(col, depth - 1)})", "num"
+        if x < 0.2: return f"CAST({self.value(col, depth - 1)} AS DOUBLE)", "num"
+        op = r.choice(["+", "-", "*", "/"])
+        a = self.value(col, depth - 1)  # the side with a column
+        if op == "*" and depth > 1: b = self.number()  # keep magnitudes small
+        elif r.random() < 0.4: b = self.value(r.choice(list(NUMERIC)), depth - 1)
+        else: b = self.number(nonzero=op == "/")
+        if r.random() < 0.5: a, b = b, a
+        return f"({a} {op} {b})", "num"  # bare, a / b * c would regroup
+
+    def rhs(self, col, kind="num"):
+        r = self.r
+        day = D0 + datetime.timedelta(r.randint(-30, 4050))
+        if kind == "days": return f"DATE '{day.isoformat()}'" if r.random() < 0.8 else f"'{day.isoformat()}'"
+        if kind == "ts":
+            return f"TIMESTAMP '{day.isoformat()} 12:00:00'" if r.random() < 0.5 else f"DATE '{day.isoformat()}'"
+        if KIND[col] == "date": return str(r.randint(-400, 400))
+        x = r.random()
+        if x < 0.4: return self.lit(col) if KIND[col] == "int" and col not in ("a", "b") else self.number()
+        if x < 0.7: return self.number()
+        return self.value(r.choice(list(NUMERIC)), 1)
+
     def tree(self, col, depth, maxd):
         r = self.r
         if depth >= maxd or r.random() < 0.2: return self.atom(col, maxd - depth)
@@ -362,18 +437,21 @@ class Gen:
         return text, max(self.depth(t) for t in trees)
 
 
-REFUSE = [  # ringscan answers these with 'not supported', naming a column
-    "a > d",
+REFUSE = [  # ringscan answers these with 'cannot compare' or 'takes no arithmetic', naming a column
     "s = i",
     "dt < k",
     "t = a",
     "f < s",
-    "NOT a > d",
-    "k > 0 AND (a = d OR a = 1)",
+    "NOT dt > d",
+    "k > 0 AND (t = d OR a = 1)",
     "dt = s OR k = 1",
-    "b <= f",
+    "s + 1 = 2",
     "i <> t",
+    "t * 2 > 1",
 ]
+NUMERIC = ["i", "k", "d", "f"]  # columns value expressions draw without casts
+MIXED = {"a": ["d", "f"], "k": ["d", "f"], "i": ["d", "f"], "b": ["d", "f"], "d": ["a", "k", "i"],
+         "f": ["a", "i", "b"]}  # numbers of different kinds, compared as values
 
 # comparable columns for `col op col` (one class of values each; ringscan.h)
 PAIRS = {"i": ["k", "a", "b", "i"], "k": ["i", "a", "b"], "a": ["b", "k", "i", "a"],
@@ -461,14 +539,14 @@ def main():
         for where in REFUSE:
             p = subprocess.run([args.ringscan, "scan", path, "--where", where, "--columns", "i",
                                 "--format", "csv"], capture_output=True, text=True, timeout=60)
-            if p.returncode in (1, 2) and not p.stdout and "not supported" in p.stderr and \
-                    names_column(p.stderr, where):
+            said = "cannot compare" in p.stderr or "takes no arithmetic" in p.stderr
+            if p.returncode in (1, 2) and not p.stdout and said and names_column(p.stderr, where):
                 passed += 1
             else:
                 failed += 1
                 first = p.stderr.strip().splitlines()[0] if p.stderr.strip() else ""
                 print(f"FAIL refuse: exit {p.returncode}, stdout {p.stdout[:60]!r}, stderr "
-                      f"'{first}': want exit 1 or 2, 'not supported' naming a column\n"
+                      f"'{first}': want exit 1 or 2, 'cannot compare' naming a column\n"
                       f"  filter: {where}")
     print(f"filter_duckdb: answers: {shape['empty']} empty, {shape['some']} some rows, "
           f"{shape['all']} every row; clause depth "

@@ -122,6 +122,25 @@ static void folding(void)
     }
 }
 
+/* Comparisons of constants are decided when parsed: an always-true atom drops its clause,
+ * a never-true one leaves it, and a filter that can hold for no row is one FALSE. */
+static void constants(void)
+{
+    flt_expr *ex = parse_ok("1 + 1 = 2");
+    CHECK(ex && ex->npreds == 0);
+    flt_expr_free(ex);
+    ex = parse_ok("(1 = 2 OR q = 3) AND (2 > 1 OR k = 1) AND 7 / 2 = 3.5");
+    CHECK(ex && ex->npreds == 1 && ex->preds[0].column == 0 && ex->preds[0].nterms == 1 &&
+          ex->preds[0].terms[0].op == FLT_OP_EQ);
+    flt_expr_free(ex);
+    ex = parse_ok("k > 5 AND (1 = NULL OR 2 < 1)");
+    CHECK(ex && ex->npreds == 1 && ex->preds[0].column == 0 && ex->preds[0].terms[0].op == FLT_OP_FALSE);
+    flt_expr_free(ex);
+    ex = parse_ok("NOT (DATE '2000-01-02' > TIMESTAMP '2000-01-01 23:00') OR q = 1");
+    CHECK(ex && ex->npreds == 1 && ex->preds[0].column == 0 && ex->preds[0].terms[0].op == FLT_OP_EQ);
+    flt_expr_free(ex);
+}
+
 static void printing(void)
 {
     static const struct { const char *text, *want; } cases[] = {
@@ -328,7 +347,8 @@ static void errors(void)
     parse_err("q + 1 = DATE '2000-01-01'", "cannot compare INTEGER with DATE at character 1", 1);
     parse_err("q + 1 = 'x'", "cannot compare 'x' with a numeric expression at character 9", 9);
     parse_err("dt - 1 = DATE '2000-02-30'", "invalid date '2000-02-30' at character 10", 10);
-    parse_err("1 + 1 = 2", "a comparison of two constants (name a column) at character 1", 1);
+    parse_err("'a' = 1 + 1", "cannot compare 'a' with a numeric expression at character 1", 1);
+    parse_err("DATE '2000-01-01' < 1 * 2", "cannot compare DATE with INTEGER at character 1", 1);
     parse_err("q > 99999999999999999999999999999999999999 * 10",
               "overflow: the constant is out of range of HUGEINT at character 44", 44);
     parse_err("CAST(300 AS TINYINT) = q", "overflow: the constant is out of range of TINYINT at character 1", 1);
@@ -344,6 +364,7 @@ int main(void)
     make_vectors();
     RUN(types);
     RUN(folding);
+    RUN(constants);
     RUN(printing);
     RUN(evaluation);
     RUN(overflow);
