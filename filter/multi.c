@@ -11,7 +11,8 @@
  *  3. Pruning is sound: a group is ruled out only when every item is, and an item comparing
  *     two columns is ruled out only from both columns' usable min/max (never on floats,
  *     whose statistics omit NaN); one comparing value expressions, from their intervals
- *     (vexpr.h). */
+ *     (vexpr.h); a month / quarter only when the group's dates lie in one year, a day only
+ *     when they lie in one month. */
 #include <assert.h>
 #include <errno.h>
 #include <math.h>
@@ -116,16 +117,27 @@ static void eval_cmp(flt_domain dom, flt_op op, const pq_vec *a, const pq_vec *b
     }
 }
 
+/* The day of x, a DATE (days) or a TIMESTAMP in its unit read as UTC, floored. */
+static int64_t days_of(const pq_column_desc *d, int64_t x)
+{
+    int64_t per_day = d->logical == PQ_LOGICAL_TIMESTAMP_MILLIS ? 86400000
+                      : d->logical == PQ_LOGICAL_TIMESTAMP_MICROS ? 86400000000
+                      : d->logical == PQ_LOGICAL_TIMESTAMP_NANOS ? 86400000000000 : 1;
+    return x / per_day - (x % per_day < 0);
+}
+
+/* The month, day or quarter of a day number. */
+static int64_t part_of_day(int64_t days, int32_t part)
+{
+    int64_t y, m, dd;
+    flt_civil_from_days(days, &y, &m, &dd);
+    return part == FLT_PART_MONTH ? m : part == FLT_PART_DAY ? dd : (m - 1) / 3 + 1;
+}
+
 /* The month, day or quarter of row i's date (DATE days, or a TIMESTAMP in its unit as UTC). */
 static int64_t part_at(const pq_column_desc *d, const pq_vec *v, int64_t i, int32_t part)
 {
-    int64_t x = int_at(v, i), per_day = d->logical == PQ_LOGICAL_TIMESTAMP_MILLIS ? 86400000
-                                        : d->logical == PQ_LOGICAL_TIMESTAMP_MICROS ? 86400000000
-                                        : d->logical == PQ_LOGICAL_TIMESTAMP_NANOS ? 86400000000000
-                                                                                  : 1;
-    int64_t days = x / per_day - (x % per_day < 0), y, m, dd;
-    flt_civil_from_days(days, &y, &m, &dd);
-    return part == FLT_PART_MONTH ? m : part == FLT_PART_DAY ? dd : (m - 1) / 3 + 1;
+    return part_of_day(days_of(d, int_at(v, i)), part);
 }
 
 /* out = rows of rest where part(a) op c->v (a valid). */
@@ -196,10 +208,26 @@ static bool bound_of(const flt_multi *m, int32_t i, const pq_chunk_meta *chunks,
     return flt_stats_value(&one, &chunks[m->cols[i]].stats, want_max, out);
 }
 
+/* part(a) op v from a's min/max: a part is monotone only within one year (month, quarter) or
+ * one month (day), so only a group whose dates all lie there is ruled out. */
+static flt_prune part_prune(const flt_multi *m, const flt_cmp *c, const pq_chunk_meta *chunks)
+{
+    const pq_column_desc *d = &m->schema[m->cols[c->a]];
+    flt_lit lo, hi;
+    if (!bound_of(m, c->a, chunks, false, &lo) || !bound_of(m, c->a, chunks, true, &hi))
+        return FLT_CAN_MATCH;
+    int64_t y1, m1, d1, y2, m2, d2, a = days_of(d, lo.i), b = days_of(d, hi.i);
+    flt_civil_from_days(a, &y1, &m1, &d1), flt_civil_from_days(b, &y2, &m2, &d2);
+    if (y1 != y2 || (c->part == FLT_PART_DAY && m1 != m2)) return FLT_CAN_MATCH;
+    int64_t plo = part_of_day(a, c->part), phi = part_of_day(b, c->part);
+    int hi_lo = (phi > c->v) - (phi < c->v), lo_hi = (plo > c->v) - (plo < c->v);
+    return flt_ranges_exclude(c->op, hi_lo, lo_hi) ? FLT_CANNOT_MATCH : FLT_CAN_MATCH;
+}
+
 static flt_prune cmp_prune(const flt_multi *m, const flt_cmp *c, const pq_chunk_meta *chunks)
 {
     if (c->vl) return flt_v_prune(c->op, c->vl, c->vr, m->schema, m->cols, chunks);
-    if (c->part) return FLT_CAN_MATCH; /* a part of a date is no monotone function of it */
+    if (c->part) return part_prune(m, c, chunks);
     flt_domain dom = cmp_domain(m, c);
     if (dom == FLT_DOM_F32 || dom == FLT_DOM_F64 || dom == FLT_DOM_INT96) return FLT_CAN_MATCH;
     flt_lit amin, amax, bmin, bmax;
@@ -209,16 +237,7 @@ static flt_prune cmp_prune(const flt_multi *m, const flt_cmp *c, const pq_chunk_
         !bound_of(m, c->b, chunks, true, &bmax))
         return FLT_CAN_MATCH;
     int hi_lo = flt_lit_cmp(dom, &amax, &bmin), lo_hi = flt_lit_cmp(dom, &amin, &bmax);
-    bool none;
-    switch (c->op) {
-    case FLT_OP_LT: none = lo_hi >= 0; break;
-    case FLT_OP_LE: none = lo_hi > 0; break;
-    case FLT_OP_GT: none = hi_lo <= 0; break;
-    case FLT_OP_GE: none = hi_lo < 0; break;
-    case FLT_OP_EQ: none = hi_lo < 0 || lo_hi > 0; break;
-    default: none = hi_lo == 0 && lo_hi == 0; break; /* NE: one value on both sides */
-    }
-    return none ? FLT_CANNOT_MATCH : FLT_CAN_MATCH;
+    return flt_ranges_exclude(c->op, hi_lo, lo_hi) ? FLT_CANNOT_MATCH : FLT_CAN_MATCH;
 }
 
 flt_prune flt_prune_group(const flt_pred *p, const pq_chunk_meta *chunks)

@@ -81,6 +81,35 @@ static vres prefix_vres(const flt_lit *pre, const bounds *b)
     return has_prefix(&b->lo, pre) && has_prefix(&b->hi, pre) ? V_ALL : V_SOME;
 }
 
+/* Whether a LIKE term's pattern is its fixed head then one '%' ('abc%'): what PREFIX tests. */
+static bool like_head_then_any(const flt_term *t)
+{
+    const flt_lit *l = t->lits;
+    int32_t n = l[1].len;
+    return n == l[0].len + 1 && l[2].b[n - 1] == FLT_LIKE_ANY &&
+           memchr(l[2].b, FLT_LIKE_ANY, (size_t)n - 1) == NULL &&
+           memchr(l[2].b, FLT_LIKE_ONE, (size_t)n - 1) == NULL;
+}
+
+/* ILIKE with fixed head h: a match's first bytes lie between h with ASCII letters upper-cased
+ * and h lower-cased (upper before lower in byte order), so a range outside those matches
+ * nothing. */
+static vres ilike_vres(const flt_lit *head, const bounds *b)
+{
+    uint8_t up[256], low[256];
+    int32_t n = head->len;
+    if (n == 0 || n > (int32_t)sizeof up) return V_SOME;
+    for (int32_t i = 0; i < n; i++) {
+        uint8_t c = head->b[i];
+        up[i] = c >= 'a' && c <= 'z' ? (uint8_t)(c - 32) : c;
+        low[i] = c >= 'A' && c <= 'Z' ? (uint8_t)(c + 32) : c;
+    }
+    if (flt_cmp_bytes(b->hi.b, b->hi.len, up, n) < 0) return V_NONE;
+    while (n > 0 && low[n - 1] == 0xff) n--; /* succ(low): past every value with prefix low */
+    if (n > 0 && (low[n - 1]++, flt_cmp_bytes(b->lo.b, b->lo.len, low, n) >= 0)) return V_NONE;
+    return V_SOME;
+}
+
 /* One term on the non-null values within b. */
 static vres term_vres(flt_domain dom, const flt_term *t, const bounds *b)
 {
@@ -128,7 +157,11 @@ static vres term_vres(flt_domain dom, const flt_term *t, const bounds *b)
     }
     case FLT_OP_PREFIX: return prefix_vres(&l[0], b);
     case FLT_OP_LIKE: /* a value outside its fixed head's range cannot match */
-        return !t->icase && l[0].len > 0 && prefix_vres(&l[0], b) == V_NONE ? V_NONE : V_SOME;
+        if (t->icase) return ilike_vres(&l[0], b);
+        return l[0].len > 0 && prefix_vres(&l[0], b) == V_NONE ? V_NONE : V_SOME;
+    case FLT_OP_NOT_LIKE: /* NOT LIKE 'abc%' fails every value when all start with abc */
+        return !t->icase && like_head_then_any(t) && prefix_vres(&l[0], b) == V_ALL ? V_NONE
+                                                                                  : V_SOME;
     default: return V_SOME;
     }
 }
@@ -223,8 +256,8 @@ bool flt_prunable(const flt_pred *p)
 {
     for (int32_t k = 0; !p->multi && k < p->nterms; k++) {
         const flt_term *t = &p->terms[k];
-        bool blind = t->op == FLT_OP_NOT_LIKE ||
-                     (t->op == FLT_OP_LIKE && (t->icase || t->lits[0].len == 0));
+        bool blind = (t->op == FLT_OP_NOT_LIKE && (t->icase || !like_head_then_any(t))) ||
+                     (t->op == FLT_OP_LIKE && t->lits[0].len == 0);
         if (blind) return false; /* an OR with a term no bound rules out: neither is the OR */
     }
     return !p->multi && p->nterms > 0;

@@ -54,6 +54,20 @@ flt_prune flt_prune_group(const flt_pred *p, const pq_chunk_meta *chunks);
 /* The minimum (want_max false) or maximum of s as a literal of p's domain: false when s has
  * no usable bounds (prune.h invariants 1-3) or the value is NaN. The literal may point into s. */
 bool flt_stats_value(const flt_pred *p, const pq_stats *s, bool want_max, flt_lit *out);
+/* Whether `a op b` holds for no a in [a.lo, a.hi] and b in [b.lo, b.hi], given hi_lo = the sign
+ * of a.hi - b.lo and lo_hi = the sign of a.lo - b.hi (op EQ..GE). */
+static inline bool flt_ranges_exclude(flt_op op, int hi_lo, int lo_hi)
+{
+    switch (op) {
+    case FLT_OP_LT: return lo_hi >= 0;
+    case FLT_OP_LE: return lo_hi > 0;
+    case FLT_OP_GT: return hi_lo <= 0;
+    case FLT_OP_GE: return hi_lo < 0;
+    case FLT_OP_EQ: return hi_lo < 0 || lo_hi > 0;
+    default: return hi_lo == 0 && lo_hi == 0; /* NE: one value on both sides */
+    }
+}
+
 /* Sign of a - b for two literals of domain dom (not INT96 or BOOL). */
 int flt_lit_cmp(flt_domain dom, const flt_lit *a, const flt_lit *b);
 

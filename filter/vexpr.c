@@ -61,12 +61,13 @@ static bool column_type(const pq_column_desc *d, flt_vtype *t)
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (d->logical == ints[i].l) return *t = (flt_vtype){FLT_VK_INT, ints[i].w, 0, ints[i].uns}, true;
     switch (d->logical) {
-    case PQ_LOGICAL_DECIMAL:
-        if (d->decimal_precision < 1 || d->decimal_precision > 38 || d->decimal_scale < 0 ||
-            d->decimal_scale > d->decimal_precision)
-            return false;
-        *t = (flt_vtype){FLT_VK_DEC, d->decimal_precision, d->decimal_scale, false};
+    case PQ_LOGICAL_DECIMAL: { /* no precision written: what the physical type holds */
+        int32_t p = d->decimal_precision > 0 ? d->decimal_precision
+                    : d->physical == PQ_INT32 ? 9 : d->physical == PQ_INT64 ? 18 : 38;
+        if (p > 38 || d->decimal_scale < 0 || d->decimal_scale > p) return false;
+        *t = (flt_vtype){FLT_VK_DEC, p, d->decimal_scale, false};
         return true;
+    }
     case PQ_LOGICAL_DATE: return t->kind = FLT_VK_DATE, d->physical == PQ_INT32;
     case PQ_LOGICAL_TIMESTAMP_MILLIS: return *t = (flt_vtype){FLT_VK_TS, 0, 3, false}, true;
     case PQ_LOGICAL_TIMESTAMP_MICROS: return *t = (flt_vtype){FLT_VK_TS, 0, 6, false}, true;

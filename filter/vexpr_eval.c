@@ -35,7 +35,7 @@ typedef struct vctx {
 static bool selected(const vctx *c, int32_t i) { return (c->sel[i >> 6] >> (i & 63)) & 1; }
 
 /* One column's values of the chunk into exact x or double f (by its physical type). */
-static void load_column(const vctx *c, const flt_vnode *node, v128 *x, double *f)
+static void load_column(vctx *c, const flt_vnode *node, v128 *x, double *f)
 {
     const pq_vec *v = c->vecs[node->slot];
     int64_t r0 = c->r0;
@@ -69,9 +69,10 @@ static void load_column(const vctx *c, const flt_vnode *node, v128 *x, double *f
                                                    : v->type_length;
             const uint8_t *b = v->type == PQ_BYTE_ARRAY ? v->data + v->offsets[row]
                                                         : v->values + (int64_t)len * row;
-            v128 y = len > 0 && (b[0] & 0x80) ? -1 : 0;
-            for (int32_t k = 0; k < len && k < 16; k++) y = (v128)((unsigned __int128)y << 8) | b[k];
-            x[i] = y;
+            if (!v_from_be(b, len, &x[i])) {
+                x[i] = 0;
+                if (selected(c, i)) c->overflow = true;
+            }
         }
     }
 }
@@ -272,12 +273,7 @@ static bool stat_bound(const vprune *p, const flt_vnode *node, bool want_max, v1
         return false;
     switch (one.dom) {
     case FLT_DOM_U64: *out = (v128)(uint64_t)l.i; return true;
-    case FLT_DOM_SDEC: {
-        v128 y = l.len > 0 && (l.b[0] & 0x80) ? -1 : 0;
-        for (int32_t k = 0; k < l.len && k < 16; k++) y = (v128)((unsigned __int128)y << 8) | l.b[k];
-        *out = y;
-        return l.len <= 16;
-    }
+    case FLT_DOM_SDEC: return v_from_be(l.b, l.len, out);
     case FLT_DOM_I32: case FLT_DOM_U32: case FLT_DOM_I64: *out = l.i; return true;
     default: return false;
     }
@@ -379,14 +375,5 @@ flt_prune flt_v_prune(flt_op op, const flt_vnode *l, const flt_vnode *r,
         hi_lo = v_cmp_exact(a.hi, v_scale(&l->t), b.lo, v_scale(&r->t));
         lo_hi = v_cmp_exact(a.lo, v_scale(&l->t), b.hi, v_scale(&r->t));
     }
-    bool none;
-    switch (op) {
-    case FLT_OP_LT: none = lo_hi >= 0; break;
-    case FLT_OP_LE: none = lo_hi > 0; break;
-    case FLT_OP_GT: none = hi_lo <= 0; break;
-    case FLT_OP_GE: none = hi_lo < 0; break;
-    case FLT_OP_EQ: none = hi_lo < 0 || lo_hi > 0; break;
-    default: none = hi_lo == 0 && lo_hi == 0; break; /* NE: one value on both sides */
-    }
-    return none ? FLT_CANNOT_MATCH : FLT_CAN_MATCH;
+    return flt_ranges_exclude(op, hi_lo, lo_hi) ? FLT_CANNOT_MATCH : FLT_CAN_MATCH;
 }

@@ -80,6 +80,21 @@ static inline double v_round_float(const flt_vtype *t, double x)
     return t->kind == FLT_VK_FLOAT ? (double)(float)x : x;
 }
 
+/* A big-endian two's complement integer of len bytes (a decimal's bytes) into *out; false when
+ * it needs more than 128 bits (leading bytes other than the sign's extension). */
+static inline bool v_from_be(const uint8_t *b, int32_t len, v128 *out)
+{
+    v128 y = len > 0 && (b[0] & 0x80) ? -1 : 0;
+    uint8_t sign = (uint8_t)y;
+    for (int32_t k = 0; k < len - 16; k++)
+        if (b[k] != sign) return false;
+    for (int32_t k = len > 16 ? len - 16 : 0; k < len; k++)
+        y = (v128)((unsigned __int128)y << 8) | b[k];
+    if (len > 16 && ((y < 0) != (sign != 0))) return false; /* the kept bytes flip the sign */
+    *out = y;
+    return true;
+}
+
 /* Whether x, rounded to t from the double y, stayed in range: a finite double beyond FLOAT's
  * range is an error when CAST to FLOAT (DuckDB), never an infinity. */
 static inline bool v_float_cast_ok(double y, double x)

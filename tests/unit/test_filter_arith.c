@@ -288,6 +288,8 @@ static void overflow(void)
 
 /* ---- pruning -------------------------------------------------------------------------------- */
 
+static int32_t dtb[2] = {11021, 11036}; /* dt's statistics: 2000-03-05 .. 2000-03-20 */
+
 static flt_prune prune(const char *text)
 {
     static int32_t qb[2] = {1, 7};
@@ -303,6 +305,9 @@ static flt_prune prune(const char *text)
     chunks[1].stats.min_len = chunks[1].stats.max_len = 8;
     chunks[4].stats.min = (uint8_t *)&fb[0], chunks[4].stats.max = (uint8_t *)&fb[1];
     chunks[4].stats.min_len = chunks[4].stats.max_len = 4;
+    chunks[6].stats = base;
+    chunks[6].stats.min = (uint8_t *)&dtb[0], chunks[6].stats.max = (uint8_t *)&dtb[1];
+    chunks[6].stats.min_len = chunks[6].stats.max_len = 4;
     for (int c = 0; c < NCOLS; c++) chunks[c].num_values = 100;
     flt_expr *ex = parse_ok(text);
     flt_prune r = ex ? flt_prune_group(&ex->preds[0], chunks) : FLT_CAN_MATCH;
@@ -332,6 +337,31 @@ static void pruning(void)
         if (got != cases[i].want) fprintf(stderr, "  %s: got %d want %d\n", cases[i].text, got, cases[i].want);
         CHECK(got == cases[i].want);
     }
+}
+
+/* month / day / quarter prune a group whose dates lie in one year (one month for day). */
+static void date_parts(void)
+{
+    static const struct { const char *text; flt_prune in_march, across; } cases[] = {
+        {"month(dt) = 4", FLT_CANNOT_MATCH, FLT_CAN_MATCH},
+        {"month(dt) = 3", FLT_CAN_MATCH, FLT_CAN_MATCH},
+        {"extract(month FROM dt) > 3", FLT_CANNOT_MATCH, FLT_CAN_MATCH},
+        {"quarter(dt) = 2", FLT_CANNOT_MATCH, FLT_CAN_MATCH},
+        {"quarter(dt) <> 1", FLT_CANNOT_MATCH, FLT_CAN_MATCH},
+        {"day(dt) < 5", FLT_CANNOT_MATCH, FLT_CAN_MATCH},
+        {"day(dt) <= 5", FLT_CAN_MATCH, FLT_CAN_MATCH},
+        {"day(dt) IN (1, 21, 31)", FLT_CANNOT_MATCH, FLT_CAN_MATCH},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        dtb[0] = 11021, dtb[1] = 11036; /* March 2000 */
+        flt_prune a = prune(cases[i].text);
+        dtb[1] = 11383; /* to 2001-03-02: across a year */
+        flt_prune b = prune(cases[i].text);
+        if (a != cases[i].in_march || b != cases[i].across)
+            fprintf(stderr, "  %s: got %d, %d\n", cases[i].text, a, b);
+        CHECK(a == cases[i].in_march && b == cases[i].across);
+    }
+    dtb[0] = 11021, dtb[1] = 11036;
 }
 
 static void errors(void)
@@ -369,6 +399,7 @@ int main(void)
     RUN(evaluation);
     RUN(overflow);
     RUN(pruning);
+    RUN(date_parts);
     RUN(errors);
     for (int c = 0; c < NCOLS; c++) pq_vec_free(&vecs[c]);
     return CHECK_DONE("test_filter_arith");

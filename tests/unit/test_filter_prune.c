@@ -151,15 +151,31 @@ static void bytes_truncated_bounds(void)
     EXPECT("s LIKE 'a\xff%'", &s, 50, FLT_CAN_MATCH);
     s = bytes_stats("b", "c", true);
     EXPECT("s LIKE 'a\xff%'", &s, 50, FLT_CANNOT_MATCH);
-    /* a general LIKE prunes by its fixed head only; ILIKE and NOT LIKE never */
+    /* a general LIKE prunes by its fixed head only; ILIKE by its head's upper- and lower-case
+     * range; NOT LIKE 'head%' when every value starts with head */
     s = bytes_stats("apple", "apricot", true);
     EXPECT("s LIKE 'ap_le%'", &s, 50, FLT_CAN_MATCH);
     EXPECT("s LIKE 'b%x'", &s, 50, FLT_CANNOT_MATCH);
     EXPECT("s LIKE 'aq_'", &s, 50, FLT_CANNOT_MATCH);
     EXPECT("s LIKE '%zz%'", &s, 50, FLT_CAN_MATCH);
     EXPECT("s ILIKE 'b%x'", &s, 50, FLT_CAN_MATCH);
-    EXPECT("s NOT LIKE 'a%'", &s, 50, FLT_CAN_MATCH);
+    EXPECT("s NOT LIKE 'a%'", &s, 50, FLT_CANNOT_MATCH);
+    EXPECT("s NOT LIKE 'ap%'", &s, 50, FLT_CANNOT_MATCH);
+    EXPECT("s NOT LIKE 'apr%'", &s, 50, FLT_CAN_MATCH);
+    EXPECT("s NOT LIKE 'ap_%'", &s, 50, FLT_CAN_MATCH);   /* not a plain head */
+    EXPECT("s NOT ILIKE 'a%'", &s, 50, FLT_CAN_MATCH);
     EXPECT("NOT s LIKE 'b%x'", &s, 50, FLT_CAN_MATCH);
+    s = bytes_stats("cat", "dog", true);
+    EXPECT("s ILIKE 'B%'", &s, 50, FLT_CANNOT_MATCH);     /* matches lie in ['B', 'c') */
+    EXPECT("s ILIKE 'C%'", &s, 50, FLT_CAN_MATCH);
+    EXPECT("s ILIKE 'DOG%'", &s, 50, FLT_CAN_MATCH);
+    EXPECT("s ILIKE 'E_%'", &s, 50, FLT_CAN_MATCH);       /* ['E', 'f') meets ['cat', 'dog'] */
+    s = bytes_stats("A1", "B9", true);
+    EXPECT("s ILIKE 'c%'", &s, 50, FLT_CANNOT_MATCH);     /* all below 'C' */
+    EXPECT("s ILIKE 'b%'", &s, 50, FLT_CAN_MATCH);
+    s = bytes_stats("0", "9", true);
+    EXPECT("s ILIKE 'a%'", &s, 50, FLT_CANNOT_MATCH);     /* all below 'A' */
+    EXPECT("s ILIKE '%a'", &s, 50, FLT_CAN_MATCH);
     EXPECT("s = 'zz' OR s LIKE 'b_'", &s, 50, FLT_CANNOT_MATCH);
 }
 
