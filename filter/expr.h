@@ -195,19 +195,26 @@ int flt_domain_of(const pq_column_desc *d, flt_domain *dom, pq_err *e);
  *   or := and (OR and)* ; and := not (AND not)* ; not := NOT not | '(' or ')' | atom
  *   atom := col cmp lit | lit cmp col | col cmp col | col [NOT] BETWEEN lit AND lit
  *         | col [NOT] IN (lit, ...)
+ *         | value cmp value | value [NOT] BETWEEN value AND value | value [NOT] IN (value, ...)
  *         | col IS [NOT] NULL | col IS [NOT] DISTINCT FROM lit
  *         | col [NOT] LIKE|ILIKE 'pattern' [ESCAPE 'c'] | starts_with(col, 'text')
  *         | fn cmp lit | fn [NOT] BETWEEN lit AND lit | fn [NOT] IN (lit, ...)
  *   fn := year(col) | date_trunc('year'|'quarter'|'month'|'day', col)   (DATE / TIMESTAMP)
  *       | month(col) | day(col) | quarter(col)        (compared row by row: invariant 8)
+ *       | extract(year|quarter|month|day FROM col)
+ *   value := sum ; sum := prod (('+'|'-') prod)* ; prod := unary (('*'|'/') unary)*
+ *   unary := ('-'|'+') unary | col | lit | '(' sum ')' | CAST '(' sum AS type ')'
+ *         (vexpr.h: typed by DuckDB's rules; a value form is taken where a '(' opens a value,
+ *          a CAST or a sign starts one, or an arithmetic operator follows a column or literal)
  *   cmp := = | == | != | <> | < | <= | > | >=
  * NOT is pushed down to the atoms and the result put in conjunctive normal form; each of its
  * clauses (an OR of atoms) becomes one predicate: on one column, or over several (invariant
  * 8; at most FLT_MAX_MULTI_COLS). `col cmp col` takes two columns of one class of values
  * (integers of any width, UINT64 only with UINT64; decimals of one scale; one date/time type
- * and unit; floats; strings; booleans); others are refused ("not supported yet"). LIKE: `%`
+ * and unit; floats; strings; booleans) directly; numbers of other kinds, or a date with a
+ * timestamp, as value expressions; others are refused ("cannot compare ..."). LIKE: `%`
  * any run, `_` one character, no escape character unless ESCAPE gives one. Literals:
- * numbers, 'strings' ('' escapes a quote),
+ * numbers, 'strings' ('' escapes a quote), NULL (a comparison with it is unknown),
  * DATE 'YYYY-MM-DD', TIMESTAMP 'YYYY-MM-DD[ HH:MM:SS[.f...]][Z|+HH:MM]' (no offset = UTC;
  * the same wall-clock value is used for columns not adjusted to UTC), TRUE, FALSE. Date and
  * timestamp columns also accept a plain 'YYYY-MM-DD...' string; UUID columns take hex text.
