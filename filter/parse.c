@@ -18,27 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "filter/tree.h"
-#include "filter/vexpr.h"
-
-typedef enum {
-    T_END, T_IDENT, T_QIDENT, T_STRING, T_NUMBER, T_LPAREN, T_RPAREN, T_COMMA,
-    T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_PLUS, T_MINUS, T_STAR, T_SLASH, T_BAD,
-} tok_type;
-
-typedef struct tok {
-    tok_type type;
-    const char *s; /* start in the text */
-    int32_t n;     /* length in the text */
-    int32_t pos;   /* 1-based */
-} tok;
-
-typedef struct parser {
-    const char *text;
-    int32_t at;    /* next unread byte */
-    tok t;         /* current token */
-    flt_build b;   /* arena, schema, error: what the tree is built with (tree.h) */
-} parser;
+#include "filter/parse.h"
 
 static bool is_ident_start(char c)
 {
@@ -72,7 +52,7 @@ static int32_t number_len(const char *s)
     return i;
 }
 
-static void next(parser *p)
+void flt_p_next(parser *p)
 {
     const char *s = p->text;
     while (s[p->at] == ' ' || s[p->at] == '\t' || s[p->at] == '\n' || s[p->at] == '\r') p->at++;
@@ -105,13 +85,13 @@ static void next(parser *p)
     p->at += t.n;
 }
 
-static bool kw(const parser *p, const char *k)
+bool flt_p_kw(const parser *p, const char *k)
 {
     return p->t.type == T_IDENT && (size_t)p->t.n == strlen(k) &&
            strncasecmp(p->t.s, k, (size_t)p->t.n) == 0;
 }
 
-static int expected(parser *p, const char *what)
+int flt_p_expected(parser *p, const char *what)
 {
     if (p->t.type == T_BAD && (*p->t.s == '\'' || *p->t.s == '"'))
         return pq_errf(p->b.e, RINGSCAN_EPARSE, p->t.pos,
@@ -136,12 +116,12 @@ static char *unquote(parser *p, int32_t *len)
     return out;
 }
 
-static int parse_column(parser *p, int32_t *col)
+int flt_p_column(parser *p, int32_t *col)
 {
-    if (p->t.type != T_IDENT && p->t.type != T_QIDENT) return expected(p, "column name");
+    if (p->t.type != T_IDENT && p->t.type != T_QIDENT) return flt_p_expected(p, "column name");
     if (p->t.type == T_IDENT &&
-        (kw(p, "AND") || kw(p, "OR") || kw(p, "NOT") || kw(p, "NULL")))
-        return expected(p, "column name");
+        (flt_p_kw(p, "AND") || flt_p_kw(p, "OR") || flt_p_kw(p, "NOT") || flt_p_kw(p, "NULL")))
+        return flt_p_expected(p, "column name");
     char *name;
     int32_t len;
     if (p->t.type == T_QIDENT) {
@@ -156,7 +136,7 @@ static int parse_column(parser *p, int32_t *col)
     for (int32_t i = 0; i < p->b.ncols; i++) {
         if (p->b.cols[i].name && strcmp(p->b.cols[i].name, name) == 0) {
             *col = i;
-            next(p);
+            flt_p_next(p);
             return 0;
         }
     }
@@ -166,34 +146,34 @@ static int parse_column(parser *p, int32_t *col)
 }
 
 /* True when the current token is a sign and the next a number (a signed literal). */
-static bool at_signed_number(const parser *p)
+bool flt_p_at_signed_number(const parser *p)
 {
     if (p->t.type != T_MINUS && p->t.type != T_PLUS) return false;
     parser q = *p;
-    next(&q);
+    flt_p_next(&q);
     return q.t.type == T_NUMBER;
 }
 
-static int parse_literal(parser *p, flt_raw_lit *r)
+int flt_p_literal(parser *p, flt_raw_lit *r)
 {
     memset(r, 0, sizeof *r);
     r->pos = p->t.pos;
     bool minus = p->t.type == T_MINUS;
-    if (at_signed_number(p)) next(p);
-    if (kw(p, "DATE") || kw(p, "TIMESTAMP")) {
-        r->kind = kw(p, "DATE") ? FLT_LIT_DATE : FLT_LIT_TIMESTAMP;
-        next(p);
-        if (p->t.type != T_STRING) return expected(p, "quoted date/time after DATE/TIMESTAMP");
-    } else if (kw(p, "TRUE") || kw(p, "FALSE")) {
+    if (flt_p_at_signed_number(p)) flt_p_next(p);
+    if (flt_p_kw(p, "DATE") || flt_p_kw(p, "TIMESTAMP")) {
+        r->kind = flt_p_kw(p, "DATE") ? FLT_LIT_DATE : FLT_LIT_TIMESTAMP;
+        flt_p_next(p);
+        if (p->t.type != T_STRING) return flt_p_expected(p, "quoted date/time after DATE/TIMESTAMP");
+    } else if (flt_p_kw(p, "TRUE") || flt_p_kw(p, "FALSE")) {
         r->kind = FLT_LIT_BOOL;
-    } else if (kw(p, "NULL")) {
+    } else if (flt_p_kw(p, "NULL")) {
         r->kind = FLT_LIT_NULL;
     } else if (p->t.type == T_STRING) {
         r->kind = FLT_LIT_STRING;
     } else if (p->t.type == T_NUMBER) {
         r->kind = FLT_LIT_NUMBER;
     } else {
-        return expected(p, "literal");
+        return flt_p_expected(p, "literal");
     }
     char *text;
     if (p->t.type == T_STRING) {
@@ -204,15 +184,15 @@ static int parse_literal(parser *p, flt_raw_lit *r)
     }
     if (!text) return -ENOMEM;
     r->text = text;
-    next(p);
+    flt_p_next(p);
     return 0;
 }
 
 /* Reads '(' lit (',' lit)* ')' into an arena array. */
-static int parse_in_list(parser *p, flt_raw_lit **out, int32_t *n)
+int flt_p_in_list(parser *p, flt_raw_lit **out, int32_t *n)
 {
-    if (p->t.type != T_LPAREN) return expected(p, "'('");
-    next(p);
+    if (p->t.type != T_LPAREN) return flt_p_expected(p, "'('");
+    flt_p_next(p);
     int32_t cap = 8;
     flt_raw_lit *r = flt_arena_alloc(p->b.arena, (size_t)cap * sizeof *r);
     if (!r) return -ENOMEM;
@@ -226,18 +206,18 @@ static int parse_in_list(parser *p, flt_raw_lit **out, int32_t *n)
             memcpy(g, r, (size_t)cap * sizeof *g);
             r = g, cap *= 2;
         }
-        int rc = parse_literal(p, &r[(*n)++]);
+        int rc = flt_p_literal(p, &r[(*n)++]);
         if (rc) return rc;
         if (p->t.type == T_RPAREN) break;
-        if (p->t.type != T_COMMA) return expected(p, "',' or ')'");
-        next(p);
+        if (p->t.type != T_COMMA) return flt_p_expected(p, "',' or ')'");
+        flt_p_next(p);
     }
-    next(p);
+    flt_p_next(p);
     *out = r;
     return 0;
 }
 
-static flt_op cmp_op(tok_type t)
+flt_op flt_p_cmp_op(tok_type t)
 {
     switch (t) {
     case T_EQ: return FLT_OP_EQ;
@@ -250,49 +230,46 @@ static flt_op cmp_op(tok_type t)
 }
 
 /* Lets a NOT IN / NOT BETWEEN / NOT LIKE / IS NOT ... flip the sense. */
-static bool take_not(parser *p, bool neg)
+bool flt_p_take_not(parser *p, bool neg)
 {
-    if (!kw(p, "NOT")) return neg;
-    next(p);
+    if (!flt_p_kw(p, "NOT")) return neg;
+    flt_p_next(p);
     return !neg;
 }
 
 /* True when the current token starts a literal (so it is no column name). */
-static bool at_literal(parser *p)
+bool flt_p_at_literal(parser *p)
 {
-    if (p->t.type == T_STRING || p->t.type == T_NUMBER || at_signed_number(p)) return true;
-    if (kw(p, "TRUE") || kw(p, "FALSE") || kw(p, "NULL")) return true;
-    if (!kw(p, "DATE") && !kw(p, "TIMESTAMP")) return false;
+    if (p->t.type == T_STRING || p->t.type == T_NUMBER || flt_p_at_signed_number(p)) return true;
+    if (flt_p_kw(p, "TRUE") || flt_p_kw(p, "FALSE") || flt_p_kw(p, "NULL")) return true;
+    if (!flt_p_kw(p, "DATE") && !flt_p_kw(p, "TIMESTAMP")) return false;
     parser q = *p; /* DATE 'x' is a literal; a column named date is not */
-    next(&q);
+    flt_p_next(&q);
     return q.t.type == T_STRING;
 }
-
-static bool value_ahead(parser *p);
-static int parse_sum(parser *p, int depth, flt_vnode **out);
 
 /* col op lit, with the column already read. */
 static int atom_cmp(parser *p, int32_t col, int32_t pos, bool neg, flt_node **out)
 {
-    flt_op op = cmp_op(p->t.type);
-    next(p);
-    if (value_ahead(p)) { /* col op <arithmetic> */
+    flt_op op = flt_p_cmp_op(p->t.type);
+    flt_p_next(p);
+    if (flt_p_value_ahead(p)) { /* col op <arithmetic> */
         flt_vnode *l, *r;
         int rc = flt_v_column(&p->b, col, pos, &l);
-        if (!rc) rc = parse_sum(p, 0, &r);
+        if (!rc) rc = flt_p_sum(p, 0, &r);
         return rc ? rc : flt_atom_values(&p->b, pos, neg ? flt_complement(op) : op, l, r, out);
     }
     parser q = *p; /* a name of a column here is a comparison of two columns */
     pq_err qe;
     q.b.e = &qe;
     int32_t other;
-    if (!at_literal(p) && parse_column(&q, &other) == 0) {
+    if (!flt_p_at_literal(p) && flt_p_column(&q, &other) == 0) {
         pq_err *e = p->b.e;
         *p = q, p->b.e = e;
         return flt_atom_two(&p->b, col, other, pos, neg ? flt_complement(op) : op, out);
     }
     flt_raw_lit r;
-    int rc = parse_literal(p, &r);
+    int rc = flt_p_literal(p, &r);
     if (rc) return rc;
     return flt_atom(&p->b, col, pos, neg ? flt_complement(op) : op, false, &r, 1, out);
 }
@@ -301,9 +278,9 @@ static int atom_cmp(parser *p, int32_t col, int32_t pos, bool neg, flt_node **ou
 static int atom_between(parser *p, int32_t col, int32_t pos, bool neg, flt_node **out)
 {
     flt_raw_lit r[2];
-    int rc = parse_literal(p, &r[0]);
-    if (!rc && !kw(p, "AND")) return expected(p, "AND");
-    if (!rc) next(p), rc = parse_literal(p, &r[1]);
+    int rc = flt_p_literal(p, &r[0]);
+    if (!rc && !flt_p_kw(p, "AND")) return flt_p_expected(p, "AND");
+    if (!rc) flt_p_next(p), rc = flt_p_literal(p, &r[1]);
     if (rc) return rc;
     return flt_atom_between(&p->b, col, pos, neg, r, out);
 }
@@ -311,14 +288,14 @@ static int atom_between(parser *p, int32_t col, int32_t pos, bool neg, flt_node 
 /* [NOT] LIKE / ILIKE 'pattern' [ESCAPE 'c']. */
 static int atom_like(parser *p, int32_t col, int32_t pos, bool neg, bool icase, flt_node **out)
 {
-    if (p->t.type != T_STRING) return expected(p, "quoted pattern after LIKE");
+    if (p->t.type != T_STRING) return flt_p_expected(p, "quoted pattern after LIKE");
     flt_raw_lit r[2];
     int32_t nraw = 1;
-    int rc = parse_literal(p, &r[0]);
-    if (!rc && kw(p, "ESCAPE")) {
-        next(p);
-        if (p->t.type != T_STRING) return expected(p, "quoted character after ESCAPE");
-        rc = parse_literal(p, &r[1]), nraw = 2;
+    int rc = flt_p_literal(p, &r[0]);
+    if (!rc && flt_p_kw(p, "ESCAPE")) {
+        flt_p_next(p);
+        if (p->t.type != T_STRING) return flt_p_expected(p, "quoted character after ESCAPE");
+        rc = flt_p_literal(p, &r[1]), nraw = 2;
     }
     if (rc) return rc;
     return flt_atom(&p->b, col, pos, neg ? FLT_OP_NOT_LIKE : FLT_OP_LIKE, icase, r, nraw, out);
@@ -328,18 +305,18 @@ static int atom_like(parser *p, int32_t col, int32_t pos, bool neg, bool icase, 
  * is x != v OR x IS NULL). */
 static int atom_is(parser *p, int32_t col, int32_t pos, bool neg, flt_node **out)
 {
-    neg = take_not(p, neg);
-    if (kw(p, "NULL")) {
-        next(p);
+    neg = flt_p_take_not(p, neg);
+    if (flt_p_kw(p, "NULL")) {
+        flt_p_next(p);
         flt_op op = neg ? FLT_OP_IS_NOT_NULL : FLT_OP_IS_NULL;
         return flt_atom(&p->b, col, pos, op, false, NULL, 0, out);
     }
-    if (!kw(p, "DISTINCT")) return expected(p, "NULL or DISTINCT FROM");
-    next(p);
-    if (!kw(p, "FROM")) return expected(p, "FROM");
-    next(p);
+    if (!flt_p_kw(p, "DISTINCT")) return flt_p_expected(p, "NULL or DISTINCT FROM");
+    flt_p_next(p);
+    if (!flt_p_kw(p, "FROM")) return flt_p_expected(p, "FROM");
+    flt_p_next(p);
     flt_raw_lit r;
-    int rc = parse_literal(p, &r);
+    int rc = flt_p_literal(p, &r);
     if (rc) return rc;
     return flt_atom_distinct(&p->b, col, pos, !neg, &r, out);
 }
@@ -348,18 +325,18 @@ static int atom_is(parser *p, int32_t col, int32_t pos, bool neg, flt_node **out
 static int atom_starts_with(parser *p, bool neg, flt_node **out)
 {
     int32_t pos = p->t.pos, col;
-    next(p);
-    if (p->t.type != T_LPAREN) return expected(p, "'(' after starts_with");
-    next(p);
-    int rc = parse_column(p, &col);
+    flt_p_next(p);
+    if (p->t.type != T_LPAREN) return flt_p_expected(p, "'(' after starts_with");
+    flt_p_next(p);
+    int rc = flt_p_column(p, &col);
     if (rc) return rc;
-    if (p->t.type != T_COMMA) return expected(p, "','");
-    next(p);
-    if (p->t.type != T_STRING) return expected(p, "quoted text");
+    if (p->t.type != T_COMMA) return flt_p_expected(p, "','");
+    flt_p_next(p);
+    if (p->t.type != T_STRING) return flt_p_expected(p, "quoted text");
     flt_raw_lit r;
-    if ((rc = parse_literal(p, &r))) return rc;
-    if (p->t.type != T_RPAREN) return expected(p, "')'");
-    next(p);
+    if ((rc = flt_p_literal(p, &r))) return rc;
+    if (p->t.type != T_RPAREN) return flt_p_expected(p, "')'");
+    flt_p_next(p);
     return flt_atom_starts_with(&p->b, col, pos, neg, &r, out);
 }
 
@@ -368,314 +345,61 @@ static int atom_lit_first(parser *p, bool neg, flt_node **out)
 {
     int32_t pos = p->t.pos, col;
     flt_raw_lit r;
-    int rc = parse_literal(p, &r);
+    int rc = flt_p_literal(p, &r);
     if (rc) return rc;
-    if (!(p->t.type >= T_EQ && p->t.type <= T_GE)) return expected(p, "comparison operator");
-    flt_op op = flt_mirrored(cmp_op(p->t.type));
-    next(p);
-    if (value_ahead(p) || at_literal(p)) { /* lit op <arithmetic> or lit op lit */
+    if (!(p->t.type >= T_EQ && p->t.type <= T_GE)) return flt_p_expected(p, "comparison operator");
+    flt_op op = flt_mirrored(flt_p_cmp_op(p->t.type));
+    flt_p_next(p);
+    if (flt_p_value_ahead(p) || flt_p_at_literal(p)) { /* lit op <arithmetic> or lit op lit */
         flt_vnode *l, *rv;
         flt_raw_lit *kept = flt_arena_alloc(p->b.arena, sizeof *kept);
         if (!kept) return -ENOMEM;
         *kept = r;
-        if (!(rc = flt_v_literal(&p->b, kept, &l))) rc = parse_sum(p, 0, &rv);
+        if (!(rc = flt_v_literal(&p->b, kept, &l))) rc = flt_p_sum(p, 0, &rv);
         flt_op w = flt_mirrored(op);
         return rc ? rc : flt_atom_values(&p->b, pos, neg ? flt_complement(w) : w, l, rv, out);
     }
-    if ((rc = parse_column(p, &col))) return rc;
+    if ((rc = flt_p_column(p, &col))) return rc;
     return flt_atom(&p->b, col, pos, neg ? flt_complement(op) : op, false, &r, 1, out);
 }
 
 /* True when the current token is the function name fn followed by '(' (so a column of that
  * name still parses as a column). */
-static bool at_call(parser *p, const char *fn)
+bool flt_p_at_call(parser *p, const char *fn)
 {
-    if (!kw(p, fn)) return false;
+    if (!flt_p_kw(p, fn)) return false;
     parser q = *p;
-    next(&q);
+    flt_p_next(&q);
     return q.t.type == T_LPAREN;
-}
-
-/* ---- value expressions: sum := prod (('+'|'-') prod)* ; prod := unary (('*'|'/') unary)* ;
- * unary := ('-'|'+') unary | primary ; primary := column | literal | '(' sum ')'
- *        | CAST '(' sum AS type ['(' n [',' n] ')'] ')' ------------------------------------- */
-
-static bool is_arith(tok_type t) { return t >= T_PLUS && t <= T_SLASH; }
-
-/* Skips one column name or literal on q; false when there is none. */
-static bool skip_operand(parser *q)
-{
-    if (at_literal(q)) {
-        if (at_signed_number(q)) next(q);
-        if (kw(q, "DATE") || kw(q, "TIMESTAMP")) next(q);
-        next(q);
-        return true;
-    }
-    if (q->t.type != T_IDENT && q->t.type != T_QIDENT) return false;
-    next(q);
-    return true;
-}
-
-/* True when a value expression starts here rather than a bare column or literal: a '(', a
- * CAST, a sign before anything but a number, or an operand an arithmetic operator follows. */
-static bool value_ahead(parser *p)
-{
-    if (p->t.type == T_LPAREN || at_call(p, "CAST")) return true;
-    if ((p->t.type == T_MINUS || p->t.type == T_PLUS) && !at_signed_number(p)) return true;
-    parser q = *p;
-    return skip_operand(&q) && is_arith(q.t.type);
-}
-
-/* CAST '(' sum AS type ')', at the name CAST. */
-static int parse_cast(parser *p, int depth, flt_vnode **out)
-{
-    int32_t pos = p->t.pos;
-    next(p), next(p); /* CAST ( */
-    flt_vnode *a;
-    int rc = parse_sum(p, depth + 1, &a);
-    if (rc) return rc;
-    if (!kw(p, "AS")) return expected(p, "AS");
-    next(p);
-    if (p->t.type != T_IDENT) return expected(p, "type name");
-    const char *start = p->t.s;
-    next(p);
-    if (p->t.type == T_LPAREN) { /* (p) or (p, s) */
-        while (p->t.type == T_LPAREN || p->t.type == T_NUMBER || p->t.type == T_COMMA) next(p);
-        if (p->t.type != T_RPAREN) return expected(p, "')'");
-        next(p);
-    }
-    char type[64]; /* the name as written, blanks dropped */
-    size_t n = 0;
-    for (const char *c = start; c < p->t.s && n + 1 < sizeof type; c++)
-        if (*c != ' ' && *c != '\t' && *c != '\n' && *c != '\r') type[n++] = *c;
-    type[n] = 0;
-    if (p->t.type != T_RPAREN) return expected(p, "')' after the type");
-    next(p);
-    return flt_v_cast(&p->b, pos, a, type, out);
-}
-
-static int parse_unary(parser *p, int depth, flt_vnode **out);
-
-static int parse_primary(parser *p, int depth, flt_vnode **out)
-{
-    int32_t pos = p->t.pos, col;
-    int rc;
-    if (p->t.type == T_LPAREN) {
-        next(p);
-        if ((rc = parse_sum(p, depth + 1, out))) return rc;
-        if (p->t.type != T_RPAREN) return expected(p, "')'");
-        next(p);
-        return 0;
-    }
-    if (at_call(p, "CAST")) return parse_cast(p, depth, out);
-    if (at_literal(p)) {
-        flt_raw_lit *r = flt_arena_alloc(p->b.arena, sizeof *r);
-        if (!r) return -ENOMEM;
-        if ((rc = parse_literal(p, r))) return rc;
-        return flt_v_literal(&p->b, r, out);
-    }
-    if ((rc = parse_column(p, &col))) return rc;
-    return flt_v_column(&p->b, col, pos, out);
-}
-
-static int parse_unary(parser *p, int depth, flt_vnode **out)
-{
-    if (depth > FLT_MAX_DEPTH)
-        return pq_errf(p->b.e, RINGSCAN_ELIMIT, p->t.pos,
-                       "expression nested deeper than %d at character %d", FLT_MAX_DEPTH, p->t.pos);
-    if ((p->t.type != T_MINUS && p->t.type != T_PLUS) || at_signed_number(p))
-        return parse_primary(p, depth, out);
-    int32_t pos = p->t.pos;
-    bool minus = p->t.type == T_MINUS;
-    next(p);
-    flt_vnode *a;
-    int rc = parse_unary(p, depth + 1, &a);
-    if (rc || !minus) return rc ? rc : (*out = a, 0);
-    return flt_v_neg(&p->b, pos, a, out);
-}
-
-/* A run of sub joined by the operators lo..hi (left-associative). */
-static int parse_chain(parser *p, int depth, tok_type lo, tok_type hi, flt_vnode **out,
-                       int (*sub)(parser *, int, flt_vnode **))
-{
-    int rc = sub(p, depth, out);
-    while (rc == 0 && (p->t.type == lo || p->t.type == hi)) {
-        static const flt_vop ops[] = {FLT_V_ADD, FLT_V_SUB, FLT_V_MUL, FLT_V_DIV};
-        flt_vop op = ops[p->t.type - T_PLUS];
-        int32_t pos = p->t.pos;
-        flt_vnode *b;
-        next(p);
-        if ((rc = sub(p, depth, &b))) break;
-        rc = flt_v_binary(&p->b, op, pos, *out, b, out);
-    }
-    return rc;
-}
-
-static int parse_prod(parser *p, int depth, flt_vnode **out)
-{
-    return parse_chain(p, depth, T_STAR, T_SLASH, out, parse_unary);
-}
-
-static int parse_sum(parser *p, int depth, flt_vnode **out)
-{
-    return parse_chain(p, depth, T_PLUS, T_MINUS, out, parse_prod);
-}
-
-/* value op value | value [NOT] BETWEEN value AND value | value [NOT] IN (value, ...), where a
- * value expression starts (value_ahead). */
-static int atom_values(parser *p, bool neg, flt_node **out)
-{
-    int32_t pos = p->t.pos;
-    flt_vnode *l, *v[2];
-    int rc = parse_sum(p, 0, &l);
-    if (rc) return rc;
-    if (p->t.type >= T_EQ && p->t.type <= T_GE) {
-        flt_op op = cmp_op(p->t.type);
-        next(p);
-        if ((rc = parse_sum(p, 0, &v[0]))) return rc;
-        return flt_atom_values(&p->b, pos, neg ? flt_complement(op) : op, l, v[0], out);
-    }
-    neg = take_not(p, neg);
-    if (kw(p, "BETWEEN")) { /* l >= lo AND l <= hi; NOT: l < lo OR l > hi */
-        next(p);
-        if ((rc = parse_sum(p, 0, &v[0]))) return rc;
-        if (!kw(p, "AND")) return expected(p, "AND");
-        next(p);
-        if ((rc = parse_sum(p, 0, &v[1]))) return rc;
-        flt_node *a, *b;
-        if ((rc = flt_atom_values(&p->b, pos, neg ? FLT_OP_LT : FLT_OP_GE, l, v[0], &a)) ||
-            (rc = flt_atom_values(&p->b, pos, neg ? FLT_OP_GT : FLT_OP_LE, l, v[1], &b)))
-            return rc;
-        return flt_pair(&p->b, neg ? FLT_N_OR : FLT_N_AND, a, b, out);
-    }
-    if (!kw(p, "IN")) return expected(p, "comparison operator");
-    next(p);
-    if (p->t.type != T_LPAREN) return expected(p, "'('");
-    flt_node *x = flt_node_new(&p->b, neg ? FLT_N_AND : FLT_N_OR, FLT_V_MAX_NODES);
-    if (!x) return -ENOMEM;
-    x->n = 0;
-    do { /* IN: l = each, OR-ed; NOT IN: l != each, AND-ed */
-        next(p);
-        if (x->n == FLT_V_MAX_NODES)
-            return pq_errf(p->b.e, RINGSCAN_ELIMIT, p->t.pos, "IN list of an expression longer "
-                           "than %d at character %d", FLT_V_MAX_NODES, p->t.pos);
-        if ((rc = parse_sum(p, 0, &v[0])) ||
-            (rc = flt_atom_values(&p->b, pos, neg ? FLT_OP_NE : FLT_OP_EQ, l, v[0], &x->kids[x->n])))
-            return rc;
-        x->n++;
-    } while (p->t.type == T_COMMA);
-    if (p->t.type != T_RPAREN) return expected(p, "',' or ')'");
-    next(p);
-    *out = x;
-    return 0;
-}
-
-/* [NOT] BETWEEN lit AND lit | [NOT] IN (lit, ...) after a function call: *neg flipped by the
- * NOT, the literals in one[] (BETWEEN) or *raw (IN: then *raw != one). */
-static int parse_set(parser *p, bool *neg, flt_raw_lit one[2], flt_raw_lit **raw, int32_t *nraw)
-{
-    *neg = take_not(p, *neg);
-    *raw = one, *nraw = 2;
-    if (kw(p, "BETWEEN")) {
-        next(p);
-        int rc = parse_literal(p, &one[0]);
-        if (!rc && !kw(p, "AND")) return expected(p, "AND");
-        if (!rc) next(p), rc = parse_literal(p, &one[1]);
-        return rc;
-    }
-    if (!kw(p, "IN")) return expected(p, "comparison operator");
-    next(p);
-    return parse_in_list(p, raw, nraw);
-}
-
-/* extract(part FROM col), at the name extract: year, quarter, month or day of a date. */
-static int call_extract(parser *p, int32_t *col, int32_t *part, bool *year_fn)
-{
-    next(p), next(p); /* extract ( */
-    int32_t upos = p->t.pos;
-    *year_fn = kw(p, "year");
-    *part = flt_part_parse(p->t.s, (size_t)p->t.n);
-    if (p->t.type != T_IDENT || (!*year_fn && !*part))
-        return pq_errf(p->b.e, RINGSCAN_EPARSE, upos, "extract takes year, quarter, month or "
-                       "day at character %d", upos);
-    next(p);
-    if (!kw(p, "FROM")) return expected(p, "FROM");
-    next(p);
-    return parse_column(p, col);
-}
-
-/* fn(col) cmp lit | fn(col) [NOT] BETWEEN lit AND lit | fn(col) [NOT] IN (lit, ...), fn one
- * of year(col), extract(year FROM col) and date_trunc('unit', col), each comparison rewritten
- * into ranges of the column (datefn.c), or month / day / quarter (col) and their extract
- * forms, evaluated row by row (flt_atom_part); BETWEEN and IN as the AND / OR of comparisons. */
-static int atom_call(parser *p, bool neg, flt_node **out)
-{
-    int32_t pos = p->t.pos, col, part = flt_part_parse(p->t.s, (size_t)p->t.n);
-    bool year_fn = kw(p, "year");
-    flt_unit unit = FLT_UNIT_YEAR;
-    int rc;
-    if (kw(p, "extract")) {
-        if ((rc = call_extract(p, &col, &part, &year_fn))) return rc;
-    } else {
-        next(p), next(p); /* the name, '(' */
-        if (!year_fn && !part) { /* date_trunc */
-            int32_t upos = p->t.pos;
-            flt_raw_lit u;
-            if (p->t.type != T_STRING) return expected(p, "quoted unit ('year', 'month', ...)");
-            if ((rc = parse_literal(p, &u))) return rc;
-            if (flt_unit_parse(u.text, &unit))
-                return pq_errf(p->b.e, RINGSCAN_EPARSE, upos, "unknown date_trunc unit '%s' "
-                               "(year, quarter, month, day) at character %d", u.text, upos);
-            if (p->t.type != T_COMMA) return expected(p, "','");
-            next(p);
-        }
-        if ((rc = parse_column(p, &col))) return rc;
-    }
-    if (p->t.type != T_RPAREN) return expected(p, "')'");
-    next(p);
-    if (p->t.type >= T_EQ && p->t.type <= T_GE) {
-        flt_op op = cmp_op(p->t.type);
-        flt_raw_lit r;
-        next(p);
-        if ((rc = parse_literal(p, &r))) return rc;
-        if (neg) op = flt_complement(op);
-        return part ? flt_atom_part(&p->b, col, pos, part, op, &r, out)
-                    : flt_datefn(&p->b, col, pos, unit, year_fn, op, &r, out);
-    }
-    flt_raw_lit one[2], *raw;
-    int32_t nraw;
-    if ((rc = parse_set(p, &neg, one, &raw, &nraw))) return rc;
-    return part ? flt_part_set(&p->b, col, pos, part, neg, raw != one, raw, nraw, out)
-                : flt_datefn_set(&p->b, col, pos, unit, year_fn, neg, raw != one, raw, nraw, out);
 }
 
 /* atom := col (cmp lit | [NOT] BETWEEN | [NOT] IN | IS ... | [NOT] [I]LIKE) | lit cmp col |
  *         starts_with(col, 'text'); neg: it is negated. */
 static int parse_atom(parser *p, bool neg, flt_node **out)
 {
-    if (kw(p, "starts_with")) return atom_starts_with(p, neg, out);
-    if (at_call(p, "year") || at_call(p, "date_trunc") || at_call(p, "month") ||
-        at_call(p, "day") || at_call(p, "quarter") || at_call(p, "extract"))
-        return atom_call(p, neg, out);
-    if (value_ahead(p)) return atom_values(p, neg, out);
-    if (at_literal(p)) return atom_lit_first(p, neg, out);
+    if (flt_p_kw(p, "starts_with")) return atom_starts_with(p, neg, out);
+    if (flt_p_at_call(p, "year") || flt_p_at_call(p, "date_trunc") || flt_p_at_call(p, "month") ||
+        flt_p_at_call(p, "day") || flt_p_at_call(p, "quarter") || flt_p_at_call(p, "extract"))
+        return flt_p_atom_call(p, neg, out);
+    if (flt_p_value_ahead(p)) return flt_p_atom_values(p, neg, out);
+    if (flt_p_at_literal(p)) return atom_lit_first(p, neg, out);
     int32_t col, pos = p->t.pos;
-    int rc = parse_column(p, &col);
+    int rc = flt_p_column(p, &col);
     if (rc) return rc;
     if (p->t.type >= T_EQ && p->t.type <= T_GE) return atom_cmp(p, col, pos, neg, out);
-    if (kw(p, "IS")) return next(p), atom_is(p, col, pos, neg, out);
-    neg = take_not(p, neg);
-    bool icase = kw(p, "ILIKE");
-    if (kw(p, "LIKE") || icase) return next(p), atom_like(p, col, pos, neg, icase, out);
-    if (kw(p, "BETWEEN")) return next(p), atom_between(p, col, pos, neg, out);
-    if (kw(p, "IN")) {
-        next(p);
+    if (flt_p_kw(p, "IS")) return flt_p_next(p), atom_is(p, col, pos, neg, out);
+    neg = flt_p_take_not(p, neg);
+    bool icase = flt_p_kw(p, "ILIKE");
+    if (flt_p_kw(p, "LIKE") || icase) return flt_p_next(p), atom_like(p, col, pos, neg, icase, out);
+    if (flt_p_kw(p, "BETWEEN")) return flt_p_next(p), atom_between(p, col, pos, neg, out);
+    if (flt_p_kw(p, "IN")) {
+        flt_p_next(p);
         flt_raw_lit *raw;
         int32_t nraw;
-        if ((rc = parse_in_list(p, &raw, &nraw))) return rc;
+        if ((rc = flt_p_in_list(p, &raw, &nraw))) return rc;
         return flt_atom(&p->b, col, pos, neg ? FLT_OP_NOT_IN : FLT_OP_IN, false, raw, nraw, out);
     }
-    return expected(p, "comparison operator");
+    return flt_p_expected(p, "comparison operator");
 }
 
 static int parse_or(parser *p, bool neg, int depth, flt_node **out);
@@ -689,9 +413,9 @@ static bool paren_opens_value(const parser *p)
     do {
         if (q.t.type == T_END || q.t.type == T_BAD) return false;
         depth += q.t.type == T_LPAREN ? 1 : q.t.type == T_RPAREN ? -1 : 0;
-        next(&q);
+        flt_p_next(&q);
     } while (depth > 0);
-    return !(kw(&q, "AND") || kw(&q, "OR") || q.t.type == T_RPAREN || q.t.type == T_END);
+    return !(flt_p_kw(&q, "AND") || flt_p_kw(&q, "OR") || q.t.type == T_RPAREN || q.t.type == T_END);
 }
 
 /* not := NOT not | '(' or ')' | atom */
@@ -700,13 +424,13 @@ static int parse_not(parser *p, bool neg, int depth, flt_node **out)
     if (depth > FLT_MAX_DEPTH)
         return pq_errf(p->b.e, RINGSCAN_ELIMIT, p->t.pos,
                        "filter nested deeper than %d at character %d", FLT_MAX_DEPTH, p->t.pos);
-    if (kw(p, "NOT")) return next(p), parse_not(p, !neg, depth + 1, out);
+    if (flt_p_kw(p, "NOT")) return flt_p_next(p), parse_not(p, !neg, depth + 1, out);
     if (p->t.type != T_LPAREN || paren_opens_value(p)) return parse_atom(p, neg, out);
-    next(p);
+    flt_p_next(p);
     int rc = parse_or(p, neg, depth + 1, out);
     if (rc) return rc;
-    if (p->t.type != T_RPAREN) return expected(p, "AND, OR or ')'");
-    next(p);
+    if (p->t.type != T_RPAREN) return flt_p_expected(p, "AND, OR or ')'");
+    flt_p_next(p);
     return 0;
 }
 
@@ -716,7 +440,7 @@ static int parse_list(parser *p, bool neg, int depth, const char *sep, flt_node 
 {
     flt_node *k;
     int rc = sub(p, neg, depth, &k);
-    if (rc || !kw(p, sep)) return *out = k, rc;
+    if (rc || !flt_p_kw(p, sep)) return *out = k, rc;
     bool is_and = sep[0] == 'A';
     flt_node *x = flt_node_new(&p->b, is_and != neg ? FLT_N_AND : FLT_N_OR, 0);
     if (!x) return -ENOMEM;
@@ -731,8 +455,8 @@ static int parse_list(parser *p, bool neg, int depth, const char *sep, flt_node 
             x->kids = g, cap = cap ? cap * 2 : 4;
         }
         x->kids[x->n++] = k;
-        if (!kw(p, sep)) break;
-        next(p);
+        if (!flt_p_kw(p, sep)) break;
+        flt_p_next(p);
         if ((rc = sub(p, neg, depth, &k))) return rc;
     }
     *out = x;
@@ -751,12 +475,12 @@ static int parse_or(parser *p, bool neg, int depth, flt_node **out)
 
 static int parse_all(parser *p, flt_expr *ex)
 {
-    next(p);
-    if (p->t.type == T_END) return expected(p, "column name");
+    flt_p_next(p);
+    if (p->t.type == T_END) return flt_p_expected(p, "column name");
     flt_node *root;
     int rc = parse_or(p, false, 0, &root);
     if (rc) return rc;
-    if (p->t.type != T_END) return expected(p, "AND, OR or end of input");
+    if (p->t.type != T_END) return flt_p_expected(p, "AND, OR or end of input");
     return flt_tree_to_expr(&p->b, root, ex);
 }
 

@@ -68,6 +68,10 @@ SHAPES = {
     "expr_like": ("l_comment LIKE '%special%'", "l_orderkey,l_extendedprice", None, "tpch"),
     "expr_year": ("year(l_shipdate) = 1994 AND NOT l_returnflag = 'N'",
                   "l_orderkey,l_extendedprice", None, "tpch"),
+    # arithmetic and CAST (issue 22's value expressions)
+    "expr_arith": ("l_extendedprice * (1 - l_discount) * (1 + l_tax) > 100000 AND "
+                   "CAST(l_quantity AS INTEGER) * 2 - l_linenumber > 90",
+                   "l_orderkey,l_extendedprice", None, "tpch"),
 }
 # the same filter in an engine's own words where its SQL lacks a function (DataFusion 55 has
 # no year(); date_part('year', ...) is the same function)
