@@ -1,14 +1,18 @@
 /* filter/vexpr_eval.c: comparisons of value expressions evaluated on column vectors, a chunk
- * of FLT_V_CHUNK rows at a time, and pruned from statistics by interval arithmetic (vexpr.h).
+ * of FLT_V_CHUNK rows at a time (vexpr.h).
  *
  * Invariants:
- *  1. Each node owns one scratch buffer of FLT_V_CHUNK values, exact (128-bit) or double by its
- *     type; a node is computed by one loop over the chunk with the operation chosen before it.
- *  2. Only rows of rest whose every column is valid are selected; a chunk with none is
- *     skipped, and an overflow counts only in a selected row.
- *  3. An interval is known only when every column it reads has usable min/max and no step
- *     overflowed, divided by a range holding zero, or met a float column (NaN is not in
- *     statistics); an unknown interval prunes nothing. */
+ *  1. Each node owns one scratch slot of FLT_V_CHUNK values in three lanes: 64-bit exact (y),
+ *     128-bit exact (x) and double (f). A float node uses f; an exact node uses y while
+ *     `narrow` says so (every value of the chunk fits and every step was proven not to
+ *     overflow 63 bits), else x. A node is computed by loops over the chunk with the operation
+ *     chosen before them, never by a switch per row.
+ *  2. The 64-bit lane is taken only when the operands' largest magnitudes in the chunk bound
+ *     every result below 2^62: no row can overflow there, so no check runs per row. Otherwise
+ *     the operands are widened and each row is checked in 128 bits (vexpr_ops.h).
+ *  3. Only rows of rest whose every column is valid are selected; a chunk with none is
+ *     skipped, and an overflow counts only in a selected row (unselected rows may compute
+ *     anything, never undefined behaviour: the unchecked loops are bounded by invariant 2). */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -18,116 +22,205 @@
 #include "filter/kernel_int.h"
 #include "filter/vexpr_ops.h"
 
-enum { CHUNK_WORDS = FLT_V_CHUNK / 64 };
+enum { CHUNK_WORDS = FLT_V_CHUNK / 64, NARROW_BITS = 62 };
 
 typedef struct vctx {
     const pq_vec *const *vecs;
     int64_t r0;          /* the chunk's first row */
     int32_t n;           /* its rows */
-    v128 *x;             /* exact scratch: node i at x[i * FLT_V_CHUNK] */
-    double *f;           /* double scratch, likewise */
-    int32_t next;        /* the next free scratch buffer */
-    int32_t spare;       /* the first of two double buffers the comparison converts into */
+    int64_t *y;          /* 64-bit exact lane: slot s at y[s * FLT_V_CHUNK] */
+    v128 *x;             /* 128-bit exact lane, likewise */
+    double *f;           /* double lane, likewise */
+    bool *narrow;        /* per slot: its exact values are in y */
+    int32_t next;        /* the next free slot */
+    int32_t spare;       /* the first of two double slots the comparison converts into */
     uint64_t sel[CHUNK_WORDS];
     bool overflow;
 } vctx;
 
 static bool selected(const vctx *c, int32_t i) { return (c->sel[i >> 6] >> (i & 63)) & 1; }
+static int64_t *ylane(vctx *c, int32_t s) { return c->y + (size_t)s * FLT_V_CHUNK; }
+static v128 *xlane(vctx *c, int32_t s) { return c->x + (size_t)s * FLT_V_CHUNK; }
+static double *flane(vctx *c, int32_t s) { return c->f + (size_t)s * FLT_V_CHUNK; }
 
-/* One column's values of the chunk into exact x or double f (by its physical type). */
-static void load_column(vctx *c, const flt_vnode *node, v128 *x, double *f)
+/* Bits of the largest magnitude among y[0..n). */
+static int32_t bits64(const int64_t *y, int32_t n)
 {
-    const pq_vec *v = c->vecs[node->slot];
-    int64_t r0 = c->r0;
-    switch (v->type) {
-    case PQ_INT32:
-        for (int32_t i = 0; i < c->n; i++) {
-            int32_t y;
-            memcpy(&y, v->values + 4 * (r0 + i), 4);
-            x[i] = node->t.uns ? (v128)(uint32_t)y : (v128)y;
-        }
-        return;
-    case PQ_INT64:
-        for (int32_t i = 0; i < c->n; i++) {
-            int64_t y;
-            memcpy(&y, v->values + 8 * (r0 + i), 8);
-            x[i] = node->t.uns ? (v128)(uint64_t)y : (v128)y;
-        }
-        return;
-    case PQ_FLOAT:
-        for (int32_t i = 0; i < c->n; i++) {
-            float y;
-            memcpy(&y, v->values + 4 * (r0 + i), 4);
-            f[i] = y;
-        }
-        return;
-    case PQ_DOUBLE: memcpy(f, v->values + 8 * r0, (size_t)c->n * 8); return;
-    default: /* a decimal in big-endian two's complement bytes */
-        for (int32_t i = 0; i < c->n; i++) {
-            int64_t row = r0 + i;
-            int32_t len = v->type == PQ_BYTE_ARRAY ? v->offsets[row + 1] - v->offsets[row]
-                                                   : v->type_length;
-            const uint8_t *b = v->type == PQ_BYTE_ARRAY ? v->data + v->offsets[row]
-                                                        : v->values + (int64_t)len * row;
-            if (!v_from_be(b, len, &x[i])) {
-                x[i] = 0;
-                if (selected(c, i)) c->overflow = true;
-            }
+    uint64_t m = 0;
+    for (int32_t i = 0; i < n; i++) m |= y[i] < 0 ? -(uint64_t)y[i] : (uint64_t)y[i];
+    return m ? 64 - __builtin_clzll(m) : 0;
+}
+
+/* Slot s's exact values in the 128-bit lane (copied from the 64-bit one when narrow). */
+static const v128 *wide(vctx *c, int32_t s)
+{
+    v128 *x = xlane(c, s);
+    if (c->narrow[s]) {
+        const int64_t *y = ylane(c, s);
+        for (int32_t i = 0; i < c->n; i++) x[i] = y[i];
+        c->narrow[s] = false;
+    }
+    return x;
+}
+
+/* A decimal's big-endian bytes of each row into x (an overflow of 128 bits counts). */
+static void load_bytes(vctx *c, const pq_vec *v, v128 *x)
+{
+    for (int32_t i = 0; i < c->n; i++) {
+        int64_t row = c->r0 + i;
+        int32_t len = v->type == PQ_BYTE_ARRAY ? v->offsets[row + 1] - v->offsets[row] : v->type_length;
+        const uint8_t *b = v->type == PQ_BYTE_ARRAY ? v->data + v->offsets[row]
+                                                    : v->values + (int64_t)len * row;
+        if (!v_from_be(b, len, &x[i])) {
+            x[i] = 0;
+            if (selected(c, i)) c->overflow = true;
         }
     }
 }
 
-static int32_t veval(vctx *c, const flt_vnode *x);
+/* One column's values of the chunk into slot s (64-bit lane, 128-bit for UINT64 and byte
+ * decimals, double for floats). */
+static void load_column(vctx *c, const flt_vnode *node, int32_t s)
+{
+    const pq_vec *v = c->vecs[node->slot];
+    int64_t r0 = c->r0, *y = ylane(c, s);
+    double *f = flane(c, s);
+    c->narrow[s] = v->type == PQ_INT32 || (v->type == PQ_INT64 && !node->t.uns);
+    switch (v->type) {
+    case PQ_INT32:
+        for (int32_t i = 0; i < c->n; i++) {
+            int32_t w;
+            memcpy(&w, v->values + 4 * (r0 + i), 4);
+            y[i] = node->t.uns ? (int64_t)(uint32_t)w : w;
+        }
+        return;
+    case PQ_INT64:
+        if (c->narrow[s]) {
+            memcpy(y, v->values + 8 * r0, (size_t)c->n * 8);
+        } else {
+            v128 *x = xlane(c, s);
+            for (int32_t i = 0; i < c->n; i++) {
+                uint64_t w;
+                memcpy(&w, v->values + 8 * (r0 + i), 8);
+                x[i] = (v128)w;
+            }
+        }
+        return;
+    case PQ_FLOAT:
+        for (int32_t i = 0; i < c->n; i++) {
+            float w;
+            memcpy(&w, v->values + 4 * (r0 + i), 4);
+            f[i] = w;
+        }
+        return;
+    case PQ_DOUBLE: memcpy(f, v->values + 8 * r0, (size_t)c->n * 8); return;
+    default: load_bytes(c, v, xlane(c, s)); return;
+    }
+}
 
-/* Operand at scratch s of type t as doubles of type to (FLOAT rounds), into d. */
+/* Slot s (of type t) as doubles of type to (FLOAT rounds), in place or into d. */
 static const double *as_double(vctx *c, int32_t s, const flt_vtype *t, const flt_vtype *to,
                                double *d)
 {
-    if (v_is_float(t) && (t->kind == to->kind || to->kind == FLT_VK_DOUBLE))
-        return c->f + (size_t)s * FLT_V_CHUNK;
-    const v128 *x = c->x + (size_t)s * FLT_V_CHUNK;
-    const double *g = c->f + (size_t)s * FLT_V_CHUNK;
+    if (v_is_float(t) && (t->kind == to->kind || to->kind == FLT_VK_DOUBLE)) return flane(c, s);
+    const double *g = flane(c, s);
     int32_t sc = v_scale(t);
+    if (!v_is_float(t) && c->narrow[s]) {
+        const int64_t *y = ylane(c, s);
+        double k = (double)v_pow10(sc); /* v_to_double's rounding: the integer, then / 10^s */
+        for (int32_t i = 0; i < c->n; i++) d[i] = v_round_float(to, sc ? (double)y[i] / k : (double)y[i]);
+        return d;
+    }
+    const v128 *x = xlane(c, s);
     for (int32_t i = 0; i < c->n; i++)
         d[i] = v_round_float(to, v_is_float(t) ? g[i] : v_to_double(x[i], sc));
     return d;
 }
 
-/* a op b into scratch o, for ADD, SUB, MUL, DIV. */
+/* Exact a op b for ADD, SUB, MUL in the 64-bit lane when both operands are there and their
+ * magnitudes bound every result below 2^62 (invariant 2); false when it does not apply. */
+static bool narrow_binary(vctx *c, const flt_vnode *x, int32_t sa, int32_t sb, int32_t o)
+{
+    if (!c->narrow[sa] || !c->narrow[sb]) return false;
+    const int64_t *p = ylane(c, sa), *q = ylane(c, sb);
+    int64_t *r = ylane(c, o);
+    int32_t ba = bits64(p, c->n), bb = bits64(q, c->n);
+    if (x->op == FLT_V_MUL) {
+        if (ba + bb > NARROW_BITS) return false;
+        for (int32_t i = 0; i < c->n; i++) r[i] = p[i] * q[i];
+        return c->narrow[o] = true;
+    }
+    int32_t s = v_scale(&x->t), ka = s - v_scale(&x->a->t), kb = s - v_scale(&x->b->t);
+    if (ka > 18 || kb > 18) return false;
+    int64_t fa = (int64_t)v_pow10(ka), fb = (int64_t)v_pow10(kb);
+    int32_t wa = ba + v_bits(fa), wb = bb + v_bits(fb);
+    if ((wa > wb ? wa : wb) + 1 > NARROW_BITS) return false;
+    if (x->op == FLT_V_ADD) for (int32_t i = 0; i < c->n; i++) r[i] = p[i] * fa + q[i] * fb;
+    else for (int32_t i = 0; i < c->n; i++) r[i] = p[i] * fa - q[i] * fb;
+    return c->narrow[o] = true;
+}
+
+/* a op b into slot o, for ADD, SUB, MUL, DIV. */
 static void eval_binary(vctx *c, const flt_vnode *x, int32_t sa, int32_t sb, int32_t o)
 {
-    v128 *r = c->x + (size_t)o * FLT_V_CHUNK;
-    double *rf = c->f + (size_t)o * FLT_V_CHUNK;
-    if (v_is_float(&x->t)) { /* operands converted into rf and r's bytes first */
+    if (v_is_float(&x->t)) { /* operands converted into o's double and 128-bit lanes first */
+        double *rf = flane(c, o);
         const double *p = as_double(c, sa, &x->a->t, &x->t, rf);
-        const double *q = as_double(c, sb, &x->b->t, &x->t, (double *)r);
+        const double *q = as_double(c, sb, &x->b->t, &x->t, (double *)xlane(c, o));
         for (int32_t i = 0; i < c->n; i++) rf[i] = v_arith_double(x->op, p[i], q[i], &x->t);
         return;
     }
-    const v128 *p = c->x + (size_t)sa * FLT_V_CHUNK, *q = c->x + (size_t)sb * FLT_V_CHUNK;
+    if (narrow_binary(c, x, sa, sb, o)) return;
+    const v128 *p = wide(c, sa), *q = wide(c, sb);
+    v128 *r = xlane(c, o);
     int32_t ka = v_scale(&x->a->t), kb = v_scale(&x->b->t);
     for (int32_t i = 0; i < c->n; i++)
         if (!v_arith_exact(x->op, p[i], ka, q[i], kb, &x->t, &r[i]) && selected(c, i))
             c->overflow = true;
 }
 
-/* CAST(a AS x->t) or -a into scratch o. */
+/* -a or a CAST between exact numbers (INT, DEC) in the 64-bit lane (to a lower scale: rounded
+ * half away from zero; to a higher one: multiplied) when the magnitudes allow and every
+ * selected result fits its type; false when it does not apply. */
+static bool narrow_unary(vctx *c, const flt_vnode *x, int32_t sa, int32_t o)
+{
+    const flt_vtype *t = &x->t, *f = &x->a->t;
+    bool exact = (t->kind == FLT_VK_INT || t->kind == FLT_VK_DEC) &&
+                 (f->kind == FLT_VK_INT || f->kind == FLT_VK_DEC);
+    if (!c->narrow[sa] || (x->op == FLT_V_CAST && !exact)) return false;
+    const int64_t *p = ylane(c, sa);
+    int64_t *r = ylane(c, o);
+    int32_t down = x->op == FLT_V_NEG ? 0 : v_scale(f) - v_scale(t), bits = bits64(p, c->n);
+    if (down < -18 || down > 18 || bits + (down < 0 ? v_bits(v_pow10(-down)) : 0) > NARROW_BITS)
+        return false;
+    int64_t d = (int64_t)v_pow10(down < 0 ? -down : down), half = d / 2;
+    if (x->op == FLT_V_NEG) for (int32_t i = 0; i < c->n; i++) r[i] = -p[i];
+    else if (down < 0) for (int32_t i = 0; i < c->n; i++) r[i] = p[i] * d;
+    else if (down > 0) for (int32_t i = 0; i < c->n; i++) r[i] = (p[i] < 0 ? p[i] - half : p[i] + half) / d;
+    else memcpy(r, p, (size_t)c->n * sizeof *r);
+    for (int32_t i = 0; x->op == FLT_V_CAST && i < c->n; i++)
+        if (!v_fits(t, r[i]) && selected(c, i)) return false; /* the checked loop reports it */
+    return c->narrow[o] = true;
+}
+
+/* CAST(a AS x->t) or -a into slot o. */
 static void eval_unary(vctx *c, const flt_vnode *x, int32_t sa, int32_t o)
 {
-    v128 *r = c->x + (size_t)o * FLT_V_CHUNK;
-    double *rf = c->f + (size_t)o * FLT_V_CHUNK;
-    const v128 *p = c->x + (size_t)sa * FLT_V_CHUNK;
-    const double *pf = c->f + (size_t)sa * FLT_V_CHUNK;
     const flt_vtype *t = &x->t, *ta = &x->a->t;
-    bool ok = true;
     if (v_is_float(t)) {
-        const double *q = as_double(c, sa, ta, t, rf);
+        double *rf = flane(c, o);
+        const double *pf = flane(c, sa), *q = as_double(c, sa, ta, t, rf);
         for (int32_t i = 0; i < c->n; i++) rf[i] = x->op == FLT_V_NEG ? -q[i] : q[i];
         for (int32_t i = 0; ta->kind == FLT_VK_DOUBLE && t->kind == FLT_VK_FLOAT && i < c->n; i++)
             if (!v_float_cast_ok(pf[i], rf[i]) && selected(c, i)) c->overflow = true;
         return;
     }
+    if (narrow_unary(c, x, sa, o)) return;
+    const double *pf = flane(c, sa);
+    const v128 *p = v_is_float(ta) ? NULL : wide(c, sa);
+    v128 *r = xlane(c, o);
     for (int32_t i = 0; i < c->n; i++) {
+        bool ok;
         if (x->op == FLT_V_NEG) ok = !__builtin_sub_overflow((v128)0, p[i], &r[i]) && v_fits_arith(t, r[i]);
         else if (v_is_float(ta)) ok = v_from_double(pf[i], t, &r[i]);
         else ok = v_cast_exact(p[i], ta, t, &r[i]);
@@ -138,33 +231,28 @@ static void eval_unary(vctx *c, const flt_vnode *x, int32_t sa, int32_t o)
     }
 }
 
-/* Evaluates x over the chunk; returns the scratch buffer holding its values. */
+/* Evaluates x over the chunk; returns the slot holding its values. */
 static int32_t veval(vctx *c, const flt_vnode *x)
 {
     int32_t sa = x->a ? veval(c, x->a) : -1, sb = x->b ? veval(c, x->b) : -1;
     int32_t o = c->next++;
-    v128 *r = c->x + (size_t)o * FLT_V_CHUNK;
-    double *rf = c->f + (size_t)o * FLT_V_CHUNK;
+    c->narrow[o] = false;
     switch (x->op) {
-    case FLT_V_COL: load_column(c, x, r, rf); break;
-    case FLT_V_CONST:
-        for (int32_t i = 0; i < c->n; i++) r[i] = x->k, rf[i] = x->kf;
+    case FLT_V_COL: load_column(c, x, o); break;
+    case FLT_V_CONST: { /* only the lane its type reads */
+        double *f = flane(c, o);
+        int64_t *y = ylane(c, o);
+        v128 *w = xlane(c, o);
+        if (v_is_float(&x->t)) for (int32_t i = 0; i < c->n; i++) f[i] = x->kf;
+        else if ((c->narrow[o] = v_small(x->k))) for (int32_t i = 0; i < c->n; i++) y[i] = (int64_t)x->k;
+        else for (int32_t i = 0; i < c->n; i++) w[i] = x->k;
         break;
+    }
     case FLT_V_NEG:
     case FLT_V_CAST: eval_unary(c, x, sa, o); break;
     default: eval_binary(c, x, sa, sb, o); break;
     }
     return o;
-}
-
-/* The type both sides of a comparison are read in: exact when both are, else FLOAT when one
- * is FLOAT and none DOUBLE, else DOUBLE. */
-static flt_vtype cmp_type(const flt_vtype *a, const flt_vtype *b)
-{
-    flt_vtype t = {FLT_VK_INT, 0, 0, false};
-    if (a->kind == FLT_VK_DOUBLE || b->kind == FLT_VK_DOUBLE) t.kind = FLT_VK_DOUBLE;
-    else if (a->kind == FLT_VK_FLOAT || b->kind == FLT_VK_FLOAT) t.kind = FLT_VK_FLOAT;
-    return t;
 }
 
 /* Columns (slots) x reads into s[0..*n), each once. */
@@ -194,23 +282,42 @@ static bool select_rows(vctx *c, const int32_t *slots, int32_t ns, const flt_mas
     return any != 0;
 }
 
-/* out's words for the chunk: selected rows where l op r (scratch sl, sr). */
+/* Three-way results of exact slots sl (scale ka) and sr (scale kb) into bits: in the 64-bit
+ * lane when both are there and the lower scale's side times 10^|ka - kb| stays below 2^62. */
+static void compare_exact(vctx *c, int32_t sl, int32_t ka, int32_t sr, int32_t kb,
+                          const bool want[3], uint64_t *bits)
+{
+    int32_t d = ka > kb ? ka - kb : kb - ka;
+    if (c->narrow[sl] && c->narrow[sr] && d <= 18) {
+        const int64_t *p = ylane(c, sl), *q = ylane(c, sr);
+        int64_t f = (int64_t)v_pow10(d);
+        if ((ka < kb ? bits64(p, c->n) : ka > kb ? bits64(q, c->n) : 0) + v_bits(f) <= NARROW_BITS) {
+            for (int32_t i = 0; i < c->n; i++) {
+                int64_t a = ka < kb ? p[i] * f : p[i], b = kb < ka ? q[i] * f : q[i];
+                bits[i >> 6] |= (uint64_t)want[(a > b) - (a < b) + 1] << (i & 63);
+            }
+            return;
+        }
+    }
+    const v128 *p = wide(c, sl), *q = wide(c, sr);
+    for (int32_t i = 0; i < c->n; i++)
+        bits[i >> 6] |= (uint64_t)want[v_cmp_exact(p[i], ka, q[i], kb) + 1] << (i & 63);
+}
+
+/* out's words for the chunk: selected rows where l op r (slots sl, sr). */
 static void compare_chunk(vctx *c, flt_op op, const flt_vnode *l, const flt_vnode *r, int32_t sl,
                           int32_t sr, flt_mask *out)
 {
     bool want[3] = {v_op_holds(op, -1), v_op_holds(op, 0), v_op_holds(op, 1)};
-    flt_vtype t = cmp_type(&l->t, &r->t);
+    flt_vtype t = v_cmp_type(&l->t, &r->t);
     uint64_t bits[CHUNK_WORDS] = {0};
     if (v_is_float(&t)) {
-        double *dl = c->f + (size_t)c->spare * FLT_V_CHUNK, *dr = dl + FLT_V_CHUNK;
+        double *dl = flane(c, c->spare), *dr = flane(c, c->spare + 1);
         const double *p = as_double(c, sl, &l->t, &t, dl), *q = as_double(c, sr, &r->t, &t, dr);
         for (int32_t i = 0; i < c->n; i++)
             bits[i >> 6] |= (uint64_t)want[v_cmp_double(p[i], q[i]) + 1] << (i & 63);
     } else {
-        const v128 *p = c->x + (size_t)sl * FLT_V_CHUNK, *q = c->x + (size_t)sr * FLT_V_CHUNK;
-        int32_t ka = v_scale(&l->t), kb = v_scale(&r->t);
-        for (int32_t i = 0; i < c->n; i++)
-            bits[i >> 6] |= (uint64_t)want[v_cmp_exact(p[i], ka, q[i], kb) + 1] << (i & 63);
+        compare_exact(c, sl, v_scale(&l->t), sr, v_scale(&r->t), want, bits);
     }
     for (int32_t w = 0; w < (c->n + 63) / 64; w++) out->words[(c->r0 >> 6) + w] = bits[w] & c->sel[w];
 }
@@ -227,12 +334,10 @@ int flt_v_eval(flt_op op, const flt_vnode *l, const flt_vnode *r, const pq_vec *
     slots_of(r, slots, &ns);
     vctx c = {.vecs = vecs, .spare = nodes};
     c.x = fail_malloc((size_t)nodes * FLT_V_CHUNK * sizeof *c.x);
+    c.y = fail_malloc((size_t)nodes * FLT_V_CHUNK * sizeof *c.y);
     c.f = fail_malloc((size_t)(nodes + 2) * FLT_V_CHUNK * sizeof *c.f);
-    if (!c.x || !c.f) {
-        free(c.x), free(c.f);
-        return -ENOMEM;
-    }
-    int rc = 0;
+    c.narrow = fail_malloc((size_t)nodes * sizeof *c.narrow);
+    int rc = c.x && c.y && c.f && c.narrow ? 0 : -ENOMEM;
     for (int64_t r0 = 0; r0 < rest->len && rc == 0; r0 += FLT_V_CHUNK) {
         c.r0 = r0, c.n = (int32_t)(rest->len - r0 < FLT_V_CHUNK ? rest->len - r0 : FLT_V_CHUNK);
         c.next = 0;
@@ -244,136 +349,6 @@ int flt_v_eval(flt_op op, const flt_vnode *l, const flt_vnode *r, const pq_vec *
         compare_chunk(&c, op, l, r, sl, sr, out);
         if (c.overflow) rc = -ERANGE;
     }
-    free(c.x), free(c.f);
+    free(c.x), free(c.y), free(c.f), free(c.narrow);
     return rc;
-}
-
-/* ---- pruning ---------------------------------------------------------------------------- */
-
-typedef struct vrange {
-    bool known;
-    v128 lo, hi;      /* exact types */
-    double dlo, dhi;  /* FLOAT / DOUBLE */
-} vrange;
-
-typedef struct vprune {
-    const pq_column_desc *schema;
-    const int32_t *cols;
-    const pq_chunk_meta *chunks;
-} vprune;
-
-/* A statistics bound as an exact value of column node's type. */
-static bool stat_bound(const vprune *p, const flt_vnode *node, bool want_max, v128 *out)
-{
-    int32_t col = p->cols[node->slot];
-    flt_pred one = {.column = col, .desc = &p->schema[col]};
-    flt_lit l;
-    if (flt_domain_of(one.desc, &one.dom, NULL) ||
-        !flt_stats_value(&one, &p->chunks[col].stats, want_max, &l))
-        return false;
-    switch (one.dom) {
-    case FLT_DOM_U64: *out = (v128)(uint64_t)l.i; return true;
-    case FLT_DOM_SDEC: return v_from_be(l.b, l.len, out);
-    case FLT_DOM_I32: case FLT_DOM_U32: case FLT_DOM_I64: *out = l.i; return true;
-    default: return false;
-    }
-}
-
-/* The range of r as doubles of type to (monotone: rounding keeps the order). */
-static void range_double(vrange *r, const flt_vtype *t, const flt_vtype *to)
-{
-    if (!v_is_float(t)) {
-        r->dlo = v_to_double(r->lo, v_scale(t)), r->dhi = v_to_double(r->hi, v_scale(t));
-    }
-    r->dlo = v_round_float(to, r->dlo), r->dhi = v_round_float(to, r->dhi);
-}
-
-static vrange vr_node(const vprune *p, const flt_vnode *x);
-
-/* The range of a op b from the corners of its operands' ranges. */
-static vrange vr_binary(const vprune *p, const flt_vnode *x)
-{
-    vrange a = vr_node(p, x->a), b = vr_node(p, x->b), r = {0};
-    if (!a.known || !b.known) return r;
-    if (v_is_float(&x->t)) {
-        range_double(&a, &x->a->t, &x->t), range_double(&b, &x->b->t, &x->t);
-        if (x->op == FLT_V_DIV && b.dlo <= 0 && b.dhi >= 0) return r; /* x / 0: +-inf, NaN */
-        double c[4] = {v_arith_double(x->op, a.dlo, b.dlo, &x->t), v_arith_double(x->op, a.dlo, b.dhi, &x->t),
-                       v_arith_double(x->op, a.dhi, b.dlo, &x->t), v_arith_double(x->op, a.dhi, b.dhi, &x->t)};
-        r.dlo = r.dhi = c[0];
-        for (int i = 0; i < 4; i++) {
-            if (c[i] != c[i]) return (vrange){0};
-            r.dlo = c[i] < r.dlo ? c[i] : r.dlo, r.dhi = c[i] > r.dhi ? c[i] : r.dhi;
-        }
-        return r.known = true, r;
-    }
-    int32_t ka = v_scale(&x->a->t), kb = v_scale(&x->b->t);
-    v128 c[4]; /* ADD, MUL: lo with lo .. hi with hi; SUB: lo - hi .. hi - lo, among them */
-    if (!v_arith_exact(x->op, a.lo, ka, b.lo, kb, &x->t, &c[0]) ||
-        !v_arith_exact(x->op, a.lo, ka, b.hi, kb, &x->t, &c[1]) ||
-        !v_arith_exact(x->op, a.hi, ka, b.lo, kb, &x->t, &c[2]) ||
-        !v_arith_exact(x->op, a.hi, ka, b.hi, kb, &x->t, &c[3]))
-        return r;
-    r.lo = r.hi = c[0];
-    for (int i = 1; i < 4; i++) r.lo = c[i] < r.lo ? c[i] : r.lo, r.hi = c[i] > r.hi ? c[i] : r.hi;
-    return r.known = true, r;
-}
-
-/* The range of CAST(a AS t) or -a: the operation on its ends (both monotone). */
-static vrange vr_unary(const vprune *p, const flt_vnode *x)
-{
-    vrange a = vr_node(p, x->a), r = {0};
-    const flt_vtype *t = &x->t, *ta = &x->a->t;
-    if (!a.known) return r;
-    if (v_is_float(t)) {
-        range_double(&a, ta, t);
-        r.dlo = x->op == FLT_V_NEG ? -a.dhi : a.dlo, r.dhi = x->op == FLT_V_NEG ? -a.dlo : a.dhi;
-        return r.known = true, r;
-    }
-    bool ok;
-    if (x->op == FLT_V_NEG)
-        ok = !__builtin_sub_overflow((v128)0, a.hi, &r.lo) && !__builtin_sub_overflow((v128)0, a.lo, &r.hi) &&
-             v_fits_arith(t, r.lo) && v_fits_arith(t, r.hi);
-    else if (v_is_float(ta))
-        ok = v_from_double(a.dlo, t, &r.lo) && v_from_double(a.dhi, t, &r.hi);
-    else
-        ok = v_cast_exact(a.lo, ta, t, &r.lo) && v_cast_exact(a.hi, ta, t, &r.hi);
-    r.known = ok;
-    return r;
-}
-
-static vrange vr_node(const vprune *p, const flt_vnode *x)
-{
-    vrange r = {0};
-    switch (x->op) {
-    case FLT_V_COL:
-        r.known = !v_is_float(&x->t) && stat_bound(p, x, false, &r.lo) && stat_bound(p, x, true, &r.hi);
-        return r;
-    case FLT_V_CONST:
-        r.lo = r.hi = x->k, r.dlo = r.dhi = x->kf;
-        r.known = x->t.kind != FLT_VK_TEXT && x->kf == x->kf;
-        return r;
-    case FLT_V_NEG:
-    case FLT_V_CAST: return vr_unary(p, x);
-    default: return vr_binary(p, x);
-    }
-}
-
-flt_prune flt_v_prune(flt_op op, const flt_vnode *l, const flt_vnode *r,
-                      const pq_column_desc *schema, const int32_t *cols,
-                      const pq_chunk_meta *chunks)
-{
-    vprune p = {schema, cols, chunks};
-    vrange a = vr_node(&p, l), b = vr_node(&p, r);
-    if (!a.known || !b.known) return FLT_CAN_MATCH;
-    flt_vtype t = cmp_type(&l->t, &r->t);
-    int hi_lo, lo_hi; /* sign of a.hi - b.lo and of a.lo - b.hi */
-    if (v_is_float(&t)) {
-        range_double(&a, &l->t, &t), range_double(&b, &r->t, &t);
-        hi_lo = v_cmp_double(a.dhi, b.dlo), lo_hi = v_cmp_double(a.dlo, b.dhi);
-    } else {
-        hi_lo = v_cmp_exact(a.hi, v_scale(&l->t), b.lo, v_scale(&r->t));
-        lo_hi = v_cmp_exact(a.lo, v_scale(&l->t), b.hi, v_scale(&r->t));
-    }
-    return flt_ranges_exclude(op, hi_lo, lo_hi) ? FLT_CANNOT_MATCH : FLT_CAN_MATCH;
 }

@@ -10,12 +10,19 @@
 
 typedef __int128 v128;
 
+/* 10^k for 0 <= k <= 38 (two table entries and at most one multiplication). */
 static inline v128 v_pow10(int32_t k)
 {
-    v128 p = 1;
-    for (int32_t i = 0; i < k; i++) p *= 10;
-    return p;
+    static const uint64_t p[20] = {
+        1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+        100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+        10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+        100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL};
+    return k <= 19 ? (v128)p[k] : (v128)((unsigned __int128)p[19] * p[k - 19]);
 }
+
+/* Whether v fits in 64 bits (so its arithmetic need not call the 128-bit routines). */
+static inline bool v_small(v128 v) { return v == (v128)(int64_t)v; }
 
 /* *out = v * 10^by (by >= 0); false on overflow. */
 static inline bool v_rescale(v128 v, int32_t by, v128 *out)
@@ -29,7 +36,9 @@ static inline bool v_round_scale(v128 v, int32_t from, int32_t to, v128 *out)
 {
     if (to >= from) return v_rescale(v, to - from, out);
     if (from - to > 38) return *out = 0, true;
-    v128 d = v_pow10(from - to), q = v / d, r = v % d;
+    v128 d = v_pow10(from - to), q, r;
+    if (v_small(v) && v_small(d)) q = (int64_t)v / (int64_t)d, r = (int64_t)v % (int64_t)d;
+    else q = v / d, r = v % d;
     if (2 * (r < 0 ? -r : r) >= d) q += v < 0 ? -1 : 1;
     *out = q;
     return true;
@@ -52,8 +61,8 @@ static inline bool v_fits(const flt_vtype *t, v128 v)
  * fails only past 38 digits (DECIMAL(38)'s limit), whatever the integer width (vexpr.h). */
 static inline bool v_fits_arith(const flt_vtype *t, v128 v)
 {
-    v128 lim = v_pow10(38);
-    return t->kind != FLT_VK_DEC || (v > -lim && v < lim);
+    const v128 lim = (v128)(((unsigned __int128)0x4B3B4CA85A86C47AULL << 64) | 0x098A224000000000ULL);
+    return t->kind != FLT_VK_DEC || (v > -lim && v < lim); /* lim = 10^38 */
 }
 
 /* The scale an exact value of t carries (0 for integers and dates). */
@@ -70,7 +79,7 @@ static inline bool v_is_float(const flt_vtype *t)
 /* An exact value as a double (DuckDB's cast: the integer in double, divided by 10^scale). */
 static inline double v_to_double(v128 v, int32_t scale)
 {
-    double x = (double)v;
+    double x = v_small(v) ? (double)(int64_t)v : (double)v; /* both round to nearest */
     return scale ? x / (double)v_pow10(scale) : x;
 }
 
@@ -168,6 +177,24 @@ static inline bool v_cast_exact(v128 v, const flt_vtype *f, const flt_vtype *t, 
         return *out = v / d - (v % d < 0), true;
     }
     return v_round_scale(v, v_scale(f), v_scale(t), out) && v_fits(t, *out);
+}
+
+/* The type both sides of a comparison are read in: exact (an INT placeholder; scales are
+ * aligned) when both are, else FLOAT when one is FLOAT and none DOUBLE, else DOUBLE. */
+static inline flt_vtype v_cmp_type(const flt_vtype *a, const flt_vtype *b)
+{
+    flt_vtype t = {FLT_VK_INT, 0, 0, false};
+    if (a->kind == FLT_VK_DOUBLE || b->kind == FLT_VK_DOUBLE) t.kind = FLT_VK_DOUBLE;
+    else if (a->kind == FLT_VK_FLOAT || b->kind == FLT_VK_FLOAT) t.kind = FLT_VK_FLOAT;
+    return t;
+}
+
+/* Bits of |v| (0 for 0). */
+static inline int32_t v_bits(v128 v)
+{
+    unsigned __int128 m = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+    uint64_t hi = (uint64_t)(m >> 64), lo = (uint64_t)m;
+    return hi ? 128 - __builtin_clzll(hi) : lo ? 64 - __builtin_clzll(lo) : 0;
 }
 
 /* Whether op holds for each three-way result -1, 0, 1. */
