@@ -226,7 +226,11 @@ static flt_prune part_prune(const flt_multi *m, const flt_cmp *c, const pq_chunk
 
 static flt_prune cmp_prune(const flt_multi *m, const flt_cmp *c, const pq_chunk_meta *chunks)
 {
-    if (c->vl) return flt_v_prune(c->op, c->vl, c->vr, m->schema, m->cols, chunks);
+    if (c->vl) {
+        const pq_stats *stats[FLT_MAX_MULTI_COLS];
+        for (int32_t i = 0; i < m->ncols; i++) stats[i] = &chunks[m->cols[i]].stats;
+        return flt_v_prune(c->op, c->vl, c->vr, m->schema, m->cols, stats);
+    }
     if (c->part) return part_prune(m, c, chunks);
     flt_domain dom = cmp_domain(m, c);
     if (dom == FLT_DOM_F32 || dom == FLT_DOM_F64 || dom == FLT_DOM_INT96) return FLT_CAN_MATCH;

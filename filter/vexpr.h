@@ -121,12 +121,15 @@ flt_vnode *flt_v_slotted(flt_build *bd, const flt_vnode *x, int32_t *cols, int32
 /* The type as SQL names it ("DECIMAL(18,4)") into buf. */
 void flt_vtype_name(const flt_vtype *t, char *buf, size_t cap);
 
-/* Whether `l op r` can hold for some row of the group, from the statistics of the columns
- * (interval arithmetic; schema and cols as in flt_multi): FLT_CANNOT_MATCH only when the
- * intervals prove it; floating-point columns prove nothing (statistics omit NaN). */
+/* Whether `l op r` can hold for some row of a row group or page, from the min/max of its
+ * columns (interval arithmetic): stats[slot] for the column at cols[slot] of schema (as in
+ * flt_multi; NULL: unknown). FLT_CANNOT_MATCH only when the intervals prove it;
+ * floating-point columns prove nothing (statistics omit NaN). */
 flt_prune flt_v_prune(flt_op op, const flt_vnode *l, const flt_vnode *r,
                       const pq_column_desc *schema, const int32_t *cols,
-                      const pq_chunk_meta *chunks);
+                      const pq_stats *const *stats);
+/* The one column (slot) l and r read, or -1 when they read several or none. */
+int32_t flt_v_one_slot(const flt_vnode *l, const flt_vnode *r);
 
 /* out = rows of rest where `l op r` holds (both sides valid); vecs[slot] the columns.
  * Returns 0, -ERANGE on an overflow in a row of rest, or -ENOMEM. */

@@ -21,7 +21,7 @@ typedef struct vrange {
 typedef struct vprune {
     const pq_column_desc *schema;
     const int32_t *cols;
-    const pq_chunk_meta *chunks;
+    const pq_stats *const *stats; /* per slot */
 } vprune;
 
 /* A statistics bound as an exact value of column node's type. */
@@ -31,7 +31,7 @@ static bool stat_bound(const vprune *p, const flt_vnode *node, bool want_max, v1
     flt_pred one = {.column = col, .desc = &p->schema[col]};
     flt_lit l;
     if (flt_domain_of(one.desc, &one.dom, NULL) ||
-        !flt_stats_value(&one, &p->chunks[col].stats, want_max, &l))
+        !flt_stats_value(&one, p->stats[node->slot], want_max, &l))
         return false;
     switch (one.dom) {
     case FLT_DOM_U64: *out = (v128)(uint64_t)l.i; return true;
@@ -123,9 +123,9 @@ static vrange vr_node(const vprune *p, const flt_vnode *x)
 
 flt_prune flt_v_prune(flt_op op, const flt_vnode *l, const flt_vnode *r,
                       const pq_column_desc *schema, const int32_t *cols,
-                      const pq_chunk_meta *chunks)
+                      const pq_stats *const *stats)
 {
-    vprune p = {schema, cols, chunks};
+    vprune p = {schema, cols, stats};
     vrange a = vr_node(&p, l), b = vr_node(&p, r);
     if (!a.known || !b.known) return FLT_CAN_MATCH;
     flt_vtype t = v_cmp_type(&l->t, &r->t);
@@ -138,4 +138,18 @@ flt_prune flt_v_prune(flt_op op, const flt_vnode *l, const flt_vnode *r,
         lo_hi = v_cmp_exact(a.lo, v_scale(&l->t), b.hi, v_scale(&r->t));
     }
     return flt_ranges_exclude(op, hi_lo, lo_hi) ? FLT_CANNOT_MATCH : FLT_CAN_MATCH;
+}
+
+/* The slot x reads when it reads one (-1 none, -2 several), met with what was seen so far. */
+static int32_t one_slot(const flt_vnode *x, int32_t seen)
+{
+    if (!x || seen == -2) return seen;
+    if (x->op == FLT_V_COL) seen = seen == -1 || seen == x->slot ? x->slot : -2;
+    return one_slot(x->b, one_slot(x->a, seen));
+}
+
+int32_t flt_v_one_slot(const flt_vnode *l, const flt_vnode *r)
+{
+    int32_t s = one_slot(r, one_slot(l, -1));
+    return s >= 0 ? s : -1;
 }

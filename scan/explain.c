@@ -12,6 +12,7 @@
 
 #include "common/fail.h"
 #include "filter/prune.h"
+#include "filter/vexpr.h"
 
 int scan_explain_init(scan_explain_buf *x, int on)
 {
@@ -64,11 +65,14 @@ const char *scan_explain_plural(long long n)
 }
 
 /* How a multi-column conjunct prunes: statistics, and page indexes unless a part compares
- * two columns (plan_index.c). */
+ * two columns or value expressions over several (plan_index.c). */
 static const char *multi_rule(const flt_multi *m, bool page_index)
 {
     bool cmp = false;
-    for (int32_t t = 0; t < m->nitems; t++) cmp = cmp || m->items[t].is_cmp;
+    for (int32_t t = 0; t < m->nitems; t++) {
+        const flt_cmp *c = &m->items[t].cmp;
+        cmp = cmp || (m->items[t].is_cmp && (!c->vl || flt_v_one_slot(c->vl, c->vr) < 0));
+    }
     return page_index && !cmp ? "statistics, page index (each part)" : "statistics (each part)";
 }
 

@@ -11,6 +11,7 @@
 
 #include "common/fail.h"
 #include "filter/prune.h"
+#include "filter/vexpr.h"
 #include "scan/plan_impl.h"
 
 enum { PLAN_INDEX_MAX_BYTES = 256 << 20 };
@@ -176,9 +177,42 @@ static ptrdiff_t indexed(const plan_build *b, const plan_index *x, int rg, int s
     return (ptrdiff_t)i;
 }
 
+/* Clears in rows the pages of one column (slot of m) where a comparison of value
+ * expressions over that column alone holds for no row: interval arithmetic on each page's
+ * min/max (vexpr.h); an all-null page holds none. */
+static int page_prune_value(plan_build *b, const pq_offset_index *oi, const pq_column_index *ci,
+                            int rg, const flt_multi *m, const flt_cmp *c, int32_t slot, int64_t n,
+                            flt_mask *rows)
+{
+    const pq_chunk_meta *cm = &b->p->f->meta.row_groups[rg].chunks[m->cols[slot]];
+    bool usable = order_usable(b, cm, &m->schema[m->cols[slot]]);
+    const pq_stats *stats[FLT_MAX_MULTI_COLS] = {0};
+    for (int pg = 0; pg < oi->npages; pg++) {
+        pq_stats ps = {.has_min_max = !ci->null_pages[pg] && ci->min[pg] && ci->max[pg],
+                       .usable = usable, .min = ci->min[pg], .max = ci->max[pg],
+                       .min_len = ci->min_len[pg], .max_len = ci->max_len[pg]};
+        stats[slot] = &ps;
+        if (!ci->null_pages[pg] &&
+            flt_v_prune(c->op, c->vl, c->vr, m->schema, m->cols, stats) != FLT_CANNOT_MATCH)
+            continue;
+        int64_t a = oi->pages[pg].first_row_index;
+        int64_t z = pg + 1 < oi->npages ? oi->pages[pg + 1].first_row_index : n;
+        if (a >= 0 && a < z && z <= n) flt_mask_set_range(rows, a, z, false);
+    }
+    return 0;
+}
+
+/* The column (slot of m) a part reads for page pruning: a single-column predicate's, or the
+ * one column of a comparison of value expressions; -1 for a comparison of two columns. */
+static int32_t part_slot(const flt_item *it)
+{
+    if (!it->is_cmp) return it->col;
+    return it->cmp.vl ? flt_v_one_slot(it->cmp.vl, it->cmp.vr) : -1;
+}
+
 /* A multi-column conjunct's rows: the union of each part's (expr.h invariant 8), each part
- * a single-column predicate with its own page index; nothing is ruled out when a part
- * compares two columns or has no index. */
+ * on one column with its own page index; nothing is ruled out when a part compares two
+ * columns (or value expressions over several) or has no index. */
 static int page_prune_multi(plan_build *b, plan_index *x, int rg, int k, int64_t n,
                             flt_mask *rows)
 {
@@ -186,13 +220,17 @@ static int page_prune_multi(plan_build *b, plan_index *x, int rg, int k, int64_t
     int ns;
     const int *slots = scan_plan_pred_slots(b->p, k, &ns);
     for (int32_t t = 0; t < m->nitems; t++)
-        if (m->items[t].is_cmp || indexed(b, x, rg, slots[m->items[t].col]) < 0) return 0;
+        if (part_slot(&m->items[t]) < 0 || indexed(b, x, rg, slots[part_slot(&m->items[t])]) < 0)
+            return 0;
     flt_mask any = {0}, part = {0};
     int rc = flt_mask_init(&any, n, false);
     for (int32_t t = 0; rc == 0 && t < m->nitems; t++) {
-        ptrdiff_t i = indexed(b, x, rg, slots[m->items[t].col]);
+        const flt_item *it = &m->items[t];
+        ptrdiff_t i = indexed(b, x, rg, slots[part_slot(it)]);
         rc = flt_mask_init(&part, n, true);
-        if (rc == 0) rc = page_prune_one(b, &x->oi[i], &x->ci[i], rg, &m->items[t].pred, n, &part);
+        if (rc == 0 && it->is_cmp)
+            rc = page_prune_value(b, &x->oi[i], &x->ci[i], rg, m, &it->cmp, part_slot(it), n, &part);
+        else if (rc == 0) rc = page_prune_one(b, &x->oi[i], &x->ci[i], rg, &it->pred, n, &part);
         if (rc == 0) flt_mask_or(&any, &part);
     }
     if (rc == 0 && rows->len == 0) rc = flt_mask_init(rows, n, true);

@@ -685,11 +685,12 @@ static void test_filter_expr(void)
         ringscan_expr_free(bad[i].tree);
     }
     /* arithmetic prunes row groups by interval arithmetic: ids 0..999 are the first group */
-    static const struct { const char *text; int64_t rows, pruned; } arith[] = {
-        {"id * 2 < 200", 100, ROWS / RG_ROWS - 1},
-        {"(id - 500) * (id - 500) < 100", 19, ROWS / RG_ROWS - 1},  /* [-500, 499]: 0 inside */
-        {"CAST(id AS DOUBLE) / 1000 >= 4.5", 500, ROWS / RG_ROWS - 1},
-        {"id + i32 < -10000", 0, -1},                                /* i32's range decides */
+    static const struct { const char *text; int64_t rows, pruned, pages; } arith[] = {
+        {"id * 2 < 200", 100, ROWS / RG_ROWS - 1, 3},          /* pages of 250 rows: 1 of 4 */
+        {"(id - 500) * (id - 500) < 100", 19, ROWS / RG_ROWS - 1, 2},   /* pages 1 and 2 kept */
+        {"CAST(id AS DOUBLE) / 1000 >= 4.5", 500, ROWS / RG_ROWS - 1, 2},
+        {"id + i32 < -10000", 0, -1, -1},                               /* i32's range decides */
+        {"id * 2 < 200 OR id = 4999", 101, ROWS / RG_ROWS - 2, 6},      /* the union of parts */
     };
     for (size_t i = 0; i < sizeof arith / sizeof *arith; i++) {
         ringscan_options o;
@@ -697,11 +698,13 @@ static void test_filter_expr(void)
         ringscan_options_init(&o);
         o.filter = arith[i].text;
         int64_t rows = run_scan(f, &o, &st, NULL, 0);
-        if (rows != arith[i].rows || (arith[i].pruned >= 0 && st.row_groups_pruned != arith[i].pruned))
-            fprintf(stderr, "  %s: rows %lld, pruned %lld\n", arith[i].text, (long long)rows,
-                    (long long)st.row_groups_pruned);
+        if (rows != arith[i].rows || (arith[i].pruned >= 0 && st.row_groups_pruned != arith[i].pruned) ||
+            (arith[i].pages >= 0 && st.pages_pruned != arith[i].pages * NC))
+            fprintf(stderr, "  %s: rows %lld, pruned %lld, pages %lld\n", arith[i].text, (long long)rows,
+                    (long long)st.row_groups_pruned, (long long)st.pages_pruned);
         CHECK(rows == arith[i].rows);
         CHECK(arith[i].pruned < 0 || st.row_groups_pruned == arith[i].pruned);
+        CHECK(arith[i].pages < 0 || st.pages_pruned == arith[i].pages * NC);
     }
     ringscan_expr *t = CALL(GT, COL("id"), INT(1));
     CHECK(filtered_rows(f, "id > 1", t, &err) == -1 && err.status == -EINVAL);
