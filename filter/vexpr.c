@@ -424,21 +424,27 @@ static int date_as_ts(flt_build *bd, flt_vnode **x, const flt_vnode *other)
     return c->a->op == FLT_V_CONST ? fold(bd, c) : 0;
 }
 
+/* Brings l and r to types that compare: a string read as a date or time beside one, a date
+ * beside a timestamp as midnight; refused when they still do not compare. */
+static int unify(flt_build *bd, int32_t pos, flt_vnode **l, flt_vnode **r)
+{
+    int rc;
+    if ((rc = text_as_time(bd, *l, *r)) || (rc = text_as_time(bd, *r, *l)) ||
+        (rc = date_as_ts(bd, l, *r)) || (rc = date_as_ts(bd, r, *l)))
+        return rc;
+    if (flt_v_comparable(&(*l)->t, &(*r)->t)) return 0;
+    char ta[32], tb[32];
+    flt_vtype_name(&(*l)->t, ta, sizeof ta), flt_vtype_name(&(*r)->t, tb, sizeof tb);
+    return verr(bd, pos, "cannot compare %s with %s", ta, tb);
+}
+
 /* l op r of two constants, decided now: always or never true (NULL: unknown, never). */
 static int const_atom(flt_build *bd, int32_t pos, flt_op op, flt_vnode *l, flt_vnode *r,
                       flt_node **out)
 {
-    int rc;
     if (l->t.kind == FLT_VK_NULL || r->t.kind == FLT_VK_NULL) return flt_atom_const(bd, pos, -1, out);
-    if ((rc = text_as_time(bd, l, r)) || (rc = text_as_time(bd, r, l)) ||
-        (rc = date_as_ts(bd, &l, r)) || (rc = date_as_ts(bd, &r, l)))
-        return rc;
-    if (!flt_v_comparable(&l->t, &r->t)) {
-        char ta[32], tb[32];
-        flt_vtype_name(&l->t, ta, sizeof ta), flt_vtype_name(&r->t, tb, sizeof tb);
-        return verr(bd, pos, "cannot compare %s with %s", ta, tb);
-    }
-    int c;
+    int rc = unify(bd, pos, &l, &r), c;
+    if (rc) return rc;
     if (v_is_float(&l->t) || v_is_float(&r->t)) {
         flt_vtype t = {l->t.kind == FLT_VK_DOUBLE || r->t.kind == FLT_VK_DOUBLE ? FLT_VK_DOUBLE
                                                                                : FLT_VK_FLOAT, 0, 0, false};
@@ -473,15 +479,8 @@ int flt_atom_values(flt_build *bd, int32_t pos, flt_op op, flt_vnode *l, flt_vno
         int rc = r->raw ? (text = *r->raw, 0) : const_text(bd, r, &text);
         return rc ? rc : flt_atom(bd, l->col, pos, op, false, &text, 1, out);
     }
-    int rc;
-    if ((rc = text_as_time(bd, l, r)) || (rc = text_as_time(bd, r, l)) ||
-        (rc = date_as_ts(bd, &l, r)) || (rc = date_as_ts(bd, &r, l)))
-        return rc;
-    if (!flt_v_comparable(&l->t, &r->t)) {
-        char ta[32], tb[32];
-        flt_vtype_name(&l->t, ta, sizeof ta), flt_vtype_name(&r->t, tb, sizeof tb);
-        return verr(bd, pos, "cannot compare %s with %s", ta, tb);
-    }
+    int rc = unify(bd, pos, &l, &r);
+    if (rc) return rc;
     flt_node *x = flt_node_new(bd, FLT_N_ATOM, 0);
     if (!x) return -ENOMEM;
     x->column = col;

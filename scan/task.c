@@ -33,6 +33,17 @@ static void apply_policy(scan_task *x)
 
 /* ------------------------------------------------------------------------ the chain */
 
+/* The error of conjunct k's evaluation: a value out of its type's range (value expressions)
+ * names the conjunct as the filter reads after normalization. */
+static int eval_error(scan_task *x, int k, int rc)
+{
+    if (rc != -ERANGE) return pq_errf(&x->err, rc, -1, "cannot evaluate conjunct %d", k + 1);
+    char text[256];
+    flt_pred_print(&x->plan->filter->preds[k], text, sizeof text);
+    return pq_errf(&x->err, rc, -1, "conjunct %d (%s): a value is out of range of its type",
+                   k + 1, text);
+}
+
 /* A conjunct over several columns: every column's reads wanted before any is awaited (they
  * coalesce), each decoded, then the OR of its items into x->tmp. */
 static int eval_multi(scan_task *x, int k)
@@ -53,14 +64,7 @@ static int eval_multi(scan_task *x, int k)
         vecs[s] = &x->vecs[slots[s]];
     }
     int rc = flt_eval_multi(&plan->filter->preds[k], vecs, &x->mask, &x->tmp);
-    if (rc == -ERANGE) {
-        char text[256];
-        flt_pred_print(&plan->filter->preds[k], text, sizeof text);
-        return pq_errf(&x->err, rc, -1, "conjunct %d (%s): a value is out of range of its type",
-                       k + 1, text);
-    }
-    if (rc) return pq_errf(&x->err, rc, -1, "cannot evaluate conjunct %d", k + 1);
-    return 0;
+    return rc ? eval_error(x, k, rc) : 0;
 }
 
 /* The bytes split i reads for conjunct k's columns. */
@@ -92,13 +96,7 @@ static int run_conjunct(scan_task *x, int pos)
         rc = task_load_slot(x, slot);
         if (rc) return rc;
         rc = flt_eval(&plan->filter->preds[k], &x->vecs[slot], &x->mask, &x->tmp);
-        if (rc == -ERANGE) {
-        char text[256];
-        flt_pred_print(&plan->filter->preds[k], text, sizeof text);
-        return pq_errf(&x->err, rc, -1, "conjunct %d (%s): a value is out of range of its type",
-                       k + 1, text);
-    }
-    if (rc) return pq_errf(&x->err, rc, -1, "cannot evaluate conjunct %d", k + 1);
+        if (rc) return eval_error(x, k, rc);
     }
     flt_mask swap = x->mask;
     x->mask = x->tmp;
