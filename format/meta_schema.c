@@ -17,7 +17,8 @@
  *     limit, so they fit int16_t). A top-level REQUIRED/OPTIONAL primitive without LIST/MAP
  *     annotation is a flat column, filled exactly as before nested schemas were read.
  *  4. A LIST or MAP group whose children do not have a shape the format allows keeps
- *     element = -1 (described by meta, never decoded); it does not fail the file.
+ *     element = -1 (described by meta, never decoded); it does not fail the file. A MAP whose
+ *     key_value group holds the key alone has shape LIST (pyarrow reads a list of keys).
  *  5. An unknown LogicalType member reads as no logical type (the physical type), falling back
  *     to ConvertedType when that is set.
  */
@@ -388,6 +389,8 @@ static int walk_finish(schema_walk *w, pq_file_meta *m)
         pq_schema_node *nd = &w->nodes[i];
         if (nd->kind == PQ_NODE_LIST) nd->element = list_element(w->nodes, (int32_t)i);
         if (nd->kind == PQ_NODE_MAP) nd->element = map_element(w->nodes, (int32_t)i);
+        if (nd->kind == PQ_NODE_MAP && nd->element >= 0 && w->nodes[nd->element].nchildren == 1)
+            nd->shape = PQ_SHAPE_LIST; /* keys only: a list of them, as parquet-cpp reads it */
         if (nd->kind != PQ_NODE_PRIMITIVE) continue;
         nd->column = col;
         int rc = make_leaf(&w->els[i + 1], nd, (int32_t)i, col, &m->columns[col], w->e);

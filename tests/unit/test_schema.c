@@ -195,6 +195,12 @@ static void maps(void)
     node_is(&m, 2, "m.key_value.key", PQ_NODE_PRIMITIVE, PQ_SHAPE_FLAT, 2, 1, -1);
     node_is(&m, 3, "m.key_value.value", PQ_NODE_PRIMITIVE, PQ_SHAPE_FLAT, 3, 1, -1);
     pq_file_meta_free(&m);
+    /* keys only: pyarrow reads a list of the keys */
+    const elem keys[] = {{"m", GROUP, OPT, 1, CT_MAP}, {"key_value", GROUP, REP, 1, NONE},
+                         {"key", PQ_INT32, REQ, 0, NONE}};
+    CHECK(parse(keys, 3, 1, NULL, &m, &e) == 0);
+    node_is(&m, 0, "m", PQ_NODE_MAP, PQ_SHAPE_LIST, 1, 0, 1);
+    pq_file_meta_free(&m);
     /* an optional key (pyarrow refuses the map): described, element -1, the file opens */
     elem bad[4];
     memcpy(bad, good, sizeof bad);
