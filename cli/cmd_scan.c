@@ -215,6 +215,16 @@ static bool has_column(const ringscan_file *f, const char *name)
     return false;
 }
 
+/* True when f has a nested field (ringscan_field_info.nested). */
+static bool has_nested(const ringscan_file *f)
+{
+    for (int i = 0, n = ringscan_file_fields(f); i < n; i++) {
+        ringscan_field_info fi;
+        if (ringscan_file_field(f, i, &fi) == 0 && fi.nested) return true;
+    }
+    return false;
+}
+
 /* t with the spaces and tabs around it cut (in place). */
 static char *trim(char *t)
 {
@@ -255,7 +265,9 @@ static int pick_columns(const ringscan_file *f, const char *path, const char *li
 {
     int n = 0, ncols = ringscan_file_columns(f);
     if (!list) {
-        if (ncols <= CLI_COLUMNS_MAX) return 0; /* columns NULL: every column */
+        /* columns NULL: every column (a file with nested ones: the scan's error lists the
+         * flat columns to name) */
+        if (ncols <= CLI_COLUMNS_MAX || has_nested(f)) return 0;
         for (; n < CLI_COLUMNS_MAX; n++) {
             ringscan_column_info c;
             ringscan_file_column(f, n, &c);
