@@ -257,6 +257,7 @@ typedef struct schema_walk {
     uint32_t n;
     pq_schema_node *nodes; /* nodes[i] is element i + 1 */
     schema_frame *stack;
+    size_t nframes; /* stack capacity: min(depth limit, n) + 1 (invariant 1) */
     uint32_t sp, leaves;
     pq_arena *a;
     const pq_meta_limits *lim;
@@ -348,6 +349,7 @@ static int walk_one(schema_walk *w, uint32_t i)
                            "max_schema_depth=%u at '%.200s'", w->lim->max_schema_depth,
                            w->nodes[i].path);
     w->nodes[i].nchildren = el->num_children;
+    assert(w->sp + 1 < w->nframes); /* each frame a distinct group, and sp < the depth limit */
     w->stack[w->sp++] = (schema_frame){.node = (int32_t)i, .left = el->num_children};
     return 0;
 }
@@ -416,7 +418,10 @@ static int build_tree(const raw_elem *els, uint32_t n, pq_file_meta *m, pq_arena
         return pq_errf(e, RINGSCAN_ELIMIT, -1, "max_schema_depth=0 allows no column");
     schema_walk w = {.els = els, .n = n, .a = a, .lim = lim, .e = e};
     w.nodes = pq_arena_alloc(a, (size_t)(n > 1 ? n - 1 : 1) * sizeof *w.nodes);
-    w.stack = fail_calloc((size_t)lim->max_schema_depth + 1, sizeof *w.stack);
+    /* frames: one per open group, at most the depth limit and the element count */
+    size_t frames = (lim->max_schema_depth < n ? lim->max_schema_depth : n) + (size_t)1;
+    w.stack = fail_calloc(frames, sizeof *w.stack);
+    w.nframes = frames;
     if (!w.nodes || !w.stack) {
         free(w.stack);
         return pq_errf(e, -ENOMEM, -1, "out of memory");

@@ -230,6 +230,12 @@ static void depth_limit(void)
     CHECK_EQ_I64(m.columns[0].max_def_level, 5);
     CHECK_STR(m.columns[0].name, "g0.g1.g2.g3.leaf");
     pq_file_meta_free(&m);
+    /* a limit far above the elements costs no more than the elements (the stack is sized by
+     * both) */
+    lim.max_schema_depth = UINT32_MAX;
+    CHECK(parse(els, 5, 1, &lim, &m, &e) == 0);
+    pq_file_meta_free(&m);
+    lim.max_schema_depth = 5;
     /* five groups and a leaf: one level too deep */
     els[4] = (elem){names[4], GROUP, OPT, 1, NONE};
     els[5] = (elem){"leaf", PQ_INT32, OPT, 0, NONE};
