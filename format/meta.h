@@ -408,7 +408,8 @@ bool pq_offset_index_valid(const pq_offset_index *oi, int64_t nrows, uint64_t ch
 /* ---- writers (thrift compact into a growable buffer; append to out) --------------------- */
 
 /* Each returns 0 or -ENOMEM; the input must satisfy the invariants above (asserted). The
- * FileMetaData writer emits the schema as a flat root with ncolumns leaves, column_orders as
+ * FileMetaData writer emits the schema as a flat root with ncolumns leaves (m->has_nested
+ * false: asserted), column_orders as
  * TypeDefinedOrder when column_orders_known, min_value/max_value statistics. */
 int pq_write_file_meta(pq_buf *out, const pq_file_meta *m);
 int pq_write_page_header(pq_buf *out, const pq_page_header *h);
