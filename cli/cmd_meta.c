@@ -14,6 +14,11 @@
  *  3. Strings from the file are escaped before printing (JSON rules in both modes).
  *  4. Everything goes to cli_out() (cli/sink.h), whose error is sticky; main() checks it: a
  *     failed write exits 1 naming the output, a closed pipe exits quietly.
+ *  5. The schema is printed as the tree of fields (ringscan_file_field): a flat file's lines
+ *     are its columns' lines as they always were; a nested field's children are indented two
+ *     spaces per level, groups with their kind (LIST, MAP, struct, group) and repetition,
+ *     nested leaves with their column index, type and levels. --json keeps "schema" as the
+ *     list of leaf columns (nested ones with their levels) and adds "fields", the tree.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -126,6 +131,40 @@ static void print_column_text(const ringscan_column_info *c, int i)
     sink_printf(cli_out(), " %s\n", c->optional ? "optional" : "required");
 }
 
+static const char *const repetition_text[] = {"required", "optional", "repeated"};
+
+/* What a group is in the text tree: LIST, MAP, struct, or group (an unannotated repeated
+ * group: the middle level of a list or map, or a list of structs). */
+static const char *group_text(const ringscan_field_info *fi)
+{
+    if (fi->kind == RINGSCAN_FIELD_LIST) return "LIST";
+    if (fi->kind == RINGSCAN_FIELD_MAP) return "MAP";
+    return fi->repetition == 2 ? "group" : "struct";
+}
+
+/* One line of the schema tree (invariant 5): a flat top-level column as print_column_text
+ * writes it; a nested leaf with its own name and levels; a group with its kind. */
+static void print_field_text(const ringscan_file *f, const ringscan_field_info *fi)
+{
+    int indent = 2 * fi->depth;
+    if (fi->column >= 0) {
+        ringscan_column_info c;
+        ringscan_file_column(f, fi->column, &c);
+        if (!fi->nested) {
+            print_column_text(&c, fi->column);
+            return;
+        }
+        sink_printf(cli_out(), "%*s%d %s ", indent, "", fi->column, fi->name);
+        put_type_text(&c);
+        sink_printf(cli_out(), " %s (levels: definition %d, repetition %d)\n",
+                    repetition_text[fi->repetition], fi->max_definition_level,
+                    fi->max_repetition_level);
+        return;
+    }
+    sink_printf(cli_out(), "%*s%s %s %s\n", indent, "", fi->name, group_text(fi),
+                repetition_text[fi->repetition]);
+}
+
 static void put_encodings_text(uint32_t mask)
 {
     for (int b = 0, first = 1; b < 32; b++)
@@ -204,10 +243,10 @@ static void print_text(const char *path, const ringscan_file *f)
     sink_printf(cli_out(), "row groups: %d, %s compressed, %s uncompressed\n", fi.row_groups,
                 cli_human_bytes(packed, b1), cli_human_bytes(unpacked, b2));
     sink_printf(cli_out(), "schema (%d column%s):\n", fi.columns, fi.columns == 1 ? "" : "s");
-    for (int i = 0; i < fi.columns; i++) {
-        ringscan_column_info c;
-        ringscan_file_column(f, i, &c);
-        print_column_text(&c, i);
+    for (int i = 0, n = ringscan_file_fields(f); i < n; i++) {
+        ringscan_field_info fd;
+        ringscan_file_field(f, i, &fd);
+        print_field_text(f, &fd);
     }
     for (int g = 0; g < fi.row_groups; g++) print_row_group_text(f, &fi, g);
     for (int i = 0; i < fi.kv; i++) {
@@ -240,18 +279,58 @@ static void print_chunk_json(const ringscan_file *f, int g, int col)
            ch.has_bloom_filter ? "true" : "false");
 }
 
-static void print_column_json(const ringscan_column_info *c, int i)
+static const char *const repetition_json[] = {"REQUIRED", "OPTIONAL", "REPEATED"};
+
+static void print_column_json(const ringscan_column_info *c, int i, int repetition)
 {
     sink_printf(cli_out(), "%s{\"name\": ", i ? ", " : "");
     put_str(c->name, strlen(c->name));
     sink_printf(cli_out(), ", \"physical\": \"%s\", \"logical\": \"%s\", \"repetition\": \"%s\"", c->physical_name,
-           c->logical_name, c->optional ? "OPTIONAL" : "REQUIRED");
+           c->logical_name, repetition_json[repetition]);
     if (c->physical == RINGSCAN_FIXED_LEN_BYTE_ARRAY) sink_printf(cli_out(), ", \"type_length\": %d", (int)c->type_length);
     if (strcmp(c->logical_name, "DECIMAL") == 0)
         sink_printf(cli_out(), ", \"precision\": %d, \"scale\": %d", (int)c->precision, (int)c->scale);
     if (strncmp(c->logical_name, "TIME", 4) == 0)
         sink_printf(cli_out(), ", \"adjusted_to_utc\": %s", c->adjusted_to_utc ? "true" : "false");
+}
+
+/* A leaf of "schema" (fd: its field): as before for a flat column; a nested one adds its
+ * levels. */
+static void print_leaf_json(const ringscan_file *f, const ringscan_field_info *fd)
+{
+    ringscan_column_info c;
+    ringscan_file_column(f, fd->column, &c);
+    print_column_json(&c, fd->column, fd->repetition);
+    if (fd->nested)
+        sink_printf(cli_out(), ", \"nested\": true, \"max_definition_level\": %d, "
+                    "\"max_repetition_level\": %d", fd->max_definition_level,
+                    fd->max_repetition_level);
     sink_putc(cli_out(), '}');
+}
+
+/* "fields": the schema tree, field i and its descendants as nested objects; returns the
+ * index after them. Depth is bounded by the footer's check (max_schema_depth). */
+static int print_field_json(const ringscan_file *f, int i)
+{
+    static const char *const kinds[] = {"primitive", "group", "LIST", "MAP"};
+    ringscan_field_info fd;
+    ringscan_file_field(f, i, &fd);
+    sink_printf(cli_out(), "{\"name\": ");
+    put_str(fd.name, strlen(fd.name));
+    sink_printf(cli_out(), ", \"kind\": \"%s\", \"arrow\": \"%s\", \"repetition\": \"%s\", "
+                "\"max_definition_level\": %d, \"max_repetition_level\": %d",
+                kinds[fd.kind], fd.arrow_kind, repetition_json[fd.repetition], fd.max_definition_level,
+                fd.max_repetition_level);
+    if (fd.column >= 0) sink_printf(cli_out(), ", \"column\": %d}", fd.column);
+    if (fd.column >= 0) return i + 1;
+    sink_printf(cli_out(), ", \"children\": [");
+    int k = i + 1;
+    for (int c = 0; c < fd.children; c++) {
+        sink_printf(cli_out(), "%s", c ? ", " : "");
+        k = print_field_json(f, k);
+    }
+    sink_printf(cli_out(), "]}");
+    return k;
 }
 
 static void print_json(const ringscan_file *f)
@@ -263,10 +342,14 @@ static void print_json(const ringscan_file *f)
     else sink_printf(cli_out(), "null");
     sink_printf(cli_out(), ", \"column_orders_known\": %s, \"schema\": [",
                 fi.column_orders == RINGSCAN_ORDERS_KNOWN ? "true" : "false");
-    for (int i = 0; i < fi.columns; i++) {
-        ringscan_column_info c;
-        ringscan_file_column(f, i, &c);
-        print_column_json(&c, i);
+    for (int i = 0, n = ringscan_file_fields(f); i < n; i++) { /* leaves in column order */
+        ringscan_field_info fd;
+        if (ringscan_file_field(f, i, &fd) == 0 && fd.column >= 0) print_leaf_json(f, &fd);
+    }
+    sink_printf(cli_out(), "], \"fields\": [");
+    for (int i = 0, n = ringscan_file_fields(f); i < n;) {
+        sink_printf(cli_out(), "%s", i ? ", " : "");
+        i = print_field_json(f, i);
     }
     sink_printf(cli_out(), "], \"row_groups\": [");
     for (int g = 0; g < fi.row_groups; g++) {

@@ -199,12 +199,28 @@ static void suggest_columns(const ringscan_file *f, const char *name, char *buf,
     if (n && used < cap) snprintf(buf + used, cap - used, "?)");
 }
 
-/* True when f has a column named name exactly (as ringscan_scan_start looks it up). */
+/* True when f has a column named name exactly (as ringscan_scan_start looks it up), or a
+ * nested field of that path: the scan then says why it cannot read it. */
 static bool has_column(const ringscan_file *f, const char *name)
 {
     for (int c = 0, n = ringscan_file_columns(f); c < n; c++) {
         ringscan_column_info ci;
         if (ringscan_file_column(f, c, &ci) == 0 && strcmp(ci.name, name) == 0) return true;
+    }
+    for (int i = 0, n = ringscan_file_fields(f); i < n; i++) {
+        ringscan_field_info fi;
+        if (ringscan_file_field(f, i, &fi) == 0 && fi.nested && strcmp(fi.path, name) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* True when f has a nested field (ringscan_field_info.nested). */
+static bool has_nested(const ringscan_file *f)
+{
+    for (int i = 0, n = ringscan_file_fields(f); i < n; i++) {
+        ringscan_field_info fi;
+        if (ringscan_file_field(f, i, &fi) == 0 && fi.nested) return true;
     }
     return false;
 }
@@ -249,7 +265,9 @@ static int pick_columns(const ringscan_file *f, const char *path, const char *li
 {
     int n = 0, ncols = ringscan_file_columns(f);
     if (!list) {
-        if (ncols <= CLI_COLUMNS_MAX) return 0; /* columns NULL: every column */
+        /* columns NULL: every column (a file with nested ones: the scan's error lists the
+         * flat columns to name) */
+        if (ncols <= CLI_COLUMNS_MAX || has_nested(f)) return 0;
         for (; n < CLI_COLUMNS_MAX; n++) {
             ringscan_column_info c;
             ringscan_file_column(f, n, &c);

@@ -39,7 +39,7 @@ void pq_col_limits_default(pq_col_limits *l)
 void pq_colr_init(pq_col_reader *r, const pq_column_desc *col, pq_codec codec,
                   const pq_col_limits *limits)
 {
-    assert(col && col->max_rep_level == 0 && col->max_def_level <= 1);
+    assert(col && (col->nested || (col->max_rep_level == 0 && col->max_def_level <= 1)));
     memset(r, 0, sizeof *r);
     r->col = col;
     r->codec = codec;
@@ -504,9 +504,22 @@ static int data_page(pq_col_reader *r, const pq_page_header *h, const pq_page_bo
     return dense(r, h->encoding, vp, vlen, n, nn, q->want == WANT_INDICES, q->out, e);
 }
 
+int pq_colr_values(pq_col_reader *r, pq_encoding enc, const uint8_t *p, size_t len, int64_t nn,
+                   pq_vec *out, pq_err *e)
+{
+    return values(r, enc, p, len, nn, out, e);
+}
+
+void pq_colr_spread(pq_vec *out, int64_t base, const uint32_t *present, int64_t n, int64_t nn)
+{
+    if (nn < n) scatter(out, base, present, n, nn);
+    set_validity(out, base, present, n, n - nn);
+}
+
 int pq_colr_data_page(pq_col_reader *r, const pq_page_header *h, const pq_page_body *b,
                       int64_t off, const pq_page_req *q, bool *as_idx, pq_err *e)
 {
+    assert(!r->col->nested); /* flat levels only: a list leaf goes through column_list.c */
     assert(q && q->vals && (q->nsel < 0 || q->sel || q->nsel == 0));
     assert(!q->idx || q->idx->type == PQ_INT32);
     bool idx = q->idx && dict_encoded(h->encoding) && dict_of(r);

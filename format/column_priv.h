@@ -22,7 +22,10 @@ typedef struct pq_page_req {
 
 /* A data page's body split into levels and values (decompressed where compressed). */
 typedef struct pq_page_body {
-    const uint8_t *levels; /* v1: start of the decompressed body; v2: level bytes in the page */
+    const uint8_t *rep;    /* v2 repetition level bytes in the page (a repeated column only;
+                              v1 keeps them at the start of levels); else NULL */
+    size_t rep_len;
+    const uint8_t *levels; /* v1: start of the decompressed body; v2: definition level bytes */
     size_t levels_len;
     const uint8_t *vals;
     size_t vals_len;
@@ -53,5 +56,21 @@ int pq_colr_frame(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t off,
  * (q is unused otherwise). */
 int pq_colr_decode(pq_col_reader *r, const pq_page_header *h, int hl, const uint8_t *raw,
                    int64_t off, const pq_page_req *q, bool *as_idx, pq_err *e);
+
+/* What pq_colr_decode does up to a data page's body: CRC when asked, index pages nothing,
+ * dictionary pages into the reader (*b->vals NULL then); a data page's body split into *b
+ * (format/column_list.c decodes it). */
+int pq_colr_body(pq_col_reader *r, const pq_page_header *h, int hl, const uint8_t *raw,
+                 int64_t off, pq_page_body *b, pq_err *e);
+
+/* Appends nn non-null values encoded with enc (the page's value encoding) to out. On error
+ * out's length and byte data may have moved past where they were: the caller restores them. */
+int pq_colr_values(pq_col_reader *r, pq_encoding enc, const uint8_t *p, size_t len, int64_t nn,
+                   pq_vec *out, pq_err *e);
+
+/* out holds nn dense values at [base, base + nn) and length base + n: spreads them over
+ * the n slots [base, base + n) where present[i] != 0 (nn of them), zeroing the others, and
+ * sets their validity. */
+void pq_colr_spread(pq_vec *out, int64_t base, const uint32_t *present, int64_t n, int64_t nn);
 
 #endif

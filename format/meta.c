@@ -178,6 +178,19 @@ int32_t pq_file_meta_find_column(const pq_file_meta *m, const char *name)
     return -1;
 }
 
+int32_t pq_file_meta_find_node(const pq_file_meta *m, const char *path)
+{
+    for (int32_t i = 0; i < m->nnodes; i++)
+        if (strcmp(m->nodes[i].path, path) == 0) return i;
+    return -1;
+}
+
+const char *pq_shape_name(pq_shape s)
+{
+    static const char *n[] = {"flat", "list", "map", "struct"};
+    return (unsigned)s < 4 ? n[s] : "?";
+}
+
 const pq_kv *pq_file_meta_find_kv(const pq_file_meta *m, const char *key)
 {
     for (int32_t i = 0; i < m->nkv; i++)

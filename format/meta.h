@@ -1,5 +1,5 @@
 /* format/meta.h: Parquet file metadata decoded from byte buffers (no I/O): the footer, the
- * FileMetaData (schema flattened to leaf columns, row groups, column chunks, statistics,
+ * FileMetaData (schema as a tree and its leaf columns, row groups, column chunks, statistics,
  * key-value metadata), page headers, page indexes (ColumnIndex, OffsetIndex) and the bloom
  * filter header; and the thrift compact writers for the same structures.
  *
@@ -7,8 +7,13 @@
  *  1. Everything a pq_file_meta points to (columns, row groups, chunks, statistics bytes, names,
  *     key-value strings) lives in one arena owned by the pq_file_meta; pq_file_meta_free
  *     releases all of it. No pointer into the input buffer survives a parse.
- *  2. Only flat schemas are accepted: every leaf is a direct child of the root, REQUIRED or
- *     OPTIONAL; max_def_level is 0 or 1 and there are no repetition levels.
+ *  2. The schema is a tree (nodes, pre-order, root excluded) of at most max_schema_depth levels
+ *     whose groups' child counts add up to exactly the elements the footer lists; columns are
+ *     its leaves in pre-order, each with its path and maximum definition and repetition
+ *     levels. A column is `nested` unless it is a direct child of the root, REQUIRED or
+ *     OPTIONAL, without a LIST/MAP annotation: only those are decoded (max_def_level 0 or 1,
+ *     no repetition levels); a nested leaf's chunks are described, never read (scan/ refuses
+ *     to project, filter or sort on one).
  *  3. Every row group has exactly ncolumns chunks, chunk i describing column i; every count,
  *     size and offset is >= 0 (checked at parse time, RINGSCAN_EFORMAT otherwise).
  *  4. pq_stats.usable is true only when min/max may be used for pruning under the rules in
@@ -80,7 +85,7 @@ typedef enum {
 typedef enum {
     PQ_REQUIRED = 0,
     PQ_OPTIONAL = 1,
-    PQ_REPEATED = 2, /* never in a parsed pq_column_desc (refused) */
+    PQ_REPEATED = 2, /* only in a nested column (invariant 2) */
 } pq_repetition;
 
 /* Logical type of a leaf column: from the LogicalType union, else from ConvertedType. */
@@ -127,14 +132,60 @@ typedef enum {
 
 /* ---- schema ---------------------------------------------------------------------------- */
 
+/* Limits of the schema tree besides pq_meta_limits: the bytes of a nested leaf's dotted path
+ * (a top-level field's path is its name, unbounded as before). */
+#define PQ_SCHEMA_PATH_MAX 4096
+
+/* What a schema element is. */
+typedef enum {
+    PQ_NODE_PRIMITIVE = 0, /* a leaf: one column */
+    PQ_NODE_GROUP,         /* a group with no LIST/MAP annotation: a struct, or the repeated
+                              middle level of a list or map */
+    PQ_NODE_LIST,          /* a group annotated LIST */
+    PQ_NODE_MAP,           /* a group annotated MAP or MAP_KEY_VALUE */
+} pq_node_kind;
+
+/* What Arrow (pyarrow) reads a node as: a repeated node is a list of itself whatever its
+ * annotation says, a LIST group a list, a MAP group a map, another group a struct. */
+typedef enum {
+    PQ_SHAPE_FLAT = 0, /* a primitive that is not repeated */
+    PQ_SHAPE_LIST,
+    PQ_SHAPE_MAP,
+    PQ_SHAPE_STRUCT,
+} pq_shape;
+
+typedef struct pq_schema_node {
+    const char *name;        /* the element's own name */
+    const char *path;        /* dotted path from the root: "a.list.element"; a top-level
+                                field's is its name; a leaf's equals its column's name */
+    pq_node_kind kind;
+    pq_shape shape;
+    pq_repetition repetition;
+    int32_t parent;          /* node index; -1 for a top-level field */
+    int32_t top;             /* the top-level field it is in (itself at depth 1) */
+    int32_t depth;           /* 1 for a top-level field */
+    int32_t nchildren;       /* its children follow it (pre-order) */
+    int32_t end;             /* one past its last descendant */
+    int32_t column;          /* PRIMITIVE: its column index; else -1 */
+    int32_t element;         /* LIST: the node a list item is, by the format's backward-
+                                compatibility rules (three-level, or the two-level and
+                                unannotated forms); MAP: its repeated key_value group;
+                                -1 for other kinds and for a LIST or MAP whose shape is not
+                                one the rules allow (described, never decoded) */
+    int16_t max_def_level;   /* optional and repeated nodes from the root down to it */
+    int16_t max_rep_level;   /* repeated nodes from the root down to it */
+} pq_schema_node;
+
 typedef struct pq_column_desc {
-    const char *name;        /* leaf name (flat schema: also the dotted path) */
+    const char *name;        /* dotted path (a top-level column: its name) */
     int32_t index;           /* position among the leaf columns */
     pq_physical physical;
     int32_t type_length;     /* FIXED_LEN_BYTE_ARRAY width; else 0 */
-    pq_repetition repetition;
-    int16_t max_def_level;   /* 0 (REQUIRED) or 1 (OPTIONAL) */
-    int16_t max_rep_level;   /* always 0 */
+    pq_repetition repetition; /* the leaf's own; REPEATED only when nested */
+    int16_t max_def_level;   /* flat: 0 (REQUIRED) or 1 (OPTIONAL) */
+    int16_t max_rep_level;   /* flat: 0 */
+    bool nested;             /* not a flat top-level column (invariant 2) */
+    int32_t node;            /* its node in pq_file_meta.nodes */
     pq_logical logical;
     int32_t decimal_scale;   /* DECIMAL only */
     int32_t decimal_precision;
@@ -209,6 +260,9 @@ typedef struct pq_file_meta {
     int64_t num_rows;
     int32_t ncolumns;
     pq_column_desc *columns;
+    int32_t nnodes;                  /* schema elements below the root (invariant 2) */
+    pq_schema_node *nodes;
+    bool has_nested;                 /* some column is nested */
     int32_t nrow_groups;
     pq_row_group *row_groups;
     int32_t nkv;
@@ -298,8 +352,10 @@ int pq_footer_locate(const uint8_t *tail, size_t tail_len, uint64_t file_size,
 /* ---- file metadata --------------------------------------------------------------------- */
 
 /* Parses a serialised FileMetaData (buf, len) into *out (limits NULL = defaults).
- * Errors: RINGSCAN_EFORMAT (malformed), RINGSCAN_EUNSUPPORTED (nested/repeated/encrypted
- * columns, message and e->column name the column), RINGSCAN_ELIMIT, -ENOMEM. On error *out is
+ * Errors: RINGSCAN_EFORMAT (malformed; a schema whose child counts do not match its elements
+ * names the group), RINGSCAN_EUNSUPPORTED (encrypted columns, message and e->column name the
+ * column), RINGSCAN_ELIMIT (schema deeper than max_schema_depth, more leaves than
+ * max_columns, a nested path over PQ_SCHEMA_PATH_MAX), -ENOMEM. On error *out is
  * left empty (nothing to free); on success free with pq_file_meta_free. */
 int pq_file_meta_parse(const uint8_t *buf, size_t len, const pq_meta_limits *limits,
                        pq_file_meta *out, pq_err *e);
@@ -312,8 +368,12 @@ int pq_file_meta_parse(const uint8_t *buf, size_t len, const pq_meta_limits *lim
 int pq_file_meta_check(const pq_file_meta *m, uint64_t file_size, pq_err *e);
 /* Releases everything the metadata owns; safe on a zeroed struct; leaves it zeroed. */
 void pq_file_meta_free(pq_file_meta *m);
-/* Finds a leaf column by name; its index or -1. */
+/* Finds a leaf column by name (its dotted path); its index or -1. */
 int32_t pq_file_meta_find_column(const pq_file_meta *m, const char *name);
+/* Finds a schema node by dotted path; its index or -1. */
+int32_t pq_file_meta_find_node(const pq_file_meta *m, const char *path);
+/* "list", "map", "struct" (pyarrow's words) or "flat". */
+const char *pq_shape_name(pq_shape s);
 /* Value of a key-value metadata key or NULL. */
 const pq_kv *pq_file_meta_find_kv(const pq_file_meta *m, const char *key);
 
@@ -348,7 +408,8 @@ bool pq_offset_index_valid(const pq_offset_index *oi, int64_t nrows, uint64_t ch
 /* ---- writers (thrift compact into a growable buffer; append to out) --------------------- */
 
 /* Each returns 0 or -ENOMEM; the input must satisfy the invariants above (asserted). The
- * FileMetaData writer emits the schema as a flat root with ncolumns leaves, column_orders as
+ * FileMetaData writer emits the schema as a flat root with ncolumns leaves (m->has_nested
+ * false: asserted), column_orders as
  * TypeDefinedOrder when column_orders_known, min_value/max_value statistics. */
 int pq_write_file_meta(pq_buf *out, const pq_file_meta *m);
 int pq_write_page_header(pq_buf *out, const pq_page_header *h);

@@ -5,8 +5,9 @@
  * bytes left); this file checks what only the whole footer can show. After it returns 0:
  *  1. Every row group holds 0..PQ_MAX_ROW_GROUP_ROWS rows and their sum is the file's num_rows
  *     (so no sum or product of row counts below can overflow an int64_t).
- *  2. Every column chunk holds exactly its row group's row count of values (every column is
- *     flat: meta_schema.c refuses repetition), so a decoder's value count is bounded by 1.
+ *  2. Every column chunk without repetition levels holds exactly its row group's row count of
+ *     values, so a decoder's value count is bounded by 1; a repeated leaf's chunk (nested,
+ *     never decoded yet) holds at least one value (a level) per row.
  *  3. A chunk's statistics count at most its values as nulls, and none in a REQUIRED column
  *     (a schema that says REQUIRED over pages written with nulls would decode their levels
  *     as values).
@@ -40,18 +41,19 @@ static int check_chunk(const pq_file_meta *m, int32_t rg, int32_t col, uint64_t 
                        pq_err *e)
 {
     const pq_chunk_meta *cm = &m->row_groups[rg].chunks[col];
-    int64_t rows = m->row_groups[rg].num_rows;
-    if (cm->num_values != rows)
+    int64_t rows = m->row_groups[rg].num_rows, values = cm->num_values;
+    bool repeated = m->columns[col].max_rep_level > 0;
+    if (repeated ? values < rows : values != rows)
         return fail(e, RINGSCAN_EFORMAT, m, col, "column chunk holds %lld values, its row group %lld rows",
-                    (long long)cm->num_values, (long long)rows, rg);
+                    (long long)values, (long long)rows, rg);
     const pq_stats *st = &cm->stats;
-    if (st->has_null_count && (st->null_count < 0 || st->null_count > rows))
+    if (st->has_null_count && (st->null_count < 0 || st->null_count > values))
         return fail(e, RINGSCAN_EFORMAT, m, col, "statistics count %lld nulls among %lld values",
-                    (long long)st->null_count, (long long)rows, rg);
+                    (long long)st->null_count, (long long)values, rg);
     if (st->has_null_count && st->null_count > 0 && m->columns[col].max_def_level == 0)
         return fail(e, RINGSCAN_EFORMAT, m, col,
                     "column is REQUIRED, its statistics count %lld nulls among %lld values",
-                    (long long)st->null_count, (long long)rows, rg);
+                    (long long)st->null_count, (long long)values, rg);
     if (cm->data_page_offset < 0 || (uint64_t)cm->data_page_offset >= file_size)
         return fail(e, RINGSCAN_EFORMAT, m, col, "data page offset %lld outside the file of %lld bytes",
                     (long long)cm->data_page_offset, (long long)file_size, rg);

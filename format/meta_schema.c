@@ -1,15 +1,25 @@
-/* format/meta_schema.c: the Parquet schema (list<SchemaElement>) flattened to leaf columns,
- * with logical types from the LogicalType union or, failing that, from ConvertedType.
+/* format/meta_schema.c: the Parquet schema (list<SchemaElement>, a tree in pre-order) read as
+ * a tree of nodes and its leaf columns, with logical types from the LogicalType union or,
+ * failing that, from ConvertedType.
  *
- * Owns: pq_schema_read and the sort order of each leaf type.
+ * Owns: pq_schema_read, the shape of LIST and MAP groups, and the sort order of each leaf type.
  * Invariants:
- *  1. Only flat schemas: element 0 is the root group, its num_children children are all
- *     primitive leaves, REQUIRED or OPTIONAL, and there are no further elements. A group child,
- *     a REPEATED/VECTOR leaf, or a LIST/MAP annotation is RINGSCAN_EUNSUPPORTED naming the
- *     column (its dotted path down the first children).
- *  2. Element count <= 4 * max_columns + 1 and the leaf count <= max_columns (RINGSCAN_ELIMIT);
- *     path walks stop at max_schema_depth.
- *  3. An unknown LogicalType member reads as no logical type (the physical type), falling back
+ *  1. Element 0 is the root group; every other element is a node. A group (no type, or
+ *     num_children > 0) has at least one child; the children of every group, counted down a
+ *     stack of at most max_schema_depth frames, use up exactly the elements the list holds:
+ *     a group that runs past the end, or elements left over after the root's fields, is
+ *     RINGSCAN_EFORMAT naming the group or the count.
+ *  2. Element count <= 4 * max_columns + 1 (the thrift list's cap), leaves <= max_columns and
+ *     depth <= max_schema_depth (RINGSCAN_ELIMIT); a nested path is at most PQ_SCHEMA_PATH_MAX
+ *     bytes (RINGSCAN_ELIMIT), so paths cost at most depth x that much per leaf.
+ *  3. Levels: a node's max definition level counts the OPTIONAL and REPEATED nodes from the
+ *     root's children down to it, its max repetition level the REPEATED ones (<= depth <= the
+ *     limit, so they fit int16_t). A top-level REQUIRED/OPTIONAL primitive without LIST/MAP
+ *     annotation is a flat column, filled exactly as before nested schemas were read.
+ *  4. A LIST or MAP group whose children do not have a shape the format allows keeps
+ *     element = -1 (described by meta, never decoded); it does not fail the file. A MAP whose
+ *     key_value group holds the key alone has shape LIST (pyarrow reads a list of keys).
+ *  5. An unknown LogicalType member reads as no logical type (the physical type), falling back
  *     to ConvertedType when that is set.
  */
 #include <assert.h>
@@ -21,7 +31,8 @@
 #include "format/meta_priv.h"
 #include "common/fail.h"
 
-enum { LT_NONE = 0, LT_UNSUPPORTED_NESTED = 1000, LT_UNDEFINED_ORDER = 1001 };
+enum { LT_NONE = 0, LT_UNSUPPORTED_NESTED = 1000, LT_UNDEFINED_ORDER = 1001, LT_LIST = 1002,
+       LT_MAP = 1003 };
 
 typedef struct raw_elem {
     const uint8_t *name;
@@ -94,7 +105,7 @@ static int read_logical_params(pq_tr *r, int16_t member, raw_elem *el)
 static int read_logical(pq_tr *r, raw_elem *el)
 {
     static const int simple[20] = {
-        [1] = PQ_LOGICAL_STRING, [2] = LT_UNSUPPORTED_NESTED, [3] = LT_UNSUPPORTED_NESTED,
+        [1] = PQ_LOGICAL_STRING, [2] = LT_MAP, [3] = LT_LIST,
         [4] = PQ_LOGICAL_ENUM, [5] = PQ_LOGICAL_DECIMAL, [6] = PQ_LOGICAL_DATE,
         [11] = PQ_LOGICAL_UNKNOWN, [12] = PQ_LOGICAL_JSON, [13] = PQ_LOGICAL_BSON,
         [14] = PQ_LOGICAL_UUID, [15] = PQ_LOGICAL_FLOAT16, [16] = LT_UNSUPPORTED_NESTED,
@@ -150,12 +161,12 @@ static int read_elem(pq_tr *r, raw_elem *el)
     return pq_tr_struct_end(r);
 }
 
-/* Maps ConvertedType to a logical type (LIST/MAP/MAP_KEY_VALUE: nested; INTERVAL: own). */
+/* Maps ConvertedType to a logical type (MAP, MAP_KEY_VALUE, LIST; INTERVAL: own). */
 static int logical_from_converted(int32_t ct)
 {
     static const int map[22] = {
-        [0] = PQ_LOGICAL_STRING, [1] = LT_UNSUPPORTED_NESTED, [2] = LT_UNSUPPORTED_NESTED,
-        [3] = LT_UNSUPPORTED_NESTED, [4] = PQ_LOGICAL_ENUM, [5] = PQ_LOGICAL_DECIMAL,
+        [0] = PQ_LOGICAL_STRING, [1] = LT_MAP, [2] = LT_MAP,
+        [3] = LT_LIST, [4] = PQ_LOGICAL_ENUM, [5] = PQ_LOGICAL_DECIMAL,
         [6] = PQ_LOGICAL_DATE, [7] = PQ_LOGICAL_TIME_MILLIS, [8] = PQ_LOGICAL_TIME_MICROS,
         [9] = PQ_LOGICAL_TIMESTAMP_MILLIS, [10] = PQ_LOGICAL_TIMESTAMP_MICROS,
         [11] = PQ_LOGICAL_UINT8, [12] = PQ_LOGICAL_UINT16, [13] = PQ_LOGICAL_UINT32,
@@ -175,7 +186,7 @@ static pq_sort_order sort_order_of(int logical, pq_physical phys)
     case PQ_LOGICAL_UINT32: case PQ_LOGICAL_UINT64:
         return PQ_ORDER_UNSIGNED;
     case PQ_LOGICAL_INTERVAL: case LT_UNDEFINED_ORDER: return PQ_ORDER_UNDEFINED;
-    case LT_NONE: case PQ_LOGICAL_UNKNOWN: break;
+    case LT_NONE: case PQ_LOGICAL_UNKNOWN: case LT_LIST: case LT_MAP: break;
     default: return PQ_ORDER_SIGNED;
     }
     switch (phys) {
@@ -185,37 +196,28 @@ static pq_sort_order sort_order_of(int logical, pq_physical phys)
     }
 }
 
-/* Dotted path of element i followed down its first children (bounded by depth). */
-static void first_leaf_path(const raw_elem *els, uint32_t n, uint32_t i, uint32_t max_depth,
-                            char *out, size_t cap)
+/* The annotation of element el: LT_LIST, LT_MAP, another pq_logical or LT_NONE. */
+static int annotation_of(const raw_elem *el)
 {
-    size_t len = 0;
-    out[0] = 0;
-    for (uint32_t d = 0; i < n && d < max_depth; d++, i++) {
-        int w = snprintf(out + len, cap - len, "%s%.*s", d ? "." : "", (int)els[i].name_len,
-                         (const char *)els[i].name);
-        if (w < 0 || (size_t)w >= cap - len) break;
-        len += (size_t)w;
-        if (!els[i].has_children || els[i].num_children == 0) break;
-    }
+    int lg = el->logical_known ? el->logical : LT_NONE;
+    if (lg == LT_NONE && el->has_converted) lg = logical_from_converted(el->converted);
+    return lg;
 }
 
-static int refuse_nested(const raw_elem *els, uint32_t n, uint32_t i, const pq_meta_limits *lim,
-                         pq_err *e)
+static bool is_group(const raw_elem *el)
 {
-    char path[128];
-    first_leaf_path(els, n, i, lim->max_schema_depth, path, sizeof path);
-    return pq_errf_col(e, RINGSCAN_EUNSUPPORTED, -1, path,
-                       "column '%s': nested/repeated columns are not supported", path);
+    return !el->has_type || (el->has_children && el->num_children > 0);
 }
 
-/* Fills one leaf column from its element. */
-static int make_leaf(const raw_elem *el, int32_t index, pq_arena *a, pq_column_desc *c, pq_err *e)
+/* Fills one leaf column from its element and its node. */
+static int make_leaf(const raw_elem *el, const pq_schema_node *nd, int32_t node, int32_t index,
+                     pq_column_desc *c, pq_err *e)
 {
     memset(c, 0, sizeof *c);
-    c->name = pq_arena_strdup(a, el->name, el->name_len);
-    if (!c->name) return pq_errf(e, -ENOMEM, -1, "out of memory");
+    c->name = nd->path;
     c->index = index;
+    c->node = node;
+    c->nested = nd->depth > 1 || nd->shape != PQ_SHAPE_FLAT;
     c->physical = (pq_physical)el->type;
     c->type_length = el->type == PQ_FIXED_LEN_BYTE_ARRAY ? el->type_length : 0;
     if (el->type == PQ_FIXED_LEN_BYTE_ARRAY && (el->type_length <= 0 || el->type_length > (1 << 20))) {
@@ -223,11 +225,12 @@ static int make_leaf(const raw_elem *el, int32_t index, pq_arena *a, pq_column_d
                            "column '%s': bad FIXED_LEN_BYTE_ARRAY length %d", c->name,
                            (int)el->type_length);
     }
-    c->repetition = el->has_rep ? (pq_repetition)el->rep : PQ_OPTIONAL;
-    c->max_def_level = c->repetition == PQ_OPTIONAL ? 1 : 0;
+    c->repetition = nd->repetition;
+    c->max_def_level = nd->max_def_level;
+    c->max_rep_level = nd->max_rep_level;
+    assert(c->nested || (c->max_rep_level == 0 && c->max_def_level <= 1));
     c->field_id = el->field_id;
-    int lg = el->logical_known ? el->logical : LT_NONE;
-    if (lg == LT_NONE && el->has_converted) lg = logical_from_converted(el->converted);
+    int lg = annotation_of(el);
     c->sort_order = sort_order_of(lg, c->physical);
     c->logical = (lg == LT_NONE || lg >= LT_UNSUPPORTED_NESTED) ? PQ_LOGICAL_NONE : (pq_logical)lg;
     c->is_adjusted_to_utc = el->logical_known ? el->utc : true; /* legacy converted: UTC */
@@ -242,36 +245,200 @@ static int make_leaf(const raw_elem *el, int32_t index, pq_arena *a, pq_column_d
     return 0;
 }
 
-/* Checks the flat shape of els[0..n) and fills m->columns. */
-static int flatten(const raw_elem *els, uint32_t n, pq_file_meta *m, pq_arena *a,
-                   const pq_meta_limits *lim, pq_err *e)
+/* A group whose children are still being counted (invariant 1). */
+typedef struct schema_frame {
+    int32_t node; /* -1: the root */
+    int32_t left; /* children not yet seen */
+} schema_frame;
+
+/* The walk's state: elements, nodes being filled, the stack of open groups. */
+typedef struct schema_walk {
+    const raw_elem *els;
+    uint32_t n;
+    pq_schema_node *nodes; /* nodes[i] is element i + 1 */
+    schema_frame *stack;
+    size_t nframes; /* stack capacity: min(depth limit, n) + 1 (invariant 1) */
+    uint32_t sp, leaves;
+    pq_arena *a;
+    const pq_meta_limits *lim;
+    pq_err *e;
+} schema_walk;
+
+/* node's path: its name under a top-level field, else parent's path "." name. */
+static int node_path(schema_walk *w, pq_schema_node *nd, const raw_elem *el)
+{
+    if (nd->parent < 0) {
+        nd->path = nd->name;
+        return 0;
+    }
+    const char *pp = w->nodes[nd->parent].path;
+    size_t plen = strlen(pp), len = plen + 1 + el->name_len;
+    if (len > PQ_SCHEMA_PATH_MAX)
+        return pq_errf(w->e, RINGSCAN_ELIMIT, -1,
+                       "schema path under '%.200s' longer than %d bytes", pp, PQ_SCHEMA_PATH_MAX);
+    char *p = pq_arena_alloc(w->a, len + 1);
+    if (!p) return pq_errf(w->e, -ENOMEM, -1, "out of memory");
+    memcpy(p, pp, plen);
+    p[plen] = '.';
+    memcpy(p + plen + 1, el->name, el->name_len);
+    nd->path = p;
+    return 0;
+}
+
+/* Kind, repetition, shape and levels of node i from its element and its parent. */
+static int node_fill(schema_walk *w, uint32_t i, int32_t parent)
+{
+    const raw_elem *el = &w->els[i + 1];
+    pq_schema_node *nd = &w->nodes[i];
+    if (el->has_rep && el->rep > PQ_REPEATED)
+        return pq_errf(w->e, RINGSCAN_EFORMAT, -1, "schema element %u: repetition %d is not a "
+                       "FieldRepetitionType", i + 1, (int)el->rep);
+    nd->name = pq_arena_strdup(w->a, el->name, el->name_len);
+    if (!nd->name) return pq_errf(w->e, -ENOMEM, -1, "out of memory");
+    nd->parent = parent;
+    nd->repetition = el->has_rep ? (pq_repetition)el->rep : PQ_OPTIONAL;
+    int lg = annotation_of(el);
+    nd->kind = !is_group(el) ? PQ_NODE_PRIMITIVE
+               : lg == LT_LIST ? PQ_NODE_LIST : lg == LT_MAP ? PQ_NODE_MAP : PQ_NODE_GROUP;
+    nd->shape = nd->repetition == PQ_REPEATED || lg == LT_LIST ? PQ_SHAPE_LIST
+                : lg == LT_MAP ? PQ_SHAPE_MAP
+                : nd->kind == PQ_NODE_GROUP ? PQ_SHAPE_STRUCT : PQ_SHAPE_FLAT;
+    const pq_schema_node *up = parent >= 0 ? &w->nodes[parent] : NULL;
+    nd->depth = up ? up->depth + 1 : 1;
+    nd->top = up ? up->top : (int32_t)i;
+    nd->max_def_level = (int16_t)((up ? up->max_def_level : 0) + (nd->repetition != PQ_REQUIRED));
+    nd->max_rep_level = (int16_t)((up ? up->max_rep_level : 0) + (nd->repetition == PQ_REPEATED));
+    nd->column = -1;
+    nd->element = -1;
+    nd->end = (int32_t)i + 1;
+    return node_path(w, nd, el);
+}
+
+/* Closes the groups whose children are all seen, up to node index i (exclusive). */
+static void walk_close(schema_walk *w, uint32_t i)
+{
+    while (w->sp > 1 && w->stack[w->sp - 1].left == 0) {
+        w->nodes[w->stack[w->sp - 1].node].end = (int32_t)i;
+        w->sp--;
+    }
+}
+
+/* One element below the root: becomes node i, a child of the innermost open group. */
+static int walk_one(schema_walk *w, uint32_t i)
+{
+    walk_close(w, i);
+    schema_frame *f = &w->stack[w->sp - 1];
+    if (f->left == 0)
+        return pq_errf(w->e, RINGSCAN_EFORMAT, -1, "schema has %u elements, its groups declare "
+                       "%u", w->n - 1, i);
+    f->left--;
+    int rc = node_fill(w, i, f->node);
+    if (rc) return rc;
+    const raw_elem *el = &w->els[i + 1];
+    if (!is_group(el)) {
+        if (++w->leaves > w->lim->max_columns)
+            return pq_errf(w->e, RINGSCAN_ELIMIT, -1, "schema has more than %u columns, the "
+                           "limit max_columns", w->lim->max_columns);
+        return 0;
+    }
+    if (!el->has_children || el->num_children == 0)
+        return pq_errf_col(w->e, RINGSCAN_EFORMAT, -1, w->nodes[i].path,
+                           "group '%s' has no children", w->nodes[i].path);
+    if (w->sp >= w->lim->max_schema_depth)
+        return pq_errf_col(w->e, RINGSCAN_ELIMIT, -1, w->nodes[i].path, "schema deeper than "
+                           "max_schema_depth=%u at '%.200s'", w->lim->max_schema_depth,
+                           w->nodes[i].path);
+    w->nodes[i].nchildren = el->num_children;
+    assert(w->sp + 1 < w->nframes); /* each frame a distinct group, and sp < the depth limit */
+    w->stack[w->sp++] = (schema_frame){.node = (int32_t)i, .left = el->num_children};
+    return 0;
+}
+
+/* LIST node k's element by the backward-compatibility rules of the format's LogicalTypes.md:
+ * its one child must be repeated; that child is the element when it is a primitive, a group
+ * of several fields, or a one-field group named "array" or "<list>_tuple"; otherwise its one
+ * child is (the three-level form). -1 when the shape is none of these. */
+static int32_t list_element(const pq_schema_node *nodes, int32_t k)
+{
+    const pq_schema_node *l = &nodes[k], *r = &nodes[k + 1];
+    if (l->nchildren != 1 || r->repetition != PQ_REPEATED) return -1;
+    if (r->kind == PQ_NODE_PRIMITIVE || r->nchildren > 1) return k + 1;
+    size_t ln = strlen(l->name);
+    bool tuple = strncmp(r->name, l->name, ln) == 0 && strcmp(r->name + ln, "_tuple") == 0;
+    return strcmp(r->name, "array") == 0 || tuple ? k + 1 : k + 2;
+}
+
+/* MAP node k's repeated key_value group: one repeated child of one or two fields, the first
+ * (the key) REQUIRED; -1 otherwise (pyarrow refuses such a map too). */
+static int32_t map_element(const pq_schema_node *nodes, int32_t k)
+{
+    const pq_schema_node *m = &nodes[k], *kv = &nodes[k + 1];
+    if (m->repetition == PQ_REPEATED) return -1; /* MAP_KEY_VALUE on the middle level itself */
+    if (m->nchildren != 1 || kv->repetition != PQ_REPEATED || kv->kind == PQ_NODE_PRIMITIVE)
+        return -1;
+    if (kv->nchildren < 1 || kv->nchildren > 2 || nodes[k + 2].repetition != PQ_REQUIRED) return -1;
+    return k + 1;
+}
+
+/* After the walk: elements of LIST/MAP nodes, the columns (leaves in pre-order). */
+static int walk_finish(schema_walk *w, pq_file_meta *m)
+{
+    uint32_t nn = w->n - 1;
+    m->columns = pq_arena_alloc(w->a, (size_t)(w->leaves ? w->leaves : 1) * sizeof *m->columns);
+    if (!m->columns) return pq_errf(w->e, -ENOMEM, -1, "out of memory");
+    int32_t col = 0;
+    for (uint32_t i = 0; i < nn; i++) {
+        pq_schema_node *nd = &w->nodes[i];
+        if (nd->kind == PQ_NODE_LIST) nd->element = list_element(w->nodes, (int32_t)i);
+        if (nd->kind == PQ_NODE_MAP) nd->element = map_element(w->nodes, (int32_t)i);
+        if (nd->kind == PQ_NODE_MAP && nd->element >= 0 && w->nodes[nd->element].nchildren == 1)
+            nd->shape = PQ_SHAPE_LIST; /* keys only: a list of them, as parquet-cpp reads it */
+        if (nd->kind != PQ_NODE_PRIMITIVE) continue;
+        nd->column = col;
+        int rc = make_leaf(&w->els[i + 1], nd, (int32_t)i, col, &m->columns[col], w->e);
+        if (rc) return rc;
+        m->has_nested = m->has_nested || m->columns[col].nested;
+        col++;
+    }
+    assert((uint32_t)col == w->leaves);
+    m->ncolumns = col;
+    m->nnodes = (int32_t)nn;
+    m->nodes = w->nodes;
+    return 0;
+}
+
+/* Reads the tree of els[0..n) into m->nodes and m->columns (invariants 1-4). */
+static int build_tree(const raw_elem *els, uint32_t n, pq_file_meta *m, pq_arena *a,
+                      const pq_meta_limits *lim, pq_err *e)
 {
     if (n == 0) return pq_errf(e, RINGSCAN_EFORMAT, -1, "schema is empty");
     if (els[0].has_type || !els[0].has_children)
         return pq_errf(e, RINGSCAN_EFORMAT, -1, "schema root is not a group");
-    uint32_t nleaves = (uint32_t)els[0].num_children;
-    if (nleaves > lim->max_columns)
-        return pq_errf(e, RINGSCAN_ELIMIT, -1, "schema has %u columns, above the limit max_columns=%u",
-                       nleaves, lim->max_columns);
-    for (uint32_t i = 1; i < n && i <= nleaves; i++) {
-        const raw_elem *el = &els[i];
-        bool group = !el->has_type || (el->has_children && el->num_children > 0);
-        bool nested_lt = (el->logical_known && el->logical == LT_UNSUPPORTED_NESTED) ||
-                         (el->has_converted && logical_from_converted(el->converted) == LT_UNSUPPORTED_NESTED);
-        if (group || nested_lt || (el->has_rep && el->rep >= PQ_REPEATED))
-            return refuse_nested(els, n, i, lim, e);
+    if (lim->max_schema_depth == 0)
+        return pq_errf(e, RINGSCAN_ELIMIT, -1, "max_schema_depth=0 allows no column");
+    schema_walk w = {.els = els, .n = n, .a = a, .lim = lim, .e = e};
+    w.nodes = pq_arena_alloc(a, (size_t)(n > 1 ? n - 1 : 1) * sizeof *w.nodes);
+    /* frames: one per open group, at most the depth limit and the element count */
+    size_t frames = (lim->max_schema_depth < n ? lim->max_schema_depth : n) + (size_t)1;
+    w.stack = fail_calloc(frames, sizeof *w.stack);
+    w.nframes = frames;
+    if (!w.nodes || !w.stack) {
+        free(w.stack);
+        return pq_errf(e, -ENOMEM, -1, "out of memory");
     }
-    if (n != nleaves + 1)
-        return pq_errf(e, RINGSCAN_EFORMAT, -1, "schema has %u elements, root declares %u children",
-                       n - 1, nleaves);
-    m->ncolumns = (int32_t)nleaves;
-    m->columns = pq_arena_alloc(a, (size_t)nleaves * sizeof *m->columns);
-    if (nleaves && !m->columns) return pq_errf(e, -ENOMEM, -1, "out of memory");
-    for (uint32_t i = 0; i < nleaves; i++) {
-        int rc = make_leaf(&els[i + 1], (int32_t)i, a, &m->columns[i], e);
-        if (rc) return rc;
+    w.stack[w.sp++] = (schema_frame){.node = -1, .left = els[0].num_children};
+    int rc = 0;
+    for (uint32_t i = 0; rc == 0 && i + 1 < n; i++) rc = walk_one(&w, i);
+    if (rc == 0) walk_close(&w, n - 1);
+    if (rc == 0 && w.stack[w.sp - 1].left > 0) {
+        int32_t g = w.stack[w.sp - 1].node;
+        const char *what = g < 0 ? "the root" : w.nodes[g].path;
+        rc = pq_errf(e, RINGSCAN_EFORMAT, -1, "schema ends before %d more children of "
+                     "%s%.200s%s", (int)w.stack[w.sp - 1].left, g < 0 ? "" : "group '", what,
+                     g < 0 ? "" : "'");
     }
-    return 0;
+    free(w.stack);
+    return rc ? rc : walk_finish(&w, m);
 }
 
 int pq_schema_read(pq_tr *r, pq_file_meta *m, pq_arena *a, const pq_meta_limits *lim, pq_err *e)
@@ -286,7 +453,7 @@ int pq_schema_read(pq_tr *r, pq_file_meta *m, pq_arena *a, const pq_meta_limits 
     if (!els) return pq_errf(e, -ENOMEM, -1, "out of memory");
     for (uint32_t i = 0; i < n && !r->status; i++) read_elem(r, &els[i]);
     int rc = r->status ? r->status : pq_tr_list_end(r);
-    if (!rc) rc = flatten(els, n, m, a, lim, e);
+    if (!rc) rc = build_tree(els, n, m, a, lim, e);
     free(els);
     return rc;
 }

@@ -180,7 +180,7 @@ static void write_row_group(pq_tw *w, const pq_file_meta *m, const pq_row_group 
 
 int pq_write_file_meta(pq_buf *out, const pq_file_meta *m)
 {
-    assert(out && m && m->ncolumns >= 0 && m->nrow_groups >= 0);
+    assert(out && m && m->ncolumns >= 0 && m->nrow_groups >= 0 && !m->has_nested);
     pq_tw w;
     pq_tw_init(&w, out);
     pq_tw_struct_begin(&w);

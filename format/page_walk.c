@@ -17,6 +17,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <stdatomic.h>
+#include <string.h>
 
 #include "format/codec.h"
 
@@ -64,6 +65,8 @@ static int page_body_of(pq_col_reader *r, const pq_page_header *h, const uint8_t
                         int64_t off, pq_page_body *b, pq_err *e)
 {
     size_t clen = (size_t)h->compressed_size, ulen = (size_t)h->uncompressed_size;
+    b->rep = NULL;
+    b->rep_len = 0;
     if (h->type != PQ_PAGE_DATA_V2) {
         int rc = decompress(r, raw, clen, ulen, true, off, &b->levels, e);
         b->levels_len = b->vals_len = ulen;
@@ -74,10 +77,12 @@ static int page_body_of(pq_col_reader *r, const pq_page_header *h, const uint8_t
     if (h->def_levels_byte_length < 0 || h->rep_levels_byte_length < 0 || lv > clen || lv > ulen)
         return pq_errf_col(e, RINGSCAN_EFORMAT, off, r->col->name,
                            "v2 page level lengths exceed the page");
-    if (h->rep_levels_byte_length != 0)
+    if (h->rep_levels_byte_length != 0 && r->col->max_rep_level == 0)
         return pq_errf_col(e, RINGSCAN_EFORMAT, off, r->col->name,
                            "repetition levels in a flat column");
-    b->levels = raw;
+    b->rep = r->col->max_rep_level > 0 ? raw : NULL;
+    b->rep_len = (size_t)h->rep_levels_byte_length;
+    b->levels = raw + h->rep_levels_byte_length;
     b->levels_len = (size_t)h->def_levels_byte_length;
     b->vals_len = ulen - lv;
     bool compressed = h->is_compressed && ulen - lv > 0;
@@ -121,6 +126,23 @@ int pq_colr_decode(pq_col_reader *r, const pq_page_header *h, int hl, const uint
     if (h->type == PQ_PAGE_DICTIONARY) return pq_colr_dict_page(r, h, b.vals, b.vals_len, body_off, e);
     if (!is_data(h)) return pq_errf_col(e, RINGSCAN_EFORMAT, off, col, "unknown page type");
     return pq_colr_data_page(r, h, &b, body_off, q, as_idx, e);
+}
+
+int pq_colr_body(pq_col_reader *r, const pq_page_header *h, int hl, const uint8_t *raw,
+                 int64_t off, pq_page_body *b, pq_err *e)
+{
+    memset(b, 0, sizeof *b);
+    if (r->limits.verify_crc && h->has_crc && pq_crc32(raw, (size_t)h->compressed_size) != h->crc)
+        return pq_errf_col(e, RINGSCAN_ECHECKSUM, off, r->col->name, "page CRC32 mismatch");
+    if (h->type == PQ_PAGE_INDEX) return 0;
+    int64_t body_off = off + hl;
+    pq_page_body d;
+    int rc = page_body_of(r, h, raw, body_off, &d, e);
+    if (rc) return rc;
+    if (h->type == PQ_PAGE_DICTIONARY) return pq_colr_dict_page(r, h, d.vals, d.vals_len, body_off, e);
+    if (!is_data(h)) return pq_errf_col(e, RINGSCAN_EFORMAT, off, r->col->name, "unknown page type");
+    *b = d;
+    return 0;
 }
 
 /* ----------------------------------------------------------------------- one page at a time */

@@ -97,11 +97,13 @@ typedef struct ringscan_file ringscan_file;
 /* Opens a Parquet file and reads its footer (one tail read of up to 1 MiB, a second only when
  * the metadata is larger; the page index, when the tail read holds it, is kept for planning).
  * Returns 0 and *out (ringscan_close), or a status with err filled.
- * Nested, repeated or encrypted files are refused with RINGSCAN_EUNSUPPORTED. */
+ * Encrypted files are refused with RINGSCAN_EUNSUPPORTED. A file with nested columns (lists,
+ * maps, structs) opens: its schema tree is described (ringscan_file_field) and its flat
+ * columns scan; a scan that would read a nested column is refused (ringscan_scan_start). */
 RINGSCAN_API int ringscan_open(const char *path, ringscan_file **out, ringscan_error *err);
 /* Closes f; no scan of f may still be running. NULL is a no-op. */
 RINGSCAN_API void ringscan_close(ringscan_file *f);
-/* Rows and leaf columns of the file (-EINVAL when f is NULL). */
+/* Rows and leaf columns of the file, nested leaves included (-EINVAL when f is NULL). */
 RINGSCAN_API int64_t ringscan_file_rows(const ringscan_file *f);
 RINGSCAN_API int ringscan_file_columns(const ringscan_file *f);
 
@@ -143,7 +145,9 @@ typedef struct ringscan_file_info {
 RINGSCAN_API int ringscan_file_info_get(const ringscan_file *f, ringscan_file_info *out);
 
 typedef struct ringscan_column_info {
-    const char *name;            /* leaf name (the schema is flat) */
+    const char *name;            /* leaf name: its dotted path, "a.list.element" for a leaf
+                                    of a nested field (ringscan_file_field), the name itself
+                                    for a top-level column */
     ringscan_physical physical;
     const char *physical_name;   /* "BOOLEAN", "INT32", ..., "FIXED_LEN_BYTE_ARRAY" */
     const char *logical_name;    /* "NONE", "STRING", "DECIMAL", "DATE", "TIMESTAMP_MICROS",
@@ -158,6 +162,41 @@ typedef struct ringscan_column_info {
 
 /* Leaf column i (0 <= i < columns). */
 RINGSCAN_API int ringscan_file_column(const ringscan_file *f, int i, ringscan_column_info *out);
+
+/* The schema as a tree: its fields (SchemaElements below the root) in pre-order, a group's
+ * descendants right after it. A flat file's fields are its columns, field i = column i. */
+typedef enum ringscan_field_kind {
+    RINGSCAN_FIELD_PRIMITIVE = 0, /* a leaf: column `column` */
+    RINGSCAN_FIELD_GROUP = 1,     /* a group without annotation: a struct, or the repeated
+                                     middle level of a list or map */
+    RINGSCAN_FIELD_LIST = 2,      /* a group annotated LIST */
+    RINGSCAN_FIELD_MAP = 3        /* a group annotated MAP or MAP_KEY_VALUE */
+} ringscan_field_kind;
+
+typedef struct ringscan_field_info {
+    const char *name;            /* the element's own name */
+    const char *path;            /* dotted path from the root ("a.list.element"); a top-level
+                                    field's is its name */
+    ringscan_field_kind kind;
+    const char *arrow_kind;      /* what Arrow reads it as: "list" (repeated, or LIST), "map",
+                                    "struct" (another group) or "flat" (a primitive) */
+    int repetition;              /* 0 REQUIRED, 1 OPTIONAL, 2 REPEATED */
+    int depth;                   /* 1 for a top-level field */
+    int parent;                  /* field index; -1 for a top-level field */
+    int children;                /* direct children (they follow it) */
+    int end;                     /* one past the index of its last descendant */
+    int column;                  /* PRIMITIVE: its column (ringscan_file_column); else -1 */
+    int max_definition_level;    /* optional and repeated fields from the top down to it */
+    int max_repetition_level;    /* repeated fields from the top down to it */
+    bool nested;                 /* in a top-level field that is not flat: a scan cannot
+                                    project, filter or sort on it yet (RINGSCAN_EUNSUPPORTED
+                                    naming it) */
+} ringscan_field_info;
+
+/* Fields of the schema tree (-EINVAL when f is NULL). */
+RINGSCAN_API int ringscan_file_fields(const ringscan_file *f);
+/* Field i (0 <= i < ringscan_file_fields(f)). */
+RINGSCAN_API int ringscan_file_field(const ringscan_file *f, int i, ringscan_field_info *out);
 
 typedef struct ringscan_kv {
     const char *key;
@@ -322,7 +361,8 @@ ringscan_expr *ringscan_expr_call(ringscan_expr_op op, int nargs, ringscan_expr 
 void ringscan_expr_free(ringscan_expr *e);
 
 typedef struct ringscan_options {
-    const char *const *columns; /* projected column names; NULL = every column */
+    const char *const *columns; /* projected column names; NULL = every column (refused
+                                   when the file has nested columns: ringscan_scan_start) */
     int ncolumns;
     const char *filter;         /* SQL boolean expression, e.g. "l_linenumber > 5 AND
                                    (l_shipmode = 'AIR' OR l_comment LIKE '%fast%')" (grammar
@@ -401,7 +441,13 @@ typedef struct ringscan_scan ringscan_scan;
  * its executor. Returns 0 and *out, or a status: RINGSCAN_EPARSE for a filter that does not
  * parse (message "expected X at character N"), -EINVAL for an unknown column, a NULL entry in
  * columns, a negative ncolumns, a limit below -1, a policy or io that is not one of the enum's
- * values, or threads outside 0..256. f must outlive the scan. */
+ * values, or threads outside 0..256. f must outlive the scan.
+ * Nested columns (ringscan_field_info.nested) are not decoded yet: a projection, filter or
+ * ORDER BY naming one (a leaf's path, or a nested field's, as "s" or "a.list") is
+ * RINGSCAN_EUNSUPPORTED, "column 'a': nested columns (list) cannot be projected yet"; so is a
+ * scan with no column list of a file that has any, its message listing the flat columns to
+ * name instead. A scan of flat columns only reads none of a nested column's chunks (beyond
+ * the holes any unprojected column's bytes may fill when reads are coalesced). */
 RINGSCAN_API int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_scan **out,
                         ringscan_error *err);
 

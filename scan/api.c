@@ -125,9 +125,12 @@ static int resolve_columns(ringscan_file *f, const ringscan_options *o, int **id
     if (!*idx) return -ENOMEM;
     for (int i = 0; i < *n; i++) {
         (*idx)[i] = o->columns ? pq_file_meta_find_column(m, o->columns[i]) : i;
+        int rc = (*idx)[i] < 0 ? scan_nested_name(m, o->columns[i], "projected", e) : 0;
+        if (rc) return rc;
         if ((*idx)[i] < 0) return pq_errf(e, -EINVAL, -1, "no column named '%s'", o->columns[i]);
     }
-    return *n > 0 ? 0 : pq_errf(e, -EINVAL, -1, "no columns to scan");
+    if (*n <= 0) return pq_errf(e, -EINVAL, -1, "no columns to scan");
+    return scan_nested_projection(m, *idx, *n, !o->columns, e);
 }
 
 /* The options' own values (not what they name in the file); 0 or -EINVAL with a message. */
@@ -206,6 +209,9 @@ static int order_keys(ringscan_file *f, const ringscan_options *o, scan_opts *so
     int n = 0;
     const pq_file_meta *m = &f->f->meta;
     int rc = flt_parse_order(o->order_by, m->columns, m->ncolumns, o->order_desc, t, &n, e);
+    int cols[FLT_MAX_SORT_KEYS];
+    for (int j = 0; rc == 0 && j < n; j++) cols[j] = t[j].column;
+    rc = scan_nested_keys(m, cols, rc ? 0 : n, rc, e);
     for (int j = 0; rc == 0 && j < n; j++)
         so->keys[j] = (scan_order_key){.col = t[j].column, .desc = t[j].desc,
                                        .nulls_first = t[j].nulls_first};
@@ -242,9 +248,13 @@ static int prepare(ringscan_file *f, const ringscan_options *o, ringscan_scan *s
     const pq_file_meta *m = &f->f->meta;
     if (rc == 0 && o->filter && o->filter_expr)
         rc = pq_errf(e, -EINVAL, -1, "filter and filter_expr are both set; give one");
-    if (rc == 0 && o->filter) rc = flt_parse(o->filter, m->columns, m->ncolumns, filter, e);
+    if (rc == 0 && o->filter) {
+        rc = flt_parse(o->filter, m->columns, m->ncolumns, filter, e);
+        rc = scan_nested_filter(m, *filter, rc, "filtered on", e);
+    }
     if (rc == 0 && o->filter_expr) {
         rc = scan_filter_from_expr(o->filter_expr, m->columns, m->ncolumns, filter, e);
+        rc = scan_nested_filter(m, *filter, rc, "filtered on", e);
         if (rc) { /* name the option the message is about */
             char msg[sizeof e->msg];
             snprintf(msg, sizeof msg, "filter_expr: %s", e->msg);

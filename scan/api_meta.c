@@ -42,6 +42,27 @@ int ringscan_file_info_get(const ringscan_file *f, ringscan_file_info *out)
     return 0;
 }
 
+_Static_assert((int)RINGSCAN_FIELD_PRIMITIVE == PQ_NODE_PRIMITIVE && (int)RINGSCAN_FIELD_GROUP ==
+                   PQ_NODE_GROUP && (int)RINGSCAN_FIELD_LIST == PQ_NODE_LIST &&
+                   (int)RINGSCAN_FIELD_MAP == PQ_NODE_MAP, "ringscan_field_kind = pq_node_kind");
+
+int ringscan_file_fields(const ringscan_file *f) { return f ? meta_of(f)->nnodes : -EINVAL; }
+
+int ringscan_file_field(const ringscan_file *f, int i, ringscan_field_info *out)
+{
+    if (!f || !out || i < 0 || i >= meta_of(f)->nnodes) return -EINVAL;
+    const pq_file_meta *m = meta_of(f);
+    const pq_schema_node *nd = &m->nodes[i];
+    *out = (ringscan_field_info){
+        .name = nd->name, .path = nd->path, .kind = (ringscan_field_kind)nd->kind,
+        .arrow_kind = pq_shape_name(nd->shape), .repetition = (int)nd->repetition,
+        .depth = nd->depth, .parent = nd->parent, .children = nd->nchildren, .end = nd->end,
+        .column = nd->column, .max_definition_level = nd->max_def_level,
+        .max_repetition_level = nd->max_rep_level,
+        .nested = m->nodes[nd->top].shape != PQ_SHAPE_FLAT};
+    return 0;
+}
+
 int ringscan_file_column(const ringscan_file *f, int i, ringscan_column_info *out)
 {
     if (!f || !out || i < 0 || i >= meta_of(f)->ncolumns) return -EINVAL;

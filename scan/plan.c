@@ -374,6 +374,20 @@ static int choose_columns(scan_plan *p, const int *proj, int nproj)
     return 0;
 }
 
+/* A nested column among the slots is RINGSCAN_EUNSUPPORTED (format/meta.h invariant 2: only
+ * flat columns are decoded). The public API refuses them first, with their kind
+ * (scan/api_nested.c); this holds for every other caller of scan_start (bench, fuzz, tests). */
+static int refuse_nested(const scan_plan *p, pq_err *e)
+{
+    for (int i = 0; i < p->nneed; i++) {
+        const pq_column_desc *c = &p->f->meta.columns[p->need[i]];
+        if (c->nested)
+            return pq_errf_col(e, RINGSCAN_EUNSUPPORTED, -1, c->name,
+                               "column '%.200s': nested columns cannot be read yet", c->name);
+    }
+    return 0;
+}
+
 static const char *policy_name(scan_policy k)
 {
     return k == SCAN_LAZY ? "lazy" : k == SCAN_EAGER ? "eager" : "adaptive";
@@ -405,6 +419,8 @@ int scan_plan_build(scan_plan *p, pqf_t *f, const int *proj, int nproj, const fl
     p->dyn_pred = -1;
     plan_build bb = {.p = p, .o = o, .x = x}, *b = &bb;
     int rc = choose_columns(p, proj, nproj);
+    if (rc) return rc;
+    rc = refuse_nested(p, e);
     if (rc) return rc;
     size_t head = x ? x->len : 0; /* where the summary goes once its counts are known */
     if (filter) scan_explain_filter(x, filter, o->use_page_index, o->use_bloom);

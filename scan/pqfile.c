@@ -152,6 +152,9 @@ int pqf_read_column(pqf_t *f, int rg, int col, const pq_col_limits *limits, pq_v
     assert(rg >= 0 && rg < f->meta.nrow_groups && col >= 0 && col < f->meta.ncolumns);
     const pq_column_desc *cd = &f->meta.columns[col];
     const pq_chunk_meta *cm = &f->meta.row_groups[rg].chunks[col];
+    if (cd->nested) /* only flat columns are decoded (format/meta.h invariant 2) */
+        return pq_errf_col(e, RINGSCAN_EUNSUPPORTED, -1, cd->name,
+                           "column '%.200s': nested columns cannot be read yet", cd->name);
     if (cm->num_values == 0 && f->meta.row_groups[rg].num_rows == 0) return 0; /* no pages */
     uint64_t off, len;
     int rc = pq_chunk_range(cm, f->file->size_bytes, &off, &len, e);

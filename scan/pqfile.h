@@ -55,7 +55,8 @@ int pqf_open_with(pqf_t **out, const char *path, const io_open_opts *io,
 void pqf_close(pqf_t *f);
 
 /* Reads and decodes column `col` of row group `rg` into out (initialised by the caller with
- * the column's type; rows are appended). limits NULL = defaults. 0 or a negative status. */
+ * the column's type; rows are appended). limits NULL = defaults. 0 or a negative status
+ * (RINGSCAN_EUNSUPPORTED for a nested column). */
 int pqf_read_column(pqf_t *f, int rg, int col, const pq_col_limits *limits, pq_vec *out,
                     pq_err *e);
 

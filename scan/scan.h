@@ -155,7 +155,8 @@ typedef struct scan scan_t;
 
 /* Plans and starts a scan over f (borrowed; must outlive the scan). proj: leaf indexes to
  * output, in order (nproj >= 1). filter: owned by the scan from now on (NULL = no filter).
- * Returns 0 and *out, or a negative status with e filled (the file is named by the caller). */
+ * Returns 0 and *out, or a negative status with e filled (the file is named by the caller):
+ * RINGSCAN_EUNSUPPORTED when a projected, filtered or ORDER BY column is nested. */
 int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const scan_opts *o,
                scan_t **out, pq_err *e);
 

@@ -8,8 +8,18 @@ Per file in MANIFEST.tsv, one test case:
              for byte; when <F>.summary.json exists, the full output's length and CRC-32 and
              every column's CRC-32 equal it.
   refused -> exit status 1 (never a signal), stderr "ringscan: <path>: <reason>", nothing on stdout.
-Ends with "conformance: N passed, N failed"."""
-import json, os, subprocess, sys, zlib
+  nested  -> (<F>.nested.json, a file with list/map/struct columns) `ringscan meta F --json`
+             lists every leaf with pyarrow's path and max definition/repetition levels; `scan
+             F --columns X` of each nested top-level field X exits 1 with "column 'X': nested
+             columns (<kind>) cannot be projected yet"; `scan F` (every column) exits 1 naming
+             the nested fields and the flat ones to project instead; and, when it has flat
+             columns, `scan F --columns <flat> --format jsonl --ordered` equals <F>.jsonl as a
+             read file does, reading exactly the flat chunks' bytes (--stats bytes_read equal
+             to their compressed size: no byte of a nested chunk).
+A file in KNOWN_GAPS is checked to fail exactly as the gap says and counted as skipped (with
+the reason printed), so the gap stays visible and its fix shows up as a failure to update.
+Ends with "conformance: N passed, N failed, N skipped"."""
+import json, os, re, subprocess, sys, zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.path.join(ROOT, "..", "shared", "parquet-testing", "data")
@@ -79,6 +89,75 @@ def check_read(name, out, rc, err):
     return None
 
 
+# Files ringscan does not read as pyarrow does yet, with the text of today's error and why.
+KNOWN_GAPS = {
+    "repeated_no_annotation.parquet": (
+        "row groups hold 6 rows, the file says 0",
+        "its footer's num_rows is 0 while its row group holds 6 (pyarrow reads 6); ringscan "
+        "refuses inconsistent counts (issue 23 section 2)"),
+}
+
+
+def run(args):
+    p = subprocess.run([BIN] + args, capture_output=True, timeout=120)
+    return p.stdout, p.returncode, p.stderr.decode(errors="replace")
+
+
+def check_levels(path, info):
+    out, rc, err = run(["meta", path, "--json"])
+    if rc != 0:
+        return f"meta --json exit {rc}: {err.strip()[:300]}"
+    got = []
+    for c in json.loads(out)["schema"]:
+        flat_def = 1 if c["repetition"] == "OPTIONAL" else 0
+        got.append([c["name"], c.get("max_definition_level", flat_def), c.get("max_repetition_level", 0)])
+    if got != info["leaves"]:
+        bad = [(g, w) for g, w in zip(got, info["leaves"]) if g != w][:2]
+        return f"meta leaves differ from pyarrow's (got, want): {bad or (len(got), len(info['leaves']))}"
+    return None
+
+
+def check_refusals(name, path, info):
+    for field, kind in info["nested"]:
+        out, rc, err = run(["scan", path, "--columns", field, "--format", "jsonl"])
+        want = f"column '{field}': nested columns ({kind}) cannot be projected yet"
+        if rc != 1 or out or want not in err:
+            return f"--columns {field}: exit {rc}, stderr {err.strip()[:300]!r}, want {want!r}"
+    out, rc, err = run(["scan", path, "--format", "jsonl"])
+    first = info["nested"][0]
+    want = [f"{name}: nested columns cannot be projected yet: '{first[0]}' ({first[1]})"]
+    want.append(f"name the flat columns to scan instead: {info['flat'][0]}" if info["flat"]
+                else "the file has no flat column to scan")
+    if rc != 1 or out or any(w not in err for w in want):
+        return f"scan of every column: exit {rc}, stderr {err.strip()[:300]!r}, want {want!r}"
+    return None
+
+
+def check_nested(name, path):
+    info = json.load(open(os.path.join(EXP, name + ".nested.json")))
+    problem = check_levels(path, info) or check_refusals(name, path, info)
+    if problem or not info["flat"]:
+        return problem
+    out, rc, err = run(["scan", path, "--columns", ",".join(info["flat"]), "--format", "jsonl",
+                        "--ordered", "--stats"])
+    problem = check_read(name, out, rc, err)
+    if problem:
+        return "flat columns: " + problem
+    m = re.search(r"bytes_read (\d+),", err)
+    if not m or int(m.group(1)) != info["flat_bytes"]:
+        return f"flat columns read {m and m.group(1)} bytes, their chunks hold {info['flat_bytes']}"
+    return None
+
+
+def check_gap(name, path, status):
+    text, why = KNOWN_GAPS[name]
+    out, rc, err = run(["meta", path])
+    if rc == 0 or text not in err:
+        return f"known gap no longer as recorded (exit {rc}: {err.strip()[:200]}): update KNOWN_GAPS"
+    print(f"skip {name} ({status}): known gap: {why}")
+    return None
+
+
 def check_refused(name, out, rc, err):
     if rc != 1:
         return f"want exit 1 with an error, got exit {rc} ({err.strip()[:200]})"
@@ -89,28 +168,37 @@ def check_refused(name, out, rc, err):
     return None
 
 
+def check_one(name, status):
+    """(problem or None, stderr of the whole-file scan) for one MANIFEST row."""
+    path = os.path.join(DATA, name)
+    if name in KNOWN_GAPS:
+        return check_gap(name, path, status), ""
+    if status == "nested":
+        return check_nested(name, path), ""
+    out, rc, err = run(["scan", path, "--format", "jsonl", "--ordered"])
+    check = check_read if status == "read" else check_refused
+    return check(name, out, rc, err), err
+
+
 def main():
-    passed = failed = 0
+    passed = failed = skipped = 0
     manifest = open(os.path.join(EXP, "MANIFEST.tsv")).read().splitlines()[1:]
     for row in manifest:
         name, status = row.split("\t")[:2]
-        path = os.path.join(DATA, name)
         try:
-            p = subprocess.run([BIN, "scan", path, "--format", "jsonl", "--ordered"],
-                               capture_output=True, timeout=120)
-            err = p.stderr.decode(errors="replace")
-            check = check_read if status == "read" else check_refused
-            problem = check(name, p.stdout, p.returncode, err)
+            problem, err = check_one(name, status)
         except subprocess.TimeoutExpired:
             problem, err = "timed out after 120 s (hang)", ""
         if problem:
             failed += 1
             print(f"FAIL {name} ({status}): {problem}")
+        elif name in KNOWN_GAPS:
+            skipped += 1
         else:
             passed += 1
             if status == "refused":
                 print(f"ok   {name}: refused: {err.strip()[:160]}")
-    print(f"conformance: {passed} passed, {failed} failed")
+    print(f"conformance: {passed} passed, {failed} failed, {skipped} skipped")
     return 1 if failed else 0
 
 

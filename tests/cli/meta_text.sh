@@ -14,6 +14,9 @@
 #  5. The whole text of `gen demo-types` (defaults) and `gen lineitem --sf 0.01`, exactly (the
 #     generators are seeded: the same binary writes the same bytes); the lineitem file's
 #     chunk lines also match pyarrow's metadata, formatted as ringscan formats it.
+#  6. Nested files: the schema tree, exactly (groups with their kind and repetition, nested
+#     leaves indented with their levels, flat columns as in a flat file), and --json's
+#     "fields" tree and nested leaves' levels.
 # Last line: "meta_text: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 D=$(dirname "${BASH_SOURCE[0]}")/../../../shared/parquet-testing/data
@@ -258,5 +261,55 @@ for i in range(rg.num_columns):
 PYEOF
 "$R" meta "$li" | grep "^  l_[a-z]*: " >"$dir/got.txt"
 if diff "$dir/want.txt" "$dir/got.txt" >"$dir/diff.txt"; then ok; else bad "lineitem vs pyarrow: $(head -n 6 "$dir/diff.txt")"; fi
+
+# 6. nested files: the tree
+tree_of() { "$R" meta "$1" | sed -n '/^schema (/,/^row group 0/p' | sed '$d'; }
+cat >"$dir/want.txt" <<'EOF'
+schema (5 columns):
+  a MAP optional
+    key_value group repeated
+      0 key BYTE_ARRAY STRING required (levels: definition 2, repetition 1)
+      value MAP optional
+        key_value group repeated
+          1 key INT32 required (levels: definition 4, repetition 2)
+          2 value BOOLEAN required (levels: definition 4, repetition 2)
+  3 b INT32 required
+  4 c DOUBLE required
+EOF
+tree_of "$D/nested_maps.snappy.parquet" >"$dir/got.txt"
+check 'diff "$dir/want.txt" "$dir/got.txt" >"$dir/diff.txt"' "nested_maps tree: $(head -n 6 "$dir/diff.txt")"
+cat >"$dir/want.txt" <<'EOF'
+schema (4 columns):
+  0 Int32_list INT32 repeated (levels: definition 1, repetition 1)
+  1 String_list BYTE_ARRAY STRING repeated (levels: definition 1, repetition 1)
+  group_of_lists struct required
+    2 Int32_list_in_group INT32 repeated (levels: definition 1, repetition 1)
+    3 String_list_in_group BYTE_ARRAY STRING repeated (levels: definition 1, repetition 1)
+EOF
+tree_of "$D/repeated_primitive_no_list.parquet" >"$dir/got.txt"
+check 'diff "$dir/want.txt" "$dir/got.txt" >"$dir/diff.txt"' "repeated_primitive_no_list tree: $(head -n 6 "$dir/diff.txt")"
+has "$D/datapage_v2.snappy.parquet" "  e LIST optional"
+has "$D/datapage_v2.snappy.parquet" "      4 element INT32 required (levels: definition 2, repetition 1)"
+has "$D/datapage_v2.snappy.parquet" "  3 d BOOLEAN required"
+"$R" meta --json "$D/nested_maps.snappy.parquet" >"$dir/nm.json"
+cat >"$dir/nm_check.py" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+a, b = d["fields"][0], d["fields"][1]
+assert [f["name"] for f in d["fields"]] == ["a", "b", "c"], d["fields"]
+assert (a["kind"], a["arrow"], a["repetition"]) == ("MAP", "map", "OPTIONAL"), a
+kv = a["children"][0]
+assert (kv["kind"], kv["repetition"], kv["max_repetition_level"]) == ("group", "REPEATED", 1), kv
+assert kv["children"][1]["children"][0]["children"][1] == {"name": "value", "kind": "primitive",
+    "arrow": "flat", "repetition": "REQUIRED", "max_definition_level": 4,
+    "max_repetition_level": 2, "column": 2}
+assert b == {"name": "b", "kind": "primitive", "arrow": "flat", "repetition": "REQUIRED",
+             "max_definition_level": 0, "max_repetition_level": 0, "column": 3}, b
+s0 = d["schema"][0]
+assert (s0["name"], s0["nested"], s0["max_definition_level"]) == ("a.key_value.key", True, 2), s0
+assert "nested" not in d["schema"][3]
+PYEOF
+nm_err=$("$PY" "$dir/nm_check.py" "$dir/nm.json" 2>&1)
+check '[ -z "$nm_err" ]' "meta --json of nested_maps: $(tail -n 2 <<<"$nm_err")"
 
 summary meta_text

@@ -12,10 +12,19 @@ tests/conformance/expected/ (<file> is the full data file name, e.g. binary.parq
                        per line, at most MAX_ROWS (5,000) rows.
   <file>.summary.json  only when the file has more than MAX_ROWS rows: the totals over ALL rows
                        (see CHECKSUMS below), so the rows not in .jsonl are still checked.
-  <file>.refused       nested schema (struct/list/map anywhere at the top level) or pyarrow
-                       cannot read the file: one line saying why, e.g.
-                       "nested: column 'a' is list<element: int32>" or "pyarrow: <error>".
-  MANIFEST.tsv         one line per file: file, status (read/refused), rows, columns, reason.
+  <file>.nested.json   nested schema (a struct/list/map top-level field) that pyarrow reads:
+                       {"flat": [top-level flat column names], "nested": [[name, kind]] with
+                       kind "list" (list, large list, or a repeated field), "map" or "struct",
+                       "leaves": [[path, max definition level, max repetition level]] for every
+                       leaf column in file order (pyarrow's ParquetSchema), "flat_bytes": the
+                       compressed bytes of the flat columns' chunks over all row groups}; and,
+                       when there are flat columns, <file>.jsonl (and .summary.json) of those
+                       columns alone, exactly as for a flat file. ringscan reads the flat
+                       columns, refuses a nested one naming it, refuses a scan of every column
+                       listing the flat ones, and reads only the flat chunks' bytes.
+  <file>.refused       pyarrow cannot read the file: one line saying why ("pyarrow: <error>").
+  MANIFEST.tsv         one line per file: file, status (read/nested/refused), rows, columns,
+                       reason.
 
 CANONICAL JSONL (this is the definition of ringscan's `--format jsonl`; the C side must produce
 byte-identical text):
@@ -253,12 +262,31 @@ def raw_values(col):
     return col.to_pylist()
 
 
-def nested_reason(schema):
-    for f in schema:
-        t = f.type
-        if pa.types.is_nested(t):
-            return "nested: column '%s' is %s" % (f.name, t)
-    return None
+def nested_kind(t):
+    """pyarrow's word for a nested top-level type, as ringscan's messages say it."""
+    if pa.types.is_map(t):
+        return "map"
+    if pa.types.is_struct(t):
+        return "struct"
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return "list"
+    raise TypeError("no kind for nested arrow type %s" % t)
+
+
+def nested_info(pf):
+    """The .nested.json object of a file with nested top-level fields, or None when flat."""
+    schema = pf.schema_arrow
+    nested = [[f.name, nested_kind(f.type)] for f in schema if pa.types.is_nested(f.type)]
+    if not nested:
+        return None
+    flat = [f.name for f in schema if not pa.types.is_nested(f.type)]
+    ps, md = pf.schema, pf.metadata
+    leaves = [[ps.column(i).path, ps.column(i).max_definition_level,
+               ps.column(i).max_repetition_level] for i in range(len(ps))]
+    flat_idx = [i for i in range(len(ps)) if ps.column(i).path in flat]
+    flat_bytes = sum(md.row_group(g).column(i).total_compressed_size
+                     for g in range(md.num_row_groups) for i in flat_idx)
+    return {"flat": flat, "nested": nested, "leaves": leaves, "flat_bytes": flat_bytes}
 
 
 def column_texts(table):
@@ -303,22 +331,34 @@ def one_file(name):
     """Writes the outputs for one data file; returns its MANIFEST row."""
     path = os.path.join(DATA, name)
     stem = os.path.join(OUT, name)
-    for ext in (".jsonl", ".refused", ".summary.json"):
+    for ext in (".jsonl", ".refused", ".summary.json", ".nested.json"):
         if os.path.exists(stem + ext):
             os.remove(stem + ext)
-    rows, ncols = "", ""
+    rows, ncols, reason, nested = "", "", None, None
     try:
         pf = pq.ParquetFile(path)
         rows, ncols = str(pf.metadata.num_rows), str(len(pf.schema_arrow))
-        reason = nested_reason(pf.schema_arrow)
-        if reason is None:
-            table = pf.read()
+        nested = nested_info(pf)
+        if nested is None or nested["flat"]:
+            table = pf.read(columns=nested["flat"] if nested else None)
             cols = column_texts(table)
     except Exception as e:  # pyarrow refuses the file: so do we
         reason = "pyarrow: " + " ".join(str(e).split())
     if reason is not None:
         write_file(stem + ".refused", reason + "\n")
         return [name, "refused", rows, ncols, reason]
+    if nested is not None:
+        write_file(stem + ".nested.json", json.dumps(nested, ensure_ascii=False) + "\n")
+        what = "nested: %s; flat: %s" % (", ".join("%s (%s)" % tuple(x) for x in nested["nested"]),
+                                         ", ".join(nested["flat"]) or "none")
+        if nested["flat"]:
+            write_rows(name, stem, table, cols)
+        return [name, "nested", rows, ncols, what]
+    return [name, "read", str(table.num_rows), str(len(cols)), write_rows(name, stem, table, cols)]
+
+
+def write_rows(name, stem, table, cols):
+    """The .jsonl (and .summary.json) of a table; returns the MANIFEST reason."""
     n = table.num_rows
     keys = [json_string(c[0]) + ":" for c in cols]
     lines = ["{" + ",".join(k + c[1][r] for k, c in zip(keys, cols)) + "}\n" for r in range(n)]
@@ -335,7 +375,7 @@ def one_file(name):
         }
         write_file(stem + ".summary.json", json.dumps(summary, indent=1, ensure_ascii=False) + "\n")
         reason = "first %d of %d rows in .jsonl; totals in .summary.json" % (MAX_ROWS, n)
-    return [name, "read", str(n), str(len(cols)), reason]
+    return reason
 
 
 def self_test():
@@ -364,9 +404,9 @@ def main():
         manifest.append(one_file(name))
         print("\t".join(manifest[-1]))
     write_file(os.path.join(OUT, "MANIFEST.tsv"), "".join("\t".join(r) + "\n" for r in manifest))
-    nread = sum(1 for r in manifest[1:] if r[1] == "read")
-    print("%d files: %d read, %d refused (pyarrow %s)" % (len(names), nread, len(names) - nread,
-                                                          pa.__version__))
+    count = {k: sum(1 for r in manifest[1:] if r[1] == k) for k in ("read", "nested", "refused")}
+    print("%d files: %d read, %d nested, %d refused (pyarrow %s)" % (
+        len(names), count["read"], count["nested"], count["refused"], pa.__version__))
 
 
 if __name__ == "__main__":
