@@ -1,6 +1,8 @@
 /* filter/vexpr.h: value expressions over columns: arithmetic (+ - * /, unary -) and CAST,
  * typed by SQL's rules as DuckDB applies them, and comparisons of two of them; internal to
- * filter/ (vexpr.c: typing, folding, printing, pruning; vexpr_eval.c: vectorized evaluation).
+ * filter/ and the plan (vexpr.c: typing, folding, the atoms; vexpr_eval.c: vectorized
+ * evaluation; vexpr_prune.c: interval pruning; vexpr_ops.h: the scalar operations all share;
+ * print.c prints them).
  *
  * Types (flt_vtype), DuckDB's rules:
  *  - Integers keep a width (8..64 bits, or 128 for literals beyond BIGINT) and a sign. An
@@ -36,7 +38,7 @@
  *  2. A node whose operands are constants is folded into a constant when built; a constant
  *     division by zero, or a constant that overflows its type, is an error then.
  *  3. A comparison has at most FLT_V_MAX_NODES nodes on each side (bounded scratch: each
- *     node evaluates FLT_V_CHUNK rows at a time into its own buffer).
+ *     node evaluates FLT_V_CHUNK rows at a time into its own slot of three lanes).
  *  4. Evaluation never allocates per row, takes one switch per node and chunk (never per
  *     row), and reports overflow only for rows it was asked to evaluate. */
 #ifndef RINGSCAN_FILTER_VEXPR_H
