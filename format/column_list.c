@@ -19,8 +19,11 @@ bool pq_list_levels_of(const pq_file_meta *m, int32_t col, pq_list_levels *out)
     const pq_column_desc *c = &m->columns[col];
     if (!c->nested || c->max_rep_level != 1) return false;
     const pq_schema_node *leaf = &m->nodes[c->node], *top = &m->nodes[leaf->top];
-    if (top->kind != PQ_NODE_LIST || top->element != c->node || top->repetition == PQ_REPEATED)
-        return false;
+    /* a LIST whose element is the leaf, or a MAP of keys only (pyarrow's list of the keys) */
+    bool list = top->kind == PQ_NODE_LIST && top->element == c->node;
+    bool keys = top->kind == PQ_NODE_MAP && top->shape == PQ_SHAPE_LIST && top->element >= 0 &&
+                top->element + 1 == c->node;
+    if (!(list || keys) || top->repetition == PQ_REPEATED) return false;
     const pq_schema_node *rep = &m->nodes[leaf->top + 1]; /* the LIST's one repeated child */
     assert(rep->repetition == PQ_REPEATED && leaf->max_def_level >= rep->max_def_level);
     *out = (pq_list_levels){.def_list = top->max_def_level, .def_item = rep->max_def_level,
