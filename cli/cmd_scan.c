@@ -452,7 +452,8 @@ static int drain_count(const ringscan_file *f, const char *path, ringscan_scan *
         cols = NULL;
     }
     if (rc == 0) rc = count_batches(sc, path, keep ? keep->cols : cols, n, sum, rows, keep, err);
-    else cli_err(err, path, rc, rc == -EINVAL ? "a column type the checksum does not know" : NULL);
+    else cli_err(err, path, rc, rc == -EINVAL ? "a column type the checksum does not know (a "
+                                                "list prints with --format jsonl only, yet)" : NULL);
     *checksum = sum ? sum_checksum(sum, n) : 0;
     free(sum);
     free(cols);

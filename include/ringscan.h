@@ -190,8 +190,9 @@ typedef struct ringscan_field_info {
     int max_definition_level;    /* optional and repeated fields from the top down to it */
     int max_repetition_level;    /* repeated fields from the top down to it */
     bool nested;                 /* in a top-level field that is not flat: a scan cannot
-                                    project, filter or sort on it yet (RINGSCAN_EUNSUPPORTED
-                                    naming it) */
+                                    filter or sort on it, and projects it only as a whole
+                                    top-level list of a primitive (ringscan_scan_start;
+                                    RINGSCAN_EUNSUPPORTED naming it otherwise) */
 } ringscan_field_info;
 
 /* Fields of the schema tree (-EINVAL when f is NULL). */
