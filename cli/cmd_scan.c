@@ -452,7 +452,8 @@ static int drain_count(const ringscan_file *f, const char *path, ringscan_scan *
         cols = NULL;
     }
     if (rc == 0) rc = count_batches(sc, path, keep ? keep->cols : cols, n, sum, rows, keep, err);
-    else cli_err(err, path, rc, rc == -EINVAL ? "a column type the checksum does not know" : NULL);
+    else cli_err(err, path, rc, rc == -EINVAL ? "a column type the checksum does not know (a "
+                                                "list prints with --format jsonl only, yet)" : NULL);
     *checksum = sum ? sum_checksum(sum, n) : 0;
     free(sum);
     free(cols);
@@ -514,6 +515,13 @@ static int drain(const ringscan_file *f, ringscan_scan *sc, const scan_args *a, 
         if (print_col_init(&cols[i], schema.children[i],
                            column_named(f, schema.children[i]->name).physical == RINGSCAN_INT96))
             rc = cli_err(err, a->path, -EINVAL, "a column type the printer does not know");
+    for (int i = 0; rc == 0 && i < n; i++) /* JSON arrays; in table and CSV cells: not yet */
+        if (cols[i].kind == PK_LIST && a->fmt != PRINT_JSONL) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "column '%.200s' is a list: lists print with --format "
+                     "jsonl only (yet)", cols[i].name);
+            rc = cli_err(err, a->path, RINGSCAN_EUNSUPPORTED, msg);
+        }
     if (rc == 0) rc = print_batches(sc, a, cols, n, err);
     free(cols);
     schema.release(&schema); /* after printing: cols borrow its names */

@@ -245,6 +245,14 @@ void print_base64(cli_sink *f, const uint8_t *p, int64_t n, bool quoted)
 int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96)
 {
     const char *f = s->format;
+    if (strcmp(f, "+l") == 0) { /* a list of a flat type: its element's kind, then PK_LIST */
+        if (s->n_children != 1 || strcmp(s->children[0]->format, "+l") == 0) return -EINVAL;
+        int rc = print_col_init(c, s->children[0], int96);
+        c->name = s->name ? s->name : "";
+        c->item_kind = c->kind;
+        c->kind = PK_LIST;
+        return rc;
+    }
     *c = (print_col){.name = s->name ? s->name : ""};
     if (int96) {
         c->kind = PK_INT96;
@@ -350,6 +358,23 @@ static void print_float_at(cli_sink *f, const uint8_t *p, int width)
     }
 }
 
+static void print_value_as(cli_sink *f, const print_col *c, const struct ArrowArray *a, int64_t row,
+                           print_format fmt);
+
+/* Row i (offset applied) of list array a as a JSON array of its elements' JSON values. */
+static void print_list(cli_sink *f, const print_col *c, const struct ArrowArray *a, int64_t i)
+{
+    const int32_t *off = (const int32_t *)a->buffers[1];
+    print_col item = *c;
+    item.kind = c->item_kind;
+    sink_putc(f, '[');
+    for (int32_t j = off[i]; j < off[i + 1]; j++) {
+        if (j > off[i]) sink_putc(f, ',');
+        print_value_as(f, &item, a->children[0], j, PRINT_JSONL);
+    }
+    sink_putc(f, ']');
+}
+
 /* One value in the form of fmt (PRINT_JSONL: JSON; PRINT_CSV: a CSV field; else raw). */
 static void print_value_as(cli_sink *f, const print_col *c, const struct ArrowArray *a, int64_t row,
                            print_format fmt)
@@ -378,6 +403,7 @@ static void print_value_as(cli_sink *f, const print_col *c, const struct ArrowAr
     }
     case PK_FIXED: print_bytes(f, c, p + i * c->width, c->width, json, csv); return;
     case PK_INT96: print_int96(f, p + i * 12, json); return;
+    case PK_LIST: print_list(f, c, a, i); return;
     case PK_STRING:
     case PK_BINARY: {
         const int32_t *off = (const int32_t *)(const void *)p;

@@ -23,7 +23,8 @@ typedef enum {
     PK_FIXED,     /* fixed-size binary of width bytes (base64) */
     PK_INT96,     /* the 12 stored bytes of an INT96 timestamp (ringscan_options.int96_raw) */
     PK_STRING,    /* utf8 (int32 offsets) */
-    PK_BINARY     /* binary (int32 offsets, base64) */
+    PK_BINARY,    /* binary (int32 offsets, base64) */
+    PK_LIST       /* list (int32 offsets) of item_kind elements, a JSON array (jsonl only) */
 } print_kind;
 
 typedef struct print_col {
@@ -33,11 +34,12 @@ typedef struct print_col {
     int digits;        /* fraction digits of times and timestamps */
     int scale;         /* decimals */
     bool utc;          /* timestamps: "Z" suffix */
+    print_kind item_kind; /* PK_LIST: its elements' kind (width .. utc describe them) */
 } print_col;
 
 /* Reads a child of ringscan_scan_schema's struct schema (c->name borrows s->name); int96:
- * the column is an INT96 one scanned with int96_raw. 0, or -EINVAL for a format the library
- * never produces. */
+ * the column is an INT96 one scanned with int96_raw. A list ("+l") of a flat type is
+ * PK_LIST. 0, or -EINVAL for a format the library never produces. */
 int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96);
 
 /* Shortest round-trip text of d in a float of width bytes (2, 4 or 8), Python repr layout,

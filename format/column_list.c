@@ -19,8 +19,11 @@ bool pq_list_levels_of(const pq_file_meta *m, int32_t col, pq_list_levels *out)
     const pq_column_desc *c = &m->columns[col];
     if (!c->nested || c->max_rep_level != 1) return false;
     const pq_schema_node *leaf = &m->nodes[c->node], *top = &m->nodes[leaf->top];
-    if (top->kind != PQ_NODE_LIST || top->element != c->node || top->repetition == PQ_REPEATED)
-        return false;
+    /* a LIST whose element is the leaf, or a MAP of keys only (pyarrow's list of the keys) */
+    bool list = top->kind == PQ_NODE_LIST && top->element == c->node;
+    bool keys = top->kind == PQ_NODE_MAP && top->shape == PQ_SHAPE_LIST && top->element >= 0 &&
+                top->element + 1 == c->node;
+    if (!(list || keys) || top->repetition == PQ_REPEATED) return false;
     const pq_schema_node *rep = &m->nodes[leaf->top + 1]; /* the LIST's one repeated child */
     assert(rep->repetition == PQ_REPEATED && leaf->max_def_level >= rep->max_def_level);
     *out = (pq_list_levels){.def_list = top->max_def_level, .def_item = rep->max_def_level,
@@ -93,9 +96,11 @@ static int page_levels(pq_col_reader *r, const pq_list_levels *lv, const pq_page
 }
 
 /* Checks the levels (invariant 1) and marks in present[0..*nelem) which elements are not
- * null; *nn of them are. */
+ * null; *nn of them are. open: the last list so far holds an element, so the page may
+ * continue it (a level with repetition 1 adds an element to a list that has one: never to
+ * a null or empty list, nor before the first list). */
 static int page_elements(const pq_col_reader *r, const pq_list_levels *lv, int64_t n,
-                         bool first, uint32_t *present, int64_t *nelem, int64_t *nn, pq_err *e)
+                         bool open, uint32_t *present, int64_t *nelem, int64_t *nn, pq_err *e)
 {
     int64_t k = 0, v = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -103,8 +108,9 @@ static int page_elements(const pq_col_reader *r, const pq_list_levels *lv, int64
         if (rep > 1 || def > (uint32_t)lv->def_value)
             return pq_errf(e, RINGSCAN_EFORMAT, -1, "level pair (%u, %u) above the column's "
                            "(1, %d)", rep, def, (int)lv->def_value);
-        if (rep == 1 && (def < (uint32_t)lv->def_item || (first && i == 0)))
+        if (rep == 1 && (def < (uint32_t)lv->def_item || !open))
             return pq_errf(e, RINGSCAN_EFORMAT, -1, "a repetition level continues no list");
+        if (rep == 0) open = def >= (uint32_t)lv->def_item;
         if (def < (uint32_t)lv->def_item) continue;
         present[k++] = def == (uint32_t)lv->def_value;
         v += def == (uint32_t)lv->def_value;
@@ -138,9 +144,9 @@ static int page_lists(const pq_col_reader *r, const pq_list_levels *lv, int64_t 
     return 0;
 }
 
-/* One data page (header h, body b) onto out; first: no list is open yet. */
+/* One data page (header h, body b) onto out; open: page_elements'. */
 static int list_page(pq_col_reader *r, const pq_list_levels *lv, const pq_page_header *h,
-                     const pq_page_body *b, bool first, pq_list_vec *out, pq_err *e)
+                     const pq_page_body *b, bool open, pq_list_vec *out, pq_err *e)
 {
     int64_t n = h->num_values;
     if (n < 0 || n > r->limits.max_page_values)
@@ -152,7 +158,7 @@ static int list_page(pq_col_reader *r, const pq_list_levels *lv, const pq_page_h
     if (rc == 0) rc = pq_colr_reserve((void **)&r->idx, &r->idx_cap, (size_t)n * 4 + 4);
     if (rc) return rc;
     int64_t nelem, nn;
-    rc = page_elements(r, lv, n, first, r->idx, &nelem, &nn, e);
+    rc = page_elements(r, lv, n, open, r->idx, &nelem, &nn, e);
     pq_vec *it = &out->items;
     int64_t base = it->length;
     if (rc == 0) rc = pq_vec_reserve(it, nelem, 0);
@@ -179,11 +185,16 @@ int pq_colr_list_chunk(pq_col_reader *r, const pq_list_levels *lv, const uint8_t
         pq_page_header h;
         int64_t off = file_off + (int64_t)pos;
         int hl = pq_colr_frame(r, buf + pos, len - pos, off, &h, e);
-        if (hl < 0) return hl;
+        if (hl < 0) {
+            rc = hl;
+            break;
+        }
         pq_page_body b;
         rc = pq_colr_body(r, &h, hl, buf + pos + hl, off, &b, e);
         if (rc == 0 && (h.type == PQ_PAGE_DATA || h.type == PQ_PAGE_DATA_V2)) {
-            rc = list_page(r, lv, &h, &b, out->length == keep.length, out, e);
+            int64_t k = out->length; /* a chunk's first level starts a list */
+            bool open = k > keep.length && out->offsets[k] > out->offsets[k - 1];
+            rc = list_page(r, lv, &h, &b, open, out, e);
             if (rc) pq_err_place(e, rc, off + hl, r->col->name);
         }
         pos += (size_t)hl + (size_t)h.compressed_size;

@@ -33,8 +33,9 @@ typedef struct pq_list_levels {
 } pq_list_levels;
 
 /* The levels of column col when it is the element leaf of a top-level LIST of a primitive
- * with one repetition level (pq_schema_node.element is the leaf); false for any other
- * column (*out untouched). */
+ * with one repetition level (pq_schema_node.element is the leaf), or the key of a top-level
+ * MAP of keys only (read as a list of the keys, as pyarrow does); false for any other column
+ * (*out untouched). */
 bool pq_list_levels_of(const pq_file_meta *m, int32_t col, pq_list_levels *out);
 
 typedef struct pq_list_vec {

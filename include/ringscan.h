@@ -98,8 +98,9 @@ typedef struct ringscan_file ringscan_file;
  * the metadata is larger; the page index, when the tail read holds it, is kept for planning).
  * Returns 0 and *out (ringscan_close), or a status with err filled.
  * Encrypted files are refused with RINGSCAN_EUNSUPPORTED. A file with nested columns (lists,
- * maps, structs) opens: its schema tree is described (ringscan_file_field) and its flat
- * columns scan; a scan that would read a nested column is refused (ringscan_scan_start). */
+ * maps, structs) opens: its schema tree is described (ringscan_file_field); its flat columns
+ * and its top-level lists of a primitive scan, other nested columns are refused
+ * (ringscan_scan_start). */
 RINGSCAN_API int ringscan_open(const char *path, ringscan_file **out, ringscan_error *err);
 /* Closes f; no scan of f may still be running. NULL is a no-op. */
 RINGSCAN_API void ringscan_close(ringscan_file *f);
@@ -189,8 +190,9 @@ typedef struct ringscan_field_info {
     int max_definition_level;    /* optional and repeated fields from the top down to it */
     int max_repetition_level;    /* repeated fields from the top down to it */
     bool nested;                 /* in a top-level field that is not flat: a scan cannot
-                                    project, filter or sort on it yet (RINGSCAN_EUNSUPPORTED
-                                    naming it) */
+                                    filter or sort on it, and projects it only as a whole
+                                    top-level list of a primitive (ringscan_scan_start;
+                                    RINGSCAN_EUNSUPPORTED naming it otherwise) */
 } ringscan_field_info;
 
 /* Fields of the schema tree (-EINVAL when f is NULL). */
@@ -362,7 +364,8 @@ void ringscan_expr_free(ringscan_expr *e);
 
 typedef struct ringscan_options {
     const char *const *columns; /* projected column names; NULL = every column (refused
-                                   when the file has nested columns: ringscan_scan_start) */
+                                   when the file has nested columns other than lists of a
+                                   primitive: ringscan_scan_start) */
     int ncolumns;
     const char *filter;         /* SQL boolean expression, e.g. "l_linenumber > 5 AND
                                    (l_shipmode = 'AIR' OR l_comment LIKE '%fast%')" (grammar
@@ -442,12 +445,16 @@ typedef struct ringscan_scan ringscan_scan;
  * parse (message "expected X at character N"), -EINVAL for an unknown column, a NULL entry in
  * columns, a negative ncolumns, a limit below -1, a policy or io that is not one of the enum's
  * values, or threads outside 0..256. f must outlive the scan.
- * Nested columns (ringscan_field_info.nested) are not decoded yet: a projection, filter or
- * ORDER BY naming one (a leaf's path, or a nested field's, as "s" or "a.list") is
- * RINGSCAN_EUNSUPPORTED, "column 'a': nested columns (list) cannot be projected yet"; so is a
- * scan with no column list of a file that has any, its message listing the flat columns to
- * name instead. A scan of flat columns only reads none of a nested column's chunks (beyond
- * the holes any unprojected column's bytes may fill when reads are coalesced). */
+ * Nested columns (ringscan_field_info.nested): a top-level list of a primitive (a LIST in
+ * its three- or two-level form, or a MAP of keys only, as pyarrow reads it) is projected by
+ * its field's name ("e") as an Arrow list array ("+l", int32 offsets, the element as its one
+ * child), read whole; it cannot be filtered or sorted on. Every other nested column is not
+ * decoded yet: a projection, filter or ORDER BY naming one (a leaf's path, or a nested
+ * field's, as "s" or "a.list") is RINGSCAN_EUNSUPPORTED, "column 'a': nested columns (map)
+ * cannot be projected yet"; so is a scan with no column list of a file that has one, its
+ * message listing the columns to name instead (with no such column, no column list reads
+ * every field). A scan reads none of an unprojected nested column's chunks (beyond the holes
+ * any unprojected column's bytes may fill when reads are coalesced). */
 RINGSCAN_API int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_scan **out,
                         ringscan_error *err);
 

@@ -15,7 +15,7 @@
 struct ringscan_scan {
     ringscan_file *file;
     scan_t *scan;
-    const pq_column_desc **cols;
+    scan_arrow_col *cols;      /* the projected columns as Arrow shows them */
     int ncols;
     unsigned arrow_flags;      /* scan/arrow.h SCAN_ARROW_* */
     bool topk;                 /* an ORDER BY ... LIMIT scan */
@@ -123,14 +123,12 @@ static int resolve_columns(ringscan_file *f, const ringscan_options *o, int **id
     *n = o->columns ? o->ncolumns : m->ncolumns;
     *idx = fail_malloc(sizeof(int) * (size_t)(*n > 0 ? *n : 1));
     if (!*idx) return -ENOMEM;
+    if (!o->columns) return scan_nested_all(m, *idx, n, e);
     for (int i = 0; i < *n; i++) {
-        (*idx)[i] = o->columns ? pq_file_meta_find_column(m, o->columns[i]) : i;
-        int rc = (*idx)[i] < 0 ? scan_nested_name(m, o->columns[i], "projected", e) : 0;
+        int rc = scan_nested_resolve(m, o->columns[i], &(*idx)[i], e);
         if (rc) return rc;
-        if ((*idx)[i] < 0) return pq_errf(e, -EINVAL, -1, "no column named '%s'", o->columns[i]);
     }
-    if (*n <= 0) return pq_errf(e, -EINVAL, -1, "no columns to scan");
-    return scan_nested_projection(m, *idx, *n, !o->columns, e);
+    return *n > 0 ? 0 : pq_errf(e, -EINVAL, -1, "no columns to scan");
 }
 
 /* The options' own values (not what they name in the file); 0 or -EINVAL with a message. */
@@ -297,7 +295,7 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     s->ncols = n;
     s->topk = so.nkeys > 0 && so.limit >= 0;
     s->arrow_flags = o->int96_raw ? SCAN_ARROW_INT96_RAW : 0;
-    for (int i = 0; i < n; i++) s->cols[i] = scan_proj_desc(s->scan, i);
+    for (int i = 0; i < n; i++) s->cols[i] = scan_nested_arrow_col(&f->f->meta, scan_proj_desc(s->scan, i));
     *out = s;
     return 0;
 }

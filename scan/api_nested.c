@@ -1,25 +1,29 @@
 /* scan/api_nested.c: what a scan of a file with nested columns may ask for, and the errors
- * that say so (issue 23, first step: nested columns are described, not yet decoded).
+ * that say so (issue 23: nested columns are described; lists of a primitive are read).
  *
  * Owns: the checks ringscan_scan_start and ringscan_topk_seed run on the projection, the
- * filter and the ORDER BY keys, and the text of their errors.
+ * filter and the ORDER BY keys, the text of their errors, and how a projected list shows in
+ * Arrow (its field's and element's names).
  * Invariants:
- *  1. A scan never reads a nested column: a projection, a filter predicate or a sort key on
- *     one is RINGSCAN_EUNSUPPORTED naming it, before anything is planned. So decoders below
- *     only ever see flat columns (format/meta.h invariant 2).
- *  2. A scan with no column list over a file with nested columns is refused, not narrowed:
- *     the message names the nested fields and lists the flat columns to project instead
- *     (a silent drop would hand SELECT * users a table missing columns; DuckDB and pyarrow
- *     read every column, so the least surprise is an error that says how to proceed).
+ *  1. A scan reads no nested column but a top-level list of a primitive (format/column_list.h),
+ *     and that one only projected, named by its field ("e", not "e.list.element"): any other
+ *     projection, any filter predicate or sort key on a nested column is
+ *     RINGSCAN_EUNSUPPORTED naming it, before anything is planned.
+ *  2. A scan with no column list reads every top-level field when each is flat or a list of a
+ *     primitive; otherwise it is refused, not narrowed: the message names the nested fields
+ *     it cannot read and lists the ones it can (a silent drop would hand SELECT * users a
+ *     table missing columns; DuckDB and pyarrow read every column, so the least surprise is
+ *     an error that says how to proceed).
  *  3. A name that is not a column but is the path of a node inside a nested field ("s",
  *     "a.list") gets the same nested error, in the projection, the filter and ORDER BY.
- *  4. Messages fit pq_err.msg: lists are cut with ", ..." and the count of what was left out.
+ *  4. Messages fit pq_err.msg: lists are cut with ", ... (N more)".
  */
 #include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "format/column_list.h"
 #include "scan/api_priv.h"
 
 /* True when node i belongs to a nested top-level field. */
@@ -28,6 +32,21 @@ static bool node_nested(const pq_file_meta *m, int32_t i)
     assert(i >= 0 && i < m->nnodes);
     const pq_schema_node *top = &m->nodes[m->nodes[i].top];
     return top->shape != PQ_SHAPE_FLAT;
+}
+
+/* The column a scan reads for top-level field i: its own (flat), its leaf (a list of a
+ * primitive), or -1 (another nested field). */
+static int32_t top_column(const pq_file_meta *m, int32_t i)
+{
+    const pq_schema_node *nd = &m->nodes[i];
+    assert(nd->depth == 1);
+    if (nd->shape == PQ_SHAPE_FLAT) return nd->column;
+    pq_list_levels lv;
+    if (nd->end != i + 2 + (nd->kind != PQ_NODE_PRIMITIVE && m->nodes[i + 1].kind != PQ_NODE_PRIMITIVE))
+        return -1; /* a list of a primitive has one leaf: two or three levels */
+    int32_t leaf = nd->end - 1;
+    return m->nodes[leaf].column >= 0 && pq_list_levels_of(m, m->nodes[leaf].column, &lv)
+               ? m->nodes[leaf].column : -1;
 }
 
 /* The error about node i of a nested field, used as `use` ("projected", "filtered on"). */
@@ -44,9 +63,9 @@ static int nested_error(const pq_file_meta *m, int32_t i, const char *use, pq_er
                        nd->path, kind, top->path, use);
 }
 
-/* The top-level fields of m that are flat (want_flat) or nested, as "'a' (list), 'b' (map)"
- * or "a, b", into buf of cap bytes: whole items only, then ", ... (N more)" when some did not
- * fit (invariant 4). */
+/* The top-level fields of m that a scan reads (want_flat) or not, as "a, b" or "'c' (map),
+ * 'd' (struct)", into buf of cap bytes: whole items only, then ", ... (N more)" when some did
+ * not fit (invariant 4). */
 static void list_fields(const pq_file_meta *m, bool want_flat, char *buf, size_t cap)
 {
     enum { MORE_BYTES = 24 }; /* ", ... (N more)" */
@@ -57,7 +76,7 @@ static void list_fields(const pq_file_meta *m, bool want_flat, char *buf, size_t
     buf[0] = 0;
     for (int32_t i = 0; i < m->nnodes; i = m->nodes[i].end) {
         const pq_schema_node *nd = &m->nodes[i];
-        if ((nd->shape == PQ_SHAPE_FLAT) != want_flat) continue;
+        if ((top_column(m, i) >= 0) != want_flat) continue;
         if (want_flat) snprintf(item, sizeof item, "%s%.100s", shown ? ", " : "", nd->path);
         else snprintf(item, sizeof item, "%s'%.100s' (%s)", shown ? ", " : "", nd->path,
                       pq_shape_name(nd->shape));
@@ -81,27 +100,46 @@ static int refuse_all(const pq_file_meta *m, pq_err *e)
     list_fields(m, true, flat, sizeof flat);
     if (!flat[0])
         return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "nested columns cannot be projected yet: %s;"
-                       " the file has no flat column to scan", nested);
+                       " the file has no column that can be read", nested);
     return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "nested columns cannot be projected yet: %s; "
-                   "name the flat columns to scan instead: %s", nested, flat);
+                   "name the columns that can be read instead: %s", nested, flat);
 }
 
-int scan_nested_projection(const pq_file_meta *m, const int *idx, int n, bool all, pq_err *e)
+int scan_nested_all(const pq_file_meta *m, int *idx, int *n, pq_err *e)
 {
-    if (!m->has_nested) return 0;
-    if (all) return refuse_all(m, e);
-    for (int i = 0; i < n; i++) {
-        assert(idx[i] >= 0 && idx[i] < m->ncolumns);
-        const pq_column_desc *c = &m->columns[idx[i]];
-        if (c->nested) return nested_error(m, c->node, "projected", e);
+    if (!m->has_nested) { /* every column, in order */
+        for (int i = 0; i < m->ncolumns; i++) idx[i] = i;
+        *n = m->ncolumns;
+        return *n > 0 ? 0 : pq_errf(e, -EINVAL, -1, "no columns to scan");
     }
+    int k = 0;
+    for (int32_t i = 0; i < m->nnodes; i = m->nodes[i].end) {
+        int32_t col = top_column(m, i);
+        if (col < 0) return refuse_all(m, e);
+        assert(k < m->ncolumns);
+        idx[k++] = col;
+    }
+    *n = k;
     return 0;
 }
 
-int scan_nested_name(const pq_file_meta *m, const char *name, const char *use, pq_err *e)
+int scan_nested_resolve(const pq_file_meta *m, const char *name, int *col, pq_err *e)
 {
+    *col = pq_file_meta_find_column(m, name);
+    if (*col >= 0 && !m->columns[*col].nested) return 0;
     int32_t i = m->has_nested ? pq_file_meta_find_node(m, name) : -1;
-    return i >= 0 && node_nested(m, i) ? nested_error(m, i, use, e) : 0;
+    if (i >= 0 && m->nodes[i].depth == 1 && (*col = top_column(m, i)) >= 0) return 0;
+    if (i >= 0 && node_nested(m, i)) return nested_error(m, i, "projected", e);
+    return pq_errf(e, -EINVAL, -1, "no column named '%s'", name);
+}
+
+scan_arrow_col scan_nested_arrow_col(const pq_file_meta *m, const pq_column_desc *d)
+{
+    if (!d->nested) return (scan_arrow_col){.desc = d, .name = d->name};
+    const pq_schema_node *leaf = &m->nodes[d->node], *top = &m->nodes[leaf->top];
+    assert(top->kind == PQ_NODE_LIST || top->kind == PQ_NODE_MAP); /* invariant 1 */
+    return (scan_arrow_col){.desc = d, .name = top->name, .item = leaf->name,
+                            .item_nullable = leaf->repetition == PQ_OPTIONAL};
 }
 
 /* Invariant 3 for a failed parse: the first nested node whose quoted path the message holds. */

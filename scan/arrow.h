@@ -1,6 +1,7 @@
 /* scan/arrow.h: scan batches as Arrow C Data Interface structures (see arrow.c). */
 #ifndef RINGSCAN_SCAN_ARROW_H
 #define RINGSCAN_SCAN_ARROW_H
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "ringscan.h"
@@ -11,13 +12,23 @@ enum {
     SCAN_ARROW_INT96_RAW = 1 /* INT96 as its 12 stored bytes ("w:12"), not timestamp[ns] */
 };
 
+/* One projected column as Arrow shows it. */
+typedef struct scan_arrow_col {
+    const pq_column_desc *desc; /* the leaf read */
+    const char *name;           /* the field's name */
+    const char *item;           /* a list<primitive> (its batch vector packed rows,
+                                   scan/listvec.h): its element's name; NULL: a flat column */
+    bool item_nullable;         /* a list's elements may be null */
+} scan_arrow_col;
+
 /* Arrow format string of a column ("l", "u", "d:15,2", "tsu:UTC", ...), in buf when built. */
 const char *scan_arrow_format(const pq_column_desc *d, unsigned flags, char *buf, size_t n);
-/* A struct schema with one child per column. 0 or -ENOMEM. */
-int scan_arrow_schema(const pq_column_desc *const *cols, int n, unsigned flags,
-                      struct ArrowSchema *out);
-/* Moves b's vectors into a struct array (b's vectors are left empty). 0 or -ENOMEM. */
-int scan_arrow_batch(const pq_column_desc *const *cols, unsigned flags, scan_batch *b,
+/* A struct schema with one child per column (a list: "+l" with its element as child). 0 or
+ * -ENOMEM. */
+int scan_arrow_schema(const scan_arrow_col *cols, int n, unsigned flags, struct ArrowSchema *out);
+/* Moves b's vectors into a struct array (b's vectors are left empty; a list's packed rows
+ * are unpacked into a list array). 0 or -ENOMEM. */
+int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,
                      struct ArrowArray *out);
 
 #endif

@@ -20,6 +20,7 @@
 #include "filter/prune.h"
 #include "common/fail.h"
 #include "format/bloom.h"
+#include "format/column_list.h"
 #include "scan/plan_impl.h"
 
 enum { PLAN_BLOOM_PROBE_BYTES = 256 };
@@ -375,13 +376,18 @@ static int choose_columns(scan_plan *p, const int *proj, int nproj)
 }
 
 /* A nested column among the slots is RINGSCAN_EUNSUPPORTED (format/meta.h invariant 2: only
- * flat columns are decoded). The public API refuses them first, with their kind
- * (scan/api_nested.c); this holds for every other caller of scan_start (bench, fuzz, tests). */
+ * flat columns are decoded by the page walk), except a list of a primitive that is only
+ * projected (read whole into packed rows, scan/listvec.h). The public API refuses the others
+ * first, with their kind (scan/api_nested.c); this holds for every other caller of
+ * scan_start (bench, fuzz, tests). */
 static int refuse_nested(const scan_plan *p, pq_err *e)
 {
     for (int i = 0; i < p->nneed; i++) {
         const pq_column_desc *c = &p->f->meta.columns[p->need[i]];
-        if (c->nested)
+        bool filtered = false;
+        pq_list_levels lv;
+        for (int k = 0; k < p->pred_at[p->npreds]; k++) filtered = filtered || p->pred_slots[k] == i;
+        if (c->nested && (filtered || !pq_list_levels_of(&p->f->meta, p->need[i], &lv)))
             return pq_errf_col(e, RINGSCAN_EUNSUPPORTED, -1, c->name,
                                "column '%.200s': nested columns cannot be read yet", c->name);
     }

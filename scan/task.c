@@ -233,9 +233,12 @@ static int ctx_init(scan_task *x, const scan_task_env *env, scan_task_core *tc, 
     for (int k = 0; k < plan->nneed; k++) {
         const pq_column_desc *d = &plan->f->meta.columns[plan->need[k]];
         pq_vec *v = &x->vecs[k];
+        /* a list column rides as packed BYTE_ARRAY rows (scan/listvec.h) */
+        pq_physical t = d->nested ? PQ_BYTE_ARRAY : d->physical;
+        int32_t tl = t == PQ_FIXED_LEN_BYTE_ARRAY ? d->type_length : 0;
         if (v->values_cap + v->offsets_cap + v->validity_cap + v->data_cap == 0)
-            pq_vec_init(v, d->physical, d->type_length); /* a fresh set */
-        assert(v->type == d->physical && v->type_length == (d->physical == PQ_FIXED_LEN_BYTE_ARRAY ? d->type_length : 0));
+            pq_vec_init(v, t, tl); /* a fresh set */
+        assert(v->type == t && v->type_length == tl);
         pq_vec_clear(v);
     }
     int rc = x->sp->rows0.len ? flt_mask_copy(&x->mask, &x->sp->rows0)

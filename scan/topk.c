@@ -221,6 +221,9 @@ int scan_topk_init(scan_topk *t, const pqf_t *f, const scan_opts *o, int nout,
     for (int j = 0; j < o->nkeys; j++) {
         const scan_order_key *k = &o->keys[j];
         assert(k->col >= 0 && k->col < m->ncolumns);
+        if (m->columns[k->col].nested) /* the public API names the column's kind first */
+            return pq_errf_col(e, RINGSCAN_EUNSUPPORTED, -1, m->columns[k->col].name,
+                               "ORDER BY: nested column '%.200s'", m->columns[k->col].name);
         int rc = flt_sort_key_init(&t->keys[j], &m->columns[k->col], k->desc, k->nulls_first, e);
         if (rc) {
             pq_err_column(e, m->columns[k->col].name);

@@ -13,15 +13,21 @@ tests/conformance/expected/ (<file> is the full data file name, e.g. binary.parq
   <file>.summary.json  only when the file has more than MAX_ROWS rows: the totals over ALL rows
                        (see CHECKSUMS below), so the rows not in .jsonl are still checked.
   <file>.nested.json   nested schema (a struct/list/map top-level field) that pyarrow reads:
-                       {"flat": [top-level flat column names], "nested": [[name, kind]] with
-                       kind "list" (list, large list, or a repeated field), "map" or "struct",
-                       "leaves": [[path, max definition level, max repetition level]] for every
-                       leaf column in file order (pyarrow's ParquetSchema), "flat_bytes": the
-                       compressed bytes of the flat columns' chunks over all row groups}; and,
-                       when there are flat columns, <file>.jsonl (and .summary.json) of those
-                       columns alone, exactly as for a flat file. ringscan reads the flat
-                       columns, refuses a nested one naming it, refuses a scan of every column
-                       listing the flat ones, and reads only the flat chunks' bytes.
+                       {"read": [the top-level fields ringscan reads: flat columns, and lists
+                       of a primitive with one leaf (LIST three- or two-level, or a MAP of keys
+                       only)], "nested": [[name, kind]] for the others, kind "list" (list,
+                       large list, or a repeated field), "map" or "struct", "leaves": [[path,
+                       max definition level, max repetition level]] for every leaf column in
+                       file order (pyarrow's ParquetSchema), "read_bytes": the compressed bytes
+                       of the read fields' chunks over all row groups, "hole_bytes": the bytes between
+                       read chunks that hold no other chunk}; and, when "read" is not
+                       empty, <file>.jsonl (and .summary.json) of those fields alone, exactly
+                       as for a flat file, a list as a JSON array of its elements' canonical
+                       values ([1,null,2], [] empty, null for a null list). ringscan reads
+                       them (the whole file when "nested" is empty), refuses a nested field
+                       naming it, refuses a scan of every column listing what it can read, and
+                       decodes the read fields' chunks, reading at most the holes between them
+                       besides (coalescing), never another field's chunk.
   <file>.refused       pyarrow cannot read the file: one line saying why ("pyarrow: <error>").
   MANIFEST.tsv         one line per file: file, status (read/nested/refused), rows, columns,
                        reason.
@@ -273,26 +279,79 @@ def nested_kind(t):
     raise TypeError("no kind for nested arrow type %s" % t)
 
 
+def leaves_of(ps, name):
+    """Indexes of the leaf columns of top-level field name in ParquetSchema ps."""
+    return [i for i in range(len(ps)) if ps.column(i).path.split(".")[0] == name]
+
+
+def readable(ps, f):
+    """Whether ringscan reads top-level field f: flat, or a list of a primitive with one leaf
+    one repetition level deep under a LIST (or keys-only MAP) group."""
+    t = f.type
+    if not pa.types.is_nested(t):
+        return True
+    if not pa.types.is_list(t) or pa.types.is_nested(t.value_type):
+        return False
+    leaves = [ps.column(i) for i in leaves_of(ps, f.name)]
+    return len(leaves) == 1 and leaves[0].max_repetition_level == 1 and "." in leaves[0].path
+
+
 def nested_info(pf):
     """The .nested.json object of a file with nested top-level fields, or None when flat."""
-    schema = pf.schema_arrow
-    nested = [[f.name, nested_kind(f.type)] for f in schema if pa.types.is_nested(f.type)]
-    if not nested:
+    schema, ps, md = pf.schema_arrow, pf.schema, pf.metadata
+    if not any(pa.types.is_nested(f.type) for f in schema):
         return None
-    flat = [f.name for f in schema if not pa.types.is_nested(f.type)]
-    ps, md = pf.schema, pf.metadata
+    read = [f.name for f in schema if readable(ps, f)]
+    nested = [[f.name, nested_kind(f.type)] for f in schema if not readable(ps, f)]
     leaves = [[ps.column(i).path, ps.column(i).max_definition_level,
                ps.column(i).max_repetition_level] for i in range(len(ps))]
-    flat_idx = [i for i in range(len(ps)) if ps.column(i).path in flat]
-    flat_bytes = sum(md.row_group(g).column(i).total_compressed_size
-                     for g in range(md.num_row_groups) for i in flat_idx)
-    return {"flat": flat, "nested": nested, "leaves": leaves, "flat_bytes": flat_bytes}
+    read_idx = [i for name in read for i in leaves_of(ps, name)]
+    read_bytes = sum(md.row_group(g).column(i).total_compressed_size
+                     for g in range(md.num_row_groups) for i in read_idx)
+    return {"read": read, "nested": nested, "leaves": leaves, "read_bytes": read_bytes,
+            "hole_bytes": hole_bytes(md, read_idx)}
+
+
+def chunk_range(c):
+    """[start, end) of column chunk metadata c (from its dictionary page when it has one)."""
+    start = c.dictionary_page_offset if c.has_dictionary_page and c.dictionary_page_offset else \
+        c.data_page_offset
+    return start, start + c.total_compressed_size
+
+
+def hole_bytes(md, read_idx):
+    """Bytes between consecutive read chunks (in file order) that hold no other chunk: what
+    coalescing may read besides them without touching an unread chunk."""
+    read, other = [], []
+    for g in range(md.num_row_groups):
+        for i in range(md.num_columns):
+            (read if i in read_idx else other).append(chunk_range(md.row_group(g).column(i)))
+    read.sort()
+    total = 0
+    for (_, end), (start, _) in zip(read, read[1:]):
+        if start > end and not any(a < start and b > end for a, b in other):
+            total += start - end
+    return total
+
+
+def list_texts(col):
+    """The JSON text of each list of a list<flat> column: [a,b], [], null."""
+    arr = col.combine_chunks()
+    fmt = value_formatter(arr.type.value_type)
+    vals = raw_values(arr.values)
+    offs, nulls = arr.offsets.to_pylist(), arr.is_null().to_pylist()
+    return ["null" if nulls[r] else
+            "[" + ",".join("null" if v is None else fmt(v) for v in vals[offs[r]:offs[r + 1]]) + "]"
+            for r in range(len(arr))]
 
 
 def column_texts(table):
     """[(name, [json text of each value])] in schema order."""
     out = []
     for i, f in enumerate(table.schema):
+        if pa.types.is_list(f.type):
+            out.append((f.name, list_texts(table.column(i))))
+            continue
         fmt = value_formatter(f.type)
         out.append((f.name, ["null" if v is None else fmt(v) for v in raw_values(table.column(i))]))
     return out
@@ -339,8 +398,8 @@ def one_file(name):
         pf = pq.ParquetFile(path)
         rows, ncols = str(pf.metadata.num_rows), str(len(pf.schema_arrow))
         nested = nested_info(pf)
-        if nested is None or nested["flat"]:
-            table = pf.read(columns=nested["flat"] if nested else None)
+        if nested is None or nested["read"]:
+            table = pf.read(columns=nested["read"] if nested else None)
             cols = column_texts(table)
     except Exception as e:  # pyarrow refuses the file: so do we
         reason = "pyarrow: " + " ".join(str(e).split())
@@ -349,9 +408,9 @@ def one_file(name):
         return [name, "refused", rows, ncols, reason]
     if nested is not None:
         write_file(stem + ".nested.json", json.dumps(nested, ensure_ascii=False) + "\n")
-        what = "nested: %s; flat: %s" % (", ".join("%s (%s)" % tuple(x) for x in nested["nested"]),
-                                         ", ".join(nested["flat"]) or "none")
-        if nested["flat"]:
+        what = "nested: %s; read: %s" % (", ".join("%s (%s)" % tuple(x) for x in nested["nested"])
+                                         or "none", ", ".join(nested["read"]) or "none")
+        if nested["read"]:
             write_rows(name, stem, table, cols)
         return [name, "nested", rows, ncols, what]
     return [name, "read", str(table.num_rows), str(len(cols)), write_rows(name, stem, table, cols)]

@@ -766,6 +766,11 @@ static void test_delta_asks_for_gigabytes(void)
 #define LLVMFuzzerTestOneInput fuzz_column_one
 #include "fuzz/fuzz_column.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_list_one
+#define check_items check_items_list
+#include "fuzz/fuzz_list.c"
+#undef check_items
+#undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_scan_one
 #define FUZZ_NO_MUTATOR
 #include "fuzz/fuzz_scan.c"
@@ -786,7 +791,8 @@ static const target targets[] = {
     {"fuzz_delta", fuzz_delta_one}, {"fuzz_dict", fuzz_dict_one},
     {"fuzz_filter_parse", fuzz_filter_parse_one}, {"fuzz_meta", fuzz_meta_one},
     {"fuzz_plain", fuzz_plain_one}, {"fuzz_rle", fuzz_rle_one},
-    {"fuzz_column", fuzz_column_one}, {"fuzz_scan", fuzz_scan_one},
+    {"fuzz_column", fuzz_column_one}, {"fuzz_list", fuzz_list_one},
+    {"fuzz_scan", fuzz_scan_one},
     {"fuzz_snappy", fuzz_snappy_one},
 };
 
