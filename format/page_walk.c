@@ -111,23 +111,6 @@ int pq_colr_frame(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t off,
     return hl;
 }
 
-int pq_colr_decode(pq_col_reader *r, const pq_page_header *h, int hl, const uint8_t *raw,
-                   int64_t off, const pq_page_req *q, bool *as_idx, pq_err *e)
-{
-    const char *col = r->col->name;
-    if (as_idx) *as_idx = false;
-    if (r->limits.verify_crc && h->has_crc && pq_crc32(raw, (size_t)h->compressed_size) != h->crc)
-        return pq_errf_col(e, RINGSCAN_ECHECKSUM, off, col, "page CRC32 mismatch");
-    if (h->type == PQ_PAGE_INDEX) return 0;
-    int64_t body_off = off + hl;
-    pq_page_body b;
-    int rc = page_body_of(r, h, raw, body_off, &b, e);
-    if (rc) return rc;
-    if (h->type == PQ_PAGE_DICTIONARY) return pq_colr_dict_page(r, h, b.vals, b.vals_len, body_off, e);
-    if (!is_data(h)) return pq_errf_col(e, RINGSCAN_EFORMAT, off, col, "unknown page type");
-    return pq_colr_data_page(r, h, &b, body_off, q, as_idx, e);
-}
-
 int pq_colr_body(pq_col_reader *r, const pq_page_header *h, int hl, const uint8_t *raw,
                  int64_t off, pq_page_body *b, pq_err *e)
 {
@@ -143,6 +126,16 @@ int pq_colr_body(pq_col_reader *r, const pq_page_header *h, int hl, const uint8_
     if (!is_data(h)) return pq_errf_col(e, RINGSCAN_EFORMAT, off, r->col->name, "unknown page type");
     *b = d;
     return 0;
+}
+
+int pq_colr_decode(pq_col_reader *r, const pq_page_header *h, int hl, const uint8_t *raw,
+                   int64_t off, const pq_page_req *q, bool *as_idx, pq_err *e)
+{
+    if (as_idx) *as_idx = false;
+    pq_page_body b;
+    int rc = pq_colr_body(r, h, hl, raw, off, &b, e);
+    if (rc || !is_data(h)) return rc; /* an index or dictionary page: nothing more to decode */
+    return pq_colr_data_page(r, h, &b, off + hl, q, as_idx, e);
 }
 
 /* ----------------------------------------------------------------------- one page at a time */
