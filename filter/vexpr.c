@@ -351,11 +351,6 @@ int flt_v_cast(flt_build *bd, int32_t pos, flt_vnode *a, const char *type, flt_v
 
 /* ---- comparisons ------------------------------------------------------------------------ */
 
-static int32_t count_nodes(const flt_vnode *x)
-{
-    return x ? 1 + count_nodes(x->a) + count_nodes(x->b) : 0;
-}
-
 /* A folded constant back as literal text (exact digits, %.17g, or ISO date / time). */
 static int const_text(flt_build *bd, const flt_vnode *c, flt_raw_lit *r)
 {
@@ -461,7 +456,7 @@ int flt_atom_values(flt_build *bd, int32_t pos, flt_op op, flt_vnode *l, flt_vno
                     flt_node **out)
 {
     assert(op <= FLT_OP_GE && l && r);
-    if (count_nodes(l) > FLT_V_MAX_NODES || count_nodes(r) > FLT_V_MAX_NODES)
+    if (v_count(l) > FLT_V_MAX_NODES || v_count(r) > FLT_V_MAX_NODES)
         return pq_errf(bd->e, RINGSCAN_ELIMIT, pos, "an expression of more than %d operations "
                        "at character %d", FLT_V_MAX_NODES, pos);
     int32_t col = first_col(l) >= 0 ? first_col(l) : first_col(r);

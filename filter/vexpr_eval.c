@@ -322,13 +322,11 @@ static void compare_chunk(vctx *c, flt_op op, const flt_vnode *l, const flt_vnod
     for (int32_t w = 0; w < (c->n + 63) / 64; w++) out->words[(c->r0 >> 6) + w] = bits[w] & c->sel[w];
 }
 
-static int32_t count(const flt_vnode *x) { return x ? 1 + count(x->a) + count(x->b) : 0; }
-
 int flt_v_eval(flt_op op, const flt_vnode *l, const flt_vnode *r, const pq_vec *const *vecs,
                const flt_mask *rest, flt_mask *out)
 {
     assert(l && r && vecs && rest && out && out->len == rest->len);
-    int32_t nodes = count(l) + count(r), slots[2 * FLT_V_MAX_NODES], ns = 0;
+    int32_t nodes = v_count(l) + v_count(r), slots[2 * FLT_V_MAX_NODES], ns = 0;
     assert(nodes <= 2 * FLT_V_MAX_NODES);
     slots_of(l, slots, &ns);
     slots_of(r, slots, &ns);

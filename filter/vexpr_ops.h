@@ -189,6 +189,12 @@ static inline flt_vtype v_cmp_type(const flt_vtype *a, const flt_vtype *b)
     return t;
 }
 
+/* Nodes of the tree x (0 for NULL). */
+static inline int32_t v_count(const flt_vnode *x)
+{
+    return x ? 1 + v_count(x->a) + v_count(x->b) : 0;
+}
+
 /* Bits of |v| (0 for 0). */
 static inline int32_t v_bits(v128 v)
 {

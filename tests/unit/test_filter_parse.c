@@ -27,25 +27,7 @@ static const pq_column_desc schema[] = {
 };
 enum { NCOLS = sizeof schema / sizeof *schema };
 
-static flt_expr *parse_ok(const char *text)
-{
-    flt_expr *ex = NULL;
-    pq_err e = {0};
-    int rc = flt_parse(text, schema, NCOLS, &ex, &e);
-    if (rc) fprintf(stderr, "  unexpected error for \"%s\": %s\n", text, e.msg);
-    CHECK(rc == 0 && ex);
-    return ex;
-}
-
-static void parse_err(const char *text, const char *msg, int64_t pos)
-{
-    flt_expr *ex = (flt_expr *)1;
-    pq_err e = {0};
-    CHECK_EQ_I64(flt_parse(text, schema, NCOLS, &ex, &e), RINGSCAN_EPARSE);
-    CHECK(ex == NULL);
-    CHECK_STR(e.msg, msg);
-    CHECK_EQ_I64(e.offset, pos);
-}
+#include "filter_check.h"
 
 /* The single term of a one-predicate expression. */
 static flt_term term1(const char *text, flt_expr **keep)

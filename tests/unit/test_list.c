@@ -10,26 +10,8 @@
 #include "format/column_list.h"
 #include "format/meta.h"
 
-#define DATA "../shared/parquet-testing/data/"
 
-static uint8_t *slurp(const char *name, size_t *len)
-{
-    char path[512];
-    snprintf(path, sizeof path, DATA "%s", name);
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
+#include "testing_data.h"
 
 /* Appends item i of v as JSON (integers, strings, null) to out. */
 static void put_item(const pq_vec *v, int64_t i, char *out, size_t cap)

@@ -8,29 +8,8 @@
 #include "format/meta.h"
 #include "format/meta_priv.h"
 
-#define DATA "../shared/parquet-testing/data/"
 
-static uint8_t *slurp(const char *name, size_t *len)
-{
-    char path[512];
-    snprintf(path, sizeof path, DATA "%s", name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "  cannot open %s\n", path);
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
+#include "testing_data.h"
 
 /* Loads a whole file and parses its footer. Returns the parse status; *file owns the bytes. */
 static int load(const char *name, uint8_t **file, size_t *len, pq_file_meta *m, pq_err *e)
