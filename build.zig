@@ -2,8 +2,11 @@
 //! file: every .c/.S under the library folders goes into libringscan (static and shared),
 //! bench/*.c into a static bench library (not installed; the library never contains it),
 //! cli/*.c into the `ringscan` binary (linked with both), and each tests/unit/test_*.c becomes
-//! one test program installed to zig-out/tests/ (linked with the bench library when it
-//! includes a bench/ header). Sanitizer and fuzz builds use Debian's clang
+//! one test program (linked with the bench library when it includes a bench/ header).
+//! `zig build [install] [--prefix P]` installs the package and nothing else: include/ringscan.h,
+//! lib/libringscan.a, lib/libringscan.so.0.1.0 (SONAME libringscan.so.0, with the .so.0 and .so
+//! links), lib/pkgconfig/ringscan.pc and bin/ringscan. `zig build tests` installs that and the
+//! test programs into <prefix>/tests/ (zig-out/tests/, what tests/run.sh runs). Sanitizer and fuzz builds use Debian's clang
 //! (scripts/sanitize.sh, scripts/fuzz.sh) because Zig lacks AddressSanitizer.
 const std = @import("std");
 
@@ -11,6 +14,9 @@ const lib_dirs = [_][]const u8{ "common", "runtime", "io", "format", "filter", "
 /// bench/ (workload generators, shapes, benchmarks) uses the library's internals; `gen`,
 /// `bench` and a few tests link it, hosts never see it.
 const bench_dir = "bench";
+/// The library's version: the SONAME's major, and ringscan.pc's Version (ringscan.h's
+/// RINGSCAN_VERSION_* say the same; tests/cli/install.sh checks that they agree).
+const version = std.SemanticVersion{ .major = 0, .minor = 1, .patch = 0 };
 const sys_libs = [_][]const u8{ "uring", "curl", "mimalloc", "xxhash", "zstd", "snappy", "lz4", "z", "brotlidec", "brotlienc", "m", "pthread" };
 /// Assertions stay on in every mode (-UNDEBUG): they guard invariants, as in TigerBeetle.
 pub const c_flags = [_][]const u8{ "-std=c17", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-fno-omit-frame-pointer", "-UNDEBUG" };
@@ -74,6 +80,30 @@ fn noCompilerRt(b: *std.Build, c: *std.Build.Step.Compile) void {
     c.root_module.addObjectFile(.{ .cwd_relative = std.mem.trim(u8, out, " \n") });
 }
 
+/// lib/pkgconfig/ringscan.pc, relocatable (its prefix is found from the file's own place).
+/// `pkg-config --libs ringscan` links the shared library; `--static` adds Libs.private, every
+/// library the static archive needs.
+fn installPkgConfig(b: *std.Build) void {
+    var private = std.ArrayList(u8).init(b.allocator);
+    for (sys_libs) |l| private.writer().print(" -l{s}", .{l}) catch @panic("oom");
+    const text = b.fmt(
+        \\prefix=${{pcfiledir}}/../..
+        \\includedir=${{prefix}}/include
+        \\libdir=${{prefix}}/lib
+        \\
+        \\Name: ringscan
+        \\Description: Embeddable Parquet scan runtime (io_uring, Arrow C Data Interface)
+        \\Version: {d}.{d}.{d}
+        \\Cflags: -I${{includedir}}
+        \\Libs: -L${{libdir}} -lringscan
+        \\Libs.private:{s}
+        \\
+    , .{ version.major, version.minor, version.patch, private.items });
+    const wf = b.addWriteFiles();
+    const pc = wf.add("ringscan.pc", text);
+    b.getInstallStep().dependOn(&b.addInstallFileWithDir(pc, .lib, "pkgconfig/ringscan.pc").step);
+}
+
 pub fn build(b: *std.Build) void {
     const target = b.standardTargetOptions(.{});
     const optimize = b.option(std.builtin.OptimizeMode, "optimize", "Debug, ReleaseSafe, ReleaseFast (default), ReleaseSmall") orelse .ReleaseFast;
@@ -85,11 +115,12 @@ pub fn build(b: *std.Build) void {
     const so_mod = b.createModule(.{ .target = target, .optimize = optimize, .pic = true });
     addLibSources(b, so_mod, &so_flags);
     linkDeps(so_mod);
-    const so = b.addLibrary(.{ .name = "ringscan", .root_module = so_mod, .linkage = .dynamic });
+    const so = b.addLibrary(.{ .name = "ringscan", .root_module = so_mod, .linkage = .dynamic, .version = version });
     noCompilerRt(b, so);
     so.setVersionScript(b.path("scan/ringscan.map"));
     b.installArtifact(so);
     b.installFile("include/ringscan.h", "include/ringscan.h");
+    installPkgConfig(b);
 
     const bench_mod = b.createModule(.{ .target = target, .optimize = optimize });
     if (optimize != .ReleaseFast) bench_mod.addCMacro("RINGSCAN_CHECKED", "1");
@@ -114,6 +145,8 @@ pub fn build(b: *std.Build) void {
     noCompilerRt(b, exe);
     b.installArtifact(exe);
 
+    const tests_step = b.step("tests", "Install the package and every test program (<prefix>/tests/)");
+    tests_step.dependOn(b.getInstallStep());
     const test_step = b.step("test", "Build and run every unit test program");
     for (collect(b, "tests/unit", "test_", &.{".c"})) |file| {
         const base = std.fs.path.stem(file);
@@ -128,7 +161,7 @@ pub fn build(b: *std.Build) void {
         const t = b.addExecutable(.{ .name = base, .root_module = tmod });
         noCompilerRt(b, t);
         const inst = b.addInstallArtifact(t, .{ .dest_dir = .{ .override = .{ .custom = "tests" } } });
-        b.getInstallStep().dependOn(&inst.step);
+        tests_step.dependOn(&inst.step);
         const run = b.addRunArtifact(t);
         run.setCwd(b.path("."));
         test_step.dependOn(&run.step);

@@ -9,7 +9,7 @@
 #include "cli/opts.h"
 #include "ringscan.h"
 
-#define RINGSCAN_CLI_VERSION "0.1.0"
+#define RINGSCAN_CLI_VERSION RINGSCAN_VERSION_STRING /* the header's: one version everywhere */
 
 /* Each command's option table and help (cli/opts.h), defined beside its parser. */
 extern const cli_cmd cli_cmd_scan, cli_cmd_serve, cli_cmd_meta, cli_cmd_gen, cli_cmd_bench,

@@ -32,6 +32,29 @@ extern "C" {
 #define RINGSCAN_API __attribute__((visibility("default")))
 #endif
 
+/* The version of this header: MAJOR.MINOR.PATCH. The shared library's SONAME carries the
+ * major version (libringscan.so.0); while it is 0, a minor version may change the ABI, and
+ * the CHANGELOG says where. ringscan_version() is the library's own, to compare at run time
+ * (a host built against one header and loading another library). */
+#define RINGSCAN_VERSION_MAJOR 0
+#define RINGSCAN_VERSION_MINOR 1
+#define RINGSCAN_VERSION_PATCH 0
+#define RINGSCAN_VERSION_STRING "0.1.0"
+/* MAJOR * 10000 + MINOR * 100 + PATCH, for #if */
+#define RINGSCAN_VERSION (RINGSCAN_VERSION_MAJOR * 10000 + RINGSCAN_VERSION_MINOR * 100 + RINGSCAN_VERSION_PATCH)
+
+/* The library's RINGSCAN_VERSION (not the header's); ringscan_version_string() its text. */
+RINGSCAN_API int ringscan_version(void);
+RINGSCAN_API const char *ringscan_version_string(void);
+
+/* ABI rules: enum values are fixed (written out; new ones are appended). Structs the caller
+ * passes in (ringscan_options) start with their size, set by ringscan_options_init from the
+ * header the caller was built with: new fields are appended, and a library reading an older
+ * caller's struct takes the defaults for fields past its size. Structs the library fills
+ * (ringscan_stats, ringscan_*_info, ringscan_chunk_*, ringscan_topk_bound, ringscan_kv) only
+ * grow at their end, and are written up to the size of this header's definition: build
+ * against the header of the library you load (or check ringscan_version() first). */
+
 /* Status codes beyond negative errno values. */
 enum {
     RINGSCAN_EFORMAT = -1000,      /* the file is not valid Parquet (message says where) */
@@ -296,37 +319,37 @@ typedef enum ringscan_io {
 typedef struct ringscan_expr ringscan_expr;
 
 typedef enum ringscan_expr_op {
-    RINGSCAN_EXPR_AND,                  /* (a, b, ...): SQL three-valued AND */
-    RINGSCAN_EXPR_OR,                   /* (a, b, ...) */
-    RINGSCAN_EXPR_NOT,                  /* (a) */
-    RINGSCAN_EXPR_EQ,                   /* (x, y): a column and a literal (either side), two
+    RINGSCAN_EXPR_AND = 0,              /* (a, b, ...): SQL three-valued AND */
+    RINGSCAN_EXPR_OR = 1,               /* (a, b, ...) */
+    RINGSCAN_EXPR_NOT = 2,              /* (a) */
+    RINGSCAN_EXPR_EQ = 3,               /* (x, y): a column and a literal (either side), two
                                            columns, year() / date_trunc() and a literal, or
                                            value expressions (ADD .. CAST below); a null
                                            operand makes it unknown */
-    RINGSCAN_EXPR_NE,
-    RINGSCAN_EXPR_LT,
-    RINGSCAN_EXPR_LE,
-    RINGSCAN_EXPR_GT,
-    RINGSCAN_EXPR_GE,
-    RINGSCAN_EXPR_BETWEEN,              /* (x, low, high): inclusive; x a column or a date
+    RINGSCAN_EXPR_NE = 4,
+    RINGSCAN_EXPR_LT = 5,
+    RINGSCAN_EXPR_LE = 6,
+    RINGSCAN_EXPR_GT = 7,
+    RINGSCAN_EXPR_GE = 8,
+    RINGSCAN_EXPR_BETWEEN = 9,          /* (x, low, high): inclusive; x a column or a date
                                            function, low and high literals; or any of them
                                            value expressions */
-    RINGSCAN_EXPR_IN,                   /* (x, literal, ...): 1 to 4096 literals (64 when
+    RINGSCAN_EXPR_IN = 10,              /* (x, literal, ...): 1 to 4096 literals (64 when
                                            any operand is a value expression) */
-    RINGSCAN_EXPR_IS_NULL,              /* (column) */
-    RINGSCAN_EXPR_IS_NOT_NULL,          /* (column) */
-    RINGSCAN_EXPR_IS_DISTINCT_FROM,     /* (column, literal): null is a value */
-    RINGSCAN_EXPR_IS_NOT_DISTINCT_FROM, /* (column, literal) */
-    RINGSCAN_EXPR_LIKE,                 /* (column, pattern[, escape]): % any run, _ one
+    RINGSCAN_EXPR_IS_NULL = 11,         /* (column) */
+    RINGSCAN_EXPR_IS_NOT_NULL = 12,     /* (column) */
+    RINGSCAN_EXPR_IS_DISTINCT_FROM = 13, /* (column, literal): null is a value */
+    RINGSCAN_EXPR_IS_NOT_DISTINCT_FROM = 14, /* (column, literal) */
+    RINGSCAN_EXPR_LIKE = 15,            /* (column, pattern[, escape]): % any run, _ one
                                            character; strings */
-    RINGSCAN_EXPR_ILIKE,                /* the same, ASCII letters folded */
-    RINGSCAN_EXPR_STARTS_WITH,          /* (column, string) */
-    RINGSCAN_EXPR_YEAR,                 /* (column): a DATE or TIMESTAMP's year, as an operand
+    RINGSCAN_EXPR_ILIKE = 16,           /* the same, ASCII letters folded */
+    RINGSCAN_EXPR_STARTS_WITH = 17,     /* (column, string) */
+    RINGSCAN_EXPR_YEAR = 18,            /* (column): a DATE or TIMESTAMP's year, as an operand
                                            of a comparison, BETWEEN or IN only */
-    RINGSCAN_EXPR_DATE_TRUNC,           /* (unit string: year, quarter, month, day; column) */
-    RINGSCAN_EXPR_MONTH,                /* (column): 1..12, as an operand like YEAR */
-    RINGSCAN_EXPR_DAY,                  /* (column): the day of the month */
-    RINGSCAN_EXPR_QUARTER,              /* (column): 1..4 */
+    RINGSCAN_EXPR_DATE_TRUNC = 19,      /* (unit string: year, quarter, month, day; column) */
+    RINGSCAN_EXPR_MONTH = 20,           /* (column): 1..12, as an operand like YEAR */
+    RINGSCAN_EXPR_DAY = 21,             /* (column): the day of the month */
+    RINGSCAN_EXPR_QUARTER = 22,         /* (column): 1..4 */
     /* Value expressions, operands of a comparison, BETWEEN or IN. Types follow DuckDB:
      * integers keep their width, decimals their precision and scale (+ -: the larger scale;
      * *: the scales added), FLOAT or DOUBLE with any floating operand; / divides in
@@ -334,35 +357,39 @@ typedef enum ringscan_expr_op {
      * and fails only past 38 digits ("out of range" when the scan evaluates it). DATE - DATE
      * is the days between them, DATE +- an integer a date. A constant division by zero is
      * refused when the tree is typed. */
-    RINGSCAN_EXPR_ADD,                  /* (x, y) */
-    RINGSCAN_EXPR_SUB,                  /* (x, y) */
-    RINGSCAN_EXPR_MUL,                  /* (x, y) */
-    RINGSCAN_EXPR_DIV,                  /* (x, y) */
-    RINGSCAN_EXPR_NEG,                  /* (x): -x */
-    RINGSCAN_EXPR_CAST,                 /* (x, type string): "INTEGER", "BIGINT", "DECIMAL(p,s)",
+    RINGSCAN_EXPR_ADD = 23,             /* (x, y) */
+    RINGSCAN_EXPR_SUB = 24,             /* (x, y) */
+    RINGSCAN_EXPR_MUL = 25,             /* (x, y) */
+    RINGSCAN_EXPR_DIV = 26,             /* (x, y) */
+    RINGSCAN_EXPR_NEG = 27,             /* (x): -x */
+    RINGSCAN_EXPR_CAST = 28,            /* (x, type string): "INTEGER", "BIGINT", "DECIMAL(p,s)",
                                            "DOUBLE", "FLOAT", "DATE", "TIMESTAMP", ... Into
                                            an integer or decimal it rounds half away from
                                            zero (from a DOUBLE into an integer: half to even);
                                            a value that does not fit is an error */
 } ringscan_expr_op;
 
-ringscan_expr *ringscan_expr_column(const char *name);
-ringscan_expr *ringscan_expr_int(int64_t v);
-ringscan_expr *ringscan_expr_double(double v);     /* not NaN or infinite (refused on use) */
-ringscan_expr *ringscan_expr_decimal(const char *text); /* exact, e.g. "0.055", "-12", "1e3" */
-ringscan_expr *ringscan_expr_string(const char *s, size_t len);
-ringscan_expr *ringscan_expr_bool(bool v);
-ringscan_expr *ringscan_expr_null(void);           /* SQL NULL: a comparison with it is unknown */
-ringscan_expr *ringscan_expr_date(int32_t days);   /* days since 1970-01-01 */
-ringscan_expr *ringscan_expr_timestamp_us(int64_t us); /* microseconds since 1970-01-01 UTC */
+RINGSCAN_API ringscan_expr *ringscan_expr_column(const char *name);
+RINGSCAN_API ringscan_expr *ringscan_expr_int(int64_t v);
+RINGSCAN_API ringscan_expr *ringscan_expr_double(double v);     /* not NaN or infinite (refused on use) */
+RINGSCAN_API ringscan_expr *ringscan_expr_decimal(const char *text); /* exact, e.g. "0.055", "-12", "1e3" */
+RINGSCAN_API ringscan_expr *ringscan_expr_string(const char *s, size_t len);
+RINGSCAN_API ringscan_expr *ringscan_expr_bool(bool v);
+RINGSCAN_API ringscan_expr *ringscan_expr_null(void);           /* SQL NULL: a comparison with it is unknown */
+RINGSCAN_API ringscan_expr *ringscan_expr_date(int32_t days);   /* days since 1970-01-01 */
+RINGSCAN_API ringscan_expr *ringscan_expr_timestamp_us(int64_t us); /* microseconds since 1970-01-01 UTC */
 /* op applied to args[0..nargs) (owned by the result from here, even when it returns NULL).
  * Operand kinds and counts are checked when a scan types the tree against its file's columns
  * (ringscan_scan_start: RINGSCAN_EPARSE naming the operator and what it expected). */
-ringscan_expr *ringscan_expr_call(ringscan_expr_op op, int nargs, ringscan_expr *const *args);
+RINGSCAN_API ringscan_expr *ringscan_expr_call(ringscan_expr_op op, int nargs, ringscan_expr *const *args);
 /* Frees a tree (NULL is a no-op). */
-void ringscan_expr_free(ringscan_expr *e);
+RINGSCAN_API void ringscan_expr_free(ringscan_expr *e);
 
 typedef struct ringscan_options {
+    size_t struct_size;         /* sizeof(ringscan_options) as the caller was built: set by
+                                   ringscan_options_init, never by hand (0, or a size below
+                                   the first version's, is -EINVAL; a larger one than the
+                                   library knows is -EINVAL unless every byte past it is 0) */
     const char *const *columns; /* projected column names; NULL = every column (refused
                                    when the file has nested columns other than lists of a
                                    primitive: ringscan_scan_start) */

@@ -71,6 +71,9 @@ int ringscan_open_with(const char *path, const ringscan_options *o, ringscan_fil
     if (!out) return bad_arg(err, "ringscan_open: out is NULL");
     *out = NULL;
     if (!path) return bad_arg(err, "ringscan_open: path is NULL");
+    ringscan_options oo;
+    if (o && api_take_options(o, &oo, "ringscan_open_with", err)) return -EINVAL;
+    if (o) o = &oo;
     ringscan_file *f = fail_calloc(1, sizeof *f);
     if (!f || !(f->path = fail_strdup(path))) {
         free(f);
@@ -103,18 +106,6 @@ void ringscan_close(ringscan_file *f)
 
 int64_t ringscan_file_rows(const ringscan_file *f) { return f ? f->f->meta.num_rows : -EINVAL; }
 int ringscan_file_columns(const ringscan_file *f) { return f ? f->f->meta.ncolumns : -EINVAL; }
-
-void ringscan_options_init(ringscan_options *o)
-{
-    if (!o) return;
-    memset(o, 0, sizeof *o);
-    o->limit = -1;
-    o->policy = RINGSCAN_POLICY_ADAPTIVE;
-    o->threads = 2;
-    o->use_page_index = true;
-    o->use_bloom = true;
-    o->fetch_budget_bytes = -1;
-}
 
 static int resolve_columns(ringscan_file *f, const ringscan_options *o, int **idx, int *n,
                            pq_err *e)
@@ -271,6 +262,9 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     if (!out) return bad_arg(err, "ringscan_scan_start: out is NULL");
     *out = NULL;
     if (!f || !o) return bad_arg(err, !f ? "ringscan_scan_start: file is NULL" : "ringscan_scan_start: options are NULL");
+    ringscan_options oo;
+    if (api_take_options(o, &oo, "ringscan_scan_start", err)) return -EINVAL;
+    o = &oo;
     int bad = check_options(o, err);
     if (bad) return bad;
     pq_err e = {.offset = -1};
@@ -306,6 +300,9 @@ int ringscan_topk_seed(ringscan_file *f, const ringscan_options *o, ringscan_top
     if (!out) return bad_arg(err, "ringscan_topk_seed: out is NULL");
     memset(out, 0, sizeof *out);
     if (!f || !o) return bad_arg(err, !f ? "ringscan_topk_seed: file is NULL" : "ringscan_topk_seed: options are NULL");
+    ringscan_options oo;
+    if (api_take_options(o, &oo, "ringscan_topk_seed", err)) return -EINVAL;
+    o = &oo;
     if (!o->order_by || o->limit < 0) return bad_arg(err, "ringscan_topk_seed: the options have no ORDER BY ... LIMIT");
     int bad = check_options(o, err);
     if (bad) return bad;

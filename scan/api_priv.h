@@ -35,6 +35,13 @@ struct ringscan_file {
     char *path;
 };
 
+/* The caller's options in, as this library's struct in *out (scan/api_abi.c): the fields past
+ * in->struct_size take their defaults. 0, or -EINVAL with err naming fn when struct_size is
+ * not a size ringscan_options_init ever set, or is larger and sets bytes this library does
+ * not know. */
+int api_take_options(const ringscan_options *in, ringscan_options *out, const char *fn,
+                     ringscan_error *err);
+
 /* The predicates of a filter tree over the schema cols[0..ncols) (flt_from_tree). */
 int scan_filter_from_expr(const ringscan_expr *e, const pq_column_desc *cols, int32_t ncols,
                           flt_expr **out, pq_err *err);

@@ -18,7 +18,7 @@ tally() { # reads a run's output on stdin, echoes it, adds its closing line to t
     local k; k=$(echo "$line" | sed -nE 's/.* ([0-9]+) skipped.*/\1/p'); total_s=$((total_s + ${k:-0}))
 }
 echo "== build (zig, ReleaseSafe)"
-if "$zig" build -Doptimize=ReleaseSafe --summary none; then
+if "$zig" build tests -Doptimize=ReleaseSafe --summary none; then
     echo "== tests"
     tally < <(tests/run.sh zig-out/tests)
 else

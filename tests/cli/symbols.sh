@@ -8,7 +8,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 so=zig-out/lib/libringscan.so
 if [ ! -f "$so" ]; then bad "$so missing (run zig build first)"; summary symbols; exit; fi
 nm -D --defined-only "$so" | awk '{print $3}' | sed 's/@.*//' | grep -v '^RINGSCAN_1$' | sort >"$dir/exported"
-grep -oE '^RINGSCAN_API [^(]*\bringscan_[a-z_]+\(' include/ringscan.h | grep -oE 'ringscan_[a-z_]+' | sort >"$dir/declared"
+grep -oE '^RINGSCAN_API [^(]*\bringscan_[a-z0-9_]+\(' include/ringscan.h | grep -oE 'ringscan_[a-z0-9_]+\($' | tr -d '(' | sort >"$dir/declared"
+# every function the header declares is exported: none without RINGSCAN_API
+check '! grep -nE "^[a-z_ ]*[ *]ringscan_[a-z0-9_]+\(" include/ringscan.h | grep -v RINGSCAN_API | grep -q .' \
+    "declared without RINGSCAN_API (not exported): $(grep -nE '^[a-z_ ]*[ *]ringscan_[a-z0-9_]+\(' include/ringscan.h | grep -v RINGSCAN_API | head -3)"
 check '[ -s "$dir/declared" ] && diff -u "$dir/declared" "$dir/exported" >"$dir/diff"' \
     "exported symbols differ from ringscan.h: $(cat "$dir/diff" 2>/dev/null | head -20)"
 check '! grep -vq "^ringscan_" "$dir/exported"' "a symbol without the ringscan_ prefix is exported"
