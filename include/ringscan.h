@@ -47,6 +47,10 @@ extern "C" {
 RINGSCAN_API int ringscan_version(void);
 RINGSCAN_API const char *ringscan_version_string(void);
 
+/* Files and scans alive in this process (opened or started and not yet freed, counting those
+ * a live stream holds): a host's leak check, e.g. that dropping an unread stream freed it. */
+RINGSCAN_API int64_t ringscan_live_objects(void);
+
 /* ABI rules: enum values are fixed (written out; new ones are appended). Structs the caller
  * passes in (ringscan_options) start with their size, set by ringscan_options_init from the
  * header the caller was built with: new fields are appended, and a library reading an older
@@ -125,7 +129,8 @@ typedef struct ringscan_file ringscan_file;
  * and its top-level lists of a primitive scan, other nested columns are refused
  * (ringscan_scan_start). */
 RINGSCAN_API int ringscan_open(const char *path, ringscan_file **out, ringscan_error *err);
-/* Closes f; no scan of f may still be running. NULL is a no-op. */
+/* Drops the opener's hold on f. A scan of f holds f too: f is closed when the last of them
+ * ends (ringscan_close may come before ringscan_scan_free). NULL is a no-op. */
 RINGSCAN_API void ringscan_close(ringscan_file *f);
 /* Rows and leaf columns of the file, nested leaves included (-EINVAL when f is NULL). */
 RINGSCAN_API int64_t ringscan_file_rows(const ringscan_file *f);
@@ -494,7 +499,10 @@ RINGSCAN_API int ringscan_scan_schema(ringscan_scan *s, struct ArrowSchema *out,
  * 0 at the end (out->release NULL), or a negative status with err filled (the scan stops). */
 RINGSCAN_API int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error *err);
 
-/* Wraps the scan as an ArrowArrayStream; the stream borrows s (free s after releasing it). */
+/* Wraps the scan as an ArrowArrayStream. The stream holds s (and s its file): releasing the
+ * stream and ringscan_scan_free(s) may come in either order, from different threads; the scan
+ * is freed after both. One consumer reads a scan: take batches from the stream or from
+ * ringscan_scan_next, not both. */
 RINGSCAN_API int ringscan_scan_stream(ringscan_scan *s, struct ArrowArrayStream *out);
 
 typedef struct ringscan_stats {
@@ -570,7 +578,9 @@ RINGSCAN_API int ringscan_topk_seed(ringscan_file *f, const ringscan_options *o,
  * not set, -EINVAL when s is not a Top-K scan with a numeric first key or b's type differs. */
 RINGSCAN_API int ringscan_scan_offer_bound(ringscan_scan *s, const ringscan_topk_bound *b);
 
-/* Stops the scan (cancelling reads in flight) and frees it. NULL is a no-op. */
+/* Stops the scan (cancelling reads in flight) and frees it; when a stream of it
+ * (ringscan_scan_stream) is still live, the scan lives on until that is released, and the
+ * caller must not use s after this call either way. NULL is a no-op. */
 RINGSCAN_API void ringscan_scan_free(ringscan_scan *s);
 
 #ifdef __cplusplus

@@ -3,7 +3,9 @@
 #include "common/fail.h"
 #include "common/status.h"
 
+#include <assert.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,8 @@
 #include "scan/scan.h"
 
 struct ringscan_scan {
-    ringscan_file *file;
+    _Atomic int refs;          /* the caller's (ringscan_scan_free) and each live stream's */
+    ringscan_file *file;       /* holds one of its refs once started */
     scan_t *scan;
     scan_arrow_col *cols;      /* the projected columns as Arrow shows them */
     int ncols;
@@ -92,16 +95,26 @@ int ringscan_open_with(const char *path, const ringscan_options *o, ringscan_fil
         free(f);
         return report(err, path, rc, &e);
     }
+    atomic_init(&f->refs, 1);
+    atomic_fetch_add_explicit(&api_live_objects, 1, memory_order_relaxed);
     *out = f;
     return 0;
 }
 
-void ringscan_close(ringscan_file *f)
+void api_file_unref(ringscan_file *f)
 {
-    if (!f) return;
+    int was = atomic_fetch_sub_explicit(&f->refs, 1, memory_order_acq_rel);
+    assert(was >= 1);
+    if (was > 1) return;
+    atomic_fetch_sub_explicit(&api_live_objects, 1, memory_order_relaxed);
     pqf_close(f->f);
     free(f->path);
     free(f);
+}
+
+void ringscan_close(ringscan_file *f)
+{
+    if (f) api_file_unref(f);
 }
 
 int64_t ringscan_file_rows(const ringscan_file *f) { return f ? f->f->meta.num_rows : -EINVAL; }
@@ -272,6 +285,8 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     flt_expr *filter = NULL;
     scan_opts so;
     ringscan_scan *s = fail_calloc(1, sizeof *s);
+    if (s) atomic_init(&s->refs, 1);
+    if (s) atomic_fetch_add_explicit(&api_live_objects, 1, memory_order_relaxed);
     int rc = s ? prepare(f, o, s, &idx, &n, &filter, &so, &e) : -ENOMEM;
     if (rc == 0 && o->on_topk_bound) {
         s->on_bound = o->on_topk_bound, s->on_bound_ctx = o->on_topk_bound_ctx;
@@ -286,6 +301,7 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
         return report(err, f->path, rc, &e);
     }
     s->file = f;
+    atomic_fetch_add_explicit(&f->refs, 1, memory_order_relaxed);
     s->ncols = n;
     s->topk = so.nkeys > 0 && so.limit >= 0;
     s->arrow_flags = o->int96_raw ? SCAN_ARROW_INT96_RAW : 0;
@@ -411,13 +427,23 @@ int ringscan_scan_offer_bound(ringscan_scan *s, const ringscan_topk_bound *b)
     return scan_topk_offer_bound(s->scan, v) ? 1 : 0;
 }
 
-void ringscan_scan_free(ringscan_scan *s)
+/* Drops one reference to s; frees it (and its reference to its file) at the last. */
+static void scan_unref(ringscan_scan *s)
 {
-    if (!s) return;
+    int was = atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel);
+    assert(was >= 1);
+    if (was > 1) return;
+    atomic_fetch_sub_explicit(&api_live_objects, 1, memory_order_relaxed);
     scan_free(s->scan);
+    if (s->file) api_file_unref(s->file);
     free(s->cols);
     free(s->row_groups);
     free(s);
+}
+
+void ringscan_scan_free(ringscan_scan *s)
+{
+    if (s) scan_unref(s);
 }
 
 /* ---- ArrowArrayStream ---- */
@@ -442,12 +468,14 @@ static const char *stream_error(struct ArrowArrayStream *st)
 
 static void stream_release(struct ArrowArrayStream *st)
 {
+    scan_unref(st->private_data);
     st->release = NULL;
 }
 
 int ringscan_scan_stream(ringscan_scan *s, struct ArrowArrayStream *out)
 {
     if (!s || !out) return -EINVAL;
+    atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
     *out = (struct ArrowArrayStream){.get_schema = stream_schema, .get_next = stream_next,
                                      .get_last_error = stream_error, .release = stream_release,
                                      .private_data = s};

@@ -4,6 +4,7 @@
 #include "ringscan.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,10 @@
  * built before them passes a shorter struct. */
 #define OPTIONS_V1_SIZE \
     (offsetof(ringscan_options, fetch_budget_bytes) + sizeof(int64_t))
+
+_Atomic int64_t api_live_objects;
+
+int64_t ringscan_live_objects(void) { return atomic_load_explicit(&api_live_objects, memory_order_relaxed); }
 
 int ringscan_version(void) { return RINGSCAN_VERSION; }
 

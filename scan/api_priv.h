@@ -29,11 +29,19 @@ int scan_nested_keys(const pq_file_meta *m, const int *cols, int n, int rc, pq_e
 scan_arrow_col scan_nested_arrow_col(const pq_file_meta *m, const pq_column_desc *d);
 
 /* An open file: the parsed footer (f->meta, read-only after open) and the path its messages
- * name. */
+ * name. refs: the opener's reference (dropped by ringscan_close) and one per scan of it
+ * (dropped when the scan is freed); the file is closed when the last goes. */
 struct ringscan_file {
     pqf_t *f;
     char *path;
+    _Atomic int refs;
 };
+
+/* Files and scans alive in the process (ringscan_live_objects; scan/api_abi.c). */
+extern _Atomic int64_t api_live_objects;
+
+/* Drops one reference to f (above); closes it at the last. */
+void api_file_unref(ringscan_file *f);
 
 /* The caller's options in, as this library's struct in *out (scan/api_abi.c): the fields past
  * in->struct_size take their defaults. 0, or -EINVAL with err naming fn when struct_size is

@@ -327,6 +327,52 @@ static void test_stream(void)
     ringscan_close(f);
 }
 
+/* The stream holds its scan and the scan its file: closing the file and freeing the scan
+ * before the stream is read is allowed, the stream still reads every row, and the last
+ * release frees all three (ringscan_live_objects back where it was). */
+static void test_stream_holds_scan(void)
+{
+    int64_t live0 = ringscan_live_objects();
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open(path, &f, &err), 0);
+    if (!f) return;
+    CHECK_EQ_I64(ringscan_live_objects(), live0 + 1);
+    ringscan_options o;
+    ringscan_options_init(&o);
+    ringscan_scan *s = NULL;
+    CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), 0);
+    if (!s) return;
+    struct ArrowArrayStream st, unread;
+    CHECK_EQ_I64(ringscan_scan_stream(s, &st), 0);
+    CHECK_EQ_I64(ringscan_live_objects(), live0 + 2);
+    ringscan_close(f);
+    ringscan_scan_free(s);
+    CHECK_EQ_I64(ringscan_live_objects(), live0 + 2); /* the stream holds both */
+    int64_t total = 0;
+    for (int guard = 0; guard < 1000; guard++) {
+        struct ArrowArray a;
+        CHECK_EQ_I64(st.get_next(&st, &a), 0);
+        if (!a.release) break;
+        total += a.length;
+        a.release(&a);
+    }
+    CHECK_EQ_I64(total, ROWS);
+    st.release(&st);
+    CHECK_EQ_I64(ringscan_live_objects(), live0);
+    /* a stream never read, released after its scan's free, frees the scan too */
+    CHECK_EQ_I64(ringscan_open(path, &f, &err), 0);
+    if (!f) return;
+    CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), 0);
+    if (!s) return;
+    CHECK_EQ_I64(ringscan_scan_stream(s, &unread), 0);
+    ringscan_scan_free(s);
+    ringscan_close(f);
+    CHECK_EQ_I64(ringscan_live_objects(), live0 + 2);
+    unread.release(&unread);
+    CHECK_EQ_I64(ringscan_live_objects(), live0);
+}
+
 static void test_errors(void)
 {
     ringscan_file *f = NULL;
@@ -844,6 +890,7 @@ int main(void)
     RUN(test_schema_and_batches);
     RUN(test_projection_and_late_release);
     RUN(test_stream);
+    RUN(test_stream_holds_scan);
     RUN(test_errors);
     RUN(test_limit);
     RUN(test_progress);
