@@ -246,6 +246,20 @@ static int store_int(struct flt_arena **a, flt_domain dom, i128 q, flt_lit *l)
     return 0;
 }
 
+/* A string literal's bytes, copied into the filter's arena: the raw literal's text belongs to
+ * its source (the caller's filter text or expression tree), which need not outlive the scan's
+ * start (ringscan.h), while the typed literal lives as long as the filter. */
+static int copy_bytes(struct flt_arena **a, const flt_raw_lit *r, typed *t)
+{
+    assert(r->len >= 0);
+    uint8_t *b = flt_arena_alloc(a, (size_t)r->len + 1);
+    if (!b) return -ENOMEM;
+    memcpy(b, r->text, (size_t)r->len);
+    b[r->len] = 0;
+    t->b = b, t->len = r->len;
+    return 0;
+}
+
 /* 'xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx' (hyphens optional) -> 16 bytes. */
 static int parse_uuid(struct flt_arena **a, const flt_raw_lit *r, typed *t, pq_err *e)
 {
@@ -289,8 +303,7 @@ static int type_one(struct flt_arena **a, const pq_column_desc *d, flt_domain do
     case FLT_DOM_BYTES:
         if (r->kind != FLT_LIT_STRING) return mismatch(d, r, e);
         if (d->logical == PQ_LOGICAL_UUID) return parse_uuid(a, r, t, e);
-        t->b = (const uint8_t *)r->text, t->len = r->len;
-        return 0;
+        return copy_bytes(a, r, t);
     case FLT_DOM_INT96: {
         i128 ns;
         if (r->kind != FLT_LIT_TIMESTAMP && r->kind != FLT_LIT_STRING) return mismatch(d, r, e);
