@@ -17,7 +17,10 @@ const bench_dir = "bench";
 /// The library's version: the SONAME's major, and ringscan.pc's Version (ringscan.h's
 /// RINGSCAN_VERSION_* say the same; tests/cli/install.sh checks that they agree).
 const version = std.SemanticVersion{ .major = 0, .minor = 1, .patch = 0 };
-const sys_libs = [_][]const u8{ "uring", "curl", "mimalloc", "xxhash", "zstd", "snappy", "lz4", "z", "brotlidec", "brotlienc", "m", "pthread" };
+/// What the library links. Not mimalloc: a library must not replace its host's malloc (a
+/// Python that loaded libringscan.so linked with it crashed importing pyarrow afterwards);
+/// only the `ringscan` binary links it (build below).
+const sys_libs = [_][]const u8{ "uring", "curl", "xxhash", "zstd", "snappy", "lz4", "z", "brotlidec", "brotlienc", "m", "pthread" };
 /// Assertions stay on in every mode (-UNDEBUG): they guard invariants, as in TigerBeetle.
 pub const c_flags = [_][]const u8{ "-std=c17", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-fno-omit-frame-pointer", "-UNDEBUG" };
 
@@ -139,6 +142,7 @@ pub fn build(b: *std.Build) void {
     linkDeps(exe_mod);
     // bench/chart.c draws `ringscan bench --chart` with cairo: the binary's dependency only;
     // the library (static or shared) never links it.
+    exe_mod.linkSystemLibrary("mimalloc", .{ .use_pkg_config = .no });
     exe_mod.linkSystemLibrary("cairo", .{ .use_pkg_config = .no });
     exe_mod.linkSystemLibrary("fontconfig", .{ .use_pkg_config = .no });
     const exe = b.addExecutable(.{ .name = "ringscan", .root_module = exe_mod });
