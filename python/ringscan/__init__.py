@@ -1,0 +1,24 @@
+"""ringscan: Parquet scans planned around the query, from Python.
+
+    import ringscan, pyarrow as pa
+    r = ringscan.scan("li.parquet", columns=["l_orderkey"], filter="l_quantity > 49")
+    t = pa.table(r)                 # or polars.from_arrow(r), duckdb.sql("FROM r")
+    r.stats()["bytes_read"]
+
+A Reader implements the Arrow PyCapsule interface, so every Arrow consumer takes its batches
+without a copy. See scan(), metadata() and col() (filters as expressions).
+"""
+from ._ffi import (FormatError, InvalidArgument, NotFound, ParseError, RingscanError,
+                   Unsupported, version as __version__)
+from ._reader import Reader, metadata, scan
+from .expr import Expr, col, lit
+
+
+def live_objects():
+    """Files and scans the library holds right now (a leak check: 0 when nothing is open)."""
+    from ._ffi import lib
+    return lib.ringscan_live_objects()
+
+
+__all__ = ["scan", "metadata", "Reader", "col", "lit", "Expr", "RingscanError", "ParseError",
+           "InvalidArgument", "FormatError", "Unsupported", "NotFound", "live_objects"]

@@ -1,0 +1,276 @@
+"""scan() and its Reader, metadata()."""
+import os
+import threading
+
+from . import _ffi
+from ._ffi import ffi, lib, check
+from .expr import Expr
+
+_POLICIES = {"lazy": lib.RINGSCAN_POLICY_LAZY, "eager": lib.RINGSCAN_POLICY_EAGER,
+             "adaptive": lib.RINGSCAN_POLICY_ADAPTIVE}
+
+
+def _order_text(order_by):
+    """ORDER BY text from "a DESC, b", ["a", "b"] or [("a", "descending"), ...] (pyarrow's
+    sort_by form)."""
+    if order_by is None or isinstance(order_by, str):
+        return order_by
+    parts = []
+    for k in order_by:
+        if isinstance(k, str):
+            parts.append(k)
+        else:
+            name, how = k
+            if how not in ("ascending", "descending"):
+                raise ValueError(f"order_by: {how!r} is not 'ascending' or 'descending'")
+            parts.append(f"{name} {'DESC' if how == 'descending' else 'ASC'}")
+    return ", ".join(parts)
+
+
+def _open(path, opts):
+    f = ffi.new("ringscan_file **")
+    err = ffi.new("ringscan_error *")
+    check(lib.ringscan_open_with(os.fsencode(path), opts, f, err), err)
+    return f[0]
+
+
+class Reader:
+    """One scan of a file: an Arrow stream for one consumer (the Arrow PyCapsule interface:
+    __arrow_c_stream__, __arrow_c_schema__), its statistics (.stats()) and plan (.explain()).
+    Made by ringscan.scan(). The scan runs on the library's own threads; the GIL is released
+    whenever a call waits for it."""
+
+    def __init__(self, source, columns=None, filter=None, order_by=None, limit=None,
+                 threads=None, policy="adaptive", ordered=True, verify_checksums=False,
+                 use_page_index=True, use_bloom=True, split_rows=None, row_groups=None,
+                 fetch_budget_bytes=None, store=None, tls_insecure=False, int96_raw=False):
+        self._scan = None
+        self._lock = threading.Lock()
+        self._taken = False
+        if not isinstance(source, (str, bytes, os.PathLike)):
+            raise TypeError("ringscan.scan: source is a path or URL (str or os.PathLike)")
+        o = ffi.new("ringscan_options *")
+        lib.ringscan_options_init(o)
+        keep = []  # cdata the options point to, alive until the scan has started
+
+        def text(s):
+            keep.append(ffi.new("char[]", s.encode()))
+            return keep[-1]
+        if columns is not None:
+            if isinstance(columns, str):
+                raise TypeError("columns is a list of names, not a str")
+            names = [text(c) for c in columns]
+            keep.append(ffi.new("const char *[]", names or [ffi.NULL]))
+            o.columns, o.ncolumns = keep[-1], len(names)
+        tree = None
+        if isinstance(filter, Expr):
+            tree = filter._build()
+            if tree is None:
+                raise MemoryError("ringscan: building the filter tree")
+            o.filter_expr = tree
+        elif filter is not None:
+            o.filter = text(filter)
+        order = _order_text(order_by)
+        if order:
+            o.order_by = text(order)
+        o.limit = -1 if limit is None else int(limit)
+        if threads is not None:
+            o.threads = int(threads)
+        if policy not in _POLICIES:
+            raise ValueError(f"policy {policy!r}: one of {', '.join(_POLICIES)}")
+        o.policy = _POLICIES[policy]
+        o.ordered = bool(ordered)
+        o.verify_checksums, o.use_page_index, o.use_bloom = verify_checksums, use_page_index, use_bloom
+        o.int96_raw, o.tls_insecure, o.explain = int96_raw, tls_insecure, True
+        if split_rows is not None:
+            o.split_rows = int(split_rows)
+        if fetch_budget_bytes is not None:
+            o.fetch_budget_bytes = int(fetch_budget_bytes)
+        if store is not None:
+            o.store = text(store)
+        if row_groups is not None:
+            rg = list(row_groups)
+            keep.append(ffi.new("int[]", rg or [0]))
+            o.row_groups, o.nrow_groups = keep[-1], len(rg)
+        try:
+            f = _open(source, o)
+            try:
+                s = ffi.new("ringscan_scan **")
+                err = ffi.new("ringscan_error *")
+                check(lib.ringscan_scan_start(f, o, s, err), err)
+                self._scan = s[0]
+            finally:
+                lib.ringscan_close(f)  # the scan holds the file
+        finally:
+            if tree is not None:
+                lib.ringscan_expr_free(tree)
+
+    def _live(self):
+        if self._scan is None:
+            raise ValueError("ringscan: the reader is closed")
+        return self._scan
+
+    def _take(self):
+        with self._lock:
+            if self._taken:
+                raise ValueError("ringscan: a reader is read once (scan again for a second read)")
+            self._taken = True
+            return self._live()
+
+    def __arrow_c_schema__(self):
+        sc = ffi.new("struct ArrowSchema *")
+        err = ffi.new("ringscan_error *")
+        check(lib.ringscan_scan_schema(self._live(), sc, err), err)
+        return _ffi.capsule("schema", sc)
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        """The scan as an ArrowArrayStream capsule. requested_schema is not applied (the
+        protocol lets a producer ignore it); the batches have the scan's own schema."""
+        st = ffi.new("struct ArrowArrayStream *")
+        if lib.ringscan_scan_stream(self._take(), st) != 0:
+            raise _ffi.RingscanError(-22, "ringscan_scan_stream failed")
+        return _ffi.capsule("stream", st)
+
+    @property
+    def schema(self):
+        """The batches' schema as a pyarrow.Schema."""
+        import pyarrow as pa
+        return pa.schema(self)
+
+    def to_arrow(self):
+        """Every batch as one pyarrow.Table."""
+        import pyarrow as pa
+        return pa.RecordBatchReader.from_stream(self).read_all()
+
+    def to_batches(self):
+        """A pyarrow.RecordBatchReader over the batches."""
+        import pyarrow as pa
+        return pa.RecordBatchReader.from_stream(self)
+
+    def __iter__(self):
+        return iter(self.to_batches())
+
+    def stats(self):
+        """The scan's counters (`ringscan scan --stats`) as a dict; final once the stream
+        ended (stats()["complete"])."""
+        st = ffi.new("ringscan_stats *")
+        lib.ringscan_scan_stats(self._live(), st)
+        out = {}
+        for name, field in ffi.typeof("ringscan_stats").fields:
+            v = getattr(st, name)
+            if field.type.kind == "array":
+                v = ffi.string(v).decode("utf-8", "replace")
+            out[name] = v
+        return out
+
+    def explain(self):
+        """The plan's text account (row groups and pages pruned and why, conjunct order)."""
+        return ffi.string(lib.ringscan_scan_explain(self._live())).decode("utf-8", "replace")
+
+    def close(self):
+        """Stops the scan (a stream already handed to a consumer keeps it alive until the
+        consumer releases it)."""
+        s, self._scan = self._scan, None
+        if s is not None:
+            lib.ringscan_scan_free(s)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if getattr(self, "_scan", None) is not None:
+            self.close()
+
+
+def scan(source, columns=None, filter=None, order_by=None, limit=None, threads=None,
+         policy="adaptive", **options):
+    """Scans a Parquet file (a path, or an http(s):// or s3:// URL) and returns a Reader.
+
+    columns: names to project (default every column). filter: SQL text ("a > 5 AND b LIKE
+    'x%'") or an expression (ringscan.col("a") > 5). order_by with limit: the first `limit`
+    rows in that order ("score DESC, id", or [("score", "descending"), "id"]). threads:
+    executor cores (default 2). policy: "adaptive", "lazy" or "eager". Other options:
+    ordered (default True: rows in file order), verify_checksums, use_page_index, use_bloom,
+    split_rows, row_groups, fetch_budget_bytes, store ("sim:ttfb=50ms,..."), tls_insecure,
+    int96_raw. Errors raise ringscan.RingscanError subclasses with the library's message."""
+    return Reader(source, columns=columns, filter=filter, order_by=order_by, limit=limit,
+                  threads=threads, policy=policy, **options)
+
+
+def _s(p):
+    return None if p == ffi.NULL else ffi.string(p).decode("utf-8", "replace")
+
+
+def _stat(f, c, b, n):
+    if b == ffi.NULL:
+        return None
+    buf = ffi.new("char[]", 256)
+    k = lib.ringscan_stat_display(f, c, b, n, buf, 256)
+    if k >= 256:
+        buf = ffi.new("char[]", k + 1)
+        lib.ringscan_stat_display(f, c, b, n, buf, k + 1)
+    return ffi.string(buf).decode("utf-8", "replace")
+
+
+def metadata(source):
+    """What the footer says, as a dict: num_rows, num_row_groups, created_by, version,
+    key_value_metadata, columns (leaf columns: name, physical_type, logical_type, optional,
+    ...), fields (the schema tree in pre-order: path, kind, arrow_kind, depth, ...) and
+    row_groups (rows, sizes, and per column chunk: codec, encodings, sizes, statistics as
+    text in the column's logical type)."""
+    f = _open(source, ffi.NULL)
+    try:
+        return _metadata(f)
+    finally:
+        lib.ringscan_close(f)
+
+
+def _metadata(f):
+    fi = ffi.new("ringscan_file_info *")
+    lib.ringscan_file_info_get(f, fi)
+    cols = []
+    ci = ffi.new("ringscan_column_info *")
+    for c in range(fi.columns):
+        lib.ringscan_file_column(f, c, ci)
+        cols.append({"name": _s(ci.name), "physical_type": _s(ci.physical_name),
+                     "logical_type": _s(ci.logical_name), "optional": bool(ci.optional),
+                     "type_length": ci.type_length, "precision": ci.precision,
+                     "scale": ci.scale, "adjusted_to_utc": bool(ci.adjusted_to_utc)})
+    fields = []
+    fl = ffi.new("ringscan_field_info *")
+    for i in range(lib.ringscan_file_fields(f)):
+        lib.ringscan_file_field(f, i, fl)
+        fields.append({"path": _s(fl.path), "name": _s(fl.name), "arrow_kind": _s(fl.arrow_kind),
+                       "depth": fl.depth, "parent": fl.parent, "column": fl.column,
+                       "repetition": ("required", "optional", "repeated")[fl.repetition]})
+    kv = {}
+    k = ffi.new("ringscan_kv *")
+    for i in range(fi.kv):
+        lib.ringscan_file_kv(f, i, k)
+        v = None if k.value == ffi.NULL else bytes(ffi.buffer(k.value, k.value_len))
+        kv[_s(k.key)] = v
+    groups = []
+    rg = ffi.new("ringscan_row_group_info *")
+    ch = ffi.new("ringscan_chunk_info *")
+    for g in range(fi.row_groups):
+        lib.ringscan_file_row_group(f, g, rg)
+        chunks = []
+        for c in range(fi.columns):
+            lib.ringscan_file_chunk(f, g, c, ch)
+            st = ch.stats
+            chunks.append({"column": cols[c]["name"], "codec": _s(ch.codec_name),
+                           "encodings": [_s(lib.ringscan_encoding_name(e)) for e in range(32)
+                                         if ch.encodings >> e & 1],
+                           "num_values": ch.num_values, "compressed_size": ch.compressed_size,
+                           "uncompressed_size": ch.uncompressed_size,
+                           "min": _stat(f, c, st.min, st.min_len) if st.has_min_max else None,
+                           "max": _stat(f, c, st.max, st.max_len) if st.has_min_max else None,
+                           "null_count": st.null_count if st.has_null_count else None})
+        groups.append({"num_rows": rg.rows, "total_byte_size": rg.total_byte_size,
+                       "columns": chunks})
+    return {"num_rows": fi.rows, "num_row_groups": fi.row_groups, "created_by": _s(fi.created_by),
+            "version": fi.version, "key_value_metadata": kv, "columns": cols, "fields": fields,
+            "row_groups": groups}

@@ -1,0 +1,100 @@
+"""ringscan.scan read back equal to pyarrow, consumed by pyarrow, Polars and DuckDB."""
+import math
+
+import duckdb
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+import ringscan
+from conftest import DATA, manifest
+
+
+def values(col):
+    """A column's values as Python objects; timestamps as their integer ticks (pyarrow cannot
+    make datetimes of nanoseconds outside the microsecond range, as int96_from_spark has)."""
+    if pa.types.is_timestamp(col.type):
+        col = col.cast(pa.int64())
+    return col.to_pylist()
+
+
+def same(a, b):
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b
+
+
+@pytest.mark.parametrize("name", manifest("read"))
+def test_conformance_equals_pyarrow(name):
+    path = str(DATA / name)
+    want = pq.read_table(path)
+    got = ringscan.scan(path).to_arrow()
+    assert got.column_names == want.column_names
+    assert got.num_rows == want.num_rows
+    for c in want.column_names:
+        assert got[c].type == want[c].type, f"{name}.{c}: {got[c].type} vs {want[c].type}"
+        w, g = values(want[c]), values(got[c])
+        bad = [i for i, (x, y) in enumerate(zip(w, g)) if not same(x, y)]
+        assert not bad, f"{name}.{c}: row {bad[0]}: ringscan {g[bad[0]]!r}, pyarrow {w[bad[0]]!r}"
+
+
+def test_consumers_take_the_stream(lineitem):
+    want = pq.read_table(lineitem, columns=["l_orderkey", "l_linenumber"],
+                         filters=[("l_linenumber", ">", 5)])
+    total = pc.sum(want["l_orderkey"]).as_py()
+
+    def r():
+        return ringscan.scan(lineitem, columns=["l_orderkey", "l_linenumber"],
+                             filter="l_linenumber > 5")
+    t = pa.table(r())
+    assert t.num_rows == want.num_rows and pc.sum(t["l_orderkey"]).as_py() == total
+    rbr = pa.RecordBatchReader.from_stream(r())
+    assert rbr.schema.names == ["l_orderkey", "l_linenumber"]
+    assert sum(b.num_rows for b in rbr) == want.num_rows
+    df = pl.DataFrame(r())
+    assert df.shape == (want.num_rows, 2) and df["l_orderkey"].sum() == total
+    s = pl.from_arrow(r())  # a capsule stream of struct batches: Polars gives a struct Series
+    assert s.struct.unnest()["l_orderkey"].sum() == total
+    rel = r()
+    got = duckdb.sql("SELECT count(*), sum(l_orderkey) FROM rel").fetchall()
+    assert got == [(want.num_rows, total)]
+
+
+def test_schema_capsule(lineitem):
+    r = ringscan.scan(lineitem, columns=["l_orderkey", "l_shipdate", "l_comment"])
+    assert pa.schema(r).names == ["l_orderkey", "l_shipdate", "l_comment"]
+    assert pa.schema(r).field("l_shipdate").type == pa.date32()
+    assert r.schema == pa.schema(r)
+    assert r.to_arrow().schema.names == ["l_orderkey", "l_shipdate", "l_comment"]
+
+
+def test_order_by_limit(lineitem):
+    t = pq.read_table(lineitem, columns=["l_orderkey", "l_linenumber", "l_extendedprice"])
+    want = t.sort_by([("l_extendedprice", "descending")]).slice(0, 7)["l_extendedprice"].to_pylist()
+    for order in ("l_extendedprice DESC", [("l_extendedprice", "descending")]):
+        got = ringscan.scan(lineitem, columns=["l_extendedprice"], order_by=order, limit=7).to_arrow()
+        assert got["l_extendedprice"].to_pylist() == want
+
+
+def test_stats_and_explain(lineitem):
+    r = ringscan.scan(lineitem, columns=["l_orderkey"], filter="l_quantity > 49")
+    t = r.to_arrow()
+    st = r.stats()
+    assert st["complete"] is True
+    assert st["rows_out"] == t.num_rows > 0
+    assert st["bytes_read"] > 0 and st["reads"] > 0
+    assert "l_quantity > 49" in r.explain()
+
+
+def test_metadata(lineitem):
+    m = ringscan.metadata(lineitem)
+    pf = pq.ParquetFile(lineitem).metadata
+    assert m["num_rows"] == pf.num_rows and m["num_row_groups"] == pf.num_row_groups
+    assert [c["name"] for c in m["columns"]] == [pf.schema.column(i).name for i in range(pf.num_columns)]
+    g0 = m["row_groups"][0]
+    assert g0["num_rows"] == pf.row_group(0).num_rows
+    ship = next(c for c in g0["columns"] if c["column"] == "l_shipdate")
+    stats = pf.row_group(0).column(10).statistics
+    assert ship["min"] == str(stats.min) and ship["max"] == str(stats.max)
