@@ -570,6 +570,15 @@ RINGSCAN_API int ringscan_scan_topk_bound(ringscan_scan *s, ringscan_topk_bound 
 RINGSCAN_API int ringscan_topk_seed(ringscan_file *f, const ringscan_options *o,
                                     ringscan_topk_bound *out, ringscan_error *err);
 
+/* The row groups a scan of f with o would read, from metadata only (no data read): those that
+ * o's row_groups (when set) list and that o's filter does not prune by statistics, bloom
+ * filters or page indexes (ORDER BY is not applied: siblings prune by their bounds as they
+ * run). Writes the first cap of them, ascending, to out and returns how many there are (call
+ * with cap 0 to count), or a status with err filled: what ringscan_scan_start would refuse.
+ * For a host that hands a file's row groups to several workers (options.row_groups). */
+RINGSCAN_API int ringscan_plan_row_groups(ringscan_file *f, const ringscan_options *o, int *out,
+                                          int cap, ringscan_error *err);
+
 /* Offers a sibling's bound b (taken from its ringscan_scan_topk_bound: the sibling holds K
  * rows at least as good, so using it never changes the merged answer). s keeps the stricter of
  * its own and b; rows of s worse than it are dropped, and its row groups and splits that

@@ -34,7 +34,7 @@ const char *ringscan_strerror(int status)
 }
 
 /* "PATH: message (offset N, column C)" into err; returns rc. */
-static int report(ringscan_error *err, const char *path, int rc, const pq_err *e)
+int api_report(ringscan_error *err, const char *path, int rc, const pq_err *e)
 {
     if (!err) return rc;
     err->status = rc;
@@ -54,7 +54,7 @@ static int report(ringscan_error *err, const char *path, int rc, const pq_err *e
 }
 
 /* -EINVAL with "what" as the message (no file: the arguments are the caller's). */
-static int bad_arg(ringscan_error *err, const char *what)
+int api_bad_arg(ringscan_error *err, const char *what)
 {
     if (err) {
         err->status = -EINVAL;
@@ -71,16 +71,16 @@ int ringscan_open(const char *path, ringscan_file **out, ringscan_error *err)
 int ringscan_open_with(const char *path, const ringscan_options *o, ringscan_file **out,
                        ringscan_error *err)
 {
-    if (!out) return bad_arg(err, "ringscan_open: out is NULL");
+    if (!out) return api_bad_arg(err, "ringscan_open: out is NULL");
     *out = NULL;
-    if (!path) return bad_arg(err, "ringscan_open: path is NULL");
+    if (!path) return api_bad_arg(err, "ringscan_open: path is NULL");
     ringscan_options oo;
     if (o && api_take_options(o, &oo, "ringscan_open_with", err)) return -EINVAL;
     if (o) o = &oo;
     ringscan_file *f = fail_calloc(1, sizeof *f);
     if (!f || !(f->path = fail_strdup(path))) {
         free(f);
-        return report(err, path, -ENOMEM, NULL);
+        return api_report(err, path, -ENOMEM, NULL);
     }
     pq_err e = {.offset = -1};
     io_open_opts io = {0};
@@ -93,7 +93,7 @@ int ringscan_open_with(const char *path, const ringscan_options *o, ringscan_fil
     if (rc) {
         free(f->path);
         free(f);
-        return report(err, path, rc, &e);
+        return api_report(err, path, rc, &e);
     }
     atomic_init(&f->refs, 1);
     atomic_fetch_add_explicit(&api_live_objects, 1, memory_order_relaxed);
@@ -136,7 +136,7 @@ static int resolve_columns(ringscan_file *f, const ringscan_options *o, int **id
 }
 
 /* The options' own values (not what they name in the file); 0 or -EINVAL with a message. */
-static int check_options(const ringscan_options *o, ringscan_error *err)
+int api_check_options(const ringscan_options *o, ringscan_error *err)
 {
     char what[160];
     const char *bad = NULL;
@@ -151,7 +151,7 @@ static int check_options(const ringscan_options *o, ringscan_error *err)
     if (!bad && o->fetch_budget_bytes < -1) bad = "fetch_budget_bytes below -1";
     if (!bad && (o->threads < 0 || o->threads > EXEC_THREADS_MAX))
         snprintf(what, sizeof what, "threads %d outside 0..%d", o->threads, EXEC_THREADS_MAX), bad = what;
-    return bad ? bad_arg(err, bad) : 0;
+    return bad ? api_bad_arg(err, bad) : 0;
 }
 
 static void to_scan_opts(const ringscan_options *o, scan_opts *so)
@@ -182,24 +182,23 @@ static int int_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* o->row_groups, checked and sorted into s->row_groups, as the plan's groups. */
-static int pick_row_groups(ringscan_file *f, const ringscan_options *o, ringscan_scan *s,
+/* o->row_groups, checked and sorted into *rgs (malloc'd), as the plan's groups. */
+static int pick_row_groups(ringscan_file *f, const ringscan_options *o, int **rgs,
                            scan_opts *so, pq_err *e)
 {
     int ng = f->f->meta.nrow_groups;
     if (o->nrow_groups < 0) return pq_errf(e, -EINVAL, -1, "nrow_groups is negative");
-    s->row_groups = fail_malloc(sizeof(int) * (size_t)(o->nrow_groups + 1));
-    if (!s->row_groups) return -ENOMEM;
-    memcpy(s->row_groups, o->row_groups, sizeof(int) * (size_t)o->nrow_groups);
-    qsort(s->row_groups, (size_t)o->nrow_groups, sizeof(int), int_cmp);
+    int *g = *rgs = fail_malloc(sizeof(int) * (size_t)(o->nrow_groups + 1));
+    if (!g) return -ENOMEM;
+    memcpy(g, o->row_groups, sizeof(int) * (size_t)o->nrow_groups);
+    qsort(g, (size_t)o->nrow_groups, sizeof(int), int_cmp);
     for (int i = 0; i < o->nrow_groups; i++) {
-        int g = s->row_groups[i];
-        if (g < 0 || g >= ng)
-            return pq_errf(e, -EINVAL, -1, "row group %d is not in the file (it has %d)", g, ng);
-        if (i > 0 && g == s->row_groups[i - 1])
-            return pq_errf(e, -EINVAL, -1, "row group %d is listed twice", g);
+        if (g[i] < 0 || g[i] >= ng)
+            return pq_errf(e, -EINVAL, -1, "row group %d is not in the file (it has %d)", g[i], ng);
+        if (i > 0 && g[i] == g[i - 1])
+            return pq_errf(e, -EINVAL, -1, "row group %d is listed twice", g[i]);
     }
-    so->rg_order = s->row_groups;
+    so->rg_order = g;
     so->nrg_order = o->nrow_groups;
     return 0;
 }
@@ -222,13 +221,6 @@ static int order_keys(ringscan_file *f, const ringscan_options *o, scan_opts *so
 }
 
 /* The bound as the API gives it. */
-static void bound_out(flt_domain dom, const flt_lit *v, uint64_t version, bool set,
-                      ringscan_topk_bound *out)
-{
-    *out = (ringscan_topk_bound){.set = set, .version = version};
-    out->is_float = dom == FLT_DOM_F32 || dom == FLT_DOM_F64;
-    if (set) out->i = out->is_float ? 0 : v->i, out->f = out->is_float ? v->f : 0;
-}
 
 /* scan_opts.topk_notify: hands the bound to options.on_topk_bound (ctx: the ringscan_scan,
  * whose scan field may not be set yet). */
@@ -236,15 +228,12 @@ static void notify_bound(void *ctx, flt_domain dom, flt_lit v, uint64_t version)
 {
     const ringscan_scan *s = ctx;
     ringscan_topk_bound b;
-    bound_out(dom, &v, version, true, &b);
+    api_bound_out(dom, &v, version, true, &b);
     s->on_bound(s->on_bound_ctx, &b);
 }
 
-/* What ringscan_scan_start and ringscan_topk_seed resolve from the options: the projected
- * columns (*idx, *n: malloc'd), the parsed filter (*filter, the caller's; NULL = none) and
- * so (s->row_groups holds its row group list). 0 or a status with e filled. */
-static int prepare(ringscan_file *f, const ringscan_options *o, ringscan_scan *s, int **idx,
-                   int *n, flt_expr **filter, scan_opts *so, pq_err *e)
+int api_prepare(ringscan_file *f, const ringscan_options *o, int **rgs, int **idx, int *n,
+                flt_expr **filter, scan_opts *so, pq_err *e)
 {
     int rc = resolve_columns(f, o, idx, n, e);
     const pq_file_meta *m = &f->f->meta;
@@ -265,20 +254,20 @@ static int prepare(ringscan_file *f, const ringscan_options *o, ringscan_scan *s
     }
     to_scan_opts(o, so);
     if (rc == 0 && o->order_by) rc = order_keys(f, o, so, e);
-    if (rc == 0 && o->row_groups) rc = pick_row_groups(f, o, s, so, e);
+    if (rc == 0 && o->row_groups) rc = pick_row_groups(f, o, rgs, so, e);
     return rc;
 }
 
 int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_scan **out,
                         ringscan_error *err)
 {
-    if (!out) return bad_arg(err, "ringscan_scan_start: out is NULL");
+    if (!out) return api_bad_arg(err, "ringscan_scan_start: out is NULL");
     *out = NULL;
-    if (!f || !o) return bad_arg(err, !f ? "ringscan_scan_start: file is NULL" : "ringscan_scan_start: options are NULL");
+    if (!f || !o) return api_bad_arg(err, !f ? "ringscan_scan_start: file is NULL" : "ringscan_scan_start: options are NULL");
     ringscan_options oo;
     if (api_take_options(o, &oo, "ringscan_scan_start", err)) return -EINVAL;
     o = &oo;
-    int bad = check_options(o, err);
+    int bad = api_check_options(o, err);
     if (bad) return bad;
     pq_err e = {.offset = -1};
     int *idx = NULL, n = 0;
@@ -287,7 +276,7 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     ringscan_scan *s = fail_calloc(1, sizeof *s);
     if (s) atomic_init(&s->refs, 1);
     if (s) atomic_fetch_add_explicit(&api_live_objects, 1, memory_order_relaxed);
-    int rc = s ? prepare(f, o, s, &idx, &n, &filter, &so, &e) : -ENOMEM;
+    int rc = s ? api_prepare(f, o, &s->row_groups, &idx, &n, &filter, &so, &e) : -ENOMEM;
     if (rc == 0 && o->on_topk_bound) {
         s->on_bound = o->on_topk_bound, s->on_bound_ctx = o->on_topk_bound_ctx;
         so.topk_notify = notify_bound, so.topk_notify_ctx = s;
@@ -298,7 +287,7 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     free(idx);
     if (rc) {
         if (s) ringscan_scan_free(s);
-        return report(err, f->path, rc, &e);
+        return api_report(err, f->path, rc, &e);
     }
     s->file = f;
     atomic_fetch_add_explicit(&f->refs, 1, memory_order_relaxed);
@@ -310,60 +299,30 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     return 0;
 }
 
-int ringscan_topk_seed(ringscan_file *f, const ringscan_options *o, ringscan_topk_bound *out,
-                       ringscan_error *err)
-{
-    if (!out) return bad_arg(err, "ringscan_topk_seed: out is NULL");
-    memset(out, 0, sizeof *out);
-    if (!f || !o) return bad_arg(err, !f ? "ringscan_topk_seed: file is NULL" : "ringscan_topk_seed: options are NULL");
-    ringscan_options oo;
-    if (api_take_options(o, &oo, "ringscan_topk_seed", err)) return -EINVAL;
-    o = &oo;
-    if (!o->order_by || o->limit < 0) return bad_arg(err, "ringscan_topk_seed: the options have no ORDER BY ... LIMIT");
-    int bad = check_options(o, err);
-    if (bad) return bad;
-    pq_err e = {.offset = -1};
-    int *idx = NULL, n = 0;
-    flt_expr *filter = NULL;
-    scan_opts so;
-    ringscan_scan rgs = {0}; /* holds the row group list only */
-    int rc = prepare(f, o, &rgs, &idx, &n, &filter, &so, &e);
-    flt_lit v = {0};
-    flt_domain dom = FLT_DOM_I64;
-    bool set = false;
-    if (rc == 0) rc = scan_topk_seed(f->f, &so, n, filter, &v, &dom, &set, &e); /* owns filter */
-    else flt_expr_free(filter);
-    free(idx);
-    free(rgs.row_groups);
-    if (rc) return report(err, f->path, rc, &e);
-    bound_out(dom, &v, 0, set, out);
-    return 0;
-}
-
 int ringscan_scan_schema(ringscan_scan *s, struct ArrowSchema *out, ringscan_error *err)
 {
-    if (!s || !out) return bad_arg(err, !s ? "ringscan_scan_schema: scan is NULL" : "ringscan_scan_schema: out is NULL");
+    if (!s || !out) return api_bad_arg(err, !s ? "ringscan_scan_schema: scan is NULL" : "ringscan_scan_schema: out is NULL");
     int rc = scan_arrow_schema(s->cols, s->ncols, s->arrow_flags, out);
-    return rc ? report(err, s->file->path, rc, NULL) : 0;
+    return rc ? api_report(err, s->file->path, rc, NULL) : 0;
 }
 
 int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error *err)
 {
-    if (!out) return bad_arg(err, "ringscan_scan_next: out is NULL");
+    if (!out) return api_bad_arg(err, "ringscan_scan_next: out is NULL");
     memset(out, 0, sizeof *out);
-    if (!s) return bad_arg(err, "ringscan_scan_next: scan is NULL");
+    if (!s) return api_bad_arg(err, "ringscan_scan_next: scan is NULL");
     scan_batch b;
     pq_err e = {.offset = -1};
     int rc = scan_next(s->scan, &b, &e);
     if (rc < 0) {
-        report(err, s->file->path, rc, &e);
+        api_report(err, s->file->path, rc, &e);
         snprintf(s->last_error, sizeof s->last_error, "%s", err ? err->message : e.msg);
         return rc;
     }
     if (rc == 0) return 0;
     rc = scan_arrow_batch(s->cols, s->arrow_flags, &b, out);
     scan_batch_free(&b);
-    return rc ? report(err, s->file->path, rc, NULL) : 1;
+    return rc ? api_report(err, s->file->path, rc, NULL) : 1;
 }
 
 void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
@@ -409,7 +368,7 @@ int ringscan_scan_topk_bound(ringscan_scan *s, ringscan_topk_bound *out)
     uint64_t version = 0;
     flt_domain dom = FLT_DOM_I64;
     bool set = scan_topk_bound(s->scan, &v, &version, &dom);
-    bound_out(dom, &v, version, set, out);
+    api_bound_out(dom, &v, version, set, out);
     return 0;
 }
 

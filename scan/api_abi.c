@@ -65,3 +65,11 @@ int api_take_options(const ringscan_options *in, ringscan_options *out, const ch
     out->struct_size = sizeof *out;
     return 0;
 }
+
+void api_bound_out(flt_domain dom, const flt_lit *v, uint64_t version, bool set,
+                   ringscan_topk_bound *out)
+{
+    *out = (ringscan_topk_bound){.set = set, .version = version};
+    out->is_float = dom == FLT_DOM_F32 || dom == FLT_DOM_F64;
+    if (set) out->i = out->is_float ? 0 : v->i, out->f = out->is_float ? v->f : 0;
+}

@@ -7,6 +7,7 @@
 #include "filter/expr.h"
 #include "scan/arrow.h"
 #include "scan/pqfile.h"
+#include "scan/scan.h"
 
 /* Nested columns (scan/api_nested.c): 0, or RINGSCAN_EUNSUPPORTED with e naming the column.
  * scan_nested_all: the columns of a scan with no column list into idx[0 .. *n) (room for
@@ -42,6 +43,21 @@ extern _Atomic int64_t api_live_objects;
 
 /* Drops one reference to f (above); closes it at the last. */
 void api_file_unref(ringscan_file *f);
+
+/* scan/api.c's shared steps. api_report: "PATH: message (offset N, column C)" into err,
+ * returning rc. api_bad_arg: -EINVAL with "what". api_check_options: the options' ranges
+ * (-EINVAL naming the field). api_prepare: what a scan or a plan resolves from the options:
+ * the projected columns (*idx, *n: malloc'd), the parsed filter (*filter: the caller frees
+ * it; NULL = none), the checked row group list (*rgs: malloc'd, NULL when none) and so;
+ * 0 or a status with e filled (the outputs set so far are the caller's to free).
+ * api_bound_out: a Top-K bound in the public form. */
+int api_report(ringscan_error *err, const char *path, int rc, const pq_err *e);
+int api_bad_arg(ringscan_error *err, const char *what);
+int api_check_options(const ringscan_options *o, ringscan_error *err);
+int api_prepare(ringscan_file *f, const ringscan_options *o, int **rgs, int **idx, int *n,
+                flt_expr **filter, scan_opts *so, pq_err *e);
+void api_bound_out(flt_domain dom, const flt_lit *v, uint64_t version, bool set,
+                   ringscan_topk_bound *out);
 
 /* The caller's options in, as this library's struct in *out (scan/api_abi.c): the fields past
  * in->struct_size take their defaults. 0, or -EINVAL with err naming fn when struct_size is

@@ -373,6 +373,40 @@ static void test_stream_holds_scan(void)
     CHECK_EQ_I64(ringscan_live_objects(), live0);
 }
 
+/* ringscan_plan_row_groups: the groups statistics keep for the filter, within row_groups. */
+static void test_plan_row_groups(void)
+{
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open(path, &f, &err), 0);
+    if (!f) return;
+    ringscan_options o;
+    ringscan_options_init(&o);
+    int out[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    CHECK_EQ_I64(ringscan_plan_row_groups(f, &o, out, 8, &err), ROWS / RG_ROWS);
+    CHECK(out[0] == 0 && out[4] == 4 && out[5] == -1);
+    o.filter = "id >= 1500 AND id < 3200";
+    CHECK_EQ_I64(ringscan_plan_row_groups(f, &o, NULL, 0, &err), 3);
+    CHECK_EQ_I64(ringscan_plan_row_groups(f, &o, out, 2, &err), 3); /* count beyond cap */
+    CHECK(out[0] == 1 && out[1] == 2 && out[2] == 2);
+    int some[] = {4, 1, 3};
+    o.row_groups = some, o.nrow_groups = 3;
+    CHECK_EQ_I64(ringscan_plan_row_groups(f, &o, out, 8, &err), 2);
+    CHECK(out[0] == 1 && out[1] == 3);
+    o.row_groups = NULL, o.nrow_groups = 0;
+    o.filter = "id >";
+    CHECK_EQ_I64(ringscan_plan_row_groups(f, &o, out, 8, &err), RINGSCAN_EPARSE);
+    o.filter = "nope = 1";
+    CHECK_EQ_I64(ringscan_plan_row_groups(f, &o, out, 8, &err), RINGSCAN_EPARSE);
+    CHECK(strstr(err.message, "nope") != NULL);
+    o.filter = NULL;
+    const char *unknown[] = {"nope"};
+    o.columns = unknown, o.ncolumns = 1;
+    CHECK_EQ_I64(ringscan_plan_row_groups(f, &o, out, 8, &err), -EINVAL);
+    CHECK_EQ_I64(ringscan_plan_row_groups(f, &o, NULL, 3, &err), -EINVAL);
+    ringscan_close(f);
+}
+
 static void test_errors(void)
 {
     ringscan_file *f = NULL;
@@ -914,6 +948,7 @@ int main(void)
     RUN(test_projection_and_late_release);
     RUN(test_stream);
     RUN(test_stream_holds_scan);
+    RUN(test_plan_row_groups);
     RUN(test_errors);
     RUN(test_limit);
     RUN(test_progress);

@@ -1,0 +1,90 @@
+/* scan/api_plan.c: the public calls that plan without scanning (ringscan.h): the Top-K seed
+ * from statistics, and the row groups a scan would read, for a host that hands a file's row
+ * groups to several workers (the Dask integration plans on its client with it). */
+#include "ringscan.h"
+#include "common/fail.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan/api_priv.h"
+#include "scan/explain.h"
+#include "scan/plan.h"
+#include "scan/scan.h"
+#include "scan/topk.h"
+
+int ringscan_topk_seed(ringscan_file *f, const ringscan_options *o, ringscan_topk_bound *out,
+                       ringscan_error *err)
+{
+    if (!out) return api_bad_arg(err, "ringscan_topk_seed: out is NULL");
+    memset(out, 0, sizeof *out);
+    if (!f || !o) return api_bad_arg(err, !f ? "ringscan_topk_seed: file is NULL" : "ringscan_topk_seed: options are NULL");
+    ringscan_options oo;
+    if (api_take_options(o, &oo, "ringscan_topk_seed", err)) return -EINVAL;
+    o = &oo;
+    if (!o->order_by || o->limit < 0) return api_bad_arg(err, "ringscan_topk_seed: the options have no ORDER BY ... LIMIT");
+    int bad = api_check_options(o, err);
+    if (bad) return bad;
+    pq_err e = {.offset = -1};
+    int *idx = NULL, n = 0;
+    flt_expr *filter = NULL;
+    scan_opts so;
+    int *rgs = NULL; /* options.row_groups, sorted */
+    int rc = api_prepare(f, o, &rgs, &idx, &n, &filter, &so, &e);
+    flt_lit v = {0};
+    flt_domain dom = FLT_DOM_I64;
+    bool set = false;
+    if (rc == 0) rc = scan_topk_seed(f->f, &so, n, filter, &v, &dom, &set, &e); /* owns filter */
+    else flt_expr_free(filter);
+    free(idx);
+    free(rgs);
+    if (rc) return api_report(err, f->path, rc, &e);
+    api_bound_out(dom, &v, 0, set, out);
+    return 0;
+}
+
+/* The unpruned splits' row groups of p, ascending and distinct, into out[0..cap); the count. */
+static int kept_groups(const scan_plan *p, int *out, int cap)
+{
+    int n = 0, last = -1;
+    for (int i = 0; i < p->nsplits; i++) { /* splits come in row-group order */
+        const scan_split *sp = &p->splits[i];
+        if (sp->pruned || sp->rg == last) continue;
+        last = sp->rg;
+        if (n < cap) out[n] = sp->rg;
+        n++;
+    }
+    return n;
+}
+
+int ringscan_plan_row_groups(ringscan_file *f, const ringscan_options *o, int *out, int cap,
+                             ringscan_error *err)
+{
+    if (!f || !o) return api_bad_arg(err, !f ? "ringscan_plan_row_groups: file is NULL" : "ringscan_plan_row_groups: options are NULL");
+    if (cap < 0 || (cap > 0 && !out)) return api_bad_arg(err, "ringscan_plan_row_groups: out is NULL or cap negative");
+    ringscan_options oo;
+    if (api_take_options(o, &oo, "ringscan_plan_row_groups", err)) return -EINVAL;
+    oo.order_by = NULL; /* statistics pruning for the filter only */
+    int bad = api_check_options(&oo, err);
+    if (bad) return bad;
+    pq_err e = {.offset = -1};
+    int *idx = NULL, n = 0, *rgs = NULL;
+    flt_expr *filter = NULL;
+    scan_opts so;
+    scan_plan p;
+    memset(&p, 0, sizeof p);
+    scan_explain_buf x;
+    int rc = api_prepare(f, &oo, &rgs, &idx, &n, &filter, &so, &e);
+    if (rc == 0) rc = scan_explain_init(&x, 0);
+    if (rc == 0) {
+        rc = scan_plan_build(&p, f->f, idx, n, filter, &so, &x, &e);
+        if (rc == 0) rc = kept_groups(&p, out, cap);
+        scan_plan_free(&p);
+        scan_explain_free(&x);
+    }
+    flt_expr_free(filter);
+    free(idx);
+    free(rgs);
+    return rc < 0 ? api_report(err, f->path, rc, &e) : rc;
+}
