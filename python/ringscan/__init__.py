@@ -10,7 +10,7 @@ without a copy. See scan(), metadata() and col() (filters as expressions).
 """
 from ._ffi import (FormatError, InvalidArgument, NotFound, ParseError, RingscanError,
                    Unsupported, version as __version__)
-from ._reader import Reader, metadata, scan
+from ._reader import Reader, metadata, plan_row_groups, scan
 from .expr import Expr, col, lit
 
 
@@ -20,5 +20,5 @@ def live_objects():
     return lib.ringscan_live_objects()
 
 
-__all__ = ["scan", "metadata", "Reader", "col", "lit", "Expr", "RingscanError", "ParseError",
+__all__ = ["scan", "metadata", "plan_row_groups", "Reader", "col", "lit", "Expr", "RingscanError", "ParseError",
            "InvalidArgument", "FormatError", "Unsupported", "NotFound", "live_objects"]

@@ -27,11 +27,97 @@ def _order_text(order_by):
     return ", ".join(parts)
 
 
+def _bound_in(bound):
+    """A (is_float, value) bound as the library's struct."""
+    is_float, v = bound
+    b = ffi.new("ringscan_topk_bound *")
+    b.set, b.is_float = True, bool(is_float)
+    if is_float:
+        b.f = float(v)
+    else:
+        b.i = int(v)
+    return b
+
+
+def plan_row_groups(source, columns=None, filter=None, row_groups=None):
+    """The row groups of a file a scan with this filter would read (statistics, bloom filter
+    and page-index pruning from the footer; no data read), ascending."""
+    o, keep, tree = _options(columns, filter, row_groups=row_groups)
+    try:
+        f = _open(source, o)
+        try:
+            err = ffi.new("ringscan_error *")
+            n = check(lib.ringscan_plan_row_groups(f, o, ffi.NULL, 0, err), err)
+            out = ffi.new("int[]", max(n, 1))
+            check(lib.ringscan_plan_row_groups(f, o, out, n, err), err)
+            return list(out[0:n])
+        finally:
+            lib.ringscan_close(f)
+    finally:
+        if tree is not None:
+            lib.ringscan_expr_free(tree)
+
+
 def _open(path, opts):
     f = ffi.new("ringscan_file **")
     err = ffi.new("ringscan_error *")
     check(lib.ringscan_open_with(os.fsencode(path), opts, f, err), err)
     return f[0]
+
+
+def _options(columns=None, filter=None, order_by=None, limit=None, threads=None,
+             policy="adaptive", ordered=True, verify_checksums=False, use_page_index=True,
+             use_bloom=True, split_rows=None, row_groups=None, fetch_budget_bytes=None,
+             store=None, tls_insecure=False, int96_raw=False, topk_bound=None):
+    """The library's options for a scan: (options, cdata they point to (keep alive until the
+    call that reads them returns), the filter tree to free after it or None)."""
+    if policy not in _POLICIES:
+        raise ValueError(f"policy {policy!r}: one of {', '.join(_POLICIES)}")
+    if columns is not None and isinstance(columns, str):
+        raise TypeError("columns is a list of names, not a str")
+    o = ffi.new("ringscan_options *")
+    lib.ringscan_options_init(o)
+    keep = []  # cdata the options point to, alive until the scan has started
+
+    def text(s):
+        keep.append(ffi.new("char[]", s.encode()))
+        return keep[-1]
+    if columns is not None:
+        names = [text(c) for c in columns]
+        keep.append(ffi.new("const char *[]", names or [ffi.NULL]))
+        o.columns, o.ncolumns = keep[-1], len(names)
+    tree = None
+    if isinstance(filter, Expr):
+        tree = filter._build()
+        if tree is None:
+            raise MemoryError("ringscan: building the filter tree")
+        o.filter_expr = tree
+    elif filter is not None:
+        o.filter = text(filter)
+    order = _order_text(order_by)
+    if order:
+        o.order_by = text(order)
+    o.limit = -1 if limit is None else int(limit)
+    if threads is not None:
+        o.threads = int(threads)
+    o.policy = _POLICIES[policy]
+    o.ordered = bool(ordered)
+    o.verify_checksums, o.use_page_index, o.use_bloom = verify_checksums, use_page_index, use_bloom
+    o.int96_raw, o.tls_insecure, o.explain = int96_raw, tls_insecure, True
+    if split_rows is not None:
+        o.split_rows = int(split_rows)
+    if fetch_budget_bytes is not None:
+        o.fetch_budget_bytes = int(fetch_budget_bytes)
+    if store is not None:
+        o.store = text(store)
+    if topk_bound is not None:
+        keep.append(_bound_in(topk_bound))
+        o.topk_bound = keep[-1]
+    if row_groups is not None:
+        rg = list(row_groups)
+        keep.append(ffi.new("int[]", rg or [0]))
+        o.row_groups, o.nrow_groups = keep[-1], len(rg)
+    return o, keep, tree
 
 
 class Reader:
@@ -43,55 +129,17 @@ class Reader:
     def __init__(self, source, columns=None, filter=None, order_by=None, limit=None,
                  threads=None, policy="adaptive", ordered=True, verify_checksums=False,
                  use_page_index=True, use_bloom=True, split_rows=None, row_groups=None,
-                 fetch_budget_bytes=None, store=None, tls_insecure=False, int96_raw=False):
+                 fetch_budget_bytes=None, store=None, tls_insecure=False, int96_raw=False,
+                 topk_bound=None):
         self._scan = None
         self._lock = threading.Lock()
         self._taken = False
         if not isinstance(source, (str, bytes, os.PathLike)):
             raise TypeError("ringscan.scan: source is a path or URL (str or os.PathLike)")
-        o = ffi.new("ringscan_options *")
-        lib.ringscan_options_init(o)
-        keep = []  # cdata the options point to, alive until the scan has started
-
-        def text(s):
-            keep.append(ffi.new("char[]", s.encode()))
-            return keep[-1]
-        if columns is not None:
-            if isinstance(columns, str):
-                raise TypeError("columns is a list of names, not a str")
-            names = [text(c) for c in columns]
-            keep.append(ffi.new("const char *[]", names or [ffi.NULL]))
-            o.columns, o.ncolumns = keep[-1], len(names)
-        tree = None
-        if isinstance(filter, Expr):
-            tree = filter._build()
-            if tree is None:
-                raise MemoryError("ringscan: building the filter tree")
-            o.filter_expr = tree
-        elif filter is not None:
-            o.filter = text(filter)
-        order = _order_text(order_by)
-        if order:
-            o.order_by = text(order)
-        o.limit = -1 if limit is None else int(limit)
-        if threads is not None:
-            o.threads = int(threads)
-        if policy not in _POLICIES:
-            raise ValueError(f"policy {policy!r}: one of {', '.join(_POLICIES)}")
-        o.policy = _POLICIES[policy]
-        o.ordered = bool(ordered)
-        o.verify_checksums, o.use_page_index, o.use_bloom = verify_checksums, use_page_index, use_bloom
-        o.int96_raw, o.tls_insecure, o.explain = int96_raw, tls_insecure, True
-        if split_rows is not None:
-            o.split_rows = int(split_rows)
-        if fetch_budget_bytes is not None:
-            o.fetch_budget_bytes = int(fetch_budget_bytes)
-        if store is not None:
-            o.store = text(store)
-        if row_groups is not None:
-            rg = list(row_groups)
-            keep.append(ffi.new("int[]", rg or [0]))
-            o.row_groups, o.nrow_groups = keep[-1], len(rg)
+        o, keep, tree = _options(columns, filter, order_by, limit, threads, policy, ordered,
+                                 verify_checksums, use_page_index, use_bloom, split_rows,
+                                 row_groups, fetch_budget_bytes, store, tls_insecure, int96_raw,
+                                 topk_bound)
         try:
             f = _open(source, o)
             try:
@@ -149,6 +197,15 @@ class Reader:
 
     def __iter__(self):
         return iter(self.to_batches())
+
+    def topk_bound(self):
+        """An ORDER BY ... LIMIT scan's bound on its first key (ringscan_scan_topk_bound): the
+        value the K-th row is at least as good as, (is_float, value); None when there is none
+        yet. Siblings exchange it (scan(..., topk_bound=...)) to prune each other's reads."""
+        b = ffi.new("ringscan_topk_bound *")
+        if lib.ringscan_scan_topk_bound(self._live(), b) != 0 or not b.set:
+            return None
+        return (True, b.f) if b.is_float else (False, b.i)
 
     def stats(self):
         """The scan's counters (`ringscan scan --stats`) as a dict; final once the stream
