@@ -8,18 +8,25 @@ import sys
 
 import ringscan
 import ringscan.dask
+from distributed import Client, LocalCluster
 
-path = sys.argv[1]
-cols, where = ["l_returnflag", "l_extendedprice"], "l_shipdate <= DATE '1998-09-02'"
 
-# one machine: a pandas frame from an Arrow table
-df = ringscan.scan(path, columns=cols, filter=where).to_arrow().to_pandas()
-print(df.groupby("l_returnflag")["l_extendedprice"].sum().sort_index())
+def main():
+    path = sys.argv[1]
+    cols, where = ["l_returnflag", "l_extendedprice"], "l_shipdate <= DATE '1998-09-02'"
 
-# a cluster
-from distributed import Client, LocalCluster  # noqa: E402
+    # one machine: a pandas frame from an Arrow table
+    df = ringscan.scan(path, columns=cols, filter=where).to_arrow().to_pandas()
+    df["l_extendedprice"] = df["l_extendedprice"].astype("float64")  # decimals arrive as Decimal
+    print(df.groupby("l_returnflag")["l_extendedprice"].sum().sort_index())
 
-client = Client(sys.argv[2]) if len(sys.argv) > 2 else Client(LocalCluster(n_workers=2, processes=True))
-ddf = ringscan.dask.read_parquet(path, columns=cols, filter=where)   # <- the line that changes
-print(ddf.groupby("l_returnflag")["l_extendedprice"].sum().compute().sort_index())
-client.close()
+    # a cluster
+    client = Client(sys.argv[2]) if len(sys.argv) > 2 else Client(LocalCluster(n_workers=2, processes=True))
+    ddf = ringscan.dask.read_parquet(path, columns=cols, filter=where)   # <- the line that changes
+    ddf["l_extendedprice"] = ddf["l_extendedprice"].astype("float64")
+    print(ddf.groupby("l_returnflag")["l_extendedprice"].sum().compute().sort_index())
+    client.close()
+
+
+if __name__ == "__main__":  # worker processes import this file: start nothing then
+    main()

@@ -86,3 +86,16 @@ def test_topk_shared_and_unshared_agree(client, tmp_path):
         assert t["id"].to_pylist() == want_ids
         runs[share] = info
     assert runs[True]["bytes_read"] <= runs[False]["bytes_read"]
+
+
+def test_example_one_machine_then_cluster(small_groups):
+    import sys
+    ex = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "dask_query.py")
+    out = subprocess.run([sys.executable, ex, small_groups], capture_output=True, text=True,
+                         timeout=180)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = [l for l in out.stdout.splitlines() if l[:1] in "ANR" and len(l.split()) == 2]
+    assert len(lines) == 6, out.stdout          # three flags, once per way of reading
+    local, cluster = lines[:3], lines[3:]
+    assert [l.split()[0] for l in local] == ["A", "N", "R"]
+    assert [float(l.split()[1]) for l in local] == pytest.approx([float(l.split()[1]) for l in cluster])
