@@ -36,8 +36,9 @@ rm -rf "$dir/wheel"
 if "$py" -m build --wheel --outdir "$dir/wheel" python >"$dir/build.log" 2>&1; then
     whl=$(ls "$dir/wheel"/*.whl 2>/dev/null | head -n1)
     check '[[ "$whl" == *-py3-none-linux_x86_64.whl ]]' "wheel tag: $whl"
-    check '"$py" -m zipfile -l "$whl" | grep -q "ringscan/_lib/libringscan.so" && "$py" -m zipfile -l "$whl" | grep -q "ringscan/_lib/ringscan.h"' \
-        "the wheel lacks the library or header: $("$py" -m zipfile -l "$whl" | head -20)"
+    "$py" -m zipfile -l "$whl" >"$dir/wheel.list" 2>&1
+    check 'grep -q "ringscan/_lib/libringscan.so" "$dir/wheel.list" && grep -q "ringscan/_lib/ringscan.h" "$dir/wheel.list"' \
+        "the wheel lacks the library or header: $(head -20 "$dir/wheel.list")"
 else
     bad "python -m build --wheel python failed: $(tail -c 1200 "$dir/build.log")"
 fi
