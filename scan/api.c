@@ -10,20 +10,9 @@
 
 #include "scan/api_priv.h"
 #include "scan/arrow.h"
+#include "scan/ds_scan.h"
 #include "scan/scan.h"
 
-struct ringscan_scan {
-    ringscan_file *file;
-    scan_t *scan;
-    scan_arrow_col *cols;      /* the projected columns as Arrow shows them */
-    int ncols;
-    unsigned arrow_flags;      /* scan/arrow.h SCAN_ARROW_* */
-    bool topk;                 /* an ORDER BY ... LIMIT scan */
-    int *row_groups;           /* options.row_groups, sorted (the scan reads it) */
-    void (*on_bound)(void *ctx, const struct ringscan_topk_bound *b); /* options' */
-    void *on_bound_ctx;
-    char last_error[512];
-};
 
 const char *ringscan_strerror(int status)
 {
@@ -51,7 +40,7 @@ static int report(ringscan_error *err, const char *path, int rc, const pq_err *e
 }
 
 /* -EINVAL with "what" as the message (no file: the arguments are the caller's). */
-static int bad_arg(ringscan_error *err, const char *what)
+int scan_api_bad_arg(ringscan_error *err, const char *what)
 {
     if (err) {
         err->status = -EINVAL;
@@ -68,9 +57,9 @@ int ringscan_open(const char *path, ringscan_file **out, ringscan_error *err)
 int ringscan_open_with(const char *path, const ringscan_options *o, ringscan_file **out,
                        ringscan_error *err)
 {
-    if (!out) return bad_arg(err, "ringscan_open: out is NULL");
+    if (!out) return scan_api_bad_arg(err, "ringscan_open: out is NULL");
     *out = NULL;
-    if (!path) return bad_arg(err, "ringscan_open: path is NULL");
+    if (!path) return scan_api_bad_arg(err, "ringscan_open: path is NULL");
     ringscan_file *f = fail_calloc(1, sizeof *f);
     if (!f || !(f->path = fail_strdup(path))) {
         free(f);
@@ -132,7 +121,7 @@ static int resolve_columns(ringscan_file *f, const ringscan_options *o, int **id
 }
 
 /* The options' own values (not what they name in the file); 0 or -EINVAL with a message. */
-static int check_options(const ringscan_options *o, ringscan_error *err)
+int scan_api_check_options(const ringscan_options *o, ringscan_error *err)
 {
     char what[160];
     const char *bad = NULL;
@@ -147,10 +136,10 @@ static int check_options(const ringscan_options *o, ringscan_error *err)
     if (!bad && o->fetch_budget_bytes < -1) bad = "fetch_budget_bytes below -1";
     if (!bad && (o->threads < 0 || o->threads > EXEC_THREADS_MAX))
         snprintf(what, sizeof what, "threads %d outside 0..%d", o->threads, EXEC_THREADS_MAX), bad = what;
-    return bad ? bad_arg(err, bad) : 0;
+    return bad ? scan_api_bad_arg(err, bad) : 0;
 }
 
-static void to_scan_opts(const ringscan_options *o, scan_opts *so)
+void scan_api_scan_opts(const ringscan_options *o, scan_opts *so)
 {
     scan_opts_default(so);
     so->policy = (scan_policy)o->policy;
@@ -259,7 +248,7 @@ static int prepare(ringscan_file *f, const ringscan_options *o, ringscan_scan *s
             memcpy(e->msg, msg, sizeof msg);
         }
     }
-    to_scan_opts(o, so);
+    scan_api_scan_opts(o, so);
     if (rc == 0 && o->order_by) rc = order_keys(f, o, so, e);
     if (rc == 0 && o->row_groups) rc = pick_row_groups(f, o, s, so, e);
     return rc;
@@ -268,10 +257,10 @@ static int prepare(ringscan_file *f, const ringscan_options *o, ringscan_scan *s
 int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_scan **out,
                         ringscan_error *err)
 {
-    if (!out) return bad_arg(err, "ringscan_scan_start: out is NULL");
+    if (!out) return scan_api_bad_arg(err, "ringscan_scan_start: out is NULL");
     *out = NULL;
-    if (!f || !o) return bad_arg(err, !f ? "ringscan_scan_start: file is NULL" : "ringscan_scan_start: options are NULL");
-    int bad = check_options(o, err);
+    if (!f || !o) return scan_api_bad_arg(err, !f ? "ringscan_scan_start: file is NULL" : "ringscan_scan_start: options are NULL");
+    int bad = scan_api_check_options(o, err);
     if (bad) return bad;
     pq_err e = {.offset = -1};
     int *idx = NULL, n = 0;
@@ -300,14 +289,34 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     return 0;
 }
 
+/* err from e (whose message names the file already); returns rc. */
+int scan_api_report(ringscan_error *err, int rc, const pq_err *e)
+{
+    if (err) {
+        err->status = rc;
+        snprintf(err->message, sizeof err->message, "%s", e->msg[0] ? e->msg : ringscan_strerror(rc));
+    }
+    return rc;
+}
+
+int ringscan_scan_column(ringscan_scan *s, int i, ringscan_column_info *out)
+{
+    if (!s || !out) return -EINVAL;
+    const pq_column_desc *d = s->ds ? ds_scan_column(s->ds, i) : i >= 0 && i < s->ncols ? s->cols[i].desc : NULL;
+    if (!d) return -EINVAL;
+    scan_column_info(d, out);
+    if (!s->ds) out->name = s->cols[i].name;
+    return 0;
+}
+
 int ringscan_topk_seed(ringscan_file *f, const ringscan_options *o, ringscan_topk_bound *out,
                        ringscan_error *err)
 {
-    if (!out) return bad_arg(err, "ringscan_topk_seed: out is NULL");
+    if (!out) return scan_api_bad_arg(err, "ringscan_topk_seed: out is NULL");
     memset(out, 0, sizeof *out);
-    if (!f || !o) return bad_arg(err, !f ? "ringscan_topk_seed: file is NULL" : "ringscan_topk_seed: options are NULL");
-    if (!o->order_by || o->limit < 0) return bad_arg(err, "ringscan_topk_seed: the options have no ORDER BY ... LIMIT");
-    int bad = check_options(o, err);
+    if (!f || !o) return scan_api_bad_arg(err, !f ? "ringscan_topk_seed: file is NULL" : "ringscan_topk_seed: options are NULL");
+    if (!o->order_by || o->limit < 0) return scan_api_bad_arg(err, "ringscan_topk_seed: the options have no ORDER BY ... LIMIT");
+    int bad = scan_api_check_options(o, err);
     if (bad) return bad;
     pq_err e = {.offset = -1};
     int *idx = NULL, n = 0;
@@ -329,25 +338,27 @@ int ringscan_topk_seed(ringscan_file *f, const ringscan_options *o, ringscan_top
 
 int ringscan_scan_schema(ringscan_scan *s, struct ArrowSchema *out, ringscan_error *err)
 {
-    if (!s || !out) return bad_arg(err, !s ? "ringscan_scan_schema: scan is NULL" : "ringscan_scan_schema: out is NULL");
+    if (!s || !out) return scan_api_bad_arg(err, !s ? "ringscan_scan_schema: scan is NULL" : "ringscan_scan_schema: out is NULL");
+    if (s->ds) return ds_scan_schema(s->ds, out) ? scan_api_bad_arg(err, "out of memory") : 0;
     int rc = scan_arrow_schema(s->cols, s->ncols, s->arrow_flags, out);
     return rc ? report(err, s->file->path, rc, NULL) : 0;
 }
 
 int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error *err)
 {
-    if (!out) return bad_arg(err, "ringscan_scan_next: out is NULL");
+    if (!out) return scan_api_bad_arg(err, "ringscan_scan_next: out is NULL");
     memset(out, 0, sizeof *out);
-    if (!s) return bad_arg(err, "ringscan_scan_next: scan is NULL");
+    if (!s) return scan_api_bad_arg(err, "ringscan_scan_next: scan is NULL");
     scan_batch b;
     pq_err e = {.offset = -1};
-    int rc = scan_next(s->scan, &b, &e);
+    int rc = s->ds ? ds_scan_next(s->ds, out, &e) : scan_next(s->scan, &b, &e);
     if (rc < 0) {
-        report(err, s->file->path, rc, &e);
+        if (s->ds) scan_api_report(err, rc, &e);
+        else report(err, s->file->path, rc, &e);
         snprintf(s->last_error, sizeof s->last_error, "%s", err ? err->message : e.msg);
         return rc;
     }
-    if (rc == 0) return 0;
+    if (rc == 0 || s->ds) return rc;
     rc = scan_arrow_batch(s->cols, s->arrow_flags, &b, out);
     scan_batch_free(&b);
     return rc ? report(err, s->file->path, rc, NULL) : 1;
@@ -359,7 +370,10 @@ void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
     memset(out, 0, sizeof *out);
     if (!s) return;
     scan_stats st;
-    scan_get_stats(s->scan, &st);
+    int64_t files = 1, pruned = 0, footers = 1;
+    bool complete = false;
+    if (s->ds) ds_scan_stats(s->ds, &st, &files, &pruned, &footers, &complete);
+    else scan_get_stats(s->scan, &st), complete = scan_finished(s->scan);
     *out = (ringscan_stats){.reads = st.reads, .bytes_read = st.bytes_read, .bytes_used = st.bytes_used,
                             .bytes_wasted = st.bytes_wasted, .cancelled_reads = st.cancelled_reads,
                             .row_groups_total = st.row_groups_total,
@@ -374,17 +388,18 @@ void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
                             .topk_splits_pruned = st.topk_splits_dead,
                             .topk_rows_kept = st.topk_rows_kept,
                             .topk_pages_pruned = st.topk_pages_dead,
-                            .complete = scan_finished(s->scan)};
-    io_file_t *f = s->file->f->file;
-    out->store_requests = atomic_load_explicit(&f->requests, memory_order_relaxed);
-    out->store_bytes = atomic_load_explicit(&f->bytes, memory_order_relaxed);
+                            .complete = complete, .files = files, .files_pruned = pruned,
+                            .footers_read = footers};
+    io_file_t *f = s->file ? s->file->f->file : NULL;
+    out->store_requests = f ? atomic_load_explicit(&f->requests, memory_order_relaxed) : 0;
+    out->store_bytes = f ? atomic_load_explicit(&f->bytes, memory_order_relaxed) : 0;
     _Static_assert(sizeof out->io_backend == sizeof st.io_backend, "io_backend sizes differ");
     memcpy(out->io_backend, st.io_backend, sizeof out->io_backend);
 }
 
 const char *ringscan_scan_explain(ringscan_scan *s)
 {
-    return s ? scan_explain(s->scan) : "";
+    return !s ? "" : s->ds ? ds_scan_explain(s->ds) : scan_explain(s->scan);
 }
 
 int ringscan_scan_topk_bound(ringscan_scan *s, ringscan_topk_bound *out)
@@ -417,6 +432,7 @@ int ringscan_scan_offer_bound(ringscan_scan *s, const ringscan_topk_bound *b)
 void ringscan_scan_free(ringscan_scan *s)
 {
     if (!s) return;
+    ds_scan_free(s->ds);
     scan_free(s->scan);
     free(s->cols);
     free(s->row_groups);

@@ -6,6 +6,7 @@
 #include "ringscan.h"
 #include "filter/expr.h"
 #include "scan/arrow.h"
+#include "scan/dataset.h"
 #include "scan/pqfile.h"
 
 /* Nested columns (scan/api_nested.c): 0, or RINGSCAN_EUNSUPPORTED with e naming the column.
@@ -27,6 +28,37 @@ int scan_nested_filter(const pq_file_meta *m, const flt_expr *f, int rc, const c
                        pq_err *e);
 int scan_nested_keys(const pq_file_meta *m, const int *cols, int n, int rc, pq_err *e);
 scan_arrow_col scan_nested_arrow_col(const pq_file_meta *m, const pq_column_desc *d);
+
+/* A column descriptor as the API describes it (ringscan_file_column). */
+void scan_column_info(const pq_column_desc *c, ringscan_column_info *out);
+
+/* A scan of a file (scan, cols) or of a dataset (ds) as the API hands it out. */
+struct ringscan_scan {
+    ringscan_file *file;       /* NULL for a dataset's scan */
+    scan_t *scan;
+    struct ds_scan *ds;               /* a dataset's scan (dataset.c); NULL for a file's */
+    scan_arrow_col *cols;      /* the projected columns as Arrow shows them */
+    int ncols;
+    unsigned arrow_flags;      /* scan/arrow.h SCAN_ARROW_* */
+    bool topk;                 /* an ORDER BY ... LIMIT scan */
+    int *row_groups;           /* options.row_groups, sorted (the scan reads it) */
+    void (*on_bound)(void *ctx, const struct ringscan_topk_bound *b); /* options' */
+    void *on_bound_ctx;
+    char last_error[512];
+};
+
+/* api.c's argument checks and option mapping, shared with api_dataset.c: the options' own
+ * values (0, or -EINVAL with err filled), ringscan_options to scan_opts, an -EINVAL naming
+ * what, and err from e's message (which names the file already); the last two return rc. */
+int scan_api_check_options(const ringscan_options *o, ringscan_error *err);
+void scan_api_scan_opts(const ringscan_options *o, scan_opts *so);
+int scan_api_bad_arg(ringscan_error *err, const char *what);
+int scan_api_report(ringscan_error *err, int rc, const pq_err *e);
+
+/* A listed dataset (scan/api_dataset.c): its files and partitions. */
+struct ringscan_dataset {
+    ds_list list;
+};
 
 /* An open file: the parsed footer (f->meta, read-only after open) and the path its messages
  * name. */
