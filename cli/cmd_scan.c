@@ -105,11 +105,11 @@ static const cli_opt scan_opts[] = {
     {"--no-progress", NULL, NULL, CLI_FLAG, SO_NO_PROGRESS,
      .help = "no progress line (shown on a tty's stderr after 1 s, not over rows)"},
     {"--hive-partitioning", NULL, NULL, CLI_CHOICE, SO_HIVE, .choices = scan_hive, .dflt = "auto",
-     .help = "key=value directories as columns (auto: when every file has the same keys)"},
+     .help = "key=value directories as columns (auto: when all files have them)"},
     {"--hive-types", NULL, "K:T,..", CLI_TEXT, SO_HIVE_TYPES, .dflt = "inferred as DuckDB",
      .help = "partition column types: year:BIGINT,month:VARCHAR,day:DATE"},
     {"--union-by-name", NULL, NULL, CLI_FLAG, SO_UNION,
-     .help = "the columns of every file by name (missing ones read as null; ints widen)"},
+     .help = "every file's columns by name (missing: null; ints widen)"},
     {"--max-open-files", NULL, "N", CLI_INT, SO_MAX_OPEN, 1, 1024, .dflt = "16",
      .help = "footers a dataset scan reads at once and holds"},
 };
