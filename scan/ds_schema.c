@@ -24,12 +24,34 @@ static bool float_class(const pq_column_desc *d)
     return d->physical == PQ_FLOAT || d->physical == PQ_DOUBLE;
 }
 
+/* A's logical type with INT32/INT64's missing annotation written out (INT32 = INT(32, signed)). */
+static pq_logical int_logical(const pq_column_desc *d)
+{
+    if (d->logical != PQ_LOGICAL_NONE || !int_class(d)) return d->logical;
+    return d->physical == PQ_INT32 ? PQ_LOGICAL_INT32 : PQ_LOGICAL_INT64;
+}
+
+/* A decimal of up to 18 digits, whatever its physical type (INT32, INT64, FIXED_LEN). */
+static bool small_decimal(const pq_column_desc *d)
+{
+    return d->logical == PQ_LOGICAL_DECIMAL && d->decimal_precision <= 18 &&
+           (d->physical == PQ_INT32 || d->physical == PQ_INT64 ||
+            (d->physical == PQ_FIXED_LEN_BYTE_ARRAY && d->type_length <= 16));
+}
+
+/* Whether a and b hold the same values as one Arrow type (a decimal in another physical
+ * form converts: ds_widen). */
 static bool same_type(const pq_column_desc *a, const pq_column_desc *b)
 {
-    return a->physical == b->physical && a->logical == b->logical &&
-           a->type_length == b->type_length && a->decimal_scale == b->decimal_scale &&
-           a->decimal_precision == b->decimal_precision &&
-           a->is_adjusted_to_utc == b->is_adjusted_to_utc && a->int_signed == b->int_signed;
+    if (small_decimal(a) && small_decimal(b))
+        return a->decimal_precision == b->decimal_precision && a->decimal_scale == b->decimal_scale;
+    bool dec = a->logical == PQ_LOGICAL_DECIMAL;
+    bool timed = a->logical >= PQ_LOGICAL_TIME_MILLIS && a->logical <= PQ_LOGICAL_TIMESTAMP_NANOS;
+    return a->physical == b->physical && int_logical(a) == int_logical(b) &&
+           (a->physical != PQ_FIXED_LEN_BYTE_ARRAY || a->type_length == b->type_length) &&
+           (!dec || (a->decimal_scale == b->decimal_scale &&
+                     a->decimal_precision == b->decimal_precision)) &&
+           (!timed || a->is_adjusted_to_utc == b->is_adjusted_to_utc);
 }
 
 /* The type both a and b widen to into *out; false when they do not. */
@@ -38,7 +60,8 @@ static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, pq_colu
     *out = *a;
     if (same_type(a, b)) return true;
     bool ia = int_class(a), ib = int_class(b);
-    if ((ia || float_class(a)) && (ib || float_class(b)) && !(ia && ib)) {
+    bool na = ia || float_class(a) || small_decimal(a), nb = ib || float_class(b) || small_decimal(b);
+    if (na && nb && !(ia && ib)) { /* a float with a number, a decimal with another kind */
         out->physical = PQ_DOUBLE, out->logical = PQ_LOGICAL_NONE;
         return true;
     }
@@ -189,9 +212,66 @@ int ds_const_vec(const ds_schema *s, int c, const ds_file *f, int64_t rows, pq_v
     return 0;
 }
 
+/* Unscaled value of row r of a small decimal vector (sign-extended big-endian FLBA). */
+static int64_t dec_get(const pq_column_desc *d, const pq_vec *v, int64_t r)
+{
+    if (d->physical == PQ_INT32) { int32_t x; memcpy(&x, v->values + 4 * r, 4); return x; }
+    if (d->physical == PQ_INT64) { int64_t x; memcpy(&x, v->values + 8 * r, 8); return x; }
+    const uint8_t *b = v->values + (int64_t)d->type_length * r;
+    uint64_t x = d->type_length > 0 && (b[0] & 0x80) ? ~UINT64_C(0) : 0;
+    for (int i = 0; i < d->type_length; i++) x = x << 8 | b[i];
+    return (int64_t)x;
+}
+
+static void dec_put(const pq_column_desc *d, pq_vec *v, int64_t r, int64_t x)
+{
+    if (d->physical == PQ_INT32) { int32_t y = (int32_t)x; memcpy(v->values + 4 * r, &y, 4); return; }
+    if (d->physical == PQ_INT64) { memcpy(v->values + 8 * r, &x, 8); return; }
+    uint8_t *b = v->values + (int64_t)d->type_length * r;
+    for (int i = d->type_length - 1; i >= 0; i--, x >>= 8) b[i] = (uint8_t)x; /* arithmetic shift */
+}
+
+/* A small decimal in from's physical form into to's (same precision and scale). */
+static int dec_convert(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
+{
+    pq_vec w;
+    pq_vec_init(&w, to->physical, to->physical == PQ_FIXED_LEN_BYTE_ARRAY ? to->type_length : 0);
+    int rc = pq_vec_reserve(&w, v->length, 0);
+    if (rc) return rc;
+    for (int64_t r = 0; r < v->length; r++)
+        dec_put(to, &w, r, pq_vec_is_valid(v, r) ? dec_get(from, v, r) : 0);
+    if (v->null_count > 0) memcpy(w.validity, v->validity, (size_t)(v->length + 7) / 8);
+    w.length = v->length, w.null_count = v->null_count;
+    pq_vec_free(v);
+    *v = w;
+    return 0;
+}
+
+/* A small decimal as DOUBLE (unscaled / 10^scale, as DuckDB casts it). */
+static int dec_to_double(const pq_column_desc *from, pq_vec *v)
+{
+    pq_vec w;
+    pq_vec_init(&w, PQ_DOUBLE, 0);
+    int rc = pq_vec_reserve(&w, v->length, 0);
+    if (rc) return rc;
+    double scale = 1;
+    for (int i = 0; i < from->decimal_scale; i++) scale *= 10;
+    for (int64_t r = 0; r < v->length; r++) {
+        double d = pq_vec_is_valid(v, r) ? (double)dec_get(from, v, r) / scale : 0;
+        memcpy(w.values + 8 * r, &d, 8);
+    }
+    if (v->null_count > 0) memcpy(w.validity, v->validity, (size_t)(v->length + 7) / 8);
+    w.length = v->length, w.null_count = v->null_count;
+    pq_vec_free(v);
+    *v = w;
+    return 0;
+}
+
 int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
 {
-    if (to->physical == from->physical) return 0;
+    if (to->physical == from->physical && to->type_length == from->type_length) return 0;
+    if (small_decimal(to) && small_decimal(from)) return dec_convert(to, from, v);
+    if (small_decimal(from)) return dec_to_double(from, v);
     pq_vec w;
     pq_vec_init(&w, to->physical, 0);
     int rc = pq_vec_reserve(&w, v->length, 0);
