@@ -180,10 +180,23 @@ static bool parse_date(const char *s, int64_t *v)
     return true;
 }
 
+/* An integer with an optional '-' and leading zeros allowed (a cast, as DuckDB's). */
+static bool any_int(const char *s, int64_t *v)
+{
+    const char *d = s + (*s == '-');
+    if (!*d || strspn(d, "0123456789") != strlen(d)) return false;
+    errno = 0;
+    char *end;
+    long long x = strtoll(s, &end, 10);
+    if (errno || *end) return false;
+    *v = x;
+    return true;
+}
+
 bool ds_part_parse(ds_ptype t, const char *text, int64_t *v)
 {
     *v = 0;
-    if (t == DS_BIGINT) return canonical_int(text, v);
+    if (t == DS_BIGINT) return any_int(text, v);
     if (t == DS_DATE) return parse_date(text, v);
     return true;
 }
