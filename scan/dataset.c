@@ -1,19 +1,19 @@
 /* scan/dataset.c: a dataset scan (dataset.h, ds_scan.h): files pruned by their partitions
- * before any footer is read, footers read concurrently (a window of at most max_open files
- * at once, DS_OPEN_THREADS threads), the schema built, then one scan (scan.h) per file in
- * path order, each file's batches rewritten to the dataset's columns (virtual columns as
- * constants, narrower types widened), a limit counted across files, and ORDER BY ... LIMIT
- * merged across files (ds_topk.c).
+ * before any footer is read, footers read concurrently (ds_open.c), the schema built, then
+ * one scan (scan.h) per file in path order, up to `inflight` of them running at once (the
+ * files after the one being drained run ahead into their own bounded output windows), each
+ * file's batches rewritten to the dataset's columns (virtual columns as constants, narrower
+ * types widened), a limit counted across files, and ORDER BY ... LIMIT merged across files
+ * (ds_topk.c).
  *
  * Invariants:
- *  1. At most one file's scan runs at a time; a file's footer is closed when its scan ends.
- *  2. Files are opened (footers read) only in windows [w, w + max_open) of the kept files;
- *     a window's files stay open until scanned (or, building a union schema over more files
- *     than one window, until read).
+ *  1. runs[head .. head + nrun) (mod DS_INFLIGHT_MAX) are the running files, in path order;
+ *     batches are taken from runs[head] only, so output is path order, then row order.
+ *  2. A running file's footer stays open until its scan ends; footers are read in windows
+ *     (ds_open.c), so at most max_open + inflight are held.
  *  3. rows_out <= limit (a batch crossing it is cut). */
 #include <assert.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,16 +28,20 @@
 #include "scan/ds_scan.h"
 #include "scan/ds_topk.h"
 
-/* DS_TAIL_BYTES: a dataset file's footer read: DuckDB's files of 76,000 lineitem rows have
- * 12 KB footers; a larger one costs a second read */
-enum { DS_OPEN_THREADS = 8, DS_EXPLAIN_BYTES = 64 << 10, DS_TAIL_BYTES = 64 << 10 };
+/* DS_INFLIGHT_MAX: files whose scans run at once: with `threads` cores, `threads` files of
+ * one core each (a file of one row group is one split, so one file at a time would leave
+ * every other core idle) */
+enum { DS_EXPLAIN_BYTES = 64 << 10, DS_INFLIGHT_MAX = 8 };
 
-typedef struct ds_slot {
-    pqf_t *f;
-    int rc;
-    pq_err e;
-    bool pruned;           /* by partition (no footer) or statistics */
-} ds_slot;
+/* A file being scanned. */
+typedef struct ds_run {
+    int fi;
+    scan_t *scan;
+    ds_view view;
+    int *proj;             /* [nout + nhide]: the file's leaf of each column, or -1 */
+    int *pos;              /* [nout + nhide]: its place among the scan's vectors, or -1 */
+    int64_t rows;          /* rows it handed on (Top-K positions) */
+} ds_run;
 
 struct ds_scan {
     ds_scan_args a;        /* columns, filter, order_by borrowed only during start: copied */
@@ -47,18 +51,13 @@ struct ds_scan {
     int nout, nhide;       /* projected columns, hidden ORDER BY keys after them */
     int *out;              /* [nout + nhide]: schema column of each */
     scan_arrow_col *acols; /* [nout] */
-    ds_slot *slots;        /* [nfiles] */
-    _Atomic int next_open; /* opener threads' cursor */
-    int open_end;
-    int cur;               /* the file being scanned (nfiles: done) */
-    ds_view view;          /* cur's */
-    scan_t *scan;          /* cur's, NULL between files */
-    int *proj;             /* [nout + nhide]: cur's projection (leaf per column, or -1) */
-    int *pos;              /* [nout + nhide]: its place among the scan's vectors, or -1 */
-    int64_t rows_out, file_rows;
+    ds_footers ft;
+    ds_run runs[DS_INFLIGHT_MAX]; /* invariant 1 */
+    int head, nrun, inflight;
+    int next;              /* the next file to start */
+    int64_t rows_out;
     scan_stats acc;        /* finished files' counters */
     int64_t files_pruned;
-    _Atomic int64_t footers;
     bool done;
     ds_topk topk;          /* nkeys 0 unless ORDER BY */
     bool topk_done;
@@ -73,85 +72,6 @@ static void say(ds_scan *d, const char *fmt, const char *path, const char *why)
     if (!d->explain || d->explain_len + 600 >= DS_EXPLAIN_BYTES) return;
     d->explain_len += (size_t)snprintf(d->explain + d->explain_len, DS_EXPLAIN_BYTES - d->explain_len,
                                        fmt, path, why);
-}
-
-static void *opener(void *arg)
-{
-    ds_scan *d = arg;
-    for (;;) {
-        int i = atomic_fetch_add(&d->next_open, 1);
-        if (i >= d->open_end) return NULL;
-        ds_slot *sl = &d->slots[i];
-        if (sl->pruned || sl->f || sl->rc) continue;
-        sl->e = (pq_err){.offset = -1};
-        sl->rc = pqf_open_tail(&sl->f, d->a.list->files[i].path, &d->a.io, DS_TAIL_BYTES, NULL, &sl->e);
-        atomic_fetch_add(&d->footers, 1);
-    }
-}
-
-/* Reads the footers of the unpruned files of [from, to) concurrently (invariant 2). */
-static int open_window(ds_scan *d, int from, int to)
-{
-    pthread_t t[DS_OPEN_THREADS];
-    int n = 0, want = 0;
-    for (int i = from; i < to; i++) want += !d->slots[i].pruned && !d->slots[i].f;
-    atomic_store(&d->next_open, from);
-    d->open_end = to;
-    for (; n < DS_OPEN_THREADS && n < want - 1; n++)
-        if (pthread_create(&t[n], NULL, opener, d)) break;
-    opener(d); /* this thread too (alone when no thread could start) */
-    for (int i = 0; i < n; i++) pthread_join(t[i], NULL);
-    return 0;
-}
-
-/* The first file's (or slot's) open error, the path in front. */
-static int slot_error(ds_scan *d, int i, pq_err *e)
-{
-    const char *path = d->a.list->files[i].path;
-    pq_err *se = &d->slots[i].e;
-    *e = *se;
-    snprintf(e->msg, sizeof e->msg, "%.120s: %.128s", path, se->msg[0] ? se->msg : status_text(d->slots[i].rc));
-    return d->slots[i].rc;
-}
-
-/* The end of the window of at most max_open kept files starting at from. */
-static int window_end(const ds_scan *d, int from)
-{
-    int kept = 0, i = from;
-    for (; i < d->a.list->nfiles && kept < d->a.max_open; i++) kept += !d->slots[i].pruned;
-    return i;
-}
-
-/* The data columns: every kept file's (union) or the first kept file's. */
-static int build_schema(ds_scan *d, pq_err *e)
-{
-    const ds_list *l = d->a.list;
-    int first = 0, nkept = 0, rc = 0;
-    while (first < l->nfiles && d->slots[first].pruned) first++;
-    for (int i = 0; i < l->nfiles; i++) nkept += !d->slots[i].pruned;
-    if (first == l->nfiles) { /* every file pruned: the first file's schema, as DuckDB binds */
-        first = 0, d->slots[0].pruned = false;
-        rc = open_window(d, 0, 1);
-        d->slots[0].pruned = true;
-        if (rc == 0 && d->slots[0].rc) return slot_error(d, 0, e);
-        rc = ds_schema_add(&d->s, &d->slots[0].f->meta, l->files[0].path, true, e);
-        pqf_close(d->slots[0].f), d->slots[0].f = NULL;
-        return rc;
-    }
-    bool keep = nkept <= d->a.max_open;
-    for (int w = first; rc == 0 && w < l->nfiles;) {
-        int end = window_end(d, w);
-        rc = open_window(d, w, end);
-        for (int i = w; rc == 0 && i < end; i++) {
-            if (d->slots[i].pruned) continue;
-            if (d->slots[i].rc) return slot_error(d, i, e);
-            rc = ds_schema_add(&d->s, &d->slots[i].f->meta, l->files[i].path, true, e);
-            if (!d->a.union_by_name) return rc; /* the first file's columns (its window kept) */
-            if (!keep) pqf_close(d->slots[i].f), d->slots[i].f = NULL;
-        }
-        w = end;
-    }
-    return rc;
 }
 
 /* The projected columns (names resolved in the schema) and ORDER BY keys hidden after them. */
@@ -186,20 +106,20 @@ static int resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
     return rc;
 }
 
-/* File i's filter, parsed against its view; *none when its constants rule it out. */
-static int file_filter(ds_scan *d, int i, flt_expr **out, bool *none, pq_err *e)
+/* File r->fi's filter, parsed against its view; *none when its constants rule it out. */
+static int file_filter(ds_scan *d, const ds_run *r, flt_expr **out, bool *none, pq_err *e)
 {
     *out = NULL, *none = false;
-    const ds_view *v = &d->view;
+    const ds_view *v = &r->view;
     int rc = 0;
     if (d->filter) rc = flt_parse(d->filter, v->cols, v->ncols, out, e);
     else if (d->a.filter_expr) rc = scan_filter_from_expr(d->a.filter_expr, v->cols, v->ncols, out, e);
-    if (rc == 0 && *out) rc = ds_filter_split(&d->s, v, &d->a.list->files[i], *out, none, e);
+    if (rc == 0 && *out) rc = ds_filter_split(&d->s, v, &d->a.list->files[r->fi], *out, none, e);
     if (rc == 0 && *out && (*out)->npreds == 0) flt_expr_free(*out), *out = NULL;
     return rc;
 }
 
-/* Whether the footer's statistics rule every row group of file i out under filter x. */
+/* Whether the footer's statistics rule every row group of f out under filter x. */
 static bool stats_prune(const pqf_t *f, const flt_expr *x)
 {
     if (!x) return false;
@@ -212,28 +132,28 @@ static bool stats_prune(const pqf_t *f, const flt_expr *x)
     return true;
 }
 
-/* The projection of file i: per column its leaf (or -1) and its vector's place; the keys of
- * the file's own columns into so. */
-static int file_proj(ds_scan *d, int i, scan_opts *so, int *leaves, int *nleaves, pq_err *e)
+/* r's projection: per column its leaf (or -1) and its vector's place; the keys of the file's
+ * own columns into so. */
+static int file_proj(ds_scan *d, ds_run *r, scan_opts *so, int *leaves, int *nleaves, pq_err *e)
 {
     int n = d->nout + d->nhide;
     *nleaves = 0;
     for (int j = 0; j < n; j++) {
-        int leaf = d->view.leaf[d->out[j]];
-        d->proj[j] = leaf;
-        d->pos[j] = leaf >= 0 ? *nleaves : -1;
+        int leaf = r->view.leaf[d->out[j]];
+        r->proj[j] = leaf;
+        r->pos[j] = leaf >= 0 ? *nleaves : -1;
         if (leaf >= 0) leaves[(*nleaves)++] = leaf;
     }
-    if (*nleaves == 0) { /* only virtual columns: the file's first column counts its rows */
+    if (*nleaves == 0) { /* only virtual columns: the file's first flat column counts its rows */
         int c = 0;
-        while (c < d->view.nfile && d->view.cols[c].nested) c++;
-        if (c == d->view.nfile)
-            return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.200s: no flat column", d->a.list->files[i].path);
+        while (c < r->view.nfile && r->view.cols[c].nested) c++;
+        if (c == r->view.nfile)
+            return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.200s: no flat column", d->a.list->files[r->fi].path);
         leaves[(*nleaves)++] = c;
     }
     so->nkeys = 0;
     for (int k = 0; k < d->topk.nkeys; k++) {
-        int leaf = d->proj[d->topk.col[k]];
+        int leaf = r->proj[d->topk.col[k]];
         if (leaf < 0) continue; /* a constant in this file: the merge sorts by it */
         so->keys[so->nkeys++] = (scan_order_key){.col = leaf, .desc = d->topk.keys[k].desc,
                                                  .nulls_first = d->topk.keys[k].nulls_first};
@@ -241,49 +161,48 @@ static int file_proj(ds_scan *d, int i, scan_opts *so, int *leaves, int *nleaves
     return 0;
 }
 
-/* Starts the scan of file i (its footer open), or marks it pruned. */
-static int start_file(ds_scan *d, int i, pq_err *e)
+/* Starts r's scan (its footer open); *pruned when its constants or statistics rule it out. */
+static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
 {
-    ds_slot *sl = &d->slots[i];
-    const char *path = d->a.list->files[i].path;
-    int rc = d->a.union_by_name ? 0 : ds_schema_add(&d->s, &sl->f->meta, path, false, e);
-    if (rc == 0) rc = ds_view_init(&d->view, &d->s, &sl->f->meta);
+    pqf_t *f = d->ft.slots[r->fi].f;
+    const char *path = d->a.list->files[r->fi].path;
+    int n = d->nout + d->nhide + 1;
+    r->proj = fail_malloc(sizeof(int) * (size_t)n), r->pos = fail_malloc(sizeof(int) * (size_t)n);
+    int *leaves = fail_malloc(sizeof(int) * (size_t)n), nleaves = 0;
+    int rc = r->proj && r->pos && leaves ? 0 : -ENOMEM;
+    if (rc == 0 && !d->a.union_by_name) rc = ds_schema_add(&d->s, &f->meta, path, false, e);
+    if (rc == 0) rc = ds_view_init(&r->view, &d->s, &f->meta);
     flt_expr *x = NULL;
-    bool none = false;
-    if (rc == 0) rc = file_filter(d, i, &x, &none, e);
-    if (rc == 0 && (none || stats_prune(sl->f, x))) {
-        say(d, "file %s: pruned by %s\n", path, none ? "its partition values" : "footer statistics");
-        d->files_pruned++;
-        flt_expr_free(x);
-        return 0;
+    if (rc == 0) rc = file_filter(d, r, &x, pruned, e);
+    if (rc == 0 && (*pruned || stats_prune(f, x))) {
+        say(d, "file %s: pruned by %s\n", path, *pruned ? "its partition values" : "footer statistics");
+        *pruned = true;
     }
-    int *leaves = rc ? NULL : fail_malloc(sizeof(int) * (size_t)(d->nout + d->nhide + 1));
-    int nleaves = 0;
     scan_opts so = d->a.so;
-    if (rc == 0 && !leaves) rc = -ENOMEM;
-    if (rc == 0) rc = file_proj(d, i, &so, leaves, &nleaves, e);
+    if (rc == 0 && !*pruned) rc = file_proj(d, r, &so, leaves, &nleaves, e);
     int64_t left = d->a.limit < 0 ? -1 : d->a.limit - (d->topk.nkeys ? 0 : d->rows_out);
     so.limit = so.nkeys || !d->topk.nkeys ? left : -1;
     if (d->topk.nkeys && !so.nkeys) so.limit = left; /* constant keys: the first K rows */
-    if (rc == 0) rc = scan_start(sl->f, leaves, nleaves, x, &so, &d->scan, e); /* owns x */
+    so.threads = d->a.so.threads / d->inflight > 1 ? d->a.so.threads / d->inflight : 1;
+    if (rc == 0 && !*pruned) rc = scan_start(f, leaves, nleaves, x, &so, &r->scan, e); /* owns x */
     else flt_expr_free(x);
     free(leaves);
-    d->file_rows = 0;
     return rc;
 }
 
-/* Ends file i's scan: its counters kept, its footer and view freed (invariant 1). */
-static void end_file(ds_scan *d, int i)
+/* Ends r's scan: its counters kept, its footer and view freed (invariant 2). */
+static void end_file(ds_scan *d, ds_run *r)
 {
-    if (d->scan) {
+    if (r->scan) {
         scan_stats st;
-        scan_get_stats(d->scan, &st);
+        scan_get_stats(r->scan, &st);
         scan_stats_add(&d->acc, &st);
-        scan_free(d->scan);
-        d->scan = NULL;
+        scan_free(r->scan);
     }
-    ds_view_free(&d->view);
-    if (d->slots[i].f) pqf_close(d->slots[i].f), d->slots[i].f = NULL;
+    ds_view_free(&r->view);
+    free(r->proj), free(r->pos);
+    ds_footers_close(&d->ft, r->fi);
+    *r = (ds_run){.fi = -1};
 }
 
 static void scan_stats_add(scan_stats *a, const scan_stats *b)
@@ -303,33 +222,37 @@ static void scan_stats_add(scan_stats *a, const scan_stats *b)
     memcpy(a->io_backend, b->io_backend, sizeof a->io_backend);
 }
 
-/* Moves to the next file that yields a scan: opens windows as needed, skips pruned files.
- * Sets d->done past the last. */
-static int next_file(ds_scan *d, pq_err *e)
+/* Starts files after the last started until inflight run (or none is left): footers read in
+ * windows as needed, pruned files skipped. */
+static int fill(ds_scan *d, pq_err *e)
 {
     const ds_list *l = d->a.list;
-    while (!d->scan && !d->done) {
-        if (d->cur >= 0 && d->cur < l->nfiles) end_file(d, d->cur);
-        d->cur++;
-        if (d->cur >= l->nfiles || (d->a.limit >= 0 && !d->topk.nkeys && d->rows_out >= d->a.limit)) {
-            d->done = true;
-            break;
-        }
-        ds_slot *sl = &d->slots[d->cur];
+    while (d->nrun < d->inflight && d->next < l->nfiles && !d->done) {
+        int i = d->next++;
+        ds_slot *sl = &d->ft.slots[i];
         if (sl->pruned) continue;
-        if (!sl->f && !sl->rc) open_window(d, d->cur, window_end(d, d->cur));
-        if (sl->rc) return slot_error(d, d->cur, e);
-        int rc = start_file(d, d->cur, e);
-        if (rc) return rc;
+        if (!sl->f && !sl->rc) ds_footers_open(&d->ft, i, ds_footers_window_end(&d->ft, i));
+        if (sl->rc) return ds_footers_error(&d->ft, i, e);
+        ds_run *r = &d->runs[(d->head + d->nrun) % DS_INFLIGHT_MAX];
+        *r = (ds_run){.fi = i};
+        bool pruned = false;
+        int rc = start_file(d, r, &pruned, e);
+        if (rc || pruned) {
+            d->files_pruned += pruned && rc == 0;
+            end_file(d, r);
+            if (rc) return rc;
+            continue;
+        }
+        d->nrun++;
     }
     return 0;
 }
 
-/* b (file cur's batch) rewritten to the dataset's columns into out (b's vectors moved). */
-static int to_dataset(ds_scan *d, scan_batch *b, scan_batch *out)
+/* b (r's batch) rewritten to the dataset's columns into out (b's vectors moved). */
+static int to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *out)
 {
     int n = d->nout + d->nhide;
-    *out = (scan_batch){.split = b->split, .rows = b->rows, .ncols = n};
+    *out = (scan_batch){.split = r->fi, .rows = b->rows, .ncols = n};
     out->cols = fail_calloc((size_t)n + 1, sizeof *out->cols);
     if (!out->cols) return -ENOMEM;
     int rc = 0;
@@ -337,13 +260,13 @@ static int to_dataset(ds_scan *d, scan_batch *b, scan_batch *out)
         const ds_col *c = &d->s.cols[d->out[j]];
         if (rc) {
             pq_vec_init(&out->cols[j], c->desc.physical, c->desc.type_length);
-        } else if (d->pos[j] < 0) {
-            rc = ds_const_vec(&d->s, d->out[j], &d->a.list->files[d->cur], b->rows, &out->cols[j]);
+        } else if (r->pos[j] < 0) {
+            rc = ds_const_vec(&d->s, d->out[j], &d->a.list->files[r->fi], b->rows, &out->cols[j]);
         } else {
-            pq_vec *v = &b->cols[d->pos[j]];
+            pq_vec *v = &b->cols[r->pos[j]];
             out->cols[j] = *v;
             pq_vec_init(v, v->type, v->type_length);
-            rc = ds_widen(&c->desc, &d->view.cols[d->proj[j]], &out->cols[j]);
+            rc = ds_widen(&c->desc, &r->view.cols[r->proj[j]], &out->cols[j]);
         }
     }
     return rc;
@@ -364,28 +287,33 @@ static void cut_rows(scan_batch *b, int64_t rows)
     b->rows = rows;
 }
 
-/* The next dataset batch (hidden keys included) from the files, or 0 at the end. */
-static int pull(ds_scan *d, scan_batch *out, pq_err *e)
+/* The next dataset batch (hidden keys included) from the first running file, its first
+ * row's position (file << 40, then its rank in the file) in *pos; 0 at the end. */
+static int pull(ds_scan *d, scan_batch *out, int64_t *pos, pq_err *e)
 {
     for (;;) {
-        int rc = next_file(d, e);
-        if (rc || d->done) return rc;
+        int rc = d->done ? 0 : fill(d, e);
+        if (rc || d->nrun == 0) return d->done = true, rc;
+        if (d->a.limit >= 0 && !d->topk.nkeys && d->rows_out >= d->a.limit) return d->done = true, 0;
+        ds_run *r = &d->runs[d->head];
         scan_batch b;
-        rc = scan_next(d->scan, &b, e);
+        rc = scan_next(r->scan, &b, e);
         if (rc < 0 && e->msg[0]) { /* name the file */
             char msg[sizeof e->msg];
-            snprintf(msg, sizeof msg, "%.100s: %s", d->a.list->files[d->cur].path, e->msg);
+            snprintf(msg, sizeof msg, "%.100s: %s", d->a.list->files[r->fi].path, e->msg);
             memcpy(e->msg, msg, sizeof msg);
         }
         if (rc < 0) return rc;
         if (rc == 0) {
-            end_file(d, d->cur);
+            end_file(d, r);
+            d->head = (d->head + 1) % DS_INFLIGHT_MAX, d->nrun--;
             continue;
         }
-        rc = to_dataset(d, &b, out);
+        rc = to_dataset(d, r, &b, out);
         scan_batch_free(&b);
         if (rc) return scan_batch_free(out), rc;
-        out->split = d->cur;
+        *pos = ((int64_t)r->fi << 40) + r->rows;
+        r->rows += out->rows;
         return 1;
     }
 }
@@ -395,13 +323,10 @@ static int pull_topk(ds_scan *d, scan_batch *out, pq_err *e)
 {
     if (d->topk_done) return 0;
     scan_batch b;
+    int64_t pos = 0;
     int rc;
-    while ((rc = pull(d, &b, e)) == 1) {
-        int64_t base = ((int64_t)d->cur << 40) + d->file_rows;
-        d->file_rows += b.rows;
-        rc = ds_topk_add(&d->topk, &b, base);
-        if (rc) return rc;
-    }
+    while ((rc = pull(d, &b, &pos, e)) == 1)
+        if ((rc = ds_topk_add(&d->topk, &b, pos)) != 0) return rc;
     if (rc) return rc;
     d->topk_done = true;
     rc = ds_topk_finish(&d->topk, out);
@@ -412,7 +337,8 @@ int ds_scan_next(ds_scan *d, struct ArrowArray *out, pq_err *e)
 {
     memset(out, 0, sizeof *out);
     scan_batch b;
-    int rc = d->topk.nkeys ? pull_topk(d, &b, e) : pull(d, &b, e);
+    int64_t pos;
+    int rc = d->topk.nkeys ? pull_topk(d, &b, e) : pull(d, &b, &pos, e);
     if (rc <= 0) return rc;
     if (d->a.limit >= 0 && d->rows_out + b.rows > d->a.limit) cut_rows(&b, d->a.limit - d->rows_out);
     d->rows_out += b.rows;
@@ -429,29 +355,29 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
     if (!d) return -ENOMEM;
     *out = d;
     d->a = *a;
-    d->cur = -1;
     const ds_list *l = a->list;
-    d->slots = fail_calloc((size_t)l->nfiles + 1, sizeof *d->slots);
+    int rc = ds_footers_init(&d->ft, l, &d->a.io, a->max_open);
     d->filter = a->filter ? fail_strdup(a->filter) : NULL;
     d->explain = a->so.explain ? fail_calloc(1, DS_EXPLAIN_BYTES) : NULL;
-    if (!d->slots || (a->filter && !d->filter) || (a->so.explain && !d->explain)) return -ENOMEM;
+    if (rc || (a->filter && !d->filter) || (a->so.explain && !d->explain)) return -ENOMEM;
     d->a.columns = NULL, d->a.filter = NULL, d->a.order_by = NULL;
     ds_schema ps = {0}; /* the partition columns alone, for pruning before any footer */
-    int rc = ds_schema_parts(&ps, l);
+    rc = ds_schema_parts(&ps, l);
     for (int i = 0; rc == 0 && i < l->nfiles; i++)
-        if ((d->slots[i].pruned = ds_prune_partitions(&ps, l, i, d->filter))) {
+        if ((d->ft.slots[i].pruned = ds_prune_partitions(&ps, l, i, d->filter))) {
             say(d, "file %s: pruned by %s\n", l->files[i].path, "its partition values (no footer read)");
             d->files_pruned++;
         }
     ds_schema_free(&ps);
-    if (rc == 0) rc = build_schema(d, e);
+    int kept = 0; /* inflight: one file per core, at most the files left and DS_INFLIGHT_MAX */
+    for (int i = 0; i < l->nfiles; i++) kept += !d->ft.slots[i].pruned;
+    d->inflight = a->so.threads < kept ? a->so.threads : kept;
+    if (d->inflight > DS_INFLIGHT_MAX) d->inflight = DS_INFLIGHT_MAX;
+    if (d->inflight < 1) d->inflight = 1;
+    if (rc == 0) rc = ds_footers_schema(&d->ft, &d->s, a->union_by_name, e);
     if (rc == 0) rc = ds_schema_parts(&d->s, l);
     if (rc == 0) rc = resolve_out(d, a, e);
-    int n = d->nout + d->nhide + 1;
-    d->proj = rc ? NULL : fail_malloc(sizeof(int) * (size_t)n);
-    d->pos = rc ? NULL : fail_malloc(sizeof(int) * (size_t)n);
-    if (rc == 0 && (!d->proj || !d->pos)) rc = -ENOMEM;
-    if (rc == 0) rc = next_file(d, e); /* the first file's errors (a filter's) now */
+    if (rc == 0) rc = fill(d, e); /* the first files' errors (a filter's) now */
     return rc;
 }
 
@@ -464,15 +390,15 @@ void ds_scan_stats(ds_scan *d, scan_stats *st, int64_t *files, int64_t *pruned, 
                    bool *complete)
 {
     *st = d->acc;
-    if (d->scan) {
+    for (int k = 0; k < d->nrun; k++) {
         scan_stats cur;
-        scan_get_stats(d->scan, &cur);
+        scan_get_stats(d->runs[(d->head + k) % DS_INFLIGHT_MAX].scan, &cur);
         scan_stats_add(st, &cur);
     }
     st->rows_out = d->rows_out;
     *files = d->a.list->nfiles;
     *pruned = d->files_pruned;
-    *footers = atomic_load(&d->footers);
+    *footers = atomic_load(&d->ft.read);
     *complete = d->done;
 }
 
@@ -489,12 +415,12 @@ const char *ds_scan_explain(const ds_scan *d)
 void ds_scan_free(ds_scan *d)
 {
     if (!d) return;
-    if (d->cur >= 0 && d->cur < d->a.list->nfiles) end_file(d, d->cur);
-    for (int i = 0; d->slots && i < d->a.list->nfiles; i++)
-        if (d->slots[i].f) pqf_close(d->slots[i].f);
+    for (; d->nrun > 0; d->nrun--, d->head = (d->head + 1) % DS_INFLIGHT_MAX)
+        end_file(d, &d->runs[d->head]);
+    if (d->ft.slots) ds_footers_free(&d->ft);
     ds_topk_free(&d->topk);
     ds_schema_free(&d->s);
-    free(d->slots), free(d->filter), free(d->out), free(d->acols), free(d->proj), free(d->pos);
+    free(d->filter), free(d->out), free(d->acols);
     free(d->explain);
     free(d);
 }

@@ -15,6 +15,7 @@
 #include "format/vec.h"
 #include "scan/dataset.h"
 #include "scan/pqfile.h"
+#include <stdatomic.h>
 
 typedef struct ds_col {
     char *name;                 /* owned */
@@ -68,5 +69,37 @@ int ds_filter_split(const ds_schema *s, const ds_view *v, const ds_file *f, flt_
 /* Whether text's top-level conjuncts on partition columns alone rule file f out (false when
  * the filter says nothing about partitions, or is not text). Reads no file. */
 bool ds_prune_partitions(const ds_schema *s, const ds_list *l, int fi, const char *text);
+
+/* A dataset's footers (ds_open.c): per file its open footer or open error, or pruned. */
+typedef struct ds_slot {
+    pqf_t *f;
+    int rc;
+    pq_err e;
+    bool pruned;                /* by partition (no footer read) */
+} ds_slot;
+
+typedef struct ds_footers {
+    const ds_list *list;
+    const io_open_opts *io;
+    int max_open;               /* kept files a window holds */
+    ds_slot *slots;             /* [nfiles] */
+    _Atomic int next;           /* the opener threads' cursor */
+    int end;
+    _Atomic int64_t read;       /* footers read */
+} ds_footers;
+
+int ds_footers_init(ds_footers *f, const ds_list *l, const io_open_opts *io, int max_open);
+void ds_footers_free(ds_footers *f);
+/* The end of the window of at most max_open unpruned files starting at from. */
+int ds_footers_window_end(const ds_footers *f, int from);
+/* Reads the footers of the unpruned, unopened files of [from, to) concurrently. */
+void ds_footers_open(ds_footers *f, int from, int to);
+void ds_footers_close(ds_footers *f, int i);
+/* File i's open error, its path in front; returns its status. */
+int ds_footers_error(const ds_footers *f, int i, pq_err *e);
+/* The data columns into s: every unpruned file's (union_by_name; over more files than one
+ * window, each footer is closed once read and read again for its scan) or the first
+ * unpruned file's (every file pruned: file 0's, read and closed). 0 or a status. */
+int ds_footers_schema(ds_footers *f, ds_schema *s, bool union_by_name, pq_err *e);
 
 #endif
