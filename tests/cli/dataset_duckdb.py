@@ -159,6 +159,17 @@ for where, order, limit in queries:
         check(st.get("footers_read") == 2 and st.get("files_pruned") == 83,
               f"{where}: footers_read {st.get('footers_read')} files_pruned {st.get('files_pruned')}")
 
+# other thread counts (files run one per core, batches still in path order), and unordered
+where = "month = 12 AND l_quantity > 45"
+want = norm(duck(con, files, COLS, where))
+for extra in (["--threads", "1"], ["--threads", "3"], ["--threads", "3", "--policy", "eager"]):
+    p = run([pat, "--union-by-name", "--format", "csv", "--columns", ",".join(COLS), "--where",
+             where] + extra)
+    check(norm(csv_rows(p.stdout)) == want, f"{' '.join(extra)}: rows differ from DuckDB's")
+p = run([pat, "--union-by-name", "--format", "csv", "--columns", ",".join(COLS), "--where", where,
+         "--unordered"])
+check(sorted(norm(csv_rows(p.stdout))) == sorted(want), "--unordered: rows differ from DuckDB's")
+
 # ORDER BY ... LIMIT across files: the keys in order and the rows as a set (ties may differ)
 for order, limit in [("l_extendedprice DESC", 10), ("year DESC, l_orderkey", 20),
                      ("l_quantity, l_orderkey DESC", 15)]:
