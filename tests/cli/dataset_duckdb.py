@@ -22,17 +22,10 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, summary  # noqa: E402
+
 R, D = sys.argv[1], sys.argv[2]
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def run(args, want_rc=0):
@@ -215,5 +208,4 @@ pq.write_table(pa.table({"k": pa.array([3], pa.int64())}), f"{inc}/b.parquet")
 p = run([inc, "--union-by-name", "--format", "csv"])
 check(p.stdout.split() == ["k", "1", "2", "3"], f"int32 + int64 widened: {p.stdout!r}")
 
-print(f"dataset_duckdb: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(0 if summary("dataset_duckdb") else 1)

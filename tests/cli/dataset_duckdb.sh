@@ -4,9 +4,5 @@
 # against DuckDB's read_parquet([...], hive_partitioning = true, union_by_name = true)
 # (dataset_duckdb.py). Needs scripts/pyenv.sh (pyarrow + duckdb), as filter_duckdb.sh does.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
-err=$dir/pyenv.err
-if ! py=$(scripts/pyenv.sh 2>"$err" | tail -n1) || [ ! -x "$py" ]; then
-    echo "dataset_duckdb: scripts/pyenv.sh failed: $(tail -n 3 "$err" | tr '\n' ' ')"
-    echo "dataset_duckdb: 0 passed, 1 failed"; exit 1
-fi
+need_py dataset_duckdb
 "$py" tests/cli/dataset_duckdb.py "$R" "$dir" "$@"
