@@ -67,6 +67,9 @@ struct ringscan_file {
     char *path;
 };
 
+/* The filter/ tree a ringscan_expr is (NULL for NULL). */
+const flt_tnode *scan_expr_tree(const ringscan_expr *e);
+
 /* The predicates of a filter tree over the schema cols[0..ncols) (flt_from_tree). */
 int scan_filter_from_expr(const ringscan_expr *e, const pq_column_desc *cols, int32_t ncols,
                           flt_expr **out, pq_err *err);

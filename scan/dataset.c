@@ -364,7 +364,7 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
     ds_schema ps = {0}; /* the partition columns alone, for pruning before any footer */
     rc = ds_schema_parts(&ps, l);
     for (int i = 0; rc == 0 && i < l->nfiles; i++)
-        if ((d->ft.slots[i].pruned = ds_prune_partitions(&ps, l, i, d->filter))) {
+        if ((d->ft.slots[i].pruned = ds_prune_partitions(&ps, l, i, d->filter, scan_expr_tree(a->filter_expr)))) {
             say(d, "file %s: pruned by %s\n", l->files[i].path, "its partition values (no footer read)");
             d->files_pruned++;
         }

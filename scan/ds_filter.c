@@ -96,26 +96,66 @@ static const char *conj_end(const char *p, const char **next)
     return p + strlen(p);
 }
 
-bool ds_prune_partitions(const ds_schema *s, const ds_list *l, int fi, const char *text)
-{
-    if (!text || l->npart == 0) return false;
+/* The partition columns of s as a parser's schema (cols, n) and the view over them. */
+typedef struct part_schema {
     pq_column_desc cols[DS_PART_MAX];
-    int virt[DS_PART_MAX], n = 0;
-    for (int c = 0; c < s->n; c++)
-        if (s->cols[c].part >= 0) virt[n] = c, cols[n] = s->cols[c].desc, cols[n].index = n, n++;
-    ds_view v = {.ncols = n, .nfile = 0, .cols = cols, .virt = virt};
+    int virt[DS_PART_MAX], n;
+    ds_view v;
+} part_schema;
+
+static void part_schema_init(part_schema *p, const ds_schema *s)
+{
+    p->n = 0;
+    for (int c = 0; c < s->n && p->n < DS_PART_MAX; c++)
+        if (s->cols[c].part >= 0)
+            p->virt[p->n] = c, p->cols[p->n] = s->cols[c].desc, p->cols[p->n].index = p->n, p->n++;
+    p->v = (ds_view){.ncols = p->n, .nfile = 0, .cols = p->cols, .virt = p->virt};
+}
+
+/* Whether x (a conjunct typed on partition columns alone, NULL when it is not) rules file f
+ * out; frees x. */
+static bool rules_out(const ds_schema *s, const part_schema *p, const ds_file *f, flt_expr *x)
+{
+    bool none = false;
+    pq_err e = {.offset = -1};
+    if (x && ds_filter_split(s, &p->v, f, x, &none, &e) != 0) none = false;
+    flt_expr_free(x);
+    return none;
+}
+
+/* Whether a top-level AND term of tree n, typed on partition columns alone, rules f out. */
+static bool tree_rules_out(const ds_schema *s, const part_schema *p, const ds_file *f,
+                           const flt_tnode *n, int depth)
+{
+    if (depth > FLT_MAX_DEPTH) return false;
+    if (n->op == FLT_T_AND) {
+        for (int32_t i = 0; i < n->nargs; i++)
+            if (tree_rules_out(s, p, f, n->args[i], depth + 1)) return true;
+        return false;
+    }
+    flt_expr *x = NULL;
+    pq_err e = {.offset = -1}; /* unused: a term naming a data column is no partition term */
+    if (flt_from_tree(n, p->cols, p->n, &x, &e) != 0) return false;
+    return rules_out(s, p, f, x);
+}
+
+bool ds_prune_partitions(const ds_schema *s, const ds_list *l, int fi, const char *text,
+                         const flt_tnode *tree)
+{
+    if ((!text && !tree) || l->npart == 0) return false;
+    part_schema p;
+    part_schema_init(&p, s);
+    if (tree) return tree_rules_out(s, &p, &l->files[fi], tree, 0);
     bool pruned = false;
     char *buf = fail_malloc(strlen(text) + 1);
-    for (const char *p = text, *next; buf && p && !pruned; p = next) {
-        const char *end = conj_end(p, &next);
-        memcpy(buf, p, (size_t)(end - p));
-        buf[end - p] = 0;
+    for (const char *q = text, *next; buf && q && !pruned; q = next) {
+        const char *end = conj_end(q, &next);
+        memcpy(buf, q, (size_t)(end - q));
+        buf[end - q] = 0;
         flt_expr *x = NULL;
-        if (flt_parse(buf, cols, n, &x, NULL) == 0) { /* on partition columns alone */
-            bool none = false;
-            if (ds_filter_split(s, &v, &l->files[fi], x, &none, NULL) == 0 && none) pruned = true;
-        }
-        flt_expr_free(x);
+        pq_err e = {.offset = -1}; /* unused: a term naming a data column is no partition term */
+        if (flt_parse(buf, p.cols, p.n, &x, &e) == 0) pruned = rules_out(s, &p, &l->files[fi], x);
+        else flt_expr_free(x);
     }
     free(buf);
     return pruned;

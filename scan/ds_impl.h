@@ -66,9 +66,11 @@ int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v);
  * columns is RINGSCAN_EUNSUPPORTED naming it. 0 or a status with e filled. */
 int ds_filter_split(const ds_schema *s, const ds_view *v, const ds_file *f, flt_expr *expr,
                     bool *none, pq_err *e);
-/* Whether text's top-level conjuncts on partition columns alone rule file f out (false when
- * the filter says nothing about partitions, or is not text). Reads no file. */
-bool ds_prune_partitions(const ds_schema *s, const ds_list *l, int fi, const char *text);
+/* Whether the filter's top-level AND terms on partition columns alone rule file fi out (false
+ * when the filter says nothing about partitions): the filter as text (terms split at AND
+ * outside parentheses, quotes and BETWEEN), or as a tree (NULL: none). Reads no file. */
+bool ds_prune_partitions(const ds_schema *s, const ds_list *l, int fi, const char *text,
+                         const flt_tnode *tree);
 
 /* A dataset's footers (ds_open.c): per file its open footer or open error, or pruned. */
 typedef struct ds_slot {

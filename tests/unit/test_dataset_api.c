@@ -127,6 +127,20 @@ static void pruning(void)
     run(&o, &r);
     CHECK_EQ_I64(r.rows, 4);
     CHECK(r.id[0] == 196);
+    o.filter = NULL;                     /* the same as a tree: pruned before footers too */
+    ringscan_expr *k2[2] = {ringscan_expr_column("k"), ringscan_expr_int(2)};
+    ringscan_expr *id[2] = {ringscan_expr_column("id"), ringscan_expr_int(150)};
+    ringscan_expr *both[2] = {ringscan_expr_call(RINGSCAN_EXPR_EQ, 2, k2),
+                              ringscan_expr_call(RINGSCAN_EXPR_GT, 2, id)};
+    ringscan_expr *tree = ringscan_expr_call(RINGSCAN_EXPR_AND, 2, both);
+    o.filter_expr = tree;
+    run(&o, &r);
+    CHECK_EQ_I64(r.rc, 0);
+    CHECK_EQ_I64(r.rows, 49);
+    CHECK_EQ_I64(r.st.files_pruned, 2);
+    CHECK_EQ_I64(r.st.footers_read, 1);
+    o.filter_expr = NULL;
+    ringscan_expr_free(tree);
     o.filter = "k = 1 OR id = 250";      /* a clause mixing a partition with a column */
     run(&o, &r);
     CHECK_EQ_I64(r.rc, RINGSCAN_EUNSUPPORTED);
