@@ -440,7 +440,11 @@ typedef struct ringscan_options {
                                    union_by_name): a column a file lacks reads as nulls there;
                                    integers widen to the wider integer, integers and floats to
                                    DOUBLE; other differences are RINGSCAN_EUNSUPPORTED naming
-                                   both files and the column. false: the first file's columns,
+                                   both files and the column. The union is over the files the
+                                   partition filter keeps, and over every file (the pruned
+                                   ones' footers read, not their data) when the scan asks for
+                                   every column or names one the kept files lack, so the
+                                   schema is DuckDB's. false: the first kept file's columns,
                                    matched by name in each file (a column missing from a file,
                                    or wider there, is that error; extra columns are ignored) */
     int max_files;              /* files a dataset may list; 0 = 100000 (at most 1 << 20) */

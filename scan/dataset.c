@@ -74,6 +74,29 @@ static void say(ds_scan *d, const char *fmt, const char *path, const char *why)
                                        fmt, path, why);
 }
 
+/* Whether the query may need a column only the files pruned by partition have: every column
+ * (no column list), or a name the schema lacks: projected, an ORDER BY key, or one the filter
+ * reads (it fails to type against every schema column). */
+static bool names_missing(const ds_scan *d, const ds_scan_args *a)
+{
+    if (!a->columns) return true;
+    for (int j = 0; a->columns && j < a->ncolumns; j++)
+        if (ds_schema_find(&d->s, a->columns[j]) < 0) return true;
+    pq_column_desc *cols = fail_malloc(sizeof *cols * (size_t)(d->s.n + 1));
+    if (!cols) return false;
+    for (int c = 0; c < d->s.n; c++) cols[c] = d->s.cols[c].desc, cols[c].index = c;
+    flt_order_term t[FLT_MAX_SORT_KEYS];
+    flt_expr *x = NULL;
+    pq_err e = {.offset = -1};
+    int nk = 0;
+    bool miss = a->order_by && flt_parse_order(a->order_by, cols, d->s.n, false, t, &nk, &e) != 0;
+    if (!miss && a->filter) miss = flt_parse(a->filter, cols, d->s.n, &x, &e) != 0;
+    else if (!miss && a->filter_expr) miss = scan_filter_from_expr(a->filter_expr, cols, d->s.n, &x, &e) != 0;
+    flt_expr_free(x);
+    free(cols);
+    return miss;
+}
+
 /* The projected columns (names resolved in the schema) and ORDER BY keys hidden after them. */
 static int resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
 {
@@ -376,6 +399,11 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
     if (d->inflight < 1) d->inflight = 1;
     if (rc == 0) rc = ds_footers_schema(&d->ft, &d->s, a->union_by_name, e);
     if (rc == 0) rc = ds_schema_parts(&d->s, l);
+    if (rc == 0 && a->union_by_name && d->files_pruned > 0 && names_missing(d, a)) {
+        ds_schema_drop_parts(&d->s); /* invariant 1: data columns first */
+        rc = ds_footers_schema_pruned(&d->ft, &d->s, e);
+        if (rc == 0) rc = ds_schema_parts(&d->s, l);
+    }
     if (rc == 0) rc = resolve_out(d, a, e);
     if (rc == 0) rc = fill(d, e); /* the first files' errors (a filter's) now */
     return rc;

@@ -103,5 +103,11 @@ int ds_footers_error(const ds_footers *f, int i, pq_err *e);
  * window, each footer is closed once read and read again for its scan) or the first
  * unpruned file's (every file pruned: file 0's, read and closed). 0 or a status. */
 int ds_footers_schema(ds_footers *f, ds_schema *s, bool union_by_name, pq_err *e);
+/* Adds the columns of the files pruned by partition to s (union by name): their footers are
+ * read for this and closed. For a query that names a column only those files have (DuckDB
+ * binds union_by_name to every file). 0 or a status. */
+int ds_footers_schema_pruned(ds_footers *f, ds_schema *s, pq_err *e);
+/* Removes the partition columns from s (they are appended again after new data columns). */
+void ds_schema_drop_parts(ds_schema *s);
 
 #endif

@@ -111,3 +111,22 @@ int ds_footers_schema(ds_footers *f, ds_schema *s, bool union_by_name, pq_err *e
     }
     return rc;
 }
+
+int ds_footers_schema_pruned(ds_footers *f, ds_schema *s, pq_err *e)
+{
+    const ds_list *l = f->list;
+    int rc = 0;
+    for (int w = 0; rc == 0 && w < l->nfiles; w += f->max_open) {
+        int end = w + f->max_open < l->nfiles ? w + f->max_open : l->nfiles, k;
+        for (k = w; k < end; k++) f->slots[k].pruned = !f->slots[k].pruned; /* the pruned only */
+        ds_footers_open(f, w, end);
+        for (k = w; k < end; k++) f->slots[k].pruned = !f->slots[k].pruned;
+        for (k = w; rc == 0 && k < end; k++) {
+            if (!f->slots[k].pruned) continue;
+            if (f->slots[k].rc) return ds_footers_error(f, k, e);
+            rc = ds_schema_add(s, &f->slots[k].f->meta, l->files[k].path, true, e);
+            ds_footers_close(f, k);
+        }
+    }
+    return rc;
+}

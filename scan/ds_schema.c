@@ -143,6 +143,14 @@ int ds_schema_parts(ds_schema *s, const ds_list *l)
     return rc;
 }
 
+void ds_schema_drop_parts(ds_schema *s)
+{
+    while (s->n > 0 && s->cols[s->n - 1].part >= 0) {
+        s->n--;
+        free(s->cols[s->n].name), free(s->cols[s->n].from);
+    }
+}
+
 void ds_schema_free(ds_schema *s)
 {
     for (int i = 0; i < s->n; i++) free(s->cols[i].name), free(s->cols[i].from);
