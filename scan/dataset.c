@@ -60,6 +60,8 @@ struct ds_scan {
     int64_t files_pruned;
     bool done;
     ds_topk topk;          /* nkeys 0 unless ORDER BY */
+    flt_dyn cell;          /* the Top-K bound of the files whose first key has the dataset's
+                              own type (zeroed: unset), shared by their scans */
     bool topk_done;
     char *explain;
     size_t explain_len;
@@ -207,6 +209,12 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     so.limit = so.nkeys || !d->topk.nkeys ? left : -1;
     if (d->topk.nkeys && !so.nkeys) so.limit = left; /* constant keys: the first K rows */
     so.threads = d->a.so.threads / d->inflight > 1 ? d->a.so.threads / d->inflight : 1;
+    if (so.nkeys > 0 && r->proj[d->topk.col[0]] >= 0) { /* the first key is the file's own */
+        const pq_column_desc *k = &r->view.cols[r->proj[d->topk.col[0]]];
+        const pq_column_desc *dk = &d->s.cols[d->out[d->topk.col[0]]].desc;
+        if (k->physical == dk->physical && k->logical == dk->logical && k->type_length == dk->type_length)
+            so.topk_cell = &d->cell; /* one domain: a bound from any file prunes the others */
+    }
     if (rc == 0 && !*pruned) rc = scan_start(f, leaves, nleaves, x, &so, &r->scan, e); /* owns x */
     else flt_expr_free(x);
     free(leaves);

@@ -171,6 +171,13 @@ static void limit_and_order(void)
     run(&o, &r);
     CHECK_EQ_I64(r.rows, 5);
     CHECK(r.id[0] == 299 && r.id[4] == 295);
+    o.order_by = "id";           /* one file at a time: the first file's bound (id <= 4)
+                                    rules out the row groups of the next two unread */
+    o.threads = 1;
+    run(&o, &r);
+    CHECK(r.rows == 5 && r.id[0] == 0 && r.id[4] == 4);
+    CHECK_EQ_I64(r.st.row_groups_pruned, 2);
+    o.threads = 2;
     o.limit = 3;
     o.order_by = "k DESC, id DESC"; /* a partition key, constant in each file */
     run(&o, &r);
