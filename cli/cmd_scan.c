@@ -576,7 +576,9 @@ static void show_filter_place(const char *filter, const char *msg)
 static bool is_dataset(const scan_args *a)
 {
     struct stat st;
+    size_t n = strlen(a->path);
     if (a->npaths > 1 || a->dataset || strpbrk(a->path, "*?[")) return true;
+    if (strncmp(a->path, "s3://", 5) == 0 && n && a->path[n - 1] == '/') return true; /* a prefix */
     return !strstr(a->path, "://") && stat(a->path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 

@@ -584,18 +584,22 @@ RINGSCAN_API int ringscan_scan_column(ringscan_scan *s, int i, ringscan_column_i
  * A dataset is a list of Parquet files scanned as one: the schema of their columns (see
  * ringscan_options.union_by_name) followed by hive partition columns (sorted by name, as
  * DuckDB), rows in path order then file order, one filter, projection, limit and ORDER BY
- * over all of them. Every file is local, or a URL named exactly (no listing on object
- * stores yet). */
+ * over all of them. Files are local, URLs named exactly, or s3:// patterns listed with
+ * ListObjectsV2 (below). */
 typedef struct ringscan_dataset ringscan_dataset;
 
 /* Lists a dataset: each of paths[0..npaths) is a file, a directory (every *.parquet below
  * it, recursively) or a pattern (* ? [...] inside a path component, `**` any number of
  * directories: "data/ ** / *.parquet" without the spaces); the files are sorted by path and
- * listed once. Reads no footer. o (may be NULL: defaults) gives hive_partitioning,
+ * listed once. An s3:// pattern (or an s3:// prefix ending in '/': every *.parquet below it)
+ * lists the bucket from the pattern's literal head (ListObjectsV2, signed with o's S3 fields
+ * or the environment) and keeps the keys it matches; a pattern over http(s):// is
+ * RINGSCAN_EUNSUPPORTED (no listing). Reads no footer. o (may be NULL: defaults) gives hive_partitioning,
  * hive_types, max_files. Returns 0 and *out (ringscan_dataset_close), or a status with err
  * naming the pattern or file: -ENOENT when a pattern matches no file or a path does not
  * exist, RINGSCAN_ELIMIT beyond max_files, -EINVAL for bad hive_types or a partition value
- * that is not of its given type, RINGSCAN_EUNSUPPORTED for a pattern over a URL. */
+ * that is not of its given type, RINGSCAN_EUNSUPPORTED for a pattern over http(s); a failed
+ * listing names the URL and the HTTP status with the S3 code. */
 RINGSCAN_API int ringscan_dataset_open(const char *const *paths, int npaths,
                                        const ringscan_options *o, ringscan_dataset **out,
                                        ringscan_error *err);

@@ -542,6 +542,17 @@ static int http_obj_new(http_obj **out, const char *url, const char *shown,
     return 0;
 }
 
+int http_obj_make(http_obj **out, const char *url, const io_open_opts *op, char *err,
+                  size_t errlen)
+{
+    return http_obj_new(out, url, url, op, err, errlen);
+}
+
+void http_obj_drop(http_obj *o)
+{
+    if (o) http_obj_free(o);
+}
+
 int io_http_open(io_file_t **out, const char *url, const io_open_opts *op, char *err,
                  size_t errlen)
 {

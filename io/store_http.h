@@ -98,6 +98,13 @@ void http_xfer_prepare(CURL *h, http_xfer *x);
  * range and the cause (HTTP status, S3 code, curl error) into why. */
 http_verdict http_xfer_judge(CURL *h, http_xfer *x, CURLcode cc, char *why, size_t whylen);
 
+/* An object's request settings for url (s3://: its signed path-style or virtual-hosted URL;
+ * http(s)://: the URL itself), as io_http_open makes them, without any request; freed with
+ * http_obj_drop. 0 or a negative errno with err filled. (The S3 lister: store_http_list.c.) */
+int http_obj_make(http_obj **out, const char *url, const io_open_opts *op, char *err,
+                  size_t errlen);
+void http_obj_drop(http_obj *o);
+
 /* store_http_multi.c: the per-core driver (core_new, core_free, read, cancel of
  * io_backend_http). */
 int http_core_new(void **out, exec_t *e);

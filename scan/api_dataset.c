@@ -23,9 +23,15 @@ int ringscan_dataset_open(const char *const *paths, int npaths, const ringscan_o
     if (rc == 0 && o && (o->hive_partitioning < -1 || o->hive_partitioning > 1))
         rc = pq_errf(&e, -EINVAL, -1, "invalid argument: hive_partitioning is not -1, 0 or 1");
     if (rc == 0 && !(d = fail_calloc(1, sizeof *d))) rc = -ENOMEM;
+    io_open_opts io = {0};
+    if (o)
+        io = (io_open_opts){.store = o->store, .s3_key_id = o->s3_access_key_id,
+                            .s3_secret = o->s3_secret_access_key, .s3_token = o->s3_session_token,
+                            .s3_region = o->s3_region, .s3_endpoint = o->s3_endpoint,
+                            .tls_insecure = o->tls_insecure};
     if (rc == 0)
         rc = ds_list_build(paths, npaths, o ? o->hive_partitioning : 0, o ? o->hive_types : NULL,
-                           o ? o->max_files : 0, &d->list, &e);
+                           o ? o->max_files : 0, &io, &d->list, &e);
     if (rc == 0) {
         *out = d;
         return 0;

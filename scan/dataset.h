@@ -29,6 +29,7 @@
 
 #include "format/err.h"
 #include "format/meta.h"
+#include "io/io.h"
 
 enum {
     DS_FILES_MAX = 1 << 20,     /* files a dataset may list (ringscan_options.max_files) */
@@ -65,7 +66,10 @@ typedef struct ds_list {
 /* Lists the files of pats[0..n): a path (a file, or a directory: every regular *.parquet
  * below it, recursively), or a pattern with * ? [..] in its components and ** for any
  * number of directories (a component starting with '.' matches only a pattern that starts
- * with '.'). URLs (scheme://) are taken as files; a pattern on a URL is refused. hive: 1 read
+ * with '.'). URLs (scheme://) are taken as files, but an s3:// pattern (or one ending in '/':
+ * every *.parquet below) lists the bucket from the pattern's literal head (io_s3_list, with
+ * io's credentials and endpoint) and keeps the keys it matches; an http(s) pattern is
+ * refused (no listing). hive: 1 read
  * `key=value` directories (every file must hold the same keys), 0 read them when every file
  * has the same non-empty set (DuckDB's auto-detection), -1 never. types: NULL, or
  * "key:BIGINT,key:VARCHAR,key:DATE" for some keys (others inferred). At most max_files files.
@@ -73,7 +77,7 @@ typedef struct ds_list {
  * pattern matches no file or a path does not exist, RINGSCAN_ELIMIT past max_files or
  * DS_DEPTH_MAX, -EINVAL for bad types or a key missing from a file. */
 int ds_list_build(const char *const *pats, int n, int hive, const char *types, int max_files,
-                  ds_list *out, pq_err *e);
+                  const io_open_opts *io, ds_list *out, pq_err *e);
 void ds_list_free(ds_list *l);
 
 /* Parses text as ptype t into *v (BIGINT value, DATE days); false when it does not fit. */

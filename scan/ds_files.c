@@ -18,6 +18,7 @@ typedef struct lister {
     int n, cap, max;
     pq_err *e;
     const char *pat; /* the pattern being listed (messages) */
+    const io_open_opts *io; /* S3 listing's credentials and endpoint */
 } lister;
 
 static bool has_magic(const char *s) { return strpbrk(s, "*?[") != NULL; }
@@ -118,17 +119,90 @@ static int list_dir(lister *l, const char *dir)
     return walk(l, dir, comps, 0, 2, 0);
 }
 
+/* Whether the components pc[0..np) (fnmatch patterns, "**" any number of components) match
+ * kc[0..nk). Depth is bounded by the callers (DS_DEPTH_MAX components each). */
+static bool comps_match(char **pc, int np, char **kc, int nk)
+{
+    if (np == 0) return nk == 0;
+    if (strcmp(pc[0], "**") == 0) {
+        for (int i = 0; i <= nk; i++)
+            if (comps_match(pc + 1, np - 1, kc + i, nk - i)) return true;
+        return np == 1 && nk > 0; /* a trailing ** names every key below */
+    }
+    return nk > 0 && fnmatch(pc[0], kc[0], FNM_PERIOD) == 0 && comps_match(pc + 1, np - 1, kc + 1, nk - 1);
+}
+
+/* s split at '/' (in place) into at most DS_DEPTH_MAX components; -1 past that. */
+static int split_comps(char *s, char **out)
+{
+    int n = 0;
+    for (char *t = strtok(s, "/"); t; t = strtok(NULL, "/")) {
+        if (n == DS_DEPTH_MAX) return -1;
+        out[n++] = t;
+    }
+    return n;
+}
+
+typedef struct s3_match {
+    lister *l;
+    const char *bucket;  /* "s3://bucket/" */
+    char **pc;
+    int np;
+} s3_match;
+
+/* io_s3_list's callback: a key the pattern matches becomes a path. */
+static int s3_key(void *ctx, const char *key)
+{
+    s3_match *m = ctx;
+    char *copy = fail_strdup(key), *kc[DS_DEPTH_MAX];
+    if (!copy) return -ENOMEM;
+    int nk = split_comps(copy, kc), rc = 0;
+    if (nk >= 0 && comps_match(m->pc, m->np, kc, nk)) {
+        char *full = fail_malloc(strlen(m->bucket) + strlen(key) + 1);
+        if (!full) rc = -ENOMEM;
+        else sprintf(full, "%s%s", m->bucket, key), rc = add_path(m->l, full), free(full);
+    }
+    free(copy);
+    return rc;
+}
+
+/* s3://bucket/pattern (a URL ending in '/': every *.parquet below it): the bucket listed from
+ * the pattern's literal head, keys matched component by component. */
+static int list_s3(lister *l, const char *p)
+{
+    const char *b = p + 5, *slash = strchr(b, '/');
+    if (!slash || slash == b) return pq_errf(l->e, -EINVAL, -1, "%.200s: not s3://bucket/pattern", p);
+    size_t blen = (size_t)(slash - b) + 6, plen = strlen(slash + 1);
+    char *bucket = fail_malloc(blen + 1), *pat = fail_malloc(plen + 32), *url = fail_malloc(strlen(p) + 1);
+    char *pc[DS_DEPTH_MAX];
+    int rc = bucket && pat && url ? 0 : -ENOMEM;
+    if (rc == 0) {
+        memcpy(bucket, p, blen), bucket[blen] = 0;
+        sprintf(pat, "%s%s", slash + 1, ends_with(p, "/") ? "**/*.parquet" : "");
+        size_t head = strcspn(p, "*?[");            /* the listing's prefix: the literal head */
+        memcpy(url, p, head), url[head] = 0;
+    }
+    int np = rc == 0 ? split_comps(pat, pc) : 0;
+    if (rc == 0 && np < 0)
+        rc = pq_errf(l->e, RINGSCAN_ELIMIT, -1, "%.200s: more than %d components", p, DS_DEPTH_MAX);
+    char msg[256] = "";
+    s3_match m = {.l = l, .bucket = bucket, .pc = pc, .np = np};
+    if (rc == 0) rc = io_s3_list(url, l->io, (int64_t)l->max * 16 + 1024, s3_key, &m, msg, sizeof msg);
+    if (rc && msg[0]) pq_errf(l->e, rc, -1, "%s", msg);
+    free(bucket), free(pat), free(url);
+    return rc;
+}
+
 static int list_one(lister *l, const char *p)
 {
     int before = l->n, rc;
     l->pat = p;
-    if (is_url(p)) {
-        if (has_magic(p))
-            return pq_errf(l->e, RINGSCAN_EUNSUPPORTED, -1, "%.200s: patterns over URLs (object "
-                           "store listing) are not supported yet; name the objects", p);
-        return add_path(l, p);
-    }
-    if (has_magic(p)) rc = list_pattern(l, p);
+    if (strncmp(p, "s3://", 5) == 0 && (has_magic(p) || ends_with(p, "/"))) rc = list_s3(l, p);
+    else if (is_url(p) && has_magic(p))
+        return pq_errf(l->e, RINGSCAN_EUNSUPPORTED, -1, "%.200s: patterns over http(s) URLs "
+                       "are not supported (no listing); name the objects", p);
+    else if (is_url(p)) return add_path(l, p);
+    else if (has_magic(p)) rc = list_pattern(l, p);
     else if (is_dir(p)) rc = list_dir(l, p);
     else if (is_file(p)) return add_path(l, p);
     else return pq_errf(l->e, -ENOENT, -1, "%.200s: no such file or directory", p);
@@ -346,10 +420,10 @@ static int detect_parts(ds_list *l, int hive, const char *types, pq_err *e)
 }
 
 int ds_list_build(const char *const *pats, int n, int hive, const char *types, int max_files,
-                  ds_list *out, pq_err *e)
+                  const io_open_opts *io, ds_list *out, pq_err *e)
 {
     *out = (ds_list){0};
-    lister l = {.max = max_files > 0 ? max_files : DS_FILES_DEFAULT, .e = e};
+    lister l = {.max = max_files > 0 ? max_files : DS_FILES_DEFAULT, .e = e, .io = io};
     if (l.max > DS_FILES_MAX) l.max = DS_FILES_MAX;
     int rc = n > 0 ? 0 : pq_errf(e, -EINVAL, -1, "no paths given");
     for (int i = 0; rc == 0 && i < n; i++)

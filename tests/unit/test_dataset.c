@@ -33,7 +33,7 @@ static int list(const char *pat, int hive, const char *types, ds_list *l, pq_err
     snprintf(p, sizeof p, "%s/%s", root, pat);
     const char *pats[1] = {p};
     *e = (pq_err){.offset = -1};
-    return ds_list_build(pats, 1, hive, types, 0, l, e);
+    return ds_list_build(pats, 1, hive, types, 0, NULL, l, e);
 }
 
 /* The path of file i without the root. */
@@ -77,19 +77,19 @@ static void globbing(void)
     snprintf(a, sizeof a, "%s/t/a.parquet", root);
     snprintf(b, sizeof b, "%s/t/*.parquet", root);
     const char *two[2] = {a, b};
-    CHECK(ds_list_build(two, 2, -1, NULL, 0, &l, &e) == 0);
+    CHECK(ds_list_build(two, 2, -1, NULL, 0, NULL, &l, &e) == 0);
     CHECK_EQ_I64(l.nfiles, 1);
     ds_list_free(&l);
-    CHECK(ds_list_build(two, 2, -1, NULL, 0, &l, &e) == 0 && l.nfiles == 1);
+    CHECK(ds_list_build(two, 2, -1, NULL, 0, NULL, &l, &e) == 0 && l.nfiles == 1);
     ds_list_free(&l);
     /* max_files */
     CHECK(list("t", -1, NULL, &l, &e) == 0);
     ds_list_free(&l);
     const char *one[1] = {b};
     snprintf(b, sizeof b, "%s/t/**/*.parquet", root);
-    CHECK(ds_list_build(one, 1, -1, NULL, 3, &l, &e) == RINGSCAN_ELIMIT);
-    const char *url[1] = {"s3://bucket/x/*.parquet"};
-    CHECK(ds_list_build(url, 1, -1, NULL, 0, &l, &e) == RINGSCAN_EUNSUPPORTED);
+    CHECK(ds_list_build(one, 1, -1, NULL, 3, NULL, &l, &e) == RINGSCAN_ELIMIT);
+    const char *url[1] = {"https://host/x/*.parquet"}; /* no listing over HTTP */
+    CHECK(ds_list_build(url, 1, -1, NULL, 0, NULL, &l, &e) == RINGSCAN_EUNSUPPORTED);
 }
 
 static void inference(void)
