@@ -245,6 +245,11 @@ void http_xfer_prepare(CURL *h, http_xfer *x)
     curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, http_on_progress);
     curl_easy_setopt(h, CURLOPT_XFERINFODATA, x);
     curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    http_obj_setopts(h, o);
+}
+
+void http_obj_setopts(CURL *h, const http_obj *o)
+{
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, o->insecure ? 0L : 1L);
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, o->insecure ? 0L : 2L);
     if (o->ca_file[0]) curl_easy_setopt(h, CURLOPT_CAINFO, o->ca_file);

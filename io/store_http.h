@@ -93,6 +93,8 @@ uint64_t http_tail_take(const http_obj *o, uint64_t off, uint64_t len, uint8_t *
 /* Points easy handle h at x's request (range, callbacks, signing, TLS, timeouts) and resets
  * x's per-request state. */
 void http_xfer_prepare(CURL *h, http_xfer *x);
+/* o's TLS verification, CA bundle, headers and SigV4 signing on h (every request of o). */
+void http_obj_setopts(CURL *h, const http_obj *o);
 /* Judges x's finished request (cc from curl): counts it on the file, folds a success into the
  * cost model, and on HTTP_FAIL or a retry refused by its bounds writes a message naming the
  * range and the cause (HTTP status, S3 code, curl error) into why. */

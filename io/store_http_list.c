@@ -100,14 +100,7 @@ static int get_page(CURL *h, const http_obj *o, const char *url, list_body *b, c
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, o->timeout_ms);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 4 * o->timeout_ms);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, o->insecure ? 0L : 1L);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, o->insecure ? 0L : 2L);
-    if (o->ca_file[0]) curl_easy_setopt(h, CURLOPT_CAINFO, o->ca_file);
-    if (o->headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, o->headers);
-    if (o->userpwd) {
-        curl_easy_setopt(h, CURLOPT_USERPWD, o->userpwd);
-        curl_easy_setopt(h, CURLOPT_AWS_SIGV4, o->sigv4);
-    }
+    http_obj_setopts(h, o);
     CURLcode cc = curl_easy_perform(h);
     long status = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);

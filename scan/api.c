@@ -67,11 +67,7 @@ int ringscan_open_with(const char *path, const ringscan_options *o, ringscan_fil
     }
     pq_err e = {.offset = -1};
     io_open_opts io = {0};
-    if (o)
-        io = (io_open_opts){.store = o->store, .s3_key_id = o->s3_access_key_id,
-                            .s3_secret = o->s3_secret_access_key, .s3_token = o->s3_session_token,
-                            .s3_region = o->s3_region, .s3_endpoint = o->s3_endpoint,
-                            .tls_insecure = o->tls_insecure};
+    if (o) scan_api_io_opts(o, &io);
     int rc = pqf_open_with(&f->f, path, &io, NULL, &e);
     if (rc) {
         free(f->path);
@@ -137,6 +133,14 @@ int scan_api_check_options(const ringscan_options *o, ringscan_error *err)
     if (!bad && (o->threads < 0 || o->threads > EXEC_THREADS_MAX))
         snprintf(what, sizeof what, "threads %d outside 0..%d", o->threads, EXEC_THREADS_MAX), bad = what;
     return bad ? scan_api_bad_arg(err, bad) : 0;
+}
+
+void scan_api_io_opts(const ringscan_options *o, io_open_opts *io)
+{
+    *io = (io_open_opts){.store = o->store, .s3_key_id = o->s3_access_key_id,
+                          .s3_secret = o->s3_secret_access_key, .s3_token = o->s3_session_token,
+                          .s3_region = o->s3_region, .s3_endpoint = o->s3_endpoint,
+                          .tls_insecure = o->tls_insecure};
 }
 
 void scan_api_scan_opts(const ringscan_options *o, scan_opts *so)

@@ -24,11 +24,7 @@ int ringscan_dataset_open(const char *const *paths, int npaths, const ringscan_o
         rc = pq_errf(&e, -EINVAL, -1, "invalid argument: hive_partitioning is not -1, 0 or 1");
     if (rc == 0 && !(d = fail_calloc(1, sizeof *d))) rc = -ENOMEM;
     io_open_opts io = {0};
-    if (o)
-        io = (io_open_opts){.store = o->store, .s3_key_id = o->s3_access_key_id,
-                            .s3_secret = o->s3_secret_access_key, .s3_token = o->s3_session_token,
-                            .s3_region = o->s3_region, .s3_endpoint = o->s3_endpoint,
-                            .tls_insecure = o->tls_insecure};
+    if (o) scan_api_io_opts(o, &io);
     if (rc == 0)
         rc = ds_list_build(paths, npaths, o ? o->hive_partitioning : 0, o ? o->hive_types : NULL,
                            o ? o->max_files : 0, &io, &d->list, &e);
@@ -70,10 +66,7 @@ static int ds_args(ringscan_dataset *d, const ringscan_options *o, ds_scan_args 
                         .union_by_name = o->union_by_name,
                         .max_open = o->max_open_files ? o->max_open_files : DS_OPEN_DEFAULT,
                         .arrow_flags = o->int96_raw ? SCAN_ARROW_INT96_RAW : 0};
-    a->io = (io_open_opts){.store = o->store, .s3_key_id = o->s3_access_key_id,
-                           .s3_secret = o->s3_secret_access_key, .s3_token = o->s3_session_token,
-                           .s3_region = o->s3_region, .s3_endpoint = o->s3_endpoint,
-                           .tls_insecure = o->tls_insecure};
+    scan_api_io_opts(o, &a->io);
     scan_api_scan_opts(o, &a->so);
     if (o->filter && o->filter_expr)
         return pq_errf(e, -EINVAL, -1, "filter and filter_expr are both set; give one");

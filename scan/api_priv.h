@@ -52,6 +52,8 @@ struct ringscan_scan {
  * what, and err from e's message (which names the file already); the last two return rc. */
 int scan_api_check_options(const ringscan_options *o, ringscan_error *err);
 void scan_api_scan_opts(const ringscan_options *o, scan_opts *so);
+/* The store and S3 fields of o as io/ takes them. */
+void scan_api_io_opts(const ringscan_options *o, io_open_opts *io);
 int scan_api_bad_arg(ringscan_error *err, const char *what);
 int scan_api_report(ringscan_error *err, int rc, const pq_err *e);
 
