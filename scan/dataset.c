@@ -31,7 +31,7 @@
 /* DS_INFLIGHT_MAX: files whose scans run at once: with `threads` cores, `threads` files of
  * one core each (a file of one row group is one split, so one file at a time would leave
  * every other core idle) */
-enum { DS_EXPLAIN_BYTES = 64 << 10, DS_INFLIGHT_MAX = 8 };
+enum { DS_EXPLAIN_BYTES = 1 << 20, DS_INFLIGHT_MAX = 8 };
 
 /* A file being scanned. */
 typedef struct ds_run {
@@ -69,11 +69,13 @@ struct ds_scan {
 
 static void scan_stats_add(scan_stats *a, const scan_stats *b);
 
+/* Appends to the --explain text (cut at DS_EXPLAIN_BYTES, then nothing more). */
 static void say(ds_scan *d, const char *fmt, const char *path, const char *why)
 {
-    if (!d->explain || d->explain_len + 600 >= DS_EXPLAIN_BYTES) return;
-    d->explain_len += (size_t)snprintf(d->explain + d->explain_len, DS_EXPLAIN_BYTES - d->explain_len,
-                                       fmt, path, why);
+    if (!d->explain || d->explain_len + 1 >= DS_EXPLAIN_BYTES) return;
+    size_t room = DS_EXPLAIN_BYTES - d->explain_len;
+    int n = snprintf(d->explain + d->explain_len, room, fmt, path, why);
+    d->explain_len += n < 0 ? 0 : (size_t)n < room ? (size_t)n : room - 1;
 }
 
 /* Whether the query may need a column only the files pruned by partition have: every column
@@ -225,6 +227,7 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
 static void end_file(ds_scan *d, ds_run *r)
 {
     if (r->scan) {
+        say(d, "file %s:\n%s", d->a.list->files[r->fi].path, scan_explain(r->scan));
         scan_stats st;
         scan_get_stats(r->scan, &st);
         scan_stats_add(&d->acc, &st);

@@ -41,7 +41,8 @@ void ds_scan_stats(ds_scan *d, scan_stats *st, int64_t *files, int64_t *pruned, 
                    bool *complete);
 /* The projected column i's descriptor (NULL outside 0..n). */
 const pq_column_desc *ds_scan_column(const ds_scan *d, int i);
-/* Which files were pruned and why (NUL-terminated; "" without explain). */
+/* Which files were pruned and why, then each scanned file's own account as its scan ended
+ * (NUL-terminated, at most 1 MiB; "" without explain). */
 const char *ds_scan_explain(const ds_scan *d);
 void ds_scan_free(ds_scan *d);
 

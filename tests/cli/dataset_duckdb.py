@@ -176,6 +176,15 @@ for order, limit in [("l_extendedprice DESC", 10), ("year DESC, l_orderkey", 20)
     check([[r[i] for i in kidx] for r in got] == [[r[i] for i in kidx] for r in want],
           f"order by {order}: keys differ: {got[:3]} vs DuckDB {want[:3]}")
 
+# --explain: the files pruned by partition (no footer read), then each scanned file's plan
+p = run([pat, "--union-by-name", "--format", "count", "--columns", "l_orderkey", "--where",
+         "year = 1995", "--explain"])
+lines = p.stderr.splitlines()
+check(sum("pruned by its partition values (no footer read)" in x for x in lines) == 73 and
+      sum(x.startswith("file ") and x.endswith(".parquet:") for x in lines) == 12 and
+      sum(x.startswith("plan: ") for x in lines) == 12,
+      f"--explain: {len(lines)} lines: {lines[:3]}")
+
 # a directory and several paths name the same dataset
 p1 = run([ds, "--union-by-name", "--format", "count"])
 p2 = run(files + ["--union-by-name", "--format", "count"])
