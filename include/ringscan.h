@@ -615,8 +615,10 @@ RINGSCAN_API void ringscan_dataset_close(ringscan_dataset *d);
  * AND terms on partition columns are pruned before their footer is read; the footers of at
  * most max_open_files files are read at once (concurrently) and held; a file whose footer
  * statistics rule out every row group is pruned before its scan starts. Each file is
- * scanned by its own scan in path order (one at a time: ordered output is path order, then
- * row order; ringscan_options.ordered changes nothing across files). A clause (an OR) that
+ * scanned by its own scan, up to one file per thread at once (threads shared among them),
+ * and batches are taken from the files in path order (output is path order, then row order
+ * within each file as ringscan_options.ordered says). ORDER BY ... LIMIT keeps each file's
+ * best rows and merges them, the files sharing one bound. A clause (an OR) that
  * mixes partition columns with data columns is RINGSCAN_EUNSUPPORTED. Errors name the file.
  * The returned scan is used as any (next, schema, stream, stats, explain, free); d must
  * outlive it. */

@@ -1,5 +1,6 @@
 /* scan/dataset.h: many Parquet files scanned as one table (a dataset). Above the floors of
- * scan/: a dataset scan runs one scan (scan.h) per file, in path order, and rewrites each
+ * scan/: a dataset scan runs one scan (scan.h) per file, up to one file per core at once,
+ * takes their batches in path order, and rewrites each
  * file's batches to the dataset's schema. It owns
  *  - the file list (ds_files.c): paths, directories (every *.parquet below, recursively) and
  *    glob patterns (fnmatch(3) per path component, `**` any number of directories), sorted;
@@ -10,9 +11,10 @@
  *    by name (first appearance order), integers and floats widened, then the partition
  *    columns sorted by name (DuckDB's order); each file's filter with the columns it lacks
  *    and the partition columns as per-file constants;
+ *  - the footers (ds_open.c): read on threads in windows of max_open kept files;
  *  - the scan (dataset.c): pruning (partition filters before any footer, footer statistics
- *    before a file's scan starts), footers read ahead on threads (at most max_open held),
- *    limit, order across files (Top-K merged by ds_topk.c), statistics.
+ *    before a file's scan starts), limit, order across files (Top-K merged by ds_topk.c
+ *    with one shared bound), statistics.
  *
  * Invariants:
  *  1. files are sorted by path (strcmp) and distinct; every file holds npart values, one per
@@ -20,8 +22,8 @@
  *  2. A partition column's desc is a flat OPTIONAL column of the dataset's schema: INT64
  *     (BIGINT), INT32 DATE (days) or BYTE_ARRAY STRING; its values parse as that type in
  *     every file (checked at listing).
- *  3. At most max_open footers are held at once; a file's scan starts only after the scan of
- *     the file before it ended (ordered output; a batch belongs to one file). */
+ *  3. At most max_open + inflight footers are held at once (a window, and the files still
+ *     running); batches are taken from the files in path order, a batch from one file. */
 #ifndef RINGSCAN_SCAN_DATASET_H
 #define RINGSCAN_SCAN_DATASET_H
 #include <stdbool.h>
