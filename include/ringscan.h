@@ -431,10 +431,11 @@ typedef struct ringscan_options {
     int hive_partitioning;      /* `key=value` directories as columns: 0 = when every file's
                                    path has the same keys (DuckDB's auto-detection), 1 = always
                                    (a file without them is an error), -1 = never */
-    const char *hive_types;     /* "year:BIGINT,month:VARCHAR,day:DATE": the type of some
+    const char *hive_types;     /* "year:BIGINT,month:VARCHAR,day:DATE" (or TIMESTAMP): of some
                                    keys; the others are inferred as DuckDB 2.0.1 does (BIGINT
                                    when every value is an integer written without leading
-                                   zeros, DATE when every value is YYYY-MM-DD, else VARCHAR).
+                                   zeros, DATE when every value is YYYY-MM-DD, TIMESTAMP when
+                                   every value is YYYY-MM-DD HH:MM:SS[.f], else VARCHAR).
                                    NULL = infer every key */
     bool union_by_name;         /* the schema is every file's columns by name (DuckDB's
                                    union_by_name): a column a file lacks reads as nulls there;

@@ -5,8 +5,8 @@
  *  - the file list (ds_files.c): paths, directories (every *.parquet below, recursively) and
  *    glob patterns (fnmatch(3) per path component, `**` any number of directories), sorted;
  *  - hive partitions (ds_files.c): `key=value` directories, their types inferred as DuckDB
- *    2.0.1 does (BIGINT for integers written canonically, DATE for YYYY-MM-DD, VARCHAR
- *    otherwise) or given (hive_types);
+ *    2.0.1 does (BIGINT for integers written canonically, DATE for YYYY-MM-DD, TIMESTAMP for
+ *    YYYY-MM-DD HH:MM:SS[.ffffff], VARCHAR otherwise) or given (hive_types);
  *  - the schema (ds_schema.c): the first file's columns, or with union_by_name every file's
  *    by name (first appearance order), integers and floats widened, then the partition
  *    columns sorted by name (DuckDB's order); each file's filter with the columns it lacks
@@ -20,7 +20,8 @@
  *  1. files are sorted by path (strcmp) and distinct; every file holds npart values, one per
  *     partition column, in the dataset's partition order.
  *  2. A partition column's desc is a flat OPTIONAL column of the dataset's schema: INT64
- *     (BIGINT), INT32 DATE (days) or BYTE_ARRAY STRING; its values parse as that type in
+ *     (BIGINT), INT32 DATE (days), INT64 TIMESTAMP_MICROS (local: not adjusted to UTC, as
+ *     DuckDB's TIMESTAMP) or BYTE_ARRAY STRING; its values parse as that type in
  *     every file (checked at listing).
  *  3. At most max_open + inflight footers are held at once (a window, and the files still
  *     running); batches are taken from the files in path order, a batch from one file. */
@@ -43,7 +44,7 @@ enum {
     DS_PATH_MAX = 4096,
 };
 
-typedef enum ds_ptype { DS_BIGINT = 0, DS_VARCHAR = 1, DS_DATE = 2 } ds_ptype;
+typedef enum ds_ptype { DS_BIGINT = 0, DS_VARCHAR = 1, DS_DATE = 2, DS_TIMESTAMP = 3 } ds_ptype;
 
 /* A partition column: its name, type, and the descriptor filters and Arrow see. */
 typedef struct ds_part_col {
@@ -82,9 +83,10 @@ int ds_list_build(const char *const *pats, int n, int hive, const char *types, i
                   const io_open_opts *io, ds_list *out, pq_err *e);
 void ds_list_free(ds_list *l);
 
-/* Parses text as ptype t into *v (BIGINT value, DATE days); false when it does not fit. */
+/* Parses text as ptype t into *v (BIGINT value, DATE days, TIMESTAMP microseconds since
+ * 1970-01-01 00:00:00); false when it does not fit. */
 bool ds_part_parse(ds_ptype t, const char *text, int64_t *v);
-/* The type DuckDB 2.0.1 infers for one value (BIGINT, DATE or VARCHAR). */
+/* The type DuckDB 2.0.1 infers for one value (BIGINT, DATE, TIMESTAMP or VARCHAR). */
 ds_ptype ds_part_infer(const char *text);
 
 #endif

@@ -267,11 +267,35 @@ static bool any_int(const char *s, int64_t *v)
     return true;
 }
 
+/* "YYYY-MM-DD HH:MM:SS[.f...]" (or 'T' between) as microseconds since the epoch, up to 6
+ * fraction digits. */
+static bool parse_ts(const char *s, int64_t *v)
+{
+    char date[11];
+    int h, m, sec, n = 0;
+    if (strlen(s) < 19 || (s[10] != ' ' && s[10] != 'T')) return false;
+    memcpy(date, s, 10), date[10] = 0;
+    int64_t days;
+    if (!parse_date(date, &days)) return false;
+    if (sscanf(s + 11, "%2d:%2d:%2d%n", &h, &m, &sec, &n) != 3 || n != 8 || s[13] != ':' ||
+        s[16] != ':' || strspn(s + 11, "0123456789:") < 8 || h > 23 || m > 59 || sec > 59)
+        return false;
+    const char *f = s + 19;
+    int64_t frac = 0, digits = 0;
+    if (*f == '.')
+        for (f++; *f >= '0' && *f <= '9' && digits < 6; f++, digits++) frac = frac * 10 + (*f - '0');
+    if (*f) return false;
+    for (; digits < 6; digits++) frac *= 10;
+    *v = ((days * 24 + h) * 60 + m) * INT64_C(60000000) + sec * INT64_C(1000000) + frac;
+    return true;
+}
+
 bool ds_part_parse(ds_ptype t, const char *text, int64_t *v)
 {
     *v = 0;
     if (t == DS_BIGINT) return any_int(text, v);
     if (t == DS_DATE) return parse_date(text, v);
+    if (t == DS_TIMESTAMP) return parse_ts(text, v);
     return true;
 }
 
@@ -280,6 +304,7 @@ ds_ptype ds_part_infer(const char *text)
     int64_t v;
     if (canonical_int(text, &v)) return DS_BIGINT;
     if (parse_date(text, &v)) return DS_DATE;
+    if (parse_ts(text, &v)) return DS_TIMESTAMP;
     return DS_VARCHAR;
 }
 
@@ -320,6 +345,7 @@ static void part_desc(ds_part_col *c)
                           .sort_order = PQ_ORDER_SIGNED, .node = -1};
     if (c->type == DS_BIGINT) d->physical = PQ_INT64;
     if (c->type == DS_DATE) d->physical = PQ_INT32, d->logical = PQ_LOGICAL_DATE;
+    if (c->type == DS_TIMESTAMP) d->physical = PQ_INT64, d->logical = PQ_LOGICAL_TIMESTAMP_MICROS;
     if (c->type == DS_VARCHAR)
         d->physical = PQ_BYTE_ARRAY, d->logical = PQ_LOGICAL_STRING, d->sort_order = PQ_ORDER_UNSIGNED;
 }
@@ -342,8 +368,9 @@ static int given_type(const char *types, const char *key, ds_ptype *t, bool *giv
             if (tl == 6 && strncasecmp(ty, "BIGINT", 6) == 0) *t = DS_BIGINT;
             else if (tl == 7 && strncasecmp(ty, "VARCHAR", 7) == 0) *t = DS_VARCHAR;
             else if (tl == 4 && strncasecmp(ty, "DATE", 4) == 0) *t = DS_DATE;
+            else if (tl == 9 && strncasecmp(ty, "TIMESTAMP", 9) == 0) *t = DS_TIMESTAMP;
             else return pq_errf(e, -EINVAL, -1, "hive_types: type '%.*s' of '%s' is not BIGINT, "
-                                "VARCHAR or DATE", (int)tl, ty, key);
+                                "VARCHAR, DATE or TIMESTAMP", (int)tl, ty, key);
         }
         p = end ? end + 1 : NULL;
     }
@@ -381,7 +408,8 @@ static int fill_parts(ds_list *l, const char *types, pq_err *e)
         for (int i = 0; rc == 0 && i < l->nfiles; i++)
             if (!ds_part_parse(c->type, l->files[i].text[j], &l->files[i].ival[j]))
                 rc = pq_errf(e, -EINVAL, -1, "%.200s: partition %s=%.64s is not a %s", l->files[i].path,
-                             c->name, l->files[i].text[j], c->type == DS_DATE ? "DATE" : "BIGINT");
+                             c->name, l->files[i].text[j], c->type == DS_DATE ? "DATE"
+                             : c->type == DS_TIMESTAMP ? "TIMESTAMP" : "BIGINT");
         part_desc(c);
     }
     return rc;

@@ -105,10 +105,15 @@ static void inference(void)
     CHECK_EQ_I64(ds_part_infer("2024-01-05"), DS_DATE);
     CHECK_EQ_I64(ds_part_infer("2023-02-29"), DS_VARCHAR); /* not a date */
     CHECK_EQ_I64(ds_part_infer("2024-02-29"), DS_DATE);
+    CHECK_EQ_I64(ds_part_infer("2024-01-05 10:00:00"), DS_TIMESTAMP);
+    CHECK_EQ_I64(ds_part_infer("2024-01-05T10:00:00.5"), DS_TIMESTAMP);
+    CHECK_EQ_I64(ds_part_infer("2024-01-05 25:00:00"), DS_VARCHAR);
+    CHECK_EQ_I64(ds_part_infer("2024-01-05 10:00"), DS_VARCHAR);
     int64_t v = 0;
     CHECK(ds_part_parse(DS_DATE, "1970-01-02", &v) && v == 1);
     CHECK(ds_part_parse(DS_DATE, "2024-01-05", &v) && v == 19727);
     CHECK(ds_part_parse(DS_BIGINT, "-42", &v) && v == -42);
+    CHECK(ds_part_parse(DS_TIMESTAMP, "1970-01-02 00:00:01.25", &v) && v == INT64_C(86401250000));
     CHECK(!ds_part_parse(DS_BIGINT, "x", &v));
 }
 
