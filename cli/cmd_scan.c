@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,11 +30,15 @@
 
 enum {
     CLI_COLUMNS_MAX = 4096, /* columns one scan projects (the scan engine's limit) */
-    CLI_THREADS_MAX = 256   /* --threads above this runs this many (ringscan.h's range) */
+    CLI_THREADS_MAX = 256,  /* --threads above this runs this many (ringscan.h's range) */
+    CLI_PATHS_MAX = 1024    /* paths and patterns one scan names */
 };
 
 typedef struct scan_args {
-    const char *path;
+    const char *path;        /* paths[0] (messages) */
+    const char *paths[CLI_PATHS_MAX];
+    int npaths;
+    bool dataset;            /* a dataset option was given */
     const char *columns;
     print_format fmt;
     int stats;        /* 0 none, 1 text, 2 json */
@@ -45,13 +50,15 @@ enum scan_opt_id {
     SO_COLUMNS, SO_WHERE, SO_LIMIT, SO_THREADS, SO_SPLIT_ROWS, SO_POLICY, SO_IO, SO_FORMAT,
     SO_ORDERED, SO_EXPLAIN, SO_STATS, SO_STATS_JSON, SO_VERIFY, SO_NO_PAGE_INDEX, SO_NO_BLOOM,
     SO_STORE, SO_FETCH_BUDGET, SO_TLS_INSECURE, SO_UNORDERED, SO_NO_PROGRESS, SO_ORDER_BY,
-    SO_DESC
+    SO_DESC, SO_HIVE, SO_HIVE_TYPES, SO_UNION, SO_MAX_OPEN
 };
 
 /* in the order of ringscan_policy, ringscan_io and print_format */
 static const char *const scan_policies[] = {"lazy", "eager", "adaptive", NULL};
 static const char *const scan_ios[] = {"auto", "uring", "pread", NULL};
 static const char *const scan_formats[] = {"table", "csv", "jsonl", "count", NULL};
+/* in the order of ringscan_options.hive_partitioning 0, 1, -1 */
+static const char *const scan_hive[] = {"auto", "true", "false", NULL};
 
 /* Every option `ringscan scan` (and each `serve` line) accepts; the help is printed from it. */
 static const cli_opt scan_opts[] = {
@@ -97,6 +104,14 @@ static const cli_opt scan_opts[] = {
      .help = "skip TLS peer and host verification for https:// and s3:// (warns)"},
     {"--no-progress", NULL, NULL, CLI_FLAG, SO_NO_PROGRESS,
      .help = "no progress line (shown on a tty's stderr after 1 s, not over rows)"},
+    {"--hive-partitioning", NULL, NULL, CLI_CHOICE, SO_HIVE, .choices = scan_hive, .dflt = "auto",
+     .help = "key=value directories as columns (auto: when all files have them)"},
+    {"--hive-types", NULL, "K:T,..", CLI_TEXT, SO_HIVE_TYPES, .dflt = "inferred as DuckDB",
+     .help = "partition column types: year:BIGINT,month:VARCHAR,day:DATE"},
+    {"--union-by-name", NULL, NULL, CLI_FLAG, SO_UNION,
+     .help = "every file's columns by name (missing: null; ints widen)"},
+    {"--max-open-files", NULL, "N", CLI_INT, SO_MAX_OPEN, 1, 1024, .dflt = "16",
+     .help = "footers a dataset scan reads at once and holds"},
 };
 
 static const char *const scan_examples[] = {
@@ -104,19 +119,21 @@ static const char *const scan_examples[] = {
     "ringscan scan li.parquet --columns l_orderkey,l_shipmode --where \"l_quantity > 45\" --stats",
     "ringscan scan data.parquet --format csv > data.csv",
     "ringscan scan li.parquet --order-by l_extendedprice --desc --limit 10",
+    "ringscan scan 'lineitem/**/*.parquet' --where \"year = 1995\" --format count --stats",
     NULL};
 
 const cli_cmd cli_cmd_scan = {
     .name = "scan",
-    .usage = "FILE [options]",
+    .usage = "FILE... [options]",
     .purpose = "Scans a Parquet file: projects the chosen columns, filters rows (pruning row\n"
                "groups and pages with statistics, page indexes and bloom filters first) and\n"
-               "prints them.",
+               "prints them. Several files, a directory (its *.parquet, recursively) or a\n"
+               "pattern ('dir/**/*.parquet') scan as one dataset, in path order.",
     .opts = scan_opts,
     .nopts = sizeof scan_opts / sizeof scan_opts[0],
     .examples = scan_examples,
     .pos_min = 1,
-    .pos_max = 1,
+    .pos_max = CLI_PATHS_MAX,
 };
 
 /* Applies one parsed option of scan_opts to the scan_args ctx (cli/opts.h cli_apply_fn). */
@@ -146,6 +163,10 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case SO_NO_PROGRESS: a->no_progress = true; break;
     case SO_ORDER_BY: a->o.order_by = v->s; break;
     case SO_DESC: a->o.order_desc = true; break;
+    case SO_HIVE: a->o.hive_partitioning = v->i == 2 ? -1 : (int)v->i, a->dataset = true; break;
+    case SO_HIVE_TYPES: a->o.hive_types = v->s, a->dataset = true; break;
+    case SO_UNION: a->o.union_by_name = true, a->dataset = true; break;
+    case SO_MAX_OPEN: a->o.max_open_files = (int)v->i, a->dataset = true; break;
     }
     return 0;
 }
@@ -159,7 +180,10 @@ static int parse_args(int argc, char **argv, scan_args *a)
     a->o.int96_raw = true; /* printed and summed from the stored bytes (cli/checksum.h) */
     a->fmt = PRINT_TABLE;
     int npos = 0;
-    return cli_parse(&cli_cmd_scan, argc, argv, 1, apply_opt, a, &a->path, &npos);
+    int rc = cli_parse(&cli_cmd_scan, argc, argv, 1, apply_opt, a, a->paths, &npos);
+    a->path = a->paths[0];
+    a->npaths = npos;
+    return rc;
 }
 
 /* "PATH: message" into err (the CLI's own errors, in the library's form); returns rc. */
@@ -244,7 +268,7 @@ static int add_column(const ringscan_file *f, const char *path, const char *list
         snprintf(msg, sizeof msg, "--columns: an empty name in '%.256s'", list);
         return cli_err(err, path, RINGSCAN_EFORMAT, msg);
     }
-    if (!has_column(f, t)) {
+    if (f && !has_column(f, t)) { /* a dataset's scan names a missing column itself */
         suggest_columns(f, t, near, sizeof near);
         snprintf(msg, sizeof msg, "no column named '%.256s'%s", t, near);
         return cli_err(err, path, RINGSCAN_EFORMAT, msg);
@@ -315,7 +339,8 @@ void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
                              "\"pages_sel_evaluated\":%lld,"
                              "\"bytes_decompressed\":%lld,\"steals\":%lld,\"reads_lent\":%lld,"
                              "\"store_requests\":%llu,\"store_bytes\":%llu,\"topk_splits_pruned\":%lld,"
-                             "\"topk_rows_kept\":%lld,\"topk_pages_pruned\":%lld,\"io_backend\":\"%s\"}\n"
+                             "\"topk_rows_kept\":%lld,\"topk_pages_pruned\":%lld,\"files\":%lld,"
+                             "\"files_pruned\":%lld,\"footers_read\":%lld,\"io_backend\":\"%s\"}\n"
                            : "reads %llu, bytes_read %llu, bytes_used %llu, bytes_wasted %llu, "
                              "cancelled_reads %llu, row_groups %lld (pruned %lld), pages %lld "
                              "(pruned %lld), rows_scanned %lld, rows_out %lld, splits_all_false "
@@ -323,7 +348,8 @@ void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
                              "pages_sel_evaluated %lld, "
                              "bytes_decompressed %lld, steals %lld, reads_lent %lld, "
                              "store_requests %llu, store_bytes %llu, topk_splits_pruned %lld, "
-                             "topk_rows_kept %lld, topk_pages_pruned %lld, io %s\n";
+                             "topk_rows_kept %lld, topk_pages_pruned %lld, files %lld (pruned "
+                             "%lld), footers_read %lld, io %s\n";
     fprintf(out, fmt, (unsigned long long)st->reads, (unsigned long long)st->bytes_read,
             (unsigned long long)st->bytes_used, (unsigned long long)st->bytes_wasted,
             (unsigned long long)st->cancelled_reads, (long long)st->row_groups_total,
@@ -335,23 +361,23 @@ void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
             (long long)st->steals, (long long)st->reads_lent,
             (unsigned long long)st->store_requests, (unsigned long long)st->store_bytes,
             (long long)st->topk_splits_pruned, (long long)st->topk_rows_kept,
-            (long long)st->topk_pages_pruned, st->io_backend);
+            (long long)st->topk_pages_pruned, (long long)st->files, (long long)st->files_pruned,
+            (long long)st->footers_read, st->io_backend);
 }
 
-/* The Parquet column a batch column comes from: the first of its name, as the scan picks. */
-static ringscan_column_info column_named(const ringscan_file *f, const char *name)
+/* The Parquet column batch column i comes from (a file's, or a dataset's column). */
+static ringscan_column_info column_of(ringscan_scan *sc, int i)
 {
     ringscan_column_info ci = {0};
-    for (int c = 0, n = ringscan_file_columns(f); c < n; c++)
-        if (ringscan_file_column(f, c, &ci) == 0 && strcmp(ci.name, name) == 0) return ci;
-    return (ringscan_column_info){.name = name, .physical = RINGSCAN_BYTE_ARRAY};
+    if (ringscan_scan_column(sc, i, &ci) == 0) return ci;
+    return (ringscan_column_info){.name = "", .physical = RINGSCAN_BYTE_ARRAY};
 }
 
 /* How each projected column sums (cli/checksum.h): its Arrow format and Parquet type. */
-static int sum_cols_init(const ringscan_file *f, const struct ArrowSchema *schema, sum_col *cols)
+static int sum_cols_init(ringscan_scan *sc, const struct ArrowSchema *schema, sum_col *cols)
 {
     for (int64_t i = 0; i < schema->n_children; i++) {
-        ringscan_column_info ci = column_named(f, schema->children[i]->name);
+        ringscan_column_info ci = column_of(sc, (int)i);
         if (sum_col_init(&cols[i], schema->children[i], &ci)) return -EINVAL;
     }
     return 0;
@@ -434,7 +460,7 @@ static int count_batches(ringscan_scan *sc, const char *path, const sum_col *col
 
 /* --format count: rows and the checksum (cli/checksum.h) of the projected columns; with
  * keep, the batches go there and the checksum is left to keep_checksum. */
-static int drain_count(const ringscan_file *f, const char *path, ringscan_scan *sc, int64_t *rows,
+static int drain_count(const char *path, ringscan_scan *sc, int64_t *rows,
                        uint64_t *checksum, batch_keep *keep, ringscan_error *err)
 {
     struct ArrowSchema schema;
@@ -443,7 +469,7 @@ static int drain_count(const ringscan_file *f, const char *path, ringscan_scan *
     int n = (int)schema.n_children;
     sum_col *cols = calloc((size_t)n + 1, sizeof *cols);
     uint64_t *sum = calloc((size_t)n + 1, sizeof *sum);
-    rc = cols && sum ? sum_cols_init(f, &schema, cols) : -ENOMEM;
+    rc = cols && sum ? sum_cols_init(sc, &schema, cols) : -ENOMEM;
     schema.release(&schema);
     *rows = 0;
     if (rc == 0 && keep) {
@@ -501,10 +527,10 @@ static int print_batches(ringscan_scan *sc, const scan_args *a, const print_col 
 /* Pulls every batch and prints it to cli_out() (count: sets *rows and *checksum, prints
  * nothing). 0, a scan error (err filled), or the sink's write error (err untouched; the scan
  * is left unfinished for ringscan_scan_free to stop). */
-static int drain(const ringscan_file *f, ringscan_scan *sc, const scan_args *a, int64_t *rows,
+static int drain(ringscan_scan *sc, const scan_args *a, int64_t *rows,
                  uint64_t *checksum, batch_keep *keep, ringscan_error *err)
 {
-    if (a->fmt == PRINT_COUNT) return drain_count(f, a->path, sc, rows, checksum, keep, err);
+    if (a->fmt == PRINT_COUNT) return drain_count(a->path, sc, rows, checksum, keep, err);
     struct ArrowSchema schema;
     int rc = ringscan_scan_schema(sc, &schema, err);
     if (rc) return rc;
@@ -513,7 +539,7 @@ static int drain(const ringscan_file *f, ringscan_scan *sc, const scan_args *a, 
     rc = cols ? 0 : cli_err(err, a->path, -ENOMEM, NULL);
     for (int i = 0; rc == 0 && i < n; i++)
         if (print_col_init(&cols[i], schema.children[i],
-                           column_named(f, schema.children[i]->name).physical == RINGSCAN_INT96))
+                           column_of(sc, i).physical == RINGSCAN_INT96))
             rc = cli_err(err, a->path, -EINVAL, "a column type the printer does not know");
     for (int i = 0; rc == 0 && i < n; i++) /* JSON arrays; in table and CSV cells: not yet */
         if (cols[i].kind == PK_LIST && a->fmt != PRINT_JSONL) {
@@ -546,6 +572,16 @@ static void show_filter_place(const char *filter, const char *msg)
     fprintf(stderr, "\n    %*s^\n", (int)table_display_width(filter, (size_t)at - 1), "");
 }
 
+/* Whether the paths name a dataset: several, a directory, a pattern, or a dataset option. */
+static bool is_dataset(const scan_args *a)
+{
+    struct stat st;
+    size_t n = strlen(a->path);
+    if (a->npaths > 1 || a->dataset || strpbrk(a->path, "*?[")) return true;
+    if (strncmp(a->path, "s3://", 5) == 0 && n && a->path[n - 1] == '/') return true; /* a prefix */
+    return !strstr(a->path, "://") && stat(a->path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* One scan as `ringscan scan` runs it; count results land in *rows and *checksum (keep: the
  * batches are kept there instead, for keep_checksum). */
 static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, bool *counted,
@@ -563,10 +599,13 @@ static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, b
     char *copy = NULL;
     /* not for serve (keep: its answers are the output) nor over rows printed to the terminal */
     cli_progress_start(&scan_line, !keep && !a.no_progress && (a.fmt == PRINT_COUNT || !isatty(1)));
-    int rc = ringscan_open_with(a.path, &a.o, &f, &err);
+    ringscan_dataset *ds = NULL;
+    int rc = is_dataset(&a) ? ringscan_dataset_open(a.paths, a.npaths, &a.o, &ds, &err)
+                            : ringscan_open_with(a.path, &a.o, &f, &err);
     if (rc == 0) rc = pick_columns(f, a.path, a.columns, names, &copy, &a.o, &err);
-    if (rc == 0 && (rc = ringscan_scan_start(f, &a.o, &sc, &err)) != 0) suggest_for_filter(f, &err);
-    if (rc == 0) rc = drain(f, sc, &a, rows, checksum, keep, &err);
+    if (rc == 0 && ds) rc = ringscan_dataset_scan_start(ds, &a.o, &sc, &err);
+    else if (rc == 0 && (rc = ringscan_scan_start(f, &a.o, &sc, &err)) != 0) suggest_for_filter(f, &err);
+    if (rc == 0) rc = drain(sc, &a, rows, checksum, keep, &err);
     cli_progress_end(&scan_line); /* before anything else goes to stderr */
     /* rows before any message on stderr; a write error is the output's, reported by the
      * caller (sink_exit_status) and not as the input file's */
@@ -581,6 +620,7 @@ static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, b
     }
     ringscan_scan_free(sc);
     ringscan_close(f);
+    ringscan_dataset_close(ds);
     free(copy);
     return rc < 0 ? 1 : 0;
 }

@@ -458,6 +458,30 @@ typedef struct ringscan_options {
                                    run next are fetched ahead while it allows; 0 = no read-ahead
                                    (each split fetches when it starts); -1 = the default,
                                    256 MiB */
+    /* Datasets (ringscan_dataset_open, ringscan_dataset_scan_start; a one-file scan ignores
+     * them). */
+    int hive_partitioning;      /* `key=value` directories as columns: 0 = when every file's
+                                   path has the same keys (DuckDB's auto-detection), 1 = always
+                                   (a file without them is an error), -1 = never */
+    const char *hive_types;     /* "year:BIGINT,month:VARCHAR,day:DATE" (or TIMESTAMP): of some
+                                   keys; the others are inferred as DuckDB 2.0.1 does (BIGINT
+                                   when every value is an integer written without leading
+                                   zeros, DATE when every value is YYYY-MM-DD, TIMESTAMP when
+                                   every value is YYYY-MM-DD HH:MM:SS[.f], else VARCHAR).
+                                   NULL = infer every key */
+    bool union_by_name;         /* the schema is every file's columns by name (DuckDB's
+                                   union_by_name): a column a file lacks reads as nulls there;
+                                   integers widen to the wider integer, integers and floats to
+                                   DOUBLE; other differences are RINGSCAN_EUNSUPPORTED naming
+                                   both files and the column. The union is over the files the
+                                   partition filter keeps, and over every file (the pruned
+                                   ones' footers read, not their data) when the scan asks for
+                                   every column or names one the kept files lack, so the
+                                   schema is DuckDB's. false: the first kept file's columns,
+                                   matched by name in each file (a column missing from a file,
+                                   or wider there, is that error; extra columns are ignored) */
+    int max_files;              /* files a dataset may list; 0 = 100000 (at most 1 << 20) */
+    int max_open_files;         /* footers read at once and held; 0 = 16 (at most 1024) */
 } ringscan_options;
 
 /* Fills o with the defaults (every column, no filter, no limit, adaptive, 2 threads, auto, page
@@ -529,6 +553,11 @@ typedef struct ringscan_stats {
     int64_t topk_rows_kept;            /* rows the splits passed on as candidates (<= K each) */
     int64_t topk_pages_pruned;         /* pages a bound tightened after planning ruled out in
                                           a running split (their unsent reads dropped) */
+    int64_t files;                     /* a dataset scan: files listed (1 for a file's scan) */
+    int64_t files_pruned;              /* files no row was read from: ruled out by their
+                                          partition values (before their footer was read) or
+                                          by their footer's statistics */
+    int64_t footers_read;              /* footers read (1 for a file's scan) */
 } ringscan_stats;
 
 /* The scan's counters. While the scan runs this is a snapshot that does not stop it (for
@@ -591,6 +620,57 @@ RINGSCAN_API int ringscan_scan_offer_bound(ringscan_scan *s, const ringscan_topk
  * (ringscan_scan_stream) is still live, the scan lives on until that is released, and the
  * caller must not use s after this call either way. NULL is a no-op. */
 RINGSCAN_API void ringscan_scan_free(ringscan_scan *s);
+
+/* Projected column i of a scan as ringscan_column_info describes a file's column (a
+ * dataset's partition column: INT64 for BIGINT, INT32 DATE, BYTE_ARRAY STRING; a widened
+ * column: its dataset type). Pointers are valid until ringscan_scan_free(s). 0, or -EINVAL
+ * when s or out is NULL or i is not a projected column. */
+RINGSCAN_API int ringscan_scan_column(ringscan_scan *s, int i, ringscan_column_info *out);
+
+/* ---- datasets: many files as one table ----
+ * A dataset is a list of Parquet files scanned as one: the schema of their columns (see
+ * ringscan_options.union_by_name) followed by hive partition columns (sorted by name, as
+ * DuckDB), rows in path order then file order, one filter, projection, limit and ORDER BY
+ * over all of them. Files are local, URLs named exactly, or s3:// patterns listed with
+ * ListObjectsV2 (below). */
+typedef struct ringscan_dataset ringscan_dataset;
+
+/* Lists a dataset: each of paths[0..npaths) is a file, a directory (every *.parquet below
+ * it, recursively) or a pattern (* ? [...] inside a path component, `**` any number of
+ * directories: "data/ ** / *.parquet" without the spaces); the files are sorted by path and
+ * listed once. An s3:// pattern (or an s3:// prefix ending in '/': every *.parquet below it)
+ * lists the bucket from the pattern's literal head (ListObjectsV2, signed with o's S3 fields
+ * or the environment) and keeps the keys it matches; a pattern over http(s):// is
+ * RINGSCAN_EUNSUPPORTED (no listing). Reads no footer. o (may be NULL: defaults) gives hive_partitioning,
+ * hive_types, max_files. Returns 0 and *out (ringscan_dataset_close), or a status with err
+ * naming the pattern or file: -ENOENT when a pattern matches no file or a path does not
+ * exist, RINGSCAN_ELIMIT beyond max_files, -EINVAL for bad hive_types or a partition value
+ * that is not of its given type, RINGSCAN_EUNSUPPORTED for a pattern over http(s); a failed
+ * listing names the URL and the HTTP status with the S3 code. */
+RINGSCAN_API int ringscan_dataset_open(const char *const *paths, int npaths,
+                                       const ringscan_options *o, ringscan_dataset **out,
+                                       ringscan_error *err);
+/* The files listed, and file i's path (valid until ringscan_dataset_close; NULL outside). */
+RINGSCAN_API int ringscan_dataset_files(const ringscan_dataset *d);
+RINGSCAN_API const char *ringscan_dataset_file(const ringscan_dataset *d, int i);
+/* Closes d; no scan of d may still exist. NULL is a no-op. */
+RINGSCAN_API void ringscan_dataset_close(ringscan_dataset *d);
+
+/* Starts a scan of every file of d with o (as ringscan_scan_start: columns, filter or
+ * filter_expr, limit, order_by, policy, threads, io, ...; the store and S3 fields open the
+ * files; row_groups is refused). Files whose partition values fail the filter's top-level
+ * AND terms on partition columns are pruned before their footer is read; the footers of at
+ * most max_open_files files are read at once (concurrently) and held; a file whose footer
+ * statistics rule out every row group is pruned before its scan starts. Each file is
+ * scanned by its own scan, up to one file per thread at once (threads shared among them),
+ * and batches are taken from the files in path order (output is path order, then row order
+ * within each file as ringscan_options.ordered says). ORDER BY ... LIMIT keeps each file's
+ * best rows and merges them, the files sharing one bound. A clause (an OR) that
+ * mixes partition columns with data columns is RINGSCAN_EUNSUPPORTED. Errors name the file.
+ * The returned scan is used as any (next, schema, stream, stats, explain, free); d must
+ * outlive it. */
+RINGSCAN_API int ringscan_dataset_scan_start(ringscan_dataset *d, const ringscan_options *o,
+                                             ringscan_scan **out, ringscan_error *err);
 
 #ifdef __cplusplus
 }

@@ -116,6 +116,16 @@ int io_file_open(io_file_t **out, const char *path, char *err, size_t errlen);
  * simulated store over a local path) and credentials. o NULL = defaults. */
 int io_file_open_with(io_file_t **out, const char *path, const io_open_opts *o, char *err,
                       size_t errlen);
+/* Lists the objects of an S3 bucket whose keys start with prefix (ListObjectsV2, paginated
+ * with continuation tokens, signed as io_file_open_with signs reads): calls fn(ctx, key) for
+ * each key in the order S3 returns them (UTF-8 binary order), until fn returns non-zero (that
+ * value is returned). bucket_url is "s3://bucket/prefix" (prefix may be empty). At most
+ * max_keys keys (RINGSCAN_ELIMIT past it) and IO_LIST_PAGES_MAX pages. 0, or a negative
+ * status with err naming the URL and the HTTP status with the S3 error code. Blocking. */
+enum { IO_LIST_PAGES_MAX = 10000, IO_LIST_BODY_MAX = 16 << 20 };
+int io_s3_list(const char *bucket_url, const io_open_opts *o, int64_t max_keys,
+               int (*fn)(void *ctx, const char *key), void *ctx, char *err, size_t errlen);
+
 /* Closes f. No request on f may be pending or in flight on any core. f may be NULL. */
 void io_file_close(io_file_t *f);
 

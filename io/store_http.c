@@ -245,6 +245,11 @@ void http_xfer_prepare(CURL *h, http_xfer *x)
     curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, http_on_progress);
     curl_easy_setopt(h, CURLOPT_XFERINFODATA, x);
     curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    http_obj_setopts(h, o);
+}
+
+void http_obj_setopts(CURL *h, const http_obj *o)
+{
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, o->insecure ? 0L : 1L);
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, o->insecure ? 0L : 2L);
     if (o->ca_file[0]) curl_easy_setopt(h, CURLOPT_CAINFO, o->ca_file);
@@ -540,6 +545,17 @@ static int http_obj_new(http_obj **out, const char *url, const char *shown,
     http_obj_tls(o, shown, op);
     *out = o;
     return 0;
+}
+
+int http_obj_make(http_obj **out, const char *url, const io_open_opts *op, char *err,
+                  size_t errlen)
+{
+    return http_obj_new(out, url, url, op, err, errlen);
+}
+
+void http_obj_drop(http_obj *o)
+{
+    if (o) http_obj_free(o);
 }
 
 int io_http_open(io_file_t **out, const char *url, const io_open_opts *op, char *err,

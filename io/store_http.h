@@ -93,10 +93,19 @@ uint64_t http_tail_take(const http_obj *o, uint64_t off, uint64_t len, uint8_t *
 /* Points easy handle h at x's request (range, callbacks, signing, TLS, timeouts) and resets
  * x's per-request state. */
 void http_xfer_prepare(CURL *h, http_xfer *x);
+/* o's TLS verification, CA bundle, headers and SigV4 signing on h (every request of o). */
+void http_obj_setopts(CURL *h, const http_obj *o);
 /* Judges x's finished request (cc from curl): counts it on the file, folds a success into the
  * cost model, and on HTTP_FAIL or a retry refused by its bounds writes a message naming the
  * range and the cause (HTTP status, S3 code, curl error) into why. */
 http_verdict http_xfer_judge(CURL *h, http_xfer *x, CURLcode cc, char *why, size_t whylen);
+
+/* An object's request settings for url (s3://: its signed path-style or virtual-hosted URL;
+ * http(s)://: the URL itself), as io_http_open makes them, without any request; freed with
+ * http_obj_drop. 0 or a negative errno with err filled. (The S3 lister: store_http_list.c.) */
+int http_obj_make(http_obj **out, const char *url, const io_open_opts *op, char *err,
+                  size_t errlen);
+void http_obj_drop(http_obj *o);
 
 /* store_http_multi.c: the per-core driver (core_new, core_free, read, cancel of
  * io_backend_http). */

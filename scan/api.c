@@ -12,28 +12,15 @@
 
 #include "scan/api_priv.h"
 #include "scan/arrow.h"
+#include "scan/ds_scan.h"
 #include "scan/scan.h"
 
-struct ringscan_scan {
-    _Atomic int refs;          /* the caller's (ringscan_scan_free) and each live stream's */
-    ringscan_file *file;       /* holds one of its refs once started */
-    scan_t *scan;
-    scan_arrow_col *cols;      /* the projected columns as Arrow shows them */
-    int ncols;
-    unsigned arrow_flags;      /* scan/arrow.h SCAN_ARROW_* */
-    bool topk;                 /* an ORDER BY ... LIMIT scan */
-    int *row_groups;           /* options.row_groups, sorted (the scan reads it) */
-    void (*on_bound)(void *ctx, const struct ringscan_topk_bound *b); /* options' */
-    void *on_bound_ctx;
-    char last_error[512];
-};
 
 const char *ringscan_strerror(int status)
 {
     return status_text(status);
 }
 
-/* "PATH: message (offset N, column C)" into err; returns rc. */
 int api_report(ringscan_error *err, const char *path, int rc, const pq_err *e)
 {
     if (!err) return rc;
@@ -54,7 +41,7 @@ int api_report(ringscan_error *err, const char *path, int rc, const pq_err *e)
 }
 
 /* -EINVAL with "what" as the message (no file: the arguments are the caller's). */
-int api_bad_arg(ringscan_error *err, const char *what)
+int scan_api_bad_arg(ringscan_error *err, const char *what)
 {
     if (err) {
         err->status = -EINVAL;
@@ -71,9 +58,9 @@ int ringscan_open(const char *path, ringscan_file **out, ringscan_error *err)
 int ringscan_open_with(const char *path, const ringscan_options *o, ringscan_file **out,
                        ringscan_error *err)
 {
-    if (!out) return api_bad_arg(err, "ringscan_open: out is NULL");
+    if (!out) return scan_api_bad_arg(err, "ringscan_open: out is NULL");
     *out = NULL;
-    if (!path) return api_bad_arg(err, "ringscan_open: path is NULL");
+    if (!path) return scan_api_bad_arg(err, "ringscan_open: path is NULL");
     ringscan_options oo;
     if (o && api_take_options(o, &oo, "ringscan_open_with", err)) return -EINVAL;
     if (o) o = &oo;
@@ -84,11 +71,7 @@ int ringscan_open_with(const char *path, const ringscan_options *o, ringscan_fil
     }
     pq_err e = {.offset = -1};
     io_open_opts io = {0};
-    if (o)
-        io = (io_open_opts){.store = o->store, .s3_key_id = o->s3_access_key_id,
-                            .s3_secret = o->s3_secret_access_key, .s3_token = o->s3_session_token,
-                            .s3_region = o->s3_region, .s3_endpoint = o->s3_endpoint,
-                            .tls_insecure = o->tls_insecure};
+    if (o) scan_api_io_opts(o, &io);
     int rc = pqf_open_with(&f->f, path, &io, NULL, &e);
     if (rc) {
         free(f->path);
@@ -117,6 +100,15 @@ void ringscan_close(ringscan_file *f)
     if (f) api_file_unref(f);
 }
 
+ringscan_scan *api_scan_new(void)
+{
+    ringscan_scan *s = fail_calloc(1, sizeof *s);
+    if (!s) return NULL;
+    atomic_init(&s->refs, 1);
+    atomic_fetch_add_explicit(&api_live_objects, 1, memory_order_relaxed);
+    return s;
+}
+
 int64_t ringscan_file_rows(const ringscan_file *f) { return f ? f->f->meta.num_rows : -EINVAL; }
 int ringscan_file_columns(const ringscan_file *f) { return f ? f->f->meta.ncolumns : -EINVAL; }
 
@@ -136,7 +128,7 @@ static int resolve_columns(ringscan_file *f, const ringscan_options *o, int **id
 }
 
 /* The options' own values (not what they name in the file); 0 or -EINVAL with a message. */
-int api_check_options(const ringscan_options *o, ringscan_error *err)
+int scan_api_check_options(const ringscan_options *o, ringscan_error *err)
 {
     char what[160];
     const char *bad = NULL;
@@ -151,10 +143,18 @@ int api_check_options(const ringscan_options *o, ringscan_error *err)
     if (!bad && o->fetch_budget_bytes < -1) bad = "fetch_budget_bytes below -1";
     if (!bad && (o->threads < 0 || o->threads > EXEC_THREADS_MAX))
         snprintf(what, sizeof what, "threads %d outside 0..%d", o->threads, EXEC_THREADS_MAX), bad = what;
-    return bad ? api_bad_arg(err, bad) : 0;
+    return bad ? scan_api_bad_arg(err, bad) : 0;
 }
 
-static void to_scan_opts(const ringscan_options *o, scan_opts *so)
+void scan_api_io_opts(const ringscan_options *o, io_open_opts *io)
+{
+    *io = (io_open_opts){.store = o->store, .s3_key_id = o->s3_access_key_id,
+                          .s3_secret = o->s3_secret_access_key, .s3_token = o->s3_session_token,
+                          .s3_region = o->s3_region, .s3_endpoint = o->s3_endpoint,
+                          .tls_insecure = o->tls_insecure};
+}
+
+void scan_api_scan_opts(const ringscan_options *o, scan_opts *so)
 {
     scan_opts_default(so);
     so->policy = (scan_policy)o->policy;
@@ -221,7 +221,6 @@ static int order_keys(ringscan_file *f, const ringscan_options *o, scan_opts *so
 }
 
 /* The bound as the API gives it. */
-
 /* scan_opts.topk_notify: hands the bound to options.on_topk_bound (ctx: the ringscan_scan,
  * whose scan field may not be set yet). */
 static void notify_bound(void *ctx, flt_domain dom, flt_lit v, uint64_t version)
@@ -252,7 +251,7 @@ int api_prepare(ringscan_file *f, const ringscan_options *o, int **rgs, int **id
             memcpy(e->msg, msg, sizeof msg);
         }
     }
-    to_scan_opts(o, so);
+    scan_api_scan_opts(o, so);
     if (rc == 0 && o->order_by) rc = order_keys(f, o, so, e);
     if (rc == 0 && o->row_groups) rc = pick_row_groups(f, o, rgs, so, e);
     return rc;
@@ -261,21 +260,19 @@ int api_prepare(ringscan_file *f, const ringscan_options *o, int **rgs, int **id
 int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_scan **out,
                         ringscan_error *err)
 {
-    if (!out) return api_bad_arg(err, "ringscan_scan_start: out is NULL");
+    if (!out) return scan_api_bad_arg(err, "ringscan_scan_start: out is NULL");
     *out = NULL;
-    if (!f || !o) return api_bad_arg(err, !f ? "ringscan_scan_start: file is NULL" : "ringscan_scan_start: options are NULL");
+    if (!f || !o) return scan_api_bad_arg(err, !f ? "ringscan_scan_start: file is NULL" : "ringscan_scan_start: options are NULL");
     ringscan_options oo;
     if (api_take_options(o, &oo, "ringscan_scan_start", err)) return -EINVAL;
     o = &oo;
-    int bad = api_check_options(o, err);
+    int bad = scan_api_check_options(o, err);
     if (bad) return bad;
     pq_err e = {.offset = -1};
     int *idx = NULL, n = 0;
     flt_expr *filter = NULL;
     scan_opts so;
-    ringscan_scan *s = fail_calloc(1, sizeof *s);
-    if (s) atomic_init(&s->refs, 1);
-    if (s) atomic_fetch_add_explicit(&api_live_objects, 1, memory_order_relaxed);
+    ringscan_scan *s = api_scan_new();
     int rc = s ? api_prepare(f, o, &s->row_groups, &idx, &n, &filter, &so, &e) : -ENOMEM;
     if (rc == 0 && o->on_topk_bound) {
         s->on_bound = o->on_topk_bound, s->on_bound_ctx = o->on_topk_bound_ctx;
@@ -299,27 +296,49 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     return 0;
 }
 
+/* err from e (whose message names the file already); returns rc. */
+int scan_api_report(ringscan_error *err, int rc, const pq_err *e)
+{
+    if (err) {
+        err->status = rc;
+        snprintf(err->message, sizeof err->message, "%s", e->msg[0] ? e->msg : ringscan_strerror(rc));
+    }
+    return rc;
+}
+
+int ringscan_scan_column(ringscan_scan *s, int i, ringscan_column_info *out)
+{
+    if (!s || !out) return -EINVAL;
+    const pq_column_desc *d = s->ds ? ds_scan_column(s->ds, i) : i >= 0 && i < s->ncols ? s->cols[i].desc : NULL;
+    if (!d) return -EINVAL;
+    scan_column_info(d, out);
+    if (!s->ds) out->name = s->cols[i].name;
+    return 0;
+}
+
 int ringscan_scan_schema(ringscan_scan *s, struct ArrowSchema *out, ringscan_error *err)
 {
-    if (!s || !out) return api_bad_arg(err, !s ? "ringscan_scan_schema: scan is NULL" : "ringscan_scan_schema: out is NULL");
+    if (!s || !out) return scan_api_bad_arg(err, !s ? "ringscan_scan_schema: scan is NULL" : "ringscan_scan_schema: out is NULL");
+    if (s->ds) return ds_scan_schema(s->ds, out) ? scan_api_bad_arg(err, "out of memory") : 0;
     int rc = scan_arrow_schema(s->cols, s->ncols, s->arrow_flags, out);
     return rc ? api_report(err, s->file->path, rc, NULL) : 0;
 }
 
 int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error *err)
 {
-    if (!out) return api_bad_arg(err, "ringscan_scan_next: out is NULL");
+    if (!out) return scan_api_bad_arg(err, "ringscan_scan_next: out is NULL");
     memset(out, 0, sizeof *out);
-    if (!s) return api_bad_arg(err, "ringscan_scan_next: scan is NULL");
+    if (!s) return scan_api_bad_arg(err, "ringscan_scan_next: scan is NULL");
     scan_batch b;
     pq_err e = {.offset = -1};
-    int rc = scan_next(s->scan, &b, &e);
+    int rc = s->ds ? ds_scan_next(s->ds, out, &e) : scan_next(s->scan, &b, &e);
     if (rc < 0) {
-        api_report(err, s->file->path, rc, &e);
+        if (s->ds) scan_api_report(err, rc, &e);
+        else api_report(err, s->file->path, rc, &e);
         snprintf(s->last_error, sizeof s->last_error, "%s", err ? err->message : e.msg);
         return rc;
     }
-    if (rc == 0) return 0;
+    if (rc == 0 || s->ds) return rc;
     rc = scan_arrow_batch(s->cols, s->arrow_flags, &b, out);
     scan_batch_free(&b);
     return rc ? api_report(err, s->file->path, rc, NULL) : 1;
@@ -331,7 +350,10 @@ void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
     memset(out, 0, sizeof *out);
     if (!s) return;
     scan_stats st;
-    scan_get_stats(s->scan, &st);
+    int64_t files = 1, pruned = 0, footers = 1;
+    bool complete = false;
+    if (s->ds) ds_scan_stats(s->ds, &st, &files, &pruned, &footers, &complete);
+    else scan_get_stats(s->scan, &st), complete = scan_finished(s->scan);
     *out = (ringscan_stats){.reads = st.reads, .bytes_read = st.bytes_read, .bytes_used = st.bytes_used,
                             .bytes_wasted = st.bytes_wasted, .cancelled_reads = st.cancelled_reads,
                             .row_groups_total = st.row_groups_total,
@@ -346,17 +368,18 @@ void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
                             .topk_splits_pruned = st.topk_splits_dead,
                             .topk_rows_kept = st.topk_rows_kept,
                             .topk_pages_pruned = st.topk_pages_dead,
-                            .complete = scan_finished(s->scan)};
-    io_file_t *f = s->file->f->file;
-    out->store_requests = atomic_load_explicit(&f->requests, memory_order_relaxed);
-    out->store_bytes = atomic_load_explicit(&f->bytes, memory_order_relaxed);
+                            .complete = complete, .files = files, .files_pruned = pruned,
+                            .footers_read = footers};
+    io_file_t *f = s->file ? s->file->f->file : NULL;
+    out->store_requests = f ? atomic_load_explicit(&f->requests, memory_order_relaxed) : 0;
+    out->store_bytes = f ? atomic_load_explicit(&f->bytes, memory_order_relaxed) : 0;
     _Static_assert(sizeof out->io_backend == sizeof st.io_backend, "io_backend sizes differ");
     memcpy(out->io_backend, st.io_backend, sizeof out->io_backend);
 }
 
 const char *ringscan_scan_explain(ringscan_scan *s)
 {
-    return s ? scan_explain(s->scan) : "";
+    return !s ? "" : s->ds ? ds_scan_explain(s->ds) : scan_explain(s->scan);
 }
 
 int ringscan_scan_topk_bound(ringscan_scan *s, ringscan_topk_bound *out)
@@ -393,6 +416,7 @@ static void scan_unref(ringscan_scan *s)
     assert(was >= 1);
     if (was > 1) return;
     atomic_fetch_sub_explicit(&api_live_objects, 1, memory_order_relaxed);
+    ds_scan_free(s->ds);
     scan_free(s->scan);
     if (s->file) api_file_unref(s->file);
     free(s->cols);

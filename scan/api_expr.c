@@ -161,6 +161,11 @@ void ringscan_expr_free(ringscan_expr *e)
     free(e);
 }
 
+const flt_tnode *scan_expr_tree(const ringscan_expr *e)
+{
+    return e ? &e->n : NULL;
+}
+
 int scan_filter_from_expr(const ringscan_expr *e, const pq_column_desc *cols, int32_t ncols,
                           flt_expr **out, pq_err *err)
 {

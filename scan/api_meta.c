@@ -63,10 +63,8 @@ int ringscan_file_field(const ringscan_file *f, int i, ringscan_field_info *out)
     return 0;
 }
 
-int ringscan_file_column(const ringscan_file *f, int i, ringscan_column_info *out)
+void scan_column_info(const pq_column_desc *c, ringscan_column_info *out)
 {
-    if (!f || !out || i < 0 || i >= meta_of(f)->ncolumns) return -EINVAL;
-    const pq_column_desc *c = &meta_of(f)->columns[i];
     bool dec = c->logical == PQ_LOGICAL_DECIMAL;
     bool timed = c->logical >= PQ_LOGICAL_TIME_MILLIS && c->logical <= PQ_LOGICAL_TIMESTAMP_NANOS;
     *out = (ringscan_column_info){
@@ -76,6 +74,12 @@ int ringscan_file_column(const ringscan_file *f, int i, ringscan_column_info *ou
         .type_length = c->physical == PQ_FIXED_LEN_BYTE_ARRAY ? c->type_length : 0,
         .precision = dec ? c->decimal_precision : 0, .scale = dec ? c->decimal_scale : 0,
         .field_id = c->field_id};
+}
+
+int ringscan_file_column(const ringscan_file *f, int i, ringscan_column_info *out)
+{
+    if (!f || !out || i < 0 || i >= meta_of(f)->ncolumns) return -EINVAL;
+    scan_column_info(&meta_of(f)->columns[i], out);
     return 0;
 }
 

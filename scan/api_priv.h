@@ -6,6 +6,7 @@
 #include "ringscan.h"
 #include "filter/expr.h"
 #include "scan/arrow.h"
+#include "scan/dataset.h"
 #include "scan/pqfile.h"
 #include "scan/scan.h"
 
@@ -29,6 +30,40 @@ int scan_nested_filter(const pq_file_meta *m, const flt_expr *f, int rc, const c
 int scan_nested_keys(const pq_file_meta *m, const int *cols, int n, int rc, pq_err *e);
 scan_arrow_col scan_nested_arrow_col(const pq_file_meta *m, const pq_column_desc *d);
 
+/* A column descriptor as the API describes it (ringscan_file_column). */
+void scan_column_info(const pq_column_desc *c, ringscan_column_info *out);
+
+/* A scan of a file (scan, cols) or of a dataset (ds) as the API hands it out. */
+struct ringscan_scan {
+    _Atomic int refs;          /* the caller's (ringscan_scan_free) and each live stream's */
+    ringscan_file *file;       /* holds one of its refs; NULL for a dataset's scan */
+    scan_t *scan;
+    struct ds_scan *ds;               /* a dataset's scan (dataset.c); NULL for a file's */
+    scan_arrow_col *cols;      /* the projected columns as Arrow shows them */
+    int ncols;
+    unsigned arrow_flags;      /* scan/arrow.h SCAN_ARROW_* */
+    bool topk;                 /* an ORDER BY ... LIMIT scan */
+    int *row_groups;           /* options.row_groups, sorted (the scan reads it) */
+    void (*on_bound)(void *ctx, const struct ringscan_topk_bound *b); /* options' */
+    void *on_bound_ctx;
+    char last_error[512];
+};
+
+/* api.c's argument checks and option mapping, shared with api_dataset.c: the options' own
+ * values (0, or -EINVAL with err filled), ringscan_options to scan_opts, an -EINVAL naming
+ * what, and err from e's message (which names the file already); the last two return rc. */
+int scan_api_check_options(const ringscan_options *o, ringscan_error *err);
+void scan_api_scan_opts(const ringscan_options *o, scan_opts *so);
+/* The store and S3 fields of o as io/ takes them. */
+void scan_api_io_opts(const ringscan_options *o, io_open_opts *io);
+int scan_api_bad_arg(ringscan_error *err, const char *what);
+int scan_api_report(ringscan_error *err, int rc, const pq_err *e);
+
+/* A listed dataset (scan/api_dataset.c): its files and partitions. */
+struct ringscan_dataset {
+    ds_list list;
+};
+
 /* An open file: the parsed footer (f->meta, read-only after open) and the path its messages
  * name. refs: the opener's reference (dropped by ringscan_close) and one per scan of it
  * (dropped when the scan is freed); the file is closed when the last goes. */
@@ -44,16 +79,16 @@ extern _Atomic int64_t api_live_objects;
 /* Drops one reference to f (above); closes it at the last. */
 void api_file_unref(ringscan_file *f);
 
-/* scan/api.c's shared steps. api_report: "PATH: message (offset N, column C)" into err,
- * returning rc. api_bad_arg: -EINVAL with "what". api_check_options: the options' ranges
- * (-EINVAL naming the field). api_prepare: what a scan or a plan resolves from the options:
- * the projected columns (*idx, *n: malloc'd), the parsed filter (*filter: the caller frees
- * it; NULL = none), the checked row group list (*rgs: malloc'd, NULL when none) and so;
- * 0 or a status with e filled (the outputs set so far are the caller's to free).
- * api_bound_out: a Top-K bound in the public form. */
+/* A zeroed scan holding the caller's reference, counted alive; NULL when out of memory. */
+ringscan_scan *api_scan_new(void);
+
+/* api_report: "PATH: message (offset N, column C)" into err, returning rc. api_prepare: what
+ * a file's scan or plan resolves from the options: the projected columns (*idx, *n:
+ * malloc'd), the parsed filter (*filter: the caller frees it; NULL = none), the checked row
+ * group list (*rgs: malloc'd, NULL when none) and so; 0 or a status with e filled (the
+ * outputs set so far are the caller's to free). api_bound_out: a Top-K bound in the public
+ * form. */
 int api_report(ringscan_error *err, const char *path, int rc, const pq_err *e);
-int api_bad_arg(ringscan_error *err, const char *what);
-int api_check_options(const ringscan_options *o, ringscan_error *err);
 int api_prepare(ringscan_file *f, const ringscan_options *o, int **rgs, int **idx, int *n,
                 flt_expr **filter, scan_opts *so, pq_err *e);
 void api_bound_out(flt_domain dom, const flt_lit *v, uint64_t version, bool set,
@@ -65,6 +100,9 @@ void api_bound_out(flt_domain dom, const flt_lit *v, uint64_t version, bool set,
  * not know. */
 int api_take_options(const ringscan_options *in, ringscan_options *out, const char *fn,
                      ringscan_error *err);
+
+/* The filter/ tree a ringscan_expr is (NULL for NULL). */
+const flt_tnode *scan_expr_tree(const ringscan_expr *e);
 
 /* The predicates of a filter tree over the schema cols[0..ncols) (flt_from_tree). */
 int scan_filter_from_expr(const ringscan_expr *e, const pq_column_desc *cols, int32_t ncols,

@@ -69,12 +69,13 @@ size_t pqf_tail_bytes(uint64_t size)
 }
 
 /* Reads the tail, locates and parses the FileMetaData. */
-static int read_footer(pqf_t *f, const pq_meta_limits *limits, pq_err *e)
+static int read_footer(pqf_t *f, const pq_meta_limits *limits, size_t tail_max, pq_err *e)
 {
     uint64_t size = f->file->size_bytes;
     if (size < 12) return pq_errf(e, RINGSCAN_EFORMAT, 0, "file of %llu bytes is too small for Parquet",
                                   (unsigned long long)size);
     size_t tail_len = pqf_tail_bytes(size);
+    if (tail_max > 0 && tail_len > tail_max) tail_len = tail_max;
     uint8_t *tail = fail_malloc(tail_len);
     if (!tail) return -ENOMEM;
     char msg[256];
@@ -118,6 +119,12 @@ int pqf_open(pqf_t **out, const char *path, const pq_meta_limits *limits, pq_err
 int pqf_open_with(pqf_t **out, const char *path, const io_open_opts *io,
                   const pq_meta_limits *limits, pq_err *e)
 {
+    return pqf_open_tail(out, path, io, 0, limits, e);
+}
+
+int pqf_open_tail(pqf_t **out, const char *path, const io_open_opts *io, size_t tail_max,
+                  const pq_meta_limits *limits, pq_err *e)
+{
     assert(out && path);
     *out = NULL;
     pqf_t *f = fail_calloc(1, sizeof *f);
@@ -128,7 +135,7 @@ int pqf_open_with(pqf_t **out, const char *path, const io_open_opts *io,
         free(f);
         return io_fail(e, rc, -1, path, msg);
     }
-    rc = read_footer(f, limits, e);
+    rc = read_footer(f, limits, tail_max, e);
     if (rc) {
         pqf_close(f);
         return rc;

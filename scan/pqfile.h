@@ -52,6 +52,10 @@ int pqf_open(pqf_t **out, const char *path, const pq_meta_limits *limits, pq_err
 /* As pqf_open through a store and credentials (io_file_open_with; NULL = defaults). */
 int pqf_open_with(pqf_t **out, const char *path, const io_open_opts *io,
                   const pq_meta_limits *limits, pq_err *e);
+/* As pqf_open_with with a tail read of at most tail_max bytes (0: pqf_tail_bytes): a
+ * dataset's many small files need their footer, not a MiB each. */
+int pqf_open_tail(pqf_t **out, const char *path, const io_open_opts *io, size_t tail_max,
+                  const pq_meta_limits *limits, pq_err *e);
 void pqf_close(pqf_t *f);
 
 /* Reads and decodes column `col` of row group `rg` into out (initialised by the caller with

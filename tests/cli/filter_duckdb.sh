@@ -6,9 +6,5 @@
 # script: --seed S, --count N, --case K, --only-supported-today, --verbose.
 # Needs scripts/pyenv.sh (pyarrow + duckdb), as peer_files.sh does.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
-err=$dir/pyenv.err
-if ! py=$(scripts/pyenv.sh 2>"$err" | tail -n1) || [ ! -x "$py" ]; then
-    echo "filter_duckdb: scripts/pyenv.sh failed: $(tail -n 3 "$err" | tr '\n' ' ')"
-    echo "filter_duckdb: 0 passed, 1 failed"; exit 1
-fi
+need_py filter_duckdb
 "$py" tests/cli/filter_duckdb.py "$R" "$dir" "$@"

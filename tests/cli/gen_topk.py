@@ -15,17 +15,10 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, counts  # noqa: E402
+
 I64_MAX = 2**63 - 1
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def check_shape(name, f, groups, rows):
@@ -126,7 +119,7 @@ def main():
             check_control(name, f, t, groups, rows, tables.get((groups, rows)))
         check_expect(d, name)
         del t
-    print(f"gen_topk_py: {passed} passed, {failed} failed")
+    print(f"gen_topk_py: {counts['passed']} passed, {counts['failed']} failed")
 
 
 main()

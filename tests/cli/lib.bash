@@ -24,3 +24,12 @@ summary() {
     echo "$1: $passed passed, $failed failed"
     [ "$failed" -eq 0 ]
 }
+# need_py NAME: py = the test venv's python (scripts/pyenv.sh: pyarrow + duckdb), or the
+# reason and "NAME: 0 passed, 1 failed" printed and exit 1
+need_py() {
+    local err=$dir/pyenv.err
+    if ! py=$(scripts/pyenv.sh 2>"$err" | tail -n1) || [ ! -x "$py" ]; then
+        echo "$1: scripts/pyenv.sh failed: $(tail -n 3 "$err" | tr '\n' ' ')"
+        echo "$1: 0 passed, 1 failed"; exit 1
+    fi
+}

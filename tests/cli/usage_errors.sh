@@ -31,11 +31,12 @@ fails_with 2 "$S --format: unknown value 'xml'; one of table, csv, jsonl, count"
 fails_with 2 "$S --policy: unknown value 'eagr' (did you mean eager?); one of lazy, eager, adaptive" \
     "$R" scan "$f" --policy eagr
 fails_with 2 "$S --ordered takes no value (got 'yes')" "$R" scan "$f" --ordered=yes
-fails_with 2 "$S unexpected argument 'extra'" "$R" scan "$f" extra
-fails_with 2 "$S missing FILE [options]" "$R" scan
+# a second path makes a dataset (issue 23): a missing one is the dataset's error, named
+fails_with 1 "ringscan: extra: no such file or directory" "$R" scan "$f" extra
+fails_with 2 "$S missing FILE... [options]" "$R" scan
 # the second line of a usage error points at the help
 "$R" scan "$f" --colums i32 2>"$dir/err"
-check '[ "$(sed -n 2p "$dir/err")" = "usage: ringscan scan FILE [options] (ringscan scan --help lists the options)" ]' \
+check '[ "$(sed -n 2p "$dir/err")" = "usage: ringscan scan FILE... [options] (ringscan scan --help lists the options)" ]' \
     "usage error's second line: $(sed -n 2p "$dir/err")"
 fails_with 2 "ringscan: meta: unknown option '--jsn' (did you mean --json?)" "$R" meta "$f" --jsn
 fails_with 2 "ringscan: gen: unknown option '--compresion' (did you mean --compression?)" \
@@ -80,7 +81,9 @@ check '[ -n "$a" ] && [ "$a" = "$b" ]' "--columns 'i32 , i64' differs from i32,i
 # the path once (io/io_file.c's message already names it; scan/pqfile.c io_fail drops the copy)
 fails_with 1 "ringscan: $dir/nosuch.parquet: cannot open: No such file or directory" "$R" scan "$dir/nosuch.parquet"
 fails_with 1 "ringscan: $dir/nosuch.parquet: cannot open: No such file or directory" "$R" meta "$dir/nosuch.parquet"
-fails_with 1 "ringscan: $dir: not a regular file" "$R" scan "$dir"
+# a directory scans its *.parquet as one dataset (issue 23); one without any is an error
+mkdir -p "$dir/empty"
+fails_with 1 "ringscan: $dir/empty: no file matches" "$R" scan "$dir/empty"
 (cd "$dir" && "$R" scan nosuch.parquet --store sim:ttfb=1ms >out 2>err); rc=$?
 check '[ $rc -eq 1 ] && [ "$(cat "$dir/err")" = "ringscan: nosuch.parquet: cannot open: No such file or directory" ]' \
     "relative path through --store: exit $rc: $(cat "$dir/err")"

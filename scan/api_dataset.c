@@ -1,0 +1,106 @@
+/* scan/api_dataset.c: the public API of datasets' file lists (ringscan.h "datasets"); their
+ * scans start in api.c (ringscan_dataset_scan_start), run in dataset.c. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/fail.h"
+#include "scan/api_priv.h"
+#include "scan/ds_scan.h"
+
+int ringscan_dataset_open(const char *const *paths, int npaths, const ringscan_options *o,
+                          ringscan_dataset **out, ringscan_error *err)
+{
+    ringscan_options oo;
+    if (o && api_take_options(o, &oo, "ringscan_dataset_open", err)) return -EINVAL;
+    if (o) o = &oo;
+    pq_err e = {.offset = -1};
+    int rc = 0;
+    ringscan_dataset *d = NULL;
+    if (!out) rc = pq_errf(&e, -EINVAL, -1, "invalid argument: ringscan_dataset_open: out is NULL");
+    else *out = NULL;
+    if (rc == 0 && (!paths || npaths < 1))
+        rc = pq_errf(&e, -EINVAL, -1, "invalid argument: ringscan_dataset_open: no paths");
+    if (rc == 0 && o && (o->max_files < 0 || o->max_files > DS_FILES_MAX))
+        rc = pq_errf(&e, -EINVAL, -1, "invalid argument: max_files outside 0..%d", DS_FILES_MAX);
+    if (rc == 0 && o && (o->hive_partitioning < -1 || o->hive_partitioning > 1))
+        rc = pq_errf(&e, -EINVAL, -1, "invalid argument: hive_partitioning is not -1, 0 or 1");
+    if (rc == 0 && !(d = fail_calloc(1, sizeof *d))) rc = -ENOMEM;
+    io_open_opts io = {0};
+    if (o) scan_api_io_opts(o, &io);
+    if (rc == 0)
+        rc = ds_list_build(paths, npaths, o ? o->hive_partitioning : 0, o ? o->hive_types : NULL,
+                           o ? o->max_files : 0, &io, &d->list, &e);
+    if (rc == 0) {
+        *out = d;
+        return 0;
+    }
+    free(d);
+    if (err) {
+        err->status = rc;
+        snprintf(err->message, sizeof err->message, "%s", e.msg[0] ? e.msg : ringscan_strerror(rc));
+    }
+    return rc;
+}
+
+int ringscan_dataset_files(const ringscan_dataset *d)
+{
+    return d ? d->list.nfiles : -EINVAL;
+}
+
+const char *ringscan_dataset_file(const ringscan_dataset *d, int i)
+{
+    return d && i >= 0 && i < d->list.nfiles ? d->list.files[i].path : NULL;
+}
+
+void ringscan_dataset_close(ringscan_dataset *d)
+{
+    if (!d) return;
+    ds_list_free(&d->list);
+    free(d);
+}
+
+/* What a dataset scan takes from o (check_options passed). 0 or -EINVAL with e filled. */
+static int ds_args(ringscan_dataset *d, const ringscan_options *o, ds_scan_args *a, pq_err *e)
+{
+    *a = (ds_scan_args){.list = &d->list, .columns = o->columns, .ncolumns = o->columns ? o->ncolumns : 0,
+                        .filter = o->filter, .filter_expr = o->filter_expr, .order_by = o->order_by,
+                        .order_desc = o->order_desc, .limit = o->limit,
+                        .union_by_name = o->union_by_name,
+                        .max_open = o->max_open_files ? o->max_open_files : DS_OPEN_DEFAULT,
+                        .arrow_flags = o->int96_raw ? SCAN_ARROW_INT96_RAW : 0};
+    scan_api_io_opts(o, &a->io);
+    scan_api_scan_opts(o, &a->so);
+    if (o->filter && o->filter_expr)
+        return pq_errf(e, -EINVAL, -1, "filter and filter_expr are both set; give one");
+    if (o->row_groups) return pq_errf(e, -EINVAL, -1, "row_groups is not taken by a dataset scan");
+    if (o->on_topk_bound || o->topk_bound)
+        return pq_errf(e, -EINVAL, -1, "a dataset scan shares no Top-K bound (topk_bound, on_topk_bound)");
+    if (o->max_open_files < 0 || o->max_open_files > DS_OPEN_MAX)
+        return pq_errf(e, -EINVAL, -1, "max_open_files outside 0..%d", DS_OPEN_MAX);
+    return 0;
+}
+
+int ringscan_dataset_scan_start(ringscan_dataset *d, const ringscan_options *o, ringscan_scan **out,
+                                ringscan_error *err)
+{
+    if (!out) return scan_api_bad_arg(err, "ringscan_dataset_scan_start: out is NULL");
+    *out = NULL;
+    if (!d || !o) return scan_api_bad_arg(err, !d ? "ringscan_dataset_scan_start: dataset is NULL" : "ringscan_dataset_scan_start: options are NULL");
+    ringscan_options oo;
+    if (api_take_options(o, &oo, "ringscan_dataset_scan_start", err)) return -EINVAL;
+    o = &oo;
+    int bad = scan_api_check_options(o, err);
+    if (bad) return bad;
+    pq_err e = {.offset = -1};
+    ds_scan_args a;
+    ringscan_scan *s = api_scan_new();
+    int rc = s ? ds_args(d, o, &a, &e) : -ENOMEM;
+    if (rc == 0) rc = ds_scan_start(&a, &s->ds, &e);
+    if (rc) {
+        ringscan_scan_free(s);
+        return scan_api_report(err, rc, &e);
+    }
+    *out = s;
+    return 0;
+}

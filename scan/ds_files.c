@@ -1,0 +1,490 @@
+/* scan/ds_files.c: a dataset's file list and hive partitions (dataset.h). Listing uses
+ * opendir/readdir and fnmatch(3) per path component (glob(3) has no `**`); every walk is
+ * bounded in depth (DS_DEPTH_MAX) and in files (max_files). */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "common/fail.h"
+#include "scan/dataset.h"
+
+typedef struct lister {
+    char **paths;
+    int n, cap, max;
+    pq_err *e;
+    const char *pat; /* the pattern being listed (messages) */
+    const io_open_opts *io; /* S3 listing's credentials and endpoint */
+} lister;
+
+static bool has_magic(const char *s) { return strpbrk(s, "*?[") != NULL; }
+static bool is_url(const char *s) { return strstr(s, "://") != NULL; }
+
+static int add_path(lister *l, const char *p)
+{
+    if (l->n >= l->max)
+        return pq_errf(l->e, RINGSCAN_ELIMIT, -1, "%.200s: more than %d files (max_files)", l->pat,
+                       l->max);
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 64;
+        char **np = fail_realloc(l->paths, sizeof *np * (size_t)cap);
+        if (!np) return -ENOMEM;
+        l->paths = np, l->cap = cap;
+    }
+    return (l->paths[l->n] = fail_strdup(p)) ? (l->n++, 0) : -ENOMEM;
+}
+
+static bool ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+/* dir/name into buf; false when it does not fit. */
+static bool join(char *buf, const char *dir, const char *name)
+{
+    int n = snprintf(buf, DS_PATH_MAX, "%s%s%s", dir, dir[0] && !ends_with(dir, "/") ? "/" : "", name);
+    return n > 0 && n < DS_PATH_MAX;
+}
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Walks comps[k..n) below dir (the pattern's components; "**" any number of directories). */
+static int walk(lister *l, const char *dir, char **comps, int k, int n, int depth)
+{
+    if (depth > DS_DEPTH_MAX)
+        return pq_errf(l->e, RINGSCAN_ELIMIT, -1, "%.200s: more than %d directory levels", l->pat,
+                       DS_DEPTH_MAX);
+    char *buf = fail_malloc(DS_PATH_MAX);
+    if (!buf) return -ENOMEM;
+    int rc = 0;
+    const char *c = comps[k];
+    bool last = k == n - 1, dstar = strcmp(c, "**") == 0;
+    if (dstar && last) c = "*"; /* a trailing ** names files too: as '*' below every level */
+    if (dstar && !last) rc = walk(l, dir, comps, k + 1, n, depth + 1);
+    if (rc == 0 && !has_magic(c) && !dstar) {
+        if (!join(buf, dir, c)) rc = pq_errf(l->e, -ENAMETOOLONG, -1, "%.200s: path too long", l->pat);
+        else if (last ? is_file(buf) : is_dir(buf)) rc = last ? add_path(l, buf) : walk(l, buf, comps, k + 1, n, depth + 1);
+        free(buf);
+        return rc;
+    }
+    DIR *d = rc == 0 ? opendir(dir[0] ? dir : ".") : NULL;
+    for (struct dirent *de; d && rc == 0 && (de = readdir(d));) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+        if (!join(buf, dir, de->d_name)) continue;
+        bool sub = is_dir(buf);
+        if (dstar && sub && de->d_name[0] != '.') rc = walk(l, buf, comps, k, n, depth + 1);
+        if (rc || fnmatch(c, de->d_name, FNM_PERIOD) != 0) continue;
+        if (last && !sub && is_file(buf)) rc = add_path(l, buf);
+        else if (!last && sub && !dstar) rc = walk(l, buf, comps, k + 1, n, depth + 1);
+    }
+    if (d) closedir(d);
+    free(buf);
+    return rc;
+}
+
+/* One pattern: its components walked from "" (relative) or "/" (absolute). */
+static int list_pattern(lister *l, const char *pat)
+{
+    char *copy = fail_strdup(pat);
+    char **comps = fail_calloc(strlen(pat) / 2 + 2, sizeof *comps);
+    int n = 0, rc = copy && comps ? 0 : -ENOMEM;
+    for (char *t = copy ? strtok(copy, "/") : NULL; rc == 0 && t; t = strtok(NULL, "/"))
+        comps[n++] = t;
+    if (rc == 0 && n == 0) rc = pq_errf(l->e, -EINVAL, -1, "%.200s: an empty pattern", pat);
+    if (rc == 0) rc = walk(l, pat[0] == '/' ? "/" : "", comps, 0, n, 0);
+    free(comps);
+    free(copy);
+    return rc;
+}
+
+/* Every regular *.parquet file below dir (the walk of "dir/ ** / *.parquet"). */
+static int list_dir(lister *l, const char *dir)
+{
+    char *comps[2] = {"**", "*.parquet"};
+    return walk(l, dir, comps, 0, 2, 0);
+}
+
+/* Whether the components pc[0..np) (fnmatch patterns, "**" any number of components) match
+ * kc[0..nk). Depth is bounded by the callers (DS_DEPTH_MAX components each). */
+static bool comps_match(char **pc, int np, char **kc, int nk)
+{
+    if (np == 0) return nk == 0;
+    if (strcmp(pc[0], "**") == 0) {
+        for (int i = 0; i <= nk; i++)
+            if (comps_match(pc + 1, np - 1, kc + i, nk - i)) return true;
+        return np == 1 && nk > 0; /* a trailing ** names every key below */
+    }
+    return nk > 0 && fnmatch(pc[0], kc[0], FNM_PERIOD) == 0 && comps_match(pc + 1, np - 1, kc + 1, nk - 1);
+}
+
+/* s split at '/' (in place) into at most DS_DEPTH_MAX components; -1 past that. */
+static int split_comps(char *s, char **out)
+{
+    int n = 0;
+    for (char *t = strtok(s, "/"); t; t = strtok(NULL, "/")) {
+        if (n == DS_DEPTH_MAX) return -1;
+        out[n++] = t;
+    }
+    return n;
+}
+
+typedef struct s3_match {
+    lister *l;
+    const char *bucket;  /* "s3://bucket/" */
+    char **pc;
+    int np;
+} s3_match;
+
+/* io_s3_list's callback: a key the pattern matches becomes a path. */
+static int s3_key(void *ctx, const char *key)
+{
+    s3_match *m = ctx;
+    char *copy = fail_strdup(key), *kc[DS_DEPTH_MAX];
+    if (!copy) return -ENOMEM;
+    int nk = split_comps(copy, kc), rc = 0;
+    if (nk >= 0 && comps_match(m->pc, m->np, kc, nk)) {
+        char *full = fail_malloc(strlen(m->bucket) + strlen(key) + 1);
+        if (!full) rc = -ENOMEM;
+        else sprintf(full, "%s%s", m->bucket, key), rc = add_path(m->l, full), free(full);
+    }
+    free(copy);
+    return rc;
+}
+
+/* s3://bucket/pattern (a URL ending in '/': every *.parquet below it): the bucket listed from
+ * the pattern's literal head, keys matched component by component. */
+static int list_s3(lister *l, const char *p)
+{
+    const char *b = p + 5, *slash = strchr(b, '/');
+    if (!slash || slash == b) return pq_errf(l->e, -EINVAL, -1, "%.200s: not s3://bucket/pattern", p);
+    size_t blen = (size_t)(slash - b) + 6, plen = strlen(slash + 1);
+    char *bucket = fail_malloc(blen + 1), *pat = fail_malloc(plen + 32), *url = fail_malloc(strlen(p) + 1);
+    char *pc[DS_DEPTH_MAX];
+    int rc = bucket && pat && url ? 0 : -ENOMEM;
+    if (rc == 0) {
+        memcpy(bucket, p, blen), bucket[blen] = 0;
+        sprintf(pat, "%s%s", slash + 1, ends_with(p, "/") ? "**/*.parquet" : "");
+        size_t head = strcspn(p, "*?[");            /* the listing's prefix: the literal head */
+        memcpy(url, p, head), url[head] = 0;
+    }
+    int np = rc == 0 ? split_comps(pat, pc) : 0;
+    if (rc == 0 && np < 0)
+        rc = pq_errf(l->e, RINGSCAN_ELIMIT, -1, "%.200s: more than %d components", p, DS_DEPTH_MAX);
+    char msg[256] = "";
+    s3_match m = {.l = l, .bucket = bucket, .pc = pc, .np = np};
+    if (rc == 0) rc = io_s3_list(url, l->io, (int64_t)l->max * 16 + 1024, s3_key, &m, msg, sizeof msg);
+    if (rc && msg[0]) pq_errf(l->e, rc, -1, "%s", msg);
+    free(bucket), free(pat), free(url);
+    return rc;
+}
+
+static int list_one(lister *l, const char *p)
+{
+    int before = l->n, rc;
+    l->pat = p;
+    if (strncmp(p, "s3://", 5) == 0 && (has_magic(p) || ends_with(p, "/"))) rc = list_s3(l, p);
+    else if (is_url(p) && has_magic(p))
+        return pq_errf(l->e, RINGSCAN_EUNSUPPORTED, -1, "%.200s: patterns over http(s) URLs "
+                       "are not supported (no listing); name the objects", p);
+    else if (is_url(p)) return add_path(l, p);
+    else if (has_magic(p)) rc = list_pattern(l, p);
+    else if (is_dir(p)) rc = list_dir(l, p);
+    else if (is_file(p)) return add_path(l, p);
+    else return pq_errf(l->e, -ENOENT, -1, "%.200s: no such file or directory", p);
+    if (rc == 0 && l->n == before)
+        rc = pq_errf(l->e, -ENOENT, -1, "%.200s: no file matches", p);
+    return rc;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* ---- partitions ---- */
+
+static bool canonical_int(const char *s, int64_t *v)
+{
+    const char *d = s + (*s == '-');
+    if (!*d || (d[0] == '0' && d[1]) || strlen(d) > 19 || strspn(d, "0123456789") != strlen(d))
+        return false;
+    errno = 0;
+    char *end;
+    long long x = strtoll(s, &end, 10);
+    if (errno || *end || (x == 0 && *s == '-')) return false;
+    *v = x;
+    return true;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static bool parse_date(const char *s, int64_t *v)
+{
+    int y, m, d, n = 0;
+    if (strlen(s) != 10 || sscanf(s, "%4d-%2d-%2d%n", &y, &m, &d, &n) != 3 || n != 10) return false;
+    if (s[4] != '-' || s[7] != '-' || strspn(s, "0123456789-") != 10) return false;
+    static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (m < 1 || m > 12 || d < 1 || d > mdays[m - 1] || (m == 2 && d == 29 && !leap)) return false;
+    *v = days_from_civil(y, m, d);
+    return true;
+}
+
+/* An integer with an optional '-' and leading zeros allowed (a cast, as DuckDB's). */
+static bool any_int(const char *s, int64_t *v)
+{
+    const char *d = s + (*s == '-');
+    if (!*d || strspn(d, "0123456789") != strlen(d)) return false;
+    errno = 0;
+    char *end;
+    long long x = strtoll(s, &end, 10);
+    if (errno || *end) return false;
+    *v = x;
+    return true;
+}
+
+/* "YYYY-MM-DD HH:MM:SS[.f...]" (or 'T' between) as microseconds since the epoch, up to 6
+ * fraction digits. */
+static bool parse_ts(const char *s, int64_t *v)
+{
+    char date[11];
+    int h, m, sec, n = 0;
+    if (strlen(s) < 19 || (s[10] != ' ' && s[10] != 'T')) return false;
+    memcpy(date, s, 10), date[10] = 0;
+    int64_t days;
+    if (!parse_date(date, &days)) return false;
+    if (sscanf(s + 11, "%2d:%2d:%2d%n", &h, &m, &sec, &n) != 3 || n != 8 || s[13] != ':' ||
+        s[16] != ':' || strspn(s + 11, "0123456789:") < 8 || h > 23 || m > 59 || sec > 59)
+        return false;
+    const char *f = s + 19;
+    int64_t frac = 0, digits = 0;
+    if (*f == '.')
+        for (f++; *f >= '0' && *f <= '9' && digits < 6; f++, digits++) frac = frac * 10 + (*f - '0');
+    if (*f) return false;
+    for (; digits < 6; digits++) frac *= 10;
+    *v = ((days * 24 + h) * 60 + m) * INT64_C(60000000) + sec * INT64_C(1000000) + frac;
+    return true;
+}
+
+bool ds_part_parse(ds_ptype t, const char *text, int64_t *v)
+{
+    *v = 0;
+    if (t == DS_BIGINT) return any_int(text, v);
+    if (t == DS_DATE) return parse_date(text, v);
+    if (t == DS_TIMESTAMP) return parse_ts(text, v);
+    return true;
+}
+
+ds_ptype ds_part_infer(const char *text)
+{
+    int64_t v;
+    if (canonical_int(text, &v)) return DS_BIGINT;
+    if (parse_date(text, &v)) return DS_DATE;
+    if (parse_ts(text, &v)) return DS_TIMESTAMP;
+    return DS_VARCHAR;
+}
+
+/* The key=value directories of path (its last component is the file) into keys/vals
+ * (pointers into copy, which the caller frees); *n of them (a later key replaces an earlier
+ * one of the same name). */
+static int path_parts(const char *path, char **copy, char **keys, char **vals, int *n)
+{
+    *n = 0;
+    if (!(*copy = fail_strdup(path))) return -ENOMEM;
+    char *slash = strrchr(*copy, '/');
+    if (!slash) return 0;
+    *slash = 0;
+    for (char *t = strtok(*copy, "/"); t; t = strtok(NULL, "/")) {
+        char *eq = strchr(t, '=');
+        if (!eq || eq == t) continue;
+        *eq = 0;
+        int at = 0;
+        while (at < *n && strcmp(keys[at], t) != 0) at++;
+        if (at == *n && *n == DS_PART_MAX) return -E2BIG;
+        keys[at] = t, vals[at] = eq + 1;
+        if (at == *n) (*n)++;
+    }
+    return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(((const ds_part_col *)a)->name, ((const ds_part_col *)b)->name);
+}
+
+/* The descriptor of a partition column (dataset.h invariant 2). */
+static void part_desc(ds_part_col *c)
+{
+    pq_column_desc *d = &c->desc;
+    *d = (pq_column_desc){.name = c->name, .index = -1, .repetition = PQ_OPTIONAL,
+                          .max_def_level = 1, .field_id = -1, .column_order = 1,
+                          .sort_order = PQ_ORDER_SIGNED, .node = -1};
+    if (c->type == DS_BIGINT) d->physical = PQ_INT64;
+    if (c->type == DS_DATE) d->physical = PQ_INT32, d->logical = PQ_LOGICAL_DATE;
+    if (c->type == DS_TIMESTAMP) d->physical = PQ_INT64, d->logical = PQ_LOGICAL_TIMESTAMP_MICROS;
+    if (c->type == DS_VARCHAR)
+        d->physical = PQ_BYTE_ARRAY, d->logical = PQ_LOGICAL_STRING, d->sort_order = PQ_ORDER_UNSIGNED;
+}
+
+/* "k:TYPE,..." : the type given for key (true), or false when types names it not. -EINVAL
+ * with e filled when the list names an unknown type. */
+static int given_type(const char *types, const char *key, ds_ptype *t, bool *given, pq_err *e)
+{
+    *given = false;
+    size_t kl = strlen(key);
+    for (const char *p = types; p && *p;) {
+        const char *end = strchr(p, ','), *colon = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (!colon || colon > p + len)
+            return pq_errf(e, -EINVAL, -1, "hive_types: '%.*s' is not key:TYPE", (int)len, p);
+        const char *ty = colon + 1;
+        size_t tl = len - (size_t)(ty - p);
+        if ((size_t)(colon - p) == kl && strncmp(p, key, kl) == 0) {
+            *given = true;
+            if (tl == 6 && strncasecmp(ty, "BIGINT", 6) == 0) *t = DS_BIGINT;
+            else if (tl == 7 && strncasecmp(ty, "VARCHAR", 7) == 0) *t = DS_VARCHAR;
+            else if (tl == 4 && strncasecmp(ty, "DATE", 4) == 0) *t = DS_DATE;
+            else if (tl == 9 && strncasecmp(ty, "TIMESTAMP", 9) == 0) *t = DS_TIMESTAMP;
+            else return pq_errf(e, -EINVAL, -1, "hive_types: type '%.*s' of '%s' is not BIGINT, "
+                                "VARCHAR, DATE or TIMESTAMP", (int)tl, ty, key);
+        }
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+/* Each file's value of each partition column (sorted by name), typed. */
+static int fill_parts(ds_list *l, const char *types, pq_err *e)
+{
+    char *keys[DS_PART_MAX], *vals[DS_PART_MAX], *copy = NULL;
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < l->nfiles; i++) {
+        ds_file *f = &l->files[i];
+        int n = 0;
+        rc = path_parts(f->path, &copy, keys, vals, &n);
+        f->text = rc ? NULL : fail_calloc((size_t)l->npart + 1, sizeof *f->text);
+        f->ival = rc ? NULL : fail_calloc((size_t)l->npart + 1, sizeof *f->ival);
+        if (rc == 0 && (!f->text || !f->ival)) rc = -ENOMEM;
+        for (int j = 0; rc == 0 && j < l->npart; j++) {
+            int k = 0;
+            while (k < n && strcmp(keys[k], l->part[j].name) != 0) k++;
+            if (k == n) rc = pq_errf(e, -EINVAL, -1, "%.200s: no partition '%s' in its path (the "
+                                     "first file has it)", f->path, l->part[j].name);
+            else if (!(f->text[j] = fail_strdup(vals[k]))) rc = -ENOMEM;
+            else if (i == 0 && !l->part[j].desc.name) l->part[j].type = ds_part_infer(vals[k]);
+            else if (ds_part_infer(vals[k]) != l->part[j].type && !l->part[j].desc.name)
+                l->part[j].type = DS_VARCHAR; /* values of two kinds: text, as DuckDB */
+        }
+        free(copy), copy = NULL;
+    }
+    for (int j = 0; rc == 0 && j < l->npart; j++) {
+        bool given = false;
+        ds_part_col *c = &l->part[j];
+        rc = given_type(types, c->name, &c->type, &given, e);
+        for (int i = 0; rc == 0 && i < l->nfiles; i++)
+            if (!ds_part_parse(c->type, l->files[i].text[j], &l->files[i].ival[j]))
+                rc = pq_errf(e, -EINVAL, -1, "%.200s: partition %s=%.64s is not a %s", l->files[i].path,
+                             c->name, l->files[i].text[j], c->type == DS_DATE ? "DATE"
+                             : c->type == DS_TIMESTAMP ? "TIMESTAMP" : "BIGINT");
+        part_desc(c);
+    }
+    return rc;
+}
+
+/* The partition keys: the first file's (sorted by name), when hive allows and (auto) every
+ * file has the same set. */
+static int detect_parts(ds_list *l, int hive, const char *types, pq_err *e)
+{
+    char *keys[DS_PART_MAX], *vals[DS_PART_MAX], *copy = NULL, *other = NULL;
+    int n = 0, rc = hive < 0 || l->nfiles == 0 ? 0 : path_parts(l->files[0].path, &copy, keys, vals, &n);
+    for (int i = 1; rc == 0 && n > 0 && i < l->nfiles; i++) {
+        char *k2[DS_PART_MAX], *v2[DS_PART_MAX];
+        int n2 = 0;
+        rc = path_parts(l->files[i].path, &other, k2, v2, &n2);
+        for (int a = 0; rc == 0 && a < n2 && n2 == n; a++) {
+            int b = 0;
+            while (b < n && strcmp(keys[b], k2[a]) != 0) b++;
+            if (b == n) n2 = -1;
+        }
+        if (rc == 0 && n2 != n && hive == 1)
+            rc = pq_errf(e, -EINVAL, -1, "%.200s: its partition keys differ from the first file's",
+                         l->files[i].path);
+        if (n2 != n) n = 0; /* auto: not a hive layout */
+        free(other), other = NULL;
+    }
+    if (rc == -E2BIG) rc = pq_errf(e, RINGSCAN_ELIMIT, -1, "more than %d partition keys", DS_PART_MAX);
+    l->part = rc == 0 ? fail_calloc((size_t)n + 1, sizeof *l->part) : NULL;
+    if (rc == 0 && !l->part) rc = -ENOMEM;
+    for (int j = 0; rc == 0 && j < n; j++)
+        if (!(l->part[j].name = fail_strdup(keys[j]))) rc = -ENOMEM;
+    if (rc == 0) l->npart = n;
+    free(copy);
+    if (rc == 0) qsort(l->part, (size_t)n, sizeof *l->part, name_cmp);
+    return rc ? rc : fill_parts(l, types, e);
+}
+
+int ds_list_build(const char *const *pats, int n, int hive, const char *types, int max_files,
+                  const io_open_opts *io, ds_list *out, pq_err *e)
+{
+    *out = (ds_list){0};
+    lister l = {.max = max_files > 0 ? max_files : DS_FILES_DEFAULT, .e = e, .io = io};
+    if (l.max > DS_FILES_MAX) l.max = DS_FILES_MAX;
+    int rc = n > 0 ? 0 : pq_errf(e, -EINVAL, -1, "no paths given");
+    for (int i = 0; rc == 0 && i < n; i++)
+        rc = pats[i] ? list_one(&l, pats[i]) : pq_errf(e, -EINVAL, -1, "paths[%d] is NULL", i);
+    if (rc == 0) qsort(l.paths, (size_t)l.n, sizeof *l.paths, str_cmp);
+    int m = 0; /* distinct (invariant 1) */
+    for (int i = 0; i < l.n; i++) {
+        if (rc == 0 && m > 0 && strcmp(l.paths[m - 1], l.paths[i]) == 0) free(l.paths[i]);
+        else l.paths[m++] = l.paths[i];
+    }
+    out->files = fail_calloc((size_t)m + 1, sizeof *out->files);
+    if (rc == 0 && !out->files) rc = -ENOMEM;
+    for (int i = 0; i < m; i++) {
+        if (out->files) out->files[i].path = l.paths[i];
+        else free(l.paths[i]);
+    }
+    out->nfiles = out->files ? m : 0;
+    free(l.paths);
+    if (rc == 0) rc = detect_parts(out, hive, types, e);
+    if (rc) ds_list_free(out);
+    return rc;
+}
+
+void ds_list_free(ds_list *l)
+{
+    for (int i = 0; i < l->nfiles; i++) {
+        for (int j = 0; l->files[i].text && j < l->npart; j++) free(l->files[i].text[j]);
+        free(l->files[i].text);
+        free(l->files[i].ival);
+        free(l->files[i].path);
+    }
+    for (int j = 0; l->part && j < l->npart; j++) free(l->part[j].name);
+    free(l->part);
+    free(l->files);
+    *l = (ds_list){0};
+}

@@ -1,0 +1,113 @@
+/* scan/ds_impl.h: what the files of a dataset scan share (dataset.h): its schema, the
+ * per-file view of it, and the rewriting of a file's batch to the dataset's columns.
+ *
+ * Invariants:
+ *  1. Schema columns: the data columns first (the first file's order, then each new name in
+ *     the order files bring them), then the partition columns (part >= 0) sorted by name.
+ *  2. A data column's desc is the widest type any file has it in (ds_type_merge); a file's
+ *     vector of it is widened to that type before it leaves the dataset (ds_widen).
+ *  3. A file's view (ds_view) parses filters against the file's columns followed by one
+ *     virtual column per partition column and per data column the file lacks; every
+ *     predicate left in the scan's filter reads the file's own columns only. */
+#ifndef RINGSCAN_SCAN_DS_IMPL_H
+#define RINGSCAN_SCAN_DS_IMPL_H
+#include "filter/expr.h"
+#include "format/vec.h"
+#include "scan/dataset.h"
+#include "scan/pqfile.h"
+#include <stdatomic.h>
+
+typedef struct ds_col {
+    char *name;                 /* owned */
+    pq_column_desc desc;        /* the dataset's type (desc.name = name) */
+    int part;                   /* partition column index, or -1 for a data column */
+    char *from;                 /* the file that gave it this type (messages), owned */
+} ds_col;
+
+typedef struct ds_schema {
+    int n;
+    ds_col *cols;               /* invariant 1 */
+} ds_schema;
+
+/* Adds f's columns (path: its name for messages) to s: new names appended (union) or, when
+ * !add_new, columns of s missing from f refused as DuckDB refuses them. A column whose type
+ * differs is widened (ints to the wider int, ints and floats to DOUBLE) or refused with
+ * RINGSCAN_EUNSUPPORTED naming both files and the column. 0 or a status with e filled. */
+int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool add_new, pq_err *e);
+/* Appends the partition columns of l (after every data column). */
+int ds_schema_parts(ds_schema *s, const ds_list *l);
+void ds_schema_free(ds_schema *s);
+/* Index of name in s, or -1. */
+int ds_schema_find(const ds_schema *s, const char *name);
+
+/* One file as the dataset sees it: the parser's schema (invariant 3) and per schema column
+ * its leaf in the file (-1: a virtual column). */
+typedef struct ds_view {
+    int ncols;                  /* file columns + virtual ones */
+    int nfile;                  /* the file's own columns */
+    pq_column_desc *cols;       /* owned array; file descs copied, virtual ones appended */
+    int *virt;                  /* [ncols - nfile]: the schema column of each virtual column */
+    int *leaf;                  /* [schema n]: the file's leaf of each schema column, or -1 */
+} ds_view;
+
+/* The view of file fi (meta m) under schema s. 0 or -ENOMEM. */
+int ds_view_init(ds_view *v, const ds_schema *s, const pq_file_meta *m);
+void ds_view_free(ds_view *v);
+
+/* The value file f has in schema column c that is virtual for it (a partition's value, or
+ * null) as a vector of rows rows of c's type; 0 or -ENOMEM. */
+int ds_const_vec(const ds_schema *s, int c, const ds_file *f, int64_t rows, pq_vec *out);
+/* v (a file's vector of schema column c) widened to c's type in place; 0 or -ENOMEM. */
+int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v);
+
+/* Splits expr (parsed against v's columns) into what the scan evaluates and what this file's
+ * constants decide: predicates over virtual columns only are evaluated here on file f's
+ * values and dropped (*none set when one keeps no row); a predicate mixing virtual and file
+ * columns is RINGSCAN_EUNSUPPORTED naming it. 0 or a status with e filled. */
+int ds_filter_split(const ds_schema *s, const ds_view *v, const ds_file *f, flt_expr *expr,
+                    bool *none, pq_err *e);
+/* Whether the filter's top-level AND terms on partition columns alone rule file fi out (false
+ * when the filter says nothing about partitions): the filter as text (terms split at AND
+ * outside parentheses, quotes and BETWEEN), or as a tree (NULL: none). Reads no file. */
+bool ds_prune_partitions(const ds_schema *s, const ds_list *l, int fi, const char *text,
+                         const flt_tnode *tree);
+
+/* A dataset's footers (ds_open.c): per file its open footer or open error, or pruned. */
+typedef struct ds_slot {
+    pqf_t *f;
+    int rc;
+    pq_err e;
+    bool pruned;                /* by partition (no footer read) */
+} ds_slot;
+
+typedef struct ds_footers {
+    const ds_list *list;
+    const io_open_opts *io;
+    int max_open;               /* kept files a window holds */
+    ds_slot *slots;             /* [nfiles] */
+    _Atomic int next;           /* the opener threads' cursor */
+    int end;
+    _Atomic int64_t read;       /* footers read */
+} ds_footers;
+
+int ds_footers_init(ds_footers *f, const ds_list *l, const io_open_opts *io, int max_open);
+void ds_footers_free(ds_footers *f);
+/* The end of the window of at most max_open unpruned files starting at from. */
+int ds_footers_window_end(const ds_footers *f, int from);
+/* Reads the footers of the unpruned, unopened files of [from, to) concurrently. */
+void ds_footers_open(ds_footers *f, int from, int to);
+void ds_footers_close(ds_footers *f, int i);
+/* File i's open error, its path in front; returns its status. */
+int ds_footers_error(const ds_footers *f, int i, pq_err *e);
+/* The data columns into s: every unpruned file's (union_by_name; over more files than one
+ * window, each footer is closed once read and read again for its scan) or the first
+ * unpruned file's (every file pruned: file 0's, read and closed). 0 or a status. */
+int ds_footers_schema(ds_footers *f, ds_schema *s, bool union_by_name, pq_err *e);
+/* Adds the columns of the files pruned by partition to s (union by name): their footers are
+ * read for this and closed. For a query that names a column only those files have (DuckDB
+ * binds union_by_name to every file). 0 or a status. */
+int ds_footers_schema_pruned(ds_footers *f, ds_schema *s, pq_err *e);
+/* Removes the partition columns from s (they are appended again after new data columns). */
+void ds_schema_drop_parts(ds_schema *s);
+
+#endif

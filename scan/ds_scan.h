@@ -1,0 +1,49 @@
+/* scan/ds_scan.h: a dataset scan (dataset.h) as the public API drives it: started from a
+ * file list and resolved options, pulled batch by batch as Arrow arrays. */
+#ifndef RINGSCAN_SCAN_DS_SCAN_H
+#define RINGSCAN_SCAN_DS_SCAN_H
+#include "ringscan.h"
+#include "scan/dataset.h"
+#include "scan/scan.h"
+
+/* What a dataset scan takes from ringscan_options (borrowed until ds_scan_start returns,
+ * except list, which must outlive the scan). */
+typedef struct ds_scan_args {
+    const ds_list *list;
+    const char *const *columns; /* NULL = every column of the schema */
+    int ncolumns;
+    const char *filter;         /* text, or */
+    const ringscan_expr *filter_expr;
+    const char *order_by;
+    bool order_desc;
+    int64_t limit;              /* < 0: none */
+    bool union_by_name;
+    int max_open;               /* footers held at once (>= 1) */
+    scan_opts so;               /* each file's scan (limit, keys: set per file) */
+    io_open_opts io;
+    unsigned arrow_flags;       /* scan/arrow.h */
+} ds_scan_args;
+
+typedef struct ds_scan ds_scan;
+
+/* Prunes by partition, reads the footers it needs, builds the schema and starts the first
+ * file's scan. 0 and *out (ds_scan_free), or a status with e filled (its message names the
+ * file: the caller adds no path). */
+int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e);
+/* The dataset's schema as the batches have it (a struct of the projected columns). */
+int ds_scan_schema(ds_scan *d, struct ArrowSchema *out);
+/* The next batch: 1 and *out, 0 at the end, or a status with e filled (message names the
+ * file). */
+int ds_scan_next(ds_scan *d, struct ArrowArray *out, pq_err *e);
+/* Counters summed over the files scanned so far (a snapshot until the end), and the
+ * dataset's own: files listed, files pruned (partitions or statistics), footers read. */
+void ds_scan_stats(ds_scan *d, scan_stats *st, int64_t *files, int64_t *pruned, int64_t *footers,
+                   bool *complete);
+/* The projected column i's descriptor (NULL outside 0..n). */
+const pq_column_desc *ds_scan_column(const ds_scan *d, int i);
+/* Which files were pruned and why, then each scanned file's own account as its scan ended
+ * (NUL-terminated, at most 1 MiB; "" without explain). */
+const char *ds_scan_explain(const ds_scan *d);
+void ds_scan_free(ds_scan *d);
+
+#endif

@@ -1,0 +1,317 @@
+/* scan/ds_schema.c: a dataset's schema and each file's view of it (ds_impl.h): union by
+ * name with widening, virtual columns (partitions, columns a file lacks) as per-file
+ * constants for filters and batches. */
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fail.h"
+#include "filter/kernel.h"
+#include "scan/ds_impl.h"
+
+/* Integer columns that widen: INT32/INT64 without a logical type, or INT8..INT64 and the
+ * unsigned types up to 32 bits. */
+static bool int_class(const pq_column_desc *d)
+{
+    if (d->physical != PQ_INT32 && d->physical != PQ_INT64) return false;
+    pq_logical l = d->logical;
+    return l == PQ_LOGICAL_NONE || (l >= PQ_LOGICAL_INT8 && l <= PQ_LOGICAL_UINT32);
+}
+
+static bool float_class(const pq_column_desc *d)
+{
+    return d->physical == PQ_FLOAT || d->physical == PQ_DOUBLE;
+}
+
+/* A's logical type with INT32/INT64's missing annotation written out (INT32 = INT(32, signed)). */
+static pq_logical int_logical(const pq_column_desc *d)
+{
+    if (d->logical != PQ_LOGICAL_NONE || !int_class(d)) return d->logical;
+    return d->physical == PQ_INT32 ? PQ_LOGICAL_INT32 : PQ_LOGICAL_INT64;
+}
+
+/* A decimal of up to 18 digits, whatever its physical type (INT32, INT64, FIXED_LEN). */
+static bool small_decimal(const pq_column_desc *d)
+{
+    return d->logical == PQ_LOGICAL_DECIMAL && d->decimal_precision <= 18 &&
+           (d->physical == PQ_INT32 || d->physical == PQ_INT64 ||
+            (d->physical == PQ_FIXED_LEN_BYTE_ARRAY && d->type_length <= 16));
+}
+
+/* Whether a and b hold the same values as one Arrow type (a decimal in another physical
+ * form converts: ds_widen). */
+static bool same_type(const pq_column_desc *a, const pq_column_desc *b)
+{
+    if (small_decimal(a) && small_decimal(b))
+        return a->decimal_precision == b->decimal_precision && a->decimal_scale == b->decimal_scale;
+    bool dec = a->logical == PQ_LOGICAL_DECIMAL;
+    bool timed = a->logical >= PQ_LOGICAL_TIME_MILLIS && a->logical <= PQ_LOGICAL_TIMESTAMP_NANOS;
+    return a->physical == b->physical && int_logical(a) == int_logical(b) &&
+           (a->physical != PQ_FIXED_LEN_BYTE_ARRAY || a->type_length == b->type_length) &&
+           (!dec || (a->decimal_scale == b->decimal_scale &&
+                     a->decimal_precision == b->decimal_precision)) &&
+           (!timed || a->is_adjusted_to_utc == b->is_adjusted_to_utc);
+}
+
+/* The type both a and b widen to into *out; false when they do not. */
+static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, pq_column_desc *out)
+{
+    *out = *a;
+    if (same_type(a, b)) return true;
+    bool ia = int_class(a), ib = int_class(b);
+    bool na = ia || float_class(a) || small_decimal(a), nb = ib || float_class(b) || small_decimal(b);
+    if (na && nb && !(ia && ib)) { /* a float with a number, a decimal with another kind */
+        out->physical = PQ_DOUBLE, out->logical = PQ_LOGICAL_NONE;
+        return true;
+    }
+    if (!ia || !ib) return false;
+    bool wide = a->physical == PQ_INT64 || b->physical == PQ_INT64 ||
+                a->logical == PQ_LOGICAL_UINT32 || b->logical == PQ_LOGICAL_UINT32;
+    out->physical = wide ? PQ_INT64 : PQ_INT32;
+    out->logical = PQ_LOGICAL_NONE, out->int_signed = true;
+    return true;
+}
+
+int ds_schema_find(const ds_schema *s, const char *name)
+{
+    for (int i = 0; i < s->n; i++)
+        if (strcmp(s->cols[i].name, name) == 0) return i;
+    return -1;
+}
+
+static int add_col(ds_schema *s, const char *name, const pq_column_desc *d, int part,
+                   const char *from)
+{
+    ds_col *nc = fail_realloc(s->cols, sizeof *nc * (size_t)(s->n + 1));
+    if (!nc) return -ENOMEM;
+    s->cols = nc;
+    ds_col *c = &nc[s->n];
+    *c = (ds_col){.name = fail_strdup(name), .desc = *d, .part = part,
+                  .from = fail_strdup(from ? from : "")};
+    if (!c->name || !c->from) {
+        free(c->name), free(c->from);
+        return -ENOMEM;
+    }
+    c->desc.name = c->name;
+    c->desc.index = s->n;
+    c->desc.repetition = PQ_OPTIONAL, c->desc.max_def_level = 1;
+    s->n++;
+    return 0;
+}
+
+int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool add_new, pq_err *e)
+{
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < m->ncolumns; i++) {
+        const pq_column_desc *d = &m->columns[i];
+        if (d->nested) continue; /* datasets read flat columns */
+        int at = ds_schema_find(s, d->name);
+        pq_column_desc w;
+        if (at < 0) {
+            if (add_new) rc = add_col(s, d->name, d, -1, path);
+        } else if (!type_merge(&s->cols[at].desc, d, &w)) {
+            rc = pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s/%s in %.80s but %s/%s "
+                         "in %.80s: the types do not widen", d->name,
+                         pq_physical_name(s->cols[at].desc.physical),
+                         pq_logical_name(s->cols[at].desc.logical), s->cols[at].from,
+                         pq_physical_name(d->physical), pq_logical_name(d->logical), path);
+        } else if (add_new || same_type(&w, &s->cols[at].desc)) {
+            s->cols[at].desc = w, s->cols[at].desc.name = s->cols[at].name;
+            s->cols[at].desc.index = at;
+        } else { /* DuckDB reads a later file in the first file's types */
+            rc = pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s but wider "
+                         "(%s) in %.80s: read with union_by_name", d->name,
+                         pq_physical_name(s->cols[at].desc.physical), s->cols[at].from,
+                         pq_physical_name(d->physical), path);
+        }
+    }
+    for (int c = 0; rc == 0 && !add_new && c < s->n; c++)
+        if (s->cols[c].part < 0 && pq_file_meta_find_column(m, s->cols[c].name) < 0)
+            rc = pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' of %.80s is missing from "
+                         "%.80s: read with union_by_name", s->cols[c].name, s->cols[c].from, path);
+    return rc;
+}
+
+int ds_schema_parts(ds_schema *s, const ds_list *l)
+{
+    int rc = 0;
+    for (int j = 0; rc == 0 && j < l->npart; j++) {
+        if (ds_schema_find(s, l->part[j].name) >= 0) continue; /* the file's own column wins */
+        rc = add_col(s, l->part[j].name, &l->part[j].desc, j, NULL);
+    }
+    return rc;
+}
+
+void ds_schema_drop_parts(ds_schema *s)
+{
+    while (s->n > 0 && s->cols[s->n - 1].part >= 0) {
+        s->n--;
+        free(s->cols[s->n].name), free(s->cols[s->n].from);
+    }
+}
+
+void ds_schema_free(ds_schema *s)
+{
+    for (int i = 0; i < s->n; i++) free(s->cols[i].name), free(s->cols[i].from);
+    free(s->cols);
+    *s = (ds_schema){0};
+}
+
+int ds_view_init(ds_view *v, const ds_schema *s, const pq_file_meta *m)
+{
+    *v = (ds_view){.nfile = m->ncolumns};
+    v->leaf = fail_malloc(sizeof(int) * (size_t)(s->n + 1));
+    v->virt = fail_malloc(sizeof(int) * (size_t)(s->n + 1));
+    v->cols = fail_malloc(sizeof *v->cols * (size_t)(m->ncolumns + s->n + 1));
+    if (!v->leaf || !v->virt || !v->cols) return -ENOMEM;
+    memcpy(v->cols, m->columns, sizeof *v->cols * (size_t)m->ncolumns);
+    v->ncols = m->ncolumns;
+    for (int c = 0; c < s->n; c++) {
+        int leaf = s->cols[c].part >= 0 ? -1 : pq_file_meta_find_column(m, s->cols[c].name);
+        if (leaf >= 0 && m->columns[leaf].nested) leaf = -1;
+        v->leaf[c] = leaf;
+        if (leaf >= 0) continue;
+        v->virt[v->ncols - v->nfile] = c;
+        v->cols[v->ncols] = s->cols[c].desc;
+        v->cols[v->ncols].index = v->ncols;
+        v->ncols++;
+    }
+    return 0;
+}
+
+void ds_view_free(ds_view *v)
+{
+    free(v->leaf), free(v->virt), free(v->cols);
+    *v = (ds_view){0};
+}
+
+int ds_const_vec(const ds_schema *s, int c, const ds_file *f, int64_t rows, pq_vec *out)
+{
+    const ds_col *col = &s->cols[c];
+    pq_vec_init(out, col->desc.physical, col->desc.type_length);
+    const char *text = col->part >= 0 ? f->text[col->part] : NULL;
+    int64_t bytes = text && col->desc.physical == PQ_BYTE_ARRAY ? (int64_t)strlen(text) * rows : 0;
+    if (bytes > INT32_MAX) return -EOVERFLOW;
+    int rc = pq_vec_reserve(out, rows, bytes);
+    if (rc || rows == 0) return rc;
+    int64_t w = pq_fixed_width(out->type, out->type_length);
+    if (!text) { /* null in every row; value slots zeroed (vec.h invariant 2) */
+        memset(out->validity, 0, (size_t)(rows + 7) / 8);
+        if (w) memset(out->values, 0, (size_t)(w * rows));
+        if (out->type == PQ_BOOLEAN) memset(out->values, 0, (size_t)(rows + 7) / 8);
+        if (out->offsets) memset(out->offsets, 0, sizeof(int32_t) * (size_t)(rows + 1));
+        out->null_count = rows;
+    } else if (out->type == PQ_BYTE_ARRAY) {
+        size_t len = strlen(text);
+        out->offsets[0] = 0;
+        for (int64_t r = 0; r < rows; r++) {
+            memcpy(out->data + (size_t)r * len, text, len);
+            out->offsets[r + 1] = (int32_t)((size_t)(r + 1) * len);
+        }
+        out->data_len = bytes;
+    } else {
+        int64_t v = f->ival[col->part];
+        int32_t v32 = (int32_t)v;
+        for (int64_t r = 0; r < rows; r++)
+            memcpy(out->values + r * w, w == 8 ? (const void *)&v : (const void *)&v32, (size_t)w);
+    }
+    out->length = rows;
+    return 0;
+}
+
+/* Unscaled value of row r of a small decimal vector (sign-extended big-endian FLBA). */
+static int64_t dec_get(const pq_column_desc *d, const pq_vec *v, int64_t r)
+{
+    if (d->physical == PQ_INT32) { int32_t x; memcpy(&x, v->values + 4 * r, 4); return x; }
+    if (d->physical == PQ_INT64) { int64_t x; memcpy(&x, v->values + 8 * r, 8); return x; }
+    const uint8_t *b = v->values + (int64_t)d->type_length * r;
+    uint64_t x = d->type_length > 0 && (b[0] & 0x80) ? ~UINT64_C(0) : 0;
+    for (int i = 0; i < d->type_length; i++) x = x << 8 | b[i];
+    return (int64_t)x;
+}
+
+static void dec_put(const pq_column_desc *d, pq_vec *v, int64_t r, int64_t x)
+{
+    if (d->physical == PQ_INT32) { int32_t y = (int32_t)x; memcpy(v->values + 4 * r, &y, 4); return; }
+    if (d->physical == PQ_INT64) { memcpy(v->values + 8 * r, &x, 8); return; }
+    uint8_t *b = v->values + (int64_t)d->type_length * r;
+    for (int i = d->type_length - 1; i >= 0; i--, x >>= 8) b[i] = (uint8_t)x; /* arithmetic shift */
+}
+
+/* A small decimal in from's physical form into to's (same precision and scale). */
+static int dec_convert(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
+{
+    pq_vec w;
+    pq_vec_init(&w, to->physical, to->physical == PQ_FIXED_LEN_BYTE_ARRAY ? to->type_length : 0);
+    int rc = pq_vec_reserve(&w, v->length, 0);
+    if (rc) return rc;
+    for (int64_t r = 0; r < v->length; r++)
+        dec_put(to, &w, r, pq_vec_is_valid(v, r) ? dec_get(from, v, r) : 0);
+    if (v->null_count > 0) memcpy(w.validity, v->validity, (size_t)(v->length + 7) / 8);
+    w.length = v->length, w.null_count = v->null_count;
+    pq_vec_free(v);
+    *v = w;
+    return 0;
+}
+
+/* A small decimal as DOUBLE (unscaled / 10^scale, as DuckDB casts it). */
+static int dec_to_double(const pq_column_desc *from, pq_vec *v)
+{
+    pq_vec w;
+    pq_vec_init(&w, PQ_DOUBLE, 0);
+    int rc = pq_vec_reserve(&w, v->length, 0);
+    if (rc) return rc;
+    double scale = 1;
+    for (int i = 0; i < from->decimal_scale; i++) scale *= 10;
+    for (int64_t r = 0; r < v->length; r++) {
+        double d = pq_vec_is_valid(v, r) ? (double)dec_get(from, v, r) / scale : 0;
+        memcpy(w.values + 8 * r, &d, 8);
+    }
+    if (v->null_count > 0) memcpy(w.validity, v->validity, (size_t)(v->length + 7) / 8);
+    w.length = v->length, w.null_count = v->null_count;
+    pq_vec_free(v);
+    *v = w;
+    return 0;
+}
+
+int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
+{
+    if (to->physical == from->physical && to->type_length == from->type_length) return 0;
+    if (small_decimal(to) && small_decimal(from)) return dec_convert(to, from, v);
+    if (small_decimal(from)) return dec_to_double(from, v);
+    pq_vec w;
+    pq_vec_init(&w, to->physical, 0);
+    int rc = pq_vec_reserve(&w, v->length, 0);
+    if (rc) return rc;
+    bool u32 = from->logical == PQ_LOGICAL_UINT32;
+    for (int64_t r = 0; r < v->length; r++) {
+        int64_t i = 0;
+        double d = 0;
+        if (from->physical == PQ_INT32) {
+            int32_t x;
+            memcpy(&x, v->values + 4 * r, 4);
+            i = u32 ? (int64_t)(uint32_t)x : x, d = (double)i;
+        } else if (from->physical == PQ_INT64) {
+            memcpy(&i, v->values + 8 * r, 8), d = (double)i;
+        } else if (from->physical == PQ_FLOAT) {
+            float x;
+            memcpy(&x, v->values + 4 * r, 4), d = x;
+        } else {
+            memcpy(&d, v->values + 8 * r, 8);
+        }
+        if (to->physical == PQ_DOUBLE) memcpy(w.values + 8 * r, &d, 8);
+        else if (to->physical == PQ_INT64) memcpy(w.values + 8 * r, &i, 8);
+        else { int32_t x = (int32_t)i; memcpy(w.values + 4 * r, &x, 4); }
+    }
+    if (v->null_count > 0) {
+        memcpy(w.validity, v->validity, (size_t)(v->length + 7) / 8);
+        for (int64_t r = 0; r < v->length; r++) /* null slots stay zero (vec.h invariant 2) */
+            if (!pq_bit_get(v->validity, r)) memset(w.values + pq_fixed_width(w.type, 0) * r, 0,
+                                                    (size_t)pq_fixed_width(w.type, 0));
+    }
+    w.length = v->length, w.null_count = v->null_count;
+    pq_vec_free(v);
+    *v = w;
+    return 0;
+}

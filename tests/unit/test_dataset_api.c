@@ -1,0 +1,247 @@
+/* tests for datasets through the public API (ringscan_dataset_open, ringscan_dataset_scan_start,
+ * ringscan_scan_column, the dataset counters): three hive files k=1..3, the second with a
+ * wider v, the third without v, read with union_by_name. */
+#include "check.h"
+#include "ringscan.h"
+#include "test_scan_common.h"
+
+enum { PER_FILE = 100 };
+
+static char pat[256];
+
+/* File k (1..3) of the dataset: id = (k - 1) * 100 + i, v = 2 * id (INT32, INT64, absent). */
+static int write_part(int k)
+{
+    char d[256], p[300];
+    snprintf(d, sizeof d, "%s/k=%d", ts_dir, k);
+    mkdir(d, 0700);
+    snprintf(p, sizeof p, "%s/part.parquet", d);
+    pq_column_desc sch[2] = {ts_desc("id", PQ_INT64, 0, false, PQ_LOGICAL_NONE),
+                             ts_desc("v", k == 1 ? PQ_INT32 : PQ_INT64, 0, false, PQ_LOGICAL_NONE)};
+    pq_vec v[2];
+    ts_vec_new(&v[0], PQ_INT64, 0, PER_FILE, 0);
+    ts_vec_new(&v[1], sch[1].physical, 0, PER_FILE, 0);
+    for (int64_t i = 0; i < PER_FILE; i++) {
+        int64_t id = (k - 1) * PER_FILE + i, x = 2 * id;
+        int32_t x32 = (int32_t)x;
+        ts_put_fixed(&v[0], &id, false);
+        ts_put_fixed(&v[1], k == 1 ? (const void *)&x32 : (const void *)&x, false);
+    }
+    pq_writer_opts wo;
+    pq_writer_opts_default(&wo);
+    int rc = ts_write(p, sch, k == 3 ? 1 : 2, v, PER_FILE, &wo);
+    pq_vec_free(&v[0]), pq_vec_free(&v[1]);
+    return rc;
+}
+
+typedef struct result {
+    int64_t rows;
+    int64_t id[400], v[400], k[400];
+    bool v_null[400];
+    ringscan_stats st;
+    int rc;
+    char msg[512];
+} result;
+
+static int64_t i64_at(const struct ArrowArray *a, int64_t r)
+{
+    return ((const int64_t *)a->buffers[1])[a->offset + r];
+}
+
+static bool is_null(const struct ArrowArray *a, int64_t r)
+{
+    const uint8_t *valid = a->buffers[0];
+    return a->null_count > 0 && valid && !((valid[(a->offset + r) >> 3] >> ((a->offset + r) & 7)) & 1);
+}
+
+/* Scans the dataset projecting id, v, k with o's filter, limit and order. */
+static void run(ringscan_options *o, result *res)
+{
+    static const char *cols[3] = {"id", "v", "k"};
+    memset(res, 0, sizeof *res);
+    o->columns = cols, o->ncolumns = 3;
+    o->union_by_name = o->union_by_name || !o->filter || strcmp(o->filter, "plain") != 0;
+    ringscan_dataset *d = NULL;
+    ringscan_scan *s = NULL;
+    ringscan_error err = {0};
+    const char *paths[1] = {pat};
+    res->rc = ringscan_dataset_open(paths, 1, o, &d, &err);
+    if (res->rc == 0) res->rc = ringscan_dataset_scan_start(d, o, &s, &err);
+    struct ArrowArray b;
+    int rc = 0;
+    while (res->rc == 0 && (rc = ringscan_scan_next(s, &b, &err)) == 1) {
+        for (int64_t r = 0; r < b.length && res->rows < 400; r++, res->rows++) {
+            res->id[res->rows] = i64_at(b.children[0], r);
+            res->v[res->rows] = i64_at(b.children[1], r);
+            res->v_null[res->rows] = is_null(b.children[1], r);
+            res->k[res->rows] = i64_at(b.children[2], r);
+        }
+        b.release(&b);
+    }
+    if (res->rc == 0) res->rc = rc;
+    if (res->rc) snprintf(res->msg, sizeof res->msg, "%s", err.message);
+    ringscan_scan_stats(s, &res->st);
+    ringscan_scan_free(s);
+    ringscan_dataset_close(d);
+}
+
+static void every_row(void)
+{
+    ringscan_options o;
+    ringscan_options_init(&o);
+    result r;
+    run(&o, &r);
+    CHECK_EQ_I64(r.rc, 0);
+    CHECK_EQ_I64(r.rows, 300);
+    for (int64_t i = 0; i < r.rows; i++) { /* path order, then row order */
+        CHECK(r.id[i] == i);
+        CHECK(r.k[i] == i / PER_FILE + 1);
+        CHECK(r.v_null[i] == (i >= 200));
+        if (i < 200) CHECK(r.v[i] == 2 * i); /* INT32 in k=1, widened */
+    }
+    CHECK_EQ_I64(r.st.files, 3);
+    CHECK_EQ_I64(r.st.files_pruned, 0);
+    CHECK_EQ_I64(r.st.footers_read, 3);
+    CHECK_EQ_I64(r.st.rows_out, 300);
+}
+
+static void pruning(void)
+{
+    ringscan_options o;
+    ringscan_options_init(&o);
+    o.filter = "k = 2 AND id > 150";
+    result r;
+    run(&o, &r);
+    CHECK_EQ_I64(r.rc, 0);
+    CHECK_EQ_I64(r.rows, 49);
+    CHECK(r.id[0] == 151 && r.k[0] == 2);
+    CHECK_EQ_I64(r.st.files_pruned, 2);  /* by k, before their footers */
+    CHECK_EQ_I64(r.st.footers_read, 1);
+    o.filter = "v IS NULL";              /* the file without v; the others by statistics */
+    run(&o, &r);
+    CHECK_EQ_I64(r.rows, 100);
+    CHECK(r.id[0] == 200 && r.v_null[0]);
+    CHECK_EQ_I64(r.st.files_pruned, 2);
+    CHECK_EQ_I64(r.st.footers_read, 3);
+    o.filter = "k = 3";                  /* v is only in the pruned files: their footers are
+                                            read for the schema (as DuckDB binds), not scanned */
+    run(&o, &r);
+    CHECK_EQ_I64(r.rc, 0);
+    CHECK_EQ_I64(r.rows, 100);
+    CHECK(r.id[0] == 200 && r.v_null[0] && r.v_null[99]);
+    CHECK_EQ_I64(r.st.files_pruned, 2);
+    CHECK_EQ_I64(r.st.footers_read, 3);
+    o.filter = "v > 390";                /* nulls of the third file fail it */
+    run(&o, &r);
+    CHECK_EQ_I64(r.rows, 4);
+    CHECK(r.id[0] == 196);
+    o.filter = NULL;                     /* the same as a tree: pruned before footers too */
+    ringscan_expr *k2[2] = {ringscan_expr_column("k"), ringscan_expr_int(2)};
+    ringscan_expr *id[2] = {ringscan_expr_column("id"), ringscan_expr_int(150)};
+    ringscan_expr *both[2] = {ringscan_expr_call(RINGSCAN_EXPR_EQ, 2, k2),
+                              ringscan_expr_call(RINGSCAN_EXPR_GT, 2, id)};
+    ringscan_expr *tree = ringscan_expr_call(RINGSCAN_EXPR_AND, 2, both);
+    o.filter_expr = tree;
+    run(&o, &r);
+    CHECK_EQ_I64(r.rc, 0);
+    CHECK_EQ_I64(r.rows, 49);
+    CHECK_EQ_I64(r.st.files_pruned, 2);
+    CHECK_EQ_I64(r.st.footers_read, 1);
+    o.filter_expr = NULL;
+    ringscan_expr_free(tree);
+    o.filter = "k = 1 OR id = 250";      /* a clause mixing a partition with a column */
+    run(&o, &r);
+    CHECK_EQ_I64(r.rc, RINGSCAN_EUNSUPPORTED);
+    CHECK(strstr(r.msg, "partition") != NULL);
+}
+
+static void limit_and_order(void)
+{
+    ringscan_options o;
+    ringscan_options_init(&o);
+    o.limit = 150;
+    o.ordered = true;
+    result r;
+    run(&o, &r);
+    CHECK_EQ_I64(r.rows, 150);
+    CHECK(r.id[149] == 149);
+    CHECK_EQ_I64(r.st.rows_out, 150);
+    o.limit = 5;
+    o.order_by = "id DESC";
+    run(&o, &r);
+    CHECK_EQ_I64(r.rows, 5);
+    CHECK(r.id[0] == 299 && r.id[4] == 295);
+    o.order_by = "id";           /* one file at a time: the first file's bound (id <= 4)
+                                    rules out the row groups of the next two unread */
+    o.threads = 1;
+    run(&o, &r);
+    CHECK(r.rows == 5 && r.id[0] == 0 && r.id[4] == 4);
+    CHECK_EQ_I64(r.st.row_groups_pruned, 2);
+    o.threads = 2;
+    o.limit = 3;
+    o.order_by = "k DESC, id DESC"; /* a partition key, constant in each file */
+    run(&o, &r);
+    CHECK_EQ_I64(r.rows, 3);
+    CHECK(r.id[0] == 299 && r.id[2] == 297 && r.k[0] == 3);
+    o.order_by = "v NULLS FIRST";
+    run(&o, &r);
+    CHECK(r.rows == 3 && r.v_null[0] && r.id[0] == 200 && r.id[2] == 202);
+}
+
+static void columns_and_errors(void)
+{
+    ringscan_options o;
+    ringscan_options_init(&o);
+    o.union_by_name = true;
+    ringscan_dataset *d = NULL;
+    ringscan_scan *s = NULL;
+    ringscan_error err;
+    const char *paths[1] = {pat};
+    CHECK_EQ_I64(ringscan_dataset_open(paths, 1, &o, &d, &err), 0);
+    CHECK_EQ_I64(ringscan_dataset_files(d), 3);
+    CHECK(ringscan_dataset_file(d, 3) == NULL && strstr(ringscan_dataset_file(d, 0), "k=1"));
+    CHECK_EQ_I64(ringscan_dataset_scan_start(d, &o, &s, &err), 0);
+    ringscan_column_info ci;
+    CHECK(ringscan_scan_column(s, 1, &ci) == 0 && ci.physical == RINGSCAN_INT64 && strcmp(ci.name, "v") == 0);
+    CHECK(ringscan_scan_column(s, 2, &ci) == 0 && ci.physical == RINGSCAN_INT64 && strcmp(ci.name, "k") == 0);
+    CHECK_EQ_I64(ringscan_scan_column(s, 3, &ci), -EINVAL);
+    ringscan_scan_free(s);
+    o.union_by_name = false; /* the first file's columns: v is narrower there, named when
+                                the scan starts the second file (at start with 2 threads, the
+                                two files run at once; later with 1) */
+    for (int threads = 1; threads <= 2; threads++) {
+        o.threads = threads;
+        int rc = ringscan_dataset_scan_start(d, &o, &s, &err), batches = 0;
+        struct ArrowArray b;
+        while (rc == 0 && batches++ < 10) {
+            if ((rc = ringscan_scan_next(s, &b, &err)) == 1) b.release(&b), rc = 0;
+            else if (rc == 0) break; /* the end: no error, which the check below fails */
+        }
+        CHECK_EQ_I64(rc, RINGSCAN_EUNSUPPORTED);
+        CHECK(strstr(err.message, "'v'") && strstr(err.message, "k=2"));
+        ringscan_scan_free(s);
+        s = NULL;
+    }
+    o.row_groups = (const int[]){0};
+    o.nrow_groups = 1;
+    CHECK_EQ_I64(ringscan_dataset_scan_start(d, &o, &s, &err), -EINVAL);
+    ringscan_dataset_close(d);
+    const char *none[1] = {"/nonexistent/**/*.parquet"};
+    CHECK_EQ_I64(ringscan_dataset_open(none, 1, NULL, &d, &err), -ENOENT);
+    CHECK(strstr(err.message, "/nonexistent/**/*.parquet") != NULL);
+    CHECK_EQ_I64(ringscan_dataset_open(NULL, 1, NULL, &d, &err), -EINVAL);
+}
+
+int main(void)
+{
+    ts_dir_init();
+    snprintf(pat, sizeof pat, "%s/**/*.parquet", ts_dir);
+    for (int k = 1; k <= 3; k++)
+        if (write_part(k) != 0) return 1;
+    RUN(every_row);
+    RUN(pruning);
+    RUN(limit_and_order);
+    RUN(columns_and_errors);
+    ts_dir_remove();
+    return CHECK_DONE("test_dataset_api");
+}
