@@ -41,6 +41,7 @@ int sum_col_init(sum_col *c, const struct ArrowSchema *s, const ringscan_column_
     } else if (w) *c = (sum_col){sgn ? SUM_SIGNED : SUM_UNSIGNED, w};
     else if (strcmp(f, "b") == 0) *c = (sum_col){SUM_BOOL, 0};
     else if (strcmp(f, "u") == 0 || strcmp(f, "z") == 0) *c = (sum_col){SUM_VAR, 0};
+    else if (strcmp(f, "U") == 0 || strcmp(f, "Z") == 0) *c = (sum_col){SUM_VAR, 8};
     else if (strcmp(f, "e") == 0) *c = (sum_col){SUM_FIXED, 2};
     else if (sscanf(f, "w:%d", &n) == 1 && n > 0) *c = (sum_col){SUM_FIXED, n};
     else if (f[0] == 'd' && f[1] == ':') {
@@ -75,13 +76,20 @@ static uint64_t dec_hash(const uint8_t *le16, int width)
     return fnv1a64(be, n);
 }
 
-static uint64_t var_hash(const struct ArrowArray *a, int64_t i)
+/* width 8: int64 offsets (large string/binary), else int32 */
+static uint64_t var_hash(const struct ArrowArray *a, int64_t i, int width)
 {
-    const int32_t *off = a->buffers[1];
-    int64_t n = off[i + 1] - off[i];
+    int64_t start, n;
+    if (width == 8) {
+        const int64_t *off = a->buffers[1];
+        start = off[i], n = off[i + 1] - off[i];
+    } else {
+        const int32_t *off = a->buffers[1];
+        start = off[i], n = off[i + 1] - off[i];
+    }
     assert(n >= 0);
     /* an all-empty batch may carry data == NULL: hash no NULL + 0 */
-    return n ? fnv1a64((const uint8_t *)a->buffers[2] + off[i], n) : fnv1a64(NULL, 0);
+    return n ? fnv1a64((const uint8_t *)a->buffers[2] + start, n) : fnv1a64(NULL, 0);
 }
 
 /* acc += expr over the valid rows i of a (the type dispatch stays outside the row loop). */
@@ -105,7 +113,7 @@ void sum_col_add(const sum_col *c, const struct ArrowArray *a, uint64_t *sum)
     case SUM_DEC_FIXED: SUM_ROWS(dec_hash(p + i * 16, w)); break;
     case SUM_DEC_VAR: SUM_ROWS(dec_hash(p + i * 16, 0)); break;
     case SUM_FIXED: SUM_ROWS(fnv1a64(p + i * w, w)); break;
-    case SUM_VAR: SUM_ROWS(var_hash(a, i)); break;
+    case SUM_VAR: SUM_ROWS(var_hash(a, i, w)); break;
     }
     *sum = acc;
 }

@@ -10,6 +10,7 @@
 
 #include "scan/api_priv.h"
 #include "scan/arrow.h"
+#include "scan/arrow_types.h"
 #include "scan/scan.h"
 
 struct ringscan_scan {
@@ -18,6 +19,7 @@ struct ringscan_scan {
     scan_arrow_col *cols;      /* the projected columns as Arrow shows them */
     int ncols;
     unsigned arrow_flags;      /* scan/arrow.h SCAN_ARROW_* */
+    scan_arrow_types types;    /* what the file says beyond Parquet types (cols[i].type) */
     bool topk;                 /* an ORDER BY ... LIMIT scan */
     int *row_groups;           /* options.row_groups, sorted (the scan reads it) */
     void (*on_bound)(void *ctx, const struct ringscan_topk_bound *b); /* options' */
@@ -296,6 +298,11 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     s->topk = so.nkeys > 0 && so.limit >= 0;
     s->arrow_flags = o->int96_raw ? SCAN_ARROW_INT96_RAW : 0;
     for (int i = 0; i < n; i++) s->cols[i] = scan_nested_arrow_col(&f->f->meta, scan_proj_desc(s->scan, i));
+    if ((rc = scan_arrow_types_build(&f->f->meta, s->cols, n, &s->types, &e)) != 0) {
+        ringscan_scan_free(s);
+        return report(err, f->path, rc, &e);
+    }
+    for (int i = 0; i < n; i++) s->cols[i].type = &s->types.cols[i];
     *out = s;
     return 0;
 }
@@ -331,6 +338,7 @@ int ringscan_scan_schema(ringscan_scan *s, struct ArrowSchema *out, ringscan_err
 {
     if (!s || !out) return bad_arg(err, !s ? "ringscan_scan_schema: scan is NULL" : "ringscan_scan_schema: out is NULL");
     int rc = scan_arrow_schema(s->cols, s->ncols, s->arrow_flags, out);
+    if (rc == 0 && (rc = scan_arrow_schema_metadata(out, s->types.metadata)) != 0) out->release(out);
     return rc ? report(err, s->file->path, rc, NULL) : 0;
 }
 
@@ -419,6 +427,7 @@ void ringscan_scan_free(ringscan_scan *s)
     if (!s) return;
     scan_free(s->scan);
     free(s->cols);
+    scan_arrow_types_free(&s->types);
     free(s->row_groups);
     free(s);
 }

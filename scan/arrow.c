@@ -18,6 +18,7 @@
 
 #include "scan/arrow.h"
 #include "common/fail.h"
+#include "scan/arrow_types.h"
 #include "scan/listvec.h"
 
 /* ------------------------------------------------------------------------ schema */
@@ -25,6 +26,7 @@
 typedef struct schema_priv {
     char format[32];
     char *name;
+    char *metadata;
     struct ArrowSchema **children;
     struct ArrowSchema *child_mem;
 } schema_priv;
@@ -37,6 +39,7 @@ static void schema_release(struct ArrowSchema *s)
     free(p->children);
     free(p->child_mem);
     free(p->name);
+    free(p->metadata);
     free(p);
     s->release = NULL;
 }
@@ -123,16 +126,33 @@ static int column_schema(const scan_arrow_col *c, unsigned flags, struct ArrowSc
 {
     char buf[32];
     const char *fmt = scan_arrow_format(c->desc, flags, buf, sizeof buf);
+    if (c->type && c->type->format[0]) fmt = c->type->format;
+    const char *md = c->type ? c->type->metadata : NULL;
     if (!c->item) {
         int64_t fl = c->desc->repetition == PQ_OPTIONAL ? ARROW_FLAG_NULLABLE : 0;
-        return schema_fill(s, fmt, c->name, 0, fl);
+        int rc = schema_fill(s, fmt, c->name, 0, fl);
+        if (rc == 0 && (rc = scan_arrow_schema_metadata(s, md)) != 0) s->release(s);
+        return rc;
     }
     int rc = schema_fill(s, "+l", c->name, 1, ARROW_FLAG_NULLABLE);
+    if (rc == 0 && (rc = scan_arrow_schema_metadata(s, md)) != 0) s->release(s);
     if (rc) return rc;
     schema_priv *p = s->private_data;
     rc = schema_fill(&p->child_mem[0], fmt, c->item, 0, c->item_nullable ? ARROW_FLAG_NULLABLE : 0);
     if (rc) s->release(s);
     return rc;
+}
+
+int scan_arrow_schema_metadata(struct ArrowSchema *s, const char *md)
+{
+    schema_priv *p = s->private_data;
+    assert(p && !p->metadata);
+    if (!md) return 0;
+    size_t n = scan_arrow_metadata_len(md);
+    if (!(p->metadata = fail_malloc(n))) return -ENOMEM;
+    memcpy(p->metadata, md, n);
+    s->metadata = p->metadata;
+    return 0;
 }
 
 int scan_arrow_schema(const scan_arrow_col *cols, int n, unsigned flags, struct ArrowSchema *out)
@@ -287,6 +307,20 @@ static int list_array(const scan_arrow_col *c, unsigned flags, pq_vec *v, struct
     return 0;
 }
 
+/* A string or binary child's int32 offsets as int64 ("U", "Z"). 0 or -ENOMEM. */
+static int widen_offsets(struct ArrowArray *a)
+{
+    array_priv *p = a->private_data;
+    assert(a->n_buffers == 3 && !p->converted);
+    int64_t *o = fail_malloc(sizeof *o * (size_t)(a->length + 1));
+    if (!o) return -ENOMEM;
+    const int32_t *src = p->buffers[1];
+    for (int64_t r = 0; r <= a->length; r++) o[r] = src[r];
+    p->converted = o;
+    p->buffers[1] = o;
+    return 0;
+}
+
 int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,
                      struct ArrowArray *out)
 {
@@ -309,6 +343,9 @@ int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,
         b->cols[i].length = b->rows;
         int rc = cols[i].item ? list_array(&cols[i], flags, &b->cols[i], &p->child_mem[i])
                               : child_array(cols[i].desc, flags, &b->cols[i], &p->child_mem[i]);
+        if (rc == 0 && !cols[i].item && cols[i].type && cols[i].type->large &&
+            (rc = widen_offsets(&p->child_mem[i])) != 0)
+            p->child_mem[i].release(&p->child_mem[i]);
         if (rc) {
             out->n_children = i;
             out->release(out);
