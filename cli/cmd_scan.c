@@ -51,7 +51,7 @@ enum scan_opt_id {
 /* in the order of ringscan_policy, ringscan_io and print_format */
 static const char *const scan_policies[] = {"lazy", "eager", "adaptive", NULL};
 static const char *const scan_ios[] = {"auto", "uring", "pread", NULL};
-static const char *const scan_formats[] = {"table", "csv", "jsonl", "count", NULL};
+static const char *const scan_formats[] = {"table", "csv", "jsonl", "count", "rows", NULL};
 
 /* Every option `ringscan scan` (and each `serve` line) accepts; the help is printed from it. */
 static const cli_opt scan_opts[] = {
@@ -66,7 +66,8 @@ static const cli_opt scan_opts[] = {
     {"--desc", NULL, NULL, CLI_FLAG, SO_DESC,
      .help = "keys without ASC/DESC sort descending (nulls last, NaN first)"},
     {"--format", NULL, NULL, CLI_CHOICE, SO_FORMAT, .choices = scan_formats, .dflt = "table",
-     .help = "aligned table, RFC 4180 CSV, JSON lines, or rows and a checksum"},
+     .help = "aligned table, RFC 4180 CSV, JSON lines, rows and a checksum of the values "
+             "(reads them), or the rows alone (from the footer where statistics settle it)"},
     {"--ordered", NULL, NULL, CLI_FLAG, SO_ORDERED,
      .help = "rows in file order (the default, as DuckDB and pyarrow)"},
     {"--unordered", NULL, NULL, CLI_FLAG, SO_UNORDERED,
@@ -564,9 +565,14 @@ static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, b
     /* not for serve (keep: its answers are the output) nor over rows printed to the terminal */
     cli_progress_start(&scan_line, !keep && !a.no_progress && (a.fmt == PRINT_COUNT || !isatty(1)));
     int rc = ringscan_open_with(a.path, &a.o, &f, &err);
-    if (rc == 0) rc = pick_columns(f, a.path, a.columns, names, &copy, &a.o, &err);
-    if (rc == 0 && (rc = ringscan_scan_start(f, &a.o, &sc, &err)) != 0) suggest_for_filter(f, &err);
-    if (rc == 0) rc = drain(f, sc, &a, rows, checksum, keep, &err);
+    if (rc == 0 && a.fmt == PRINT_ROWS) { /* no scan of its own: ringscan_count */
+        rc = keep ? cli_err(&err, a.path, -EINVAL, "--format rows is not served (use count)")
+                  : cli_count_rows(f, &a.o, a.stats, &err);
+        a.stats = 0, a.o.explain = false;
+    } else if (rc == 0) rc = pick_columns(f, a.path, a.columns, names, &copy, &a.o, &err);
+    if (rc == 0 && a.fmt != PRINT_ROWS && (rc = ringscan_scan_start(f, &a.o, &sc, &err)) != 0)
+        suggest_for_filter(f, &err);
+    if (rc == 0 && sc) rc = drain(f, sc, &a, rows, checksum, keep, &err);
     cli_progress_end(&scan_line); /* before anything else goes to stderr */
     /* rows before any message on stderr; a write error is the output's, reported by the
      * caller (sink_exit_status) and not as the input file's */

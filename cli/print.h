@@ -8,7 +8,7 @@
 #include "cli/sink.h"
 #include "ringscan.h"
 
-typedef enum { PRINT_TABLE, PRINT_CSV, PRINT_JSONL, PRINT_COUNT } print_format;
+typedef enum { PRINT_TABLE, PRINT_CSV, PRINT_JSONL, PRINT_COUNT, PRINT_ROWS } print_format;
 
 /* How a column's values print, from its Arrow format. */
 typedef enum {

@@ -543,6 +543,31 @@ RINGSCAN_API int ringscan_topk_seed(ringscan_file *f, const ringscan_options *o,
  * not set, -EINVAL when s is not a Top-K scan with a numeric first key or b's type differs. */
 RINGSCAN_API int ringscan_scan_offer_bound(ringscan_scan *s, const ringscan_topk_bound *b);
 
+/* ---- counting rows ---- */
+
+typedef struct ringscan_count_info {
+    int64_t rows;               /* rows that pass the filter (at most options.limit) */
+    int row_groups;             /* row groups considered (options.row_groups, or all) */
+    int row_groups_pruned;      /* statistics prove no row of the group passes */
+    int row_groups_settled;     /* statistics prove every row passes: counted, never read */
+    int row_groups_scanned;     /* the rest: read and filtered by a scan (0 when the settled
+                                   groups reached the limit: then nothing is read) */
+    ringscan_stats scan;        /* that scan's counters (all zero, complete, when no group
+                                   needed one: scan.reads == 0 and scan.bytes_read == 0) */
+} ringscan_count_info;
+
+/* Counts the rows of f that pass o's filter (filter or filter_expr; none: every row), over
+ * o->row_groups (NULL: all), capped at o->limit (-1: no cap). Answered from the footer where
+ * it can be: without a filter the row groups' row counts; with one, a row group whose
+ * statistics prove every row passes (every conjunct ALL_MATCH, filter/prune.h) counts its rows
+ * unread, one they prove none passes is skipped, and only the others are scanned (projecting
+ * the filter's first column, with o's policy, threads, io, page index and bloom options;
+ * columns, order_by and the Top-K fields are ignored). Returns 0 and *out, or a status with
+ * err filled as ringscan_scan_start's (filter parse errors, a filter on a nested column,
+ * bad options, a row group not in the file or listed twice: -EINVAL). */
+RINGSCAN_API int ringscan_count(ringscan_file *f, const ringscan_options *o,
+                                ringscan_count_info *out, ringscan_error *err);
+
 /* Stops the scan (cancelling reads in flight) and frees it. NULL is a no-op. */
 RINGSCAN_API void ringscan_scan_free(ringscan_scan *s);
 

@@ -35,6 +35,18 @@ struct ringscan_file {
     char *path;
 };
 
+/* Shared by the API's files (scan/api.c defines them):
+ * scan_api_report: "PATH: message (offset N, column C)" into err (may be NULL); returns rc.
+ * scan_api_bad_arg: -EINVAL with "invalid argument: what" into err.
+ * scan_api_check_options: the options' own values (ranges, NULL entries); 0 or -EINVAL.
+ * scan_api_filter: o's filter (text or tree) parsed against f's columns into *filter (the
+ *   caller's; NULL when none), nested columns refused as a scan refuses them; 0 or a status
+ *   with e filled. */
+int scan_api_report(ringscan_error *err, const char *path, int rc, const pq_err *e);
+int scan_api_bad_arg(ringscan_error *err, const char *what);
+int scan_api_check_options(const ringscan_options *o, ringscan_error *err);
+int scan_api_filter(ringscan_file *f, const ringscan_options *o, flt_expr **filter, pq_err *e);
+
 /* The predicates of a filter tree over the schema cols[0..ncols) (flt_from_tree). */
 int scan_filter_from_expr(const ringscan_expr *e, const pq_column_desc *cols, int32_t ncols,
                           flt_expr **out, pq_err *err);
