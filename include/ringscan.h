@@ -426,6 +426,17 @@ typedef struct ringscan_options {
                                    run next are fetched ahead while it allows; 0 = no read-ahead
                                    (each split fetches when it starts); -1 = the default,
                                    256 MiB */
+    const char *const *dictionary_columns; /* projected columns exported as Arrow dictionary
+                                   arrays (format "i": int32 indices, the dictionary a child
+                                   of the column's own type), as pyarrow's read_dictionary;
+                                   each a string or binary column (BYTE_ARRAY, not DECIMAL)
+                                   named in the projection, else -EINVAL. Each batch carries
+                                   its own dictionary: the distinct values of its rows in
+                                   first-appearance order (the values are decoded and encoded
+                                   again per batch: passing the file's dictionary pages and
+                                   indices through undecoded is not built yet). Filters and
+                                   ORDER BY on the column work as on any column. NULL = none */
+    int ndictionary_columns;
 } ringscan_options;
 
 /* Fills o with the defaults (every column, no filter, no limit, adaptive, 2 threads, auto, page

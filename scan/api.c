@@ -306,7 +306,9 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     s->topk = so.nkeys > 0 && so.limit >= 0;
     s->arrow_flags = o->int96_raw ? SCAN_ARROW_INT96_RAW : 0;
     for (int i = 0; i < n; i++) s->cols[i] = scan_nested_arrow_col(&f->f->meta, scan_proj_desc(s->scan, i));
-    if ((rc = scan_arrow_types_build(&f->f->meta, s->cols, n, &s->types, &e)) != 0) {
+    if ((rc = scan_arrow_types_build(&f->f->meta, s->cols, n, &s->types, &e)) != 0 ||
+        (rc = scan_arrow_types_dictionary(&s->types, s->cols, o->dictionary_columns,
+                                          o->ndictionary_columns, &e)) != 0) {
         ringscan_scan_free(s);
         return scan_api_report(err, f->path, rc, &e);
     }

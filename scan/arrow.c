@@ -41,6 +41,8 @@ static void schema_release(struct ArrowSchema *s)
     free(p->name);
     free(p->metadata);
     free(p);
+    if (s->dictionary && s->dictionary->release) s->dictionary->release(s->dictionary);
+    free(s->dictionary);
     s->release = NULL;
 }
 
@@ -130,7 +132,14 @@ static int column_schema(const scan_arrow_col *c, unsigned flags, struct ArrowSc
     const char *md = c->type ? c->type->metadata : NULL;
     if (!c->item) {
         int64_t fl = c->desc->repetition == PQ_OPTIONAL ? ARROW_FLAG_NULLABLE : 0;
-        int rc = schema_fill(s, fmt, c->name, 0, fl);
+        bool dict = c->type && c->type->dictionary;
+        int rc = schema_fill(s, dict ? "i" : fmt, c->name, 0, fl);
+        if (rc == 0 && dict) { /* int32 indices into a dictionary of the column's type */
+            rc = (s->dictionary = fail_calloc(1, sizeof *s->dictionary)) ? 0 : -ENOMEM;
+            if (rc == 0) rc = schema_fill(s->dictionary, fmt, "", 0, 0);
+            if (rc) s->release(s);
+            if (rc) return rc;
+        }
         if (rc == 0 && (rc = scan_arrow_schema_metadata(s, md)) != 0) s->release(s);
         return rc;
     }
@@ -187,6 +196,8 @@ static void array_release(struct ArrowArray *a)
         if (p->child_mem[i].release) p->child_mem[i].release(&p->child_mem[i]);
     pq_vec_free(&p->vec);
     free(p->converted);
+    if (a->dictionary && a->dictionary->release) a->dictionary->release(a->dictionary);
+    free(a->dictionary);
     free(p->children);
     free(p->child_mem);
     free(p);
@@ -321,6 +332,29 @@ static int widen_offsets(struct ArrowArray *a)
     return 0;
 }
 
+/* A dictionary array (options.dictionary_columns): int32 indices, the distinct values as
+ * its dictionary (scan/arrow_dict.c), v's buffers freed. */
+static int dict_array(const scan_arrow_col *c, unsigned flags, pq_vec *v, struct ArrowArray *a)
+{
+    static const pq_column_desc idx_desc = {.physical = PQ_INT32, .logical = PQ_LOGICAL_NONE};
+    pq_vec idx, dict;
+    int rc = scan_arrow_dict_encode(v, &idx, &dict);
+    if (rc) return rc;
+    pq_vec_free(v);
+    struct ArrowArray *d = fail_calloc(1, sizeof *d);
+    rc = d ? child_array(c->desc, flags, &dict, d) : -ENOMEM;
+    if (rc == 0 && c->type->large && (rc = widen_offsets(d)) != 0) d->release(d);
+    if (rc == 0 && (rc = child_array(&idx_desc, flags, &idx, a)) != 0) d->release(d);
+    pq_vec_free(&idx);
+    pq_vec_free(&dict);
+    if (rc) {
+        free(d);
+        return rc;
+    }
+    a->dictionary = d;
+    return 0;
+}
+
 int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,
                      struct ArrowArray *out)
 {
@@ -341,9 +375,11 @@ int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,
     for (int i = 0; i < b->ncols; i++) {
         p->children[i] = &p->child_mem[i];
         b->cols[i].length = b->rows;
+        bool dict = !cols[i].item && cols[i].type && cols[i].type->dictionary;
         int rc = cols[i].item ? list_array(&cols[i], flags, &b->cols[i], &p->child_mem[i])
+                 : dict       ? dict_array(&cols[i], flags, &b->cols[i], &p->child_mem[i])
                               : child_array(cols[i].desc, flags, &b->cols[i], &p->child_mem[i]);
-        if (rc == 0 && !cols[i].item && cols[i].type && cols[i].type->large &&
+        if (rc == 0 && !dict && !cols[i].item && cols[i].type && cols[i].type->large &&
             (rc = widen_offsets(&p->child_mem[i])) != 0)
             p->child_mem[i].release(&p->child_mem[i]);
         if (rc) {

@@ -28,6 +28,10 @@ const char *scan_arrow_format(const pq_column_desc *d, unsigned flags, char *buf
 /* A struct schema with one child per column (a list: "+l" with its element as child). 0 or
  * -ENOMEM. */
 int scan_arrow_schema(const scan_arrow_col *cols, int n, unsigned flags, struct ArrowSchema *out);
+/* v's rows as int32 dictionary indices (*idx: v's validity, a null's index 0) into the distinct
+ * values *dict (first-appearance order), both initialised here (scan/arrow_dict.c). 0 or
+ * -ENOMEM (nothing left allocated). */
+int scan_arrow_dict_encode(const pq_vec *v, pq_vec *idx, pq_vec *dict);
 /* Sets a built schema's metadata to a copy of md (an encoded block, scan/arrow_types.h;
  * NULL: none). 0 or -ENOMEM. */
 int scan_arrow_schema_metadata(struct ArrowSchema *s, const char *md);

@@ -123,7 +123,7 @@ static void stored_format(const pq_column_desc *d, const pqa_field *af, scan_arr
         if (af->type == PQA_TYPE_LARGE_BINARY && !text) snprintf(t->format, sizeof t->format, "Z");
         t->large = t->format[0] == 'U' || t->format[0] == 'Z';
     }
-    t->dictionary = af->dictionary;
+    t->stored_dictionary = af->dictionary;
 }
 
 static int build_col(const scan_arrow_col *c, const pqa_schema *as, scan_arrow_type *t)
@@ -195,4 +195,24 @@ void scan_arrow_types_free(scan_arrow_types *t)
     free(t->cols);
     free(t->metadata);
     memset(t, 0, sizeof *t);
+}
+
+int scan_arrow_types_dictionary(scan_arrow_types *t, const scan_arrow_col *cols,
+                                const char *const *names, int n, pq_err *e)
+{
+    if (n < 0 || (n > 0 && !names)) return pq_errf(e, -EINVAL, -1, "dictionary_columns: bad count");
+    for (int k = 0; k < n; k++) {
+        int i = 0;
+        while (names[k] && i < t->n && strcmp(cols[i].name, names[k]) != 0) i++;
+        if (!names[k] || i == t->n)
+            return pq_errf(e, -EINVAL, -1, "dictionary_columns: '%s' is not a projected column",
+                           names[k] ? names[k] : "(NULL)");
+        const pq_column_desc *d = cols[i].desc;
+        if (cols[i].item || d->physical != PQ_BYTE_ARRAY || d->logical == PQ_LOGICAL_DECIMAL)
+            return pq_errf(e, -EINVAL, -1, "dictionary_columns: '%s' is not a string or binary "
+                           "column", names[k]);
+        for (int j = i; j < t->n; j++) /* a column projected twice: every copy */
+            if (strcmp(cols[j].name, names[k]) == 0) t->cols[j].dictionary = true;
+    }
+    return 0;
 }

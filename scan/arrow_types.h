@@ -17,7 +17,9 @@ enum { SCAN_ARROW_FORMAT_MAX = 96 };
 typedef struct scan_arrow_type {
     char format[SCAN_ARROW_FORMAT_MAX]; /* "": scan_arrow_format's for the Parquet type */
     bool large;           /* string/binary with int64 offsets ("U", "Z") */
-    bool dictionary;      /* the writer's Arrow type was dictionary-encoded */
+    bool dictionary;      /* exported as a dictionary array (options.dictionary_columns) */
+    bool stored_dictionary; /* the writer's Arrow type was dictionary-encoded (informative:
+                               exported as the value type unless dictionary is set) */
     char *metadata;       /* ArrowSchema.metadata (C Data Interface encoding), or NULL */
 } scan_arrow_type;
 
@@ -35,6 +37,11 @@ struct scan_arrow_col;
 int scan_arrow_types_build(const pq_file_meta *m, const struct scan_arrow_col *cols, int n,
                            scan_arrow_types *out, pq_err *e);
 void scan_arrow_types_free(scan_arrow_types *t);
+/* Marks the columns named in names[0..n) (options.dictionary_columns) as dictionary arrays:
+ * each must be one of cols[0..t->n) (its name) and a BYTE_ARRAY column that is not a DECIMAL
+ * nor a list. 0 or -EINVAL with e naming the column. */
+int scan_arrow_types_dictionary(scan_arrow_types *t, const struct scan_arrow_col *cols,
+                                const char *const *names, int n, pq_err *e);
 
 /* Bytes of an encoded metadata block (its int32 count, then each key and value with an int32
  * length), 0 for NULL. */
