@@ -470,7 +470,18 @@ RINGSCAN_API int ringscan_scan_start(ringscan_file *f, const ringscan_options *o
                         ringscan_error *err);
 
 /* The schema of the batches: a struct ("+s") whose children are the projected columns.
- * The caller owns *out and calls out->release. */
+ * The caller owns *out and calls out->release. Types follow pyarrow's reading of the file:
+ * INT8/INT16/UINT8/UINT16 narrowed, DECIMAL as decimal128 ("d:p,s"), DATE "tdD", TIME
+ * "ttm"/"ttu"/"ttn", TIMESTAMP "tsm:"/"tsu:"/"tsn:" with "UTC" when adjusted to UTC, or the
+ * zone of the Arrow schema the writer stored in the key-value metadata ("ARROW:schema", as
+ * pyarrow: "tsu:America/New_York"; the unit stays the Parquet one), INT96 "tsn:" (or "w:12",
+ * int96_raw), STRING/ENUM/JSON "u", other byte arrays "z" ("U"/"Z", int64 offsets, when the
+ * stored Arrow schema says large_string/large_binary), FIXED_LEN_BYTE_ARRAY "w:N" (UUID with
+ * metadata ARROW:extension:name "arrow.uuid", INTERVAL "w:12"), FLOAT16 "e",
+ * dictionary_columns "i" with a dictionary. Metadata: a field's stored Arrow metadata and
+ * "PARQUET:field_id" on the child; the file's key-value metadata without ARROW:schema on the
+ * struct. An ARROW:schema that does not parse fails ringscan_scan_start (RINGSCAN_EFORMAT
+ * naming the key and the offset in the decoded message), as pyarrow refuses the file. */
 RINGSCAN_API int ringscan_scan_schema(ringscan_scan *s, struct ArrowSchema *out, ringscan_error *err);
 
 /* Next batch. Returns 1 and *out (a struct array of the projected columns, only rows that
