@@ -66,8 +66,7 @@ static const cli_opt scan_opts[] = {
     {"--desc", NULL, NULL, CLI_FLAG, SO_DESC,
      .help = "keys without ASC/DESC sort descending (nulls last, NaN first)"},
     {"--format", NULL, NULL, CLI_CHOICE, SO_FORMAT, .choices = scan_formats, .dflt = "table",
-     .help = "aligned table, RFC 4180 CSV, JSON lines, rows and a checksum of the values "
-             "(reads them), or the rows alone (from the footer where statistics settle it)"},
+     .help = "table, RFC 4180 CSV, JSON lines, rows+checksum, rows only (footer)"},
     {"--ordered", NULL, NULL, CLI_FLAG, SO_ORDERED,
      .help = "rows in file order (the default, as DuckDB and pyarrow)"},
     {"--unordered", NULL, NULL, CLI_FLAG, SO_UNORDERED,
