@@ -7,7 +7,9 @@
  * decimal128, INT96 to timestamp[ns] (pyarrow's wrapping arithmetic; or, with
  * SCAN_ARROW_INT96_RAW, kept as its 12 stored bytes, a fixed-size binary). A list<primitive>
  * column's packed rows (scan/listvec.h) become a list array ("+l", int32 offsets) whose child
- * is the element column, converted as a flat column of the leaf's type.
+ * is the element column, converted as a flat column of the leaf's type. What the file says
+ * beyond its Parquet types (scan/arrow_types.h: stored zones, large offsets, metadata,
+ * dictionary_columns) comes with each column's scan_arrow_col.type.
  * Invariants: every released structure frees exactly what it owns; release sets release to
  * NULL; schema strings live in the schema's private block. */
 #include <assert.h>
@@ -24,7 +26,7 @@
 /* ------------------------------------------------------------------------ schema */
 
 typedef struct schema_priv {
-    char format[32];
+    char format[SCAN_ARROW_FORMAT_MAX]; /* a zone may be long: "tsu:America/Argentina/..." */
     char *name;
     char *metadata;
     struct ArrowSchema **children;
@@ -137,10 +139,9 @@ static int column_schema(const scan_arrow_col *c, unsigned flags, struct ArrowSc
         if (rc == 0 && dict) { /* int32 indices into a dictionary of the column's type */
             rc = (s->dictionary = fail_calloc(1, sizeof *s->dictionary)) ? 0 : -ENOMEM;
             if (rc == 0) rc = schema_fill(s->dictionary, fmt, "", 0, 0);
-            if (rc) s->release(s);
-            if (rc) return rc;
         }
-        if (rc == 0 && (rc = scan_arrow_schema_metadata(s, md)) != 0) s->release(s);
+        if (rc == 0) rc = scan_arrow_schema_metadata(s, md);
+        if (rc && s->release) s->release(s); /* s was zeroed: release is set once filled */
         return rc;
     }
     int rc = schema_fill(s, "+l", c->name, 1, ARROW_FLAG_NULLABLE);

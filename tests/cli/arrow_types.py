@@ -41,6 +41,8 @@ zones = pa.table({
     "tokyo_s": pa.array([t and t.replace(microsecond=0) for t in ts], pa.timestamp("s", tz="Asia/Tokyo")),
     "naive_ms": pa.array([t and t.replace(microsecond=0) for t in ts], pa.timestamp("ms")),
     "utc_ns": pa.array(ts, pa.timestamp("ns", tz="UTC")),
+    "long_zone": pa.array(ts, pa.timestamp("us", tz="America/Argentina/ComodRivadavia")),
+    "offset": pa.array(ts, pa.timestamp("ms", tz="+05:30")),
 })
 got = case("zones", zones)
 if got is not None:
