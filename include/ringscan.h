@@ -431,11 +431,15 @@ typedef struct ringscan_options {
                                    of the column's own type), as pyarrow's read_dictionary;
                                    each a string or binary column (BYTE_ARRAY, not DECIMAL)
                                    named in the projection, else -EINVAL. Each batch carries
-                                   its own dictionary: the distinct values of its rows in
-                                   first-appearance order (the values are decoded and encoded
-                                   again per batch: passing the file's dictionary pages and
-                                   indices through undecoded is not built yet). Filters and
-                                   ORDER BY on the column work as on any column. NULL = none */
+                                   its own dictionary. A column no filter reads, in a scan
+                                   without ORDER BY, is decoded as indices: the batch's
+                                   dictionary is its chunk's dictionary page (values no
+                                   selected row uses included), no row's value is decoded;
+                                   pages a writer wrote PLAIN after its dictionary filled add
+                                   their values to it, as pyarrow does. A column a filter reads
+                                   (or with ORDER BY) is decoded as values and encoded again:
+                                   its dictionary holds the batch's distinct values in
+                                   first-appearance order. NULL = none */
     int ndictionary_columns;
 } ringscan_options;
 

@@ -293,8 +293,13 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
         s->on_bound = o->on_topk_bound, s->on_bound_ctx = o->on_topk_bound_ctx;
         so.topk_notify = notify_bound, so.topk_notify_ctx = s;
     }
+    bool *dict_out = NULL; /* options.dictionary_columns: indices where the decode allows */
+    if (rc == 0) rc = scan_arrow_dict_out(&f->f->meta, idx, n, o->dictionary_columns,
+                                          o->ndictionary_columns, &dict_out);
+    so.dict_out = dict_out;
     if (rc == 0) rc = scan_start(f->f, idx, n, filter, &so, &s->scan, &e); /* owns filter */
     else flt_expr_free(filter);
+    free(dict_out);
     if (rc == 0 && !(s->cols = fail_calloc((size_t)n, sizeof *s->cols))) rc = -ENOMEM;
     free(idx);
     if (rc) {

@@ -333,14 +333,23 @@ static int widen_offsets(struct ArrowArray *a)
     return 0;
 }
 
-/* A dictionary array (options.dictionary_columns): int32 indices, the distinct values as
- * its dictionary (scan/arrow_dict.c), v's buffers freed. */
-static int dict_array(const scan_arrow_col *c, unsigned flags, pq_vec *v, struct ArrowArray *a)
+/* A dictionary array (options.dictionary_columns): given (the split decoded v as int32
+ * indices into *given, scan/task_dictout.c) both are taken over; else v's values are encoded
+ * here (scan/arrow_dict.c: a column a filter also read) and its buffers freed. */
+static int dict_array(const scan_arrow_col *c, unsigned flags, pq_vec *v, pq_vec *given,
+                      struct ArrowArray *a)
 {
     static const pq_column_desc idx_desc = {.physical = PQ_INT32, .logical = PQ_LOGICAL_NONE};
     pq_vec idx, dict;
-    int rc = scan_arrow_dict_encode(v, &idx, &dict);
-    if (rc) return rc;
+    int rc = 0;
+    if (given) {
+        assert(v->type == PQ_INT32 && given->type == c->desc->physical);
+        idx = *v, dict = *given;
+        pq_vec_init(v, PQ_INT32, 0);
+        pq_vec_init(given, dict.type, dict.type_length);
+    } else if ((rc = scan_arrow_dict_encode(v, &idx, &dict)) != 0) {
+        return rc;
+    }
     pq_vec_free(v);
     struct ArrowArray *d = fail_calloc(1, sizeof *d);
     rc = d ? child_array(c->desc, flags, &dict, d) : -ENOMEM;
@@ -378,7 +387,9 @@ int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,
         b->cols[i].length = b->rows;
         bool dict = !cols[i].item && cols[i].type && cols[i].type->dictionary;
         int rc = cols[i].item ? list_array(&cols[i], flags, &b->cols[i], &p->child_mem[i])
-                 : dict       ? dict_array(&cols[i], flags, &b->cols[i], &p->child_mem[i])
+                 : dict       ? dict_array(&cols[i], flags, &b->cols[i],
+                                           b->dict_on && b->dict_on[i] ? &b->dicts[i] : NULL,
+                                           &p->child_mem[i])
                               : child_array(cols[i].desc, flags, &b->cols[i], &p->child_mem[i]);
         if (rc == 0 && !dict && !cols[i].item && cols[i].type && cols[i].type->large &&
             (rc = widen_offsets(&p->child_mem[i])) != 0)

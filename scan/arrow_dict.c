@@ -1,9 +1,8 @@
 /* scan/arrow_dict.c: a batch column as dictionary indices and values for the Arrow export of
- * options.dictionary_columns (scan/arrow.c builds the arrays). The values are the split's
- * decoded ones, encoded again here with format/'s dictionary builder (distinct values in first-
- * appearance order); the decode path that would hand the dictionary page's values and the
- * pages' indices through untouched is not built (ringscan.h says so). Pages of a chunk that
- * fell back to PLAIN need nothing special here: their values are encoded like the others.
+ * options.dictionary_columns when the split decoded its values (a column a filter or ORDER BY
+ * read; otherwise scan/task_dictout.c hands the chunk's dictionary and the pages' indices
+ * through): the values are encoded again with format/'s dictionary builder (distinct values
+ * in first-appearance order).
  * Invariants: indices are int32 in [0, dictionary length); a null row's index is 0 and its
  * validity bit clear; on error nothing is left allocated. */
 #include <assert.h>

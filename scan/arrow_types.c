@@ -216,3 +216,18 @@ int scan_arrow_types_dictionary(scan_arrow_types *t, const scan_arrow_col *cols,
     }
     return 0;
 }
+
+int scan_arrow_dict_out(const pq_file_meta *m, const int *idx, int n, const char *const *names,
+                        int nnames, bool **out)
+{
+    *out = NULL;
+    if (!names || nnames <= 0) return 0;
+    bool *f = fail_calloc((size_t)n + 1, sizeof *f);
+    if (!f) return -ENOMEM;
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < nnames; k++)
+            f[j] = f[j] || (names[k] && strcmp(m->columns[idx[j]].name, names[k]) == 0 &&
+                            !m->columns[idx[j]].nested);
+    *out = f;
+    return 0;
+}

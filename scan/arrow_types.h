@@ -43,6 +43,12 @@ void scan_arrow_types_free(scan_arrow_types *t);
 int scan_arrow_types_dictionary(scan_arrow_types *t, const struct scan_arrow_col *cols,
                                 const char *const *names, int n, pq_err *e);
 
+/* The scan's dict_out flags (scan_opts): projected leaf idx[j] is a flat column named in
+ * names[0..nnames) (checked later by scan_arrow_types_dictionary). *out NULL when names is;
+ * 0 or -ENOMEM. */
+int scan_arrow_dict_out(const pq_file_meta *m, const int *idx, int n, const char *const *names,
+                        int nnames, bool **out);
+
 /* Bytes of an encoded metadata block (its int32 count, then each key and value with an int32
  * length), 0 for NULL. */
 size_t scan_arrow_metadata_len(const char *md);

@@ -13,8 +13,9 @@
 enum { ROWS = 30000 };
 
 static char path[256];
+static int64_t split_rows; /* scans' options.split_rows (0: the default) */
 
-static void write_file(void)
+static void write_file_with(bool page_index)
 {
     pq_column_desc sch[3] = {ts_desc("id", PQ_INT64, 0, false, PQ_LOGICAL_NONE),
                              ts_desc("s", PQ_BYTE_ARRAY, 0, true, PQ_LOGICAL_STRING),
@@ -37,6 +38,7 @@ static void write_file(void)
     o.row_group_rows = 12000;
     o.page_rows = 1000;
     o.dict_page_bytes = 4096;
+    o.page_index = page_index;
     CHECK(ts_write(path, sch, 3, v, ROWS, &o) == 0);
     for (int i = 0; i < 3; i++) pq_vec_free(&v[i]);
     /* the case this file is for: s's first chunk has dictionary pages, then PLAIN ones */
@@ -71,6 +73,7 @@ static void scan_hash(const char *filter, bool dict, uint64_t *h, int64_t *rows)
     ringscan_options_init(&o);
     const char *cols[] = {"id", "s", "b"}, *dcols[] = {"s", "b"};
     o.columns = cols, o.ncolumns = 3, o.filter = filter, o.ordered = true;
+    o.split_rows = split_rows;
     if (dict) o.dictionary_columns = dcols, o.ndictionary_columns = 2;
     ringscan_scan *sc;
     CHECK(ringscan_scan_start(f, &o, &sc, &err) == 0);
@@ -114,13 +117,17 @@ static void scan_hash(const char *filter, bool dict, uint64_t *h, int64_t *rows)
         *rows += a.length;
         a.release(&a);
     }
+    ringscan_stats st;
+    ringscan_scan_stats(sc, &st);
+    CHECK(split_rows == 0 || filter || st.splits >= 12); /* 3 groups of 12,000 rows, cut */
     ringscan_scan_free(sc);
     ringscan_close(f);
 }
 
 static void dictionary_equals_plain(void)
 {
-    const char *filters[] = {NULL, "s = 'v7' OR id > 29000", "s LIKE 'v12%'", "b IS NULL"};
+    const char *filters[] = {NULL, "s = 'v7' OR id > 29000", "s LIKE 'v12%'", "b IS NULL",
+                             "id >= 9000 AND id < 15000", "id IN (1, 100, 10001, 29999)"};
     for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++) {
         uint64_t h1, h2;
         int64_t r1, r2;
@@ -132,6 +139,52 @@ static void dictionary_equals_plain(void)
         if (i == 0) CHECK_EQ_I64(r1, ROWS);
     }
 }
+
+/* A filter on id alone: s is decoded as indices (no value of a dictionary page's rows is
+ * materialized) and the batch's dictionary is the chunk's, so it holds more values than the
+ * 4 selected non-null rows; a filter on s itself reads its values and encodes them again
+ * (only the selected rows' distinct values). */
+static int64_t dict_len(const char *filter)
+{
+    ringscan_file *f;
+    ringscan_error err;
+    CHECK(ringscan_open(path, &f, &err) == 0);
+    ringscan_options o;
+    ringscan_options_init(&o);
+    const char *cols[] = {"s"}, *dcols[] = {"s"};
+    o.columns = cols, o.ncolumns = 1, o.filter = filter;
+    o.dictionary_columns = dcols, o.ndictionary_columns = 1;
+    ringscan_scan *sc;
+    CHECK(ringscan_scan_start(f, &o, &sc, &err) == 0);
+    struct ArrowArray a;
+    int64_t n = -1, rows = 0;
+    while (ringscan_scan_next(sc, &a, &err) == 1) {
+        if (a.length > 0) n = a.children[0]->dictionary->length, rows += a.length;
+        a.release(&a);
+    }
+    CHECK_EQ_I64(rows, 5);
+    ringscan_scan_free(sc);
+    ringscan_close(f);
+    return n;
+}
+
+static void passes_the_chunk_dictionary(void)
+{
+    CHECK(dict_len("id < 5") >= 40);        /* v0..v39 at least: the chunk's dictionary page */
+    CHECK_EQ_I64(dict_len("id < 5 AND s IS NOT NULL OR id = 0"), 4); /* v1..v4, encoded here */
+}
+
+/* The same with a page index and splits of ~2,000 rows: a row group's splits share its
+ * dictionary (one decodes it, the others borrow it) and pages are pruned. */
+static void cut_row_groups(void)
+{
+    write_file_with(true);
+    split_rows = 2000;
+    dictionary_equals_plain();
+    split_rows = 0;
+}
+
+static void write_file(void) { write_file_with(false); }
 
 static void refuses_bad_names(void)
 {
@@ -159,7 +212,9 @@ int main(void)
     ts_path(path, sizeof path, "dict.parquet");
     RUN(write_file);
     RUN(dictionary_equals_plain);
+    RUN(passes_the_chunk_dictionary);
     RUN(refuses_bad_names);
+    RUN(cut_row_groups);
     ts_dir_remove();
     return CHECK_DONE("test_arrow_dict");
 }
