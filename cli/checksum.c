@@ -32,6 +32,10 @@ static int int_width(const char *f, bool *is_signed)
 
 int sum_col_init(sum_col *c, const struct ArrowSchema *s, const ringscan_column_info *ci)
 {
+    if (s->dictionary) { /* dictionary_columns: strings or binary, summed as their values */
+        int rc = strcmp(s->format, "i") == 0 ? sum_col_init(c, s->dictionary, ci) : -EINVAL;
+        return rc == 0 && c->kind != SUM_VAR ? -EINVAL : rc;
+    }
     const char *f = s->format;
     bool sgn = false;
     int w = int_width(f, &sgn), n = 0;
@@ -105,6 +109,13 @@ void sum_col_add(const sum_col *c, const struct ArrowArray *a, uint64_t *sum)
     const uint8_t *p = a->buffers[1];
     int w = c->width;
     uint64_t acc = *sum;
+    if (a->dictionary) { /* int32 indices into a string or binary dictionary (sum_col_init) */
+        const int32_t *ix = (const int32_t *)(const void *)p;
+        const struct ArrowArray *d = a->dictionary;
+        SUM_ROWS(var_hash(d, d->offset + ix[i], w));
+        *sum = acc;
+        return;
+    }
     switch (c->kind) {
     case SUM_SIGNED: SUM_ROWS(load_int(p + i * w, w, true)); break;
     case SUM_UNSIGNED: SUM_ROWS(load_int(p + i * w, w, false)); break;

@@ -38,6 +38,7 @@ typedef struct scan_args {
     print_format fmt;
     int stats;        /* 0 none, 1 text, 2 json */
     bool no_progress; /* --no-progress */
+    const char *dict_columns; /* --dictionary-columns */
     ringscan_options o;
 } scan_args;
 
@@ -45,7 +46,7 @@ enum scan_opt_id {
     SO_COLUMNS, SO_WHERE, SO_LIMIT, SO_THREADS, SO_SPLIT_ROWS, SO_POLICY, SO_IO, SO_FORMAT,
     SO_ORDERED, SO_EXPLAIN, SO_STATS, SO_STATS_JSON, SO_VERIFY, SO_NO_PAGE_INDEX, SO_NO_BLOOM,
     SO_STORE, SO_FETCH_BUDGET, SO_TLS_INSECURE, SO_UNORDERED, SO_NO_PROGRESS, SO_ORDER_BY,
-    SO_DESC
+    SO_DESC, SO_DICT_COLUMNS
 };
 
 /* in the order of ringscan_policy, ringscan_io and print_format */
@@ -57,6 +58,8 @@ static const char *const scan_formats[] = {"table", "csv", "jsonl", "count", "ro
 static const cli_opt scan_opts[] = {
     {"--columns", NULL, "a,b", CLI_TEXT, SO_COLUMNS, .dflt = "every column",
      .help = "columns to print, in this order (spaces around names are ignored)"},
+    {"--dictionary-columns", NULL, "a,b", CLI_TEXT, SO_DICT_COLUMNS, .dflt = "none",
+     .help = "read these string/binary columns as dictionary arrays"},
     {"--where", NULL, "EXPR", CLI_TEXT, SO_WHERE, .dflt = "every row",
      .help = "a SQL filter: comparisons, IN, LIKE, IS NULL, ... with AND/OR/NOT"},
     {"--limit", NULL, "N", CLI_INT, SO_LIMIT, 0, INT64_MAX, .dflt = "no limit",
@@ -125,6 +128,7 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     scan_args *a = ctx;
     switch ((enum scan_opt_id)opt->id) {
     case SO_COLUMNS: a->columns = v->s; break;
+    case SO_DICT_COLUMNS: a->dict_columns = v->s; break;
     case SO_WHERE: a->o.filter = v->s; break;
     case SO_LIMIT: a->o.limit = v->i; break;
     case SO_THREADS: a->o.threads = (int)v->i; break;
@@ -569,6 +573,9 @@ static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, b
                   : cli_count_rows(f, &a.o, a.stats, &err);
         a.stats = 0, a.o.explain = false;
     } else if (rc == 0) rc = pick_columns(f, a.path, a.columns, names, &copy, &a.o, &err);
+    char *dcopy = NULL;
+    if (rc == 0 && a.fmt != PRINT_ROWS && cli_dictionary_columns(a.dict_columns, &a.o, &dcopy))
+        rc = cli_err(&err, a.path, -EINVAL, "--dictionary-columns: out of memory or too many");
     if (rc == 0 && a.fmt != PRINT_ROWS && (rc = ringscan_scan_start(f, &a.o, &sc, &err)) != 0)
         suggest_for_filter(f, &err);
     if (rc == 0 && sc) rc = drain(f, sc, &a, rows, checksum, keep, &err);
@@ -587,6 +594,7 @@ static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, b
     ringscan_scan_free(sc);
     ringscan_close(f);
     free(copy);
+    free(dcopy);
     return rc < 0 ? 1 : 0;
 }
 

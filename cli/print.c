@@ -244,6 +244,12 @@ void print_base64(cli_sink *f, const uint8_t *p, int64_t n, bool quoted)
 /* The Arrow formats ringscan_scan_schema produces (scan/arrow.c) and their printing kind. */
 int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96)
 {
+    if (s->dictionary) { /* dictionary_columns: int32 indices, printed as their values */
+        if (strcmp(s->format, "i") != 0 || s->dictionary->dictionary) return -EINVAL;
+        int rc = print_col_init(c, s->dictionary, int96);
+        c->name = s->name ? s->name : "";
+        return rc;
+    }
     const char *f = s->format;
     if (strcmp(f, "+l") == 0) { /* a list of a flat type: its element's kind, then PK_LIST */
         if (s->n_children != 1 || strcmp(s->children[0]->format, "+l") == 0) return -EINVAL;
@@ -389,6 +395,10 @@ static void print_value_as(cli_sink *f, const print_col *c, const struct ArrowAr
         sink_puts(f, json ? "null" : "");
         return;
     }
+    if (a->dictionary) { /* a dictionary array: the value its index names */
+        print_value_as(f, c, a->dictionary, ((const int32_t *)(const void *)p)[i], fmt);
+        return;
+    }
     switch (c->kind) {
     case PK_BOOL: sink_puts(f, (p[i >> 3] >> (i & 7)) & 1 ? "true" : "false"); return;
     case PK_INT: sink_printf(f, "%" PRId64, load_int(p + i * c->width, c->width, true)); return;
@@ -430,6 +440,7 @@ int64_t print_value_bytes(const print_col *c, const struct ArrowArray *a, int64_
     assert(c->kind == PK_STRING || c->kind == PK_BINARY || c->kind == PK_FIXED);
     int64_t i = a->offset + row;
     const uint8_t *b = a->buffers[1];
+    if (a->dictionary) return print_value_bytes(c, a->dictionary, ((const int32_t *)(const void *)b)[i], p);
     if (c->kind == PK_FIXED) {
         *p = b + i * c->width;
         return c->width;
