@@ -33,7 +33,7 @@ const char *ringscan_strerror(int status)
 }
 
 /* "PATH: message (offset N, column C)" into err; returns rc. */
-int scan_api_report(ringscan_error *err, const char *path, int rc, const pq_err *e)
+static int report(ringscan_error *err, const char *path, int rc, const pq_err *e)
 {
     if (!err) return rc;
     err->status = rc;
@@ -53,7 +53,7 @@ int scan_api_report(ringscan_error *err, const char *path, int rc, const pq_err 
 }
 
 /* -EINVAL with "what" as the message (no file: the arguments are the caller's). */
-int scan_api_bad_arg(ringscan_error *err, const char *what)
+static int bad_arg(ringscan_error *err, const char *what)
 {
     if (err) {
         err->status = -EINVAL;
@@ -70,13 +70,13 @@ int ringscan_open(const char *path, ringscan_file **out, ringscan_error *err)
 int ringscan_open_with(const char *path, const ringscan_options *o, ringscan_file **out,
                        ringscan_error *err)
 {
-    if (!out) return scan_api_bad_arg(err, "ringscan_open: out is NULL");
+    if (!out) return bad_arg(err, "ringscan_open: out is NULL");
     *out = NULL;
-    if (!path) return scan_api_bad_arg(err, "ringscan_open: path is NULL");
+    if (!path) return bad_arg(err, "ringscan_open: path is NULL");
     ringscan_file *f = fail_calloc(1, sizeof *f);
     if (!f || !(f->path = fail_strdup(path))) {
         free(f);
-        return scan_api_report(err, path, -ENOMEM, NULL);
+        return report(err, path, -ENOMEM, NULL);
     }
     pq_err e = {.offset = -1};
     io_open_opts io = {0};
@@ -89,7 +89,7 @@ int ringscan_open_with(const char *path, const ringscan_options *o, ringscan_fil
     if (rc) {
         free(f->path);
         free(f);
-        return scan_api_report(err, path, rc, &e);
+        return report(err, path, rc, &e);
     }
     *out = f;
     return 0;
@@ -134,7 +134,7 @@ static int resolve_columns(ringscan_file *f, const ringscan_options *o, int **id
 }
 
 /* The options' own values (not what they name in the file); 0 or -EINVAL with a message. */
-int scan_api_check_options(const ringscan_options *o, ringscan_error *err)
+static int check_options(const ringscan_options *o, ringscan_error *err)
 {
     char what[160];
     const char *bad = NULL;
@@ -149,7 +149,7 @@ int scan_api_check_options(const ringscan_options *o, ringscan_error *err)
     if (!bad && o->fetch_budget_bytes < -1) bad = "fetch_budget_bytes below -1";
     if (!bad && (o->threads < 0 || o->threads > EXEC_THREADS_MAX))
         snprintf(what, sizeof what, "threads %d outside 0..%d", o->threads, EXEC_THREADS_MAX), bad = what;
-    return bad ? scan_api_bad_arg(err, bad) : 0;
+    return bad ? bad_arg(err, bad) : 0;
 }
 
 static void to_scan_opts(const ringscan_options *o, scan_opts *so)
@@ -238,27 +238,15 @@ static void notify_bound(void *ctx, flt_domain dom, flt_lit v, uint64_t version)
     s->on_bound(s->on_bound_ctx, &b);
 }
 
-int scan_api_filter(ringscan_file *f, const ringscan_options *o, flt_expr **filter, pq_err *e)
+/* For the other files of the API (api_priv.h). */
+int scan_api_report(ringscan_error *err, const char *path, int rc, const pq_err *e)
 {
-    const pq_file_meta *m = &f->f->meta;
-    int rc = 0;
-    *filter = NULL;
-    if (o->filter && o->filter_expr)
-        rc = pq_errf(e, -EINVAL, -1, "filter and filter_expr are both set; give one");
-    if (rc == 0 && o->filter) {
-        rc = flt_parse(o->filter, m->columns, m->ncolumns, filter, e);
-        rc = scan_nested_filter(m, *filter, rc, "filtered on", e);
-    }
-    if (rc == 0 && o->filter_expr) {
-        rc = scan_filter_from_expr(o->filter_expr, m->columns, m->ncolumns, filter, e);
-        rc = scan_nested_filter(m, *filter, rc, "filtered on", e);
-        if (rc) { /* name the option the message is about */
-            char msg[sizeof e->msg];
-            snprintf(msg, sizeof msg, "filter_expr: %s", e->msg);
-            memcpy(e->msg, msg, sizeof msg);
-        }
-    }
-    return rc;
+    return report(err, path, rc, e);
+}
+int scan_api_bad_arg(ringscan_error *err, const char *what) { return bad_arg(err, what); }
+int scan_api_check_options(const ringscan_options *o, ringscan_error *err)
+{
+    return check_options(o, err);
 }
 
 /* What ringscan_scan_start and ringscan_topk_seed resolve from the options: the projected
@@ -278,10 +266,10 @@ static int prepare(ringscan_file *f, const ringscan_options *o, ringscan_scan *s
 int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_scan **out,
                         ringscan_error *err)
 {
-    if (!out) return scan_api_bad_arg(err, "ringscan_scan_start: out is NULL");
+    if (!out) return bad_arg(err, "ringscan_scan_start: out is NULL");
     *out = NULL;
-    if (!f || !o) return scan_api_bad_arg(err, !f ? "ringscan_scan_start: file is NULL" : "ringscan_scan_start: options are NULL");
-    int bad = scan_api_check_options(o, err);
+    if (!f || !o) return bad_arg(err, !f ? "ringscan_scan_start: file is NULL" : "ringscan_scan_start: options are NULL");
+    int bad = check_options(o, err);
     if (bad) return bad;
     pq_err e = {.offset = -1};
     int *idx = NULL, n = 0;
@@ -304,7 +292,7 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     free(idx);
     if (rc) {
         if (s) ringscan_scan_free(s);
-        return scan_api_report(err, f->path, rc, &e);
+        return report(err, f->path, rc, &e);
     }
     s->file = f;
     s->ncols = n;
@@ -315,7 +303,7 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
         (rc = scan_arrow_types_dictionary(&s->types, s->cols, o->dictionary_columns,
                                           o->ndictionary_columns, &e)) != 0) {
         ringscan_scan_free(s);
-        return scan_api_report(err, f->path, rc, &e);
+        return report(err, f->path, rc, &e);
     }
     for (int i = 0; i < n; i++) s->cols[i].type = &s->types.cols[i];
     *out = s;
@@ -325,11 +313,11 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
 int ringscan_topk_seed(ringscan_file *f, const ringscan_options *o, ringscan_topk_bound *out,
                        ringscan_error *err)
 {
-    if (!out) return scan_api_bad_arg(err, "ringscan_topk_seed: out is NULL");
+    if (!out) return bad_arg(err, "ringscan_topk_seed: out is NULL");
     memset(out, 0, sizeof *out);
-    if (!f || !o) return scan_api_bad_arg(err, !f ? "ringscan_topk_seed: file is NULL" : "ringscan_topk_seed: options are NULL");
-    if (!o->order_by || o->limit < 0) return scan_api_bad_arg(err, "ringscan_topk_seed: the options have no ORDER BY ... LIMIT");
-    int bad = scan_api_check_options(o, err);
+    if (!f || !o) return bad_arg(err, !f ? "ringscan_topk_seed: file is NULL" : "ringscan_topk_seed: options are NULL");
+    if (!o->order_by || o->limit < 0) return bad_arg(err, "ringscan_topk_seed: the options have no ORDER BY ... LIMIT");
+    int bad = check_options(o, err);
     if (bad) return bad;
     pq_err e = {.offset = -1};
     int *idx = NULL, n = 0;
@@ -344,36 +332,36 @@ int ringscan_topk_seed(ringscan_file *f, const ringscan_options *o, ringscan_top
     else flt_expr_free(filter);
     free(idx);
     free(rgs.row_groups);
-    if (rc) return scan_api_report(err, f->path, rc, &e);
+    if (rc) return report(err, f->path, rc, &e);
     bound_out(dom, &v, 0, set, out);
     return 0;
 }
 
 int ringscan_scan_schema(ringscan_scan *s, struct ArrowSchema *out, ringscan_error *err)
 {
-    if (!s || !out) return scan_api_bad_arg(err, !s ? "ringscan_scan_schema: scan is NULL" : "ringscan_scan_schema: out is NULL");
+    if (!s || !out) return bad_arg(err, !s ? "ringscan_scan_schema: scan is NULL" : "ringscan_scan_schema: out is NULL");
     int rc = scan_arrow_schema(s->cols, s->ncols, s->arrow_flags, out);
     if (rc == 0 && (rc = scan_arrow_schema_metadata(out, s->types.metadata)) != 0) out->release(out);
-    return rc ? scan_api_report(err, s->file->path, rc, NULL) : 0;
+    return rc ? report(err, s->file->path, rc, NULL) : 0;
 }
 
 int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error *err)
 {
-    if (!out) return scan_api_bad_arg(err, "ringscan_scan_next: out is NULL");
+    if (!out) return bad_arg(err, "ringscan_scan_next: out is NULL");
     memset(out, 0, sizeof *out);
-    if (!s) return scan_api_bad_arg(err, "ringscan_scan_next: scan is NULL");
+    if (!s) return bad_arg(err, "ringscan_scan_next: scan is NULL");
     scan_batch b;
     pq_err e = {.offset = -1};
     int rc = scan_next(s->scan, &b, &e);
     if (rc < 0) {
-        scan_api_report(err, s->file->path, rc, &e);
+        report(err, s->file->path, rc, &e);
         snprintf(s->last_error, sizeof s->last_error, "%s", err ? err->message : e.msg);
         return rc;
     }
     if (rc == 0) return 0;
     rc = scan_arrow_batch(s->cols, s->arrow_flags, &b, out);
     scan_batch_free(&b);
-    return rc ? scan_api_report(err, s->file->path, rc, NULL) : 1;
+    return rc ? report(err, s->file->path, rc, NULL) : 1;
 }
 
 void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)

@@ -35,7 +35,7 @@ struct ringscan_file {
     char *path;
 };
 
-/* Shared by the API's files (scan/api.c defines them):
+/* Shared by the API's files (scan/api.c defines them; scan_api_filter is scan/api_expr.c's):
  * scan_api_report: "PATH: message (offset N, column C)" into err (may be NULL); returns rc.
  * scan_api_bad_arg: -EINVAL with "invalid argument: what" into err.
  * scan_api_check_options: the options' own values (ranges, NULL entries); 0 or -EINVAL.
