@@ -22,6 +22,7 @@ static int int_width(const char *f, bool *is_signed)
         {"c", 1, true}, {"s", 2, true}, {"i", 4, true}, {"l", 8, true},  {"C", 1, false},
         {"S", 2, false}, {"I", 4, true}, {"L", 8, true}, {"f", 4, false}, {"g", 8, true},
         {"tdD", 4, true}, {"ttm", 4, true}, {"ttu", 8, true}, {"ttn", 8, true},
+        {"tDs", 8, true}, {"tDm", 8, true}, {"tDu", 8, true}, {"tDn", 8, true},
     };
     /* "I": a UINT32 is stored as INT32 and summed sign-extended like every INT32 */
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)

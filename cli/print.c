@@ -9,7 +9,8 @@
  * integral values end in ".0"), NaN and infinities as the strings "NaN", "Infinity",
  * "-Infinity"; strings as JSON strings; other binary and non-decimal fixed-length values as
  * base64; decimals as exact decimal strings; dates "YYYY-MM-DD"; times and timestamps ISO-8601
- * with the unit's fraction digits (3, 6, 9), "Z" when UTC-adjusted; null as null.
+ * with the unit's fraction digits (3, 6, 9), "Z" when UTC-adjusted (any zone); durations as
+ * their integer count of the unit; dictionary arrays as their values; null as null.
  *
  * CSV (RFC 4180, read back by pyarrow.csv and DuckDB in tests/cli/csv_rfc4180.sh): the values'
  * text as in jsonl without JSON quoting; a header line of the column names; a field holding a
@@ -271,6 +272,7 @@ int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96)
         {"L", PK_UINT, 8},     {"f", PK_FLOAT, 4},    {"g", PK_FLOAT, 8},   {"e", PK_FLOAT, 2},
         {"u", PK_STRING, 0},   {"z", PK_BINARY, 0},   {"U", PK_STRING, 8},  {"Z", PK_BINARY, 8},
         {"tdD", PK_DATE, 4},   {"ttm", PK_TIME, 4},
+        {"tDs", PK_INT, 8},    {"tDm", PK_INT, 8},    {"tDu", PK_INT, 8},   {"tDn", PK_INT, 8},
         {"ttu", PK_TIME, 8},   {"ttn", PK_TIME, 8},
     };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)

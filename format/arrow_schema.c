@@ -179,13 +179,13 @@ static int read_field(const fb *f, const fb_table *t, pqa_field *out, pqa_kv *kv
     if (rc) return rc;
     out->nullable = nullable != 0, out->type = (uint8_t)tag, out->dictionary = dict_at != 0;
     out->nchildren = (int32_t)nchildren;
-    if (tag == PQA_TYPE_TIMESTAMP && type_at) {
-        fb_table ts;
+    if ((tag == PQA_TYPE_TIMESTAMP || tag == PQA_TYPE_DURATION) && type_at) {
+        fb_table ts; /* unit (0; Timestamp's default SECOND, Duration's MILLISECOND) */
         rc = fb_table_at(f, type_at, &ts);
-        if (rc == 0) rc = fb_i16(f, &ts, 0, 0, &out->ts_unit);
-        if (rc == 0) rc = fb_string(f, &ts, 1, &out->timezone, NULL);
+        if (rc == 0) rc = fb_i16(f, &ts, 0, tag == PQA_TYPE_DURATION ? 1 : 0, &out->ts_unit);
+        if (rc == 0 && tag == PQA_TYPE_TIMESTAMP) rc = fb_string(f, &ts, 1, &out->timezone, NULL);
         if (rc == 0 && (out->ts_unit < 0 || out->ts_unit > 3))
-            rc = fb_bad(f, type_at, "timestamp unit");
+            rc = fb_bad(f, type_at, "time unit");
     }
     return rc;
 }

@@ -34,6 +34,7 @@ enum {
     PQA_TYPE_TIMESTAMP = 10,
     PQA_TYPE_LIST = 12,
     PQA_TYPE_FIXED_SIZE_BINARY = 15,
+    PQA_TYPE_DURATION = 18,
     PQA_TYPE_LARGE_BINARY = 19,
     PQA_TYPE_LARGE_UTF8 = 20,
     PQA_TYPE_LARGE_LIST = 21
@@ -50,7 +51,7 @@ typedef struct pqa_field {
     uint8_t type;         /* PQA_TYPE_* (any Type tag, 0..255) */
     bool nullable;
     bool dictionary;      /* the field is dictionary-encoded in Arrow */
-    int16_t ts_unit;      /* TIMESTAMP: 0 s, 1 ms, 2 us, 3 ns; else -1 */
+    int16_t ts_unit;      /* TIMESTAMP and DURATION: 0 s, 1 ms, 2 us, 3 ns; else -1 */
     const char *timezone; /* TIMESTAMP with a zone; else NULL */
     int32_t nchildren;
     int32_t nmeta;

@@ -4,7 +4,7 @@
  *   - a timestamp adjusted to UTC whose stored Arrow type has a zone is exported in that zone
  *     (its unit stays the Parquet one, as pyarrow's does);
  *   - a string or binary stored as large_string/large_binary is exported as "U"/"Z" with int64
- *     offsets (scan/arrow.c widens them);
+ *     offsets (scan/arrow.c widens them); an int64 stored as a duration as "tD<unit>";
  *   - the stored field's custom metadata is the child's metadata; a UUID column gets
  *     ARROW:extension:name "arrow.uuid" (pyarrow 26 reads it as that extension with or
  *     without a stored schema); a field id is "PARQUET:field_id";
@@ -118,6 +118,9 @@ static void stored_format(const pq_column_desc *d, const pqa_field *af, scan_arr
                                                              : 'n';
         snprintf(t->format, sizeof t->format, "ts%c:%s", u, af->timezone);
     }
+    if (af->type == PQA_TYPE_DURATION && af->ts_unit >= 0 && d->physical == PQ_INT64 &&
+        d->logical == PQ_LOGICAL_NONE) /* stored as its int64 count: the unit says which */
+        snprintf(t->format, sizeof t->format, "tD%c", "smun"[af->ts_unit]);
     if (d->physical == PQ_BYTE_ARRAY && d->logical != PQ_LOGICAL_DECIMAL) {
         if (af->type == PQA_TYPE_LARGE_UTF8 && text) snprintf(t->format, sizeof t->format, "U");
         if (af->type == PQA_TYPE_LARGE_BINARY && !text) snprintf(t->format, sizeof t->format, "Z");
@@ -224,10 +227,12 @@ int scan_arrow_dict_out(const pq_file_meta *m, const int *idx, int n, const char
     if (!names || nnames <= 0) return 0;
     bool *f = fail_calloc((size_t)n + 1, sizeof *f);
     if (!f) return -ENOMEM;
-    for (int j = 0; j < n; j++)
-        for (int k = 0; k < nnames; k++)
-            f[j] = f[j] || (names[k] && strcmp(m->columns[idx[j]].name, names[k]) == 0 &&
-                            !m->columns[idx[j]].nested);
+    for (int j = 0; j < n; j++) {
+        const pq_column_desc *d = &m->columns[idx[j]];
+        bool ok = !d->nested && d->physical == PQ_BYTE_ARRAY && d->logical != PQ_LOGICAL_DECIMAL;
+        for (int k = 0; ok && k < nnames; k++)
+            f[j] = f[j] || (names[k] && strcmp(d->name, names[k]) == 0);
+    }
     *out = f;
     return 0;
 }

@@ -43,8 +43,9 @@ void scan_arrow_types_free(scan_arrow_types *t);
 int scan_arrow_types_dictionary(scan_arrow_types *t, const struct scan_arrow_col *cols,
                                 const char *const *names, int n, pq_err *e);
 
-/* The scan's dict_out flags (scan_opts): projected leaf idx[j] is a flat column named in
- * names[0..nnames) (checked later by scan_arrow_types_dictionary). *out NULL when names is;
+/* The scan's dict_out flags (scan_opts): projected leaf idx[j] is a flat BYTE_ARRAY column
+ * (not DECIMAL) named in names[0..nnames) (other names are refused by
+ * scan_arrow_types_dictionary). *out NULL when names is;
  * 0 or -ENOMEM. */
 int scan_arrow_dict_out(const pq_file_meta *m, const int *idx, int n, const char *const *names,
                         int nnames, bool **out);

@@ -62,6 +62,8 @@ meta = pa.table({"a": pa.array([1, 2, 3], pa.int32()), "b": pa.array(["p", "q", 
 meta = meta.cast(pa.schema([pa.field("a", pa.int32(), metadata={"unit": "m", "k2": ""}),
                             pa.field("b", pa.string())], metadata={"owner": "t", "n": "1"}))
 case("metadata", meta)
+durations = pa.table({u: pa.array([1, None, -7], pa.duration(u)) for u in ["s", "ms", "us", "ns"]})
+case("durations", durations)
 with_ids = pa.table({"a": pa.array([5, 6], pa.int64())}).cast(
     pa.schema([pa.field("a", pa.int64(), metadata={"PARQUET:field_id": "7"})]))
 case("field_id", with_ids)

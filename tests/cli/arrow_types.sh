@@ -10,7 +10,8 @@
 #  3. field metadata and schema metadata; PARQUET:field_id;
 #  4. UUID as the arrow.uuid extension (fixed_size_binary(16)), with and without a stored
 #     schema; FLOAT16 as halffloat;
-#  5. an ARROW:schema that is not valid: refused with a message naming the key (pyarrow
+#  5. durations ("tDs" ... "tDn") from the stored schema; the CLI prints the new formats;
+#  6. an ARROW:schema that is not valid: refused with a message naming the key (pyarrow
 #     refuses too).
 # Last line: "arrow_types: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
@@ -29,4 +30,12 @@ while read -r word _; do
 done <"$dir/out"
 [ "$rc" -eq 0 ] || bad "arrow_types.py exited $rc"
 [ "$passed" -ge 8 ] || bad "only $passed cases passed"
+# the CLI prints what the export now gives: durations as counts, zones as instants ("Z"),
+# large strings as strings
+out=$("$R" scan "$dir/durations.parquet" --format jsonl --ordered | head -n 1)
+check '[ "$out" = "{\"s\":1,\"ms\":1,\"us\":1,\"ns\":1}" ]' "durations jsonl: $out"
+out=$("$R" scan "$dir/zones.parquet" --columns ny,naive_ms --format jsonl --ordered | head -n 1)
+check '[ "$out" = "{\"ny\":\"2024-01-01T12:30:05.123456Z\",\"naive_ms\":\"2024-01-01T12:30:05.000\"}" ]' "zones jsonl: $out"
+out=$("$R" scan "$dir/large.parquet" --columns ls,lb --format jsonl --ordered | head -n 2 | tr '\n' ' ')
+check '[ "$out" = "{\"ls\":\"a\",\"lb\":\"AAE=\"} {\"ls\":null,\"lb\":\"\"} " ]' "large jsonl: $out"
 summary arrow_types
