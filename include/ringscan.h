@@ -482,7 +482,9 @@ RINGSCAN_API int ringscan_scan_start(ringscan_file *f, const ringscan_options *o
  * int96_raw), STRING/ENUM/JSON "u", other byte arrays "z" ("U"/"Z", int64 offsets, when the
  * stored Arrow schema says large_string/large_binary), FIXED_LEN_BYTE_ARRAY "w:N" (UUID with
  * metadata ARROW:extension:name "arrow.uuid", INTERVAL "w:12"), FLOAT16 "e",
- * dictionary_columns "i" with a dictionary. Metadata: a field's stored Arrow metadata and
+ * dictionary_columns "i" with a dictionary (and so is a string or binary field the stored
+ * Arrow schema says is dictionary-encoded, as pyarrow reads it), an INT64 stored as an Arrow
+ * duration "tDs"/"tDm"/"tDu"/"tDn". Metadata: a field's stored Arrow metadata and
  * "PARQUET:field_id" on the child; the file's key-value metadata without ARROW:schema on the
  * struct. An ARROW:schema that does not parse fails ringscan_scan_start (RINGSCAN_EFORMAT
  * naming the key and the offset in the decoded message), as pyarrow refuses the file. */

@@ -8,6 +8,8 @@
  *   - the stored field's custom metadata is the child's metadata; a UUID column gets
  *     ARROW:extension:name "arrow.uuid" (pyarrow 26 reads it as that extension with or
  *     without a stored schema); a field id is "PARQUET:field_id";
+ *   - a string or binary field stored as a dictionary type is exported as a dictionary array
+ *     (as if named in dictionary_columns);
  *   - the file's key-value metadata without ARROW:schema is the struct's metadata.
  * A list column takes only its field's metadata. Invariants: every metadata block is one
  * allocation, its count and lengths int32 and checked against INT32_MAX as it grows. */
@@ -93,6 +95,12 @@ size_t scan_arrow_metadata_len(const char *md)
     return at;
 }
 
+/* A column dictionary_columns (or a stored dictionary type) may export as a dictionary. */
+static bool dict_eligible(const pq_column_desc *d)
+{
+    return !d->nested && d->physical == PQ_BYTE_ARRAY && d->logical != PQ_LOGICAL_DECIMAL;
+}
+
 static bool has_key(const pqa_field *af, const char *key)
 {
     for (int32_t i = 0; af && i < af->nmeta; i++)
@@ -147,6 +155,7 @@ static int build_col(const scan_arrow_col *c, const pqa_schema *as, scan_arrow_t
         md_add(&b, "PARQUET:field_id", 16, id, (size_t)n);
     }
     if (af && !c->item) stored_format(d, af, t);
+    t->dictionary = t->stored_dictionary && !c->item && dict_eligible(d); /* as pyarrow */
     return md_finish(&b, &t->metadata);
 }
 
@@ -210,8 +219,7 @@ int scan_arrow_types_dictionary(scan_arrow_types *t, const scan_arrow_col *cols,
         if (!names[k] || i == t->n)
             return pq_errf(e, -EINVAL, -1, "dictionary_columns: '%s' is not a projected column",
                            names[k] ? names[k] : "(NULL)");
-        const pq_column_desc *d = cols[i].desc;
-        if (cols[i].item || d->physical != PQ_BYTE_ARRAY || d->logical == PQ_LOGICAL_DECIMAL)
+        if (cols[i].item || !dict_eligible(cols[i].desc))
             return pq_errf(e, -EINVAL, -1, "dictionary_columns: '%s' is not a string or binary "
                            "column", names[k]);
         for (int j = i; j < t->n; j++) /* a column projected twice: every copy */
@@ -224,15 +232,19 @@ int scan_arrow_dict_out(const pq_file_meta *m, const int *idx, int n, const char
                         int nnames, bool **out)
 {
     *out = NULL;
-    if (!names || nnames <= 0) return 0;
     bool *f = fail_calloc((size_t)n + 1, sizeof *f);
     if (!f) return -ENOMEM;
+    pqa_schema as = {0}; /* its errors are scan_arrow_types_build's to report */
+    const pq_kv *kv = pq_file_meta_find_kv(m, "ARROW:schema");
+    bool stored = kv && kv->value && pqa_schema_from_b64(kv->value, kv->value_len, &as, NULL) == 0;
     for (int j = 0; j < n; j++) {
         const pq_column_desc *d = &m->columns[idx[j]];
-        bool ok = !d->nested && d->physical == PQ_BYTE_ARRAY && d->logical != PQ_LOGICAL_DECIMAL;
-        for (int k = 0; ok && k < nnames; k++)
+        const pqa_field *af = stored ? pqa_schema_field(&as, d->name) : NULL;
+        f[j] = dict_eligible(d) && af && af->dictionary;
+        for (int k = 0; dict_eligible(d) && k < nnames; k++)
             f[j] = f[j] || (names[k] && strcmp(d->name, names[k]) == 0);
     }
+    pqa_schema_free(&as);
     *out = f;
     return 0;
 }

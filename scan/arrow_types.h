@@ -17,9 +17,9 @@ enum { SCAN_ARROW_FORMAT_MAX = 96 };
 typedef struct scan_arrow_type {
     char format[SCAN_ARROW_FORMAT_MAX]; /* "": scan_arrow_format's for the Parquet type */
     bool large;           /* string/binary with int64 offsets ("U", "Z") */
-    bool dictionary;      /* exported as a dictionary array (options.dictionary_columns) */
-    bool stored_dictionary; /* the writer's Arrow type was dictionary-encoded (informative:
-                               exported as the value type unless dictionary is set) */
+    bool dictionary;      /* exported as a dictionary array (options.dictionary_columns, or
+                             a string/binary field stored_dictionary) */
+    bool stored_dictionary; /* the writer's Arrow type was dictionary-encoded */
     char *metadata;       /* ArrowSchema.metadata (C Data Interface encoding), or NULL */
 } scan_arrow_type;
 
@@ -43,10 +43,9 @@ void scan_arrow_types_free(scan_arrow_types *t);
 int scan_arrow_types_dictionary(scan_arrow_types *t, const struct scan_arrow_col *cols,
                                 const char *const *names, int n, pq_err *e);
 
-/* The scan's dict_out flags (scan_opts): projected leaf idx[j] is a flat BYTE_ARRAY column
- * (not DECIMAL) named in names[0..nnames) (other names are refused by
- * scan_arrow_types_dictionary). *out NULL when names is;
- * 0 or -ENOMEM. */
+/* The scan's dict_out flags (scan_opts, *out: n entries): projected leaf idx[j] is a flat
+ * BYTE_ARRAY column (not DECIMAL) named in names[0..nnames) or stored with a dictionary type
+ * in ARROW:schema (other names are refused by scan_arrow_types_dictionary). 0 or -ENOMEM. */
 int scan_arrow_dict_out(const pq_file_meta *m, const int *idx, int n, const char *const *names,
                         int nnames, bool **out);
 
