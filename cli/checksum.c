@@ -22,6 +22,7 @@ static int int_width(const char *f, bool *is_signed)
         {"c", 1, true}, {"s", 2, true}, {"i", 4, true}, {"l", 8, true},  {"C", 1, false},
         {"S", 2, false}, {"I", 4, true}, {"L", 8, true}, {"f", 4, false}, {"g", 8, true},
         {"tdD", 4, true}, {"ttm", 4, true}, {"ttu", 8, true}, {"ttn", 8, true},
+        {"tDs", 8, true}, {"tDm", 8, true}, {"tDu", 8, true}, {"tDn", 8, true},
     };
     /* "I": a UINT32 is stored as INT32 and summed sign-extended like every INT32 */
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
@@ -32,6 +33,10 @@ static int int_width(const char *f, bool *is_signed)
 
 int sum_col_init(sum_col *c, const struct ArrowSchema *s, const ringscan_column_info *ci)
 {
+    if (s->dictionary) { /* dictionary_columns: strings or binary, summed as their values */
+        int rc = strcmp(s->format, "i") == 0 ? sum_col_init(c, s->dictionary, ci) : -EINVAL;
+        return rc == 0 && c->kind != SUM_VAR ? -EINVAL : rc;
+    }
     const char *f = s->format;
     bool sgn = false;
     int w = int_width(f, &sgn), n = 0;
@@ -41,6 +46,7 @@ int sum_col_init(sum_col *c, const struct ArrowSchema *s, const ringscan_column_
     } else if (w) *c = (sum_col){sgn ? SUM_SIGNED : SUM_UNSIGNED, w};
     else if (strcmp(f, "b") == 0) *c = (sum_col){SUM_BOOL, 0};
     else if (strcmp(f, "u") == 0 || strcmp(f, "z") == 0) *c = (sum_col){SUM_VAR, 0};
+    else if (strcmp(f, "U") == 0 || strcmp(f, "Z") == 0) *c = (sum_col){SUM_VAR, 8};
     else if (strcmp(f, "e") == 0) *c = (sum_col){SUM_FIXED, 2};
     else if (sscanf(f, "w:%d", &n) == 1 && n > 0) *c = (sum_col){SUM_FIXED, n};
     else if (f[0] == 'd' && f[1] == ':') {
@@ -75,13 +81,20 @@ static uint64_t dec_hash(const uint8_t *le16, int width)
     return fnv1a64(be, n);
 }
 
-static uint64_t var_hash(const struct ArrowArray *a, int64_t i)
+/* width 8: int64 offsets (large string/binary), else int32 */
+static uint64_t var_hash(const struct ArrowArray *a, int64_t i, int width)
 {
-    const int32_t *off = a->buffers[1];
-    int64_t n = off[i + 1] - off[i];
+    int64_t start, n;
+    if (width == 8) {
+        const int64_t *off = a->buffers[1];
+        start = off[i], n = off[i + 1] - off[i];
+    } else {
+        const int32_t *off = a->buffers[1];
+        start = off[i], n = off[i + 1] - off[i];
+    }
     assert(n >= 0);
     /* an all-empty batch may carry data == NULL: hash no NULL + 0 */
-    return n ? fnv1a64((const uint8_t *)a->buffers[2] + off[i], n) : fnv1a64(NULL, 0);
+    return n ? fnv1a64((const uint8_t *)a->buffers[2] + start, n) : fnv1a64(NULL, 0);
 }
 
 /* acc += expr over the valid rows i of a (the type dispatch stays outside the row loop). */
@@ -97,6 +110,13 @@ void sum_col_add(const sum_col *c, const struct ArrowArray *a, uint64_t *sum)
     const uint8_t *p = a->buffers[1];
     int w = c->width;
     uint64_t acc = *sum;
+    if (a->dictionary) { /* int32 indices into a string or binary dictionary (sum_col_init) */
+        const int32_t *ix = (const int32_t *)(const void *)p;
+        const struct ArrowArray *d = a->dictionary;
+        SUM_ROWS(var_hash(d, d->offset + ix[i], w));
+        *sum = acc;
+        return;
+    }
     switch (c->kind) {
     case SUM_SIGNED: SUM_ROWS(load_int(p + i * w, w, true)); break;
     case SUM_UNSIGNED: SUM_ROWS(load_int(p + i * w, w, false)); break;
@@ -105,7 +125,7 @@ void sum_col_add(const sum_col *c, const struct ArrowArray *a, uint64_t *sum)
     case SUM_DEC_FIXED: SUM_ROWS(dec_hash(p + i * 16, w)); break;
     case SUM_DEC_VAR: SUM_ROWS(dec_hash(p + i * 16, 0)); break;
     case SUM_FIXED: SUM_ROWS(fnv1a64(p + i * w, w)); break;
-    case SUM_VAR: SUM_ROWS(var_hash(a, i)); break;
+    case SUM_VAR: SUM_ROWS(var_hash(a, i, w)); break;
     }
     *sum = acc;
 }

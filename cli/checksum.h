@@ -30,7 +30,7 @@ typedef enum {
     SUM_DEC_FIXED,/* decimal128 as width big-endian bytes, hashed */
     SUM_DEC_VAR,  /* decimal128 as its shortest big-endian bytes, hashed */
     SUM_FIXED,    /* width bytes, hashed */
-    SUM_VAR       /* int32-offset bytes, hashed */
+    SUM_VAR       /* offset bytes, hashed (width 8: int64 offsets, else int32) */
 } sum_kind;
 
 typedef struct sum_col {

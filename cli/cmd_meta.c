@@ -85,6 +85,33 @@ static void put_encodings(uint32_t mask)
     sink_putc(cli_out(), ']');
 }
 
+/* Whether column col's statistics read differently as their logical type than as raw JSON
+ * values (dates, times, timestamps, decimals, INT96, UUID, FLOAT16, INTERVAL): --json then
+ * adds "min_display" / "max_display", the text form's values as JSON strings. */
+static bool has_display(const ringscan_file *f, int col)
+{
+    static const char *const typed[] = {"DATE", "TIME_", "TIMESTAMP_", "DECIMAL", "UUID",
+                                        "FLOAT16", "INTERVAL"};
+    ringscan_column_info ci;
+    if (ringscan_file_column(f, col, &ci) != 0) return false;
+    if (ci.physical == RINGSCAN_INT96) return true;
+    for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++)
+        if (strncmp(ci.logical_name, typed[i], strlen(typed[i])) == 0) return true;
+    return false;
+}
+
+/* The display text of a statistic as a JSON string. */
+static void put_display_json(const ringscan_file *f, int col, const uint8_t *p, uint32_t n)
+{
+    char small[256];
+    int len = ringscan_stat_display(f, col, p, n, small, sizeof small);
+    if (len < 0 || (size_t)len >= sizeof small) { /* a typed value is short: not expected */
+        sink_puts(cli_out(), "null");
+        return;
+    }
+    put_str(small, (size_t)len);
+}
+
 static void put_stats(const ringscan_file *f, int col, const ringscan_chunk_stats *s)
 {
     sink_printf(cli_out(), "{\"usable\": %s", s->usable ? "true" : "false");
@@ -93,6 +120,12 @@ static void put_stats(const ringscan_file *f, int col, const ringscan_chunk_stat
         put_value(f, col, s->min, s->min_len);
         sink_printf(cli_out(), ", \"max\": ");
         put_value(f, col, s->max, s->max_len);
+        if (has_display(f, col)) {
+            sink_printf(cli_out(), ", \"min_display\": ");
+            put_display_json(f, col, s->min, s->min_len);
+            sink_printf(cli_out(), ", \"max_display\": ");
+            put_display_json(f, col, s->max, s->max_len);
+        }
         if (!s->min_exact || !s->max_exact) sink_printf(cli_out(), ", \"exact\": false");
     }
     if (s->has_null_count) sink_printf(cli_out(), ", \"null_count\": %" PRId64, s->null_count);

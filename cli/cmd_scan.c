@@ -43,6 +43,7 @@ typedef struct scan_args {
     print_format fmt;
     int stats;        /* 0 none, 1 text, 2 json */
     bool no_progress; /* --no-progress */
+    const char *dict_columns; /* --dictionary-columns */
     ringscan_options o;
 } scan_args;
 
@@ -50,13 +51,13 @@ enum scan_opt_id {
     SO_COLUMNS, SO_WHERE, SO_LIMIT, SO_THREADS, SO_SPLIT_ROWS, SO_POLICY, SO_IO, SO_FORMAT,
     SO_ORDERED, SO_EXPLAIN, SO_STATS, SO_STATS_JSON, SO_VERIFY, SO_NO_PAGE_INDEX, SO_NO_BLOOM,
     SO_STORE, SO_FETCH_BUDGET, SO_TLS_INSECURE, SO_UNORDERED, SO_NO_PROGRESS, SO_ORDER_BY,
-    SO_DESC, SO_HIVE, SO_HIVE_TYPES, SO_UNION, SO_MAX_OPEN
+    SO_DESC, SO_HIVE, SO_HIVE_TYPES, SO_UNION, SO_MAX_OPEN, SO_DICT_COLUMNS
 };
 
 /* in the order of ringscan_policy, ringscan_io and print_format */
 static const char *const scan_policies[] = {"lazy", "eager", "adaptive", NULL};
 static const char *const scan_ios[] = {"auto", "uring", "pread", NULL};
-static const char *const scan_formats[] = {"table", "csv", "jsonl", "count", NULL};
+static const char *const scan_formats[] = {"table", "csv", "jsonl", "count", "rows", NULL};
 /* in the order of ringscan_options.hive_partitioning 0, 1, -1 */
 static const char *const scan_hive[] = {"auto", "true", "false", NULL};
 
@@ -64,6 +65,8 @@ static const char *const scan_hive[] = {"auto", "true", "false", NULL};
 static const cli_opt scan_opts[] = {
     {"--columns", NULL, "a,b", CLI_TEXT, SO_COLUMNS, .dflt = "every column",
      .help = "columns to print, in this order (spaces around names are ignored)"},
+    {"--dictionary-columns", NULL, "a,b", CLI_TEXT, SO_DICT_COLUMNS, .dflt = "none",
+     .help = "read these string/binary columns as dictionary arrays"},
     {"--where", NULL, "EXPR", CLI_TEXT, SO_WHERE, .dflt = "every row",
      .help = "a SQL filter: comparisons, IN, LIKE, IS NULL, ... with AND/OR/NOT"},
     {"--limit", NULL, "N", CLI_INT, SO_LIMIT, 0, INT64_MAX, .dflt = "no limit",
@@ -73,7 +76,7 @@ static const cli_opt scan_opts[] = {
     {"--desc", NULL, NULL, CLI_FLAG, SO_DESC,
      .help = "keys without ASC/DESC sort descending (nulls last, NaN first)"},
     {"--format", NULL, NULL, CLI_CHOICE, SO_FORMAT, .choices = scan_formats, .dflt = "table",
-     .help = "aligned table, RFC 4180 CSV, JSON lines, or rows and a checksum"},
+     .help = "table, RFC 4180 CSV, JSON lines, rows+checksum, rows only (footer)"},
     {"--ordered", NULL, NULL, CLI_FLAG, SO_ORDERED,
      .help = "rows in file order (the default, as DuckDB and pyarrow)"},
     {"--unordered", NULL, NULL, CLI_FLAG, SO_UNORDERED,
@@ -142,6 +145,7 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     scan_args *a = ctx;
     switch ((enum scan_opt_id)opt->id) {
     case SO_COLUMNS: a->columns = v->s; break;
+    case SO_DICT_COLUMNS: a->dict_columns = v->s; break;
     case SO_WHERE: a->o.filter = v->s; break;
     case SO_LIMIT: a->o.limit = v->i; break;
     case SO_THREADS: a->o.threads = (int)v->i; break;
@@ -602,10 +606,19 @@ static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, b
     ringscan_dataset *ds = NULL;
     int rc = is_dataset(&a) ? ringscan_dataset_open(a.paths, a.npaths, &a.o, &ds, &err)
                             : ringscan_open_with(a.path, &a.o, &f, &err);
-    if (rc == 0) rc = pick_columns(f, a.path, a.columns, names, &copy, &a.o, &err);
-    if (rc == 0 && ds) rc = ringscan_dataset_scan_start(ds, &a.o, &sc, &err);
-    else if (rc == 0 && (rc = ringscan_scan_start(f, &a.o, &sc, &err)) != 0) suggest_for_filter(f, &err);
-    if (rc == 0) rc = drain(sc, &a, rows, checksum, keep, &err);
+    if (rc == 0 && a.fmt == PRINT_ROWS) { /* no scan of its own: ringscan_count */
+        rc = keep ? cli_err(&err, a.path, -EINVAL, "--format rows is not served (use count)")
+              : ds ? cli_err(&err, a.path, -EINVAL, "--format rows counts one file (use count)")
+                   : cli_count_rows(f, &a.o, a.stats, &err);
+        a.stats = 0, a.o.explain = false;
+    } else if (rc == 0) rc = pick_columns(f, a.path, a.columns, names, &copy, &a.o, &err);
+    char *dcopy = NULL;
+    if (rc == 0 && a.fmt != PRINT_ROWS && cli_dictionary_columns(a.dict_columns, &a.o, &dcopy))
+        rc = cli_err(&err, a.path, -EINVAL, "--dictionary-columns: out of memory or too many");
+    if (rc == 0 && a.fmt != PRINT_ROWS && ds) rc = ringscan_dataset_scan_start(ds, &a.o, &sc, &err);
+    else if (rc == 0 && a.fmt != PRINT_ROWS && (rc = ringscan_scan_start(f, &a.o, &sc, &err)) != 0)
+        suggest_for_filter(f, &err);
+    if (rc == 0 && sc) rc = drain(sc, &a, rows, checksum, keep, &err);
     cli_progress_end(&scan_line); /* before anything else goes to stderr */
     /* rows before any message on stderr; a write error is the output's, reported by the
      * caller (sink_exit_status) and not as the input file's */
@@ -622,6 +635,7 @@ static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, b
     ringscan_close(f);
     ringscan_dataset_close(ds);
     free(copy);
+    free(dcopy);
     return rc < 0 ? 1 : 0;
 }
 

@@ -9,7 +9,8 @@
  * integral values end in ".0"), NaN and infinities as the strings "NaN", "Infinity",
  * "-Infinity"; strings as JSON strings; other binary and non-decimal fixed-length values as
  * base64; decimals as exact decimal strings; dates "YYYY-MM-DD"; times and timestamps ISO-8601
- * with the unit's fraction digits (3, 6, 9), "Z" when UTC-adjusted; null as null.
+ * with the unit's fraction digits (3, 6, 9), "Z" when UTC-adjusted (any zone); durations as
+ * their integer count of the unit; dictionary arrays as their values; null as null.
  *
  * CSV (RFC 4180, read back by pyarrow.csv and DuckDB in tests/cli/csv_rfc4180.sh): the values'
  * text as in jsonl without JSON quoting; a header line of the column names; a field holding a
@@ -244,6 +245,12 @@ void print_base64(cli_sink *f, const uint8_t *p, int64_t n, bool quoted)
 /* The Arrow formats ringscan_scan_schema produces (scan/arrow.c) and their printing kind. */
 int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96)
 {
+    if (s->dictionary) { /* dictionary_columns: int32 indices, printed as their values */
+        if (strcmp(s->format, "i") != 0 || s->dictionary->dictionary) return -EINVAL;
+        int rc = print_col_init(c, s->dictionary, int96);
+        c->name = s->name ? s->name : "";
+        return rc;
+    }
     const char *f = s->format;
     if (strcmp(f, "+l") == 0) { /* a list of a flat type: its element's kind, then PK_LIST */
         if (s->n_children != 1 || strcmp(s->children[0]->format, "+l") == 0) return -EINVAL;
@@ -263,19 +270,22 @@ int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96)
         {"b", PK_BOOL, 0},     {"c", PK_INT, 1},      {"s", PK_INT, 2},     {"i", PK_INT, 4},
         {"l", PK_INT, 8},      {"C", PK_UINT, 1},     {"S", PK_UINT, 2},    {"I", PK_UINT, 4},
         {"L", PK_UINT, 8},     {"f", PK_FLOAT, 4},    {"g", PK_FLOAT, 8},   {"e", PK_FLOAT, 2},
-        {"u", PK_STRING, 0},   {"z", PK_BINARY, 0},   {"tdD", PK_DATE, 4},  {"ttm", PK_TIME, 4},
+        {"u", PK_STRING, 0},   {"z", PK_BINARY, 0},   {"U", PK_STRING, 8},  {"Z", PK_BINARY, 8},
+        {"tdD", PK_DATE, 4},   {"ttm", PK_TIME, 4},
+        {"tDs", PK_INT, 8},    {"tDm", PK_INT, 8},    {"tDu", PK_INT, 8},   {"tDn", PK_INT, 8},
         {"ttu", PK_TIME, 8},   {"ttn", PK_TIME, 8},
     };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         if (strcmp(f, fixed[i].fmt) == 0) {
             c->kind = fixed[i].kind;
             c->width = fixed[i].width;
+            if (c->kind == PK_STRING || c->kind == PK_BINARY) c->large = c->width == 8, c->width = 0;
             if (c->kind == PK_TIME) c->digits = f[2] == 'm' ? 3 : f[2] == 'u' ? 6 : 9;
             return 0;
         }
     if (f[0] == 't' && f[1] == 's' && f[2] && strchr("mun", f[2]) && f[3] == ':') {
         *c = (print_col){.name = c->name, .kind = PK_TIMESTAMP, .width = 8,
-                         .digits = f[2] == 'm' ? 3 : f[2] == 'u' ? 6 : 9, .utc = strcmp(f + 4, "UTC") == 0};
+                         .digits = f[2] == 'm' ? 3 : f[2] == 'u' ? 6 : 9, .utc = f[4] != '\0'};
         return 0;
     }
     int a = 0, b = 0;
@@ -387,6 +397,10 @@ static void print_value_as(cli_sink *f, const print_col *c, const struct ArrowAr
         sink_puts(f, json ? "null" : "");
         return;
     }
+    if (a->dictionary) { /* a dictionary array: the value its index names */
+        print_value_as(f, c, a->dictionary, ((const int32_t *)(const void *)p)[i], fmt);
+        return;
+    }
     switch (c->kind) {
     case PK_BOOL: sink_puts(f, (p[i >> 3] >> (i & 7)) & 1 ? "true" : "false"); return;
     case PK_INT: sink_printf(f, "%" PRId64, load_int(p + i * c->width, c->width, true)); return;
@@ -406,11 +420,9 @@ static void print_value_as(cli_sink *f, const print_col *c, const struct ArrowAr
     case PK_LIST: print_list(f, c, a, i); return;
     case PK_STRING:
     case PK_BINARY: {
-        const int32_t *off = (const int32_t *)(const void *)p;
-        int64_t n = off[i + 1] - off[i];
-        const uint8_t *data = a->buffers[2];
-        /* an all-empty batch may have data == NULL: form no NULL + 0 */
-        print_bytes(f, c, n ? data + off[i] : NULL, n, json, csv);
+        const uint8_t *data;
+        int64_t n = print_value_bytes(c, a, row, &data);
+        print_bytes(f, c, data, n, json, csv);
         return;
     }
     }
@@ -430,13 +442,21 @@ int64_t print_value_bytes(const print_col *c, const struct ArrowArray *a, int64_
     assert(c->kind == PK_STRING || c->kind == PK_BINARY || c->kind == PK_FIXED);
     int64_t i = a->offset + row;
     const uint8_t *b = a->buffers[1];
+    if (a->dictionary) return print_value_bytes(c, a->dictionary, ((const int32_t *)(const void *)b)[i], p);
     if (c->kind == PK_FIXED) {
         *p = b + i * c->width;
         return c->width;
     }
-    const int32_t *off = (const int32_t *)(const void *)b;
-    int64_t n = off[i + 1] - off[i];
-    *p = n ? (const uint8_t *)a->buffers[2] + off[i] : NULL;
+    int64_t start, n;
+    if (c->large) {
+        const int64_t *off = (const int64_t *)(const void *)b;
+        start = off[i], n = off[i + 1] - off[i];
+    } else {
+        const int32_t *off = (const int32_t *)(const void *)b;
+        start = off[i], n = off[i + 1] - off[i];
+    }
+    /* an all-empty batch may have data == NULL: form no NULL + 0 */
+    *p = n ? (const uint8_t *)a->buffers[2] + start : NULL;
     return n;
 }
 

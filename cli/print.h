@@ -8,7 +8,7 @@
 #include "cli/sink.h"
 #include "ringscan.h"
 
-typedef enum { PRINT_TABLE, PRINT_CSV, PRINT_JSONL, PRINT_COUNT } print_format;
+typedef enum { PRINT_TABLE, PRINT_CSV, PRINT_JSONL, PRINT_COUNT, PRINT_ROWS } print_format;
 
 /* How a column's values print, from its Arrow format. */
 typedef enum {
@@ -22,8 +22,8 @@ typedef enum {
     PK_DECIMAL,   /* decimal128, scale */
     PK_FIXED,     /* fixed-size binary of width bytes (base64) */
     PK_INT96,     /* the 12 stored bytes of an INT96 timestamp (ringscan_options.int96_raw) */
-    PK_STRING,    /* utf8 (int32 offsets) */
-    PK_BINARY,    /* binary (int32 offsets, base64) */
+    PK_STRING,    /* utf8 (int32 offsets; large: int64) */
+    PK_BINARY,    /* binary (int32 offsets, large: int64; base64) */
     PK_LIST       /* list (int32 offsets) of item_kind elements, a JSON array (jsonl only) */
 } print_kind;
 
@@ -33,7 +33,8 @@ typedef struct print_col {
     int width;         /* value bytes (fixed-width kinds) */
     int digits;        /* fraction digits of times and timestamps */
     int scale;         /* decimals */
-    bool utc;          /* timestamps: "Z" suffix */
+    bool utc;          /* timestamps: "Z" suffix (any zone: the value is an instant) */
+    bool large;        /* PK_STRING, PK_BINARY: int64 offsets ("U", "Z") */
     print_kind item_kind; /* PK_LIST: its elements' kind (width .. utc describe them) */
 } print_col;
 

@@ -482,6 +482,21 @@ typedef struct ringscan_options {
                                    or wider there, is that error; extra columns are ignored) */
     int max_files;              /* files a dataset may list; 0 = 100000 (at most 1 << 20) */
     int max_open_files;         /* footers read at once and held; 0 = 16 (at most 1024) */
+    const char *const *dictionary_columns; /* projected columns exported as Arrow dictionary
+                                   arrays (format "i": int32 indices, the dictionary a child
+                                   of the column's own type), as pyarrow's read_dictionary;
+                                   each a string or binary column (BYTE_ARRAY, not DECIMAL)
+                                   named in the projection, else -EINVAL. Each batch carries
+                                   its own dictionary. A column no filter reads, in a scan
+                                   without ORDER BY, is decoded as indices: the batch's
+                                   dictionary is its chunk's dictionary page (values no
+                                   selected row uses included), no row's value is decoded;
+                                   pages a writer wrote PLAIN after its dictionary filled add
+                                   their values to it, as pyarrow does. A column a filter reads
+                                   (or with ORDER BY) is decoded as values and encoded again:
+                                   its dictionary holds the batch's distinct values in
+                                   first-appearance order. NULL = none */
+    int ndictionary_columns;
 } ringscan_options;
 
 /* Fills o with the defaults (every column, no filter, no limit, adaptive, 2 threads, auto, page
@@ -515,7 +530,20 @@ RINGSCAN_API int ringscan_scan_start(ringscan_file *f, const ringscan_options *o
                         ringscan_error *err);
 
 /* The schema of the batches: a struct ("+s") whose children are the projected columns.
- * The caller owns *out and calls out->release. */
+ * The caller owns *out and calls out->release. Types follow pyarrow's reading of the file:
+ * INT8/INT16/UINT8/UINT16 narrowed, DECIMAL as decimal128 ("d:p,s"), DATE "tdD", TIME
+ * "ttm"/"ttu"/"ttn", TIMESTAMP "tsm:"/"tsu:"/"tsn:" with "UTC" when adjusted to UTC, or the
+ * zone of the Arrow schema the writer stored in the key-value metadata ("ARROW:schema", as
+ * pyarrow: "tsu:America/New_York"; the unit stays the Parquet one), INT96 "tsn:" (or "w:12",
+ * int96_raw), STRING/ENUM/JSON "u", other byte arrays "z" ("U"/"Z", int64 offsets, when the
+ * stored Arrow schema says large_string/large_binary), FIXED_LEN_BYTE_ARRAY "w:N" (UUID with
+ * metadata ARROW:extension:name "arrow.uuid", INTERVAL "w:12"), FLOAT16 "e",
+ * dictionary_columns "i" with a dictionary (and so is a string or binary field the stored
+ * Arrow schema says is dictionary-encoded, as pyarrow reads it), an INT64 stored as an Arrow
+ * duration "tDs"/"tDm"/"tDu"/"tDn". Metadata: a field's stored Arrow metadata and
+ * "PARQUET:field_id" on the child; the file's key-value metadata without ARROW:schema on the
+ * struct. An ARROW:schema that does not parse fails ringscan_scan_start (RINGSCAN_EFORMAT
+ * naming the key and the offset in the decoded message), as pyarrow refuses the file. */
 RINGSCAN_API int ringscan_scan_schema(ringscan_scan *s, struct ArrowSchema *out, ringscan_error *err);
 
 /* Next batch. Returns 1 and *out (a struct array of the projected columns, only rows that
@@ -615,6 +643,31 @@ RINGSCAN_API int ringscan_plan_row_groups(ringscan_file *f, const ringscan_optio
  * exact answer. Thread-safe. Returns 1 when the bound tightened, 0 when b is not stricter or
  * not set, -EINVAL when s is not a Top-K scan with a numeric first key or b's type differs. */
 RINGSCAN_API int ringscan_scan_offer_bound(ringscan_scan *s, const ringscan_topk_bound *b);
+
+/* ---- counting rows ---- */
+
+typedef struct ringscan_count_info {
+    int64_t rows;               /* rows that pass the filter (at most options.limit) */
+    int row_groups;             /* row groups considered (options.row_groups, or all) */
+    int row_groups_pruned;      /* statistics prove no row of the group passes */
+    int row_groups_settled;     /* statistics prove every row passes: counted, never read */
+    int row_groups_scanned;     /* the rest: read and filtered by a scan (0 when the settled
+                                   groups reached the limit: then nothing is read) */
+    ringscan_stats scan;        /* that scan's counters (all zero, complete, when no group
+                                   needed one: scan.reads == 0 and scan.bytes_read == 0) */
+} ringscan_count_info;
+
+/* Counts the rows of f that pass o's filter (filter or filter_expr; none: every row), over
+ * o->row_groups (NULL: all), capped at o->limit (-1: no cap). Answered from the footer where
+ * it can be: without a filter the row groups' row counts; with one, a row group whose
+ * statistics prove every row passes (every conjunct ALL_MATCH, filter/prune.h) counts its rows
+ * unread, one they prove none passes is skipped, and only the others are scanned (projecting
+ * the filter's first column, with o's policy, threads, io, page index and bloom options;
+ * columns, order_by and the Top-K fields are ignored). Returns 0 and *out, or a status with
+ * err filled as ringscan_scan_start's (filter parse errors, a filter on a nested column,
+ * bad options, a row group not in the file or listed twice: -EINVAL). */
+RINGSCAN_API int ringscan_count(ringscan_file *f, const ringscan_options *o,
+                                ringscan_count_info *out, ringscan_error *err);
 
 /* Stops the scan (cancelling reads in flight) and frees it; when a stream of it
  * (ringscan_scan_stream) is still live, the scan lives on until that is released, and the

@@ -12,6 +12,7 @@
 
 #include "scan/api_priv.h"
 #include "scan/arrow.h"
+#include "scan/arrow_types.h"
 #include "scan/ds_scan.h"
 #include "scan/scan.h"
 
@@ -235,22 +236,7 @@ int api_prepare(ringscan_file *f, const ringscan_options *o, int **rgs, int **id
                 flt_expr **filter, scan_opts *so, pq_err *e)
 {
     int rc = resolve_columns(f, o, idx, n, e);
-    const pq_file_meta *m = &f->f->meta;
-    if (rc == 0 && o->filter && o->filter_expr)
-        rc = pq_errf(e, -EINVAL, -1, "filter and filter_expr are both set; give one");
-    if (rc == 0 && o->filter) {
-        rc = flt_parse(o->filter, m->columns, m->ncolumns, filter, e);
-        rc = scan_nested_filter(m, *filter, rc, "filtered on", e);
-    }
-    if (rc == 0 && o->filter_expr) {
-        rc = scan_filter_from_expr(o->filter_expr, m->columns, m->ncolumns, filter, e);
-        rc = scan_nested_filter(m, *filter, rc, "filtered on", e);
-        if (rc) { /* name the option the message is about */
-            char msg[sizeof e->msg];
-            snprintf(msg, sizeof msg, "filter_expr: %s", e->msg);
-            memcpy(e->msg, msg, sizeof msg);
-        }
-    }
+    if (rc == 0) rc = scan_api_filter(f, o, filter, e);
     scan_api_scan_opts(o, so);
     if (rc == 0 && o->order_by) rc = order_keys(f, o, so, e);
     if (rc == 0 && o->row_groups) rc = pick_row_groups(f, o, rgs, so, e);
@@ -278,8 +264,13 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
         s->on_bound = o->on_topk_bound, s->on_bound_ctx = o->on_topk_bound_ctx;
         so.topk_notify = notify_bound, so.topk_notify_ctx = s;
     }
+    bool *dict_out = NULL; /* options.dictionary_columns: indices where the decode allows */
+    if (rc == 0) rc = scan_arrow_dict_out(&f->f->meta, idx, n, o->dictionary_columns,
+                                          o->ndictionary_columns, &dict_out);
+    so.dict_out = dict_out;
     if (rc == 0) rc = scan_start(f->f, idx, n, filter, &so, &s->scan, &e); /* owns filter */
     else flt_expr_free(filter);
+    free(dict_out);
     if (rc == 0 && !(s->cols = fail_calloc((size_t)n, sizeof *s->cols))) rc = -ENOMEM;
     free(idx);
     if (rc) {
@@ -292,6 +283,13 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     s->topk = so.nkeys > 0 && so.limit >= 0;
     s->arrow_flags = o->int96_raw ? SCAN_ARROW_INT96_RAW : 0;
     for (int i = 0; i < n; i++) s->cols[i] = scan_nested_arrow_col(&f->f->meta, scan_proj_desc(s->scan, i));
+    if ((rc = scan_arrow_types_build(&f->f->meta, s->cols, n, &s->types, &e)) != 0 ||
+        (rc = scan_arrow_types_dictionary(&s->types, s->cols, o->dictionary_columns,
+                                          o->ndictionary_columns, &e)) != 0) {
+        ringscan_scan_free(s);
+        return api_report(err, f->path, rc, &e);
+    }
+    for (int i = 0; i < n; i++) s->cols[i].type = &s->types.cols[i];
     *out = s;
     return 0;
 }
@@ -321,6 +319,7 @@ int ringscan_scan_schema(ringscan_scan *s, struct ArrowSchema *out, ringscan_err
     if (!s || !out) return scan_api_bad_arg(err, !s ? "ringscan_scan_schema: scan is NULL" : "ringscan_scan_schema: out is NULL");
     if (s->ds) return ds_scan_schema(s->ds, out) ? scan_api_bad_arg(err, "out of memory") : 0;
     int rc = scan_arrow_schema(s->cols, s->ncols, s->arrow_flags, out);
+    if (rc == 0 && (rc = scan_arrow_schema_metadata(out, s->types.metadata)) != 0) out->release(out);
     return rc ? api_report(err, s->file->path, rc, NULL) : 0;
 }
 
@@ -420,6 +419,7 @@ static void scan_unref(ringscan_scan *s)
     scan_free(s->scan);
     if (s->file) api_file_unref(s->file);
     free(s->cols);
+    scan_arrow_types_free(&s->types);
     free(s->row_groups);
     free(s);
 }

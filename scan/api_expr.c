@@ -171,3 +171,27 @@ int scan_filter_from_expr(const ringscan_expr *e, const pq_column_desc *cols, in
 {
     return flt_from_tree(&e->n, cols, ncols, out, err);
 }
+
+/* The options' filter, text or tree (api_priv.h). */
+int scan_api_filter(ringscan_file *f, const ringscan_options *o, flt_expr **filter, pq_err *e)
+{
+    const pq_file_meta *m = &f->f->meta;
+    int rc = 0;
+    *filter = NULL;
+    if (o->filter && o->filter_expr)
+        rc = pq_errf(e, -EINVAL, -1, "filter and filter_expr are both set; give one");
+    if (rc == 0 && o->filter) {
+        rc = flt_parse(o->filter, m->columns, m->ncolumns, filter, e);
+        rc = scan_nested_filter(m, *filter, rc, "filtered on", e);
+    }
+    if (rc == 0 && o->filter_expr) {
+        rc = scan_filter_from_expr(o->filter_expr, m->columns, m->ncolumns, filter, e);
+        rc = scan_nested_filter(m, *filter, rc, "filtered on", e);
+        if (rc) { /* name the option the message is about */
+            char msg[sizeof e->msg];
+            snprintf(msg, sizeof msg, "filter_expr: %s", e->msg);
+            memcpy(e->msg, msg, sizeof msg);
+        }
+    }
+    return rc;
+}

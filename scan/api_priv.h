@@ -6,6 +6,7 @@
 #include "ringscan.h"
 #include "filter/expr.h"
 #include "scan/arrow.h"
+#include "scan/arrow_types.h"
 #include "scan/dataset.h"
 #include "scan/pqfile.h"
 #include "scan/scan.h"
@@ -42,6 +43,7 @@ struct ringscan_scan {
     scan_arrow_col *cols;      /* the projected columns as Arrow shows them */
     int ncols;
     unsigned arrow_flags;      /* scan/arrow.h SCAN_ARROW_* */
+    scan_arrow_types types;    /* what the file says beyond Parquet types (cols[i].type) */
     bool topk;                 /* an ORDER BY ... LIMIT scan */
     int *row_groups;           /* options.row_groups, sorted (the scan reads it) */
     void (*on_bound)(void *ctx, const struct ringscan_topk_bound *b); /* options' */
@@ -103,6 +105,11 @@ int api_take_options(const ringscan_options *in, ringscan_options *out, const ch
 
 /* The filter/ tree a ringscan_expr is (NULL for NULL). */
 const flt_tnode *scan_expr_tree(const ringscan_expr *e);
+
+/* scan_api_filter (scan/api_expr.c): o's filter (text or tree) parsed against f's columns into
+ * *filter (the caller's; NULL when none), nested columns refused as a scan refuses them; 0 or
+ * a status with e filled. */
+int scan_api_filter(ringscan_file *f, const ringscan_options *o, flt_expr **filter, pq_err *e);
 
 /* The predicates of a filter tree over the schema cols[0..ncols) (flt_from_tree). */
 int scan_filter_from_expr(const ringscan_expr *e, const pq_column_desc *cols, int32_t ncols,

@@ -7,7 +7,9 @@
  * decimal128, INT96 to timestamp[ns] (pyarrow's wrapping arithmetic; or, with
  * SCAN_ARROW_INT96_RAW, kept as its 12 stored bytes, a fixed-size binary). A list<primitive>
  * column's packed rows (scan/listvec.h) become a list array ("+l", int32 offsets) whose child
- * is the element column, converted as a flat column of the leaf's type.
+ * is the element column, converted as a flat column of the leaf's type. What the file says
+ * beyond its Parquet types (scan/arrow_types.h: stored zones, large offsets, metadata,
+ * dictionary_columns) comes with each column's scan_arrow_col.type.
  * Invariants: every released structure frees exactly what it owns; release sets release to
  * NULL; schema strings live in the schema's private block. */
 #include <assert.h>
@@ -18,13 +20,15 @@
 
 #include "scan/arrow.h"
 #include "common/fail.h"
+#include "scan/arrow_types.h"
 #include "scan/listvec.h"
 
 /* ------------------------------------------------------------------------ schema */
 
 typedef struct schema_priv {
-    char format[32];
+    char format[SCAN_ARROW_FORMAT_MAX]; /* a zone may be long: "tsu:America/Argentina/..." */
     char *name;
+    char *metadata;
     struct ArrowSchema **children;
     struct ArrowSchema *child_mem;
 } schema_priv;
@@ -37,7 +41,10 @@ static void schema_release(struct ArrowSchema *s)
     free(p->children);
     free(p->child_mem);
     free(p->name);
+    free(p->metadata);
     free(p);
+    if (s->dictionary && s->dictionary->release) s->dictionary->release(s->dictionary);
+    free(s->dictionary);
     s->release = NULL;
 }
 
@@ -123,16 +130,39 @@ static int column_schema(const scan_arrow_col *c, unsigned flags, struct ArrowSc
 {
     char buf[32];
     const char *fmt = scan_arrow_format(c->desc, flags, buf, sizeof buf);
+    if (c->type && c->type->format[0]) fmt = c->type->format;
+    const char *md = c->type ? c->type->metadata : NULL;
     if (!c->item) {
         int64_t fl = c->desc->repetition == PQ_OPTIONAL ? ARROW_FLAG_NULLABLE : 0;
-        return schema_fill(s, fmt, c->name, 0, fl);
+        bool dict = c->type && c->type->dictionary;
+        int rc = schema_fill(s, dict ? "i" : fmt, c->name, 0, fl);
+        if (rc == 0 && dict) { /* int32 indices into a dictionary of the column's type */
+            rc = (s->dictionary = fail_calloc(1, sizeof *s->dictionary)) ? 0 : -ENOMEM;
+            if (rc == 0) rc = schema_fill(s->dictionary, fmt, "", 0, 0);
+        }
+        if (rc == 0) rc = scan_arrow_schema_metadata(s, md);
+        if (rc && s->release) s->release(s); /* s was zeroed: release is set once filled */
+        return rc;
     }
     int rc = schema_fill(s, "+l", c->name, 1, ARROW_FLAG_NULLABLE);
+    if (rc == 0 && (rc = scan_arrow_schema_metadata(s, md)) != 0) s->release(s);
     if (rc) return rc;
     schema_priv *p = s->private_data;
     rc = schema_fill(&p->child_mem[0], fmt, c->item, 0, c->item_nullable ? ARROW_FLAG_NULLABLE : 0);
     if (rc) s->release(s);
     return rc;
+}
+
+int scan_arrow_schema_metadata(struct ArrowSchema *s, const char *md)
+{
+    schema_priv *p = s->private_data;
+    assert(p && !p->metadata);
+    if (!md) return 0;
+    size_t n = scan_arrow_metadata_len(md);
+    if (!(p->metadata = fail_malloc(n))) return -ENOMEM;
+    memcpy(p->metadata, md, n);
+    s->metadata = p->metadata;
+    return 0;
 }
 
 int scan_arrow_schema(const scan_arrow_col *cols, int n, unsigned flags, struct ArrowSchema *out)
@@ -167,6 +197,8 @@ static void array_release(struct ArrowArray *a)
         if (p->child_mem[i].release) p->child_mem[i].release(&p->child_mem[i]);
     pq_vec_free(&p->vec);
     free(p->converted);
+    if (a->dictionary && a->dictionary->release) a->dictionary->release(a->dictionary);
+    free(a->dictionary);
     free(p->children);
     free(p->child_mem);
     free(p);
@@ -287,6 +319,52 @@ static int list_array(const scan_arrow_col *c, unsigned flags, pq_vec *v, struct
     return 0;
 }
 
+/* A string or binary child's int32 offsets as int64 ("U", "Z"). 0 or -ENOMEM. */
+static int widen_offsets(struct ArrowArray *a)
+{
+    array_priv *p = a->private_data;
+    assert(a->n_buffers == 3 && !p->converted);
+    int64_t *o = fail_malloc(sizeof *o * (size_t)(a->length + 1));
+    if (!o) return -ENOMEM;
+    const int32_t *src = p->buffers[1];
+    for (int64_t r = 0; r <= a->length; r++) o[r] = src[r];
+    p->converted = o;
+    p->buffers[1] = o;
+    return 0;
+}
+
+/* A dictionary array (options.dictionary_columns): given (the split decoded v as int32
+ * indices into *given, scan/task_dictout.c) both are taken over; else v's values are encoded
+ * here (scan/arrow_dict.c: a column a filter also read) and its buffers freed. */
+static int dict_array(const scan_arrow_col *c, unsigned flags, pq_vec *v, pq_vec *given,
+                      struct ArrowArray *a)
+{
+    static const pq_column_desc idx_desc = {.physical = PQ_INT32, .logical = PQ_LOGICAL_NONE};
+    pq_vec idx, dict;
+    int rc = 0;
+    if (given) {
+        assert(v->type == PQ_INT32 && given->type == c->desc->physical);
+        idx = *v, dict = *given;
+        pq_vec_init(v, PQ_INT32, 0);
+        pq_vec_init(given, dict.type, dict.type_length);
+    } else if ((rc = scan_arrow_dict_encode(v, &idx, &dict)) != 0) {
+        return rc;
+    }
+    pq_vec_free(v);
+    struct ArrowArray *d = fail_calloc(1, sizeof *d);
+    rc = d ? child_array(c->desc, flags, &dict, d) : -ENOMEM;
+    if (rc == 0 && c->type->large && (rc = widen_offsets(d)) != 0) d->release(d);
+    if (rc == 0 && (rc = child_array(&idx_desc, flags, &idx, a)) != 0) d->release(d);
+    pq_vec_free(&idx);
+    pq_vec_free(&dict);
+    if (rc) {
+        free(d);
+        return rc;
+    }
+    a->dictionary = d;
+    return 0;
+}
+
 int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,
                      struct ArrowArray *out)
 {
@@ -307,8 +385,15 @@ int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,
     for (int i = 0; i < b->ncols; i++) {
         p->children[i] = &p->child_mem[i];
         b->cols[i].length = b->rows;
+        bool dict = !cols[i].item && cols[i].type && cols[i].type->dictionary;
         int rc = cols[i].item ? list_array(&cols[i], flags, &b->cols[i], &p->child_mem[i])
+                 : dict       ? dict_array(&cols[i], flags, &b->cols[i],
+                                           b->dict_on && b->dict_on[i] ? &b->dicts[i] : NULL,
+                                           &p->child_mem[i])
                               : child_array(cols[i].desc, flags, &b->cols[i], &p->child_mem[i]);
+        if (rc == 0 && !dict && !cols[i].item && cols[i].type && cols[i].type->large &&
+            (rc = widen_offsets(&p->child_mem[i])) != 0)
+            p->child_mem[i].release(&p->child_mem[i]);
         if (rc) {
             out->n_children = i;
             out->release(out);

@@ -19,6 +19,8 @@ typedef struct scan_arrow_col {
     const char *item;           /* a list<primitive> (its batch vector packed rows,
                                    scan/listvec.h): its element's name; NULL: a flat column */
     bool item_nullable;         /* a list's elements may be null */
+    const struct scan_arrow_type *type; /* what the file says beyond its Parquet type
+                                   (scan/arrow_types.h); NULL: the Parquet type alone */
 } scan_arrow_col;
 
 /* Arrow format string of a column ("l", "u", "d:15,2", "tsu:UTC", ...), in buf when built. */
@@ -26,6 +28,13 @@ const char *scan_arrow_format(const pq_column_desc *d, unsigned flags, char *buf
 /* A struct schema with one child per column (a list: "+l" with its element as child). 0 or
  * -ENOMEM. */
 int scan_arrow_schema(const scan_arrow_col *cols, int n, unsigned flags, struct ArrowSchema *out);
+/* v's rows as int32 dictionary indices (*idx: v's validity, a null's index 0) into the distinct
+ * values *dict (first-appearance order), both initialised here (scan/arrow_dict.c). 0 or
+ * -ENOMEM (nothing left allocated). */
+int scan_arrow_dict_encode(const pq_vec *v, pq_vec *idx, pq_vec *dict);
+/* Sets a built schema's metadata to a copy of md (an encoded block, scan/arrow_types.h;
+ * NULL: none). 0 or -ENOMEM. */
+int scan_arrow_schema_metadata(struct ArrowSchema *s, const char *md);
 /* Moves b's vectors into a struct array (b's vectors are left empty; a list's packed rows
  * are unpacked into a list array). 0 or -ENOMEM. */
 int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,

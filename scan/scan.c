@@ -218,7 +218,8 @@ static int parts_init(scan_t *s)
     s->env = (scan_task_env){.plan = &s->plan, .fx = &s->fetch, .pol = &s->pol,
                              .dicts = &s->dicts, .cnt = &s->cnt,
                              .stop = &s->out.stop, .enough = &s->out.limit_hit,
-                             .topk = s->topk.nkeys ? &s->topk : NULL};
+                             .topk = s->topk.nkeys ? &s->topk : NULL,
+                             .dict_slot = s->dict_slot};
     s->merge.t = &s->topk;
     return rc;
 }
@@ -253,6 +254,7 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
         return -ENOMEM;
     }
     s->o = *o;
+    s->o.dict_out = NULL; /* the caller's: read once below */
     s->o.io_opts.merge_registered = false; /* only what the policy wants is read */
     if (s->o.threads < 1) s->o.threads = 1;
     if (s->o.threads > EXEC_THREADS_MAX) s->o.threads = EXEC_THREADS_MAX;
@@ -271,6 +273,7 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
     if (rc == 0)
         rc = scan_plan_build(&s->plan, f, all, nproj + s->o.nkeys, s->filter, &s->o, &s->explain, e);
     free(all);
+    if (rc == 0) rc = scan_dictout_slots(&s->plan, o->dict_out, s->o.nkeys > 0, &s->dict_slot);
     if (rc == 0) rc = parts_init(s);
     if (rc == 0 && s->pol.order && s->o.explain)
         scan_explain_start_order(&s->explain, s->filter);
@@ -455,6 +458,7 @@ void scan_free(scan_t *s)
     scan_policy_free(&s->pol);
     scan_fetch_free(&s->fetch);
     scan_plan_free(&s->plan);
+    free(s->dict_slot);
     scan_explain_free(&s->explain);
     flt_expr_free(s->filter);
     for (int c = 0; c < EXEC_THREADS_MAX; c++) pthread_mutex_destroy(&s->cores[c].snap_mu);

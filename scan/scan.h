@@ -107,6 +107,9 @@ typedef struct scan_opts {
                                  scan_budget); 0 = no read-ahead (default SCAN_FETCH_BUDGET) */
     io_opts_t io_opts;
     pq_col_limits col_limits;
+    const bool *dict_out;     /* NULL, or one per projected column: decode it as dictionary
+                                 indices and the split's dictionary (scan_batch.dicts) where
+                                 scan_dictout_slots allows (read only by scan_start) */
 } scan_opts;
 
 void scan_opts_default(scan_opts *o);
@@ -143,11 +146,16 @@ typedef struct scan_batch {
     int ncols;
     pq_vec *cols;              /* ncols vectors, owned */
     int64_t *pos;              /* Top-K splits only: each row's position in the file (owned) */
+    pq_vec *dicts;             /* NULL, or ncols dictionaries (scan_opts.dict_out; owned) */
+    bool *dict_on;             /* ncols entries with dicts: cols[j] are indices into dicts[j] */
     uint64_t held;             /* bytes counted in the scan's fetch budget until the consumer
                                   takes the batch (0 once taken) */
 } scan_batch;
 
 void scan_batch_free(scan_batch *b);
+/* Column j of b holds int32 indices into *dict, moved into b (dict left empty). 0 or -ENOMEM
+ * (dict freed). */
+int scan_batch_set_dict(scan_batch *b, int j, pq_vec *dict);
 /* The bytes b's vectors have allocated. */
 uint64_t scan_batch_bytes(const scan_batch *b);
 

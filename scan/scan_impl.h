@@ -27,6 +27,7 @@ struct scan {
     scan_dicts dicts;
     scan_task_counters cnt;
     scan_task_env env;
+    bool *dict_slot;           /* env.dict_slot (owned; scan_dictout_slots) */
     scan_out out;
     scan_topk topk;            /* nkeys 0 unless ORDER BY */
     scan_topk_merge merge;

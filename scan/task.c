@@ -151,6 +151,11 @@ static int project(scan_task *x, scan_batch *b, int64_t *pos)
         assert(got == n);
     }
     for (int j = 0; rc == 0 && j < plan->nproj; j++) {
+        pq_vec dict;
+        if (task_dictout_take(x, plan->proj_slot[j], &b->cols[j], &dict)) { /* indices */
+            rc = scan_batch_set_dict(b, j, &dict);
+            continue;
+        }
         rc = project_one(x, plan->proj_slot[j], idx, n, moved, &b->cols[j]);
         if (rc == -EALREADY) { /* the same column projected twice: copy the first entry */
             int first = 0;
@@ -208,7 +213,9 @@ static int run_chain(scan_task *x, scan_batch *b)
     for (int j = 0; j < plan->nproj; j++)
         if (!x->decoded[plan->proj_slot[j]]) task_want_slot(x, plan->proj_slot[j]);
     for (int j = 0; j < plan->nproj; j++) {
-        int rc = task_load_projected(x, plan->proj_slot[j]);
+        int slot = plan->proj_slot[j];
+        bool dict = x->env->dict_slot && x->env->dict_slot[slot] && !x->decoded[slot];
+        int rc = dict ? task_dictout_load(x, slot) : task_load_projected(x, slot);
         if (rc || task_bail(x)) { /* the caller releases what is still wanted */
             free(pos);
             return rc;
@@ -266,6 +273,7 @@ static void ctx_free(scan_task *x)
     free(x->compacted);
     free(x->wanted);
     free(x->sel);
+    task_dictout_free(x);
     flt_mask_free(&x->mask);
     flt_mask_free(&x->tmp);
 }

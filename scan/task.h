@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 
 #include "format/column.h"
+#include "format/page_walk.h"
 #include "scan/policy.h"
 #include "scan/topk.h"
 
@@ -55,6 +56,8 @@ typedef struct scan_task_env {
     const _Atomic int *enough; /* the limit's rows are produced: running splits bail out too
                                   (their rows come after those, in either output order) */
     scan_topk *topk;           /* a Top-K scan's shared part (topk.h), or NULL */
+    const bool *dict_slot;     /* NULL, or per slot: decoded as dictionary indices
+                                  (task_dictout.c, scan_dictout_slots) */
 } scan_task_env;
 
 /* A core's task state (invariant 2). */
@@ -108,8 +111,31 @@ typedef struct scan_task {
     int32_t perm[FLT_MAX_PREDS];
     flt_mask mask, tmp;
     uint64_t topk_version; /* the Top-K bound's version the mask was last pruned by */
+    struct task_dictout *dout; /* per slot (task_dictout.c), NULL until a slot needs it */
     pq_err err;
 } scan_task;
+
+/* task_dictout.c: a dict_slot's selected rows as int32 indices and the split's dictionary
+ * (task_dictout_load: decoded, compacted; task_dictout_take: moved into idx and dict, false
+ * when slot holds none; task_dictout_free: at the task's end). scan_dictout_slots: the slots
+ * decoded so, *out (nneed entries, the caller frees; NULL when none): a projected column with
+ * dict_out[j] projected once and read by no predicate, in a scan without Top-K. */
+typedef struct task_dictout task_dictout;
+int task_dictout_load(scan_task *x, int slot);
+bool task_dictout_take(scan_task *x, int slot, pq_vec *idx, pq_vec *dict);
+void task_dictout_free(scan_task *x);
+int scan_dictout_slots(const scan_plan *p, const bool *dict_out, bool topk, bool **out);
+
+/* task_decode.c, for task_dictout.c: a page the mask selects rows of (fn's arguments), over
+ * slot's remaining pieces (task_walk_selected: readies the core's reader, publishes a
+ * dictionary the walk loaded; 0 or the first error); the selected rows of the page starting
+ * at split row first_row within [a, e), page-relative, into out (task_mask_page_rows: their
+ * count). */
+typedef int (*selected_page_fn)(scan_task *x, pq_col_reader *r, void *ctx, pq_page_walk *w,
+                                const pq_walk_page *pg);
+int task_walk_selected(scan_task *x, int slot, selected_page_fn fn, void *ctx);
+int64_t task_mask_page_rows(const scan_task *x, int64_t first_row, int64_t a, int64_t e,
+                            uint32_t *out);
 
 /* task_dict.c: the dictionary another split of the row group published for slot, or NULL. */
 const pq_vec *task_shared_dict(scan_task *x, int slot);

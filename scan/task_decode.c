@@ -192,9 +192,6 @@ static int64_t mask_page_rows(const scan_task *x, int64_t first_row, int64_t a, 
 
 
 
-/* A page of a piece that the mask selects rows of, handed to the caller of walk_selected. */
-typedef int (*selected_page_fn)(scan_task *x, pq_col_reader *r, void *ctx, pq_page_walk *w,
-                                const pq_walk_page *pg);
 
 /* Walks the pages of slot's remaining pieces (publishing a dictionary the walk loaded): a page
  * the mask selects none of is skipped undecoded, the others go to fn. 0 or the first error. */
@@ -217,6 +214,17 @@ static int walk_selected(scan_task *x, int slot, pq_col_reader *r, selected_page
     }
     r->shared_dict = NULL; /* not kept past the split: the last split of the group frees it */
     return rc;
+}
+
+int task_walk_selected(scan_task *x, int slot, selected_page_fn fn, void *ctx)
+{
+    return walk_selected(x, slot, reader_for(x, slot), fn, ctx);
+}
+
+int64_t task_mask_page_rows(const scan_task *x, int64_t first_row, int64_t a, int64_t e,
+                            uint32_t *out)
+{
+    return mask_page_rows(x, first_row, a, e, out);
 }
 
 /* One page of a projection-only column: its selected rows appended to the vector ctx. */

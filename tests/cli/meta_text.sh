@@ -10,7 +10,8 @@
 #  3. `gen demo-types`: each typed column's min and max equal pyarrow's statistics values
 #     printed in ringscan's form; TIME_*/TIMESTAMP_* carry unit and UTC flag; a bigger file
 #     shows MiB.
-#  4. --json: statistics stay raw numbers, adjusted_to_utc is there for time types.
+#  4. --json: statistics stay raw numbers, adjusted_to_utc is there for time types; typed
+#     columns (dates, timestamps, FLOAT16, ...) add min_display/max_display, the text's values.
 #  5. The whole text of `gen demo-types` (defaults) and `gen lineitem --sf 0.01`, exactly (the
 #     generators are seeded: the same binary writes the same bytes); the lineitem file's
 #     chunk lines also match pyarrow's metadata, formatted as ringscan formats it.
@@ -123,6 +124,14 @@ check 'grep -q "\"column\": \"date\", [^}]*\"min\": $day, " "$dir/demo.json"' "J
 check 'grep -q "\"name\": \"ts_ms\", \"physical\": \"INT64\", \"logical\": \"TIMESTAMP_MILLIS\", \"repetition\": \"OPTIONAL\", \"adjusted_to_utc\": true" "$dir/demo.json"' \
     "JSON ts_ms column lacks adjusted_to_utc"
 check 'grep -q "\"compressed_size\": [0-9]*, " "$dir/demo.json"' "JSON sizes are not raw numbers"
+# typed columns also carry the text form's values: min_display/max_display equal the text lines
+for col in date ts_ns f16; do
+    want=$(stat_of "$demo" "$col" | sed 's/^min \([^,]*\), max \([^,]*\),.*/\1|\2/')
+    got=$(grep -o "\"column\": \"$col\", [^}]*}" "$dir/demo.json" | head -n1 |
+          sed 's/.*"min_display": "\([^"]*\)", "max_display": "\([^"]*\)".*/\1|\2/')
+    check '[ -n "$want" ] && [ "$got" = "$want" ]' "JSON $col display: '$got', text '$want'"
+done
+check '! grep -q "\"column\": \"str\", [^}]*min_display" "$dir/demo.json"' "a string column got min_display"
 
 # 5. whole texts, exactly (the "file:" line, which names the temporary path, left out)
 # same NAME FILE: meta FILE's text after its first line equals stdin.

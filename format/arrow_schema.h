@@ -1,0 +1,91 @@
+/* format/arrow_schema.h: the Arrow schema a writer stored in a Parquet file's key-value
+ * metadata under "ARROW:schema" (base64 of an Arrow IPC Schema message, a flatbuffer), read
+ * for what Parquet's own schema loses: timestamp time zones, large types, dictionary
+ * encoding, extension names and field/schema metadata.
+ *
+ * Only what ringscan exports is read: the schema's fields (top level; a field's children are
+ * counted, not described), each field's name, type tag, nullability, timestamp unit and zone,
+ * dictionary flag and custom metadata; the schema's custom metadata. No I/O: the parse works
+ * on the value's bytes alone (fuzz target tests/fuzz/fuzz_arrow_schema.c).
+ *
+ * Invariants:
+ *   1. every offset read from the flatbuffer is checked against the buffer before use
+ *      (tables, vtables, strings, vectors); an offset out of bounds is RINGSCAN_EFORMAT;
+ *   2. every string handed out is NUL-terminated inside the decoded buffer (flatbuffers
+ *      always write the terminator; a string without one is refused);
+ *   3. counts are bounded: PQA_FIELDS_MAX fields, PQA_KV_MAX metadata pairs per list,
+ *      PQA_B64_MAX base64 bytes. */
+#ifndef RINGSCAN_FORMAT_ARROW_SCHEMA_H
+#define RINGSCAN_FORMAT_ARROW_SCHEMA_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/err.h"
+
+enum { PQA_FIELDS_MAX = 1 << 16, PQA_KV_MAX = 1 << 12, PQA_B64_MAX = 64 << 20 };
+
+/* The Type union's tags of Arrow's Schema.fbs (those ringscan looks at). */
+enum {
+    PQA_TYPE_NONE = 0,
+    PQA_TYPE_INT = 2,
+    PQA_TYPE_BINARY = 4,
+    PQA_TYPE_UTF8 = 5,
+    PQA_TYPE_TIMESTAMP = 10,
+    PQA_TYPE_LIST = 12,
+    PQA_TYPE_FIXED_SIZE_BINARY = 15,
+    PQA_TYPE_DURATION = 18,
+    PQA_TYPE_LARGE_BINARY = 19,
+    PQA_TYPE_LARGE_UTF8 = 20,
+    PQA_TYPE_LARGE_LIST = 21
+};
+
+typedef struct pqa_kv {
+    const char *key;    /* NUL-terminated, in the schema's buffer */
+    const char *value;
+    uint32_t key_len, value_len;
+} pqa_kv;
+
+typedef struct pqa_field {
+    const char *name;     /* "" when absent */
+    uint8_t type;         /* PQA_TYPE_* (any Type tag, 0..255) */
+    bool nullable;
+    bool dictionary;      /* the field is dictionary-encoded in Arrow */
+    int16_t ts_unit;      /* TIMESTAMP and DURATION: 0 s, 1 ms, 2 us, 3 ns; else -1 */
+    const char *timezone; /* TIMESTAMP with a zone; else NULL */
+    int32_t nchildren;
+    int32_t nmeta;
+    pqa_kv *meta;         /* custom_metadata, nmeta pairs */
+} pqa_field;
+
+typedef struct pqa_schema {
+    uint8_t *buf;         /* the decoded message (owned) */
+    int32_t nfields;
+    pqa_field *fields;    /* top-level fields, in order */
+    int32_t nmeta;
+    pqa_kv *meta;         /* the schema's custom_metadata */
+    pqa_kv *kv_mem;       /* every pqa_kv of the schema (owned) */
+} pqa_schema;
+
+/* Decodes base64 text b64[0..len) (standard alphabet, '=' padding) into a new buffer *out of
+ * *out_len bytes (caller frees). 0, RINGSCAN_EFORMAT (a character outside the alphabet, a bad
+ * length), RINGSCAN_ELIMIT (over PQA_B64_MAX) or -ENOMEM; e says which. */
+int pqa_base64_decode(const char *b64, size_t len, uint8_t **out, size_t *out_len, pq_err *e);
+
+/* Parses an encapsulated IPC message (an optional 0xFFFFFFFF continuation, its int32 length,
+ * then the flatbuffer Message whose header is a Schema) from msg[0..len) into *out, which
+ * takes ownership of msg on success (pqa_schema_free frees it) and leaves it to the caller on
+ * failure. 0, RINGSCAN_EFORMAT (offsets out of bounds, not a Schema message, a string
+ * without its terminator; e gives the byte offset in msg), RINGSCAN_ELIMIT or -ENOMEM. */
+int pqa_schema_parse(uint8_t *msg, size_t len, pqa_schema *out, pq_err *e);
+
+/* base64 decode then pqa_schema_parse: the value of an "ARROW:schema" key. */
+int pqa_schema_from_b64(const char *b64, size_t len, pqa_schema *out, pq_err *e);
+
+/* Frees what the schema owns and zeroes it (a zeroed schema is a no-op). */
+void pqa_schema_free(pqa_schema *s);
+
+/* The top-level field named name, or NULL. */
+const pqa_field *pqa_schema_field(const pqa_schema *s, const char *name);
+
+#endif

@@ -1,0 +1,250 @@
+/* scan/arrow_types.c: the Arrow types and metadata of a scan's columns beyond what the
+ * Parquet schema alone gives (scan/arrow_types.h), following pyarrow's reading of the same
+ * file (parquet/arrow/schema.cc, ApplyOriginalMetadata):
+ *   - a timestamp adjusted to UTC whose stored Arrow type has a zone is exported in that zone
+ *     (its unit stays the Parquet one, as pyarrow's does);
+ *   - a string or binary stored as large_string/large_binary is exported as "U"/"Z" with int64
+ *     offsets (scan/arrow.c widens them); an int64 stored as a duration as "tD<unit>";
+ *   - the stored field's custom metadata is the child's metadata; a UUID column gets
+ *     ARROW:extension:name "arrow.uuid" (pyarrow 26 reads it as that extension with or
+ *     without a stored schema); a field id is "PARQUET:field_id";
+ *   - a string or binary field stored as a dictionary type is exported as a dictionary array
+ *     (as if named in dictionary_columns);
+ *   - the file's key-value metadata without ARROW:schema is the struct's metadata.
+ * A list column takes only its field's metadata. Invariants: every metadata block is one
+ * allocation, its count and lengths int32 and checked against INT32_MAX as it grows. */
+#include "scan/arrow_types.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fail.h"
+#include "format/arrow_schema.h"
+#include "scan/arrow.h"
+
+typedef struct md_builder {
+    char *buf;
+    size_t len, cap;
+    int32_t count;
+    bool oom;
+} md_builder;
+
+static void md_put(md_builder *b, const void *p, size_t n)
+{
+    if (b->oom) return;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->len + n) cap *= 2;
+        char *nb = fail_realloc(b->buf, cap);
+        if (!nb) {
+            b->oom = true;
+            return;
+        }
+        b->buf = nb, b->cap = cap;
+    }
+    memcpy(b->buf + b->len, p, n);
+    b->len += n;
+}
+
+/* One key and value (the block starts with a count, filled in by md_finish). */
+static void md_add(md_builder *b, const char *key, size_t klen, const char *val, size_t vlen)
+{
+    if (klen > INT32_MAX || vlen > INT32_MAX || b->count == INT32_MAX) {
+        b->oom = true;
+        return;
+    }
+    if (b->len == 0) md_put(b, &(int32_t){0}, 4);
+    int32_t kl = (int32_t)klen, vl = (int32_t)vlen;
+    md_put(b, &kl, 4);
+    md_put(b, key, klen);
+    md_put(b, &vl, 4);
+    md_put(b, val, vlen);
+    b->count++;
+}
+
+/* The finished block (NULL when empty), or -ENOMEM. */
+static int md_finish(md_builder *b, char **out)
+{
+    *out = NULL;
+    if (b->oom) {
+        free(b->buf);
+        return -ENOMEM;
+    }
+    if (b->count == 0) return 0;
+    assert(b->len >= 4);
+    memcpy(b->buf, &b->count, 4);
+    *out = b->buf;
+    return 0;
+}
+
+size_t scan_arrow_metadata_len(const char *md)
+{
+    if (!md) return 0;
+    int32_t n, l;
+    size_t at = 4;
+    memcpy(&n, md, 4);
+    for (int32_t i = 0; i < 2 * n; i++) {
+        memcpy(&l, md + at, 4);
+        assert(l >= 0);
+        at += 4 + (size_t)l;
+    }
+    return at;
+}
+
+/* A column dictionary_columns (or a stored dictionary type) may export as a dictionary. */
+static bool dict_eligible(const pq_column_desc *d)
+{
+    return !d->nested && d->physical == PQ_BYTE_ARRAY && d->logical != PQ_LOGICAL_DECIMAL;
+}
+
+static bool has_key(const pqa_field *af, const char *key)
+{
+    for (int32_t i = 0; af && i < af->nmeta; i++)
+        if (strcmp(af->meta[i].key, key) == 0) return true;
+    return false;
+}
+
+static bool is_timestamp(const pq_column_desc *d)
+{
+    return d->logical == PQ_LOGICAL_TIMESTAMP_MILLIS || d->logical == PQ_LOGICAL_TIMESTAMP_MICROS ||
+           d->logical == PQ_LOGICAL_TIMESTAMP_NANOS;
+}
+
+/* The format a stored Arrow field asks for where it differs from the Parquet type's. */
+static void stored_format(const pq_column_desc *d, const pqa_field *af, scan_arrow_type *t)
+{
+    bool text = d->logical == PQ_LOGICAL_STRING || d->logical == PQ_LOGICAL_ENUM ||
+                d->logical == PQ_LOGICAL_JSON;
+    if (af->type == PQA_TYPE_TIMESTAMP && af->timezone && af->timezone[0] && is_timestamp(d) &&
+        d->is_adjusted_to_utc && strlen(af->timezone) < SCAN_ARROW_FORMAT_MAX - 8) {
+        char u = d->logical == PQ_LOGICAL_TIMESTAMP_MILLIS   ? 'm'
+                 : d->logical == PQ_LOGICAL_TIMESTAMP_MICROS ? 'u'
+                                                             : 'n';
+        snprintf(t->format, sizeof t->format, "ts%c:%s", u, af->timezone);
+    }
+    if (af->type == PQA_TYPE_DURATION && af->ts_unit >= 0 && d->physical == PQ_INT64 &&
+        d->logical == PQ_LOGICAL_NONE) /* stored as its int64 count: the unit says which */
+        snprintf(t->format, sizeof t->format, "tD%c", "smun"[af->ts_unit]);
+    if (d->physical == PQ_BYTE_ARRAY && d->logical != PQ_LOGICAL_DECIMAL) {
+        if (af->type == PQA_TYPE_LARGE_UTF8 && text) snprintf(t->format, sizeof t->format, "U");
+        if (af->type == PQA_TYPE_LARGE_BINARY && !text) snprintf(t->format, sizeof t->format, "Z");
+        t->large = t->format[0] == 'U' || t->format[0] == 'Z';
+    }
+    t->stored_dictionary = af->dictionary;
+}
+
+static int build_col(const scan_arrow_col *c, const pqa_schema *as, scan_arrow_type *t)
+{
+    const pq_column_desc *d = c->desc;
+    const pqa_field *af = as ? pqa_schema_field(as, c->name) : NULL;
+    md_builder b = {0};
+    for (int32_t i = 0; af && i < af->nmeta; i++)
+        md_add(&b, af->meta[i].key, af->meta[i].key_len, af->meta[i].value, af->meta[i].value_len);
+    if (!c->item && d->logical == PQ_LOGICAL_UUID && d->type_length == 16 &&
+        !has_key(af, "ARROW:extension:name")) {
+        md_add(&b, "ARROW:extension:name", 20, "arrow.uuid", 10);
+        md_add(&b, "ARROW:extension:metadata", 24, "", 0);
+    }
+    if (!c->item && d->field_id >= 0 && !has_key(af, "PARQUET:field_id")) {
+        char id[16];
+        int n = snprintf(id, sizeof id, "%d", (int)d->field_id);
+        md_add(&b, "PARQUET:field_id", 16, id, (size_t)n);
+    }
+    if (af && !c->item) stored_format(d, af, t);
+    t->dictionary = t->stored_dictionary && !c->item && dict_eligible(d); /* as pyarrow */
+    return md_finish(&b, &t->metadata);
+}
+
+/* The file's key-value metadata without ARROW:schema. */
+static int file_metadata(const pq_file_meta *m, char **out)
+{
+    md_builder b = {0};
+    for (int32_t i = 0; i < m->nkv; i++) {
+        const pq_kv *kv = &m->kv[i];
+        if (!kv->key || strcmp(kv->key, "ARROW:schema") == 0) continue;
+        md_add(&b, kv->key, strlen(kv->key), kv->value ? kv->value : "",
+               kv->value ? kv->value_len : 0);
+    }
+    return md_finish(&b, out);
+}
+
+int scan_arrow_types_build(const pq_file_meta *m, const scan_arrow_col *cols, int n,
+                           scan_arrow_types *out, pq_err *e)
+{
+    memset(out, 0, sizeof *out);
+    pqa_schema as = {0};
+    const pq_kv *kv = pq_file_meta_find_kv(m, "ARROW:schema");
+    int rc = 0;
+    if (kv && kv->value) {
+        rc = pqa_schema_from_b64(kv->value, kv->value_len, &as, e);
+        if (rc && e) {
+            char why[sizeof e->msg];
+            snprintf(why, sizeof why, "%s", e->msg);
+            pq_errf(e, rc, -1, "key-value metadata %s", why);
+        }
+        if (rc) return rc;
+    }
+    out->cols = fail_calloc((size_t)n + 1, sizeof *out->cols);
+    rc = out->cols ? 0 : -ENOMEM;
+    if (rc == 0) out->n = n;
+    for (int i = 0; rc == 0 && i < n; i++) rc = build_col(&cols[i], kv ? &as : NULL, &out->cols[i]);
+    if (rc == 0) rc = file_metadata(m, &out->metadata);
+    pqa_schema_free(&as);
+    if (rc) {
+        scan_arrow_types_free(out);
+        return pq_errf(e, rc, -1, "out of memory");
+    }
+    return 0;
+}
+
+void scan_arrow_types_free(scan_arrow_types *t)
+{
+    for (int i = 0; t->cols && i < t->n; i++) free(t->cols[i].metadata);
+    free(t->cols);
+    free(t->metadata);
+    memset(t, 0, sizeof *t);
+}
+
+int scan_arrow_types_dictionary(scan_arrow_types *t, const scan_arrow_col *cols,
+                                const char *const *names, int n, pq_err *e)
+{
+    if (n < 0 || (n > 0 && !names)) return pq_errf(e, -EINVAL, -1, "dictionary_columns: bad count");
+    for (int k = 0; k < n; k++) {
+        int i = 0;
+        while (names[k] && i < t->n && strcmp(cols[i].name, names[k]) != 0) i++;
+        if (!names[k] || i == t->n)
+            return pq_errf(e, -EINVAL, -1, "dictionary_columns: '%s' is not a projected column",
+                           names[k] ? names[k] : "(NULL)");
+        if (cols[i].item || !dict_eligible(cols[i].desc))
+            return pq_errf(e, -EINVAL, -1, "dictionary_columns: '%s' is not a string or binary "
+                           "column", names[k]);
+        for (int j = i; j < t->n; j++) /* a column projected twice: every copy */
+            if (strcmp(cols[j].name, names[k]) == 0) t->cols[j].dictionary = true;
+    }
+    return 0;
+}
+
+int scan_arrow_dict_out(const pq_file_meta *m, const int *idx, int n, const char *const *names,
+                        int nnames, bool **out)
+{
+    *out = NULL;
+    bool *f = fail_calloc((size_t)n + 1, sizeof *f);
+    if (!f) return -ENOMEM;
+    pqa_schema as = {0}; /* its errors are scan_arrow_types_build's to report */
+    const pq_kv *kv = pq_file_meta_find_kv(m, "ARROW:schema");
+    bool stored = kv && kv->value && pqa_schema_from_b64(kv->value, kv->value_len, &as, NULL) == 0;
+    for (int j = 0; j < n; j++) {
+        const pq_column_desc *d = &m->columns[idx[j]];
+        const pqa_field *af = stored ? pqa_schema_field(&as, d->name) : NULL;
+        f[j] = dict_eligible(d) && af && af->dictionary;
+        for (int k = 0; dict_eligible(d) && k < nnames; k++)
+            f[j] = f[j] || (names[k] && strcmp(d->name, names[k]) == 0);
+    }
+    pqa_schema_free(&as);
+    *out = f;
+    return 0;
+}

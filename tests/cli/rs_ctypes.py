@@ -1,0 +1,50 @@
+"""tests/cli/rs_ctypes.py: libringscan.so from Python through ctypes, for tests that compare
+ringscan's Arrow export with pyarrow's reading of the same file: read_table(lib, path) scans
+every column (default options) and imports the ArrowArrayStream as a pyarrow Table.
+The options struct is only filled by ringscan_options_init (a zeroed 4 KiB block, larger
+than ringscan_options), so this file does not depend on its layout."""
+import ctypes
+import pyarrow as pa
+
+
+class Err(ctypes.Structure):
+    _fields_ = [("status", ctypes.c_int), ("message", ctypes.c_char * 512)]
+
+
+class Stream(ctypes.Structure):
+    _fields_ = [("p", ctypes.c_void_p * 5)]
+
+
+def load(path):
+    lib = ctypes.CDLL(path)
+    lib.ringscan_open.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(Err)]
+    lib.ringscan_scan_start.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(Err)]
+    lib.ringscan_scan_stream.argtypes = [ctypes.c_void_p, ctypes.POINTER(Stream)]
+    lib.ringscan_scan_free.argtypes = [ctypes.c_void_p]
+    lib.ringscan_close.argtypes = [ctypes.c_void_p]
+    lib.ringscan_options_init.argtypes = [ctypes.c_void_p]
+    return lib
+
+
+def read_table(lib, path, ordered=True):
+    """The whole file as ringscan exports it: (pa.Table, None) or (None, error message)."""
+    err = Err()
+    f = ctypes.c_void_p()
+    if lib.ringscan_open(path.encode(), ctypes.byref(f), ctypes.byref(err)) != 0:
+        return None, err.message.decode()
+    opts = ctypes.create_string_buffer(4096)
+    lib.ringscan_options_init(opts)
+    sc = ctypes.c_void_p()
+    try:
+        if lib.ringscan_scan_start(f, opts, ctypes.byref(sc), ctypes.byref(err)) != 0:
+            return None, err.message.decode()
+        st = Stream()
+        lib.ringscan_scan_stream(sc, ctypes.byref(st))
+        reader = pa.RecordBatchReader._import_from_c(ctypes.addressof(st))
+        try:
+            return reader.read_all(), None
+        finally:
+            del reader
+    finally:
+        lib.ringscan_scan_free(sc)
+        lib.ringscan_close(f)
