@@ -78,7 +78,7 @@ static const cli_opt bench_runtime_opts_table[] = {
      .help = "where the read benchmark's file is kept"},
     {"--json", NULL, "FILE", CLI_TEXT, BR_JSON, .help = "also write the results as JSON"},
     {"--switch-only", NULL, NULL, CLI_FLAG, BR_SWITCH_ONLY,
-     .help = "only the context switches (vs jump_fcontext, swapcontext) and the future"},
+     .help = "only the switches (vs jump_fcontext, swapcontext), future"},
 };
 
 static const char *const bench_runtime_examples[] = {"ringscan bench runtime --rounds 3", NULL};
