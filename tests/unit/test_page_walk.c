@@ -9,7 +9,10 @@
  * with pq_colr_page_idx_sel), as single pieces straddling the window's edges, with a shared
  * dictionary, and broken: truncated header, body past the buffer, row counts that disagree
  * with the offset index or the window. Errors check status, message and file offset. Last, a
- * chunk from format/writer.h (dictionary, several pages, nulls) walked against pq_colr_chunk. */
+ * chunk from format/writer.h (dictionary, several pages, nulls) walked against pq_colr_chunk.
+ * And the direct path: a SNAPPY PLAIN page of a required INT64 column, every row wanted, is
+ * inflated straight into the output vector (the reader's scratch buffer never grows), after
+ * rows already there; its decompressed bytes are counted; a corrupt body appends nothing. */
 #include <errno.h>
 
 #include "check.h"
@@ -17,6 +20,7 @@
 #include "format/encoding.h"
 #include "format/page_walk.h"
 #include "format/writer.h"
+#include "format/codec.h"
 
 enum { FILE_OFF = 1000, NPAGES = 5, NROWS = 15, NUL = INT32_MIN };
 
@@ -570,8 +574,69 @@ static void test_writer_chunk(void)
     pq_buf_free(&file);
 }
 
+/* A SNAPPY PLAIN page of n INT64 values 3*i (header then body) in c. */
+static void direct_page(pq_buf *c, int n, size_t *hl)
+{
+    pq_buf raw = {0}, body = {0};
+    for (int64_t i = 0; i < n; i++) {
+        int64_t x = 3 * i;
+        if (pq_buf_append(&raw, &x, 8)) abort();
+    }
+    pq_err e = {.offset = -1};
+    if (pq_compress_buf(PQ_CODEC_SNAPPY, raw.data, raw.len, &body, 0, &e)) abort();
+    pq_page_header h = {.type = PQ_PAGE_DATA, .num_values = n, .encoding = PQ_ENC_PLAIN,
+                        .def_level_encoding = PQ_ENC_RLE, .rep_level_encoding = PQ_ENC_RLE,
+                        .compressed_size = (int32_t)body.len,
+                        .uncompressed_size = (int32_t)raw.len};
+    if (pq_write_page_header(c, &h)) abort();
+    *hl = c->len;
+    if (pq_buf_append(c, body.data, body.len)) abort();
+    pq_buf_free(&raw);
+    pq_buf_free(&body);
+}
+
+static void test_direct_plain(void)
+{
+    enum { N = 1000 };
+    static const pq_column_desc req = {.name = "r", .physical = PQ_INT64,
+                                       .repetition = PQ_REQUIRED, .field_id = -1};
+    pq_buf c = {0};
+    size_t hl = 0;
+    direct_page(&c, N, &hl);
+    pq_col_reader r;
+    pq_colr_init(&r, &req, PQ_CODEC_SNAPPY, NULL);
+    pq_vec v;
+    pq_vec_init(&v, PQ_INT64, 0);
+    int64_t first = -7;
+    CHECK_EQ_I64(pq_vec_reserve(&v, 1, 0), 0);
+    memcpy(v.values, &first, 8);
+    v.length = 1;
+    pq_err e = {.offset = -1};
+    size_t used = 0;
+    int64_t rows = 0;
+    CHECK_EQ_I64(pq_colr_page(&r, c.data, c.len, FILE_OFF, &v, &used, &rows, &e), 0);
+    CHECK_EQ_I64(rows, N);
+    CHECK_EQ_I64((int64_t)used, (int64_t)c.len);
+    CHECK_EQ_I64(v.length, N + 1);
+    CHECK_EQ_I64(v.null_count, 0);
+    CHECK_EQ_I64(((const int64_t *)v.values)[0], -7);
+    for (int i = 0; i < N; i++) CHECK_EQ_I64(((const int64_t *)v.values)[i + 1], 3 * i);
+    CHECK_EQ_I64((int64_t)r.scratch_cap, 0); /* never copied through the scratch buffer */
+    CHECK_EQ_I64(r.decompressed_bytes, N * 8);
+    CHECK_EQ_I64(r.pages_decoded, 1);
+    /* a corrupt body (its first bytes, the snappy length, broken): an error, nothing appended */
+    memset(c.data + hl, 0xff, 4);
+    CHECK(pq_colr_page(&r, c.data, c.len, FILE_OFF, &v, &used, &rows, &e) < 0);
+    CHECK_EQ_I64(e.offset, FILE_OFF + (int64_t)hl);
+    CHECK_EQ_I64(v.length, N + 1);
+    pq_vec_free(&v);
+    pq_colr_free(&r);
+    pq_buf_free(&c);
+}
+
 int main(void)
 {
+    RUN(test_direct_plain);
     RUN(test_whole_chunk);
     RUN(test_selection);
     RUN(test_skipped_pages);
