@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "format/codec.h"
+#include "format/encoding.h"
 
 /* ------------------------------------------------------------------------------ framing */
 
@@ -66,6 +67,37 @@ static int decompress(pq_col_reader *r, const uint8_t *src, size_t src_len, size
     return 0;
 }
 
+/* The bytes per value of a compressed page of n values (uncompressed size ulen) of r's
+ * fixed-width column that holds exactly n PLAIN values, so it can be inflated straight into
+ * a vector; else 0. */
+static int plain_fixed_width(const pq_col_reader *r, int64_t n, int32_t ulen)
+{
+    const pq_column_desc *c = r->col;
+    if (r->codec == PQ_CODEC_UNCOMPRESSED || c->physical == PQ_BOOLEAN || c->physical == PQ_BYTE_ARRAY)
+        return 0;
+    int w = pq_fixed_width(c->physical, c->type_length);
+    return w > 0 && n > 0 && n <= PQ_ENC_MAX_VALUES && ulen == n * w ? w : 0;
+}
+
+/* Inflates the dictionary page h (body raw, file offset off), n PLAIN values of width w,
+ * straight into r's dictionary: no copy out of r->scratch. */
+static int dict_direct(pq_col_reader *r, const pq_page_header *h, const uint8_t *raw, int64_t off,
+                       int w, pq_err *e)
+{
+    int64_t n = h->num_values;
+    size_t ulen = (size_t)h->uncompressed_size;
+    assert(w > 0 && (size_t)n * (size_t)w == ulen && r->dict.type == r->col->physical);
+    int rc = pq_colr_dict_reset(r, h, off, e);
+    if (rc == 0) rc = count_inflated(r, ulen, off, e);
+    if (rc == 0) rc = pq_vec_reserve(&r->dict, n, 0);
+    if (rc) return rc;
+    rc = pq_decompress((int)r->codec, raw, (size_t)h->compressed_size, r->dict.values, ulen, e);
+    if (rc) return pq_err_place(e, rc, off, r->col->name);
+    r->dict.length = n;
+    r->has_dict = true;
+    return 0;
+}
+
 /* The bytes per value when data page h of r's column can be inflated straight into the
  * output column: every row wanted (q->nsel < 0), a compressed PLAIN page of a flat required
  * fixed-width column (no levels: its body is the values) whose uncompressed size is exactly
@@ -73,20 +105,16 @@ static int decompress(pq_col_reader *r, const uint8_t *src, size_t src_len, size
 static int direct_width(const pq_col_reader *r, const pq_page_header *h, const pq_page_req *q)
 {
     const pq_column_desc *c = r->col;
-    if (q->nsel >= 0 || h->encoding != PQ_ENC_PLAIN || r->codec == PQ_CODEC_UNCOMPRESSED ||
-        c->max_def_level != 0 || c->max_rep_level != 0 || c->physical == PQ_BOOLEAN ||
-        c->physical == PQ_BYTE_ARRAY || q->vals->type != c->physical)
+    if (q->nsel >= 0 || h->encoding != PQ_ENC_PLAIN || c->max_def_level != 0 ||
+        c->max_rep_level != 0 || q->vals->type != c->physical)
         return 0;
     if (h->type == PQ_PAGE_DATA_V2 &&
         (!h->is_compressed || h->def_levels_byte_length != 0 || h->rep_levels_byte_length != 0 ||
          h->num_nulls != 0))
         return 0;
     if (h->type != PQ_PAGE_DATA && h->type != PQ_PAGE_DATA_V2) return 0;
-    int w = pq_fixed_width(c->physical, c->type_length);
-    int64_t n = h->num_values;
-    if (w <= 0 || n <= 0 || n > r->limits.max_page_values || h->uncompressed_size != n * w)
-        return 0;
-    return w;
+    if (h->num_values > r->limits.max_page_values) return 0;
+    return plain_fixed_width(r, h->num_values, h->uncompressed_size);
 }
 
 /* Inflates data page h (body raw at file offset off; direct_width w) into q->vals' next n
@@ -170,6 +198,8 @@ int pq_colr_body(pq_col_reader *r, const pq_page_header *h, int hl, const uint8_
         return pq_errf_col(e, RINGSCAN_ECHECKSUM, off, r->col->name, "page CRC32 mismatch");
     if (h->type == PQ_PAGE_INDEX) return 0;
     int64_t body_off = off + hl;
+    int w = h->type == PQ_PAGE_DICTIONARY ? plain_fixed_width(r, h->num_values, h->uncompressed_size) : 0;
+    if (w > 0 && r->dict.type == r->col->physical) return dict_direct(r, h, raw, body_off, w, e);
     pq_page_body d;
     int rc = page_body_of(r, h, raw, body_off, &d, e);
     if (rc) return rc;

@@ -12,7 +12,8 @@
  * chunk from format/writer.h (dictionary, several pages, nulls) walked against pq_colr_chunk.
  * And the direct path: a SNAPPY PLAIN page of a required INT64 column, every row wanted, is
  * inflated straight into the output vector (the reader's scratch buffer never grows), after
- * rows already there; its decompressed bytes are counted; a corrupt body appends nothing. */
+ * rows already there; its decompressed bytes are counted; a corrupt body appends nothing. A
+ * SNAPPY dictionary page of INT64 values is inflated straight into the reader's dictionary. */
 #include <errno.h>
 
 #include "check.h"
@@ -574,8 +575,9 @@ static void test_writer_chunk(void)
     pq_buf_free(&file);
 }
 
-/* A SNAPPY PLAIN page of n INT64 values 3*i (header then body) in c. */
-static void direct_page(pq_buf *c, int n, size_t *hl)
+/* A SNAPPY PLAIN page (data, or dictionary when dict) of n INT64 values 3*i (header then
+ * body) in c; *hl: the body's offset in c. */
+static void direct_page(pq_buf *c, int n, size_t *hl, bool dict)
 {
     pq_buf raw = {0}, body = {0};
     for (int64_t i = 0; i < n; i++) {
@@ -584,7 +586,8 @@ static void direct_page(pq_buf *c, int n, size_t *hl)
     }
     pq_err e = {.offset = -1};
     if (pq_compress_buf(PQ_CODEC_SNAPPY, raw.data, raw.len, &body, 0, &e)) abort();
-    pq_page_header h = {.type = PQ_PAGE_DATA, .num_values = n, .encoding = PQ_ENC_PLAIN,
+    pq_page_header h = {.type = dict ? PQ_PAGE_DICTIONARY : PQ_PAGE_DATA, .num_values = n,
+                        .encoding = PQ_ENC_PLAIN,
                         .def_level_encoding = PQ_ENC_RLE, .rep_level_encoding = PQ_ENC_RLE,
                         .compressed_size = (int32_t)body.len,
                         .uncompressed_size = (int32_t)raw.len};
@@ -602,7 +605,7 @@ static void test_direct_plain(void)
                                        .repetition = PQ_REQUIRED, .field_id = -1};
     pq_buf c = {0};
     size_t hl = 0;
-    direct_page(&c, N, &hl);
+    direct_page(&c, N, &hl, false);
     pq_col_reader r;
     pq_colr_init(&r, &req, PQ_CODEC_SNAPPY, NULL);
     pq_vec v;
@@ -634,9 +637,43 @@ static void test_direct_plain(void)
     pq_buf_free(&c);
 }
 
+static void test_direct_dict(void)
+{
+    enum { N = 300 };
+    static const pq_column_desc req = {.name = "d", .physical = PQ_INT64,
+                                       .repetition = PQ_REQUIRED, .field_id = -1};
+    pq_buf c = {0};
+    size_t hl = 0;
+    direct_page(&c, N, &hl, true);
+    pq_col_reader r;
+    pq_colr_init(&r, &req, PQ_CODEC_SNAPPY, NULL);
+    pq_vec v;
+    pq_vec_init(&v, PQ_INT64, 0);
+    pq_err e = {.offset = -1};
+    size_t used = 0;
+    int64_t rows = -1;
+    CHECK_EQ_I64(pq_colr_page(&r, c.data, c.len, FILE_OFF, &v, &used, &rows, &e), 0);
+    CHECK_EQ_I64(rows, 0);
+    CHECK_EQ_I64(v.length, 0);
+    CHECK(r.has_dict);
+    CHECK_EQ_I64(r.dict_loads, 1);
+    CHECK_EQ_I64(r.dict.length, N);
+    for (int i = 0; i < N; i++) CHECK_EQ_I64(((const int64_t *)r.dict.values)[i], 3 * i);
+    CHECK_EQ_I64((int64_t)r.scratch_cap, 0); /* never copied through the scratch buffer */
+    CHECK_EQ_I64(r.decompressed_bytes, N * 8);
+    memset(c.data + hl, 0xff, 4); /* corrupt: an error at the body, no dictionary left */
+    CHECK(pq_colr_page(&r, c.data, c.len, FILE_OFF, &v, &used, &rows, &e) < 0);
+    CHECK_EQ_I64(e.offset, FILE_OFF + (int64_t)hl);
+    CHECK(!r.has_dict);
+    pq_vec_free(&v);
+    pq_colr_free(&r);
+    pq_buf_free(&c);
+}
+
 int main(void)
 {
     RUN(test_direct_plain);
+    RUN(test_direct_dict);
     RUN(test_whole_chunk);
     RUN(test_selection);
     RUN(test_skipped_pages);
