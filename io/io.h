@@ -38,7 +38,8 @@ enum {
 };
 #define IO_REQUEST_BYTES_MAX (UINT64_C(1) << 36) /* 64 GiB per request */
 #define IO_POOL_BYTES ((size_t)64 << 20)            /* pooled range buffers per io_ctx, at most */
-#define IO_STASH_BYTES ((size_t)64 << 20) /* range buffers kept process-wide between contexts */
+#define IO_STASH_BYTES ((size_t)128 << 20) /* range buffers kept process-wide between contexts:
+                                             a scan's runs in flight (3-4 of SCAN_RUN_BYTES) */
 enum { IO_STASH_SLOTS = 8 };
 
 /* An open read-only file or object, shared by every core (fields never change after open,
