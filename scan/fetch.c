@@ -318,6 +318,7 @@ void scan_fetch_pace(scan_fetch *fx, int core, const _Atomic int *stop)
  * wait (invariant 6). */
 static void busy_add(scan_fetch *fx, int core, int i, int d)
 {
+    assert(core >= 0 && core < fx->threads && (d == -1 || (d == 1 && i >= 0 && i < fx->plan->nsplits)));
     int was = atomic_fetch_add(&fx->cores[core].busy, d);
     assert(was + d >= 0);
     bool last = d > 0 && !fx->plan->splits[i].pruned && atomic_fetch_sub(&fx->live_left, 1) == 1;
