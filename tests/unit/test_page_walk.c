@@ -598,76 +598,86 @@ static void direct_page(pq_buf *c, int n, size_t *hl, bool dict)
     pq_buf_free(&body);
 }
 
+/* A required INT64 column's SNAPPY reader, its output vector and one direct_page of n values. */
+typedef struct direct_fix {
+    pq_buf c;
+    size_t hl;
+    pq_col_reader r;
+    pq_vec v;
+    pq_err e;
+    size_t used;
+    int64_t rows;
+} direct_fix;
+
+static void direct_open(direct_fix *t, int n, bool dict)
+{
+    static const pq_column_desc req = {.name = "r", .physical = PQ_INT64,
+                                       .repetition = PQ_REQUIRED, .field_id = -1};
+    memset(t, 0, sizeof *t);
+    t->e.offset = -1;
+    t->rows = -1;
+    direct_page(&t->c, n, &t->hl, dict);
+    pq_colr_init(&t->r, &req, PQ_CODEC_SNAPPY, NULL);
+    pq_vec_init(&t->v, PQ_INT64, 0);
+}
+
+/* Decodes the page (its body's first 4 bytes, the snappy length, broken when corrupt). */
+static int direct_decode(direct_fix *t, bool corrupt)
+{
+    if (corrupt) memset(t->c.data + t->hl, 0xff, 4);
+    return pq_colr_page(&t->r, t->c.data, t->c.len, FILE_OFF, &t->v, &t->used, &t->rows, &t->e);
+}
+
+static void direct_close(direct_fix *t)
+{
+    pq_vec_free(&t->v);
+    pq_colr_free(&t->r);
+    pq_buf_free(&t->c);
+}
+
 static void test_direct_plain(void)
 {
     enum { N = 1000 };
-    static const pq_column_desc req = {.name = "r", .physical = PQ_INT64,
-                                       .repetition = PQ_REQUIRED, .field_id = -1};
-    pq_buf c = {0};
-    size_t hl = 0;
-    direct_page(&c, N, &hl, false);
-    pq_col_reader r;
-    pq_colr_init(&r, &req, PQ_CODEC_SNAPPY, NULL);
-    pq_vec v;
-    pq_vec_init(&v, PQ_INT64, 0);
+    direct_fix t;
+    direct_open(&t, N, false);
     int64_t first = -7;
-    CHECK_EQ_I64(pq_vec_reserve(&v, 1, 0), 0);
-    memcpy(v.values, &first, 8);
-    v.length = 1;
-    pq_err e = {.offset = -1};
-    size_t used = 0;
-    int64_t rows = 0;
-    CHECK_EQ_I64(pq_colr_page(&r, c.data, c.len, FILE_OFF, &v, &used, &rows, &e), 0);
-    CHECK_EQ_I64(rows, N);
-    CHECK_EQ_I64((int64_t)used, (int64_t)c.len);
-    CHECK_EQ_I64(v.length, N + 1);
-    CHECK_EQ_I64(v.null_count, 0);
-    CHECK_EQ_I64(((const int64_t *)v.values)[0], -7);
-    for (int i = 0; i < N; i++) CHECK_EQ_I64(((const int64_t *)v.values)[i + 1], 3 * i);
-    CHECK_EQ_I64((int64_t)r.scratch_cap, 0); /* never copied through the scratch buffer */
-    CHECK_EQ_I64(r.decompressed_bytes, N * 8);
-    CHECK_EQ_I64(r.pages_decoded, 1);
-    /* a corrupt body (its first bytes, the snappy length, broken): an error, nothing appended */
-    memset(c.data + hl, 0xff, 4);
-    CHECK(pq_colr_page(&r, c.data, c.len, FILE_OFF, &v, &used, &rows, &e) < 0);
-    CHECK_EQ_I64(e.offset, FILE_OFF + (int64_t)hl);
-    CHECK_EQ_I64(v.length, N + 1);
-    pq_vec_free(&v);
-    pq_colr_free(&r);
-    pq_buf_free(&c);
+    CHECK_EQ_I64(pq_vec_reserve(&t.v, 1, 0), 0);
+    memcpy(t.v.values, &first, 8);
+    t.v.length = 1;
+    CHECK_EQ_I64(direct_decode(&t, false), 0);
+    CHECK_EQ_I64(t.rows, N);
+    CHECK_EQ_I64((int64_t)t.used, (int64_t)t.c.len);
+    CHECK_EQ_I64(t.v.length, N + 1);
+    CHECK_EQ_I64(t.v.null_count, 0);
+    CHECK_EQ_I64(((const int64_t *)t.v.values)[0], -7);
+    for (int i = 0; i < N; i++) CHECK_EQ_I64(((const int64_t *)t.v.values)[i + 1], 3 * i);
+    CHECK_EQ_I64((int64_t)t.r.scratch_cap, 0); /* never copied through the scratch buffer */
+    CHECK_EQ_I64(t.r.decompressed_bytes, N * 8);
+    CHECK_EQ_I64(t.r.pages_decoded, 1);
+    CHECK(direct_decode(&t, true) < 0); /* an error at the body, nothing appended */
+    CHECK_EQ_I64(t.e.offset, FILE_OFF + (int64_t)t.hl);
+    CHECK_EQ_I64(t.v.length, N + 1);
+    direct_close(&t);
 }
 
 static void test_direct_dict(void)
 {
     enum { N = 300 };
-    static const pq_column_desc req = {.name = "d", .physical = PQ_INT64,
-                                       .repetition = PQ_REQUIRED, .field_id = -1};
-    pq_buf c = {0};
-    size_t hl = 0;
-    direct_page(&c, N, &hl, true);
-    pq_col_reader r;
-    pq_colr_init(&r, &req, PQ_CODEC_SNAPPY, NULL);
-    pq_vec v;
-    pq_vec_init(&v, PQ_INT64, 0);
-    pq_err e = {.offset = -1};
-    size_t used = 0;
-    int64_t rows = -1;
-    CHECK_EQ_I64(pq_colr_page(&r, c.data, c.len, FILE_OFF, &v, &used, &rows, &e), 0);
-    CHECK_EQ_I64(rows, 0);
-    CHECK_EQ_I64(v.length, 0);
-    CHECK(r.has_dict);
-    CHECK_EQ_I64(r.dict_loads, 1);
-    CHECK_EQ_I64(r.dict.length, N);
-    for (int i = 0; i < N; i++) CHECK_EQ_I64(((const int64_t *)r.dict.values)[i], 3 * i);
-    CHECK_EQ_I64((int64_t)r.scratch_cap, 0); /* never copied through the scratch buffer */
-    CHECK_EQ_I64(r.decompressed_bytes, N * 8);
-    memset(c.data + hl, 0xff, 4); /* corrupt: an error at the body, no dictionary left */
-    CHECK(pq_colr_page(&r, c.data, c.len, FILE_OFF, &v, &used, &rows, &e) < 0);
-    CHECK_EQ_I64(e.offset, FILE_OFF + (int64_t)hl);
-    CHECK(!r.has_dict);
-    pq_vec_free(&v);
-    pq_colr_free(&r);
-    pq_buf_free(&c);
+    direct_fix t;
+    direct_open(&t, N, true);
+    CHECK_EQ_I64(direct_decode(&t, false), 0);
+    CHECK_EQ_I64(t.rows, 0);
+    CHECK_EQ_I64(t.v.length, 0);
+    CHECK(t.r.has_dict);
+    CHECK_EQ_I64(t.r.dict_loads, 1);
+    CHECK_EQ_I64(t.r.dict.length, N);
+    for (int i = 0; i < N; i++) CHECK_EQ_I64(((const int64_t *)t.r.dict.values)[i], 3 * i);
+    CHECK_EQ_I64((int64_t)t.r.scratch_cap, 0); /* never copied through the scratch buffer */
+    CHECK_EQ_I64(t.r.decompressed_bytes, N * 8);
+    CHECK(direct_decode(&t, true) < 0); /* an error at the body, no dictionary left */
+    CHECK_EQ_I64(t.e.offset, FILE_OFF + (int64_t)t.hl);
+    CHECK(!t.r.has_dict);
+    direct_close(&t);
 }
 
 int main(void)
