@@ -73,6 +73,13 @@ fn linkDeps(m: *std.Build.Module) void {
     m.link_libc = true;
 }
 
+/// What a program linking the bench library needs beyond linkDeps: Boost.Context's
+/// jump_fcontext, the reference `bench runtime` holds the coroutine switch to (Debian
+/// libboost-context-dev; the archive, so the binary has no libboost runtime dependency).
+fn linkBenchDeps(m: *std.Build.Module) void {
+    m.linkSystemLibrary("boost_context", .{ .use_pkg_config = .no, .preferred_link_mode = .static });
+}
+
 /// Zig's compiler runtime exports weak memcpy/memmove/memset that then replace glibc's for the
 /// whole process (libsnappy included: 43% of a scan's samples sat in its byte-wise memmove).
 /// Artifacts therefore leave it out and take the few helpers they need (128-bit division)
@@ -138,6 +145,7 @@ pub fn build(b: *std.Build) void {
     exe_mod.addIncludePath(b.path("."));
     exe_mod.addIncludePath(b.path("include"));
     exe_mod.linkLibrary(bench_lib);
+    linkBenchDeps(exe_mod);
     exe_mod.linkLibrary(lib);
     linkDeps(exe_mod);
     // bench/chart.c draws `ringscan bench --chart` with cairo: the binary's dependency only;
@@ -159,7 +167,10 @@ pub fn build(b: *std.Build) void {
         tmod.addIncludePath(b.path("."));
         tmod.addIncludePath(b.path("include"));
         tmod.addIncludePath(b.path("tests"));
-        if (usesBench(b, file)) tmod.linkLibrary(bench_lib);
+        if (usesBench(b, file)) {
+            tmod.linkLibrary(bench_lib);
+            linkBenchDeps(tmod);
+        }
         tmod.linkLibrary(lib);
         linkDeps(tmod);
         const t = b.addExecutable(.{ .name = base, .root_module = tmod });

@@ -36,6 +36,30 @@ static void print_entry(const bench_shape_res *r, const bench_entry *en, bool fi
            (long long)en->runs[0].rows, en->all_match ? "ok" : "BAD", en->median_ms, xl, xf);
 }
 
+/* The cores' balance: per shape, the share of the scanned rows the least busy core scanned,
+ * per entry (median over rounds; 1/threads = even, 0 = one core did everything). */
+static void print_balance(const bench_ctx *c)
+{
+    if (c->o.threads < 2) return;
+    printf("core balance (rows scanned by the least busy core / rows scanned, median of rounds; "
+           "even = %.2f):\n", 1.0 / c->o.threads);
+    for (int i = 0; i < c->nshapes; i++) {
+        const bench_shape_res *r = &c->shapes[i];
+        printf("  %-21s", r->shape->name);
+        for (int j = 0; j < r->nentries; j++) {
+            const bench_entry *en = &r->e[j];
+            double v[BENCH_ROUNDS_MAX];
+            int n = c->o.rounds < BENCH_ROUNDS_MAX ? c->o.rounds : BENCH_ROUNDS_MAX;
+            for (int k = 0; k < n; k++) {
+                const scan_stats *st = &en->runs[k].st;
+                v[k] = st->rows_scanned > 0 ? (double)st->core_rows_min / (double)st->rows_scanned : 0;
+            }
+            printf(" %s %.2f", en->label, bench_median(v, n));
+        }
+        printf("\n");
+    }
+}
+
 /* The target lines: adaptive against the better of lazy and eager, and the A/A noise. */
 static void print_targets(const bench_ctx *c)
 {
@@ -85,6 +109,7 @@ void bench_report_table(const bench_ctx *c)
                    r->floor.median_ms);
     }
     print_targets(c);
+    print_balance(c);
     if (c->o.store) bench_report_store(c);
     printf("read calls in this process: %llu (scans %llu, data check + floor loading %llu); %.1f s\n",
            (unsigned long long)c->reads_total, (unsigned long long)c->scan_reads_total,
@@ -111,6 +136,7 @@ static void json_stats(FILE *f, const scan_stats *s)
                "\"plan_reads\":%llu,\"plan_bytes\":%llu,\"row_groups_total\":%lld,"
                "\"row_groups_pruned\":%lld,\"pages_total\":%lld,\"pages_pruned\":%lld,"
                "\"rows_scanned\":%lld,\"rows_out\":%lld,\"splits_all_false\":%lld,"
+               "\"core_rows_min\":%lld,\"core_rows_max\":%lld,"
                "\"decoded_pages\":%lld,\"peak_inflight_bytes\":%llu,\"io_backend\":",
             (unsigned long long)s->reads, (unsigned long long)s->bytes_read,
             (unsigned long long)s->bytes_used, (unsigned long long)s->bytes_wasted,
@@ -119,7 +145,7 @@ static void json_stats(FILE *f, const scan_stats *s)
             (unsigned long long)s->plan_bytes, (long long)s->row_groups_total,
             (long long)s->row_groups_pruned, (long long)s->pages_total, (long long)s->pages_pruned,
             (long long)s->rows_scanned, (long long)s->rows_out, (long long)s->splits_all_false,
-            (long long)s->decoded_pages, (unsigned long long)s->peak_inflight_bytes);
+            (long long)s->core_rows_min, (long long)s->core_rows_max, (long long)s->decoded_pages, (unsigned long long)s->peak_inflight_bytes);
     json_str(f, s->io_backend);
 }
 

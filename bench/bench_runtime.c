@@ -20,6 +20,7 @@
 enum {
     RT_SWITCH_ITERS = 5000000,
     RT_SWAPCTX_ITERS = 500000,
+    RT_FCONTEXT_ITERS = 5000000,
     RT_FUTURE_ITERS = 1000000,
     RT_QD = 32,
     RT_READS_1 = 600000,
@@ -28,11 +29,16 @@ enum {
     RT_ROUNDS_MAX = 100,
 };
 
-typedef enum { M_SWITCH, M_SWAPCTX, M_FUTURE, M_READ1, M_READ1B, M_READ2, M_FIO, M_COUNT } metric;
+typedef enum {
+    M_SWITCH, M_SWITCH_AA, M_FCONTEXT, M_SWAPCTX, M_FUTURE, /* the switch metrics, then reads */
+    M_READ1, M_READ1B, M_READ2, M_FIO, M_COUNT
+} metric;
+enum { M_SWITCH_COUNT = M_READ1 }; /* --switch-only runs metrics [0, M_SWITCH_COUNT) */
 
 static const char *const metric_name[M_COUNT] = {
-    "coro_switch_ns", "swapcontext_ns", "future_roundtrip_ns", "reads_per_s_1core",
-    "reads_per_s_1core_aa", "reads_per_s_2core", "fio_reads_per_s_1job"};
+    "coro_switch_ns", "coro_switch_ns_aa", "fcontext_ns", "swapcontext_ns",
+    "future_roundtrip_ns", "reads_per_s_1core", "reads_per_s_1core_aa", "reads_per_s_2core",
+    "fio_reads_per_s_1job"};
 
 typedef struct rt_state {
     const bench_runtime_opts *o;
@@ -61,7 +67,9 @@ static int run_metric(rt_state *s, metric m, int k)
     int rc = 0;
     double *out = &s->v[m][k];
     switch (m) {
-    case M_SWITCH: *out = rt_bench_switch_ns(RT_SWITCH_ITERS); break;
+    case M_SWITCH:
+    case M_SWITCH_AA: *out = rt_bench_switch_ns(RT_SWITCH_ITERS); break;
+    case M_FCONTEXT: *out = rt_bench_fcontext_ns(RT_FCONTEXT_ITERS); break;
     case M_SWAPCTX: *out = rt_bench_swapcontext_ns(RT_SWAPCTX_ITERS); break;
     case M_FUTURE: *out = rt_bench_future_roundtrip_ns(RT_FUTURE_ITERS); break;
     case M_READ1:
@@ -107,18 +115,33 @@ static int prepare_file(rt_state *s)
     return 0;
 }
 
+/* The switch lines: ringscan's switch against Boost.Context's jump_fcontext (target <= 1.2x)
+ * and glibc's swapcontext (target >= 10x faster), with the switch's own A/A. */
+static void print_switch(const rt_state *s)
+{
+    const double *m = s->med;
+    double vs_fc = m[M_SWITCH] / m[M_FCONTEXT];
+    printf("%-34s %14.2f %14.2f %8.2fx %s\n", "coroutine switch ns (vs fcontext)", m[M_SWITCH],
+           m[M_FCONTEXT], vs_fc, vs_fc <= 1.2 ? "<= 1.2x: met" : "<= 1.2x: NOT met");
+    printf("%-34s %14.2f %14.2f %8.1fx %s\n", "coroutine switch ns (vs swapcontext)", m[M_SWITCH],
+           m[M_SWAPCTX], m[M_SWAPCTX] / m[M_SWITCH],
+           m[M_SWAPCTX] / m[M_SWITCH] >= 10 ? ">= 10x: met" : ">= 10x: NOT met");
+    printf("%-34s %14.2f %14.2f %8.3fx (noise)\n", "A/A: coroutine switch ns, run twice",
+           m[M_SWITCH_AA], m[M_SWITCH], m[M_SWITCH_AA] / m[M_SWITCH]);
+    printf("%-34s %14.1f %14s %9s %s\n", "future resolve+wake round trip ns", m[M_FUTURE], "-", "-", "-");
+}
+
 static void print_report(const rt_state *s)
 {
     const double *m = s->med;
     printf("ringscan bench runtime: %d interleaved rounds, medians; io %s; file %s (page cache)\n",
-           s->o->rounds, s->backend, s->path);
-    printf("  switch/swapcontext: one-direction context switch; future: new future, await, resolve, wake, resume\n");
-    printf("  reads/s: random 4 KiB reads at queue depth %d per core; fio: --ioengine=io_uring, 1 job, same file\n", RT_QD);
+           s->o->rounds, s->o->switch_only ? "-" : s->backend, s->o->switch_only ? "-" : s->path);
+    printf("  switch/fcontext/swapcontext: one-direction context switch (ping-pong / 2); future: new future, await, resolve, wake, resume\n");
+    if (!s->o->switch_only)
+        printf("  reads/s: random 4 KiB reads at queue depth %d per core; fio: --ioengine=io_uring, 1 job, same file\n", RT_QD);
     printf("%-34s %14s %14s %9s %s\n", "figure", "ringscan", "reference", "ratio", "target");
-    printf("%-34s %14.1f %14.1f %8.1fx %s\n", "coroutine switch ns (vs swapcontext)", m[M_SWITCH],
-           m[M_SWAPCTX], m[M_SWAPCTX] / m[M_SWITCH],
-           m[M_SWAPCTX] / m[M_SWITCH] >= 10 ? ">= 10x: met" : ">= 10x: NOT met");
-    printf("%-34s %14.1f %14s %9s %s\n", "future resolve+wake round trip ns", m[M_FUTURE], "-", "-", "-");
+    print_switch(s);
+    if (s->o->switch_only) return;
     if (s->fio_ok)
         printf("%-34s %14.0f %14.0f %8.2fx %s\n", "reads/s 1 core (vs fio 1 job)", m[M_READ1],
                m[M_FIO], m[M_READ1] / m[M_FIO],
@@ -131,6 +154,12 @@ static void print_report(const rt_state *s)
            m[M_READ2] / m[M_READ1] >= 1.8 ? ">= 1.8x: met" : ">= 1.8x: NOT met");
     printf("%-34s %14.0f %14.0f %8.3fx (noise)\n", "A/A: reads/s 1 core, run twice", m[M_READ1B],
            m[M_READ1], m[M_READ1B] / m[M_READ1]);
+}
+
+/* a / b, or 0 when b was not measured (--switch-only), so the JSON never holds nan */
+static double rt_ratio(double a, double b)
+{
+    return b > 0 ? a / b : 0.0;
 }
 
 static int write_json(const rt_state *s, const char *path)
@@ -148,10 +177,13 @@ static int write_json(const rt_state *s, const char *path)
         for (int k = 0; k < s->o->rounds; k++) fprintf(f, "%s%.3f", k ? "," : "", s->v[m][k]);
         fprintf(f, "]");
     }
-    fprintf(f, "},\"ratios\":{\"switch_speedup\":%.3f,\"reads_vs_fio\":%.4f,\"scaling_2core\":%.4f,"
+    const double *m = s->med;
+    fprintf(f, "},\"ratios\":{\"switch_vs_fcontext\":%.3f,\"switch_aa\":%.4f,"
+               "\"switch_speedup\":%.3f,\"reads_vs_fio\":%.4f,\"scaling_2core\":%.4f,"
                "\"aa\":%.4f}}\n",
-            s->med[M_SWAPCTX] / s->med[M_SWITCH], s->fio_ok ? s->med[M_READ1] / s->med[M_FIO] : 0.0,
-            s->med[M_READ2] / s->med[M_READ1], s->med[M_READ1B] / s->med[M_READ1]);
+            rt_ratio(m[M_SWITCH], m[M_FCONTEXT]), rt_ratio(m[M_SWITCH_AA], m[M_SWITCH]),
+            rt_ratio(m[M_SWAPCTX], m[M_SWITCH]), s->fio_ok ? rt_ratio(m[M_READ1], m[M_FIO]) : 0.0,
+            rt_ratio(m[M_READ2], m[M_READ1]), rt_ratio(m[M_READ1B], m[M_READ1]));
     /* an earlier failed flush leaves only ferror set: fclose alone can still succeed */
     errno = 0;
     int werr = (fflush(f) != 0 || ferror(f)) ? (errno ? errno : EIO) : 0;
@@ -167,13 +199,14 @@ int bench_runtime_main(const bench_runtime_opts *o)
     s.o = o;
     s.fio_ok = true;
     if (o->rounds < 1 || o->rounds > RT_ROUNDS_MAX) return 2;
-    if (prepare_file(&s)) return 1;
+    int n = o->switch_only ? M_SWITCH_COUNT : M_COUNT;
+    if (!o->switch_only && prepare_file(&s)) return 1;
     for (int k = 0; k < o->rounds; k++) {
         fprintf(stderr, "ringscan: bench runtime: round %d of %d\n", k + 1, o->rounds);
-        for (int j = 0; j < M_COUNT; j++)
-            if (run_metric(&s, (metric)((j + k) % M_COUNT), k)) return 1;
+        for (int j = 0; j < n; j++)
+            if (run_metric(&s, (metric)((j + k) % n), k)) return 1;
     }
-    for (int m = 0; m < M_COUNT; m++) s.med[m] = bench_median(s.v[m], o->rounds);
+    for (int m = 0; m < n; m++) s.med[m] = bench_median(s.v[m], o->rounds);
     print_report(&s);
     return o->json_path ? write_json(&s, o->json_path) : 0;
 }

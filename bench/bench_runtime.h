@@ -4,6 +4,8 @@
  * medians with an A/A line (the 1-core read benchmark twice per round).
  *
  * Figures and targets (reported, never asserted):
+ *   coroutine switch ns vs Boost.Context jump_fcontext target: <= 1.2x of it (A/A: the
+ *                                                      switch measured twice per round)
  *   coroutine switch ns vs glibc swapcontext ns       target: >= 10x faster
  *   future resolve-and-wake round trip ns
  *   random 4 KiB reads/s, 1 core, QD 32, page cache   vs fio --ioengine=io_uring (1 job,
@@ -23,6 +25,7 @@ typedef struct bench_runtime_opts {
     char data_dir[BENCH_PATH_MAX];
     const char *json_path;      /* NULL: none */
     exec_io_backend io;         /* default auto (io_uring when it works) */
+    bool switch_only;           /* only the switch and future figures: no read file, no fio */
 } bench_runtime_opts;
 
 void bench_runtime_opts_default(bench_runtime_opts *o);

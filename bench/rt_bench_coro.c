@@ -64,6 +64,50 @@ double rt_bench_switch_ns(int64_t iters)
     return (double)(t1 - t0) / (double)(2 * iters);
 }
 
+/* ---- Boost.Context's jump_fcontext, same ping-pong ----
+ * boost/context/detail/fcontext.hpp is C++ only; its two functions are extern "C", so their
+ * C prototypes are declared here (Boost 1.61+ ABI: a transfer_t comes back in rax:rdx). */
+
+typedef void *fcontext_t;
+typedef struct {
+    fcontext_t fctx;
+    void *data;
+} fc_transfer_t;
+fc_transfer_t jump_fcontext(fcontext_t const to, void *vp);
+fcontext_t make_fcontext(void *sp, size_t size, void (*fn)(fc_transfer_t));
+
+static void fc_fn(fc_transfer_t t)
+{
+    switch_state *s = t.data;
+    while (!s->stop) {
+        s->yields++;
+        t = jump_fcontext(t.fctx, s);
+    }
+    jump_fcontext(t.fctx, NULL); /* a context function must never return */
+    abort();
+}
+
+double rt_bench_fcontext_ns(int64_t iters)
+{
+    iters = bench_clamp(iters);
+    enum { FC_STACK = 64 * 1024 };
+    void *stack = malloc(FC_STACK);
+    if (!stack) return -ENOMEM;
+    switch_state s = {false, 0};
+    /* make_fcontext takes the stack's top (it grows down) */
+    fcontext_t c = make_fcontext((char *)stack + FC_STACK, FC_STACK, fc_fn);
+    c = jump_fcontext(c, &s).fctx; /* warm: first entry */
+    int64_t t0 = bench_now_ns();
+    for (int64_t i = 0; i < iters; i++)
+        c = jump_fcontext(c, &s).fctx;
+    int64_t t1 = bench_now_ns();
+    s.stop = true;
+    jump_fcontext(c, &s); /* fc_fn leaves its loop and jumps back for good */
+    assert(s.yields == iters + 1);
+    free(stack);
+    return (double)(t1 - t0) / (double)(2 * iters);
+}
+
 /* ---- glibc swapcontext, same ping-pong ---- */
 
 static ucontext_t uc_main, uc_co;

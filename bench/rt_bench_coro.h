@@ -14,6 +14,10 @@ enum { RT_BENCH_ITERS_MAX = 1 << 30 };
  * iters times. Returns ns per switch (one direction), i.e. round trip / 2. */
 double rt_bench_switch_ns(int64_t iters);
 
+/* The same ping-pong with Boost.Context's jump_fcontext (libboost_context, linked statically):
+ * the reference the switch is held to. Returns ns per switch (one direction). */
+double rt_bench_fcontext_ns(int64_t iters);
+
 /* The same ping-pong with glibc swapcontext (which makes a sigprocmask syscall per switch).
  * Returns ns per switch (one direction), i.e. round trip / 2. */
 double rt_bench_swapcontext_ns(int64_t iters);

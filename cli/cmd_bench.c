@@ -70,13 +70,15 @@ const cli_cmd cli_cmd_bench = {
     .examples = bench_examples,
 };
 
-enum bench_runtime_opt_id { BR_JSON, BR_DATA, BR_ROUNDS };
+enum bench_runtime_opt_id { BR_JSON, BR_DATA, BR_ROUNDS, BR_SWITCH_ONLY };
 
 static const cli_opt bench_runtime_opts_table[] = {
     {"--rounds", NULL, "N", CLI_INT, BR_ROUNDS, 1, 100, .dflt = "5", .help = "runs per metric"},
     {"--data", NULL, "DIR", CLI_TEXT, BR_DATA, .dflt = "bench/data beside the binary",
      .help = "where the read benchmark's file is kept"},
     {"--json", NULL, "FILE", CLI_TEXT, BR_JSON, .help = "also write the results as JSON"},
+    {"--switch-only", NULL, NULL, CLI_FLAG, BR_SWITCH_ONLY,
+     .help = "only the switches (vs jump_fcontext, swapcontext), future"},
 };
 
 static const char *const bench_runtime_examples[] = {"ringscan bench runtime --rounds 3", NULL};
@@ -201,6 +203,7 @@ static int apply_runtime_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case BR_JSON: o->json_path = v->s; break;
     case BR_DATA: snprintf(o->data_dir, sizeof o->data_dir, "%s", v->s); break;
     case BR_ROUNDS: o->rounds = (int)v->i; break;
+    case BR_SWITCH_ONLY: o->switch_only = true; break;
     }
     return 0;
 }

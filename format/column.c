@@ -96,8 +96,7 @@ static int err_leftover(pq_err *e, const char *what, size_t used, size_t len, in
 
 /* ---------------------------------------------------------------------- dictionary page */
 
-int pq_colr_dict_page(pq_col_reader *r, const pq_page_header *h, const uint8_t *body, size_t n,
-                      int64_t off, pq_err *e)
+int pq_colr_dict_reset(pq_col_reader *r, const pq_page_header *h, int64_t off, pq_err *e)
 {
     const char *col = r->col->name;
     if (h->encoding != PQ_ENC_PLAIN && h->encoding != PQ_ENC_PLAIN_DICTIONARY)
@@ -110,8 +109,16 @@ int pq_colr_dict_page(pq_col_reader *r, const pq_page_header *h, const uint8_t *
     r->has_dict = false;
     r->shared_dict = NULL;
     r->dict_loads++;
-    int rc = pq_dict_decode_page(body, n, h->num_values, &r->dict, e);
-    if (rc) return pq_err_place(e, rc, off, col);
+    return 0;
+}
+
+int pq_colr_dict_page(pq_col_reader *r, const pq_page_header *h, const uint8_t *body, size_t n,
+                      int64_t off, pq_err *e)
+{
+    int rc = pq_colr_dict_reset(r, h, off, e);
+    if (rc) return rc;
+    rc = pq_dict_decode_page(body, n, h->num_values, &r->dict, e);
+    if (rc) return pq_err_place(e, rc, off, r->col->name);
     r->has_dict = true;
     return 0;
 }

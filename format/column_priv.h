@@ -34,6 +34,9 @@ typedef struct pq_page_body {
 /* Grows a scratch buffer to n bytes (old contents dropped). 0 or -ENOMEM. */
 int pq_colr_reserve(void **buf, size_t *cap, size_t n);
 
+/* Checks dictionary page h (file offset off) and empties the reader's dictionary for it
+ * (has_dict false, shared_dict cleared, dict_loads counted). Errors name off and the column. */
+int pq_colr_dict_reset(pq_col_reader *r, const pq_page_header *h, int64_t off, pq_err *e);
 /* Replaces the reader's dictionary with the dictionary page body[0, n) (file offset off),
  * clearing shared_dict. Errors name off and the column. */
 int pq_colr_dict_page(pq_col_reader *r, const pq_page_header *h, const uint8_t *body, size_t n,

@@ -20,21 +20,13 @@
 #include <string.h>
 
 #include "format/codec.h"
+#include "format/encoding.h"
 
 /* ------------------------------------------------------------------------------ framing */
 
-/* Decompresses src (src_len) into r->scratch (dst_len bytes); sets *out. */
-static int decompress(pq_col_reader *r, const uint8_t *src, size_t src_len, size_t dst_len,
-                      bool compressed, int64_t off, const uint8_t **out, pq_err *e)
+/* Counts dst_len more bytes inflated by r (and by its scan) against the decompression limits. */
+static int count_inflated(pq_col_reader *r, size_t dst_len, int64_t off, pq_err *e)
 {
-    if (!compressed || r->codec == PQ_CODEC_UNCOMPRESSED) {
-        if (src_len != dst_len)
-            return pq_errf_col(e, RINGSCAN_EFORMAT, off, r->col->name,
-                               "uncompressed page: %zu bytes stored, header says %zu", src_len,
-                               dst_len);
-        *out = src;
-        return 0;
-    }
     r->decompressed_bytes += (int64_t)dst_len;
     if (r->decompressed_bytes > r->limits.max_decompressed_bytes)
         return pq_errf_col(e, RINGSCAN_ELIMIT, off, r->col->name,
@@ -51,7 +43,23 @@ static int decompress(pq_col_reader *r, const uint8_t *src, size_t src_len, size
                                (long long)r->limits.max_scan_decompressed_bytes,
                                (long long)total);
     }
-    int rc = pq_colr_reserve((void **)&r->scratch, &r->scratch_cap, dst_len ? dst_len : 1);
+    return 0;
+}
+
+/* Decompresses src (src_len) into r->scratch (dst_len bytes); sets *out. */
+static int decompress(pq_col_reader *r, const uint8_t *src, size_t src_len, size_t dst_len,
+                      bool compressed, int64_t off, const uint8_t **out, pq_err *e)
+{
+    if (!compressed || r->codec == PQ_CODEC_UNCOMPRESSED) {
+        if (src_len != dst_len)
+            return pq_errf_col(e, RINGSCAN_EFORMAT, off, r->col->name,
+                               "uncompressed page: %zu bytes stored, header says %zu", src_len,
+                               dst_len);
+        *out = src;
+        return 0;
+    }
+    int rc = count_inflated(r, dst_len, off, e);
+    if (rc == 0) rc = pq_colr_reserve((void **)&r->scratch, &r->scratch_cap, dst_len ? dst_len : 1);
     if (rc) return rc;
     rc = pq_decompress((int)r->codec, src, src_len, r->scratch, dst_len, e);
     if (rc) return pq_err_place(e, rc, off, r->col->name);
@@ -59,6 +67,77 @@ static int decompress(pq_col_reader *r, const uint8_t *src, size_t src_len, size
     return 0;
 }
 
+/* The bytes per value of a compressed page of n values (uncompressed size ulen) of r's
+ * fixed-width column that holds exactly n PLAIN values, so it can be inflated straight into
+ * a vector; else 0. */
+static int plain_fixed_width(const pq_col_reader *r, int64_t n, int32_t ulen)
+{
+    const pq_column_desc *c = r->col;
+    if (r->codec == PQ_CODEC_UNCOMPRESSED || c->physical == PQ_BOOLEAN || c->physical == PQ_BYTE_ARRAY)
+        return 0;
+    int w = pq_fixed_width(c->physical, c->type_length);
+    return w > 0 && n > 0 && n <= PQ_ENC_MAX_VALUES && ulen == n * w ? w : 0;
+}
+
+/* Inflates the dictionary page h (body raw, file offset off), n PLAIN values of width w,
+ * straight into r's dictionary: no copy out of r->scratch. */
+static int dict_direct(pq_col_reader *r, const pq_page_header *h, const uint8_t *raw, int64_t off,
+                       int w, pq_err *e)
+{
+    int64_t n = h->num_values;
+    size_t ulen = (size_t)h->uncompressed_size;
+    assert(w > 0 && (size_t)n * (size_t)w == ulen && r->dict.type == r->col->physical);
+    int rc = pq_colr_dict_reset(r, h, off, e);
+    if (rc == 0) rc = count_inflated(r, ulen, off, e);
+    if (rc == 0) rc = pq_vec_reserve(&r->dict, n, 0);
+    if (rc) return rc;
+    rc = pq_decompress((int)r->codec, raw, (size_t)h->compressed_size, r->dict.values, ulen, e);
+    if (rc) return pq_err_place(e, rc, off, r->col->name);
+    r->dict.length = n;
+    r->has_dict = true;
+    return 0;
+}
+
+/* The bytes per value when data page h of r's column can be inflated straight into the
+ * output column: every row wanted (q->nsel < 0), a compressed PLAIN page of a flat required
+ * fixed-width column (no levels: its body is the values) whose uncompressed size is exactly
+ * num_values values; else 0 (the page goes through r->scratch). */
+static int direct_width(const pq_col_reader *r, const pq_page_header *h, const pq_page_req *q)
+{
+    const pq_column_desc *c = r->col;
+    if (q->nsel >= 0 || h->encoding != PQ_ENC_PLAIN || c->max_def_level != 0 ||
+        c->max_rep_level != 0 || q->vals->type != c->physical)
+        return 0;
+    if (h->type == PQ_PAGE_DATA_V2 &&
+        (!h->is_compressed || h->def_levels_byte_length != 0 || h->rep_levels_byte_length != 0 ||
+         h->num_nulls != 0))
+        return 0;
+    if (h->type != PQ_PAGE_DATA && h->type != PQ_PAGE_DATA_V2) return 0;
+    if (h->num_values > r->limits.max_page_values) return 0;
+    return plain_fixed_width(r, h->num_values, h->uncompressed_size);
+}
+
+/* Inflates data page h (body raw at file offset off; direct_width w) into q->vals' next n
+ * slots: one pass, no copy out of a scratch buffer. On error nothing is appended (the
+ * slots past the vector's length may hold partial bytes). */
+static int decode_direct(pq_col_reader *r, const pq_page_header *h, const uint8_t *raw,
+                         int64_t off, int w, const pq_page_req *q, pq_err *e)
+{
+    pq_vec *out = q->vals;
+    int64_t n = h->num_values, base = out->length;
+    size_t ulen = (size_t)h->uncompressed_size;
+    assert(w > 0 && (size_t)n * (size_t)w == ulen);
+    int rc = count_inflated(r, ulen, off, e);
+    if (rc == 0) rc = pq_vec_reserve(out, n, 0);
+    if (rc) return rc;
+    rc = pq_decompress((int)r->codec, raw, (size_t)h->compressed_size, out->values + base * w,
+                       ulen, e);
+    if (rc) return pq_err_place(e, rc, off, r->col->name);
+    out->length = base + n;
+    pq_colr_spread(out, base, NULL, n, n); /* valid: bits only when earlier rows were null */
+    r->pages_decoded++;
+    return 0;
+}
 
 /* Splits a v1 or v2 page into levels and values, decompressing what is compressed. */
 static int page_body_of(pq_col_reader *r, const pq_page_header *h, const uint8_t *raw,
@@ -119,6 +198,8 @@ int pq_colr_body(pq_col_reader *r, const pq_page_header *h, int hl, const uint8_
         return pq_errf_col(e, RINGSCAN_ECHECKSUM, off, r->col->name, "page CRC32 mismatch");
     if (h->type == PQ_PAGE_INDEX) return 0;
     int64_t body_off = off + hl;
+    int w = h->type == PQ_PAGE_DICTIONARY ? plain_fixed_width(r, h->num_values, h->uncompressed_size) : 0;
+    if (w > 0 && r->dict.type == r->col->physical) return dict_direct(r, h, raw, body_off, w, e);
     pq_page_body d;
     int rc = page_body_of(r, h, raw, body_off, &d, e);
     if (rc) return rc;
@@ -132,6 +213,13 @@ int pq_colr_decode(pq_col_reader *r, const pq_page_header *h, int hl, const uint
                    int64_t off, const pq_page_req *q, bool *as_idx, pq_err *e)
 {
     if (as_idx) *as_idx = false;
+    int w = q ? direct_width(r, h, q) : 0; /* q: NULL for a dictionary or index page */
+    if (w > 0) {
+        if (r->limits.verify_crc && h->has_crc &&
+            pq_crc32(raw, (size_t)h->compressed_size) != h->crc)
+            return pq_errf_col(e, RINGSCAN_ECHECKSUM, off, r->col->name, "page CRC32 mismatch");
+        return decode_direct(r, h, raw, off + hl, w, q, e);
+    }
     pq_page_body b;
     int rc = pq_colr_body(r, h, hl, raw, off, &b, e);
     if (rc || !is_data(h)) return rc; /* an index or dictionary page: nothing more to decode */

@@ -38,6 +38,9 @@ enum {
 };
 #define IO_REQUEST_BYTES_MAX (UINT64_C(1) << 36) /* 64 GiB per request */
 #define IO_POOL_BYTES ((size_t)64 << 20)            /* pooled range buffers per io_ctx, at most */
+#define IO_STASH_BYTES ((size_t)128 << 20) /* range buffers kept process-wide between contexts:
+                                             a scan's runs in flight (3-4 of SCAN_RUN_BYTES) */
+enum { IO_STASH_SLOTS = 8 };
 
 /* An open read-only file or object, shared by every core (fields never change after open,
  * except the cost model's estimates: relaxed atomics, io/store.h). */
@@ -144,6 +147,11 @@ int io_ctx_new(io_ctx_t **out, exec_t *e, const io_opts_t *opts);
  * are cancelled. Memory stays alive until their completions arrived and every resolved
  * future was released (the context is freed then). Only on its core's thread. */
 void io_ctx_free(io_ctx_t *ctx);
+
+/* Frees the range buffers kept process-wide between contexts (at most IO_STASH_BYTES: a
+ * context's pooled buffers go there when it ends, and the next context's reads reuse them,
+ * already faulted in). Thread-safe; for hosts that want the memory back, and for tests. */
+void io_stash_drain(void);
 
 /* Registers a read of len bytes at off of f: no I/O until the future is wanted. Returns a
  * future (one reference, the caller's) whose value is an io_bytes* of exactly len bytes;

@@ -79,11 +79,11 @@ struct io_ctx {
 
 /* io_ctx.c (calls no other io/ file) */
 /* A buffer of at least n bytes (*cap: its size): for n >= IO_POOL_MIN_BYTES the smallest
- * pooled one that fits, else a new one (from IO_POOL_MIN_BYTES up rounded to 1 MiB so it fits
+ * pooled one that fits, else the smallest stashed one, else a new one (from IO_POOL_MIN_BYTES up rounded to 1 MiB so it fits
  * later ranges). NULL on ENOMEM. */
 uint8_t *io_buf_get(io_ctx_t *ctx, size_t n, size_t *cap);
 /* Gives a range buffer back: pooled while the pool has a slot and stays within
- * IO_POOL_BYTES, else freed. */
+ * IO_POOL_BYTES, else stashed process-wide (io_ctx.c invariant 4), else freed. */
 void io_buf_put(io_ctx_t *ctx, uint8_t *p, size_t cap);
 /* Takes pending request r (REGISTERED or WANTED) off the pending list, keeping n_pending and
  * n_wanted. r keeps its state; the caller moves it on. */

@@ -8,9 +8,28 @@
  * the x87 control word on x86-64, FPCR on aarch64) onto the current stack, stores the stack
  * pointer, loads the other one and pops. A new coroutine's stack is pre-filled so that the
  * first switch "returns" into coro_trampoline, which calls coro_entry(c).
+ * What a switch saves, and why each thing is needed (nothing else is saved: no signal mask,
+ * no caller-saved register, no vector register on x86-64):
+ *  - rbx rbp r12-r15 (x86-64), x19-x29 x30 d8-d15 (aarch64): the callee-saved registers of
+ *    the ABI. Each side of a switch sees it as a call that returns, so these must survive it;
+ *    caller-saved registers are already dead at the call (the compiler spilled what it needs).
+ *  - MXCSR's control bits and the x87 control word (x86-64), FPCR (aarch64): the ABI makes
+ *    them callee-saved too, and the contract in coro.h keeps rounding and flush modes per
+ *    coroutine (tests/unit/test_coro.c fp_control_preserved). Boost.Context's jump_fcontext
+ *    saves the same pair; measured on the bench machine they are about 3 ns of a switch.
+ *  - the return address: x86-64 leaves through `pop; jmp *reg`, never `ret`. The return
+ *    stack predictor pairs each ret with the last call; a switch returns to a call made on
+ *    the other stack, so a `ret` there (and every later ret on that side) is mispredicted.
+ *    coro_resume and coro_yield end with the switch as a tail call (no work after it: the
+ *    bookkeeping of both directions is done before switching), so in a ping-pong no `ret`
+ *    runs at all and the indirect jump is predicted from its history, as in Boost's switch.
+ *    `ringscan bench runtime --switch-only`: 17.6 ns per switch with `ret` and work after the
+ *    switch, 6.0 ns without, beside jump_fcontext's 5.7 ns (bench/RESULTS.md, issue 26).
  * Invariants:
  *  1. Everything here is thread-local: a coroutine is resumed only on its creating thread.
  *  2. c->resumer_sp is valid only while c runs (it is where coro_yield switches back to).
+ *     The side that switches does the bookkeeping of the switch before it (coro_cur,
+ *     coro_depth, running): nothing runs after a switch returns, except sanitizer calls.
  *  3. A stack enters the pool only when its coroutine finished or never started; the pool
  *     never holds more than CORO_POOL_MAX stacks.
  *  4. c->magic == CORO_MAGIC for every live coroutine (catches use after destroy).
@@ -97,7 +116,9 @@ void ringscan_coro_switch(void **save_sp, void *to_sp);
 void ringscan_coro_trampoline(void);
 
 #if defined(__x86_64__)
-/* Frame (low to high): mxcsr(4) fpucw(2) pad(2), r15 r14 r13 r12 rbx rbp, return address. */
+/* Frame (low to high): mxcsr(4) fpucw(2) pad(2), r15 r14 r13 r12 rbx rbp, return address.
+ * It leaves through the return address with `pop; jmp`, which is `ret` without the return
+ * stack predictor (design notes). */
 __asm__(".pushsection .text\n"
         ".globl ringscan_coro_switch\n"
         ".hidden ringscan_coro_switch\n"
@@ -124,7 +145,8 @@ __asm__(".pushsection .text\n"
         "  popq %r12\n"
         "  popq %rbx\n"
         "  popq %rbp\n"
-        "  ret\n"
+        "  popq %rcx\n" /* the return address: rcx is caller-saved and free here */
+        "  jmpq *%rcx\n" /* not `ret`: see the design notes above */
         ".size ringscan_coro_switch, .-ringscan_coro_switch\n"
         ".globl ringscan_coro_trampoline\n"
         ".hidden ringscan_coro_trampoline\n"
@@ -296,10 +318,15 @@ int coro_create(coro_t **out, coro_fn fn, void *arg)
     return 0;
 }
 
-/* Switches out of c (running) back to its resumer: the one place a coroutine leaves. */
+/* Switches out of c (running) back to its resumer: the one place a coroutine leaves. Does the
+ * resumer's bookkeeping first (invariant 2), so the switch is the last thing it does and
+ * coro_yield reaches it as a tail call (design notes). */
 static void coro_switch_out(coro_t *c)
 {
-    assert(c->running && coro_cur == c);
+    assert(c->running && coro_cur == c && coro_depth > 0);
+    c->running = false;
+    coro_cur = c->resumer;
+    coro_depth--;
 #ifdef CORO_ASAN
     __sanitizer_start_switch_fiber(c->finished ? NULL : &c->asan_fake, c->resumer_bottom,
                                    c->resumer_size);
@@ -312,7 +339,6 @@ static void coro_switch_out(coro_t *c)
 #ifdef CORO_ASAN
     __sanitizer_finish_switch_fiber(c->asan_fake, &c->resumer_bottom, &c->resumer_size);
 #endif
-    assert(!c->finished && coro_cur == c);
 }
 
 static _Noreturn void coro_entry(coro_t *c)
@@ -334,9 +360,8 @@ void coro_resume(coro_t *c)
         fprintf(stderr, "ringscan: coro_resume on a bad, finished or running coroutine\n");
         abort();
     }
-    assert(coro_depth < CORO_NEST_MAX);
-    coro_t *prev = coro_cur;
-    c->resumer = prev;
+    assert(coro_depth >= 0 && coro_depth < CORO_NEST_MAX);
+    c->resumer = coro_cur;
     c->running = true;
     c->started = true;
     coro_cur = c;
@@ -350,14 +375,12 @@ void coro_resume(coro_t *c)
     c->tsan_resumer = __tsan_get_current_fiber();
     __tsan_switch_to_fiber(c->tsan_fiber, 0);
 #endif
+    /* Back here when c yields or finishes: coro_switch_out restored coro_cur, coro_depth and
+     * c->running before switching, so nothing is left to do (a tail call, design notes). */
     ringscan_coro_switch(&c->resumer_sp, c->sp);
 #ifdef CORO_ASAN
     __sanitizer_finish_switch_fiber(fake, NULL, NULL);
 #endif
-    assert(coro_cur == c && c->running);
-    c->running = false;
-    coro_cur = prev;
-    coro_depth--;
 }
 
 void coro_yield(void)

@@ -53,7 +53,17 @@
  *     them when it registers, or to the lends of the unit a thief made of it when the unit
  *     was stolen whole before it started (its span emptied: its owner never takes it); the
  *     rest are released with the unit (invariant 3). An uncut unit is never split by a steal
- *     (fewer than STEAL_MIN_LIVE live splits). */
+ *     (fewer than STEAL_MIN_LIVE live splits).
+ *  6. Pacing (a local file, two cores or more): once fewer live splits are left to claim
+ *     than the cores' tasks could hold (threads x SCAN_TASKS_PER_CORE), a core's task claims
+ *     only while its core runs no split (scan_fetch_pace), so each core takes the next unit
+ *     when it is free for it. Units are claimed whole and a started uncut unit cannot be
+ *     stolen: without pacing a core's tasks each claimed a unit at once, and a filter keeping
+ *     five row groups ran four of them on the core whose thread started first while the other
+ *     sat idle (issue 26). busy counts a core's claimed splits not done; its change to 0 and
+ *     the last live split claimed signal the event while a task waits (the waiter counts
+ *     itself in before it checks, so no wake is lost). On a remote store the base tasks'
+ *     overlap of round trips matters more: no pacing there. */
 #include <assert.h>
 #include <errno.h>
 #include <stdint.h>
@@ -278,6 +288,43 @@ static bool reserve_run(scan_fetch *fx, int core, int *rc)
     return *rc == 0;
 }
 
+typedef struct pace_wait {
+    scan_fetch *fx;
+    int core;
+    const _Atomic int *stop;
+} pace_wait;
+
+static bool pace_over(void *ctx)
+{
+    const pace_wait *w = ctx;
+    const scan_fetch *fx = w->fx;
+    int left = atomic_load(&fx->live_left);
+    return atomic_load(w->stop) || atomic_load(&fx->budget.closed) || left == 0 ||
+           left >= fx->threads * SCAN_TASKS_PER_CORE || atomic_load(&fx->cores[w->core].busy) == 0;
+}
+
+void scan_fetch_pace(scan_fetch *fx, int core, const _Atomic int *stop)
+{
+    assert(core >= 0 && core < fx->threads);
+    pace_wait w = {.fx = fx, .core = core, .stop = stop};
+    if (!fx->pace || pace_over(&w)) return;
+    atomic_fetch_add(&fx->pace_waiting, 1);
+    exec_event_wait_until(fx->ev, pace_over, &w);
+    atomic_fetch_sub(&fx->pace_waiting, 1);
+}
+
+/* Counts split i claimed by core (d = +1) or done (d = -1) in its busy and, claimed, in the
+ * live splits left; a busy count reaching 0 and the last live split claimed may end a pacing
+ * wait (invariant 6). */
+static void busy_add(scan_fetch *fx, int core, int i, int d)
+{
+    assert(core >= 0 && core < fx->threads && (d == -1 || (d == 1 && i >= 0 && i < fx->plan->nsplits)));
+    int was = atomic_fetch_add(&fx->cores[core].busy, d);
+    assert(was + d >= 0);
+    bool last = d > 0 && !fx->plan->splits[i].pruned && atomic_fetch_sub(&fx->live_left, 1) == 1;
+    if ((was + d == 0 || last) && atomic_load(&fx->pace_waiting) > 0) exec_event_signal(fx->ev);
+}
+
 int scan_fetch_claim(scan_fetch *fx, int core, int *unit)
 {
     scan_fetch_core *c = &fx->cores[core];
@@ -298,6 +345,7 @@ int scan_fetch_claim(scan_fetch *fx, int core, int *unit)
         if (i >= 0) c->unit = u;
     }
     if (i < 0) return fx->plan->nsplits;
+    busy_add(fx, core, i, 1);
     fx->units[c->unit].running++;
     *unit = c->unit;
     return i;
@@ -383,6 +431,7 @@ void scan_fetch_split_done(scan_fetch *fx, int unit)
     scan_unit *u = &fx->units[unit];
     assert(u->running > 0);
     u->running--;
+    busy_add(fx, atomic_load(&u->owner), -1, -1);
     if (unit_idle(u)) unit_release(fx, u);
 }
 

@@ -95,6 +95,8 @@ typedef struct scan_fetch_core {
     int run_next, run_end;     /* planned units it reserved and has not started */
     int lends_out;             /* its lends posted or reading (lend.c), <= scan_lends_max + 1 */
     int lends_serving;         /* others' lends it serves (lend.c lend_serve) */
+    _Atomic int busy;          /* its splits claimed and not done: written by its thread,
+                                  read by the other cores' pacing (fetch.c invariant 6) */
 } scan_fetch_core;
 
 struct scan_fetch {
@@ -113,6 +115,9 @@ struct scan_fetch {
     _Atomic int next_unit;     /* first planned unit not claimed yet */
     _Atomic uint64_t bytes_discarded; /* read for a split, then dropped undecoded (wasted) */
     _Atomic int64_t steals, lends;    /* units stolen; column ranges lent to a thief */
+    bool pace;                 /* a local file on two cores or more (fetch.c invariant 6) */
+    _Atomic int pace_waiting;  /* tasks waiting in scan_fetch_pace */
+    _Atomic int live_left;     /* unpruned splits not claimed yet */
     scan_fetch_core cores[EXEC_THREADS_MAX];
 };
 
@@ -124,6 +129,11 @@ void scan_fetch_free(scan_fetch *fx);
 /* The policy's input: whether every slot is now wanted at a split's start. */
 void scan_fetch_set_ahead(scan_fetch *fx, bool ahead);
 
+/* Before core's task claims (on its thread): while the core runs a split and fewer live splits
+ * are left to claim than the cores' tasks could hold, waits on the event until the core runs
+ * none, no live split is left, the budget closed (a base task left its loop) or *stop
+ * (fetch.c invariant 6). Returns at once on one core or a remote file. */
+void scan_fetch_pace(scan_fetch *fx, int core, const _Atomic int *stop);
 /* The next split for core (on its thread) and its unit (*unit): the rest of the core's unit,
  * else the first split of the next unit of its run, else of a run of unclaimed units it
  * reserves (and registers the reads of), else the later half of the unstarted splits of

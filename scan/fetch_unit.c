@@ -171,6 +171,8 @@ int scan_fetch_init(scan_fetch *fx, const scan_plan *p, const scan_opts *o)
     fx->gap_bytes = o->io_opts.gap_bytes;
     fx->may_run_ahead = o->limit < 0 && !o->ordered && o->fetch_budget != 0 && !o->topk_bounded;
     scan_budget_init(&fx->budget, p, o->fetch_budget);
+    fx->pace = o->threads >= 2 && !p->f->file->be->remote;
+    atomic_store(&fx->live_left, fetch_live_in(fx, 0, p->nsplits));
     for (int c = 0; c < EXEC_THREADS_MAX; c++) fx->cores[c].unit = -1;
     fx->units_cap = 2 * fx->plan->nsplits + 1; /* planned units plus one per possible steal */
     fx->units = fail_calloc((size_t)fx->units_cap, sizeof *fx->units);

@@ -148,6 +148,7 @@ static void worker(void *arg)
     if (rc) scan_out_fail(&s->out, rc, NULL);
     while (rc == 0 && !atomic_load(&s->out.stop) && !atomic_load(&s->out.limit_hit)) {
         scan_budget_admit(&s->fetch.budget, &s->ev, rank, &s->out.stop);
+        scan_fetch_pace(&s->fetch, core, &s->out.stop);
         if (atomic_load(&s->out.stop)) break;
         int unit = -1;
         int i = scan_fetch_claim(&s->fetch, core, &unit);
@@ -293,6 +294,9 @@ static void stats_fill(const scan_t *s, const io_counters_t *io, scan_stats *st)
 {
     *st = s->plan.stats;
     for (int c = 0; c < s->o.threads; c++) {
+        int64_t rows = atomic_load_explicit(&s->cores[c].task.rows_scanned, memory_order_relaxed);
+        st->core_rows_min = c == 0 || rows < st->core_rows_min ? rows : st->core_rows_min;
+        st->core_rows_max = rows > st->core_rows_max ? rows : st->core_rows_max;
         st->decoded_pages += s->cores[c].decoded_pages;
         st->dict_eval_pages += atomic_load_explicit(&s->cores[c].task.dict_eval_pages, memory_order_relaxed);
         st->sel_eval_pages += atomic_load_explicit(&s->cores[c].task.sel_eval_pages, memory_order_relaxed);

@@ -121,6 +121,8 @@ typedef struct scan_stats {
     uint64_t plan_reads, plan_bytes;      /* synchronous reads: footer, indexes, blooms */
     int64_t row_groups_total, row_groups_pruned, pages_total, pages_pruned;
     int64_t rows_scanned, rows_out, splits_all_false;
+    int64_t core_rows_min, core_rows_max; /* rows scanned by the least and the most busy core
+                                             (equal: the cores shared the work evenly) */
     int64_t steals;                       /* times a core took the later splits of another
                                              core's unit */
     int64_t reads_lent;                   /* a stolen run's column bytes copied from the owner's

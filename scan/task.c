@@ -301,6 +301,7 @@ int scan_task_run(const scan_task_env *env, scan_task_core *tc, int core, int i,
     } else if (rc == 0) {
         apply_policy(&x);
         atomic_fetch_add_explicit(&env->cnt->rows_scanned, x.sp->nrows, memory_order_relaxed);
+        atomic_fetch_add_explicit(&tc->rows_scanned, x.sp->nrows, memory_order_relaxed);
         rc = run_chain(&x, b);
     }
     if (rc) {

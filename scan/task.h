@@ -69,6 +69,8 @@ typedef struct scan_task_core {
     int nvecsets;
     _Atomic int64_t dict_eval_pages; /* pages a conjunct evaluated on dictionary indices */
     _Atomic int64_t sel_eval_pages;  /* pages a conjunct evaluated on its selected rows */
+    _Atomic int64_t rows_scanned;    /* rows of the splits this core ran (the balance of the
+                                        cores' work: scan_stats core_rows_min/max) */
 } scan_task_core;
 
 /* The core's readers; 0 or -ENOMEM (tc then safe to free). On the core. */

@@ -42,12 +42,12 @@ rm -f "$out/libringscan.a" "$out/libringscan_bench.a"
 ar rcs "$out/libringscan.a" "${objs[@]}"
 ar rcs "$out/libringscan_bench.a" "${bench_objs[@]}"
 if ls cli/*.c >/dev/null 2>&1; then
-    $CC $flags cli/*.c "$out/libringscan_bench.a" "$out/libringscan.a" $libs -lcairo -lfontconfig -o "$out/bin/ringscan" || fail=1
+    $CC $flags cli/*.c "$out/libringscan_bench.a" "$out/libringscan.a" $libs -l:libboost_context.a -lcairo -lfontconfig -o "$out/bin/ringscan" || fail=1
 fi
 for t in tests/unit/test_*.c; do
     [ -f "$t" ] || continue
     bench_lib=()
-    grep -q '#include "bench/' "$t" && bench_lib=("$out/libringscan_bench.a")
+    grep -q '#include "bench/' "$t" && bench_lib=("$out/libringscan_bench.a" -l:libboost_context.a)
     $CC $flags "$t" "${bench_lib[@]}" "$out/libringscan.a" $libs -o "$out/tests/$(basename "$t" .c)" || fail=1
 done
 [ $fail -eq 0 ] || { echo "sanitizer build failed"; echo "0 passed, 1 failed"; exit 1; }

@@ -13,6 +13,10 @@
  *    while serving it under ahead; when the owner never made it (lazy) the thief reads it
  *    itself; a lend dropped before its reply is freed on the reply. Lends run on io_uring
  *    (skipped where unavailable) and pread.
+ *  - pacing: with fewer live splits left than the cores' tasks could hold, a core's task waits
+ *    in scan_fetch_pace while its core runs a split (another core's split does not end the
+ *    wait; its own split's end does), and goes at once while the core runs none; busy and
+ *    live_left count the claims.
  *  - holds and release: a unit stolen from keeps its requests until the thief's unit ends;
  *    the last split's end releases a unit's requests; wanted, read, undecoded bytes are
  *    counted discarded.
@@ -489,6 +493,82 @@ static void test_steal_split(void)
         for (int j = 0; j < a2.n; j++) seen[a2.split[j]]++;
         for (int j = 0; j < b2.n; j++) seen[b2.split[j]]++;
         for (int i = 0; i < 16; i++) CHECK_EQ_I64(seen[i], 1);
+    }
+    fix_free(&t);
+    pqf_close(f);
+}
+
+/* ====================================================================== pacing */
+
+typedef struct pace_ctx {
+    _Atomic int stop;
+    atomic_bool done;
+} pace_ctx;
+
+static void pace_task(void *arg)
+{
+    step *s = arg;
+    pace_ctx *p = s->arg;
+    scan_fetch_pace(&s->t->fx, exec_core_index(exec_current()), &p->stop);
+    atomic_store(&p->done, true);
+    atomic_store(&s->done, true);
+}
+
+/* Waits (bounded, ~10 s) until *flag; its value. */
+static bool wait_flag(atomic_bool *flag)
+{
+    for (int i = 0; i < 100000 && !atomic_load(flag); i++) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+    return atomic_load(flag);
+}
+
+static void step_pace(fix *t, void *arg)
+{
+    scan_fetch_pace(&t->fx, exec_core_index(exec_current()), &((pace_ctx *)arg)->stop);
+}
+
+/* Five uncut groups (five live splits, fewer than the 2 x SCAN_TASKS_PER_CORE tasks could
+ * hold). Core 0 claims split 0: a second task of core 0 waits to claim, while core 1 (which
+ * runs nothing) passes at once and claims split 1; core 1's split ending does not end core
+ * 0's wait, core 0's own does. The counts: busy per core, live splits left. */
+static void test_pace(void)
+{
+    pqf_t *f = open_file("pace.parquet", 5 * RA_RG_ROWS, RA_RG_ROWS, false, false);
+    if (!f) return;
+    fix t;
+    if (fix_open(&t, f, NULL, 0, EXEC_IO_PREAD)) {
+        CHECK_EQ_I64(t.plan.nsplits, 5);
+        CHECK(t.fx.pace);
+        CHECK_EQ_I64(atomic_load(&t.fx.live_left), 5);
+        claims a = {.max = 1}, b = {.max = 1};
+        on_core(&t, 0, step_claim, &a);
+        CHECK_EQ_I64(a.split[0], 0);
+        CHECK_EQ_I64(atomic_load(&t.fx.cores[0].busy), 1);
+        CHECK_EQ_I64(atomic_load(&t.fx.live_left), 4);
+        pace_ctx p0 = {0}, p1 = {0};
+        step *s = calloc(1, sizeof *s);
+        if (!s) abort();
+        s->t = &t, s->arg = &p0;
+        CHECK_EQ_I64(exec_group_spawn(t.g, 0, pace_task, s, 1, step_not_spawned), 0);
+        on_core(&t, 1, step_pace, &p1); /* core 1 runs nothing: no wait */
+        on_core(&t, 1, step_claim, &b);
+        CHECK_EQ_I64(b.split[0], 1);
+        CHECK_EQ_I64(atomic_load(&t.fx.cores[1].busy), 1);
+        CHECK_EQ_I64(atomic_load(&t.fx.live_left), 3);
+        on_core(&t, 1, step_split_done, &b.unit[0]);
+        CHECK_EQ_I64(atomic_load(&t.fx.cores[1].busy), 0);
+        CHECK(!atomic_load(&p0.done)); /* core 0 still runs split 0 */
+        on_core(&t, 0, step_split_done, &a.unit[0]);
+        CHECK_EQ_I64(atomic_load(&t.fx.cores[0].busy), 0);
+        CHECK(wait_flag(&p0.done));
+        if (atomic_load(&s->done)) free(s); /* else leaked: the task may still end */
+        claims rest = {.done_each = true};
+        on_core(&t, 0, step_claim, &rest);
+        CHECK_EQ_I64(rest.n, 3);
+        CHECK_EQ_I64(atomic_load(&t.fx.live_left), 0);
+        CHECK_EQ_I64(atomic_load(&t.fx.cores[0].busy), 0);
     }
     fix_free(&t);
     pqf_close(f);
@@ -980,6 +1060,7 @@ int main(void)
     RUN(test_claim_order);
     RUN(test_claim_runs);
     RUN(test_steal_split);
+    RUN(test_pace);
     RUN(test_steal_run);
     RUN(test_lend_from_owner);
     RUN(test_lend_fallback);

@@ -155,6 +155,30 @@ static void c_buffer_reuse(void)
     io_ctx_free(ctx);
 }
 
+/* A context's pooled buffer outlives it in the process-wide stash: the next context's read
+ * of a range that fits lands in it (no fresh pages); io_stash_drain empties the stash. */
+static void c_buffer_stash(void)
+{
+    io_stash_drain();
+    io_opts_t o = io_opts_default();
+    const uint8_t *first = NULL;
+    for (int i = 0; i < 3; i++) {
+        if (i == 2) io_stash_drain(); /* nothing kept: a fresh buffer */
+        io_ctx_t *ctx = new_ctx(&o);
+        uint64_t off = 1000u * (uint64_t)i, len = IO_POOL_MIN_BYTES + 1000u - (uint64_t)i;
+        fut_t *f = io_read(ctx, g_file, off, len);
+        fut_want(f);
+        CHECK_EQ_I64(fut_await(f), 0);
+        const io_bytes *b = fut_value(f);
+        CHECK(bytes_match(b, off, len));
+        if (i == 0) first = b->data;
+        if (i == 1) CHECK(b->data == first); /* the first context's buffer, from the stash */
+        fut_unref(f);
+        io_ctx_free(ctx);
+    }
+    io_stash_drain();
+}
+
 static int64_t short_hook(void *ctx, const io_file_t *f, uint64_t off, uint64_t len)
 {
     (void)f;
@@ -637,6 +661,7 @@ static void cost_model(void)
 
 static void exact_bytes(void) { both(c_exact_bytes); }
 static void buffer_reuse(void) { both(c_buffer_reuse); }
+static void buffer_stash(void) { both(c_buffer_stash); }
 static void short_reads(void) { both(c_short_reads); }
 static void eof_text(void) { both(c_eof_text); }
 static void cancel_before_submit(void) { both(c_cancel_before_submit); }
@@ -656,6 +681,7 @@ int main(void)
     RUN(read_sync);
     RUN(exact_bytes);
     RUN(buffer_reuse);
+    RUN(buffer_stash);
     RUN(short_reads);
     RUN(eof_text);
     RUN(cancel_before_submit);

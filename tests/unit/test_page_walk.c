@@ -9,7 +9,11 @@
  * with pq_colr_page_idx_sel), as single pieces straddling the window's edges, with a shared
  * dictionary, and broken: truncated header, body past the buffer, row counts that disagree
  * with the offset index or the window. Errors check status, message and file offset. Last, a
- * chunk from format/writer.h (dictionary, several pages, nulls) walked against pq_colr_chunk. */
+ * chunk from format/writer.h (dictionary, several pages, nulls) walked against pq_colr_chunk.
+ * And the direct path: a SNAPPY PLAIN page of a required INT64 column, every row wanted, is
+ * inflated straight into the output vector (the reader's scratch buffer never grows), after
+ * rows already there; its decompressed bytes are counted; a corrupt body appends nothing. A
+ * SNAPPY dictionary page of INT64 values is inflated straight into the reader's dictionary. */
 #include <errno.h>
 
 #include "check.h"
@@ -17,6 +21,7 @@
 #include "format/encoding.h"
 #include "format/page_walk.h"
 #include "format/writer.h"
+#include "format/codec.h"
 
 enum { FILE_OFF = 1000, NPAGES = 5, NROWS = 15, NUL = INT32_MIN };
 
@@ -570,8 +575,115 @@ static void test_writer_chunk(void)
     pq_buf_free(&file);
 }
 
+/* A SNAPPY PLAIN page (data, or dictionary when dict) of n INT64 values 3*i (header then
+ * body) in c; *hl: the body's offset in c. */
+static void direct_page(pq_buf *c, int n, size_t *hl, bool dict)
+{
+    pq_buf raw = {0}, body = {0};
+    for (int64_t i = 0; i < n; i++) {
+        int64_t x = 3 * i;
+        if (pq_buf_append(&raw, &x, 8)) abort();
+    }
+    pq_err e = {.offset = -1};
+    if (pq_compress_buf(PQ_CODEC_SNAPPY, raw.data, raw.len, &body, 0, &e)) abort();
+    pq_page_header h = {.type = dict ? PQ_PAGE_DICTIONARY : PQ_PAGE_DATA, .num_values = n,
+                        .encoding = PQ_ENC_PLAIN,
+                        .def_level_encoding = PQ_ENC_RLE, .rep_level_encoding = PQ_ENC_RLE,
+                        .compressed_size = (int32_t)body.len,
+                        .uncompressed_size = (int32_t)raw.len};
+    if (pq_write_page_header(c, &h)) abort();
+    *hl = c->len;
+    if (pq_buf_append(c, body.data, body.len)) abort();
+    pq_buf_free(&raw);
+    pq_buf_free(&body);
+}
+
+/* A required INT64 column's SNAPPY reader, its output vector and one direct_page of n values. */
+typedef struct direct_fix {
+    pq_buf c;
+    size_t hl;
+    pq_col_reader r;
+    pq_vec v;
+    pq_err e;
+    size_t used;
+    int64_t rows;
+} direct_fix;
+
+static void direct_open(direct_fix *t, int n, bool dict)
+{
+    static const pq_column_desc req = {.name = "r", .physical = PQ_INT64,
+                                       .repetition = PQ_REQUIRED, .field_id = -1};
+    memset(t, 0, sizeof *t);
+    t->e.offset = -1;
+    t->rows = -1;
+    direct_page(&t->c, n, &t->hl, dict);
+    pq_colr_init(&t->r, &req, PQ_CODEC_SNAPPY, NULL);
+    pq_vec_init(&t->v, PQ_INT64, 0);
+}
+
+/* Decodes the page (its body's first 4 bytes, the snappy length, broken when corrupt). */
+static int direct_decode(direct_fix *t, bool corrupt)
+{
+    if (corrupt) memset(t->c.data + t->hl, 0xff, 4);
+    return pq_colr_page(&t->r, t->c.data, t->c.len, FILE_OFF, &t->v, &t->used, &t->rows, &t->e);
+}
+
+static void direct_close(direct_fix *t)
+{
+    pq_vec_free(&t->v);
+    pq_colr_free(&t->r);
+    pq_buf_free(&t->c);
+}
+
+static void test_direct_plain(void)
+{
+    enum { N = 1000 };
+    direct_fix t;
+    direct_open(&t, N, false);
+    int64_t first = -7;
+    CHECK_EQ_I64(pq_vec_reserve(&t.v, 1, 0), 0);
+    memcpy(t.v.values, &first, 8);
+    t.v.length = 1;
+    CHECK_EQ_I64(direct_decode(&t, false), 0);
+    CHECK_EQ_I64(t.rows, N);
+    CHECK_EQ_I64((int64_t)t.used, (int64_t)t.c.len);
+    CHECK_EQ_I64(t.v.length, N + 1);
+    CHECK_EQ_I64(t.v.null_count, 0);
+    CHECK_EQ_I64(((const int64_t *)t.v.values)[0], -7);
+    for (int i = 0; i < N; i++) CHECK_EQ_I64(((const int64_t *)t.v.values)[i + 1], 3 * i);
+    CHECK_EQ_I64((int64_t)t.r.scratch_cap, 0); /* never copied through the scratch buffer */
+    CHECK_EQ_I64(t.r.decompressed_bytes, N * 8);
+    CHECK_EQ_I64(t.r.pages_decoded, 1);
+    CHECK(direct_decode(&t, true) < 0); /* an error at the body, nothing appended */
+    CHECK_EQ_I64(t.e.offset, FILE_OFF + (int64_t)t.hl);
+    CHECK_EQ_I64(t.v.length, N + 1);
+    direct_close(&t);
+}
+
+static void test_direct_dict(void)
+{
+    enum { N = 300 };
+    direct_fix t;
+    direct_open(&t, N, true);
+    CHECK_EQ_I64(direct_decode(&t, false), 0);
+    CHECK_EQ_I64(t.rows, 0);
+    CHECK_EQ_I64(t.v.length, 0);
+    CHECK(t.r.has_dict);
+    CHECK_EQ_I64(t.r.dict_loads, 1);
+    CHECK_EQ_I64(t.r.dict.length, N);
+    for (int i = 0; i < N; i++) CHECK_EQ_I64(((const int64_t *)t.r.dict.values)[i], 3 * i);
+    CHECK_EQ_I64((int64_t)t.r.scratch_cap, 0); /* never copied through the scratch buffer */
+    CHECK_EQ_I64(t.r.decompressed_bytes, N * 8);
+    CHECK(direct_decode(&t, true) < 0); /* an error at the body, no dictionary left */
+    CHECK_EQ_I64(t.e.offset, FILE_OFF + (int64_t)t.hl);
+    CHECK(!t.r.has_dict);
+    direct_close(&t);
+}
+
 int main(void)
 {
+    RUN(test_direct_plain);
+    RUN(test_direct_dict);
     RUN(test_whole_chunk);
     RUN(test_selection);
     RUN(test_skipped_pages);

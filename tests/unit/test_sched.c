@@ -247,6 +247,7 @@ static void benchmarks_leave_clean_state(void)
 {
     CHECK(rt_bench_switch_ns(1000) > 0);
     CHECK(rt_bench_swapcontext_ns(1000) > 0);
+    CHECK(rt_bench_fcontext_ns(1000) > 0);
     CHECK(rt_bench_future_roundtrip_ns(1000) > 0);
     CHECK(sched_idle());
     CHECK_EQ_I64(sched_live_tasks(), 0);
