@@ -51,6 +51,11 @@ RINGSCAN_API const char *ringscan_version_string(void);
  * a live stream holds): a host's leak check, e.g. that dropping an unread stream freed it. */
 RINGSCAN_API int64_t ringscan_live_objects(void);
 
+/* Frees the read buffers the library keeps between scans (up to 128 MiB process-wide: a scan
+ * that ends hands its buffers on so the next scan reads into memory already faulted in).
+ * Thread-safe; for a host that wants the memory back while no scan runs. */
+RINGSCAN_API void ringscan_release_memory(void);
+
 /* ABI rules: enum values are fixed (written out; new ones are appended). Structs the caller
  * passes in (ringscan_options) start with their size, set by ringscan_options_init from the
  * header the caller was built with: new fields are appended, and a library reading an older

@@ -20,5 +20,11 @@ def live_objects():
     return lib.ringscan_live_objects()
 
 
-__all__ = ["scan", "metadata", "plan_row_groups", "Reader", "col", "lit", "Expr", "RingscanError", "ParseError",
+def release_memory():
+    """Frees the read buffers the library keeps between scans (up to 128 MiB)."""
+    from ._ffi import lib
+    lib.ringscan_release_memory()
+
+
+__all__ = ["release_memory", "scan", "metadata", "plan_row_groups", "Reader", "col", "lit", "Expr", "RingscanError", "ParseError",
            "InvalidArgument", "FormatError", "Unsupported", "NotFound", "live_objects"]
