@@ -711,7 +711,8 @@ RINGSCAN_API int ringscan_dataset_open(const char *const *paths, int npaths,
 /* The files listed, and file i's path (valid until ringscan_dataset_close; NULL outside). */
 RINGSCAN_API int ringscan_dataset_files(const ringscan_dataset *d);
 RINGSCAN_API const char *ringscan_dataset_file(const ringscan_dataset *d, int i);
-/* Closes d; no scan of d may still exist. NULL is a no-op. */
+/* Drops the opener's hold on d; a scan of d holds it too, and d is closed when the last of
+ * them ends (as ringscan_close). NULL is a no-op. */
 RINGSCAN_API void ringscan_dataset_close(ringscan_dataset *d);
 
 /* Starts a scan of every file of d with o (as ringscan_scan_start: columns, filter or
@@ -725,8 +726,7 @@ RINGSCAN_API void ringscan_dataset_close(ringscan_dataset *d);
  * within each file as ringscan_options.ordered says). ORDER BY ... LIMIT keeps each file's
  * best rows and merges them, the files sharing one bound. A clause (an OR) that
  * mixes partition columns with data columns is RINGSCAN_EUNSUPPORTED. Errors name the file.
- * The returned scan is used as any (next, schema, stream, stats, explain, free); d must
- * outlive it. */
+ * The returned scan is used as any (next, schema, stream, stats, explain, free); it holds d. */
 RINGSCAN_API int ringscan_dataset_scan_start(ringscan_dataset *d, const ringscan_options *o,
                                              ringscan_scan **out, ringscan_error *err);
 

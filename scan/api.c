@@ -418,6 +418,7 @@ static void scan_unref(ringscan_scan *s)
     ds_scan_free(s->ds);
     scan_free(s->scan);
     if (s->file) api_file_unref(s->file);
+    if (s->dataset) api_dataset_unref(s->dataset);
     free(s->cols);
     scan_arrow_types_free(&s->types);
     free(s->row_groups);

@@ -1,6 +1,8 @@
 /* scan/api_dataset.c: the public API of datasets' file lists (ringscan.h "datasets"); their
  * scans start in api.c (ringscan_dataset_scan_start), run in dataset.c. */
+#include <assert.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -32,6 +34,8 @@ int ringscan_dataset_open(const char *const *paths, int npaths, const ringscan_o
         rc = ds_list_build(paths, npaths, o ? o->hive_partitioning : 0, o ? o->hive_types : NULL,
                            o ? o->max_files : 0, &io, &d->list, &e);
     if (rc == 0) {
+        atomic_init(&d->refs, 1);
+        atomic_fetch_add_explicit(&api_live_objects, 1, memory_order_relaxed);
         *out = d;
         return 0;
     }
@@ -53,11 +57,19 @@ const char *ringscan_dataset_file(const ringscan_dataset *d, int i)
     return d && i >= 0 && i < d->list.nfiles ? d->list.files[i].path : NULL;
 }
 
-void ringscan_dataset_close(ringscan_dataset *d)
+void api_dataset_unref(ringscan_dataset *d)
 {
-    if (!d) return;
+    int was = atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel);
+    assert(was >= 1);
+    if (was > 1) return;
+    atomic_fetch_sub_explicit(&api_live_objects, 1, memory_order_relaxed);
     ds_list_free(&d->list);
     free(d);
+}
+
+void ringscan_dataset_close(ringscan_dataset *d)
+{
+    if (d) api_dataset_unref(d);
 }
 
 /* What a dataset scan takes from o (check_options passed). 0 or -EINVAL with e filled. */
@@ -101,6 +113,8 @@ int ringscan_dataset_scan_start(ringscan_dataset *d, const ringscan_options *o, 
         ringscan_scan_free(s);
         return scan_api_report(err, rc, &e);
     }
+    s->dataset = d;
+    atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed);
     *out = s;
     return 0;
 }

@@ -38,6 +38,7 @@ void scan_column_info(const pq_column_desc *c, ringscan_column_info *out);
 struct ringscan_scan {
     _Atomic int refs;          /* the caller's (ringscan_scan_free) and each live stream's */
     ringscan_file *file;       /* holds one of its refs; NULL for a dataset's scan */
+    ringscan_dataset *dataset; /* a dataset's scan: holds one of its refs; else NULL */
     scan_t *scan;
     struct ds_scan *ds;               /* a dataset's scan (dataset.c); NULL for a file's */
     scan_arrow_col *cols;      /* the projected columns as Arrow shows them */
@@ -64,7 +65,11 @@ int scan_api_report(ringscan_error *err, int rc, const pq_err *e);
 /* A listed dataset (scan/api_dataset.c): its files and partitions. */
 struct ringscan_dataset {
     ds_list list;
+    _Atomic int refs;          /* the opener's (ringscan_dataset_close) and one per scan */
 };
+
+/* Drops one reference to d; closes it at the last (scan/api_dataset.c). */
+void api_dataset_unref(ringscan_dataset *d);
 
 /* An open file: the parsed footer (f->meta, read-only after open) and the path its messages
  * name. refs: the opener's reference (dropped by ringscan_close) and one per scan of it

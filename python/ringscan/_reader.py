@@ -58,6 +58,32 @@ def plan_row_groups(source, columns=None, filter=None, row_groups=None):
             lib.ringscan_expr_free(tree)
 
 
+def _is_dataset(source):
+    """A pattern, a directory, or an s3:// prefix ending in '/': several files (as `ringscan
+    scan` decides)."""
+    p = os.fsdecode(source)
+    if any(c in p for c in "*?["):
+        return True
+    if p.startswith("s3://"):
+        return p.endswith("/")
+    return "://" not in p and os.path.isdir(p)
+
+
+def _dataset_scan(sources, o):
+    """A scan of the dataset listed from sources (paths, directories, patterns)."""
+    paths = [ffi.new("char[]", os.fsencode(p)) for p in sources]
+    arr = ffi.new("const char *[]", paths)
+    d = ffi.new("ringscan_dataset **")
+    err = ffi.new("ringscan_error *")
+    check(lib.ringscan_dataset_open(arr, len(paths), o, d, err), err)
+    try:
+        s = ffi.new("ringscan_scan **")
+        check(lib.ringscan_dataset_scan_start(d[0], o, s, err), err)
+        return s[0]
+    finally:
+        lib.ringscan_dataset_close(d[0])  # the scan holds the dataset
+
+
 def _open(path, opts):
     f = ffi.new("ringscan_file **")
     err = ffi.new("ringscan_error *")
@@ -68,7 +94,9 @@ def _open(path, opts):
 def _options(columns=None, filter=None, order_by=None, limit=None, threads=None,
              policy="adaptive", ordered=True, verify_checksums=False, use_page_index=True,
              use_bloom=True, split_rows=None, row_groups=None, fetch_budget_bytes=None,
-             store=None, tls_insecure=False, int96_raw=False, topk_bound=None):
+             store=None, tls_insecure=False, int96_raw=False, topk_bound=None,
+             dictionary_columns=None, hive_partitioning="auto", hive_types=None,
+             union_by_name=False, max_open_files=None):
     """The library's options for a scan: (options, cdata they point to (keep alive until the
     call that reads them returns), the filter tree to free after it or None)."""
     if policy not in _POLICIES:
@@ -110,6 +138,19 @@ def _options(columns=None, filter=None, order_by=None, limit=None, threads=None,
         o.fetch_budget_bytes = int(fetch_budget_bytes)
     if store is not None:
         o.store = text(store)
+    if dictionary_columns is not None:
+        names = [text(c) for c in dictionary_columns]
+        keep.append(ffi.new("const char *[]", names or [ffi.NULL]))
+        o.dictionary_columns, o.ndictionary_columns = keep[-1], len(names)
+    hive = {"auto": 0, True: 1, False: -1}
+    if hive_partitioning not in hive:
+        raise ValueError("hive_partitioning is 'auto', True or False")
+    o.hive_partitioning = hive[hive_partitioning]
+    if hive_types:
+        o.hive_types = text(",".join(f"{k}:{v}" for k, v in dict(hive_types).items()))
+    o.union_by_name = bool(union_by_name)
+    if max_open_files is not None:
+        o.max_open_files = int(max_open_files)
     if topk_bound is not None:
         keep.append(_bound_in(topk_bound))
         o.topk_bound = keep[-1]
@@ -130,25 +171,34 @@ class Reader:
                  threads=None, policy="adaptive", ordered=True, verify_checksums=False,
                  use_page_index=True, use_bloom=True, split_rows=None, row_groups=None,
                  fetch_budget_bytes=None, store=None, tls_insecure=False, int96_raw=False,
-                 topk_bound=None):
+                 topk_bound=None, dictionary_columns=None, hive_partitioning="auto",
+                 hive_types=None, union_by_name=False, max_open_files=None):
         self._scan = None
         self._lock = threading.Lock()
         self._taken = False
-        if not isinstance(source, (str, bytes, os.PathLike)):
-            raise TypeError("ringscan.scan: source is a path or URL (str or os.PathLike)")
+        many = isinstance(source, (list, tuple))
+        if not many and not isinstance(source, (str, bytes, os.PathLike)):
+            raise TypeError("ringscan.scan: source is a path, URL, pattern or directory, or a "
+                            "list of them")
+        if many and not source:
+            raise ValueError("ringscan.scan: an empty list of paths")
         o, keep, tree = _options(columns, filter, order_by, limit, threads, policy, ordered,
                                  verify_checksums, use_page_index, use_bloom, split_rows,
                                  row_groups, fetch_budget_bytes, store, tls_insecure, int96_raw,
-                                 topk_bound)
+                                 topk_bound, dictionary_columns, hive_partitioning, hive_types,
+                                 union_by_name, max_open_files)
         try:
-            f = _open(source, o)
-            try:
-                s = ffi.new("ringscan_scan **")
-                err = ffi.new("ringscan_error *")
-                check(lib.ringscan_scan_start(f, o, s, err), err)
-                self._scan = s[0]
-            finally:
-                lib.ringscan_close(f)  # the scan holds the file
+            if many or _is_dataset(source):
+                self._scan = _dataset_scan(source if many else [source], o)
+            else:
+                f = _open(source, o)
+                try:
+                    s = ffi.new("ringscan_scan **")
+                    err = ffi.new("ringscan_error *")
+                    check(lib.ringscan_scan_start(f, o, s, err), err)
+                    self._scan = s[0]
+                finally:
+                    lib.ringscan_close(f)  # the scan holds the file
         finally:
             if tree is not None:
                 lib.ringscan_expr_free(tree)
@@ -244,13 +294,17 @@ class Reader:
 
 def scan(source, columns=None, filter=None, order_by=None, limit=None, threads=None,
          policy="adaptive", **options):
-    """Scans a Parquet file (a path, or an http(s):// or s3:// URL) and returns a Reader.
+    """Scans Parquet and returns a Reader: source is a file (a path, or an http(s):// or s3://
+    URL), or a dataset: a list of them, a directory, or a pattern ("data/**/*.parquet",
+    "s3://bucket/prefix/"), read as one table (hive partitions as columns, as DuckDB).
 
     columns: names to project (default every column). filter: SQL text ("a > 5 AND b LIKE
     'x%'") or an expression (ringscan.col("a") > 5). order_by with limit: the first `limit`
     rows in that order ("score DESC, id", or [("score", "descending"), "id"]). threads:
     executor cores (default 2). policy: "adaptive", "lazy" or "eager". Other options:
-    ordered (default True: rows in file order), verify_checksums, use_page_index, use_bloom,
+    ordered (default True: rows in file order), dictionary_columns (string columns as Arrow
+    dictionary arrays), hive_partitioning ("auto", True, False), hive_types ({"year":
+    "BIGINT"}), union_by_name, max_open_files (datasets), verify_checksums, use_page_index, use_bloom,
     split_rows, row_groups, fetch_budget_bytes, store ("sim:ttfb=50ms,..."), tls_insecure,
     int96_raw. Errors raise ringscan.RingscanError subclasses with the library's message."""
     return Reader(source, columns=columns, filter=filter, order_by=order_by, limit=limit,

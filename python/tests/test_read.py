@@ -98,3 +98,30 @@ def test_metadata(lineitem):
     ship = next(c for c in g0["columns"] if c["column"] == "l_shipdate")
     stats = pf.row_group(0).column(10).statistics
     assert ship["min"] == str(stats.min) and ship["max"] == str(stats.max)
+
+
+def test_datasets_lists_directories_patterns(lineitem, tmp_path):
+    import shutil
+    for y in (2024, 2025):
+        d = tmp_path / f"year={y}"
+        d.mkdir()
+        shutil.copy(lineitem, d / "part.parquet")
+    n = pq.ParquetFile(lineitem).metadata.num_rows
+    two = [str(tmp_path / "year=2024" / "part.parquet"), lineitem]
+    assert ringscan.scan(two, columns=["l_orderkey"]).to_arrow().num_rows == 2 * n
+    r = ringscan.scan(str(tmp_path), columns=["l_orderkey", "year"], filter="year = 2025")
+    t = r.to_arrow()
+    assert t.num_rows == n and set(t["year"].to_pylist()) == {2025}
+    assert t.schema.field("year").type == pa.int64()
+    assert r.stats()["files_pruned"] == 1
+    t2 = ringscan.scan(str(tmp_path / "**" / "*.parquet"), columns=["year"]).to_arrow()
+    assert t2["year"].to_pylist() == [2024] * n + [2025] * n
+    with pytest.raises(FileNotFoundError):
+        ringscan.scan(str(tmp_path / "nothing" / "*.parquet"))
+
+
+def test_dictionary_columns(lineitem):
+    t = ringscan.scan(lineitem, columns=["l_shipmode"], dictionary_columns=["l_shipmode"]).to_arrow()
+    assert pa.types.is_dictionary(t.schema.field("l_shipmode").type)
+    want = pq.read_table(lineitem, columns=["l_shipmode"])["l_shipmode"].to_pylist()
+    assert t["l_shipmode"].to_pylist() == want
