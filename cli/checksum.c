@@ -35,18 +35,22 @@ int sum_col_init(sum_col *c, const struct ArrowSchema *s, const ringscan_column_
     const char *f = s->format;
     bool sgn = false;
     int w = int_width(f, &sgn), n = 0;
+    if (f[0] == '+') {
+        *c = (sum_col){.kind = SUM_JSON};
+        return print_col_init(&c->pc, s, false);
+    }
     if (ci->physical == RINGSCAN_INT96) {
         if (strcmp(f, "w:12") != 0) return -EINVAL;
-        *c = (sum_col){SUM_FIXED, 12};
-    } else if (w) *c = (sum_col){sgn ? SUM_SIGNED : SUM_UNSIGNED, w};
-    else if (strcmp(f, "b") == 0) *c = (sum_col){SUM_BOOL, 0};
-    else if (strcmp(f, "u") == 0 || strcmp(f, "z") == 0) *c = (sum_col){SUM_VAR, 0};
-    else if (strcmp(f, "e") == 0) *c = (sum_col){SUM_FIXED, 2};
-    else if (sscanf(f, "w:%d", &n) == 1 && n > 0) *c = (sum_col){SUM_FIXED, n};
+        *c = (sum_col){.kind = SUM_FIXED, .width = 12};
+    } else if (w) *c = (sum_col){.kind = sgn ? SUM_SIGNED : SUM_UNSIGNED, .width = w};
+    else if (strcmp(f, "b") == 0) *c = (sum_col){.kind = SUM_BOOL, .width = 0};
+    else if (strcmp(f, "u") == 0 || strcmp(f, "z") == 0) *c = (sum_col){.kind = SUM_VAR, .width = 0};
+    else if (strcmp(f, "e") == 0) *c = (sum_col){.kind = SUM_FIXED, .width = 2};
+    else if (sscanf(f, "w:%d", &n) == 1 && n > 0) *c = (sum_col){.kind = SUM_FIXED, .width = n};
     else if (f[0] == 'd' && f[1] == ':') {
-        if (ci->physical == RINGSCAN_FIXED_LEN_BYTE_ARRAY) *c = (sum_col){SUM_DEC_FIXED, ci->type_length};
-        else if (ci->physical == RINGSCAN_BYTE_ARRAY) *c = (sum_col){SUM_DEC_VAR, 16};
-        else *c = (sum_col){SUM_DEC_LOW, 16};
+        if (ci->physical == RINGSCAN_FIXED_LEN_BYTE_ARRAY) *c = (sum_col){.kind = SUM_DEC_FIXED, .width = ci->type_length};
+        else if (ci->physical == RINGSCAN_BYTE_ARRAY) *c = (sum_col){.kind = SUM_DEC_VAR, .width = 16};
+        else *c = (sum_col){.kind = SUM_DEC_LOW, .width = 16};
     } else return -EINVAL;
     return 0;
 }
@@ -91,6 +95,15 @@ static uint64_t var_hash(const struct ArrowArray *a, int64_t i)
         if (!valid || ((valid[i >> 3] >> (i & 7)) & 1)) acc += (expr);                       \
     }
 
+/* FNV-1a 64 of row r's JSON text (checksum.h). */
+static uint64_t json_hash(const print_col *pc, const struct ArrowArray *a, int64_t r)
+{
+    static cli_sink scratch; /* the CLI sums on one thread */
+    sink_init(&scratch, -1, "a checksum");
+    print_value(&scratch, pc, a, r, true);
+    return fnv1a64((const uint8_t *)scratch.buf, (int64_t)scratch.len);
+}
+
 void sum_col_add(const sum_col *c, const struct ArrowArray *a, uint64_t *sum)
 {
     const uint8_t *valid = a->null_count != 0 ? a->buffers[0] : NULL;
@@ -106,6 +119,7 @@ void sum_col_add(const sum_col *c, const struct ArrowArray *a, uint64_t *sum)
     case SUM_DEC_VAR: SUM_ROWS(dec_hash(p + i * 16, 0)); break;
     case SUM_FIXED: SUM_ROWS(fnv1a64(p + i * w, w)); break;
     case SUM_VAR: SUM_ROWS(var_hash(a, i)); break;
+    case SUM_JSON: SUM_ROWS(json_hash(&c->pc, a, i - a->offset)); break;
     }
     *sum = acc;
 }

@@ -363,6 +363,7 @@ typedef struct batch_keep {
     struct ArrowArray *b;
     int n, cap, nproj;
     sum_col *cols;   /* nproj, owned */
+    struct ArrowSchema schema; /* owned when release is set: cols borrow it */
 } batch_keep;
 
 static int keep_add(batch_keep *k, struct ArrowArray *b)
@@ -390,6 +391,7 @@ static uint64_t keep_checksum(batch_keep *k)
     free(sum);
     free(k->b);
     free(k->cols);
+    if (k->schema.release) k->schema.release(&k->schema);
     *k = (batch_keep){0};
     return c;
 }
@@ -444,19 +446,20 @@ static int drain_count(const ringscan_file *f, const char *path, ringscan_scan *
     sum_col *cols = calloc((size_t)n + 1, sizeof *cols);
     uint64_t *sum = calloc((size_t)n + 1, sizeof *sum);
     rc = cols && sum ? sum_cols_init(f, &schema, cols) : -ENOMEM;
-    schema.release(&schema);
     *rows = 0;
-    if (rc == 0 && keep) {
+    if (rc == 0 && keep) { /* the kept columns borrow the schema (nested ones print) */
         keep->nproj = n;
         keep->cols = cols;
+        keep->schema = schema;
+        schema.release = NULL;
         cols = NULL;
     }
     if (rc == 0) rc = count_batches(sc, path, keep ? keep->cols : cols, n, sum, rows, keep, err);
-    else cli_err(err, path, rc, rc == -EINVAL ? "a column type the checksum does not know (a "
-                                                "list prints with --format jsonl only, yet)" : NULL);
+    else cli_err(err, path, rc, rc == -EINVAL ? "a column type the checksum does not know" : NULL);
     *checksum = sum ? sum_checksum(sum, n) : 0;
     free(sum);
     free(cols);
+    if (schema.release) schema.release(&schema);
     return rc;
 }
 
@@ -515,13 +518,6 @@ static int drain(const ringscan_file *f, ringscan_scan *sc, const scan_args *a, 
         if (print_col_init(&cols[i], schema.children[i],
                            column_named(f, schema.children[i]->name).physical == RINGSCAN_INT96))
             rc = cli_err(err, a->path, -EINVAL, "a column type the printer does not know");
-    for (int i = 0; rc == 0 && i < n; i++) /* JSON arrays; in table and CSV cells: not yet */
-        if (cols[i].kind == PK_LIST && a->fmt != PRINT_JSONL) {
-            char msg[300];
-            snprintf(msg, sizeof msg, "column '%.200s' is a list: lists print with --format "
-                     "jsonl only (yet)", cols[i].name);
-            rc = cli_err(err, a->path, RINGSCAN_EUNSUPPORTED, msg);
-        }
     if (rc == 0) rc = print_batches(sc, a, cols, n, err);
     free(cols);
     schema.release(&schema); /* after printing: cols borrow its names */

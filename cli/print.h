@@ -24,7 +24,11 @@ typedef enum {
     PK_INT96,     /* the 12 stored bytes of an INT96 timestamp (ringscan_options.int96_raw) */
     PK_STRING,    /* utf8 (int32 offsets) */
     PK_BINARY,    /* binary (int32 offsets, base64) */
-    PK_LIST       /* list (int32 offsets) of item_kind elements, a JSON array (jsonl only) */
+    PK_LIST,      /* list (int32 offsets): a JSON array of its elements' JSON values */
+    PK_STRUCT,    /* struct: a JSON object of its fields, in order */
+    PK_MAP        /* map: a JSON array of {"key":k,"value":v} objects (pyarrow's to_pylist
+                     order); nested kinds print the same JSON text in every format (a CSV
+                     cell quoted per RFC 4180) */
 } print_kind;
 
 typedef struct print_col {
@@ -34,12 +38,13 @@ typedef struct print_col {
     int digits;        /* fraction digits of times and timestamps */
     int scale;         /* decimals */
     bool utc;          /* timestamps: "Z" suffix */
-    print_kind item_kind; /* PK_LIST: its elements' kind (width .. utc describe them) */
+    const struct ArrowSchema *schema; /* PK_LIST/STRUCT/MAP: the column's schema (borrowed;
+                                         its children describe the values inside) */
 } print_col;
 
 /* Reads a child of ringscan_scan_schema's struct schema (c->name borrows s->name); int96:
- * the column is an INT96 one scanned with int96_raw. A list ("+l") of a flat type is
- * PK_LIST. 0, or -EINVAL for a format the library never produces. */
+ * the column is an INT96 one scanned with int96_raw. A list ("+l"), struct ("+s") or map ("+m")
+ * is PK_LIST, PK_STRUCT or PK_MAP, its children checked to be known formats. 0, or -EINVAL for a format the library never produces. */
 int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96);
 
 /* Shortest round-trip text of d in a float of width bytes (2, 4 or 8), Python repr layout,

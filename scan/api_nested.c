@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "format/column_list.h"
+#include "format/column_nested.h"
 #include "scan/api_priv.h"
 
 /* True when node i belongs to a nested top-level field. */
@@ -34,19 +34,18 @@ static bool node_nested(const pq_file_meta *m, int32_t i)
     return top->shape != PQ_SHAPE_FLAT;
 }
 
-/* The column a scan reads for top-level field i: its own (flat), its leaf (a list of a
- * primitive), or -1 (another nested field). */
+/* The column a scan reads for top-level field i: its own (flat), its first leaf (a nested
+ * field whose shape can be read, format/column_nested.h), or -1 (a shape the format does
+ * not allow). */
 static int32_t top_column(const pq_file_meta *m, int32_t i)
 {
     const pq_schema_node *nd = &m->nodes[i];
     assert(nd->depth == 1);
     if (nd->shape == PQ_SHAPE_FLAT) return nd->column;
-    pq_list_levels lv;
-    if (nd->end != i + 2 + (nd->kind != PQ_NODE_PRIMITIVE && m->nodes[i + 1].kind != PQ_NODE_PRIMITIVE))
-        return -1; /* a list of a primitive has one leaf: two or three levels */
-    int32_t leaf = nd->end - 1;
-    return m->nodes[leaf].column >= 0 && pq_list_levels_of(m, m->nodes[leaf].column, &lv)
-               ? m->nodes[leaf].column : -1;
+    if (pq_nest_check(m, i, NULL)) return -1;
+    for (int32_t k = i; k < nd->end; k++)
+        if (m->nodes[k].column >= 0) return m->nodes[k].column;
+    return -1;
 }
 
 /* The error about node i of a nested field, used as `use` ("projected", "filtered on"). */
@@ -135,11 +134,10 @@ int scan_nested_resolve(const pq_file_meta *m, const char *name, int *col, pq_er
 
 scan_arrow_col scan_nested_arrow_col(const pq_file_meta *m, const pq_column_desc *d)
 {
-    if (!d->nested) return (scan_arrow_col){.desc = d, .name = d->name};
-    const pq_schema_node *leaf = &m->nodes[d->node], *top = &m->nodes[leaf->top];
-    assert(top->kind == PQ_NODE_LIST || top->kind == PQ_NODE_MAP); /* invariant 1 */
-    return (scan_arrow_col){.desc = d, .name = top->name, .item = leaf->name,
-                            .item_nullable = leaf->repetition == PQ_OPTIONAL};
+    if (!d->nested) return (scan_arrow_col){.desc = d, .name = d->name, .node = -1};
+    int32_t top = pq_nest_field_of(m, d->index);
+    assert(top >= 0); /* invariant 1 */
+    return (scan_arrow_col){.desc = d, .name = m->nodes[top].name, .meta = m, .node = top};
 }
 
 /* Invariant 3 for a failed parse: the first nested node whose quoted path the message holds. */

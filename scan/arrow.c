@@ -5,9 +5,9 @@
  * floats, booleans, strings, binary, fixed-size binary, float16); types Arrow stores
  * differently are converted once: int8/int16/uint8/uint16 narrowed, decimals widened to
  * decimal128, INT96 to timestamp[ns] (pyarrow's wrapping arithmetic; or, with
- * SCAN_ARROW_INT96_RAW, kept as its 12 stored bytes, a fixed-size binary). A list<primitive>
- * column's packed rows (scan/listvec.h) become a list array ("+l", int32 offsets) whose child
- * is the element column, converted as a flat column of the leaf's type.
+ * SCAN_ARROW_INT96_RAW, kept as its 12 stored bytes, a fixed-size binary). A nested field's
+ * packed rows (format/column_nested.h) become its struct, list and map arrays
+ * (scan/arrow_nested.c), each leaf converted as a flat column of its type.
  * Invariants: every released structure frees exactly what it owns; release sets release to
  * NULL; schema strings live in the schema's private block. */
 #include <assert.h>
@@ -18,7 +18,6 @@
 
 #include "scan/arrow.h"
 #include "common/fail.h"
-#include "scan/listvec.h"
 
 /* ------------------------------------------------------------------------ schema */
 
@@ -95,8 +94,8 @@ const char *scan_arrow_format(const pq_column_desc *d, unsigned flags, char *buf
     return "z";
 }
 
-static int schema_fill(struct ArrowSchema *s, const char *format, const char *name, int64_t nchild,
-                       int64_t flags)
+int scan_arrow_schema_fill(struct ArrowSchema *s, const char *format, const char *name, int64_t nchild,
+                           int64_t flags)
 {
     schema_priv *p = fail_calloc(1, sizeof *p);
     if (!p) return -ENOMEM;
@@ -118,26 +117,19 @@ static int schema_fill(struct ArrowSchema *s, const char *format, const char *na
     return 0;
 }
 
-/* The schema of one column: a flat one's type, or a list with its element as child. */
+/* The schema of one column: a flat one's type, or a nested field's tree (arrow_nested.c). */
 static int column_schema(const scan_arrow_col *c, unsigned flags, struct ArrowSchema *s)
 {
     char buf[32];
+    if (c->node >= 0) return scan_arrow_nested_schema(c, flags, s);
     const char *fmt = scan_arrow_format(c->desc, flags, buf, sizeof buf);
-    if (!c->item) {
-        int64_t fl = c->desc->repetition == PQ_OPTIONAL ? ARROW_FLAG_NULLABLE : 0;
-        return schema_fill(s, fmt, c->name, 0, fl);
-    }
-    int rc = schema_fill(s, "+l", c->name, 1, ARROW_FLAG_NULLABLE);
-    if (rc) return rc;
-    schema_priv *p = s->private_data;
-    rc = schema_fill(&p->child_mem[0], fmt, c->item, 0, c->item_nullable ? ARROW_FLAG_NULLABLE : 0);
-    if (rc) s->release(s);
-    return rc;
+    int64_t fl = c->desc->repetition == PQ_OPTIONAL ? ARROW_FLAG_NULLABLE : 0;
+    return scan_arrow_schema_fill(s, fmt, c->name, 0, fl);
 }
 
 int scan_arrow_schema(const scan_arrow_col *cols, int n, unsigned flags, struct ArrowSchema *out)
 {
-    int rc = schema_fill(out, "+s", "", n, 0);
+    int rc = scan_arrow_schema_fill(out, "+s", "", n, 0);
     if (rc) return rc;
     schema_priv *p = out->private_data;
     for (int i = 0; i < n; i++) {
@@ -231,7 +223,7 @@ static int convert(const pq_column_desc *d, unsigned flags, const pq_vec *v, voi
     return 0;
 }
 
-static int child_array(const pq_column_desc *d, unsigned flags, pq_vec *v, struct ArrowArray *a)
+int scan_arrow_leaf(const pq_column_desc *d, unsigned flags, pq_vec *v, struct ArrowArray *a)
 {
     array_priv *p = fail_calloc(1, sizeof *p);
     if (!p) return -ENOMEM;
@@ -251,39 +243,6 @@ static int child_array(const pq_column_desc *d, unsigned flags, pq_vec *v, struc
     *a = (struct ArrowArray){.length = p->vec.length, .null_count = p->vec.null_count,
                              .n_buffers = var ? 3 : 2, .buffers = p->buffers,
                              .release = array_release, .private_data = p};
-    return 0;
-}
-
-/* A list array from v's packed rows (scan/listvec.h): validity and int32 offsets of its
- * own, its elements a child array of the leaf's type. */
-static int list_array(const scan_arrow_col *c, unsigned flags, pq_vec *v, struct ArrowArray *a)
-{
-    array_priv *p = fail_calloc(1, sizeof *p);
-    pq_vec items;
-    pq_vec_init(&items, c->desc->physical, c->desc->type_length);
-    int rc = p ? 0 : -ENOMEM;
-    if (rc == 0) {
-        p->children = fail_calloc(2, sizeof *p->children);
-        p->child_mem = fail_calloc(2, sizeof *p->child_mem);
-        p->converted = fail_malloc(sizeof(int32_t) * (size_t)(v->length + 1));
-        rc = p->children && p->child_mem && p->converted ? 0 : -ENOMEM;
-    }
-    if (rc == 0) rc = scan_list_unpack(v, &items, p->converted);
-    if (rc == 0) rc = child_array(c->desc, flags, &items, &p->child_mem[0]);
-    pq_vec_free(&items);
-    if (rc) {
-        if (p) free(p->children), free(p->child_mem), free(p->converted), free(p);
-        return rc;
-    }
-    p->children[0] = &p->child_mem[0];
-    p->vec = *v; /* the list's validity; its packed bytes go with it */
-    pq_vec_init(v, v->type, v->type_length);
-    p->buffers[0] = p->vec.null_count > 0 ? p->vec.validity : NULL;
-    p->buffers[1] = p->converted;
-    *a = (struct ArrowArray){.length = p->vec.length, .null_count = p->vec.null_count,
-                             .n_buffers = 2, .buffers = p->buffers, .n_children = 1,
-                             .children = p->children, .release = array_release,
-                             .private_data = p};
     return 0;
 }
 
@@ -307,8 +266,8 @@ int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,
     for (int i = 0; i < b->ncols; i++) {
         p->children[i] = &p->child_mem[i];
         b->cols[i].length = b->rows;
-        int rc = cols[i].item ? list_array(&cols[i], flags, &b->cols[i], &p->child_mem[i])
-                              : child_array(cols[i].desc, flags, &b->cols[i], &p->child_mem[i]);
+        int rc = cols[i].node >= 0 ? scan_arrow_nested_array(&cols[i], flags, &b->cols[i], &p->child_mem[i])
+                                   : scan_arrow_leaf(cols[i].desc, flags, &b->cols[i], &p->child_mem[i]);
         if (rc) {
             out->n_children = i;
             out->release(out);

@@ -16,9 +16,9 @@ enum {
 typedef struct scan_arrow_col {
     const pq_column_desc *desc; /* the leaf read */
     const char *name;           /* the field's name */
-    const char *item;           /* a list<primitive> (its batch vector packed rows,
-                                   scan/listvec.h): its element's name; NULL: a flat column */
-    bool item_nullable;         /* a list's elements may be null */
+    const pq_file_meta *meta;   /* a nested field: the file's schema; else NULL */
+    int32_t node;               /* a nested field (its batch vector packed rows,
+                                   format/column_nested.h): its top-level node; -1: flat */
 } scan_arrow_col;
 
 /* Arrow format string of a column ("l", "u", "d:15,2", "tsu:UTC", ...), in buf when built. */
@@ -26,6 +26,20 @@ const char *scan_arrow_format(const pq_column_desc *d, unsigned flags, char *buf
 /* A struct schema with one child per column (a list: "+l" with its element as child). 0 or
  * -ENOMEM. */
 int scan_arrow_schema(const scan_arrow_col *cols, int n, unsigned flags, struct ArrowSchema *out);
+/* An ArrowSchema of the given format, name, child count (children zeroed, to be filled) and
+ * flags; its strings live in its private block. 0 or -ENOMEM. */
+int scan_arrow_schema_fill(struct ArrowSchema *s, const char *format, const char *name,
+                           int64_t nchild, int64_t flags);
+/* A flat column's array from v (its buffers taken over, v left empty), converted to Arrow's
+ * width where it differs. 0 or -ENOMEM. */
+int scan_arrow_leaf(const pq_column_desc *d, unsigned flags, pq_vec *v, struct ArrowArray *a);
+/* A nested field's schema, and its array from v's packed rows (v left empty)
+ * (scan/arrow_nested.c). 0, RINGSCAN_ELIMIT (a list's elements past int32 offsets) or
+ * -ENOMEM. */
+int scan_arrow_nested_schema(const scan_arrow_col *c, unsigned flags, struct ArrowSchema *s);
+int scan_arrow_nested_array(const scan_arrow_col *c, unsigned flags, pq_vec *v,
+                            struct ArrowArray *a);
+
 /* Moves b's vectors into a struct array (b's vectors are left empty; a list's packed rows
  * are unpacked into a list array). 0 or -ENOMEM. */
 int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,

@@ -20,7 +20,7 @@
 #include "filter/prune.h"
 #include "common/fail.h"
 #include "format/bloom.h"
-#include "format/column_list.h"
+#include "format/column_nested.h"
 #include "scan/plan_impl.h"
 
 enum { PLAN_BLOOM_PROBE_BYTES = 256 };
@@ -114,6 +114,29 @@ static int pieces_from_index(const scan_split *sp, const pq_chunk_meta *cm,
     return 0;
 }
 
+/* Whole-chunk pieces of slot cp: its column's chunk, or for a nested field (its first leaf,
+ * format/column_nested.h) one chunk per leaf of the field, in column order. */
+static int whole_chunks(plan_build *b, const scan_split *sp, scan_colplan *cp, pq_err *e)
+{
+    const pq_file_meta *m = &b->p->f->meta;
+    int32_t top = pq_nest_field_of(m, cp->col), n = 1;
+    while (top >= 0 && cp->col + n < m->ncolumns && m->nodes[m->columns[cp->col + n].node].top == top) n++;
+    cp->pieces = fail_calloc((size_t)n, sizeof *cp->pieces);
+    if (!cp->pieces) return -ENOMEM;
+    for (int32_t i = 0; i < n; i++) {
+        uint64_t off, len;
+        const pq_chunk_meta *cm = &m->row_groups[sp->rg].chunks[cp->col + i];
+        int rc = pq_chunk_range(cm, b->p->f->file->size_bytes, &off, &len, e);
+        if (rc) {
+            pq_err_column(e, m->columns[cp->col + i].name);
+            return rc;
+        }
+        cp->pieces[i] = (scan_piece){.off = off, .len = len, .nrows = sp->nrows, .whole_chunk = true};
+    }
+    cp->npieces = n;
+    return 0;
+}
+
 static int plan_pieces(plan_build *b, plan_index *x, scan_split *sp, pq_err *e)
 {
     int64_t rg_rows = b->p->f->meta.row_groups[sp->rg].num_rows;
@@ -129,16 +152,8 @@ static int plan_pieces(plan_build *b, plan_index *x, scan_split *sp, pq_err *e)
             continue;
         }
         assert(sp->row_lo == 0 && sp->nrows == rg_rows); /* only indexed groups are cut */
-        uint64_t off, len;
-        int rc = pq_chunk_range(cm, b->p->f->file->size_bytes, &off, &len, e);
-        if (rc) {
-            pq_err_column(e, b->p->f->meta.columns[cp->col].name);
-            return rc;
-        }
-        cp->pieces = fail_calloc(1, sizeof *cp->pieces);
-        if (!cp->pieces) return -ENOMEM;
-        cp->pieces[0] = (scan_piece){.off = off, .len = len, .nrows = sp->nrows, .whole_chunk = true};
-        cp->npieces = 1;
+        int rc = whole_chunks(b, sp, cp, e);
+        if (rc) return rc;
     }
     return 0;
 }
@@ -385,9 +400,9 @@ static int refuse_nested(const scan_plan *p, pq_err *e)
     for (int i = 0; i < p->nneed; i++) {
         const pq_column_desc *c = &p->f->meta.columns[p->need[i]];
         bool filtered = false;
-        pq_list_levels lv;
         for (int k = 0; k < p->pred_at[p->npreds]; k++) filtered = filtered || p->pred_slots[k] == i;
-        if (c->nested && (filtered || !pq_list_levels_of(&p->f->meta, p->need[i], &lv)))
+        int32_t top = c->nested ? pq_nest_field_of(&p->f->meta, p->need[i]) : -1;
+        if (c->nested && (filtered || top < 0 || pq_nest_check(&p->f->meta, top, NULL)))
             return pq_errf_col(e, RINGSCAN_EUNSUPPORTED, -1, c->name,
                                "column '%.200s': nested columns cannot be read yet", c->name);
     }
