@@ -93,10 +93,6 @@ def check_read(name, out, rc, err):
 
 # Files ringscan does not read as pyarrow does yet, with the text of today's error and why.
 KNOWN_GAPS = {
-    "repeated_no_annotation.parquet": (
-        "row groups hold 6 rows, the file says 0",
-        "its footer's num_rows is 0 while its row group holds 6 (pyarrow reads 6); ringscan "
-        "refuses inconsistent counts (issue 23 section 2)"),
 }
 
 
