@@ -321,11 +321,14 @@ int pq_nest_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leav
         out->offsets[i + 1] = (int32_t)out->data_len;
         out->length++;
     }
-    for (int32_t c = t[0].leaf_lo; rc == 0 && c < t[0].leaf_hi; c++)
+    for (int32_t c = t[0].leaf_lo; rc == 0 && c < t[0].leaf_hi; c++) {
+        assert(leaf_of(&a, c)->pos != leaf_of(&a, c)->n ||
+               leaf_of(&a, c)->vpos == leaf_of(&a, c)->vals.length); /* a value per max level */
         if (leaf_of(&a, c)->pos != leaf_of(&a, c)->n)
             rc = pq_errf_col(e, RINGSCAN_EFORMAT, leaf_of(&a, c)->file_off, m->columns[c].name,
                              "column chunk holds %lld level pairs past its row group's %lld rows",
                              (long long)(leaf_of(&a, c)->n - leaf_of(&a, c)->pos), (long long)rows);
+    }
     if (rc == RINGSCAN_ELIMIT)
         pq_errf_col(e, rc, leaves[0].file_off, m->columns[t[0].leaf_lo].name,
                     "nested rows past %d packed bytes in a split", INT32_MAX);

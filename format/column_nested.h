@@ -56,18 +56,22 @@ typedef struct pq_nest {
  * that is not a list's middle level takes two). */
 #define PQ_NEST_NODES(n) (2 * (n) + 2)
 
-/* The shape of top-level field `node` (depth 1) into out[0 .. return) (room for
- * PQ_NEST_NODES(nodes[node].end - node)); RINGSCAN_EUNSUPPORTED with e naming the node for a
- * LIST or MAP whose shape the format does not allow (pyarrow refuses those too). */
+/* The shape of field `node` into out[0 .. return) (room for PQ_NEST_NODES(nodes[node].end -
+ * node)): a top-level field, or a node inside one reached through structs only (named by its
+ * dotted path, "s.a", as DuckDB names such a projection; its value null where a struct above
+ * it is). RINGSCAN_EUNSUPPORTED with e naming the node for a LIST or MAP whose shape the
+ * format does not allow (pyarrow refuses those too), or a node below a list or map. */
 int pq_nest_build(const pq_file_meta *m, int32_t node, pq_nest *out, pq_err *e);
 
 /* The top-level field (its node) whose first leaf is column col, or -1 (col is flat or
  * another leaf of its field). */
 int32_t pq_nest_field_of(const pq_file_meta *m, int32_t col);
 
-/* 0 when top-level field node has a shape pq_nest_build accepts; else its error (e may be
- * NULL) or -ENOMEM. */
+/* 0 when node has a shape pq_nest_build accepts; else its error (e may be NULL) or -ENOMEM. */
 int pq_nest_check(const pq_file_meta *m, int32_t node, pq_err *e);
+
+/* The leaf columns under node: their count, *first the first (they are consecutive). */
+int32_t pq_nest_leaves(const pq_file_meta *m, int32_t node, int32_t *first);
 
 /* The decoded levels and values of one leaf's column chunk. */
 typedef struct pq_nest_leaf {

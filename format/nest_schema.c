@@ -128,12 +128,38 @@ static int node_of(nest_build *b, int32_t i, bool as_element, const char *name)
     return struct_of(b, k, i);
 }
 
+/* 0 when node i is a top-level field or lies on a path of structs (plain groups, none
+ * repeated) from one; else RINGSCAN_EUNSUPPORTED naming it. */
+static int struct_path(const pq_file_meta *m, int32_t i, pq_err *e)
+{
+    for (int32_t p = m->nodes[i].parent, k = 0; p >= 0 && k < m->nnodes; p = m->nodes[p].parent, k++)
+        if (m->nodes[p].kind != PQ_NODE_GROUP || m->nodes[p].repetition == PQ_REPEATED)
+            return pq_errf_col(e, RINGSCAN_EUNSUPPORTED, -1, m->nodes[i].path, "column '%.200s': "
+                               "a path through a list or map cannot be projected (project '%.100s')",
+                               m->nodes[i].path, m->nodes[m->nodes[i].top].path);
+    return 0;
+}
+
 int pq_nest_build(const pq_file_meta *m, int32_t node, pq_nest *out, pq_err *e)
 {
-    assert(node >= 0 && node < m->nnodes && m->nodes[node].depth == 1);
+    assert(node >= 0 && node < m->nnodes);
     nest_build b = {.m = m, .out = out, .cap = PQ_NEST_NODES(m->nodes[node].end - node), .e = e};
-    int rc = node_of(&b, node, false, NULL);
+    int rc = struct_path(m, node, e);
+    if (rc == 0) rc = node_of(&b, node, false, m->nodes[node].depth > 1 ? m->nodes[node].path : NULL);
+    for (int32_t p = m->nodes[node].parent; rc == 0 && p >= 0; p = m->nodes[p].parent)
+        out[0].nullable = out[0].nullable || m->nodes[p].repetition == PQ_OPTIONAL; /* null above */
     return rc ? rc : b.n;
+}
+
+int32_t pq_nest_leaves(const pq_file_meta *m, int32_t node, int32_t *first)
+{
+    int32_t n = 0;
+    *first = -1;
+    for (int32_t i = node; i < m->nodes[node].end; i++) {
+        if (m->nodes[i].column < 0) continue;
+        if (n++ == 0) *first = m->nodes[i].column;
+    }
+    return n;
 }
 
 int32_t pq_nest_field_of(const pq_file_meta *m, int32_t col)
@@ -149,7 +175,7 @@ int pq_nest_check(const pq_file_meta *m, int32_t node, pq_err *e)
 {
     size_t n = (size_t)PQ_NEST_NODES(m->nodes[node].end - node);
     pq_nest *t = fail_malloc(n * sizeof *t);
-    if (!t) return pq_errf(e, -ENOMEM, -1, "out of memory");
+    if (!t) return e ? pq_errf(e, -ENOMEM, -1, "out of memory") : -ENOMEM;
     pq_err dummy;
     int rc = pq_nest_build(m, node, t, e ? e : &dummy);
     free(t);

@@ -20,6 +20,7 @@ struct ringscan_scan {
     unsigned arrow_flags;      /* scan/arrow.h SCAN_ARROW_* */
     bool topk;                 /* an ORDER BY ... LIMIT scan */
     int *row_groups;           /* options.row_groups, sorted (the scan reads it) */
+    int32_t *nodes;            /* per projected column: its nested node or -1 (api_nested.c) */
     void (*on_bound)(void *ctx, const struct ringscan_topk_bound *b); /* options' */
     void *on_bound_ctx;
     char last_error[512];
@@ -116,16 +117,17 @@ void ringscan_options_init(ringscan_options *o)
     o->fetch_budget_bytes = -1;
 }
 
-static int resolve_columns(ringscan_file *f, const ringscan_options *o, int **idx, int *n,
-                           pq_err *e)
+static int resolve_columns(ringscan_file *f, const ringscan_options *o, int **idx,
+                           int32_t **nodes, int *n, pq_err *e)
 {
     const pq_file_meta *m = &f->f->meta;
     *n = o->columns ? o->ncolumns : m->ncolumns;
     *idx = fail_malloc(sizeof(int) * (size_t)(*n > 0 ? *n : 1));
-    if (!*idx) return -ENOMEM;
-    if (!o->columns) return scan_nested_all(m, *idx, n, e);
+    *nodes = fail_malloc(sizeof(int32_t) * (size_t)(*n > 0 ? *n : 1));
+    if (!*idx || !*nodes) return -ENOMEM;
+    if (!o->columns) return scan_nested_all(m, *idx, *nodes, n, e);
     for (int i = 0; i < *n; i++) {
-        int rc = scan_nested_resolve(m, o->columns[i], &(*idx)[i], e);
+        int rc = scan_nested_resolve(m, o->columns[i], &(*idx)[i], &(*nodes)[i], e);
         if (rc) return rc;
     }
     return *n > 0 ? 0 : pq_errf(e, -EINVAL, -1, "no columns to scan");
@@ -242,7 +244,7 @@ static void notify_bound(void *ctx, flt_domain dom, flt_lit v, uint64_t version)
 static int prepare(ringscan_file *f, const ringscan_options *o, ringscan_scan *s, int **idx,
                    int *n, flt_expr **filter, scan_opts *so, pq_err *e)
 {
-    int rc = resolve_columns(f, o, idx, n, e);
+    int rc = resolve_columns(f, o, idx, &s->nodes, n, e);
     const pq_file_meta *m = &f->f->meta;
     if (rc == 0 && o->filter && o->filter_expr)
         rc = pq_errf(e, -EINVAL, -1, "filter and filter_expr are both set; give one");
@@ -260,6 +262,7 @@ static int prepare(ringscan_file *f, const ringscan_options *o, ringscan_scan *s
         }
     }
     to_scan_opts(o, so);
+    so->proj_nodes = s->nodes;
     if (rc == 0 && o->order_by) rc = order_keys(f, o, so, e);
     if (rc == 0 && o->row_groups) rc = pick_row_groups(f, o, s, so, e);
     return rc;
@@ -295,7 +298,8 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     s->ncols = n;
     s->topk = so.nkeys > 0 && so.limit >= 0;
     s->arrow_flags = o->int96_raw ? SCAN_ARROW_INT96_RAW : 0;
-    for (int i = 0; i < n; i++) s->cols[i] = scan_nested_arrow_col(&f->f->meta, scan_proj_desc(s->scan, i));
+    for (int i = 0; i < n; i++)
+        s->cols[i] = scan_nested_arrow_col(&f->f->meta, scan_proj_desc(s->scan, i), s->nodes[i]);
     *out = s;
     return 0;
 }
@@ -322,6 +326,7 @@ int ringscan_topk_seed(ringscan_file *f, const ringscan_options *o, ringscan_top
     else flt_expr_free(filter);
     free(idx);
     free(rgs.row_groups);
+    free(rgs.nodes);
     if (rc) return report(err, f->path, rc, &e);
     bound_out(dom, &v, 0, set, out);
     return 0;
@@ -420,6 +425,7 @@ void ringscan_scan_free(ringscan_scan *s)
     scan_free(s->scan);
     free(s->cols);
     free(s->row_groups);
+    free(s->nodes);
     free(s);
 }
 

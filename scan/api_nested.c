@@ -48,6 +48,25 @@ static int32_t top_column(const pq_file_meta *m, int32_t i)
     return -1;
 }
 
+static int nested_error(const pq_file_meta *m, int32_t i, const char *use, pq_err *e);
+
+/* Whether node i (inside a nested field) projects as a sub-field (invariant 1): true, with e
+ * filled, when it does not (a path through a list or map, a leaf under one). */
+static bool sub_field(const pq_file_meta *m, int32_t i, pq_err *e)
+{
+    if (!node_nested(m, i)) return false;
+    pq_err pe = {.offset = -1};
+    if (pq_nest_check(m, i, &pe) == 0) return false;
+    if (pe.status == RINGSCAN_EUNSUPPORTED && strstr(pe.msg, "a path through")) {
+        nested_error(m, i, "projected", e); /* the nested error, with the reason added */
+        snprintf(e->msg + strlen(e->msg), sizeof e->msg - strlen(e->msg),
+                 ": a path through a list or map (project '%.100s')", m->nodes[m->nodes[i].top].path);
+        return true;
+    }
+    *e = pe;
+    return true;
+}
+
 /* The error about node i of a nested field, used as `use` ("projected", "filtered on"). */
 static int nested_error(const pq_file_meta *m, int32_t i, const char *use, pq_err *e)
 {
@@ -104,10 +123,10 @@ static int refuse_all(const pq_file_meta *m, pq_err *e)
                    "name the columns that can be read instead: %s", nested, flat);
 }
 
-int scan_nested_all(const pq_file_meta *m, int *idx, int *n, pq_err *e)
+int scan_nested_all(const pq_file_meta *m, int *idx, int32_t *nodes, int *n, pq_err *e)
 {
     if (!m->has_nested) { /* every column, in order */
-        for (int i = 0; i < m->ncolumns; i++) idx[i] = i;
+        for (int i = 0; i < m->ncolumns; i++) idx[i] = i, nodes[i] = -1;
         *n = m->ncolumns;
         return *n > 0 ? 0 : pq_errf(e, -EINVAL, -1, "no columns to scan");
     }
@@ -116,28 +135,40 @@ int scan_nested_all(const pq_file_meta *m, int *idx, int *n, pq_err *e)
         int32_t col = top_column(m, i);
         if (col < 0) return refuse_all(m, e);
         assert(k < m->ncolumns);
+        nodes[k] = m->nodes[i].shape == PQ_SHAPE_FLAT ? -1 : i;
         idx[k++] = col;
     }
     *n = k;
     return 0;
 }
 
-int scan_nested_resolve(const pq_file_meta *m, const char *name, int *col, pq_err *e)
+int scan_nested_resolve(const pq_file_meta *m, const char *name, int *col, int32_t *node,
+                        pq_err *e)
 {
+    *node = -1;
     *col = pq_file_meta_find_column(m, name);
     if (*col >= 0 && !m->columns[*col].nested) return 0;
     int32_t i = m->has_nested ? pq_file_meta_find_node(m, name) : -1;
-    if (i >= 0 && m->nodes[i].depth == 1 && (*col = top_column(m, i)) >= 0) return 0;
+    if (i >= 0 && m->nodes[i].depth == 1 && (*col = top_column(m, i)) >= 0) {
+        *node = i;
+        return 0;
+    }
+    if (i >= 0 && m->nodes[i].depth > 1 && sub_field(m, i, e)) return RINGSCAN_EUNSUPPORTED;
+    if (i >= 0 && m->nodes[i].depth > 1) {
+        *node = i;
+        pq_nest_leaves(m, i, col);
+        return 0;
+    }
     if (i >= 0 && node_nested(m, i)) return nested_error(m, i, "projected", e);
     return pq_errf(e, -EINVAL, -1, "no column named '%s'", name);
 }
 
-scan_arrow_col scan_nested_arrow_col(const pq_file_meta *m, const pq_column_desc *d)
+scan_arrow_col scan_nested_arrow_col(const pq_file_meta *m, const pq_column_desc *d, int32_t node)
 {
     if (!d->nested) return (scan_arrow_col){.desc = d, .name = d->name, .node = -1};
-    int32_t top = pq_nest_field_of(m, d->index);
-    assert(top >= 0); /* invariant 1 */
-    return (scan_arrow_col){.desc = d, .name = m->nodes[top].name, .meta = m, .node = top};
+    if (node < 0) node = pq_nest_field_of(m, d->index);
+    assert(node >= 0); /* invariant 1 */
+    return (scan_arrow_col){.desc = d, .name = m->nodes[node].path, .meta = m, .node = node};
 }
 
 /* Invariant 3 for a failed parse: the first nested node whose quoted path the message holds. */

@@ -21,12 +21,13 @@
  * for ("filtered on").
  * scan_nested_arrow_col: a projected column as the Arrow export shows it (a list's field and
  * element names). */
-int scan_nested_all(const pq_file_meta *m, int *idx, int *n, pq_err *e);
-int scan_nested_resolve(const pq_file_meta *m, const char *name, int *col, pq_err *e);
+int scan_nested_all(const pq_file_meta *m, int *idx, int32_t *nodes, int *n, pq_err *e);
+int scan_nested_resolve(const pq_file_meta *m, const char *name, int *col, int32_t *node,
+                        pq_err *e);
 int scan_nested_filter(const pq_file_meta *m, const flt_expr *f, int rc, const char *use,
                        pq_err *e);
 int scan_nested_keys(const pq_file_meta *m, const int *cols, int n, int rc, pq_err *e);
-scan_arrow_col scan_nested_arrow_col(const pq_file_meta *m, const pq_column_desc *d);
+scan_arrow_col scan_nested_arrow_col(const pq_file_meta *m, const pq_column_desc *d, int32_t node);
 
 /* An open file: the parsed footer (f->meta, read-only after open) and the path its messages
  * name. */

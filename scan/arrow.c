@@ -117,11 +117,16 @@ int scan_arrow_schema_fill(struct ArrowSchema *s, const char *format, const char
     return 0;
 }
 
+/* The leaf primitives a nested field's export uses (arrow.h scan_arrow_ops). */
+static const scan_arrow_ops leaf_ops = {.format = scan_arrow_format,
+                                        .schema_fill = scan_arrow_schema_fill,
+                                        .leaf = scan_arrow_leaf};
+
 /* The schema of one column: a flat one's type, or a nested field's tree (arrow_nested.c). */
 static int column_schema(const scan_arrow_col *c, unsigned flags, struct ArrowSchema *s)
 {
     char buf[32];
-    if (c->node >= 0) return scan_arrow_nested_schema(c, flags, s);
+    if (c->node >= 0) return scan_arrow_nested_schema(c, flags, &leaf_ops, s);
     const char *fmt = scan_arrow_format(c->desc, flags, buf, sizeof buf);
     int64_t fl = c->desc->repetition == PQ_OPTIONAL ? ARROW_FLAG_NULLABLE : 0;
     return scan_arrow_schema_fill(s, fmt, c->name, 0, fl);
@@ -266,7 +271,7 @@ int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,
     for (int i = 0; i < b->ncols; i++) {
         p->children[i] = &p->child_mem[i];
         b->cols[i].length = b->rows;
-        int rc = cols[i].node >= 0 ? scan_arrow_nested_array(&cols[i], flags, &b->cols[i], &p->child_mem[i])
+        int rc = cols[i].node >= 0 ? scan_arrow_nested_array(&cols[i], flags, &leaf_ops, &b->cols[i], &p->child_mem[i])
                                    : scan_arrow_leaf(cols[i].desc, flags, &b->cols[i], &p->child_mem[i]);
         if (rc) {
             out->n_children = i;

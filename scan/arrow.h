@@ -33,12 +33,22 @@ int scan_arrow_schema_fill(struct ArrowSchema *s, const char *format, const char
 /* A flat column's array from v (its buffers taken over, v left empty), converted to Arrow's
  * width where it differs. 0 or -ENOMEM. */
 int scan_arrow_leaf(const pq_column_desc *d, unsigned flags, pq_vec *v, struct ArrowArray *a);
+/* What scan/arrow_nested.c takes from arrow.c for the leaves of a nested field (handed over,
+ * so calls go one way: arrow.c -> arrow_nested.c). */
+typedef struct scan_arrow_ops {
+    const char *(*format)(const pq_column_desc *d, unsigned flags, char *buf, size_t n);
+    int (*schema_fill)(struct ArrowSchema *s, const char *format, const char *name,
+                       int64_t nchild, int64_t flags);
+    int (*leaf)(const pq_column_desc *d, unsigned flags, pq_vec *v, struct ArrowArray *a);
+} scan_arrow_ops;
+
 /* A nested field's schema, and its array from v's packed rows (v left empty)
  * (scan/arrow_nested.c). 0, RINGSCAN_ELIMIT (a list's elements past int32 offsets) or
  * -ENOMEM. */
-int scan_arrow_nested_schema(const scan_arrow_col *c, unsigned flags, struct ArrowSchema *s);
-int scan_arrow_nested_array(const scan_arrow_col *c, unsigned flags, pq_vec *v,
-                            struct ArrowArray *a);
+int scan_arrow_nested_schema(const scan_arrow_col *c, unsigned flags, const scan_arrow_ops *ops,
+                             struct ArrowSchema *s);
+int scan_arrow_nested_array(const scan_arrow_col *c, unsigned flags, const scan_arrow_ops *ops,
+                            pq_vec *v, struct ArrowArray *a);
 
 /* Moves b's vectors into a struct array (b's vectors are left empty; a list's packed rows
  * are unpacked into a list array). 0 or -ENOMEM. */

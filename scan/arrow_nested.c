@@ -37,6 +37,7 @@ typedef struct nest_unpack {
     pq_nest *t;
     nest_builder *b;
     int32_t n;
+    const scan_arrow_ops *ops; /* arrow.c's leaf primitives */
 } nest_unpack;
 
 /* ------------------------------------------------------------------------ schema */
@@ -47,10 +48,10 @@ static int schema_of(const nest_unpack *u, int32_t k, unsigned flags, struct Arr
     int64_t fl = t->nullable ? ARROW_FLAG_NULLABLE : 0;
     char buf[32];
     if (t->kind == PQ_NEST_PRIM)
-        return scan_arrow_schema_fill(s, scan_arrow_format(&u->m->columns[t->col], flags, buf,
-                                      sizeof buf), t->name, 0, fl);
+        return u->ops->schema_fill(s, u->ops->format(&u->m->columns[t->col], flags, buf, sizeof buf),
+                                   t->name, 0, fl);
     const char *fmt = t->kind == PQ_NEST_STRUCT ? "+s" : t->kind == PQ_NEST_LIST ? "+l" : "+m";
-    int rc = scan_arrow_schema_fill(s, fmt, t->name, t->nchildren, fl);
+    int rc = u->ops->schema_fill(s, fmt, t->name, t->nchildren, fl);
     for (int32_t c = k + 1, i = 0; rc == 0 && i < t->nchildren; i++, c = u->t[c].end) {
         rc = schema_of(u, c, flags, s->children[i]);
         if (rc) s->release(s);
@@ -60,11 +61,12 @@ static int schema_of(const nest_unpack *u, int32_t k, unsigned flags, struct Arr
 
 /* The field's shape into u (u->t malloc'd). 0 or -ENOMEM (the shape was accepted when the
  * scan was planned: any other failure is a broken invariant). */
-static int unpack_init(nest_unpack *u, const scan_arrow_col *c)
+static int unpack_init(nest_unpack *u, const scan_arrow_col *c, const scan_arrow_ops *ops)
 {
     const pq_file_meta *m = c->meta;
     memset(u, 0, sizeof *u);
     u->m = m;
+    u->ops = ops;
     u->t = fail_malloc(sizeof *u->t * (size_t)PQ_NEST_NODES(m->nodes[c->node].end - c->node));
     if (!u->t) return -ENOMEM;
     pq_err e;
@@ -77,10 +79,11 @@ static int unpack_init(nest_unpack *u, const scan_arrow_col *c)
     return 0;
 }
 
-int scan_arrow_nested_schema(const scan_arrow_col *c, unsigned flags, struct ArrowSchema *s)
+int scan_arrow_nested_schema(const scan_arrow_col *c, unsigned flags, const scan_arrow_ops *ops,
+                             struct ArrowSchema *s)
 {
     nest_unpack u;
-    int rc = unpack_init(&u, c);
+    int rc = unpack_init(&u, c, ops);
     if (rc) return rc;
     rc = schema_of(&u, 0, flags, s);
     free(u.t);
@@ -228,7 +231,7 @@ static int array_of(nest_unpack *u, int32_t k, unsigned flags, struct ArrowArray
     nest_builder *b = &u->b[k];
     if (t->kind == PQ_NEST_PRIM) {
         b->vals.length = b->length;
-        return scan_arrow_leaf(&u->m->columns[t->col], flags, &b->vals, a);
+        return u->ops->leaf(&u->m->columns[t->col], flags, &b->vals, a);
     }
     nest_priv *p = fail_calloc(1, sizeof *p);
     int rc = p ? 0 : -ENOMEM;
@@ -272,12 +275,12 @@ static void builders_free(nest_unpack *u)
     free(u->t);
 }
 
-int scan_arrow_nested_array(const scan_arrow_col *c, unsigned flags, pq_vec *v,
-                            struct ArrowArray *a)
+int scan_arrow_nested_array(const scan_arrow_col *c, unsigned flags, const scan_arrow_ops *ops,
+                            pq_vec *v, struct ArrowArray *a)
 {
     assert(v->type == PQ_BYTE_ARRAY && c->node >= 0);
     nest_unpack u;
-    int rc = unpack_init(&u, c);
+    int rc = unpack_init(&u, c, ops);
     if (rc) return rc;
     u.b = fail_calloc((size_t)u.n, sizeof *u.b);
     rc = u.b ? 0 : -ENOMEM;

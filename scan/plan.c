@@ -114,29 +114,6 @@ static int pieces_from_index(const scan_split *sp, const pq_chunk_meta *cm,
     return 0;
 }
 
-/* Whole-chunk pieces of slot cp: its column's chunk, or for a nested field (its first leaf,
- * format/column_nested.h) one chunk per leaf of the field, in column order. */
-static int whole_chunks(plan_build *b, const scan_split *sp, scan_colplan *cp, pq_err *e)
-{
-    const pq_file_meta *m = &b->p->f->meta;
-    int32_t top = pq_nest_field_of(m, cp->col), n = 1;
-    while (top >= 0 && cp->col + n < m->ncolumns && m->nodes[m->columns[cp->col + n].node].top == top) n++;
-    cp->pieces = fail_calloc((size_t)n, sizeof *cp->pieces);
-    if (!cp->pieces) return -ENOMEM;
-    for (int32_t i = 0; i < n; i++) {
-        uint64_t off, len;
-        const pq_chunk_meta *cm = &m->row_groups[sp->rg].chunks[cp->col + i];
-        int rc = pq_chunk_range(cm, b->p->f->file->size_bytes, &off, &len, e);
-        if (rc) {
-            pq_err_column(e, m->columns[cp->col + i].name);
-            return rc;
-        }
-        cp->pieces[i] = (scan_piece){.off = off, .len = len, .nrows = sp->nrows, .whole_chunk = true};
-    }
-    cp->npieces = n;
-    return 0;
-}
-
 static int plan_pieces(plan_build *b, plan_index *x, scan_split *sp, pq_err *e)
 {
     int64_t rg_rows = b->p->f->meta.row_groups[sp->rg].num_rows;
@@ -152,7 +129,7 @@ static int plan_pieces(plan_build *b, plan_index *x, scan_split *sp, pq_err *e)
             continue;
         }
         assert(sp->row_lo == 0 && sp->nrows == rg_rows); /* only indexed groups are cut */
-        int rc = whole_chunks(b, sp, cp, e);
+        int rc = plan_whole_chunks(b, sp, k, cp, e);
         if (rc) return rc;
     }
     return 0;
@@ -391,8 +368,8 @@ static int choose_columns(scan_plan *p, const int *proj, int nproj)
 }
 
 /* A nested column among the slots is RINGSCAN_EUNSUPPORTED (format/meta.h invariant 2: only
- * flat columns are decoded by the page walk), except a list of a primitive that is only
- * projected (read whole into packed rows, scan/listvec.h). The public API refuses the others
+ * flat columns are decoded by the page walk), except the first leaf of a nested node that is
+ * only projected (its leaves read whole into packed rows, format/column_nested.h). The public API refuses the others
  * first, with their kind (scan/api_nested.c); this holds for every other caller of
  * scan_start (bench, fuzz, tests). */
 static int refuse_nested(const scan_plan *p, pq_err *e)
@@ -401,8 +378,9 @@ static int refuse_nested(const scan_plan *p, pq_err *e)
         const pq_column_desc *c = &p->f->meta.columns[p->need[i]];
         bool filtered = false;
         for (int k = 0; k < p->pred_at[p->npreds]; k++) filtered = filtered || p->pred_slots[k] == i;
-        int32_t top = c->nested ? pq_nest_field_of(&p->f->meta, p->need[i]) : -1;
-        if (c->nested && (filtered || top < 0 || pq_nest_check(&p->f->meta, top, NULL)))
+        int32_t top = p->slot_node[i], first = -1;
+        if (top >= 0) pq_nest_leaves(&p->f->meta, top, &first);
+        if (c->nested && (filtered || first != p->need[i] || pq_nest_check(&p->f->meta, top, NULL)))
             return pq_errf_col(e, RINGSCAN_EUNSUPPORTED, -1, c->name,
                                "column '%.200s': nested columns cannot be read yet", c->name);
     }
@@ -440,6 +418,7 @@ int scan_plan_build(scan_plan *p, pqf_t *f, const int *proj, int nproj, const fl
     p->dyn_pred = -1;
     plan_build bb = {.p = p, .o = o, .x = x}, *b = &bb;
     int rc = choose_columns(p, proj, nproj);
+    if (rc == 0) rc = plan_choose_nodes(p, o->proj_nodes, e);
     if (rc) return rc;
     rc = refuse_nested(p, e);
     if (rc) return rc;
@@ -477,6 +456,7 @@ void scan_plan_free(scan_plan *p)
     free(p->pred_at);
     free(p->pred_slots);
     free(p->proj_slot);
+    free(p->slot_node);
     free(p->proj);
     memset(p, 0, sizeof *p);
 }

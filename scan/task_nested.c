@@ -15,7 +15,7 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v)
 {
     const pq_file_meta *m = &x->plan->f->meta;
     const scan_colplan *cp = &x->sp->cols[slot];
-    int32_t top = pq_nest_field_of(m, cp->col);
+    int32_t top = x->plan->slot_node[slot];
     assert(top >= 0 && x->sp->row_lo == 0); /* plan.c admits only these, read whole */
     int n = cp->npieces;
     pq_nest *t = fail_malloc(sizeof *t * (size_t)PQ_NEST_NODES(m->nodes[top].end - top));
