@@ -13,8 +13,8 @@
  *     levels. A column is `nested` unless it is a direct child of the root, REQUIRED or
  *     OPTIONAL, without a LIST/MAP annotation: only those go through the page decoders
  *     (max_def_level 0 or 1, no repetition levels); a nested leaf's chunk is decoded only
- *     when it is a top-level list of a primitive (format/column_list.h), else described and
- *     never read (scan/ refuses to project, filter or sort on one).
+ *     with the other leaves of its field (format/column_nested.h: a whole top-level field or a
+ *     struct path in one), never alone (scan/ refuses to filter or sort on one).
  *  3. Every row group has exactly ncolumns chunks, chunk i describing column i; every count,
  *     size and offset is >= 0 (checked at parse time, RINGSCAN_EFORMAT otherwise).
  *  4. pq_stats.usable is true only when min/max may be used for pruning under the rules in

@@ -1,21 +1,22 @@
 /* scan/api_nested.c: what a scan of a file with nested columns may ask for, and the errors
- * that say so (issue 23: nested columns are described; lists of a primitive are read).
+ * that say so (issue 23: nested fields are read whole, or a struct's field by its path).
  *
  * Owns: the checks ringscan_scan_start and ringscan_topk_seed run on the projection, the
- * filter and the ORDER BY keys, the text of their errors, and how a projected list shows in
- * Arrow (its field's and element's names).
+ * filter and the ORDER BY keys, the text of their errors, and how a projected nested node
+ * shows in Arrow (its name: the field's, or a sub-field's dotted path).
  * Invariants:
- *  1. A scan reads no nested column but a top-level list of a primitive (format/column_list.h),
- *     and that one only projected, named by its field ("e", not "e.list.element"): any other
- *     projection, any filter predicate or sort key on a nested column is
- *     RINGSCAN_EUNSUPPORTED naming it, before anything is planned.
- *  2. A scan with no column list reads every top-level field when each is flat or a list of a
- *     primitive; otherwise it is refused, not narrowed: the message names the nested fields
- *     it cannot read and lists the ones it can (a silent drop would hand SELECT * users a
- *     table missing columns; DuckDB and pyarrow read every column, so the least surprise is
- *     an error that says how to proceed).
- *  3. A name that is not a column but is the path of a node inside a nested field ("s",
- *     "a.list") gets the same nested error, in the projection, the filter and ORDER BY.
+ *  1. A scan reads a nested column only projected, as part of a node (format/column_nested.h):
+ *     a top-level field ("m"), or a node reached from one through structs only ("s.a", named
+ *     so in Arrow, as DuckDB names it); a node below a list or map ("m.key_value.key"), any
+ *     filter predicate or sort key on a nested column is RINGSCAN_EUNSUPPORTED naming it,
+ *     before anything is planned.
+ *  2. A scan with no column list reads every top-level field; a field whose LIST or MAP shape
+ *     the format does not allow refuses the scan (pyarrow refuses it too): the message names
+ *     it and lists the fields that can be read (a silent drop would hand SELECT * users a
+ *     table missing columns).
+ *  3. A name that is not a column but is the path of a node inside a nested field that cannot
+ *     be projected ("a.list") gets the nested error, in the projection, the filter and ORDER
+ *     BY.
  *  4. Messages fit pq_err.msg: lists are cut with ", ... (N more)".
  */
 #include <assert.h>
