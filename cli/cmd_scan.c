@@ -56,7 +56,7 @@ static const char *const scan_formats[] = {"table", "csv", "jsonl", "count", NUL
 /* Every option `ringscan scan` (and each `serve` line) accepts; the help is printed from it. */
 static const cli_opt scan_opts[] = {
     {"--columns", NULL, "a,b", CLI_TEXT, SO_COLUMNS, .dflt = "every column",
-     .help = "columns to print, in this order (spaces around names are ignored)"},
+     .help = "columns to print, in order (nested: a field, or a struct path s.a)"},
     {"--where", NULL, "EXPR", CLI_TEXT, SO_WHERE, .dflt = "every row",
      .help = "a SQL filter: comparisons, IN, LIKE, IS NULL, ... with AND/OR/NOT"},
     {"--limit", NULL, "N", CLI_INT, SO_LIMIT, 0, INT64_MAX, .dflt = "no limit",
