@@ -262,7 +262,7 @@ static int prepare(ringscan_file *f, const ringscan_options *o, ringscan_scan *s
         }
     }
     to_scan_opts(o, so);
-    so->proj_nodes = s->nodes;
+    so->proj_nodes = s->nodes, so->nproj_nodes = rc == 0 ? *n : 0;
     if (rc == 0 && o->order_by) rc = order_keys(f, o, so, e);
     if (rc == 0 && o->row_groups) rc = pick_row_groups(f, o, s, so, e);
     return rc;

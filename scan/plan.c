@@ -418,7 +418,7 @@ int scan_plan_build(scan_plan *p, pqf_t *f, const int *proj, int nproj, const fl
     p->dyn_pred = -1;
     plan_build bb = {.p = p, .o = o, .x = x}, *b = &bb;
     int rc = choose_columns(p, proj, nproj);
-    if (rc == 0) rc = plan_choose_nodes(p, o->proj_nodes, e);
+    if (rc == 0) rc = plan_choose_nodes(p, o->proj_nodes, o->nproj_nodes, e);
     if (rc) return rc;
     rc = refuse_nested(p, e);
     if (rc) return rc;

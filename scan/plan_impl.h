@@ -41,7 +41,7 @@ int plan_keep_dyn(plan_build *b, plan_index *x);
 /* Nested slots (scan/plan_nested.c): p->slot_node from the projection's nodes (NULL: each
  * nested slot its top-level field), RINGSCAN_EUNSUPPORTED for two nodes at one leaf; and the
  * whole-chunk pieces of slot k of split sp into cp (a nested node: one per leaf). */
-int plan_choose_nodes(scan_plan *p, const int32_t *nodes, pq_err *e);
+int plan_choose_nodes(scan_plan *p, const int32_t *nodes, int nnodes, pq_err *e);
 int plan_whole_chunks(plan_build *b, const scan_split *sp, int k, scan_colplan *cp, pq_err *e);
 void plan_dyn_free(scan_plan *p);
 

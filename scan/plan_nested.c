@@ -9,17 +9,18 @@
 #include "format/column_nested.h"
 #include "scan/plan_impl.h"
 
-/* p->slot_node from o->proj_nodes (plan.h): a nested slot holds its top-level field unless a
- * projection names a node; two projections naming different nodes that start at one leaf
+/* p->slot_node from o->proj_nodes (plan.h; nodes[0 .. nnodes), the caller's projections): a
+ * nested slot holds its top-level field unless a projection names a node; two projections naming different nodes that start at one leaf
  * are RINGSCAN_EUNSUPPORTED ("s" and "s.a" when a is s's first field: project one). */
-int plan_choose_nodes(scan_plan *p, const int32_t *nodes, pq_err *e)
+int plan_choose_nodes(scan_plan *p, const int32_t *nodes, int nnodes, pq_err *e)
 {
     const pq_file_meta *m = &p->f->meta;
     p->slot_node = fail_malloc(sizeof(int32_t) * (size_t)(p->nneed + 1));
     if (!p->slot_node) return -ENOMEM;
     for (int i = 0; i < p->nneed; i++)
         p->slot_node[i] = m->columns[p->need[i]].nested ? pq_nest_field_of(m, p->need[i]) : -1;
-    for (int j = 0; nodes && j < p->nproj; j++) {
+    assert(!nodes || nnodes <= p->nproj);
+    for (int j = 0; nodes && j < nnodes; j++) {
         int k = p->proj_slot[j];
         if (nodes[j] < 0 || nodes[j] == p->slot_node[k]) continue;
         for (int i = 0; i < j; i++)

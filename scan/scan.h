@@ -107,10 +107,12 @@ typedef struct scan_opts {
                                  scan_budget); 0 = no read-ahead (default SCAN_FETCH_BUDGET) */
     io_opts_t io_opts;
     pq_col_limits col_limits;
-    const int32_t *proj_nodes; /* NULL, or per projected column: the nested node it reads (a
-                                  top-level field or a struct path in one, its first leaf
-                                  being the projected column), -1 for a flat column; NULL:
-                                  each nested column reads its top-level field */
+    const int32_t *proj_nodes; /* NULL, or per projected column (the first nproj_nodes, the
+                                  caller's; ORDER BY keys come after them): the nested node
+                                  it reads (a top-level field or a struct path in one, its
+                                  first leaf being the projected column), -1 for a flat
+                                  column; NULL: each nested column reads its field */
+    int nproj_nodes;
 } scan_opts;
 
 void scan_opts_default(scan_opts *o);

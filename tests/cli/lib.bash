@@ -24,3 +24,12 @@ summary() {
     echo "$1: $passed passed, $failed failed"
     [ "$failed" -eq 0 ]
 }
+# need_pyenv NAME: PY = the test venv's python (scripts/pyenv.sh, which installs pyarrow and
+# duckdb), or the failure counted, NAME's summary printed and the script ended.
+need_pyenv() {
+    if ! PY=$(scripts/pyenv.sh 2>"$dir/pyenv.err" | tail -n1) || [ ! -x "$PY" ]; then
+        bad "scripts/pyenv.sh failed: $(tail -n 3 "$dir/pyenv.err" | tr '\n' ' ')"
+        summary "$1"
+        exit 1
+    fi
+}

@@ -6,9 +6,5 @@
 # (default 23); a failure prints the file's seed. Run by tests/run.sh with $RINGSCAN = the
 # binary and cwd = the project root. Last line: "nested_property: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
-if ! PY=$(scripts/pyenv.sh 2>"$dir/pyenv.err" | tail -n1) || [ ! -x "$PY" ]; then
-    bad "scripts/pyenv.sh failed: $(tail -n 3 "$dir/pyenv.err" | tr '\n' ' ')"
-    summary nested_property
-    exit 1
-fi
+need_pyenv nested_property
 "$PY" tests/cli/nested_property.py "$R" "$dir" "${NESTED_SEED:-23}" 40

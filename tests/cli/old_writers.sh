@@ -12,11 +12,7 @@
 # Run by tests/run.sh with $RINGSCAN = the binary and cwd = the project root.
 # Last line: "old_writers: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
-if ! PY=$(scripts/pyenv.sh 2>"$dir/pyenv.err" | tail -n1) || [ ! -x "$PY" ]; then
-    bad "scripts/pyenv.sh failed: $(tail -n 3 "$dir/pyenv.err" | tr '\n' ' ')"
-    summary old_writers
-    exit 1
-fi
+need_pyenv old_writers
 cat >"$dir/craft.py" <<'PYEOF'
 import os, sys
 import pyarrow as pa, pyarrow.parquet as pq
