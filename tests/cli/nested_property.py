@@ -4,8 +4,8 @@ a seed, read back by ringscan equal to pyarrow's reading.
 
 usage: nested_property.py RINGSCAN DIR SEED COUNT
 
-For each of COUNT files (file k uses seed SEED * 1000 + k): a random schema of 1-4 top-level
-fields (structs, lists, maps of string or int keys, any mix to depth 4, primitives int32,
+For each of COUNT files (file k uses seed SEED * 1000 + k): a flat int64 `id`, then a random
+schema of 1-4 top-level fields (structs, lists, maps of string or int keys, any mix to depth 4, primitives int32,
 int64, double, bool, string, binary, date32, decimal(9,2)), 1-400 rows with nulls at every
 nullable level (each level's null rate drawn per field), written with a random page version
 (1.0 / 2.0), dictionary on or off, codec (none, snappy, gzip, zstd, lz4), small pages (data
@@ -16,7 +16,9 @@ groups. Checks, per file:
   2. `scan F --format csv --ordered`: each cell parses (Python's csv, RFC 4180) back to the
      same JSON text (null: an empty cell);
   3. `scan F --format count` over the nested fields alone: rows, and the checksum of
-     cli/checksum.h (FNV-1a 64 of each non-null value's JSON text, folded * 1000003).
+     cli/checksum.h (FNV-1a 64 of each non-null value's JSON text, folded * 1000003);
+  4. with a flat `id` (0, 1, ...) first: `--where "id >= rows/2"` (compaction of the packed
+     rows) and `--order-by "id DESC" --limit 7` (Top-K's merge) give pyarrow's rows.
 Prints "FAIL seed S: ..." for a failing file and ends with
 "nested_property: N passed, N failed". Bounded: COUNT files, each scan under a 60 s timeout.
 """
@@ -97,10 +99,11 @@ def write_file(rnd, path):
         fields.append(pa.field("c%d" % i, t, nullable=rnd.random() < 0.8))
         if pa.types.is_nested(t):
             nested.append("c%d" % i)
-    schema = pa.schema(fields)
     rows = rnd.randint(1, 400)
-    cols = []
-    for f in fields:
+    fields.insert(0, pa.field("id", pa.int64(), nullable=False))
+    schema = pa.schema(fields)
+    cols = [pa.array(range(rows), pa.int64())]
+    for f in fields[1:]:
         nulls = rnd.choice([0.0, 0.05, 0.3])
         cols.append(pa.array([rand_value(rnd, f.type, nulls, f.nullable) for _ in range(rows)], f.type))
     table = pa.Table.from_arrays(cols, schema=schema)
@@ -129,8 +132,10 @@ def check_file(binary, path, nested):
     table = pq.read_table(path)
     cols = ge.column_texts(table)
     keys = [ge.json_string(c[0]) + ":" for c in cols]
-    want = "".join("{" + ",".join(k + c[1][r] for k, c in zip(keys, cols)) + "}\n"
-                   for r in range(table.num_rows)).encode("utf-8")
+    def lines(rows):
+        return "".join("{" + ",".join(k + c[1][r] for k, c in zip(keys, cols)) + "}\n"
+                       for r in rows).encode("utf-8")
+    want = lines(range(table.num_rows))
     rc, out, err = run(binary, ["scan", path, "--format", "jsonl", "--ordered"])
     if rc != 0:
         return "jsonl: exit %d: %s" % (rc, err.strip()[:300])
@@ -139,6 +144,14 @@ def check_file(binary, path, nested):
             if g != w:
                 return "jsonl line %d:\n  got  %r\n  want %r" % (k + 1, g[:300], w[:300])
         return "jsonl: %d bytes, want %d" % (len(out), len(want))
+    half = table.num_rows // 2
+    for args, rows in ((["--where", "id >= %d" % half, "--ordered"], range(half, table.num_rows)),
+                       (["--order-by", "id DESC", "--limit", "7"],
+                        range(table.num_rows - 1, max(-1, table.num_rows - 8), -1))):
+        rc, out, err = run(binary, ["scan", path, "--format", "jsonl"] + args)
+        if rc != 0 or out != lines(rows):
+            return "%s: exit %d %s; got %r, want %r" % (" ".join(args), rc, err.strip()[:200],
+                                                       out[:200], lines(rows)[:200])
     rc, out, err = run(binary, ["scan", path, "--format", "csv", "--ordered"])
     if rc != 0:
         return "csv: exit %d: %s" % (rc, err.strip()[:300])
