@@ -43,6 +43,13 @@ static int leaf_reserve(pq_nest_leaf *l, int64_t n)
     return 0;
 }
 
+int pq_nest_leaf_reserve(pq_nest_leaf *l, int64_t n)
+{
+    assert(n >= 0);
+    int rc = leaf_reserve(l, n);
+    return rc ? rc : pq_vec_reserve(&l->vals, n, 0);
+}
+
 /* One level stream of n values and bit width w (0: all zero, no bytes) into out. */
 static int levels_get(pq_rle_dec *d, int w, uint32_t *out, int64_t n)
 {

@@ -84,6 +84,9 @@ typedef struct pq_nest_leaf {
 } pq_nest_leaf;
 
 void pq_nest_leaf_init(pq_nest_leaf *l, const pq_column_desc *c);
+/* Sizes l for n level pairs (and as many fixed-width values) up front: the chunk metadata's
+ * value count, a hint only (decoding still checks and grows). 0 or -ENOMEM. */
+int pq_nest_leaf_reserve(pq_nest_leaf *l, int64_t n);
 void pq_nest_leaf_free(pq_nest_leaf *l);
 
 /* Decodes leaf r->col's whole column chunk (bytes buf[0, len) at file offset file_off, from

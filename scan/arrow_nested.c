@@ -122,6 +122,16 @@ static int put_offset(nest_builder *b, int64_t n)
     return 0;
 }
 
+/* Whether v holds one more value of n data bytes without growing (pq_vec_reserve's sizes). */
+static inline bool leaf_room(const pq_vec *v, uint32_t n)
+{
+    int64_t k = v->length + 1;
+    if ((k + 7) / 8 > v->validity_cap) return false;
+    if (v->type == PQ_BOOLEAN) return (k + 7) / 8 <= v->values_cap;
+    if (v->type == PQ_BYTE_ARRAY) return k + 1 <= v->offsets_cap && v->data_len + n <= v->data_cap;
+    return k * pq_fixed_width(v->type, v->type_length) <= v->values_cap;
+}
+
 /* Appends a leaf value at p (null when p is NULL) to v; *used: the bytes it took. */
 static int put_leaf(pq_vec *v, const uint8_t *p, const uint8_t *end, int64_t *used)
 {
@@ -131,8 +141,10 @@ static int put_leaf(pq_vec *v, const uint8_t *p, const uint8_t *end, int64_t *us
         NEST_VERIFY(end - p >= 4);
         memcpy(&n, p, 4);
     }
-    int rc = pq_vec_reserve(v, 1, n);
-    if (rc) return rc;
+    if (!leaf_room(v, n)) { /* the common case skips the call: capacity is checked inline */
+        int rc = pq_vec_reserve(v, 1, n);
+        if (rc) return rc;
+    }
     if (!p && v->null_count == 0)
         for (int64_t i = 0; i < k; i++) pq_bit_set(v->validity, i, true);
     if (!p || v->null_count) pq_bit_set(v->validity, k, p != NULL);

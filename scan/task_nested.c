@@ -35,8 +35,14 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v)
             ri->scan_decompressed = r->scan_decompressed;
         }
         pq_nest_leaf_init(&leaves[i], d);
+        /* the footer's value count sizes the leaf once (a hint, capped so that a footer that
+         * lies costs little: the chunk's bytes bound it, decoding grows past it when true) */
+        const pq_chunk_meta *cm = &m->row_groups[x->sp->rg].chunks[cp->col + i];
+        int64_t nv = cm->num_values, cap = 4 * cm->total_uncompressed_size + 1024;
+        if (nv > 0) rc = pq_nest_leaf_reserve(&leaves[i], nv < cap ? nv : cap);
         io_bytes b = task_piece_bytes(x, slot, i);
-        rc = pq_nest_leaf_chunk(ri, b.data, b.len, (int64_t)cp->pieces[i].off, &leaves[i], &x->err);
+        if (rc == 0)
+            rc = pq_nest_leaf_chunk(ri, b.data, b.len, (int64_t)cp->pieces[i].off, &leaves[i], &x->err);
     }
     if (rc == 0) rc = pq_nest_assemble(m, t, leaves, x->sp->nrows, v, &x->err);
     for (int i = 0; leaves && i < n; i++) {

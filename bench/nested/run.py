@@ -13,12 +13,14 @@ alternating order, times the wall clock of
             --threads cores), ringscan_scan_stream imported by pyarrow
             (RecordBatchReader._import_from_c, read_all): decode, assembly, Arrow export;
   pyarrow:  pq.read_table(path, columns=[column], use_threads=(threads > 1)).
-and checks once that both tables are equal. Prints the median of the rounds and the decoded
-Arrow bytes per second (the pyarrow table's nbytes / median time).
+and checks once that both tables are equal. Prints the median of the rounds (wall clock, and
+CPU time: user + system of every thread of the process, getrusage) and the decoded Arrow
+bytes per second (the pyarrow table's nbytes / median wall time).
 """
 import argparse
 import ctypes
 import os
+import resource
 import statistics as st
 import time
 
@@ -94,25 +96,30 @@ def main():
     lib = Lib(os.path.abspath(a.lib))
     print("file %s (%d bytes), %d rows, %d rounds, threads %d" % (path, os.path.getsize(path),
           a.rows, a.rounds, a.threads))
-    print("| column | pyarrow median s | ringscan median s | Arrow MB | pyarrow MB/s | ringscan MB/s |")
-    print("|---|---|---|---|---|---|")
+    print("| column | pyarrow median s | ringscan median s | Arrow MB | pyarrow MB/s | ringscan MB/s "
+          "| pyarrow CPU s | ringscan CPU s |")
+    print("|---|---|---|---|---|---|---|---|")
     for col in ("lst", "st"):
         want = pq.read_table(path, columns=[col], use_threads=a.threads > 1)
         got = lib.read(path, col, a.threads)
         assert got.column(0).equals(want.column(0).cast(got.column(0).type)) or \
             got.column(0).to_pylist() == want.column(0).to_pylist(), col
         mb = want.nbytes / 1e6
-        tp, tr = [], []
+        tp, tr, cp, cr = [], [], [], []
         for r in range(a.rounds):
             for who in (("py", "rs") if r % 2 == 0 else ("rs", "py")):
-                t0 = time.perf_counter()
+                u0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
                 if who == "py":
                     pq.read_table(path, columns=[col], use_threads=a.threads > 1)
                 else:
                     lib.read(path, col, a.threads)
-                (tp if who == "py" else tr).append(time.perf_counter() - t0)
+                t1, u1 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
+                cpu = u1.ru_utime - u0.ru_utime + u1.ru_stime - u0.ru_stime  # every thread
+                (tp if who == "py" else tr).append(t1 - t0)
+                (cp if who == "py" else cr).append(cpu)
         mp, mr = st.median(tp), st.median(tr)
-        print("| %s | %.3f | %.3f | %.1f | %.0f | %.0f |" % (col, mp, mr, mb, mb / mp, mb / mr))
+        print("| %s | %.3f | %.3f | %.1f | %.0f | %.0f | %.3f | %.3f |" % (
+            col, mp, mr, mb, mb / mp, mb / mr, st.median(cp), st.median(cr)))
 
 
 if __name__ == "__main__":
