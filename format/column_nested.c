@@ -205,8 +205,8 @@ static int peek(nest_asm *a, int32_t col, int rep, int def_exist, int *def)
     return 0;
 }
 
-/* A null or empty value of node k: one level pair of every leaf under it, each below
- * def_bound as the first leaf's. */
+/* A null or empty value of node k: one level pair of every leaf under it, each defined to
+ * at least def_exist and below def_bound, as the first leaf's. */
 static int skip(nest_asm *a, int32_t k, int rep, int def_exist, int def_bound)
 {
     for (int32_t c = a->t[k].leaf_lo; c < a->t[k].leaf_hi; c++) {
@@ -242,11 +242,11 @@ static int put_value(nest_asm *a, const pq_vec *v, int64_t i)
 
 static int value(nest_asm *a, int32_t k, int rep, int def_exist);
 
-/* List or map node k (valid, with at least one element at this pair): its elements. */
-static int elements(nest_asm *a, int32_t k, int rep, int def_exist)
+/* List or map node k (valid, with at least one element at this pair): its elements, the
+ * first at repetition level rep, each next at the list's own. */
+static int elements(nest_asm *a, int32_t k, int rep)
 {
     const pq_nest *t = &a->t[k];
-    (void)def_exist;
     int rc = put_room(a, 4);
     if (rc) return rc;
     int64_t at = a->len;
@@ -292,9 +292,9 @@ static int value(nest_asm *a, int32_t k, int rep, int def_exist)
         if (rc) return rc;
         memset(a->buf + a->len, 0, 4);
         a->len += 4;
-        return skip(a, k, rep, def_exist, t->def_item);
+        return skip(a, k, rep, t->def_valid, t->def_item); /* every leaf says empty */
     }
-    return elements(a, k, rep, def_exist);
+    return elements(a, k, rep);
 }
 
 /* The cursors of every leaf back to the start. */
