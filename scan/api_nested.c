@@ -36,14 +36,15 @@ static bool node_nested(const pq_file_meta *m, int32_t i)
 }
 
 /* The column a scan reads for top-level field i: its own (flat), its first leaf (a nested
- * field whose shape can be read, format/column_nested.h), or -1 (a shape the format does
- * not allow). */
+ * field whose shape can be read, format/column_nested.h), -1 (a shape the format does not
+ * allow) or -ENOMEM. */
 static int32_t top_column(const pq_file_meta *m, int32_t i)
 {
     const pq_schema_node *nd = &m->nodes[i];
     assert(nd->depth == 1);
     if (nd->shape == PQ_SHAPE_FLAT) return nd->column;
-    if (pq_nest_check(m, i, NULL)) return -1;
+    int rc = pq_nest_check(m, i, NULL);
+    if (rc) return rc == -ENOMEM ? -ENOMEM : -1;
     for (int32_t k = i; k < nd->end; k++)
         if (m->nodes[k].column >= 0) return m->nodes[k].column;
     return -1;
@@ -134,6 +135,7 @@ int scan_nested_all(const pq_file_meta *m, int *idx, int32_t *nodes, int *n, pq_
     int k = 0;
     for (int32_t i = 0; i < m->nnodes; i = m->nodes[i].end) {
         int32_t col = top_column(m, i);
+        if (col == -ENOMEM) return pq_errf(e, -ENOMEM, -1, "out of memory");
         if (col < 0) return refuse_all(m, e);
         assert(k < m->ncolumns);
         nodes[k] = m->nodes[i].shape == PQ_SHAPE_FLAT ? -1 : i;
@@ -154,7 +156,9 @@ int scan_nested_resolve(const pq_file_meta *m, const char *name, int *col, int32
         *node = i;
         return 0;
     }
-    if (i >= 0 && m->nodes[i].depth > 1 && sub_field(m, i, e)) return RINGSCAN_EUNSUPPORTED;
+    if (i >= 0 && m->nodes[i].depth == 1 && *col == -ENOMEM)
+        return pq_errf(e, -ENOMEM, -1, "out of memory");
+    if (i >= 0 && m->nodes[i].depth > 1 && sub_field(m, i, e)) return e->status;
     if (i >= 0 && m->nodes[i].depth > 1) {
         *node = i;
         pq_nest_leaves(m, i, col);

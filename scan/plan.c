@@ -380,7 +380,9 @@ static int refuse_nested(const scan_plan *p, pq_err *e)
         for (int k = 0; k < p->pred_at[p->npreds]; k++) filtered = filtered || p->pred_slots[k] == i;
         int32_t top = p->slot_node[i], first = -1;
         if (top >= 0) pq_nest_leaves(&p->f->meta, top, &first);
-        if (c->nested && (filtered || first != p->need[i] || pq_nest_check(&p->f->meta, top, NULL)))
+        int shape = c->nested && !filtered && first == p->need[i] ? pq_nest_check(&p->f->meta, top, e) : 0;
+        if (shape == -ENOMEM) return shape;
+        if (c->nested && (filtered || first != p->need[i] || shape))
             return pq_errf_col(e, RINGSCAN_EUNSUPPORTED, -1, c->name,
                                "column '%.200s': nested columns cannot be read yet", c->name);
     }
