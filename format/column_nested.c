@@ -161,22 +161,22 @@ typedef struct nest_asm {
     const pq_file_meta *m;
     const pq_nest *t;      /* the field's nodes */
     pq_nest_leaf *leaves;  /* indexed by column - t[0].leaf_lo */
-    uint8_t *buf;          /* the row being packed */
-    int64_t len, cap;
+    pq_vec *out;           /* the row being packed is written past out->data_len (not yet
+                              committed: a failure leaves out's length and bytes as they were) */
+    uint8_t *buf;          /* out->data + out->data_len, renewed when out grows */
+    int64_t len;           /* the row's bytes so far */
     pq_err *e;
 } nest_asm;
 
-/* Room for n more packed bytes. 0, RINGSCAN_ELIMIT or -ENOMEM. */
+/* Room for n more packed bytes of the row. 0, RINGSCAN_ELIMIT or -ENOMEM. */
 static int put_room(nest_asm *a, int64_t n)
 {
-    if (a->len + n <= a->cap) return 0;
-    if (a->len + n > INT32_MAX) return RINGSCAN_ELIMIT;
-    int64_t cap = a->cap ? a->cap : 256;
-    while (cap < a->len + n) cap *= 2;
-    uint8_t *b = fail_realloc(a->buf, (size_t)cap);
-    if (!b) return -ENOMEM;
-    a->buf = b, a->cap = cap;
-    return 0;
+    pq_vec *o = a->out;
+    if (o->data_len + a->len + n <= o->data_cap) return 0;
+    if (o->data_len + a->len + n > INT32_MAX) return RINGSCAN_ELIMIT;
+    int rc = pq_vec_reserve(o, 1, a->len + n);
+    if (rc == 0) a->buf = o->data + o->data_len;
+    return rc;
 }
 
 static pq_nest_leaf *leaf_of(nest_asm *a, int32_t col)
@@ -307,15 +307,14 @@ int pq_nest_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leav
                      int64_t rows, pq_vec *out, pq_err *e)
 {
     assert(out->type == PQ_BYTE_ARRAY && rows >= 0);
-    nest_asm a = {.m = m, .t = t, .leaves = leaves, .e = e};
+    nest_asm a = {.m = m, .t = t, .leaves = leaves, .out = out, .e = e};
     rewind_leaves(&a);
     pq_vec keep = *out;
     int rc = pq_vec_reserve(out, rows, 0);
     for (int64_t r = 0; rc == 0 && r < rows; r++) {
         a.len = 0;
+        a.buf = out->data ? out->data + out->data_len : NULL; /* put_room sets it first */
         rc = value(&a, 0, 0, 0);
-        if (rc == 0 && out->data_len + a.len > INT32_MAX) rc = RINGSCAN_ELIMIT;
-        if (rc == 0) rc = pq_vec_reserve(out, 1, a.len);
         if (rc) break;
         bool valid = a.buf[0] != 0;
         int64_t i = out->length;
@@ -323,8 +322,7 @@ int pq_nest_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leav
             for (int64_t j = 0; j < i; j++) pq_bit_set(out->validity, j, true);
         if (out->null_count > 0 || !valid) pq_bit_set(out->validity, i, valid);
         out->null_count += !valid;
-        memcpy(out->data + out->data_len, a.buf, (size_t)a.len);
-        out->data_len += a.len;
+        out->data_len += a.len; /* the row's bytes are already in place: commit them */
         out->offsets[i + 1] = (int32_t)out->data_len;
         out->length++;
     }
@@ -342,6 +340,5 @@ int pq_nest_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leav
     if (rc) {
         out->length = keep.length, out->null_count = keep.null_count, out->data_len = keep.data_len;
     }
-    free(a.buf);
     return rc;
 }
