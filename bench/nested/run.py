@@ -69,6 +69,7 @@ class Lib:
         # threads: after columns, ncolumns, filter, filter_expr, limit, order_by, order_desc,
         # topk_bound, on_topk_bound, ctx, row_groups, nrow_groups, policy (ringscan.h)
         ctypes.memmove(ctypes.byref(opts, 96), ctypes.byref(ctypes.c_int(threads)), 4)
+        ctypes.memmove(ctypes.byref(opts, 104), ctypes.byref(ctypes.c_bool(True)), 1)  # ordered
         s = ctypes.c_void_p()
         if self.l.ringscan_scan_start(f, opts, ctypes.byref(s), err) != 0:
             raise RuntimeError(err.raw[4:300])
