@@ -119,10 +119,11 @@ static int refuse_all(const pq_file_meta *m, pq_err *e)
     list_fields(m, false, nested, sizeof nested);
     list_fields(m, true, flat, sizeof flat);
     if (!flat[0])
-        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "nested columns cannot be projected yet: %s;"
-                       " the file has no column that can be read", nested);
-    return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "nested columns cannot be projected yet: %s; "
-                   "name the columns that can be read instead: %s", nested, flat);
+        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "a LIST or MAP whose shape the format does "
+                       "not allow cannot be read: %s; the file has no other column", nested);
+    return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "a LIST or MAP whose shape the format does not "
+                   "allow cannot be read: %s; name the columns that can be read instead: %s",
+                   nested, flat);
 }
 
 int scan_nested_all(const pq_file_meta *m, int *idx, int32_t *nodes, int *n, pq_err *e)

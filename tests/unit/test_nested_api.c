@@ -124,6 +124,14 @@ static void refusals(void)
     refused(f, &o, "column 'a.key_value.value.key_value.key': nested columns (inside map 'a') "
                    "cannot be sorted by yet");
     ringscan_close(f);
+    /* a MAP whose key is optional (pyarrow refuses it too): the scan of every column, naming it */
+    char p[300];
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open(data_path("incorrect_map_schema.parquet", p, sizeof p), &f, &err), 0);
+    ringscan_options_init(&o);
+    if (f) refused(f, &o, "a LIST or MAP whose shape the format does not allow cannot be read: "
+                          "'my_map' (map); the file has no other column");
+    ringscan_close(f);
 }
 
 /* The map of maps a (map<string, map<int32, bool>>) read whole: its Arrow layout, and row 0
