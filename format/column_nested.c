@@ -242,6 +242,39 @@ static int put_value(nest_asm *a, const pq_vec *v, int64_t i)
 
 static int value(nest_asm *a, int32_t k, int rep, int def_exist);
 
+/* The elements of list node k whose element is a fixed-width leaf, in one pass over the
+ * leaf's run of pairs (what value() would do for each, without the per-element calls): the
+ * first pair at repetition level rep, the others at the list's own; *n their count. */
+static int fixed_elements(nest_asm *a, int32_t k, int rep, uint32_t *n)
+{
+    const pq_nest *t = &a->t[k], *c = &a->t[k + 1];
+    pq_nest_leaf *l = leaf_of(a, c->col);
+    int d;
+    int rc = peek(a, c->col, rep, t->def_item, &d);
+    if (rc) return rc;
+    int64_t end = l->pos + 1, w = pq_fixed_width(l->vals.type, l->vals.type_length);
+    while (end < l->n && l->rep[end] == t->rep_item) end++; /* the leaf repeats no deeper */
+    rc = put_room(a, (end - l->pos) * (1 + w));
+    if (rc) return rc;
+    uint8_t *p = a->buf + a->len;
+    for (int64_t i = l->pos; i < end; i++) {
+        if (l->def[i] < t->def_item) {
+            l->pos = i;
+            return level_error(a, c->col, "definition level below its parent's");
+        }
+        bool valid = l->def[i] >= c->def_valid;
+        *p++ = valid;
+        if (!valid) continue;
+        assert(l->vpos < l->vals.length); /* one value per pair at the max level */
+        memcpy(p, l->vals.values + (size_t)(l->vpos++ * w), (size_t)w);
+        p += w;
+    }
+    *n = (uint32_t)(end - l->pos);
+    a->len = p - a->buf;
+    l->pos = end;
+    return 0;
+}
+
 /* List or map node k (valid, with at least one element at this pair): its elements, the
  * first at repetition level rep, each next at the list's own. */
 static int elements(nest_asm *a, int32_t k, int rep)
@@ -253,6 +286,12 @@ static int elements(nest_asm *a, int32_t k, int rep)
     a->len += 4;
     pq_nest_leaf *first = leaf_of(a, t->leaf_lo);
     uint32_t n = 0;
+    const pq_nest *c = &a->t[k + 1];
+    if (c->kind == PQ_NEST_PRIM && first->vals.type != PQ_BOOLEAN && first->vals.type != PQ_BYTE_ARRAY) {
+        rc = fixed_elements(a, k, rep, &n);
+        if (rc == 0) memcpy(a->buf + at, &n, 4);
+        return rc;
+    }
     do {
         rc = value(a, k + 1, n == 0 ? rep : t->rep_item, t->def_item);
         if (rc) return rc;

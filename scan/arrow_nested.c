@@ -186,6 +186,36 @@ static int put_null(nest_unpack *u, int32_t k)
     return rc;
 }
 
+/* n elements of list whose element is node k, a fixed-width leaf, packed at *p: appended to
+ * its values in one loop (what put_value does for each, without the per-element calls). */
+static int fixed_values(nest_unpack *u, int32_t k, uint32_t n, const uint8_t **p, const uint8_t *end)
+{
+    nest_builder *cb = &u->b[k];
+    pq_vec *v = &cb->vals;
+    size_t w = (size_t)pq_fixed_width(v->type, v->type_length);
+    int rc = pq_vec_reserve(v, n, 0);
+    if (rc) return rc;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t r = v->length + i;
+        NEST_VERIFY(*p < end && **p <= 1); /* invariant 1 */
+        bool valid = *(*p)++ != 0;
+        if (!valid && v->null_count == 0)
+            for (int64_t j = 0; j < r; j++) pq_bit_set(v->validity, j, true);
+        if (v->null_count || !valid) pq_bit_set(v->validity, r, valid);
+        v->null_count += !valid;
+        if (!valid) {
+            memset(v->values + (size_t)r * w, 0, w);
+            continue;
+        }
+        NEST_VERIFY((size_t)(end - *p) >= w);
+        memcpy(v->values + (size_t)r * w, *p, w);
+        *p += w;
+    }
+    v->length += n;
+    cb->length += n;
+    return 0;
+}
+
 /* The value of node k packed at *p (within end): appended to the builders, *p past it. */
 static int put_value(nest_unpack *u, int32_t k, const uint8_t **p, const uint8_t *end)
 {
@@ -208,7 +238,10 @@ static int put_value(nest_unpack *u, int32_t k, const uint8_t **p, const uint8_t
         memcpy(&n, *p, 4);
         *p += 4;
         rc = put_offset(b, n);
-        for (uint32_t i = 0; rc == 0 && i < n; i++) rc = put_value(u, k + 1, p, end);
+        const pq_vec *ev = &u->b[k + 1].vals;
+        bool fixed = u->t[k + 1].kind == PQ_NEST_PRIM && ev->type != PQ_BOOLEAN && ev->type != PQ_BYTE_ARRAY;
+        if (rc == 0 && fixed) rc = fixed_values(u, k + 1, n, p, end);
+        for (uint32_t i = 0; rc == 0 && !fixed && i < n; i++) rc = put_value(u, k + 1, p, end);
     }
     if (rc == 0) b->length++;
     return rc;
