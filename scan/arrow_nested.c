@@ -25,7 +25,7 @@
 
 typedef struct nest_builder {
     int64_t length, null_count;
-    uint8_t *valid;     /* validity bits */
+    uint8_t *valid;     /* validity bits (not a leaf's: its vals hold them) */
     int64_t valid_cap;  /* bytes */
     int32_t *offsets;   /* LIST/MAP: length + 1 */
     int64_t off_cap;    /* entries */
@@ -175,9 +175,8 @@ static int put_null(nest_unpack *u, int32_t k)
 {
     const pq_nest *t = &u->t[k];
     nest_builder *b = &u->b[k];
-    int rc = put_valid(b, false);
-    int64_t used;
-    if (rc == 0 && t->kind == PQ_NEST_PRIM) rc = put_leaf(&b->vals, NULL, NULL, &used);
+    int64_t used; /* a leaf's validity is its values' own (vals), the others' the builder's */
+    int rc = t->kind == PQ_NEST_PRIM ? put_leaf(&b->vals, NULL, NULL, &used) : put_valid(b, false);
     if (rc == 0 && (t->kind == PQ_NEST_LIST || t->kind == PQ_NEST_MAP)) rc = put_offset(b, 0);
     for (int32_t c = k + 1, i = 0; rc == 0 && t->kind == PQ_NEST_STRUCT && i < t->nchildren;
          i++, c = u->t[c].end)
@@ -223,7 +222,7 @@ static int put_value(nest_unpack *u, int32_t k, const uint8_t **p, const uint8_t
     nest_builder *b = &u->b[k];
     NEST_VERIFY(*p < end && **p <= 1);
     if (*(*p)++ == 0) return put_null(u, k);
-    int rc = put_valid(b, true);
+    int rc = t->kind == PQ_NEST_PRIM ? 0 : put_valid(b, true); /* a leaf's: in vals */
     if (rc) return rc;
     if (t->kind == PQ_NEST_PRIM) {
         int64_t used;
