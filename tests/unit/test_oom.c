@@ -141,15 +141,42 @@ static uint64_t row_hash(const struct ArrowArray *a, int64_t i)
     return ts_hash_bytes(h, (const uint8_t *)s->buffers[2] + off[i], off[i + 1] - off[i]);
 }
 
-/* One whole scan through the public API; every step's failure ends it with its status. */
-static outcome scan_once(const oom_case *c)
+/* One whole scan of path with o through the public API, each batch handed to add (which
+ * folds it into out's hash); every step's failure ends it with its status. */
+static outcome scan_with(const char *path, const ringscan_options *o,
+                         void (*add)(const struct ArrowArray *a, outcome *out))
 {
     outcome out = {0, 0, 0};
     ringscan_file *f = NULL;
     ringscan_scan *s = NULL;
     ringscan_error err;
-    out.status = ringscan_open(paths[c->file], &f, &err);
+    out.status = ringscan_open(path, &f, &err);
     if (out.status != 0) return out;
+    out.status = ringscan_scan_start(f, o, &s, &err);
+    struct ArrowArray a;
+    int rc = 0;
+    while (out.status == 0 && (rc = ringscan_scan_next(s, &a, &err)) == 1) {
+        add(&a, &out);
+        out.rows += a.length;
+        a.release(&a);
+    }
+    if (out.status == 0) out.status = rc;
+    if (out.status < 0) CHECK(err.status == out.status && err.message[0] != '\0');
+    ringscan_scan_free(s);
+    ringscan_close(f);
+    return out;
+}
+
+/* The rows of a batch of the model's table: one hash each, summed (order-independent). */
+static void add_rows(const struct ArrowArray *a, outcome *out)
+{
+    CHECK(a->n_children == NC && a->length > 0);
+    for (int64_t i = 0; i < a->length && a->n_children == NC; i++) out->hash += row_hash(a, i);
+}
+
+/* One scan of case c. */
+static outcome scan_once(const oom_case *c)
+{
     ringscan_options o;
     ringscan_options_init(&o);
     o.filter = c->filter;
@@ -160,20 +187,7 @@ static outcome scan_once(const oom_case *c)
     o.io = c->io;
     o.split_rows = c->split_rows;
     o.order_by = c->order_by;
-    out.status = ringscan_scan_start(f, &o, &s, &err);
-    struct ArrowArray a;
-    int rc = 0;
-    while (out.status == 0 && (rc = ringscan_scan_next(s, &a, &err)) == 1) {
-        CHECK(a.n_children == NC && a.length > 0);
-        for (int64_t i = 0; i < a.length && a.n_children == NC; i++) out.hash += row_hash(&a, i);
-        out.rows += a.length;
-        a.release(&a);
-    }
-    if (out.status == 0) out.status = rc;
-    if (out.status < 0) CHECK(err.status == out.status && err.message[0] != '\0');
-    ringscan_scan_free(s);
-    ringscan_close(f);
-    return out;
+    return scan_with(paths[c->file], &o, add_rows);
 }
 
 /* ---- the watchdog: a run that does not end is a hang ---- */
@@ -404,31 +418,18 @@ static uint64_t shape_hash(const struct ArrowArray *a, uint64_t h)
     return h;
 }
 
+static void add_shape(const struct ArrowArray *a, outcome *out)
+{
+    out->hash = shape_hash(a, out->hash);
+}
+
 /* Every field of NESTED_FILE (maps, lists of lists, lists of maps, a struct of lists). */
 static outcome nested_once(void)
 {
-    outcome out = {0, 0, 0};
-    ringscan_file *f = NULL;
-    ringscan_scan *s = NULL;
-    ringscan_error err;
-    out.status = ringscan_open(NESTED_FILE, &f, &err);
-    if (out.status != 0) return out;
     ringscan_options o;
     ringscan_options_init(&o);
     o.ordered = true;
-    out.status = ringscan_scan_start(f, &o, &s, &err);
-    struct ArrowArray a;
-    int rc = 0;
-    while (out.status == 0 && (rc = ringscan_scan_next(s, &a, &err)) == 1) {
-        out.hash = shape_hash(&a, out.hash);
-        out.rows += a.length;
-        a.release(&a);
-    }
-    if (out.status == 0) out.status = rc;
-    if (out.status < 0) CHECK(err.status == out.status && err.message[0] != '\0');
-    ringscan_scan_free(s);
-    ringscan_close(f);
-    return out;
+    return scan_with(NESTED_FILE, &o, add_shape);
 }
 
 /* Every failure point of a scan of every nested field: the whole answer or -ENOMEM. */
