@@ -17,8 +17,8 @@
  *  - INT96 is scanned as its stored bytes (ringscan_options.int96_raw): timestamp[ns] wraps
  *    outside 1677..2262 and could not be turned back;
  *  - a nested column (list, struct, map) sums, over its non-null rows, FNV-1a 64 of the row's
- *    JSON text exactly as --format jsonl prints the value (cli/print.h; a value's text past
- *    64 KiB hashes its first 64 KiB - 1 bytes). The column's schema must outlive the sum_col. */
+ *    JSON text exactly as --format jsonl prints the value (cli/print.h print_nested_text, any
+ *    length). The column's schema must outlive the sum_col. */
 #ifndef RINGSCAN_CLI_CHECKSUM_H
 #define RINGSCAN_CLI_CHECKSUM_H
 #include <stdint.h>

@@ -29,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------------ numbers */
 
@@ -412,18 +414,65 @@ static void print_nested(cli_sink *f, const print_col *c, const struct ArrowArra
     sink_putc(f, ']');
 }
 
-/* A nested value's JSON text as one CSV field: rendered in a scratch sink, then quoted (a
- * value past the scratch's SINK_BUF_BYTES fails the output with -EFBIG, never cut). */
-static void print_nested_csv(cli_sink *f, const print_col *c, const struct ArrowArray *a, int64_t i)
+int print_nested_text(const print_col *c, const struct ArrowArray *a, int64_t row,
+                      void (*emit)(void *ctx, const uint8_t *p, size_t n, bool last), void *ctx)
 {
     static cli_sink scratch; /* the CLI prints on one thread */
-    sink_init(&scratch, -1, "a CSV cell");
+    static int memfd = -1;   /* a long value's text, written out and read back in pieces */
+    int64_t i = a->offset + row;
+    sink_init(&scratch, -1, "a nested value");
     print_nested(&scratch, c, a, i);
-    if (scratch.err || scratch.len + 1 >= SINK_BUF_BYTES) {
-        if (!f->err) f->err = -EFBIG;
+    if (!scratch.err) {
+        emit(ctx, (const uint8_t *)scratch.buf, scratch.len, true);
+        return 0;
+    }
+    if (memfd < 0 && (memfd = memfd_create("ringscan-nested-text", MFD_CLOEXEC)) < 0) return -errno;
+    if (ftruncate(memfd, 0) != 0 || lseek(memfd, 0, SEEK_SET) != 0) return -errno;
+    sink_init(&scratch, memfd, "a nested value");
+    print_nested(&scratch, c, a, i);
+    if (sink_flush(&scratch)) return scratch.err;
+    off_t total = lseek(memfd, 0, SEEK_CUR), at = 0;
+    if (total < 0 || lseek(memfd, 0, SEEK_SET) != 0) return -errno;
+    while (at < total) { /* bounded: each pass reads at least one byte or fails */
+        ssize_t got = read(memfd, scratch.buf, sizeof scratch.buf);
+        if (got <= 0) return got < 0 ? -errno : -EIO;
+        at += got;
+        emit(ctx, (const uint8_t *)scratch.buf, (size_t)got, at >= total);
+    }
+    return 0;
+}
+
+/* print_nested_text's emit for a CSV cell: the text quoted, inner quotes doubled (RFC 4180);
+ * a short text goes through print_csv_field (quoted only when it needs to be). */
+typedef struct csv_cell {
+    cli_sink *f;
+    bool open; /* a long text's opening quote is written */
+} csv_cell;
+
+static void emit_csv(void *ctx, const uint8_t *p, size_t n, bool last)
+{
+    csv_cell *cc = ctx;
+    if (last && !cc->open) {
+        print_csv_field(cc->f, p, (int64_t)n);
         return;
     }
-    print_csv_field(f, (const uint8_t *)scratch.buf, (int64_t)scratch.len);
+    if (!cc->open) sink_putc(cc->f, '"');
+    cc->open = true;
+    for (size_t i = 0, run = 0; i <= n; i++) { /* runs up to each quote, written at once */
+        if (i < n && p[i] != '"') continue;
+        sink_write(cc->f, p + run, i - run);
+        if (i < n) sink_puts(cc->f, "\"\"");
+        run = i + 1;
+    }
+    if (last) sink_putc(cc->f, '"');
+}
+
+/* A nested value's JSON text as one CSV field (any length). */
+static void print_nested_csv(cli_sink *f, const print_col *c, const struct ArrowArray *a, int64_t i)
+{
+    csv_cell cc = {.f = f};
+    int rc = print_nested_text(c, a, i - a->offset, emit_csv, &cc);
+    if (rc && !f->err) f->err = rc;
 }
 
 /* One value in the form of fmt (PRINT_JSONL: JSON; PRINT_CSV: a CSV field; else raw). */

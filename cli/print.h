@@ -52,6 +52,12 @@ int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96);
 void print_float(cli_sink *f, double d, int width);
 /* One value of row `row` of array a (column c); json selects JSON quoting and null. */
 void print_value(cli_sink *f, const print_col *c, const struct ArrowArray *a, int64_t row, bool json);
+/* The JSON text of row `row` (not null) of nested column c (PK_LIST/STRUCT/MAP), any length,
+ * handed to emit in pieces in order (last set on the final one; a text under SINK_BUF_BYTES
+ * comes in one piece, a longer one is rendered through a memory file and read back). 0 or a
+ * negative errno (the memory file could not be made or written). One thread at a time. */
+int print_nested_text(const print_col *c, const struct ArrowArray *a, int64_t row,
+                      void (*emit)(void *ctx, const uint8_t *p, size_t n, bool last), void *ctx);
 /* True when row `row` of a is null. */
 bool print_is_null(const struct ArrowArray *a, int64_t row);
 /* The bytes of row `row` of a string, binary or fixed-size binary column c (not null):

@@ -17,7 +17,9 @@ groups. Checks, per file:
      same JSON text (null: an empty cell);
   3. `scan F --format count` over the nested fields alone: rows, and the checksum of
      cli/checksum.h (FNV-1a 64 of each non-null value's JSON text, folded * 1000003);
-  4. with a flat `id` (0, 1, ...) first: `--where "id >= rows/2"` (compaction of the packed
+  4. one more file of values whose JSON text is far past the CLI's 64 KiB buffer (a list of
+     30,000 int64, a string of 80,000 bytes with quotes): the same checks;
+  5. with a flat `id` (0, 1, ...) first: `--where "id >= rows/2"` (compaction of the packed
      rows) and `--order-by "id DESC" --limit 7` (Top-K's merge) give pyarrow's rows.
 Prints "FAIL seed S: ..." for a failing file and ends with
 "nested_property: N passed, N failed". Bounded: COUNT files, each scan under a 60 s timeout.
@@ -31,6 +33,8 @@ import sys
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+csv.field_size_limit(1 << 30)  # the long-value file's cells
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "conformance"))
 import gen_expected as ge  # noqa: E402
@@ -192,6 +196,21 @@ def main():
             print("FAIL seed %d (%s): %s" % (s, opts, problem))
         else:
             passed += 1
+    # a value whose JSON text is far longer than the CLI's 64 KiB output buffer: CSV cell and
+    # count checksum over the whole text
+    rnd = random.Random(seed)
+    path = os.path.join(work, "long.parquet")
+    big = [rnd.randint(-2**63, 2**63 - 1) for _ in range(30000)]
+    pq.write_table(pa.table({"id": pa.array([0, 1, 2], pa.int64()),
+                             "c0": pa.array([big, None, big[:3]], pa.list_(pa.int64())),
+                             "c1": pa.array([{"k": "q\"" * 40000}, None, {"k": ""}],
+                                            pa.struct([("k", pa.string())]))}), path)
+    problem = check_file(binary, path, ["c0", "c1"])
+    if problem:
+        failed += 1
+        print("FAIL long values (seed %d): %s" % (seed, problem[:500]))
+    else:
+        passed += 1
     print("nested_property: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
