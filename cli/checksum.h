@@ -15,11 +15,15 @@
  *    BYTE_ARRAY ones hash the shortest big-endian two's complement form (what Java's
  *    BigInteger, pyarrow and DuckDB write; a writer that pads differs);
  *  - INT96 is scanned as its stored bytes (ringscan_options.int96_raw): timestamp[ns] wraps
- *    outside 1677..2262 and could not be turned back. */
+ *    outside 1677..2262 and could not be turned back;
+ *  - a nested column (list, struct, map) sums, over its non-null rows, FNV-1a 64 of the row's
+ *    JSON text exactly as --format jsonl prints the value (cli/print.h print_nested_text, any
+ *    length). The column's schema must outlive the sum_col. */
 #ifndef RINGSCAN_CLI_CHECKSUM_H
 #define RINGSCAN_CLI_CHECKSUM_H
 #include <stdint.h>
 
+#include "cli/print.h"
 #include "ringscan.h"
 
 typedef enum {
@@ -30,12 +34,14 @@ typedef enum {
     SUM_DEC_FIXED,/* decimal128 as width big-endian bytes, hashed */
     SUM_DEC_VAR,  /* decimal128 as its shortest big-endian bytes, hashed */
     SUM_FIXED,    /* width bytes, hashed */
-    SUM_VAR       /* offset bytes, hashed (width 8: int64 offsets, else int32) */
+    SUM_VAR,      /* offset bytes, hashed (width 8: int64 offsets, else int32) */
+    SUM_JSON      /* a nested value's JSON text, hashed */
 } sum_kind;
 
 typedef struct sum_col {
     sum_kind kind;
     int width;
+    print_col pc; /* SUM_JSON: how the value prints (borrows the schema) */
 } sum_col;
 
 /* How column c (Arrow schema s, Parquet column ci) adds to its sum. 0, or -EINVAL for a

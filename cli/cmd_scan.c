@@ -64,7 +64,7 @@ static const char *const scan_hive[] = {"auto", "true", "false", NULL};
 /* Every option `ringscan scan` (and each `serve` line) accepts; the help is printed from it. */
 static const cli_opt scan_opts[] = {
     {"--columns", NULL, "a,b", CLI_TEXT, SO_COLUMNS, .dflt = "every column",
-     .help = "columns to print, in this order (spaces around names are ignored)"},
+     .help = "columns to print, in order (nested: a field, or a struct path s.a)"},
     {"--dictionary-columns", NULL, "a,b", CLI_TEXT, SO_DICT_COLUMNS, .dflt = "none",
      .help = "read these string/binary columns as dictionary arrays"},
     {"--where", NULL, "EXPR", CLI_TEXT, SO_WHERE, .dflt = "every row",
@@ -393,6 +393,7 @@ typedef struct batch_keep {
     struct ArrowArray *b;
     int n, cap, nproj;
     sum_col *cols;   /* nproj, owned */
+    struct ArrowSchema schema; /* owned when release is set: cols borrow it */
 } batch_keep;
 
 static int keep_add(batch_keep *k, struct ArrowArray *b)
@@ -420,6 +421,7 @@ static uint64_t keep_checksum(batch_keep *k)
     free(sum);
     free(k->b);
     free(k->cols);
+    if (k->schema.release) k->schema.release(&k->schema);
     *k = (batch_keep){0};
     return c;
 }
@@ -474,19 +476,20 @@ static int drain_count(const char *path, ringscan_scan *sc, int64_t *rows,
     sum_col *cols = calloc((size_t)n + 1, sizeof *cols);
     uint64_t *sum = calloc((size_t)n + 1, sizeof *sum);
     rc = cols && sum ? sum_cols_init(sc, &schema, cols) : -ENOMEM;
-    schema.release(&schema);
     *rows = 0;
-    if (rc == 0 && keep) {
+    if (rc == 0 && keep) { /* the kept columns borrow the schema (nested ones print) */
         keep->nproj = n;
         keep->cols = cols;
+        keep->schema = schema;
+        schema.release = NULL;
         cols = NULL;
     }
     if (rc == 0) rc = count_batches(sc, path, keep ? keep->cols : cols, n, sum, rows, keep, err);
-    else cli_err(err, path, rc, rc == -EINVAL ? "a column type the checksum does not know (a "
-                                                "list prints with --format jsonl only, yet)" : NULL);
+    else cli_err(err, path, rc, rc == -EINVAL ? "a column type the checksum does not know" : NULL);
     *checksum = sum ? sum_checksum(sum, n) : 0;
     free(sum);
     free(cols);
+    if (schema.release) schema.release(&schema);
     return rc;
 }
 
@@ -545,13 +548,6 @@ static int drain(ringscan_scan *sc, const scan_args *a, int64_t *rows,
         if (print_col_init(&cols[i], schema.children[i],
                            column_of(sc, i).physical == RINGSCAN_INT96))
             rc = cli_err(err, a->path, -EINVAL, "a column type the printer does not know");
-    for (int i = 0; rc == 0 && i < n; i++) /* JSON arrays; in table and CSV cells: not yet */
-        if (cols[i].kind == PK_LIST && a->fmt != PRINT_JSONL) {
-            char msg[300];
-            snprintf(msg, sizeof msg, "column '%.200s' is a list: lists print with --format "
-                     "jsonl only (yet)", cols[i].name);
-            rc = cli_err(err, a->path, RINGSCAN_EUNSUPPORTED, msg);
-        }
     if (rc == 0) rc = print_batches(sc, a, cols, n, err);
     free(cols);
     schema.release(&schema); /* after printing: cols borrow its names */

@@ -30,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------------ numbers */
 
@@ -252,13 +254,18 @@ int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96)
         return rc;
     }
     const char *f = s->format;
-    if (strcmp(f, "+l") == 0) { /* a list of a flat type: its element's kind, then PK_LIST */
-        if (s->n_children != 1 || strcmp(s->children[0]->format, "+l") == 0) return -EINVAL;
-        int rc = print_col_init(c, s->children[0], int96);
-        c->name = s->name ? s->name : "";
-        c->item_kind = c->kind;
-        c->kind = PK_LIST;
-        return rc;
+    bool nested = strcmp(f, "+l") == 0 || strcmp(f, "+s") == 0 || strcmp(f, "+m") == 0;
+    if (nested) { /* every value inside must be printable: checked once here */
+        *c = (print_col){.name = s->name ? s->name : "", .schema = s,
+                         .kind = f[1] == 'l' ? PK_LIST : f[1] == 's' ? PK_STRUCT : PK_MAP};
+        if ((c->kind != PK_STRUCT && s->n_children != 1) ||
+            (c->kind == PK_MAP && s->children[0]->n_children != 2))
+            return -EINVAL;
+        for (int64_t i = 0; i < s->n_children; i++) {
+            print_col child;
+            if (print_col_init(&child, s->children[i], false)) return -EINVAL;
+        }
+        return 0;
     }
     *c = (print_col){.name = s->name ? s->name : ""};
     if (int96) {
@@ -371,18 +378,111 @@ static void print_float_at(cli_sink *f, const uint8_t *p, int width)
 static void print_value_as(cli_sink *f, const print_col *c, const struct ArrowArray *a, int64_t row,
                            print_format fmt);
 
-/* Row i (offset applied) of list array a as a JSON array of its elements' JSON values. */
-static void print_list(cli_sink *f, const print_col *c, const struct ArrowArray *a, int64_t i)
+/* The print_col of child k of nested column c (its schema was checked by print_col_init). */
+static print_col child_col(const print_col *c, int64_t k)
 {
+    print_col ch;
+    int rc = print_col_init(&ch, c->schema->children[k], false);
+    assert(rc == 0);
+    (void)rc;
+    return ch;
+}
+
+/* Row i (offset applied) of a list, struct or map array a as JSON text (print.h). */
+static void print_nested(cli_sink *f, const print_col *c, const struct ArrowArray *a, int64_t i)
+{
+    if (c->kind == PK_STRUCT) {
+        sink_putc(f, '{');
+        for (int64_t k = 0; k < a->n_children; k++) {
+            print_col ch = child_col(c, k);
+            if (k) sink_putc(f, ',');
+            print_json_string(f, (const uint8_t *)ch.name, (int64_t)strlen(ch.name));
+            sink_putc(f, ':');
+            print_value_as(f, &ch, a->children[k], i, PRINT_JSONL);
+        }
+        sink_putc(f, '}');
+        return;
+    }
     const int32_t *off = (const int32_t *)a->buffers[1];
-    print_col item = *c;
-    item.kind = c->item_kind;
+    print_col item = child_col(c, 0);
+    const struct ArrowArray *e = a->children[0];
+    print_col kv[2];
+    if (c->kind == PK_MAP) kv[0] = child_col(&item, 0), kv[1] = child_col(&item, 1);
     sink_putc(f, '[');
     for (int32_t j = off[i]; j < off[i + 1]; j++) {
         if (j > off[i]) sink_putc(f, ',');
-        print_value_as(f, &item, a->children[0], j, PRINT_JSONL);
+        if (c->kind == PK_LIST) {
+            print_value_as(f, &item, e, j, PRINT_JSONL);
+            continue;
+        }
+        sink_puts(f, "{\"key\":"); /* map entries as pyarrow's to_pylist pairs, named */
+        print_value_as(f, &kv[0], e->children[0], e->offset + j, PRINT_JSONL);
+        sink_puts(f, ",\"value\":");
+        print_value_as(f, &kv[1], e->children[1], e->offset + j, PRINT_JSONL);
+        sink_putc(f, '}');
     }
     sink_putc(f, ']');
+}
+
+int print_nested_text(const print_col *c, const struct ArrowArray *a, int64_t row,
+                      void (*emit)(void *ctx, const uint8_t *p, size_t n, bool last), void *ctx)
+{
+    static cli_sink scratch; /* the CLI prints on one thread */
+    static int memfd = -1;   /* a long value's text, written out and read back in pieces */
+    int64_t i = a->offset + row;
+    sink_init(&scratch, -1, "a nested value");
+    print_nested(&scratch, c, a, i);
+    if (!scratch.err) {
+        emit(ctx, (const uint8_t *)scratch.buf, scratch.len, true);
+        return 0;
+    }
+    if (memfd < 0 && (memfd = memfd_create("ringscan-nested-text", MFD_CLOEXEC)) < 0) return -errno;
+    if (ftruncate(memfd, 0) != 0 || lseek(memfd, 0, SEEK_SET) != 0) return -errno;
+    sink_init(&scratch, memfd, "a nested value");
+    print_nested(&scratch, c, a, i);
+    if (sink_flush(&scratch)) return scratch.err;
+    off_t total = lseek(memfd, 0, SEEK_CUR), at = 0;
+    if (total < 0 || lseek(memfd, 0, SEEK_SET) != 0) return -errno;
+    while (at < total) { /* bounded: each pass reads at least one byte or fails */
+        ssize_t got = read(memfd, scratch.buf, sizeof scratch.buf);
+        if (got <= 0) return got < 0 ? -errno : -EIO;
+        at += got;
+        emit(ctx, (const uint8_t *)scratch.buf, (size_t)got, at >= total);
+    }
+    return 0;
+}
+
+/* print_nested_text's emit for a CSV cell: the text quoted, inner quotes doubled (RFC 4180);
+ * a short text goes through print_csv_field (quoted only when it needs to be). */
+typedef struct csv_cell {
+    cli_sink *f;
+    bool open; /* a long text's opening quote is written */
+} csv_cell;
+
+static void emit_csv(void *ctx, const uint8_t *p, size_t n, bool last)
+{
+    csv_cell *cc = ctx;
+    if (last && !cc->open) {
+        print_csv_field(cc->f, p, (int64_t)n);
+        return;
+    }
+    if (!cc->open) sink_putc(cc->f, '"');
+    cc->open = true;
+    for (size_t i = 0, run = 0; i <= n; i++) { /* runs up to each quote, written at once */
+        if (i < n && p[i] != '"') continue;
+        sink_write(cc->f, p + run, i - run);
+        if (i < n) sink_puts(cc->f, "\"\"");
+        run = i + 1;
+    }
+    if (last) sink_putc(cc->f, '"');
+}
+
+/* A nested value's JSON text as one CSV field (any length). */
+static void print_nested_csv(cli_sink *f, const print_col *c, const struct ArrowArray *a, int64_t i)
+{
+    csv_cell cc = {.f = f};
+    int rc = print_nested_text(c, a, i - a->offset, emit_csv, &cc);
+    if (rc && !f->err) f->err = rc;
 }
 
 /* One value in the form of fmt (PRINT_JSONL: JSON; PRINT_CSV: a CSV field; else raw). */
@@ -417,7 +517,12 @@ static void print_value_as(cli_sink *f, const print_col *c, const struct ArrowAr
     }
     case PK_FIXED: print_bytes(f, c, p + i * c->width, c->width, json, csv); return;
     case PK_INT96: print_int96(f, p + i * 12, json); return;
-    case PK_LIST: print_list(f, c, a, i); return;
+    case PK_LIST:
+    case PK_STRUCT:
+    case PK_MAP:
+        if (csv) print_nested_csv(f, c, a, i);
+        else print_nested(f, c, a, i);
+        return;
     case PK_STRING:
     case PK_BINARY: {
         const uint8_t *data;

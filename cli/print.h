@@ -24,7 +24,11 @@ typedef enum {
     PK_INT96,     /* the 12 stored bytes of an INT96 timestamp (ringscan_options.int96_raw) */
     PK_STRING,    /* utf8 (int32 offsets; large: int64) */
     PK_BINARY,    /* binary (int32 offsets, large: int64; base64) */
-    PK_LIST       /* list (int32 offsets) of item_kind elements, a JSON array (jsonl only) */
+    PK_LIST,      /* list (int32 offsets): a JSON array of its elements' JSON values */
+    PK_STRUCT,    /* struct: a JSON object of its fields, in order */
+    PK_MAP        /* map: a JSON array of {"key":k,"value":v} objects (pyarrow's to_pylist
+                     order); nested kinds print the same JSON text in every format (a CSV
+                     cell quoted per RFC 4180) */
 } print_kind;
 
 typedef struct print_col {
@@ -35,12 +39,13 @@ typedef struct print_col {
     int scale;         /* decimals */
     bool utc;          /* timestamps: "Z" suffix (any zone: the value is an instant) */
     bool large;        /* PK_STRING, PK_BINARY: int64 offsets ("U", "Z") */
-    print_kind item_kind; /* PK_LIST: its elements' kind (width .. utc describe them) */
+    const struct ArrowSchema *schema; /* PK_LIST/STRUCT/MAP: the column's schema (borrowed;
+                                         its children describe the values inside) */
 } print_col;
 
 /* Reads a child of ringscan_scan_schema's struct schema (c->name borrows s->name); int96:
- * the column is an INT96 one scanned with int96_raw. A list ("+l") of a flat type is
- * PK_LIST. 0, or -EINVAL for a format the library never produces. */
+ * the column is an INT96 one scanned with int96_raw. A list ("+l"), struct ("+s") or map ("+m")
+ * is PK_LIST, PK_STRUCT or PK_MAP, its children checked to be known formats. 0, or -EINVAL for a format the library never produces. */
 int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96);
 
 /* Shortest round-trip text of d in a float of width bytes (2, 4 or 8), Python repr layout,
@@ -48,6 +53,12 @@ int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96);
 void print_float(cli_sink *f, double d, int width);
 /* One value of row `row` of array a (column c); json selects JSON quoting and null. */
 void print_value(cli_sink *f, const print_col *c, const struct ArrowArray *a, int64_t row, bool json);
+/* The JSON text of row `row` (not null) of nested column c (PK_LIST/STRUCT/MAP), any length,
+ * handed to emit in pieces in order (last set on the final one; a text under SINK_BUF_BYTES
+ * comes in one piece, a longer one is rendered through a memory file and read back). 0 or a
+ * negative errno (the memory file could not be made or written). One thread at a time. */
+int print_nested_text(const print_col *c, const struct ArrowArray *a, int64_t row,
+                      void (*emit)(void *ctx, const uint8_t *p, size_t n, bool last), void *ctx);
 /* True when row `row` of a is null. */
 bool print_is_null(const struct ArrowArray *a, int64_t row);
 /* The bytes of row `row` of a string, binary or fixed-size binary column c (not null):

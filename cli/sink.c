@@ -30,7 +30,7 @@
 
 void sink_init(cli_sink *s, int fd, const char *name)
 {
-    assert(fd >= 0 && name);
+    assert(fd >= -1 && name); /* -1: a memory sink (sink.h) */
     s->fd = fd;
     s->name = name;
     s->err = 0;
@@ -68,6 +68,7 @@ int sink_flush(cli_sink *s)
 {
     if (s->err) return s->err;
     assert(!s->closed && s->len < SINK_BUF_BYTES);
+    if (s->fd < 0) return s->err = -EFBIG; /* a memory sink is full: its text stays */
     int rc = write_all(s->fd, s->buf, s->len);
     s->len = 0;
     if (rc) s->err = rc;

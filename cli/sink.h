@@ -23,7 +23,9 @@ typedef struct cli_sink {
     char buf[SINK_BUF_BYTES];
 } cli_sink;
 
-/* Sets s up to write to fd (not owned until sink_close); name is borrowed. */
+/* Sets s up to write to fd (not owned until sink_close); name is borrowed. fd -1: a memory
+ * sink, its text in buf, never written out: filling it (SINK_BUF_BYTES - 1 bytes) is the
+ * sticky error -EFBIG, what fitted kept. */
 void sink_init(cli_sink *s, int fd, const char *name);
 /* The process's standard output sink (fd 1), set up on first use. */
 cli_sink *cli_out(void);

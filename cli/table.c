@@ -142,6 +142,7 @@ static void cell_from_scratch(print_table *t)
 {
     cell_text(t, (const uint8_t *)t->scratch.buf, t->scratch.len);
     t->scratch.len = 0;
+    t->scratch.err = 0; /* a long nested value's JSON filled it: the cell holds its head */
 }
 
 /* Renders row `row` of column i into t->cell. */
@@ -261,7 +262,7 @@ print_table *table_new(const print_col *cols, int n)
     }
     t->cols = cols;
     t->n = n;
-    t->scratch.fd = -1; /* never flushed: a rendered value is under SINK_BUF_BYTES */
+    t->scratch.fd = -1; /* a memory sink (sink.h): a nested value's JSON may fill it */
     t->scratch.name = "table cell";
     for (int i = 0; i < n; i++) {
         t->cell_len = 0;

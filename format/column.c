@@ -526,7 +526,7 @@ void pq_colr_spread(pq_vec *out, int64_t base, const uint32_t *present, int64_t 
 int pq_colr_data_page(pq_col_reader *r, const pq_page_header *h, const pq_page_body *b,
                       int64_t off, const pq_page_req *q, bool *as_idx, pq_err *e)
 {
-    assert(!r->col->nested); /* flat levels only: a list leaf goes through column_list.c */
+    assert(!r->col->nested); /* flat levels only: a nested leaf goes through column_nested.c */
     assert(q && q->vals && (q->nsel < 0 || q->sel || q->nsel == 0));
     assert(!q->idx || q->idx->type == PQ_INT32);
     bool idx = q->idx && dict_encoded(h->encoding) && dict_of(r);

@@ -62,7 +62,7 @@ int pq_colr_decode(pq_col_reader *r, const pq_page_header *h, int hl, const uint
 
 /* What pq_colr_decode does up to a data page's body: CRC when asked, index pages nothing,
  * dictionary pages into the reader (*b->vals NULL then); a data page's body split into *b
- * (format/column_list.c decodes it). */
+ * (format/column_nested.c decodes it). */
 int pq_colr_body(pq_col_reader *r, const pq_page_header *h, int hl, const uint8_t *raw,
                  int64_t off, pq_page_body *b, pq_err *e);
 

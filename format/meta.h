@@ -13,8 +13,8 @@
  *     levels. A column is `nested` unless it is a direct child of the root, REQUIRED or
  *     OPTIONAL, without a LIST/MAP annotation: only those go through the page decoders
  *     (max_def_level 0 or 1, no repetition levels); a nested leaf's chunk is decoded only
- *     when it is a top-level list of a primitive (format/column_list.h), else described and
- *     never read (scan/ refuses to project, filter or sort on one).
+ *     with the other leaves of its field (format/column_nested.h: a whole top-level field or a
+ *     struct path in one), never alone (scan/ refuses to filter or sort on one).
  *  3. Every row group has exactly ncolumns chunks, chunk i describing column i; every count,
  *     size and offset is >= 0 (checked at parse time, RINGSCAN_EFORMAT otherwise).
  *  4. pq_stats.usable is true only when min/max may be used for pruning under the rules in
@@ -365,8 +365,11 @@ int pq_file_meta_parse(const uint8_t *buf, size_t len, const pq_meta_limits *lim
  * num_rows, each chunk's values equal to its group's rows, its data page offset and compressed
  * size inside a file of file_size bytes, its uncompressed size within
  * PQ_MAX_CHUNK_UNCOMPRESSED_BYTES. Returns 0, RINGSCAN_EFORMAT or RINGSCAN_ELIMIT (message
- * names the row group, e->column the column). Call it after pq_file_meta_parse, before use. */
-int pq_file_meta_check(const pq_file_meta *m, uint64_t file_size, pq_err *e);
+ * names the row group, e->column the column). Call it after pq_file_meta_parse, before use.
+ * One repair, the only write: a footer num_rows of 0 while the row groups hold rows (what
+ * parquet-rs 0.3.0 wrote, repeated_no_annotation.parquet) becomes the groups' sum, as pyarrow
+ * reads the groups' rows; any other disagreement stays EFORMAT. */
+int pq_file_meta_check(pq_file_meta *m, uint64_t file_size, pq_err *e);
 /* Releases everything the metadata owns; safe on a zeroed struct; leaves it zeroed. */
 void pq_file_meta_free(pq_file_meta *m);
 /* Finds a leaf column by name (its dotted path); its index or -1. */

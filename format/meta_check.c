@@ -4,10 +4,12 @@
  * pq_file_meta_parse checks each field alone (types, ranges >= 0, list lengths against the
  * bytes left); this file checks what only the whole footer can show. After it returns 0:
  *  1. Every row group holds 0..PQ_MAX_ROW_GROUP_ROWS rows and their sum is the file's num_rows
- *     (so no sum or product of row counts below can overflow an int64_t).
+ *     (so no sum or product of row counts below can overflow an int64_t); a footer num_rows
+ *     of 0 over groups that hold rows is set to their sum first (parquet-rs 0.3.0 wrote 0;
+ *     pyarrow reads the groups' rows), the one field this file writes.
  *  2. Every column chunk without repetition levels holds exactly its row group's row count of
- *     values, so a decoder's value count is bounded by 1; a repeated leaf's chunk (nested,
- *     never decoded yet) holds at least one value (a level) per row.
+ *     values, so a decoder's value count is bounded by 1; a repeated leaf's chunk holds at least
+ *     one value (a level) per row.
  *  3. A chunk's statistics count at most its values as nulls, and none in a REQUIRED column
  *     (a schema that says REQUIRED over pages written with nulls would decode their levels
  *     as values).
@@ -66,7 +68,7 @@ static int check_chunk(const pq_file_meta *m, int32_t rg, int32_t col, uint64_t 
     return 0;
 }
 
-int pq_file_meta_check(const pq_file_meta *m, uint64_t file_size, pq_err *e)
+int pq_file_meta_check(pq_file_meta *m, uint64_t file_size, pq_err *e)
 {
     assert(m && m->nrow_groups >= 0 && m->ncolumns >= 0);
     assert(m->nrow_groups == 0 || m->row_groups);
@@ -82,6 +84,8 @@ int pq_file_meta_check(const pq_file_meta *m, uint64_t file_size, pq_err *e)
             if (rc) return rc;
         }
     }
+    if (m->num_rows == 0 && sum > 0) /* parquet-rs 0.3.0 wrote 0: the groups' rows are read */
+        m->num_rows = sum;
     if (sum != m->num_rows)
         return fail(e, RINGSCAN_EFORMAT, m, -1, "row groups hold %lld rows, the file says %lld",
                     (long long)sum, (long long)m->num_rows, -1);

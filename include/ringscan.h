@@ -130,9 +130,9 @@ typedef struct ringscan_file ringscan_file;
  * the metadata is larger; the page index, when the tail read holds it, is kept for planning).
  * Returns 0 and *out (ringscan_close), or a status with err filled.
  * Encrypted files are refused with RINGSCAN_EUNSUPPORTED. A file with nested columns (lists,
- * maps, structs) opens: its schema tree is described (ringscan_file_field); its flat columns
- * and its top-level lists of a primitive scan, other nested columns are refused
- * (ringscan_scan_start). */
+ * maps, structs) opens: its schema tree is described (ringscan_file_field) and every field
+ * scans (ringscan_scan_start), but a LIST or MAP whose shape the format does not allow (which
+ * pyarrow refuses too). */
 RINGSCAN_API int ringscan_open(const char *path, ringscan_file **out, ringscan_error *err);
 /* Drops the opener's hold on f. A scan of f holds f too: f is closed when the last of them
  * ends (ringscan_close may come before ringscan_scan_free). NULL is a no-op. */
@@ -223,9 +223,10 @@ typedef struct ringscan_field_info {
     int max_definition_level;    /* optional and repeated fields from the top down to it */
     int max_repetition_level;    /* repeated fields from the top down to it */
     bool nested;                 /* in a top-level field that is not flat: a scan cannot
-                                    filter or sort on it, and projects it only as a whole
-                                    top-level list of a primitive (ringscan_scan_start;
-                                    RINGSCAN_EUNSUPPORTED naming it otherwise) */
+                                    filter or sort on it, and projects it as part of its
+                                    top-level field or of a struct path in it
+                                    (ringscan_scan_start; RINGSCAN_EUNSUPPORTED naming it
+                                    otherwise) */
 } ringscan_field_info;
 
 /* Fields of the schema tree (-EINVAL when f is NULL). */
@@ -400,9 +401,9 @@ typedef struct ringscan_options {
                                    ringscan_options_init, never by hand (0, or a size below
                                    the first version's, is -EINVAL; a larger one than the
                                    library knows is -EINVAL unless every byte past it is 0) */
-    const char *const *columns; /* projected column names; NULL = every column (refused
-                                   when the file has nested columns other than lists of a
-                                   primitive: ringscan_scan_start) */
+    const char *const *columns; /* projected column names (a nested field by its name "s",
+                                   or a struct's field by its path "s.a":
+                                   ringscan_scan_start); NULL = every top-level field */
     int ncolumns;
     const char *filter;         /* SQL boolean expression, e.g. "l_linenumber > 5 AND
                                    (l_shipmode = 'AIR' OR l_comment LIKE '%fast%')" (grammar
@@ -521,16 +522,26 @@ typedef struct ringscan_scan ringscan_scan;
  * parse (message "expected X at character N"), -EINVAL for an unknown column, a NULL entry in
  * columns, a negative ncolumns, a limit below -1, a policy or io that is not one of the enum's
  * values, or threads outside 0..256. f must outlive the scan.
- * Nested columns (ringscan_field_info.nested): a top-level list of a primitive (a LIST in
- * its three- or two-level form, or a MAP of keys only, as pyarrow reads it) is projected by
- * its field's name ("e") as an Arrow list array ("+l", int32 offsets, the element as its one
- * child), read whole; it cannot be filtered or sorted on. Every other nested column is not
- * decoded yet: a projection, filter or ORDER BY naming one (a leaf's path, or a nested
- * field's, as "s" or "a.list") is RINGSCAN_EUNSUPPORTED, "column 'a': nested columns (map)
- * cannot be projected yet"; so is a scan with no column list of a file that has one, its
- * message listing the columns to name instead (with no such column, no column list reads
- * every field). A scan reads none of an unprojected nested column's chunks (beyond the holes
- * any unprojected column's bytes may fill when reads are coalesced). */
+ * Nested columns (ringscan_field_info.nested): a top-level field (struct, list, map, at any
+ * depth; LIST in its three-level, two-level and unannotated repeated forms, MAP and
+ * MAP_KEY_VALUE, as pyarrow reads them) is projected by its name ("s") and exported as Arrow
+ * struct "+s", list "+l" (int32 offsets: a batch's packed rows hold under 2^31 bytes, so its
+ * elements fit; no large list is needed) or map "+m" (entries struct<key, value>, keys not
+ * null), validity at every level, children named as pyarrow names them (a map's entries after
+ * the map, a list's element after the file's element node). A field inside a struct is
+ * projected by its dotted path ("s.a", as DuckDB's s.a), a column named "s.a" holding that
+ * field alone, null where a struct above it is null; only its leaves' chunks are read.
+ * Projecting a field and its first sub-field together ("s" and "s.a") is
+ * RINGSCAN_EUNSUPPORTED (they share their first leaf: project one). A path through a list or
+ * map ("m.key_value.key", "l.list.element"), and any filter or ORDER BY on a nested column,
+ * is RINGSCAN_EUNSUPPORTED naming it ("column 'm.key_value.key': nested columns (inside map
+ * 'm') cannot be projected yet: a path through a list or map (project 'm')"). Nested chunks
+ * are read whole (their row groups are never cut into splits) and a scan reads none of an
+ * unprojected field's chunks (beyond the holes any unprojected column's bytes may fill when
+ * reads are coalesced). Counts from the file are checked: levels above a leaf's maxima, a
+ * repetition level the structure does not expect, leaves of one field that disagree, a leaf
+ * that ends before its rows or runs past them are RINGSCAN_EFORMAT naming the offset and the
+ * column. */
 RINGSCAN_API int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_scan **out,
                         ringscan_error *err);
 

@@ -113,16 +113,17 @@ ringscan_scan *api_scan_new(void)
 int64_t ringscan_file_rows(const ringscan_file *f) { return f ? f->f->meta.num_rows : -EINVAL; }
 int ringscan_file_columns(const ringscan_file *f) { return f ? f->f->meta.ncolumns : -EINVAL; }
 
-static int resolve_columns(ringscan_file *f, const ringscan_options *o, int **idx, int *n,
-                           pq_err *e)
+static int resolve_columns(ringscan_file *f, const ringscan_options *o, int **idx,
+                           int32_t **nodes, int *n, pq_err *e)
 {
     const pq_file_meta *m = &f->f->meta;
     *n = o->columns ? o->ncolumns : m->ncolumns;
     *idx = fail_malloc(sizeof(int) * (size_t)(*n > 0 ? *n : 1));
-    if (!*idx) return -ENOMEM;
-    if (!o->columns) return scan_nested_all(m, *idx, n, e);
+    *nodes = fail_malloc(sizeof(int32_t) * (size_t)(*n > 0 ? *n : 1));
+    if (!*idx || !*nodes) return -ENOMEM;
+    if (!o->columns) return scan_nested_all(m, *idx, *nodes, n, e);
     for (int i = 0; i < *n; i++) {
-        int rc = scan_nested_resolve(m, o->columns[i], &(*idx)[i], e);
+        int rc = scan_nested_resolve(m, o->columns[i], &(*idx)[i], &(*nodes)[i], e);
         if (rc) return rc;
     }
     return *n > 0 ? 0 : pq_errf(e, -EINVAL, -1, "no columns to scan");
@@ -232,12 +233,13 @@ static void notify_bound(void *ctx, flt_domain dom, flt_lit v, uint64_t version)
     s->on_bound(s->on_bound_ctx, &b);
 }
 
-int api_prepare(ringscan_file *f, const ringscan_options *o, int **rgs, int **idx, int *n,
-                flt_expr **filter, scan_opts *so, pq_err *e)
+int api_prepare(ringscan_file *f, const ringscan_options *o, int **rgs, int **idx,
+                int32_t **nodes, int *n, flt_expr **filter, scan_opts *so, pq_err *e)
 {
-    int rc = resolve_columns(f, o, idx, n, e);
+    int rc = resolve_columns(f, o, idx, nodes, n, e);
     if (rc == 0) rc = scan_api_filter(f, o, filter, e);
     scan_api_scan_opts(o, so);
+    so->proj_nodes = *nodes, so->nproj_nodes = rc == 0 ? *n : 0;
     if (rc == 0 && o->order_by) rc = order_keys(f, o, so, e);
     if (rc == 0 && o->row_groups) rc = pick_row_groups(f, o, rgs, so, e);
     return rc;
@@ -259,7 +261,7 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     flt_expr *filter = NULL;
     scan_opts so;
     ringscan_scan *s = api_scan_new();
-    int rc = s ? api_prepare(f, o, &s->row_groups, &idx, &n, &filter, &so, &e) : -ENOMEM;
+    int rc = s ? api_prepare(f, o, &s->row_groups, &idx, &s->nodes, &n, &filter, &so, &e) : -ENOMEM;
     if (rc == 0 && o->on_topk_bound) {
         s->on_bound = o->on_topk_bound, s->on_bound_ctx = o->on_topk_bound_ctx;
         so.topk_notify = notify_bound, so.topk_notify_ctx = s;
@@ -282,7 +284,8 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     s->ncols = n;
     s->topk = so.nkeys > 0 && so.limit >= 0;
     s->arrow_flags = o->int96_raw ? SCAN_ARROW_INT96_RAW : 0;
-    for (int i = 0; i < n; i++) s->cols[i] = scan_nested_arrow_col(&f->f->meta, scan_proj_desc(s->scan, i));
+    for (int i = 0; i < n; i++)
+        s->cols[i] = scan_nested_arrow_col(&f->f->meta, scan_proj_desc(s->scan, i), s->nodes[i]);
     if ((rc = scan_arrow_types_build(&f->f->meta, s->cols, n, &s->types, &e)) != 0 ||
         (rc = scan_arrow_types_dictionary(&s->types, s->cols, o->dictionary_columns,
                                           o->ndictionary_columns, &e)) != 0) {
@@ -422,6 +425,7 @@ static void scan_unref(ringscan_scan *s)
     free(s->cols);
     scan_arrow_types_free(&s->types);
     free(s->row_groups);
+    free(s->nodes);
     free(s);
 }
 

@@ -1,21 +1,22 @@
 /* scan/api_nested.c: what a scan of a file with nested columns may ask for, and the errors
- * that say so (issue 23: nested columns are described; lists of a primitive are read).
+ * that say so (issue 23: nested fields are read whole, or a struct's field by its path).
  *
  * Owns: the checks ringscan_scan_start and ringscan_topk_seed run on the projection, the
- * filter and the ORDER BY keys, the text of their errors, and how a projected list shows in
- * Arrow (its field's and element's names).
+ * filter and the ORDER BY keys, the text of their errors, and how a projected nested node
+ * shows in Arrow (its name: the field's, or a sub-field's dotted path).
  * Invariants:
- *  1. A scan reads no nested column but a top-level list of a primitive (format/column_list.h),
- *     and that one only projected, named by its field ("e", not "e.list.element"): any other
- *     projection, any filter predicate or sort key on a nested column is
- *     RINGSCAN_EUNSUPPORTED naming it, before anything is planned.
- *  2. A scan with no column list reads every top-level field when each is flat or a list of a
- *     primitive; otherwise it is refused, not narrowed: the message names the nested fields
- *     it cannot read and lists the ones it can (a silent drop would hand SELECT * users a
- *     table missing columns; DuckDB and pyarrow read every column, so the least surprise is
- *     an error that says how to proceed).
- *  3. A name that is not a column but is the path of a node inside a nested field ("s",
- *     "a.list") gets the same nested error, in the projection, the filter and ORDER BY.
+ *  1. A scan reads a nested column only projected, as part of a node (format/column_nested.h):
+ *     a top-level field ("m"), or a node reached from one through structs only ("s.a", named
+ *     so in Arrow, as DuckDB names it); a node below a list or map ("m.key_value.key"), any
+ *     filter predicate or sort key on a nested column is RINGSCAN_EUNSUPPORTED naming it,
+ *     before anything is planned.
+ *  2. A scan with no column list reads every top-level field; a field whose LIST or MAP shape
+ *     the format does not allow refuses the scan (pyarrow refuses it too): the message names
+ *     it and lists the fields that can be read (a silent drop would hand SELECT * users a
+ *     table missing columns).
+ *  3. A name that is not a column but is the path of a node inside a nested field that cannot
+ *     be projected ("a.list") gets the nested error, in the projection, the filter and ORDER
+ *     BY.
  *  4. Messages fit pq_err.msg: lists are cut with ", ... (N more)".
  */
 #include <assert.h>
@@ -23,7 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "format/column_list.h"
+#include "format/column_nested.h"
 #include "scan/api_priv.h"
 
 /* True when node i belongs to a nested top-level field. */
@@ -34,19 +35,38 @@ static bool node_nested(const pq_file_meta *m, int32_t i)
     return top->shape != PQ_SHAPE_FLAT;
 }
 
-/* The column a scan reads for top-level field i: its own (flat), its leaf (a list of a
- * primitive), or -1 (another nested field). */
+/* The column a scan reads for top-level field i: its own (flat), its first leaf (a nested
+ * field whose shape can be read, format/column_nested.h), -1 (a shape the format does not
+ * allow) or -ENOMEM. */
 static int32_t top_column(const pq_file_meta *m, int32_t i)
 {
     const pq_schema_node *nd = &m->nodes[i];
     assert(nd->depth == 1);
     if (nd->shape == PQ_SHAPE_FLAT) return nd->column;
-    pq_list_levels lv;
-    if (nd->end != i + 2 + (nd->kind != PQ_NODE_PRIMITIVE && m->nodes[i + 1].kind != PQ_NODE_PRIMITIVE))
-        return -1; /* a list of a primitive has one leaf: two or three levels */
-    int32_t leaf = nd->end - 1;
-    return m->nodes[leaf].column >= 0 && pq_list_levels_of(m, m->nodes[leaf].column, &lv)
-               ? m->nodes[leaf].column : -1;
+    int rc = pq_nest_check(m, i, NULL);
+    if (rc) return rc == -ENOMEM ? -ENOMEM : -1;
+    for (int32_t k = i; k < nd->end; k++)
+        if (m->nodes[k].column >= 0) return m->nodes[k].column;
+    return -1;
+}
+
+static int nested_error(const pq_file_meta *m, int32_t i, const char *use, pq_err *e);
+
+/* Whether node i (inside a nested field) projects as a sub-field (invariant 1): true, with e
+ * filled, when it does not (a path through a list or map, a leaf under one). */
+static bool sub_field(const pq_file_meta *m, int32_t i, pq_err *e)
+{
+    if (!node_nested(m, i)) return false;
+    pq_err pe = {.offset = -1};
+    if (pq_nest_check(m, i, &pe) == 0) return false;
+    if (pe.status == RINGSCAN_EUNSUPPORTED && strstr(pe.msg, "a path through")) {
+        nested_error(m, i, "projected", e); /* the nested error, with the reason added */
+        snprintf(e->msg + strlen(e->msg), sizeof e->msg - strlen(e->msg),
+                 ": a path through a list or map (project '%.100s')", m->nodes[m->nodes[i].top].path);
+        return true;
+    }
+    *e = pe;
+    return true;
 }
 
 /* The error about node i of a nested field, used as `use` ("projected", "filtered on"). */
@@ -99,47 +119,62 @@ static int refuse_all(const pq_file_meta *m, pq_err *e)
     list_fields(m, false, nested, sizeof nested);
     list_fields(m, true, flat, sizeof flat);
     if (!flat[0])
-        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "nested columns cannot be projected yet: %s;"
-                       " the file has no column that can be read", nested);
-    return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "nested columns cannot be projected yet: %s; "
-                   "name the columns that can be read instead: %s", nested, flat);
+        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "a LIST or MAP whose shape the format does "
+                       "not allow cannot be read: %s; the file has no other column", nested);
+    return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "a LIST or MAP whose shape the format does not "
+                   "allow cannot be read: %s; name the columns that can be read instead: %s",
+                   nested, flat);
 }
 
-int scan_nested_all(const pq_file_meta *m, int *idx, int *n, pq_err *e)
+int scan_nested_all(const pq_file_meta *m, int *idx, int32_t *nodes, int *n, pq_err *e)
 {
     if (!m->has_nested) { /* every column, in order */
-        for (int i = 0; i < m->ncolumns; i++) idx[i] = i;
+        for (int i = 0; i < m->ncolumns; i++) idx[i] = i, nodes[i] = -1;
         *n = m->ncolumns;
         return *n > 0 ? 0 : pq_errf(e, -EINVAL, -1, "no columns to scan");
     }
     int k = 0;
     for (int32_t i = 0; i < m->nnodes; i = m->nodes[i].end) {
         int32_t col = top_column(m, i);
+        if (col == -ENOMEM) return pq_errf(e, -ENOMEM, -1, "out of memory");
         if (col < 0) return refuse_all(m, e);
         assert(k < m->ncolumns);
+        nodes[k] = m->nodes[i].shape == PQ_SHAPE_FLAT ? -1 : i;
         idx[k++] = col;
     }
     *n = k;
     return 0;
 }
 
-int scan_nested_resolve(const pq_file_meta *m, const char *name, int *col, pq_err *e)
+int scan_nested_resolve(const pq_file_meta *m, const char *name, int *col, int32_t *node,
+                        pq_err *e)
 {
+    *node = -1;
     *col = pq_file_meta_find_column(m, name);
     if (*col >= 0 && !m->columns[*col].nested) return 0;
     int32_t i = m->has_nested ? pq_file_meta_find_node(m, name) : -1;
-    if (i >= 0 && m->nodes[i].depth == 1 && (*col = top_column(m, i)) >= 0) return 0;
+    if (i >= 0 && m->nodes[i].depth == 1 && (*col = top_column(m, i)) >= 0) {
+        *node = i;
+        return 0;
+    }
+    if (i >= 0 && m->nodes[i].depth == 1 && *col == -ENOMEM)
+        return pq_errf(e, -ENOMEM, -1, "out of memory");
+    if (i >= 0 && m->nodes[i].depth > 1 && sub_field(m, i, e)) return e->status;
+    if (i >= 0 && m->nodes[i].depth > 1) {
+        *node = i;
+        pq_nest_leaves(m, i, col);
+        return 0;
+    }
     if (i >= 0 && node_nested(m, i)) return nested_error(m, i, "projected", e);
     return pq_errf(e, -EINVAL, -1, "no column named '%s'", name);
 }
 
-scan_arrow_col scan_nested_arrow_col(const pq_file_meta *m, const pq_column_desc *d)
+scan_arrow_col scan_nested_arrow_col(const pq_file_meta *m, const pq_column_desc *d, int32_t node)
 {
-    if (!d->nested) return (scan_arrow_col){.desc = d, .name = d->name};
-    const pq_schema_node *leaf = &m->nodes[d->node], *top = &m->nodes[leaf->top];
-    assert(top->kind == PQ_NODE_LIST || top->kind == PQ_NODE_MAP); /* invariant 1 */
-    return (scan_arrow_col){.desc = d, .name = top->name, .item = leaf->name,
-                            .item_nullable = leaf->repetition == PQ_OPTIONAL};
+    if (!d->nested) return (scan_arrow_col){.desc = d, .name = d->name, .node = -1};
+    if (node < 0) node = pq_nest_field_of(m, d->index);
+    assert(node >= 0); /* invariant 1 */
+    return (scan_arrow_col){.desc = d, .name = m->nodes[node].path, .meta = m, .node = node};
 }
 
 /* Invariant 3 for a failed parse: the first nested node whose quoted path the message holds. */

@@ -31,13 +31,15 @@ int ringscan_topk_seed(ringscan_file *f, const ringscan_options *o, ringscan_top
     flt_expr *filter = NULL;
     scan_opts so;
     int *rgs = NULL; /* options.row_groups, sorted */
-    int rc = api_prepare(f, o, &rgs, &idx, &n, &filter, &so, &e);
+    int32_t *nodes = NULL;
+    int rc = api_prepare(f, o, &rgs, &idx, &nodes, &n, &filter, &so, &e);
     flt_lit v = {0};
     flt_domain dom = FLT_DOM_I64;
     bool set = false;
     if (rc == 0) rc = scan_topk_seed(f->f, &so, n, filter, &v, &dom, &set, &e); /* owns filter */
     else flt_expr_free(filter);
     free(idx);
+    free(nodes);
     free(rgs);
     if (rc) return api_report(err, f->path, rc, &e);
     api_bound_out(dom, &v, 0, set, out);
@@ -75,7 +77,8 @@ int ringscan_plan_row_groups(ringscan_file *f, const ringscan_options *o, int *o
     scan_plan p;
     memset(&p, 0, sizeof p);
     scan_explain_buf x;
-    int rc = api_prepare(f, &oo, &rgs, &idx, &n, &filter, &so, &e);
+    int32_t *nodes = NULL;
+    int rc = api_prepare(f, &oo, &rgs, &idx, &nodes, &n, &filter, &so, &e);
     if (rc == 0) rc = scan_explain_init(&x, 0);
     if (rc == 0) {
         rc = scan_plan_build(&p, f->f, idx, n, filter, &so, &x, &e);
@@ -85,6 +88,7 @@ int ringscan_plan_row_groups(ringscan_file *f, const ringscan_options *o, int *o
     }
     flt_expr_free(filter);
     free(idx);
+    free(nodes);
     free(rgs);
     return rc < 0 ? api_report(err, f->path, rc, &e) : rc;
 }

@@ -24,12 +24,13 @@
  * for ("filtered on").
  * scan_nested_arrow_col: a projected column as the Arrow export shows it (a list's field and
  * element names). */
-int scan_nested_all(const pq_file_meta *m, int *idx, int *n, pq_err *e);
-int scan_nested_resolve(const pq_file_meta *m, const char *name, int *col, pq_err *e);
+int scan_nested_all(const pq_file_meta *m, int *idx, int32_t *nodes, int *n, pq_err *e);
+int scan_nested_resolve(const pq_file_meta *m, const char *name, int *col, int32_t *node,
+                        pq_err *e);
 int scan_nested_filter(const pq_file_meta *m, const flt_expr *f, int rc, const char *use,
                        pq_err *e);
 int scan_nested_keys(const pq_file_meta *m, const int *cols, int n, int rc, pq_err *e);
-scan_arrow_col scan_nested_arrow_col(const pq_file_meta *m, const pq_column_desc *d);
+scan_arrow_col scan_nested_arrow_col(const pq_file_meta *m, const pq_column_desc *d, int32_t node);
 
 /* A column descriptor as the API describes it (ringscan_file_column). */
 void scan_column_info(const pq_column_desc *c, ringscan_column_info *out);
@@ -47,6 +48,7 @@ struct ringscan_scan {
     scan_arrow_types types;    /* what the file says beyond Parquet types (cols[i].type) */
     bool topk;                 /* an ORDER BY ... LIMIT scan */
     int *row_groups;           /* options.row_groups, sorted (the scan reads it) */
+    int32_t *nodes;            /* per projected column: its nested node or -1 (api_nested.c) */
     void (*on_bound)(void *ctx, const struct ringscan_topk_bound *b); /* options' */
     void *on_bound_ctx;
     char last_error[512];
@@ -91,13 +93,13 @@ ringscan_scan *api_scan_new(void);
 
 /* api_report: "PATH: message (offset N, column C)" into err, returning rc. api_prepare: what
  * a file's scan or plan resolves from the options: the projected columns (*idx, *n:
- * malloc'd), the parsed filter (*filter: the caller frees it; NULL = none), the checked row
+ * malloc'd; *nodes: each one's nested node or -1, malloc'd), the parsed filter (*filter: the caller frees it; NULL = none), the checked row
  * group list (*rgs: malloc'd, NULL when none) and so; 0 or a status with e filled (the
  * outputs set so far are the caller's to free). api_bound_out: a Top-K bound in the public
  * form. */
 int api_report(ringscan_error *err, const char *path, int rc, const pq_err *e);
-int api_prepare(ringscan_file *f, const ringscan_options *o, int **rgs, int **idx, int *n,
-                flt_expr **filter, scan_opts *so, pq_err *e);
+int api_prepare(ringscan_file *f, const ringscan_options *o, int **rgs, int **idx,
+                int32_t **nodes, int *n, flt_expr **filter, scan_opts *so, pq_err *e);
 void api_bound_out(flt_domain dom, const flt_lit *v, uint64_t version, bool set,
                    ringscan_topk_bound *out);
 

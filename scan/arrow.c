@@ -5,9 +5,9 @@
  * floats, booleans, strings, binary, fixed-size binary, float16); types Arrow stores
  * differently are converted once: int8/int16/uint8/uint16 narrowed, decimals widened to
  * decimal128, INT96 to timestamp[ns] (pyarrow's wrapping arithmetic; or, with
- * SCAN_ARROW_INT96_RAW, kept as its 12 stored bytes, a fixed-size binary). A list<primitive>
- * column's packed rows (scan/listvec.h) become a list array ("+l", int32 offsets) whose child
- * is the element column, converted as a flat column of the leaf's type. What the file says
+ * SCAN_ARROW_INT96_RAW, kept as its 12 stored bytes, a fixed-size binary). A nested field's
+ * packed rows (format/column_nested.h) become its struct, list and map arrays
+ * (scan/arrow_nested.c), each leaf converted as a flat column of its type. What the file says
  * beyond its Parquet types (scan/arrow_types.h: stored zones, large offsets, metadata,
  * dictionary_columns) comes with each column's scan_arrow_col.type.
  * Invariants: every released structure frees exactly what it owns; release sets release to
@@ -21,7 +21,6 @@
 #include "scan/arrow.h"
 #include "common/fail.h"
 #include "scan/arrow_types.h"
-#include "scan/listvec.h"
 
 /* ------------------------------------------------------------------------ schema */
 
@@ -102,8 +101,8 @@ const char *scan_arrow_format(const pq_column_desc *d, unsigned flags, char *buf
     return "z";
 }
 
-static int schema_fill(struct ArrowSchema *s, const char *format, const char *name, int64_t nchild,
-                       int64_t flags)
+int scan_arrow_schema_fill(struct ArrowSchema *s, const char *format, const char *name, int64_t nchild,
+                           int64_t flags)
 {
     schema_priv *p = fail_calloc(1, sizeof *p);
     if (!p) return -ENOMEM;
@@ -125,31 +124,32 @@ static int schema_fill(struct ArrowSchema *s, const char *format, const char *na
     return 0;
 }
 
-/* The schema of one column: a flat one's type, or a list with its element as child. */
+/* The leaf primitives a nested field's export uses (arrow.h scan_arrow_ops). */
+static const scan_arrow_ops leaf_ops = {.format = scan_arrow_format,
+                                        .schema_fill = scan_arrow_schema_fill,
+                                        .leaf = scan_arrow_leaf};
+
+/* The schema of one column: a flat one's type, or a nested field's tree (arrow_nested.c). */
 static int column_schema(const scan_arrow_col *c, unsigned flags, struct ArrowSchema *s)
 {
     char buf[32];
-    const char *fmt = scan_arrow_format(c->desc, flags, buf, sizeof buf);
-    if (c->type && c->type->format[0]) fmt = c->type->format;
     const char *md = c->type ? c->type->metadata : NULL;
-    if (!c->item) {
-        int64_t fl = c->desc->repetition == PQ_OPTIONAL ? ARROW_FLAG_NULLABLE : 0;
-        bool dict = c->type && c->type->dictionary;
-        int rc = schema_fill(s, dict ? "i" : fmt, c->name, 0, fl);
-        if (rc == 0 && dict) { /* int32 indices into a dictionary of the column's type */
-            rc = (s->dictionary = fail_calloc(1, sizeof *s->dictionary)) ? 0 : -ENOMEM;
-            if (rc == 0) rc = schema_fill(s->dictionary, fmt, "", 0, 0);
-        }
-        if (rc == 0) rc = scan_arrow_schema_metadata(s, md);
-        if (rc && s->release) s->release(s); /* s was zeroed: release is set once filled */
+    if (c->node >= 0) {
+        int rc = scan_arrow_nested_schema(c, flags, &leaf_ops, s);
+        if (rc == 0 && (rc = scan_arrow_schema_metadata(s, md)) != 0) s->release(s);
         return rc;
     }
-    int rc = schema_fill(s, "+l", c->name, 1, ARROW_FLAG_NULLABLE);
-    if (rc == 0 && (rc = scan_arrow_schema_metadata(s, md)) != 0) s->release(s);
-    if (rc) return rc;
-    schema_priv *p = s->private_data;
-    rc = schema_fill(&p->child_mem[0], fmt, c->item, 0, c->item_nullable ? ARROW_FLAG_NULLABLE : 0);
-    if (rc) s->release(s);
+    const char *fmt = scan_arrow_format(c->desc, flags, buf, sizeof buf);
+    if (c->type && c->type->format[0]) fmt = c->type->format;
+    int64_t fl = c->desc->repetition == PQ_OPTIONAL ? ARROW_FLAG_NULLABLE : 0;
+    bool dict = c->type && c->type->dictionary;
+    int rc = scan_arrow_schema_fill(s, dict ? "i" : fmt, c->name, 0, fl);
+    if (rc == 0 && dict) { /* int32 indices into a dictionary of the column's type */
+        rc = (s->dictionary = fail_calloc(1, sizeof *s->dictionary)) ? 0 : -ENOMEM;
+        if (rc == 0) rc = scan_arrow_schema_fill(s->dictionary, fmt, "", 0, 0);
+    }
+    if (rc == 0) rc = scan_arrow_schema_metadata(s, md);
+    if (rc && s->release) s->release(s); /* s was zeroed: release is set once filled */
     return rc;
 }
 
@@ -167,7 +167,7 @@ int scan_arrow_schema_metadata(struct ArrowSchema *s, const char *md)
 
 int scan_arrow_schema(const scan_arrow_col *cols, int n, unsigned flags, struct ArrowSchema *out)
 {
-    int rc = schema_fill(out, "+s", "", n, 0);
+    int rc = scan_arrow_schema_fill(out, "+s", "", n, 0);
     if (rc) return rc;
     schema_priv *p = out->private_data;
     for (int i = 0; i < n; i++) {
@@ -263,7 +263,7 @@ static int convert(const pq_column_desc *d, unsigned flags, const pq_vec *v, voi
     return 0;
 }
 
-static int child_array(const pq_column_desc *d, unsigned flags, pq_vec *v, struct ArrowArray *a)
+int scan_arrow_leaf(const pq_column_desc *d, unsigned flags, pq_vec *v, struct ArrowArray *a)
 {
     array_priv *p = fail_calloc(1, sizeof *p);
     if (!p) return -ENOMEM;
@@ -283,39 +283,6 @@ static int child_array(const pq_column_desc *d, unsigned flags, pq_vec *v, struc
     *a = (struct ArrowArray){.length = p->vec.length, .null_count = p->vec.null_count,
                              .n_buffers = var ? 3 : 2, .buffers = p->buffers,
                              .release = array_release, .private_data = p};
-    return 0;
-}
-
-/* A list array from v's packed rows (scan/listvec.h): validity and int32 offsets of its
- * own, its elements a child array of the leaf's type. */
-static int list_array(const scan_arrow_col *c, unsigned flags, pq_vec *v, struct ArrowArray *a)
-{
-    array_priv *p = fail_calloc(1, sizeof *p);
-    pq_vec items;
-    pq_vec_init(&items, c->desc->physical, c->desc->type_length);
-    int rc = p ? 0 : -ENOMEM;
-    if (rc == 0) {
-        p->children = fail_calloc(2, sizeof *p->children);
-        p->child_mem = fail_calloc(2, sizeof *p->child_mem);
-        p->converted = fail_malloc(sizeof(int32_t) * (size_t)(v->length + 1));
-        rc = p->children && p->child_mem && p->converted ? 0 : -ENOMEM;
-    }
-    if (rc == 0) rc = scan_list_unpack(v, &items, p->converted);
-    if (rc == 0) rc = child_array(c->desc, flags, &items, &p->child_mem[0]);
-    pq_vec_free(&items);
-    if (rc) {
-        if (p) free(p->children), free(p->child_mem), free(p->converted), free(p);
-        return rc;
-    }
-    p->children[0] = &p->child_mem[0];
-    p->vec = *v; /* the list's validity; its packed bytes go with it */
-    pq_vec_init(v, v->type, v->type_length);
-    p->buffers[0] = p->vec.null_count > 0 ? p->vec.validity : NULL;
-    p->buffers[1] = p->converted;
-    *a = (struct ArrowArray){.length = p->vec.length, .null_count = p->vec.null_count,
-                             .n_buffers = 2, .buffers = p->buffers, .n_children = 1,
-                             .children = p->children, .release = array_release,
-                             .private_data = p};
     return 0;
 }
 
@@ -352,9 +319,9 @@ static int dict_array(const scan_arrow_col *c, unsigned flags, pq_vec *v, pq_vec
     }
     pq_vec_free(v);
     struct ArrowArray *d = fail_calloc(1, sizeof *d);
-    rc = d ? child_array(c->desc, flags, &dict, d) : -ENOMEM;
+    rc = d ? scan_arrow_leaf(c->desc, flags, &dict, d) : -ENOMEM;
     if (rc == 0 && c->type->large && (rc = widen_offsets(d)) != 0) d->release(d);
-    if (rc == 0 && (rc = child_array(&idx_desc, flags, &idx, a)) != 0) d->release(d);
+    if (rc == 0 && (rc = scan_arrow_leaf(&idx_desc, flags, &idx, a)) != 0) d->release(d);
     pq_vec_free(&idx);
     pq_vec_free(&dict);
     if (rc) {
@@ -363,6 +330,19 @@ static int dict_array(const scan_arrow_col *c, unsigned flags, pq_vec *v, pq_vec
     }
     a->dictionary = d;
     return 0;
+}
+
+/* Column i of b as its Arrow array: a nested field's tree, a dictionary array, or a flat
+ * column (its offsets widened for a large type). 0 or a negative status (*a not set). */
+static int column_array(const scan_arrow_col *c, unsigned flags, scan_batch *b, int i,
+                        struct ArrowArray *a)
+{
+    if (c->node >= 0) return scan_arrow_nested_array(c, flags, &leaf_ops, &b->cols[i], a);
+    if (c->type && c->type->dictionary)
+        return dict_array(c, flags, &b->cols[i], b->dict_on && b->dict_on[i] ? &b->dicts[i] : NULL, a);
+    int rc = scan_arrow_leaf(c->desc, flags, &b->cols[i], a);
+    if (rc == 0 && c->type && c->type->large && (rc = widen_offsets(a)) != 0) a->release(a);
+    return rc;
 }
 
 int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,
@@ -385,15 +365,7 @@ int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,
     for (int i = 0; i < b->ncols; i++) {
         p->children[i] = &p->child_mem[i];
         b->cols[i].length = b->rows;
-        bool dict = !cols[i].item && cols[i].type && cols[i].type->dictionary;
-        int rc = cols[i].item ? list_array(&cols[i], flags, &b->cols[i], &p->child_mem[i])
-                 : dict       ? dict_array(&cols[i], flags, &b->cols[i],
-                                           b->dict_on && b->dict_on[i] ? &b->dicts[i] : NULL,
-                                           &p->child_mem[i])
-                              : child_array(cols[i].desc, flags, &b->cols[i], &p->child_mem[i]);
-        if (rc == 0 && !dict && !cols[i].item && cols[i].type && cols[i].type->large &&
-            (rc = widen_offsets(&p->child_mem[i])) != 0)
-            p->child_mem[i].release(&p->child_mem[i]);
+        int rc = column_array(&cols[i], flags, b, i, &p->child_mem[i]);
         if (rc) {
             out->n_children = i;
             out->release(out);

@@ -16,9 +16,9 @@ enum {
 typedef struct scan_arrow_col {
     const pq_column_desc *desc; /* the leaf read */
     const char *name;           /* the field's name */
-    const char *item;           /* a list<primitive> (its batch vector packed rows,
-                                   scan/listvec.h): its element's name; NULL: a flat column */
-    bool item_nullable;         /* a list's elements may be null */
+    const pq_file_meta *meta;   /* a nested field: the file's schema; else NULL */
+    int32_t node;               /* a nested field (its batch vector packed rows,
+                                   format/column_nested.h): its top-level node; -1: flat */
     const struct scan_arrow_type *type; /* what the file says beyond its Parquet type
                                    (scan/arrow_types.h); NULL: the Parquet type alone */
 } scan_arrow_col;
@@ -35,6 +35,30 @@ int scan_arrow_dict_encode(const pq_vec *v, pq_vec *idx, pq_vec *dict);
 /* Sets a built schema's metadata to a copy of md (an encoded block, scan/arrow_types.h;
  * NULL: none). 0 or -ENOMEM. */
 int scan_arrow_schema_metadata(struct ArrowSchema *s, const char *md);
+/* An ArrowSchema of the given format, name, child count (children zeroed, to be filled) and
+ * flags; its strings live in its private block. 0 or -ENOMEM. */
+int scan_arrow_schema_fill(struct ArrowSchema *s, const char *format, const char *name,
+                           int64_t nchild, int64_t flags);
+/* A flat column's array from v (its buffers taken over, v left empty), converted to Arrow's
+ * width where it differs. 0 or -ENOMEM. */
+int scan_arrow_leaf(const pq_column_desc *d, unsigned flags, pq_vec *v, struct ArrowArray *a);
+/* What scan/arrow_nested.c takes from arrow.c for the leaves of a nested field (handed over,
+ * so calls go one way: arrow.c -> arrow_nested.c). */
+typedef struct scan_arrow_ops {
+    const char *(*format)(const pq_column_desc *d, unsigned flags, char *buf, size_t n);
+    int (*schema_fill)(struct ArrowSchema *s, const char *format, const char *name,
+                       int64_t nchild, int64_t flags);
+    int (*leaf)(const pq_column_desc *d, unsigned flags, pq_vec *v, struct ArrowArray *a);
+} scan_arrow_ops;
+
+/* A nested field's schema, and its array from v's packed rows (v left empty)
+ * (scan/arrow_nested.c). 0, RINGSCAN_ELIMIT (a list's elements past int32 offsets) or
+ * -ENOMEM. */
+int scan_arrow_nested_schema(const scan_arrow_col *c, unsigned flags, const scan_arrow_ops *ops,
+                             struct ArrowSchema *s);
+int scan_arrow_nested_array(const scan_arrow_col *c, unsigned flags, const scan_arrow_ops *ops,
+                            pq_vec *v, struct ArrowArray *a);
+
 /* Moves b's vectors into a struct array (b's vectors are left empty; a list's packed rows
  * are unpacked into a list array). 0 or -ENOMEM. */
 int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,

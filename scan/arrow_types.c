@@ -144,18 +144,18 @@ static int build_col(const scan_arrow_col *c, const pqa_schema *as, scan_arrow_t
     md_builder b = {0};
     for (int32_t i = 0; af && i < af->nmeta; i++)
         md_add(&b, af->meta[i].key, af->meta[i].key_len, af->meta[i].value, af->meta[i].value_len);
-    if (!c->item && d->logical == PQ_LOGICAL_UUID && d->type_length == 16 &&
+    if (c->node < 0 && d->logical == PQ_LOGICAL_UUID && d->type_length == 16 &&
         !has_key(af, "ARROW:extension:name")) {
         md_add(&b, "ARROW:extension:name", 20, "arrow.uuid", 10);
         md_add(&b, "ARROW:extension:metadata", 24, "", 0);
     }
-    if (!c->item && d->field_id >= 0 && !has_key(af, "PARQUET:field_id")) {
+    if (c->node < 0 && d->field_id >= 0 && !has_key(af, "PARQUET:field_id")) {
         char id[16];
         int n = snprintf(id, sizeof id, "%d", (int)d->field_id);
         md_add(&b, "PARQUET:field_id", 16, id, (size_t)n);
     }
-    if (af && !c->item) stored_format(d, af, t);
-    t->dictionary = t->stored_dictionary && !c->item && dict_eligible(d); /* as pyarrow */
+    if (af && c->node < 0) stored_format(d, af, t);
+    t->dictionary = t->stored_dictionary && c->node < 0 && dict_eligible(d); /* as pyarrow */
     return md_finish(&b, &t->metadata);
 }
 
@@ -219,7 +219,7 @@ int scan_arrow_types_dictionary(scan_arrow_types *t, const scan_arrow_col *cols,
         if (!names[k] || i == t->n)
             return pq_errf(e, -EINVAL, -1, "dictionary_columns: '%s' is not a projected column",
                            names[k] ? names[k] : "(NULL)");
-        if (cols[i].item || !dict_eligible(cols[i].desc))
+        if (cols[i].node >= 0 || !dict_eligible(cols[i].desc))
             return pq_errf(e, -EINVAL, -1, "dictionary_columns: '%s' is not a string or binary "
                            "column", names[k]);
         for (int j = i; j < t->n; j++) /* a column projected twice: every copy */

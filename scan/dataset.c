@@ -112,7 +112,7 @@ static int resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
         d->out[j] = a->columns ? ds_schema_find(&d->s, a->columns[j]) : j;
         if (d->out[j] < 0)
             return pq_errf(e, -EINVAL, -1, "no column named '%.100s' in the dataset", a->columns[j]);
-        d->acols[j] = (scan_arrow_col){.desc = &d->s.cols[d->out[j]].desc, .name = d->s.cols[d->out[j]].name};
+        d->acols[j] = (scan_arrow_col){.desc = &d->s.cols[d->out[j]].desc, .name = d->s.cols[d->out[j]].name, .node = -1};
     }
     d->nout = n;
     if (n == 0) return pq_errf(e, -EINVAL, -1, "no columns to scan");

@@ -20,7 +20,7 @@
 #include "filter/prune.h"
 #include "common/fail.h"
 #include "format/bloom.h"
-#include "format/column_list.h"
+#include "format/column_nested.h"
 #include "scan/plan_impl.h"
 
 enum { PLAN_BLOOM_PROBE_BYTES = 256 };
@@ -129,16 +129,8 @@ static int plan_pieces(plan_build *b, plan_index *x, scan_split *sp, pq_err *e)
             continue;
         }
         assert(sp->row_lo == 0 && sp->nrows == rg_rows); /* only indexed groups are cut */
-        uint64_t off, len;
-        int rc = pq_chunk_range(cm, b->p->f->file->size_bytes, &off, &len, e);
-        if (rc) {
-            pq_err_column(e, b->p->f->meta.columns[cp->col].name);
-            return rc;
-        }
-        cp->pieces = fail_calloc(1, sizeof *cp->pieces);
-        if (!cp->pieces) return -ENOMEM;
-        cp->pieces[0] = (scan_piece){.off = off, .len = len, .nrows = sp->nrows, .whole_chunk = true};
-        cp->npieces = 1;
+        int rc = plan_whole_chunks(b, sp, k, cp, e);
+        if (rc) return rc;
     }
     return 0;
 }
@@ -376,8 +368,8 @@ static int choose_columns(scan_plan *p, const int *proj, int nproj)
 }
 
 /* A nested column among the slots is RINGSCAN_EUNSUPPORTED (format/meta.h invariant 2: only
- * flat columns are decoded by the page walk), except a list of a primitive that is only
- * projected (read whole into packed rows, scan/listvec.h). The public API refuses the others
+ * flat columns are decoded by the page walk), except the first leaf of a nested node that is
+ * only projected (its leaves read whole into packed rows, format/column_nested.h). The public API refuses the others
  * first, with their kind (scan/api_nested.c); this holds for every other caller of
  * scan_start (bench, fuzz, tests). */
 static int refuse_nested(const scan_plan *p, pq_err *e)
@@ -385,9 +377,12 @@ static int refuse_nested(const scan_plan *p, pq_err *e)
     for (int i = 0; i < p->nneed; i++) {
         const pq_column_desc *c = &p->f->meta.columns[p->need[i]];
         bool filtered = false;
-        pq_list_levels lv;
         for (int k = 0; k < p->pred_at[p->npreds]; k++) filtered = filtered || p->pred_slots[k] == i;
-        if (c->nested && (filtered || !pq_list_levels_of(&p->f->meta, p->need[i], &lv)))
+        int32_t top = p->slot_node[i], first = -1;
+        if (top >= 0) pq_nest_leaves(&p->f->meta, top, &first);
+        int shape = c->nested && !filtered && first == p->need[i] ? pq_nest_check(&p->f->meta, top, e) : 0;
+        if (shape == -ENOMEM) return shape;
+        if (c->nested && (filtered || first != p->need[i] || shape))
             return pq_errf_col(e, RINGSCAN_EUNSUPPORTED, -1, c->name,
                                "column '%.200s': nested columns cannot be read yet", c->name);
     }
@@ -425,6 +420,7 @@ int scan_plan_build(scan_plan *p, pqf_t *f, const int *proj, int nproj, const fl
     p->dyn_pred = -1;
     plan_build bb = {.p = p, .o = o, .x = x}, *b = &bb;
     int rc = choose_columns(p, proj, nproj);
+    if (rc == 0) rc = plan_choose_nodes(p, o->proj_nodes, o->nproj_nodes, e);
     if (rc) return rc;
     rc = refuse_nested(p, e);
     if (rc) return rc;
@@ -462,6 +458,7 @@ void scan_plan_free(scan_plan *p)
     free(p->pred_at);
     free(p->pred_slots);
     free(p->proj_slot);
+    free(p->slot_node);
     free(p->proj);
     memset(p, 0, sizeof *p);
 }

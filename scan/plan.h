@@ -81,6 +81,9 @@ typedef struct scan_plan {
                                   pred_slot[k], for a single-column predicate) */
     int *pred_slots;
     int *proj_slot;            /* slot of each projected column */
+    int32_t *slot_node;        /* per slot: the schema node a nested slot's packed rows hold
+                                  (format/column_nested.h; its first leaf is need[slot]); -1
+                                  for a flat column */
     int nsplits;
     scan_split *splits;
     bool cut;                  /* some row group was cut into several unpruned splits */

@@ -110,6 +110,12 @@ typedef struct scan_opts {
     const bool *dict_out;     /* NULL, or one per projected column: decode it as dictionary
                                  indices and the split's dictionary (scan_batch.dicts) where
                                  scan_dictout_slots allows (read only by scan_start) */
+    const int32_t *proj_nodes; /* NULL, or per projected column (the first nproj_nodes, the
+                                  caller's; ORDER BY keys come after them): the nested node
+                                  it reads (a top-level field or a struct path in one, its
+                                  first leaf being the projected column), -1 for a flat
+                                  column; NULL: each nested column reads its field */
+    int nproj_nodes;
 } scan_opts;
 
 void scan_opts_default(scan_opts *o);

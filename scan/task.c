@@ -240,7 +240,7 @@ static int ctx_init(scan_task *x, const scan_task_env *env, scan_task_core *tc, 
     for (int k = 0; k < plan->nneed; k++) {
         const pq_column_desc *d = &plan->f->meta.columns[plan->need[k]];
         pq_vec *v = &x->vecs[k];
-        /* a list column rides as packed BYTE_ARRAY rows (scan/listvec.h) */
+        /* a nested field rides as packed BYTE_ARRAY rows (format/column_nested.h) */
         pq_physical t = d->nested ? PQ_BYTE_ARRAY : d->physical;
         int32_t tl = t == PQ_FIXED_LEN_BYTE_ARRAY ? d->type_length : 0;
         if (v->values_cap + v->offsets_cap + v->validity_cap + v->data_cap == 0)

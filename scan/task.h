@@ -182,6 +182,9 @@ int task_topk_select(scan_task *x, int64_t **pos);
 /* task_decode.c */
 /* Decodes slot (awaiting its pieces) in full, or reuses it decoded. */
 int task_load_slot(scan_task *x, int slot);
+/* A nested field's slot (its pieces: one whole chunk per leaf, awaited) decoded with r (the
+ * slot's reader, for the first leaf) into packed rows appended to v (scan/task_nested.c). */
+int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v);
 /* A projected column that no conjunct decoded: compacted decode when the mask drops rows. */
 int task_load_projected(scan_task *x, int slot);
 /* Whether conjunct k can be evaluated page by page (its column is neither projected nor

@@ -11,7 +11,6 @@
 #include "common/fail.h"
 #include "filter/kernel.h"
 #include "format/page_walk.h"
-#include "scan/listvec.h"
 #include "scan/task.h"
 
 /* Readies the core's reader of slot for this split's pages. */
@@ -95,26 +94,6 @@ static int reserve_split(scan_task *x, const pq_chunk_meta *cm, pq_vec *v)
     return pq_vec_reserve(v, x->sp->nrows, data);
 }
 
-/* A list<primitive> column's whole chunk (piece pc, bytes b) packed into v (scan/listvec.h):
- * the plan reads such a column whole and never cuts its row group (plan_index.c). */
-static int decode_list(scan_task *x, pq_col_reader *r, int col, const scan_piece *pc,
-                       const io_bytes *b, pq_vec *v)
-{
-    pq_list_levels lv;
-    bool list = pq_list_levels_of(&x->plan->f->meta, col, &lv);
-    assert(list && x->sp->row_lo == 0); /* plan.c admits no other nested column */
-    (void)list;
-    pq_list_vec l;
-    pq_list_vec_init(&l, r->col->physical, r->col->type_length);
-    int rc = pq_colr_list_chunk(r, &lv, b->data, b->len, (int64_t)pc->off, x->sp->nrows, &l,
-                                &x->err);
-    if (rc == 0 && (rc = scan_list_pack(&l, v)) == RINGSCAN_ELIMIT)
-        pq_errf(&x->err, rc, (int64_t)pc->off, "list column's rows past %d bytes in a split",
-                INT32_MAX);
-    pq_list_vec_free(&l);
-    return rc;
-}
-
 /* Decodes slot's pieces into x->vecs[slot]; released pages become placeholder rows. */
 static int decode_slot(scan_task *x, int slot)
 {
@@ -125,7 +104,8 @@ static int decode_slot(scan_task *x, int slot)
     pq_vec *v = &x->vecs[slot];
     int rc = reserve_split(x, cm, v);
     bool paged = false;
-    for (int p = 0; rc == 0 && p < cp->npieces; p++) {
+    if (rc == 0 && r->col->nested) rc = task_decode_nested(x, slot, r, v);
+    for (int p = 0; rc == 0 && !r->col->nested && p < cp->npieces; p++) {
         scan_piece *pc = &cp->pieces[p];
         if (pc->dict && r->shared_dict) { /* published since it was registered */
             task_discard(x, slot, p);
@@ -145,8 +125,7 @@ static int decode_slot(scan_task *x, int slot)
         }
         io_bytes b = task_piece_bytes(x, slot, p);
         if (pc->whole_chunk) {
-            rc = r->col->nested ? decode_list(x, r, cp->col, pc, &b, v)
-                                : pq_colr_chunk(r, cm, b.data, b.len, (int64_t)pc->off, v, &x->err);
+            rc = pq_colr_chunk(r, cm, b.data, b.len, (int64_t)pc->off, v, &x->err);
             continue;
         }
         rc = decode_piece(x, r, pc, &b, v);

@@ -33,3 +33,8 @@ need_py() {
         echo "$1: 0 passed, 1 failed"; exit 1
     fi
 }
+# need_pyenv NAME: as need_py, the python in PY
+need_pyenv() {
+    need_py "$1"
+    PY=$py
+}

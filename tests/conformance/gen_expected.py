@@ -13,9 +13,8 @@ tests/conformance/expected/ (<file> is the full data file name, e.g. binary.parq
   <file>.summary.json  only when the file has more than MAX_ROWS rows: the totals over ALL rows
                        (see CHECKSUMS below), so the rows not in .jsonl are still checked.
   <file>.nested.json   nested schema (a struct/list/map top-level field) that pyarrow reads:
-                       {"read": [the top-level fields ringscan reads: flat columns, and lists
-                       of a primitive with one leaf (LIST three- or two-level, or a MAP of keys
-                       only)], "nested": [[name, kind]] for the others, kind "list" (list,
+                       {"read": [the top-level fields ringscan reads: every field pyarrow
+                       reads], "nested": [[name, kind]] for the others (none today), kind "list" (list,
                        large list, or a repeated field), "map" or "struct", "leaves": [[path,
                        max definition level, max repetition level]] for every leaf column in
                        file order (pyarrow's ParquetSchema), "read_bytes": the compressed bytes
@@ -24,7 +23,8 @@ tests/conformance/expected/ (<file> is the full data file name, e.g. binary.parq
                        empty, <file>.jsonl (and .summary.json) of those fields alone, exactly
                        as for a flat file, a list as a JSON array of its elements' canonical
                        values ([1,null,2], [] empty, null for a null list). ringscan reads
-                       them (the whole file when "nested" is empty), refuses a nested field
+                       them (the whole file when "nested" is empty; every field's values as
+                       NESTED below), refuses a nested field
                        naming it, refuses a scan of every column listing what it can read, and
                        decodes the read fields' chunks, reading at most the holes between them
                        besides (coalescing), never another field's chunk.
@@ -81,6 +81,13 @@ byte-identical text):
            value being days_since_epoch * 86400e9 + nanos_of_day in WRAPPING int64 arithmetic
            (Julian day 2440588 = epoch), so out-of-range values wrap exactly as in pyarrow
            (int96_from_spark.parquet: year 9999 reads as 1816-03-29T08:56:08.066277376).
+
+NESTED     list (and large list): a JSON array of its elements' values, [] when empty:
+           [1,null,2]. struct: a JSON object of every field in schema order, {"a":1,"b":null}
+           (a null struct is null, not an object of nulls). map: a JSON array of one object
+           per entry in stored order, {"key":k,"value":v}, i.e. pyarrow's to_pylist pairs
+           [(k, v)] with the names written: [{"key":"a","value":1}]. Nulls at any level are
+           null; no spaces anywhere outside strings.
 
 CHECKSUMS (<file>.summary.json, written only when rows > MAX_ROWS):
 
@@ -285,15 +292,9 @@ def leaves_of(ps, name):
 
 
 def readable(ps, f):
-    """Whether ringscan reads top-level field f: flat, or a list of a primitive with one leaf
-    one repetition level deep under a LIST (or keys-only MAP) group."""
-    t = f.type
-    if not pa.types.is_nested(t):
-        return True
-    if not pa.types.is_list(t) or pa.types.is_nested(t.value_type):
-        return False
-    leaves = [ps.column(i) for i in leaves_of(ps, f.name)]
-    return len(leaves) == 1 and leaves[0].max_repetition_level == 1 and "." in leaves[0].path
+    """Whether ringscan reads top-level field f: every field pyarrow reads (flat or nested:
+    structs, lists, maps at any depth); a file pyarrow refuses is .refused as a whole."""
+    return True
 
 
 def nested_info(pf):
@@ -334,27 +335,35 @@ def hole_bytes(md, read_idx):
     return total
 
 
-def list_texts(col):
-    """The JSON text of each list of a list<flat> column: [a,b], [], null."""
-    arr = col.combine_chunks()
-    fmt = value_formatter(arr.type.value_type)
-    vals = raw_values(arr.values)
-    offs, nulls = arr.offsets.to_pylist(), arr.is_null().to_pylist()
-    return ["null" if nulls[r] else
-            "[" + ",".join("null" if v is None else fmt(v) for v in vals[offs[r]:offs[r + 1]]) + "]"
-            for r in range(len(arr))]
+def array_texts(arr):
+    """The canonical JSON text of each slot of arrow array arr (any type, nested included):
+    flat values as the docstring says, a list as [a,b] ([] empty), a struct as {"f":v,...}
+    (every field, schema order), a map as [{"key":k,"value":v},...] (entries in stored order,
+    pyarrow's to_pylist pairs named), null for a null slot at any level."""
+    t = arr.type
+    nulls = arr.is_null().to_pylist()
+    if pa.types.is_map(t):
+        keys, items, offs = array_texts(arr.keys), array_texts(arr.items), arr.offsets.to_pylist()
+        return ["null" if nulls[r] else "[" + ",".join(
+            '{"key":' + keys[j] + ',"value":' + items[j] + "}" for j in range(offs[r], offs[r + 1]))
+            + "]" for r in range(len(arr))]
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        vals, offs = array_texts(arr.values), arr.offsets.to_pylist()
+        return ["null" if nulls[r] else "[" + ",".join(vals[offs[r]:offs[r + 1]]) + "]"
+                for r in range(len(arr))]
+    if pa.types.is_struct(t):
+        fields = [(json_string(t.field(i).name) + ":", array_texts(arr.field(i)))
+                  for i in range(t.num_fields)]
+        return ["null" if nulls[r] else "{" + ",".join(k + v[r] for k, v in fields) + "}"
+                for r in range(len(arr))]
+    fmt = value_formatter(t)
+    return ["null" if v is None else fmt(v) for v in raw_values(pa.chunked_array([arr], t))]
 
 
 def column_texts(table):
     """[(name, [json text of each value])] in schema order."""
-    out = []
-    for i, f in enumerate(table.schema):
-        if pa.types.is_list(f.type):
-            out.append((f.name, list_texts(table.column(i))))
-            continue
-        fmt = value_formatter(f.type)
-        out.append((f.name, ["null" if v is None else fmt(v) for v in raw_values(table.column(i))]))
-    return out
+    return [(f.name, array_texts(table.column(i).combine_chunks()))
+            for i, f in enumerate(table.schema)]
 
 
 def write_file(path, text):

@@ -33,7 +33,7 @@ static void metadata_blocks(void)
                         .logical = PQ_LOGICAL_UUID, .field_id = 42};
     pq_kv kv[2] = {{"ARROW:schema", "x", 1}, {"k", "val", 3}};
     pq_file_meta m = {.nkv = 2, .kv = kv};
-    scan_arrow_col c = {.desc = &d, .name = "u"};
+    scan_arrow_col c = {.desc = &d, .name = "u", .node = -1};
     scan_arrow_types t;
     pq_err e = {0};
     /* "x" is not a schema message: refused, naming the key */

@@ -766,10 +766,16 @@ static void test_delta_asks_for_gigabytes(void)
 #define LLVMFuzzerTestOneInput fuzz_column_one
 #include "fuzz/fuzz_column.c"
 #undef LLVMFuzzerTestOneInput
-#define LLVMFuzzerTestOneInput fuzz_list_one
-#define check_items check_items_list
-#include "fuzz/fuzz_list.c"
-#undef check_items
+#define LLVMFuzzerTestOneInput fuzz_nested_one
+#define kinds kinds_nested
+#define shapes shapes_nested
+#define build_meta build_meta_nested
+#define walk walk_nested
+#include "fuzz/fuzz_nested.c"
+#undef kinds
+#undef shapes
+#undef build_meta
+#undef walk
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_scan_one
 #define FUZZ_NO_MUTATOR
@@ -791,7 +797,7 @@ static const target targets[] = {
     {"fuzz_delta", fuzz_delta_one}, {"fuzz_dict", fuzz_dict_one},
     {"fuzz_filter_parse", fuzz_filter_parse_one}, {"fuzz_meta", fuzz_meta_one},
     {"fuzz_plain", fuzz_plain_one}, {"fuzz_rle", fuzz_rle_one},
-    {"fuzz_column", fuzz_column_one}, {"fuzz_list", fuzz_list_one},
+    {"fuzz_column", fuzz_column_one}, {"fuzz_nested", fuzz_nested_one},
     {"fuzz_scan", fuzz_scan_one},
     {"fuzz_snappy", fuzz_snappy_one},
 };

@@ -141,15 +141,42 @@ static uint64_t row_hash(const struct ArrowArray *a, int64_t i)
     return ts_hash_bytes(h, (const uint8_t *)s->buffers[2] + off[i], off[i + 1] - off[i]);
 }
 
-/* One whole scan through the public API; every step's failure ends it with its status. */
-static outcome scan_once(const oom_case *c)
+/* One whole scan of path with o through the public API, each batch handed to add (which
+ * folds it into out's hash); every step's failure ends it with its status. */
+static outcome scan_with(const char *path, const ringscan_options *o,
+                         void (*add)(const struct ArrowArray *a, outcome *out))
 {
     outcome out = {0, 0, 0};
     ringscan_file *f = NULL;
     ringscan_scan *s = NULL;
     ringscan_error err;
-    out.status = ringscan_open(paths[c->file], &f, &err);
+    out.status = ringscan_open(path, &f, &err);
     if (out.status != 0) return out;
+    out.status = ringscan_scan_start(f, o, &s, &err);
+    struct ArrowArray a;
+    int rc = 0;
+    while (out.status == 0 && (rc = ringscan_scan_next(s, &a, &err)) == 1) {
+        add(&a, &out);
+        out.rows += a.length;
+        a.release(&a);
+    }
+    if (out.status == 0) out.status = rc;
+    if (out.status < 0) CHECK(err.status == out.status && err.message[0] != '\0');
+    ringscan_scan_free(s);
+    ringscan_close(f);
+    return out;
+}
+
+/* The rows of a batch of the model's table: one hash each, summed (order-independent). */
+static void add_rows(const struct ArrowArray *a, outcome *out)
+{
+    CHECK(a->n_children == NC && a->length > 0);
+    for (int64_t i = 0; i < a->length && a->n_children == NC; i++) out->hash += row_hash(a, i);
+}
+
+/* One scan of case c. */
+static outcome scan_once(const oom_case *c)
+{
     ringscan_options o;
     ringscan_options_init(&o);
     o.filter = c->filter;
@@ -160,20 +187,7 @@ static outcome scan_once(const oom_case *c)
     o.io = c->io;
     o.split_rows = c->split_rows;
     o.order_by = c->order_by;
-    out.status = ringscan_scan_start(f, &o, &s, &err);
-    struct ArrowArray a;
-    int rc = 0;
-    while (out.status == 0 && (rc = ringscan_scan_next(s, &a, &err)) == 1) {
-        CHECK(a.n_children == NC && a.length > 0);
-        for (int64_t i = 0; i < a.length && a.n_children == NC; i++) out.hash += row_hash(&a, i);
-        out.rows += a.length;
-        a.release(&a);
-    }
-    if (out.status == 0) out.status = rc;
-    if (out.status < 0) CHECK(err.status == out.status && err.message[0] != '\0');
-    ringscan_scan_free(s);
-    ringscan_close(f);
-    return out;
+    return scan_with(paths[c->file], &o, add_rows);
 }
 
 /* ---- the watchdog: a run that does not end is a hang ---- */
@@ -388,6 +402,64 @@ static void writer_sweep(void)
            (long long)g_ok, (long long)g_nomem);
 }
 
+/* ---- nested fields (format/column_nested.c, scan/task_nested.c, scan/arrow_nested.c) ---- */
+
+#define NESTED_FILE "../shared/parquet-testing/data/nullable.impala.parquet"
+
+/* The shape of array a: lengths, null counts and list offsets at every level (leaf values are
+ * covered by the conformance test; here a failure must end whole or with -ENOMEM). */
+static uint64_t shape_hash(const struct ArrowArray *a, uint64_t h)
+{
+    h = ts_mix(ts_mix(h, (uint64_t)a->length), (uint64_t)a->null_count);
+    if (a->n_children == 1 && a->n_buffers == 2) /* a list or map: its offsets */
+        for (int64_t i = 0; i <= a->length; i++)
+            h = ts_mix(h, (uint64_t)((const int32_t *)a->buffers[1])[a->offset + i]);
+    for (int64_t c = 0; c < a->n_children; c++) h = shape_hash(a->children[c], h);
+    return h;
+}
+
+static void add_shape(const struct ArrowArray *a, outcome *out)
+{
+    out->hash = shape_hash(a, out->hash);
+}
+
+/* Every field of NESTED_FILE (maps, lists of lists, lists of maps, a struct of lists). */
+static outcome nested_once(void)
+{
+    ringscan_options o;
+    ringscan_options_init(&o);
+    o.ordered = true;
+    return scan_with(NESTED_FILE, &o, add_shape);
+}
+
+/* Every failure point of a scan of every nested field: the whole answer or -ENOMEM. */
+static void nested_sweep(void)
+{
+    outcome ref = nested_once();
+    CHECK_EQ_I64(ref.status, 0);
+    CHECK_EQ_I64(ref.rows, 7);
+    int64_t n = 1, ok = 0, nomem = 0;
+    for (; n < N_MAX && !chk_case_failed; n++) {
+        g_run_n = (sig_atomic_t)n;
+        alarm(RUN_TIMEOUT_S);
+        fail_arm(FAIL_ALL, n, false);
+        outcome got = nested_once();
+        fail_disarm();
+        alarm(0);
+        int64_t fired = fail_points_fired();
+        bool right = got.status == 0 && got.rows == ref.rows && got.hash == ref.hash;
+        if (!right && !(fired > 0 && (got.status == -ENOMEM || got.status == -EAGAIN)))
+            fprintf(stderr, "  nested: point %lld: status %d, %lld rows\n", (long long)n,
+                    got.status, (long long)got.rows);
+        CHECK(right || (fired > 0 && (got.status == -ENOMEM || got.status == -EAGAIN)));
+        ok += right, nomem += !right;
+        if (fired == 0) break; /* past the run's last point */
+    }
+    CHECK(n < N_MAX);
+    printf("  nested fields: %lld failure points tried: %lld right answers, %lld -ENOMEM/-EAGAIN\n",
+           (long long)n, (long long)ok, (long long)nomem);
+}
+
 int main(void)
 {
     signal(SIGALRM, on_alarm);
@@ -406,6 +478,7 @@ int main(void)
     RUN(thread_creation_fails);
     RUN(sweep);
     RUN(writer_sweep);
+    RUN(nested_sweep);
     for (int c = 0; c < NC; c++) pq_vec_free(&table[c]);
     ts_dir_remove();
     return CHECK_DONE("test_oom");

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Nested decode throughput: ringscan beside pyarrow on a list<int64> and a struct column.
+
+Usage (from the repo root, after `zig build`):
+  $(scripts/pyenv.sh | tail -n1) bench/nested/run.py [--rows 5000000] [--rounds 5]
+      [--dir /tmp/nested-bench] [--lib zig-out/lib/libringscan.so] [--threads 1]
+
+Writes (once, or with --regen) one file of --rows rows with pyarrow (snappy, dictionary off,
+1 Mi rows per row group): `lst` list<int64> (0-8 random elements, 1 in 10 lists null) and `st`
+struct<a: int64, b: double, c: string> (1 in 10 structs null). Per round and per column, in
+alternating order, times the wall clock of
+  ringscan: libringscan.so through ctypes: ringscan_open, ringscan_scan_start (that column,
+            --threads cores), ringscan_scan_stream imported by pyarrow
+            (RecordBatchReader._import_from_c, read_all): decode, assembly, Arrow export;
+  pyarrow:  pq.read_table(path, columns=[column], use_threads=(threads > 1)).
+and checks once that both tables are equal. Prints the median of the rounds (wall clock, and
+CPU time: user + system of every thread of the process, getrusage) and the decoded Arrow
+bytes per second (the pyarrow table's nbytes / median wall time).
+"""
+import argparse
+import ctypes
+import os
+import resource
+import statistics as st
+import time
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+
+def gen(path, n):
+    rng = np.random.default_rng(7)
+    lens = rng.integers(0, 9, n)
+    offs = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(lens, out=offs[1:])
+    vals = pa.array(rng.integers(-2**62, 2**62, int(offs[-1]), dtype=np.int64))
+    nulls = pa.array(rng.random(n) < 0.1)
+    lst = pa.ListArray.from_arrays(pa.array(offs), vals, mask=nulls)
+    a = pa.array(rng.integers(-2**40, 2**40, n, dtype=np.int64))
+    b = pa.array(rng.random(n))
+    c = pa.array(["v%d" % (i % 977) for i in range(n)])
+    st_ = pa.StructArray.from_arrays([a, b, c], names=["a", "b", "c"],
+                                     mask=pa.array(rng.random(n) < 0.1))
+    pq.write_table(pa.table({"lst": lst, "st": st_}), path, compression="snappy",
+                   use_dictionary=False, row_group_size=1 << 20)
+
+
+class Lib:
+    def __init__(self, path):
+        self.l = ctypes.CDLL(path)
+        self.l.ringscan_open.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
+        self.l.ringscan_scan_start.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
+                                               ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
+        self.l.ringscan_scan_stream.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        self.l.ringscan_scan_free.argtypes = [ctypes.c_void_p]
+        self.l.ringscan_close.argtypes = [ctypes.c_void_p]
+
+    def read(self, path, column, threads):
+        err = ctypes.create_string_buffer(1024)
+        f = ctypes.c_void_p()
+        if self.l.ringscan_open(path.encode(), ctypes.byref(f), err) != 0:
+            raise RuntimeError(err.raw[4:200])
+        opts = ctypes.create_string_buffer(4096)  # ringscan_options, filled by its init
+        self.l.ringscan_options_init(opts)
+        names = (ctypes.c_char_p * 1)(column.encode())
+        ctypes.memmove(opts, ctypes.byref(ctypes.c_void_p(ctypes.addressof(names))), 8)  # columns
+        ctypes.memmove(ctypes.byref(opts, 8), ctypes.byref(ctypes.c_int(1)), 4)  # ncolumns
+        # threads: after columns, ncolumns, filter, filter_expr, limit, order_by, order_desc,
+        # topk_bound, on_topk_bound, ctx, row_groups, nrow_groups, policy (ringscan.h)
+        ctypes.memmove(ctypes.byref(opts, 96), ctypes.byref(ctypes.c_int(threads)), 4)
+        ctypes.memmove(ctypes.byref(opts, 104), ctypes.byref(ctypes.c_bool(True)), 1)  # ordered
+        s = ctypes.c_void_p()
+        if self.l.ringscan_scan_start(f, opts, ctypes.byref(s), err) != 0:
+            raise RuntimeError(err.raw[4:300])
+        stream = ctypes.create_string_buffer(64)
+        self.l.ringscan_scan_stream(s, stream)
+        t = pa.RecordBatchReader._import_from_c(ctypes.addressof(stream)).read_all()
+        self.l.ringscan_scan_free(s)
+        self.l.ringscan_close(f)
+        return t
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=5_000_000)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--dir", default="/tmp/nested-bench")
+    ap.add_argument("--lib", default="zig-out/lib/libringscan.so")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--regen", action="store_true")
+    a = ap.parse_args()
+    os.makedirs(a.dir, exist_ok=True)
+    path = os.path.join(a.dir, "nested_%d.parquet" % a.rows)
+    if a.regen or not os.path.exists(path):
+        gen(path, a.rows)
+    lib = Lib(os.path.abspath(a.lib))
+    print("file %s (%d bytes), %d rows, %d rounds, threads %d" % (path, os.path.getsize(path),
+          a.rows, a.rounds, a.threads))
+    print("| column | pyarrow median s | ringscan median s | Arrow MB | pyarrow MB/s | ringscan MB/s "
+          "| pyarrow CPU s | ringscan CPU s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for col in ("lst", "st"):
+        want = pq.read_table(path, columns=[col], use_threads=a.threads > 1)
+        got = lib.read(path, col, a.threads)
+        assert got.column(0).equals(want.column(0).cast(got.column(0).type)) or \
+            got.column(0).to_pylist() == want.column(0).to_pylist(), col
+        mb = want.nbytes / 1e6
+        tp, tr, cp, cr = [], [], [], []
+        for r in range(a.rounds):
+            for who in (("py", "rs") if r % 2 == 0 else ("rs", "py")):
+                u0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+                if who == "py":
+                    pq.read_table(path, columns=[col], use_threads=a.threads > 1)
+                else:
+                    lib.read(path, col, a.threads)
+                t1, u1 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
+                cpu = u1.ru_utime - u0.ru_utime + u1.ru_stime - u0.ru_stime  # every thread
+                (tp if who == "py" else tr).append(t1 - t0)
+                (cp if who == "py" else cr).append(cpu)
+        mp, mr = st.median(tp), st.median(tr)
+        print("| %s | %.3f | %.3f | %.1f | %.0f | %.0f | %.3f | %.3f |" % (
+            col, mp, mr, mb, mb / mp, mb / mr, st.median(cp), st.median(cr)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+/* format/column_nested.h: decoding a nested top-level field (struct, list, map, any depth,
+ * every leaf under it) from its leaves' column chunks into one packed value per row.
+ *
+ * The Arrow shape of a field (pq_nest) follows pyarrow's reading of the schema tree
+ * (format/meta.h pq_schema_node): a LIST group is a list of its element (three-level, or the
+ * legacy two-level and unannotated forms, LogicalTypes.md's backward-compatibility rules), a
+ * MAP (or MAP_KEY_VALUE) group a map of its key_value group's key and value (keys only: a
+ * list of the keys), a repeated node that is not a list's middle level a non-null list of
+ * itself, another group a struct.
+ *
+ * Packed value (schema-driven; only this decoder and the Arrow export, scan/arrow_nested.c,
+ * know it): value(T) = one flag byte (0 null, 1 valid), then when valid:
+ *   PRIM    the value: BOOLEAN one byte 0/1; BYTE_ARRAY a 4-byte little-endian length and the
+ *           bytes; other types their fixed width (INT96 12 bytes, FLBA type_length)
+ *   STRUCT  value(child) for each child in order
+ *   LIST    a 4-byte little-endian count n, then n times value(element)
+ *   MAP     as LIST, its element the entries struct<key, value>
+ * A row is value(field); the row of a null field is also null in the BYTE_ARRAY vector.
+ *
+ * Assembly (Dremel): each leaf's (repetition, definition) level pairs in order; a node's
+ * instance is decided by the levels of the first leaf under it, the other leaves consumed in
+ * step. Invariants:
+ *  1. Every level and count read from a page is checked: levels within the leaf's maxima, a
+ *     level pair whose repetition is not the one the structure expects, a leaf whose level
+ *     disagrees with the first leaf on a null or empty value, a leaf that ends early or holds
+ *     entries past the row group's rows: RINGSCAN_EFORMAT naming the offset of the leaf's
+ *     chunk and the leaf column.
+ *  2. Decoding appends rows to out or fails leaving its length unchanged.
+ *  3. Recursion depth is bounded by the schema depth (max_schema_depth); every loop by the
+ *     leaf's level count. */
+#ifndef RINGSCAN_FORMAT_COLUMN_NESTED_H
+#define RINGSCAN_FORMAT_COLUMN_NESTED_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "format/column.h"
+
+typedef enum { PQ_NEST_PRIM = 0, PQ_NEST_STRUCT, PQ_NEST_LIST, PQ_NEST_MAP } pq_nest_kind;
+
+/* One node of a field's Arrow shape; a field's nodes are an array in pre-order, a node's
+ * first child right after it, each next sibling at the previous one's end. */
+typedef struct pq_nest {
+    pq_nest_kind kind;
+    const char *name;   /* the Arrow field name (pyarrow's) */
+    bool nullable;
+    int16_t def_valid;  /* definition level from which the value is not null */
+    int16_t def_item;   /* LIST/MAP: from which the list holds an element */
+    int16_t rep_item;   /* LIST/MAP: the repetition level of a next element */
+    int32_t col;        /* PRIM: its leaf column; else -1 */
+    int32_t leaf_lo, leaf_hi; /* the leaf columns under it: [leaf_lo, leaf_hi) */
+    int32_t nchildren;
+    int32_t end;        /* index one past its subtree */
+} pq_nest;
+
+/* The most nodes a field's shape can take for a field of n schema nodes (a repeated node
+ * that is not a list's middle level takes two). */
+#define PQ_NEST_NODES(n) (2 * (n) + 2)
+
+/* The shape of field `node` into out[0 .. return) (room for PQ_NEST_NODES(nodes[node].end -
+ * node)): a top-level field, or a node inside one reached through structs only (named by its
+ * dotted path, "s.a", as DuckDB names such a projection; its value null where a struct above
+ * it is). RINGSCAN_EUNSUPPORTED with e naming the node for a LIST or MAP whose shape the
+ * format does not allow (pyarrow refuses those too), or a node below a list or map. */
+int pq_nest_build(const pq_file_meta *m, int32_t node, pq_nest *out, pq_err *e);
+
+/* The top-level field (its node) whose first leaf is column col, or -1 (col is flat or
+ * another leaf of its field). */
+int32_t pq_nest_field_of(const pq_file_meta *m, int32_t col);
+
+/* 0 when node has a shape pq_nest_build accepts; else its error (e may be NULL) or -ENOMEM. */
+int pq_nest_check(const pq_file_meta *m, int32_t node, pq_err *e);
+
+/* The leaf columns under node: their count, *first the first (they are consecutive). */
+int32_t pq_nest_leaves(const pq_file_meta *m, int32_t node, int32_t *first);
+
+/* The decoded levels and values of one leaf's column chunk. */
+typedef struct pq_nest_leaf {
+    int64_t n;          /* level pairs */
+    uint16_t *rep, *def;
+    int64_t cap;
+    pq_vec vals;        /* the non-null values (def == max), dense, in order */
+    int64_t pos, vpos;  /* assembly cursors */
+    int64_t file_off;   /* the chunk's offset, for messages */
+} pq_nest_leaf;
+
+void pq_nest_leaf_init(pq_nest_leaf *l, const pq_column_desc *c);
+/* Sizes l for n level pairs (and as many fixed-width values) up front: the chunk metadata's
+ * value count, a hint only (decoding still checks and grows). 0 or -ENOMEM. */
+int pq_nest_leaf_reserve(pq_nest_leaf *l, int64_t n);
+void pq_nest_leaf_free(pq_nest_leaf *l);
+
+/* Decodes leaf r->col's whole column chunk (bytes buf[0, len) at file offset file_off, from
+ * its first page to its end) into l: its levels and non-null values. Dictionary, v1 and v2
+ * pages, every value encoding the flat reader knows. 0 or a negative status with e naming the
+ * page's offset and the column. */
+int pq_nest_leaf_chunk(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
+                       pq_nest_leaf *l, pq_err *e);
+
+/* Assembles rows packed values (layout above) of the field t (pq_nest_build) from its leaves'
+ * decoded chunks leaves[0 .. t->leaf_hi - t->leaf_lo) and appends them to out (BYTE_ARRAY).
+ * 0, RINGSCAN_EFORMAT (invariant 1), RINGSCAN_ELIMIT (packed bytes past INT32_MAX) or -ENOMEM,
+ * with e naming the offset and column. */
+int pq_nest_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,
+                     int64_t rows, pq_vec *out, pq_err *e);
+
+#endif
