@@ -1,24 +1,25 @@
 #!/usr/bin/env python3
 """Nested decode throughput: ringscan beside pyarrow on a list<int64> and a struct column.
 
-Usage (from the repo root, after `zig build`):
-  $(scripts/pyenv.sh | tail -n1) bench/nested/run.py [--rows 5000000] [--rounds 5]
+Usage (from the repo root, after `zig build`; the venv tests/cli/python_pkg.sh makes, which
+has cffi for the package):
+  .tools/pkgvenv/bin/python bench/nested/run.py [--rows 5000000] [--rounds 5]
       [--dir /tmp/nested-bench] [--lib zig-out/lib/libringscan.so] [--threads 1]
 
 Writes (once, or with --regen) one file of --rows rows with pyarrow (snappy, dictionary off,
 1 Mi rows per row group): `lst` list<int64> (0-8 random elements, 1 in 10 lists null) and `st`
 struct<a: int64, b: double, c: string> (1 in 10 structs null). Per round and per column, in
 alternating order, times the wall clock of
-  ringscan: libringscan.so through ctypes: ringscan_open, ringscan_scan_start (that column,
-            --threads cores), ringscan_scan_stream imported by pyarrow
-            (RecordBatchReader._import_from_c, read_all): decode, assembly, Arrow export;
+  ringscan: libringscan.so through the python/ package: ringscan.scan (that column, --threads
+            cores) read whole by pyarrow through the Arrow C stream: decode, assembly, Arrow
+            export;
   pyarrow:  pq.read_table(path, columns=[column], use_threads=(threads > 1)).
 and checks once that both tables are equal. Prints the median of the rounds (wall clock, and
 CPU time: user + system of every thread of the process, getrusage) and the decoded Arrow
 bytes per second (the pyarrow table's nbytes / median wall time).
 """
 import argparse
-import ctypes
+import sys
 import os
 import resource
 import statistics as st
@@ -47,38 +48,18 @@ def gen(path, n):
 
 
 class Lib:
+    """libringscan.so through the project's Python package (cffi over ringscan.h: no struct
+    offsets written here)."""
+
     def __init__(self, path):
-        self.l = ctypes.CDLL(path)
-        self.l.ringscan_open.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
-        self.l.ringscan_scan_start.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
-                                               ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
-        self.l.ringscan_scan_stream.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-        self.l.ringscan_scan_free.argtypes = [ctypes.c_void_p]
-        self.l.ringscan_close.argtypes = [ctypes.c_void_p]
+        os.environ["RINGSCAN_LIB"] = os.path.abspath(path)
+        os.environ.setdefault("RINGSCAN_INCLUDE", os.path.abspath("include/ringscan.h"))
+        sys.path.insert(0, os.path.abspath("python"))
+        import ringscan
+        self.rs = ringscan
 
     def read(self, path, column, threads):
-        err = ctypes.create_string_buffer(1024)
-        f = ctypes.c_void_p()
-        if self.l.ringscan_open(path.encode(), ctypes.byref(f), err) != 0:
-            raise RuntimeError(err.raw[4:200])
-        opts = ctypes.create_string_buffer(4096)  # ringscan_options, filled by its init
-        self.l.ringscan_options_init(opts)
-        names = (ctypes.c_char_p * 1)(column.encode())
-        ctypes.memmove(opts, ctypes.byref(ctypes.c_void_p(ctypes.addressof(names))), 8)  # columns
-        ctypes.memmove(ctypes.byref(opts, 8), ctypes.byref(ctypes.c_int(1)), 4)  # ncolumns
-        # threads: after columns, ncolumns, filter, filter_expr, limit, order_by, order_desc,
-        # topk_bound, on_topk_bound, ctx, row_groups, nrow_groups, policy (ringscan.h)
-        ctypes.memmove(ctypes.byref(opts, 96), ctypes.byref(ctypes.c_int(threads)), 4)
-        ctypes.memmove(ctypes.byref(opts, 104), ctypes.byref(ctypes.c_bool(True)), 1)  # ordered
-        s = ctypes.c_void_p()
-        if self.l.ringscan_scan_start(f, opts, ctypes.byref(s), err) != 0:
-            raise RuntimeError(err.raw[4:300])
-        stream = ctypes.create_string_buffer(64)
-        self.l.ringscan_scan_stream(s, stream)
-        t = pa.RecordBatchReader._import_from_c(ctypes.addressof(stream)).read_all()
-        self.l.ringscan_scan_free(s)
-        self.l.ringscan_close(f)
-        return t
+        return self.rs.scan(path, columns=[column], threads=threads, ordered=True).to_arrow()
 
 
 def main():
