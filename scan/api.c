@@ -41,16 +41,6 @@ int api_report(ringscan_error *err, const char *path, int rc, const pq_err *e)
     return rc;
 }
 
-/* -EINVAL with "what" as the message (no file: the arguments are the caller's). */
-int scan_api_bad_arg(ringscan_error *err, const char *what)
-{
-    if (err) {
-        err->status = -EINVAL;
-        snprintf(err->message, sizeof err->message, "invalid argument: %s", what);
-    }
-    return -EINVAL;
-}
-
 int ringscan_open(const char *path, ringscan_file **out, ringscan_error *err)
 {
     return ringscan_open_with(path, NULL, out, err);
@@ -63,7 +53,7 @@ int ringscan_open_with(const char *path, const ringscan_options *o, ringscan_fil
     *out = NULL;
     if (!path) return scan_api_bad_arg(err, "ringscan_open: path is NULL");
     ringscan_options oo;
-    if (o && api_take_options(o, &oo, "ringscan_open_with", err)) return -EINVAL;
+    if (o && api_take_options(o, &oo, "ringscan_open_with", false, err)) return -EINVAL;
     if (o) o = &oo;
     ringscan_file *f = fail_calloc(1, sizeof *f);
     if (!f || !(f->path = fail_strdup(path))) {
@@ -127,25 +117,6 @@ static int resolve_columns(ringscan_file *f, const ringscan_options *o, int **id
         if (rc) return rc;
     }
     return *n > 0 ? 0 : pq_errf(e, -EINVAL, -1, "no columns to scan");
-}
-
-/* The options' own values (not what they name in the file); 0 or -EINVAL with a message. */
-int scan_api_check_options(const ringscan_options *o, ringscan_error *err)
-{
-    char what[160];
-    const char *bad = NULL;
-    if (o->columns && o->ncolumns < 0) bad = "ncolumns is negative";
-    for (int i = 0; !bad && o->columns && i < o->ncolumns; i++)
-        if (!o->columns[i]) snprintf(what, sizeof what, "columns[%d] is NULL", i), bad = what;
-    if (!bad && o->limit < -1) bad = "limit below -1";
-    if (!bad && (o->policy < RINGSCAN_POLICY_LAZY || o->policy > RINGSCAN_POLICY_ADAPTIVE))
-        snprintf(what, sizeof what, "policy %d is not a ringscan_policy", (int)o->policy), bad = what;
-    if (!bad && (o->io < RINGSCAN_IO_AUTO || o->io > RINGSCAN_IO_PREAD))
-        snprintf(what, sizeof what, "io %d is not a ringscan_io", (int)o->io), bad = what;
-    if (!bad && o->fetch_budget_bytes < -1) bad = "fetch_budget_bytes below -1";
-    if (!bad && (o->threads < 0 || o->threads > EXEC_THREADS_MAX))
-        snprintf(what, sizeof what, "threads %d outside 0..%d", o->threads, EXEC_THREADS_MAX), bad = what;
-    return bad ? scan_api_bad_arg(err, bad) : 0;
 }
 
 void scan_api_io_opts(const ringscan_options *o, io_open_opts *io)
@@ -252,10 +223,9 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     *out = NULL;
     if (!f || !o) return scan_api_bad_arg(err, !f ? "ringscan_scan_start: file is NULL" : "ringscan_scan_start: options are NULL");
     ringscan_options oo;
-    if (api_take_options(o, &oo, "ringscan_scan_start", err)) return -EINVAL;
-    o = &oo;
-    int bad = scan_api_check_options(o, err);
+    int bad = api_take_options(o, &oo, "ringscan_scan_start", true, err);
     if (bad) return bad;
+    o = &oo;
     pq_err e = {.offset = -1};
     int *idx = NULL, n = 0;
     flt_expr *filter = NULL;

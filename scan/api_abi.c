@@ -3,10 +3,12 @@
  * (ringscan.h, "ABI rules"). */
 #include "ringscan.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "io/io.h"
@@ -41,8 +43,37 @@ void ringscan_options_init(ringscan_options *o)
     o->fetch_budget_bytes = -1;
 }
 
+/* -EINVAL with "what" as the message (no file: the arguments are the caller's). */
+int scan_api_bad_arg(ringscan_error *err, const char *what)
+{
+    if (err) {
+        err->status = -EINVAL;
+        snprintf(err->message, sizeof err->message, "invalid argument: %s", what);
+    }
+    return -EINVAL;
+}
+
+/* The options' own values (not what they name in the file); 0 or -EINVAL with a message. */
+int scan_api_check_options(const ringscan_options *o, ringscan_error *err)
+{
+    char what[160];
+    const char *bad = NULL;
+    if (o->columns && o->ncolumns < 0) bad = "ncolumns is negative";
+    for (int i = 0; !bad && o->columns && i < o->ncolumns; i++)
+        if (!o->columns[i]) snprintf(what, sizeof what, "columns[%d] is NULL", i), bad = what;
+    if (!bad && o->limit < -1) bad = "limit below -1";
+    if (!bad && (o->policy < RINGSCAN_POLICY_LAZY || o->policy > RINGSCAN_POLICY_ADAPTIVE))
+        snprintf(what, sizeof what, "policy %d is not a ringscan_policy", (int)o->policy), bad = what;
+    if (!bad && (o->io < RINGSCAN_IO_AUTO || o->io > RINGSCAN_IO_PREAD))
+        snprintf(what, sizeof what, "io %d is not a ringscan_io", (int)o->io), bad = what;
+    if (!bad && o->fetch_budget_bytes < -1) bad = "fetch_budget_bytes below -1";
+    if (!bad && (o->threads < 0 || o->threads > EXEC_THREADS_MAX))
+        snprintf(what, sizeof what, "threads %d outside 0..%d", o->threads, EXEC_THREADS_MAX), bad = what;
+    return bad ? scan_api_bad_arg(err, bad) : 0;
+}
+
 int api_take_options(const ringscan_options *in, ringscan_options *out, const char *fn,
-                     ringscan_error *err)
+                     bool check, ringscan_error *err)
 {
     size_t n = in->struct_size;
     const char *why = NULL;
@@ -66,7 +97,7 @@ int api_take_options(const ringscan_options *in, ringscan_options *out, const ch
     ringscan_options_init(out);
     memcpy(out, in, n);
     out->struct_size = sizeof *out;
-    return 0;
+    return check ? scan_api_check_options(out, err) : 0;
 }
 
 void api_bound_out(flt_domain dom, const flt_lit *v, uint64_t version, bool set,
@@ -75,4 +106,15 @@ void api_bound_out(flt_domain dom, const flt_lit *v, uint64_t version, bool set,
     *out = (ringscan_topk_bound){.set = set, .version = version};
     out->is_float = dom == FLT_DOM_F32 || dom == FLT_DOM_F64;
     if (set) out->i = out->is_float ? 0 : v->i, out->f = out->is_float ? v->f : 0;
+}
+
+/* Here, below api.c and api_dataset.c, which both drop a dataset's references. */
+void api_dataset_unref(ringscan_dataset *d)
+{
+    int was = atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel);
+    assert(was >= 1);
+    if (was > 1) return;
+    atomic_fetch_sub_explicit(&api_live_objects, 1, memory_order_relaxed);
+    ds_list_free(&d->list);
+    free(d);
 }

@@ -85,10 +85,9 @@ int ringscan_count(ringscan_file *f, const ringscan_options *o, ringscan_count_i
     memset(out, 0, sizeof *out);
     if (!f || !o) return scan_api_bad_arg(err, !f ? "ringscan_count: file is NULL" : "ringscan_count: options are NULL");
     ringscan_options oo;
-    if (api_take_options(o, &oo, "ringscan_count", err)) return -EINVAL;
-    o = &oo;
-    int rc = scan_api_check_options(o, err);
+    int rc = api_take_options(o, &oo, "ringscan_count", true, err);
     if (rc) return rc;
+    o = &oo;
     const pq_file_meta *m = &f->f->meta;
     pq_err e = {.offset = -1};
     flt_expr *filter = NULL;

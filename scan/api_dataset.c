@@ -14,7 +14,7 @@ int ringscan_dataset_open(const char *const *paths, int npaths, const ringscan_o
                           ringscan_dataset **out, ringscan_error *err)
 {
     ringscan_options oo;
-    if (o && api_take_options(o, &oo, "ringscan_dataset_open", err)) return -EINVAL;
+    if (o && api_take_options(o, &oo, "ringscan_dataset_open", false, err)) return -EINVAL;
     if (o) o = &oo;
     pq_err e = {.offset = -1};
     int rc = 0;
@@ -57,16 +57,6 @@ const char *ringscan_dataset_file(const ringscan_dataset *d, int i)
     return d && i >= 0 && i < d->list.nfiles ? d->list.files[i].path : NULL;
 }
 
-void api_dataset_unref(ringscan_dataset *d)
-{
-    int was = atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel);
-    assert(was >= 1);
-    if (was > 1) return;
-    atomic_fetch_sub_explicit(&api_live_objects, 1, memory_order_relaxed);
-    ds_list_free(&d->list);
-    free(d);
-}
-
 void ringscan_dataset_close(ringscan_dataset *d)
 {
     if (d) api_dataset_unref(d);
@@ -100,10 +90,9 @@ int ringscan_dataset_scan_start(ringscan_dataset *d, const ringscan_options *o, 
     *out = NULL;
     if (!d || !o) return scan_api_bad_arg(err, !d ? "ringscan_dataset_scan_start: dataset is NULL" : "ringscan_dataset_scan_start: options are NULL");
     ringscan_options oo;
-    if (api_take_options(o, &oo, "ringscan_dataset_scan_start", err)) return -EINVAL;
-    o = &oo;
-    int bad = scan_api_check_options(o, err);
+    int bad = api_take_options(o, &oo, "ringscan_dataset_scan_start", true, err);
     if (bad) return bad;
+    o = &oo;
     pq_err e = {.offset = -1};
     ds_scan_args a;
     ringscan_scan *s = api_scan_new();

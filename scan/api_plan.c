@@ -21,11 +21,10 @@ int ringscan_topk_seed(ringscan_file *f, const ringscan_options *o, ringscan_top
     memset(out, 0, sizeof *out);
     if (!f || !o) return scan_api_bad_arg(err, !f ? "ringscan_topk_seed: file is NULL" : "ringscan_topk_seed: options are NULL");
     ringscan_options oo;
-    if (api_take_options(o, &oo, "ringscan_topk_seed", err)) return -EINVAL;
+    int bad = api_take_options(o, &oo, "ringscan_topk_seed", true, err);
+    if (bad) return bad;
     o = &oo;
     if (!o->order_by || o->limit < 0) return scan_api_bad_arg(err, "ringscan_topk_seed: the options have no ORDER BY ... LIMIT");
-    int bad = scan_api_check_options(o, err);
-    if (bad) return bad;
     pq_err e = {.offset = -1};
     int *idx = NULL, n = 0;
     flt_expr *filter = NULL;
@@ -66,10 +65,9 @@ int ringscan_plan_row_groups(ringscan_file *f, const ringscan_options *o, int *o
     if (!f || !o) return scan_api_bad_arg(err, !f ? "ringscan_plan_row_groups: file is NULL" : "ringscan_plan_row_groups: options are NULL");
     if (cap < 0 || (cap > 0 && !out)) return scan_api_bad_arg(err, "ringscan_plan_row_groups: out is NULL or cap negative");
     ringscan_options oo;
-    if (api_take_options(o, &oo, "ringscan_plan_row_groups", err)) return -EINVAL;
-    oo.order_by = NULL; /* statistics pruning for the filter only */
-    int bad = scan_api_check_options(&oo, err);
+    int bad = api_take_options(o, &oo, "ringscan_plan_row_groups", true, err);
     if (bad) return bad;
+    oo.order_by = NULL; /* statistics pruning for the filter only */
     pq_err e = {.offset = -1};
     int *idx = NULL, n = 0, *rgs = NULL;
     flt_expr *filter = NULL;

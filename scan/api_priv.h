@@ -106,9 +106,10 @@ void api_bound_out(flt_domain dom, const flt_lit *v, uint64_t version, bool set,
 /* The caller's options in, as this library's struct in *out (scan/api_abi.c): the fields past
  * in->struct_size take their defaults. 0, or -EINVAL with err naming fn when struct_size is
  * not a size ringscan_options_init ever set, or is larger and sets bytes this library does
- * not know. */
+ * not know; then, with check (a scan's caller, not an open's), the options' own ranges
+ * (scan_api_check_options: -EINVAL naming the field). */
 int api_take_options(const ringscan_options *in, ringscan_options *out, const char *fn,
-                     ringscan_error *err);
+                     bool check, ringscan_error *err);
 
 /* The filter/ tree a ringscan_expr is (NULL for NULL). */
 const flt_tnode *scan_expr_tree(const ringscan_expr *e);
