@@ -4,8 +4,10 @@ the bench shapes (issue 7). Driven by bench/compare/run.sh, which makes the venv
 Steps (each idempotent where it makes files):
   1. data   out/data/sfN/: ringscan.parquet (`ringscan gen lineitem --layout cancel`: the 16
             TPC-H columns are the same as the tpch layout's, plus l_cancelkey for
-            lineitem_cancel), tpchgen/lineitem.parquet (tpchgen-cli, its default settings), and
-            both converted to .vortex with vortex-data (pyarrow batches -> vortex.io.write).
+            lineitem_cancel), tpchgen/lineitem.parquet (tpchgen-cli, its default settings),
+            duckdb/lineitem.parquet (tpchgen's rows written by DuckDB's COPY ... TO (FORMAT
+            parquet) with its defaults: 122,880-row groups, no page index), and each
+            converted to .vortex with vortex-data (pyarrow batches -> vortex.io.write).
             --codec C (default snappy) writes ringscan's file with `--compression C` instead, as
             ringscan-C.parquet / ringscan-C.vortex, reported under out/sfN-C/: the same rows
             without snappy, to show what the codec costs each engine. --data picks the files.
@@ -48,7 +50,7 @@ sys.path.insert(0, HERE)
 import engines as E  # noqa: E402
 
 PEERS = ["duckdb", "datafusion", "pyarrow", "polars", "vortex"]
-DATASETS = ["ringscan", "tpchgen"]
+DATASETS = ["ringscan", "tpchgen", "duckdb"]
 
 
 def log(*a):
@@ -73,6 +75,28 @@ def make_ringscan_file(sf, ddir, ringscan, codec):
     return rs
 
 
+def make_tpchgen_file(sf, ddir, tg):
+    """tpchgen-cli's lineitem at sf (its default settings) at tg."""
+    tmp = os.path.join(ddir, "tpchgen.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    sh([os.path.join(os.path.dirname(sys.executable), "tpchgen-cli"), "parquet", "-s", str(sf),
+        "--tables", "lineitem", "-o", tmp])
+    os.makedirs(os.path.dirname(tg), exist_ok=True)
+    os.rename(os.path.join(tmp, "lineitem.parquet"), tg)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def make_duckdb_file(sf, ddir, tg, dk):
+    """The same rows as tpchgen's file, written by DuckDB with its defaults
+    (COPY ... TO (FORMAT parquet): row groups of 122,880 rows, snappy, no page index)."""
+    import duckdb
+    if not os.path.exists(tg):
+        make_tpchgen_file(sf, ddir, tg)
+    os.makedirs(os.path.dirname(dk), exist_ok=True)
+    duckdb.sql(f"COPY (SELECT * FROM read_parquet('{tg}')) TO '{dk}.tmp' (FORMAT parquet)")
+    os.rename(dk + ".tmp", dk)
+
+
 def make_data(sf, ddir, ringscan, codec, datasets=DATASETS, vortex=True):
     """The files of datasets (tpchgen's only when asked for; the .vortex copies only when
     vortex runs some chosen cell), made once; returns {dataset: {"parquet", "vortex"}}."""
@@ -80,15 +104,12 @@ def make_data(sf, ddir, ringscan, codec, datasets=DATASETS, vortex=True):
     rs = make_ringscan_file(sf, ddir, ringscan, codec)
     tg = os.path.join(ddir, "tpchgen", "lineitem.parquet")
     if "tpchgen" in datasets and not os.path.exists(tg):
-        tmp = os.path.join(ddir, "tpchgen.tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        sh([os.path.join(os.path.dirname(sys.executable), "tpchgen-cli"), "parquet", "-s", str(sf),
-            "--tables", "lineitem", "-o", tmp])
-        os.makedirs(os.path.dirname(tg), exist_ok=True)
-        os.rename(os.path.join(tmp, "lineitem.parquet"), tg)
-        shutil.rmtree(tmp, ignore_errors=True)
+        make_tpchgen_file(sf, ddir, tg)
+    dk = os.path.join(ddir, "duckdb", "lineitem.parquet")
+    if "duckdb" in datasets and not os.path.exists(dk):
+        make_duckdb_file(sf, ddir, tg, dk)
     files = {}
-    for name, pq_path in (("ringscan", rs), ("tpchgen", tg)):
+    for name, pq_path in (("ringscan", rs), ("tpchgen", tg), ("duckdb", dk)):
         if name not in datasets:
             continue
         vx_path = os.path.join(ddir, (stem if name == "ringscan" else name) + ".vortex")
@@ -486,7 +507,8 @@ def main():
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--codec", default="snappy", choices=["snappy", "none", "zstd", "lz4", "gzip"],
                     help="compression of ringscan's generated file (tpchgen's keeps its own)")
-    ap.add_argument("--data", default=",".join(DATASETS), help="files to run: ringscan,tpchgen")
+    ap.add_argument("--data", default=",".join(DATASETS), help="files to run: ringscan,tpchgen,duckdb (the tpchgen rows "
+                    "written by DuckDB's COPY with its defaults)")
     args = ap.parse_args()
     threads_list = [int(x) for x in args.threads.split(",")]
     peers = [e for e in args.engines.split(",") if e]
