@@ -19,11 +19,7 @@ if [ "${RINGSCAN_SANITIZED:-0}" = 1 ]; then # scripts/sanitize.sh builds no shar
     echo "arrow_types: skipped under the sanitizer pass (it reads libringscan.so; the normal pass runs it)"
     echo "arrow_types: 0 passed, 0 failed, 1 skipped"; exit 0
 fi
-if ! PY=$(scripts/pyenv.sh 2>"$dir/pyenv.err" | tail -n1) || [ ! -x "$PY" ]; then
-    bad "scripts/pyenv.sh failed: $(tail -n 3 "$dir/pyenv.err" | tr '\n' ' ')"
-    summary arrow_types
-    exit 1
-fi
+need_pyenv arrow_types
 LIB=$(cd "$(dirname "$R")/../lib" && pwd)/libringscan.so
 [ -f "$LIB" ] || { bad "no $LIB"; summary arrow_types; exit 1; }
 "$PY" tests/cli/arrow_types.py "$LIB" "$dir" >"$dir/out" 2>&1

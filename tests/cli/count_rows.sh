@@ -10,11 +10,7 @@
 #     scan's do; --format count still prints rows and the checksum of the values.
 # Last line: "count_rows: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
-if ! PY=$(scripts/pyenv.sh 2>"$dir/pyenv.err" | tail -n1) || [ ! -x "$PY" ]; then
-    bad "scripts/pyenv.sh failed: $(tail -n 3 "$dir/pyenv.err" | tr '\n' ' ')"
-    summary count_rows
-    exit 1
-fi
+need_pyenv count_rows
 f=$dir/c.parquet
 "$PY" - "$f" <<'PYEOF'
 import sys, pyarrow as pa, pyarrow.parquet as pq

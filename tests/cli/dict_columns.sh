@@ -7,11 +7,7 @@
 # --split-rows); a non-string column is refused by name.
 # Last line: "dict_columns: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
-if ! PY=$(scripts/pyenv.sh 2>"$dir/pyenv.err" | tail -n1) || [ ! -x "$PY" ]; then
-    bad "scripts/pyenv.sh failed: $(tail -n 3 "$dir/pyenv.err" | tr '\n' ' ')"
-    summary dict_columns
-    exit 1
-fi
+need_pyenv dict_columns
 f=$dir/d.parquet
 "$PY" - "$f" <<'PYEOF'
 import sys, pyarrow as pa, pyarrow.parquet as pq

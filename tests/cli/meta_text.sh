@@ -21,11 +21,7 @@
 # Last line: "meta_text: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 D=$(dirname "${BASH_SOURCE[0]}")/../../../shared/parquet-testing/data
-if ! PY=$(scripts/pyenv.sh 2>"$dir/pyenv.err" | tail -n1) || [ ! -x "$PY" ]; then
-    bad "scripts/pyenv.sh failed: $(tail -n 3 "$dir/pyenv.err" | tr '\n' ' ')"
-    summary meta_text
-    exit 1
-fi
+need_pyenv meta_text
 
 # has FILE LINE: the text form of meta FILE has LINE exactly.
 has() {
