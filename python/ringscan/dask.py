@@ -57,10 +57,15 @@ def _cores():
         return 1
 
 
+def _scan_options(options):
+    """options for ringscan.scan with threads defaulted to the task's cores (options, which
+    every partition shares, is not modified)."""
+    return {**options, "threads": options.get("threads") or _cores()}
+
+
 def _read_part(part, columns, filter, options):
     path, groups = part
-    t = scan(path, columns=columns, filter=filter, row_groups=groups,
-             threads=options.pop("threads", None) or _cores(), **options).to_arrow()
+    t = scan(path, columns=columns, filter=filter, row_groups=groups, **_scan_options(options)).to_arrow()
     return t.to_pandas()
 
 
@@ -82,7 +87,8 @@ def read_parquet(paths, columns=None, filter=None, split_row_groups=1, **options
 # ---- Top-K ------------------------------------------------------------------------------
 
 def _first_key(order_by):
-    """(column, descending) of an ORDER BY's first key; its sort keys for pyarrow."""
+    """An ORDER BY ("a DESC, b", or ["a", ("b", "descending")]) as pyarrow's sort keys:
+    [(column, "ascending" | "descending"), ...]."""
     if isinstance(order_by, str):
         terms = [t.split() for t in order_by.split(",")]
         keys = [(t[0], "descending" if len(t) > 1 and t[1].upper() == "DESC" else "ascending")
@@ -102,8 +108,7 @@ def _stricter(a, b, desc):
 
 
 def _top(tables, keys, k):
-    t = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
-    return t.sort_by(keys).slice(0, k)
+    return pa.concat_tables(tables).sort_by(keys).slice(0, k)
 
 
 def _kth(t, keys, k):
@@ -126,25 +131,24 @@ def _topk_part(part, keys, k, columns, filter, share, options):
     desc = keys[0][1] == "descending"
     var, lock = (Variable(name), Lock(name)) if share else (None, None)
     order = ", ".join(f"{c} {'DESC' if d == 'descending' else 'ASC'}" for c, d in keys)
-    mine, best, nbytes, skipped = None, [], 0, 0
+    assert groups, "plan() hands out parts of at least one row group"
+    mine, best, nbytes, skipped = None, None, 0, 0
     for g in groups:
         bound = _stricter(mine, var.get() if share else None, desc)
         r = scan(path, columns=columns, filter=filter, order_by=order, limit=k, row_groups=[g],
-                 topk_bound=bound, threads=options.get("threads") or _cores(),
-                 **{o: v for o, v in options.items() if o != "threads"})
+                 topk_bound=bound, **_scan_options(options))
         t = r.to_arrow()
         st = r.stats()
         nbytes += st["bytes_read"]
         skipped += st["row_groups_pruned"] + st["topk_splits_pruned"]
         r.close()
-        best = [_top(best + [t], keys, k)] if t.num_rows or not best else best
-        mine = _stricter(mine, _kth(best[0], keys, k), desc)
+        best = t if best is None else _top([best, t], keys, k)
+        mine = _stricter(mine, _kth(best, keys, k), desc)
         if share and mine is not None:
             with lock:
                 if _stricter(mine, var.get(), desc) == mine:
                     var.set(mine)
-    empty = scan(path, columns=columns, order_by=order, limit=0).to_arrow() if not best else None
-    return (best[0] if best else empty), nbytes, skipped
+    return best, nbytes, skipped
 
 
 def topk(paths, order_by, k, columns=None, filter=None, share=True, split_row_groups=1,
@@ -152,7 +156,8 @@ def topk(paths, order_by, k, columns=None, filter=None, share=True, split_row_gr
     """ORDER BY order_by LIMIT k over paths on the active Dask client: a pyarrow.Table of the k
     rows in order (ties broken by the ORDER BY's later keys; give a unique last key for one
     answer), and a dict of what the tasks read: bytes_read, row_groups_pruned (by a bound,
-    unread, at planning from an offered bound or statistics, or by the bound while running), tasks. The merge sorts with pyarrow: nulls last; NaN as pyarrow orders it."""
+    unread, at planning from an offered bound or statistics, or by the bound while running),
+    tasks. The merge sorts with pyarrow: nulls last; NaN as pyarrow orders it."""
     import dask
     from distributed import Variable
     keys = _first_key(order_by)
@@ -168,8 +173,10 @@ def topk(paths, order_by, k, columns=None, filter=None, share=True, split_row_gr
     results = dask.compute(*tasks)
     if share:
         Variable(name).delete()
-    tables = [t for t, _, _ in results if t is not None and t.num_rows]
-    out = _top(tables, keys, k) if tables else results[0][0].slice(0, 0)
+    tables = [t for t, _, _ in results]
+    if not tables:  # statistics ruled out every row group: no rows, the scan's columns
+        tables = [scan(_paths(paths)[0], columns=want, row_groups=[]).to_arrow()]
+    out = _top(tables, keys, k)
     if columns is not None:
         out = out.select(list(columns))
     return out, {"bytes_read": sum(b for _, b, _ in results),

@@ -99,3 +99,10 @@ def test_example_one_machine_then_cluster(small_groups):
     local, cluster = lines[:3], lines[3:]
     assert [l.split()[0] for l in local] == ["A", "N", "R"]
     assert [float(l.split()[1]) for l in local] == pytest.approx([float(l.split()[1]) for l in cluster])
+
+
+def test_topk_when_statistics_rule_out_everything(client, small_groups):
+    t, info = rd.topk(small_groups, "l_orderkey DESC", 5, columns=["l_orderkey"],
+                      filter="l_orderkey < 0")
+    assert t.num_rows == 0 and t.column_names == ["l_orderkey"] and info["tasks"] == 0
+
