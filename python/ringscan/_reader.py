@@ -288,7 +288,7 @@ class Reader:
         self.close()
 
     def __del__(self):
-        if getattr(self, "_scan", None) is not None:
+        if getattr(self, "_scan", None) is not None and lib is not None:  # None at interpreter exit
             self.close()
 
 
