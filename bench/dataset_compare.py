@@ -102,7 +102,7 @@ class Worker:
         where, col, val = QUERIES[q]
         if self.eng == "ringscan":
             args = [f"{self.ds}/**/*.parquet", "--where", where, "--columns", ",".join(COLS),
-                    "--threads", str(self.threads), "--format", "count"]
+                    "--threads", str(self.threads), "--format", "checksum"]
             self.p.stdin.write("\t".join(args) + "\n")
         else:
             self.p.stdin.write(f"{col} {val}\n")
@@ -144,7 +144,7 @@ def count(eng, ds, q, threads):
     where, col, val = QUERIES[q]
     if eng == "ringscan":
         cmd = [RS, "scan", f"{ds}/**/*.parquet", "--where", where, "--columns", ",".join(COLS),
-               "--threads", str(threads), "--format", "count", "--io", "pread"]
+               "--threads", str(threads), "--format", "checksum", "--io", "pread"]
     else:
         script = WORKER.replace("for line in sys.stdin:", f"for line in ['{col} {val}']:")
         cmd = [sys.executable, "-c", script, eng, ds, str(threads)]

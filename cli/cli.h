@@ -27,9 +27,11 @@ void cli_bench_help_tail(void);
 const char *cli_human_bytes(int64_t n, char buf[32]);
 /* Prints a scan's counters, as one JSON object when json. */
 void cli_print_stats(FILE *out, const ringscan_stats *st, bool json);
-/* --format rows (cli/rows.c): ringscan_count over f with o, "rows N" on cli_out(), the
- * counters on stderr when stats (1 text, 2 JSON). 0 or ringscan_count's status (err filled). */
-int cli_count_rows(ringscan_file *f, const ringscan_options *o, int stats, ringscan_error *err);
+/* --format count (cli/rows.c): ringscan_count over f, or ringscan_dataset_count over ds when
+ * it is not NULL, with o; "rows N" on cli_out(), the counters on stderr when stats (1 text,
+ * 2 JSON). 0 or the count's status (err filled). */
+int cli_count_rows(ringscan_file *f, ringscan_dataset *ds, const ringscan_options *o, int stats,
+                   ringscan_error *err);
 /* --dictionary-columns LIST (cli/dictcols.c): the names into o->dictionary_columns (static
  * storage; *copy holds the split text, the caller frees it). 0, -ENOMEM or -E2BIG. */
 int cli_dictionary_columns(const char *list, ringscan_options *o, char **copy);

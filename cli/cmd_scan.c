@@ -57,7 +57,9 @@ enum scan_opt_id {
 /* in the order of ringscan_policy, ringscan_io and print_format */
 static const char *const scan_policies[] = {"lazy", "eager", "adaptive", NULL};
 static const char *const scan_ios[] = {"auto", "uring", "pread", NULL};
-static const char *const scan_formats[] = {"table", "csv", "jsonl", "count", "rows", NULL};
+/* "rows": the name `count` had before it took over the footer count (kept for old scripts) */
+static const char *const scan_formats[] = {"table", "csv", "jsonl", "checksum", "count", "rows", NULL};
+enum { SCAN_FORMAT_ROWS = 5 };
 /* in the order of ringscan_options.hive_partitioning 0, 1, -1 */
 static const char *const scan_hive[] = {"auto", "true", "false", NULL};
 
@@ -76,7 +78,7 @@ static const cli_opt scan_opts[] = {
     {"--desc", NULL, NULL, CLI_FLAG, SO_DESC,
      .help = "keys without ASC/DESC sort descending (nulls last, NaN first)"},
     {"--format", NULL, NULL, CLI_CHOICE, SO_FORMAT, .choices = scan_formats, .dflt = "table",
-     .help = "table, RFC 4180 CSV, JSON lines, rows+checksum, rows only (footer)"},
+     .help = "table, RFC 4180 CSV, JSON lines, rows+checksum, row count (footer)"},
     {"--ordered", NULL, NULL, CLI_FLAG, SO_ORDERED,
      .help = "rows in file order (the default, as DuckDB and pyarrow)"},
     {"--unordered", NULL, NULL, CLI_FLAG, SO_UNORDERED,
@@ -152,7 +154,7 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case SO_SPLIT_ROWS: a->o.split_rows = v->i == 0 ? -1 : v->i; break;
     case SO_POLICY: a->o.policy = (ringscan_policy)v->i; break;
     case SO_IO: a->o.io = (ringscan_io)v->i; break;
-    case SO_FORMAT: a->fmt = (print_format)v->i; break;
+    case SO_FORMAT: a->fmt = v->i == SCAN_FORMAT_ROWS ? PRINT_COUNT : (print_format)v->i; break;
     case SO_ORDERED: a->o.ordered = true; break;
     case SO_UNORDERED: a->o.ordered = false; break;
     case SO_EXPLAIN: a->o.explain = true; break;
@@ -464,7 +466,7 @@ static int count_batches(ringscan_scan *sc, const char *path, const sum_col *col
     return rc;
 }
 
-/* --format count: rows and the checksum (cli/checksum.h) of the projected columns; with
+/* --format checksum: rows and the checksum (cli/checksum.h) of the projected columns; with
  * keep, the batches go there and the checksum is left to keep_checksum. */
 static int drain_count(const char *path, ringscan_scan *sc, int64_t *rows,
                        uint64_t *checksum, batch_keep *keep, ringscan_error *err)
@@ -537,7 +539,7 @@ static int print_batches(ringscan_scan *sc, const scan_args *a, const print_col 
 static int drain(ringscan_scan *sc, const scan_args *a, int64_t *rows,
                  uint64_t *checksum, batch_keep *keep, ringscan_error *err)
 {
-    if (a->fmt == PRINT_COUNT) return drain_count(a->path, sc, rows, checksum, keep, err);
+    if (a->fmt == PRINT_CHECKSUM) return drain_count(a->path, sc, rows, checksum, keep, err);
     struct ArrowSchema schema;
     int rc = ringscan_scan_schema(sc, &schema, err);
     if (rc) return rc;
@@ -591,28 +593,27 @@ static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, b
     int prc = parse_args(argc, argv, &a);
     if (prc == CLI_HELP_SHOWN) return 0;
     if (prc) return prc;
-    *counted = a.fmt == PRINT_COUNT;
+    *counted = a.fmt == PRINT_CHECKSUM;
     ringscan_error err = {0};
     ringscan_file *f = NULL;
     ringscan_scan *sc = NULL;
     static const char *names[CLI_COLUMNS_MAX];
     char *copy = NULL;
     /* not for serve (keep: its answers are the output) nor over rows printed to the terminal */
-    cli_progress_start(&scan_line, !keep && !a.no_progress && (a.fmt == PRINT_COUNT || !isatty(1)));
+    cli_progress_start(&scan_line, !keep && !a.no_progress && (a.fmt == PRINT_CHECKSUM || !isatty(1)));
     ringscan_dataset *ds = NULL;
     int rc = is_dataset(&a) ? ringscan_dataset_open(a.paths, a.npaths, &a.o, &ds, &err)
                             : ringscan_open_with(a.path, &a.o, &f, &err);
-    if (rc == 0 && a.fmt == PRINT_ROWS) { /* no scan of its own: ringscan_count */
-        rc = keep ? cli_err(&err, a.path, -EINVAL, "--format rows is not served (use count)")
-              : ds ? cli_err(&err, a.path, -EINVAL, "--format rows counts one file (use count)")
-                   : cli_count_rows(f, &a.o, a.stats, &err);
+    if (rc == 0 && a.fmt == PRINT_COUNT) { /* no scan of its own: ringscan_count */
+        rc = keep ? cli_err(&err, a.path, -EINVAL, "--format count is not served (use checksum)")
+                  : cli_count_rows(f, ds, &a.o, a.stats, &err);
         a.stats = 0, a.o.explain = false;
     } else if (rc == 0) rc = pick_columns(f, a.path, a.columns, names, &copy, &a.o, &err);
     char *dcopy = NULL;
-    if (rc == 0 && a.fmt != PRINT_ROWS && cli_dictionary_columns(a.dict_columns, &a.o, &dcopy))
+    if (rc == 0 && a.fmt != PRINT_COUNT && cli_dictionary_columns(a.dict_columns, &a.o, &dcopy))
         rc = cli_err(&err, a.path, -EINVAL, "--dictionary-columns: out of memory or too many");
-    if (rc == 0 && a.fmt != PRINT_ROWS && ds) rc = ringscan_dataset_scan_start(ds, &a.o, &sc, &err);
-    else if (rc == 0 && a.fmt != PRINT_ROWS && (rc = ringscan_scan_start(f, &a.o, &sc, &err)) != 0)
+    if (rc == 0 && a.fmt != PRINT_COUNT && ds) rc = ringscan_dataset_scan_start(ds, &a.o, &sc, &err);
+    else if (rc == 0 && a.fmt != PRINT_COUNT && (rc = ringscan_scan_start(f, &a.o, &sc, &err)) != 0)
         suggest_for_filter(f, &err);
     if (rc == 0 && sc) rc = drain(sc, &a, rows, checksum, keep, &err);
     cli_progress_end(&scan_line); /* before anything else goes to stderr */
@@ -657,7 +658,7 @@ static double now_s(clockid_t c)
 }
 
 /* `ringscan serve`: one scan per stdin line (the `ringscan scan` arguments, tab-separated,
- * --format count), answered by one JSON line on stdout: {"rc", "rows", "checksum", "secs",
+ * --format checksum), answered by one JSON line on stdout: {"rc", "rows", "checksum", "secs",
  * "cpu"}; secs and cpu (every thread of the process) cover open..last batch; the batches are
  * kept and checksummed after the timer stops, as the peers' workers checksum their result
  * table after theirs. A warm process, as the peers' benchmark workers are (bench/compare).
@@ -669,7 +670,7 @@ const cli_cmd cli_cmd_serve = {
     .name = "serve",
     .usage = "",
     .purpose = "Runs one scan per line of standard input (the arguments of `ringscan scan`,\n"
-               "tab-separated, --format count) in one warm process, and answers each with one\n"
+               "tab-separated, --format checksum) in one warm process, and answers each with one\n"
                "JSON line: {\"rc\", \"rows\", \"checksum\", \"secs\", \"cpu\"}. Ends at end of\n"
                "input.",
     .examples = serve_examples,

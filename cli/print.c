@@ -572,7 +572,7 @@ void print_value(cli_sink *f, const print_col *c, const struct ArrowArray *a, in
 
 int print_header(cli_sink *f, print_format fmt, const print_col *cols, int n)
 {
-    if (fmt == PRINT_JSONL || fmt == PRINT_COUNT) return f->err;
+    if (fmt == PRINT_JSONL || fmt == PRINT_CHECKSUM) return f->err;
     for (int i = 0; i < n; i++) {
         if (i) sink_puts(f, fmt == PRINT_TABLE ? " | " : ",");
         const uint8_t *name = (const uint8_t *)cols[i].name;

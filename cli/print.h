@@ -8,7 +8,9 @@
 #include "cli/sink.h"
 #include "ringscan.h"
 
-typedef enum { PRINT_TABLE, PRINT_CSV, PRINT_JSONL, PRINT_COUNT, PRINT_ROWS } print_format;
+/* PRINT_CHECKSUM: rows and a checksum of the values (the values are read); PRINT_COUNT: the
+ * row count alone, from the footer where statistics settle a row group (cli/rows.c). */
+typedef enum { PRINT_TABLE, PRINT_CSV, PRINT_JSONL, PRINT_CHECKSUM, PRINT_COUNT } print_format;
 
 /* How a column's values print, from its Arrow format. */
 typedef enum {

@@ -1,7 +1,8 @@
-/* cli/rows.c: `ringscan scan --format rows`: the number of rows that pass the filter, through
- * ringscan_count (answered from the footer where statistics settle a row group; the rest is
- * scanned). Unlike --format count it prints no checksum: a checksum needs the values, which
- * the footer does not hold. Prints "rows N" on cli_out(); with --stats, the counters of the
+/* cli/rows.c: `ringscan scan --format count` (or its old name `rows`): the number of rows that
+ * pass the filter, through ringscan_count or, for a dataset, ringscan_dataset_count (answered
+ * from the footers where statistics settle a row group; the rest is scanned). Unlike
+ * --format checksum it prints no checksum: a checksum needs the values, which the footer does
+ * not hold. Prints "rows N" on cli_out(); with --stats, the counters of the
  * scan of the unsettled groups (all zero when none was needed) and a line
  * "count: row_groups N, settled N, pruned N, scanned N" on stderr (--stats=json: the
  * counters object with those four fields added at its end). */
@@ -11,10 +12,11 @@
 #include "cli/cli.h"
 #include "cli/sink.h"
 
-int cli_count_rows(ringscan_file *f, const ringscan_options *o, int stats, ringscan_error *err)
+int cli_count_rows(ringscan_file *f, ringscan_dataset *ds, const ringscan_options *o, int stats,
+                   ringscan_error *err)
 {
     ringscan_count_info c;
-    int rc = ringscan_count(f, o, &c, err);
+    int rc = ds ? ringscan_dataset_count(ds, o, &c, err) : ringscan_count(f, o, &c, err);
     if (rc) return rc;
     sink_printf(cli_out(), "rows %lld\n", (long long)c.rows);
     if (stats == 0) return 0;

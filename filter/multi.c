@@ -263,3 +263,15 @@ flt_prune flt_prune_group(const flt_pred *p, const pq_chunk_meta *chunks)
     }
     return all_none ? FLT_CANNOT_MATCH : any_all ? FLT_ALL_MATCH : FLT_CAN_MATCH;
 }
+
+flt_prune flt_prune_expr_group(const flt_expr *x, const pq_chunk_meta *chunks)
+{
+    assert(chunks);
+    flt_prune v = FLT_ALL_MATCH;
+    for (int32_t k = 0; x && k < x->npreds; k++) {
+        flt_prune p = x->preds[k].dyn ? FLT_CAN_MATCH : flt_prune_group(&x->preds[k], chunks);
+        if (p == FLT_CANNOT_MATCH) return p;
+        if (p == FLT_CAN_MATCH) v = p;
+    }
+    return v;
+}

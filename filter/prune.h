@@ -50,6 +50,10 @@ flt_prune flt_prune_stats(const flt_pred *p, const pq_stats *s, int64_t num_valu
  * columns from both min/max, never on floats), ALL_MATCH when one item is (multi.c).
  * Single-column predicates as flt_prune_stats. */
 flt_prune flt_prune_group(const flt_pred *p, const pq_chunk_meta *chunks);
+/* The conjunction x (NULL: no filter, every row) on such a row group: CANNOT_MATCH when a
+ * conjunct is, ALL_MATCH when every one is, else CAN_MATCH. A dynamic conjunct (a Top-K
+ * bound, p->dyn) is CAN_MATCH: its value is not the statistics' to settle. */
+flt_prune flt_prune_expr_group(const flt_expr *x, const pq_chunk_meta *chunks);
 
 /* The minimum (want_max false) or maximum of s as a literal of p's domain: false when s has
  * no usable bounds (prune.h invariants 1-3) or the value is NaN. The literal may point into s. */

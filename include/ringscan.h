@@ -741,6 +741,18 @@ RINGSCAN_API void ringscan_dataset_close(ringscan_dataset *d);
 RINGSCAN_API int ringscan_dataset_scan_start(ringscan_dataset *d, const ringscan_options *o,
                                              ringscan_scan **out, ringscan_error *err);
 
+/* Counts the rows of d that pass o's filter (none: every row), capped at o->limit (-1: no
+ * cap), as ringscan_count counts one file's: files are pruned by partition values as a scan
+ * prunes them (no footer read), and of every other file each row group whose statistics
+ * prove every row passes counts its rows unread, one they prove none passes is skipped, and
+ * only the rest is scanned (reading the filter's first column); without a filter only
+ * footers are read. out->row_groups and its split count the groups of the files whose
+ * footers were read; out->scan holds the scans' counters (files, files_pruned and
+ * footers_read included). o's columns, order_by and Top-K fields are ignored. Returns 0 and
+ * *out, or a status with err filled as ringscan_dataset_scan_start's. */
+RINGSCAN_API int ringscan_dataset_count(ringscan_dataset *d, const ringscan_options *o,
+                                        ringscan_count_info *out, ringscan_error *err);
+
 #ifdef __cplusplus
 }
 #endif

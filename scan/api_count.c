@@ -15,18 +15,6 @@
 #include "filter/prune.h"
 #include "scan/api_priv.h"
 
-/* Statistics' verdict on row group g: FLT_ALL_MATCH, FLT_CANNOT_MATCH or FLT_CAN_MATCH. */
-static flt_prune group_verdict(const flt_expr *filter, const pq_row_group *g)
-{
-    flt_prune v = FLT_ALL_MATCH;
-    for (int32_t k = 0; filter && k < filter->npreds; k++) {
-        flt_prune p = flt_prune_group(&filter->preds[k], g->chunks);
-        if (p == FLT_CANNOT_MATCH) return p;
-        if (p == FLT_CAN_MATCH) v = p;
-    }
-    return v;
-}
-
 /* The groups to count: o->row_groups checked (in the file, none twice), or all. */
 static int count_groups(const pq_file_meta *m, const ringscan_options *o, int **out, int *n,
                         pq_err *e)
@@ -100,7 +88,7 @@ int ringscan_count(ringscan_file *f, const ringscan_options *o, ringscan_count_i
     }
     for (int i = 0; i < n; i++) { /* groups[0..nrest): those to scan, in place */
         const pq_row_group *g = &m->row_groups[groups[i]];
-        flt_prune v = group_verdict(filter, g);
+        flt_prune v = flt_prune_expr_group(filter, g->chunks);
         if (v == FLT_ALL_MATCH) out->rows += g->num_rows, out->row_groups_settled++;
         else if (v == FLT_CANNOT_MATCH) out->row_groups_pruned++;
         else groups[nrest++] = groups[i];

@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/fail.h"
 #include "scan/api_priv.h"
@@ -83,20 +84,20 @@ static int ds_args(ringscan_dataset *d, const ringscan_options *o, ds_scan_args 
     return 0;
 }
 
-int ringscan_dataset_scan_start(ringscan_dataset *d, const ringscan_options *o, ringscan_scan **out,
-                                ringscan_error *err)
+/* A dataset scan of d with o (count: a dataset count's, ds_scan_args.count) as a public scan
+ * holding d. As ringscan_dataset_scan_start. */
+static int ds_start(ringscan_dataset *d, const ringscan_options *o, ds_count *count,
+                    ringscan_scan **out, ringscan_error *err, const char *fn)
 {
-    if (!out) return scan_api_bad_arg(err, "ringscan_dataset_scan_start: out is NULL");
-    *out = NULL;
-    if (!d || !o) return scan_api_bad_arg(err, !d ? "ringscan_dataset_scan_start: dataset is NULL" : "ringscan_dataset_scan_start: options are NULL");
     ringscan_options oo;
-    int bad = api_take_options(o, &oo, "ringscan_dataset_scan_start", true, err);
+    int bad = api_take_options(o, &oo, fn, true, err);
     if (bad) return bad;
     o = &oo;
     pq_err e = {.offset = -1};
     ds_scan_args a;
     ringscan_scan *s = api_scan_new();
     int rc = s ? ds_args(d, o, &a, &e) : -ENOMEM;
+    if (count) a.count = count, a.columns = NULL, a.ncolumns = 0, a.order_by = NULL, a.limit = -1;
     if (rc == 0) rc = ds_scan_start(&a, &s->ds, &e);
     if (rc) {
         ringscan_scan_free(s);
@@ -106,4 +107,41 @@ int ringscan_dataset_scan_start(ringscan_dataset *d, const ringscan_options *o, 
     atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed);
     *out = s;
     return 0;
+}
+
+int ringscan_dataset_scan_start(ringscan_dataset *d, const ringscan_options *o, ringscan_scan **out,
+                                ringscan_error *err)
+{
+    if (!out) return scan_api_bad_arg(err, "ringscan_dataset_scan_start: out is NULL");
+    *out = NULL;
+    if (!d || !o) return scan_api_bad_arg(err, !d ? "ringscan_dataset_scan_start: dataset is NULL" : "ringscan_dataset_scan_start: options are NULL");
+    return ds_start(d, o, NULL, out, err, "ringscan_dataset_scan_start");
+}
+
+int ringscan_dataset_count(ringscan_dataset *d, const ringscan_options *o, ringscan_count_info *out,
+                           ringscan_error *err)
+{
+    if (!out) return scan_api_bad_arg(err, "ringscan_dataset_count: out is NULL");
+    memset(out, 0, sizeof *out);
+    if (!d || !o) return scan_api_bad_arg(err, !d ? "ringscan_dataset_count: dataset is NULL" : "ringscan_dataset_count: options are NULL");
+    ds_count c = {0};
+    ringscan_scan *s = NULL;
+    int rc = ds_start(d, o, &c, &s, err, "ringscan_dataset_count");
+    struct ArrowArray b;
+    int64_t rows = 0;
+    while (rc == 0 && (rc = ringscan_scan_next(s, &b, err)) == 1) {
+        rows += b.length;
+        b.release(&b);
+        rc = 0;
+    }
+    if (rc == 0) {
+        ringscan_scan_stats(s, &out->scan);
+        out->rows = c.rows + rows;
+        if (o->limit >= 0 && out->rows > o->limit) out->rows = o->limit;
+        out->row_groups = c.groups, out->row_groups_settled = c.settled;
+        out->row_groups_pruned = c.pruned, out->row_groups_scanned = c.scanned;
+        assert(c.settled + c.pruned + c.scanned == c.groups);
+    }
+    ringscan_scan_free(s);
+    return rc;
 }

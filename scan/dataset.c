@@ -41,6 +41,8 @@ typedef struct ds_run {
     int *proj;             /* [nout + nhide]: the file's leaf of each column, or -1 */
     int *pos;              /* [nout + nhide]: its place among the scan's vectors, or -1 */
     int64_t rows;          /* rows it handed on (Top-K positions) */
+    int *groups;           /* a count's row groups left to scan (ds_count_file), or NULL */
+    bool settled;          /* a count's file whose groups the footer settled (no scan) */
 } ds_run;
 
 struct ds_scan {
@@ -83,7 +85,7 @@ static void say(ds_scan *d, const char *fmt, const char *path, const char *why)
  * reads (it fails to type against every schema column). */
 static bool names_missing(const ds_scan *d, const ds_scan_args *a)
 {
-    if (!a->columns) return true;
+    if (!a->columns) return !a->count; /* a count reads the filter's columns only */
     for (int j = 0; a->columns && j < a->ncolumns; j++)
         if (ds_schema_find(&d->s, a->columns[j]) < 0) return true;
     pq_column_desc *cols = fail_malloc(sizeof *cols * (size_t)(d->s.n + 1));
@@ -104,7 +106,7 @@ static bool names_missing(const ds_scan *d, const ds_scan_args *a)
 /* The projected columns (names resolved in the schema) and ORDER BY keys hidden after them. */
 static int resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
 {
-    int n = a->columns ? a->ncolumns : d->s.n;
+    int n = a->count ? 0 : a->columns ? a->ncolumns : d->s.n;
     d->out = fail_malloc(sizeof(int) * (size_t)(n + FLT_MAX_SORT_KEYS + 1));
     d->acols = fail_calloc((size_t)n + 1, sizeof *d->acols);
     if (!d->out || !d->acols) return -ENOMEM;
@@ -115,7 +117,7 @@ static int resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
         d->acols[j] = (scan_arrow_col){.desc = &d->s.cols[d->out[j]].desc, .name = d->s.cols[d->out[j]].name, .node = -1};
     }
     d->nout = n;
-    if (n == 0) return pq_errf(e, -EINVAL, -1, "no columns to scan");
+    if (n == 0 && !a->count) return pq_errf(e, -EINVAL, -1, "no columns to scan");
     if (!a->order_by || a->limit < 0) return 0;
     pq_column_desc *cols = fail_malloc(sizeof *cols * (size_t)(d->s.n + 1));
     flt_order_term t[FLT_MAX_SORT_KEYS];
@@ -149,19 +151,15 @@ static int file_filter(ds_scan *d, const ds_run *r, flt_expr **out, bool *none, 
 /* Whether the footer's statistics rule every row group of f out under filter x. */
 static bool stats_prune(const pqf_t *f, const flt_expr *x)
 {
-    if (!x) return false;
-    for (int g = 0; g < f->meta.nrow_groups; g++) {
-        bool out = false;
-        for (int k = 0; !out && k < x->npreds; k++)
-            out = !x->preds[k].dyn && flt_prune_group(&x->preds[k], f->meta.row_groups[g].chunks) == FLT_CANNOT_MATCH;
-        if (!out) return false;
-    }
-    return true;
+    for (int g = 0; x && g < f->meta.nrow_groups; g++)
+        if (flt_prune_expr_group(x, f->meta.row_groups[g].chunks) != FLT_CANNOT_MATCH) return false;
+    return x != NULL;
 }
 
 /* r's projection: per column its leaf (or -1) and its vector's place; the keys of the file's
  * own columns into so. */
-static int file_proj(ds_scan *d, ds_run *r, scan_opts *so, int *leaves, int *nleaves, pq_err *e)
+static int file_proj(ds_scan *d, ds_run *r, const flt_expr *x, scan_opts *so, int *leaves,
+                     int *nleaves, pq_err *e)
 {
     int n = d->nout + d->nhide;
     *nleaves = 0;
@@ -171,8 +169,10 @@ static int file_proj(ds_scan *d, ds_run *r, scan_opts *so, int *leaves, int *nle
         r->pos[j] = leaf >= 0 ? *nleaves : -1;
         if (leaf >= 0) leaves[(*nleaves)++] = leaf;
     }
-    if (*nleaves == 0) { /* only virtual columns: the file's first flat column counts its rows */
-        int c = 0;
+    if (*nleaves == 0) { /* only virtual columns: the file's first flat column counts its rows
+                            (a count's: the filter's first, which the filter reads anyway) */
+        int c = x && x->npreds > 0 && x->preds[0].column >= 0 ? x->preds[0].column : 0;
+        if (c >= r->view.nfile) c = 0;
         while (c < r->view.nfile && r->view.cols[c].nested) c++;
         if (c == r->view.nfile)
             return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.200s: no flat column", d->a.list->files[r->fi].path);
@@ -201,12 +201,14 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     if (rc == 0) rc = ds_view_init(&r->view, &d->s, &f->meta);
     flt_expr *x = NULL;
     if (rc == 0) rc = file_filter(d, r, &x, pruned, e);
-    if (rc == 0 && (*pruned || stats_prune(f, x))) {
-        say(d, "file %s: pruned by %s\n", path, *pruned ? "its partition values" : "footer statistics");
+    scan_opts so = d->a.so;
+    if (rc == 0 && !*pruned && d->a.count) rc = ds_count_file(d->a.count, f, x, &so, &r->groups, &r->settled);
+    if (rc == 0 && (*pruned || r->settled || stats_prune(f, x))) {
+        say(d, "file %s: %s\n", path, *pruned ? "pruned by its partition values"
+                                    : r->settled ? "counted from its footer" : "pruned by footer statistics");
         *pruned = true;
     }
-    scan_opts so = d->a.so;
-    if (rc == 0 && !*pruned) rc = file_proj(d, r, &so, leaves, &nleaves, e);
+    if (rc == 0 && !*pruned) rc = file_proj(d, r, x, &so, leaves, &nleaves, e);
     int64_t left = d->a.limit < 0 ? -1 : d->a.limit - (d->topk.nkeys ? 0 : d->rows_out);
     so.limit = so.nkeys || !d->topk.nkeys ? left : -1;
     if (d->topk.nkeys && !so.nkeys) so.limit = left; /* constant keys: the first K rows */
@@ -234,7 +236,7 @@ static void end_file(ds_scan *d, ds_run *r)
         scan_free(r->scan);
     }
     ds_view_free(&r->view);
-    free(r->proj), free(r->pos);
+    free(r->proj), free(r->pos), free(r->groups);
     ds_footers_close(&d->ft, r->fi);
     *r = (ds_run){.fi = -1};
 }
@@ -272,7 +274,7 @@ static int fill(ds_scan *d, pq_err *e)
         bool pruned = false;
         int rc = start_file(d, r, &pruned, e);
         if (rc || pruned) {
-            d->files_pruned += pruned && rc == 0;
+            d->files_pruned += pruned && rc == 0 && !r->settled;
             end_file(d, r);
             if (rc) return rc;
             continue;

@@ -8,6 +8,13 @@
 
 /* What a dataset scan takes from ringscan_options (borrowed until ds_scan_start returns,
  * except list, which must outlive the scan). */
+/* What a dataset count (ringscan_dataset_count) adds up besides the rows its scans return:
+ * over the files whose footers were read, their row groups, and how each was decided. */
+typedef struct ds_count {
+    int64_t rows;               /* rows of settled groups (counted unread) */
+    int groups, settled, pruned, scanned;
+} ds_count;
+
 typedef struct ds_scan_args {
     const ds_list *list;
     const char *const *columns; /* NULL = every column of the schema */
@@ -22,6 +29,10 @@ typedef struct ds_scan_args {
     scan_opts so;               /* each file's scan (limit, keys: set per file) */
     io_open_opts io;
     unsigned arrow_flags;       /* scan/arrow.h */
+    ds_count *count;            /* non-NULL: a count (columns, order_by and limit unused):
+                                   nothing is projected; a file's row groups its statistics
+                                   settle are counted here unread (ds_count_file) and only
+                                   the rest scanned, reading the filter's first column */
 } ds_scan_args;
 
 typedef struct ds_scan ds_scan;
@@ -45,5 +56,12 @@ const pq_column_desc *ds_scan_column(const ds_scan *d, int i);
  * (NUL-terminated, at most 1 MiB; "" without explain). */
 const char *ds_scan_explain(const ds_scan *d);
 void ds_scan_free(ds_scan *d);
+
+/* A count's decision on file f under its filter x (NULL: none): each row group settled (every
+ * row passes: its rows added to c), pruned, or left to scan; those left become so's row
+ * groups (*groups, malloc'd: the caller frees it after the scan ends), *none when none is
+ * left (the file needs no scan). 0 or -ENOMEM. */
+int ds_count_file(ds_count *c, const pqf_t *f, const flt_expr *x, scan_opts *so, int **groups,
+                  bool *none);
 
 #endif

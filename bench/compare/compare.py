@@ -141,7 +141,7 @@ def file_for(files, engine, ds):
 
 
 # ---------------------------------------------------------------- ringscan
-def rs_cmd(args, shape, path, threads, io=None, stats=False, fmt="count"):
+def rs_cmd(args, shape, path, threads, io=None, stats=False, fmt="checksum"):
     where, proj, _, _ = E.SHAPES[shape]
     cmd = [args.ringscan, "scan", path, "--columns", proj] + (["--where", where] if where else [])
     if shape in E.TOPK:

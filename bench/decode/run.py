@@ -7,7 +7,7 @@ Usage (from the repo root):
       [--dir /tmp/decode] [--ringscan /tmp/decode/rs/bin/ringscan] [--regen]
 
 Writes four files under --dir (only if missing, or with --regen), checks their encodings with
-`ringscan meta`, then for each round and each file times ringscan (`scan FILE --format count
+`ringscan meta`, then for each round and each file times ringscan (`scan FILE --format checksum
 --threads 1`, wall clock around the process minus the median `ringscan version` start-up time)
 and pyarrow (`pq.read_table(path, use_threads=False)` in-process, one CPU and one IO thread),
 alternating which goes first each round; pyarrow is also run a second time (A/A) to show noise.
@@ -86,7 +86,7 @@ def child_cpu():
 
 def time_rs(rs, path):
     c0, t0 = child_cpu(), time.perf_counter()
-    r = subprocess.run([rs, "scan", path, "--format", "count", "--threads", "1"],
+    r = subprocess.run([rs, "scan", path, "--format", "checksum", "--threads", "1"],
                        capture_output=True, text=True, check=True)
     return time.perf_counter() - t0, child_cpu() - c0, r.stdout.strip()
 

@@ -10,7 +10,7 @@ without a copy. See scan(), metadata() and col() (filters as expressions).
 """
 from ._ffi import (FormatError, InvalidArgument, NotFound, ParseError, RingscanError,
                    Unsupported, version as __version__)
-from ._reader import Reader, metadata, plan_row_groups, scan
+from ._reader import Reader, count_rows, metadata, plan_row_groups, scan
 from .expr import Expr, col, lit
 
 
@@ -26,5 +26,5 @@ def release_memory():
     lib.ringscan_release_memory()
 
 
-__all__ = ["release_memory", "scan", "metadata", "plan_row_groups", "Reader", "col", "lit", "Expr", "RingscanError", "ParseError",
+__all__ = ["release_memory", "scan", "count_rows", "metadata", "plan_row_groups", "Reader", "col", "lit", "Expr", "RingscanError", "ParseError",
            "InvalidArgument", "FormatError", "Unsupported", "NotFound", "live_objects"]

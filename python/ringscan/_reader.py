@@ -58,6 +58,38 @@ def plan_row_groups(source, columns=None, filter=None, row_groups=None):
             lib.ringscan_expr_free(tree)
 
 
+def count_rows(source, filter=None, threads=None, **options):
+    """The number of rows of source (a file, or a dataset as scan() takes it) that pass filter
+    (SQL text or an expression; None: every row), as pyarrow's Dataset.count_rows. Answered
+    from the footers where statistics settle a row group (no data read without a filter);
+    only the other row groups are scanned. Other options as scan()'s (limit caps the count)."""
+    many = isinstance(source, (list, tuple))
+    o, keep, tree = _options(filter=filter, threads=threads, **options)
+    o.explain = False
+    err = ffi.new("ringscan_error *")
+    c = ffi.new("ringscan_count_info *")
+    try:
+        if many or _is_dataset(source):
+            paths = [ffi.new("char[]", os.fsencode(p)) for p in (source if many else [source])]
+            arr = ffi.new("const char *[]", paths)
+            d = ffi.new("ringscan_dataset **")
+            check(lib.ringscan_dataset_open(arr, len(paths), o, d, err), err)
+            try:
+                check(lib.ringscan_dataset_count(d[0], o, c, err), err)
+            finally:
+                lib.ringscan_dataset_close(d[0])
+        else:
+            f = _open(source, o)
+            try:
+                check(lib.ringscan_count(f, o, c, err), err)
+            finally:
+                lib.ringscan_close(f)
+        return int(c.rows)
+    finally:
+        if tree is not None:
+            lib.ringscan_expr_free(tree)
+
+
 def _is_dataset(source):
     """A pattern, a directory, or an s3:// prefix ending in '/': several files (as `ringscan
     scan` decides)."""

@@ -120,6 +120,26 @@ def test_datasets_lists_directories_patterns(lineitem, tmp_path):
         ringscan.scan(str(tmp_path / "nothing" / "*.parquet"))
 
 
+def test_count_rows_equals_pyarrow(lineitem, tmp_path):
+    import shutil
+    import pyarrow.dataset as pads
+    import pyarrow.compute as pc
+    for y in (2024, 2025):
+        (tmp_path / f"year={y}").mkdir()
+        shutil.copy(lineitem, tmp_path / f"year={y}" / "part.parquet")
+    n = pq.ParquetFile(lineitem).metadata.num_rows
+    assert ringscan.count_rows(lineitem) == n
+    want = pads.dataset(lineitem).count_rows(filter=pc.field("l_linenumber") > 5)
+    assert ringscan.count_rows(lineitem, filter="l_linenumber > 5") == want
+    assert ringscan.count_rows(lineitem, filter=ringscan.col("l_linenumber") > 5) == want
+    assert ringscan.count_rows(str(tmp_path)) == 2 * n
+    assert ringscan.count_rows(str(tmp_path), filter="year = 2025 AND l_linenumber > 5") == want
+    assert ringscan.count_rows([lineitem, str(tmp_path / "year=2024" / "part.parquet")], limit=n + 5) == n + 5
+    with pytest.raises(ringscan.ParseError):
+        ringscan.count_rows(lineitem, filter="l_quantity >")
+    assert ringscan.live_objects() == 0
+
+
 def test_dictionary_columns(lineitem):
     t = ringscan.scan(lineitem, columns=["l_shipmode"], dictionary_columns=["l_shipmode"]).to_arrow()
     assert pa.types.is_dictionary(t.schema.field("l_shipmode").type)

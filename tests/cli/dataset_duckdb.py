@@ -177,7 +177,7 @@ for order, limit in [("l_extendedprice DESC", 10), ("year DESC, l_orderkey", 20)
           f"order by {order}: keys differ: {got[:3]} vs DuckDB {want[:3]}")
 
 # --explain: the files pruned by partition (no footer read), then each scanned file's plan
-p = run([pat, "--union-by-name", "--format", "count", "--columns", "l_orderkey", "--where",
+p = run([pat, "--union-by-name", "--format", "checksum", "--columns", "l_orderkey", "--where",
          "year = 1995", "--explain"])
 lines = p.stderr.splitlines()
 check(sum("pruned by its partition values (no footer read)" in x for x in lines) == 73 and
@@ -186,13 +186,13 @@ check(sum("pruned by its partition values (no footer read)" in x for x in lines)
       f"--explain: {len(lines)} lines: {lines[:3]}")
 
 # a directory and several paths name the same dataset
-p1 = run([ds, "--union-by-name", "--format", "count"])
-p2 = run(files + ["--union-by-name", "--format", "count"])
-p3 = run([pat, "--union-by-name", "--format", "count"])
+p1 = run([ds, "--union-by-name", "--format", "checksum"])
+p2 = run(files + ["--union-by-name", "--format", "checksum"])
+p3 = run([pat, "--union-by-name", "--format", "checksum"])
 check(p1.stdout == p2.stdout == p3.stdout and p1.stdout.startswith("rows 60"),
       f"directory / paths / pattern: {p1.stdout!r} {p2.stdout!r} {p3.stdout!r}")
 # without union_by_name the first file's columns: the extra files lack one, named
-p = run([pat, "--format", "count"], want_rc=1)
+p = run([pat, "--format", "checksum"], want_rc=1)
 check("'l_" in p.stderr and "extra.parquet" in p.stderr and "union_by_name" in p.stderr,
       f"without --union-by-name: {p.stderr.strip()}")
 
@@ -204,13 +204,13 @@ os.makedirs(f"{bad}/year=2000", exist_ok=True)
 subprocess.run(["cp", files[0], f"{bad}/year=2000/a.parquet"], check=True)
 with open(f"{bad}/year=2000/b.parquet", "wb") as f:
     f.write(b"not parquet at all, just bytes" * 10)
-p = run([bad, "--format", "count"], want_rc=1)
+p = run([bad, "--format", "checksum"], want_rc=1)
 check("b.parquet" in p.stderr, f"unreadable file not named: {p.stderr.strip()}")
 inc = os.path.join(D, "inc")
 os.makedirs(inc, exist_ok=True)
 pq.write_table(pa.table({"k": pa.array([1, 2], pa.int32())}), f"{inc}/a.parquet")
 pq.write_table(pa.table({"k": pa.array(["x", "y"])}), f"{inc}/b.parquet")
-p = run([inc, "--union-by-name", "--format", "count"], want_rc=1)
+p = run([inc, "--union-by-name", "--format", "checksum"], want_rc=1)
 check("'k'" in p.stderr and "a.parquet" in p.stderr and "b.parquet" in p.stderr,
       f"incompatible types: {p.stderr.strip()}")
 pq.write_table(pa.table({"k": pa.array([3], pa.int64())}), f"{inc}/b.parquet")

@@ -29,14 +29,14 @@ same() { # same DESCRIPTION DICT_COLUMNS ARGS...: plain and dictionary scans pri
         "$what: $(diff "$dir/plain" "$dir/dict" | head -n 4) $(head -c 200 "$dir/err2")"
 }
 same "jsonl" s,b --columns id,s,b --format jsonl
-same "count" b,s --columns s,b,id --format count
+same "count" b,s --columns s,b,id --format checksum
 same "csv, filter on id" s,b --columns id,s,b --format csv --where "id >= 9000 AND id < 31000"
 same "filter on s" s --columns s,id --format jsonl --where "s LIKE 'long01%' OR s IS NULL"
-same "filter on b" s,b --columns s,b --format count --where "b = '\x01\x01'"
+same "filter on b" s,b --columns s,b --format checksum --where "b = '\x01\x01'"
 same "table" s --columns s --limit 50
 same "top-k" s --columns id,s --format jsonl --order-by id --desc --limit 30
-same "cut row groups" s --columns id,s --format count --split-rows 2000 --where "id IN (3, 2500, 17001, 39998) OR id > 38000"
-"$R" scan "$f" --columns id,s --split-rows 2000 --format count --stats >/dev/null 2>"$dir/st"
+same "cut row groups" s --columns id,s --format checksum --split-rows 2000 --where "id IN (3, 2500, 17001, 39998) OR id > 38000"
+"$R" scan "$f" --columns id,s --split-rows 2000 --format checksum --stats >/dev/null 2>"$dir/st"
 check 'grep -qE "splits ([2-9][0-9]|1[0-9])," "$dir/st"' "row groups not cut: $(cat "$dir/st")"
 out=$("$R" scan "$f" --columns id,s --dictionary-columns id 2>&1 >/dev/null)
 check '[[ "$out" == *"dictionary_columns: '"'"'id'"'"' is not a string or binary column"* ]]' "refusal: $out"

@@ -20,11 +20,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 "$R" gen lineitem --sf 0.01 --page-rows 1000 -o "$dir/lp.parquet" >/dev/null || bad "gen lp"
 mask() { sed -E 's/rank [0-9.]+/rank R/g'; }
 
-# expect NAME FILE ARGS...: --explain of scan FILE ARGS --format count equals stdin exactly.
+# expect NAME FILE ARGS...: --explain of scan FILE ARGS --format checksum equals stdin exactly.
 expect() {
     local name=$1 f=$2; shift 2
     cat >"$dir/want"
-    "$R" scan "$dir/$f" "$@" --format count --explain 2>"$dir/err" >/dev/null || bad "$name: exit $?"
+    "$R" scan "$dir/$f" "$@" --format checksum --explain 2>"$dir/err" >/dev/null || bad "$name: exit $?"
     mask <"$dir/err" >"$dir/got"
     if cmp -s "$dir/want" "$dir/got"; then ok; else bad "$name:"; diff "$dir/want" "$dir/got"; fi
 }
@@ -49,7 +49,7 @@ conjunct #1: l_quantity >= 1.00 (reads l_quantity; prunes by statistics, page in
 conjunct #1 l_quantity: chance all-false on a split from statistics 0.000
 store: local file; read-ahead: none
 EOF
-"$R" scan "$dir/l4.parquet" --where "l_orderkey < 100" --format count --explain --stats \
+"$R" scan "$dir/l4.parquet" --where "l_orderkey < 100" --format checksum --explain --stats \
     2>"$dir/err" >/dev/null
 check 'grep -q ", splits 4, " "$dir/err" && grep -q "^plan: .*, 4 splits (3 pruned)," "$dir/err"' \
     "--stats and --explain differ on the splits: $(grep -E "^plan|splits" "$dir/err")"
@@ -74,7 +74,7 @@ EOF
 
 # 3. exploring splits
 "$R" scan "$dir/lp.parquet" --columns l_orderkey --where "l_quantity >= 1 AND l_shipmode = 'AIR'" \
-    --threads 1 --split-rows 1000 --format count --explain 2>"$dir/err" >/dev/null
+    --threads 1 --split-rows 1000 --format checksum --explain 2>"$dir/err" >/dev/null
 want='conjunct order (final, split 60; 57 splits reordered, 3 explored): #2 l_shipmode (rows in 60134, passed 0.144, rank R) -> #1 l_quantity (rows in 12121, passed 1.000, rank R)'
 check '[ "$(tail -n 1 "$dir/err" | mask)" = "$want" ]' "61 splits: $(tail -n 1 "$dir/err")"
 check 'grep -qxF "plan: 1 row group (0 pruned), 61 splits (0 pruned), 2 conjuncts, 3 columns read, policy adaptive" "$dir/err"' \
@@ -82,7 +82,7 @@ check 'grep -qxF "plan: 1 row group (0 pruned), 61 splits (0 pruned), 2 conjunct
 
 # The normal form: NOT pushed down, literals typed (rounded, folded), IN sorted, a clause
 #    over two columns, LIKE patterns re-escaped, and what each conjunct can prune by
-"$R" scan "$dir/l1.parquet" --columns l_orderkey --format count --explain --where \
+"$R" scan "$dir/l1.parquet" --columns l_orderkey --format checksum --explain --where \
     "NOT (l_quantity < 5 OR l_shipmode IN ('SHIP', 'AIR', 'AIR')) AND (l_discount > 0.055 OR l_receiptdate > l_commitdate) AND l_comment NOT LIKE '%a!%b_' ESCAPE '!' AND year(l_shipdate) = 1995 AND l_discount = 0.055" \
     2>"$dir/err" >/dev/null
 grep '^conjunct #[0-9]*:' "$dir/err" >"$dir/got"
@@ -116,13 +116,13 @@ EOF
 # 5. two cores, every policy: the selective conjunct ends first, on the last line
 for pol in adaptive eager lazy; do
     "$R" scan "$dir/lp.parquet" --columns l_orderkey --where "l_quantity >= 1 AND l_shipmode = 'AIR'" \
-        --threads 2 --split-rows 1000 --policy "$pol" --format count --explain 2>"$dir/err" >/dev/null
+        --threads 2 --split-rows 1000 --policy "$pol" --format checksum --explain 2>"$dir/err" >/dev/null
     check 'tail -n 1 "$dir/err" | grep -qE "^conjunct order \(final, split 60; [0-9]+ splits? reordered, [0-9]+ explored\): #2 l_shipmode \(rows in 60134, passed 0\.144, rank [0-9.]+\) -> #1 l_quantity \(rows in [0-9]+, passed 1\.000, rank [0-9.]+\)$"' \
         "threads 2, $pol: $(tail -n 1 "$dir/err")"
 done
 # 6. a limit ends the scan early: the final order is still the last line
 "$R" scan "$dir/lp.parquet" --columns l_orderkey --where "l_quantity >= 1 AND l_shipmode = 'AIR'" \
-    --threads 1 --split-rows 1000 --limit 10 --format count --explain 2>"$dir/err" >/dev/null
+    --threads 1 --split-rows 1000 --limit 10 --format checksum --explain 2>"$dir/err" >/dev/null
 check 'tail -n 1 "$dir/err" | grep -qE "^conjunct order \(final, split [0-9]+; [0-9]+ splits? reordered, 0 explored\): #[12] l_"' \
     "--limit 10: $(tail -n 1 "$dir/err")"
 summary explain

@@ -31,7 +31,7 @@ net_shapes_same "$li" "$u_li" 0 1 2
 scan_same "limit" "$li" "$u_li" --columns l_orderkey,l_linenumber --limit 10 --threads 1 --ordered --format csv
 rs "$dir/o" "$dir/e" scan "$u_li" --columns l_orderkey --limit 10 --threads 2 --unordered --format csv
 check '[ "$RS_RC" -eq 0 ] && [ "$(wc -l <"$dir/o")" -eq 11 ]' "unordered --limit 10: exit $RS_RC, $(wc -l <"$dir/o") lines (want a header and 10 rows)"
-scan_same "count" "$li" "$u_li" --where "l_discount > 0.05" --format count
+scan_same "count" "$li" "$u_li" --where "l_discount > 0.05" --format checksum
 for t in 1 2; do
     scan_same "demo-types t$t" "$demo" "$u_demo" --threads "$t" --ordered --format csv
 done
@@ -43,7 +43,7 @@ meta_same "meta demo-types" "$demo" "$u_demo"
 
 # 3. requests as nginx logged them, for one whole scan on one thread
 nginx_log_reset "$dir/ng"
-rs "$dir/o" "$dir/e" scan "$u_li" --threads 1 --format count
+rs "$dir/o" "$dir/e" scan "$u_li" --threads 1 --format checksum
 size=$(stat -c %s "$li")
 n=$(nginx_requests "$dir/ng"); good=$(nginx_requests "$dir/ng" '^20[06] ')
 nb=$(nginx_bytes "$dir/ng"); nc=$(nginx_connections "$dir/ng")

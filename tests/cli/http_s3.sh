@@ -37,18 +37,18 @@ export AWS_REGION=us-east-1
 "$R" gen lineitem --sf 1 -o "$big" >/dev/null || net_fatal "gen lineitem --sf 1 failed"
 t0=$SECONDS; weed_put ringscan data/big.parquet "$big"
 echo "http_s3: put $(stat -c %s "$big") bytes in $((SECONDS - t0)) s; SeaweedFS resident $(weed_rss_kb) KiB"
-scan_same "large t2" "$big" s3://ringscan/data/big.parquet --threads 2 --format count
-scan_same "large t8" "$big" s3://ringscan/data/big.parquet --columns l_comment,l_partkey --threads 8 --format count
-scan_same "large projection" "$big" s3://ringscan/data/big.parquet --columns l_orderkey,l_shipdate --where "l_quantity < 3" --threads 2 --format count
+scan_same "large t2" "$big" s3://ringscan/data/big.parquet --threads 2 --format checksum
+scan_same "large t8" "$big" s3://ringscan/data/big.parquet --columns l_comment,l_partkey --threads 8 --format checksum
+scan_same "large projection" "$big" s3://ringscan/data/big.parquet --columns l_orderkey,l_shipdate --where "l_quantity < 3" --threads 2 --format checksum
 echo "http_s3: large scan ${RS_MS} ms; SeaweedFS resident $(weed_rss_kb) KiB"
 rm -f "$big"
 
 # 3. the secret never printed
 secret=$AWS_SECRET_ACCESS_KEY
-rs "$dir/o" "$dir/e" scan "$u" --columns l_orderkey --where "l_quantity < 5" --threads 2 --explain --stats --format count
+rs "$dir/o" "$dir/e" scan "$u" --columns l_orderkey --where "l_quantity < 5" --threads 2 --explain --stats --format checksum
 check '[ "$RS_RC" -eq 0 ]' "--explain --stats scan exited $RS_RC: $(head -c 300 "$dir/e")"
 check '! grep -qF "$secret" "$dir/o" "$dir/e"' "the secret is printed by a scan with --explain --stats"
-rs "$dir/o" "$dir/e" scan "$u" --columns l_orderkey --threads 1 --stats=json --format count
+rs "$dir/o" "$dir/e" scan "$u" --columns l_orderkey --threads 1 --stats=json --format checksum
 check '! grep -qF "$secret" "$dir/o" "$dir/e"' "the secret is printed by a scan with --stats=json"
 wrong=${secret}WRONG # holds the real secret: a leak of either is caught
 AWS_SECRET_ACCESS_KEY=$wrong scan_fails "wrong secret" 60 "$u" "403" "bytes=" -- scan "$u" --format csv --explain --stats

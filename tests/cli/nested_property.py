@@ -15,7 +15,7 @@ groups. Checks, per file:
      (the canonical JSON of tests/conformance/gen_expected.py), byte for byte;
   2. `scan F --format csv --ordered`: each cell parses (Python's csv, RFC 4180) back to the
      same JSON text (null: an empty cell);
-  3. `scan F --format count` over the nested fields alone: rows, and the checksum of
+  3. `scan F --format checksum` over the nested fields alone: rows, and the checksum of
      cli/checksum.h (FNV-1a 64 of each non-null value's JSON text, folded * 1000003);
   4. one more file of values whose JSON text is far past the CLI's 64 KiB buffer (a list of
      30,000 int64, a string of 80,000 bytes with quotes): the same checks;
@@ -167,7 +167,7 @@ def check_file(binary, path, nested):
             if name in nested and got[r + 1][j] != ("" if texts[r] == "null" else texts[r]):
                 return "csv row %d column %s: %r, want %r" % (r + 1, name, got[r + 1][j][:200], texts[r][:200])
     if nested:
-        rc, out, err = run(binary, ["scan", path, "--columns", ",".join(nested), "--format", "count"])
+        rc, out, err = run(binary, ["scan", path, "--columns", ",".join(nested), "--format", "checksum"])
         c = 0
         for name, texts in cols:
             if name in nested:

@@ -54,10 +54,10 @@ usage_is "ringscan: bench runtime: --rounds: '101' is out of range (1 to 100)" "
 usage_is "ringscan: meta: --fetch-budget: 'lots' is not a byte count (N, or N with B, KiB, MiB, GiB, TiB)" \
     "$R" meta "$f" --fetch-budget lots
 # good values: the row counts they promise
-rows=$("$R" scan "$f" --limit 7 --threads 3 --format count | sed -E 's/rows ([0-9]+) .*/\1/')
+rows=$("$R" scan "$f" --limit 7 --threads 3 --format checksum | sed -E 's/rows ([0-9]+) .*/\1/')
 check '[ "$rows" = 7 ]' "--limit 7: $rows rows"
-rows=$("$R" scan "$f" --limit=0 --format count | sed -E 's/rows ([0-9]+) .*/\1/')
+rows=$("$R" scan "$f" --limit=0 --format checksum | sed -E 's/rows ([0-9]+) .*/\1/')
 check '[ "$rows" = 0 ]' "--limit=0: $rows rows"
-rows=$("$R" scan "$f" --fetch-budget 1MiB --split-rows 0 --format count | sed -E 's/rows ([0-9]+) .*/\1/')
+rows=$("$R" scan "$f" --fetch-budget 1MiB --split-rows 0 --format checksum | sed -E 's/rows ([0-9]+) .*/\1/')
 check '[ "$rows" = 50 ]' "--fetch-budget 1MiB: $rows rows"
 summary numeric_opts

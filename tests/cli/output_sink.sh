@@ -18,7 +18,7 @@ check '[ "$rows" -gt 50000 ]' "meta rows of the sf=0.01 file: '$rows'"
 
 # one command line per case: name and arguments after `ringscan`
 cases=("table|scan $data --format table" "csv|scan $data --format csv"
-       "jsonl|scan $data --format jsonl" "count|scan $data --format count"
+       "jsonl|scan $data --format jsonl" "count|scan $data --format checksum"
        "meta|meta $data" "meta_json|meta $data --json")
 msg="ringscan: error writing standard output: No space left on device"
 
@@ -69,7 +69,7 @@ done
 
 # the other commands that print results through the same sink
 full_case version version
-full_case serve serve <<<"$data	--format	count"
+full_case serve serve <<<"$data	--format	checksum"
 full_case gen_summary gen demo-types --rows 100 -o "$dir/demo.parquet"
 # bench --json FILE: a failed write of the report file names it and fails the bench
 bargs=(bench --data "$dir" --sf 0.01 --rounds 1 --shapes lineitem_prune --no-floor)

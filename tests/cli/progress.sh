@@ -22,7 +22,7 @@ fi
 f=$dir/l.parquet
 "$R" gen lineitem --sf 0.05 --row-group-rows 20000 -o "$f" >/dev/null || bad "gen"
 slow=(--store sim:ttfb=20ms,bw=5MB/s --fetch-budget 0 --threads 1)
-want_result=$("$R" scan "$f" --format count 2>/dev/null)
+want_result=$("$R" scan "$f" --format checksum 2>/dev/null)
 
 # on_tty OUT CMD: runs CMD (a shell command line) on a pty; what it showed into OUT, "\r\n"
 # made "\n".
@@ -33,7 +33,7 @@ progress_lines() { tr '\r' '\n' <"$1" | grep -E '^(scanned|wrote) '; }
 after_clear() { tr '\r' '\n' <"$1" | grep -vE '^(scanned|wrote) |^ +$|^$'; }
 
 # 1. a slow scan on a terminal
-on_tty "$dir/t1" "'$R' scan '$f' ${slow[*]} --format count"
+on_tty "$dir/t1" "'$R' scan '$f' ${slow[*]} --format checksum"
 progress_lines "$dir/t1" >"$dir/lines1"
 check '[ -s "$dir/lines1" ]' "no progress line on a terminal: $(head -c 300 "$dir/t1" | od -c | head -n 5)"
 check '! grep -vqE "^scanned [0-9]+ rows, [0-9.]+ (B|KiB|MiB) read, [0-9]+ of 15 splits, [0-9.]+ (B|KiB|MiB)/s, [0-9]+ rows/s$" "$dir/lines1"' \
@@ -45,10 +45,10 @@ check 'tr "\r" "\n" <"$dir/t1" | grep -qxE " {${#last},}"' "the last line (${#la
 check 'grep -qE $'"'"'\r +\r'"'"'"$want_result\$" "$dir/t1"' "the result does not follow the clearing: $(tail -c 200 "$dir/t1" | od -c | tail -n 4)"
 
 # 2. never into a file, never when opted out, never over rows on the terminal
-on_tty "$dir/t2" "'$R' scan '$f' ${slow[*]} --format count 2>'$dir/err2'"
+on_tty "$dir/t2" "'$R' scan '$f' ${slow[*]} --format checksum 2>'$dir/err2'"
 check '[ ! -s "$dir/err2" ]' "stderr a file got: $(head -c 200 "$dir/err2" | od -c | head -n 3)"
 check '[ "$(cat "$dir/t2")" = "$want_result" ]' "stderr a file, the terminal showed: $(head -c 200 "$dir/t2")"
-on_tty "$dir/t3" "'$R' scan '$f' ${slow[*]} --format count --no-progress"
+on_tty "$dir/t3" "'$R' scan '$f' ${slow[*]} --format checksum --no-progress"
 check '[ "$(cat "$dir/t3")" = "$want_result" ]' "--no-progress, the terminal showed: $(head -c 200 "$dir/t3")"
 cols=l_comment,l_extendedprice,l_orderkey # ~1.7 s through the slow store
 on_tty "$dir/t4" "'$R' scan '$f' ${slow[*]} --columns $cols"
@@ -58,14 +58,14 @@ on_tty "$dir/t5" "'$R' scan '$f' ${slow[*]} --columns $cols --format csv | md5su
 "$R" scan "$f" --columns "$cols" --format csv | md5sum >"$dir/want5"
 check '[ -n "$(progress_lines "$dir/t5")" ]' "CSV into a pipe, stderr a terminal: no progress line"
 check '[ "$(after_clear "$dir/t5")" = "$(cat "$dir/want5")" ]' "the piped CSV differs: $(after_clear "$dir/t5")"
-"$R" scan "$f" "${slow[@]}" --format count >"$dir/o6" 2>"$dir/err6"
+"$R" scan "$f" "${slow[@]}" --format checksum >"$dir/o6" 2>"$dir/err6"
 check '[ ! -s "$dir/err6" ] && [ "$(cat "$dir/o6")" = "$want_result" ]' "no terminal at all: stderr $(head -c 100 "$dir/err6")"
 
 # 3. a quick scan: a file of 6000 rows, well under a second even in the sanitizer builds
 q=$dir/q.parquet
 "$R" gen lineitem --sf 0.001 -o "$q" >/dev/null || bad "gen (quick)"
-want_quick=$("$R" scan "$q" --format count 2>/dev/null)
-on_tty "$dir/t7" "'$R' scan '$q' --format count"
+want_quick=$("$R" scan "$q" --format checksum 2>/dev/null)
+on_tty "$dir/t7" "'$R' scan '$q' --format checksum"
 check '[ "$(cat "$dir/t7")" = "$want_quick" ]' "a quick scan showed: $(head -c 200 "$dir/t7" | od -c | head -n 3)"
 
 # 4. gen

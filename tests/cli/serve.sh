@@ -3,7 +3,7 @@
 # `ringscan scan` on the same file. Run by tests/run.sh with $RINGSCAN = the binary and cwd =
 # the project root; the secs/cpu fields are never asserted.
 #  1. Three requests (two shapes, one repeated, one with a row-group cut) answer in order with
-#     rc 0 and the rows and checksum `ringscan scan --format count` prints.
+#     rc 0 and the rows and checksum `ringscan scan --format checksum` prints.
 #  2. A bad request (unknown column) answers rc 1 and the next request still works; an empty
 #     argument list answers rc 2 (usage).
 # Last line: "serve: N passed, N failed".
@@ -12,16 +12,16 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 f="$dir/li.parquet"
 "$R" gen lineitem --sf 0.02 --row-group-rows 50000 --page-rows 1000 -o "$f" >/dev/null
 check '[ -s "$f" ]' "gen failed"
-want1=$("$R" scan "$f" --columns l_orderkey,l_linenumber --where "l_linenumber > 5" --format count)
-want2=$("$R" scan "$f" --columns l_comment --where "l_shipmode = 'AIR' AND l_quantity < 5" --format count)
+want1=$("$R" scan "$f" --columns l_orderkey,l_linenumber --where "l_linenumber > 5" --format checksum)
+want2=$("$R" scan "$f" --columns l_comment --where "l_shipmode = 'AIR' AND l_quantity < 5" --format checksum)
 T=$'\t'
 {
-    echo "$f${T}--columns${T}l_orderkey,l_linenumber${T}--where${T}l_linenumber > 5${T}--format${T}count"
-    echo "$f${T}--columns${T}l_comment${T}--where${T}l_shipmode = 'AIR' AND l_quantity < 5${T}--format${T}count${T}--split-rows${T}10000"
-    echo "$f${T}--columns${T}l_orderkey,l_linenumber${T}--where${T}l_linenumber > 5${T}--format${T}count${T}--threads${T}1"
-    echo "$f${T}--columns${T}no_such_column${T}--format${T}count"
+    echo "$f${T}--columns${T}l_orderkey,l_linenumber${T}--where${T}l_linenumber > 5${T}--format${T}checksum"
+    echo "$f${T}--columns${T}l_comment${T}--where${T}l_shipmode = 'AIR' AND l_quantity < 5${T}--format${T}checksum${T}--split-rows${T}10000"
+    echo "$f${T}--columns${T}l_orderkey,l_linenumber${T}--where${T}l_linenumber > 5${T}--format${T}checksum${T}--threads${T}1"
+    echo "$f${T}--columns${T}no_such_column${T}--format${T}checksum"
     echo ""
-    echo "$f${T}--columns${T}l_orderkey,l_linenumber${T}--where${T}l_linenumber > 5${T}--format${T}count"
+    echo "$f${T}--columns${T}l_orderkey,l_linenumber${T}--where${T}l_linenumber > 5${T}--format${T}checksum"
 } | "$R" serve >"$dir/out.jsonl" 2>"$dir/err.txt"
 rc=$?
 check '[ $rc -eq 0 ]' "serve exit $rc"

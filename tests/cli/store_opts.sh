@@ -9,16 +9,16 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 f=$dir/li.parquet
 "$R" gen lineitem --sf 0.01 --row-group-rows 10000 -o "$f" >/dev/null || bad "gen"
-plain=$("$R" scan "$f" --format count)
+plain=$("$R" scan "$f" --format checksum)
 sim=sim:ttfb=1ms,bw=2000MB/s
 for b in 0 4096 3KiB 1MiB 1GiB; do
     case $b in 3KiB) want=3072;; 1MiB) want=1048576;; 1GiB) want=1073741824;; *) want=$b;; esac
-    out=$("$R" scan "$f" --format count --store "$sim" --fetch-budget "$b" --explain 2>"$dir/err")
+    out=$("$R" scan "$f" --format checksum --store "$sim" --fetch-budget "$b" --explain 2>"$dir/err")
     check '[ "$out" = "$plain" ]' "--store --fetch-budget $b: '$out', want '$plain'"
     check 'grep -qE "^store: sim, model 1.0 ms to first byte, .* budget $want B$" "$dir/err"' \
         "--fetch-budget $b: explain lacks 'budget $want B': $(grep -E '^store' "$dir/err")"
 done
-out=$("$R" scan "$f" --format count --explain 2>"$dir/err")
+out=$("$R" scan "$f" --format checksum --explain 2>"$dir/err")
 check 'grep -q "^store: local file" "$dir/err"' "no --store: explain says $(grep -E '^store' "$dir/err")"
 "$R" scan "$f" --store sim:bogus=1 >"$dir/out" 2>"$dir/err"; rc=$?
 check '[ $rc -eq 1 ] && [ "$(cat "$dir/err")" = "ringscan: $f: store '"'sim:bogus=1'"': unknown key in '"'bogus=1'"' (keys ttfb=50ms|dist, bw=500MB/s, conn_bw=100MB/s, conns=64, seed=1)" ]' \
@@ -28,6 +28,6 @@ check '[ $rc -eq 1 ] && [ "$(cat "$dir/err")" = "ringscan: $f: store '"'nope'"':
     "meta --store nope: exit $rc: $(cat "$dir/err")"
 m1=$("$R" meta "$f"); m2=$("$R" meta "$f" --store "$sim" --fetch-budget 0 --tls-insecure)
 check '[ -n "$m1" ] && [ "$m1" = "$m2" ]' "meta through a store differs"
-out=$("$R" scan "$f" --format count --tls-insecure 2>"$dir/err"); rc=$?
+out=$("$R" scan "$f" --format checksum --tls-insecure 2>"$dir/err"); rc=$?
 check '[ $rc -eq 0 ] && [ "$out" = "$plain" ]' "scan --tls-insecure on a local file: exit $rc"
 summary store_opts

@@ -52,7 +52,7 @@ C
 "$R" gen lineitem --sf 0.002 -o "$dir/li.parquet" >/dev/null 2>&1
 if gcc -std=c17 -Iinclude "$dir/host.c" -L zig-out/lib -lringscan -Wl,-rpath,"$PWD/zig-out/lib" -o "$dir/host" 2>"$dir/cc.err"; then
     got=$("$dir/host" "$dir/li.parquet" 2>&1)
-    want=$("$R" scan "$dir/li.parquet" --where "l_linenumber > 5" --format count 2>/dev/null | grep -oE '^[0-9]+|rows [0-9]+' | grep -oE '[0-9]+' | head -n1)
+    want=$("$R" scan "$dir/li.parquet" --where "l_linenumber > 5" --format checksum 2>/dev/null | grep -oE '^[0-9]+|rows [0-9]+' | grep -oE '[0-9]+' | head -n1)
     check '[ -n "$want" ] && [ "$got" = "$want" ]' "host program through the .so read '$got' rows, ringscan scan '$want'"
 else
     bad "a host program does not link against $so alone: $(head -c 400 "$dir/cc.err")"
