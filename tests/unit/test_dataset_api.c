@@ -232,6 +232,57 @@ static void columns_and_errors(void)
     CHECK_EQ_I64(ringscan_dataset_open(NULL, 1, NULL, &d, &err), -EINVAL);
 }
 
+/* ringscan_dataset_count of filter (union_by_name) into *c; its status. */
+static int count_of(const char *filter, int64_t limit, ringscan_count_info *c, char *msg)
+{
+    ringscan_options o;
+    ringscan_options_init(&o);
+    o.union_by_name = true;
+    o.filter = filter;
+    o.limit = limit;
+    ringscan_error err = {0};
+    ringscan_dataset *d = NULL;
+    const char *p[1] = {pat};
+    int rc = ringscan_dataset_open(p, 1, &o, &d, &err);
+    if (rc == 0) rc = ringscan_dataset_count(d, &o, c, &err);
+    snprintf(msg, sizeof err.message, "%s", err.message);
+    ringscan_dataset_close(d);
+    return rc;
+}
+
+static void counting(void)
+{
+    ringscan_count_info c;
+    char msg[sizeof ((ringscan_error *)0)->message];
+    CHECK_EQ_I64(count_of(NULL, -1, &c, msg), 0);  /* footers only */
+    CHECK_EQ_I64(c.rows, 300);
+    CHECK_EQ_I64(c.scan.reads, 0);
+    CHECK_EQ_I64(c.row_groups, 3);
+    CHECK_EQ_I64(c.row_groups_settled, 3);
+    CHECK_EQ_I64(c.scan.footers_read, 3);
+    CHECK_EQ_I64(count_of("k = 2 AND id > 150", -1, &c, msg), 0);
+    CHECK_EQ_I64(c.rows, 49);                       /* the scan of file 2's one group */
+    CHECK_EQ_I64(c.scan.files_pruned, 2);
+    CHECK_EQ_I64(c.row_groups_scanned, 1);
+    CHECK_EQ_I64(count_of("k >= 2 AND id >= 100", -1, &c, msg), 0);
+    CHECK_EQ_I64(c.rows, 200);                      /* both groups settled unread */
+    CHECK_EQ_I64(c.row_groups_settled, 2);
+    CHECK_EQ_I64(c.scan.reads, 0);
+    CHECK_EQ_I64(count_of("v IS NULL", -1, &c, msg), 0);
+    CHECK_EQ_I64(c.rows, 100);                      /* the file without v: all null */
+    CHECK_EQ_I64(count_of("v > 390", -1, &c, msg), 0);
+    CHECK_EQ_I64(c.rows, 4);
+    CHECK_EQ_I64(count_of("id >= 0", 7, &c, msg), 0);
+    CHECK_EQ_I64(c.rows, 7);
+    CHECK_EQ_I64(count_of("nope > 1", -1, &c, msg), RINGSCAN_EPARSE);
+    CHECK(strstr(msg, "nope") != NULL);
+    ringscan_options o;
+    ringscan_options_init(&o);
+    ringscan_error err = {0};
+    CHECK_EQ_I64(ringscan_dataset_count(NULL, &o, &c, &err), -EINVAL);
+    CHECK_EQ_I64(ringscan_dataset_count(NULL, &o, NULL, &err), -EINVAL);
+}
+
 int main(void)
 {
     ts_dir_init();
@@ -242,6 +293,7 @@ int main(void)
     RUN(pruning);
     RUN(limit_and_order);
     RUN(columns_and_errors);
+    RUN(counting);
     ts_dir_remove();
     return CHECK_DONE("test_dataset_api");
 }
