@@ -25,9 +25,9 @@ fails_with 2 "$S unknown option '--colums' (did you mean --columns?)" "$R" scan 
 fails_with 2 "$S unknown option '--limt' (did you mean --limit?)" "$R" scan "$f" --limt 3
 fails_with 2 "$S unknown option '--frobnicate'" "$R" scan "$f" --frobnicate
 fails_with 2 "$S unknown option '-x'" "$R" scan "$f" -x
-fails_with 2 "$S --format: unknown value 'jsonn' (did you mean jsonl?); one of table, csv, jsonl, count, rows" \
+fails_with 2 "$S --format: unknown value 'jsonn' (did you mean jsonl?); one of table, csv, jsonl, checksum, count, rows" \
     "$R" scan "$f" --format jsonn
-fails_with 2 "$S --format: unknown value 'xml'; one of table, csv, jsonl, count, rows" "$R" scan "$f" --format xml
+fails_with 2 "$S --format: unknown value 'xml'; one of table, csv, jsonl, checksum, count, rows" "$R" scan "$f" --format xml
 fails_with 2 "$S --policy: unknown value 'eagr' (did you mean eager?); one of lazy, eager, adaptive" \
     "$R" scan "$f" --policy eagr
 fails_with 2 "$S --ordered takes no value (got 'yes')" "$R" scan "$f" --ordered=yes
