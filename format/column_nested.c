@@ -27,6 +27,24 @@ void pq_nest_leaf_free(pq_nest_leaf *l)
     memset(l, 0, sizeof *l);
 }
 
+pq_nest_leaf *pq_nest_leaves_keep(pq_col_reader *r, const pq_column_desc *first, int32_t n)
+{
+    assert(n > 0 && (r->nest_nkeep == 0 || r->nest_nkeep == n)); /* one field per reader */
+    if (r->nest_nkeep == 0) {
+        r->nest_keep = fail_calloc((size_t)n, sizeof *r->nest_keep);
+        if (!r->nest_keep) return NULL;
+        for (int32_t i = 0; i < n; i++) pq_nest_leaf_init(&r->nest_keep[i], &first[i]);
+        r->nest_nkeep = n;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        pq_nest_leaf *l = &r->nest_keep[i];
+        assert(l->vals.type == first[i].physical);
+        l->n = l->pos = l->vpos = 0;
+        pq_vec_clear(&l->vals);
+    }
+    return r->nest_keep;
+}
+
 /* Room for n more level pairs. 0 or -ENOMEM. */
 static int leaf_reserve(pq_nest_leaf *l, int64_t n)
 {

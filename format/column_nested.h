@@ -102,6 +102,12 @@ void pq_nest_leaf_init(pq_nest_leaf *l, const pq_column_desc *c);
 int pq_nest_leaf_reserve(pq_nest_leaf *l, int64_t n);
 void pq_nest_leaf_free(pq_nest_leaf *l);
 
+/* The n leaves (columns first .. first + n - 1) r keeps for the nested field whose first
+ * leaf it reads: made on the first call, then handed back empty with their buffers (levels,
+ * values) kept, so a core decoding one row group after another reuses the memory instead of
+ * mapping and faulting in fresh pages for each. Freed by pq_colr_free. NULL: -ENOMEM. */
+pq_nest_leaf *pq_nest_leaves_keep(pq_col_reader *r, const pq_column_desc *first, int32_t n);
+
 /* Decodes leaf r->col's whole column chunk (bytes buf[0, len) at file offset file_off, from
  * its first page to its end) into l: its levels and non-null values. Dictionary, v1 and v2
  * pages, every value encoding the flat reader knows. 0 or a negative status with e naming the
