@@ -111,7 +111,7 @@ static void flat_bytes(const pq_nest *t, int32_t w, pq_nest_leaf *l, int64_t bas
             for (int64_t k = 0; k < n; k++) {
                 bool valid = l->def[i + k] >= de;
                 p[n * w + k] = valid;
-                if (valid) memcpy(p + k * w, src, (size_t)w), src += w;
+                if (valid) pq_copy_fixed(p + k * w, src, w), src += w;
             }
         }
         i += n;

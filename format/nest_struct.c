@@ -76,22 +76,23 @@ typedef struct child_cur {
     int64_t at;         /* its next value */
 } child_cur;
 
-/* Child c's value at its cursor, packed at p; the byte past it. */
+/* Child c's value at its cursor, packed at p (16 bytes of slack past the rows: see
+ * pq_nest_struct_assemble); the byte past it. */
 static inline uint8_t *put_child(child_cur *c, uint8_t *p)
 {
     const pq_vec *v = c->v;
     int64_t i = c->at++;
-    if (c->w == 8) memcpy(p, v->values + 8 * i, 8);
-    else if (c->w == 4) memcpy(p, v->values + 4 * i, 4);
-    else if (c->w) memcpy(p, v->values + (size_t)c->w * (size_t)i, (size_t)c->w);
-    if (c->w) return p + c->w;
+    if (c->w) {
+        pq_copy_fixed(p, v->values + (size_t)c->w * (size_t)i, c->w);
+        return p + c->w;
+    }
     if (v->type == PQ_BOOLEAN) {
         *p = pq_bit_get(v->values, i);
         return p + 1;
     }
     uint32_t n = (uint32_t)(v->offsets[i + 1] - v->offsets[i]);
     memcpy(p, &n, 4);
-    if (n) memcpy(p + 4, v->data + v->offsets[i], n);
+    pq_copy_short(p + 4, v->data + v->offsets[i], n, v->data_len - v->offsets[i] >= 16);
     return p + 4 + n;
 }
 
@@ -134,7 +135,7 @@ int pq_nest_struct_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_lea
         return pq_errf_col(e, RINGSCAN_ELIMIT, leaves[0].file_off, m->columns[t[0].leaf_lo].name,
                            "nested rows past %d packed bytes in a split", INT32_MAX);
     child_cur *cur = fail_malloc(sizeof *cur * (size_t)t[0].nchildren);
-    rc = cur ? pq_vec_reserve(out, rows, bytes) : -ENOMEM;
+    rc = cur ? pq_vec_reserve(out, rows, bytes + 16) : -ENOMEM; /* slack for put_child */
     if (rc) {
         free(cur);
         return rc; /* invariant 2 */

@@ -59,8 +59,10 @@ int scan_nest_flat_unpack(nest_unpack *u, int32_t w, pq_vec *v)
 }
 
 /* One child of a struct of primitives, read at a row's bytes *p (the row valid and this
- * child's flag next) or null (p NULL), appended at row r of its values. */
-static inline void struct_child(pq_vec *cv, int32_t w, int64_t r, const uint8_t **p, const uint8_t *end)
+ * child's flag next; the row ends at end, the rows' bytes at bufend) or null (p NULL),
+ * appended at row r of its values. */
+static inline void struct_child(pq_vec *cv, int32_t w, int64_t r, const uint8_t **p, const uint8_t *end,
+                                const uint8_t *bufend)
 {
     bool valid = false;
     if (p) {
@@ -71,7 +73,7 @@ static inline void struct_child(pq_vec *cv, int32_t w, int64_t r, const uint8_t 
     cv->null_count += !valid;
     if (w) {
         NEST_VERIFY(!valid || end - *p >= w);
-        if (valid) memcpy(cv->values + (size_t)r * (size_t)w, *p, (size_t)w), *p += w;
+        if (valid) pq_copy_fixed(cv->values + (size_t)r * (size_t)w, *p, w), *p += w;
         else memset(cv->values + (size_t)r * (size_t)w, 0, (size_t)w);
     } else if (cv->type == PQ_BOOLEAN) {
         NEST_VERIFY(!valid || end - *p >= 1);
@@ -82,7 +84,8 @@ static inline void struct_child(pq_vec *cv, int32_t w, int64_t r, const uint8_t 
             NEST_VERIFY(end - *p >= 4);
             memcpy(&n, *p, 4);
             NEST_VERIFY((uint64_t)(end - *p - 4) >= n);
-            memcpy(cv->data + cv->data_len, *p + 4, n);
+            pq_copy_short(cv->data + cv->data_len, *p + 4, n,
+                          bufend - (*p + 4) >= 16 && cv->data_cap - cv->data_len >= 16);
             *p += 4 + n;
         }
         cv->data_len += n;
@@ -106,13 +109,14 @@ int scan_nest_struct_unpack(nest_unpack *u, pq_vec *v)
         rc = pq_vec_reserve(cv, n, cv->type == PQ_BYTE_ARRAY ? v->data_len : 0);
         w[k - 1] = cv->type == PQ_BOOLEAN || cv->type == PQ_BYTE_ARRAY ? 0 : pq_fixed_width(cv->type, cv->type_length);
     }
+    const uint8_t *bufend = v->data + v->data_len;
     for (int64_t r = 0; rc == 0 && r < n; r++) {
         const uint8_t *p = v->data + v->offsets[r], *end = v->data + v->offsets[r + 1];
         NEST_VERIFY(p == end || *p <= 1); /* no bytes: a null placeholder */
         bool valid = p < end && *p++ != 0;
         if (valid) pq_bit_set(b->valid, r, true);
         b->null_count += !valid;
-        for (int32_t k = 0; k < nc; k++) struct_child(&u->b[k + 1].vals, w[k], r, valid ? &p : NULL, end);
+        for (int32_t k = 0; k < nc; k++) struct_child(&u->b[k + 1].vals, w[k], r, valid ? &p : NULL, end, bufend);
         NEST_VERIFY(p == end);
     }
     if (rc) return rc;
