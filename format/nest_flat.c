@@ -86,6 +86,56 @@ static int flat_rows(const pq_file_meta *m, const pq_nest *t, int32_t w, const p
     return 0;
 }
 
+/* flat_rows for the common split, one with no null element, in passes without a branch per
+ * pair or per row boundary (a list's length is data: the checked loop's exits mispredict):
+ *  1. over the pairs, sums and one folded flag: the rows (a pair at repetition 0 starts one),
+ *     the null elements, and the rules (a next element, repetition 1, is defined to the
+ *     item level, and so is the pair before it: a list's previous element or its start);
+ *  2. each row's first pair index, compacted into out's offsets (out reserved one row more:
+ *     the slot past the rows takes the index n, where the last row ends);
+ *  3. per row: valid and elements from its first pair's definition level and the next row's
+ *     first pair, turned into offsets in place.
+ * False (out's offsets and validity past its rows overwritten) for a split with a null
+ * element or a broken rule or past INT32_MAX bytes: flat_rows then does it, or names what
+ * is wrong. */
+static bool flat_rows_fast(const pq_nest *t, int32_t w, const pq_nest_leaf *l, int64_t rows,
+                           pq_vec *out, bool *flagged, int64_t *valid_els, int64_t *nulls)
+{
+    const uint16_t *rep = l->rep, *def = l->def;
+    const uint16_t dv = (uint16_t)t[0].def_valid, di = (uint16_t)t[0].def_item, de = (uint16_t)t[1].def_valid;
+    int64_t n = l->n, starts = 0, el_nulls = 0, vals = 0;
+    if (n == 0 || rows == 0 || n > UINT32_MAX) return n == 0 && rows == 0;
+    uint32_t bad = rep[0] != 0;
+    for (int64_t j = 0; j < n; j++) {
+        starts += rep[j] == 0;
+        el_nulls += (def[j] >= di) & (def[j] < de);
+        vals += def[j] >= de;
+    }
+    for (int64_t j = 1; j < n; j++) bad |= (rep[j] != 0) & ((def[j] < di) | (def[j - 1] < di));
+    if (bad || el_nulls || starts != rows) return false;
+    uint32_t *word = (uint32_t *)out->offsets + out->length + 1;
+    int64_t k = 0;
+    for (int64_t j = 0; j < n; j++) {
+        word[k] = (uint32_t)j; /* kept when j starts a row, else overwritten */
+        k += rep[j] == 0;
+    }
+    assert(k == rows);
+    word[rows] = (uint32_t)n;
+    int64_t len = out->data_len, nn = 0, base = out->length;
+    for (int64_t r = 0; r < rows; r++) {
+        uint16_t d = def[word[r]];
+        bool valid = d >= dv;
+        len += (d >= di ? (int64_t)(word[r + 1] - word[r]) : 0) * w; /* else one pair: checked */
+        pq_bit_set(out->validity, base + r, valid);
+        nn += !valid;
+        word[r] = (uint32_t)len; /* out->offsets[base + r + 1] */
+    }
+    if (len > INT32_MAX) return false;
+    assert(vals == l->vals.length); /* invariant 3 */
+    *flagged = false, *valid_els = vals, *nulls = nn;
+    return true;
+}
+
 /* Pass 2 when some row is flagged: the rows' bytes written from the (checked) levels. */
 static void flat_bytes(const pq_nest *t, int32_t w, pq_nest_leaf *l, int64_t base, pq_vec *out)
 {
@@ -123,13 +173,14 @@ int pq_nest_flat_assemble(const pq_file_meta *m, const pq_nest *t, int32_t w, pq
                           int64_t rows, pq_vec *out, pq_err *e)
 {
     assert(w >= 2 && out->type == PQ_BYTE_ARRAY && rows >= 0);
-    int rc = pq_vec_reserve(out, rows, 0);
+    int rc = pq_vec_reserve(out, rows + 1, 0); /* a slot more for flat_rows_fast */
     if (rc) return rc;
     int64_t base = out->length, data0 = out->data_len, vals = 0, nulls = 0;
     if (out->null_count == 0) /* bits were not kept: the earlier rows are valid */
         for (int64_t r = 0; r < base; r++) pq_bit_set(out->validity, r, true);
     bool flagged = false;
-    rc = flat_rows(m, t, w, l, rows, out, &flagged, &vals, &nulls, e);
+    if (!flat_rows_fast(t, w, l, rows, out, &flagged, &vals, &nulls))
+        rc = flat_rows(m, t, w, l, rows, out, &flagged, &vals, &nulls, e);
     if (rc == RINGSCAN_ELIMIT)
         pq_errf_col(e, rc, l->file_off, m->columns[t[1].col].name,
                     "nested rows past %d packed bytes in a split", INT32_MAX);

@@ -190,7 +190,8 @@ static void pages(void)
     pq_vec_free(&out);
 }
 
-/* A split whose elements are all valid: the leaf's values become the rows' bytes. */
+/* A split whose elements are all valid (the branch-free pass): the leaf's values become the
+ * rows' bytes; appended to rows already there, they are copied. */
 static void moved(void)
 {
     schema s;
@@ -213,6 +214,17 @@ static void moved(void)
     check_rows(&out, 0, want, 4);
     CHECK_EQ_I64(out.null_count, 1);
     CHECK_EQ_I64(out.data_len, 24);
+    pq_nest_leaf_free(&l);
+    /* the same split appended after those rows: copied, the offsets past the first 24 bytes */
+    CHECK_EQ_I64(decode_col(&s.col, &c, &l, &e), 0);
+    CHECK_EQ_I64(pq_nest_assemble(&s.m, s.t, &l, 4, &out, &e), 0);
+    CHECK(l.vals.values != NULL && out.data != l.vals.values);
+    CHECK_EQ_I64(out.length, 8);
+    CHECK_EQ_I64(out.null_count, 2);
+    CHECK_EQ_I64(out.offsets[5], 40);
+    CHECK_EQ_I64(out.data_len, 48);
+    check_rows(&out, 0, want, 4);
+    check_rows(&out, 4, want, 4);
     pq_nest_leaf_free(&l);
     pq_vec_free(&out);
 }
