@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "format/codec.h"
+#include "format/column_nested.h"
 #include "format/encoding.h"
 
 void pq_col_limits_default(pq_col_limits *l)
@@ -64,6 +65,10 @@ void pq_colr_free(pq_col_reader *r)
     r->levels = NULL;
     r->scratch_cap = r->levels_cap = 0;
     r->has_dict = false;
+    for (int32_t i = 0; i < r->nest_nkeep; i++) pq_nest_leaf_free(&r->nest_keep[i]);
+    free(r->nest_keep);
+    r->nest_keep = NULL;
+    r->nest_nkeep = 0;
 }
 
 int pq_colr_reserve(void **buf, size_t *cap, size_t n)

@@ -69,6 +69,10 @@ typedef struct pq_col_reader {
     _Atomic int64_t *scan_decompressed; /* NULL, or the total of every reader of one scan
                                            (for max_scan_decompressed_bytes; set after init) */
     int64_t pages_decoded;
+    struct pq_nest_leaf *nest_keep; /* the leaves of the nested field whose first leaf this
+                                       reader reads, kept between chunks so their buffers are
+                                       reused (column_nested.h pq_nest_leaves_keep) */
+    int32_t nest_nkeep;
 } pq_col_reader;
 
 /* Prepares r for pages of column col compressed with codec (limits NULL = defaults). The

@@ -27,6 +27,24 @@ void pq_nest_leaf_free(pq_nest_leaf *l)
     memset(l, 0, sizeof *l);
 }
 
+pq_nest_leaf *pq_nest_leaves_keep(pq_col_reader *r, const pq_column_desc *first, int32_t n)
+{
+    assert(n > 0 && (r->nest_nkeep == 0 || r->nest_nkeep == n)); /* one field per reader */
+    if (r->nest_nkeep == 0) {
+        r->nest_keep = fail_calloc((size_t)n, sizeof *r->nest_keep);
+        if (!r->nest_keep) return NULL;
+        for (int32_t i = 0; i < n; i++) pq_nest_leaf_init(&r->nest_keep[i], &first[i]);
+        r->nest_nkeep = n;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        pq_nest_leaf *l = &r->nest_keep[i];
+        assert(l->vals.type == first[i].physical);
+        l->n = l->pos = l->vpos = 0;
+        pq_vec_clear(&l->vals);
+    }
+    return r->nest_keep;
+}
+
 /* Room for n more level pairs. 0 or -ENOMEM. */
 static int leaf_reserve(pq_nest_leaf *l, int64_t n)
 {
@@ -346,6 +364,9 @@ int pq_nest_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leav
                      int64_t rows, pq_vec *out, pq_err *e)
 {
     assert(out->type == PQ_BYTE_ARRAY && rows >= 0);
+    int32_t w = pq_nest_flat_width(m, t);
+    if (w) return pq_nest_flat_assemble(m, t, w, &leaves[0], rows, out, e);
+    if (pq_nest_prim_struct(m, t)) return pq_nest_struct_assemble(m, t, leaves, rows, out, e);
     nest_asm a = {.m = m, .t = t, .leaves = leaves, .out = out, .e = e};
     rewind_leaves(&a);
     pq_vec keep = *out;

@@ -17,6 +17,19 @@
  *   MAP     as LIST, its element the entries struct<key, value>
  * A row is value(field); the row of a null field is also null in the BYTE_ARRAY vector.
  *
+ * Flat lists (pq_nest_flat_width): a field that is a LIST of one primitive leaf of fixed
+ * width w >= 2 (INT32, INT64, FLOAT, DOUBLE, INT96, FIXED_LEN_BYTE_ARRAY of 2 bytes or more;
+ * a list with one repetition level) packs flat instead, with no flag byte:
+ *   a null list or an empty one: no bytes (the vector's validity tells them apart);
+ *   n elements, none null: their n*w value bytes (so the length is 0 mod w);
+ *   n elements, some null: the n*w value bytes (zeroes at a null), n flag bytes (0 null,
+ *           1 valid), then 0 to w-1 zero bytes that make the length 1 mod w (n = length /
+ *           (w + 1): pq_nest_flat_count).
+ * So a split whose elements are all valid is its leaf's values as decoded, in order: the
+ * assembly moves them into the vector (no per-row bytes) and the Arrow export hands them on
+ * as the list's values; the list's offsets and validity come from the levels in one pass
+ * (Dremel's repetition and definition levels, as Arrow's DefRepLevelsToList).
+ *
  * Assembly (Dremel): each leaf's (repetition, definition) level pairs in order; a node's
  * instance is decided by the levels of the first leaf under it, the other leaves consumed in
  * step. Invariants:
@@ -89,6 +102,12 @@ void pq_nest_leaf_init(pq_nest_leaf *l, const pq_column_desc *c);
 int pq_nest_leaf_reserve(pq_nest_leaf *l, int64_t n);
 void pq_nest_leaf_free(pq_nest_leaf *l);
 
+/* The n leaves (columns first .. first + n - 1) r keeps for the nested field whose first
+ * leaf it reads: made on the first call, then handed back empty with their buffers (levels,
+ * values) kept, so a core decoding one row group after another reuses the memory instead of
+ * mapping and faulting in fresh pages for each. Freed by pq_colr_free. NULL: -ENOMEM. */
+pq_nest_leaf *pq_nest_leaves_keep(pq_col_reader *r, const pq_column_desc *first, int32_t n);
+
 /* Decodes leaf r->col's whole column chunk (bytes buf[0, len) at file offset file_off, from
  * its first page to its end) into l: its levels and non-null values. Dictionary, v1 and v2
  * pages, every value encoding the flat reader knows. 0 or a negative status with e naming the
@@ -96,11 +115,36 @@ void pq_nest_leaf_free(pq_nest_leaf *l);
 int pq_nest_leaf_chunk(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
                        pq_nest_leaf *l, pq_err *e);
 
+/* The element width w >= 2 when field t (pq_nest_build) packs as a flat list (layout
+ * above), else 0. */
+int32_t pq_nest_flat_width(const pq_file_meta *m, const pq_nest *t);
+
+/* The element count of a flat row of len bytes (w: pq_nest_flat_width); *flagged whether it
+ * carries element flags (some element is null). */
+static inline int64_t pq_nest_flat_count(int64_t len, int32_t w, bool *flagged)
+{
+    *flagged = len % w == 1;
+    return *flagged ? len / (w + 1) : len / w;
+}
+
 /* Assembles rows packed values (layout above) of the field t (pq_nest_build) from its leaves'
  * decoded chunks leaves[0 .. t->leaf_hi - t->leaf_lo) and appends them to out (BYTE_ARRAY).
  * 0, RINGSCAN_EFORMAT (invariant 1), RINGSCAN_ELIMIT (packed bytes past INT32_MAX) or -ENOMEM,
- * with e naming the offset and column. */
+ * with e naming the offset and column. The leaves are spent (a flat list's values may move
+ * into out, leaving the leaf with none): decode them again before another assembly. */
 int pq_nest_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,
                      int64_t rows, pq_vec *out, pq_err *e);
+
+/* pq_nest_assemble for a flat list (w = pq_nest_flat_width(m, t) > 0) from its one leaf. */
+int pq_nest_flat_assemble(const pq_file_meta *m, const pq_nest *t, int32_t w, pq_nest_leaf *l,
+                          int64_t rows, pq_vec *out, pq_err *e);
+
+/* Whether field t is a struct whose children are all primitives without repetition (its
+ * rows keep the layout above; pq_nest_assemble packs them column by column). */
+bool pq_nest_prim_struct(const pq_file_meta *m, const pq_nest *t);
+
+/* pq_nest_assemble for a struct of primitives (pq_nest_prim_struct). */
+int pq_nest_struct_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,
+                            int64_t rows, pq_vec *out, pq_err *e);
 
 #endif

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Parquet physical types; values equal the thrift enum. */
 typedef enum {
@@ -62,6 +63,23 @@ static inline void pq_bit_set(uint8_t *bits, int64_t i, bool v)
 {
     uint8_t m = (uint8_t)(1u << (i & 7));
     bits[i >> 3] = v ? (uint8_t)(bits[i >> 3] | m) : (uint8_t)(bits[i >> 3] & ~m);
+}
+
+/* Copies n bytes from src to dst. slack: 16 bytes may be read at src and written at dst
+ * (inside their buffers), so n <= 16 moves as one fixed 16-byte copy, not a libc call per
+ * short value; the bytes past n written at dst are left for the caller to overwrite. */
+static inline void pq_copy_short(uint8_t *dst, const uint8_t *src, size_t n, bool slack)
+{
+    if (slack && n <= 16) memcpy(dst, src, 16);
+    else if (n) memcpy(dst, src, n);
+}
+
+/* Copies one fixed-width value of w bytes, with the common widths as constant copies. */
+static inline void pq_copy_fixed(uint8_t *dst, const uint8_t *src, int32_t w)
+{
+    if (w == 8) memcpy(dst, src, 8);
+    else if (w == 4) memcpy(dst, src, 4);
+    else memcpy(dst, src, (size_t)w);
 }
 
 static inline bool pq_vec_is_valid(const pq_vec *v, int64_t i)

@@ -20,25 +20,7 @@
 #include "common/fail.h"
 #include "format/column_nested.h"
 #include "scan/arrow.h"
-
-#define NEST_VERIFY(c) ((c) ? (void)0 : (fprintf(stderr, "arrow_nested: broken %s\n", #c), abort()))
-
-typedef struct nest_builder {
-    int64_t length, null_count;
-    uint8_t *valid;     /* validity bits (not a leaf's: its vals hold them) */
-    int64_t valid_cap;  /* bytes */
-    int32_t *offsets;   /* LIST/MAP: length + 1 */
-    int64_t off_cap;    /* entries */
-    pq_vec vals;        /* PRIM */
-} nest_builder;
-
-typedef struct nest_unpack {
-    const pq_file_meta *m;
-    pq_nest *t;
-    nest_builder *b;
-    int32_t n;
-    const scan_arrow_ops *ops; /* arrow.c's leaf primitives */
-} nest_unpack;
+#include "scan/arrow_nested.h"
 
 /* ------------------------------------------------------------------------ schema */
 
@@ -332,7 +314,11 @@ int scan_arrow_nested_array(const scan_arrow_col *c, unsigned flags, const scan_
         if (u.t[k].kind == PQ_NEST_PRIM)
             pq_vec_init(&u.b[k].vals, c->meta->columns[u.t[k].col].physical,
                         c->meta->columns[u.t[k].col].type_length);
-    for (int64_t r = 0; rc == 0 && r < v->length; r++) {
+    int32_t w = rc ? 0 : pq_nest_flat_width(c->meta, u.t);
+    if (w) rc = scan_nest_flat_unpack(&u, w, v);
+    bool fast_struct = rc == 0 && !w && u.n <= 65 && pq_nest_prim_struct(c->meta, u.t);
+    if (fast_struct) rc = scan_nest_struct_unpack(&u, v);
+    for (int64_t r = 0; rc == 0 && !w && !fast_struct && r < v->length; r++) {
         if (v->offsets[r + 1] == v->offsets[r]) { /* a null row without bytes (a placeholder) */
             NEST_VERIFY(!pq_vec_is_valid(v, r));
             rc = put_null(&u, 0);

@@ -1,7 +1,9 @@
 /* scan/task_nested.c: a nested field's slot decoded into packed rows (format/column_nested.h):
  * the plan gives its slot one whole-chunk piece per leaf of the field (plan.c whole_chunks),
  * this file decodes each leaf with a reader of its own and assembles the rows.
- * Invariants: the slot's core reader serves the first leaf; the others get a reader for the
+ * Invariants: the slot's core reader serves the first leaf and keeps every leaf's decoded
+ * levels and values between splits (pq_nest_leaves_keep: their buffers are reused, a row
+ * group's worth per leaf held until the scan ends); the other leaves get a reader for the
  * split only (same limits and scan-wide decompression count), freed before returning. */
 #include <assert.h>
 #include <errno.h>
@@ -19,7 +21,7 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v)
     assert(top >= 0 && x->sp->row_lo == 0); /* plan.c admits only these, read whole */
     int n = cp->npieces;
     pq_nest *t = fail_malloc(sizeof *t * (size_t)PQ_NEST_NODES(m->nodes[top].end - top));
-    pq_nest_leaf *leaves = fail_calloc((size_t)n, sizeof *leaves);
+    pq_nest_leaf *leaves = pq_nest_leaves_keep(r, &m->columns[cp->col], n);
     pq_col_reader *rd = fail_calloc((size_t)n, sizeof *rd);
     int rc = t && leaves && rd ? 0 : -ENOMEM;
     if (rc == 0 && (rc = pq_nest_build(m, top, t, &x->err)) > 0) rc = 0;
@@ -34,7 +36,6 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v)
             pq_colr_init(ri, d, codec, &r->limits);
             ri->scan_decompressed = r->scan_decompressed;
         }
-        pq_nest_leaf_init(&leaves[i], d);
         /* the footer's value count sizes the leaf once (a hint, capped so that a footer that
          * lies costs little: the chunk's bytes bound it, decoding grows past it when true) */
         const pq_chunk_meta *cm = &m->row_groups[x->sp->rg].chunks[cp->col + i];
@@ -45,12 +46,9 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v)
             rc = pq_nest_leaf_chunk(ri, b.data, b.len, (int64_t)cp->pieces[i].off, &leaves[i], &x->err);
     }
     if (rc == 0) rc = pq_nest_assemble(m, t, leaves, x->sp->nrows, v, &x->err);
-    for (int i = 0; leaves && i < n; i++) {
-        pq_nest_leaf_free(&leaves[i]);
-        if (i > 0 && rd && rd[i].col) pq_colr_free(&rd[i]);
-    }
+    for (int i = 1; rd && i < n; i++)
+        if (rd[i].col) pq_colr_free(&rd[i]);
     free(t);
-    free(leaves);
     free(rd);
     return rc;
 }

@@ -5,6 +5,7 @@ Usage (from the repo root, after `zig build`; the venv tests/cli/python_pkg.sh m
 has cffi for the package):
   .tools/pkgvenv/bin/python bench/nested/run.py [--rows 5000000] [--rounds 5]
       [--dir /tmp/nested-bench] [--lib zig-out/lib/libringscan.so] [--threads 1]
+      [--compare BASE.so [--compare BASE2.so]]
 
 Writes (once, or with --regen) one file of --rows rows with pyarrow (snappy, dictionary off,
 1 Mi rows per row group): `lst` list<int64> (0-8 random elements, 1 in 10 lists null) and `st`
@@ -17,6 +18,11 @@ alternating order, times the wall clock of
 and checks once that both tables are equal. Prints the median of the rounds (wall clock, and
 CPU time: user + system of every thread of the process, getrusage) and the decoded Arrow
 bytes per second (the pyarrow table's nbytes / median wall time).
+
+With --compare (copies of other builds, e.g. the base commit's libringscan.so.0.1.0 copied
+twice for an A/A line), each round also times every compared library, all in a rotated
+order, and a second table gives each library's median and its ratio to --lib's and to
+pyarrow's, measured side by side in the one run.
 """
 import argparse
 import sys
@@ -49,17 +55,28 @@ def gen(path, n):
 
 class Lib:
     """libringscan.so through the project's Python package (cffi over ringscan.h: no struct
-    offsets written here)."""
+    offsets written here). Each Lib imports the package afresh, so two libraries (two
+    files: the loader maps a path once) live side by side in one process."""
 
     def __init__(self, path):
         os.environ["RINGSCAN_LIB"] = os.path.abspath(path)
         os.environ.setdefault("RINGSCAN_INCLUDE", os.path.abspath("include/ringscan.h"))
-        sys.path.insert(0, os.path.abspath("python"))
+        if os.path.abspath("python") not in sys.path:
+            sys.path.insert(0, os.path.abspath("python"))
+        for name in [m for m in sys.modules if m == "ringscan" or m.startswith("ringscan.")]:
+            del sys.modules[name]
         import ringscan
         self.rs = ringscan
 
     def read(self, path, column, threads):
         return self.rs.scan(path, columns=[column], threads=threads, ordered=True).to_arrow()
+
+
+def timed(fn):
+    u0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    fn()
+    t1, u1 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
+    return t1 - t0, u1.ru_utime - u0.ru_utime + u1.ru_stime - u0.ru_stime  # every thread
 
 
 def main():
@@ -68,6 +85,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--dir", default="/tmp/nested-bench")
     ap.add_argument("--lib", default="zig-out/lib/libringscan.so")
+    ap.add_argument("--compare", action="append", default=[])
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--regen", action="store_true")
     a = ap.parse_args()
@@ -75,33 +93,47 @@ def main():
     path = os.path.join(a.dir, "nested_%d.parquet" % a.rows)
     if a.regen or not os.path.exists(path):
         gen(path, a.rows)
-    lib = Lib(os.path.abspath(a.lib))
-    print("file %s (%d bytes), %d rows, %d rounds, threads %d" % (path, os.path.getsize(path),
-          a.rows, a.rounds, a.threads))
+    libs = [(name, Lib(os.path.abspath(name))) for name in [a.lib] + a.compare]
+    print("file %s (%d bytes), %d rows, %d rounds, threads %d, load average %s" % (
+        path, os.path.getsize(path), a.rows, a.rounds, a.threads,
+        " ".join("%.2f" % x for x in os.getloadavg())))
     print("| column | pyarrow median s | ringscan median s | Arrow MB | pyarrow MB/s | ringscan MB/s "
           "| pyarrow CPU s | ringscan CPU s |")
     print("|---|---|---|---|---|---|---|---|")
+    ratios = []
     for col in ("lst", "st"):
         want = pq.read_table(path, columns=[col], use_threads=a.threads > 1)
-        got = lib.read(path, col, a.threads)
-        assert got.column(0).equals(want.column(0).cast(got.column(0).type)) or \
-            got.column(0).to_pylist() == want.column(0).to_pylist(), col
+        for _, lib in libs:
+            got = lib.read(path, col, a.threads)
+            assert got.column(0).equals(want.column(0).cast(got.column(0).type)) or \
+                got.column(0).to_pylist() == want.column(0).to_pylist(), col
+            del got
         mb = want.nbytes / 1e6
-        tp, tr, cp, cr = [], [], [], []
+        del want
+        who = ["py"] + list(range(len(libs)))
+        wall = {w: [] for w in who}
+        cpu = {w: [] for w in who}
         for r in range(a.rounds):
-            for who in (("py", "rs") if r % 2 == 0 else ("rs", "py")):
-                u0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
-                if who == "py":
-                    pq.read_table(path, columns=[col], use_threads=a.threads > 1)
+            for w in who[r % len(who):] + who[:r % len(who)]:  # rotated: no fixed first place
+                if w == "py":
+                    t, c = timed(lambda: pq.read_table(path, columns=[col],
+                                                       use_threads=a.threads > 1))
                 else:
-                    lib.read(path, col, a.threads)
-                t1, u1 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
-                cpu = u1.ru_utime - u0.ru_utime + u1.ru_stime - u0.ru_stime  # every thread
-                (tp if who == "py" else tr).append(t1 - t0)
-                (cp if who == "py" else cr).append(cpu)
-        mp, mr = st.median(tp), st.median(tr)
+                    t, c = timed(lambda: libs[w][1].read(path, col, a.threads))
+                wall[w].append(t)
+                cpu[w].append(c)
+        mp, mr = st.median(wall["py"]), st.median(wall[0])
         print("| %s | %.3f | %.3f | %.1f | %.0f | %.0f | %.3f | %.3f |" % (
-            col, mp, mr, mb, mb / mp, mb / mr, st.median(cp), st.median(cr)))
+            col, mp, mr, mb, mb / mp, mb / mr, st.median(cpu["py"]), st.median(cpu[0])))
+        for w in range(len(libs)):
+            m = st.median(wall[w])
+            ratios.append("| %s | %s | %.3f | %.3f | %.3f | %.3f |" % (
+                col, libs[w][0], m, st.median(cpu[w]), m / mr, m / mp))
+    if len(libs) > 1:
+        print("\n| column | library | median s | CPU s | / --lib | / pyarrow |")
+        print("|---|---|---|---|---|---|")
+        print("\n".join(ratios))
+    print("load average at the end %s" % " ".join("%.2f" % x for x in os.getloadavg()))
 
 
 if __name__ == "__main__":

@@ -125,6 +125,29 @@ static void walk(const pq_file_meta *m, const pq_nest *t, int32_t k, const uint8
     for (uint32_t i = 0; i < n; i++) walk(m, t, k + 1, p, end);
 }
 
+/* Every leaf's chunk of the input decoded into leaves (each initialised, to be freed). */
+static int decode_leaves(const pq_file_meta *m, const uint8_t *d, size_t n, const pq_col_limits *lim,
+                         pq_nest_leaf *leaves, pq_err *e)
+{
+    const uint8_t *p = d + 5, *end = d + n;
+    int rc = 0;
+    for (int32_t j = 0; j < m->ncolumns; j++) {
+        size_t len = (size_t)(end - p);
+        if (j + 1 < m->ncolumns) {
+            len = end - p >= 2 ? (size_t)(p[0] | p[1] << 8) : 0;
+            p += end - p >= 2 ? 2 : end - p;
+            if (len > (size_t)(end - p)) len = (size_t)(end - p);
+        }
+        pq_col_reader r;
+        pq_colr_init(&r, &m->columns[j], (pq_codec)(d[1] & 7), lim);
+        pq_nest_leaf_init(&leaves[j], &m->columns[j]);
+        if (rc == 0) rc = pq_nest_leaf_chunk(&r, p, len, 0, &leaves[j], e);
+        pq_colr_free(&r);
+        p += len;
+    }
+    return rc;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
     if (n < 5) return 0;
@@ -146,34 +169,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     lim.max_dict_values = d[2] & 2 ? 100 : 1 << 20;
     lim.max_decompressed_bytes = d[2] & 2 ? 1 << 16 : 64 << 20;
     int64_t rows = d[4];
-    const uint8_t *p = d + 5, *end = d + n;
     pq_nest_leaf leaves[MAX_NODES];
     int rc = 0;
-    for (int32_t j = 0; j < m.ncolumns; j++) {
-        size_t len = (size_t)(end - p);
-        if (j + 1 < m.ncolumns) {
-            len = end - p >= 2 ? (size_t)(p[0] | p[1] << 8) : 0;
-            p += end - p >= 2 ? 2 : end - p;
-            if (len > (size_t)(end - p)) len = (size_t)(end - p);
-        }
-        pq_col_reader r;
-        pq_colr_init(&r, &m.columns[j], (pq_codec)(d[1] & 7), &lim);
-        pq_nest_leaf_init(&leaves[j], &m.columns[j]);
-        if (rc == 0) rc = pq_nest_leaf_chunk(&r, p, len, 0, &leaves[j], &e);
-        pq_colr_free(&r);
-        p += len;
-    }
     pq_vec out;
     pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
-    for (int pass = 0; rc == 0 && pass < 2; pass++) { /* the second appends to the first's rows */
+    for (int pass = 0; pass < 2; pass++) { /* the second appends to the first's rows */
+        rc = decode_leaves(&m, d, n, &lim, leaves, &e); /* an assembly spends its leaves */
         int64_t before = out.length, bytes = out.data_len;
-        int arc = pq_nest_assemble(&m, t, leaves, rows, &out, &e);
+        int arc = rc ? 0 : pq_nest_assemble(&m, t, leaves, rows, &out, &e);
+        for (int32_t j = 0; j < m.ncolumns; j++) pq_nest_leaf_free(&leaves[j]);
+        if (rc) break;
         if (arc > 0) abort();
         if (arc < 0 && (out.length != before || out.data_len != bytes)) abort();
         if (arc < 0 && e.msg[0] == 0 && arc != -ENOMEM) abort();
         if (arc < 0) break;
         if (out.length != before + rows) abort();
-        for (int64_t r = before; r < out.length; r++) {
+        int32_t w = pq_nest_flat_width(&m, t);
+        for (int64_t r = before; w && r < out.length; r++) { /* flat: a count, padding */
+            int64_t len = out.offsets[r + 1] - out.offsets[r];
+            bool flagged;
+            int64_t k = pq_nest_flat_count(len, w, &flagged);
+            if ((flagged ? len - k * (w + 1) >= w : k * w != len) || (len && !pq_vec_is_valid(&out, r)))
+                abort();
+        }
+        for (int64_t r = before; !w && r < out.length; r++) {
             const uint8_t *q = out.data + out.offsets[r], *qe = out.data + out.offsets[r + 1];
             bool flag = q < qe && q[0] != 0;
             walk(&m, t, 0, &q, qe);
@@ -181,7 +200,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         }
     }
     if (rc < 0 && e.msg[0] == 0 && rc != -ENOMEM) abort();
-    for (int32_t j = 0; j < m.ncolumns; j++) pq_nest_leaf_free(&leaves[j]);
     pq_vec_free(&out);
     return 0;
 }

@@ -1,7 +1,7 @@
 /* tests for format/column_nested.c and format/nest_schema.c: nested top-level fields of the
  * parquet-testing corpus (lists three-level, two-level and unannotated, structs, maps, maps of
  * maps, lists of structs) decoded from their leaves' chunks into packed rows, rendered here as
- * JSON from the packed layout (column_nested.h) and compared with what pyarrow reads
+ * JSON from the packed layout (column_nested.h; a flat list by its own) and compared with what pyarrow reads
  * (Table.to_pylist, written as the conformance JSON); then counts that break the rules: a
  * leaf that ends before its rows, level pairs past the rows, leaves of one field whose levels
  * disagree, a cut chunk, all EFORMAT naming the column, leaving the output as it was. */
@@ -120,12 +120,45 @@ static int decode(corpus_file *cf, const char *path, const int32_t *cols, int le
     return rc;
 }
 
+/* Appends to out (cap bytes) flat row r of v (column_nested.h "Flat lists", width w). */
+static void render_flat(const pq_file_meta *m, const pq_nest *t, int32_t w, const pq_vec *v,
+                        int64_t r, char *out, size_t cap)
+{
+    if (!pq_vec_is_valid(v, r)) {
+        CHECK_EQ_I64(v->offsets[r + 1], v->offsets[r]);
+        strncat(out, "null", cap - strlen(out) - 1);
+        return;
+    }
+    const uint8_t *p = v->data + v->offsets[r];
+    bool flagged;
+    int64_t n = pq_nest_flat_count(v->offsets[r + 1] - v->offsets[r], w, &flagged);
+    strncat(out, "[", cap - strlen(out) - 1);
+    for (int64_t i = 0; i < n; i++) {
+        size_t at = strlen(out);
+        if (i) snprintf(out + at, cap - at, ","), at++;
+        int32_t i32;
+        int64_t i64;
+        if (flagged && p[n * w + i] == 0) snprintf(out + at, cap - at, "null");
+        else if (m->columns[t[1].col].physical == PQ_INT32)
+            memcpy(&i32, p + i * w, 4), snprintf(out + at, cap - at, "%d", i32);
+        else if (m->columns[t[1].col].physical == PQ_INT64)
+            memcpy(&i64, p + i * w, 8), snprintf(out + at, cap - at, "%lld", (long long)i64);
+        else snprintf(out + at, cap - at, "?");
+    }
+    strncat(out, "]", cap - strlen(out) - 1);
+}
+
 /* The rows of out as JSON: [row,row,...]. */
 static void render_rows(const pq_file_meta *m, const pq_nest *t, const pq_vec *out, char *buf, size_t cap)
 {
     snprintf(buf, cap, "[");
+    int32_t w = pq_nest_flat_width(m, t);
     for (int64_t r = 0; r < out->length; r++) {
         if (r) strncat(buf, ",", cap - strlen(buf) - 1);
+        if (w) {
+            render_flat(m, t, w, out, r, buf, cap);
+            continue;
+        }
         const uint8_t *p = out->data + out->offsets[r];
         render(m, t, 0, &p, buf, cap);
         CHECK(p == out->data + out->offsets[r + 1]); /* the row's bytes exactly */

@@ -1,0 +1,41 @@
+/* scan/arrow_nested.h: what scan/arrow_nested.c (the general unpacking of a nested field's
+ * packed rows into Arrow arrays) shares with scan/arrow_nested_fast.c (the fast shapes:
+ * flat lists and structs of primitives, column_nested.h), which it calls. Private to scan/. */
+#ifndef RINGSCAN_SCAN_ARROW_NESTED_H
+#define RINGSCAN_SCAN_ARROW_NESTED_H
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "format/column_nested.h"
+#include "scan/arrow.h"
+
+#define NEST_VERIFY(c) ((c) ? (void)0 : (fprintf(stderr, "arrow_nested: broken %s\n", #c), abort()))
+
+typedef struct nest_builder {
+    int64_t length, null_count;
+    uint8_t *valid;     /* validity bits (not a leaf's: its vals hold them) */
+    int64_t valid_cap;  /* bytes */
+    int32_t *offsets;   /* LIST/MAP: length + 1 */
+    int64_t off_cap;    /* entries */
+    pq_vec vals;        /* PRIM */
+} nest_builder;
+
+typedef struct nest_unpack {
+    const pq_file_meta *m;
+    pq_nest *t;
+    nest_builder *b;
+    int32_t n;
+    const scan_arrow_ops *ops; /* arrow.c's leaf primitives */
+} nest_unpack;
+
+/* A flat list's rows v (column_nested.h "Flat lists", element width w) into node 0's
+ * validity and offsets and node 1's values: v's validity moves to the list, and when no row
+ * carries element flags v's bytes are the values and move too (no copy). 0 or -ENOMEM. */
+int scan_nest_flat_unpack(nest_unpack *u, int32_t w, pq_vec *v);
+
+/* A struct of primitives' rows v (pq_nest_prim_struct) into node 0's validity and its
+ * children's values, every builder sized once, the rows walked with no call per value.
+ * 0 or -ENOMEM. */
+int scan_nest_struct_unpack(nest_unpack *u, pq_vec *v);
+
+#endif

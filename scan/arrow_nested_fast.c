@@ -1,0 +1,126 @@
+/* scan/arrow_nested_fast.c: the fast shapes' rows (format/column_nested.h: flat lists, and
+ * structs of primitives in the general layout) into Arrow builders, for scan/arrow_nested.c:
+ * each builder sized once, the rows walked in one loop with no call per row or value, and a
+ * flat list's values moved rather than copied when it can.
+ * Invariants: arrow_nested.c's (the packed bytes are the decoder's own: bytes that do not
+ * parse are a broken invariant, NEST_VERIFY in every build); the builders are fresh (empty,
+ * zeroed validity) when a function here starts, and arrow_nested.c frees them on failure. */
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fail.h"
+#include "scan/arrow_nested.h"
+
+int scan_nest_flat_unpack(nest_unpack *u, int32_t w, pq_vec *v)
+{
+    nest_builder *b = &u->b[0], *eb = &u->b[1];
+    int64_t n = v->length, total = 0;
+    b->offsets = fail_malloc(sizeof(int32_t) * (size_t)(n + 1));
+    if (!b->offsets) return -ENOMEM;
+    b->off_cap = n + 1;
+    b->offsets[0] = 0;
+    bool any = false, flagged;
+    for (int64_t r = 0; r < n; r++) {
+        int64_t len = v->offsets[r + 1] - v->offsets[r], k = pq_nest_flat_count(len, w, &flagged);
+        NEST_VERIFY(!flagged || len - k * (w + 1) < w); /* invariant 1 */
+        any |= flagged;
+        total += k; /* below INT32_MAX: each element takes w >= 2 of v's bytes */
+        b->offsets[r + 1] = (int32_t)total;
+    }
+    b->length = n, b->null_count = v->null_count;
+    if (v->null_count) {
+        b->valid = v->validity, b->valid_cap = v->validity_cap;
+        v->validity = NULL, v->validity_cap = 0;
+    }
+    pq_vec *ev = &eb->vals;
+    eb->length = total;
+    if (!any && n > 0 && v->offsets[0] == 0) {
+        free(ev->values);
+        ev->values = v->data, ev->values_cap = v->data_cap;
+        v->data = NULL, v->data_cap = 0;
+        ev->length = total, ev->null_count = 0;
+        return 0;
+    }
+    int rc = pq_vec_reserve(ev, total, 0);
+    for (int64_t r = 0; rc == 0 && total > 0 && r < n; r++) { /* total 0: v may hold no bytes */
+        const uint8_t *p = v->data + v->offsets[r];
+        int64_t k = pq_nest_flat_count(v->offsets[r + 1] - v->offsets[r], w, &flagged), at = ev->length;
+        memcpy(ev->values + at * w, p, (size_t)(k * w));
+        for (int64_t i = 0; i < k; i++) {
+            bool valid = !flagged || p[k * w + i];
+            pq_bit_set(ev->validity, at + i, valid);
+            ev->null_count += !valid;
+        }
+        ev->length += k;
+    }
+    return rc;
+}
+
+/* One child of a struct of primitives, read at a row's bytes *p (the row valid and this
+ * child's flag next; the row ends at end, the rows' bytes at bufend) or null (p NULL),
+ * appended at row r of its values. */
+static inline void struct_child(pq_vec *cv, int32_t w, int64_t r, const uint8_t **p, const uint8_t *end,
+                                const uint8_t *bufend)
+{
+    bool valid = false;
+    if (p) {
+        NEST_VERIFY(*p < end && **p <= 1);
+        valid = *(*p)++ != 0;
+    }
+    if (valid) pq_bit_set(cv->validity, r, true); /* fresh bits are zero: a null's stays */
+    cv->null_count += !valid;
+    if (w) {
+        NEST_VERIFY(!valid || end - *p >= w);
+        if (valid) pq_copy_fixed(cv->values + (size_t)r * (size_t)w, *p, w), *p += w;
+        else memset(cv->values + (size_t)r * (size_t)w, 0, (size_t)w);
+    } else if (cv->type == PQ_BOOLEAN) {
+        NEST_VERIFY(!valid || end - *p >= 1);
+        if (valid) pq_bit_set(cv->values, r, *(*p)++ != 0);
+    } else {
+        uint32_t n = 0;
+        if (valid) {
+            NEST_VERIFY(end - *p >= 4);
+            memcpy(&n, *p, 4);
+            NEST_VERIFY((uint64_t)(end - *p - 4) >= n);
+            pq_copy_short(cv->data + cv->data_len, *p + 4, n,
+                          bufend - (*p + 4) >= 16 && cv->data_cap - cv->data_len >= 16);
+            *p += 4 + n;
+        }
+        cv->data_len += n;
+        cv->offsets[r + 1] = (int32_t)cv->data_len;
+    }
+}
+
+int scan_nest_struct_unpack(nest_unpack *u, pq_vec *v)
+{
+    int32_t nc = u->t[0].nchildren;
+    int64_t n = v->length;
+    nest_builder *b = &u->b[0];
+    assert(u->t[0].kind == PQ_NEST_STRUCT && u->n == 1 + nc && b->length == 0);
+    b->valid_cap = (n + 7) / 8 + 1;
+    b->valid = fail_calloc((size_t)b->valid_cap, 1);
+    int rc = b->valid ? 0 : -ENOMEM;
+    int32_t w[64]; /* fixed widths; a wider struct is refused by the caller */
+    assert(nc <= 64);
+    for (int32_t k = 1; rc == 0 && k <= nc; k++) { /* a child's strings fit in the rows' bytes */
+        pq_vec *cv = &u->b[k].vals;
+        rc = pq_vec_reserve(cv, n, cv->type == PQ_BYTE_ARRAY ? v->data_len : 0);
+        w[k - 1] = cv->type == PQ_BOOLEAN || cv->type == PQ_BYTE_ARRAY ? 0 : pq_fixed_width(cv->type, cv->type_length);
+    }
+    const uint8_t *bufend = v->data + v->data_len;
+    for (int64_t r = 0; rc == 0 && r < n; r++) {
+        const uint8_t *p = v->data + v->offsets[r], *end = v->data + v->offsets[r + 1];
+        NEST_VERIFY(p == end || *p <= 1); /* no bytes: a null placeholder */
+        bool valid = p < end && *p++ != 0;
+        if (valid) pq_bit_set(b->valid, r, true);
+        b->null_count += !valid;
+        for (int32_t k = 0; k < nc; k++) struct_child(&u->b[k + 1].vals, w[k], r, valid ? &p : NULL, end, bufend);
+        NEST_VERIFY(p == end);
+    }
+    if (rc) return rc;
+    b->length = n;
+    for (int32_t k = 1; k <= nc; k++) u->b[k].vals.length = u->b[k].length = n;
+    return 0;
+}

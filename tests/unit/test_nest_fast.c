@@ -1,0 +1,451 @@
+/* tests for format/column_nested.c's fast shapes (format/nest_flat.c: a list of a
+ * fixed-width primitive packed flat; format/nest_struct.c: a struct of primitives packed
+ * column by column, its leaves' pages cut at different rows): a schema built here (optional LIST of optional INT64,
+ * three-level), chunks of crafted pages (two v1 pages with a list that crosses the boundary
+ * between them, then a v2 page) decoded and assembled, the rows asserted value by value
+ * (null lists, empty lists, null elements, element flags only on the rows that have a null);
+ * the split whose elements are all valid moves its values (no copy) and one appended to rows
+ * already there copies them; level pairs that break the rules are EFORMAT with the column and
+ * leave the output as it was. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "format/column_nested.h"
+#include "format/meta.h"
+
+/* ------------------------------------------------------------------------ schema */
+
+typedef struct schema {
+    pq_file_meta m;
+    pq_schema_node nodes[3];
+    pq_column_desc col;
+    pq_nest t[8];
+} schema;
+
+/* optional group l (LIST) { repeated group list { optional int64 element } } */
+static void list_schema(schema *s)
+{
+    memset(s, 0, sizeof *s);
+    s->nodes[0] = (pq_schema_node){.name = "l", .path = "l", .kind = PQ_NODE_LIST, .shape = PQ_SHAPE_LIST,
+                                   .repetition = PQ_OPTIONAL, .parent = -1, .top = 0, .depth = 1,
+                                   .nchildren = 1, .end = 3, .column = -1, .element = 2,
+                                   .max_def_level = 1};
+    s->nodes[1] = (pq_schema_node){.name = "list", .path = "l.list", .kind = PQ_NODE_GROUP,
+                                   .shape = PQ_SHAPE_LIST, .repetition = PQ_REPEATED, .parent = 0,
+                                   .depth = 2, .nchildren = 1, .end = 3, .column = -1, .element = -1,
+                                   .max_def_level = 2, .max_rep_level = 1};
+    s->nodes[2] = (pq_schema_node){.name = "element", .path = "l.list.element", .kind = PQ_NODE_PRIMITIVE,
+                                   .shape = PQ_SHAPE_FLAT, .repetition = PQ_OPTIONAL, .parent = 1,
+                                   .depth = 3, .end = 3, .column = 0, .element = -1,
+                                   .max_def_level = 3, .max_rep_level = 1};
+    s->col = (pq_column_desc){.name = "l.list.element", .physical = PQ_INT64,
+                              .repetition = PQ_OPTIONAL, .max_def_level = 3, .max_rep_level = 1,
+                              .nested = true, .node = 2, .field_id = -1};
+    s->m.nodes = s->nodes, s->m.nnodes = 3, s->m.columns = &s->col, s->m.ncolumns = 1;
+    s->m.has_nested = true;
+    pq_err e;
+    CHECK_EQ_I64(pq_nest_build(&s->m, 0, s->t, &e), 2);
+    CHECK_EQ_I64(pq_nest_flat_width(&s->m, s->t), 8);
+}
+
+/* ------------------------------------------------------------------------ pages */
+
+typedef struct chunk {
+    uint8_t buf[4096];
+    size_t len;
+} chunk;
+
+/* Levels lv[0 .. n) as RLE runs (bit width <= 8, runs of at most 63) at out; their bytes. */
+static size_t rle(uint8_t *out, const uint16_t *lv, int n)
+{
+    size_t k = 0;
+    for (int i = 0, j; i < n; i = j) {
+        for (j = i; j < n && lv[j] == lv[i] && j - i < 63; j++) {}
+        out[k++] = (uint8_t)((j - i) << 1);
+        out[k++] = (uint8_t)lv[i];
+    }
+    return k;
+}
+
+/* Appends a data page (v2 when v2) of n level pairs (rep NULL: a leaf without repetition)
+ * and PLAIN value bytes vals[0 .. vlen) of its nv values to c. */
+static void add_page(chunk *c, bool v2, const uint16_t *rep, const uint16_t *def, int n,
+                     const void *vals, size_t vlen, int nv, int rows)
+{
+    uint8_t body[1024], r[256], d[256];
+    size_t rl = rep ? rle(r, rep, n) : 0, dl = rle(d, def, n), b = 0;
+    uint32_t u;
+    if (!v2 && rep) u = (uint32_t)rl, memcpy(body + b, &u, 4), b += 4;
+    memcpy(body + b, r, rl), b += rl;
+    if (!v2) u = (uint32_t)dl, memcpy(body + b, &u, 4), b += 4;
+    memcpy(body + b, d, dl), b += dl;
+    if (vlen) memcpy(body + b, vals, vlen), b += vlen;
+    pq_page_header h = {.type = v2 ? PQ_PAGE_DATA_V2 : PQ_PAGE_DATA, .uncompressed_size = (int32_t)b,
+                        .compressed_size = (int32_t)b, .num_values = n, .encoding = PQ_ENC_PLAIN,
+                        .def_level_encoding = PQ_ENC_RLE, .rep_level_encoding = PQ_ENC_RLE,
+                        .num_nulls = n - nv, .num_rows = rows, .is_compressed = !v2,
+                        .def_levels_byte_length = v2 ? (int32_t)dl : 0,
+                        .rep_levels_byte_length = v2 ? (int32_t)rl : 0};
+    pq_buf hb = {0};
+    CHECK_EQ_I64(pq_write_page_header(&hb, &h), 0);
+    if (c->len + hb.len + b > sizeof c->buf) abort();
+    memcpy(c->buf + c->len, hb.data, hb.len);
+    memcpy(c->buf + c->len + hb.len, body, b);
+    c->len += hb.len + b;
+    pq_buf_free(&hb);
+}
+
+/* Rows (pairs: definition 0 null list, 1 empty, 2 null element, 3 a value):
+ *   [1,2,3], null, [], [null,4,|5] (the v1 page ends inside it), [6], [null],
+ *   then a v2 page: [7,8], null, [9]. */
+static void nine_rows(chunk *c)
+{
+    memset(c, 0, sizeof *c);
+    static const uint16_t r1[] = {0, 1, 1, 0, 0, 0, 1}, d1[] = {3, 3, 3, 0, 1, 2, 3};
+    static const int64_t v1[] = {1, 2, 3, 4};
+    add_page(c, false, r1, d1, 7, v1, sizeof v1, 4, 4);
+    static const uint16_t r2[] = {1, 0, 0}, d2[] = {3, 3, 2};
+    static const int64_t v2[] = {5, 6};
+    add_page(c, false, r2, d2, 3, v2, sizeof v2, 2, 2);
+    static const uint16_t r3[] = {0, 1, 0, 0}, d3[] = {3, 3, 0, 3};
+    static const int64_t v3[] = {7, 8, 9};
+    add_page(c, true, r3, d3, 4, v3, sizeof v3, 3, 3);
+}
+
+static int decode_col(const pq_column_desc *col, const chunk *c, pq_nest_leaf *l, pq_err *e)
+{
+    pq_col_reader r;
+    pq_colr_init(&r, col, PQ_CODEC_UNCOMPRESSED, NULL);
+    pq_nest_leaf_init(l, col);
+    int rc = pq_nest_leaf_chunk(&r, c->buf, c->len, 100, l, e);
+    pq_colr_free(&r);
+    return rc;
+}
+
+/* Row r of flat vector v (INT64 elements) as text: null, [1,null,2]. */
+static void row_text(const pq_vec *v, int64_t r, char *out, size_t cap)
+{
+    if (!pq_vec_is_valid(v, r)) {
+        CHECK_EQ_I64(v->offsets[r + 1] - v->offsets[r], 0);
+        snprintf(out, cap, "null");
+        return;
+    }
+    const uint8_t *p = v->data + v->offsets[r];
+    bool flagged;
+    int64_t n = pq_nest_flat_count(v->offsets[r + 1] - v->offsets[r], 8, &flagged);
+    size_t k = (size_t)snprintf(out, cap, "[");
+    for (int64_t i = 0; i < n && k < cap; i++) {
+        int64_t x;
+        memcpy(&x, p + 8 * i, 8);
+        if (flagged && p[8 * n + i] == 0) CHECK_EQ_I64(x, 0); /* a null's slot is zero */
+        k += (size_t)(flagged && p[8 * n + i] == 0 ? snprintf(out + k, cap - k, "%snull", i ? "," : "")
+                                                    : snprintf(out + k, cap - k, "%s%lld", i ? "," : "", (long long)x));
+    }
+    if (k < cap) snprintf(out + k, cap - k, "]");
+}
+
+static void check_rows(const pq_vec *v, int64_t from, const char *const *want, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char got[128];
+        row_text(v, from + i, got, sizeof got);
+        CHECK_STR(got, want[i]);
+    }
+}
+
+static const char *const nine_want[] = {"[1,2,3]", "null", "[]", "[null,4,5]", "[6]", "[null]",
+                                        "[7,8]", "null", "[9]"};
+
+/* v1 and v2 pages, a list across a page boundary, nulls at both levels; then the same rows
+ * appended after them (a copy, not a move). */
+static void pages(void)
+{
+    schema s;
+    list_schema(&s);
+    chunk c;
+    nine_rows(&c);
+    pq_vec out;
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    for (int pass = 0; pass < 2; pass++) {
+        pq_nest_leaf l;
+        pq_err e = {0};
+        int rc = decode_col(&s.col, &c, &l, &e);
+        CHECK_EQ_I64(rc, 0);
+        CHECK_EQ_I64(l.n, 14);
+        CHECK_EQ_I64(l.vals.length, 9);
+        if (rc == 0) rc = pq_nest_assemble(&s.m, s.t, &l, 9, &out, &e);
+        if (rc) fprintf(stderr, "  %s\n", e.msg);
+        CHECK_EQ_I64(rc, 0);
+        pq_nest_leaf_free(&l);
+    }
+    CHECK_EQ_I64(out.length, 18);
+    CHECK_EQ_I64(out.null_count, 4);
+    check_rows(&out, 0, nine_want, 9);
+    check_rows(&out, 9, nine_want, 9);
+    /* only the rows with a null element carry flags: [1,2,3] is its 24 value bytes */
+    CHECK_EQ_I64(out.offsets[1], 24);
+    CHECK_EQ_I64(out.offsets[4] - out.offsets[3], 3 * 9 + 6); /* 27 bytes padded to 1 mod 8 */
+    pq_vec_free(&out);
+}
+
+/* A split whose elements are all valid (the branch-free pass): the leaf's values become the
+ * rows' bytes; appended to rows already there, they are copied. */
+static void moved(void)
+{
+    schema s;
+    list_schema(&s);
+    chunk c = {0};
+    static const uint16_t r[] = {0, 1, 0, 0, 0}, d[] = {3, 3, 0, 1, 3};
+    static const int64_t v[] = {7, 8, 9};
+    add_page(&c, true, r, d, 5, v, sizeof v, 3, 4);
+    pq_nest_leaf l;
+    pq_err e = {0};
+    CHECK_EQ_I64(decode_col(&s.col, &c, &l, &e), 0);
+    const uint8_t *values = l.vals.values;
+    pq_vec out;
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    CHECK_EQ_I64(pq_vec_reserve(&out, 4, 64), 0); /* as a split's vector comes, reserved */
+    CHECK_EQ_I64(pq_nest_assemble(&s.m, s.t, &l, 4, &out, &e), 0);
+    CHECK(out.data == values);
+    CHECK(l.vals.values == NULL && l.n == 0); /* spent */
+    static const char *const want[] = {"[7,8]", "null", "[]", "[9]"};
+    check_rows(&out, 0, want, 4);
+    CHECK_EQ_I64(out.null_count, 1);
+    CHECK_EQ_I64(out.data_len, 24);
+    pq_nest_leaf_free(&l);
+    /* the same split appended after those rows: copied, the offsets past the first 24 bytes */
+    CHECK_EQ_I64(decode_col(&s.col, &c, &l, &e), 0);
+    CHECK_EQ_I64(pq_nest_assemble(&s.m, s.t, &l, 4, &out, &e), 0);
+    CHECK(l.vals.values != NULL && out.data != l.vals.values);
+    CHECK_EQ_I64(out.length, 8);
+    CHECK_EQ_I64(out.null_count, 2);
+    CHECK_EQ_I64(out.offsets[5], 40);
+    CHECK_EQ_I64(out.data_len, 48);
+    check_rows(&out, 0, want, 4);
+    check_rows(&out, 4, want, 4);
+    pq_nest_leaf_free(&l);
+    pq_vec_free(&out);
+}
+
+/* A leaf of n pairs (rep, def) with a value 10 + i for each pair at level 3. */
+static void leaf_of(const schema *s, pq_nest_leaf *l, const uint16_t *rep, const uint16_t *def, int n)
+{
+    pq_nest_leaf_init(l, &s->col);
+    CHECK_EQ_I64(pq_nest_leaf_reserve(l, n), 0);
+    for (int i = 0; i < n; i++) {
+        l->rep[i] = rep[i], l->def[i] = def[i];
+        if (def[i] == 3) ((int64_t *)l->vals.values)[l->vals.length++] = 10 + i;
+    }
+    l->n = n;
+}
+
+/* Broken level pairs: EFORMAT naming the column and the pair, out as it was. */
+static void broken(void)
+{
+    schema s;
+    list_schema(&s);
+    pq_vec out;
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    static const uint16_t r0[] = {0, 0}, d0[] = {3, 0};
+    pq_nest_leaf l;
+    pq_err e = {0};
+    leaf_of(&s, &l, r0, d0, 2);
+    CHECK_EQ_I64(pq_nest_assemble(&s.m, s.t, &l, 2, &out, &e), 0);
+    pq_nest_leaf_free(&l);
+    static const struct {
+        uint16_t rep[4], def[4];
+        int n, rows;
+        const char *msg;
+    } cases[] = {
+        {{0, 1, 0}, {3, 1, 3}, 3, 2, "level pair 1 of the column chunk: definition level below its parent's"},
+        {{0, 0, 0}, {3, 0, 3}, 3, 4, "level pair 3 of the column chunk: the column ends before its row group"},
+        {{0, 0, 0}, {3, 0, 3}, 3, 2, "column chunk holds 1 level pairs past its row group's 2 rows"},
+        {{0, 1, 0}, {3, 2, 0}, 3, 0, "column chunk holds 3 level pairs past its row group's 0 rows"},
+        {{0, 1}, {0, 3}, 2, 2, "level pair 1 of the column chunk: repetition level not the one the structure expects"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        leaf_of(&s, &l, cases[k].rep, cases[k].def, cases[k].n);
+        memset(&e, 0, sizeof e);
+        CHECK_EQ_I64(pq_nest_assemble(&s.m, s.t, &l, cases[k].rows, &out, &e), RINGSCAN_EFORMAT);
+        CHECK(strstr(e.msg, cases[k].msg) != NULL);
+        CHECK_STR(e.column, "l.list.element");
+        CHECK_EQ_I64(e.offset, 0);
+        CHECK_EQ_I64(out.length, 2);
+        CHECK_EQ_I64(out.null_count, 1);
+        CHECK_EQ_I64(out.data_len, 8);
+        pq_nest_leaf_free(&l);
+    }
+    static const char *const want[] = {"[10]", "null"};
+    check_rows(&out, 0, want, 2);
+    pq_vec_free(&out);
+}
+
+/* ------------------------------------------------------------------------ structs */
+
+typedef struct sschema {
+    pq_file_meta m;
+    pq_schema_node nodes[4];
+    pq_column_desc cols[3];
+    pq_nest t[8];
+} sschema;
+
+/* optional group s { optional int64 a; required int32 b; optional binary c } */
+static void struct_schema(sschema *s)
+{
+    memset(s, 0, sizeof *s);
+    s->nodes[0] = (pq_schema_node){.name = "s", .path = "s", .kind = PQ_NODE_GROUP, .shape = PQ_SHAPE_STRUCT,
+                                   .repetition = PQ_OPTIONAL, .parent = -1, .depth = 1, .nchildren = 3,
+                                   .end = 4, .column = -1, .element = -1, .max_def_level = 1};
+    static const char *names[] = {"a", "b", "c"}, *paths[] = {"s.a", "s.b", "s.c"};
+    static const pq_physical types[] = {PQ_INT64, PQ_INT32, PQ_BYTE_ARRAY};
+    for (int i = 0; i < 3; i++) {
+        pq_repetition rep = i == 1 ? PQ_REQUIRED : PQ_OPTIONAL;
+        int16_t def = i == 1 ? 1 : 2;
+        s->nodes[i + 1] = (pq_schema_node){.name = names[i], .path = paths[i], .kind = PQ_NODE_PRIMITIVE,
+                                           .shape = PQ_SHAPE_FLAT, .repetition = rep, .parent = 0,
+                                           .depth = 2, .end = i + 2, .column = i, .element = -1,
+                                           .max_def_level = def};
+        s->cols[i] = (pq_column_desc){.name = paths[i], .index = i, .physical = types[i], .repetition = rep,
+                                      .max_def_level = def, .nested = true, .node = i + 1, .field_id = -1};
+    }
+    s->m.nodes = s->nodes, s->m.nnodes = 4, s->m.columns = s->cols, s->m.ncolumns = 3;
+    s->m.has_nested = true;
+    pq_err e;
+    CHECK_EQ_I64(pq_nest_build(&s->m, 0, s->t, &e), 4);
+    CHECK(pq_nest_prim_struct(&s->m, s->t));
+    CHECK_EQ_I64(pq_nest_flat_width(&s->m, s->t), 0);
+}
+
+/* Packed struct row r of v (column_nested.h layout) as text. */
+static void struct_text(const pq_vec *v, int64_t r, char *out, size_t cap)
+{
+    const uint8_t *p = v->data + v->offsets[r], *end = v->data + v->offsets[r + 1];
+    CHECK_EQ_I64(pq_vec_is_valid(v, r), *p);
+    if (*p++ == 0) {
+        CHECK(p == end);
+        snprintf(out, cap, "null");
+        return;
+    }
+    size_t k = 0;
+    for (int i = 0; i < 3; i++) {
+        const char *sep = i ? "," : "{";
+        if (*p++ == 0) {
+            k += (size_t)snprintf(out + k, cap - k, "%snull", sep);
+            continue;
+        }
+        int64_t x = 0;
+        uint32_t n;
+        if (i == 0) memcpy(&x, p, 8), p += 8;
+        if (i == 1) memcpy(&x, p, 4), p += 4;
+        if (i < 2) k += (size_t)snprintf(out + k, cap - k, "%s%lld", sep, (long long)x);
+        if (i == 2) {
+            memcpy(&n, p, 4);
+            k += (size_t)snprintf(out + k, cap - k, "%s\"%.*s\"", sep, (int)n, (const char *)p + 4);
+            p += 4 + n;
+        }
+    }
+    snprintf(out + k, cap - k, "}");
+    CHECK(p == end);
+}
+
+/* Five rows, each leaf's pages v1 and v2 with boundaries at other rows than the others':
+ *   {1,10,"x"}, null, {null,20,"yz"}, {4,30,null}, {null,40,""} */
+static void struct_pages(void)
+{
+    sschema s;
+    struct_schema(&s);
+    chunk c[3] = {0};
+    static const uint16_t da1[] = {2, 0}, da2[] = {1, 2, 1}, db1[] = {1, 0, 1, 1}, db2[] = {1},
+                          dc[] = {2, 0, 2, 1, 2};
+    static const int64_t va1[] = {1}, va2[] = {4};
+    static const int32_t vb1[] = {10, 20, 30}, vb2[] = {40};
+    static const uint8_t vc[] = {1, 0, 0, 0, 'x', 2, 0, 0, 0, 'y', 'z', 0, 0, 0, 0};
+    add_page(&c[0], false, NULL, da1, 2, va1, sizeof va1, 1, 2);
+    add_page(&c[0], true, NULL, da2, 3, va2, sizeof va2, 1, 3);
+    add_page(&c[1], true, NULL, db1, 4, vb1, sizeof vb1, 3, 4);
+    add_page(&c[1], false, NULL, db2, 1, vb2, sizeof vb2, 1, 1);
+    add_page(&c[2], false, NULL, dc, 5, vc, sizeof vc, 3, 5);
+    pq_vec out;
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    static const char *const want[] = {"{1,10,\"x\"}", "null", "{null,20,\"yz\"}", "{4,30,null}",
+                                       "{null,40,\"\"}"};
+    for (int pass = 0; pass < 2; pass++) { /* the second appends after the first's rows */
+        pq_nest_leaf l[3];
+        pq_err e = {0};
+        int rc = 0;
+        for (int i = 0; i < 3; i++) {
+            int r = decode_col(&s.cols[i], &c[i], &l[i], &e);
+            if (rc == 0) rc = r;
+        }
+        CHECK_EQ_I64(rc, 0);
+        if (rc == 0) rc = pq_nest_assemble(&s.m, s.t, l, 5, &out, &e);
+        if (rc) fprintf(stderr, "  %s\n", e.msg);
+        CHECK_EQ_I64(rc, 0);
+        for (int i = 0; i < 3; i++) pq_nest_leaf_free(&l[i]);
+    }
+    CHECK_EQ_I64(out.length, 10);
+    CHECK_EQ_I64(out.null_count, 2);
+    for (int64_t r = 0; r < 10; r++) {
+        char got[128];
+        struct_text(&out, r, got, sizeof got);
+        CHECK_STR(got, want[r % 5]);
+    }
+    pq_vec_free(&out);
+}
+
+/* Leaves that disagree or hold another count of rows: EFORMAT naming the leaf and the
+ * pair, out as it was. Leaf values: a's and b's 10 + the pair's index. */
+static void struct_broken(void)
+{
+    sschema s;
+    struct_schema(&s);
+    static const struct {
+        uint16_t def[3][3];
+        int n[3], rows;
+        const char *msg, *col;
+    } cases[] = {
+        {{{2, 0, 1}, {1, 0, 1}, {0, 2, 1}}, {3, 3, 3}, 3,
+         "level pair 0 of the column chunk: definition level below its parent's", "s.c"},
+        {{{2, 0, 1}, {1, 1, 1}, {2, 0, 1}}, {3, 3, 3}, 3,
+         "level pair 1 of the column chunk: defined where the field's first leaf is not", "s.b"},
+        {{{2, 0, 1}, {1, 0, 1}, {2, 0, 1}}, {3, 2, 3}, 3,
+         "level pair 2 of the column chunk: the column ends before its row group", "s.b"},
+        {{{2, 0, 1}, {1, 0, 1}, {2, 0, 1}}, {3, 3, 3}, 2,
+         "column chunk holds 1 level pairs past its row group's 2 rows", "s.a"},
+    };
+    pq_vec out;
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        pq_nest_leaf l[3];
+        for (int i = 0; i < 3; i++) {
+            pq_nest_leaf_init(&l[i], &s.cols[i]);
+            CHECK_EQ_I64(pq_nest_leaf_reserve(&l[i], 3), 0);
+            for (int j = 0; j < cases[k].n[i]; j++) {
+                l[i].rep[j] = 0, l[i].def[j] = cases[k].def[i][j];
+                if (i == 0 && l[i].def[j] == 2) ((int64_t *)l[i].vals.values)[l[i].vals.length++] = 10 + j;
+                if (i == 1 && l[i].def[j] == 1) ((int32_t *)l[i].vals.values)[l[i].vals.length++] = 10 + j;
+            }
+            l[i].n = cases[k].n[i];
+        }
+        pq_err e = {0};
+        CHECK_EQ_I64(pq_nest_assemble(&s.m, s.t, l, cases[k].rows, &out, &e), RINGSCAN_EFORMAT);
+        CHECK(strstr(e.msg, cases[k].msg) != NULL);
+        CHECK_STR(e.column, cases[k].col);
+        CHECK_EQ_I64(out.length, 0);
+        CHECK_EQ_I64(out.data_len, 0);
+        for (int i = 0; i < 3; i++) pq_nest_leaf_free(&l[i]);
+    }
+    pq_vec_free(&out);
+}
+
+int main(void)
+{
+    RUN(pages);
+    RUN(moved);
+    RUN(broken);
+    RUN(struct_pages);
+    RUN(struct_broken);
+    return CHECK_DONE("test_nest_fast");
+}
