@@ -129,7 +129,7 @@ static void render_flat(const pq_file_meta *m, const pq_nest *t, int32_t w, cons
         strncat(out, "null", cap - strlen(out) - 1);
         return;
     }
-    const uint8_t *p = v->data + v->offsets[r];
+    const uint8_t *p = v->data ? v->data + v->offsets[r] : NULL; /* no row has bytes: NULL */
     bool flagged;
     int64_t n = pq_nest_flat_count(v->offsets[r + 1] - v->offsets[r], w, &flagged);
     strncat(out, "[", cap - strlen(out) - 1);
