@@ -17,6 +17,9 @@
  *    in scan_fetch_pace while its core runs a split (another core's split does not end the
  *    wait; its own split's end does), and goes at once while the core runs none; busy and
  *    live_left count the claims.
+ *  - exploration (the policy floor's hold on the window, which the driver asks per core):
+ *    until a split is done, adaptive holds a core's second split but not another core's
+ *    first, nor a cut group's leader.
  *  - holds and release: a unit stolen from keeps its requests until the thief's unit ends;
  *    the last split's end releases a unit's requests; wanted, read, undecoded bytes are
  *    counted discarded.
@@ -29,6 +32,7 @@
 
 #include "check.h"
 #include "scan/fetch_impl.h"
+#include "scan/policy.h"
 #include "test_scan_common.h"
 
 /* ====================================================================== files */
@@ -493,6 +497,46 @@ static void test_steal_split(void)
         for (int j = 0; j < a2.n; j++) seen[a2.split[j]]++;
         for (int j = 0; j < b2.n; j++) seen[b2.split[j]]++;
         for (int i = 0; i < 16; i++) CHECK_EQ_I64(seen[i], 1);
+    }
+    fix_free(&t);
+    pqf_close(f);
+}
+
+/* ====================================================================== exploration */
+
+/* One group cut into 16 splits (split 0 its leader), filter "v < 10", adaptive: core 0's
+ * first split is not held; once it started, core 0's next is held while core 1's first is
+ * not (the hold is per core: issue 26, two splits on the first core while the other idled);
+ * a leader is never held; the first split done ends every hold. */
+static void test_explore_per_core(void)
+{
+    pqf_t *f = open_keyed("explore.parquet", OG_ROWS, OG_ROWS, true);
+    if (!f) return;
+    fix t;
+    if (fix_open(&t, f, "v < 10", OG_SPLIT, EXEC_IO_PREAD)) {
+        CHECK_EQ_I64(t.plan.nsplits, 16);
+        scan_policy_state pol;
+        t.o.policy = SCAN_ADAPTIVE;
+        CHECK_EQ_I64(scan_policy_init(&pol, &t.plan, &t.o, &t.fx), 0);
+        const scan_split *lead = &t.plan.splits[0], *sp = &t.plan.splits[1];
+        CHECK(lead->leader && lead->shares_rg && !sp->leader);
+        CHECK(!scan_policy_holds(&pol, 0, sp));
+        CHECK(!scan_policy_holds(&pol, 1, sp));
+        scan_policy_split_started(&pol, 0);
+        CHECK(scan_policy_holds(&pol, 0, sp));
+        CHECK(!scan_policy_holds(&pol, 0, lead));
+        CHECK(!scan_policy_holds(&pol, 1, sp));
+        CHECK(!scan_policy_exploring(&pol)); /* one started of two cores */
+        scan_policy_split_started(&pol, 1);
+        CHECK(scan_policy_holds(&pol, 1, sp));
+        CHECK(scan_policy_exploring(&pol));
+        CHECK_EQ_I64(atomic_load(&pol.core_started[0]), 1);
+        CHECK_EQ_I64(atomic_load(&pol.core_started[1]), 1);
+        scan_policy_split_done(&pol);
+        CHECK(!scan_policy_holds(&pol, 0, sp));
+        CHECK(!scan_policy_holds(&pol, 1, sp));
+        CHECK(!scan_policy_exploring(&pol));
+        scan_policy_free(&pol);
     }
     fix_free(&t);
     pqf_close(f);
@@ -1061,6 +1105,7 @@ int main(void)
     RUN(test_claim_runs);
     RUN(test_steal_split);
     RUN(test_pace);
+    RUN(test_explore_per_core);
     RUN(test_steal_run);
     RUN(test_lend_from_owner);
     RUN(test_lend_fallback);
