@@ -53,7 +53,7 @@
  *     them when it registers, or to the lends of the unit a thief made of it when the unit
  *     was stolen whole before it started (its span emptied: its owner never takes it); the
  *     rest are released with the unit (invariant 3). An uncut unit is never split by a steal
- *     (fewer than STEAL_MIN_LIVE live splits).
+ *     (one live split: a steal takes all of it or none, as steal_run does).
  *  6. Pacing (a local file, two cores or more): once fewer live splits are left to claim
  *     than the cores' tasks could hold (threads x SCAN_TASKS_PER_CORE), a core's task claims
  *     only while its core runs no split (scan_fetch_pace), so each core takes the next unit
