@@ -52,7 +52,8 @@ RINGSCAN_API const char *ringscan_version_string(void);
 RINGSCAN_API int64_t ringscan_live_objects(void);
 
 /* Frees the read buffers the library keeps between scans (up to 128 MiB process-wide: a scan
- * that ends hands its buffers on so the next scan reads into memory already faulted in).
+ * that ends hands its buffers on so the next scan reads into memory already faulted in), and
+ * the coroutine stacks kept the same way (up to 64 mappings of 260 KiB address space each).
  * Thread-safe; for a host that wants the memory back while no scan runs. */
 RINGSCAN_API void ringscan_release_memory(void);
 

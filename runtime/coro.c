@@ -1,7 +1,8 @@
 /* runtime/coro.c: stackful coroutines (context switch, guarded stacks, per-thread pool).
  *
  * Owns: the hand-written context switch (top-level assembly below, x86-64 and aarch64), the
- * stack mappings, and this thread's pool of free stacks.
+ * stack mappings, this thread's pool of free stacks, and the process-wide stash of free stacks
+ * (under a mutex: touched only when a thread's pool is empty or a thread ends).
  * Design: a stack is one mmap of CORO_GUARD_BYTES + CORO_STACK_BYTES; the lowest page is
  * PROT_NONE. The coro_t header lives at the very top of its own stack, so coro_create on a
  * pooled stack allocates nothing. A switch pushes the callee-saved registers (plus MXCSR and
@@ -31,7 +32,12 @@
  *     The side that switches does the bookkeeping of the switch before it (coro_cur,
  *     coro_depth, running): nothing runs after a switch returns, except sanitizer calls.
  *  3. A stack enters the pool only when its coroutine finished or never started; the pool
- *     never holds more than CORO_POOL_MAX stacks.
+ *     never holds more than CORO_POOL_MAX stacks. A stack enters the stash only from an
+ *     ending thread's pool (coro_pool_drain); the stash never holds more than CORO_STASH_MAX,
+ *     and a stack is in at most one pool or stash. Scans start executor threads per scan:
+ *     unmapping their stacks at each thread's end (a TLB shootdown while the other executor
+ *     still ran) cost 0.34 ms of CPU per 2-thread scan of lineitem_prune (bench/RESULTS.md,
+ *     issue 26), and the next scan mapped, guarded and faulted in new ones.
  *  4. c->magic == CORO_MAGIC for every live coroutine (catches use after destroy).
  * Sanitizers: with RINGSCAN_ASAN every switch is bracketed by the ASan fiber calls; with
  * RINGSCAN_TSAN each coroutine is a TSan fiber. */
@@ -40,6 +46,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +115,21 @@ static _Thread_local coro_t *coro_cur;
 static _Thread_local int coro_depth;
 static _Thread_local void *coro_pool[CORO_POOL_MAX];
 static _Thread_local int coro_pool_len;
+
+/* The process-wide stash (invariant 3). */
+static pthread_mutex_t coro_stash_mu = PTHREAD_MUTEX_INITIALIZER;
+static void *coro_stash[CORO_STASH_MAX];
+static int coro_stash_len;
+
+/* Takes a stack from the stash, or NULL when it is empty. */
+static void *coro_stash_take(void)
+{
+    pthread_mutex_lock(&coro_stash_mu);
+    assert(coro_stash_len >= 0 && coro_stash_len <= CORO_STASH_MAX);
+    void *map = coro_stash_len > 0 ? coro_stash[--coro_stash_len] : NULL;
+    pthread_mutex_unlock(&coro_stash_mu);
+    return map;
+}
 
 /* The switch: saves callee-saved state on the current stack, stores sp in *save_sp, loads
  * to_sp and restores the state found there. Returns when something switches back. */
@@ -265,8 +287,8 @@ static void coro_init_frame(coro_t *c, uintptr_t top)
 static void *coro_stack_get(void)
 {
     assert(coro_pool_len >= 0 && coro_pool_len <= CORO_POOL_MAX);
-    if (coro_pool_len > 0) {
-        void *map = coro_pool[--coro_pool_len];
+    void *map = coro_pool_len > 0 ? coro_pool[--coro_pool_len] : coro_stash_take();
+    if (map) {
 #ifdef CORO_ASAN
         /* A finished coroutine's last frames never returned: clear their redzones. */
         __asan_unpoison_memory_region((char *)map + CORO_GUARD_BYTES, CORO_STACK_BYTES);
@@ -274,8 +296,8 @@ static void *coro_stack_get(void)
         return map;
     }
     if (fail_point(FAIL_STACK)) return NULL; /* tests: as if mmap met its limit */
-    void *map = mmap(NULL, CORO_MAP_BYTES, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    map = mmap(NULL, CORO_MAP_BYTES, PROT_READ | PROT_WRITE,
+               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     if (map == MAP_FAILED) return NULL;
     if (mprotect(map, CORO_GUARD_BYTES, PROT_NONE) != 0) {
         munmap(map, CORO_MAP_BYTES);
@@ -439,8 +461,34 @@ void *coro_get_data(const coro_t *c)
 void coro_pool_drain(void)
 {
     assert(coro_pool_len >= 0 && coro_pool_len <= CORO_POOL_MAX);
-    while (coro_pool_len > 0)
+    pthread_mutex_lock(&coro_stash_mu);
+    while (coro_pool_len > 0 && coro_stash_len < CORO_STASH_MAX)
+        coro_stash[coro_stash_len++] = coro_pool[--coro_pool_len];
+    pthread_mutex_unlock(&coro_stash_mu);
+    while (coro_pool_len > 0) /* the stash is full */
         coro_stack_unmap(coro_pool[--coro_pool_len]);
+}
+
+int coro_stash_drain(void)
+{
+    void *maps[CORO_STASH_MAX];
+    pthread_mutex_lock(&coro_stash_mu);
+    int n = coro_stash_len;
+    assert(n >= 0 && n <= CORO_STASH_MAX);
+    memcpy(maps, coro_stash, sizeof *maps * (size_t)n);
+    coro_stash_len = 0;
+    pthread_mutex_unlock(&coro_stash_mu);
+    for (int i = 0; i < n; i++) coro_stack_unmap(maps[i]); /* outside the lock: syscalls */
+    return n;
+}
+
+int coro_stash_size(void)
+{
+    pthread_mutex_lock(&coro_stash_mu);
+    int n = coro_stash_len;
+    pthread_mutex_unlock(&coro_stash_mu);
+    assert(n >= 0 && n <= CORO_STASH_MAX);
+    return n;
 }
 
 int coro_pool_size(void)

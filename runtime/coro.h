@@ -1,7 +1,8 @@
 /* runtime/coro.h: stackful coroutines.
  *
  * Owns: the context switch (assembly for x86-64 and aarch64, never ucontext), coroutine
- * stacks (mmap with a PROT_NONE guard page below the stack) and a per-thread stack pool.
+ * stacks (mmap with a PROT_NONE guard page below the stack), a per-thread stack pool and a
+ * process-wide stash of free stacks that threads ending hand to threads starting.
  * Invariants:
  *  1. A coroutine runs only on the thread that created it (stacks and pool are thread-local).
  *  2. coro_resume() is called from the thread's base context or from another coroutine; the
@@ -20,7 +21,7 @@
 typedef struct coro coro_t;
 typedef void (*coro_fn)(void *arg);
 
-enum { CORO_STACK_BYTES = 256 * 1024, CORO_POOL_MAX = 256 };
+enum { CORO_STACK_BYTES = 256 * 1024, CORO_POOL_MAX = 256, CORO_STASH_MAX = 64 };
 
 /* Creates a suspended coroutine that will run fn(arg) on a pooled guarded stack of
  * CORO_STACK_BYTES. Returns 0 and sets *out, or -ENOMEM. The caller owns *out. */
@@ -45,11 +46,21 @@ void coro_destroy(coro_t *c);
 void coro_set_data(coro_t *c, void *data);
 void *coro_get_data(const coro_t *c);
 
-/* Releases this thread's pooled stacks (call before a thread exits). */
+/* Empties this thread's pool (call before a thread exits): its stacks go to the process-wide
+ * stash while it holds fewer than CORO_STASH_MAX, the rest are unmapped. A scan starts and
+ * ends its executor threads, so the next scan's coroutines take the stash's stacks (mapped,
+ * guarded and faulted in) instead of mapping new ones. Thread-safe. */
 void coro_pool_drain(void);
 
 /* Stacks currently in this thread's pool (0..CORO_POOL_MAX); for tests and metrics. */
 int coro_pool_size(void);
+
+/* Unmaps the stash's stacks (for hosts that want the memory back, and tests); returns how
+ * many. Thread-safe. */
+int coro_stash_drain(void);
+
+/* Stacks in the stash (0..CORO_STASH_MAX); for tests and metrics. Thread-safe. */
+int coro_stash_size(void);
 
 /* Bytes of stack usable by c's function (CORO_STACK_BYTES minus the coroutine header). */
 size_t coro_stack_usable_bytes(const coro_t *c);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "io/io.h"
+#include "runtime/coro.h"
 #include "scan/api_priv.h"
 
 /* The options of the first version with struct_size (0.1.0) end with fetch_budget_bytes: a
@@ -24,7 +25,11 @@ _Atomic int64_t api_live_objects;
 
 int64_t ringscan_live_objects(void) { return atomic_load_explicit(&api_live_objects, memory_order_relaxed); }
 
-void ringscan_release_memory(void) { io_stash_drain(); }
+void ringscan_release_memory(void)
+{
+    io_stash_drain();
+    (void)coro_stash_drain();
+}
 
 int ringscan_version(void) { return RINGSCAN_VERSION; }
 

@@ -53,17 +53,24 @@
  *     them when it registers, or to the lends of the unit a thief made of it when the unit
  *     was stolen whole before it started (its span emptied: its owner never takes it); the
  *     rest are released with the unit (invariant 3). An uncut unit is never split by a steal
- *     (fewer than STEAL_MIN_LIVE live splits).
+ *     (one live split: a steal takes all of it or none, as steal_run does).
  *  6. Pacing (a local file, two cores or more): once fewer live splits are left to claim
  *     than the cores' tasks could hold (threads x SCAN_TASKS_PER_CORE), a core's task claims
  *     only while its core runs no split (scan_fetch_pace), so each core takes the next unit
  *     when it is free for it. Units are claimed whole and a started uncut unit cannot be
  *     stolen: without pacing a core's tasks each claimed a unit at once, and a filter keeping
  *     five row groups ran four of them on the core whose thread started first while the other
- *     sat idle (issue 26). busy counts a core's claimed splits not done; its change to 0 and
+ *     sat idle (issue 26). With few kept row groups (fewer than SCAN_CUT_SPLITS_PER_CORE per
+ *     core: the plan cut them for the cores) pacing holds from the scan's start (pace_all):
+ *     else the first core's tasks start most of the cut groups' splits at once. busy counts a core's claimed splits not done; its change to 0 and
  *     the last live split claimed signal the event while a task waits (the waiter counts
  *     itself in before it checks, so no wake is lost). On a remote store the base tasks'
- *     overlap of round trips matters more: no pacing there. */
+ *     overlap of round trips matters more: no pacing there.
+ *  7. The tail: while pacing holds (invariant 6), a core left without work takes a share of
+ *     the unstarted splits of a unit whose owner runs a split even when fewer than
+ *     STEAL_MIN_LIVE are left (steal_min), so two cores share a cut row group's last splits
+ *     instead of one running them in turn while the other idles (issue 26: few kept row
+ *     groups, cut by cores in the plan, were still run one group a core). */
 #include <assert.h>
 #include <errno.h>
 #include <stdint.h>
@@ -90,8 +97,22 @@ static int take(scan_unit *u)
 }
 
 /* A unit with fewer unstarted live splits is left to its owner: stealing the last one saves
- * at most one split's time and costs a read per column. */
+ * at most one split's time and costs a read per column. Except in the scan's tail (invariant
+ * 7): there the owner runs one split at a time, so its unstarted ones wait while the thief
+ * would idle, and a lend copies the owner's read (no read call). */
 enum { STEAL_MIN_LIVE = 4 };
+
+/* Whether pacing holds the cores to one split at a time (invariant 6). */
+static bool paced(const scan_fetch *fx)
+{
+    return fx->pace_all || (fx->pace && atomic_load(&fx->live_left) < fx->threads * SCAN_TASKS_PER_CORE);
+}
+
+/* The fewest unstarted live splits a thief takes a share of from a unit of owner's. */
+static int steal_min(const scan_fetch *fx, int owner)
+{
+    return paced(fx) && atomic_load(&fx->cores[owner].busy) > 0 ? 1 : STEAL_MIN_LIVE;
+}
 
 /* The split from which the thief takes the later half of the live (unpruned) splits of
  * [next, end): all of them when one is left. */
@@ -114,9 +135,10 @@ static int steal(scan_fetch *fx, int core, int *out)
             uint64_t v = atomic_load_explicit(&fx->units[u].span, memory_order_acquire);
             int left = span_next(v) < span_end(v) ? fetch_live_in(fx, span_next(v), span_end(v)) : 0;
             int owner = atomic_load(&fx->units[u].owner); /* -1: a run being reserved */
-            if (owner >= 0 && owner != core && left > most) best = u, most = left;
+            if (owner >= 0 && owner != core && left >= steal_min(fx, owner) && left > most)
+                best = u, most = left;
         }
-        if (best < 0 || most < STEAL_MIN_LIVE) return -1;
+        if (best < 0) return -1;
         scan_unit *x = &fx->units[best];
         uint64_t v = atomic_load(&x->span);
         int next = span_next(v), end = span_end(v), live = next < end ? fetch_live_in(fx, next, end) : 0;
@@ -299,8 +321,8 @@ static bool pace_over(void *ctx)
     const pace_wait *w = ctx;
     const scan_fetch *fx = w->fx;
     int left = atomic_load(&fx->live_left);
-    return atomic_load(w->stop) || atomic_load(&fx->budget.closed) || left == 0 ||
-           left >= fx->threads * SCAN_TASKS_PER_CORE || atomic_load(&fx->cores[w->core].busy) == 0;
+    return atomic_load(w->stop) || atomic_load(&fx->budget.closed) || left == 0 || !paced(fx) ||
+           atomic_load(&fx->cores[w->core].busy) == 0;
 }
 
 void scan_fetch_pace(scan_fetch *fx, int core, const _Atomic int *stop)

@@ -116,6 +116,7 @@ struct scan_fetch {
     _Atomic uint64_t bytes_discarded; /* read for a split, then dropped undecoded (wasted) */
     _Atomic int64_t steals, lends;    /* units stolen; column ranges lent to a thief */
     bool pace;                 /* a local file on two cores or more (fetch.c invariant 6) */
+    bool pace_all;             /* and few kept row groups: paced from the start (invariant 6) */
     _Atomic int pace_waiting;  /* tasks waiting in scan_fetch_pace */
     _Atomic int live_left;     /* unpruned splits not claimed yet */
     scan_fetch_core cores[EXEC_THREADS_MAX];

@@ -197,6 +197,9 @@ int scan_fetch_init(scan_fetch *fx, const scan_plan *p, const scan_opts *o)
     }
     fx->nunits = atomic_load(&fx->units_used);
     assert(fx->nunits <= fx->plan->nsplits);
+    int kept = 0;
+    for (int u = 0; u < fx->nunits; u++) kept += fx->units[u].live > 0;
+    fx->pace_all = fx->pace && kept < SCAN_CUT_SPLITS_PER_CORE * o->threads;
     return 0;
 }
 

@@ -159,6 +159,32 @@ static scan_split *split_add(plan_build *b, int *cap, int *rc, pq_err *e)
     return sp;
 }
 
+/* Few kept row groups leave cores idle: the last group a core claims is the scan's tail.
+ * When statistics keep fewer than SCAN_CUT_SPLITS_PER_CORE row groups per core of a local
+ * file, a split aims at the kept groups' rows spread over that many splits per core (cut at
+ * page starts, so only where offset indexes allow; never below SCAN_CUT_MIN_ROWS rows), else
+ * at o->split_rows. On a remote store more splits are more requests: there it is unchanged. */
+enum { SCAN_CUT_MIN_ROWS = 16384 };
+
+static int64_t cut_rows(plan_build *b, int ngroups)
+{
+    const scan_opts *o = b->o;
+    if (o->split_rows <= 0 || o->threads < 2 || b->p->f->file->be->remote) return o->split_rows;
+    int kept = 0;
+    int64_t rows = 0;
+    for (int i = 0; i < ngroups; i++) {
+        int rg = o->rg_order ? o->rg_order[i] : i;
+        bool pruned = b->p->f->meta.row_groups[rg].num_rows == 0;
+        for (int k = 0; !pruned && k < b->p->npreds; k++) pruned = stats_prune(b, rg, k);
+        if (!pruned) kept++, rows += b->p->f->meta.row_groups[rg].num_rows;
+    }
+    int want = SCAN_CUT_SPLITS_PER_CORE * o->threads;
+    if (kept == 0 || kept >= want) return o->split_rows;
+    int64_t pieces = (want + kept - 1) / kept, per = rows / kept / pieces;
+    per = per < SCAN_CUT_MIN_ROWS ? SCAN_CUT_MIN_ROWS : per;
+    return per < o->split_rows ? per : o->split_rows;
+}
+
 /* Row boundaries cutting rg into splits of about split_rows rows: cuts[0] = 0 < ... <
  * cuts[n] = rows, each inner cut the first row of a page of the first needed column (pages
  * of other columns may straddle it). Returns n >= 1; *cuts is malloc'd. */
@@ -166,7 +192,7 @@ _Static_assert(FLT_MASK_MAX_LEN >= PQ_MAX_ROW_GROUP_ROWS, "a row group's mask fi
 
 static int plan_cuts(plan_build *b, plan_index *x, int rg, int64_t **cuts)
 {
-    int64_t n = b->p->f->meta.row_groups[rg].num_rows, target = b->o->split_rows;
+    int64_t n = b->p->f->meta.row_groups[rg].num_rows, target = b->cut_rows;
     assert(n >= 0 && n <= PQ_MAX_ROW_GROUP_ROWS); /* pq_file_meta_check */
     int64_t want = target > 0 && n / 2 >= target ? (n - 1) / target + 1 : 1;
     for (int k = 0; want > 1 && k < b->p->nneed; k++)
@@ -431,6 +457,7 @@ int scan_plan_build(scan_plan *p, pqf_t *f, const int *proj, int nproj, const fl
     p->stats.reads = (uint64_t)f->tail_reads;
     plan_index ix;
     int cap = 0;
+    b->cut_rows = cut_rows(b, ngroups);
     rc = plan_index_load(b, &ix, e);
     for (int i = 0; rc == 0 && i < ngroups; i++)
         rc = plan_group(b, &ix, o->rg_order ? o->rg_order[i] : i, &cap, e);

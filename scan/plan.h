@@ -67,6 +67,10 @@ typedef struct scan_dyn_index {
     int64_t *first;            /* first row of each page; first[ci.npages] = the group's rows */
 } scan_dyn_index;
 
+/* Few kept row groups: fewer than this many per core are cut for the cores (plan.c cut_rows)
+ * and their splits paced from the scan's start (fetch.c invariant 6). */
+enum { SCAN_CUT_SPLITS_PER_CORE = 4 };
+
 typedef struct scan_plan {
     pqf_t *f;                  /* borrowed */
     const flt_expr *filter;    /* borrowed; NULL = none */

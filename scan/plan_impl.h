@@ -8,6 +8,8 @@ typedef struct plan_build {
     scan_plan *p;
     const scan_opts *o;
     scan_explain_buf *x;
+    int64_t cut_rows;          /* rows a split aims at (plan.c cut_rows): o->split_rows, less
+                                  when statistics keep few row groups of a local file */
 } plan_build;
 
 /* Parsed indexes of one file: per row group and slot (has_* false when absent). */

@@ -103,8 +103,8 @@ static int index_parse_one(const plan_build *b, int rg, const pq_chunk_meta *cm,
  * wanted even without a filter). */
 static bool any_cut(const plan_build *b)
 {
-    for (int rg = 0; b->o->split_rows > 0 && rg < b->p->f->meta.nrow_groups; rg++)
-        if (b->p->f->meta.row_groups[rg].num_rows >= 2 * b->o->split_rows) return true;
+    for (int rg = 0; b->cut_rows > 0 && rg < b->p->f->meta.nrow_groups; rg++)
+        if (b->p->f->meta.row_groups[rg].num_rows >= 2 * b->cut_rows) return true;
     return false;
 }
 

@@ -118,12 +118,25 @@ void scan_policy_free(scan_policy_state *pol)
     pol->used_mu_live = false;
 }
 
-bool scan_policy_exploring(scan_policy_state *pol)
+/* Whether adaptive exploration is on and no split has completed yet. */
+static bool explores(scan_policy_state *pol)
 {
     /* on a remote store holding splits back costs round trips, and the round-trip rule
      * (round_trip_saved) speculates without evidence wherever a fetch later would cost more */
     return pol->kind == SCAN_ADAPTIVE && pol->plan->npreds > 0 && !pol->cost &&
-           atomic_load(&pol->splits_done) == 0 && atomic_load(&pol->splits_started) >= pol->threads;
+           atomic_load(&pol->splits_done) == 0;
+}
+
+bool scan_policy_exploring(scan_policy_state *pol)
+{
+    return explores(pol) && atomic_load(&pol->splits_started) >= pol->threads;
+}
+
+bool scan_policy_holds(scan_policy_state *pol, int core, const scan_split *sp)
+{
+    assert(core >= 0 && core < pol->threads && core < EXEC_THREADS_MAX);
+    if (sp->shares_rg && sp->leader) return false;
+    return explores(pol) && atomic_load(&pol->core_started[core]) > 0;
 }
 
 /* A Top-K bound (a dynamic predicate) heads every chain (scan/topk.h): the rest keep their
@@ -197,8 +210,10 @@ void scan_policy_wanted(scan_policy_state *pol, const int32_t *perm, bool *wante
     }
 }
 
-void scan_policy_split_started(scan_policy_state *pol)
+void scan_policy_split_started(scan_policy_state *pol, int core)
 {
+    assert(core >= 0 && core < pol->threads && core < EXEC_THREADS_MAX);
+    atomic_fetch_add(&pol->core_started[core], 1);
     atomic_fetch_add(&pol->splits_started, 1);
 }
 

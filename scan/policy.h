@@ -4,7 +4,9 @@
  * Evidence: per conjunct, how often it ran and how often its output mask was all-false,
  * independent of the order it ran in; the plan's priors (the chance from statistics) are where
  * it starts. Exploration: until one split has completed (so every chain position has
- * evidence), adaptive runs at most one split per core.
+ * evidence), adaptive runs at most one split per core (scan_policy_holds: per core, so the
+ * first cores' splits start on different cores, not two on the core whose thread ran first
+ * while another core waits idle for the first split's end; issue 26).
  *
  * Invariants:
  *  1. Counters are relaxed atomics written by every core: a decision may read a count one
@@ -37,6 +39,7 @@ typedef struct scan_policy_state {
     _Atomic int64_t conj_runs[FLT_MAX_PREDS];
     _Atomic int64_t conj_killed[FLT_MAX_PREDS];
     _Atomic int splits_started, splits_done;
+    _Atomic int core_started[EXEC_THREADS_MAX]; /* splits (not pruned) each core started */
     pthread_mutex_t used_mu;   /* guards the used_* fields (invariant 3); once per split */
     bool used_mu_live;         /* used_mu initialised (free destroys it) */
     int used_split;            /* the highest split started in a ranked order; -1: none yet */
@@ -50,8 +53,13 @@ int scan_policy_init(scan_policy_state *pol, const scan_plan *p, const scan_opts
                      scan_fetch *fx);
 void scan_policy_free(scan_policy_state *pol);
 
-/* Whether adaptive exploration still holds back all but one split per core. */
+/* Whether adaptive exploration still holds back splits: no split done yet and at least as
+ * many started as there are cores. */
 bool scan_policy_exploring(scan_policy_state *pol);
+/* Whether exploration holds back split sp on core: adaptive, no split done yet, and the core
+ * already started one. A cut row group's leader is never held (its group's other splits may
+ * be waiting for its dictionary: task_dict.c). Thread-safe. */
+bool scan_policy_holds(scan_policy_state *pol, int core, const scan_split *sp);
 /* Whether every slot is wanted at a split's start whatever its conjunct order. */
 bool scan_policy_wants_all(scan_policy_state *pol);
 /* The conjunct order split i runs in (perm[0..npreds)); notes it as the order used unless the
@@ -64,8 +72,8 @@ int scan_policy_used_order(scan_policy_state *pol, int32_t *perm, int *reordered
 /* Sets wanted[slot] for the slots whose reads a split running in order perm wants at its
  * start (every slot false first). */
 void scan_policy_wanted(scan_policy_state *pol, const int32_t *perm, bool *wanted);
-/* A split (not pruned) starts / ends. */
-void scan_policy_split_started(scan_policy_state *pol);
+/* A split (not pruned) starts on core / ends. */
+void scan_policy_split_started(scan_policy_state *pol, int core);
 void scan_policy_split_done(scan_policy_state *pol);
 /* Conjunct k ran on a split: its mask ended all_false or not; rows in and out, its time and
  * the bytes of its column (the adaptive order's measure). */

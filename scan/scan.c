@@ -65,6 +65,8 @@ static int core_setup(scan_t *s, int core)
 typedef struct window_wait {
     scan_t *s;
     int64_t place;
+    int core;
+    const scan_split *sp;
 } window_wait;
 
 static bool window_open(void *ctx)
@@ -72,14 +74,14 @@ static bool window_open(void *ctx)
     window_wait *w = ctx;
     scan_t *s = w->s;
     return atomic_load(&s->out.stop) ||
-           (scan_out_fits(&s->out, w->place) && !scan_policy_exploring(&s->pol));
+           (scan_out_fits(&s->out, w->place) && !scan_policy_holds(&s->pol, w->core, w->sp));
 }
 
-/* Waits until a split whose place is place (scan.h invariant 1) fits the output window and
- * exploration allows it, or the scan stops; false when it stopped. */
-static bool wait_window(scan_t *s, int64_t place)
+/* Waits until split sp on core, whose place is place (scan.h invariant 1), fits the output
+ * window and exploration allows it, or the scan stops; false when it stopped. */
+static bool wait_window(scan_t *s, int core, const scan_split *sp, int64_t place)
 {
-    window_wait w = {.s = s, .place = place};
+    window_wait w = {.s = s, .place = place, .core = core, .sp = sp};
     exec_event_wait_until(&s->ev, window_open, &w);
     return !atomic_load(&s->out.stop);
 }
@@ -118,12 +120,12 @@ static bool run_split(scan_t *s, int core, int i, int unit)
     int64_t place = s->o.ordered ? i : atomic_fetch_add(&s->out.tickets, 1);
     scan_dicts_leader(&s->dicts, i, SCAN_LEADER_CLAIMED); /* its group waits for it */
     uint64_t in = 0, reserved = scan_budget_reserve(&s->fetch.budget, sp, s->plan.nneed, &in);
-    if (!wait_window(s, place)) {
+    if (!wait_window(s, core, sp, place)) {
         scan_budget_unreserve(&s->fetch.budget, reserved, 0, 0);
         scan_fetch_split_done(&s->fetch, unit);
         return false;
     }
-    if (!sp->pruned) scan_policy_split_started(&s->pol);
+    if (!sp->pruned) scan_policy_split_started(&s->pol, core);
     scan_batch b;
     pq_err e = {.offset = -1};
     int rc = scan_task_run(&s->env, &s->cores[core].task, core, i, unit, &b, &e);

@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include "check.h"
 #include "runtime/coro.h"
 #if defined(__x86_64__)
@@ -230,6 +232,48 @@ static void pool_reuse(void)
     CHECK_EQ_I64(coro_pool_size(), 0);
 }
 
+static void *stash_thread(void *arg)
+{
+    coro_t **out = arg;
+    CHECK(coro_create(out, noop_fn, NULL) == 0);
+    coro_resume(*out);
+    coro_destroy(*out);
+    coro_pool_drain(); /* as an executor thread ends */
+    return NULL;
+}
+
+/* A thread's stacks outlive it in the stash, and another thread's coroutine takes one (the
+ * same mapping: its header sits at the same place); the stash keeps at most CORO_STASH_MAX,
+ * unmapping the rest, and coro_stash_drain empties it. */
+static void stash_handoff(void)
+{
+    coro_pool_drain();
+    (void)coro_stash_drain();
+    CHECK_EQ_I64(coro_stash_size(), 0);
+    coro_t *a = NULL, *b = NULL;
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, stash_thread, &a) == 0);
+    pthread_join(t, NULL);
+    CHECK_EQ_I64(coro_stash_size(), 1);
+    CHECK_EQ_I64(coro_pool_size(), 0);
+    CHECK(coro_create(&b, noop_fn, NULL) == 0);
+    CHECK(a == b);
+    CHECK_EQ_I64(coro_stash_size(), 0);
+    coro_resume(b);
+    coro_destroy(b);
+
+    enum { N = CORO_STASH_MAX + 5 };
+    static coro_t *cs[N];
+    for (int i = 0; i < N; i++) CHECK(coro_create(&cs[i], noop_fn, NULL) == 0);
+    for (int i = 0; i < N; i++) coro_destroy(cs[i]);
+    CHECK_EQ_I64(coro_pool_size(), N);
+    coro_pool_drain();
+    CHECK_EQ_I64(coro_pool_size(), 0);
+    CHECK_EQ_I64(coro_stash_size(), CORO_STASH_MAX);
+    CHECK_EQ_I64(coro_stash_drain(), CORO_STASH_MAX);
+    CHECK_EQ_I64(coro_stash_size(), 0);
+}
+
 typedef struct {
     int round_inside[2];
     unsigned csr_inside[2];
@@ -339,9 +383,11 @@ int main(void)
     RUN(ten_thousand_live);
     RUN(stack_overflow_hits_guard);
     RUN(pool_reuse);
+    RUN(stash_handoff);
     RUN(fp_control_preserved);
     RUN(new_coro_inherits_fp_control);
     RUN(registers_survive);
     coro_pool_drain();
+    (void)coro_stash_drain();
     return CHECK_DONE("test_coro");
 }

@@ -13,10 +13,15 @@
  *    while serving it under ahead; when the owner never made it (lazy) the thief reads it
  *    itself; a lend dropped before its reply is freed on the reply. Lends run on io_uring
  *    (skipped where unavailable) and pread.
+ *  - tail steal: under pacing, a core without work takes an owner's last unstarted split of a
+ *    cut group while the owner runs one (not when the owner runs none).
  *  - pacing: with fewer live splits left than the cores' tasks could hold, a core's task waits
  *    in scan_fetch_pace while its core runs a split (another core's split does not end the
  *    wait; its own split's end does), and goes at once while the core runs none; busy and
  *    live_left count the claims.
+ *  - exploration (the policy floor's hold on the window, which the driver asks per core):
+ *    until a split is done, adaptive holds a core's second split but not another core's
+ *    first, nor a cut group's leader.
  *  - holds and release: a unit stolen from keeps its requests until the thief's unit ends;
  *    the last split's end releases a unit's requests; wanted, read, undecoded bytes are
  *    counted discarded.
@@ -29,6 +34,7 @@
 
 #include "check.h"
 #include "scan/fetch_impl.h"
+#include "scan/policy.h"
 #include "test_scan_common.h"
 
 /* ====================================================================== files */
@@ -493,6 +499,94 @@ static void test_steal_split(void)
         for (int j = 0; j < a2.n; j++) seen[a2.split[j]]++;
         for (int j = 0; j < b2.n; j++) seen[b2.split[j]]++;
         for (int i = 0; i < 16; i++) CHECK_EQ_I64(seen[i], 1);
+    }
+    fix_free(&t);
+    pqf_close(f);
+}
+
+/* One group of two splits (one shared unit; one kept group: paced from the start). Core 0
+ * claims split 0 and runs it; core 1, idle, takes split 1, the one unstarted split (fewer than
+ * STEAL_MIN_LIVE, but the owner is busy: fetch.c invariant 7), as a unit of its own lent from
+ * unit 0. When core 0's split is done before core 1 asks, core 1 takes nothing and core 0
+ * runs split 1 itself. */
+static void test_steal_tail(void)
+{
+    pqf_t *f = open_keyed("tail.parquet", 2 * OG_SPLIT, 2 * OG_SPLIT, true);
+    if (!f) return;
+    for (int busy = 1; busy >= 0; busy--) {
+        fix t;
+        if (!fix_open(&t, f, NULL, OG_SPLIT, EXEC_IO_PREAD)) {
+            fix_free(&t);
+            break;
+        }
+        CHECK_EQ_I64(t.plan.nsplits, 2);
+        CHECK_EQ_I64(t.fx.nunits, 1);
+        CHECK(t.fx.pace_all);
+        claims a = {.max = 1, .done_each = !busy}, b = {.max = 1};
+        on_core(&t, 0, step_claim, &a);
+        CHECK_EQ_I64(a.split[0], 0);
+        CHECK_EQ_I64(atomic_load(&t.fx.cores[0].busy), busy);
+        on_core(&t, 1, step_claim, &b);
+        if (busy) {
+            CHECK_EQ_I64(b.n, 1);
+            CHECK_EQ_I64(b.split[0], 1);
+            CHECK_EQ_I64(b.unit[0], 1);
+            CHECK_EQ_I64(atomic_load(&t.fx.steals), 1);
+            CHECK_EQ_I64(t.fx.units[1].src, 0);
+            CHECK_EQ_I64(t.fx.units[1].live, 1);
+            CHECK_EQ_I64(span_end_of(&t.fx.units[0]), 1);
+            on_core(&t, 1, step_split_done, &b.unit[0]);
+            on_core(&t, 0, step_split_done, &a.unit[0]);
+        } else {
+            CHECK_EQ_I64(b.n, 0);
+            CHECK_EQ_I64(b.last, 2);
+            CHECK_EQ_I64(atomic_load(&t.fx.steals), 0);
+            claims c = {.done_each = true};
+            on_core(&t, 0, step_claim, &c);
+            CHECK_EQ_I64(c.n, 1);
+            CHECK_EQ_I64(c.split[0], 1);
+        }
+        CHECK_EQ_I64(atomic_load(&t.fx.live_left), 0);
+        fix_free(&t);
+    }
+    pqf_close(f);
+}
+
+/* ====================================================================== exploration */
+
+/* One group cut into 16 splits (split 0 its leader), filter "v < 10", adaptive: core 0's
+ * first split is not held; once it started, core 0's next is held while core 1's first is
+ * not (the hold is per core: issue 26, two splits on the first core while the other idled);
+ * a leader is never held; the first split done ends every hold. */
+static void test_explore_per_core(void)
+{
+    pqf_t *f = open_keyed("explore.parquet", OG_ROWS, OG_ROWS, true);
+    if (!f) return;
+    fix t;
+    if (fix_open(&t, f, "v < 10", OG_SPLIT, EXEC_IO_PREAD)) {
+        CHECK_EQ_I64(t.plan.nsplits, 16);
+        scan_policy_state pol;
+        t.o.policy = SCAN_ADAPTIVE;
+        CHECK_EQ_I64(scan_policy_init(&pol, &t.plan, &t.o, &t.fx), 0);
+        const scan_split *lead = &t.plan.splits[0], *sp = &t.plan.splits[1];
+        CHECK(lead->leader && lead->shares_rg && !sp->leader);
+        CHECK(!scan_policy_holds(&pol, 0, sp));
+        CHECK(!scan_policy_holds(&pol, 1, sp));
+        scan_policy_split_started(&pol, 0);
+        CHECK(scan_policy_holds(&pol, 0, sp));
+        CHECK(!scan_policy_holds(&pol, 0, lead));
+        CHECK(!scan_policy_holds(&pol, 1, sp));
+        CHECK(!scan_policy_exploring(&pol)); /* one started of two cores */
+        scan_policy_split_started(&pol, 1);
+        CHECK(scan_policy_holds(&pol, 1, sp));
+        CHECK(scan_policy_exploring(&pol));
+        CHECK_EQ_I64(atomic_load(&pol.core_started[0]), 1);
+        CHECK_EQ_I64(atomic_load(&pol.core_started[1]), 1);
+        scan_policy_split_done(&pol);
+        CHECK(!scan_policy_holds(&pol, 0, sp));
+        CHECK(!scan_policy_holds(&pol, 1, sp));
+        CHECK(!scan_policy_exploring(&pol));
+        scan_policy_free(&pol);
     }
     fix_free(&t);
     pqf_close(f);
@@ -1061,6 +1155,8 @@ int main(void)
     RUN(test_claim_runs);
     RUN(test_steal_split);
     RUN(test_pace);
+    RUN(test_explore_per_core);
+    RUN(test_steal_tail);
     RUN(test_steal_run);
     RUN(test_lend_from_owner);
     RUN(test_lend_fallback);

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# tests/cli/few_groups.sh: when statistics keep few row groups of a local file, the plan cuts
+# them at page starts so every core has splits to claim (scan/plan.c cut_rows): 3 row groups
+# of 100,000 rows (too small for the default 131,072-row cut) become more splits at 2 threads,
+# stay 3 at 1 thread, with --split-rows 0 and on a (simulated) remote store; every way gives
+# the same rows and checksum. The cut groups' splits share their unit's one request per column
+# (a split a second core takes is lent a copy: scan/fetch.c invariant 7), so at 2 threads the
+# read calls and bytes equal the uncut plan's (--split-rows 0), in every one of 5 runs.
+# Last line: "few_groups: N passed, N failed".
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+f="$dir/li.parquet"
+"$R" gen lineitem --sf 0.05 --row-group-rows 100000 -o "$f" >/dev/null 2>&1 || { bad "gen failed"; summary few_groups; exit; }
+q=(--columns l_orderkey,l_comment --where "l_quantity > 10" --format count)
+splits() { "$R" scan "$f" "${q[@]}" --explain "$@" 2>&1 | sed -nE 's/^plan: .*, ([0-9]+) splits.*/\1/p'; }
+answer() { "$R" scan "$f" "${q[@]}" "$@" 2>/dev/null; }
+n2=$(splits --threads 2); n1=$(splits --threads 1); n0=$(splits --threads 2 --split-rows 0)
+nr=$(splits --threads 2 --store sim:ttfb=1ms,bw=1000MB/s)
+check '[ -n "$n2" ] && [ "$n2" -ge 6 ]' "2 threads: $n2 splits, want at least 6 (3 groups cut for 2 cores)"
+check '[ "$n1" = 3 ]' "1 thread: $n1 splits, want 3"
+check '[ "$n0" = 3 ]' "--split-rows 0: $n0 splits, want 3"
+check '[ "$nr" = 3 ]' "a remote store: $nr splits, want 3 (more requests buy nothing there)"
+want=$(answer --threads 1)
+check '[ -n "$want" ] && [ "$(answer --threads 2)" = "$want" ] && [ "$(answer --threads 2 --split-rows 0)" = "$want" ]' \
+    "answers differ: 1 thread '$want', 2 threads '$(answer --threads 2)'"
+io() { "$R" scan "$f" "${q[@]}" --stats "$@" 2>&1 | grep -oE '^reads [0-9]+, bytes_read [0-9]+'; }
+uncut=$(io --threads 2 --split-rows 0)
+for i in 1 2 3 4 5; do
+    got=$(io --threads 2)
+    check '[ -n "$uncut" ] && [ "$got" = "$uncut" ]' "run $i at 2 threads: '$got', uncut plan: '$uncut'"
+done
+summary few_groups
