@@ -109,7 +109,7 @@ static int unpack_init(nest_unpack *u, const scan_arrow_col *c, const scan_arrow
     memset(u, 0, sizeof *u);
     u->m = m;
     u->ops = ops;
-    u->t = fail_malloc(sizeof *u->t * (size_t)PQ_NEST_NODES(m->nodes[c->node].end - c->node));
+    u->t = fail_malloc(sizeof *u->t * (size_t)PQ_NEST_CAP(m, c->node));
     if (!u->t) return -ENOMEM;
     pq_err e;
     u->n = pq_nest_build(m, c->node, u->t, &e);

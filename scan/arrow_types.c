@@ -208,7 +208,7 @@ static int build_nodes(const scan_arrow_col *c, const pqa_schema *as, const pqa_
                        scan_arrow_type *t)
 {
     const pq_file_meta *m = c->meta;
-    pq_nest *shape = fail_malloc(sizeof *shape * (size_t)PQ_NEST_NODES(m->nodes[c->node].end - c->node));
+    pq_nest *shape = fail_malloc(sizeof *shape * (size_t)PQ_NEST_CAP(m, c->node));
     if (!shape) return -ENOMEM;
     pq_err e;
     int32_t n = pq_nest_build(m, c->node, shape, &e);

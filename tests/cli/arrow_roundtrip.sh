@@ -4,8 +4,11 @@
 # tests/cli/arrow_roundtrip.py), read back by ringscan (libringscan.so through ctypes) with
 # the schema (types, nullability, field and schema metadata) and values equal to
 # pyarrow.parquet.read_table's; types pyarrow cannot store are listed as skipped with
-# pyarrow's reason. Then the CLI prints the new formats (null, large and fixed-size lists,
-# list views, string views, decimal32/64/256, int8 dictionary indices).
+# pyarrow's reason. Also: many rows over several row groups and pages; paths through lists
+# and maps ("lst.list.element.a": list<a>, "m.key_value.key": the keys) with values from
+# pyarrow's reading of the whole file; every parquet-testing file pyarrow reads, its schema
+# equal. Then the CLI prints the new formats (null, large and fixed-size lists, list views,
+# string views, decimal32/64/256, int8 dictionary indices).
 # Last line: "arrow_roundtrip: N passed, N failed[, N skipped]".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 if [ "${RINGSCAN_SANITIZED:-0}" = 1 ]; then # scripts/sanitize.sh builds no shared library to load
