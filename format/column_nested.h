@@ -48,6 +48,8 @@ typedef struct pq_nest {
     int16_t rep_item;   /* LIST/MAP: the repetition level of a next element */
     int32_t col;        /* PRIM: its leaf column; else -1 */
     int32_t leaf_lo, leaf_hi; /* the leaf columns under it: [leaf_lo, leaf_hi) */
+    int32_t src;        /* the schema node it comes from (a list a path passes: that list's
+                           or map's node; a map's entries: its key_value group) */
     int32_t nchildren;
     int32_t end;        /* index one past its subtree */
 } pq_nest;

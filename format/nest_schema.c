@@ -28,12 +28,13 @@ typedef struct nest_build {
 static int node_of(nest_build *b, int32_t i, bool as_element, const char *name);
 
 /* A new node at b->n filled from schema node nd. */
-static pq_nest *add(nest_build *b, pq_nest_kind kind, const char *name, bool nullable, int16_t def)
+static pq_nest *add(nest_build *b, int32_t src, pq_nest_kind kind, const char *name, bool nullable,
+                    int16_t def)
 {
     assert(b->n < b->cap); /* invariant 1 */
     pq_nest *t = &b->out[b->n++];
     *t = (pq_nest){.kind = kind, .name = name, .nullable = nullable, .def_valid = def, .col = -1,
-                   .leaf_lo = INT32_MAX, .leaf_hi = -1};
+                   .leaf_lo = INT32_MAX, .leaf_hi = -1, .src = src};
     return t;
 }
 
@@ -88,7 +89,7 @@ static int map_of(nest_build *b, int32_t k, int32_t i, int32_t kv)
     b->out[k].rep_item = nodes[kv].max_rep_level;
     b->out[k].nchildren = 1;
     int32_t s = b->n; /* the entries: named as the map, as pyarrow names them */
-    add(b, PQ_NEST_STRUCT, nodes[i].name, false, nodes[kv].max_def_level);
+    add(b, kv, PQ_NEST_STRUCT, nodes[i].name, false, nodes[kv].max_def_level);
     int rc = struct_of(b, s, kv);
     if (rc == 0) close_node(b, k);
     return rc;
@@ -102,12 +103,12 @@ static int node_of(nest_build *b, int32_t i, bool as_element, const char *name)
     const char *nm = name ? name : nd->name;
     int32_t k = b->n;
     if (nd->repetition == PQ_REPEATED && !as_element) { /* a non-null list of itself */
-        add(b, PQ_NEST_LIST, nm, false, (int16_t)(nd->max_def_level - 1));
+        add(b, i, PQ_NEST_LIST, nm, false, (int16_t)(nd->max_def_level - 1));
         return list_of(b, k, i, i, true, NULL);
     }
     bool nullable = nd->repetition == PQ_OPTIONAL;
     if (nd->kind == PQ_NODE_PRIMITIVE) {
-        pq_nest *t = add(b, PQ_NEST_PRIM, nm, nullable, nd->max_def_level);
+        pq_nest *t = add(b, i, PQ_NEST_PRIM, nm, nullable, nd->max_def_level);
         t->col = nd->column;
         t->leaf_lo = nd->column, t->leaf_hi = nd->column + 1;
         t->end = b->n;
@@ -118,14 +119,14 @@ static int node_of(nest_build *b, int32_t i, bool as_element, const char *name)
                            "group whose children have no shape the format allows", nd->path,
                            nd->kind == PQ_NODE_LIST ? "LIST" : "MAP");
     if (nd->kind == PQ_NODE_LIST) {
-        add(b, PQ_NEST_LIST, nm, nullable, nd->max_def_level);
+        add(b, i, PQ_NEST_LIST, nm, nullable, nd->max_def_level);
         return list_of(b, k, i + 1, nd->element, nd->element == i + 1, NULL);
     }
     if (nd->kind == PQ_NODE_MAP) {
-        add(b, PQ_NEST_MAP, nm, nullable, nd->max_def_level);
+        add(b, i, PQ_NEST_MAP, nm, nullable, nd->max_def_level);
         return map_of(b, k, i, nd->element);
     }
-    add(b, PQ_NEST_STRUCT, nm, nullable, nd->max_def_level);
+    add(b, i, PQ_NEST_STRUCT, nm, nullable, nd->max_def_level);
     return struct_of(b, k, i);
 }
 
@@ -177,7 +178,7 @@ static int path_of(nest_build *b, const int32_t *chain, int32_t depth, const cha
         }
         assert(nlists < PQ_NEST_PATH_MAX);
         int32_t k0 = b->n;
-        add(b, PQ_NEST_LIST, nlists ? "element" : name, opt || nd->repetition == PQ_OPTIONAL,
+        add(b, a, PQ_NEST_LIST, nlists ? "element" : name, opt || nd->repetition == PQ_OPTIONAL,
             (int16_t)(pk == PASS_SELF ? nd->max_def_level - 1 : nd->max_def_level));
         b->out[k0].def_item = m->nodes[rep].max_def_level;
         b->out[k0].rep_item = m->nodes[rep].max_rep_level;
@@ -190,7 +191,7 @@ static int path_of(nest_build *b, const int32_t *chain, int32_t depth, const cha
     int32_t t = chain[0], k0 = b->n, rc;
     const char *nm = nlists ? "element" : name;
     if (t == skip && m->nodes[m->nodes[t].parent].kind == PQ_NODE_MAP) { /* "m.key_value" */
-        add(b, PQ_NEST_STRUCT, nm, false, m->nodes[t].max_def_level);
+        add(b, t, PQ_NEST_STRUCT, nm, false, m->nodes[t].max_def_level);
         rc = struct_of(b, k0, t);
     } else if (t == skip) { /* "lst.list": the elements */
         int32_t el = m->nodes[m->nodes[t].parent].element;

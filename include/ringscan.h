@@ -535,9 +535,9 @@ typedef struct ringscan_scan ringscan_scan;
  * row, the list of what the path reaches in each element, structs on the way left out and
  * each list or map passed adding a list level: "l.list.element.a" is list<a> (DuckDB's
  * [x.a for x in l]), "m.key_value.key" list<key> (map_keys(m)), "m.key_value.value"
- * list<value>, "m.key_value" the entries; inner lists' elements are named "element"; its
- * types are the Parquet leaves' (the stored ARROW:schema is applied to top-level fields and
- * struct paths only). Projecting two nodes that start at one leaf ("s" and "s.a", "l" and
+ * list<value>, "m.key_value" the entries; inner lists' elements are named "element"; each
+ * list passed keeps its stored list type (large_list: "+L") and what the path reaches its
+ * stored type and field metadata. Projecting two nodes that start at one leaf ("s" and "s.a", "l" and
  * "l.list.element") is RINGSCAN_EUNSUPPORTED (project one). Any filter or ORDER BY on a
  * nested column is RINGSCAN_EUNSUPPORTED naming it. Arrow types beyond the Parquet schema
  * follow the stored ARROW:schema as pyarrow 26 reads it (large, fixed-size and view lists,

@@ -172,83 +172,104 @@ static bool list_format(const pqa_field *af, char *fmt)
     }
 }
 
-/* Node k of the nested shape t with its stored field af: its format and metadata into
- * nodes[k], then its children's when the stored type has the same kind and child count
- * (ApplyOriginalStorageMetadata's recursion). 0 or -ENOMEM. Recursion: the shape's depth. */
-static int build_node(const pq_file_meta *m, const pq_nest *t, int32_t k, const pqa_schema *as,
-                      const pqa_field *af, scan_arrow_node *nodes)
+/* The stored field of each schema node of a nested top field, matched as pyarrow's
+ * ApplyOriginalStorageMetadata recurses (a list's element with a list's only child, a map's
+ * key_value group with its entries and their key and value by position, a struct's fields by
+ * position, only where the stored type is the same kind with as many children): map[i -
+ * base] for schema node i, NULL where none matches (a repeated node read as a list of itself
+ * too: no writer that stores an Arrow schema writes one). Recursion: the schema's depth. */
+typedef struct stored_map {
+    const pq_file_meta *m;
+    const pqa_schema *as;
+    const pqa_field **map;
+    int32_t base;
+} stored_map;
+
+static bool is_list_type(const pqa_field *af)
 {
-    const pq_nest *n = &t[k];
-    md_builder b = {0};
-    for (int32_t i = 0; k > 0 && i < af->nmeta; i++) /* node 0's: the column's (build_col) */
-        md_add(&b, af->meta[i].key, af->meta[i].key_len, af->meta[i].value, af->meta[i].value_len);
-    int rc = md_finish(&b, &nodes[k].metadata);
-    if (rc || n->kind == PQ_NEST_PRIM) {
-        const pq_column_desc *d = rc ? NULL : &m->columns[n->col];
-        if (d) leaf_format(d, af, nodes[k].format);
-        if (d && af->dictionary && d->physical == PQ_BYTE_ARRAY && d->logical != PQ_LOGICAL_DECIMAL) {
-            index_format(af, nodes[k].index_format); /* as pyarrow: a dictionary inside */
-            if (!nodes[k].index_format[0]) nodes[k].index_format[0] = 'i';
-        }
-        return rc;
-    }
-    bool same = af->nchildren == n->nchildren && !af->dictionary;
-    if (n->kind == PQ_NEST_LIST) same = same && list_format(af, nodes[k].format);
-    if (n->kind == PQ_NEST_STRUCT) same = same && af->type == PQA_TYPE_STRUCT;
-    if (n->kind == PQ_NEST_MAP) same = same && af->type == PQA_TYPE_MAP;
-    if (!same) nodes[k].format[0] = 0;
-    for (int32_t c = k + 1, i = 0; rc == 0 && same && i < n->nchildren; i++, c = t[c].end)
-        rc = build_node(m, t, c, as, pqa_field_child(as, af, i), nodes);
-    return rc;
+    return af->type == PQA_TYPE_LIST || af->type == PQA_TYPE_LARGE_LIST || af->type == PQA_TYPE_LIST_VIEW ||
+           af->type == PQA_TYPE_LARGE_LIST_VIEW || af->type == PQA_TYPE_FIXED_SIZE_LIST;
 }
 
-/* The nested column c's node types from its stored field af into t->nodes. 0 or -ENOMEM (the
- * shape was accepted when the scan was planned). */
-static int build_nodes(const scan_arrow_col *c, const pqa_schema *as, const pqa_field *af,
-                       scan_arrow_type *t)
+/* Node i (as_element: a two-level list's element, not a list of itself) with stored af. */
+static void map_node(stored_map *sm, int32_t i, bool as_element, const pqa_field *af)
+{
+    const pq_schema_node *nd = &sm->m->nodes[i];
+    sm->map[i - sm->base] = af;
+    bool one = af->nchildren == 1 && !af->dictionary;
+    if (nd->kind == PQ_NODE_LIST && nd->element >= 0 && one && is_list_type(af)) {
+        map_node(sm, nd->element, nd->element == i + 1, pqa_field_child(sm->as, af, 0));
+    } else if (nd->kind == PQ_NODE_MAP && nd->element >= 0 && one && af->type == PQA_TYPE_MAP) {
+        const pq_schema_node *kv = &sm->m->nodes[nd->element];
+        const pqa_field *entries = pqa_field_child(sm->as, af, 0);
+        if (entries->type != PQA_TYPE_STRUCT || entries->nchildren != kv->nchildren) return;
+        sm->map[nd->element - sm->base] = entries;
+        for (int32_t c = nd->element + 1, k = 0; k < kv->nchildren; c = sm->m->nodes[c].end, k++)
+            map_node(sm, c, false, pqa_field_child(sm->as, entries, k));
+    } else if (nd->repetition == PQ_REPEATED && !as_element) {
+        sm->map[i - sm->base] = NULL;
+    } else if (nd->kind == PQ_NODE_GROUP && af->type == PQA_TYPE_STRUCT &&
+               af->nchildren == nd->nchildren && !af->dictionary) {
+        for (int32_t c = i + 1, k = 0; k < nd->nchildren; c = sm->m->nodes[c].end, k++)
+            map_node(sm, c, false, pqa_field_child(sm->as, af, k));
+    }
+}
+
+/* Node k of shape (from the stored field af, NULL: none): its format, dictionary and
+ * metadata (not for a list a path passes: its field is not this column's). 0 or -ENOMEM. */
+static int build_node(const pq_file_meta *m, const pq_nest *n, const pqa_field *af, bool meta,
+                      scan_arrow_node *o)
+{
+    md_builder b = {0};
+    for (int32_t i = 0; af && meta && i < af->nmeta; i++)
+        md_add(&b, af->meta[i].key, af->meta[i].key_len, af->meta[i].value, af->meta[i].value_len);
+    int rc = md_finish(&b, &o->metadata);
+    if (rc || !af) return rc;
+    if (n->kind == PQ_NEST_LIST && is_list_type(af)) list_format(af, o->format);
+    if (n->kind != PQ_NEST_PRIM) return 0;
+    const pq_column_desc *d = &m->columns[n->col];
+    leaf_format(d, af, o->format);
+    if (af->dictionary && d->physical == PQ_BYTE_ARRAY && d->logical != PQ_LOGICAL_DECIMAL) {
+        index_format(af, o->index_format); /* as pyarrow: a dictionary inside */
+        if (!o->index_format[0]) o->index_format[0] = 'i';
+    }
+    return 0;
+}
+
+/* The nested column c's node types from the stored fields into t->nodes (a top field, a
+ * struct's field or a path through lists: each node of its shape from the schema node it
+ * comes from); *root: the stored field of the shape's root when it is c's node itself (not a
+ * list a path passes). 0 or -ENOMEM (the shape was accepted when the scan was planned). */
+static int build_nodes(const scan_arrow_col *c, const pqa_schema *as, scan_arrow_type *t,
+                       const pqa_field **root)
 {
     const pq_file_meta *m = c->meta;
+    int32_t top = m->nodes[c->node].top, nn = m->nodes[top].end - top;
+    const pqa_field *af = pqa_schema_field(as, m->nodes[top].name);
+    if (!af) return 0;
     pq_nest *shape = fail_malloc(sizeof *shape * (size_t)PQ_NEST_CAP(m, c->node));
-    if (!shape) return -ENOMEM;
-    pq_err e;
-    int32_t n = pq_nest_build(m, c->node, shape, &e);
+    stored_map sm = {.m = m, .as = as, .map = fail_calloc((size_t)nn, sizeof *sm.map), .base = top};
+    int32_t n = shape && sm.map ? pq_nest_build(m, c->node, shape, &(pq_err){0}) : -ENOMEM;
     int rc = n < 0 ? n : 0;
     if (rc == 0) t->nodes = fail_calloc((size_t)n, sizeof *t->nodes);
     if (rc == 0 && !t->nodes) rc = -ENOMEM;
-    if (rc == 0) t->nnodes = n;
-    if (rc == 0) rc = build_node(m, shape, 0, as, af, t->nodes);
+    if (rc == 0) t->nnodes = n, map_node(&sm, top, false, af);
+    for (int32_t k = 0; rc == 0 && k < n; k++) { /* node 0's metadata: the column's (build_col) */
+        int32_t s = shape[k].src;
+        assert(s >= top && s < top + nn);
+        rc = build_node(m, &shape[k], sm.map[s - top], k > 0 && s >= c->node, &t->nodes[k]);
+    }
+    if (rc == 0 && shape[0].src == c->node) *root = sm.map[c->node - top];
     free(shape);
+    free(sm.map);
     return rc;
-}
-
-/* The stored field of column c: a top-level field by name, a struct's field (c is "s.a")
- * by its path's names down through stored structs; NULL when there is none. */
-static const pqa_field *stored_field(const scan_arrow_col *c, const pqa_schema *as)
-{
-    enum { DEPTH = 64 };
-    if (!as) return NULL;
-    if (c->node < 0 || c->meta->nodes[c->node].depth == 1) return pqa_schema_field(as, c->name);
-    const pq_file_meta *m = c->meta;
-    int32_t chain[DEPTH], depth = 0; /* the nodes from c up to its top field */
-    for (int32_t i = c->node; i >= 0; i = m->nodes[i].parent) {
-        if (depth == DEPTH) return NULL;
-        chain[depth++] = i;
-    }
-    const pqa_field *af = pqa_schema_field(as, m->nodes[chain[depth - 1]].name);
-    for (int32_t k = depth - 2; af && k >= 0; k--) {
-        const pqa_field *next = NULL;
-        for (int32_t i = 0; af->type == PQA_TYPE_STRUCT && i < af->nchildren && !next; i++)
-            if (strcmp(pqa_field_child(as, af, i)->name, m->nodes[chain[k]].name) == 0)
-                next = pqa_field_child(as, af, i);
-        af = next;
-    }
-    return af;
 }
 
 static int build_col(const scan_arrow_col *c, const pqa_schema *as, scan_arrow_type *t)
 {
     const pq_column_desc *d = c->desc;
-    const pqa_field *af = stored_field(c, as);
+    const pqa_field *af = as && c->node < 0 ? pqa_schema_field(as, c->name) : NULL;
+    int rc = as && c->node >= 0 ? build_nodes(c, as, t, &af) : 0;
     md_builder b = {0};
     for (int32_t i = 0; af && i < af->nmeta; i++)
         md_add(&b, af->meta[i].key, af->meta[i].key_len, af->meta[i].value, af->meta[i].value_len);
@@ -266,9 +287,8 @@ static int build_col(const scan_arrow_col *c, const pqa_schema *as, scan_arrow_t
     if (af && c->node < 0) index_format(af, t->index_format);
     t->stored_dictionary = af && af->dictionary;
     t->dictionary = t->stored_dictionary && c->node < 0 && dict_eligible(d); /* as pyarrow */
-    int rc = md_finish(&b, &t->metadata);
-    if (rc == 0 && af && c->node >= 0) rc = build_nodes(c, as, af, t);
-    return rc;
+    int mrc = md_finish(&b, &t->metadata);
+    return rc ? rc : mrc;
 }
 
 /* The file's top-level field count, which a stored schema must match for pyarrow to use it. */

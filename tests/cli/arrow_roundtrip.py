@@ -256,15 +256,43 @@ PATHS = [
      lambda r: each(r["lsl"], lambda x: each(get(x, "x"), lambda z: get(z, "y")))),
     ("lsl.list.element.x", el(el(pa.struct([("y", pa.int8())]))), lambda r: each(r["lsl"], lambda x: get(x, "x"))),
 ]
-for col, typ, f in PATHS:
+# a path through lists keeps the stored types: each list passed its own (large_list), the
+# field reached its own (zone, large_string, dictionary, duration)
+tz_us = pa.timestamp("us", tz="Asia/Tokyo")
+xs = pa.struct([pa.field("t", tz_us, metadata={"k": "v"}), ("ls", pa.large_string()),
+                ("d", pa.dictionary(pa.int8(), pa.string()))])
+typed = pa.table({
+    "id": pa.array(range(N), pa.int32()),
+    "x": pa.array([maybe([maybe({"t": maybe(T), "ls": maybe("s%d" % j), "d": maybe("d%d" % (j % 3))}) for j in range(rng.randrange(3))])
+                   for _ in range(N)], pa.large_list(xs)),
+    "mm": pa.array([maybe([("k%d" % j, maybe([maybe(j), None])) for j in range(rng.randrange(3))]) for _ in range(N)],
+                   pa.map_(pa.string(), pa.large_list(pa.duration("ms")))),
+})
+tpath = os.path.join(d, "typed_paths.parquet")
+pq.write_table(typed, tpath, row_group_size=2500)
+trow = pq.read_table(tpath).to_pylist()
+
+
+def lel(t, nullable=True):
+    return pa.large_list(pa.field("element", t, nullable=nullable))
+
+
+TYPED = [
+    ("x.list.element.t", lel(tz_us), lambda r: each(r["x"], lambda x: get(x, "t"))),
+    ("x.list.element.ls", lel(pa.large_string()), lambda r: each(r["x"], lambda x: get(x, "ls"))),
+    ("x.list.element.d", lel(pa.dictionary(pa.int8(), pa.string())), lambda r: each(r["x"], lambda x: get(x, "d"))),
+    ("mm.key_value.value", el(lel(pa.duration("ms"))), lambda r: each(r["mm"], lambda kv: kv[1])),
+    ("mm.key_value.value.list.element", el(lel(pa.duration("ms"))), lambda r: each(r["mm"], lambda kv: kv[1])),
+]
+for col, typ, f, fpath, frows in [(c, t, f, ppath, prow) for c, t, f in PATHS] + [(c, t, f, tpath, trow) for c, t, f in TYPED]:
     name = f"path {col}"
-    got, err = read(ppath, ["id", col])
+    got, err = read(fpath, ["id", col])
     why = err
     if not why and (got.schema.names != ["id", col] or not got.schema.field(col).type.equals(typ)):
         why = f"schema {got.schema.field(col) if col in got.schema.names else got.schema.names}, want {typ}"
     if not why:
         got = got.sort_by("id")
-        want = [f(r) for r in prow]
+        want = [f(r) for r in frows]
         if got.column(col).to_pylist() != want:
             bad_at = next(i for i, (g, w) in enumerate(zip(got.column(col).to_pylist(), want)) if g != w)
             why = f"row {bad_at}: ringscan {got.column(col)[bad_at]}, pyarrow {want[bad_at]}"
