@@ -33,9 +33,10 @@ static int int_width(const char *f, bool *is_signed)
 
 int sum_col_init(sum_col *c, const struct ArrowSchema *s, const ringscan_column_info *ci)
 {
-    if (s->dictionary) { /* dictionary_columns: strings or binary, summed as their values */
-        int rc = strcmp(s->format, "i") == 0 ? sum_col_init(c, s->dictionary, ci) : -EINVAL;
-        return rc == 0 && c->kind != SUM_VAR ? -EINVAL : rc;
+    if (s->dictionary) { /* strings or binary, summed as their values */
+        int rc = sum_col_init(c, s->dictionary, ci);
+        if (rc == 0 && c->kind != SUM_VAR) rc = -EINVAL;
+        return rc ? rc : print_col_init(&c->pc, s, false); /* the indices' width too */
     }
     const char *f = s->format;
     bool sgn = false;
@@ -49,16 +50,21 @@ int sum_col_init(sum_col *c, const struct ArrowSchema *s, const ringscan_column_
         *c = (sum_col){.kind = SUM_FIXED, .width = 12};
     } else if (w) *c = (sum_col){.kind = sgn ? SUM_SIGNED : SUM_UNSIGNED, .width = w};
     else if (strcmp(f, "b") == 0) *c = (sum_col){.kind = SUM_BOOL, .width = 0};
-    else if (strcmp(f, "u") == 0 || strcmp(f, "z") == 0) *c = (sum_col){.kind = SUM_VAR, .width = 0};
-    else if (strcmp(f, "U") == 0 || strcmp(f, "Z") == 0) *c = (sum_col){.kind = SUM_VAR, .width = 8};
+    else if (strchr("uzUZ", f[0]) && !f[1]) *c = (sum_col){.kind = SUM_VAR};
+    else if (strcmp(f, "vu") == 0 || strcmp(f, "vz") == 0) *c = (sum_col){.kind = SUM_VAR};
+    else if (strcmp(f, "n") == 0) *c = (sum_col){.kind = SUM_NULL};
     else if (strcmp(f, "e") == 0) *c = (sum_col){.kind = SUM_FIXED, .width = 2};
     else if (sscanf(f, "w:%d", &n) == 1 && n > 0) *c = (sum_col){.kind = SUM_FIXED, .width = n};
     else if (f[0] == 'd' && f[1] == ':') {
+        int p, sc, bits = 128;
+        if (sscanf(f, "d:%d,%d,%d", &p, &sc, &bits) < 2 || (bits != 32 && bits != 64 && bits != 128 && bits != 256))
+            return -EINVAL;
         if (ci->physical == RINGSCAN_FIXED_LEN_BYTE_ARRAY) *c = (sum_col){.kind = SUM_DEC_FIXED, .width = ci->type_length};
-        else if (ci->physical == RINGSCAN_BYTE_ARRAY) *c = (sum_col){.kind = SUM_DEC_VAR, .width = 16};
-        else *c = (sum_col){.kind = SUM_DEC_LOW, .width = 16};
+        else if (ci->physical == RINGSCAN_BYTE_ARRAY) *c = (sum_col){.kind = SUM_DEC_VAR};
+        else *c = (sum_col){.kind = SUM_DEC_LOW};
+        c->dec_bytes = bits / 8;
     } else return -EINVAL;
-    return 0;
+    return c->kind == SUM_VAR ? print_col_init(&c->pc, s, false) : 0;
 }
 
 static uint64_t load_int(const uint8_t *p, int width, bool is_signed)
@@ -69,36 +75,29 @@ static uint64_t load_int(const uint8_t *p, int width, bool is_signed)
     return x;
 }
 
-/* Hash of a decimal128 as `width` big-endian two's complement bytes (sign-extended past
- * 16), or, when width is 0, as the fewest bytes that keep its sign. */
-static uint64_t dec_hash(const uint8_t *le16, int width)
+/* Hash of a decimal of lw little-endian bytes as `width` big-endian two's complement bytes
+ * (sign-extended past lw), or, when width is 0, as the fewest bytes that keep its sign. */
+static uint64_t dec_hash(const uint8_t *le, int lw, int width)
 {
     uint8_t be[64];
-    uint8_t sign = (le16[15] & 0x80) ? 0xff : 0;
+    uint8_t sign = (le[lw - 1] & 0x80) ? 0xff : 0;
     int n = width;
     if (n == 0) {
-        n = 16;
-        while (n > 1 && le16[n - 1] == sign && ((le16[n - 2] ^ sign) & 0x80) == 0) n--;
+        n = lw;
+        while (n > 1 && le[n - 1] == sign && ((le[n - 2] ^ sign) & 0x80) == 0) n--;
     }
     if (n > (int)sizeof be) n = (int)sizeof be;
-    for (int i = 0; i < n; i++) be[n - 1 - i] = i < 16 ? le16[i] : sign;
+    for (int i = 0; i < n; i++) be[n - 1 - i] = i < lw ? le[i] : sign;
     return fnv1a64(be, n);
 }
 
-/* width 8: int64 offsets (large string/binary), else int32 */
-static uint64_t var_hash(const struct ArrowArray *a, int64_t i, int width)
+/* Row r of a string or binary array (any offsets, views, a dictionary's value) hashed. */
+static uint64_t var_hash(const print_col *pc, const struct ArrowArray *a, int64_t r)
 {
-    int64_t start, n;
-    if (width == 8) {
-        const int64_t *off = a->buffers[1];
-        start = off[i], n = off[i + 1] - off[i];
-    } else {
-        const int32_t *off = a->buffers[1];
-        start = off[i], n = off[i + 1] - off[i];
-    }
+    const uint8_t *p;
+    int64_t n = print_value_bytes(pc, a, r, &p);
     assert(n >= 0);
-    /* an all-empty batch may carry data == NULL: hash no NULL + 0 */
-    return n ? fnv1a64((const uint8_t *)a->buffers[2] + start, n) : fnv1a64(NULL, 0);
+    return fnv1a64(p, n); /* an empty value may be at NULL: no byte is read */
 }
 
 /* acc += expr over the valid rows i of a (the type dispatch stays outside the row loop). */
@@ -131,27 +130,22 @@ static uint64_t json_hash(const print_col *pc, const struct ArrowArray *a, int64
 
 void sum_col_add(const sum_col *c, const struct ArrowArray *a, uint64_t *sum)
 {
+    if (c->kind == SUM_NULL) return; /* no buffers; every row null */
     const uint8_t *valid = a->null_count != 0 ? a->buffers[0] : NULL;
     const uint8_t *p = a->buffers[1];
-    int w = c->width;
+    int w = c->width, db = c->dec_bytes;
     uint64_t acc = *sum;
-    if (a->dictionary) { /* int32 indices into a string or binary dictionary (sum_col_init) */
-        const int32_t *ix = (const int32_t *)(const void *)p;
-        const struct ArrowArray *d = a->dictionary;
-        SUM_ROWS(var_hash(d, d->offset + ix[i], w));
-        *sum = acc;
-        return;
-    }
     switch (c->kind) {
     case SUM_SIGNED: SUM_ROWS(load_int(p + i * w, w, true)); break;
     case SUM_UNSIGNED: SUM_ROWS(load_int(p + i * w, w, false)); break;
     case SUM_BOOL: SUM_ROWS((uint64_t)((p[i >> 3] >> (i & 7)) & 1)); break;
-    case SUM_DEC_LOW: SUM_ROWS(load_int(p + i * 16, 8, true)); break;
-    case SUM_DEC_FIXED: SUM_ROWS(dec_hash(p + i * 16, w)); break;
-    case SUM_DEC_VAR: SUM_ROWS(dec_hash(p + i * 16, 0)); break;
+    case SUM_DEC_LOW: SUM_ROWS(load_int(p + i * db, db < 8 ? db : 8, true)); break;
+    case SUM_DEC_FIXED: SUM_ROWS(dec_hash(p + i * db, db, w)); break;
+    case SUM_DEC_VAR: SUM_ROWS(dec_hash(p + i * db, db, 0)); break;
     case SUM_FIXED: SUM_ROWS(fnv1a64(p + i * w, w)); break;
-    case SUM_VAR: SUM_ROWS(var_hash(a, i, w)); break;
+    case SUM_VAR: SUM_ROWS(var_hash(&c->pc, a, i - a->offset)); break;
     case SUM_JSON: SUM_ROWS(json_hash(&c->pc, a, i - a->offset)); break;
+    case SUM_NULL: break;
     }
     *sum = acc;
 }

@@ -10,10 +10,13 @@
  * from the Arrow value and the column's Parquet type (ringscan_file_column):
  *  - INT8/INT16/UINT8/UINT16 narrowed to 1 or 2 bytes: extended by their own signedness,
  *    the stored INT32 for any value in the type's range;
- *  - decimals widened to decimal128: INT32/INT64 ones sum the low 64 bits (the unscaled
+ *  - decimals as Arrow decimals of 32, 64, 128 or 256 bits (the stored Arrow schema's, or
+ *    decimal256 past 38 digits): INT32/INT64 ones sum the low 64 bits (the unscaled
  *    value); FIXED_LEN_BYTE_ARRAY ones hash the type_length big-endian bytes of the value;
  *    BYTE_ARRAY ones hash the shortest big-endian two's complement form (what Java's
  *    BigInteger, pyarrow and DuckDB write; a writer that pads differs);
+ *  - large, view and dictionary strings and binary hash their values' bytes; the null type
+ *    adds nothing (every row is null);
  *  - INT96 is scanned as its stored bytes (ringscan_options.int96_raw): timestamp[ns] wraps
  *    outside 1677..2262 and could not be turned back;
  *  - a nested column (list, struct, map) sums, over its non-null rows, FNV-1a 64 of the row's
@@ -34,14 +37,16 @@ typedef enum {
     SUM_DEC_FIXED,/* decimal128 as width big-endian bytes, hashed */
     SUM_DEC_VAR,  /* decimal128 as its shortest big-endian bytes, hashed */
     SUM_FIXED,    /* width bytes, hashed */
-    SUM_VAR,      /* offset bytes, hashed (width 8: int64 offsets, else int32) */
-    SUM_JSON      /* a nested value's JSON text, hashed */
+    SUM_VAR,      /* a string or binary value's bytes (print_value_bytes), hashed */
+    SUM_JSON,     /* a nested value's JSON text, hashed */
+    SUM_NULL      /* the null type: nothing */
 } sum_kind;
 
 typedef struct sum_col {
     sum_kind kind;
     int width;
-    print_col pc; /* SUM_JSON: how the value prints (borrows the schema) */
+    int dec_bytes; /* SUM_DEC_*: bytes of the Arrow decimal (4, 8, 16 or 32) */
+    print_col pc; /* SUM_JSON, SUM_VAR: how the value prints (borrows the schema) */
 } sum_col;
 
 /* How column c (Arrow schema s, Parquet column ci) adds to its sum. 0, or -EINVAL for a

@@ -114,18 +114,35 @@ static float half_to_float(uint16_t h)
     return s ? -v : v;
 }
 
-/* Writes an unscaled 128-bit integer with scale digits after the point. */
-static void print_decimal(cli_sink *f, __int128 v, int32_t scale)
+/* Writes an unscaled integer of w little-endian two's complement bytes (w <= 32) with scale
+ * digits after the point. */
+static void print_decimal(cli_sink *f, const uint8_t *le, int w, int32_t scale)
 {
-    char buf[64];
+    uint64_t limb[4] = {0}; /* the magnitude, little-endian 64-bit limbs */
+    bool neg = (le[w - 1] & 0x80) != 0;
+    for (int i = 0; i < 32; i++) {
+        uint8_t b = i < w ? le[i] : neg ? 0xff : 0;
+        limb[i / 8] |= (uint64_t)b << (8 * (i % 8));
+    }
+    if (neg) { /* two's complement negated: inverted, plus one */
+        unsigned carry = 1;
+        for (int k = 0; k < 4; k++) {
+            limb[k] = ~limb[k] + carry;
+            carry = carry && limb[k] == 0;
+        }
+    }
+    char buf[160]; /* 78 digits of 2^256, and the zeros a scale up to 76 adds */
     int n = 0;
-    bool neg = v < 0;
-    unsigned __int128 u = neg ? -(unsigned __int128)v : (unsigned __int128)v;
-    do {
-        buf[n++] = (char)('0' + (int)(u % 10));
-        u /= 10;
-    } while (u);
-    while (n <= scale) buf[n++] = '0';
+    do { /* divided by 10 limb by limb, most significant first */
+        unsigned __int128 rem = 0;
+        for (int k = 3; k >= 0; k--) {
+            unsigned __int128 cur = rem << 64 | limb[k];
+            limb[k] = (uint64_t)(cur / 10);
+            rem = cur % 10;
+        }
+        buf[n++] = (char)('0' + (int)rem);
+    } while ((limb[0] | limb[1] | limb[2] | limb[3]) && n < (int)sizeof buf);
+    while (n <= scale && n < (int)sizeof buf) buf[n++] = '0';
     if (neg) sink_putc(f, '-');
     for (int i = n - 1; i >= 0; i--) {
         sink_putc(f, buf[i]);
@@ -247,17 +264,24 @@ void print_base64(cli_sink *f, const uint8_t *p, int64_t n, bool quoted)
 /* The Arrow formats ringscan_scan_schema produces (scan/arrow.c) and their printing kind. */
 int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96)
 {
-    if (s->dictionary) { /* dictionary_columns: int32 indices, printed as their values */
-        if (strcmp(s->format, "i") != 0 || s->dictionary->dictionary) return -EINVAL;
+    if (s->dictionary) { /* integer indices, printed as their values */
+        static const char idx[] = "csilCSIL";
+        const char *at = s->format[0] && !s->format[1] ? strchr(idx, s->format[0]) : NULL;
+        if (!at || s->dictionary->dictionary) return -EINVAL;
         int rc = print_col_init(c, s->dictionary, int96);
         c->name = s->name ? s->name : "";
+        c->index_width = 1 << ((at - idx) % 4), c->index_signed = at - idx < 4;
         return rc;
     }
     const char *f = s->format;
-    bool nested = strcmp(f, "+l") == 0 || strcmp(f, "+s") == 0 || strcmp(f, "+m") == 0;
+    int a = 0, b = 0, w = 128;
+    char form = strcmp(f, "+l") == 0 ? 'l' : strcmp(f, "+L") == 0 ? 'L' : strcmp(f, "+vl") == 0 ? 'v'
+              : strcmp(f, "+vL") == 0 ? 'V' : sscanf(f, "+w:%d", &a) == 1 && a > 0 ? 'w' : 0;
+    bool nested = form || strcmp(f, "+s") == 0 || strcmp(f, "+m") == 0;
     if (nested) { /* every value inside must be printable: checked once here */
-        *c = (print_col){.name = s->name ? s->name : "", .schema = s,
-                         .kind = f[1] == 'l' ? PK_LIST : f[1] == 's' ? PK_STRUCT : PK_MAP};
+        *c = (print_col){.name = s->name ? s->name : "", .schema = s, .list_form = form,
+                         .width = form == 'w' ? a : 0,
+                         .kind = form ? PK_LIST : f[1] == 's' ? PK_STRUCT : PK_MAP};
         if ((c->kind != PK_STRUCT && s->n_children != 1) ||
             (c->kind == PK_MAP && s->children[0]->n_children != 2))
             return -EINVAL;
@@ -278,6 +302,7 @@ int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96)
         {"l", PK_INT, 8},      {"C", PK_UINT, 1},     {"S", PK_UINT, 2},    {"I", PK_UINT, 4},
         {"L", PK_UINT, 8},     {"f", PK_FLOAT, 4},    {"g", PK_FLOAT, 8},   {"e", PK_FLOAT, 2},
         {"u", PK_STRING, 0},   {"z", PK_BINARY, 0},   {"U", PK_STRING, 8},  {"Z", PK_BINARY, 8},
+        {"vu", PK_STRING, 16}, {"vz", PK_BINARY, 16}, {"n", PK_NULL, 0},
         {"tdD", PK_DATE, 4},   {"ttm", PK_TIME, 4},
         {"tDs", PK_INT, 8},    {"tDm", PK_INT, 8},    {"tDu", PK_INT, 8},   {"tDn", PK_INT, 8},
         {"ttu", PK_TIME, 8},   {"ttn", PK_TIME, 8},
@@ -286,7 +311,8 @@ int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96)
         if (strcmp(f, fixed[i].fmt) == 0) {
             c->kind = fixed[i].kind;
             c->width = fixed[i].width;
-            if (c->kind == PK_STRING || c->kind == PK_BINARY) c->large = c->width == 8, c->width = 0;
+            if (c->kind == PK_STRING || c->kind == PK_BINARY)
+                c->large = c->width == 8, c->view = c->width == 16, c->width = 0;
             if (c->kind == PK_TIME) c->digits = f[2] == 'm' ? 3 : f[2] == 'u' ? 6 : 9;
             return 0;
         }
@@ -295,9 +321,8 @@ int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96)
                          .digits = f[2] == 'm' ? 3 : f[2] == 'u' ? 6 : 9, .utc = f[4] != '\0'};
         return 0;
     }
-    int a = 0, b = 0;
-    if (sscanf(f, "d:%d,%d", &a, &b) == 2) {
-        *c = (print_col){.name = c->name, .kind = PK_DECIMAL, .width = 16, .scale = b};
+    if (sscanf(f, "d:%d,%d,%d", &a, &b, &w) >= 2 && (w == 32 || w == 64 || w == 128 || w == 256)) {
+        *c = (print_col){.name = c->name, .kind = PK_DECIMAL, .width = w / 8, .scale = b};
         return 0;
     }
     if (sscanf(f, "w:%d", &a) == 1 && a > 0) {
@@ -319,10 +344,10 @@ static int64_t load_int(const uint8_t *p, int width, bool is_signed)
     }
 }
 
-static void print_quoted_decimal(cli_sink *f, __int128 v, int32_t scale, bool json)
+static void print_quoted_decimal(cli_sink *f, const uint8_t *le, int w, int32_t scale, bool json)
 {
     if (json) sink_putc(f, '"');
-    print_decimal(f, v, scale);
+    print_decimal(f, le, w, scale);
     if (json) sink_putc(f, '"');
 }
 
@@ -388,6 +413,21 @@ static print_col child_col(const print_col *c, int64_t k)
     return ch;
 }
 
+/* The elements [*lo, *hi) of row i (offset applied) of a list or map array a. */
+static void list_range(const print_col *c, const struct ArrowArray *a, int64_t i, int64_t *lo,
+                       int64_t *hi)
+{
+    const void *off = a->buffers[1];
+    switch (c->kind == PK_MAP ? 'l' : c->list_form) {
+    case 'L': *lo = ((const int64_t *)off)[i], *hi = ((const int64_t *)off)[i + 1]; break;
+    case 'w': *lo = i * c->width, *hi = *lo + c->width; break;
+    case 'v': /* offsets, then sizes */
+        *lo = ((const int32_t *)off)[i], *hi = *lo + ((const int32_t *)a->buffers[2])[i]; break;
+    case 'V': *lo = ((const int64_t *)off)[i], *hi = *lo + ((const int64_t *)a->buffers[2])[i]; break;
+    default: *lo = ((const int32_t *)off)[i], *hi = ((const int32_t *)off)[i + 1]; break;
+    }
+}
+
 /* Row i (offset applied) of a list, struct or map array a as JSON text (print.h). */
 static void print_nested(cli_sink *f, const print_col *c, const struct ArrowArray *a, int64_t i)
 {
@@ -403,14 +443,15 @@ static void print_nested(cli_sink *f, const print_col *c, const struct ArrowArra
         sink_putc(f, '}');
         return;
     }
-    const int32_t *off = (const int32_t *)a->buffers[1];
+    int64_t lo, hi;
+    list_range(c, a, i, &lo, &hi);
     print_col item = child_col(c, 0);
     const struct ArrowArray *e = a->children[0];
     print_col kv[2];
     if (c->kind == PK_MAP) kv[0] = child_col(&item, 0), kv[1] = child_col(&item, 1);
     sink_putc(f, '[');
-    for (int32_t j = off[i]; j < off[i + 1]; j++) {
-        if (j > off[i]) sink_putc(f, ',');
+    for (int64_t j = lo; j < hi; j++) {
+        if (j > lo) sink_putc(f, ',');
         if (c->kind == PK_LIST) {
             print_value_as(f, &item, e, j, PRINT_JSONL);
             continue;
@@ -492,13 +533,14 @@ static void print_value_as(cli_sink *f, const print_col *c, const struct ArrowAr
     bool json = fmt == PRINT_JSONL, csv = fmt == PRINT_CSV;
     assert(row >= 0 && row < a->length);
     int64_t i = a->offset + row;
-    const uint8_t *valid = a->buffers[0], *p = a->buffers[1];
-    if (a->null_count != 0 && valid && !((valid[i >> 3] >> (i & 7)) & 1)) {
+    const uint8_t *valid = a->n_buffers > 0 ? a->buffers[0] : NULL;
+    const uint8_t *p = a->n_buffers > 1 ? a->buffers[1] : NULL;
+    if (c->kind == PK_NULL || (a->null_count != 0 && valid && !((valid[i >> 3] >> (i & 7)) & 1))) {
         sink_puts(f, json ? "null" : "");
         return;
     }
     if (a->dictionary) { /* a dictionary array: the value its index names */
-        print_value_as(f, c, a->dictionary, ((const int32_t *)(const void *)p)[i], fmt);
+        print_value_as(f, c, a->dictionary, load_int(p + i * c->index_width, c->index_width, c->index_signed), fmt);
         return;
     }
     switch (c->kind) {
@@ -509,12 +551,8 @@ static void print_value_as(cli_sink *f, const print_col *c, const struct ArrowAr
     case PK_DATE:
     case PK_TIME:
     case PK_TIMESTAMP: print_temporal(f, c, load_int(p + i * c->width, c->width, true), json); return;
-    case PK_DECIMAL: {
-        __int128 v;
-        memcpy(&v, p + i * 16, 16);
-        print_quoted_decimal(f, v, c->scale, json);
-        return;
-    }
+    case PK_DECIMAL: print_quoted_decimal(f, p + i * c->width, c->width, c->scale, json); return;
+    case PK_NULL: sink_puts(f, json ? "null" : ""); return;
     case PK_FIXED: print_bytes(f, c, p + i * c->width, c->width, json, csv); return;
     case PK_INT96: print_int96(f, p + i * 12, json); return;
     case PK_LIST:
@@ -537,7 +575,8 @@ bool print_is_null(const struct ArrowArray *a, int64_t row)
 {
     assert(row >= 0 && row < a->length);
     int64_t i = a->offset + row;
-    const uint8_t *valid = a->buffers[0];
+    const uint8_t *valid = a->n_buffers ? a->buffers[0] : NULL;
+    if (a->n_buffers == 0) return true; /* the null type */
     return a->null_count != 0 && valid && !((valid[i >> 3] >> (i & 7)) & 1);
 }
 
@@ -547,12 +586,20 @@ int64_t print_value_bytes(const print_col *c, const struct ArrowArray *a, int64_
     assert(c->kind == PK_STRING || c->kind == PK_BINARY || c->kind == PK_FIXED);
     int64_t i = a->offset + row;
     const uint8_t *b = a->buffers[1];
-    if (a->dictionary) return print_value_bytes(c, a->dictionary, ((const int32_t *)(const void *)b)[i], p);
+    if (a->dictionary)
+        return print_value_bytes(c, a->dictionary, load_int(b + i * c->index_width, c->index_width, c->index_signed), p);
     if (c->kind == PK_FIXED) {
         *p = b + i * c->width;
         return c->width;
     }
     int64_t start, n;
+    if (c->view) { /* a length, then the bytes inline (up to 12) or a buffer and offset */
+        const uint8_t *v = b + 16 * i;
+        int32_t len, buf, at;
+        memcpy(&len, v, 4), memcpy(&buf, v + 8, 4), memcpy(&at, v + 12, 4);
+        *p = len <= 12 ? v + 4 : (const uint8_t *)a->buffers[2 + buf] + at;
+        return len;
+    }
     if (c->large) {
         const int64_t *off = (const int64_t *)(const void *)b;
         start = off[i], n = off[i + 1] - off[i];

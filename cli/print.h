@@ -21,12 +21,14 @@ typedef enum {
     PK_DATE,      /* int32 days since 1970-01-01 */
     PK_TIME,      /* time of day, width 4 or 8, digits 3/6/9 */
     PK_TIMESTAMP, /* int64 since the epoch, digits 3/6/9, utc */
-    PK_DECIMAL,   /* decimal128, scale */
+    PK_DECIMAL,   /* decimal of width bytes (4, 8, 16 or 32: "d:P,S[,W]"), scale */
     PK_FIXED,     /* fixed-size binary of width bytes (base64) */
     PK_INT96,     /* the 12 stored bytes of an INT96 timestamp (ringscan_options.int96_raw) */
-    PK_STRING,    /* utf8 (int32 offsets; large: int64) */
-    PK_BINARY,    /* binary (int32 offsets, large: int64; base64) */
-    PK_LIST,      /* list (int32 offsets): a JSON array of its elements' JSON values */
+    PK_STRING,    /* utf8 (int32 offsets; large: int64; view: 16-byte views) */
+    PK_BINARY,    /* binary (int32 offsets, large: int64, view; base64) */
+    PK_NULL,      /* the null type ("n"): every value null, no buffers */
+    PK_LIST,      /* list ("+l", "+L", "+vl", "+vL", "+w:N": list_form): a JSON array of
+                     its elements' JSON values */
     PK_STRUCT,    /* struct: a JSON object of its fields, in order */
     PK_MAP        /* map: a JSON array of {"key":k,"value":v} objects (pyarrow's to_pylist
                      order); nested kinds print the same JSON text in every format (a CSV
@@ -41,6 +43,11 @@ typedef struct print_col {
     int scale;         /* decimals */
     bool utc;          /* timestamps: "Z" suffix (any zone: the value is an instant) */
     bool large;        /* PK_STRING, PK_BINARY: int64 offsets ("U", "Z") */
+    bool view;         /* PK_STRING, PK_BINARY: views ("vu", "vz") */
+    char list_form;    /* PK_LIST: 'l' int32 offsets, 'L' int64, 'v' / 'V' list views of
+                          int32 / int64 offsets and sizes, 'w' fixed size (width elements) */
+    int index_width;   /* a dictionary array's index bytes (1, 2, 4, 8); 0: not one */
+    bool index_signed;
     const struct ArrowSchema *schema; /* PK_LIST/STRUCT/MAP: the column's schema (borrowed;
                                          its children describe the values inside) */
 } print_col;

@@ -6,8 +6,10 @@
  *   - a string is a uint32 length, the bytes, then a NUL; a vector a uint32 count, then its
  *     elements (references for tables, each relative to its own position).
  * Every position is checked against the buffer before it is read (fb_* below), in 64 bits so
- * that no sum wraps; nothing recurses (the walk is Message -> Schema -> Field -> Timestamp /
- * DictionaryEncoding / KeyValue, a fixed depth). */
+ * that no sum wraps. The walk is Message -> Schema -> Field -> (type table, DictionaryEncoding,
+ * KeyValue, child Fields); the recursion into children stops at PQA_DEPTH_MAX levels and the
+ * count of fields visited at PQA_FIELDS_MAX, so a flatbuffer whose children point back at an
+ * ancestor, or share one table many times, is refused, not followed. */
 #include "format/arrow_schema.h"
 
 #include <assert.h>
@@ -92,6 +94,14 @@ static int fb_i16(const fb *f, const fb_table *t, int id, int16_t def, int16_t *
     return 0;
 }
 
+static int fb_i32(const fb *f, const fb_table *t, int id, int32_t def, int32_t *out)
+{
+    int64_t p = fb_field(t, f, id, 4);
+    if (p < 0) return fb_bad(f, t->pos, "field");
+    *out = p ? (int32_t)rd32(f->b + p) : def;
+    return 0;
+}
+
 /* The string at target (its length checked, its NUL inside the buffer). */
 static int fb_string_at(const fb *f, uint64_t at, const char **s, uint32_t *len)
 {
@@ -160,12 +170,59 @@ static int kv_count(const fb *f, const fb_table *t, int id, uint32_t *count)
     return fb_vector(f, t, id, PQA_KV_MAX, count, &first);
 }
 
+/* The type table of a field with tag `tag` at type_at: the parameters ringscan uses. */
+static int read_type(const fb *f, unsigned tag, uint64_t type_at, pqa_field *out)
+{
+    fb_table tt;
+    int rc = fb_table_at(f, type_at, &tt);
+    if (rc) return rc;
+    if (tag == PQA_TYPE_TIMESTAMP || tag == PQA_TYPE_DURATION) {
+        /* unit (0; Timestamp's default SECOND, Duration's MILLISECOND), timezone (1) */
+        rc = fb_i16(f, &tt, 0, tag == PQA_TYPE_DURATION ? 1 : 0, &out->ts_unit);
+        if (rc == 0 && tag == PQA_TYPE_TIMESTAMP) rc = fb_string(f, &tt, 1, &out->timezone, NULL);
+        if (rc == 0 && (out->ts_unit < 0 || out->ts_unit > 3)) rc = fb_bad(f, type_at, "time unit");
+    } else if (tag == PQA_TYPE_DECIMAL) { /* precision (0), scale (1), bitWidth (2) */
+        rc = fb_i32(f, &tt, 2, 128, &out->param);
+        if (rc == 0 && out->param != 32 && out->param != 64 && out->param != 128 && out->param != 256)
+            rc = fb_bad(f, type_at, "decimal bit width");
+    } else if (tag == PQA_TYPE_FIXED_SIZE_LIST) { /* listSize (0) */
+        rc = fb_i32(f, &tt, 0, 0, &out->param);
+        if (rc == 0 && out->param < 0) rc = fb_bad(f, type_at, "list size");
+    } else if (tag == PQA_TYPE_INT) { /* bitWidth (0) */
+        rc = fb_i32(f, &tt, 0, 0, &out->param);
+    }
+    return rc;
+}
+
+/* DictionaryEncoding at at: id (0), indexType (1, an Int: bitWidth (0), is_signed (1)),
+ * isOrdered (2). A missing index type is int32 (the format's default). */
+static int read_dictionary(const fb *f, uint64_t at, pqa_field *out)
+{
+    fb_table dt, it;
+    uint64_t idx_at;
+    unsigned ordered, is_signed = 1;
+    int32_t bits = 32;
+    int rc = fb_table_at(f, at, &dt);
+    if (rc == 0) rc = fb_ref(f, &dt, 1, &idx_at);
+    if (rc == 0) rc = fb_u8(f, &dt, 2, 0, &ordered);
+    if (rc == 0 && idx_at) rc = fb_table_at(f, idx_at, &it);
+    if (rc == 0 && idx_at) rc = fb_i32(f, &it, 0, 32, &bits);
+    if (rc == 0 && idx_at) rc = fb_u8(f, &it, 1, 0, &is_signed);
+    if (rc == 0 && bits != 8 && bits != 16 && bits != 32 && bits != 64)
+        rc = fb_bad(f, at, "dictionary index width");
+    if (rc) return rc;
+    out->dictionary = true, out->dict_ordered = ordered != 0;
+    out->dict_index_bits = (int8_t)bits, out->dict_index_signed = is_signed != 0;
+    return 0;
+}
+
 /* One Field table: name (0), nullable (1), type_type (2), type (3), dictionary (4),
- * children (5), custom_metadata (6). Its metadata pairs go to kv. */
-static int read_field(const fb *f, const fb_table *t, pqa_field *out, pqa_kv *kv)
+ * children (5), custom_metadata (6). Its metadata pairs go to kv; its children vector's first
+ * element to *children (their count in out->nchildren). */
+static int read_field(const fb *f, const fb_table *t, pqa_field *out, pqa_kv *kv, uint64_t *children)
 {
     unsigned nullable, tag;
-    uint64_t type_at, dict_at, first;
+    uint64_t type_at, dict_at;
     uint32_t nchildren;
     *out = (pqa_field){.name = "", .ts_unit = -1, .meta = kv};
     int rc = fb_string(f, t, 0, &out->name, NULL);
@@ -174,63 +231,104 @@ static int read_field(const fb *f, const fb_table *t, pqa_field *out, pqa_kv *kv
     if (rc == 0) rc = fb_u8(f, t, 2, 0, &tag);
     if (rc == 0) rc = fb_ref(f, t, 3, &type_at);
     if (rc == 0) rc = fb_ref(f, t, 4, &dict_at);
-    if (rc == 0) rc = fb_vector(f, t, 5, PQA_FIELDS_MAX, &nchildren, &first);
+    if (rc == 0) rc = fb_vector(f, t, 5, PQA_FIELDS_MAX, &nchildren, children);
     if (rc == 0) rc = read_kv(f, t, 6, kv, &out->nmeta);
     if (rc) return rc;
-    out->nullable = nullable != 0, out->type = (uint8_t)tag, out->dictionary = dict_at != 0;
+    out->nullable = nullable != 0, out->type = (uint8_t)tag;
     out->nchildren = (int32_t)nchildren;
-    if ((tag == PQA_TYPE_TIMESTAMP || tag == PQA_TYPE_DURATION) && type_at) {
-        fb_table ts; /* unit (0; Timestamp's default SECOND, Duration's MILLISECOND) */
-        rc = fb_table_at(f, type_at, &ts);
-        if (rc == 0) rc = fb_i16(f, &ts, 0, tag == PQA_TYPE_DURATION ? 1 : 0, &out->ts_unit);
-        if (rc == 0 && tag == PQA_TYPE_TIMESTAMP) rc = fb_string(f, &ts, 1, &out->timezone, NULL);
-        if (rc == 0 && (out->ts_unit < 0 || out->ts_unit > 3))
-            rc = fb_bad(f, type_at, "time unit");
+    if (type_at) rc = read_type(f, tag, type_at, out);
+    if (rc == 0 && dict_at) rc = read_dictionary(f, dict_at, out);
+    return rc;
+}
+
+/* What a schema's fields take: the fields (children included) and metadata pairs of the n
+ * fields of the vector at first, depth levels down, added to *nf and *nkv. Stops with
+ * RINGSCAN_ELIMIT past the limits (invariant 3), so a shared or cyclic child ends. */
+static int count_fields(const fb *f, uint64_t first, uint32_t n, int depth, uint64_t *nf,
+                        uint64_t *nkv)
+{
+    if (depth > PQA_DEPTH_MAX)
+        return pq_errf(f->e, RINGSCAN_ELIMIT, -1, "ARROW:schema: fields nested more than %d "
+                       "levels deep", PQA_DEPTH_MAX);
+    int rc = 0;
+    for (uint32_t i = 0; rc == 0 && i < n; i++) {
+        fb_table ft;
+        uint32_t nmeta = 0, nchildren = 0;
+        uint64_t children;
+        if (++*nf > PQA_FIELDS_MAX)
+            return pq_errf(f->e, RINGSCAN_ELIMIT, -1, "ARROW:schema: more than %d fields",
+                           PQA_FIELDS_MAX);
+        rc = fb_elem(f, first, i, &ft);
+        if (rc == 0) rc = kv_count(f, &ft, 6, &nmeta);
+        if (rc == 0) rc = fb_vector(f, &ft, 5, PQA_FIELDS_MAX, &nchildren, &children);
+        *nkv += nmeta;
+        if (rc == 0 && *nkv > PQA_KV_MAX) /* fields may share one vector: bound the sum */
+            rc = pq_errf(f->e, RINGSCAN_ELIMIT, -1, "ARROW:schema: %llu metadata pairs, more "
+                         "than the limit %d", (unsigned long long)*nkv, PQA_KV_MAX);
+        if (rc == 0 && nchildren) rc = count_fields(f, children, nchildren, depth + 1, nf, nkv);
     }
     return rc;
 }
 
-/* Metadata pairs of the schema and of every field, to size one kv array. */
-static int count_kv(const fb *f, const fb_table *schema, uint32_t nfields, uint64_t first,
-                    uint64_t *total)
+typedef struct fill_state {
+    pqa_schema *out;
+    uint64_t nf, nkv; /* sizes counted by count_fields */
+    int32_t next;     /* the next free field */
+    uint64_t kv_used;
+} fill_state;
+
+/* Reads the n fields of the vector at first into out->fields[at, at + n), then each one's
+ * children into a block taken from st->next (invariant 4); the same walk as count_fields. */
+static int fill_fields(const fb *f, fill_state *st, uint64_t first, uint32_t n, int32_t at)
 {
-    uint32_t n;
-    int rc = kv_count(f, schema, 2, &n);
-    *total = n;
-    for (uint32_t i = 0; rc == 0 && i < nfields; i++) {
+    uint64_t children;
+    int rc = 0;
+    for (uint32_t i = 0; rc == 0 && i < n; i++) {
         fb_table ft;
+        pqa_field *fd = &st->out->fields[at + (int32_t)i];
         rc = fb_elem(f, first, i, &ft);
-        if (rc == 0) rc = kv_count(f, &ft, 6, &n);
-        *total += n;
+        if (rc == 0) rc = read_field(f, &ft, fd, st->out->kv_mem + st->kv_used, &children);
+        if (rc == 0) st->kv_used += (uint64_t)fd->nmeta;
+        assert(rc || st->kv_used <= st->nkv);
     }
-    if (rc == 0 && *total > PQA_KV_MAX) /* fields may share one vector: bound the sum too */
-        rc = pq_errf(f->e, RINGSCAN_ELIMIT, -1, "ARROW:schema: %llu metadata pairs, more than "
-                     "the limit %d", (unsigned long long)*total, PQA_KV_MAX);
+    for (uint32_t i = 0; rc == 0 && i < n; i++) { /* the children: their vector read again */
+        fb_table ft;
+        uint32_t nc;
+        pqa_field *fd = &st->out->fields[at + (int32_t)i];
+        rc = fb_elem(f, first, i, &ft);
+        if (rc == 0) rc = fb_vector(f, &ft, 5, PQA_FIELDS_MAX, &nc, &children);
+        if (rc) break;
+        assert(nc == (uint32_t)fd->nchildren);
+        fd->first_child = st->next;
+        st->next += fd->nchildren;
+        assert((uint64_t)st->next <= st->nf); /* the count pass walked the same tree */
+        if (fd->nchildren) rc = fill_fields(f, st, children, nc, fd->first_child);
+    }
     return rc;
 }
 
 /* The Schema table: endianness (0), fields (1), custom_metadata (2). */
 static int read_schema(const fb *f, const fb_table *st, pqa_schema *out)
 {
-    uint32_t nfields;
-    uint64_t first, nkv = 0;
+    uint32_t nfields = 0, nmeta = 0;
+    uint64_t first;
+    fill_state fs = {.out = out};
     int rc = fb_vector(f, st, 1, PQA_FIELDS_MAX, &nfields, &first);
-    if (rc == 0) rc = count_kv(f, st, nfields, first, &nkv);
+    if (rc == 0) rc = kv_count(f, st, 2, &nmeta);
+    fs.nkv = nmeta;
+    if (rc == 0) rc = count_fields(f, first, nfields, 1, &fs.nf, &fs.nkv);
     if (rc) return rc;
-    out->fields = fail_calloc((size_t)nfields + 1, sizeof *out->fields);
-    out->kv_mem = fail_calloc((size_t)nkv + 1, sizeof *out->kv_mem);
+    out->fields = fail_calloc((size_t)fs.nf + 1, sizeof *out->fields);
+    out->kv_mem = fail_calloc((size_t)fs.nkv + 1, sizeof *out->kv_mem);
     if (!out->fields || !out->kv_mem) return pq_errf(f->e, -ENOMEM, -1, "out of memory");
     rc = read_kv(f, st, 2, out->kv_mem, &out->nmeta);
     out->meta = out->kv_mem;
-    uint64_t used = (uint64_t)out->nmeta;
-    for (uint32_t i = 0; rc == 0 && i < nfields; i++) {
-        fb_table ft;
-        rc = fb_elem(f, first, i, &ft);
-        if (rc == 0) rc = read_field(f, &ft, &out->fields[i], out->kv_mem + used);
-        if (rc == 0) used += (uint64_t)out->fields[i].nmeta;
-        assert(rc || used <= nkv);
-    }
+    fs.kv_used = (uint64_t)out->nmeta;
+    fs.next = (int32_t)nfields;
+    if (rc == 0) rc = fill_fields(f, &fs, first, nfields, 0);
+    assert(rc || (uint64_t)fs.next == fs.nf);
     out->nfields = rc ? 0 : (int32_t)nfields;
+    out->nall = rc ? 0 : fs.next;
     return rc;
 }
 
@@ -321,6 +419,12 @@ void pqa_schema_free(pqa_schema *s)
     free(s->fields);
     free(s->kv_mem);
     memset(s, 0, sizeof *s);
+}
+
+const pqa_field *pqa_field_child(const pqa_schema *s, const pqa_field *f, int32_t i)
+{
+    assert(i >= 0 && i < f->nchildren && f->first_child + i < s->nall);
+    return &s->fields[f->first_child + i];
 }
 
 const pqa_field *pqa_schema_field(const pqa_schema *s, const char *name)

@@ -61,6 +61,8 @@ typedef struct pq_nest {
     int16_t rep_item;   /* LIST/MAP: the repetition level of a next element */
     int32_t col;        /* PRIM: its leaf column; else -1 */
     int32_t leaf_lo, leaf_hi; /* the leaf columns under it: [leaf_lo, leaf_hi) */
+    int32_t src;        /* the schema node it comes from (a list a path passes: that list's
+                           or map's node; a map's entries: its key_value group) */
     int32_t nchildren;
     int32_t end;        /* index one past its subtree */
 } pq_nest;
@@ -68,12 +70,19 @@ typedef struct pq_nest {
 /* The most nodes a field's shape can take for a field of n schema nodes (a repeated node
  * that is not a list's middle level takes two). */
 #define PQ_NEST_NODES(n) (2 * (n) + 2)
+/* The most nodes the shape of node `node` of m takes: its subtree's, and one list for each
+ * ancestor a path through lists and maps passes (pq_nest_build). */
+#define PQ_NEST_CAP(m, node) (PQ_NEST_NODES((m)->nodes[node].end - (node)) + (m)->nodes[node].depth - 1)
 
-/* The shape of field `node` into out[0 .. return) (room for PQ_NEST_NODES(nodes[node].end -
- * node)): a top-level field, or a node inside one reached through structs only (named by its
- * dotted path, "s.a", as DuckDB names such a projection; its value null where a struct above
- * it is). RINGSCAN_EUNSUPPORTED with e naming the node for a LIST or MAP whose shape the
- * format does not allow (pyarrow refuses those too), or a node below a list or map. */
+/* The shape of field `node` into out[0 .. return) (room for PQ_NEST_CAP(m, node)): a
+ * top-level field, or a node inside one, named by its dotted path ("s.a", as DuckDB names a
+ * struct's field). Structs on the way are left out (the value is null where a struct above
+ * it is); each list or map on the way becomes a list of what the path reaches in its
+ * elements ("lst.list.element.a": list<a>, DuckDB's [x.a for x in lst]; "m.key_value.key":
+ * list<key>, DuckDB's map_keys(m)); a list's or map's repeated level itself reaches its
+ * elements ("lst.list": as "lst"; "m.key_value": list<struct<key, value>>). Inner lists'
+ * elements are named "element". RINGSCAN_EUNSUPPORTED with e naming the node for a LIST or
+ * MAP whose shape the format does not allow (pyarrow refuses those too). */
 int pq_nest_build(const pq_file_meta *m, int32_t node, pq_nest *out, pq_err *e);
 
 /* The top-level field (its node) whose first leaf is column col, or -1 (col is flat or

@@ -2,8 +2,9 @@
  * from the schema tree, by the rules pyarrow reads it with.
  *
  * Invariants:
- *  1. The shape takes at most PQ_NEST_NODES(field nodes) entries: a schema node gives at most
- *     two (a repeated node outside a list's middle level: a list and its element).
+ *  1. The shape takes at most PQ_NEST_CAP(m, node) entries: a schema node gives at most
+ *     two (a repeated node outside a list's middle level: a list and its element), an
+ *     ancestor of a projected path at most one (a list it passes).
  *  2. Levels: a node's def_valid is its schema node's max definition level (a repeated node
  *     read as a list: its parent's, the list itself never null); a list's def_item and
  *     rep_item are those of its repeated node. */
@@ -27,12 +28,13 @@ typedef struct nest_build {
 static int node_of(nest_build *b, int32_t i, bool as_element, const char *name);
 
 /* A new node at b->n filled from schema node nd. */
-static pq_nest *add(nest_build *b, pq_nest_kind kind, const char *name, bool nullable, int16_t def)
+static pq_nest *add(nest_build *b, int32_t src, pq_nest_kind kind, const char *name, bool nullable,
+                    int16_t def)
 {
     assert(b->n < b->cap); /* invariant 1 */
     pq_nest *t = &b->out[b->n++];
     *t = (pq_nest){.kind = kind, .name = name, .nullable = nullable, .def_valid = def, .col = -1,
-                   .leaf_lo = INT32_MAX, .leaf_hi = -1};
+                   .leaf_lo = INT32_MAX, .leaf_hi = -1, .src = src};
     return t;
 }
 
@@ -87,7 +89,7 @@ static int map_of(nest_build *b, int32_t k, int32_t i, int32_t kv)
     b->out[k].rep_item = nodes[kv].max_rep_level;
     b->out[k].nchildren = 1;
     int32_t s = b->n; /* the entries: named as the map, as pyarrow names them */
-    add(b, PQ_NEST_STRUCT, nodes[i].name, false, nodes[kv].max_def_level);
+    add(b, kv, PQ_NEST_STRUCT, nodes[i].name, false, nodes[kv].max_def_level);
     int rc = struct_of(b, s, kv);
     if (rc == 0) close_node(b, k);
     return rc;
@@ -101,12 +103,12 @@ static int node_of(nest_build *b, int32_t i, bool as_element, const char *name)
     const char *nm = name ? name : nd->name;
     int32_t k = b->n;
     if (nd->repetition == PQ_REPEATED && !as_element) { /* a non-null list of itself */
-        add(b, PQ_NEST_LIST, nm, false, (int16_t)(nd->max_def_level - 1));
+        add(b, i, PQ_NEST_LIST, nm, false, (int16_t)(nd->max_def_level - 1));
         return list_of(b, k, i, i, true, NULL);
     }
     bool nullable = nd->repetition == PQ_OPTIONAL;
     if (nd->kind == PQ_NODE_PRIMITIVE) {
-        pq_nest *t = add(b, PQ_NEST_PRIM, nm, nullable, nd->max_def_level);
+        pq_nest *t = add(b, i, PQ_NEST_PRIM, nm, nullable, nd->max_def_level);
         t->col = nd->column;
         t->leaf_lo = nd->column, t->leaf_hi = nd->column + 1;
         t->end = b->n;
@@ -117,37 +119,103 @@ static int node_of(nest_build *b, int32_t i, bool as_element, const char *name)
                            "group whose children have no shape the format allows", nd->path,
                            nd->kind == PQ_NODE_LIST ? "LIST" : "MAP");
     if (nd->kind == PQ_NODE_LIST) {
-        add(b, PQ_NEST_LIST, nm, nullable, nd->max_def_level);
+        add(b, i, PQ_NEST_LIST, nm, nullable, nd->max_def_level);
         return list_of(b, k, i + 1, nd->element, nd->element == i + 1, NULL);
     }
     if (nd->kind == PQ_NODE_MAP) {
-        add(b, PQ_NEST_MAP, nm, nullable, nd->max_def_level);
+        add(b, i, PQ_NEST_MAP, nm, nullable, nd->max_def_level);
         return map_of(b, k, i, nd->element);
     }
-    add(b, PQ_NEST_STRUCT, nm, nullable, nd->max_def_level);
+    add(b, i, PQ_NEST_STRUCT, nm, nullable, nd->max_def_level);
     return struct_of(b, k, i);
 }
 
-/* 0 when node i is a top-level field or lies on a path of structs (plain groups, none
- * repeated) from one; else RINGSCAN_EUNSUPPORTED naming it. */
-static int struct_path(const pq_file_meta *m, int32_t i, pq_err *e)
+enum { PQ_NEST_PATH_MAX = 256 }; /* levels of a projected path (max_schema_depth: 64 unless set) */
+
+/* What the path to a target passes at ancestor a: a list or map whose elements it enters
+ * (*rep: the repeated node giving its levels; *mid: the middle level the path skips, or -1),
+ * a repeated node read as a list of itself, or a struct (neither). */
+typedef enum { PASS_STRUCT, PASS_LIST, PASS_SELF } pass_kind;
+
+static pass_kind pass_of(const pq_file_meta *m, int32_t a, int32_t *rep, int32_t *mid)
 {
-    for (int32_t p = m->nodes[i].parent, k = 0; p >= 0 && k < m->nnodes; p = m->nodes[p].parent, k++)
-        if (m->nodes[p].kind != PQ_NODE_GROUP || m->nodes[p].repetition == PQ_REPEATED)
-            return pq_errf_col(e, RINGSCAN_EUNSUPPORTED, -1, m->nodes[i].path, "column '%.200s': "
-                               "a path through a list or map cannot be projected (project '%.100s')",
-                               m->nodes[i].path, m->nodes[m->nodes[i].top].path);
-    return 0;
+    const pq_schema_node *nd = &m->nodes[a];
+    *rep = a, *mid = -1;
+    if (nd->kind == PQ_NODE_LIST) { /* the repeated node is its first child (list_of) */
+        *rep = a + 1;
+        *mid = nd->element == a + 1 ? -1 : a + 1;
+        return PASS_LIST;
+    }
+    if (nd->kind == PQ_NODE_MAP) {
+        *rep = *mid = nd->element;
+        return PASS_LIST;
+    }
+    return nd->repetition == PQ_REPEATED ? PASS_SELF : PASS_STRUCT;
+}
+
+/* The shape of target through its ancestors chain[depth-1] (top) .. chain[1] (chain[0] is
+ * the target): a list node for each list, map or repeated node passed, structs left out
+ * (their nulls folded into the next node's nullability), then the target itself. */
+static int path_of(nest_build *b, const int32_t *chain, int32_t depth, const char *name)
+{
+    const pq_file_meta *m = b->m;
+    int32_t lists[PQ_NEST_PATH_MAX], nlists = 0, skip = -1, el_of = -1;
+    bool opt = false; /* an optional struct passed since the last node added */
+    for (int32_t k = depth - 1; k >= 1; k--) {
+        int32_t a = chain[k], rep, mid;
+        const pq_schema_node *nd = &m->nodes[a];
+        if (a == skip) continue; /* a list's middle level: its levels are the list's */
+        /* a two-level list's element: not a list of itself (a LIST or MAP still is a list) */
+        bool elem = a == el_of && nd->kind != PQ_NODE_LIST && nd->kind != PQ_NODE_MAP;
+        pass_kind pk = elem ? PASS_STRUCT : pass_of(m, a, &rep, &mid);
+        if ((nd->kind == PQ_NODE_LIST || nd->kind == PQ_NODE_MAP) && nd->element < 0)
+            return pq_errf_col(b->e, RINGSCAN_EUNSUPPORTED, -1, nd->path, "column '%.200s': a %s "
+                               "group whose children have no shape the format allows", nd->path,
+                               nd->kind == PQ_NODE_LIST ? "LIST" : "MAP");
+        if (pk == PASS_STRUCT) {
+            opt = opt || nd->repetition == PQ_OPTIONAL;
+            continue;
+        }
+        assert(nlists < PQ_NEST_PATH_MAX);
+        int32_t k0 = b->n;
+        add(b, a, PQ_NEST_LIST, nlists ? "element" : name, opt || nd->repetition == PQ_OPTIONAL,
+            (int16_t)(pk == PASS_SELF ? nd->max_def_level - 1 : nd->max_def_level));
+        b->out[k0].def_item = m->nodes[rep].max_def_level;
+        b->out[k0].rep_item = m->nodes[rep].max_rep_level;
+        b->out[k0].nchildren = 1;
+        lists[nlists++] = k0;
+        opt = false;
+        skip = mid;
+        el_of = pk == PASS_LIST && mid < 0 ? rep : -1; /* a two-level list: rep is the element */
+    }
+    int32_t t = chain[0], k0 = b->n, rc;
+    const char *nm = nlists ? "element" : name;
+    if (t == skip && m->nodes[m->nodes[t].parent].kind == PQ_NODE_MAP) { /* "m.key_value" */
+        add(b, t, PQ_NEST_STRUCT, nm, false, m->nodes[t].max_def_level);
+        rc = struct_of(b, k0, t);
+    } else if (t == skip) { /* "lst.list": the elements */
+        int32_t el = m->nodes[m->nodes[t].parent].element;
+        rc = node_of(b, el, false, nm);
+    } else {
+        rc = node_of(b, t, t == el_of, nm);
+    }
+    if (rc == 0) b->out[k0].nullable = b->out[k0].nullable || opt;
+    for (int32_t i = nlists - 1; rc == 0 && i >= 0; i--) close_node(b, lists[i]);
+    return rc;
 }
 
 int pq_nest_build(const pq_file_meta *m, int32_t node, pq_nest *out, pq_err *e)
 {
     assert(node >= 0 && node < m->nnodes);
-    nest_build b = {.m = m, .out = out, .cap = PQ_NEST_NODES(m->nodes[node].end - node), .e = e};
-    int rc = struct_path(m, node, e);
-    if (rc == 0) rc = node_of(&b, node, false, m->nodes[node].depth > 1 ? m->nodes[node].path : NULL);
-    for (int32_t p = m->nodes[node].parent; rc == 0 && p >= 0; p = m->nodes[p].parent)
-        out[0].nullable = out[0].nullable || m->nodes[p].repetition == PQ_OPTIONAL; /* null above */
+    nest_build b = {.m = m, .out = out, .cap = PQ_NEST_CAP(m, node), .e = e};
+    int32_t chain[PQ_NEST_PATH_MAX], depth = 0; /* node, its parent, ..., its top field */
+    for (int32_t p = node; p >= 0; p = m->nodes[p].parent) {
+        if (depth == PQ_NEST_PATH_MAX)
+            return pq_errf_col(e, RINGSCAN_ELIMIT, -1, m->nodes[node].path, "column '%.200s': "
+                               "a path of more than %d levels", m->nodes[node].path, PQ_NEST_PATH_MAX);
+        chain[depth++] = p;
+    }
+    int rc = depth == 1 ? node_of(&b, node, false, NULL) : path_of(&b, chain, depth, m->nodes[node].path);
     return rc ? rc : b.n;
 }
 
@@ -173,7 +241,7 @@ int32_t pq_nest_field_of(const pq_file_meta *m, int32_t col)
 
 int pq_nest_check(const pq_file_meta *m, int32_t node, pq_err *e)
 {
-    size_t n = (size_t)PQ_NEST_NODES(m->nodes[node].end - node);
+    size_t n = (size_t)PQ_NEST_CAP(m, node);
     pq_nest *t = fail_malloc(n * sizeof *t);
     if (!t) return e ? pq_errf(e, -ENOMEM, -1, "out of memory") : -ENOMEM;
     pq_err dummy;

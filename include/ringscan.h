@@ -526,17 +526,24 @@ typedef struct ringscan_scan ringscan_scan;
  * Nested columns (ringscan_field_info.nested): a top-level field (struct, list, map, at any
  * depth; LIST in its three-level, two-level and unannotated repeated forms, MAP and
  * MAP_KEY_VALUE, as pyarrow reads them) is projected by its name ("s") and exported as Arrow
- * struct "+s", list "+l" (int32 offsets: a batch's packed rows hold under 2^31 bytes, so its
- * elements fit; no large list is needed) or map "+m" (entries struct<key, value>, keys not
+ * struct "+s", list "+l" (int32 offsets; "+L", "+w:N", "+vl" or "+vL" when the stored Arrow
+ * schema says large, fixed-size or view list) or map "+m" (entries struct<key, value>, keys not
  * null), validity at every level, children named as pyarrow names them (a map's entries after
  * the map, a list's element after the file's element node). A field inside a struct is
  * projected by its dotted path ("s.a", as DuckDB's s.a), a column named "s.a" holding that
- * field alone, null where a struct above it is null; only its leaves' chunks are read.
- * Projecting a field and its first sub-field together ("s" and "s.a") is
- * RINGSCAN_EUNSUPPORTED (they share their first leaf: project one). A path through a list or
- * map ("m.key_value.key", "l.list.element"), and any filter or ORDER BY on a nested column,
- * is RINGSCAN_EUNSUPPORTED naming it ("column 'm.key_value.key': nested columns (inside map
- * 'm') cannot be projected yet: a path through a list or map (project 'm')"). Nested chunks
+ * field alone, null where a struct above it is null; only its leaves' chunks are read. A
+ * path through a list or map (its Parquet column path) is a column of that name holding, per
+ * row, the list of what the path reaches in each element, structs on the way left out and
+ * each list or map passed adding a list level: "l.list.element.a" is list<a> (DuckDB's
+ * [x.a for x in l]), "m.key_value.key" list<key> (map_keys(m)), "m.key_value.value"
+ * list<value>, "m.key_value" the entries; inner lists' elements are named "element"; each
+ * list passed keeps its stored list type (large_list: "+L") and what the path reaches its
+ * stored type and field metadata. Projecting two nodes that start at one leaf ("s" and "s.a", "l" and
+ * "l.list.element") is RINGSCAN_EUNSUPPORTED (project one). Any filter or ORDER BY on a
+ * nested column is RINGSCAN_EUNSUPPORTED naming it. Arrow types beyond the Parquet schema
+ * follow the stored ARROW:schema as pyarrow 26 reads it (large, fixed-size and view lists,
+ * zones, durations, large and view strings, decimal32/64/256, dictionaries with their index
+ * type, the null type "n"), inside nested fields too. Nested chunks
  * are read whole (their row groups are never cut into splits) and a scan reads none of an
  * unprojected field's chunks (beyond the holes any unprojected column's bytes may fill when
  * reads are coalesced). Counts from the file are checked: levels above a leaf's maxima, a

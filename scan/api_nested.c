@@ -6,17 +6,17 @@
  * shows in Arrow (its name: the field's, or a sub-field's dotted path).
  * Invariants:
  *  1. A scan reads a nested column only projected, as part of a node (format/column_nested.h):
- *     a top-level field ("m"), or a node reached from one through structs only ("s.a", named
- *     so in Arrow, as DuckDB names it); a node below a list or map ("m.key_value.key"), any
- *     filter predicate or sort key on a nested column is RINGSCAN_EUNSUPPORTED naming it,
- *     before anything is planned.
+ *     a top-level field ("m"), or any node inside one by its path ("s.a"; through a list or
+ *     map, "m.key_value.key", a list of what it reaches), named so in Arrow; any filter
+ *     predicate or sort key on a nested column is RINGSCAN_EUNSUPPORTED naming it, before
+ *     anything is planned.
  *  2. A scan with no column list reads every top-level field; a field whose LIST or MAP shape
  *     the format does not allow refuses the scan (pyarrow refuses it too): the message names
  *     it and lists the fields that can be read (a silent drop would hand SELECT * users a
  *     table missing columns).
- *  3. A name that is not a column but is the path of a node inside a nested field that cannot
- *     be projected ("a.list") gets the nested error, in the projection, the filter and ORDER
- *     BY.
+ *  3. A name that is not a column but is the path of a node inside a nested field gets the
+ *     nested error in the filter and ORDER BY, and in the projection when its shape cannot be
+ *     read (a LIST or MAP the format does not allow).
  *  4. Messages fit pq_err.msg: lists are cut with ", ... (N more)".
  */
 #include <assert.h>
@@ -52,19 +52,13 @@ static int32_t top_column(const pq_file_meta *m, int32_t i)
 
 static int nested_error(const pq_file_meta *m, int32_t i, const char *use, pq_err *e);
 
-/* Whether node i (inside a nested field) projects as a sub-field (invariant 1): true, with e
- * filled, when it does not (a path through a list or map, a leaf under one). */
+/* Whether node i (inside a nested field) cannot be projected (invariant 1): true, with e
+ * filled (its shape's error), when it cannot. */
 static bool sub_field(const pq_file_meta *m, int32_t i, pq_err *e)
 {
     if (!node_nested(m, i)) return false;
     pq_err pe = {.offset = -1};
     if (pq_nest_check(m, i, &pe) == 0) return false;
-    if (pe.status == RINGSCAN_EUNSUPPORTED && strstr(pe.msg, "a path through")) {
-        nested_error(m, i, "projected", e); /* the nested error, with the reason added */
-        snprintf(e->msg + strlen(e->msg), sizeof e->msg - strlen(e->msg),
-                 ": a path through a list or map (project '%.100s')", m->nodes[m->nodes[i].top].path);
-        return true;
-    }
     *e = pe;
     return true;
 }

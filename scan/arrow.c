@@ -1,11 +1,11 @@
 /* scan/arrow.c: exporting scan batches through the Arrow C Data Interface.
  *
- * A batch becomes a struct array ("+s") with one child per projected column. Children take
- * over the batch's pq_vec buffers without copying where Arrow's layout is the same (ints,
- * floats, booleans, strings, binary, fixed-size binary, float16); types Arrow stores
- * differently are converted once: int8/int16/uint8/uint16 narrowed, decimals widened to
- * decimal128, INT96 to timestamp[ns] (pyarrow's wrapping arithmetic; or, with
- * SCAN_ARROW_INT96_RAW, kept as its 12 stored bytes, a fixed-size binary). A nested field's
+ * A batch becomes a struct array ("+s") with one child per projected column. A column's
+ * Arrow format is its Parquet type's (scan_arrow_format: int8/int16/uint8/uint16 narrowed,
+ * decimals as decimal128, or decimal256 past 38 digits, INT96 as timestamp[ns] or, with
+ * SCAN_ARROW_INT96_RAW, its 12 stored bytes, the null logical type as "n") or what the stored
+ * Arrow schema says (scan/arrow_types.h); scan/arrow_leaf.c builds the array in that format,
+ * taking over the batch's buffers where the layouts agree. A nested field's
  * packed rows (format/column_nested.h) become its struct, list and map arrays
  * (scan/arrow_nested.c), each leaf converted as a flat column of its type. What the file says
  * beyond its Parquet types (scan/arrow_types.h: stored zones, large offsets, metadata,
@@ -81,10 +81,12 @@ static const char *int_format(const pq_column_desc *d, char *buf, size_t n)
 
 const char *scan_arrow_format(const pq_column_desc *d, unsigned flags, char *buf, size_t n)
 {
-    if (d->logical == PQ_LOGICAL_DECIMAL) {
-        snprintf(buf, n, "d:%d,%d", d->decimal_precision, d->decimal_scale);
+    if (d->logical == PQ_LOGICAL_DECIMAL) { /* decimal256 past 38 digits, as pyarrow reads it */
+        snprintf(buf, n, "d:%d,%d%s", d->decimal_precision, d->decimal_scale,
+                 d->decimal_precision > 38 ? ",256" : "");
         return buf;
     }
+    if (d->logical == PQ_LOGICAL_UNKNOWN) return "n"; /* the null type */
     switch (d->physical) {
     case PQ_BOOLEAN: return "b";
     case PQ_INT32:
@@ -124,10 +126,27 @@ int scan_arrow_schema_fill(struct ArrowSchema *s, const char *format, const char
     return 0;
 }
 
+static int dict_leaf(const char *fmt, const char *index_fmt, pq_vec *v, struct ArrowArray *a);
+
 /* The leaf primitives a nested field's export uses (arrow.h scan_arrow_ops). */
 static const scan_arrow_ops leaf_ops = {.format = scan_arrow_format,
                                         .schema_fill = scan_arrow_schema_fill,
-                                        .leaf = scan_arrow_leaf};
+                                        .leaf = scan_arrow_leaf,
+                                        .metadata = scan_arrow_schema_metadata,
+                                        .dict_leaf = dict_leaf};
+
+/* A flat column's format: what the file says beyond its Parquet type, or that type's. */
+static const char *column_format(const scan_arrow_col *c, unsigned flags, char *buf, size_t n)
+{
+    if (c->type && c->type->format[0]) return c->type->format;
+    return scan_arrow_format(c->desc, flags, buf, n);
+}
+
+/* A dictionary column's indices' format: the stored index type's, else int32. */
+static const char *index_format(const scan_arrow_col *c)
+{
+    return c->type && c->type->index_format[0] ? c->type->index_format : "i";
+}
 
 /* The schema of one column: a flat one's type, or a nested field's tree (arrow_nested.c). */
 static int column_schema(const scan_arrow_col *c, unsigned flags, struct ArrowSchema *s)
@@ -139,11 +158,10 @@ static int column_schema(const scan_arrow_col *c, unsigned flags, struct ArrowSc
         if (rc == 0 && (rc = scan_arrow_schema_metadata(s, md)) != 0) s->release(s);
         return rc;
     }
-    const char *fmt = scan_arrow_format(c->desc, flags, buf, sizeof buf);
-    if (c->type && c->type->format[0]) fmt = c->type->format;
+    const char *fmt = column_format(c, flags, buf, sizeof buf);
     int64_t fl = c->desc->repetition == PQ_OPTIONAL ? ARROW_FLAG_NULLABLE : 0;
     bool dict = c->type && c->type->dictionary;
-    int rc = scan_arrow_schema_fill(s, dict ? "i" : fmt, c->name, 0, fl);
+    int rc = scan_arrow_schema_fill(s, dict ? index_format(c) : fmt, c->name, 0, fl);
     if (rc == 0 && dict) { /* int32 indices into a dictionary of the column's type */
         rc = (s->dictionary = fail_calloc(1, sizeof *s->dictionary)) ? 0 : -ENOMEM;
         if (rc == 0) rc = scan_arrow_schema_fill(s->dictionary, fmt, "", 0, 0);
@@ -182,146 +200,14 @@ int scan_arrow_schema(const scan_arrow_col *cols, int n, unsigned flags, struct 
 
 /* ------------------------------------------------------------------------- arrays */
 
-typedef struct array_priv {
-    pq_vec vec;                 /* buffers taken over from the batch */
-    void *converted;            /* values in Arrow's width when they differ */
-    const void *buffers[3];
-    struct ArrowArray **children;
-    struct ArrowArray *child_mem;
-} array_priv;
-
-static void array_release(struct ArrowArray *a)
+/* A dictionary array of int32 indices idx into the values dict (both taken over), the
+ * indices in index_fmt's width and the values in fmt. 0 or -ENOMEM. */
+static int dict_of(const char *fmt, const char *index_fmt, pq_vec idx, pq_vec dict,
+                   struct ArrowArray *a)
 {
-    array_priv *p = a->private_data;
-    for (int64_t i = 0; i < a->n_children; i++)
-        if (p->child_mem[i].release) p->child_mem[i].release(&p->child_mem[i]);
-    pq_vec_free(&p->vec);
-    free(p->converted);
-    if (a->dictionary && a->dictionary->release) a->dictionary->release(a->dictionary);
-    free(a->dictionary);
-    free(p->children);
-    free(p->child_mem);
-    free(p);
-    a->release = NULL;
-}
-
-/* Decimal128 from the stored unscaled form; 16 bytes little-endian per row. */
-static void widen_decimal(const pq_vec *v, __int128 *out)
-{
-    for (int64_t r = 0; r < v->length; r++) {
-        __int128 x = 0;
-        if (v->type == PQ_INT32) x = ((const int32_t *)(const void *)v->values)[r];
-        else if (v->type == PQ_INT64) x = ((const int64_t *)(const void *)v->values)[r];
-        else {
-            const uint8_t *b = v->type == PQ_BYTE_ARRAY ? v->data + v->offsets[r]
-                                                        : v->values + (size_t)r * (size_t)v->type_length;
-            int32_t n = v->type == PQ_BYTE_ARRAY ? v->offsets[r + 1] - v->offsets[r] : v->type_length;
-            unsigned __int128 u = (n > 0 && (b[0] & 0x80)) ? ~(unsigned __int128)0 : 0;
-            for (int32_t i = n > 16 ? n - 16 : 0; i < n; i++) u = (u << 8) | b[i];
-            x = (__int128)u;
-        }
-        memcpy(&out[r], &x, 16);
-    }
-}
-
-/* Converts values whose Arrow width differs; sets *conv (NULL when the layout is the same). */
-static int convert(const pq_column_desc *d, unsigned flags, const pq_vec *v, void **conv)
-{
-    *conv = NULL;
-    int64_t n = v->length;
-    if (d->logical == PQ_LOGICAL_DECIMAL) {
-        *conv = fail_malloc((size_t)(n + 1) * 16);
-        if (!*conv) return -ENOMEM;
-        widen_decimal(v, *conv);
-        return 0;
-    }
-    if (v->type == PQ_INT96 && !(flags & SCAN_ARROW_INT96_RAW)) {
-        int64_t *o = fail_malloc((size_t)(n + 1) * 8);
-        if (!o) return -ENOMEM;
-        for (int64_t r = 0; r < n; r++) {
-            uint64_t ns;
-            uint32_t jd;
-            memcpy(&ns, v->values + r * 12, 8);
-            memcpy(&jd, v->values + r * 12 + 8, 4);
-            o[r] = (int64_t)((uint64_t)((int64_t)jd - 2440588) * UINT64_C(86400000000000) + ns);
-        }
-        *conv = o;
-        return 0;
-    }
-    int width = d->logical == PQ_LOGICAL_INT8 || d->logical == PQ_LOGICAL_UINT8     ? 1
-                : d->logical == PQ_LOGICAL_INT16 || d->logical == PQ_LOGICAL_UINT16 ? 2
-                                                                                     : 0;
-    if (width == 0 || v->type != PQ_INT32) return 0;
-    uint8_t *o = fail_malloc((size_t)(n + 1) * (size_t)width);
-    if (!o) return -ENOMEM;
-    const int32_t *src = (const int32_t *)(const void *)v->values;
-    for (int64_t r = 0; r < n; r++) {
-        if (width == 1) o[r] = (uint8_t)src[r];
-        else memcpy(o + r * 2, &(uint16_t){(uint16_t)src[r]}, 2);
-    }
-    *conv = o;
-    return 0;
-}
-
-int scan_arrow_leaf(const pq_column_desc *d, unsigned flags, pq_vec *v, struct ArrowArray *a)
-{
-    array_priv *p = fail_calloc(1, sizeof *p);
-    if (!p) return -ENOMEM;
-    int rc = convert(d, flags, v, &p->converted);
-    if (rc) {
-        free(p);
-        return rc;
-    }
-    p->vec = *v;
-    pq_vec_init(v, v->type, v->type_length); /* the array owns the buffers now */
-    bool var = p->vec.type == PQ_BYTE_ARRAY && d->logical != PQ_LOGICAL_DECIMAL;
-    p->buffers[0] = p->vec.null_count > 0 ? p->vec.validity : NULL;
-    p->buffers[1] = var ? (const void *)p->vec.offsets : p->converted ? p->converted : p->vec.values;
-    p->buffers[2] = p->vec.data;
-    static const int32_t zero_offset = 0;
-    if (var && !p->vec.offsets) p->buffers[1] = &zero_offset;
-    *a = (struct ArrowArray){.length = p->vec.length, .null_count = p->vec.null_count,
-                             .n_buffers = var ? 3 : 2, .buffers = p->buffers,
-                             .release = array_release, .private_data = p};
-    return 0;
-}
-
-/* A string or binary child's int32 offsets as int64 ("U", "Z"). 0 or -ENOMEM. */
-static int widen_offsets(struct ArrowArray *a)
-{
-    array_priv *p = a->private_data;
-    assert(a->n_buffers == 3 && !p->converted);
-    int64_t *o = fail_malloc(sizeof *o * (size_t)(a->length + 1));
-    if (!o) return -ENOMEM;
-    const int32_t *src = p->buffers[1];
-    for (int64_t r = 0; r <= a->length; r++) o[r] = src[r];
-    p->converted = o;
-    p->buffers[1] = o;
-    return 0;
-}
-
-/* A dictionary array (options.dictionary_columns): given (the split decoded v as int32
- * indices into *given, scan/task_dictout.c) both are taken over; else v's values are encoded
- * here (scan/arrow_dict.c: a column a filter also read) and its buffers freed. */
-static int dict_array(const scan_arrow_col *c, unsigned flags, pq_vec *v, pq_vec *given,
-                      struct ArrowArray *a)
-{
-    static const pq_column_desc idx_desc = {.physical = PQ_INT32, .logical = PQ_LOGICAL_NONE};
-    pq_vec idx, dict;
-    int rc = 0;
-    if (given) {
-        assert(v->type == PQ_INT32 && given->type == c->desc->physical);
-        idx = *v, dict = *given;
-        pq_vec_init(v, PQ_INT32, 0);
-        pq_vec_init(given, dict.type, dict.type_length);
-    } else if ((rc = scan_arrow_dict_encode(v, &idx, &dict)) != 0) {
-        return rc;
-    }
-    pq_vec_free(v);
     struct ArrowArray *d = fail_calloc(1, sizeof *d);
-    rc = d ? scan_arrow_leaf(c->desc, flags, &dict, d) : -ENOMEM;
-    if (rc == 0 && c->type->large && (rc = widen_offsets(d)) != 0) d->release(d);
-    if (rc == 0 && (rc = scan_arrow_leaf(&idx_desc, flags, &idx, a)) != 0) d->release(d);
+    int rc = d ? scan_arrow_leaf(fmt, &dict, d) : -ENOMEM;
+    if (rc == 0 && (rc = scan_arrow_leaf(index_fmt, &idx, a)) != 0) d->release(d);
     pq_vec_free(&idx);
     pq_vec_free(&dict);
     if (rc) {
@@ -332,45 +218,59 @@ static int dict_array(const scan_arrow_col *c, unsigned flags, pq_vec *v, pq_vec
     return 0;
 }
 
+/* A dictionary array (options.dictionary_columns): given (the split decoded v as int32
+ * indices into *given, scan/task_dictout.c) both are taken over; else v's values are encoded
+ * here (scan/arrow_dict.c: a column a filter also read) and its buffers freed. The indices
+ * take the stored index type's width (scan_arrow_type.index_format). */
+static int dict_array(const scan_arrow_col *c, const char *fmt, pq_vec *v, pq_vec *given,
+                      struct ArrowArray *a)
+{
+    pq_vec idx, dict;
+    if (given) {
+        assert(v->type == PQ_INT32 && given->type == c->desc->physical);
+        idx = *v, dict = *given;
+        pq_vec_init(v, PQ_INT32, 0);
+        pq_vec_init(given, dict.type, dict.type_length);
+    } else {
+        int rc = scan_arrow_dict_encode(v, &idx, &dict);
+        if (rc) return rc;
+    }
+    pq_vec_free(v);
+    return dict_of(fmt, index_format(c), idx, dict, a);
+}
+
+/* A nested field's leaf stored as a dictionary (arrow_nested.c, through scan_arrow_ops). */
+static int dict_leaf(const char *fmt, const char *index_fmt, pq_vec *v, struct ArrowArray *a)
+{
+    pq_vec idx, dict;
+    int rc = scan_arrow_dict_encode(v, &idx, &dict);
+    if (rc) return rc;
+    pq_vec_free(v);
+    return dict_of(fmt, index_fmt, idx, dict, a);
+}
+
 /* Column i of b as its Arrow array: a nested field's tree, a dictionary array, or a flat
- * column (its offsets widened for a large type). 0 or a negative status (*a not set). */
+ * column in its format. 0 or a negative status (*a not set). */
 static int column_array(const scan_arrow_col *c, unsigned flags, scan_batch *b, int i,
                         struct ArrowArray *a)
 {
     if (c->node >= 0) return scan_arrow_nested_array(c, flags, &leaf_ops, &b->cols[i], a);
+    char buf[32];
+    const char *fmt = column_format(c, flags, buf, sizeof buf);
     if (c->type && c->type->dictionary)
-        return dict_array(c, flags, &b->cols[i], b->dict_on && b->dict_on[i] ? &b->dicts[i] : NULL, a);
-    int rc = scan_arrow_leaf(c->desc, flags, &b->cols[i], a);
-    if (rc == 0 && c->type && c->type->large && (rc = widen_offsets(a)) != 0) a->release(a);
-    return rc;
+        return dict_array(c, fmt, &b->cols[i], b->dict_on && b->dict_on[i] ? &b->dicts[i] : NULL, a);
+    return scan_arrow_leaf(fmt, &b->cols[i], a);
 }
 
 int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,
                      struct ArrowArray *out)
 {
-    array_priv *p = fail_calloc(1, sizeof *p);
-    if (!p) return -ENOMEM;
-    p->children = fail_calloc((size_t)b->ncols + 1, sizeof *p->children);
-    p->child_mem = fail_calloc((size_t)b->ncols + 1, sizeof *p->child_mem);
-    if (!p->children || !p->child_mem) {
-        free(p->children);
-        free(p->child_mem);
-        free(p);
-        return -ENOMEM;
-    }
-    pq_vec_init(&p->vec, PQ_INT32, 0);
-    *out = (struct ArrowArray){.length = b->rows, .n_buffers = 1, .buffers = p->buffers,
-                               .n_children = b->ncols, .children = p->children,
-                               .release = array_release, .private_data = p};
-    for (int i = 0; i < b->ncols; i++) {
-        p->children[i] = &p->child_mem[i];
+    int rc = scan_arrow_struct_new(b->rows, b->ncols, out);
+    for (int i = 0; rc == 0 && i < b->ncols; i++) {
         b->cols[i].length = b->rows;
-        int rc = column_array(&cols[i], flags, b, i, &p->child_mem[i]);
-        if (rc) {
-            out->n_children = i;
-            out->release(out);
-            return rc;
-        }
+        rc = column_array(&cols[i], flags, b, i, out->children[i]);
+        if (rc == 0) out->n_children = i + 1;
     }
-    return 0;
+    if (rc && out->release) out->release(out);
+    return rc;
 }

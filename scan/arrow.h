@@ -39,16 +39,24 @@ int scan_arrow_schema_metadata(struct ArrowSchema *s, const char *md);
  * flags; its strings live in its private block. 0 or -ENOMEM. */
 int scan_arrow_schema_fill(struct ArrowSchema *s, const char *format, const char *name,
                            int64_t nchild, int64_t flags);
-/* A flat column's array from v (its buffers taken over, v left empty), converted to Arrow's
- * width where it differs. 0 or -ENOMEM. */
-int scan_arrow_leaf(const pq_column_desc *d, unsigned flags, pq_vec *v, struct ArrowArray *a);
+/* A flat column's (or a nested field's leaf's) array of Arrow format fmt from v (its buffers
+ * taken over, v left empty), converted where Arrow's layout differs (scan/arrow_leaf.c). 0 or
+ * -ENOMEM (v untouched). */
+int scan_arrow_leaf(const char *fmt, pq_vec *v, struct ArrowArray *a);
+/* A struct array of length rows with room for nchild children (a->children[i] zeroed, to be
+ * filled; a->n_children counts those filled, which release frees). 0 or -ENOMEM. */
+int scan_arrow_struct_new(int64_t length, int64_t nchild, struct ArrowArray *a);
 /* What scan/arrow_nested.c takes from arrow.c for the leaves of a nested field (handed over,
  * so calls go one way: arrow.c -> arrow_nested.c). */
 typedef struct scan_arrow_ops {
     const char *(*format)(const pq_column_desc *d, unsigned flags, char *buf, size_t n);
     int (*schema_fill)(struct ArrowSchema *s, const char *format, const char *name,
                        int64_t nchild, int64_t flags);
-    int (*leaf)(const pq_column_desc *d, unsigned flags, pq_vec *v, struct ArrowArray *a);
+    int (*leaf)(const char *fmt, pq_vec *v, struct ArrowArray *a);
+    int (*metadata)(struct ArrowSchema *s, const char *md);
+    /* v's values as a dictionary array of index format index_fmt into values of format fmt
+     * (v's buffers freed). 0 or -ENOMEM. */
+    int (*dict_leaf)(const char *fmt, const char *index_fmt, pq_vec *v, struct ArrowArray *a);
 } scan_arrow_ops;
 
 /* A nested field's schema, and its array from v's packed rows (v left empty)

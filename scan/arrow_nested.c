@@ -1,6 +1,10 @@
 /* scan/arrow_nested.c: a nested field's packed rows (format/column_nested.h) as Arrow arrays:
  * struct "+s", list "+l" (int32 offsets), map "+m" (entries struct<key, value>, keys
- * non-null), with validity at every level and names as pyarrow gives them.
+ * non-null), with validity at every level and names as pyarrow gives them; where the stored
+ * Arrow schema says so (scan_arrow_type.nodes), a list is "+L" (int64 offsets), "+w:N" (a
+ * fixed-size list: a null list holds N null elements, a list of another size is
+ * RINGSCAN_EFORMAT, as pyarrow refuses it), "+vl" or "+vL" (a list view: offsets and
+ * sizes), and a leaf takes its stored type (zones, durations, large, views, decimals).
  *
  * Unpacking is schema-driven: one builder per node of the field's shape (pq_nest), a row's
  * bytes walked once, each node's validity, offsets or leaf values appended; a null struct
@@ -8,8 +12,8 @@
  * Invariants:
  *  1. The packed bytes are the decoder's own: bytes that do not parse are a broken
  *     invariant (asserted in every build), never a file's fault.
- *  2. A list's elements past INT32_MAX in one batch are RINGSCAN_ELIMIT (large lists are not
- *     produced; a batch holds far fewer).
+ *  2. A list's elements past INT32_MAX in one batch are RINGSCAN_ELIMIT (a large list's
+ *     offsets are widened from the int32 ones; a batch holds far fewer).
  *  3. Every builder's buffers move into the arrays or are freed on failure. */
 #include <assert.h>
 #include <errno.h>
@@ -21,20 +25,57 @@
 #include "format/column_nested.h"
 #include "scan/arrow.h"
 #include "scan/arrow_nested.h"
+#include "scan/arrow_types.h"
+
+/* Node k's format override ("" when none). */
+static const char *node_format(const nest_unpack *u, int32_t k)
+{
+    return u->nodes ? u->nodes[k].format : "";
+}
+
+/* Leaf k's dictionary index format ("" when it is not exported as a dictionary). */
+static const char *index_fmt(const nest_unpack *u, int32_t k)
+{
+    return u->nodes ? u->nodes[k].index_format : "";
+}
+
+/* The fixed size of list node k ("+w:N"), or -1. */
+static int32_t fixed_size(const nest_unpack *u, int32_t k)
+{
+    int32_t n;
+    const char *f = node_format(u, k);
+    return strncmp(f, "+w:", 3) == 0 && sscanf(f + 3, "%d", &n) == 1 ? n : -1;
+}
 
 /* ------------------------------------------------------------------------ schema */
+
+/* Node k's format: its override, else its Parquet shape's or leaf type's (in buf). */
+static const char *format_of(const nest_unpack *u, int32_t k, unsigned flags, char *buf, size_t n)
+{
+    const pq_nest *t = &u->t[k];
+    if (node_format(u, k)[0]) return node_format(u, k);
+    if (t->kind == PQ_NEST_PRIM) return u->ops->format(&u->m->columns[t->col], flags, buf, n);
+    return t->kind == PQ_NEST_STRUCT ? "+s" : t->kind == PQ_NEST_LIST ? "+l" : "+m";
+}
 
 static int schema_of(const nest_unpack *u, int32_t k, unsigned flags, struct ArrowSchema *s)
 {
     const pq_nest *t = &u->t[k];
     int64_t fl = t->nullable ? ARROW_FLAG_NULLABLE : 0;
     char buf[32];
-    if (t->kind == PQ_NEST_PRIM)
-        return u->ops->schema_fill(s, u->ops->format(&u->m->columns[t->col], flags, buf, sizeof buf),
-                                   t->name, 0, fl);
-    const char *fmt = t->kind == PQ_NEST_STRUCT ? "+s" : t->kind == PQ_NEST_LIST ? "+l" : "+m";
-    int rc = u->ops->schema_fill(s, fmt, t->name, t->nchildren, fl);
-    for (int32_t c = k + 1, i = 0; rc == 0 && i < t->nchildren; i++, c = u->t[c].end) {
+    const char *fmt = format_of(u, k, flags, buf, sizeof buf), *ix = index_fmt(u, k);
+    int rc = u->ops->schema_fill(s, ix[0] ? ix : fmt, t->name,
+                                 t->kind == PQ_NEST_PRIM ? 0 : t->nchildren, fl);
+    if (rc == 0 && ix[0]) { /* indices into a dictionary of the leaf's type */
+        rc = (s->dictionary = fail_calloc(1, sizeof *s->dictionary)) ? 0 : -ENOMEM;
+        if (rc == 0) rc = u->ops->schema_fill(s->dictionary, fmt, "", 0, 0);
+        if (rc) s->release(s);
+        if (rc) return rc;
+    }
+    if (rc == 0 && k > 0 && u->nodes && (rc = u->ops->metadata(s, u->nodes[k].metadata)) != 0)
+        s->release(s);
+    for (int32_t c = k + 1, i = 0; rc == 0 && t->kind != PQ_NEST_PRIM && i < t->nchildren;
+         i++, c = u->t[c].end) {
         rc = schema_of(u, c, flags, s->children[i]);
         if (rc) s->release(s);
     }
@@ -49,7 +90,7 @@ static int unpack_init(nest_unpack *u, const scan_arrow_col *c, const scan_arrow
     memset(u, 0, sizeof *u);
     u->m = m;
     u->ops = ops;
-    u->t = fail_malloc(sizeof *u->t * (size_t)PQ_NEST_NODES(m->nodes[c->node].end - c->node));
+    u->t = fail_malloc(sizeof *u->t * (size_t)PQ_NEST_CAP(m, c->node));
     if (!u->t) return -ENOMEM;
     pq_err e;
     u->n = pq_nest_build(m, c->node, u->t, &e);
@@ -58,6 +99,10 @@ static int unpack_init(nest_unpack *u, const scan_arrow_col *c, const scan_arrow
         return -ENOMEM;
     }
     NEST_VERIFY(u->n > 0);
+    if (c->type && c->type->nodes) {
+        NEST_VERIFY(c->type->nnodes == u->n); /* built from the same shape (arrow_types.c) */
+        u->nodes = c->type->nodes;
+    }
     return 0;
 }
 
@@ -159,7 +204,9 @@ static int put_null(nest_unpack *u, int32_t k)
     nest_builder *b = &u->b[k];
     int64_t used; /* a leaf's validity is its values' own (vals), the others' the builder's */
     int rc = t->kind == PQ_NEST_PRIM ? put_leaf(&b->vals, NULL, NULL, &used) : put_valid(b, false);
-    if (rc == 0 && (t->kind == PQ_NEST_LIST || t->kind == PQ_NEST_MAP)) rc = put_offset(b, 0);
+    int32_t fixed = t->kind == PQ_NEST_LIST ? fixed_size(u, k) : -1;
+    if (rc == 0 && (t->kind == PQ_NEST_LIST || t->kind == PQ_NEST_MAP)) rc = put_offset(b, fixed > 0 ? fixed : 0);
+    for (int32_t i = 0; rc == 0 && i < fixed; i++) rc = put_null(u, k + 1); /* N null slots */
     for (int32_t c = k + 1, i = 0; rc == 0 && t->kind == PQ_NEST_STRUCT && i < t->nchildren;
          i++, c = u->t[c].end)
         rc = put_null(u, c);
@@ -218,7 +265,8 @@ static int put_value(nest_unpack *u, int32_t k, const uint8_t **p, const uint8_t
         NEST_VERIFY(end - *p >= 4);
         memcpy(&n, *p, 4);
         *p += 4;
-        rc = put_offset(b, n);
+        int32_t want = t->kind == PQ_NEST_LIST ? fixed_size(u, k) : -1;
+        rc = want >= 0 && n != (uint32_t)want ? RINGSCAN_EFORMAT : put_offset(b, n);
         const pq_vec *ev = &u->b[k + 1].vals;
         bool fixed = u->t[k + 1].kind == PQ_NEST_PRIM && ev->type != PQ_BOOLEAN && ev->type != PQ_BYTE_ARRAY;
         if (rc == 0 && fixed) rc = fixed_values(u, k + 1, n, p, end);
@@ -232,7 +280,8 @@ static int put_value(nest_unpack *u, int32_t k, const uint8_t **p, const uint8_t
 
 typedef struct nest_priv {
     nest_builder b;
-    const void *buffers[2];
+    void *wide;         /* "+L": int64 offsets; "+vl"/"+vL": offsets then sizes */
+    const void *buffers[3];
     struct ArrowArray **children;
     struct ArrowArray *child_mem;
 } nest_priv;
@@ -244,10 +293,39 @@ static void nest_release(struct ArrowArray *a)
         if (p->child_mem[i].release) p->child_mem[i].release(&p->child_mem[i]);
     free(p->b.valid);
     free(p->b.offsets);
+    free(p->wide);
     free(p->children);
     free(p->child_mem);
     free(p);
     a->release = NULL;
+}
+
+/* A list's buffers for its format fmt from its int32 offsets: "+l" and "+m" as they are,
+ * "+w:N" none (validity alone), "+L" int64 offsets, "+vl"/"+vL" offsets and sizes
+ * (*n_buffers set). 0 or -ENOMEM. */
+static int list_layout(const char *fmt, nest_priv *p, int *n_buffers)
+{
+    int64_t n = p->b.length;
+    const int32_t *off = p->b.offsets;
+    if (strncmp(fmt, "+w:", 3) == 0) {
+        *n_buffers = 1;
+        return 0;
+    }
+    bool view = strncmp(fmt, "+v", 2) == 0, wide = strcmp(fmt, "+L") == 0 || strcmp(fmt, "+vL") == 0;
+    if (!view && !wide) return 0;
+    size_t w = wide ? 8 : 4, count = view ? 2 * (size_t)n : (size_t)n + 1;
+    uint8_t *o = fail_malloc(w * (count + 1));
+    if (!o) return -ENOMEM;
+    for (size_t i = 0; i < count; i++) { /* a view: offsets [0, n), then sizes [n, 2n) */
+        int64_t x = !view ? off[i] : i < (size_t)n ? off[i] : off[i - n + 1] - off[i - n];
+        if (wide) memcpy(o + 8 * i, &x, 8);
+        else memcpy(o + 4 * i, &(int32_t){(int32_t)x}, 4);
+    }
+    p->wide = o;
+    p->buffers[1] = o;
+    p->buffers[2] = view ? o + w * (size_t)n : NULL;
+    *n_buffers = view ? 3 : 2;
+    return 0;
 }
 
 /* Node k's builder (taken over) as an array into a. 0 or -ENOMEM. */
@@ -256,8 +334,11 @@ static int array_of(nest_unpack *u, int32_t k, unsigned flags, struct ArrowArray
     const pq_nest *t = &u->t[k];
     nest_builder *b = &u->b[k];
     if (t->kind == PQ_NEST_PRIM) {
+        char buf[32];
+        const char *fmt = format_of(u, k, flags, buf, sizeof buf);
         b->vals.length = b->length;
-        return u->ops->leaf(&u->m->columns[t->col], flags, &b->vals, a);
+        if (index_fmt(u, k)[0]) return u->ops->dict_leaf(fmt, index_fmt(u, k), &b->vals, a);
+        return u->ops->leaf(fmt, &b->vals, a);
     }
     nest_priv *p = fail_calloc(1, sizeof *p);
     int rc = p ? 0 : -ENOMEM;
@@ -276,8 +357,13 @@ static int array_of(nest_unpack *u, int32_t k, unsigned flags, struct ArrowArray
     memset(b, 0, sizeof *b);
     p->buffers[0] = p->b.null_count ? p->b.valid : NULL;
     p->buffers[1] = p->b.offsets;
+    int n_buffers = list ? 2 : 1;
+    if (list && (rc = list_layout(node_format(u, k), p, &n_buffers)) != 0) {
+        free(p->b.valid), free(p->b.offsets), free(p->children), free(p->child_mem), free(p);
+        return rc;
+    }
     *a = (struct ArrowArray){.length = p->b.length, .null_count = p->b.null_count,
-                             .n_buffers = list ? 2 : 1, .buffers = p->buffers,
+                             .n_buffers = n_buffers, .buffers = p->buffers,
                              .n_children = 0, .children = p->children,
                              .release = nest_release, .private_data = p};
     for (int32_t c = k + 1, i = 0; i < t->nchildren; i++, c = u->t[c].end) {
@@ -316,6 +402,7 @@ int scan_arrow_nested_array(const scan_arrow_col *c, unsigned flags, const scan_
                         c->meta->columns[u.t[k].col].type_length);
     int32_t w = rc ? 0 : pq_nest_flat_width(c->meta, u.t);
     if (w) rc = scan_nest_flat_unpack(&u, w, v);
+    if (w && rc == 0 && fixed_size(&u, 0) >= 0) rc = scan_nest_flat_fixed(&u, w, fixed_size(&u, 0));
     bool fast_struct = rc == 0 && !w && u.n <= 65 && pq_nest_prim_struct(c->meta, u.t);
     if (fast_struct) rc = scan_nest_struct_unpack(&u, v);
     for (int64_t r = 0; rc == 0 && !w && !fast_struct && r < v->length; r++) {

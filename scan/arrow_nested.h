@@ -8,6 +8,7 @@
 
 #include "format/column_nested.h"
 #include "scan/arrow.h"
+#include "scan/arrow_types.h"
 
 #define NEST_VERIFY(c) ((c) ? (void)0 : (fprintf(stderr, "arrow_nested: broken %s\n", #c), abort()))
 
@@ -26,12 +27,18 @@ typedef struct nest_unpack {
     nest_builder *b;
     int32_t n;
     const scan_arrow_ops *ops; /* arrow.c's leaf primitives */
+    const scan_arrow_node *nodes; /* the stored types, n entries, or NULL */
 } nest_unpack;
 
 /* A flat list's rows v (column_nested.h "Flat lists", element width w) into node 0's
  * validity and offsets and node 1's values: v's validity moves to the list, and when no row
  * carries element flags v's bytes are the values and move too (no copy). 0 or -ENOMEM. */
 int scan_nest_flat_unpack(nest_unpack *u, int32_t w, pq_vec *v);
+
+/* After scan_nest_flat_unpack, for a list stored as fixed_size_list<size>: every null list
+ * gets size null slots and every valid one must hold size elements (else RINGSCAN_EFORMAT),
+ * as Arrow lays a fixed-size list out. 0, -ENOMEM or RINGSCAN_EFORMAT. */
+int scan_nest_flat_fixed(nest_unpack *u, int32_t w, int32_t size);
 
 /* A struct of primitives' rows v (pq_nest_prim_struct) into node 0's validity and its
  * children's values, every builder sized once, the rows walked with no call per value.

@@ -58,6 +58,35 @@ int scan_nest_flat_unpack(nest_unpack *u, int32_t w, pq_vec *v)
     return rc;
 }
 
+int scan_nest_flat_fixed(nest_unpack *u, int32_t w, int32_t size)
+{
+    nest_builder *b = &u->b[0], *eb = &u->b[1];
+    pq_vec *ev = &eb->vals, nv;
+    assert(size >= 0 && w >= 2);
+    if (b->length > 0 && (int64_t)size > (int64_t)INT32_MAX / b->length) return RINGSCAN_EFORMAT;
+    pq_vec_init(&nv, ev->type, ev->type_length);
+    int rc = pq_vec_reserve(&nv, b->length * size, 0);
+    int64_t from = 0; /* row r's first element in ev (its offset before this rewrote it) */
+    for (int64_t r = 0; rc == 0 && r < b->length; r++) {
+        bool valid = !b->valid || pq_bit_get(b->valid, r);
+        int64_t next = b->offsets[r + 1], k = next - from;
+        if (valid && k != size) rc = RINGSCAN_EFORMAT; /* the stored type's size broken */
+        for (int64_t i = 0; rc == 0 && i < size; i++) {
+            bool ok = valid && pq_vec_is_valid(ev, from + i);
+            if (ok) memcpy(nv.values + nv.length * w, ev->values + (from + i) * w, (size_t)w);
+            else memset(nv.values + nv.length * w, 0, (size_t)w);
+            pq_bit_set(nv.validity, nv.length, ok);
+            nv.null_count += !ok, nv.length++;
+        }
+        b->offsets[r + 1] = (int32_t)nv.length;
+        from = next;
+    }
+    if (rc) return pq_vec_free(&nv), rc;
+    pq_vec_free(ev);
+    *ev = nv, eb->length = nv.length;
+    return 0;
+}
+
 /* One child of a struct of primitives, read at a row's bytes *p (the row valid and this
  * child's flag next; the row ends at end, the rows' bytes at bufend) or null (p NULL),
  * appended at row r of its values. */

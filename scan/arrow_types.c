@@ -24,6 +24,7 @@
 
 #include "common/fail.h"
 #include "format/arrow_schema.h"
+#include "format/column_nested.h"
 #include "scan/arrow.h"
 
 typedef struct md_builder {
@@ -114,33 +115,161 @@ static bool is_timestamp(const pq_column_desc *d)
            d->logical == PQ_LOGICAL_TIMESTAMP_NANOS;
 }
 
-/* The format a stored Arrow field asks for where it differs from the Parquet type's. */
-static void stored_format(const pq_column_desc *d, const pqa_field *af, scan_arrow_type *t)
+/* The format a stored Arrow field af asks for a leaf d where it differs from the Parquet
+ * type's, into fmt (left "" when it does not): pyarrow's ApplyOriginalStorageMetadata rules
+ * for a leaf. A dictionary field's type is the dictionary, so no other rule applies to it. */
+static void leaf_format(const pq_column_desc *d, const pqa_field *af, char *fmt)
 {
+    enum { N = SCAN_ARROW_FORMAT_MAX };
     bool text = d->logical == PQ_LOGICAL_STRING || d->logical == PQ_LOGICAL_ENUM ||
                 d->logical == PQ_LOGICAL_JSON;
+    bool bytes = d->physical == PQ_BYTE_ARRAY && d->logical != PQ_LOGICAL_DECIMAL;
+    fmt[0] = 0;
+    if (af->dictionary) return;
     if (af->type == PQA_TYPE_TIMESTAMP && af->timezone && af->timezone[0] && is_timestamp(d) &&
-        d->is_adjusted_to_utc && strlen(af->timezone) < SCAN_ARROW_FORMAT_MAX - 8) {
+        d->is_adjusted_to_utc && strlen(af->timezone) < N - 8) {
         char u = d->logical == PQ_LOGICAL_TIMESTAMP_MILLIS   ? 'm'
                  : d->logical == PQ_LOGICAL_TIMESTAMP_MICROS ? 'u'
                                                              : 'n';
-        snprintf(t->format, sizeof t->format, "ts%c:%s", u, af->timezone);
+        snprintf(fmt, N, "ts%c:%s", u, af->timezone);
     }
     if (af->type == PQA_TYPE_DURATION && af->ts_unit >= 0 && d->physical == PQ_INT64 &&
         d->logical == PQ_LOGICAL_NONE) /* stored as its int64 count: the unit says which */
-        snprintf(t->format, sizeof t->format, "tD%c", "smun"[af->ts_unit]);
-    if (d->physical == PQ_BYTE_ARRAY && d->logical != PQ_LOGICAL_DECIMAL) {
-        if (af->type == PQA_TYPE_LARGE_UTF8 && text) snprintf(t->format, sizeof t->format, "U");
-        if (af->type == PQA_TYPE_LARGE_BINARY && !text) snprintf(t->format, sizeof t->format, "Z");
-        t->large = t->format[0] == 'U' || t->format[0] == 'Z';
+        snprintf(fmt, N, "tD%c", "smun"[af->ts_unit]);
+    if (bytes && text && af->type == PQA_TYPE_LARGE_UTF8) snprintf(fmt, N, "U");
+    if (bytes && !text && af->type == PQA_TYPE_LARGE_BINARY) snprintf(fmt, N, "Z");
+    if (bytes && text && af->type == PQA_TYPE_UTF8_VIEW) snprintf(fmt, N, "vu");
+    if (bytes && !text && af->type == PQA_TYPE_BINARY_VIEW) snprintf(fmt, N, "vz");
+    int32_t p = d->decimal_precision; /* decimal32 / 64 / 256 of a precision that fits */
+    bool fits = af->param == 256 || (af->param == 64 && p <= 18) || (af->param == 32 && p <= 9);
+    if (d->logical == PQ_LOGICAL_DECIMAL && af->type == PQA_TYPE_DECIMAL && af->param != 128 && fits)
+        snprintf(fmt, N, "d:%d,%d,%d", p, d->decimal_scale, af->param);
+}
+
+/* A dictionary's index format for the stored index type ("" for int32, the default). */
+static void index_format(const pqa_field *af, char *out)
+{
+    static const char sig[] = "csil", uns[] = "CSIL";
+    int k = af->dict_index_bits == 8 ? 0 : af->dict_index_bits == 16 ? 1 : af->dict_index_bits == 64 ? 3 : 2;
+    out[0] = k == 2 && af->dict_index_signed ? 0 : af->dict_index_signed ? sig[k] : uns[k];
+    out[1] = 0;
+}
+
+/* The stored list type af gives a LIST node: its format into fmt ("" for a plain list);
+ * false when af is not one of the list types pyarrow restores (its children are then not
+ * matched either). */
+static bool list_format(const pqa_field *af, char *fmt)
+{
+    enum { N = SCAN_ARROW_FORMAT_MAX };
+    fmt[0] = 0;
+    switch (af->type) {
+    case PQA_TYPE_LIST: return true;
+    case PQA_TYPE_LARGE_LIST: snprintf(fmt, N, "+L"); return true;
+    case PQA_TYPE_LIST_VIEW: snprintf(fmt, N, "+vl"); return true;
+    case PQA_TYPE_LARGE_LIST_VIEW: snprintf(fmt, N, "+vL"); return true;
+    case PQA_TYPE_FIXED_SIZE_LIST: snprintf(fmt, N, "+w:%d", (int)af->param); return af->param > 0;
+    default: return false;
     }
-    t->stored_dictionary = af->dictionary;
+}
+
+/* The stored field of each schema node of a nested top field, matched as pyarrow's
+ * ApplyOriginalStorageMetadata recurses (a list's element with a list's only child, a map's
+ * key_value group with its entries and their key and value by position, a struct's fields by
+ * position, only where the stored type is the same kind with as many children): map[i -
+ * base] for schema node i, NULL where none matches (a repeated node read as a list of itself
+ * too: no writer that stores an Arrow schema writes one). Recursion: the schema's depth. */
+typedef struct stored_map {
+    const pq_file_meta *m;
+    const pqa_schema *as;
+    const pqa_field **map;
+    int32_t base;
+} stored_map;
+
+static bool is_list_type(const pqa_field *af)
+{
+    return af->type == PQA_TYPE_LIST || af->type == PQA_TYPE_LARGE_LIST || af->type == PQA_TYPE_LIST_VIEW ||
+           af->type == PQA_TYPE_LARGE_LIST_VIEW || af->type == PQA_TYPE_FIXED_SIZE_LIST;
+}
+
+/* Node i (as_element: a two-level list's element, not a list of itself) with stored af. */
+static void map_node(stored_map *sm, int32_t i, bool as_element, const pqa_field *af)
+{
+    const pq_schema_node *nd = &sm->m->nodes[i];
+    sm->map[i - sm->base] = af;
+    bool one = af->nchildren == 1 && !af->dictionary;
+    if (nd->kind == PQ_NODE_LIST && nd->element >= 0 && one && is_list_type(af)) {
+        map_node(sm, nd->element, nd->element == i + 1, pqa_field_child(sm->as, af, 0));
+    } else if (nd->kind == PQ_NODE_MAP && nd->element >= 0 && one && af->type == PQA_TYPE_MAP) {
+        const pq_schema_node *kv = &sm->m->nodes[nd->element];
+        const pqa_field *entries = pqa_field_child(sm->as, af, 0);
+        if (entries->type != PQA_TYPE_STRUCT || entries->nchildren != kv->nchildren) return;
+        sm->map[nd->element - sm->base] = entries;
+        for (int32_t c = nd->element + 1, k = 0; k < kv->nchildren; c = sm->m->nodes[c].end, k++)
+            map_node(sm, c, false, pqa_field_child(sm->as, entries, k));
+    } else if (nd->repetition == PQ_REPEATED && !as_element) {
+        sm->map[i - sm->base] = NULL;
+    } else if (nd->kind == PQ_NODE_GROUP && af->type == PQA_TYPE_STRUCT &&
+               af->nchildren == nd->nchildren && !af->dictionary) {
+        for (int32_t c = i + 1, k = 0; k < nd->nchildren; c = sm->m->nodes[c].end, k++)
+            map_node(sm, c, false, pqa_field_child(sm->as, af, k));
+    }
+}
+
+/* Node k of shape (from the stored field af, NULL: none): its format, dictionary and
+ * metadata (not for a list a path passes: its field is not this column's). 0 or -ENOMEM. */
+static int build_node(const pq_file_meta *m, const pq_nest *n, const pqa_field *af, bool meta,
+                      scan_arrow_node *o)
+{
+    md_builder b = {0};
+    for (int32_t i = 0; af && meta && i < af->nmeta; i++)
+        md_add(&b, af->meta[i].key, af->meta[i].key_len, af->meta[i].value, af->meta[i].value_len);
+    int rc = md_finish(&b, &o->metadata);
+    if (rc || !af) return rc;
+    if (n->kind == PQ_NEST_LIST && is_list_type(af)) list_format(af, o->format);
+    if (n->kind != PQ_NEST_PRIM) return 0;
+    const pq_column_desc *d = &m->columns[n->col];
+    leaf_format(d, af, o->format);
+    if (af->dictionary && d->physical == PQ_BYTE_ARRAY && d->logical != PQ_LOGICAL_DECIMAL) {
+        index_format(af, o->index_format); /* as pyarrow: a dictionary inside */
+        if (!o->index_format[0]) o->index_format[0] = 'i';
+    }
+    return 0;
+}
+
+/* The nested column c's node types from the stored fields into t->nodes (a top field, a
+ * struct's field or a path through lists: each node of its shape from the schema node it
+ * comes from); *root: the stored field of the shape's root when it is c's node itself (not a
+ * list a path passes). 0 or -ENOMEM (the shape was accepted when the scan was planned). */
+static int build_nodes(const scan_arrow_col *c, const pqa_schema *as, scan_arrow_type *t,
+                       const pqa_field **root)
+{
+    const pq_file_meta *m = c->meta;
+    int32_t top = m->nodes[c->node].top, nn = m->nodes[top].end - top;
+    const pqa_field *af = pqa_schema_field(as, m->nodes[top].name);
+    if (!af) return 0;
+    pq_nest *shape = fail_malloc(sizeof *shape * (size_t)PQ_NEST_CAP(m, c->node));
+    stored_map sm = {.m = m, .as = as, .map = fail_calloc((size_t)nn, sizeof *sm.map), .base = top};
+    int32_t n = shape && sm.map ? pq_nest_build(m, c->node, shape, &(pq_err){0}) : -ENOMEM;
+    int rc = n < 0 ? n : 0;
+    if (rc == 0) t->nodes = fail_calloc((size_t)n, sizeof *t->nodes);
+    if (rc == 0 && !t->nodes) rc = -ENOMEM;
+    if (rc == 0) t->nnodes = n, map_node(&sm, top, false, af);
+    for (int32_t k = 0; rc == 0 && k < n; k++) { /* node 0's metadata: the column's (build_col) */
+        int32_t s = shape[k].src;
+        assert(s >= top && s < top + nn);
+        rc = build_node(m, &shape[k], sm.map[s - top], k > 0 && s >= c->node, &t->nodes[k]);
+    }
+    if (rc == 0 && shape[0].src == c->node) *root = sm.map[c->node - top];
+    free(shape);
+    free(sm.map);
+    return rc;
 }
 
 static int build_col(const scan_arrow_col *c, const pqa_schema *as, scan_arrow_type *t)
 {
     const pq_column_desc *d = c->desc;
-    const pqa_field *af = as ? pqa_schema_field(as, c->name) : NULL;
+    const pqa_field *af = as && c->node < 0 ? pqa_schema_field(as, c->name) : NULL;
+    int rc = as && c->node >= 0 ? build_nodes(c, as, t, &af) : 0;
     md_builder b = {0};
     for (int32_t i = 0; af && i < af->nmeta; i++)
         md_add(&b, af->meta[i].key, af->meta[i].key_len, af->meta[i].value, af->meta[i].value_len);
@@ -154,16 +283,31 @@ static int build_col(const scan_arrow_col *c, const pqa_schema *as, scan_arrow_t
         int n = snprintf(id, sizeof id, "%d", (int)d->field_id);
         md_add(&b, "PARQUET:field_id", 16, id, (size_t)n);
     }
-    if (af && c->node < 0) stored_format(d, af, t);
+    if (af && c->node < 0) leaf_format(d, af, t->format);
+    if (af && c->node < 0) index_format(af, t->index_format);
+    t->stored_dictionary = af && af->dictionary;
     t->dictionary = t->stored_dictionary && c->node < 0 && dict_eligible(d); /* as pyarrow */
-    return md_finish(&b, &t->metadata);
+    int mrc = md_finish(&b, &t->metadata);
+    return rc ? rc : mrc;
 }
 
-/* The file's key-value metadata without ARROW:schema. */
-static int file_metadata(const pq_file_meta *m, char **out)
+/* The file's top-level field count, which a stored schema must match for pyarrow to use it. */
+static int32_t top_fields(const pq_file_meta *m)
+{
+    if (m->nnodes == 0) return m->ncolumns;
+    int32_t n = 0;
+    for (int32_t i = 0; i < m->nnodes; i = m->nodes[i].end) n++;
+    return n;
+}
+
+/* The schema's metadata: a stored Arrow schema's own (pyarrow's FromParquetSchema), else the
+ * file's key-value metadata without ARROW:schema. */
+static int file_metadata(const pq_file_meta *m, const pqa_schema *as, char **out)
 {
     md_builder b = {0};
-    for (int32_t i = 0; i < m->nkv; i++) {
+    for (int32_t i = 0; as && i < as->nmeta; i++) /* a stored schema: its own (as pyarrow) */
+        md_add(&b, as->meta[i].key, as->meta[i].key_len, as->meta[i].value, as->meta[i].value_len);
+    for (int32_t i = 0; !as && i < m->nkv; i++) {
         const pq_kv *kv = &m->kv[i];
         if (!kv->key || strcmp(kv->key, "ARROW:schema") == 0) continue;
         md_add(&b, kv->key, strlen(kv->key), kv->value ? kv->value : "",
@@ -191,8 +335,9 @@ int scan_arrow_types_build(const pq_file_meta *m, const scan_arrow_col *cols, in
     out->cols = fail_calloc((size_t)n + 1, sizeof *out->cols);
     rc = out->cols ? 0 : -ENOMEM;
     if (rc == 0) out->n = n;
-    for (int i = 0; rc == 0 && i < n; i++) rc = build_col(&cols[i], kv ? &as : NULL, &out->cols[i]);
-    if (rc == 0) rc = file_metadata(m, &out->metadata);
+    bool use = kv && kv->value && as.nfields == top_fields(m); /* pyarrow ignores a schema of other fields */
+    for (int i = 0; rc == 0 && i < n; i++) rc = build_col(&cols[i], use ? &as : NULL, &out->cols[i]);
+    if (rc == 0) rc = file_metadata(m, use ? &as : NULL, &out->metadata);
     pqa_schema_free(&as);
     if (rc) {
         scan_arrow_types_free(out);
@@ -203,7 +348,11 @@ int scan_arrow_types_build(const pq_file_meta *m, const scan_arrow_col *cols, in
 
 void scan_arrow_types_free(scan_arrow_types *t)
 {
-    for (int i = 0; t->cols && i < t->n; i++) free(t->cols[i].metadata);
+    for (int i = 0; t->cols && i < t->n; i++) {
+        free(t->cols[i].metadata);
+        for (int32_t k = 0; k < t->cols[i].nnodes; k++) free(t->cols[i].nodes[k].metadata);
+        free(t->cols[i].nodes);
+    }
     free(t->cols);
     free(t->metadata);
     memset(t, 0, sizeof *t);
@@ -236,7 +385,8 @@ int scan_arrow_dict_out(const pq_file_meta *m, const int *idx, int n, const char
     if (!f) return -ENOMEM;
     pqa_schema as = {0}; /* its errors are scan_arrow_types_build's to report */
     const pq_kv *kv = pq_file_meta_find_kv(m, "ARROW:schema");
-    bool stored = kv && kv->value && pqa_schema_from_b64(kv->value, kv->value_len, &as, NULL) == 0;
+    bool stored = kv && kv->value && pqa_schema_from_b64(kv->value, kv->value_len, &as, NULL) == 0 &&
+                  as.nfields == top_fields(m);
     for (int j = 0; j < n; j++) {
         const pq_column_desc *d = &m->columns[idx[j]];
         const pqa_field *af = stored ? pqa_schema_field(&as, d->name) : NULL;

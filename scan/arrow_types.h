@@ -14,13 +14,25 @@
 
 enum { SCAN_ARROW_FORMAT_MAX = 96 };
 
+/* One node of a nested column's Arrow shape (format/column_nested.h pq_nest, same order). */
+typedef struct scan_arrow_node {
+    char format[SCAN_ARROW_FORMAT_MAX]; /* "": the Parquet shape's ("+l", a leaf's type);
+                                   else "+L", "+w:N", "+vl", "+vL", a leaf's stored type */
+    char *metadata;       /* the stored field's metadata (below the top node), or NULL */
+    char index_format[2]; /* a leaf stored as a dictionary of strings or binary: its
+                             indices' format ("i" for int32), exported as a dictionary array;
+                             "": not one */
+} scan_arrow_node;
+
 typedef struct scan_arrow_type {
     char format[SCAN_ARROW_FORMAT_MAX]; /* "": scan_arrow_format's for the Parquet type */
-    bool large;           /* string/binary with int64 offsets ("U", "Z") */
+    char index_format[2]; /* a dictionary's indices: "" (int32) or the stored index type's */
     bool dictionary;      /* exported as a dictionary array (options.dictionary_columns, or
                              a string/binary field stored_dictionary) */
     bool stored_dictionary; /* the writer's Arrow type was dictionary-encoded */
     char *metadata;       /* ArrowSchema.metadata (C Data Interface encoding), or NULL */
+    int32_t nnodes;       /* a nested column with a stored Arrow field: its shape's nodes */
+    scan_arrow_node *nodes; /* nnodes entries (node 0's metadata is `metadata`), or NULL */
 } scan_arrow_type;
 
 typedef struct scan_arrow_types {

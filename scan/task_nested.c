@@ -20,7 +20,7 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v)
     int32_t top = x->plan->slot_node[slot];
     assert(top >= 0 && x->sp->row_lo == 0); /* plan.c admits only these, read whole */
     int n = cp->npieces;
-    pq_nest *t = fail_malloc(sizeof *t * (size_t)PQ_NEST_NODES(m->nodes[top].end - top));
+    pq_nest *t = fail_malloc(sizeof *t * (size_t)PQ_NEST_CAP(m, top));
     pq_nest_leaf *leaves = pq_nest_leaves_keep(r, &m->columns[cp->col], n);
     pq_col_reader *rd = fail_calloc((size_t)n, sizeof *rd);
     int rc = t && leaves && rd ? 0 : -ENOMEM;

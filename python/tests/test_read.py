@@ -147,11 +147,6 @@ def test_dictionary_columns(lineitem):
     assert t["l_shipmode"].to_pylist() == want
 
 
-# pyarrow restores a null type from the stored ARROW:schema; ringscan gives the Parquet leaf's
-# type (issue 23's faithful types, not built for null)
-TYPE_GAPS = {"null_list.parquet"}
-
-
 @pytest.mark.parametrize("name", manifest("nested"))
 def test_nested_files_equal_pyarrow(name):
     path = str(DATA / name)
@@ -159,8 +154,7 @@ def test_nested_files_equal_pyarrow(name):
     got = ringscan.scan(path).to_arrow()
     assert got.column_names == want.column_names and got.num_rows == want.num_rows
     for c in want.column_names:
-        if name not in TYPE_GAPS:
-            assert got[c].type == want[c].type, f"{name}.{c}: {got[c].type} vs {want[c].type}"
+        assert got[c].type == want[c].type, f"{name}.{c}: {got[c].type} vs {want[c].type}"
         try:
             w, g = want[c].to_pylist(), got[c].to_pylist()
         except (OverflowError, ValueError):  # timestamps outside datetime's range

@@ -38,3 +38,14 @@ need_pyenv() {
     need_py "$1"
     PY=$py
 }
+# need_lib NAME: LIB = the shared library beside $R (<prefix>/lib/libringscan.so), or NAME
+# skipped under the sanitizer pass (scripts/sanitize.sh builds no shared library to load), or
+# "no LIB" failed and exit 1
+need_lib() {
+    if [ "${RINGSCAN_SANITIZED:-0}" = 1 ]; then
+        echo "$1: skipped under the sanitizer pass (it reads libringscan.so; the normal pass runs it)"
+        echo "$1: 0 passed, 0 failed, 1 skipped"; exit 0
+    fi
+    LIB=$(cd "$(dirname "$R")/../lib" && pwd)/libringscan.so
+    [ -f "$LIB" ] || { bad "no $LIB"; summary "$1"; exit 1; }
+}

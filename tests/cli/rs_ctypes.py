@@ -26,14 +26,19 @@ def load(path):
     return lib
 
 
-def read_table(lib, path, ordered=True):
-    """The whole file as ringscan exports it: (pa.Table, None) or (None, error message)."""
+def read_table(lib, path, ordered=True, columns=None):
+    """The file as ringscan exports it (every column, or the names in columns): (pa.Table,
+    None) or (None, error message)."""
     err = Err()
     f = ctypes.c_void_p()
     if lib.ringscan_open(path.encode(), ctypes.byref(f), ctypes.byref(err)) != 0:
         return None, err.message.decode()
     opts = ctypes.create_string_buffer(4096)
     lib.ringscan_options_init(opts)
+    if columns is not None:  # columns and ncolumns: the fields after struct_size (ringscan.h)
+        names = (ctypes.c_char_p * (len(columns) + 1))(*[c.encode() for c in columns])
+        ctypes.c_void_p.from_buffer(opts, 8).value = ctypes.cast(names, ctypes.c_void_p).value
+        ctypes.c_int.from_buffer(opts, 16).value = len(columns)
     sc = ctypes.c_void_p()
     try:
         if lib.ringscan_scan_start(f, opts, ctypes.byref(sc), ctypes.byref(err)) != 0:

@@ -8,7 +8,8 @@
 static void walk(const pqa_schema *s)
 {
     size_t total = 0;
-    for (int32_t i = 0; i < s->nfields; i++) {
+    for (int32_t i = 0; i < s->nall; i++) { /* every field, children too */
+        for (int32_t c = 0; c < s->fields[i].nchildren; c++) total += pqa_field_child(s, &s->fields[i], c)->nchildren >= 0;
         total += strlen(s->fields[i].name);
         if (s->fields[i].timezone) total += strlen(s->fields[i].timezone);
         for (int32_t k = 0; k < s->fields[i].nmeta; k++)

@@ -47,6 +47,11 @@ static void reads_pyarrow_schema(void)
     CHECK(u && strcmp(u->meta[1].value, "arrow.uuid") == 0 && u->meta[1].value_len == 10);
     const pqa_field *l = pqa_schema_field(&s, "l");
     CHECK(l && l->type == PQA_TYPE_LIST && l->nchildren == 1 && l->ts_unit == -1);
+    const pqa_field *item = l ? pqa_field_child(&s, l, 0) : NULL; /* children are read too */
+    CHECK(item && strcmp(item->name, "item") == 0 && item->type == PQA_TYPE_INT && item->param == 32);
+    CHECK(item && item->nchildren == 0 && item > l);
+    CHECK_EQ_I64(s.nall, 6);
+    CHECK(dic && dic->dict_index_bits == 32 && dic->dict_index_signed && !dic->dict_ordered);
     CHECK(pqa_schema_field(&s, "nope") == NULL);
     pqa_schema_free(&s);
     CHECK(s.buf == NULL && s.nfields == 0);

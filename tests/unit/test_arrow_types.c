@@ -53,7 +53,7 @@ static void metadata_blocks(void)
     CHECK(memcmp(md + scan_arrow_metadata_len(md) - 2, "42", 2) == 0);
     memcpy(&n, t.metadata, 4);
     CHECK_EQ_I64(n, 2); /* both pairs: "other" is not ARROW:schema */
-    CHECK(t.cols[0].format[0] == '\0' && !t.cols[0].large && !t.cols[0].dictionary);
+    CHECK(t.cols[0].format[0] == '\0' && t.cols[0].index_format[0] == '\0' && !t.cols[0].dictionary);
     scan_arrow_types_free(&t);
     CHECK(t.cols == NULL && t.metadata == NULL);
 }

@@ -1,0 +1,211 @@
+/* scan/arrow_leaf.c: one flat column's vector (or one leaf of a nested field) as an Arrow
+ * array of a given format (scan/arrow.h scan_arrow_leaf). The format decides the layout:
+ *   - the batch's buffers are taken over where Arrow's layout is the same (ints, floats,
+ *     booleans, strings and binary with int32 offsets, fixed-size binary, float16);
+ *   - "c"/"C"/"s"/"S" from INT32 values narrowed, "l"/"L" from INT32 widened (dictionary
+ *     indices of a stored index type); INT96 to timestamp[ns] ("tsn:", pyarrow's wrapping
+ *     arithmetic);
+ *   - "d:P,S[,W]": the unscaled value (INT32, INT64, big-endian bytes) as a W-bit (32, 64,
+ *     128 or 256) little-endian two's complement, sign-extended or cut to its low bytes (a
+ *     value that does not fit its precision is the writer's; pyarrow keeps its low bytes too);
+ *   - "U"/"Z": int64 offsets; "vu"/"vz": 16-byte views (inline up to 12 bytes, else a prefix
+ *     and an offset into the one data buffer), then the variadic sizes buffer;
+ *   - "n": the null type, no buffers, every row null.
+ * Invariants: the array owns every buffer it points at and frees exactly those on release;
+ * on failure v is untouched and nothing is left allocated. */
+#include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fail.h"
+#include "scan/arrow.h"
+
+typedef struct leaf_priv {
+    pq_vec vec;                 /* buffers taken over from the batch */
+    void *converted;            /* values (or offsets, or views) in Arrow's layout */
+    int64_t variadic[1];        /* a view array's data buffer size */
+    const void *buffers[4];
+    struct ArrowArray **children;
+    struct ArrowArray *child_mem;
+} leaf_priv;
+
+static void leaf_release(struct ArrowArray *a)
+{
+    leaf_priv *p = a->private_data;
+    for (int64_t i = 0; i < a->n_children; i++)
+        if (p->child_mem[i].release) p->child_mem[i].release(&p->child_mem[i]);
+    pq_vec_free(&p->vec);
+    free(p->converted);
+    if (a->dictionary && a->dictionary->release) a->dictionary->release(a->dictionary);
+    free(a->dictionary);
+    free(p->children);
+    free(p->child_mem);
+    free(p);
+    a->release = NULL;
+}
+
+/* The unscaled decimal of row r of v as w bytes little-endian, sign-extended or cut. */
+static void decimal_at(const pq_vec *v, int64_t r, uint8_t *out, int w)
+{
+    uint8_t be[32];
+    int n;
+    if (v->type == PQ_INT32 || v->type == PQ_INT64) {
+        int64_t x = v->type == PQ_INT32 ? ((const int32_t *)(const void *)v->values)[r]
+                                        : ((const int64_t *)(const void *)v->values)[r];
+        n = 8;
+        for (int i = 0; i < 8; i++) be[7 - i] = (uint8_t)((uint64_t)x >> (8 * i));
+    } else {
+        const uint8_t *b = v->type == PQ_BYTE_ARRAY ? v->data + v->offsets[r]
+                                                    : v->values + (size_t)r * (size_t)v->type_length;
+        int32_t len = v->type == PQ_BYTE_ARRAY ? v->offsets[r + 1] - v->offsets[r] : v->type_length;
+        n = len > 32 ? 32 : len; /* the low 32 bytes: what a 256-bit value can hold */
+        memcpy(be, b + (len - n), (size_t)n);
+    }
+    uint8_t sign = n > 0 && (be[0] & 0x80) ? 0xff : 0;
+    for (int i = 0; i < w; i++) out[i] = i < n ? be[n - 1 - i] : sign;
+}
+
+/* The bit width of a decimal format "d:P,S[,W]" (128 when absent). */
+static int decimal_bits(const char *fmt)
+{
+    int p, s, w = 128;
+    int k = sscanf(fmt, "d:%d,%d,%d", &p, &s, &w);
+    assert(k >= 2);
+    (void)k;
+    return w;
+}
+
+/* A view array's 16-byte views of v's BYTE_ARRAY rows into one new buffer *out. 0 or
+ * -ENOMEM. */
+static int views_of(const pq_vec *v, void **out)
+{
+    uint8_t *o = fail_calloc((size_t)v->length + 1, 16);
+    *out = o;
+    if (!o) return -ENOMEM;
+    for (int64_t r = 0; r < v->length; r++) {
+        int32_t at = v->offsets ? v->offsets[r] : 0;
+        int32_t n = v->offsets ? v->offsets[r + 1] - at : 0;
+        uint8_t *w = o + 16 * r;
+        memcpy(w, &n, 4);
+        if (n <= 12) {
+            if (n) memcpy(w + 4, v->data + at, (size_t)n);
+            continue;
+        }
+        memcpy(w + 4, v->data + at, 4); /* prefix, buffer 0, offset */
+        memcpy(w + 12, &at, 4);
+    }
+    return 0;
+}
+
+/* Values in Arrow's layout for format fmt where it differs from v's: *conv (NULL when the
+ * same). 0 or -ENOMEM. */
+static int convert(const char *fmt, const pq_vec *v, void **conv)
+{
+    *conv = NULL;
+    int64_t n = v->length;
+    if (fmt[0] == 'd') {
+        int w = decimal_bits(fmt) / 8;
+        uint8_t *o = fail_malloc((size_t)(n + 1) * (size_t)w);
+        if (!o) return -ENOMEM;
+        for (int64_t r = 0; r < n; r++) decimal_at(v, r, o + r * w, w);
+        *conv = o;
+        return 0;
+    }
+    if (v->type == PQ_INT96 && strcmp(fmt, "tsn:") == 0) {
+        int64_t *o = fail_malloc((size_t)(n + 1) * 8);
+        if (!o) return -ENOMEM;
+        for (int64_t r = 0; r < n; r++) {
+            uint64_t ns;
+            uint32_t jd;
+            memcpy(&ns, v->values + r * 12, 8);
+            memcpy(&jd, v->values + r * 12 + 8, 4);
+            o[r] = (int64_t)((uint64_t)((int64_t)jd - 2440588) * UINT64_C(86400000000000) + ns);
+        }
+        *conv = o;
+        return 0;
+    }
+    if (v->type == PQ_BYTE_ARRAY && (strcmp(fmt, "U") == 0 || strcmp(fmt, "Z") == 0)) {
+        int64_t *o = fail_malloc(sizeof *o * (size_t)(n + 1));
+        if (!o) return -ENOMEM;
+        for (int64_t r = 0; r <= n; r++) o[r] = v->offsets ? v->offsets[r] : 0;
+        *conv = o;
+        return 0;
+    }
+    if (v->type == PQ_BYTE_ARRAY && fmt[0] == 'v') return views_of(v, conv);
+    int width = strchr("cC", fmt[0]) ? 1 : strchr("sS", fmt[0]) ? 2 : strchr("lL", fmt[0]) ? 8 : 0;
+    if (width == 0 || fmt[1] || v->type != PQ_INT32) return 0;
+    uint8_t *o = fail_malloc((size_t)(n + 1) * (size_t)width);
+    if (!o) return -ENOMEM;
+    const int32_t *src = (const int32_t *)(const void *)v->values;
+    for (int64_t r = 0; r < n; r++) {
+        if (width == 1) o[r] = (uint8_t)src[r];
+        else if (width == 2) memcpy(o + r * 2, &(uint16_t){(uint16_t)src[r]}, 2);
+        else memcpy(o + r * 8, &(int64_t){src[r]}, 8);
+    }
+    *conv = o;
+    return 0;
+}
+
+/* The null type: no buffers, every row null; v's buffers freed. */
+static int null_array(pq_vec *v, struct ArrowArray *a)
+{
+    leaf_priv *p = fail_calloc(1, sizeof *p);
+    if (!p) return -ENOMEM;
+    pq_vec_init(&p->vec, v->type, v->type_length);
+    *a = (struct ArrowArray){.length = v->length, .null_count = v->length, .buffers = p->buffers,
+                             .release = leaf_release, .private_data = p};
+    pq_vec_free(v);
+    return 0;
+}
+
+int scan_arrow_leaf(const char *fmt, pq_vec *v, struct ArrowArray *a)
+{
+    if (strcmp(fmt, "n") == 0) return null_array(v, a);
+    leaf_priv *p = fail_calloc(1, sizeof *p);
+    if (!p) return -ENOMEM;
+    int rc = convert(fmt, v, &p->converted);
+    if (rc) {
+        free(p);
+        return rc;
+    }
+    p->vec = *v;
+    pq_vec_init(v, v->type, v->type_length); /* the array owns the buffers now */
+    bool var = p->vec.type == PQ_BYTE_ARRAY && fmt[0] != 'd';
+    static const int32_t zero_offset = 0;
+    p->buffers[0] = p->vec.null_count > 0 ? p->vec.validity : NULL;
+    p->buffers[1] = p->converted ? p->converted : var ? (const void *)p->vec.offsets : p->vec.values;
+    if (!p->buffers[1] && var) p->buffers[1] = &zero_offset;
+    p->buffers[2] = p->vec.data ? p->vec.data : (const void *)&zero_offset;
+    int n_buffers = var ? 3 : 2;
+    if (var && fmt[0] == 'v') { /* views: the data buffer, then its size */
+        p->variadic[0] = p->vec.data_len;
+        p->buffers[3] = p->variadic;
+        n_buffers = 4;
+    }
+    *a = (struct ArrowArray){.length = p->vec.length, .null_count = p->vec.null_count,
+                             .n_buffers = n_buffers, .buffers = p->buffers,
+                             .release = leaf_release, .private_data = p};
+    return 0;
+}
+
+int scan_arrow_struct_new(int64_t length, int64_t nchild, struct ArrowArray *a)
+{
+    leaf_priv *p = fail_calloc(1, sizeof *p);
+    if (!p) return -ENOMEM;
+    p->children = fail_calloc((size_t)nchild + 1, sizeof *p->children);
+    p->child_mem = fail_calloc((size_t)nchild + 1, sizeof *p->child_mem);
+    if (!p->children || !p->child_mem) {
+        free(p->children);
+        free(p->child_mem);
+        free(p);
+        return -ENOMEM;
+    }
+    pq_vec_init(&p->vec, PQ_INT32, 0);
+    for (int64_t i = 0; i < nchild; i++) p->children[i] = &p->child_mem[i];
+    *a = (struct ArrowArray){.length = length, .n_buffers = 1, .buffers = p->buffers,
+                             .n_children = 0, .children = p->children,
+                             .release = leaf_release, .private_data = p};
+    return 0;
+}
