@@ -13,15 +13,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_lib arrow_roundtrip
 need_pyenv arrow_roundtrip
-"$PY" tests/cli/arrow_roundtrip.py "$LIB" "$dir" >"$dir/out" 2>&1
-rc=$?
-cat "$dir/out"
-skipped=0
-while read -r word _; do
-    case "$word" in ok) ok ;; FAIL:) failed=$((failed + 1)) ;; skip) skipped=$((skipped + 1)) ;; esac
-done <"$dir/out"
-[ "$rc" -eq 0 ] || bad "arrow_roundtrip.py exited $rc"
-[ "$passed" -ge 80 ] || bad "only $passed cases passed"
+py_cases arrow_roundtrip.py 80
 # the CLI prints each new format as pyarrow's to_pylist would: FILE|the v values' JSON
 while IFS='|' read -r f want; do
     out=$("$R" scan "$dir/$f.parquet" --columns v --format jsonl --ordered 2>&1 | sed 's/^{"v":\(.*\)}$/\1/' | tr '\n' ' ')

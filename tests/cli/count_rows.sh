@@ -24,12 +24,12 @@ t = pa.table({"id": pa.array(range(n), pa.int64()),
 pq.write_table(t, sys.argv[1], row_group_size=1000)
 PYEOF
 
-# pyarrow's count of filter $1 (a pyarrow.compute expression over t)
+# pyarrow's count of the rows of $1 (a file or a hive directory) passing filter $2 (a
+# pyarrow.compute expression)
 pycount() {
-    "$PY" - "$f" "$1" <<'PYEOF'
-import sys, pyarrow.parquet as pq, pyarrow.compute as pc, pyarrow.dataset as ds
-t = pq.read_table(sys.argv[1])
-print(ds.dataset(t).count_rows(filter=eval(sys.argv[2], {"pc": pc, "ds": ds})))
+    "$PY" - "$1" "$2" <<'PYEOF'
+import sys, pyarrow.dataset as ds, pyarrow.compute as pc
+print(ds.dataset(sys.argv[1], partitioning="hive").count_rows(filter=eval(sys.argv[2], {"pc": pc})))
 PYEOF
 }
 rows_of() { "$R" scan "$f" --format count "$@" 2>"$dir/err"; }
@@ -40,7 +40,7 @@ check 'grep -q "^reads 0, bytes_read 0," "$dir/err"' "no filter read data: $(hea
 check 'grep -q "count: row_groups 10, settled 10, pruned 0, scanned 0" "$dir/err"' "no filter: $(tail -n1 "$dir/err")"
 
 out=$(rows_of --where "id >= 1500 AND id < 8500" --stats)
-want=$(pycount '(pc.field("id") >= 1500) & (pc.field("id") < 8500)')
+want=$(pycount "$f" '(pc.field("id") >= 1500) & (pc.field("id") < 8500)')
 check '[ "$out" = "rows $want" ]' "range: '$out', pyarrow $want"
 check 'grep -q "count: row_groups 10, settled 6, pruned 2, scanned 2" "$dir/err"' "range: $(tail -n1 "$dir/err")"
 check 'grep -q "row_groups 2 (pruned 0)" "$dir/err"' "range scanned other groups: $(head -c 300 "$dir/err")"
@@ -56,7 +56,7 @@ for c in "s = 'k07'|pc.field('s') == 'k07'" "s IS NULL|pc.field('s').is_null()" 
          "s LIKE 'k1%' AND id >= 3000|pc.starts_with(pc.field('s'), 'k1') & (pc.field('id') >= 3000)"; do
     where=${c%%|*}; expr=${c#*|}
     out=$(rows_of --where "$where")
-    want=$(pycount "$expr")
+    want=$(pycount "$f" "$expr")
     check '[ "$out" = "rows $want" ]' "$where: '$out', pyarrow $want"
 done
 
@@ -86,28 +86,21 @@ for k in range(1, 4):
     t = pa.table({"id": pa.array(ids, pa.int64()), "x": pa.array([i % 13 for i in ids], pa.int32())})
     pq.write_table(t, f"{sys.argv[1]}/k={k}/part.parquet", row_group_size=500)
 PYEOF
-dscount() {
-    "$PY" - "$ds" "$1" <<'PYEOF'
-import sys, pyarrow.dataset as ds, pyarrow.compute as pc
-d = ds.dataset(sys.argv[1], partitioning="hive")
-print(d.count_rows(filter=eval(sys.argv[2], {"pc": pc})))
-PYEOF
-}
 ds_rows() { "$R" scan "$ds" --format count "$@" 2>"$dir/err"; }
 out=$(ds_rows --stats)
 check '[ "$out" = "rows 3000" ]' "dataset, no filter: '$out'"
 check 'grep -q "^reads 0, bytes_read 0," "$dir/err" && grep -q "files 3 (pruned 0), footers_read 3" "$dir/err"' "dataset read data: $(cat "$dir/err")"
 check 'grep -q "count: row_groups 6, settled 6, pruned 0, scanned 0" "$dir/err"' "dataset groups: $(tail -n1 "$dir/err")"
 out=$(ds_rows --where "k = 2" --stats)
-want=$(dscount 'pc.field("k") == 2')
+want=$(pycount "$ds" 'pc.field("k") == 2')
 check '[ "$out" = "rows $want" ]' "dataset, partition filter: '$out', pyarrow $want"
 check 'grep -q "files 3 (pruned 2), footers_read 1" "$dir/err" && grep -q "settled 2, pruned 0, scanned 0" "$dir/err"' "partition filter: $(cat "$dir/err")"
 out=$(ds_rows --where "id >= 250 AND id < 1750" --stats)
-want=$(dscount '(pc.field("id") >= 250) & (pc.field("id") < 1750)')
+want=$(pycount "$ds" '(pc.field("id") >= 250) & (pc.field("id") < 1750)')
 check '[ "$out" = "rows $want" ]' "dataset, data filter: '$out', pyarrow $want"
 check 'grep -q "count: row_groups 6, settled 2, pruned 2, scanned 2" "$dir/err"' "data filter groups: $(tail -n1 "$dir/err")"
 out=$(ds_rows --where "k >= 2 AND x = 5")
-want=$(dscount '(pc.field("k") >= 2) & (pc.field("x") == 5)')
+want=$(pycount "$ds" '(pc.field("k") >= 2) & (pc.field("x") == 5)')
 check '[ "$out" = "rows $want" ]' "dataset, both: '$out', pyarrow $want"
 out=$(ds_rows --where "k = 2" --limit 7)
 check '[ "$out" = "rows 7" ]' "dataset, limit: '$out'"

@@ -41,6 +41,20 @@ need_pyenv() {
 # need_lib NAME: LIB = the shared library beside $R (<prefix>/lib/libringscan.so), or NAME
 # skipped under the sanitizer pass (scripts/sanitize.sh builds no shared library to load), or
 # "no LIB" failed and exit 1
+# py_cases SCRIPT MIN: runs tests/cli/SCRIPT with $LIB and $dir, prints its lines, and counts
+# each "ok" line as passed, "FAIL:" as failed, "skip" as skipped (into $skipped); fails when
+# it exits non-zero or passes fewer than MIN cases
+py_cases() {
+    "$PY" "tests/cli/$1" "$LIB" "$dir" >"$dir/out" 2>&1
+    local rc=$? word
+    cat "$dir/out"
+    skipped=0
+    while read -r word _; do
+        case "$word" in ok) ok ;; FAIL:) failed=$((failed + 1)) ;; skip) skipped=$((skipped + 1)) ;; esac
+    done <"$dir/out"
+    [ "$rc" -eq 0 ] || bad "$1 exited $rc"
+    [ "$passed" -ge "$2" ] || bad "only $passed cases passed"
+}
 need_lib() {
     if [ "${RINGSCAN_SANITIZED:-0}" = 1 ]; then
         echo "$1: skipped under the sanitizer pass (it reads libringscan.so; the normal pass runs it)"
