@@ -30,6 +30,10 @@
  * as the list's values; the list's offsets and validity come from the levels in one pass
  * (Dremel's repetition and definition levels, as Arrow's DefRepLevelsToList).
  *
+ * Lists of leaves (pq_nest_leaf_list) and structs of primitives (pq_nest_prim_struct) keep
+ * the layout above; format/nest_list.c and format/nest_struct.c pack them in passes over the
+ * levels instead of the general walk, and give the walk's bytes and errors.
+ *
  * Assembly (Dremel): each leaf's (repetition, definition) level pairs in order; a node's
  * instance is decided by the levels of the first leaf under it, the other leaves consumed in
  * step. Invariants:
