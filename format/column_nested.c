@@ -367,6 +367,14 @@ int pq_nest_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leav
     int32_t w = pq_nest_flat_width(m, t);
     if (w) return pq_nest_flat_assemble(m, t, w, &leaves[0], rows, out, e);
     if (pq_nest_prim_struct(m, t)) return pq_nest_struct_assemble(m, t, leaves, rows, out, e);
+    if (pq_nest_leaf_list(m, t)) return pq_nest_list_assemble(m, t, leaves, rows, out, e);
+    return pq_nest_walk_assemble(m, t, leaves, rows, out, e);
+}
+
+int pq_nest_walk_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,
+                          int64_t rows, pq_vec *out, pq_err *e)
+{
+    assert(out->type == PQ_BYTE_ARRAY && rows >= 0 && !pq_nest_flat_width(m, t));
     nest_asm a = {.m = m, .t = t, .leaves = leaves, .out = out, .e = e};
     rewind_leaves(&a);
     pq_vec keep = *out;

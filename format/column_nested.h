@@ -30,6 +30,10 @@
  * as the list's values; the list's offsets and validity come from the levels in one pass
  * (Dremel's repetition and definition levels, as Arrow's DefRepLevelsToList).
  *
+ * Lists of leaves (pq_nest_leaf_list) and structs of primitives (pq_nest_prim_struct) keep
+ * the layout above; format/nest_list.c and format/nest_struct.c pack them in passes over the
+ * levels instead of the general walk, and give the walk's bytes and errors.
+ *
  * Assembly (Dremel): each leaf's (repetition, definition) level pairs in order; a node's
  * instance is decided by the levels of the first leaf under it, the other leaves consumed in
  * step. Invariants:
@@ -151,6 +155,25 @@ int pq_nest_flat_assemble(const pq_file_meta *m, const pq_nest *t, int32_t w, pq
 /* Whether field t is a struct whose children are all primitives without repetition (its
  * rows keep the layout above; pq_nest_assemble packs them column by column). */
 bool pq_nest_prim_struct(const pq_file_meta *m, const pq_nest *t);
+
+/* pq_nest_assemble by the general walk, row by row and node by node (any shape but a flat
+ * list, whose layout differs): what the fast assemblies of the general layout (structs of
+ * primitives, lists of leaves) fall back to for the error of a split they find broken, and
+ * what tests compare their bytes with. */
+int pq_nest_walk_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,
+                          int64_t rows, pq_vec *out, pq_err *e);
+
+/* Whether field t is a list of leaves: a LIST or MAP with one repetition level whose element
+ * is a primitive that does not pack flat (BYTE_ARRAY, BOOLEAN, a one-byte
+ * FIXED_LEN_BYTE_ARRAY) or a struct of at most PQ_NEST_LIST_CHILDREN primitives (a map's
+ * entries, a list of structs), every leaf repeated once. Its rows keep the layout above;
+ * pq_nest_assemble packs them in two passes over the levels (format/nest_list.c). */
+#define PQ_NEST_LIST_CHILDREN 64
+bool pq_nest_leaf_list(const pq_file_meta *m, const pq_nest *t);
+
+/* pq_nest_assemble for a list of leaves (pq_nest_leaf_list). */
+int pq_nest_list_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,
+                          int64_t rows, pq_vec *out, pq_err *e);
 
 /* pq_nest_assemble for a struct of primitives (pq_nest_prim_struct). */
 int pq_nest_struct_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "common/fail.h"
-#include "format/column_nested.h"
+#include "format/column_nested_priv.h"
 
 bool pq_nest_prim_struct(const pq_file_meta *m, const pq_nest *t)
 {
@@ -48,9 +48,7 @@ static int struct_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_l
             return pq_errf_col(e, RINGSCAN_EFORMAT, l->file_off, m->columns[t[k].col].name,
                                "column chunk holds %lld level pairs past its row group's %lld rows",
                                (long long)(l->n - rows), (long long)rows);
-        const pq_vec *v = &l->vals;
-        total += v->type == PQ_BYTE_ARRAY ? 4 * v->length + v->data_len
-                 : v->type == PQ_BOOLEAN ? v->length : v->length * pq_fixed_width(v->type, v->type_length);
+        total += leaf_value_bytes(&l->vals);
     }
     const uint16_t *d0 = leaves[0].def;
     for (int32_t k = 2; k <= nc; k++) { /* the first leaf decides; the others agree */
@@ -67,47 +65,13 @@ static int struct_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_l
     return 0;
 }
 
-/* One child's cursor in the write pass. */
-typedef struct child_cur {
-    const uint16_t *def;
-    int def_valid;
-    int32_t w;          /* fixed width; 0 for BOOLEAN and BYTE_ARRAY */
-    const pq_vec *v;
-    int64_t at;         /* its next value */
-} child_cur;
-
-/* Child c's value at its cursor, packed at p (16 bytes of slack past the rows: see
- * pq_nest_struct_assemble); the byte past it. */
-static inline uint8_t *put_child(child_cur *c, uint8_t *p)
-{
-    const pq_vec *v = c->v;
-    int64_t i = c->at++;
-    if (c->w) {
-        pq_copy_fixed(p, v->values + (size_t)c->w * (size_t)i, c->w);
-        return p + c->w;
-    }
-    if (v->type == PQ_BOOLEAN) {
-        *p = pq_bit_get(v->values, i);
-        return p + 1;
-    }
-    uint32_t n = (uint32_t)(v->offsets[i + 1] - v->offsets[i]);
-    memcpy(p, &n, 4);
-    pq_copy_short(p + 4, v->data + v->offsets[i], n, v->data_len - v->offsets[i] >= 16);
-    return p + 4 + n;
-}
-
 /* Pass 2: rows rows written at out->data + out->data_len (reserved), offsets and validity
  * from row out->length on. */
 static void struct_write(const pq_nest *t, pq_nest_leaf *leaves, child_cur *cur, int64_t rows, pq_vec *out)
 {
     int32_t nc = t[0].nchildren;
     int dv = t[0].def_valid;
-    for (int32_t k = 0; k < nc; k++) {
-        const pq_vec *v = &leaves[k].vals;
-        cur[k] = (child_cur){.def = leaves[k].def, .def_valid = t[k + 1].def_valid, .v = v,
-                             .w = v->type == PQ_BOOLEAN || v->type == PQ_BYTE_ARRAY ? 0
-                                  : pq_fixed_width(v->type, v->type_length)};
-    }
+    for (int32_t k = 0; k < nc; k++) cur[k] = child_cur_of(&leaves[k], t[k + 1].def_valid);
     uint8_t *base = out->data, *p = base + out->data_len;
     int64_t row0 = out->length;
     for (int64_t r = 0; r < rows; r++) {

@@ -405,7 +405,9 @@ int scan_arrow_nested_array(const scan_arrow_col *c, unsigned flags, const scan_
     if (w && rc == 0 && fixed_size(&u, 0) >= 0) rc = scan_nest_flat_fixed(&u, w, fixed_size(&u, 0));
     bool fast_struct = rc == 0 && !w && u.n <= 65 && pq_nest_prim_struct(c->meta, u.t);
     if (fast_struct) rc = scan_nest_struct_unpack(&u, v);
-    for (int64_t r = 0; rc == 0 && !w && !fast_struct && r < v->length; r++) {
+    bool fast_list = rc == 0 && !w && !fast_struct && fixed_size(&u, 0) < 0 && pq_nest_leaf_list(c->meta, u.t);
+    if (fast_list) rc = scan_nest_list_unpack(&u, v);
+    for (int64_t r = 0; rc == 0 && !w && !fast_struct && !fast_list && r < v->length; r++) {
         if (v->offsets[r + 1] == v->offsets[r]) { /* a null row without bytes (a placeholder) */
             NEST_VERIFY(!pq_vec_is_valid(v, r));
             rc = put_null(&u, 0);

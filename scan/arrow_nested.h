@@ -1,6 +1,6 @@
 /* scan/arrow_nested.h: what scan/arrow_nested.c (the general unpacking of a nested field's
  * packed rows into Arrow arrays) shares with scan/arrow_nested_fast.c (the fast shapes:
- * flat lists and structs of primitives, column_nested.h), which it calls. Private to scan/. */
+ * flat lists, structs of primitives and lists of leaves, column_nested.h), which it calls. Private to scan/. */
 #ifndef RINGSCAN_SCAN_ARROW_NESTED_H
 #define RINGSCAN_SCAN_ARROW_NESTED_H
 #include <stdio.h>
@@ -44,5 +44,12 @@ int scan_nest_flat_fixed(nest_unpack *u, int32_t w, int32_t size);
  * children's values, every builder sized once, the rows walked with no call per value.
  * 0 or -ENOMEM. */
 int scan_nest_struct_unpack(nest_unpack *u, pq_vec *v);
+
+/* A list of leaves' rows v (pq_nest_leaf_list: the general layout) into node 0's validity
+ * and offsets, the element struct's validity (when the element is a struct) and the leaves'
+ * values, every builder sized once (a first pass reads each row's count), no call per
+ * element but the leaf's inline copy. Not for a list stored as fixed_size_list (the general
+ * walk gives its null slots). 0, -ENOMEM or RINGSCAN_ELIMIT. */
+int scan_nest_list_unpack(nest_unpack *u, pq_vec *v);
 
 #endif

@@ -1,5 +1,5 @@
 /* scan/arrow_nested_fast.c: the fast shapes' rows (format/column_nested.h: flat lists, and
- * structs of primitives in the general layout) into Arrow builders, for scan/arrow_nested.c:
+ * structs of primitives and lists of leaves in the general layout) into Arrow builders, for scan/arrow_nested.c:
  * each builder sized once, the rows walked in one loop with no call per row or value, and a
  * flat list's values moved rather than copied when it can.
  * Invariants: arrow_nested.c's (the packed bytes are the decoder's own: bytes that do not
@@ -89,8 +89,10 @@ int scan_nest_flat_fixed(nest_unpack *u, int32_t w, int32_t size)
 
 /* One child of a struct of primitives, read at a row's bytes *p (the row valid and this
  * child's flag next; the row ends at end, the rows' bytes at bufend) or null (p NULL),
- * appended at row r of its values. */
-static inline void struct_child(pq_vec *cv, int32_t w, int64_t r, const uint8_t **p, const uint8_t *end,
+ * appended at row r of its values. Inlined at every call (the compiler kept it a call: its
+ * branches on the leaf's type then fold into each caller's loop; about 4-7% of the CPU of a
+ * struct, map or list<string> read, bench/RESULTS.md). */
+static inline __attribute__((always_inline)) void struct_child(pq_vec *cv, int32_t w, int64_t r, const uint8_t **p, const uint8_t *end,
                                 const uint8_t *bufend)
 {
     bool valid = false;
@@ -151,5 +153,81 @@ int scan_nest_struct_unpack(nest_unpack *u, pq_vec *v)
     if (rc) return rc;
     b->length = n;
     for (int32_t k = 1; k <= nc; k++) u->b[k].vals.length = u->b[k].length = n;
+    return 0;
+}
+
+/* Pass 1 of a list of leaves: the list's validity and offsets from each row's flag and
+ * count (v's rows are the general layout); *total the elements. 0, -ENOMEM or
+ * RINGSCAN_ELIMIT (elements past INT32_MAX, arrow_nested.c invariant 2). */
+static int list_rows(nest_builder *b, const pq_vec *v, int64_t *total)
+{
+    int64_t n = v->length, sum = 0;
+    b->offsets = fail_malloc(sizeof(int32_t) * (size_t)(n + 1));
+    b->valid_cap = (n + 7) / 8 + 1;
+    b->valid = fail_calloc((size_t)b->valid_cap, 1);
+    if (!b->offsets || !b->valid) return -ENOMEM;
+    b->off_cap = n + 1;
+    b->offsets[0] = 0;
+    for (int64_t r = 0; r < n; r++) {
+        const uint8_t *p = v->data + v->offsets[r], *end = v->data + v->offsets[r + 1];
+        NEST_VERIFY(p == end || *p <= 1); /* no bytes: a null placeholder */
+        bool valid = p < end && *p != 0;
+        uint32_t k = 0;
+        if (valid) {
+            NEST_VERIFY(end - p >= 5);
+            memcpy(&k, p + 1, 4);
+            pq_bit_set(b->valid, r, true);
+        }
+        b->null_count += !valid;
+        sum += k;
+        if (sum > INT32_MAX) return RINGSCAN_ELIMIT;
+        b->offsets[r + 1] = (int32_t)sum;
+    }
+    b->length = n;
+    *total = sum;
+    return 0;
+}
+
+int scan_nest_list_unpack(nest_unpack *u, pq_vec *v)
+{
+    const pq_nest *t = u->t;
+    bool st = t[1].kind == PQ_NEST_STRUCT;
+    int32_t nc = st ? t[1].nchildren : 1, leaf0 = st ? 2 : 1, w[PQ_NEST_LIST_CHILDREN];
+    nest_builder *eb = &u->b[1];
+    assert(pq_nest_leaf_list(u->m, t) && u->n == leaf0 + nc && u->b[0].length == 0);
+    int64_t total = 0;
+    int rc = list_rows(&u->b[0], v, &total);
+    if (rc == 0 && st) {
+        eb->valid_cap = (total + 7) / 8 + 1;
+        eb->valid = fail_calloc((size_t)eb->valid_cap, 1);
+        rc = eb->valid ? 0 : -ENOMEM;
+    }
+    for (int32_t k = 0; rc == 0 && k < nc; k++) { /* a leaf's strings fit in the rows' bytes */
+        pq_vec *cv = &u->b[leaf0 + k].vals;
+        rc = pq_vec_reserve(cv, total, cv->type == PQ_BYTE_ARRAY ? v->data_len : 0);
+        w[k] = cv->type == PQ_BOOLEAN || cv->type == PQ_BYTE_ARRAY ? 0 : pq_fixed_width(cv->type, cv->type_length);
+    }
+    const uint8_t *bufend = v->data + v->data_len;
+    int64_t at = 0; /* the next element */
+    for (int64_t r = 0; rc == 0 && r < v->length; r++) {
+        const uint8_t *p = v->data + v->offsets[r], *end = v->data + v->offsets[r + 1];
+        int64_t k = u->b[0].offsets[r + 1] - u->b[0].offsets[r];
+        p += p == end ? 0 : *p ? 5 : 1; /* the flag and count list_rows read */
+        for (int64_t i = 0; i < k; i++, at++) {
+            if (!st) {
+                struct_child(&eb->vals, w[0], at, &p, end, bufend);
+                continue;
+            }
+            NEST_VERIFY(p < end && *p <= 1);
+            bool valid = *p++ != 0;
+            if (valid) pq_bit_set(eb->valid, at, true);
+            eb->null_count += !valid;
+            for (int32_t c = 0; c < nc; c++) struct_child(&u->b[leaf0 + c].vals, w[c], at, valid ? &p : NULL, end, bufend);
+        }
+        NEST_VERIFY(p == end);
+    }
+    if (rc) return rc;
+    eb->length = total;
+    for (int32_t k = 0; k < nc; k++) u->b[leaf0 + k].vals.length = u->b[leaf0 + k].length = total;
     return 0;
 }

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""Nested decode throughput: ringscan beside pyarrow on a list<int64> and a struct column.
+"""Nested decode throughput: ringscan beside pyarrow on list, struct and map columns.
 
 Usage (from the repo root, after `zig build`; the venv tests/cli/python_pkg.sh makes, which
 has cffi for the package):
   .tools/pkgvenv/bin/python bench/nested/run.py [--rows 5000000] [--rounds 5]
       [--dir /tmp/nested-bench] [--lib zig-out/lib/libringscan.so] [--threads 1]
-      [--compare BASE.so [--compare BASE2.so]]
+      [--compare BASE.so [--compare BASE2.so]] [--columns lst,st,ls,mp]
 
 Writes (once, or with --regen) one file of --rows rows with pyarrow (snappy, dictionary off,
-1 Mi rows per row group): `lst` list<int64> (0-8 random elements, 1 in 10 lists null) and `st`
-struct<a: int64, b: double, c: string> (1 in 10 structs null). Per round and per column, in
+1 Mi rows per row group): `lst` list<int64> (0-8 random elements, 1 in 10 lists null), `st`
+struct<a: int64, b: double, c: string> (1 in 10 structs null), `ls` list<string> (0-8 tags of
+5,000 words, 1 in 10 lists and 1 in 20 tags null) and `mp` map<string, int64> (0-4 entries of
+50 keys, 1 in 10 maps and values null). Per round and per column, in
 alternating order, times the wall clock of
   ringscan: libringscan.so through the python/ package: ringscan.scan (that column, --threads
             cores) read whole by pyarrow through the Arrow C stream: decode, assembly, Arrow
@@ -49,7 +51,23 @@ def gen(path, n):
     c = pa.array(["v%d" % (i % 977) for i in range(n)])
     st_ = pa.StructArray.from_arrays([a, b, c], names=["a", "b", "c"],
                                      mask=pa.array(rng.random(n) < 0.1))
-    pq.write_table(pa.table({"lst": lst, "st": st_}), path, compression="snappy",
+    # ls: list<string> of tags (0-8 of 5,000 words, 1 in 10 lists null, 1 in 20 tags null)
+    words = pa.array(["tag%d" % i for i in range(5000)])
+    tlens = rng.integers(0, 9, n)
+    toffs = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(tlens, out=toffs[1:])
+    nt = int(toffs[-1])
+    tags = words.take(pa.array(rng.integers(0, 5000, nt), mask=rng.random(nt) < 0.05))
+    ls = pa.ListArray.from_arrays(pa.array(toffs), tags, mask=pa.array(rng.random(n) < 0.1))
+    # mp: map<string, int64> (0-4 entries keyed k0..k49, 1 in 10 maps null, 1 in 10 values null)
+    mlens = rng.integers(0, 5, n)
+    moffs = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(mlens, out=moffs[1:])
+    nm = int(moffs[-1])
+    keys = pa.array(["k%d" % i for i in range(50)]).take(pa.array(rng.integers(0, 50, nm)))
+    mvals = pa.array(rng.integers(-2**40, 2**40, nm), mask=rng.random(nm) < 0.1)
+    mp = pa.MapArray.from_arrays(pa.array(moffs), keys, mvals, mask=pa.array(rng.random(n) < 0.1))
+    pq.write_table(pa.table({"lst": lst, "st": st_, "ls": ls, "mp": mp}), path, compression="snappy",
                    use_dictionary=False, row_group_size=1 << 20)
 
 
@@ -88,9 +106,10 @@ def main():
     ap.add_argument("--compare", action="append", default=[])
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--regen", action="store_true")
+    ap.add_argument("--columns", default="lst,st,ls,mp")
     a = ap.parse_args()
     os.makedirs(a.dir, exist_ok=True)
-    path = os.path.join(a.dir, "nested_%d.parquet" % a.rows)
+    path = os.path.join(a.dir, "nested4_%d.parquet" % a.rows)
     if a.regen or not os.path.exists(path):
         gen(path, a.rows)
     libs = [(name, Lib(os.path.abspath(name))) for name in [a.lib] + a.compare]
@@ -101,7 +120,7 @@ def main():
           "| pyarrow CPU s | ringscan CPU s |")
     print("|---|---|---|---|---|---|---|---|")
     ratios = []
-    for col in ("lst", "st"):
+    for col in a.columns.split(","):
         want = pq.read_table(path, columns=[col], use_threads=a.threads > 1)
         for _, lib in libs:
             got = lib.read(path, col, a.threads)

@@ -92,6 +92,16 @@ CASES = [
     ("dictionary_int", pa.dictionary(pa.int32(), pa.int64()), rows([5, None, 6, 5])),
     ("dictionary_large_string", pa.dictionary(pa.int32(), pa.large_string()), rows(["a", None, "b", "a"])),
     ("list_dictionary", pa.list_(pa.dictionary(pa.int32(), pa.string())), rows([["a", None], None, [], ["b"]])),
+    # lists of leaves (format/nest_list.c) under every stored type the export gives them
+    ("list_string", pa.list_(pa.string()), rows([["a", None, ""], None, [], ["bc"]])),
+    ("list_bool", pa.list_(pa.bool_()), rows([[True, None, False], None, [], [False]])),
+    ("list_string_view", pa.list_(pa.string_view()), rows([["a", None], None, [], ["a longer string than twelve bytes"]])),
+    ("large_list_view_string", pa.large_list_view(pa.large_string()), rows([["a", None], None, [], ["b"]])),
+    ("fixed_size_list_string", pa.list_(pa.string(), 2), rows([["a", None], None, ["b", ""], ["c", "d"]])),
+    ("fixed_size_list_bool", pa.list_(pa.bool_(), 2), rows([[True, None], None, [False, True], [None, None]])),
+    ("map_string_view", pa.map_(pa.string_view(), pa.large_string()), rows([[("a", "x"), ("b", None)], None, [], [("c", "")]])),
+    ("list_struct_string", pa.list_(pa.struct([("s", pa.string()), ("b", pa.bool_())])),
+     rows([[{"s": "x", "b": True}, None, {"s": None, "b": None}], None, [], [{"s": "", "b": False}]])),
 ]
 for unit in ["s", "ms", "us", "ns"]:
     vals = whole_s(TIMES) if unit == "s" else no_us(TIMES) if unit == "ms" else TIMES
@@ -185,6 +195,12 @@ run("big_list_view", pa.list_view(pa.int64()), big_lists, row_group_size=1500, d
 pairs = [maybe([maybe(rng.randrange(-99, 99)), maybe(rng.randrange(-99, 99))]) for _ in range(N)]
 run("big_fixed_size_list", pa.list_(pa.int32(), 2), pairs, row_group_size=1500, data_page_size=2000)
 words = [maybe("w%d" % rng.randrange(50)) for _ in range(N)]
+tags = [maybe([maybe("t%d" % rng.randrange(300)) for _ in range(rng.randrange(0, 6))]) for _ in range(N)]
+run("big_list_string", pa.list_(pa.string()), tags, row_group_size=1500, data_page_size=2000)
+run("big_list_view_string", pa.list_view(pa.string()), tags, row_group_size=1500, data_page_size=2000)
+run("big_map_string_int", pa.map_(pa.string(), pa.int64()),
+    [maybe([("k%d" % j, maybe(rng.randrange(-99, 99))) for j in range(rng.randrange(4))]) for _ in range(N)],
+    row_group_size=1500, data_page_size=2000)
 run("big_struct_dictionary", pa.struct([("d", pa.dictionary(pa.int16(), pa.string())), ("n", pa.null()),
                                         ("ll", pa.large_list(pa.large_string()))]),
     [maybe({"d": w, "n": None, "ll": maybe([w, None])}) for w in words], row_group_size=1500)

@@ -11,7 +11,8 @@
  * struct<T a, int32 b>; 5 an unannotated repeated T.
  * After a decode: on success exactly rows rows were appended, each row's bytes walk the
  * shape to its end (column_nested.h layout) and its validity equals its flag byte; on failure
- * nothing was appended and the error has a message. A broken invariant aborts. */
+ * nothing was appended and the error has a message; a fast assembly of the general layout
+ * gives the general walk's status and bytes (same_as_walk). A broken invariant aborts. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +149,28 @@ static int decode_leaves(const pq_file_meta *m, const uint8_t *d, size_t n, cons
     return rc;
 }
 
+/* A fast assembly of the general layout (a struct of primitives, a list of leaves) against
+ * the general walk over the same leaves (their values are not spent): the same status, and on
+ * success the same rows (bytes, offsets, validity) from row before of out on. */
+static void same_as_walk(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves, int64_t rows,
+                         int arc, const pq_vec *out, int64_t before)
+{
+    if (pq_nest_flat_width(m, t) || !(pq_nest_prim_struct(m, t) || pq_nest_leaf_list(m, t))) return;
+    pq_vec ref;
+    pq_err e2 = {0};
+    pq_vec_init(&ref, PQ_BYTE_ARRAY, 0);
+    int wrc = pq_nest_walk_assemble(m, t, leaves, rows, &ref, &e2);
+    if (wrc == -ENOMEM) return pq_vec_free(&ref);
+    if (wrc != arc) abort();
+    for (int64_t r = 0; arc == 0 && r < rows; r++) {
+        int32_t a = out->offsets[before + r], b = ref.offsets[r], len = ref.offsets[r + 1] - b;
+        if (out->offsets[before + r + 1] - a != len || memcmp(out->data + a, ref.data + b, (size_t)len) != 0 ||
+            pq_vec_is_valid(out, before + r) != pq_vec_is_valid(&ref, r))
+            abort();
+    }
+    pq_vec_free(&ref);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
     if (n < 5) return 0;
@@ -177,6 +200,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         rc = decode_leaves(&m, d, n, &lim, leaves, &e); /* an assembly spends its leaves */
         int64_t before = out.length, bytes = out.data_len;
         int arc = rc ? 0 : pq_nest_assemble(&m, t, leaves, rows, &out, &e);
+        if (rc == 0 && arc != -ENOMEM) same_as_walk(&m, t, leaves, rows, arc, &out, before);
         for (int32_t j = 0; j < m.ncolumns; j++) pq_nest_leaf_free(&leaves[j]);
         if (rc) break;
         if (arc > 0) abort();

@@ -6,7 +6,10 @@
  * (null lists, empty lists, null elements, element flags only on the rows that have a null);
  * the split whose elements are all valid moves its values (no copy) and one appended to rows
  * already there copies them; level pairs that break the rules are EFORMAT with the column and
- * leave the output as it was. */
+ * leave the output as it was. Lists of leaves (format/nest_list.c: list<string>,
+ * map<string, int64>): rows asserted value by value and byte for byte equal to the general
+ * walk's (pq_nest_walk_assemble), over v1 and v2 pages cut at different pairs per leaf;
+ * broken leaves get the walk's errors. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -440,6 +443,260 @@ static void struct_broken(void)
     pq_vec_free(&out);
 }
 
+/* ------------------------------------------------------------------------ lists of leaves */
+
+typedef struct lschema {
+    pq_file_meta m;
+    pq_schema_node nodes[4];
+    pq_column_desc cols[2];
+    pq_nest t[8];
+} lschema;
+
+/* map: optional group m (MAP) { repeated group key_value { required binary key; optional
+ * int64 value } }; else optional group l (LIST) { repeated group list { optional binary
+ * element } }. Both lists of leaves (format/nest_list.c). */
+static void leaf_list_schema(lschema *s, bool map)
+{
+    memset(s, 0, sizeof *s);
+    const char *top = map ? "m" : "l", *mid = map ? "m.key_value" : "l.list";
+    s->nodes[0] = (pq_schema_node){.name = top, .path = top, .kind = map ? PQ_NODE_MAP : PQ_NODE_LIST,
+                                   .shape = map ? PQ_SHAPE_MAP : PQ_SHAPE_LIST, .repetition = PQ_OPTIONAL,
+                                   .parent = -1, .depth = 1, .nchildren = 1, .end = map ? 4 : 3,
+                                   .column = -1, .element = map ? 1 : 2, .max_def_level = 1};
+    s->nodes[1] = (pq_schema_node){.name = map ? "key_value" : "list", .path = mid,
+                                   .kind = map ? PQ_NODE_MAP : PQ_NODE_GROUP, .shape = PQ_SHAPE_LIST,
+                                   .repetition = PQ_REPEATED, .parent = 0, .depth = 2,
+                                   .nchildren = map ? 2 : 1, .end = map ? 4 : 3, .column = -1,
+                                   .element = -1, .max_def_level = 2, .max_rep_level = 1};
+    static const char *names[2][2] = {{"element", "l.list.element"}, {"key", "m.key_value.key"}};
+    for (int i = 0; i < (map ? 2 : 1); i++) {
+        bool value = i == 1;
+        const char *name = value ? "value" : names[map][0], *path = value ? "m.key_value.value" : names[map][1];
+        pq_repetition rep = map && !value ? PQ_REQUIRED : PQ_OPTIONAL;
+        int16_t def = rep == PQ_REQUIRED ? 2 : 3;
+        s->nodes[i + 2] = (pq_schema_node){.name = name, .path = path, .kind = PQ_NODE_PRIMITIVE,
+                                           .shape = PQ_SHAPE_FLAT, .repetition = rep, .parent = 1,
+                                           .depth = 3, .end = i + 3, .column = i, .element = -1,
+                                           .max_def_level = def, .max_rep_level = 1};
+        s->cols[i] = (pq_column_desc){.name = path, .index = i, .physical = value ? PQ_INT64 : PQ_BYTE_ARRAY,
+                                      .repetition = rep, .max_def_level = def, .max_rep_level = 1,
+                                      .nested = true, .node = i + 2, .field_id = -1,
+                                      .logical = value ? PQ_LOGICAL_NONE : PQ_LOGICAL_STRING};
+    }
+    s->m.nodes = s->nodes, s->m.nnodes = map ? 4 : 3, s->m.columns = s->cols, s->m.ncolumns = map ? 2 : 1;
+    s->m.has_nested = true;
+    pq_err e;
+    CHECK_EQ_I64(pq_nest_build(&s->m, 0, s->t, &e), map ? 4 : 2);
+    CHECK(pq_nest_leaf_list(&s->m, s->t));
+    CHECK(!pq_nest_prim_struct(&s->m, s->t) && pq_nest_flat_width(&s->m, s->t) == 0);
+}
+
+/* The leaf value of type ty packed at *p, as text at out + *k. */
+static void packed_leaf(pq_physical ty, const uint8_t **p, char *out, size_t cap, size_t *k)
+{
+    if (*(*p)++ == 0) {
+        *k += (size_t)snprintf(out + *k, cap - *k, "null");
+        return;
+    }
+    uint32_t n;
+    int64_t x;
+    if (ty == PQ_INT64) {
+        memcpy(&x, *p, 8), *p += 8;
+        *k += (size_t)snprintf(out + *k, cap - *k, "%lld", (long long)x);
+        return;
+    }
+    memcpy(&n, *p, 4);
+    *k += (size_t)snprintf(out + *k, cap - *k, "\"%.*s\"", (int)n, (const char *)*p + 4);
+    *p += 4 + n;
+}
+
+/* Packed row r of a list of strings or a map<string, int64> (the general layout) as text:
+ * null, ["a",null], {"k":1,"j":null}. */
+static void leaf_list_text(const pq_vec *v, bool map, int64_t r, char *out, size_t cap)
+{
+    const uint8_t *p = v->data + v->offsets[r], *end = v->data + v->offsets[r + 1];
+    CHECK(p < end);
+    CHECK_EQ_I64(pq_vec_is_valid(v, r), *p);
+    if (*p++ == 0) {
+        snprintf(out, cap, "null");
+        CHECK(p == end);
+        return;
+    }
+    uint32_t n;
+    memcpy(&n, p, 4), p += 4;
+    size_t k = (size_t)snprintf(out, cap, map ? "{" : "[");
+    for (uint32_t i = 0; i < n && k < cap; i++) {
+        if (i) k += (size_t)snprintf(out + k, cap - k, ",");
+        if (!map) {
+            packed_leaf(PQ_BYTE_ARRAY, &p, out, cap, &k);
+            continue;
+        }
+        CHECK_EQ_I64(*p++, 1); /* a map's entries are never null */
+        packed_leaf(PQ_BYTE_ARRAY, &p, out, cap, &k);
+        k += (size_t)snprintf(out + k, cap - k, ":");
+        packed_leaf(PQ_INT64, &p, out, cap, &k);
+    }
+    if (k < cap) snprintf(out + k, cap - k, map ? "}" : "]");
+    CHECK(p == end);
+}
+
+/* Decodes the leaves of s from c and assembles rows rows onto out, by the fast path (walk
+ * false) or the general walk. */
+static int leaf_list_rows(const lschema *s, const chunk *c, int64_t rows, bool walk, pq_vec *out, pq_err *e)
+{
+    pq_nest_leaf l[2];
+    int nl = (int)s->m.ncolumns, rc = 0;
+    for (int i = 0; i < nl; i++) {
+        int r = decode_col(&s->cols[i], &c[i], &l[i], e);
+        if (rc == 0) rc = r;
+    }
+    if (rc == 0) rc = walk ? pq_nest_walk_assemble(&s->m, s->t, l, rows, out, e)
+                           : pq_nest_assemble(&s->m, s->t, l, rows, out, e);
+    for (int i = 0; i < nl; i++) pq_nest_leaf_free(&l[i]);
+    return rc;
+}
+
+/* The fast rows of s's chunks c (assembled twice, the second appended) asserted as want and
+ * byte for byte equal to the general walk's. */
+static void leaf_list_check(const lschema *s, bool map, const chunk *c, const char *const *want, int rows, int nulls)
+{
+    pq_vec fast, walk;
+    pq_vec_init(&fast, PQ_BYTE_ARRAY, 0);
+    pq_vec_init(&walk, PQ_BYTE_ARRAY, 0);
+    for (int pass = 0; pass < 2; pass++) {
+        pq_err e = {0};
+        int rc = leaf_list_rows(s, c, rows, false, &fast, &e);
+        if (rc) fprintf(stderr, "  %s\n", e.msg);
+        CHECK_EQ_I64(rc, 0);
+        CHECK_EQ_I64(leaf_list_rows(s, c, rows, true, &walk, &e), 0);
+    }
+    CHECK_EQ_I64(fast.length, 2 * rows);
+    CHECK_EQ_I64(fast.null_count, 2 * nulls);
+    CHECK_EQ_I64(fast.data_len, walk.data_len);
+    CHECK(fast.data_len == walk.data_len && memcmp(fast.data, walk.data, (size_t)walk.data_len) == 0);
+    for (int64_t r = 0; r < fast.length; r++) {
+        char got[128];
+        CHECK_EQ_I64(fast.offsets[r + 1], walk.offsets[r + 1]);
+        CHECK_EQ_I64(pq_vec_is_valid(&fast, r), pq_vec_is_valid(&walk, r));
+        leaf_list_text(&fast, map, r, got, sizeof got);
+        CHECK_STR(got, want[r % rows]);
+    }
+    pq_vec_free(&fast);
+    pq_vec_free(&walk);
+}
+
+/* list<string>: v1 and v2 pages, a list across a page boundary, nulls at both levels, empty
+ * strings and empty lists. */
+static void string_lists(void)
+{
+    lschema s;
+    leaf_list_schema(&s, false);
+    chunk c = {0};
+    static const uint16_t r1[] = {0, 1, 1, 0, 0, 0, 1}, d1[] = {3, 3, 3, 0, 1, 2, 3};
+    static const uint8_t v1[] = {1, 0, 0, 0, 'a', 2, 0, 0, 0, 'b', 'b', 0, 0, 0, 0, 3, 0, 0, 0, 'c', 'c', 'c'};
+    add_page(&c, false, r1, d1, 7, v1, sizeof v1, 4, 4);
+    static const uint16_t r2[] = {1, 0}, d2[] = {3, 3};
+    static const uint8_t v2[] = {1, 0, 0, 0, 'd', 1, 0, 0, 0, 'e'};
+    add_page(&c, false, r2, d2, 2, v2, sizeof v2, 2, 1);
+    static const uint16_t r3[] = {0, 0, 0, 1}, d3[] = {2, 0, 3, 3};
+    static const uint8_t v3[] = {2, 0, 0, 0, 'f', 'f', 1, 0, 0, 0, 'g'};
+    add_page(&c, true, r3, d3, 4, v3, sizeof v3, 2, 3);
+    static const char *const want[] = {"[\"a\",\"bb\",\"\"]", "null", "[]", "[null,\"ccc\",\"d\"]",
+                                       "[\"e\"]", "[null]", "null", "[\"ff\",\"g\"]"};
+    leaf_list_check(&s, false, &c, want, 8, 2);
+}
+
+/* map<string, int64>: each leaf's pages cut at other pairs (the key's v1, v1, v2; the
+ * value's v2, v1), null values, a null map, an empty one. */
+static void string_maps(void)
+{
+    lschema s;
+    leaf_list_schema(&s, true);
+    chunk c[2] = {0};
+    static const uint16_t rep[] = {0, 1, 0, 0, 0, 1, 0}, kd[] = {2, 2, 0, 1, 2, 2, 2}, vd[] = {3, 2, 0, 1, 3, 3, 2};
+    static const uint8_t k1[] = {1, 0, 0, 0, 'a', 1, 0, 0, 0, 'b', 1, 0, 0, 0, 'c'},
+                         k2[] = {2, 0, 0, 0, 'd', 'd'}, k3[] = {0, 0, 0, 0};
+    add_page(&c[0], false, rep, kd, 5, k1, sizeof k1, 3, 4);
+    add_page(&c[0], false, rep + 5, kd + 5, 1, k2, sizeof k2, 1, 0);
+    add_page(&c[0], true, rep + 6, kd + 6, 1, k3, sizeof k3, 1, 1);
+    static const int64_t v1[] = {1}, v2[] = {3, 4};
+    add_page(&c[1], true, rep, vd, 2, v1, sizeof v1, 1, 1);
+    add_page(&c[1], false, rep + 2, vd + 2, 5, v2, sizeof v2, 2, 4);
+    static const char *const want[] = {"{\"a\":1,\"b\":null}", "null", "{}", "{\"c\":3,\"dd\":4}",
+                                       "{\"\":null}"};
+    leaf_list_check(&s, true, c, want, 5, 1);
+}
+
+/* Appends the string "k" to v (BYTE_ARRAY). */
+static void append_k(pq_vec *v)
+{
+    CHECK_EQ_I64(pq_vec_reserve(v, 1, 1), 0);
+    v->data[v->data_len++] = 'k';
+    v->offsets[++v->length] = (int32_t)v->data_len;
+}
+
+/* Map leaves that break the rules: EFORMAT with the general walk's message naming the leaf,
+ * out as it was (one good row before). */
+static void map_broken(void)
+{
+    lschema s;
+    leaf_list_schema(&s, true);
+    static const struct {
+        uint16_t rep[2][3], def[2][3];
+        int n[2], rows;
+        const char *msg, *col;
+    } cases[] = {
+        {{{0, 1, 0}, {0, 1, 0}}, {{2, 2, 0}, {3, 0, 0}}, {3, 3}, 2,
+         "level pair 1 of the column chunk: definition level below its parent's", "m.key_value.value"},
+        {{{0, 1, 0}, {0, 0, 0}}, {{2, 2, 0}, {3, 3, 0}}, {3, 3}, 2,
+         "level pair 1 of the column chunk: repetition level not the one the structure expects", "m.key_value.value"},
+        {{{0, 0, 0}, {0, 0, 0}}, {{1, 0, 2}, {2, 0, 3}}, {3, 3}, 3,
+         "level pair 0 of the column chunk: defined where the field's first leaf is not", "m.key_value.value"},
+        {{{0, 1, 0}, {0, 1, 0}}, {{2, 2, 0}, {3, 3, 0}}, {3, 2}, 2,
+         "level pair 2 of the column chunk: the column ends before its row group", "m.key_value.value"},
+        {{{0, 0, 1}, {0, 0, 1}}, {{2, 0, 2}, {3, 0, 3}}, {3, 3}, 3,
+         "level pair 2 of the column chunk: repetition level not the one the structure expects", "m.key_value.key"},
+        {{{0, 1, 0}, {0, 1, 0}}, {{2, 2, 0}, {3, 3, 0}}, {3, 3}, 1,
+         "column chunk holds 1 level pairs past its row group's 1 rows", "m.key_value.key"},
+    };
+    pq_vec out;
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    chunk good[2] = {0};
+    static const uint16_t r0[] = {0}, kd0[] = {2}, vd0[] = {3};
+    static const uint8_t k0[] = {1, 0, 0, 0, 'z'};
+    static const int64_t v0[] = {9};
+    add_page(&good[0], true, r0, kd0, 1, k0, sizeof k0, 1, 1);
+    add_page(&good[1], false, r0, vd0, 1, v0, sizeof v0, 1, 1);
+    pq_err e = {0};
+    CHECK_EQ_I64(leaf_list_rows(&s, good, 1, false, &out, &e), 0);
+    int64_t bytes = out.data_len;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        pq_nest_leaf l[2];
+        for (int i = 0; i < 2; i++) {
+            pq_nest_leaf_init(&l[i], &s.cols[i]);
+            CHECK_EQ_I64(pq_nest_leaf_reserve(&l[i], 3), 0);
+            for (int j = 0; j < cases[k].n[i]; j++) {
+                l[i].rep[j] = cases[k].rep[i][j], l[i].def[j] = cases[k].def[i][j];
+                if (i == 0 && l[i].def[j] == 2) append_k(&l[i].vals);
+                if (i == 1 && l[i].def[j] == 3) ((int64_t *)l[i].vals.values)[l[i].vals.length++] = 10 + j;
+            }
+            l[i].n = cases[k].n[i];
+        }
+        memset(&e, 0, sizeof e);
+        CHECK_EQ_I64(pq_nest_assemble(&s.m, s.t, l, cases[k].rows, &out, &e), RINGSCAN_EFORMAT);
+        if (!strstr(e.msg, cases[k].msg)) fprintf(stderr, "  case %zu: %s\n", k, e.msg);
+        CHECK(strstr(e.msg, cases[k].msg) != NULL);
+        CHECK_STR(e.column, cases[k].col);
+        CHECK_EQ_I64(out.length, 1);
+        CHECK_EQ_I64(out.data_len, bytes);
+        for (int i = 0; i < 2; i++) pq_nest_leaf_free(&l[i]);
+    }
+    char got[64];
+    leaf_list_text(&out, true, 0, got, sizeof got);
+    CHECK_STR(got, "{\"z\":9}");
+    pq_vec_free(&out);
+}
+
 int main(void)
 {
     RUN(pages);
@@ -447,5 +704,8 @@ int main(void)
     RUN(broken);
     RUN(struct_pages);
     RUN(struct_broken);
+    RUN(string_lists);
+    RUN(string_maps);
+    RUN(map_broken);
     return CHECK_DONE("test_nest_fast");
 }
