@@ -49,7 +49,8 @@ static inline uint8_t *put_child(child_cur *c, uint8_t *p)
     }
     uint32_t n = (uint32_t)(v->offsets[i + 1] - v->offsets[i]);
     memcpy(p, &n, 4);
-    pq_copy_short(p + 4, v->data + v->offsets[i], n, v->data_len - v->offsets[i] >= 16);
+    if (n) /* no bytes: data may be NULL (every string of the leaf empty) */
+        pq_copy_short(p + 4, v->data + v->offsets[i], n, v->data_len - v->offsets[i] >= 16);
     return p + 4 + n;
 }
 

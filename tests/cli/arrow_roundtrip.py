@@ -102,6 +102,13 @@ CASES = [
     ("map_string_view", pa.map_(pa.string_view(), pa.large_string()), rows([[("a", "x"), ("b", None)], None, [], [("c", "")]])),
     ("list_struct_string", pa.list_(pa.struct([("s", pa.string()), ("b", pa.bool_())])),
      rows([[{"s": "x", "b": True}, None, {"s": None, "b": None}], None, [], [{"s": "", "b": False}]])),
+    # leaves whose every value is empty or null, so they hold no bytes (their data pointer may
+    # be NULL: the fast shapes once offset it, a UBSan trap in ReleaseSafe)
+    ("struct_empty_strings", pa.struct([("a", pa.string()), ("b", pa.string())]),
+     rows([None, {"a": "", "b": None}, {"a": "", "b": ""}, None])),
+    ("list_empty_strings", pa.list_(pa.string()), rows([[""], None, [], ["", None]])),
+    ("map_empty_keys", pa.map_(pa.string(), pa.string()), rows([[("", "")], None, [], [("", None)]])),
+    ("list_all_empty", pa.list_(pa.int64()), rows([[], None, [], []])),
 ]
 for unit in ["s", "ms", "us", "ns"]:
     vals = whole_s(TIMES) if unit == "s" else no_us(TIMES) if unit == "ms" else TIMES
