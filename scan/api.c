@@ -311,9 +311,9 @@ int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error 
         return rc;
     }
     if (rc == 0 || s->ds) return rc;
-    rc = scan_arrow_batch(s->cols, s->arrow_flags, &b, out);
+    rc = scan_arrow_batch(s->cols, s->arrow_flags, &b, out, &e);
     scan_batch_free(&b);
-    return rc ? api_report(err, s->file->path, rc, NULL) : 1;
+    return rc ? api_report(err, s->file->path, rc, &e) : 1;
 }
 
 void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)

@@ -252,9 +252,9 @@ static int dict_leaf(const char *fmt, const char *index_fmt, pq_vec *v, struct A
 /* Column i of b as its Arrow array: a nested field's tree, a dictionary array, or a flat
  * column in its format. 0 or a negative status (*a not set). */
 static int column_array(const scan_arrow_col *c, unsigned flags, scan_batch *b, int i,
-                        struct ArrowArray *a)
+                        struct ArrowArray *a, pq_err *e)
 {
-    if (c->node >= 0) return scan_arrow_nested_array(c, flags, &leaf_ops, &b->cols[i], a);
+    if (c->node >= 0) return scan_arrow_nested_array(c, flags, &leaf_ops, &b->cols[i], a, e);
     char buf[32];
     const char *fmt = column_format(c, flags, buf, sizeof buf);
     if (c->type && c->type->dictionary)
@@ -263,12 +263,12 @@ static int column_array(const scan_arrow_col *c, unsigned flags, scan_batch *b, 
 }
 
 int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,
-                     struct ArrowArray *out)
+                     struct ArrowArray *out, pq_err *e)
 {
     int rc = scan_arrow_struct_new(b->rows, b->ncols, out);
     for (int i = 0; rc == 0 && i < b->ncols; i++) {
         b->cols[i].length = b->rows;
-        rc = column_array(&cols[i], flags, b, i, out->children[i]);
+        rc = column_array(&cols[i], flags, b, i, out->children[i], e);
         if (rc == 0) out->n_children = i + 1;
     }
     if (rc && out->release) out->release(out);

@@ -65,11 +65,12 @@ typedef struct scan_arrow_ops {
 int scan_arrow_nested_schema(const scan_arrow_col *c, unsigned flags, const scan_arrow_ops *ops,
                              struct ArrowSchema *s);
 int scan_arrow_nested_array(const scan_arrow_col *c, unsigned flags, const scan_arrow_ops *ops,
-                            pq_vec *v, struct ArrowArray *a);
+                            pq_vec *v, struct ArrowArray *a, pq_err *e);
 
 /* Moves b's vectors into a struct array (b's vectors are left empty; a list's packed rows
- * are unpacked into a list array). 0 or -ENOMEM. */
+ * are unpacked into a list array). 0, -ENOMEM, or RINGSCAN_EFORMAT / RINGSCAN_ELIMIT with e
+ * naming the column (a nested field whose rows break its stored Arrow type). */
 int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,
-                     struct ArrowArray *out);
+                     struct ArrowArray *out, pq_err *e);
 
 #endif

@@ -84,12 +84,15 @@ static int schema_of(const nest_unpack *u, int32_t k, unsigned flags, struct Arr
 
 /* The field's shape into u (u->t malloc'd). 0 or -ENOMEM (the shape was accepted when the
  * scan was planned: any other failure is a broken invariant). */
-static int unpack_init(nest_unpack *u, const scan_arrow_col *c, const scan_arrow_ops *ops)
+static int unpack_init(nest_unpack *u, const scan_arrow_col *c, const scan_arrow_ops *ops,
+                       pq_err *err)
 {
     const pq_file_meta *m = c->meta;
     memset(u, 0, sizeof *u);
     u->m = m;
     u->ops = ops;
+    u->name = c->name ? c->name : "";
+    u->e = err;
     u->t = fail_malloc(sizeof *u->t * (size_t)PQ_NEST_CAP(m, c->node));
     if (!u->t) return -ENOMEM;
     pq_err e;
@@ -110,7 +113,8 @@ int scan_arrow_nested_schema(const scan_arrow_col *c, unsigned flags, const scan
                              struct ArrowSchema *s)
 {
     nest_unpack u;
-    int rc = unpack_init(&u, c, ops);
+    pq_err e = {.offset = -1};
+    int rc = unpack_init(&u, c, ops, &e);
     if (rc) return rc;
     rc = schema_of(&u, 0, flags, s);
     free(u.t);
@@ -205,6 +209,10 @@ static int put_null(nest_unpack *u, int32_t k)
     int64_t used; /* a leaf's validity is its values' own (vals), the others' the builder's */
     int rc = t->kind == PQ_NEST_PRIM ? put_leaf(&b->vals, NULL, NULL, &used) : put_valid(b, false);
     int32_t fixed = t->kind == PQ_NEST_LIST ? fixed_size(u, k) : -1;
+    if (rc == 0 && fixed > 0 && u->b[k + 1].length > SCAN_NEST_FIXED_MAX - fixed)
+        rc = pq_errf(u->e, RINGSCAN_ELIMIT, -1, "column '%.100s': the null slots of the stored "
+                     "fixed_size_list<%d> take more than %d elements", u->name, fixed,
+                     SCAN_NEST_FIXED_MAX);
     if (rc == 0 && (t->kind == PQ_NEST_LIST || t->kind == PQ_NEST_MAP)) rc = put_offset(b, fixed > 0 ? fixed : 0);
     for (int32_t i = 0; rc == 0 && i < fixed; i++) rc = put_null(u, k + 1); /* N null slots */
     for (int32_t c = k + 1, i = 0; rc == 0 && t->kind == PQ_NEST_STRUCT && i < t->nchildren;
@@ -266,7 +274,9 @@ static int put_value(nest_unpack *u, int32_t k, const uint8_t **p, const uint8_t
         memcpy(&n, *p, 4);
         *p += 4;
         int32_t want = t->kind == PQ_NEST_LIST ? fixed_size(u, k) : -1;
-        rc = want >= 0 && n != (uint32_t)want ? RINGSCAN_EFORMAT : put_offset(b, n);
+        rc = want < 0 || n == (uint32_t)want ? put_offset(b, n)
+             : pq_errf(u->e, RINGSCAN_EFORMAT, -1, "column '%.100s': a list of %u elements where "
+                       "the stored fixed_size_list needs %d", u->name, n, want);
         const pq_vec *ev = &u->b[k + 1].vals;
         bool fixed = u->t[k + 1].kind == PQ_NEST_PRIM && ev->type != PQ_BOOLEAN && ev->type != PQ_BYTE_ARRAY;
         if (rc == 0 && fixed) rc = fixed_values(u, k + 1, n, p, end);
@@ -388,11 +398,11 @@ static void builders_free(nest_unpack *u)
 }
 
 int scan_arrow_nested_array(const scan_arrow_col *c, unsigned flags, const scan_arrow_ops *ops,
-                            pq_vec *v, struct ArrowArray *a)
+                            pq_vec *v, struct ArrowArray *a, pq_err *e)
 {
-    assert(v->type == PQ_BYTE_ARRAY && c->node >= 0);
+    assert(v->type == PQ_BYTE_ARRAY && c->node >= 0 && e);
     nest_unpack u;
-    int rc = unpack_init(&u, c, ops);
+    int rc = unpack_init(&u, c, ops, e);
     if (rc) return rc;
     u.b = fail_calloc((size_t)u.n, sizeof *u.b);
     rc = u.b ? 0 : -ENOMEM;

@@ -28,7 +28,14 @@ typedef struct nest_unpack {
     int32_t n;
     const scan_arrow_ops *ops; /* arrow.c's leaf primitives */
     const scan_arrow_node *nodes; /* the stored types, n entries, or NULL */
+    const char *name;          /* the field's name (messages) */
+    pq_err *e;                 /* RINGSCAN_EFORMAT / RINGSCAN_ELIMIT messages */
 } nest_unpack;
+
+/* The most elements a fixed-size list's null slots may bring a batch's element vector to: a
+ * stored fixed_size_list<N> with a huge N would otherwise make a few null rows of a tiny
+ * file allocate gigabytes (2^28 elements: 131,072 rows of 2,048 at most). */
+enum { SCAN_NEST_FIXED_MAX = 1 << 28 };
 
 /* A flat list's rows v (column_nested.h "Flat lists", element width w) into node 0's
  * validity and offsets and node 1's values: v's validity moves to the list, and when no row
@@ -37,7 +44,8 @@ int scan_nest_flat_unpack(nest_unpack *u, int32_t w, pq_vec *v);
 
 /* After scan_nest_flat_unpack, for a list stored as fixed_size_list<size>: every null list
  * gets size null slots and every valid one must hold size elements (else RINGSCAN_EFORMAT),
- * as Arrow lays a fixed-size list out. 0, -ENOMEM or RINGSCAN_EFORMAT. */
+ * as Arrow lays a fixed-size list out (at most SCAN_NEST_FIXED_MAX elements). 0, -ENOMEM,
+ * RINGSCAN_EFORMAT or RINGSCAN_ELIMIT with u->e naming the column. */
 int scan_nest_flat_fixed(nest_unpack *u, int32_t w, int32_t size);
 
 /* A struct of primitives' rows v (pq_nest_prim_struct) into node 0's validity and its

@@ -63,14 +63,20 @@ int scan_nest_flat_fixed(nest_unpack *u, int32_t w, int32_t size)
     nest_builder *b = &u->b[0], *eb = &u->b[1];
     pq_vec *ev = &eb->vals, nv;
     assert(size >= 0 && w >= 2);
-    if (b->length > 0 && (int64_t)size > (int64_t)INT32_MAX / b->length) return RINGSCAN_EFORMAT;
+    if (b->length > 0 && (int64_t)size > SCAN_NEST_FIXED_MAX / b->length)
+        return pq_errf(u->e, RINGSCAN_ELIMIT, -1, "column '%.100s': %lld rows of the stored "
+                       "fixed_size_list<%d> take more than %d elements", u->name,
+                       (long long)b->length, size, SCAN_NEST_FIXED_MAX);
     pq_vec_init(&nv, ev->type, ev->type_length);
     int rc = pq_vec_reserve(&nv, b->length * size, 0);
     int64_t from = 0; /* row r's first element in ev (its offset before this rewrote it) */
     for (int64_t r = 0; rc == 0 && r < b->length; r++) {
         bool valid = !b->valid || pq_bit_get(b->valid, r);
         int64_t next = b->offsets[r + 1], k = next - from;
-        if (valid && k != size) rc = RINGSCAN_EFORMAT; /* the stored type's size broken */
+        if (valid && k != size) /* the stored type's size broken */
+            rc = pq_errf(u->e, RINGSCAN_EFORMAT, -1, "column '%.100s': a list of %lld elements "
+                         "where the stored fixed_size_list needs %d (row %lld of the batch)",
+                         u->name, (long long)k, size, (long long)r);
         for (int64_t i = 0; rc == 0 && i < size; i++) {
             bool ok = valid && pq_vec_is_valid(ev, from + i);
             if (ok) memcpy(nv.values + nv.length * w, ev->values + (from + i) * w, (size_t)w);

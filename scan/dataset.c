@@ -380,7 +380,7 @@ int ds_scan_next(ds_scan *d, struct ArrowArray *out, pq_err *e)
     d->rows_out += b.rows;
     for (int j = d->nout; j < b.ncols; j++) pq_vec_free(&b.cols[j]); /* hidden keys */
     b.ncols = d->nout;
-    rc = scan_arrow_batch(d->acols, d->a.arrow_flags, &b, out);
+    rc = scan_arrow_batch(d->acols, d->a.arrow_flags, &b, out, e);
     scan_batch_free(&b);
     return rc ? rc : 1;
 }
