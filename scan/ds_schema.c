@@ -102,7 +102,7 @@ static int add_col(ds_schema *s, const char *name, const pq_column_desc *d, int 
 
 int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool add_new, pq_err *e)
 {
-    int rc = 0;
+    int rc = 0, first = s->n;
     for (int i = 0; rc == 0 && i < m->ncolumns; i++) {
         const pq_column_desc *d = &m->columns[i];
         if (d->nested) continue; /* datasets read flat columns */
@@ -130,6 +130,7 @@ int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool ad
         if (s->cols[c].part < 0 && pq_file_meta_find_column(m, s->cols[c].name) < 0)
             rc = pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' of %.80s is missing from "
                          "%.80s: read with union_by_name", s->cols[c].name, s->cols[c].from, path);
+    if (rc == 0 && add_new) rc = ds_types_add(s, first, m, path, e); /* invariant 4 */
     return rc;
 }
 
@@ -148,13 +149,18 @@ void ds_schema_drop_parts(ds_schema *s)
     while (s->n > 0 && s->cols[s->n - 1].part >= 0) {
         s->n--;
         free(s->cols[s->n].name), free(s->cols[s->n].from);
+        ds_types_free(&s->cols[s->n]);
     }
 }
 
 void ds_schema_free(ds_schema *s)
 {
-    for (int i = 0; i < s->n; i++) free(s->cols[i].name), free(s->cols[i].from);
+    for (int i = 0; i < s->n; i++) {
+        free(s->cols[i].name), free(s->cols[i].from);
+        ds_types_free(&s->cols[i]);
+    }
     free(s->cols);
+    free(s->metadata);
     *s = (ds_schema){0};
 }
 

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# tests/cli/dataset_types.sh: a dataset scan's Arrow types are pyarrow.dataset's (issue 23,
+# sections 3 and 4): the first file's stored ARROW:schema gives the dataset's types (zones,
+# large strings and binaries, dictionaries and their index type, decimal32/64, durations,
+# field and schema metadata) and later files are cast to them as pyarrow casts them
+# (tests/cli/dataset_types.py, through libringscan.so and rs_ctypes, against
+# pyarrow.dataset.dataset(dir, partitioning="hive").to_table()):
+#  1. a hive dataset (year, region) of every stored type; partition columns keep DuckDB's
+#     types, their values equal pyarrow's;
+#  2. the first file stores a schema and a later one not, and the reverse;
+#  3. files storing different zones, duration units (later files' counts rescaled to the
+#     first's unit) and dictionary index types; a projection in another order;
+#  4. a duration whose cast would lose data or overflow: refused as pyarrow refuses it,
+#     naming both files, the column and the value.
+# Then the CLI: durations printed in the dataset's unit, ORDER BY on a rescaled duration
+# across files, and a filter on it refused with both files named (its literal would be read
+# in each file's own unit).
+# Last line: "dataset_types: N passed, N failed".
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+need_lib dataset_types
+need_pyenv dataset_types
+"$PY" tests/cli/dataset_types.py "$LIB" "$dir" >"$dir/out" 2>&1
+rc=$?
+cat "$dir/out"
+while read -r word _; do
+    case "$word" in ok) ok ;; FAIL:) failed=$((failed + 1)) ;; esac
+done <"$dir/out"
+[ "$rc" -eq 0 ] || bad "dataset_types.py exited $rc"
+[ "$passed" -ge 7 ] || bad "only $passed cases passed"
+# disagree/: a.parquet stores dur as duration[ms], b.parquet as [s], c.parquet as [us]; row
+# id i holds 7*i seconds
+out=$("$R" scan "$dir/disagree" --columns id,dur --format jsonl | sed -n '2p;42p;82p' | tr '\n' ' ')
+check '[ "$out" = "{\"id\":1,\"dur\":7000} {\"id\":101,\"dur\":707000} {\"id\":201,\"dur\":1407000} " ]' "durations in ms: $out"
+out=$("$R" scan "$dir/disagree" --columns id,dur --order-by 'dur desc' --limit 2 --format jsonl | tr '\n' ' ')
+check '[ "$out" = "{\"id\":238,\"dur\":1666000} {\"id\":237,\"dur\":1659000} " ]' "order by dur: $out"
+"$R" scan "$dir/disagree" --where 'dur > 5' --format checksum >"$dir/o" 2>"$dir/e"
+rc=$?
+err=$(cat "$dir/e")
+check '[ "$rc" -ne 0 ] && [[ "$err" == *"disagree/b.parquet: column '"'"'dur'"'"'"*"disagree/a.parquet"* ]]' "filter on a rescaled duration: rc $rc: $err"
+# a filter on a column no file rescales still runs
+out=$("$R" scan "$dir/disagree" --where 'id >= 238' --columns id,dur --format jsonl | tr '\n' ' ')
+check '[ "$out" = "{\"id\":238,\"dur\":1666000} {\"id\":239,\"dur\":null} " ]' "filter on id: $out"
+summary dataset_types
