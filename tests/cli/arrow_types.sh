@@ -17,13 +17,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_lib arrow_types
 need_pyenv arrow_types
-"$PY" tests/cli/arrow_types.py "$LIB" "$dir" >"$dir/out" 2>&1
-rc=$?
-cat "$dir/out"
-while read -r word _; do
-    case "$word" in ok) ok ;; FAIL:) failed=$((failed + 1)) ;; esac
-done <"$dir/out"
-[ "$rc" -eq 0 ] || bad "arrow_types.py exited $rc"
+py_cases tests/cli/arrow_types.py "$LIB" "$dir"
 [ "$passed" -ge 8 ] || bad "only $passed cases passed"
 # the CLI prints what the export now gives: durations as counts, zones as instants ("Z"),
 # large strings as strings

@@ -19,13 +19,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_lib dataset_types
 need_pyenv dataset_types
-"$PY" tests/cli/dataset_types.py "$LIB" "$dir" >"$dir/out" 2>&1
-rc=$?
-cat "$dir/out"
-while read -r word _; do
-    case "$word" in ok) ok ;; FAIL:) failed=$((failed + 1)) ;; esac
-done <"$dir/out"
-[ "$rc" -eq 0 ] || bad "dataset_types.py exited $rc"
+py_cases tests/cli/dataset_types.py "$LIB" "$dir"
 [ "$passed" -ge 7 ] || bad "only $passed cases passed"
 # disagree/: a.parquet stores dur as duration[ms], b.parquet as [s], c.parquet as [us]; row
 # id i holds 7*i seconds

@@ -49,3 +49,15 @@ need_lib() {
     LIB=$(cd "$(dirname "$R")/../lib" && pwd)/libringscan.so
     [ -f "$LIB" ] || { bad "no $LIB"; summary "$1"; exit 1; }
 }
+# py_cases SCRIPT ARGS...: runs a case script with the test venv's python ($PY, need_pyenv),
+# prints its output and counts its "ok NAME" and "FAIL: ..." lines into passed and failed (a
+# non-zero exit is one more failure)
+py_cases() {
+    "$PY" "$@" >"$dir/out" 2>&1
+    local rc=$? word
+    cat "$dir/out"
+    while read -r word _; do
+        case "$word" in ok) ok ;; FAIL:) failed=$((failed + 1)) ;; esac
+    done <"$dir/out"
+    [ "$rc" -eq 0 ] || bad "$1 exited $rc"
+}
