@@ -162,3 +162,31 @@ def test_nested_files_equal_pyarrow(name):
             assert g.equals(w), f"{name}.{c}"
             continue
         assert g == w, f"{name}.{c}"
+
+
+def test_dataset_stored_types_union_by_name(tmp_path):
+    """A dataset's Arrow types come from the stored ARROW:schema of the first file that has
+    each column (issue 23): with union_by_name a column only a later file has takes that
+    file's (large_string, duration, a dictionary), and the files lacking it read nulls of
+    that type; equal to pyarrow.dataset over pyarrow's unified schema."""
+    import datetime as dt
+    import pyarrow.dataset as pads
+    t0 = dt.datetime(2024, 1, 1, 12)
+    a = pa.table({"id": [1, 2], "ts": pa.array([t0, None], pa.timestamp("us", tz="Europe/Paris"))})
+    b = pa.table({"id": [3, 4], "ts": pa.array([t0, t0], pa.timestamp("us", tz="Europe/Paris")),
+                  "ls": pa.array(["x", None], pa.large_string()),
+                  "dur": pa.array([5, None], pa.duration("s")),
+                  "word": pa.array(["p", "q"]).dictionary_encode()})
+    pq.write_table(a, tmp_path / "a.parquet")
+    pq.write_table(b, tmp_path / "b.parquet")
+    schema = pa.unify_schemas([pq.read_schema(tmp_path / f) for f in ("a.parquet", "b.parquet")])
+    want = pads.dataset(str(tmp_path), schema=schema).to_table()
+    got = ringscan.scan(str(tmp_path), union_by_name=True).to_arrow()
+    assert got.schema.equals(want.schema), f"{got.schema}\n!=\n{want.schema}"
+    assert got.schema.field("ls").type == pa.large_string()
+    assert got.schema.field("dur").type == pa.duration("s")
+    assert got.sort_by("id").to_pylist() == want.sort_by("id").to_pylist()
+    # without union_by_name: the first file's columns, in its stored types
+    first = ringscan.scan(str(tmp_path)).to_arrow()
+    assert first.schema.field("ts").type == pa.timestamp("us", tz="Europe/Paris")
+    assert first.column_names == ["id", "ts"]
