@@ -54,6 +54,7 @@ struct ds_scan {
     int nout, nhide;       /* projected columns, hidden ORDER BY keys after them */
     int *out;              /* [nout + nhide]: schema column of each */
     scan_arrow_col *acols; /* [nout] */
+    scan_arrow_type *atypes; /* [nout]: acols' types (ds_types_project) */
     ds_footers ft;
     ds_run runs[DS_INFLIGHT_MAX]; /* invariant 1 */
     int head, nrun, inflight;
@@ -116,15 +117,17 @@ static int resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
         if (d->out[j] < 0)
             return pq_errf(e, -EINVAL, -1, "no column named '%.100s' in the dataset", a->columns[j]);
         const ds_col *c = &d->s.cols[d->out[j]];
-        d->acols[j] = (scan_arrow_col){.desc = &c->desc, .name = c->name, .node = -1,
-                                       .type = ds_types_of(c)}; /* ds_impl.h invariant 4 */
+        d->acols[j] = (scan_arrow_col){.desc = &c->desc, .name = c->name, .node = -1};
     }
-    d->nout = n;
+    d->nout = n; /* their Arrow types (ds_impl.h invariant 4) and dictionary_columns */
+    int rc = ds_types_project(&d->s, d->out, n, a->dict_columns, a->ndict, d->acols, &d->atypes, e);
+    if (rc) return rc;
     if (n == 0 && !a->count) return pq_errf(e, -EINVAL, -1, "no columns to scan");
     if (!a->order_by || a->limit < 0) return 0;
     pq_column_desc *cols = fail_malloc(sizeof *cols * (size_t)(d->s.n + 1));
     flt_order_term t[FLT_MAX_SORT_KEYS];
-    int nk = 0, rc = cols ? 0 : -ENOMEM;
+    int nk = 0;
+    rc = cols ? 0 : -ENOMEM;
     for (int c = 0; rc == 0 && c < d->s.n; c++) cols[c] = d->s.cols[c].desc;
     if (rc == 0) rc = flt_parse_order(a->order_by, cols, d->s.n, a->order_desc, t, &nk, e);
     for (int k = 0; rc == 0 && k < nk; k++) {
@@ -405,7 +408,7 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
     d->filter = a->filter ? fail_strdup(a->filter) : NULL;
     d->explain = a->so.explain ? fail_calloc(1, DS_EXPLAIN_BYTES) : NULL;
     if (rc || (a->filter && !d->filter) || (a->so.explain && !d->explain)) return -ENOMEM;
-    d->a.columns = NULL, d->a.filter = NULL, d->a.order_by = NULL;
+    d->a.columns = NULL, d->a.filter = NULL, d->a.order_by = NULL, d->a.dict_columns = NULL;
     ds_schema ps = {0}; /* the partition columns alone, for pruning before any footer */
     rc = ds_schema_parts(&ps, l);
     for (int i = 0; rc == 0 && i < l->nfiles; i++)
@@ -472,7 +475,7 @@ void ds_scan_free(ds_scan *d)
     if (d->ft.slots) ds_footers_free(&d->ft);
     ds_topk_free(&d->topk);
     ds_schema_free(&d->s);
-    free(d->filter), free(d->out), free(d->acols);
+    free(d->filter), free(d->out), free(d->acols), free(d->atypes);
     free(d->explain);
     free(d);
 }

@@ -69,8 +69,13 @@ void ds_view_free(ds_view *v);
  * stored ARROW:schema (invariant 4), and s's metadata when no file gave it yet. 0 or a
  * status with e filled naming path (an ARROW:schema that does not parse, as pyarrow). */
 int ds_types_add(ds_schema *s, int first, const pq_file_meta *m, const char *path, pq_err *e);
-/* The Arrow type schema column c exports (NULL: its Parquet type's alone). */
-const scan_arrow_type *ds_types_of(const ds_col *c);
+/* The Arrow types of the projected schema columns out[0..n) into *types (malloc'd, n
+ * entries: the caller frees the array alone, its metadata is borrowed from s) and
+ * cols[j].type set to them; the columns named in names[0..nnames) (options.
+ * dictionary_columns) exported as dictionary arrays. 0, -ENOMEM, or -EINVAL with e naming a
+ * name that is not a projected string or binary column. */
+int ds_types_project(const ds_schema *s, const int *out, int n, const char *const *names,
+                     int nnames, struct scan_arrow_col *cols, scan_arrow_type **types, pq_err *e);
 void ds_types_free(ds_col *c);
 /* Per schema column of view v (file m, path), the factor its durations take to the dataset's
  * unit into scale[s->n] (0: none; > 0: multiply; < 0: divide exactly by -scale). 0 or a

@@ -76,7 +76,8 @@ int ds_types_add(ds_schema *s, int first, const pq_file_meta *m, const char *pat
     return rc;
 }
 
-const scan_arrow_type *ds_types_of(const ds_col *c)
+/* The Arrow type schema column c exports (NULL: its Parquet type's alone). */
+static const scan_arrow_type *ds_types_of(const ds_col *c)
 {
     const pq_column_desc *a = &c->adesc, *d = &c->desc;
     if (c->part >= 0) return NULL; /* partition columns: DuckDB's types */
@@ -84,6 +85,22 @@ const scan_arrow_type *ds_types_of(const ds_col *c)
                 a->type_length == d->type_length && a->decimal_precision == d->decimal_precision &&
                 a->decimal_scale == d->decimal_scale;
     return same ? &c->atype : NULL; /* invariant 1 */
+}
+
+int ds_types_project(const ds_schema *s, const int *out, int n, const char *const *names,
+                     int nnames, scan_arrow_col *cols, scan_arrow_type **types, pq_err *e)
+{
+    scan_arrow_type *t = fail_calloc((size_t)n + 1, sizeof *t);
+    *types = t;
+    if (!t) return pq_errf(e, -ENOMEM, -1, "out of memory");
+    for (int j = 0; j < n; j++) {
+        const scan_arrow_type *st = ds_types_of(&s->cols[out[j]]);
+        if (st) t[j] = *st; /* metadata borrowed (ds_impl.h invariant 4) */
+        assert(t[j].nnodes == 0 && !t[j].nodes); /* flat columns only */
+        cols[j].type = &t[j];
+    }
+    scan_arrow_types view = {.n = n, .cols = t}; /* not freed: t is the caller's */
+    return scan_arrow_types_dictionary(&view, cols, names, nnames, e);
 }
 
 void ds_types_free(ds_col *c)

@@ -190,3 +190,24 @@ def test_dataset_stored_types_union_by_name(tmp_path):
     first = ringscan.scan(str(tmp_path)).to_arrow()
     assert first.schema.field("ts").type == pa.timestamp("us", tz="Europe/Paris")
     assert first.column_names == ["id", "ts"]
+
+
+def test_dataset_dictionary_columns(tmp_path):
+    """dictionary_columns in a dataset scan: a string column and a hive partition column as
+    dictionary arrays with pyarrow.dataset's values (read_dictionary for the data column); a
+    name that is not a projected string column is refused."""
+    import pyarrow.dataset as pads
+    for k in ("eu", "us"):
+        (tmp_path / f"region={k}").mkdir()
+        pq.write_table(pa.table({"id": [1, 2, 3], "s": ["a", None, "b" + k]}),
+                       tmp_path / f"region={k}" / "p.parquet")
+    fmt = pads.ParquetFileFormat(read_options={"dictionary_columns": ["s"]})
+    want = pads.dataset(str(tmp_path), format=fmt, partitioning="hive").to_table()
+    got = ringscan.scan(str(tmp_path), dictionary_columns=["s", "region"]).to_arrow()
+    assert got.schema.field("s").type == want.schema.field("s").type == pa.dictionary(pa.int32(), pa.string())
+    assert got.schema.field("region").type == pa.dictionary(pa.int32(), pa.string())
+    assert got.to_pylist() == want.to_pylist()
+    one = ringscan.scan(str(tmp_path / "region=eu" / "p.parquet"), dictionary_columns=["s"]).to_arrow()
+    assert one.schema.field("s").type == pa.dictionary(pa.int32(), pa.string())  # as read_dictionary
+    with pytest.raises(Exception, match="dictionary_columns: 'id'"):
+        ringscan.scan(str(tmp_path), dictionary_columns=["id"]).to_arrow()
