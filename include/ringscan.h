@@ -502,7 +502,8 @@ typedef struct ringscan_options {
                                    their values to it, as pyarrow does. A column a filter reads
                                    (or with ORDER BY) is decoded as values and encoded again:
                                    its dictionary holds the batch's distinct values in
-                                   first-appearance order. NULL = none */
+                                   first-appearance order. A dataset scan encodes every
+                                   batch so (a partition column may be named). NULL = none */
     int ndictionary_columns;
 } ringscan_options;
 
