@@ -716,7 +716,8 @@ RINGSCAN_API int ringscan_scan_column(ringscan_scan *s, int i, ringscan_column_i
  * it), the schema's metadata is the first file's, and later files are cast to those types:
  * a duration stored in another unit is rescaled (RINGSCAN_EUNSUPPORTED naming both files,
  * the column and the value when it overflows or would lose data, as pyarrow refuses it; a
- * filter on such a column is RINGSCAN_EUNSUPPORTED). Nested columns are not read. */
+ * filter on such a column is RINGSCAN_EUNSUPPORTED). Nested fields (lists, structs, maps)
+ * are left out of a dataset's columns; naming one is RINGSCAN_EUNSUPPORTED naming the file. */
 typedef struct ringscan_dataset ringscan_dataset;
 
 /* Lists a dataset: each of paths[0..npaths) is a file, a directory (every *.parquet below

@@ -114,6 +114,10 @@ static int resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
     if (!d->out || !d->acols) return -ENOMEM;
     for (int j = 0; j < n; j++) {
         d->out[j] = a->columns ? ds_schema_find(&d->s, a->columns[j]) : j;
+        const char *in = d->out[j] < 0 ? ds_schema_nested(&d->s, a->columns[j]) : NULL;
+        if (in)
+            return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.100s' is nested (a list, struct "
+                           "or map) in %.200s: a dataset scan reads flat columns only", a->columns[j], in);
         if (d->out[j] < 0)
             return pq_errf(e, -EINVAL, -1, "no column named '%.100s' in the dataset", a->columns[j]);
         const ds_col *c = &d->s.cols[d->out[j]];

@@ -37,6 +37,8 @@ typedef struct ds_schema {
     int n;
     ds_col *cols;               /* invariant 1 */
     char *metadata;             /* the first file's schema metadata (invariant 4), owned */
+    int nnested;                /* top-level nested fields the files had (left out) */
+    char **nested;              /* [nnested], at most DS_NESTED_MAX: "name\0file" each */
     bool have_metadata;         /* metadata was taken from a file (NULL: it has none) */
 } ds_schema;
 
@@ -50,6 +52,10 @@ int ds_schema_parts(ds_schema *s, const ds_list *l);
 void ds_schema_free(ds_schema *s);
 /* Index of name in s, or -1. */
 int ds_schema_find(const ds_schema *s, const char *name);
+enum { DS_NESTED_MAX = 256 }; /* nested fields remembered for messages */
+/* The file in which name (a top-level field, or a path in one) is a nested field a dataset
+ * leaves out (lists, structs and maps are not read), or NULL. */
+const char *ds_schema_nested(const ds_schema *s, const char *name);
 
 /* One file as the dataset sees it: the parser's schema (invariant 3) and per schema column
  * its leaf in the file (-1: a virtual column). */

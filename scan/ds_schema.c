@@ -100,12 +100,45 @@ static int add_col(ds_schema *s, const char *name, const pq_column_desc *d, int 
     return 0;
 }
 
+/* The length of name's first component (a nested leaf's path: its top-level field). */
+static size_t top_len(const char *name)
+{
+    const char *dot = strchr(name, '.');
+    return dot ? (size_t)(dot - name) : strlen(name);
+}
+
+const char *ds_schema_nested(const ds_schema *s, const char *name)
+{
+    size_t n = top_len(name);
+    for (int i = 0; i < s->nnested; i++)
+        if (strlen(s->nested[i]) == n && memcmp(s->nested[i], name, n) == 0)
+            return s->nested[i] + n + 1;
+    return NULL;
+}
+
+/* Remembers d (a nested leaf of file path)'s top-level field for messages (bounded). */
+static int add_nested(ds_schema *s, const pq_column_desc *d, const char *path)
+{
+    if (s->nnested == DS_NESTED_MAX || ds_schema_nested(s, d->name)) return 0;
+    if (!s->nested && !(s->nested = fail_calloc(DS_NESTED_MAX, sizeof *s->nested))) return -ENOMEM;
+    size_t n = top_len(d->name), p = strlen(path);
+    char *v = fail_malloc(n + p + 2);
+    if (!v) return -ENOMEM;
+    memcpy(v, d->name, n), v[n] = 0;
+    memcpy(v + n + 1, path, p + 1);
+    s->nested[s->nnested++] = v;
+    return 0;
+}
+
 int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool add_new, pq_err *e)
 {
     int rc = 0, first = s->n;
     for (int i = 0; rc == 0 && i < m->ncolumns; i++) {
         const pq_column_desc *d = &m->columns[i];
-        if (d->nested) continue; /* datasets read flat columns */
+        if (d->nested) { /* datasets read flat columns */
+            rc = add_new ? add_nested(s, d, path) : 0;
+            continue;
+        }
         int at = ds_schema_find(s, d->name);
         pq_column_desc w;
         if (at < 0) {
@@ -161,6 +194,8 @@ void ds_schema_free(ds_schema *s)
     }
     free(s->cols);
     free(s->metadata);
+    for (int i = 0; i < s->nnested; i++) free(s->nested[i]);
+    free(s->nested);
     *s = (ds_schema){0};
 }
 

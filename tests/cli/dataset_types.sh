@@ -14,7 +14,7 @@
 #     naming both files, the column and the value.
 # Then the CLI: durations printed in the dataset's unit, ORDER BY on a rescaled duration
 # across files, and a filter on it refused with both files named (its literal would be read
-# in each file's own unit).
+# in each file's own unit); nested fields (left out of a dataset) refused when named.
 # Last line: "dataset_types: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_lib dataset_types
@@ -34,4 +34,13 @@ check '[ "$rc" -ne 0 ] && [[ "$err" == *"disagree/b.parquet: column '"'"'dur'"'"
 # a filter on a column no file rescales still runs
 out=$("$R" scan "$dir/disagree" --where 'id >= 238' --columns id,dur --format jsonl | tr '\n' ' ')
 check '[ "$out" = "{\"id\":238,\"dur\":1666000} {\"id\":239,\"dur\":null} " ]' "filter on id: $out"
+# nested fields are left out of a dataset; naming one is refused naming the field and file
+for col in lst s.a s; do
+    "$R" scan "$dir/nested" --columns "id,$col" --format jsonl >"$dir/o" 2>"$dir/e"
+    rc=$?
+    err=$(cat "$dir/e")
+    check '[ "$rc" -ne 0 ] && [[ "$err" == *"column '"'"'$col'"'"' is nested"*"nested/a.parquet"* ]] && [ ! -s "$dir/o" ]' "nested $col: rc $rc: $err"
+done
+out=$("$R" scan "$dir/nested" --format jsonl | tr '\n' ' ')
+check '[ "$out" = "{\"id\":1} {\"id\":2} {\"id\":3} " ]' "flat columns of a nested dataset: $out"
 summary dataset_types
