@@ -67,6 +67,7 @@ int ds_types_add(ds_schema *s, int first, const pq_file_meta *m, const char *pat
         ds_col *c = &s->cols[at[k]];
         c->atype = t.cols[k];
         c->adesc = m->columns[pq_file_meta_find_column(m, c->name)];
+        c->adesc.name = c->name; /* m's strings go with its footer */
         assert(c->adesc.physical == c->desc.physical); /* just added from m */
     }
     if (rc == 0 && !s->have_metadata) s->metadata = t.metadata, s->have_metadata = true;
