@@ -222,6 +222,10 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
         *pruned = true;
     }
     if (rc == 0 && !*pruned) rc = file_proj(d, r, x, &so, leaves, &nleaves, e);
+    bool *dict_out = NULL; /* dictionary columns as indices (not through Top-K's merge) */
+    if (rc == 0 && !*pruned && !d->topk.nkeys)
+        rc = ds_types_dict_out(d->atypes, r->pos, d->nout, nleaves, &dict_out);
+    so.dict_out = dict_out;
     int64_t left = d->a.limit < 0 ? -1 : d->a.limit - (d->topk.nkeys ? 0 : d->rows_out);
     so.limit = so.nkeys || !d->topk.nkeys ? left : -1;
     if (d->topk.nkeys && !so.nkeys) so.limit = left; /* constant keys: the first K rows */
@@ -235,7 +239,7 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     }
     if (rc == 0 && !*pruned) rc = scan_start(f, leaves, nleaves, x, &so, &r->scan, e); /* owns x */
     else flt_expr_free(x);
-    free(leaves);
+    free(leaves), free(dict_out);
     return rc;
 }
 
@@ -316,6 +320,10 @@ static int to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *ou
             pq_vec *v = &b->cols[r->pos[j]];
             out->cols[j] = *v;
             pq_vec_init(v, v->type, v->type_length);
+            if (b->dict_on && b->dict_on[r->pos[j]]) { /* indices: their dictionary with them */
+                rc = scan_batch_set_dict(out, j, &b->dicts[r->pos[j]]);
+                continue;
+            }
             rc = ds_widen(&c->desc, &r->view.cols[r->proj[j]], &out->cols[j]);
             int64_t k = r->scale[d->out[j]];
             if (rc == 0 && k) rc = ds_rescale(c, k, d->a.list->files[r->fi].path, &out->cols[j], e);

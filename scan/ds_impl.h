@@ -83,6 +83,10 @@ int ds_types_add(ds_schema *s, int first, const pq_file_meta *m, const char *pat
 int ds_types_project(const ds_schema *s, const int *out, int n, const char *const *names,
                      int nnames, struct scan_arrow_col *cols, scan_arrow_type **types, pq_err *e);
 void ds_types_free(ds_col *c);
+/* The scan_opts.dict_out flags of a file's nleaves leaves (*out, malloc'd): leaf pos[j] of
+ * each projected column j < nout whose type t[j] is a dictionary array is decoded as indices
+ * into its chunk's dictionary (the scan decides where it can). 0 or -ENOMEM. */
+int ds_types_dict_out(const scan_arrow_type *t, const int *pos, int nout, int nleaves, bool **out);
 /* Per schema column of view v (file m, path), the factor its durations take to the dataset's
  * unit into scale[s->n] (0: none; > 0: multiply; < 0: divide exactly by -scale). 0 or a
  * status with e filled naming path. */

@@ -104,6 +104,17 @@ int ds_types_project(const ds_schema *s, const int *out, int n, const char *cons
     return scan_arrow_types_dictionary(&view, cols, names, nnames, e);
 }
 
+int ds_types_dict_out(const scan_arrow_type *t, const int *pos, int nout, int nleaves, bool **out)
+{
+    *out = fail_calloc((size_t)nleaves + 1, sizeof **out);
+    if (!*out) return -ENOMEM;
+    for (int j = 0; j < nout; j++) {
+        assert(pos[j] < nleaves);
+        if (pos[j] >= 0 && t[j].dictionary) (*out)[pos[j]] = true;
+    }
+    return 0;
+}
+
 void ds_types_free(ds_col *c)
 {
     assert(c->atype.nnodes == 0 && !c->atype.nodes); /* flat columns only */

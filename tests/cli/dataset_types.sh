@@ -34,6 +34,12 @@ check '[ "$rc" -ne 0 ] && [[ "$err" == *"disagree/b.parquet: column '"'"'dur'"'"
 # a filter on a column no file rescales still runs
 out=$("$R" scan "$dir/disagree" --where 'id >= 238' --columns id,dur --format jsonl | tr '\n' ' ')
 check '[ "$out" = "{\"id\":238,\"dur\":1666000} {\"id\":239,\"dur\":null} " ]' "filter on id: $out"
+# a stored dictionary column through ORDER BY ... LIMIT (merged as values, encoded at export)
+# and through a filter that reads it (hive/: id i holds words[i % 4], null every 5th row)
+out=$("$R" scan "$dir/hive" --columns id,word --order-by 'id desc' --limit 3 --format jsonl | tr '\n' ' ')
+check '[ "$out" = "{\"id\":3119,\"word\":null} {\"id\":3118,\"word\":\"gamma\"} {\"id\":3117,\"word\":\"beta\"} " ]' "order by with a dictionary: $out"
+out=$("$R" scan "$dir/hive" --columns id,word --where "word = 'beta' AND id > 3100" --format jsonl | tr '\n' ' ')
+check '[ "$out" = "{\"id\":3101,\"word\":\"beta\"} {\"id\":3105,\"word\":\"beta\"} {\"id\":3113,\"word\":\"beta\"} {\"id\":3117,\"word\":\"beta\"} " ]' "filter on a dictionary: $out"
 # nested fields are left out of a dataset; naming one is refused naming the field and file
 for col in lst s.a s; do
     "$R" scan "$dir/nested" --columns "id,$col" --format jsonl >"$dir/o" 2>"$dir/e"
