@@ -502,7 +502,8 @@ typedef struct ringscan_options {
                                    their values to it, as pyarrow does. A column a filter reads
                                    (or with ORDER BY) is decoded as values and encoded again:
                                    its dictionary holds the batch's distinct values in
-                                   first-appearance order. NULL = none */
+                                   first-appearance order. A dataset scan encodes every
+                                   batch so (a partition column may be named). NULL = none */
     int ndictionary_columns;
 } ringscan_options;
 
@@ -709,7 +710,14 @@ RINGSCAN_API int ringscan_scan_column(ringscan_scan *s, int i, ringscan_column_i
  * ringscan_options.union_by_name) followed by hive partition columns (sorted by name, as
  * DuckDB), rows in path order then file order, one filter, projection, limit and ORDER BY
  * over all of them. Files are local, URLs named exactly, or s3:// patterns listed with
- * ListObjectsV2 (below). */
+ * ListObjectsV2 (below). Arrow types as pyarrow.dataset gives them: a data column exports
+ * the Arrow type the first file that has it stores in ARROW:schema (zone, large or view
+ * string, dictionary, decimal32/64, duration, field metadata; none when union_by_name widened
+ * it), the schema's metadata is the first file's, and later files are cast to those types:
+ * a duration stored in another unit is rescaled (RINGSCAN_EUNSUPPORTED naming both files,
+ * the column and the value when it overflows or would lose data, as pyarrow refuses it; a
+ * filter on such a column is RINGSCAN_EUNSUPPORTED). Nested fields (lists, structs, maps)
+ * are left out of a dataset's columns; naming one is RINGSCAN_EUNSUPPORTED naming the file. */
 typedef struct ringscan_dataset ringscan_dataset;
 
 /* Lists a dataset: each of paths[0..npaths) is a file, a directory (every *.parquet below

@@ -70,6 +70,8 @@ static int ds_args(ringscan_dataset *d, const ringscan_options *o, ds_scan_args 
                         .filter = o->filter, .filter_expr = o->filter_expr, .order_by = o->order_by,
                         .order_desc = o->order_desc, .limit = o->limit,
                         .union_by_name = o->union_by_name,
+                        .dict_columns = o->dictionary_columns,
+                        .ndict = o->dictionary_columns ? o->ndictionary_columns : 0,
                         .max_open = o->max_open_files ? o->max_open_files : DS_OPEN_DEFAULT,
                         .arrow_flags = o->int96_raw ? SCAN_ARROW_INT96_RAW : 0};
     scan_api_io_opts(o, &a->io);
@@ -97,7 +99,8 @@ static int ds_start(ringscan_dataset *d, const ringscan_options *o, ds_count *co
     ds_scan_args a;
     ringscan_scan *s = api_scan_new();
     int rc = s ? ds_args(d, o, &a, &e) : -ENOMEM;
-    if (count) a.count = count, a.columns = NULL, a.ncolumns = 0, a.order_by = NULL, a.limit = -1;
+    if (count) a.count = count, a.columns = NULL, a.ncolumns = 0, a.order_by = NULL, a.limit = -1,
+               a.dict_columns = NULL, a.ndict = 0;
     if (rc == 0) rc = ds_scan_start(&a, &s->ds, &e);
     if (rc) {
         ringscan_scan_free(s);

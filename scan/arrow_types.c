@@ -284,7 +284,7 @@ static int build_col(const scan_arrow_col *c, const pqa_schema *as, scan_arrow_t
         md_add(&b, "PARQUET:field_id", 16, id, (size_t)n);
     }
     if (af && c->node < 0) leaf_format(d, af, t->format);
-    if (af && c->node < 0) index_format(af, t->index_format);
+    if (af && af->dictionary && c->node < 0) index_format(af, t->index_format); /* else int32 */
     t->stored_dictionary = af && af->dictionary;
     t->dictionary = t->stored_dictionary && c->node < 0 && dict_eligible(d); /* as pyarrow */
     int mrc = md_finish(&b, &t->metadata);

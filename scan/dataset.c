@@ -41,6 +41,7 @@ typedef struct ds_run {
     int *proj;             /* [nout + nhide]: the file's leaf of each column, or -1 */
     int *pos;              /* [nout + nhide]: its place among the scan's vectors, or -1 */
     int64_t rows;          /* rows it handed on (Top-K positions) */
+    int64_t *scale;        /* [schema n]: its durations' factor to the dataset's unit */
     int *groups;           /* a count's row groups left to scan (ds_count_file), or NULL */
     bool settled;          /* a count's file whose groups the footer settled (no scan) */
 } ds_run;
@@ -53,6 +54,7 @@ struct ds_scan {
     int nout, nhide;       /* projected columns, hidden ORDER BY keys after them */
     int *out;              /* [nout + nhide]: schema column of each */
     scan_arrow_col *acols; /* [nout] */
+    scan_arrow_type *atypes; /* [nout]: acols' types (ds_types_project) */
     ds_footers ft;
     ds_run runs[DS_INFLIGHT_MAX]; /* invariant 1 */
     int head, nrun, inflight;
@@ -112,16 +114,24 @@ static int resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
     if (!d->out || !d->acols) return -ENOMEM;
     for (int j = 0; j < n; j++) {
         d->out[j] = a->columns ? ds_schema_find(&d->s, a->columns[j]) : j;
+        const char *in = d->out[j] < 0 ? ds_schema_nested(&d->s, a->columns[j]) : NULL;
+        if (in)
+            return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.100s' is nested (a list, struct "
+                           "or map) in %.200s: a dataset scan reads flat columns only", a->columns[j], in);
         if (d->out[j] < 0)
             return pq_errf(e, -EINVAL, -1, "no column named '%.100s' in the dataset", a->columns[j]);
-        d->acols[j] = (scan_arrow_col){.desc = &d->s.cols[d->out[j]].desc, .name = d->s.cols[d->out[j]].name, .node = -1};
+        const ds_col *c = &d->s.cols[d->out[j]];
+        d->acols[j] = (scan_arrow_col){.desc = &c->desc, .name = c->name, .node = -1};
     }
-    d->nout = n;
+    d->nout = n; /* their Arrow types (ds_impl.h invariant 4) and dictionary_columns */
+    int rc = ds_types_project(&d->s, d->out, n, a->dict_columns, a->ndict, d->acols, &d->atypes, e);
+    if (rc) return rc;
     if (n == 0 && !a->count) return pq_errf(e, -EINVAL, -1, "no columns to scan");
     if (!a->order_by || a->limit < 0) return 0;
     pq_column_desc *cols = fail_malloc(sizeof *cols * (size_t)(d->s.n + 1));
     flt_order_term t[FLT_MAX_SORT_KEYS];
-    int nk = 0, rc = cols ? 0 : -ENOMEM;
+    int nk = 0;
+    rc = cols ? 0 : -ENOMEM;
     for (int c = 0; rc == 0 && c < d->s.n; c++) cols[c] = d->s.cols[c].desc;
     if (rc == 0) rc = flt_parse_order(a->order_by, cols, d->s.n, a->order_desc, t, &nk, e);
     for (int k = 0; rc == 0 && k < nk; k++) {
@@ -196,11 +206,14 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     int n = d->nout + d->nhide + 1;
     r->proj = fail_malloc(sizeof(int) * (size_t)n), r->pos = fail_malloc(sizeof(int) * (size_t)n);
     int *leaves = fail_malloc(sizeof(int) * (size_t)n), nleaves = 0;
-    int rc = r->proj && r->pos && leaves ? 0 : -ENOMEM;
+    r->scale = fail_malloc(sizeof(int64_t) * (size_t)(d->s.n + 1));
+    int rc = r->proj && r->pos && leaves && r->scale ? 0 : -ENOMEM;
     if (rc == 0 && !d->a.union_by_name) rc = ds_schema_add(&d->s, &f->meta, path, false, e);
     if (rc == 0) rc = ds_view_init(&r->view, &d->s, &f->meta);
+    if (rc == 0) rc = ds_types_file(&d->s, &r->view, &f->meta, path, r->scale, e);
     flt_expr *x = NULL;
     if (rc == 0) rc = file_filter(d, r, &x, pruned, e);
+    if (rc == 0) rc = ds_types_filter(&d->s, &r->view, r->scale, x, path, e);
     scan_opts so = d->a.so;
     if (rc == 0 && !*pruned && d->a.count) rc = ds_count_file(d->a.count, f, x, &so, &r->groups, &r->settled);
     if (rc == 0 && (*pruned || r->settled || stats_prune(f, x))) {
@@ -209,6 +222,10 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
         *pruned = true;
     }
     if (rc == 0 && !*pruned) rc = file_proj(d, r, x, &so, leaves, &nleaves, e);
+    bool *dict_out = NULL; /* dictionary columns as indices (not through Top-K's merge) */
+    if (rc == 0 && !*pruned && !d->topk.nkeys)
+        rc = ds_types_dict_out(d->atypes, r->pos, d->nout, nleaves, &dict_out);
+    so.dict_out = dict_out;
     int64_t left = d->a.limit < 0 ? -1 : d->a.limit - (d->topk.nkeys ? 0 : d->rows_out);
     so.limit = so.nkeys || !d->topk.nkeys ? left : -1;
     if (d->topk.nkeys && !so.nkeys) so.limit = left; /* constant keys: the first K rows */
@@ -216,12 +233,13 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     if (so.nkeys > 0 && r->proj[d->topk.col[0]] >= 0) { /* the first key is the file's own */
         const pq_column_desc *k = &r->view.cols[r->proj[d->topk.col[0]]];
         const pq_column_desc *dk = &d->s.cols[d->out[d->topk.col[0]]].desc;
-        if (k->physical == dk->physical && k->logical == dk->logical && k->type_length == dk->type_length)
+        if (k->physical == dk->physical && k->logical == dk->logical &&
+            k->type_length == dk->type_length && !r->scale[d->out[d->topk.col[0]]])
             so.topk_cell = &d->cell; /* one domain: a bound from any file prunes the others */
     }
     if (rc == 0 && !*pruned) rc = scan_start(f, leaves, nleaves, x, &so, &r->scan, e); /* owns x */
     else flt_expr_free(x);
-    free(leaves);
+    free(leaves), free(dict_out);
     return rc;
 }
 
@@ -236,7 +254,7 @@ static void end_file(ds_scan *d, ds_run *r)
         scan_free(r->scan);
     }
     ds_view_free(&r->view);
-    free(r->proj), free(r->pos), free(r->groups);
+    free(r->proj), free(r->pos), free(r->groups), free(r->scale);
     ds_footers_close(&d->ft, r->fi);
     *r = (ds_run){.fi = -1};
 }
@@ -285,7 +303,7 @@ static int fill(ds_scan *d, pq_err *e)
 }
 
 /* b (r's batch) rewritten to the dataset's columns into out (b's vectors moved). */
-static int to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *out)
+static int to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *out, pq_err *e)
 {
     int n = d->nout + d->nhide;
     *out = (scan_batch){.split = r->fi, .rows = b->rows, .ncols = n};
@@ -302,7 +320,13 @@ static int to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *ou
             pq_vec *v = &b->cols[r->pos[j]];
             out->cols[j] = *v;
             pq_vec_init(v, v->type, v->type_length);
+            if (b->dict_on && b->dict_on[r->pos[j]]) { /* indices: their dictionary with them */
+                rc = scan_batch_set_dict(out, j, &b->dicts[r->pos[j]]);
+                continue;
+            }
             rc = ds_widen(&c->desc, &r->view.cols[r->proj[j]], &out->cols[j]);
+            int64_t k = r->scale[d->out[j]];
+            if (rc == 0 && k) rc = ds_rescale(c, k, d->a.list->files[r->fi].path, &out->cols[j], e);
         }
     }
     return rc;
@@ -345,7 +369,7 @@ static int pull(ds_scan *d, scan_batch *out, int64_t *pos, pq_err *e)
             d->head = (d->head + 1) % DS_INFLIGHT_MAX, d->nrun--;
             continue;
         }
-        rc = to_dataset(d, r, &b, out);
+        rc = to_dataset(d, r, &b, out, e);
         scan_batch_free(&b);
         if (rc) return scan_batch_free(out), rc;
         *pos = ((int64_t)r->fi << 40) + r->rows;
@@ -396,7 +420,7 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
     d->filter = a->filter ? fail_strdup(a->filter) : NULL;
     d->explain = a->so.explain ? fail_calloc(1, DS_EXPLAIN_BYTES) : NULL;
     if (rc || (a->filter && !d->filter) || (a->so.explain && !d->explain)) return -ENOMEM;
-    d->a.columns = NULL, d->a.filter = NULL, d->a.order_by = NULL;
+    d->a.columns = NULL, d->a.filter = NULL, d->a.order_by = NULL, d->a.dict_columns = NULL;
     ds_schema ps = {0}; /* the partition columns alone, for pruning before any footer */
     rc = ds_schema_parts(&ps, l);
     for (int i = 0; rc == 0 && i < l->nfiles; i++)
@@ -424,7 +448,9 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
 
 int ds_scan_schema(ds_scan *d, struct ArrowSchema *out)
 {
-    return scan_arrow_schema(d->acols, d->nout, d->a.arrow_flags, out);
+    int rc = scan_arrow_schema(d->acols, d->nout, d->a.arrow_flags, out);
+    if (rc == 0 && (rc = scan_arrow_schema_metadata(out, d->s.metadata)) != 0) out->release(out);
+    return rc;
 }
 
 void ds_scan_stats(ds_scan *d, scan_stats *st, int64_t *files, int64_t *pruned, int64_t *footers,
@@ -461,7 +487,7 @@ void ds_scan_free(ds_scan *d)
     if (d->ft.slots) ds_footers_free(&d->ft);
     ds_topk_free(&d->topk);
     ds_schema_free(&d->s);
-    free(d->filter), free(d->out), free(d->acols);
+    free(d->filter), free(d->out), free(d->acols), free(d->atypes);
     free(d->explain);
     free(d);
 }

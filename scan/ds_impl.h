@@ -8,11 +8,18 @@
  *     vector of it is widened to that type before it leaves the dataset (ds_widen).
  *  3. A file's view (ds_view) parses filters against the file's columns followed by one
  *     virtual column per partition column and per data column the file lacks; every
- *     predicate left in the scan's filter reads the file's own columns only. */
+ *     predicate left in the scan's filter reads the file's own columns only.
+ *  4. A data column's Arrow type is the one the first file that has it (`from`) gives it
+ *     under its stored ARROW:schema (zone, large/view string, dictionary, decimal width,
+ *     duration, field metadata: scan/arrow_types.c), as pyarrow.dataset takes the first
+ *     file's schema and casts the other files to it; dropped when widening changed the
+ *     column's Parquet type. A later file's durations in another unit are rescaled to the
+ *     dataset's (ds_types.c); a filter on such a column is refused. */
 #ifndef RINGSCAN_SCAN_DS_IMPL_H
 #define RINGSCAN_SCAN_DS_IMPL_H
 #include "filter/expr.h"
 #include "format/vec.h"
+#include "scan/arrow_types.h"
 #include "scan/dataset.h"
 #include "scan/pqfile.h"
 #include <stdatomic.h>
@@ -22,11 +29,17 @@ typedef struct ds_col {
     pq_column_desc desc;        /* the dataset's type (desc.name = name) */
     int part;                   /* partition column index, or -1 for a data column */
     char *from;                 /* the file that gave it this type (messages), owned */
+    scan_arrow_type atype;      /* the Arrow type `from` stores for it (invariant 4), owned */
+    pq_column_desc adesc;       /* from's desc of it, which atype was built for */
 } ds_col;
 
 typedef struct ds_schema {
     int n;
     ds_col *cols;               /* invariant 1 */
+    char *metadata;             /* the first file's schema metadata (invariant 4), owned */
+    int nnested;                /* top-level nested fields the files had (left out) */
+    char **nested;              /* [nnested], at most DS_NESTED_MAX: "name\0file" each */
+    bool have_metadata;         /* metadata was taken from a file (NULL: it has none) */
 } ds_schema;
 
 /* Adds f's columns (path: its name for messages) to s: new names appended (union) or, when
@@ -39,6 +52,10 @@ int ds_schema_parts(ds_schema *s, const ds_list *l);
 void ds_schema_free(ds_schema *s);
 /* Index of name in s, or -1. */
 int ds_schema_find(const ds_schema *s, const char *name);
+enum { DS_NESTED_MAX = 256 }; /* nested fields remembered for messages */
+/* The file in which name (a top-level field, or a path in one) is a nested field a dataset
+ * leaves out (lists, structs and maps are not read), or NULL. */
+const char *ds_schema_nested(const ds_schema *s, const char *name);
 
 /* One file as the dataset sees it: the parser's schema (invariant 3) and per schema column
  * its leaf in the file (-1: a virtual column). */
@@ -53,6 +70,36 @@ typedef struct ds_view {
 /* The view of file fi (meta m) under schema s. 0 or -ENOMEM. */
 int ds_view_init(ds_view *v, const ds_schema *s, const pq_file_meta *m);
 void ds_view_free(ds_view *v);
+
+/* The Arrow types of s's columns [first, s->n), just added from file m (path), from m's
+ * stored ARROW:schema (invariant 4), and s's metadata when no file gave it yet. 0 or a
+ * status with e filled naming path (an ARROW:schema that does not parse, as pyarrow). */
+int ds_types_add(ds_schema *s, int first, const pq_file_meta *m, const char *path, pq_err *e);
+/* The Arrow types of the projected schema columns out[0..n) into *types (malloc'd, n
+ * entries: the caller frees the array alone, its metadata is borrowed from s) and
+ * cols[j].type set to them; the columns named in names[0..nnames) (options.
+ * dictionary_columns) exported as dictionary arrays. 0, -ENOMEM, or -EINVAL with e naming a
+ * name that is not a projected string or binary column. */
+int ds_types_project(const ds_schema *s, const int *out, int n, const char *const *names,
+                     int nnames, struct scan_arrow_col *cols, scan_arrow_type **types, pq_err *e);
+void ds_types_free(ds_col *c);
+/* The scan_opts.dict_out flags of a file's nleaves leaves (*out, malloc'd): leaf pos[j] of
+ * each projected column j < nout whose type t[j] is a dictionary array is decoded as indices
+ * into its chunk's dictionary (the scan decides where it can). 0 or -ENOMEM. */
+int ds_types_dict_out(const scan_arrow_type *t, const int *pos, int nout, int nleaves, bool **out);
+/* Per schema column of view v (file m, path), the factor its durations take to the dataset's
+ * unit into scale[s->n] (0: none; > 0: multiply; < 0: divide exactly by -scale). 0 or a
+ * status with e filled naming path. */
+int ds_types_file(const ds_schema *s, const ds_view *v, const pq_file_meta *m, const char *path,
+                  int64_t *scale, pq_err *e);
+/* v (schema column c's vector from file path) multiplied or divided by scale (ds_types_file),
+ * as pyarrow casts durations: RINGSCAN_EUNSUPPORTED naming both files, the column and the
+ * value when one overflows or would lose data. */
+int ds_rescale(const ds_col *c, int64_t scale, const char *path, pq_vec *v, pq_err *e);
+/* Whether filter x (parsed against v's columns) reads a column scale[] rescales: refused
+ * (its literals would be read in the file's unit) with e naming it and path. */
+int ds_types_filter(const ds_schema *s, const ds_view *v, const int64_t *scale,
+                    const flt_expr *x, const char *path, pq_err *e);
 
 /* The value file f has in schema column c that is virtual for it (a partition's value, or
  * null) as a vector of rows rows of c's type; 0 or -ENOMEM. */

@@ -25,6 +25,8 @@ typedef struct ds_scan_args {
     bool order_desc;
     int64_t limit;              /* < 0: none */
     bool union_by_name;
+    const char *const *dict_columns; /* options.dictionary_columns (borrowed until start) */
+    int ndict;
     int max_open;               /* footers held at once (>= 1) */
     scan_opts so;               /* each file's scan (limit, keys: set per file) */
     io_open_opts io;

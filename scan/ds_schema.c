@@ -100,12 +100,45 @@ static int add_col(ds_schema *s, const char *name, const pq_column_desc *d, int 
     return 0;
 }
 
+/* The length of name's first component (a nested leaf's path: its top-level field). */
+static size_t top_len(const char *name)
+{
+    const char *dot = strchr(name, '.');
+    return dot ? (size_t)(dot - name) : strlen(name);
+}
+
+const char *ds_schema_nested(const ds_schema *s, const char *name)
+{
+    size_t n = top_len(name);
+    for (int i = 0; i < s->nnested; i++)
+        if (strlen(s->nested[i]) == n && memcmp(s->nested[i], name, n) == 0)
+            return s->nested[i] + n + 1;
+    return NULL;
+}
+
+/* Remembers d (a nested leaf of file path)'s top-level field for messages (bounded). */
+static int add_nested(ds_schema *s, const pq_column_desc *d, const char *path)
+{
+    if (s->nnested == DS_NESTED_MAX || ds_schema_nested(s, d->name)) return 0;
+    if (!s->nested && !(s->nested = fail_calloc(DS_NESTED_MAX, sizeof *s->nested))) return -ENOMEM;
+    size_t n = top_len(d->name), p = strlen(path);
+    char *v = fail_malloc(n + p + 2);
+    if (!v) return -ENOMEM;
+    memcpy(v, d->name, n), v[n] = 0;
+    memcpy(v + n + 1, path, p + 1);
+    s->nested[s->nnested++] = v;
+    return 0;
+}
+
 int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool add_new, pq_err *e)
 {
-    int rc = 0;
+    int rc = 0, first = s->n;
     for (int i = 0; rc == 0 && i < m->ncolumns; i++) {
         const pq_column_desc *d = &m->columns[i];
-        if (d->nested) continue; /* datasets read flat columns */
+        if (d->nested) { /* datasets read flat columns */
+            rc = add_new ? add_nested(s, d, path) : 0;
+            continue;
+        }
         int at = ds_schema_find(s, d->name);
         pq_column_desc w;
         if (at < 0) {
@@ -130,6 +163,7 @@ int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool ad
         if (s->cols[c].part < 0 && pq_file_meta_find_column(m, s->cols[c].name) < 0)
             rc = pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' of %.80s is missing from "
                          "%.80s: read with union_by_name", s->cols[c].name, s->cols[c].from, path);
+    if (rc == 0 && add_new) rc = ds_types_add(s, first, m, path, e); /* invariant 4 */
     return rc;
 }
 
@@ -148,13 +182,20 @@ void ds_schema_drop_parts(ds_schema *s)
     while (s->n > 0 && s->cols[s->n - 1].part >= 0) {
         s->n--;
         free(s->cols[s->n].name), free(s->cols[s->n].from);
+        ds_types_free(&s->cols[s->n]);
     }
 }
 
 void ds_schema_free(ds_schema *s)
 {
-    for (int i = 0; i < s->n; i++) free(s->cols[i].name), free(s->cols[i].from);
+    for (int i = 0; i < s->n; i++) {
+        free(s->cols[i].name), free(s->cols[i].from);
+        ds_types_free(&s->cols[i]);
+    }
     free(s->cols);
+    free(s->metadata);
+    for (int i = 0; i < s->nnested; i++) free(s->nested[i]);
+    free(s->nested);
     *s = (ds_schema){0};
 }
 

@@ -162,3 +162,52 @@ def test_nested_files_equal_pyarrow(name):
             assert g.equals(w), f"{name}.{c}"
             continue
         assert g == w, f"{name}.{c}"
+
+
+def test_dataset_stored_types_union_by_name(tmp_path):
+    """A dataset's Arrow types come from the stored ARROW:schema of the first file that has
+    each column (issue 23): with union_by_name a column only a later file has takes that
+    file's (large_string, duration, a dictionary), and the files lacking it read nulls of
+    that type; equal to pyarrow.dataset over pyarrow's unified schema."""
+    import datetime as dt
+    import pyarrow.dataset as pads
+    t0 = dt.datetime(2024, 1, 1, 12)
+    a = pa.table({"id": [1, 2], "ts": pa.array([t0, None], pa.timestamp("us", tz="Europe/Paris"))})
+    b = pa.table({"id": [3, 4], "ts": pa.array([t0, t0], pa.timestamp("us", tz="Europe/Paris")),
+                  "ls": pa.array(["x", None], pa.large_string()),
+                  "dur": pa.array([5, None], pa.duration("s")),
+                  "word": pa.array(["p", "q"]).dictionary_encode()})
+    pq.write_table(a, tmp_path / "a.parquet")
+    pq.write_table(b, tmp_path / "b.parquet")
+    schema = pa.unify_schemas([pq.read_schema(tmp_path / f) for f in ("a.parquet", "b.parquet")])
+    want = pads.dataset(str(tmp_path), schema=schema).to_table()
+    got = ringscan.scan(str(tmp_path), union_by_name=True).to_arrow()
+    assert got.schema.equals(want.schema), f"{got.schema}\n!=\n{want.schema}"
+    assert got.schema.field("ls").type == pa.large_string()
+    assert got.schema.field("dur").type == pa.duration("s")
+    assert got.sort_by("id").to_pylist() == want.sort_by("id").to_pylist()
+    # without union_by_name: the first file's columns, in its stored types
+    first = ringscan.scan(str(tmp_path)).to_arrow()
+    assert first.schema.field("ts").type == pa.timestamp("us", tz="Europe/Paris")
+    assert first.column_names == ["id", "ts"]
+
+
+def test_dataset_dictionary_columns(tmp_path):
+    """dictionary_columns in a dataset scan: a string column and a hive partition column as
+    dictionary arrays with pyarrow.dataset's values (read_dictionary for the data column); a
+    name that is not a projected string column is refused."""
+    import pyarrow.dataset as pads
+    for k in ("eu", "us"):
+        (tmp_path / f"region={k}").mkdir()
+        pq.write_table(pa.table({"id": [1, 2, 3], "s": ["a", None, "b" + k]}),
+                       tmp_path / f"region={k}" / "p.parquet")
+    fmt = pads.ParquetFileFormat(read_options={"dictionary_columns": ["s"]})
+    want = pads.dataset(str(tmp_path), format=fmt, partitioning="hive").to_table()
+    got = ringscan.scan(str(tmp_path), dictionary_columns=["s", "region"]).to_arrow()
+    assert got.schema.field("s").type == want.schema.field("s").type == pa.dictionary(pa.int32(), pa.string())
+    assert got.schema.field("region").type == pa.dictionary(pa.int32(), pa.string())
+    assert got.to_pylist() == want.to_pylist()
+    one = ringscan.scan(str(tmp_path / "region=eu" / "p.parquet"), dictionary_columns=["s"]).to_arrow()
+    assert one.schema.field("s").type == pa.dictionary(pa.int32(), pa.string())  # as read_dictionary
+    with pytest.raises(Exception, match="dictionary_columns: 'id'"):
+        ringscan.scan(str(tmp_path), dictionary_columns=["id"]).to_arrow()

@@ -26,6 +26,33 @@ def load(path):
     return lib
 
 
+def options(lib, columns):
+    """Default options with columns (None: every column) projected: (the options block, the
+    names array it points to, which must outlive it)."""
+    opts = ctypes.create_string_buffer(4096)
+    lib.ringscan_options_init(opts)
+    names = None
+    if columns is not None:  # columns and ncolumns: the fields after struct_size (ringscan.h)
+        names = (ctypes.c_char_p * (len(columns) + 1))(*[c.encode() for c in columns])
+        ctypes.c_void_p.from_buffer(opts, 8).value = ctypes.cast(names, ctypes.c_void_p).value
+        ctypes.c_int.from_buffer(opts, 16).value = len(columns)
+    return opts, names
+
+
+def read_stream(lib, sc):
+    """Scan sc's batches imported as a pyarrow Table: (pa.Table, None), or (None, the error
+    the stream reported mid-way)."""
+    st = Stream()
+    lib.ringscan_scan_stream(sc, ctypes.byref(st))
+    reader = pa.RecordBatchReader._import_from_c(ctypes.addressof(st))
+    try:
+        return reader.read_all(), None
+    except (pa.ArrowException, OSError) as ex:
+        return None, str(ex)
+    finally:
+        del reader
+
+
 def read_table(lib, path, ordered=True, columns=None):
     """The file as ringscan exports it (every column, or the names in columns): (pa.Table,
     None) or (None, error message)."""
@@ -33,23 +60,37 @@ def read_table(lib, path, ordered=True, columns=None):
     f = ctypes.c_void_p()
     if lib.ringscan_open(path.encode(), ctypes.byref(f), ctypes.byref(err)) != 0:
         return None, err.message.decode()
-    opts = ctypes.create_string_buffer(4096)
-    lib.ringscan_options_init(opts)
-    if columns is not None:  # columns and ncolumns: the fields after struct_size (ringscan.h)
-        names = (ctypes.c_char_p * (len(columns) + 1))(*[c.encode() for c in columns])
-        ctypes.c_void_p.from_buffer(opts, 8).value = ctypes.cast(names, ctypes.c_void_p).value
-        ctypes.c_int.from_buffer(opts, 16).value = len(columns)
+    opts, names = options(lib, columns)
     sc = ctypes.c_void_p()
     try:
         if lib.ringscan_scan_start(f, opts, ctypes.byref(sc), ctypes.byref(err)) != 0:
             return None, err.message.decode()
-        st = Stream()
-        lib.ringscan_scan_stream(sc, ctypes.byref(st))
-        reader = pa.RecordBatchReader._import_from_c(ctypes.addressof(st))
-        try:
-            return reader.read_all(), None
-        finally:
-            del reader
+        return read_stream(lib, sc)
     finally:
         lib.ringscan_scan_free(sc)
         lib.ringscan_close(f)
+
+
+def read_dataset(lib, paths, columns=None):
+    """The dataset listed from paths (files, directories, patterns) as ringscan's dataset scan
+    exports it (default options: hive partitions auto-detected, the first file's columns):
+    (pa.Table, None) or (None, error message)."""
+    lib.ringscan_dataset_open.argtypes = [ctypes.POINTER(ctypes.c_char_p), ctypes.c_int, ctypes.c_void_p,
+                                          ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(Err)]
+    lib.ringscan_dataset_scan_start.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
+                                                ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(Err)]
+    lib.ringscan_dataset_close.argtypes = [ctypes.c_void_p]
+    err = Err()
+    opts, names = options(lib, columns)
+    arr = (ctypes.c_char_p * len(paths))(*[p.encode() for p in paths])
+    d = ctypes.c_void_p()
+    if lib.ringscan_dataset_open(arr, len(paths), opts, ctypes.byref(d), ctypes.byref(err)) != 0:
+        return None, err.message.decode()
+    sc = ctypes.c_void_p()
+    try:
+        if lib.ringscan_dataset_scan_start(d, opts, ctypes.byref(sc), ctypes.byref(err)) != 0:
+            return None, err.message.decode()
+        return read_stream(lib, sc)
+    finally:
+        lib.ringscan_scan_free(sc)
+        lib.ringscan_dataset_close(d)

@@ -1,0 +1,197 @@
+/* scan/ds_types.c: a dataset's Arrow types beyond the Parquet schema (ds_impl.h invariant 4),
+ * as pyarrow.dataset (pyarrow 26) gives them: the dataset's schema is the first file's as
+ * pyarrow.parquet reads it (its stored ARROW:schema applied: scan/arrow_types.c), and every
+ * other file's columns are cast to it. Among files of the same Parquet type that cast changes
+ * values only for durations (an int64 count whose unit the stored schema gives): a later
+ * file's durations in another unit are multiplied or divided to the dataset's, and refused
+ * where pyarrow's safe cast refuses them (overflow, a remainder). Zones, large and view
+ * strings, decimal widths, dictionaries and index types are the first file's: the values are
+ * the same whatever a later file stores. Files whose Parquet types differ keep the dataset's
+ * DuckDB rules (ds_schema.c: widening, or an error naming both files).
+ *
+ * Invariants:
+ *  1. A column's atype is built with its `from` file's own desc (adesc); it is exported only
+ *     while the dataset's desc is that type (ds_types_of), so a format never meets a vector
+ *     of another physical type.
+ *  2. scale is non-zero only for a column whose dataset and file types are both durations of
+ *     different units, so rescaled vectors are INT64. */
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fail.h"
+#include "scan/arrow.h"
+#include "scan/ds_impl.h"
+
+/* Prefixes e's message with path (scan_arrow_types_build's messages name no file). */
+static int name_file(int rc, const char *path, pq_err *e)
+{
+    char msg[sizeof e->msg];
+    snprintf(msg, sizeof msg, "%.200s: %s", path, e->msg[0] ? e->msg : "out of memory");
+    memcpy(e->msg, msg, sizeof msg);
+    return rc;
+}
+
+/* The Arrow types file m (path) gives its flat columns named by s's columns at[0..n) into
+ * *out. 0 or a status with e filled. */
+static int file_types(const ds_schema *s, const int *at, int n, const pq_file_meta *m,
+                      const char *path, scan_arrow_types *out, pq_err *e)
+{
+    scan_arrow_col *cols = fail_calloc((size_t)n + 1, sizeof *cols);
+    if (!cols) return pq_errf(e, -ENOMEM, -1, "out of memory");
+    for (int k = 0; k < n; k++) {
+        int leaf = pq_file_meta_find_column(m, s->cols[at[k]].name);
+        assert(leaf >= 0 && leaf < m->ncolumns); /* a data column the file brought or has */
+        cols[k] = (scan_arrow_col){.desc = &m->columns[leaf], .name = m->columns[leaf].name,
+                                   .node = -1};
+    }
+    int rc = scan_arrow_types_build(m, cols, n, out, e);
+    free(cols);
+    return rc ? name_file(rc, path, e) : 0;
+}
+
+int ds_types_add(ds_schema *s, int first, const pq_file_meta *m, const char *path, pq_err *e)
+{
+    assert(first >= 0 && first <= s->n);
+    int n = 0;
+    int *at = fail_malloc(sizeof(int) * (size_t)(s->n - first + 1));
+    if (!at) return pq_errf(e, -ENOMEM, -1, "out of memory");
+    for (int c = first; c < s->n; c++)
+        if (s->cols[c].part < 0) at[n++] = c;
+    scan_arrow_types t = {0};
+    int rc = n > 0 || !s->have_metadata ? file_types(s, at, n, m, path, &t, e) : 0;
+    for (int k = 0; rc == 0 && k < n; k++) { /* each type moved into its column */
+        ds_col *c = &s->cols[at[k]];
+        c->atype = t.cols[k];
+        c->adesc = m->columns[pq_file_meta_find_column(m, c->name)];
+        c->adesc.name = c->name; /* m's strings go with its footer */
+        assert(c->adesc.physical == c->desc.physical); /* just added from m */
+    }
+    if (rc == 0 && !s->have_metadata) s->metadata = t.metadata, s->have_metadata = true;
+    else free(t.metadata);
+    free(t.cols);
+    free(at);
+    return rc;
+}
+
+/* The Arrow type schema column c exports (NULL: its Parquet type's alone). */
+static const scan_arrow_type *ds_types_of(const ds_col *c)
+{
+    const pq_column_desc *a = &c->adesc, *d = &c->desc;
+    if (c->part >= 0) return NULL; /* partition columns: DuckDB's types */
+    bool same = a->physical == d->physical && a->logical == d->logical &&
+                a->type_length == d->type_length && a->decimal_precision == d->decimal_precision &&
+                a->decimal_scale == d->decimal_scale;
+    return same ? &c->atype : NULL; /* invariant 1 */
+}
+
+int ds_types_project(const ds_schema *s, const int *out, int n, const char *const *names,
+                     int nnames, scan_arrow_col *cols, scan_arrow_type **types, pq_err *e)
+{
+    scan_arrow_type *t = fail_calloc((size_t)n + 1, sizeof *t);
+    *types = t;
+    if (!t) return pq_errf(e, -ENOMEM, -1, "out of memory");
+    for (int j = 0; j < n; j++) {
+        const scan_arrow_type *st = ds_types_of(&s->cols[out[j]]);
+        if (st) t[j] = *st; /* metadata borrowed (ds_impl.h invariant 4) */
+        assert(t[j].nnodes == 0 && !t[j].nodes); /* flat columns only */
+        cols[j].type = &t[j];
+    }
+    scan_arrow_types view = {.n = n, .cols = t}; /* not freed: t is the caller's */
+    return scan_arrow_types_dictionary(&view, cols, names, nnames, e);
+}
+
+int ds_types_dict_out(const scan_arrow_type *t, const int *pos, int nout, int nleaves, bool **out)
+{
+    *out = fail_calloc((size_t)nleaves + 1, sizeof **out);
+    if (!*out) return -ENOMEM;
+    for (int j = 0; j < nout; j++) {
+        assert(pos[j] < nleaves);
+        if (pos[j] >= 0 && t[j].dictionary) (*out)[pos[j]] = true;
+    }
+    return 0;
+}
+
+void ds_types_free(ds_col *c)
+{
+    assert(c->atype.nnodes == 0 && !c->atype.nodes); /* flat columns only */
+    free(c->atype.metadata);
+    c->atype = (scan_arrow_type){0};
+}
+
+/* A duration format's unit as a power of ten of seconds (tDs 0 .. tDn 9), or -1. */
+static int unit_exp(const char *fmt)
+{
+    if (strncmp(fmt, "tD", 2) != 0 || fmt[3]) return -1;
+    switch (fmt[2]) {
+    case 's': return 0;
+    case 'm': return 3;
+    case 'u': return 6;
+    case 'n': return 9;
+    default: return -1;
+    }
+}
+
+int ds_types_file(const ds_schema *s, const ds_view *v, const pq_file_meta *m, const char *path,
+                  int64_t *scale, pq_err *e)
+{
+    memset(scale, 0, sizeof *scale * (size_t)s->n);
+    int *at = fail_malloc(sizeof(int) * (size_t)(s->n + 1)), n = 0;
+    if (!at) return pq_errf(e, -ENOMEM, -1, "out of memory");
+    for (int c = 0; c < s->n; c++) {
+        const scan_arrow_type *t = ds_types_of(&s->cols[c]);
+        if (t && v->leaf[c] >= 0 && unit_exp(t->format) >= 0) at[n++] = c;
+    }
+    scan_arrow_types ft = {0};
+    int rc = n > 0 ? file_types(s, at, n, m, path, &ft, e) : 0;
+    for (int k = 0; rc == 0 && k < n; k++) {
+        int want = unit_exp(ds_types_of(&s->cols[at[k]])->format), has = unit_exp(ft.cols[k].format);
+        int64_t f = 1;
+        for (int i = 0; has >= 0 && i < (want > has ? want - has : has - want); i++) f *= 10;
+        if (has >= 0 && has != want) scale[at[k]] = want > has ? f : -f; /* invariant 2 */
+    }
+    scan_arrow_types_free(&ft);
+    free(at);
+    return rc;
+}
+
+int ds_rescale(const ds_col *c, int64_t scale, const char *path, pq_vec *v, pq_err *e)
+{
+    assert(scale != 0 && scale != 1 && scale != -1);
+    assert(v->type == PQ_INT64); /* invariant 2 */
+    for (int64_t r = 0; r < v->length; r++) {
+        if (!pq_vec_is_valid(v, r)) continue; /* a null's slot stays zero */
+        int64_t x, y = 0;
+        memcpy(&x, v->values + 8 * r, 8);
+        bool bad = scale > 0 ? __builtin_mul_overflow(x, scale, &y) : x % -scale != 0;
+        if (bad)
+            return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s': the duration "
+                           "%" PRId64 " in this file's unit %s in the unit of %.120s (the "
+                           "dataset's type, as pyarrow.dataset casts it)", path, c->name, x,
+                           scale > 0 ? "overflows" : "would lose data", c->from);
+        if (scale < 0) y = x / -scale;
+        memcpy(v->values + 8 * r, &y, 8);
+    }
+    return 0;
+}
+
+int ds_types_filter(const ds_schema *s, const ds_view *v, const int64_t *scale,
+                    const flt_expr *x, const char *path, pq_err *e)
+{
+    for (int32_t i = 0; x && i < x->npreds; i++) {
+        const flt_pred *p = &x->preds[i];
+        int32_t n = p->multi ? p->multi->ncols : 1;
+        for (int32_t k = 0; k < n; k++) {
+            int32_t col = p->multi ? p->multi->cols[k] : p->column;
+            for (int c = 0; col >= 0 && col < v->nfile && c < s->n; c++)
+                if (v->leaf[c] == col && scale[c] != 0)
+                    return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s' is a "
+                                   "duration in another unit than in %.120s: a filter on it is "
+                                   "not supported", path, s->cols[c].name, s->cols[c].from);
+        }
+    }
+    return 0;
+}

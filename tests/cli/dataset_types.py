@@ -1,0 +1,167 @@
+"""tests/cli/dataset_types.py LIB DIR: cases of tests/cli/dataset_types.sh. pyarrow 26 writes
+hive-partitioned datasets; ringscan's dataset scan (libringscan.so through rs_ctypes) must give
+pyarrow.dataset.dataset(dir, partitioning="hive").to_table()'s schema (types, zones, field
+and schema metadata) and values, partition columns aside (ringscan types them as DuckDB does:
+BIGINT where pyarrow says int32; their values must still be equal). Prints "ok NAME" or
+"FAIL: NAME: why" per case."""
+import datetime as dt, decimal, os, sys
+import pyarrow as pa, pyarrow.dataset as pads, pyarrow.parquet as pq
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rs_ctypes
+
+lib = rs_ctypes.load(sys.argv[1])
+top = sys.argv[2]
+failures = 0
+
+
+def fail(name, why):
+    global failures
+    failures += 1
+    print(f"FAIL: {name}: {why}")
+
+
+def write(name, files):
+    """files: {relative path: (table, write options)}; returns the dataset's directory."""
+    root = os.path.join(top, name)
+    for rel, (table, opts) in files.items():
+        os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+        pq.write_table(table, os.path.join(root, rel), **opts)
+    return root
+
+
+def compare(name, root, parts=()):
+    """ringscan's dataset scan of root against pyarrow.dataset's: schema (metadata included)
+    without the partition columns, then every value (rows by "id")."""
+    want = pads.dataset(root, partitioning="hive" if parts else None).to_table()
+    got, err = rs_ctypes.read_dataset(lib, [root])
+    if err:
+        return fail(name, f"ringscan: {err}")
+    data = [f for f in want.schema if f.name not in parts]
+    want_s = pa.schema(data, metadata=want.schema.metadata)
+    got_s = pa.schema([f for f in got.schema if f.name not in parts], metadata=got.schema.metadata)
+    if got.column_names[:len(data)] != [f.name for f in data] or sorted(got.column_names) != sorted(want.column_names):
+        return fail(name, f"columns {got.column_names} != {want.column_names}")
+    want = want.select(got.column_names)  # partition columns: sorted by name, as DuckDB
+    if not got_s.equals(want_s, check_metadata=True):
+        return fail(name, f"schema\n  ringscan: {got_s}\n  pyarrow:  {want_s}")
+    for f in data:  # the type of every chunk, not only the schema's
+        if any(c.type != f.type for c in got.column(f.name).chunks):
+            return fail(name, f"column {f.name}: a chunk of another type")
+    for p in parts:  # DuckDB's partition types: the same values
+        want = want.set_column(want.column_names.index(p), p, want.column(p).cast(got.schema.field(p).type))
+    g, w = got.sort_by("id").to_pylist(), want.sort_by("id").to_pylist()
+    if g != w:
+        return fail(name, f"values\n  ringscan: {g[:3]}\n  pyarrow:  {w[:3]}")
+    print(f"ok {name}")
+
+
+def expect_error(name, root, words):
+    """Both refuse the dataset; ringscan's message holds every one of words."""
+    try:
+        pads.dataset(root).to_table()
+        return fail(name, "pyarrow read it (the case expects pyarrow to refuse)")
+    except pa.ArrowInvalid:
+        pass
+    got, err = rs_ctypes.read_dataset(lib, [root])
+    if not err:
+        return fail(name, f"ringscan read it: {got.schema}")
+    missing = [w for w in words if w not in err]
+    if missing:
+        return fail(name, f"message {err!r} lacks {missing}")
+    print(f"ok {name}")
+
+
+T0 = dt.datetime(2024, 3, 1, 12, 30, 5, 123456)
+META = {b"origin": b"dataset_types", b"n": b"1"}
+
+
+def rich(lo, n, tz="Europe/Paris", dur_unit="s", index=pa.int8()):
+    """n rows of every type the stored schema restores, ids lo.. (every 5th row null)."""
+    ids = list(range(lo, lo + n))
+    nul = lambda v, i: None if i % 5 == 4 else v
+    ts = [nul(T0 + dt.timedelta(hours=i, microseconds=i), i) for i in ids]
+    words = ["alpha", "beta", "gamma", "delta"]
+    fields = [
+        pa.field("id", pa.int64()),
+        pa.field("ts_zone", pa.timestamp("us", tz=tz), metadata={b"unit": b"us"}),
+        pa.field("ts_ms_tokyo", pa.timestamp("ms", tz="Asia/Tokyo")),
+        pa.field("ts_naive", pa.timestamp("us")),
+        pa.field("ls", pa.large_string()),
+        pa.field("lb", pa.large_binary()),
+        pa.field("word", pa.dictionary(index, pa.string())),
+        pa.field("dec32", pa.decimal32(7, 2)),
+        pa.field("dec64", pa.decimal64(15, 3)),
+        pa.field("dur", pa.duration(dur_unit)),
+        pa.field("dur_ns", pa.duration("ns")),
+        pa.field("plain", pa.float64()),
+    ]
+    cols = [
+        ids, ts, [t and t.replace(microsecond=t.microsecond // 1000 * 1000) for t in ts],
+        ts, [nul("s%d" % i * (i % 3), i) for i in ids], [nul(bytes([i % 256, 7]), i) for i in ids],
+        [nul(words[i % 4], i) for i in ids],
+        [nul(decimal.Decimal(i * 37 - 1000).scaleb(-2), i) for i in ids],
+        [nul(decimal.Decimal(i * 123457 - 10**7).scaleb(-3), i) for i in ids],
+        [nul(dt.timedelta(seconds=i * 7), i) for i in ids],
+        [nul(dt.timedelta(microseconds=i * 3), i) for i in ids],
+        [nul(i / 8, i) for i in ids],
+    ]
+    arrays = [pa.array(c, f.type) if not pa.types.is_dictionary(f.type)
+              else pa.array(c, pa.string()).dictionary_encode().cast(f.type) for c, f in zip(cols, fields)]
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=META))
+
+
+# 1. every stored type in a hive dataset (two keys, several files, row groups of 50 rows)
+rg = {"row_group_size": 50}
+files = {}
+for k, (year, region) in enumerate([(2023, "eu"), (2023, "us"), (2024, "eu"), (2024, "us")]):
+    files[f"year={year}/region={region}/part-0.parquet"] = (rich(k * 1000, 120), rg)
+compare("hive_stored_types", write("hive", files), parts=("year", "region"))
+
+# 2. the first file (by path) stores its schema, a later one does not: the first's types
+compare("first_stored_later_plain", write("mixed1", {
+    "k=1/a.parquet": (rich(0, 30), {}),
+    "k=2/a.parquet": (rich(100, 30), {"store_schema": False})}), parts=("k",))
+
+# 3. the first file stores none, a later one does: Parquet's types (pyarrow's too)
+compare("first_plain_later_stored", write("mixed2", {
+    "k=1/a.parquet": (rich(0, 30), {"store_schema": False}),
+    "k=2/a.parquet": (rich(100, 30), {})}), parts=("k",))
+
+# 4. files disagree on what they store: zone, duration unit (s, then ms and us: later files'
+#    counts rescaled to seconds... in reverse: the first says ms, later s and us exact),
+#    dictionary index type; the first file's types, later values cast as pyarrow casts
+compare("stored_types_disagree", write("disagree", {
+    "a.parquet": (rich(0, 40, tz="America/New_York", dur_unit="ms"), {}),
+    "b.parquet": (rich(100, 40, tz="Asia/Tokyo", dur_unit="s", index=pa.int32()), {}),
+    "c.parquet": (rich(200, 40, tz="UTC", dur_unit="us"), {})}))
+
+# 5. a projection (columns in another order) keeps the stored types and field metadata
+root = os.path.join(top, "hive")
+want = pads.dataset(root, partitioning="hive").to_table(columns=["dur", "ts_zone", "word", "id"])
+got, err = rs_ctypes.read_dataset(lib, [root], columns=["dur", "ts_zone", "word", "id"])
+if err or not got.schema.equals(pa.schema(list(want.schema), metadata=META), check_metadata=True):
+    fail("projection", err or f"\n  ringscan: {got.schema}\n  pyarrow:  {want.schema}")
+elif got.sort_by("id").to_pylist() != want.sort_by("id").to_pylist():
+    fail("projection", "values differ")
+else:
+    print("ok projection")
+
+# 6. a later file's duration that its cast to the dataset's unit would truncate: pyarrow
+#    refuses ("would lose data"), so does ringscan, naming both files and the column
+lossy = pa.table({"id": [1], "dur": pa.array([1], pa.duration("ms"))})
+lossy2 = pa.table({"id": [2], "dur": pa.array([2001], pa.duration("us"))})
+expect_error("duration_loses_data", write("lossy", {
+    "a.parquet": (lossy, {}), "b.parquet": (lossy2, {})}),
+    ["lossy/a.parquet", "lossy/b.parquet", "'dur'", "2001", "would lose data"])
+over = pa.table({"id": [2], "dur": pa.array([2**62], pa.duration("s"))})
+expect_error("duration_overflows", write("over", {
+    "a.parquet": (pa.table({"id": [1], "dur": pa.array([1], pa.duration("ns"))}), {}),
+    "b.parquet": (over, {})}), ["over/a.parquet", "over/b.parquet", "'dur'", "overflows"])
+
+# 7. nested columns: a dataset scan reads flat ones only (dataset_types.sh checks the CLI's
+#    message naming the file, and that the flat columns read)
+write("nested", {"a.parquet": (pa.table({"id": [1, 2], "lst": [[1], [2, 3]], "s": [{"a": 1}, {"a": 2}]}), {}),
+                 "b.parquet": (pa.table({"id": [3], "lst": [[4]], "s": [{"a": 3}]}), {})})
+
+sys.exit(1 if failures else 0)
