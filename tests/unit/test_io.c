@@ -179,6 +179,44 @@ static void c_buffer_stash(void)
     io_stash_drain();
 }
 
+/* With pool_held (a budgeted scan's contexts) the shared held count covers a range's bytes
+ * while read and buffered and the pooled buffer's capacity while idle, pools at most
+ * pool_bytes, and never stashes: the context's end leaves the count and the stash at 0. */
+static void c_buffer_held(void)
+{
+    io_stash_drain();
+    _Atomic uint64_t held = 0;
+    io_opts_t o = io_opts_default();
+    o.held_total = &held;
+    o.pool_held = true;
+    o.pool_bytes = 1 << 20; /* one buffer of the 1 MiB a pooled-size range is rounded to */
+    io_ctx_t *ctx = new_ctx(&o);
+    uint64_t lens[3] = {IO_POOL_MIN_BYTES + 1000, IO_POOL_MIN_BYTES, 2 * IO_POOL_MIN_BYTES};
+    const uint8_t *first = NULL;
+    for (int i = 0; i < 3; i++) {
+        fut_t *f = io_read(ctx, g_file, 0, lens[i]);
+        fut_want(f);
+        CHECK_EQ_I64(fut_await(f), 0);
+        const io_bytes *b = fut_value(f);
+        CHECK(bytes_match(b, 0, lens[i]));
+        CHECK_EQ_I64((int64_t)atomic_load(&held), (int64_t)lens[i]); /* the pool lent it */
+        if (i == 0) first = b->data;
+        if (i == 1) CHECK(b->data == first);
+        fut_unref(f);
+        CHECK_EQ_I64((int64_t)atomic_load(&held), 1 << 20); /* idle, pooled, counted */
+    }
+    CHECK_EQ_I64((int64_t)io_stash_bytes(), 0);
+    fut_t *f[2] = {io_read(ctx, g_file, 0, lens[0]), io_read(ctx, g_file, 600000, lens[0])};
+    for (int i = 0; i < 2; i++) fut_want(f[i]);
+    for (int i = 0; i < 2; i++) CHECK_EQ_I64(fut_await(f[i]), 0);
+    for (int i = 0; i < 2; i++) fut_unref(f[i]); /* the second buffer finds the pool full */
+    CHECK_EQ_I64((int64_t)atomic_load(&held), 1 << 20);
+    CHECK_EQ_I64((int64_t)io_stash_bytes(), 0); /* freed, not stashed */
+    io_ctx_free(ctx);
+    CHECK_EQ_I64((int64_t)atomic_load(&held), 0);
+    CHECK_EQ_I64((int64_t)io_stash_bytes(), 0);
+}
+
 static int64_t short_hook(void *ctx, const io_file_t *f, uint64_t off, uint64_t len)
 {
     (void)f;
@@ -451,7 +489,6 @@ static void c_lazy(void)
 static void c_budget(void)
 {
     io_opts_t o = io_opts_default();
-    o.coalesce = false;
     o.budget_bytes = 8192;
     io_ctx_t *ctx = new_ctx(&o);
     fut_t *f[4];
@@ -662,6 +699,7 @@ static void cost_model(void)
 static void exact_bytes(void) { both(c_exact_bytes); }
 static void buffer_reuse(void) { both(c_buffer_reuse); }
 static void buffer_stash(void) { both(c_buffer_stash); }
+static void buffer_held(void) { both(c_buffer_held); }
 static void short_reads(void) { both(c_short_reads); }
 static void eof_text(void) { both(c_eof_text); }
 static void cancel_before_submit(void) { both(c_cancel_before_submit); }
@@ -682,6 +720,7 @@ int main(void)
     RUN(exact_bytes);
     RUN(buffer_reuse);
     RUN(buffer_stash);
+    RUN(buffer_held);
     RUN(short_reads);
     RUN(eof_text);
     RUN(cancel_before_submit);
