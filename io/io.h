@@ -85,7 +85,8 @@ typedef struct io_opts {
     uint64_t max_bytes;    /* largest merged range (default 4 MiB); a bigger request is read alone */
     uint64_t budget_bytes; /* bytes in flight + buffered before new ranges wait (default 1 GiB) */
     _Atomic uint64_t *held_total; /* NULL, or a counter shared by several contexts (a scan's
-                                     cores): bytes in flight + buffered, kept up to date */
+                                     cores): the capacity of the range buffers in flight +
+                                     buffered (what is resident), kept up to date */
     bool pool_held;        /* idle range buffers (the pool) count in *held_total too, the pool
                               keeps at most pool_bytes of them, and none goes to the
                               process-wide stash (a budgeted scan: nothing it keeps resident
