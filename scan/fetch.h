@@ -51,8 +51,8 @@ typedef struct scan_budget {
 void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit);
 /* Under a budget with read-ahead (a remote store): the io contexts of the scan's threads
  * count their idle pooled buffers in held, pool at most a quarter of the limit between them
- * and stash none (io.h pool_held), read at most half of it at once between them, and start
- * no range that would take held past the limit (held_cap); elsewhere o keeps io/'s pools and stash (a local scan's
+ * and stash none (io.h pool_held) and read at most half of it at once between them;
+ * elsewhere o keeps io/'s pools and stash (a local scan's
  * reuse of faulted-in memory, issue 26). */
 void scan_budget_io_opts(const scan_budget *b, io_opts_t *o, int threads);
 /* Whether a gated task may start a split now: held plus the last split's reservation (the

@@ -33,9 +33,9 @@
  *     or batch (its reservation, learned from finished splits), and batches not consumed
  *     (output.c). Reads registered but not issued hold nothing; what is issued is bounded by
  *     each core's io budget, limit / 2 / threads (io.h budget_bytes), and the pool by limit /
- *     4 / threads, so read-ahead leaves room for the decoded side; and a range waits while
- *     held would pass the limit with it (io.h held_cap; one range of a core holding nothing
- *     always goes, io_flush.c invariant 3). Outside it and bounded:
+ *     4 / threads, so read-ahead leaves room for the decoded side. (io.h held_cap would also
+ *     hold a range back while held would pass the limit with it: it kept held within ~4% of
+ *     the limit but cost 1.5-2x the time on sf=1 cancel/order, so it is not set.) Outside it and bounded:
  *     one idle decoded-column set per core (task.c), the cores' page readers. */
 #include <assert.h>
 
@@ -84,7 +84,6 @@ void scan_budget_io_opts(const scan_budget *b, io_opts_t *o, int threads)
     o->pool_bytes = b->limit / 4 / (uint64_t)threads;
     uint64_t reads = b->limit / 2 / (uint64_t)threads; /* invariant 5 */
     if (reads < o->budget_bytes) o->budget_bytes = reads > 0 ? reads : 1;
-    o->held_cap = b->limit; /* and no range past the whole budget (invariant 5) */
 }
 
 /* Notes held h in the peak. */
