@@ -85,7 +85,16 @@ typedef struct io_opts {
     uint64_t max_bytes;    /* largest merged range (default 4 MiB); a bigger request is read alone */
     uint64_t budget_bytes; /* bytes in flight + buffered before new ranges wait (default 1 GiB) */
     _Atomic uint64_t *held_total; /* NULL, or a counter shared by several contexts (a scan's
-                                     cores): bytes in flight + buffered, kept up to date */
+                                     cores): the capacity of the range buffers in flight +
+                                     buffered (what is resident), kept up to date */
+    bool pool_held;        /* idle range buffers (the pool) count in *held_total too, the pool
+                              keeps at most pool_bytes of them, and none goes to the
+                              process-wide stash (a budgeted scan: nothing it keeps resident
+                              lies outside its budget; io_ctx.c invariant 4) */
+    uint64_t pool_bytes;   /* with pool_held: the pool's bytes, at most (<= IO_POOL_BYTES) */
+    uint64_t held_cap;     /* 0, or: a range also waits (as for budget_bytes) while
+                              *held_total + its length would exceed it: every context sharing
+                              the count stays within one cap (a budgeted scan's limit) */
     io_fault_fn fault;     /* NULL: no fault injection */
     io_fault_sched_fn fault_sched; /* NULL: no delays or racing cancels */
     void *fault_ctx;       /* for both hooks */
@@ -152,6 +161,8 @@ void io_ctx_free(io_ctx_t *ctx);
  * context's pooled buffers go there when it ends, and the next context's reads reuse them,
  * already faulted in). Thread-safe; for hosts that want the memory back, and for tests. */
 void io_stash_drain(void);
+/* Bytes the stash holds now. Thread-safe; for tests. */
+size_t io_stash_bytes(void);
 
 /* Registers a read of len bytes at off of f: no I/O until the future is wanted. Returns a
  * future (one reference, the caller's) whose value is an io_bytes* of exactly len bytes;

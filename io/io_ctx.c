@@ -6,13 +6,16 @@
  * Invariants:
  *  1. The context is freed once, by io_ctx_maybe_free, when it is closing, no function walks
  *     it (guard == 0) and no request or range is alive; the pool's buffers go with it.
- *  2. The pool holds at most IO_POOL_SLOTS buffers and IO_POOL_BYTES bytes, each at least
- *     IO_POOL_MIN_BYTES; a closing context pools nothing.
+ *  2. The pool holds at most IO_POOL_SLOTS buffers and IO_POOL_BYTES bytes (opts.pool_bytes
+ *     with opts.pool_held), each at least IO_POOL_MIN_BYTES; a closing context pools nothing.
+ *     With opts.pool_held the pool's bytes are counted in *opts.held_total while pooled (added
+ *     by io_buf_put, taken back when a buffer leaves the pool or the context closes).
  *  3. A request leaves the pending list only through io_req_unlink_pending, which keeps
  *     n_pending and n_wanted equal to the list's length and its WANTED members.
  *  4. The stash (process-wide, under stash_mu) holds at most IO_STASH_SLOTS buffers and
  *     IO_STASH_BYTES bytes, each at least IO_POOL_MIN_BYTES: a closing context's pooled and
- *     returned buffers go there, and a context whose own pool has none that fits takes one
+ *     returned buffers go there (freed instead with opts.pool_held: the stash is outside every
+ *     scan's budget), and a context whose own pool has none that fits takes one
  *     from it. A scan's contexts end with the scan, so without it every scan read into fresh
  *     memory that the kernel faulted in and zeroed page by page (issue 26: 11% of a one-thread
  *     wide scan's samples in clear_page_erms under the read's copy). io_stash_drain frees it. */
@@ -72,6 +75,42 @@ void io_stash_drain(void)
     pthread_mutex_unlock(&stash_mu);
 }
 
+/* The pool's bytes change by d (invariant 2: in the shared held count too with pool_held). */
+static void pool_count(io_ctx_t *ctx, int64_t d)
+{
+    assert(d >= 0 || ctx->pool_bytes >= (size_t)-d);
+    ctx->pool_bytes += (size_t)d; /* modular: d < 0 subtracts */
+    if (!ctx->opts.pool_held || !ctx->opts.held_total) return;
+    if (d >= 0) atomic_fetch_add_explicit(ctx->opts.held_total, (uint64_t)d, memory_order_relaxed);
+    else atomic_fetch_sub_explicit(ctx->opts.held_total, (uint64_t)-d, memory_order_relaxed);
+}
+
+/* A buffer that leaves the context: stashed for the next context, or freed (pool_held). */
+static void buf_leave(io_ctx_t *ctx, uint8_t *p, size_t cap)
+{
+    if (ctx->opts.pool_held) free(p);
+    else stash_put(p, cap);
+}
+
+/* Empties the pool (a closing context): its buffers leave (buf_leave), their count too. */
+void io_pool_release(io_ctx_t *ctx)
+{
+    for (int i = 0; i < ctx->npool; i++) {
+        pool_count(ctx, -(int64_t)ctx->pool[i].cap);
+        buf_leave(ctx, ctx->pool[i].p, ctx->pool[i].cap);
+    }
+    ctx->npool = 0;
+    assert(ctx->pool_bytes == 0);
+}
+
+size_t io_stash_bytes(void)
+{
+    pthread_mutex_lock(&stash_mu);
+    size_t n = stash_bytes;
+    pthread_mutex_unlock(&stash_mu);
+    return n;
+}
+
 uint8_t *io_buf_get(io_ctx_t *ctx, size_t n, size_t *cap)
 {
     int best = -1;
@@ -80,7 +119,7 @@ uint8_t *io_buf_get(io_ctx_t *ctx, size_t n, size_t *cap)
     if (best >= 0) {
         uint8_t *p = ctx->pool[best].p;
         *cap = ctx->pool[best].cap;
-        ctx->pool_bytes -= *cap;
+        pool_count(ctx, -(int64_t)*cap);
         ctx->pool[best] = ctx->pool[--ctx->npool];
         return p;
     }
@@ -94,13 +133,15 @@ uint8_t *io_buf_get(io_ctx_t *ctx, size_t n, size_t *cap)
 void io_buf_put(io_ctx_t *ctx, uint8_t *p, size_t cap)
 {
     assert(ctx->npool >= 0 && ctx->npool <= IO_POOL_SLOTS && ctx->pool_bytes <= IO_POOL_BYTES);
+    size_t most = ctx->opts.pool_held && ctx->opts.pool_bytes < IO_POOL_BYTES
+                      ? (size_t)ctx->opts.pool_bytes : IO_POOL_BYTES;
     if (p && !ctx->closing && cap >= IO_POOL_MIN_BYTES && ctx->npool < IO_POOL_SLOTS &&
-        ctx->pool_bytes + cap <= IO_POOL_BYTES) {
+        ctx->pool_bytes + cap <= most) {
         ctx->pool[ctx->npool++] = (struct io_pooled){p, cap};
-        ctx->pool_bytes += cap;
+        pool_count(ctx, (int64_t)cap);
         return;
     }
-    stash_put(p, cap);
+    if (p) buf_leave(ctx, p, cap);
 }
 
 int io_ctx_backend(io_ctx_t *ctx, const io_backend *be, void **out)
@@ -134,7 +175,7 @@ void io_ctx_maybe_free(io_ctx_t *ctx)
     if (!ctx->closing || ctx->guard > 0 || ctx->n_live_reqs > 0 || ctx->n_ranges > 0) return;
     assert(ctx->phead == NULL && ctx->ranges == NULL && ctx->inflight_bytes == 0);
     io_ctx_free_backends(ctx);
-    for (int i = 0; i < ctx->npool; i++) stash_put(ctx->pool[i].p, ctx->pool[i].cap);
+    io_pool_release(ctx);
     free(ctx->scratch);
     free(ctx);
 }

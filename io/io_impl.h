@@ -83,8 +83,11 @@ struct io_ctx {
  * later ranges). NULL on ENOMEM. */
 uint8_t *io_buf_get(io_ctx_t *ctx, size_t n, size_t *cap);
 /* Gives a range buffer back: pooled while the pool has a slot and stays within
- * IO_POOL_BYTES, else stashed process-wide (io_ctx.c invariant 4), else freed. */
+ * IO_POOL_BYTES (opts.pool_bytes with opts.pool_held), else stashed process-wide (io_ctx.c
+ * invariant 4; never with opts.pool_held), else freed. */
 void io_buf_put(io_ctx_t *ctx, uint8_t *p, size_t cap);
+/* Empties ctx's pool (closing: nothing pools after), its bytes leaving the held count. */
+void io_pool_release(io_ctx_t *ctx);
 /* Takes pending request r (REGISTERED or WANTED) off the pending list, keeping n_pending and
  * n_wanted. r keeps its state; the caller moves it on. */
 void io_req_unlink_pending(io_ctx_t *ctx, io_req *r);

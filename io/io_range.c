@@ -110,7 +110,7 @@ static void io_range_unref(io_range *g)
     assert(!g->in_flight && g->n_members == 0);
     assert(ctx->buffered_bytes >= g->len);
     ctx->buffered_bytes -= g->len;
-    if (ctx->opts.held_total) atomic_fetch_sub_explicit(ctx->opts.held_total, g->len, memory_order_relaxed);
+    if (ctx->opts.held_total) atomic_fetch_sub_explicit(ctx->opts.held_total, g->cap, memory_order_relaxed);
     ctx->stall_escape = false; /* a release is progress: no stall */
     if (ctx->n_wanted > 0) ctx->dirty = true; /* budget freed: waiting ranges may go */
     if (g->prev) g->prev->next = g->next;
@@ -262,7 +262,7 @@ int io_range_start(io_ctx_t *ctx, io_req *const *members, size_t n, uint64_t sta
     ctx->n_ranges++;
     ctx->c.ranges_submitted++;
     ctx->inflight_bytes += g->len;
-    if (ctx->opts.held_total) atomic_fetch_add_explicit(ctx->opts.held_total, g->len, memory_order_relaxed);
+    if (ctx->opts.held_total) atomic_fetch_add_explicit(ctx->opts.held_total, g->cap, memory_order_relaxed);
     if (ctx->inflight_bytes > ctx->c.peak_inflight_bytes)
         ctx->c.peak_inflight_bytes = ctx->inflight_bytes;
     io_range_first_issue(g);

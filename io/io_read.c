@@ -59,6 +59,7 @@ void io_ctx_free(io_ctx_t *ctx)
 {
     assert(ctx && !ctx->closing && exec_current() == ctx->e);
     ctx->closing = true;
+    io_pool_release(ctx); /* while the scan that counts its bytes (pool_held) is alive */
     ctx->guard++;
     exec_hook_remove(ctx->e, io_flush, ctx);
     if (ctx->stall_timer) { /* dropping it cancels the timer: its callback never runs */

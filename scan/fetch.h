@@ -33,12 +33,15 @@ typedef struct scan_fetch scan_fetch;
 enum { SCAN_TASKS_AHEAD = 28 /* read-ahead tasks per core on a remote store */ };
 typedef struct scan_budget {
     uint64_t limit;            /* bytes held by every core at once for read-ahead; 0 = none */
-    _Atomic uint64_t held;     /* in flight + buffered, every core (io_opts.held_total) */
+    _Atomic uint64_t held;     /* what the scan keeps resident (fetch_budget.c invariant 5) */
     _Atomic bool paused;       /* held reached limit: resumes at limit / 2 */
     _Atomic int waiting;       /* read-ahead tasks waiting for room */
     _Atomic bool closed;       /* a base task left its loop: nobody waits any more */
     _Atomic uint64_t read_in;  /* bytes finished splits reserved to read */
-    _Atomic uint64_t out_bytes; /* and the bytes their batches hold, decoded */
+    _Atomic uint64_t out_bytes; /* and the bytes they held decoded: the larger of their
+                                   decoded columns' capacity (working set) and their batch */
+    _Atomic uint64_t last;     /* the last split's reservation: the next one's guess */
+    _Atomic uint64_t peak;     /* the most held seen at a reservation or an admission */
     uint64_t seed16;           /* decoded bytes per byte read, x16, before any split finished */
     int tasks;                 /* split tasks per core (base + read-ahead) */
     int base;                  /* ranks below it never wait (fetch_budget.c invariant 1) */
@@ -46,19 +49,29 @@ typedef struct scan_budget {
 
 /* Sets b up for plan p (its file's backend says whether read-ahead tasks run). */
 void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit);
-/* Whether a gated task may start a split now: held < limit, except that once held reached the
- * limit it waits until held <= limit / 2 (hysteresis). Thread-safe. */
+/* Under a budget with read-ahead (a remote store): the io contexts of the scan's threads
+ * count their idle pooled buffers in held, pool at most a quarter of the limit between them
+ * and stash none (io.h pool_held) and read at most half of it at once between them;
+ * elsewhere o keeps io/'s pools and stash (a local scan's
+ * reuse of faulted-in memory, issue 26). */
+void scan_budget_io_opts(const scan_budget *b, io_opts_t *o, int threads);
+/* Whether a gated task may start a split now: held plus the last split's reservation (the
+ * one it would start is taken to be as big) stays below limit, except that once that reached
+ * the limit it waits until held <= limit / 2 (hysteresis). Notes the peak of held. Thread-safe. */
 bool scan_budget_room(scan_budget *b);
 /* From task rank (0 <= rank < b->tasks) of a core, before it claims a split: returns at once
  * for a base task, else waits on ev until the budget has room or *stop. */
 void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop);
-/* Counts what split sp will hold in held while it runs, so a task admitted after it sees
- * those bytes before its reads are issued: the bytes it reads (its pieces over nslots slots)
- * and the batch they decode to (at the ratio finished splits showed; before any, twice the
- * needed chunks' uncompressed / compressed sizes, within [1x, 8x]). With a
- * budget only (else 0). Sets *in to the bytes read, for scan_budget_unreserve. Thread-safe. */
+/* Counts what split sp will hold decoded in held while it runs, so a task admitted after it
+ * sees those bytes before they exist: its working set and batch, estimated from the bytes it
+ * reads (its pieces over nslots slots) at the ratio finished splits showed (before any,
+ * twice the needed chunks' uncompressed / compressed sizes, within [1x, 8x]). Its reads are
+ * not counted here: io/ counts them in held from their issue (fetch_budget.c invariant 5).
+ * With a budget and read-ahead only (else 0). Sets *in to the bytes read, for
+ * scan_budget_unreserve. Thread-safe. */
 uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, uint64_t *in);
-/* At the split's end: drops its reservation n and learns from in bytes read -> out decoded. */
+/* At the split's end: drops its reservation n and learns from in bytes read -> out bytes
+ * held decoded (the larger of its decoded columns' capacity and its batch). */
 void scan_budget_unreserve(scan_budget *b, uint64_t n, uint64_t in, uint64_t out);
 /* After a split ended (its bytes released): wakes waiting read-ahead tasks. */
 void scan_budget_released(scan_budget *b, exec_event *ev);

@@ -4,8 +4,7 @@
  * On a remote store a request costs a round trip (tens of milliseconds) before its first
  * byte, so the splits that run next are fetched ahead: a core runs SCAN_TASKS_PER_CORE tasks
  * that start splits whenever they are free (as on a local file), plus read-ahead tasks that
- * start one only while the bytes every core holds (in flight + buffered for decoding,
- * io_opts.held_total) are below the budget. Once the held bytes reach it, read-ahead pauses
+ * start one only while the bytes the scan holds (invariant 5) are below the budget. Once the held bytes reach it, read-ahead pauses
  * until at least half the budget is free again (hysteresis, as DataFusion #24086). Pruned row
  * groups are never planned as splits, so they are never fetched ahead. A budget of 0 means no
  * read-ahead: no read-ahead task and no run reserved ahead (fetch.c), each split fetches when
@@ -18,14 +17,26 @@
  *     store with a budget the base is one task per core, so the first wave of a plan larger
  *     than the budget fetches only what each core's first split needs; elsewhere every task
  *     is a base task (nothing is gated).
- *  2. paused goes true only when held >= limit and false only when held <= limit / 2.
+ *  2. paused goes true only when held + the last reservation >= limit (the split a gated task
+ *     would start is taken to be as big as the last one) and false only when held <= limit / 2.
  *  3. A read-ahead task that waits counts itself in waiting first, and every release of bytes
  *     after a split ends signals the scan's event while someone waits (no lost wake-up: the
  *     wait re-checks its condition after registering, runtime/event.h).
  *  4. No wait outlives the work: once a base task left its loop (no split left for its core,
  *     the limit reached, the scan stopped), closed is set and every gated task goes on to
  *     claim (and finds nothing, or a steal). Bytes a core holds until its end (units a thief
- *     still holds) can then never keep its own tasks waiting. */
+ *     still holds) can then never keep its own tasks waiting.
+ *  5. held counts, without counting anything twice, what a budgeted remote scan keeps
+ *     resident: read buffers in flight or buffered, with the holes and the run read ahead
+ *     they cover (io/ counts them from their issue), idle pooled read buffers (io.h
+ *     pool_held; none is stashed outside the scan), each running split's decoded working set
+ *     or batch (its reservation, learned from finished splits), and batches not consumed
+ *     (output.c). Reads registered but not issued hold nothing; what is issued is bounded by
+ *     each core's io budget, limit / 2 / threads (io.h budget_bytes), and the pool by limit /
+ *     4 / threads, so read-ahead leaves room for the decoded side. (io.h held_cap would also
+ *     hold a range back while held would pass the limit with it: it kept held within ~4% of
+ *     the limit but cost 1.5-2x the time on sf=1 cancel/order, so it is not set.) Outside it and bounded:
+ *     one idle decoded-column set per core (task.c), the cores' page readers. */
 #include <assert.h>
 
 #include "scan/fetch.h"
@@ -57,20 +68,43 @@ void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit)
     atomic_store(&b->closed, false);
     atomic_store(&b->read_in, 0);
     atomic_store(&b->out_bytes, 0);
+    atomic_store(&b->last, 0);
+    atomic_store(&b->peak, 0);
     b->seed16 = budget_seed16(p);
     bool ahead = p->f->file->be->remote && b->limit > 0;
     b->tasks = SCAN_TASKS_PER_CORE + (ahead ? SCAN_TASKS_AHEAD : 0);
     b->base = ahead ? 1 : b->tasks;
 }
 
+void scan_budget_io_opts(const scan_budget *b, io_opts_t *o, int threads)
+{
+    assert(threads >= 1);
+    if (b->base == b->tasks) return; /* nothing gated: io/'s own pools and stash */
+    o->pool_held = true;
+    o->pool_bytes = b->limit / 4 / (uint64_t)threads;
+    uint64_t reads = b->limit / 2 / (uint64_t)threads; /* invariant 5 */
+    if (reads < o->budget_bytes) o->budget_bytes = reads > 0 ? reads : 1;
+}
+
+/* Notes held h in the peak. */
+static void note_peak(scan_budget *b, uint64_t h)
+{
+    uint64_t p = atomic_load_explicit(&b->peak, memory_order_relaxed);
+    while (h > p && !atomic_compare_exchange_weak_explicit(&b->peak, &p, h, memory_order_relaxed,
+                                                           memory_order_relaxed)) {
+    }
+}
+
 bool scan_budget_room(scan_budget *b)
 {
     uint64_t held = atomic_load_explicit(&b->held, memory_order_relaxed);
+    note_peak(b, held);
     if (atomic_load_explicit(&b->paused, memory_order_relaxed)) {
         if (held > b->limit / 2) return false;
         atomic_store_explicit(&b->paused, false, memory_order_relaxed);
     }
-    if (held < b->limit) return true;
+    uint64_t next = atomic_load_explicit(&b->last, memory_order_relaxed);
+    if (held + next < b->limit) return true;
     atomic_store_explicit(&b->paused, true, memory_order_relaxed);
     return false;
 }
@@ -108,8 +142,9 @@ uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, u
     /* pieces are bounded by the file's size, so these products stay far below 2^64 */
     uint64_t out = seen_in ? (uint64_t)((unsigned __int128)*in * seen_out / seen_in)
                            : (uint64_t)((unsigned __int128)*in * b->seed16 / 16);
-    uint64_t n = *in + out;
-    atomic_fetch_add_explicit(&b->held, n, memory_order_relaxed);
+    uint64_t n = out; /* its reads count in io/ once issued (invariant 5) */
+    note_peak(b, atomic_fetch_add_explicit(&b->held, n, memory_order_relaxed) + n);
+    atomic_store_explicit(&b->last, n, memory_order_relaxed);
     return n;
 }
 

@@ -132,7 +132,8 @@ static bool run_split(scan_t *s, int core, int i, int unit)
     if (rc) scan_out_fail(&s->out, rc, &e);
     if (!sp->pruned) scan_policy_split_done(&s->pol);
     b.held = rc ? 0 : scan_batch_bytes(&b); /* counted in the budget until consumed */
-    scan_budget_unreserve(&s->fetch.budget, reserved, rc ? 0 : in, b.held);
+    uint64_t work = s->cores[core].task.last_work; /* what the split held while it ran */
+    scan_budget_unreserve(&s->fetch.budget, reserved, rc ? 0 : in, work > b.held ? work : b.held);
     scan_fetch_split_done(&s->fetch, unit);
     if (!sp->pruned) publish_io(s, core);
     scan_out_push(&s->out, i, &b);
@@ -217,6 +218,7 @@ static int parts_init(scan_t *s)
     if (rc == 0) rc = scan_dicts_init(&s->dicts, &s->plan);
     if (rc == 0) rc = scan_out_init(&s->out, s->plan.nsplits, &s->o, s->fetch.budget.tasks);
     s->o.io_opts.held_total = &s->fetch.budget.held; /* before any core's io context */
+    if (rc == 0) scan_budget_io_opts(&s->fetch.budget, &s->o.io_opts, s->o.threads);
     s->out.held = &s->fetch.budget.held;
     s->env = (scan_task_env){.plan = &s->plan, .fx = &s->fetch, .pol = &s->pol,
                              .dicts = &s->dicts, .cnt = &s->cnt,

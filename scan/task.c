@@ -262,7 +262,17 @@ static void ctx_free(scan_task *x)
         if (x->futs[k]) task_discard_slot(x, k);
         free(x->futs[k]);
     }
-    if (x->vecs && x->tc->nvecsets < SCAN_TASKS_PER_CORE) {
+    /* under a fetch budget idle sets sit outside it: a core keeps one (a local scan keeps one
+       per task, so a split does not fault in fresh memory) */
+    const scan_budget *bg = &x->fx->budget;
+    int keep = bg->base < bg->tasks ? 1 : SCAN_TASKS_PER_CORE;
+    x->tc->last_work = 0;
+    for (int k = 0; x->vecs && k < plan->nneed; k++) {
+        const pq_vec *v = &x->vecs[k];
+        x->tc->last_work += (uint64_t)v->validity_cap + (uint64_t)v->values_cap +
+                            (uint64_t)v->offsets_cap * sizeof(int32_t) + (uint64_t)v->data_cap;
+    }
+    if (x->vecs && x->tc->nvecsets < keep) {
         x->tc->vecsets[x->tc->nvecsets++] = x->vecs; /* keep the buffers for the next split */
     } else if (x->vecs) {
         for (int k = 0; k < plan->nneed; k++) pq_vec_free(&x->vecs[k]);

@@ -67,6 +67,8 @@ typedef struct scan_task_core {
     pq_vec *vecsets[SCAN_TASKS_PER_CORE]; /* idle decoded-column sets (nneed vectors each),
                                   reused so a split does not fault in fresh memory */
     int nvecsets;
+    uint64_t last_work;        /* bytes the last split's decoded columns held at its end (their
+                                  capacity): its working set, learned by the fetch budget */
     _Atomic int64_t dict_eval_pages; /* pages a conjunct evaluated on dictionary indices */
     _Atomic int64_t sel_eval_pages;  /* pages a conjunct evaluated on its selected rows */
     _Atomic int64_t rows_scanned;    /* rows of the splits this core ran (the balance of the

@@ -1094,8 +1094,9 @@ static void test_lend_cover(void)
     pqf_close(f);
 }
 
-/* The fetch budget's hysteresis: gated tasks start splits while held < limit; once held
- * reached the limit they wait until at most half is held, not merely below the limit. */
+/* The fetch budget's hysteresis: gated tasks start splits while held plus the last split's
+ * reservation stays below the limit; once that reached the limit they wait until at most
+ * half is held, not merely below the limit. The peak of held is noted. */
 static void test_budget_room(void)
 {
     scan_budget b = {.limit = 1000, .tasks = 32, .base = 1};
@@ -1111,13 +1112,25 @@ static void test_budget_room(void)
     CHECK(scan_budget_room(&b) && !atomic_load(&b.paused));
     atomic_store(&b.held, 900); /* resumed: room again up to the limit */
     CHECK(scan_budget_room(&b));
+    CHECK_EQ_I64((int64_t)atomic_load(&b.peak), 1000);
+    atomic_store(&b.last, 150); /* the next split is taken to be as big as the last one */
+    atomic_store(&b.held, 849);
+    CHECK(scan_budget_room(&b));
+    atomic_store(&b.held, 850);
+    CHECK(!scan_budget_room(&b) && atomic_load(&b.paused));
+    atomic_store(&b.held, 501);
+    CHECK(!scan_budget_room(&b));
+    atomic_store(&b.held, 500);
+    CHECK(scan_budget_room(&b) && !atomic_load(&b.paused));
+    atomic_store(&b.last, 0);
     b.limit = 0; /* no budget: a gated task never has room while anything is held */
     CHECK(!scan_budget_room(&b));
 }
 
-/* A split's reservation is what it reads plus the batch that decodes to: the seed (8x here)
- * before any split finished, then the ratio finished ones showed; local scans and pruned
- * splits reserve nothing; the split's end gives it all back. */
+/* A split's reservation is what it holds decoded, estimated from what it reads (its reads
+ * count in io/ once issued, not here: nothing twice): the seed (8x here) before any split
+ * finished, then the ratio finished ones showed; local scans and pruned splits reserve
+ * nothing; the split's end gives it all back. The last reservation and the peak are kept. */
 static void test_budget_reserve(void)
 {
     scan_piece pieces[2] = {{.off = 0, .len = 100}, {.off = 500, .len = 50}};
@@ -1129,12 +1142,17 @@ static void test_budget_reserve(void)
     atomic_store(&b.out_bytes, 0);
     uint64_t in = 0, n = scan_budget_reserve(&b, &sp, 2, &in);
     CHECK_EQ_I64((int64_t)in, 150);
-    CHECK_EQ_I64((int64_t)n, 150 * 9);
-    CHECK_EQ_I64((int64_t)atomic_load(&b.held), 150 * 9);
-    scan_budget_unreserve(&b, n, in, 300); /* it decoded to twice what it read */
-    CHECK_EQ_I64((int64_t)atomic_load(&b.held), 0);
+    CHECK_EQ_I64((int64_t)n, 150 * 8);
+    CHECK_EQ_I64((int64_t)atomic_load(&b.held), 150 * 8);
+    CHECK_EQ_I64((int64_t)atomic_load(&b.last), 150 * 8);
+    atomic_store(&b.held, atomic_load(&b.held) + 200); /* its reads issued: io/'s count */
+    CHECK_EQ_I64((int64_t)atomic_load(&b.peak), 150 * 8);
+    scan_budget_unreserve(&b, n, in, 300); /* its working set: twice what it read */
+    CHECK_EQ_I64((int64_t)atomic_load(&b.held), 200);
+    atomic_store(&b.held, 0); /* its reads released */
     n = scan_budget_reserve(&b, &sp, 2, &in);
-    CHECK_EQ_I64((int64_t)n, 150 + 300);
+    CHECK_EQ_I64((int64_t)n, 300);
+    CHECK_EQ_I64((int64_t)atomic_load(&b.last), 300);
     scan_budget_unreserve(&b, n, 0, 0); /* a split that stopped early teaches nothing */
     CHECK_EQ_I64((int64_t)atomic_load(&b.read_in), 150);
     sp.pruned = true;
@@ -1145,12 +1163,37 @@ static void test_budget_reserve(void)
     CHECK_EQ_I64((int64_t)atomic_load(&b.held), 0);
 }
 
+/* A budgeted remote scan's io contexts: idle pooled buffers count in held (pool_held), at
+ * most a quarter of the limit between the threads, and the reads issued at most half of it;
+ * a local scan (or one without read-ahead) keeps io/'s pools, stash and budget. */
+static void test_budget_io_opts(void)
+{
+    scan_budget b = {.limit = 256 << 20, .tasks = 32, .base = 1};
+    io_opts_t o = io_opts_default();
+    scan_budget_io_opts(&b, &o, 2);
+    CHECK(o.pool_held);
+    CHECK_EQ_I64((int64_t)o.pool_bytes, 32 << 20);
+    CHECK_EQ_I64((int64_t)o.budget_bytes, 64 << 20);
+    b.limit = 3; /* a tiny budget still leaves io/ a valid one */
+    o = io_opts_default();
+    scan_budget_io_opts(&b, &o, 2);
+    CHECK_EQ_I64((int64_t)o.budget_bytes, 1);
+    CHECK_EQ_I64((int64_t)o.pool_bytes, 0);
+    b.limit = 256 << 20;
+    b.base = b.tasks; /* a local file: nothing gated */
+    o = io_opts_default();
+    scan_budget_io_opts(&b, &o, 2);
+    CHECK(!o.pool_held);
+    CHECK_EQ_I64((int64_t)o.budget_bytes, (int64_t)io_opts_default().budget_bytes);
+}
+
 int main(void)
 {
     ts_dir_init();
     RUN(test_units);
     RUN(test_budget_room);
     RUN(test_budget_reserve);
+    RUN(test_budget_io_opts);
     RUN(test_claim_order);
     RUN(test_claim_runs);
     RUN(test_steal_split);

@@ -179,6 +179,45 @@ static void c_buffer_stash(void)
     io_stash_drain();
 }
 
+/* With pool_held (a budgeted scan's contexts) the shared held count covers a range's buffer
+ * (its capacity: what is resident) while read and buffered, and while idle in the pool, pools at most
+ * pool_bytes, and never stashes: the context's end leaves the count and the stash at 0. */
+static void c_buffer_held(void)
+{
+    io_stash_drain();
+    _Atomic uint64_t held = 0;
+    io_opts_t o = io_opts_default();
+    o.held_total = &held;
+    o.pool_held = true;
+    o.pool_bytes = 1 << 20; /* one buffer of the 1 MiB a pooled-size range is rounded to */
+    io_ctx_t *ctx = new_ctx(&o);
+    uint64_t lens[3] = {IO_POOL_MIN_BYTES + 1000, IO_POOL_MIN_BYTES, 2 * IO_POOL_MIN_BYTES};
+    const uint8_t *first = NULL;
+    for (int i = 0; i < 3; i++) {
+        fut_t *f = io_read(ctx, g_file, 0, lens[i]);
+        fut_want(f);
+        CHECK_EQ_I64(fut_await(f), 0);
+        const io_bytes *b = fut_value(f);
+        CHECK(bytes_match(b, 0, lens[i]));
+        CHECK_EQ_I64((int64_t)atomic_load(&held), 1 << 20); /* its buffer, from the pool */
+        if (i == 0) first = b->data;
+        if (i == 1) CHECK(b->data == first);
+        fut_unref(f);
+        CHECK_EQ_I64((int64_t)atomic_load(&held), 1 << 20); /* idle, pooled, counted */
+    }
+    CHECK_EQ_I64((int64_t)io_stash_bytes(), 0);
+    fut_t *f[2] = {io_read(ctx, g_file, 0, lens[0]), io_read(ctx, g_file, 600000, lens[0])};
+    for (int i = 0; i < 2; i++) fut_want(f[i]);
+    for (int i = 0; i < 2; i++) CHECK_EQ_I64(fut_await(f[i]), 0);
+    CHECK_EQ_I64((int64_t)atomic_load(&held), 2 << 20); /* the pooled buffer and a new one */
+    for (int i = 0; i < 2; i++) fut_unref(f[i]); /* the second buffer finds the pool full */
+    CHECK_EQ_I64((int64_t)atomic_load(&held), 1 << 20);
+    CHECK_EQ_I64((int64_t)io_stash_bytes(), 0); /* freed, not stashed */
+    io_ctx_free(ctx);
+    CHECK_EQ_I64((int64_t)atomic_load(&held), 0);
+    CHECK_EQ_I64((int64_t)io_stash_bytes(), 0);
+}
+
 static int64_t short_hook(void *ctx, const io_file_t *f, uint64_t off, uint64_t len)
 {
     (void)f;
@@ -448,14 +487,12 @@ static void c_lazy(void)
     io_ctx_free(ctx);
 }
 
-static void c_budget(void)
+/* Wants n reads of 4096 bytes 200,000 apart (never coalesced) into f, awaits the first two
+ * and lets the core loop a few times: a budget that fits two holds the rest back. Returns
+ * the ranges submitted by then. */
+static int64_t want_spread(io_ctx_t *ctx, fut_t **f, int n)
 {
-    io_opts_t o = io_opts_default();
-    o.coalesce = false;
-    o.budget_bytes = 8192;
-    io_ctx_t *ctx = new_ctx(&o);
-    fut_t *f[4];
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < n; i++) {
         f[i] = io_read(ctx, g_file, (uint64_t)i * 200000, 4096);
         fut_want(f[i]);
     }
@@ -464,7 +501,18 @@ static void c_budget(void)
     for (int i = 0; i < 3; i++) exec_yield();
     io_counters_t c;
     io_ctx_counters(ctx, &c);
-    CHECK_EQ_I64(c.ranges_submitted, 2); /* the budget holds the other two back */
+    return (int64_t)c.ranges_submitted;
+}
+
+static void c_budget(void)
+{
+    io_opts_t o = io_opts_default();
+    o.budget_bytes = 8192;
+    io_ctx_t *ctx = new_ctx(&o);
+    fut_t *f[4];
+    CHECK_EQ_I64(want_spread(ctx, f, 4), 2); /* the budget holds the other two back */
+    io_counters_t c;
+    io_ctx_counters(ctx, &c);
     CHECK(c.budget_waits >= 1);
     CHECK(!fut_is_ready(f[2]) && !fut_is_ready(f[3]));
     fut_unref(f[0]);
@@ -478,6 +526,32 @@ static void c_budget(void)
     CHECK_EQ_I64(c.ranges_submitted, 4);
     CHECK_EQ_I64(c.peak_inflight_bytes, 8192);
     CHECK_EQ_I64(c.bytes_used, 16384);
+    io_ctx_free(ctx);
+}
+
+/* held_cap: ranges wait while the shared held count (other contexts' bytes and a budget's
+ * reservations too) would pass the cap with them, however much the context's own budget
+ * allows; a release of the context's own bytes lets them go. */
+static void c_held_cap(void)
+{
+    _Atomic uint64_t held = 5000; /* someone else's bytes */
+    io_opts_t o = io_opts_default();
+    o.held_total = &held;
+    o.held_cap = 5000 + 8192;
+    io_ctx_t *ctx = new_ctx(&o);
+    fut_t *f[3];
+    CHECK_EQ_I64(want_spread(ctx, f, 3), 2); /* the cap holds the third back */
+    io_counters_t c;
+    CHECK_EQ_I64((int64_t)atomic_load(&held), 5000 + 8192);
+    CHECK(!fut_is_ready(f[2]));
+    fut_unref(f[0]);
+    CHECK_EQ_I64(fut_await(f[2]), 0);
+    CHECK(bytes_match(fut_value(f[2]), 400000, 4096));
+    fut_unref(f[1]);
+    fut_unref(f[2]);
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.ranges_submitted, 3);
+    CHECK_EQ_I64((int64_t)atomic_load(&held), 5000);
     io_ctx_free(ctx);
 }
 
@@ -662,6 +736,7 @@ static void cost_model(void)
 static void exact_bytes(void) { both(c_exact_bytes); }
 static void buffer_reuse(void) { both(c_buffer_reuse); }
 static void buffer_stash(void) { both(c_buffer_stash); }
+static void buffer_held(void) { both(c_buffer_held); }
 static void short_reads(void) { both(c_short_reads); }
 static void eof_text(void) { both(c_eof_text); }
 static void cancel_before_submit(void) { both(c_cancel_before_submit); }
@@ -670,6 +745,7 @@ static void coalesce(void) { both(c_coalesce); }
 static void dense_gap(void) { both(c_dense_gap); }
 static void lazy(void) { both(c_lazy); }
 static void budget(void) { both(c_budget); }
+static void held_cap(void) { both(c_held_cap); }
 static void ctx_free_pending(void) { both(c_ctx_free_pending); }
 static void sim_bytes(void) { both(c_sim_bytes); }
 static void sim_cancel(void) { both(c_sim_cancel); }
@@ -682,6 +758,7 @@ int main(void)
     RUN(exact_bytes);
     RUN(buffer_reuse);
     RUN(buffer_stash);
+    RUN(buffer_held);
     RUN(short_reads);
     RUN(eof_text);
     RUN(cancel_before_submit);
@@ -690,6 +767,7 @@ int main(void)
     RUN(dense_gap);
     RUN(lazy);
     RUN(budget);
+    RUN(held_cap);
     RUN(ctx_free_pending);
     RUN(sim_bytes);
     RUN(sim_cancel);
