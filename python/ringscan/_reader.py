@@ -60,7 +60,9 @@ def plan_row_groups(source, columns=None, filter=None, row_groups=None):
 
 def count_rows(source, filter=None, threads=None, **options):
     """The number of rows of source (a file, or a dataset as scan() takes it) that pass filter
-    (SQL text or an expression; None: every row), as pyarrow's Dataset.count_rows. Answered
+    (SQL text or an expression; None: every row), as pyarrow's Dataset.count_rows, with the
+    filter's SQL semantics (DuckDB's: NaN compares above every number, where pyarrow's
+    comparisons with NaN are false). Answered
     from the footers where statistics settle a row group (no data read without a filter);
     only the other row groups are scanned. Other options as scan()'s (limit caps the count)."""
     many = isinstance(source, (list, tuple))
