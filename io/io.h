@@ -92,9 +92,6 @@ typedef struct io_opts {
                               process-wide stash (a budgeted scan: nothing it keeps resident
                               lies outside its budget; io_ctx.c invariant 4) */
     uint64_t pool_bytes;   /* with pool_held: the pool's bytes, at most (<= IO_POOL_BYTES) */
-    uint64_t held_cap;     /* 0, or: a range also waits (as for budget_bytes) while
-                              *held_total + its length would exceed it: every context sharing
-                              the count stays within one cap (a budgeted scan's limit) */
     io_fault_fn fault;     /* NULL: no fault injection */
     io_fault_sched_fn fault_sched; /* NULL: no delays or racing cancels */
     void *fault_ctx;       /* for both hooks */

@@ -16,9 +16,8 @@
  *     (lineitem at sf=1 on sim 50 ms / 500 MB/s: eager read 190 MB for 19 MB decoded).
  *  2. A range whose buffer cannot be allocated fails its members with -ENOMEM (they were
  *     pending, so nothing was read); the flush goes on with the next.
- *  3. A range starts only if bytes in flight + buffered + its length <= budget_bytes (and,
- *     with held_cap, the shared held count + its length <= held_cap), or when nothing is in
- *     flight or buffered (so one oversized range can always make progress).
+ *  3. A range starts only if bytes in flight + buffered + its length <= budget_bytes, or when
+ *     nothing is in flight or buffered (so one oversized range can always make progress).
  *  4. Flushing does nothing unless a want or a release marked the context dirty.
  *  5. Progress: when wanted ranges wait for the budget with nothing in flight (the buffered
  *     bytes may belong to consumers waiting for them), a timer of IO_BUDGET_STALL_NS lets one
@@ -115,15 +114,6 @@ static void io_extend(io_ctx_t *ctx, io_req **a, size_t n, size_t *lo, size_t *h
     }
 }
 
-/* Whether a range of len bytes would take the context (holding held) past budget_bytes, or
- * the shared held count past held_cap (invariant 3). */
-static bool io_over_budget(const io_ctx_t *ctx, uint64_t held, uint64_t len)
-{
-    if (held + len > ctx->opts.budget_bytes) return true;
-    return ctx->opts.held_cap && ctx->opts.held_total &&
-           atomic_load_explicit(ctx->opts.held_total, memory_order_relaxed) + len > ctx->opts.held_cap;
-}
-
 /* Fails a[lo..hi] with -ENOMEM (the range buffer could not be allocated). */
 static void io_fail_nomem(io_ctx_t *ctx, io_req **a, size_t lo, size_t hi)
 {
@@ -207,7 +197,7 @@ void io_flush(void *p)
         uint64_t start = a[i]->off, end = a[i]->off + a[i]->len;
         if (ctx->opts.coalesce) io_extend(ctx, a, (size_t)n, &lo, &hi, &start, &end);
         uint64_t held = ctx->inflight_bytes + ctx->buffered_bytes;
-        if (held > 0 && io_over_budget(ctx, held, end - start)) {
+        if (held > 0 && held + (end - start) > ctx->opts.budget_bytes) {
             if (ctx->inflight_bytes == 0 && ctx->stall_escape) {
                 ctx->stall_escape = false; /* stalled (invariant 5): this one goes */
             } else {

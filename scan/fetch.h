@@ -41,7 +41,6 @@ typedef struct scan_budget {
     _Atomic uint64_t out_bytes; /* and the bytes they held decoded: the larger of their
                                    decoded columns' capacity (working set) and their batch */
     _Atomic uint64_t last;     /* the last split's reservation: the next one's guess */
-    _Atomic uint64_t peak;     /* the most held seen at a reservation or an admission */
     uint64_t seed16;           /* decoded bytes per byte read, x16, before any split finished */
     int tasks;                 /* split tasks per core (base + read-ahead) */
     int base;                  /* ranks below it never wait (fetch_budget.c invariant 1) */
@@ -57,7 +56,7 @@ void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit);
 void scan_budget_io_opts(const scan_budget *b, io_opts_t *o, int threads);
 /* Whether a gated task may start a split now: held plus the last split's reservation (the
  * one it would start is taken to be as big) stays below limit, except that once that reached
- * the limit it waits until held <= limit / 2 (hysteresis). Notes the peak of held. Thread-safe. */
+ * the limit it waits until held <= limit / 2 (hysteresis). Thread-safe. */
 bool scan_budget_room(scan_budget *b);
 /* From task rank (0 <= rank < b->tasks) of a core, before it claims a split: returns at once
  * for a base task, else waits on ev until the budget has room or *stop. */

@@ -33,9 +33,9 @@
  *     or batch (its reservation, learned from finished splits), and batches not consumed
  *     (output.c). Reads registered but not issued hold nothing; what is issued is bounded by
  *     each core's io budget, limit / 2 / threads (io.h budget_bytes), and the pool by limit /
- *     4 / threads, so read-ahead leaves room for the decoded side. (io.h held_cap would also
- *     hold a range back while held would pass the limit with it: it kept held within ~4% of
- *     the limit but cost 1.5-2x the time on sf=1 cancel/order, so it is not set.) Outside it and bounded:
+ *     4 / threads, so read-ahead leaves room for the decoded side. (Holding a range back while
+ *     held would pass the limit with it kept held within ~4% of the limit but cost 1.5-2x the
+ *     time on sf=1 cancel/order, so it was not kept.) Outside it and bounded:
  *     one idle decoded-column set per core (task.c), the cores' page readers. */
 #include <assert.h>
 
@@ -69,7 +69,6 @@ void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit)
     atomic_store(&b->read_in, 0);
     atomic_store(&b->out_bytes, 0);
     atomic_store(&b->last, 0);
-    atomic_store(&b->peak, 0);
     b->seed16 = budget_seed16(p);
     bool ahead = p->f->file->be->remote && b->limit > 0;
     b->tasks = SCAN_TASKS_PER_CORE + (ahead ? SCAN_TASKS_AHEAD : 0);
@@ -86,19 +85,9 @@ void scan_budget_io_opts(const scan_budget *b, io_opts_t *o, int threads)
     if (reads < o->budget_bytes) o->budget_bytes = reads > 0 ? reads : 1;
 }
 
-/* Notes held h in the peak. */
-static void note_peak(scan_budget *b, uint64_t h)
-{
-    uint64_t p = atomic_load_explicit(&b->peak, memory_order_relaxed);
-    while (h > p && !atomic_compare_exchange_weak_explicit(&b->peak, &p, h, memory_order_relaxed,
-                                                           memory_order_relaxed)) {
-    }
-}
-
 bool scan_budget_room(scan_budget *b)
 {
     uint64_t held = atomic_load_explicit(&b->held, memory_order_relaxed);
-    note_peak(b, held);
     if (atomic_load_explicit(&b->paused, memory_order_relaxed)) {
         if (held > b->limit / 2) return false;
         atomic_store_explicit(&b->paused, false, memory_order_relaxed);
@@ -143,7 +132,7 @@ uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, u
     uint64_t out = seen_in ? (uint64_t)((unsigned __int128)*in * seen_out / seen_in)
                            : (uint64_t)((unsigned __int128)*in * b->seed16 / 16);
     uint64_t n = out; /* its reads count in io/ once issued (invariant 5) */
-    note_peak(b, atomic_fetch_add_explicit(&b->held, n, memory_order_relaxed) + n);
+    atomic_fetch_add_explicit(&b->held, n, memory_order_relaxed);
     atomic_store_explicit(&b->last, n, memory_order_relaxed);
     return n;
 }

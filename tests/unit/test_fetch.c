@@ -1096,7 +1096,7 @@ static void test_lend_cover(void)
 
 /* The fetch budget's hysteresis: gated tasks start splits while held plus the last split's
  * reservation stays below the limit; once that reached the limit they wait until at most
- * half is held, not merely below the limit. The peak of held is noted. */
+ * half is held, not merely below the limit. */
 static void test_budget_room(void)
 {
     scan_budget b = {.limit = 1000, .tasks = 32, .base = 1};
@@ -1112,7 +1112,6 @@ static void test_budget_room(void)
     CHECK(scan_budget_room(&b) && !atomic_load(&b.paused));
     atomic_store(&b.held, 900); /* resumed: room again up to the limit */
     CHECK(scan_budget_room(&b));
-    CHECK_EQ_I64((int64_t)atomic_load(&b.peak), 1000);
     atomic_store(&b.last, 150); /* the next split is taken to be as big as the last one */
     atomic_store(&b.held, 849);
     CHECK(scan_budget_room(&b));
@@ -1130,7 +1129,7 @@ static void test_budget_room(void)
 /* A split's reservation is what it holds decoded, estimated from what it reads (its reads
  * count in io/ once issued, not here: nothing twice): the seed (8x here) before any split
  * finished, then the ratio finished ones showed; local scans and pruned splits reserve
- * nothing; the split's end gives it all back. The last reservation and the peak are kept. */
+ * nothing; the split's end gives it all back. The last reservation is kept. */
 static void test_budget_reserve(void)
 {
     scan_piece pieces[2] = {{.off = 0, .len = 100}, {.off = 500, .len = 50}};
@@ -1146,7 +1145,6 @@ static void test_budget_reserve(void)
     CHECK_EQ_I64((int64_t)atomic_load(&b.held), 150 * 8);
     CHECK_EQ_I64((int64_t)atomic_load(&b.last), 150 * 8);
     atomic_store(&b.held, atomic_load(&b.held) + 200); /* its reads issued: io/'s count */
-    CHECK_EQ_I64((int64_t)atomic_load(&b.peak), 150 * 8);
     scan_budget_unreserve(&b, n, in, 300); /* its working set: twice what it read */
     CHECK_EQ_I64((int64_t)atomic_load(&b.held), 200);
     atomic_store(&b.held, 0); /* its reads released */

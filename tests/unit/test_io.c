@@ -529,32 +529,6 @@ static void c_budget(void)
     io_ctx_free(ctx);
 }
 
-/* held_cap: ranges wait while the shared held count (other contexts' bytes and a budget's
- * reservations too) would pass the cap with them, however much the context's own budget
- * allows; a release of the context's own bytes lets them go. */
-static void c_held_cap(void)
-{
-    _Atomic uint64_t held = 5000; /* someone else's bytes */
-    io_opts_t o = io_opts_default();
-    o.held_total = &held;
-    o.held_cap = 5000 + 8192;
-    io_ctx_t *ctx = new_ctx(&o);
-    fut_t *f[3];
-    CHECK_EQ_I64(want_spread(ctx, f, 3), 2); /* the cap holds the third back */
-    io_counters_t c;
-    CHECK_EQ_I64((int64_t)atomic_load(&held), 5000 + 8192);
-    CHECK(!fut_is_ready(f[2]));
-    fut_unref(f[0]);
-    CHECK_EQ_I64(fut_await(f[2]), 0);
-    CHECK(bytes_match(fut_value(f[2]), 400000, 4096));
-    fut_unref(f[1]);
-    fut_unref(f[2]);
-    io_ctx_counters(ctx, &c);
-    CHECK_EQ_I64(c.ranges_submitted, 3);
-    CHECK_EQ_I64((int64_t)atomic_load(&held), 5000);
-    io_ctx_free(ctx);
-}
-
 static void c_ctx_free_pending(void)
 {
     io_ctx_t *ctx = new_ctx(NULL);
@@ -745,7 +719,6 @@ static void coalesce(void) { both(c_coalesce); }
 static void dense_gap(void) { both(c_dense_gap); }
 static void lazy(void) { both(c_lazy); }
 static void budget(void) { both(c_budget); }
-static void held_cap(void) { both(c_held_cap); }
 static void ctx_free_pending(void) { both(c_ctx_free_pending); }
 static void sim_bytes(void) { both(c_sim_bytes); }
 static void sim_cancel(void) { both(c_sim_cancel); }
@@ -767,7 +740,6 @@ int main(void)
     RUN(dense_gap);
     RUN(lazy);
     RUN(budget);
-    RUN(held_cap);
     RUN(ctx_free_pending);
     RUN(sim_bytes);
     RUN(sim_cancel);
