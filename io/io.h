@@ -95,6 +95,12 @@ typedef struct io_opts {
     io_fault_fn fault;     /* NULL: no fault injection */
     io_fault_sched_fn fault_sched; /* NULL: no delays or racing cancels */
     void *fault_ctx;       /* for both hooks */
+    void (*on_freed)(void *ctx); /* NULL, or called on the core once the context is freed
+                                    (io_ctx_free, then its last request and range gone): from
+                                    then on it touches nothing of its owner's (held_total, the
+                                    files it read). For an owner that ends while the cores run
+                                    on (a scan on a shared runtime) */
+    void *on_freed_ctx;
 } io_opts_t;
 
 typedef struct io_counters {

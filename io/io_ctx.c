@@ -177,7 +177,10 @@ void io_ctx_maybe_free(io_ctx_t *ctx)
     io_ctx_free_backends(ctx);
     io_pool_release(ctx);
     free(ctx->scratch);
+    void (*freed)(void *) = ctx->opts.on_freed;
+    void *arg = ctx->opts.on_freed_ctx;
     free(ctx);
+    if (freed) freed(arg);
 }
 
 void io_req_free(io_req *r)

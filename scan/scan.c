@@ -53,12 +53,16 @@ static void core_done(scan_t *s, int core)
         s->fetch.cores[core].io = NULL;
     }
     c->decoded_pages += scan_task_core_free(&c->task, &s->env);
+    if (s->o.rt) atomic_fetch_add_explicit(&s->o.rt->core_rows[core], atomic_load_explicit(
+                     &c->task.rows_scanned, memory_order_relaxed), memory_order_relaxed);
 }
 
 static int core_setup(scan_t *s, int core)
 {
     if (s->fetch.cores[core].io) return 0;
+    if (s->o.rt) scan_rt_count_add(&s->ctxs); /* io_opts.on_freed takes it back */
     int rc = io_ctx_new(&s->fetch.cores[core].io, exec_current(), &s->o.io_opts);
+    if (rc && s->o.rt) scan_rt_count_done(&s->ctxs);
     return rc ? rc : scan_task_core_init(&s->cores[core].task, &s->env, &s->o.col_limits);
 }
 
@@ -189,7 +193,8 @@ static int start_workers(scan_t *s, pq_err *e)
     eo.threads = s->o.threads;
     eo.io_backend = s->o.io;
     eo.inbox_cap = SCAN_INBOX_CAP; /* sizes the lends out per core (lend.c) */
-    int rc = exec_group_start(&s->g, &eo);
+    int rc = s->o.rt ? 0 : exec_group_start(&s->g, &eo);
+    if (s->o.rt) s->g = s->o.rt->g, atomic_fetch_add(&s->o.rt->attached, 1);
     if (rc) return pq_errf(e, rc, -1, "cannot start %d executor threads: %s", s->o.threads,
                            status_text(rc));
     exec_event_init(&s->ev, s->g);
@@ -261,6 +266,11 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
     s->o = *o;
     s->o.dict_out = NULL; /* the caller's: read once below */
     s->o.io_opts.merge_registered = false; /* only what the policy wants is read */
+    if (s->o.rt) { /* its cores; its contexts counted until freed (scan_rt.h invariant 2) */
+        assert(atomic_load(&s->o.rt->attached) < s->o.rt->scans_max);
+        s->o.threads = s->o.rt->threads, s->ctxs.rt = s->o.rt;
+        s->o.io_opts.on_freed = scan_rt_count_done, s->o.io_opts.on_freed_ctx = &s->ctxs;
+    }
     if (s->o.threads < 1) s->o.threads = 1;
     if (s->o.threads > EXEC_THREADS_MAX) s->o.threads = EXEC_THREADS_MAX;
     s->filter = filter;
@@ -325,6 +335,7 @@ static void stats_fill(const scan_t *s, const io_counters_t *io, scan_stats *st)
     st->topk_splits_dead = atomic_load(&s->topk.splits_dead);
     st->topk_rows_kept = atomic_load(&s->topk.rows_kept);
     st->topk_pages_dead = atomic_load(&s->topk.pages_dead);
+    st->runtimes = s->o.rt ? 0 : 1;
 }
 
 /* The sum of the cores' published io counters. */
@@ -347,6 +358,16 @@ static void explain_final_order(scan_t *s)
     scan_explain_final_order(&s->explain, s->pol.order, s->filter, perm, split, reordered, explored);
 }
 
+/* A scan on a shared runtime leaves it (its workers ended): once its io contexts are freed
+ * and no message of its own is left in the cores' inboxes (scan_rt.h invariant 2). */
+static void leave_rt(scan_t *s)
+{
+    scan_rt_count_wait(&s->ctxs);
+    scan_rt_barrier(s->o.rt);
+    atomic_fetch_sub(&s->o.rt->attached, 1);
+    atomic_fetch_add(&s->o.rt->scans, 1);
+}
+
 /* Waits for every worker to end, then stops the executor and fixes the statistics. */
 static void finish(scan_t *s)
 {
@@ -358,8 +379,8 @@ static void finish(scan_t *s)
         exec_group_stats(s->g, 0, &es);
         s->stats.uring = es.uring;
         snprintf(s->stats.io_backend, sizeof s->stats.io_backend, "%s", es.io_backend);
-        exec_group_stop(s->g);
-        exec_group_destroy(s->g);
+        if (s->o.rt) leave_rt(s);
+        else exec_group_stop(s->g), exec_group_destroy(s->g);
         s->g = NULL;
     }
     bool uring = s->stats.uring;

@@ -116,6 +116,9 @@ typedef struct scan_opts {
                                   first leaf being the projected column), -1 for a flat
                                   column; NULL: each nested column reads its field */
     int nproj_nodes;
+    struct scan_rt *rt;       /* NULL, or a runtime shared with other scans (scan_rt.h): the
+                                 scan runs its workers on rt's cores (threads = rt's) instead
+                                 of starting its own, and leaves them running at its end */
 } scan_opts;
 
 void scan_opts_default(scan_opts *o);
@@ -143,6 +146,8 @@ typedef struct scan_stats {
     int64_t dict_eval_pages;              /* pages a conjunct evaluated on dictionary indices */
     int64_t sel_eval_pages;               /* pages a conjunct evaluated on its selected rows only */
     uint64_t peak_inflight_bytes;
+    int64_t runtimes;                     /* executor groups started (scan_rt.h): 1 for a scan
+                                             on its own cores, 0 on a shared runtime */
     bool uring;
     char io_backend[EXEC_BACKEND_MSG_MAX];
 } scan_stats;

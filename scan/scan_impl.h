@@ -4,6 +4,7 @@
 #ifndef RINGSCAN_SCAN_SCAN_IMPL_H
 #define RINGSCAN_SCAN_SCAN_IMPL_H
 #include "scan/output.h"
+#include "scan/scan_rt.h"
 #include "scan/task.h"
 #include "scan/topk.h"
 
@@ -33,7 +34,8 @@ struct scan {
     scan_topk_merge merge;
     bool merged;               /* every split's candidates are in merge */
     int merge_status;          /* its error, returned by every later scan_next */
-    exec_group_t *g;
+    exec_group_t *g;           /* its own, or o.rt's */
+    scan_rt_count ctxs;        /* with o.rt: its io contexts not yet freed (scan_rt.h inv. 2) */
     exec_event ev;             /* every wait of the scan's tasks (runtime/event.h) */
     bool finished;
     scan_stats stats;          /* final once finished */

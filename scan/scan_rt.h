@@ -1,0 +1,56 @@
+/* scan/scan_rt.h: a runtime several scans share (a dataset's files): one executor group - its
+ * core threads, their io rings (or pread fallbacks) and coroutine stacks - started once, on
+ * whose cores every attached scan spawns its workers (scan_opts.rt). Each scan keeps its own
+ * plan, fetch, policy, output window and per-core io contexts, so its floors are unchanged; the
+ * cores run the splits of every attached scan at once, so a core whose share of one file is
+ * done runs the splits of the others, and a scan's start costs no thread.
+ *
+ * Invariants:
+ *  1. At most scans_max scans are attached at once: the group's inboxes hold scans_max times
+ *     a scan's message accounting (fetch.h SCAN_INBOX_CAP), so no scan's posts can fill them.
+ *  2. A scan leaving the runtime (scan.c finish) waits until its workers ended, its io
+ *     contexts are freed (io_opts.on_freed: no read of its files in flight, nothing counted in
+ *     its budget) and every message posted to the cores before then ran (scan_rt_barrier: no
+ *     wake of its event is left), so it frees its state while the cores run on.
+ *  3. core_rows[c] only grows (relaxed adds at each scan's core end). */
+#ifndef RINGSCAN_SCAN_SCAN_RT_H
+#define RINGSCAN_SCAN_SCAN_RT_H
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "format/column.h"
+#include "runtime/exec.h"
+
+typedef struct scan_rt {
+    exec_group_t *g;
+    int threads;
+    int scans_max;             /* invariant 1 */
+    _Atomic int attached;      /* scans on it now */
+    _Atomic int64_t scans;     /* scans it ran */
+    pthread_mutex_t mu;        /* with cv: the host's waits (counts, barriers) */
+    pthread_cond_t cv;
+    _Atomic int64_t core_rows[EXEC_THREADS_MAX]; /* rows each core scanned, every scan's */
+} scan_rt;
+
+/* Starts a runtime of threads cores (1..EXEC_THREADS_MAX) on io for up to scans_max (>= 1)
+ * scans at once. 0 and *out, or a status with e filled. */
+int scan_rt_start(scan_rt **out, int threads, exec_io_backend io, int scans_max, pq_err *e);
+/* Stops the cores and frees rt (no scan attached). rt may be NULL. */
+void scan_rt_free(scan_rt *rt);
+/* From the host: returns once every message posted to rt's cores before the call has run
+ * (each core's inbox is first in, first out). */
+void scan_rt_barrier(scan_rt *rt);
+
+/* What a scan waits for on leaving (invariant 2): its io contexts still alive. */
+typedef struct scan_rt_count {
+    scan_rt *rt;
+    int live;                  /* under rt->mu */
+} scan_rt_count;
+void scan_rt_count_add(scan_rt_count *c);
+/* io_opts.on_freed: one ended (on a core). */
+void scan_rt_count_done(void *c);
+/* From the host: waits until none is live. */
+void scan_rt_count_wait(scan_rt_count *c);
+
+#endif
