@@ -1,16 +1,18 @@
 /* scan/dataset.c: a dataset scan (dataset.h, ds_scan.h): files pruned by their partitions
  * before any footer is read, footers read concurrently (ds_open.c), the schema built, then
- * one scan (scan.h) per file in path order, up to `inflight` of them running at once (the
- * files after the one being drained run ahead into their own bounded output windows), each
- * file's batches rewritten to the dataset's columns (virtual columns as constants, narrower
- * types widened), a limit counted across files, and ORDER BY ... LIMIT merged across files
- * (ds_topk.c).
+ * one scan (scan.h) per file in path order, every one on the dataset's one runtime (scan_rt.h:
+ * the cores, their io rings and coroutine stacks started once) and on all of its cores, up to
+ * DS_INFLIGHT_MAX of them at once while the files after the one being drained hold less than
+ * a window of splits (they run ahead into their own bounded output windows, so a core whose
+ * share of one file is done runs the next files' splits), each file's batches rewritten to
+ * the dataset's columns (ds_out.c), a limit counted across files, and ORDER BY ... LIMIT
+ * merged across files (ds_topk.c).
  *
  * Invariants:
  *  1. runs[head .. head + nrun) (mod DS_INFLIGHT_MAX) are the running files, in path order;
  *     batches are taken from runs[head] only, so output is path order, then row order.
  *  2. A running file's footer stays open until its scan ends; footers are read in windows
- *     (ds_open.c), so at most max_open + inflight are held.
+ *     (ds_open.c), so at most max_open + DS_INFLIGHT_MAX are held.
  *  3. rows_out <= limit (a batch crossing it is cut). */
 #include <assert.h>
 #include <errno.h>
@@ -24,54 +26,7 @@
 #include "filter/prune.h"
 #include "filter/sortkey.h"
 #include "scan/api_priv.h"
-#include "scan/ds_impl.h"
-#include "scan/ds_scan.h"
-#include "scan/ds_topk.h"
-
-/* DS_INFLIGHT_MAX: files whose scans run at once: with `threads` cores, `threads` files of
- * one core each (a file of one row group is one split, so one file at a time would leave
- * every other core idle) */
-enum { DS_EXPLAIN_BYTES = 1 << 20, DS_INFLIGHT_MAX = 8 };
-
-/* A file being scanned. */
-typedef struct ds_run {
-    int fi;
-    scan_t *scan;
-    ds_view view;
-    int *proj;             /* [nout + nhide]: the file's leaf of each column, or -1 */
-    int *pos;              /* [nout + nhide]: its place among the scan's vectors, or -1 */
-    int64_t rows;          /* rows it handed on (Top-K positions) */
-    int64_t *scale;        /* [schema n]: its durations' factor to the dataset's unit */
-    int *groups;           /* a count's row groups left to scan (ds_count_file), or NULL */
-    bool settled;          /* a count's file whose groups the footer settled (no scan) */
-} ds_run;
-
-struct ds_scan {
-    ds_scan_args a;        /* columns, filter, order_by borrowed only during start: copied */
-    char *filter;          /* owned copy */
-    char *order_by;
-    ds_schema s;
-    int nout, nhide;       /* projected columns, hidden ORDER BY keys after them */
-    int *out;              /* [nout + nhide]: schema column of each */
-    scan_arrow_col *acols; /* [nout] */
-    scan_arrow_type *atypes; /* [nout]: acols' types (ds_types_project) */
-    ds_footers ft;
-    ds_run runs[DS_INFLIGHT_MAX]; /* invariant 1 */
-    int head, nrun, inflight;
-    int next;              /* the next file to start */
-    int64_t rows_out;
-    scan_stats acc;        /* finished files' counters */
-    int64_t files_pruned;
-    bool done;
-    ds_topk topk;          /* nkeys 0 unless ORDER BY */
-    flt_dyn cell;          /* the Top-K bound of the files whose first key has the dataset's
-                              own type (zeroed: unset), shared by their scans */
-    bool topk_done;
-    char *explain;
-    size_t explain_len;
-};
-
-static void scan_stats_add(scan_stats *a, const scan_stats *b);
+#include "scan/ds_run.h"
 
 /* Appends to the --explain text (cut at DS_EXPLAIN_BYTES, then nothing more). */
 static void say(ds_scan *d, const char *fmt, const char *path, const char *why)
@@ -80,69 +35,6 @@ static void say(ds_scan *d, const char *fmt, const char *path, const char *why)
     size_t room = DS_EXPLAIN_BYTES - d->explain_len;
     int n = snprintf(d->explain + d->explain_len, room, fmt, path, why);
     d->explain_len += n < 0 ? 0 : (size_t)n < room ? (size_t)n : room - 1;
-}
-
-/* Whether the query may need a column only the files pruned by partition have: every column
- * (no column list), or a name the schema lacks: projected, an ORDER BY key, or one the filter
- * reads (it fails to type against every schema column). */
-static bool names_missing(const ds_scan *d, const ds_scan_args *a)
-{
-    if (!a->columns) return !a->count; /* a count reads the filter's columns only */
-    for (int j = 0; a->columns && j < a->ncolumns; j++)
-        if (ds_schema_find(&d->s, a->columns[j]) < 0) return true;
-    pq_column_desc *cols = fail_malloc(sizeof *cols * (size_t)(d->s.n + 1));
-    if (!cols) return false;
-    for (int c = 0; c < d->s.n; c++) cols[c] = d->s.cols[c].desc, cols[c].index = c;
-    flt_order_term t[FLT_MAX_SORT_KEYS];
-    flt_expr *x = NULL;
-    pq_err e = {.offset = -1};
-    int nk = 0;
-    bool miss = a->order_by && flt_parse_order(a->order_by, cols, d->s.n, false, t, &nk, &e) != 0;
-    if (!miss && a->filter) miss = flt_parse(a->filter, cols, d->s.n, &x, &e) != 0;
-    else if (!miss && a->filter_expr) miss = scan_filter_from_expr(a->filter_expr, cols, d->s.n, &x, &e) != 0;
-    flt_expr_free(x);
-    free(cols);
-    return miss;
-}
-
-/* The projected columns (names resolved in the schema) and ORDER BY keys hidden after them. */
-static int resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
-{
-    int n = a->count ? 0 : a->columns ? a->ncolumns : d->s.n;
-    d->out = fail_malloc(sizeof(int) * (size_t)(n + FLT_MAX_SORT_KEYS + 1));
-    d->acols = fail_calloc((size_t)n + 1, sizeof *d->acols);
-    if (!d->out || !d->acols) return -ENOMEM;
-    for (int j = 0; j < n; j++) {
-        d->out[j] = a->columns ? ds_schema_find(&d->s, a->columns[j]) : j;
-        const char *in = d->out[j] < 0 ? ds_schema_nested(&d->s, a->columns[j]) : NULL;
-        if (in)
-            return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.100s' is nested (a list, struct "
-                           "or map) in %.200s: a dataset scan reads flat columns only", a->columns[j], in);
-        if (d->out[j] < 0)
-            return pq_errf(e, -EINVAL, -1, "no column named '%.100s' in the dataset", a->columns[j]);
-        const ds_col *c = &d->s.cols[d->out[j]];
-        d->acols[j] = (scan_arrow_col){.desc = &c->desc, .name = c->name, .node = -1};
-    }
-    d->nout = n; /* their Arrow types (ds_impl.h invariant 4) and dictionary_columns */
-    int rc = ds_types_project(&d->s, d->out, n, a->dict_columns, a->ndict, d->acols, &d->atypes, e);
-    if (rc) return rc;
-    if (n == 0 && !a->count) return pq_errf(e, -EINVAL, -1, "no columns to scan");
-    if (!a->order_by || a->limit < 0) return 0;
-    pq_column_desc *cols = fail_malloc(sizeof *cols * (size_t)(d->s.n + 1));
-    flt_order_term t[FLT_MAX_SORT_KEYS];
-    int nk = 0;
-    rc = cols ? 0 : -ENOMEM;
-    for (int c = 0; rc == 0 && c < d->s.n; c++) cols[c] = d->s.cols[c].desc;
-    if (rc == 0) rc = flt_parse_order(a->order_by, cols, d->s.n, a->order_desc, t, &nk, e);
-    for (int k = 0; rc == 0 && k < nk; k++) {
-        int at = n;
-        for (int j = 0; j < n; j++) if (d->out[j] == t[k].column) at = j;
-        if (at == n) at = n + d->nhide, d->out[n + d->nhide++] = t[k].column;
-        rc = ds_topk_key(&d->topk, &d->s.cols[t[k].column].desc, at, t[k].desc, t[k].nulls_first, e);
-    }
-    free(cols);
-    if (rc == 0) d->topk.k = a->limit;
-    return rc;
 }
 
 /* File r->fi's filter, parsed against its view; *none when its constants rule it out. */
@@ -229,7 +121,10 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     int64_t left = d->a.limit < 0 ? -1 : d->a.limit - (d->topk.nkeys ? 0 : d->rows_out);
     so.limit = so.nkeys || !d->topk.nkeys ? left : -1;
     if (d->topk.nkeys && !so.nkeys) so.limit = left; /* constant keys: the first K rows */
-    so.threads = d->a.so.threads / d->inflight > 1 ? d->a.so.threads / d->inflight : 1;
+    so.fetch_budget = d->budget;
+    if (rc == 0 && !*pruned && !d->rt) /* the runtime, once (scan_rt.h) */
+        rc = scan_rt_start(&d->rt, so.threads, so.io, DS_INFLIGHT_MAX, e);
+    so.rt = d->rt;
     if (so.nkeys > 0 && r->proj[d->topk.col[0]] >= 0) { /* the first key is the file's own */
         const pq_column_desc *k = &r->view.cols[r->proj[d->topk.col[0]]];
         const pq_column_desc *dk = &d->s.cols[d->out[d->topk.col[0]]].desc;
@@ -239,6 +134,11 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     }
     if (rc == 0 && !*pruned) rc = scan_start(f, leaves, nleaves, x, &so, &r->scan, e); /* owns x */
     else flt_expr_free(x);
+    if (r->scan) {
+        scan_stats st;
+        scan_get_stats(r->scan, &st);
+        r->splits = st.splits;
+    }
     free(leaves), free(dict_out);
     return rc;
 }
@@ -250,7 +150,7 @@ static void end_file(ds_scan *d, ds_run *r)
         say(d, "file %s:\n%s", d->a.list->files[r->fi].path, scan_explain(r->scan));
         scan_stats st;
         scan_get_stats(r->scan, &st);
-        scan_stats_add(&d->acc, &st);
+        ds_stats_add(&d->acc, &st);
         scan_free(r->scan);
     }
     ds_view_free(&r->view);
@@ -259,29 +159,23 @@ static void end_file(ds_scan *d, ds_run *r)
     *r = (ds_run){.fi = -1};
 }
 
-static void scan_stats_add(scan_stats *a, const scan_stats *b)
+/* Whether another file may start: fewer than DS_INFLIGHT_MAX run, and the ones after the
+ * first hold fewer splits than one scan's output window (the first keeps every core busy
+ * alone when it is big; small files run many at once). */
+static bool room(const ds_scan *d)
 {
-    a->reads += b->reads, a->bytes_read += b->bytes_read, a->bytes_used += b->bytes_used;
-    a->bytes_wasted += b->bytes_wasted, a->cancelled_reads += b->cancelled_reads;
-    a->plan_reads += b->plan_reads, a->plan_bytes += b->plan_bytes;
-    a->row_groups_total += b->row_groups_total, a->row_groups_pruned += b->row_groups_pruned;
-    a->pages_total += b->pages_total, a->pages_pruned += b->pages_pruned;
-    a->rows_scanned += b->rows_scanned, a->splits_all_false += b->splits_all_false;
-    a->steals += b->steals, a->reads_lent += b->reads_lent;
-    a->topk_splits_dead += b->topk_splits_dead, a->topk_rows_kept += b->topk_rows_kept;
-    a->topk_pages_dead += b->topk_pages_dead, a->splits += b->splits;
-    a->splits_done += b->splits_done, a->bytes_decompressed += b->bytes_decompressed;
-    a->dict_eval_pages += b->dict_eval_pages, a->sel_eval_pages += b->sel_eval_pages;
-    a->uring = b->uring;
-    memcpy(a->io_backend, b->io_backend, sizeof a->io_backend);
+    if (d->nrun == 0) return true;
+    int64_t ahead = 0;
+    for (int k = 1; k < d->nrun; k++) ahead += d->runs[(d->head + k) % DS_INFLIGHT_MAX].splits;
+    return d->nrun < DS_INFLIGHT_MAX && ahead < 2 * (int64_t)SCAN_TASKS_PER_CORE * d->a.so.threads;
 }
 
-/* Starts files after the last started until inflight run (or none is left): footers read in
- * windows as needed, pruned files skipped. */
+/* Starts files after the last started while there is room (or none is left): footers read
+ * in windows as needed, pruned files skipped. */
 static int fill(ds_scan *d, pq_err *e)
 {
     const ds_list *l = d->a.list;
-    while (d->nrun < d->inflight && d->next < l->nfiles && !d->done) {
+    while (room(d) && d->next < l->nfiles && !d->done) {
         int i = d->next++;
         ds_slot *sl = &d->ft.slots[i];
         if (sl->pruned) continue;
@@ -300,51 +194,6 @@ static int fill(ds_scan *d, pq_err *e)
         d->nrun++;
     }
     return 0;
-}
-
-/* b (r's batch) rewritten to the dataset's columns into out (b's vectors moved). */
-static int to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *out, pq_err *e)
-{
-    int n = d->nout + d->nhide;
-    *out = (scan_batch){.split = r->fi, .rows = b->rows, .ncols = n};
-    out->cols = fail_calloc((size_t)n + 1, sizeof *out->cols);
-    if (!out->cols) return -ENOMEM;
-    int rc = 0;
-    for (int j = 0; j < n; j++) {
-        const ds_col *c = &d->s.cols[d->out[j]];
-        if (rc) {
-            pq_vec_init(&out->cols[j], c->desc.physical, c->desc.type_length);
-        } else if (r->pos[j] < 0) {
-            rc = ds_const_vec(&d->s, d->out[j], &d->a.list->files[r->fi], b->rows, &out->cols[j]);
-        } else {
-            pq_vec *v = &b->cols[r->pos[j]];
-            out->cols[j] = *v;
-            pq_vec_init(v, v->type, v->type_length);
-            if (b->dict_on && b->dict_on[r->pos[j]]) { /* indices: their dictionary with them */
-                rc = scan_batch_set_dict(out, j, &b->dicts[r->pos[j]]);
-                continue;
-            }
-            rc = ds_widen(&c->desc, &r->view.cols[r->proj[j]], &out->cols[j]);
-            int64_t k = r->scale[d->out[j]];
-            if (rc == 0 && k) rc = ds_rescale(c, k, d->a.list->files[r->fi].path, &out->cols[j], e);
-        }
-    }
-    return rc;
-}
-
-/* Cuts b to its first rows rows (invariant 3); null counts recounted. */
-static void cut_rows(scan_batch *b, int64_t rows)
-{
-    for (int j = 0; j < b->ncols; j++) {
-        pq_vec *v = &b->cols[j];
-        v->length = rows;
-        if (v->type == PQ_BYTE_ARRAY) v->data_len = v->offsets[rows];
-        if (v->null_count == 0) continue;
-        int64_t nulls = 0;
-        for (int64_t r = 0; r < rows; r++) nulls += !pq_bit_get(v->validity, r);
-        v->null_count = nulls;
-    }
-    b->rows = rows;
 }
 
 /* The next dataset batch (hidden keys included) from the first running file, its first
@@ -369,7 +218,7 @@ static int pull(ds_scan *d, scan_batch *out, int64_t *pos, pq_err *e)
             d->head = (d->head + 1) % DS_INFLIGHT_MAX, d->nrun--;
             continue;
         }
-        rc = to_dataset(d, r, &b, out, e);
+        rc = ds_to_dataset(d, r, &b, out, e);
         scan_batch_free(&b);
         if (rc) return scan_batch_free(out), rc;
         *pos = ((int64_t)r->fi << 40) + r->rows;
@@ -400,7 +249,7 @@ int ds_scan_next(ds_scan *d, struct ArrowArray *out, pq_err *e)
     int64_t pos;
     int rc = d->topk.nkeys ? pull_topk(d, &b, e) : pull(d, &b, &pos, e);
     if (rc <= 0) return rc;
-    if (d->a.limit >= 0 && d->rows_out + b.rows > d->a.limit) cut_rows(&b, d->a.limit - d->rows_out);
+    if (d->a.limit >= 0 && d->rows_out + b.rows > d->a.limit) ds_cut_rows(&b, d->a.limit - d->rows_out);
     d->rows_out += b.rows;
     for (int j = d->nout; j < b.ncols; j++) pq_vec_free(&b.cols[j]); /* hidden keys */
     b.ncols = d->nout;
@@ -429,19 +278,21 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
             d->files_pruned++;
         }
     ds_schema_free(&ps);
-    int kept = 0; /* inflight: one file per core, at most the files left and DS_INFLIGHT_MAX */
+    int kept = 0; /* the fetch budget shared by the files that may run at once */
     for (int i = 0; i < l->nfiles; i++) kept += !d->ft.slots[i].pruned;
-    d->inflight = a->so.threads < kept ? a->so.threads : kept;
-    if (d->inflight > DS_INFLIGHT_MAX) d->inflight = DS_INFLIGHT_MAX;
-    if (d->inflight < 1) d->inflight = 1;
+    int at_once = kept < DS_INFLIGHT_MAX ? kept > 1 ? kept : 1 : DS_INFLIGHT_MAX;
+    d->budget = a->so.fetch_budget / at_once;
+    if (a->so.fetch_budget > 0 && d->budget == 0) d->budget = 1;
+    if (d->a.so.threads < 1) d->a.so.threads = 1;
+    if (d->a.so.threads > EXEC_THREADS_MAX) d->a.so.threads = EXEC_THREADS_MAX;
     if (rc == 0) rc = ds_footers_schema(&d->ft, &d->s, a->union_by_name, e);
     if (rc == 0) rc = ds_schema_parts(&d->s, l);
-    if (rc == 0 && a->union_by_name && d->files_pruned > 0 && names_missing(d, a)) {
+    if (rc == 0 && a->union_by_name && d->files_pruned > 0 && ds_names_missing(d, a)) {
         ds_schema_drop_parts(&d->s); /* invariant 1: data columns first */
         rc = ds_footers_schema_pruned(&d->ft, &d->s, e);
         if (rc == 0) rc = ds_schema_parts(&d->s, l);
     }
-    if (rc == 0) rc = resolve_out(d, a, e);
+    if (rc == 0) rc = ds_resolve_out(d, a, e);
     if (rc == 0) rc = fill(d, e); /* the first files' errors (a filter's) now */
     return rc;
 }
@@ -460,13 +311,19 @@ void ds_scan_stats(ds_scan *d, scan_stats *st, int64_t *files, int64_t *pruned, 
     for (int k = 0; k < d->nrun; k++) {
         scan_stats cur;
         scan_get_stats(d->runs[(d->head + k) % DS_INFLIGHT_MAX].scan, &cur);
-        scan_stats_add(st, &cur);
+        ds_stats_add(st, &cur);
     }
     st->rows_out = d->rows_out;
     *files = d->a.list->nfiles;
     *pruned = d->files_pruned;
     *footers = atomic_load(&d->ft.read);
     *complete = d->done;
+    st->runtimes += d->rt != NULL; /* the cores' rows over every file (scan_rt.h) */
+    for (int c = 0; d->rt && c < d->rt->threads; c++) {
+        int64_t rows = atomic_load_explicit(&d->rt->core_rows[c], memory_order_relaxed);
+        st->core_rows_min = c == 0 || rows < st->core_rows_min ? rows : st->core_rows_min;
+        st->core_rows_max = rows > st->core_rows_max ? rows : st->core_rows_max;
+    }
 }
 
 const pq_column_desc *ds_scan_column(const ds_scan *d, int i)
@@ -484,6 +341,7 @@ void ds_scan_free(ds_scan *d)
     if (!d) return;
     for (; d->nrun > 0; d->nrun--, d->head = (d->head + 1) % DS_INFLIGHT_MAX)
         end_file(d, &d->runs[d->head]);
+    scan_rt_free(d->rt); /* every file's scan has left it */
     if (d->ft.slots) ds_footers_free(&d->ft);
     ds_topk_free(&d->topk);
     ds_schema_free(&d->s);

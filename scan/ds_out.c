@@ -1,0 +1,139 @@
+/* scan/ds_out.c: a dataset scan's output columns (names resolved in its schema, ORDER BY
+ * keys hidden after them), a file's batch rewritten to them (virtual columns as constants,
+ * narrower types widened, durations rescaled), a batch cut at the limit, and the counters
+ * summed over files. Below dataset.c (ds_run.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fail.h"
+#include "filter/sortkey.h"
+#include "scan/api_priv.h"
+#include "scan/ds_run.h"
+
+/* Whether the query may need a column only the files pruned by partition have: every column
+ * (no column list), or a name the schema lacks: projected, an ORDER BY key, or one the filter
+ * reads (it fails to type against every schema column). */
+bool ds_names_missing(const ds_scan *d, const ds_scan_args *a)
+{
+    if (!a->columns) return !a->count; /* a count reads the filter's columns only */
+    for (int j = 0; a->columns && j < a->ncolumns; j++)
+        if (ds_schema_find(&d->s, a->columns[j]) < 0) return true;
+    pq_column_desc *cols = fail_malloc(sizeof *cols * (size_t)(d->s.n + 1));
+    if (!cols) return false;
+    for (int c = 0; c < d->s.n; c++) cols[c] = d->s.cols[c].desc, cols[c].index = c;
+    flt_order_term t[FLT_MAX_SORT_KEYS];
+    flt_expr *x = NULL;
+    pq_err e = {.offset = -1};
+    int nk = 0;
+    bool miss = a->order_by && flt_parse_order(a->order_by, cols, d->s.n, false, t, &nk, &e) != 0;
+    if (!miss && a->filter) miss = flt_parse(a->filter, cols, d->s.n, &x, &e) != 0;
+    else if (!miss && a->filter_expr) miss = scan_filter_from_expr(a->filter_expr, cols, d->s.n, &x, &e) != 0;
+    flt_expr_free(x);
+    free(cols);
+    return miss;
+}
+
+/* The projected columns (names resolved in the schema) and ORDER BY keys hidden after them. */
+int ds_resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
+{
+    int n = a->count ? 0 : a->columns ? a->ncolumns : d->s.n;
+    d->out = fail_malloc(sizeof(int) * (size_t)(n + FLT_MAX_SORT_KEYS + 1));
+    d->acols = fail_calloc((size_t)n + 1, sizeof *d->acols);
+    if (!d->out || !d->acols) return -ENOMEM;
+    for (int j = 0; j < n; j++) {
+        d->out[j] = a->columns ? ds_schema_find(&d->s, a->columns[j]) : j;
+        const char *in = d->out[j] < 0 ? ds_schema_nested(&d->s, a->columns[j]) : NULL;
+        if (in)
+            return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.100s' is nested (a list, struct "
+                           "or map) in %.200s: a dataset scan reads flat columns only", a->columns[j], in);
+        if (d->out[j] < 0)
+            return pq_errf(e, -EINVAL, -1, "no column named '%.100s' in the dataset", a->columns[j]);
+        const ds_col *c = &d->s.cols[d->out[j]];
+        d->acols[j] = (scan_arrow_col){.desc = &c->desc, .name = c->name, .node = -1};
+    }
+    d->nout = n; /* their Arrow types (ds_impl.h invariant 4) and dictionary_columns */
+    int rc = ds_types_project(&d->s, d->out, n, a->dict_columns, a->ndict, d->acols, &d->atypes, e);
+    if (rc) return rc;
+    if (n == 0 && !a->count) return pq_errf(e, -EINVAL, -1, "no columns to scan");
+    if (!a->order_by || a->limit < 0) return 0;
+    pq_column_desc *cols = fail_malloc(sizeof *cols * (size_t)(d->s.n + 1));
+    flt_order_term t[FLT_MAX_SORT_KEYS];
+    int nk = 0;
+    rc = cols ? 0 : -ENOMEM;
+    for (int c = 0; rc == 0 && c < d->s.n; c++) cols[c] = d->s.cols[c].desc;
+    if (rc == 0) rc = flt_parse_order(a->order_by, cols, d->s.n, a->order_desc, t, &nk, e);
+    for (int k = 0; rc == 0 && k < nk; k++) {
+        int at = n;
+        for (int j = 0; j < n; j++) if (d->out[j] == t[k].column) at = j;
+        if (at == n) at = n + d->nhide, d->out[n + d->nhide++] = t[k].column;
+        rc = ds_topk_key(&d->topk, &d->s.cols[t[k].column].desc, at, t[k].desc, t[k].nulls_first, e);
+    }
+    free(cols);
+    if (rc == 0) d->topk.k = a->limit;
+    return rc;
+}
+
+/* b (r's batch) rewritten to the dataset's columns into out (b's vectors moved). */
+int ds_to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *out, pq_err *e)
+{
+    int n = d->nout + d->nhide;
+    *out = (scan_batch){.split = r->fi, .rows = b->rows, .ncols = n};
+    out->cols = fail_calloc((size_t)n + 1, sizeof *out->cols);
+    if (!out->cols) return -ENOMEM;
+    int rc = 0;
+    for (int j = 0; j < n; j++) {
+        const ds_col *c = &d->s.cols[d->out[j]];
+        if (rc) {
+            pq_vec_init(&out->cols[j], c->desc.physical, c->desc.type_length);
+        } else if (r->pos[j] < 0) {
+            rc = ds_const_vec(&d->s, d->out[j], &d->a.list->files[r->fi], b->rows, &out->cols[j]);
+        } else {
+            pq_vec *v = &b->cols[r->pos[j]];
+            out->cols[j] = *v;
+            pq_vec_init(v, v->type, v->type_length);
+            if (b->dict_on && b->dict_on[r->pos[j]]) { /* indices: their dictionary with them */
+                rc = scan_batch_set_dict(out, j, &b->dicts[r->pos[j]]);
+                continue;
+            }
+            rc = ds_widen(&c->desc, &r->view.cols[r->proj[j]], &out->cols[j]);
+            int64_t k = r->scale[d->out[j]];
+            if (rc == 0 && k) rc = ds_rescale(c, k, d->a.list->files[r->fi].path, &out->cols[j], e);
+        }
+    }
+    return rc;
+}
+
+/* Cuts b to its first rows rows (invariant 3); null counts recounted. */
+void ds_cut_rows(scan_batch *b, int64_t rows)
+{
+    for (int j = 0; j < b->ncols; j++) {
+        pq_vec *v = &b->cols[j];
+        v->length = rows;
+        if (v->type == PQ_BYTE_ARRAY) v->data_len = v->offsets[rows];
+        if (v->null_count == 0) continue;
+        int64_t nulls = 0;
+        for (int64_t r = 0; r < rows; r++) nulls += !pq_bit_get(v->validity, r);
+        v->null_count = nulls;
+    }
+    b->rows = rows;
+}
+
+void ds_stats_add(scan_stats *a, const scan_stats *b)
+{
+    a->reads += b->reads, a->bytes_read += b->bytes_read, a->bytes_used += b->bytes_used;
+    a->bytes_wasted += b->bytes_wasted, a->cancelled_reads += b->cancelled_reads;
+    a->plan_reads += b->plan_reads, a->plan_bytes += b->plan_bytes;
+    a->row_groups_total += b->row_groups_total, a->row_groups_pruned += b->row_groups_pruned;
+    a->pages_total += b->pages_total, a->pages_pruned += b->pages_pruned;
+    a->rows_scanned += b->rows_scanned, a->splits_all_false += b->splits_all_false;
+    a->steals += b->steals, a->reads_lent += b->reads_lent;
+    a->topk_splits_dead += b->topk_splits_dead, a->topk_rows_kept += b->topk_rows_kept;
+    a->topk_pages_dead += b->topk_pages_dead, a->splits += b->splits;
+    a->splits_done += b->splits_done, a->bytes_decompressed += b->bytes_decompressed;
+    a->dict_eval_pages += b->dict_eval_pages, a->sel_eval_pages += b->sel_eval_pages;
+    a->runtimes += b->runtimes;
+    a->uring = b->uring;
+    memcpy(a->io_backend, b->io_backend, sizeof a->io_backend);
+}
+

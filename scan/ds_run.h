@@ -1,0 +1,68 @@
+/* scan/ds_run.h: a dataset scan's state (dataset.c), shared with ds_out.c (its output
+ * columns and a file's batch rewritten to them). Private to those two files. */
+#ifndef RINGSCAN_SCAN_DS_RUN_H
+#define RINGSCAN_SCAN_DS_RUN_H
+#include "scan/ds_impl.h"
+#include "scan/ds_scan.h"
+#include "scan/ds_topk.h"
+#include "scan/scan_rt.h"
+
+/* DS_INFLIGHT_MAX: files whose scans run at once on the dataset's one runtime (scan_rt.h),
+ * each on every core; fewer while the running files after the first hold a window's worth of
+ * splits (dataset.c fill) */
+enum { DS_EXPLAIN_BYTES = 1 << 20, DS_INFLIGHT_MAX = 16 };
+
+/* A file being scanned. */
+typedef struct ds_run {
+    int fi;
+    scan_t *scan;
+    ds_view view;
+    int *proj;             /* [nout + nhide]: the file's leaf of each column, or -1 */
+    int *pos;              /* [nout + nhide]: its place among the scan's vectors, or -1 */
+    int64_t rows;          /* rows it handed on (Top-K positions) */
+    int64_t splits;        /* its planned splits (dataset.c fill) */
+    int64_t *scale;        /* [schema n]: its durations' factor to the dataset's unit */
+    int *groups;           /* a count's row groups left to scan (ds_count_file), or NULL */
+    bool settled;          /* a count's file whose groups the footer settled (no scan) */
+} ds_run;
+
+struct ds_scan {
+    ds_scan_args a;        /* columns, filter, order_by borrowed only during start: copied */
+    char *filter;          /* owned copy */
+    char *order_by;
+    ds_schema s;
+    int nout, nhide;       /* projected columns, hidden ORDER BY keys after them */
+    int *out;              /* [nout + nhide]: schema column of each */
+    scan_arrow_col *acols; /* [nout] */
+    scan_arrow_type *atypes; /* [nout]: acols' types (ds_types_project) */
+    ds_footers ft;
+    scan_rt *rt;           /* the cores every file's scan runs on, started with the first */
+    ds_run runs[DS_INFLIGHT_MAX]; /* invariant 1 */
+    int head, nrun;
+    int64_t budget;        /* each file's fetch budget: the dataset's over the files at once */
+    int next;              /* the next file to start */
+    int64_t rows_out;
+    scan_stats acc;        /* finished files' counters */
+    int64_t files_pruned;
+    bool done;
+    ds_topk topk;          /* nkeys 0 unless ORDER BY */
+    flt_dyn cell;          /* the Top-K bound of the files whose first key has the dataset's
+                              own type (zeroed: unset), shared by their scans */
+    bool topk_done;
+    char *explain;
+    size_t explain_len;
+};
+
+/* (ds_out.c) Whether the query may need a column only the files pruned by partition have. */
+bool ds_names_missing(const ds_scan *d, const ds_scan_args *a);
+/* (ds_out.c) The projected columns (names resolved in d's schema) and ORDER BY keys hidden
+ * after them. 0 or a status with e filled. */
+int ds_resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e);
+/* (ds_out.c) b (r's batch) rewritten to the dataset's columns into out (b's vectors moved). */
+int ds_to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *out, pq_err *e);
+/* (ds_out.c) Cuts b to its first rows rows; null counts recounted. */
+void ds_cut_rows(scan_batch *b, int64_t rows);
+/* (ds_out.c) a += b (a dataset's counters over its files). */
+void ds_stats_add(scan_stats *a, const scan_stats *b);
+
+#endif
