@@ -54,11 +54,45 @@ static bool same_type(const pq_column_desc *a, const pq_column_desc *b)
            (!timed || a->is_adjusted_to_utc == b->is_adjusted_to_utc);
 }
 
-/* The type both a and b widen to into *out; false when they do not. */
-static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, pq_column_desc *out)
+int ds_time_unit(const pq_column_desc *d)
+{
+    switch (d->logical) {
+    case PQ_LOGICAL_TIME_MILLIS: case PQ_LOGICAL_TIMESTAMP_MILLIS: return 3;
+    case PQ_LOGICAL_TIME_MICROS: case PQ_LOGICAL_TIMESTAMP_MICROS: return 6;
+    case PQ_LOGICAL_TIME_NANOS: case PQ_LOGICAL_TIMESTAMP_NANOS: return 9;
+    default: return 0;
+    }
+}
+
+static bool is_stamp(const pq_column_desc *d)
+{
+    return d->logical >= PQ_LOGICAL_TIMESTAMP_MILLIS && d->logical <= PQ_LOGICAL_TIMESTAMP_NANOS;
+}
+
+/* Two timestamps (or two times of day) in any units and zones into *out: in a union by name
+ * the finer unit, UTC-adjusted when either is (DuckDB's union_by_name); otherwise a's type, to
+ * which b's values are cast (pyarrow.dataset and DuckDB read a later file in the first file's
+ * types; ds_types_file's scale, exact or refused). A time of day stored in another physical
+ * type (TIME_MILLIS is INT32) is not narrowed: false. */
+static bool timed_merge(const pq_column_desc *a, const pq_column_desc *b, bool by_name,
+                        pq_column_desc *out)
+{
+    if (!ds_time_unit(a) || !ds_time_unit(b) || is_stamp(a) != is_stamp(b)) return false;
+    *out = *a;
+    if (!by_name) return a->physical == b->physical;
+    if (ds_time_unit(b) > ds_time_unit(a)) out->logical = b->logical, out->physical = b->physical;
+    out->is_adjusted_to_utc = a->is_adjusted_to_utc || b->is_adjusted_to_utc;
+    return true;
+}
+
+/* The type both a and b widen to into *out (by_name: a union by name, which may widen a);
+ * false when they do not. */
+static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, bool by_name,
+                       pq_column_desc *out)
 {
     *out = *a;
     if (same_type(a, b)) return true;
+    if (ds_time_unit(a) || ds_time_unit(b)) return timed_merge(a, b, by_name, out);
     bool ia = int_class(a), ib = int_class(b);
     bool na = ia || float_class(a) || small_decimal(a), nb = ib || float_class(b) || small_decimal(b);
     if (na && nb && !(ia && ib)) { /* a float with a number, a decimal with another kind */
@@ -143,7 +177,7 @@ int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool ad
         pq_column_desc w;
         if (at < 0) {
             if (add_new) rc = add_col(s, d->name, d, -1, path);
-        } else if (!type_merge(&s->cols[at].desc, d, &w)) {
+        } else if (!type_merge(&s->cols[at].desc, d, add_new, &w)) {
             rc = pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s/%s in %.80s but %s/%s "
                          "in %.80s: the types do not widen", d->name,
                          pq_physical_name(s->cols[at].desc.physical),

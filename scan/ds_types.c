@@ -13,8 +13,9 @@
  *  1. A column's atype is built with its `from` file's own desc (adesc); it is exported only
  *     while the dataset's desc is that type (ds_types_of), so a format never meets a vector
  *     of another physical type.
- *  2. scale is non-zero only for a column whose dataset and file types are both durations of
- *     different units, so rescaled vectors are INT64. */
+ *  2. scale is non-zero only for a column whose dataset and file types are both durations, or
+ *     both times or timestamps (ds_schema.c's timed_merge), of different units, so rescaled
+ *     vectors are INT64 (a TIME_MILLIS file's INT32 is widened first: ds_widen). */
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -84,7 +85,8 @@ static const scan_arrow_type *ds_types_of(const ds_col *c)
     if (c->part >= 0) return NULL; /* partition columns: DuckDB's types */
     bool same = a->physical == d->physical && a->logical == d->logical &&
                 a->type_length == d->type_length && a->decimal_precision == d->decimal_precision &&
-                a->decimal_scale == d->decimal_scale;
+                a->decimal_scale == d->decimal_scale &&
+                a->is_adjusted_to_utc == d->is_adjusted_to_utc;
     return same ? &c->atype : NULL; /* invariant 1 */
 }
 
@@ -135,6 +137,14 @@ static int unit_exp(const char *fmt)
     }
 }
 
+/* The factor from a unit of 10^-has seconds to one of 10^-want (0 when they are the same). */
+static int64_t unit_factor(int want, int has)
+{
+    int64_t f = 1;
+    for (int i = 0; i < (want > has ? want - has : has - want); i++) f *= 10;
+    return want == has ? 0 : want > has ? f : -f;
+}
+
 int ds_types_file(const ds_schema *s, const ds_view *v, const pq_file_meta *m, const char *path,
                   int64_t *scale, pq_err *e)
 {
@@ -143,15 +153,16 @@ int ds_types_file(const ds_schema *s, const ds_view *v, const pq_file_meta *m, c
     if (!at) return pq_errf(e, -ENOMEM, -1, "out of memory");
     for (int c = 0; c < s->n; c++) {
         const scan_arrow_type *t = ds_types_of(&s->cols[c]);
-        if (t && v->leaf[c] >= 0 && unit_exp(t->format) >= 0) at[n++] = c;
+        int want = ds_time_unit(&s->cols[c].desc);
+        if (want && v->leaf[c] >= 0) /* times and timestamps: ds_schema.c's timed_merge */
+            scale[c] = unit_factor(want, ds_time_unit(&m->columns[v->leaf[c]]));
+        else if (t && v->leaf[c] >= 0 && unit_exp(t->format) >= 0) at[n++] = c;
     }
     scan_arrow_types ft = {0};
     int rc = n > 0 ? file_types(s, at, n, m, path, &ft, e) : 0;
     for (int k = 0; rc == 0 && k < n; k++) {
         int want = unit_exp(ds_types_of(&s->cols[at[k]])->format), has = unit_exp(ft.cols[k].format);
-        int64_t f = 1;
-        for (int i = 0; has >= 0 && i < (want > has ? want - has : has - want); i++) f *= 10;
-        if (has >= 0 && has != want) scale[at[k]] = want > has ? f : -f; /* invariant 2 */
+        if (has >= 0) scale[at[k]] = unit_factor(want, has); /* invariant 2 */
     }
     scan_arrow_types_free(&ft);
     free(at);
@@ -168,10 +179,13 @@ int ds_rescale(const ds_col *c, int64_t scale, const char *path, pq_vec *v, pq_e
         memcpy(&x, v->values + 8 * r, 8);
         bool bad = scale > 0 ? __builtin_mul_overflow(x, scale, &y) : x % -scale != 0;
         if (bad)
-            return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s': the duration "
+            return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s': the %s "
                            "%" PRId64 " in this file's unit %s in the unit of %.120s (the "
-                           "dataset's type, as pyarrow.dataset casts it)", path, c->name, x,
-                           scale > 0 ? "overflows" : "would lose data", c->from);
+                           "dataset's type, as pyarrow.dataset casts it%s)", path, c->name,
+                           !ds_time_unit(&c->desc) ? "duration"
+                           : c->desc.logical >= PQ_LOGICAL_TIMESTAMP_MILLIS ? "timestamp" : "time", x,
+                           scale > 0 ? "overflows" : "would lose data", c->from,
+                           ds_time_unit(&c->desc) ? "; union_by_name takes the finer unit" : "");
         if (scale < 0) y = x / -scale;
         memcpy(v->values + 8 * r, &y, 8);
     }
@@ -187,7 +201,7 @@ int ds_types_filter(const ds_schema *s, const ds_view *v, const int64_t *scale,
         for (int32_t k = 0; k < n; k++) {
             int32_t col = p->multi ? p->multi->cols[k] : p->column;
             for (int c = 0; col >= 0 && col < v->nfile && c < s->n; c++)
-                if (v->leaf[c] == col && scale[c] != 0)
+                if (v->leaf[c] == col && scale[c] != 0 && !ds_time_unit(&s->cols[c].desc))
                     return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s' is a "
                                    "duration in another unit than in %.120s: a filter on it is "
                                    "not supported", path, s->cols[c].name, s->cols[c].from);
