@@ -54,16 +54,6 @@ static bool same_type(const pq_column_desc *a, const pq_column_desc *b)
            (!timed || a->is_adjusted_to_utc == b->is_adjusted_to_utc);
 }
 
-int ds_time_unit(const pq_column_desc *d)
-{
-    switch (d->logical) {
-    case PQ_LOGICAL_TIME_MILLIS: case PQ_LOGICAL_TIMESTAMP_MILLIS: return 3;
-    case PQ_LOGICAL_TIME_MICROS: case PQ_LOGICAL_TIMESTAMP_MICROS: return 6;
-    case PQ_LOGICAL_TIME_NANOS: case PQ_LOGICAL_TIMESTAMP_NANOS: return 9;
-    default: return 0;
-    }
-}
-
 static bool is_stamp(const pq_column_desc *d)
 {
     return d->logical >= PQ_LOGICAL_TIMESTAMP_MILLIS && d->logical <= PQ_LOGICAL_TIMESTAMP_NANOS;
@@ -85,6 +75,20 @@ static bool timed_merge(const pq_column_desc *a, const pq_column_desc *b, bool b
     return true;
 }
 
+/* Two small decimals of other precisions or scales as one that holds both (DuckDB's
+ * union_by_name: the larger scale, the larger count of integer digits) into *out, stored as
+ * INT64; false when that needs more than 18 digits. */
+static bool decimal_merge(const pq_column_desc *a, const pq_column_desc *b, pq_column_desc *out)
+{
+    int32_t scale = a->decimal_scale > b->decimal_scale ? a->decimal_scale : b->decimal_scale;
+    int32_t ia = a->decimal_precision - a->decimal_scale, ib = b->decimal_precision - b->decimal_scale;
+    int32_t prec = (ia > ib ? ia : ib) + scale;
+    if (prec > 18) return false;
+    out->physical = PQ_INT64, out->type_length = 0;
+    out->decimal_precision = prec, out->decimal_scale = scale;
+    return true;
+}
+
 /* The type both a and b widen to into *out (by_name: a union by name, which may widen a);
  * false when they do not. */
 static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, bool by_name,
@@ -93,6 +97,7 @@ static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, bool by
     *out = *a;
     if (same_type(a, b)) return true;
     if (ds_time_unit(a) || ds_time_unit(b)) return timed_merge(a, b, by_name, out);
+    if (by_name && small_decimal(a) && small_decimal(b) && decimal_merge(a, b, out)) return true;
     bool ia = int_class(a), ib = int_class(b);
     bool na = ia || float_class(a) || small_decimal(a), nb = ib || float_class(b) || small_decimal(b);
     if (na && nb && !(ia && ib)) { /* a float with a number, a decimal with another kind */

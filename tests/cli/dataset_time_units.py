@@ -137,4 +137,26 @@ d = write("overflow", [("a.parquet", pa.array([1], pa.timestamp("ns"))),
 rc, rows, err = scan(d, "--columns", "id,x", "--union-by-name")
 case("ms to ns overflow refused", rc != 0 and "timestamp 10000000000000 " in err and
      "overflows" in err and "b.parquet" in err, f"rc {rc}: {err}")
+# decimals of other precisions and scales: a union holds both (DuckDB's DECIMAL(p, s) with the
+# larger scale and integer digits), values exact; a filter parsed in each file's own scale
+import decimal
+D = decimal.Decimal
+d = os.path.join(DIR, "decimals")
+os.makedirs(d)
+pq.write_table(pa.table({"id": [0, 1, 2], "x": pa.array([D("1.25"), None, D("-999.99")],
+                                                         pa.decimal128(5, 2))}),
+               os.path.join(d, "a.parquet"))
+pq.write_table(pa.table({"id": [3, 4], "x": pa.array([D("123456.25"), D("1.30")],
+                                                     pa.decimal128(12, 2))}),
+               os.path.join(d, "b.parquet"), store_decimal_as_integer=True)
+pq.write_table(pa.table({"id": [5, 6], "x": pa.array([D("1.5"), D("-9999.9")], pa.decimal128(5, 1))}),
+               os.path.join(d, "c.parquet"))
+for where in ("", "x > 1.3"):
+    args = ["--columns", "id,x", "--union-by-name"] + (["--where", where] if where else [])
+    rc, rows, err = scan(d, *args)
+    got = [(r["id"], None if r["x"] is None else D(r["x"])) for r in rows] if rows else None
+    want = duck(d, "x", f"where {where}" if where else "")
+    digits = {len(r["x"].partition(".")[2]) for r in rows or [] if r["x"] is not None}
+    case(f"union decimals {where or 'all'}", rc == 0 and got == want and digits == {2},
+         f"rc {rc} {err} got {got} digits {digits} want {want}")
 sys.exit(1 if failed else 0)
