@@ -25,6 +25,14 @@ void cli_bench_help_tail(void);
 /* n bytes as "N B" below 1 KiB, else with one decimal in KiB, MiB, GiB or TiB, into buf (meta's
  * text and the progress line; cli/progress.c). */
 const char *cli_human_bytes(int64_t n, char buf[32]);
+/* Row group g's compressed bytes: as the writer recorded them, else its chunks' sum (meta). */
+int64_t cli_group_compressed(const ringscan_file *f, const ringscan_file_info *fi, int g);
+/* Whether paths[0..npaths) name a dataset: several, a directory, a pattern, an s3:// prefix
+ * ending in '/', or a dataset option given (dataset_opt). */
+bool cli_is_dataset(const char *const *paths, int npaths, bool dataset_opt);
+/* `ringscan meta` over a dataset (cli/meta_dataset.c): its columns as a scan exports them, a
+ * line per file and the totals, as text or one JSON object; the exit status. */
+int cli_meta_dataset(const char *const *paths, int npaths, const ringscan_options *o, bool json);
 /* Prints a scan's counters, as one JSON object when json. */
 void cli_print_stats(FILE *out, const ringscan_stats *st, bool json);
 /* --format count (cli/rows.c): ringscan_count over f, or ringscan_dataset_count over ds when

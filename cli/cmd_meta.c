@@ -1,5 +1,6 @@
 /* cli/cmd_meta.c: `ringscan meta FILE [--json] [--store SPEC] [--tls-insecure]` prints a
- * Parquet file's metadata: schema, row groups, column chunks (codec, encodings, decoded
+ * Parquet file's metadata (a dataset's, several files or a directory or a pattern, is
+ * cli/meta_dataset.c's): schema, row groups, column chunks (codec, encodings, decoded
  * statistics, page index and bloom filter presence), key-value metadata; --json prints the same
  * as one JSON object. The text form is for people: each type once ("INT64 TIMESTAMP(MICROS,
  * UTC)"), statistics as values of their logical type (ringscan_stat_display), sizes in
@@ -220,8 +221,7 @@ static void put_stats_text(const ringscan_file *f, int col, const ringscan_chunk
     if (s->has_nan_count) sink_printf(cli_out(), ", NaNs %" PRId64, s->nan_count);
 }
 
-/* Row group g's compressed bytes: as the writer recorded them, else its chunks' sum. */
-static int64_t group_compressed(const ringscan_file *f, const ringscan_file_info *fi, int g)
+int64_t cli_group_compressed(const ringscan_file *f, const ringscan_file_info *fi, int g)
 {
     ringscan_row_group_info rg;
     ringscan_file_row_group(f, g, &rg);
@@ -241,7 +241,7 @@ static void print_row_group_text(const ringscan_file *f, const ringscan_file_inf
     char b1[32], b2[32];
     ringscan_file_row_group(f, g, &rg);
     sink_printf(cli_out(), "row group %d: %" PRId64 " row%s, %s compressed, %s uncompressed\n", g,
-                rg.rows, rg.rows == 1 ? "" : "s", cli_human_bytes(group_compressed(f, fi, g), b1),
+                rg.rows, rg.rows == 1 ? "" : "s", cli_human_bytes(cli_group_compressed(f, fi, g), b1),
                 cli_human_bytes(rg.total_byte_size, b2));
     for (int i = 0; i < fi->columns; i++) {
         ringscan_column_info c;
@@ -269,7 +269,7 @@ static void print_text(const char *path, const ringscan_file *f)
     for (int g = 0; g < fi.row_groups; g++) {
         ringscan_row_group_info rg;
         ringscan_file_row_group(f, g, &rg);
-        packed += group_compressed(f, &fi, g);
+        packed += cli_group_compressed(f, &fi, g);
         unpacked += rg.total_byte_size;
     }
     char b1[32], b2[32];
@@ -408,7 +408,13 @@ static void print_json(const ringscan_file *f)
     sink_printf(cli_out(), "}}\n");
 }
 
-enum meta_opt_id { MO_JSON, MO_STORE, MO_FETCH_BUDGET, MO_TLS_INSECURE };
+enum meta_opt_id { MO_JSON, MO_STORE, MO_FETCH_BUDGET, MO_TLS_INSECURE, MO_HIVE, MO_HIVE_TYPES,
+                   MO_UNION };
+
+enum { CLI_META_PATHS_MAX = 1024 }; /* paths and patterns one meta names, as scan's */
+
+/* in the order of ringscan_options.hive_partitioning 0, 1, -1 (as scan's) */
+static const char *const meta_hive[] = {"auto", "true", "false", NULL};
 
 /* Every option `ringscan meta` accepts; the help is printed from it. */
 static const cli_opt meta_opts[] = {
@@ -420,28 +426,38 @@ static const cli_opt meta_opts[] = {
      .help = "as scan's (meta reads only the footer, so it changes nothing here)"},
     {"--tls-insecure", NULL, NULL, CLI_FLAG, MO_TLS_INSECURE,
      .help = "skip TLS peer and host verification for https:// and s3:// (warns)"},
+    {"--hive-partitioning", NULL, NULL, CLI_CHOICE, MO_HIVE, .choices = meta_hive, .dflt = "auto",
+     .help = "a dataset's key=value directories as columns (as scan's)"},
+    {"--hive-types", NULL, "K:T,..", CLI_TEXT, MO_HIVE_TYPES, .dflt = "inferred as DuckDB",
+     .help = "a dataset's partition column types (as scan's)"},
+    {"--union-by-name", NULL, NULL, CLI_FLAG, MO_UNION,
+     .help = "a dataset's columns from every file by name (default: first file's)"},
 };
 
 static const char *const meta_examples[] = {
     "ringscan meta data.parquet",
     "ringscan meta data.parquet --json | jq .row_groups[0]",
+    "ringscan meta 'sales/**/*.parquet' --union-by-name",
     NULL};
 
 const cli_cmd cli_cmd_meta = {
     .name = "meta",
-    .usage = "FILE [options]",
+    .usage = "FILE... [options]",
     .purpose = "Prints a Parquet file's metadata: schema, row groups, column chunks (codec,\n"
                "encodings, statistics as values of their type, page index and bloom filter\n"
-               "presence) and key-value metadata. Reads only the footer.",
+               "presence) and key-value metadata. Reads only the footer. Several files, a\n"
+               "directory or a pattern print the dataset's columns as a scan of it types them,\n"
+               "a line per file and the totals.",
     .opts = meta_opts,
     .nopts = sizeof meta_opts / sizeof meta_opts[0],
     .examples = meta_examples,
     .pos_min = 1,
-    .pos_max = 1,
+    .pos_max = CLI_META_PATHS_MAX,
 };
 
 typedef struct meta_args {
     bool json;
+    bool dataset; /* a dataset option was given */
     ringscan_options o;
 } meta_args;
 
@@ -454,18 +470,23 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case MO_STORE: a->o.store = v->s; break;
     case MO_FETCH_BUDGET: a->o.fetch_budget_bytes = v->i; break;
     case MO_TLS_INSECURE: a->o.tls_insecure = true; break;
+    case MO_HIVE: a->o.hive_partitioning = v->i == 2 ? -1 : (int)v->i, a->dataset = true; break;
+    case MO_HIVE_TYPES: a->o.hive_types = v->s, a->dataset = true; break;
+    case MO_UNION: a->o.union_by_name = true, a->dataset = true; break;
     }
     return 0;
 }
 
 int cmd_meta(int argc, char **argv)
 {
-    const char *path = NULL;
+    static const char *paths[CLI_META_PATHS_MAX];
     meta_args a = {0};
     ringscan_options_init(&a.o);
     int npos = 0;
-    int rc = cli_parse(&cli_cmd_meta, argc, argv, 1, apply_opt, &a, &path, &npos);
+    int rc = cli_parse(&cli_cmd_meta, argc, argv, 1, apply_opt, &a, paths, &npos);
     if (rc) return rc == CLI_HELP_SHOWN ? 0 : rc;
+    if (cli_is_dataset(paths, npos, a.dataset)) return cli_meta_dataset(paths, npos, &a.o, a.json);
+    const char *path = paths[0];
     ringscan_file *f = NULL;
     ringscan_error err;
     if (ringscan_open_with(path, &a.o, &f, &err)) {

@@ -574,16 +574,6 @@ static void show_filter_place(const char *filter, const char *msg)
     fprintf(stderr, "\n    %*s^\n", (int)table_display_width(filter, (size_t)at - 1), "");
 }
 
-/* Whether the paths name a dataset: several, a directory, a pattern, or a dataset option. */
-static bool is_dataset(const scan_args *a)
-{
-    struct stat st;
-    size_t n = strlen(a->path);
-    if (a->npaths > 1 || a->dataset || strpbrk(a->path, "*?[")) return true;
-    if (strncmp(a->path, "s3://", 5) == 0 && n && a->path[n - 1] == '/') return true; /* a prefix */
-    return !strstr(a->path, "://") && stat(a->path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* One scan as `ringscan scan` runs it; count results land in *rows and *checksum (keep: the
  * batches are kept there instead, for keep_checksum). */
 static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, bool *counted,
@@ -602,7 +592,7 @@ static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, b
     /* not for serve (keep: its answers are the output) nor over rows printed to the terminal */
     cli_progress_start(&scan_line, !keep && !a.no_progress && (a.fmt == PRINT_CHECKSUM || !isatty(1)));
     ringscan_dataset *ds = NULL;
-    int rc = is_dataset(&a) ? ringscan_dataset_open(a.paths, a.npaths, &a.o, &ds, &err)
+    int rc = cli_is_dataset(a.paths, a.npaths, a.dataset) ? ringscan_dataset_open(a.paths, a.npaths, &a.o, &ds, &err)
                             : ringscan_open_with(a.path, &a.o, &f, &err);
     if (rc == 0 && a.fmt == PRINT_COUNT) { /* no scan of its own: ringscan_count */
         rc = keep ? cli_err(&err, a.path, -EINVAL, "--format count is not served (use checksum)")

@@ -4,8 +4,11 @@
  * Invariants:
  *  1. Schema columns: the data columns first (the first file's order, then each new name in
  *     the order files bring them), then the partition columns (part >= 0) sorted by name.
- *  2. A data column's desc is the widest type any file has it in (ds_type_merge); a file's
- *     vector of it is widened to that type before it leaves the dataset (ds_widen).
+ *  2. A data column's desc is the widest type any file has it in (ds_schema.c type_merge:
+ *     integers, floats and decimals widen; times and timestamps take the finer unit and a UTC
+ *     zone in a union by name, the first file's otherwise); a file's vector of it is widened
+ *     to that type (ds_widen) and rescaled to its unit (ds_rescale) before it leaves the
+ *     dataset.
  *  3. A file's view (ds_view) parses filters against the file's columns followed by one
  *     virtual column per partition column and per data column the file lacks; every
  *     predicate left in the scan's filter reads the file's own columns only.
@@ -14,7 +17,8 @@
  *     duration, field metadata: scan/arrow_types.c), as pyarrow.dataset takes the first
  *     file's schema and casts the other files to it; dropped when widening changed the
  *     column's Parquet type. A later file's durations in another unit are rescaled to the
- *     dataset's (ds_types.c); a filter on such a column is refused. */
+ *     dataset's (ds_types.c); a filter on such a column is refused. Times and timestamps in
+ *     another unit are rescaled too (their filters are parsed in each file's own unit). */
 #ifndef RINGSCAN_SCAN_DS_IMPL_H
 #define RINGSCAN_SCAN_DS_IMPL_H
 #include "filter/expr.h"
@@ -106,6 +110,8 @@ int ds_types_filter(const ds_schema *s, const ds_view *v, const int64_t *scale,
 int ds_const_vec(const ds_schema *s, int c, const ds_file *f, int64_t rows, pq_vec *out);
 /* v (a file's vector of schema column c) widened to c's type in place; 0 or -ENOMEM. */
 int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v);
+/* d's time or timestamp unit as a power of ten of seconds (3, 6, 9); 0 when d is neither. */
+int ds_time_unit(const pq_column_desc *d);
 
 /* Splits expr (parsed against v's columns) into what the scan evaluates and what this file's
  * constants decide: predicates over virtual columns only are evaluated here on file f's

@@ -54,11 +54,50 @@ static bool same_type(const pq_column_desc *a, const pq_column_desc *b)
            (!timed || a->is_adjusted_to_utc == b->is_adjusted_to_utc);
 }
 
-/* The type both a and b widen to into *out; false when they do not. */
-static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, pq_column_desc *out)
+static bool is_stamp(const pq_column_desc *d)
+{
+    return d->logical >= PQ_LOGICAL_TIMESTAMP_MILLIS && d->logical <= PQ_LOGICAL_TIMESTAMP_NANOS;
+}
+
+/* Two timestamps (or two times of day) in any units and zones into *out: in a union by name
+ * the finer unit, UTC-adjusted when either is (DuckDB's union_by_name); otherwise a's type, to
+ * which b's values are cast (pyarrow.dataset and DuckDB read a later file in the first file's
+ * types; ds_types_file's scale, exact or refused). A time of day stored in another physical
+ * type (TIME_MILLIS is INT32) is not narrowed: false. */
+static bool timed_merge(const pq_column_desc *a, const pq_column_desc *b, bool by_name,
+                        pq_column_desc *out)
+{
+    if (!ds_time_unit(a) || !ds_time_unit(b) || is_stamp(a) != is_stamp(b)) return false;
+    *out = *a;
+    if (!by_name) return a->physical == b->physical;
+    if (ds_time_unit(b) > ds_time_unit(a)) out->logical = b->logical, out->physical = b->physical;
+    out->is_adjusted_to_utc = a->is_adjusted_to_utc || b->is_adjusted_to_utc;
+    return true;
+}
+
+/* Two small decimals of other precisions or scales as one that holds both (DuckDB's
+ * union_by_name: the larger scale, the larger count of integer digits) into *out, stored as
+ * INT64; false when that needs more than 18 digits. */
+static bool decimal_merge(const pq_column_desc *a, const pq_column_desc *b, pq_column_desc *out)
+{
+    int32_t scale = a->decimal_scale > b->decimal_scale ? a->decimal_scale : b->decimal_scale;
+    int32_t ia = a->decimal_precision - a->decimal_scale, ib = b->decimal_precision - b->decimal_scale;
+    int32_t prec = (ia > ib ? ia : ib) + scale;
+    if (prec > 18) return false;
+    out->physical = PQ_INT64, out->type_length = 0;
+    out->decimal_precision = prec, out->decimal_scale = scale;
+    return true;
+}
+
+/* The type both a and b widen to into *out (by_name: a union by name, which may widen a);
+ * false when they do not. */
+static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, bool by_name,
+                       pq_column_desc *out)
 {
     *out = *a;
     if (same_type(a, b)) return true;
+    if (ds_time_unit(a) || ds_time_unit(b)) return timed_merge(a, b, by_name, out);
+    if (by_name && small_decimal(a) && small_decimal(b) && decimal_merge(a, b, out)) return true;
     bool ia = int_class(a), ib = int_class(b);
     bool na = ia || float_class(a) || small_decimal(a), nb = ib || float_class(b) || small_decimal(b);
     if (na && nb && !(ia && ib)) { /* a float with a number, a decimal with another kind */
@@ -143,7 +182,7 @@ int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool ad
         pq_column_desc w;
         if (at < 0) {
             if (add_new) rc = add_col(s, d->name, d, -1, path);
-        } else if (!type_merge(&s->cols[at].desc, d, &w)) {
+        } else if (!type_merge(&s->cols[at].desc, d, add_new, &w)) {
             rc = pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s/%s in %.80s but %s/%s "
                          "in %.80s: the types do not widen", d->name,
                          pq_physical_name(s->cols[at].desc.physical),

@@ -13,8 +13,10 @@
  *  1. A column's atype is built with its `from` file's own desc (adesc); it is exported only
  *     while the dataset's desc is that type (ds_types_of), so a format never meets a vector
  *     of another physical type.
- *  2. scale is non-zero only for a column whose dataset and file types are both durations of
- *     different units, so rescaled vectors are INT64. */
+ *  2. scale is non-zero only for a column whose dataset and file types are both durations, both
+ *     times or timestamps (ds_schema.c's timed_merge) of different units, or both decimals of
+ *     different scales (decimal_merge: INT64), so rescaled vectors are INT64 (a TIME_MILLIS
+ *     file's INT32 and a decimal's INT32 or FIXED_LEN are widened first: ds_widen). */
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -84,7 +86,8 @@ static const scan_arrow_type *ds_types_of(const ds_col *c)
     if (c->part >= 0) return NULL; /* partition columns: DuckDB's types */
     bool same = a->physical == d->physical && a->logical == d->logical &&
                 a->type_length == d->type_length && a->decimal_precision == d->decimal_precision &&
-                a->decimal_scale == d->decimal_scale;
+                a->decimal_scale == d->decimal_scale &&
+                a->is_adjusted_to_utc == d->is_adjusted_to_utc;
     return same ? &c->atype : NULL; /* invariant 1 */
 }
 
@@ -122,6 +125,16 @@ void ds_types_free(ds_col *c)
     c->atype = (scan_arrow_type){0};
 }
 
+int ds_time_unit(const pq_column_desc *d)
+{
+    switch (d->logical) {
+    case PQ_LOGICAL_TIME_MILLIS: case PQ_LOGICAL_TIMESTAMP_MILLIS: return 3;
+    case PQ_LOGICAL_TIME_MICROS: case PQ_LOGICAL_TIMESTAMP_MICROS: return 6;
+    case PQ_LOGICAL_TIME_NANOS: case PQ_LOGICAL_TIMESTAMP_NANOS: return 9;
+    default: return 0;
+    }
+}
+
 /* A duration format's unit as a power of ten of seconds (tDs 0 .. tDn 9), or -1. */
 static int unit_exp(const char *fmt)
 {
@@ -135,6 +148,14 @@ static int unit_exp(const char *fmt)
     }
 }
 
+/* The factor from a unit of 10^-has seconds to one of 10^-want (0 when they are the same). */
+static int64_t unit_factor(int want, int has)
+{
+    int64_t f = 1;
+    for (int i = 0; i < (want > has ? want - has : has - want); i++) f *= 10;
+    return want == has ? 0 : want > has ? f : -f;
+}
+
 int ds_types_file(const ds_schema *s, const ds_view *v, const pq_file_meta *m, const char *path,
                   int64_t *scale, pq_err *e)
 {
@@ -143,19 +164,38 @@ int ds_types_file(const ds_schema *s, const ds_view *v, const pq_file_meta *m, c
     if (!at) return pq_errf(e, -ENOMEM, -1, "out of memory");
     for (int c = 0; c < s->n; c++) {
         const scan_arrow_type *t = ds_types_of(&s->cols[c]);
-        if (t && v->leaf[c] >= 0 && unit_exp(t->format) >= 0) at[n++] = c;
+        const pq_column_desc *d = &s->cols[c].desc;
+        const pq_column_desc *fd = v->leaf[c] >= 0 ? &m->columns[v->leaf[c]] : NULL;
+        if (fd && ds_time_unit(d)) /* times and timestamps: ds_schema.c's timed_merge */
+            scale[c] = unit_factor(ds_time_unit(d), ds_time_unit(fd));
+        else if (fd && d->logical == PQ_LOGICAL_DECIMAL && fd->logical == PQ_LOGICAL_DECIMAL)
+            scale[c] = unit_factor(d->decimal_scale, fd->decimal_scale); /* decimal_merge */
+        else if (t && v->leaf[c] >= 0 && unit_exp(t->format) >= 0) at[n++] = c;
     }
     scan_arrow_types ft = {0};
     int rc = n > 0 ? file_types(s, at, n, m, path, &ft, e) : 0;
     for (int k = 0; rc == 0 && k < n; k++) {
         int want = unit_exp(ds_types_of(&s->cols[at[k]])->format), has = unit_exp(ft.cols[k].format);
-        int64_t f = 1;
-        for (int i = 0; has >= 0 && i < (want > has ? want - has : has - want); i++) f *= 10;
-        if (has >= 0 && has != want) scale[at[k]] = want > has ? f : -f; /* invariant 2 */
+        if (has >= 0) scale[at[k]] = unit_factor(want, has); /* invariant 2 */
     }
     scan_arrow_types_free(&ft);
     free(at);
     return rc;
+}
+
+/* Whether d's Parquet type carries its unit (a time, a timestamp or a decimal), so a filter
+ * on it is parsed in each file's own unit. */
+static bool unit_typed(const pq_column_desc *d)
+{
+    return ds_time_unit(d) || d->logical == PQ_LOGICAL_DECIMAL;
+}
+
+/* What a rescaled value of d is called in messages. */
+static const char *kind(const pq_column_desc *d)
+{
+    if (d->logical == PQ_LOGICAL_DECIMAL) return "unscaled decimal";
+    if (!ds_time_unit(d)) return "duration";
+    return d->logical >= PQ_LOGICAL_TIMESTAMP_MILLIS ? "timestamp" : "time";
 }
 
 int ds_rescale(const ds_col *c, int64_t scale, const char *path, pq_vec *v, pq_err *e)
@@ -168,10 +208,12 @@ int ds_rescale(const ds_col *c, int64_t scale, const char *path, pq_vec *v, pq_e
         memcpy(&x, v->values + 8 * r, 8);
         bool bad = scale > 0 ? __builtin_mul_overflow(x, scale, &y) : x % -scale != 0;
         if (bad)
-            return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s': the duration "
+            return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s': the %s "
                            "%" PRId64 " in this file's unit %s in the unit of %.120s (the "
-                           "dataset's type, as pyarrow.dataset casts it)", path, c->name, x,
-                           scale > 0 ? "overflows" : "would lose data", c->from);
+                           "dataset's type, as pyarrow.dataset casts it%s)", path, c->name,
+                           kind(&c->desc), x,
+                           scale > 0 ? "overflows" : "would lose data", c->from,
+                           unit_typed(&c->desc) ? "; union_by_name takes the finer unit" : "");
         if (scale < 0) y = x / -scale;
         memcpy(v->values + 8 * r, &y, 8);
     }
@@ -187,7 +229,7 @@ int ds_types_filter(const ds_schema *s, const ds_view *v, const int64_t *scale,
         for (int32_t k = 0; k < n; k++) {
             int32_t col = p->multi ? p->multi->cols[k] : p->column;
             for (int c = 0; col >= 0 && col < v->nfile && c < s->n; c++)
-                if (v->leaf[c] == col && scale[c] != 0)
+                if (v->leaf[c] == col && scale[c] != 0 && !unit_typed(&s->cols[c].desc))
                     return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s' is a "
                                    "duration in another unit than in %.120s: a filter on it is "
                                    "not supported", path, s->cols[c].name, s->cols[c].from);

@@ -360,17 +360,53 @@ def _stat(f, c, b, n):
     return ffi.string(buf).decode("utf-8", "replace")
 
 
-def metadata(source):
+def metadata(source, **options):
     """What the footer says, as a dict: num_rows, num_row_groups, created_by, version,
     key_value_metadata, columns (leaf columns: name, physical_type, logical_type, optional,
     ...), fields (the schema tree in pre-order: path, kind, arrow_kind, depth, ...) and
     row_groups (rows, sizes, and per column chunk: codec, encodings, sizes, statistics as
-    text in the column's logical type)."""
-    f = _open(source, ffi.NULL)
+    text in the column's logical type).
+
+    A dataset (a list of paths, a directory or a pattern, as scan() takes it; options:
+    hive_partitioning, hive_types, union_by_name, and the store's) gives num_files, num_rows,
+    num_row_groups, files (path, num_rows, num_row_groups, created_by from each footer, in path
+    order) and schema (the pyarrow.Schema a scan of it exports), as `ringscan meta DIR`."""
+    if isinstance(source, (list, tuple)) or _is_dataset(source):
+        return _dataset_metadata(source, options)
+    o, _keep, _ = _options(**options)
+    f = _open(source, o)
     try:
         return _metadata(f)
     finally:
         lib.ringscan_close(f)
+
+
+def _dataset_metadata(source, options):
+    sources = list(source) if isinstance(source, (list, tuple)) else [source]
+    o, _keep, _ = _options(**options)  # _keep: what o points to, alive to the end
+    paths = [ffi.new("char[]", os.fsencode(p)) for p in sources]
+    d = ffi.new("ringscan_dataset **")
+    err = ffi.new("ringscan_error *")
+    check(lib.ringscan_dataset_open(ffi.new("const char *[]", paths), len(paths), o, d, err), err)
+    try:
+        files = [_s(lib.ringscan_dataset_file(d[0], i)) for i in range(lib.ringscan_dataset_files(d[0]))]
+    finally:
+        lib.ringscan_dataset_close(d[0])
+    out = []
+    fi = ffi.new("ringscan_file_info *")
+    for path in files:
+        f = _open(path, o)
+        try:
+            lib.ringscan_file_info_get(f, fi)
+            out.append({"path": path, "num_rows": fi.rows, "num_row_groups": fi.row_groups,
+                        "created_by": _s(fi.created_by)})
+        finally:
+            lib.ringscan_close(f)
+    with scan(sources, limit=0, **options) as r:
+        schema = r.schema
+    return {"num_files": len(out), "num_rows": sum(f["num_rows"] for f in out),
+            "num_row_groups": sum(f["num_row_groups"] for f in out), "files": out,
+            "schema": schema}
 
 
 def _metadata(f):

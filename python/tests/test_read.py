@@ -88,6 +88,30 @@ def test_stats_and_explain(lineitem):
     assert "l_quantity > 49" in r.explain()
 
 
+def test_dataset_metadata(tmp_path):
+    """metadata() of a hive directory: the files in path order with their rows and row groups
+    from the footer, the totals, and the schema a scan exports (issue 23, as `ringscan meta`)."""
+    import pyarrow.dataset as ds
+    for year, n in ((2024, 700), (2023, 1500)):
+        d = tmp_path / f"year={year}"
+        d.mkdir()
+        pq.write_table(pa.table({"id": pa.array(range(n), pa.int64()),
+                                 "ts": pa.array(range(n), pa.timestamp("ms", "UTC"))}),
+                       d / "part.parquet", row_group_size=400)
+    m = ringscan.metadata(str(tmp_path))
+    want = sorted(str(p) for p in tmp_path.glob("*/*.parquet"))
+    assert [f["path"] for f in m["files"]] == want
+    assert [f["num_row_groups"] for f in m["files"]] == [pq.ParquetFile(p).metadata.num_row_groups
+                                                         for p in want] == [4, 2]
+    assert m["num_files"] == 2 and m["num_rows"] == ds.dataset(str(tmp_path)).count_rows() == 2200
+    assert m["num_row_groups"] == 6
+    assert m["schema"].names == ["id", "ts", "year"]
+    assert m["schema"].field("ts").type == pa.timestamp("ms", "UTC")
+    assert ringscan.metadata([want[1]], hive_partitioning=False)["schema"].names == ["id", "ts"]
+    with pytest.raises(ringscan.RingscanError, match="no file matches|nothing"):
+        ringscan.metadata(str(tmp_path / "none" / "*.parquet"))
+
+
 def test_metadata(lineitem):
     m = ringscan.metadata(lineitem)
     pf = pq.ParquetFile(lineitem).metadata

@@ -1,0 +1,162 @@
+"""tests/cli/dataset_time_units.py RINGSCAN DIR: a dataset whose files store a timestamp or a
+time of day in different units or zones (issue 23, section 4), scanned by the CLI and compared
+with DuckDB's read_parquet(union_by_name = true) and with pyarrow.dataset for the default
+(first file's types). Prints "ok NAME" or "FAIL: NAME: why" per case."""
+import json
+import os
+import subprocess
+import sys
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+R, DIR = sys.argv[1], sys.argv[2]
+UNIT = {"ms": 3, "us": 6, "ns": 9}
+
+
+def write(name, parts):
+    """parts: [(file, arrow array of x)]; every file also gets id = its row's global number."""
+    d = os.path.join(DIR, name)
+    os.makedirs(d, exist_ok=True)
+    at = 0
+    for fname, arr in parts:
+        ids = pa.array(range(at, at + len(arr)), pa.int64())
+        pq.write_table(pa.table({"id": ids, "x": arr}), os.path.join(d, fname))
+        at += len(arr)
+    return d
+
+
+def scan(d, *args):
+    p = subprocess.run([R, "scan", d, "--format", "jsonl", *args], capture_output=True, text=True,
+                       timeout=60)
+    rows = [json.loads(l) for l in p.stdout.splitlines()] if p.returncode == 0 else None
+    return p.returncode, rows, p.stderr.strip()
+
+
+def epoch(text, exp):
+    """An ISO timestamp or time of day printed by ringscan as an integer in 10^-exp seconds
+    (None for null), and the number of its fraction digits."""
+    if text is None:
+        return None, None
+    day = 0
+    if "T" in text:
+        date, text = text.rstrip("Z").split("T")
+        y, m, dd = (int(v) for v in date.split("-"))
+        import datetime
+        day = (datetime.date(y, m, dd) - datetime.date(1970, 1, 1)).days
+    hms, _, frac = text.partition(".")
+    h, mi, s = (int(v) for v in hms.split(":"))
+    secs = ((day * 24 + h) * 60 + mi) * 60 + s
+    return secs * 10 ** exp + (int(frac) * 10 ** (exp - len(frac)) if frac else 0), len(frac)
+
+
+def duck(d, sql_x, where="", order="id"):
+    q = (f"select id, {sql_x} from read_parquet('{d}/*.parquet', union_by_name = true) "
+         f"{where} order by {order}")
+    return duckdb.sql(q).fetchall()
+
+
+failed = 0
+
+
+def case(name, cond, why):
+    global failed
+    if cond:
+        print(f"ok {name}")
+    else:
+        failed += 1
+        print(f"FAIL: {name}: {why}")
+
+
+def check_values(name, d, exp, sql_x, args=(), where="", order="id", zone=None):
+    rc, rows, err = scan(d, "--columns", "id,x", *args)
+    if rc != 0:
+        return case(name, False, f"rc {rc}: {err}")
+    got = [(r["id"], epoch(r["x"], exp)[0]) for r in rows]
+    want = duck(d, sql_x, where, order)
+    digits = {epoch(r["x"], exp)[1] for r in rows if r["x"] is not None}
+    zones = {r["x"].endswith("Z") for r in rows if r["x"] is not None}
+    case(name, got == want and digits == {exp} and (zone is None or zones == {zone}),
+         f"got {got[:4]} digits {digits} zones {zones}, DuckDB {want[:4]}")
+
+
+stamps_ms = pa.array([1, 2000, None, 86_400_123], pa.timestamp("ms"))
+stamps_us = pa.array([3_000_000, 4, None, 1_700_000_000_123_456], pa.timestamp("us"))
+stamps_ns = pa.array([5_000_000_000, None, 7], pa.timestamp("ns"))
+d = write("units", [("a.parquet", stamps_ms), ("b.parquet", stamps_us), ("c.parquet", stamps_ns)])
+# union by name: the finest unit (ns), values equal DuckDB's TIMESTAMP_NS
+check_values("union ms+us+ns -> ns", d, 9, "epoch_ns(x)", ["--union-by-name"])
+check_values("union ms+us+ns, filter", d, 9, "epoch_ns(x)",
+             ["--union-by-name", "--where", "x >= TIMESTAMP '1970-01-01 00:00:02'"],
+             where="where x >= TIMESTAMP '1970-01-01 00:00:02'")
+rc, rows, err = scan(d, "--columns", "id,x", "--union-by-name", "--order-by", "x desc",
+                     "--limit", "3")
+want = [r[0] for r in duckdb.sql(f"select id from read_parquet('{d}/*.parquet', union_by_name = "
+                                 "true) order by x desc nulls last limit 3").fetchall()]
+case("union ORDER BY x DESC LIMIT 3", rc == 0 and [r["id"] for r in rows] == want,
+     f"rc {rc} {err} got {rows} want ids {want}")
+
+# default: the first file's unit; a later finer file's values cast exactly, as pyarrow does
+d = write("coarse_first_exact", [("a.parquet", stamps_ms),
+                                 ("b.parquet", pa.array([3_000_000, None], pa.timestamp("us")))])
+check_values("default ms then us (exact) -> ms", d, 3, "epoch_ms(x)")
+d = write("coarse_first_loss", [("a.parquet", stamps_ms), ("b.parquet", stamps_us)])
+rc, rows, err = scan(d, "--columns", "id,x")
+case("default ms then us (a remainder) refused", rc != 0 and "b.parquet: column 'x'" in err
+     and "timestamp 4 " in err and "a.parquet" in err and "union_by_name" in err, f"rc {rc}: {err}")
+try:
+    import pyarrow.dataset as ds
+    ds.dataset(d).to_table()
+    case("pyarrow refuses it too", False, "pyarrow read it")
+except pa.ArrowInvalid:
+    case("pyarrow refuses it too", True, "")
+d = write("fine_first", [("a.parquet", stamps_us), ("b.parquet", stamps_ms)])
+check_values("default us then ms -> us", d, 6, "epoch_us(x)")
+
+# zones: the default keeps the first file's (pyarrow.dataset); a union is UTC when any file is
+naive, utc = pa.timestamp("us"), pa.timestamp("us", "UTC")
+d = write("zones", [("a.parquet", pa.array([1, 2], naive)), ("b.parquet", pa.array([3, None], utc))])
+check_values("default naive then UTC -> naive", d, 6, "epoch_us(x)", zone=False)
+check_values("union naive + UTC -> UTC", d, 6, "epoch_us(x)", ["--union-by-name"], zone=True)
+tz = str(ds.dataset(d).schema.field("x").type.tz)
+case("pyarrow's default is naive too", tz == "None", f"pyarrow tz {tz}")
+
+# times of day: a union takes the finer unit (INT32 milliseconds widened to INT64)
+d = write("times", [("a.parquet", pa.array([1, 86_399_999, None], pa.time32("ms"))),
+                    ("b.parquet", pa.array([3, 86_399_999_999], pa.time64("us")))])
+rc, rows, err = scan(d, "--columns", "id,x", "--union-by-name")
+got = [(r["id"], epoch(r["x"], 6)[0]) for r in rows] if rows else None
+want = [(i, None if t is None else ((t.hour * 60 + t.minute) * 60 + t.second) * 10**6 + t.microsecond)
+        for i, t in duck(d, "x")]
+case("union time ms + us -> us", rc == 0 and got == want, f"rc {rc} {err} got {got} want {want}")
+
+# a unit change that overflows int64 (year ~318,000 in ms to ns) is refused with the value
+d = write("overflow", [("a.parquet", pa.array([1], pa.timestamp("ns"))),
+                       ("b.parquet", pa.array([10**13], pa.timestamp("ms")))])
+rc, rows, err = scan(d, "--columns", "id,x", "--union-by-name")
+case("ms to ns overflow refused", rc != 0 and "timestamp 10000000000000 " in err and
+     "overflows" in err and "b.parquet" in err, f"rc {rc}: {err}")
+# decimals of other precisions and scales: a union holds both (DuckDB's DECIMAL(p, s) with the
+# larger scale and integer digits), values exact; a filter parsed in each file's own scale
+import decimal
+D = decimal.Decimal
+d = os.path.join(DIR, "decimals")
+os.makedirs(d)
+pq.write_table(pa.table({"id": [0, 1, 2], "x": pa.array([D("1.25"), None, D("-999.99")],
+                                                         pa.decimal128(5, 2))}),
+               os.path.join(d, "a.parquet"))
+pq.write_table(pa.table({"id": [3, 4], "x": pa.array([D("123456.25"), D("1.30")],
+                                                     pa.decimal128(12, 2))}),
+               os.path.join(d, "b.parquet"), store_decimal_as_integer=True)
+pq.write_table(pa.table({"id": [5, 6], "x": pa.array([D("1.5"), D("-9999.9")], pa.decimal128(5, 1))}),
+               os.path.join(d, "c.parquet"))
+for where in ("", "x > 1.3"):
+    args = ["--columns", "id,x", "--union-by-name"] + (["--where", where] if where else [])
+    rc, rows, err = scan(d, *args)
+    got = [(r["id"], None if r["x"] is None else D(r["x"])) for r in rows] if rows else None
+    want = duck(d, "x", f"where {where}" if where else "")
+    digits = {len(r["x"].partition(".")[2]) for r in rows or [] if r["x"] is not None}
+    case(f"union decimals {where or 'all'}", rc == 0 and got == want and digits == {2},
+         f"rc {rc} {err} got {got} digits {digits} want {want}")
+sys.exit(1 if failed else 0)

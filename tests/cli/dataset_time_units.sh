@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# tests/cli/dataset_time_units.sh: a dataset whose files store a timestamp or a time of day in
+# different units or zones (issue 23, section 4). With union_by_name the dataset takes the
+# finer unit, UTC-adjusted when any file is (DuckDB's union_by_name: values compared with
+# read_parquet(..., union_by_name = true), under a filter and ORDER BY .. LIMIT too); without
+# it the first file's unit and zone, later files cast exactly or refused naming both files,
+# the column and the value, as pyarrow.dataset casts them; an overflowing unit change refused
+# (tests/cli/dataset_time_units.py). Decimals of other precisions and scales: a union by name
+# holds both (DuckDB's DECIMAL with the larger scale and integer digits), values exact.
+# Last line: "dataset_time_units: N passed, N failed".
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+need_pyenv dataset_time_units
+"$PY" tests/cli/dataset_time_units.py "$R" "$dir" >"$dir/out" 2>&1
+rc=$?
+cat "$dir/out"
+while read -r word _; do
+    case "$word" in ok) ok ;; FAIL:) failed=$((failed + 1)) ;; esac
+done <"$dir/out"
+[ "$rc" -eq 0 ] || [ "$failed" -gt 0 ] || bad "dataset_time_units.py exited $rc"
+[ "$passed" -ge 14 ] || bad "only $passed cases passed"
+summary dataset_time_units
