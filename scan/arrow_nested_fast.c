@@ -13,6 +13,15 @@
 #include "common/fail.h"
 #include "scan/arrow_nested.h"
 
+/* Byte off of v's packed rows; NULL when v holds no bytes (rows of null placeholders only,
+ * e.g. a dataset's file that lacks the field: its data pointer may be NULL, and adding even
+ * 0 to NULL is undefined). */
+static inline const uint8_t *row_at(const pq_vec *v, int64_t off)
+{
+    assert(v->data || off == 0);
+    return v->data ? v->data + off : NULL;
+}
+
 int scan_nest_flat_unpack(nest_unpack *u, int32_t w, pq_vec *v)
 {
     nest_builder *b = &u->b[0], *eb = &u->b[1];
@@ -146,9 +155,9 @@ int scan_nest_struct_unpack(nest_unpack *u, pq_vec *v)
         rc = pq_vec_reserve(cv, n, cv->type == PQ_BYTE_ARRAY ? v->data_len : 0);
         w[k - 1] = cv->type == PQ_BOOLEAN || cv->type == PQ_BYTE_ARRAY ? 0 : pq_fixed_width(cv->type, cv->type_length);
     }
-    const uint8_t *bufend = v->data + v->data_len;
+    const uint8_t *bufend = row_at(v, v->data_len);
     for (int64_t r = 0; rc == 0 && r < n; r++) {
-        const uint8_t *p = v->data + v->offsets[r], *end = v->data + v->offsets[r + 1];
+        const uint8_t *p = row_at(v, v->offsets[r]), *end = row_at(v, v->offsets[r + 1]);
         NEST_VERIFY(p == end || *p <= 1); /* no bytes: a null placeholder */
         bool valid = p < end && *p++ != 0;
         if (valid) pq_bit_set(b->valid, r, true);
@@ -175,7 +184,7 @@ static int list_rows(nest_builder *b, const pq_vec *v, int64_t *total)
     b->off_cap = n + 1;
     b->offsets[0] = 0;
     for (int64_t r = 0; r < n; r++) {
-        const uint8_t *p = v->data + v->offsets[r], *end = v->data + v->offsets[r + 1];
+        const uint8_t *p = row_at(v, v->offsets[r]), *end = row_at(v, v->offsets[r + 1]);
         NEST_VERIFY(p == end || *p <= 1); /* no bytes: a null placeholder */
         bool valid = p < end && *p != 0;
         uint32_t k = 0;
@@ -213,12 +222,12 @@ int scan_nest_list_unpack(nest_unpack *u, pq_vec *v)
         rc = pq_vec_reserve(cv, total, cv->type == PQ_BYTE_ARRAY ? v->data_len : 0);
         w[k] = cv->type == PQ_BOOLEAN || cv->type == PQ_BYTE_ARRAY ? 0 : pq_fixed_width(cv->type, cv->type_length);
     }
-    const uint8_t *bufend = v->data + v->data_len;
+    const uint8_t *bufend = row_at(v, v->data_len);
     int64_t at = 0; /* the next element */
     for (int64_t r = 0; rc == 0 && r < v->length; r++) {
-        const uint8_t *p = v->data + v->offsets[r], *end = v->data + v->offsets[r + 1];
+        const uint8_t *p = row_at(v, v->offsets[r]), *end = row_at(v, v->offsets[r + 1]);
         int64_t k = u->b[0].offsets[r + 1] - u->b[0].offsets[r];
-        p += p == end ? 0 : *p ? 5 : 1; /* the flag and count list_rows read */
+        if (p != end) p += *p ? 5 : 1; /* the flag and count list_rows read */
         for (int64_t i = 0; i < k; i++, at++) {
             if (!st) {
                 struct_child(&eb->vals, w[0], at, &p, end, bufend);

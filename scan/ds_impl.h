@@ -18,7 +18,11 @@
  *     file's schema and casts the other files to it; dropped when widening changed the
  *     column's Parquet type. A later file's durations in another unit are rescaled to the
  *     dataset's (ds_types.c); a filter on such a column is refused. Times and timestamps in
- *     another unit are rescaled too (their filters are parsed in each file's own unit). */
+ *     another unit are rescaled too (their filters are parsed in each file's own unit).
+ *  5. A nested top-level field (list, struct, map) is one column read whole (ds_nested.c):
+ *     node >= 0, desc its first leaf's in `from`, meta from's footer (kept open), its vectors
+ *     packed rows (format/column_nested.h) that pass through unchanged, null placeholders
+ *     where a file lacks it; every file that has it has its shape. No filter reads it. */
 #ifndef RINGSCAN_SCAN_DS_IMPL_H
 #define RINGSCAN_SCAN_DS_IMPL_H
 #include "filter/expr.h"
@@ -35,6 +39,8 @@ typedef struct ds_col {
     char *from;                 /* the file that gave it this type (messages), owned */
     scan_arrow_type atype;      /* the Arrow type `from` stores for it (invariant 4), owned */
     pq_column_desc adesc;       /* from's desc of it, which atype was built for */
+    int32_t node;               /* a nested field (invariant 5): its node in meta; -1: flat */
+    const pq_file_meta *meta;   /* a nested field: from's footer (held open: ds_slot.held) */
 } ds_col;
 
 typedef struct ds_schema {
@@ -58,8 +64,23 @@ void ds_schema_free(ds_schema *s);
 int ds_schema_find(const ds_schema *s, const char *name);
 enum { DS_NESTED_MAX = 256 }; /* nested fields remembered for messages */
 /* The file in which name (a top-level field, or a path in one) is a nested field a dataset
- * leaves out (lists, structs and maps are not read), or NULL. */
+ * leaves out (a LIST or MAP shape the format does not allow), or NULL (ds_nested.c). */
 const char *ds_schema_nested(const ds_schema *s, const char *name);
+/* (ds_nested.c) The first leaf of nested top-level field i of m when the format can read its
+ * shape, or -1. */
+int ds_nested_readable(const pq_file_meta *m, int32_t i);
+/* (ds_nested.c) 0 when top-level field i of m (file path) has column c's shape; else
+ * RINGSCAN_EUNSUPPORTED naming both files (or -ENOMEM). */
+int ds_nested_match(const ds_col *c, const pq_file_meta *m, int32_t i, const char *path, pq_err *e);
+/* (ds_nested.c) Remembers field, a nested field of file path that is left out, for messages
+ * (at most DS_NESTED_MAX). 0 or -ENOMEM. */
+int ds_nested_remember(ds_schema *s, const char *field, const char *path);
+/* (ds_nested.c) File m's first leaf of nested column c and its node (*node), or -1 (and
+ * *node -1) when m has no readable field of that name. */
+int ds_nested_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node);
+/* (ds_nested.c) Whether a nested column of s takes its shape from footer m (m must stay open
+ * while s is used). */
+bool ds_schema_holds(const ds_schema *s, const pq_file_meta *m);
 
 /* One file as the dataset sees it: the parser's schema (invariant 3) and per schema column
  * its leaf in the file (-1: a virtual column). */
@@ -68,7 +89,9 @@ typedef struct ds_view {
     int nfile;                  /* the file's own columns */
     pq_column_desc *cols;       /* owned array; file descs copied, virtual ones appended */
     int *virt;                  /* [ncols - nfile]: the schema column of each virtual column */
-    int *leaf;                  /* [schema n]: the file's leaf of each schema column, or -1 */
+    int *leaf;                  /* [schema n]: the file's leaf of each schema column (a
+                                   nested field's first leaf), or -1 */
+    int32_t *node;              /* [schema n]: a nested field's node in the file, or -1 */
 } ds_view;
 
 /* The view of file fi (meta m) under schema s. 0 or -ENOMEM. */
@@ -131,6 +154,7 @@ typedef struct ds_slot {
     int rc;
     pq_err e;
     bool pruned;                /* by partition (no footer read) */
+    bool held;                  /* open to the end: a nested column's shape (ds_schema_holds) */
 } ds_slot;
 
 typedef struct ds_footers {

@@ -24,12 +24,13 @@ int ds_footers_init(ds_footers *f, const ds_list *l, const io_open_opts *io, int
 
 void ds_footers_close(ds_footers *f, int i)
 {
+    if (f->slots[i].held) return; /* a nested column's shape: closed by ds_footers_free */
     if (f->slots[i].f) pqf_close(f->slots[i].f), f->slots[i].f = NULL;
 }
 
 void ds_footers_free(ds_footers *f)
 {
-    for (int i = 0; f->slots && i < f->list->nfiles; i++) ds_footers_close(f, i);
+    for (int i = 0; f->slots && i < f->list->nfiles; i++) f->slots[i].held = false, ds_footers_close(f, i);
     free(f->slots);
     f->slots = NULL;
 }
@@ -77,6 +78,12 @@ int ds_footers_error(const ds_footers *f, int i, pq_err *e)
     return sl->rc;
 }
 
+/* Keeps file i's footer open while s takes a nested column's shape from it. */
+static void hold(ds_footers *f, const ds_schema *s, int i)
+{
+    f->slots[i].held = f->slots[i].held || ds_schema_holds(s, &f->slots[i].f->meta);
+}
+
 /* Every file pruned: the first file's columns, as DuckDB binds to it. */
 static int first_schema(ds_footers *f, ds_schema *s, pq_err *e)
 {
@@ -85,6 +92,7 @@ static int first_schema(ds_footers *f, ds_schema *s, pq_err *e)
     f->slots[0].pruned = true;
     if (f->slots[0].rc) return ds_footers_error(f, 0, e);
     int rc = ds_schema_add(s, &f->slots[0].f->meta, f->list->files[0].path, true, e);
+    hold(f, s, 0);
     ds_footers_close(f, 0);
     return rc;
 }
@@ -104,6 +112,7 @@ int ds_footers_schema(ds_footers *f, ds_schema *s, bool union_by_name, pq_err *e
             if (f->slots[i].pruned) continue;
             if (f->slots[i].rc) return ds_footers_error(f, i, e);
             rc = ds_schema_add(s, &f->slots[i].f->meta, l->files[i].path, true, e);
+            hold(f, s, i);
             if (!union_by_name) return rc; /* the first file's columns (its window kept) */
             if (!keep) ds_footers_close(f, i);
         }
@@ -125,6 +134,7 @@ int ds_footers_schema_pruned(ds_footers *f, ds_schema *s, pq_err *e)
             if (!f->slots[k].pruned) continue;
             if (f->slots[k].rc) return ds_footers_error(f, k, e);
             rc = ds_schema_add(s, &f->slots[k].f->meta, l->files[k].path, true, e);
+            hold(f, s, k);
             ds_footers_close(f, k);
         }
     }

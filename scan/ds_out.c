@@ -2,6 +2,7 @@
  * keys hidden after them), a file's batch rewritten to them (virtual columns as constants,
  * narrower types widened, durations rescaled), a batch cut at the limit, and the counters
  * summed over files. Below dataset.c (ds_run.h). */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,36 @@ bool ds_names_missing(const ds_scan *d, const ds_scan_args *a)
     return miss;
 }
 
+/* The error for a projected name the schema lacks: a path inside a nested field it reads
+ * whole, a nested field it leaves out (a shape the format does not allow), or none. */
+static int no_column(const ds_scan *d, const char *name, pq_err *e)
+{
+    const char *in = ds_schema_nested(&d->s, name), *dot = strchr(name, '.');
+    int top = -1;
+    for (int c = 0; dot && c < d->s.n; c++)
+        if (d->s.cols[c].node >= 0 && strlen(d->s.cols[c].name) == (size_t)(dot - name) &&
+            memcmp(d->s.cols[c].name, name, (size_t)(dot - name)) == 0) top = c;
+    if (top >= 0)
+        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.100s' is inside the nested field "
+                       "'%.100s': a dataset scan reads nested fields whole (project '%.100s')",
+                       name, d->s.cols[top].name, d->s.cols[top].name);
+    if (in)
+        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.100s' is a nested field whose LIST "
+                       "or MAP shape the format does not allow, in %.200s", name, in);
+    return pq_errf(e, -EINVAL, -1, "no column named '%.100s' in the dataset", name);
+}
+
+/* Schema column c as the Arrow export shows it (a nested field: from its first file's
+ * footer, ds_impl.h invariant 5). */
+static scan_arrow_col out_col(const ds_col *c)
+{
+    if (c->node < 0) return (scan_arrow_col){.desc = &c->desc, .name = c->name, .node = -1};
+    int32_t node;
+    int leaf = ds_nested_leaf(c, c->meta, &node);
+    assert(leaf >= 0 && node == c->node);
+    return scan_nested_arrow_col(c->meta, &c->meta->columns[leaf], node);
+}
+
 /* The projected columns (names resolved in the schema) and ORDER BY keys hidden after them. */
 int ds_resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
 {
@@ -43,14 +74,8 @@ int ds_resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
     if (!d->out || !d->acols) return -ENOMEM;
     for (int j = 0; j < n; j++) {
         d->out[j] = a->columns ? ds_schema_find(&d->s, a->columns[j]) : j;
-        const char *in = d->out[j] < 0 ? ds_schema_nested(&d->s, a->columns[j]) : NULL;
-        if (in)
-            return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.100s' is nested (a list, struct "
-                           "or map) in %.200s: a dataset scan reads flat columns only", a->columns[j], in);
-        if (d->out[j] < 0)
-            return pq_errf(e, -EINVAL, -1, "no column named '%.100s' in the dataset", a->columns[j]);
-        const ds_col *c = &d->s.cols[d->out[j]];
-        d->acols[j] = (scan_arrow_col){.desc = &c->desc, .name = c->name, .node = -1};
+        if (d->out[j] < 0) return no_column(d, a->columns[j], e);
+        d->acols[j] = out_col(&d->s.cols[d->out[j]]);
     }
     d->nout = n; /* their Arrow types (ds_impl.h invariant 4) and dictionary_columns */
     int rc = ds_types_project(&d->s, d->out, n, a->dict_columns, a->ndict, d->acols, &d->atypes, e);
@@ -64,6 +89,11 @@ int ds_resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
     for (int c = 0; rc == 0 && c < d->s.n; c++) cols[c] = d->s.cols[c].desc;
     if (rc == 0) rc = flt_parse_order(a->order_by, cols, d->s.n, a->order_desc, t, &nk, e);
     for (int k = 0; rc == 0 && k < nk; k++) {
+        if (d->s.cols[t[k].column].node >= 0) {
+            rc = pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "ORDER BY '%.100s': a nested field (list, "
+                         "struct or map) is not a sort key", d->s.cols[t[k].column].name);
+            break;
+        }
         int at = n;
         for (int j = 0; j < n; j++) if (d->out[j] == t[k].column) at = j;
         if (at == n) at = n + d->nhide, d->out[n + d->nhide++] = t[k].column;
@@ -96,6 +126,7 @@ int ds_to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *out, p
                 rc = scan_batch_set_dict(out, j, &b->dicts[r->pos[j]]);
                 continue;
             }
+            if (c->node >= 0) continue; /* packed rows, in the one shape (invariant 5) */
             rc = ds_widen(&c->desc, &r->view.cols[r->proj[j]], &out->cols[j]);
             int64_t k = r->scale[d->out[j]];
             if (rc == 0 && k) rc = ds_rescale(c, k, d->a.list->files[r->fi].path, &out->cols[j], e);

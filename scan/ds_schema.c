@@ -126,7 +126,7 @@ static int add_col(ds_schema *s, const char *name, const pq_column_desc *d, int 
     if (!nc) return -ENOMEM;
     s->cols = nc;
     ds_col *c = &nc[s->n];
-    *c = (ds_col){.name = fail_strdup(name), .desc = *d, .part = part,
+    *c = (ds_col){.name = fail_strdup(name), .desc = *d, .part = part, .node = -1,
                   .from = fail_strdup(from ? from : "")};
     if (!c->name || !c->from) {
         free(c->name), free(c->from);
@@ -139,67 +139,68 @@ static int add_col(ds_schema *s, const char *name, const pq_column_desc *d, int 
     return 0;
 }
 
-/* The length of name's first component (a nested leaf's path: its top-level field). */
-static size_t top_len(const char *name)
+/* Whether file m has schema column c (a nested one: as a field it can read). */
+static bool has_col(const ds_col *c, const pq_file_meta *m)
 {
-    const char *dot = strchr(name, '.');
-    return dot ? (size_t)(dot - name) : strlen(name);
+    int32_t node;
+    if (c->node >= 0) return ds_nested_leaf(c, m, &node) >= 0;
+    int leaf = pq_file_meta_find_column(m, c->name);
+    return leaf >= 0 && !m->columns[leaf].nested;
 }
 
-const char *ds_schema_nested(const ds_schema *s, const char *name)
+/* Adds nested top-level field i of m (file path) to s as a column read whole (add_new), or
+ * checks it against the column s has of its name (ds_impl.h invariant 5); a field the format
+ * cannot read is remembered for messages. */
+static int add_field(ds_schema *s, const pq_file_meta *m, int32_t i, const char *path, bool add_new,
+                     pq_err *e)
 {
-    size_t n = top_len(name);
-    for (int i = 0; i < s->nnested; i++)
-        if (strlen(s->nested[i]) == n && memcmp(s->nested[i], name, n) == 0)
-            return s->nested[i] + n + 1;
-    return NULL;
+    const char *name = m->nodes[i].path;
+    int at = ds_schema_find(s, name), leaf = ds_nested_readable(m, i);
+    if (leaf < 0) return add_new && at < 0 ? ds_nested_remember(s, name, path) : 0;
+    if (at >= 0) return ds_nested_match(&s->cols[at], m, i, path, e);
+    int rc = add_new ? add_col(s, name, &m->columns[leaf], -1, path) : 0;
+    if (rc == 0 && add_new) s->cols[s->n - 1].node = i, s->cols[s->n - 1].meta = m;
+    return rc;
 }
 
-/* Remembers d (a nested leaf of file path)'s top-level field for messages (bounded). */
-static int add_nested(ds_schema *s, const pq_column_desc *d, const char *path)
+/* Adds flat column d of file path to s (add_new: a new name appended), or merges it into the
+ * column s has of its name (ds_schema_add). */
+static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, bool add_new, pq_err *e)
 {
-    if (s->nnested == DS_NESTED_MAX || ds_schema_nested(s, d->name)) return 0;
-    if (!s->nested && !(s->nested = fail_calloc(DS_NESTED_MAX, sizeof *s->nested))) return -ENOMEM;
-    size_t n = top_len(d->name), p = strlen(path);
-    char *v = fail_malloc(n + p + 2);
-    if (!v) return -ENOMEM;
-    memcpy(v, d->name, n), v[n] = 0;
-    memcpy(v + n + 1, path, p + 1);
-    s->nested[s->nnested++] = v;
+    int at = ds_schema_find(s, d->name);
+    pq_column_desc w;
+    if (at < 0) return add_new ? add_col(s, d->name, d, -1, path) : 0;
+    if (s->cols[at].node >= 0)
+        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is a nested field in %.80s but "
+                       "flat in %.80s: a dataset's nested fields must match", d->name,
+                       s->cols[at].from, path);
+    if (!type_merge(&s->cols[at].desc, d, add_new, &w))
+        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s/%s in %.80s but %s/%s "
+                       "in %.80s: the types do not widen", d->name,
+                       pq_physical_name(s->cols[at].desc.physical),
+                       pq_logical_name(s->cols[at].desc.logical), s->cols[at].from,
+                       pq_physical_name(d->physical), pq_logical_name(d->logical), path);
+    if (!add_new && !same_type(&w, &s->cols[at].desc)) /* DuckDB reads a later file in the first file's types */
+        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s but wider "
+                       "(%s) in %.80s: read with union_by_name", d->name,
+                       pq_physical_name(s->cols[at].desc.physical), s->cols[at].from,
+                       pq_physical_name(d->physical), path);
+    s->cols[at].desc = w, s->cols[at].desc.name = s->cols[at].name;
+    s->cols[at].desc.index = at;
     return 0;
 }
 
 int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool add_new, pq_err *e)
 {
     int rc = 0, first = s->n;
-    for (int i = 0; rc == 0 && i < m->ncolumns; i++) {
-        const pq_column_desc *d = &m->columns[i];
-        if (d->nested) { /* datasets read flat columns */
-            rc = add_new ? add_nested(s, d, path) : 0;
-            continue;
-        }
-        int at = ds_schema_find(s, d->name);
-        pq_column_desc w;
-        if (at < 0) {
-            if (add_new) rc = add_col(s, d->name, d, -1, path);
-        } else if (!type_merge(&s->cols[at].desc, d, add_new, &w)) {
-            rc = pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s/%s in %.80s but %s/%s "
-                         "in %.80s: the types do not widen", d->name,
-                         pq_physical_name(s->cols[at].desc.physical),
-                         pq_logical_name(s->cols[at].desc.logical), s->cols[at].from,
-                         pq_physical_name(d->physical), pq_logical_name(d->logical), path);
-        } else if (add_new || same_type(&w, &s->cols[at].desc)) {
-            s->cols[at].desc = w, s->cols[at].desc.name = s->cols[at].name;
-            s->cols[at].desc.index = at;
-        } else { /* DuckDB reads a later file in the first file's types */
-            rc = pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s but wider "
-                         "(%s) in %.80s: read with union_by_name", d->name,
-                         pq_physical_name(s->cols[at].desc.physical), s->cols[at].from,
-                         pq_physical_name(d->physical), path);
-        }
+    for (int i = 0; rc == 0 && !m->has_nested && i < m->ncolumns; i++)
+        rc = add_flat(s, &m->columns[i], path, add_new, e);
+    for (int32_t i = 0; rc == 0 && m->has_nested && i < m->nnodes; i = m->nodes[i].end) {
+        if (m->nodes[i].shape == PQ_SHAPE_FLAT) rc = add_flat(s, &m->columns[m->nodes[i].column], path, add_new, e);
+        else rc = add_field(s, m, i, path, add_new, e);
     }
     for (int c = 0; rc == 0 && !add_new && c < s->n; c++)
-        if (s->cols[c].part < 0 && pq_file_meta_find_column(m, s->cols[c].name) < 0)
+        if (s->cols[c].part < 0 && !has_col(&s->cols[c], m))
             rc = pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' of %.80s is missing from "
                          "%.80s: read with union_by_name", s->cols[c].name, s->cols[c].from, path);
     if (rc == 0 && add_new) rc = ds_types_add(s, first, m, path, e); /* invariant 4 */
@@ -243,15 +244,18 @@ int ds_view_init(ds_view *v, const ds_schema *s, const pq_file_meta *m)
     *v = (ds_view){.nfile = m->ncolumns};
     v->leaf = fail_malloc(sizeof(int) * (size_t)(s->n + 1));
     v->virt = fail_malloc(sizeof(int) * (size_t)(s->n + 1));
+    v->node = fail_malloc(sizeof(int32_t) * (size_t)(s->n + 1));
     v->cols = fail_malloc(sizeof *v->cols * (size_t)(m->ncolumns + s->n + 1));
-    if (!v->leaf || !v->virt || !v->cols) return -ENOMEM;
+    if (!v->leaf || !v->virt || !v->node || !v->cols) return -ENOMEM;
+    for (int c = 0; c < s->n; c++) v->node[c] = -1;
     memcpy(v->cols, m->columns, sizeof *v->cols * (size_t)m->ncolumns);
     v->ncols = m->ncolumns;
     for (int c = 0; c < s->n; c++) {
         int leaf = s->cols[c].part >= 0 ? -1 : pq_file_meta_find_column(m, s->cols[c].name);
         if (leaf >= 0 && m->columns[leaf].nested) leaf = -1;
+        if (s->cols[c].node >= 0) leaf = ds_nested_leaf(&s->cols[c], m, &v->node[c]);
         v->leaf[c] = leaf;
-        if (leaf >= 0) continue;
+        if (leaf >= 0 || s->cols[c].node >= 0) continue; /* no filter reads a nested field */
         v->virt[v->ncols - v->nfile] = c;
         v->cols[v->ncols] = s->cols[c].desc;
         v->cols[v->ncols].index = v->ncols;
@@ -262,14 +266,17 @@ int ds_view_init(ds_view *v, const ds_schema *s, const pq_file_meta *m)
 
 void ds_view_free(ds_view *v)
 {
-    free(v->leaf), free(v->virt), free(v->cols);
+    free(v->leaf), free(v->virt), free(v->node), free(v->cols);
     *v = (ds_view){0};
 }
 
 int ds_const_vec(const ds_schema *s, int c, const ds_file *f, int64_t rows, pq_vec *out)
 {
     const ds_col *col = &s->cols[c];
-    pq_vec_init(out, col->desc.physical, col->desc.type_length);
+    if (col->node >= 0) /* a nested field's rows: null placeholders (column_nested.h) */
+        pq_vec_init(out, PQ_BYTE_ARRAY, 0);
+    else
+        pq_vec_init(out, col->desc.physical, col->desc.type_length);
     const char *text = col->part >= 0 ? f->text[col->part] : NULL;
     int64_t bytes = text && col->desc.physical == PQ_BYTE_ARRAY ? (int64_t)strlen(text) * rows : 0;
     if (bytes > INT32_MAX) return -EOVERFLOW;

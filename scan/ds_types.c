@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "common/fail.h"
+#include "scan/api_priv.h"
 #include "scan/arrow.h"
 #include "scan/ds_impl.h"
 
@@ -37,7 +38,14 @@ static int name_file(int rc, const char *path, pq_err *e)
     return rc;
 }
 
-/* The Arrow types file m (path) gives its flat columns named by s's columns at[0..n) into
+/* File m's leaf of data column c (a nested field's first, its node in *node), or -1. */
+static int file_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node)
+{
+    *node = -1;
+    return c->node >= 0 ? ds_nested_leaf(c, m, node) : pq_file_meta_find_column(m, c->name);
+}
+
+/* The Arrow types file m (path) gives its columns named by s's columns at[0..n) into
  * *out. 0 or a status with e filled. */
 static int file_types(const ds_schema *s, const int *at, int n, const pq_file_meta *m,
                       const char *path, scan_arrow_types *out, pq_err *e)
@@ -45,10 +53,10 @@ static int file_types(const ds_schema *s, const int *at, int n, const pq_file_me
     scan_arrow_col *cols = fail_calloc((size_t)n + 1, sizeof *cols);
     if (!cols) return pq_errf(e, -ENOMEM, -1, "out of memory");
     for (int k = 0; k < n; k++) {
-        int leaf = pq_file_meta_find_column(m, s->cols[at[k]].name);
+        int32_t node = -1;
+        int leaf = file_leaf(&s->cols[at[k]], m, &node);
         assert(leaf >= 0 && leaf < m->ncolumns); /* a data column the file brought or has */
-        cols[k] = (scan_arrow_col){.desc = &m->columns[leaf], .name = m->columns[leaf].name,
-                                   .node = -1};
+        cols[k] = scan_nested_arrow_col(m, &m->columns[leaf], node);
     }
     int rc = scan_arrow_types_build(m, cols, n, out, e);
     free(cols);
@@ -67,8 +75,9 @@ int ds_types_add(ds_schema *s, int first, const pq_file_meta *m, const char *pat
     int rc = n > 0 || !s->have_metadata ? file_types(s, at, n, m, path, &t, e) : 0;
     for (int k = 0; rc == 0 && k < n; k++) { /* each type moved into its column */
         ds_col *c = &s->cols[at[k]];
-        c->atype = t.cols[k];
-        c->adesc = m->columns[pq_file_meta_find_column(m, c->name)];
+        int32_t node;
+        c->atype = t.cols[k]; /* its nodes too (a nested field's) */
+        c->adesc = m->columns[file_leaf(c, m, &node)];
         c->adesc.name = c->name; /* m's strings go with its footer */
         assert(c->adesc.physical == c->desc.physical); /* just added from m */
     }
@@ -99,8 +108,7 @@ int ds_types_project(const ds_schema *s, const int *out, int n, const char *cons
     if (!t) return pq_errf(e, -ENOMEM, -1, "out of memory");
     for (int j = 0; j < n; j++) {
         const scan_arrow_type *st = ds_types_of(&s->cols[out[j]]);
-        if (st) t[j] = *st; /* metadata borrowed (ds_impl.h invariant 4) */
-        assert(t[j].nnodes == 0 && !t[j].nodes); /* flat columns only */
+        if (st) t[j] = *st; /* metadata and nodes borrowed (ds_impl.h invariant 4) */
         cols[j].type = &t[j];
     }
     scan_arrow_types view = {.n = n, .cols = t}; /* not freed: t is the caller's */
@@ -120,7 +128,8 @@ int ds_types_dict_out(const scan_arrow_type *t, const int *pos, int nout, int nl
 
 void ds_types_free(ds_col *c)
 {
-    assert(c->atype.nnodes == 0 && !c->atype.nodes); /* flat columns only */
+    for (int32_t k = 0; k < c->atype.nnodes; k++) free(c->atype.nodes[k].metadata);
+    free(c->atype.nodes);
     free(c->atype.metadata);
     c->atype = (scan_arrow_type){0};
 }
@@ -165,7 +174,7 @@ int ds_types_file(const ds_schema *s, const ds_view *v, const pq_file_meta *m, c
     for (int c = 0; c < s->n; c++) {
         const scan_arrow_type *t = ds_types_of(&s->cols[c]);
         const pq_column_desc *d = &s->cols[c].desc;
-        const pq_column_desc *fd = v->leaf[c] >= 0 ? &m->columns[v->leaf[c]] : NULL;
+        const pq_column_desc *fd = v->leaf[c] >= 0 && s->cols[c].node < 0 ? &m->columns[v->leaf[c]] : NULL;
         if (fd && ds_time_unit(d)) /* times and timestamps: ds_schema.c's timed_merge */
             scale[c] = unit_factor(ds_time_unit(d), ds_time_unit(fd));
         else if (fd && d->logical == PQ_LOGICAL_DECIMAL && fd->logical == PQ_LOGICAL_DECIMAL)

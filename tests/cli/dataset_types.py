@@ -159,8 +159,8 @@ expect_error("duration_overflows", write("over", {
     "a.parquet": (pa.table({"id": [1], "dur": pa.array([1], pa.duration("ns"))}), {}),
     "b.parquet": (over, {})}), ["over/a.parquet", "over/b.parquet", "'dur'", "overflows"])
 
-# 7. nested columns: a dataset scan reads flat ones only (dataset_types.sh checks the CLI's
-#    message naming the file, and that the flat columns read)
+# 7. nested columns, read whole (dataset_types.sh checks the CLI's output; dataset_nested.sh
+#    the rest)
 write("nested", {"a.parquet": (pa.table({"id": [1, 2], "lst": [[1], [2, 3]], "s": [{"a": 1}, {"a": 2}]}), {}),
                  "b.parquet": (pa.table({"id": [3], "lst": [[4]], "s": [{"a": 3}]}), {})})
 

@@ -1,0 +1,109 @@
+/* scan/ds_nested.c: a dataset's nested top-level fields (lists, structs, maps; issue 23),
+ * read whole as pyarrow.dataset reads them: each is one schema column (ds_impl.h invariant 5)
+ * whose shape is the one the first file that has it gives (that file's footer is held open
+ * for the Arrow export of every file's rows: ds_schema_holds), and every other file has it
+ * in the same shape (the same Arrow nodes and leaf types, so its packed rows,
+ * format/column_nested.h, read alike) or lacks it (nulls, in a union by name) or is refused
+ * naming both files. A field whose LIST or MAP shape the format does not allow is left out
+ * and remembered for the messages that name it (as before nested fields were read). */
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fail.h"
+#include "format/column_nested.h"
+#include "scan/api_priv.h"
+#include "scan/ds_impl.h"
+
+/* The length of name's first component (a nested leaf's path: its top-level field). */
+static size_t top_len(const char *name)
+{
+    const char *dot = strchr(name, '.');
+    return dot ? (size_t)(dot - name) : strlen(name);
+}
+
+const char *ds_schema_nested(const ds_schema *s, const char *name)
+{
+    size_t n = top_len(name);
+    for (int i = 0; i < s->nnested; i++)
+        if (strlen(s->nested[i]) == n && memcmp(s->nested[i], name, n) == 0)
+            return s->nested[i] + n + 1;
+    return NULL;
+}
+
+int ds_nested_remember(ds_schema *s, const char *field, const char *path)
+{
+    if (s->nnested == DS_NESTED_MAX || ds_schema_nested(s, field)) return 0;
+    if (!s->nested && !(s->nested = fail_calloc(DS_NESTED_MAX, sizeof *s->nested))) return -ENOMEM;
+    size_t n = strlen(field), p = strlen(path);
+    char *v = fail_malloc(n + p + 2);
+    if (!v) return -ENOMEM;
+    memcpy(v, field, n + 1);
+    memcpy(v + n + 1, path, p + 1);
+    s->nested[s->nnested++] = v;
+    return 0;
+}
+
+/* Whether leaves a and b hold the same values in the same bytes. */
+static bool same_leaf(const pq_column_desc *a, const pq_column_desc *b)
+{
+    return a->physical == b->physical && a->type_length == b->type_length &&
+           a->logical == b->logical && a->decimal_precision == b->decimal_precision &&
+           a->decimal_scale == b->decimal_scale && a->is_adjusted_to_utc == b->is_adjusted_to_utc;
+}
+
+/* Whether field na of ma and field nb of mb have one shape: *same, or -ENOMEM. */
+static int same_shape(const pq_file_meta *ma, int32_t na, const pq_file_meta *mb, int32_t nb,
+                      bool *same)
+{
+    pq_nest *a = fail_malloc(sizeof *a * (size_t)PQ_NEST_CAP(ma, na));
+    pq_nest *b = fail_malloc(sizeof *b * (size_t)PQ_NEST_CAP(mb, nb));
+    int rc = a && b ? 0 : -ENOMEM;
+    int32_t n = rc ? 0 : pq_nest_build(ma, na, a, NULL), k = rc ? 0 : pq_nest_build(mb, nb, b, NULL);
+    *same = n > 0 && n == k;
+    for (int32_t i = 0; *same && i < n; i++) {
+        *same = a[i].kind == b[i].kind && strcmp(a[i].name, b[i].name) == 0 &&
+                a[i].nchildren == b[i].nchildren && a[i].end == b[i].end &&
+                (a[i].kind != PQ_NEST_PRIM || same_leaf(&ma->columns[a[i].col], &mb->columns[b[i].col]));
+    }
+    free(a), free(b);
+    return rc ? rc : n == -ENOMEM || k == -ENOMEM ? -ENOMEM : 0;
+}
+
+int ds_nested_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node)
+{
+    int col = -1;
+    pq_err e = {.offset = -1};
+    *node = -1;
+    if (c->node < 0 || !m->has_nested) return -1;
+    int rc = scan_nested_resolve(m, c->name, &col, node, &e);
+    if (rc || *node < 0 || m->nodes[*node].depth != 1) return *node = -1;
+    return col;
+}
+
+int ds_nested_readable(const pq_file_meta *m, int32_t i)
+{
+    int col = -1;
+    int32_t node = -1;
+    pq_err ignore = {.offset = -1};
+    int rc = scan_nested_resolve(m, m->nodes[i].path, &col, &node, &ignore);
+    return rc == 0 && node == i ? col : -1;
+}
+
+int ds_nested_match(const ds_col *c, const pq_file_meta *m, int32_t i, const char *path, pq_err *e)
+{
+    bool same = false;
+    int rc = c->node >= 0 ? same_shape(c->meta, c->node, m, i, &same) : 0;
+    if (rc || same) return rc;
+    return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s but a nested field "
+                   "of another shape in %.80s: a dataset's nested fields must match", c->name,
+                   c->node >= 0 ? "a nested field" : "flat", c->from, path);
+}
+
+bool ds_schema_holds(const ds_schema *s, const pq_file_meta *m)
+{
+    for (int c = 0; c < s->n; c++)
+        if (s->cols[c].node >= 0 && s->cols[c].meta == m) return true;
+    return false;
+}

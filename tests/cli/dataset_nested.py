@@ -1,0 +1,135 @@
+"""tests/cli/dataset_nested.py LIB RINGSCAN DIR: nested fields (lists, structs, maps, any
+depth) in a dataset, read whole (issue 23): ringscan's dataset scan (libringscan.so through
+rs_ctypes) against pyarrow.dataset.dataset(dir, partitioning="hive").to_table(): schema and
+values; then the CLI (JSON lines) against pyarrow for a union by name where a file lacks a
+field (nulls), a filter on a flat column, ORDER BY .. LIMIT and 1 or 2 threads; and the errors:
+a field whose shape differs between files (both named), a path inside a field, a sort key on
+one. Prints "ok NAME" or "FAIL: NAME: why" per case."""
+import json
+import os
+import subprocess
+import sys
+
+import pyarrow as pa
+import pyarrow.dataset as pads
+import pyarrow.parquet as pq
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rs_ctypes
+
+lib = rs_ctypes.load(sys.argv[1])
+R, top = sys.argv[2], sys.argv[3]
+failures = 0
+
+
+def case(name, ok, why):
+    global failures
+    if ok:
+        print(f"ok {name}")
+    else:
+        failures += 1
+        print(f"FAIL: {name}: {why}")
+
+
+def table(lo, n, drop=()):
+    """Rows lo .. lo + n of every nested shape, some nulls and empty lists."""
+    ids = list(range(lo, lo + n))
+    t = pa.table({
+        "id": pa.array(ids, pa.int64()),
+        "lst": pa.array([None if i % 7 == 0 else [i, i + 1][: i % 3] for i in ids], pa.list_(pa.int64())),
+        "s": pa.array([None if i % 5 == 0 else {"a": i, "b": None if i % 4 == 0 else f"w{i}"} for i in ids],
+                      pa.struct([("a", pa.int64()), ("b", pa.string())])),
+        "m": pa.array([None if i % 6 == 0 else [(f"k{i % 3}", i), ("z", None)][: i % 3] for i in ids],
+                      pa.map_(pa.string(), pa.int64())),
+        "tags": pa.array([[f"t{i}", None][: i % 3] for i in ids], pa.list_(pa.string())),
+        "pts": pa.array([[{"x": i / 2}] * (i % 2) for i in ids], pa.list_(pa.struct([("x", pa.float64())]))),
+        "big": pa.array([[i] for i in ids], pa.large_list(pa.int32())),
+        "deep": pa.array([[[i], []] if i % 2 else None for i in ids], pa.list_(pa.list_(pa.int32()))),
+        "sl": pa.array([{"v": [i, i]} for i in ids], pa.struct([("v", pa.list_(pa.int64()))])),
+        "price": pa.array([i * 0.5 for i in ids], pa.float64()),
+    })
+    return t.drop_columns(list(drop))
+
+
+def write(name, files):
+    root = os.path.join(top, name)
+    for rel, t in files.items():
+        os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+        pq.write_table(t, os.path.join(root, rel), row_group_size=40)
+    return root
+
+
+def jsonable(v):
+    """A pyarrow to_pylist value as ringscan's JSON lines print it (maps: key/value objects)."""
+    if isinstance(v, list):
+        return [jsonable(x) for x in v]
+    if isinstance(v, tuple):
+        return {"key": jsonable(v[0]), "value": jsonable(v[1])}
+    if isinstance(v, dict):
+        return {k: jsonable(x) for k, x in v.items()}
+    return v
+
+
+def cli(root, *args):
+    p = subprocess.run([R, "scan", root, "--format", "jsonl", *args], capture_output=True, text=True,
+                       timeout=120)
+    return p.returncode, [json.loads(l) for l in p.stdout.splitlines()] if p.returncode == 0 else None, p.stderr
+
+
+# 1. every shape, three files in two hive partitions: schema and values equal pyarrow.dataset's
+root = write("shapes", {"year=2024/a.parquet": table(0, 100), "year=2024/b.parquet": table(100, 90),
+                        "year=2025/c.parquet": table(190, 70)})
+want = pads.dataset(root, partitioning="hive").to_table()
+got, err = rs_ctypes.read_dataset(lib, [root])
+if err:
+    case("shapes", False, err)
+else:
+    data = [f for f in want.schema if f.name != "year"]
+    got_data = pa.schema([f for f in got.schema if f.name != "year"])
+    case("shapes: schema", got_data.equals(pa.schema(data)), f"\n{got_data}\n{pa.schema(data)}")
+    g = got.drop_columns(["year"]).sort_by("id").to_pylist()
+    w = want.drop_columns(["year"]).sort_by("id").to_pylist()
+    case("shapes: values", g == w, f"{g[:2]} != {w[:2]}")
+    case("shapes: partition values", got.column("year").to_pylist() == [2024] * 190 + [2025] * 70,
+         str(got.column("year").to_pylist()[:3]))
+got, err = rs_ctypes.read_dataset(lib, [root], columns=["m", "id", "deep"])
+case("a projection in another order", err is None and got.column_names == ["m", "id", "deep"] and
+     got.sort_by("id").to_pylist() == want.select(["m", "id", "deep"]).sort_by("id").to_pylist(), f"{err}")
+
+# 2. the CLI: a filter on a flat column, ORDER BY .. LIMIT with nested columns out, threads
+rows = [{k: jsonable(v) for k, v in r.items()} for r in want.sort_by("id").to_pylist()]
+for threads in ("1", "2"):
+    rc, out, err = cli(root, "--threads", threads, "--where", "price > 60 AND id < 200")
+    w = [r for r in rows if r["price"] > 60 and r["id"] < 200]
+    case(f"filter, {threads} thread(s)", rc == 0 and out == w, f"rc {rc} {err} {out and out[:1]} {w[:1]}")
+rc, out, err = cli(root, "--columns", "id,s,m,deep", "--order-by", "id desc", "--limit", "3")
+w = [{k: r[k] for k in ("id", "s", "m", "deep")} for r in rows[::-1][:3]]
+case("ORDER BY id DESC LIMIT 3", rc == 0 and out == w, f"rc {rc} {err} {out} {w}")
+rc, out, err = cli(root, "--columns", "sl,id", "--limit", "5")
+case("--limit", rc == 0 and out == [{"sl": r["sl"], "id": r["id"]} for r in rows[:5]], f"rc {rc} {err} {out}")
+
+# 3. a union by name: a file without some nested fields gives nulls there (as pyarrow.dataset
+#    with the unified schema, and DuckDB's union_by_name)
+root = write("union", {"a.parquet": table(0, 50), "b.parquet": table(50, 30, drop=("s", "deep")),
+                       "c.parquet": table(80, 20, drop=("m",))})
+schema = pa.unify_schemas([pq.read_schema(os.path.join(root, f)) for f in ("a.parquet", "b.parquet", "c.parquet")])
+want = pads.dataset(root, schema=schema).to_table().sort_by("id").to_pylist()
+rc, out, err = cli(root, "--union-by-name")
+case("union by name: missing fields are null", rc == 0 and out == [{k: jsonable(v) for k, v in r.items()} for r in want],
+     f"rc {rc} {err} {out and out[50]}")
+rc, out, err = cli(root)
+case("without union by name: a missing nested field is refused", rc == 1 and "'s'" in err and "b.parquet" in err,
+     f"rc {rc}: {err}")
+
+# 4. errors
+root = write("clash", {"a.parquet": table(0, 10), "b.parquet": table(10, 10).set_column(
+    1, "lst", pa.array([["x"]] * 10, pa.list_(pa.string())))})
+rc, out, err = cli(root)
+case("another shape: both files named", rc == 1 and "'lst'" in err and "a.parquet" in err and "b.parquet" in err,
+     f"rc {rc}: {err}")
+root = write("one", {"a.parquet": table(0, 10), "b.parquet": table(10, 10)})
+rc, out, err = cli(root, "--columns", "s.a")
+case("a path inside a field", rc == 1 and "inside the nested field 's'" in err, f"rc {rc}: {err}")
+rc, out, err = cli(root, "--order-by", "lst", "--limit", "2")
+case("a nested sort key", rc == 1 and "'lst'" in err and "sort key" in err, f"rc {rc}: {err}")
+sys.exit(1 if failures else 0)
