@@ -69,15 +69,46 @@ static const char *format_text(const char *f, char *buf, size_t n)
     return buf;
 }
 
-/* Column s's type text (a dictionary's value type with its index type) into buf. */
-static const char *type_text(const struct ArrowSchema *s, char *buf, size_t n)
+enum { TYPE_TEXT_MAX = 512, TYPE_DEPTH_MAX = 16 };
+
+static const char *type_text_at(const struct ArrowSchema *s, char *buf, size_t n, int depth);
+
+/* A nested type s (+l, +L, +w:N, +s, +m) as pyarrow prints it into buf: its children's types
+ * (cut with "..." past buf or TYPE_DEPTH_MAX levels). */
+static const char *nested_text(const struct ArrowSchema *s, char *buf, size_t n, int depth)
 {
+    const char *f = s->format;
+    bool list = strcmp(f, "+l") == 0 || strcmp(f, "+L") == 0 || strncmp(f, "+w:", 3) == 0;
+    size_t at = (size_t)snprintf(buf, n, "%s<", f[1] == 's' ? "struct" : f[1] == 'm' ? "map"
+                                 : f[1] == 'L' ? "large_list" : f[1] == 'w' ? "fixed_size_list" : "list");
+    const struct ArrowSchema *kids = f[1] == 'm' && s->n_children == 1 ? s->children[0] : s;
+    for (int64_t i = 0; at < n && i < kids->n_children; i++) {
+        char sub[TYPE_TEXT_MAX];
+        const struct ArrowSchema *c = kids->children[i];
+        const char *t = depth < TYPE_DEPTH_MAX ? type_text_at(c, sub, sizeof sub, depth + 1) : "...";
+        if (f[1] == 'm') at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", t);
+        else at += (size_t)snprintf(buf + at, n - at, "%s%s: %s", i ? ", " : "", c->name ? c->name : "", t);
+    }
+    if (at < n) snprintf(buf + at, n - at, list && f[1] == 'w' ? ">[%s]" : ">", f + 3);
+    return buf;
+}
+
+/* Column s's type text (a dictionary's value type with its index type; nested types with
+ * their children) into buf. */
+static const char *type_text_at(const struct ArrowSchema *s, char *buf, size_t n, int depth)
+{
+    if (s->format[0] == '+') return nested_text(s, buf, n, depth);
     if (!s->dictionary) return format_text(s->format, buf, n);
     char v[96], i[96];
     snprintf(v, sizeof v, "%s", format_text(s->dictionary->format, buf, n));
     snprintf(i, sizeof i, "%s", format_text(s->format, buf, n));
     snprintf(buf, n, "dictionary<values=%s, indices=%s>", v, i);
     return buf;
+}
+
+static const char *type_text(const struct ArrowSchema *s, char *buf, size_t n)
+{
+    return type_text_at(s, buf, n, 0);
 }
 
 /* The dataset's columns as a scan of it exports them (invariant 1) into *out. */
@@ -130,7 +161,7 @@ static void put_escaped(const char *s, bool quoted)
 
 static void print_schema(const struct ArrowSchema *s, bool json)
 {
-    char buf[160];
+    char buf[TYPE_TEXT_MAX];
     if (!json) sink_printf(cli_out(), "schema (%" PRId64 " column%s):\n", s->n_children,
                            s->n_children == 1 ? "" : "s");
     for (int64_t i = 0; i < s->n_children; i++) {

@@ -91,4 +91,19 @@ case("a broken file is named", rc == 1 and "zz-not-parquet.parquet" in err, f"rc
 os.remove(bad)
 rc, out, err = meta(os.path.join(DIR, "nothing", "*.parquet"))
 case("a pattern matching nothing", rc == 1 and "nothing" in err and out == "", f"rc {rc}: {err} {out}")
+# nested fields: their types as pyarrow prints them
+nd = os.path.join(DIR, "nested")
+os.makedirs(nd)
+nt = pa.table({"lst": pa.array([[1]], pa.list_(pa.int64())),
+               "s": pa.array([{"a": 1, "b": "x"}], pa.struct([("a", pa.int64()), ("b", pa.string())])),
+               "big": pa.array([[1]], pa.large_list(pa.int32())),
+               "deep": pa.array([[[1.5]]], pa.list_(pa.list_(pa.float64()))),
+               "fx": pa.array([[1, 2]], pa.list_(pa.int16(), 2)),
+               "sl": pa.array([{"v": ["a"]}], pa.struct([("v", pa.list_(pa.string()))]))})
+for f in ("a.parquet", "b.parquet"):
+    pq.write_table(nt, os.path.join(nd, f))
+rc, out, err = meta(nd, "--json")
+got = {c["name"]: c["type"] for c in json.loads(out)["schema"]} if rc == 0 else None
+want = {f.name: str(f.type) for f in ds.dataset(nd).schema}
+case("nested types as pyarrow prints them", got == want, f"rc {rc} {err} got {got} want {want}")
 sys.exit(1 if failed else 0)
