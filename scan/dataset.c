@@ -207,7 +207,7 @@ static int fill(ds_scan *d, pq_err *e)
         int i = d->next++;
         ds_slot *sl = &d->ft.slots[i];
         if (sl->pruned) continue;
-        if (!sl->f && !sl->rc) ds_footers_open(&d->ft, i, ds_footers_window_end(&d->ft, i));
+        ds_footers_need(&d->ft, i); /* and the next window's read ahead */
         if (sl->rc) return ds_footers_error(&d->ft, i, e);
         ds_run *r = &d->runs[(d->head + d->nrun) % DS_INFLIGHT_MAX];
         *r = (ds_run){.fi = i};

@@ -6,7 +6,7 @@ Each query runs as `ringscan scan DIR --format csv` (path order, then row order)
 DuckDB's read_parquet([the same paths, sorted]); the rows must be equal as text, in order.
 --stats must show one runtime (executor group) for the whole dataset and both cores scanning
 rows across the files (core_rows_min > 0 on two threads: each file used to run on one core of
-its own). Then a limit mid-dataset, ORDER BY ... LIMIT and a count, an early close of the
+its own), and footers read ahead in small windows each read once. Then a limit mid-dataset, ORDER BY ... LIMIT and a count, an early close of the
 output mid-dataset (the scan ends, no hang), and a broken file in the middle named in the
 error. Usage: python dataset_onescan.py RINGSCAN DIR"""
 import csv
@@ -113,6 +113,13 @@ for name, d, files in (("small", small_dir, small), ("skewed", skew_dir, skew)):
                       st.get("core_rows_min", 0) + st.get("core_rows_max", 0) <= len(t),
                       f"{name} threads 2: core rows {st.get('core_rows_min')}.."
                       f"{st.get('core_rows_max')} (each core should scan some of {len(t)})")
+
+# footers read ahead in windows of max_open / 2 (2 here): each read once, rows unchanged
+p = run([small_dir, "--format", "csv", "--columns", ",".join(COLS), "--max-open-files", "4",
+         "--where", "l_quantity > 45", "--stats=json"])
+check(csv_rows(p.stdout) == duck(con, small, "l_quantity > 45"), "max_open_files 4: rows differ")
+check(stats_of(p).get("footers_read") == 240, f"max_open_files 4: footers_read "
+                                               f"{stats_of(p).get('footers_read')}, want 240")
 
 # a limit mid-dataset: the first rows in path order; the files after are never all read
 for lim in (1, 3333, 30100):
