@@ -53,22 +53,25 @@ void scan_rt_leave_ctx_add(scan_rt_leave *l)
     pthread_mutex_unlock(&l->rt->mu);
 }
 
+/* One less of *n (a count of l's, under rt->mu); its waiters woken at 0. */
+static void count_down(scan_rt *rt, int *n)
+{
+    pthread_mutex_lock(&rt->mu);
+    assert(*n > 0);
+    if (--*n == 0) pthread_cond_broadcast(&rt->cv);
+    pthread_mutex_unlock(&rt->mu);
+}
+
 void scan_rt_leave_ctx_done(void *arg)
 {
     scan_rt_leave *l = arg;
-    pthread_mutex_lock(&l->rt->mu);
-    assert(l->live > 0);
-    if (--l->live == 0) pthread_cond_broadcast(&l->rt->cv);
-    pthread_mutex_unlock(&l->rt->mu);
+    count_down(l->rt, &l->live);
 }
 
 static void barrier_reached(void *arg)
 {
     scan_rt_leave *l = arg;
-    pthread_mutex_lock(&l->rt->mu);
-    assert(l->left > 0);
-    if (--l->left == 0) pthread_cond_broadcast(&l->rt->cv);
-    pthread_mutex_unlock(&l->rt->mu);
+    count_down(l->rt, &l->left);
 }
 
 /* Posts the barrier (each core's inbox is first in, first out: a message posted to it before,

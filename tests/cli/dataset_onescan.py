@@ -9,10 +9,6 @@ rows across the files (core_rows_min > 0 on two threads: each file used to run o
 its own), and footers read ahead in small windows each read once. Then a limit mid-dataset, ORDER BY ... LIMIT and a count, an early close of the
 output mid-dataset (the scan ends, no hang), and a broken file in the middle named in the
 error. Usage: python dataset_onescan.py RINGSCAN DIR"""
-import csv
-import decimal
-import datetime
-import io
 import json
 import os
 import subprocess
@@ -23,6 +19,7 @@ import pyarrow.parquet as pq
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, summary  # noqa: E402
+from duck_text import csv_rows, duck_rows  # noqa: E402
 
 R, D = sys.argv[1], sys.argv[2]
 COLS = ["l_orderkey", "l_linenumber", "l_quantity", "l_extendedprice", "l_shipdate",
@@ -45,37 +42,8 @@ def write_files(t, d, sizes, rg_rows):
     return sorted(os.path.join(d, f) for f in os.listdir(d))
 
 
-def text(v):
-    """DuckDB's value as ringscan's CSV prints it."""
-    if v is None:
-        return ""
-    if isinstance(v, float):
-        return repr(v)
-    if isinstance(v, (decimal.Decimal, datetime.date, int)):
-        return str(v)
-    s = str(v)
-    return '"' + s.replace('"', '""') + '"' if any(c in s for c in ',"\n\r') else s
-
-
-def csv_rows(out):
-    rows = list(csv.reader(io.StringIO(out)))
-    return rows[1:] if rows else []
-
-
 def duck(con, files, where=None, limit=None, order=None):
-    sql = f"SELECT {', '.join(COLS)} FROM read_parquet({files!r})"
-    if where:
-        sql += f" WHERE {where}"
-    if order:
-        sql += f" ORDER BY {order}"
-    if limit is not None:
-        sql += f" LIMIT {limit}"
-    got = con.execute(sql).fetchall()
-    out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
-    for r in got:
-        w.writerow([text(v) for v in r])
-    return csv_rows(",".join(COLS) + "\n" + out.getvalue())
+    return duck_rows(con, f"read_parquet({files!r})", COLS, where, order, limit)
 
 
 def stats_of(p):
