@@ -611,6 +611,11 @@ typedef struct ringscan_stats {
                                           partition values (before their footer was read) or
                                           by their footer's statistics */
     int64_t footers_read;              /* footers read (1 for a file's scan) */
+    int64_t runtimes;                  /* executor groups started (their core threads, io
+                                          rings and stacks): 1 for a file's scan and for a
+                                          dataset's, whose files all run on its cores */
+    int64_t core_rows_min, core_rows_max; /* rows scanned by the least and the most busy core
+                                          (a dataset: over every file, at its end) */
 } ringscan_stats;
 
 /* The scan's counters. While the scan runs this is a snapshot that does not stop it (for

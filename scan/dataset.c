@@ -11,9 +11,12 @@
  * Invariants:
  *  1. runs[head .. head + nrun) (mod DS_INFLIGHT_MAX) are the running files, in path order;
  *     batches are taken from runs[head] only, so output is path order, then row order.
- *  2. A running file's footer stays open until its scan ends; footers are read in windows
- *     (ds_open.c), so at most max_open + DS_INFLIGHT_MAX are held.
- *  3. rows_out <= limit (a batch crossing it is cut). */
+ *  2. A file's footer stays open until its scan has left the runtime; footers are read in
+ *     windows (ds_open.c), so at most max_open + DS_INFLIGHT_MAX are held.
+ *  3. rows_out <= limit (a batch crossing it is cut).
+ *  4. gone[0 .. ngone) are files whose scans returned their last batch but have not left the
+ *     runtime yet (scan_left: reads of theirs may be in flight); nrun + ngone <=
+ *     DS_INFLIGHT_MAX, the scans attached to the runtime at once (scan_rt.h invariant 1). */
 #include <assert.h>
 #include <errno.h>
 #include <stdatomic.h>
@@ -144,7 +147,7 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
 }
 
 /* Ends r's scan: its counters kept, its footer and view freed (invariant 2). */
-static void end_file(ds_scan *d, ds_run *r)
+static void close_file(ds_scan *d, ds_run *r)
 {
     if (r->scan) {
         say(d, "file %s:\n%s", d->a.list->files[r->fi].path, scan_explain(r->scan));
@@ -159,15 +162,40 @@ static void end_file(ds_scan *d, ds_run *r)
     *r = (ds_run){.fi = -1};
 }
 
+/* Closes the ended files whose scans have left the runtime (scan_left: their reads done, so
+ * their footers may close); with wait, the oldest too, waiting for it. */
+static void reap(ds_scan *d, bool wait)
+{
+    int kept = 0;
+    for (int k = 0; k < d->ngone; k++) {
+        if (scan_left(d->gone[k].scan) || (wait && k == 0)) close_file(d, &d->gone[k]);
+        else d->gone[kept++] = d->gone[k];
+    }
+    d->ngone = kept;
+}
+
+/* r's scan ended: closed now, or kept among the gone files until its scan left the runtime
+ * (invariant 4), so the next files start without waiting for this one's last reads. */
+static void end_file(ds_scan *d, ds_run *r)
+{
+    if (r->scan && !scan_left(r->scan) && d->ngone < DS_INFLIGHT_MAX) {
+        d->gone[d->ngone++] = *r;
+        *r = (ds_run){.fi = -1};
+        return;
+    }
+    close_file(d, r);
+}
+
 /* Whether another file may start: fewer than DS_INFLIGHT_MAX run, and the ones after the
  * first hold fewer splits than one scan's output window (the first keeps every core busy
  * alone when it is big; small files run many at once). */
-static bool room(const ds_scan *d)
+static bool room(ds_scan *d)
 {
+    if (d->nrun + d->ngone >= DS_INFLIGHT_MAX) reap(d, true); /* scan_rt.h invariant 1 */
     if (d->nrun == 0) return true;
     int64_t ahead = 0;
     for (int k = 1; k < d->nrun; k++) ahead += d->runs[(d->head + k) % DS_INFLIGHT_MAX].splits;
-    return d->nrun < DS_INFLIGHT_MAX && ahead < 2 * (int64_t)SCAN_TASKS_PER_CORE * d->a.so.threads;
+    return d->nrun + d->ngone < DS_INFLIGHT_MAX && ahead < 2 * (int64_t)SCAN_TASKS_PER_CORE * d->a.so.threads;
 }
 
 /* Starts files after the last started while there is room (or none is left): footers read
@@ -179,7 +207,7 @@ static int fill(ds_scan *d, pq_err *e)
         int i = d->next++;
         ds_slot *sl = &d->ft.slots[i];
         if (sl->pruned) continue;
-        if (!sl->f && !sl->rc) ds_footers_open(&d->ft, i, ds_footers_window_end(&d->ft, i));
+        ds_footers_need(&d->ft, i); /* and the next window's read ahead */
         if (sl->rc) return ds_footers_error(&d->ft, i, e);
         ds_run *r = &d->runs[(d->head + d->nrun) % DS_INFLIGHT_MAX];
         *r = (ds_run){.fi = i};
@@ -201,7 +229,10 @@ static int fill(ds_scan *d, pq_err *e)
 static int pull(ds_scan *d, scan_batch *out, int64_t *pos, pq_err *e)
 {
     for (;;) {
+        reap(d, false);
         int rc = d->done ? 0 : fill(d, e);
+        if (rc == 0 && d->nrun == 0)
+            while (d->ngone > 0) reap(d, true); /* the end: every counter final */
         if (rc || d->nrun == 0) return d->done = true, rc;
         if (d->a.limit >= 0 && !d->topk.nkeys && d->rows_out >= d->a.limit) return d->done = true, 0;
         ds_run *r = &d->runs[d->head];
@@ -313,6 +344,17 @@ void ds_scan_stats(ds_scan *d, scan_stats *st, int64_t *files, int64_t *pruned, 
         scan_get_stats(d->runs[(d->head + k) % DS_INFLIGHT_MAX].scan, &cur);
         ds_stats_add(st, &cur);
     }
+    for (int k = 0; k < d->ngone; k++) {
+        scan_stats cur;
+        scan_get_stats(d->gone[k].scan, &cur);
+        ds_stats_add(st, &cur);
+    }
+    if (d->rt) { /* the runtime's io backend (its scans' own say nothing until they end) */
+        exec_stats_t es;
+        exec_group_stats(d->rt->g, 0, &es);
+        st->uring = es.uring;
+        snprintf(st->io_backend, sizeof st->io_backend, "%s", es.io_backend);
+    }
     st->rows_out = d->rows_out;
     *files = d->a.list->nfiles;
     *pruned = d->files_pruned;
@@ -340,7 +382,8 @@ void ds_scan_free(ds_scan *d)
 {
     if (!d) return;
     for (; d->nrun > 0; d->nrun--, d->head = (d->head + 1) % DS_INFLIGHT_MAX)
-        end_file(d, &d->runs[d->head]);
+        close_file(d, &d->runs[d->head]);
+    while (d->ngone > 0) reap(d, true);
     scan_rt_free(d->rt); /* every file's scan has left it */
     if (d->ft.slots) ds_footers_free(&d->ft);
     ds_topk_free(&d->topk);

@@ -30,6 +30,7 @@
 #include "scan/arrow_types.h"
 #include "scan/dataset.h"
 #include "scan/pqfile.h"
+#include <pthread.h>
 #include <stdatomic.h>
 
 typedef struct ds_col {
@@ -148,7 +149,9 @@ int ds_filter_split(const ds_schema *s, const ds_view *v, const ds_file *f, flt_
 bool ds_prune_partitions(const ds_schema *s, const ds_list *l, int fi, const char *text,
                          const flt_tnode *tree);
 
-/* A dataset's footers (ds_open.c): per file its open footer or open error, or pruned. */
+/* A dataset's footers (ds_open.c): per file its open footer or open error, or pruned. Read by
+ * up to DS_OPEN_THREADS threads at once. */
+enum { DS_OPEN_THREADS = 8 };
 typedef struct ds_slot {
     pqf_t *f;
     int rc;
@@ -165,15 +168,24 @@ typedef struct ds_footers {
     _Atomic int next;           /* the opener threads' cursor */
     int end;
     _Atomic int64_t read;       /* footers read */
+    pthread_t ahead[DS_OPEN_THREADS]; /* openers of the window read ahead (nahead of them) */
+    int nahead, ahead_to;       /* ... reading [end of the window in use, ahead_to) */
+    int win_end;                /* the end of the window in use (ds_footers_need) */
 } ds_footers;
 
 int ds_footers_init(ds_footers *f, const ds_list *l, const io_open_opts *io, int max_open);
 void ds_footers_free(ds_footers *f);
-/* The end of the window of at most max_open unpruned files starting at from. */
-int ds_footers_window_end(const ds_footers *f, int from);
+/* The end of the window of at most kept unpruned files starting at from. */
+int ds_footers_window_end(const ds_footers *f, int from, int kept);
 /* Reads the footers of the unpruned, unopened files of [from, to) concurrently. */
 void ds_footers_open(ds_footers *f, int from, int to);
 void ds_footers_close(ds_footers *f, int i);
+/* For the files' scans, in path order: file i's footer read (or its open error) when this
+ * returns: from the window read ahead (waited for), or read now with its window of
+ * max_open / 2 kept files; then the next window is read ahead in the background, so the
+ * footers of at most max_open files are read and not yet taken at once, and a file's footer
+ * is ready before its scan starts. */
+void ds_footers_need(ds_footers *f, int i);
 /* File i's open error, its path in front; returns its status. */
 int ds_footers_error(const ds_footers *f, int i, pq_err *e);
 /* The data columns into s: every unpruned file's (union_by_name; over more files than one

@@ -1,6 +1,8 @@
 /* scan/ds_open.c: a dataset's footers (ds_impl.h ds_footers): read by up to DS_OPEN_THREADS
- * threads in windows of at most max_open kept files, held until their file's scan ends; the
- * schema built from them. */
+ * threads in windows of kept files, for the schema (max_open each) and for the files' scans
+ * (max_open / 2 each, the next window read ahead in the background while the files of one
+ * are planned and scanned: ds_footers_need), held until their file's scan ends; the schema
+ * built from them. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -13,7 +15,7 @@
 
 /* DS_TAIL_BYTES: a dataset file's footer read: DuckDB's files of 76,000 lineitem rows have
  * 12 KB footers; a larger one costs a second read */
-enum { DS_OPEN_THREADS = 8, DS_TAIL_BYTES = 64 << 10 };
+enum { DS_TAIL_BYTES = 64 << 10 };
 
 int ds_footers_init(ds_footers *f, const ds_list *l, const io_open_opts *io, int max_open)
 {
@@ -28,8 +30,11 @@ void ds_footers_close(ds_footers *f, int i)
     if (f->slots[i].f) pqf_close(f->slots[i].f), f->slots[i].f = NULL;
 }
 
+static void join_ahead(ds_footers *f);
+
 void ds_footers_free(ds_footers *f)
 {
+    join_ahead(f);
     for (int i = 0; f->slots && i < f->list->nfiles; i++) f->slots[i].held = false, ds_footers_close(f, i);
     free(f->slots);
     f->slots = NULL;
@@ -62,11 +67,45 @@ void ds_footers_open(ds_footers *f, int from, int to)
     for (int i = 0; i < n; i++) pthread_join(t[i], NULL);
 }
 
-int ds_footers_window_end(const ds_footers *f, int from)
+int ds_footers_window_end(const ds_footers *f, int from, int kept_max)
 {
     int kept = 0, i = from;
-    for (; i < f->list->nfiles && kept < f->max_open; i++) kept += !f->slots[i].pruned;
+    for (; i < f->list->nfiles && kept < kept_max; i++) kept += !f->slots[i].pruned;
     return i;
+}
+
+/* Waits for the window read ahead (the cursor and its slots are this thread's again). */
+static void join_ahead(ds_footers *f)
+{
+    for (int k = 0; k < f->nahead; k++) pthread_join(f->ahead[k], NULL);
+    if (f->nahead > 0) f->win_end = f->ahead_to;
+    f->nahead = 0;
+}
+
+/* Starts reading the footers of [from, to) in the background (none when no thread starts:
+ * ds_footers_need reads them when their turn comes). */
+static void start_ahead(ds_footers *f, int from, int to)
+{
+    int want = 0;
+    for (int i = from; i < to; i++) want += !f->slots[i].pruned && !f->slots[i].f;
+    atomic_store(&f->next, from);
+    f->end = to, f->ahead_to = to;
+    for (f->nahead = 0; f->nahead < DS_OPEN_THREADS && f->nahead < want; f->nahead++)
+        if (pthread_create(&f->ahead[f->nahead], NULL, opener, f)) break;
+}
+
+void ds_footers_need(ds_footers *f, int i)
+{
+    int half = f->max_open / 2 > 0 ? f->max_open / 2 : 1;
+    if (f->nahead > 0 && i < f->ahead_to) join_ahead(f);
+    ds_slot *sl = &f->slots[i];
+    if (!sl->f && !sl->rc) { /* past every window read: read its own now */
+        join_ahead(f);
+        f->win_end = ds_footers_window_end(f, i, half);
+        ds_footers_open(f, i, f->win_end);
+    }
+    if (f->nahead == 0 && f->win_end > i && f->win_end < f->list->nfiles)
+        start_ahead(f, f->win_end, ds_footers_window_end(f, f->win_end, half));
 }
 
 int ds_footers_error(const ds_footers *f, int i, pq_err *e)
@@ -106,7 +145,7 @@ int ds_footers_schema(ds_footers *f, ds_schema *s, bool union_by_name, pq_err *e
     if (first == l->nfiles) return first_schema(f, s, e);
     bool keep = nkept <= f->max_open;
     for (int w = first; rc == 0 && w < l->nfiles;) {
-        int end = ds_footers_window_end(f, w);
+        int end = ds_footers_window_end(f, w, f->max_open);
         ds_footers_open(f, w, end);
         for (int i = w; rc == 0 && i < end; i++) {
             if (f->slots[i].pruned) continue;

@@ -39,6 +39,8 @@ struct ds_scan {
     scan_rt *rt;           /* the cores every file's scan runs on, started with the first */
     ds_run runs[DS_INFLIGHT_MAX]; /* invariant 1 */
     int head, nrun;
+    ds_run gone[DS_INFLIGHT_MAX]; /* invariant 4: ended files whose scans are leaving */
+    int ngone;
     int64_t budget;        /* each file's fetch budget: the dataset's over the files at once */
     int next;              /* the next file to start */
     int64_t rows_out;

@@ -60,9 +60,9 @@ static void core_done(scan_t *s, int core)
 static int core_setup(scan_t *s, int core)
 {
     if (s->fetch.cores[core].io) return 0;
-    if (s->o.rt) scan_rt_count_add(&s->ctxs); /* io_opts.on_freed takes it back */
+    if (s->o.rt) scan_rt_leave_ctx_add(&s->leave); /* io_opts.on_freed takes it back */
     int rc = io_ctx_new(&s->fetch.cores[core].io, exec_current(), &s->o.io_opts);
-    if (rc && s->o.rt) scan_rt_count_done(&s->ctxs);
+    if (rc && s->o.rt) scan_rt_leave_ctx_done(&s->leave);
     return rc ? rc : scan_task_core_init(&s->cores[core].task, &s->env, &s->o.col_limits);
 }
 
@@ -268,8 +268,8 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
     s->o.io_opts.merge_registered = false; /* only what the policy wants is read */
     if (s->o.rt) { /* its cores; its contexts counted until freed (scan_rt.h invariant 2) */
         assert(atomic_load(&s->o.rt->attached) < s->o.rt->scans_max);
-        s->o.threads = s->o.rt->threads, s->ctxs.rt = s->o.rt;
-        s->o.io_opts.on_freed = scan_rt_count_done, s->o.io_opts.on_freed_ctx = &s->ctxs;
+        s->o.threads = s->o.rt->threads, s->leave.rt = s->o.rt;
+        s->o.io_opts.on_freed = scan_rt_leave_ctx_done, s->o.io_opts.on_freed_ctx = &s->leave;
     }
     if (s->o.threads < 1) s->o.threads = 1;
     if (s->o.threads > EXEC_THREADS_MAX) s->o.threads = EXEC_THREADS_MAX;
@@ -358,28 +358,22 @@ static void explain_final_order(scan_t *s)
     scan_explain_final_order(&s->explain, s->pol.order, s->filter, perm, split, reordered, explored);
 }
 
-/* A scan on a shared runtime leaves it (its workers ended): once its io contexts are freed
- * and no message of its own is left in the cores' inboxes (scan_rt.h invariant 2). */
-static void leave_rt(scan_t *s)
-{
-    scan_rt_count_wait(&s->ctxs);
-    scan_rt_barrier(s->o.rt);
-    atomic_fetch_sub(&s->o.rt->attached, 1);
-    atomic_fetch_add(&s->o.rt->scans, 1);
-}
-
-/* Waits for every worker to end, then stops the executor and fixes the statistics. */
-static void finish(scan_t *s)
+/* Waits for every worker to end, then stops the executor (or leaves the runtime) and fixes
+ * the statistics. On a shared runtime, scan_next's end only stops the scan: the waits are
+ * scan_free's (scan_left tells when they would not block). */
+static void finish(scan_t *s, bool freeing)
 {
     if (s->finished) return;
     scan_out_stop(&s->out);
+    if (s->o.rt && !freeing) return;
     if (s->g) {
         scan_out_wait_workers(&s->out);
         exec_stats_t es;
         exec_group_stats(s->g, 0, &es);
         s->stats.uring = es.uring;
         snprintf(s->stats.io_backend, sizeof s->stats.io_backend, "%s", es.io_backend);
-        if (s->o.rt) leave_rt(s);
+        if (s->o.rt) /* once nothing of its own is left on the cores (scan_rt.h invariant 2) */
+            scan_rt_leave_wait(&s->leave), atomic_fetch_sub(&s->o.rt->attached, 1);
         else exec_group_stop(s->g), exec_group_destroy(s->g);
         s->g = NULL;
     }
@@ -394,6 +388,14 @@ static void finish(scan_t *s)
     memcpy(s->stats.io_backend, backend, sizeof backend);
     s->stats.rows_out = s->out.delivered_rows;
     if (s->pol.order && s->o.explain) explain_final_order(s);
+}
+
+bool scan_left(scan_t *s)
+{
+    if (s->o.rt && s->g && !s->finished && (atomic_load(&s->out.workers_live) > 0 ||
+                                            !scan_rt_leave_try(&s->leave))) return false;
+    finish(s, true); /* it waits for nothing now */
+    return true;
 }
 
 /* Top-K: every split's candidates into the merge, then the answer in order. */
@@ -413,7 +415,7 @@ static int topk_next(scan_t *s, scan_batch *b, pq_err *e)
         pq_errf(e, rc, -1, "cannot sort the Top-K rows: %s", status_text(rc));
     if (!s->merged) {
         s->merged = true;
-        finish(s);
+        finish(s, false);
         s->stats.rows_out = s->merge.norder;
         s->merge_status = rc;
     }
@@ -427,7 +429,7 @@ int scan_next(scan_t *s, scan_batch *b, pq_err *e)
 {
     if (s->topk.nkeys) return topk_next(s, b, e);
     int rc = scan_out_next(&s->out, b, e);
-    if (rc != 1) finish(s); /* the end: statistics are final from here on */
+    if (rc != 1) finish(s, false); /* the end: statistics are final from here on */
     return rc;
 }
 
@@ -479,7 +481,7 @@ int scan_nproj(const scan_t *s)
 void scan_free(scan_t *s)
 {
     if (!s) return;
-    finish(s);
+    finish(s, true);
     scan_out_free(&s->out);
     scan_topk_merge_free(&s->merge);
     scan_topk_free(&s->topk);

@@ -207,6 +207,12 @@ bool scan_topk_offer_bound(scan_t *s, flt_lit v);
 int scan_topk_seed(const pqf_t *f, const scan_opts *o, int nout, flt_expr *filter, flt_lit *v,
                    flt_domain *dom, bool *set, pq_err *e);
 
+/* Once scan_next returned 0 or an error: whether the scan ended, its counters and --explain
+ * final (scan_finished) and scan_free would not wait. A scan on a shared runtime (scan_opts.rt)
+ * ends only once it has left it (its workers, io contexts and messages gone: scan_rt.h
+ * invariant 2); false until then, and the call never blocks for it (poll it, or scan_free). */
+bool scan_left(scan_t *s);
+
 /* Stops the executor (cancelling what is in flight), frees everything. */
 void scan_free(scan_t *s);
 

@@ -35,7 +35,7 @@ struct scan {
     bool merged;               /* every split's candidates are in merge */
     int merge_status;          /* its error, returned by every later scan_next */
     exec_group_t *g;           /* its own, or o.rt's */
-    scan_rt_count ctxs;        /* with o.rt: its io contexts not yet freed (scan_rt.h inv. 2) */
+    scan_rt_leave leave;       /* with o.rt: what leaving it waits for (scan_rt.h inv. 2) */
     exec_event ev;             /* every wait of the scan's tasks (runtime/event.h) */
     bool finished;
     scan_stats stats;          /* final once finished */

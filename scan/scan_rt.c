@@ -46,53 +46,69 @@ void scan_rt_free(scan_rt *rt)
     free(rt);
 }
 
-typedef struct barrier {
-    scan_rt *rt;
-    int left;                  /* cores whose message has not run (under rt->mu) */
-} barrier;
+void scan_rt_leave_ctx_add(scan_rt_leave *l)
+{
+    pthread_mutex_lock(&l->rt->mu);
+    l->live++;
+    pthread_mutex_unlock(&l->rt->mu);
+}
+
+/* One less of *n (a count of l's, under rt->mu); its waiters woken at 0. */
+static void count_down(scan_rt *rt, int *n)
+{
+    pthread_mutex_lock(&rt->mu);
+    assert(*n > 0);
+    if (--*n == 0) pthread_cond_broadcast(&rt->cv);
+    pthread_mutex_unlock(&rt->mu);
+}
+
+void scan_rt_leave_ctx_done(void *arg)
+{
+    scan_rt_leave *l = arg;
+    count_down(l->rt, &l->live);
+}
 
 static void barrier_reached(void *arg)
 {
-    barrier *b = arg;
-    pthread_mutex_lock(&b->rt->mu);
-    if (--b->left == 0) pthread_cond_broadcast(&b->rt->cv);
-    pthread_mutex_unlock(&b->rt->mu);
+    scan_rt_leave *l = arg;
+    count_down(l->rt, &l->left);
 }
 
-void scan_rt_barrier(scan_rt *rt)
+/* Posts the barrier (each core's inbox is first in, first out: a message posted to it before,
+ * a wake of the scan's event among them, runs before it). */
+static void post_barrier(scan_rt_leave *l)
 {
-    barrier b = {.rt = rt, .left = rt->threads};
+    scan_rt *rt = l->rt;
+    l->posted = true;
+    pthread_mutex_lock(&rt->mu);
+    l->left = rt->threads;
+    pthread_mutex_unlock(&rt->mu);
     for (int c = 0; c < rt->threads; c++) {
-        int rc = exec_post(exec_group_core(rt->g, c), barrier_reached, &b);
+        int rc = exec_post(exec_group_core(rt->g, c), barrier_reached, l);
         if (rc) { /* the leaving scan's own share of the inbox is free (invariant 1) */
             fprintf(stderr, "ringscan: barrier post to core %d failed (%d)\n", c, rc);
             abort();
         }
     }
+}
+
+bool scan_rt_leave_try(scan_rt_leave *l)
+{
+    pthread_mutex_lock(&l->rt->mu);
+    bool ctxs_gone = l->live == 0, done = l->posted && l->left == 0;
+    pthread_mutex_unlock(&l->rt->mu);
+    if (ctxs_gone && !l->posted) post_barrier(l);
+    return done;
+}
+
+void scan_rt_leave_wait(scan_rt_leave *l)
+{
+    scan_rt *rt = l->rt;
     pthread_mutex_lock(&rt->mu);
-    while (b.left > 0) pthread_cond_wait(&rt->cv, &rt->mu);
+    while (l->live > 0) pthread_cond_wait(&rt->cv, &rt->mu);
     pthread_mutex_unlock(&rt->mu);
-}
-
-void scan_rt_count_add(scan_rt_count *c)
-{
-    pthread_mutex_lock(&c->rt->mu);
-    c->live++;
-    pthread_mutex_unlock(&c->rt->mu);
-}
-
-void scan_rt_count_done(void *arg)
-{
-    scan_rt_count *c = arg;
-    pthread_mutex_lock(&c->rt->mu);
-    assert(c->live > 0);
-    if (--c->live == 0) pthread_cond_broadcast(&c->rt->cv);
-    pthread_mutex_unlock(&c->rt->mu);
-}
-
-void scan_rt_count_wait(scan_rt_count *c)
-{
-    pthread_mutex_lock(&c->rt->mu);
-    while (c->live > 0) pthread_cond_wait(&c->rt->cv, &c->rt->mu);
-    pthread_mutex_unlock(&c->rt->mu);
+    if (!l->posted) post_barrier(l);
+    pthread_mutex_lock(&rt->mu);
+    while (l->left > 0) pthread_cond_wait(&rt->cv, &rt->mu);
+    pthread_mutex_unlock(&rt->mu);
 }

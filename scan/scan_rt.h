@@ -10,13 +10,14 @@
  *     a scan's message accounting (fetch.h SCAN_INBOX_CAP), so no scan's posts can fill them.
  *  2. A scan leaving the runtime (scan.c finish) waits until its workers ended, its io
  *     contexts are freed (io_opts.on_freed: no read of its files in flight, nothing counted in
- *     its budget) and every message posted to the cores before then ran (scan_rt_barrier: no
+ *     its budget) and every message posted to the cores before then ran (the leave's barrier: no
  *     wake of its event is left), so it frees its state while the cores run on.
  *  3. core_rows[c] only grows (relaxed adds at each scan's core end). */
 #ifndef RINGSCAN_SCAN_SCAN_RT_H
 #define RINGSCAN_SCAN_SCAN_RT_H
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "format/column.h"
@@ -27,7 +28,6 @@ typedef struct scan_rt {
     int threads;
     int scans_max;             /* invariant 1 */
     _Atomic int attached;      /* scans on it now */
-    _Atomic int64_t scans;     /* scans it ran */
     pthread_mutex_t mu;        /* with cv: the host's waits (counts, barriers) */
     pthread_cond_t cv;
     _Atomic int64_t core_rows[EXEC_THREADS_MAX]; /* rows each core scanned, every scan's */
@@ -38,19 +38,23 @@ typedef struct scan_rt {
 int scan_rt_start(scan_rt **out, int threads, exec_io_backend io, int scans_max, pq_err *e);
 /* Stops the cores and frees rt (no scan attached). rt may be NULL. */
 void scan_rt_free(scan_rt *rt);
-/* From the host: returns once every message posted to rt's cores before the call has run
- * (each core's inbox is first in, first out). */
-void scan_rt_barrier(scan_rt *rt);
-
-/* What a scan waits for on leaving (invariant 2): its io contexts still alive. */
-typedef struct scan_rt_count {
+/* What a scan waits for on leaving the runtime (invariant 2): its io contexts still alive,
+ * then a barrier message on every core. Counts under rt->mu. */
+typedef struct scan_rt_leave {
     scan_rt *rt;
-    int live;                  /* under rt->mu */
-} scan_rt_count;
-void scan_rt_count_add(scan_rt_count *c);
-/* io_opts.on_freed: one ended (on a core). */
-void scan_rt_count_done(void *c);
-/* From the host: waits until none is live. */
-void scan_rt_count_wait(scan_rt_count *c);
+    int live;                  /* its io contexts not yet freed */
+    int left;                  /* cores whose barrier message has not run */
+    bool posted;               /* the barrier was posted (the host's only) */
+} scan_rt_leave;
+/* On a core, before it makes an io context for the scan. */
+void scan_rt_leave_ctx_add(scan_rt_leave *l);
+/* io_opts.on_freed: one of them was freed (on a core). */
+void scan_rt_leave_ctx_done(void *l);
+/* From the host, once the scan's workers ended: whether the scan has left (no io context,
+ * the barrier ran on every core), posting the barrier once the contexts are gone. Never
+ * blocks. */
+bool scan_rt_leave_try(scan_rt_leave *l);
+/* From the host, once the workers ended: returns when the scan has left. */
+void scan_rt_leave_wait(scan_rt_leave *l);
 
 #endif

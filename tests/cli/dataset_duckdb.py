@@ -10,8 +10,6 @@ sorted keys and the set of rows. --stats must count the files the partition filt
 and read no footer of them. Then the errors: a pattern matching nothing, an unreadable
 file, and types that do not widen, each named.
 Usage: python dataset_duckdb.py RINGSCAN DIR"""
-import datetime
-import decimal
 import glob
 import json
 import os
@@ -24,6 +22,7 @@ import pyarrow.parquet as pq
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, summary  # noqa: E402
+from duck_text import csv_rows, duck_rows  # noqa: E402
 
 R, D = sys.argv[1], sys.argv[2]
 
@@ -56,35 +55,9 @@ def make_dataset():
     return ds
 
 
-def text(v):
-    """DuckDB's value as ringscan's CSV prints it."""
-    if v is None:
-        return ""
-    if isinstance(v, float):
-        return repr(v)
-    if isinstance(v, (decimal.Decimal, datetime.date, int)):
-        return str(v)
-    s = str(v)
-    return '"' + s.replace('"', '""') + '"' if any(c in s for c in ',"\n\r') else s
-
-
-def csv_rows(out):
-    import csv
-    import io
-    rows = list(csv.reader(io.StringIO(out)))
-    return rows[1:] if rows else []
-
-
 def duck(con, files, cols, where=None, order=None, limit=None):
-    sql = (f"SELECT {', '.join(cols)} FROM read_parquet({files!r}, hive_partitioning = true, "
-           f"union_by_name = true)")
-    if where:
-        sql += f" WHERE {where}"
-    if order:
-        sql += f" ORDER BY {order}"
-    if limit is not None:
-        sql += f" LIMIT {limit}"
-    return [[text(v) for v in r] for r in con.execute(sql).fetchall()]
+    return duck_rows(con, f"read_parquet({files!r}, hive_partitioning = true, union_by_name = true)",
+                     cols, where, order, limit)
 
 
 def norm(rows):
