@@ -112,6 +112,30 @@ def test_dataset_metadata(tmp_path):
         ringscan.metadata(str(tmp_path / "none" / "*.parquet"))
 
 
+def test_dataset_nested_fields(tmp_path):
+    """A hive dataset with list, struct and map fields reads them whole, equal to
+    pyarrow.dataset (issue 23); a union by name gives nulls where a file lacks one."""
+    import pyarrow.dataset as ds
+    for year, lo in ((2023, 0), (2024, 40)):
+        d = tmp_path / f"year={year}"
+        d.mkdir()
+        ids = list(range(lo, lo + 40))
+        pq.write_table(pa.table({
+            "id": pa.array(ids, pa.int64()),
+            "lst": pa.array([None if i % 7 == 0 else list(range(i % 4)) for i in ids], pa.list_(pa.int64())),
+            "s": pa.array([{"a": i, "b": str(i)} if i % 5 else None for i in ids],
+                          pa.struct([("a", pa.int32()), ("b", pa.string())])),
+            "m": pa.array([[("k", i)] if i % 3 else [] for i in ids], pa.map_(pa.string(), pa.int64()))}),
+            d / "part.parquet", row_group_size=16)
+    got = ringscan.scan(str(tmp_path), threads=2).to_arrow()
+    want = ds.dataset(str(tmp_path), partitioning="hive").to_table()
+    assert got.schema.field("s").type == want.schema.field("s").type
+    assert got.drop_columns(["year"]).to_pylist() == want.drop_columns(["year"]).to_pylist()
+    pq.write_table(pa.table({"id": pa.array([99], pa.int64())}), tmp_path / "year=2024" / "zz.parquet")
+    got = ringscan.scan(str(tmp_path), union_by_name=True, columns=["id", "lst", "s"]).to_arrow()
+    assert got.num_rows == 81 and got.to_pylist()[-1] == {"id": 99, "lst": None, "s": None}
+
+
 def test_metadata(lineitem):
     m = ringscan.metadata(lineitem)
     pf = pq.ParquetFile(lineitem).metadata
