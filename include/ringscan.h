@@ -724,8 +724,8 @@ RINGSCAN_API int ringscan_scan_column(ringscan_scan *s, int i, ringscan_column_i
  * filter on such a column is RINGSCAN_EUNSUPPORTED). Nested top-level fields (lists,
  * structs, maps, any depth) are read whole, in the shape the first file that has them gives
  * (a file with another shape is RINGSCAN_EUNSUPPORTED naming both; without union_by_name a
- * file lacking one is refused, with it the field is null there); a path inside one ("s.a"),
- * a filter or a sort key on one is RINGSCAN_EUNSUPPORTED. */
+ * file lacking one is refused, with it the field is null there); a path inside one ("s.a")
+ * is projected as in one file; a filter or a sort key on one is RINGSCAN_EUNSUPPORTED. */
 typedef struct ringscan_dataset ringscan_dataset;
 
 /* Lists a dataset: each of paths[0..npaths) is a file, a directory (every *.parquet below

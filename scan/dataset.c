@@ -64,16 +64,22 @@ static bool stats_prune(const pqf_t *f, const flt_expr *x)
 /* r's projection: per column its leaf (or -1) and its vector's place; the keys of the file's
  * own columns into so. */
 static int file_proj(ds_scan *d, ds_run *r, const flt_expr *x, scan_opts *so, int *leaves,
-                     int *nleaves, pq_err *e)
+                     int32_t *nodes, int *nleaves, pq_err *e)
 {
     int n = d->nout + d->nhide;
     *nleaves = 0;
     for (int j = 0; j < n; j++) {
-        int leaf = r->view.leaf[d->out[j]];
+        int leaf = r->view.leaf[d->out[j]], rc = 0;
+        int32_t node = r->view.node[d->out[j]]; /* a nested column's (or a path's) node here */
+        if (leaf >= 0 && j < d->nout && d->opath[j])
+            rc = ds_out_path_leaf(d, j, &d->ft.slots[r->fi].f->meta, d->a.list->files[r->fi].path,
+                                  &leaf, &node, e);
+        if (rc) return rc;
         r->proj[j] = leaf;
         r->pos[j] = leaf >= 0 ? *nleaves : -1;
-        if (leaf >= 0) leaves[(*nleaves)++] = leaf;
+        if (leaf >= 0) nodes[*nleaves] = node, leaves[(*nleaves)++] = leaf;
     }
+    so->proj_nodes = nodes, so->nproj_nodes = *nleaves;
     if (*nleaves == 0) { /* only virtual columns: the file's first flat column counts its rows
                             (a count's: the filter's first, which the filter reads anyway) */
         int c = x && x->npreds > 0 && x->preds[0].column >= 0 ? x->preds[0].column : 0;
@@ -101,8 +107,9 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     int n = d->nout + d->nhide + 1;
     r->proj = fail_malloc(sizeof(int) * (size_t)n), r->pos = fail_malloc(sizeof(int) * (size_t)n);
     int *leaves = fail_malloc(sizeof(int) * (size_t)n), nleaves = 0;
+    int32_t *nodes = fail_malloc(sizeof(int32_t) * (size_t)n);
     r->scale = fail_malloc(sizeof(int64_t) * (size_t)(d->s.n + 1));
-    int rc = r->proj && r->pos && leaves && r->scale ? 0 : -ENOMEM;
+    int rc = r->proj && r->pos && leaves && nodes && r->scale ? 0 : -ENOMEM;
     if (rc == 0 && !d->a.union_by_name) rc = ds_schema_add(&d->s, &f->meta, path, false, e);
     if (rc == 0) rc = ds_view_init(&r->view, &d->s, &f->meta);
     if (rc == 0) rc = ds_types_file(&d->s, &r->view, &f->meta, path, r->scale, e);
@@ -116,7 +123,7 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
                                     : r->settled ? "counted from its footer" : "pruned by footer statistics");
         *pruned = true;
     }
-    if (rc == 0 && !*pruned) rc = file_proj(d, r, x, &so, leaves, &nleaves, e);
+    if (rc == 0 && !*pruned) rc = file_proj(d, r, x, &so, leaves, nodes, &nleaves, e);
     bool *dict_out = NULL; /* dictionary columns as indices (not through Top-K's merge) */
     if (rc == 0 && !*pruned && !d->topk.nkeys)
         rc = ds_types_dict_out(d->atypes, r->pos, d->nout, nleaves, &dict_out);
@@ -142,7 +149,7 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
         scan_get_stats(r->scan, &st);
         r->splits = st.splits;
     }
-    free(leaves), free(dict_out);
+    free(leaves), free(nodes), free(dict_out);
     return rc;
 }
 
@@ -388,6 +395,7 @@ void ds_scan_free(ds_scan *d)
     if (d->ft.slots) ds_footers_free(&d->ft);
     ds_topk_free(&d->topk);
     ds_schema_free(&d->s);
+    ds_out_free(d);
     free(d->filter), free(d->out), free(d->acols), free(d->atypes);
     free(d->explain);
     free(d);

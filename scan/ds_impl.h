@@ -22,7 +22,8 @@
  *  5. A nested top-level field (list, struct, map) is one column read whole (ds_nested.c):
  *     node >= 0, desc its first leaf's in `from`, meta from's footer (kept open), its vectors
  *     packed rows (format/column_nested.h) that pass through unchanged, null placeholders
- *     where a file lacks it; every file that has it has its shape. No filter reads it. */
+ *     where a file lacks it; every file that has it has its shape (so a path inside it
+ *     resolves alike in each, ds_out.c). No filter reads it. */
 #ifndef RINGSCAN_SCAN_DS_IMPL_H
 #define RINGSCAN_SCAN_DS_IMPL_H
 #include "filter/expr.h"

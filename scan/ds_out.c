@@ -4,6 +4,7 @@
  * summed over files. Below dataset.c (ds_run.h). */
 #include <assert.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,16 @@
 #include "scan/api_priv.h"
 #include "scan/ds_run.h"
 
+/* The nested schema column name lies inside (its first component's), or -1. */
+static int nested_top(const ds_scan *d, const char *name)
+{
+    const char *dot = strchr(name, '.');
+    for (int c = 0; dot && c < d->s.n; c++)
+        if (d->s.cols[c].node >= 0 && strlen(d->s.cols[c].name) == (size_t)(dot - name) &&
+            memcmp(d->s.cols[c].name, name, (size_t)(dot - name)) == 0) return c;
+    return -1;
+}
+
 /* Whether the query may need a column only the files pruned by partition have: every column
  * (no column list), or a name the schema lacks: projected, an ORDER BY key, or one the filter
  * reads (it fails to type against every schema column). */
@@ -19,7 +30,7 @@ bool ds_names_missing(const ds_scan *d, const ds_scan_args *a)
 {
     if (!a->columns) return !a->count; /* a count reads the filter's columns only */
     for (int j = 0; a->columns && j < a->ncolumns; j++)
-        if (ds_schema_find(&d->s, a->columns[j]) < 0) return true;
+        if (ds_schema_find(&d->s, a->columns[j]) < 0 && nested_top(d, a->columns[j]) < 0) return true;
     pq_column_desc *cols = fail_malloc(sizeof *cols * (size_t)(d->s.n + 1));
     if (!cols) return false;
     for (int c = 0; c < d->s.n; c++) cols[c] = d->s.cols[c].desc, cols[c].index = c;
@@ -39,19 +50,57 @@ bool ds_names_missing(const ds_scan *d, const ds_scan_args *a)
  * whole, a nested field it leaves out (a shape the format does not allow), or none. */
 static int no_column(const ds_scan *d, const char *name, pq_err *e)
 {
-    const char *in = ds_schema_nested(&d->s, name), *dot = strchr(name, '.');
-    int top = -1;
-    for (int c = 0; dot && c < d->s.n; c++)
-        if (d->s.cols[c].node >= 0 && strlen(d->s.cols[c].name) == (size_t)(dot - name) &&
-            memcmp(d->s.cols[c].name, name, (size_t)(dot - name)) == 0) top = c;
-    if (top >= 0)
-        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.100s' is inside the nested field "
-                       "'%.100s': a dataset scan reads nested fields whole (project '%.100s')",
-                       name, d->s.cols[top].name, d->s.cols[top].name);
+    const char *in = ds_schema_nested(&d->s, name);
     if (in)
         return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.100s' is a nested field whose LIST "
                        "or MAP shape the format does not allow, in %.200s", name, in);
     return pq_errf(e, -EINVAL, -1, "no column named '%.100s' in the dataset", name);
+}
+
+/* Output j as path name inside nested schema column top (its shape is every file's: a path
+ * resolves alike in each), named and typed as a one-file scan of top's first file gives it. */
+static int path_col(ds_scan *d, int j, int top, const char *name, pq_err *e)
+{
+    const ds_col *c = &d->s.cols[top];
+    int col = -1;
+    int32_t node = -1;
+    int rc = scan_nested_resolve(c->meta, name, &col, &node, e);
+    if (rc) return rc;
+    if (!(d->opath[j] = fail_strdup(name))) return -ENOMEM;
+    d->out[j] = top;
+    d->acols[j] = scan_nested_arrow_col(c->meta, &c->meta->columns[col], node);
+    return 0;
+}
+
+/* The Arrow types of the paths projected (ds_types_project gave their columns' types). */
+static int path_types(ds_scan *d, pq_err *e)
+{
+    for (int j = 0; j < d->nout; j++) {
+        if (!d->opath[j]) continue;
+        int rc = scan_arrow_types_build(d->s.cols[d->out[j]].meta, &d->acols[j], 1, &d->ptypes[j], e);
+        if (rc) return rc;
+        d->atypes[j] = d->ptypes[j].cols[0]; /* borrowed from ptypes[j] */
+        d->acols[j].type = &d->atypes[j];
+    }
+    return 0;
+}
+
+int ds_out_path_leaf(const ds_scan *d, int j, const pq_file_meta *m, const char *path, int *leaf,
+                     int32_t *node, pq_err *e)
+{
+    assert(d->opath[j]);
+    int rc = scan_nested_resolve(m, d->opath[j], leaf, node, e);
+    if (rc == 0) return 0;
+    char why[sizeof e->msg];
+    snprintf(why, sizeof why, "%s", e->msg);
+    return pq_errf(e, rc, -1, "%.200s: column '%.100s': %.200s", path, d->opath[j], why);
+}
+
+void ds_out_free(ds_scan *d)
+{
+    for (int j = 0; d->opath && j < d->nout; j++) free(d->opath[j]);
+    for (int j = 0; d->ptypes && j < d->nout; j++) scan_arrow_types_free(&d->ptypes[j]);
+    free(d->opath), free(d->ptypes);
 }
 
 /* Schema column c as the Arrow export shows it (a nested field: from its first file's
@@ -71,14 +120,20 @@ int ds_resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
     int n = a->count ? 0 : a->columns ? a->ncolumns : d->s.n;
     d->out = fail_malloc(sizeof(int) * (size_t)(n + FLT_MAX_SORT_KEYS + 1));
     d->acols = fail_calloc((size_t)n + 1, sizeof *d->acols);
-    if (!d->out || !d->acols) return -ENOMEM;
+    d->opath = fail_calloc((size_t)n + 1, sizeof *d->opath);
+    d->ptypes = fail_calloc((size_t)n + 1, sizeof *d->ptypes);
+    if (!d->out || !d->acols || !d->opath || !d->ptypes) return -ENOMEM;
+    d->nout = n;
     for (int j = 0; j < n; j++) {
         d->out[j] = a->columns ? ds_schema_find(&d->s, a->columns[j]) : j;
-        if (d->out[j] < 0) return no_column(d, a->columns[j], e);
-        d->acols[j] = out_col(&d->s.cols[d->out[j]]);
-    }
-    d->nout = n; /* their Arrow types (ds_impl.h invariant 4) and dictionary_columns */
+        int top = d->out[j] < 0 ? nested_top(d, a->columns[j]) : -1, rc = 0;
+        if (top >= 0) rc = path_col(d, j, top, a->columns[j], e);
+        else if (d->out[j] < 0) rc = no_column(d, a->columns[j], e);
+        else d->acols[j] = out_col(&d->s.cols[d->out[j]]);
+        if (rc) return rc;
+    } /* their Arrow types (ds_impl.h invariant 4), paths' and dictionary_columns */
     int rc = ds_types_project(&d->s, d->out, n, a->dict_columns, a->ndict, d->acols, &d->atypes, e);
+    if (rc == 0) rc = path_types(d, e);
     if (rc) return rc;
     if (n == 0 && !a->count) return pq_errf(e, -EINVAL, -1, "no columns to scan");
     if (!a->order_by || a->limit < 0) return 0;

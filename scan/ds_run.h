@@ -35,6 +35,9 @@ struct ds_scan {
     int *out;              /* [nout + nhide]: schema column of each */
     scan_arrow_col *acols; /* [nout] */
     scan_arrow_type *atypes; /* [nout]: acols' types (ds_types_project) */
+    char **opath;          /* [nout]: a path projected inside nested column out[j] ("s.a",
+                              read as a one-file scan reads it), owned; NULL: the column */
+    scan_arrow_types *ptypes; /* [nout]: a path's Arrow types (atypes[j] its first), owned */
     ds_footers ft;
     scan_rt *rt;           /* the cores every file's scan runs on, started with the first */
     ds_run runs[DS_INFLIGHT_MAX]; /* invariant 1 */
@@ -60,6 +63,12 @@ bool ds_names_missing(const ds_scan *d, const ds_scan_args *a);
 /* (ds_out.c) The projected columns (names resolved in d's schema) and ORDER BY keys hidden
  * after them. 0 or a status with e filled. */
 int ds_resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e);
+/* (ds_out.c) Frees what ds_resolve_out made of paths inside nested columns. */
+void ds_out_free(ds_scan *d);
+/* (ds_out.c) File m's (path's) leaf and node for output column j, a path inside a nested
+ * column m has: 0, or the error naming path and the column. */
+int ds_out_path_leaf(const ds_scan *d, int j, const pq_file_meta *m, const char *path, int *leaf,
+                     int32_t *node, pq_err *e);
 /* (ds_out.c) b (r's batch) rewritten to the dataset's columns into out (b's vectors moved). */
 int ds_to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *out, pq_err *e);
 /* (ds_out.c) Cuts b to its first rows rows; null counts recounted. */

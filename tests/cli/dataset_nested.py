@@ -3,8 +3,8 @@ depth) in a dataset, read whole (issue 23): ringscan's dataset scan (libringscan
 rs_ctypes) against pyarrow.dataset.dataset(dir, partitioning="hive").to_table(): schema and
 values; then the CLI (JSON lines) against pyarrow for a union by name where a file lacks a
 field (nulls), a filter on a flat column, ORDER BY .. LIMIT and 1 or 2 threads; and the errors:
-a field whose shape differs between files (both named), a path inside a field, a sort key on
-one. Prints "ok NAME" or "FAIL: NAME: why" per case."""
+a field whose shape differs between files (both named), a sort key on one; paths inside fields
+("s.b", "m.key_value.key") projected as a one-file scan projects them. Prints "ok NAME" or "FAIL: NAME: why" per case."""
 import json
 import os
 import subprocess
@@ -128,8 +128,17 @@ rc, out, err = cli(root)
 case("another shape: both files named", rc == 1 and "'lst'" in err and "a.parquet" in err and "b.parquet" in err,
      f"rc {rc}: {err}")
 root = write("one", {"a.parquet": table(0, 10), "b.parquet": table(10, 10)})
-rc, out, err = cli(root, "--columns", "s.a")
-case("a path inside a field", rc == 1 and "inside the nested field 's'" in err, f"rc {rc}: {err}")
+rc, out, err = cli(root, "--columns", "id,s.b,m.key_value.key,pts.list.element.x,sl.v")
+t = pads.dataset(root).to_table().sort_by("id").to_pylist()
+w = [{"id": r["id"], "s.b": r["s"] and r["s"]["b"],
+      "m.key_value.key": None if r["m"] is None else [k for k, _ in r["m"]],
+      "pts.list.element.x": [p["x"] for p in r["pts"]], "sl.v": r["sl"]["v"]} for r in t]
+case("paths inside fields (as a one-file scan projects them)", rc == 0 and out == w,
+     f"rc {rc} {err} {out and out[:2]} {w[:2]}")
+rc, out, err = cli(root, "--columns", "s,s.a")
+case("a field and its first leaf's path", rc == 1 and "'s' and 's.a' start at one leaf" in err, f"rc {rc}: {err}")
+rc, out, err = cli(root, "--columns", "s.nope")
+case("a path that is not there", rc == 1 and "'s.nope'" in err, f"rc {rc}: {err}")
 rc, out, err = cli(root, "--order-by", "lst", "--limit", "2")
 case("a nested sort key", rc == 1 and "'lst'" in err and "sort key" in err, f"rc {rc}: {err}")
 sys.exit(1 if failures else 0)
