@@ -4,7 +4,8 @@ rs_ctypes) against pyarrow.dataset.dataset(dir, partitioning="hive").to_table():
 values; then the CLI (JSON lines) against pyarrow for a union by name where a file lacks a
 field (nulls), a filter on a flat column, ORDER BY .. LIMIT and 1 or 2 threads; and the errors:
 a field whose shape differs between files (both named), a sort key on one; paths inside fields
-("s.b", "m.key_value.key") projected as a one-file scan projects them. Prints "ok NAME" or "FAIL: NAME: why" per case."""
+("s.b", "m.key_value.key") projected as a one-file scan projects them. Prints "FAIL: NAME:
+why" per failed case and the summary line (checks.py)."""
 import json
 import os
 import subprocess
@@ -15,20 +16,15 @@ import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, summary  # noqa: E402
 import rs_ctypes
 
 lib = rs_ctypes.load(sys.argv[1])
 R, top = sys.argv[2], sys.argv[3]
-failures = 0
 
 
-def case(name, ok, why):
-    global failures
-    if ok:
-        print(f"ok {name}")
-    else:
-        failures += 1
-        print(f"FAIL: {name}: {why}")
+def case(name, cond, why):
+    check(cond, f"{name}: {why}")
 
 
 def table(lo, n, drop=()):
@@ -141,4 +137,4 @@ rc, out, err = cli(root, "--columns", "s.nope")
 case("a path that is not there", rc == 1 and "'s.nope'" in err, f"rc {rc}: {err}")
 rc, out, err = cli(root, "--order-by", "lst", "--limit", "2")
 case("a nested sort key", rc == 1 and "'lst'" in err and "sort key" in err, f"rc {rc}: {err}")
-sys.exit(1 if failures else 0)
+sys.exit(0 if summary("dataset_nested") else 1)

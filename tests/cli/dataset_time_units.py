@@ -1,7 +1,8 @@
 """tests/cli/dataset_time_units.py RINGSCAN DIR: a dataset whose files store a timestamp or a
 time of day in different units or zones (issue 23, section 4), scanned by the CLI and compared
 with DuckDB's read_parquet(union_by_name = true) and with pyarrow.dataset for the default
-(first file's types). Prints "ok NAME" or "FAIL: NAME: why" per case."""
+(first file's types). Prints "FAIL: NAME: why" per failed case and the summary line
+(checks.py)."""
 import json
 import os
 import subprocess
@@ -11,7 +12,13 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, summary  # noqa: E402
 R, DIR = sys.argv[1], sys.argv[2]
+
+
+def case(name, cond, why):
+    check(cond, f"{name}: {why}")
 UNIT = {"ms": 3, "us": 6, "ns": 9}
 
 
@@ -57,16 +64,6 @@ def duck(d, sql_x, where="", order="id"):
     return duckdb.sql(q).fetchall()
 
 
-failed = 0
-
-
-def case(name, cond, why):
-    global failed
-    if cond:
-        print(f"ok {name}")
-    else:
-        failed += 1
-        print(f"FAIL: {name}: {why}")
 
 
 def check_values(name, d, exp, sql_x, args=(), where="", order="id", zone=None):
@@ -159,4 +156,4 @@ for where in ("", "x > 1.3"):
     digits = {len(r["x"].partition(".")[2]) for r in rows or [] if r["x"] is not None}
     case(f"union decimals {where or 'all'}", rc == 0 and got == want and digits == {2},
          f"rc {rc} {err} got {got} digits {digits} want {want}")
-sys.exit(1 if failed else 0)
+sys.exit(0 if summary("dataset_time_units") else 1)

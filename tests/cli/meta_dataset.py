@@ -2,8 +2,8 @@
 directory, a pattern) against pyarrow.dataset: the columns and their types (data columns as
 pyarrow.dataset types them, hive partition columns as DuckDB infers them: int64 / string), the
 files in path order with their rows and row groups from the footer, the totals, the JSON form
-and its text twin, --union-by-name, and errors naming the file. Prints "ok NAME" or
-"FAIL: NAME: why" per case."""
+and its text twin, --union-by-name, and errors naming the file. Prints "FAIL: NAME:
+why" per failed case and the summary line (checks.py)."""
 import json
 import os
 import subprocess
@@ -13,17 +13,13 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, summary  # noqa: E402
 R, DIR = sys.argv[1], sys.argv[2]
-failed = 0
 
 
 def case(name, cond, why):
-    global failed
-    if cond:
-        print(f"ok {name}")
-    else:
-        failed += 1
-        print(f"FAIL: {name}: {why}")
+    check(cond, f"{name}: {why}")
 
 
 def meta(*args):
@@ -106,4 +102,4 @@ rc, out, err = meta(nd, "--json")
 got = {c["name"]: c["type"] for c in json.loads(out)["schema"]} if rc == 0 else None
 want = {f.name: str(f.type) for f in ds.dataset(nd).schema}
 case("nested types as pyarrow prints them", got == want, f"rc {rc} {err} got {got} want {want}")
-sys.exit(1 if failed else 0)
+sys.exit(0 if summary("meta_dataset") else 1)
