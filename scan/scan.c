@@ -151,8 +151,10 @@ static void worker(void *arg)
     int core = exec_core_index(exec_current());
     scan_core *c = &s->cores[core];
     int rank = c->workers_started++;
-    int rc = core_setup(s, core);
-    if (rc) scan_out_fail(&s->out, rc, NULL);
+    /* on a shared runtime, a core the file left nothing to costs it no set-up */
+    bool idle = s->o.rt && !s->fetch.cores[core].io && scan_fetch_exhausted(&s->fetch);
+    int rc = idle ? 1 : core_setup(s, core);
+    if (rc < 0) scan_out_fail(&s->out, rc, NULL);
     while (rc == 0 && !atomic_load(&s->out.stop) && !atomic_load(&s->out.limit_hit)) {
         scan_budget_admit(&s->fetch.budget, &s->ev, rank, &s->out.stop);
         scan_fetch_pace(&s->fetch, core, &s->out.stop);
