@@ -8,8 +8,8 @@
 #include "scan/scan_rt.h"
 
 /* DS_INFLIGHT_MAX: files whose scans run at once on the dataset's one runtime (scan_rt.h),
- * each on every core; fewer while the running files after the first hold a window's worth of
- * splits (dataset.c fill) */
+ * each on as many cores as it has splits; fewer while the running files after the first hold
+ * a window's worth of splits (dataset.c fill) */
 enum { DS_EXPLAIN_BYTES = 1 << 20, DS_INFLIGHT_MAX = 16 };
 
 /* A file being scanned. */

@@ -1,9 +1,10 @@
 /* scan/scan_rt.h: a runtime several scans share (a dataset's files): one executor group - its
  * core threads, their io rings (or pread fallbacks) and coroutine stacks - started once, on
- * whose cores every attached scan spawns its workers (scan_opts.rt). Each scan keeps its own
- * plan, fetch, policy, output window and per-core io contexts, so its floors are unchanged; the
- * cores run the splits of every attached scan at once, so a core whose share of one file is
- * done runs the splits of the others, and a scan's start costs no thread.
+ * whose cores every attached scan spawns its workers (scan_opts.rt; on as many cores as it has
+ * live splits: scan_rt_cores). Each scan keeps its own plan, fetch, policy, output window and
+ * per-core io contexts, so its floors are unchanged; the cores run the splits of every
+ * attached scan at once, so a core whose share of one file is done runs the splits of the
+ * others, and a scan's start costs no thread.
  *
  * Invariants:
  *  1. At most scans_max scans are attached at once: the group's inboxes hold scans_max times
