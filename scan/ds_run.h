@@ -21,6 +21,7 @@ typedef struct ds_run {
     int *pos;              /* [nout + nhide]: its place among the scan's vectors, or -1 */
     int64_t rows;          /* rows it handed on (Top-K positions) */
     int64_t splits;        /* its planned splits (dataset.c fill) */
+    int64_t bytes;         /* what its projected chunks may take decoded (dataset.c fill) */
     int64_t *scale;        /* [schema n]: its durations' factor to the dataset's unit */
     int *groups;           /* a count's row groups left to scan (ds_count_file), or NULL */
     bool settled;          /* a count's file whose groups the footer settled (no scan) */
