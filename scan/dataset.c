@@ -2,10 +2,11 @@
  * before any footer is read, footers read concurrently (ds_open.c), the schema built, then
  * one scan (scan.h) per file in path order, every one on the dataset's one runtime (scan_rt.h:
  * the cores, their io rings and coroutine stacks started once), on as many of its cores as it
- * has splits, up to DS_INFLIGHT_MAX of them at once while the files after the one being drained hold less than
- * a window of splits (they run ahead into their own bounded output windows, so a core whose
- * share of one file is done runs the next files' splits), each file's batches rewritten to
- * the dataset's columns (ds_out.c), a limit counted across files, and ORDER BY ... LIMIT
+ * has splits, up to DS_INFLIGHT_MAX of them at once while the files after the one being
+ * drained hold less than a window of splits and a sixteenth of the fetch budget decoded (they
+ * run ahead into their own bounded output windows, so a core whose share of one file is done
+ * runs the next files' splits), each file's batches rewritten to the dataset's columns
+ * (ds_out.c), a limit counted across files, and ORDER BY ... LIMIT
  * merged across files (ds_topk.c).
  *
  * Invariants:
