@@ -488,7 +488,9 @@ typedef struct ringscan_options {
                                    matched by name in each file (a column missing from a file,
                                    or wider there, is that error; extra columns are ignored) */
     int max_files;              /* files a dataset may list; 0 = 100000 (at most 1 << 20) */
-    int max_open_files;         /* footers read at once and held; 0 = 16 (at most 1024) */
+    int max_open_files;         /* footers read at once and held (a dataset's scan reads them
+                                   max_open_files / 2 at a time, the next ones ahead); 0 = 16
+                                   (at most 1024) */
     const char *const *dictionary_columns; /* projected columns exported as Arrow dictionary
                                    arrays (format "i": int32 indices, the dictionary a child
                                    of the column's own type), as pyarrow's read_dictionary;
@@ -754,10 +756,11 @@ RINGSCAN_API void ringscan_dataset_close(ringscan_dataset *d);
  * filter_expr, limit, order_by, policy, threads, io, ...; the store and S3 fields open the
  * files; row_groups is refused). Files whose partition values fail the filter's top-level
  * AND terms on partition columns are pruned before their footer is read; the footers of at
- * most max_open_files files are read at once (concurrently) and held; a file whose footer
- * statistics rule out every row group is pruned before its scan starts. Each file is
- * scanned by its own scan, up to one file per thread at once (threads shared among them),
- * and batches are taken from the files in path order (output is path order, then row order
+ * most max_open_files files are read at once (concurrently, the next half of them read ahead
+ * while the files before are scanned) and held; a file whose footer statistics rule out
+ * every row group is pruned before its scan starts. Every file's scan runs on the dataset's
+ * one set of `threads` cores (started once), up to 16 files at once, each on as many cores as
+ * it has splits, and batches are taken from the files in path order (output is path order, then row order
  * within each file as ringscan_options.ordered says). ORDER BY ... LIMIT keeps each file's
  * best rows and merges them, the files sharing one bound. A clause (an OR) that
  * mixes partition columns with data columns is RINGSCAN_EUNSUPPORTED. Errors name the file.

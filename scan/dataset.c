@@ -1,11 +1,12 @@
 /* scan/dataset.c: a dataset scan (dataset.h, ds_scan.h): files pruned by their partitions
  * before any footer is read, footers read concurrently (ds_open.c), the schema built, then
  * one scan (scan.h) per file in path order, every one on the dataset's one runtime (scan_rt.h:
- * the cores, their io rings and coroutine stacks started once) and on all of its cores, up to
- * DS_INFLIGHT_MAX of them at once while the files after the one being drained hold less than
- * a window of splits (they run ahead into their own bounded output windows, so a core whose
- * share of one file is done runs the next files' splits), each file's batches rewritten to
- * the dataset's columns (ds_out.c), a limit counted across files, and ORDER BY ... LIMIT
+ * the cores, their io rings and coroutine stacks started once), on as many of its cores as it
+ * has splits, up to DS_INFLIGHT_MAX of them at once while the files after the one being
+ * drained hold less than a window of splits and a sixteenth of the fetch budget decoded (they
+ * run ahead into their own bounded output windows, so a core whose share of one file is done
+ * runs the next files' splits), each file's batches rewritten to the dataset's columns
+ * (ds_out.c), a limit counted across files, and ORDER BY ... LIMIT
  * merged across files (ds_topk.c).
  *
  * Invariants:
@@ -99,6 +100,21 @@ static int file_proj(ds_scan *d, ds_run *r, const flt_expr *x, scan_opts *so, in
     return 0;
 }
 
+/* What file f's leaves may take decoded, from its footer: per chunk its uncompressed bytes,
+ * or 8 a value when more (dictionary-encoded columns decode to more than their pages). */
+static int64_t decoded_bytes(const pqf_t *f, const int *leaves, int n)
+{
+    int64_t sum = 0;
+    for (int g = 0; g < f->meta.nrow_groups; g++)
+        for (int j = 0; j < n; j++) {
+            const pq_chunk_meta *c = &f->meta.row_groups[g].chunks[leaves[j]];
+            int64_t v = c->num_values > INT64_MAX / 8 ? INT64_MAX / 8 : c->num_values * 8;
+            int64_t b = c->total_uncompressed_size > v ? c->total_uncompressed_size : v;
+            sum = b > INT64_MAX / 2 - sum ? INT64_MAX / 2 : sum + b;
+        }
+    return sum;
+}
+
 /* Starts r's scan (its footer open); *pruned when its constants or statistics rule it out. */
 static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
 {
@@ -148,6 +164,7 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
         scan_stats st;
         scan_get_stats(r->scan, &st);
         r->splits = st.splits;
+        r->bytes = decoded_bytes(f, leaves, nleaves);
     }
     free(leaves), free(nodes), free(dict_out);
     return rc;
@@ -194,15 +211,21 @@ static void end_file(ds_scan *d, ds_run *r)
 }
 
 /* Whether another file may start: fewer than DS_INFLIGHT_MAX run, and the ones after the
- * first hold fewer splits than one scan's output window (the first keeps every core busy
- * alone when it is big; small files run many at once). */
+ * first hold fewer splits than one scan's output window and may decode less than a sixteenth
+ * of the fetch budget (the first keeps every core busy alone when it is big; small files run
+ * many at once). */
 static bool room(ds_scan *d)
 {
     if (d->nrun + d->ngone >= DS_INFLIGHT_MAX) reap(d, true); /* scan_rt.h invariant 1 */
     if (d->nrun == 0) return true;
-    int64_t ahead = 0;
-    for (int k = 1; k < d->nrun; k++) ahead += d->runs[(d->head + k) % DS_INFLIGHT_MAX].splits;
-    return d->nrun + d->ngone < DS_INFLIGHT_MAX && ahead < 2 * (int64_t)SCAN_TASKS_PER_CORE * d->a.so.threads;
+    int64_t ahead = 0, bytes = 0;
+    for (int k = 1; k < d->nrun; k++) {
+        const ds_run *r = &d->runs[(d->head + k) % DS_INFLIGHT_MAX];
+        ahead += r->splits, bytes += r->bytes;
+    }
+    int64_t cap = (d->a.so.fetch_budget > 0 ? d->a.so.fetch_budget : SCAN_FETCH_BUDGET) / 16;
+    return d->nrun + d->ngone < DS_INFLIGHT_MAX && bytes < cap &&
+           ahead < 2 * (int64_t)SCAN_TASKS_PER_CORE * d->a.so.threads;
 }
 
 /* Starts files after the last started while there is room (or none is left): footers read

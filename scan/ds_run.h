@@ -8,8 +8,8 @@
 #include "scan/scan_rt.h"
 
 /* DS_INFLIGHT_MAX: files whose scans run at once on the dataset's one runtime (scan_rt.h),
- * each on every core; fewer while the running files after the first hold a window's worth of
- * splits (dataset.c fill) */
+ * each on as many cores as it has splits; fewer while the running files after the first hold
+ * a window's worth of splits (dataset.c fill) */
 enum { DS_EXPLAIN_BYTES = 1 << 20, DS_INFLIGHT_MAX = 16 };
 
 /* A file being scanned. */
@@ -21,6 +21,7 @@ typedef struct ds_run {
     int *pos;              /* [nout + nhide]: its place among the scan's vectors, or -1 */
     int64_t rows;          /* rows it handed on (Top-K positions) */
     int64_t splits;        /* its planned splits (dataset.c fill) */
+    int64_t bytes;         /* what its projected chunks may take decoded (dataset.c fill) */
     int64_t *scale;        /* [schema n]: its durations' factor to the dataset's unit */
     int *groups;           /* a count's row groups left to scan (ds_count_file), or NULL */
     bool settled;          /* a count's file whose groups the footer settled (no scan) */

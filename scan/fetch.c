@@ -347,6 +347,11 @@ static void busy_add(scan_fetch *fx, int core, int i, int d)
     if ((was + d == 0 || last) && atomic_load(&fx->pace_waiting) > 0) exec_event_signal(fx->ev);
 }
 
+bool scan_fetch_exhausted(scan_fetch *fx)
+{
+    return atomic_load(&fx->next_unit) >= fx->nunits && atomic_load(&fx->live_left) == 0;
+}
+
 int scan_fetch_claim(scan_fetch *fx, int core, int *unit)
 {
     scan_fetch_core *c = &fx->cores[core];

@@ -147,6 +147,10 @@ void scan_fetch_set_ahead(scan_fetch *fx, bool ahead);
  * none, no live split is left, the budget closed (a base task left its loop) or *stop
  * (fetch.c invariant 6). Returns at once on one core or a remote file. */
 void scan_fetch_pace(scan_fetch *fx, int core, const _Atomic int *stop);
+/* Whether nothing is left for a core that holds no unit to claim or steal: every planned unit
+ * reserved and no unpruned split unclaimed (the pruned ones left are their reservers'). Such
+ * a core needs no io context for this scan. Thread-safe. */
+bool scan_fetch_exhausted(scan_fetch *fx);
 /* The next split for core (on its thread) and its unit (*unit): the rest of the core's unit,
  * else the first split of the next unit of its run, else of a run of unclaimed units it
  * reserves (and registers the reads of), else the later half of the unstarted splits of

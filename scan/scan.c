@@ -151,8 +151,9 @@ static void worker(void *arg)
     int core = exec_core_index(exec_current());
     scan_core *c = &s->cores[core];
     int rank = c->workers_started++;
-    int rc = core_setup(s, core);
-    if (rc) scan_out_fail(&s->out, rc, NULL);
+    bool idle = s->o.rt && !s->fetch.cores[core].io && scan_fetch_exhausted(&s->fetch);
+    int rc = idle ? 1 : core_setup(s, core); /* idle: its file left this core nothing */
+    if (rc < 0) scan_out_fail(&s->out, rc, NULL);
     while (rc == 0 && !atomic_load(&s->out.stop) && !atomic_load(&s->out.limit_hit)) {
         scan_budget_admit(&s->fetch.budget, &s->ev, rank, &s->out.stop);
         scan_fetch_pace(&s->fetch, core, &s->out.stop);
@@ -200,16 +201,18 @@ static int start_workers(scan_t *s, pq_err *e)
     exec_event_init(&s->ev, s->g);
     scan_fetch_start(&s->fetch, s->g, &s->ev);
     s->pol.ev = s->dicts.ev = s->out.ev = &s->ev;
-    int tasks = s->fetch.budget.tasks;
-    atomic_store(&s->out.workers_live, s->o.threads * tasks);
-    for (int c = 0; c < s->o.threads; c++) s->cores[c].workers_live = tasks;
-    for (int c = 0; c < s->o.threads; c++) {
-        /* one message per core: a failure there is reported before any worker ran */
-        rc = exec_group_spawn(s->g, c, worker, s, tasks, workers_not_spawned);
+    int tasks = s->fetch.budget.tasks, n = s->o.threads, first = 0, t = s->o.threads;
+    if (s->o.rt) /* as many cores as it has live splits, taking the runtime's next in turn */
+        scan_rt_cores(s->o.rt, atomic_load(&s->fetch.live_left), &first, &n);
+    atomic_store(&s->out.workers_live, n * tasks);
+    for (int j = 0; j < n; j++) s->cores[(first + j) % t].workers_live = tasks;
+    for (int j = 0; j < n; j++) { /* one message per core: a failure is reported before any
+                                     of its workers ran */
+        rc = exec_group_spawn(s->g, (first + j) % t, worker, s, tasks, workers_not_spawned);
         if (rc == 0) continue;
-        for (int d = c; d < s->o.threads; d++) s->cores[d].workers_live = 0;
-        scan_out_workers_gone(&s->out, (s->o.threads - c) * tasks);
-        return pq_errf(e, rc, -1, "cannot start the scan tasks of core %d: %s", c,
+        for (int k = j; k < n; k++) s->cores[(first + k) % t].workers_live = 0;
+        scan_out_workers_gone(&s->out, (n - j) * tasks);
+        return pq_errf(e, rc, -1, "cannot start the scan tasks of core %d: %s", (first + j) % t,
                        status_text(rc));
     }
     return 0;

@@ -33,6 +33,13 @@ int scan_rt_start(scan_rt **out, int threads, exec_io_backend io, int scans_max,
     return 0;
 }
 
+void scan_rt_cores(scan_rt *rt, int live, int *first, int *n)
+{
+    *n = live < 1 ? 1 : live < rt->threads ? live : rt->threads;
+    unsigned at = *n == rt->threads ? 0 : atomic_fetch_add(&rt->next_core, (unsigned)*n);
+    *first = (int)(at % (unsigned)rt->threads);
+}
+
 void scan_rt_free(scan_rt *rt)
 {
     if (!rt) return;

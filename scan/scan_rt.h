@@ -1,9 +1,10 @@
 /* scan/scan_rt.h: a runtime several scans share (a dataset's files): one executor group - its
  * core threads, their io rings (or pread fallbacks) and coroutine stacks - started once, on
- * whose cores every attached scan spawns its workers (scan_opts.rt). Each scan keeps its own
- * plan, fetch, policy, output window and per-core io contexts, so its floors are unchanged; the
- * cores run the splits of every attached scan at once, so a core whose share of one file is
- * done runs the splits of the others, and a scan's start costs no thread.
+ * whose cores every attached scan spawns its workers (scan_opts.rt; on as many cores as it has
+ * live splits: scan_rt_cores). Each scan keeps its own plan, fetch, policy, output window and
+ * per-core io contexts, so its floors are unchanged; the cores run the splits of every
+ * attached scan at once, so a core whose share of one file is done runs the splits of the
+ * others, and a scan's start costs no thread.
  *
  * Invariants:
  *  1. At most scans_max scans are attached at once: the group's inboxes hold scans_max times
@@ -28,6 +29,7 @@ typedef struct scan_rt {
     int threads;
     int scans_max;             /* invariant 1 */
     _Atomic int attached;      /* scans on it now */
+    _Atomic unsigned next_core; /* where the next scan of fewer cores starts (scan_rt_cores) */
     pthread_mutex_t mu;        /* with cv: the host's waits (counts, barriers) */
     pthread_cond_t cv;
     _Atomic int64_t core_rows[EXEC_THREADS_MAX]; /* rows each core scanned, every scan's */
@@ -36,6 +38,10 @@ typedef struct scan_rt {
 /* Starts a runtime of threads cores (1..EXEC_THREADS_MAX) on io for up to scans_max (>= 1)
  * scans at once. 0 and *out, or a status with e filled. */
 int scan_rt_start(scan_rt **out, int threads, exec_io_backend io, int scans_max, pq_err *e);
+/* The cores a scan with live splits to run takes: *n = that many (at least 1, at most every
+ * core: a split runs on one core, so more would only set up and leave), from *first on
+ * (mod threads), the scans of few splits taking the cores in turn. Thread-safe. */
+void scan_rt_cores(scan_rt *rt, int live, int *first, int *n);
 /* Stops the cores and frees rt (no scan attached). rt may be NULL. */
 void scan_rt_free(scan_rt *rt);
 /* What a scan waits for on leaving the runtime (invariant 2): its io contexts still alive,
