@@ -46,6 +46,7 @@ typedef struct io_cost {
     _Atomic uint64_t ttfb_ns;
     _Atomic uint64_t bytes_per_s;
     _Atomic uint64_t samples;
+    uint64_t seed_bytes_per_s; /* one connection's bandwidth as seeded: caps a request (io_cost_max) */
 } io_cost;
 
 struct io_file;
