@@ -85,7 +85,30 @@ static int measure_positions(scan_policy_state *pol, const scan_plan *p)
             pol->pos_bytes[p->npreds] += (double)scan_plan_slot_bytes(p, i, p->proj_slot[j]);
     }
     for (int k = 0; live > 0 && k <= p->npreds; k++) pol->pos_bytes[k] /= live;
+    if (!(pol->slot_pos = fail_calloc((size_t)p->nneed + 1, sizeof *pol->slot_pos))) return -ENOMEM;
+    for (int s = 0; s < p->nneed; s++) pol->slot_pos[s] = p->npreds;
+    for (int k = p->npreds - 1; k >= 0; k--) { /* the earliest conjunct reading a slot wins */
+        int n;
+        const int *slots = scan_plan_pred_slots(p, k, &n);
+        for (int s = 0; s < n; s++) {
+            assert(slots[s] >= 0 && slots[s] < p->nneed);
+            pol->slot_pos[slots[s]] = k;
+        }
+    }
     return 0;
+}
+
+bool scan_policy_reach(scan_policy_state *pol, double *reach, const int **slot_pos)
+{
+    if (!pol->cost) return false;
+    int32_t perm[FLT_MAX_PREDS];
+    for (int k = 0; k < pol->plan->npreds; k++) perm[k] = k;
+    for (int pos = 0; pos <= pol->plan->npreds; pos++) {
+        reach[pos] = 1.0 - p_input_all_false(pol, perm, pos);
+        assert(reach[pos] >= 0.0 && reach[pos] <= 1.0);
+    }
+    *slot_pos = pol->slot_pos;
+    return true;
 }
 
 bool scan_policy_wants_all(scan_policy_state *pol)
@@ -128,6 +151,8 @@ void scan_policy_free(scan_policy_state *pol)
     pol->order = NULL;
     free(pol->pos_bytes);
     pol->pos_bytes = NULL;
+    free(pol->slot_pos);
+    pol->slot_pos = NULL;
     if (pol->used_mu_live) pthread_mutex_destroy(&pol->used_mu);
     pol->used_mu_live = false;
 }

@@ -1139,7 +1139,7 @@ static void test_budget_reserve(void)
     atomic_store(&b.held, 0);
     atomic_store(&b.read_in, 0);
     atomic_store(&b.out_bytes, 0);
-    uint64_t in = 0, n = scan_budget_reserve(&b, &sp, 2, &in);
+    uint64_t in = 0, n = scan_budget_reserve(&b, &sp, 2, &in, NULL, NULL);
     CHECK_EQ_I64((int64_t)in, 150);
     CHECK_EQ_I64((int64_t)n, 150 * 8);
     CHECK_EQ_I64((int64_t)atomic_load(&b.held), 150 * 8);
@@ -1148,16 +1148,28 @@ static void test_budget_reserve(void)
     scan_budget_unreserve(&b, n, in, 300); /* its working set: twice what it read */
     CHECK_EQ_I64((int64_t)atomic_load(&b.held), 200);
     atomic_store(&b.held, 0); /* its reads released */
-    n = scan_budget_reserve(&b, &sp, 2, &in);
+    n = scan_budget_reserve(&b, &sp, 2, &in, NULL, NULL);
     CHECK_EQ_I64((int64_t)n, 300);
     CHECK_EQ_I64((int64_t)atomic_load(&b.last), 300);
     scan_budget_unreserve(&b, n, 0, 0); /* a split that stopped early teaches nothing */
     CHECK_EQ_I64((int64_t)atomic_load(&b.read_in), 150);
     sp.pruned = true;
-    CHECK_EQ_I64((int64_t)scan_budget_reserve(&b, &sp, 2, &in), 0);
+    CHECK_EQ_I64((int64_t)scan_budget_reserve(&b, &sp, 2, &in, NULL, NULL), 0);
     sp.pruned = false;
     b.base = b.tasks; /* a local file: no read-ahead, nothing reserved */
-    CHECK_EQ_I64((int64_t)scan_budget_reserve(&b, &sp, 2, &in), 0);
+    CHECK_EQ_I64((int64_t)scan_budget_reserve(&b, &sp, 2, &in, NULL, NULL), 0);
+    CHECK_EQ_I64((int64_t)atomic_load(&b.held), 0);
+    /* weighed by the chance each slot is decoded: slot 0 at chain position 0 (always), slot 1
+     * read by the projection (position 1), reached by a tenth of the splits */
+    b.base = 1;
+    atomic_store(&b.read_in, 0);
+    atomic_store(&b.out_bytes, 0);
+    const double reach[2] = {1.0, 0.1};
+    const int slot_pos[2] = {0, 1};
+    n = scan_budget_reserve(&b, &sp, 2, &in, reach, slot_pos);
+    CHECK_EQ_I64((int64_t)in, 100 + 5);
+    CHECK_EQ_I64((int64_t)n, 105 * 8);
+    scan_budget_unreserve(&b, n, in, 0);
     CHECK_EQ_I64((int64_t)atomic_load(&b.held), 0);
 }
 
