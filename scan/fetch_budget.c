@@ -30,7 +30,8 @@
  *     resident: read buffers in flight or buffered, with the holes and the run read ahead
  *     they cover (io/ counts them from their issue), idle pooled read buffers (io.h
  *     pool_held; none is stashed outside the scan), each running split's decoded working set
- *     or batch (its reservation, learned from finished splits), and batches not consumed
+ *     or batch (its reservation, learned from finished splits, each slot weighed by the chance
+ *     the split decodes it), and batches not consumed
  *     (output.c). Reads registered but not issued hold nothing; what is issued is bounded by
  *     each core's io budget, limit / 2 / threads (io.h budget_bytes), and the pool by limit /
  *     4 / threads, so read-ahead leaves room for the decoded side. (Holding a range back while
