@@ -46,6 +46,7 @@ typedef struct io_cost {
     _Atomic uint64_t ttfb_ns;
     _Atomic uint64_t bytes_per_s;
     _Atomic uint64_t samples;
+    uint64_t seed_bytes_per_s; /* one connection's bandwidth as seeded: caps a request (io_cost_max) */
 } io_cost;
 
 struct io_file;
@@ -72,7 +73,8 @@ typedef struct io_backend {
 /* The cost model's coalescing limits for f: merge over a hole below ttfb x bandwidth, clamped
  * to [4 KiB, 32 MiB]; cap a merged request at gap x u / (1 - u) with u = 0.9, at most 16 MiB
  * (Vortex's object-storage cap; at issue 20's 64 MiB a few huge requests serialize on their
- * connections while the others idle: bench/RESULTS.md, twelfth session). */
+ * connections while the others idle: bench/RESULTS.md, twelfth session), and at ttfb x the
+ * seeded bandwidth of one connection (one round trip of transfer: io_file.c). */
 uint64_t io_cost_gap(const io_cost *c);
 uint64_t io_cost_max(const io_cost *c);
 /* Seeds c. */

@@ -30,7 +30,8 @@
  *     resident: read buffers in flight or buffered, with the holes and the run read ahead
  *     they cover (io/ counts them from their issue), idle pooled read buffers (io.h
  *     pool_held; none is stashed outside the scan), each running split's decoded working set
- *     or batch (its reservation, learned from finished splits), and batches not consumed
+ *     or batch (its reservation, learned from finished splits, each slot weighed by the chance
+ *     the split decodes it), and batches not consumed
  *     (output.c). Reads registered but not issued hold nothing; what is issued is bounded by
  *     each core's io budget, limit / 2 / threads (io.h budget_bytes), and the pool by limit /
  *     4 / threads, so read-ahead leaves room for the decoded side. (Holding a range back while
@@ -120,12 +121,18 @@ void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic i
     atomic_fetch_sub(&b->waiting, 1);
 }
 
-uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, uint64_t *in)
+uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, uint64_t *in,
+                             const double *reach, const int *slot_pos)
 {
     *in = 0;
     if (b->limit == 0 || b->base == b->tasks || sp->pruned) return 0;
-    for (int c = 0; c < nslots; c++)
-        for (int k = 0; k < sp->cols[c].npieces; k++) *in += sp->cols[c].pieces[k].len;
+    for (int c = 0; c < nslots; c++) {
+        uint64_t len = 0;
+        for (int k = 0; k < sp->cols[c].npieces; k++) len += sp->cols[c].pieces[k].len;
+        double w = reach ? reach[slot_pos[c]] : 1.0;
+        assert(w >= 0.0 && w <= 1.0);
+        *in += (uint64_t)((double)len * w); /* len is below the file's size: exact enough */
+    }
     uint64_t seen_in = atomic_load_explicit(&b->read_in, memory_order_relaxed);
     uint64_t seen_out = atomic_load_explicit(&b->out_bytes, memory_order_relaxed);
     /* pieces are bounded by the file's size, so these products stay far below 2^64 */

@@ -11,6 +11,20 @@
  * wanted at the split's start (speculated). */
 enum { ADAPTIVE_SPECULATE_BELOW_PCT = 10 };
 
+/* The chance conjunct k's output is all-false before any evidence. Statistics that cannot say
+ * give 1.0 (plan.c): locally the worst case, so nothing is speculated until a split has run,
+ * which costs that split's read calls. On a remote store it is taken as 0.5 (a coin flip):
+ * there the first wave is every split the budget admits, and each whose next conjunct was not
+ * speculated pays a round trip (lineitem_order at sf=1: l_shipmode = 'AIR', which statistics
+ * cannot price, held back l_quantity and the projection of the 25 splits started at once, 3
+ * round trips each). At 0.5 the round-trip rule (round_trip_saved) speculates a position of
+ * less than ttfb x bandwidth bytes. */
+static double prior(const scan_policy_state *pol, int k)
+{
+    double q = pol->plan->conj_prior[k];
+    return pol->cost && q >= 1.0 ? 0.5 : q;
+}
+
 /* Chance that conjunct k's output is all-false when it runs, from the splits seen so far.
  * The prior weighs a hundredth of a run, at the chance the statistics give (conj_prior; 1.0
  * when they cannot say): with no evidence the answer is that chance, one run that was not
@@ -21,7 +35,7 @@ static double q_killed(const scan_policy_state *pol, int k)
 {
     double runs = (double)atomic_load_explicit(&pol->conj_runs[k], memory_order_relaxed);
     double killed = (double)atomic_load_explicit(&pol->conj_killed[k], memory_order_relaxed);
-    return (killed + 0.01 * pol->plan->conj_prior[k]) / (runs + 0.01);
+    return (killed + 0.01 * prior(pol, k)) / (runs + 0.01);
 }
 
 /* Chance that the input of chain position pos (pos == npreds: the projection) is all-false:
@@ -71,7 +85,30 @@ static int measure_positions(scan_policy_state *pol, const scan_plan *p)
             pol->pos_bytes[p->npreds] += (double)scan_plan_slot_bytes(p, i, p->proj_slot[j]);
     }
     for (int k = 0; live > 0 && k <= p->npreds; k++) pol->pos_bytes[k] /= live;
+    if (!(pol->slot_pos = fail_calloc((size_t)p->nneed + 1, sizeof *pol->slot_pos))) return -ENOMEM;
+    for (int s = 0; s < p->nneed; s++) pol->slot_pos[s] = p->npreds;
+    for (int k = p->npreds - 1; k >= 0; k--) { /* the earliest conjunct reading a slot wins */
+        int n;
+        const int *slots = scan_plan_pred_slots(p, k, &n);
+        for (int s = 0; s < n; s++) {
+            assert(slots[s] >= 0 && slots[s] < p->nneed);
+            pol->slot_pos[slots[s]] = k;
+        }
+    }
     return 0;
+}
+
+bool scan_policy_reach(scan_policy_state *pol, double *reach, const int **slot_pos)
+{
+    if (!pol->cost) return false;
+    int32_t perm[FLT_MAX_PREDS];
+    for (int k = 0; k < pol->plan->npreds; k++) perm[k] = k;
+    for (int pos = 0; pos <= pol->plan->npreds; pos++) {
+        reach[pos] = 1.0 - p_input_all_false(pol, perm, pos);
+        assert(reach[pos] >= 0.0 && reach[pos] <= 1.0);
+    }
+    *slot_pos = pol->slot_pos;
+    return true;
 }
 
 bool scan_policy_wants_all(scan_policy_state *pol)
@@ -114,6 +151,8 @@ void scan_policy_free(scan_policy_state *pol)
     pol->order = NULL;
     free(pol->pos_bytes);
     pol->pos_bytes = NULL;
+    free(pol->slot_pos);
+    pol->slot_pos = NULL;
     if (pol->used_mu_live) pthread_mutex_destroy(&pol->used_mu);
     pol->used_mu_live = false;
 }
@@ -152,16 +191,41 @@ static void pin_bound_first(const scan_plan *p, int32_t *perm)
     }
 }
 
+/* On a remote store: the conjuncts never measured yet move behind the measured ones (each
+ * group keeping its order), unless split i explores. order.h puts a never-measured conjunct
+ * first so the next split measures it; locally that costs one split's decoding, but remotely
+ * every split that starts before the measurement comes back pays a round trip for a conjunct
+ * that may kill nothing (lineitem_cancel: the date, never reached in the splits the first
+ * conjunct killed, went first in ~25 splits started at once, each then fetching the first
+ * conjunct's column a round trip later). A never-measured conjunct is still measured by its
+ * split's chain when the conjuncts before it pass, and by order.h's exploring splits. */
+static void measured_first(const scan_policy_state *pol, int i, int32_t *perm)
+{
+    if (!pol->cost || flt_order_explores(pol->order, (uint64_t)i)) return;
+    int n = pol->plan->npreds, m = 0;
+    int32_t later[FLT_MAX_PREDS];
+    int nlater = 0;
+    assert(n <= FLT_MAX_PREDS);
+    for (int pos = 0; pos < n; pos++) {
+        if (flt_order_rank(pol->order, perm[pos]) < 0) later[nlater++] = perm[pos];
+        else perm[m++] = perm[pos];
+    }
+    for (int k = 0; k < nlater; k++) perm[m + k] = later[k];
+    assert(m + nlater == n);
+}
+
 void scan_policy_order(scan_policy_state *pol, int i, int32_t *perm)
 {
     /* the stated order until a split completed: a split starting while the first ones are
      * between two conjuncts would otherwise put the one not measured yet first */
     bool ranked = pol->order && atomic_load(&pol->splits_done) > 0;
     int n = pol->plan->npreds;
-    if (ranked)
+    if (ranked) {
         flt_order_snapshot(pol->order, (uint64_t)i, perm);
-    else
+        measured_first(pol, i, perm);
+    } else {
         for (int k = 0; k < n; k++) perm[k] = k;
+    }
     pin_bound_first(pol->plan, perm);
     if (!pol->order) return; /* nothing to reorder, nothing to tell */
     assert(n >= 2 && n <= FLT_ORDER_MAX);

@@ -36,6 +36,8 @@ typedef struct scan_policy_state {
     const io_cost *cost;       /* a remote store's cost model (NULL: a local file) */
     double *pos_bytes;         /* [npreds + 1] mean bytes a split reads at each conjunct's slot
                                   (by conjunct index), then the projection's (remote only) */
+    int *slot_pos;             /* [nneed] the first chain position (stated order) that reads the
+                                  slot; npreds: the projection only (remote only) */
     _Atomic int64_t conj_runs[FLT_MAX_PREDS];
     _Atomic int64_t conj_killed[FLT_MAX_PREDS];
     _Atomic int splits_started, splits_done;
@@ -72,6 +74,11 @@ int scan_policy_used_order(scan_policy_state *pol, int32_t *perm, int *reordered
 /* Sets wanted[slot] for the slots whose reads a split running in order perm wants at its
  * start (every slot false first). */
 void scan_policy_wanted(scan_policy_state *pol, const int32_t *perm, bool *wanted);
+/* On a remote store: the chance, from the evidence so far, that a split decodes each chain
+ * position in the stated order (reach[0..npreds], reach[npreds] the projection), and in
+ * *slot_pos the position that first reads each slot; false (nothing set) on a local file. The
+ * fetch budget weighs a split's pieces by it (scan_budget_reserve). */
+bool scan_policy_reach(scan_policy_state *pol, double *reach, const int **slot_pos);
 /* A split (not pruned) starts on core / ends. */
 void scan_policy_split_started(scan_policy_state *pol, int core);
 void scan_policy_split_done(scan_policy_state *pol);

@@ -123,7 +123,11 @@ static bool run_split(scan_t *s, int core, int i, int unit)
     /* unordered, a core's run (fetch.c) may lie far past the other core's splits */
     int64_t place = s->o.ordered ? i : atomic_fetch_add(&s->out.tickets, 1);
     scan_dicts_leader(&s->dicts, i, SCAN_LEADER_CLAIMED); /* its group waits for it */
-    uint64_t in = 0, reserved = scan_budget_reserve(&s->fetch.budget, sp, s->plan.nneed, &in);
+    double reach[FLT_MAX_PREDS + 1];
+    const int *slot_pos = NULL;
+    bool weigh = scan_policy_reach(&s->pol, reach, &slot_pos);
+    uint64_t in = 0, reserved = scan_budget_reserve(&s->fetch.budget, sp, s->plan.nneed, &in,
+                                                    weigh ? reach : NULL, slot_pos);
     if (!wait_window(s, core, sp, place)) {
         scan_budget_unreserve(&s->fetch.budget, reserved, 0, 0);
         scan_fetch_split_done(&s->fetch, unit);

@@ -592,6 +592,40 @@ static void test_explore_per_core(void)
     pqf_close(f);
 }
 
+/* Two conjuncts, only the first measured (the second, never reached, ranks -1 in order.h):
+ * locally the unmeasured one goes first so the next split measures it; on a remote store
+ * (a cost model) it stays behind the measured one, since every split started at once would
+ * pay a round trip for it; once measured, the ranks decide as locally. */
+static void test_order_remote_measured_first(void)
+{
+    pqf_t *f = open_keyed("explore.parquet", OG_ROWS, OG_ROWS, true);
+    if (!f) return;
+    fix t;
+    if (fix_open(&t, f, "v < 10 AND key >= 0", OG_SPLIT, EXEC_IO_PREAD)) {
+        scan_policy_state pol;
+        t.o.policy = SCAN_ADAPTIVE;
+        CHECK_EQ_I64(scan_policy_init(&pol, &t.plan, &t.o, &t.fx), 0);
+        CHECK(pol.order != NULL && pol.cost == NULL);
+        scan_policy_measure(&pol, 0, 400, 80, 4000, 1600);
+        scan_policy_split_done(&pol); /* ranked from here */
+        int32_t perm[2];
+        scan_policy_order(&pol, 0, perm);
+        CHECK(perm[0] == 1 && perm[1] == 0); /* local: the unmeasured one first */
+        io_cost c;
+        io_cost_seed(&c, 50 * 1000 * 1000, 100 * 1000 * 1000);
+        pol.cost = &c; /* as on a remote store (policy.c sets it from the file's backend) */
+        scan_policy_order(&pol, 0, perm);
+        CHECK(perm[0] == 0 && perm[1] == 1);
+        scan_policy_measure(&pol, 1, 80, 0, 10, 1); /* measured, cheaper and more selective */
+        scan_policy_order(&pol, 1, perm);
+        CHECK(perm[0] == 1 && perm[1] == 0);
+        pol.cost = NULL;
+        scan_policy_free(&pol);
+    }
+    fix_free(&t);
+    pqf_close(f);
+}
+
 /* ====================================================================== pacing */
 
 typedef struct pace_ctx {
@@ -1139,7 +1173,7 @@ static void test_budget_reserve(void)
     atomic_store(&b.held, 0);
     atomic_store(&b.read_in, 0);
     atomic_store(&b.out_bytes, 0);
-    uint64_t in = 0, n = scan_budget_reserve(&b, &sp, 2, &in);
+    uint64_t in = 0, n = scan_budget_reserve(&b, &sp, 2, &in, NULL, NULL);
     CHECK_EQ_I64((int64_t)in, 150);
     CHECK_EQ_I64((int64_t)n, 150 * 8);
     CHECK_EQ_I64((int64_t)atomic_load(&b.held), 150 * 8);
@@ -1148,16 +1182,28 @@ static void test_budget_reserve(void)
     scan_budget_unreserve(&b, n, in, 300); /* its working set: twice what it read */
     CHECK_EQ_I64((int64_t)atomic_load(&b.held), 200);
     atomic_store(&b.held, 0); /* its reads released */
-    n = scan_budget_reserve(&b, &sp, 2, &in);
+    n = scan_budget_reserve(&b, &sp, 2, &in, NULL, NULL);
     CHECK_EQ_I64((int64_t)n, 300);
     CHECK_EQ_I64((int64_t)atomic_load(&b.last), 300);
     scan_budget_unreserve(&b, n, 0, 0); /* a split that stopped early teaches nothing */
     CHECK_EQ_I64((int64_t)atomic_load(&b.read_in), 150);
     sp.pruned = true;
-    CHECK_EQ_I64((int64_t)scan_budget_reserve(&b, &sp, 2, &in), 0);
+    CHECK_EQ_I64((int64_t)scan_budget_reserve(&b, &sp, 2, &in, NULL, NULL), 0);
     sp.pruned = false;
     b.base = b.tasks; /* a local file: no read-ahead, nothing reserved */
-    CHECK_EQ_I64((int64_t)scan_budget_reserve(&b, &sp, 2, &in), 0);
+    CHECK_EQ_I64((int64_t)scan_budget_reserve(&b, &sp, 2, &in, NULL, NULL), 0);
+    CHECK_EQ_I64((int64_t)atomic_load(&b.held), 0);
+    /* weighed by the chance each slot is decoded: slot 0 at chain position 0 (always), slot 1
+     * read by the projection (position 1), reached by a tenth of the splits */
+    b.base = 1;
+    atomic_store(&b.read_in, 0);
+    atomic_store(&b.out_bytes, 0);
+    const double reach[2] = {1.0, 0.1};
+    const int slot_pos[2] = {0, 1};
+    n = scan_budget_reserve(&b, &sp, 2, &in, reach, slot_pos);
+    CHECK_EQ_I64((int64_t)in, 100 + 5);
+    CHECK_EQ_I64((int64_t)n, 105 * 8);
+    scan_budget_unreserve(&b, n, in, 0);
     CHECK_EQ_I64((int64_t)atomic_load(&b.held), 0);
 }
 
@@ -1197,6 +1243,7 @@ int main(void)
     RUN(test_steal_split);
     RUN(test_pace);
     RUN(test_explore_per_core);
+    RUN(test_order_remote_measured_first);
     RUN(test_steal_tail);
     RUN(test_steal_run);
     RUN(test_lend_from_owner);

@@ -686,18 +686,25 @@ static void sim_spec_errors(void)
 }
 
 /* The cost model's arithmetic: gap = ttfb x bandwidth in [4 KiB, 32 MiB], request cap 9 x gap
- * at most 16 MiB; the EWMA moves an eighth of the way. */
+ * and ttfb x the seeded bandwidth, at most 16 MiB; the EWMA moves an eighth of the way. */
 static void cost_model(void)
 {
     io_cost c;
     io_cost_seed(&c, 30 * 1000 * 1000, 100 * 1000 * 1000); /* S3's seed: 30 ms, 100 MB/s */
     CHECK_EQ_I64(io_cost_gap(&c), 3000000);
-    CHECK_EQ_I64(io_cost_max(&c), 16 << 20);
+    CHECK_EQ_I64(io_cost_max(&c), 3000000); /* one round trip of transfer, not 9 x gap */
     io_cost_seed(&c, 1000, 1000 * 1000); /* 1 us x 1 MB/s = 1 byte */
     CHECK_EQ_I64(io_cost_gap(&c), 4096);
-    CHECK_EQ_I64(io_cost_max(&c), 9 * 4096);
+    CHECK_EQ_I64(io_cost_max(&c), 4096);
     io_cost_seed(&c, UINT64_MAX, UINT64_MAX);
     CHECK_EQ_I64(io_cost_gap(&c), 32 << 20);
+    CHECK_EQ_I64(io_cost_max(&c), 16 << 20);
+    /* a slow measured transfer (a shared pipe) shrinks the gap and 9 x gap, not the seed's cap */
+    io_cost_seed(&c, 50 * 1000 * 1000, 100 * 1000 * 1000); /* sim: 50 ms, 100 MB/s */
+    CHECK_EQ_I64(io_cost_max(&c), 5000000);
+    for (int i = 0; i < 8; i++) io_cost_observe(&c, 50 * 1000 * 1000, 4000000, 400000000);
+    CHECK(io_cost_gap(&c) < 5000000 && io_cost_gap(&c) > 1000000);
+    CHECK_EQ_I64(io_cost_max(&c), 5000000);
     io_cost_seed(&c, 8000, 1000);
     io_cost_observe(&c, 16000, 1000000, 1000000000); /* 1 MB in 1 s: 1 MB/s */
     CHECK_EQ_I64(atomic_load(&c.ttfb_ns), 9000);
