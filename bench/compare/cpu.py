@@ -11,7 +11,8 @@ compared with ringscan's; a mismatch is reported and its figure left out.
         [--engines polars,duckdb] [--shapes a,b] [--rounds 9] [--threads 1]
 
 Several ringscan binaries (comma-separated) are measured in the same interleaved rounds (base
-beside new). Prints one line per shape: median CPU ms of each, and peer / ringscan ratios.
+beside new). Prints one line per shape: median CPU ms of each, and peer / ringscan ratios (rs0: the first
+binary); then the same for wall time.
 """
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ def main():
     for e in peers:
         workers[e] = C.Worker(e, args.threads, timeout=300)
     cpu = {(w, s): [] for w in workers for s in shapes}
+    wall = {(w, s): [] for w in workers for s in shapes}
     ref = {}
     for w in workers:  # warm-up round, checksums of reference
         for s in shapes:
@@ -74,16 +76,18 @@ def main():
                      else workers[w].run(s, args.file))
                 if "error" not in r:
                     cpu[(w, s)].append(r["cpu"] * 1000)
+                    wall[(w, s)].append(r["secs"] * 1000)
     for w in workers.values():
         w.close()
     cols = names + peers
-    print("shape " + " ".join(f"{c:>9}" for c in cols) + "  " +
-          " ".join(f"{p}/rs0" for p in cols[1:]))
-    for s in shapes:
-        med = {c: statistics.median(cpu[(c, s)]) if cpu[(c, s)] else float("nan") for c in cols}
-        print(f"{s} " + " ".join(f"{med[c]:9.1f}" for c in cols) + "  " +
-              " ".join(f"{med[c] / med['rs0']:.2f}" for c in cols[1:]), flush=True)
-
+    for title, m in (("CPU", cpu), ("wall", wall)):
+        print(f"{title} ms, median of {args.rounds}, {args.threads} thread(s)")
+        print("shape " + " ".join(f"{c:>9}" for c in cols) + "  " +
+              " ".join(f"{p}/rs0" for p in cols[1:]))
+        for s in shapes:
+            med = {c: statistics.median(m[(c, s)]) if m[(c, s)] else float("nan") for c in cols}
+            print(f"{s} " + " ".join(f"{med[c]:9.1f}" for c in cols) + "  " +
+                  " ".join(f"{med[c] / med['rs0']:.2f}" for c in cols[1:]), flush=True)
 
 if __name__ == "__main__":
     main()
