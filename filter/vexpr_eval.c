@@ -35,6 +35,8 @@ typedef struct vctx {
     int32_t n;           /* its rows (lane positions) */
     const int32_t *rows; /* sparse: lane position i is row r0 + rows[i] (invariant 4); or NULL */
     int64_t *y;          /* 64-bit exact lane: slot s at y[s * FLT_V_CHUNK] */
+    const int64_t **yin; /* per slot: where its 64-bit values are read (y's slot, or a column's
+                          * own aligned values in place of a copy); written only through y */
     v128 *x;             /* 128-bit exact lane, likewise */
     double *f;           /* double lane, likewise */
     bool *narrow;        /* per slot: its exact values are in y */
@@ -48,6 +50,8 @@ static bool selected(const vctx *c, int32_t i) { return (c->sel[i >> 6] >> (i & 
 /* The vector row of lane position i. */
 static int64_t row_at(const vctx *c, int32_t i) { return c->r0 + (c->rows ? c->rows[i] : i); }
 static int64_t *ylane(vctx *c, int32_t s) { return c->y + (size_t)s * FLT_V_CHUNK; }
+/* Slot s's 64-bit values, to read. */
+static const int64_t *yvals(const vctx *c, int32_t s) { return c->yin[s]; }
 static v128 *xlane(vctx *c, int32_t s) { return c->x + (size_t)s * FLT_V_CHUNK; }
 static double *flane(vctx *c, int32_t s) { return c->f + (size_t)s * FLT_V_CHUNK; }
 
@@ -64,7 +68,7 @@ static const v128 *wide(vctx *c, int32_t s)
 {
     v128 *x = xlane(c, s);
     if (c->narrow[s]) {
-        const int64_t *y = ylane(c, s);
+        const int64_t *y = yvals(c, s);
         for (int32_t i = 0; i < c->n; i++) x[i] = y[i];
         c->narrow[s] = false;
     }
@@ -103,7 +107,9 @@ static void load_column(vctx *c, const flt_vnode *node, int32_t s)
         }
         return;
     case PQ_INT64:
-        if (c->narrow[s] && !c->rows) {
+        if (c->narrow[s] && !c->rows && (uintptr_t)(v->values + 8 * r0) % 8 == 0) {
+            c->yin[s] = (const int64_t *)(const void *)(v->values + 8 * r0); /* no copy */
+        } else if (c->narrow[s] && !c->rows) {
             memcpy(y, v->values + 8 * r0, (size_t)c->n * 8);
         } else if (c->narrow[s]) {
             for (int32_t i = 0; i < c->n; i++) memcpy(&y[i], v->values + 8 * row_at(c, i), 8);
@@ -139,7 +145,7 @@ static const double *as_double(vctx *c, int32_t s, const flt_vtype *t, const flt
     const double *g = flane(c, s);
     int32_t sc = v_scale(t);
     if (!v_is_float(t) && c->narrow[s]) {
-        const int64_t *y = ylane(c, s);
+        const int64_t *y = yvals(c, s);
         double k = (double)v_pow10(sc); /* v_to_double's rounding: the integer, then / 10^s */
         for (int32_t i = 0; i < c->n; i++) d[i] = v_round_float(to, sc ? (double)y[i] / k : (double)y[i]);
         return d;
@@ -155,7 +161,7 @@ static const double *as_double(vctx *c, int32_t s, const flt_vtype *t, const flt
 static bool narrow_binary(vctx *c, const flt_vnode *x, int32_t sa, int32_t sb, int32_t o)
 {
     if (!c->narrow[sa] || !c->narrow[sb]) return false;
-    const int64_t *p = ylane(c, sa), *q = ylane(c, sb);
+    const int64_t *p = yvals(c, sa), *q = yvals(c, sb);
     int64_t *r = ylane(c, o);
     int32_t ba = bits64(p, c->n), bb = bits64(q, c->n);
     if (x->op == FLT_V_MUL) {
@@ -223,7 +229,7 @@ static bool narrow_unary(vctx *c, const flt_vnode *x, int32_t sa, int32_t o)
     bool exact = (t->kind == FLT_VK_INT || t->kind == FLT_VK_DEC) &&
                  (f->kind == FLT_VK_INT || f->kind == FLT_VK_DEC);
     if (!c->narrow[sa] || (x->op == FLT_V_CAST && !exact)) return false;
-    const int64_t *p = ylane(c, sa);
+    const int64_t *p = yvals(c, sa);
     int64_t *r = ylane(c, o);
     int32_t down = x->op == FLT_V_NEG ? 0 : v_scale(f) - v_scale(t), bits = bits64(p, c->n);
     if (down < -18 || down > 18 || bits + (down < 0 ? v_bits(v_pow10(-down)) : 0) > NARROW_BITS)
@@ -272,6 +278,7 @@ static int32_t veval(vctx *c, const flt_vnode *x)
     int32_t sa = x->a ? veval(c, x->a) : -1, sb = x->b ? veval(c, x->b) : -1;
     int32_t o = c->next++;
     c->narrow[o] = false;
+    c->yin[o] = ylane(c, o);
     switch (x->op) {
     case FLT_V_COL: load_column(c, x, o); break;
     case FLT_V_CONST: { /* only the lane its type reads */
@@ -354,7 +361,7 @@ static void compare_exact(vctx *c, int32_t sl, int32_t ka, int32_t sr, int32_t k
 {
     int32_t d = ka > kb ? ka - kb : kb - ka;
     if (c->narrow[sl] && c->narrow[sr] && d <= 18) {
-        const int64_t *p = ylane(c, sl), *q = ylane(c, sr);
+        const int64_t *p = yvals(c, sl), *q = yvals(c, sr);
         int64_t f = (int64_t)v_pow10(d);
         if ((ka < kb ? bits64(p, c->n) : ka > kb ? bits64(q, c->n) : 0) + v_bits(f) <= NARROW_BITS) {
             int64_t fp = ka < kb ? f : 1, fq = kb < ka ? f : 1;
@@ -433,7 +440,8 @@ int flt_v_eval(flt_op op, const flt_vnode *l, const flt_vnode *r, const pq_vec *
     c.y = fail_malloc((size_t)nodes * FLT_V_CHUNK * sizeof *c.y);
     c.f = fail_malloc((size_t)(nodes + 2) * FLT_V_CHUNK * sizeof *c.f);
     c.narrow = fail_malloc((size_t)nodes * sizeof *c.narrow);
-    int rc = c.x && c.y && c.f && c.narrow ? 0 : -ENOMEM;
+    c.yin = fail_malloc((size_t)nodes * sizeof *c.yin);
+    int rc = c.x && c.y && c.f && c.narrow && c.yin ? 0 : -ENOMEM;
     int32_t rows[FLT_V_CHUNK];
     uint64_t bits[CHUNK_WORDS];
     for (int64_t r0 = 0; r0 < rest->len && rc == 0; r0 += FLT_V_CHUNK) {
@@ -451,6 +459,6 @@ int flt_v_eval(flt_op op, const flt_vnode *l, const flt_vnode *r, const pq_vec *
         store_chunk(&c, n, sel, bits, out);
         if (c.overflow) rc = -ERANGE;
     }
-    free(c.x), free(c.y), free(c.f), free(c.narrow);
+    free(c.x), free(c.y), free(c.f), free(c.narrow), free(c.yin);
     return rc;
 }
