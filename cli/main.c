@@ -125,7 +125,7 @@ static bool huge_page_arena(void)
  * mimalloc 2.0.9 still decommitted freed spans of its segments (MADV_DONTNEED) after
  * decommit_delay once allow_decommit was off when set here (its segments' own flag does not
  * follow the option): in a warm `serve` process the Arrow export's decimal buffers were
- * faulted in and zeroed again every scan, 1,600 page faults a scan of expr_cols and 5-9% of
+ * faulted in and zeroed again every scan, 1,350 page faults a scan of expr_cols and 5-9% of
  * its CPU (bench/RESULTS.md, twentieth session). The delays are set to 1,000 s: a process
  * idle that long still gives the memory back. */
 enum { DECOMMIT_DELAY_MS = 1000 * 1000 };
