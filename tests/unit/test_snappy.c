@@ -51,6 +51,21 @@ static uint8_t *compress(const uint8_t *p, size_t n, size_t *clen)
     return c;
 }
 
+/* p (n bytes, freed here) compressed by libsnappy, decoded by ours back to p, and judged as
+ * libsnappy judges it. */
+static void round_trip(uint8_t *p, size_t n)
+{
+    size_t clen;
+    uint8_t *c = compress(p, n, &clen);
+    uint8_t *d = malloc(n);
+    CHECK_EQ_I64(pq_snappy_uncompress(c, clen, d, n), 0);
+    CHECK(memcmp(d, p, n) == 0);
+    CHECK_EQ_I64(agree(c, clen), 0);
+    free(d);
+    free(c);
+    free(p);
+}
+
 /* Little-endian int64 values below 2^24 (a Parquet PLAIN page of prices): a short literal
  * and a short copy per value, the shape the decoder was written for. */
 static void integer_pages(void)
@@ -63,15 +78,7 @@ static void integer_pages(void)
             uint64_t v = rng(&s) % (page % 2 ? (1u << 24) : 200);
             memcpy(p + i, &v, 8);
         }
-        size_t clen;
-        uint8_t *c = compress(p, n, &clen);
-        uint8_t *d = malloc(n);
-        CHECK_EQ_I64(pq_snappy_uncompress(c, clen, d, n), 0);
-        CHECK(memcmp(d, p, n) == 0);
-        CHECK_EQ_I64(agree(c, clen), 0);
-        free(d);
-        free(c);
-        free(p);
+        round_trip(p, n);
     }
 }
 
@@ -227,15 +234,7 @@ static void periods_after_short_elements(void)
         key += 1 + rng(&seed) % 40;
         for (size_t k = 1 + rng(&seed) % 7; k > 0 && i < n; k--, i += 8) memcpy(p + i, &key, 8);
     }
-    size_t clen;
-    uint8_t *c = compress(p, n, &clen);
-    uint8_t *d = malloc(n);
-    CHECK_EQ_I64(pq_snappy_uncompress(c, clen, d, n), 0);
-    CHECK(memcmp(d, p, n) == 0);
-    CHECK_EQ_I64(agree(c, clen), 0);
-    free(d);
-    free(c);
-    free(p);
+    round_trip(p, n);
 }
 
 /* Bad offsets met inside the fast loop (which needs 129 input bytes and 193 output bytes
