@@ -11,8 +11,8 @@ compared with ringscan's; a mismatch is reported and its figure left out.
         [--engines polars,duckdb] [--shapes a,b] [--rounds 9] [--threads 1]
 
 Several ringscan binaries (comma-separated) are measured in the same interleaved rounds (base
-beside new). Prints one line per shape: median CPU ms of each, and peer / ringscan ratios (rs0: the first
-binary); then the same for wall time.
+beside new). Prints one line per shape: median CPU ms of each, and each one's ratio to the last ringscan
+binary given (> 1: that one faster); then the same for wall time.
 """
 from __future__ import annotations
 
@@ -80,14 +80,15 @@ def main():
     for w in workers.values():
         w.close()
     cols = names + peers
+    ref = names[-1]  # ratios against the last ringscan binary given (the new one)
     for title, m in (("CPU", cpu), ("wall", wall)):
-        print(f"{title} ms, median of {args.rounds}, {args.threads} thread(s)")
+        print(f"{title} ms, median of {args.rounds}, {args.threads} thread(s); ratio = x / {ref}")
         print("shape " + " ".join(f"{c:>9}" for c in cols) + "  " +
-              " ".join(f"{p}/rs0" for p in cols[1:]))
+              " ".join(f"{c}/{ref}" for c in cols if c != ref))
         for s in shapes:
             med = {c: statistics.median(m[(c, s)]) if m[(c, s)] else float("nan") for c in cols}
             print(f"{s} " + " ".join(f"{med[c]:9.1f}" for c in cols) + "  " +
-                  " ".join(f"{med[c] / med['rs0']:.2f}" for c in cols[1:]), flush=True)
+                  " ".join(f"{med[c] / med[ref]:.2f}" for c in cols if c != ref), flush=True)
 
 if __name__ == "__main__":
     main()
