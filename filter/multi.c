@@ -105,26 +105,37 @@ static const bool op_table[6][3] = {
  * a word, op given by its three-way outcomes (0 or 1 each): boolean operations in place of
  * the per-row lookup, so the loop vectorizes (the lookup per selected row was most of
  * expr_cols' `l_receiptdate > l_commitdate`, bench/RESULTS.md's twentieth session). */
-static uint64_t cmp_word_int(const pq_vec *a, const pq_vec *b, int64_t i, int m, const bool *want)
+/* Row j of a w-byte (4 or 8) signed integer array, sign-extended. */
+static inline int64_t int_w(const uint8_t *p, int j, int w)
 {
-    assert(m >= 0 && m <= 64 && a->type == b->type);
-    uint64_t lt = want[0], eq = want[1], gt = want[2], r = 0;
-    if (a->type == PQ_INT32) {
-        for (int j = 0; j < m; j++) {
-            int32_t x, y;
-            memcpy(&x, a->values + 4 * (i + j), 4);
-            memcpy(&y, b->values + 4 * (i + j), 4);
-            r |= (((uint64_t)(x < y) & lt) | ((uint64_t)(x == y) & eq) | ((uint64_t)(x > y) & gt)) << j;
-        }
-        return r;
+    if (w == 4) {
+        int32_t x;
+        memcpy(&x, p + 4 * j, 4);
+        return x;
     }
+    int64_t x;
+    memcpy(&x, p + 8 * j, 8);
+    return x;
+}
+
+/* cmp_word_int's loop over w-byte values (w a constant where inlined). */
+static inline uint64_t cmp_word_w(const uint8_t *pa, const uint8_t *pb, int m, int w,
+                                  uint64_t lt, uint64_t eq, uint64_t gt)
+{
+    uint64_t r = 0;
     for (int j = 0; j < m; j++) {
-        int64_t x, y;
-        memcpy(&x, a->values + 8 * (i + j), 8);
-        memcpy(&y, b->values + 8 * (i + j), 8);
+        int64_t x = int_w(pa, j, w), y = int_w(pb, j, w);
         r |= (((uint64_t)(x < y) & lt) | ((uint64_t)(x == y) & eq) | ((uint64_t)(x > y) & gt)) << j;
     }
     return r;
+}
+
+static uint64_t cmp_word_int(const pq_vec *a, const pq_vec *b, int64_t i, int m, const bool *want)
+{
+    assert(m >= 0 && m <= 64 && a->type == b->type);
+    if (a->type == PQ_INT32)
+        return cmp_word_w(a->values + 4 * i, b->values + 4 * i, m, 4, want[0], want[1], want[2]);
+    return cmp_word_w(a->values + 8 * i, b->values + 8 * i, m, 8, want[0], want[1], want[2]);
 }
 
 /* out = rows of rest where a op b (both valid). */
