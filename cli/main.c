@@ -121,10 +121,20 @@ static bool huge_page_arena(void)
  * threads, whose heaps are new: memory mimalloc handed back to the OS 25 ms after a scan was
  * faulted in and zeroed again by the next one - lineitem_prune 14.2 -> 7.0 ms at sf=1 when it
  * is kept (bench/RESULTS-peers.md, fourth session). So freed memory stays committed: a
- * process's RSS stays at its largest scan's, as a query engine's buffer pool does. */
+ * process's RSS stays at its largest scan's, as a query engine's buffer pool does.
+ * mimalloc 2.0.9 still decommitted freed spans of its segments (MADV_DONTNEED) after
+ * decommit_delay once allow_decommit was off when set here (its segments' own flag does not
+ * follow the option): in a warm `serve` process the Arrow export's decimal buffers were
+ * faulted in and zeroed again every scan, 1,350 page faults a scan of expr_cols and 5-9% of
+ * its CPU (bench/RESULTS.md, twentieth session). The delays are set to 1,000 s: a process
+ * idle that long still gives the memory back. */
+enum { DECOMMIT_DELAY_MS = 1000 * 1000 };
+
 static void allocator_setup(void)
 {
     mi_option_disable(mi_option_allow_decommit);
+    mi_option_set(mi_option_decommit_delay, DECOMMIT_DELAY_MS);
+    mi_option_set(mi_option_segment_decommit_delay, DECOMMIT_DELAY_MS);
     if (huge_page_arena()) return;
     /* may fail too: mimalloc then takes memory from the OS as it goes, which is only slower;
      * nothing to report */

@@ -12,7 +12,12 @@
  *     the operands are widened and each row is checked in 128 bits (vexpr_ops.h).
  *  3. Only rows of rest whose every column is valid are selected; a chunk with none is
  *     skipped, and an overflow counts only in a selected row (unselected rows may compute
- *     anything, never undefined behaviour: the unchecked loops are bounded by invariant 2). */
+ *     anything, never undefined behaviour: the unchecked loops are bounded by invariant 2).
+ *  4. A chunk whose selected rows are fewer than 1 in SPARSE_DIV is evaluated on those rows
+ *     alone (`rows`: their offsets in the chunk, lane position i holds row rows[i], every
+ *     position selected) and the outcomes scattered back; otherwise on every row of the chunk
+ *     (a later conjunct after a selective one would else compute every row of most chunks:
+ *     expr_arith's second conjunct sees one row in a thousand). */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -22,13 +27,16 @@
 #include "filter/kernel_int.h"
 #include "filter/vexpr_ops.h"
 
-enum { CHUNK_WORDS = FLT_V_CHUNK / 64, NARROW_BITS = 62 };
+enum { CHUNK_WORDS = FLT_V_CHUNK / 64, NARROW_BITS = 62, SPARSE_DIV = 8 };
 
 typedef struct vctx {
     const pq_vec *const *vecs;
     int64_t r0;          /* the chunk's first row */
-    int32_t n;           /* its rows */
+    int32_t n;           /* its rows (lane positions) */
+    const int32_t *rows; /* sparse: lane position i is row r0 + rows[i] (invariant 4); or NULL */
     int64_t *y;          /* 64-bit exact lane: slot s at y[s * FLT_V_CHUNK] */
+    const int64_t **yin; /* per slot: where its 64-bit values are read (y's slot, or a column's
+                          * own aligned values in place of a copy); written only through y */
     v128 *x;             /* 128-bit exact lane, likewise */
     double *f;           /* double lane, likewise */
     bool *narrow;        /* per slot: its exact values are in y */
@@ -39,7 +47,11 @@ typedef struct vctx {
 } vctx;
 
 static bool selected(const vctx *c, int32_t i) { return (c->sel[i >> 6] >> (i & 63)) & 1; }
+/* The vector row of lane position i. */
+static int64_t row_at(const vctx *c, int32_t i) { return c->r0 + (c->rows ? c->rows[i] : i); }
 static int64_t *ylane(vctx *c, int32_t s) { return c->y + (size_t)s * FLT_V_CHUNK; }
+/* Slot s's 64-bit values, to read. */
+static const int64_t *yvals(const vctx *c, int32_t s) { return c->yin[s]; }
 static v128 *xlane(vctx *c, int32_t s) { return c->x + (size_t)s * FLT_V_CHUNK; }
 static double *flane(vctx *c, int32_t s) { return c->f + (size_t)s * FLT_V_CHUNK; }
 
@@ -56,7 +68,7 @@ static const v128 *wide(vctx *c, int32_t s)
 {
     v128 *x = xlane(c, s);
     if (c->narrow[s]) {
-        const int64_t *y = ylane(c, s);
+        const int64_t *y = yvals(c, s);
         for (int32_t i = 0; i < c->n; i++) x[i] = y[i];
         c->narrow[s] = false;
     }
@@ -67,7 +79,7 @@ static const v128 *wide(vctx *c, int32_t s)
 static void load_bytes(vctx *c, const pq_vec *v, v128 *x)
 {
     for (int32_t i = 0; i < c->n; i++) {
-        int64_t row = c->r0 + i;
+        int64_t row = row_at(c, i);
         int32_t len = v->type == PQ_BYTE_ARRAY ? v->offsets[row + 1] - v->offsets[row] : v->type_length;
         const uint8_t *b = v->type == PQ_BYTE_ARRAY ? v->data + v->offsets[row]
                                                     : v->values + (int64_t)len * row;
@@ -90,18 +102,22 @@ static void load_column(vctx *c, const flt_vnode *node, int32_t s)
     case PQ_INT32:
         for (int32_t i = 0; i < c->n; i++) {
             int32_t w;
-            memcpy(&w, v->values + 4 * (r0 + i), 4);
+            memcpy(&w, v->values + 4 * row_at(c, i), 4);
             y[i] = node->t.uns ? (int64_t)(uint32_t)w : w;
         }
         return;
     case PQ_INT64:
-        if (c->narrow[s]) {
+        if (c->narrow[s] && !c->rows && (uintptr_t)(v->values + 8 * r0) % 8 == 0) {
+            c->yin[s] = (const int64_t *)(const void *)(v->values + 8 * r0); /* no copy */
+        } else if (c->narrow[s] && !c->rows) {
             memcpy(y, v->values + 8 * r0, (size_t)c->n * 8);
+        } else if (c->narrow[s]) {
+            for (int32_t i = 0; i < c->n; i++) memcpy(&y[i], v->values + 8 * row_at(c, i), 8);
         } else {
             v128 *x = xlane(c, s);
             for (int32_t i = 0; i < c->n; i++) {
                 uint64_t w;
-                memcpy(&w, v->values + 8 * (r0 + i), 8);
+                memcpy(&w, v->values + 8 * row_at(c, i), 8);
                 x[i] = (v128)w;
             }
         }
@@ -109,11 +125,14 @@ static void load_column(vctx *c, const flt_vnode *node, int32_t s)
     case PQ_FLOAT:
         for (int32_t i = 0; i < c->n; i++) {
             float w;
-            memcpy(&w, v->values + 4 * (r0 + i), 4);
+            memcpy(&w, v->values + 4 * row_at(c, i), 4);
             f[i] = w;
         }
         return;
-    case PQ_DOUBLE: memcpy(f, v->values + 8 * r0, (size_t)c->n * 8); return;
+    case PQ_DOUBLE:
+        if (!c->rows) memcpy(f, v->values + 8 * r0, (size_t)c->n * 8);
+        else for (int32_t i = 0; i < c->n; i++) memcpy(&f[i], v->values + 8 * row_at(c, i), 8);
+        return;
     default: load_bytes(c, v, xlane(c, s)); return;
     }
 }
@@ -126,7 +145,7 @@ static const double *as_double(vctx *c, int32_t s, const flt_vtype *t, const flt
     const double *g = flane(c, s);
     int32_t sc = v_scale(t);
     if (!v_is_float(t) && c->narrow[s]) {
-        const int64_t *y = ylane(c, s);
+        const int64_t *y = yvals(c, s);
         double k = (double)v_pow10(sc); /* v_to_double's rounding: the integer, then / 10^s */
         for (int32_t i = 0; i < c->n; i++) d[i] = v_round_float(to, sc ? (double)y[i] / k : (double)y[i]);
         return d;
@@ -142,7 +161,7 @@ static const double *as_double(vctx *c, int32_t s, const flt_vtype *t, const flt
 static bool narrow_binary(vctx *c, const flt_vnode *x, int32_t sa, int32_t sb, int32_t o)
 {
     if (!c->narrow[sa] || !c->narrow[sb]) return false;
-    const int64_t *p = ylane(c, sa), *q = ylane(c, sb);
+    const int64_t *p = yvals(c, sa), *q = yvals(c, sb);
     int64_t *r = ylane(c, o);
     int32_t ba = bits64(p, c->n), bb = bits64(q, c->n);
     if (x->op == FLT_V_MUL) {
@@ -210,7 +229,7 @@ static bool narrow_unary(vctx *c, const flt_vnode *x, int32_t sa, int32_t o)
     bool exact = (t->kind == FLT_VK_INT || t->kind == FLT_VK_DEC) &&
                  (f->kind == FLT_VK_INT || f->kind == FLT_VK_DEC);
     if (!c->narrow[sa] || (x->op == FLT_V_CAST && !exact)) return false;
-    const int64_t *p = ylane(c, sa);
+    const int64_t *p = yvals(c, sa);
     int64_t *r = ylane(c, o);
     int32_t down = x->op == FLT_V_NEG ? 0 : v_scale(f) - v_scale(t), bits = bits64(p, c->n);
     if (down < -18 || down > 18 || bits + (down < 0 ? v_bits(v_pow10(-down)) : 0) > NARROW_BITS)
@@ -259,6 +278,7 @@ static int32_t veval(vctx *c, const flt_vnode *x)
     int32_t sa = x->a ? veval(c, x->a) : -1, sb = x->b ? veval(c, x->b) : -1;
     int32_t o = c->next++;
     c->narrow[o] = false;
+    c->yin[o] = ylane(c, o);
     switch (x->op) {
     case FLT_V_COL: load_column(c, x, o); break;
     case FLT_V_CONST: { /* only the lane its type reads */
@@ -341,7 +361,7 @@ static void compare_exact(vctx *c, int32_t sl, int32_t ka, int32_t sr, int32_t k
 {
     int32_t d = ka > kb ? ka - kb : kb - ka;
     if (c->narrow[sl] && c->narrow[sr] && d <= 18) {
-        const int64_t *p = ylane(c, sl), *q = ylane(c, sr);
+        const int64_t *p = yvals(c, sl), *q = yvals(c, sr);
         int64_t f = (int64_t)v_pow10(d);
         if ((ka < kb ? bits64(p, c->n) : ka > kb ? bits64(q, c->n) : 0) + v_bits(f) <= NARROW_BITS) {
             int64_t fp = ka < kb ? f : 1, fq = kb < ka ? f : 1;
@@ -356,13 +376,13 @@ static void compare_exact(vctx *c, int32_t sl, int32_t ka, int32_t sr, int32_t k
         bits[i >> 6] |= (uint64_t)want[v_cmp_exact(p[i], ka, q[i], kb) + 1] << (i & 63);
 }
 
-/* out's words for the chunk: selected rows where l op r (slots sl, sr). */
+/* bits: lane positions where l op r (slots sl, sr), selected or not. */
 static void compare_chunk(vctx *c, flt_op op, const flt_vnode *l, const flt_vnode *r, int32_t sl,
-                          int32_t sr, flt_mask *out)
+                          int32_t sr, uint64_t bits[CHUNK_WORDS])
 {
     bool want[3] = {v_op_holds(op, -1), v_op_holds(op, 0), v_op_holds(op, 1)};
     flt_vtype t = v_cmp_type(&l->t, &r->t);
-    uint64_t bits[CHUNK_WORDS] = {0};
+    memset(bits, 0, CHUNK_WORDS * sizeof *bits);
     if (v_is_float(&t)) {
         double *dl = flane(c, c->spare), *dr = flane(c, c->spare + 1);
         const double *p = as_double(c, sl, &l->t, &t, dl), *q = as_double(c, sr, &r->t, &t, dr);
@@ -372,7 +392,39 @@ static void compare_chunk(vctx *c, flt_op op, const flt_vnode *l, const flt_vnod
     } else {
         compare_exact(c, sl, v_scale(&l->t), sr, v_scale(&r->t), want, bits);
     }
-    for (int32_t w = 0; w < (c->n + 63) / 64; w++) out->words[(c->r0 >> 6) + w] = bits[w] & c->sel[w];
+}
+
+/* The selected rows of the chunk as offsets into rows (invariant 4) when they are few, the
+ * chunk then narrowed to them (c->n, c->sel, c->rows); false (c unchanged) when they are not. */
+static bool go_sparse(vctx *c, int32_t *rows)
+{
+    int32_t nw = (c->n + 63) / 64, k = 0;
+    for (int32_t w = 0; w < nw; w++) k += __builtin_popcountll(c->sel[w]);
+    if ((int64_t)k * SPARSE_DIV >= c->n) return false;
+    k = 0;
+    for (int32_t w = 0; w < nw; w++)
+        for (uint64_t b = c->sel[w]; b; b &= b - 1) rows[k++] = w * 64 + __builtin_ctzll(b);
+    memset(c->sel, 0, sizeof c->sel);
+    for (int32_t i = 0; i < k; i++) c->sel[i >> 6] |= 1ull << (i & 63);
+    c->n = k, c->rows = rows;
+    return true;
+}
+
+/* out's words for the chunk of n rows: the selected rows where the comparison held (bits by
+ * lane position; scattered back to rows when sparse). */
+static void store_chunk(const vctx *c, int32_t n, const uint64_t *sel, const uint64_t *bits,
+                        flt_mask *out)
+{
+    uint64_t *o = out->words + (c->r0 >> 6);
+    if (!c->rows) {
+        for (int32_t w = 0; w < (n + 63) / 64; w++) o[w] = bits[w] & sel[w];
+        return;
+    }
+    memset(o, 0, (size_t)((n + 63) / 64) * 8);
+    for (int32_t i = 0; i < c->n; i++) {
+        int32_t row = c->rows[i];
+        o[row >> 6] |= ((bits[i >> 6] >> (i & 63)) & 1) << (row & 63);
+    }
 }
 
 int flt_v_eval(flt_op op, const flt_vnode *l, const flt_vnode *r, const pq_vec *const *vecs,
@@ -388,18 +440,25 @@ int flt_v_eval(flt_op op, const flt_vnode *l, const flt_vnode *r, const pq_vec *
     c.y = fail_malloc((size_t)nodes * FLT_V_CHUNK * sizeof *c.y);
     c.f = fail_malloc((size_t)(nodes + 2) * FLT_V_CHUNK * sizeof *c.f);
     c.narrow = fail_malloc((size_t)nodes * sizeof *c.narrow);
-    int rc = c.x && c.y && c.f && c.narrow ? 0 : -ENOMEM;
+    c.yin = fail_malloc((size_t)nodes * sizeof *c.yin);
+    int rc = c.x && c.y && c.f && c.narrow && c.yin ? 0 : -ENOMEM;
+    int32_t rows[FLT_V_CHUNK];
+    uint64_t bits[CHUNK_WORDS];
     for (int64_t r0 = 0; r0 < rest->len && rc == 0; r0 += FLT_V_CHUNK) {
-        c.r0 = r0, c.n = (int32_t)(rest->len - r0 < FLT_V_CHUNK ? rest->len - r0 : FLT_V_CHUNK);
-        c.next = 0;
+        int32_t n = (int32_t)(rest->len - r0 < FLT_V_CHUNK ? rest->len - r0 : FLT_V_CHUNK);
+        c.r0 = r0, c.n = n, c.rows = NULL, c.next = 0;
         if (!select_rows(&c, slots, ns, rest)) {
-            memset(out->words + (r0 >> 6), 0, (size_t)((c.n + 63) / 64) * 8);
+            memset(out->words + (r0 >> 6), 0, (size_t)((n + 63) / 64) * 8);
             continue;
         }
+        uint64_t sel[CHUNK_WORDS];
+        memcpy(sel, c.sel, sizeof sel);
+        (void)go_sparse(&c, rows);
         int32_t sl = veval(&c, l), sr = veval(&c, r);
-        compare_chunk(&c, op, l, r, sl, sr, out);
+        compare_chunk(&c, op, l, r, sl, sr, bits);
+        store_chunk(&c, n, sel, bits, out);
         if (c.overflow) rc = -ERANGE;
     }
-    free(c.x), free(c.y), free(c.f), free(c.narrow);
+    free(c.x), free(c.y), free(c.f), free(c.narrow), free(c.yin);
     return rc;
 }

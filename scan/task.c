@@ -146,17 +146,24 @@ static int project(scan_task *x, scan_batch *b, int64_t *pos)
     if (rc == 0) {
         b->ncols = plan->nproj;
         b->rows = n;
-        /* every row selected: all vectors are moved whole, no index list is needed */
-        int64_t got = n == x->sp->nrows ? n : flt_mask_select(&x->mask, idx, n);
-        assert(got == n);
     }
+    /* the index list only once a vector needs its rows taken: not when every row is selected
+     * or every projected vector was decoded compacted (a projection-only column) */
+    bool have_idx = n == x->sp->nrows;
     for (int j = 0; rc == 0 && j < plan->nproj; j++) {
         pq_vec dict;
-        if (task_dictout_take(x, plan->proj_slot[j], &b->cols[j], &dict)) { /* indices */
+        int slot = plan->proj_slot[j];
+        if (task_dictout_take(x, slot, &b->cols[j], &dict)) { /* indices */
             rc = scan_batch_set_dict(b, j, &dict);
             continue;
         }
-        rc = project_one(x, plan->proj_slot[j], idx, n, moved, &b->cols[j]);
+        if (!have_idx && !x->compacted[slot] && x->vecs[slot].length != n) {
+            int64_t got = flt_mask_select(&x->mask, idx, n);
+            assert(got == n);
+            (void)got;
+            have_idx = true;
+        }
+        rc = project_one(x, slot, idx, n, moved, &b->cols[j]);
         if (rc == -EALREADY) { /* the same column projected twice: copy the first entry */
             int first = 0;
             while (plan->proj_slot[first] != plan->proj_slot[j]) first++;

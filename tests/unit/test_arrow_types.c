@@ -1,5 +1,7 @@
 /* tests for the Arrow formats of Parquet types without a stored Arrow schema
- * (scan/arrow.c scan_arrow_format) and the metadata blocks of scan/arrow_types.c. */
+ * (scan/arrow.c scan_arrow_format), the metadata blocks of scan/arrow_types.c, and INT32 /
+ * INT64 decimals widened or cut to each Arrow decimal width (scan/arrow_leaf.c). */
+#include <stdint.h>
 #include <string.h>
 
 #include "check.h"
@@ -58,9 +60,45 @@ static void metadata_blocks(void)
     CHECK(t.cols == NULL && t.metadata == NULL);
 }
 
+/* Unscaled INT64 and INT32 decimals as 32-, 64-, 128- and 256-bit arrays: each value's
+ * little-endian two's complement, sign-extended (negative values too) or cut to 4 bytes. */
+static void decimal_widths(void)
+{
+    static const int64_t x64[] = {0, 1, -1, 12345678901, -12345678901, INT64_MAX, INT64_MIN};
+    static const char *const fmts[] = {"d:9,2,32", "d:18,2,64", "d:15,2", "d:15,2,256"};
+    static const int widths[] = {4, 8, 16, 32};
+    enum { N = sizeof x64 / sizeof x64[0] };
+    for (int narrow = 0; narrow < 2; narrow++)
+        for (int f = 0; f < 4; f++) {
+            pq_vec v;
+            pq_vec_init(&v, narrow ? PQ_INT32 : PQ_INT64, 0);
+            CHECK_EQ_I64(pq_vec_reserve(&v, N, 0), 0);
+            for (int r = 0; r < N; r++) {
+                if (narrow) ((int32_t *)(void *)v.values)[r] = (int32_t)x64[r];
+                else ((int64_t *)(void *)v.values)[r] = x64[r];
+            }
+            v.length = N;
+            struct ArrowArray a;
+            CHECK_EQ_I64(scan_arrow_leaf(fmts[f], &v, &a), 0);
+            CHECK_EQ_I64(a.length, N);
+            const uint8_t *o = a.buffers[1];
+            int w = widths[f];
+            for (int r = 0; r < N; r++) {
+                int64_t x = narrow ? (int32_t)x64[r] : x64[r];
+                uint8_t want[32];
+                for (int i = 0; i < w; i++)
+                    want[i] = i < 8 ? (uint8_t)((uint64_t)x >> (8 * i)) : x < 0 ? 0xff : 0;
+                CHECK(memcmp(o + r * w, want, (size_t)w) == 0);
+            }
+            a.release(&a);
+            pq_vec_free(&v);
+        }
+}
+
 int main(void)
 {
     RUN(formats);
+    RUN(decimal_widths);
     RUN(metadata_blocks);
     return CHECK_DONE("test_arrow_types");
 }

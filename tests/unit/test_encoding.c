@@ -311,6 +311,39 @@ static void plain_byte_array(void)
     pq_vec_free(&v);
 }
 
+/* Gathers of 4- and 8-byte values from dictionaries of 1 to 40 values (the register path
+ * takes up to 32 or 16 of them, format/dict.c gather_small), every index, 0 to 100 rows,
+ * appended after rows already there: each value equals its dictionary entry. */
+static void dict_gather_sizes(void)
+{
+    uint32_t idx[100];
+    for (int w = 4; w <= 8; w += 4)
+        for (int len = 1; len <= 40; len++)
+            for (int n = 0; n <= 100; n += 11) {
+                pq_vec dict, out;
+                pq_vec_init(&dict, w == 4 ? PQ_INT32 : PQ_INT64, 0);
+                pq_vec_init(&out, dict.type, 0);
+                CHECK(pq_vec_reserve(&dict, len, 0) == 0);
+                for (int k = 0; k < len; k++) {
+                    int64_t x = -1000003 * (int64_t)(k + 1) + (int64_t)k * k * 7919;
+                    memcpy(dict.values + (size_t)k * (size_t)w, &x, (size_t)w);
+                }
+                dict.length = len;
+                for (int i = 0; i < n; i++) idx[i] = (uint32_t)((i * 13 + n) % len);
+                CHECK(pq_dict_gather(&dict, idx, 3 < n ? 3 : n, &out, NULL) == 0);
+                CHECK(pq_dict_gather(&dict, idx, n, &out, NULL) == 0);
+                int64_t base = 3 < n ? 3 : n;
+                CHECK_EQ_I64(out.length, base + n);
+                int bad = 0;
+                for (int i = 0; i < n; i++)
+                    bad += memcmp(out.values + (size_t)(base + i) * (size_t)w,
+                                  dict.values + (size_t)idx[i] * (size_t)w, (size_t)w) != 0;
+                CHECK_EQ_I64(bad, 0);
+                pq_vec_free(&dict);
+                pq_vec_free(&out);
+            }
+}
+
 static void dict_gather_and_errors(void)
 {
     int32_t dv[5] = {10, 20, 30, 40, 50};
@@ -453,6 +486,7 @@ int main(void)
     RUN(plain_bool);
     RUN(plain_byte_array);
     RUN(dict_gather_and_errors);
+    RUN(dict_gather_sizes);
     RUN(dict_builder_round_trip);
     RUN(buf_varints);
     return CHECK_DONE("test_encoding");

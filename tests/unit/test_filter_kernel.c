@@ -595,6 +595,67 @@ static void multi_column_eval(void)
     }
 }
 
+/* Two INT32 and two INT64 columns compared 64 rows at a time (filter/multi.c invariant 2):
+ * 200 rows (a partial last word), values equal, below and above each other and of both
+ * signs, nulls on either side, an input mask; every operator against the rows computed here. */
+static void column_pairs_by_word(void)
+{
+    enum { N = 200 };
+    static const pq_column_desc sch[] = {
+        {.name = "x", .physical = PQ_INT32}, {.name = "y", .physical = PQ_INT32},
+        {.name = "u", .physical = PQ_INT64}, {.name = "v", .physical = PQ_INT64},
+    };
+    pq_vec v[4];
+    for (int c = 0; c < 4; c++) {
+        pq_vec_init(&v[c], sch[c].physical, 0);
+        CHECK(pq_vec_reserve(&v[c], N, 0) == 0);
+        v[c].length = N;
+        for (int i = 0; i < N; i++) pq_bit_set(v[c].validity, i, i % (11 + c) != 5);
+        v[c].null_count = 1; /* at least one: validity is read */
+    }
+    int64_t val[4][N];
+    for (int i = 0; i < N; i++) {
+        val[0][i] = i % 7 - 3, val[1][i] = i % 5 - 2;
+        val[2][i] = (int64_t)(i % 9 - 4) * (INT64_C(1) << 40), val[3][i] = (int64_t)(i % 4 - 2) * (INT64_C(1) << 40);
+        int32_t x = (int32_t)val[0][i], y = (int32_t)val[1][i];
+        memcpy(v[0].values + 4 * i, &x, 4), memcpy(v[1].values + 4 * i, &y, 4);
+        memcpy(v[2].values + 8 * i, &val[2][i], 8), memcpy(v[3].values + 8 * i, &val[3][i], 8);
+    }
+    static const char *const ops[] = {"=", "<>", "<", "<=", ">", ">="};
+    flt_mask in = {0}, out = {0};
+    CHECK(flt_mask_init(&in, N, false) == 0);
+    for (int i = 0; i < N; i++)
+        if (i % 3 != 1) flt_mask_set(&in, i);
+    for (int pair = 0; pair < 2; pair++)
+        for (int o = 0; o < 6; o++) {
+            char text[32];
+            snprintf(text, sizeof text, "%s %s %s", pair ? "u" : "x", ops[o], pair ? "v" : "y");
+            flt_expr *ex = NULL;
+            pq_err e = {0};
+            CHECK(flt_parse(text, sch, 4, &ex, &e) == 0);
+            if (!ex) continue;
+            const flt_multi *m = ex->preds[0].multi;
+            const pq_vec *vecs[FLT_MAX_MULTI_COLS];
+            for (int32_t i = 0; i < m->ncols; i++) vecs[i] = &v[m->cols[i]];
+            CHECK(flt_eval_multi(&ex->preds[0], vecs, &in, &out) == 0);
+            int bad = 0, a = 2 * pair, b = 2 * pair + 1;
+            for (int i = 0; i < N; i++) {
+                int64_t x = val[a][i], y = val[b][i];
+                bool holds = o == 0 ? x == y : o == 1 ? x != y : o == 2 ? x < y
+                             : o == 3 ? x <= y : o == 4 ? x > y : x >= y;
+                bool want = flt_mask_get(&in, i) && pq_bit_get(v[a].validity, i) &&
+                            pq_bit_get(v[b].validity, i) && holds;
+                bad += flt_mask_get(&out, i) != want;
+            }
+            if (bad) fprintf(stderr, "  %s: %d rows wrong\n", text, bad);
+            CHECK_EQ_I64(bad, 0);
+            flt_mask_free(&out);
+            flt_expr_free(ex);
+        }
+    flt_mask_free(&in);
+    for (int c = 0; c < 4; c++) pq_vec_free(&v[c]);
+}
+
 /* LIKE '%text%' on the dense path searches the whole buffer: hits that cross from one value
  * into the next must not count; rows across word boundaries; NOT LIKE is the complement. */
 static void like_contains_buffer(void)
@@ -640,6 +701,7 @@ int main(void)
     RUN(mask_ops_odd_lengths);
     RUN(like_contains_buffer);
     RUN(multi_column_eval);
+    RUN(column_pairs_by_word);
     RUN(mask_ranges);
     RUN(errors_and_edges);
     RUN(kernels_match_reference);

@@ -51,6 +51,21 @@ static uint8_t *compress(const uint8_t *p, size_t n, size_t *clen)
     return c;
 }
 
+/* p (n bytes, freed here) compressed by libsnappy, decoded by ours back to p, and judged as
+ * libsnappy judges it. */
+static void round_trip(uint8_t *p, size_t n)
+{
+    size_t clen;
+    uint8_t *c = compress(p, n, &clen);
+    uint8_t *d = malloc(n);
+    CHECK_EQ_I64(pq_snappy_uncompress(c, clen, d, n), 0);
+    CHECK(memcmp(d, p, n) == 0);
+    CHECK_EQ_I64(agree(c, clen), 0);
+    free(d);
+    free(c);
+    free(p);
+}
+
 /* Little-endian int64 values below 2^24 (a Parquet PLAIN page of prices): a short literal
  * and a short copy per value, the shape the decoder was written for. */
 static void integer_pages(void)
@@ -63,15 +78,7 @@ static void integer_pages(void)
             uint64_t v = rng(&s) % (page % 2 ? (1u << 24) : 200);
             memcpy(p + i, &v, 8);
         }
-        size_t clen;
-        uint8_t *c = compress(p, n, &clen);
-        uint8_t *d = malloc(n);
-        CHECK_EQ_I64(pq_snappy_uncompress(c, clen, d, n), 0);
-        CHECK(memcmp(d, p, n) == 0);
-        CHECK_EQ_I64(agree(c, clen), 0);
-        free(d);
-        free(c);
-        free(p);
+        round_trip(p, n);
     }
 }
 
@@ -195,6 +202,41 @@ static void every_tag(void)
     free(s);
 }
 
+/* Copies at a period of 1, 2, 4 and 8 bytes taken by the fast loop right after a literal of 0
+ * to 9 bytes (0: right after another copy), so that the pattern comes from the pending
+ * element's source, from the older output, or from both joined; repeated 50 times with
+ * varied bytes, then a long literal. And sorted int64 keys each repeated 1 to 7 times (a
+ * PLAIN page of l_orderkey: a short literal, then a copy at offset 8) through libsnappy. */
+static void periods_after_short_elements(void)
+{
+    static uint8_t stream[1 << 18];
+    uint8_t text[4096];
+    for (size_t i = 0; i < sizeof text; i++) text[i] = (uint8_t)(i * 37 + i / 5);
+    static const size_t offs[] = {1, 2, 4, 8};
+    for (size_t o = 0; o < 4; o++)
+        for (size_t pre = 0; pre <= 9; pre++)
+            for (size_t len = 9; len <= 64; len += 11) {
+                sbuf *s = calloc(1, sizeof *s);
+                lit(s, text, 300);
+                for (size_t r = 0; r < 50; r++) {
+                    copy(s, 2, 100 + r, 5 + r % 7); /* an older element before the literal */
+                    if (pre) lit(s, text + 7 * r, pre);
+                    copy(s, r % 2 ? 2 : 4, offs[o], len);
+                }
+                lit(s, text + 5, 300);
+                CHECK_EQ_I64(agree(stream, finish(s, stream)), 0);
+                free(s);
+            }
+    uint64_t seed = 9, key = 1;
+    size_t n = 80000 * 8;
+    uint8_t *p = malloc(n);
+    for (size_t i = 0; i < n;) {
+        key += 1 + rng(&seed) % 40;
+        for (size_t k = 1 + rng(&seed) % 7; k > 0 && i < n; k--, i += 8) memcpy(p + i, &key, 8);
+    }
+    round_trip(p, n);
+}
+
 /* Bad offsets met inside the fast loop (which needs 129 input bytes and 193 output bytes
  * ahead): short literals from the first output byte (a literal's stand-in offset of 256 is
  * "before the start" there), then offset 0 (an overlapping copy), a copy-1 and a copy-2 from
@@ -282,6 +324,7 @@ int main(void)
     RUN(integer_pages);
     RUN(every_element);
     RUN(every_tag);
+    RUN(periods_after_short_elements);
     RUN(bad_streams);
     RUN(bad_offsets_in_fast_loop);
     RUN(truncations_and_corruptions);
