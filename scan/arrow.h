@@ -55,8 +55,10 @@ typedef struct scan_arrow_ops {
     int (*leaf)(const char *fmt, pq_vec *v, struct ArrowArray *a);
     int (*metadata)(struct ArrowSchema *s, const char *md);
     /* v's values as a dictionary array of index format index_fmt into values of format fmt
-     * (v's buffers freed). 0 or -ENOMEM. */
-    int (*dict_leaf)(const char *fmt, const char *index_fmt, pq_vec *v, struct ArrowArray *a);
+     * (v's buffers freed). 0, -ENOMEM, or RINGSCAN_EFORMAT with e naming column col when an
+     * index does not fit a narrow stored index type (int8: more than 128 distinct values). */
+    int (*dict_leaf)(const char *fmt, const char *index_fmt, pq_vec *v, struct ArrowArray *a,
+                     const char *col, pq_err *e);
 } scan_arrow_ops;
 
 /* A nested field's schema, and its array from v's packed rows (v left empty)
