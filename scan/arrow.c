@@ -235,8 +235,8 @@ static int dict_of(const char *fmt, const char *index_fmt, pq_vec idx, pq_vec di
         return rc;
     }
     struct ArrowArray *d = fail_calloc(1, sizeof *d);
-    rc = d ? scan_arrow_leaf(fmt, &dict, d) : -ENOMEM;
-    if (rc == 0 && (rc = scan_arrow_leaf(index_fmt, &idx, a)) != 0) d->release(d);
+    rc = d ? scan_arrow_leaf(fmt, &dict, d, col, e) : -ENOMEM;
+    if (rc == 0 && (rc = scan_arrow_leaf(index_fmt, &idx, a, col, e)) != 0) d->release(d);
     pq_vec_free(&idx);
     pq_vec_free(&dict);
     if (rc) {
@@ -289,7 +289,7 @@ static int column_array(const scan_arrow_col *c, unsigned flags, scan_batch *b, 
     const char *fmt = column_format(c, flags, buf, sizeof buf);
     if (c->type && c->type->dictionary)
         return dict_array(c, fmt, &b->cols[i], b->dict_on && b->dict_on[i] ? &b->dicts[i] : NULL, a, e);
-    return scan_arrow_leaf(fmt, &b->cols[i], a);
+    return scan_arrow_leaf(fmt, &b->cols[i], a, c->name, e);
 }
 
 int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,

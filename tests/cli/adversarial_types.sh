@@ -11,7 +11,12 @@
 #     reads as decimal128 (pyarrow restores the stored width only for the same precision and
 #     scale); the same width with the same precision and scale is kept;
 #  3. a stored fixed_size_list<0> over null and empty lists prints (it was "a column type the
-#     printer does not know").
+#     printer does not know");
+#  4. decimals no Arrow type holds (files by tests/cli/pqcraft.py): a precision past 76 reads
+#     as the physical type (it exported "d:100,50", which no consumer imports, its value cut to
+#     32 bytes); a FIXED_LEN_BYTE_ARRAY(20) or 40-byte BYTE_ARRAY decimal(30..38) whose value
+#     needs more than 16 bytes is an error naming the column (pyarrow refuses it; it was
+#     silently cut to its low 16 bytes), one whose extra bytes are only its sign reads.
 # Last line: "adversarial_types: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv adversarial_types
@@ -83,4 +88,31 @@ dictlist_uint8 refused
 WANT
 "$R" scan "$dir/fsl0.parquet" --format jsonl --ordered >"$dir/out" 2>"$dir/err"
 check '[ "$(tr "\n" " " <"$dir/out")" = "{\"l\":null} {\"l\":[]} {\"l\":null} " ]' "fsl0: $(cat "$dir/out" "$dir/err")"
+"$PY" - "$dir" <<'PYEOF' || bad "pqcraft could not write the decimal files"
+import sys, os
+sys.path.insert(0, os.path.join(os.getcwd(), "tests", "cli"))
+from pqcraft import *
+d = sys.argv[1]
+def one(name, ptype, p, s, vals, tl=None):
+    sch = [elem("schema", nchildren=1), elem("x", OPT, ptype, conv=5, scale=s, precision=p, tl=tl)]
+    lv = [0 if v is None else 1 for v in vals]
+    page = page_v1([], lv, 0, 1, plain(ptype, [v for v in vals if v is not None]))
+    write(f"{d}/{name}.parquet", sch, [(len(vals), [dict(ptype=ptype, path=["x"], num_values=len(vals), pages=[page])])])
+one("dec_p100", BYTE_ARRAY, 100, 50, [b"\x01" * 50, None])
+one("dec_flba20", FLBA, 30, 2, [b"\x01" * 20, None], tl=20)
+one("dec_flba20_sign", FLBA, 30, 2, [b"\x00" * 19 + b"\x05", b"\xff" * 20, None], tl=20)
+one("dec_ba40", BYTE_ARRAY, 38, 2, [b"\x01" * 40, None])
+PYEOF
+scan_json() { "$R" scan "$dir/$1.parquet" --format jsonl --ordered >"$dir/out" 2>"$dir/err"; }
+scan_json dec_p100
+check '[ "$(tr "\n" " " <"$dir/out")" = "{\"x\":\"$(printf "\\x01%.0s" $(seq 50) | base64 -w0)\"} {\"x\":null} " ]' \
+    "dec_p100: $(cat "$dir/out" "$dir/err" | head -c 300)"
+for name in dec_flba20 dec_ba40; do
+    scan_json $name; rc=$?
+    check '[ $rc -eq 1 ] && grep -qF "column '"'x'"': the decimal in row 0 of the batch needs more than 16 bytes" "$dir/err"' \
+        "$name: exit $rc, $(cat "$dir/out" "$dir/err" | head -c 300)"
+done
+scan_json dec_flba20_sign
+check '[ "$(tr "\n" " " <"$dir/out")" = "{\"x\":\"0.05\"} {\"x\":\"-0.01\"} {\"x\":null} " ]' \
+    "dec_flba20_sign: $(cat "$dir/out" "$dir/err" | head -c 300)"
 summary adversarial_types
