@@ -308,9 +308,34 @@ ds_ptype ds_part_infer(const char *text)
     return DS_VARCHAR;
 }
 
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* A partition value's %XX escapes decoded in place, as DuckDB's hive partitioning (and
+ * pyarrow's) reads a directory name: "%41%2Fb" is "A/b". '+' stays, as does a '%' not
+ * followed by two hex digits, and %00 (a C string cannot hold it). DuckDB infers the type
+ * from the text as written: "2024-01-01%2000%3A00%3A00" is the VARCHAR "2024-01-01 00:00:00". */
+static void uri_decode(char *s)
+{
+    char *o = s;
+    for (const char *p = s; *p; p++) {
+        int hi = p[0] == '%' ? hex_digit(p[1]) : -1, lo = hi >= 0 ? hex_digit(p[2]) : -1;
+        if (lo >= 0 && (hi | lo) != 0) {
+            *o++ = (char)(hi * 16 + lo);
+            p += 2;
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = 0;
+}
+
 /* The key=value directories of path (its last component is the file) into keys/vals
- * (pointers into copy, which the caller frees); *n of them (a later key replaces an earlier
- * one of the same name). */
+ * (pointers into copy, which the caller frees; as written, escapes and all); *n of them (a
+ * later key replaces an earlier one of the same name). */
 static int path_parts(const char *path, char **copy, char **keys, char **vals, int *n)
 {
     *n = 0;
@@ -395,7 +420,9 @@ static int fill_parts(ds_list *l, const char *types, pq_err *e)
             if (k == n) rc = pq_errf(e, -EINVAL, -1, "%.200s: no partition '%s' in its path (the "
                                      "first file has it)", f->path, l->part[j].name);
             else if (!(f->text[j] = fail_strdup(vals[k]))) rc = -ENOMEM;
-            else if (i == 0 && !l->part[j].desc.name) l->part[j].type = ds_part_infer(vals[k]);
+            if (rc == 0) uri_decode(f->text[j]); /* the value; its type inferred as written */
+            if (rc) break;
+            if (i == 0 && !l->part[j].desc.name) l->part[j].type = ds_part_infer(vals[k]);
             else if (ds_part_infer(vals[k]) != l->part[j].type && !l->part[j].desc.name)
                 l->part[j].type = DS_VARCHAR; /* values of two kinds: text, as DuckDB */
         }
