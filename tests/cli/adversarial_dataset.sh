@@ -6,6 +6,9 @@
 # without two hex digits stay, the key stays as written ("k%41"); the type is inferred from
 # the text as written ("t=2024-01-01%2000%3A00%3A00" is the VARCHAR '2024-01-01 00:00:00'),
 # and --hive-types parses the decoded value ("y=%32%30%32%34" as BIGINT is 2024).
+# Then times of day without union_by_name: a first file's time64[us] (INT64) and a later
+# file's time32[ms] (INT32) read as pyarrow.dataset reads them, the milliseconds widened and
+# scaled (it was refused: "the types do not widen").
 # Last line: "adversarial_dataset: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv adversarial_dataset
@@ -43,4 +46,16 @@ check '[ "$n" = 3 ]' "k%41, p, q: $n rows, want 3"
 check '[ "$(cat "$dir/out")" = "{\"t\":\"2024-01-01 00:00:00\",\"y\":\"2024\"}" ]' "t, y: $(cat "$dir/out")"
 "$R" scan "$dir/t" --columns y --hive-types y:BIGINT --format jsonl >"$dir/out" 2>&1
 check '[ "$(cat "$dir/out")" = "{\"y\":2024}" ]' "y BIGINT: $(cat "$dir/out")"
+"$PY" - "$dir" >"$dir/want" <<'PYEOF'
+import sys, os, datetime as dt, pyarrow as pa, pyarrow.parquet as pq, pyarrow.dataset as ds
+d = sys.argv[1] + "/tm"
+os.makedirs(d)
+pq.write_table(pa.table({"t": pa.array([dt.time(0, 0, 1, 500), dt.time(23, 59, 59, 999999)], pa.time64("us"))}), d + "/a.parquet")
+pq.write_table(pa.table({"t": pa.array([dt.time(0, 0, 1), dt.time(23, 59, 59, 999000), None], pa.time32("ms"))}), d + "/b.parquet")
+t = ds.dataset(d).to_table()
+print(t.schema.field("t").type, " ".join("null" if v is None else v.isoformat(timespec="microseconds") for v in t.column("t").to_pylist()))
+PYEOF
+"$R" scan "$dir/tm" --format csv --ordered >"$dir/out" 2>&1
+got="$("$R" meta "$dir/tm" 2>&1 | sed -n 's/^  0 t //p') $(tail -n +2 "$dir/out" | sed 's/^$/null/' | tr '\n' ' ' | sed 's/ $//')"
+check '[ "$got" = "$(cat "$dir/want")" ]' "times: got '$got' want '$(cat "$dir/want")'"
 summary adversarial_dataset
