@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/cli/adversarial_types.sh: a stored ARROW:schema that does not match the file's rows or
 # Parquet types (s20 review): pyarrow writes ordinary columns, then a stored schema of other
-# types is swapped in (the key renamed in place, as fixed_list_limits.sh does):
+# types is swapped in (tests/cli/pqcraft.py write_claiming):
 #  1. a dictionary<int8> / <uint8> string column (flat, and inside a list) whose file holds
 #     300 distinct values: an error naming the column and the index type, as pyarrow refuses
 #     it, instead of indices narrowed to wrong values (uint8: v298 printed as v42) or to
@@ -21,17 +21,12 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv adversarial_types
 "$PY" - "$dir" <<'PYEOF' || { bad "pyarrow could not craft the files"; summary adversarial_types; exit 1; }
-import sys, base64, decimal, pyarrow as pa, pyarrow.parquet as pq
+import sys, os, decimal, pyarrow as pa, pyarrow.parquet as pq
 d = sys.argv[1]
+sys.path.insert(0, os.path.join(os.getcwd(), "tests", "cli"))
+from pqcraft import write_claiming
 def write(name, table, claimed):
-    path = f"{d}/{name}.parquet"
-    w = pq.ParquetWriter(path, table.schema, store_schema=False)
-    w.write_table(table)
-    w.add_key_value_metadata({b"ARROX:schema": base64.b64encode(claimed.serialize().to_pybytes())})
-    w.close()
-    data = open(path, "rb").read()
-    assert data.count(b"ARROX:schema") == 1
-    open(path, "wb").write(data.replace(b"ARROX:schema", b"ARROW:schema"))
+    write_claiming(f"{d}/{name}.parquet", table, claimed)
 vals = [f"v{i}" for i in range(300)]
 flat = pa.table({"s": pa.array(vals + [None], pa.string())})
 lists = pa.table({"l": pa.array([vals[:150], vals[150:], None], pa.list_(pa.string()))})

@@ -2,7 +2,8 @@
 that need files no writer makes: any schema element (legacy lists, MAP_KEY_VALUE, malformed
 decimals), any repetition and definition levels (RLE runs), v1 and v2 data pages with lying
 headers, dictionary pages, statistics. No compression, no page index. write(path, schema,
-row_groups) writes one file; see its docstring."""
+row_groups) writes one file; see its docstring. write_claiming(path, table, schema): a
+pyarrow-written file whose stored ARROW:schema claims other types."""
 import struct
 def uvar(n):
     out = bytearray()
@@ -120,3 +121,15 @@ def write(path, schema, row_groups, num_rows=None, kv=None):
     f = fm.enc()
     out += f + struct.pack("<I", len(f)) + b"PAR1"
     open(path, "wb").write(out)
+
+def write_claiming(path, table, claimed):
+    """table written by pyarrow with the stored Arrow schema claimed (a pyarrow.Schema) in
+    place of its own: the key added as "ARROX:schema", then renamed in the file's bytes."""
+    import base64, pyarrow.parquet as pq
+    w = pq.ParquetWriter(path, table.schema, store_schema=False)
+    w.write_table(table)
+    w.add_key_value_metadata({b"ARROX:schema": base64.b64encode(claimed.serialize().to_pybytes())})
+    w.close()
+    data = open(path, "rb").read()
+    assert data.count(b"ARROX:schema") == 1
+    open(path, "wb").write(data.replace(b"ARROX:schema", b"ARROW:schema"))
