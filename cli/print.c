@@ -276,7 +276,7 @@ int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96)
     const char *f = s->format;
     int a = 0, b = 0, w = 128;
     char form = strcmp(f, "+l") == 0 ? 'l' : strcmp(f, "+L") == 0 ? 'L' : strcmp(f, "+vl") == 0 ? 'v'
-              : strcmp(f, "+vL") == 0 ? 'V' : sscanf(f, "+w:%d", &a) == 1 && a > 0 ? 'w' : 0;
+              : strcmp(f, "+vL") == 0 ? 'V' : sscanf(f, "+w:%d", &a) == 1 && a >= 0 ? 'w' : 0;
     bool nested = form || strcmp(f, "+s") == 0 || strcmp(f, "+m") == 0;
     if (nested) { /* every value inside must be printable: checked once here */
         *c = (print_col){.name = s->name ? s->name : "", .schema = s, .list_form = form,

@@ -183,6 +183,8 @@ static int read_type(const fb *f, unsigned tag, uint64_t type_at, pqa_field *out
         if (rc == 0 && (out->ts_unit < 0 || out->ts_unit > 3)) rc = fb_bad(f, type_at, "time unit");
     } else if (tag == PQA_TYPE_DECIMAL) { /* precision (0), scale (1), bitWidth (2) */
         rc = fb_i32(f, &tt, 2, 128, &out->param);
+        if (rc == 0) rc = fb_i32(f, &tt, 0, 0, &out->dec_precision);
+        if (rc == 0) rc = fb_i32(f, &tt, 1, 0, &out->dec_scale);
         if (rc == 0 && out->param != 32 && out->param != 64 && out->param != 128 && out->param != 256)
             rc = fb_bad(f, type_at, "decimal bit width");
     } else if (tag == PQA_TYPE_FIXED_SIZE_LIST) { /* listSize (0) */

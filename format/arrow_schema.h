@@ -67,6 +67,7 @@ typedef struct pqa_field {
     const char *timezone; /* TIMESTAMP with a zone; else NULL */
     int32_t param;        /* DECIMAL: bit width (32, 64, 128, 256); FIXED_SIZE_LIST: its size;
                              INT: bit width; else 0 */
+    int32_t dec_precision, dec_scale; /* DECIMAL: its precision and scale; else 0 */
     int8_t dict_index_bits; /* a dictionary's index type: 8, 16, 32 or 64 bits (32 when the
                              writer gave none) */
     bool dict_index_signed;

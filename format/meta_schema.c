@@ -239,8 +239,11 @@ static int make_leaf(const raw_elem *el, const pq_schema_node *nd, int32_t node,
         bool lt = el->logical_known && el->logical == PQ_LOGICAL_DECIMAL;
         c->decimal_scale = lt ? el->lt_scale : el->scale;
         c->decimal_precision = lt ? el->lt_precision : el->precision;
-        if (c->decimal_precision <= 0 || c->decimal_scale < 0 || c->decimal_scale > c->decimal_precision)
-            c->logical = PQ_LOGICAL_NONE; /* malformed annotation: read the physical type */
+        /* malformed (or past Arrow's 76 digits, which pyarrow refuses too): read the physical
+         * type, never a decimal type no consumer can import nor its value cut to 32 bytes */
+        if (c->decimal_precision <= 0 || c->decimal_precision > 76 || c->decimal_scale < 0 ||
+            c->decimal_scale > c->decimal_precision)
+            c->logical = PQ_LOGICAL_NONE;
     }
     return 0;
 }

@@ -313,7 +313,10 @@ int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error 
     if (rc == 0 || s->ds) return rc;
     rc = scan_arrow_batch(s->cols, s->arrow_flags, &b, out, &e);
     scan_batch_free(&b);
-    return rc ? api_report(err, s->file->path, rc, &e) : 1;
+    if (rc == 0) return 1;
+    api_report(err, s->file->path, rc, &e); /* the stream's get_last_error says it too */
+    snprintf(s->last_error, sizeof s->last_error, "%s", err ? err->message : e.msg);
+    return rc;
 }
 
 void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)

@@ -126,7 +126,8 @@ int scan_arrow_schema_fill(struct ArrowSchema *s, const char *format, const char
     return 0;
 }
 
-static int dict_leaf(const char *fmt, const char *index_fmt, pq_vec *v, struct ArrowArray *a);
+static int dict_leaf(const char *fmt, const char *index_fmt, pq_vec *v, struct ArrowArray *a,
+                     const char *col, pq_err *e);
 
 /* The leaf primitives a nested field's export uses (arrow.h scan_arrow_ops). */
 static const scan_arrow_ops leaf_ops = {.format = scan_arrow_format,
@@ -200,14 +201,42 @@ int scan_arrow_schema(const scan_arrow_col *cols, int n, unsigned flags, struct 
 
 /* ------------------------------------------------------------------------- arrays */
 
-/* A dictionary array of int32 indices idx into the values dict (both taken over), the
- * indices in index_fmt's width and the values in fmt. 0 or -ENOMEM. */
-static int dict_of(const char *fmt, const char *index_fmt, pq_vec idx, pq_vec dict,
-                   struct ArrowArray *a)
+/* 0 when every index of idx (int32, >= 0) fits the stored index type index_fmt; else
+ * RINGSCAN_EFORMAT with e naming column col: a stored dictionary<int8> (or uint8, int16,
+ * uint16) whose values the file holds more of than the type counts cannot be exported
+ * (narrowed, an index would wrap to a wrong value or a negative one), as pyarrow refuses it
+ * ("Integer value 128 not in range: -128 to 127"). */
+static int index_fits(const char *index_fmt, const pq_vec *idx, const char *col, pq_err *e)
 {
+    static const char narrow[] = "cCsS";
+    static const int32_t top[] = {INT8_MAX, UINT8_MAX, INT16_MAX, UINT16_MAX};
+    static const char *const name[] = {"int8", "uint8", "int16", "uint16"};
+    const char *k = index_fmt[0] && !index_fmt[1] ? strchr(narrow, index_fmt[0]) : NULL;
+    if (!k) return 0; /* int32 or wider: every index fits */
+    assert(idx->type == PQ_INT32);
+    const int32_t *x = (const int32_t *)(const void *)idx->values;
+    int32_t max = 0;
+    for (int64_t r = 0; r < idx->length; r++) max = x[r] > max ? x[r] : max;
+    int i = (int)(k - narrow);
+    if (max <= top[i]) return 0;
+    return pq_errf(e, RINGSCAN_EFORMAT, -1, "column '%.100s': dictionary index %d does not fit "
+                   "the stored index type %s (0..%d)", col, max, name[i], top[i]);
+}
+
+/* A dictionary array of int32 indices idx into the values dict (both taken over), the
+ * indices in index_fmt's width and the values in fmt. 0, -ENOMEM or index_fits's error. */
+static int dict_of(const char *fmt, const char *index_fmt, pq_vec idx, pq_vec dict,
+                   struct ArrowArray *a, const char *col, pq_err *e)
+{
+    int rc = index_fits(index_fmt, &idx, col, e);
+    if (rc) {
+        pq_vec_free(&idx);
+        pq_vec_free(&dict);
+        return rc;
+    }
     struct ArrowArray *d = fail_calloc(1, sizeof *d);
-    int rc = d ? scan_arrow_leaf(fmt, &dict, d) : -ENOMEM;
-    if (rc == 0 && (rc = scan_arrow_leaf(index_fmt, &idx, a)) != 0) d->release(d);
+    rc = d ? scan_arrow_leaf(fmt, &dict, d, col, e) : -ENOMEM;
+    if (rc == 0 && (rc = scan_arrow_leaf(index_fmt, &idx, a, col, e)) != 0) d->release(d);
     pq_vec_free(&idx);
     pq_vec_free(&dict);
     if (rc) {
@@ -223,7 +252,7 @@ static int dict_of(const char *fmt, const char *index_fmt, pq_vec idx, pq_vec di
  * here (scan/arrow_dict.c: a column a filter also read) and its buffers freed. The indices
  * take the stored index type's width (scan_arrow_type.index_format). */
 static int dict_array(const scan_arrow_col *c, const char *fmt, pq_vec *v, pq_vec *given,
-                      struct ArrowArray *a)
+                      struct ArrowArray *a, pq_err *e)
 {
     pq_vec idx, dict;
     if (given) {
@@ -236,17 +265,18 @@ static int dict_array(const scan_arrow_col *c, const char *fmt, pq_vec *v, pq_ve
         if (rc) return rc;
     }
     pq_vec_free(v);
-    return dict_of(fmt, index_format(c), idx, dict, a);
+    return dict_of(fmt, index_format(c), idx, dict, a, c->name, e);
 }
 
 /* A nested field's leaf stored as a dictionary (arrow_nested.c, through scan_arrow_ops). */
-static int dict_leaf(const char *fmt, const char *index_fmt, pq_vec *v, struct ArrowArray *a)
+static int dict_leaf(const char *fmt, const char *index_fmt, pq_vec *v, struct ArrowArray *a,
+                     const char *col, pq_err *e)
 {
     pq_vec idx, dict;
     int rc = scan_arrow_dict_encode(v, &idx, &dict);
     if (rc) return rc;
     pq_vec_free(v);
-    return dict_of(fmt, index_fmt, idx, dict, a);
+    return dict_of(fmt, index_fmt, idx, dict, a, col, e);
 }
 
 /* Column i of b as its Arrow array: a nested field's tree, a dictionary array, or a flat
@@ -258,8 +288,8 @@ static int column_array(const scan_arrow_col *c, unsigned flags, scan_batch *b, 
     char buf[32];
     const char *fmt = column_format(c, flags, buf, sizeof buf);
     if (c->type && c->type->dictionary)
-        return dict_array(c, fmt, &b->cols[i], b->dict_on && b->dict_on[i] ? &b->dicts[i] : NULL, a);
-    return scan_arrow_leaf(fmt, &b->cols[i], a);
+        return dict_array(c, fmt, &b->cols[i], b->dict_on && b->dict_on[i] ? &b->dicts[i] : NULL, a, e);
+    return scan_arrow_leaf(fmt, &b->cols[i], a, c->name, e);
 }
 
 int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,

@@ -40,9 +40,10 @@ int scan_arrow_schema_metadata(struct ArrowSchema *s, const char *md);
 int scan_arrow_schema_fill(struct ArrowSchema *s, const char *format, const char *name,
                            int64_t nchild, int64_t flags);
 /* A flat column's (or a nested field's leaf's) array of Arrow format fmt from v (its buffers
- * taken over, v left empty), converted where Arrow's layout differs (scan/arrow_leaf.c). 0 or
- * -ENOMEM (v untouched). */
-int scan_arrow_leaf(const char *fmt, pq_vec *v, struct ArrowArray *a);
+ * taken over, v left empty), converted where Arrow's layout differs (scan/arrow_leaf.c). 0,
+ * -ENOMEM, or RINGSCAN_EFORMAT with e naming column col (a decimal wider than its Arrow
+ * width); v untouched on failure. */
+int scan_arrow_leaf(const char *fmt, pq_vec *v, struct ArrowArray *a, const char *col, pq_err *e);
 /* A struct array of length rows with room for nchild children (a->children[i] zeroed, to be
  * filled; a->n_children counts those filled, which release frees). 0 or -ENOMEM. */
 int scan_arrow_struct_new(int64_t length, int64_t nchild, struct ArrowArray *a);
@@ -52,11 +53,13 @@ typedef struct scan_arrow_ops {
     const char *(*format)(const pq_column_desc *d, unsigned flags, char *buf, size_t n);
     int (*schema_fill)(struct ArrowSchema *s, const char *format, const char *name,
                        int64_t nchild, int64_t flags);
-    int (*leaf)(const char *fmt, pq_vec *v, struct ArrowArray *a);
+    int (*leaf)(const char *fmt, pq_vec *v, struct ArrowArray *a, const char *col, pq_err *e);
     int (*metadata)(struct ArrowSchema *s, const char *md);
     /* v's values as a dictionary array of index format index_fmt into values of format fmt
-     * (v's buffers freed). 0 or -ENOMEM. */
-    int (*dict_leaf)(const char *fmt, const char *index_fmt, pq_vec *v, struct ArrowArray *a);
+     * (v's buffers freed). 0, -ENOMEM, or RINGSCAN_EFORMAT with e naming column col when an
+     * index does not fit a narrow stored index type (int8: more than 128 distinct values). */
+    int (*dict_leaf)(const char *fmt, const char *index_fmt, pq_vec *v, struct ArrowArray *a,
+                     const char *col, pq_err *e);
 } scan_arrow_ops;
 
 /* A nested field's schema, and its array from v's packed rows (v left empty)

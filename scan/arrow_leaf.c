@@ -46,8 +46,10 @@ static void leaf_release(struct ArrowArray *a)
     a->release = NULL;
 }
 
-/* The unscaled decimal of row r of v as w bytes little-endian, sign-extended or cut. */
-static void decimal_at(const pq_vec *v, int64_t r, uint8_t *out, int w)
+/* The unscaled decimal of row r of v as w bytes little-endian, sign-extended or cut; false
+ * when the bytes cut are not the sign extension of those kept (the value needs more than w
+ * bytes: a BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY longer than the type's width). */
+static bool decimal_at(const pq_vec *v, int64_t r, uint8_t *out, int w)
 {
     uint8_t be[32];
     int n;
@@ -62,9 +64,17 @@ static void decimal_at(const pq_vec *v, int64_t r, uint8_t *out, int w)
         int32_t len = v->type == PQ_BYTE_ARRAY ? v->offsets[r + 1] - v->offsets[r] : v->type_length;
         n = len > 32 ? 32 : len; /* the low 32 bytes: what a 256-bit value can hold */
         memcpy(be, b + (len - n), (size_t)n);
+        uint8_t top = n > 0 && (be[0] & 0x80) ? 0xff : 0; /* the bytes above: its sign */
+        for (int32_t i = 0; i < len - n; i++)
+            if (b[i] != top) return false;
     }
     uint8_t sign = n > 0 && (be[0] & 0x80) ? 0xff : 0;
     for (int i = 0; i < w; i++) out[i] = i < n ? be[n - 1 - i] : sign;
+    if (v->type == PQ_INT32 || v->type == PQ_INT64) return true; /* cut as pyarrow cuts it */
+    uint8_t kept = w <= n && (out[w - 1] & 0x80) ? 0xff : sign; /* out's sign */
+    for (int i = w; i < n; i++)
+        if (be[n - 1 - i] != kept) return false;
+    return true;
 }
 
 /* Row r of an INT32 or INT64 vector, sign-extended. */
@@ -137,8 +147,10 @@ static int views_of(const pq_vec *v, void **out)
 }
 
 /* Values in Arrow's layout for format fmt where it differs from v's: *conv (NULL when the
- * same). 0 or -ENOMEM. */
-static int convert(const char *fmt, const pq_vec *v, void **conv)
+ * same). 0, -ENOMEM, or RINGSCAN_EFORMAT with e naming column col for a decimal whose bytes
+ * hold a value wider than its Arrow width (pyarrow refuses such a file: "Invalid BYTE_ARRAY
+ * length for decimal128"; one whose extra bytes are only its sign reads). */
+static int convert(const char *fmt, const pq_vec *v, void **conv, const char *col, pq_err *e)
 {
     *conv = NULL;
     int64_t n = v->length;
@@ -147,9 +159,21 @@ static int convert(const char *fmt, const pq_vec *v, void **conv)
         uint8_t *o = fail_malloc((size_t)(n + 1) * (size_t)w);
         if (!o) return -ENOMEM;
         bool ints = v->type == PQ_INT32 || v->type == PQ_INT64;
-        if (ints && (w == 4 || w == 8 || w == 16 || w == 32)) decimal_ints(v, o, w);
-        else
-            for (int64_t r = 0; r < n; r++) decimal_at(v, r, o + r * w, w);
+        if (ints && (w == 4 || w == 8 || w == 16 || w == 32)) { /* cut as pyarrow cuts them */
+            decimal_ints(v, o, w);
+            *conv = o;
+            return 0;
+        }
+        for (int64_t r = 0; r < n; r++) {
+            if (!pq_vec_is_valid(v, r)) { /* a null's slot: zeroes, whatever the bytes */
+                memset(o + r * w, 0, (size_t)w);
+                continue;
+            }
+            if (decimal_at(v, r, o + r * w, w)) continue;
+            free(o);
+            return pq_errf(e, RINGSCAN_EFORMAT, -1, "column '%.100s': the decimal in row %lld "
+                           "of the batch needs more than %d bytes (%s)", col, (long long)r, w, fmt);
+        }
         *conv = o;
         return 0;
     }
@@ -200,12 +224,12 @@ static int null_array(pq_vec *v, struct ArrowArray *a)
     return 0;
 }
 
-int scan_arrow_leaf(const char *fmt, pq_vec *v, struct ArrowArray *a)
+int scan_arrow_leaf(const char *fmt, pq_vec *v, struct ArrowArray *a, const char *col, pq_err *e)
 {
     if (strcmp(fmt, "n") == 0) return null_array(v, a);
     leaf_priv *p = fail_calloc(1, sizeof *p);
     if (!p) return -ENOMEM;
-    int rc = convert(fmt, v, &p->converted);
+    int rc = convert(fmt, v, &p->converted, col, e);
     if (rc) {
         free(p);
         return rc;

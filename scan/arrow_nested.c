@@ -347,8 +347,8 @@ static int array_of(nest_unpack *u, int32_t k, unsigned flags, struct ArrowArray
         char buf[32];
         const char *fmt = format_of(u, k, flags, buf, sizeof buf);
         b->vals.length = b->length;
-        if (index_fmt(u, k)[0]) return u->ops->dict_leaf(fmt, index_fmt(u, k), &b->vals, a);
-        return u->ops->leaf(fmt, &b->vals, a);
+        if (index_fmt(u, k)[0]) return u->ops->dict_leaf(fmt, index_fmt(u, k), &b->vals, a, u->name, u->e);
+        return u->ops->leaf(fmt, &b->vals, a, u->name, u->e);
     }
     nest_priv *p = fail_calloc(1, sizeof *p);
     int rc = p ? 0 : -ENOMEM;

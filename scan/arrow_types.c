@@ -140,9 +140,13 @@ static void leaf_format(const pq_column_desc *d, const pqa_field *af, char *fmt)
     if (bytes && !text && af->type == PQA_TYPE_LARGE_BINARY) snprintf(fmt, N, "Z");
     if (bytes && text && af->type == PQA_TYPE_UTF8_VIEW) snprintf(fmt, N, "vu");
     if (bytes && !text && af->type == PQA_TYPE_BINARY_VIEW) snprintf(fmt, N, "vz");
-    int32_t p = d->decimal_precision; /* decimal32 / 64 / 256 of a precision that fits */
+    /* decimal32 / 64 / 256 of the column's own precision and scale (pyarrow restores the
+     * stored width only then: decimal256(60, 2) stored over a Parquet decimal(9, 2) reads as
+     * decimal128(9, 2)) and a precision the width holds */
+    int32_t p = d->decimal_precision;
     bool fits = af->param == 256 || (af->param == 64 && p <= 18) || (af->param == 32 && p <= 9);
-    if (d->logical == PQ_LOGICAL_DECIMAL && af->type == PQA_TYPE_DECIMAL && af->param != 128 && fits)
+    bool same = af->dec_precision == p && af->dec_scale == d->decimal_scale;
+    if (d->logical == PQ_LOGICAL_DECIMAL && af->type == PQA_TYPE_DECIMAL && af->param != 128 && fits && same)
         snprintf(fmt, N, "d:%d,%d,%d", p, d->decimal_scale, af->param);
 }
 

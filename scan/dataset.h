@@ -88,5 +88,11 @@ void ds_list_free(ds_list *l);
 bool ds_part_parse(ds_ptype t, const char *text, int64_t *v);
 /* The type DuckDB 2.0.1 infers for one value (BIGINT, DATE, TIMESTAMP or VARCHAR). */
 ds_ptype ds_part_infer(const char *text);
+/* A partition value's %XX escapes decoded in place, as DuckDB's hive partitioning (and
+ * pyarrow's) reads a directory name: "%41%2Fb" is "A/b"; '+' stays, as do a '%' not followed
+ * by two hex digits and %00 (a C string cannot hold it). DuckDB infers the type from the
+ * text as written (ds_part_infer before decoding): "2024-01-01%2000%3A00%3A00" is the VARCHAR
+ * "2024-01-01 00:00:00". */
+void ds_part_decode(char *s);
 
 #endif

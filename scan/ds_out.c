@@ -28,7 +28,8 @@ static int nested_top(const ds_scan *d, const char *name)
  * reads (it fails to type against every schema column). */
 bool ds_names_missing(const ds_scan *d, const ds_scan_args *a)
 {
-    if (!a->columns) return !a->count; /* a count reads the filter's columns only */
+    if (!a->columns && !a->count) return true; /* a count reads the filter's columns only: */
+    /* they are checked below (a union by name's column only a pruned file has) */
     for (int j = 0; a->columns && j < a->ncolumns; j++)
         if (ds_schema_find(&d->s, a->columns[j]) < 0 && nested_top(d, a->columns[j]) < 0) return true;
     pq_column_desc *cols = fail_malloc(sizeof *cols * (size_t)(d->s.n + 1));

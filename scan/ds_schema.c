@@ -62,14 +62,15 @@ static bool is_stamp(const pq_column_desc *d)
 /* Two timestamps (or two times of day) in any units and zones into *out: in a union by name
  * the finer unit, UTC-adjusted when either is (DuckDB's union_by_name); otherwise a's type, to
  * which b's values are cast (pyarrow.dataset and DuckDB read a later file in the first file's
- * types; ds_types_file's scale, exact or refused). A time of day stored in another physical
- * type (TIME_MILLIS is INT32) is not narrowed: false. */
+ * types; ds_types_file's scale, exact or refused). A later TIME_MILLIS (INT32) under a finer
+ * first file's INT64 time is widened (ds_widen) then scaled, as pyarrow.dataset casts
+ * time32[ms] to time64; an INT64 time is not narrowed to a first file's INT32: false. */
 static bool timed_merge(const pq_column_desc *a, const pq_column_desc *b, bool by_name,
                         pq_column_desc *out)
 {
     if (!ds_time_unit(a) || !ds_time_unit(b) || is_stamp(a) != is_stamp(b)) return false;
     *out = *a;
-    if (!by_name) return a->physical == b->physical;
+    if (!by_name) return a->physical == b->physical || (a->physical == PQ_INT64 && b->physical == PQ_INT32);
     if (ds_time_unit(b) > ds_time_unit(a)) out->logical = b->logical, out->physical = b->physical;
     out->is_adjusted_to_utc = a->is_adjusted_to_utc || b->is_adjusted_to_utc;
     return true;

@@ -310,52 +310,6 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
     return 0;
 }
 
-/* Statistics from the plan, the counters and the cores' io counters (io: their sum). */
-static void stats_fill(const scan_t *s, const io_counters_t *io, scan_stats *st)
-{
-    *st = s->plan.stats;
-    for (int c = 0; c < s->o.threads; c++) {
-        int64_t rows = atomic_load_explicit(&s->cores[c].task.rows_scanned, memory_order_relaxed);
-        st->core_rows_min = c == 0 || rows < st->core_rows_min ? rows : st->core_rows_min;
-        st->core_rows_max = rows > st->core_rows_max ? rows : st->core_rows_max;
-        st->decoded_pages += s->cores[c].decoded_pages;
-        st->dict_eval_pages += atomic_load_explicit(&s->cores[c].task.dict_eval_pages, memory_order_relaxed);
-        st->sel_eval_pages += atomic_load_explicit(&s->cores[c].task.sel_eval_pages, memory_order_relaxed);
-    }
-    st->bytes_decompressed = atomic_load(&s->cnt.decompressed_bytes);
-    st->reads += io->reads_submitted;
-    st->bytes_read += io->bytes_read;
-    uint64_t discarded = atomic_load(&s->fetch.bytes_discarded);
-    uint64_t used = io->bytes_used > discarded ? io->bytes_used - discarded : 0;
-    assert(!s->finished || discarded <= io->bytes_used);
-    st->bytes_used += used;
-    st->bytes_wasted += io->bytes_wasted + discarded;
-    st->cancelled_reads = io->cancelled + io->requests_dropped_unsubmitted;
-    st->requests_registered = io->requests_registered;
-    st->requests_dropped = io->requests_dropped_unsubmitted;
-    st->peak_inflight_bytes = io->peak_inflight_bytes;
-    st->rows_scanned = atomic_load(&s->cnt.rows_scanned);
-    st->splits_all_false = atomic_load(&s->cnt.splits_all_false);
-    st->steals = atomic_load(&s->fetch.steals);
-    st->reads_lent = atomic_load(&s->fetch.lends);
-    st->splits_done = atomic_load(&s->out.pushed);
-    st->topk_splits_dead = atomic_load(&s->topk.splits_dead);
-    st->topk_rows_kept = atomic_load(&s->topk.rows_kept);
-    st->topk_pages_dead = atomic_load(&s->topk.pages_dead);
-    st->runtimes = s->o.rt ? 0 : 1;
-}
-
-/* The sum of the cores' published io counters. */
-static void io_sum(scan_t *s, io_counters_t *sum)
-{
-    memset(sum, 0, sizeof *sum);
-    for (int c = 0; c < s->o.threads; c++) {
-        pthread_mutex_lock(&s->cores[c].snap_mu);
-        io_counters_add(sum, &s->cores[c].io_snap);
-        pthread_mutex_unlock(&s->cores[c].snap_mu);
-    }
-}
-
 /* The last line of --explain: the order the scan ran in at its end (policy.h invariant 3). */
 static void explain_final_order(scan_t *s)
 {
@@ -388,9 +342,9 @@ static void finish(scan_t *s, bool freeing)
     char backend[sizeof s->stats.io_backend];
     memcpy(backend, s->stats.io_backend, sizeof backend);
     io_counters_t sum;
-    io_sum(s, &sum);
+    scan_io_sum(s, &sum);
     s->finished = true;
-    stats_fill(s, &sum, &s->stats);
+    scan_stats_fill(s, &sum, &s->stats);
     s->stats.uring = uring;
     memcpy(s->stats.io_backend, backend, sizeof backend);
     s->stats.rows_out = s->out.delivered_rows;
@@ -447,8 +401,8 @@ void scan_get_stats(scan_t *s, scan_stats *out)
         return;
     }
     io_counters_t sum;
-    io_sum(s, &sum);
-    stats_fill(s, &sum, out);
+    scan_io_sum(s, &sum);
+    scan_stats_fill(s, &sum, out);
     pthread_mutex_lock(&s->out.mu);
     out->rows_out = s->out.delivered_rows;
     pthread_mutex_unlock(&s->out.mu);

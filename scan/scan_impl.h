@@ -42,4 +42,10 @@ struct scan {
     scan_core cores[EXEC_THREADS_MAX];
 };
 
+/* (scan_stats.c) Statistics from s's plan, its counters and its cores' io counters (io: their
+ * sum, scan_io_sum) into *st. */
+void scan_stats_fill(const scan_t *s, const io_counters_t *io, scan_stats *st);
+/* (scan_stats.c) The sum of s's cores' published io counters. */
+void scan_io_sum(scan_t *s, io_counters_t *sum);
+
 #endif

@@ -2,7 +2,7 @@
 # tests/cli/fixed_list_limits.sh: a stored ARROW:schema that claims a fixed_size_list the rows
 # do not fit is an error naming the column, never a crash or gigabytes allocated (review of
 # issue 23's types): pyarrow writes ordinary list columns, then the key of a stored schema
-# claiming fixed_size_list<N> is swapped in (the file's bytes renamed in place):
+# claiming fixed_size_list<N> is swapped in (tests/cli/pqcraft.py write_claiming):
 #  1. lists of 3 and 2 elements stored as fixed_size_list<3>: "a list of 2 elements where the
 #     stored fixed_size_list needs 3", on the flat path (top-level list<int64>) and through a
 #     struct (the general path);
@@ -13,17 +13,12 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv fixed_list_limits
 "$PY" - "$dir" <<'PYEOF'
-import sys, base64, pyarrow as pa, pyarrow.parquet as pq
+import sys, os, pyarrow as pa, pyarrow.parquet as pq
 d = sys.argv[1]
+sys.path.insert(0, os.path.join(os.getcwd(), "tests", "cli"))
+from pqcraft import write_claiming
 def write(name, table, claimed):
-    path = f"{d}/{name}.parquet"
-    w = pq.ParquetWriter(path, table.schema, store_schema=False)
-    w.write_table(table)
-    w.add_key_value_metadata({b"ARROX:schema": base64.b64encode(claimed.serialize().to_pybytes())})
-    w.close()
-    data = open(path, "rb").read()
-    assert data.count(b"ARROX:schema") == 1
-    open(path, "wb").write(data.replace(b"ARROX:schema", b"ARROW:schema"))
+    write_claiming(f"{d}/{name}.parquet", table, claimed)
 big = 2**31 - 1
 lst = pa.list_(pa.int64())
 write("short_flat", pa.table({"l": pa.array([[1, 2, 3], [1, 2], None], lst)}),

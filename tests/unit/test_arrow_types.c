@@ -79,7 +79,8 @@ static void decimal_widths(void)
             }
             v.length = N;
             struct ArrowArray a;
-            CHECK_EQ_I64(scan_arrow_leaf(fmts[f], &v, &a), 0);
+            pq_err e = {.offset = -1};
+            CHECK_EQ_I64(scan_arrow_leaf(fmts[f], &v, &a, "d", &e), 0);
             CHECK_EQ_I64(a.length, N);
             const uint8_t *o = a.buffers[1];
             int w = widths[f];

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# tests/cli/adversarial_dataset.sh: hive partition directories written with escapes (s20
+# review), read as DuckDB 2.0 reads them (read_parquet(..., hive_partitioning=true), asked
+# here as the oracle): a value's %XX escapes are decoded ("m=%41" is 'A', "k=%41%2Fb" is
+# 'A/b'; before, the raw text was the value, so `m = 'A'` counted 0 rows), '+' and a '%'
+# without two hex digits stay, the key stays as written ("k%41"); the type is inferred from
+# the text as written ("t=2024-01-01%2000%3A00%3A00" is the VARCHAR '2024-01-01 00:00:00'),
+# and --hive-types parses the decoded value ("y=%32%30%32%34" as BIGINT is 2024).
+# Then times of day without union_by_name: a first file's time64[us] (INT64) and a later
+# file's time32[ms] (INT32) read as pyarrow.dataset reads them, the milliseconds widened and
+# scaled (it was refused: "the types do not widen").
+# Then --format count over a union by name whose filter names a column only a file pruned by
+# its partition has ("p = 2 AND x IS NULL"): the count DuckDB and the scan give (it was
+# "unknown column 'x'": a count skipped the check that reads the pruned files' footers).
+# Last line: "adversarial_dataset: N passed, N failed".
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+need_pyenv adversarial_dataset
+"$PY" - "$dir" <<'PYEOF' || { bad "pyarrow could not write the dataset"; summary adversarial_dataset; exit 1; }
+import sys, os, pyarrow as pa, pyarrow.parquet as pq
+d = sys.argv[1]
+for sub, xs in (("h/m=%41/k%41=%41%2Fb/p=a+b/q=%zz", [1, 2, 3]), ("h/m=a b/k%41=x/p=c/q=d", [4, 5]),
+                ("t/t=2024-01-01%2000%3A00%3A00/y=%32%30%32%34", [6])):
+    os.makedirs(f"{d}/{sub}")
+    pq.write_table(pa.table({"x": pa.array(xs, pa.int64())}), f"{d}/{sub}/f.parquet")
+PYEOF
+# the rows as DuckDB gives them, a line per row: x|k%41|m|p|q (ringscan's column order), and t's types and values
+"$PY" - "$dir" >"$dir/duck" <<'PYEOF'
+import sys, duckdb
+d = sys.argv[1]
+for r in duckdb.sql(f"select x, \"k%41\", m, p, q from read_parquet('{d}/h/**/*.parquet', hive_partitioning=true) order by x").fetchall():
+    print("|".join(str(v) for v in r))
+print(duckdb.sql(f"select count(*) from read_parquet('{d}/h/**/*.parquet', hive_partitioning=true) where m = 'A'").fetchall()[0][0])
+print("|".join(str(v) for v in duckdb.sql(f"select typeof(t), t, typeof(y), y from read_parquet('{d}/t/**/*.parquet', hive_partitioning=true)").fetchall()[0]))
+PYEOF
+check '[ "$(tr "\n" " " <"$dir/duck")" = "1|A/b|A|a+b|%zz 2|A/b|A|a+b|%zz 3|A/b|A|a+b|%zz 4|x|a b|c|d 5|x|a b|c|d 3 VARCHAR|2024-01-01 00:00:00|VARCHAR|2024 " ]' \
+    "DuckDB's reading changed: $(tr '\n' ' ' <"$dir/duck")"
+"$R" scan "$dir/h" --format csv --ordered >"$dir/out" 2>"$dir/err"
+got=$(tail -n +2 "$dir/out" | tr ',' '|' | sort | tr '\n' ' ')
+want=$(head -n 5 "$dir/duck" | sort | tr '\n' ' ')
+check '[ "$got" = "$want" ]' "values: got '$got' want '$want' $(head -c 200 "$dir/err")"
+check '[ "$(head -n1 "$dir/out")" = "x,k%41,m,p,q" ]' "header: $(head -n1 "$dir/out")"
+for fmt in count checksum; do
+    n=$("$R" scan "$dir/h" --where "m = 'A'" --format $fmt 2>&1 | awk '{print $2}')
+    check '[ "$n" = 3 ]' "m = 'A' --format $fmt: $n rows, want 3"
+done
+n=$("$R" scan "$dir/h" --where "\"k%41\" = 'A/b' AND q = '%zz' AND p = 'a+b'" --format count 2>&1 | awk '{print $2}')
+check '[ "$n" = 3 ]' "k%41, p, q: $n rows, want 3"
+"$R" scan "$dir/t" --columns t,y --format jsonl >"$dir/out" 2>&1
+check '[ "$(cat "$dir/out")" = "{\"t\":\"2024-01-01 00:00:00\",\"y\":\"2024\"}" ]' "t, y: $(cat "$dir/out")"
+"$R" scan "$dir/t" --columns y --hive-types y:BIGINT --format jsonl >"$dir/out" 2>&1
+check '[ "$(cat "$dir/out")" = "{\"y\":2024}" ]' "y BIGINT: $(cat "$dir/out")"
+"$PY" - "$dir" >"$dir/want" <<'PYEOF'
+import sys, os, datetime as dt, pyarrow as pa, pyarrow.parquet as pq, pyarrow.dataset as ds
+d = sys.argv[1] + "/tm"
+os.makedirs(d)
+pq.write_table(pa.table({"t": pa.array([dt.time(0, 0, 1, 500), dt.time(23, 59, 59, 999999)], pa.time64("us"))}), d + "/a.parquet")
+pq.write_table(pa.table({"t": pa.array([dt.time(0, 0, 1), dt.time(23, 59, 59, 999000), None], pa.time32("ms"))}), d + "/b.parquet")
+t = ds.dataset(d).to_table()
+print(t.schema.field("t").type, " ".join("null" if v is None else v.isoformat(timespec="microseconds") for v in t.column("t").to_pylist()))
+PYEOF
+"$R" scan "$dir/tm" --format csv --ordered >"$dir/out" 2>&1
+got="$("$R" meta "$dir/tm" 2>&1 | sed -n 's/^  0 t //p') $(tail -n +2 "$dir/out" | sed 's/^$/null/' | tr '\n' ' ' | sed 's/ $//')"
+check '[ "$got" = "$(cat "$dir/want")" ]' "times: got '$got' want '$(cat "$dir/want")'"
+"$PY" - "$dir" <<'PYEOF'
+import sys, os, pyarrow as pa, pyarrow.parquet as pq
+d = sys.argv[1] + "/un"
+os.makedirs(d + "/p=1"), os.makedirs(d + "/p=2")
+pq.write_table(pa.table({"x": pa.array([1, None, 3], pa.int64()), "y": [1, 2, 3]}), d + "/p=1/a.parquet")
+pq.write_table(pa.table({"y": pa.array([4, 5], pa.int64())}), d + "/p=2/b.parquet")
+PYEOF
+while IFS='|' read -r where want; do
+    duck=$("$PY" -c "import duckdb, sys; print(duckdb.sql(\"select count(*) from read_parquet('$dir/un/**/*.parquet', union_by_name=true, hive_partitioning=true) where $where\").fetchall()[0][0])" 2>&1)
+    for fmt in count checksum; do
+        n=$("$R" scan "$dir/un" --union-by-name --where "$where" --format $fmt 2>&1 | awk '{print $2}')
+        check '[ "$n" = "$want" ] && [ "$duck" = "$want" ]' "$where --format $fmt: $n rows, DuckDB $duck, want $want"
+    done
+done <<'CASES'
+p = 2 AND x IS NULL|2
+x IS NULL AND p = 2|2
+p = 1 AND x IS NULL|1
+p = 2 AND x > 0|0
+CASES
+summary adversarial_dataset
