@@ -3,7 +3,9 @@
  *
  * Invariants:
  *  1. Schema columns: the data columns first (the first file's order, then each new name in
- *     the order files bring them), then the partition columns (part >= 0) sorted by name.
+ *     the order files bring them), then the partition columns (part >= 0) sorted by name; a
+ *     partition named as a file's column takes that column's place (DuckDB: the partition's
+ *     value and type), and the files' own column of that name is not read.
  *  2. A data column's desc is the widest type any file has it in (ds_schema.c type_merge:
  *     integers, floats and decimals widen; times and timestamps take the finer unit and a UTC
  *     zone in a union by name, the first file's otherwise); a file's vector of it is widened

@@ -158,6 +158,7 @@ static int add_field(ds_schema *s, const pq_file_meta *m, int32_t i, const char 
     const char *name = m->nodes[i].path;
     int at = ds_schema_find(s, name), leaf = ds_nested_readable(m, i);
     if (leaf < 0) return add_new && at < 0 ? ds_nested_remember(s, name, path) : 0;
+    if (at >= 0 && s->cols[at].part >= 0) return 0; /* a partition over it: ds_schema_parts */
     if (at >= 0) return ds_nested_match(&s->cols[at], m, i, path, e);
     int rc = add_new ? add_col(s, name, &m->columns[leaf], -1, path) : 0;
     if (rc == 0 && add_new) s->cols[s->n - 1].node = i, s->cols[s->n - 1].meta = m;
@@ -171,6 +172,7 @@ static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, boo
     int at = ds_schema_find(s, d->name);
     pq_column_desc w;
     if (at < 0) return add_new ? add_col(s, d->name, d, -1, path) : 0;
+    if (s->cols[at].part >= 0) return 0; /* a partition over the file's column: ds_schema_parts */
     if (s->cols[at].node >= 0)
         return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is a nested field in %.80s but "
                        "flat in %.80s: a dataset's nested fields must match", d->name,
@@ -208,18 +210,30 @@ int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool ad
     return rc;
 }
 
+/* Data column c (index at) becomes partition j of type d, in its place: DuckDB reads a hive
+ * partition over a file's own column of its name (values and type the partition's). */
+static void as_part(ds_col *c, const pq_column_desc *d, int j, int at)
+{
+    c->part = j, c->node = -1, c->meta = NULL;
+    c->desc = *d;
+    c->desc.name = c->name, c->desc.index = at;
+    c->desc.repetition = PQ_OPTIONAL, c->desc.max_def_level = 1;
+}
+
 int ds_schema_parts(ds_schema *s, const ds_list *l)
 {
     int rc = 0;
     for (int j = 0; rc == 0 && j < l->npart; j++) {
-        if (ds_schema_find(s, l->part[j].name) >= 0) continue; /* the file's own column wins */
-        rc = add_col(s, l->part[j].name, &l->part[j].desc, j, NULL);
+        int at = ds_schema_find(s, l->part[j].name);
+        if (at < 0) rc = add_col(s, l->part[j].name, &l->part[j].desc, j, NULL);
+        else if (s->cols[at].part < 0) as_part(&s->cols[at], &l->part[j].desc, j, at);
     }
     return rc;
 }
 
 void ds_schema_drop_parts(ds_schema *s)
 {
+    /* a partition over a data column stays in that column's place (ds_schema_parts) */
     while (s->n > 0 && s->cols[s->n - 1].part >= 0) {
         s->n--;
         free(s->cols[s->n].name), free(s->cols[s->n].from);
@@ -251,7 +265,9 @@ int ds_view_init(ds_view *v, const ds_schema *s, const pq_file_meta *m)
     for (int c = 0; c < s->n; c++) v->node[c] = -1;
     memcpy(v->cols, m->columns, sizeof *v->cols * (size_t)m->ncolumns);
     v->ncols = m->ncolumns;
-    for (int c = 0; c < s->n; c++) {
+    for (int c = 0; c < s->n; c++) { /* a file's column under a partition's name is hidden */
+        int own = s->cols[c].part >= 0 ? pq_file_meta_find_column(m, s->cols[c].name) : -1;
+        if (own >= 0) v->cols[own].name = ""; /* (ds_schema_parts) from the filter's names */
         int leaf = s->cols[c].part >= 0 ? -1 : pq_file_meta_find_column(m, s->cols[c].name);
         if (leaf >= 0 && m->columns[leaf].nested) leaf = -1;
         if (s->cols[c].node >= 0) leaf = ds_nested_leaf(&s->cols[c], m, &v->node[c]);

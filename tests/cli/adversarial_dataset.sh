@@ -12,6 +12,7 @@
 # Then --format count over a union by name whose filter names a column only a file pruned by
 # its partition has ("p = 2 AND x IS NULL"): the count DuckDB and the scan give (it was
 # "unknown column 'x'": a count skipped the check that reads the pruned files' footers).
+# Then a partition named as a file's own column: the partition's value wins, as in DuckDB.
 # Last line: "adversarial_dataset: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv adversarial_dataset
@@ -80,4 +81,20 @@ x IS NULL AND p = 2|2
 p = 1 AND x IS NULL|1
 p = 2 AND x > 0|0
 CASES
+# a partition named as a file's own column: the partition's value, in the column's place, as
+# DuckDB reads it (pyarrow refuses such a dataset; before, the file's column won)
+"$PY" - "$dir" <<'PYEOF'
+import sys, os, pyarrow as pa, pyarrow.parquet as pq
+d = sys.argv[1] + "/pk"
+for year, ids in ((2024, [1, 2]), (2025, [3])):
+    os.makedirs(f"{d}/year={year}")
+    pq.write_table(pa.table({"year": pa.array([1999] * len(ids), pa.int64()), "id": pa.array(ids, pa.int64())}),
+                   f"{d}/year={year}/f.parquet")
+PYEOF
+for args in "" "--union-by-name" "--where year=2025"; do
+    w=$(echo "$args" | sed -n 's/--where //p')
+    duck=$("$PY" -c "import duckdb; print(' '.join('|'.join(str(v) for v in r) for r in duckdb.sql(\"select * from read_parquet('$dir/pk/**/*.parquet', hive_partitioning=true) ${w:+where $w} order by id\").fetchall()))")
+    got=$("$R" scan "$dir/pk" $args --format csv 2>&1 | tail -n +2 | tr ',' '|' | tr '\n' ' ')
+    check '[ "$got" = "$duck " ] && [ -n "$duck" ]' "partition over a column ($args): got '$got' DuckDB '$duck'"
+done
 summary adversarial_dataset
