@@ -82,6 +82,18 @@ static inline void pq_copy_fixed(uint8_t *dst, const uint8_t *src, int32_t w)
     else memcpy(dst, src, (size_t)w);
 }
 
+/* An INT96 timestamp (8 bytes of nanoseconds in the day, then a 4-byte Julian day, little
+ * endian) as nanoseconds since the epoch, as pyarrow and DuckDB read it (wrapping as they do
+ * outside the int64 range). */
+static inline int64_t pq_int96_nanos(const uint8_t *p)
+{
+    uint64_t ns;
+    uint32_t jd;
+    memcpy(&ns, p, 8);
+    memcpy(&jd, p + 8, 4);
+    return (int64_t)((uint64_t)((int64_t)jd - 2440588) * UINT64_C(86400000000000) + ns);
+}
+
 static inline bool pq_vec_is_valid(const pq_vec *v, int64_t i)
 {
     return v->null_count == 0 || pq_bit_get(v->validity, i);

@@ -180,13 +180,7 @@ static int convert(const char *fmt, const pq_vec *v, void **conv, const char *co
     if (v->type == PQ_INT96 && strcmp(fmt, "tsn:") == 0) {
         int64_t *o = fail_malloc((size_t)(n + 1) * 8);
         if (!o) return -ENOMEM;
-        for (int64_t r = 0; r < n; r++) {
-            uint64_t ns;
-            uint32_t jd;
-            memcpy(&ns, v->values + r * 12, 8);
-            memcpy(&jd, v->values + r * 12 + 8, 4);
-            o[r] = (int64_t)((uint64_t)((int64_t)jd - 2440588) * UINT64_C(86400000000000) + ns);
-        }
+        for (int64_t r = 0; r < n; r++) o[r] = pq_int96_nanos(v->values + r * 12);
         *conv = o;
         return 0;
     }

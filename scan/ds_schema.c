@@ -56,7 +56,8 @@ static bool same_type(const pq_column_desc *a, const pq_column_desc *b)
 
 static bool is_stamp(const pq_column_desc *d)
 {
-    return d->logical >= PQ_LOGICAL_TIMESTAMP_MILLIS && d->logical <= PQ_LOGICAL_TIMESTAMP_NANOS;
+    return d->physical == PQ_INT96 ||
+           (d->logical >= PQ_LOGICAL_TIMESTAMP_MILLIS && d->logical <= PQ_LOGICAL_TIMESTAMP_NANOS);
 }
 
 /* Two timestamps (or two times of day) in any units and zones into *out: in a union by name
@@ -64,14 +65,21 @@ static bool is_stamp(const pq_column_desc *d)
  * which b's values are cast (pyarrow.dataset and DuckDB read a later file in the first file's
  * types; ds_types_file's scale, exact or refused). A later TIME_MILLIS (INT32) under a finer
  * first file's INT64 time is widened (ds_widen) then scaled, as pyarrow.dataset casts
- * time32[ms] to time64; an INT64 time is not narrowed to a first file's INT32: false. */
+ * time32[ms] to time64; an INT64 time is not narrowed to a first file's INT32: false. INT96
+ * timestamps (nanoseconds) beside INT64 ones: a later INT96 file under a first INT64 one is
+ * widened then scaled; a union takes INT64 nanoseconds (as pyarrow reads INT96); a later
+ * INT64 file under a first INT96 one is refused without a union (false). */
 static bool timed_merge(const pq_column_desc *a, const pq_column_desc *b, bool by_name,
                         pq_column_desc *out)
 {
     if (!ds_time_unit(a) || !ds_time_unit(b) || is_stamp(a) != is_stamp(b)) return false;
     *out = *a;
-    if (!by_name) return a->physical == b->physical || (a->physical == PQ_INT64 && b->physical == PQ_INT32);
+    if (!by_name)
+        return a->physical == b->physical ||
+               (a->physical == PQ_INT64 && (b->physical == PQ_INT32 || b->physical == PQ_INT96));
     if (ds_time_unit(b) > ds_time_unit(a)) out->logical = b->logical, out->physical = b->physical;
+    if (a->physical != b->physical && (a->physical == PQ_INT96 || b->physical == PQ_INT96))
+        out->physical = PQ_INT64, out->logical = PQ_LOGICAL_TIMESTAMP_NANOS; /* INT96's unit */
     out->is_adjusted_to_utc = a->is_adjusted_to_utc || b->is_adjusted_to_utc;
     return true;
 }
@@ -379,9 +387,28 @@ static int dec_to_double(const pq_column_desc *from, pq_vec *v)
     return 0;
 }
 
+/* INT96 timestamps as INT64 nanoseconds (pq_int96_nanos; a null's slot zero). */
+static int int96_nanos(pq_vec *v)
+{
+    pq_vec w;
+    pq_vec_init(&w, PQ_INT64, 0);
+    int rc = pq_vec_reserve(&w, v->length, 0);
+    if (rc) return rc;
+    for (int64_t r = 0; r < v->length; r++) {
+        int64_t x = pq_vec_is_valid(v, r) ? pq_int96_nanos(v->values + 12 * r) : 0;
+        memcpy(w.values + 8 * r, &x, 8);
+    }
+    if (v->null_count > 0) memcpy(w.validity, v->validity, (size_t)(v->length + 7) / 8);
+    w.length = v->length, w.null_count = v->null_count;
+    pq_vec_free(v);
+    *v = w;
+    return 0;
+}
+
 int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
 {
     if (to->physical == from->physical && to->type_length == from->type_length) return 0;
+    if (from->physical == PQ_INT96 && to->physical == PQ_INT64) return int96_nanos(v);
     if (small_decimal(to) && small_decimal(from)) return dec_convert(to, from, v);
     if (small_decimal(from)) return dec_to_double(from, v);
     pq_vec w;

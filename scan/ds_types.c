@@ -136,6 +136,7 @@ void ds_types_free(ds_col *c)
 
 int ds_time_unit(const pq_column_desc *d)
 {
+    if (d->physical == PQ_INT96) return 9; /* a timestamp in nanoseconds (pq_int96_nanos) */
     switch (d->logical) {
     case PQ_LOGICAL_TIME_MILLIS: case PQ_LOGICAL_TIMESTAMP_MILLIS: return 3;
     case PQ_LOGICAL_TIME_MICROS: case PQ_LOGICAL_TIMESTAMP_MICROS: return 6;

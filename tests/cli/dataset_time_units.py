@@ -70,7 +70,7 @@ def check_values(name, d, exp, sql_x, args=(), where="", order="id", zone=None):
     rc, rows, err = scan(d, "--columns", "id,x", *args)
     if rc != 0:
         return case(name, False, f"rc {rc}: {err}")
-    got = [(r["id"], epoch(r["x"], exp)[0]) for r in rows]
+    got = sorted((r["id"], epoch(r["x"], exp)[0]) for r in rows)
     want = duck(d, sql_x, where, order)
     digits = {epoch(r["x"], exp)[1] for r in rows if r["x"] is not None}
     zones = {r["x"].endswith("Z") for r in rows if r["x"] is not None}
@@ -134,6 +134,22 @@ d = write("overflow", [("a.parquet", pa.array([1], pa.timestamp("ns"))),
 rc, rows, err = scan(d, "--columns", "id,x", "--union-by-name")
 case("ms to ns overflow refused", rc != 0 and "timestamp 10000000000000 " in err and
      "overflows" in err and "b.parquet" in err, f"rc {rc}: {err}")
+# INT96 timestamps (old Spark and Impala files) beside INT64 ones: a union takes INT64
+# nanoseconds; without one, a later INT96 file under a first INT64 one is cast to its unit
+d = os.path.join(DIR, "int96")
+os.makedirs(d)
+us = pa.array([1_700_000_000_123_456, None, -86_400_000_001], pa.timestamp("us"))
+pq.write_table(pa.table({"id": pa.array([0, 1, 2], pa.int64()), "x": us.cast(pa.timestamp("ns"))}),
+               os.path.join(d, "a.parquet"), use_deprecated_int96_timestamps=True)
+pq.write_table(pa.table({"id": pa.array([3, 4], pa.int64()), "x": pa.array([5, 6_000_000], pa.timestamp("us"))}),
+               os.path.join(d, "b.parquet"))
+check_values("union INT96 + INT64 us -> ns", d, 9, "epoch_ns(x)", ["--union-by-name"])
+rc, rows, err = scan(d, "--columns", "id,x")
+case("default: a first INT96 file, then INT64, refused", rc != 0 and "a.parquet" in err and "b.parquet" in err,
+     f"rc {rc}: {err}")
+os.rename(os.path.join(d, "a.parquet"), os.path.join(d, "c.parquet"))
+check_values("default: INT64 us first, then INT96 cast to us", d, 6, "epoch_us(x)")
+
 # decimals of other precisions and scales: a union holds both (DuckDB's DECIMAL(p, s) with the
 # larger scale and integer digits), values exact; a filter parsed in each file's own scale
 import decimal

@@ -6,7 +6,8 @@
 # it the first file's unit and zone, later files cast exactly or refused naming both files,
 # the column and the value, as pyarrow.dataset casts them; an overflowing unit change refused
 # (tests/cli/dataset_time_units.py). Decimals of other precisions and scales: a union by name
-# holds both (DuckDB's DECIMAL with the larger scale and integer digits), values exact.
+# holds both (DuckDB's DECIMAL with the larger scale and integer digits), values exact. INT96
+# timestamps beside INT64 ones: nanoseconds in a union, cast to a first INT64 file's unit.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_py dataset_time_units
 "$py" tests/cli/dataset_time_units.py "$R" "$dir"
