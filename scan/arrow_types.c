@@ -350,13 +350,17 @@ int scan_arrow_types_build(const pq_file_meta *m, const scan_arrow_col *cols, in
     return 0;
 }
 
+void scan_arrow_type_free(scan_arrow_type *t)
+{
+    free(t->metadata);
+    for (int32_t k = 0; k < t->nnodes; k++) free(t->nodes[k].metadata);
+    free(t->nodes);
+    *t = (scan_arrow_type){0};
+}
+
 void scan_arrow_types_free(scan_arrow_types *t)
 {
-    for (int i = 0; t->cols && i < t->n; i++) {
-        free(t->cols[i].metadata);
-        for (int32_t k = 0; k < t->cols[i].nnodes; k++) free(t->cols[i].nodes[k].metadata);
-        free(t->cols[i].nodes);
-    }
+    for (int i = 0; t->cols && i < t->n; i++) scan_arrow_type_free(&t->cols[i]);
     free(t->cols);
     free(t->metadata);
     memset(t, 0, sizeof *t);

@@ -49,6 +49,8 @@ struct scan_arrow_col;
 int scan_arrow_types_build(const pq_file_meta *m, const struct scan_arrow_col *cols, int n,
                            scan_arrow_types *out, pq_err *e);
 void scan_arrow_types_free(scan_arrow_types *t);
+/* Frees one column's type (its metadata and nodes) and zeroes it. */
+void scan_arrow_type_free(scan_arrow_type *t);
 /* Marks the columns named in names[0..n) (options.dictionary_columns) as dictionary arrays:
  * each must be one of cols[0..t->n) (its name) and a BYTE_ARRAY column that is not a DECIMAL
  * nor a list. 0 or -EINVAL with e naming the column. */

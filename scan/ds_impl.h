@@ -79,9 +79,9 @@ int ds_nested_match(const ds_col *c, const pq_file_meta *m, int32_t i, const cha
 /* (ds_nested.c) Remembers field, a nested field of file path that is left out, for messages
  * (at most DS_NESTED_MAX). 0 or -ENOMEM. */
 int ds_nested_remember(ds_schema *s, const char *field, const char *path);
-/* (ds_nested.c) File m's first leaf of nested column c and its node (*node), or -1 (and
- * *node -1) when m has no readable field of that name. */
-int ds_nested_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node);
+/* (ds_nested.c) File m's leaf of schema column c (a nested field's first leaf, its node in
+ * *node, else -1), or -1 when m lacks it (or it is a partition column). */
+int ds_col_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node);
 /* (ds_nested.c) Whether a nested column of s takes its shape from footer m (m must stay open
  * while s is used). */
 bool ds_schema_holds(const ds_schema *s, const pq_file_meta *m);
@@ -113,7 +113,6 @@ int ds_types_add(ds_schema *s, int first, const pq_file_meta *m, const char *pat
  * name that is not a projected string or binary column. */
 int ds_types_project(const ds_schema *s, const int *out, int n, const char *const *names,
                      int nnames, struct scan_arrow_col *cols, scan_arrow_type **types, pq_err *e);
-void ds_types_free(ds_col *c);
 /* The scan_opts.dict_out flags of a file's nleaves leaves (*out, malloc'd): leaf pos[j] of
  * each projected column j < nout whose type t[j] is a dictionary array is decoded as indices
  * into its chunk's dictionary (the scan decides where it can). 0 or -ENOMEM. */

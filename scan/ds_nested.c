@@ -71,15 +71,24 @@ static int same_shape(const pq_file_meta *ma, int32_t na, const pq_file_meta *mb
     return rc ? rc : n == -ENOMEM || k == -ENOMEM ? -ENOMEM : 0;
 }
 
-int ds_nested_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node)
+/* File m's first leaf of nested column c (its node in *node), or -1. */
+static int nested_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node)
 {
     int col = -1;
     pq_err e = {.offset = -1};
-    *node = -1;
-    if (c->node < 0 || !m->has_nested) return -1;
+    if (!m->has_nested) return -1;
     int rc = scan_nested_resolve(m, c->name, &col, node, &e);
     if (rc || *node < 0 || m->nodes[*node].depth != 1) return *node = -1;
     return col;
+}
+
+int ds_col_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node)
+{
+    *node = -1;
+    if (c->part >= 0) return -1; /* a constant in every file */
+    if (c->node >= 0) return nested_leaf(c, m, node);
+    int leaf = pq_file_meta_find_column(m, c->name);
+    return leaf >= 0 && !m->columns[leaf].nested ? leaf : -1;
 }
 
 int ds_nested_readable(const pq_file_meta *m, int32_t i)

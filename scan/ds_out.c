@@ -10,6 +10,7 @@
 
 #include "common/fail.h"
 #include "filter/sortkey.h"
+#include "format/column_nested.h"
 #include "scan/api_priv.h"
 #include "scan/ds_run.h"
 
@@ -109,10 +110,10 @@ void ds_out_free(ds_scan *d)
 static scan_arrow_col out_col(const ds_col *c)
 {
     if (c->node < 0) return (scan_arrow_col){.desc = &c->desc, .name = c->name, .node = -1};
-    int32_t node;
-    int leaf = ds_nested_leaf(c, c->meta, &node);
-    assert(leaf >= 0 && node == c->node);
-    return scan_nested_arrow_col(c->meta, &c->meta->columns[leaf], node);
+    int32_t first;
+    pq_nest_leaves(c->meta, c->node, &first);
+    assert(first >= 0);
+    return scan_nested_arrow_col(c->meta, &c->meta->columns[first], c->node);
 }
 
 /* The projected columns (names resolved in the schema) and ORDER BY keys hidden after them. */

@@ -148,15 +148,6 @@ static int add_col(ds_schema *s, const char *name, const pq_column_desc *d, int 
     return 0;
 }
 
-/* Whether file m has schema column c (a nested one: as a field it can read). */
-static bool has_col(const ds_col *c, const pq_file_meta *m)
-{
-    int32_t node;
-    if (c->node >= 0) return ds_nested_leaf(c, m, &node) >= 0;
-    int leaf = pq_file_meta_find_column(m, c->name);
-    return leaf >= 0 && !m->columns[leaf].nested;
-}
-
 /* Adds nested top-level field i of m (file path) to s as a column read whole (add_new), or
  * checks it against the column s has of its name (ds_impl.h invariant 5); a field the format
  * cannot read is remembered for messages. */
@@ -211,7 +202,7 @@ int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool ad
         else rc = add_field(s, m, i, path, add_new, e);
     }
     for (int c = 0; rc == 0 && !add_new && c < s->n; c++)
-        if (s->cols[c].part < 0 && !has_col(&s->cols[c], m))
+        if (s->cols[c].part < 0 && ds_col_leaf(&s->cols[c], m, &(int32_t){0}) < 0)
             rc = pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' of %.80s is missing from "
                          "%.80s: read with union_by_name", s->cols[c].name, s->cols[c].from, path);
     if (rc == 0 && add_new) rc = ds_types_add(s, first, m, path, e); /* invariant 4 */
@@ -245,7 +236,7 @@ void ds_schema_drop_parts(ds_schema *s)
     while (s->n > 0 && s->cols[s->n - 1].part >= 0) {
         s->n--;
         free(s->cols[s->n].name), free(s->cols[s->n].from);
-        ds_types_free(&s->cols[s->n]);
+        scan_arrow_type_free(&s->cols[s->n].atype);
     }
 }
 
@@ -253,7 +244,7 @@ void ds_schema_free(ds_schema *s)
 {
     for (int i = 0; i < s->n; i++) {
         free(s->cols[i].name), free(s->cols[i].from);
-        ds_types_free(&s->cols[i]);
+        scan_arrow_type_free(&s->cols[i].atype);
     }
     free(s->cols);
     free(s->metadata);
@@ -270,15 +261,12 @@ int ds_view_init(ds_view *v, const ds_schema *s, const pq_file_meta *m)
     v->node = fail_malloc(sizeof(int32_t) * (size_t)(s->n + 1));
     v->cols = fail_malloc(sizeof *v->cols * (size_t)(m->ncolumns + s->n + 1));
     if (!v->leaf || !v->virt || !v->node || !v->cols) return -ENOMEM;
-    for (int c = 0; c < s->n; c++) v->node[c] = -1;
     memcpy(v->cols, m->columns, sizeof *v->cols * (size_t)m->ncolumns);
     v->ncols = m->ncolumns;
     for (int c = 0; c < s->n; c++) { /* a file's column under a partition's name is hidden */
         int own = s->cols[c].part >= 0 ? pq_file_meta_find_column(m, s->cols[c].name) : -1;
         if (own >= 0) v->cols[own].name = ""; /* (ds_schema_parts) from the filter's names */
-        int leaf = s->cols[c].part >= 0 ? -1 : pq_file_meta_find_column(m, s->cols[c].name);
-        if (leaf >= 0 && m->columns[leaf].nested) leaf = -1;
-        if (s->cols[c].node >= 0) leaf = ds_nested_leaf(&s->cols[c], m, &v->node[c]);
+        int leaf = ds_col_leaf(&s->cols[c], m, &v->node[c]);
         v->leaf[c] = leaf;
         if (leaf >= 0 || s->cols[c].node >= 0) continue; /* no filter reads a nested field */
         v->virt[v->ncols - v->nfile] = c;
@@ -351,6 +339,15 @@ static void dec_put(const pq_column_desc *d, pq_vec *v, int64_t r, int64_t x)
     for (int i = d->type_length - 1; i >= 0; i--, x >>= 8) b[i] = (uint8_t)x; /* arithmetic shift */
 }
 
+/* v replaced by w, its converted rows (w's values filled; v's validity and counts carried). */
+static void replace_vec(pq_vec *v, pq_vec *w)
+{
+    if (v->null_count > 0) memcpy(w->validity, v->validity, (size_t)(v->length + 7) / 8);
+    w->length = v->length, w->null_count = v->null_count;
+    pq_vec_free(v);
+    *v = *w;
+}
+
 /* A small decimal in from's physical form into to's (same precision and scale). */
 static int dec_convert(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
 {
@@ -360,10 +357,7 @@ static int dec_convert(const pq_column_desc *to, const pq_column_desc *from, pq_
     if (rc) return rc;
     for (int64_t r = 0; r < v->length; r++)
         dec_put(to, &w, r, pq_vec_is_valid(v, r) ? dec_get(from, v, r) : 0);
-    if (v->null_count > 0) memcpy(w.validity, v->validity, (size_t)(v->length + 7) / 8);
-    w.length = v->length, w.null_count = v->null_count;
-    pq_vec_free(v);
-    *v = w;
+    replace_vec(v, &w);
     return 0;
 }
 
@@ -380,10 +374,7 @@ static int dec_to_double(const pq_column_desc *from, pq_vec *v)
         double d = pq_vec_is_valid(v, r) ? (double)dec_get(from, v, r) / scale : 0;
         memcpy(w.values + 8 * r, &d, 8);
     }
-    if (v->null_count > 0) memcpy(w.validity, v->validity, (size_t)(v->length + 7) / 8);
-    w.length = v->length, w.null_count = v->null_count;
-    pq_vec_free(v);
-    *v = w;
+    replace_vec(v, &w);
     return 0;
 }
 
@@ -398,10 +389,7 @@ static int int96_nanos(pq_vec *v)
         int64_t x = pq_vec_is_valid(v, r) ? pq_int96_nanos(v->values + 12 * r) : 0;
         memcpy(w.values + 8 * r, &x, 8);
     }
-    if (v->null_count > 0) memcpy(w.validity, v->validity, (size_t)(v->length + 7) / 8);
-    w.length = v->length, w.null_count = v->null_count;
-    pq_vec_free(v);
-    *v = w;
+    replace_vec(v, &w);
     return 0;
 }
 
@@ -435,14 +423,9 @@ int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
         else if (to->physical == PQ_INT64) memcpy(w.values + 8 * r, &i, 8);
         else { int32_t x = (int32_t)i; memcpy(w.values + 4 * r, &x, 4); }
     }
-    if (v->null_count > 0) {
-        memcpy(w.validity, v->validity, (size_t)(v->length + 7) / 8);
-        for (int64_t r = 0; r < v->length; r++) /* null slots stay zero (vec.h invariant 2) */
-            if (!pq_bit_get(v->validity, r)) memset(w.values + pq_fixed_width(w.type, 0) * r, 0,
-                                                    (size_t)pq_fixed_width(w.type, 0));
-    }
-    w.length = v->length, w.null_count = v->null_count;
-    pq_vec_free(v);
-    *v = w;
+    for (int64_t r = 0; v->null_count > 0 && r < v->length; r++) /* null slots stay zero (vec.h 2) */
+        if (!pq_bit_get(v->validity, r)) memset(w.values + pq_fixed_width(w.type, 0) * r, 0,
+                                                (size_t)pq_fixed_width(w.type, 0));
+    replace_vec(v, &w);
     return 0;
 }

@@ -38,13 +38,6 @@ static int name_file(int rc, const char *path, pq_err *e)
     return rc;
 }
 
-/* File m's leaf of data column c (a nested field's first, its node in *node), or -1. */
-static int file_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node)
-{
-    *node = -1;
-    return c->node >= 0 ? ds_nested_leaf(c, m, node) : pq_file_meta_find_column(m, c->name);
-}
-
 /* The Arrow types file m (path) gives its columns named by s's columns at[0..n) into
  * *out. 0 or a status with e filled. */
 static int file_types(const ds_schema *s, const int *at, int n, const pq_file_meta *m,
@@ -54,7 +47,7 @@ static int file_types(const ds_schema *s, const int *at, int n, const pq_file_me
     if (!cols) return pq_errf(e, -ENOMEM, -1, "out of memory");
     for (int k = 0; k < n; k++) {
         int32_t node = -1;
-        int leaf = file_leaf(&s->cols[at[k]], m, &node);
+        int leaf = ds_col_leaf(&s->cols[at[k]], m, &node);
         assert(leaf >= 0 && leaf < m->ncolumns); /* a data column the file brought or has */
         cols[k] = scan_nested_arrow_col(m, &m->columns[leaf], node);
     }
@@ -77,7 +70,7 @@ int ds_types_add(ds_schema *s, int first, const pq_file_meta *m, const char *pat
         ds_col *c = &s->cols[at[k]];
         int32_t node;
         c->atype = t.cols[k]; /* its nodes too (a nested field's) */
-        c->adesc = m->columns[file_leaf(c, m, &node)];
+        c->adesc = m->columns[ds_col_leaf(c, m, &node)];
         c->adesc.name = c->name; /* m's strings go with its footer */
         assert(c->adesc.physical == c->desc.physical); /* just added from m */
     }
@@ -124,14 +117,6 @@ int ds_types_dict_out(const scan_arrow_type *t, const int *pos, int nout, int nl
         if (pos[j] >= 0 && t[j].dictionary) (*out)[pos[j]] = true;
     }
     return 0;
-}
-
-void ds_types_free(ds_col *c)
-{
-    for (int32_t k = 0; k < c->atype.nnodes; k++) free(c->atype.nodes[k].metadata);
-    free(c->atype.nodes);
-    free(c->atype.metadata);
-    c->atype = (scan_arrow_type){0};
 }
 
 int ds_time_unit(const pq_column_desc *d)
