@@ -27,9 +27,21 @@ void cli_bench_help_tail(void);
 const char *cli_human_bytes(int64_t n, char buf[32]);
 /* Row group g's compressed bytes: as the writer recorded them, else its chunks' sum (meta). */
 int64_t cli_group_compressed(const ringscan_file *f, const ringscan_file_info *fi, int g);
-/* Whether paths[0..npaths) name a dataset: several, a directory, a pattern, an s3:// prefix
- * ending in '/', or a dataset option given (dataset_opt). */
+/* (cli/dataset_opts.c) Whether paths[0..npaths) name a dataset: several, a directory, a
+ * pattern, an s3:// prefix ending in '/', or a dataset option given (dataset_opt). */
 bool cli_is_dataset(const char *const *paths, int npaths, bool dataset_opt);
+/* The dataset options scan and meta share: their table entries (a command's ids for them)
+ * and their effect on o (cli_dataset_opt). */
+enum cli_dataset_opt { CLI_DS_HIVE, CLI_DS_HIVE_TYPES, CLI_DS_UNION };
+extern const char *const cli_hive_choices[];
+#define CLI_DATASET_OPTS(HIVE, HIVE_TYPES, UNION)                                                  \
+    {"--hive-partitioning", NULL, NULL, CLI_CHOICE, HIVE, .choices = cli_hive_choices,           \
+     .dflt = "auto", .help = "key=value directories as columns (auto: when all files have them)"}, \
+    {"--hive-types", NULL, "K:T,..", CLI_TEXT, HIVE_TYPES, .dflt = "inferred as DuckDB",         \
+     .help = "partition column types: year:BIGINT,month:VARCHAR,day:DATE"},                      \
+    {"--union-by-name", NULL, NULL, CLI_FLAG, UNION,                                              \
+     .help = "every file's columns by name (missing: null; ints widen)"}
+void cli_dataset_opt(ringscan_options *o, enum cli_dataset_opt which, const cli_val *v);
 /* `ringscan meta` over a dataset (cli/meta_dataset.c): its columns as a scan exports them, a
  * line per file and the totals, as text or one JSON object; the exit status. */
 int cli_meta_dataset(const char *const *paths, int npaths, const ringscan_options *o, bool json);

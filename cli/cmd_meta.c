@@ -413,8 +413,6 @@ enum meta_opt_id { MO_JSON, MO_STORE, MO_FETCH_BUDGET, MO_TLS_INSECURE, MO_HIVE,
 
 enum { CLI_META_PATHS_MAX = 1024 }; /* paths and patterns one meta names, as scan's */
 
-/* in the order of ringscan_options.hive_partitioning 0, 1, -1 (as scan's) */
-static const char *const meta_hive[] = {"auto", "true", "false", NULL};
 
 /* Every option `ringscan meta` accepts; the help is printed from it. */
 static const cli_opt meta_opts[] = {
@@ -426,12 +424,7 @@ static const cli_opt meta_opts[] = {
      .help = "as scan's (meta reads only the footer, so it changes nothing here)"},
     {"--tls-insecure", NULL, NULL, CLI_FLAG, MO_TLS_INSECURE,
      .help = "skip TLS peer and host verification for https:// and s3:// (warns)"},
-    {"--hive-partitioning", NULL, NULL, CLI_CHOICE, MO_HIVE, .choices = meta_hive, .dflt = "auto",
-     .help = "a dataset's key=value directories as columns (as scan's)"},
-    {"--hive-types", NULL, "K:T,..", CLI_TEXT, MO_HIVE_TYPES, .dflt = "inferred as DuckDB",
-     .help = "a dataset's partition column types (as scan's)"},
-    {"--union-by-name", NULL, NULL, CLI_FLAG, MO_UNION,
-     .help = "a dataset's columns from every file by name (default: first file's)"},
+    CLI_DATASET_OPTS(MO_HIVE, MO_HIVE_TYPES, MO_UNION),
 };
 
 static const char *const meta_examples[] = {
@@ -470,9 +463,9 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case MO_STORE: a->o.store = v->s; break;
     case MO_FETCH_BUDGET: a->o.fetch_budget_bytes = v->i; break;
     case MO_TLS_INSECURE: a->o.tls_insecure = true; break;
-    case MO_HIVE: a->o.hive_partitioning = v->i == 2 ? -1 : (int)v->i, a->dataset = true; break;
-    case MO_HIVE_TYPES: a->o.hive_types = v->s, a->dataset = true; break;
-    case MO_UNION: a->o.union_by_name = true, a->dataset = true; break;
+    case MO_HIVE: cli_dataset_opt(&a->o, CLI_DS_HIVE, v), a->dataset = true; break;
+    case MO_HIVE_TYPES: cli_dataset_opt(&a->o, CLI_DS_HIVE_TYPES, v), a->dataset = true; break;
+    case MO_UNION: cli_dataset_opt(&a->o, CLI_DS_UNION, v), a->dataset = true; break;
     }
     return 0;
 }

@@ -60,8 +60,6 @@ static const char *const scan_ios[] = {"auto", "uring", "pread", NULL};
 /* "rows": the name `count` had before it took over the footer count (kept for old scripts) */
 static const char *const scan_formats[] = {"table", "csv", "jsonl", "checksum", "count", "rows", NULL};
 enum { SCAN_FORMAT_ROWS = 5 };
-/* in the order of ringscan_options.hive_partitioning 0, 1, -1 */
-static const char *const scan_hive[] = {"auto", "true", "false", NULL};
 
 /* Every option `ringscan scan` (and each `serve` line) accepts; the help is printed from it. */
 static const cli_opt scan_opts[] = {
@@ -109,12 +107,7 @@ static const cli_opt scan_opts[] = {
      .help = "skip TLS peer and host verification for https:// and s3:// (warns)"},
     {"--no-progress", NULL, NULL, CLI_FLAG, SO_NO_PROGRESS,
      .help = "no progress line (shown on a tty's stderr after 1 s, not over rows)"},
-    {"--hive-partitioning", NULL, NULL, CLI_CHOICE, SO_HIVE, .choices = scan_hive, .dflt = "auto",
-     .help = "key=value directories as columns (auto: when all files have them)"},
-    {"--hive-types", NULL, "K:T,..", CLI_TEXT, SO_HIVE_TYPES, .dflt = "inferred as DuckDB",
-     .help = "partition column types: year:BIGINT,month:VARCHAR,day:DATE"},
-    {"--union-by-name", NULL, NULL, CLI_FLAG, SO_UNION,
-     .help = "every file's columns by name (missing: null; ints widen)"},
+    CLI_DATASET_OPTS(SO_HIVE, SO_HIVE_TYPES, SO_UNION),
     {"--max-open-files", NULL, "N", CLI_INT, SO_MAX_OPEN, 1, 1024, .dflt = "16",
      .help = "footers a dataset scan reads at once and holds"},
 };
@@ -169,9 +162,9 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case SO_NO_PROGRESS: a->no_progress = true; break;
     case SO_ORDER_BY: a->o.order_by = v->s; break;
     case SO_DESC: a->o.order_desc = true; break;
-    case SO_HIVE: a->o.hive_partitioning = v->i == 2 ? -1 : (int)v->i, a->dataset = true; break;
-    case SO_HIVE_TYPES: a->o.hive_types = v->s, a->dataset = true; break;
-    case SO_UNION: a->o.union_by_name = true, a->dataset = true; break;
+    case SO_HIVE: cli_dataset_opt(&a->o, CLI_DS_HIVE, v), a->dataset = true; break;
+    case SO_HIVE_TYPES: cli_dataset_opt(&a->o, CLI_DS_HIVE_TYPES, v), a->dataset = true; break;
+    case SO_UNION: cli_dataset_opt(&a->o, CLI_DS_UNION, v), a->dataset = true; break;
     case SO_MAX_OPEN: a->o.max_open_files = (int)v->i, a->dataset = true; break;
     }
     return 0;

@@ -14,21 +14,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/sink.h"
 #include "ringscan.h"
-
-bool cli_is_dataset(const char *const *paths, int npaths, bool dataset_opt)
-{
-    struct stat st;
-    const char *p = paths[0];
-    size_t n = strlen(p);
-    if (npaths > 1 || dataset_opt || strpbrk(p, "*?[")) return true;
-    if (strncmp(p, "s3://", 5) == 0 && n && p[n - 1] == '/') return true; /* a prefix */
-    return !strstr(p, "://") && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 /* An Arrow time unit letter as pyarrow names it. */
 static const char *unit_name(char u)

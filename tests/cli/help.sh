@@ -3,7 +3,8 @@
 # and exit 0; `ringscan help CMD`, `ringscan CMD --help` and `CMD -h` print the same text on
 # stdout and exit 0, with a usage line, a purpose, the options and examples; `--version` and
 # `version` print the version. Against the sources: every option name a command's file
-# spells ("--name" in cli/cmd_CMD.c: its table, and any message naming an option) appears
+# spells ("--name" in cli/cmd_CMD.c: its table, and any message naming an option; the dataset
+# options of cli.h's CLI_DATASET_OPTS for a table that names it) appears
 # in that command's help, and every option the help lists is one the parser accepts (it never
 # answers "unknown option" for it). No help line is wider than 100 columns.
 # Run by tests/run.sh with $RINGSCAN = the binary and cwd = the project root.
@@ -40,7 +41,9 @@ for c in $commands; do
     s=$(src_of "$c")
     if [ -n "$s" ]; then
         [ "$c" = version ] && s=/dev/null # main.c's own -h/--version are checked above
-        for o in $(grep -oE '"--[a-z][a-z0-9=-]*' "$s" | tr -d '"' | sort -u); do
+        d=/dev/null # the dataset options a table names through cli.h's CLI_DATASET_OPTS
+        grep -q 'CLI_DATASET_OPTS(' "$s" && d=cli/cli.h
+        for o in $(grep -ohE '"--[a-z][a-z0-9=-]*' "$s" "$d" | tr -d '"' | sort -u); do
             check 'grep -qE -- "(^| )$o( |,|\$)" "$dir/h1"' "help $c lacks $o (named in $s)"
         done
     fi
@@ -64,6 +67,10 @@ check '[ $rc -eq 0 ] && cmp -s "$dir/h1" "$dir/h2" && grep -q "^usage: ringscan 
     "help bench runtime: exit $rc, $(head -n1 "$dir/h1")"
 # the table the parser reads is the one the help prints: every entry of each option table
 n=$(grep -cE '^    \{"--' cli/cmd_scan.c cli/cmd_meta.c cli/cmd_gen.c cli/cmd_bench.c | awk -F: '{s += $2} END {print s}')
+# and the dataset options' entries (cli.h CLI_DATASET_OPTS) once for each table that names them
+per=$(grep -cE '^    \{"--' cli/cli.h)
+uses=$(grep -cE '^    CLI_DATASET_OPTS\(' cli/cmd_scan.c cli/cmd_meta.c cli/cmd_gen.c cli/cmd_bench.c | awk -F: '{s += $2} END {print s}')
+n=$((n + per * uses))
 m=$(for c in scan meta gen bench; do "$R" help $c; done | grep -E '^  (-[a-z], )?--[a-z]' | grep -vc -- '-h, --help')
 check '[ "$n" -gt 40 ] && [ "$m" -eq "$n" ]' "option table entries $n, help option lines $m"
 # defaults are shown where there is one
