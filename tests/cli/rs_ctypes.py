@@ -53,6 +53,18 @@ def read_stream(lib, sc):
         del reader
 
 
+def start_and_read(lib, start, source, opts, err):
+    """A scan started by start(source, opts) (ringscan_scan_start or ringscan_dataset_scan_start)
+    read whole by read_stream, then freed: (pa.Table, None) or (None, error message)."""
+    sc = ctypes.c_void_p()
+    try:
+        if start(source, opts, ctypes.byref(sc), ctypes.byref(err)) != 0:
+            return None, err.message.decode()
+        return read_stream(lib, sc)
+    finally:
+        lib.ringscan_scan_free(sc)
+
+
 def read_table(lib, path, ordered=True, columns=None):
     """The file as ringscan exports it (every column, or the names in columns): (pa.Table,
     None) or (None, error message)."""
@@ -61,13 +73,9 @@ def read_table(lib, path, ordered=True, columns=None):
     if lib.ringscan_open(path.encode(), ctypes.byref(f), ctypes.byref(err)) != 0:
         return None, err.message.decode()
     opts, names = options(lib, columns)
-    sc = ctypes.c_void_p()
     try:
-        if lib.ringscan_scan_start(f, opts, ctypes.byref(sc), ctypes.byref(err)) != 0:
-            return None, err.message.decode()
-        return read_stream(lib, sc)
+        return start_and_read(lib, lib.ringscan_scan_start, f, opts, err)
     finally:
-        lib.ringscan_scan_free(sc)
         lib.ringscan_close(f)
 
 
@@ -86,11 +94,7 @@ def read_dataset(lib, paths, columns=None):
     d = ctypes.c_void_p()
     if lib.ringscan_dataset_open(arr, len(paths), opts, ctypes.byref(d), ctypes.byref(err)) != 0:
         return None, err.message.decode()
-    sc = ctypes.c_void_p()
     try:
-        if lib.ringscan_dataset_scan_start(d, opts, ctypes.byref(sc), ctypes.byref(err)) != 0:
-            return None, err.message.decode()
-        return read_stream(lib, sc)
+        return start_and_read(lib, lib.ringscan_dataset_scan_start, d, opts, err)
     finally:
-        lib.ringscan_scan_free(sc)
         lib.ringscan_dataset_close(d)
