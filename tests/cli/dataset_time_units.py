@@ -162,6 +162,18 @@ for where in ["x < TIMESTAMP '2000-01-01'", "x >= TIMESTAMP '1969-12-30 23:59:59
     got = sorted(json.loads(l)["id"] for l in p.stdout.splitlines()) if p.returncode == 0 else p.stderr
     want = [r[0] for r in duckdb.sql(f"select id from '{a}' where {where} order by id").fetchall()]
     case(f"INT96 file: {where}", got == want, f"got {got} want {want}")
+# ORDER BY an INT96 column across INT96 files (each file's values widened to nanoseconds)
+d2 = os.path.join(DIR, "int96_only")
+os.makedirs(d2)
+for i, xs in enumerate([[5_000, None, -7_000_000_000_000_000], [86_400_000_000_000, 3_000, 6_000]]):
+    pq.write_table(pa.table({"id": pa.array(range(3 * i, 3 * i + 3), pa.int64()),
+                             "x": pa.array(xs, pa.timestamp("ns"))}),
+                   os.path.join(d2, f"f{i}.parquet"), use_deprecated_int96_timestamps=True)
+rc, rows, err = scan(d2, "--columns", "id", "--order-by", "x desc", "--limit", "4")
+want = [r[0] for r in duckdb.sql(f"select id from read_parquet('{d2}/*.parquet') order by x desc "
+                                 "nulls last limit 4").fetchall()]
+case("INT96 files: ORDER BY x DESC LIMIT 4", rc == 0 and [r["id"] for r in rows] == want,
+     f"rc {rc} {err} got {rows} want ids {want}")
 os.rename(a, os.path.join(d, "c.parquet"))
 check_values("default: INT64 us first, then INT96 cast to us", d, 6, "epoch_us(x)")
 
