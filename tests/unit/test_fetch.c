@@ -612,7 +612,7 @@ static void test_order_remote_measured_first(void)
         scan_policy_order(&pol, 0, perm);
         CHECK(perm[0] == 1 && perm[1] == 0); /* local: the unmeasured one first */
         io_cost c;
-        io_cost_seed(&c, 50 * 1000 * 1000, 100 * 1000 * 1000);
+        io_cost_seed(&c, 50 * 1000 * 1000, 100 * 1000 * 1000, 64);
         pol.cost = &c; /* as on a remote store (policy.c sets it from the file's backend) */
         scan_policy_order(&pol, 0, perm);
         CHECK(perm[0] == 0 && perm[1] == 1);
