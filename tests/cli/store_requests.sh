@@ -14,6 +14,12 @@
 #    (io_flush.c invariant 1): two columns apart at conns=64 are two requests a row group and
 #    every byte fetched but the footer's is decoded; at conns=1 (always busy) the cost model
 #    merges them over the hole as before.
+#  - adaptive fetches a step's later positions only where they save a round trip: on the
+#    cancel layout (l_cancelkey kills all but 1 row group in 8), a split's first step is
+#    l_cancelkey alone and a survivor's second is l_shipdate with the projection (one request
+#    per column: the holes between are not read), so every byte fetched but the footer's is
+#    decoded (it fetched l_shipdate up front for every row group, and the projection a round
+#    trip after l_shipdate).
 # Run by tests/run.sh with $RINGSCAN = the binary and cwd = the project root.
 # Last line: "store_requests: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
@@ -59,4 +65,16 @@ for b in 0 256MiB; do
         fi
     done
 done
+c=$dir/cancel.parquet
+"$R" gen lineitem --sf 0.05 --row-group-rows 16384 --layout cancel -o "$c" >/dev/null || bad "gen cancel"
+w="l_cancelkey = 1000001 AND l_shipdate >= DATE '1994-01-01'"
+plain=$("$R" scan "$c" --columns l_orderkey,l_extendedprice,l_comment --where "$w" --format checksum)
+out=$("$R" scan "$c" --columns l_orderkey,l_extendedprice,l_comment --where "$w" --format checksum \
+    --store sim:ttfb=50ms,bw=500MB/s --policy adaptive --stats 2>"$dir/err")
+n=$(field store_requests "$dir/err"); bytes=$(field store_bytes "$dir/err")
+used=$(field bytes_used "$dir/err"); dead=$(field splits_all_false "$dir/err")
+cgroups=$(( $("$R" meta "$c" --json | grep -o '"num_values"' | wc -l) / 17 ))
+check '[ "$out" = "$plain" ]' "cancel chain: '$out', want '$plain'"
+check '[ "$cgroups" -eq 19 ] && [ "$dead" = 17 ] && [ "$n" = $((1 + cgroups + 4 * (cgroups - dead))) ] && [ "$bytes" = $((used + footer)) ]' \
+    "cancel chain: $n requests, $bytes bytes for $used decoded ($cgroups row groups, $dead all-false), want $((1 + cgroups + 4 * (cgroups - ${dead:-0}))) and $((used + footer))"
 summary store_requests
