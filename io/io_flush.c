@@ -110,7 +110,7 @@ static void io_extend(io_ctx_t *ctx, io_req **a, size_t n, size_t *lo, size_t *h
     /* holes above this keep the range at least half requested bytes (remote: every hole of
      * more than 4 KiB, invariant 1) */
     uint64_t loose = f->be->remote ? IO_REMOTE_FREE_HOLE : gap;
-    bool spare = io_conn_spare(f); /* remote: a hole over 4 KiB is read by nobody */
+    bool spare = io_conn_spare(f); /* a connection is free: no hole over 4 KiB is read */
     while (*hi + 1 < n && io_joinable(ctx, a[*hi + 1], f)) {
         uint64_t hole = a[*hi + 1]->off > *end ? a[*hi + 1]->off - *end : 0, ce, cu;
         if (hole > gap && hole > dense) break;
