@@ -9,7 +9,7 @@
 #    equality) as a coin flip, not as certain to kill the split: the chain is speculated, so
 #    the scan issues at most three requests a row group, one per run of its columns
 #    (l_orderkey; l_quantity, l_extendedprice; l_shipmode, l_comment), plus its footer: waiting
-#    for each conjunct's outcome before fetching the next column would issue five.
+#    for each conjunct's outcome before fetching the next column would issue four or five.
 #  - A hole over 4 KiB between wanted columns is not read while the store has connections free
 #    (io_flush.c invariant 1): two columns apart at conns=64 are two requests a row group and
 #    every byte fetched but the footer's is decoded; at conns=1 (always busy) the cost model
