@@ -52,6 +52,8 @@ typedef struct io_file {
     io_cost cost;           /* the backend's cost model, seeded at open */
     _Atomic uint64_t requests, bytes; /* a remote backend's requests (metadata ones too) and
                                          the bytes they returned; 0 for a local file */
+    _Atomic uint64_t ranges_in_flight; /* remote: ranges every core has started and not yet
+                                          completed (io_range.c; coalescing reads it) */
     char name[];            /* the path or URL as given (never with a credential in it) */
 } io_file_t;
 

@@ -30,12 +30,14 @@
 #define IO_COST_GAP_MAX (UINT64_C(32) << 20)
 #define IO_COST_REQ_MAX (UINT64_C(16) << 20)
 
-void io_cost_seed(io_cost *c, uint64_t ttfb_ns, uint64_t bytes_per_s)
+void io_cost_seed(io_cost *c, uint64_t ttfb_ns, uint64_t bytes_per_s, uint32_t conns)
 {
+    assert(conns >= 1);
     atomic_store_explicit(&c->ttfb_ns, ttfb_ns, memory_order_relaxed);
     atomic_store_explicit(&c->bytes_per_s, bytes_per_s ? bytes_per_s : 1, memory_order_relaxed);
     atomic_store_explicit(&c->samples, 0, memory_order_relaxed);
     c->seed_bytes_per_s = bytes_per_s ? bytes_per_s : 1;
+    c->conns = conns;
 }
 
 uint64_t io_cost_gap(const io_cost *c)
@@ -180,7 +182,7 @@ int io_file_open(io_file_t **out, const char *path, char *err, size_t errlen)
     f->fd = fd;
     f->size_bytes = (uint64_t)st.st_size;
     f->be = &io_backend_file;
-    io_cost_seed(&f->cost, IO_COST_LOCAL_TTFB_NS, IO_COST_LOCAL_BPS);
+    io_cost_seed(&f->cost, IO_COST_LOCAL_TTFB_NS, IO_COST_LOCAL_BPS, 1);
     memcpy(f->name, path, n + 1);
     *out = f;
     return 0;

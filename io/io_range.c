@@ -216,6 +216,8 @@ static void io_range_done(exec_op_t *op)
         return;
     }
     g->in_flight = false;
+    if (g->file->be->remote)
+        atomic_fetch_sub_explicit(&g->file->ranges_in_flight, 1, memory_order_relaxed);
     assert(ctx->inflight_bytes >= g->len);
     ctx->inflight_bytes -= g->len;
     ctx->buffered_bytes += g->len;
@@ -262,6 +264,8 @@ int io_range_start(io_ctx_t *ctx, io_req *const *members, size_t n, uint64_t sta
     ctx->n_ranges++;
     ctx->c.ranges_submitted++;
     ctx->inflight_bytes += g->len;
+    if (g->file->be->remote)
+        atomic_fetch_add_explicit(&g->file->ranges_in_flight, 1, memory_order_relaxed);
     if (ctx->opts.held_total) atomic_fetch_add_explicit(ctx->opts.held_total, g->cap, memory_order_relaxed);
     if (ctx->inflight_bytes > ctx->c.peak_inflight_bytes)
         ctx->c.peak_inflight_bytes = ctx->inflight_bytes;

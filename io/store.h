@@ -47,6 +47,7 @@ typedef struct io_cost {
     _Atomic uint64_t bytes_per_s;
     _Atomic uint64_t samples;
     uint64_t seed_bytes_per_s; /* one connection's bandwidth as seeded: caps a request (io_cost_max) */
+    uint32_t conns;            /* connections a file's reads share (coalescing: io_flush.c inv. 1) */
 } io_cost;
 
 struct io_file;
@@ -77,8 +78,9 @@ typedef struct io_backend {
  * seeded bandwidth of one connection (one round trip of transfer: io_file.c). */
 uint64_t io_cost_gap(const io_cost *c);
 uint64_t io_cost_max(const io_cost *c);
-/* Seeds c. */
-void io_cost_seed(io_cost *c, uint64_t ttfb_ns, uint64_t bytes_per_s);
+/* Seeds c: ttfb_ns and one connection's bytes_per_s, for reads that share conns (>= 1)
+ * connections. */
+void io_cost_seed(io_cost *c, uint64_t ttfb_ns, uint64_t bytes_per_s, uint32_t conns);
 /* Folds one measured request (time to first byte, bytes and transfer time after it) into c
  * (EWMA, weight 1/8). Thread-safe. */
 void io_cost_observe(io_cost *c, uint64_t ttfb_ns, uint64_t bytes, uint64_t transfer_ns);
