@@ -108,6 +108,15 @@ static int file_read(void *core, exec_t *e, io_file_t *f, exec_op_t *op, void *b
     return rc;
 }
 
+static int file_readv(void *core, exec_t *e, io_file_t *f, exec_op_t *op,
+                      const struct iovec *iov, int n, uint64_t off, char *why, size_t whylen)
+{
+    (void)core;
+    int rc = exec_readv(e, op, f->fd, iov, n, off);
+    if (rc) snprintf(why, whylen, "%s", strerror(-rc));
+    return rc;
+}
+
 static int file_cancel(void *core, exec_t *e, exec_op_t *op)
 {
     (void)core;
@@ -124,6 +133,7 @@ const io_backend io_backend_file = {
     .id = 0,
     .remote = false,
     .read = file_read,
+    .readv = file_readv,
     .cancel = file_cancel,
     .read_sync = file_read_sync,
     .close = file_close,

@@ -126,6 +126,8 @@ void scan_opts_default(scan_opts *o);
 /* Counters of one scan; io figures include the planning reads. */
 typedef struct scan_stats {
     uint64_t reads, bytes_read, bytes_used, bytes_wasted, cancelled_reads;
+    uint64_t bytes_skipped;               /* of bytes_read: holes read into io/'s scratch
+                                             buffer, never landed in a read buffer */
     uint64_t requests_registered, requests_dropped;
     uint64_t plan_reads, plan_bytes;      /* synchronous reads: footer, indexes, blooms */
     int64_t row_groups_total, row_groups_pruned, pages_total, pages_pruned;
