@@ -96,8 +96,9 @@ static int io_range_iov(io_range *g, uint64_t chunk)
 static const uint8_t *io_range_at(const io_range *g, uint64_t off, int *k, uint64_t *pstart)
 {
     if (g->npieces == 0) return g->buf + (off - g->off);
-    while (off >= *pstart + g->piece[*k].len) *pstart += g->piece[(*k)++].len;
-    assert(*k < g->npieces && g->piece[*k].at >= 0);
+    while (*k + 1 < g->npieces && off >= *pstart + g->piece[*k].len)
+        *pstart += g->piece[(*k)++].len;
+    assert(g->piece[*k].at >= 0 && off < *pstart + g->piece[*k].len);
     return g->buf + g->piece[*k].at + (off - *pstart);
 }
 
