@@ -6,7 +6,8 @@
  * flush) -> done (future resolved with an io_bytes) | failed | cancelled.
  * At flush (once per executor loop iteration) every wanted request is merged with its
  * registered or wanted neighbours of the same file whose gap is <= gap_bytes (or <=
- * dense_gap_bytes while at least half of the range stays requested bytes), up to
+ * dense_gap_bytes, at most the file's cost model gap, while at least half of the range stays
+ * requested bytes), up to
  * max_bytes per range; a range is one read (continued on short reads, each call capped at
  * EXEC_READ_BYTES_MAX); the result is sliced to each member, slices reference-count the
  * range buffer. On a backend with vectored reads (a local file), a range's holes between
@@ -83,7 +84,8 @@ typedef struct io_opts {
                               bytes); false: a range holds only wanted requests */
     uint64_t gap_bytes;    /* largest hole merged over (default 128 KiB) */
     uint64_t dense_gap_bytes; /* largest hole merged over when at least half of the range stays
-                                 requested bytes (io_flush.c io_extend); 0 = none (default) */
+                                 requested bytes (io_flush.c io_extend), capped by the file's
+                                 cost model gap (io_dense_gap); 0 = none (default) */
     uint64_t max_bytes;    /* largest merged range (default 4 MiB); a bigger request is read alone */
     uint64_t budget_bytes; /* bytes in flight + buffered before new ranges wait (default 1 GiB) */
     _Atomic uint64_t *held_total; /* NULL, or a counter shared by several contexts (a scan's

@@ -447,9 +447,10 @@ static int64_t dense_ranges(uint64_t dense_gap, const uint64_t *off, const uint6
     return (int64_t)c.ranges_submitted;
 }
 
-/* A hole up to dense_gap_bytes is read over when at least half of the range stays requested,
- * the requests after the hole counted as the cluster they make (a small one right after the
- * hole does not stop it); a sparser or wider hole splits the read. */
+/* A hole up to dense_gap_bytes (at most the file's cost model gap) is read over when at least
+ * half of the range stays requested, the requests after the hole counted as the cluster they
+ * make (a small one right after the hole does not stop it); a sparser or wider hole splits
+ * the read. */
 static void c_dense_gap(void)
 {
     uint64_t bytes;
@@ -468,6 +469,15 @@ static void c_dense_gap(void)
     const uint64_t off3[] = {0, 90000}, len3[] = {30000, 30000};
     CHECK_EQ_I64(dense_ranges(65536, off3, len3, 2, &bytes), 1);
     CHECK_EQ_I64(bytes, 120000);
+    /* a local file's cost model caps the dense gap at its gap (100 us x 2 GB/s = 200000):
+     * under 1 MiB a hole of 190000 is merged, one of 300000 is not */
+    CHECK_EQ_I64(io_cost_gap(&g_file->cost), 200000);
+    const uint64_t off4[] = {0, 540000}, len4[] = {350000, 350000};
+    CHECK_EQ_I64(dense_ranges(1 << 20, off4, len4, 2, &bytes), 1);
+    CHECK_EQ_I64(bytes, 890000);
+    const uint64_t off5[] = {0, 650000}, len5[] = {350000, 350000};
+    CHECK_EQ_I64(dense_ranges(1 << 20, off5, len5, 2, &bytes), 2);
+    CHECK_EQ_I64(bytes, 700000);
 }
 
 /* Reads the n wanted requests [off, off + len) as one merged range (gap 512 KiB) with fault
