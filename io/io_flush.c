@@ -8,8 +8,8 @@
  *  1. A range is built around a wanted request and only from untaken pending requests of the
  *     same file (wanted ones only unless merge_registered), each within gap_bytes of the range
  *     so far (dense_gap_bytes, at most the file's cost model gap, when at least half of the
- *     range is requested bytes), never
- *     longer than max_bytes (a single request longer than max_bytes forms its own range).
+ *     range is requested bytes), never longer than max_bytes (a single request longer than
+ *     max_bytes forms its own range).
  *     For a remote file both limits come from its backend's cost model (io_cost_gap/max), and
  *     a hole over 4 KiB is merged only while the range stays at least half requested bytes:
  *     the model prices a hole against one request's round trip, but with many requests in
@@ -57,7 +57,8 @@ static uint64_t io_max(const io_ctx_t *ctx, const io_file_t *f)
  * its bytes out of the page cache wherever they land (a scratch buffer saved nothing:
  * bench/RESULTS.md, twenty-first session), so a hole pays only when a second call would cost
  * more than the hole's transfer; the DuckDB-written lineitem's 820 KB hole (l_partkey,
- * l_suppkey) cost expr_arith 4-6% CPU and lineitem_order 5-8% to save 48 and 98 calls. */
+ * l_suppkey) cost expr_arith 9% CPU and lineitem_order 7% (1 thread) to save 48 and 98
+ * calls. */
 static uint64_t io_dense_gap(const io_ctx_t *ctx, const io_file_t *f)
 {
     uint64_t model = io_cost_gap(&f->cost);
