@@ -7,8 +7,9 @@
  * Invariants:
  *  1. A range is built around a wanted request and only from untaken pending requests of the
  *     same file (wanted ones only unless merge_registered), each within gap_bytes of the range
- *     so far (dense_gap_bytes when at least half of the range is requested bytes), never
- *     longer than max_bytes (a single request longer than max_bytes forms its own range).
+ *     so far (dense_gap_bytes, at most the file's cost model gap, when at least half of the
+ *     range is requested bytes), never longer than max_bytes (a single request longer than
+ *     max_bytes forms its own range).
  *     For a remote file both limits come from its backend's cost model (io_cost_gap/max), and
  *     a hole over 4 KiB is merged only while the range stays at least half requested bytes:
  *     the model prices a hole against one request's round trip, but with many requests in
@@ -67,6 +68,20 @@ static bool io_conn_spare(const io_file_t *f)
     return f->be->remote && busy + 2 <= f->cost.conns;
 }
 
+/* The largest hole merged over while the range stays half requested bytes, for a local file:
+ * dense_gap_bytes, but never more than its cost model's gap (a call's time to first byte at
+ * its bandwidth: 200 KB for the NVMe-class seed, io_file.c). Reading a hole costs the kernel
+ * its bytes out of the page cache wherever they land (a scratch buffer saved nothing:
+ * bench/RESULTS.md, twenty-first session), so a hole pays only when a second call would cost
+ * more than the hole's transfer; the DuckDB-written lineitem's 820 KB hole (l_partkey,
+ * l_suppkey) cost expr_arith 9% CPU and lineitem_order 7% (1 thread) to save 48 and 98
+ * calls. */
+static uint64_t io_dense_gap(const io_ctx_t *ctx, const io_file_t *f)
+{
+    uint64_t model = io_cost_gap(&f->cost);
+    return ctx->opts.dense_gap_bytes < model ? ctx->opts.dense_gap_bytes : model;
+}
+
 /* Whether request r may join a range of file f being built. */
 static bool io_joinable(const io_ctx_t *ctx, const io_req *r, const io_file_t *f)
 {
@@ -106,7 +121,7 @@ static void io_extend(io_ctx_t *ctx, io_req **a, size_t n, size_t *lo, size_t *h
 {
     io_file_t *f = a[*lo]->file;
     uint64_t gap = io_gap(ctx, f), max = io_max(ctx, f), useful = *end - *start;
-    uint64_t dense = f->be->remote ? 0 : ctx->opts.dense_gap_bytes;
+    uint64_t dense = f->be->remote ? 0 : io_dense_gap(ctx, f);
     /* holes above this keep the range at least half requested bytes (remote: every hole of
      * more than 4 KiB, invariant 1) */
     uint64_t loose = f->be->remote ? IO_REMOTE_FREE_HOLE : gap;

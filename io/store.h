@@ -51,6 +51,7 @@ typedef struct io_cost {
 } io_cost;
 
 struct io_file;
+struct iovec;
 typedef struct io_backend {
     const char *name; /* "file", "sim", "http", "s3" */
     int id;           /* 0..IO_BACKENDS_MAX-1: the slot of its per-core state in an io_ctx */
@@ -62,6 +63,11 @@ typedef struct io_backend {
      * errno with op not started (why filled). */
     int (*read)(void *core, exec_t *e, struct io_file *f, exec_op_t *op, void *buf, uint64_t len,
                 uint64_t off, char *why, size_t whylen);
+    /* NULL, or as read, one read call of [off, off + the iovecs' total) landing in iov[0..n)
+     * in order (n <= IO_IOV_MAX; iov stays valid until the read completes). A backend with it
+     * lets a merged range land its holes in a reused scratch buffer (io_range.c). */
+    int (*readv)(void *core, exec_t *e, struct io_file *f, exec_op_t *op,
+                 const struct iovec *iov, int n, uint64_t off, char *why, size_t whylen);
     /* Asks to cancel a started read: its completion still comes, with -ECANCELED or the real
      * result. Returns 0 if a cancel was issued, -ENOENT if op is not in flight. */
     int (*cancel)(void *core, exec_t *e, exec_op_t *op);

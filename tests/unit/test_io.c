@@ -447,9 +447,10 @@ static int64_t dense_ranges(uint64_t dense_gap, const uint64_t *off, const uint6
     return (int64_t)c.ranges_submitted;
 }
 
-/* A hole up to dense_gap_bytes is read over when at least half of the range stays requested,
- * the requests after the hole counted as the cluster they make (a small one right after the
- * hole does not stop it); a sparser or wider hole splits the read. */
+/* A hole up to dense_gap_bytes (at most the file's cost model gap) is read over when at least
+ * half of the range stays requested, the requests after the hole counted as the cluster they
+ * make (a small one right after the hole does not stop it); a sparser or wider hole splits
+ * the read. */
 static void c_dense_gap(void)
 {
     uint64_t bytes;
@@ -468,6 +469,83 @@ static void c_dense_gap(void)
     const uint64_t off3[] = {0, 90000}, len3[] = {30000, 30000};
     CHECK_EQ_I64(dense_ranges(65536, off3, len3, 2, &bytes), 1);
     CHECK_EQ_I64(bytes, 120000);
+    /* a local file's cost model caps the dense gap at its gap (100 us x 2 GB/s = 200000):
+     * under 1 MiB a hole of 190000 is merged, one of 300000 is not */
+    CHECK_EQ_I64(io_cost_gap(&g_file->cost), 200000);
+    const uint64_t off4[] = {0, 540000}, len4[] = {350000, 350000};
+    CHECK_EQ_I64(dense_ranges(1 << 20, off4, len4, 2, &bytes), 1);
+    CHECK_EQ_I64(bytes, 890000);
+    const uint64_t off5[] = {0, 650000}, len5[] = {350000, 350000};
+    CHECK_EQ_I64(dense_ranges(1 << 20, off5, len5, 2, &bytes), 2);
+    CHECK_EQ_I64(bytes, 700000);
+}
+
+/* Reads the n wanted requests [off, off + len) as one merged range (gap 512 KiB) with fault
+ * hook fault (NULL: none); checks each one's bytes, returns its data pointers in *data and
+ * the counters in *c. */
+static void holed_read(const uint64_t *off, const uint64_t *len, int n, io_fault_fn fault,
+                       void *fault_ctx, const uint8_t **data, io_counters_t *c)
+{
+    io_opts_t o = io_opts_default();
+    o.gap_bytes = 512 * 1024;
+    o.fault = fault;
+    o.fault_ctx = fault_ctx;
+    io_ctx_t *ctx = new_ctx(&o);
+    fut_t *f[64];
+    CHECK(n <= 64);
+    if (n > 64) return;
+    for (int i = 0; i < n; i++) f[i] = io_read(ctx, g_file, off[i], len[i]);
+    for (int i = 0; i < n; i++) fut_want(f[i]);
+    for (int i = 0; i < n; i++) {
+        CHECK_EQ_I64(fut_await(f[i]), 0);
+        CHECK(bytes_match(fut_value(f[i]), off[i], len[i]));
+        data[i] = ((const io_bytes *)fut_value(f[i]))->data;
+    }
+    for (int i = 0; i < n; i++) fut_unref(f[i]); /* every slice alive until all were checked */
+    io_ctx_counters(ctx, c);
+    CHECK_EQ_I64(c->ranges_submitted, 1);
+    CHECK_EQ_I64(c->bytes_used + c->bytes_wasted, c->bytes_read);
+    io_ctx_free(ctx);
+}
+
+/* A merged range's holes of 4 KiB or more land in the scratch buffer (io_range.c invariant
+ * 6): the members' bytes are packed one run after another in the range buffer, each exact
+ * (a hole written into the buffer would move them), a smaller hole lands with its
+ * neighbours, and the read is still one call of the range's whole bytes, continued over the
+ * pieces when a call comes back short. */
+static void c_holes(void)
+{
+    /* A, hole 5000, B, hole 280000 (5 scratch pieces), C with E inside it, hole 100, D */
+    const uint64_t off[] = {0, 15000, 300000, 300000, 310100};
+    const uint64_t len[] = {10000, 5000, 10000, 5000, 9900};
+    const uint8_t *d[5];
+    io_counters_t c;
+    holed_read(off, len, 5, NULL, NULL, d, &c);
+    CHECK_EQ_I64(c.reads_submitted, 1);
+    CHECK_EQ_I64(c.bytes_read, 320000);
+    CHECK_EQ_I64(c.bytes_skipped, 5000 + 280000);
+    CHECK_EQ_I64(c.bytes_wasted, 5000 + 280000 + 100);
+    CHECK_EQ_I64(d[1] - d[0], 10000);        /* B right after A */
+    CHECK_EQ_I64(d[2] - d[0], 15000);        /* C right after B */
+    CHECK(d[3] == d[2]);                     /* E shares C's bytes */
+    CHECK_EQ_I64(d[4] - d[0], 15000 + 10100); /* D after C and the 100-byte hole */
+    /* calls cut at 7000 bytes: 46 calls over the 320000 bytes, the same bytes landed */
+    int64_t max = 7000;
+    holed_read(off, len, 5, short_hook, &max, d, &c);
+    CHECK_EQ_I64(c.reads_submitted, (320000 + 6999) / 7000);
+    CHECK_EQ_I64(c.bytes_read, 320000);
+    CHECK_EQ_I64(c.bytes_skipped, 5000 + 280000);
+    CHECK_EQ_I64(d[4] - d[0], 15000 + 10100);
+    /* 40 members 5000 bytes apart (holes of 4900): 79 pieces, over IO_IOV_MAX, so the range
+     * lands whole in its buffer */
+    uint64_t off2[40], len2[40];
+    for (int i = 0; i < 40; i++) off2[i] = (uint64_t)i * 5000, len2[i] = 100;
+    const uint8_t *d2[40];
+    holed_read(off2, len2, 40, NULL, NULL, d2, &c);
+    CHECK_EQ_I64(c.reads_submitted, 1);
+    CHECK_EQ_I64(c.bytes_read, 39 * 5000 + 100);
+    CHECK_EQ_I64(c.bytes_skipped, 0);
+    CHECK_EQ_I64(d2[39] - d2[0], 39 * 5000);
 }
 
 static void c_lazy(void)
@@ -749,6 +827,7 @@ static void cancel_before_submit(void) { both(c_cancel_before_submit); }
 static void cancel_after_submit(void) { both(c_cancel_after_submit); }
 static void coalesce(void) { both(c_coalesce); }
 static void dense_gap(void) { both(c_dense_gap); }
+static void holes(void) { both(c_holes); }
 static void lazy(void) { both(c_lazy); }
 static void budget(void) { both(c_budget); }
 static void ctx_free_pending(void) { both(c_ctx_free_pending); }
@@ -770,6 +849,7 @@ int main(void)
     RUN(cancel_after_submit);
     RUN(coalesce);
     RUN(dense_gap);
+    RUN(holes);
     RUN(lazy);
     RUN(budget);
     RUN(ctx_free_pending);
