@@ -308,7 +308,7 @@ int ds_const_vec(const ds_schema *s, int c, const ds_file *f, int64_t rows, pq_v
         size_t len = strlen(text);
         out->offsets[0] = 0;
         for (int64_t r = 0; r < rows; r++) {
-            memcpy(out->data + (size_t)r * len, text, len);
+            if (len) memcpy(out->data + (size_t)r * len, text, len); /* "k=": data may be NULL */
             out->offsets[r + 1] = (int32_t)((size_t)(r + 1) * len);
         }
         out->data_len = bytes;
