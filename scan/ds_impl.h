@@ -80,8 +80,14 @@ int ds_nested_match(const ds_col *c, const pq_file_meta *m, int32_t i, const cha
  * (at most DS_NESTED_MAX). 0 or -ENOMEM. */
 int ds_nested_remember(ds_schema *s, const char *field, const char *path);
 /* (ds_nested.c) File m's leaf of schema column c (a nested field's first leaf, its node in
- * *node, else -1), or -1 when m lacks it (or it is a partition column). */
+ * *node, else -1), or -1 when m lacks it (or it is a partition column, or m's is of the null
+ * type and c's is not: ds_null_typed). */
 int ds_col_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node);
+/* Whether d is of the null type (Parquet's UNKNOWN logical type: pyarrow's pa.null(), a
+ * column whose every value is null). A file's null-typed column under a column of another type
+ * reads as nulls, as a column the file lacks (ds_col_leaf: -1), in DuckDB's and pyarrow's
+ * way; in a union by name the other type replaces a first file's null type. */
+static inline bool ds_null_typed(const pq_column_desc *d) { return d->logical == PQ_LOGICAL_UNKNOWN; }
 /* (ds_nested.c) Whether a nested column of s takes its shape from footer m (m must stay open
  * while s is used). */
 bool ds_schema_holds(const ds_schema *s, const pq_file_meta *m);
@@ -134,8 +140,23 @@ int ds_types_filter(const ds_schema *s, const ds_view *v, const int64_t *scale,
 /* The value file f has in schema column c that is virtual for it (a partition's value, or
  * null) as a vector of rows rows of c's type; 0 or -ENOMEM. */
 int ds_const_vec(const ds_schema *s, int c, const ds_file *f, int64_t rows, pq_vec *out);
-/* v (a file's vector of schema column c) widened to c's type in place; 0 or -ENOMEM. */
+/* v (a file's vector of schema column c) widened to c's type in place (ds_widen.c); 0 or
+ * -ENOMEM. */
 int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v);
+/* A decimal of up to 18 digits, whatever its physical type (INT32, INT64, FIXED_LEN). */
+static inline bool ds_small_decimal(const pq_column_desc *d)
+{
+    return d->logical == PQ_LOGICAL_DECIMAL && d->decimal_precision <= 18 &&
+           (d->physical == PQ_INT32 || d->physical == PQ_INT64 ||
+            (d->physical == PQ_FIXED_LEN_BYTE_ARRAY && d->type_length <= 16));
+}
+/* A decimal of 19 to 38 digits in a 16-byte FIXED_LEN (a union by name's merge of decimals of
+ * other precisions or scales, ds_schema.c decimal_merge, as DuckDB's DECIMAL(p, s)). */
+static inline bool ds_wide_decimal(const pq_column_desc *d)
+{
+    return d->logical == PQ_LOGICAL_DECIMAL && d->decimal_precision > 18 &&
+           d->decimal_precision <= 38 && d->physical == PQ_FIXED_LEN_BYTE_ARRAY && d->type_length == 16;
+}
 /* d's time or timestamp unit as a power of ten of seconds (3, 6, 9); 0 when d is neither. */
 int ds_time_unit(const pq_column_desc *d);
 

@@ -133,4 +133,66 @@ check '[ "$got" = "1 3 11 " ]' "ORDER BY a null partition (nulls last): $got"
 got=$("$R" scan "$dir/hz" --format jsonl 2>&1; "$R" meta "$dir/hz" 2>&1 | grep -E '^  1 k')
 want=$(printf '{"x":1,"k":null}\n  1 k string')
 check '[ "$got" = "$want" ]' "a key with only nulls: $got"
+# A column of the null type (pa.null(): Parquet's UNKNOWN, what pandas writes for a column of
+# None) in one file: its rows are nulls of the other files' type, as DuckDB reads them; in a
+# union by name a first file's null type gives way to a later file's type. It was refused:
+# "INT32/UNKNOWN ... BYTE_ARRAY/STRING: the types do not widen" (and "nested field ... flat").
+"$PY" - "$dir" <<'PYEOF'
+import sys, os, pyarrow as pa, pyarrow.parquet as pq
+d = sys.argv[1]
+def w(sub, name, **cols):
+    os.makedirs(f"{d}/{sub}", exist_ok=True)
+    pq.write_table(pa.table(cols), f"{d}/{sub}/{name}.parquet")
+w("nt1", "a", id=pa.array([1], pa.int64()), v=pa.array([1.5], pa.float64()))
+w("nt1", "b", id=pa.array([2, 3], pa.int64()), v=pa.array([None, None], pa.null()))
+w("nt2", "a", id=pa.array([1, 2], pa.int64()), v=pa.array([None, None], pa.null()))
+w("nt2", "b", id=pa.array([3], pa.int64()), v=pa.array(["x"], pa.string()))
+w("nt3", "a", id=pa.array([1], pa.int64()), v=pa.array([[1, 2]], pa.list_(pa.int64())))
+w("nt3", "b", id=pa.array([2], pa.int64()), v=pa.array([None], pa.null()))
+PYEOF
+while IFS='|' read -r ds args where; do
+    u=false; [ "$args" = "--union-by-name" ] && u=true
+    duck=$("$PY" -c "import duckdb, json; print(' '.join(json.dumps(list(r), separators=(',', ':')) for r in duckdb.sql(\"select id, v from read_parquet('$dir/$ds/*.parquet', union_by_name=$u) ${where:+where $where} order by id\").fetchall()))" 2>&1)
+    got=$("$R" scan "$dir/$ds" $args ${where:+--where "$where"} --format jsonl 2>&1 | sed 's/{"id":\([0-9]*\),"v":\(.*\)}$/[\1,\2]/' | tr '\n' ' ')
+    check '[ "$got" = "$duck " ] && [ -n "$duck" ]' "null-typed column ($ds $args $where): got '$got' DuckDB '$duck'"
+done <<'CASES'
+nt1||
+nt1|--union-by-name|v IS NULL
+nt1||v > 1
+nt2|--union-by-name|
+nt2|--union-by-name|v = 'x' OR v IS NULL
+nt3||
+CASES
+# Decimals of other precisions and scales whose merge needs more than 18 digits: DuckDB's
+# DECIMAL(p, s) holding both, exactly (a 16-byte decimal; the values rescaled in 128 bits). It
+# was DOUBLE (99999999999999999.9 read as 1e+17), or refused for decimals over 18 digits; without
+# union_by_name a later file's decimal that the first's type holds is read in it, as DuckDB.
+"$PY" - "$dir" <<'PYEOF'
+import sys, os, decimal as D, pyarrow as pa, pyarrow.parquet as pq
+d = sys.argv[1]
+for i, ((p1, s1, v1), (p2, s2, v2)) in enumerate((((18, 1, "99999999999999999.9"), (18, 3, "-999999999999999.999")),
+                                                 ((9, 2, "9999999.99"), (18, 0, "-999999999999999999")),
+                                                 ((20, 2, "999999999999999999.99"), (25, 2, "-99999999999999999999999.99")),
+                                                 ((5, 0, "99999"), (38, 10, "-1234567890123456789012345678.0123456789")),
+                                                 ((12, 6, "1.5"), (4, 2, "-9.5")), ((25, 2, "1.5"), (20, 1, "-9.5")))):
+    os.makedirs(f"{d}/dm{i}")
+    pq.write_table(pa.table({"id": [1, 2], "x": pa.array([D.Decimal(v1), None], pa.decimal128(p1, s1))}), f"{d}/dm{i}/a.parquet")
+    pq.write_table(pa.table({"id": [3], "x": pa.array([D.Decimal(v2)], pa.decimal128(p2, s2))}), f"{d}/dm{i}/b.parquet")
+PYEOF
+for i in 0 1 2 3 4 5; do
+    for u in true false; do
+        args=; [ $u = true ] && args=--union-by-name
+        duck=$("$PY" -c "import duckdb; print(' '.join(str(r[0]) + '|' + ('' if r[1] is None else str(r[1])) for r in duckdb.sql(\"select id, x::varchar, typeof(x) from read_parquet('$dir/dm$i/*.parquet', union_by_name=$u) order by id\").fetchall()), duckdb.sql(\"select any_value(typeof(x)) from read_parquet('$dir/dm$i/*.parquet', union_by_name=$u)\").fetchall()[0][0])" 2>&1)
+        [ $u = false ] && [ $i -lt 4 ] && continue # DuckDB casts a later, wider decimal (rounding): refused here
+        got="$("$R" scan "$dir/dm$i" $args --format csv 2>&1 | tail -n +2 | tr ',' '|' | tr '\n' ' ')$("$R" meta "$dir/dm$i" $args 2>&1 | sed -n 's/^  1 x decimal128(\([0-9]*\), \([0-9]*\))$/DECIMAL(\1,\2)/p')"
+        check '[ "$got" = "$duck" ]' "decimals dm$i $args: got '$got' DuckDB '$duck'"
+    done
+    n=$("$R" scan "$dir/dm$i" --union-by-name --where "x < 0" --format count 2>&1)
+    check '[ "$n" = "rows 1" ]' "decimals dm$i: x < 0 counts '$n'"
+    got=$("$R" scan "$dir/dm$i" --union-by-name --order-by "x DESC" --limit 3 --columns id --format csv 2>&1 | tail -n +2 | tr '\n' ' ')
+    check '[ "$got" = "1 3 2 " ]' "decimals dm$i: ORDER BY x DESC: $got"
+done
+"$R" scan "$dir/dm0" --format csv >"$dir/out" 2>&1
+check 'grep -q "DECIMAL(18,1) in .*dm0/a.parquet but wider (FIXED_LEN_BYTE_ARRAY/DECIMAL(18,3)) in .*dm0/b.parquet: read with union_by_name" "$dir/out"' \
+    "a wider decimal without union_by_name: $(cat "$dir/out")"
 summary adversarial_dataset
