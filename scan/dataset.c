@@ -46,9 +46,12 @@ static int file_filter(ds_scan *d, const ds_run *r, flt_expr **out, bool *none, 
 {
     *out = NULL, *none = false;
     const ds_view *v = &r->view;
+    ds_fold fold; /* comparisons of partition (or missing) columns decided on this file's values */
+    ds_fold_init(&fold, &d->s, v, &d->a.list->files[r->fi]);
     int rc = 0;
-    if (d->filter) rc = flt_parse(d->filter, v->cols, v->ncols, out, e);
-    else if (d->a.filter_expr) rc = scan_filter_from_expr(d->a.filter_expr, v->cols, v->ncols, out, e);
+    if (d->filter) rc = flt_parse_fold(d->filter, v->cols, v->ncols, &fold.fold, out, e);
+    else if (d->a.filter_expr)
+        rc = flt_from_tree_fold(scan_expr_tree(d->a.filter_expr), v->cols, v->ncols, &fold.fold, out, e);
     if (rc == 0 && *out) rc = ds_filter_split(&d->s, v, &d->a.list->files[r->fi], *out, none, e);
     if (rc == 0 && *out && (*out)->npreds == 0) flt_expr_free(*out), *out = NULL;
     return rc;

@@ -160,10 +160,23 @@ static inline bool ds_wide_decimal(const pq_column_desc *d)
 /* d's time or timestamp unit as a power of ten of seconds (3, 6, 9); 0 when d is neither. */
 int ds_time_unit(const pq_column_desc *d);
 
+/* What a file's filter is parsed with (flt_parse_fold, flt_from_tree_fold): its virtual
+ * columns (v's columns from nfile on) as constants, each comparison over them alone decided
+ * on file f's values, so a clause ORing a partition (or missing) column with the file's own
+ * columns keeps only the latter's part, or is dropped, in that file. */
+typedef struct ds_fold {
+    flt_fold fold;              /* what the parser takes (its ctx: this) */
+    const ds_schema *s;
+    const ds_view *v;
+    const ds_file *f;
+} ds_fold;
+void ds_fold_init(ds_fold *x, const ds_schema *s, const ds_view *v, const ds_file *f);
+
 /* Splits expr (parsed against v's columns) into what the scan evaluates and what this file's
  * constants decide: predicates over virtual columns only are evaluated here on file f's
  * values and dropped (*none set when one keeps no row); a predicate mixing virtual and file
- * columns is RINGSCAN_EUNSUPPORTED naming it. 0 or a status with e filled. */
+ * columns in one comparison (ds_fold decides the others) is RINGSCAN_EUNSUPPORTED naming it.
+ * 0 or a status with e filled. */
 int ds_filter_split(const ds_schema *s, const ds_view *v, const ds_file *f, flt_expr *expr,
                     bool *none, pq_err *e);
 /* Whether the filter's top-level AND terms on partition columns alone rule file fi out (false

@@ -195,4 +195,39 @@ done
 "$R" scan "$dir/dm0" --format csv >"$dir/out" 2>&1
 check 'grep -q "DECIMAL(18,1) in .*dm0/a.parquet but wider (FIXED_LEN_BYTE_ARRAY/DECIMAL(18,3)) in .*dm0/b.parquet: read with union_by_name" "$dir/out"' \
     "a wider decimal without union_by_name: $(cat "$dir/out")"
+# A clause ORing a partition column, or a column a file lacks in a union by name, with a
+# file's own columns: each comparison over the file's constants alone is decided per file
+# (filter/tree.c fold_atoms), so `y = 2021 OR v > 2` is every row of the y=2021 files and
+# `v > 2` elsewhere, as DuckDB answers. It was refused: "a clause mixes partition (or missing)
+# columns with the file's columns: write it as separate AND terms".
+"$PY" - "$dir" <<'PYEOF'
+import sys, os, pyarrow as pa, pyarrow.parquet as pq
+d = sys.argv[1] + "/or"
+i = 0
+for y in ("2021", "2022", "__HIVE_DEFAULT_PARTITION__"):
+    for c in ("a", "b%2Fc"):
+        os.makedirs(f"{d}/y={y}/c={c}")
+        cols = {"id": pa.array(range(i, i + 6), pa.int64()), "v": pa.array([0.5, 1, 2, 3, None, 4.5])}
+        if c == "a": cols["s"] = pa.array(["x", None, "y", "x", "y", None], pa.string())
+        pq.write_table(pa.table(cols), f"{d}/y={y}/c={c}/f.parquet", row_group_size=4)
+        i += 6
+PYEOF
+while IFS= read -r where; do
+    duck=$("$PY" -c "import duckdb; print(duckdb.sql(\"select count(*), coalesce(string_agg(id::varchar, ' ' order by v desc nulls last, id), '') from (select * from read_parquet('$dir/or/**/*.parquet', hive_partitioning=true, union_by_name=true) where $where order by v desc nulls last, id limit 4)\").fetchall()[0][1], duckdb.sql(\"select count(*) from read_parquet('$dir/or/**/*.parquet', hive_partitioning=true, union_by_name=true) where $where\").fetchall()[0][0])" 2>&1)
+    n=$("$R" scan "$dir/or" --union-by-name --where "$where" --format count 2>&1 | awk '{print $2}')
+    top=$("$R" scan "$dir/or" --union-by-name --where "$where" --order-by "v DESC, id" --limit 4 --columns id --format csv 2>&1 | tail -n +2 | tr '\n' ' ')
+    rows=$("$R" scan "$dir/or" --union-by-name --where "$where" --format checksum 2>&1 | awk '{print $2}')
+    check '[ "$top$n" = "$duck" ] && [ "$rows" = "$n" ]' "OR over partitions ($where): top-4 and count '$top$n' (checksum rows $rows), DuckDB '$duck'"
+done <<'CASES'
+y = 2021 OR v > 2
+c = 'b/c' OR s = 'x'
+y IS NULL OR (v < 1 AND s IS NULL)
+NOT (y = 2022 OR v > 1)
+(y = 2021 AND c = 'a') OR (y = 2022 AND v > 2) OR s = 'y'
+y + 1 = 2022 OR v >= 4.5
+s IS NULL OR y = 2022
+CASES
+"$R" scan "$dir/or" --where "y > v" --format count >"$dir/out" 2>&1
+check 'grep -q "y=2021/c=a/f.parquet: a comparison reads both partition (or missing) columns and the file.s own columns (y|v): not supported" "$dir/out"' \
+    "one comparison of a partition with a data column: $(cat "$dir/out")"
 summary adversarial_dataset
