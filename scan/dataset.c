@@ -41,7 +41,18 @@ static void say(ds_scan *d, const char *fmt, const char *path, const char *why)
     d->explain_len += n < 0 ? 0 : (size_t)n < room ? (size_t)n : room - 1;
 }
 
-/* File r->fi's filter, parsed against its view; *none when its constants rule it out. */
+/* Parse error rc of a filter naming a nested field, or a path in one, of file m or of the
+ * dataset: rewritten to say so (as a one-file scan's; the file may lack the field). */
+static int nested_named(const ds_scan *d, const pq_file_meta *m, int rc, pq_err *e)
+{
+    rc = scan_nested_filter(m, NULL, rc, "filtered on", e);
+    for (int c = 0; rc != RINGSCAN_EUNSUPPORTED && c < d->s.n; c++)
+        if (d->s.cols[c].node >= 0) rc = scan_nested_filter(d->s.cols[c].meta, NULL, rc, "filtered on", e);
+    return rc;
+}
+
+/* File r->fi's filter, parsed against its view; *none when its constants rule it out. A filter
+ * on a nested field is refused naming it. */
 static int file_filter(ds_scan *d, const ds_run *r, flt_expr **out, bool *none, pq_err *e)
 {
     *out = NULL, *none = false;
@@ -52,7 +63,11 @@ static int file_filter(ds_scan *d, const ds_run *r, flt_expr **out, bool *none, 
     if (d->filter) rc = flt_parse_fold(d->filter, v->cols, v->ncols, &fold.fold, out, e);
     else if (d->a.filter_expr)
         rc = flt_from_tree_fold(scan_expr_tree(d->a.filter_expr), v->cols, v->ncols, &fold.fold, out, e);
-    if (rc == 0 && *out) rc = ds_filter_split(&d->s, v, &d->a.list->files[r->fi], *out, none, e);
+    const pq_file_meta *m = &d->ft.slots[r->fi].f->meta;
+    if (rc) return nested_named(d, m, rc, e);
+    if (*out) rc = ds_filter_split(&d->s, v, &d->a.list->files[r->fi], *out, none, e);
+    if (rc == 0 && *out) /* (what is left reads the file's own columns) */
+        rc = scan_nested_filter(m, *out, 0, "filtered on", e);
     if (rc == 0 && *out && (*out)->npreds == 0) flt_expr_free(*out), *out = NULL;
     return rc;
 }

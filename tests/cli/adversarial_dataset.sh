@@ -230,4 +230,31 @@ CASES
 "$R" scan "$dir/or" --where "y > v" --format count >"$dir/out" 2>&1
 check 'grep -q "y=2021/c=a/f.parquet: a comparison reads both partition (or missing) columns and the file.s own columns (y|v): not supported" "$dir/out"' \
     "one comparison of a partition with a data column: $(cat "$dir/out")"
+# A filter on a nested field, or a path in one, over a dataset is refused naming it, as over one
+# file. It was answered with no row (a path's leaf resolved in the file's own columns, whose
+# statistics pruned it: "rows 0", status 0), refused as "nested columns cannot be read yet",
+# or "unknown column" when a file without the field came first.
+"$PY" - "$dir" <<'PYEOF'
+import sys, os, pyarrow as pa, pyarrow.parquet as pq
+d = sys.argv[1] + "/nf"
+os.makedirs(d)
+st = pa.struct([("a", pa.int32()), ("b", pa.string())])
+pq.write_table(pa.table({"id": [1, 2], "s": pa.array([{"a": 1, "b": "x"}, None], st)}), d + "/a.parquet")
+pq.write_table(pa.table({"id": [3], "l": pa.array([[1]], pa.list_(pa.int64()))}), d + "/b.parquet")
+pq.write_table(pa.table({"id": [4], "s": pa.array([{"a": 7, "b": None}], st)}), d + "/c.parquet")
+PYEOF
+while IFS='|' read -r files where name what; do
+    for fmt in count csv; do
+        "$R" scan $files --where "$where" --format $fmt >"$dir/out" 2>&1
+        rc=$?
+        check '[ $rc = 1 ] && [ "$(cat "$dir/out")" = "ringscan: column '"'$name'"': nested columns ($what) cannot be filtered on yet" ]' \
+            "a filter on nested $name ($files, $fmt): status $rc, $(head -c 300 "$dir/out")"
+    done
+done <<CASES
+$dir/nf/a.parquet $dir/nf/a.parquet|s.a > 1|s.a|inside struct 's'
+$dir/nf --union-by-name|s.a > 1|s.a|inside struct 's'
+$dir/nf/b.parquet $dir/nf/c.parquet --union-by-name|id > 1 OR s.b = 'x'|s.b|inside struct 's'
+$dir/nf --union-by-name|s IS NULL|s|struct
+$dir/nf --union-by-name|l IS NOT NULL|l|list
+CASES
 summary adversarial_dataset
