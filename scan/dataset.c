@@ -364,6 +364,7 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
     if (a->so.fetch_budget > 0 && d->budget == 0) d->budget = 1;
     if (d->a.so.threads < 1) d->a.so.threads = 1;
     if (d->a.so.threads > EXEC_THREADS_MAX) d->a.so.threads = EXEC_THREADS_MAX;
+    d->s.list = l; /* a file column under a partition's name is not merged (ds_schema_parts) */
     if (rc == 0) rc = ds_footers_schema(&d->ft, &d->s, a->union_by_name, e);
     if (rc == 0) rc = ds_schema_parts(&d->s, l);
     if (rc == 0 && a->union_by_name && d->files_pruned > 0 && ds_names_missing(d, a)) {

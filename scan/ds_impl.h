@@ -54,6 +54,9 @@ typedef struct ds_schema {
     int nnested;                /* top-level nested fields the files had (left out) */
     char **nested;              /* [nnested], at most DS_NESTED_MAX: "name\0file" each */
     bool have_metadata;         /* metadata was taken from a file (NULL: it has none) */
+    const ds_list *list;        /* NULL, or the files whose partition keys name columns that
+                                   ds_schema_parts replaces: a file's column of such a name is
+                                   placed but never merged (its types may differ by file) */
 } ds_schema;
 
 /* Adds f's columns (path: its name for messages) to s: new names appended (union) or, when

@@ -151,6 +151,14 @@ static int add_col(ds_schema *s, const char *name, const pq_column_desc *d, int 
     return 0;
 }
 
+/* Whether name is a partition key of s->list (its files' own column of that name is replaced). */
+static bool part_key(const ds_schema *s, const char *name)
+{
+    for (int j = 0; s->list && j < s->list->npart; j++)
+        if (strcmp(s->list->part[j].name, name) == 0) return true;
+    return false;
+}
+
 /* Adds nested top-level field i of m (file path) to s as a column read whole (add_new), or
  * checks it against the column s has of its name (ds_impl.h invariant 5); a field the format
  * cannot read is remembered for messages. */
@@ -160,7 +168,7 @@ static int add_field(ds_schema *s, const pq_file_meta *m, int32_t i, const char 
     const char *name = m->nodes[i].path;
     int at = ds_schema_find(s, name), leaf = ds_nested_readable(m, i);
     if (leaf < 0) return add_new && at < 0 ? ds_nested_remember(s, name, path) : 0;
-    if (at >= 0 && s->cols[at].part >= 0) return 0; /* a partition over it: ds_schema_parts */
+    if (at >= 0 && (s->cols[at].part >= 0 || part_key(s, name))) return 0; /* ds_schema_parts */
     if (at >= 0) return ds_nested_match(&s->cols[at], m, i, path, e);
     int rc = add_new ? add_col(s, name, &m->columns[leaf], -1, path) : 0;
     if (rc == 0 && add_new) s->cols[s->n - 1].node = i, s->cols[s->n - 1].meta = m;
@@ -188,7 +196,7 @@ static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, boo
     pq_column_desc w = *d;
     if (d->physical == PQ_INT96) w.physical = PQ_INT64, w.logical = PQ_LOGICAL_TIMESTAMP_NANOS;
     if (at < 0) return add_new ? add_col(s, d->name, &w, -1, path) : 0;
-    if (s->cols[at].part >= 0) return 0; /* a partition over the file's column: ds_schema_parts */
+    if (s->cols[at].part >= 0 || part_key(s, d->name)) return 0; /* a partition over it: ds_schema_parts */
     if (s->cols[at].node >= 0 && ds_null_typed(d)) return 0; /* nulls of the nested field here */
     if (s->cols[at].node >= 0)
         return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is a nested field in %.80s but "
