@@ -145,6 +145,7 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     r->scale = fail_malloc(sizeof(int64_t) * (size_t)(d->s.n + 1));
     int rc = r->proj && r->pos && leaves && nodes && r->scale ? 0 : -ENOMEM;
     if (rc == 0 && !d->a.union_by_name) rc = ds_schema_add(&d->s, &f->meta, path, false, e);
+    if (rc == 0) rc = ds_conflicts(d, e); /* a column the query reads, this file's in conflict */
     if (rc == 0) rc = ds_view_init(&r->view, &d->s, &f->meta);
     if (rc == 0) rc = ds_types_file(&d->s, &r->view, &f->meta, path, r->scale, e);
     flt_expr *x = NULL;
@@ -438,7 +439,7 @@ void ds_scan_free(ds_scan *d)
     ds_topk_free(&d->topk);
     ds_schema_free(&d->s);
     ds_out_free(d);
-    free(d->filter), free(d->out), free(d->acols), free(d->atypes);
+    free(d->filter), free(d->out), free(d->used), free(d->acols), free(d->atypes);
     free(d->explain);
     free(d);
 }

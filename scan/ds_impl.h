@@ -45,6 +45,11 @@ typedef struct ds_col {
     pq_column_desc adesc;       /* from's desc of it, which atype was built for */
     int32_t node;               /* a nested field (invariant 5): its node in meta; -1: flat */
     const pq_file_meta *meta;   /* a nested field: from's footer (held open: ds_slot.held) */
+    char *conflict;             /* NULL, or why a file's column of this name cannot be read as
+                                   it (types that do not widen, another shape, missing without
+                                   union_by_name), owned: an error only for a query that reads
+                                   the column (ds_conflicts), as DuckDB and pyarrow.dataset
+                                   read the other columns of such files */
 } ds_col;
 
 typedef struct ds_schema {
@@ -60,9 +65,9 @@ typedef struct ds_schema {
 } ds_schema;
 
 /* Adds f's columns (path: its name for messages) to s: new names appended (union) or, when
- * !add_new, columns of s missing from f refused as DuckDB refuses them. A column whose type
- * differs is widened (ints to the wider int, ints and floats to DOUBLE) or refused with
- * RINGSCAN_EUNSUPPORTED naming both files and the column. 0 or a status with e filled. */
+ * !add_new, columns of s missing from f noted as DuckDB refuses them. A column whose type
+ * differs is widened (ints to the wider int, ints and floats to DOUBLE), or its conflict noted
+ * (ds_col.conflict, naming both files and the column; the first one kept). 0 or -ENOMEM. */
 int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool add_new, pq_err *e);
 /* Appends the partition columns of l (after every data column). */
 int ds_schema_parts(ds_schema *s, const ds_list *l);

@@ -151,6 +151,13 @@ static int add_col(ds_schema *s, const char *name, const pq_column_desc *d, int 
     return 0;
 }
 
+/* Column at's conflict noted from tmp's message (the first one kept): 0, or -ENOMEM. */
+static int defer(ds_schema *s, int at, int rc, const pq_err *tmp)
+{
+    if (rc != RINGSCAN_EUNSUPPORTED || s->cols[at].conflict) return rc == RINGSCAN_EUNSUPPORTED ? 0 : rc;
+    return (s->cols[at].conflict = fail_strdup(tmp->msg)) ? 0 : -ENOMEM;
+}
+
 /* Whether name is a partition key of s->list (its files' own column of that name is replaced). */
 static bool part_key(const ds_schema *s, const char *name)
 {
@@ -162,14 +169,14 @@ static bool part_key(const ds_schema *s, const char *name)
 /* Adds nested top-level field i of m (file path) to s as a column read whole (add_new), or
  * checks it against the column s has of its name (ds_impl.h invariant 5); a field the format
  * cannot read is remembered for messages. */
-static int add_field(ds_schema *s, const pq_file_meta *m, int32_t i, const char *path, bool add_new,
-                     pq_err *e)
+static int add_field(ds_schema *s, const pq_file_meta *m, int32_t i, const char *path, bool add_new)
 {
     const char *name = m->nodes[i].path;
     int at = ds_schema_find(s, name), leaf = ds_nested_readable(m, i);
     if (leaf < 0) return add_new && at < 0 ? ds_nested_remember(s, name, path) : 0;
     if (at >= 0 && (s->cols[at].part >= 0 || part_key(s, name))) return 0; /* ds_schema_parts */
-    if (at >= 0) return ds_nested_match(&s->cols[at], m, i, path, e);
+    pq_err tmp = {.offset = -1};
+    if (at >= 0) return defer(s, at, ds_nested_match(&s->cols[at], m, i, path, &tmp), &tmp);
     int rc = add_new ? add_col(s, name, &m->columns[leaf], -1, path) : 0;
     if (rc == 0 && add_new) s->cols[s->n - 1].node = i, s->cols[s->n - 1].meta = m;
     return rc;
@@ -190,7 +197,7 @@ static const char *type_text(const pq_column_desc *d, char *buf, size_t cap)
  * INT64 nanoseconds, the type pyarrow.dataset reads them as, so that a later INT64 file's
  * values cast to it as to any first file's unit), or merges it into the column s has of its
  * name (ds_schema_add). */
-static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, bool add_new, pq_err *e)
+static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, bool add_new)
 {
     int at = ds_schema_find(s, d->name);
     pq_column_desc w = *d;
@@ -198,27 +205,28 @@ static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, boo
     if (at < 0) return add_new ? add_col(s, d->name, &w, -1, path) : 0;
     if (s->cols[at].part >= 0 || part_key(s, d->name)) return 0; /* a partition over it: ds_schema_parts */
     if (s->cols[at].node >= 0 && ds_null_typed(d)) return 0; /* nulls of the nested field here */
+    pq_err tmp = {.offset = -1}, *e = &tmp; /* a conflict is noted (defer), not returned */
     if (s->cols[at].node >= 0)
-        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is a nested field in %.80s but "
+        return defer(s, at, pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is a nested field in %.80s but "
                        "flat in %.80s: a dataset's nested fields must match", d->name,
-                       s->cols[at].from, path);
+                       s->cols[at].from, path), e);
     char ta[48], tb[48];
     if (!type_merge(&s->cols[at].desc, d, add_new, &w))
-        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s but %s in "
+        return defer(s, at, pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s but %s in "
                        "%.80s: the types do not widen%s", d->name,
                        type_text(&s->cols[at].desc, ta, sizeof ta), s->cols[at].from,
                        type_text(d, tb, sizeof tb), path,
                        d->logical == PQ_LOGICAL_DECIMAL && s->cols[at].desc.logical == d->logical
-                           ? " (a decimal holding both needs more than 38 digits)" : "");
+                           ? " (a decimal holding both needs more than 38 digits)" : ""), e);
     if (ds_null_typed(d)) return 0; /* nulls of the column's type in this file */
     bool same_decimal = w.logical == PQ_LOGICAL_DECIMAL && s->cols[at].desc.logical == w.logical &&
                         w.decimal_precision == s->cols[at].desc.decimal_precision &&
                         w.decimal_scale == s->cols[at].desc.decimal_scale; /* in another form */
     if (!add_new && !same_type(&w, &s->cols[at].desc) && !same_decimal) /* DuckDB reads a later file in the first file's types */
-        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s but wider "
-                       "(%s) in %.80s: read with union_by_name", d->name,
+        return defer(s, at, pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s "
+                       "but wider (%s) in %.80s: read with union_by_name", d->name,
                        type_text(&s->cols[at].desc, ta, sizeof ta), s->cols[at].from,
-                       type_text(d, tb, sizeof tb), path);
+                       type_text(d, tb, sizeof tb), path), e);
     if (ds_null_typed(&s->cols[at].desc)) { /* its type from now on this file's (messages) */
         char *from = fail_strdup(path);
         if (!from) return -ENOMEM;
@@ -240,16 +248,18 @@ int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool ad
 {
     int rc = 0, first = s->n;
     for (int i = 0; rc == 0 && !m->has_nested && i < m->ncolumns; i++)
-        rc = add_flat(s, &m->columns[i], path, add_new, e);
+        rc = add_flat(s, &m->columns[i], path, add_new);
     for (int32_t i = 0; rc == 0 && m->has_nested && i < m->nnodes; i = m->nodes[i].end) {
-        if (m->nodes[i].shape == PQ_SHAPE_FLAT) rc = add_flat(s, &m->columns[m->nodes[i].column], path, add_new, e);
-        else rc = add_field(s, m, i, path, add_new, e);
+        if (m->nodes[i].shape == PQ_SHAPE_FLAT) rc = add_flat(s, &m->columns[m->nodes[i].column], path, add_new);
+        else rc = add_field(s, m, i, path, add_new);
     }
+    pq_err tmp = {.offset = -1};
     for (int c = 0; rc == 0 && !add_new && c < s->n; c++)
         if (s->cols[c].part < 0 && ds_col_leaf(&s->cols[c], m, &(int32_t){0}) < 0 &&
             !null_typed_in(m, s->cols[c].name))
-            rc = pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' of %.80s is missing from "
-                         "%.80s: read with union_by_name", s->cols[c].name, s->cols[c].from, path);
+            rc = defer(s, c, pq_errf(&tmp, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' of %.80s is "
+                                     "missing from %.80s: read with union_by_name",
+                                     s->cols[c].name, s->cols[c].from, path), &tmp);
     if (rc == 0 && add_new) rc = ds_types_add(s, first, m, path, e); /* invariant 4 */
     return rc;
 }
@@ -280,7 +290,7 @@ void ds_schema_drop_parts(ds_schema *s)
     /* a partition over a data column stays in that column's place (ds_schema_parts) */
     while (s->n > 0 && s->cols[s->n - 1].part >= 0) {
         s->n--;
-        free(s->cols[s->n].name), free(s->cols[s->n].from);
+        free(s->cols[s->n].name), free(s->cols[s->n].from), free(s->cols[s->n].conflict);
         scan_arrow_type_free(&s->cols[s->n].atype);
     }
 }
@@ -288,7 +298,7 @@ void ds_schema_drop_parts(ds_schema *s)
 void ds_schema_free(ds_schema *s)
 {
     for (int i = 0; i < s->n; i++) {
-        free(s->cols[i].name), free(s->cols[i].from);
+        free(s->cols[i].name), free(s->cols[i].from), free(s->cols[i].conflict);
         scan_arrow_type_free(&s->cols[i].atype);
     }
     free(s->cols);
