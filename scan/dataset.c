@@ -47,7 +47,8 @@ static int nested_named(const ds_scan *d, const pq_file_meta *m, int rc, pq_err 
 {
     rc = scan_nested_filter(m, NULL, rc, "filtered on", e);
     for (int c = 0; rc != RINGSCAN_EUNSUPPORTED && c < d->s.n; c++)
-        if (d->s.cols[c].node >= 0) rc = scan_nested_filter(d->s.cols[c].meta, NULL, rc, "filtered on", e);
+        if (d->s.cols[c].node >= 0)
+            rc = scan_nested_filter(d->s.cols[c].meta, NULL, rc, "filtered on", e);
     return rc;
 }
 
@@ -62,7 +63,8 @@ static int file_filter(ds_scan *d, const ds_run *r, flt_expr **out, bool *none, 
     int rc = 0;
     if (d->filter) rc = flt_parse_fold(d->filter, v->cols, v->ncols, &fold.fold, out, e);
     else if (d->a.filter_expr)
-        rc = flt_from_tree_fold(scan_expr_tree(d->a.filter_expr), v->cols, v->ncols, &fold.fold, out, e);
+        rc = flt_from_tree_fold(scan_expr_tree(d->a.filter_expr), v->cols, v->ncols, &fold.fold,
+                                out, e);
     const pq_file_meta *m = &d->ft.slots[r->fi].f->meta;
     if (rc) return nested_named(d, m, rc, e);
     if (*out) rc = ds_filter_split(&d->s, v, &d->a.list->files[r->fi], *out, none, e);

@@ -322,7 +322,8 @@ static int fill_parts(ds_list *l, const char *types, pq_err *e)
         ds_part_col *c = &l->part[j];
         rc = given_type(types, c->name, &c->type, &given, e);
         for (int i = 0; rc == 0 && i < l->nfiles; i++)
-            if (l->files[i].text[j] && !ds_part_parse(c->type, l->files[i].text[j], &l->files[i].ival[j]))
+            if (l->files[i].text[j] && /* (a null is no value to parse) */
+                !ds_part_parse(c->type, l->files[i].text[j], &l->files[i].ival[j]))
                 rc = pq_errf(e, -EINVAL, -1, "%.200s: partition %s=%.64s is not a %s", l->files[i].path,
                              c->name, l->files[i].text[j], c->type == DS_DATE ? "DATE"
                              : c->type == DS_TIMESTAMP ? "TIMESTAMP" : "BIGINT");

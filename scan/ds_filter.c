@@ -46,7 +46,8 @@ static int fold_truth(void *ctx, const flt_pred *p, bool *keep)
 
 void ds_fold_init(ds_fold *x, const ds_schema *s, const ds_view *v, const ds_file *f)
 {
-    *x = (ds_fold){.fold = {.first = v->nfile, .truth = fold_truth, .ctx = x}, .s = s, .v = v, .f = f};
+    *x = (ds_fold){.fold = {.first = v->nfile, .truth = fold_truth, .ctx = x},
+                   .s = s, .v = v, .f = f};
 }
 
 int ds_filter_split(const ds_schema *s, const ds_view *v, const ds_file *f, flt_expr *expr,

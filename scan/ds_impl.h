@@ -95,7 +95,10 @@ int ds_col_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node);
  * column whose every value is null). A file's null-typed column under a column of another type
  * reads as nulls, as a column the file lacks (ds_col_leaf: -1), in DuckDB's and pyarrow's
  * way; in a union by name the other type replaces a first file's null type. */
-static inline bool ds_null_typed(const pq_column_desc *d) { return d->logical == PQ_LOGICAL_UNKNOWN; }
+static inline bool ds_null_typed(const pq_column_desc *d)
+{
+    return d->logical == PQ_LOGICAL_UNKNOWN;
+}
 /* (ds_nested.c) Whether a nested column of s takes its shape from footer m (m must stay open
  * while s is used). */
 bool ds_schema_holds(const ds_schema *s, const pq_file_meta *m);
@@ -163,7 +166,8 @@ static inline bool ds_small_decimal(const pq_column_desc *d)
 static inline bool ds_wide_decimal(const pq_column_desc *d)
 {
     return d->logical == PQ_LOGICAL_DECIMAL && d->decimal_precision > 18 &&
-           d->decimal_precision <= 38 && d->physical == PQ_FIXED_LEN_BYTE_ARRAY && d->type_length == 16;
+           d->decimal_precision <= 38 && d->physical == PQ_FIXED_LEN_BYTE_ARRAY &&
+           d->type_length == 16;
 }
 /* d's time or timestamp unit as a power of ten of seconds (3, 6, 9); 0 when d is neither. */
 int ds_time_unit(const pq_column_desc *d);

@@ -95,7 +95,8 @@ static bool decimal_merge(const pq_column_desc *a, const pq_column_desc *b, pq_c
     int32_t ia = a->decimal_precision - a->decimal_scale, ib = b->decimal_precision - b->decimal_scale;
     int32_t prec = (ia > ib ? ia : ib) + scale;
     if (prec > 38) return false;
-    out->physical = prec > 18 ? PQ_FIXED_LEN_BYTE_ARRAY : PQ_INT64, out->type_length = prec > 18 ? 16 : 0;
+    out->physical = prec > 18 ? PQ_FIXED_LEN_BYTE_ARRAY : PQ_INT64;
+    out->type_length = prec > 18 ? 16 : 0;
     out->decimal_precision = prec, out->decimal_scale = scale;
     return true;
 }
@@ -111,7 +112,8 @@ static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, bool by
     if (ds_time_unit(a) || ds_time_unit(b)) return timed_merge(a, b, by_name, out);
     if (decimal_merge(a, b, out)) return true; /* (refused by the caller unless by_name or a's) */
     bool ia = int_class(a), ib = int_class(b);
-    bool na = ia || float_class(a) || ds_small_decimal(a), nb = ib || float_class(b) || ds_small_decimal(b);
+    bool na = ia || float_class(a) || ds_small_decimal(a);
+    bool nb = ib || float_class(b) || ds_small_decimal(b);
     if (na && nb && !(ia && ib)) { /* a float with a number, a decimal with another kind */
         out->physical = PQ_DOUBLE, out->logical = PQ_LOGICAL_NONE;
         return true;
@@ -154,7 +156,8 @@ static int add_col(ds_schema *s, const char *name, const pq_column_desc *d, int 
 /* Column at's conflict noted from tmp's message (the first one kept): 0, or -ENOMEM. */
 static int defer(ds_schema *s, int at, int rc, const pq_err *tmp)
 {
-    if (rc != RINGSCAN_EUNSUPPORTED || s->cols[at].conflict) return rc == RINGSCAN_EUNSUPPORTED ? 0 : rc;
+    if (rc != RINGSCAN_EUNSUPPORTED) return rc;
+    if (s->cols[at].conflict) return 0;
     return (s->cols[at].conflict = fail_strdup(tmp->msg)) ? 0 : -ENOMEM;
 }
 
@@ -203,17 +206,17 @@ static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, boo
     pq_column_desc w = *d;
     if (d->physical == PQ_INT96) w.physical = PQ_INT64, w.logical = PQ_LOGICAL_TIMESTAMP_NANOS;
     if (at < 0) return add_new ? add_col(s, d->name, &w, -1, path) : 0;
-    if (s->cols[at].part >= 0 || part_key(s, d->name)) return 0; /* a partition over it: ds_schema_parts */
+    if (s->cols[at].part >= 0 || part_key(s, d->name)) return 0; /* (ds_schema_parts) */
     if (s->cols[at].node >= 0 && ds_null_typed(d)) return 0; /* nulls of the nested field here */
     pq_err tmp = {.offset = -1}, *e = &tmp; /* a conflict is noted (defer), not returned */
     if (s->cols[at].node >= 0)
-        return defer(s, at, pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is a nested field in %.80s but "
-                       "flat in %.80s: a dataset's nested fields must match", d->name,
-                       s->cols[at].from, path), e);
+        return defer(s, at, pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is a nested "
+                                    "field in %.80s but flat in %.80s: a dataset's nested "
+                                    "fields must match", d->name, s->cols[at].from, path), e);
     char ta[48], tb[48];
     if (!type_merge(&s->cols[at].desc, d, add_new, &w))
-        return defer(s, at, pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s but %s in "
-                       "%.80s: the types do not widen%s", d->name,
+        return defer(s, at, pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in "
+                       "%.80s but %s in %.80s: the types do not widen%s", d->name,
                        type_text(&s->cols[at].desc, ta, sizeof ta), s->cols[at].from,
                        type_text(d, tb, sizeof tb), path,
                        d->logical == PQ_LOGICAL_DECIMAL && s->cols[at].desc.logical == d->logical
@@ -222,7 +225,8 @@ static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, boo
     bool same_decimal = w.logical == PQ_LOGICAL_DECIMAL && s->cols[at].desc.logical == w.logical &&
                         w.decimal_precision == s->cols[at].desc.decimal_precision &&
                         w.decimal_scale == s->cols[at].desc.decimal_scale; /* in another form */
-    if (!add_new && !same_type(&w, &s->cols[at].desc) && !same_decimal) /* DuckDB reads a later file in the first file's types */
+    /* DuckDB reads a later file in the first file's types */
+    if (!add_new && !same_type(&w, &s->cols[at].desc) && !same_decimal)
         return defer(s, at, pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s "
                        "but wider (%s) in %.80s: read with union_by_name", d->name,
                        type_text(&s->cols[at].desc, ta, sizeof ta), s->cols[at].from,
@@ -250,8 +254,10 @@ int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool ad
     for (int i = 0; rc == 0 && !m->has_nested && i < m->ncolumns; i++)
         rc = add_flat(s, &m->columns[i], path, add_new);
     for (int32_t i = 0; rc == 0 && m->has_nested && i < m->nnodes; i = m->nodes[i].end) {
-        if (m->nodes[i].shape == PQ_SHAPE_FLAT) rc = add_flat(s, &m->columns[m->nodes[i].column], path, add_new);
-        else rc = add_field(s, m, i, path, add_new);
+        if (m->nodes[i].shape == PQ_SHAPE_FLAT)
+            rc = add_flat(s, &m->columns[m->nodes[i].column], path, add_new);
+        else
+            rc = add_field(s, m, i, path, add_new);
     }
     pq_err tmp = {.offset = -1};
     for (int c = 0; rc == 0 && !add_new && c < s->n; c++)

@@ -102,7 +102,8 @@ static int dec_to_wide(const pq_column_desc *to, const pq_column_desc *from, pq_
     unsigned __int128 f = 1;
     for (int i = from->decimal_scale; i < to->decimal_scale; i++) f *= 10;
     for (int64_t r = 0; r < v->length; r++) {
-        unsigned __int128 x = pq_vec_is_valid(v, r) ? (unsigned __int128)dec_get128(from, v, r) * f : 0;
+        unsigned __int128 x = 0;
+        if (pq_vec_is_valid(v, r)) x = (unsigned __int128)dec_get128(from, v, r) * f;
         uint8_t *b = w.values + 16 * r;
         for (int i = 15; i >= 0; i--, x >>= 8) b[i] = (uint8_t)x;
     }
