@@ -300,11 +300,17 @@ static void drop_position(pq_err *e)
 int flt_from_tree(const flt_tnode *root, const pq_column_desc *cols, int32_t ncols,
                   flt_expr **out, pq_err *e)
 {
+    return flt_from_tree_fold(root, cols, ncols, NULL, out, e);
+}
+
+int flt_from_tree_fold(const flt_tnode *root, const pq_column_desc *cols, int32_t ncols,
+                       const flt_fold *fold, flt_expr **out, pq_err *e)
+{
     assert(out && (cols || ncols == 0) && ncols >= 0);
     *out = NULL;
     flt_expr *ex = flt_expr_new();
     if (!ex) return -ENOMEM;
-    flt_build bd = {.arena = &ex->arena, .cols = cols, .ncols = ncols, .e = e};
+    flt_build bd = {.arena = &ex->arena, .cols = cols, .ncols = ncols, .e = e, .fold = fold};
     flt_node *n = NULL;
     int rc = walk(&bd, root, false, 0, &n);
     if (rc == 0) rc = flt_tree_to_expr(&bd, n, ex);

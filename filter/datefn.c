@@ -14,7 +14,7 @@
  * Invariants:
  *  1. Exact for every value of the column's type: boundaries are dates at midnight, typed
  *     onto the column by flt_type_term (DATE: days; TIMESTAMP: that midnight in its unit, the
- *     stored value read as UTC).
+ *     stored value read as UTC; INT96: that midnight's Julian day and nanoseconds).
  *  2. Boundaries stay within years 1..9999 (the literal syntax); beyond, the literal is an
  *     error naming it, never a silent wrap. */
 #include <errno.h>
@@ -124,7 +124,7 @@ int flt_datefn(flt_build *bd, int32_t col, int32_t pos, flt_unit unit, bool year
     const pq_column_desc *d = &bd->cols[col];
     bool dated = d->logical == PQ_LOGICAL_DATE || d->logical == PQ_LOGICAL_TIMESTAMP_MILLIS ||
                  d->logical == PQ_LOGICAL_TIMESTAMP_MICROS ||
-                 d->logical == PQ_LOGICAL_TIMESTAMP_NANOS;
+                 d->logical == PQ_LOGICAL_TIMESTAMP_NANOS || d->physical == PQ_INT96;
     if (!dated)
         return pq_errf(bd->e, RINGSCAN_EPARSE, pos,
                        "%s needs a date or timestamp column; '%s' is not one, at character %d",

@@ -226,6 +226,22 @@ int flt_domain_of(const pq_column_desc *d, flt_domain *dom, pq_err *e);
 int flt_parse(const char *text, const pq_column_desc *cols, int32_t ncols, flt_expr **out,
               pq_err *e);
 
+/* Columns of one constant value in a scan: cols[first..ncols) of the parser's schema (a
+ * dataset file's partition values and the columns it lacks). Each atom that reads only them
+ * is decided before the normal form is built: truth(ctx, p, &keep) evaluates the predicate p
+ * made of the atom alone on those values, and the atom becomes always true (keep) or never
+ * (false or unknown: exact, as NOT is pushed down to the atoms first). So `part = 1 OR x > 5`
+ * is TRUE or `x > 5` in each file. truth returns 0 or a status (it fills nothing: the
+ * caller's e keeps its own message). */
+typedef struct flt_fold {
+    int32_t first;
+    int (*truth)(void *ctx, const flt_pred *p, bool *keep);
+    void *ctx;
+} flt_fold;
+/* flt_parse with the atoms over fold's columns decided first (fold NULL: flt_parse). */
+int flt_parse_fold(const char *text, const pq_column_desc *cols, int32_t ncols,
+                   const flt_fold *fold, flt_expr **out, pq_err *e);
+
 /* A filter as a tree of calls (the C API's ringscan_expr): what flt_parse reads from text,
  * built by an engine instead. Literals keep a text form typed exactly as the parser's. */
 typedef enum flt_top {
@@ -253,6 +269,9 @@ typedef struct flt_tnode {
  * RINGSCAN_ELIMIT, -ENOMEM; *out is then NULL. Depth at most FLT_MAX_DEPTH. */
 int flt_from_tree(const flt_tnode *root, const pq_column_desc *cols, int32_t ncols,
                   flt_expr **out, pq_err *e);
+/* flt_from_tree with the atoms over fold's columns decided first (as flt_parse_fold). */
+int flt_from_tree_fold(const flt_tnode *root, const pq_column_desc *cols, int32_t ncols,
+                       const flt_fold *fold, flt_expr **out, pq_err *e);
 /* The operator's name as SQL writes it ("=", "BETWEEN", "year", ...). */
 const char *flt_top_name(flt_top op);
 

@@ -113,6 +113,7 @@ FLT_DEFINE_DENSE(dense_f64, double, double, f)
 void flt_fill_words(uint64_t *out, int64_t n, bool first, bool value)
 {
     int64_t nw = flt_mask_nwords(n);
+    if (nw == 0) return; /* an empty dictionary's mask may have no words (out NULL) */
     if (!value) {
         if (first) memset(out, 0, (size_t)nw * 8);
         return;

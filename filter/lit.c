@@ -306,7 +306,8 @@ static int type_one(struct flt_arena **a, const pq_column_desc *d, flt_domain do
         return copy_bytes(a, r, t);
     case FLT_DOM_INT96: {
         i128 ns;
-        if (r->kind != FLT_LIT_TIMESTAMP && r->kind != FLT_LIT_STRING) return mismatch(d, r, e);
+        if (r->kind != FLT_LIT_TIMESTAMP && r->kind != FLT_LIT_STRING && r->kind != FLT_LIT_DATE)
+            return mismatch(d, r, e); /* a DATE: its midnight, as for INT64 timestamps */
         if (!flt_timestamp_parse(r->text, false, &ns))
             return pq_errf(e, RINGSCAN_EPARSE, r->pos,
                            "invalid timestamp '%s' at character %d", r->text, r->pos);

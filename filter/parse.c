@@ -487,6 +487,12 @@ static int parse_all(parser *p, flt_expr *ex)
 int flt_parse(const char *text, const pq_column_desc *cols, int32_t ncols, flt_expr **out,
               pq_err *e)
 {
+    return flt_parse_fold(text, cols, ncols, NULL, out, e);
+}
+
+int flt_parse_fold(const char *text, const pq_column_desc *cols, int32_t ncols,
+                   const flt_fold *fold, flt_expr **out, pq_err *e)
+{
     assert(text && out && (cols || ncols == 0) && ncols >= 0);
     *out = NULL;
     size_t len = strnlen(text, FLT_MAX_TEXT);
@@ -494,7 +500,8 @@ int flt_parse(const char *text, const pq_column_desc *cols, int32_t ncols, flt_e
         return pq_errf(e, RINGSCAN_ELIMIT, -1, "filter text longer than %d bytes", FLT_MAX_TEXT);
     flt_expr *ex = flt_expr_new();
     if (!ex) return -ENOMEM;
-    parser p = {.text = text, .b = {.arena = &ex->arena, .cols = cols, .ncols = ncols, .e = e}};
+    parser p = {.text = text,
+                .b = {.arena = &ex->arena, .cols = cols, .ncols = ncols, .e = e, .fold = fold}};
     int rc = parse_all(&p, ex);
     if (rc) {
         if (rc == -ENOMEM) pq_errf(e, -ENOMEM, -1, "out of memory parsing the filter");

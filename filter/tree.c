@@ -333,11 +333,49 @@ static void drop_constants(cnf *f, bool *never)
     f->n = kept;
 }
 
+/* Whether value expression x reads columns >= first only (constants read none). */
+static bool v_folds(const flt_vnode *x, int32_t first, int depth)
+{
+    if (!x || depth > FLT_V_MAX_NODES) return x == NULL;
+    if (x->op == FLT_V_COL) return x->col >= first;
+    return v_folds(x->a, first, depth + 1) && v_folds(x->b, first, depth + 1);
+}
+
+/* Whether atom x reads columns of bd->fold only (and reads one at least). */
+static bool atom_folds(const flt_build *bd, const flt_node *x)
+{
+    int32_t first = bd->fold->first;
+    if (x->konst) return false;
+    if (x->vl) return v_folds(x->vl, first, 0) && v_folds(x->vr, first, 0);
+    return x->column >= first && (!x->two || x->part || x->column2 >= first);
+}
+
+/* Each atom of f over bd->fold's columns alone decided by its truth (flt_fold), once: an atom
+ * several clauses share is the same node. */
+static int fold_atoms(flt_build *bd, cnf *f)
+{
+    for (int32_t k = 0; k < f->n; k++)
+        for (int32_t i = 0; i < f->c[k].n; i++) {
+            flt_node *x = f->c[k].atoms[i];
+            if (!atom_folds(bd, x)) continue;
+            clause one = {1, &x};
+            flt_pred p = {0};
+            bool keep = false;
+            int rc = clause_pred(bd, &one, &p);
+            if (rc == 0) rc = bd->fold->truth(bd->fold->ctx, &p, &keep);
+            if (rc) return rc == -ENOMEM ? rc : pq_errf(bd->e, rc, -1, "a filter on a constant "
+                                                        "column failed (status %d)", rc);
+            x->konst = keep ? 1 : -1;
+        }
+    return 0;
+}
+
 int flt_tree_to_expr(flt_build *bd, const flt_node *root, flt_expr *ex)
 {
     cnf f;
     bool never;
     int rc = to_cnf(bd, root, &f);
+    if (rc == 0 && bd->fold) rc = fold_atoms(bd, &f);
     if (rc) return rc;
     drop_constants(&f, &never);
     if (never) { /* one FALSE predicate: statistics rule out every group */
@@ -445,6 +483,10 @@ int flt_atom_part(flt_build *bd, int32_t col, int32_t pos, int32_t part, flt_op 
 {
     const pq_column_desc *d = &bd->cols[col];
     pq_logical l = d->logical;
+    if (d->physical == PQ_INT96) /* evaluated row by row on int64 values (multi.c part_at) */
+        return pq_errf(bd->e, RINGSCAN_EUNSUPPORTED, pos, "%s() of the INT96 timestamp column "
+                       "'%s' is not supported (year() and date_trunc() are), at character %d",
+                       flt_part_name(part), d->name, pos);
     if (l != PQ_LOGICAL_DATE && l != PQ_LOGICAL_TIMESTAMP_MILLIS &&
         l != PQ_LOGICAL_TIMESTAMP_MICROS && l != PQ_LOGICAL_TIMESTAMP_NANOS)
         return pq_errf(bd->e, RINGSCAN_EPARSE, pos,

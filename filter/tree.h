@@ -23,6 +23,7 @@ typedef struct flt_build {
     const pq_column_desc *cols;
     int32_t ncols;
     pq_err *e;
+    const flt_fold *fold;  /* NULL, or the constant columns whose atoms are decided first */
 } flt_build;
 
 typedef enum { FLT_N_ATOM, FLT_N_AND, FLT_N_OR } flt_nkind;
@@ -102,7 +103,8 @@ int flt_datefn_set(flt_build *bd, int32_t col, int32_t pos, flt_unit unit, bool 
  * constants, folded). */
 int flt_atom_const(flt_build *bd, int32_t pos, int truth, flt_node **out);
 
-/* ex->preds = the normal form of root, one predicate per clause: a clause with an always-true
+/* ex->preds = the normal form of root, one predicate per clause (atoms over bd->fold's
+ * columns decided first, expr.h flt_fold): a clause with an always-true
  * atom is dropped, never-true atoms leave their clauses, and a clause left empty makes the
  * whole filter one FALSE predicate (on the first column, which statistics then rule out).
  * 0, RINGSCAN_ELIMIT, RINGSCAN_EPARSE or -ENOMEM with bd->e filled. */

@@ -41,15 +41,35 @@ static void say(ds_scan *d, const char *fmt, const char *path, const char *why)
     d->explain_len += n < 0 ? 0 : (size_t)n < room ? (size_t)n : room - 1;
 }
 
-/* File r->fi's filter, parsed against its view; *none when its constants rule it out. */
+/* Parse error rc of a filter naming a nested field, or a path in one, of file m or of the
+ * dataset: rewritten to say so (as a one-file scan's; the file may lack the field). */
+static int nested_named(const ds_scan *d, const pq_file_meta *m, int rc, pq_err *e)
+{
+    rc = scan_nested_filter(m, NULL, rc, "filtered on", e);
+    for (int c = 0; rc != RINGSCAN_EUNSUPPORTED && c < d->s.n; c++)
+        if (d->s.cols[c].node >= 0)
+            rc = scan_nested_filter(d->s.cols[c].meta, NULL, rc, "filtered on", e);
+    return rc;
+}
+
+/* File r->fi's filter, parsed against its view; *none when its constants rule it out. A filter
+ * on a nested field is refused naming it. */
 static int file_filter(ds_scan *d, const ds_run *r, flt_expr **out, bool *none, pq_err *e)
 {
     *out = NULL, *none = false;
     const ds_view *v = &r->view;
+    ds_fold fold; /* comparisons of partition (or missing) columns decided on this file's values */
+    ds_fold_init(&fold, &d->s, v, &d->a.list->files[r->fi]);
     int rc = 0;
-    if (d->filter) rc = flt_parse(d->filter, v->cols, v->ncols, out, e);
-    else if (d->a.filter_expr) rc = scan_filter_from_expr(d->a.filter_expr, v->cols, v->ncols, out, e);
-    if (rc == 0 && *out) rc = ds_filter_split(&d->s, v, &d->a.list->files[r->fi], *out, none, e);
+    if (d->filter) rc = flt_parse_fold(d->filter, v->cols, v->ncols, &fold.fold, out, e);
+    else if (d->a.filter_expr)
+        rc = flt_from_tree_fold(scan_expr_tree(d->a.filter_expr), v->cols, v->ncols, &fold.fold,
+                                out, e);
+    const pq_file_meta *m = &d->ft.slots[r->fi].f->meta;
+    if (rc) return nested_named(d, m, rc, e);
+    if (*out) rc = ds_filter_split(&d->s, v, &d->a.list->files[r->fi], *out, none, e);
+    if (rc == 0 && *out) /* (what is left reads the file's own columns) */
+        rc = scan_nested_filter(m, *out, 0, "filtered on", e);
     if (rc == 0 && *out && (*out)->npreds == 0) flt_expr_free(*out), *out = NULL;
     return rc;
 }
@@ -127,6 +147,7 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     r->scale = fail_malloc(sizeof(int64_t) * (size_t)(d->s.n + 1));
     int rc = r->proj && r->pos && leaves && nodes && r->scale ? 0 : -ENOMEM;
     if (rc == 0 && !d->a.union_by_name) rc = ds_schema_add(&d->s, &f->meta, path, false, e);
+    if (rc == 0) rc = ds_conflicts(d, e); /* a column the query reads, this file's in conflict */
     if (rc == 0) rc = ds_view_init(&r->view, &d->s, &f->meta);
     if (rc == 0) rc = ds_types_file(&d->s, &r->view, &f->meta, path, r->scale, e);
     flt_expr *x = NULL;
@@ -346,6 +367,7 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
     if (a->so.fetch_budget > 0 && d->budget == 0) d->budget = 1;
     if (d->a.so.threads < 1) d->a.so.threads = 1;
     if (d->a.so.threads > EXEC_THREADS_MAX) d->a.so.threads = EXEC_THREADS_MAX;
+    d->s.list = l; /* a file column under a partition's name is not merged (ds_schema_parts) */
     if (rc == 0) rc = ds_footers_schema(&d->ft, &d->s, a->union_by_name, e);
     if (rc == 0) rc = ds_schema_parts(&d->s, l);
     if (rc == 0 && a->union_by_name && d->files_pruned > 0 && ds_names_missing(d, a)) {
@@ -419,7 +441,7 @@ void ds_scan_free(ds_scan *d)
     ds_topk_free(&d->topk);
     ds_schema_free(&d->s);
     ds_out_free(d);
-    free(d->filter), free(d->out), free(d->acols), free(d->atypes);
+    free(d->filter), free(d->out), free(d->used), free(d->acols), free(d->atypes);
     free(d->explain);
     free(d);
 }

@@ -21,7 +21,7 @@
  *     partition column, in the dataset's partition order.
  *  2. A partition column's desc is a flat OPTIONAL column of the dataset's schema: INT64
  *     (BIGINT), INT32 DATE (days), INT64 TIMESTAMP_MICROS (local: not adjusted to UTC, as
- *     DuckDB's TIMESTAMP) or BYTE_ARRAY STRING; its values parse as that type in
+ *     DuckDB's TIMESTAMP) or BYTE_ARRAY STRING; its values (nulls aside) parse as that type in
  *     every file (checked at listing).
  *  3. At most max_open + inflight footers are held at once (a window, and the files still
  *     running); batches are taken from the files in path order, a batch from one file. */
@@ -55,7 +55,8 @@ typedef struct ds_part_col {
 
 typedef struct ds_file {
     char *path;
-    char **text;                /* [npart]: the value as written in the path */
+    char **text;                /* [npart]: the value as written in the path, escapes decoded;
+                                   NULL for __HIVE_DEFAULT_PARTITION__ (a null) */
     int64_t *ival;              /* [npart]: BIGINT's value, DATE's days (else 0) */
 } ds_file;
 
@@ -86,6 +87,9 @@ void ds_list_free(ds_list *l);
 /* Parses text as ptype t into *v (BIGINT value, DATE days, TIMESTAMP microseconds since
  * 1970-01-01 00:00:00); false when it does not fit. */
 bool ds_part_parse(ds_ptype t, const char *text, int64_t *v);
+/* Whether a partition value as written is Hive's null, __HIVE_DEFAULT_PARTITION__ (DuckDB and
+ * pyarrow.dataset read it as NULL: ds_file.text[j] is then NULL). */
+bool ds_part_is_null(const char *text);
 /* The type DuckDB 2.0.1 infers for one value (BIGINT, DATE, TIMESTAMP or VARCHAR). */
 ds_ptype ds_part_infer(const char *text);
 /* A partition value's %XX escapes decoded in place, as DuckDB's hive partitioning (and

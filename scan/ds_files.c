@@ -287,11 +287,14 @@ static int given_type(const char *types, const char *key, ds_ptype *t, bool *giv
     return 0;
 }
 
-/* Each file's value of each partition column (sorted by name), typed. */
+/* Each file's value of each partition column (sorted by name), typed; __HIVE_DEFAULT_PARTITION__
+ * is a null (text NULL), left out of the type's inference. */
 static int fill_parts(ds_list *l, const char *types, pq_err *e)
 {
     char *keys[DS_PART_MAX], *vals[DS_PART_MAX], *copy = NULL;
+    bool typed[DS_PART_MAX] = {0}; /* a value other than NULL seen (the first one's type taken) */
     int rc = 0;
+    for (int j = 0; j < l->npart; j++) l->part[j].type = DS_VARCHAR; /* only NULLs: VARCHAR */
     for (int i = 0; rc == 0 && i < l->nfiles; i++) {
         ds_file *f = &l->files[i];
         int n = 0;
@@ -304,11 +307,12 @@ static int fill_parts(ds_list *l, const char *types, pq_err *e)
             while (k < n && strcmp(keys[k], l->part[j].name) != 0) k++;
             if (k == n) rc = pq_errf(e, -EINVAL, -1, "%.200s: no partition '%s' in its path (the "
                                      "first file has it)", f->path, l->part[j].name);
+            else if (ds_part_is_null(vals[k])) continue; /* text NULL: a null value, no type */
             else if (!(f->text[j] = fail_strdup(vals[k]))) rc = -ENOMEM;
             if (rc == 0) ds_part_decode(f->text[j]); /* the value; its type inferred as written */
             if (rc) break;
-            if (i == 0 && !l->part[j].desc.name) l->part[j].type = ds_part_infer(vals[k]);
-            else if (ds_part_infer(vals[k]) != l->part[j].type && !l->part[j].desc.name)
+            if (!typed[j]) l->part[j].type = ds_part_infer(vals[k]), typed[j] = true;
+            else if (ds_part_infer(vals[k]) != l->part[j].type)
                 l->part[j].type = DS_VARCHAR; /* values of two kinds: text, as DuckDB */
         }
         free(copy), copy = NULL;
@@ -318,7 +322,8 @@ static int fill_parts(ds_list *l, const char *types, pq_err *e)
         ds_part_col *c = &l->part[j];
         rc = given_type(types, c->name, &c->type, &given, e);
         for (int i = 0; rc == 0 && i < l->nfiles; i++)
-            if (!ds_part_parse(c->type, l->files[i].text[j], &l->files[i].ival[j]))
+            if (l->files[i].text[j] && /* (a null is no value to parse) */
+                !ds_part_parse(c->type, l->files[i].text[j], &l->files[i].ival[j]))
                 rc = pq_errf(e, -EINVAL, -1, "%.200s: partition %s=%.64s is not a %s", l->files[i].path,
                              c->name, l->files[i].text[j], c->type == DS_DATE ? "DATE"
                              : c->type == DS_TIMESTAMP ? "TIMESTAMP" : "BIGINT");

@@ -38,6 +38,18 @@ static int eval_const(const ds_schema *s, const ds_view *v, const ds_file *f, co
     return rc;
 }
 
+static int fold_truth(void *ctx, const flt_pred *p, bool *keep)
+{
+    const ds_fold *x = ctx;
+    return eval_const(x->s, x->v, x->f, p, keep);
+}
+
+void ds_fold_init(ds_fold *x, const ds_schema *s, const ds_view *v, const ds_file *f)
+{
+    *x = (ds_fold){.fold = {.first = v->nfile, .truth = fold_truth, .ctx = x},
+                   .s = s, .v = v, .f = f};
+}
+
 int ds_filter_split(const ds_schema *s, const ds_view *v, const ds_file *f, flt_expr *expr,
                     bool *none, pq_err *e)
 {
@@ -52,9 +64,9 @@ int ds_filter_split(const ds_schema *s, const ds_view *v, const ds_file *f, flt_
             continue;
         }
         if (nv < n)
-            return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: a clause mixes partition (or "
-                           "missing) columns with the file's columns (%.80s): write it as "
-                           "separate AND terms", f->path, flt_pred_label(p));
+            return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: a comparison reads both "
+                           "partition (or missing) columns and the file's own columns (%.80s): "
+                           "not supported", f->path, flt_pred_label(p));
         bool keep = false;
         int rc = eval_const(s, v, f, p, &keep);
         if (rc) return rc;

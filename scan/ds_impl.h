@@ -45,6 +45,11 @@ typedef struct ds_col {
     pq_column_desc adesc;       /* from's desc of it, which atype was built for */
     int32_t node;               /* a nested field (invariant 5): its node in meta; -1: flat */
     const pq_file_meta *meta;   /* a nested field: from's footer (held open: ds_slot.held) */
+    char *conflict;             /* NULL, or why a file's column of this name cannot be read as
+                                   it (types that do not widen, another shape, missing without
+                                   union_by_name), owned: an error only for a query that reads
+                                   the column (ds_conflicts), as DuckDB and pyarrow.dataset
+                                   read the other columns of such files */
 } ds_col;
 
 typedef struct ds_schema {
@@ -54,12 +59,15 @@ typedef struct ds_schema {
     int nnested;                /* top-level nested fields the files had (left out) */
     char **nested;              /* [nnested], at most DS_NESTED_MAX: "name\0file" each */
     bool have_metadata;         /* metadata was taken from a file (NULL: it has none) */
+    const ds_list *list;        /* NULL, or the files whose partition keys name columns that
+                                   ds_schema_parts replaces: a file's column of such a name is
+                                   placed but never merged (its types may differ by file) */
 } ds_schema;
 
 /* Adds f's columns (path: its name for messages) to s: new names appended (union) or, when
- * !add_new, columns of s missing from f refused as DuckDB refuses them. A column whose type
- * differs is widened (ints to the wider int, ints and floats to DOUBLE) or refused with
- * RINGSCAN_EUNSUPPORTED naming both files and the column. 0 or a status with e filled. */
+ * !add_new, columns of s missing from f noted as DuckDB refuses them. A column whose type
+ * differs is widened (ints to the wider int, ints and floats to DOUBLE), or its conflict noted
+ * (ds_col.conflict, naming both files and the column; the first one kept). 0 or -ENOMEM. */
 int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool add_new, pq_err *e);
 /* Appends the partition columns of l (after every data column). */
 int ds_schema_parts(ds_schema *s, const ds_list *l);
@@ -80,8 +88,17 @@ int ds_nested_match(const ds_col *c, const pq_file_meta *m, int32_t i, const cha
  * (at most DS_NESTED_MAX). 0 or -ENOMEM. */
 int ds_nested_remember(ds_schema *s, const char *field, const char *path);
 /* (ds_nested.c) File m's leaf of schema column c (a nested field's first leaf, its node in
- * *node, else -1), or -1 when m lacks it (or it is a partition column). */
+ * *node, else -1), or -1 when m lacks it (or it is a partition column, or m's is of the null
+ * type and c's is not: ds_null_typed). */
 int ds_col_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node);
+/* Whether d is of the null type (Parquet's UNKNOWN logical type: pyarrow's pa.null(), a
+ * column whose every value is null). A file's null-typed column under a column of another type
+ * reads as nulls, as a column the file lacks (ds_col_leaf: -1), in DuckDB's and pyarrow's
+ * way; in a union by name the other type replaces a first file's null type. */
+static inline bool ds_null_typed(const pq_column_desc *d)
+{
+    return d->logical == PQ_LOGICAL_UNKNOWN;
+}
 /* (ds_nested.c) Whether a nested column of s takes its shape from footer m (m must stay open
  * while s is used). */
 bool ds_schema_holds(const ds_schema *s, const pq_file_meta *m);
@@ -134,15 +151,44 @@ int ds_types_filter(const ds_schema *s, const ds_view *v, const int64_t *scale,
 /* The value file f has in schema column c that is virtual for it (a partition's value, or
  * null) as a vector of rows rows of c's type; 0 or -ENOMEM. */
 int ds_const_vec(const ds_schema *s, int c, const ds_file *f, int64_t rows, pq_vec *out);
-/* v (a file's vector of schema column c) widened to c's type in place; 0 or -ENOMEM. */
+/* v (a file's vector of schema column c) widened to c's type in place (ds_widen.c); 0 or
+ * -ENOMEM. */
 int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v);
+/* A decimal of up to 18 digits, whatever its physical type (INT32, INT64, FIXED_LEN). */
+static inline bool ds_small_decimal(const pq_column_desc *d)
+{
+    return d->logical == PQ_LOGICAL_DECIMAL && d->decimal_precision <= 18 &&
+           (d->physical == PQ_INT32 || d->physical == PQ_INT64 ||
+            (d->physical == PQ_FIXED_LEN_BYTE_ARRAY && d->type_length <= 16));
+}
+/* A decimal of 19 to 38 digits in a 16-byte FIXED_LEN (a union by name's merge of decimals of
+ * other precisions or scales, ds_schema.c decimal_merge, as DuckDB's DECIMAL(p, s)). */
+static inline bool ds_wide_decimal(const pq_column_desc *d)
+{
+    return d->logical == PQ_LOGICAL_DECIMAL && d->decimal_precision > 18 &&
+           d->decimal_precision <= 38 && d->physical == PQ_FIXED_LEN_BYTE_ARRAY &&
+           d->type_length == 16;
+}
 /* d's time or timestamp unit as a power of ten of seconds (3, 6, 9); 0 when d is neither. */
 int ds_time_unit(const pq_column_desc *d);
+
+/* What a file's filter is parsed with (flt_parse_fold, flt_from_tree_fold): its virtual
+ * columns (v's columns from nfile on) as constants, each comparison over them alone decided
+ * on file f's values, so a clause ORing a partition (or missing) column with the file's own
+ * columns keeps only the latter's part, or is dropped, in that file. */
+typedef struct ds_fold {
+    flt_fold fold;              /* what the parser takes (its ctx: this) */
+    const ds_schema *s;
+    const ds_view *v;
+    const ds_file *f;
+} ds_fold;
+void ds_fold_init(ds_fold *x, const ds_schema *s, const ds_view *v, const ds_file *f);
 
 /* Splits expr (parsed against v's columns) into what the scan evaluates and what this file's
  * constants decide: predicates over virtual columns only are evaluated here on file f's
  * values and dropped (*none set when one keeps no row); a predicate mixing virtual and file
- * columns is RINGSCAN_EUNSUPPORTED naming it. 0 or a status with e filled. */
+ * columns in one comparison (ds_fold decides the others) is RINGSCAN_EUNSUPPORTED naming it.
+ * 0 or a status with e filled. */
 int ds_filter_split(const ds_schema *s, const ds_view *v, const ds_file *f, flt_expr *expr,
                     bool *none, pq_err *e);
 /* Whether the filter's top-level AND terms on partition columns alone rule file fi out (false

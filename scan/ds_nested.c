@@ -79,6 +79,7 @@ static int nested_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node)
     if (!m->has_nested) return -1;
     int rc = scan_nested_resolve(m, c->name, &col, node, &e);
     if (rc || *node < 0 || m->nodes[*node].depth != 1) return *node = -1;
+    if (col < 0 || ds_null_typed(&m->columns[col])) return *node = -1; /* nulls (ds_null_typed) */
     return col;
 }
 
@@ -88,6 +89,7 @@ int ds_col_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node)
     if (c->part >= 0) return -1; /* a constant in every file */
     if (c->node >= 0) return nested_leaf(c, m, node);
     int leaf = pq_file_meta_find_column(m, c->name);
+    if (leaf >= 0 && ds_null_typed(&m->columns[leaf]) && !ds_null_typed(&c->desc)) return -1;
     return leaf >= 0 && !m->columns[leaf].nested ? leaf : -1;
 }
 

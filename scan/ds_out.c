@@ -117,7 +117,7 @@ static scan_arrow_col out_col(const ds_col *c)
 }
 
 /* The projected columns (names resolved in the schema) and ORDER BY keys hidden after them. */
-int ds_resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
+static int resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
 {
     int n = a->count ? 0 : a->columns ? a->ncolumns : d->s.n;
     d->out = fail_malloc(sizeof(int) * (size_t)(n + FLT_MAX_SORT_KEYS + 1));
@@ -159,6 +159,38 @@ int ds_resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
     free(cols);
     if (rc == 0) d->topk.k = a->limit;
     return rc;
+}
+
+/* d->used: the columns out[0 .. nout + nhide) name and those the filter reads (typed against
+ * the schema; a filter that does not type there marks none: each file's parse names its
+ * error). 0 or -ENOMEM. */
+static int mark_used(ds_scan *d, const ds_scan_args *a)
+{
+    d->used = fail_calloc((size_t)d->s.n + 1, sizeof *d->used);
+    pq_column_desc *cols = fail_malloc(sizeof *cols * (size_t)(d->s.n + 1));
+    if (!d->used || !cols) return free(cols), -ENOMEM;
+    for (int j = 0; j < d->nout + d->nhide; j++) d->used[d->out[j]] = true;
+    for (int c = 0; c < d->s.n; c++) cols[c] = d->s.cols[c].desc, cols[c].index = c;
+    flt_expr *x = NULL;
+    pq_err e = {.offset = -1};
+    if (a->filter) (void)flt_parse(a->filter, cols, d->s.n, &x, &e);
+    else if (a->filter_expr) (void)scan_filter_from_expr(a->filter_expr, cols, d->s.n, &x, &e);
+    for (int32_t k = 0; x && k < x->npreds; k++) {
+        const flt_pred *p = &x->preds[k];
+        for (int32_t j = 0; j < (p->multi ? p->multi->ncols : 1); j++)
+            d->used[p->multi ? p->multi->cols[j] : p->column] = true;
+    }
+    flt_expr_free(x);
+    free(cols);
+    return 0;
+}
+
+int ds_conflicts(const ds_scan *d, pq_err *e)
+{
+    for (int c = 0; d->used && c < d->s.n; c++)
+        if (d->used[c] && d->s.cols[c].conflict)
+            return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%s", d->s.cols[c].conflict);
+    return 0;
 }
 
 /* b (r's batch) rewritten to the dataset's columns into out (b's vectors moved). */
@@ -226,3 +258,9 @@ void ds_stats_add(scan_stats *a, const scan_stats *b)
     memcpy(a->io_backend, b->io_backend, sizeof a->io_backend);
 }
 
+int ds_resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
+{
+    int rc = resolve_out(d, a, e);
+    if (rc == 0) rc = mark_used(d, a);
+    return rc ? rc : ds_conflicts(d, e);
+}

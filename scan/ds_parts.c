@@ -90,6 +90,8 @@ bool ds_part_parse(ds_ptype t, const char *text, int64_t *v)
     return true;
 }
 
+bool ds_part_is_null(const char *text) { return strcmp(text, "__HIVE_DEFAULT_PARTITION__") == 0; }
+
 ds_ptype ds_part_infer(const char *text)
 {
     int64_t v;

@@ -34,6 +34,8 @@ struct ds_scan {
     ds_schema s;
     int nout, nhide;       /* projected columns, hidden ORDER BY keys after them */
     int *out;              /* [nout + nhide]: schema column of each */
+    bool *used;            /* [s.n]: the schema columns the query reads (projected, sorted by,
+                              filtered on): their conflicts are errors (ds_conflicts) */
     scan_arrow_col *acols; /* [nout] */
     scan_arrow_type *atypes; /* [nout]: acols' types (ds_types_project) */
     char **opath;          /* [nout]: a path projected inside nested column out[j] ("s.a",
@@ -62,8 +64,12 @@ struct ds_scan {
 /* (ds_out.c) Whether the query may need a column only the files pruned by partition have. */
 bool ds_names_missing(const ds_scan *d, const ds_scan_args *a);
 /* (ds_out.c) The projected columns (names resolved in d's schema) and ORDER BY keys hidden
- * after them. 0 or a status with e filled. */
+ * after them, and the columns the query reads (d->used), none of them in conflict
+ * (ds_conflicts). 0 or a status with e filled. */
 int ds_resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e);
+/* (ds_out.c) RINGSCAN_EUNSUPPORTED with the conflict of a column the query reads (ds_col
+ * .conflict: noted as files are added, so checked again as each file joins the schema), or 0. */
+int ds_conflicts(const ds_scan *d, pq_err *e);
 /* (ds_out.c) Frees what ds_resolve_out made of paths inside nested columns. */
 void ds_out_free(ds_scan *d);
 /* (ds_out.c) File m's (path's) leaf and node for output column j, a path inside a nested

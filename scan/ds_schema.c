@@ -3,6 +3,7 @@
  * constants for filters and batches. */
 #include <assert.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,19 +32,11 @@ static pq_logical int_logical(const pq_column_desc *d)
     return d->physical == PQ_INT32 ? PQ_LOGICAL_INT32 : PQ_LOGICAL_INT64;
 }
 
-/* A decimal of up to 18 digits, whatever its physical type (INT32, INT64, FIXED_LEN). */
-static bool small_decimal(const pq_column_desc *d)
-{
-    return d->logical == PQ_LOGICAL_DECIMAL && d->decimal_precision <= 18 &&
-           (d->physical == PQ_INT32 || d->physical == PQ_INT64 ||
-            (d->physical == PQ_FIXED_LEN_BYTE_ARRAY && d->type_length <= 16));
-}
-
 /* Whether a and b hold the same values as one Arrow type (a decimal in another physical
  * form converts: ds_widen). */
 static bool same_type(const pq_column_desc *a, const pq_column_desc *b)
 {
-    if (small_decimal(a) && small_decimal(b))
+    if (ds_small_decimal(a) && ds_small_decimal(b))
         return a->decimal_precision == b->decimal_precision && a->decimal_scale == b->decimal_scale;
     bool dec = a->logical == PQ_LOGICAL_DECIMAL;
     bool timed = a->logical >= PQ_LOGICAL_TIME_MILLIS && a->logical <= PQ_LOGICAL_TIMESTAMP_NANOS;
@@ -83,16 +76,27 @@ static bool timed_merge(const pq_column_desc *a, const pq_column_desc *b, bool b
     return true;
 }
 
-/* Two small decimals of other precisions or scales as one that holds both (DuckDB's
- * union_by_name: the larger scale, the larger count of integer digits) into *out, stored as
- * INT64; false when that needs more than 18 digits. */
+/* A decimal ds_widen reads: INT32, INT64 or a FIXED_LEN of at most 16 bytes. */
+static bool readable_decimal(const pq_column_desc *d)
+{
+    return d->logical == PQ_LOGICAL_DECIMAL && d->decimal_precision <= 38 &&
+           (d->physical == PQ_INT32 || d->physical == PQ_INT64 ||
+            (d->physical == PQ_FIXED_LEN_BYTE_ARRAY && d->type_length <= 16));
+}
+
+/* Two decimals of other precisions or scales as one that holds both (DuckDB's union_by_name:
+ * the larger scale, the larger count of integer digits) into *out: stored as INT64 up to 18
+ * digits (rescaled by ds_rescale), else as a 16-byte FIXED_LEN (ds_wide_decimal: converted
+ * and rescaled by ds_widen); false past 38 digits (DuckDB's cap, where it would round). */
 static bool decimal_merge(const pq_column_desc *a, const pq_column_desc *b, pq_column_desc *out)
 {
+    if (!readable_decimal(a) || !readable_decimal(b)) return false;
     int32_t scale = a->decimal_scale > b->decimal_scale ? a->decimal_scale : b->decimal_scale;
     int32_t ia = a->decimal_precision - a->decimal_scale, ib = b->decimal_precision - b->decimal_scale;
     int32_t prec = (ia > ib ? ia : ib) + scale;
-    if (prec > 18) return false;
-    out->physical = PQ_INT64, out->type_length = 0;
+    if (prec > 38) return false;
+    out->physical = prec > 18 ? PQ_FIXED_LEN_BYTE_ARRAY : PQ_INT64;
+    out->type_length = prec > 18 ? 16 : 0;
     out->decimal_precision = prec, out->decimal_scale = scale;
     return true;
 }
@@ -103,11 +107,13 @@ static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, bool by
                        pq_column_desc *out)
 {
     *out = *a;
-    if (same_type(a, b)) return true;
+    if (same_type(a, b) || ds_null_typed(b)) return true; /* b's nulls read as a's (ds_col_leaf) */
+    if (ds_null_typed(a)) return by_name ? (*out = *b, true) : false; /* as DuckDB and pyarrow */
     if (ds_time_unit(a) || ds_time_unit(b)) return timed_merge(a, b, by_name, out);
-    if (by_name && small_decimal(a) && small_decimal(b) && decimal_merge(a, b, out)) return true;
+    if (decimal_merge(a, b, out)) return true; /* (refused by the caller unless by_name or a's) */
     bool ia = int_class(a), ib = int_class(b);
-    bool na = ia || float_class(a) || small_decimal(a), nb = ib || float_class(b) || small_decimal(b);
+    bool na = ia || float_class(a) || ds_small_decimal(a);
+    bool nb = ib || float_class(b) || ds_small_decimal(b);
     if (na && nb && !(ia && ib)) { /* a float with a number, a decimal with another kind */
         out->physical = PQ_DOUBLE, out->logical = PQ_LOGICAL_NONE;
         return true;
@@ -147,66 +153,119 @@ static int add_col(ds_schema *s, const char *name, const pq_column_desc *d, int 
     return 0;
 }
 
+/* Column at's conflict noted from tmp's message (the first one kept): 0, or -ENOMEM. */
+static int defer(ds_schema *s, int at, int rc, const pq_err *tmp)
+{
+    if (rc != RINGSCAN_EUNSUPPORTED) return rc;
+    if (s->cols[at].conflict) return 0;
+    return (s->cols[at].conflict = fail_strdup(tmp->msg)) ? 0 : -ENOMEM;
+}
+
+/* Whether name is a partition key of s->list (its files' own column of that name is replaced). */
+static bool part_key(const ds_schema *s, const char *name)
+{
+    for (int j = 0; s->list && j < s->list->npart; j++)
+        if (strcmp(s->list->part[j].name, name) == 0) return true;
+    return false;
+}
+
 /* Adds nested top-level field i of m (file path) to s as a column read whole (add_new), or
  * checks it against the column s has of its name (ds_impl.h invariant 5); a field the format
  * cannot read is remembered for messages. */
-static int add_field(ds_schema *s, const pq_file_meta *m, int32_t i, const char *path, bool add_new,
-                     pq_err *e)
+static int add_field(ds_schema *s, const pq_file_meta *m, int32_t i, const char *path, bool add_new)
 {
     const char *name = m->nodes[i].path;
     int at = ds_schema_find(s, name), leaf = ds_nested_readable(m, i);
     if (leaf < 0) return add_new && at < 0 ? ds_nested_remember(s, name, path) : 0;
-    if (at >= 0 && s->cols[at].part >= 0) return 0; /* a partition over it: ds_schema_parts */
-    if (at >= 0) return ds_nested_match(&s->cols[at], m, i, path, e);
+    if (at >= 0 && (s->cols[at].part >= 0 || part_key(s, name))) return 0; /* ds_schema_parts */
+    pq_err tmp = {.offset = -1};
+    if (at >= 0) return defer(s, at, ds_nested_match(&s->cols[at], m, i, path, &tmp), &tmp);
     int rc = add_new ? add_col(s, name, &m->columns[leaf], -1, path) : 0;
     if (rc == 0 && add_new) s->cols[s->n - 1].node = i, s->cols[s->n - 1].meta = m;
     return rc;
+}
+
+/* d's type as messages name it: PHYSICAL/LOGICAL, a decimal's with its precision and scale. */
+static const char *type_text(const pq_column_desc *d, char *buf, size_t cap)
+{
+    if (d->logical == PQ_LOGICAL_DECIMAL)
+        snprintf(buf, cap, "%s/DECIMAL(%d,%d)", pq_physical_name(d->physical),
+                 (int)d->decimal_precision, (int)d->decimal_scale);
+    else
+        snprintf(buf, cap, "%s/%s", pq_physical_name(d->physical), pq_logical_name(d->logical));
+    return buf;
 }
 
 /* Adds flat column d of file path to s (add_new: a new name appended; INT96 timestamps as
  * INT64 nanoseconds, the type pyarrow.dataset reads them as, so that a later INT64 file's
  * values cast to it as to any first file's unit), or merges it into the column s has of its
  * name (ds_schema_add). */
-static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, bool add_new, pq_err *e)
+static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, bool add_new)
 {
     int at = ds_schema_find(s, d->name);
     pq_column_desc w = *d;
     if (d->physical == PQ_INT96) w.physical = PQ_INT64, w.logical = PQ_LOGICAL_TIMESTAMP_NANOS;
     if (at < 0) return add_new ? add_col(s, d->name, &w, -1, path) : 0;
-    if (s->cols[at].part >= 0) return 0; /* a partition over the file's column: ds_schema_parts */
+    if (s->cols[at].part >= 0 || part_key(s, d->name)) return 0; /* (ds_schema_parts) */
+    if (s->cols[at].node >= 0 && ds_null_typed(d)) return 0; /* nulls of the nested field here */
+    pq_err tmp = {.offset = -1}, *e = &tmp; /* a conflict is noted (defer), not returned */
     if (s->cols[at].node >= 0)
-        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is a nested field in %.80s but "
-                       "flat in %.80s: a dataset's nested fields must match", d->name,
-                       s->cols[at].from, path);
+        return defer(s, at, pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is a nested "
+                                    "field in %.80s but flat in %.80s: a dataset's nested "
+                                    "fields must match", d->name, s->cols[at].from, path), e);
+    char ta[48], tb[48];
     if (!type_merge(&s->cols[at].desc, d, add_new, &w))
-        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s/%s in %.80s but %s/%s "
-                       "in %.80s: the types do not widen", d->name,
-                       pq_physical_name(s->cols[at].desc.physical),
-                       pq_logical_name(s->cols[at].desc.logical), s->cols[at].from,
-                       pq_physical_name(d->physical), pq_logical_name(d->logical), path);
-    if (!add_new && !same_type(&w, &s->cols[at].desc)) /* DuckDB reads a later file in the first file's types */
-        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s but wider "
-                       "(%s) in %.80s: read with union_by_name", d->name,
-                       pq_physical_name(s->cols[at].desc.physical), s->cols[at].from,
-                       pq_physical_name(d->physical), path);
+        return defer(s, at, pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in "
+                       "%.80s but %s in %.80s: the types do not widen%s", d->name,
+                       type_text(&s->cols[at].desc, ta, sizeof ta), s->cols[at].from,
+                       type_text(d, tb, sizeof tb), path,
+                       d->logical == PQ_LOGICAL_DECIMAL && s->cols[at].desc.logical == d->logical
+                           ? " (a decimal holding both needs more than 38 digits)" : ""), e);
+    if (ds_null_typed(d)) return 0; /* nulls of the column's type in this file */
+    bool same_decimal = w.logical == PQ_LOGICAL_DECIMAL && s->cols[at].desc.logical == w.logical &&
+                        w.decimal_precision == s->cols[at].desc.decimal_precision &&
+                        w.decimal_scale == s->cols[at].desc.decimal_scale; /* in another form */
+    /* DuckDB reads a later file in the first file's types */
+    if (!add_new && !same_type(&w, &s->cols[at].desc) && !same_decimal)
+        return defer(s, at, pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s "
+                       "but wider (%s) in %.80s: read with union_by_name", d->name,
+                       type_text(&s->cols[at].desc, ta, sizeof ta), s->cols[at].from,
+                       type_text(d, tb, sizeof tb), path), e);
+    if (ds_null_typed(&s->cols[at].desc)) { /* its type from now on this file's (messages) */
+        char *from = fail_strdup(path);
+        if (!from) return -ENOMEM;
+        free(s->cols[at].from), s->cols[at].from = from;
+    }
     s->cols[at].desc = w, s->cols[at].desc.name = s->cols[at].name;
     s->cols[at].desc.index = at;
     return 0;
+}
+
+/* Whether m has a flat column name of the null type (its nulls read as the dataset's type). */
+static bool null_typed_in(const pq_file_meta *m, const char *name)
+{
+    int leaf = pq_file_meta_find_column(m, name);
+    return leaf >= 0 && ds_null_typed(&m->columns[leaf]);
 }
 
 int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool add_new, pq_err *e)
 {
     int rc = 0, first = s->n;
     for (int i = 0; rc == 0 && !m->has_nested && i < m->ncolumns; i++)
-        rc = add_flat(s, &m->columns[i], path, add_new, e);
+        rc = add_flat(s, &m->columns[i], path, add_new);
     for (int32_t i = 0; rc == 0 && m->has_nested && i < m->nnodes; i = m->nodes[i].end) {
-        if (m->nodes[i].shape == PQ_SHAPE_FLAT) rc = add_flat(s, &m->columns[m->nodes[i].column], path, add_new, e);
-        else rc = add_field(s, m, i, path, add_new, e);
+        if (m->nodes[i].shape == PQ_SHAPE_FLAT)
+            rc = add_flat(s, &m->columns[m->nodes[i].column], path, add_new);
+        else
+            rc = add_field(s, m, i, path, add_new);
     }
+    pq_err tmp = {.offset = -1};
     for (int c = 0; rc == 0 && !add_new && c < s->n; c++)
-        if (s->cols[c].part < 0 && ds_col_leaf(&s->cols[c], m, &(int32_t){0}) < 0)
-            rc = pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' of %.80s is missing from "
-                         "%.80s: read with union_by_name", s->cols[c].name, s->cols[c].from, path);
+        if (s->cols[c].part < 0 && ds_col_leaf(&s->cols[c], m, &(int32_t){0}) < 0 &&
+            !null_typed_in(m, s->cols[c].name))
+            rc = defer(s, c, pq_errf(&tmp, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' of %.80s is "
+                                     "missing from %.80s: read with union_by_name",
+                                     s->cols[c].name, s->cols[c].from, path), &tmp);
     if (rc == 0 && add_new) rc = ds_types_add(s, first, m, path, e); /* invariant 4 */
     return rc;
 }
@@ -237,7 +296,7 @@ void ds_schema_drop_parts(ds_schema *s)
     /* a partition over a data column stays in that column's place (ds_schema_parts) */
     while (s->n > 0 && s->cols[s->n - 1].part >= 0) {
         s->n--;
-        free(s->cols[s->n].name), free(s->cols[s->n].from);
+        free(s->cols[s->n].name), free(s->cols[s->n].from), free(s->cols[s->n].conflict);
         scan_arrow_type_free(&s->cols[s->n].atype);
     }
 }
@@ -245,7 +304,7 @@ void ds_schema_drop_parts(ds_schema *s)
 void ds_schema_free(ds_schema *s)
 {
     for (int i = 0; i < s->n; i++) {
-        free(s->cols[i].name), free(s->cols[i].from);
+        free(s->cols[i].name), free(s->cols[i].from), free(s->cols[i].conflict);
         scan_arrow_type_free(&s->cols[i].atype);
     }
     free(s->cols);
@@ -265,10 +324,12 @@ int ds_view_init(ds_view *v, const ds_schema *s, const pq_file_meta *m)
     if (!v->leaf || !v->virt || !v->node || !v->cols) return -ENOMEM;
     memcpy(v->cols, m->columns, sizeof *v->cols * (size_t)m->ncolumns);
     v->ncols = m->ncolumns;
-    for (int c = 0; c < s->n; c++) { /* a file's column under a partition's name is hidden */
-        int own = s->cols[c].part >= 0 ? pq_file_meta_find_column(m, s->cols[c].name) : -1;
-        if (own >= 0) v->cols[own].name = ""; /* (ds_schema_parts) from the filter's names */
+    for (int c = 0; c < s->n; c++) {
         int leaf = ds_col_leaf(&s->cols[c], m, &v->node[c]);
+        /* a file's column under a partition's name (ds_schema_parts), or of the null type
+         * under another type (ds_null_typed), is hidden from the filter's names */
+        int own = leaf < 0 ? pq_file_meta_find_column(m, s->cols[c].name) : -1;
+        if (own >= 0) v->cols[own].name = "";
         v->leaf[c] = leaf;
         if (leaf >= 0 || s->cols[c].node >= 0) continue; /* no filter reads a nested field */
         v->virt[v->ncols - v->nfile] = c;
@@ -308,7 +369,7 @@ int ds_const_vec(const ds_schema *s, int c, const ds_file *f, int64_t rows, pq_v
         size_t len = strlen(text);
         out->offsets[0] = 0;
         for (int64_t r = 0; r < rows; r++) {
-            memcpy(out->data + (size_t)r * len, text, len);
+            if (len) memcpy(out->data + (size_t)r * len, text, len); /* "k=": data may be NULL */
             out->offsets[r + 1] = (int32_t)((size_t)(r + 1) * len);
         }
         out->data_len = bytes;
@@ -319,115 +380,5 @@ int ds_const_vec(const ds_schema *s, int c, const ds_file *f, int64_t rows, pq_v
             memcpy(out->values + r * w, w == 8 ? (const void *)&v : (const void *)&v32, (size_t)w);
     }
     out->length = rows;
-    return 0;
-}
-
-/* Unscaled value of row r of a small decimal vector (sign-extended big-endian FLBA). */
-static int64_t dec_get(const pq_column_desc *d, const pq_vec *v, int64_t r)
-{
-    if (d->physical == PQ_INT32) { int32_t x; memcpy(&x, v->values + 4 * r, 4); return x; }
-    if (d->physical == PQ_INT64) { int64_t x; memcpy(&x, v->values + 8 * r, 8); return x; }
-    const uint8_t *b = v->values + (int64_t)d->type_length * r;
-    uint64_t x = d->type_length > 0 && (b[0] & 0x80) ? ~UINT64_C(0) : 0;
-    for (int i = 0; i < d->type_length; i++) x = x << 8 | b[i];
-    return (int64_t)x;
-}
-
-static void dec_put(const pq_column_desc *d, pq_vec *v, int64_t r, int64_t x)
-{
-    if (d->physical == PQ_INT32) { int32_t y = (int32_t)x; memcpy(v->values + 4 * r, &y, 4); return; }
-    if (d->physical == PQ_INT64) { memcpy(v->values + 8 * r, &x, 8); return; }
-    uint8_t *b = v->values + (int64_t)d->type_length * r;
-    for (int i = d->type_length - 1; i >= 0; i--, x >>= 8) b[i] = (uint8_t)x; /* arithmetic shift */
-}
-
-/* v replaced by w, its converted rows (w's values filled; v's validity and counts carried). */
-static void replace_vec(pq_vec *v, pq_vec *w)
-{
-    if (v->null_count > 0) memcpy(w->validity, v->validity, (size_t)(v->length + 7) / 8);
-    w->length = v->length, w->null_count = v->null_count;
-    pq_vec_free(v);
-    *v = *w;
-}
-
-/* A small decimal in from's physical form into to's (same precision and scale). */
-static int dec_convert(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
-{
-    pq_vec w;
-    pq_vec_init(&w, to->physical, to->physical == PQ_FIXED_LEN_BYTE_ARRAY ? to->type_length : 0);
-    int rc = pq_vec_reserve(&w, v->length, 0);
-    if (rc) return rc;
-    for (int64_t r = 0; r < v->length; r++)
-        dec_put(to, &w, r, pq_vec_is_valid(v, r) ? dec_get(from, v, r) : 0);
-    replace_vec(v, &w);
-    return 0;
-}
-
-/* A small decimal as DOUBLE (unscaled / 10^scale, as DuckDB casts it). */
-static int dec_to_double(const pq_column_desc *from, pq_vec *v)
-{
-    pq_vec w;
-    pq_vec_init(&w, PQ_DOUBLE, 0);
-    int rc = pq_vec_reserve(&w, v->length, 0);
-    if (rc) return rc;
-    double scale = 1;
-    for (int i = 0; i < from->decimal_scale; i++) scale *= 10;
-    for (int64_t r = 0; r < v->length; r++) {
-        double d = pq_vec_is_valid(v, r) ? (double)dec_get(from, v, r) / scale : 0;
-        memcpy(w.values + 8 * r, &d, 8);
-    }
-    replace_vec(v, &w);
-    return 0;
-}
-
-/* INT96 timestamps as INT64 nanoseconds (pq_int96_nanos; a null's slot zero). */
-static int int96_nanos(pq_vec *v)
-{
-    pq_vec w;
-    pq_vec_init(&w, PQ_INT64, 0);
-    int rc = pq_vec_reserve(&w, v->length, 0);
-    if (rc) return rc;
-    for (int64_t r = 0; r < v->length; r++) {
-        int64_t x = pq_vec_is_valid(v, r) ? pq_int96_nanos(v->values + 12 * r) : 0;
-        memcpy(w.values + 8 * r, &x, 8);
-    }
-    replace_vec(v, &w);
-    return 0;
-}
-
-int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
-{
-    if (to->physical == from->physical && to->type_length == from->type_length) return 0;
-    if (from->physical == PQ_INT96 && to->physical == PQ_INT64) return int96_nanos(v);
-    if (small_decimal(to) && small_decimal(from)) return dec_convert(to, from, v);
-    if (small_decimal(from)) return dec_to_double(from, v);
-    pq_vec w;
-    pq_vec_init(&w, to->physical, 0);
-    int rc = pq_vec_reserve(&w, v->length, 0);
-    if (rc) return rc;
-    bool u32 = from->logical == PQ_LOGICAL_UINT32;
-    for (int64_t r = 0; r < v->length; r++) {
-        int64_t i = 0;
-        double d = 0;
-        if (from->physical == PQ_INT32) {
-            int32_t x;
-            memcpy(&x, v->values + 4 * r, 4);
-            i = u32 ? (int64_t)(uint32_t)x : x, d = (double)i;
-        } else if (from->physical == PQ_INT64) {
-            memcpy(&i, v->values + 8 * r, 8), d = (double)i;
-        } else if (from->physical == PQ_FLOAT) {
-            float x;
-            memcpy(&x, v->values + 4 * r, 4), d = x;
-        } else {
-            memcpy(&d, v->values + 8 * r, 8);
-        }
-        if (to->physical == PQ_DOUBLE) memcpy(w.values + 8 * r, &d, 8);
-        else if (to->physical == PQ_INT64) memcpy(w.values + 8 * r, &i, 8);
-        else { int32_t x = (int32_t)i; memcpy(w.values + 4 * r, &x, 4); }
-    }
-    for (int64_t r = 0; v->null_count > 0 && r < v->length; r++) /* null slots stay zero (vec.h 2) */
-        if (!pq_bit_get(v->validity, r)) memset(w.values + pq_fixed_width(w.type, 0) * r, 0,
-                                                (size_t)pq_fixed_width(w.type, 0));
-    replace_vec(v, &w);
     return 0;
 }

@@ -15,8 +15,10 @@
  *     of another physical type.
  *  2. scale is non-zero only for a column whose dataset and file types are both durations, both
  *     times or timestamps (ds_schema.c's timed_merge) of different units, or both decimals of
- *     different scales (decimal_merge: INT64), so rescaled vectors are INT64 (a TIME_MILLIS
- *     file's INT32 and a decimal's INT32 or FIXED_LEN are widened first: ds_widen). */
+ *     different scales stored as INT64 (decimal_merge up to 18 digits), so rescaled vectors
+ *     are INT64 (a TIME_MILLIS file's INT32 and a decimal's INT32 or FIXED_LEN are widened
+ *     first: ds_widen); a merged decimal of more digits (16-byte FIXED_LEN) is rescaled by
+ *     ds_widen as it converts it. */
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -164,7 +166,8 @@ int ds_types_file(const ds_schema *s, const ds_view *v, const pq_file_meta *m, c
         const pq_column_desc *fd = v->leaf[c] >= 0 && s->cols[c].node < 0 ? &m->columns[v->leaf[c]] : NULL;
         if (fd && ds_time_unit(d)) /* times and timestamps: ds_schema.c's timed_merge */
             scale[c] = unit_factor(ds_time_unit(d), ds_time_unit(fd));
-        else if (fd && d->logical == PQ_LOGICAL_DECIMAL && fd->logical == PQ_LOGICAL_DECIMAL)
+        else if (fd && d->logical == PQ_LOGICAL_DECIMAL && fd->logical == PQ_LOGICAL_DECIMAL &&
+                 !ds_wide_decimal(d)) /* (a wide one is rescaled as ds_widen converts it) */
             scale[c] = unit_factor(d->decimal_scale, fd->decimal_scale); /* decimal_merge */
         else if (t && v->leaf[c] >= 0 && unit_exp(t->format) >= 0) at[n++] = c;
     }

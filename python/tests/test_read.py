@@ -168,6 +168,24 @@ def test_datasets_lists_directories_patterns(lineitem, tmp_path):
         ringscan.scan(str(tmp_path / "nothing" / "*.parquet"))
 
 
+def test_dataset_or_of_partition_and_data_columns(tmp_path):
+    """An OR of a partition column with a file's own column, as text and as an expression
+    tree: decided per file (the partition's comparison folded), as DuckDB answers."""
+    import duckdb
+    for y in (2024, 2025):
+        (tmp_path / f"year={y}").mkdir()
+        pq.write_table(pa.table({"x": pa.array([y - 2024, 5, 9], pa.int64())}),
+                       tmp_path / f"year={y}" / "f.parquet")
+    want = duckdb.sql(f"select x, year from read_parquet('{tmp_path}/**/*.parquet', "
+                      "hive_partitioning=true) where year = 2025 or x > 6 order by year, x").fetchall()
+    assert want == [(9, 2024), (1, 2025), (5, 2025), (9, 2025)]
+    for f in ("year = 2025 OR x > 6", (ringscan.col("year") == 2025) | (ringscan.col("x") > 6)):
+        t = ringscan.scan(str(tmp_path), filter=f).to_arrow()
+        assert list(zip(t["x"].to_pylist(), t["year"].to_pylist())) == want
+        assert ringscan.count_rows(str(tmp_path), filter=f) == len(want)
+    assert ringscan.live_objects() == 0
+
+
 def test_count_rows_equals_pyarrow(lineitem, tmp_path):
     import shutil
     import pyarrow.dataset as pads

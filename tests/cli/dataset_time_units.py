@@ -156,7 +156,11 @@ case("pyarrow's default type is timestamp[ns] too", pa_type == "timestamp[ns]", 
 a = os.path.join(d, "a.parquet")
 for where in ["x < TIMESTAMP '2000-01-01'", "x >= TIMESTAMP '1969-12-30 23:59:59.999999'",
               "x BETWEEN TIMESTAMP '1969-12-30 23:59:59.999999' AND TIMESTAMP '2023-11-14 22:13:20.123456'",
-              "x > TIMESTAMP '2023-11-14 22:13:20.123456'", "x IN (TIMESTAMP '2023-11-14 22:13:20.123456')"]:
+              "x > TIMESTAMP '2023-11-14 22:13:20.123456'", "x IN (TIMESTAMP '2023-11-14 22:13:20.123456')",
+              # a DATE literal and year() / date_trunc() on INT96 (they were refused: "cannot
+              # compare INT96 column 'x' with date", "year() needs a date or timestamp column")
+              "x >= DATE '1969-12-31'", "year(x) = 2023", "year(x) IN (1969, 1970)",
+              "date_trunc('month', x) = DATE '2023-11-01'", "date_trunc('day', x) < DATE '1970-01-01'"]:
     p = subprocess.run([R, "scan", a, "--format", "jsonl", "--columns", "id", "--where", where],
                        capture_output=True, text=True, timeout=60)
     got = sorted(json.loads(l)["id"] for l in p.stdout.splitlines()) if p.returncode == 0 else p.stderr

@@ -149,7 +149,12 @@ static void pruning(void)
     CHECK_EQ_I64(r.st.footers_read, 1);
     o.filter_expr = NULL;
     ringscan_expr_free(tree);
-    o.filter = "k = 1 OR id = 250";      /* a clause mixing a partition with a column */
+    o.filter = "k = 1 OR id = 250";      /* a clause ORing a partition with a column: per file */
+    run(&o, &r);
+    CHECK_EQ_I64(r.rc, 0);
+    CHECK_EQ_I64(r.rows, 101);           /* every row of k=1, and id 250 of k=3 */
+    CHECK(r.id[0] == 0 && r.id[99] == 99 && r.id[100] == 250);
+    o.filter = "k < id";                 /* one comparison of a partition with a column */
     run(&o, &r);
     CHECK_EQ_I64(r.rc, RINGSCAN_EUNSUPPORTED);
     CHECK(strstr(r.msg, "partition") != NULL);
