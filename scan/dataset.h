@@ -17,7 +17,8 @@
  *    with one shared bound), statistics.
  *
  * Invariants:
- *  1. files are sorted by path (strcmp) and distinct; every file holds npart values, one per
+ *  1. files are sorted by path (strcmp), a path listed twice kept twice (DuckDB's
+ *     read_parquet of a list reads it twice); every file holds npart values, one per
  *     partition column, in the dataset's partition order.
  *  2. A partition column's desc is a flat OPTIONAL column of the dataset's schema: INT64
  *     (BIGINT), INT32 DATE (days), INT64 TIMESTAMP_MICROS (local: not adjusted to UTC, as

@@ -374,11 +374,7 @@ int ds_list_build(const char *const *pats, int n, int hive, const char *types, i
     for (int i = 0; rc == 0 && i < n; i++)
         rc = pats[i] ? list_one(&l, pats[i]) : pq_errf(e, -EINVAL, -1, "paths[%d] is NULL", i);
     if (rc == 0) qsort(l.paths, (size_t)l.n, sizeof *l.paths, str_cmp);
-    int m = 0; /* distinct (invariant 1) */
-    for (int i = 0; i < l.n; i++) {
-        if (rc == 0 && m > 0 && strcmp(l.paths[m - 1], l.paths[i]) == 0) free(l.paths[i]);
-        else l.paths[m++] = l.paths[i];
-    }
+    int m = l.n; /* a path given twice is read twice, as DuckDB, pyarrow and Polars read it */
     out->files = fail_calloc((size_t)m + 1, sizeof *out->files);
     if (rc == 0 && !out->files) rc = -ENOMEM;
     for (int i = 0; i < m; i++) {

@@ -303,4 +303,12 @@ done <<'CASES'
 CASES
 duck=$("$PY" -c "import duckdb; print(duckdb.sql(\"select count(*), sum(id) from read_parquet('$dir/cf/*.parquet') where id > 1\").fetchall()[0])")
 check '[ "$duck" = "(2, 5)" ]' "DuckDB reads id of the conflicting files: $duck"
+# a file matched twice (its path, then a pattern; or given twice) is read twice, as DuckDB reads
+# read_parquet([path, pattern]): the id values, the doubled file's twice
+for args in "$dir/cf/a.parquet $dir/cf/*.parquet" "$dir/cf/a.parquet $dir/cf/a.parquet"; do
+    got=$("$R" scan $args --columns id --format csv --union-by-name 2>&1 | tail -n +2 | sort | tr '\n' ' ')
+    list=$(printf "'%s'," $args)
+    duck=$("$PY" -c "import duckdb; print(' '.join(str(r[0]) for r in duckdb.sql(\"select id from read_parquet([${list%,}], union_by_name=true) order by id\").fetchall()))")
+    check '[ "$got" = "$duck " ] && [ -n "$duck" ]' "a file listed twice ($args): got '$got' DuckDB '$duck'"
+done
 summary adversarial_dataset
