@@ -618,6 +618,16 @@ typedef struct ringscan_stats {
                                           dataset's, whose files all run on its cores */
     int64_t core_rows_min, core_rows_max; /* rows scanned by the least and the most busy core
                                           (a dataset: over every file, at its end) */
+    uint64_t budget_peak_bytes;        /* the most bytes the fetch budget counted at once: reads
+                                          in flight and buffered, running splits' reservations,
+                                          batches not taken (and idle pooled read buffers
+                                          under a remote store's budget); a dataset with a
+                                          fetch budget: its one budget's, over every file and
+                                          the footers held. Bounds read-ahead, not progress:
+                                          it may pass fetch_budget_bytes (see README) */
+    uint64_t footer_bytes_peak;        /* a dataset with a fetch budget: the most footer bytes
+                                          (serialized metadata and kept page-index bytes) held
+                                          at once; 0 otherwise */
 } ringscan_stats;
 
 /* The scan's counters. While the scan runs this is a snapshot that does not stop it (for

@@ -345,7 +345,9 @@ void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
                             .topk_pages_pruned = st.topk_pages_dead,
                             .complete = complete, .files = files, .files_pruned = pruned,
                             .footers_read = footers, .runtimes = st.runtimes,
-                            .core_rows_min = st.core_rows_min, .core_rows_max = st.core_rows_max};
+                            .core_rows_min = st.core_rows_min, .core_rows_max = st.core_rows_max,
+                            .budget_peak_bytes = st.budget_peak_bytes,
+                            .footer_bytes_peak = st.footer_bytes_peak};
     io_file_t *f = s->file ? s->file->f->file : NULL;
     out->store_requests = f ? atomic_load_explicit(&f->requests, memory_order_relaxed) : 0;
     out->store_bytes = f ? atomic_load_explicit(&f->bytes, memory_order_relaxed) : 0;
