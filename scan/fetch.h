@@ -79,7 +79,7 @@ typedef struct scan_budget {
 /* Sets sh up for a dataset's fetch budget limit (> 0) over files whose scans may run split at
  * once (>= 1). 0. */
 void scan_budget_share_init(scan_budget_share *sh, int64_t limit, int split);
-/* No scan attached any more. */
+/* Once every scan left it and every footer closed: nothing is counted in it any more. */
 void scan_budget_share_free(scan_budget_share *sh);
 /* Footer bytes held by the dataset change by d (> 0: read; < 0: closed): counted in held and
  * footer_bytes, with their peaks; a release wakes waiting read-ahead tasks. Thread-safe. */

@@ -81,7 +81,7 @@ void scan_budget_share_init(scan_budget_share *sh, int64_t limit, int split)
 void scan_budget_share_free(scan_budget_share *sh)
 {
     assert(sh->nattached == 0); /* every scan left: what they held was given back */
-    assert(atomic_load(&sh->held) == atomic_load(&sh->footer_bytes));
+    assert(atomic_load(&sh->held) == 0 && atomic_load(&sh->footer_bytes) == 0);
     pthread_mutex_destroy(&sh->mu);
 }
 
@@ -140,7 +140,7 @@ void scan_budget_lead(scan_budget *b)
 
 uint64_t scan_budget_peak(const scan_budget *b)
 {
-    return atomic_load_explicit(b->pp, memory_order_relaxed);
+    return b->pp ? atomic_load_explicit(b->pp, memory_order_relaxed) : 0; /* NULL: no plan */
 }
 
 void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit, scan_budget_share *share)
