@@ -8,8 +8,8 @@
  * runs the next files' splits), each file's batches rewritten to the dataset's columns
  * (ds_out.c), a limit counted across files, and ORDER BY ... LIMIT
  * merged across files (ds_topk.c). Every file's scan and the footers held count in the
- * dataset's one fetch budget (share: fetch_budget.c invariant 6); the file batches are taken
- * from leads it (scan_lead).
+ * dataset's one fetch budget (share: fetch_budget.c invariant 6); the file whose batches are
+ * being taken leads it (scan_lead).
  *
  * Invariants:
  *  1. runs[head .. head + nrun) (mod DS_INFLIGHT_MAX) are the running files, in path order;

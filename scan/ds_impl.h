@@ -174,7 +174,7 @@ typedef struct ds_footers {
     int nahead, ahead_to;       /* ... reading [end of the window in use, ahead_to) */
     int win_end;                /* the end of the window in use (ds_footers_need) */
     struct scan_budget_share *share; /* NULL, or the fetch budget the footers held count in */
-    _Atomic uint64_t bytes;     /* footer bytes read so far (ds_footer_bytes of each) */
+    _Atomic uint64_t bytes;     /* footer bytes read so far (ds_open.c footer_bytes) */
 } ds_footers;
 
 /* With share (NULL: none) the bytes of each footer held (its serialized metadata and the

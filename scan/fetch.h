@@ -76,8 +76,7 @@ typedef struct scan_budget {
     int base;                  /* ranks below it never wait (fetch_budget.c invariant 1) */
 } scan_budget;
 
-/* Sets sh up for a dataset's fetch budget limit (> 0) over files whose scans may run split at
- * once (>= 1). 0. */
+/* Sets sh up for a dataset's fetch budget limit (> 0), split (>= 1) files' io contexts at once. */
 void scan_budget_share_init(scan_budget_share *sh, int64_t limit, int split);
 /* Once every scan left it and every footer closed: nothing is counted in it any more. */
 void scan_budget_share_free(scan_budget_share *sh);
