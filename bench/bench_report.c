@@ -137,7 +137,8 @@ static void json_stats(FILE *f, const scan_stats *s)
                "\"row_groups_pruned\":%lld,\"pages_total\":%lld,\"pages_pruned\":%lld,"
                "\"rows_scanned\":%lld,\"rows_out\":%lld,\"splits_all_false\":%lld,"
                "\"core_rows_min\":%lld,\"core_rows_max\":%lld,"
-               "\"decoded_pages\":%lld,\"peak_inflight_bytes\":%llu,\"io_backend\":",
+               "\"decoded_pages\":%lld,\"peak_inflight_bytes\":%llu,\"bytes_skipped\":%llu,"
+               "\"io_backend\":",
             (unsigned long long)s->reads, (unsigned long long)s->bytes_read,
             (unsigned long long)s->bytes_used, (unsigned long long)s->bytes_wasted,
             (unsigned long long)s->cancelled_reads, (unsigned long long)s->requests_registered,
@@ -145,7 +146,8 @@ static void json_stats(FILE *f, const scan_stats *s)
             (unsigned long long)s->plan_bytes, (long long)s->row_groups_total,
             (long long)s->row_groups_pruned, (long long)s->pages_total, (long long)s->pages_pruned,
             (long long)s->rows_scanned, (long long)s->rows_out, (long long)s->splits_all_false,
-            (long long)s->core_rows_min, (long long)s->core_rows_max, (long long)s->decoded_pages, (unsigned long long)s->peak_inflight_bytes);
+            (long long)s->core_rows_min, (long long)s->core_rows_max, (long long)s->decoded_pages, (unsigned long long)s->peak_inflight_bytes,
+            (unsigned long long)s->bytes_skipped);
     json_str(f, s->io_backend);
 }
 

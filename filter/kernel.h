@@ -65,9 +65,12 @@ int flt_eval_dict(const flt_pred *p, const pq_vec *dict, const uint32_t *idx, in
 int flt_eval_multi(const flt_pred *p, const pq_vec *const *vecs, const flt_mask *in,
                    flt_mask *out);
 
-/* Scalar value comparisons shared with pruning: signed big-endian integers (any lengths,
- * sign-extended) and unsigned lexicographic bytes. Return <0, 0, >0. */
+/* Scalar value comparisons shared with pruning and sort keys: signed big-endian integers (any
+ * lengths, sign-extended), unsigned lexicographic bytes, and INT96 timestamps (12 bytes each:
+ * nanoseconds of the day, then the Julian day, little-endian; by day, then nanoseconds).
+ * Return <0, 0, >0. */
 int flt_cmp_sdec(const uint8_t *a, int32_t alen, const uint8_t *b, int32_t blen);
 int flt_cmp_bytes(const uint8_t *a, int32_t alen, const uint8_t *b, int32_t blen);
+int flt_cmp_int96(const uint8_t *a, const uint8_t *b);
 
 #endif

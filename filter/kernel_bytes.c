@@ -37,6 +37,16 @@ int flt_cmp_sdec(const uint8_t *a, int32_t alen, const uint8_t *b, int32_t blen)
     return 0;
 }
 
+int flt_cmp_int96(const uint8_t *a, const uint8_t *b)
+{
+    int32_t da, db;
+    int64_t na, nb;
+    memcpy(&na, a, 8), memcpy(&da, a + 8, 4);
+    memcpy(&nb, b, 8), memcpy(&db, b + 8, 4);
+    if (da != db) return da < db ? -1 : 1;
+    return (na > nb) - (na < nb);
+}
+
 /* Evaluates EXPR (using s, len) for every row into out, 64 rows per word. */
 #define FLT_DENSE_VAR(n, VALUE_AT, EXPR)                                    \
     do {                                                                    \

@@ -87,7 +87,8 @@ static inline bool flt_match_bytes(flt_domain dom, const uint8_t *s, int32_t len
 {
     const flt_lit *l = t->lits;
 #define cmp(a, al, b, bl)                                                                    \
-    (dom == FLT_DOM_SDEC ? flt_cmp_sdec(a, al, b, bl) : flt_cmp_bytes(a, al, b, bl))
+    (dom == FLT_DOM_SDEC ? flt_cmp_sdec(a, al, b, bl) :                                      \
+     dom == FLT_DOM_INT96 ? flt_cmp_int96(a, b) : flt_cmp_bytes(a, al, b, bl))
     switch (t->op) {
     case FLT_OP_EQ: return cmp(s, len, l[0].b, l[0].len) == 0;
     case FLT_OP_NE: return cmp(s, len, l[0].b, l[0].len) != 0;

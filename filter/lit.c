@@ -372,9 +372,6 @@ static int type_cmp(struct flt_arena **a, const pq_column_desc *d, flt_domain do
         default: assert(0);
         }
     }
-    if (dom == FLT_DOM_INT96 && op != FLT_OP_EQ && op != FLT_OP_NE)
-        return pq_errf(e, RINGSCAN_EPARSE, r->pos,
-                       "INT96 column '%s' supports only =, !=, IN and IS [NOT] NULL", d->name);
     t->op = op, t->nlits = 1;
     t->lits = flt_arena_alloc(a, sizeof *t->lits);
     if (!t->lits) return -ENOMEM;
@@ -388,9 +385,6 @@ static int type_between(struct flt_arena **a, const pq_column_desc *d, flt_domai
     int rc = type_one(a, d, dom, &raw[0], &lo, e);
     if (!rc) rc = type_one(a, d, dom, &raw[1], &hi, e);
     if (rc) return rc;
-    if (dom == FLT_DOM_INT96)
-        return pq_errf(e, RINGSCAN_EPARSE, raw[0].pos,
-                       "INT96 column '%s' supports only =, !=, IN and IS [NOT] NULL", d->name);
     t->op = FLT_OP_BETWEEN, t->nlits = 2;
     t->lits = flt_arena_alloc(a, 2 * sizeof *t->lits);
     if (!t->lits) return -ENOMEM;
@@ -405,10 +399,10 @@ static int lit_order(const void *a, const void *b, void *dom)
 }
 
 /* The list in the domain's order without repeats (what --explain shows; the kernels and
- * pruning give the same answer for any order). INT96 has no order: left as written. */
+ * pruning give the same answer for any order). */
 static void sort_unique(flt_domain dom, flt_term *t)
 {
-    if (dom == FLT_DOM_INT96 || t->nlits < 2) return;
+    if (t->nlits < 2) return;
     qsort_r(t->lits, (size_t)t->nlits, sizeof *t->lits, lit_order, &dom);
     int32_t n = 1;
     for (int32_t i = 1; i < t->nlits; i++)

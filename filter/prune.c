@@ -53,8 +53,8 @@ static int lcmp(flt_domain dom, const flt_lit *a, const flt_lit *b)
     }
     case FLT_DOM_F32:
     case FLT_DOM_F64: return (a->f > b->f) - (a->f < b->f);
-    case FLT_DOM_BYTES:
-    case FLT_DOM_INT96: return flt_cmp_bytes(a->b, a->len, b->b, b->len);
+    case FLT_DOM_BYTES: return flt_cmp_bytes(a->b, a->len, b->b, b->len);
+    case FLT_DOM_INT96: return flt_cmp_int96(a->b, b->b);
     case FLT_DOM_SDEC: return flt_cmp_sdec(a->b, a->len, b->b, b->len);
     default: return (a->i > b->i) - (a->i < b->i);
     }

@@ -40,16 +40,6 @@ static void bytes_at(const pq_vec *v, int64_t i, const uint8_t **p, int32_t *len
     *len = w;
 }
 
-/* INT96: nanoseconds of the day (8 bytes), then the Julian day (4), little-endian. */
-static int cmp_int96(const uint8_t *a, const uint8_t *b)
-{
-    int32_t da, db;
-    int64_t na, nb;
-    memcpy(&na, a, 8), memcpy(&da, a + 8, 4);
-    memcpy(&nb, b, 8), memcpy(&db, b + 8, 4);
-    return da != db ? SIGN3(da, db) : SIGN3(na, nb);
-}
-
 /* The values of two valid rows, ascending. */
 static int cmp_values(flt_domain dom, const pq_vec *a, int64_t i, const pq_vec *b, int64_t j)
 {
@@ -63,7 +53,7 @@ static int cmp_values(flt_domain dom, const pq_vec *a, int64_t i, const pq_vec *
         return cmp_double(((const float *)a->values)[i], ((const float *)b->values)[j]);
     case FLT_DOM_F64:
         return cmp_double(((const double *)a->values)[i], ((const double *)b->values)[j]);
-    case FLT_DOM_INT96: return cmp_int96(a->values + i * 12, b->values + j * 12);
+    case FLT_DOM_INT96: return flt_cmp_int96(a->values + i * 12, b->values + j * 12);
     default: break;
     }
     const uint8_t *pa, *pb;

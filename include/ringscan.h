@@ -618,6 +618,10 @@ typedef struct ringscan_stats {
                                           dataset's, whose files all run on its cores */
     int64_t core_rows_min, core_rows_max; /* rows scanned by the least and the most busy core
                                           (a dataset: over every file, at its end) */
+    uint64_t bytes_skipped;            /* of bytes_read (and of bytes_wasted): holes between
+                                          wanted columns that a merged local read put in a
+                                          small reused scratch buffer, never in memory the
+                                          scan keeps (same read calls, same bytes read) */
     uint64_t budget_peak_bytes;        /* the most bytes the fetch budget counted at once: reads
                                           in flight and buffered, running splits' reservations,
                                           batches not taken (and idle pooled read buffers

@@ -6,10 +6,13 @@
  * flush) -> done (future resolved with an io_bytes) | failed | cancelled.
  * At flush (once per executor loop iteration) every wanted request is merged with its
  * registered or wanted neighbours of the same file whose gap is <= gap_bytes (or <=
- * dense_gap_bytes while at least half of the range stays requested bytes), up to
+ * dense_gap_bytes, at most the file's cost model gap, while at least half of the range stays
+ * requested bytes), up to
  * max_bytes per range; a range is one read (continued on short reads, each call capped at
  * EXEC_READ_BYTES_MAX); the result is sliced to each member, slices reference-count the
- * range buffer. Ranges wait (requests stay wanted) while bytes in flight plus buffered
+ * range buffer. On a backend with vectored reads (a local file), a range's holes between
+ * members land in a small reused scratch buffer rather than its buffer (io_range.c): the
+ * same read calls of the same bytes, without writing the hole's bytes to fresh memory. Ranges wait (requests stay wanted) while bytes in flight plus buffered
  * would exceed budget_bytes, except that one range may always be in flight, and one more
  * goes after IO_BUDGET_STALL_NS with nothing in flight and no release (no deadlock when the
  * buffered bytes belong to consumers waiting for the held-back range).
@@ -53,6 +56,8 @@ typedef struct io_file {
     io_cost cost;           /* the backend's cost model, seeded at open */
     _Atomic uint64_t requests, bytes; /* a remote backend's requests (metadata ones too) and
                                          the bytes they returned; 0 for a local file */
+    _Atomic uint64_t ranges_in_flight; /* remote: ranges every core has started and not yet
+                                          completed (io_range.c; coalescing reads it) */
     char name[];            /* the path or URL as given (never with a credential in it) */
 } io_file_t;
 
@@ -82,7 +87,8 @@ typedef struct io_opts {
                               bytes); false: a range holds only wanted requests */
     uint64_t gap_bytes;    /* largest hole merged over (default 128 KiB) */
     uint64_t dense_gap_bytes; /* largest hole merged over when at least half of the range stays
-                                 requested bytes (io_flush.c io_extend); 0 = none (default) */
+                                 requested bytes (io_flush.c io_extend), capped by the file's
+                                 cost model gap (io_dense_gap); 0 = none (default) */
     uint64_t max_bytes;    /* largest merged range (default 4 MiB); a bigger request is read alone */
     uint64_t budget_bytes; /* bytes in flight + buffered before new ranges wait (default 1 GiB) */
     _Atomic uint64_t *held_total; /* NULL, or a counter shared by several contexts (a scan's
@@ -122,6 +128,8 @@ typedef struct io_counters {
     uint64_t reads_submitted;   /* read calls issued (SQEs or preads) */
     uint64_t ranges_submitted;  /* merged ranges (each one or more reads) */
     uint64_t bytes_read;        /* bytes the reads returned */
+    uint64_t bytes_skipped;     /* of those, holes the reads put in a reused scratch buffer
+                                   (never landed in a range buffer; counted in bytes_wasted) */
     uint64_t bytes_used;        /* bytes of requests resolved and wanted by a consumer */
     uint64_t bytes_wasted;      /* holes, dropped/cancelled members, resolved but never wanted */
     uint64_t cancelled;         /* requests dropped while their range was in flight */

@@ -177,6 +177,7 @@ void io_ctx_maybe_free(io_ctx_t *ctx)
     io_ctx_free_backends(ctx);
     io_pool_release(ctx);
     free(ctx->scratch);
+    free(ctx->hole_scratch);
     void (*freed)(void *) = ctx->opts.on_freed;
     void *arg = ctx->opts.on_freed_ctx;
     free(ctx);

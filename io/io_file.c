@@ -8,7 +8,8 @@
  *  1. io_read_sync returns 0 only when exactly len bytes were copied.
  *  2. Every loop is bounded by the bytes left (each pass either advances or ends).
  *  3. A local file's cost model keeps today's measured coalescing (io_opts gap and max): it
- *     is not remote, so io_cost_gap/max are never asked for it. */
+ *     is not remote, so io_cost_max is never asked for it, and io_cost_gap only to cap the
+ *     dense gap (io_flush.c io_dense_gap: 100 us x 2 GB/s = 200 KB). */
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +23,7 @@
 #include "io/io.h"
 #include "common/fail.h"
 
-/* Seeds: a local NVMe-class read (never used for coalescing, invariant 3) and object storage
+/* Seeds: a local NVMe-class read (only its gap is used, invariant 3) and object storage
  * (30 ms to first byte, 100 MB/s per connection: io/store.h, issue 20). */
 #define IO_COST_LOCAL_TTFB_NS (UINT64_C(100) * 1000)
 #define IO_COST_LOCAL_BPS (UINT64_C(2000) * 1000 * 1000)
@@ -30,12 +31,14 @@
 #define IO_COST_GAP_MAX (UINT64_C(32) << 20)
 #define IO_COST_REQ_MAX (UINT64_C(16) << 20)
 
-void io_cost_seed(io_cost *c, uint64_t ttfb_ns, uint64_t bytes_per_s)
+void io_cost_seed(io_cost *c, uint64_t ttfb_ns, uint64_t bytes_per_s, uint32_t conns)
 {
+    assert(conns >= 1);
     atomic_store_explicit(&c->ttfb_ns, ttfb_ns, memory_order_relaxed);
     atomic_store_explicit(&c->bytes_per_s, bytes_per_s ? bytes_per_s : 1, memory_order_relaxed);
     atomic_store_explicit(&c->samples, 0, memory_order_relaxed);
     c->seed_bytes_per_s = bytes_per_s ? bytes_per_s : 1;
+    c->conns = conns;
 }
 
 uint64_t io_cost_gap(const io_cost *c)
@@ -108,6 +111,15 @@ static int file_read(void *core, exec_t *e, io_file_t *f, exec_op_t *op, void *b
     return rc;
 }
 
+static int file_readv(void *core, exec_t *e, io_file_t *f, exec_op_t *op,
+                      const struct iovec *iov, int n, uint64_t off, char *why, size_t whylen)
+{
+    (void)core;
+    int rc = exec_readv(e, op, f->fd, iov, n, off);
+    if (rc) snprintf(why, whylen, "%s", strerror(-rc));
+    return rc;
+}
+
 static int file_cancel(void *core, exec_t *e, exec_op_t *op)
 {
     (void)core;
@@ -124,6 +136,7 @@ const io_backend io_backend_file = {
     .id = 0,
     .remote = false,
     .read = file_read,
+    .readv = file_readv,
     .cancel = file_cancel,
     .read_sync = file_read_sync,
     .close = file_close,
@@ -180,7 +193,7 @@ int io_file_open(io_file_t **out, const char *path, char *err, size_t errlen)
     f->fd = fd;
     f->size_bytes = (uint64_t)st.st_size;
     f->be = &io_backend_file;
-    io_cost_seed(&f->cost, IO_COST_LOCAL_TTFB_NS, IO_COST_LOCAL_BPS);
+    io_cost_seed(&f->cost, IO_COST_LOCAL_TTFB_NS, IO_COST_LOCAL_BPS, 1);
     memcpy(f->name, path, n + 1);
     *out = f;
     return 0;

@@ -7,13 +7,22 @@
  * Invariants:
  *  1. A range is built around a wanted request and only from untaken pending requests of the
  *     same file (wanted ones only unless merge_registered), each within gap_bytes of the range
- *     so far (dense_gap_bytes when at least half of the range is requested bytes), never
- *     longer than max_bytes (a single request longer than max_bytes forms its own range).
+ *     so far (dense_gap_bytes, at most the file's cost model gap, when at least half of the
+ *     range is requested bytes), never longer than max_bytes (a single request longer than
+ *     max_bytes forms its own range).
  *     For a remote file both limits come from its backend's cost model (io_cost_gap/max), and
  *     a hole over 4 KiB is merged only while the range stays at least half requested bytes:
  *     the model prices a hole against one request's round trip, but with many requests in
  *     flight the round trips overlap and the hole's bytes take the store's shared bandwidth
  *     (lineitem at sf=1 on sim 50 ms / 500 MB/s: eager read 190 MB for 19 MB decoded).
+ *     Nor is a hole over 4 KiB merged while the store has a connection free for the range
+ *     after it (ranges in flight on every core + 2 <= the model's conns): the merge saves a
+ *     request whose round trip would overlap the others', and costs the hole's bytes on the
+ *     connection and on the store's shared pipe (lineitem_order read whole row groups,
+ *     235 MB for 148 MB decoded; lineitem_cancel's survivors sent four columns and their
+ *     holes as one 4.79 MB request, 98 ms on one connection against 67 ms for three). While
+ *     every connection is busy a separate range would wait for one, and the rules above
+ *     apply.
  *  2. A range whose buffer cannot be allocated fails its members with -ENOMEM (they were
  *     pending, so nothing was read); the flush goes on with the next.
  *  3. A range starts only if bytes in flight + buffered + its length <= budget_bytes, or when
@@ -50,6 +59,29 @@ static uint64_t io_max(const io_ctx_t *ctx, const io_file_t *f)
     return f->be->remote ? io_cost_max(&f->cost) : ctx->opts.max_bytes;
 }
 
+/* Whether a remote file's store has a connection free for one more range beside the one
+ * being built (invariant 1): ranges every core has in flight, two more, within its
+ * connections. */
+static bool io_conn_spare(const io_file_t *f)
+{
+    uint64_t busy = atomic_load_explicit(&f->ranges_in_flight, memory_order_relaxed);
+    return f->be->remote && busy + 2 <= f->cost.conns;
+}
+
+/* The largest hole merged over while the range stays half requested bytes, for a local file:
+ * dense_gap_bytes, but never more than its cost model's gap (a call's time to first byte at
+ * its bandwidth: 200 KB for the NVMe-class seed, io_file.c). Reading a hole costs the kernel
+ * its bytes out of the page cache wherever they land (a scratch buffer saved nothing:
+ * bench/RESULTS.md, twenty-first session), so a hole pays only when a second call would cost
+ * more than the hole's transfer; the DuckDB-written lineitem's 820 KB hole (l_partkey,
+ * l_suppkey) cost expr_arith 9% CPU and lineitem_order 7% (1 thread) to save 48 and 98
+ * calls. */
+static uint64_t io_dense_gap(const io_ctx_t *ctx, const io_file_t *f)
+{
+    uint64_t model = io_cost_gap(&f->cost);
+    return ctx->opts.dense_gap_bytes < model ? ctx->opts.dense_gap_bytes : model;
+}
+
 /* Whether request r may join a range of file f being built. */
 static bool io_joinable(const io_ctx_t *ctx, const io_req *r, const io_file_t *f)
 {
@@ -57,15 +89,15 @@ static bool io_joinable(const io_ctx_t *ctx, const io_req *r, const io_file_t *f
            (ctx->opts.merge_registered || r->state == IO_REQ_WANTED);
 }
 
-/* The cluster from a[k] on: the joinable requests after it each within gap_bytes of the ones
+/* The cluster from a[k] on: the joinable requests after it each within gap of the ones
  * before, the range from start to the cluster's end never longer than max_bytes. Returns the
  * index after it (k when a[k] itself does not fit), its end in *ce (from end) and in *cu
  * the bytes it requests beyond end. */
-static size_t io_cluster(const io_ctx_t *ctx, io_req **a, size_t n, size_t k, uint64_t start,
-                         uint64_t end, uint64_t *ce, uint64_t *cu)
+static size_t io_cluster(const io_ctx_t *ctx, io_req **a, size_t n, size_t k, uint64_t gap,
+                         uint64_t start, uint64_t end, uint64_t *ce, uint64_t *cu)
 {
     io_file_t *f = a[k]->file;
-    uint64_t gap = io_gap(ctx, f), max = io_max(ctx, f);
+    uint64_t max = io_max(ctx, f);
     size_t j = k;
     *ce = end;
     *cu = 0;
@@ -82,22 +114,24 @@ static size_t io_cluster(const io_ctx_t *ctx, io_req **a, size_t n, size_t k, ui
 /* Extends [*lo, *hi] (sorted indexes, one wanted request at first) over untaken neighbours:
  * to the right over holes up to gap_bytes, or up to dense_gap_bytes when at least half of the
  * range would still be requested bytes (the cluster after the hole counted whole, so a small
- * column right after it does not stop the merge). */
+ * column right after it does not stop the merge); a remote file's over holes up to 4 KiB
+ * only while its store has a connection to spare (invariant 1). */
 static void io_extend(io_ctx_t *ctx, io_req **a, size_t n, size_t *lo, size_t *hi,
                       uint64_t *start, uint64_t *end)
 {
     io_file_t *f = a[*lo]->file;
     uint64_t gap = io_gap(ctx, f), max = io_max(ctx, f), useful = *end - *start;
-    uint64_t dense = f->be->remote ? 0 : ctx->opts.dense_gap_bytes;
+    uint64_t dense = f->be->remote ? 0 : io_dense_gap(ctx, f);
     /* holes above this keep the range at least half requested bytes (remote: every hole of
      * more than 4 KiB, invariant 1) */
     uint64_t loose = f->be->remote ? IO_REMOTE_FREE_HOLE : gap;
+    bool spare = io_conn_spare(f); /* a connection is free: no hole over 4 KiB is read */
     while (*hi + 1 < n && io_joinable(ctx, a[*hi + 1], f)) {
         uint64_t hole = a[*hi + 1]->off > *end ? a[*hi + 1]->off - *end : 0, ce, cu;
         if (hole > gap && hole > dense) break;
-        size_t j = io_cluster(ctx, a, n, *hi + 1, *start, *end, &ce, &cu);
+        size_t j = io_cluster(ctx, a, n, *hi + 1, spare ? loose : gap, *start, *end, &ce, &cu);
         if (j == *hi + 1) break;
-        if (hole > loose && 2 * (useful + cu) < ce - *start) break;
+        if (hole > loose && (spare || 2 * (useful + cu) < ce - *start)) break;
         useful += cu;
         *end = ce;
         *hi = j - 1;
@@ -106,7 +140,8 @@ static void io_extend(io_ctx_t *ctx, io_req **a, size_t n, size_t *lo, size_t *h
         io_req *r = a[*lo - 1];
         uint64_t e = r->off + r->len > *end ? r->off + r->len : *end;
         if (!io_joinable(ctx, r, f)) break;
-        if (r->off + r->len < *start && *start - (r->off + r->len) > gap) break;
+        uint64_t lhole = r->off + r->len < *start ? *start - (r->off + r->len) : 0;
+        if (lhole > gap || (spare && lhole > loose)) break;
         if (e - r->off > max) break;
         *start = r->off;
         *end = e;

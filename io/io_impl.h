@@ -15,9 +15,20 @@
  *  4. The context is freed only when closing, with no live request and no range. */
 #ifndef RINGSCAN_IO_IO_IMPL_H
 #define RINGSCAN_IO_IO_IMPL_H
+#include <sys/uio.h>
+
 #include "io/io.h"
 
 enum { IO_REQ_REGISTERED = 1, IO_REQ_WANTED, IO_REQ_SUBMITTED, IO_REQ_DONE };
+/* A range's holes (io_range.c invariant 6): a hole of at least IO_HOLE_MIN_BYTES between its
+ * members lands in the context's scratch buffer (IO_HOLE_SCRATCH_BYTES, one iovec per that
+ * many bytes of hole) instead of the range buffer, when the range's pieces fit in IO_IOV_MAX
+ * iovecs; otherwise the range lands whole in its buffer, as one plain read. */
+enum {
+    IO_IOV_MAX = 64,
+    IO_HOLE_SCRATCH_BYTES = 64 * 1024, /* stays in a core's L2 however often it is written */
+    IO_HOLE_MIN_BYTES = 4096           /* smaller holes are copied with their neighbours */
+};
 enum { IO_RETRIES_MAX = 16, IO_REMOTE_FREE_HOLE = 4096 /* io_flush.c invariant 1 */ };
 /* Wanted ranges waiting for the budget while nothing is in flight may be waiting for bytes
  * their own consumers hold (a task holding one buffered piece while it awaits another): after
@@ -37,12 +48,22 @@ typedef struct io_req {
     io_range *range;
 } io_req;
 
+/* One piece of a range's bytes in file order: its length and where it lands (io_range.c). */
+typedef struct io_piece {
+    uint64_t len;
+    int64_t at; /* offset in the range buffer, or -1: a hole, into the context's scratch */
+} io_piece;
+
 struct io_range {
     io_ctx_t *ctx;
     io_file_t *file;
     uint64_t off, len, done;
     uint8_t *buf;
-    size_t cap; /* buf's size: len, or more when it came from the pool */
+    size_t cap; /* buf's size: at least the landed bytes (len less the holes), more when it
+                   came from the pool */
+    int npieces;  /* 0: the range lands whole in buf (one plain read call) */
+    io_piece piece[IO_IOV_MAX];
+    struct iovec iov[IO_IOV_MAX]; /* the read call in flight's iovecs, with npieces > 0 */
     int64_t refs;
     exec_op_t op;
     io_req *mhead, *mtail;
@@ -70,6 +91,8 @@ struct io_ctx {
     bool be_made[IO_BACKENDS_MAX];
     io_req **scratch;
     size_t scratch_cap;
+    uint8_t *hole_scratch; /* IO_HOLE_SCRATCH_BYTES every range's holes land in (never read);
+                              made at the first range with a hole, freed with the context */
     /* range buffers kept for reuse (io_buf_get/put): a fresh buffer costs a page fault and a
      * zeroed page per 4 KiB in the kernel's copy, 16% of a wide scan's time */
     struct io_pooled { uint8_t *p; size_t cap; } pool[IO_POOL_SLOTS];

@@ -17,7 +17,15 @@
  *     delivered (io_bytes.shared), so used + wasted never exceeds the bytes read; holes and
  *     dropped members when its range completes.
  *  5. The buffer goes back (io_buf_put) only when the read's reference and every slice's
- *     are gone (io_impl.h invariant 3). */
+ *     are gone (io_impl.h invariant 3).
+ *  6. Holes: on a backend with vectored reads, a range's pieces (io_range_plan) are its
+ *     members' bytes in file order, each run of them packed into the buffer one after the
+ *     other, and between runs each hole of at least IO_HOLE_MIN_BYTES as pieces of at most
+ *     IO_HOLE_SCRATCH_BYTES that all land in the context's one scratch buffer. Every member
+ *     lies inside one buffer piece, so its slice is contiguous and no hole byte is written
+ *     into the buffer; a read call reads the same file bytes as a plain one (its iovecs are
+ *     the pieces from the range's done offset on, trimmed to the call's length), so read
+ *     calls, bytes_read and the budget's byte counts stay those of the whole range. */
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -27,6 +35,98 @@
 
 #include "io/io_impl.h"
 #include "common/fail.h"
+
+/* Plans where g's bytes land from its members m[0..n) (sorted, spanning g's bytes):
+ * g->piece[0..g->npieces) per invariant 6, npieces 0 when no hole reaches IO_HOLE_MIN_BYTES
+ * or the pieces would need more than IO_IOV_MAX iovecs (the range then lands whole). Returns
+ * the bytes the buffer must hold. */
+static uint64_t io_range_plan(io_range *g, io_req *const *m, size_t n)
+{
+    uint64_t pos = g->off, reach = g->off, at = 0;
+    int k = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t hole = m[i]->off > reach ? m[i]->off - reach : 0;
+        if (hole >= IO_HOLE_MIN_BYTES) {
+            uint64_t holes = (hole + IO_HOLE_SCRATCH_BYTES - 1) / IO_HOLE_SCRATCH_BYTES;
+            if (holes + 2 > (uint64_t)(IO_IOV_MAX - k)) { /* this, the hole, the last run */
+                g->npieces = 0;
+                return g->len;
+            }
+            g->piece[k++] = (io_piece){reach - pos, (int64_t)at};
+            at += reach - pos;
+            for (uint64_t h = 0; h < hole; h += IO_HOLE_SCRATCH_BYTES)
+                g->piece[k++] = (io_piece){hole - h < IO_HOLE_SCRATCH_BYTES ? hole - h
+                                                                            : IO_HOLE_SCRATCH_BYTES, -1};
+            pos = m[i]->off;
+        }
+        if (m[i]->off + m[i]->len > reach) reach = m[i]->off + m[i]->len;
+    }
+    assert(reach == g->off + g->len);
+    if (k == 0) return g->len;
+    g->piece[k++] = (io_piece){reach - pos, (int64_t)at};
+    g->npieces = k;
+    return at + (reach - pos);
+}
+
+/* Fills g->iov with g's pieces from its byte g->done on, chunk bytes in all (invariant 6).
+ * Returns the iovec count. */
+static int io_range_iov(io_range *g, uint64_t chunk)
+{
+    uint64_t skip = g->done;
+    int n = 0;
+    for (int k = 0; k < g->npieces && chunk > 0; k++) {
+        const io_piece *p = &g->piece[k];
+        if (skip >= p->len) {
+            skip -= p->len;
+            continue;
+        }
+        uint8_t *base = p->at < 0 ? g->ctx->hole_scratch : g->buf + p->at;
+        uint64_t take = p->len - skip < chunk ? p->len - skip : chunk;
+        assert(p->at >= 0 || skip + take <= IO_HOLE_SCRATCH_BYTES);
+        g->iov[n++] = (struct iovec){base + skip, (size_t)take};
+        chunk -= take;
+        skip = 0;
+    }
+    assert(n > 0 && chunk == 0);
+    return n;
+}
+
+/* Where the byte at file offset off of g landed: a member's first byte (never in a hole).
+ * *k and *pstart carry the walk over the pieces from one member to the next (sorted). */
+static const uint8_t *io_range_at(const io_range *g, uint64_t off, int *k, uint64_t *pstart)
+{
+    if (g->npieces == 0) return g->buf + (off - g->off);
+    while (*k + 1 < g->npieces && off >= *pstart + g->piece[*k].len)
+        *pstart += g->piece[(*k)++].len;
+    assert(g->piece[*k].at >= 0 && off < *pstart + g->piece[*k].len);
+    return g->buf + g->piece[*k].at + (off - *pstart);
+}
+
+/* The hole bytes of g's first g->done bytes (read into the scratch). */
+static uint64_t io_range_skipped(const io_range *g)
+{
+    uint64_t pos = 0, skipped = 0;
+    for (int k = 0; k < g->npieces && pos < g->done; k++) {
+        uint64_t in = g->done - pos < g->piece[k].len ? g->done - pos : g->piece[k].len;
+        if (g->piece[k].at < 0) skipped += in;
+        pos += g->piece[k].len;
+    }
+    return skipped;
+}
+
+/* Starts g's read call of chunk bytes from g->done on backend core (plain, or vectored over
+ * its pieces). Returns 0 or the backend's error (why filled). */
+static int io_range_read(io_range *g, void *core, uint64_t chunk)
+{
+    io_ctx_t *ctx = g->ctx;
+    const io_backend *be = g->file->be;
+    uint64_t at = g->off + g->done;
+    if (g->npieces == 0)
+        return be->read(core, ctx->e, g->file, &g->op, g->buf + g->done, chunk, at, g->why,
+                        sizeof g->why);
+    int n = io_range_iov(g, chunk);
+    return be->readv(core, ctx->e, g->file, &g->op, g->iov, n, at, g->why, sizeof g->why);
+}
 
 /* Issues g's next read call from g->off + g->done (invariant 1); the fault hook may shorten
  * it or complete it at once as end of file or an error. */
@@ -48,8 +148,7 @@ static void io_range_issue(io_range *g)
     g->why[0] = '\0';
     int rc = io_ctx_backend(ctx, g->file->be, &core);
     if (rc == 0)
-        rc = g->file->be->read(core, ctx->e, g->file, &g->op, g->buf + g->done, chunk,
-                               g->off + g->done, g->why, sizeof g->why);
+        rc = io_range_read(g, core, chunk);
     else
         snprintf(g->why, sizeof g->why, "%s backend setup failed: %s", g->file->be->name,
                  strerror(-rc));
@@ -165,7 +264,8 @@ static void io_req_fail(io_range *g, io_req *r, int status)
 static void io_range_deliver(io_range *g, int status)
 {
     io_ctx_t *ctx = g->ctx;
-    uint64_t reach = g->off, covered = 0, stop = g->off + g->done;
+    uint64_t reach = g->off, covered = 0, stop = g->off + g->done, pstart = g->off;
+    int k = 0;
     ctx->guard++;
     while (g->mhead) {
         io_req *r = g->mhead;
@@ -182,7 +282,7 @@ static void io_range_deliver(io_range *g, int status)
             reach = r->off + r->len;
         }
         r->state = IO_REQ_DONE;
-        r->value.data = g->buf + (r->off - g->off);
+        r->value.data = io_range_at(g, r->off, &k, &pstart);
         r->value.len = (size_t)r->len;
         r->value.shared = (size_t)((s < r->off + r->len ? s : r->off + r->len) - r->off);
         g->refs++;
@@ -191,6 +291,7 @@ static void io_range_deliver(io_range *g, int status)
     g->mtail = NULL;
     assert(g->n_members == 0 && covered <= g->done);
     ctx->c.bytes_wasted += g->done - covered; /* holes, dropped members, unused tail */
+    ctx->c.bytes_skipped += io_range_skipped(g);
     ctx->guard--;
 }
 
@@ -216,6 +317,8 @@ static void io_range_done(exec_op_t *op)
         return;
     }
     g->in_flight = false;
+    if (g->file->be->remote)
+        atomic_fetch_sub_explicit(&g->file->ranges_in_flight, 1, memory_order_relaxed);
     assert(ctx->inflight_bytes >= g->len);
     ctx->inflight_bytes -= g->len;
     ctx->buffered_bytes += g->len;
@@ -225,14 +328,32 @@ static void io_range_done(exec_op_t *op)
     io_range_unref(g); /* the read's reference */
 }
 
+/* Plans g's holes (invariant 6) when its file's backend reads vectored and the context's
+ * scratch buffer exists or can be made; else g lands whole. Returns the bytes to land. */
+static uint64_t io_range_holes(io_ctx_t *ctx, io_range *g, io_req *const *members, size_t n)
+{
+    if (!members[0]->file->be->readv) return g->len;
+    uint64_t landed = io_range_plan(g, members, n);
+    if (g->npieces > 0 && !ctx->hole_scratch &&
+        !(ctx->hole_scratch = fail_malloc(IO_HOLE_SCRATCH_BYTES))) {
+        g->npieces = 0; /* no scratch: the holes land in the buffer as before */
+        return g->len;
+    }
+    return landed;
+}
+
 int io_range_start(io_ctx_t *ctx, io_req *const *members, size_t n, uint64_t start,
                    uint64_t end)
 {
     assert(n > 0 && start < end && end - start <= IO_REQUEST_BYTES_MAX + ctx->opts.max_bytes);
     io_range *g = fail_calloc(1, sizeof *g);
+    if (!g) return -ENOMEM;
+    g->off = start;
+    g->len = end - start;
+    uint64_t landed = io_range_holes(ctx, g, members, n);
     size_t cap = 0;
-    uint8_t *buf = g ? io_buf_get(ctx, end - start, &cap) : NULL;
-    if (!g || !buf) {
+    uint8_t *buf = io_buf_get(ctx, landed, &cap);
+    if (!buf) {
         free(g);
         return -ENOMEM;
     }
@@ -249,8 +370,6 @@ int io_range_start(io_ctx_t *ctx, io_req *const *members, size_t n, uint64_t sta
     }
     g->ctx = ctx;
     g->file = members[0]->file;
-    g->off = start;
-    g->len = end - start;
     g->buf = buf;
     g->cap = cap;
     g->refs = 1;
@@ -262,6 +381,8 @@ int io_range_start(io_ctx_t *ctx, io_req *const *members, size_t n, uint64_t sta
     ctx->n_ranges++;
     ctx->c.ranges_submitted++;
     ctx->inflight_bytes += g->len;
+    if (g->file->be->remote)
+        atomic_fetch_add_explicit(&g->file->ranges_in_flight, 1, memory_order_relaxed);
     if (ctx->opts.held_total) io_held_add(ctx->opts.held_total, ctx->opts.held_peak, g->cap);
     if (ctx->inflight_bytes > ctx->c.peak_inflight_bytes)
         ctx->c.peak_inflight_bytes = ctx->inflight_bytes;

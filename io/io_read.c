@@ -155,6 +155,7 @@ void io_counters_add(io_counters_t *sum, const io_counters_t *c)
     sum->reads_submitted += c->reads_submitted;
     sum->ranges_submitted += c->ranges_submitted;
     sum->bytes_read += c->bytes_read;
+    sum->bytes_skipped += c->bytes_skipped;
     sum->bytes_used += c->bytes_used;
     sum->bytes_wasted += c->bytes_wasted;
     sum->cancelled += c->cancelled;

@@ -47,9 +47,11 @@ typedef struct io_cost {
     _Atomic uint64_t bytes_per_s;
     _Atomic uint64_t samples;
     uint64_t seed_bytes_per_s; /* one connection's bandwidth as seeded: caps a request (io_cost_max) */
+    uint32_t conns;            /* connections a file's reads share (coalescing: io_flush.c inv. 1) */
 } io_cost;
 
 struct io_file;
+struct iovec;
 typedef struct io_backend {
     const char *name; /* "file", "sim", "http", "s3" */
     int id;           /* 0..IO_BACKENDS_MAX-1: the slot of its per-core state in an io_ctx */
@@ -61,6 +63,11 @@ typedef struct io_backend {
      * errno with op not started (why filled). */
     int (*read)(void *core, exec_t *e, struct io_file *f, exec_op_t *op, void *buf, uint64_t len,
                 uint64_t off, char *why, size_t whylen);
+    /* NULL, or as read, one read call of [off, off + the iovecs' total) landing in iov[0..n)
+     * in order (n <= IO_IOV_MAX; iov stays valid until the read completes). A backend with it
+     * lets a merged range land its holes in a reused scratch buffer (io_range.c). */
+    int (*readv)(void *core, exec_t *e, struct io_file *f, exec_op_t *op,
+                 const struct iovec *iov, int n, uint64_t off, char *why, size_t whylen);
     /* Asks to cancel a started read: its completion still comes, with -ECANCELED or the real
      * result. Returns 0 if a cancel was issued, -ENOENT if op is not in flight. */
     int (*cancel)(void *core, exec_t *e, exec_op_t *op);
@@ -77,8 +84,9 @@ typedef struct io_backend {
  * seeded bandwidth of one connection (one round trip of transfer: io_file.c). */
 uint64_t io_cost_gap(const io_cost *c);
 uint64_t io_cost_max(const io_cost *c);
-/* Seeds c. */
-void io_cost_seed(io_cost *c, uint64_t ttfb_ns, uint64_t bytes_per_s);
+/* Seeds c: ttfb_ns and one connection's bytes_per_s, for reads that share conns (>= 1)
+ * connections. */
+void io_cost_seed(io_cost *c, uint64_t ttfb_ns, uint64_t bytes_per_s, uint32_t conns);
 /* Folds one measured request (time to first byte, bytes and transfer time after it) into c
  * (EWMA, weight 1/8). Thread-safe. */
 void io_cost_observe(io_cost *c, uint64_t ttfb_ns, uint64_t bytes, uint64_t transfer_ns);

@@ -579,7 +579,10 @@ int io_http_open(io_file_t **out, const char *url, const io_open_opts *op, char 
     memcpy(f->name, shown, n + 1);
     f->fd = -1;
     f->be = strncmp(url, "s3://", 5) == 0 ? &io_backend_s3 : &io_backend_http;
-    io_cost_seed(&f->cost, HTTP_COST_TTFB_NS, HTTP_COST_BPS);
+    /* one core's connection limit: ranges in flight are counted over every core, so with
+     * several cores the connections count as busy early and holes merge sooner (io_flush.c
+     * invariant 1) */
+    io_cost_seed(&f->cost, HTTP_COST_TTFB_NS, HTTP_COST_BPS, HTTP_CONNS_PER_CORE);
     http_obj *o = NULL;
     int rc = http_obj_new(&o, url, shown, op, err, errlen);
     if (rc == 0) {

@@ -344,6 +344,6 @@ int io_sim_wrap(io_file_t *f, const char *spec, char *err, size_t errlen)
     f->be = &io_backend_sim;
     f->be_file = s;
     /* the model starts from what the spec says: the median of the table, or the fixed time */
-    io_cost_seed(&f->cost, p.dist ? 32000000 : p.ttfb, p.conn_bw);
+    io_cost_seed(&f->cost, p.dist ? 32000000 : p.ttfb, p.conn_bw, (uint32_t)p.conns);
     return 0;
 }

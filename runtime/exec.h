@@ -12,8 +12,9 @@
  *     and exec_group_stop (an atomic flag plus a wakeup).
  *  2. An exec_op_t completes exactly once: its done callback runs once, from the completion
  *     phase of its core's loop, never from inside the reaping loop nor from exec_read().
- *  3. Memory handed to exec_read() (the op and its buffer) stays owned by the kernel until the
- *     op's done callback runs; cancelling does not end that ownership.
+ *  3. Memory handed to exec_read() or exec_readv() (the op, its buffer, its iovec array and
+ *     the buffers it points at) stays owned by the kernel until the op's done callback runs;
+ *     cancelling does not end that ownership.
  *  4. A sleeping core is always woken: posters and the sleeper use seq_cst on the "sleeping"
  *     flag and the inbox (Dekker), so a message is either seen before sleeping or woken for.
  *  5. Shutdown: no new posts, reads or timers are accepted once a core stops; every in-flight
@@ -40,6 +41,7 @@ enum {
     EXEC_HOOKS_MAX = 16,              /* flush hooks per core */
     EXEC_TIMERS_MAX = 1 << 20,        /* pending timers per core */
     EXEC_READ_BYTES_MAX = 0x7ffff000, /* kernel per-call read maximum */
+    EXEC_IOV_MAX = 1024,              /* iovecs of one vectored read (the kernel's UIO_MAXIOV) */
     EXEC_BACKEND_MSG_MAX = 160,
     EXEC_POLLS_MAX = 1024            /* fd waits of the pread fallback per core */
 };
@@ -80,7 +82,8 @@ struct exec_op {
     exec_op_t *prev, *next; /* in-flight list */
     exec_op_t *cnext;       /* completion list / pread queue */
     int fd;
-    uint32_t len;
+    uint32_t len;           /* bytes; for a vectored read, its iovec count */
+    bool vectored;          /* buf is a struct iovec array (exec_readv) */
     void *buf;
     uint64_t off;
 };
@@ -154,6 +157,14 @@ void exec_hook_remove(exec_t *e, exec_hook_fn fn, void *ctx);
  * later with op->res = bytes read (maybe short), 0 at EOF or a negative errno. Only on e's
  * thread; op must be idle. Returns 0, or -ESHUTDOWN when e is stopping (op not started). */
 int exec_read(exec_t *e, exec_op_t *op, int fd, void *buf, uint32_t len, uint64_t off);
+
+/* As exec_read, one read call (IORING_OP_READV, or preadv on the fallback) of the bytes at off
+ * into iov[0..n) in order; n in 1..EXEC_IOV_MAX, the iovecs' lengths summing to at most
+ * EXEC_READ_BYTES_MAX. iov and the buffers it points at stay the caller's but must stay valid
+ * until op->done runs (invariant 3); two entries may point at the same buffer (bytes nobody
+ * keeps: the later write wins). Counted as one read in reads_issued. */
+struct iovec;
+int exec_readv(exec_t *e, exec_op_t *op, int fd, const struct iovec *iov, int n, uint64_t off);
 
 /* Starts waiting for fd to become ready for events (POLLIN, POLLOUT: poll(2) bits); op->done
  * runs later with op->res = the ready events (> 0; POLLERR/POLLHUP included), or a negative

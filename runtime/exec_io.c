@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "runtime/exec_impl.h"
@@ -136,20 +137,22 @@ static void exec_op_begin(exec_t *e, exec_op_t *op, int fd, void *buf, uint32_t 
     e->n_ops++;
     op->res = 0;
     op->fd = fd;
+    op->vectored = false;
     op->buf = buf;
     op->len = len;
     op->off = off;
 }
 
-static void exec_op_start(exec_t *e, exec_op_t *op, int fd, void *buf, uint32_t len,
-                          uint64_t off)
+/* Submits op, begun with exec_op_begin (vectored set): an SQE, or the pread queue. */
+static void exec_op_submit(exec_t *e, exec_op_t *op)
 {
-    assert(len <= EXEC_READ_BYTES_MAX);
-    exec_op_begin(e, op, fd, buf, len, off);
     if (e->uring) {
         op->state = EXEC_OP_INFLIGHT;
         struct io_uring_sqe *sqe = exec_sqe(e);
-        io_uring_prep_read(sqe, fd, buf, len, off);
+        if (op->vectored)
+            io_uring_prep_readv(sqe, op->fd, op->buf, op->len, op->off);
+        else
+            io_uring_prep_read(sqe, op->fd, op->buf, op->len, op->off);
         io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)op);
         return;
     }
@@ -158,6 +161,15 @@ static void exec_op_start(exec_t *e, exec_op_t *op, int fd, void *buf, uint32_t 
     if (e->pread_tail) e->pread_tail->cnext = op;
     else e->pread_head = op;
     e->pread_tail = op;
+}
+
+/* Begins and submits a plain read of len bytes at off of fd into buf. */
+static void exec_op_start(exec_t *e, exec_op_t *op, int fd, void *buf, uint32_t len,
+                          uint64_t off)
+{
+    assert(len <= EXEC_READ_BYTES_MAX);
+    exec_op_begin(e, op, fd, buf, len, off);
+    exec_op_submit(e, op);
 }
 
 int exec_poll(exec_t *e, exec_op_t *op, int fd, uint32_t events)
@@ -212,8 +224,24 @@ static void exec_polls_run(exec_t *e, const struct timespec *timeout, bool wait_
 int exec_read(exec_t *e, exec_op_t *op, int fd, void *buf, uint32_t len, uint64_t off)
 {
     assert(e && e == exec_current() && op && buf && fd >= 0);
+    assert(len <= EXEC_READ_BYTES_MAX);
     if (e->stop_begun) return -ESHUTDOWN;
     exec_op_start(e, op, fd, buf, len, off);
+    exec_stat_add(&e->st.reads_issued, 1);
+    return 0;
+}
+
+int exec_readv(exec_t *e, exec_op_t *op, int fd, const struct iovec *iov, int n, uint64_t off)
+{
+    assert(e && e == exec_current() && op && iov && fd >= 0 && n >= 1 && n <= EXEC_IOV_MAX);
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++) total += iov[i].iov_len;
+    assert(total <= EXEC_READ_BYTES_MAX);
+    (void)total;
+    if (e->stop_begun) return -ESHUTDOWN;
+    exec_op_begin(e, op, fd, (void *)iov, (uint32_t)n, off);
+    op->vectored = true;
+    exec_op_submit(e, op);
     exec_stat_add(&e->st.reads_issued, 1);
     return 0;
 }
@@ -315,7 +343,8 @@ static void exec_pread_run(exec_t *e)
         ssize_t r;
         int tries = 0;
         do {
-            r = pread(op->fd, op->buf, op->len, (off_t)op->off);
+            r = op->vectored ? preadv(op->fd, op->buf, (int)op->len, (off_t)op->off)
+                             : pread(op->fd, op->buf, op->len, (off_t)op->off);
         } while (r < 0 && (errno == EINTR || errno == EAGAIN) && ++tries < 1000);
         exec_inflight_unlink(op);
         exec_done_push(e, op, r < 0 ? -errno : (int32_t)r);

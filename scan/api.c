@@ -346,6 +346,7 @@ void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
                             .complete = complete, .files = files, .files_pruned = pruned,
                             .footers_read = footers, .runtimes = st.runtimes,
                             .core_rows_min = st.core_rows_min, .core_rows_max = st.core_rows_max,
+                            .bytes_skipped = st.bytes_skipped,
                             .budget_peak_bytes = st.budget_peak_bytes,
                             .footer_bytes_peak = st.footer_bytes_peak};
     io_file_t *f = s->file ? s->file->f->file : NULL;

@@ -66,9 +66,8 @@ static bool is_stamp(const pq_column_desc *d)
  * types; ds_types_file's scale, exact or refused). A later TIME_MILLIS (INT32) under a finer
  * first file's INT64 time is widened (ds_widen) then scaled, as pyarrow.dataset casts
  * time32[ms] to time64; an INT64 time is not narrowed to a first file's INT32: false. INT96
- * timestamps (nanoseconds) beside INT64 ones: a later INT96 file under a first INT64 one is
- * widened then scaled; a union takes INT64 nanoseconds (as pyarrow reads INT96); a later
- * INT64 file under a first INT96 one is refused without a union (false). */
+ * timestamps (nanoseconds) beside INT64 ones: a later INT96 file is widened then scaled (a
+ * first INT96 file's column is INT64 nanoseconds already: add_flat). */
 static bool timed_merge(const pq_column_desc *a, const pq_column_desc *b, bool by_name,
                         pq_column_desc *out)
 {
@@ -164,13 +163,16 @@ static int add_field(ds_schema *s, const pq_file_meta *m, int32_t i, const char 
     return rc;
 }
 
-/* Adds flat column d of file path to s (add_new: a new name appended), or merges it into the
- * column s has of its name (ds_schema_add). */
+/* Adds flat column d of file path to s (add_new: a new name appended; INT96 timestamps as
+ * INT64 nanoseconds, the type pyarrow.dataset reads them as, so that a later INT64 file's
+ * values cast to it as to any first file's unit), or merges it into the column s has of its
+ * name (ds_schema_add). */
 static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, bool add_new, pq_err *e)
 {
     int at = ds_schema_find(s, d->name);
-    pq_column_desc w;
-    if (at < 0) return add_new ? add_col(s, d->name, d, -1, path) : 0;
+    pq_column_desc w = *d;
+    if (d->physical == PQ_INT96) w.physical = PQ_INT64, w.logical = PQ_LOGICAL_TIMESTAMP_NANOS;
+    if (at < 0) return add_new ? add_col(s, d->name, &w, -1, path) : 0;
     if (s->cols[at].part >= 0) return 0; /* a partition over the file's column: ds_schema_parts */
     if (s->cols[at].node >= 0)
         return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is a nested field in %.80s but "

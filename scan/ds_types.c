@@ -72,7 +72,8 @@ int ds_types_add(ds_schema *s, int first, const pq_file_meta *m, const char *pat
         c->atype = t.cols[k]; /* its nodes too (a nested field's) */
         c->adesc = m->columns[ds_col_leaf(c, m, &node)];
         c->adesc.name = c->name; /* m's strings go with its footer */
-        assert(c->adesc.physical == c->desc.physical); /* just added from m */
+        assert(c->adesc.physical == c->desc.physical || /* just added from m */
+               c->adesc.physical == PQ_INT96); /* as INT64 nanoseconds (ds_schema.c add_flat) */
     }
     if (rc == 0 && !s->have_metadata) s->metadata = t.metadata, s->have_metadata = true;
     else free(t.metadata);

@@ -38,14 +38,40 @@ static double q_killed(const scan_policy_state *pol, int k)
     return (killed + 0.01 * prior(pol, k)) / (runs + 0.01);
 }
 
-/* Chance that the input of chain position pos (pos == npreds: the projection) is all-false:
- * one of the conjuncts before it in this split's order produced an all-false mask. Per
- * conjunct, so a change of order does not mix up the evidence. */
-static double p_input_all_false(const scan_policy_state *pol, const int32_t *perm, int pos)
+/* Chance that the input of chain position pos (pos == npreds: the projection) is all-false
+ * when position from's input is not (from <= pos; 0: at the split's start): one of the
+ * conjuncts from..pos-1 in this split's order produced an all-false mask. Per conjunct, so a
+ * change of order does not mix up the evidence. */
+static double p_all_false_after(const scan_policy_state *pol, const int32_t *perm, int from,
+                                int pos)
 {
     double alive = 1.0;
-    for (int i = 0; i < pos; i++) alive *= 1.0 - q_killed(pol, perm[i]);
+    for (int i = from; i < pos; i++) alive *= 1.0 - q_killed(pol, perm[i]);
     return 1.0 - alive;
+}
+
+static double p_input_all_false(const scan_policy_state *pol, const int32_t *perm, int pos)
+{
+    return p_all_false_after(pol, perm, 0, pos);
+}
+
+/* The mean bytes a split reads at chain positions [from, to). */
+static double step_bytes(const scan_policy_state *pol, const int32_t *perm, int from, int to)
+{
+    double b = 0;
+    for (int pos = from; pos < to; pos++)
+        b += pol->pos_bytes[pos < pol->plan->npreds ? perm[pos] : pol->plan->npreds];
+    return b;
+}
+
+/* The remote cost model's time to first byte and one connection's bandwidth as seeded: the
+ * measured one (the EWMA) counts the time a transfer queued in the store's shared pipe, which
+ * fell to ~10 MB/s on lineitem_cancel's first wave and stopped speculation on the core that
+ * started later (io_cost_max takes the seed for the same reason). */
+static void trip_model(const scan_policy_state *pol, double *ttfb_s, double *bw)
+{
+    *ttfb_s = (double)atomic_load_explicit(&pol->cost->ttfb_ns, memory_order_relaxed) / 1e9;
+    *bw = (double)pol->cost->seed_bytes_per_s;
 }
 
 /* On a remote store: whether fetching position pos's bytes now, wasted with chance p, costs
@@ -55,17 +81,45 @@ static double p_input_all_false(const scan_policy_state *pol, const int32_t *per
 static bool round_trip_saved(const scan_policy_state *pol, const int32_t *perm, int pos, double p)
 {
     if (!pol->cost) return false;
-    double ttfb = (double)atomic_load_explicit(&pol->cost->ttfb_ns, memory_order_relaxed) / 1e9;
-    double bw = (double)atomic_load_explicit(&pol->cost->bytes_per_s, memory_order_relaxed);
-    double bytes = pol->pos_bytes[pos < pol->plan->npreds ? perm[pos] : pol->plan->npreds];
-    return p * bytes / bw < (1.0 - p) * ttfb;
+    double ttfb, bw;
+    trip_model(pol, &ttfb, &bw);
+    return p * step_bytes(pol, perm, pos, pos + 1) / bw < (1.0 - p) * ttfb;
 }
 
-static bool speculates(const scan_policy_state *pol, const int32_t *perm, int pos)
+/* Whether position pos is fetched by the step that starts at position from (from <= pos). */
+static bool speculates(const scan_policy_state *pol, const int32_t *perm, int from, int pos)
 {
-    if (pol->kind == SCAN_EAGER || pos == 0) return true;
-    double p = p_input_all_false(pol, perm, pos);
+    if (pol->kind == SCAN_EAGER || pos == from) return true;
+    double p = p_all_false_after(pol, perm, from, pos);
     return p * 100.0 < ADAPTIVE_SPECULATE_BELOW_PCT || round_trip_saved(pol, perm, pos, p);
+}
+
+/* The end of the step that starts at position from: it fetches positions [from, end), end
+ * npreds + 1 when it reaches the projection. */
+static int step_end(const scan_policy_state *pol, const int32_t *perm, int from)
+{
+    int pos = from;
+    while (pos <= pol->plan->npreds && speculates(pol, perm, from, pos)) pos++;
+    return pos;
+}
+
+/* The end of the step a split starts with. On a remote store (adaptive) a step that stops
+ * before the projection fetches its positions after the first for nothing when the split's
+ * survivors' next step would fetch them anyway: the step that starts at position 1 (reached
+ * when the first conjunct passes) reaches as far as the one that starts at end. Those
+ * positions then go to the next step when their bytes, wasted when the first conjunct kills
+ * the split, cost more than the round trip a split killed among them pays to learn it
+ * (lineitem_cancel: l_cancelkey kills 94% of splits, its survivors fetched l_shipdate in the
+ * first step and the projection a round trip later; from l_shipdate both come in one step). */
+static int start_end(const scan_policy_state *pol, const int32_t *perm)
+{
+    int end = step_end(pol, perm, 0);
+    if (!pol->cost || pol->kind != SCAN_ADAPTIVE || end <= 1 || end > pol->plan->npreds) return end;
+    if (step_end(pol, perm, 1) < step_end(pol, perm, end)) return end;
+    double ttfb, bw, q0 = q_killed(pol, perm[0]);
+    trip_model(pol, &ttfb, &bw);
+    double mid = p_all_false_after(pol, perm, 1, end); /* killed among [1, end) once alive */
+    return q0 * step_bytes(pol, perm, 1, end) / bw > (1.0 - q0) * mid * ttfb ? 1 : end;
 }
 
 /* Mean bytes per unpruned split at each conjunct's slot and at the projection's slots. */
@@ -116,9 +170,7 @@ bool scan_policy_wants_all(scan_policy_state *pol)
     if (pol->kind != SCAN_ADAPTIVE) return pol->kind == SCAN_EAGER;
     int32_t perm[FLT_MAX_PREDS];
     for (int k = 0; k < pol->plan->npreds; k++) perm[k] = k;
-    for (int pos = 1; pos <= pol->plan->npreds; pos++)
-        if (!speculates(pol, perm, pos)) return false;
-    return true;
+    return start_end(pol, perm) > pol->plan->npreds;
 }
 
 int scan_policy_init(scan_policy_state *pol, const scan_plan *p, const scan_opts *o,
@@ -256,14 +308,11 @@ int scan_policy_used_order(scan_policy_state *pol, int32_t *perm, int *reordered
     return split;
 }
 
-void scan_policy_wanted(scan_policy_state *pol, const int32_t *perm, bool *wanted)
+/* Sets wanted[slot] for the slots of chain positions [from, to). */
+static void want_positions(const scan_plan *p, const int32_t *perm, int from, int to, bool *wanted)
 {
-    const scan_plan *p = pol->plan;
     memset(wanted, 0, sizeof(bool) * (size_t)p->nneed);
-    if (pol->kind == SCAN_LAZY) return;
-    for (int pos = 0; pos <= p->npreds && speculates(pol, perm, pos); pos++) {
-        /* a later position depends on this one's outcome: the loop stops at the first that
-         * does not speculate */
+    for (int pos = from; pos < to; pos++) {
         if (pos < p->npreds) {
             int n;
             const int *slots = scan_plan_pred_slots(p, perm[pos], &n);
@@ -272,6 +321,21 @@ void scan_policy_wanted(scan_policy_state *pol, const int32_t *perm, bool *wante
             for (int j = 0; j < p->nproj; j++) wanted[p->proj_slot[j]] = true;
         }
     }
+}
+
+void scan_policy_wanted(scan_policy_state *pol, const int32_t *perm, bool *wanted)
+{
+    /* a later position depends on an earlier one's outcome: the step stops at the first
+     * position that does not speculate */
+    want_positions(pol->plan, perm, 0, pol->kind == SCAN_LAZY ? 0 : start_end(pol, perm), wanted);
+}
+
+bool scan_policy_wanted_from(scan_policy_state *pol, const int32_t *perm, int from, bool *wanted)
+{
+    assert(from > 0 && from <= pol->plan->npreds);
+    if (!pol->cost || pol->kind != SCAN_ADAPTIVE) return false;
+    want_positions(pol->plan, perm, from, step_end(pol, perm, from), wanted);
+    return true;
 }
 
 void scan_policy_split_started(scan_policy_state *pol, int core)

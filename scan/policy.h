@@ -74,6 +74,11 @@ int scan_policy_used_order(scan_policy_state *pol, int32_t *perm, int *reordered
 /* Sets wanted[slot] for the slots whose reads a split running in order perm wants at its
  * start (every slot false first). */
 void scan_policy_wanted(scan_policy_state *pol, const int32_t *perm, bool *wanted);
+/* On a remote store (adaptive): sets wanted[slot] for the slots of the step a split running in
+ * order perm starts when it reaches chain position from (1..npreds) with rows left: from and
+ * the positions after it the policy speculates given that from's input is not all-false.
+ * false (wanted untouched) elsewhere: each position is fetched when reached. */
+bool scan_policy_wanted_from(scan_policy_state *pol, const int32_t *perm, int from, bool *wanted);
 /* On a remote store: the chance, from the evidence so far, that a split decodes each chain
  * position in the stated order (reach[0..npreds], reach[npreds] the projection), and in
  * *slot_pos the position that first reads each slot; false (nothing set) on a local file. The

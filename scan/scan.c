@@ -253,11 +253,12 @@ static void explain_store(scan_t *s)
                       s->fetch.may_run_ahead ? "runs of units (eager)" : "none");
         return;
     }
-    scan_explainf(&s->explain, "store: %s, model %.1f ms to first byte, %.1f MB/s a connection: "
-                  "merge over holes up to %llu B, requests up to %llu B; read-ahead: %d tasks "
+    scan_explainf(&s->explain, "store: %s, model %.1f ms to first byte, %.1f MB/s a connection, "
+                  "%u connections: merge over holes up to %llu B (over 4096 B only while every "
+                  "connection is busy), requests up to %llu B; read-ahead: %d tasks "
                   "per core (%d never wait), budget %llu B\n", f->be->name,
                   (double)atomic_load(&f->cost.ttfb_ns) / 1e6,
-                  (double)atomic_load(&f->cost.bytes_per_s) / 1e6,
+                  (double)atomic_load(&f->cost.bytes_per_s) / 1e6, f->cost.conns,
                   (unsigned long long)io_cost_gap(&f->cost), (unsigned long long)io_cost_max(&f->cost),
                   b->tasks, b->base, (unsigned long long)b->limit);
 }

@@ -52,10 +52,10 @@ enum {
      * 0.95-0.99x */
     SCAN_RUN_BYTES = 32 << 20,
     /* a hole of up to 1 MiB (columns not wanted between wanted ones) is read over when at
-     * least half of the read stays wanted bytes (io.h): a read call for at most as many bytes
-     * again. lineitem_order on tpchgen's sf=1 file: 113 -> 10 reads for 145 -> 231 MB (DuckDB
-     * reads the whole row groups: 65 reads, 227 MB) and ~5-10% more time; one call per column
-     * run would cost a request each on object storage */
+     * least half of the read stays wanted bytes (io.h), but io/ caps it by the file's cost
+     * model gap (200 KB locally: io_flush.c io_dense_gap): lineitem_order on tpchgen's sf=1
+     * file read 21 calls for 231 MB at 1 MiB, 126 for 145 MB capped, 5% less CPU (RESULTS.md,
+     * twenty-first session); a remote file merges by its own cost model */
     SCAN_DENSE_GAP_BYTES = 1 << 20
 };
 #define SCAN_FETCH_BUDGET ((int64_t)256 << 20) /* DataFusion #24086's default, per scan */
@@ -128,6 +128,8 @@ void scan_opts_default(scan_opts *o);
 /* Counters of one scan; io figures include the planning reads. */
 typedef struct scan_stats {
     uint64_t reads, bytes_read, bytes_used, bytes_wasted, cancelled_reads;
+    uint64_t bytes_skipped;               /* of bytes_read: holes read into io/'s scratch
+                                             buffer, never landed in a read buffer */
     uint64_t requests_registered, requests_dropped;
     uint64_t plan_reads, plan_bytes;      /* synchronous reads: footer, indexes, blooms */
     int64_t row_groups_total, row_groups_pruned, pages_total, pages_pruned;

@@ -21,6 +21,7 @@ void scan_stats_fill(const scan_t *s, const io_counters_t *io, scan_stats *st)
     st->bytes_decompressed = atomic_load(&s->cnt.decompressed_bytes);
     st->reads += io->reads_submitted;
     st->bytes_read += io->bytes_read;
+    st->bytes_skipped += io->bytes_skipped;
     uint64_t discarded = atomic_load(&s->fetch.bytes_discarded);
     uint64_t used = io->bytes_used > discarded ? io->bytes_used - discarded : 0;
     assert(!s->finished || discarded <= io->bytes_used);

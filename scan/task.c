@@ -31,6 +31,15 @@ static void apply_policy(scan_task *x)
         if (x->wanted[k]) task_want_slot(x, k);
 }
 
+/* Reaching chain position pos with rows left: wants the reads of the step the policy starts
+ * there (scan_policy_wanted_from), so the positions after it come in the same round trip. */
+static void want_step(scan_task *x, int pos)
+{
+    if (!scan_policy_wanted_from(x->env->pol, x->perm, pos, x->wanted)) return;
+    for (int k = 0; k < x->plan->nneed; k++)
+        if (x->wanted[k] && !x->decoded[k]) task_want_slot(x, k);
+}
+
 /* ------------------------------------------------------------------------ the chain */
 
 /* The error of conjunct k's evaluation: a value out of its type's range (value expressions)
@@ -195,6 +204,7 @@ static int run_chain(scan_task *x, scan_batch *b)
         if (rc) return rc;
         all_false = flt_mask_all_false(&x->mask);
         if (all_false || task_bail(x)) break;
+        if (pos > 0) want_step(x, pos);
         rc = run_conjunct(x, pos);
         if (rc) return rc;
         scan_policy_note(x->env->pol, x->perm[pos], flt_mask_all_false(&x->mask));

@@ -7,7 +7,9 @@
 # the column and the value, as pyarrow.dataset casts them; an overflowing unit change refused
 # (tests/cli/dataset_time_units.py). Decimals of other precisions and scales: a union by name
 # holds both (DuckDB's DECIMAL with the larger scale and integer digits), values exact. INT96
-# timestamps beside INT64 ones: nanoseconds in a union, cast to a first INT64 file's unit.
+# timestamps beside INT64 ones: nanoseconds in a union, cast to a first INT64 file's unit, and
+# a first INT96 file's nanoseconds take a later INT64 file's values cast; INT96 ranges and
+# ORDER BY across INT96 files as DuckDB's.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_py dataset_time_units
 "$py" tests/cli/dataset_time_units.py "$R" "$dir"

@@ -592,10 +592,45 @@ static void test_explore_per_core(void)
     pqf_close(f);
 }
 
+/* Speculation per chain step on a remote store (policy.c start_end, step_end), on pol over
+ * "v < 10 AND key >= 0" with no conjunct noted yet: the first conjunct kills 94 of 100 splits,
+ * the second none. The second's small column (0.1 MB: 0.94 x 0.1 MB / 100 MB/s < 0.06 x
+ * 50 ms) would be speculated at the start, the projection (10 MB) not; but a survivor's step
+ * from the second conjunct fetches the projection anyway (its input is alive: under the 10%
+ * rule), so the first step is the first conjunct alone and the step from position 1 takes
+ * the second conjunct with the projection. Locally (no cost model) there are no later steps. */
+static void check_speculation_steps(fix *t, scan_policy_state *pol)
+{
+    int sv = t->plan.pred_slot[0], sk = t->plan.pred_slot[1];
+    CHECK(sv != sk && t->plan.nneed == 2 && pol->cost == NULL);
+    int32_t perm[2] = {0, 1};
+    bool wanted[2];
+    CHECK(!scan_policy_wanted_from(pol, perm, 1, wanted)); /* local */
+    for (int i = 0; i < 100; i++) scan_policy_note(pol, 0, i < 94);
+    for (int i = 0; i < 6; i++) scan_policy_note(pol, 1, false);
+    io_cost c;
+    io_cost_seed(&c, 50 * 1000 * 1000, 100 * 1000 * 1000, 64);
+    double bytes[3] = {1e6, 1e5, 1e7}; /* v's, key's, the projection's */
+    pol->cost = &c; /* as on a remote store (policy.c sets both from the file's backend) */
+    pol->pos_bytes = bytes;
+    scan_policy_wanted(pol, perm, wanted);
+    CHECK(wanted[sv] && !wanted[sk]);
+    memset(wanted, 0, sizeof wanted);
+    CHECK(scan_policy_wanted_from(pol, perm, 1, wanted));
+    CHECK(wanted[sk] && wanted[sv]); /* key, and the projection's key and v */
+    bytes[2] = 1e5; /* a small projection: the whole chain at the start */
+    scan_policy_wanted(pol, perm, wanted);
+    CHECK(wanted[sv] && wanted[sk]);
+    CHECK(scan_policy_wants_all(pol));
+    pol->cost = NULL;
+    pol->pos_bytes = NULL;
+}
+
 /* Two conjuncts, only the first measured (the second, never reached, ranks -1 in order.h):
  * locally the unmeasured one goes first so the next split measures it; on a remote store
  * (a cost model) it stays behind the measured one, since every split started at once would
- * pay a round trip for it; once measured, the ranks decide as locally. */
+ * pay a round trip for it; once measured, the ranks decide as locally. Then the speculation
+ * per chain step on the same state (check_speculation_steps). */
 static void test_order_remote_measured_first(void)
 {
     pqf_t *f = open_keyed("explore.parquet", OG_ROWS, OG_ROWS, true);
@@ -612,7 +647,7 @@ static void test_order_remote_measured_first(void)
         scan_policy_order(&pol, 0, perm);
         CHECK(perm[0] == 1 && perm[1] == 0); /* local: the unmeasured one first */
         io_cost c;
-        io_cost_seed(&c, 50 * 1000 * 1000, 100 * 1000 * 1000);
+        io_cost_seed(&c, 50 * 1000 * 1000, 100 * 1000 * 1000, 64);
         pol.cost = &c; /* as on a remote store (policy.c sets it from the file's backend) */
         scan_policy_order(&pol, 0, perm);
         CHECK(perm[0] == 0 && perm[1] == 1);
@@ -620,6 +655,7 @@ static void test_order_remote_measured_first(void)
         scan_policy_order(&pol, 1, perm);
         CHECK(perm[0] == 1 && perm[1] == 0);
         pol.cost = NULL;
+        check_speculation_steps(&t, &pol); /* no conjunct noted so far */
         scan_policy_free(&pol);
     }
     fix_free(&t);

@@ -447,9 +447,10 @@ static int64_t dense_ranges(uint64_t dense_gap, const uint64_t *off, const uint6
     return (int64_t)c.ranges_submitted;
 }
 
-/* A hole up to dense_gap_bytes is read over when at least half of the range stays requested,
- * the requests after the hole counted as the cluster they make (a small one right after the
- * hole does not stop it); a sparser or wider hole splits the read. */
+/* A hole up to dense_gap_bytes (at most the file's cost model gap) is read over when at least
+ * half of the range stays requested, the requests after the hole counted as the cluster they
+ * make (a small one right after the hole does not stop it); a sparser or wider hole splits
+ * the read. */
 static void c_dense_gap(void)
 {
     uint64_t bytes;
@@ -468,6 +469,83 @@ static void c_dense_gap(void)
     const uint64_t off3[] = {0, 90000}, len3[] = {30000, 30000};
     CHECK_EQ_I64(dense_ranges(65536, off3, len3, 2, &bytes), 1);
     CHECK_EQ_I64(bytes, 120000);
+    /* a local file's cost model caps the dense gap at its gap (100 us x 2 GB/s = 200000):
+     * under 1 MiB a hole of 190000 is merged, one of 300000 is not */
+    CHECK_EQ_I64(io_cost_gap(&g_file->cost), 200000);
+    const uint64_t off4[] = {0, 540000}, len4[] = {350000, 350000};
+    CHECK_EQ_I64(dense_ranges(1 << 20, off4, len4, 2, &bytes), 1);
+    CHECK_EQ_I64(bytes, 890000);
+    const uint64_t off5[] = {0, 650000}, len5[] = {350000, 350000};
+    CHECK_EQ_I64(dense_ranges(1 << 20, off5, len5, 2, &bytes), 2);
+    CHECK_EQ_I64(bytes, 700000);
+}
+
+/* Reads the n wanted requests [off, off + len) as one merged range (gap 512 KiB) with fault
+ * hook fault (NULL: none); checks each one's bytes, returns its data pointers in *data and
+ * the counters in *c. */
+static void holed_read(const uint64_t *off, const uint64_t *len, int n, io_fault_fn fault,
+                       void *fault_ctx, const uint8_t **data, io_counters_t *c)
+{
+    io_opts_t o = io_opts_default();
+    o.gap_bytes = 512 * 1024;
+    o.fault = fault;
+    o.fault_ctx = fault_ctx;
+    io_ctx_t *ctx = new_ctx(&o);
+    fut_t *f[64];
+    CHECK(n <= 64);
+    if (n > 64) return;
+    for (int i = 0; i < n; i++) f[i] = io_read(ctx, g_file, off[i], len[i]);
+    for (int i = 0; i < n; i++) fut_want(f[i]);
+    for (int i = 0; i < n; i++) {
+        CHECK_EQ_I64(fut_await(f[i]), 0);
+        CHECK(bytes_match(fut_value(f[i]), off[i], len[i]));
+        data[i] = ((const io_bytes *)fut_value(f[i]))->data;
+    }
+    for (int i = 0; i < n; i++) fut_unref(f[i]); /* every slice alive until all were checked */
+    io_ctx_counters(ctx, c);
+    CHECK_EQ_I64(c->ranges_submitted, 1);
+    CHECK_EQ_I64(c->bytes_used + c->bytes_wasted, c->bytes_read);
+    io_ctx_free(ctx);
+}
+
+/* A merged range's holes of 4 KiB or more land in the scratch buffer (io_range.c invariant
+ * 6): the members' bytes are packed one run after another in the range buffer, each exact
+ * (a hole written into the buffer would move them), a smaller hole lands with its
+ * neighbours, and the read is still one call of the range's whole bytes, continued over the
+ * pieces when a call comes back short. */
+static void c_holes(void)
+{
+    /* A, hole 5000, B, hole 280000 (5 scratch pieces), C with E inside it, hole 100, D */
+    const uint64_t off[] = {0, 15000, 300000, 300000, 310100};
+    const uint64_t len[] = {10000, 5000, 10000, 5000, 9900};
+    const uint8_t *d[5];
+    io_counters_t c;
+    holed_read(off, len, 5, NULL, NULL, d, &c);
+    CHECK_EQ_I64(c.reads_submitted, 1);
+    CHECK_EQ_I64(c.bytes_read, 320000);
+    CHECK_EQ_I64(c.bytes_skipped, 5000 + 280000);
+    CHECK_EQ_I64(c.bytes_wasted, 5000 + 280000 + 100);
+    CHECK_EQ_I64(d[1] - d[0], 10000);        /* B right after A */
+    CHECK_EQ_I64(d[2] - d[0], 15000);        /* C right after B */
+    CHECK(d[3] == d[2]);                     /* E shares C's bytes */
+    CHECK_EQ_I64(d[4] - d[0], 15000 + 10100); /* D after C and the 100-byte hole */
+    /* calls cut at 7000 bytes: 46 calls over the 320000 bytes, the same bytes landed */
+    int64_t max = 7000;
+    holed_read(off, len, 5, short_hook, &max, d, &c);
+    CHECK_EQ_I64(c.reads_submitted, (320000 + 6999) / 7000);
+    CHECK_EQ_I64(c.bytes_read, 320000);
+    CHECK_EQ_I64(c.bytes_skipped, 5000 + 280000);
+    CHECK_EQ_I64(d[4] - d[0], 15000 + 10100);
+    /* 40 members 5000 bytes apart (holes of 4900): 79 pieces, over IO_IOV_MAX, so the range
+     * lands whole in its buffer */
+    uint64_t off2[40], len2[40];
+    for (int i = 0; i < 40; i++) off2[i] = (uint64_t)i * 5000, len2[i] = 100;
+    const uint8_t *d2[40];
+    holed_read(off2, len2, 40, NULL, NULL, d2, &c);
+    CHECK_EQ_I64(c.reads_submitted, 1);
+    CHECK_EQ_I64(c.bytes_read, 39 * 5000 + 100);
+    CHECK_EQ_I64(c.bytes_skipped, 0);
+    CHECK_EQ_I64(d2[39] - d2[0], 39 * 5000);
 }
 
 static void c_lazy(void)
@@ -567,26 +645,24 @@ static void both(case_fn fn)
 
 /* ---- the simulated store and the cost model (io/store.h, io/store_sim.c) ---- */
 
-/* A file of the pattern on a simulated store: 2 ms to first byte, 100 MB/s per connection
- * (the default under bw=1GB/s), so the cost model's gap is 200,000 bytes. */
-static io_file_t *sim_file(void)
+/* A file of the pattern on a simulated store of spec (NULL: 4 connections): 2 ms to first
+ * byte, 100 MB/s per connection (the default under bw=1GB/s), so the cost model's gap is
+ * 200,000 bytes. */
+static io_file_t *sim_file_of(const char *spec)
 {
     io_file_t *f = NULL;
     char err[256];
-    CHECK(io_file_open_with(&f, g_path, &(io_open_opts){.store = "sim:ttfb=2ms,bw=1GB/s,conns=4,seed=7"},
-                            err, sizeof err) == 0);
+    if (!spec) spec = "sim:ttfb=2ms,bw=1GB/s,conns=4,seed=7";
+    CHECK(io_file_open_with(&f, g_path, &(io_open_opts){.store = spec}, err, sizeof err) == 0);
     return f;
 }
 
-/* Bytes come back exact; wanted requests merge over a hole of up to 4 KiB, over a larger one
- * below ttfb x bandwidth only while the range stays half requested, never over one above it,
- * whatever the context's own gap; each range is one request to the store. */
-static void c_sim_bytes(void)
+static io_file_t *sim_file(void) { return sim_file_of(NULL); }
+
+/* The six reads of c_sim_bytes on f, each checked, on a fresh context whose own gap is 0;
+ * returns the context's counters. */
+static io_counters_t sim_six_reads(io_file_t *f)
 {
-    io_file_t *f = sim_file();
-    if (!f) return;
-    CHECK(f->be->remote && strcmp(f->be->name, "sim") == 0);
-    CHECK_EQ_I64(io_cost_gap(&f->cost), 200000);
     io_opts_t o = io_opts_default();
     o.gap_bytes = 0; /* a local file's gap: not the one a remote file uses */
     io_ctx_t *ctx = new_ctx(&o);
@@ -605,13 +681,39 @@ static void c_sim_bytes(void)
     }
     io_counters_t c;
     io_ctx_counters(ctx, &c);
+    io_ctx_free(ctx);
+    CHECK_EQ_I64(atomic_load(&f->ranges_in_flight), 0);
+    return c;
+}
+
+/* Bytes come back exact; each range is one request to the store. While the store has a
+ * connection free for another range (4 connections, none busy), wanted requests merge over
+ * holes of up to 4 KiB only (the 14,000-byte hole is not read: 4 ranges); with its one
+ * connection busy from the first range on, also over a larger hole below ttfb x bandwidth
+ * while the range stays half requested, never over one above it, whatever the context's own
+ * gap (3 ranges). */
+static void c_sim_bytes(void)
+{
+    io_file_t *f = sim_file();
+    if (!f) return;
+    CHECK(f->be->remote && strcmp(f->be->name, "sim") == 0);
+    CHECK_EQ_I64(io_cost_gap(&f->cost), 200000);
+    CHECK_EQ_I64(f->cost.conns, 4);
+    io_counters_t c = sim_six_reads(f);
+    CHECK_EQ_I64(c.ranges_submitted, 4);
+    CHECK_EQ_I64(c.bytes_read, 16000 + 60000 + 1000 + 1000);
+    CHECK_EQ_I64(atomic_load(&f->requests), 4);
+    CHECK_EQ_I64(atomic_load(&f->bytes), 78000);
+    io_file_close(f);
+    if (!(f = sim_file_of("sim:ttfb=2ms,bw=1GB/s,conns=1,seed=7"))) return;
+    c = sim_six_reads(f);
     CHECK_EQ_I64(c.ranges_submitted, 3);
     CHECK_EQ_I64(c.bytes_read, 90000 + 1000 + 1000);
     CHECK_EQ_I64(atomic_load(&f->requests), 3);
     CHECK_EQ_I64(atomic_load(&f->bytes), 92000);
-    io_ctx_free(ctx);
     io_file_close(f);
 }
+
 
 /* A request dropped while it waits for its time is cancelled without a file read; the store
  * counts no transfer and nothing leaks. */
@@ -634,6 +736,7 @@ static void c_sim_cancel(void)
     CHECK_EQ_I64(c.cancels_issued, 1);
     CHECK_EQ_I64(c.bytes_read, 0);
     CHECK_EQ_I64(atomic_load(&f->requests), 0);
+    CHECK_EQ_I64(atomic_load(&f->ranges_in_flight), 0); /* the cancelled range left */
     io_ctx_free(ctx);
     io_file_close(f);
 }
@@ -690,22 +793,22 @@ static void sim_spec_errors(void)
 static void cost_model(void)
 {
     io_cost c;
-    io_cost_seed(&c, 30 * 1000 * 1000, 100 * 1000 * 1000); /* S3's seed: 30 ms, 100 MB/s */
+    io_cost_seed(&c, 30 * 1000 * 1000, 100 * 1000 * 1000, 64); /* S3's seed: 30 ms, 100 MB/s */
     CHECK_EQ_I64(io_cost_gap(&c), 3000000);
     CHECK_EQ_I64(io_cost_max(&c), 3000000); /* one round trip of transfer, not 9 x gap */
-    io_cost_seed(&c, 1000, 1000 * 1000); /* 1 us x 1 MB/s = 1 byte */
+    io_cost_seed(&c, 1000, 1000 * 1000, 64); /* 1 us x 1 MB/s = 1 byte */
     CHECK_EQ_I64(io_cost_gap(&c), 4096);
     CHECK_EQ_I64(io_cost_max(&c), 4096);
-    io_cost_seed(&c, UINT64_MAX, UINT64_MAX);
+    io_cost_seed(&c, UINT64_MAX, UINT64_MAX, 64);
     CHECK_EQ_I64(io_cost_gap(&c), 32 << 20);
     CHECK_EQ_I64(io_cost_max(&c), 16 << 20);
     /* a slow measured transfer (a shared pipe) shrinks the gap and 9 x gap, not the seed's cap */
-    io_cost_seed(&c, 50 * 1000 * 1000, 100 * 1000 * 1000); /* sim: 50 ms, 100 MB/s */
+    io_cost_seed(&c, 50 * 1000 * 1000, 100 * 1000 * 1000, 64); /* sim: 50 ms, 100 MB/s */
     CHECK_EQ_I64(io_cost_max(&c), 5000000);
     for (int i = 0; i < 8; i++) io_cost_observe(&c, 50 * 1000 * 1000, 4000000, 400000000);
     CHECK(io_cost_gap(&c) < 5000000 && io_cost_gap(&c) > 1000000);
     CHECK_EQ_I64(io_cost_max(&c), 5000000);
-    io_cost_seed(&c, 8000, 1000);
+    io_cost_seed(&c, 8000, 1000, 64);
     io_cost_observe(&c, 16000, 1000000, 1000000000); /* 1 MB in 1 s: 1 MB/s */
     CHECK_EQ_I64(atomic_load(&c.ttfb_ns), 9000);
     CHECK_EQ_I64(atomic_load(&c.bytes_per_s), 1000 + (1000000 - 1000) / 8);
@@ -724,6 +827,7 @@ static void cancel_before_submit(void) { both(c_cancel_before_submit); }
 static void cancel_after_submit(void) { both(c_cancel_after_submit); }
 static void coalesce(void) { both(c_coalesce); }
 static void dense_gap(void) { both(c_dense_gap); }
+static void holes(void) { both(c_holes); }
 static void lazy(void) { both(c_lazy); }
 static void budget(void) { both(c_budget); }
 static void ctx_free_pending(void) { both(c_ctx_free_pending); }
@@ -745,6 +849,7 @@ int main(void)
     RUN(cancel_after_submit);
     RUN(coalesce);
     RUN(dense_gap);
+    RUN(holes);
     RUN(lazy);
     RUN(budget);
     RUN(ctx_free_pending);
