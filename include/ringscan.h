@@ -622,6 +622,16 @@ typedef struct ringscan_stats {
                                           wanted columns that a merged local read put in a
                                           small reused scratch buffer, never in memory the
                                           scan keeps (same read calls, same bytes read) */
+    uint64_t budget_peak_bytes;        /* the most bytes the fetch budget counted at once: reads
+                                          in flight and buffered, running splits' reservations,
+                                          batches not taken (and idle pooled read buffers
+                                          under a remote store's budget); a dataset with a
+                                          fetch budget: its one budget's, over every file and
+                                          the footers held. Bounds read-ahead, not progress:
+                                          it may pass fetch_budget_bytes (see README) */
+    uint64_t footer_bytes_peak;        /* a dataset with a fetch budget: the most footer bytes
+                                          (serialized metadata and kept page-index bytes) held
+                                          at once; 0 otherwise */
 } ringscan_stats;
 
 /* The scan's counters. While the scan runs this is a snapshot that does not stop it (for

@@ -25,6 +25,7 @@
  *  4. Lazy requests (never wanted, never merged into a wanted range) are never read. */
 #ifndef RINGSCAN_IO_IO_H
 #define RINGSCAN_IO_IO_H
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -93,6 +94,7 @@ typedef struct io_opts {
     _Atomic uint64_t *held_total; /* NULL, or a counter shared by several contexts (a scan's
                                      cores): the capacity of the range buffers in flight +
                                      buffered (what is resident), kept up to date */
+    _Atomic uint64_t *held_peak; /* NULL, or the most *held_total has reached (io_held_add) */
     bool pool_held;        /* idle range buffers (the pool) count in *held_total too, the pool
                               keeps at most pool_bytes of them, and none goes to the
                               process-wide stash (a budgeted scan: nothing it keeps resident
@@ -108,6 +110,19 @@ typedef struct io_opts {
                                     on (a scan on a shared runtime) */
     void *on_freed_ctx;
 } io_opts_t;
+
+/* Adds n to *held and raises *peak (NULL: none kept) to the new value when it is above it:
+ * the high-water mark of a count several threads add to. Thread-safe. */
+static inline void io_held_add(_Atomic uint64_t *held, _Atomic uint64_t *peak, uint64_t n)
+{
+    uint64_t now = atomic_fetch_add_explicit(held, n, memory_order_relaxed) + n;
+    if (!peak) return;
+    uint64_t was = atomic_load_explicit(peak, memory_order_relaxed);
+    while (now > was && !atomic_compare_exchange_weak_explicit(peak, &was, now,
+                                                                memory_order_relaxed,
+                                                                memory_order_relaxed)) {
+    }
+}
 
 typedef struct io_counters {
     uint64_t reads_submitted;   /* read calls issued (SQEs or preads) */

@@ -81,7 +81,7 @@ static void pool_count(io_ctx_t *ctx, int64_t d)
     assert(d >= 0 || ctx->pool_bytes >= (size_t)-d);
     ctx->pool_bytes += (size_t)d; /* modular: d < 0 subtracts */
     if (!ctx->opts.pool_held || !ctx->opts.held_total) return;
-    if (d >= 0) atomic_fetch_add_explicit(ctx->opts.held_total, (uint64_t)d, memory_order_relaxed);
+    if (d >= 0) io_held_add(ctx->opts.held_total, ctx->opts.held_peak, (uint64_t)d);
     else atomic_fetch_sub_explicit(ctx->opts.held_total, (uint64_t)-d, memory_order_relaxed);
 }
 

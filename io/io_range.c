@@ -383,7 +383,7 @@ int io_range_start(io_ctx_t *ctx, io_req *const *members, size_t n, uint64_t sta
     ctx->inflight_bytes += g->len;
     if (g->file->be->remote)
         atomic_fetch_add_explicit(&g->file->ranges_in_flight, 1, memory_order_relaxed);
-    if (ctx->opts.held_total) atomic_fetch_add_explicit(ctx->opts.held_total, g->cap, memory_order_relaxed);
+    if (ctx->opts.held_total) io_held_add(ctx->opts.held_total, ctx->opts.held_peak, g->cap);
     if (ctx->inflight_bytes > ctx->c.peak_inflight_bytes)
         ctx->c.peak_inflight_bytes = ctx->inflight_bytes;
     io_range_first_issue(g);

@@ -7,7 +7,9 @@
  * run ahead into their own bounded output windows, so a core whose share of one file is done
  * runs the next files' splits), each file's batches rewritten to the dataset's columns
  * (ds_out.c), a limit counted across files, and ORDER BY ... LIMIT
- * merged across files (ds_topk.c).
+ * merged across files (ds_topk.c). Every file's scan and the footers held count in the
+ * dataset's one fetch budget (share: fetch_budget.c invariant 6); the file whose batches are
+ * being taken leads it (scan_lead).
  *
  * Invariants:
  *  1. runs[head .. head + nrun) (mod DS_INFLIGHT_MAX) are the running files, in path order;
@@ -168,7 +170,7 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     int64_t left = d->a.limit < 0 ? -1 : d->a.limit - (d->topk.nkeys ? 0 : d->rows_out);
     so.limit = so.nkeys || !d->topk.nkeys ? left : -1;
     if (d->topk.nkeys && !so.nkeys) so.limit = left; /* constant keys: the first K rows */
-    so.fetch_budget = d->budget;
+    so.share = d->shared ? &d->share : NULL; /* the dataset's one budget */
     if (rc == 0 && !*pruned && !d->rt) /* the runtime, once (scan_rt.h) */
         rc = scan_rt_start(&d->rt, so.threads, so.io, DS_INFLIGHT_MAX, e);
     so.rt = d->rt;
@@ -288,7 +290,9 @@ static int pull(ds_scan *d, scan_batch *out, int64_t *pos, pq_err *e)
         if (d->a.limit >= 0 && !d->topk.nkeys && d->rows_out >= d->a.limit) return d->done = true, 0;
         ds_run *r = &d->runs[d->head];
         scan_batch b;
+        scan_lead(r->scan); /* its base tasks never wait on the shared budget */
         rc = scan_next(r->scan, &b, e);
+        if (d->shared) scan_budget_share_wake(&d->share); /* a batch taken: room for all */
         if (rc < 0 && e->msg[0]) { /* name the file */
             char msg[sizeof e->msg];
             snprintf(msg, sizeof msg, "%.100s: %s", d->a.list->files[r->fi].path, e->msg);
@@ -347,7 +351,9 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
     *out = d;
     d->a = *a;
     const ds_list *l = a->list;
-    int rc = ds_footers_init(&d->ft, l, &d->a.io, a->max_open);
+    d->shared = a->so.fetch_budget > 0; /* before any footer: they count in it */
+    if (d->shared) scan_budget_share_init(&d->share, a->so.fetch_budget, 1);
+    int rc = ds_footers_init(&d->ft, l, &d->a.io, a->max_open, d->shared ? &d->share : NULL);
     d->filter = a->filter ? fail_strdup(a->filter) : NULL;
     d->explain = a->so.explain ? fail_calloc(1, DS_EXPLAIN_BYTES) : NULL;
     if (rc || (a->filter && !d->filter) || (a->so.explain && !d->explain)) return -ENOMEM;
@@ -360,11 +366,9 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
             d->files_pruned++;
         }
     ds_schema_free(&ps);
-    int kept = 0; /* the fetch budget shared by the files that may run at once */
+    int kept = 0; /* the files whose io contexts may run at once split the io bounds */
     for (int i = 0; i < l->nfiles; i++) kept += !d->ft.slots[i].pruned;
-    int at_once = kept < DS_INFLIGHT_MAX ? kept > 1 ? kept : 1 : DS_INFLIGHT_MAX;
-    d->budget = a->so.fetch_budget / at_once;
-    if (a->so.fetch_budget > 0 && d->budget == 0) d->budget = 1;
+    d->share.split = kept < DS_INFLIGHT_MAX ? kept > 1 ? kept : 1 : DS_INFLIGHT_MAX;
     if (d->a.so.threads < 1) d->a.so.threads = 1;
     if (d->a.so.threads > EXEC_THREADS_MAX) d->a.so.threads = EXEC_THREADS_MAX;
     d->s.list = l; /* a file column under a partition's name is not merged (ds_schema_parts) */
@@ -408,6 +412,10 @@ void ds_scan_stats(ds_scan *d, scan_stats *st, int64_t *files, int64_t *pruned, 
         snprintf(st->io_backend, sizeof st->io_backend, "%s", es.io_backend);
     }
     st->rows_out = d->rows_out;
+    if (d->shared) { /* the one budget's high-water marks, footers included */
+        st->budget_peak_bytes = atomic_load_explicit(&d->share.peak, memory_order_relaxed);
+        st->footer_bytes_peak = atomic_load_explicit(&d->share.footer_peak, memory_order_relaxed);
+    }
     *files = d->a.list->nfiles;
     *pruned = d->files_pruned;
     *footers = atomic_load(&d->ft.read);
@@ -438,6 +446,7 @@ void ds_scan_free(ds_scan *d)
     while (d->ngone > 0) reap(d, true);
     scan_rt_free(d->rt); /* every file's scan has left it */
     if (d->ft.slots) ds_footers_free(&d->ft);
+    if (d->shared) scan_budget_share_free(&d->share); /* nothing counts in it any more */
     ds_topk_free(&d->topk);
     ds_schema_free(&d->s);
     ds_out_free(d);

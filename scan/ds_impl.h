@@ -219,9 +219,15 @@ typedef struct ds_footers {
     pthread_t ahead[DS_OPEN_THREADS]; /* openers of the window read ahead (nahead of them) */
     int nahead, ahead_to;       /* ... reading [end of the window in use, ahead_to) */
     int win_end;                /* the end of the window in use (ds_footers_need) */
+    struct scan_budget_share *share; /* NULL, or the fetch budget the footers held count in */
+    _Atomic uint64_t bytes;     /* footer bytes read so far (ds_open.c footer_bytes) */
 } ds_footers;
 
-int ds_footers_init(ds_footers *f, const ds_list *l, const io_open_opts *io, int max_open);
+/* With share (NULL: none) the bytes of each footer held (its serialized metadata and the
+ * page-index bytes it keeps) count in share's held from its read to its close, and the next
+ * window is read ahead only while the budget has room for it (ds_footers_need). */
+int ds_footers_init(ds_footers *f, const ds_list *l, const io_open_opts *io, int max_open,
+                    struct scan_budget_share *share);
 void ds_footers_free(ds_footers *f);
 /* The end of the window of at most kept unpruned files starting at from. */
 int ds_footers_window_end(const ds_footers *f, int from, int kept);
@@ -230,9 +236,10 @@ void ds_footers_open(ds_footers *f, int from, int to);
 void ds_footers_close(ds_footers *f, int i);
 /* For the files' scans, in path order: file i's footer read (or its open error) when this
  * returns: from the window read ahead (waited for), or read now with its window of
- * max_open / 2 kept files; then the next window is read ahead in the background, so the
- * footers of at most max_open files are read and not yet taken at once, and a file's footer
- * is ready before its scan starts. */
+ * max_open / 2 kept files; then the next window is read ahead in the background when the
+ * fetch budget (if any) has room for it at the footers' mean size so far, so the footers of
+ * at most max_open files are read and not yet taken at once, and a file's footer is ready
+ * before its scan starts when the budget allowed. */
 void ds_footers_need(ds_footers *f, int i);
 /* File i's open error, its path in front; returns its status. */
 int ds_footers_error(const ds_footers *f, int i, pq_err *e);

@@ -12,22 +12,33 @@
 #include "common/fail.h"
 #include "common/status.h"
 #include "scan/ds_impl.h"
+#include "scan/fetch.h"
 
 /* DS_TAIL_BYTES: a dataset file's footer read: DuckDB's files of 76,000 lineitem rows have
  * 12 KB footers; a larger one costs a second read */
 enum { DS_TAIL_BYTES = 64 << 10 };
 
-int ds_footers_init(ds_footers *f, const ds_list *l, const io_open_opts *io, int max_open)
+int ds_footers_init(ds_footers *f, const ds_list *l, const io_open_opts *io, int max_open,
+                    scan_budget_share *share)
 {
-    *f = (ds_footers){.list = l, .io = io, .max_open = max_open};
+    *f = (ds_footers){.list = l, .io = io, .max_open = max_open, .share = share};
     f->slots = fail_calloc((size_t)l->nfiles + 1, sizeof *f->slots);
     return f->slots ? 0 : -ENOMEM;
+}
+
+/* What an open footer holds from the file: its serialized metadata and the index bytes. */
+static uint64_t footer_bytes(const pqf_t *p)
+{
+    return (uint64_t)p->meta_len + (uint64_t)p->index_len;
 }
 
 void ds_footers_close(ds_footers *f, int i)
 {
     if (f->slots[i].held) return; /* a nested column's shape: closed by ds_footers_free */
-    if (f->slots[i].f) pqf_close(f->slots[i].f), f->slots[i].f = NULL;
+    pqf_t *p = f->slots[i].f;
+    if (!p) return;
+    if (f->share) scan_budget_share_footer(f->share, -(int64_t)footer_bytes(p));
+    pqf_close(p), f->slots[i].f = NULL;
 }
 
 static void join_ahead(ds_footers *f);
@@ -50,6 +61,9 @@ static void *opener(void *arg)
         if (sl->pruned || sl->f || sl->rc) continue;
         sl->e = (pq_err){.offset = -1};
         sl->rc = pqf_open_tail(&sl->f, f->list->files[i].path, f->io, DS_TAIL_BYTES, NULL, &sl->e);
+        uint64_t n = sl->rc ? 0 : footer_bytes(sl->f);
+        if (f->share && n) scan_budget_share_footer(f->share, (int64_t)n);
+        atomic_fetch_add(&f->bytes, n);
         atomic_fetch_add(&f->read, 1);
     }
 }
@@ -94,6 +108,17 @@ static void start_ahead(ds_footers *f, int from, int to)
         if (pthread_create(&f->ahead[f->nahead], NULL, opener, f)) break;
 }
 
+/* Whether the next window of n files fits the fetch budget's room at the footers' mean
+ * size so far (always without a budget, or before any footer was read). */
+static bool ahead_fits(ds_footers *f, int n)
+{
+    int64_t read = atomic_load(&f->read);
+    if (!f->share || read == 0) return true;
+    uint64_t mean = atomic_load(&f->bytes) / (uint64_t)read;
+    uint64_t held = atomic_load_explicit(&f->share->held, memory_order_relaxed);
+    return held + mean * (uint64_t)n < f->share->limit;
+}
+
 void ds_footers_need(ds_footers *f, int i)
 {
     int half = f->max_open / 2 > 0 ? f->max_open / 2 : 1;
@@ -104,7 +129,7 @@ void ds_footers_need(ds_footers *f, int i)
         f->win_end = ds_footers_window_end(f, i, half);
         ds_footers_open(f, i, f->win_end);
     }
-    if (f->nahead == 0 && f->win_end > i && f->win_end < f->list->nfiles)
+    if (f->nahead == 0 && f->win_end > i && f->win_end < f->list->nfiles && ahead_fits(f, half))
         start_ahead(f, f->win_end, ds_footers_window_end(f, f->win_end, half));
 }
 

@@ -254,6 +254,7 @@ void ds_stats_add(scan_stats *a, const scan_stats *b)
     a->splits_done += b->splits_done, a->bytes_decompressed += b->bytes_decompressed;
     a->dict_eval_pages += b->dict_eval_pages, a->sel_eval_pages += b->sel_eval_pages;
     a->runtimes += b->runtimes;
+    if (b->budget_peak_bytes > a->budget_peak_bytes) a->budget_peak_bytes = b->budget_peak_bytes;
     a->uring = b->uring;
     memcpy(a->io_backend, b->io_backend, sizeof a->io_backend);
 }

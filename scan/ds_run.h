@@ -5,6 +5,7 @@
 #include "scan/ds_impl.h"
 #include "scan/ds_scan.h"
 #include "scan/ds_topk.h"
+#include "scan/fetch.h"
 #include "scan/scan_rt.h"
 
 /* DS_INFLIGHT_MAX: files whose scans run at once on the dataset's one runtime (scan_rt.h),
@@ -47,7 +48,9 @@ struct ds_scan {
     int head, nrun;
     ds_run gone[DS_INFLIGHT_MAX]; /* invariant 4: ended files whose scans are leaving */
     int ngone;
-    int64_t budget;        /* each file's fetch budget: the dataset's over the files at once */
+    scan_budget_share share; /* the fetch budget every file's scan and the footers count in
+                              (fetch_budget.c invariant 6), when shared */
+    bool shared;           /* a fetch budget was given (> 0): share is set up */
     int next;              /* the next file to start */
     int64_t rows_out;
     scan_stats acc;        /* finished files' counters */

@@ -16,6 +16,7 @@
  *     by exec_event_signal on the scan's event. */
 #ifndef RINGSCAN_SCAN_FETCH_H
 #define RINGSCAN_SCAN_FETCH_H
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "io/io.h"
@@ -31,9 +32,38 @@ typedef struct scan_fetch scan_fetch;
 
 /* The fetch budget (fetch_budget.c): split tasks per core and read-ahead admission. */
 enum { SCAN_TASKS_AHEAD = 28 /* read-ahead tasks per core on a remote store */ };
+enum { SCAN_SHARE_MAX = 32 /* scans attached to one share at once */ };
+struct scan_budget;
+
+/* A fetch budget the scans of a dataset's files share (scan_opts.share; fetch_budget.c
+ * invariant 6): one held count, with its high-water mark, against one limit, the footers the
+ * dataset holds counted in it too, and the scans attached, so that bytes freed in one file
+ * wake the read-ahead tasks of another. */
+typedef struct scan_budget_share {
+    uint64_t limit;            /* the dataset's fetch budget (> 0) */
+    int split;                 /* files whose io contexts may run at once: each file's io read
+                                  and pool bounds are 1/split of a lone scan's (invariant 6) */
+    _Atomic uint64_t held;     /* every attached scan's held bytes, and footer_bytes */
+    _Atomic uint64_t peak;     /* the most held has reached */
+    _Atomic uint64_t footer_bytes; /* footers held (ds_open.c): serialized metadata and the
+                                      page-index bytes they keep */
+    _Atomic uint64_t footer_peak;
+    _Atomic int waiting;       /* read-ahead tasks waiting, over every attached scan */
+    pthread_mutex_t mu;        /* guards what follows and every wake posted to them */
+    int nattached;
+    struct scan_budget *scans[SCAN_SHARE_MAX];
+} scan_budget_share;
+
 typedef struct scan_budget {
     uint64_t limit;            /* bytes held by every core at once for read-ahead; 0 = none */
     _Atomic uint64_t held;     /* what the scan keeps resident (fetch_budget.c invariant 5) */
+    _Atomic uint64_t *hp;      /* where it is counted: &held, or the share's held */
+    _Atomic uint64_t peak;     /* the most held has reached (alone) */
+    _Atomic uint64_t *pp;      /* &peak, or the share's peak */
+    scan_budget_share *share;  /* NULL, or the dataset's (invariant 6) */
+    exec_event *ev;            /* attached to the share: the scan's event */
+    _Atomic bool lead;         /* with a share: the file being drained, whose base tasks never
+                                  wait (invariant 6) */
     _Atomic bool paused;       /* held reached limit: resumes at limit / 2 */
     _Atomic int waiting;       /* read-ahead tasks waiting for room */
     _Atomic bool closed;       /* a base task left its loop: nobody waits any more */
@@ -46,8 +76,30 @@ typedef struct scan_budget {
     int base;                  /* ranks below it never wait (fetch_budget.c invariant 1) */
 } scan_budget;
 
-/* Sets b up for plan p (its file's backend says whether read-ahead tasks run). */
-void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit);
+/* Sets sh up for a dataset's fetch budget limit (> 0), split (>= 1) files' io contexts at once. */
+void scan_budget_share_init(scan_budget_share *sh, int64_t limit, int split);
+/* Once every scan left it and every footer closed: nothing is counted in it any more. */
+void scan_budget_share_free(scan_budget_share *sh);
+/* Footer bytes held by the dataset change by d (> 0: read; < 0: closed): counted in held and
+ * footer_bytes, with their peaks; a release wakes waiting read-ahead tasks. Thread-safe. */
+void scan_budget_share_footer(scan_budget_share *sh, int64_t d);
+/* Wakes the attached scans whose read-ahead tasks wait (bytes were freed: a batch consumed, a
+ * split ended, a footer closed). Cheap when none waits. Thread-safe. */
+void scan_budget_share_wake(scan_budget_share *sh);
+
+/* Sets b up for plan p (its file's backend says whether read-ahead tasks run); with share
+ * (NULL: none) b counts in it against its limit (limit is then the share's). */
+void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit, scan_budget_share *share);
+/* With a share: attaches b, whose scan waits on ev, to it (before its workers start), and
+ * detaches it (once they ended, before the scan leaves the runtime: no wake is posted to ev
+ * after). Without one, nothing. */
+void scan_budget_attach(scan_budget *b, exec_event *ev);
+void scan_budget_detach(scan_budget *b);
+/* With a share: b's scan is the file being drained, so its base tasks go without waiting
+ * (waiting ones are woken). Host thread. */
+void scan_budget_lead(scan_budget *b);
+/* The most b's held (with a share: the share's) has reached. */
+uint64_t scan_budget_peak(const scan_budget *b);
 /* Under a budget with read-ahead (a remote store): the io contexts of the scan's threads
  * count their idle pooled buffers in held, pool at most a quarter of the limit between them
  * and stash none (io.h pool_held) and read at most half of it at once between them;

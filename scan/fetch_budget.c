@@ -10,7 +10,7 @@
  * read-ahead: no read-ahead task and no run reserved ahead (fetch.c), each split fetches when
  * it starts.
  *
- * Owns: scan_budget. Calls nothing else of scan/.
+ * Owns: scan_budget, scan_budget_share. Calls nothing else of scan/.
  * Invariants:
  *  1. The base tasks (rank < base) are always admitted: a scan whose first splits alone
  *     exceed the budget still runs (the budget bounds read-ahead, not progress). On a remote
@@ -37,7 +37,18 @@
  *     4 / threads, so read-ahead leaves room for the decoded side. (Holding a range back while
  *     held would pass the limit with it kept held within ~4% of the limit but cost 1.5-2x the
  *     time on sf=1 cancel/order, so it was not kept.) Outside it and bounded:
- *     one idle decoded-column set per core (task.c), the cores' page readers. */
+ *     one idle decoded-column set per core (task.c), the cores' page readers.
+ *  6. A dataset's files share one budget (scan_budget_share): every file's held bytes, and
+ *     the footers the dataset holds, are counted in the share's one held against the
+ *     dataset's one limit, so a file's read-ahead is admitted by what every file holds. With
+ *     read-ahead on, only the lead (the file being drained: its batches are the ones the
+ *     consumer takes) has base tasks that never wait; the others' are gated too, so files
+ *     run ahead only within the budget and the lead always progresses (no file waits on
+ *     bytes only the consumer can free unless the consumer is taking the lead's). A release
+ *     in any file wakes the waiting tasks of every attached file (under the share's mutex,
+ *     which detaching takes too, so no wake reaches a scan after it detached). The io/ read
+ *     and pool bounds of invariant 5 stay per scan: a file's are 1/split of a lone scan's,
+ *     so the files' reads in flight stay within limit / 2 between them. */
 #include <assert.h>
 
 #include "scan/fetch.h"
@@ -60,10 +71,88 @@ static uint64_t budget_seed16(const scan_plan *p)
     return r < 16 ? 16 : r > 128 ? 128 : r;
 }
 
-void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit)
+void scan_budget_share_init(scan_budget_share *sh, int64_t limit, int split)
 {
+    assert(limit > 0 && split >= 1);
+    *sh = (scan_budget_share){.limit = (uint64_t)limit, .split = split};
+    pthread_mutex_init(&sh->mu, NULL);
+}
+
+void scan_budget_share_free(scan_budget_share *sh)
+{
+    assert(sh->nattached == 0); /* every scan left: what they held was given back */
+    assert(atomic_load(&sh->held) == 0 && atomic_load(&sh->footer_bytes) == 0);
+    pthread_mutex_destroy(&sh->mu);
+}
+
+void scan_budget_share_footer(scan_budget_share *sh, int64_t d)
+{
+    if (d >= 0) {
+        io_held_add(&sh->held, &sh->peak, (uint64_t)d);
+        io_held_add(&sh->footer_bytes, &sh->footer_peak, (uint64_t)d);
+        return;
+    }
+    assert(atomic_load(&sh->footer_bytes) >= (uint64_t)-d);
+    atomic_fetch_sub_explicit(&sh->footer_bytes, (uint64_t)-d, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&sh->held, (uint64_t)-d, memory_order_relaxed);
+    scan_budget_share_wake(sh);
+}
+
+void scan_budget_share_wake(scan_budget_share *sh)
+{
+    atomic_thread_fence(memory_order_seq_cst); /* the bytes freed before the count read */
+    if (atomic_load(&sh->waiting) == 0) return;
+    pthread_mutex_lock(&sh->mu);
+    for (int k = 0; k < sh->nattached; k++)
+        if (atomic_load(&sh->scans[k]->waiting) > 0) exec_event_signal(sh->scans[k]->ev);
+    pthread_mutex_unlock(&sh->mu);
+}
+
+void scan_budget_attach(scan_budget *b, exec_event *ev)
+{
+    scan_budget_share *sh = b->share;
+    if (!sh) return;
+    pthread_mutex_lock(&sh->mu);
+    assert(sh->nattached < SCAN_SHARE_MAX && !b->ev);
+    b->ev = ev;
+    sh->scans[sh->nattached++] = b;
+    pthread_mutex_unlock(&sh->mu);
+}
+
+void scan_budget_detach(scan_budget *b)
+{
+    scan_budget_share *sh = b->share;
+    if (!sh || !b->ev) return;
+    pthread_mutex_lock(&sh->mu);
+    int k = 0;
+    while (k < sh->nattached && sh->scans[k] != b) k++;
+    assert(k < sh->nattached);
+    sh->scans[k] = sh->scans[--sh->nattached];
+    b->ev = NULL;
+    pthread_mutex_unlock(&sh->mu);
+}
+
+void scan_budget_lead(scan_budget *b)
+{
+    if (!b->share || atomic_exchange(&b->lead, true)) return;
+    scan_budget_share_wake(b->share); /* its base tasks may wait (invariant 6) */
+}
+
+uint64_t scan_budget_peak(const scan_budget *b)
+{
+    return b->pp ? atomic_load_explicit(b->pp, memory_order_relaxed) : 0; /* NULL: no plan */
+}
+
+void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit, scan_budget_share *share)
+{
+    if (share) limit = (int64_t)share->limit;
     b->limit = limit > 0 ? (uint64_t)limit : 0;
     atomic_store(&b->held, 0);
+    atomic_store(&b->peak, 0);
+    b->share = share, b->ev = NULL;
+    b->hp = share ? &share->held : &b->held;
+    b->pp = share ? &share->peak : &b->peak;
+    atomic_store(&b->lead, false);
     atomic_store(&b->paused, false);
     atomic_store(&b->waiting, 0);
     atomic_store(&b->closed, false);
@@ -80,15 +169,16 @@ void scan_budget_io_opts(const scan_budget *b, io_opts_t *o, int threads)
 {
     assert(threads >= 1);
     if (b->base == b->tasks) return; /* nothing gated: io/'s own pools and stash */
+    uint64_t part = b->limit / (uint64_t)(b->share ? b->share->split : 1); /* invariant 6 */
     o->pool_held = true;
-    o->pool_bytes = b->limit / 4 / (uint64_t)threads;
-    uint64_t reads = b->limit / 2 / (uint64_t)threads; /* invariant 5 */
+    o->pool_bytes = part / 4 / (uint64_t)threads;
+    uint64_t reads = part / 2 / (uint64_t)threads; /* invariant 5 */
     if (reads < o->budget_bytes) o->budget_bytes = reads > 0 ? reads : 1;
 }
 
 bool scan_budget_room(scan_budget *b)
 {
-    uint64_t held = atomic_load_explicit(&b->held, memory_order_relaxed);
+    uint64_t held = atomic_load_explicit(b->hp, memory_order_relaxed);
     if (atomic_load_explicit(&b->paused, memory_order_relaxed)) {
         if (held > b->limit / 2) return false;
         atomic_store_explicit(&b->paused, false, memory_order_relaxed);
@@ -101,23 +191,33 @@ bool scan_budget_room(scan_budget *b)
 
 typedef struct budget_wait {
     scan_budget *b;
+    int rank;
     const _Atomic int *stop;
 } budget_wait;
+
+/* Whether task rank never waits (invariants 1 and 6). */
+static bool exempt(scan_budget *b, int rank)
+{
+    return rank < b->base && (b->base == b->tasks || !b->share || atomic_load(&b->lead));
+}
 
 static bool admitted(void *ctx)
 {
     budget_wait *w = ctx;
-    return atomic_load(w->stop) || atomic_load(&w->b->closed) || scan_budget_room(w->b);
+    return atomic_load(w->stop) || atomic_load(&w->b->closed) || exempt(w->b, w->rank) ||
+           scan_budget_room(w->b);
 }
 
 void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop)
 {
     assert(rank >= 0 && rank < b->tasks);
-    if (rank < b->base) return; /* invariant 1 */
-    budget_wait w = {.b = b, .stop = stop};
+    if (exempt(b, rank)) return;
+    budget_wait w = {.b = b, .rank = rank, .stop = stop};
     if (admitted(&w)) return;
-    atomic_fetch_add(&b->waiting, 1);
+    atomic_fetch_add(&b->waiting, 1); /* before the share's: its wake looks for this one */
+    if (b->share) atomic_fetch_add(&b->share->waiting, 1);
     exec_event_wait_until(ev, admitted, &w);
+    if (b->share) atomic_fetch_sub(&b->share->waiting, 1);
     atomic_fetch_sub(&b->waiting, 1);
 }
 
@@ -139,15 +239,15 @@ uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, u
     uint64_t out = seen_in ? (uint64_t)((unsigned __int128)*in * seen_out / seen_in)
                            : (uint64_t)((unsigned __int128)*in * b->seed16 / 16);
     uint64_t n = out; /* its reads count in io/ once issued (invariant 5) */
-    atomic_fetch_add_explicit(&b->held, n, memory_order_relaxed);
+    io_held_add(b->hp, b->pp, n);
     atomic_store_explicit(&b->last, n, memory_order_relaxed);
     return n;
 }
 
 void scan_budget_unreserve(scan_budget *b, uint64_t n, uint64_t in, uint64_t out)
 {
-    assert(atomic_load_explicit(&b->held, memory_order_relaxed) >= n);
-    atomic_fetch_sub_explicit(&b->held, n, memory_order_relaxed);
+    assert(atomic_load_explicit(b->hp, memory_order_relaxed) >= n);
+    atomic_fetch_sub_explicit(b->hp, n, memory_order_relaxed);
     if (n == 0) return;
     atomic_fetch_add_explicit(&b->read_in, in, memory_order_relaxed);
     atomic_fetch_add_explicit(&b->out_bytes, out, memory_order_relaxed);
@@ -155,7 +255,8 @@ void scan_budget_unreserve(scan_budget *b, uint64_t n, uint64_t in, uint64_t out
 
 void scan_budget_released(scan_budget *b, exec_event *ev)
 {
-    if (atomic_load(&b->waiting) > 0) exec_event_signal(ev);
+    if (b->share) scan_budget_share_wake(b->share); /* this scan's waiters among them */
+    else if (atomic_load(&b->waiting) > 0) exec_event_signal(ev);
 }
 
 void scan_budget_left(scan_budget *b, exec_event *ev, int rank)

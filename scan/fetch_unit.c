@@ -170,7 +170,7 @@ int scan_fetch_init(scan_fetch *fx, const scan_plan *p, const scan_opts *o)
     fx->threads = o->threads;
     fx->gap_bytes = o->io_opts.gap_bytes;
     fx->may_run_ahead = o->limit < 0 && !o->ordered && o->fetch_budget != 0 && !o->topk_bounded;
-    scan_budget_init(&fx->budget, p, o->fetch_budget);
+    scan_budget_init(&fx->budget, p, o->fetch_budget, o->share);
     fx->pace = o->threads >= 2 && !p->f->file->be->remote;
     atomic_store(&fx->live_left, fetch_live_in(fx, 0, p->nsplits));
     for (int c = 0; c < EXEC_THREADS_MAX; c++) fx->cores[c].unit = -1;

@@ -27,7 +27,11 @@ int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts, int tasks_per
 
 void scan_out_free(scan_out *o)
 {
-    for (int i = 0; o->results && i < o->nsplits; i++) scan_batch_free(&o->results[i]);
+    for (int i = 0; o->results && i < o->nsplits; i++) { /* a shared budget outlives o */
+        if (o->held && o->results[i].held)
+            atomic_fetch_sub_explicit(o->held, o->results[i].held, memory_order_relaxed);
+        scan_batch_free(&o->results[i]);
+    }
     if (o->mu_ready) {
         pthread_mutex_destroy(&o->mu);
         pthread_cond_destroy(&o->cv);
@@ -73,7 +77,7 @@ void scan_out_push(scan_out *o, int split, scan_batch *b)
     o->results[split] = *b;
     o->results[split].split = split;
     if (!o->held) o->results[split].held = 0;
-    else atomic_fetch_add_explicit(o->held, b->held, memory_order_relaxed);
+    else io_held_add(o->held, o->held_peak, b->held);
     o->fifo[o->fifo_tail++] = split;
     assert(o->fifo_tail <= o->nsplits);
     if (!o->ordered) o->produced_rows += b->rows;

@@ -29,6 +29,7 @@ typedef struct scan_out {
     _Atomic int64_t pushed;    /* splits pushed (progress) */
     _Atomic uint64_t *held;    /* the fetch budget's bytes (fetch.h): a pushed batch counts
                                   there until the consumer takes it (NULL: not counted) */
+    _Atomic uint64_t *held_peak; /* with held: its high-water mark (io_held_add) */
 
     pthread_mutex_t mu;        /* guards what follows */
     pthread_cond_t cv;

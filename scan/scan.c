@@ -204,6 +204,7 @@ static int start_workers(scan_t *s, pq_err *e)
                            status_text(rc));
     exec_event_init(&s->ev, s->g);
     scan_fetch_start(&s->fetch, s->g, &s->ev);
+    scan_budget_attach(&s->fetch.budget, &s->ev); /* a shared budget's wakes reach it */
     s->pol.ev = s->dicts.ev = s->out.ev = &s->ev;
     int tasks = s->fetch.budget.tasks, n = s->o.threads, first = 0, t = s->o.threads;
     if (s->o.rt) /* as many cores as it has live splits, taking the runtime's next in turn */
@@ -229,9 +230,10 @@ static int parts_init(scan_t *s)
     if (rc == 0) rc = scan_policy_init(&s->pol, &s->plan, &s->o, &s->fetch);
     if (rc == 0) rc = scan_dicts_init(&s->dicts, &s->plan);
     if (rc == 0) rc = scan_out_init(&s->out, s->plan.nsplits, &s->o, s->fetch.budget.tasks);
-    s->o.io_opts.held_total = &s->fetch.budget.held; /* before any core's io context */
+    s->o.io_opts.held_total = s->fetch.budget.hp; /* before any core's io context */
+    s->o.io_opts.held_peak = s->fetch.budget.pp;
     if (rc == 0) scan_budget_io_opts(&s->fetch.budget, &s->o.io_opts, s->o.threads);
-    s->out.held = &s->fetch.budget.held;
+    s->out.held = s->fetch.budget.hp, s->out.held_peak = s->fetch.budget.pp;
     s->env = (scan_task_env){.plan = &s->plan, .fx = &s->fetch, .pol = &s->pol,
                              .dicts = &s->dicts, .cnt = &s->cnt,
                              .stop = &s->out.stop, .enough = &s->out.limit_hit,
@@ -334,6 +336,7 @@ static void finish(scan_t *s, bool freeing)
         exec_group_stats(s->g, 0, &es);
         s->stats.uring = es.uring;
         snprintf(s->stats.io_backend, sizeof s->stats.io_backend, "%s", es.io_backend);
+        scan_budget_detach(&s->fetch.budget); /* before the leave's barrier: no wake after */
         if (s->o.rt) /* once nothing of its own is left on the cores (scan_rt.h invariant 2) */
             scan_rt_leave_wait(&s->leave), atomic_fetch_sub(&s->o.rt->attached, 1);
         else exec_group_stop(s->g), exec_group_destroy(s->g);
@@ -354,10 +357,18 @@ static void finish(scan_t *s, bool freeing)
 
 bool scan_left(scan_t *s)
 {
-    if (s->o.rt && s->g && !s->finished && (atomic_load(&s->out.workers_live) > 0 ||
-                                            !scan_rt_leave_try(&s->leave))) return false;
+    if (s->o.rt && s->g && !s->finished) {
+        if (atomic_load(&s->out.workers_live) > 0) return false;
+        scan_budget_detach(&s->fetch.budget); /* before the leave's barrier: no wake after */
+        if (!scan_rt_leave_try(&s->leave)) return false;
+    }
     finish(s, true); /* it waits for nothing now */
     return true;
+}
+
+void scan_lead(scan_t *s)
+{
+    scan_budget_lead(&s->fetch.budget);
 }
 
 /* Top-K: every split's candidates into the merge, then the answer in order. */

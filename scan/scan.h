@@ -119,6 +119,8 @@ typedef struct scan_opts {
     struct scan_rt *rt;       /* NULL, or a runtime shared with other scans (scan_rt.h): the
                                  scan runs its workers on rt's cores (threads = rt's) instead
                                  of starting its own, and leaves them running at its end */
+    struct scan_budget_share *share; /* NULL, or a fetch budget shared with other scans (a
+                                 dataset's files, fetch.h): fetch_budget is then its limit */
 } scan_opts;
 
 void scan_opts_default(scan_opts *o);
@@ -150,6 +152,9 @@ typedef struct scan_stats {
     uint64_t peak_inflight_bytes;
     int64_t runtimes;                     /* executor groups started (scan_rt.h): 1 for a scan
                                              on its own cores, 0 on a shared runtime */
+    uint64_t budget_peak_bytes;           /* the most its fetch budget's held bytes reached (a
+                                             dataset: the shared budget's, footers included) */
+    uint64_t footer_bytes_peak;           /* a dataset: the most footer bytes held at once */
     bool uring;
     char io_backend[EXEC_BACKEND_MSG_MAX];
 } scan_stats;
@@ -214,6 +219,9 @@ int scan_topk_seed(const pqf_t *f, const scan_opts *o, int nout, flt_expr *filte
  * ends only once it has left it (its workers, io contexts and messages gone: scan_rt.h
  * invariant 2); false until then, and the call never blocks for it (poll it, or scan_free). */
 bool scan_left(scan_t *s);
+/* A scan on a shared fetch budget (scan_opts.share) is now the one its consumer drains: its
+ * base tasks go on without waiting for room (fetch_budget.c invariant 6). Host thread. */
+void scan_lead(scan_t *s);
 
 /* Stops the executor (cancelling what is in flight), frees everything. */
 void scan_free(scan_t *s);

@@ -2,7 +2,8 @@
  * core threads, their io rings (or pread fallbacks) and coroutine stacks - started once, on
  * whose cores every attached scan spawns its workers (scan_opts.rt; on as many cores as it has
  * live splits: scan_rt_cores). Each scan keeps its own plan, fetch, policy, output window and
- * per-core io contexts, so its floors are unchanged; the cores run the splits of every
+ * per-core io contexts, so its floors are unchanged (a dataset's scans count in one fetch
+ * budget besides: scan_opts.share, fetch_budget.c invariant 6); the cores run the splits of every
  * attached scan at once, so a core whose share of one file is done runs the splits of the
  * others, and a scan's start costs no thread.
  *

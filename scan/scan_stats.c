@@ -40,6 +40,7 @@ void scan_stats_fill(const scan_t *s, const io_counters_t *io, scan_stats *st)
     st->topk_rows_kept = atomic_load(&s->topk.rows_kept);
     st->topk_pages_dead = atomic_load(&s->topk.pages_dead);
     st->runtimes = s->o.rt ? 0 : 1;
+    st->budget_peak_bytes = scan_budget_peak(&s->fetch.budget);
 }
 
 /* The sum of the cores' published io counters. */

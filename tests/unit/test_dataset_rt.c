@@ -2,7 +2,8 @@
  * public API: 60 files of 50 rows (id = file * 50 + row), read on two threads: every row in
  * path order with one runtime counted, a limit mid-dataset, the scan freed after each number
  * of batches from 0 to 59 (files running or leaving the runtime when it ends), a footer window
- * of 2 files, and a broken file in the middle named in the error. */
+ * of 2 files, a broken file in the middle named in the error, and the footers counted in the
+ * dataset's one fetch budget. */
 #include "check.h"
 #include "ringscan.h"
 #include "test_scan_common.h"
@@ -10,6 +11,7 @@
 enum { NFILES = 60, PER_FILE = 50, ROWS = NFILES * PER_FILE };
 
 static char dir[256];
+static int64_t budget = -1; /* options.fetch_budget_bytes of run() (-1: the default) */
 
 static int write_file(int k)
 {
@@ -44,7 +46,7 @@ static void run(const char *path, int64_t limit, int max_open, int64_t stop_afte
     res->in_order = true;
     ringscan_options o;
     ringscan_options_init(&o);
-    o.threads = 2, o.limit = limit, o.max_open_files = max_open;
+    o.threads = 2, o.limit = limit, o.max_open_files = max_open, o.fetch_budget_bytes = budget;
     ringscan_dataset *d = NULL;
     ringscan_scan *s = NULL;
     ringscan_error err = {0};
@@ -121,6 +123,23 @@ static void small_footer_window(void)
     whole(2, &r);
 }
 
+/* The footers held count in the dataset's one fetch budget (scan/fetch_budget.c invariant
+ * 6): their peak is in the budget's, every footer at once (a window of 64 holds all 60 from
+ * the schema on) bounds the peak of windows of one, and without a budget nothing is counted. */
+static void footers_in_budget(void)
+{
+    result all, one, none;
+    whole(64, &all);
+    whole(2, &one);
+    CHECK(all.st.footer_bytes_peak > 0 && all.st.footer_bytes_peak <= all.st.budget_peak_bytes);
+    CHECK(one.st.footer_bytes_peak > 0 && one.st.footer_bytes_peak <= all.st.footer_bytes_peak);
+    CHECK(one.st.footer_bytes_peak < all.st.footer_bytes_peak); /* 60 footers never at once */
+    budget = 0;
+    whole(0, &none);
+    budget = -1;
+    CHECK_EQ_I64((int64_t)none.st.footer_bytes_peak, 0);
+}
+
 static void broken_file_named(void)
 {
     char bad[320], cmd[800];
@@ -154,6 +173,7 @@ int main(void)
     RUN(limit_mid_dataset);
     RUN(freed_mid_dataset);
     RUN(small_footer_window);
+    RUN(footers_in_budget);
     RUN(broken_file_named);
     ts_dir_remove();
     return CHECK_DONE("test_dataset_rt");

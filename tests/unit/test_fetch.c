@@ -1170,6 +1170,7 @@ static void test_lend_cover(void)
 static void test_budget_room(void)
 {
     scan_budget b = {.limit = 1000, .tasks = 32, .base = 1};
+    b.hp = &b.held, b.pp = &b.peak; /* its own count (scan_budget_init: no share) */
     atomic_store(&b.held, 0);
     CHECK(scan_budget_room(&b));
     atomic_store(&b.held, 999);
@@ -1196,6 +1197,36 @@ static void test_budget_room(void)
     CHECK(!scan_budget_room(&b));
 }
 
+/* A dataset's files share one budget (fetch_budget.c invariant 6): one file's reservation and
+ * the footers held leave the other less room, the high-water mark is the share's, and a
+ * release gives it back. */
+static void test_budget_share(void)
+{
+    scan_budget_share sh;
+    scan_budget_share_init(&sh, 1000, 2);
+    scan_piece piece = {.off = 0, .len = 50};
+    scan_colplan col = {.npieces = 1, .pieces = &piece};
+    scan_split sp = {.cols = &col};
+    scan_budget a = {.limit = 1000, .tasks = 32, .base = 1, .seed16 = 128, .share = &sh};
+    scan_budget b = a;
+    a.hp = b.hp = &sh.held, a.pp = b.pp = &sh.peak;
+    scan_budget_share_footer(&sh, 100);
+    CHECK_EQ_I64((int64_t)atomic_load(&sh.footer_bytes), 100);
+    uint64_t in = 0, n = scan_budget_reserve(&a, &sp, 1, &in, NULL, NULL); /* 50 read, 8x */
+    CHECK_EQ_I64((int64_t)n, 400);
+    CHECK_EQ_I64((int64_t)atomic_load(&sh.held), 500);
+    atomic_store(&b.last, 500);
+    CHECK(!scan_budget_room(&b)); /* 500 held by the other file and the footers + 500 */
+    CHECK(scan_budget_room(&a)); /* a's own guess is 400: 900 < 1000 */
+    scan_budget_unreserve(&a, n, in, 400);
+    scan_budget_share_footer(&sh, -100);
+    CHECK_EQ_I64((int64_t)atomic_load(&sh.held), 0);
+    CHECK_EQ_I64((int64_t)scan_budget_peak(&b), 500);
+    CHECK_EQ_I64((int64_t)atomic_load(&sh.footer_peak), 100);
+    CHECK(scan_budget_room(&b)); /* paused above, resumed at half the limit */
+    scan_budget_share_free(&sh);
+}
+
 /* A split's reservation is what it holds decoded, estimated from what it reads (its reads
  * count in io/ once issued, not here: nothing twice): the seed (8x here) before any split
  * finished, then the ratio finished ones showed; local scans and pruned splits reserve
@@ -1206,6 +1237,7 @@ static void test_budget_reserve(void)
     scan_colplan cols[2] = {{.npieces = 1, .pieces = &pieces[0]}, {.npieces = 1, .pieces = &pieces[1]}};
     scan_split sp = {.cols = cols};
     scan_budget b = {.limit = 1000, .tasks = 32, .base = 1, .seed16 = 128};
+    b.hp = &b.held, b.pp = &b.peak;
     atomic_store(&b.held, 0);
     atomic_store(&b.read_in, 0);
     atomic_store(&b.out_bytes, 0);
@@ -1272,6 +1304,7 @@ int main(void)
     ts_dir_init();
     RUN(test_units);
     RUN(test_budget_room);
+    RUN(test_budget_share);
     RUN(test_budget_reserve);
     RUN(test_budget_io_opts);
     RUN(test_claim_order);
