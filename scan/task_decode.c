@@ -79,10 +79,7 @@ static int decode_piece(scan_task *x, pq_col_reader *r, const scan_piece *pc, co
 
 enum { RESERVE_DATA_MAX = 256 << 20 }; /* bytes of string data reserved ahead, at most */
 
-/* Sizes v for the split's rows before decoding (a vector handed to the output starts empty:
- * growing it by doubling would copy it again and again). String data: the split's share of
- * the chunk's uncompressed bytes, a guess that only saves copies. */
-static int reserve_split(scan_task *x, const pq_chunk_meta *cm, pq_vec *v)
+int task_reserve_split(scan_task *x, const pq_chunk_meta *cm, pq_vec *v)
 {
     int64_t rg_rows = x->plan->f->meta.row_groups[x->sp->rg].num_rows, data = 0;
     assert(cm->total_uncompressed_size <= PQ_MAX_CHUNK_UNCOMPRESSED_BYTES); /* meta_check */
@@ -102,7 +99,7 @@ static int decode_slot(scan_task *x, int slot)
     pq_col_reader *r = reader_for(x, slot);
     const pq_chunk_meta *cm = &plan->f->meta.row_groups[x->sp->rg].chunks[cp->col];
     pq_vec *v = &x->vecs[slot];
-    int rc = reserve_split(x, cm, v);
+    int rc = r->col->nested ? 0 : task_reserve_split(x, cm, v); /* nested: task_nested.c */
     bool paged = false;
     if (rc == 0 && r->col->nested) rc = task_decode_nested(x, slot, r, v);
     for (int p = 0; rc == 0 && !r->col->nested && p < cp->npieces; p++) {
