@@ -26,7 +26,6 @@
 #include <string.h>
 
 #include "common/fail.h"
-
 #include "format/column_nested.h"
 #include "scan/api_priv.h"
 
@@ -222,10 +221,11 @@ bool scan_nested_fixed_lists(const pq_file_meta *m, const int *idx, const int32_
     for (int i = 0; i < n; i++) c[i] = scan_nested_arrow_col(m, &m->columns[idx[i]], nodes ? nodes[i] : -1);
     scan_arrow_types t;
     pq_err e = {.offset = -1};
-    bool fixed = scan_arrow_types_build(m, c, n, &t, &e) != 0; /* the scan reports it later */
-    for (int i = 0; !fixed && i < t.n; i++)
+    int rc = scan_arrow_types_build(m, c, n, &t, &e); /* failed: freed, the scan reports it */
+    bool fixed = rc != 0;
+    for (int i = 0; rc == 0 && i < t.n; i++)
         for (int32_t k = 0; k < t.cols[i].nnodes; k++) fixed |= strncmp(t.cols[i].nodes[k].format, "+w:", 3) == 0;
-    if (!fixed || t.cols) scan_arrow_types_free(&t);
+    if (rc == 0) scan_arrow_types_free(&t);
     free(c);
     return fixed;
 }

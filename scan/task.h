@@ -185,15 +185,12 @@ int task_topk_select(scan_task *x, int64_t **pos);
 /* task_decode.c */
 /* Decodes slot (awaiting its pieces) in full, or reuses it decoded. */
 int task_load_slot(scan_task *x, int slot);
-/* Sizes v for the split's rows before decoding (a vector handed to the output starts empty:
- * growing it by doubling would copy it again and again). String data: the split's share of
- * the chunk cm's uncompressed bytes, a guess that only saves copies. 0 or -ENOMEM. */
-int task_reserve_split(scan_task *x, const pq_chunk_meta *cm, pq_vec *v);
 /* A nested field's slot (its pieces: one whole chunk per leaf, awaited) decoded with r (the
- * slot's reader, for the first leaf) into v (empty): packed rows, or the field's columns
- * (format/vec.h invariant 6) when the split hands the vector on whole and the shape has them
+ * slot's reader, for the first leaf) into v (empty): packed rows (v first sized for the
+ * split's rows and data bytes of packed data, a guess), or the field's columns (format/vec.h
+ * invariant 6) when the split hands the vector on whole and the shape has them
  * (scan/task_nested.c). */
-int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v);
+int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int64_t data);
 /* A projected column that no conjunct decoded: compacted decode when the mask drops rows. */
 int task_load_projected(scan_task *x, int slot);
 /* Whether conjunct k can be evaluated page by page (its column is neither projected nor

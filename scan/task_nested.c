@@ -29,7 +29,7 @@ static bool cols_ok(const scan_task *x, int slot)
     return uses == 1;
 }
 
-int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v)
+int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int64_t data)
 {
     assert(v->length == 0 && !v->cols);
     const pq_file_meta *m = &x->plan->f->meta;
@@ -46,7 +46,7 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v)
         rc = pq_errf_col(&x->err, RINGSCAN_EFORMAT, -1, m->nodes[top].path, "field has %d "
                          "leaves, the plan %d", t[0].leaf_hi - t[0].leaf_lo, n);
     bool cols = rc == 0 && pq_nest_has_columns(m, t) && cols_ok(x, slot);
-    if (rc == 0 && !cols) rc = task_reserve_split(x, &m->row_groups[x->sp->rg].chunks[cp->col], v);
+    if (rc == 0 && !cols) rc = pq_vec_reserve(v, x->sp->nrows, data);
     for (int i = 0; rc == 0 && i < n; i++) {
         const pq_column_desc *d = &m->columns[cp->col + i];
         pq_col_reader *ri = i == 0 ? r : &rd[i];
