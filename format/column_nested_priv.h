@@ -71,6 +71,12 @@ static inline uint8_t *put_child(child_cur *c, uint8_t *p)
 /* An empty set of n built columns (vec.h pq_nest_cols), or NULL (-ENOMEM). */
 pq_nest_cols *pq_nest_cols_new(int32_t n);
 
+/* The end of a build of columns c (rc its status so far): on failure c is freed and out left
+ * as it was; else c becomes out's (rows rows, nulls null) and the nleaves leaves are spent.
+ * Returns rc. */
+int pq_nest_cols_set(pq_nest_cols *c, int rc, pq_nest_leaf *leaves, int32_t nleaves, int64_t rows,
+                     int64_t nulls, pq_vec *out);
+
 /* Leaf l's values spread over slots into out (initialised here): of l's n level pairs def,
  * those defined to at least lo are the slots, in order, and a slot is l's next value when
  * defined to dv (else null: zeroed, or empty). When every slot is a value l's buffers move

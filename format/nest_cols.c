@@ -47,6 +47,19 @@ pq_nest_cols *pq_nest_cols_new(int32_t n)
     return c;
 }
 
+int pq_nest_cols_set(pq_nest_cols *c, int rc, pq_nest_leaf *leaves, int32_t nleaves, int64_t rows,
+                     int64_t nulls, pq_vec *out)
+{
+    assert(out->length == 0 && !out->cols && (rc != 0 || c != NULL));
+    if (rc) {
+        pq_nest_cols_free(c);
+        return rc; /* out unchanged */
+    }
+    out->cols = c, out->length = rows, out->null_count = nulls;
+    for (int32_t k = 0; k < nleaves; k++) leaves[k].pos = leaves[k].n, leaves[k].vpos = leaves[k].vals.length;
+    return 0;
+}
+
 /* Every value of l moved into out (no slot is null). */
 static void leaf_move(pq_nest_leaf *l, int64_t slots, pq_vec *out)
 {

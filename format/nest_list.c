@@ -217,11 +217,5 @@ int pq_nest_list_columns(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *
                                  (uint16_t)t[leaf0 + k].def_valid, elems, &c->col[leaf0 + k].vals);
         c->col[leaf0 + k].length = elems;
     }
-    if (rc) {
-        pq_nest_cols_free(c);
-        return rc; /* out unchanged */
-    }
-    out->cols = c, out->length = rows, out->null_count = nulls;
-    for (int32_t k = 0; k < nc; k++) leaves[k].pos = leaves[k].n, leaves[k].vpos = leaves[k].vals.length;
-    return 0;
+    return pq_nest_cols_set(c, rc, leaves, nc, rows, nulls, out);
 }

@@ -147,11 +147,5 @@ int pq_nest_struct_columns(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf
         rc = pq_nest_leaf_spread(l, l->def, rows, 0, (uint16_t)t[k].def_valid, rows, &c->col[k].vals);
         c->col[k].length = rows;
     }
-    if (rc) {
-        pq_nest_cols_free(c);
-        return rc; /* out unchanged */
-    }
-    out->cols = c, out->length = rows, out->null_count = nulls;
-    for (int32_t k = 0; k < nc; k++) leaves[k].pos = leaves[k].n, leaves[k].vpos = leaves[k].vals.length;
-    return 0;
+    return pq_nest_cols_set(c, rc, leaves, nc, rows, nulls, out);
 }

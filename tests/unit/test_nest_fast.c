@@ -355,13 +355,10 @@ static void struct_text(const pq_vec *v, int64_t r, char *out, size_t cap)
     CHECK(p == end);
 }
 
-/* Five rows, each leaf's pages v1 and v2 with boundaries at other rows than the others':
- *   {1,10,"x"}, null, {null,20,"yz"}, {4,30,null}, {null,40,""} */
-static void struct_pages(void)
+/* Five rows, each leaf's pages v1 and v2 with boundaries at other rows than the others'
+ * (struct_want). */
+static void struct_chunks(chunk c[3])
 {
-    sschema s;
-    struct_schema(&s);
-    chunk c[3] = {0};
     static const uint16_t da1[] = {2, 0}, da2[] = {1, 2, 1}, db1[] = {1, 0, 1, 1}, db2[] = {1},
                           dc[] = {2, 0, 2, 1, 2};
     static const int64_t va1[] = {1}, va2[] = {4};
@@ -372,10 +369,21 @@ static void struct_pages(void)
     add_page(&c[1], true, NULL, db1, 4, vb1, sizeof vb1, 3, 4);
     add_page(&c[1], false, NULL, db2, 1, vb2, sizeof vb2, 1, 1);
     add_page(&c[2], false, NULL, dc, 5, vc, sizeof vc, 3, 5);
+}
+
+static const char *const struct_want[] = {"{1,10,\"x\"}", "null", "{null,20,\"yz\"}", "{4,30,null}",
+                                          "{null,40,\"\"}"};
+
+/* struct_chunks' rows packed (twice, the second appended after the first's). */
+static void struct_pages(void)
+{
+    sschema s;
+    struct_schema(&s);
+    chunk c[3] = {0};
+    struct_chunks(c);
     pq_vec out;
     pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
-    static const char *const want[] = {"{1,10,\"x\"}", "null", "{null,20,\"yz\"}", "{4,30,null}",
-                                       "{null,40,\"\"}"};
+    const char *const *want = struct_want;
     for (int pass = 0; pass < 2; pass++) { /* the second appends after the first's rows */
         pq_nest_leaf l[3];
         pq_err e = {0};
@@ -587,34 +595,28 @@ static void leaf_list_check(const lschema *s, bool map, const chunk *c, const ch
     pq_vec_free(&walk);
 }
 
-/* list<string>: v1 and v2 pages, a list across a page boundary, nulls at both levels, empty
- * strings and empty lists. */
-static void string_lists(void)
+/* list<string>'s pages (list_want): v1 and v2, a list across a page boundary, nulls at both
+ * levels, empty strings and empty lists. */
+static void list_chunk(chunk *c)
 {
-    lschema s;
-    leaf_list_schema(&s, false);
-    chunk c = {0};
     static const uint16_t r1[] = {0, 1, 1, 0, 0, 0, 1}, d1[] = {3, 3, 3, 0, 1, 2, 3};
     static const uint8_t v1[] = {1, 0, 0, 0, 'a', 2, 0, 0, 0, 'b', 'b', 0, 0, 0, 0, 3, 0, 0, 0, 'c', 'c', 'c'};
-    add_page(&c, false, r1, d1, 7, v1, sizeof v1, 4, 4);
+    add_page(c, false, r1, d1, 7, v1, sizeof v1, 4, 4);
     static const uint16_t r2[] = {1, 0}, d2[] = {3, 3};
     static const uint8_t v2[] = {1, 0, 0, 0, 'd', 1, 0, 0, 0, 'e'};
-    add_page(&c, false, r2, d2, 2, v2, sizeof v2, 2, 1);
+    add_page(c, false, r2, d2, 2, v2, sizeof v2, 2, 1);
     static const uint16_t r3[] = {0, 0, 0, 1}, d3[] = {2, 0, 3, 3};
     static const uint8_t v3[] = {2, 0, 0, 0, 'f', 'f', 1, 0, 0, 0, 'g'};
-    add_page(&c, true, r3, d3, 4, v3, sizeof v3, 2, 3);
-    static const char *const want[] = {"[\"a\",\"bb\",\"\"]", "null", "[]", "[null,\"ccc\",\"d\"]",
-                                       "[\"e\"]", "[null]", "null", "[\"ff\",\"g\"]"};
-    leaf_list_check(&s, false, &c, want, 8, 2);
+    add_page(c, true, r3, d3, 4, v3, sizeof v3, 2, 3);
 }
 
-/* map<string, int64>: each leaf's pages cut at other pairs (the key's v1, v1, v2; the
- * value's v2, v1), null values, a null map, an empty one. */
-static void string_maps(void)
+static const char *const list_want[] = {"[\"a\",\"bb\",\"\"]", "null", "[]", "[null,\"ccc\",\"d\"]",
+                                        "[\"e\"]", "[null]", "null", "[\"ff\",\"g\"]"};
+
+/* map<string, int64>'s pages (map_want): each leaf's cut at other pairs (the key's v1, v1,
+ * v2; the value's v2, v1), null values, a null map, an empty one. */
+static void map_chunks(chunk c[2])
 {
-    lschema s;
-    leaf_list_schema(&s, true);
-    chunk c[2] = {0};
     static const uint16_t rep[] = {0, 1, 0, 0, 0, 1, 0}, kd[] = {2, 2, 0, 1, 2, 2, 2}, vd[] = {3, 2, 0, 1, 3, 3, 2};
     static const uint8_t k1[] = {1, 0, 0, 0, 'a', 1, 0, 0, 0, 'b', 1, 0, 0, 0, 'c'},
                          k2[] = {2, 0, 0, 0, 'd', 'd'}, k3[] = {0, 0, 0, 0};
@@ -624,9 +626,30 @@ static void string_maps(void)
     static const int64_t v1[] = {1}, v2[] = {3, 4};
     add_page(&c[1], true, rep, vd, 2, v1, sizeof v1, 1, 1);
     add_page(&c[1], false, rep + 2, vd + 2, 5, v2, sizeof v2, 2, 4);
-    static const char *const want[] = {"{\"a\":1,\"b\":null}", "null", "{}", "{\"c\":3,\"dd\":4}",
+}
+
+static const char *const map_want[] = {"{\"a\":1,\"b\":null}", "null", "{}", "{\"c\":3,\"dd\":4}",
                                        "{\"\":null}"};
-    leaf_list_check(&s, true, c, want, 5, 1);
+
+/* list<string>: list_chunk's rows, packed. */
+static void string_lists(void)
+{
+    lschema s;
+    leaf_list_schema(&s, false);
+    chunk c = {0};
+    list_chunk(&c);
+    const char *const *want = list_want;
+    leaf_list_check(&s, false, &c, want, 8, 2);
+}
+
+/* map<string, int64>: map_chunks' rows, packed. */
+static void string_maps(void)
+{
+    lschema s;
+    leaf_list_schema(&s, true);
+    chunk c[2] = {0};
+    map_chunks(c);
+    leaf_list_check(&s, true, c, map_want, 5, 1);
 }
 
 /* Appends the string "k" to v (BYTE_ARRAY). */
@@ -777,16 +800,7 @@ static void struct_columns(void)
     struct_schema(&s);
     CHECK(pq_nest_has_columns(&s.m, s.t));
     chunk c[3] = {0};
-    static const uint16_t da1[] = {2, 0}, da2[] = {1, 2, 1}, db1[] = {1, 0, 1, 1}, db2[] = {1},
-                          dc[] = {2, 0, 2, 1, 2};
-    static const int64_t va1[] = {1}, va2[] = {4};
-    static const int32_t vb1[] = {10, 20, 30}, vb2[] = {40};
-    static const uint8_t vc[] = {1, 0, 0, 0, 'x', 2, 0, 0, 0, 'y', 'z', 0, 0, 0, 0};
-    add_page(&c[0], false, NULL, da1, 2, va1, sizeof va1, 1, 2);
-    add_page(&c[0], true, NULL, da2, 3, va2, sizeof va2, 1, 3);
-    add_page(&c[1], true, NULL, db1, 4, vb1, sizeof vb1, 3, 4);
-    add_page(&c[1], false, NULL, db2, 1, vb2, sizeof vb2, 1, 1);
-    add_page(&c[2], false, NULL, dc, 5, vc, sizeof vc, 3, 5);
+    struct_chunks(c);
     pq_nest_leaf l[3];
     pq_err e = {0};
     for (int i = 0; i < 3; i++) CHECK_EQ_I64(decode_col(&s.cols[i], &c[i], &l[i], &e), 0);
@@ -794,8 +808,7 @@ static void struct_columns(void)
     pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
     CHECK_EQ_I64(pq_nest_columns(&s.m, s.t, l, 5, &out, &e), 0);
     CHECK(out.cols != NULL && out.length == 5 && out.null_count == 1 && out.data_len == 0);
-    static const char *const want[] = {"{1,10,\"x\"}", "null", "{null,20,\"yz\"}", "{4,30,null}",
-                                       "{null,40,\"\"}"};
+    const char *const *want = struct_want;
     for (int64_t r = 0; out.cols && r < 5; r++) {
         char got[128];
         struct_cols_text(out.cols, r, got, sizeof got);
@@ -894,39 +907,20 @@ static void leaf_list_cols_check(const lschema *s, bool map, const chunk *c, con
     pq_vec_free(&out);
 }
 
+/* list_chunk's and map_chunks' rows as columns. */
 static void leaf_list_columns(void)
 {
     lschema s;
     leaf_list_schema(&s, false);
     chunk c = {0};
-    static const uint16_t r1[] = {0, 1, 1, 0, 0, 0, 1}, d1[] = {3, 3, 3, 0, 1, 2, 3};
-    static const uint8_t v1[] = {1, 0, 0, 0, 'a', 2, 0, 0, 0, 'b', 'b', 0, 0, 0, 0, 3, 0, 0, 0, 'c', 'c', 'c'};
-    add_page(&c, false, r1, d1, 7, v1, sizeof v1, 4, 4);
-    static const uint16_t r2[] = {1, 0}, d2[] = {3, 3};
-    static const uint8_t v2[] = {1, 0, 0, 0, 'd', 1, 0, 0, 0, 'e'};
-    add_page(&c, false, r2, d2, 2, v2, sizeof v2, 2, 1);
-    static const uint16_t r3[] = {0, 0, 0, 1}, d3[] = {2, 0, 3, 3};
-    static const uint8_t v3[] = {2, 0, 0, 0, 'f', 'f', 1, 0, 0, 0, 'g'};
-    add_page(&c, true, r3, d3, 4, v3, sizeof v3, 2, 3);
-    static const char *const want[] = {"[\"a\",\"bb\",\"\"]", "null", "[]", "[null,\"ccc\",\"d\"]",
-                                       "[\"e\"]", "[null]", "null", "[\"ff\",\"g\"]"};
-    leaf_list_cols_check(&s, false, &c, want, 8, 2);
+    list_chunk(&c);
+    leaf_list_cols_check(&s, false, &c, list_want, 8, 2);
 
     lschema ms;
     leaf_list_schema(&ms, true);
     chunk mc[2] = {0};
-    static const uint16_t rep[] = {0, 1, 0, 0, 0, 1, 0}, kd[] = {2, 2, 0, 1, 2, 2, 2}, vd[] = {3, 2, 0, 1, 3, 3, 2};
-    static const uint8_t k1[] = {1, 0, 0, 0, 'a', 1, 0, 0, 0, 'b', 1, 0, 0, 0, 'c'},
-                         k2[] = {2, 0, 0, 0, 'd', 'd'}, k3[] = {0, 0, 0, 0};
-    add_page(&mc[0], false, rep, kd, 5, k1, sizeof k1, 3, 4);
-    add_page(&mc[0], false, rep + 5, kd + 5, 1, k2, sizeof k2, 1, 0);
-    add_page(&mc[0], true, rep + 6, kd + 6, 1, k3, sizeof k3, 1, 1);
-    static const int64_t mv1[] = {1}, mv2[] = {3, 4};
-    add_page(&mc[1], true, rep, vd, 2, mv1, sizeof mv1, 1, 1);
-    add_page(&mc[1], false, rep + 2, vd + 2, 5, mv2, sizeof mv2, 2, 4);
-    static const char *const mwant[] = {"{\"a\":1,\"b\":null}", "null", "{}", "{\"c\":3,\"dd\":4}",
-                                        "{\"\":null}"};
-    leaf_list_cols_check(&ms, true, mc, mwant, 5, 1);
+    map_chunks(mc);
+    leaf_list_cols_check(&ms, true, mc, map_want, 5, 1);
 }
 
 /* A map whose levels break the rules: pq_nest_columns hands the split to the general walk,
