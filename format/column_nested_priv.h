@@ -85,9 +85,9 @@ int pq_nest_cols_set(pq_nest_cols *c, int rc, pq_nest_leaf *leaves, int32_t nlea
 int pq_nest_leaf_spread(pq_nest_leaf *l, const uint16_t *def, int64_t n, uint16_t lo, uint16_t dv,
                         int64_t slots, pq_vec *out);
 
-/* pq_nest_columns for a list of leaves (format/nest_list.c): a split its checks refuse (or
- * past INT32_MAX packed bytes) goes to the general walk as pq_nest_list_assemble's does, so
- * out then holds packed rows or the walk's error. */
+/* pq_nest_columns for a list of leaves or a flat list (format/nest_list.c): a split its
+ * checks refuse (or past INT32_MAX packed bytes) goes to the packed assembly (the general
+ * walk, or the flat one), so out then holds packed rows or that assembly's error. */
 int pq_nest_list_columns(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves, int64_t rows,
                          pq_vec *out, pq_err *e);
 

@@ -2,8 +2,9 @@
  * invariant 6, pq_nest_cols: one built column per node of its Arrow shape) instead of packed
  * rows, straight from its decoded leaves: what Arrow's own reader does (validity and offsets
  * from the levels, each leaf's dense values spread over its slots), so no packed row is
- * written and read back. Shapes: structs of primitives (format/nest_struct.c) and lists of
- * leaves (format/nest_list.c); each checks its levels with its packed assembly's checks.
+ * written and read back. Shapes: structs of primitives (format/nest_struct.c), lists of
+ * leaves and flat lists (format/nest_list.c); each checks its levels as its packed assembly
+ * does.
  *
  * Invariants:
  *  1. A leaf's values in order are its valid slots in order (a pair is a value exactly when
@@ -23,7 +24,7 @@
 
 bool pq_nest_has_columns(const pq_file_meta *m, const pq_nest *t)
 {
-    return pq_nest_prim_struct(m, t) || pq_nest_leaf_list(m, t);
+    return pq_nest_prim_struct(m, t) || pq_nest_leaf_list(m, t) || pq_nest_flat_width(m, t) > 0;
 }
 
 int pq_nest_columns(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves, int64_t rows,

@@ -151,29 +151,29 @@ int pq_nest_list_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf 
     return 0;
 }
 
-/* The list's own validity and offsets (node 0), from the first leaf's (checked) levels; *elems
- * the elements. */
+/* The list's own validity and offsets (node 0), from the first leaf's (checked: the first
+ * pair starts a row) levels, in one pass with no branch per pair: a row's start offset goes
+ * to its slot, any other pair's to a scratch slot past the end; *elems the elements. */
 static int list_frame(const pq_nest *t, const pq_nest_leaf *l0, int64_t rows, int64_t nulls,
                       pq_nest_col *c, int64_t *elems)
 {
     c->valid_cap = (rows + 7) / 8 + 1;
     c->valid = fail_calloc((size_t)c->valid_cap, 1);
-    c->off_cap = rows + 1;
+    c->off_cap = rows + 2; /* offsets[rows + 1]: the scratch slot */
     c->offsets = fail_malloc(sizeof(int32_t) * (size_t)c->off_cap);
     if (!c->valid || !c->offsets) return -ENOMEM;
     const uint16_t *rep = l0->rep, *def = l0->def;
     const uint16_t dv = (uint16_t)t[0].def_valid, di = (uint16_t)t[0].def_item;
+    assert(l0->n > 0 && rep[0] == 0);
     int64_t row = -1, k = 0;
-    c->offsets[0] = 0;
     for (int64_t j = 0; j < l0->n; j++) {
-        if (rep[j] == 0) { /* a row starts: the previous one ends at k */
-            if (row >= 0) c->offsets[row + 1] = (int32_t)k;
-            row++;
-            c->valid[row >> 3] |= (uint8_t)((def[j] >= dv) << (row & 7));
-        }
+        bool start = rep[j] == 0;
+        row += start;
+        c->offsets[start ? row : rows + 1] = (int32_t)k;
+        c->valid[row >> 3] |= (uint8_t)((start & (def[j] >= dv)) << (row & 7));
         k += def[j] >= di;
     }
-    if (row >= 0) c->offsets[row + 1] = (int32_t)k;
+    c->offsets[rows] = (int32_t)k;
     assert(row + 1 == rows);
     c->length = rows, c->null_count = nulls;
     *elems = k;
@@ -202,10 +202,13 @@ static int element_validity(const pq_nest *t, const pq_nest_leaf *l0, int64_t el
 int pq_nest_list_columns(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves, int64_t rows,
                          pq_vec *out, pq_err *e)
 {
-    assert(out->length == 0 && !out->cols && pq_nest_leaf_list(m, t));
+    int32_t w = pq_nest_flat_width(m, t);
+    assert(out->length == 0 && !out->cols && (w > 0 || pq_nest_leaf_list(m, t)));
     int64_t bytes = 0, nulls = 0, elems = 0;
-    if (!list_check(t, leaves, rows, &bytes, &nulls) || bytes > INT32_MAX) /* as packed rows: */
-        return pq_nest_walk_assemble(m, t, leaves, rows, out, e); /* the walk names the error */
+    if (!list_check(t, leaves, rows, &bytes, &nulls) || bytes > INT32_MAX) { /* packed rows, */
+        if (w) return pq_nest_flat_assemble(m, t, w, &leaves[0], rows, out, e); /* which name */
+        return pq_nest_walk_assemble(m, t, leaves, rows, out, e);              /* the error */
+    }
     bool st = t[1].kind == PQ_NEST_STRUCT;
     int32_t nc = st ? t[1].nchildren : 1, leaf0 = st ? 2 : 1;
     pq_nest_cols *c = pq_nest_cols_new(leaf0 + nc);

@@ -11,7 +11,8 @@
  * walk's (pq_nest_walk_assemble), over v1 and v2 pages cut at different pairs per leaf;
  * broken leaves get the walk's errors. The same pages built as columns (format/nest_cols.c,
  * pq_nest_columns: no packed row): every slot's value and validity at each level asserted,
- * values that need no spreading moved, broken levels the packed assemblies' errors. */
+ * flat lists too, values that need no spreading moved, broken levels the packed assemblies'
+ * errors. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -923,6 +924,61 @@ static void leaf_list_columns(void)
     leaf_list_cols_check(&ms, true, mc, map_want, 5, 1);
 }
 
+/* A flat list (list<int64>) as columns: nine_rows' pages (a list across a v1 page's end, a
+ * v2 page; null and empty lists, null elements) asserted row by row; a split with no null
+ * element moves the leaf's values (no copy); broken levels get the flat assembly's EFORMAT
+ * and leave neither columns nor rows. */
+static void flat_list_columns(void)
+{
+    schema s;
+    list_schema(&s);
+    CHECK(pq_nest_has_columns(&s.m, s.t));
+    chunk c;
+    nine_rows(&c);
+    pq_nest_leaf l;
+    pq_err e = {0};
+    CHECK_EQ_I64(decode_col(&s.col, &c, &l, &e), 0);
+    pq_vec out;
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    CHECK_EQ_I64(pq_nest_columns(&s.m, s.t, &l, 9, &out, &e), 0);
+    CHECK(out.cols != NULL && out.length == 9 && out.null_count == 2);
+    for (int64_t r = 0; out.cols && r < 9; r++) {
+        char got[64];
+        list_cols_text(out.cols, false, r, got, sizeof got);
+        CHECK_STR(got, nine_want[r]);
+    }
+    if (out.cols) CHECK_EQ_I64(out.cols->col[1].vals.null_count, 2);
+    pq_nest_leaf_free(&l);
+    pq_vec_free(&out);
+
+    chunk m = {0};
+    static const uint16_t r[] = {0, 1, 0, 0, 0}, d[] = {3, 3, 0, 1, 3};
+    static const int64_t v[] = {7, 8, 9};
+    add_page(&m, true, r, d, 5, v, sizeof v, 3, 4);
+    CHECK_EQ_I64(decode_col(&s.col, &m, &l, &e), 0);
+    const uint8_t *values = l.vals.values;
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    CHECK_EQ_I64(pq_nest_columns(&s.m, s.t, &l, 4, &out, &e), 0);
+    CHECK(out.cols != NULL && out.cols->col[1].vals.values == values && l.vals.values == NULL);
+    static const char *const want[] = {"[7,8]", "null", "[]", "[9]"};
+    for (int64_t k = 0; out.cols && k < 4; k++) {
+        char got[64];
+        list_cols_text(out.cols, false, k, got, sizeof got);
+        CHECK_STR(got, want[k]);
+    }
+    pq_nest_leaf_free(&l);
+    pq_vec_free(&out);
+
+    static const uint16_t br[] = {0, 1, 0}, bd[] = {3, 1, 3};
+    leaf_of(&s, &l, br, bd, 3);
+    CHECK_EQ_I64(pq_nest_columns(&s.m, s.t, &l, 2, &out, &e), RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "level pair 1 of the column chunk: definition level below its parent's") != NULL);
+    CHECK_STR(e.column, "l.list.element");
+    CHECK(out.cols == NULL && out.length == 0);
+    pq_nest_leaf_free(&l);
+    pq_vec_free(&out);
+}
+
 /* A map whose levels break the rules: pq_nest_columns hands the split to the general walk,
  * whose EFORMAT names the leaf; out holds neither columns nor rows. */
 static void map_columns_broken(void)
@@ -965,6 +1021,7 @@ int main(void)
     RUN(struct_columns);
     RUN(struct_columns_moved);
     RUN(leaf_list_columns);
+    RUN(flat_list_columns);
     RUN(map_columns_broken);
     return CHECK_DONE("test_nest_fast");
 }
