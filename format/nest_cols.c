@@ -74,26 +74,27 @@ static void leaf_move(pq_nest_leaf *l, int64_t slots, pq_vec *out)
 static void spread_fixed(const pq_nest_leaf *l, const uint16_t *def, int64_t n, uint16_t lo,
                          uint16_t dv, int32_t w, pq_vec *out)
 {
-    const uint8_t *src = l->vals.values;
+    const uint8_t *src = l->vals.values; /* NULL when no slot is valid: never read then */
     uint8_t *dst = out->values, *bits = out->validity;
-    int64_t i = 0;
+    int64_t i = 0, v = 0;
     for (int64_t j = 0; j < n; j++) {
         if (def[j] < lo) continue;
         bool valid = def[j] >= dv;
-        if (valid) pq_copy_fixed(dst, src, w), src += w;
+        if (valid) pq_copy_fixed(dst, src + (size_t)w * (size_t)v++, w);
         else memset(dst, 0, (size_t)w);
         dst += w;
         bits[i >> 3] |= (uint8_t)(valid << (i & 7));
         i++;
     }
-    assert(i == out->length && src == l->vals.values + (size_t)w * (size_t)l->vals.length);
+    assert(i == out->length && v == l->vals.length);
 }
 
 /* The slots' validity bits and BYTE_ARRAY offsets (the leaf's bytes move as they are). */
 static void spread_bytes(pq_nest_leaf *l, const uint16_t *def, int64_t n, uint16_t lo, uint16_t dv,
                          pq_vec *out)
 {
-    const int32_t *from = l->vals.offsets;
+    static const int32_t none = 0; /* a leaf without values may have no offsets */
+    const int32_t *from = l->vals.offsets ? l->vals.offsets : &none;
     int32_t *off = out->offsets;
     uint8_t *bits = out->validity;
     int64_t i = 0, v = 0;

@@ -164,7 +164,7 @@ static int list_frame(const pq_nest *t, const pq_nest_leaf *l0, int64_t rows, in
     if (!c->valid || !c->offsets) return -ENOMEM;
     const uint16_t *rep = l0->rep, *def = l0->def;
     const uint16_t dv = (uint16_t)t[0].def_valid, di = (uint16_t)t[0].def_item;
-    assert(l0->n > 0 && rep[0] == 0);
+    assert(l0->n == 0 || rep[0] == 0); /* no pairs: no rows (list_check) */
     int64_t row = -1, k = 0;
     for (int64_t j = 0; j < l0->n; j++) {
         bool start = rep[j] == 0;

@@ -979,6 +979,61 @@ static void flat_list_columns(void)
     pq_vec_free(&out);
 }
 
+/* Room for n level pairs in l and none for values (pq_nest_leaf_reserve sizes both). */
+static int leaf_reserve_levels(pq_nest_leaf *l, int64_t n)
+{
+    l->rep = malloc(sizeof(uint16_t) * (size_t)n);
+    l->def = malloc(sizeof(uint16_t) * (size_t)n);
+    l->cap = n;
+    return l->rep && l->def ? 0 : -1;
+}
+
+/* A split of no rows (no level pairs, leaves never given values): a map's, a flat list's and
+ * a struct's columns of length 0, the lists' offsets [0]; and a list of null strings whose
+ * leaf never got an offsets buffer. */
+static void empty_columns(void)
+{
+    lschema ms;
+    leaf_list_schema(&ms, true);
+    schema fs;
+    list_schema(&fs);
+    sschema ss;
+    struct_schema(&ss);
+    const pq_file_meta *m[3] = {&ms.m, &fs.m, &ss.m};
+    const pq_nest *t[3] = {ms.t, fs.t, ss.t};
+    const pq_column_desc *cols[3] = {ms.cols, &fs.col, ss.cols};
+    int nleaves[3] = {2, 1, 3};
+    for (int k = 0; k < 3; k++) {
+        pq_nest_leaf l[3];
+        for (int i = 0; i < nleaves[k]; i++) pq_nest_leaf_init(&l[i], &cols[k][i]);
+        pq_vec out;
+        pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+        pq_err e = {0};
+        CHECK_EQ_I64(pq_nest_columns(m[k], t[k], l, 0, &out, &e), 0);
+        CHECK(out.cols != NULL && out.length == 0 && out.null_count == 0);
+        if (out.cols && k < 2) CHECK_EQ_I64(out.cols->col[0].offsets[0], 0);
+        for (int32_t c = 0; out.cols && c < out.cols->n; c++) CHECK_EQ_I64(out.cols->col[c].length, 0);
+        for (int i = 0; i < nleaves[k]; i++) pq_nest_leaf_free(&l[i]);
+        pq_vec_free(&out);
+    }
+    lschema ls; /* elements but no value: a string leaf that never got offsets */
+    leaf_list_schema(&ls, false);
+    pq_nest_leaf l;
+    pq_nest_leaf_init(&l, &ls.cols[0]);
+    CHECK_EQ_I64(leaf_reserve_levels(&l, 2), 0);
+    l.rep[0] = 0, l.rep[1] = 1, l.def[0] = l.def[1] = 2, l.n = 2;
+    pq_vec out;
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    pq_err e = {0};
+    CHECK(l.vals.offsets == NULL);
+    CHECK_EQ_I64(pq_nest_columns(&ls.m, ls.t, &l, 1, &out, &e), 0);
+    char got[32] = "";
+    if (out.cols) list_cols_text(out.cols, false, 0, got, sizeof got);
+    CHECK_STR(got, "[null,null]");
+    pq_nest_leaf_free(&l);
+    pq_vec_free(&out);
+}
+
 /* A map whose levels break the rules: pq_nest_columns hands the split to the general walk,
  * whose EFORMAT names the leaf; out holds neither columns nor rows. */
 static void map_columns_broken(void)
@@ -1022,6 +1077,7 @@ int main(void)
     RUN(struct_columns_moved);
     RUN(leaf_list_columns);
     RUN(flat_list_columns);
+    RUN(empty_columns);
     RUN(map_columns_broken);
     return CHECK_DONE("test_nest_fast");
 }
