@@ -179,4 +179,19 @@ int pq_nest_list_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf 
 int pq_nest_struct_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,
                             int64_t rows, pq_vec *out, pq_err *e);
 
+/* Whether field t's rows can be handed over as its columns (pq_nest_columns): a struct of
+ * primitives, a list of leaves or a flat list. */
+bool pq_nest_has_columns(const pq_file_meta *m, const pq_nest *t);
+
+/* The rows of field t (pq_nest_has_columns) as its columns (format/vec.h invariant 6, one
+ * pq_nest_col per node of t, in t's order: a struct's or list's validity and offsets, a
+ * leaf's values with their validity, every slot of a null parent null) built from its
+ * leaves' decoded chunks, set as out->cols with out->length = rows (out empty). The checks
+ * and errors are pq_nest_assemble's; on failure out is unchanged. A list whose levels its
+ * checks refuse goes to its packed assembly: out then holds packed rows (or that assembly's
+ * error names the problem), so a caller accepts either form. The leaves are spent
+ * (buffers may move into the columns), as after pq_nest_assemble. format/nest_cols.c. */
+int pq_nest_columns(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves, int64_t rows,
+                    pq_vec *out, pq_err *e);
+
 #endif

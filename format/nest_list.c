@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fail.h"
 #include "format/column_nested_priv.h"
 
 bool pq_nest_leaf_list(const pq_file_meta *m, const pq_nest *t)
@@ -132,8 +133,8 @@ int pq_nest_list_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf 
     if (!list_check(t, leaves, rows, &bytes, &nulls) || out->data_len + bytes > INT32_MAX)
         return pq_nest_walk_assemble(m, t, leaves, rows, out, e); /* names what is wrong */
     if (rows == 0) return 0;
-    int rc = pq_vec_reserve(out, rows, bytes + 16); /* slack for put_child */
-    if (rc) return rc;                               /* invariant 2 */
+    int rc = reserve_rows(out, rows, bytes);
+    if (rc) return rc; /* invariant 2 */
     if (out->null_count == 0) /* bits were not kept: the earlier rows are valid */
         for (int64_t r = 0; r < out->length; r++) pq_bit_set(out->validity, r, true);
     bool st = t[1].kind == PQ_NEST_STRUCT;
@@ -148,4 +149,76 @@ int pq_nest_list_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf 
         leaves[k].pos = leaves[k].n, leaves[k].vpos = leaves[k].vals.length;
     }
     return 0;
+}
+
+/* The list's own validity and offsets (node 0), from the first leaf's (checked: the first
+ * pair starts a row) levels, in one pass with no branch per pair: a row's start offset goes
+ * to its slot, any other pair's to a scratch slot past the end; *elems the elements. */
+static int list_frame(const pq_nest *t, const pq_nest_leaf *l0, int64_t rows, int64_t nulls,
+                      pq_nest_col *c, int64_t *elems)
+{
+    c->valid_cap = (rows + 7) / 8 + 1;
+    c->valid = fail_calloc((size_t)c->valid_cap, 1);
+    c->off_cap = rows + 2; /* offsets[rows + 1]: the scratch slot */
+    c->offsets = fail_malloc(sizeof(int32_t) * (size_t)c->off_cap);
+    if (!c->valid || !c->offsets) return -ENOMEM;
+    const uint16_t *rep = l0->rep, *def = l0->def;
+    const uint16_t dv = (uint16_t)t[0].def_valid, di = (uint16_t)t[0].def_item;
+    assert(l0->n == 0 || rep[0] == 0); /* no pairs: no rows (list_check) */
+    int64_t row = -1, k = 0;
+    for (int64_t j = 0; j < l0->n; j++) {
+        bool start = rep[j] == 0;
+        row += start;
+        c->offsets[start ? row : rows + 1] = (int32_t)k;
+        c->valid[row >> 3] |= (uint8_t)((start & (def[j] >= dv)) << (row & 7));
+        k += def[j] >= di;
+    }
+    c->offsets[rows] = (int32_t)k;
+    assert(row + 1 == rows);
+    c->length = rows, c->null_count = nulls;
+    *elems = k;
+    return 0;
+}
+
+/* A list of structs' element validity (node 1): where a pair is an element, whether it
+ * reaches the struct's valid level. */
+static int element_validity(const pq_nest *t, const pq_nest_leaf *l0, int64_t elems, pq_nest_col *c)
+{
+    c->valid_cap = (elems + 7) / 8 + 1;
+    c->valid = fail_calloc((size_t)c->valid_cap, 1);
+    if (!c->valid) return -ENOMEM;
+    const uint16_t di = (uint16_t)t[0].def_item, sv = (uint16_t)t[1].def_valid;
+    int64_t i = 0, nulls = 0;
+    for (int64_t j = 0; j < l0->n; j++) {
+        if (l0->def[j] < di) continue;
+        bool valid = l0->def[j] >= sv;
+        c->valid[i >> 3] |= (uint8_t)(valid << (i & 7));
+        nulls += !valid, i++;
+    }
+    c->length = elems, c->null_count = nulls;
+    return 0;
+}
+
+int pq_nest_list_columns(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves, int64_t rows,
+                         pq_vec *out, pq_err *e)
+{
+    int32_t w = pq_nest_flat_width(m, t);
+    assert(out->length == 0 && !out->cols && (w > 0 || pq_nest_leaf_list(m, t)));
+    int64_t bytes = 0, nulls = 0, elems = 0;
+    if (!list_check(t, leaves, rows, &bytes, &nulls) || bytes > INT32_MAX) { /* packed rows, */
+        if (w) return pq_nest_flat_assemble(m, t, w, &leaves[0], rows, out, e); /* which name */
+        return pq_nest_walk_assemble(m, t, leaves, rows, out, e);              /* the error */
+    }
+    bool st = t[1].kind == PQ_NEST_STRUCT;
+    int32_t nc = st ? t[1].nchildren : 1, leaf0 = st ? 2 : 1;
+    pq_nest_cols *c = pq_nest_cols_new(leaf0 + nc);
+    int rc = c ? list_frame(t, &leaves[0], rows, nulls, &c->col[0], &elems) : -ENOMEM;
+    if (rc == 0 && st) rc = element_validity(t, &leaves[0], elems, &c->col[1]);
+    for (int32_t k = 0; rc == 0 && k < nc; k++) { /* slots: the pairs that are elements */
+        pq_nest_leaf *l = &leaves[k];
+        rc = pq_nest_leaf_spread(l, l->def, l->n, (uint16_t)t[0].def_item,
+                                 (uint16_t)t[leaf0 + k].def_valid, elems, &c->col[leaf0 + k].vals);
+        c->col[leaf0 + k].length = elems;
+    }
+    return pq_nest_cols_set(c, rc, leaves, nc, rows, nulls, out);
 }

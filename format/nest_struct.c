@@ -99,7 +99,7 @@ int pq_nest_struct_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_lea
         return pq_errf_col(e, RINGSCAN_ELIMIT, leaves[0].file_off, m->columns[t[0].leaf_lo].name,
                            "nested rows past %d packed bytes in a split", INT32_MAX);
     child_cur *cur = fail_malloc(sizeof *cur * (size_t)t[0].nchildren);
-    rc = cur ? pq_vec_reserve(out, rows, bytes + 16) : -ENOMEM; /* slack for put_child */
+    rc = cur ? reserve_rows(out, rows, bytes) : -ENOMEM;
     if (rc) {
         free(cur);
         return rc; /* invariant 2 */
@@ -112,4 +112,40 @@ int pq_nest_struct_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_lea
     assert(out->offsets[out->length] == out->data_len);
     for (int32_t k = 0; k < t[0].nchildren; k++) leaves[k].pos = leaves[k].n, leaves[k].vpos = leaves[k].vals.length;
     return 0;
+}
+
+/* The struct's own validity (node 0) from the first leaf's levels, a byte of rows at a time. */
+static int struct_validity(const pq_nest *t, const pq_nest_leaf *leaves, int64_t rows, int64_t nulls,
+                           pq_nest_col *c)
+{
+    c->valid_cap = (rows + 7) / 8 + 1;
+    c->valid = fail_malloc((size_t)c->valid_cap);
+    if (!c->valid) return -ENOMEM;
+    const uint16_t *d0 = leaves[0].def;
+    uint16_t dv = (uint16_t)t[0].def_valid;
+    for (int64_t r = 0; r < rows; r += 8) {
+        uint8_t byte = 0;
+        for (int64_t i = 0; i < 8 && r + i < rows; i++) byte |= (uint8_t)((d0[r + i] >= dv) << i);
+        c->valid[r >> 3] = byte;
+    }
+    c->length = rows, c->null_count = nulls;
+    return 0;
+}
+
+int pq_nest_struct_columns(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,
+                           int64_t rows, pq_vec *out, pq_err *e)
+{
+    assert(out->length == 0 && !out->cols && pq_nest_prim_struct(m, t));
+    int64_t bytes = 0, nulls = 0;
+    int rc = struct_check(m, t, leaves, rows, &bytes, &nulls, e);
+    if (rc) return rc;
+    int32_t nc = t[0].nchildren;
+    pq_nest_cols *c = pq_nest_cols_new(1 + nc);
+    rc = c ? struct_validity(t, leaves, rows, nulls, &c->col[0]) : -ENOMEM;
+    for (int32_t k = 1; rc == 0 && k <= nc; k++) { /* a null struct's children are null there */
+        pq_nest_leaf *l = &leaves[k - 1];
+        rc = pq_nest_leaf_spread(l, l->def, rows, 0, (uint16_t)t[k].def_valid, rows, &c->col[k].vals);
+        c->col[k].length = rows;
+    }
+    return pq_nest_cols_set(c, rc, leaves, nc, rows, nulls, out);
 }

@@ -40,7 +40,7 @@ static int grow(uint8_t **buf, int64_t *cap, int64_t need, bool zero)
 
 int pq_vec_reserve(pq_vec *v, int64_t rows, int64_t data_bytes)
 {
-    assert(rows >= 0 && data_bytes >= 0);
+    assert(rows >= 0 && data_bytes >= 0 && !v->cols);
     int64_t total = v->length + rows;
     int rc = grow(&v->validity, &v->validity_cap, (total + 7) / 8, true);
     if (rc) return rc;
@@ -57,8 +57,32 @@ int pq_vec_reserve(pq_vec *v, int64_t rows, int64_t data_bytes)
     return grow(&v->values, &v->values_cap, total * pq_fixed_width(v->type, v->type_length), false);
 }
 
+void pq_nest_cols_free(pq_nest_cols *c)
+{
+    for (int32_t k = 0; c && c->col && k < c->n; k++) {
+        free(c->col[k].valid);
+        free(c->col[k].offsets);
+        pq_vec_free(&c->col[k].vals);
+    }
+    if (c) free(c->col);
+    free(c);
+}
+
+uint64_t pq_nest_cols_bytes(const pq_nest_cols *c)
+{
+    uint64_t n = 0;
+    for (int32_t k = 0; c && c->col && k < c->n; k++) {
+        const pq_vec *v = &c->col[k].vals;
+        n += (uint64_t)c->col[k].valid_cap + (uint64_t)c->col[k].off_cap * sizeof(int32_t) +
+             (uint64_t)v->validity_cap + (uint64_t)v->values_cap +
+             (uint64_t)v->offsets_cap * sizeof(int32_t) + (uint64_t)v->data_cap;
+    }
+    return n;
+}
+
 void pq_vec_free(pq_vec *v)
 {
+    pq_nest_cols_free(v->cols);
     free(v->validity);
     free(v->values);
     free(v->offsets);
@@ -68,6 +92,8 @@ void pq_vec_free(pq_vec *v)
 
 void pq_vec_clear(pq_vec *v)
 {
+    pq_nest_cols_free(v->cols); /* a split that failed after building them */
+    v->cols = NULL;
     v->length = 0;
     v->null_count = 0;
     v->data_len = 0;
@@ -132,6 +158,7 @@ static void take_validity(const pq_vec *src, const uint32_t *idx, int64_t n, pq_
 int pq_vec_take(const pq_vec *src, const uint32_t *idx, int64_t n, pq_vec *dst)
 {
     assert(n >= 0 && src->type == dst->type && src->type_length == dst->type_length);
+    assert(!src->cols && !dst->cols); /* vec.h invariant 6 */
     int rc = src->type == PQ_BYTE_ARRAY ? take_bytes(src, idx, n, dst) : pq_vec_reserve(dst, n, 0);
     if (rc) return rc;
     if (src->type == PQ_BOOLEAN) {

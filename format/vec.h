@@ -9,7 +9,12 @@
  *  4. BYTE_ARRAY: offsets has length+1 entries, offsets[0] == 0, non-decreasing, and
  *     offsets[length] == data_len <= INT32_MAX; values is unused.
  *  5. Buffers are owned by the vector (pq_vec_free) and sized by the *_cap fields; appending
- *     grows them geometrically, never past the limits the caller checks beforehand. */
+ *     grows them geometrically, never past the limits the caller checks beforehand.
+ *  6. A vector with cols (a nested field's rows handed over column by column,
+ *     column_nested.h pq_nest_columns) holds its rows there: length and null_count are the
+ *     rows', its own buffers hold none of them (4 does not apply). It is only ever handed on
+ *     whole and freed (pq_vec_free, pq_vec_clear): taking or cutting its rows is a broken
+ *     invariant. */
 #ifndef RINGSCAN_FORMAT_VEC_H
 #define RINGSCAN_FORMAT_VEC_H
 #include <stdbool.h>
@@ -29,6 +34,8 @@ typedef enum {
     PQ_FIXED_LEN_BYTE_ARRAY = 7,
 } pq_physical;
 
+struct pq_nest_cols;
+
 typedef struct pq_vec {
     pq_physical type;
     int32_t type_length; /* FIXED_LEN_BYTE_ARRAY width in bytes; else 0 */
@@ -40,7 +47,31 @@ typedef struct pq_vec {
     uint8_t *data;       /* BYTE_ARRAY bytes */
     int64_t data_len;
     int64_t validity_cap, values_cap, offsets_cap, data_cap; /* bytes/entries allocated */
+    struct pq_nest_cols *cols; /* NULL, or the rows as a nested field's columns (invariant 6) */
 } pq_vec;
+
+/* One node of a nested field's Arrow shape as built columns (column_nested.h pq_nest: the
+ * node's index in the shape is its index here): a struct's or list's own validity (a leaf's
+ * is its vals') and a list's int32 offsets (length + 1), a leaf's values. */
+typedef struct pq_nest_col {
+    int64_t length, null_count;
+    uint8_t *valid;     /* validity bits, meaningful when null_count > 0 */
+    int64_t valid_cap;  /* bytes */
+    int32_t *offsets;   /* LIST/MAP: length + 1 */
+    int64_t off_cap;    /* entries */
+    struct pq_vec vals; /* PRIM */
+} pq_nest_col;
+
+/* A nested field's rows as columns: col[0 .. n), one per node of its shape (owned). */
+typedef struct pq_nest_cols {
+    int32_t n;
+    pq_nest_col *col;
+} pq_nest_cols;
+
+/* Frees c's columns and c itself (NULL: nothing). */
+void pq_nest_cols_free(pq_nest_cols *c);
+/* The bytes c's buffers hold (their capacity). */
+uint64_t pq_nest_cols_bytes(const pq_nest_cols *c);
 
 /* Bytes per value of a fixed-width type (BOOLEAN and BYTE_ARRAY: 0). */
 static inline int32_t pq_fixed_width(pq_physical t, int32_t type_length)

@@ -240,6 +240,8 @@ int ringscan_scan_start(ringscan_file *f, const ringscan_options *o, ringscan_sc
     if (rc == 0) rc = scan_arrow_dict_out(&f->f->meta, idx, n, o->dictionary_columns,
                                           o->ndictionary_columns, &dict_out);
     so.dict_out = dict_out;
+    /* ringscan_scan_next exports each batch whole */
+    so.nest_cols = rc == 0 && !scan_nested_fixed_lists(&f->f->meta, idx, s->nodes, n);
     if (rc == 0) rc = scan_start(f->f, idx, n, filter, &so, &s->scan, &e); /* owns filter */
     else flt_expr_free(filter);
     free(dict_out);

@@ -22,8 +22,10 @@
 #include <assert.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/fail.h"
 #include "format/column_nested.h"
 #include "scan/api_priv.h"
 
@@ -210,4 +212,20 @@ int scan_nested_keys(const pq_file_meta *m, const int *cols, int n, int rc, pq_e
         if (m->columns[cols[j]].nested) return nested_error(m, m->columns[cols[j]].node, "sorted by", e);
     }
     return 0;
+}
+
+bool scan_nested_fixed_lists(const pq_file_meta *m, const int *idx, const int32_t *nodes, int n)
+{
+    scan_arrow_col *c = fail_calloc((size_t)n + 1, sizeof *c);
+    if (!c) return true;
+    for (int i = 0; i < n; i++) c[i] = scan_nested_arrow_col(m, &m->columns[idx[i]], nodes ? nodes[i] : -1);
+    scan_arrow_types t;
+    pq_err e = {.offset = -1};
+    int rc = scan_arrow_types_build(m, c, n, &t, &e); /* failed: freed, the scan reports it */
+    bool fixed = rc != 0;
+    for (int i = 0; rc == 0 && i < t.n; i++)
+        for (int32_t k = 0; k < t.cols[i].nnodes; k++) fixed |= strncmp(t.cols[i].nodes[k].format, "+w:", 3) == 0;
+    if (rc == 0) scan_arrow_types_free(&t);
+    free(c);
+    return fixed;
 }

@@ -31,6 +31,11 @@ int scan_nested_filter(const pq_file_meta *m, const flt_expr *f, int rc, const c
                        pq_err *e);
 int scan_nested_keys(const pq_file_meta *m, const int *cols, int n, int rc, pq_err *e);
 scan_arrow_col scan_nested_arrow_col(const pq_file_meta *m, const pq_column_desc *d, int32_t node);
+/* Whether a stored Arrow type makes a list of the projected columns (idx[0..n), their nodes
+ * or NULL) a fixed-size list, whose null lists only the packed rows' export fills with
+ * null slots (scan/arrow_nested.c): such a scan keeps packed rows (scan_opts.nest_cols).
+ * Also true when the types cannot be built (the scan then reports why). */
+bool scan_nested_fixed_lists(const pq_file_meta *m, const int *idx, const int32_t *nodes, int n);
 
 /* A column descriptor as the API describes it (ringscan_file_column). */
 void scan_column_info(const pq_column_desc *c, ringscan_column_info *out);

@@ -404,6 +404,17 @@ int scan_arrow_nested_array(const scan_arrow_col *c, unsigned flags, const scan_
     nest_unpack u;
     int rc = unpack_init(&u, c, ops, e);
     if (rc) return rc;
+    if (v->cols) { /* built by the split (column_nested.h pq_nest_columns): taken as they are */
+        NEST_VERIFY(v->cols->n == u.n && v->cols->col[0].length == v->length);
+        for (int32_t k = 0; k < u.n; k++) NEST_VERIFY(fixed_size(&u, k) < 0); /* api.c: none */
+        u.b = v->cols->col;
+        v->cols->col = NULL;
+        rc = array_of(&u, 0, flags, a);
+        builders_free(&u);
+        pq_vec_free(v);
+        pq_vec_init(v, PQ_BYTE_ARRAY, 0);
+        return rc;
+    }
     u.b = fail_calloc((size_t)u.n, sizeof *u.b);
     rc = u.b ? 0 : -ENOMEM;
     for (int32_t k = 0; rc == 0 && k < u.n; k++)

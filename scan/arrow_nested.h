@@ -12,14 +12,9 @@
 
 #define NEST_VERIFY(c) ((c) ? (void)0 : (fprintf(stderr, "arrow_nested: broken %s\n", #c), abort()))
 
-typedef struct nest_builder {
-    int64_t length, null_count;
-    uint8_t *valid;     /* validity bits (not a leaf's: its vals hold them) */
-    int64_t valid_cap;  /* bytes */
-    int32_t *offsets;   /* LIST/MAP: length + 1 */
-    int64_t off_cap;    /* entries */
-    pq_vec vals;        /* PRIM */
-} nest_builder;
+/* A node's builder: format's built column (vec.h pq_nest_col), so a split that hands its rows
+ * over as columns (pq_vec.cols) gives the export its builders as they are. */
+typedef pq_nest_col nest_builder;
 
 typedef struct nest_unpack {
     const pq_file_meta *m;

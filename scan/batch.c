@@ -15,7 +15,7 @@ uint64_t scan_batch_bytes(const scan_batch *b)
         const pq_vec *v = i < b->ncols ? &b->cols[i] : b->dicts ? &b->dicts[i - b->ncols] : NULL;
         if (!v) break;
         n += (uint64_t)v->validity_cap + (uint64_t)v->values_cap +
-             (uint64_t)v->offsets_cap * sizeof(int32_t) + (uint64_t)v->data_cap;
+             (uint64_t)v->offsets_cap * sizeof(int32_t) + (uint64_t)v->data_cap + pq_nest_cols_bytes(v->cols);
     }
     return n;
 }

@@ -168,7 +168,7 @@ static bool limit_reached(const scan_out *o)
  * (Arrow consumers read it), BYTE_ARRAY data_len == offsets[n]. */
 static void truncate_vec(pq_vec *v, int64_t n)
 {
-    assert(n >= 0 && n <= v->length);
+    assert(n >= 0 && n <= v->length && !v->cols); /* no columns with a limit (task.h nest_cols) */
     v->length = n;
     if (v->null_count > 0) {
         int64_t nulls = 0;

@@ -238,7 +238,8 @@ static int parts_init(scan_t *s)
                              .dicts = &s->dicts, .cnt = &s->cnt,
                              .stop = &s->out.stop, .enough = &s->out.limit_hit,
                              .topk = s->topk.nkeys ? &s->topk : NULL,
-                             .dict_slot = s->dict_slot};
+                             .dict_slot = s->dict_slot,
+                             .nest_cols = s->o.nest_cols && s->o.limit < 0 && !s->topk.nkeys};
     s->merge.t = &s->topk;
     return rc;
 }

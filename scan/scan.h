@@ -116,6 +116,10 @@ typedef struct scan_opts {
                                   first leaf being the projected column), -1 for a flat
                                   column; NULL: each nested column reads its field */
     int nproj_nodes;
+    bool nest_cols;           /* the caller exports every batch whole through scan_arrow_batch
+                                 (api.c): a split that keeps every row may hand a nested
+                                 field's rows over as columns (format/vec.h invariant 6; not
+                                 with a limit, whose batches are cut, nor with Top-K) */
     struct scan_rt *rt;       /* NULL, or a runtime shared with other scans (scan_rt.h): the
                                  scan runs its workers on rt's cores (threads = rt's) instead
                                  of starting its own, and leaves them running at its end */

@@ -58,6 +58,7 @@ typedef struct scan_task_env {
     scan_topk *topk;           /* a Top-K scan's shared part (topk.h), or NULL */
     const bool *dict_slot;     /* NULL, or per slot: decoded as dictionary indices
                                   (task_dictout.c, scan_dictout_slots) */
+    bool nest_cols;            /* scan_opts.nest_cols, and neither a limit nor Top-K */
 } scan_task_env;
 
 /* A core's task state (invariant 2). */
@@ -185,8 +186,11 @@ int task_topk_select(scan_task *x, int64_t **pos);
 /* Decodes slot (awaiting its pieces) in full, or reuses it decoded. */
 int task_load_slot(scan_task *x, int slot);
 /* A nested field's slot (its pieces: one whole chunk per leaf, awaited) decoded with r (the
- * slot's reader, for the first leaf) into packed rows appended to v (scan/task_nested.c). */
-int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v);
+ * slot's reader, for the first leaf) into v (empty): packed rows (v first sized for the
+ * split's rows and data bytes of packed data, a guess), or the field's columns (format/vec.h
+ * invariant 6) when the split hands the vector on whole and the shape has them
+ * (scan/task_nested.c). */
+int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int64_t data);
 /* A projected column that no conjunct decoded: compacted decode when the mask drops rows. */
 int task_load_projected(scan_task *x, int slot);
 /* Whether conjunct k can be evaluated page by page (its column is neither projected nor

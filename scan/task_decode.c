@@ -79,10 +79,9 @@ static int decode_piece(scan_task *x, pq_col_reader *r, const scan_piece *pc, co
 
 enum { RESERVE_DATA_MAX = 256 << 20 }; /* bytes of string data reserved ahead, at most */
 
-/* Sizes v for the split's rows before decoding (a vector handed to the output starts empty:
- * growing it by doubling would copy it again and again). String data: the split's share of
- * the chunk's uncompressed bytes, a guess that only saves copies. */
-static int reserve_split(scan_task *x, const pq_chunk_meta *cm, pq_vec *v)
+/* The string data to reserve for the split's rows of v (chunk cm): the split's share of the
+ * chunk's uncompressed bytes, a guess that only saves copies. */
+static int64_t split_data(const scan_task *x, const pq_chunk_meta *cm, const pq_vec *v)
 {
     int64_t rg_rows = x->plan->f->meta.row_groups[x->sp->rg].num_rows, data = 0;
     assert(cm->total_uncompressed_size <= PQ_MAX_CHUNK_UNCOMPRESSED_BYTES); /* meta_check */
@@ -91,7 +90,7 @@ static int reserve_split(scan_task *x, const pq_chunk_meta *cm, pq_vec *v)
         data = (int64_t)((double)cm->total_uncompressed_size * share);
         if (data > RESERVE_DATA_MAX) data = RESERVE_DATA_MAX;
     }
-    return pq_vec_reserve(v, x->sp->nrows, data);
+    return data;
 }
 
 /* Decodes slot's pieces into x->vecs[slot]; released pages become placeholder rows. */
@@ -102,9 +101,11 @@ static int decode_slot(scan_task *x, int slot)
     pq_col_reader *r = reader_for(x, slot);
     const pq_chunk_meta *cm = &plan->f->meta.row_groups[x->sp->rg].chunks[cp->col];
     pq_vec *v = &x->vecs[slot];
-    int rc = reserve_split(x, cm, v);
+    /* sized for the split's rows first (a vector handed to the output starts empty: growing
+     * it by doubling would copy it again and again); a nested slot sizes its own */
+    int rc = r->col->nested ? task_decode_nested(x, slot, r, v, split_data(x, cm, v))
+                            : pq_vec_reserve(v, x->sp->nrows, split_data(x, cm, v));
     bool paged = false;
-    if (rc == 0 && r->col->nested) rc = task_decode_nested(x, slot, r, v);
     for (int p = 0; rc == 0 && !r->col->nested && p < cp->npieces; p++) {
         scan_piece *pc = &cp->pieces[p];
         if (pc->dict && r->shared_dict) { /* published since it was registered */

@@ -1,6 +1,8 @@
 /* scan/task_nested.c: a nested field's slot decoded into packed rows (format/column_nested.h):
  * the plan gives its slot one whole-chunk piece per leaf of the field (plan.c whole_chunks),
- * this file decodes each leaf with a reader of its own and assembles the rows.
+ * this file decodes each leaf with a reader of its own and assembles the rows, or builds the
+ * field's columns straight from the leaves when nothing but the Arrow export will see the
+ * split's rows (cols_ok; format/vec.h invariant 6: no packed row written or read).
  * Invariants: the slot's core reader serves the first leaf and keeps every leaf's decoded
  * levels and values between splits (pq_nest_leaves_keep: their buffers are reused, a row
  * group's worth per leaf held until the scan ends); the other leaves get a reader for the
@@ -10,11 +12,26 @@
 #include <stdlib.h>
 
 #include "common/fail.h"
+#include "filter/mask.h"
 #include "format/column_nested.h"
 #include "scan/task.h"
 
-int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v)
+/* Whether slot's rows may be handed over as columns: the scan's consumer exports batches
+ * whole (env nest_cols), this split keeps every row (project() then moves the vector into
+ * the batch as it is: the mask is final when a projected column is loaded), and the slot is
+ * projected once and not as dictionary indices (no other entry copies its rows). */
+static bool cols_ok(const scan_task *x, int slot)
 {
+    if (!x->env->nest_cols || !flt_mask_all_true(&x->mask)) return false;
+    if (x->env->dict_slot && x->env->dict_slot[slot]) return false;
+    int uses = 0;
+    for (int j = 0; j < x->plan->nproj; j++) uses += x->plan->proj_slot[j] == slot;
+    return uses == 1;
+}
+
+int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int64_t data)
+{
+    assert(v->length == 0 && !v->cols);
     const pq_file_meta *m = &x->plan->f->meta;
     const scan_colplan *cp = &x->sp->cols[slot];
     int32_t top = x->plan->slot_node[slot];
@@ -28,6 +45,8 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v)
     if (rc == 0 && t[0].leaf_hi - t[0].leaf_lo != n)
         rc = pq_errf_col(&x->err, RINGSCAN_EFORMAT, -1, m->nodes[top].path, "field has %d "
                          "leaves, the plan %d", t[0].leaf_hi - t[0].leaf_lo, n);
+    bool cols = rc == 0 && pq_nest_has_columns(m, t) && cols_ok(x, slot);
+    if (rc == 0 && !cols) rc = pq_vec_reserve(v, x->sp->nrows, data);
     for (int i = 0; rc == 0 && i < n; i++) {
         const pq_column_desc *d = &m->columns[cp->col + i];
         pq_col_reader *ri = i == 0 ? r : &rd[i];
@@ -45,7 +64,8 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v)
         if (rc == 0)
             rc = pq_nest_leaf_chunk(ri, b.data, b.len, (int64_t)cp->pieces[i].off, &leaves[i], &x->err);
     }
-    if (rc == 0) rc = pq_nest_assemble(m, t, leaves, x->sp->nrows, v, &x->err);
+    if (rc == 0 && cols) rc = pq_nest_columns(m, t, leaves, x->sp->nrows, v, &x->err);
+    else if (rc == 0) rc = pq_nest_assemble(m, t, leaves, x->sp->nrows, v, &x->err);
     for (int i = 1; rd && i < n; i++)
         if (rd[i].col) pq_colr_free(&rd[i]);
     free(t);

@@ -9,7 +9,10 @@
  * leave the output as it was. Lists of leaves (format/nest_list.c: list<string>,
  * map<string, int64>): rows asserted value by value and byte for byte equal to the general
  * walk's (pq_nest_walk_assemble), over v1 and v2 pages cut at different pairs per leaf;
- * broken leaves get the walk's errors. */
+ * broken leaves get the walk's errors. The same pages built as columns (format/nest_cols.c,
+ * pq_nest_columns: no packed row): every slot's value and validity at each level asserted,
+ * flat lists too, values that need no spreading moved, broken levels the packed assemblies'
+ * errors. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,13 +356,10 @@ static void struct_text(const pq_vec *v, int64_t r, char *out, size_t cap)
     CHECK(p == end);
 }
 
-/* Five rows, each leaf's pages v1 and v2 with boundaries at other rows than the others':
- *   {1,10,"x"}, null, {null,20,"yz"}, {4,30,null}, {null,40,""} */
-static void struct_pages(void)
+/* Five rows, each leaf's pages v1 and v2 with boundaries at other rows than the others'
+ * (struct_want). */
+static void struct_chunks(chunk c[3])
 {
-    sschema s;
-    struct_schema(&s);
-    chunk c[3] = {0};
     static const uint16_t da1[] = {2, 0}, da2[] = {1, 2, 1}, db1[] = {1, 0, 1, 1}, db2[] = {1},
                           dc[] = {2, 0, 2, 1, 2};
     static const int64_t va1[] = {1}, va2[] = {4};
@@ -370,10 +370,21 @@ static void struct_pages(void)
     add_page(&c[1], true, NULL, db1, 4, vb1, sizeof vb1, 3, 4);
     add_page(&c[1], false, NULL, db2, 1, vb2, sizeof vb2, 1, 1);
     add_page(&c[2], false, NULL, dc, 5, vc, sizeof vc, 3, 5);
+}
+
+static const char *const struct_want[] = {"{1,10,\"x\"}", "null", "{null,20,\"yz\"}", "{4,30,null}",
+                                          "{null,40,\"\"}"};
+
+/* struct_chunks' rows packed (twice, the second appended after the first's). */
+static void struct_pages(void)
+{
+    sschema s;
+    struct_schema(&s);
+    chunk c[3] = {0};
+    struct_chunks(c);
     pq_vec out;
     pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
-    static const char *const want[] = {"{1,10,\"x\"}", "null", "{null,20,\"yz\"}", "{4,30,null}",
-                                       "{null,40,\"\"}"};
+    const char *const *want = struct_want;
     for (int pass = 0; pass < 2; pass++) { /* the second appends after the first's rows */
         pq_nest_leaf l[3];
         pq_err e = {0};
@@ -585,34 +596,28 @@ static void leaf_list_check(const lschema *s, bool map, const chunk *c, const ch
     pq_vec_free(&walk);
 }
 
-/* list<string>: v1 and v2 pages, a list across a page boundary, nulls at both levels, empty
- * strings and empty lists. */
-static void string_lists(void)
+/* list<string>'s pages (list_want): v1 and v2, a list across a page boundary, nulls at both
+ * levels, empty strings and empty lists. */
+static void list_chunk(chunk *c)
 {
-    lschema s;
-    leaf_list_schema(&s, false);
-    chunk c = {0};
     static const uint16_t r1[] = {0, 1, 1, 0, 0, 0, 1}, d1[] = {3, 3, 3, 0, 1, 2, 3};
     static const uint8_t v1[] = {1, 0, 0, 0, 'a', 2, 0, 0, 0, 'b', 'b', 0, 0, 0, 0, 3, 0, 0, 0, 'c', 'c', 'c'};
-    add_page(&c, false, r1, d1, 7, v1, sizeof v1, 4, 4);
+    add_page(c, false, r1, d1, 7, v1, sizeof v1, 4, 4);
     static const uint16_t r2[] = {1, 0}, d2[] = {3, 3};
     static const uint8_t v2[] = {1, 0, 0, 0, 'd', 1, 0, 0, 0, 'e'};
-    add_page(&c, false, r2, d2, 2, v2, sizeof v2, 2, 1);
+    add_page(c, false, r2, d2, 2, v2, sizeof v2, 2, 1);
     static const uint16_t r3[] = {0, 0, 0, 1}, d3[] = {2, 0, 3, 3};
     static const uint8_t v3[] = {2, 0, 0, 0, 'f', 'f', 1, 0, 0, 0, 'g'};
-    add_page(&c, true, r3, d3, 4, v3, sizeof v3, 2, 3);
-    static const char *const want[] = {"[\"a\",\"bb\",\"\"]", "null", "[]", "[null,\"ccc\",\"d\"]",
-                                       "[\"e\"]", "[null]", "null", "[\"ff\",\"g\"]"};
-    leaf_list_check(&s, false, &c, want, 8, 2);
+    add_page(c, true, r3, d3, 4, v3, sizeof v3, 2, 3);
 }
 
-/* map<string, int64>: each leaf's pages cut at other pairs (the key's v1, v1, v2; the
- * value's v2, v1), null values, a null map, an empty one. */
-static void string_maps(void)
+static const char *const list_want[] = {"[\"a\",\"bb\",\"\"]", "null", "[]", "[null,\"ccc\",\"d\"]",
+                                        "[\"e\"]", "[null]", "null", "[\"ff\",\"g\"]"};
+
+/* map<string, int64>'s pages (map_want): each leaf's cut at other pairs (the key's v1, v1,
+ * v2; the value's v2, v1), null values, a null map, an empty one. */
+static void map_chunks(chunk c[2])
 {
-    lschema s;
-    leaf_list_schema(&s, true);
-    chunk c[2] = {0};
     static const uint16_t rep[] = {0, 1, 0, 0, 0, 1, 0}, kd[] = {2, 2, 0, 1, 2, 2, 2}, vd[] = {3, 2, 0, 1, 3, 3, 2};
     static const uint8_t k1[] = {1, 0, 0, 0, 'a', 1, 0, 0, 0, 'b', 1, 0, 0, 0, 'c'},
                          k2[] = {2, 0, 0, 0, 'd', 'd'}, k3[] = {0, 0, 0, 0};
@@ -622,9 +627,30 @@ static void string_maps(void)
     static const int64_t v1[] = {1}, v2[] = {3, 4};
     add_page(&c[1], true, rep, vd, 2, v1, sizeof v1, 1, 1);
     add_page(&c[1], false, rep + 2, vd + 2, 5, v2, sizeof v2, 2, 4);
-    static const char *const want[] = {"{\"a\":1,\"b\":null}", "null", "{}", "{\"c\":3,\"dd\":4}",
+}
+
+static const char *const map_want[] = {"{\"a\":1,\"b\":null}", "null", "{}", "{\"c\":3,\"dd\":4}",
                                        "{\"\":null}"};
-    leaf_list_check(&s, true, c, want, 5, 1);
+
+/* list<string>: list_chunk's rows, packed. */
+static void string_lists(void)
+{
+    lschema s;
+    leaf_list_schema(&s, false);
+    chunk c = {0};
+    list_chunk(&c);
+    const char *const *want = list_want;
+    leaf_list_check(&s, false, &c, want, 8, 2);
+}
+
+/* map<string, int64>: map_chunks' rows, packed. */
+static void string_maps(void)
+{
+    lschema s;
+    leaf_list_schema(&s, true);
+    chunk c[2] = {0};
+    map_chunks(c);
+    leaf_list_check(&s, true, c, map_want, 5, 1);
 }
 
 /* Appends the string "k" to v (BYTE_ARRAY). */
@@ -697,6 +723,346 @@ static void map_broken(void)
     pq_vec_free(&out);
 }
 
+/* ------------------------------------------------------------------------ columns */
+
+/* Whether slot i of built column c is valid (a leaf's validity is its vals'). */
+static bool col_valid(const pq_nest_col *c, bool leaf, int64_t i)
+{
+    if (leaf) return pq_vec_is_valid(&c->vals, i);
+    return c->null_count == 0 || pq_bit_get(c->valid, i);
+}
+
+/* Slot i of leaf column v (INT64, INT32 or BYTE_ARRAY) as text at out + *k; a null slot's
+ * value is asserted zeroed or empty (vec.h invariant 2). */
+static void col_leaf(const pq_vec *v, int64_t i, char *out, size_t cap, size_t *k)
+{
+    bool valid = pq_vec_is_valid(v, i);
+    if (v->type == PQ_BYTE_ARRAY) {
+        int32_t a = v->offsets[i], n = v->offsets[i + 1] - a;
+        CHECK(valid || n == 0);
+        *k += valid ? (size_t)snprintf(out + *k, cap - *k, "\"%.*s\"", (int)n, (const char *)v->data + a)
+                    : (size_t)snprintf(out + *k, cap - *k, "null");
+        return;
+    }
+    int64_t x = 0;
+    if (v->type == PQ_INT64) memcpy(&x, v->values + 8 * i, 8);
+    else x = ((const int32_t *)v->values)[i];
+    CHECK(valid || x == 0);
+    *k += valid ? (size_t)snprintf(out + *k, cap - *k, "%lld", (long long)x) : (size_t)snprintf(out + *k, cap - *k, "null");
+}
+
+/* Row r of a struct's built columns (struct_schema) as struct_text gives it; a null row's
+ * children asserted null. */
+static void struct_cols_text(const pq_nest_cols *c, int64_t r, char *out, size_t cap)
+{
+    CHECK_EQ_I64(c->n, 4);
+    if (!col_valid(&c->col[0], false, r)) {
+        for (int k = 1; k < 4; k++) CHECK(!col_valid(&c->col[k], true, r));
+        snprintf(out, cap, "null");
+        return;
+    }
+    size_t k = 0;
+    for (int i = 1; i < 4; i++) {
+        k += (size_t)snprintf(out + k, cap - k, i == 1 ? "{" : ",");
+        col_leaf(&c->col[i].vals, r, out, cap, &k);
+    }
+    snprintf(out + k, cap - k, "}");
+}
+
+/* Row r of a list of strings' or a map's built columns (leaf_list_schema) as leaf_list_text
+ * gives it. */
+static void list_cols_text(const pq_nest_cols *c, bool map, int64_t r, char *out, size_t cap)
+{
+    CHECK_EQ_I64(c->n, map ? 4 : 2);
+    const pq_nest_col *l = &c->col[0];
+    if (!col_valid(l, false, r)) {
+        CHECK_EQ_I64(l->offsets[r + 1] - l->offsets[r], 0);
+        snprintf(out, cap, "null");
+        return;
+    }
+    size_t k = (size_t)snprintf(out, cap, map ? "{" : "[");
+    for (int32_t i = l->offsets[r]; i < l->offsets[r + 1]; i++) {
+        if (i > l->offsets[r]) k += (size_t)snprintf(out + k, cap - k, ",");
+        if (map) CHECK(col_valid(&c->col[1], false, i)); /* a map's entries are never null */
+        col_leaf(&c->col[map ? 2 : 1].vals, i, out, cap, &k);
+        if (!map) continue;
+        k += (size_t)snprintf(out + k, cap - k, ":");
+        col_leaf(&c->col[3].vals, i, out, cap, &k);
+    }
+    snprintf(out + k, cap - k, map ? "}" : "]");
+}
+
+/* A struct's rows as columns (pq_nest_columns, no packed row) from struct_pages' pages (each
+ * leaf's v1 and v2 pages cut at other rows): every value, and a null at each level (the
+ * struct, a child under a valid struct, every child under a null one) zeroed or empty. */
+static void struct_columns(void)
+{
+    sschema s;
+    struct_schema(&s);
+    CHECK(pq_nest_has_columns(&s.m, s.t));
+    chunk c[3] = {0};
+    struct_chunks(c);
+    pq_nest_leaf l[3];
+    pq_err e = {0};
+    for (int i = 0; i < 3; i++) CHECK_EQ_I64(decode_col(&s.cols[i], &c[i], &l[i], &e), 0);
+    pq_vec out;
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    CHECK_EQ_I64(pq_nest_columns(&s.m, s.t, l, 5, &out, &e), 0);
+    CHECK(out.cols != NULL && out.length == 5 && out.null_count == 1 && out.data_len == 0);
+    const char *const *want = struct_want;
+    for (int64_t r = 0; out.cols && r < 5; r++) {
+        char got[128];
+        struct_cols_text(out.cols, r, got, sizeof got);
+        CHECK_STR(got, want[r]);
+    }
+    if (out.cols) { /* nulls per column: a 3 (the struct's and two of its own), b 1, c 2 */
+        CHECK_EQ_I64(out.cols->col[1].vals.null_count, 3);
+        CHECK_EQ_I64(out.cols->col[2].vals.null_count, 1);
+        CHECK_EQ_I64(out.cols->col[3].vals.null_count, 2);
+        CHECK_EQ_I64(out.cols->col[3].vals.data_len, 3); /* "x", "yz", "": the leaf's bytes */
+    }
+    CHECK(l[2].vals.data == NULL); /* the string leaf's bytes moved */
+    for (int i = 0; i < 3; i++) pq_nest_leaf_free(&l[i]);
+    pq_vec_free(&out);
+}
+
+/* Every slot valid: a leaf's values move into its column (no copy); broken leaves are
+ * struct_broken's EFORMAT through pq_nest_columns, out as it was (no columns). */
+static void struct_columns_moved(void)
+{
+    sschema s;
+    struct_schema(&s);
+    pq_nest_leaf l[3];
+    const uint8_t *was[3];
+    for (int i = 0; i < 3; i++) {
+        pq_nest_leaf_init(&l[i], &s.cols[i]);
+        CHECK_EQ_I64(pq_nest_leaf_reserve(&l[i], 3), 0);
+        for (int j = 0; j < 3; j++) {
+            l[i].rep[j] = 0, l[i].def[j] = i == 1 ? 1 : 2;
+            if (i == 0) ((int64_t *)l[i].vals.values)[l[i].vals.length++] = 7 + j;
+            if (i == 1) ((int32_t *)l[i].vals.values)[l[i].vals.length++] = 70 + j;
+            if (i == 2) append_k(&l[i].vals);
+        }
+        l[i].n = 3;
+        was[i] = i == 2 ? l[i].vals.data : l[i].vals.values;
+    }
+    pq_vec out;
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    pq_err e = {0};
+    CHECK_EQ_I64(pq_nest_columns(&s.m, s.t, l, 3, &out, &e), 0);
+    CHECK(out.cols != NULL && out.null_count == 0);
+    for (int i = 0; out.cols && i < 3; i++) {
+        const pq_vec *v = &out.cols->col[i + 1].vals;
+        CHECK(v->null_count == 0 && v->length == 3 && (i == 2 ? v->data : v->values) == was[i]);
+    }
+    static const char *const want[] = {"{7,70,\"k\"}", "{8,71,\"k\"}", "{9,72,\"k\"}"};
+    for (int64_t r = 0; out.cols && r < 3; r++) {
+        char got[64];
+        struct_cols_text(out.cols, r, got, sizeof got);
+        CHECK_STR(got, want[r]);
+    }
+    pq_vec_free(&out);
+    for (int i = 0; i < 3; i++) { /* broken: b defined where the struct is null */
+        l[i].n = 3, l[i].pos = l[i].vpos = 0;
+        for (int j = 0; j < 3; j++) l[i].def[j] = j == 1 && i != 1 ? 0 : i == 1 ? 1 : 2;
+        pq_vec_clear(&l[i].vals);
+        for (int j = 0; j < 3; j++) {
+            if (l[i].def[j] < (i == 1 ? 1 : 2)) continue;
+            if (i == 2) {
+                append_k(&l[i].vals);
+                continue;
+            }
+            CHECK_EQ_I64(pq_vec_reserve(&l[i].vals, 1, 0), 0);
+            l[i].vals.length++;
+        }
+    }
+    CHECK_EQ_I64(pq_nest_columns(&s.m, s.t, l, 3, &out, &e), RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "level pair 1 of the column chunk: defined where the field's first leaf is not") != NULL);
+    CHECK_STR(e.column, "s.b");
+    CHECK(out.cols == NULL && out.length == 0);
+    for (int i = 0; i < 3; i++) pq_nest_leaf_free(&l[i]);
+    pq_vec_free(&out);
+}
+
+/* Lists of leaves as columns from string_lists' and string_maps' pages (lists and a leaf's
+ * pages cut across rows and at other pairs per leaf), asserted as the packed rows' text:
+ * null and empty lists, null elements, null map values, empty strings. */
+static void leaf_list_cols_check(const lschema *s, bool map, const chunk *c, const char *const *want,
+                                 int rows, int nulls)
+{
+    pq_nest_leaf l[2];
+    int nl = (int)s->m.ncolumns;
+    pq_err e = {0};
+    for (int i = 0; i < nl; i++) CHECK_EQ_I64(decode_col(&s->cols[i], &c[i], &l[i], &e), 0);
+    pq_vec out;
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    CHECK(pq_nest_has_columns(&s->m, s->t));
+    CHECK_EQ_I64(pq_nest_columns(&s->m, s->t, l, rows, &out, &e), 0);
+    CHECK(out.cols != NULL && out.length == rows && out.null_count == nulls);
+    for (int64_t r = 0; out.cols && r < rows; r++) {
+        char got[128];
+        list_cols_text(out.cols, map, r, got, sizeof got);
+        CHECK_STR(got, want[r]);
+    }
+    for (int i = 0; i < nl; i++) pq_nest_leaf_free(&l[i]);
+    pq_vec_free(&out);
+}
+
+/* list_chunk's and map_chunks' rows as columns. */
+static void leaf_list_columns(void)
+{
+    lschema s;
+    leaf_list_schema(&s, false);
+    chunk c = {0};
+    list_chunk(&c);
+    leaf_list_cols_check(&s, false, &c, list_want, 8, 2);
+
+    lschema ms;
+    leaf_list_schema(&ms, true);
+    chunk mc[2] = {0};
+    map_chunks(mc);
+    leaf_list_cols_check(&ms, true, mc, map_want, 5, 1);
+}
+
+/* A flat list (list<int64>) as columns: nine_rows' pages (a list across a v1 page's end, a
+ * v2 page; null and empty lists, null elements) asserted row by row; a split with no null
+ * element moves the leaf's values (no copy); broken levels get the flat assembly's EFORMAT
+ * and leave neither columns nor rows. */
+static void flat_list_columns(void)
+{
+    schema s;
+    list_schema(&s);
+    CHECK(pq_nest_has_columns(&s.m, s.t));
+    chunk c;
+    nine_rows(&c);
+    pq_nest_leaf l;
+    pq_err e = {0};
+    CHECK_EQ_I64(decode_col(&s.col, &c, &l, &e), 0);
+    pq_vec out;
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    CHECK_EQ_I64(pq_nest_columns(&s.m, s.t, &l, 9, &out, &e), 0);
+    CHECK(out.cols != NULL && out.length == 9 && out.null_count == 2);
+    for (int64_t r = 0; out.cols && r < 9; r++) {
+        char got[64];
+        list_cols_text(out.cols, false, r, got, sizeof got);
+        CHECK_STR(got, nine_want[r]);
+    }
+    if (out.cols) CHECK_EQ_I64(out.cols->col[1].vals.null_count, 2);
+    pq_nest_leaf_free(&l);
+    pq_vec_free(&out);
+
+    chunk m = {0};
+    static const uint16_t r[] = {0, 1, 0, 0, 0}, d[] = {3, 3, 0, 1, 3};
+    static const int64_t v[] = {7, 8, 9};
+    add_page(&m, true, r, d, 5, v, sizeof v, 3, 4);
+    CHECK_EQ_I64(decode_col(&s.col, &m, &l, &e), 0);
+    const uint8_t *values = l.vals.values;
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    CHECK_EQ_I64(pq_nest_columns(&s.m, s.t, &l, 4, &out, &e), 0);
+    CHECK(out.cols != NULL && out.cols->col[1].vals.values == values && l.vals.values == NULL);
+    static const char *const want[] = {"[7,8]", "null", "[]", "[9]"};
+    for (int64_t k = 0; out.cols && k < 4; k++) {
+        char got[64];
+        list_cols_text(out.cols, false, k, got, sizeof got);
+        CHECK_STR(got, want[k]);
+    }
+    pq_nest_leaf_free(&l);
+    pq_vec_free(&out);
+
+    static const uint16_t br[] = {0, 1, 0}, bd[] = {3, 1, 3};
+    leaf_of(&s, &l, br, bd, 3);
+    CHECK_EQ_I64(pq_nest_columns(&s.m, s.t, &l, 2, &out, &e), RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "level pair 1 of the column chunk: definition level below its parent's") != NULL);
+    CHECK_STR(e.column, "l.list.element");
+    CHECK(out.cols == NULL && out.length == 0);
+    pq_nest_leaf_free(&l);
+    pq_vec_free(&out);
+}
+
+/* Room for n level pairs in l and none for values (pq_nest_leaf_reserve sizes both). */
+static int leaf_reserve_levels(pq_nest_leaf *l, int64_t n)
+{
+    l->rep = malloc(sizeof(uint16_t) * (size_t)n);
+    l->def = malloc(sizeof(uint16_t) * (size_t)n);
+    l->cap = n;
+    return l->rep && l->def ? 0 : -1;
+}
+
+/* A split of no rows (no level pairs, leaves never given values): a map's, a flat list's and
+ * a struct's columns of length 0, the lists' offsets [0]; and a list of null strings whose
+ * leaf never got an offsets buffer. */
+static void empty_columns(void)
+{
+    lschema ms;
+    leaf_list_schema(&ms, true);
+    schema fs;
+    list_schema(&fs);
+    sschema ss;
+    struct_schema(&ss);
+    const pq_file_meta *m[3] = {&ms.m, &fs.m, &ss.m};
+    const pq_nest *t[3] = {ms.t, fs.t, ss.t};
+    const pq_column_desc *cols[3] = {ms.cols, &fs.col, ss.cols};
+    int nleaves[3] = {2, 1, 3};
+    for (int k = 0; k < 3; k++) {
+        pq_nest_leaf l[3];
+        for (int i = 0; i < nleaves[k]; i++) pq_nest_leaf_init(&l[i], &cols[k][i]);
+        pq_vec out;
+        pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+        pq_err e = {0};
+        CHECK_EQ_I64(pq_nest_columns(m[k], t[k], l, 0, &out, &e), 0);
+        CHECK(out.cols != NULL && out.length == 0 && out.null_count == 0);
+        if (out.cols && k < 2) CHECK_EQ_I64(out.cols->col[0].offsets[0], 0);
+        for (int32_t c = 0; out.cols && c < out.cols->n; c++) CHECK_EQ_I64(out.cols->col[c].length, 0);
+        for (int i = 0; i < nleaves[k]; i++) pq_nest_leaf_free(&l[i]);
+        pq_vec_free(&out);
+    }
+    lschema ls; /* elements but no value: a string leaf that never got offsets */
+    leaf_list_schema(&ls, false);
+    pq_nest_leaf l;
+    pq_nest_leaf_init(&l, &ls.cols[0]);
+    CHECK_EQ_I64(leaf_reserve_levels(&l, 2), 0);
+    l.rep[0] = 0, l.rep[1] = 1, l.def[0] = l.def[1] = 2, l.n = 2;
+    pq_vec out;
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    pq_err e = {0};
+    CHECK(l.vals.offsets == NULL);
+    CHECK_EQ_I64(pq_nest_columns(&ls.m, ls.t, &l, 1, &out, &e), 0);
+    char got[32] = "";
+    if (out.cols) list_cols_text(out.cols, false, 0, got, sizeof got);
+    CHECK_STR(got, "[null,null]");
+    pq_nest_leaf_free(&l);
+    pq_vec_free(&out);
+}
+
+/* A map whose levels break the rules: pq_nest_columns hands the split to the general walk,
+ * whose EFORMAT names the leaf; out holds neither columns nor rows. */
+static void map_columns_broken(void)
+{
+    lschema s;
+    leaf_list_schema(&s, true);
+    static const uint16_t rep[2][3] = {{0, 1, 0}, {0, 1, 0}}, def[2][3] = {{2, 2, 0}, {3, 0, 0}};
+    pq_nest_leaf l[2];
+    for (int i = 0; i < 2; i++) {
+        pq_nest_leaf_init(&l[i], &s.cols[i]);
+        CHECK_EQ_I64(pq_nest_leaf_reserve(&l[i], 3), 0);
+        for (int j = 0; j < 3; j++) {
+            l[i].rep[j] = rep[i][j], l[i].def[j] = def[i][j];
+            if (i == 0 && def[i][j] == 2) append_k(&l[i].vals);
+            if (i == 1 && def[i][j] == 3) ((int64_t *)l[i].vals.values)[l[i].vals.length++] = 10 + j;
+        }
+        l[i].n = 3;
+    }
+    pq_vec out;
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    pq_err e = {0};
+    CHECK_EQ_I64(pq_nest_columns(&s.m, s.t, l, 2, &out, &e), RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "level pair 1 of the column chunk: definition level below its parent's") != NULL);
+    CHECK_STR(e.column, "m.key_value.value");
+    CHECK(out.cols == NULL && out.length == 0 && out.data_len == 0);
+    for (int i = 0; i < 2; i++) pq_nest_leaf_free(&l[i]);
+    pq_vec_free(&out);
+}
+
 int main(void)
 {
     RUN(pages);
@@ -707,5 +1073,11 @@ int main(void)
     RUN(string_lists);
     RUN(string_maps);
     RUN(map_broken);
+    RUN(struct_columns);
+    RUN(struct_columns_moved);
+    RUN(leaf_list_columns);
+    RUN(flat_list_columns);
+    RUN(empty_columns);
+    RUN(map_columns_broken);
     return CHECK_DONE("test_nest_fast");
 }
