@@ -124,11 +124,23 @@ static int steal_point(const scan_fetch *fx, int next, int end, int live)
     return mid;
 }
 
+/* n unit slots past units_used (never past units_cap: loops read that many), the first's
+ * index; -1 when too few are left: the thief steals nothing. Unfilled slots stay nobody's. */
+static int units_reserve(scan_fetch *fx, int n)
+{
+    int used = atomic_load(&fx->units_used);
+    do {
+        if (used + n > fx->units_cap) return -1;
+    } while (!atomic_compare_exchange_weak(&fx->units_used, &used, used + n));
+    return used;
+}
+
 /* Steals the later half of the unstarted live splits of the unit (owned by another core) with
  * the most left; they become unit *out owned by core. Returns the first stolen split, -1, or
  * -ENOMEM. */
 static int steal(scan_fetch *fx, int core, int *out)
 {
+    int ui = -1; /* the new unit's slot, reserved before a victim's span is cut */
     for (int tries = 0; tries < 64; tries++) {
         int best = -1, most = 0, used = atomic_load(&fx->units_used);
         for (int u = 0; u < used; u++) {
@@ -144,13 +156,13 @@ static int steal(scan_fetch *fx, int core, int *out)
         int next = span_next(v), end = span_end(v), live = next < end ? fetch_live_in(fx, next, end) : 0;
         if (live == 0) continue;
         int mid = steal_point(fx, next, end, live);
+        if (ui < 0 && (ui = units_reserve(fx, 1)) < 0) return -1;
         atomic_fetch_add(&x->holds, 1); /* before the owner can see its splits all claimed */
         if (!atomic_compare_exchange_strong(&x->span, &v, span_pack(next, mid))) {
             atomic_fetch_sub(&x->holds, 1);
             continue;
         }
-        int ui = atomic_fetch_add(&fx->units_used, 1);
-        if (ui >= fx->units_cap || fetch_unit_init(fx, ui, mid, end, core, best)) return -ENOMEM;
+        if (fetch_unit_init(fx, ui, mid, end, core, best)) return -ENOMEM;
         atomic_fetch_add_explicit(&fx->steals, 1, memory_order_relaxed);
         *out = ui;
         return take(&fx->units[ui]);
@@ -191,6 +203,8 @@ static int steal_run(scan_fetch *fx, int core)
     if (most == 0) return -1;
     int want = (most + 1) / 2, got = 0, stolen[RUN_STEAL_MAX], end[RUN_STEAL_MAX];
     if (want > RUN_STEAL_MAX) want = RUN_STEAL_MAX;
+    int ui = units_reserve(fx, want); /* before any span is emptied; unused ones stay nobody's */
+    if (ui < 0) return -1;
     for (int u = fx->nunits - 1; u >= 0 && got < want; u--) {
         scan_unit *x = &fx->units[u];
         uint64_t v = atomic_load(&x->span);
@@ -207,8 +221,6 @@ static int steal_run(scan_fetch *fx, int core)
         end[got++] = span_end(v); /* a split steal before may have cut it */
     }
     if (got == 0) return -1;
-    int ui = atomic_fetch_add(&fx->units_used, got);
-    if (ui + got > fx->units_cap) return -ENOMEM;
     int rc = 0;
     for (int j = 0; j < got; j++) { /* file order: the last stolen is the first */
         int x = stolen[got - 1 - j];

@@ -449,6 +449,33 @@ static void step_split_done(fix *t, void *arg)
  * with no unit left, steals the later half of the 15 unstarted splits: [8, 16). Then each
  * core claims until none is left: core 0 runs 1..7 and steals [12, 16) from core 1 (7 left),
  * core 1 runs 9..11 (3 left of 0's: fewer than STEAL_MIN_LIVE). */
+/* A thief that finds no unit slot left steals nothing: the count of units never passes the
+ * array (units_cap; every loop over units_used reads that many slots, and a steal that bumped
+ * it past the cap read past the array and failed the scan with -ENOMEM), and the owner runs
+ * every split. The cap is shrunk to the planned units to reach that state without a race. */
+static void test_steal_no_slot(void)
+{
+    pqf_t *f = open_keyed("one_group.parquet", OG_ROWS, OG_ROWS, true);
+    if (!f) return;
+    fix t;
+    if (fix_open(&t, f, NULL, OG_SPLIT, EXEC_IO_PREAD)) {
+        CHECK_EQ_I64(t.fx.nunits, 1);
+        t.fx.units_cap = t.fx.nunits;
+        claims a = {.max = 1, .done_each = true}, b = {.done_each = true}, a2 = {.done_each = true};
+        on_core(&t, 0, step_claim, &a);
+        on_core(&t, 1, step_claim, &b);
+        CHECK_EQ_I64(b.n, 0);
+        CHECK_EQ_I64(b.last, 16); /* no work, not -ENOMEM */
+        CHECK_EQ_I64(atomic_load(&t.fx.units_used), 1);
+        CHECK_EQ_I64(atomic_load(&t.fx.steals), 0);
+        on_core(&t, 0, step_claim, &a2);
+        CHECK_EQ_I64(a2.n, 15);
+        for (int j = 0; j < a2.n && j < 15; j++) CHECK_EQ_I64(a2.split[j], j + 1);
+    }
+    fix_free(&t);
+    pqf_close(f);
+}
+
 static void test_steal_split(void)
 {
     pqf_t *f = open_keyed("one_group.parquet", OG_ROWS, OG_ROWS, true);
@@ -1310,6 +1337,7 @@ int main(void)
     RUN(test_claim_order);
     RUN(test_claim_runs);
     RUN(test_steal_split);
+    RUN(test_steal_no_slot);
     RUN(test_pace);
     RUN(test_explore_per_core);
     RUN(test_order_remote_measured_first);
