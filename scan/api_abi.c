@@ -102,6 +102,7 @@ int api_take_options(const ringscan_options *in, ringscan_options *out, const ch
     ringscan_options_init(out);
     memcpy(out, in, n);
     out->struct_size = sizeof *out;
+    if (!out->dictionary_columns) out->ndictionary_columns = 0; /* NULL = none, whatever the count */
     return check ? scan_api_check_options(out, err) : 0;
 }
 

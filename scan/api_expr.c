@@ -6,6 +6,7 @@
  *  1. A node owns its operands and its literal text; ringscan_expr_free frees the subtree.
  *  2. A literal's text is exactly the value: integers in decimal, doubles in the shortest
  *     form that reads back as the same double, dates and timestamps in ISO form (UTC). */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@ struct ringscan_expr {
     char *text;                /* the literal's text, or the column's name */
     ringscan_expr **kids;
     flt_tnode **targs;
+    ringscan_expr *next_free;  /* ringscan_expr_free's worklist */
 };
 
 static ringscan_expr *leaf(flt_top op, flt_tok_kind kind, const char *text, size_t len)
@@ -105,7 +107,9 @@ ringscan_expr *ringscan_expr_date(int32_t days)
 
 ringscan_expr *ringscan_expr_timestamp_us(int64_t us)
 {
-    int64_t day = us / 86400000000 - (us % 86400000000 < 0), rest = us - day * 86400000000;
+    /* floor division without forming day * 86400000000, which overflows near INT64_MIN */
+    int64_t day = us / 86400000000 - (us % 86400000000 < 0), rest = us % 86400000000;
+    if (rest < 0) rest += 86400000000;
     int64_t y, m, d, s = rest / 1000000;
     flt_civil_from_days(day, &y, &m, &d);
     char buf[64];
@@ -130,9 +134,10 @@ static int top_of(ringscan_expr_op op)
                : -1;
 }
 
-ringscan_expr *ringscan_expr_call(ringscan_expr_op op, int nargs, ringscan_expr *const *args)
+/* Internal operator top (-1: none) over args, as ringscan_expr_call. */
+static ringscan_expr *call_of(int top, int nargs, ringscan_expr *const *args)
 {
-    bool ok = top_of(op) >= 0 && nargs >= 0 && nargs <= FLT_MAX_TERMS + 1 && (args || !nargs);
+    bool ok = top >= 0 && nargs >= 0 && nargs <= FLT_MAX_TERMS + 1 && (args || !nargs);
     for (int i = 0; ok && i < nargs; i++) ok = args[i] != NULL;
     ringscan_expr *e = ok ? fail_calloc(1, sizeof *e) : NULL;
     if (e) {
@@ -145,20 +150,70 @@ ringscan_expr *ringscan_expr_call(ringscan_expr_op op, int nargs, ringscan_expr 
         return NULL;
     }
     for (int i = 0; i < nargs; i++) e->kids[i] = args[i], e->targs[i] = &args[i]->n;
-    e->n.op = (flt_top)top_of(op);
+    e->n.op = (flt_top)top;
     e->n.nargs = nargs;
     e->n.args = e->targs;
     return e;
 }
 
+ringscan_expr *ringscan_expr_call(ringscan_expr_op op, int nargs, ringscan_expr *const *args)
+{
+    return call_of(top_of(op), nargs, args);
+}
+
+/* Whether e's tree has more than room levels (recursion at most room + 1 deep). */
+static bool deeper_than(const ringscan_expr *e, int room)
+{
+    if (room == 0) return true;
+    for (int i = 0; i < e->n.nargs; i++)
+        if (deeper_than(e->kids[i], room - 1)) return true;
+    return false;
+}
+
+/* A copy of e's tree, which has at most room levels; NULL when out of memory. */
+static ringscan_expr *copy_of(const ringscan_expr *e, int room)
+{
+    assert(room > 0);
+    if (e->text) /* a leaf: a column's name, or a literal's text (its length: NULs inside) */
+        return leaf(e->n.op, e->lit.kind, e->text,
+                    e->n.op == FLT_T_COLUMN ? strlen(e->text) : (size_t)e->lit.len);
+    ringscan_expr **kids = fail_calloc((size_t)e->n.nargs + 1, sizeof *kids);
+    bool ok = kids != NULL;
+    for (int i = 0; ok && i < e->n.nargs; i++) ok = (kids[i] = copy_of(e->kids[i], room - 1)) != NULL;
+    ringscan_expr *c = kids ? call_of(e->n.op, e->n.nargs, kids) : NULL; /* NULL kid: NULL, kids freed */
+    free(kids);
+    return c;
+}
+
+/* The copy limit: past any depth the typing accepts (filter and value levels together), so a
+ * tree refused here is one a scan refuses too. */
+enum { EXPR_COPY_DEPTH_MAX = 4 * FLT_MAX_DEPTH };
+
+int scan_expr_copy(const ringscan_expr *e, ringscan_expr **out, pq_err *err)
+{
+    *out = NULL;
+    if (!e) return 0;
+    if (deeper_than(e, EXPR_COPY_DEPTH_MAX))
+        return pq_errf(err, RINGSCAN_ELIMIT, -1, "filter_expr: filter tree nested deeper than %d",
+                       FLT_MAX_DEPTH);
+    return (*out = copy_of(e, EXPR_COPY_DEPTH_MAX)) ? 0 : -ENOMEM;
+}
+
+/* Iterative: a caller may build a tree far deeper than a stack holds (a scan refuses one
+ * deeper than 32 levels, but the caller still frees it), so the nodes left to free are a
+ * list threaded through next_free, each node visited once. */
 void ringscan_expr_free(ringscan_expr *e)
 {
-    if (!e) return;
-    for (int i = 0; i < e->n.nargs; i++) ringscan_expr_free(e->kids[i]);
-    free(e->kids);
-    free(e->targs);
-    free(e->text);
-    free(e);
+    if (e) e->next_free = NULL;
+    while (e) {
+        ringscan_expr *x = e;
+        e = x->next_free;
+        for (int i = 0; i < x->n.nargs; i++) x->kids[i]->next_free = e, e = x->kids[i];
+        free(x->kids);
+        free(x->targs);
+        free(x->text);
+        free(x);
+    }
 }
 
 const flt_tnode *scan_expr_tree(const ringscan_expr *e)

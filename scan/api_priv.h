@@ -56,6 +56,8 @@ struct ringscan_scan {
     int32_t *nodes;            /* per projected column: its nested node or -1 (api_nested.c) */
     void (*on_bound)(void *ctx, const struct ringscan_topk_bound *b); /* options' */
     void *on_bound_ctx;
+    ringscan_expr *filter_expr; /* a dataset's scan: its copy of options.filter_expr, which
+                                  its files type as they open (the caller's may be freed) */
     char last_error[512];
 };
 
@@ -115,6 +117,11 @@ void api_bound_out(flt_domain dom, const flt_lit *v, uint64_t version, bool set,
  * (scan_api_check_options: -EINVAL naming the field). */
 int api_take_options(const ringscan_options *in, ringscan_options *out, const char *fn,
                      bool check, ringscan_error *err);
+
+/* A copy of the tree e into *out (NULL for NULL), for a scan that types it after
+ * ringscan_*scan_start returned (a dataset's files): 0, -ENOMEM, or RINGSCAN_ELIMIT with err
+ * filled for a tree deeper than any scan accepts. */
+int scan_expr_copy(const ringscan_expr *e, ringscan_expr **out, pq_err *err);
 
 /* The filter/ tree a ringscan_expr is (NULL for NULL). */
 const flt_tnode *scan_expr_tree(const ringscan_expr *e);

@@ -193,6 +193,26 @@ static int list_s3(lister *l, const char *p)
     return rc;
 }
 
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One pattern names a file once however many ways its `**`s reach it ("a/ ** / ** /x"
+ * walks to a/b/x twice), as an s3:// pattern's key matches once: the repeats among
+ * l->paths[from..n) dropped (a file named by two patterns stays twice). */
+static void drop_repeats(lister *l, int from)
+{
+    if (l->n - from < 2) return;
+    qsort(l->paths + from, (size_t)(l->n - from), sizeof *l->paths, str_cmp);
+    int w = from;
+    for (int i = from; i < l->n; i++) {
+        if (w > from && strcmp(l->paths[w - 1], l->paths[i]) == 0) free(l->paths[i]);
+        else l->paths[w++] = l->paths[i];
+    }
+    l->n = w;
+}
+
 static int list_one(lister *l, const char *p)
 {
     int before = l->n, rc;
@@ -202,18 +222,15 @@ static int list_one(lister *l, const char *p)
         return pq_errf(l->e, RINGSCAN_EUNSUPPORTED, -1, "%.200s: patterns over http(s) URLs "
                        "are not supported (no listing); name the objects", p);
     else if (is_url(p)) return add_path(l, p);
-    else if (has_magic(p)) rc = list_pattern(l, p);
+    else if (has_magic(p)) {
+        if ((rc = list_pattern(l, p)) == 0) drop_repeats(l, before);
+    }
     else if (is_dir(p)) rc = list_dir(l, p);
     else if (is_file(p)) return add_path(l, p);
     else return pq_errf(l->e, -ENOENT, -1, "%.200s: no such file or directory", p);
     if (rc == 0 && l->n == before)
         rc = pq_errf(l->e, -ENOENT, -1, "%.200s: no file matches", p);
     return rc;
-}
-
-static int str_cmp(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* ---- partitions (their values: scan/ds_parts.c) ---- */

@@ -1,0 +1,201 @@
+/* tests for the public API used the way an embedding host gets it wrong or pushes it to its
+ * edges (include/ringscan.h): counts without arrays, literals at the ends of their types, trees
+ * deeper than a stack, a filter tree freed once the scan started, patterns that reach a file
+ * two ways. Each case is a defect an adversarial pass found (a crash, a use after free, rows
+ * read twice); the sanitizer build checks that nothing leaks. */
+#include <errno.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "ringscan.h"
+#include "test_scan_common.h"
+
+enum { ROWS = 300, FILES = 20 }; /* more files than a dataset scan starts at once (16) */
+
+/* One file of ROWS rows: id = base + i (INT64), s = "s<i % 7>" (STRING). */
+static int write_file(const char *p, int64_t base)
+{
+    pq_column_desc sch[2] = {ts_desc("id", PQ_INT64, 0, false, PQ_LOGICAL_NONE),
+                             ts_desc("s", PQ_BYTE_ARRAY, 0, false, PQ_LOGICAL_STRING)};
+    pq_vec v[2];
+    ts_vec_new(&v[0], PQ_INT64, 0, ROWS, 0);
+    ts_vec_new(&v[1], PQ_BYTE_ARRAY, 0, ROWS, ROWS * 4);
+    for (int64_t i = 0; i < ROWS; i++) {
+        int64_t id = base + i;
+        char s[8];
+        int n = snprintf(s, sizeof s, "s%d", (int)(i % 7));
+        ts_put_fixed(&v[0], &id, false);
+        ts_put_bytes(&v[1], (const uint8_t *)s, n, false);
+    }
+    pq_writer_opts wo;
+    pq_writer_opts_default(&wo);
+    int rc = ts_write(p, sch, 2, v, ROWS, &wo);
+    pq_vec_free(&v[0]), pq_vec_free(&v[1]);
+    return rc;
+}
+
+/* Rows of a started scan, to its end; -1 when it ends in an error. */
+static int64_t drain(ringscan_scan *s)
+{
+    struct ArrowArray a;
+    ringscan_error err;
+    int64_t rows = 0;
+    int rc;
+    for (int k = 0; k < 100000 && (rc = ringscan_scan_next(s, &a, &err)) == 1; k++) {
+        rows += a.length;
+        a.release(&a);
+    }
+    return rc == 0 ? rows : -1;
+}
+
+static char one[300], dir[300];
+
+/* dictionary_columns NULL means none whatever ndictionary_columns says, as columns NULL means
+ * every column (it dereferenced the NULL list). */
+static void test_dictionary_null_list(void)
+{
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open(one, &f, &err), 0);
+    if (!f) return;
+    ringscan_options o;
+    ringscan_options_init(&o);
+    o.ndictionary_columns = 3;
+    ringscan_scan *s = NULL;
+    CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), 0);
+    if (s) CHECK_EQ_I64(drain(s), ROWS);
+    ringscan_scan_free(s);
+    const char *bad[] = {"s", NULL};
+    o.dictionary_columns = bad, o.ndictionary_columns = 2; /* a NULL entry is still refused */
+    CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), -EINVAL);
+    ringscan_close(f);
+}
+
+/* Timestamps at the ends of int64 build a literal (the day split overflowed: a trap under
+ * UBSan, so in ReleaseSafe); a scan then refuses them as out of a DATE column's range. */
+static void test_timestamp_extremes(void)
+{
+    ringscan_expr *lo = ringscan_expr_timestamp_us(INT64_MIN), *hi = ringscan_expr_timestamp_us(INT64_MAX);
+    CHECK(lo != NULL && hi != NULL);
+    ringscan_expr_free(lo);
+    ringscan_expr_free(hi);
+    ringscan_expr *e = ringscan_expr_timestamp_us(-1); /* one microsecond before the epoch */
+    ringscan_expr *args[] = {ringscan_expr_column("id"), e};
+    ringscan_expr *lt = ringscan_expr_call(RINGSCAN_EXPR_LT, 2, args);
+    CHECK(lt != NULL);
+    ringscan_expr_free(lt);
+}
+
+/* A NOT chain a million deep: freed without recursion (it overflowed the stack), refused by
+ * a scan with RINGSCAN_ELIMIT, and by a dataset scan too. */
+static void test_deep_tree(void)
+{
+    ringscan_expr *args[] = {ringscan_expr_column("id"), ringscan_expr_int(5)};
+    ringscan_expr *x = ringscan_expr_call(RINGSCAN_EXPR_GT, 2, args);
+    for (int k = 0; k < 1000000 && x; k++) x = ringscan_expr_call(RINGSCAN_EXPR_NOT, 1, &x);
+    CHECK(x != NULL);
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open(one, &f, &err), 0);
+    ringscan_options o;
+    ringscan_options_init(&o);
+    o.filter_expr = x;
+    ringscan_scan *s = NULL;
+    CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), RINGSCAN_ELIMIT);
+    CHECK(strstr(err.message, "nested deeper than 32") != NULL);
+    ringscan_close(f);
+    const char *paths[] = {dir};
+    ringscan_dataset *d = NULL;
+    CHECK_EQ_I64(ringscan_dataset_open(paths, 1, NULL, &d, &err), 0);
+    if (d) CHECK_EQ_I64(ringscan_dataset_scan_start(d, &o, &s, &err), RINGSCAN_ELIMIT);
+    ringscan_dataset_close(d);
+    ringscan_expr_free(x);
+}
+
+/* The filter tree must outlive ringscan_dataset_scan_start only: a dataset's files type it as
+ * they open (the first 16 in ringscan_dataset_scan_start, the others in ringscan_scan_next),
+ * so the scan keeps its own copy (it read the caller's freed tree: what the Python package
+ * does with col("id") < 150 on a directory). */
+static void test_dataset_tree_freed(void)
+{
+    const char *paths[] = {dir};
+    ringscan_dataset *d = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_dataset_open(paths, 1, NULL, &d, &err), 0);
+    if (!d) return;
+    CHECK_EQ_I64(ringscan_dataset_files(d), FILES);
+    ringscan_options o;
+    ringscan_options_init(&o);
+    o.max_open_files = 2;
+    for (int round = 0; round < 2; round++) {
+        ringscan_expr *args[] = {ringscan_expr_column("id"), ringscan_expr_int(ROWS / 2)};
+        ringscan_expr *x = ringscan_expr_call(RINGSCAN_EXPR_LT, 2, args);
+        o.filter_expr = x;
+        ringscan_scan *s = NULL;
+        CHECK_EQ_I64(ringscan_dataset_scan_start(d, &o, &s, &err), 0);
+        ringscan_expr_free(x);
+        void *junk[64]; /* the freed nodes' memory handed out again and overwritten */
+        for (int k = 0; k < 64; k++) junk[k] = malloc(96), memset(junk[k], 0xff, 96);
+        if (s) CHECK_EQ_I64(drain(s), FILES * (ROWS / 2)); /* every file: id = i */
+        for (int k = 0; k < 64; k++) free(junk[k]);
+        ringscan_scan_free(s);
+        if (round == 1) break;
+        ringscan_count_info c; /* a count's scan holds no tree past its call, but copies too */
+        x = ringscan_expr_call(RINGSCAN_EXPR_LT, 2,
+                               (ringscan_expr *[]){ringscan_expr_column("id"), ringscan_expr_int(10)});
+        o.filter_expr = x;
+        CHECK_EQ_I64(ringscan_dataset_count(d, &o, &c, &err), 0);
+        CHECK_EQ_I64(c.rows, FILES * 10);
+        ringscan_expr_free(x);
+    }
+    ringscan_dataset_close(d);
+}
+
+/* A pattern whose `**`s reach a file several ways lists it once (each walk of "** / **" added
+ * it again: rows read twice or three times; DuckDB refuses such a pattern, an s3:// one matched
+ * each key once); two patterns naming one file still list it twice. */
+static void test_double_star_once(void)
+{
+    char p[400], q[400];
+    snprintf(p, sizeof p, "%s/**/**/*.parquet", dir);
+    snprintf(q, sizeof q, "%s/**/**/**/f0*.parquet", dir);
+    const char *paths[] = {p, q};
+    ringscan_dataset *d = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_dataset_open(paths, 1, NULL, &d, &err), 0);
+    CHECK_EQ_I64(ringscan_dataset_files(d), FILES);
+    ringscan_dataset_close(d);
+    CHECK_EQ_I64(ringscan_dataset_open(paths + 1, 1, NULL, &d, &err), 0);
+    CHECK_EQ_I64(ringscan_dataset_files(d), 10); /* f00 .. f09 */
+    ringscan_dataset_close(d);
+    CHECK_EQ_I64(ringscan_dataset_open(paths, 2, NULL, &d, &err), 0);
+    CHECK_EQ_I64(ringscan_dataset_files(d), FILES + 10);
+    ringscan_dataset_close(d);
+}
+
+int main(void)
+{
+    ts_dir_init();
+    ts_path(one, sizeof one, "one.parquet");
+    ts_path(dir, sizeof dir, "ds");
+    mkdir(dir, 0700);
+    int bad = write_file(one, 0);
+    for (int k = 0; k < FILES && !bad; k++) { /* ds/a/f00.parquet .. ds/a/f19.parquet */
+        char sub[400], p[420];
+        snprintf(sub, sizeof sub, "%s/a", dir);
+        mkdir(sub, 0700);
+        snprintf(p, sizeof p, "%s/f%02d.parquet", sub, k);
+        bad = write_file(p, 0);
+    }
+    if (bad) {
+        fprintf(stderr, "cannot write the test files under %s\n", ts_dir);
+        return 1;
+    }
+    RUN(test_dictionary_null_list);
+    RUN(test_timestamp_extremes);
+    RUN(test_deep_tree);
+    RUN(test_dataset_tree_freed);
+    RUN(test_double_star_once);
+    ts_dir_remove();
+    return CHECK_DONE("test_api_misuse");
+}
