@@ -48,6 +48,21 @@ if _got != _want:
     raise ImportError(f"ringscan: the library {_path} is {_got}, its header {_want}")
 version = _got
 
+# Every type built now: cffi completes a struct (and parses a type string) the first time it
+# is named, in Python code that a KeyboardInterrupt can stop halfway; a struct left half built
+# stays "of unknown size" for the process (every later scan() failed). So nothing here is
+# built lazily: the header's typedefs and structs, and the type strings the package names.
+_typedefs, _structs, _unions = ffi.list_types()
+for _t in _typedefs + [f"struct {n}" for n in _structs] + [
+        "char[]", "const char *[]", "int[]", "uintptr_t", "ringscan_expr *[]",
+        "ringscan_file **", "ringscan_dataset **", "ringscan_scan **",
+        "struct ArrowArrayStream *", "struct ArrowSchema *"] + [
+        f"{n} *" for n in _typedefs]:
+    ffi.typeof(_t)
+for _t in _typedefs:  # completes the struct layouts (opaque ones have no size)
+    if ffi.typeof(_t).kind == "struct" and ffi.typeof(_t).fields is not None:
+        ffi.sizeof(_t)
+
 RINGSCAN_EFORMAT, RINGSCAN_EUNSUPPORTED = -1000, -1001
 RINGSCAN_ELIMIT, RINGSCAN_EPARSE, RINGSCAN_ECHECKSUM = -1002, -1003, -1004
 

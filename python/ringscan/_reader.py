@@ -1,4 +1,10 @@
-"""scan() and its Reader, metadata()."""
+"""scan() and its Reader, metadata().
+
+A handle the library returns (a file, a dataset, a scan) is written by the call itself into a
+box (a cffi pointer-to-pointer) that already belongs to whoever frees it: a KeyboardInterrupt
+raised as a long call returns (Ctrl-C while a dataset lists or a footer is read) can then
+never lose the handle, and with it the scan's threads."""
+import contextlib
 import os
 import threading
 
@@ -15,6 +21,8 @@ def _order_text(order_by):
     sort_by form)."""
     if order_by is None or isinstance(order_by, str):
         return order_by
+    if not isinstance(order_by, (list, tuple)):
+        raise TypeError(f"ringscan: order_by is a str or a list, not {type(order_by).__name__}")
     parts = []
     for k in order_by:
         if isinstance(k, str):
@@ -44,15 +52,12 @@ def plan_row_groups(source, columns=None, filter=None, row_groups=None):
     and page-index pruning from the footer; no data read), ascending."""
     o, keep, tree = _options(columns, filter, row_groups=row_groups)
     try:
-        f = _open(source, o)
-        try:
+        with _opened(source, o) as f:
             err = ffi.new("ringscan_error *")
             n = check(lib.ringscan_plan_row_groups(f, o, ffi.NULL, 0, err), err)
             out = ffi.new("int[]", max(n, 1))
             check(lib.ringscan_plan_row_groups(f, o, out, n, err), err)
             return list(out[0:n])
-        finally:
-            lib.ringscan_close(f)
     finally:
         if tree is not None:
             lib.ringscan_expr_free(tree)
@@ -72,20 +77,11 @@ def count_rows(source, filter=None, threads=None, **options):
     c = ffi.new("ringscan_count_info *")
     try:
         if many or _is_dataset(source):
-            paths = [ffi.new("char[]", os.fsencode(p)) for p in (source if many else [source])]
-            arr = ffi.new("const char *[]", paths)
-            d = ffi.new("ringscan_dataset **")
-            check(lib.ringscan_dataset_open(arr, len(paths), o, d, err), err)
-            try:
-                check(lib.ringscan_dataset_count(d[0], o, c, err), err)
-            finally:
-                lib.ringscan_dataset_close(d[0])
+            with _dataset_opened(source if many else [source], o) as d:
+                check(lib.ringscan_dataset_count(d, o, c, err), err)
         else:
-            f = _open(source, o)
-            try:
+            with _opened(source, o) as f:
                 check(lib.ringscan_count(f, o, c, err), err)
-            finally:
-                lib.ringscan_close(f)
         return int(c.rows)
     finally:
         if tree is not None:
@@ -103,26 +99,39 @@ def _is_dataset(source):
     return "://" not in p and os.path.isdir(p)
 
 
-def _dataset_scan(sources, o):
-    """A scan of the dataset listed from sources (paths, directories, patterns)."""
-    paths = [ffi.new("char[]", os.fsencode(p)) for p in sources]
+def _path(p):
+    """p (str, bytes or os.PathLike) as the bytes the library takes; a NUL inside would end
+    the C string early, so it is refused (as open() refuses it)."""
+    b = os.fsencode(p)
+    if b"\0" in b:
+        raise ValueError(f"ringscan: embedded null byte in path {p!r}")
+    return b
+
+
+@contextlib.contextmanager
+def _dataset_opened(sources, o):
+    """The dataset listed from sources (paths, directories, patterns), closed on exit."""
+    paths = [ffi.new("char[]", _path(p)) for p in sources]
     arr = ffi.new("const char *[]", paths)
     d = ffi.new("ringscan_dataset **")
-    err = ffi.new("ringscan_error *")
-    check(lib.ringscan_dataset_open(arr, len(paths), o, d, err), err)
     try:
-        s = ffi.new("ringscan_scan **")
-        check(lib.ringscan_dataset_scan_start(d[0], o, s, err), err)
-        return s[0]
+        err = ffi.new("ringscan_error *")
+        check(lib.ringscan_dataset_open(arr, len(paths), o, d, err), err)
+        yield d[0]
     finally:
-        lib.ringscan_dataset_close(d[0])  # the scan holds the dataset
+        lib.ringscan_dataset_close(d[0])  # NULL (nothing opened) is a no-op
 
 
-def _open(path, opts):
+@contextlib.contextmanager
+def _opened(path, opts):
+    """The file at path, closed on exit (a scan started meanwhile holds it)."""
     f = ffi.new("ringscan_file **")
-    err = ffi.new("ringscan_error *")
-    check(lib.ringscan_open_with(os.fsencode(path), opts, f, err), err)
-    return f[0]
+    try:
+        err = ffi.new("ringscan_error *")
+        check(lib.ringscan_open_with(_path(path), opts, f, err), err)
+        yield f[0]
+    finally:
+        lib.ringscan_close(f[0])
 
 
 def _options(columns=None, filter=None, order_by=None, limit=None, threads=None,
@@ -141,11 +150,15 @@ def _options(columns=None, filter=None, order_by=None, limit=None, threads=None,
     lib.ringscan_options_init(o)
     keep = []  # cdata the options point to, alive until the scan has started
 
-    def text(s):
+    def text(s, what):
+        if not isinstance(s, str):
+            raise TypeError(f"ringscan: {what} is a str, not {type(s).__name__}")
+        if "\0" in s:
+            raise ValueError(f"ringscan: embedded null character in {what} {s!r}")
         keep.append(ffi.new("char[]", s.encode()))
         return keep[-1]
     if columns is not None:
-        names = [text(c) for c in columns]
+        names = [text(c, "a column name") for c in columns]
         keep.append(ffi.new("const char *[]", names or [ffi.NULL]))
         o.columns, o.ncolumns = keep[-1], len(names)
     tree = None
@@ -155,10 +168,10 @@ def _options(columns=None, filter=None, order_by=None, limit=None, threads=None,
             raise MemoryError("ringscan: building the filter tree")
         o.filter_expr = tree
     elif filter is not None:
-        o.filter = text(filter)
+        o.filter = text(filter, "filter (SQL text, or an expression from ringscan.col)")
     order = _order_text(order_by)
     if order:
-        o.order_by = text(order)
+        o.order_by = text(order, "order_by")
     o.limit = -1 if limit is None else int(limit)
     if threads is not None:
         o.threads = int(threads)
@@ -171,9 +184,9 @@ def _options(columns=None, filter=None, order_by=None, limit=None, threads=None,
     if fetch_budget_bytes is not None:
         o.fetch_budget_bytes = int(fetch_budget_bytes)
     if store is not None:
-        o.store = text(store)
+        o.store = text(store, "store")
     if dictionary_columns is not None:
-        names = [text(c) for c in dictionary_columns]
+        names = [text(c, "a dictionary column name") for c in dictionary_columns]
         keep.append(ffi.new("const char *[]", names or [ffi.NULL]))
         o.dictionary_columns, o.ndictionary_columns = keep[-1], len(names)
     hive = {"auto": 0, True: 1, False: -1}
@@ -181,7 +194,7 @@ def _options(columns=None, filter=None, order_by=None, limit=None, threads=None,
         raise ValueError("hive_partitioning is 'auto', True or False")
     o.hive_partitioning = hive[hive_partitioning]
     if hive_types:
-        o.hive_types = text(",".join(f"{k}:{v}" for k, v in dict(hive_types).items()))
+        o.hive_types = text(",".join(f"{k}:{v}" for k, v in dict(hive_types).items()), "hive_types")
     o.union_by_name = bool(union_by_name)
     if max_open_files is not None:
         o.max_open_files = int(max_open_files)
@@ -207,7 +220,7 @@ class Reader:
                  fetch_budget_bytes=None, store=None, tls_insecure=False, int96_raw=False,
                  topk_bound=None, dictionary_columns=None, hive_partitioning="auto",
                  hive_types=None, union_by_name=False, max_open_files=None):
-        self._scan = None
+        self._box = ffi.new("ringscan_scan **")  # the scan, once started (module docstring)
         self._lock = threading.Lock()
         self._taken = False
         many = isinstance(source, (list, tuple))
@@ -222,25 +235,22 @@ class Reader:
                                  topk_bound, dictionary_columns, hive_partitioning, hive_types,
                                  union_by_name, max_open_files)
         try:
+            err = ffi.new("ringscan_error *")
             if many or _is_dataset(source):
-                self._scan = _dataset_scan(source if many else [source], o)
+                with _dataset_opened(source if many else [source], o) as d:  # the scan holds it
+                    check(lib.ringscan_dataset_scan_start(d, o, self._box, err), err)
             else:
-                f = _open(source, o)
-                try:
-                    s = ffi.new("ringscan_scan **")
-                    err = ffi.new("ringscan_error *")
-                    check(lib.ringscan_scan_start(f, o, s, err), err)
-                    self._scan = s[0]
-                finally:
-                    lib.ringscan_close(f)  # the scan holds the file
+                with _opened(source, o) as f:  # the scan holds the file
+                    check(lib.ringscan_scan_start(f, o, self._box, err), err)
         finally:
             if tree is not None:
                 lib.ringscan_expr_free(tree)
 
     def _live(self):
-        if self._scan is None:
+        s = self._box[0]
+        if s == ffi.NULL:
             raise ValueError("ringscan: the reader is closed")
-        return self._scan
+        return s
 
     def _take(self):
         with self._lock:
@@ -251,17 +261,19 @@ class Reader:
 
     def __arrow_c_schema__(self):
         sc = ffi.new("struct ArrowSchema *")
+        cap = _ffi.capsule("schema", sc)  # owns sc before the call fills it: nothing leaks
         err = ffi.new("ringscan_error *")
         check(lib.ringscan_scan_schema(self._live(), sc, err), err)
-        return _ffi.capsule("schema", sc)
+        return cap
 
     def __arrow_c_stream__(self, requested_schema=None):
         """The scan as an ArrowArrayStream capsule. requested_schema is not applied (the
         protocol lets a producer ignore it); the batches have the scan's own schema."""
         st = ffi.new("struct ArrowArrayStream *")
+        cap = _ffi.capsule("stream", st)  # owns st before the call fills it: nothing leaks
         if lib.ringscan_scan_stream(self._take(), st) != 0:
             raise _ffi.RingscanError(-22, "ringscan_scan_stream failed")
-        return _ffi.capsule("stream", st)
+        return cap
 
     @property
     def schema(self):
@@ -311,8 +323,8 @@ class Reader:
     def close(self):
         """Stops the scan (a stream already handed to a consumer keeps it alive until the
         consumer releases it)."""
-        s, self._scan = self._scan, None
-        if s is not None:
+        s, self._box[0] = self._box[0], ffi.NULL
+        if s != ffi.NULL:
             lib.ringscan_scan_free(s)
 
     def __enter__(self):
@@ -322,7 +334,7 @@ class Reader:
         self.close()
 
     def __del__(self):
-        if getattr(self, "_scan", None) is not None and lib is not None:  # None at interpreter exit
+        if getattr(self, "_box", None) is not None and lib is not None:  # None at interpreter exit
             self.close()
 
 
@@ -374,34 +386,22 @@ def metadata(source, **options):
     if isinstance(source, (list, tuple)) or _is_dataset(source):
         return _dataset_metadata(source, options)
     o, _keep, _ = _options(**options)
-    f = _open(source, o)
-    try:
+    with _opened(source, o) as f:
         return _metadata(f)
-    finally:
-        lib.ringscan_close(f)
 
 
 def _dataset_metadata(source, options):
     sources = list(source) if isinstance(source, (list, tuple)) else [source]
     o, _keep, _ = _options(**options)  # _keep: what o points to, alive to the end
-    paths = [ffi.new("char[]", os.fsencode(p)) for p in sources]
-    d = ffi.new("ringscan_dataset **")
-    err = ffi.new("ringscan_error *")
-    check(lib.ringscan_dataset_open(ffi.new("const char *[]", paths), len(paths), o, d, err), err)
-    try:
-        files = [_s(lib.ringscan_dataset_file(d[0], i)) for i in range(lib.ringscan_dataset_files(d[0]))]
-    finally:
-        lib.ringscan_dataset_close(d[0])
+    with _dataset_opened(sources, o) as d:
+        files = [_s(lib.ringscan_dataset_file(d, i)) for i in range(lib.ringscan_dataset_files(d))]
     out = []
     fi = ffi.new("ringscan_file_info *")
     for path in files:
-        f = _open(path, o)
-        try:
+        with _opened(path, o) as f:
             lib.ringscan_file_info_get(f, fi)
             out.append({"path": path, "num_rows": fi.rows, "num_row_groups": fi.row_groups,
                         "created_by": _s(fi.created_by)})
-        finally:
-            lib.ringscan_close(f)
     with scan(sources, limit=0, **options) as r:
         schema = r.schema
     return {"num_files": len(out), "num_rows": sum(f["num_rows"] for f in out),

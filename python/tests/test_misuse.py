@@ -1,0 +1,129 @@
+"""The package used the way a data engineer gets it wrong: a KeyboardInterrupt at any point of
+a scan's start (nothing leaks, the module keeps working), arguments of the wrong type (a
+TypeError naming the argument, not an AttributeError from inside), a NUL inside a string
+(refused, never a filter cut short), an expression filter on a dataset of many files."""
+import gc
+import os
+import subprocess
+import sys
+import textwrap
+
+import pyarrow.parquet as pq
+import pytest
+
+import ringscan
+from ringscan import _ffi
+
+
+def settle():
+    gc.collect()
+    return ringscan.live_objects()
+
+
+def interrupted_at(n, fn):
+    """fn() with a KeyboardInterrupt raised at the n-th call of _ffi.check (each follows one
+    library call: the open, the start, ...); whether it was raised."""
+    calls = [0]
+
+    def trace(frame, event, arg):
+        if event == "call" and frame.f_code is _ffi.check.__code__:
+            calls[0] += 1
+            if calls[0] == n:
+                raise KeyboardInterrupt
+        return None
+    sys.settrace(trace)
+    try:
+        fn()
+    except KeyboardInterrupt:
+        return True
+    finally:
+        sys.settrace(None)
+    return False
+
+
+def test_interrupt_right_after_a_call_leaks_nothing(lineitem, tmp_path):
+    """Ctrl-C while a footer is read or a dataset lists arrives as the call returns: the
+    handle it returned (a scan with its threads) was lost before any Python object held it."""
+    d = tmp_path / "ds"
+    d.mkdir()
+    for k in range(3):
+        os.link(lineitem, d / f"p{k}.parquet")
+    base = settle()
+    for source in (lineitem, str(d), [lineitem, lineitem]):
+        for n in range(1, 4):
+            interrupted_at(n, lambda: ringscan.scan(source, columns=["l_orderkey"]).to_arrow())
+            assert settle() == base, (source, n)
+        for n in range(1, 3):
+            interrupted_at(n, lambda: ringscan.count_rows(source, filter="l_quantity > 10"))
+            assert settle() == base, (source, n)
+    interrupted_at(1, lambda: ringscan.metadata(lineitem))
+    interrupted_at(1, lambda: ringscan.plan_row_groups(lineitem))
+    assert settle() == base
+    assert ringscan.scan(lineitem, limit=3).to_arrow().num_rows == 3
+
+
+def test_interrupt_inside_cffi_type_building(lineitem):
+    """cffi built a struct the first time the package named it, in Python code: a
+    KeyboardInterrupt in the middle left ringscan_options "of unknown size" and every later
+    scan() of the process failed. A fresh interpreter, interrupted at several depths."""
+    script = textwrap.dedent(f"""
+        import sys, ringscan
+        n, calls = int(sys.argv[1]), [0]
+        def trace(frame, event, arg):
+            if event == "call" and "/cffi/" in frame.f_code.co_filename:
+                calls[0] += 1
+                if calls[0] == n:
+                    raise KeyboardInterrupt
+            return None
+        sys.settrace(trace)
+        try:
+            ringscan.scan({lineitem!r}, limit=5).to_arrow()
+        except KeyboardInterrupt:
+            pass
+        sys.settrace(None)
+        print(ringscan.scan({lineitem!r}, limit=5).to_arrow().num_rows)
+    """)
+    for n in (20, 50, 100, 300):
+        r = subprocess.run([sys.executable, "-c", script, str(n)], capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 0 and r.stdout.strip() == "5", (n, r.stderr[-500:])
+
+
+def test_wrong_argument_types(lineitem):
+    for kw, what in [({"columns": [1]}, "column name"), ({"columns": [None]}, "column name"),
+                     ({"columns": [b"l_orderkey"]}, "column name"), ({"filter": 5}, "filter"),
+                     ({"filter": b"l_quantity > 1"}, "filter"), ({"order_by": 3, "limit": 2}, "order_by"),
+                     ({"dictionary_columns": [7]}, "dictionary column")]:
+        with pytest.raises(TypeError, match=what):
+            ringscan.scan(lineitem, **kw)
+    with pytest.raises(TypeError, match="fliter"):
+        ringscan.count_rows(lineitem, fliter="l_quantity > 1")
+    assert settle() == 0
+
+
+def test_nul_inside_a_string_is_refused(lineitem):
+    """cffi ends a char[] at its first NUL: 'l_quantity > 49\\0 AND ...' filtered on the
+    first conjunct alone, and a path with a NUL opened another file."""
+    with pytest.raises(ValueError, match="null"):
+        ringscan.scan(lineitem, filter="l_quantity > 49\0 AND l_quantity < 0")
+    with pytest.raises(ValueError, match="null"):
+        ringscan.scan(lineitem, columns=["l_orderkey\0x"])
+    with pytest.raises(ValueError, match="null"):
+        ringscan.scan(lineitem + "\0.bak")
+    with pytest.raises(ValueError, match="null"):
+        ringscan.count_rows([lineitem + "\0"])
+    assert settle() == 0
+
+
+def test_expression_filter_on_many_files(lineitem, tmp_path):
+    """The tree is freed once the scan started; the dataset's later files (past the 16 it
+    starts at once) typed it after that (a use after free in the library)."""
+    d = tmp_path / "many"
+    d.mkdir()
+    for k in range(20):
+        os.link(lineitem, d / f"p{k:02d}.parquet")
+    f = ringscan.col("l_orderkey") < 1000
+    want = pq.read_table(lineitem, filters=[("l_orderkey", "<", 1000)]).num_rows
+    assert ringscan.scan(str(d), filter=f, max_open_files=2).to_arrow().num_rows == 20 * want
+    assert ringscan.count_rows(str(d), filter=f) == 20 * want
+    assert settle() == 0
