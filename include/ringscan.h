@@ -399,9 +399,10 @@ RINGSCAN_API void ringscan_expr_free(ringscan_expr *e);
 
 typedef struct ringscan_options {
     size_t struct_size;         /* sizeof(ringscan_options) as the caller was built: set by
-                                   ringscan_options_init, never by hand (0, or a size below
-                                   the first version's, is -EINVAL; a larger one than the
-                                   library knows is -EINVAL unless every byte past it is 0) */
+                                   ringscan_options_init, never by hand (0, a size below
+                                   the first version's, or one over 4096, is -EINVAL; a
+                                   larger one than the library knows is -EINVAL unless every
+                                   byte past it is 0) */
     const char *const *columns; /* projected column names (a nested field by its name "s",
                                    or a struct's field by its path "s.a":
                                    ringscan_scan_start); NULL = every top-level field */

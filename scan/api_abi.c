@@ -20,6 +20,11 @@
  * built before them passes a shorter struct. */
 #define OPTIONS_V1_SIZE \
     (offsetof(ringscan_options, fetch_budget_bytes) + sizeof(int64_t))
+/* A size no version's options will reach: a struct_size beyond it is garbage (options never
+ * passed through ringscan_options_init), refused before a byte past this library's struct
+ * is read (the zero check below would walk the caller's memory to its end). */
+#define OPTIONS_SIZE_MAX 4096
+_Static_assert(sizeof(ringscan_options) <= OPTIONS_SIZE_MAX / 2, "room for the options to grow");
 
 _Atomic int64_t api_live_objects;
 
@@ -82,7 +87,7 @@ int api_take_options(const ringscan_options *in, ringscan_options *out, const ch
 {
     size_t n = in->struct_size;
     const char *why = NULL;
-    if (n < OPTIONS_V1_SIZE) {
+    if (n < OPTIONS_V1_SIZE || n > OPTIONS_SIZE_MAX) {
         why = "options.struct_size is not a ringscan_options size (fill the options with "
               "ringscan_options_init first)";
     } else if (n > sizeof *out) {
@@ -102,7 +107,7 @@ int api_take_options(const ringscan_options *in, ringscan_options *out, const ch
     ringscan_options_init(out);
     memcpy(out, in, n);
     out->struct_size = sizeof *out;
-    if (!out->dictionary_columns) out->ndictionary_columns = 0; /* NULL = none, whatever the count */
+    if (!out->dictionary_columns) out->ndictionary_columns = 0; /* NULL: none, any count */
     return check ? scan_api_check_options(out, err) : 0;
 }
 

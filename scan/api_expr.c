@@ -179,8 +179,10 @@ static ringscan_expr *copy_of(const ringscan_expr *e, int room)
                     e->n.op == FLT_T_COLUMN ? strlen(e->text) : (size_t)e->lit.len);
     ringscan_expr **kids = fail_calloc((size_t)e->n.nargs + 1, sizeof *kids);
     bool ok = kids != NULL;
-    for (int i = 0; ok && i < e->n.nargs; i++) ok = (kids[i] = copy_of(e->kids[i], room - 1)) != NULL;
-    ringscan_expr *c = kids ? call_of(e->n.op, e->n.nargs, kids) : NULL; /* NULL kid: NULL, kids freed */
+    for (int i = 0; ok && i < e->n.nargs; i++)
+        ok = (kids[i] = copy_of(e->kids[i], room - 1)) != NULL;
+    /* a NULL kid (out of memory): NULL, the others freed */
+    ringscan_expr *c = kids ? call_of(e->n.op, e->n.nargs, kids) : NULL;
     free(kids);
     return c;
 }

@@ -4,7 +4,9 @@
  * two ways. Each case is a defect an adversarial pass found (a crash, a use after free, rows
  * read twice); the sanitizer build checks that nothing leaks. */
 #include <errno.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "ringscan.h"
@@ -71,11 +73,44 @@ static void test_dictionary_null_list(void)
     ringscan_close(f);
 }
 
+/* Options never passed through ringscan_options_init carry a garbage struct_size: one past
+ * any version's is refused before a byte beyond the library's struct is read (the check that
+ * a newer caller's tail is zero walked the caller's memory until a nonzero byte: here into a
+ * guard page). */
+static void test_garbage_struct_size(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    uint8_t *m = mmap(NULL, (size_t)page * 3, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(m != MAP_FAILED);
+    if (m == MAP_FAILED) return;
+    CHECK_EQ_I64(mprotect(m + 2 * page, (size_t)page, PROT_NONE), 0);
+    ringscan_options *o = (ringscan_options *)m; /* zeros up to the guard page */
+    ringscan_options_init(o);
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open(one, &f, &err), 0);
+    ringscan_scan *s = NULL;
+    size_t sizes[] = {(size_t)1 << 40, 4097, (size_t)-1};
+    for (int k = 0; k < 3; k++) {
+        o->struct_size = sizes[k];
+        CHECK_EQ_I64(ringscan_scan_start(f, o, &s, &err), -EINVAL);
+        CHECK(s == NULL && strstr(err.message, "struct_size") != NULL);
+    }
+    o->struct_size = sizeof *o + 64; /* a newer caller's zero tail is still taken */
+    CHECK_EQ_I64(ringscan_scan_start(f, o, &s, &err), 0);
+    if (s) CHECK_EQ_I64(drain(s), ROWS);
+    ringscan_scan_free(s);
+    ringscan_close(f);
+    munmap(m, (size_t)page * 3);
+}
+
 /* Timestamps at the ends of int64 build a literal (the day split overflowed: a trap under
  * UBSan, so in ReleaseSafe); a scan then refuses them as out of a DATE column's range. */
 static void test_timestamp_extremes(void)
 {
-    ringscan_expr *lo = ringscan_expr_timestamp_us(INT64_MIN), *hi = ringscan_expr_timestamp_us(INT64_MAX);
+    ringscan_expr *lo = ringscan_expr_timestamp_us(INT64_MIN);
+    ringscan_expr *hi = ringscan_expr_timestamp_us(INT64_MAX);
     CHECK(lo != NULL && hi != NULL);
     ringscan_expr_free(lo);
     ringscan_expr_free(hi);
@@ -141,8 +176,8 @@ static void test_dataset_tree_freed(void)
         ringscan_scan_free(s);
         if (round == 1) break;
         ringscan_count_info c; /* a count's scan holds no tree past its call, but copies too */
-        x = ringscan_expr_call(RINGSCAN_EXPR_LT, 2,
-                               (ringscan_expr *[]){ringscan_expr_column("id"), ringscan_expr_int(10)});
+        ringscan_expr *lt10[] = {ringscan_expr_column("id"), ringscan_expr_int(10)};
+        x = ringscan_expr_call(RINGSCAN_EXPR_LT, 2, lt10);
         o.filter_expr = x;
         CHECK_EQ_I64(ringscan_dataset_count(d, &o, &c, &err), 0);
         CHECK_EQ_I64(c.rows, FILES * 10);
@@ -192,6 +227,7 @@ int main(void)
         return 1;
     }
     RUN(test_dictionary_null_list);
+    RUN(test_garbage_struct_size);
     RUN(test_timestamp_extremes);
     RUN(test_deep_tree);
     RUN(test_dataset_tree_freed);
