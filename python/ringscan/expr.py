@@ -81,7 +81,14 @@ class Expr:
             kids = [self.args[0]._build(), lib.ringscan_expr_string(
                 self.args[1].args[0].encode(), len(self.args[1].args[0].encode()))]
         else:
-            kids = [a._build() for a in self.args]
+            kids = []
+            try:
+                for a in self.args:
+                    kids.append(a._build())
+            except BaseException:  # a literal of no type (or an interrupt): free what was built
+                for k in kids:
+                    lib.ringscan_expr_free(k if k is not None else ffi.NULL)
+                raise
         arr = ffi.new("ringscan_expr *[]", kids)
         op = getattr(lib, "RINGSCAN_EXPR_" + self.op)
         r = lib.ringscan_expr_call(op, len(kids), arr)  # owns kids, even on failure
@@ -90,6 +97,8 @@ class Expr:
 
 def col(name):
     """The column called name (a top-level column)."""
+    if not isinstance(name, str):
+        raise TypeError(f"ringscan.col: a column name is a str, not {type(name).__name__}")
     return Expr("col", (name,))
 
 
@@ -113,8 +122,10 @@ def _leaf(e):
         return lib.ringscan_expr_null()
     if isinstance(v, bool):
         return lib.ringscan_expr_bool(v)
-    if isinstance(v, int):
-        return lib.ringscan_expr_int(v)
+    if isinstance(v, int):  # past int64 (a UINT64 column's upper half): the exact digits
+        if -2**63 <= v < 2**63:
+            return lib.ringscan_expr_int(v)
+        return lib.ringscan_expr_decimal(str(v).encode())
     if isinstance(v, float):
         return lib.ringscan_expr_double(v)
     if isinstance(v, str):

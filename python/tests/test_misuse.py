@@ -127,3 +127,20 @@ def test_expression_filter_on_many_files(lineitem, tmp_path):
     assert ringscan.scan(str(d), filter=f, max_open_files=2).to_arrow().num_rows == 20 * want
     assert ringscan.count_rows(str(d), filter=f) == 20 * want
     assert settle() == 0
+
+
+def test_integer_literals_past_int64(tmp_path):
+    """A UINT64 column's upper half: col("u") > 2**63 raised OverflowError (the literal went
+    through int64); the exact digits are the literal now, as in the filter text."""
+    import pyarrow as pa
+    p = str(tmp_path / "u.parquet")
+    vals = [0, 1, 2**63 - 1, 2**63, 2**63 + 5, 2**64 - 1, None]
+    pq.write_table(pa.table({"u": pa.array(vals, pa.uint64())}), p)
+    for v, want in [(2**63, 2), (2**63 - 1, 3), (2**64 - 1, 0), (2**63 + 4, 2), (2**63 + 5, 1)]:
+        assert ringscan.scan(p, filter=ringscan.col("u") > v).to_arrow().num_rows == want, v
+        assert ringscan.count_rows(p, filter=f"u > {v}") == want, v
+    with pytest.raises(TypeError, match="column name"):
+        ringscan.col(5)
+    with pytest.raises(TypeError, match="no literal"):  # the built half is freed, then raised
+        ringscan.scan(p, filter=(ringscan.col("u") > 1) & (ringscan.col("u") == object()))
+    assert settle() == 0
