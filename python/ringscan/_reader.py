@@ -252,18 +252,19 @@ class Reader:
             raise ValueError("ringscan: the reader is closed")
         return s
 
-    def _take(self):
+    @contextlib.contextmanager
+    def _using(self):
+        """The live scan, which a close() on another thread waits for until the block ends
+        (the calls release the GIL: it freed the scan under a stats() call)."""
         with self._lock:
-            if self._taken:
-                raise ValueError("ringscan: a reader is read once (scan again for a second read)")
-            self._taken = True
-            return self._live()
+            yield self._live()
 
     def __arrow_c_schema__(self):
         sc = ffi.new("struct ArrowSchema *")
         cap = _ffi.capsule("schema", sc)  # owns sc before the call fills it: nothing leaks
         err = ffi.new("ringscan_error *")
-        check(lib.ringscan_scan_schema(self._live(), sc, err), err)
+        with self._using() as s:
+            check(lib.ringscan_scan_schema(s, sc, err), err)
         return cap
 
     def __arrow_c_stream__(self, requested_schema=None):
@@ -271,8 +272,12 @@ class Reader:
         protocol lets a producer ignore it); the batches have the scan's own schema."""
         st = ffi.new("struct ArrowArrayStream *")
         cap = _ffi.capsule("stream", st)  # owns st before the call fills it: nothing leaks
-        if lib.ringscan_scan_stream(self._take(), st) != 0:
-            raise _ffi.RingscanError(-22, "ringscan_scan_stream failed")
+        with self._using() as s:  # the stream holds the scan from here, whatever close() does
+            if self._taken:
+                raise ValueError("ringscan: a reader is read once (scan again for a second read)")
+            self._taken = True
+            if lib.ringscan_scan_stream(s, st) != 0:
+                raise _ffi.RingscanError(-22, "ringscan_scan_stream failed")
         return cap
 
     @property
@@ -299,15 +304,17 @@ class Reader:
         value the K-th row is at least as good as, (is_float, value); None when there is none
         yet. Siblings exchange it (scan(..., topk_bound=...)) to prune each other's reads."""
         b = ffi.new("ringscan_topk_bound *")
-        if lib.ringscan_scan_topk_bound(self._live(), b) != 0 or not b.set:
-            return None
+        with self._using() as s:
+            if lib.ringscan_scan_topk_bound(s, b) != 0 or not b.set:
+                return None
         return (True, b.f) if b.is_float else (False, b.i)
 
     def stats(self):
         """The scan's counters (`ringscan scan --stats`) as a dict; final once the stream
         ended (stats()["complete"])."""
         st = ffi.new("ringscan_stats *")
-        lib.ringscan_scan_stats(self._live(), st)
+        with self._using() as s:
+            lib.ringscan_scan_stats(s, st)
         out = {}
         for name, field in ffi.typeof("ringscan_stats").fields:
             v = getattr(st, name)
@@ -318,14 +325,16 @@ class Reader:
 
     def explain(self):
         """The plan's text account (row groups and pages pruned and why, conjunct order)."""
-        return ffi.string(lib.ringscan_scan_explain(self._live())).decode("utf-8", "replace")
+        with self._using() as s:  # the text lives in the scan: copied before close() frees it
+            return ffi.string(lib.ringscan_scan_explain(s)).decode("utf-8", "replace")
 
     def close(self):
         """Stops the scan (a stream already handed to a consumer keeps it alive until the
         consumer releases it)."""
-        s, self._box[0] = self._box[0], ffi.NULL
-        if s != ffi.NULL:
-            lib.ringscan_scan_free(s)
+        with self._lock:  # after any call using the scan on another thread
+            s, self._box[0] = self._box[0], ffi.NULL
+            if s != ffi.NULL:
+                lib.ringscan_scan_free(s)
 
     def __enter__(self):
         return self

@@ -144,3 +144,30 @@ def test_integer_literals_past_int64(tmp_path):
     with pytest.raises(TypeError, match="no literal"):  # the built half is freed, then raised
         ringscan.scan(p, filter=(ringscan.col("u") > 1) & (ringscan.col("u") == object()))
     assert settle() == 0
+
+
+def test_close_while_another_thread_reads_stats(lineitem):
+    """A progress thread calling stats() and explain() while the reader is closed: the calls
+    release the GIL, and close() freed the scan under them (SIGILL in 300 rounds). In a
+    subprocess: a crash is this test's failure, not the run's."""
+    script = textwrap.dedent(f"""
+        import threading, time, ringscan
+        for k in range(300):
+            r = ringscan.scan({lineitem!r})
+            stop = []
+            def monitor():
+                while not stop:
+                    try:
+                        r.stats(), r.explain(), r.topk_bound()
+                    except ValueError:  # closed: the one error allowed
+                        return
+            t = threading.Thread(target=monitor)
+            t.start()
+            time.sleep(0.0005 * (k % 5))
+            r.close()
+            stop.append(1)
+            t.join()
+        print(ringscan.live_objects())
+    """)
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "0", (r.returncode, r.stderr[-500:])
