@@ -12,7 +12,10 @@
  *       IN drops inexact entries (FALSE when none is left).
  *     Plain integer columns are decimals of scale 0 (`int_col > 5.5` is exact too);
  *     timestamps are nanoseconds rounded to the column's unit the same way.
- *  3. The range check runs after rounding, on the value actually stored. */
+ *  3. The range check runs after rounding, on the value actually stored; a value outside an
+ *     integer-like column's range settles the comparison as DuckDB's wider compare does
+ *     (x = v never, x != v always, x < v always or never by the side it lies on; BETWEEN
+ *     clamped to the range; IN drops it), so `u64 > -1` keeps every non-null row. */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -348,6 +351,16 @@ static int store_checked(struct flt_arena **a, const pq_column_desc *d, flt_doma
     return store_int(a, dom, q, l);
 }
 
+/* Whether q is a value an integer-like column d can hold (int_range). A q outside lies below
+ * the range exactly when it is negative: every range holds 0. */
+static bool in_range(const pq_column_desc *d, flt_domain dom, i128 q)
+{
+    i128 lo, hi;
+    int_range(d, dom, &lo, &hi);
+    assert(lo <= 0 && hi >= 0);
+    return q >= lo && q <= hi;
+}
+
 static int store_typed(struct flt_arena **a, const pq_column_desc *d, flt_domain dom,
                        const typed *t, i128 q, const flt_raw_lit *r, flt_lit *l, pq_err *e)
 {
@@ -373,6 +386,12 @@ static int type_cmp(struct flt_arena **a, const pq_column_desc *d, flt_domain do
         default: assert(0);
         }
     }
+    if (intlike(dom) && !in_range(d, dom, q)) { /* settled for every value, as DuckDB answers */
+        bool below = q < 0, up = op == FLT_OP_GT || op == FLT_OP_GE;
+        bool all = op == FLT_OP_NE || (op != FLT_OP_EQ && below == up);
+        t->op = all ? FLT_OP_IS_NOT_NULL : FLT_OP_FALSE, t->nlits = 0;
+        return 0;
+    }
     t->op = op, t->nlits = 1;
     t->lits = flt_arena_alloc(a, sizeof *t->lits);
     if (!t->lits) return -ENOMEM;
@@ -386,11 +405,21 @@ static int type_between(struct flt_arena **a, const pq_column_desc *d, flt_domai
     int rc = type_one(a, d, dom, &raw[0], &lo, e);
     if (!rc) rc = type_one(a, d, dom, &raw[1], &hi, e);
     if (rc) return rc;
+    i128 qlo = lo.exact ? lo.q : lo.q + 1, qhi = hi.q;
+    if (intlike(dom)) { /* bounds past the column's range clamped to it (DuckDB's answer) */
+        i128 rlo, rhi;
+        int_range(d, dom, &rlo, &rhi);
+        qlo = qlo < rlo ? rlo : qlo, qhi = qhi > rhi ? rhi : qhi;
+        if (qlo > qhi) {
+            t->op = FLT_OP_FALSE, t->nlits = 0;
+            return 0;
+        }
+    }
     t->op = FLT_OP_BETWEEN, t->nlits = 2;
     t->lits = flt_arena_alloc(a, 2 * sizeof *t->lits);
     if (!t->lits) return -ENOMEM;
-    rc = store_typed(a, d, dom, &lo, lo.exact ? lo.q : lo.q + 1, &raw[0], &t->lits[0], e);
-    if (!rc) rc = store_typed(a, d, dom, &hi, hi.q, &raw[1], &t->lits[1], e);
+    rc = store_typed(a, d, dom, &lo, qlo, &raw[0], &t->lits[0], e);
+    if (!rc) rc = store_typed(a, d, dom, &hi, qhi, &raw[1], &t->lits[1], e);
     return rc;
 }
 
@@ -411,7 +440,7 @@ static void sort_unique(flt_domain dom, flt_term *t)
     t->nlits = n;
 }
 
-/* IN or NOT_IN (op): literals no value of the domain can equal are dropped; an empty list
+/* IN or NOT_IN (op): literals no value of the column can equal are dropped; an empty list
  * leaves FALSE (IN) or IS NOT NULL (NOT IN). */
 static int type_in(struct flt_arena **a, const pq_column_desc *d, flt_domain dom, flt_op op,
                    const flt_raw_lit *raw, int32_t nraw, flt_term *t, pq_err *e)
@@ -423,7 +452,8 @@ static int type_in(struct flt_arena **a, const pq_column_desc *d, flt_domain dom
         typed v;
         int rc = type_one(a, d, dom, &raw[i], &v, e);
         if (rc) return rc;
-        if (!v.exact) continue; /* cannot equal any value of the domain */
+        if (!v.exact || (intlike(dom) && !in_range(d, dom, v.q)))
+            continue; /* cannot equal any value of the column */
         rc = store_typed(a, d, dom, &v, v.q, &raw[i], &t->lits[t->nlits], e);
         if (rc) return rc;
         t->nlits++;
