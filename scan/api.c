@@ -292,7 +292,12 @@ int ringscan_scan_column(ringscan_scan *s, int i, ringscan_column_info *out)
 int ringscan_scan_schema(ringscan_scan *s, struct ArrowSchema *out, ringscan_error *err)
 {
     if (!s || !out) return scan_api_bad_arg(err, !s ? "ringscan_scan_schema: scan is NULL" : "ringscan_scan_schema: out is NULL");
-    if (s->ds) return ds_scan_schema(s->ds, out) ? scan_api_bad_arg(err, "out of memory") : 0;
+    if (s->ds) {
+        int rc = ds_scan_schema(s->ds, out);
+        pq_err e = {.offset = -1};
+        if (rc) pq_errf(&e, rc, -1, "the dataset's schema: %s", rc == -ENOMEM ? "out of memory" : "cannot be exported");
+        return rc ? scan_api_report(err, rc, &e) : 0;
+    }
     int rc = scan_arrow_schema(s->cols, s->ncols, s->arrow_flags, out);
     if (rc == 0 && (rc = scan_arrow_schema_metadata(out, s->types.metadata)) != 0) out->release(out);
     return rc ? api_report(err, s->file->path, rc, NULL) : 0;

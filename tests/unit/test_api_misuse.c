@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "common/fail.h"
 #include "ringscan.h"
 #include "test_scan_common.h"
 
@@ -208,6 +209,32 @@ static void test_double_star_once(void)
     ringscan_dataset_close(d);
 }
 
+/* A dataset's schema that cannot be built for want of memory is -ENOMEM, said so (it was
+ * -EINVAL). The scan is drained first: no allocation of its cores meets the armed failure. */
+static void test_dataset_schema_nomem(void)
+{
+    const char *paths[] = {dir};
+    ringscan_dataset *d = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_dataset_open(paths, 1, NULL, &d, &err), 0);
+    ringscan_options o;
+    ringscan_options_init(&o);
+    ringscan_scan *s = NULL;
+    if (d) CHECK_EQ_I64(ringscan_dataset_scan_start(d, &o, &s, &err), 0);
+    if (s) CHECK_EQ_I64(drain(s), FILES * ROWS);
+    struct ArrowSchema sch = {0};
+    fail_arm(FAIL_ALLOC, 1, true);
+    int rc = s ? ringscan_scan_schema(s, &sch, &err) : 0;
+    fail_disarm();
+    CHECK_EQ_I64(rc, -ENOMEM);
+    CHECK(rc == -ENOMEM && err.status == -ENOMEM && strstr(err.message, "out of memory"));
+    if (rc == 0 && sch.release) sch.release(&sch);
+    CHECK_EQ_I64(s ? ringscan_scan_schema(s, &sch, &err) : -1, 0); /* and once memory is back */
+    if (sch.release) sch.release(&sch);
+    ringscan_scan_free(s);
+    ringscan_dataset_close(d);
+}
+
 int main(void)
 {
     ts_dir_init();
@@ -232,6 +259,7 @@ int main(void)
     RUN(test_deep_tree);
     RUN(test_dataset_tree_freed);
     RUN(test_double_star_once);
+    RUN(test_dataset_schema_nomem);
     ts_dir_remove();
     return CHECK_DONE("test_api_misuse");
 }
