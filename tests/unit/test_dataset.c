@@ -104,20 +104,33 @@ static void inference(void)
     CHECK_EQ_I64(ds_part_infer("1.5"), DS_VARCHAR);
     CHECK_EQ_I64(ds_part_infer("99999999999999999999"), DS_VARCHAR);
     CHECK_EQ_I64(ds_part_infer(""), DS_VARCHAR);
-    CHECK_EQ_I64(ds_part_infer("-0"), DS_VARCHAR);
+    CHECK_EQ_I64(ds_part_infer("-0"), DS_BIGINT);   /* DuckDB 2.0.1 (its strict cast) */
+    CHECK_EQ_I64(ds_part_infer("-01"), DS_BIGINT);  /* a negative may have leading zeros */
+    CHECK_EQ_I64(ds_part_infer("+5"), DS_VARCHAR);
+    CHECK_EQ_I64(ds_part_infer("0x10"), DS_BIGINT);
+    CHECK_EQ_I64(ds_part_infer("2024-1-1"), DS_DATE);
+    CHECK_EQ_I64(ds_part_infer("1-01-01"), DS_TIMESTAMP); /* a one-digit year: no strict DATE */
+    CHECK_EQ_I64(ds_part_infer("2024-01-05 24:00:00"), DS_TIMESTAMP);
+    CHECK_EQ_I64(ds_part_infer("2024-01-05 10:00:00+02"), DS_TIMESTAMP);
     CHECK_EQ_I64(ds_part_infer("2024-01-05"), DS_DATE);
     CHECK_EQ_I64(ds_part_infer("2023-02-29"), DS_VARCHAR); /* not a date */
     CHECK_EQ_I64(ds_part_infer("2024-02-29"), DS_DATE);
     CHECK_EQ_I64(ds_part_infer("2024-01-05 10:00:00"), DS_TIMESTAMP);
     CHECK_EQ_I64(ds_part_infer("2024-01-05T10:00:00.5"), DS_TIMESTAMP);
     CHECK_EQ_I64(ds_part_infer("2024-01-05 25:00:00"), DS_VARCHAR);
-    CHECK_EQ_I64(ds_part_infer("2024-01-05 10:00"), DS_VARCHAR);
+    CHECK_EQ_I64(ds_part_infer("2024-01-05 10:00"), DS_TIMESTAMP);
+    CHECK_EQ_I64(ds_part_infer("2024-01-05 10"), DS_VARCHAR);
     int64_t v = 0;
     CHECK(ds_part_parse(DS_DATE, "1970-01-02", &v) && v == 1);
     CHECK(ds_part_parse(DS_DATE, "2024-01-05", &v) && v == 19727);
     CHECK(ds_part_parse(DS_BIGINT, "-42", &v) && v == -42);
     CHECK(ds_part_parse(DS_TIMESTAMP, "1970-01-02 00:00:01.25", &v) && v == INT64_C(86401250000));
     CHECK(!ds_part_parse(DS_BIGINT, "x", &v));
+    CHECK(ds_part_parse(DS_BIGINT, "-01", &v) && v == -1);
+    CHECK(ds_part_parse(DS_BIGINT, "25e-1", &v) && v == 3); /* a cast: rounded half away */
+    CHECK(ds_part_parse(DS_TIMESTAMP, "1970-01-01 24:00:00", &v) && v == INT64_C(86400000000));
+    CHECK(ds_part_parse(DS_TIMESTAMP, "1970-01-01 00:00:00.1234567+02", &v) && v == 123456);
+    CHECK(ds_part_parse(DS_DATE, "2024-01-05 (BC)", &v) && v == -1458409);
 }
 
 static void partitions(void)
