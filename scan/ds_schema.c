@@ -101,6 +101,19 @@ static bool decimal_merge(const pq_column_desc *a, const pq_column_desc *b, pq_c
     return true;
 }
 
+/* A column DuckDB's union_by_name casts to VARCHAR beside a string one: an integer of any
+ * width or sign (ds_widen prints it as DuckDB's cast does). */
+static bool int_text(const pq_column_desc *d)
+{
+    return (d->physical == PQ_INT32 || d->physical == PQ_INT64) &&
+           (d->logical == PQ_LOGICAL_NONE || (d->logical >= PQ_LOGICAL_INT8 && d->logical <= PQ_LOGICAL_UINT64));
+}
+
+static bool is_text(const pq_column_desc *d)
+{
+    return d->physical == PQ_BYTE_ARRAY && d->logical == PQ_LOGICAL_STRING;
+}
+
 /* The type both a and b widen to into *out (by_name: a union by name, which may widen a);
  * false when they do not. */
 static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, bool by_name,
@@ -111,6 +124,10 @@ static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, bool by
     if (ds_null_typed(a)) return by_name ? (*out = *b, true) : false; /* as DuckDB and pyarrow */
     if (ds_time_unit(a) || ds_time_unit(b)) return timed_merge(a, b, by_name, out);
     if (decimal_merge(a, b, out)) return true; /* (refused by the caller unless by_name or a's) */
+    if (by_name && ((is_text(a) && int_text(b)) || (int_text(a) && is_text(b)))) {
+        *out = is_text(a) ? *a : *b; /* DuckDB: an integer beside a string is VARCHAR */
+        return true;
+    }
     bool ia = int_class(a), ib = int_class(b);
     bool na = ia || float_class(a) || ds_small_decimal(a);
     bool nb = ib || float_class(b) || ds_small_decimal(b);
