@@ -124,9 +124,9 @@ static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, bool by
     if (ds_null_typed(a)) return by_name ? (*out = *b, true) : false; /* as DuckDB and pyarrow */
     if (ds_time_unit(a) || ds_time_unit(b)) return timed_merge(a, b, by_name, out);
     if (decimal_merge(a, b, out)) return true; /* (refused by the caller unless by_name or a's) */
-    if (by_name && ((is_text(a) && int_text(b)) || (int_text(a) && is_text(b)))) {
-        *out = is_text(a) ? *a : *b; /* DuckDB: an integer beside a string is VARCHAR */
-        return true;
+    if ((is_text(a) && int_text(b)) || (by_name && int_text(a) && is_text(b))) {
+        *out = is_text(a) ? *a : *b; /* DuckDB: an integer beside a string is VARCHAR (and */
+        return true;                 /* without union_by_name a later file's cast to the first's) */
     }
     bool ia = int_class(a), ib = int_class(b);
     bool na = ia || float_class(a) || ds_small_decimal(a);
