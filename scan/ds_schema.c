@@ -101,12 +101,13 @@ static bool decimal_merge(const pq_column_desc *a, const pq_column_desc *b, pq_c
     return true;
 }
 
-/* A column DuckDB's union_by_name casts to VARCHAR beside a string one: an integer of any
- * width or sign (ds_widen prints it as DuckDB's cast does). */
-static bool int_text(const pq_column_desc *d)
+/* A column DuckDB casts to VARCHAR beside a string one, as ds_widen prints it: a BOOLEAN, an
+ * integer of any width or sign, a decimal ds_widen reads. */
+static bool texted(const pq_column_desc *d)
 {
-    return (d->physical == PQ_INT32 || d->physical == PQ_INT64) &&
-           (d->logical == PQ_LOGICAL_NONE || (d->logical >= PQ_LOGICAL_INT8 && d->logical <= PQ_LOGICAL_UINT64));
+    return (d->physical == PQ_BOOLEAN && d->logical == PQ_LOGICAL_NONE) || readable_decimal(d) ||
+           ((d->physical == PQ_INT32 || d->physical == PQ_INT64) &&
+            (d->logical == PQ_LOGICAL_NONE || (d->logical >= PQ_LOGICAL_INT8 && d->logical <= PQ_LOGICAL_UINT64)));
 }
 
 static bool is_text(const pq_column_desc *d)
@@ -124,7 +125,7 @@ static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, bool by
     if (ds_null_typed(a)) return by_name ? (*out = *b, true) : false; /* as DuckDB and pyarrow */
     if (ds_time_unit(a) || ds_time_unit(b)) return timed_merge(a, b, by_name, out);
     if (decimal_merge(a, b, out)) return true; /* (refused by the caller unless by_name or a's) */
-    if ((is_text(a) && int_text(b)) || (by_name && int_text(a) && is_text(b))) {
+    if ((is_text(a) && texted(b)) || (by_name && texted(a) && is_text(b))) {
         *out = is_text(a) ? *a : *b; /* DuckDB: an integer beside a string is VARCHAR (and */
         return true;                 /* without union_by_name a later file's cast to the first's) */
     }

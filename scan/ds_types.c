@@ -219,20 +219,20 @@ int ds_rescale(const ds_col *c, int64_t scale, const char *path, pq_vec *v, pq_e
     return 0;
 }
 
-/* Whether schema column c is read from file column leaf cast to text (ds_widen's integers as
- * text, a union by name's VARCHAR). */
+/* Whether schema column c is read from file column leaf cast to text (ds_widen: booleans,
+ * integers or decimals beside strings, DuckDB's VARCHAR). */
 static bool text_cast(const ds_schema *s, const ds_view *v, int c)
 {
     return v->leaf[c] >= 0 && s->cols[c].node < 0 && s->cols[c].desc.physical == PQ_BYTE_ARRAY &&
            v->cols[v->leaf[c]].physical != PQ_BYTE_ARRAY;
 }
 
-/* A filter on schema column c refused: file path's integers are cast to text in it. */
+/* A filter on schema column c refused: file path's values are cast to text in it. */
 static int text_refused(const ds_schema *s, int c, const char *path, pq_err *e)
 {
-    return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s' holds integers here "
-                   "but text elsewhere (union_by_name reads it as VARCHAR, as DuckDB does): a "
-                   "filter on it is not supported", path, s->cols[c].name);
+    return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s' is cast to text here "
+                   "(text in another file: VARCHAR, as DuckDB reads it): a filter on it is not "
+                   "supported", path, s->cols[c].name);
 }
 
 int ds_types_filter(const ds_schema *s, const ds_view *v, const int64_t *scale, const bool *filtered,

@@ -184,7 +184,7 @@ static void schema_union(void)
 {
     pq_column_desc c1[] = {col("a", PQ_INT32, PQ_LOGICAL_NONE), col("b", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING)};
     pq_column_desc c2[] = {col("c", PQ_DOUBLE, PQ_LOGICAL_NONE), col("a", PQ_INT64, PQ_LOGICAL_INT64)};
-    pq_column_desc c3[] = {col("a", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING)};
+    pq_column_desc c3[] = {col("a", PQ_BOOLEAN, PQ_LOGICAL_NONE)};
     pq_column_desc c4[] = {col("a", PQ_FLOAT, PQ_LOGICAL_NONE)};
     pq_file_meta m1 = {.ncolumns = 2, .columns = c1}, m2 = {.ncolumns = 2, .columns = c2};
     pq_file_meta m3 = {.ncolumns = 1, .columns = c3}, m4 = {.ncolumns = 1, .columns = c4};
@@ -204,6 +204,11 @@ static void schema_union(void)
     CHECK(why && strstr(why, "'a'") && strstr(why, "one.parquet") && strstr(why, "three.parquet"));
     CHECK(ds_schema_add(&s, &m4, "four.parquet", true, &e) == 0);
     CHECK_EQ_I64(s.cols[0].desc.physical, PQ_DOUBLE); /* an int with a float */
+    /* an integer beside a string: the string's type (DuckDB's VARCHAR), in either order */
+    pq_column_desc c5[] = {col("b", PQ_INT64, PQ_LOGICAL_NONE)};
+    pq_file_meta m5 = {.ncolumns = 1, .columns = c5};
+    CHECK(ds_schema_add(&s, &m5, "five.parquet", true, &e) == 0);
+    CHECK(s.n >= 2 && s.cols[1].desc.physical == PQ_BYTE_ARRAY && !s.cols[1].conflict);
     /* a file's view: its columns, then the dataset's it lacks */
     ds_view v;
     CHECK(ds_view_init(&v, &s, &m1) == 0);
