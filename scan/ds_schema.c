@@ -249,7 +249,8 @@ static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, boo
                        "but wider (%s) in %.80s: read with union_by_name", d->name,
                        type_text(&s->cols[at].desc, ta, sizeof ta), s->cols[at].from,
                        type_text(d, tb, sizeof tb), path), e);
-    if (ds_null_typed(&s->cols[at].desc)) { /* its type from now on this file's (messages) */
+    if (ds_null_typed(&s->cols[at].desc) || /* its type from now on this file's (messages) */
+        (is_text(&w) && !is_text(&s->cols[at].desc))) {
         char *from = fail_strdup(path);
         if (!from) return -ENOMEM;
         free(s->cols[at].from), s->cols[at].from = from;
