@@ -122,6 +122,26 @@ static int file_proj(ds_scan *d, ds_run *r, const flt_expr *x, scan_opts *so, in
     return 0;
 }
 
+/* Whether projected column j is read from file r in another physical type than the dataset's
+ * (ds_widen converts it: the file's dictionary, if any, is not the column's). */
+static bool widened(const ds_scan *d, const ds_run *r, int j)
+{
+    const pq_column_desc *to = &d->s.cols[d->out[j]].desc;
+    int leaf = r->proj[j];
+    return leaf >= 0 && d->s.cols[d->out[j]].node < 0 &&
+           (r->view.cols[leaf].physical != to->physical || r->view.cols[leaf].type_length != to->type_length);
+}
+
+/* Whether an ORDER BY key of d is a column file r's integers are cast to text in (a union by
+ * name's VARCHAR, ds_widen): the file's own order of them is not the text's ("10" < "9"). */
+static bool texted_key(const ds_scan *d, const ds_run *r)
+{
+    for (int k = 0; k < d->topk.nkeys; k++)
+        if (widened(d, r, d->topk.col[k]) && d->s.cols[d->out[d->topk.col[k]]].desc.physical == PQ_BYTE_ARRAY)
+            return true;
+    return false;
+}
+
 /* What file f's leaves may take decoded, from its footer: per chunk its uncompressed bytes,
  * or 8 a value when more (dictionary-encoded columns decode to more than their pages). */
 static int64_t decoded_bytes(const pqf_t *f, const int *leaves, int n)
@@ -152,9 +172,10 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     if (rc == 0) rc = ds_conflicts(d, e); /* a column the query reads, this file's in conflict */
     if (rc == 0) rc = ds_view_init(&r->view, &d->s, &f->meta);
     if (rc == 0) rc = ds_types_file(&d->s, &r->view, &f->meta, path, r->scale, e);
-    flt_expr *x = NULL;
+    flt_expr *x = NULL; /* (a filter on a column cast to text here: refused before its parse) */
+    if (rc == 0) rc = ds_types_filter(&d->s, &r->view, r->scale, d->filtered, NULL, path, e);
     if (rc == 0) rc = file_filter(d, r, &x, pruned, e);
-    if (rc == 0) rc = ds_types_filter(&d->s, &r->view, r->scale, x, path, e);
+    if (rc == 0) rc = ds_types_filter(&d->s, &r->view, r->scale, d->filtered, x, path, e);
     scan_opts so = d->a.so;
     if (rc == 0 && !*pruned && d->a.count) rc = ds_count_file(d->a.count, f, x, &so, &r->groups, &r->settled);
     if (rc == 0 && (*pruned || r->settled || stats_prune(f, x))) {
@@ -166,10 +187,14 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     bool *dict_out = NULL; /* dictionary columns as indices (not through Top-K's merge) */
     if (rc == 0 && !*pruned && !d->topk.nkeys)
         rc = ds_types_dict_out(d->atypes, r->pos, d->nout, nleaves, &dict_out);
+    for (int j = 0; dict_out && j < d->nout; j++) /* a vector ds_widen converts: its values */
+        if (r->pos[j] >= 0 && widened(d, r, j)) dict_out[r->pos[j]] = false;
     so.dict_out = dict_out;
     int64_t left = d->a.limit < 0 ? -1 : d->a.limit - (d->topk.nkeys ? 0 : d->rows_out);
     so.limit = so.nkeys || !d->topk.nkeys ? left : -1;
     if (d->topk.nkeys && !so.nkeys) so.limit = left; /* constant keys: the first K rows */
+    if (rc == 0 && !*pruned && texted_key(d, r)) /* every row to the merge, which orders text */
+        so.nkeys = 0, so.limit = -1;
     so.share = d->shared ? &d->share : NULL; /* the dataset's one budget */
     if (rc == 0 && !*pruned && !d->rt) /* the runtime, once (scan_rt.h) */
         rc = scan_rt_start(&d->rt, so.threads, so.io, DS_INFLIGHT_MAX, e);
@@ -450,7 +475,7 @@ void ds_scan_free(ds_scan *d)
     ds_topk_free(&d->topk);
     ds_schema_free(&d->s);
     ds_out_free(d);
-    free(d->filter), free(d->out), free(d->used), free(d->acols), free(d->atypes);
+    free(d->filter), free(d->out), free(d->used), free(d->filtered), free(d->acols), free(d->atypes);
     free(d->explain);
     free(d);
 }

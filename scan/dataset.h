@@ -89,6 +89,13 @@ void ds_list_free(ds_list *l);
 /* Parses text as ptype t into *v (BIGINT value, DATE days, TIMESTAMP microseconds since
  * 1970-01-01 00:00:00); false when it does not fit. */
 bool ds_part_parse(ds_ptype t, const char *text, int64_t *v);
+/* DuckDB 2.0.1's VARCHAR -> DATE cast of text into *days (scan/ds_ptime.c): strict (type
+ * inference) wants a year of 2 or more digits; not strict (a cast) also takes a timestamp's
+ * date. False when it is no date. */
+bool ds_ptime_date(const char *text, bool strict, int64_t *days);
+/* DuckDB 2.0.1's VARCHAR -> TIMESTAMP cast of text into *us (an offset or zone name read and
+ * ignored, as its hive partitioning reads one); false when it is no timestamp. */
+bool ds_ptime_ts(const char *text, int64_t *us);
 /* Whether a partition value as written is Hive's null, __HIVE_DEFAULT_PARTITION__ (DuckDB and
  * pyarrow.dataset read it as NULL: ds_file.text[j] is then NULL). */
 bool ds_part_is_null(const char *text);

@@ -143,9 +143,12 @@ int ds_types_file(const ds_schema *s, const ds_view *v, const pq_file_meta *m, c
  * as pyarrow casts durations: RINGSCAN_EUNSUPPORTED naming both files, the column and the
  * value when one overflows or would lose data. */
 int ds_rescale(const ds_col *c, int64_t scale, const char *path, pq_vec *v, pq_err *e);
-/* Whether filter x (parsed against v's columns) reads a column scale[] rescales: refused
- * (its literals would be read in the file's unit) with e naming it and path. */
-int ds_types_filter(const ds_schema *s, const ds_view *v, const int64_t *scale,
+/* Whether filter x (parsed against v's columns; NULL: none) reads a column scale[] rescales
+ * (its literals would be read in the file's unit), or x or the dataset's filter (filtered[],
+ * typed against the schema) reads one that file path's integers cast to text (a union by
+ * name's VARCHAR: the file's comparisons would be numeric): refused, with e naming the
+ * column, path and the file that gave the column its type. */
+int ds_types_filter(const ds_schema *s, const ds_view *v, const int64_t *scale, const bool *filtered,
                     const flt_expr *x, const char *path, pq_err *e);
 
 /* The value file f has in schema column c that is virtual for it (a partition's value, or

@@ -163,12 +163,13 @@ static int resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
 
 /* d->used: the columns out[0 .. nout + nhide) name and those the filter reads (typed against
  * the schema; a filter that does not type there marks none: each file's parse names its
- * error). 0 or -ENOMEM. */
+ * error); d->filtered: the latter. 0 or -ENOMEM. */
 static int mark_used(ds_scan *d, const ds_scan_args *a)
 {
     d->used = fail_calloc((size_t)d->s.n + 1, sizeof *d->used);
+    d->filtered = fail_calloc((size_t)d->s.n + 1, sizeof *d->filtered);
     pq_column_desc *cols = fail_malloc(sizeof *cols * (size_t)(d->s.n + 1));
-    if (!d->used || !cols) return free(cols), -ENOMEM;
+    if (!d->used || !d->filtered || !cols) return free(cols), -ENOMEM;
     for (int j = 0; j < d->nout + d->nhide; j++) d->used[d->out[j]] = true;
     for (int c = 0; c < d->s.n; c++) cols[c] = d->s.cols[c].desc, cols[c].index = c;
     flt_expr *x = NULL;
@@ -178,7 +179,8 @@ static int mark_used(ds_scan *d, const ds_scan_args *a)
     for (int32_t k = 0; x && k < x->npreds; k++) {
         const flt_pred *p = &x->preds[k];
         for (int32_t j = 0; j < (p->multi ? p->multi->ncols : 1); j++)
-            d->used[p->multi ? p->multi->cols[j] : p->column] = true;
+            d->used[p->multi ? p->multi->cols[j] : p->column] = true,
+            d->filtered[p->multi ? p->multi->cols[j] : p->column] = true;
     }
     flt_expr_free(x);
     free(cols);

@@ -1,92 +1,89 @@
 /* scan/ds_parts.c: hive partition values (dataset.h ds_part_parse, ds_part_infer,
- * ds_part_decode): their types inferred as DuckDB 2.0.1 infers them (BIGINT, DATE,
- * TIMESTAMP, else VARCHAR) from the text as a directory name writes it, parsed into int64
- * (days, microseconds), and their %XX escapes decoded. No I/O, no allocation. */
+ * ds_part_decode): their types inferred as DuckDB 2.0.1 infers them (the first of DATE,
+ * TIMESTAMP, BIGINT a strict cast of the text as a directory name writes it accepts, else
+ * VARCHAR; its MultiFileOptions::AutoDetectHiveTypesInternal), parsed into int64 (BIGINT,
+ * days, microseconds) as its cast parses them (dates and times: scan/ds_ptime.c), and their
+ * %XX escapes decoded. No I/O, no allocation. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "scan/dataset.h"
 
-static bool canonical_int(const char *s, int64_t *v)
+static bool is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Digits of base 16 or 2 after "0x" / "0b" (DuckDB: a binary digit may be followed by one '_'
+ * and another digit), nothing after them, at most INT64_MAX. */
+static bool based_int(const char *d, int base, int64_t *v)
 {
-    const char *d = s + (*s == '-');
-    if (!*d || (d[0] == '0' && d[1]) || strlen(d) > 19 || strspn(d, "0123456789") != strlen(d))
-        return false;
-    errno = 0;
-    char *end;
-    long long x = strtoll(s, &end, 10);
-    if (errno || *end || (x == 0 && *s == '-')) return false;
+    uint64_t x = 0;
+    int n = 0;
+    for (; *d; d++, n++) {
+        int dig = is_digit(*d) ? *d - '0' : (*d | 32) >= 'a' && (*d | 32) <= 'f' ? (*d | 32) - 'a' + 10 : 99;
+        if (base == 2 && *d == '_' && n > 0 && (d[1] == '0' || d[1] == '1')) continue;
+        if (dig >= base || x > (uint64_t)(INT64_MAX - dig) / (uint64_t)base) return false;
+        x = x * (uint64_t)base + (uint64_t)dig;
+    }
+    *v = (int64_t)x;
+    return n > 0;
+}
+
+/* The number at num ([+-]digits[.digits]) with the exponent at e ([+-]digits, then spaces)
+ * as DuckDB 2.0.1's cast reads it: the whole value, rounded half away from zero ("25e-1" is
+ * 3, "1.5e1" 15); false past int64 or for a malformed exponent. */
+static bool exponent(const char *num, const char *e, int64_t *v)
+{
+    const char *d = e + (*e == '-' || *e == '+');
+    if (!is_digit(*d)) return false;
+    while (is_digit(*d)) d++;
+    const char *end = d;
+    while (is_space(*d)) d++;
+    if (*d) return false;
+    char *stop;
+    long double x = roundl(strtold(num, &stop));
+    if (stop != end || !(x >= -9223372036854775808.0L && x < 9223372036854775808.0L)) return false;
+    *v = (int64_t)x;
+    return true;
+}
+
+/* DuckDB 2.0.1's VARCHAR -> BIGINT cast (TryIntegerCast): leading spaces, then "0x"/"0b"
+ * digits, or [-]digits and trailing spaces. strict (inference): no '+', no leading zero
+ * before a digit unless negative ("-01" is -1, "007" text); not strict (hive_types): both,
+ * and ".d..." rounds half away from zero on its first digit. */
+static bool hive_int(const char *s, bool strict, int64_t *v)
+{
+    while (is_space(*s)) s++;
+    bool neg = *s == '-';
+    if (!neg && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) return based_int(s + 2, 16, v);
+    if (!neg && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) return based_int(s + 2, 2, v);
+    if (!neg && strict && s[0] == '0' && is_digit(s[1])) return false;
+    if (*s == '+' && strict) return false;
+    const char *d = s + (neg || *s == '+');
+    int64_t x = 0;
+    int n = 0, sign = neg ? -1 : 1;
+    for (; is_digit(*d); d++, n++)
+        if (__builtin_mul_overflow(x, 10, &x) || __builtin_add_overflow(x, sign * (*d - '0'), &x))
+            return false;
+    if (*d == '.' && !strict) {
+        bool up = is_digit(d[1]) && d[1] >= '5';
+        for (d++; is_digit(*d); d++) n++;
+        if (up && __builtin_add_overflow(x, sign, &x)) return false;
+    }
+    if ((*d == 'e' || *d == 'E') && !strict && n > 0) return exponent(s, d + 1, v);
+    while (is_space(*d)) d++;
     *v = x;
-    return true;
-}
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static bool parse_date(const char *s, int64_t *v)
-{
-    int y, m, d, n = 0;
-    if (strlen(s) != 10 || sscanf(s, "%4d-%2d-%2d%n", &y, &m, &d, &n) != 3 || n != 10) return false;
-    if (s[4] != '-' || s[7] != '-' || strspn(s, "0123456789-") != 10) return false;
-    static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    if (m < 1 || m > 12 || d < 1 || d > mdays[m - 1] || (m == 2 && d == 29 && !leap)) return false;
-    *v = days_from_civil(y, m, d);
-    return true;
-}
-
-/* An integer with an optional '-' and leading zeros allowed (a cast, as DuckDB's). */
-static bool any_int(const char *s, int64_t *v)
-{
-    const char *d = s + (*s == '-');
-    if (!*d || strspn(d, "0123456789") != strlen(d)) return false;
-    errno = 0;
-    char *end;
-    long long x = strtoll(s, &end, 10);
-    if (errno || *end) return false;
-    *v = x;
-    return true;
-}
-
-/* "YYYY-MM-DD HH:MM:SS[.f...]" (or 'T' between) as microseconds since the epoch, up to 6
- * fraction digits. */
-static bool parse_ts(const char *s, int64_t *v)
-{
-    char date[11];
-    int h, m, sec, n = 0;
-    if (strlen(s) < 19 || (s[10] != ' ' && s[10] != 'T')) return false;
-    memcpy(date, s, 10), date[10] = 0;
-    int64_t days;
-    if (!parse_date(date, &days)) return false;
-    if (sscanf(s + 11, "%2d:%2d:%2d%n", &h, &m, &sec, &n) != 3 || n != 8 || s[13] != ':' ||
-        s[16] != ':' || strspn(s + 11, "0123456789:") < 8 || h > 23 || m > 59 || sec > 59)
-        return false;
-    const char *f = s + 19;
-    int64_t frac = 0, digits = 0;
-    if (*f == '.')
-        for (f++; *f >= '0' && *f <= '9' && digits < 6; f++, digits++) frac = frac * 10 + (*f - '0');
-    if (*f) return false;
-    for (; digits < 6; digits++) frac *= 10;
-    *v = ((days * 24 + h) * 60 + m) * INT64_C(60000000) + sec * INT64_C(1000000) + frac;
-    return true;
+    return n > 0 && !*d;
 }
 
 bool ds_part_parse(ds_ptype t, const char *text, int64_t *v)
 {
     *v = 0;
-    if (t == DS_BIGINT) return any_int(text, v);
-    if (t == DS_DATE) return parse_date(text, v);
-    if (t == DS_TIMESTAMP) return parse_ts(text, v);
+    if (t == DS_BIGINT) return hive_int(text, false, v);
+    if (t == DS_DATE) return ds_ptime_date(text, false, v);
+    if (t == DS_TIMESTAMP) return ds_ptime_ts(text, v);
     return true;
 }
 
@@ -95,9 +92,9 @@ bool ds_part_is_null(const char *text) { return strcmp(text, "__HIVE_DEFAULT_PAR
 ds_ptype ds_part_infer(const char *text)
 {
     int64_t v;
-    if (canonical_int(text, &v)) return DS_BIGINT;
-    if (parse_date(text, &v)) return DS_DATE;
-    if (parse_ts(text, &v)) return DS_TIMESTAMP;
+    if (ds_ptime_date(text, true, &v)) return DS_DATE; /* DuckDB's order: DATE, TIMESTAMP, BIGINT */
+    if (ds_ptime_ts(text, &v)) return DS_TIMESTAMP;
+    if (hive_int(text, true, &v)) return DS_BIGINT;
     return DS_VARCHAR;
 }
 

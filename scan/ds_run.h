@@ -37,6 +37,8 @@ struct ds_scan {
     int *out;              /* [nout + nhide]: schema column of each */
     bool *used;            /* [s.n]: the schema columns the query reads (projected, sorted by,
                               filtered on): their conflicts are errors (ds_conflicts) */
+    bool *filtered;        /* [s.n]: the schema columns the filter reads (typed against the
+                              schema: ds_types_filter refuses one a file casts to text) */
     scan_arrow_col *acols; /* [nout] */
     scan_arrow_type *atypes; /* [nout]: acols' types (ds_types_project) */
     char **opath;          /* [nout]: a path projected inside nested column out[j] ("s.a",

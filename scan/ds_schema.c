@@ -101,6 +101,20 @@ static bool decimal_merge(const pq_column_desc *a, const pq_column_desc *b, pq_c
     return true;
 }
 
+/* A column DuckDB casts to VARCHAR beside a string one, as ds_widen prints it: a BOOLEAN, an
+ * integer of any width or sign, a decimal ds_widen reads. */
+static bool texted(const pq_column_desc *d)
+{
+    return (d->physical == PQ_BOOLEAN && d->logical == PQ_LOGICAL_NONE) || readable_decimal(d) ||
+           ((d->physical == PQ_INT32 || d->physical == PQ_INT64) &&
+            (d->logical == PQ_LOGICAL_NONE || (d->logical >= PQ_LOGICAL_INT8 && d->logical <= PQ_LOGICAL_UINT64)));
+}
+
+static bool is_text(const pq_column_desc *d)
+{
+    return d->physical == PQ_BYTE_ARRAY && d->logical == PQ_LOGICAL_STRING;
+}
+
 /* The type both a and b widen to into *out (by_name: a union by name, which may widen a);
  * false when they do not. */
 static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, bool by_name,
@@ -111,6 +125,10 @@ static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, bool by
     if (ds_null_typed(a)) return by_name ? (*out = *b, true) : false; /* as DuckDB and pyarrow */
     if (ds_time_unit(a) || ds_time_unit(b)) return timed_merge(a, b, by_name, out);
     if (decimal_merge(a, b, out)) return true; /* (refused by the caller unless by_name or a's) */
+    if ((is_text(a) && texted(b)) || (by_name && texted(a) && is_text(b))) {
+        *out = is_text(a) ? *a : *b; /* DuckDB: an integer beside a string is VARCHAR (and */
+        return true;                 /* without union_by_name a later file's cast to the first's) */
+    }
     bool ia = int_class(a), ib = int_class(b);
     bool na = ia || float_class(a) || ds_small_decimal(a);
     bool nb = ib || float_class(b) || ds_small_decimal(b);
@@ -231,7 +249,8 @@ static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, boo
                        "but wider (%s) in %.80s: read with union_by_name", d->name,
                        type_text(&s->cols[at].desc, ta, sizeof ta), s->cols[at].from,
                        type_text(d, tb, sizeof tb), path), e);
-    if (ds_null_typed(&s->cols[at].desc)) { /* its type from now on this file's (messages) */
+    if (ds_null_typed(&s->cols[at].desc) || /* its type from now on this file's (messages) */
+        (is_text(&w) && !is_text(&s->cols[at].desc))) {
         char *from = fail_strdup(path);
         if (!from) return -ENOMEM;
         free(s->cols[at].from), s->cols[at].from = from;

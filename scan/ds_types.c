@@ -219,19 +219,41 @@ int ds_rescale(const ds_col *c, int64_t scale, const char *path, pq_vec *v, pq_e
     return 0;
 }
 
-int ds_types_filter(const ds_schema *s, const ds_view *v, const int64_t *scale,
+/* Whether schema column c is read from file column leaf cast to text (ds_widen: booleans,
+ * integers or decimals beside strings, DuckDB's VARCHAR). */
+static bool text_cast(const ds_schema *s, const ds_view *v, int c)
+{
+    return v->leaf[c] >= 0 && s->cols[c].node < 0 && s->cols[c].desc.physical == PQ_BYTE_ARRAY &&
+           v->cols[v->leaf[c]].physical != PQ_BYTE_ARRAY;
+}
+
+/* A filter on schema column c refused: file path's values are cast to text in it. */
+static int text_refused(const ds_schema *s, int c, const char *path, pq_err *e)
+{
+    return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s' is cast to text here "
+                   "(text in another file: VARCHAR, as DuckDB reads it): a filter on it is not "
+                   "supported", path, s->cols[c].name);
+}
+
+int ds_types_filter(const ds_schema *s, const ds_view *v, const int64_t *scale, const bool *filtered,
                     const flt_expr *x, const char *path, pq_err *e)
 {
+    for (int c = 0; filtered && c < s->n; c++)
+        if (filtered[c] && text_cast(s, v, c))
+            return text_refused(s, c, path, e);
     for (int32_t i = 0; x && i < x->npreds; i++) {
         const flt_pred *p = &x->preds[i];
         int32_t n = p->multi ? p->multi->ncols : 1;
         for (int32_t k = 0; k < n; k++) {
             int32_t col = p->multi ? p->multi->cols[k] : p->column;
-            for (int c = 0; col >= 0 && col < v->nfile && c < s->n; c++)
-                if (v->leaf[c] == col && scale[c] != 0 && !unit_typed(&s->cols[c].desc))
+            for (int c = 0; col >= 0 && col < v->nfile && c < s->n; c++) {
+                if (v->leaf[c] != col) continue;
+                if (text_cast(s, v, c)) return text_refused(s, c, path, e);
+                if (scale[c] != 0 && !unit_typed(&s->cols[c].desc))
                     return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s' is a "
                                    "duration in another unit than in %.120s: a filter on it is "
                                    "not supported", path, s->cols[c].name, s->cols[c].from);
+            }
         }
     }
     return 0;

@@ -104,20 +104,33 @@ static void inference(void)
     CHECK_EQ_I64(ds_part_infer("1.5"), DS_VARCHAR);
     CHECK_EQ_I64(ds_part_infer("99999999999999999999"), DS_VARCHAR);
     CHECK_EQ_I64(ds_part_infer(""), DS_VARCHAR);
-    CHECK_EQ_I64(ds_part_infer("-0"), DS_VARCHAR);
+    CHECK_EQ_I64(ds_part_infer("-0"), DS_BIGINT);   /* DuckDB 2.0.1 (its strict cast) */
+    CHECK_EQ_I64(ds_part_infer("-01"), DS_BIGINT);  /* a negative may have leading zeros */
+    CHECK_EQ_I64(ds_part_infer("+5"), DS_VARCHAR);
+    CHECK_EQ_I64(ds_part_infer("0x10"), DS_BIGINT);
+    CHECK_EQ_I64(ds_part_infer("2024-1-1"), DS_DATE);
+    CHECK_EQ_I64(ds_part_infer("1-01-01"), DS_TIMESTAMP); /* a one-digit year: no strict DATE */
+    CHECK_EQ_I64(ds_part_infer("2024-01-05 24:00:00"), DS_TIMESTAMP);
+    CHECK_EQ_I64(ds_part_infer("2024-01-05 10:00:00+02"), DS_TIMESTAMP);
     CHECK_EQ_I64(ds_part_infer("2024-01-05"), DS_DATE);
     CHECK_EQ_I64(ds_part_infer("2023-02-29"), DS_VARCHAR); /* not a date */
     CHECK_EQ_I64(ds_part_infer("2024-02-29"), DS_DATE);
     CHECK_EQ_I64(ds_part_infer("2024-01-05 10:00:00"), DS_TIMESTAMP);
     CHECK_EQ_I64(ds_part_infer("2024-01-05T10:00:00.5"), DS_TIMESTAMP);
     CHECK_EQ_I64(ds_part_infer("2024-01-05 25:00:00"), DS_VARCHAR);
-    CHECK_EQ_I64(ds_part_infer("2024-01-05 10:00"), DS_VARCHAR);
+    CHECK_EQ_I64(ds_part_infer("2024-01-05 10:00"), DS_TIMESTAMP);
+    CHECK_EQ_I64(ds_part_infer("2024-01-05 10"), DS_VARCHAR);
     int64_t v = 0;
     CHECK(ds_part_parse(DS_DATE, "1970-01-02", &v) && v == 1);
     CHECK(ds_part_parse(DS_DATE, "2024-01-05", &v) && v == 19727);
     CHECK(ds_part_parse(DS_BIGINT, "-42", &v) && v == -42);
     CHECK(ds_part_parse(DS_TIMESTAMP, "1970-01-02 00:00:01.25", &v) && v == INT64_C(86401250000));
     CHECK(!ds_part_parse(DS_BIGINT, "x", &v));
+    CHECK(ds_part_parse(DS_BIGINT, "-01", &v) && v == -1);
+    CHECK(ds_part_parse(DS_BIGINT, "25e-1", &v) && v == 3); /* a cast: rounded half away */
+    CHECK(ds_part_parse(DS_TIMESTAMP, "1970-01-01 24:00:00", &v) && v == INT64_C(86400000000));
+    CHECK(ds_part_parse(DS_TIMESTAMP, "1970-01-01 00:00:00.1234567+02", &v) && v == 123456);
+    CHECK(ds_part_parse(DS_DATE, "2024-01-05 (BC)", &v) && v == -1458409);
 }
 
 static void partitions(void)
@@ -171,7 +184,7 @@ static void schema_union(void)
 {
     pq_column_desc c1[] = {col("a", PQ_INT32, PQ_LOGICAL_NONE), col("b", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING)};
     pq_column_desc c2[] = {col("c", PQ_DOUBLE, PQ_LOGICAL_NONE), col("a", PQ_INT64, PQ_LOGICAL_INT64)};
-    pq_column_desc c3[] = {col("a", PQ_BYTE_ARRAY, PQ_LOGICAL_STRING)};
+    pq_column_desc c3[] = {col("a", PQ_BOOLEAN, PQ_LOGICAL_NONE)};
     pq_column_desc c4[] = {col("a", PQ_FLOAT, PQ_LOGICAL_NONE)};
     pq_file_meta m1 = {.ncolumns = 2, .columns = c1}, m2 = {.ncolumns = 2, .columns = c2};
     pq_file_meta m3 = {.ncolumns = 1, .columns = c3}, m4 = {.ncolumns = 1, .columns = c4};
@@ -191,6 +204,11 @@ static void schema_union(void)
     CHECK(why && strstr(why, "'a'") && strstr(why, "one.parquet") && strstr(why, "three.parquet"));
     CHECK(ds_schema_add(&s, &m4, "four.parquet", true, &e) == 0);
     CHECK_EQ_I64(s.cols[0].desc.physical, PQ_DOUBLE); /* an int with a float */
+    /* an integer beside a string: the string's type (DuckDB's VARCHAR), in either order */
+    pq_column_desc c5[] = {col("b", PQ_INT64, PQ_LOGICAL_NONE)};
+    pq_file_meta m5 = {.ncolumns = 1, .columns = c5};
+    CHECK(ds_schema_add(&s, &m5, "five.parquet", true, &e) == 0);
+    CHECK(s.n >= 2 && s.cols[1].desc.physical == PQ_BYTE_ARRAY && !s.cols[1].conflict);
     /* a file's view: its columns, then the dataset's it lacks */
     ds_view v;
     CHECK(ds_view_init(&v, &s, &m1) == 0);

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# tests/cli/hive_types.sh: hive partition types and values as DuckDB 2.0.1 infers and casts
+# them (issue 23, section 4), over a hand list of odd values and a generated cross of date,
+# time and suffix forms, each its own dataset, compared value by value with
+# read_parquet(..., hive_partitioning=true) (tests/cli/hive_types.py, through libringscan.so).
+# Last line: "hive_types: N passed, N failed".
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+need_lib hive_types
+need_pyenv hive_types
+py_cases hive_types.py 6
+# Types given (--hive-types, DuckDB's hive_types): the value is cast as DuckDB casts it, not
+# strictly: '+', leading zeros, a fraction rounded, an exponent; a timestamp's date for a
+# DATE; a value the cast refuses is an error in both.
+fmt="case when typeof(k) = 'TIMESTAMP' then strftime(k::timestamp, '%Y-%m-%dT%H:%M:%S.%f') else k::varchar end"
+while IFS='|' read -r t v; do
+    rm -rf "$dir/e" && mkdir -p "$dir/e/k=$v" &&
+        "$PY" -c "import pyarrow as pa, pyarrow.parquet as pq; pq.write_table(pa.table({'x': [1]}), '$dir/e/k=$v/f.parquet')"
+    duck=$("$PY" -c "import duckdb; print(duckdb.sql(\"select $fmt from read_parquet('$dir/e/**/*.parquet', hive_partitioning=true, hive_types={'k': $t})\").fetchall()[0][0])" 2>/dev/null || echo error)
+    got=$("$R" scan "$dir/e" --hive-types "k:$t" --columns k --format jsonl 2>/dev/null | sed -E 's/^\{"k":"?([^"]*)"?\}$/\1/')
+    check '[ "$got" = "$duck" ] || { [ "$duck" = error ] && [ -z "$got" ]; }' "--hive-types k:$t, k=$v: ringscan '$got' DuckDB '$duck'"
+done <<'LIST'
+BIGINT|+5
+BIGINT|007
+BIGINT|1.5
+BIGINT|-1.5
+BIGINT|1.4
+BIGINT|.5
+BIGINT|5.
+BIGINT|0x10
+BIGINT|1e3
+BIGINT|15e-1
+BIGINT|25e-1
+BIGINT|-25e-1
+BIGINT|1.5e1
+BIGINT|1e19
+BIGINT|abc
+DATE|2024-01-01x
+DATE|2024-01-01 10:00:00
+DATE|1-1-1
+DATE|2024-01-012
+DATE|1969-12-31 23:59:59
+TIMESTAMP|2024-01-01
+TIMESTAMP|2024-01-01 10:00:00+02
+TIMESTAMP|epoch
+LIST
+summary hive_types
