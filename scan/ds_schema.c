@@ -101,6 +101,34 @@ static bool decimal_merge(const pq_column_desc *a, const pq_column_desc *b, pq_c
     return true;
 }
 
+/* Integer column d as the decimal DuckDB casts it to beside a decimal: DECIMAL(digits, 0), its
+ * type's most digits (3, 5, 10 or 19). */
+static pq_column_desc int_as_decimal(const pq_column_desc *d)
+{
+    assert(int_class(d));
+    pq_column_desc x = *d;
+    pq_logical l = int_logical(d);
+    x.decimal_precision = l == PQ_LOGICAL_INT8 || l == PQ_LOGICAL_UINT8     ? 3
+                          : l == PQ_LOGICAL_INT16 || l == PQ_LOGICAL_UINT16 ? 5
+                          : l == PQ_LOGICAL_INT64                           ? 19
+                                                                            : 10;
+    x.logical = PQ_LOGICAL_DECIMAL, x.decimal_scale = 0;
+    return x;
+}
+
+/* An integer beside a decimal as one decimal holding both into *out (DuckDB's union_by_name:
+ * BIGINT with DECIMAL(5,2) is DECIMAL(21,2), not a DOUBLE that would round large integers);
+ * false when neither pair fits or that needs more than 38 digits. */
+static bool int_decimal_merge(const pq_column_desc *a, const pq_column_desc *b, pq_column_desc *out)
+{
+    bool ia = int_class(a), ib = int_class(b);
+    if (ia == ib || !readable_decimal(ia ? b : a)) return false;
+    pq_column_desc x = ia ? int_as_decimal(a) : *a, y = ib ? int_as_decimal(b) : *b;
+    if (!decimal_merge(&x, &y, out)) return false;
+    out->logical = PQ_LOGICAL_DECIMAL;
+    return true;
+}
+
 /* A column DuckDB casts to VARCHAR beside a string one, as ds_widen prints it: a BOOLEAN, an
  * integer of any width or sign, a decimal ds_widen reads. */
 static bool texted(const pq_column_desc *d)
@@ -125,6 +153,7 @@ static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, bool by
     if (ds_null_typed(a)) return by_name ? (*out = *b, true) : false; /* as DuckDB and pyarrow */
     if (ds_time_unit(a) || ds_time_unit(b)) return timed_merge(a, b, by_name, out);
     if (decimal_merge(a, b, out)) return true; /* (refused by the caller unless by_name or a's) */
+    if (int_decimal_merge(a, b, out)) return true; /* (the same) */
     if ((is_text(a) && texted(b)) || (by_name && texted(a) && is_text(b))) {
         *out = is_text(a) ? *a : *b; /* DuckDB: an integer beside a string is VARCHAR (and */
         return true;                 /* without union_by_name a later file's cast to the first's) */

@@ -169,6 +169,9 @@ int ds_types_file(const ds_schema *s, const ds_view *v, const pq_file_meta *m, c
         else if (fd && d->logical == PQ_LOGICAL_DECIMAL && fd->logical == PQ_LOGICAL_DECIMAL &&
                  !ds_wide_decimal(d)) /* (a wide one is rescaled as ds_widen converts it) */
             scale[c] = unit_factor(d->decimal_scale, fd->decimal_scale); /* decimal_merge */
+        else if (fd && d->logical == PQ_LOGICAL_DECIMAL && fd->logical != PQ_LOGICAL_DECIMAL &&
+                 !ds_wide_decimal(d)) /* an integer file's values (ds_schema.c int_decimal_merge) */
+            scale[c] = unit_factor(d->decimal_scale, 0);
         else if (t && v->leaf[c] >= 0 && unit_exp(t->format) >= 0) at[n++] = c;
     }
     scan_arrow_types ft = {0};

@@ -13,10 +13,15 @@
 #include "scan/ds_impl.h"
 
 /* Unscaled value of row r of a decimal vector (INT32, INT64, or a sign-extended big-endian
- * FLBA of at most 16 bytes), as 128 bits. */
+ * FLBA of at most 16 bytes), or of an integer one (a decimal of scale 0; UINT32 unsigned), as
+ * 128 bits. */
 static __int128 dec_get128(const pq_column_desc *d, const pq_vec *v, int64_t r)
 {
-    if (d->physical == PQ_INT32) { int32_t x; memcpy(&x, v->values + 4 * r, 4); return x; }
+    if (d->physical == PQ_INT32) {
+        int32_t x;
+        memcpy(&x, v->values + 4 * r, 4);
+        return d->logical == PQ_LOGICAL_UINT32 ? (__int128)(uint32_t)x : x;
+    }
     if (d->physical == PQ_INT64) { int64_t x; memcpy(&x, v->values + 8 * r, 8); return x; }
     const uint8_t *b = v->values + (int64_t)d->type_length * r;
     unsigned __int128 x = d->type_length > 0 && (b[0] & 0x80) ? ~(unsigned __int128)0 : 0;
@@ -103,7 +108,8 @@ static int dec_to_wide(const pq_column_desc *to, const pq_column_desc *from, pq_
     int rc = pq_vec_reserve(&w, v->length, 0);
     if (rc) return rc;
     unsigned __int128 f = 1;
-    for (int i = from->decimal_scale; i < to->decimal_scale; i++) f *= 10;
+    int fs = from->logical == PQ_LOGICAL_DECIMAL ? from->decimal_scale : 0; /* an integer: 0 */
+    for (int i = fs; i < to->decimal_scale; i++) f *= 10;
     for (int64_t r = 0; r < v->length; r++) {
         unsigned __int128 x = 0;
         if (pq_vec_is_valid(v, r)) x = (unsigned __int128)dec_get128(from, v, r) * f;
@@ -180,6 +186,8 @@ int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
     if (ds_wide_decimal(to) && from->logical == PQ_LOGICAL_DECIMAL &&
         (from->type_length != 16 || from->decimal_scale != to->decimal_scale))
         return dec_to_wide(to, from, v);
+    if (ds_wide_decimal(to) && from->logical != PQ_LOGICAL_DECIMAL)
+        return dec_to_wide(to, from, v); /* an integer (ds_schema.c int_decimal_merge) */
     if (to->physical == from->physical && to->type_length == from->type_length) return 0;
     if (from->physical == PQ_INT96 && to->physical == PQ_INT64) return int96_nanos(v);
     if (ds_small_decimal(to) && ds_small_decimal(from)) return dec_convert(to, from, v);

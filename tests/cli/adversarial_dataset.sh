@@ -361,4 +361,18 @@ duck=$("$PY" -c "import duckdb; print(' '.join(f'{r[0]},{r[1] or \"\"}' for r in
 check '[ "$got" = "$duck " ]' "integers beside a stored dictionary of strings: got '$got' DuckDB '$duck'"
 "$R" scan "$dir/ut" --union-by-name --where "c = '100'" --format count >"$dir/out" 2>&1
 check 'grep -q "ut/a.parquet: column .c. is cast to text here" "$dir/out"' "a filter on integers cast to text: $(cat "$dir/out")"
+# an integer beside a decimal is one DECIMAL holding both in a union (DuckDB: BIGINT with
+# DECIMAL(5,2) is DECIMAL(21,2); INTEGER with it DECIMAL(12,2)), not a DOUBLE rounding 2^62 + 1
+mkdir -p "$dir/idec"
+"$PY" -c "
+import decimal, pyarrow as pa, pyarrow.parquet as pq
+d = '$dir/idec'
+pq.write_table(pa.table({'id': [0, 1], 'x': pa.array([2**62 + 1, None], pa.int64())}), d + '/a.parquet')
+pq.write_table(pa.table({'id': [2, 3], 'x': pa.array([decimal.Decimal('1.25'), decimal.Decimal('-0.05')], pa.decimal128(5, 2))}), d + '/b.parquet')
+pq.write_table(pa.table({'id': [4], 'x': pa.array([4294967295], pa.uint32())}), d + '/c.parquet')"
+for pat in "[ab]" "[bc]" "[abc]"; do
+    got=$("$R" scan "$dir/idec/$pat.parquet" --union-by-name --columns id,x --format csv 2>&1 | tail -n +2 | tr '\n' ' ')
+    duck=$("$PY" -c "import duckdb; print(' '.join(f'{i},{\"\" if x is None else x}' for i, x in duckdb.sql(\"select id, x from read_parquet('$dir/idec/$pat.parquet', union_by_name=true) order by id\").fetchall()))")
+    check '[ "$got" = "$duck " ] && [ -n "$duck" ]' "integer beside decimal ($pat): got '$got' DuckDB '$duck'"
+done
 summary adversarial_dataset
