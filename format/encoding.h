@@ -85,6 +85,12 @@ int pq_rle_init_dict(pq_rle_dec *d, const uint8_t *buf, size_t len, pq_err *err)
 int64_t pq_rle_next(pq_rle_dec *d, uint32_t *out, int64_t n);
 /* Decodes exactly n values; EFORMAT "RLE data ends after k of n values" if fewer exist. */
 int pq_rle_get(pq_rle_dec *d, uint32_t *out, int64_t n);
+/* The next n values, of which only those at rows[0..nsel) (positions among the n; the caller
+ * has checked that they rise strictly and stay below n) are written, to out[0..nsel): what
+ * pq_rle_get of n values then a pick of those rows would give, without unpacking the others
+ * (a bit-packed value is read from its bytes). The decoder then stands after the n values.
+ * Errors as pq_rle_get; out is then undefined. */
+int pq_rle_select(pq_rle_dec *d, int64_t n, const uint32_t *rows, int64_t nsel, uint32_t *out);
 /* Skips exactly n values (same errors as pq_rle_get). */
 int pq_rle_skip(pq_rle_dec *d, int64_t n);
 /* After a page's last value: 0 when the data ended with it - no RLE values left and no

@@ -298,6 +298,72 @@ int pq_rle_get(pq_rle_dec *d, uint32_t *out, int64_t n)
     return 0;
 }
 
+/* The value at bit offset bit of a bit-packed run starting at p (run bytes end at end): one
+ * 8-byte load when 8 bytes remain there, else the bytes that are left (the value's own bytes
+ * are inside the run: the caller's group is whole). */
+static inline uint32_t bp_value_at(const uint8_t *p, const uint8_t *end, uint64_t bit,
+                                   uint32_t bw)
+{
+    const uint8_t *q = p + (bit >> 3);
+    uint64_t x = 0;
+    if (end - q >= 8) x = load64(q);
+    else memcpy(&x, q, (size_t)(end - q));
+    return (uint32_t)((x >> (bit & 7)) & ((1ull << bw) - 1));
+}
+
+/* Selected rows of the next k values, all in whole groups of the current bit-packed run:
+ * extracted one by one from the packed bytes; rows[*j..] at positions >= pos. */
+static void bp_select(pq_rle_dec *d, int64_t pos, int64_t k, const uint32_t *rows, int64_t nsel,
+                      int64_t *j, uint32_t *out)
+{
+    uint32_t bw = d->bit_width;
+    assert(k % 8 == 0 && k <= d->bp_left && bw > 0);
+    for (; *j < nsel && rows[*j] < pos + k; (*j)++)
+        out[*j] = bp_value_at(d->p, d->end, (uint64_t)(rows[*j] - pos) * bw, bw);
+    d->p += (size_t)(k / 8) * bw;
+    d->bp_left -= (uint32_t)k;
+    if (d->bp_left == 0 && d->bp_short) d->p = d->end;
+}
+
+int pq_rle_select(pq_rle_dec *d, int64_t n, const uint32_t *rows, int64_t nsel, uint32_t *out)
+{
+    assert(n >= 0 && nsel >= 0 && (nsel == 0 || rows[nsel - 1] < (uint64_t)n));
+    if (d->status) return d->status;
+    int rc = 0;
+    int64_t pos = 0, j = 0;
+    while (pos < n) {
+        int64_t want = n - pos, k;
+        if (d->grp_pos < d->grp_len || d->rle_left) {
+            bool grp = d->grp_pos < d->grp_len;
+            k = grp ? d->grp_len - d->grp_pos : d->rle_left;
+            if (k > want) k = want;
+            for (; j < nsel && rows[j] < pos + k; j++)
+                out[j] = grp ? d->grp[d->grp_pos + (rows[j] - pos)] : d->rle_value;
+            if (grp) d->grp_pos += (uint32_t)k;
+            else d->rle_left -= (uint32_t)k;
+        } else if (d->bp_left >= 8 && want >= 8 && d->bit_width > 0) {
+            k = (want < d->bp_left ? want : d->bp_left) & ~(int64_t)7;
+            bp_select(d, pos, k, rows, nsel, &j, out);
+        } else if (d->bp_left) {
+            bp_refill(d);
+            continue;
+        } else if (d->bit_width == 0 && d->end == d->base) { /* bare width 0: all zeros */
+            for (; j < nsel; j++) out[j] = 0;
+            return 0;
+        } else {
+            rc = rle_header(d);
+            if (rc < 0) return rc;
+            if (rc == 1)
+                return rle_fail(d, "data ends after %lld of %lld values", (long long)pos,
+                                (long long)n);
+            continue;
+        }
+        pos += k;
+    }
+    assert(j == nsel);
+    return 0;
+}
+
 int pq_rle_skip(pq_rle_dec *d, int64_t n)
 {
     uint32_t tmp[256];
