@@ -34,6 +34,25 @@
 #define PQ_ENC_MAX_VALUES ((int64_t)INT32_MAX)        /* values in one page / one call */
 #define PQ_ENC_MAX_BYTES ((int64_t)INT32_MAX)         /* BYTE_ARRAY bytes in one pq_vec */
 #define PQ_DELTA_MAX_BLOCK 32768                      /* values per DELTA block */
+
+/* Spare bytes a BYTE_ARRAY copy may write past its value (and read past it in the source):
+ * a value of up to PQ_BA_SLACK bytes moves as one fixed-size copy instead of a memcpy call
+ * (a call per short string was most of a PLAIN or dictionary string decode). */
+#define PQ_BA_SLACK 32
+
+/* Copies value v of l bytes to dst, which has PQ_BA_SLACK bytes of room past l; readable =
+ * bytes that may be read from v on, so a short value moves as PQ_BA_SLACK bytes when they
+ * are there to read. */
+static inline void pq_ba_copy(uint8_t *dst, const uint8_t *v, uint32_t l, size_t readable)
+{
+    if (l <= PQ_BA_SLACK && readable >= PQ_BA_SLACK) {
+        uint8_t t[PQ_BA_SLACK];
+        __builtin_memcpy(t, v, PQ_BA_SLACK);
+        __builtin_memcpy(dst, t, PQ_BA_SLACK);
+    } else if (l) {
+        __builtin_memcpy(dst, v, l);
+    }
+}
 #define PQ_DELTA_MAX_MINIBLOCKS 1024                  /* miniblocks per DELTA block */
 
 /* ---------------------------------------------------------------- growable byte buffer */

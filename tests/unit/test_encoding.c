@@ -400,6 +400,42 @@ static void dict_gather_sizes(void)
             }
 }
 
+/* String gathers (short values move as PQ_BA_SLACK-byte copies): values of 0-70 bytes, the
+ * longest last so its copy ends at the dictionary's last byte, gathered in two appends; every
+ * value and offset compared with the dictionary's, and nothing written past data_len shows. */
+static void dict_gather_strings(void)
+{
+    enum { NV = 71, NI = 400 };
+    pq_vec dict, out;
+    pq_vec_init(&dict, PQ_BYTE_ARRAY, 0);
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    static uint8_t page[NV * 4 + NV * 71];
+    size_t len = 0;
+    for (uint32_t v = 0; v < NV; v++) {
+        memcpy(page + len, &v, 4);
+        for (uint32_t k = 0; k < v; k++) page[len + 4 + k] = (uint8_t)(v * 31 + k);
+        len += 4 + v;
+    }
+    CHECK(pq_dict_decode_page(page, len, NV, &dict, NULL) == 0);
+    static uint32_t idx[NI];
+    uint64_t s = 7;
+    for (int i = 0; i < NI; i++) idx[i] = (uint32_t)(i % 5 == 0 ? NV - 1 : rng(&s) % NV);
+    CHECK(pq_dict_gather(&dict, idx, 7, &out, NULL) == 0);
+    CHECK(pq_dict_gather(&dict, idx + 7, NI - 7, &out, NULL) == 0);
+    CHECK_EQ_I64(out.length, NI);
+    int bad = 0;
+    for (int i = 0; i < NI; i++) {
+        int32_t a = out.offsets[i], l = out.offsets[i + 1] - a;
+        bad += l != (int32_t)idx[i];
+        for (int32_t k = 0; k < l && l == (int32_t)idx[i]; k++)
+            bad += out.data[a + k] != (uint8_t)(idx[i] * 31 + (uint32_t)k);
+    }
+    CHECK_EQ_I64(bad, 0);
+    CHECK_EQ_I64(out.data_len, out.offsets[NI]);
+    pq_vec_free(&dict);
+    pq_vec_free(&out);
+}
+
 static void dict_gather_and_errors(void)
 {
     int32_t dv[5] = {10, 20, 30, 40, 50};
@@ -543,6 +579,7 @@ int main(void)
     RUN(plain_bool);
     RUN(plain_byte_array);
     RUN(dict_gather_and_errors);
+    RUN(dict_gather_strings);
     RUN(dict_gather_sizes);
     RUN(dict_builder_round_trip);
     RUN(buf_varints);
