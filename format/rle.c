@@ -23,6 +23,10 @@
 
 #include "format/encoding.h"
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 /* ------------------------------------------------------------------------------ unpacking */
 
 static inline uint64_t load64(const uint8_t *p)
@@ -311,15 +315,43 @@ static inline uint32_t bp_value_at(const uint8_t *p, const uint8_t *end, uint64_
     return (uint32_t)((x >> (bit & 7)) & ((1ull << bw) - 1));
 }
 
+/* Selected rows rows[j..) below lim, 8 at a time: their bit offsets from p, one gather of
+ * the 8-byte words holding them, shifts and masks. Stops before a row at or past lim or a
+ * load that would pass end (rows rise, so the eighth row's load is the last). Returns the
+ * next j. Without AVX-512: j unchanged (the caller's scalar loop does every row). */
+static int64_t bp_select8(const uint8_t *p, const uint8_t *end, uint32_t bw, int64_t pos,
+                          int64_t lim, const uint32_t *rows, int64_t nsel, int64_t j,
+                          uint32_t *out)
+{
+#if defined(__AVX512F__)
+    const __m512i posv = _mm512_set1_epi64(pos), bwv = _mm512_set1_epi64(bw);
+    const __m512i seven = _mm512_set1_epi64(7), mask = _mm512_set1_epi64((int64_t)((1ull << bw) - 1));
+    for (; j + 8 <= nsel && rows[j + 7] < lim; j += 8) {
+        if ((uint64_t)(end - p) < 8 + (((uint64_t)(rows[j + 7] - pos) * bw) >> 3)) break;
+        __m512i r = _mm512_cvtepu32_epi64(_mm256_loadu_si256((const void *)(rows + j)));
+        __m512i bit = _mm512_mul_epu32(_mm512_sub_epi64(r, posv), bwv); /* < 2^31 * 32 */
+        __m512i w = _mm512_i64gather_epi64(_mm512_srli_epi64(bit, 3), (const void *)p, 1);
+        __m512i v = _mm512_and_si512(_mm512_srlv_epi64(w, _mm512_and_si512(bit, seven)), mask);
+        _mm256_storeu_si256((void *)(out + j), _mm512_cvtepi64_epi32(v));
+    }
+#else
+    (void)p, (void)end, (void)bw, (void)pos, (void)lim, (void)rows, (void)nsel, (void)out;
+#endif
+    return j;
+}
+
 /* Selected rows of the next k values, all in whole groups of the current bit-packed run:
- * extracted one by one from the packed bytes; rows[*j..] at positions >= pos. */
+ * extracted from the packed bytes (8 at a time where they can be); rows[*j..] at positions
+ * >= pos. */
 static void bp_select(pq_rle_dec *d, int64_t pos, int64_t k, const uint32_t *rows, int64_t nsel,
                       int64_t *j, uint32_t *out)
 {
     uint32_t bw = d->bit_width;
     assert(k % 8 == 0 && k <= d->bp_left && bw > 0);
-    for (; *j < nsel && rows[*j] < pos + k; (*j)++)
-        out[*j] = bp_value_at(d->p, d->end, (uint64_t)(rows[*j] - pos) * bw, bw);
+    int64_t jj = bp_select8(d->p, d->end, bw, pos, pos + k, rows, nsel, *j, out);
+    for (; jj < nsel && rows[jj] < pos + k; jj++)
+        out[jj] = bp_value_at(d->p, d->end, (uint64_t)(rows[jj] - pos) * bw, bw);
+    *j = jj;
     d->p += (size_t)(k / 8) * bw;
     d->bp_left -= (uint32_t)k;
     if (d->bp_left == 0 && d->bp_short) d->p = d->end;
