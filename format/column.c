@@ -356,9 +356,9 @@ static int check_sel(const page_sel *sel, int64_t n, pq_err *e)
     return 0;
 }
 
-/* A page without nulls: only the selected rows' indices are decoded (pq_rle_select reads a
- * bit-packed index from its bytes, checks the selection), then gathered; the gather checks
- * them against the dictionary. The unselected indices are never unpacked: they were 10% of a
+/* A page without nulls (the selection checked by the caller): only the selected rows'
+ * indices are decoded (pq_rle_select reads a bit-packed index from its bytes), then
+ * gathered; the gather checks them against the dictionary. The unselected indices are never unpacked: they were 10% of a
  * one-thread lineitem_wide scan, which keeps 1 row in 9 (bench/RESULTS.md, issue 26). */
 static int dict_selected_dense(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n,
                                const page_sel *sel, pq_vec *out, pq_err *e)

@@ -34,6 +34,7 @@
 #define PQ_ENC_MAX_VALUES ((int64_t)INT32_MAX)        /* values in one page / one call */
 #define PQ_ENC_MAX_BYTES ((int64_t)INT32_MAX)         /* BYTE_ARRAY bytes in one pq_vec */
 #define PQ_DELTA_MAX_BLOCK 32768                      /* values per DELTA block */
+#define PQ_DELTA_MAX_MINIBLOCKS 1024                  /* miniblocks per DELTA block */
 
 /* Spare bytes a BYTE_ARRAY copy may write past its value (and read past it in the source):
  * a value of up to PQ_BA_SLACK bytes moves as one fixed-size copy instead of a memcpy call
@@ -54,7 +55,6 @@ static inline void pq_ba_copy(uint8_t *dst, const uint8_t *v, uint32_t l, size_t
         __builtin_memcpy(dst, v, l);
     }
 }
-#define PQ_DELTA_MAX_MINIBLOCKS 1024                  /* miniblocks per DELTA block */
 
 /* ---------------------------------------------------------------- growable byte buffer */
 
