@@ -344,33 +344,50 @@ typedef struct page_sel {
     int64_t n;
 } page_sel;
 
+/* Rows rising strictly with the last below n: one branch-free pass (it vectorizes). */
 static int check_sel(const page_sel *sel, int64_t n, pq_err *e)
 {
-    for (int64_t j = 0; j < sel->n; j++)
-        if (sel->rows[j] >= (uint64_t)n || (j > 0 && sel->rows[j] <= sel->rows[j - 1]))
-            return pq_errf(e, RINGSCAN_EFORMAT, -1, "row selection does not fit a page of %lld rows",
-                           (long long)n);
+    const uint32_t *rows = sel->rows;
+    bool bad = sel->n > 0 && rows[sel->n - 1] >= (uint64_t)n;
+    for (int64_t j = 1; j < sel->n; j++) bad |= rows[j] <= rows[j - 1];
+    if (bad)
+        return pq_errf(e, RINGSCAN_EFORMAT, -1, "row selection does not fit a page of %lld rows",
+                       (long long)n);
     return 0;
 }
 
+/* A page without nulls (the selection checked by the caller): only the selected rows'
+ * indices are decoded (pq_rle_select reads a bit-packed index from its bytes), then
+ * gathered; the gather checks them against the dictionary. The unselected indices are never unpacked: they were 10% of a
+ * one-thread lineitem_wide scan, which keeps 1 row in 9 (bench/RESULTS.md, issue 26). */
+static int dict_selected_dense(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n,
+                               const page_sel *sel, pq_vec *out, pq_err *e)
+{
+    pq_rle_dec d;
+    int rc = pq_colr_reserve((void **)&r->sel_buf, &r->sel_cap, (size_t)(sel->n + 1) * sizeof(uint32_t));
+    if (rc == 0) rc = pq_rle_init_dict(&d, vp, vlen, e);
+    if (rc == 0) rc = pq_rle_select(&d, n, sel->rows, sel->n, r->sel_buf);
+    if (rc == 0) rc = pq_rle_finish(&d);
+    if (rc == 0) rc = pq_dict_gather(dict_of(r), r->sel_buf, sel->n, out, e);
+    if (rc == 0) set_validity(out, out->length - sel->n, NULL, sel->n, 0);
+    return rc;
+}
+
 /* Dictionary page values for the selected rows only: indices decoded once, then only the
- * selected ones gathered; nulls among them scattered as in a full page. */
+ * selected ones gathered; nulls among them scattered as in a full page (a page without
+ * nulls: dict_selected_dense). */
 static int dict_selected(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n, int64_t nn,
                          const page_sel *sel, pq_vec *out, pq_err *e)
 {
+    if (nn == n) return dict_selected_dense(r, vp, vlen, n, sel, out, e);
     int rc = pq_colr_reserve((void **)&r->idx, &r->idx_cap, (size_t)(nn + 1) * sizeof(uint32_t));
     if (rc == 0) rc = pq_colr_reserve((void **)&r->sel_buf, &r->sel_cap, (size_t)(2 * sel->n + 1) * sizeof(uint32_t));
     if (rc == 0) rc = dict_index_run(vp, vlen, nn, dict_of(r)->length, r->idx, e);
     if (rc) return rc;
-    bool nulls = nn < n;
     uint32_t *gather = r->sel_buf, *lv = r->sel_buf + sel->n;
     int64_t k = 0, vi = 0, row = 0;
     for (int64_t j = 0; j < sel->n; j++) {
         int64_t target = sel->rows[j];
-        if (!nulls) {
-            gather[k++] = r->idx[target];
-            continue;
-        }
         for (; row < target; row++) vi += r->levels[row];
         lv[j] = r->levels[target];
         if (lv[j]) gather[k++] = r->idx[vi];
@@ -384,7 +401,7 @@ static int dict_selected(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64
         out->length = base + sel->n;
         scatter(out, base, lv, sel->n, k);
     }
-    set_validity(out, base, nulls ? lv : NULL, sel->n, sel->n - k);
+    set_validity(out, base, lv, sel->n, sel->n - k);
     return 0;
 }
 

@@ -75,14 +75,15 @@ static int gather_ba(const pq_vec *dict, const uint32_t *idx, int64_t n, pq_vec 
         return pq_errf(err, RINGSCAN_ELIMIT, -1,
                        "dictionary gather: BYTE_ARRAY batch passes %lld bytes",
                        (long long)PQ_ENC_MAX_BYTES);
-    int rc = pq_vec_reserve(out, n, (int64_t)total);
+    int rc = pq_vec_reserve(out, n, (int64_t)total + PQ_BA_SLACK);
     if (rc) return rc;
     int32_t *off = out->offsets + out->length;
     int32_t cur = (int32_t)out->data_len;
     if (out->length == 0) off[0] = 0;
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t i = 0; i < n; i++) { /* the dictionary's bytes may be read up to data_cap */
         int32_t a = doff[idx[i]], l = doff[idx[i] + 1] - a;
-        if (l) memcpy(out->data + cur, dict->data + a, (size_t)l);
+        pq_ba_copy(out->data + cur, dict->data + a, (uint32_t)l,
+                   (size_t)(dict->data_cap > a ? dict->data_cap - a : 0));
         cur += l;
         off[i + 1] = cur;
     }

@@ -36,6 +36,26 @@
 #define PQ_DELTA_MAX_BLOCK 32768                      /* values per DELTA block */
 #define PQ_DELTA_MAX_MINIBLOCKS 1024                  /* miniblocks per DELTA block */
 
+/* Spare bytes a BYTE_ARRAY copy may write past its value (and read past it in the source):
+ * a value of up to PQ_BA_SLACK bytes moves as one fixed-size copy instead of a memcpy call
+ * (a call per short string was most of a PLAIN or dictionary string decode). 64, not 32:
+ * TPC-H's l_comment runs to 43 bytes and its longer values still took the call. */
+#define PQ_BA_SLACK 64
+
+/* Copies value v of l bytes to dst, which has PQ_BA_SLACK bytes of room past l; readable =
+ * bytes that may be read from v on, so a short value moves as PQ_BA_SLACK bytes when they
+ * are there to read. */
+static inline void pq_ba_copy(uint8_t *dst, const uint8_t *v, uint32_t l, size_t readable)
+{
+    if (l <= PQ_BA_SLACK && readable >= PQ_BA_SLACK) {
+        uint8_t t[PQ_BA_SLACK];
+        __builtin_memcpy(t, v, PQ_BA_SLACK);
+        __builtin_memcpy(dst, t, PQ_BA_SLACK);
+    } else if (l) {
+        __builtin_memcpy(dst, v, l);
+    }
+}
+
 /* ---------------------------------------------------------------- growable byte buffer */
 
 /* The encoders append to pq_buf, defined in format/meta.h ({data, len, cap}; zero-initialise
@@ -85,6 +105,12 @@ int pq_rle_init_dict(pq_rle_dec *d, const uint8_t *buf, size_t len, pq_err *err)
 int64_t pq_rle_next(pq_rle_dec *d, uint32_t *out, int64_t n);
 /* Decodes exactly n values; EFORMAT "RLE data ends after k of n values" if fewer exist. */
 int pq_rle_get(pq_rle_dec *d, uint32_t *out, int64_t n);
+/* The next n values, of which only those at rows[0..nsel) (positions among the n; the caller
+ * has checked that they rise strictly and stay below n) are written, to out[0..nsel): what
+ * pq_rle_get of n values then a pick of those rows would give, without unpacking the others
+ * (a bit-packed value is read from its bytes). The decoder then stands after the n values.
+ * Errors as pq_rle_get; out is then undefined. */
+int pq_rle_select(pq_rle_dec *d, int64_t n, const uint32_t *rows, int64_t nsel, uint32_t *out);
 /* Skips exactly n values (same errors as pq_rle_get). */
 int pq_rle_skip(pq_rle_dec *d, int64_t n);
 /* After a page's last value: 0 when the data ended with it - no RLE values left and no

@@ -151,24 +151,6 @@ static int ba_scan(const uint8_t *buf, size_t len, int64_t n, int64_t room, uint
     return 0;
 }
 
-enum { BA_SLACK = 32 };
-
-/* Moves BA_SLACK bytes (the caller has them to read and room to write). */
-static inline void copy_slack(uint8_t *dst, const uint8_t *src)
-{
-    uint8_t t[BA_SLACK];
-    memcpy(t, src, BA_SLACK);
-    memcpy(dst, t, BA_SLACK);
-}
-
-/* Copies value v of l bytes to dst, which has BA_SLACK bytes of room past l; readable = bytes
- * of buf from v on, so a short value moves as BA_SLACK bytes when they are there to read. */
-static inline void copy_value(uint8_t *dst, const uint8_t *v, uint32_t l, size_t readable)
-{
-    if (l <= BA_SLACK && readable >= BA_SLACK) copy_slack(dst, v);
-    else if (l) memcpy(dst, v, l);
-}
-
 int pq_plain_decode_ba(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, size_t *used,
                        pq_err *err)
 {
@@ -180,9 +162,9 @@ int pq_plain_decode_ba(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, s
     size_t end = 0;
     if ((rc = ba_scan(buf, len, n, PQ_ENC_MAX_BYTES - out->data_len, &bytes, &end, err)))
         return rc;
-    /* BA_SLACK spare bytes: a value of up to BA_SLACK bytes is copied with one fixed-size
+    /* PQ_BA_SLACK spare bytes: a value of up to PQ_BA_SLACK bytes is copied with one fixed-size
      * move (a memcpy call per short string was most of this loop) */
-    if ((rc = pq_vec_reserve(out, n, (int64_t)bytes + BA_SLACK))) return rc;
+    if ((rc = pq_vec_reserve(out, n, (int64_t)bytes + PQ_BA_SLACK))) return rc;
     int32_t *off = out->offsets + out->length;
     uint8_t *data = out->data;
     int32_t cur = (int32_t)out->data_len;
@@ -190,7 +172,7 @@ int pq_plain_decode_ba(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, s
     size_t pos = 0;
     for (int64_t i = 0; i < n; i++) { /* unchecked: ba_scan validated every prefix */
         uint32_t l = rd32(buf + pos);
-        copy_value(data + cur, buf + pos + 4, l, len - pos - 4);
+        pq_ba_copy(data + cur, buf + pos + 4, l, len - pos - 4);
         pos += 4 + (size_t)l;
         cur += (int32_t)l;
         off[i + 1] = cur;
@@ -225,13 +207,13 @@ int pq_plain_select_ba(const uint8_t *buf, size_t len, int64_t n, const uint32_t
     assert(j == nsel);
     *used = pos;
     if (total > (uint64_t)(PQ_ENC_MAX_BYTES - out->data_len)) return ba_room_err(err);
-    if ((rc = pq_vec_reserve(out, nsel, (int64_t)total + BA_SLACK))) return rc;
+    if ((rc = pq_vec_reserve(out, nsel, (int64_t)total + PQ_BA_SLACK))) return rc;
     int32_t *off = out->offsets + out->length;
     int32_t cur = (int32_t)out->data_len;
     if (out->length == 0) off[0] = 0;
     for (int64_t k = 0; k < nsel; k++) { /* unchecked: the walk above validated each value */
         uint32_t l = rd32(buf + at[k]);
-        copy_value(out->data + cur, buf + at[k] + 4, l, len - at[k] - 4);
+        pq_ba_copy(out->data + cur, buf + at[k] + 4, l, len - at[k] - 4);
         cur += (int32_t)l;
         off[k + 1] = cur;
     }

@@ -23,6 +23,10 @@
 
 #include "format/encoding.h"
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 /* ------------------------------------------------------------------------------ unpacking */
 
 static inline uint64_t load64(const uint8_t *p)
@@ -295,6 +299,100 @@ int pq_rle_get(pq_rle_dec *d, uint32_t *out, int64_t n)
     if (got < n)
         return rle_fail(d, "data ends after %llu of %llu values",
                         (unsigned long long)got, (unsigned long long)n);
+    return 0;
+}
+
+/* The value at bit offset bit of a bit-packed run starting at p (run bytes end at end): one
+ * 8-byte load when 8 bytes remain there, else the bytes that are left (the value's own bytes
+ * are inside the run: the caller's group is whole). */
+static inline uint32_t bp_value_at(const uint8_t *p, const uint8_t *end, uint64_t bit,
+                                   uint32_t bw)
+{
+    const uint8_t *q = p + (bit >> 3);
+    uint64_t x = 0;
+    if (end - q >= 8) x = load64(q);
+    else memcpy(&x, q, (size_t)(end - q));
+    return (uint32_t)((x >> (bit & 7)) & ((1ull << bw) - 1));
+}
+
+/* Selected rows rows[j..) below lim, 8 at a time: their bit offsets from p, one gather of
+ * the 8-byte words holding them, shifts and masks. Stops before a row at or past lim or a
+ * load that would pass end (rows rise, so the eighth row's load is the last). Returns the
+ * next j. Without AVX-512: j unchanged (the caller's scalar loop does every row). */
+static int64_t bp_select8(const uint8_t *p, const uint8_t *end, uint32_t bw, int64_t pos,
+                          int64_t lim, const uint32_t *rows, int64_t nsel, int64_t j,
+                          uint32_t *out)
+{
+#if defined(__AVX512F__)
+    const __m512i posv = _mm512_set1_epi64(pos), bwv = _mm512_set1_epi64(bw);
+    const __m512i seven = _mm512_set1_epi64(7), mask = _mm512_set1_epi64((int64_t)((1ull << bw) - 1));
+    for (; j + 8 <= nsel && rows[j + 7] < lim; j += 8) {
+        if ((uint64_t)(end - p) < 8 + (((uint64_t)(rows[j + 7] - pos) * bw) >> 3)) break;
+        __m512i r = _mm512_cvtepu32_epi64(_mm256_loadu_si256((const void *)(rows + j)));
+        __m512i bit = _mm512_mul_epu32(_mm512_sub_epi64(r, posv), bwv); /* < 2^31 * 32 */
+        __m512i w = _mm512_i64gather_epi64(_mm512_srli_epi64(bit, 3), (const void *)p, 1);
+        __m512i v = _mm512_and_si512(_mm512_srlv_epi64(w, _mm512_and_si512(bit, seven)), mask);
+        _mm256_storeu_si256((void *)(out + j), _mm512_cvtepi64_epi32(v));
+    }
+#else
+    (void)p, (void)end, (void)bw, (void)pos, (void)lim, (void)rows, (void)nsel, (void)out;
+#endif
+    return j;
+}
+
+/* Selected rows of the next k values, all in whole groups of the current bit-packed run:
+ * extracted from the packed bytes (8 at a time where they can be); rows[*j..] at positions
+ * >= pos. */
+static void bp_select(pq_rle_dec *d, int64_t pos, int64_t k, const uint32_t *rows, int64_t nsel,
+                      int64_t *j, uint32_t *out)
+{
+    uint32_t bw = d->bit_width;
+    assert(k % 8 == 0 && k <= d->bp_left && bw > 0);
+    int64_t jj = bp_select8(d->p, d->end, bw, pos, pos + k, rows, nsel, *j, out);
+    for (; jj < nsel && rows[jj] < pos + k; jj++)
+        out[jj] = bp_value_at(d->p, d->end, (uint64_t)(rows[jj] - pos) * bw, bw);
+    *j = jj;
+    d->p += (size_t)(k / 8) * bw;
+    d->bp_left -= (uint32_t)k;
+    if (d->bp_left == 0 && d->bp_short) d->p = d->end;
+}
+
+int pq_rle_select(pq_rle_dec *d, int64_t n, const uint32_t *rows, int64_t nsel, uint32_t *out)
+{
+    assert(n >= 0 && nsel >= 0 && (nsel == 0 || rows[nsel - 1] < (uint64_t)n));
+    if (d->status) return d->status;
+    int rc = 0;
+    int64_t pos = 0, j = 0;
+    while (pos < n) {
+        int64_t want = n - pos, k;
+        if (d->grp_pos < d->grp_len || d->rle_left) {
+            bool grp = d->grp_pos < d->grp_len;
+            k = grp ? d->grp_len - d->grp_pos : d->rle_left;
+            if (k > want) k = want;
+            for (; j < nsel && rows[j] < pos + k; j++)
+                out[j] = grp ? d->grp[d->grp_pos + (rows[j] - pos)] : d->rle_value;
+            if (grp) d->grp_pos += (uint32_t)k;
+            else d->rle_left -= (uint32_t)k;
+        } else if (d->bp_left >= 8 && want >= 8 && d->bit_width > 0) {
+            k = (want < d->bp_left ? want : d->bp_left) & ~(int64_t)7;
+            bp_select(d, pos, k, rows, nsel, &j, out);
+        } else if (d->bp_left) {
+            bp_refill(d);
+            continue;
+        } else if (d->bit_width == 0 && d->end == d->base) { /* bare width 0: all zeros */
+            for (; j < nsel; j++) out[j] = 0;
+            return 0;
+        } else {
+            rc = rle_header(d);
+            if (rc < 0) return rc;
+            if (rc == 1)
+                return rle_fail(d, "data ends after %lld of %lld values", (long long)pos,
+                                (long long)n);
+            continue;
+        }
+        pos += k;
+    }
+    assert(j == nsel);
     return 0;
 }
 

@@ -229,14 +229,19 @@ static int run_chain(scan_task *x, scan_batch *b)
         if (!x->decoded[plan->proj_slot[j]]) task_drop_excluded_pages(x, plan->proj_slot[j]);
     for (int j = 0; j < plan->nproj; j++)
         if (!x->decoded[plan->proj_slot[j]]) task_want_slot(x, plan->proj_slot[j]);
-    for (int j = 0; j < plan->nproj; j++) {
+    /* the mask is final until project(); every row kept: the columns are read whole */
+    int rc = flt_mask_all_true(&x->mask) ? 0 : task_mask_rows(x);
+    bool bail = false;
+    for (int j = 0; rc == 0 && !bail && j < plan->nproj; j++) {
         int slot = plan->proj_slot[j];
         bool dict = x->env->dict_slot && x->env->dict_slot[slot] && !x->decoded[slot];
-        int rc = dict ? task_dictout_load(x, slot) : task_load_projected(x, slot);
-        if (rc || task_bail(x)) { /* the caller releases what is still wanted */
-            free(pos);
-            return rc;
-        }
+        rc = dict ? task_dictout_load(x, slot) : task_load_projected(x, slot);
+        bail = task_bail(x); /* the caller releases what is still wanted */
+    }
+    task_mask_rows_drop(x);
+    if (rc || bail) {
+        free(pos);
+        return rc;
     }
     return project(x, b, pos);
 }
@@ -246,7 +251,7 @@ static int ctx_init(scan_task *x, const scan_task_env *env, scan_task_core *tc, 
 {
     const scan_plan *plan = env->plan;
     *x = (scan_task){.env = env, .plan = plan, .fx = env->fx, .tc = tc, .core = core, .index = i,
-                     .sp = &plan->splits[i], .unit = unit, .err = {.offset = -1}};
+                     .sp = &plan->splits[i], .unit = unit, .nmrows = -1, .err = {.offset = -1}};
     x->by_unit = env->fx->units[unit].shared;
     x->futs = fail_calloc((size_t)plan->nneed, sizeof *x->futs);
     x->vecs = tc->nvecsets > 0 ? tc->vecsets[--tc->nvecsets] : fail_calloc((size_t)plan->nneed, sizeof *x->vecs);
@@ -300,6 +305,7 @@ static void ctx_free(scan_task *x)
     free(x->compacted);
     free(x->wanted);
     free(x->sel);
+    free(x->mrows);
     task_dictout_free(x);
     flt_mask_free(&x->mask);
     flt_mask_free(&x->tmp);

@@ -113,6 +113,8 @@ typedef struct scan_task {
     bool *wanted;          /* [slot] scratch for the policy's choice */
     uint32_t *sel;         /* a page's selected rows, page-relative (reused across pages) */
     int64_t sel_cap;
+    uint32_t *mrows;       /* the final mask's rows, split-relative, while nmrows >= 0 */
+    int64_t nmrows;        /* -1 outside the projection (the mask may still change) */
     int32_t perm[FLT_MAX_PREDS];
     flt_mask mask, tmp;
     uint64_t topk_version; /* the Top-K bound's version the mask was last pruned by */
@@ -168,6 +170,11 @@ void task_drop_excluded_pages(scan_task *x, int slot);
 int task_await_slot(scan_task *x, int slot);
 /* The task's selection buffer with room for n rows; NULL on -ENOMEM. */
 uint32_t *task_sel(scan_task *x, int64_t n);
+/* The final mask's selected rows listed once (x->mrows, x->nmrows) for the projection's
+ * pages to take their ranges from, instead of each column's pages scanning the mask again;
+ * task_mask_rows_drop ends it (before the mask can change). 0 or -ENOMEM. */
+int task_mask_rows(scan_task *x);
+void task_mask_rows_drop(scan_task *x);
 
 /* task_topk.c */
 /* Whether the Top-K bound rules the split out from its row group's statistics (or K is 0). */

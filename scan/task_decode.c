@@ -158,12 +158,31 @@ int task_load_slot(scan_task *x, int slot)
 
 
 
+/* First index of rows[0..n) (rising) whose row is >= r. */
+static int64_t rows_lower(const uint32_t *rows, int64_t n, int64_t r)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if ((int64_t)rows[mid] < r) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 /* The rows of the page starting at split row first_row that the mask selects in [a, e), as
- * page-relative row numbers into out (room for e - a); returns their count. */
+ * page-relative row numbers into out (room for e - a); returns their count. In the
+ * projection, taken from the listed rows (task_mask_rows): scanning the mask per column and
+ * page was 2.7% of a one-thread lineitem_wide scan (16 columns). */
 static int64_t mask_page_rows(const scan_task *x, int64_t first_row, int64_t a, int64_t e,
                               uint32_t *out)
 {
     assert(a >= first_row && e >= a);
+    if (x->nmrows >= 0) {
+        int64_t lo = rows_lower(x->mrows, x->nmrows, a), hi = rows_lower(x->mrows, x->nmrows, e);
+        for (int64_t i = lo; i < hi; i++) out[i - lo] = x->mrows[i] - (uint32_t)first_row;
+        return hi - lo;
+    }
     int64_t k = flt_mask_select_range(&x->mask, a, e, out);
     for (int64_t i = 0; a > first_row && i < k; i++) out[i] += (uint32_t)(a - first_row);
     return k;

@@ -137,6 +137,23 @@ uint32_t *task_sel(scan_task *x, int64_t n)
     return x->sel;
 }
 
+int task_mask_rows(scan_task *x)
+{
+    int64_t n = flt_mask_popcount(&x->mask);
+    assert(x->nmrows < 0 && n <= x->mask.len);
+    uint32_t *p = fail_realloc(x->mrows, sizeof(uint32_t) * (size_t)(n + 1));
+    if (!p) return -ENOMEM;
+    x->mrows = p;
+    x->nmrows = flt_mask_select(&x->mask, p, n);
+    assert(x->nmrows == n);
+    return 0;
+}
+
+void task_mask_rows_drop(scan_task *x)
+{
+    x->nmrows = -1;
+}
+
 /* The split-relative rows [*a, *b) a page piece contributes (its rows inside the split). */
 void task_piece_span(const scan_split *sp, const scan_piece *pc, int64_t *a, int64_t *e)
 {

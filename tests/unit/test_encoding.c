@@ -102,6 +102,62 @@ static void rle_round_trip_random(void)
     }
 }
 
+/* pq_rle_select against pq_rle_get then a pick: every width, runs and bit-packed groups,
+ * selections of every density (none, sparse, pairs, all), called after a partial get (a
+ * buffered group, an RLE run begun) and followed by a get that must continue in place. */
+static void rle_select_matches_get(void)
+{
+    static uint32_t in[6000], out[6000], got[6000], rows[6000];
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        for (int bw = 0; bw <= 32; bw++) {
+            uint64_t s = seed * 104729 + (uint64_t)bw;
+            int64_t n = (int64_t)(rng(&s) % 6000);
+            fill_levels(in, n, bw, &s);
+            pq_buf b = {0};
+            CHECK(pq_rle_encode(&b, in, n, bw) == 0);
+            int64_t head = n ? (int64_t)(rng(&s) % 13) % (n + 1) : 0;
+            int64_t span = n - head, tail = span ? (int64_t)(rng(&s) % 9) % (span + 1) : 0;
+            span -= tail;
+            uint64_t every = rng(&s) % 12; /* 0: all rows; else about 1 in every */
+            int64_t nsel = 0;
+            for (int64_t i = 0; i < span; i++)
+                if (every == 0 || rng(&s) % every == 0) rows[nsel++] = (uint32_t)i;
+            pq_rle_dec d;
+            CHECK(pq_rle_init(&d, b.data, b.len, bw, NULL) == 0);
+            CHECK(pq_rle_get(&d, got, head) == 0);
+            CHECK(pq_rle_select(&d, span, rows, nsel, out) == 0);
+            CHECK(pq_rle_get(&d, got + head, tail) == 0);
+            CHECK(pq_rle_finish(&d) == 0);
+            CHECK(memcmp(in, got, (size_t)head * 4) == 0);
+            CHECK(memcmp(in + head + span, got + head, (size_t)tail * 4) == 0);
+            int64_t bad = 0;
+            for (int64_t j = 0; j < nsel; j++) bad += out[j] != in[head + rows[j]];
+            CHECK_EQ_I64(bad, 0);
+            pq_buf_free(&b);
+        }
+    }
+    /* hand-built: one bit-packed run of 2 groups at width 5, then an RLE run of 7 threes */
+    uint8_t buf[32] = {0};
+    bw_t w = {0};
+    put_byte(&w, (2 << 1) | 1);
+    for (uint32_t i = 0; i < 16; i++) put_bits(&w, (i * 7) & 31, 5);
+    put_byte(&w, 7 << 1);
+    put_byte(&w, 3);
+    memcpy(buf, w.b, sizeof buf);
+    size_t len = w.bit / 8;
+    uint32_t pick[] = {0, 5, 9, 15, 16, 22}, v[6];
+    pq_rle_dec d;
+    CHECK(pq_rle_init(&d, buf, len, 5, NULL) == 0);
+    CHECK(pq_rle_select(&d, 23, pick, 6, v) == 0);
+    CHECK(v[0] == 0 && v[1] == 3 && v[2] == 31 && v[3] == (105 & 31) && v[4] == 3 && v[5] == 3);
+    CHECK(pq_rle_finish(&d) == 0);
+    /* the data ends before n values: an error, as pq_rle_get's */
+    pq_err e = {0};
+    CHECK(pq_rle_init(&d, buf, len, 5, &e) == 0);
+    CHECK(pq_rle_select(&d, 24, pick, 6, v) == RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "data ends after 23 of 24") != NULL);
+}
+
 /* Every prefix of a valid stream: either the n values come out right or an error, never a
  * read past the prefix (ASan checks the copy). */
 static void rle_truncated_every_byte(void)
@@ -344,6 +400,42 @@ static void dict_gather_sizes(void)
             }
 }
 
+/* String gathers (short values move as PQ_BA_SLACK-byte copies): values of 0-70 bytes, the
+ * longest last so its copy ends at the dictionary's last byte, gathered in two appends; every
+ * value and offset compared with the dictionary's, and nothing written past data_len shows. */
+static void dict_gather_strings(void)
+{
+    enum { NV = 71, NI = 400 };
+    pq_vec dict, out;
+    pq_vec_init(&dict, PQ_BYTE_ARRAY, 0);
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    static uint8_t page[NV * 4 + NV * 71];
+    size_t len = 0;
+    for (uint32_t v = 0; v < NV; v++) {
+        memcpy(page + len, &v, 4);
+        for (uint32_t k = 0; k < v; k++) page[len + 4 + k] = (uint8_t)(v * 31 + k);
+        len += 4 + v;
+    }
+    CHECK(pq_dict_decode_page(page, len, NV, &dict, NULL) == 0);
+    static uint32_t idx[NI];
+    uint64_t s = 7;
+    for (int i = 0; i < NI; i++) idx[i] = (uint32_t)(i % 5 == 0 ? NV - 1 : rng(&s) % NV);
+    CHECK(pq_dict_gather(&dict, idx, 7, &out, NULL) == 0);
+    CHECK(pq_dict_gather(&dict, idx + 7, NI - 7, &out, NULL) == 0);
+    CHECK_EQ_I64(out.length, NI);
+    int bad = 0;
+    for (int i = 0; i < NI; i++) {
+        int32_t a = out.offsets[i], l = out.offsets[i + 1] - a;
+        bad += l != (int32_t)idx[i];
+        for (int32_t k = 0; k < l && l == (int32_t)idx[i]; k++)
+            bad += out.data[a + k] != (uint8_t)(idx[i] * 31 + (uint32_t)k);
+    }
+    CHECK_EQ_I64(bad, 0);
+    CHECK_EQ_I64(out.data_len, out.offsets[NI]);
+    pq_vec_free(&dict);
+    pq_vec_free(&out);
+}
+
 static void dict_gather_and_errors(void)
 {
     int32_t dv[5] = {10, 20, 30, 40, 50};
@@ -478,6 +570,7 @@ int main(void)
 {
     RUN(rle_hand_built_every_width);
     RUN(rle_round_trip_random);
+    RUN(rle_select_matches_get);
     RUN(rle_truncated_every_byte);
     RUN(rle_errors);
     RUN(bitpacked_msb);
@@ -486,6 +579,7 @@ int main(void)
     RUN(plain_bool);
     RUN(plain_byte_array);
     RUN(dict_gather_and_errors);
+    RUN(dict_gather_strings);
     RUN(dict_gather_sizes);
     RUN(dict_builder_round_trip);
     RUN(buf_varints);
