@@ -115,20 +115,6 @@ void http_s3_code(const char *body, size_t n, char *code, size_t cap)
     }
 }
 
-void http_redact(char *out, size_t cap, const char *url)
-{
-    const char *scheme = strstr(url, "://");
-    const char *host = scheme ? scheme + 3 : url;
-    const char *at = NULL;
-    for (const char *p = host; *p && *p != '/' && *p != '?' && *p != '#'; p++)
-        if (*p == '@') at = p;
-    if (!at) {
-        snprintf(out, cap, "%s", url);
-        return;
-    }
-    snprintf(out, cap, "%.*s%s", (int)(host - url), url, at + 1);
-}
-
 uint64_t http_backoff_ns(int attempt, uint64_t rnd)
 {
     assert(attempt >= 1);
@@ -564,7 +550,7 @@ int io_http_open(io_file_t **out, const char *url, const io_open_opts *op, char 
     assert(out && url && op);
     pthread_once(&http_once, http_global_init);
     char shown[HTTP_URL_MAX];
-    http_redact(shown, sizeof shown, url);
+    io_path_shown(shown, sizeof shown, url);
     if (http_global_rc != CURLE_OK) {
         if (err) snprintf(err, errlen, "%s: libcurl: %s", shown, curl_easy_strerror(http_global_rc));
         return -EIO;

@@ -78,8 +78,6 @@ int http_s3_url(char *out, size_t cap, const char *s3url, const char *endpoint,
 bool http_content_range(const char *v, uint64_t *first, uint64_t *last, uint64_t *total);
 /* Copies the <Code> of an S3 XML error body into code (empty when none). */
 void http_s3_code(const char *body, size_t n, char *code, size_t cap);
-/* Writes url without any userinfo (user:password@) into out. */
-void http_redact(char *out, size_t cap, const char *url);
 /* The wait before retry number attempt (1 = the first retry): capped doubling with equal
  * jitter from rnd. */
 uint64_t http_backoff_ns(int attempt, uint64_t rnd);
