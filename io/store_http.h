@@ -23,7 +23,10 @@ enum {
     HTTP_CONNS_PER_CORE = 32,    /* a core's connections (with 2 cores, the sim's 64) */
     HTTP_RETRIES_DEFAULT = 5,    /* tries after the first (RINGSCAN_HTTP_RETRIES) */
     HTTP_TIMEOUT_MS_DEFAULT = 30000, /* connect, and no byte for this long (RINGSCAN_HTTP_TIMEOUT_MS) */
-    HTTP_URL_MAX = 4096
+    HTTP_URL_MAX = 4096,
+    HTTP_MIN_BPS = 1024,         /* a try slower than this over a timeout's window is a stall */
+    HTTP_ETAG_MAX = 128,
+    HTTP_REDIRS_MAX = 5          /* redirects an unsigned request follows */
 };
 #define HTTP_BACKOFF_BASE_NS (UINT64_C(100) * 1000 * 1000)       /* 100 ms, doubling */
 #define HTTP_BACKOFF_CAP_NS (UINT64_C(5) * 1000 * 1000 * 1000)   /* 5 s */
@@ -40,6 +43,7 @@ typedef struct http_obj {
     int retries;
     uint8_t *tail;             /* the bytes of the suffix GET at open */
     uint64_t tail_off, tail_len;
+    char etag[HTTP_ETAG_MAX];  /* the open's ETag (empty: none): every later answer must match */
     pthread_mutex_t mu;        /* guards sync (metadata reads from any thread) */
     CURL *sync;                /* the metadata path's handle: its connection is kept */
 } http_obj;
@@ -55,14 +59,17 @@ typedef struct http_xfer {
     bool suffix;               /* "bytes=-len": the open's tail GET */
     long status;
     bool overlong, range_bad;
+    bool changed;              /* the answer is of another version (size or ETag, invariant 1) */
     bool have_cr;
     uint64_t cr_first, cr_last, cr_total;
     char body[HTTP_BODY_MAX];
     size_t nbody;
     char errbuf[CURL_ERROR_SIZE];
     int tries;                 /* requests sent so far */
-    uint64_t progress_ns;      /* when this try last received a byte (or began) */
+    uint64_t progress_ns;      /* when this try's current rate window began */
     uint64_t progress_bytes;   /* bytes it had received then */
+    uint64_t slow_bytes;       /* bytes of the window that ended it as too slow */
+    char etag[HTTP_ETAG_MAX];  /* the answer's ETag (empty: none) */
     uint64_t t0_ns;            /* the first request's start */
     int err;                   /* on HTTP_FAIL: the negative errno the read fails with */
 } http_xfer;
