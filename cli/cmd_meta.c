@@ -28,7 +28,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "io/store.h"
 #include "cli/opts.h"
 #include "cli/sink.h"
 #include "ringscan.h"
@@ -265,7 +264,7 @@ static void print_text(const char *path, const ringscan_file *f)
     ringscan_file_info_get(f, &fi);
     static const char *orders[] = {"absent", "unknown", "known"};
     char shown[512];
-    io_path_shown(shown, sizeof shown, path);
+    ringscan_path_shown(shown, sizeof shown, path);
     sink_printf(cli_out(), "file: %s\nrows: %" PRId64 "\ncreated_by: %s\ncolumn_orders: %s\n", shown, fi.rows,
            fi.created_by ? fi.created_by : "(none)", orders[fi.column_orders]);
     int64_t packed = 0, unpacked = 0;

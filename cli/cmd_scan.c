@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "cli/checksum.h"
-#include "io/store.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "cli/print.h"
@@ -191,7 +190,7 @@ static int cli_err(ringscan_error *err, const char *path, int rc, const char *ms
 {
     err->status = rc;
     char shown[512];
-    io_path_shown(shown, sizeof shown, path);
+    ringscan_path_shown(shown, sizeof shown, path);
     snprintf(err->message, sizeof err->message, "%s: %s", shown, msg ? msg : ringscan_strerror(rc));
     return rc;
 }

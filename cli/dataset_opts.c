@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "io/store.h"
 
 /* in the order of ringscan_options.hive_partitioning 0, 1, -1 */
 const char *const cli_hive_choices[] = {"auto", "true", "false", NULL};
@@ -16,7 +15,7 @@ bool cli_is_dataset(const char *const *paths, int npaths, bool dataset_opt)
     const char *p = paths[0];
     size_t n = strlen(p);
     if (npaths > 1 || dataset_opt) return true;
-    if (io_is_url(p) ? io_url_has_pattern(p) : strpbrk(p, "*?[") != NULL) return true;
+    if (ringscan_path_is_pattern(p)) return true;
     if (strncmp(p, "s3://", 5) == 0 && n && p[n - 1] == '/') return true; /* a prefix */
     return !strstr(p, "://") && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }

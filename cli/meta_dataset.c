@@ -17,7 +17,6 @@
 
 #include "cli/cli.h"
 #include "cli/sink.h"
-#include "io/store.h"
 #include "ringscan.h"
 
 /* An Arrow time unit letter as pyarrow names it. */
@@ -173,7 +172,7 @@ static void print_schema(const struct ArrowSchema *s, bool json)
 static void print_file(const char *given, const file_line *l, bool json, int i)
 {
     char b[32], path[512];
-    io_path_shown(path, sizeof path, given); /* a URL's password is never printed */
+    ringscan_path_shown(path, sizeof path, given); /* a URL's password is never printed */
     if (json) {
         sink_printf(cli_out(), "%s{\"path\": ", i ? ", " : "");
         put_escaped(path, true);

@@ -22,7 +22,7 @@ enum {
     HTTP_BODY_MAX = 1024,        /* an error status's body kept for its S3 code */
     HTTP_CONNS_PER_CORE = 32,    /* a core's connections (with 2 cores, the sim's 64) */
     HTTP_RETRIES_DEFAULT = 5,    /* tries after the first (RINGSCAN_HTTP_RETRIES) */
-    HTTP_TIMEOUT_MS_DEFAULT = 30000, /* connect, and no byte for this long (RINGSCAN_HTTP_TIMEOUT_MS) */
+    HTTP_TIMEOUT_MS_DEFAULT = 30000, /* connect; a try's rate window (RINGSCAN_HTTP_TIMEOUT_MS) */
     HTTP_URL_MAX = 4096,
     HTTP_MIN_BPS = 1024,         /* a try slower than this over a timeout's window is a stall */
     HTTP_ETAG_MAX = 128,

@@ -22,6 +22,16 @@ const char *ringscan_strerror(int status)
     return status_text(status);
 }
 
+void ringscan_path_shown(char *out, size_t cap, const char *path)
+{
+    io_path_shown(out, cap, path);
+}
+
+bool ringscan_path_is_pattern(const char *path)
+{
+    return io_is_url(path) ? io_url_has_pattern(path) : strpbrk(path, "*?[") != NULL;
+}
+
 int api_report(ringscan_error *err, const char *path, int rc, const pq_err *e)
 {
     if (!err) return rc;
