@@ -141,7 +141,8 @@ static size_t http_on_body(char *p, size_t size, size_t nmemb, void *ud)
         memcpy(x->body + x->nbody, p, k);
         x->nbody += k;
         x->body[x->nbody] = '\0';
-        return n;
+        x->body_cut = k < n; /* the rest is not waited for: the status and code decide */
+        return k < n ? 0 : n;
     }
     if (x->range_bad) return 0;
     if (n > x->len - x->got) {
@@ -248,7 +249,7 @@ void http_xfer_prepare(CURL *h, http_xfer *x)
     else snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, x->off, x->off + x->len - 1);
     x->got = 0;
     x->status = 0;
-    x->overlong = x->range_bad = x->have_cr = x->changed = false;
+    x->overlong = x->range_bad = x->have_cr = x->changed = x->body_cut = false;
     x->etag[0] = '\0';
     x->slow_bytes = 0;
     x->nbody = 0;
@@ -372,6 +373,7 @@ http_verdict http_xfer_judge(CURL *h, http_xfer *x, CURLcode cc, char *why, size
 {
     char code[64];
     http_s3_code(x->body, x->nbody, code, sizeof code);
+    if (x->body_cut && cc == CURLE_WRITE_ERROR) cc = CURLE_OK; /* an error body's bound */
     atomic_fetch_add_explicit(&x->f->requests, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&x->f->bytes, x->got, memory_order_relaxed);
     /* a suffix answered by 200 is the whole object, however short (an empty file on nginx) */

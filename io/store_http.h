@@ -7,7 +7,8 @@
  *  1. An http_obj never changes after io_http_open; every core and the metadata path read it
  *     at once. Its credentials live only in userpwd and headers, never in a message.
  *  2. An http_xfer's body lands only in buf[0, len): a byte past len is an overlong body,
- *     and an error status's body goes to the bounded body[] instead. */
+ *     and an error status's body goes to the bounded body[] instead: the transfer ends once
+ *     body[] is full, so a huge or slow error body costs at most HTTP_BODY_MAX bytes. */
 #ifndef RINGSCAN_IO_STORE_HTTP_H
 #define RINGSCAN_IO_STORE_HTTP_H
 #include <curl/curl.h>
@@ -60,6 +61,7 @@ typedef struct http_xfer {
     long status;
     bool overlong, range_bad;
     bool changed;              /* the answer is of another version (size or ETag, invariant 1) */
+    bool body_cut;             /* an error body ended at body[]'s bound (the rest not read) */
     bool have_cr;
     uint64_t cr_first, cr_last, cr_total;
     char body[HTTP_BODY_MAX];

@@ -18,6 +18,7 @@ fault from its second on: the open's suffix GET passes and the ring's range read
   drip           206 whose body comes one byte every 0.3 s
   dripeerr       404 whose body comes one byte every 0.3 s
   404xml         404 with an S3 XML error body (<Code>NoSuchKey</Code>)
+  hugeerr        404 with that XML, then 256 MiB more of body at 40 KB/s (an hour and a half)
 Invariants: every connection ends within --max-seconds of the server's start (the server
 exits then), a drip sends at most 100000 bytes, and each request is logged to --log as
 "MODE RANGE" (the test counts tries from it)."""
@@ -72,6 +73,15 @@ async def answer(w, mode, name, target, rng, hit):
         head(w, code, [("Location", where), ("Content-Length", 5)])
         w.write(b"moved")
         return True
+    if mode == "hugeerr":
+        body = b"<?xml version='1.0'?><Error><Code>NoSuchKey</Code></Error>"
+        head(w, 404, [("Content-Length", len(body) + (256 << 20)), ("Content-Type", "application/xml")])
+        w.write(body)
+        for _ in range(65536):
+            w.write(b" " * 4096)
+            await w.drain()
+            await asyncio.sleep(0.1)
+        return False
     if mode in ("404xml", "dripeerr"):
         body = b"<?xml version='1.0'?><Error><Code>NoSuchKey</Code></Error>" + b" " * 4000
         hs = [("Content-Length", len(body)), ("Content-Type", "application/xml")]

@@ -8,7 +8,8 @@
 #     query string (a presigned URL's signature is no pattern).
 #  2. Answers that are wrong fail, never a silently short or wrong result, each naming the URL,
 #     the byte range asked and what was wrong: no or a wrong Content-Range, a short or long
-#     body, a cut connection, a 404 with an S3 code, a redirect loop; an object that changed
+#     body, a cut connection, a 404 with an S3 code (and one with 256 MiB of body sent slowly:
+#     only its first KiB is read), a redirect loop; an object that changed
 #     between the open and a read (another size; the same size with another ETag).
 #  3. Drips are bounded: a body or an error body sent a byte every 0.3 s ends as a timeout
 #     (a try must move 1 KiB/s over the timeout's window), after at most 3 tries.
@@ -62,7 +63,7 @@ meta_same "meta with a query string" "$li" "$base/ok/li.parquet?v=1"
 # 2. wrong answers: the URL, the range, the cause
 for f in "latenocr|Content-Range missing" "latewrongcr|Content-Range elsewhere" \
     "lateshortcr|short body" "lateoverlong|longer than" "latecut|short body" \
-    "late404xml|HTTP 404 NoSuchKey" "redirloop|redirect" \
+    "late404xml|HTTP 404 NoSuchKey" "hugeerr|HTTP 404 NoSuchKey" "redirloop|redirect" \
     "grow|changed since it was opened.*size 2" "same|changed since it was opened.*ETag"; do
     m=${f%%|*}
     scan_fails "$m" 60 "127.0.0.1:$HOSTILE_PORT/$m/li.parquet" "GET bytes=[0-9]*-[0-9]*" "${f#*|}" -- \
