@@ -263,7 +263,9 @@ static void print_text(const char *path, const ringscan_file *f)
     ringscan_file_info fi;
     ringscan_file_info_get(f, &fi);
     static const char *orders[] = {"absent", "unknown", "known"};
-    sink_printf(cli_out(), "file: %s\nrows: %" PRId64 "\ncreated_by: %s\ncolumn_orders: %s\n", path, fi.rows,
+    char shown[512];
+    ringscan_path_shown(shown, sizeof shown, path);
+    sink_printf(cli_out(), "file: %s\nrows: %" PRId64 "\ncreated_by: %s\ncolumn_orders: %s\n", shown, fi.rows,
            fi.created_by ? fi.created_by : "(none)", orders[fi.column_orders]);
     int64_t packed = 0, unpacked = 0;
     for (int g = 0; g < fi.row_groups; g++) {

@@ -189,7 +189,9 @@ static int parse_args(int argc, char **argv, scan_args *a)
 static int cli_err(ringscan_error *err, const char *path, int rc, const char *msg)
 {
     err->status = rc;
-    snprintf(err->message, sizeof err->message, "%s: %s", path, msg ? msg : ringscan_strerror(rc));
+    char shown[512];
+    ringscan_path_shown(shown, sizeof shown, path);
+    snprintf(err->message, sizeof err->message, "%s: %s", shown, msg ? msg : ringscan_strerror(rc));
     return rc;
 }
 

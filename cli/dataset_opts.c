@@ -14,7 +14,8 @@ bool cli_is_dataset(const char *const *paths, int npaths, bool dataset_opt)
     struct stat st;
     const char *p = paths[0];
     size_t n = strlen(p);
-    if (npaths > 1 || dataset_opt || strpbrk(p, "*?[")) return true;
+    if (npaths > 1 || dataset_opt) return true;
+    if (ringscan_path_is_pattern(p)) return true;
     if (strncmp(p, "s3://", 5) == 0 && n && p[n - 1] == '/') return true; /* a prefix */
     return !strstr(p, "://") && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }

@@ -169,9 +169,10 @@ static void print_schema(const struct ArrowSchema *s, bool json)
     }
 }
 
-static void print_file(const char *path, const file_line *l, bool json, int i)
+static void print_file(const char *given, const file_line *l, bool json, int i)
 {
-    char b[32];
+    char b[32], path[512];
+    ringscan_path_shown(path, sizeof path, given); /* a URL's password is never printed */
     if (json) {
         sink_printf(cli_out(), "%s{\"path\": ", i ? ", " : "");
         put_escaped(path, true);

@@ -76,6 +76,13 @@ enum {
 
 /* Text for a status code (static storage). */
 RINGSCAN_API const char *ringscan_strerror(int status);
+/* Writes path into out (cap bytes, truncated) as it may be shown to a user: a URL without the
+ * userinfo ("user:password@") of its authority, any other path as it is. Every message
+ * ringscan builds names paths this way. */
+RINGSCAN_API void ringscan_path_shown(char *out, size_t cap, const char *path);
+/* True when path is a pattern the dataset calls list (a local glob; '*', '?' or '[' in an s3://
+ * URL; '*' or '[' in an http(s) URL's path, whose '?' starts its query) rather than one file. */
+RINGSCAN_API bool ringscan_path_is_pattern(const char *path);
 
 typedef struct ringscan_error {
     int status;

@@ -148,6 +148,21 @@ bool io_is_url(const char *path)
            strncmp(path, "s3://", 5) == 0;
 }
 
+bool io_url_has_pattern(const char *path)
+{
+    if (strncmp(path, "s3://", 5) == 0) return strpbrk(path, "*?[") != NULL;
+    return strcspn(path, "*[") < strcspn(path, "?#");
+}
+
+void io_path_shown(char *out, size_t cap, const char *path)
+{
+    const char *host = io_is_url(path) ? strstr(path, "://") + 3 : NULL, *at = NULL;
+    for (const char *p = host; p && *p && *p != '/' && *p != '?' && *p != '#'; p++)
+        if (*p == '@') at = p;
+    if (at) snprintf(out, cap, "%.*s%s", (int)(host - path), path, at + 1);
+    else snprintf(out, cap, "%s", path);
+}
+
 int io_file_open(io_file_t **out, const char *path, char *err, size_t errlen)
 {
     assert(out && path);
@@ -206,13 +221,15 @@ int io_file_open_with(io_file_t **out, const char *path, const io_open_opts *o, 
     io_open_opts none = {0};
     if (!o) o = &none;
     if (io_is_url(path)) {
-        if (strpbrk(path, "*?[")) {
+        char shown[512];
+        io_path_shown(shown, sizeof shown, path);
+        if (io_url_has_pattern(path)) {
             if (err) snprintf(err, errlen, "%s: globs (listing a prefix) need multi-file scans, "
-                              "which this build does not have yet: name one object", path);
+                              "which this build does not have yet: name one object", shown);
             return -ENOTSUP;
         }
         if (o->store && *o->store) {
-            if (err) snprintf(err, errlen, "%s: a store (%s) wraps a local file, not a URL", path,
+            if (err) snprintf(err, errlen, "%s: a store (%s) wraps a local file, not a URL", shown,
                               o->store);
             return -EINVAL;
         }

@@ -6,8 +6,12 @@
  * Owns: http_obj (io_file_t.be_file of an HTTP or S3 object) and its tail bytes.
  * Invariants (beyond store_http.h):
  *  1. A request succeeds only with all of its bytes: 206 with a Content-Range starting at
- *     its offset (or 200 for a range covering the whole object) and exactly len bytes.
- *  2. Retries: connection errors, timeouts, 429/500/502/503/504 and S3 SlowDown, at most
+ *     its offset (or 200 for a range covering the whole object) and exactly len bytes, of
+ *     the version the open saw: a Content-Range total other than the open's size, or an ETag
+ *     other than the open's (when both have one, as DuckDB's httpfs checks), is an error
+ *     (the object changed under the scan), never bytes of another version.
+ *  2. Retries: connection errors, timeouts (a try that moves fewer than HTTP_MIN_BPS over a
+ *     timeout's window: a stall or a drip), 429/500/502/503/504 and S3 SlowDown, at most
  *     o->retries after the first try and none starting HTTP_RETRY_TOTAL_NS after it; every
  *     other outcome is final.
  *  3. No message holds userpwd, a token or an URL's userinfo (f->name is redacted). */
@@ -115,20 +119,6 @@ void http_s3_code(const char *body, size_t n, char *code, size_t cap)
     }
 }
 
-void http_redact(char *out, size_t cap, const char *url)
-{
-    const char *scheme = strstr(url, "://");
-    const char *host = scheme ? scheme + 3 : url;
-    const char *at = NULL;
-    for (const char *p = host; *p && *p != '/' && *p != '?' && *p != '#'; p++)
-        if (*p == '@') at = p;
-    if (!at) {
-        snprintf(out, cap, "%s", url);
-        return;
-    }
-    snprintf(out, cap, "%.*s%s", (int)(host - url), url, at + 1);
-}
-
 uint64_t http_backoff_ns(int attempt, uint64_t rnd)
 {
     assert(attempt >= 1);
@@ -151,7 +141,8 @@ static size_t http_on_body(char *p, size_t size, size_t nmemb, void *ud)
         memcpy(x->body + x->nbody, p, k);
         x->nbody += k;
         x->body[x->nbody] = '\0';
-        return n;
+        x->body_cut = k < n; /* the rest is not waited for: the status and code decide */
+        return k < n ? 0 : n;
     }
     if (x->range_bad) return 0;
     if (n > x->len - x->got) {
@@ -161,6 +152,25 @@ static size_t http_on_body(char *p, size_t size, size_t nmemb, void *ud)
     memcpy(x->buf + x->got, p, n);
     x->got += n;
     return n;
+}
+
+/* Whether a 200 or 206 answer is of another version than the open's (invariant 1). */
+static bool http_changed(const http_xfer *x)
+{
+    if (x->suffix) return false; /* the open's own request */
+    if (x->o->etag[0] && x->etag[0] && strcmp(x->o->etag, x->etag) != 0) return true;
+    return x->status == 206 && x->have_cr && x->cr_total != x->f->size_bytes;
+}
+
+/* Copies a header's value (after its name, blanks and CRLF trimmed) into out. */
+static void http_header_value(const char *p, size_t n, size_t name_len, char *out, size_t cap)
+{
+    const char *v = p + name_len, *e = p + n;
+    while (v < e && (*v == ' ' || *v == '\t')) v++;
+    while (e > v && (e[-1] == '\r' || e[-1] == '\n' || e[-1] == ' ')) e--;
+    size_t k = (size_t)(e - v) < cap - 1 ? (size_t)(e - v) : cap - 1;
+    memcpy(out, v, k);
+    out[k] = '\0';
 }
 
 /* Whether a 200 or 206 answers x's request (invariant 1), once its headers are in. */
@@ -182,8 +192,12 @@ static size_t http_on_header(char *p, size_t size, size_t nmemb, void *ud)
         const char *sp = memchr(p, ' ', n);
         x->status = sp ? strtol(sp + 1, NULL, 10) : 0;
         x->have_cr = false;
+        x->etag[0] = '\0';
         return n;
     }
+    static const char et[] = "etag:";
+    if (n > sizeof et && strncasecmp(p, et, sizeof et - 1) == 0)
+        http_header_value(p, n, sizeof et - 1, x->etag, sizeof x->etag);
     static const char cr[] = "content-range:";
     if (n > sizeof cr && strncasecmp(p, cr, sizeof cr - 1) == 0) {
         char v[128];
@@ -192,25 +206,39 @@ static size_t http_on_header(char *p, size_t size, size_t nmemb, void *ud)
         v[k] = '\0';
         x->have_cr = http_content_range(v, &x->cr_first, &x->cr_last, &x->cr_total);
     }
-    if (n <= 2 && (x->status == 200 || x->status == 206)) /* end of headers */
-        x->range_bad = !http_range_fits(x, x->f ? x->f->size_bytes : 0);
+    if (n <= 2 && (x->status == 200 || x->status == 206)) { /* end of headers */
+        x->changed = http_changed(x);
+        x->range_bad = x->changed || !http_range_fits(x, x->f ? x->f->size_bytes : 0);
+    }
     return n;
 }
 
-/* A try that receives nothing for timeout_ms is ended as a timeout (libcurl's low-speed
- * check averages over several seconds; this one is exact to its callback's ~1 s cadence). */
+/* The bytes a try must move in each timeout_ms window: HTTP_MIN_BPS's share, at least 1. */
+static uint64_t http_window_floor(const http_obj *o)
+{
+    uint64_t b = (uint64_t)HTTP_MIN_BPS * (uint64_t)o->timeout_ms / 1000u;
+    return b ? b : 1;
+}
+
+/* A try that moves fewer than http_window_floor bytes in a window of timeout_ms (a stall, or a
+ * body dripped a byte at a time, which "no byte for timeout_ms" alone never ends) is ended as
+ * a timeout (libcurl's low-speed check averages over several seconds; this one is exact to its
+ * callback's ~1 s cadence). A try that ends within a window is never judged by it. */
 static int http_on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
                             curl_off_t ulnow)
 {
     (void)dltotal, (void)ultotal, (void)ulnow;
     http_xfer *x = ud;
     uint64_t now = exec_now_ns();
-    if ((uint64_t)dlnow > x->progress_bytes) {
-        x->progress_bytes = (uint64_t)dlnow;
-        x->progress_ns = now;
-        return 0;
+    if (now - x->progress_ns <= (uint64_t)x->o->timeout_ms * 1000000u) return 0;
+    uint64_t moved = (uint64_t)dlnow - x->progress_bytes;
+    if (moved < http_window_floor(x->o)) {
+        x->slow_bytes = moved;
+        return 1; /* abort: CURLE_ABORTED_BY_CALLBACK */
     }
-    return now - x->progress_ns > (uint64_t)x->o->timeout_ms * 1000000u; /* 1: abort */
+    x->progress_ns = now;
+    x->progress_bytes = (uint64_t)dlnow;
+    return 0;
 }
 
 void http_xfer_prepare(CURL *h, http_xfer *x)
@@ -221,7 +249,9 @@ void http_xfer_prepare(CURL *h, http_xfer *x)
     else snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, x->off, x->off + x->len - 1);
     x->got = 0;
     x->status = 0;
-    x->overlong = x->range_bad = x->have_cr = false;
+    x->overlong = x->range_bad = x->have_cr = x->changed = x->body_cut = false;
+    x->etag[0] = '\0';
+    x->slow_bytes = 0;
     x->nbody = 0;
     x->body[0] = x->errbuf[0] = '\0';
     x->progress_ns = exec_now_ns();
@@ -257,7 +287,14 @@ void http_obj_setopts(CURL *h, const http_obj *o)
     if (o->userpwd) {
         curl_easy_setopt(h, CURLOPT_USERPWD, o->userpwd);
         curl_easy_setopt(h, CURLOPT_AWS_SIGV4, o->sigv4);
+        return; /* a signature is for its host and path: S3's 301 is an error with its code */
     }
+    /* a public object behind a redirect (a CDN, a moved path): followed, as DuckDB's httpfs
+     * and fsspec do, at most HTTP_REDIRS_MAX times and only to http(s); the Range goes along,
+     * and a URL's userinfo never goes to another host (curl's default) */
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(h, CURLOPT_MAXREDIRS, (long)HTTP_REDIRS_MAX);
+    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 }
 
 static bool http_retryable(const http_xfer *x, CURLcode cc, const char *code)
@@ -284,6 +321,17 @@ static int http_status_errno(long s)
     return s == 404 ? -ENOENT : (s == 401 || s == 403) ? -EACCES : s == 416 ? -ERANGE : -EIO;
 }
 
+/* The cause of a changed object (invariant 1): what the open saw and what came now. */
+static void http_cause_changed(const http_xfer *x, const char *range, char *why, size_t whylen)
+{
+    char now[32] = "unknown";
+    if (x->status == 206 && x->have_cr) snprintf(now, sizeof now, "%" PRIu64, x->cr_total);
+    snprintf(why, whylen, "GET %s: the object changed since it was opened (at open: size %" PRIu64
+             ", ETag %s; now: size %s, ETag %s); not read as a mix of versions", range,
+             x->f->size_bytes, x->o->etag[0] ? x->o->etag : "none", now,
+             x->etag[0] ? x->etag : "none");
+}
+
 /* Writes x's cause into why: the HTTP status and S3 code, or curl's error. */
 static void http_cause(const http_xfer *x, CURLcode cc, const char *code, char *why,
                        size_t whylen)
@@ -293,7 +341,9 @@ static void http_cause(const http_xfer *x, CURLcode cc, const char *code, char *
     else snprintf(range, sizeof range, "bytes=%" PRIu64 "-%" PRIu64, x->off, x->off + x->len - 1);
     char tries[32] = "";
     if (x->tries > 1) snprintf(tries, sizeof tries, " (after %d tries)", x->tries);
-    if (x->overlong && x->status == 200)
+    if (x->changed)
+        http_cause_changed(x, range, why, whylen);
+    else if (x->overlong && x->status == 200)
         snprintf(why, whylen, "GET %s: the server ignores Range (HTTP 200 with the whole object) "
                  "and the object is larger than %" PRIu64 " bytes", range, x->len);
     else if (x->overlong)
@@ -303,8 +353,8 @@ static void http_cause(const http_xfer *x, CURLcode cc, const char *code, char *
         snprintf(why, whylen, "GET %s: HTTP %ld does not answer the range (Content-Range %s)",
                  range, x->status, x->have_cr ? "elsewhere" : "missing");
     else if (cc == CURLE_ABORTED_BY_CALLBACK)
-        snprintf(why, whylen, "GET %s: timed out (no byte for %ld ms)%s", range, x->o->timeout_ms,
-                 tries);
+        snprintf(why, whylen, "GET %s: timed out (%" PRIu64 " bytes in %ld ms, under %" PRIu64
+                 ")%s", range, x->slow_bytes, x->o->timeout_ms, http_window_floor(x->o), tries);
     else if (cc == CURLE_OPERATION_TIMEDOUT)
         snprintf(why, whylen, "GET %s: timed out (no progress for %ld ms: %s)%s", range,
                  x->o->timeout_ms, x->errbuf[0] ? x->errbuf : curl_easy_strerror(cc), tries);
@@ -323,6 +373,7 @@ http_verdict http_xfer_judge(CURL *h, http_xfer *x, CURLcode cc, char *why, size
 {
     char code[64];
     http_s3_code(x->body, x->nbody, code, sizeof code);
+    if (x->body_cut && cc == CURLE_WRITE_ERROR) cc = CURLE_OK; /* an error body's bound */
     atomic_fetch_add_explicit(&x->f->requests, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&x->f->bytes, x->got, memory_order_relaxed);
     /* a suffix answered by 200 is the whole object, however short (an empty file on nginx) */
@@ -517,6 +568,7 @@ static int http_obj_tail(http_obj *o, io_file_t *f, char *err, size_t errlen)
     }
     f->size_bytes = x.status == 206 ? x.cr_total : x.got;
     o->tail_len = x.got;
+    snprintf(o->etag, sizeof o->etag, "%s", x.etag);
     o->tail_off = f->size_bytes - x.got;
     assert(o->tail_off <= f->size_bytes);
     return 0;
@@ -564,7 +616,7 @@ int io_http_open(io_file_t **out, const char *url, const io_open_opts *op, char 
     assert(out && url && op);
     pthread_once(&http_once, http_global_init);
     char shown[HTTP_URL_MAX];
-    http_redact(shown, sizeof shown, url);
+    io_path_shown(shown, sizeof shown, url);
     if (http_global_rc != CURLE_OK) {
         if (err) snprintf(err, errlen, "%s: libcurl: %s", shown, curl_easy_strerror(http_global_rc));
         return -EIO;

@@ -7,7 +7,8 @@
  *  1. An http_obj never changes after io_http_open; every core and the metadata path read it
  *     at once. Its credentials live only in userpwd and headers, never in a message.
  *  2. An http_xfer's body lands only in buf[0, len): a byte past len is an overlong body,
- *     and an error status's body goes to the bounded body[] instead. */
+ *     and an error status's body goes to the bounded body[] instead: the transfer ends once
+ *     body[] is full, so a huge or slow error body costs at most HTTP_BODY_MAX bytes. */
 #ifndef RINGSCAN_IO_STORE_HTTP_H
 #define RINGSCAN_IO_STORE_HTTP_H
 #include <curl/curl.h>
@@ -22,8 +23,11 @@ enum {
     HTTP_BODY_MAX = 1024,        /* an error status's body kept for its S3 code */
     HTTP_CONNS_PER_CORE = 32,    /* a core's connections (with 2 cores, the sim's 64) */
     HTTP_RETRIES_DEFAULT = 5,    /* tries after the first (RINGSCAN_HTTP_RETRIES) */
-    HTTP_TIMEOUT_MS_DEFAULT = 30000, /* connect, and no byte for this long (RINGSCAN_HTTP_TIMEOUT_MS) */
-    HTTP_URL_MAX = 4096
+    HTTP_TIMEOUT_MS_DEFAULT = 30000, /* connect; a try's rate window (RINGSCAN_HTTP_TIMEOUT_MS) */
+    HTTP_URL_MAX = 4096,
+    HTTP_MIN_BPS = 1024,         /* a try slower than this over a timeout's window is a stall */
+    HTTP_ETAG_MAX = 128,
+    HTTP_REDIRS_MAX = 5          /* redirects an unsigned request follows */
 };
 #define HTTP_BACKOFF_BASE_NS (UINT64_C(100) * 1000 * 1000)       /* 100 ms, doubling */
 #define HTTP_BACKOFF_CAP_NS (UINT64_C(5) * 1000 * 1000 * 1000)   /* 5 s */
@@ -40,6 +44,7 @@ typedef struct http_obj {
     int retries;
     uint8_t *tail;             /* the bytes of the suffix GET at open */
     uint64_t tail_off, tail_len;
+    char etag[HTTP_ETAG_MAX];  /* the open's ETag (empty: none): every later answer must match */
     pthread_mutex_t mu;        /* guards sync (metadata reads from any thread) */
     CURL *sync;                /* the metadata path's handle: its connection is kept */
 } http_obj;
@@ -55,14 +60,18 @@ typedef struct http_xfer {
     bool suffix;               /* "bytes=-len": the open's tail GET */
     long status;
     bool overlong, range_bad;
+    bool changed;              /* the answer is of another version (size or ETag, invariant 1) */
+    bool body_cut;             /* an error body ended at body[]'s bound (the rest not read) */
     bool have_cr;
     uint64_t cr_first, cr_last, cr_total;
     char body[HTTP_BODY_MAX];
     size_t nbody;
     char errbuf[CURL_ERROR_SIZE];
     int tries;                 /* requests sent so far */
-    uint64_t progress_ns;      /* when this try last received a byte (or began) */
+    uint64_t progress_ns;      /* when this try's current rate window began */
     uint64_t progress_bytes;   /* bytes it had received then */
+    uint64_t slow_bytes;       /* bytes of the window that ended it as too slow */
+    char etag[HTTP_ETAG_MAX];  /* the answer's ETag (empty: none) */
     uint64_t t0_ns;            /* the first request's start */
     int err;                   /* on HTTP_FAIL: the negative errno the read fails with */
 } http_xfer;
@@ -78,8 +87,6 @@ int http_s3_url(char *out, size_t cap, const char *s3url, const char *endpoint,
 bool http_content_range(const char *v, uint64_t *first, uint64_t *last, uint64_t *total);
 /* Copies the <Code> of an S3 XML error body into code (empty when none). */
 void http_s3_code(const char *body, size_t n, char *code, size_t cap);
-/* Writes url without any userinfo (user:password@) into out. */
-void http_redact(char *out, size_t cap, const char *url);
 /* The wait before retry number attempt (1 = the first retry): capped doubling with equal
  * jitter from rnd. */
 uint64_t http_backoff_ns(int attempt, uint64_t rnd);

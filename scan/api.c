@@ -22,12 +22,24 @@ const char *ringscan_strerror(int status)
     return status_text(status);
 }
 
+void ringscan_path_shown(char *out, size_t cap, const char *path)
+{
+    io_path_shown(out, cap, path);
+}
+
+bool ringscan_path_is_pattern(const char *path)
+{
+    return io_is_url(path) ? io_url_has_pattern(path) : strpbrk(path, "*?[") != NULL;
+}
+
 int api_report(ringscan_error *err, const char *path, int rc, const pq_err *e)
 {
     if (!err) return rc;
     err->status = rc;
     const char *msg = e && e->msg[0] ? e->msg : ringscan_strerror(rc);
-    int n = snprintf(err->message, sizeof err->message, "%s: %s", path, msg);
+    char shown[512]; /* a URL's password stays out of the message (io/store.h) */
+    io_path_shown(shown, sizeof shown, path);
+    int n = snprintf(err->message, sizeof err->message, "%s: %s", shown, msg);
     if (e && (e->offset >= 0 || e->column[0]) && n > 0 && (size_t)n < sizeof err->message) {
         if (e->offset >= 0 && e->column[0])
             snprintf(err->message + n, sizeof err->message - (size_t)n, " (offset %lld, column %s)",

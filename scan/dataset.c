@@ -39,7 +39,9 @@ static void say(ds_scan *d, const char *fmt, const char *path, const char *why)
 {
     if (!d->explain || d->explain_len + 1 >= DS_EXPLAIN_BYTES) return;
     size_t room = DS_EXPLAIN_BYTES - d->explain_len;
-    int n = snprintf(d->explain + d->explain_len, room, fmt, path, why);
+    char shown[512]; /* a URL's password is never shown (io/store.h) */
+    io_path_shown(shown, sizeof shown, path);
+    int n = snprintf(d->explain + d->explain_len, room, fmt, shown, why);
     d->explain_len += n < 0 ? 0 : (size_t)n < room ? (size_t)n : room - 1;
 }
 
@@ -108,8 +110,10 @@ static int file_proj(ds_scan *d, ds_run *r, const flt_expr *x, scan_opts *so, in
         int c = x && x->npreds > 0 && x->preds[0].column >= 0 ? x->preds[0].column : 0;
         if (c >= r->view.nfile) c = 0;
         while (c < r->view.nfile && r->view.cols[c].nested) c++;
-        if (c == r->view.nfile)
-            return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.200s: no flat column", d->a.list->files[r->fi].path);
+        if (c == r->view.nfile) {
+            pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "no flat column");
+            return ds_file_errf(e, RINGSCAN_EUNSUPPORTED, d->a.list->files[r->fi].path, e->msg);
+        }
         leaves[(*nleaves)++] = c;
     }
     so->nkeys = 0;
@@ -318,11 +322,8 @@ static int pull(ds_scan *d, scan_batch *out, int64_t *pos, pq_err *e)
         scan_lead(r->scan); /* its base tasks never wait on the shared budget */
         rc = scan_next(r->scan, &b, e);
         if (d->shared) scan_budget_share_wake(&d->share); /* a batch taken: room for all */
-        if (rc < 0 && e->msg[0]) { /* name the file */
-            char msg[sizeof e->msg];
-            snprintf(msg, sizeof msg, "%.100s: %s", d->a.list->files[r->fi].path, e->msg);
-            memcpy(e->msg, msg, sizeof msg);
-        }
+        if (rc < 0 && e->msg[0]) /* name the file */
+            ds_file_errf(e, e->status, d->a.list->files[r->fi].path, e->msg);
         if (rc < 0) return rc;
         if (rc == 0) {
             end_file(d, r);

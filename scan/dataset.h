@@ -85,6 +85,10 @@ typedef struct ds_list {
 int ds_list_build(const char *const *pats, int n, int hive, const char *types, int max_files,
                   const io_open_opts *io, ds_list *out, pq_err *e);
 void ds_list_free(ds_list *l);
+/* Names file path in e: e->msg becomes "PATH: what" (what may be e->msg itself), PATH shown
+ * without a URL's password (io/store.h); e's offset and column stay. Sets e->status = rc and
+ * returns rc. */
+int ds_file_errf(pq_err *e, int rc, const char *path, const char *what);
 
 /* Parses text as ptype t into *v (BIGINT value, DATE days, TIMESTAMP microseconds since
  * 1970-01-01 00:00:00); false when it does not fit. */

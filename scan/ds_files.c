@@ -213,14 +213,31 @@ static void drop_repeats(lister *l, int from)
     l->n = w;
 }
 
+static int url_pattern_err(lister *l, const char *p)
+{
+    char shown[512]; /* a URL's password stays out of the message (io/store.h) */
+    io_path_shown(shown, sizeof shown, p);
+    return pq_errf(l->e, RINGSCAN_EUNSUPPORTED, -1, "%.200s: patterns over http(s) URLs are "
+                   "not supported (no listing); name the objects", shown);
+}
+
+int ds_file_errf(pq_err *e, int rc, const char *path, const char *what)
+{
+    char shown[512], msg[sizeof e->msg];
+    io_path_shown(shown, sizeof shown, path);
+    snprintf(msg, sizeof msg, "%.200s: %s", shown, what);
+    memcpy(e->msg, msg, sizeof msg);
+    e->status = rc;
+    return rc;
+}
+
 static int list_one(lister *l, const char *p)
 {
     int before = l->n, rc;
     l->pat = p;
     if (strncmp(p, "s3://", 5) == 0 && (has_magic(p) || ends_with(p, "/"))) rc = list_s3(l, p);
-    else if (is_url(p) && has_magic(p))
-        return pq_errf(l->e, RINGSCAN_EUNSUPPORTED, -1, "%.200s: patterns over http(s) URLs "
-                       "are not supported (no listing); name the objects", p);
+    else if (is_url(p) && io_url_has_pattern(p))
+        return url_pattern_err(l, p);
     else if (is_url(p)) return add_path(l, p);
     else if (has_magic(p)) {
         if ((rc = list_pattern(l, p)) == 0) drop_repeats(l, before);

@@ -137,9 +137,8 @@ int ds_footers_error(const ds_footers *f, int i, pq_err *e)
 {
     const ds_slot *sl = &f->slots[i];
     *e = sl->e;
-    snprintf(e->msg, sizeof e->msg, "%.120s: %.128s", f->list->files[i].path,
-             sl->e.msg[0] ? sl->e.msg : status_text(sl->rc));
-    return sl->rc;
+    return ds_file_errf(e, sl->rc, f->list->files[i].path,
+                        sl->e.msg[0] ? sl->e.msg : status_text(sl->rc));
 }
 
 /* Keeps file i's footer open while s takes a nested column's shape from it. */

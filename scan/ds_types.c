@@ -34,8 +34,9 @@
 /* Prefixes e's message with path (scan_arrow_types_build's messages name no file). */
 static int name_file(int rc, const char *path, pq_err *e)
 {
-    char msg[sizeof e->msg];
-    snprintf(msg, sizeof msg, "%.200s: %s", path, e->msg[0] ? e->msg : "out of memory");
+    char msg[sizeof e->msg], shown[512];
+    io_path_shown(shown, sizeof shown, path);
+    snprintf(msg, sizeof msg, "%.200s: %s", shown, e->msg[0] ? e->msg : "out of memory");
     memcpy(e->msg, msg, sizeof msg);
     return rc;
 }

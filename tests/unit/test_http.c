@@ -62,10 +62,24 @@ static void s3_codes(void)
 static void redaction(void)
 {
     char o[128];
-    http_redact(o, sizeof o, "http://user:secret@host:8080/a@b.parquet");
+    io_path_shown(o, sizeof o, "http://user:secret@host:8080/a@b.parquet");
     CHECK_STR(o, "http://host:8080/a@b.parquet");
-    http_redact(o, sizeof o, "https://host/a@b.parquet");
+    io_path_shown(o, sizeof o, "https://host/a@b.parquet");
     CHECK_STR(o, "https://host/a@b.parquet");
+    io_path_shown(o, sizeof o, "https://host?x=a@b");
+    CHECK_STR(o, "https://host?x=a@b");
+    io_path_shown(o, sizeof o, "user@host/a.parquet"); /* a local path is not a URL */
+    CHECK_STR(o, "user@host/a.parquet");
+}
+
+/* A query string is not a pattern over http(s) (presigned URLs); over s3:// '?' is one. */
+static void patterns(void)
+{
+    CHECK(!io_url_has_pattern("https://h/a.parquet?X-Amz-Signature=1&b=[2]*"));
+    CHECK(io_url_has_pattern("https://h/a*.parquet?x=1"));
+    CHECK(io_url_has_pattern("http://h/a[12].parquet"));
+    CHECK(io_url_has_pattern("s3://b/a?.parquet"));
+    CHECK(!io_url_has_pattern("s3://b/a.parquet"));
 }
 
 static void backoff(void)
@@ -132,6 +146,7 @@ int main(void)
     RUN(content_ranges);
     RUN(s3_codes);
     RUN(redaction);
+    RUN(patterns);
     RUN(backoff);
     RUN(tail_take);
     RUN(refused);

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""tests/cli/hostile_http.py: a misbehaving HTTP/1.1 file server for tests/cli/http_hostile.sh
+(issue 20): it serves ROOT's files on 127.0.0.1 only, each request's fault chosen by the URL's
+first path component, /MODE/NAME[?query], so one server covers every case at once.
+
+Modes (a "late" prefix, e.g. latenocr, answers the object's first request correctly and the
+fault from its second on: the open's suffix GET passes and the ring's range reads meet it):
+  ok             206 with a correct Content-Range (200 without a Range), a stable ETag
+  chunked        206 in chunked transfer encoding
+  nocr wrongcr   206 without a Content-Range; with one a byte off
+  shortcr        206 with an honest Content-Range for half of the range asked
+  overlong       206 with 10 bytes more than the range (Content-Length says so)
+  cut            206 without a Content-Length, half the body, then close
+  redir301 redir302 redir307  to /ok/NAME; redirhost: 307 to localhost (another host name)
+  redirloop      302 to itself, forever
+  grow           from the second request on, serves NAME.big (another size and ETag)
+  same           from the second request on, serves NAME.alt (same size, another ETag)
+  drip           206 whose body comes one byte every 0.3 s
+  dripeerr       404 whose body comes one byte every 0.3 s
+  404xml         404 with an S3 XML error body (<Code>NoSuchKey</Code>)
+  hugeerr        404 with that XML, then 256 MiB more of body at 40 KB/s (an hour and a half)
+Invariants: every connection ends within --max-seconds of the server's start (the server
+exits then), a drip sends at most 100000 bytes, and each request is logged to --log as
+"MODE RANGE" (the test counts tries from it)."""
+import argparse
+import asyncio
+import hashlib
+import os
+import re
+import time
+
+AP = argparse.ArgumentParser()
+AP.add_argument("--root", required=True)
+AP.add_argument("--port", type=int, required=True)
+AP.add_argument("--log", required=True)
+AP.add_argument("--max-seconds", type=float, default=900)
+ARGS = AP.parse_args()
+HITS = {}
+LOG = open(ARGS.log, "a", buffering=1)
+
+
+def byte_range(value, size):
+    m = re.fullmatch(r"bytes=(\d*)-(\d*)", value or "")
+    if not m or (m.group(1) == "" and m.group(2) == ""):
+        return None
+    if m.group(1) == "":
+        return max(0, size - int(m.group(2))), size - 1
+    return int(m.group(1)), min(int(m.group(2)) if m.group(2) else size - 1, size - 1)
+
+
+def head(w, status, headers):
+    lines = [f"HTTP/1.1 {status} X"] + [f"{k}: {v}" for k, v in headers]
+    w.write(("\r\n".join(lines) + "\r\n\r\n").encode())
+
+
+async def drip(w, status, headers, body):
+    head(w, status, headers)
+    for i in range(min(len(body), 100000)):
+        w.write(body[i:i + 1])
+        await w.drain()
+        await asyncio.sleep(0.3)
+    return False
+
+
+async def answer(w, mode, name, target, rng, hit):
+    """Writes one answer; returns whether the connection stays open."""
+    if mode.startswith("late"):
+        mode = mode[4:] if hit > 1 else "ok"
+    if mode.startswith("redir"):
+        where = {"redirhost": f"http://localhost:{ARGS.port}/ok/{name}",
+                 "redirloop": target}.get(mode, f"/ok/{name}")
+        code = {"redirloop": 302, "redirhost": 307}.get(mode) or int(mode[5:])
+        head(w, code, [("Location", where), ("Content-Length", 5)])
+        w.write(b"moved")
+        return True
+    if mode == "hugeerr":
+        body = b"<?xml version='1.0'?><Error><Code>NoSuchKey</Code></Error>"
+        head(w, 404, [("Content-Length", len(body) + (256 << 20)), ("Content-Type", "application/xml")])
+        w.write(body)
+        for _ in range(65536):
+            w.write(b" " * 4096)
+            await w.drain()
+            await asyncio.sleep(0.1)
+        return False
+    if mode in ("404xml", "dripeerr"):
+        body = b"<?xml version='1.0'?><Error><Code>NoSuchKey</Code></Error>" + b" " * 4000
+        hs = [("Content-Length", len(body)), ("Content-Type", "application/xml")]
+        if mode == "dripeerr":
+            return await drip(w, 404, hs, body)
+        head(w, 404, hs)
+        w.write(body)
+        return True
+    path = os.path.join(ARGS.root, name)
+    if (mode == "grow" or mode == "same") and hit > 1:
+        path += ".big" if mode == "grow" else ".alt"
+    try:
+        data = open(path, "rb").read()
+    except OSError:
+        head(w, 404, [("Content-Length", 0)])
+        return True
+    size = len(data)
+    etag = '"%s"' % hashlib.md5(data).hexdigest()[:16]
+    r = byte_range(rng, size)
+    if r is None:
+        head(w, 200, [("Content-Length", size), ("ETag", etag)])
+        w.write(data)
+        return True
+    s, e = r
+    if s >= size:
+        head(w, 416, [("Content-Range", f"bytes */{size}"), ("Content-Length", 0)])
+        return True
+    body = data[s:e + 1]
+    cr = ("Content-Range", f"bytes {s}-{e}/{size}")
+    hs = [("ETag", etag), ("Accept-Ranges", "bytes")]
+    if mode == "nocr":
+        head(w, 206, hs + [("Content-Length", len(body))])
+    elif mode == "wrongcr":
+        head(w, 206, hs + [("Content-Range", f"bytes {s + 1}-{e}/{size}"), ("Content-Length", len(body))])
+    elif mode == "shortcr":
+        body = body[:max(1, len(body) // 2)]
+        head(w, 206, hs + [("Content-Range", f"bytes {s}-{s + len(body) - 1}/{size}"), ("Content-Length", len(body))])
+    elif mode == "overlong":
+        body += b"0123456789"
+        head(w, 206, hs + [cr, ("Content-Length", len(body))])
+    elif mode == "cut":
+        head(w, 206, hs + [cr, ("Connection", "close")])
+        w.write(body[:len(body) // 2])
+        return False
+    elif mode == "chunked":
+        head(w, 206, hs + [cr, ("Transfer-Encoding", "chunked")])
+        for i in range(0, len(body), 7000):
+            c = body[i:i + 7000]
+            w.write(b"%x\r\n" % len(c) + c + b"\r\n")
+        w.write(b"0\r\n\r\n")
+        return True
+    elif mode == "drip":
+        return await drip(w, 206, hs + [cr, ("Content-Length", len(body))], body)
+    else:
+        head(w, 206, hs + [cr, ("Content-Length", len(body))])
+    w.write(body)
+    return True
+
+
+async def serve(r, w):
+    try:
+        while True:
+            raw = await asyncio.wait_for(r.readuntil(b"\r\n\r\n"), 60)
+            lines = raw.decode("latin1").split("\r\n")
+            target = lines[0].split(" ")[1]
+            hs = {k.strip().lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:] if ":" in l)}
+            parts = target.split("?")[0].split("/", 2)
+            mode, name = parts[1], parts[2] if len(parts) > 2 else ""
+            HITS[(mode, name)] = HITS.get((mode, name), 0) + 1
+            LOG.write(f"{mode} {hs.get('range')}\n")
+            keep = await answer(w, mode, name, target, hs.get("range"), HITS[(mode, name)])
+            await w.drain()
+            if not keep:
+                break
+    except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError, asyncio.TimeoutError, IndexError, ValueError):
+        pass
+    finally:
+        w.close()
+
+
+async def main():
+    srv = await asyncio.start_server(serve, "127.0.0.1", ARGS.port)
+    async with srv:
+        await asyncio.wait_for(srv.serve_forever(), ARGS.max_seconds)
+
+
+try:
+    asyncio.run(main())
+except asyncio.TimeoutError:
+    pass

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# tests/cli/http_hostile.sh: `ringscan scan`/`meta` against a hostile or broken HTTP server
+# (tests/cli/hostile_http.py, one fault per URL path; issue 20). Run by tests/run.sh with
+# $RINGSCAN = the binary and cwd = the project root. With RINGSCAN_HTTP_RETRIES=2 and
+# RINGSCAN_HTTP_TIMEOUT_MS=2000:
+#  1. Answers that are right in another form read exactly (byte for byte against the local
+#     file): chunked bodies, 301/302/307 redirects (one to another host name), a URL with a
+#     query string (a presigned URL's signature is no pattern).
+#  2. Answers that are wrong fail, never a silently short or wrong result, each naming the URL,
+#     the byte range asked and what was wrong: no or a wrong Content-Range, a short or long
+#     body, a cut connection, a 404 with an S3 code (and one with 256 MiB of body sent slowly:
+#     only its first KiB is read), a redirect loop; an object that changed
+#     between the open and a read (another size; the same size with another ETag).
+#  3. Drips are bounded: a body or an error body sent a byte every 0.3 s ends as a timeout
+#     (a try must move 1 KiB/s over the timeout's window), after at most 3 tries.
+#  4. A URL's userinfo password never appears in any output, whatever the answer.
+# Last line: "http_hostile: N passed, N failed".
+source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
+
+www=$dir/www
+mkdir -p "$www"
+li=$www/li.parquet
+net_gen_lineitem "$li"
+"$R" gen lineitem --sf 0.02 --row-group-rows 15000 --page-rows 1000 -o "$li.big" >/dev/null ||
+    net_fatal "gen lineitem (big) failed"
+python3 - "$li" <<'PY' # the same size, other bytes (a rewrite the size alone does not show)
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+for i in range(1000, 1100): d[i] ^= 0x55
+open(sys.argv[1] + ".alt", "wb").write(d)
+PY
+
+hostile_start() {
+    local try port pid
+    for try in 1 2 3; do
+        port=$(net_free_port)
+        python3 "$NET_LIB_DIR/hostile_http.py" --root "$www" --port "$port" --log "$dir/hostile.log" \
+            --max-seconds "$NET_MAX_SECONDS" </dev/null >>"$dir/hostile.out" 2>&1 &
+        pid=$!
+        disown "$pid" 2>/dev/null || true
+        NET_PIDS+=("$pid")
+        net_reap "$pid"
+        if net_wait_http "http://127.0.0.1:$port/ok/none" 10 && kill -0 "$pid" 2>/dev/null; then
+            HOSTILE_PORT=$port
+            return 0
+        fi
+        net_kill "$pid"
+    done
+    net_fatal "hostile_http.py did not start" "$dir/hostile.out"
+}
+hostile_start
+export RINGSCAN_HTTP_RETRIES=2 RINGSCAN_HTTP_TIMEOUT_MS=2000
+base=http://127.0.0.1:$HOSTILE_PORT
+tries() { grep -c "^$1 " "$dir/hostile.log"; }
+
+# 1. right in another form
+for m in ok chunked redir301 redir302 redir307 redirhost latechunked; do
+    scan_same "$m" "$li" "$base/$m/li.parquet" --threads 2 --ordered --format csv
+done
+scan_same "query string" "$li" "$base/ok/li.parquet?X-Amz-Signature=ab%2Fc&x=1" --threads 1 --format csv
+meta_same "meta with a query string" "$li" "$base/ok/li.parquet?v=1"
+
+# 2. wrong answers: the URL, the range, the cause
+for f in "latenocr|Content-Range missing" "latewrongcr|Content-Range elsewhere" \
+    "lateshortcr|short body" "lateoverlong|longer than" "latecut|short body" \
+    "late404xml|HTTP 404 NoSuchKey" "hugeerr|HTTP 404 NoSuchKey" "redirloop|redirect" \
+    "grow|changed since it was opened.*size 2" "same|changed since it was opened.*ETag"; do
+    m=${f%%|*}
+    scan_fails "$m" 60 "127.0.0.1:$HOSTILE_PORT/$m/li.parquet" "GET bytes=[0-9]*-[0-9]*" "${f#*|}" -- \
+        scan "$base/$m/li.parquet" --threads 2 --format csv
+    check '[ "$(wc -l <"$dir/fout")" -le 1 ]' "$m: a failed scan printed rows: $(sed -n 2p "$dir/fout" | head -c 200)"
+done
+n=$(tries latecut)
+check '[ "$n" -ge 2 ] && [ "$n" -le 8 ]' "latecut: $n requests (want 2..8: the open, then 3 tries of at most two reads)"
+
+# 3. drips end as timeouts, bounded in tries
+for m in drip dripeerr latedrip; do
+    scan_fails "$m" 60 "127.0.0.1:$HOSTILE_PORT/$m/li.parquet" "timed out" -- scan "$base/$m/li.parquet" --threads 1 --format csv
+done
+n=$(tries drip)
+check '[ "$n" -eq 3 ]' "drip: $n requests (want 3: the first try and 2 retries)"
+
+# 4. a password in the URL stays out of every output
+secret=hostilePW0123456789
+for m in ok late404xml latenocr grow; do
+    rs "$dir/o" "$dir/e" scan "http://user:$secret@127.0.0.1:$HOSTILE_PORT/$m/li.parquet" --columns l_orderkey \
+        --threads 2 --explain --stats --format checksum
+    check '! grep -qF "$secret" "$dir/o" "$dir/e"' "$m: the URL's password is printed (exit $RS_RC)"
+done
+rs "$dir/o" "$dir/e" meta "http://user:$secret@127.0.0.1:$HOSTILE_PORT/ok/li.parquet"
+check '[ "$RS_RC" -eq 0 ] && ! grep -qF "$secret" "$dir/o" "$dir/e"' "meta: exit $RS_RC or the URL's password is printed"
+
+summary http_hostile
