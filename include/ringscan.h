@@ -755,8 +755,9 @@ typedef struct ringscan_dataset ringscan_dataset;
 /* Lists a dataset: each of paths[0..npaths) is a file, a directory (every *.parquet below
  * it, recursively) or a pattern (* ? [...] inside a path component, `**` any number of
  * directories: "data/ ** / *.parquet" without the spaces); the files are sorted by path, a
- * file listed twice (given twice, or matched by two patterns) read twice as DuckDB and
- * pyarrow.dataset read it. An s3:// pattern (or an s3:// prefix ending in '/': every *.parquet below it)
+ * file named by two paths or patterns read twice as DuckDB and pyarrow.dataset read it (one
+ * pattern names a file once, however many ways its `**`s reach it). An s3:// pattern (or an
+ * s3:// prefix ending in '/': every *.parquet below it)
  * lists the bucket from the pattern's literal head (ListObjectsV2, signed with o's S3 fields
  * or the environment) and keeps the keys it matches; a pattern over http(s):// is
  * RINGSCAN_EUNSUPPORTED (no listing). Reads no footer. o (may be NULL: defaults) gives hive_partitioning,
