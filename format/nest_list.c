@@ -58,6 +58,8 @@ static bool list_check(const pq_nest *t, const pq_nest_leaf *leaves, int64_t row
     int64_t n = leaves[0].n, starts = 0, valid_rows = 0, elems = 0, valid_structs = 0;
     int32_t nleaves = t[0].leaf_hi - t[0].leaf_lo;
     bool st = t[1].kind == PQ_NEST_STRUCT;
+    for (int32_t k = 1; k < nleaves; k++) /* every leaf as many pairs as the first */
+        if (leaves[k].n != n) return false;
     if (n == 0 || rows == 0) return n == 0 && rows == 0;
     uint32_t bad = rep[0] != 0;
     for (int64_t j = 0; j < n; j++) {
@@ -69,7 +71,6 @@ static bool list_check(const pq_nest *t, const pq_nest_leaf *leaves, int64_t row
     for (int64_t j = 1; j < n; j++) bad |= (rep[j] != 0) & ((def[j] < di) | (def[j - 1] < di));
     for (int32_t k = 1; k < nleaves; k++) {
         const pq_nest_leaf *l = &leaves[k];
-        if (l->n != n) return false;
         for (int64_t j = 0; j < n; j++)
             bad |= (l->rep[j] != rep[j]) | (level_class(l->def[j], dv, di, sv) != level_class(def[j], dv, di, sv));
     }
