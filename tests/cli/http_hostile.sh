@@ -69,6 +69,7 @@ for f in "latenocr|Content-Range missing" "latewrongcr|Content-Range elsewhere" 
     scan_fails "$m" 60 "127.0.0.1:$HOSTILE_PORT/$m/li.parquet" "GET bytes=[0-9]*-[0-9]*" "${f#*|}" -- \
         scan "$base/$m/li.parquet" --threads 2 --format csv
     check '[ "$(wc -l <"$dir/fout")" -le 1 ]' "$m: a failed scan printed rows: $(sed -n 2p "$dir/fout" | head -c 200)"
+    check '[ "$(grep -o "$m/li.parquet" "$dir/ferr" | wc -l)" -eq 1 ]' "$m: the URL is not named once: $(net_mask <"$dir/ferr" | head -c 300)"
 done
 n=$(tries latecut)
 check '[ "$n" -ge 2 ] && [ "$n" -le 8 ]' "latecut: $n requests (want 2..8: the open, then 3 tries of at most two reads)"
