@@ -82,6 +82,10 @@ static int gather_ba(const pq_vec *dict, const uint32_t *idx, int64_t n, pq_vec 
     if (out->length == 0) off[0] = 0;
     for (int64_t i = 0; i < n; i++) { /* the dictionary's bytes may be read up to data_cap */
         int32_t a = doff[idx[i]], l = doff[idx[i] + 1] - a;
+        if (!dict->data) { /* every value empty (l == 0): no bytes, and no pointer from NULL */
+            off[i + 1] = cur;
+            continue;
+        }
         pq_ba_copy(out->data + cur, dict->data + a, (uint32_t)l,
                    (size_t)(dict->data_cap > a ? dict->data_cap - a : 0));
         cur += l;
