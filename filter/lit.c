@@ -338,19 +338,6 @@ static bool intlike(flt_domain dom)
            dom == FLT_DOM_I64 || dom == FLT_DOM_U64 || dom == FLT_DOM_SDEC;
 }
 
-/* Stores an integer-like literal q after checking it against the column's range. */
-static int store_checked(struct flt_arena **a, const pq_column_desc *d, flt_domain dom,
-                         i128 q, const flt_raw_lit *r, flt_lit *l, pq_err *e)
-{
-    i128 lo, hi;
-    int_range(d, dom, &lo, &hi);
-    if (q < lo || q > hi)
-        return pq_errf(e, RINGSCAN_EPARSE, r->pos,
-                       "literal '%s' is out of range for column '%s' at character %d",
-                       r->text, d->name, r->pos);
-    return store_int(a, dom, q, l);
-}
-
 /* Whether q is a value an integer-like column d can hold (int_range). A q outside lies below
  * the range exactly when it is negative: every range holds 0. */
 static bool in_range(const pq_column_desc *d, flt_domain dom, i128 q)
@@ -361,10 +348,15 @@ static bool in_range(const pq_column_desc *d, flt_domain dom, i128 q)
     return q >= lo && q <= hi;
 }
 
+/* Stores a typed literal: an integer-like one as q, which the caller settled as in range
+ * (invariant 3). */
 static int store_typed(struct flt_arena **a, const pq_column_desc *d, flt_domain dom,
-                       const typed *t, i128 q, const flt_raw_lit *r, flt_lit *l, pq_err *e)
+                       const typed *t, i128 q, flt_lit *l)
 {
-    if (intlike(dom)) return store_checked(a, d, dom, q, r, l, e);
+    if (intlike(dom)) {
+        assert(in_range(d, dom, q));
+        return store_int(a, dom, q, l);
+    }
     l->f = t->f, l->b = t->b, l->len = t->len;
     return 0;
 }
@@ -395,7 +387,7 @@ static int type_cmp(struct flt_arena **a, const pq_column_desc *d, flt_domain do
     t->op = op, t->nlits = 1;
     t->lits = flt_arena_alloc(a, sizeof *t->lits);
     if (!t->lits) return -ENOMEM;
-    return store_typed(a, d, dom, &v, q, r, &t->lits[0], e);
+    return store_typed(a, d, dom, &v, q, &t->lits[0]);
 }
 
 static int type_between(struct flt_arena **a, const pq_column_desc *d, flt_domain dom,
@@ -418,8 +410,8 @@ static int type_between(struct flt_arena **a, const pq_column_desc *d, flt_domai
     t->op = FLT_OP_BETWEEN, t->nlits = 2;
     t->lits = flt_arena_alloc(a, 2 * sizeof *t->lits);
     if (!t->lits) return -ENOMEM;
-    rc = store_typed(a, d, dom, &lo, qlo, &raw[0], &t->lits[0], e);
-    if (!rc) rc = store_typed(a, d, dom, &hi, qhi, &raw[1], &t->lits[1], e);
+    rc = store_typed(a, d, dom, &lo, qlo, &t->lits[0]);
+    if (!rc) rc = store_typed(a, d, dom, &hi, qhi, &t->lits[1]);
     return rc;
 }
 
@@ -454,7 +446,7 @@ static int type_in(struct flt_arena **a, const pq_column_desc *d, flt_domain dom
         if (rc) return rc;
         if (!v.exact || (intlike(dom) && !in_range(d, dom, v.q)))
             continue; /* cannot equal any value of the column */
-        rc = store_typed(a, d, dom, &v, v.q, &raw[i], &t->lits[t->nlits], e);
+        rc = store_typed(a, d, dom, &v, v.q, &t->lits[t->nlits]);
         if (rc) return rc;
         t->nlits++;
     }
