@@ -47,6 +47,8 @@ typedef struct io_cost {
     _Atomic uint64_t bytes_per_s;
     _Atomic uint64_t samples;
     uint64_t seed_bytes_per_s; /* one connection's bandwidth as seeded: caps a request (io_cost_max) */
+    uint64_t ttfb_spread_ns;   /* how much later than one request's the slowest first byte of a
+                                  few parallel ones comes (0: a fixed time; io_cost_parts) */
     uint32_t conns;            /* connections a file's reads share (coalescing: io_flush.c inv. 1) */
 } io_cost;
 
@@ -71,9 +73,11 @@ typedef struct io_backend {
     /* Asks to cancel a started read: its completion still comes, with -ECANCELED or the real
      * result. Returns 0 if a cancel was issued, -ENOENT if op is not in flight. */
     int (*cancel)(void *core, exec_t *e, exec_op_t *op);
-    /* Reads exactly len bytes at off on the calling thread (metadata; blocking allowed). */
-    int (*read_sync)(struct io_file *f, uint64_t off, void *buf, size_t len, char *err,
-                     size_t errlen);
+    /* Reads exactly len bytes at off on the calling thread (metadata; blocking allowed), as
+     * parts (>= 1) parallel requests of about len / parts bytes each when the backend can
+     * (io_cost_parts; a backend that cannot sends one). */
+    int (*read_sync)(struct io_file *f, uint64_t off, void *buf, size_t len, uint32_t parts,
+                     char *err, size_t errlen);
     void (*close)(struct io_file *f); /* frees be_file */
 } io_backend;
 
@@ -84,8 +88,15 @@ typedef struct io_backend {
  * seeded bandwidth of one connection (one round trip of transfer: io_file.c). */
 uint64_t io_cost_gap(const io_cost *c);
 uint64_t io_cost_max(const io_cost *c);
+/* Into how many parallel requests (1..IO_SPLIT_PARTS_MAX) a read of len bytes is split while
+ * busy of c's connections are taken: parts of at least IO_SPLIT_PART_MIN bytes, one per idle
+ * connection, and only when the transfer the split saves on one connection (len / bandwidth
+ * less a part's) exceeds c's ttfb_spread_ns (each part waits for its own first byte, the read
+ * for the slowest). */
+enum { IO_SPLIT_PART_MIN = 128 << 10, IO_SPLIT_PARTS_MAX = 8 };
+uint32_t io_cost_parts(const io_cost *c, uint64_t len, uint64_t busy);
 /* Seeds c: ttfb_ns and one connection's bytes_per_s, for reads that share conns (>= 1)
- * connections. */
+ * connections; ttfb_spread_ns 0 (a backend whose first bytes vary sets it after). */
 void io_cost_seed(io_cost *c, uint64_t ttfb_ns, uint64_t bytes_per_s, uint32_t conns);
 /* Folds one measured request (time to first byte, bytes and transfer time after it) into c
  * (EWMA, weight 1/8). Thread-safe. */

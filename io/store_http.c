@@ -433,10 +433,13 @@ uint64_t http_tail_take(const http_obj *o, uint64_t off, uint64_t len, uint8_t *
     return from - off;
 }
 
-static int http_read_sync(io_file_t *f, uint64_t off, void *buf, size_t len, char *err,
-                          size_t errlen)
+/* One GET whatever parts says: the open's tail serves the footer, and a blocking read of
+ * several ranges at once would need a multi handle here (not built). */
+static int http_read_sync(io_file_t *f, uint64_t off, void *buf, size_t len, uint32_t parts,
+                          char *err, size_t errlen)
 {
     http_obj *o = f->be_file;
+    (void)parts;
     if (off > f->size_bytes || len > f->size_bytes - off) {
         if (err)
             snprintf(err, errlen, "%s: bytes [%" PRIu64 ", %" PRIu64 ") lie past the end (size %"
@@ -635,6 +638,7 @@ int io_http_open(io_file_t **out, const char *url, const io_open_opts *op, char 
      * several cores the connections count as busy early and holes merge sooner (io_flush.c
      * invariant 1) */
     io_cost_seed(&f->cost, HTTP_COST_TTFB_NS, HTTP_COST_BPS, HTTP_CONNS_PER_CORE);
+    f->cost.ttfb_spread_ns = HTTP_COST_TTFB_NS; /* a real store's first bytes vary */
     http_obj *o = NULL;
     int rc = http_obj_new(&o, url, shown, op, err, errlen);
     if (rc == 0) {

@@ -202,18 +202,27 @@ static int sim_cancel(void *core, exec_t *e, exec_op_t *op)
     return exec_cancel(e, op); /* its file read is in flight (or nothing is) */
 }
 
-static int sim_read_sync(io_file_t *f, uint64_t off, void *buf, size_t len, char *err,
-                         size_t errlen)
+/* As a read of parts parallel requests: each part [off + i x len / parts, ...) is scheduled
+ * now (its own connection and first byte, the pipe shared), and the caller waits for the
+ * last; the bytes are then read at once. */
+static int sim_read_sync(io_file_t *f, uint64_t off, void *buf, size_t len, uint32_t parts,
+                         char *err, size_t errlen)
 {
-    uint64_t now = exec_now_ns(), ttfb;
-    uint64_t done = sim_schedule(f->be_file, now, off, len, &ttfb);
+    assert(parts >= 1 && parts <= SIM_CONNS_MAX);
+    uint64_t now = exec_now_ns(), done = now, ttfb;
+    for (uint32_t i = 0; i < parts; i++) {
+        uint64_t lo = off + (uint64_t)len * i / parts, hi = off + (uint64_t)len * (i + 1) / parts;
+        uint64_t d = sim_schedule(f->be_file, now, lo, hi - lo, &ttfb);
+        if (d > done) done = d;
+    }
     for (uint64_t t = now; t < done; t = exec_now_ns()) {
         struct timespec ts = {.tv_sec = (time_t)((done - t) / 1000000000u),
                               .tv_nsec = (long)((done - t) % 1000000000u)};
         nanosleep(&ts, NULL); /* not on a core: the caller's own thread waits (bounded) */
     }
-    sim_count(f, len);
-    return io_backend_file.read_sync(f, off, buf, len, err, errlen);
+    for (uint32_t i = 0; i < parts; i++)
+        sim_count(f, (uint64_t)len * (i + 1) / parts - (uint64_t)len * i / parts);
+    return io_backend_file.read_sync(f, off, buf, len, 1, err, errlen);
 }
 
 static void sim_close(io_file_t *f)
@@ -345,5 +354,7 @@ int io_sim_wrap(io_file_t *f, const char *spec, char *err, size_t errlen)
     f->be_file = s;
     /* the model starts from what the spec says: the median of the table, or the fixed time */
     io_cost_seed(&f->cost, p.dist ? 32000000 : p.ttfb, p.conn_bw, (uint32_t)p.conns);
+    /* drawn first bytes: a few parallel requests wait for the slowest, about the p90 */
+    if (p.dist) f->cost.ttfb_spread_ns = (uint64_t)((sim_q_ms[5] - sim_q_ms[3]) * 1e6);
     return 0;
 }

@@ -761,6 +761,33 @@ static void sim_sync(void)
     io_file_close(f);
 }
 
+/* A metadata read of a MiB on a store with a fixed first byte and idle connections goes as
+ * parallel requests of at least IO_SPLIT_PART_MIN (one a connection, at most 8), their bytes
+ * the read's; with drawn first bytes (the read would wait for the slowest) or one connection
+ * it is one request. */
+static void sim_sync_split(void)
+{
+    static const struct { const char *spec; int64_t requests; } cases[] = {
+        {"sim:ttfb=2ms,bw=1GB/s,conns=64,seed=7", 8},
+        {"sim:ttfb=2ms,bw=1GB/s,conns=4,seed=7", 4},
+        {"sim:ttfb=2ms,bw=1GB/s,conns=1,seed=7", 1},
+        {"sim:ttfb=dist,bw=1GB/s,conns=64,seed=7", 1},
+    };
+    enum { LEN = 1 << 20 };
+    uint8_t *buf = malloc(LEN);
+    char err[256];
+    for (size_t i = 0; buf && i < sizeof cases / sizeof cases[0]; i++) {
+        io_file_t *f = sim_file_of(cases[i].spec);
+        if (!f) break;
+        CHECK_EQ_I64(io_read_sync(f, 100, buf, LEN, err, sizeof err), 0);
+        CHECK(bytes_match(&(io_bytes){.data = buf, .len = LEN}, 100, LEN));
+        CHECK_EQ_I64(atomic_load(&f->requests), cases[i].requests);
+        CHECK_EQ_I64(atomic_load(&f->bytes), LEN);
+        io_file_close(f);
+    }
+    free(buf);
+}
+
 /* Bad specs are refused with the key or value named; a store cannot wrap a URL. */
 static void sim_spec_errors(void)
 {
@@ -815,6 +842,20 @@ static void cost_model(void)
     io_cost_observe(&c, 0, 10, 10); /* too short to measure bandwidth: only ttfb moves */
     CHECK_EQ_I64(atomic_load(&c.bytes_per_s), 1000 + (1000000 - 1000) / 8);
     CHECK_EQ_I64(atomic_load(&c.samples), 2);
+    /* splitting over idle connections: parts of >= 128 KiB, one per idle connection, 8 at
+     * most, none when the transfer saved is under the first byte's spread */
+    io_cost_seed(&c, 50 * 1000 * 1000, 100 * 1000 * 1000, 64); /* 1 MiB: 10.5 ms alone */
+    CHECK_EQ_I64(io_cost_parts(&c, 1 << 20, 0), 8);
+    CHECK_EQ_I64(io_cost_parts(&c, 5 << 20, 0), 8);
+    CHECK_EQ_I64(io_cost_parts(&c, 384 << 10, 0), 3);
+    CHECK_EQ_I64(io_cost_parts(&c, (256 << 10) - 1, 0), 1);
+    CHECK_EQ_I64(io_cost_parts(&c, 1 << 20, 60), 4); /* 4 connections idle */
+    CHECK_EQ_I64(io_cost_parts(&c, 1 << 20, 63), 1); /* busy: one request */
+    CHECK_EQ_I64(io_cost_parts(&c, 1 << 20, 64), 1);
+    c.ttfb_spread_ns = 9 * 1000 * 1000; /* 1 MiB in 8 saves 9.2 ms */
+    CHECK_EQ_I64(io_cost_parts(&c, 1 << 20, 0), 8);
+    c.ttfb_spread_ns = 10 * 1000 * 1000;
+    CHECK_EQ_I64(io_cost_parts(&c, 1 << 20, 0), 1);
 }
 
 static void exact_bytes(void) { both(c_exact_bytes); }
@@ -856,6 +897,7 @@ int main(void)
     RUN(sim_bytes);
     RUN(sim_cancel);
     RUN(sim_sync);
+    RUN(sim_sync_split);
     RUN(sim_spec_errors);
     RUN(cost_model);
     io_file_close(g_file);
