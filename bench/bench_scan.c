@@ -156,6 +156,7 @@ static int run_once(const bench_ctx *c, const bench_shape_res *r, const bench_en
         out->requests = atomic_load(&f->file->requests);
         out->store_bytes = atomic_load(&f->file->bytes);
         (void)io_sim_model(f->file, &out->ttfb_ns, &out->bw);
+        out->footer_bytes = (uint64_t)f->meta_len + 8;
     }
     pqf_close(f);
     out->match = rc == 0 && out->rows == r->expected.rows && out->checksum == r->expected.checksum;

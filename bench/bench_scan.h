@@ -63,6 +63,7 @@ typedef struct bench_run {
     uint64_t requests, store_bytes; /* the store's, metadata included (0 without --store) */
     uint64_t peak_rss;              /* bytes: the process's high-water mark during the run */
     uint64_t ttfb_ns, bw;           /* the store's time to first byte (median) and bandwidth */
+    uint64_t footer_bytes;          /* the file's footer: metadata, its length and magic */
 } bench_run;
 
 /* A policy measured over the rounds ("adaptive#2" is the A/A repeat of "adaptive"). */
