@@ -8,8 +8,9 @@
  * is computed when the request starts (under the store's lock: cores share one store), the
  * core waits for it on an executor timer, then reads the bytes from the local file on its
  * ring. A synchronous read (metadata) may come as parts: each is a request of its own,
- * scheduled at once, and the caller's thread waits for the last. A draw depends only on (seed, offset, length), so a scan's requests get the same
- * delays whatever order the cores issue them in.
+ * scheduled at once, and the caller's thread waits for the last. A draw depends only on
+ * (seed, offset, length), so a scan's requests get the same delays whatever order the cores
+ * issue them in.
  *
  * Owns: sim_store (the parsed spec, each connection's free time, the pipe's), the per-core
  * list of requests waiting for their time. Calls only runtime/ and common/.
