@@ -114,31 +114,6 @@ static int pieces_from_index(const scan_split *sp, const pq_chunk_meta *cm,
     return 0;
 }
 
-/* A split of a row group cut without offset indexes (cut_even; flat columns: cp holds the
- * whole chunk): its data pages from the chunk's first one, walked from there with the
- * split's window starting row_lo rows in, and the dictionary page before them as a piece of
- * its own, so the group's splits share one decoded dictionary as they do in an indexed cut
- * group (task_pieces.c ensure_dict). 0 or -ENOMEM. */
-static int pieces_cut_chunk(const scan_split *sp, const pq_chunk_meta *cm, scan_colplan *cp)
-{
-    assert(cp->npieces == 1 && cp->pieces[0].whole_chunk);
-    scan_piece whole = cp->pieces[0];
-    whole.first_row = -sp->row_lo;
-    cp->pieces[0] = whole;
-    int64_t data = cm->data_page_offset, end = (int64_t)(whole.off + whole.len);
-    if (!cm->has_dictionary_page_offset || cm->dictionary_page_offset != (int64_t)whole.off ||
-        data <= (int64_t)whole.off || data >= end)
-        return 0; /* no dictionary page ahead of the data: the walk decodes what it finds */
-    scan_piece *two = fail_realloc(cp->pieces, 2 * sizeof *two);
-    if (!two) return -ENOMEM;
-    cp->pieces = two;
-    two[0] = (scan_piece){.off = whole.off, .len = (uint64_t)data - whole.off, .dict = true};
-    two[1] = whole;
-    two[1].off = (uint64_t)data, two[1].len = (uint64_t)(end - data);
-    cp->npieces = 2;
-    return 0;
-}
-
 static int plan_pieces(plan_build *b, plan_index *x, scan_split *sp, pq_err *e)
 {
     int64_t rg_rows = b->p->f->meta.row_groups[sp->rg].num_rows;
@@ -155,7 +130,7 @@ static int plan_pieces(plan_build *b, plan_index *x, scan_split *sp, pq_err *e)
         }
         int rc = plan_whole_chunks(b, sp, k, cp, e);
         if (rc) return rc;
-        if (sp->nrows != rg_rows && (rc = pieces_cut_chunk(sp, cm, cp)) != 0) return rc;
+        if (sp->nrows != rg_rows && (rc = plan_pieces_cut_chunk(sp, cm, cp)) != 0) return rc;
     }
     return 0;
 }
@@ -186,9 +161,10 @@ static scan_split *split_add(plan_build *b, int *cap, int *rc, pq_err *e)
 
 /* Few kept row groups leave cores idle: the last group a core claims is the scan's tail.
  * When statistics keep fewer than SCAN_CUT_SPLITS_PER_CORE row groups per core of a local
- * file, a split aims at the kept groups' rows spread over that many splits per core (cut at
- * page starts, so only where offset indexes allow; never below SCAN_CUT_MIN_ROWS rows), else
- * at o->split_rows. On a remote store more splits are more requests: there it is unchanged. */
+ * file, a split aims at the kept groups' rows spread over that many splits per core (never
+ * below SCAN_CUT_MIN_ROWS rows), else at o->split_rows: cut at page starts where offset
+ * indexes allow, else evenly (cut_even, flat columns). On a remote store more splits are
+ * more requests: there it is unchanged. */
 enum { SCAN_CUT_MIN_ROWS = 16384 };
 
 static int64_t cut_rows(plan_build *b, int ngroups)
@@ -208,63 +184,6 @@ static int64_t cut_rows(plan_build *b, int ngroups)
     int64_t pieces = (want + kept - 1) / kept, per = rows / kept / pieces;
     per = per < SCAN_CUT_MIN_ROWS ? SCAN_CUT_MIN_ROWS : per;
     return per < o->split_rows ? per : o->split_rows;
-}
-
-/* Whether every needed column is a flat one (a whole chunk's rows are its values). */
-static bool plan_flat(const plan_build *b)
-{
-    for (int k = 0; k < b->p->nneed; k++)
-        if (b->p->f->meta.columns[b->p->need[k]].nested) return false;
-    return true;
-}
-
-/* Cuts of n rows into want even splits (a row group without offset indexes, cut for the
- * cores: cut_rows). Each split reads the whole chunks (one request per column for the unit,
- * fetch.c) and walks their pages from the start, decoding only the pages its rows touch, so a
- * page straddling a cut is decoded by both splits. Returns want; *cuts is malloc'd. */
-static int cut_even(int64_t n, int64_t want, int64_t **cuts)
-{
-    assert(want >= 2 && want <= n);
-    *cuts = fail_malloc(sizeof(int64_t) * ((size_t)want + 1));
-    if (!*cuts) return -ENOMEM;
-    for (int64_t c = 0; c <= want; c++) (*cuts)[c] = n * c / want;
-    return (int)want;
-}
-
-/* Row boundaries cutting rg into splits of about split_rows rows: cuts[0] = 0 < ... <
- * cuts[n] = rows, each inner cut the first row of a page of the first needed column (pages
- * of other columns may straddle it). Returns n >= 1; *cuts is malloc'd. */
-_Static_assert(FLT_MASK_MAX_LEN >= PQ_MAX_ROW_GROUP_ROWS, "a row group's mask fits a flt_mask");
-
-static int plan_cuts(plan_build *b, plan_index *x, int rg, int64_t **cuts)
-{
-    int64_t n = b->p->f->meta.row_groups[rg].num_rows, target = b->cut_rows;
-    assert(n >= 0 && n <= PQ_MAX_ROW_GROUP_ROWS); /* pq_file_meta_check */
-    int64_t want = target > 0 && n / 2 >= target ? (n - 1) / target + 1 : 1;
-    int indexed = 0;
-    for (int k = 0; k < b->p->nneed; k++) indexed += plan_usable_oi(b, x, rg, k) != NULL;
-    if (want > 1 && indexed == 0 && target < b->o->split_rows && plan_flat(b))
-        return cut_even(n, want, cuts);
-    if (indexed < b->p->nneed) want = 1;
-    const pq_offset_index *oi = want > 1 ? plan_usable_oi(b, x, rg, 0) : NULL;
-    /* Cuts fall on distinct page starts: at most one per page, plus 0 and n. */
-    int64_t ncuts = oi && oi->npages < want ? oi->npages : want;
-    *cuts = fail_malloc(sizeof(int64_t) * ((size_t)ncuts + 1));
-    if (!*cuts) return -ENOMEM;
-    (*cuts)[0] = 0;
-    int m = 0;
-    for (int pg = 1, c = 1; oi && c < want; c++) { /* the first page at or past c/want of n */
-        int64_t goal = n * c / want;
-        while (pg < oi->npages && oi->pages[pg].first_row_index < goal) pg++;
-        if (pg == oi->npages) break;
-        if (oi->pages[pg].first_row_index > (*cuts)[m]) { /* < n: pq_offset_index_valid */
-            assert(m + 1 < ncuts);
-            (*cuts)[++m] = oi->pages[pg].first_row_index;
-        }
-    }
-    assert(m < ncuts);
-    (*cuts)[++m] = n;
-    return m;
 }
 
 /* Splits rows [lo, hi) of rg; rows is the row group's page-index mask (len 0 = all rows). */
