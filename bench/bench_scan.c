@@ -78,13 +78,6 @@ void bench_scan_opts_default(bench_scan_opts *o)
     o->fetch_budget = SCAN_FETCH_BUDGET;
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Drains sc: rows and the checksum of the projected columns. */
 static int drain(scan_t *sc, int64_t *rows, uint64_t *checksum, pq_err *e)
 {
@@ -154,9 +147,9 @@ static int run_once(const bench_ctx *c, const bench_shape_res *r, const bench_en
         filter = NULL; /* owned by the scan now, even on failure */
     }
     double t2 = bench_now_ms();
-    uint64_t cpu0 = thread_cpu_ns();
+    uint64_t cpu0 = exec_thread_cpu_ns();
     if (rc == 0) rc = drain(sc, &out->rows, &out->checksum, e);
-    out->consumer_cpu_ns = thread_cpu_ns() - cpu0;
+    out->consumer_cpu_ns = exec_thread_cpu_ns() - cpu0;
     double t3 = bench_now_ms();
     if (sc) scan_get_stats(sc, &out->st);
     else if (f) out->st.reads = (uint64_t)f->tail_reads;

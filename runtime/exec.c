@@ -47,6 +47,13 @@ uint64_t exec_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t exec_thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 exec_t *exec_current(void)
 {
     return exec_tls;
@@ -263,9 +270,11 @@ static void exec_sleep(exec_t *e)
         uint64_t next = exec_timers_next_ns(e), now = exec_now_ns();
         uint64_t timeout_ns = next == UINT64_MAX ? UINT64_MAX : (next > now ? next - now : 0);
         exec_stat_add(&e->st.sleeps, 1);
+        uint64_t cpu = exec_thread_cpu_ns();
         exec_io_wait(e, timeout_ns);
-        uint64_t woke = exec_now_ns();
-        exec_stat_add(&e->st.sleep_ns, woke > now ? woke - now : 0);
+        /* off the CPU only: the wait's own submission may copy a cached read inline */
+        uint64_t woke = exec_now_ns(), ran = exec_thread_cpu_ns() - cpu;
+        exec_stat_add(&e->st.sleep_ns, woke > now + ran ? woke - now - ran : 0);
     }
     atomic_store(&e->sleeping, 0);
 }

@@ -2,14 +2,6 @@
 #include "scan/core_time.h"
 
 #include <assert.h>
-#include <time.h>
-
-static uint64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* The state the core's sleep counts in (invariant 2). */
 static scan_wait current(const scan_core_time *t)
@@ -34,7 +26,7 @@ void scan_core_time_start(scan_core_time *t)
     assert(t->core == NULL && exec_current() != NULL);
     t->core = exec_current();
     t->mark_ns = exec_slept_ns(t->core);
-    t->cpu0_ns = thread_cpu_ns();
+    t->cpu0_ns = exec_thread_cpu_ns();
     t->start_ns = exec_now_ns();
 }
 
@@ -58,6 +50,6 @@ void scan_core_time_end(scan_core_time *t)
     for (int w = 0; w < SCAN_WAIT_OTHER; w++) assert(t->in[w] == 0);
     uint64_t now = exec_now_ns();
     atomic_store_explicit(&t->wall_ns, now - t->start_ns, memory_order_relaxed);
-    atomic_store_explicit(&t->cpu_ns, thread_cpu_ns() - t->cpu0_ns, memory_order_relaxed);
+    atomic_store_explicit(&t->cpu_ns, exec_thread_cpu_ns() - t->cpu0_ns, memory_order_relaxed);
     atomic_store_explicit(&t->end_ns, now, memory_order_release); /* after start_ns */
 }

@@ -1,5 +1,5 @@
-/* scan/core_time.h: where each core's time goes during a scan, for --stats and the bench's
- * per-core breakdown: running, or asleep (its executor had nothing runnable) while its tasks
+/* scan/core_time.h: where each core's time goes during a scan (scan_stats.core, printed by
+ * `ringscan bench`): running, or asleep (its executor had nothing runnable) while its tasks
  * waited for reads, a leader's dictionary, the output window, work to claim, or their end.
  *
  * Invariants:

@@ -30,7 +30,7 @@
  * first row. A page may straddle the split's edges (first_row < 0, or first_row + nrows >
  * the split's nrows) when a row group is cut into several splits: only the rows inside the
  * split are kept. A whole chunk's first_row is 0, or -row_lo when the split is one of a
- * row group cut without offset indexes (plan.c cut_even: its pages are walked from the
+ * row group cut without offset indexes (plan_cut.c cut_even: its pages are walked from the
  * chunk's start, the ones outside the split skipped undecoded). */
 typedef struct scan_piece {
     uint64_t off, len;

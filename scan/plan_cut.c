@@ -5,7 +5,8 @@
  * pieces are the dictionary page and the data pages, which it walks from the chunk's start
  * with its window beginning row_lo rows in (task_decode.c), decoding only the pages its rows
  * touch; its group's splits share the dictionary and their unit's one request per column
- * (fetch.c), so the cut adds no read. Calls only plan_index.c. */
+ * (fetch.c): at most one read per column and group, as uncut (though a cut group, a shared
+ * unit, joins no read-ahead run across groups). Calls only plan_index.c. */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
