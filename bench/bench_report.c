@@ -4,6 +4,7 @@
  * deterministic for lazy and eager; a '~' after reads marks an entry whose count varied
  * across rounds) and the median time; the JSON holds every round of every entry. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -60,6 +61,64 @@ static void print_balance(const bench_ctx *c)
     }
 }
 
+/* The median over entry en's rounds of field f of core c's time, in ms. */
+static double core_ms(const bench_ctx *c, const bench_entry *en, int core, size_t off)
+{
+    double v[BENCH_ROUNDS_MAX];
+    int n = c->o.rounds < BENCH_ROUNDS_MAX ? c->o.rounds : BENCH_ROUNDS_MAX;
+    for (int k = 0; k < n; k++) {
+        const scan_core_stats *cs = &en->runs[k].st.core[core];
+        v[k] = (double)*(const uint64_t *)((const char *)cs + off) / 1e6;
+    }
+    return bench_median(v, n);
+}
+
+/* Where each core's time went (scan_core_stats), medians of rounds in ms: a core idles when
+ * it sleeps (io, dict, window, claim, drain, other) or has ended before the scan (tail). */
+static void print_core_time(const bench_ctx *c)
+{
+    printf("core time (ms, medians of rounds): busy = wall - asleep; cpu: of busy, on a CPU; "
+           "asleep while its tasks awaited io (reads, lends) | dict | window | claim (paced, no "
+           "work) | drain | other; tail: its end to the scan's; consumer: the draining thread's CPU; "
+           "the run's phases: open (footer), start (scan_start: plan, threads), drain, end "
+           "(scan_free, close)\n");
+    static const struct { const char *name; size_t off; } f[] = {
+        {"io", offsetof(scan_core_stats, io_ns)}, {"dict", offsetof(scan_core_stats, dict_ns)},
+        {"window", offsetof(scan_core_stats, window_ns)},
+        {"claim", offsetof(scan_core_stats, claim_ns)},
+        {"drain", offsetof(scan_core_stats, drain_ns)},
+        {"other", offsetof(scan_core_stats, other_ns)},
+        {"start", offsetof(scan_core_stats, start_ns)}, {"tail", offsetof(scan_core_stats, tail_ns)}};
+    for (int i = 0; i < c->nshapes; i++) {
+        const bench_shape_res *r = &c->shapes[i];
+        for (int j = 0; j < r->nentries; j++) {
+            const bench_entry *en = &r->e[j];
+            double ph[5][BENCH_ROUNDS_MAX];
+            int n = c->o.rounds < BENCH_ROUNDS_MAX ? c->o.rounds : BENCH_ROUNDS_MAX;
+            for (int k = 0; k < n; k++) {
+                const bench_run *run = &en->runs[k];
+                ph[0][k] = (double)run->consumer_cpu_ns / 1e6, ph[1][k] = run->open_ms;
+                ph[2][k] = run->start_ms, ph[3][k] = run->drain_ms, ph[4][k] = run->end_ms;
+            }
+            for (int core = 0; core < en->runs[0].st.ncores; core++) {
+                double wall = core_ms(c, en, core, offsetof(scan_core_stats, wall_ns)), asleep = 0;
+                for (size_t k = 0; k < 6; k++) asleep += core_ms(c, en, core, f[k].off);
+                printf("  %-21s %-10s c%d splits %3lld wall %7.2f busy %7.2f cpu %7.2f",
+                       core ? "" : r->shape->name, core ? "" : en->label, core,
+                       (long long)en->runs[0].st.core[core].splits, wall, wall - asleep,
+                       core_ms(c, en, core, offsetof(scan_core_stats, cpu_ns)));
+                for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
+                    printf(" %s %.2f", f[k].name, core_ms(c, en, core, f[k].off));
+                if (core == 0)
+                    printf(" | consumer %.2f; open %.2f start %.2f drain %.2f end %.2f",
+                           bench_median(ph[0], n), bench_median(ph[1], n), bench_median(ph[2], n),
+                           bench_median(ph[3], n), bench_median(ph[4], n));
+                printf("\n");
+            }
+        }
+    }
+}
+
 /* The target lines: adaptive against the better of lazy and eager, and the A/A noise. */
 static void print_targets(const bench_ctx *c)
 {
@@ -110,6 +169,7 @@ void bench_report_table(const bench_ctx *c)
     }
     print_targets(c);
     print_balance(c);
+    print_core_time(c);
     if (c->o.store) bench_report_store(c);
     printf("read calls in this process: %llu (scans %llu, data check + floor loading %llu); %.1f s\n",
            (unsigned long long)c->reads_total, (unsigned long long)c->scan_reads_total,
@@ -149,6 +209,20 @@ static void json_stats(FILE *f, const scan_stats *s)
             (long long)s->core_rows_min, (long long)s->core_rows_max, (long long)s->decoded_pages, (unsigned long long)s->peak_inflight_bytes,
             (unsigned long long)s->bytes_skipped);
     json_str(f, s->io_backend);
+    fprintf(f, ",\"cores\":[");
+    for (int c = 0; c < s->ncores; c++) {
+        const scan_core_stats *k = &s->core[c];
+        fprintf(f, "%s{\"splits\":%lld,\"wall_ns\":%llu,\"cpu_ns\":%llu,\"io_ns\":%llu,"
+                   "\"dict_ns\":%llu,\"window_ns\":%llu,\"claim_ns\":%llu,\"drain_ns\":%llu,"
+                   "\"other_ns\":%llu,\"start_ns\":%llu,\"tail_ns\":%llu}",
+                c ? "," : "", (long long)k->splits, (unsigned long long)k->wall_ns,
+                (unsigned long long)k->cpu_ns, (unsigned long long)k->io_ns,
+                (unsigned long long)k->dict_ns, (unsigned long long)k->window_ns,
+                (unsigned long long)k->claim_ns, (unsigned long long)k->drain_ns,
+                (unsigned long long)k->other_ns, (unsigned long long)k->start_ns,
+                (unsigned long long)k->tail_ns);
+    }
+    fputc(']', f);
 }
 
 static void json_entry(FILE *f, const bench_shape_res *r, const bench_entry *en, int rounds)
@@ -164,11 +238,14 @@ static void json_entry(FILE *f, const bench_shape_res *r, const bench_entry *en,
         const bench_run *run = &en->runs[k];
         fprintf(f, "%s{\"round\":%d,\"ms\":%.4f,\"rows\":%lld,\"checksum\":%llu,\"match\":%s,"
                    "\"fetch_budget\":%lld,\"store_requests\":%llu,\"store_bytes\":%llu,"
-                   "\"peak_rss\":%llu,",
+                   "\"peak_rss\":%llu,\"consumer_cpu_ns\":%llu,\"open_ms\":%.4f,"
+                   "\"start_ms\":%.4f,\"drain_ms\":%.4f,\"end_ms\":%.4f,",
                 k ? "," : "", k + 1, run->ms, (long long)run->rows,
                 (unsigned long long)run->checksum, run->match ? "true" : "false",
                 (long long)en->fetch_budget, (unsigned long long)run->requests,
-                (unsigned long long)run->store_bytes, (unsigned long long)run->peak_rss);
+                (unsigned long long)run->store_bytes, (unsigned long long)run->peak_rss,
+                (unsigned long long)run->consumer_cpu_ns, run->open_ms, run->start_ms,
+                run->drain_ms, run->end_ms);
         json_stats(f, &run->st);
         fputc('}', f);
     }

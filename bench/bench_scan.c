@@ -141,16 +141,23 @@ static int run_once(const bench_ctx *c, const bench_shape_res *r, const bench_en
     so.fetch_budget = en->fetch_budget;
     so.threads = c->o.threads;
     so.io = c->o.io;
+    double t1 = bench_now_ms();
     if (rc == 0) {
         rc = scan_start(f, proj, sh->nproj, filter, &so, &sc, e);
         filter = NULL; /* owned by the scan now, even on failure */
     }
+    double t2 = bench_now_ms();
+    uint64_t cpu0 = exec_thread_cpu_ns();
     if (rc == 0) rc = drain(sc, &out->rows, &out->checksum, e);
+    out->consumer_cpu_ns = exec_thread_cpu_ns() - cpu0;
+    double t3 = bench_now_ms();
     if (sc) scan_get_stats(sc, &out->st);
     else if (f) out->st.reads = (uint64_t)f->tail_reads;
     scan_free(sc);
     flt_expr_free(filter);
     out->ms = bench_now_ms() - t0;
+    out->open_ms = t1 - t0, out->start_ms = t2 - t1, out->drain_ms = t3 - t2;
+    out->end_ms = out->ms - (t3 - t0);
     out->peak_rss = peak_rss();
     if (f) {
         out->requests = atomic_load(&f->file->requests);

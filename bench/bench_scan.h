@@ -64,6 +64,11 @@ typedef struct bench_run {
     uint64_t peak_rss;              /* bytes: the process's high-water mark during the run */
     uint64_t ttfb_ns, bw;           /* the store's time to first byte (median) and bandwidth */
     uint64_t footer_bytes;          /* the file's footer: metadata, its length and magic */
+    double open_ms, start_ms, drain_ms, end_ms; /* the run's phases: footer, parse; scan_start
+                                       (plan, threads); batches; scan_free, close (serial:
+                                       all but drain) */
+    uint64_t consumer_cpu_ns;       /* the draining thread's CPU time: taking batches and
+                                       summing them for the checksum (serial, beside the cores) */
 } bench_run;
 
 /* A policy measured over the rounds ("adaptive#2" is the A/A repeat of "adaptive"). */

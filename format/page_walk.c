@@ -341,7 +341,15 @@ void pq_walk_init(pq_page_walk *w, pq_col_reader *r, const uint8_t *buf, size_t 
     assert(single_page || exp_rows == -1);
     *w = (pq_page_walk){.r = r, .buf = buf, .len = len, .file_off = file_off, .row = first_row,
                         .exp_rows = exp_rows, .window_rows = window_rows,
-                        .single_page = single_page, .state = WALK_START};
+                        .chunk_end = window_rows, .single_page = single_page,
+                        .state = WALK_START};
+}
+
+void pq_walk_set_chunk_end(pq_page_walk *w, int64_t chunk_end)
+{
+    assert(!w->single_page && w->state == WALK_START && w->row <= 0);
+    assert(chunk_end >= w->window_rows);
+    w->chunk_end = chunk_end;
 }
 
 static int walk_fail(pq_page_walk *w, int status)
@@ -357,7 +365,7 @@ static int walk_fail(pq_page_walk *w, int status)
 static int walk_end(pq_page_walk *w, bool data_seen, pq_err *e)
 {
     const char *col = w->r->col->name;
-    if (!w->single_page && w->row != w->window_rows)
+    if (!w->single_page && (w->row < w->window_rows || w->row > w->chunk_end))
         return walk_fail(w, pq_errf_col(e, RINGSCAN_EFORMAT, w->file_off, col,
                                         "column chunk holds %lld rows, row group has %lld",
                                         (long long)w->row, (long long)w->window_rows));
@@ -379,7 +387,7 @@ static int walk_data(pq_page_walk *w, int64_t off, pq_walk_page *pg, pq_err *e)
         return walk_fail(w, pq_errf_col(e, RINGSCAN_EFORMAT, off, col,
                                         "page holds %lld rows, the offset index says %lld",
                                         (long long)n, (long long)w->exp_rows));
-    if (n < 0 || (w->exp_rows < 0 && end > w->window_rows))
+    if (n < 0 || (w->exp_rows < 0 && end > w->chunk_end))
         return walk_fail(w, pq_errf_col(e, RINGSCAN_EFORMAT, off, col,
                                         "pages hold more rows than the row group"));
     /* the page's rows clamped to the window: empty at its nearer edge when they miss it */

@@ -47,6 +47,8 @@ typedef struct pq_page_walk {
     int64_t row;         /* window row of the next data page's first row */
     int64_t exp_rows;    /* the page piece's row count by the offset index, or -1 */
     int64_t window_rows;
+    int64_t chunk_end;   /* whole chunk: the window row its rows end at (>= window_rows;
+                            more when the window is a leading or middle part of the chunk) */
     bool single_page;
     int state;           /* private: walk_state in page_walk.c */
     int status;          /* the error that ended the walk, or 0 */
@@ -67,6 +69,13 @@ void pq_walk_init(pq_page_walk *w, pq_col_reader *r, const uint8_t *buf, size_t 
                   int64_t file_off, int64_t first_row, int64_t exp_rows, int64_t window_rows,
                   bool single_page);
 
+/* A whole chunk's walk (single_page false) over a window that is only part of its rows: the
+ * chunk's rows run from window row first_row (<= 0, as given to pq_walk_init) to chunk_end
+ * (>= window_rows). Pages before the window come back with a == e == 0 (skip them undecoded),
+ * the walk stops at the first page past the window's end, and the row checks become: no page
+ * ends past chunk_end, and the pages reach window_rows. Right after pq_walk_init. */
+void pq_walk_set_chunk_end(pq_page_walk *w, int64_t chunk_end);
+
 /* Advances to the next data page (moving past the previous one, decoded or not, by its
  * header's compressed_size). Returns 1 with *pg filled; 0 at the end; or a negative status
  * with e filled (file offset, column):
@@ -75,11 +84,12 @@ void pq_walk_init(pq_page_walk *w, pq_col_reader *r, const uint8_t *buf, size_t 
  *    offset); "unknown page type" (page's offset); a dictionary page's decoding errors;
  *  - EFORMAT "page holds N rows, the offset index says M" (exp_rows >= 0, page's offset);
  *  - EFORMAT "pages hold more rows than the row group": num_values < 0, or with exp_rows -1
- *    a page ending past window_rows (page's offset);
+ *    a page ending past window_rows (past chunk_end: pq_walk_set_chunk_end) (page's offset);
  *  - EFORMAT "the offset index points at a page that is not a data page" (exp_rows >= 0 and
  *    the single page is a dictionary or index page; file_off);
  *  - at the end of a whole chunk, EFORMAT "column chunk holds N rows, row group has M" when
- *    its data pages' rows N differ from window_rows M (file_off). */
+ *    its data pages' rows N differ from window_rows M (file_off) (with pq_walk_set_chunk_end:
+ *    when they end before window_rows). */
 int pq_walk_next(pq_page_walk *w, pq_walk_page *pg, pq_err *e);
 
 /* Decodes the current page's values, appending to out (the column's physical type): sel

@@ -47,6 +47,13 @@ uint64_t exec_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t exec_thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 exec_t *exec_current(void)
 {
     return exec_tls;
@@ -56,6 +63,12 @@ int exec_core_index(const exec_t *e)
 {
     assert(e);
     return e->index;
+}
+
+uint64_t exec_slept_ns(const exec_t *e)
+{
+    assert(e);
+    return atomic_load_explicit(&e->st.sleep_ns, memory_order_relaxed);
 }
 
 bool exec_uses_uring(const exec_t *e)
@@ -257,7 +270,11 @@ static void exec_sleep(exec_t *e)
         uint64_t next = exec_timers_next_ns(e), now = exec_now_ns();
         uint64_t timeout_ns = next == UINT64_MAX ? UINT64_MAX : (next > now ? next - now : 0);
         exec_stat_add(&e->st.sleeps, 1);
+        uint64_t cpu = exec_thread_cpu_ns();
         exec_io_wait(e, timeout_ns);
+        /* off the CPU only: the wait's own submission may copy a cached read inline */
+        uint64_t woke = exec_now_ns(), ran = exec_thread_cpu_ns() - cpu;
+        exec_stat_add(&e->st.sleep_ns, woke > now + ran ? woke - now - ran : 0);
     }
     atomic_store(&e->sleeping, 0);
 }
@@ -444,7 +461,7 @@ void exec_group_stats(const exec_group_t *g, int i, exec_stats_t *out)
     EXEC_COPY(posts_rejected_full); EXEC_COPY(wakes_msg_ring); EXEC_COPY(wakes_eventfd);
     EXEC_COPY(reads_issued); EXEC_COPY(cancels_issued); EXEC_COPY(completions);
     EXEC_COPY(sq_full_retries); EXEC_COPY(enter_busy_retries); EXEC_COPY(timers_fired);
-    EXEC_COPY(timers_cancelled); EXEC_COPY(live_tasks_at_exit);
+    EXEC_COPY(timers_cancelled); EXEC_COPY(sleep_ns); EXEC_COPY(live_tasks_at_exit);
 #undef EXEC_COPY
     out->uring = e->uring;
     out->ring_flags = e->ring_flags;

@@ -66,6 +66,8 @@ typedef struct exec_stats {
     uint64_t loops, items_run, sleeps, posts_run, posts_rejected_full, wakes_msg_ring,
         wakes_eventfd, reads_issued, cancels_issued, completions, sq_full_retries,
         enter_busy_retries, timers_fired, timers_cancelled;
+    uint64_t sleep_ns;          /* time the core slept off the CPU waiting for a completion,
+                                   a message or a timer (no task runnable) */
     int64_t live_tasks_at_exit; /* tasks still suspended when the core stopped (leaked) */
     bool uring;                 /* false: pread fallback */
     unsigned ring_flags;        /* IORING_SETUP_* flags the ring got */
@@ -127,8 +129,13 @@ void exec_group_stats(const exec_group_t *g, int i, exec_stats_t *out);
 
 /* The core whose thread is calling, or NULL on a thread that is not a core. */
 exec_t *exec_current(void);
+/* The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), ns. */
+uint64_t exec_thread_cpu_ns(void);
 /* The index of core e in its group. */
 int exec_core_index(const exec_t *e);
+/* The ns core e has slept so far (exec_stats_t sleep_ns); exact on e's own thread, a relaxed
+ * snapshot elsewhere. */
+uint64_t exec_slept_ns(const exec_t *e);
 /* True when e uses io_uring (false: pread fallback). */
 bool exec_uses_uring(const exec_t *e);
 

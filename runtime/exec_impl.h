@@ -39,6 +39,7 @@ typedef struct exec_counters {
     _Atomic uint64_t loops, items_run, sleeps, posts_run, posts_rejected_full, wakes_msg_ring,
         wakes_eventfd, reads_issued, cancels_issued, completions, sq_full_retries,
         enter_busy_retries, timers_fired, timers_cancelled;
+    _Atomic uint64_t sleep_ns; /* time asleep (off the CPU) in exec_io_wait */
     _Atomic int64_t live_tasks_at_exit;
 } exec_counters;
 

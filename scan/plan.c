@@ -128,9 +128,9 @@ static int plan_pieces(plan_build *b, plan_index *x, scan_split *sp, pq_err *e)
             if (pieces_from_index(sp, cm, oi, rg_rows, cp)) return -ENOMEM;
             continue;
         }
-        assert(sp->row_lo == 0 && sp->nrows == rg_rows); /* only indexed groups are cut */
         int rc = plan_whole_chunks(b, sp, k, cp, e);
         if (rc) return rc;
+        if (sp->nrows != rg_rows && (rc = plan_pieces_cut_chunk(sp, cm, cp)) != 0) return rc;
     }
     return 0;
 }
@@ -161,9 +161,10 @@ static scan_split *split_add(plan_build *b, int *cap, int *rc, pq_err *e)
 
 /* Few kept row groups leave cores idle: the last group a core claims is the scan's tail.
  * When statistics keep fewer than SCAN_CUT_SPLITS_PER_CORE row groups per core of a local
- * file, a split aims at the kept groups' rows spread over that many splits per core (cut at
- * page starts, so only where offset indexes allow; never below SCAN_CUT_MIN_ROWS rows), else
- * at o->split_rows. On a remote store more splits are more requests: there it is unchanged. */
+ * file, a split aims at the kept groups' rows spread over that many splits per core (never
+ * below SCAN_CUT_MIN_ROWS rows), else at o->split_rows: cut at page starts where offset
+ * indexes allow, else evenly (cut_even, flat columns). On a remote store more splits are
+ * more requests: there it is unchanged. */
 enum { SCAN_CUT_MIN_ROWS = 16384 };
 
 static int64_t cut_rows(plan_build *b, int ngroups)
@@ -183,39 +184,6 @@ static int64_t cut_rows(plan_build *b, int ngroups)
     int64_t pieces = (want + kept - 1) / kept, per = rows / kept / pieces;
     per = per < SCAN_CUT_MIN_ROWS ? SCAN_CUT_MIN_ROWS : per;
     return per < o->split_rows ? per : o->split_rows;
-}
-
-/* Row boundaries cutting rg into splits of about split_rows rows: cuts[0] = 0 < ... <
- * cuts[n] = rows, each inner cut the first row of a page of the first needed column (pages
- * of other columns may straddle it). Returns n >= 1; *cuts is malloc'd. */
-_Static_assert(FLT_MASK_MAX_LEN >= PQ_MAX_ROW_GROUP_ROWS, "a row group's mask fits a flt_mask");
-
-static int plan_cuts(plan_build *b, plan_index *x, int rg, int64_t **cuts)
-{
-    int64_t n = b->p->f->meta.row_groups[rg].num_rows, target = b->cut_rows;
-    assert(n >= 0 && n <= PQ_MAX_ROW_GROUP_ROWS); /* pq_file_meta_check */
-    int64_t want = target > 0 && n / 2 >= target ? (n - 1) / target + 1 : 1;
-    for (int k = 0; want > 1 && k < b->p->nneed; k++)
-        if (!plan_usable_oi(b, x, rg, k)) want = 1;
-    const pq_offset_index *oi = want > 1 ? plan_usable_oi(b, x, rg, 0) : NULL;
-    /* Cuts fall on distinct page starts: at most one per page, plus 0 and n. */
-    int64_t ncuts = oi && oi->npages < want ? oi->npages : want;
-    *cuts = fail_malloc(sizeof(int64_t) * ((size_t)ncuts + 1));
-    if (!*cuts) return -ENOMEM;
-    (*cuts)[0] = 0;
-    int m = 0;
-    for (int pg = 1, c = 1; oi && c < want; c++) { /* the first page at or past c/want of n */
-        int64_t goal = n * c / want;
-        while (pg < oi->npages && oi->pages[pg].first_row_index < goal) pg++;
-        if (pg == oi->npages) break;
-        if (oi->pages[pg].first_row_index > (*cuts)[m]) { /* < n: pq_offset_index_valid */
-            assert(m + 1 < ncuts);
-            (*cuts)[++m] = oi->pages[pg].first_row_index;
-        }
-    }
-    assert(m < ncuts);
-    (*cuts)[++m] = n;
-    return m;
 }
 
 /* Splits rows [lo, hi) of rg; rows is the row group's page-index mask (len 0 = all rows). */

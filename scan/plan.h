@@ -29,7 +29,9 @@
  * page, or one data page holding rows [first_row, first_row + nrows) relative to the split's
  * first row. A page may straddle the split's edges (first_row < 0, or first_row + nrows >
  * the split's nrows) when a row group is cut into several splits: only the rows inside the
- * split are kept. */
+ * split are kept. A whole chunk's first_row is 0, or -row_lo when the split is one of a
+ * row group cut without offset indexes (plan_cut.c cut_even: its pages are walked from the
+ * chunk's start, the ones outside the split skipped undecoded). */
 typedef struct scan_piece {
     uint64_t off, len;
     int64_t first_row, nrows; /* dictionary pieces: nrows 0 */

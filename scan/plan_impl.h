@@ -1,4 +1,4 @@
-/* scan/plan_impl.h: what plan.c and plan_index.c share while a plan is built. */
+/* scan/plan_impl.h: what plan.c, plan_index.c and plan_cut.c share while a plan is built. */
 #ifndef RINGSCAN_SCAN_PLAN_IMPL_H
 #define RINGSCAN_SCAN_PLAN_IMPL_H
 #include "scan/plan.h"
@@ -36,6 +36,19 @@ int plan_page_prune(plan_build *b, plan_index *x, int rg, int64_t n, flt_mask *r
 /* Counts the pages of the slots with an offset index and those rows rules out. */
 void plan_count_pages(plan_build *b, plan_index *x, int rg, const flt_mask *rows,
                       int64_t *total, int64_t *pruned);
+
+/* (plan_cut.c) Row boundaries cutting kept row group rg into splits of about b->cut_rows
+ * rows: cuts[0] = 0 < ... < cuts[n] = rows, each inner cut the first row of a page of the
+ * first needed column (pages of other columns may straddle it), or, without offset indexes
+ * when the plan cuts for the cores, even (flat columns only). Returns n >= 1 (*cuts malloc'd)
+ * or -ENOMEM. */
+int plan_cuts(plan_build *b, plan_index *x, int rg, int64_t **cuts);
+/* A split of a row group cut without offset indexes (cut_even; flat columns: cp holds the
+ * whole chunk): its data pages from the chunk's first one, walked from there with the
+ * split's window starting row_lo rows in, and the dictionary page before them as a piece of
+ * its own, so the group's splits share one decoded dictionary as they do in an indexed cut
+ * group (task_pieces.c ensure_dict). 0 or -ENOMEM. */
+int plan_pieces_cut_chunk(const scan_split *sp, const pq_chunk_meta *cm, scan_colplan *cp);
 
 /* Moves the dynamic predicate's column index per row group out of x into p->dyn (none
  * without a dynamic predicate or index). 0 or -ENOMEM; plan_dyn_free frees what was kept. */

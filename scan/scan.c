@@ -53,6 +53,7 @@ static void core_done(scan_t *s, int core)
         s->fetch.cores[core].io = NULL;
     }
     c->decoded_pages += scan_task_core_free(&c->task, &s->env);
+    scan_core_time_end(&c->task.time);
     if (s->o.rt) atomic_fetch_add_explicit(&s->o.rt->core_rows[core], atomic_load_explicit(
                      &c->task.rows_scanned, memory_order_relaxed), memory_order_relaxed);
 }
@@ -86,7 +87,10 @@ static bool window_open(void *ctx)
 static bool wait_window(scan_t *s, int core, const scan_split *sp, int64_t place)
 {
     window_wait w = {.s = s, .place = place, .core = core, .sp = sp};
+    scan_core_time *t = &s->cores[core].task.time;
+    scan_core_time_enter(t, SCAN_WAIT_WINDOW);
     exec_event_wait_until(&s->ev, window_open, &w);
+    scan_core_time_leave(t, SCAN_WAIT_WINDOW);
     return !atomic_load(&s->out.stop);
 }
 
@@ -112,7 +116,9 @@ static bool drained(void *ctx)
 static void core_drain(scan_t *s, int core)
 {
     drain_wait w = {.s = s, .core = core};
+    scan_core_time_enter(&s->cores[core].task.time, SCAN_WAIT_DRAIN);
     exec_event_wait_until(&s->ev, drained, &w);
+    scan_core_time_leave(&s->cores[core].task.time, SCAN_WAIT_DRAIN);
 }
 
 /* Runs split i of unit (claimed by core) once its place fits the window; false when the scan
@@ -136,7 +142,11 @@ static bool run_split(scan_t *s, int core, int i, int unit)
     if (!sp->pruned) scan_policy_split_started(&s->pol, core);
     scan_batch b;
     pq_err e = {.offset = -1};
+    scan_core_time *t = &s->cores[core].task.time;
+    scan_core_time_enter(t, SCAN_WAIT_TASK);
     int rc = scan_task_run(&s->env, &s->cores[core].task, core, i, unit, &b, &e);
+    scan_core_time_leave(t, SCAN_WAIT_TASK);
+    atomic_fetch_add_explicit(&t->splits, 1, memory_order_relaxed);
     if (rc) scan_out_fail(&s->out, rc, &e);
     if (!sp->pruned) scan_policy_split_done(&s->pol);
     b.held = rc ? 0 : scan_batch_bytes(&b); /* counted in the budget until consumed */
@@ -155,12 +165,15 @@ static void worker(void *arg)
     int core = exec_core_index(exec_current());
     scan_core *c = &s->cores[core];
     int rank = c->workers_started++;
+    if (rank == 0) scan_core_time_start(&c->task.time);
     bool idle = s->o.rt && !s->fetch.cores[core].io && scan_fetch_exhausted(&s->fetch);
     int rc = idle ? 1 : core_setup(s, core); /* idle: its file left this core nothing */
     if (rc < 0) scan_out_fail(&s->out, rc, NULL);
     while (rc == 0 && !atomic_load(&s->out.stop) && !atomic_load(&s->out.limit_hit)) {
+        scan_core_time_enter(&c->task.time, SCAN_WAIT_CLAIM);
         scan_budget_admit(&s->fetch.budget, &s->ev, rank, &s->out.stop);
         scan_fetch_pace(&s->fetch, core, &s->out.stop);
+        scan_core_time_leave(&c->task.time, SCAN_WAIT_CLAIM);
         if (atomic_load(&s->out.stop)) break;
         int unit = -1;
         int i = scan_fetch_claim(&s->fetch, core, &unit);
@@ -207,6 +220,7 @@ static int start_workers(scan_t *s, pq_err *e)
     scan_budget_attach(&s->fetch.budget, &s->ev); /* a shared budget's wakes reach it */
     s->pol.ev = s->dicts.ev = s->out.ev = &s->ev;
     int tasks = s->fetch.budget.tasks, n = s->o.threads, first = 0, t = s->o.threads;
+    s->start_ns = exec_now_ns();
     if (s->o.rt) /* as many cores as it has live splits, taking the runtime's next in turn */
         scan_rt_cores(s->o.rt, atomic_load(&s->fetch.live_left), &first, &n);
     atomic_store(&s->out.workers_live, n * tasks);
@@ -329,6 +343,7 @@ static void explain_final_order(scan_t *s)
 static void finish(scan_t *s, bool freeing)
 {
     if (s->finished) return;
+    if (s->end_ns == 0) s->end_ns = exec_now_ns();
     scan_out_stop(&s->out);
     if (s->o.rt && !freeing) return;
     if (s->g) {

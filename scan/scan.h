@@ -130,6 +130,26 @@ typedef struct scan_opts {
 void scan_opts_default(scan_opts *o);
 
 /* Counters of one scan; io figures include the planning reads. */
+enum { SCAN_STATS_CORES = 8 }; /* cores whose time scan_stats reports */
+
+/* Where one core's time went (scan/core_time.h), for a scan on its own cores (on a shared
+ * runtime the other scans' work counts too). Asleep: its executor had nothing runnable, split
+ * by what its tasks waited for. busy = wall - every sleep; of it, cpu_ns ran (the rest: the
+ * thread was runnable but another process ran, or page faults waited). */
+typedef struct scan_core_stats {
+    uint64_t wall_ns;     /* its first worker's start to its last worker's end */
+    uint64_t cpu_ns;      /* its thread's CPU time over wall_ns */
+    uint64_t io_ns;       /* asleep while a split awaited a read or a lend */
+    uint64_t dict_ns;     /* asleep while a split awaited its leader's dictionary */
+    uint64_t window_ns;   /* asleep while a claimed split awaited the output window */
+    uint64_t claim_ns;    /* asleep while its tasks were paced or not admitted (no work) */
+    uint64_t drain_ns;    /* asleep at its end awaiting lends and holds */
+    uint64_t other_ns;    /* asleep with no task waiting on any of those */
+    uint64_t start_ns;    /* the scan's start to its first worker's start */
+    uint64_t tail_ns;     /* its last worker's end to the scan's end (0 when after) */
+    int64_t splits;       /* splits it ran */
+} scan_core_stats;
+
 typedef struct scan_stats {
     uint64_t reads, bytes_read, bytes_used, bytes_wasted, cancelled_reads;
     uint64_t bytes_skipped;               /* of bytes_read: holes read into io/'s scratch
@@ -159,6 +179,9 @@ typedef struct scan_stats {
     uint64_t budget_peak_bytes;           /* the most its fetch budget's held bytes reached (a
                                              dataset: the shared budget's, footers included) */
     uint64_t footer_bytes_peak;           /* a dataset: the most footer bytes held at once */
+    int ncores;                           /* entries of core (the scan's cores, at most
+                                             SCAN_STATS_CORES) */
+    scan_core_stats core[SCAN_STATS_CORES];
     bool uring;
     char io_backend[EXEC_BACKEND_MSG_MAX];
 } scan_stats;

@@ -38,6 +38,7 @@ struct scan {
     scan_rt_leave leave;       /* with o.rt: what leaving it waits for (scan_rt.h inv. 2) */
     exec_event ev;             /* every wait of the scan's tasks (runtime/event.h) */
     bool finished;
+    uint64_t start_ns, end_ns; /* monotonic: start_workers, and the consumer seeing the end */
     scan_stats stats;          /* final once finished */
     scan_core cores[EXEC_THREADS_MAX];
 };

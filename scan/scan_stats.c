@@ -6,6 +6,24 @@
 
 #include "scan/scan_impl.h"
 
+/* Core c's time (core_time.h), relative to the scan's start and, once it ended, its end. */
+static void core_stats(const scan_t *s, int c, scan_core_stats *o)
+{
+    const scan_core_time *t = &s->cores[c].task.time;
+    memset(o, 0, sizeof *o);
+    uint64_t *sl[SCAN_WAIT_N] = {&o->io_ns, &o->dict_ns, &o->window_ns, &o->claim_ns,
+                                 &o->drain_ns, &o->other_ns};
+    for (int w = 0; w < SCAN_WAIT_N; w++)
+        *sl[w] = atomic_load_explicit(&t->sleep_ns[w], memory_order_relaxed);
+    o->splits = atomic_load_explicit(&t->splits, memory_order_relaxed);
+    uint64_t end = atomic_load_explicit(&t->end_ns, memory_order_acquire);
+    if (end == 0) return; /* still running: wall and cpu come at its end */
+    o->wall_ns = atomic_load_explicit(&t->wall_ns, memory_order_relaxed);
+    o->cpu_ns = atomic_load_explicit(&t->cpu_ns, memory_order_relaxed);
+    o->start_ns = t->start_ns > s->start_ns ? t->start_ns - s->start_ns : 0;
+    o->tail_ns = s->end_ns > end ? s->end_ns - end : 0;
+}
+
 /* Statistics from the plan, the counters and the cores' io counters (io: their sum). */
 void scan_stats_fill(const scan_t *s, const io_counters_t *io, scan_stats *st)
 {
@@ -41,6 +59,8 @@ void scan_stats_fill(const scan_t *s, const io_counters_t *io, scan_stats *st)
     st->topk_pages_dead = atomic_load(&s->topk.pages_dead);
     st->runtimes = s->o.rt ? 0 : 1;
     st->budget_peak_bytes = scan_budget_peak(&s->fetch.budget);
+    st->ncores = s->o.threads < SCAN_STATS_CORES ? s->o.threads : SCAN_STATS_CORES;
+    for (int c = 0; c < st->ncores; c++) core_stats(s, c, &st->core[c]);
 }
 
 /* The sum of the cores' published io counters. */

@@ -18,6 +18,7 @@
 
 #include "format/column.h"
 #include "format/page_walk.h"
+#include "scan/core_time.h"
 #include "scan/policy.h"
 #include "scan/topk.h"
 
@@ -74,6 +75,7 @@ typedef struct scan_task_core {
     _Atomic int64_t sel_eval_pages;  /* pages a conjunct evaluated on its selected rows */
     _Atomic int64_t rows_scanned;    /* rows of the splits this core ran (the balance of the
                                         cores' work: scan_stats core_rows_min/max) */
+    scan_core_time time;       /* where the core's time went (core_time.h) */
 } scan_task_core;
 
 /* The core's readers; 0 or -ENOMEM (tc then safe to free). On the core. */

@@ -56,10 +56,18 @@ static int append_placeholder(pq_vec *v, int64_t n)
 static void walk_init(scan_task *x, pq_page_walk *w, pq_col_reader *r, const scan_piece *pc,
                       const io_bytes *b)
 {
-    int64_t first = pc->whole_chunk ? 0 : pc->first_row;
     int64_t exp = pc->whole_chunk || pc->dict ? -1 : pc->nrows;
-    pq_walk_init(w, r, b->data, b->len, (int64_t)pc->off, first, exp, x->sp->nrows,
+    pq_walk_init(w, r, b->data, b->len, (int64_t)pc->off, pc->first_row, exp, x->sp->nrows,
                  !pc->whole_chunk);
+    if (pc->whole_chunk) /* a cut group's chunk (plan.c cut_even) runs past the split */
+        pq_walk_set_chunk_end(w, x->plan->f->meta.row_groups[x->sp->rg].num_rows - x->sp->row_lo);
+}
+
+/* Whether piece pc is a whole chunk of which the split holds only some rows (plan.c
+ * cut_even): its pages are walked, the ones outside the split skipped undecoded. */
+static bool chunk_cut(const scan_task *x, const scan_piece *pc)
+{
+    return pc->whole_chunk && x->sp->nrows != x->plan->f->meta.row_groups[x->sp->rg].num_rows;
 }
 
 /* Decodes one page (or dictionary) piece: its rows inside the split are appended to v. */
@@ -71,6 +79,7 @@ static int decode_piece(scan_task *x, pq_col_reader *r, const scan_piece *pc, co
     walk_init(x, &w, r, pc, b);
     int n;
     while ((n = pq_walk_next(&w, &pg, &x->err)) > 0) {
+        if (pg.a == pg.e) continue; /* before a cut split's rows */
         int rc = pq_walk_values(&w, NULL, 0, v, &x->err);
         if (rc) return rc;
     }
@@ -125,7 +134,7 @@ static int decode_slot(scan_task *x, int slot)
             continue;
         }
         io_bytes b = task_piece_bytes(x, slot, p);
-        if (pc->whole_chunk) {
+        if (pc->whole_chunk && !chunk_cut(x, pc)) {
             rc = pq_colr_chunk(r, cm, b.data, b.len, (int64_t)pc->off, v, &x->err);
             continue;
         }

@@ -122,6 +122,10 @@ const pq_vec *task_wait_dict(scan_task *x, int slot)
 {
     assert(x->sp->shares_rg && !x->sp->leader);
     dict_wait w = {.x = x, .slot = slot};
+    scan_core_time_leave(&x->tc->time, SCAN_WAIT_TASK);
+    scan_core_time_enter(&x->tc->time, SCAN_WAIT_DICT);
     exec_event_wait_until(x->env->dicts->ev, dict_wait_over, &w);
+    scan_core_time_leave(&x->tc->time, SCAN_WAIT_DICT);
+    scan_core_time_enter(&x->tc->time, SCAN_WAIT_TASK);
     return task_shared_dict(x, slot);
 }

@@ -170,7 +170,11 @@ void task_drop_excluded_pages(scan_task *x, int slot)
     bool any_page = false;
     for (int p = 0; p < cp->npieces; p++) {
         scan_piece *pc = &cp->pieces[p];
-        if (pc->dict || pc->whole_chunk || !x->futs[slot][p]) continue;
+        if (pc->dict || !x->futs[slot][p]) continue;
+        if (pc->whole_chunk) { /* kept: a cut group's data pages need its dictionary */
+            any_page = true;
+            continue;
+        }
         int64_t a, b;
         task_piece_span(x->sp, pc, &a, &b);
         if (!flt_mask_any_range(&x->mask, a, b)) task_discard(x, slot, p);

@@ -579,6 +579,55 @@ static void test_steal_tail(void)
     pqf_close(f);
 }
 
+/* The prune shape in small: of three 40,000-row groups without offset indexes, the filter
+ * keeps the first. The plan cuts it evenly for the cores (plan.c cut_even: three splits, the
+ * dictionary page a piece of its own, the data pages one whole-chunk piece each walks from
+ * -row_lo); core 0 claims split 0 and core 1, once past the pruned groups and idle while
+ * core 0 runs it, takes the last unstarted split (a steal: its columns lent by core 0, no
+ * read added): the kept group runs on both cores. */
+static void test_cut_unindexed_cores(void)
+{
+    enum { CU_RG = 40000 };
+    pqf_t *f = open_file("cut_unindexed.parquet", 3 * CU_RG, CU_RG, true, false);
+    if (!f) return;
+    fix t;
+    if (fix_open(&t, f, "key < 40000", SCAN_SPLIT_ROWS, EXEC_IO_PREAD)) {
+        CHECK_EQ_I64(t.plan.nsplits, 5); /* 3 of the kept group, 2 pruned groups */
+        CHECK(t.fx.pace_all);
+        for (int i = 0; i < 3; i++) {
+            const scan_split *sp = &t.plan.splits[i];
+            CHECK_EQ_I64(sp->row_lo, i * (int64_t)CU_RG / 3);
+            CHECK(sp->shares_rg && sp->leader == (i == 0));
+            const pq_chunk_meta *cm = &f->meta.row_groups[0].chunks[1];
+            const scan_colplan *cp = &sp->cols[1]; /* v: 50 values, a dictionary */
+            CHECK(cm->has_dictionary_page_offset);
+            CHECK_EQ_I64(cp->npieces, 2);
+            CHECK(cp->pieces[0].dict && cp->pieces[1].whole_chunk);
+            CHECK_EQ_I64((int64_t)cp->pieces[0].off, cm->dictionary_page_offset);
+            CHECK_EQ_I64((int64_t)cp->pieces[1].off, cm->data_page_offset);
+            CHECK_EQ_I64(cp->pieces[1].first_row, -sp->row_lo);
+        }
+        claims a = {.max = 1}, b = {.max = 3, .done_each = true};
+        on_core(&t, 0, step_claim, &a);
+        CHECK_EQ_I64(a.split[0], 0);
+        on_core(&t, 1, step_claim, &b); /* the pruned groups' splits first, then the steal */
+        CHECK_EQ_I64(b.n, 3);
+        CHECK_EQ_I64(b.split[0], 3);
+        CHECK_EQ_I64(b.split[1], 4);
+        CHECK_EQ_I64(b.split[2], 2);
+        CHECK_EQ_I64(atomic_load(&t.fx.steals), 1);
+        CHECK_EQ_I64(atomic_load(&t.fx.cores[0].busy), 1);
+        on_core(&t, 0, step_split_done, &a.unit[0]);
+        claims rest = {.done_each = true};
+        on_core(&t, 0, step_claim, &rest);
+        CHECK_EQ_I64(rest.n, 1);
+        CHECK_EQ_I64(rest.split[0], 1);
+        CHECK_EQ_I64(atomic_load(&t.fx.live_left), 0);
+    }
+    fix_free(&t);
+    pqf_close(f);
+}
+
 /* ====================================================================== exploration */
 
 /* One group cut into 16 splits (split 0 its leader), filter "v < 10", adaptive: core 0's
@@ -1342,6 +1391,7 @@ int main(void)
     RUN(test_explore_per_core);
     RUN(test_order_remote_measured_first);
     RUN(test_steal_tail);
+    RUN(test_cut_unindexed_cores);
     RUN(test_steal_run);
     RUN(test_lend_from_owner);
     RUN(test_lend_fallback);

@@ -451,6 +451,65 @@ static int walk_bytes(const uint8_t *buf, size_t len, int64_t off, int64_t first
     return rc;
 }
 
+/* A window inside the chunk (a split of a row group cut without offset indexes): for every
+ * [lo, hi), the walk from window row -lo with chunk_end NROWS - lo returns the pages before
+ * the window empty at its start (a == e == 0), decodes exactly rows lo..hi of the chunk from
+ * the pages it touches, and stops at the first page past hi. */
+static void test_chunk_window(void)
+{
+    chunk c;
+    make_chunk(&c);
+    pq_col_reader r;
+    pq_colr_init(&r, &col, PQ_CODEC_UNCOMPRESSED, NULL);
+    pq_vec v;
+    pq_vec_init(&v, PQ_INT32, 0);
+    for (int64_t lo = 0; lo < NROWS; lo++) {
+        for (int64_t hi = lo + 1; hi <= NROWS; hi++) {
+            pq_err e = fresh_err();
+            pq_page_walk w;
+            pq_walk_init(&w, &r, c.b.data, c.b.len, FILE_OFF, -lo, -1, hi - lo, false);
+            pq_walk_set_chunk_end(&w, NROWS - lo);
+            pq_walk_page pg;
+            int rc, touched = 0, want = 0;
+            pq_vec_clear(&v);
+            while ((rc = pq_walk_next(&w, &pg, &e)) == 1) {
+                if (pg.a == pg.e) {
+                    CHECK(pg.e == 0 && pg.first_row + pg.rows <= 0);
+                    continue;
+                }
+                touched++;
+                CHECK_EQ_I64(pq_walk_values(&w, NULL, 0, &v, &e), 0);
+            }
+            CHECK_EQ_I64(rc, 0);
+            for (int i = 1; i < NPAGES; i++) {
+                int64_t a = first_rows[i], z = i + 1 < NPAGES ? first_rows[i + 1] : NROWS;
+                want += a < hi && z > lo;
+            }
+            CHECK_EQ_I64(touched, want);
+            check_vals(&v, all + lo, hi - lo);
+        }
+    }
+    /* a page past chunk_end, and pages ending before the window's end */
+    pq_err e = fresh_err();
+    pq_page_walk w;
+    pq_walk_page pg;
+    pq_walk_init(&w, &r, c.b.data, c.b.len, FILE_OFF, -6, -1, 2, false);
+    pq_walk_set_chunk_end(&w, 2); /* P2 holds window rows -1..3 */
+    int rc;
+    while ((rc = pq_walk_next(&w, &pg, &e)) == 1) {
+    }
+    check_err(rc, &e, RINGSCAN_EFORMAT, off_of(&c, 2), "more rows than the row group");
+    e = fresh_err();
+    pq_walk_init(&w, &r, c.b.data, c.at[3], FILE_OFF, -5, -1, 6, false); /* P0..P2: 9 rows */
+    pq_walk_set_chunk_end(&w, NROWS - 5);
+    while ((rc = pq_walk_next(&w, &pg, &e)) == 1) {
+    }
+    check_err(rc, &e, RINGSCAN_EFORMAT, FILE_OFF, "column chunk holds 4 rows");
+    pq_vec_free(&v);
+    pq_colr_free(&r);
+    pq_buf_free(&c.b);
+}
+
 static void test_errors(void)
 {
     chunk c;
@@ -685,6 +744,7 @@ int main(void)
     RUN(test_direct_plain);
     RUN(test_direct_dict);
     RUN(test_whole_chunk);
+    RUN(test_chunk_window);
     RUN(test_selection);
     RUN(test_skipped_pages);
     RUN(test_indices);

@@ -1,0 +1,89 @@
+/* scan/plan_cut.c: where the plan cuts a kept row group into splits (plan.c plan_group asks
+ * plan_cuts once it decided to read the group): at page starts from the offset index, or,
+ * without one, evenly when the plan cuts for the cores (few kept groups of a local file,
+ * plan.c cut_rows), every needed column flat. An evenly cut split reads whole chunks: its
+ * pieces are the dictionary page and the data pages, which it walks from the chunk's start
+ * with its window beginning row_lo rows in (task_decode.c), decoding only the pages its rows
+ * touch; its group's splits share the dictionary and their unit's one request per column
+ * (fetch.c): at most one read per column and group, as uncut (though a cut group, a shared
+ * unit, joins no read-ahead run across groups). Calls only plan_index.c. */
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "common/fail.h"
+#include "scan/plan_impl.h"
+
+/* Whether every needed column is a flat one (a whole chunk's rows are its values). */
+static bool plan_flat(const plan_build *b)
+{
+    for (int k = 0; k < b->p->nneed; k++)
+        if (b->p->f->meta.columns[b->p->need[k]].nested) return false;
+    return true;
+}
+
+/* Cuts of n rows into want even splits (a row group without offset indexes, cut for the
+ * cores: cut_rows). Each split reads the whole chunks (one request per column for the unit,
+ * fetch.c) and walks their pages from the start, decoding only the pages its rows touch, so a
+ * page straddling a cut is decoded by both splits. Returns want; *cuts is malloc'd. */
+static int cut_even(int64_t n, int64_t want, int64_t **cuts)
+{
+    assert(want >= 2 && want <= n);
+    *cuts = fail_malloc(sizeof(int64_t) * ((size_t)want + 1));
+    if (!*cuts) return -ENOMEM;
+    for (int64_t c = 0; c <= want; c++) (*cuts)[c] = n * c / want;
+    return (int)want;
+}
+
+_Static_assert(FLT_MASK_MAX_LEN >= PQ_MAX_ROW_GROUP_ROWS, "a row group's mask fits a flt_mask");
+
+int plan_cuts(plan_build *b, plan_index *x, int rg, int64_t **cuts)
+{
+    int64_t n = b->p->f->meta.row_groups[rg].num_rows, target = b->cut_rows;
+    assert(n >= 0 && n <= PQ_MAX_ROW_GROUP_ROWS); /* pq_file_meta_check */
+    int64_t want = target > 0 && n / 2 >= target ? (n - 1) / target + 1 : 1;
+    int indexed = 0;
+    for (int k = 0; k < b->p->nneed; k++) indexed += plan_usable_oi(b, x, rg, k) != NULL;
+    if (want > 1 && indexed == 0 && target < b->o->split_rows && plan_flat(b))
+        return cut_even(n, want, cuts);
+    if (indexed < b->p->nneed) want = 1;
+    const pq_offset_index *oi = want > 1 ? plan_usable_oi(b, x, rg, 0) : NULL;
+    /* Cuts fall on distinct page starts: at most one per page, plus 0 and n. */
+    int64_t ncuts = oi && oi->npages < want ? oi->npages : want;
+    *cuts = fail_malloc(sizeof(int64_t) * ((size_t)ncuts + 1));
+    if (!*cuts) return -ENOMEM;
+    (*cuts)[0] = 0;
+    int m = 0;
+    for (int pg = 1, c = 1; oi && c < want; c++) { /* the first page at or past c/want of n */
+        int64_t goal = n * c / want;
+        while (pg < oi->npages && oi->pages[pg].first_row_index < goal) pg++;
+        if (pg == oi->npages) break;
+        if (oi->pages[pg].first_row_index > (*cuts)[m]) { /* < n: pq_offset_index_valid */
+            assert(m + 1 < ncuts);
+            (*cuts)[++m] = oi->pages[pg].first_row_index;
+        }
+    }
+    assert(m < ncuts);
+    (*cuts)[++m] = n;
+    return m;
+}
+
+int plan_pieces_cut_chunk(const scan_split *sp, const pq_chunk_meta *cm, scan_colplan *cp)
+{
+    assert(cp->npieces == 1 && cp->pieces[0].whole_chunk);
+    scan_piece whole = cp->pieces[0];
+    whole.first_row = -sp->row_lo;
+    cp->pieces[0] = whole;
+    int64_t data = cm->data_page_offset, end = (int64_t)(whole.off + whole.len);
+    if (!cm->has_dictionary_page_offset || cm->dictionary_page_offset != (int64_t)whole.off ||
+        data <= (int64_t)whole.off || data >= end)
+        return 0; /* no dictionary page ahead of the data: the walk decodes what it finds */
+    scan_piece *two = fail_realloc(cp->pieces, 2 * sizeof *two);
+    if (!two) return -ENOMEM;
+    cp->pieces = two;
+    two[0] = (scan_piece){.off = whole.off, .len = (uint64_t)data - whole.off, .dict = true};
+    two[1] = whole;
+    two[1].off = (uint64_t)data, two[1].len = (uint64_t)(end - data);
+    cp->npieces = 2;
+    return 0;
+}
