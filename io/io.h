@@ -199,6 +199,10 @@ size_t io_stash_bytes(void);
  * resolves at once. Only on ctx's thread. */
 fut_t *io_read(io_ctx_t *ctx, io_file_t *f, uint64_t off, uint64_t len);
 
+/* A suffix read: io_read of f's last len bytes (all of f when it is shorter), as a footer is
+ * read. Only on ctx's thread. */
+fut_t *io_read_tail(io_ctx_t *ctx, io_file_t *f, uint64_t len);
+
 /* Copies ctx's counters. Only on ctx's thread. */
 void io_ctx_counters(const io_ctx_t *ctx, io_counters_t *out);
 
