@@ -87,6 +87,7 @@ struct io_ctx {
     fut_t *stall_timer;  /* armed while wanted ranges wait for the budget with nothing in flight */
     bool stall_escape;   /* it fired with no release since: one range may exceed the budget */
     int guard; /* > 0 while a function walks the context: postpones freeing it */
+    int n_opens; /* open requests in flight (io_open.c): postpone freeing it too */
     void *be_core[IO_BACKENDS_MAX]; /* each backend's per-core state, made at its first read */
     bool be_made[IO_BACKENDS_MAX];
     io_req **scratch;
@@ -99,6 +100,12 @@ struct io_ctx {
     int npool;
     size_t pool_bytes;
 };
+
+/* io_file.c: opens path as io_file_open_with does, except that a URL's object is made
+ * without its open request (f->be->open not NULL: its size is unknown until that request,
+ * io_open.c or io_http_open_sync, completes). */
+int io_file_begin(io_file_t **out, const char *path, const io_open_opts *o, char *err,
+                  size_t errlen);
 
 /* io_ctx.c (calls no other io/ file) */
 /* A buffer of at least n bytes (*cap: its size): for n >= IO_POOL_MIN_BYTES the smallest

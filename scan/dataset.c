@@ -395,8 +395,8 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
     d->share.split = kept < DS_INFLIGHT_MAX ? kept > 1 ? kept : 1 : DS_INFLIGHT_MAX;
     if (d->a.so.threads < 1) d->a.so.threads = 1;
     if (d->a.so.threads > EXEC_THREADS_MAX) d->a.so.threads = EXEC_THREADS_MAX;
-    if (rc == 0 && kept > 0) /* the runtime, once (scan_rt.h): it reads the footers too, so
-                                its inboxes count their spawns as one scan's more */
+    if (rc == 0) /* the runtime, once (scan_rt.h): it reads the footers too, so its inboxes
+                    count their spawns as one scan's more */
         rc = scan_rt_start(&d->rt, d->a.so.threads, d->a.so.io, DS_INFLIGHT_MAX + 1, e);
     if (rc == 0 && d->rt) rc = ds_footers_run_on(&d->ft, d->rt);
     d->s.list = l; /* a file column under a partition's name is not merged (ds_schema_parts) */

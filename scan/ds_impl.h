@@ -201,10 +201,8 @@ bool ds_prune_partitions(const ds_schema *s, const ds_list *l, int fi, const cha
                          const flt_tnode *tree);
 
 /* A dataset's footers (ds_open.c): per file its open footer or open error, or pruned. Read as
- * futures by up to DS_FOOTER_TASKS tasks on the dataset's runtime at once (ds_footers_run_on),
- * or, before a runtime exists (every file pruned) or for URLs (an HTTP(S)/S3 open is a
- * blocking request, which a core must not make), by up to DS_OPEN_THREADS threads. */
-enum { DS_OPEN_THREADS = 8, DS_FOOTER_TASKS = 32 };
+ * futures by up to DS_FOOTER_TASKS tasks on the dataset's runtime at once (ds_footers_run_on). */
+enum { DS_FOOTER_TASKS = 32 };
 typedef struct ds_slot {
     pqf_t *f;
     int rc;
@@ -229,9 +227,10 @@ typedef struct ds_footers {
     int end;
     _Atomic int64_t read;       /* footers read */
     _Atomic int64_t reads;      /* their read calls: a tail each, a second for a longer footer */
-    _Atomic int64_t on_cores;   /* footers read as futures by tasks on the runtime */
-    pthread_t ahead[DS_OPEN_THREADS]; /* openers of the window read ahead (nahead of them) */
-    int nahead, ahead_to;       /* ... reading [end of the window in use, ahead_to) */
+    _Atomic int64_t on_cores;   /* footers read as futures by tasks on the runtime (the rest:
+                                   by the host, when no task could be spawned) */
+    int ahead_to;               /* > 0: the window [end of the window in use, ahead_to) is
+                                   being read ahead */
     int win_end;                /* the end of the window in use (ds_footers_need) */
     struct scan_budget_share *share; /* NULL, or the fetch budget the footers held count in */
     _Atomic uint64_t bytes;     /* footer bytes read so far (ds_open.c footer_bytes) */
@@ -248,8 +247,9 @@ typedef struct ds_footers {
 int ds_footers_init(ds_footers *f, const ds_list *l, const io_open_opts *io, int max_open,
                     struct scan_budget_share *share);
 void ds_footers_free(ds_footers *f);
-/* From now on the footers are read by tasks on rt's cores (none when a file is a URL): rt
- * outlives f's reads (ds_footers_free waits for them). 0 or -ENOMEM. */
+/* The runtime whose cores read the footers, before any is read (without one, or when no task
+ * can be spawned, the host reads them itself, blocking): rt outlives f's reads
+ * (ds_footers_free waits for them). 0 or -ENOMEM. */
 int ds_footers_run_on(ds_footers *f, struct scan_rt *rt);
 /* The end of the window of at most kept unpruned files starting at from. */
 int ds_footers_window_end(const ds_footers *f, int from, int kept);

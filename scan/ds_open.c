@@ -1,14 +1,14 @@
 /* scan/ds_open.c: a dataset's footers (ds_impl.h ds_footers): read as futures by up to
- * DS_FOOTER_TASKS tasks on the dataset's runtime (pqf_async.c: a tail read, a second for a
- * longer footer, each awaited while the core runs other work), or by up to DS_OPEN_THREADS
- * threads before a runtime exists or for URLs; in windows of kept files, for the schema
+ * DS_FOOTER_TASKS tasks on the dataset's runtime (pqf_async.c: the open - a URL's suffix GET -
+ * and a tail read, a second for a longer footer, each awaited while the core runs other work);
+ * in windows of kept files, for the schema
  * (max_open each) and for the files' scans (max_open / 2 each, the next window read ahead in
  * the background while the files of one are planned and scanned: ds_footers_need), held until
  * their file's scan ends; the schema built from them.
  *
  * Invariants:
- *  1. The slots of [next, end) belong to the readers of the window being read (tasks or
- *     threads) until it is joined (tasks == 0 and nahead == 0); the host touches them after.
+ *  1. The slots of [next, end) belong to the footer tasks of the window being read until it
+ *     is joined (tasks == 0); the host touches them after.
  *  2. A core's footer io context (cores[c].io) exists while a footer task runs there: the
  *     first task on the core makes it, the last frees it, so none outlives the window and
  *     the host never touches it. */
@@ -41,8 +41,6 @@ int ds_footers_init(ds_footers *f, const ds_list *l, const io_open_opts *io, int
 
 int ds_footers_run_on(ds_footers *f, scan_rt *rt)
 {
-    for (int i = 0; i < f->list->nfiles; i++)
-        if (io_is_url(f->list->files[i].path)) return 0; /* threads (ds_impl.h) */
     f->cores = fail_calloc((size_t)rt->threads, sizeof *f->cores);
     if (!f->cores) return -ENOMEM;
     f->rt = rt;
@@ -77,7 +75,8 @@ void ds_footers_free(ds_footers *f)
 }
 
 /* Reads the footers of the window's slots the cursor hands out: through io on a core (a task),
- * or blocking (io NULL: a thread, or a task whose core could make no io context). */
+ * or blocking (io NULL: the host when no task could be spawned, or a task whose core could
+ * make no io context). */
 static void read_window(ds_footers *f, io_ctx_t *io)
 {
     for (;;) {
@@ -96,12 +95,6 @@ static void read_window(ds_footers *f, io_ctx_t *io)
         atomic_fetch_add(&f->on_cores, io != NULL);
         atomic_fetch_add(&f->read, 1);
     }
-}
-
-static void *opener(void *arg)
-{
-    read_window(arg, NULL);
-    return NULL;
 }
 
 /* n of f's footer tasks ended (or were never made); the host's join wakes at 0. */
@@ -133,14 +126,12 @@ static void footer_task(void *arg)
     tasks_end(f, 1);
 }
 
-/* Starts the readers of the window [next, end) of want footers: tasks on the runtime's cores,
- * up to DS_FOOTER_TASKS spread over them (returns how many); without a runtime (or when none
- * could be spawned), up to DS_OPEN_THREADS threads (*nt of them into t; one fewer when wait:
- * the caller reads too) and returns 0. */
-static int start_readers(ds_footers *f, int want, pthread_t *t, int *nt, bool wait)
+/* Spawns the readers of the window [next, end) of want footers: up to DS_FOOTER_TASKS tasks
+ * spread over the runtime's cores. Returns how many were spawned (0: none could be, the inbox
+ * full or no runtime; the caller reads them itself then). */
+static int start_readers(ds_footers *f, int want)
 {
     int spawned = 0;
-    *nt = 0;
     int n = want < DS_FOOTER_TASKS ? want : DS_FOOTER_TASKS;
     for (int c = 0; f->rt && c < f->rt->threads; c++) {
         int k = n / f->rt->threads + (c < n % f->rt->threads);
@@ -151,17 +142,12 @@ static int start_readers(ds_footers *f, int want, pthread_t *t, int *nt, bool wa
         if (exec_group_spawn(f->rt->g, c, footer_task, f, k, spawn_failed) != 0) tasks_end(f, k);
         else spawned += k;
     }
-    if (spawned > 0) return spawned;
-    int threads = wait ? want - 1 : want; /* (this thread reads too when it waits) */
-    for (; *nt < DS_OPEN_THREADS && *nt < threads; ++*nt)
-        if (pthread_create(&t[*nt], NULL, opener, f)) break;
-    return 0;
+    return spawned;
 }
 
-/* Waits for the readers start_readers started (nt threads in t, and the tasks). */
-static void join_readers(ds_footers *f, pthread_t *t, int nt)
+/* Waits until every footer task spawned has ended (invariant 1). */
+static void join_readers(ds_footers *f)
 {
-    for (int i = 0; i < nt; i++) pthread_join(t[i], NULL);
     pthread_mutex_lock(&f->mu);
     while (f->tasks > 0) pthread_cond_wait(&f->cv, &f->mu);
     pthread_mutex_unlock(&f->mu);
@@ -177,12 +163,10 @@ static int unread(const ds_footers *f, int from, int to)
 
 void ds_footers_open(ds_footers *f, int from, int to)
 {
-    pthread_t t[DS_OPEN_THREADS];
-    int nt = 0, want = unread(f, from, to);
     atomic_store(&f->next, from);
     f->end = to;
-    if (start_readers(f, want, t, &nt, true) == 0) read_window(f, NULL); /* and this thread */
-    join_readers(f, t, nt);
+    if (start_readers(f, unread(f, from, to)) == 0) read_window(f, NULL); /* blocking */
+    join_readers(f);
 }
 
 int ds_footers_window_end(const ds_footers *f, int from, int kept_max)
@@ -195,9 +179,9 @@ int ds_footers_window_end(const ds_footers *f, int from, int kept_max)
 /* Waits for the window read ahead (the cursor and its slots are this thread's again). */
 static void join_ahead(ds_footers *f)
 {
-    join_readers(f, f->ahead, f->nahead);
+    join_readers(f);
     if (f->ahead_to > 0) f->win_end = f->ahead_to;
-    f->nahead = 0, f->ahead_to = 0;
+    f->ahead_to = 0;
 }
 
 /* Starts reading the footers of [from, to) in the background (none when no reader starts:
@@ -206,7 +190,7 @@ static void start_ahead(ds_footers *f, int from, int to)
 {
     atomic_store(&f->next, from);
     f->end = to, f->ahead_to = to;
-    (void)start_readers(f, unread(f, from, to), f->ahead, &f->nahead, false);
+    (void)start_readers(f, unread(f, from, to));
 }
 
 /* Whether the next window of n files fits the fetch budget's room at the footers' mean

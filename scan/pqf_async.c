@@ -1,6 +1,7 @@
 /* scan/pqf_async.c: a Parquet footer read as futures by a task on a core (pqf_async.h): the
- * file opened (io_file_open_with: a local file's open and fstat, a simulated store's wrap;
- * no request to a store), its tail read through the core's io context (io_read_tail), then,
+ * file opened (io_file_open_await: a local file's open and fstat, a simulated store's wrap, a
+ * URL's suffix GET awaited), its tail read through the core's io context (io_read_tail: from
+ * the suffix GET's bytes for a URL), then,
  * when the metadata is longer than the tail, the rest read the same way; parsed and checked by
  * pqfile.c's pieces, so a footer and its errors are the ones pqf_open_tail gives. */
 #include "scan/pqf_async.h"
@@ -56,7 +57,7 @@ int pqf_open_async(pqf_t **out, io_ctx_t *io, const char *path, const io_open_op
     pqf_t *f = fail_calloc(1, sizeof *f);
     if (!f) return -ENOMEM;
     char msg[256];
-    int rc = io_file_open_with(&f->file, path, o, msg, sizeof msg);
+    int rc = io_file_open_await(io, &f->file, path, o, msg, sizeof msg);
     if (rc) {
         free(f);
         return pqf_io_fail(e, rc, -1, path, msg);

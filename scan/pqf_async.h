@@ -5,9 +5,9 @@
 #include "io/io.h"
 #include "scan/pqfile.h"
 
-/* From a task on io's core: opens path through o's store (NULL: defaults; a local path or a
- * simulated store over one, whose open makes no request: an HTTP(S) or S3 URL's open is a
- * blocking request, which a core must not make) and reads its footer through io: one read of
+/* From a task on io's core: opens path through o's store (NULL: defaults) as
+ * io_file_open_await does (a URL's open request awaited, never blocking the core) and reads
+ * its footer through io: one read of
  * its last pqf_tail_bytes (at most tail_max, 0: no cap), a second of the metadata's start when
  * the metadata is longer, each awaited (the task suspends; the core runs others). Returns 0 and
  * *out (pqf_close; f->tail_reads counts the reads), or a status with e filled as pqf_open_tail
