@@ -4,7 +4,8 @@
  * Calls between io/ files go one way, top to bottom:
  *   io_read.c (public API, request hooks) -> io_flush.c (coalescing, budget)
  *     -> io_range.c (one range from creation to release) -> io_ctx.c (records, buffer pool)
- * and a file may skip a level (io_read.c -> io_range.c, io_ctx.c; io_flush.c -> io_ctx.c).
+ * and a file may skip a level (io_read.c -> io_range.c, io_ctx.c; io_flush.c -> io_ctx.c);
+ * io_open.c (a file opened from a task) calls io_file.c and io_ctx.c.
  * A completion comes back through exec (io_range.c's own op callback), never by a call up.
  * Invariants:
  *  1. A request is in exactly one place: the context's pending list (REGISTERED, WANTED),
