@@ -640,6 +640,12 @@ typedef struct ringscan_stats {
     uint64_t footer_bytes_peak;        /* a dataset with a fetch budget: the most footer bytes
                                           (serialized metadata and kept page-index bytes) held
                                           at once; 0 otherwise */
+    int64_t footer_reads;              /* read calls of the footers: a tail each, a second for
+                                          a footer longer than the tail (a dataset's; a file's
+                                          scan: its own footer's) */
+    int64_t footers_on_cores;          /* a dataset: footers read as futures by tasks on its
+                                          runtime's cores (the rest by threads: every file
+                                          pruned, or URLs) */
 } ringscan_stats;
 
 /* The scan's counters. While the scan runs this is a snapshot that does not stop it (for

@@ -164,6 +164,14 @@ enum { IO_LIST_PAGES_MAX = 10000, IO_LIST_BODY_MAX = 16 << 20 };
 int io_s3_list(const char *bucket_url, const io_open_opts *o, int64_t max_keys,
                int (*fn)(void *ctx, const char *key), void *ctx, char *err, size_t errlen);
 
+/* As io_file_open_with, from a task on ctx's core: a local file (or a simulated store over
+ * one) is opened at once (open and fstat: no request); a URL's open request (the suffix GET
+ * that gives its size and keeps its last bytes for the footer) is sent through the core's
+ * backend state in ctx and awaited (the task suspends, the core runs on), not made blocking.
+ * Same results and messages as io_file_open_with. Only from a task on ctx's core. */
+int io_file_open_await(io_ctx_t *ctx, io_file_t **out, const char *path, const io_open_opts *o,
+                       char *err, size_t errlen);
+
 /* Closes f. No request on f may be pending or in flight on any core. f may be NULL. */
 void io_file_close(io_file_t *f);
 
@@ -198,6 +206,10 @@ size_t io_stash_bytes(void);
  * before submission drops the request; after submission it is counted cancelled. len 0
  * resolves at once. Only on ctx's thread. */
 fut_t *io_read(io_ctx_t *ctx, io_file_t *f, uint64_t off, uint64_t len);
+
+/* A suffix read: io_read of f's last len bytes (all of f when it is shorter), as a footer is
+ * read. Only on ctx's thread. */
+fut_t *io_read_tail(io_ctx_t *ctx, io_file_t *f, uint64_t len);
 
 /* Copies ctx's counters. Only on ctx's thread. */
 void io_ctx_counters(const io_ctx_t *ctx, io_counters_t *out);

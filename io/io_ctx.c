@@ -172,7 +172,9 @@ static void io_ctx_free_backends(io_ctx_t *ctx)
 
 void io_ctx_maybe_free(io_ctx_t *ctx)
 {
-    if (!ctx->closing || ctx->guard > 0 || ctx->n_live_reqs > 0 || ctx->n_ranges > 0) return;
+    if (!ctx->closing || ctx->guard > 0 || ctx->n_opens > 0 || ctx->n_live_reqs > 0 ||
+        ctx->n_ranges > 0)
+        return;
     assert(ctx->phead == NULL && ctx->ranges == NULL && ctx->inflight_bytes == 0);
     io_ctx_free_backends(ctx);
     io_pool_release(ctx);

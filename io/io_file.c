@@ -230,8 +230,8 @@ int io_file_open(io_file_t **out, const char *path, char *err, size_t errlen)
     return 0;
 }
 
-int io_file_open_with(io_file_t **out, const char *path, const io_open_opts *o, char *err,
-                      size_t errlen)
+int io_file_begin(io_file_t **out, const char *path, const io_open_opts *o, char *err,
+                  size_t errlen)
 {
     assert(out && path);
     io_open_opts none = {0};
@@ -249,11 +249,24 @@ int io_file_open_with(io_file_t **out, const char *path, const io_open_opts *o, 
                               o->store);
             return -EINVAL;
         }
-        return io_http_open(out, path, o, err, errlen);
+        return io_http_file(out, path, o, err, errlen);
     }
     int rc = io_file_open(out, path, err, errlen);
     if (rc || !o->store || !*o->store) return rc;
     rc = io_sim_wrap(*out, o->store, err, errlen);
+    if (rc) {
+        io_file_close(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int io_file_open_with(io_file_t **out, const char *path, const io_open_opts *o, char *err,
+                      size_t errlen)
+{
+    int rc = io_file_begin(out, path, o, err, errlen);
+    if (rc || !(*out)->be->open) return rc;
+    rc = io_http_open_sync(*out, err, errlen); /* the one backend with an open request */
     if (rc) {
         io_file_close(*out);
         *out = NULL;

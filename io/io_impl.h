@@ -4,7 +4,8 @@
  * Calls between io/ files go one way, top to bottom:
  *   io_read.c (public API, request hooks) -> io_flush.c (coalescing, budget)
  *     -> io_range.c (one range from creation to release) -> io_ctx.c (records, buffer pool)
- * and a file may skip a level (io_read.c -> io_range.c, io_ctx.c; io_flush.c -> io_ctx.c).
+ * and a file may skip a level (io_read.c -> io_range.c, io_ctx.c; io_flush.c -> io_ctx.c);
+ * io_open.c (a file opened from a task) calls io_file.c and io_ctx.c.
  * A completion comes back through exec (io_range.c's own op callback), never by a call up.
  * Invariants:
  *  1. A request is in exactly one place: the context's pending list (REGISTERED, WANTED),
@@ -87,6 +88,7 @@ struct io_ctx {
     fut_t *stall_timer;  /* armed while wanted ranges wait for the budget with nothing in flight */
     bool stall_escape;   /* it fired with no release since: one range may exceed the budget */
     int guard; /* > 0 while a function walks the context: postpones freeing it */
+    int n_opens; /* open requests in flight (io_open.c): postpone freeing it too */
     void *be_core[IO_BACKENDS_MAX]; /* each backend's per-core state, made at its first read */
     bool be_made[IO_BACKENDS_MAX];
     io_req **scratch;
@@ -99,6 +101,12 @@ struct io_ctx {
     int npool;
     size_t pool_bytes;
 };
+
+/* io_file.c: opens path as io_file_open_with does, except that a URL's object is made
+ * without its open request (f->be->open not NULL: its size is unknown until that request,
+ * io_open.c or io_http_open_sync, completes). */
+int io_file_begin(io_file_t **out, const char *path, const io_open_opts *o, char *err,
+                  size_t errlen);
 
 /* io_ctx.c (calls no other io/ file) */
 /* A buffer of at least n bytes (*cap: its size): for n >= IO_POOL_MIN_BYTES the smallest

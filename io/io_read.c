@@ -143,6 +143,13 @@ fut_t *io_read(io_ctx_t *ctx, io_file_t *f, uint64_t off, uint64_t len)
     return fut;
 }
 
+fut_t *io_read_tail(io_ctx_t *ctx, io_file_t *f, uint64_t len)
+{
+    assert(f);
+    if (len > f->size_bytes) len = f->size_bytes;
+    return io_read(ctx, f, f->size_bytes - len, len);
+}
+
 void io_ctx_counters(const io_ctx_t *ctx, io_counters_t *out)
 {
     assert(ctx && out);

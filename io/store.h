@@ -73,6 +73,12 @@ typedef struct io_backend {
     /* Asks to cancel a started read: its completion still comes, with -ECANCELED or the real
      * result. Returns 0 if a cancel was issued, -ENOENT if op is not in flight. */
     int (*cancel)(void *core, exec_t *e, exec_op_t *op);
+    /* NULL (a local file: opened whole by io_file_open), or starts the open request of f (made
+     * without one: io_http_file) on core e: op completes (invariant 1) with 0 once
+     * f->size_bytes is set, or a negative errno with why filled. Returns 0, or a negative errno
+     * with op not started (why filled). */
+    int (*open)(void *core, exec_t *e, struct io_file *f, exec_op_t *op, char *why,
+                size_t whylen);
     /* Reads exactly len bytes at off on the calling thread (metadata; blocking allowed), as
      * parts (>= 1) parallel requests of about len / parts bytes each when the backend can
      * (io_cost_parts; a backend that cannot sends one). */
@@ -115,11 +121,17 @@ int io_sim_wrap(struct io_file *f, const char *spec, char *err, size_t errlen);
  * on a simulated store. */
 bool io_sim_model(const struct io_file *f, uint64_t *ttfb_ns, uint64_t *bytes_per_s);
 
-/* store_http.c: opens url (http://, https:// or s3://bucket/key): its size from a HEAD (or a
- * ranged GET's Content-Range). Returns 0 and *out, or a negative errno / RINGSCAN_E* with a
- * message naming the URL and the HTTP status (never a credential). */
-int io_http_open(struct io_file **out, const char *url, const io_open_opts *o, char *err,
+/* store_http.c: the object of url (http://, https:// or s3://bucket/key) with its request
+ * settings, before any request: its size is not known until its open request (the suffix
+ * GET, which keeps the object's last bytes for the footer) is made by io_http_open_sync on
+ * the calling thread, or by the backend's open on a core. Returns 0 and *out (io_file_close),
+ * or a negative errno with a message naming the URL (never a credential). */
+int io_http_file(struct io_file **out, const char *url, const io_open_opts *o, char *err,
                  size_t errlen);
+/* The open request of f (io_http_file) on the calling thread, blocking: its size from the
+ * suffix GET's Content-Range. 0, or a negative errno / RINGSCAN_E* with a message naming the
+ * URL and the HTTP status. */
+int io_http_open_sync(struct io_file *f, char *err, size_t errlen);
 
 /* True when path names a remote object (a scheme this build reads over the network). */
 bool io_is_url(const char *path);

@@ -478,12 +478,12 @@ static void http_close(io_file_t *f)
 const io_backend io_backend_http = {
     .name = "http", .id = 2, .remote = true, .core_new = http_core_new,
     .core_free = http_core_free, .read = http_read, .cancel = http_cancel,
-    .read_sync = http_read_sync, .close = http_close,
+    .read_sync = http_read_sync, .close = http_close, .open = http_open,
 };
 const io_backend io_backend_s3 = {
     .name = "s3", .id = 2, .remote = true, .core_new = http_core_new,
     .core_free = http_core_free, .read = http_read, .cancel = http_cancel,
-    .read_sync = http_read_sync, .close = http_close,
+    .read_sync = http_read_sync, .close = http_close, .open = http_open,
 };
 
 /* ---- opening ---- */
@@ -551,30 +551,44 @@ static void http_obj_tls(http_obj *o, const char *shown, const io_open_opts *op)
                 shown);
 }
 
-/* The suffix GET: the object's size and its last HTTP_TAIL_BYTES (kept for the footer). */
-static int http_obj_tail(http_obj *o, io_file_t *f, char *err, size_t errlen)
+int http_tail_done(http_obj *o, io_file_t *f, http_xfer *x, int rc, char *err, size_t errlen,
+                   const char *why)
 {
-    o->tail = fail_malloc(HTTP_TAIL_BYTES);
-    if (!o->tail) return -ENOMEM;
-    http_xfer x = {.o = o, .f = f, .buf = o->tail, .len = HTTP_TAIL_BYTES, .suffix = true};
-    char why[IO_WHY_MAX];
-    int rc = http_run_sync(o, &x, why, sizeof why);
-    if (rc == -ERANGE && x.have_cr && x.cr_first == UINT64_MAX && x.cr_total == 0) {
+    if (rc == -ERANGE && x->have_cr && x->cr_first == UINT64_MAX && x->cr_total == 0) {
         rc = 0; /* 416 on an empty object: size 0, and the Parquet check says so */
-        x.got = 0;
-        x.cr_first = 0;
-        x.cr_total = 0;
+        x->got = 0;
+        x->cr_first = 0;
+        x->cr_total = 0;
     }
     if (rc) {
         if (err) snprintf(err, errlen, "%s: %s", f->name, why);
         return rc;
     }
-    f->size_bytes = x.status == 206 ? x.cr_total : x.got;
-    o->tail_len = x.got;
-    snprintf(o->etag, sizeof o->etag, "%s", x.etag);
-    o->tail_off = f->size_bytes - x.got;
+    f->size_bytes = x->status == 206 ? x->cr_total : x->got;
+    o->tail_len = x->got;
+    snprintf(o->etag, sizeof o->etag, "%s", x->etag);
+    o->tail_off = f->size_bytes - x->got;
     assert(o->tail_off <= f->size_bytes);
     return 0;
+}
+
+int http_tail_xfer(http_obj *o, io_file_t *f, http_xfer *x)
+{
+    o->tail = fail_malloc(HTTP_TAIL_BYTES);
+    if (!o->tail) return -ENOMEM;
+    *x = (http_xfer){.o = o, .f = f, .buf = o->tail, .len = HTTP_TAIL_BYTES, .suffix = true};
+    return 0;
+}
+
+/* The suffix GET on this thread: the object's size and its last HTTP_TAIL_BYTES (kept for the
+ * footer). */
+static int http_obj_tail(http_obj *o, io_file_t *f, char *err, size_t errlen)
+{
+    http_xfer x;
+    if (http_tail_xfer(o, f, &x) != 0) return -ENOMEM;
+    char why[IO_WHY_MAX];
+    int rc = http_run_sync(o, &x, why, sizeof why);
+    return http_tail_done(o, f, &x, rc, err, errlen, why);
 }
 
 static int http_obj_new(http_obj **out, const char *url, const char *shown,
@@ -613,7 +627,7 @@ void http_obj_drop(http_obj *o)
     if (o) http_obj_free(o);
 }
 
-int io_http_open(io_file_t **out, const char *url, const io_open_opts *op, char *err,
+int io_http_file(io_file_t **out, const char *url, const io_open_opts *op, char *err,
                  size_t errlen)
 {
     assert(out && url && op);
@@ -641,15 +655,16 @@ int io_http_open(io_file_t **out, const char *url, const io_open_opts *op, char 
     f->cost.ttfb_spread_ns = HTTP_COST_TTFB_NS; /* a real store's first bytes vary */
     http_obj *o = NULL;
     int rc = http_obj_new(&o, url, shown, op, err, errlen);
-    if (rc == 0) {
-        f->be_file = o;
-        rc = http_obj_tail(o, f, err, errlen);
-    }
     if (rc) {
-        http_obj_free(o);
         free(f);
         return rc;
     }
+    f->be_file = o;
     *out = f;
     return 0;
+}
+
+int io_http_open_sync(io_file_t *f, char *err, size_t errlen)
+{
+    return http_obj_tail(f->be_file, f, err, errlen);
 }

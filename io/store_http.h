@@ -4,7 +4,8 @@
  * multi-socket driver.
  *
  * Invariants:
- *  1. An http_obj never changes after io_http_open; every core and the metadata path read it
+ *  1. An http_obj never changes after its open request completed (io_http_open_sync, or the
+ *     backend's open on a core, before the file is shared); every core and the metadata path read it
  *     at once. Its credentials live only in userpwd and headers, never in a message.
  *  2. An http_xfer's body lands only in buf[0, len): a byte past len is an overlong body,
  *     and an error status's body goes to the bounded body[] instead: the transfer ends once
@@ -108,7 +109,7 @@ void http_obj_setopts(CURL *h, const http_obj *o);
 http_verdict http_xfer_judge(CURL *h, http_xfer *x, CURLcode cc, char *why, size_t whylen);
 
 /* An object's request settings for url (s3://: its signed path-style or virtual-hosted URL;
- * http(s)://: the URL itself), as io_http_open makes them, without any request; freed with
+ * http(s)://: the URL itself), as io_http_file makes them, without any request; freed with
  * http_obj_drop. 0 or a negative errno with err filled. (The S3 lister: store_http_list.c.) */
 int http_obj_make(http_obj **out, const char *url, const io_open_opts *op, char *err,
                   size_t errlen);
@@ -121,5 +122,16 @@ void http_core_free(void *core);
 int http_read(void *core, exec_t *e, io_file_t *f, exec_op_t *op, void *buf, uint64_t len,
               uint64_t off, char *why, size_t whylen);
 int http_cancel(void *core, exec_t *e, exec_op_t *op);
+/* The backend's open (store.h): the suffix GET of f through the core's multi handle, its answer
+ * applied by http_tail_done. */
+int http_open(void *core, exec_t *e, io_file_t *f, exec_op_t *op, char *why, size_t whylen);
+/* The open's transfer into x: the suffix GET of HTTP_TAIL_BYTES into o's tail (allocated
+ * here). 0 or -ENOMEM. */
+int http_tail_xfer(http_obj *o, io_file_t *f, http_xfer *x);
+/* The open's answer (x ended with rc, why its cause) applied: f's size, o's tail and ETag (a
+ * 416 on an empty object is size 0); on failure err (may be NULL) gets "NAME: why". Returns
+ * 0 or rc. On the thread that made the request, before f is shared. */
+int http_tail_done(http_obj *o, io_file_t *f, http_xfer *x, int rc, char *err, size_t errlen,
+                   const char *why);
 
 #endif

@@ -168,6 +168,11 @@ static void http_retry_due(fut_t *t, void *p)
 static void http_req_finished(http_req *r, CURLcode cc)
 {
     http_verdict v = http_xfer_judge(r->h, &r->x, cc, r->why, r->whylen);
+    if (r->x.suffix && v != HTTP_RETRY) { /* an open (http_open): the object's size applied */
+        http_req_end(r, http_tail_done((http_obj *)r->x.o, r->x.f, &r->x, v == HTTP_OK ? 0 : r->x.err,
+                                       NULL, 0, r->why));
+        return;
+    }
     if (v == HTTP_OK) {
         assert(r->x.got == r->x.len && r->full >= r->x.len);
         http_req_end(r, (int32_t)r->full);
@@ -429,6 +434,27 @@ void http_core_free(void *core)
     free(c);
 }
 
+/* Hands a new request r (its transfer set up) to the multi handle; or -ENOMEM with why filled
+ * (h NULL: no easy handle could be made; r freed). */
+static int http_req_start(http_core *c, http_req *r, CURL *h, exec_op_t *op, char *why,
+                          size_t whylen)
+{
+    if (!h) {
+        free(r);
+        snprintf(why, whylen, "out of memory");
+        return -ENOMEM;
+    }
+    r->x.t0_ns = exec_now_ns();
+    r->h = h;
+    r->op = op;
+    r->why = why;
+    r->whylen = whylen;
+    r->core = c;
+    http_req_link(c, r);
+    http_req_go(r);
+    return 0;
+}
+
 int http_read(void *core, exec_t *e, io_file_t *f, exec_op_t *op, void *buf, uint64_t len,
               uint64_t off, char *why, size_t whylen)
 {
@@ -441,23 +467,17 @@ int http_read(void *core, exec_t *e, io_file_t *f, exec_op_t *op, void *buf, uin
         return 0;
     }
     http_req *r = fail_calloc(1, sizeof *r);
-    CURL *h = r ? curl_easy_init() : NULL;
-    if (!h) {
-        free(r);
-        snprintf(why, whylen, "out of memory");
-        return -ENOMEM;
-    }
-    r->full = len;
-    r->x = (http_xfer){.o = o, .f = f, .buf = buf, .off = off, .len = rest,
-                       .t0_ns = exec_now_ns()};
-    r->h = h;
-    r->op = op;
-    r->why = why;
-    r->whylen = whylen;
-    r->core = c;
-    http_req_link(c, r);
-    http_req_go(r);
-    return 0;
+    if (r) r->full = len, r->x = (http_xfer){.o = o, .f = f, .buf = buf, .off = off, .len = rest};
+    return http_req_start(c, r, r ? curl_easy_init() : NULL, op, why, whylen);
+}
+
+int http_open(void *core, exec_t *e, io_file_t *f, exec_op_t *op, char *why, size_t whylen)
+{
+    http_core *c = core;
+    assert(c && c->e == e);
+    http_req *r = fail_calloc(1, sizeof *r);
+    if (r && http_tail_xfer(f->be_file, f, &r->x) != 0) free(r), r = NULL;
+    return http_req_start(c, r, r ? curl_easy_init() : NULL, op, why, whylen);
 }
 
 int http_cancel(void *core, exec_t *e, exec_op_t *op)

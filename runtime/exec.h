@@ -38,7 +38,8 @@ typedef void (*exec_hook_fn)(void *ctx);
 
 enum {
     EXEC_THREADS_MAX = 256,
-    EXEC_HOOKS_MAX = 16,              /* flush hooks per core */
+    EXEC_HOOKS_MAX = 24,              /* flush hooks per core: an io context's each (a
+                                         dataset's 16 scans and its footer reads on one core) */
     EXEC_TIMERS_MAX = 1 << 20,        /* pending timers per core */
     EXEC_READ_BYTES_MAX = 0x7ffff000, /* kernel per-call read maximum */
     EXEC_IOV_MAX = 1024,              /* iovecs of one vectored read (the kernel's UIO_MAXIOV) */

@@ -370,7 +370,10 @@ void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
                             .core_rows_min = st.core_rows_min, .core_rows_max = st.core_rows_max,
                             .bytes_skipped = st.bytes_skipped,
                             .budget_peak_bytes = st.budget_peak_bytes,
-                            .footer_bytes_peak = st.footer_bytes_peak};
+                            .footer_bytes_peak = st.footer_bytes_peak,
+                            .footer_reads = st.footer_reads,
+                            .footers_on_cores = st.footers_on_cores};
+    if (!s->ds && s->file) out->footer_reads = s->file->f->tail_reads; /* its own footer's */
     io_file_t *f = s->file ? s->file->f->file : NULL;
     out->store_requests = f ? atomic_load_explicit(&f->requests, memory_order_relaxed) : 0;
     out->store_bytes = f ? atomic_load_explicit(&f->bytes, memory_order_relaxed) : 0;

@@ -200,9 +200,7 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     if (rc == 0 && !*pruned && texted_key(d, r)) /* every row to the merge, which orders text */
         so.nkeys = 0, so.limit = -1;
     so.share = d->shared ? &d->share : NULL; /* the dataset's one budget */
-    if (rc == 0 && !*pruned && !d->rt) /* the runtime, once (scan_rt.h) */
-        rc = scan_rt_start(&d->rt, so.threads, so.io, DS_INFLIGHT_MAX, e);
-    so.rt = d->rt;
+    so.rt = d->rt; /* started before the footers (ds_scan_start) */
     if (so.nkeys > 0 && r->proj[d->topk.col[0]] >= 0) { /* the first key is the file's own */
         const pq_column_desc *k = &r->view.cols[r->proj[d->topk.col[0]]];
         const pq_column_desc *dk = &d->s.cols[d->out[d->topk.col[0]]].desc;
@@ -397,6 +395,10 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
     d->share.split = kept < DS_INFLIGHT_MAX ? kept > 1 ? kept : 1 : DS_INFLIGHT_MAX;
     if (d->a.so.threads < 1) d->a.so.threads = 1;
     if (d->a.so.threads > EXEC_THREADS_MAX) d->a.so.threads = EXEC_THREADS_MAX;
+    if (rc == 0) /* the runtime, once (scan_rt.h): it reads the footers too, so its inboxes
+                    count their spawns as one scan's more */
+        rc = scan_rt_start(&d->rt, d->a.so.threads, d->a.so.io, DS_INFLIGHT_MAX + 1, e);
+    if (rc == 0 && d->rt) rc = ds_footers_run_on(&d->ft, d->rt);
     d->s.list = l; /* a file column under a partition's name is not merged (ds_schema_parts) */
     if (rc == 0) rc = ds_footers_schema(&d->ft, &d->s, a->union_by_name, e);
     if (rc == 0) rc = ds_schema_parts(&d->s, l);
@@ -445,6 +447,8 @@ void ds_scan_stats(ds_scan *d, scan_stats *st, int64_t *files, int64_t *pruned, 
     *files = d->a.list->nfiles;
     *pruned = d->files_pruned;
     *footers = atomic_load(&d->ft.read);
+    st->footer_reads = atomic_load(&d->ft.reads);
+    st->footers_on_cores = atomic_load(&d->ft.on_cores);
     *complete = d->done;
     st->runtimes += d->rt != NULL; /* the cores' rows over every file (scan_rt.h) */
     for (int c = 0; d->rt && c < d->rt->threads; c++) {
@@ -470,8 +474,8 @@ void ds_scan_free(ds_scan *d)
     for (; d->nrun > 0; d->nrun--, d->head = (d->head + 1) % DS_INFLIGHT_MAX)
         close_file(d, &d->runs[d->head]);
     while (d->ngone > 0) reap(d, true);
+    if (d->ft.slots) ds_footers_free(&d->ft); /* its footer tasks ended */
     scan_rt_free(d->rt); /* every file's scan has left it */
-    if (d->ft.slots) ds_footers_free(&d->ft);
     if (d->shared) scan_budget_share_free(&d->share); /* nothing counts in it any more */
     ds_topk_free(&d->topk);
     ds_schema_free(&d->s);

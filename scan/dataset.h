@@ -11,8 +11,8 @@
  *    by name (first appearance order), integers and floats widened, then the partition
  *    columns sorted by name (DuckDB's order); each file's filter with the columns it lacks
  *    and the partition columns as per-file constants;
- *  - the footers (ds_open.c): read on threads in windows of max_open kept files, counted in
- *    the dataset's one fetch budget;
+ *  - the footers (ds_open.c): read as futures by tasks on the dataset's runtime (threads for
+ *    URLs) in windows of max_open kept files, counted in the dataset's one fetch budget;
  *  - the scan (dataset.c): pruning (partition filters before any footer, footer statistics
  *    before a file's scan starts), limit, order across files (Top-K merged by ds_topk.c
  *    with one shared bound), statistics.

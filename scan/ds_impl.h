@@ -200,9 +200,9 @@ int ds_filter_split(const ds_schema *s, const ds_view *v, const ds_file *f, flt_
 bool ds_prune_partitions(const ds_schema *s, const ds_list *l, int fi, const char *text,
                          const flt_tnode *tree);
 
-/* A dataset's footers (ds_open.c): per file its open footer or open error, or pruned. Read by
- * up to DS_OPEN_THREADS threads at once. */
-enum { DS_OPEN_THREADS = 8 };
+/* A dataset's footers (ds_open.c): per file its open footer or open error, or pruned. Read as
+ * futures by up to DS_FOOTER_TASKS tasks on the dataset's runtime at once (ds_footers_run_on). */
+enum { DS_FOOTER_TASKS = 32 };
 typedef struct ds_slot {
     pqf_t *f;
     int rc;
@@ -211,19 +211,34 @@ typedef struct ds_slot {
     bool held;                  /* open to the end: a nested column's shape (ds_schema_holds) */
 } ds_slot;
 
+/* A core's footer reading: the io context its footer tasks share (made by the first, freed
+ * by the last). Touched only on that core. */
+typedef struct ds_fcore {
+    io_ctx_t *io;
+    int tasks;
+} ds_fcore;
+
 typedef struct ds_footers {
     const ds_list *list;
     const io_open_opts *io;
     int max_open;               /* kept files a window holds */
     ds_slot *slots;             /* [nfiles] */
-    _Atomic int next;           /* the opener threads' cursor */
+    _Atomic int next;           /* the readers' cursor */
     int end;
     _Atomic int64_t read;       /* footers read */
-    pthread_t ahead[DS_OPEN_THREADS]; /* openers of the window read ahead (nahead of them) */
-    int nahead, ahead_to;       /* ... reading [end of the window in use, ahead_to) */
+    _Atomic int64_t reads;      /* their read calls: a tail each, a second for a longer footer */
+    _Atomic int64_t on_cores;   /* footers read as futures by tasks on the runtime (the rest:
+                                   by the host, when no task could be spawned) */
+    int ahead_to;               /* > 0: the window [end of the window in use, ahead_to) is
+                                   being read ahead */
     int win_end;                /* the end of the window in use (ds_footers_need) */
     struct scan_budget_share *share; /* NULL, or the fetch budget the footers held count in */
     _Atomic uint64_t bytes;     /* footer bytes read so far (ds_open.c footer_bytes) */
+    struct scan_rt *rt;         /* NULL, or the runtime whose cores read the footers */
+    ds_fcore *cores;            /* [rt->threads] */
+    pthread_mutex_t mu;         /* with cv: tasks, the footer tasks spawned and not ended */
+    pthread_cond_t cv;
+    int tasks;
 } ds_footers;
 
 /* With share (NULL: none) the bytes of each footer held (its serialized metadata and the
@@ -232,6 +247,10 @@ typedef struct ds_footers {
 int ds_footers_init(ds_footers *f, const ds_list *l, const io_open_opts *io, int max_open,
                     struct scan_budget_share *share);
 void ds_footers_free(ds_footers *f);
+/* The runtime whose cores read the footers, before any is read (without one, or when no task
+ * can be spawned, the host reads them itself, blocking): rt outlives f's reads
+ * (ds_footers_free waits for them). 0 or -ENOMEM. */
+int ds_footers_run_on(ds_footers *f, struct scan_rt *rt);
 /* The end of the window of at most kept unpruned files starting at from. */
 int ds_footers_window_end(const ds_footers *f, int from, int kept);
 /* Reads the footers of the unpruned, unopened files of [from, to) concurrently. */

@@ -1,8 +1,17 @@
-/* scan/ds_open.c: a dataset's footers (ds_impl.h ds_footers): read by up to DS_OPEN_THREADS
- * threads in windows of kept files, for the schema (max_open each) and for the files' scans
- * (max_open / 2 each, the next window read ahead in the background while the files of one
- * are planned and scanned: ds_footers_need), held until their file's scan ends; the schema
- * built from them. */
+/* scan/ds_open.c: a dataset's footers (ds_impl.h ds_footers): read as futures by up to
+ * DS_FOOTER_TASKS tasks on the dataset's runtime (pqf_async.c: the open - a URL's suffix GET -
+ * and a tail read, a second for a longer footer, each awaited while the core runs other work);
+ * in windows of kept files, for the schema
+ * (max_open each) and for the files' scans (max_open / 2 each, the next window read ahead in
+ * the background while the files of one are planned and scanned: ds_footers_need), held until
+ * their file's scan ends; the schema built from them.
+ *
+ * Invariants:
+ *  1. The slots of [next, end) belong to the footer tasks of the window being read until it
+ *     is joined (tasks == 0); the host touches them after.
+ *  2. A core's footer io context (cores[c].io) exists while a footer task runs there: the
+ *     first task on the core makes it, the last frees it, so none outlives the window and
+ *     the host never touches it. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -13,6 +22,8 @@
 #include "common/status.h"
 #include "scan/ds_impl.h"
 #include "scan/fetch.h"
+#include "scan/pqf_async.h"
+#include "scan/scan_rt.h"
 
 /* DS_TAIL_BYTES: a dataset file's footer read: DuckDB's files of 76,000 lineitem rows have
  * 12 KB footers; a larger one costs a second read */
@@ -22,8 +33,18 @@ int ds_footers_init(ds_footers *f, const ds_list *l, const io_open_opts *io, int
                     scan_budget_share *share)
 {
     *f = (ds_footers){.list = l, .io = io, .max_open = max_open, .share = share};
+    pthread_mutex_init(&f->mu, NULL);
+    pthread_cond_init(&f->cv, NULL);
     f->slots = fail_calloc((size_t)l->nfiles + 1, sizeof *f->slots);
     return f->slots ? 0 : -ENOMEM;
+}
+
+int ds_footers_run_on(ds_footers *f, scan_rt *rt)
+{
+    f->cores = fail_calloc((size_t)rt->threads, sizeof *f->cores);
+    if (!f->cores) return -ENOMEM;
+    f->rt = rt;
+    return 0;
 }
 
 /* What an open footer holds from the file: its serialized metadata and the index bytes. */
@@ -47,38 +68,105 @@ void ds_footers_free(ds_footers *f)
 {
     join_ahead(f);
     for (int i = 0; f->slots && i < f->list->nfiles; i++) f->slots[i].held = false, ds_footers_close(f, i);
-    free(f->slots);
-    f->slots = NULL;
+    free(f->slots), free(f->cores);
+    f->slots = NULL, f->cores = NULL;
+    pthread_cond_destroy(&f->cv);
+    pthread_mutex_destroy(&f->mu);
 }
 
-static void *opener(void *arg)
+/* Reads the footers of the window's slots the cursor hands out: through io on a core (a task),
+ * or blocking (io NULL: the host when no task could be spawned, or a task whose core could
+ * make no io context). */
+static void read_window(ds_footers *f, io_ctx_t *io)
 {
-    ds_footers *f = arg;
     for (;;) {
         int i = atomic_fetch_add(&f->next, 1);
-        if (i >= f->end) return NULL;
+        if (i >= f->end) return;
         ds_slot *sl = &f->slots[i];
         if (sl->pruned || sl->f || sl->rc) continue;
         sl->e = (pq_err){.offset = -1};
-        sl->rc = pqf_open_tail(&sl->f, f->list->files[i].path, f->io, DS_TAIL_BYTES, NULL, &sl->e);
+        const char *path = f->list->files[i].path;
+        sl->rc = io ? pqf_open_async(&sl->f, io, path, f->io, DS_TAIL_BYTES, NULL, &sl->e)
+                    : pqf_open_tail(&sl->f, path, f->io, DS_TAIL_BYTES, NULL, &sl->e);
         uint64_t n = sl->rc ? 0 : footer_bytes(sl->f);
         if (f->share && n) scan_budget_share_footer(f->share, (int64_t)n);
         atomic_fetch_add(&f->bytes, n);
+        atomic_fetch_add(&f->reads, sl->rc ? 1 : sl->f->tail_reads);
+        atomic_fetch_add(&f->on_cores, io != NULL);
         atomic_fetch_add(&f->read, 1);
     }
 }
 
+/* n of f's footer tasks ended (or were never made); the host's join wakes at 0. */
+static void tasks_end(ds_footers *f, int n)
+{
+    pthread_mutex_lock(&f->mu);
+    f->tasks -= n;
+    if (f->tasks == 0) pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+}
+
+static void spawn_failed(void *arg, int missing, int status)
+{
+    (void)status;
+    tasks_end(arg, missing);
+}
+
+/* A footer task (invariant 2): the core's io context shared by its footer tasks. */
+static void footer_task(void *arg)
+{
+    ds_footers *f = arg;
+    exec_t *e = exec_current();
+    ds_fcore *c = &f->cores[exec_core_index(e)];
+    io_opts_t o = io_opts_default();
+    o.coalesce = false; /* one file's tail, then its metadata: nothing to merge */
+    if (c->tasks++ == 0 && io_ctx_new(&c->io, e, &o) != 0) c->io = NULL;
+    read_window(f, c->io);
+    if (--c->tasks == 0 && c->io) io_ctx_free(c->io), c->io = NULL;
+    tasks_end(f, 1);
+}
+
+/* Spawns the readers of the window [next, end) of want footers: up to DS_FOOTER_TASKS tasks
+ * spread over the runtime's cores. Returns how many were spawned (0: none could be, the inbox
+ * full or no runtime; the caller reads them itself then). */
+static int start_readers(ds_footers *f, int want)
+{
+    int spawned = 0;
+    int n = want < DS_FOOTER_TASKS ? want : DS_FOOTER_TASKS;
+    for (int c = 0; f->rt && c < f->rt->threads; c++) {
+        int k = n / f->rt->threads + (c < n % f->rt->threads);
+        if (k == 0) continue;
+        pthread_mutex_lock(&f->mu);
+        f->tasks += k;
+        pthread_mutex_unlock(&f->mu);
+        if (exec_group_spawn(f->rt->g, c, footer_task, f, k, spawn_failed) != 0) tasks_end(f, k);
+        else spawned += k;
+    }
+    return spawned;
+}
+
+/* Waits until every footer task spawned has ended (invariant 1). */
+static void join_readers(ds_footers *f)
+{
+    pthread_mutex_lock(&f->mu);
+    while (f->tasks > 0) pthread_cond_wait(&f->cv, &f->mu);
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* The footers of [from, to) not read yet and not pruned. */
+static int unread(const ds_footers *f, int from, int to)
+{
+    int want = 0;
+    for (int i = from; i < to; i++) want += !f->slots[i].pruned && !f->slots[i].f;
+    return want;
+}
+
 void ds_footers_open(ds_footers *f, int from, int to)
 {
-    pthread_t t[DS_OPEN_THREADS];
-    int n = 0, want = 0;
-    for (int i = from; i < to; i++) want += !f->slots[i].pruned && !f->slots[i].f;
     atomic_store(&f->next, from);
     f->end = to;
-    for (; n < DS_OPEN_THREADS && n < want - 1; n++)
-        if (pthread_create(&t[n], NULL, opener, f)) break;
-    opener(f); /* this thread too (alone when no thread could start) */
-    for (int i = 0; i < n; i++) pthread_join(t[i], NULL);
+    if (start_readers(f, unread(f, from, to)) == 0) read_window(f, NULL); /* blocking */
+    join_readers(f);
 }
 
 int ds_footers_window_end(const ds_footers *f, int from, int kept_max)
@@ -91,21 +179,18 @@ int ds_footers_window_end(const ds_footers *f, int from, int kept_max)
 /* Waits for the window read ahead (the cursor and its slots are this thread's again). */
 static void join_ahead(ds_footers *f)
 {
-    for (int k = 0; k < f->nahead; k++) pthread_join(f->ahead[k], NULL);
-    if (f->nahead > 0) f->win_end = f->ahead_to;
-    f->nahead = 0;
+    join_readers(f);
+    if (f->ahead_to > 0) f->win_end = f->ahead_to;
+    f->ahead_to = 0;
 }
 
-/* Starts reading the footers of [from, to) in the background (none when no thread starts:
+/* Starts reading the footers of [from, to) in the background (none when no reader starts:
  * ds_footers_need reads them when their turn comes). */
 static void start_ahead(ds_footers *f, int from, int to)
 {
-    int want = 0;
-    for (int i = from; i < to; i++) want += !f->slots[i].pruned && !f->slots[i].f;
     atomic_store(&f->next, from);
     f->end = to, f->ahead_to = to;
-    for (f->nahead = 0; f->nahead < DS_OPEN_THREADS && f->nahead < want; f->nahead++)
-        if (pthread_create(&f->ahead[f->nahead], NULL, opener, f)) break;
+    (void)start_readers(f, unread(f, from, to));
 }
 
 /* Whether the next window of n files fits the fetch budget's room at the footers' mean
@@ -122,14 +207,14 @@ static bool ahead_fits(ds_footers *f, int n)
 void ds_footers_need(ds_footers *f, int i)
 {
     int half = f->max_open / 2 > 0 ? f->max_open / 2 : 1;
-    if (f->nahead > 0 && i < f->ahead_to) join_ahead(f);
+    if (f->ahead_to > 0 && i < f->ahead_to) join_ahead(f);
     ds_slot *sl = &f->slots[i];
     if (!sl->f && !sl->rc) { /* past every window read: read its own now */
         join_ahead(f);
         f->win_end = ds_footers_window_end(f, i, half);
         ds_footers_open(f, i, f->win_end);
     }
-    if (f->nahead == 0 && f->win_end > i && f->win_end < f->list->nfiles && ahead_fits(f, half))
+    if (f->ahead_to == 0 && f->win_end > i && f->win_end < f->list->nfiles && ahead_fits(f, half))
         start_ahead(f, f->win_end, ds_footers_window_end(f, f->win_end, half));
 }
 

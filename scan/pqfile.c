@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An io/ message, less the "PATH: " it starts with: the caller's report names the file. */
-static int io_fail(pq_err *e, int rc, int64_t off, const char *path, const char *msg)
+int pqf_io_fail(pq_err *e, int rc, int64_t off, const char *path, const char *msg)
 {
     size_t n = strlen(path);
     if (strncmp(msg, path, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ') msg += n + 2;
@@ -68,44 +67,70 @@ size_t pqf_tail_bytes(uint64_t size)
     return (size_t)(size < n ? size : n);
 }
 
-/* Reads the tail, locates and parses the FileMetaData. */
-static int read_footer(pqf_t *f, const pq_meta_limits *limits, size_t tail_max, pq_err *e)
+int pqf_tail_len(const pqf_t *f, size_t tail_max, size_t *len, pq_err *e)
 {
     uint64_t size = f->file->size_bytes;
     if (size < 12) return pq_errf(e, RINGSCAN_EFORMAT, 0, "file of %llu bytes is too small for Parquet",
                                   (unsigned long long)size);
-    size_t tail_len = pqf_tail_bytes(size);
-    if (tail_max > 0 && tail_len > tail_max) tail_len = tail_max;
+    *len = pqf_tail_bytes(size);
+    if (tail_max > 0 && *len > tail_max) *len = tail_max;
+    return 0;
+}
+
+int pqf_footer_meta(pqf_t *f, const uint8_t *meta, const uint8_t *tail, size_t tail_len,
+                    const pq_meta_limits *limits, pq_err *e)
+{
+    uint64_t size = f->file->size_bytes;
+    assert(tail_len <= size);
+    int rc = pq_file_meta_parse(meta, f->meta_len, limits, &f->meta, e);
+    if (rc == 0) rc = pq_file_meta_check(&f->meta, size, e);
+    if (rc && e && e->offset < 0) e->offset = (int64_t)f->meta_offset;
+    if (rc == 0) keep_index(f, tail, size - tail_len, tail_len);
+    return rc;
+}
+
+int pqf_footer_tail(pqf_t *f, const uint8_t *tail, size_t tail_len, const pq_meta_limits *limits,
+                    bool *more, pq_err *e)
+{
+    uint64_t size = f->file->size_bytes;
+    assert(tail_len <= size);
+    bool in_tail = false;
+    uint64_t max_meta = limits ? limits->max_meta_bytes : 0;
+    *more = false;
+    int rc = pq_footer_locate(tail, tail_len, size, max_meta, &f->meta_offset, &f->meta_len, &in_tail, e);
+    if (rc) return rc;
+    if (!in_tail) return *more = true, 0;
+    return pqf_footer_meta(f, tail + (f->meta_offset - (size - tail_len)), tail, tail_len, limits, e);
+}
+
+/* Reads the tail, locates and parses the FileMetaData (a second read when it starts before
+ * the tail). */
+static int read_footer(pqf_t *f, const pq_meta_limits *limits, size_t tail_max, pq_err *e)
+{
+    uint64_t size = f->file->size_bytes;
+    size_t tail_len;
+    int rc = pqf_tail_len(f, tail_max, &tail_len, e);
+    if (rc) return rc;
     uint8_t *tail = fail_malloc(tail_len);
     if (!tail) return -ENOMEM;
     char msg[256];
-    int rc = io_read_sync(f->file, size - tail_len, tail, tail_len, msg, sizeof msg);
+    rc = io_read_sync(f->file, size - tail_len, tail, tail_len, msg, sizeof msg);
     if (rc) {
         free(tail);
-        return io_fail(e, rc, (int64_t)(size - tail_len), f->file->name, msg);
+        return pqf_io_fail(e, rc, (int64_t)(size - tail_len), f->file->name, msg);
     }
     f->tail_reads = 1;
-    bool in_tail = false;
-    uint64_t max_meta = limits ? limits->max_meta_bytes : 0;
-    rc = pq_footer_locate(tail, tail_len, size, max_meta, &f->meta_offset, &f->meta_len, &in_tail, e);
-    const uint8_t *meta = NULL;
+    bool more = false;
+    rc = pqf_footer_tail(f, tail, tail_len, limits, &more, e);
     uint8_t *second = NULL;
-    if (rc == 0 && in_tail) {
-        meta = tail + (f->meta_offset - (size - tail_len));
-    } else if (rc == 0) {
+    if (rc == 0 && more) {
         second = fail_malloc(f->meta_len ? f->meta_len : 1);
         rc = second ? io_read_sync(f->file, f->meta_offset, second, f->meta_len, msg, sizeof msg)
                     : -ENOMEM;
-        if (rc && rc != -ENOMEM) io_fail(e, rc, (int64_t)f->meta_offset, f->file->name, msg);
-        meta = second;
+        if (rc && rc != -ENOMEM) pqf_io_fail(e, rc, (int64_t)f->meta_offset, f->file->name, msg);
         f->tail_reads = 2;
+        if (rc == 0) rc = pqf_footer_meta(f, second, tail, tail_len, limits, e);
     }
-    if (rc == 0) {
-        rc = pq_file_meta_parse(meta, f->meta_len, limits, &f->meta, e);
-        if (rc == 0) rc = pq_file_meta_check(&f->meta, size, e);
-        if (rc && e && e->offset < 0) e->offset = (int64_t)f->meta_offset;
-    }
-    if (rc == 0) keep_index(f, tail, size - tail_len, tail_len);
     free(second);
     free(tail);
     return rc;
@@ -133,7 +158,7 @@ int pqf_open_tail(pqf_t **out, const char *path, const io_open_opts *io, size_t 
     int rc = io_file_open_with(&f->file, path, io, msg, sizeof msg);
     if (rc) {
         free(f);
-        return io_fail(e, rc, -1, path, msg);
+        return pqf_io_fail(e, rc, -1, path, msg);
     }
     rc = read_footer(f, limits, tail_max, e);
     if (rc) {
@@ -183,7 +208,7 @@ int pqf_read_column(pqf_t *f, int rg, int col, const pq_col_limits *limits, pq_v
     if (rc) {
         free(buf);
         pq_err_column(e, cd->name);
-        return io_fail(e, rc, (int64_t)off, f->file->name, msg);
+        return pqf_io_fail(e, rc, (int64_t)off, f->file->name, msg);
     }
     pq_col_reader r;
     pq_colr_init(&r, cd, cm->codec, &lim);

@@ -58,6 +58,26 @@ int pqf_open_tail(pqf_t **out, const char *path, const io_open_opts *io, size_t 
                   const pq_meta_limits *limits, pq_err *e);
 void pqf_close(pqf_t *f);
 
+/* The pieces of a footer read, for a caller that reads the bytes itself (pqf_async.c, on a
+ * core through io/ futures); pqf_open_tail reads them synchronously. f->file is open, the
+ * rest of f zeroed. */
+/* *len: the tail read's bytes for f (pqf_tail_bytes, at most tail_max unless 0), or
+ * RINGSCAN_EFORMAT when the file is too small for Parquet. */
+int pqf_tail_len(const pqf_t *f, size_t tail_max, size_t *len, pq_err *e);
+/* From tail (the file's last tail_len bytes): when it holds the FileMetaData, parses and checks
+ * it and keeps the page-index bytes it holds (*more false); when the metadata starts before
+ * it, *more true and f->meta_offset / f->meta_len say what to read (pqf_footer_meta). 0 or a
+ * status with e filled (offsets in the file). */
+int pqf_footer_tail(pqf_t *f, const uint8_t *tail, size_t tail_len, const pq_meta_limits *limits,
+                    bool *more, pq_err *e);
+/* Parses and checks meta (f->meta_len bytes read at f->meta_offset), then keeps the index
+ * bytes tail holds. 0 or a status with e filled. */
+int pqf_footer_meta(pqf_t *f, const uint8_t *meta, const uint8_t *tail, size_t tail_len,
+                    const pq_meta_limits *limits, pq_err *e);
+/* rc with e filled from io/'s message msg, less the "PATH: " it starts with (the caller's
+ * report names the file). Returns rc. */
+int pqf_io_fail(pq_err *e, int rc, int64_t off, const char *path, const char *msg);
+
 /* Reads and decodes column `col` of row group `rg` into out (initialised by the caller with
  * the column's type; rows are appended). limits NULL = defaults. 0 or a negative status
  * (RINGSCAN_EUNSUPPORTED for a nested column). */

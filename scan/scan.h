@@ -179,6 +179,9 @@ typedef struct scan_stats {
     uint64_t budget_peak_bytes;           /* the most its fetch budget's held bytes reached (a
                                              dataset: the shared budget's, footers included) */
     uint64_t footer_bytes_peak;           /* a dataset: the most footer bytes held at once */
+    int64_t footer_reads;                 /* a dataset: read calls of its footers (a tail each,
+                                             a second for a longer footer) */
+    int64_t footers_on_cores;             /* a dataset: footers read as futures on its runtime */
     int ncores;                           /* entries of core (the scan's cores, at most
                                              SCAN_STATS_CORES) */
     scan_core_stats core[SCAN_STATS_CORES];

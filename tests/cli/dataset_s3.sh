@@ -45,6 +45,8 @@ check '[ "$rc" -eq 0 ] && [ -n "$want" ] && [ "$got" = "$want" ]' "year = 2021: 
 cp "$dir/err.s3" "$dir/err"
 check 'grep -q "\"files_pruned\":1" "$dir/err" && grep -q "\"footers_read\":1" "$dir/err"' \
     "year = 2021: the pruned file's footer read: $(grep -o '"files[^,]*,"files_pruned[^,]*,"footers_read[^,]*' "$dir/err")"
+check 'grep -q "\"footers_on_cores\":1" "$dir/err" && grep -q "\"footer_reads\":1" "$dir/err"' \
+    "the URL's footer read on a core (its open's suffix GET awaited, the footer served from it): $(grep -o '"footer[^,]*' "$dir/err")"
 # pages of two keys list the same files
 RINGSCAN_S3_LIST_KEYS=2 count_of 's3://ringscan/data/**/*.parquet' --columns l_orderkey --stats=json; got=$(grep -o '"files":[0-9]*' "$dir/err")
 check '[ "$RC" -eq 0 ] && echo "$got" | grep -q "\"files\":4"' "paged listing: $got $(head -c 300 "$dir/err")"

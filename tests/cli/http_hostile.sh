@@ -14,6 +14,8 @@
 #  3. Drips are bounded: a body or an error body sent a byte every 0.3 s ends as a timeout
 #     (a try must move 1 KiB/s over the timeout's window), after at most 3 tries.
 #  4. A URL's userinfo password never appears in any output, whatever the answer.
+#  5. A dataset's URL, opened by a task on a core (its open request awaited there), reads and
+#     fails as the file's scan does.
 # Last line: "http_hostile: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
 
@@ -91,4 +93,16 @@ done
 rs "$dir/o" "$dir/e" meta "http://user:$secret@127.0.0.1:$HOSTILE_PORT/ok/li.parquet"
 check '[ "$RS_RC" -eq 0 ] && ! grep -qF "$secret" "$dir/o" "$dir/e"' "meta: exit $RS_RC or the URL's password is printed"
 
+# 5. the same through a dataset (the URL beside a local file): its footer is opened by a task
+#    on the runtime's cores, the open's suffix GET sent on the core's multi handle and awaited
+#    there (io_file_open_await): right answers in another form read as the local file does, and
+#    wrong answers to the open fail naming the URL and the cause
+for m in chunked redir301 redirhost; do
+    scan_same "dataset $m" "$li" "$base/$m/li.parquet" "$li" --threads 2 --format csv
+done
+for f in "hugeerr|HTTP 404 NoSuchKey" "redirloop|redirect" "drip|timed out" "latenocr|Content-Range missing"; do
+    m=${f%%|*}
+    scan_fails "dataset $m" 60 "127.0.0.1:$HOSTILE_PORT/$m/li.parquet" "GET bytes=" "${f#*|}" -- \
+        scan "$base/$m/li.parquet" "$li" --threads 2 --format csv
+done
 summary http_hostile

@@ -122,7 +122,7 @@ static void refused(void)
     io_file_t *f = NULL;
     char err[512];
     io_open_opts o = {0};
-    int rc = io_http_open(&f, "http://me:hunter2@127.0.0.1:1/x.parquet", &o, err, sizeof err);
+    int rc = io_file_open_with(&f, "http://me:hunter2@127.0.0.1:1/x.parquet", &o, err, sizeof err);
     CHECK(rc < 0 && f == NULL);
     CHECK(strstr(err, "http://127.0.0.1:1/x.parquet") != NULL);
     CHECK(strstr(err, "hunter2") == NULL && strstr(err, "me:") == NULL);
@@ -130,11 +130,11 @@ static void refused(void)
     o.s3_key_id = "AKIDTEST";
     o.s3_secret = "s3cr3tVALUE";
     o.s3_endpoint = "http://127.0.0.1:1";
-    rc = io_http_open(&f, "s3://bkt/x.parquet", &o, err, sizeof err);
+    rc = io_file_open_with(&f, "s3://bkt/x.parquet", &o, err, sizeof err);
     CHECK(rc < 0 && f == NULL);
     CHECK(strstr(err, "s3://bkt/x.parquet") != NULL);
     CHECK(strstr(err, "s3cr3tVALUE") == NULL);
-    rc = io_http_open(&f, "s3://bkt", &o, err, sizeof err);
+    rc = io_file_open_with(&f, "s3://bkt", &o, err, sizeof err);
     CHECK_EQ_I64(rc, -EINVAL);
     CHECK(strstr(err, "s3://bucket/key") != NULL);
     unsetenv("RINGSCAN_HTTP_RETRIES");
