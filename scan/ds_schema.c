@@ -129,15 +129,6 @@ static bool int_decimal_merge(const pq_column_desc *a, const pq_column_desc *b, 
     return true;
 }
 
-/* A column DuckDB casts to VARCHAR beside a string one, as ds_widen prints it: a BOOLEAN, an
- * integer of any width or sign, a decimal ds_widen reads. */
-static bool texted(const pq_column_desc *d)
-{
-    return (d->physical == PQ_BOOLEAN && d->logical == PQ_LOGICAL_NONE) || readable_decimal(d) ||
-           ((d->physical == PQ_INT32 || d->physical == PQ_INT64) &&
-            (d->logical == PQ_LOGICAL_NONE || (d->logical >= PQ_LOGICAL_INT8 && d->logical <= PQ_LOGICAL_UINT64)));
-}
-
 static bool is_text(const pq_column_desc *d)
 {
     return d->physical == PQ_BYTE_ARRAY && d->logical == PQ_LOGICAL_STRING;
@@ -151,13 +142,13 @@ static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, bool by
     *out = *a;
     if (same_type(a, b) || ds_null_typed(b)) return true; /* b's nulls read as a's (ds_col_leaf) */
     if (ds_null_typed(a)) return by_name ? (*out = *b, true) : false; /* as DuckDB and pyarrow */
+    if ((is_text(a) && ds_texted(b)) || (by_name && ds_texted(a) && is_text(b))) {
+        *out = is_text(a) ? *a : *b; /* DuckDB: a number, date or time beside a string is */
+        return true; /* VARCHAR (without union_by_name a later file's cast to the first's) */
+    }
     if (ds_time_unit(a) || ds_time_unit(b)) return timed_merge(a, b, by_name, out);
     if (decimal_merge(a, b, out)) return true; /* (refused by the caller unless by_name or a's) */
     if (int_decimal_merge(a, b, out)) return true; /* (the same) */
-    if ((is_text(a) && texted(b)) || (by_name && texted(a) && is_text(b))) {
-        *out = is_text(a) ? *a : *b; /* DuckDB: an integer beside a string is VARCHAR (and */
-        return true;                 /* without union_by_name a later file's cast to the first's) */
-    }
     bool ia = int_class(a), ib = int_class(b);
     bool na = ia || float_class(a) || ds_small_decimal(a);
     bool nb = ib || float_class(b) || ds_small_decimal(b);
@@ -266,8 +257,9 @@ static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, boo
                        "%.80s but %s in %.80s: the types do not widen%s", d->name,
                        type_text(&s->cols[at].desc, ta, sizeof ta), s->cols[at].from,
                        type_text(d, tb, sizeof tb), path,
-                       d->logical == PQ_LOGICAL_DECIMAL && s->cols[at].desc.logical == d->logical
-                           ? " (a decimal holding both needs more than 38 digits)" : ""), e);
+                       is_text(d) && ds_texted(&s->cols[at].desc)
+                           ? " (a later file's strings are not cast to the first file's type: "
+                             "read with union_by_name, VARCHAR)" : ""), e);
     if (ds_null_typed(d)) return 0; /* nulls of the column's type in this file */
     bool same_decimal = w.logical == PQ_LOGICAL_DECIMAL && s->cols[at].desc.logical == w.logical &&
                         w.decimal_precision == s->cols[at].desc.decimal_precision &&

@@ -2,9 +2,8 @@
  * (ds_impl.h invariant 2): integers to the wider integer, numbers to DOUBLE, INT96 timestamps
  * to INT64 nanoseconds, small decimals into another physical form, and decimals of other
  * precisions or scales into a 128-bit one (a union by name's DECIMAL over 18 digits: the
- * unscaled value multiplied up to the dataset's scale here, exactly), and booleans,
- * integers and decimals as text beside a string column (ds_schema.c type_merge). Null slots stay zero (format/vec.h invariant
- * 2). No I/O. */
+ * unscaled value multiplied up to the dataset's scale here, exactly); values as text beside a
+ * string column are ds_text.c's. Null slots stay zero (format/vec.h invariant 2). No I/O. */
 #include <assert.h>
 #include <errno.h>
 #include <stdio.h>
@@ -12,10 +11,7 @@
 
 #include "scan/ds_impl.h"
 
-/* Unscaled value of row r of a decimal vector (INT32, INT64, or a sign-extended big-endian
- * FLBA of at most 16 bytes), or of an integer one (a decimal of scale 0; UINT32 unsigned), as
- * 128 bits. */
-static __int128 dec_get128(const pq_column_desc *d, const pq_vec *v, int64_t r)
+__int128 ds_dec_get128(const pq_column_desc *d, const pq_vec *v, int64_t r)
 {
     if (d->physical == PQ_INT32) {
         int32_t x;
@@ -32,7 +28,7 @@ static __int128 dec_get128(const pq_column_desc *d, const pq_vec *v, int64_t r)
 /* A small decimal's unscaled value (ds_small_decimal: it fits 64 bits). */
 static int64_t dec_get(const pq_column_desc *d, const pq_vec *v, int64_t r)
 {
-    return (int64_t)dec_get128(d, v, r);
+    return (int64_t)ds_dec_get128(d, v, r);
 }
 
 static void dec_put(const pq_column_desc *d, pq_vec *v, int64_t r, int64_t x)
@@ -43,8 +39,7 @@ static void dec_put(const pq_column_desc *d, pq_vec *v, int64_t r, int64_t x)
     for (int i = d->type_length - 1; i >= 0; i--, x >>= 8) b[i] = (uint8_t)x; /* arithmetic shift */
 }
 
-/* v replaced by w, its converted rows (w's values filled; v's validity and counts carried). */
-static void replace_vec(pq_vec *v, pq_vec *w)
+void ds_replace_vec(pq_vec *v, pq_vec *w)
 {
     if (v->null_count > 0) memcpy(w->validity, v->validity, (size_t)(v->length + 7) / 8);
     w->length = v->length, w->null_count = v->null_count;
@@ -61,7 +56,7 @@ static int dec_convert(const pq_column_desc *to, const pq_column_desc *from, pq_
     if (rc) return rc;
     for (int64_t r = 0; r < v->length; r++)
         dec_put(to, &w, r, pq_vec_is_valid(v, r) ? dec_get(from, v, r) : 0);
-    replace_vec(v, &w);
+    ds_replace_vec(v, &w);
     return 0;
 }
 
@@ -78,7 +73,7 @@ static int dec_to_double(const pq_column_desc *from, pq_vec *v)
         double d = pq_vec_is_valid(v, r) ? (double)dec_get(from, v, r) / scale : 0;
         memcpy(w.values + 8 * r, &d, 8);
     }
-    replace_vec(v, &w);
+    ds_replace_vec(v, &w);
     return 0;
 }
 
@@ -93,7 +88,7 @@ static int int96_nanos(pq_vec *v)
         int64_t x = pq_vec_is_valid(v, r) ? pq_int96_nanos(v->values + 12 * r) : 0;
         memcpy(w.values + 8 * r, &x, 8);
     }
-    replace_vec(v, &w);
+    ds_replace_vec(v, &w);
     return 0;
 }
 
@@ -112,77 +107,17 @@ static int dec_to_wide(const pq_column_desc *to, const pq_column_desc *from, pq_
     for (int i = fs; i < to->decimal_scale; i++) f *= 10;
     for (int64_t r = 0; r < v->length; r++) {
         unsigned __int128 x = 0;
-        if (pq_vec_is_valid(v, r)) x = (unsigned __int128)dec_get128(from, v, r) * f;
+        if (pq_vec_is_valid(v, r)) x = (unsigned __int128)ds_dec_get128(from, v, r) * f;
         uint8_t *b = w.values + 16 * r;
         for (int i = 15; i >= 0; i--, x >>= 8) b[i] = (uint8_t)x;
     }
-    replace_vec(v, &w);
-    return 0;
-}
-
-/* Row r of v (a BOOLEAN, an integer or a decimal of up to 38 digits) as DuckDB's cast to
- * VARCHAR prints it into buf: "true"/"false"; decimal digits, unsigned for UINT32 and UINT64;
- * a decimal's unscaled value with its scale's digits after a '.' ("-0.50"). Its length. */
-static int text_of(const pq_column_desc *from, const pq_vec *v, int64_t r, char *buf, size_t cap)
-{
-    if (from->physical == PQ_BOOLEAN) return snprintf(buf, cap, "%s", pq_bit_get(v->values, r) ? "true" : "false");
-    bool u = from->logical == PQ_LOGICAL_UINT32 || from->logical == PQ_LOGICAL_UINT64;
-    __int128 x;
-    if (from->logical == PQ_LOGICAL_DECIMAL) {
-        x = dec_get128(from, v, r);
-    } else if (from->physical == PQ_INT32) {
-        int32_t y;
-        memcpy(&y, v->values + 4 * r, 4);
-        x = u ? (__int128)(uint32_t)y : y;
-    } else {
-        int64_t y;
-        memcpy(&y, v->values + 8 * r, 8);
-        x = u ? (__int128)(uint64_t)y : y;
-    }
-    unsigned __int128 m = x < 0 ? -(unsigned __int128)x : (unsigned __int128)x;
-    char digits[48];
-    int n = 0, scale = from->logical == PQ_LOGICAL_DECIMAL ? from->decimal_scale : 0;
-    for (; m > 0 || n <= scale; m /= 10) digits[n++] = (char)('0' + (int)(m % 10)); /* reversed */
-    int len = 0;
-    if (x < 0) buf[len++] = '-';
-    for (int i = n - 1; i >= 0; i--) {
-        buf[len++] = digits[i];
-        if (i == scale && scale > 0) buf[len++] = '.';
-    }
-    assert((size_t)len < cap);
-    return len;
-}
-
-/* A BOOLEAN, integer or decimal vector as text (DuckDB's VARCHAR beside a string column:
- * ds_schema.c type_merge), each value as text_of prints it; a null an empty value.
- * -EOVERFLOW past INT32_MAX bytes, or -ENOMEM. */
-static int to_text(const pq_column_desc *from, pq_vec *v)
-{
-    enum { DIGITS_MAX = 42 }; /* 38 digits, '-', '.', a leading "0." zero, and a NUL */
-    if (v->length > INT32_MAX / (DIGITS_MAX - 1)) return -EOVERFLOW;
-    pq_vec w;
-    pq_vec_init(&w, PQ_BYTE_ARRAY, 0);
-    int rc = pq_vec_reserve(&w, v->length, v->length * (DIGITS_MAX - 1));
-    if (rc) return rc;
-    int32_t at = 0;
-    w.offsets[0] = 0;
-    for (int64_t r = 0; r < v->length; r++) {
-        if (pq_vec_is_valid(v, r)) {
-            char buf[DIGITS_MAX];
-            int n = text_of(from, v, r, buf, sizeof buf);
-            memcpy(w.data + at, buf, (size_t)n);
-            at += n;
-        }
-        w.offsets[r + 1] = at;
-    }
-    w.data_len = at;
-    replace_vec(v, &w);
+    ds_replace_vec(v, &w);
     return 0;
 }
 
 int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
 {
-    if (to->physical == PQ_BYTE_ARRAY && from->physical != PQ_BYTE_ARRAY) return to_text(from, v);
+    if (to->physical == PQ_BYTE_ARRAY && from->physical != PQ_BYTE_ARRAY) return ds_to_text(from, v);
     if (ds_wide_decimal(to) && from->logical == PQ_LOGICAL_DECIMAL &&
         (from->type_length != 16 || from->decimal_scale != to->decimal_scale))
         return dec_to_wide(to, from, v);
@@ -219,6 +154,6 @@ int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
     for (int64_t r = 0; v->null_count > 0 && r < v->length; r++) /* null slots stay zero (vec.h 2) */
         if (!pq_bit_get(v->validity, r)) memset(w.values + pq_fixed_width(w.type, 0) * r, 0,
                                                 (size_t)pq_fixed_width(w.type, 0));
-    replace_vec(v, &w);
+    ds_replace_vec(v, &w);
     return 0;
 }

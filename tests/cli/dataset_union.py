@@ -1,0 +1,134 @@
+"""tests/cli/dataset_union.py RINGSCAN DIR: cases of tests/cli/dataset_union.sh. Each case is
+a directory of two or three files; `ringscan scan DIR [--union-by-name] --format jsonl` must
+give DuckDB's read_parquet([the files, sorted], union_by_name = ...) rows in order, values
+equal as text (a VARCHAR's string itself), or both refuse (ringscan naming both files and the
+column)."""
+import datetime as dt
+import decimal as D
+import glob
+import json
+import os
+import subprocess
+import sys
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, summary  # noqa: E402
+
+R, TOP = sys.argv[1], sys.argv[2]
+con = duckdb.connect()
+con.execute("SET TimeZone = 'UTC'")  # TIMESTAMPTZ as text: ringscan prints UTC ("+00")
+
+
+def write(name, tables, **opts):
+    """tables: one pyarrow table per file (written as 1.parquet, 2.parquet, ...)."""
+    d = os.path.join(TOP, name)
+    os.makedirs(d, exist_ok=True)
+    for i, t in enumerate(tables):
+        pq.write_table(t, os.path.join(d, f"{i + 1}.parquet"), **opts)
+    return d
+
+
+def norm(v):
+    """A value as text for comparing: DuckDB's and ringscan's JSON (strings stay strings)."""
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, list):
+        return [norm(x) for x in v]
+    if isinstance(v, dict):
+        return {k: norm(x) for k, x in v.items()}
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+def duck(d, ubn, cols="*", where=None):
+    files = sorted(glob.glob(os.path.join(d, "*.parquet")))
+    sql = f"SELECT {cols} FROM read_parquet({files!r}, union_by_name = {ubn})"
+    if where:
+        sql += f" WHERE {where}"
+    try:
+        rel = con.execute(sql)
+        names = [x[0] for x in rel.description]
+        return [dict(zip(names, [norm(v) for v in r])) for r in rel.fetchall()], None
+    except duckdb.Error as e:
+        return None, str(e)
+
+
+def ours(d, ubn, cols=None, where=None):
+    args = [R, "scan", d, "--format", "jsonl", "--ordered"] + (["--union-by-name"] if ubn else [])
+    if cols:
+        args += ["--columns", cols]
+    if where:
+        args += ["--where", where]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        return None, p.stderr.strip()
+    return [{k: norm(v) for k, v in json.loads(ln).items()} for ln in p.stdout.splitlines()], None
+
+
+def same(name, d, ubn, cols=None, where=None, refused=()):
+    """ringscan's rows equal DuckDB's; or, where DuckDB refuses, ringscan refuses too with
+    every word of refused in its message."""
+    want, werr = duck(d, ubn, cols or "*", where)
+    got, gerr = ours(d, ubn, cols, where)
+    what = f"{name} (union_by_name={ubn}{', where ' + where if where else ''})"
+    if werr:
+        missing = [w for w in refused if gerr is None or w not in gerr]
+        check(gerr is not None and not missing,
+              f"{what}: DuckDB refuses ({werr[:120]}); ringscan: {gerr or got[:3]}, lacks {missing}")
+        return
+    check(gerr is None and got == want, f"{what}:\n  ringscan {gerr or got[:6]}\n  DuckDB   {want[:6]}")
+    return want
+
+
+def strings(n=3):
+    return pa.table({"k": pa.array(["x", None, "12"][:n])})
+
+
+# 1. floats, dates, times and timestamps beside a string column: DuckDB's VARCHAR
+T = dt.datetime(2024, 3, 1, 12, 30, 5, 123456)
+typed = {
+    "float": pa.array([1.5, 0.1, None, 1e20, -0.0, float("nan"), float("inf"), 3.0, 1e-7,
+                       123456789.125, 0.0001, 1e16], pa.float32()),
+    "double": pa.array([1.5, 0.1, None, 1e20, -0.0, float("nan"), float("-inf"), 3.0, 1e-7,
+                        123456789.125, 1 / 3, 1e16, 1e15, 12345678901234567.0, 5e-324,
+                        0.0001, 1.5e-5, 3.4e38, -1234.5], pa.float64()),
+    "date": pa.array([dt.date(2024, 3, 1), None, dt.date(1, 1, 1), dt.date(9999, 12, 31),
+                      dt.date(1969, 12, 31)], pa.date32()),
+    "date_far": pa.array([-719162 - 366, 2932896 + 1000, 0], pa.date32()),
+    "ts_s": pa.array([T.replace(microsecond=0), None], pa.timestamp("s")),
+    "ts_ms": pa.array([T.replace(microsecond=123000), T.replace(microsecond=0), None,
+                       dt.datetime(1960, 1, 1, 0, 0, 0, 1000)], pa.timestamp("ms")),
+    "ts_us": pa.array([T, dt.datetime(1960, 3, 1, 12, 30, 5, 120000), None,
+                       dt.datetime(1969, 12, 31, 23, 59, 59, 999999)], pa.timestamp("us")),
+    "ts_ns": pa.array([1709296205123456789, -5, None, 0, 10**18], pa.timestamp("ns")),
+    "ts_bc": pa.array([-62135596800000000 - 86400000000 * 366, 253402300799999999 + 10**12],
+                      pa.timestamp("us")),
+    "ts_ms_utc": pa.array([T.replace(microsecond=123000), None], pa.timestamp("ms", tz="UTC")),
+    "ts_us_paris": pa.array([T, None], pa.timestamp("us", tz="Europe/Paris")),
+    "ts_ns_utc": pa.array([1709296205123456789, -1, None], pa.timestamp("ns", tz="UTC")),
+    "time_ms": pa.array([dt.time(1, 2, 3, 4000), dt.time(0, 0), None], pa.time32("ms")),
+    "time_us": pa.array([dt.time(1, 2, 3, 4), dt.time(23, 59, 59, 999999)], pa.time64("us")),
+    "time_ns": pa.array([1_000_000_123, 3_600_000_000_000], pa.time64("ns")),
+}
+for name, arr in typed.items():
+    t = pa.table({"id": pa.array(range(len(arr)), pa.int64()), "k": arr})
+    s = pa.table({"id": pa.array([100, 101, 102], pa.int64()), "k": pa.array(["x", None, "12"])})
+    for order, tables in (("first", [t, s]), ("last", [s, t])):
+        d = write(f"text_{name}_{order}", tables)
+        for ubn in (True, False):
+            same(f"{name} {order} beside text", d, ubn, refused=["'k'", "1.parquet", "2.parquet"])
+# INT96 timestamps (DuckDB: TIMESTAMP in microseconds, floored)
+i96 = pa.table({"id": pa.array([0, 1, 2, 3], pa.int64()),
+                "k": pa.array([1_700_000_000_123_456_789, -1, None, 5], pa.timestamp("ns"))})
+s = pa.table({"id": pa.array([100], pa.int64()), "k": pa.array(["x"])})
+for order, tables in (("first", [i96, s]), ("last", [s, i96])):
+    d = write(f"text_int96_{order}", tables, use_deprecated_int96_timestamps=True)
+    for ubn in (True, False):
+        same(f"int96 {order} beside text", d, ubn, refused=["'k'", "1.parquet", "2.parquet"])
+
+sys.exit(0 if summary("dataset_union") else 1)
