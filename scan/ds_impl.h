@@ -173,6 +173,28 @@ bool ds_texted(const pq_column_desc *d);
  * cast to VARCHAR prints them; a null an empty value. 0, -EOVERFLOW (past INT32_MAX bytes of
  * text), or -ENOMEM. */
 int ds_to_text(const pq_column_desc *from, pq_vec *v);
+/* (ds_text.c) x, an unscaled decimal of scale digits after the point, as text into buf (at
+ * least 42 bytes; no NUL); its length. */
+int ds_decimal_text(__int128 x, int scale, char *buf);
+/* Whether a file's column of type from is read into dataset type to by ds_dec_cast: to is a
+ * decimal and from a decimal or an integer in another form, precision or scale; or to is an
+ * integer and from a decimal (a first file's integer without union_by_name). */
+static inline bool ds_dec_cast_needed(const pq_column_desc *to, const pq_column_desc *from)
+{
+    bool number = from->physical == PQ_INT32 || from->physical == PQ_INT64 ||
+                  (from->physical == PQ_FIXED_LEN_BYTE_ARRAY && from->logical == PQ_LOGICAL_DECIMAL);
+    if (to->logical != PQ_LOGICAL_DECIMAL)
+        return from->logical == PQ_LOGICAL_DECIMAL && (to->physical == PQ_INT32 || to->physical == PQ_INT64);
+    return number && (from->logical != to->logical || from->physical != to->physical ||
+                      from->type_length != to->type_length || from->decimal_scale != to->decimal_scale ||
+                      from->decimal_precision != to->decimal_precision);
+}
+/* (ds_widen.c) v (schema column c's vector from file path, a decimal or an integer: its
+ * unscaled values) as c's decimal (or integer: scale 0), as DuckDB casts it: multiplied or
+ * divided (rounding half away from zero) to c's scale, in c's physical form. 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED
+ * with e naming path, the column, the value and the file that gave c its type when a value
+ * does not fit c's precision. */
+int ds_dec_cast(const ds_col *c, const pq_column_desc *from, const char *path, pq_vec *v, pq_err *e);
 /* A decimal of up to 18 digits, whatever its physical type (INT32, INT64, FIXED_LEN). */
 static inline bool ds_small_decimal(const pq_column_desc *d)
 {

@@ -218,9 +218,15 @@ int ds_to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *out, p
                 continue;
             }
             if (c->node >= 0) continue; /* packed rows, in the one shape (invariant 5) */
-            rc = ds_widen(&c->desc, &r->view.cols[r->proj[j]], &out->cols[j]);
+            const pq_column_desc *from = &r->view.cols[r->proj[j]];
+            const char *path = d->a.list->files[r->fi].path;
+            if (ds_dec_cast_needed(&c->desc, from)) {
+                rc = ds_dec_cast(c, from, path, &out->cols[j], e);
+                continue;
+            }
+            rc = ds_widen(&c->desc, from, &out->cols[j]);
             int64_t k = r->scale[d->out[j]];
-            if (rc == 0 && k) rc = ds_rescale(c, k, d->a.list->files[r->fi].path, &out->cols[j], e);
+            if (rc == 0 && k) rc = ds_rescale(c, k, path, &out->cols[j], e);
         }
     }
     return rc;

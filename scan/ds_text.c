@@ -33,8 +33,7 @@ static int digits_of(unsigned __int128 m, int min, char *buf)
     return n;
 }
 
-/* x (an integer, or a decimal's unscaled value of scale digits after the point). */
-static int number_text(__int128 x, int scale, char *buf)
+int ds_decimal_text(__int128 x, int scale, char *buf)
 {
     unsigned __int128 m = x < 0 ? -(unsigned __int128)x : (unsigned __int128)x;
     char d[48];
@@ -153,14 +152,14 @@ static int text_of(const pq_column_desc *from, const pq_vec *v, int64_t r, char 
     if (from->physical == PQ_DOUBLE) { double f; memcpy(&f, v->values + 8 * r, 8); return float_text(f, false, buf); }
     if (from->physical == PQ_INT96) /* DuckDB's TIMESTAMP: microseconds, floored */
         return stamp_text(floor_div(pq_int96_nanos(v->values + 12 * r), 1000), 6, false, buf);
-    if (l == PQ_LOGICAL_DECIMAL) return number_text(ds_dec_get128(from, v, r), from->decimal_scale, buf);
+    if (l == PQ_LOGICAL_DECIMAL) return ds_decimal_text(ds_dec_get128(from, v, r), from->decimal_scale, buf);
     if (l == PQ_LOGICAL_DATE) return date_text(i64_at(v, r), buf);
     if (l >= PQ_LOGICAL_TIME_MILLIS && l <= PQ_LOGICAL_TIME_NANOS) return clock_text(i64_at(v, r), ds_time_unit(from), buf);
     if (l >= PQ_LOGICAL_TIMESTAMP_MILLIS && l <= PQ_LOGICAL_TIMESTAMP_NANOS)
         return stamp_text(i64_at(v, r), ds_time_unit(from), from->is_adjusted_to_utc, buf);
     int64_t x = i64_at(v, r);
-    if (l == PQ_LOGICAL_UINT32) return number_text((uint32_t)x, 0, buf);
-    return number_text(l == PQ_LOGICAL_UINT64 ? (__int128)(uint64_t)x : x, 0, buf);
+    if (l == PQ_LOGICAL_UINT32) return ds_decimal_text((uint32_t)x, 0, buf);
+    return ds_decimal_text(l == PQ_LOGICAL_UINT64 ? (__int128)(uint64_t)x : x, 0, buf);
 }
 
 bool ds_texted(const pq_column_desc *d)

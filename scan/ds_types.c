@@ -14,11 +14,9 @@
  *     while the dataset's desc is that type (ds_types_of), so a format never meets a vector
  *     of another physical type.
  *  2. scale is non-zero only for a column whose dataset and file types are both durations, both
- *     times or timestamps (ds_schema.c's timed_merge) of different units, or both decimals of
- *     different scales stored as INT64 (decimal_merge up to 18 digits), so rescaled vectors
- *     are INT64 (a TIME_MILLIS file's INT32 and a decimal's INT32 or FIXED_LEN are widened
- *     first: ds_widen); a merged decimal of more digits (16-byte FIXED_LEN) is rescaled by
- *     ds_widen as it converts it. */
+ *     times or timestamps (ds_schema.c's timed_merge) of different units, so rescaled vectors
+ *     are INT64 (a TIME_MILLIS file's INT32 is widened first: ds_widen); decimals of other
+ *     scales are rescaled by ds_dec_cast as it converts them. */
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -167,12 +165,8 @@ int ds_types_file(const ds_schema *s, const ds_view *v, const pq_file_meta *m, c
         const pq_column_desc *fd = v->leaf[c] >= 0 && s->cols[c].node < 0 ? &m->columns[v->leaf[c]] : NULL;
         if (fd && ds_time_unit(d)) /* times and timestamps: ds_schema.c's timed_merge */
             scale[c] = unit_factor(ds_time_unit(d), ds_time_unit(fd));
-        else if (fd && d->logical == PQ_LOGICAL_DECIMAL && fd->logical == PQ_LOGICAL_DECIMAL &&
-                 !ds_wide_decimal(d)) /* (a wide one is rescaled as ds_widen converts it) */
-            scale[c] = unit_factor(d->decimal_scale, fd->decimal_scale); /* decimal_merge */
-        else if (fd && d->logical == PQ_LOGICAL_DECIMAL && fd->logical != PQ_LOGICAL_DECIMAL &&
-                 !ds_wide_decimal(d)) /* an integer file's values (ds_schema.c int_decimal_merge) */
-            scale[c] = unit_factor(d->decimal_scale, 0);
+        else if (fd && d->logical == PQ_LOGICAL_DECIMAL)
+            continue; /* decimals are rescaled as ds_dec_cast converts them */
         else if (t && v->leaf[c] >= 0 && unit_exp(t->format) >= 0) at[n++] = c;
     }
     scan_arrow_types ft = {0};
@@ -196,7 +190,6 @@ static bool unit_typed(const pq_column_desc *d)
 /* What a rescaled value of d is called in messages. */
 static const char *kind(const pq_column_desc *d)
 {
-    if (d->logical == PQ_LOGICAL_DECIMAL) return "unscaled decimal";
     if (!ds_time_unit(d)) return "duration";
     return d->logical >= PQ_LOGICAL_TIMESTAMP_MILLIS ? "timestamp" : "time";
 }

@@ -1,9 +1,11 @@
 /* scan/ds_widen.c: a file's vector of a dataset column widened to the dataset's type
  * (ds_impl.h invariant 2): integers to the wider integer, numbers to DOUBLE, INT96 timestamps
- * to INT64 nanoseconds, small decimals into another physical form, and decimals of other
- * precisions or scales into a 128-bit one (a union by name's DECIMAL over 18 digits: the
- * unscaled value multiplied up to the dataset's scale here, exactly); values as text beside a
- * string column are ds_text.c's. Null slots stay zero (format/vec.h invariant 2). No I/O. */
+ * to INT64 nanoseconds; decimals and integers into the dataset's decimal as DuckDB casts them
+ * (ds_dec_cast: another physical form, the unscaled value multiplied up to the dataset's
+ * scale, or divided down rounding half away from zero where a union past 38 digits or a
+ * first file's type has fewer decimals, and a value past its precision refused); values as
+ * text beside a string column are ds_text.c's. Null slots stay zero (format/vec.h invariant
+ * 2). No I/O. */
 #include <assert.h>
 #include <errno.h>
 #include <stdio.h>
@@ -25,16 +27,12 @@ __int128 ds_dec_get128(const pq_column_desc *d, const pq_vec *v, int64_t r)
     return (__int128)x;
 }
 
-/* A small decimal's unscaled value (ds_small_decimal: it fits 64 bits). */
-static int64_t dec_get(const pq_column_desc *d, const pq_vec *v, int64_t r)
-{
-    return (int64_t)ds_dec_get128(d, v, r);
-}
-
-static void dec_put(const pq_column_desc *d, pq_vec *v, int64_t r, int64_t x)
+/* x into row r of v, a decimal of d's physical type (INT32, INT64, or a big-endian FLBA of
+ * at most 16 bytes); x fits it (ds_dec_cast checked its precision). */
+static void dec_put(const pq_column_desc *d, pq_vec *v, int64_t r, __int128 x)
 {
     if (d->physical == PQ_INT32) { int32_t y = (int32_t)x; memcpy(v->values + 4 * r, &y, 4); return; }
-    if (d->physical == PQ_INT64) { memcpy(v->values + 8 * r, &x, 8); return; }
+    if (d->physical == PQ_INT64) { int64_t y = (int64_t)x; memcpy(v->values + 8 * r, &y, 8); return; }
     uint8_t *b = v->values + (int64_t)d->type_length * r;
     for (int i = d->type_length - 1; i >= 0; i--, x >>= 8) b[i] = (uint8_t)x; /* arithmetic shift */
 }
@@ -47,19 +45,6 @@ void ds_replace_vec(pq_vec *v, pq_vec *w)
     *v = *w;
 }
 
-/* A small decimal in from's physical form into to's (same precision and scale). */
-static int dec_convert(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
-{
-    pq_vec w;
-    pq_vec_init(&w, to->physical, to->physical == PQ_FIXED_LEN_BYTE_ARRAY ? to->type_length : 0);
-    int rc = pq_vec_reserve(&w, v->length, 0);
-    if (rc) return rc;
-    for (int64_t r = 0; r < v->length; r++)
-        dec_put(to, &w, r, pq_vec_is_valid(v, r) ? dec_get(from, v, r) : 0);
-    ds_replace_vec(v, &w);
-    return 0;
-}
-
 /* A small decimal as DOUBLE (unscaled / 10^scale, as DuckDB casts it). */
 static int dec_to_double(const pq_column_desc *from, pq_vec *v)
 {
@@ -70,7 +55,7 @@ static int dec_to_double(const pq_column_desc *from, pq_vec *v)
     double scale = 1;
     for (int i = 0; i < from->decimal_scale; i++) scale *= 10;
     for (int64_t r = 0; r < v->length; r++) {
-        double d = pq_vec_is_valid(v, r) ? (double)dec_get(from, v, r) / scale : 0;
+        double d = pq_vec_is_valid(v, r) ? (double)ds_dec_get128(from, v, r) / scale : 0;
         memcpy(w.values + 8 * r, &d, 8);
     }
     ds_replace_vec(v, &w);
@@ -92,24 +77,83 @@ static int int96_nanos(pq_vec *v)
     return 0;
 }
 
-/* A decimal into to's 16-byte FLBA (a union by name's DECIMAL of 19 to 38 digits), its
- * unscaled value multiplied by 10^(to's scale - from's): exact, as to holds from's digits
- * (ds_schema.c decimal_merge); a value past its own precision (a broken file) wraps, without
- * undefined behaviour. */
-static int dec_to_wide(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
+static unsigned __int128 pow10_128(int n)
 {
+    assert(n >= 0 && n <= 38);
+    unsigned __int128 f = 1;
+    for (int i = 0; i < n; i++) f *= 10;
+    return f;
+}
+
+/* x (an unscaled decimal) times 10^shift, or divided by 10^-shift rounding half away from
+ * zero (DuckDB's decimal cast), into *out; false when the result lies outside [lo, hi]. */
+static bool dec_shift(__int128 x, int shift, __int128 lo, __int128 hi, __int128 *out)
+{
+    unsigned __int128 m = x < 0 ? -(unsigned __int128)x : (unsigned __int128)x;
+    unsigned __int128 f = pow10_128(shift < 0 ? -shift : shift), cap = (unsigned __int128)hi + 1;
+    if (shift >= 0 && m > cap / f) return false; /* (no 128-bit overflow below) */
+    if (shift >= 0) m *= f;
+    else m = m / f + (m % f >= f / 2); /* f a power of ten, at least 10 */
+    if (m > cap) return false;
+    __int128 y = x < 0 ? -(__int128)m : (__int128)m;
+    if (y < lo || y > hi) return false;
+    *out = y;
+    return true;
+}
+
+/* The values type d holds as [*lo, *hi]: a decimal's 10^precision - 1 either side, an
+ * integer's range by width and sign. */
+static void dec_range(const pq_column_desc *d, __int128 *lo, __int128 *hi)
+{
+    if (d->logical == PQ_LOGICAL_DECIMAL) {
+        *hi = (__int128)pow10_128(d->decimal_precision) - 1, *lo = -*hi;
+        return;
+    }
+    pq_logical l = d->logical;
+    int bits = l == PQ_LOGICAL_INT8 || l == PQ_LOGICAL_UINT8     ? 8
+               : l == PQ_LOGICAL_INT16 || l == PQ_LOGICAL_UINT16 ? 16
+               : d->physical == PQ_INT32                          ? 32
+                                                                  : 64;
+    bool u = l >= PQ_LOGICAL_UINT8 && l <= PQ_LOGICAL_UINT64;
+    *hi = ((__int128)1 << (u ? bits : bits - 1)) - 1;
+    *lo = u ? 0 : -*hi - 1;
+}
+
+/* The file's value x (scale fs) that does not fit c: the error naming it. */
+static int does_not_fit(const ds_col *c, __int128 x, int fs, const char *path, pq_err *e)
+{
+    char text[48], type[32];
+    text[ds_decimal_text(x, fs, text)] = 0;
+    if (c->desc.logical == PQ_LOGICAL_DECIMAL)
+        snprintf(type, sizeof type, "DECIMAL(%d,%d)", (int)c->desc.decimal_precision,
+                 (int)c->desc.decimal_scale);
+    else
+        snprintf(type, sizeof type, "%s/%s", pq_physical_name(c->desc.physical),
+                 pq_logical_name(c->desc.logical));
+    return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s': the value %s does not "
+                   "fit %s, its type from %.120s (DuckDB refuses it too)", path, c->name, text,
+                   type, c->from);
+}
+
+int ds_dec_cast(const ds_col *c, const pq_column_desc *from, const char *path, pq_vec *v, pq_err *e)
+{
+    const pq_column_desc *to = &c->desc;
+    assert(ds_dec_cast_needed(to, from));
     pq_vec w;
-    pq_vec_init(&w, PQ_FIXED_LEN_BYTE_ARRAY, 16);
+    pq_vec_init(&w, to->physical, to->physical == PQ_FIXED_LEN_BYTE_ARRAY ? to->type_length : 0);
     int rc = pq_vec_reserve(&w, v->length, 0);
     if (rc) return rc;
-    unsigned __int128 f = 1;
     int fs = from->logical == PQ_LOGICAL_DECIMAL ? from->decimal_scale : 0; /* an integer: 0 */
-    for (int i = fs; i < to->decimal_scale; i++) f *= 10;
+    int ts = to->logical == PQ_LOGICAL_DECIMAL ? to->decimal_scale : 0;
+    __int128 lo, hi;
+    dec_range(to, &lo, &hi);
     for (int64_t r = 0; r < v->length; r++) {
-        unsigned __int128 x = 0;
-        if (pq_vec_is_valid(v, r)) x = (unsigned __int128)ds_dec_get128(from, v, r) * f;
-        uint8_t *b = w.values + 16 * r;
-        for (int i = 15; i >= 0; i--, x >>= 8) b[i] = (uint8_t)x;
+        __int128 x = pq_vec_is_valid(v, r) ? ds_dec_get128(from, v, r) : 0, y = 0;
+        if (!dec_shift(x, ts - fs, lo, hi, &y)) {
+            pq_vec_free(&w);
+            return does_not_fit(c, x, fs, path, e);
+        }
+        dec_put(to, &w, r, y);
     }
     ds_replace_vec(v, &w);
     return 0;
@@ -118,14 +162,9 @@ static int dec_to_wide(const pq_column_desc *to, const pq_column_desc *from, pq_
 int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
 {
     if (to->physical == PQ_BYTE_ARRAY && from->physical != PQ_BYTE_ARRAY) return ds_to_text(from, v);
-    if (ds_wide_decimal(to) && from->logical == PQ_LOGICAL_DECIMAL &&
-        (from->type_length != 16 || from->decimal_scale != to->decimal_scale))
-        return dec_to_wide(to, from, v);
-    if (ds_wide_decimal(to) && from->logical != PQ_LOGICAL_DECIMAL)
-        return dec_to_wide(to, from, v); /* an integer (ds_schema.c int_decimal_merge) */
+    assert(!ds_dec_cast_needed(to, from));
     if (to->physical == from->physical && to->type_length == from->type_length) return 0;
     if (from->physical == PQ_INT96 && to->physical == PQ_INT64) return int96_nanos(v);
-    if (ds_small_decimal(to) && ds_small_decimal(from)) return dec_convert(to, from, v);
     if (ds_small_decimal(from)) return dec_to_double(from, v);
     pq_vec w;
     pq_vec_init(&w, to->physical, 0);

@@ -42,6 +42,8 @@ def norm(v):
         return {k: norm(x) for k, x in v.items()}
     if isinstance(v, float):
         return repr(v)
+    if isinstance(v, D.Decimal):
+        return format(v, "f")
     return str(v)
 
 
@@ -130,5 +132,41 @@ for order, tables in (("first", [i96, s]), ("last", [s, i96])):
     d = write(f"text_int96_{order}", tables, use_deprecated_int96_timestamps=True)
     for ubn in (True, False):
         same(f"int96 {order} beside text", d, ubn, refused=["'k'", "1.parquet", "2.parquet"])
+
+# 3. decimals: a union past 38 digits (DuckDB: 38 digits, the scale cut, values rounded half
+#    away from zero; an integer beside a decimal keeps the scale and refuses what does not
+#    fit), and a later file's wider decimal or integer cast to the first file's decimal
+#    (without union_by_name: rounded, or refused when it does not fit)
+def dec(xs, p, s_):
+    return pa.array([None if x is None else D.Decimal(x) for x in xs], pa.decimal128(p, s_))
+
+
+def pair(name, a, b, where=None):
+    d = write(f"dec_{name}", [pa.table({"id": pa.array(range(len(a)), pa.int64()), "k": a}),
+                              pa.table({"id": pa.array(range(100, 100 + len(b)), pa.int64()), "k": b})])
+    for ubn in (True, False):
+        same(f"decimal {name}", d, ubn, refused=["'k'", "1.parquet", "2.parquet"])
+
+
+pair("past38", dec(["12345678901234567890123456789012345678", "-1", None], 38, 0),
+     dec(["1.25", "-0.5", "0.49", "-12345678901234567.5", None, "0.000000000000000000025"], 38, 21))
+pair("past38_b", dec(["1.5", "-99999999999999999999999999999.9"], 30, 1),
+     dec(["1.123456789012345678901234567", "-0.0000000005", "0.0000000004999"], 30, 27))
+pair("past38_int", dec(["1.5", "-2.25"], 30, 20), pa.array([5, -7, 2**40], pa.int64()))
+pair("past38_int_over", dec(["1.5"], 36, 20), pa.array([5, 10**18], pa.int64()))
+pair("int_first_past38", pa.array([5, -7], pa.int64()), dec(["1.5", None], 30, 20))
+pair("wider_later", dec(["1.5", "-2.5", None], 5, 1),
+     dec(["12.25", "-12.25", "12.35", "-12.35", "12.349", "0.05", "-0.05", "0.04999"], 12, 5))
+pair("wider_later_over", dec(["1.5"], 5, 1), dec(["123456789.25"], 12, 2))
+pair("wider_first", dec(["123456789.25", None], 12, 2), dec(["1.5", "-0.5"], 5, 1))
+pair("more_digits_later", dec(["1.5"], 5, 1), dec(["1234.5", "-9999.9"], 8, 1))
+pair("more_digits_later_over", dec(["1.5"], 5, 1), dec(["12345.5"], 8, 1))
+pair("int32_later", dec(["1.5"], 5, 1), pa.array([5, -1234], pa.int32()))
+pair("int32_later_over", dec(["1.5"], 5, 1), pa.array([5, 123456], pa.int32()))
+pair("small_into_wide", dec(["1.5"], 30, 1), dec(["1.25", "-7.75"], 9, 2))
+pair("int64_first", pa.array([5, -7], pa.int64()), dec(["1.5", "-2.5", "0.49", None], 30, 20))
+pair("int32_first_over", pa.array([5], pa.int32()), dec(["1.5", "3000000000.4"], 12, 1))
+pair("int8_first", pa.array([5], pa.int8()), dec(["127.4", "-128.5"], 5, 1))
+pair("wide_into_small", dec(["1.5"], 9, 1), dec(["1.25", "-7.75", "12345678.94"], 30, 2))
 
 sys.exit(0 if summary("dataset_union") else 1)
