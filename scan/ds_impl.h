@@ -151,6 +151,11 @@ int ds_rescale(const ds_col *c, int64_t scale, const char *path, pq_vec *v, pq_e
 int ds_types_filter(const ds_schema *s, const ds_view *v, const int64_t *scale, const bool *filtered,
                     const flt_expr *x, const char *path, pq_err *e);
 
+/* Whether view v's values of schema column c compare otherwise once cast to c's type: cast
+ * to text (ds_to_text), or a decimal rounded to fewer decimals (ds_dec_cast), so a filter on
+ * c is evaluated on the cast values (ds_post.c), not parsed in the file's own type. */
+bool ds_types_cast(const ds_schema *s, const ds_view *v, int c);
+
 /* The value file f has in schema column c that is virtual for it (a partition's value, or
  * null) as a vector of rows rows of c's type; 0 or -ENOMEM. */
 int ds_const_vec(const ds_schema *s, int c, const ds_file *f, int64_t rows, pq_vec *out);

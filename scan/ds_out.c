@@ -182,8 +182,7 @@ static int mark_used(ds_scan *d, const ds_scan_args *a)
             d->used[p->multi ? p->multi->cols[j] : p->column] = true,
             d->filtered[p->multi ? p->multi->cols[j] : p->column] = true;
     }
-    flt_expr_free(x);
-    free(cols);
+    d->post = x, d->post_cols = cols; /* (ds_post.c invariant 1) */
     return 0;
 }
 

@@ -224,12 +224,20 @@ static bool text_cast(const ds_schema *s, const ds_view *v, int c)
            v->cols[v->leaf[c]].physical != PQ_BYTE_ARRAY;
 }
 
+bool ds_types_cast(const ds_schema *s, const ds_view *v, int c)
+{
+    if (v->leaf[c] < 0 || s->cols[c].node >= 0) return false;
+    const pq_column_desc *to = &s->cols[c].desc, *from = &v->cols[v->leaf[c]];
+    int ts = to->logical == PQ_LOGICAL_DECIMAL ? to->decimal_scale : 0;
+    return text_cast(s, v, c) || (ds_dec_cast_needed(to, from) && from->decimal_scale > ts);
+}
+
 /* A filter on schema column c refused: file path's values are cast to text in it. */
 static int text_refused(const ds_schema *s, int c, const char *path, pq_err *e)
 {
     return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s' is cast to text here "
-                   "(text in another file: VARCHAR, as DuckDB reads it): a filter on it is not "
-                   "supported", path, s->cols[c].name);
+                   "(text in %.120s: VARCHAR, as DuckDB reads it): a filter that does not "
+                   "compare it as text is not supported", path, s->cols[c].name, s->cols[c].from);
 }
 
 int ds_types_filter(const ds_schema *s, const ds_view *v, const int64_t *scale, const bool *filtered,

@@ -363,8 +363,12 @@ check '[ "$got" = "$duck " ]' "integers cast to a first file's strings: got '$go
 got=$("$R" scan "$dir/utd" --union-by-name --format csv 2>&1 | tail -n +2 | tr '\n' ' ')
 duck=$("$PY" -c "import duckdb; print(' '.join(f'{r[0]},{r[1] or \"\"}' for r in duckdb.sql(\"select id, c from read_parquet('$dir/utd/*.parquet', union_by_name=true) order by id\").fetchall()))")
 check '[ "$got" = "$duck " ]' "integers beside a stored dictionary of strings: got '$got' DuckDB '$duck'"
-"$R" scan "$dir/ut" --union-by-name --where "c = '100'" --format count >"$dir/out" 2>&1
-check 'grep -q "ut/a.parquet: column .c. is cast to text here" "$dir/out"' "a filter on integers cast to text: $(cat "$dir/out")"
+# a filter on the integers cast to text compares the text, as DuckDB (it was refused)
+for w in "c = '100'" "c > '5'" "c LIKE '1%'"; do
+    got=$("$R" scan "$dir/ut" --union-by-name --where "$w" --format count 2>&1)
+    duck=$("$PY" -c "import duckdb; print('rows', duckdb.sql(\"select count(*) from read_parquet('$dir/ut/*.parquet', union_by_name=true) where $w\").fetchall()[0][0])")
+    check '[ "$got" = "$duck" ]' "a filter on integers cast to text, $w: got '$got' DuckDB '$duck'"
+done
 # an integer beside a decimal is one DECIMAL holding both in a union (DuckDB: BIGINT with
 # DECIMAL(5,2) is DECIMAL(21,2); INTEGER with it DECIMAL(12,2)), not a DOUBLE rounding 2^62 + 1
 mkdir -p "$dir/idec"

@@ -169,4 +169,48 @@ pair("int32_first_over", pa.array([5], pa.int32()), dec(["1.5", "3000000000.4"],
 pair("int8_first", pa.array([5], pa.int8()), dec(["127.4", "-128.5"], 5, 1))
 pair("wide_into_small", dec(["1.5"], 9, 1), dec(["1.25", "-7.75", "12345678.94"], 30, 2))
 
+# 4. filters on a column a file's values are cast in (to text beside a string column, or a
+#    decimal rounded to the first file's scale): compared as DuckDB compares the cast values
+#    (string order: '10' < '9'), with the file's statistics unused; several row groups
+ints = pa.table({"id": pa.array(range(200), pa.int64()), "k": pa.array([i if i % 7 else None for i in range(200)], pa.int32()),
+                 "f": pa.array([i / 4 for i in range(200)]), "b": pa.array([i % 3 == 0 for i in range(200)]),
+                 "d": pa.array([dt.date(2024, 1, 1) + dt.timedelta(days=i * 3) for i in range(200)], pa.date32()),
+                 "t": pa.array([dt.datetime(2024, 1, 1, 0, 0, 0, 5000) + dt.timedelta(hours=i * 7) for i in range(200)], pa.timestamp("ms")),
+                 "m": dec([f"{i * 37 - 2000}.{i % 100:02d}" for i in range(200)], 9, 2)})
+strs = pa.table({"id": pa.array(range(1000, 1006), pa.int64()), "k": pa.array(["5", "10", "x", None, "12", "150"]),
+                 "f": pa.array(["0.5", "x", "10.25", "2.0", None, "1e+16"]), "b": pa.array(["true", "y", None, "false", "a", "b"]),
+                 "d": pa.array(["2024-01-04", "x", "2025", None, "2024-12-31", "2"]),
+                 "t": pa.array(["2024-01-01 07:00:00.005", "a", None, "2024-03", "z", "2024-01-02"]),
+                 "m": pa.array(["-1963.01", "5", "x", None, "100", "-2000.00"]), "extra": pa.array([1, 2, 3, 4, 5, 6])})
+for order, tables in (("ints_first", [ints, strs]), ("text_first", [strs, ints])):
+    d = write(f"filter_{order}", tables, row_group_size=50)
+    for where in ["k = '12'", "k > '5'", "k < '10' OR k IS NULL", "k IN ('5', '150', '7')", "k LIKE '1%'",
+                  "k >= '19' AND id < 100", "f > '4'", "f = '10.25'", "f LIKE '%.5'", "b = 'true'", "b > 'false'",
+                  "d >= '2024-12'", "d LIKE '2024-02-%'", "t < '2024-01-02'", "t LIKE '%07:00:00.005'",
+                  "m > '-1'", "m LIKE '%.00'", "k = '12' AND extra IS NULL", "extra > 3 OR k = '5'",
+                  "k > '5' AND f < '2'", "starts_with(k, '9')"]:
+        for ubn in ((True, False) if order == "text_first" else (True,)):
+            if "extra" in where and not ubn:
+                continue
+            same(f"filter {order}", d, ubn, where=where)
+            want, _ = duck(d, ubn, "count(*) AS n", where)
+            p = subprocess.run([R, "scan", d, "--format", "count", "--where", where] + (["--union-by-name"] if ubn else []),
+                               capture_output=True, text=True, timeout=60)
+            check(want and p.stdout.strip() == f"rows {want[0]['n']}", f"count {order} where {where}: {p.stdout}{p.stderr} vs {want}")
+    # ORDER BY ... LIMIT and a limit with a filter on cast values
+    want, _ = duck(d, True, "id, k", "k > '3' ORDER BY k DESC, id LIMIT 5")
+    p = subprocess.run([R, "scan", d, "--union-by-name", "--format", "jsonl", "--columns", "id,k", "--where", "k > '3'",
+                        "--order-by", "k DESC, id", "--limit", "5"], capture_output=True, text=True, timeout=60)
+    got = [{k: norm(v) for k, v in json.loads(ln).items()} for ln in p.stdout.splitlines()]
+    check(got == want, f"order by with a filter {order}: {got} {p.stderr} vs {want}")
+    p = subprocess.run([R, "scan", d, "--union-by-name", "--format", "jsonl", "--columns", "id", "--where", "k > '3'",
+                        "--limit", "4", "--ordered"], capture_output=True, text=True, timeout=60)
+    want, _ = duck(d, True, "id", "k > '3' LIMIT 4")
+    check(len(p.stdout.splitlines()) == 4 and [json.loads(ln)["id"] for ln in p.stdout.splitlines()] == [int(w["id"]) for w in want],
+          f"limit with a filter {order}: {p.stdout} {p.stderr} vs {want}")
+# a decimal rounded to the first file's scale, filtered on its rounded value
+d = os.path.join(TOP, "dec_wider_later")
+for where in ["k = 12.3", "k > 12.3", "k <= -12.3", "k = 0.1 OR k = -0.1", "k BETWEEN 0 AND 12.3"]:
+    same("filter on a rounded decimal", d, False, where=where)
+
 sys.exit(0 if summary("dataset_union") else 1)
