@@ -162,11 +162,11 @@ int ds_const_vec(const ds_schema *s, int c, const ds_file *f, int64_t rows, pq_v
 /* v (a file's vector of schema column c) widened to c's type in place (ds_widen.c); 0 or
  * -ENOMEM. */
 int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v);
-/* (ds_widen.c) Unscaled value of row r of a decimal vector (INT32, INT64, or a
+/* (ds_text.c) Unscaled value of row r of a decimal vector (INT32, INT64, or a
  * sign-extended big-endian FLBA of at most 16 bytes), or of an integer one (a decimal of
  * scale 0; UINT32 unsigned), as 128 bits. */
 __int128 ds_dec_get128(const pq_column_desc *d, const pq_vec *v, int64_t r);
-/* (ds_widen.c) v replaced by w, its converted rows (w's values filled; v's validity and
+/* (ds_text.c) v replaced by w, its converted rows (w's values filled; v's validity and
  * counts carried; v's buffers freed). */
 void ds_replace_vec(pq_vec *v, pq_vec *w);
 /* (ds_text.c) Whether DuckDB casts a column of d's type to VARCHAR beside a string column

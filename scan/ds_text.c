@@ -10,6 +10,8 @@
  *    fraction's trailing zeros dropped (none when it is zero), in the column's unit except
  *    INT96, which DuckDB reads as microseconds (floored); a UTC-adjusted timestamp with
  *    "+00" (DuckDB prints TIMESTAMPTZ in the session's zone: UTC here).
+ * And what ds_widen.c shares with it: a decimal's unscaled value, a vector replaced by its
+ * conversion.
  * Invariants: every value fits TEXT_MAX bytes; a null is an empty value. No I/O. */
 #include <assert.h>
 #include <errno.h>
@@ -22,6 +24,28 @@
 #include "scan/ds_impl.h"
 
 enum { TEXT_MAX = 64 }; /* the longest: "-292277-01-01 (BC) 23:59:59.999999999+00" and NUL */
+
+__int128 ds_dec_get128(const pq_column_desc *d, const pq_vec *v, int64_t r)
+{
+    if (d->physical == PQ_INT32) {
+        int32_t x;
+        memcpy(&x, v->values + 4 * r, 4);
+        return d->logical == PQ_LOGICAL_UINT32 ? (__int128)(uint32_t)x : x;
+    }
+    if (d->physical == PQ_INT64) { int64_t x; memcpy(&x, v->values + 8 * r, 8); return x; }
+    const uint8_t *b = v->values + (int64_t)d->type_length * r;
+    unsigned __int128 x = d->type_length > 0 && (b[0] & 0x80) ? ~(unsigned __int128)0 : 0;
+    for (int i = 0; i < d->type_length; i++) x = x << 8 | b[i];
+    return (__int128)x;
+}
+
+void ds_replace_vec(pq_vec *v, pq_vec *w)
+{
+    if (v->null_count > 0) memcpy(w->validity, v->validity, (size_t)(v->length + 7) / 8);
+    w->length = v->length, w->null_count = v->null_count;
+    pq_vec_free(v);
+    *v = *w;
+}
 
 /* The decimal digits of m into buf, at least min of them (zeros in front); their count. */
 static int digits_of(unsigned __int128 m, int min, char *buf)

@@ -13,20 +13,6 @@
 
 #include "scan/ds_impl.h"
 
-__int128 ds_dec_get128(const pq_column_desc *d, const pq_vec *v, int64_t r)
-{
-    if (d->physical == PQ_INT32) {
-        int32_t x;
-        memcpy(&x, v->values + 4 * r, 4);
-        return d->logical == PQ_LOGICAL_UINT32 ? (__int128)(uint32_t)x : x;
-    }
-    if (d->physical == PQ_INT64) { int64_t x; memcpy(&x, v->values + 8 * r, 8); return x; }
-    const uint8_t *b = v->values + (int64_t)d->type_length * r;
-    unsigned __int128 x = d->type_length > 0 && (b[0] & 0x80) ? ~(unsigned __int128)0 : 0;
-    for (int i = 0; i < d->type_length; i++) x = x << 8 | b[i];
-    return (__int128)x;
-}
-
 /* x into row r of v, a decimal of d's physical type (INT32, INT64, or a big-endian FLBA of
  * at most 16 bytes); x fits it (ds_dec_cast checked its precision). */
 static void dec_put(const pq_column_desc *d, pq_vec *v, int64_t r, __int128 x)
@@ -35,14 +21,6 @@ static void dec_put(const pq_column_desc *d, pq_vec *v, int64_t r, __int128 x)
     if (d->physical == PQ_INT64) { int64_t y = (int64_t)x; memcpy(v->values + 8 * r, &y, 8); return; }
     uint8_t *b = v->values + (int64_t)d->type_length * r;
     for (int i = d->type_length - 1; i >= 0; i--, x >>= 8) b[i] = (uint8_t)x; /* arithmetic shift */
-}
-
-void ds_replace_vec(pq_vec *v, pq_vec *w)
-{
-    if (v->null_count > 0) memcpy(w->validity, v->validity, (size_t)(v->length + 7) / 8);
-    w->length = v->length, w->null_count = v->null_count;
-    pq_vec_free(v);
-    *v = *w;
 }
 
 /* A small decimal as DOUBLE (unscaled / 10^scale, as DuckDB casts it). */
