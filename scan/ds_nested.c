@@ -53,20 +53,27 @@ static bool same_leaf(const pq_column_desc *a, const pq_column_desc *b)
            a->decimal_scale == b->decimal_scale && a->is_adjusted_to_utc == b->is_adjusted_to_utc;
 }
 
-/* Whether field na of ma and field nb of mb have one shape: *same, or -ENOMEM. */
+/* Whether field na of ma and field nb of mb have one shape: *same, or -ENOMEM; when they
+ * differ in a leaf's type alone, that leaf's column in ma and in mb into leaf[0], leaf[1]
+ * (else -1). */
 static int same_shape(const pq_file_meta *ma, int32_t na, const pq_file_meta *mb, int32_t nb,
-                      bool *same)
+                      bool *same, int32_t leaf[2])
 {
     pq_nest *a = fail_malloc(sizeof *a * (size_t)PQ_NEST_CAP(ma, na));
     pq_nest *b = fail_malloc(sizeof *b * (size_t)PQ_NEST_CAP(mb, nb));
     int rc = a && b ? 0 : -ENOMEM;
     int32_t n = rc ? 0 : pq_nest_build(ma, na, a, NULL), k = rc ? 0 : pq_nest_build(mb, nb, b, NULL);
     *same = n > 0 && n == k;
+    leaf[0] = leaf[1] = -1;
     for (int32_t i = 0; *same && i < n; i++) {
         *same = a[i].kind == b[i].kind && strcmp(a[i].name, b[i].name) == 0 &&
-                a[i].nchildren == b[i].nchildren && a[i].end == b[i].end &&
-                (a[i].kind != PQ_NEST_PRIM || same_leaf(&ma->columns[a[i].col], &mb->columns[b[i].col]));
+                a[i].nchildren == b[i].nchildren && a[i].end == b[i].end;
+        if (*same && a[i].kind == PQ_NEST_PRIM && leaf[0] < 0 &&
+            !same_leaf(&ma->columns[a[i].col], &mb->columns[b[i].col]))
+            leaf[0] = a[i].col, leaf[1] = b[i].col;
     }
+    if (leaf[0] >= 0 && !*same) leaf[0] = leaf[1] = -1; /* (another shape besides) */
+    *same = *same && leaf[0] < 0;
     free(a), free(b);
     return rc ? rc : n == -ENOMEM || k == -ENOMEM ? -ENOMEM : 0;
 }
@@ -105,8 +112,17 @@ int ds_nested_readable(const pq_file_meta *m, int32_t i)
 int ds_nested_match(const ds_col *c, const pq_file_meta *m, int32_t i, const char *path, pq_err *e)
 {
     bool same = false;
-    int rc = c->node >= 0 ? same_shape(c->meta, c->node, m, i, &same) : 0;
+    int32_t leaf[2] = {-1, -1};
+    int rc = c->node >= 0 ? same_shape(c->meta, c->node, m, i, &same, leaf) : 0;
     if (rc || same) return rc;
+    if (leaf[0] >= 0) {
+        const pq_column_desc *a = &c->meta->columns[leaf[0]], *b = &m->columns[leaf[1]];
+        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': its leaf '%.80s' is "
+                       "%s/%s in %.80s but %s/%s in %.80s: not supported (a nested field's leaves "
+                       "are not cast to one type, as DuckDB casts them)", c->name, a->name,
+                       pq_physical_name(a->physical), pq_logical_name(a->logical), c->from,
+                       pq_physical_name(b->physical), pq_logical_name(b->logical), path);
+    }
     return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s but a nested field "
                    "of another shape in %.80s: a dataset's nested fields must match", c->name,
                    c->node >= 0 ? "a nested field" : "flat", c->from, path);

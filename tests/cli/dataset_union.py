@@ -133,6 +133,23 @@ for order, tables in (("first", [i96, s]), ("last", [s, i96])):
     for ubn in (True, False):
         same(f"int96 {order} beside text", d, ubn, refused=["'k'", "1.parquet", "2.parquet"])
 
+# 2. nested fields whose leaves differ in type: DuckDB widens them (list<int32> beside
+#    list<int64>: BIGINT[]; struct fields; map values; lists of lists); ringscan does not yet
+#    and refuses naming the column, the leaf and both files
+def refused_nested(name, a, b):
+    d = write(f"nested_{name}", [pa.table({"k": a}), pa.table({"k": b})])
+    want, werr = duck(d, True)
+    got, gerr = ours(d, True)
+    check(werr is None and gerr is not None and all(w in gerr for w in ["'k'", "1.parquet", "2.parquet", "not supported"]),
+          f"nested {name}: DuckDB {werr or want[:2]}; ringscan {gerr or got[:2]}")
+
+
+refused_nested("list_int", pa.array([[1, 2], None], pa.list_(pa.int32())), pa.array([[2**40]], pa.list_(pa.int64())))
+refused_nested("list_float", pa.array([[1.5]], pa.list_(pa.float32())), pa.array([[0.1]], pa.list_(pa.float64())))
+refused_nested("struct", pa.array([{"a": 1}], pa.struct([("a", pa.int32())])), pa.array([{"a": 2**40}], pa.struct([("a", pa.int64())])))
+refused_nested("map", pa.array([[("a", 1)]], pa.map_(pa.string(), pa.int32())), pa.array([[("b", 2**40)]], pa.map_(pa.string(), pa.int64())))
+refused_nested("list_list", pa.array([[[1]]], pa.list_(pa.list_(pa.int32()))), pa.array([[[2**40]]], pa.list_(pa.list_(pa.int64()))))
+
 # 3. decimals: a union past 38 digits (DuckDB: 38 digits, the scale cut, values rounded half
 #    away from zero; an integer beside a decimal keeps the scale and refuses what does not
 #    fit), and a later file's wider decimal or integer cast to the first file's decimal
