@@ -81,9 +81,28 @@ const char *ds_schema_nested(const ds_schema *s, const char *name);
 /* (ds_nested.c) The first leaf of nested top-level field i of m when the format can read its
  * shape, or -1. */
 int ds_nested_readable(const pq_file_meta *m, int32_t i);
-/* (ds_nested.c) 0 when top-level field i of m (file path) has column c's shape; else
- * RINGSCAN_EUNSUPPORTED naming both files (or -ENOMEM). */
-int ds_nested_match(const ds_col *c, const pq_file_meta *m, int32_t i, const char *path, pq_err *e);
+/* (ds_nested.c) 0 when top-level field i of m (file path) has the shape of s's nested column
+ * at, its leaves the same or widening into the column's (ds_nwiden.c); in a union by name
+ * (by_name) also when the column's leaves widen into m's: the column takes m's field as its
+ * shape (and its Arrow type: ds_types_col). Else RINGSCAN_EUNSUPPORTED naming both files (or
+ * -ENOMEM). */
+int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const char *path,
+                    bool by_name, pq_err *e);
+/* (ds_types.c) The Arrow type of s's column c rebuilt from file m (path), which now gives it
+ * its type (ds_nested_match). 0 or a status with e filled. */
+int ds_types_col(ds_schema *s, int c, const pq_file_meta *m, const char *path, pq_err *e);
+/* (ds_nested.c) Whether nested leaves a and b hold the same values in the same bytes. */
+bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b);
+/* (ds_nwiden.c) Whether a nested leaf of type from widens into one of type to, as DuckDB
+ * casts it: an integer (INT32 or INT64, annotated up to UINT32) into one whose range holds
+ * it, FLOAT to DOUBLE, an integer to DOUBLE. */
+bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to);
+/* (ds_nwiden.c) Whether nested field node of file m has nested column c's leaf types. */
+bool ds_nested_same_leaves(const ds_col *c, const pq_file_meta *m, int32_t node);
+/* (ds_nwiden.c) v (file m's packed rows of nested column c, its field node there) widened
+ * into c's shape (its leaves narrower: ds_nested_leaf_widens; the
+ * same nodes). 0, -ENOMEM, -EOVERFLOW, or a status with e naming the column. */
+int ds_nested_widen(const ds_col *c, const pq_file_meta *m, int32_t node, pq_vec *v, pq_err *e);
 /* (ds_nested.c) Remembers field, a nested field of file path that is left out, for messages
  * (at most DS_NESTED_MAX). 0 or -ENOMEM. */
 int ds_nested_remember(ds_schema *s, const char *field, const char *path);

@@ -45,17 +45,17 @@ int ds_nested_remember(ds_schema *s, const char *field, const char *path)
     return 0;
 }
 
-/* Whether leaves a and b hold the same values in the same bytes. */
-static bool same_leaf(const pq_column_desc *a, const pq_column_desc *b)
+bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b)
 {
     return a->physical == b->physical && a->type_length == b->type_length &&
            a->logical == b->logical && a->decimal_precision == b->decimal_precision &&
            a->decimal_scale == b->decimal_scale && a->is_adjusted_to_utc == b->is_adjusted_to_utc;
 }
 
-/* Whether field na of ma and field nb of mb have one shape: *same, or -ENOMEM; when they
- * differ in a leaf's type alone, that leaf's column in ma and in mb into leaf[0], leaf[1]
- * (else -1). */
+/* Whether field na of ma and field nb of mb have one shape, their leaves the same or each of
+ * mb's widening into ma's (ds_nested_leaf_widens: ds_nwiden.c): *same, or -ENOMEM; when they
+ * differ in a leaf's type alone, one that does not widen, its column in ma and in mb into
+ * leaf[0], leaf[1] (else -1). */
 static int same_shape(const pq_file_meta *ma, int32_t na, const pq_file_meta *mb, int32_t nb,
                       bool *same, int32_t leaf[2])
 {
@@ -68,8 +68,9 @@ static int same_shape(const pq_file_meta *ma, int32_t na, const pq_file_meta *mb
     for (int32_t i = 0; *same && i < n; i++) {
         *same = a[i].kind == b[i].kind && strcmp(a[i].name, b[i].name) == 0 &&
                 a[i].nchildren == b[i].nchildren && a[i].end == b[i].end;
-        if (*same && a[i].kind == PQ_NEST_PRIM && leaf[0] < 0 &&
-            !same_leaf(&ma->columns[a[i].col], &mb->columns[b[i].col]))
+        const pq_column_desc *la = *same && a[i].kind == PQ_NEST_PRIM ? &ma->columns[a[i].col] : NULL;
+        const pq_column_desc *lb = la ? &mb->columns[b[i].col] : NULL;
+        if (la && leaf[0] < 0 && !ds_nested_leaf_same(la, lb) && !ds_nested_leaf_widens(lb, la))
             leaf[0] = a[i].col, leaf[1] = b[i].col;
     }
     if (leaf[0] >= 0 && !*same) leaf[0] = leaf[1] = -1; /* (another shape besides) */
@@ -109,17 +110,37 @@ int ds_nested_readable(const pq_file_meta *m, int32_t i)
     return rc == 0 && node == i ? col : -1;
 }
 
-int ds_nested_match(const ds_col *c, const pq_file_meta *m, int32_t i, const char *path, pq_err *e)
+/* Nested column c takes field i of m (file path) as its shape and type. 0 or a status. */
+static int take_shape(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const char *path,
+                      pq_err *e)
 {
-    bool same = false;
-    int32_t leaf[2] = {-1, -1};
+    ds_col *c = &s->cols[at];
+    int leaf = ds_nested_readable(m, i);
+    char *from = fail_strdup(path);
+    if (!from || leaf < 0) return free(from), -ENOMEM; /* (readable: add_field checked it) */
+    free(c->from), c->from = from;
+    c->meta = m, c->node = i;
+    c->desc = m->columns[leaf], c->desc.name = c->name, c->desc.index = at;
+    c->desc.repetition = PQ_OPTIONAL, c->desc.max_def_level = 1;
+    return ds_types_col(s, at, m, path, e);
+}
+
+int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const char *path,
+                    bool by_name, pq_err *e)
+{
+    const ds_col *c = &s->cols[at];
+    bool same = false, wider = false;
+    int32_t leaf[2] = {-1, -1}, ignore[2];
     int rc = c->node >= 0 ? same_shape(c->meta, c->node, m, i, &same, leaf) : 0;
+    if (rc == 0 && !same && by_name && leaf[0] >= 0) /* m's leaves the wider: its shape */
+        rc = same_shape(m, i, c->meta, c->node, &wider, ignore);
     if (rc || same) return rc;
+    if (wider) return take_shape(s, at, m, i, path, e);
     if (leaf[0] >= 0) {
         const pq_column_desc *a = &c->meta->columns[leaf[0]], *b = &m->columns[leaf[1]];
         return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': its leaf '%.80s' is "
                        "%s/%s in %.80s but %s/%s in %.80s: not supported (a nested field's leaves "
-                       "are not cast to one type, as DuckDB casts them)", c->name, a->name,
+                       "widen into one file's type only)", c->name, a->name,
                        pq_physical_name(a->physical), pq_logical_name(a->logical), c->from,
                        pq_physical_name(b->physical), pq_logical_name(b->logical), path);
     }

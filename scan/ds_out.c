@@ -194,6 +194,21 @@ int ds_conflicts(const ds_scan *d, pq_err *e)
     return 0;
 }
 
+/* Output column j's rows v of nested column out[j] from file r, widened into its shape
+ * (ds_nwiden.c); a path inside it whose leaves would widen is refused. */
+static int nested_rows(const ds_scan *d, const ds_run *r, int j, pq_vec *v, pq_err *e)
+{
+    const ds_col *c = &d->s.cols[d->out[j]];
+    const pq_file_meta *m = &d->ft.slots[r->fi].f->meta;
+    int32_t node = r->view.node[d->out[j]];
+    const char *path = d->a.list->files[r->fi].path;
+    if (d->opath[j] && !ds_nested_same_leaves(c, m, node))
+        return ds_file_errf(e, RINGSCAN_EUNSUPPORTED, path, "a path inside a nested field whose "
+                            "leaves are widened here is not supported (project the field)");
+    int rc = d->opath[j] ? 0 : ds_nested_widen(c, m, node, v, e);
+    return rc && e->msg[0] ? ds_file_errf(e, rc, path, e->msg) : rc;
+}
+
 /* b (r's batch) rewritten to the dataset's columns into out (b's vectors moved). */
 int ds_to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *out, pq_err *e)
 {
@@ -216,7 +231,10 @@ int ds_to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *out, p
                 rc = scan_batch_set_dict(out, j, &b->dicts[r->pos[j]]);
                 continue;
             }
-            if (c->node >= 0) continue; /* packed rows, in the one shape (invariant 5) */
+            if (c->node >= 0) { /* packed rows, in the one shape (invariant 5), widened */
+                rc = nested_rows(d, r, j, &out->cols[j], e);
+                continue;
+            }
             const pq_column_desc *from = &r->view.cols[r->proj[j]];
             const char *path = d->a.list->files[r->fi].path;
             if (ds_dec_cast_needed(&c->desc, from)) {

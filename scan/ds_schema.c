@@ -222,7 +222,7 @@ static int add_field(ds_schema *s, const pq_file_meta *m, int32_t i, const char 
     if (leaf < 0) return add_new && at < 0 ? ds_nested_remember(s, name, path) : 0;
     if (at >= 0 && (s->cols[at].part >= 0 || part_key(s, name))) return 0; /* ds_schema_parts */
     pq_err tmp = {.offset = -1};
-    if (at >= 0) return defer(s, at, ds_nested_match(&s->cols[at], m, i, path, &tmp), &tmp);
+    if (at >= 0) return defer(s, at, ds_nested_match(s, at, m, i, path, add_new, &tmp), &tmp);
     int rc = add_new ? add_col(s, name, &m->columns[leaf], -1, path) : 0;
     if (rc == 0 && add_new) s->cols[s->n - 1].node = i, s->cols[s->n - 1].meta = m;
     return rc;

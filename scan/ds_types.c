@@ -83,6 +83,22 @@ int ds_types_add(ds_schema *s, int first, const pq_file_meta *m, const char *pat
     return rc;
 }
 
+int ds_types_col(ds_schema *s, int c, const pq_file_meta *m, const char *path, pq_err *e)
+{
+    scan_arrow_types t = {0};
+    int rc = file_types(s, &c, 1, m, path, &t, e);
+    if (rc == 0) {
+        ds_col *col = &s->cols[c];
+        int32_t node;
+        scan_arrow_type_free(&col->atype);
+        col->atype = t.cols[0]; /* its nodes too */
+        col->adesc = m->columns[ds_col_leaf(col, m, &node)];
+        col->adesc.name = col->name;
+    }
+    free(t.metadata), free(t.cols);
+    return rc;
+}
+
 /* The Arrow type schema column c exports (NULL: its Parquet type's alone). */
 static const scan_arrow_type *ds_types_of(const ds_col *c)
 {
