@@ -84,14 +84,14 @@ int ds_nested_readable(const pq_file_meta *m, int32_t i);
 /* (ds_nested.c) 0 when top-level field i of m (file path) has the shape of s's nested column
  * at, its leaves the same or widening into the column's (ds_nwiden.c); in a union by name
  * (by_name) also when the column's leaves widen into m's: the column takes m's field as its
- * shape (and its Arrow type: ds_types_col). Else RINGSCAN_EUNSUPPORTED naming both files (or
- * -ENOMEM). */
+ * shape (*took: the caller rebuilds its Arrow type, ds_types_col). Else
+ * RINGSCAN_EUNSUPPORTED naming both files (or -ENOMEM). */
 int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const char *path,
-                    bool by_name, pq_err *e);
+                    bool by_name, bool *took, pq_err *e);
 /* (ds_types.c) The Arrow type of s's column c rebuilt from file m (path), which now gives it
  * its type (ds_nested_match). 0 or a status with e filled. */
 int ds_types_col(ds_schema *s, int c, const pq_file_meta *m, const char *path, pq_err *e);
-/* (ds_nested.c) Whether nested leaves a and b hold the same values in the same bytes. */
+/* (ds_nwiden.c) Whether nested leaves a and b hold the same values in the same bytes. */
 bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b);
 /* (ds_nwiden.c) Whether a nested leaf of type from widens into one of type to, as DuckDB
  * casts it: an integer (INT32 or INT64, annotated up to UINT32) into one whose range holds
@@ -234,7 +234,8 @@ static inline bool ds_wide_decimal(const pq_column_desc *d)
            d->decimal_precision <= 38 && d->physical == PQ_FIXED_LEN_BYTE_ARRAY &&
            d->type_length == 16;
 }
-/* d's time or timestamp unit as a power of ten of seconds (3, 6, 9); 0 when d is neither. */
+/* (ds_text.c) d's time or timestamp unit as a power of ten of seconds (3, 6, 9; INT96: 9); 0
+ * when d is neither. */
 int ds_time_unit(const pq_column_desc *d);
 
 /* What a file's filter is parsed with (flt_parse_fold, flt_from_tree_fold): its virtual

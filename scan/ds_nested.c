@@ -45,13 +45,6 @@ int ds_nested_remember(ds_schema *s, const char *field, const char *path)
     return 0;
 }
 
-bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b)
-{
-    return a->physical == b->physical && a->type_length == b->type_length &&
-           a->logical == b->logical && a->decimal_precision == b->decimal_precision &&
-           a->decimal_scale == b->decimal_scale && a->is_adjusted_to_utc == b->is_adjusted_to_utc;
-}
-
 /* Whether field na of ma and field nb of mb have one shape, their leaves the same or each of
  * mb's widening into ma's (ds_nested_leaf_widens: ds_nwiden.c): *same, or -ENOMEM; when they
  * differ in a leaf's type alone, one that does not widen, its column in ma and in mb into
@@ -110,9 +103,9 @@ int ds_nested_readable(const pq_file_meta *m, int32_t i)
     return rc == 0 && node == i ? col : -1;
 }
 
-/* Nested column c takes field i of m (file path) as its shape and type. 0 or a status. */
-static int take_shape(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const char *path,
-                      pq_err *e)
+/* Nested column at takes field i of m (file path) as its shape (its Arrow type: the caller's,
+ * ds_types_col). 0 or -ENOMEM. */
+static int take_shape(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const char *path)
 {
     ds_col *c = &s->cols[at];
     int leaf = ds_nested_readable(m, i);
@@ -122,12 +115,13 @@ static int take_shape(ds_schema *s, int at, const pq_file_meta *m, int32_t i, co
     c->meta = m, c->node = i;
     c->desc = m->columns[leaf], c->desc.name = c->name, c->desc.index = at;
     c->desc.repetition = PQ_OPTIONAL, c->desc.max_def_level = 1;
-    return ds_types_col(s, at, m, path, e);
+    return 0;
 }
 
 int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const char *path,
-                    bool by_name, pq_err *e)
+                    bool by_name, bool *took, pq_err *e)
 {
+    *took = false;
     const ds_col *c = &s->cols[at];
     bool same = false, wider = false;
     int32_t leaf[2] = {-1, -1}, ignore[2];
@@ -135,7 +129,7 @@ int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, cons
     if (rc == 0 && !same && by_name && leaf[0] >= 0) /* m's leaves the wider: its shape */
         rc = same_shape(m, i, c->meta, c->node, &wider, ignore);
     if (rc || same) return rc;
-    if (wider) return take_shape(s, at, m, i, path, e);
+    if (wider) return (*took = true), take_shape(s, at, m, i, path);
     if (leaf[0] >= 0) {
         const pq_column_desc *a = &c->meta->columns[leaf[0]], *b = &m->columns[leaf[1]];
         return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': its leaf '%.80s' is "

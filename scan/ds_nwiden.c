@@ -21,6 +21,13 @@
 #include "format/column_nested.h"
 #include "scan/ds_impl.h"
 
+bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b)
+{
+    return a->physical == b->physical && a->type_length == b->type_length &&
+           a->logical == b->logical && a->decimal_precision == b->decimal_precision &&
+           a->decimal_scale == b->decimal_scale && a->is_adjusted_to_utc == b->is_adjusted_to_utc;
+}
+
 /* An integer leaf's range into [*lo, *hi]; false when d is no integer (or a UINT64). */
 static bool int_range(const pq_column_desc *d, __int128 *lo, __int128 *hi)
 {

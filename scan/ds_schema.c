@@ -215,15 +215,18 @@ static bool part_key(const ds_schema *s, const char *name)
 /* Adds nested top-level field i of m (file path) to s as a column read whole (add_new), or
  * checks it against the column s has of its name (ds_impl.h invariant 5); a field the format
  * cannot read is remembered for messages. */
-static int add_field(ds_schema *s, const pq_file_meta *m, int32_t i, const char *path, bool add_new)
+static int add_field(ds_schema *s, const pq_file_meta *m, int32_t i, const char *path, bool add_new,
+                     pq_err *e)
 {
     const char *name = m->nodes[i].path;
     int at = ds_schema_find(s, name), leaf = ds_nested_readable(m, i);
     if (leaf < 0) return add_new && at < 0 ? ds_nested_remember(s, name, path) : 0;
     if (at >= 0 && (s->cols[at].part >= 0 || part_key(s, name))) return 0; /* ds_schema_parts */
     pq_err tmp = {.offset = -1};
-    if (at >= 0) return defer(s, at, ds_nested_match(s, at, m, i, path, add_new, &tmp), &tmp);
-    int rc = add_new ? add_col(s, name, &m->columns[leaf], -1, path) : 0;
+    bool took = false; /* (m's leaves the wider: its shape, and its Arrow type) */
+    int rc = at >= 0 ? ds_nested_match(s, at, m, i, path, add_new, &took, &tmp) : 0;
+    if (at >= 0) return rc == 0 && took ? ds_types_col(s, at, m, path, e) : defer(s, at, rc, &tmp);
+    rc = add_new ? add_col(s, name, &m->columns[leaf], -1, path) : 0;
     if (rc == 0 && add_new) s->cols[s->n - 1].node = i, s->cols[s->n - 1].meta = m;
     return rc;
 }
@@ -304,7 +307,7 @@ int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool ad
         if (m->nodes[i].shape == PQ_SHAPE_FLAT)
             rc = add_flat(s, &m->columns[m->nodes[i].column], path, add_new);
         else
-            rc = add_field(s, m, i, path, add_new);
+            rc = add_field(s, m, i, path, add_new, e);
     }
     pq_err tmp = {.offset = -1};
     for (int c = 0; rc == 0 && !add_new && c < s->n; c++)

@@ -10,8 +10,8 @@
  *    fraction's trailing zeros dropped (none when it is zero), in the column's unit except
  *    INT96, which DuckDB reads as microseconds (floored); a UTC-adjusted timestamp with
  *    "+00" (DuckDB prints TIMESTAMPTZ in the session's zone: UTC here).
- * And what ds_widen.c shares with it: a decimal's unscaled value, a vector replaced by its
- * conversion.
+ * And what the other ds_ files share with it: a decimal's unscaled value, a vector replaced
+ * by its conversion, a time's unit.
  * Invariants: every value fits TEXT_MAX bytes; a null is an empty value. No I/O. */
 #include <assert.h>
 #include <errno.h>
@@ -184,6 +184,17 @@ static int text_of(const pq_column_desc *from, const pq_vec *v, int64_t r, char 
     int64_t x = i64_at(v, r);
     if (l == PQ_LOGICAL_UINT32) return ds_decimal_text((uint32_t)x, 0, buf);
     return ds_decimal_text(l == PQ_LOGICAL_UINT64 ? (__int128)(uint64_t)x : x, 0, buf);
+}
+
+int ds_time_unit(const pq_column_desc *d)
+{
+    if (d->physical == PQ_INT96) return 9; /* a timestamp in nanoseconds (pq_int96_nanos) */
+    switch (d->logical) {
+    case PQ_LOGICAL_TIME_MILLIS: case PQ_LOGICAL_TIMESTAMP_MILLIS: return 3;
+    case PQ_LOGICAL_TIME_MICROS: case PQ_LOGICAL_TIMESTAMP_MICROS: return 6;
+    case PQ_LOGICAL_TIME_NANOS: case PQ_LOGICAL_TIMESTAMP_NANOS: return 9;
+    default: return 0;
+    }
 }
 
 bool ds_texted(const pq_column_desc *d)

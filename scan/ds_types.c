@@ -137,17 +137,6 @@ int ds_types_dict_out(const scan_arrow_type *t, const int *pos, int nout, int nl
     return 0;
 }
 
-int ds_time_unit(const pq_column_desc *d)
-{
-    if (d->physical == PQ_INT96) return 9; /* a timestamp in nanoseconds (pq_int96_nanos) */
-    switch (d->logical) {
-    case PQ_LOGICAL_TIME_MILLIS: case PQ_LOGICAL_TIMESTAMP_MILLIS: return 3;
-    case PQ_LOGICAL_TIME_MICROS: case PQ_LOGICAL_TIMESTAMP_MICROS: return 6;
-    case PQ_LOGICAL_TIME_NANOS: case PQ_LOGICAL_TIMESTAMP_NANOS: return 9;
-    default: return 0;
-    }
-}
-
 /* A duration format's unit as a power of ten of seconds (tDs 0 .. tDn 9), or -1. */
 static int unit_exp(const char *fmt)
 {
