@@ -188,6 +188,9 @@ __int128 ds_dec_get128(const pq_column_desc *d, const pq_vec *v, int64_t r);
 /* (ds_text.c) v replaced by w, its converted rows (w's values filled; v's validity and
  * counts carried; v's buffers freed). */
 void ds_replace_vec(pq_vec *v, pq_vec *w);
+/* (ds_text.c) The values integer type d holds into [*lo, *hi] (by its annotation's width and
+ * sign, else its physical type's); false when d is no integer. */
+bool ds_int_range(const pq_column_desc *d, __int128 *lo, __int128 *hi);
 /* (ds_text.c) Whether DuckDB casts a column of d's type to VARCHAR beside a string column
  * and ds_to_text prints it: a BOOLEAN, an integer of any width or sign, a decimal of up to 38
  * digits (INT32, INT64, FIXED_LEN up to 16 bytes), a FLOAT or DOUBLE, a DATE, a TIME not

@@ -28,29 +28,14 @@ bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b)
            a->decimal_scale == b->decimal_scale && a->is_adjusted_to_utc == b->is_adjusted_to_utc;
 }
 
-/* An integer leaf's range into [*lo, *hi]; false when d is no integer (or a UINT64). */
-static bool int_range(const pq_column_desc *d, __int128 *lo, __int128 *hi)
-{
-    if (d->physical != PQ_INT32 && d->physical != PQ_INT64) return false;
-    pq_logical l = d->logical;
-    int bits = l == PQ_LOGICAL_INT8 || l == PQ_LOGICAL_UINT8     ? 8
-               : l == PQ_LOGICAL_INT16 || l == PQ_LOGICAL_UINT16 ? 16
-               : d->physical == PQ_INT32                          ? 32
-                                                                  : 64;
-    bool u = l >= PQ_LOGICAL_UINT8 && l <= PQ_LOGICAL_UINT32;
-    if (l != PQ_LOGICAL_NONE && !(l >= PQ_LOGICAL_INT8 && l <= PQ_LOGICAL_UINT32)) return false;
-    *hi = ((__int128)1 << (u ? bits : bits - 1)) - 1;
-    *lo = u ? 0 : -*hi - 1;
-    return true;
-}
-
 bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to)
 {
     __int128 flo, fhi, tlo, thi;
-    bool fi = int_range(from, &flo, &fhi), ti = int_range(to, &tlo, &thi);
+    bool fi = ds_int_range(from, &flo, &fhi), ti = ds_int_range(to, &tlo, &thi);
     if (fi && ti) return tlo <= flo && fhi <= thi; /* (INT64 holds every INT32 value) */
     return (from->physical == PQ_FLOAT && to->physical == PQ_DOUBLE) ||
-           (fi && to->physical == PQ_DOUBLE && to->logical == PQ_LOGICAL_NONE);
+           (fi && from->logical != PQ_LOGICAL_UINT64 && to->physical == PQ_DOUBLE &&
+            to->logical == PQ_LOGICAL_NONE);
 }
 
 typedef struct nw {

@@ -197,6 +197,22 @@ int ds_time_unit(const pq_column_desc *d)
     }
 }
 
+bool ds_int_range(const pq_column_desc *d, __int128 *lo, __int128 *hi)
+{
+    pq_logical l = d->logical;
+    if ((d->physical != PQ_INT32 && d->physical != PQ_INT64) ||
+        (l != PQ_LOGICAL_NONE && !(l >= PQ_LOGICAL_INT8 && l <= PQ_LOGICAL_UINT64)))
+        return false;
+    int bits = l == PQ_LOGICAL_INT8 || l == PQ_LOGICAL_UINT8     ? 8
+               : l == PQ_LOGICAL_INT16 || l == PQ_LOGICAL_UINT16 ? 16
+               : d->physical == PQ_INT32                          ? 32
+                                                                  : 64;
+    bool u = l >= PQ_LOGICAL_UINT8 && l <= PQ_LOGICAL_UINT64;
+    *hi = ((__int128)1 << (u ? bits : bits - 1)) - 1;
+    *lo = u ? 0 : -*hi - 1;
+    return true;
+}
+
 bool ds_texted(const pq_column_desc *d)
 {
     pq_logical l = d->logical;

@@ -87,14 +87,9 @@ static void dec_range(const pq_column_desc *d, __int128 *lo, __int128 *hi)
         *hi = (__int128)pow10_128(d->decimal_precision) - 1, *lo = -*hi;
         return;
     }
-    pq_logical l = d->logical;
-    int bits = l == PQ_LOGICAL_INT8 || l == PQ_LOGICAL_UINT8     ? 8
-               : l == PQ_LOGICAL_INT16 || l == PQ_LOGICAL_UINT16 ? 16
-               : d->physical == PQ_INT32                          ? 32
-                                                                  : 64;
-    bool u = l >= PQ_LOGICAL_UINT8 && l <= PQ_LOGICAL_UINT64;
-    *hi = ((__int128)1 << (u ? bits : bits - 1)) - 1;
-    *lo = u ? 0 : -*hi - 1;
+    bool ok = ds_int_range(d, lo, hi);
+    assert(ok); /* an integer (ds_dec_cast_needed) */
+    (void)ok;
 }
 
 /* The file's value x (scale fs) that does not fit c: the error naming it. */
