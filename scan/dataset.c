@@ -177,12 +177,16 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     if (rc == 0) rc = ds_view_init(&r->view, &d->s, &f->meta);
     if (rc == 0) rc = ds_types_file(&d->s, &r->view, &f->meta, path, r->scale, e);
     r->post = rc == 0 && ds_post_needed(d, r); /* a filter on cast values: ds_post.c */
-    flt_expr *x = NULL; /* (a filter on a column cast to text here: refused before its parse) */
-    if (rc == 0 && !r->post) rc = ds_types_filter(&d->s, &r->view, r->scale, d->filtered, NULL, path, e);
+    flt_expr *x = NULL; /* (none for a post file: its filter is on cast values) */
+    const bool *fl = d->filtered;
+    if (rc == 0 && !r->post) rc = ds_types_filter(&d->s, &r->view, r->scale, fl, NULL, path, e);
     if (rc == 0 && !r->post) rc = file_filter(d, r, &x, pruned, e);
-    if (rc == 0 && !r->post) rc = ds_types_filter(&d->s, &r->view, r->scale, d->filtered, x, path, e);
+    if (rc == 0 && !r->post) rc = ds_types_filter(&d->s, &r->view, r->scale, fl, x, path, e);
     scan_opts so = d->a.so;
-    if (rc == 0 && !*pruned && d->a.count && !r->post) rc = ds_count_file(d->a.count, f, x, &so, &r->groups, &r->settled);
+    if (rc == 0 && !*pruned && d->a.count && !r->post)
+        rc = ds_count_file(d->a.count, f, x, &so, &r->groups, &r->settled);
+    if (rc == 0 && d->a.count && r->post) /* every group scanned, its rows counted after post */
+        d->a.count->groups += f->meta.nrow_groups, d->a.count->scanned += f->meta.nrow_groups;
     if (rc == 0 && (*pruned || r->settled || stats_prune(f, x))) {
         say(d, "file %s: %s\n", path, *pruned ? "pruned by its partition values"
                                     : r->settled ? "counted from its footer" : "pruned by footer statistics");
@@ -200,9 +204,8 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     int64_t left = d->a.limit < 0 ? -1 : d->a.limit - (d->topk.nkeys ? 0 : d->rows_out);
     so.limit = so.nkeys || !d->topk.nkeys ? left : -1;
     if (d->topk.nkeys && !so.nkeys) so.limit = left; /* constant keys: the first K rows */
-    if (rc == 0 && !*pruned && (texted_key(d, r) || r->post)) /* every row to the merge (it
-                                         orders text) or to the filter on cast values */
-        so.nkeys = 0, so.limit = -1;
+    /* every row to the merge (it orders text), or to the filter on cast values */
+    if (rc == 0 && !*pruned && (texted_key(d, r) || r->post)) so.nkeys = 0, so.limit = -1;
     so.share = d->shared ? &d->share : NULL; /* the dataset's one budget */
     if (rc == 0 && !*pruned && !d->rt) /* the runtime, once (scan_rt.h) */
         rc = scan_rt_start(&d->rt, so.threads, so.io, DS_INFLIGHT_MAX, e);

@@ -208,20 +208,23 @@ int ds_decimal_text(__int128 x, int scale, char *buf);
  * integer and from a decimal (a first file's integer without union_by_name). */
 static inline bool ds_dec_cast_needed(const pq_column_desc *to, const pq_column_desc *from)
 {
+    bool dec = from->logical == PQ_LOGICAL_DECIMAL;
     bool number = from->physical == PQ_INT32 || from->physical == PQ_INT64 ||
-                  (from->physical == PQ_FIXED_LEN_BYTE_ARRAY && from->logical == PQ_LOGICAL_DECIMAL);
+                  (from->physical == PQ_FIXED_LEN_BYTE_ARRAY && dec);
     if (to->logical != PQ_LOGICAL_DECIMAL)
-        return from->logical == PQ_LOGICAL_DECIMAL && (to->physical == PQ_INT32 || to->physical == PQ_INT64);
+        return dec && (to->physical == PQ_INT32 || to->physical == PQ_INT64);
     return number && (from->logical != to->logical || from->physical != to->physical ||
-                      from->type_length != to->type_length || from->decimal_scale != to->decimal_scale ||
+                      from->type_length != to->type_length ||
+                      from->decimal_scale != to->decimal_scale ||
                       from->decimal_precision != to->decimal_precision);
 }
 /* (ds_widen.c) v (schema column c's vector from file path, a decimal or an integer: its
  * unscaled values) as c's decimal (or integer: scale 0), as DuckDB casts it: multiplied or
- * divided (rounding half away from zero) to c's scale, in c's physical form. 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED
- * with e naming path, the column, the value and the file that gave c its type when a value
- * does not fit c's precision. */
-int ds_dec_cast(const ds_col *c, const pq_column_desc *from, const char *path, pq_vec *v, pq_err *e);
+ * divided (rounding half away from zero) to c's scale, in c's physical form. 0, -ENOMEM, or
+ * RINGSCAN_EUNSUPPORTED with e naming path, the column, the value and the file that gave c
+ * its type when a value does not fit c's precision. */
+int ds_dec_cast(const ds_col *c, const pq_column_desc *from, const char *path, pq_vec *v,
+                pq_err *e);
 /* A decimal of up to 18 digits, whatever its physical type (INT32, INT64, FIXED_LEN). */
 static inline bool ds_small_decimal(const pq_column_desc *d)
 {

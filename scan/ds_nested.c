@@ -61,7 +61,8 @@ static int same_shape(const pq_file_meta *ma, int32_t na, const pq_file_meta *mb
     for (int32_t i = 0; *same && i < n; i++) {
         *same = a[i].kind == b[i].kind && strcmp(a[i].name, b[i].name) == 0 &&
                 a[i].nchildren == b[i].nchildren && a[i].end == b[i].end;
-        const pq_column_desc *la = *same && a[i].kind == PQ_NEST_PRIM ? &ma->columns[a[i].col] : NULL;
+        bool prim = *same && a[i].kind == PQ_NEST_PRIM;
+        const pq_column_desc *la = prim ? &ma->columns[a[i].col] : NULL;
         const pq_column_desc *lb = la ? &mb->columns[b[i].col] : NULL;
         if (la && leaf[0] < 0 && !ds_nested_leaf_same(la, lb) && !ds_nested_leaf_widens(lb, la))
             leaf[0] = a[i].col, leaf[1] = b[i].col;

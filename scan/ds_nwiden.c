@@ -42,8 +42,8 @@ typedef struct nw {
     const pq_file_meta *fm, *tm;
     const pq_nest *ft, *tt;
     const uint8_t *p, *end;
-    uint8_t *out;               /* room checked by the caller (invariant 2) */
-    int64_t n;                  /* bytes written */
+    uint8_t *out; /* room checked by the caller (invariant 2) */
+    int64_t n;    /* bytes written */
 } nw;
 
 /* One leaf value of node k (valid) from the file's width to the dataset's. */
@@ -64,15 +64,23 @@ static bool leaf(nw *x, int32_t k)
     }
     int64_t i = 0;
     double d = 0;
-    if (f->physical == PQ_FLOAT) { float v; memcpy(&v, x->p, 4); d = v; }
-    else if (f->physical == PQ_INT32) {
+    if (f->physical == PQ_FLOAT) {
+        float v;
+        memcpy(&v, x->p, 4);
+        d = v;
+    } else if (f->physical == PQ_INT32) {
         int32_t v;
         memcpy(&v, x->p, 4);
         i = f->logical == PQ_LOGICAL_UINT32 ? (int64_t)(uint32_t)v : v, d = (double)i;
-    } else { memcpy(&i, x->p, 8); d = (double)i; }
+    } else {
+        memcpy(&i, x->p, 8);
+        d = (double)i;
+    }
     x->p += w;
-    if (t->physical == PQ_DOUBLE) memcpy(x->out + x->n, &d, 8);
-    else memcpy(x->out + x->n, &i, 8);
+    if (t->physical == PQ_DOUBLE)
+        memcpy(x->out + x->n, &d, 8);
+    else
+        memcpy(x->out + x->n, &i, 8);
     x->n += 8;
     return true;
 }
@@ -110,7 +118,8 @@ static bool flat_row(nw *x, int32_t fw, int32_t tw)
     if (!flagged) return true;
     if (x->end - x->p < n || x->end - x->p - n >= fw) return false; /* flags, then padding */
     memcpy(x->out + x->n, x->p, (size_t)n), x->n += n, x->p = x->end;
-    while ((x->n - start) % tw != 1) x->out[x->n++] = 0; /* the row's length 1 mod tw */
+    while ((x->n - start) % tw != 1)
+        x->out[x->n++] = 0; /* the row's length 1 mod tw */
     return true;
 }
 
@@ -119,8 +128,10 @@ static int repack(nw *x, const char *name, pq_vec *v, pq_err *e)
 {
     int32_t fw = pq_nest_flat_width(x->fm, x->ft), tw = pq_nest_flat_width(x->tm, x->tt);
     if ((fw > 0) != (tw > 0)) /* (ds_nested.c accepts no such pair) */
-        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': a flat list widened into "
-                       "a packed one", name);
+        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1,
+                       "column '%.40s': a flat list widened into "
+                       "a packed one",
+                       name);
     int64_t cap = 2 * v->data_len + 8 * v->length;
     if (cap > INT32_MAX) return -EOVERFLOW;
     pq_vec w;
@@ -133,8 +144,10 @@ static int repack(nw *x, const char *name, pq_vec *v, pq_err *e)
         x->p = v->data + v->offsets[r], x->end = v->data + v->offsets[r + 1];
         bool ok = x->p == x->end || (fw > 0 ? flat_row(x, fw, tw) : value(x, 0));
         if (!ok || x->p != x->end)
-            rc = pq_errf(e, RINGSCAN_EFORMAT, -1, "column '%.40s': a packed row of %d bytes "
-                         "does not match its shape", name, (int)(v->offsets[r + 1] - v->offsets[r]));
+            rc = pq_errf(e, RINGSCAN_EFORMAT, -1,
+                         "column '%.40s': a packed row of %d bytes "
+                         "does not match its shape",
+                         name, (int)(v->offsets[r + 1] - v->offsets[r]));
         w.offsets[r + 1] = (int32_t)x->n;
     }
     if (rc) return pq_vec_free(&w), rc;
@@ -159,7 +172,8 @@ int ds_nested_widen(const ds_col *c, const pq_file_meta *m, int32_t node, pq_vec
     pq_nest *ft = fail_malloc(sizeof *ft * (size_t)PQ_NEST_CAP(m, node));
     pq_nest *tt = fail_malloc(sizeof *tt * (size_t)PQ_NEST_CAP(c->meta, c->node));
     int rc = ft && tt ? 0 : -ENOMEM;
-    int32_t n = rc ? 0 : pq_nest_build(m, node, ft, e), k = rc ? 0 : pq_nest_build(c->meta, c->node, tt, e);
+    int32_t n = rc ? 0 : pq_nest_build(m, node, ft, e),
+            k = rc ? 0 : pq_nest_build(c->meta, c->node, tt, e);
     if (rc == 0 && (n < 0 || k < 0)) rc = n < 0 ? n : k;
     assert(rc || n == k); /* invariant 1 */
     nw x = {.fm = m, .tm = c->meta, .ft = ft, .tt = tt};

@@ -53,13 +53,15 @@ static int cast_col(const ds_scan *d, const ds_run *r, int c, const scan_batch *
     const pq_vec *v = &b->cols[r->fpos[c]];
     uint32_t *idx = fail_malloc(sizeof(uint32_t) * (size_t)(b->rows + 1));
     if (!idx) return -ENOMEM;
-    for (int64_t i = 0; i < b->rows; i++) idx[i] = (uint32_t)i;
+    for (int64_t i = 0; i < b->rows; i++)
+        idx[i] = (uint32_t)i;
     pq_vec_init(out, v->type, v->type_length);
     int rc = pq_vec_take(v, idx, b->rows, out); /* a copy: b's vector is cast again for output */
     free(idx);
     const ds_col *col = &d->s.cols[c];
     const pq_column_desc *from = &r->view.cols[r->view.leaf[c]];
-    if (rc == 0 && ds_dec_cast_needed(&col->desc, from)) return ds_dec_cast(col, from, f->path, out, e);
+    if (rc == 0 && ds_dec_cast_needed(&col->desc, from))
+        return ds_dec_cast(col, from, f->path, out, e);
     if (rc == 0) rc = ds_widen(&col->desc, from, out);
     if (rc == 0 && r->scale[c]) rc = ds_rescale(col, r->scale[c], f->path, out, e);
     return rc;
@@ -81,7 +83,8 @@ static int post_mask(const ds_scan *d, const ds_run *r, const scan_batch *b, flt
             if (!made[c]) rc = cast_col(d, r, c, b, &vecs[c], e), made[c] = rc == 0;
             ptr[j] = &vecs[c];
         }
-        if (rc == 0) rc = p->multi ? flt_eval_multi(p, ptr, keep, &tmp) : flt_eval(p, ptr[0], keep, &tmp);
+        if (rc == 0)
+            rc = p->multi ? flt_eval_multi(p, ptr, keep, &tmp) : flt_eval(p, ptr[0], keep, &tmp);
         if (rc == 0) {
             flt_mask t = *keep;
             *keep = tmp, tmp = t;

@@ -32,10 +32,15 @@ __int128 ds_dec_get128(const pq_column_desc *d, const pq_vec *v, int64_t r)
         memcpy(&x, v->values + 4 * r, 4);
         return d->logical == PQ_LOGICAL_UINT32 ? (__int128)(uint32_t)x : x;
     }
-    if (d->physical == PQ_INT64) { int64_t x; memcpy(&x, v->values + 8 * r, 8); return x; }
+    if (d->physical == PQ_INT64) {
+        int64_t x;
+        memcpy(&x, v->values + 8 * r, 8);
+        return x;
+    }
     const uint8_t *b = v->values + (int64_t)d->type_length * r;
     unsigned __int128 x = d->type_length > 0 && (b[0] & 0x80) ? ~(unsigned __int128)0 : 0;
-    for (int i = 0; i < d->type_length; i++) x = x << 8 | b[i];
+    for (int i = 0; i < d->type_length; i++)
+        x = x << 8 | b[i];
     return (__int128)x;
 }
 
@@ -52,8 +57,10 @@ static int digits_of(unsigned __int128 m, int min, char *buf)
 {
     char rev[48];
     int n = 0;
-    for (; m > 0 || n < min; m /= 10) rev[n++] = (char)('0' + (int)(m % 10));
-    for (int i = 0; i < n; i++) buf[i] = rev[n - 1 - i];
+    for (; m > 0 || n < min; m /= 10)
+        rev[n++] = (char)('0' + (int)(m % 10));
+    for (int i = 0; i < n; i++)
+        buf[i] = rev[n - 1 - i];
     return n;
 }
 
@@ -82,7 +89,8 @@ static int shortest(double x, bool f32, char *digits, int *exp10)
     for (; *s && *s != 'e'; s++)
         if (*s != '.') digits[n++] = *s;
     *exp10 = atoi(s + 1);
-    while (n > 1 && digits[n - 1] == '0') n--;
+    while (n > 1 && digits[n - 1] == '0')
+        n--;
     return n;
 }
 
@@ -102,11 +110,13 @@ static int float_text(double x, bool f32, char *buf)
     }
     if (e < 0) {
         buf[len++] = '0', buf[len++] = '.';
-        for (int i = 0; i < -e - 1; i++) buf[len++] = '0';
+        for (int i = 0; i < -e - 1; i++)
+            buf[len++] = '0';
         memcpy(buf + len, d, (size_t)n);
         return len + n;
     }
-    for (int i = 0; i <= e; i++) buf[len++] = i < n ? d[i] : '0';
+    for (int i = 0; i <= e; i++)
+        buf[len++] = i < n ? d[i] : '0';
     buf[len++] = '.';
     if (n <= e + 1) return (buf[len++] = '0', len);
     memcpy(buf + len, d + e + 1, (size_t)(n - e - 1));
@@ -133,14 +143,17 @@ static int date_text(int64_t days, char *buf)
 static int clock_text(int64_t t, int unit, char *buf)
 {
     int64_t per_s = 1;
-    for (int i = 0; i < unit; i++) per_s *= 10;
+    for (int i = 0; i < unit; i++)
+        per_s *= 10;
     t -= floor_div(t, 86400 * per_s) * 86400 * per_s; /* a broken file's time: into one day */
     int64_t s = t / per_s, f = t % per_s;
-    int len = snprintf(buf, 16, "%02d:%02d:%02d", (int)(s / 3600), (int)(s / 60 % 60), (int)(s % 60));
+    int len =
+        snprintf(buf, 16, "%02d:%02d:%02d", (int)(s / 3600), (int)(s / 60 % 60), (int)(s % 60));
     if (f == 0) return len;
     buf[len++] = '.';
     len += digits_of((unsigned __int128)f, unit, buf + len);
-    while (buf[len - 1] == '0') len--;
+    while (buf[len - 1] == '0')
+        len--;
     return len;
 }
 
@@ -148,7 +161,8 @@ static int clock_text(int64_t t, int unit, char *buf)
 static int stamp_text(int64_t x, int unit, bool utc, char *buf)
 {
     int64_t per_day = 86400;
-    for (int i = 0; i < unit; i++) per_day *= 10;
+    for (int i = 0; i < unit; i++)
+        per_day *= 10;
     int64_t day = floor_div(x, per_day);
     int len = date_text(day, buf);
     buf[len++] = ' ';
@@ -159,7 +173,11 @@ static int stamp_text(int64_t x, int unit, bool utc, char *buf)
 
 static int64_t i64_at(const pq_vec *v, int64_t r)
 {
-    if (v->type == PQ_INT32) { int32_t x; memcpy(&x, v->values + 4 * r, 4); return x; }
+    if (v->type == PQ_INT32) {
+        int32_t x;
+        memcpy(&x, v->values + 4 * r, 4);
+        return x;
+    }
     int64_t x;
     memcpy(&x, v->values + 8 * r, 8);
     return x;
@@ -171,14 +189,25 @@ static int text_of(const pq_column_desc *from, const pq_vec *v, int64_t r, char 
 {
     pq_logical l = from->logical;
     if (from->physical == PQ_BOOLEAN)
-        return pq_bit_get(v->values, r) ? (memcpy(buf, "true", 4), 4) : (memcpy(buf, "false", 5), 5);
-    if (from->physical == PQ_FLOAT) { float f; memcpy(&f, v->values + 4 * r, 4); return float_text(f, true, buf); }
-    if (from->physical == PQ_DOUBLE) { double f; memcpy(&f, v->values + 8 * r, 8); return float_text(f, false, buf); }
+        return pq_bit_get(v->values, r) ? (memcpy(buf, "true", 4), 4)
+                                        : (memcpy(buf, "false", 5), 5);
+    if (from->physical == PQ_FLOAT) {
+        float f;
+        memcpy(&f, v->values + 4 * r, 4);
+        return float_text(f, true, buf);
+    }
+    if (from->physical == PQ_DOUBLE) {
+        double f;
+        memcpy(&f, v->values + 8 * r, 8);
+        return float_text(f, false, buf);
+    }
     if (from->physical == PQ_INT96) /* DuckDB's TIMESTAMP: microseconds, floored */
         return stamp_text(floor_div(pq_int96_nanos(v->values + 12 * r), 1000), 6, false, buf);
-    if (l == PQ_LOGICAL_DECIMAL) return ds_decimal_text(ds_dec_get128(from, v, r), from->decimal_scale, buf);
+    if (l == PQ_LOGICAL_DECIMAL)
+        return ds_decimal_text(ds_dec_get128(from, v, r), from->decimal_scale, buf);
     if (l == PQ_LOGICAL_DATE) return date_text(i64_at(v, r), buf);
-    if (l >= PQ_LOGICAL_TIME_MILLIS && l <= PQ_LOGICAL_TIME_NANOS) return clock_text(i64_at(v, r), ds_time_unit(from), buf);
+    if (l >= PQ_LOGICAL_TIME_MILLIS && l <= PQ_LOGICAL_TIME_NANOS)
+        return clock_text(i64_at(v, r), ds_time_unit(from), buf);
     if (l >= PQ_LOGICAL_TIMESTAMP_MILLIS && l <= PQ_LOGICAL_TIMESTAMP_NANOS)
         return stamp_text(i64_at(v, r), ds_time_unit(from), from->is_adjusted_to_utc, buf);
     int64_t x = i64_at(v, r);
@@ -190,10 +219,17 @@ int ds_time_unit(const pq_column_desc *d)
 {
     if (d->physical == PQ_INT96) return 9; /* a timestamp in nanoseconds (pq_int96_nanos) */
     switch (d->logical) {
-    case PQ_LOGICAL_TIME_MILLIS: case PQ_LOGICAL_TIMESTAMP_MILLIS: return 3;
-    case PQ_LOGICAL_TIME_MICROS: case PQ_LOGICAL_TIMESTAMP_MICROS: return 6;
-    case PQ_LOGICAL_TIME_NANOS: case PQ_LOGICAL_TIMESTAMP_NANOS: return 9;
-    default: return 0;
+    case PQ_LOGICAL_TIME_MILLIS:
+    case PQ_LOGICAL_TIMESTAMP_MILLIS:
+        return 3;
+    case PQ_LOGICAL_TIME_MICROS:
+    case PQ_LOGICAL_TIMESTAMP_MICROS:
+        return 6;
+    case PQ_LOGICAL_TIME_NANOS:
+    case PQ_LOGICAL_TIMESTAMP_NANOS:
+        return 9;
+    default:
+        return 0;
     }
 }
 
@@ -205,8 +241,8 @@ bool ds_int_range(const pq_column_desc *d, __int128 *lo, __int128 *hi)
         return false;
     int bits = l == PQ_LOGICAL_INT8 || l == PQ_LOGICAL_UINT8     ? 8
                : l == PQ_LOGICAL_INT16 || l == PQ_LOGICAL_UINT16 ? 16
-               : d->physical == PQ_INT32                          ? 32
-                                                                  : 64;
+               : d->physical == PQ_INT32                         ? 32
+                                                                 : 64;
     bool u = l >= PQ_LOGICAL_UINT8 && l <= PQ_LOGICAL_UINT64;
     *hi = ((__int128)1 << (u ? bits : bits - 1)) - 1;
     *lo = u ? 0 : -*hi - 1;
@@ -223,7 +259,8 @@ bool ds_texted(const pq_column_desc *d)
             (ints || (d->physical == PQ_FIXED_LEN_BYTE_ARRAY && d->type_length <= 16))) ||
            (ints && (l == PQ_LOGICAL_NONE || (l >= PQ_LOGICAL_INT8 && l <= PQ_LOGICAL_UINT64) ||
                      l == PQ_LOGICAL_DATE ||
-                     (l >= PQ_LOGICAL_TIME_MILLIS && l <= PQ_LOGICAL_TIME_NANOS && !d->is_adjusted_to_utc) ||
+                     (l >= PQ_LOGICAL_TIME_MILLIS && l <= PQ_LOGICAL_TIME_NANOS &&
+                      !d->is_adjusted_to_utc) ||
                      (l >= PQ_LOGICAL_TIMESTAMP_MILLIS && l <= PQ_LOGICAL_TIMESTAMP_NANOS)));
 }
 

@@ -108,7 +108,8 @@ static int does_not_fit(const ds_col *c, __int128 x, int fs, const char *path, p
                    type, c->from);
 }
 
-int ds_dec_cast(const ds_col *c, const pq_column_desc *from, const char *path, pq_vec *v, pq_err *e)
+int ds_dec_cast(const ds_col *c, const pq_column_desc *from, const char *path, pq_vec *v,
+                pq_err *e)
 {
     const pq_column_desc *to = &c->desc;
     assert(ds_dec_cast_needed(to, from));
