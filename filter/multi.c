@@ -164,12 +164,15 @@ static void eval_cmp(flt_domain dom, flt_op op, const pq_vec *a, const pq_vec *b
     }
 }
 
-/* The day of x, a DATE (days) or a TIMESTAMP in its unit read as UTC, floored. */
+/* The day of x, a DATE (days) or a TIMESTAMP in its unit read as UTC (INT96: nanoseconds,
+ * part_at), floored. */
 static int64_t days_of(const pq_column_desc *d, int64_t x)
 {
     int64_t per_day = d->logical == PQ_LOGICAL_TIMESTAMP_MILLIS ? 86400000
                       : d->logical == PQ_LOGICAL_TIMESTAMP_MICROS ? 86400000000
-                      : d->logical == PQ_LOGICAL_TIMESTAMP_NANOS ? 86400000000000 : 1;
+                      : d->logical == PQ_LOGICAL_TIMESTAMP_NANOS || d->physical == PQ_INT96
+                          ? 86400000000000
+                          : 1;
     return x / per_day - (x % per_day < 0);
 }
 
@@ -181,10 +184,12 @@ static int64_t part_of_day(int64_t days, int32_t part)
     return part == FLT_PART_MONTH ? m : part == FLT_PART_DAY ? dd : (m - 1) / 3 + 1;
 }
 
-/* The month, day or quarter of row i's date (DATE days, or a TIMESTAMP in its unit as UTC). */
+/* The month, day or quarter of row i's date (DATE days, or a TIMESTAMP in its unit as UTC;
+ * INT96 as its nanoseconds, pq_int96_nanos). */
 static int64_t part_at(const pq_column_desc *d, const pq_vec *v, int64_t i, int32_t part)
 {
-    return part_of_day(days_of(d, int_at(v, i)), part);
+    int64_t x = d->physical == PQ_INT96 ? pq_int96_nanos(v->values + 12 * i) : int_at(v, i);
+    return part_of_day(days_of(d, x), part);
 }
 
 /* out = rows of rest where part(a) op c->v (a valid). */
@@ -261,6 +266,7 @@ static flt_prune part_prune(const flt_multi *m, const flt_cmp *c, const pq_chunk
 {
     const pq_column_desc *d = &m->schema[m->cols[c->a]];
     flt_lit lo, hi;
+    if (d->physical == PQ_INT96) return FLT_CAN_MATCH; /* INT96 statistics: order undefined */
     if (!bound_of(m, c->a, chunks, false, &lo) || !bound_of(m, c->a, chunks, true, &hi))
         return FLT_CAN_MATCH;
     int64_t y1, m1, d1, y2, m2, d2, a = days_of(d, lo.i), b = days_of(d, hi.i);

@@ -483,11 +483,8 @@ int flt_atom_part(flt_build *bd, int32_t col, int32_t pos, int32_t part, flt_op 
 {
     const pq_column_desc *d = &bd->cols[col];
     pq_logical l = d->logical;
-    if (d->physical == PQ_INT96) /* evaluated row by row on int64 values (multi.c part_at) */
-        return pq_errf(bd->e, RINGSCAN_EUNSUPPORTED, pos, "%s() of the INT96 timestamp column "
-                       "'%s' is not supported (year() and date_trunc() are), at character %d",
-                       flt_part_name(part), d->name, pos);
-    if (l != PQ_LOGICAL_DATE && l != PQ_LOGICAL_TIMESTAMP_MILLIS &&
+    /* INT96: evaluated row by row on its nanoseconds (multi.c part_at) */
+    if (d->physical != PQ_INT96 && l != PQ_LOGICAL_DATE && l != PQ_LOGICAL_TIMESTAMP_MILLIS &&
         l != PQ_LOGICAL_TIMESTAMP_MICROS && l != PQ_LOGICAL_TIMESTAMP_NANOS)
         return pq_errf(bd->e, RINGSCAN_EPARSE, pos,
                        "%s() needs a date or timestamp column; '%s' is not one, at character %d",

@@ -58,6 +58,8 @@ static bool column_type(const pq_column_desc *d, flt_vtype *t)
         {PQ_LOGICAL_UINT32, 32, true}, {PQ_LOGICAL_UINT64, 64, true},
     };
     memset(t, 0, sizeof *t);
+    if (d->physical == PQ_INT96) /* nanoseconds (vexpr_eval.c load_column: pq_int96_nanos) */
+        return *t = (flt_vtype){FLT_VK_TS, 0, 9, false}, true;
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (d->logical == ints[i].l) return *t = (flt_vtype){FLT_VK_INT, ints[i].w, 0, ints[i].uns}, true;
     switch (d->logical) {

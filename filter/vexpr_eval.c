@@ -97,8 +97,11 @@ static void load_column(vctx *c, const flt_vnode *node, int32_t s)
     const pq_vec *v = c->vecs[node->slot];
     int64_t r0 = c->r0, *y = ylane(c, s);
     double *f = flane(c, s);
-    c->narrow[s] = v->type == PQ_INT32 || (v->type == PQ_INT64 && !node->t.uns);
+    c->narrow[s] = v->type == PQ_INT32 || v->type == PQ_INT96 || (v->type == PQ_INT64 && !node->t.uns);
     switch (v->type) {
+    case PQ_INT96: /* a timestamp's nanoseconds (vexpr.c column_type) */
+        for (int32_t i = 0; i < c->n; i++) y[i] = pq_int96_nanos(v->values + 12 * row_at(c, i));
+        return;
     case PQ_INT32:
         for (int32_t i = 0; i < c->n; i++) {
             int32_t w;

@@ -114,7 +114,7 @@ static int file_proj(ds_scan *d, ds_run *r, const flt_expr *x, scan_opts *so, in
             pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "no flat column");
             return ds_file_errf(e, RINGSCAN_EUNSUPPORTED, d->a.list->files[r->fi].path, e->msg);
         }
-        leaves[(*nleaves)++] = c;
+        nodes[*nleaves] = -1, leaves[(*nleaves)++] = c;
     }
     so->nkeys = 0;
     for (int k = 0; k < d->topk.nkeys; k++) {
@@ -168,28 +168,35 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     const char *path = d->a.list->files[r->fi].path;
     int n = d->nout + d->nhide + 1;
     r->proj = fail_malloc(sizeof(int) * (size_t)n), r->pos = fail_malloc(sizeof(int) * (size_t)n);
-    int *leaves = fail_malloc(sizeof(int) * (size_t)n), nleaves = 0;
-    int32_t *nodes = fail_malloc(sizeof(int32_t) * (size_t)n);
+    int *leaves = fail_malloc(sizeof(int) * (size_t)(n + d->s.n)), nleaves = 0;
+    int32_t *nodes = fail_malloc(sizeof(int32_t) * (size_t)(n + d->s.n)); /* (ds_post_leaves) */
     r->scale = fail_malloc(sizeof(int64_t) * (size_t)(d->s.n + 1));
     int rc = r->proj && r->pos && leaves && nodes && r->scale ? 0 : -ENOMEM;
     if (rc == 0 && !d->a.union_by_name) rc = ds_schema_add(&d->s, &f->meta, path, false, e);
     if (rc == 0) rc = ds_conflicts(d, e); /* a column the query reads, this file's in conflict */
     if (rc == 0) rc = ds_view_init(&r->view, &d->s, &f->meta);
     if (rc == 0) rc = ds_types_file(&d->s, &r->view, &f->meta, path, r->scale, e);
-    flt_expr *x = NULL; /* (a filter on a column cast to text here: refused before its parse) */
-    if (rc == 0) rc = ds_types_filter(&d->s, &r->view, r->scale, d->filtered, NULL, path, e);
-    if (rc == 0) rc = file_filter(d, r, &x, pruned, e);
-    if (rc == 0) rc = ds_types_filter(&d->s, &r->view, r->scale, d->filtered, x, path, e);
+    r->post = rc == 0 && ds_post_needed(d, r); /* a filter on cast values: ds_post.c */
+    flt_expr *x = NULL; /* (none for a post file: its filter is on cast values) */
+    const bool *fl = d->filtered;
+    if (rc == 0 && !r->post) rc = ds_types_filter(&d->s, &r->view, r->scale, fl, NULL, path, e);
+    if (rc == 0 && !r->post) rc = file_filter(d, r, &x, pruned, e);
+    if (rc == 0 && !r->post) rc = ds_types_filter(&d->s, &r->view, r->scale, fl, x, path, e);
     scan_opts so = d->a.so;
-    if (rc == 0 && !*pruned && d->a.count) rc = ds_count_file(d->a.count, f, x, &so, &r->groups, &r->settled);
+    if (rc == 0 && !*pruned && d->a.count && !r->post)
+        rc = ds_count_file(d->a.count, f, x, &so, &r->groups, &r->settled);
+    if (rc == 0 && d->a.count && r->post) /* every group scanned, its rows counted after post */
+        d->a.count->groups += f->meta.nrow_groups, d->a.count->scanned += f->meta.nrow_groups;
     if (rc == 0 && (*pruned || r->settled || stats_prune(f, x))) {
         say(d, "file %s: %s\n", path, *pruned ? "pruned by its partition values"
                                     : r->settled ? "counted from its footer" : "pruned by footer statistics");
         *pruned = true;
     }
     if (rc == 0 && !*pruned) rc = file_proj(d, r, x, &so, leaves, nodes, &nleaves, e);
+    if (rc == 0 && !*pruned && r->post) rc = ds_post_leaves(d, r, leaves, nodes, &nleaves);
+    so.nproj_nodes = nleaves;
     bool *dict_out = NULL; /* dictionary columns as indices (not through Top-K's merge) */
-    if (rc == 0 && !*pruned && !d->topk.nkeys)
+    if (rc == 0 && !*pruned && !d->topk.nkeys && !r->post)
         rc = ds_types_dict_out(d->atypes, r->pos, d->nout, nleaves, &dict_out);
     for (int j = 0; dict_out && j < d->nout; j++) /* a vector ds_widen converts: its values */
         if (r->pos[j] >= 0 && widened(d, r, j)) dict_out[r->pos[j]] = false;
@@ -197,8 +204,8 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     int64_t left = d->a.limit < 0 ? -1 : d->a.limit - (d->topk.nkeys ? 0 : d->rows_out);
     so.limit = so.nkeys || !d->topk.nkeys ? left : -1;
     if (d->topk.nkeys && !so.nkeys) so.limit = left; /* constant keys: the first K rows */
-    if (rc == 0 && !*pruned && texted_key(d, r)) /* every row to the merge, which orders text */
-        so.nkeys = 0, so.limit = -1;
+    /* every row to the merge (it orders text), or to the filter on cast values */
+    if (rc == 0 && !*pruned && (texted_key(d, r) || r->post)) so.nkeys = 0, so.limit = -1;
     so.share = d->shared ? &d->share : NULL; /* the dataset's one budget */
     so.rt = d->rt; /* started before the footers (ds_scan_start) */
     if (so.nkeys > 0 && r->proj[d->topk.col[0]] >= 0) { /* the first key is the file's own */
@@ -231,7 +238,7 @@ static void close_file(ds_scan *d, ds_run *r)
         scan_free(r->scan);
     }
     ds_view_free(&r->view);
-    free(r->proj), free(r->pos), free(r->groups), free(r->scale);
+    free(r->proj), free(r->pos), free(r->groups), free(r->scale), free(r->fpos);
     ds_footers_close(&d->ft, r->fi);
     *r = (ds_run){.fi = -1};
 }
@@ -328,6 +335,8 @@ static int pull(ds_scan *d, scan_batch *out, int64_t *pos, pq_err *e)
             d->head = (d->head + 1) % DS_INFLIGHT_MAX, d->nrun--;
             continue;
         }
+        if (r->post && (rc = ds_post_filter(d, r, &b, e)) != 0) return scan_batch_free(&b), rc;
+        if (r->post && b.rows == 0) { scan_batch_free(&b); continue; } /* (none passed) */
         rc = ds_to_dataset(d, r, &b, out, e);
         scan_batch_free(&b);
         if (rc) return scan_batch_free(out), rc;
@@ -481,6 +490,7 @@ void ds_scan_free(ds_scan *d)
     ds_schema_free(&d->s);
     ds_out_free(d);
     free(d->filter), free(d->out), free(d->used), free(d->filtered), free(d->acols), free(d->atypes);
+    flt_expr_free(d->post), free(d->post_cols);
     free(d->explain);
     free(d);
 }

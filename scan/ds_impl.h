@@ -81,9 +81,28 @@ const char *ds_schema_nested(const ds_schema *s, const char *name);
 /* (ds_nested.c) The first leaf of nested top-level field i of m when the format can read its
  * shape, or -1. */
 int ds_nested_readable(const pq_file_meta *m, int32_t i);
-/* (ds_nested.c) 0 when top-level field i of m (file path) has column c's shape; else
+/* (ds_nested.c) 0 when top-level field i of m (file path) has the shape of s's nested column
+ * at, its leaves the same or widening into the column's (ds_nwiden.c); in a union by name
+ * (by_name) also when the column's leaves widen into m's: the column takes m's field as its
+ * shape (*took: the caller rebuilds its Arrow type, ds_types_col). Else
  * RINGSCAN_EUNSUPPORTED naming both files (or -ENOMEM). */
-int ds_nested_match(const ds_col *c, const pq_file_meta *m, int32_t i, const char *path, pq_err *e);
+int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const char *path,
+                    bool by_name, bool *took, pq_err *e);
+/* (ds_types.c) The Arrow type of s's column c rebuilt from file m (path), which now gives it
+ * its type (ds_nested_match). 0 or a status with e filled. */
+int ds_types_col(ds_schema *s, int c, const pq_file_meta *m, const char *path, pq_err *e);
+/* (ds_nwiden.c) Whether nested leaves a and b hold the same values in the same bytes. */
+bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b);
+/* (ds_nwiden.c) Whether a nested leaf of type from widens into one of type to, as DuckDB
+ * casts it: an integer (INT32 or INT64, annotated up to UINT32) into one whose range holds
+ * it, FLOAT to DOUBLE, an integer to DOUBLE. */
+bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to);
+/* (ds_nwiden.c) Whether nested field node of file m has nested column c's leaf types. */
+bool ds_nested_same_leaves(const ds_col *c, const pq_file_meta *m, int32_t node);
+/* (ds_nwiden.c) v (file m's packed rows of nested column c, its field node there) widened
+ * into c's shape (its leaves narrower: ds_nested_leaf_widens; the
+ * same nodes). 0, -ENOMEM, -EOVERFLOW, or a status with e naming the column. */
+int ds_nested_widen(const ds_col *c, const pq_file_meta *m, int32_t node, pq_vec *v, pq_err *e);
 /* (ds_nested.c) Remembers field, a nested field of file path that is left out, for messages
  * (at most DS_NESTED_MAX). 0 or -ENOMEM. */
 int ds_nested_remember(ds_schema *s, const char *field, const char *path);
@@ -151,12 +170,61 @@ int ds_rescale(const ds_col *c, int64_t scale, const char *path, pq_vec *v, pq_e
 int ds_types_filter(const ds_schema *s, const ds_view *v, const int64_t *scale, const bool *filtered,
                     const flt_expr *x, const char *path, pq_err *e);
 
+/* Whether view v's values of schema column c compare otherwise once cast to c's type: cast
+ * to text (ds_to_text), or a decimal rounded to fewer decimals (ds_dec_cast), so a filter on
+ * c is evaluated on the cast values (ds_post.c), not parsed in the file's own type. */
+bool ds_types_cast(const ds_schema *s, const ds_view *v, int c);
+
 /* The value file f has in schema column c that is virtual for it (a partition's value, or
  * null) as a vector of rows rows of c's type; 0 or -ENOMEM. */
 int ds_const_vec(const ds_schema *s, int c, const ds_file *f, int64_t rows, pq_vec *out);
 /* v (a file's vector of schema column c) widened to c's type in place (ds_widen.c); 0 or
  * -ENOMEM. */
 int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v);
+/* (ds_text.c) Unscaled value of row r of a decimal vector (INT32, INT64, or a
+ * sign-extended big-endian FLBA of at most 16 bytes), or of an integer one (a decimal of
+ * scale 0; UINT32 unsigned), as 128 bits. */
+__int128 ds_dec_get128(const pq_column_desc *d, const pq_vec *v, int64_t r);
+/* (ds_text.c) v replaced by w, its converted rows (w's values filled; v's validity and
+ * counts carried; v's buffers freed). */
+void ds_replace_vec(pq_vec *v, pq_vec *w);
+/* (ds_text.c) The values integer type d holds into [*lo, *hi] (by its annotation's width and
+ * sign, else its physical type's); false when d is no integer. */
+bool ds_int_range(const pq_column_desc *d, __int128 *lo, __int128 *hi);
+/* (ds_text.c) Whether DuckDB casts a column of d's type to VARCHAR beside a string column
+ * and ds_to_text prints it: a BOOLEAN, an integer of any width or sign, a decimal of up to 38
+ * digits (INT32, INT64, FIXED_LEN up to 16 bytes), a FLOAT or DOUBLE, a DATE, a TIME not
+ * adjusted to UTC, a TIMESTAMP (INT64 in any unit and zone, or INT96). */
+bool ds_texted(const pq_column_desc *d);
+/* (ds_text.c) v (of file type from: ds_texted) replaced by its values as text, as DuckDB's
+ * cast to VARCHAR prints them; a null an empty value. 0, -EOVERFLOW (past INT32_MAX bytes of
+ * text), or -ENOMEM. */
+int ds_to_text(const pq_column_desc *from, pq_vec *v);
+/* (ds_text.c) x, an unscaled decimal of scale digits after the point, as text into buf (at
+ * least 42 bytes; no NUL); its length. */
+int ds_decimal_text(__int128 x, int scale, char *buf);
+/* Whether a file's column of type from is read into dataset type to by ds_dec_cast: to is a
+ * decimal and from a decimal or an integer in another form, precision or scale; or to is an
+ * integer and from a decimal (a first file's integer without union_by_name). */
+static inline bool ds_dec_cast_needed(const pq_column_desc *to, const pq_column_desc *from)
+{
+    bool dec = from->logical == PQ_LOGICAL_DECIMAL;
+    bool number = from->physical == PQ_INT32 || from->physical == PQ_INT64 ||
+                  (from->physical == PQ_FIXED_LEN_BYTE_ARRAY && dec);
+    if (to->logical != PQ_LOGICAL_DECIMAL)
+        return dec && (to->physical == PQ_INT32 || to->physical == PQ_INT64);
+    return number && (from->logical != to->logical || from->physical != to->physical ||
+                      from->type_length != to->type_length ||
+                      from->decimal_scale != to->decimal_scale ||
+                      from->decimal_precision != to->decimal_precision);
+}
+/* (ds_widen.c) v (schema column c's vector from file path, a decimal or an integer: its
+ * unscaled values) as c's decimal (or integer: scale 0), as DuckDB casts it: multiplied or
+ * divided (rounding half away from zero) to c's scale, in c's physical form. 0, -ENOMEM, or
+ * RINGSCAN_EUNSUPPORTED with e naming path, the column, the value and the file that gave c
+ * its type when a value does not fit c's precision. */
+int ds_dec_cast(const ds_col *c, const pq_column_desc *from, const char *path, pq_vec *v,
+                pq_err *e);
 /* A decimal of up to 18 digits, whatever its physical type (INT32, INT64, FIXED_LEN). */
 static inline bool ds_small_decimal(const pq_column_desc *d)
 {
@@ -172,7 +240,8 @@ static inline bool ds_wide_decimal(const pq_column_desc *d)
            d->decimal_precision <= 38 && d->physical == PQ_FIXED_LEN_BYTE_ARRAY &&
            d->type_length == 16;
 }
-/* d's time or timestamp unit as a power of ten of seconds (3, 6, 9); 0 when d is neither. */
+/* (ds_text.c) d's time or timestamp unit as a power of ten of seconds (3, 6, 9; INT96: 9); 0
+ * when d is neither. */
 int ds_time_unit(const pq_column_desc *d);
 
 /* What a file's filter is parsed with (flt_parse_fold, flt_from_tree_fold): its virtual

@@ -45,28 +45,30 @@ int ds_nested_remember(ds_schema *s, const char *field, const char *path)
     return 0;
 }
 
-/* Whether leaves a and b hold the same values in the same bytes. */
-static bool same_leaf(const pq_column_desc *a, const pq_column_desc *b)
-{
-    return a->physical == b->physical && a->type_length == b->type_length &&
-           a->logical == b->logical && a->decimal_precision == b->decimal_precision &&
-           a->decimal_scale == b->decimal_scale && a->is_adjusted_to_utc == b->is_adjusted_to_utc;
-}
-
-/* Whether field na of ma and field nb of mb have one shape: *same, or -ENOMEM. */
+/* Whether field na of ma and field nb of mb have one shape, their leaves the same or each of
+ * mb's widening into ma's (ds_nested_leaf_widens: ds_nwiden.c): *same, or -ENOMEM; when they
+ * differ in a leaf's type alone, one that does not widen, its column in ma and in mb into
+ * leaf[0], leaf[1] (else -1). */
 static int same_shape(const pq_file_meta *ma, int32_t na, const pq_file_meta *mb, int32_t nb,
-                      bool *same)
+                      bool *same, int32_t leaf[2])
 {
     pq_nest *a = fail_malloc(sizeof *a * (size_t)PQ_NEST_CAP(ma, na));
     pq_nest *b = fail_malloc(sizeof *b * (size_t)PQ_NEST_CAP(mb, nb));
     int rc = a && b ? 0 : -ENOMEM;
     int32_t n = rc ? 0 : pq_nest_build(ma, na, a, NULL), k = rc ? 0 : pq_nest_build(mb, nb, b, NULL);
     *same = n > 0 && n == k;
+    leaf[0] = leaf[1] = -1;
     for (int32_t i = 0; *same && i < n; i++) {
         *same = a[i].kind == b[i].kind && strcmp(a[i].name, b[i].name) == 0 &&
-                a[i].nchildren == b[i].nchildren && a[i].end == b[i].end &&
-                (a[i].kind != PQ_NEST_PRIM || same_leaf(&ma->columns[a[i].col], &mb->columns[b[i].col]));
+                a[i].nchildren == b[i].nchildren && a[i].end == b[i].end;
+        bool prim = *same && a[i].kind == PQ_NEST_PRIM;
+        const pq_column_desc *la = prim ? &ma->columns[a[i].col] : NULL;
+        const pq_column_desc *lb = la ? &mb->columns[b[i].col] : NULL;
+        if (la && leaf[0] < 0 && !ds_nested_leaf_same(la, lb) && !ds_nested_leaf_widens(lb, la))
+            leaf[0] = a[i].col, leaf[1] = b[i].col;
     }
+    if (leaf[0] >= 0 && !*same) leaf[0] = leaf[1] = -1; /* (another shape besides) */
+    *same = *same && leaf[0] < 0;
     free(a), free(b);
     return rc ? rc : n == -ENOMEM || k == -ENOMEM ? -ENOMEM : 0;
 }
@@ -102,11 +104,41 @@ int ds_nested_readable(const pq_file_meta *m, int32_t i)
     return rc == 0 && node == i ? col : -1;
 }
 
-int ds_nested_match(const ds_col *c, const pq_file_meta *m, int32_t i, const char *path, pq_err *e)
+/* Nested column at takes field i of m (file path) as its shape (its Arrow type: the caller's,
+ * ds_types_col). 0 or -ENOMEM. */
+static int take_shape(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const char *path)
 {
-    bool same = false;
-    int rc = c->node >= 0 ? same_shape(c->meta, c->node, m, i, &same) : 0;
+    ds_col *c = &s->cols[at];
+    int leaf = ds_nested_readable(m, i);
+    char *from = fail_strdup(path);
+    if (!from || leaf < 0) return free(from), -ENOMEM; /* (readable: add_field checked it) */
+    free(c->from), c->from = from;
+    c->meta = m, c->node = i;
+    c->desc = m->columns[leaf], c->desc.name = c->name, c->desc.index = at;
+    c->desc.repetition = PQ_OPTIONAL, c->desc.max_def_level = 1;
+    return 0;
+}
+
+int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const char *path,
+                    bool by_name, bool *took, pq_err *e)
+{
+    *took = false;
+    const ds_col *c = &s->cols[at];
+    bool same = false, wider = false;
+    int32_t leaf[2] = {-1, -1}, ignore[2];
+    int rc = c->node >= 0 ? same_shape(c->meta, c->node, m, i, &same, leaf) : 0;
+    if (rc == 0 && !same && by_name && leaf[0] >= 0) /* m's leaves the wider: its shape */
+        rc = same_shape(m, i, c->meta, c->node, &wider, ignore);
     if (rc || same) return rc;
+    if (wider) return (*took = true), take_shape(s, at, m, i, path);
+    if (leaf[0] >= 0) {
+        const pq_column_desc *a = &c->meta->columns[leaf[0]], *b = &m->columns[leaf[1]];
+        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': its leaf '%.80s' is "
+                       "%s/%s in %.80s but %s/%s in %.80s: not supported (a nested field's leaves "
+                       "widen into one file's type only)", c->name, a->name,
+                       pq_physical_name(a->physical), pq_logical_name(a->logical), c->from,
+                       pq_physical_name(b->physical), pq_logical_name(b->logical), path);
+    }
     return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s but a nested field "
                    "of another shape in %.80s: a dataset's nested fields must match", c->name,
                    c->node >= 0 ? "a nested field" : "flat", c->from, path);

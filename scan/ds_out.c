@@ -182,8 +182,7 @@ static int mark_used(ds_scan *d, const ds_scan_args *a)
             d->used[p->multi ? p->multi->cols[j] : p->column] = true,
             d->filtered[p->multi ? p->multi->cols[j] : p->column] = true;
     }
-    flt_expr_free(x);
-    free(cols);
+    d->post = x, d->post_cols = cols; /* (ds_post.c invariant 1) */
     return 0;
 }
 
@@ -193,6 +192,21 @@ int ds_conflicts(const ds_scan *d, pq_err *e)
         if (d->used[c] && d->s.cols[c].conflict)
             return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%s", d->s.cols[c].conflict);
     return 0;
+}
+
+/* Output column j's rows v of nested column out[j] from file r, widened into its shape
+ * (ds_nwiden.c); a path inside it whose leaves would widen is refused. */
+static int nested_rows(const ds_scan *d, const ds_run *r, int j, pq_vec *v, pq_err *e)
+{
+    const ds_col *c = &d->s.cols[d->out[j]];
+    const pq_file_meta *m = &d->ft.slots[r->fi].f->meta;
+    int32_t node = r->view.node[d->out[j]];
+    const char *path = d->a.list->files[r->fi].path;
+    if (d->opath[j] && !ds_nested_same_leaves(c, m, node))
+        return ds_file_errf(e, RINGSCAN_EUNSUPPORTED, path, "a path inside a nested field whose "
+                            "leaves are widened here is not supported (project the field)");
+    int rc = d->opath[j] ? 0 : ds_nested_widen(c, m, node, v, e);
+    return rc && e->msg[0] ? ds_file_errf(e, rc, path, e->msg) : rc;
 }
 
 /* b (r's batch) rewritten to the dataset's columns into out (b's vectors moved). */
@@ -217,10 +231,19 @@ int ds_to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *out, p
                 rc = scan_batch_set_dict(out, j, &b->dicts[r->pos[j]]);
                 continue;
             }
-            if (c->node >= 0) continue; /* packed rows, in the one shape (invariant 5) */
-            rc = ds_widen(&c->desc, &r->view.cols[r->proj[j]], &out->cols[j]);
+            if (c->node >= 0) { /* packed rows, in the one shape (invariant 5), widened */
+                rc = nested_rows(d, r, j, &out->cols[j], e);
+                continue;
+            }
+            const pq_column_desc *from = &r->view.cols[r->proj[j]];
+            const char *path = d->a.list->files[r->fi].path;
+            if (ds_dec_cast_needed(&c->desc, from)) {
+                rc = ds_dec_cast(c, from, path, &out->cols[j], e);
+                continue;
+            }
+            rc = ds_widen(&c->desc, from, &out->cols[j]);
             int64_t k = r->scale[d->out[j]];
-            if (rc == 0 && k) rc = ds_rescale(c, k, d->a.list->files[r->fi].path, &out->cols[j], e);
+            if (rc == 0 && k) rc = ds_rescale(c, k, path, &out->cols[j], e);
         }
     }
     return rc;

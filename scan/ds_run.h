@@ -26,6 +26,8 @@ typedef struct ds_run {
     int64_t *scale;        /* [schema n]: its durations' factor to the dataset's unit */
     int *groups;           /* a count's row groups left to scan (ds_count_file), or NULL */
     bool settled;          /* a count's file whose groups the footer settled (no scan) */
+    bool post;             /* its filter is post's, on cast values (ds_post.c) */
+    int *fpos;             /* post: [schema n] (ds_post.c invariant 2), owned */
 } ds_run;
 
 struct ds_scan {
@@ -38,7 +40,9 @@ struct ds_scan {
     bool *used;            /* [s.n]: the schema columns the query reads (projected, sorted by,
                               filtered on): their conflicts are errors (ds_conflicts) */
     bool *filtered;        /* [s.n]: the schema columns the filter reads (typed against the
-                              schema: ds_types_filter refuses one a file casts to text) */
+                              schema: a file that casts one is post's, ds_post.c) */
+    flt_expr *post;        /* NULL, or the filter typed against the schema (ds_post.c) */
+    pq_column_desc *post_cols; /* [s.n]: the schema's types post borrows, owned */
     scan_arrow_col *acols; /* [nout] */
     scan_arrow_type *atypes; /* [nout]: acols' types (ds_types_project) */
     char **opath;          /* [nout]: a path projected inside nested column out[j] ("s.a",
@@ -85,6 +89,17 @@ int ds_out_path_leaf(const ds_scan *d, int j, const pq_file_meta *m, const char 
 int ds_to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *out, pq_err *e);
 /* (ds_out.c) Cuts b to its first rows rows; null counts recounted. */
 void ds_cut_rows(scan_batch *b, int64_t rows);
+/* (ds_post.c) Whether file r (its view made) casts a column d's filter reads so that its
+ * values compare otherwise in the dataset's type (ds_types_cast): then its filter is post's. */
+bool ds_post_needed(const ds_scan *d, const ds_run *r);
+/* (ds_post.c) r->fpos set (invariant 2) for a post file: the leaves the filter reads that r's
+ * projection (leaves[0 .. *nleaves), flat ones with node -1) lacks are appended (room for
+ * d->s.n more), their nodes -1. 0 or -ENOMEM. */
+int ds_post_leaves(const ds_scan *d, ds_run *r, int *leaves, int32_t *nodes, int *nleaves);
+/* (ds_post.c) b (post file r's batch, before ds_to_dataset) cut to the rows d->post passes
+ * on its columns cast to the dataset's types. 0 or a status with e filled (a value a cast
+ * refuses, a nested field's columns in b: unsupported). */
+int ds_post_filter(const ds_scan *d, const ds_run *r, scan_batch *b, pq_err *e);
 /* (ds_out.c) a += b (a dataset's counters over its files). */
 void ds_stats_add(scan_stats *a, const scan_stats *b);
 

@@ -86,15 +86,19 @@ static bool readable_decimal(const pq_column_desc *d)
 
 /* Two decimals of other precisions or scales as one that holds both (DuckDB's union_by_name:
  * the larger scale, the larger count of integer digits) into *out: stored as INT64 up to 18
- * digits (rescaled by ds_rescale), else as a 16-byte FIXED_LEN (ds_wide_decimal: converted
- * and rescaled by ds_widen); false past 38 digits (DuckDB's cap, where it would round). */
-static bool decimal_merge(const pq_column_desc *a, const pq_column_desc *b, pq_column_desc *out)
+ * digits, else as a 16-byte FIXED_LEN (ds_wide_decimal), values converted by ds_dec_cast. Past
+ * 38 digits, DuckDB's cap: 38 digits, the scale cut to what the integer digits leave (values
+ * of larger scales rounded), or kept (keep_scale: an integer beside a decimal, whose values
+ * past the 38 digits DuckDB refuses, as ds_dec_cast does). */
+static bool decimal_merge(const pq_column_desc *a, const pq_column_desc *b, bool keep_scale,
+                          pq_column_desc *out)
 {
     if (!readable_decimal(a) || !readable_decimal(b)) return false;
     int32_t scale = a->decimal_scale > b->decimal_scale ? a->decimal_scale : b->decimal_scale;
     int32_t ia = a->decimal_precision - a->decimal_scale, ib = b->decimal_precision - b->decimal_scale;
-    int32_t prec = (ia > ib ? ia : ib) + scale;
-    if (prec > 38) return false;
+    int32_t digits = ia > ib ? ia : ib, prec = digits + scale;
+    if (prec > 38) prec = 38, scale = keep_scale ? scale : 38 - digits;
+    assert(scale >= 0 && scale <= prec);
     out->physical = prec > 18 ? PQ_FIXED_LEN_BYTE_ARRAY : PQ_INT64;
     out->type_length = prec > 18 ? 16 : 0;
     out->decimal_precision = prec, out->decimal_scale = scale;
@@ -117,25 +121,17 @@ static pq_column_desc int_as_decimal(const pq_column_desc *d)
 }
 
 /* An integer beside a decimal as one decimal holding both into *out (DuckDB's union_by_name:
- * BIGINT with DECIMAL(5,2) is DECIMAL(21,2), not a DOUBLE that would round large integers);
- * false when neither pair fits or that needs more than 38 digits. */
+ * BIGINT with DECIMAL(5,2) is DECIMAL(21,2), not a DOUBLE that would round large integers;
+ * past 38 digits DECIMAL(38, the decimal's scale)); false unless one is an integer and the
+ * other a decimal ds_dec_cast reads. */
 static bool int_decimal_merge(const pq_column_desc *a, const pq_column_desc *b, pq_column_desc *out)
 {
     bool ia = int_class(a), ib = int_class(b);
     if (ia == ib || !readable_decimal(ia ? b : a)) return false;
     pq_column_desc x = ia ? int_as_decimal(a) : *a, y = ib ? int_as_decimal(b) : *b;
-    if (!decimal_merge(&x, &y, out)) return false;
+    if (!decimal_merge(&x, &y, true, out)) return false;
     out->logical = PQ_LOGICAL_DECIMAL;
     return true;
-}
-
-/* A column DuckDB casts to VARCHAR beside a string one, as ds_widen prints it: a BOOLEAN, an
- * integer of any width or sign, a decimal ds_widen reads. */
-static bool texted(const pq_column_desc *d)
-{
-    return (d->physical == PQ_BOOLEAN && d->logical == PQ_LOGICAL_NONE) || readable_decimal(d) ||
-           ((d->physical == PQ_INT32 || d->physical == PQ_INT64) &&
-            (d->logical == PQ_LOGICAL_NONE || (d->logical >= PQ_LOGICAL_INT8 && d->logical <= PQ_LOGICAL_UINT64)));
 }
 
 static bool is_text(const pq_column_desc *d)
@@ -151,13 +147,13 @@ static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, bool by
     *out = *a;
     if (same_type(a, b) || ds_null_typed(b)) return true; /* b's nulls read as a's (ds_col_leaf) */
     if (ds_null_typed(a)) return by_name ? (*out = *b, true) : false; /* as DuckDB and pyarrow */
-    if (ds_time_unit(a) || ds_time_unit(b)) return timed_merge(a, b, by_name, out);
-    if (decimal_merge(a, b, out)) return true; /* (refused by the caller unless by_name or a's) */
-    if (int_decimal_merge(a, b, out)) return true; /* (the same) */
-    if ((is_text(a) && texted(b)) || (by_name && texted(a) && is_text(b))) {
-        *out = is_text(a) ? *a : *b; /* DuckDB: an integer beside a string is VARCHAR (and */
-        return true;                 /* without union_by_name a later file's cast to the first's) */
+    if ((is_text(a) && ds_texted(b)) || (by_name && ds_texted(a) && is_text(b))) {
+        *out = is_text(a) ? *a : *b; /* DuckDB: a number, date or time beside a string is */
+        return true; /* VARCHAR (without union_by_name a later file's cast to the first's) */
     }
+    if (ds_time_unit(a) || ds_time_unit(b)) return timed_merge(a, b, by_name, out);
+    if (decimal_merge(a, b, false, out)) return true; /* (without by_name: a's, add_flat) */
+    if (int_decimal_merge(a, b, out)) return true; /* (the same) */
     bool ia = int_class(a), ib = int_class(b);
     bool na = ia || float_class(a) || ds_small_decimal(a);
     bool nb = ib || float_class(b) || ds_small_decimal(b);
@@ -219,15 +215,18 @@ static bool part_key(const ds_schema *s, const char *name)
 /* Adds nested top-level field i of m (file path) to s as a column read whole (add_new), or
  * checks it against the column s has of its name (ds_impl.h invariant 5); a field the format
  * cannot read is remembered for messages. */
-static int add_field(ds_schema *s, const pq_file_meta *m, int32_t i, const char *path, bool add_new)
+static int add_field(ds_schema *s, const pq_file_meta *m, int32_t i, const char *path, bool add_new,
+                     pq_err *e)
 {
     const char *name = m->nodes[i].path;
     int at = ds_schema_find(s, name), leaf = ds_nested_readable(m, i);
     if (leaf < 0) return add_new && at < 0 ? ds_nested_remember(s, name, path) : 0;
     if (at >= 0 && (s->cols[at].part >= 0 || part_key(s, name))) return 0; /* ds_schema_parts */
     pq_err tmp = {.offset = -1};
-    if (at >= 0) return defer(s, at, ds_nested_match(&s->cols[at], m, i, path, &tmp), &tmp);
-    int rc = add_new ? add_col(s, name, &m->columns[leaf], -1, path) : 0;
+    bool took = false; /* (m's leaves the wider: its shape, and its Arrow type) */
+    int rc = at >= 0 ? ds_nested_match(s, at, m, i, path, add_new, &took, &tmp) : 0;
+    if (at >= 0) return rc == 0 && took ? ds_types_col(s, at, m, path, e) : defer(s, at, rc, &tmp);
+    rc = add_new ? add_col(s, name, &m->columns[leaf], -1, path) : 0;
     if (rc == 0 && add_new) s->cols[s->n - 1].node = i, s->cols[s->n - 1].meta = m;
     return rc;
 }
@@ -261,19 +260,22 @@ static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, boo
                                     "field in %.80s but flat in %.80s: a dataset's nested "
                                     "fields must match", d->name, s->cols[at].from, path), e);
     char ta[48], tb[48];
+    const pq_column_desc *first = &s->cols[at].desc;
+    if (!add_new && (readable_decimal(first) || int_class(first)) &&
+        (readable_decimal(d) || (int_class(d) && !int_class(first))))
+        return 0; /* DuckDB casts a later file's decimals (and integers under a first file's
+                     decimal) to the first file's type: ds_dec_cast, rounding, range checked */
     if (!type_merge(&s->cols[at].desc, d, add_new, &w))
         return defer(s, at, pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in "
                        "%.80s but %s in %.80s: the types do not widen%s", d->name,
                        type_text(&s->cols[at].desc, ta, sizeof ta), s->cols[at].from,
                        type_text(d, tb, sizeof tb), path,
-                       d->logical == PQ_LOGICAL_DECIMAL && s->cols[at].desc.logical == d->logical
-                           ? " (a decimal holding both needs more than 38 digits)" : ""), e);
+                       is_text(d) && ds_texted(&s->cols[at].desc)
+                           ? " (a later file's strings are not cast to the first file's type: "
+                             "read with union_by_name, VARCHAR)" : ""), e);
     if (ds_null_typed(d)) return 0; /* nulls of the column's type in this file */
-    bool same_decimal = w.logical == PQ_LOGICAL_DECIMAL && s->cols[at].desc.logical == w.logical &&
-                        w.decimal_precision == s->cols[at].desc.decimal_precision &&
-                        w.decimal_scale == s->cols[at].desc.decimal_scale; /* in another form */
     /* DuckDB reads a later file in the first file's types */
-    if (!add_new && !same_type(&w, &s->cols[at].desc) && !same_decimal)
+    if (!add_new && !same_type(&w, &s->cols[at].desc))
         return defer(s, at, pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s "
                        "but wider (%s) in %.80s: read with union_by_name", d->name,
                        type_text(&s->cols[at].desc, ta, sizeof ta), s->cols[at].from,
@@ -305,7 +307,7 @@ int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool ad
         if (m->nodes[i].shape == PQ_SHAPE_FLAT)
             rc = add_flat(s, &m->columns[m->nodes[i].column], path, add_new);
         else
-            rc = add_field(s, m, i, path, add_new);
+            rc = add_field(s, m, i, path, add_new, e);
     }
     pq_err tmp = {.offset = -1};
     for (int c = 0; rc == 0 && !add_new && c < s->n; c++)

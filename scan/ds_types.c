@@ -14,11 +14,9 @@
  *     while the dataset's desc is that type (ds_types_of), so a format never meets a vector
  *     of another physical type.
  *  2. scale is non-zero only for a column whose dataset and file types are both durations, both
- *     times or timestamps (ds_schema.c's timed_merge) of different units, or both decimals of
- *     different scales stored as INT64 (decimal_merge up to 18 digits), so rescaled vectors
- *     are INT64 (a TIME_MILLIS file's INT32 and a decimal's INT32 or FIXED_LEN are widened
- *     first: ds_widen); a merged decimal of more digits (16-byte FIXED_LEN) is rescaled by
- *     ds_widen as it converts it. */
+ *     times or timestamps (ds_schema.c's timed_merge) of different units, so rescaled vectors
+ *     are INT64 (a TIME_MILLIS file's INT32 is widened first: ds_widen); decimals of other
+ *     scales are rescaled by ds_dec_cast as it converts them. */
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -85,6 +83,22 @@ int ds_types_add(ds_schema *s, int first, const pq_file_meta *m, const char *pat
     return rc;
 }
 
+int ds_types_col(ds_schema *s, int c, const pq_file_meta *m, const char *path, pq_err *e)
+{
+    scan_arrow_types t = {0};
+    int rc = file_types(s, &c, 1, m, path, &t, e);
+    if (rc == 0) {
+        ds_col *col = &s->cols[c];
+        int32_t node;
+        scan_arrow_type_free(&col->atype);
+        col->atype = t.cols[0]; /* its nodes too */
+        col->adesc = m->columns[ds_col_leaf(col, m, &node)];
+        col->adesc.name = col->name;
+    }
+    free(t.metadata), free(t.cols);
+    return rc;
+}
+
 /* The Arrow type schema column c exports (NULL: its Parquet type's alone). */
 static const scan_arrow_type *ds_types_of(const ds_col *c)
 {
@@ -123,17 +137,6 @@ int ds_types_dict_out(const scan_arrow_type *t, const int *pos, int nout, int nl
     return 0;
 }
 
-int ds_time_unit(const pq_column_desc *d)
-{
-    if (d->physical == PQ_INT96) return 9; /* a timestamp in nanoseconds (pq_int96_nanos) */
-    switch (d->logical) {
-    case PQ_LOGICAL_TIME_MILLIS: case PQ_LOGICAL_TIMESTAMP_MILLIS: return 3;
-    case PQ_LOGICAL_TIME_MICROS: case PQ_LOGICAL_TIMESTAMP_MICROS: return 6;
-    case PQ_LOGICAL_TIME_NANOS: case PQ_LOGICAL_TIMESTAMP_NANOS: return 9;
-    default: return 0;
-    }
-}
-
 /* A duration format's unit as a power of ten of seconds (tDs 0 .. tDn 9), or -1. */
 static int unit_exp(const char *fmt)
 {
@@ -167,12 +170,8 @@ int ds_types_file(const ds_schema *s, const ds_view *v, const pq_file_meta *m, c
         const pq_column_desc *fd = v->leaf[c] >= 0 && s->cols[c].node < 0 ? &m->columns[v->leaf[c]] : NULL;
         if (fd && ds_time_unit(d)) /* times and timestamps: ds_schema.c's timed_merge */
             scale[c] = unit_factor(ds_time_unit(d), ds_time_unit(fd));
-        else if (fd && d->logical == PQ_LOGICAL_DECIMAL && fd->logical == PQ_LOGICAL_DECIMAL &&
-                 !ds_wide_decimal(d)) /* (a wide one is rescaled as ds_widen converts it) */
-            scale[c] = unit_factor(d->decimal_scale, fd->decimal_scale); /* decimal_merge */
-        else if (fd && d->logical == PQ_LOGICAL_DECIMAL && fd->logical != PQ_LOGICAL_DECIMAL &&
-                 !ds_wide_decimal(d)) /* an integer file's values (ds_schema.c int_decimal_merge) */
-            scale[c] = unit_factor(d->decimal_scale, 0);
+        else if (fd && d->logical == PQ_LOGICAL_DECIMAL)
+            continue; /* decimals are rescaled as ds_dec_cast converts them */
         else if (t && v->leaf[c] >= 0 && unit_exp(t->format) >= 0) at[n++] = c;
     }
     scan_arrow_types ft = {0};
@@ -196,7 +195,6 @@ static bool unit_typed(const pq_column_desc *d)
 /* What a rescaled value of d is called in messages. */
 static const char *kind(const pq_column_desc *d)
 {
-    if (d->logical == PQ_LOGICAL_DECIMAL) return "unscaled decimal";
     if (!ds_time_unit(d)) return "duration";
     return d->logical >= PQ_LOGICAL_TIMESTAMP_MILLIS ? "timestamp" : "time";
 }
@@ -231,12 +229,20 @@ static bool text_cast(const ds_schema *s, const ds_view *v, int c)
            v->cols[v->leaf[c]].physical != PQ_BYTE_ARRAY;
 }
 
+bool ds_types_cast(const ds_schema *s, const ds_view *v, int c)
+{
+    if (v->leaf[c] < 0 || s->cols[c].node >= 0) return false;
+    const pq_column_desc *to = &s->cols[c].desc, *from = &v->cols[v->leaf[c]];
+    int ts = to->logical == PQ_LOGICAL_DECIMAL ? to->decimal_scale : 0;
+    return text_cast(s, v, c) || (ds_dec_cast_needed(to, from) && from->decimal_scale > ts);
+}
+
 /* A filter on schema column c refused: file path's values are cast to text in it. */
 static int text_refused(const ds_schema *s, int c, const char *path, pq_err *e)
 {
     return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s' is cast to text here "
-                   "(text in another file: VARCHAR, as DuckDB reads it): a filter on it is not "
-                   "supported", path, s->cols[c].name);
+                   "(text in %.120s: VARCHAR, as DuckDB reads it): a filter that does not "
+                   "compare it as text is not supported", path, s->cols[c].name, s->cols[c].from);
 }
 
 int ds_types_filter(const ds_schema *s, const ds_view *v, const int64_t *scale, const bool *filtered,

@@ -1,9 +1,10 @@
 /* scan/ds_widen.c: a file's vector of a dataset column widened to the dataset's type
  * (ds_impl.h invariant 2): integers to the wider integer, numbers to DOUBLE, INT96 timestamps
- * to INT64 nanoseconds, small decimals into another physical form, and decimals of other
- * precisions or scales into a 128-bit one (a union by name's DECIMAL over 18 digits: the
- * unscaled value multiplied up to the dataset's scale here, exactly), and booleans,
- * integers and decimals as text beside a string column (ds_schema.c type_merge). Null slots stay zero (format/vec.h invariant
+ * to INT64 nanoseconds; decimals and integers into the dataset's decimal as DuckDB casts them
+ * (ds_dec_cast: another physical form, the unscaled value multiplied up to the dataset's
+ * scale, or divided down rounding half away from zero where a union past 38 digits or a
+ * first file's type has fewer decimals, and a value past its precision refused); values as
+ * text beside a string column are ds_text.c's. Null slots stay zero (format/vec.h invariant
  * 2). No I/O. */
 #include <assert.h>
 #include <errno.h>
@@ -12,57 +13,14 @@
 
 #include "scan/ds_impl.h"
 
-/* Unscaled value of row r of a decimal vector (INT32, INT64, or a sign-extended big-endian
- * FLBA of at most 16 bytes), or of an integer one (a decimal of scale 0; UINT32 unsigned), as
- * 128 bits. */
-static __int128 dec_get128(const pq_column_desc *d, const pq_vec *v, int64_t r)
-{
-    if (d->physical == PQ_INT32) {
-        int32_t x;
-        memcpy(&x, v->values + 4 * r, 4);
-        return d->logical == PQ_LOGICAL_UINT32 ? (__int128)(uint32_t)x : x;
-    }
-    if (d->physical == PQ_INT64) { int64_t x; memcpy(&x, v->values + 8 * r, 8); return x; }
-    const uint8_t *b = v->values + (int64_t)d->type_length * r;
-    unsigned __int128 x = d->type_length > 0 && (b[0] & 0x80) ? ~(unsigned __int128)0 : 0;
-    for (int i = 0; i < d->type_length; i++) x = x << 8 | b[i];
-    return (__int128)x;
-}
-
-/* A small decimal's unscaled value (ds_small_decimal: it fits 64 bits). */
-static int64_t dec_get(const pq_column_desc *d, const pq_vec *v, int64_t r)
-{
-    return (int64_t)dec_get128(d, v, r);
-}
-
-static void dec_put(const pq_column_desc *d, pq_vec *v, int64_t r, int64_t x)
+/* x into row r of v, a decimal of d's physical type (INT32, INT64, or a big-endian FLBA of
+ * at most 16 bytes); x fits it (ds_dec_cast checked its precision). */
+static void dec_put(const pq_column_desc *d, pq_vec *v, int64_t r, __int128 x)
 {
     if (d->physical == PQ_INT32) { int32_t y = (int32_t)x; memcpy(v->values + 4 * r, &y, 4); return; }
-    if (d->physical == PQ_INT64) { memcpy(v->values + 8 * r, &x, 8); return; }
+    if (d->physical == PQ_INT64) { int64_t y = (int64_t)x; memcpy(v->values + 8 * r, &y, 8); return; }
     uint8_t *b = v->values + (int64_t)d->type_length * r;
     for (int i = d->type_length - 1; i >= 0; i--, x >>= 8) b[i] = (uint8_t)x; /* arithmetic shift */
-}
-
-/* v replaced by w, its converted rows (w's values filled; v's validity and counts carried). */
-static void replace_vec(pq_vec *v, pq_vec *w)
-{
-    if (v->null_count > 0) memcpy(w->validity, v->validity, (size_t)(v->length + 7) / 8);
-    w->length = v->length, w->null_count = v->null_count;
-    pq_vec_free(v);
-    *v = *w;
-}
-
-/* A small decimal in from's physical form into to's (same precision and scale). */
-static int dec_convert(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
-{
-    pq_vec w;
-    pq_vec_init(&w, to->physical, to->physical == PQ_FIXED_LEN_BYTE_ARRAY ? to->type_length : 0);
-    int rc = pq_vec_reserve(&w, v->length, 0);
-    if (rc) return rc;
-    for (int64_t r = 0; r < v->length; r++)
-        dec_put(to, &w, r, pq_vec_is_valid(v, r) ? dec_get(from, v, r) : 0);
-    replace_vec(v, &w);
-    return 0;
 }
 
 /* A small decimal as DOUBLE (unscaled / 10^scale, as DuckDB casts it). */
@@ -75,10 +33,10 @@ static int dec_to_double(const pq_column_desc *from, pq_vec *v)
     double scale = 1;
     for (int i = 0; i < from->decimal_scale; i++) scale *= 10;
     for (int64_t r = 0; r < v->length; r++) {
-        double d = pq_vec_is_valid(v, r) ? (double)dec_get(from, v, r) / scale : 0;
+        double d = pq_vec_is_valid(v, r) ? (double)ds_dec_get128(from, v, r) / scale : 0;
         memcpy(w.values + 8 * r, &d, 8);
     }
-    replace_vec(v, &w);
+    ds_replace_vec(v, &w);
     return 0;
 }
 
@@ -93,104 +51,94 @@ static int int96_nanos(pq_vec *v)
         int64_t x = pq_vec_is_valid(v, r) ? pq_int96_nanos(v->values + 12 * r) : 0;
         memcpy(w.values + 8 * r, &x, 8);
     }
-    replace_vec(v, &w);
+    ds_replace_vec(v, &w);
     return 0;
 }
 
-/* A decimal into to's 16-byte FLBA (a union by name's DECIMAL of 19 to 38 digits), its
- * unscaled value multiplied by 10^(to's scale - from's): exact, as to holds from's digits
- * (ds_schema.c decimal_merge); a value past its own precision (a broken file) wraps, without
- * undefined behaviour. */
-static int dec_to_wide(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
+static unsigned __int128 pow10_128(int n)
 {
+    assert(n >= 0 && n <= 38);
+    unsigned __int128 f = 1;
+    for (int i = 0; i < n; i++) f *= 10;
+    return f;
+}
+
+/* x (an unscaled decimal) times 10^shift, or divided by 10^-shift rounding half away from
+ * zero (DuckDB's decimal cast), into *out; false when the result lies outside [lo, hi]. */
+static bool dec_shift(__int128 x, int shift, __int128 lo, __int128 hi, __int128 *out)
+{
+    unsigned __int128 m = x < 0 ? -(unsigned __int128)x : (unsigned __int128)x;
+    unsigned __int128 f = pow10_128(shift < 0 ? -shift : shift), cap = (unsigned __int128)hi + 1;
+    if (shift >= 0 && m > cap / f) return false; /* (no 128-bit overflow below) */
+    if (shift >= 0) m *= f;
+    else m = m / f + (m % f >= f / 2); /* f a power of ten, at least 10 */
+    if (m > cap) return false;
+    __int128 y = x < 0 ? -(__int128)m : (__int128)m;
+    if (y < lo || y > hi) return false;
+    *out = y;
+    return true;
+}
+
+/* The values type d holds as [*lo, *hi]: a decimal's 10^precision - 1 either side, an
+ * integer's range by width and sign. */
+static void dec_range(const pq_column_desc *d, __int128 *lo, __int128 *hi)
+{
+    if (d->logical == PQ_LOGICAL_DECIMAL) {
+        *hi = (__int128)pow10_128(d->decimal_precision) - 1, *lo = -*hi;
+        return;
+    }
+    bool ok = ds_int_range(d, lo, hi);
+    assert(ok); /* an integer (ds_dec_cast_needed) */
+    (void)ok;
+}
+
+/* The file's value x (scale fs) that does not fit c: the error naming it. */
+static int does_not_fit(const ds_col *c, __int128 x, int fs, const char *path, pq_err *e)
+{
+    char text[48], type[32];
+    text[ds_decimal_text(x, fs, text)] = 0;
+    if (c->desc.logical == PQ_LOGICAL_DECIMAL)
+        snprintf(type, sizeof type, "DECIMAL(%d,%d)", (int)c->desc.decimal_precision,
+                 (int)c->desc.decimal_scale);
+    else
+        snprintf(type, sizeof type, "%s/%s", pq_physical_name(c->desc.physical),
+                 pq_logical_name(c->desc.logical));
+    return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s': the value %s does not "
+                   "fit %s, its type from %.120s (DuckDB refuses it too)", path, c->name, text,
+                   type, c->from);
+}
+
+int ds_dec_cast(const ds_col *c, const pq_column_desc *from, const char *path, pq_vec *v,
+                pq_err *e)
+{
+    const pq_column_desc *to = &c->desc;
+    assert(ds_dec_cast_needed(to, from));
     pq_vec w;
-    pq_vec_init(&w, PQ_FIXED_LEN_BYTE_ARRAY, 16);
+    pq_vec_init(&w, to->physical, to->physical == PQ_FIXED_LEN_BYTE_ARRAY ? to->type_length : 0);
     int rc = pq_vec_reserve(&w, v->length, 0);
     if (rc) return rc;
-    unsigned __int128 f = 1;
     int fs = from->logical == PQ_LOGICAL_DECIMAL ? from->decimal_scale : 0; /* an integer: 0 */
-    for (int i = fs; i < to->decimal_scale; i++) f *= 10;
+    int ts = to->logical == PQ_LOGICAL_DECIMAL ? to->decimal_scale : 0;
+    __int128 lo, hi;
+    dec_range(to, &lo, &hi);
     for (int64_t r = 0; r < v->length; r++) {
-        unsigned __int128 x = 0;
-        if (pq_vec_is_valid(v, r)) x = (unsigned __int128)dec_get128(from, v, r) * f;
-        uint8_t *b = w.values + 16 * r;
-        for (int i = 15; i >= 0; i--, x >>= 8) b[i] = (uint8_t)x;
-    }
-    replace_vec(v, &w);
-    return 0;
-}
-
-/* Row r of v (a BOOLEAN, an integer or a decimal of up to 38 digits) as DuckDB's cast to
- * VARCHAR prints it into buf: "true"/"false"; decimal digits, unsigned for UINT32 and UINT64;
- * a decimal's unscaled value with its scale's digits after a '.' ("-0.50"). Its length. */
-static int text_of(const pq_column_desc *from, const pq_vec *v, int64_t r, char *buf, size_t cap)
-{
-    if (from->physical == PQ_BOOLEAN) return snprintf(buf, cap, "%s", pq_bit_get(v->values, r) ? "true" : "false");
-    bool u = from->logical == PQ_LOGICAL_UINT32 || from->logical == PQ_LOGICAL_UINT64;
-    __int128 x;
-    if (from->logical == PQ_LOGICAL_DECIMAL) {
-        x = dec_get128(from, v, r);
-    } else if (from->physical == PQ_INT32) {
-        int32_t y;
-        memcpy(&y, v->values + 4 * r, 4);
-        x = u ? (__int128)(uint32_t)y : y;
-    } else {
-        int64_t y;
-        memcpy(&y, v->values + 8 * r, 8);
-        x = u ? (__int128)(uint64_t)y : y;
-    }
-    unsigned __int128 m = x < 0 ? -(unsigned __int128)x : (unsigned __int128)x;
-    char digits[48];
-    int n = 0, scale = from->logical == PQ_LOGICAL_DECIMAL ? from->decimal_scale : 0;
-    for (; m > 0 || n <= scale; m /= 10) digits[n++] = (char)('0' + (int)(m % 10)); /* reversed */
-    int len = 0;
-    if (x < 0) buf[len++] = '-';
-    for (int i = n - 1; i >= 0; i--) {
-        buf[len++] = digits[i];
-        if (i == scale && scale > 0) buf[len++] = '.';
-    }
-    assert((size_t)len < cap);
-    return len;
-}
-
-/* A BOOLEAN, integer or decimal vector as text (DuckDB's VARCHAR beside a string column:
- * ds_schema.c type_merge), each value as text_of prints it; a null an empty value.
- * -EOVERFLOW past INT32_MAX bytes, or -ENOMEM. */
-static int to_text(const pq_column_desc *from, pq_vec *v)
-{
-    enum { DIGITS_MAX = 42 }; /* 38 digits, '-', '.', a leading "0." zero, and a NUL */
-    if (v->length > INT32_MAX / (DIGITS_MAX - 1)) return -EOVERFLOW;
-    pq_vec w;
-    pq_vec_init(&w, PQ_BYTE_ARRAY, 0);
-    int rc = pq_vec_reserve(&w, v->length, v->length * (DIGITS_MAX - 1));
-    if (rc) return rc;
-    int32_t at = 0;
-    w.offsets[0] = 0;
-    for (int64_t r = 0; r < v->length; r++) {
-        if (pq_vec_is_valid(v, r)) {
-            char buf[DIGITS_MAX];
-            int n = text_of(from, v, r, buf, sizeof buf);
-            memcpy(w.data + at, buf, (size_t)n);
-            at += n;
+        __int128 x = pq_vec_is_valid(v, r) ? ds_dec_get128(from, v, r) : 0, y = 0;
+        if (!dec_shift(x, ts - fs, lo, hi, &y)) {
+            pq_vec_free(&w);
+            return does_not_fit(c, x, fs, path, e);
         }
-        w.offsets[r + 1] = at;
+        dec_put(to, &w, r, y);
     }
-    w.data_len = at;
-    replace_vec(v, &w);
+    ds_replace_vec(v, &w);
     return 0;
 }
 
 int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
 {
-    if (to->physical == PQ_BYTE_ARRAY && from->physical != PQ_BYTE_ARRAY) return to_text(from, v);
-    if (ds_wide_decimal(to) && from->logical == PQ_LOGICAL_DECIMAL &&
-        (from->type_length != 16 || from->decimal_scale != to->decimal_scale))
-        return dec_to_wide(to, from, v);
-    if (ds_wide_decimal(to) && from->logical != PQ_LOGICAL_DECIMAL)
-        return dec_to_wide(to, from, v); /* an integer (ds_schema.c int_decimal_merge) */
+    if (to->physical == PQ_BYTE_ARRAY && from->physical != PQ_BYTE_ARRAY) return ds_to_text(from, v);
+    assert(!ds_dec_cast_needed(to, from));
     if (to->physical == from->physical && to->type_length == from->type_length) return 0;
     if (from->physical == PQ_INT96 && to->physical == PQ_INT64) return int96_nanos(v);
-    if (ds_small_decimal(to) && ds_small_decimal(from)) return dec_convert(to, from, v);
     if (ds_small_decimal(from)) return dec_to_double(from, v);
     pq_vec w;
     pq_vec_init(&w, to->physical, 0);
@@ -219,6 +167,6 @@ int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
     for (int64_t r = 0; v->null_count > 0 && r < v->length; r++) /* null slots stay zero (vec.h 2) */
         if (!pq_bit_get(v->validity, r)) memset(w.values + pq_fixed_width(w.type, 0) * r, 0,
                                                 (size_t)pq_fixed_width(w.type, 0));
-    replace_vec(v, &w);
+    ds_replace_vec(v, &w);
     return 0;
 }

@@ -166,7 +166,7 @@ CASES
 # Decimals of other precisions and scales whose merge needs more than 18 digits: DuckDB's
 # DECIMAL(p, s) holding both, exactly (a 16-byte decimal; the values rescaled in 128 bits). It
 # was DOUBLE (99999999999999999.9 read as 1e+17), or refused for decimals over 18 digits; without
-# union_by_name a later file's decimal that the first's type holds is read in it, as DuckDB.
+# union_by_name a later file's decimal is cast to the first's type (rounded), as DuckDB casts it.
 "$PY" - "$dir" <<'PYEOF'
 import sys, os, decimal as D, pyarrow as pa, pyarrow.parquet as pq
 d = sys.argv[1]
@@ -183,7 +183,14 @@ for i in 0 1 2 3 4 5; do
     for u in true false; do
         args=; [ $u = true ] && args=--union-by-name
         duck=$("$PY" -c "import duckdb; print(' '.join(str(r[0]) + '|' + ('' if r[1] is None else str(r[1])) for r in duckdb.sql(\"select id, x::varchar, typeof(x) from read_parquet('$dir/dm$i/*.parquet', union_by_name=$u) order by id\").fetchall()), duckdb.sql(\"select any_value(typeof(x)) from read_parquet('$dir/dm$i/*.parquet', union_by_name=$u)\").fetchall()[0][0])" 2>&1)
-        [ $u = false ] && [ $i -lt 4 ] && continue # DuckDB casts a later, wider decimal (rounding): refused here
+        # without union_by_name DuckDB casts a later, wider decimal to the first's type (rounding
+        # half away from zero; a value that does not fit refused by both)
+        if [ $u = false ] && [[ "$duck" == *"Error"* ]]; then
+            "$R" scan "$dir/dm$i" --format csv >"$dir/out" 2>&1
+            check 'grep -q "dm$i/b.parquet: column .x.: the value .* does not fit DECIMAL(.*), its type from .*dm$i/a.parquet" "$dir/out"' \
+                "decimals dm$i without union_by_name: DuckDB refuses; ringscan: $(cat "$dir/out")"
+            continue
+        fi
         got="$("$R" scan "$dir/dm$i" $args --format csv 2>&1 | tail -n +2 | tr ',' '|' | tr '\n' ' ')$("$R" meta "$dir/dm$i" $args 2>&1 | sed -n 's/^  1 x decimal128(\([0-9]*\), \([0-9]*\))$/DECIMAL(\1,\2)/p')"
         check '[ "$got" = "$duck" ]' "decimals dm$i $args: got '$got' DuckDB '$duck'"
     done
@@ -192,9 +199,6 @@ for i in 0 1 2 3 4 5; do
     got=$("$R" scan "$dir/dm$i" --union-by-name --order-by "x DESC" --limit 3 --columns id --format csv 2>&1 | tail -n +2 | tr '\n' ' ')
     check '[ "$got" = "1 3 2 " ]' "decimals dm$i: ORDER BY x DESC: $got"
 done
-"$R" scan "$dir/dm0" --format csv >"$dir/out" 2>&1
-check 'grep -q "DECIMAL(18,1) in .*dm0/a.parquet but wider (FIXED_LEN_BYTE_ARRAY/DECIMAL(18,3)) in .*dm0/b.parquet: read with union_by_name" "$dir/out"' \
-    "a wider decimal without union_by_name: $(cat "$dir/out")"
 # A clause ORing a partition column, or a column a file lacks in a union by name, with a
 # file's own columns: each comparison over the file's constants alone is decided per file
 # (filter/tree.c fold_atoms), so `y = 2021 OR v > 2` is every row of the y=2021 files and
@@ -359,8 +363,12 @@ check '[ "$got" = "$duck " ]' "integers cast to a first file's strings: got '$go
 got=$("$R" scan "$dir/utd" --union-by-name --format csv 2>&1 | tail -n +2 | tr '\n' ' ')
 duck=$("$PY" -c "import duckdb; print(' '.join(f'{r[0]},{r[1] or \"\"}' for r in duckdb.sql(\"select id, c from read_parquet('$dir/utd/*.parquet', union_by_name=true) order by id\").fetchall()))")
 check '[ "$got" = "$duck " ]' "integers beside a stored dictionary of strings: got '$got' DuckDB '$duck'"
-"$R" scan "$dir/ut" --union-by-name --where "c = '100'" --format count >"$dir/out" 2>&1
-check 'grep -q "ut/a.parquet: column .c. is cast to text here" "$dir/out"' "a filter on integers cast to text: $(cat "$dir/out")"
+# a filter on the integers cast to text compares the text, as DuckDB (it was refused)
+for w in "c = '100'" "c > '5'" "c LIKE '1%'"; do
+    got=$("$R" scan "$dir/ut" --union-by-name --where "$w" --format count 2>&1)
+    duck=$("$PY" -c "import duckdb; print('rows', duckdb.sql(\"select count(*) from read_parquet('$dir/ut/*.parquet', union_by_name=true) where $w\").fetchall()[0][0])")
+    check '[ "$got" = "$duck" ]' "a filter on integers cast to text, $w: got '$got' DuckDB '$duck'"
+done
 # an integer beside a decimal is one DECIMAL holding both in a union (DuckDB: BIGINT with
 # DECIMAL(5,2) is DECIMAL(21,2); INTEGER with it DECIMAL(12,2)), not a DOUBLE rounding 2^62 + 1
 mkdir -p "$dir/idec"

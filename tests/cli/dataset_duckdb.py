@@ -186,7 +186,11 @@ pq.write_table(pa.table({"k": pa.array(["x", "y"])}), f"{inc}/b.parquet")
 p = run([inc, "--union-by-name", "--format", "csv"])  # DuckDB: VARCHAR, the integers as text
 want = [r[0] for r in duckdb.sql(f"select k from read_parquet('{inc}/*.parquet', union_by_name = true)").fetchall()]
 check(p.stdout.split() == ["k"] + want and want == ["1", "2", "x", "y"], f"int32 + string as text: {p.stdout!r}")
-pq.write_table(pa.table({"k": pa.array([0.5])}), f"{inc}/c.parquet")  # a float beside text: refused
+pq.write_table(pa.table({"k": pa.array([0.5])}), f"{inc}/c.parquet")  # a float beside text: VARCHAR
+p = run([inc, "--union-by-name", "--format", "csv"])
+want = [r[0] for r in duckdb.sql(f"select k from read_parquet('{inc}/*.parquet', union_by_name = true)").fetchall()]
+check(p.stdout.split() == ["k"] + want and want == ["1", "2", "x", "y", "0.5"], f"float + string as text: {p.stdout!r}")
+pq.write_table(pa.table({"k": pa.array([[1]])}), f"{inc}/c.parquet")  # a list beside text: refused
 p = run([inc, "--union-by-name", "--format", "checksum"], want_rc=1)
 check("'k'" in p.stderr and "c.parquet" in p.stderr, f"incompatible types: {p.stderr.strip()}")
 os.remove(f"{inc}/c.parquet")

@@ -256,7 +256,9 @@ static void vectors(void)
     const uint8_t be[8] = {0xff, 0xff, 0xff, 0x85, 0x00, 0x00, 0x30, 0x39}; /* -123, 12345 */
     memcpy(v.values, be, 8);
     v.length = 2;
-    CHECK(ds_widen(&di, &df, &v) == 0);
+    ds_col dc = {.name = "d", .desc = di, .from = "one.parquet"};
+    pq_err de = {.offset = -1};
+    CHECK(ds_dec_cast(&dc, &df, "two.parquet", &v, &de) == 0);
     memcpy(y, v.values, 16);
     CHECK(y[0] == -123 && y[1] == 12345);
     pq_vec_free(&v);

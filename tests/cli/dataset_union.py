@@ -1,0 +1,285 @@
+"""tests/cli/dataset_union.py RINGSCAN DIR: cases of tests/cli/dataset_union.sh. Each case is
+a directory of two or three files; `ringscan scan DIR [--union-by-name] --format jsonl` must
+give DuckDB's read_parquet([the files, sorted], union_by_name = ...) rows in order, values
+equal as text (a VARCHAR's string itself), or both refuse (ringscan naming both files and the
+column)."""
+import datetime as dt
+import decimal as D
+import glob
+import json
+import os
+import subprocess
+import sys
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, summary  # noqa: E402
+
+R, TOP = sys.argv[1], sys.argv[2]
+con = duckdb.connect()
+con.execute("SET TimeZone = 'UTC'")  # TIMESTAMPTZ as text: ringscan prints UTC ("+00")
+
+
+def write(name, tables, **opts):
+    """tables: one pyarrow table per file (written as 1.parquet, 2.parquet, ...)."""
+    d = os.path.join(TOP, name)
+    os.makedirs(d, exist_ok=True)
+    for i, t in enumerate(tables):
+        pq.write_table(t, os.path.join(d, f"{i + 1}.parquet"), **opts)
+    return d
+
+
+def norm(v):
+    """A value as text for comparing: DuckDB's and ringscan's JSON (strings stay strings)."""
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, list):
+        return [norm(x) for x in v]
+    if isinstance(v, dict):
+        return {k: norm(x) for k, x in v.items()}
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, D.Decimal):
+        return format(v, "f")
+    return str(v)
+
+
+def duck(d, ubn, cols="*", where=None):
+    files = sorted(glob.glob(os.path.join(d, "*.parquet")))
+    sql = f"SELECT {cols} FROM read_parquet({files!r}, union_by_name = {ubn})"
+    if where:
+        sql += f" WHERE {where}"
+    try:
+        rel = con.execute(sql)
+        names = [x[0] for x in rel.description]
+        return [dict(zip(names, [norm(v) for v in r])) for r in rel.fetchall()], None
+    except duckdb.Error as e:
+        return None, str(e)
+
+
+def ours(d, ubn, cols=None, where=None):
+    args = [R, "scan", d, "--format", "jsonl", "--ordered"] + (["--union-by-name"] if ubn else [])
+    if cols:
+        args += ["--columns", cols]
+    if where:
+        args += ["--where", where]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        return None, p.stderr.strip()
+    return [{k: norm(v) for k, v in json.loads(ln).items()} for ln in p.stdout.splitlines()], None
+
+
+def same(name, d, ubn, cols=None, where=None, refused=(), dcols=None):
+    """ringscan's rows equal DuckDB's (dcols: DuckDB's select list, default cols); or, where
+    DuckDB refuses, ringscan refuses too with every word of refused in its message."""
+    want, werr = duck(d, ubn, dcols or cols or "*", where)
+    got, gerr = ours(d, ubn, cols, where)
+    what = f"{name} (union_by_name={ubn}{', where ' + where if where else ''})"
+    if werr:
+        missing = [w for w in refused if gerr is None or w not in gerr]
+        check(gerr is not None and not missing,
+              f"{what}: DuckDB refuses ({werr[:120]}); ringscan: {gerr or got[:3]}, lacks {missing}")
+        return
+    check(gerr is None and got == want, f"{what}:\n  ringscan {gerr or got[:6]}\n  DuckDB   {want[:6]}")
+    return want
+
+
+def strings(n=3):
+    return pa.table({"k": pa.array(["x", None, "12"][:n])})
+
+
+# 1. floats, dates, times and timestamps beside a string column: DuckDB's VARCHAR
+T = dt.datetime(2024, 3, 1, 12, 30, 5, 123456)
+typed = {
+    "float": pa.array([1.5, 0.1, None, 1e20, -0.0, float("nan"), float("inf"), 3.0, 1e-7,
+                       123456789.125, 0.0001, 1e16], pa.float32()),
+    "double": pa.array([1.5, 0.1, None, 1e20, -0.0, float("nan"), float("-inf"), 3.0, 1e-7,
+                        123456789.125, 1 / 3, 1e16, 1e15, 12345678901234567.0, 5e-324,
+                        0.0001, 1.5e-5, 3.4e38, -1234.5], pa.float64()),
+    "date": pa.array([dt.date(2024, 3, 1), None, dt.date(1, 1, 1), dt.date(9999, 12, 31),
+                      dt.date(1969, 12, 31)], pa.date32()),
+    "date_far": pa.array([-719162 - 366, 2932896 + 1000, 0], pa.date32()),
+    "ts_s": pa.array([T.replace(microsecond=0), None], pa.timestamp("s")),
+    "ts_ms": pa.array([T.replace(microsecond=123000), T.replace(microsecond=0), None,
+                       dt.datetime(1960, 1, 1, 0, 0, 0, 1000)], pa.timestamp("ms")),
+    "ts_us": pa.array([T, dt.datetime(1960, 3, 1, 12, 30, 5, 120000), None,
+                       dt.datetime(1969, 12, 31, 23, 59, 59, 999999)], pa.timestamp("us")),
+    "ts_ns": pa.array([1709296205123456789, -5, None, 0, 10**18], pa.timestamp("ns")),
+    "ts_bc": pa.array([-62135596800000000 - 86400000000 * 366, 253402300799999999 + 10**12],
+                      pa.timestamp("us")),
+    "ts_ms_utc": pa.array([T.replace(microsecond=123000), None], pa.timestamp("ms", tz="UTC")),
+    "ts_us_paris": pa.array([T, None], pa.timestamp("us", tz="Europe/Paris")),
+    "ts_ns_utc": pa.array([1709296205123456789, -1, None], pa.timestamp("ns", tz="UTC")),
+    "time_ms": pa.array([dt.time(1, 2, 3, 4000), dt.time(0, 0), None], pa.time32("ms")),
+    "time_us": pa.array([dt.time(1, 2, 3, 4), dt.time(23, 59, 59, 999999)], pa.time64("us")),
+    "time_ns": pa.array([1_000_000_123, 3_600_000_000_000], pa.time64("ns")),
+}
+for name, arr in typed.items():
+    t = pa.table({"id": pa.array(range(len(arr)), pa.int64()), "k": arr})
+    s = pa.table({"id": pa.array([100, 101, 102], pa.int64()), "k": pa.array(["x", None, "12"])})
+    for order, tables in (("first", [t, s]), ("last", [s, t])):
+        d = write(f"text_{name}_{order}", tables)
+        for ubn in (True, False):
+            same(f"{name} {order} beside text", d, ubn, refused=["'k'", "1.parquet", "2.parquet"])
+# INT96 timestamps (DuckDB: TIMESTAMP in microseconds, floored)
+i96 = pa.table({"id": pa.array([0, 1, 2, 3], pa.int64()),
+                "k": pa.array([1_700_000_000_123_456_789, -1, None, 5], pa.timestamp("ns"))})
+s = pa.table({"id": pa.array([100], pa.int64()), "k": pa.array(["x"])})
+for order, tables in (("first", [i96, s]), ("last", [s, i96])):
+    d = write(f"text_int96_{order}", tables, use_deprecated_int96_timestamps=True)
+    for ubn in (True, False):
+        same(f"int96 {order} beside text", d, ubn, refused=["'k'", "1.parquet", "2.parquet"])
+
+# 2. nested fields whose leaves differ in type: DuckDB widens them (list<int32> beside
+#    list<int64>: BIGINT[]; struct fields; map values; lists of lists; int8 beside int16; an
+#    integer beside a double). ringscan widens the narrower file's leaves into the other's
+#    shape, in a union by name in either order and without one into the first file's; the
+#    meta line gives the widened type. Several row groups, nulls at every level, and a filter
+#    on another column (the packed rows, not whole columns), compared with DuckDB.
+def nested_pair(name, a, b, want_type, dcols=None):
+    n = len(a)
+    ta = pa.table({"id": pa.array(range(n), pa.int64()), "k": a})
+    tb = pa.table({"id": pa.array(range(1000, 1000 + len(b)), pa.int64()), "k": b})
+    for order, tables in (("narrow_first", [ta, tb]), ("wide_first", [tb, ta])):
+        d = write(f"nested_{name}_{order}", tables, row_group_size=40)
+        for w in (None, "(id > 17 AND id < 50) OR id > 1100"):  # (a split's rows in part)
+            same(f"nested {name} {order}", d, True, where=w, dcols=dcols)
+        if order == "wide_first":  # later narrow leaves widened into the first's
+            same(f"nested {name} {order}", d, False, dcols=dcols)
+        else:  # DuckDB casts later wide leaves to the first's narrow ones (range checked): refused
+            got, gerr = ours(d, False)
+            check(gerr is not None and all(w in gerr for w in ["'k'", "1.parquet", "2.parquet", "not supported"]),
+                  f"nested {name} {order} without union_by_name: {gerr or got[:2]}")
+        p = subprocess.run([R, "meta", d, "--union-by-name"], capture_output=True, text=True, timeout=60)
+        check(f"0 id int64\n  1 k {want_type}\n" in p.stdout, f"nested {name} {order} meta: {p.stdout[:300]} {p.stderr}")
+
+
+def maybe(v, i):
+    return None if i % 11 == 5 else v
+
+
+N = 130
+nested_pair("list_int", pa.array([maybe([i, None, -i] if i % 4 else [], i) for i in range(N)], pa.list_(pa.int32())),
+            pa.array([maybe([2**40 + i], i) for i in range(N)], pa.list_(pa.int64())), "list<element: int64>")
+nested_pair("list_float", pa.array([maybe([i / 8, None], i) for i in range(N)], pa.list_(pa.float32())),
+            pa.array([maybe([0.1 * i], i) for i in range(N)], pa.list_(pa.float64())), "list<element: double>")
+nested_pair("list_int_double", pa.array([maybe([i, -7], i) for i in range(N)], pa.list_(pa.int32())),
+            pa.array([maybe([0.5 * i, None], i) for i in range(N)], pa.list_(pa.float64())), "list<element: double>")
+nested_pair("list_int8_int16", pa.array([maybe([i % 100, None], i) for i in range(N)], pa.list_(pa.int8())),
+            pa.array([maybe([300 + i], i) for i in range(N)], pa.list_(pa.int16())), "list<element: int16>")
+st_a = pa.struct([("a", pa.int32()), ("b", pa.string()), ("c", pa.float32())])
+st_b = pa.struct([("a", pa.int64()), ("b", pa.string()), ("c", pa.float64())])
+nested_pair("struct", pa.array([maybe({"a": maybe(i, i + 1), "b": f"s{i}", "c": i / 4}, i) for i in range(N)], st_a),
+            pa.array([maybe({"a": 2**40 + i, "b": None, "c": 0.1 * i}, i) for i in range(N)], st_b),
+            "struct<a: int64, b: string, c: double>")
+nested_pair("map", pa.array([maybe([(f"k{i}", i), ("z", None)], i) for i in range(N)], pa.map_(pa.string(), pa.int32())),
+            pa.array([maybe([("b", 2**40 + i)], i) for i in range(N)], pa.map_(pa.string(), pa.int64())),
+            "map<string, int64>", dcols="id, map_entries(k) AS k")
+nested_pair("list_list", pa.array([maybe([[i], None, [None, -i]], i) for i in range(N)], pa.list_(pa.list_(pa.int32()))),
+            pa.array([maybe([[2**40 + i]], i) for i in range(N)], pa.list_(pa.list_(pa.int64()))),
+            "list<element: list<element: int64>>")
+nested_pair("list_struct", pa.array([maybe([{"a": i, "c": None}], i) for i in range(N)],
+                                    pa.list_(pa.struct([("a", pa.int32()), ("c", pa.float32())]))),
+            pa.array([maybe([{"a": 2**40 + i, "c": 1.5}, None], i) for i in range(N)],
+                     pa.list_(pa.struct([("a", pa.int64()), ("c", pa.float64())]))),
+            "list<element: struct<a: int64, c: double>>")
+
+
+# leaves that widen neither way (DuckDB: a third type, or VARCHAR): refused naming the leaf
+def refused_nested(name, a, b):
+    d = write(f"nested_{name}", [pa.table({"k": a}), pa.table({"k": b})])
+    want, werr = duck(d, True)
+    got, gerr = ours(d, True)
+    check(werr is None and gerr is not None and all(w in gerr for w in ["'k'", "1.parquet", "2.parquet", "not supported"]),
+          f"nested {name}: DuckDB {werr or want[:2]}; ringscan {gerr or got[:2]}")
+
+
+refused_nested("uint32_int32", pa.array([[1]], pa.list_(pa.uint32())), pa.array([[-3]], pa.list_(pa.int32())))
+refused_nested("int_string", pa.array([[1]], pa.list_(pa.int32())), pa.array([["x"]], pa.list_(pa.string())))
+refused_nested("mixed", pa.array([{"a": 1, "c": 1.5}], pa.struct([("a", pa.int64()), ("c", pa.float32())])),
+               pa.array([{"a": 2, "c": 2.5}], pa.struct([("a", pa.int32()), ("c", pa.float64())])))
+
+# 3. decimals: a union past 38 digits (DuckDB: 38 digits, the scale cut, values rounded half
+#    away from zero; an integer beside a decimal keeps the scale and refuses what does not
+#    fit), and a later file's wider decimal or integer cast to the first file's decimal
+#    (without union_by_name: rounded, or refused when it does not fit)
+def dec(xs, p, s_):
+    return pa.array([None if x is None else D.Decimal(x) for x in xs], pa.decimal128(p, s_))
+
+
+def pair(name, a, b, where=None):
+    d = write(f"dec_{name}", [pa.table({"id": pa.array(range(len(a)), pa.int64()), "k": a}),
+                              pa.table({"id": pa.array(range(100, 100 + len(b)), pa.int64()), "k": b})])
+    for ubn in (True, False):
+        same(f"decimal {name}", d, ubn, refused=["'k'", "1.parquet", "2.parquet"])
+
+
+pair("past38", dec(["12345678901234567890123456789012345678", "-1", None], 38, 0),
+     dec(["1.25", "-0.5", "0.49", "-12345678901234567.5", None, "0.000000000000000000025"], 38, 21))
+pair("past38_b", dec(["1.5", "-99999999999999999999999999999.9"], 30, 1),
+     dec(["1.123456789012345678901234567", "-0.0000000005", "0.0000000004999"], 30, 27))
+pair("past38_int", dec(["1.5", "-2.25"], 30, 20), pa.array([5, -7, 2**40], pa.int64()))
+pair("past38_int_over", dec(["1.5"], 36, 20), pa.array([5, 10**18], pa.int64()))
+pair("int_first_past38", pa.array([5, -7], pa.int64()), dec(["1.5", None], 30, 20))
+pair("wider_later", dec(["1.5", "-2.5", None], 5, 1),
+     dec(["12.25", "-12.25", "12.35", "-12.35", "12.349", "0.05", "-0.05", "0.04999"], 12, 5))
+pair("wider_later_over", dec(["1.5"], 5, 1), dec(["123456789.25"], 12, 2))
+pair("wider_first", dec(["123456789.25", None], 12, 2), dec(["1.5", "-0.5"], 5, 1))
+pair("more_digits_later", dec(["1.5"], 5, 1), dec(["1234.5", "-9999.9"], 8, 1))
+pair("more_digits_later_over", dec(["1.5"], 5, 1), dec(["12345.5"], 8, 1))
+pair("int32_later", dec(["1.5"], 5, 1), pa.array([5, -1234], pa.int32()))
+pair("int32_later_over", dec(["1.5"], 5, 1), pa.array([5, 123456], pa.int32()))
+pair("small_into_wide", dec(["1.5"], 30, 1), dec(["1.25", "-7.75"], 9, 2))
+pair("int64_first", pa.array([5, -7], pa.int64()), dec(["1.5", "-2.5", "0.49", None], 30, 20))
+pair("int32_first_over", pa.array([5], pa.int32()), dec(["1.5", "3000000000.4"], 12, 1))
+pair("int8_first", pa.array([5], pa.int8()), dec(["127.4", "-128.5"], 5, 1))
+pair("wide_into_small", dec(["1.5"], 9, 1), dec(["1.25", "-7.75", "12345678.94"], 30, 2))
+
+# 4. filters on a column a file's values are cast in (to text beside a string column, or a
+#    decimal rounded to the first file's scale): compared as DuckDB compares the cast values
+#    (string order: '10' < '9'), with the file's statistics unused; several row groups
+ints = pa.table({"id": pa.array(range(200), pa.int64()), "k": pa.array([i if i % 7 else None for i in range(200)], pa.int32()),
+                 "f": pa.array([i / 4 for i in range(200)]), "b": pa.array([i % 3 == 0 for i in range(200)]),
+                 "d": pa.array([dt.date(2024, 1, 1) + dt.timedelta(days=i * 3) for i in range(200)], pa.date32()),
+                 "t": pa.array([dt.datetime(2024, 1, 1, 0, 0, 0, 5000) + dt.timedelta(hours=i * 7) for i in range(200)], pa.timestamp("ms")),
+                 "m": dec([f"{i * 37 - 2000}.{i % 100:02d}" for i in range(200)], 9, 2)})
+strs = pa.table({"id": pa.array(range(1000, 1006), pa.int64()), "k": pa.array(["5", "10", "x", None, "12", "150"]),
+                 "f": pa.array(["0.5", "x", "10.25", "2.0", None, "1e+16"]), "b": pa.array(["true", "y", None, "false", "a", "b"]),
+                 "d": pa.array(["2024-01-04", "x", "2025", None, "2024-12-31", "2"]),
+                 "t": pa.array(["2024-01-01 07:00:00.005", "a", None, "2024-03", "z", "2024-01-02"]),
+                 "m": pa.array(["-1963.01", "5", "x", None, "100", "-2000.00"]), "extra": pa.array([1, 2, 3, 4, 5, 6])})
+for order, tables in (("ints_first", [ints, strs]), ("text_first", [strs, ints])):
+    d = write(f"filter_{order}", tables, row_group_size=50)
+    for where in ["k = '12'", "k > '5'", "k < '10' OR k IS NULL", "k IN ('5', '150', '7')", "k LIKE '1%'",
+                  "k >= '19' AND id < 100", "f > '4'", "f = '10.25'", "f LIKE '%.5'", "b = 'true'", "b > 'false'",
+                  "d >= '2024-12'", "d LIKE '2024-02-%'", "t < '2024-01-02'", "t LIKE '%07:00:00.005'",
+                  "m > '-1'", "m LIKE '%.00'", "k = '12' AND extra IS NULL", "extra > 3 OR k = '5'",
+                  "k > '5' AND f < '2'", "starts_with(k, '9')"]:
+        for ubn in ((True, False) if order == "text_first" else (True,)):
+            if "extra" in where and not ubn:
+                continue
+            same(f"filter {order}", d, ubn, where=where)
+            want, _ = duck(d, ubn, "count(*) AS n", where)
+            p = subprocess.run([R, "scan", d, "--format", "count", "--where", where] + (["--union-by-name"] if ubn else []),
+                               capture_output=True, text=True, timeout=60)
+            check(want and p.stdout.strip() == f"rows {want[0]['n']}", f"count {order} where {where}: {p.stdout}{p.stderr} vs {want}")
+    # ORDER BY ... LIMIT and a limit with a filter on cast values
+    want, _ = duck(d, True, "id, k", "k > '3' ORDER BY k DESC, id LIMIT 5")
+    p = subprocess.run([R, "scan", d, "--union-by-name", "--format", "jsonl", "--columns", "id,k", "--where", "k > '3'",
+                        "--order-by", "k DESC, id", "--limit", "5"], capture_output=True, text=True, timeout=60)
+    got = [{k: norm(v) for k, v in json.loads(ln).items()} for ln in p.stdout.splitlines()]
+    check(got == want, f"order by with a filter {order}: {got} {p.stderr} vs {want}")
+    p = subprocess.run([R, "scan", d, "--union-by-name", "--format", "jsonl", "--columns", "id", "--where", "k > '3'",
+                        "--limit", "4", "--ordered"], capture_output=True, text=True, timeout=60)
+    want, _ = duck(d, True, "id", "k > '3' LIMIT 4")
+    check(len(p.stdout.splitlines()) == 4 and [json.loads(ln)["id"] for ln in p.stdout.splitlines()] == [int(w["id"]) for w in want],
+          f"limit with a filter {order}: {p.stdout} {p.stderr} vs {want}")
+# a decimal rounded to the first file's scale, filtered on its rounded value
+d = os.path.join(TOP, "dec_wider_later")
+for where in ["k = 12.3", "k > 12.3", "k <= -12.3", "k = 0.1 OR k = -0.1", "k BETWEEN 0 AND 12.3"]:
+    same("filter on a rounded decimal", d, False, where=where)
+
+sys.exit(0 if summary("dataset_union") else 1)
