@@ -163,6 +163,14 @@ void io_path_shown(char *out, size_t cap, const char *path)
     else snprintf(out, cap, "%s", path);
 }
 
+size_t io_msg_named(const char *msg, const char *path)
+{
+    char shown[IO_NAME_MAX];
+    io_path_shown(shown, sizeof shown, path);
+    size_t n = strlen(shown);
+    return n && strncmp(msg, shown, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ' ? n + 2 : 0;
+}
+
 int io_file_open(io_file_t **out, const char *path, char *err, size_t errlen)
 {
     assert(out && path);

@@ -118,5 +118,10 @@ bool io_url_has_pattern(const char *path);
 /* path as it may be shown (a message, --explain, meta's "file:"): a URL without the userinfo
  * ("user:password@") of its authority, anything else as it is. Truncated to cap. */
 void io_path_shown(char *out, size_t cap, const char *path);
+/* The length of the "PATH: " msg starts with when it names path already (path as shown by
+ * io_path_shown: io/'s open and read errors start so), else 0. The one rule every layer that
+ * names a file in a message follows (scan/pqfile.c, scan/api.c, the dataset's file errors),
+ * so a path is named once however many layers pass the message up. */
+size_t io_msg_named(const char *msg, const char *path);
 
 #endif

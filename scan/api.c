@@ -39,9 +39,7 @@ int api_report(ringscan_error *err, const char *path, int rc, const pq_err *e)
     const char *msg = e && e->msg[0] ? e->msg : ringscan_strerror(rc);
     char shown[512]; /* a URL's password stays out of the message (io/store.h) */
     io_path_shown(shown, sizeof shown, path);
-    size_t sl = strlen(shown); /* io/'s read errors name the file already: not twice */
-    bool named = strncmp(msg, shown, sl) == 0 && msg[sl] == ':';
-    int n = named ? snprintf(err->message, sizeof err->message, "%s", msg)
+    int n = io_msg_named(msg, path) ? snprintf(err->message, sizeof err->message, "%s", msg)
                   : snprintf(err->message, sizeof err->message, "%s: %s", shown, msg);
     if (e && (e->offset >= 0 || e->column[0]) && n > 0 && (size_t)n < sizeof err->message) {
         if (e->offset >= 0 && e->column[0])

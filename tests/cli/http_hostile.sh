@@ -71,6 +71,11 @@ for f in "latenocr|Content-Range missing" "latewrongcr|Content-Range elsewhere" 
     check '[ "$(wc -l <"$dir/fout")" -le 1 ]' "$m: a failed scan printed rows: $(sed -n 2p "$dir/fout" | head -c 200)"
     check '[ "$(grep -o "$m/li.parquet" "$dir/ferr" | wc -l)" -eq 1 ]' "$m: the URL is not named once: $(net_mask <"$dir/ferr" | head -c 300)"
 done
+# a dataset's file: its read error names the URL once too (ds_file_errf and io/ share one rule)
+cp "$li" "$www/ds.parquet" # a name of its own: "late" counts requests per mode and name
+scan_fails "dataset latenocr" 60 "127.0.0.1:$HOSTILE_PORT/latenocr/ds.parquet" "GET bytes=[0-9]*-[0-9]*" \
+    "Content-Range missing" -- scan "$base/ok/li.parquet" "$base/latenocr/ds.parquet" --threads 2 --format csv
+check '[ "$(grep -o "latenocr/ds.parquet" "$dir/ferr" | wc -l)" -eq 1 ]' "dataset: the URL is not named once: $(head -c 300 "$dir/ferr")"
 n=$(tries latecut)
 check '[ "$n" -ge 2 ] && [ "$n" -le 8 ]' "latecut: $n requests (want 2..8: the open, then 3 tries of at most two reads)"
 
