@@ -37,6 +37,7 @@ typedef struct io_open_opts {
     const char *store;   /* "sim:ttfb=50ms,bw=500MB/s,conns=64,seed=1" over a local file */
     const char *s3_key_id, *s3_secret, *s3_token, *s3_region, *s3_endpoint;
     bool tls_insecure;   /* no TLS peer/host verification (warns once on stderr) */
+    bool etag_unchecked; /* answers' ETags are not compared with the open's (the size still is) */
 } io_open_opts;
 
 /* A backend's cost model: a request costs ttfb_ns + bytes / bytes_per_s. Seeded per backend

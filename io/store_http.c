@@ -8,8 +8,9 @@
  *  1. A request succeeds only with all of its bytes: 206 with a Content-Range starting at
  *     its offset (or 200 for a range covering the whole object) and exactly len bytes, of
  *     the version the open saw: a Content-Range total other than the open's size, or an ETag
- *     other than the open's (when both have one, as DuckDB's httpfs checks), is an error
- *     (the object changed under the scan), never bytes of another version.
+ *     other than the open's (when both have one, as DuckDB's httpfs checks, and the open was
+ *     not told otherwise: io_open_opts.etag_unchecked keeps no ETag), is an error (the object
+ *     changed under the scan), never bytes of another version.
  *  2. Retries: connection errors, timeouts (a try that moves fewer than HTTP_MIN_BPS over a
  *     timeout's window: a stall or a drip), 429/500/502/503/504 and S3 SlowDown, at most
  *     o->retries after the first try and none starting HTTP_RETRY_TOTAL_NS after it; every
@@ -548,8 +549,10 @@ static void http_obj_tls(http_obj *o, const char *shown, const io_open_opts *op)
                 shown);
 }
 
-/* The suffix GET: the object's size and its last HTTP_TAIL_BYTES (kept for the footer). */
-static int http_obj_tail(http_obj *o, io_file_t *f, char *err, size_t errlen)
+/* The suffix GET: the object's size and its last HTTP_TAIL_BYTES (kept for the footer), and its
+ * ETag unless etag_unchecked (later answers are then not compared with one). */
+static int http_obj_tail(http_obj *o, io_file_t *f, bool etag_unchecked, char *err,
+                         size_t errlen)
 {
     o->tail = fail_malloc(HTTP_TAIL_BYTES);
     if (!o->tail) return -ENOMEM;
@@ -568,7 +571,7 @@ static int http_obj_tail(http_obj *o, io_file_t *f, char *err, size_t errlen)
     }
     f->size_bytes = x.status == 206 ? x.cr_total : x.got;
     o->tail_len = x.got;
-    snprintf(o->etag, sizeof o->etag, "%s", x.etag);
+    if (!etag_unchecked) snprintf(o->etag, sizeof o->etag, "%s", x.etag); /* none: unchecked */
     o->tail_off = f->size_bytes - x.got;
     assert(o->tail_off <= f->size_bytes);
     return 0;
@@ -639,7 +642,7 @@ int io_http_open(io_file_t **out, const char *url, const io_open_opts *op, char 
     int rc = http_obj_new(&o, url, shown, op, err, errlen);
     if (rc == 0) {
         f->be_file = o;
-        rc = http_obj_tail(o, f, err, errlen);
+        rc = http_obj_tail(o, f, op->etag_unchecked, err, errlen);
     }
     if (rc) {
         http_obj_free(o);

@@ -137,7 +137,8 @@ void scan_api_io_opts(const ringscan_options *o, io_open_opts *io)
     *io = (io_open_opts){.store = o->store, .s3_key_id = o->s3_access_key_id,
                           .s3_secret = o->s3_secret_access_key, .s3_token = o->s3_session_token,
                           .s3_region = o->s3_region, .s3_endpoint = o->s3_endpoint,
-                          .tls_insecure = o->tls_insecure};
+                          .tls_insecure = o->tls_insecure,
+                          .etag_unchecked = o->unsafe_disable_etag_checks};
 }
 
 void scan_api_scan_opts(const ringscan_options *o, scan_opts *so)

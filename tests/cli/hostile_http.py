@@ -15,6 +15,7 @@ fault from its second on: the open's suffix GET passes and the ring's range read
   redirloop      302 to itself, forever
   grow           from the second request on, serves NAME.big (another size and ETag)
   same           from the second request on, serves NAME.alt (same size, another ETag)
+  etagflip       the same bytes under another ETag at each request (a pool of servers)
   drip           206 whose body comes one byte every 0.3 s
   dripeerr       404 whose body comes one byte every 0.3 s
   404xml         404 with an S3 XML error body (<Code>NoSuchKey</Code>)
@@ -100,6 +101,8 @@ async def answer(w, mode, name, target, rng, hit):
         return True
     size = len(data)
     etag = '"%s"' % hashlib.md5(data).hexdigest()[:16]
+    if mode == "etagflip":
+        etag = '"%s-%d"' % (etag[1:-1], hit)
     r = byte_range(rng, size)
     if r is None:
         head(w, 200, [("Content-Length", size), ("ETag", etag)])

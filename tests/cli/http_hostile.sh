@@ -76,6 +76,14 @@ cp "$li" "$www/ds.parquet" # a name of its own: "late" counts requests per mode 
 scan_fails "dataset latenocr" 60 "127.0.0.1:$HOSTILE_PORT/latenocr/ds.parquet" "GET bytes=[0-9]*-[0-9]*" \
     "Content-Range missing" -- scan "$base/ok/li.parquet" "$base/latenocr/ds.parquet" --threads 2 --format csv
 check '[ "$(grep -o "latenocr/ds.parquet" "$dir/ferr" | wc -l)" -eq 1 ]' "dataset: the URL is not named once: $(head -c 300 "$dir/ferr")"
+# an ETag that changes while the bytes do not: an error by default, read exactly when told
+scan_fails "etagflip" 60 "127.0.0.1:$HOSTILE_PORT/etagflip/li.parquet" "changed since it was opened.*ETag" -- \
+    scan "$base/etagflip/li.parquet" --threads 2 --format csv
+scan_same "etagflip --unsafe-disable-etag-checks" "$li" "$base/etagflip/li.parquet" --threads 2 \
+    --ordered --format csv --url-args --unsafe-disable-etag-checks
+cp "$li" "$www/g2.parquet" && cp "$li.big" "$www/g2.parquet.big" # "grow" from its 2nd request
+scan_fails "grow --unsafe-disable-etag-checks" 60 "changed since it was opened.*size 2" -- \
+    scan "$base/grow/g2.parquet" --threads 2 --format csv --unsafe-disable-etag-checks
 n=$(tries latecut)
 check '[ "$n" -ge 2 ] && [ "$n" -le 8 ]' "latecut: $n requests (want 2..8: the open, then 3 tries of at most two reads)"
 
