@@ -16,6 +16,9 @@ fault from its second on: the open's suffix GET passes and the ring's range read
   grow           from the second request on, serves NAME.big (another size and ETag)
   same           from the second request on, serves NAME.alt (same size, another ETag)
   etagflip       the same bytes under another ETag at each request (a pool of servers)
+  listrepeat listcycle listnotoken  ListObjectsV2 pages (path-style, /MODE/BUCKET/?list-type=2...)
+                 of one key each, all truncated: the next token always "tokA"; "tokA", "tokB",
+                 then "tokA" again; none at all (after the first page, asked with no token)
   drip           206 whose body comes one byte every 0.3 s
   dripeerr       404 whose body comes one byte every 0.3 s
   404xml         404 with an S3 XML error body (<Code>NoSuchKey</Code>)
@@ -63,8 +66,23 @@ async def drip(w, status, headers, body):
     return False
 
 
+def list_page(mode, target, hit):
+    """A ListObjectsV2 page for the list* modes (one key, truncated)."""
+    asked = re.search(r"continuation-token=([^&]*)", target)
+    nxt = {"listrepeat": "tokA", "listcycle": "tokB" if asked and asked.group(1) == "tokA" else "tokA",
+           "listnotoken": None if asked else "tokA"}[mode]
+    tok = f"<NextContinuationToken>{nxt}</NextContinuationToken>" if nxt else ""
+    return ("<?xml version='1.0'?><ListBucketResult><IsTruncated>true</IsTruncated>"
+            f"<Contents><Key>ds/k{hit}.parquet</Key></Contents>{tok}</ListBucketResult>").encode()
+
+
 async def answer(w, mode, name, target, rng, hit):
     """Writes one answer; returns whether the connection stays open."""
+    if mode.startswith("list"):
+        body = list_page(mode, target, hit)
+        head(w, 200, [("Content-Length", len(body)), ("Content-Type", "application/xml")])
+        w.write(body)
+        return True
     if mode.startswith("late"):
         mode = mode[4:] if hit > 1 else "ok"
     if mode.startswith("redir"):

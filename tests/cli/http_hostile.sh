@@ -84,6 +84,17 @@ scan_same "etagflip --unsafe-disable-etag-checks" "$li" "$base/etagflip/li.parqu
 cp "$li" "$www/g2.parquet" && cp "$li.big" "$www/g2.parquet.big" # "grow" from its 2nd request
 scan_fails "grow --unsafe-disable-etag-checks" 60 "changed since it was opened.*size 2" -- \
     scan "$base/grow/g2.parquet" --threads 2 --format csv --unsafe-disable-etag-checks
+# a listing whose server repeats a token (or cycles, or truncates without one) stops at once,
+# naming the URL and the token, instead of listing the same keys up to 10000 pages
+for f in "listrepeat|page 2's continuation token 'tokA' came before" \
+    "listcycle|page 3's continuation token 'tokA' came before" \
+    "listnotoken|truncated page without a continuation token.*token 'tokA'"; do
+    m=${f%%|*}
+    AWS_ENDPOINT_URL=$base/$m scan_fails "$m" 60 "s3://bkt/ds/\*\.parquet: listing" "${f#*|}" -- \
+        scan 's3://bkt/ds/*.parquet' --format count
+    n=$(tries "$m")
+    check '[ "$n" -le 3 ]' "$m: $n listing requests (want at most 3: it stops at the first repeat)"
+done
 n=$(tries latecut)
 check '[ "$n" -ge 2 ] && [ "$n" -le 8 ]' "latecut: $n requests (want 2..8: the open, then 3 tries of at most two reads)"
 
