@@ -106,7 +106,7 @@ static const cli_opt scan_opts[] = {
     {"--tls-insecure", NULL, NULL, CLI_FLAG, SO_TLS_INSECURE,
      .help = "skip TLS peer and host verification for https:// and s3:// (warns)"},
     {"--unsafe-disable-etag-checks", NULL, NULL, CLI_FLAG, SO_NO_ETAG,
-     .help = "remote objects: an ETag that changes between reads is no error (a changed size is)"},
+     .help = "remote: an ETag changing between reads is no error (a new size is)"},
     {"--no-progress", NULL, NULL, CLI_FLAG, SO_NO_PROGRESS,
      .help = "no progress line (shown on a tty's stderr after 1 s, not over rows)"},
     CLI_DATASET_OPTS(SO_HIVE, SO_HIVE_TYPES, SO_UNION),

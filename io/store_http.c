@@ -43,10 +43,51 @@ static void http_global_init(void)
 
 /* ---- pure pieces ---- */
 
-static bool http_unreserved(unsigned char c)
+bool http_unreserved(const unsigned char *p)
 {
+    unsigned char c = *p;
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
            c == '-' || c == '_' || c == '.' || c == '~';
+}
+
+/* An S3 key's byte sent as it is: unreserved or '/' (aws-cli's and DuckDB's rule). */
+static bool http_key_plain(const unsigned char *p)
+{
+    return *p == '/' || http_unreserved(p);
+}
+
+/* An http(s) URL's byte sent as it is: anything a URL may hold (its reserved characters keep
+ * their meaning: '?' starts the query), and a '%' that starts an escape (not encoded twice). */
+static bool http_url_plain(const unsigned char *p)
+{
+    static const char hex[] = "0123456789ABCDEFabcdef";
+    if (*p == '%') return p[1] && strchr(hex, p[1]) && p[2] && strchr(hex, p[2]);
+    return *p > 0x20 && *p < 0x7F && !strchr("\"<>\\^`{|}", *p);
+}
+
+size_t http_pct_put(char *out, size_t cap, size_t at, const char *s,
+                    bool (*plain)(const unsigned char *p))
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *k = (const unsigned char *)s; *k; k++) {
+        bool keep = plain(k);
+        if (at + (keep ? 1 : 3) >= cap) return 0;
+        if (keep) out[at++] = (char)*k;
+        else out[at++] = '%', out[at++] = hex[*k >> 4], out[at++] = hex[*k & 15];
+    }
+    out[at] = '\0';
+    return at;
+}
+
+int http_url_encode(char *out, size_t cap, const char *url)
+{
+    const char *host = strstr(url, "://");
+    assert(host);
+    size_t n = (size_t)(host + 3 - url) + strcspn(host + 3, "/?#"); /* scheme and authority */
+    if (n >= cap) return -EINVAL;
+    memcpy(out, url, n);
+    out[n] = '\0';
+    return http_pct_put(out, cap, n, url + n, http_url_plain) ? 0 : -EINVAL;
 }
 
 int http_s3_url(char *out, size_t cap, const char *s3url, const char *endpoint,
@@ -62,15 +103,7 @@ int http_s3_url(char *out, size_t cap, const char *s3url, const char *endpoint,
                 : snprintf(out, cap, "https://%.*s.s3.%s.amazonaws.com/", bn, b,
                            region && *region ? region : "us-east-1");
     if (n < 0 || (size_t)n >= cap) return -EINVAL;
-    size_t at = (size_t)n;
-    for (const unsigned char *k = (const unsigned char *)slash + 1; *k; k++) {
-        bool plain = http_unreserved(*k) || *k == '/';
-        if (at + (plain ? 1 : 3) >= cap) return -EINVAL;
-        if (plain) out[at++] = (char)*k;
-        else at += (size_t)snprintf(out + at, cap - at, "%%%02X", *k);
-    }
-    out[at] = '\0';
-    return 0;
+    return http_pct_put(out, cap, (size_t)n, slash + 1, http_key_plain) ? 0 : -EINVAL;
 }
 
 /* Parses a decimal at *p (advancing it). False when there is none or it overflows. */
@@ -587,10 +620,10 @@ static int http_obj_new(http_obj **out, const char *url, const char *shown,
     o->retries = (int)http_env_long("RINGSCAN_HTTP_RETRIES", HTTP_RETRIES_DEFAULT, 0, 100);
     int rc = 0;
     if (strncmp(url, "s3://", 5) == 0) rc = http_obj_sign(o, url, op, err, errlen);
-    else if (strlen(url) >= sizeof o->url) rc = -EINVAL;
-    else snprintf(o->url, sizeof o->url, "%s", url);
+    else rc = http_url_encode(o->url, sizeof o->url, url);
     if (rc == -EINVAL && err && strncmp(url, "s3://", 5) != 0)
-        snprintf(err, errlen, "%s: URL longer than %d bytes", shown, HTTP_URL_MAX - 1);
+        snprintf(err, errlen, "%s: URL longer than %d bytes (percent-encoded)", shown,
+                 HTTP_URL_MAX - 1);
     if (rc == 0 && !(o->sync = curl_easy_init())) rc = -ENOMEM;
     if (rc) {
         if (rc == -ENOMEM && err) snprintf(err, errlen, "%s: out of memory", shown);

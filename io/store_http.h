@@ -76,6 +76,18 @@ typedef struct http_xfer {
     int err;                   /* on HTTP_FAIL: the negative errno the read fails with */
 } http_xfer;
 
+/* Whether *p is an unreserved byte (RFC 3986: A-Z a-z 0-9 - _ . ~), never percent-encoded. */
+bool http_unreserved(const unsigned char *p);
+/* Appends s to out[0, at), each byte plain(p) refuses as %XX (upper-case hex), and returns the
+ * new length (out NUL-terminated), or 0 when it does not fit cap. */
+size_t http_pct_put(char *out, size_t cap, size_t at, const char *s,
+                    bool (*plain)(const unsigned char *p));
+/* The request URL of an http(s) url, as curl and DuckDB's httpfs send it: scheme and
+ * authority as they are; in the path and query, bytes no URL may hold (a space, a control
+ * byte, a non-ASCII byte, one of "<>\^`{|}) and a '%' that starts no escape as %XX, the rest
+ * (reserved characters, and escapes already there: never encoded twice) as they are.
+ * 0, or -EINVAL when it does not fit cap. */
+int http_url_encode(char *out, size_t cap, const char *url);
 /* Builds the request URL of s3url ("s3://bucket/key") into out: path-style under endpoint
  * when one is given (an S3-compatible server), else https://bucket.s3.REGION.amazonaws.com/
  * key. The key is percent-encoded but for '/'. Returns 0 or -EINVAL (no bucket or key, or

@@ -52,16 +52,9 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
 /* s percent-encoded for a query value (all but unreserved characters) after out[*n]. */
 static bool put_enc(char *out, size_t cap, size_t *n, const char *s)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                     c == '-' || c == '_' || c == '.' || c == '~';
-        if (*n + 4 >= cap) return false;
-        if (plain) out[(*n)++] = (char)c;
-        else out[(*n)++] = '%', out[(*n)++] = hex[c >> 4], out[(*n)++] = hex[c & 15];
-    }
-    out[*n] = 0;
+    size_t at = http_pct_put(out, cap, *n, s, http_unreserved);
+    if (at == 0) return false;
+    *n = at;
     return true;
 }
 

@@ -13,6 +13,10 @@
 #  4. A missing file: exit non-zero, stderr names the URL, the byte range and 404 (scan and
 #     meta). An empty file, a port that refuses connections: exit non-zero within a bound,
 #     stderr names the URL.
+#  5. Names that need percent-encoding (a space, '+', a lone '%', a non-ASCII letter, '#' and
+#     '?' as %23 and %3F), each file different: the URL as typed reads the file of that name,
+#     byte for byte, and nginx logged the path encoded once (as curl and DuckDB's httpfs send
+#     it; "%20" typed is not encoded again).
 # Last line: "http_nginx: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
 
@@ -61,6 +65,24 @@ scan_fails "empty file" 60 "$base/empty.parquet" "0 bytes is too small" -- scan 
 dead=$(net_free_port)
 RINGSCAN_HTTP_RETRIES=2 RINGSCAN_HTTP_TIMEOUT_MS=2000 \
     scan_fails "refused" 60 "127.0.0.1:$dead/x.parquet" -- scan "http://127.0.0.1:$dead/x.parquet" --format csv
+
+# 5. names that need percent-encoding: "URL path|file name|path nginx logs"
+mkdir -p "$dir/enc"
+k=0
+for f in "a b.parquet|a b.parquet|/a%20b.parquet" "a%20b.parquet|a b.parquet|/a%20b.parquet" \
+    "a+b.parquet|a+b.parquet|/a+b.parquet" "a%b.parquet|a%b.parquet|/a%25b.parquet" \
+    "é.parquet|é.parquet|/%C3%A9.parquet" "a%23b.parquet|a#b.parquet|/a%23b.parquet" \
+    "a%3Fb.parquet|a?b.parquet|/a%3Fb.parquet"; do
+    IFS='|' read -r upath fname logged <<<"$f"
+    k=$((k + 1))
+    "$R" gen demo-types --rows 300 --row-group-rows 100 --seed "$k" -o "$dir/enc/$k.parquet" >/dev/null ||
+        net_fatal "gen demo-types failed"
+    cp "$dir/enc/$k.parquet" "$www/$fname"
+    nginx_log_reset "$dir/ng"
+    scan_same "encoded '$upath'" "$dir/enc/$k.parquet" "$base/$upath" --threads 2 --ordered --format csv
+    n=$(nginx_requests "$dir/ng"); m=$(nginx_requests "$dir/ng" "^20[06] .*\"GET ${logged//+/\\+} HTTP")
+    check '[ "$n" -ge 1 ] && [ "$m" -eq "$n" ]' "encoded '$upath': $m of $n requests for $logged: $(grep -v __ready "$dir/ng/access.log" | head -n 2)"
+done
 
 nginx_stop "$dir/ng"
 summary http_nginx
