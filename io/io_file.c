@@ -231,11 +231,6 @@ int io_file_open_with(io_file_t **out, const char *path, const io_open_opts *o, 
     if (io_is_url(path)) {
         char shown[512];
         io_path_shown(shown, sizeof shown, path);
-        if (io_url_has_pattern(path)) {
-            if (err) snprintf(err, errlen, "%s: globs (listing a prefix) need multi-file scans, "
-                              "which this build does not have yet: name one object", shown);
-            return -ENOTSUP;
-        }
         if (o->store && *o->store) {
             if (err) snprintf(err, errlen, "%s: a store (%s) wraps a local file, not a URL", shown,
                               o->store);

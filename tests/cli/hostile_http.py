@@ -23,9 +23,11 @@ fault from its second on: the open's suffix GET passes and the ring's range read
   dripeerr       404 whose body comes one byte every 0.3 s
   404xml         404 with an S3 XML error body (<Code>NoSuchKey</Code>)
   hugeerr        404 with that XML, then 256 MiB more of body at 40 KB/s (an hour and a half)
+  hugehdr        206 whose headers go on for 256 MiB (1000-byte lines, as fast as they are read)
 Invariants: every connection ends within --max-seconds of the server's start (the server
 exits then), a drip sends at most 100000 bytes, and each request is logged to --log as
-"MODE RANGE" (the test counts tries from it)."""
+"MODE RANGE AUTH" (AUTH: "auth" when it carried an Authorization header, else "-"; the test
+counts tries from it)."""
 import argparse
 import asyncio
 import hashlib
@@ -101,6 +103,13 @@ async def answer(w, mode, name, target, rng, hit):
             await w.drain()
             await asyncio.sleep(0.1)
         return False
+    if mode == "hugehdr":
+        w.write(b"HTTP/1.1 206 X\r\nContent-Range: bytes 0-0/1\r\n")
+        line = b"X-Pad: " + b"a" * 991 + b"\r\n"
+        for _ in range(256 << 10):
+            w.write(line)
+            await w.drain()
+        return False
     if mode in ("404xml", "dripeerr"):
         body = b"<?xml version='1.0'?><Error><Code>NoSuchKey</Code></Error>" + b" " * 4000
         hs = [("Content-Length", len(body)), ("Content-Type", "application/xml")]
@@ -172,7 +181,7 @@ async def serve(r, w):
             parts = target.split("?")[0].split("/", 2)
             mode, name = parts[1], parts[2] if len(parts) > 2 else ""
             HITS[(mode, name)] = HITS.get((mode, name), 0) + 1
-            LOG.write(f"{mode} {hs.get('range')}\n")
+            LOG.write(f"{mode} {hs.get('range')} {'auth' if 'authorization' in hs else '-'}\n")
             keep = await answer(w, mode, name, target, hs.get("range"), HITS[(mode, name)])
             await w.drain()
             if not keep:

@@ -64,7 +64,8 @@ meta_same "meta with a query string" "$li" "$base/ok/li.parquet?v=1"
 for f in "latenocr|Content-Range missing" "latewrongcr|Content-Range elsewhere" \
     "lateshortcr|short body" "lateoverlong|longer than" "latecut|short body" \
     "late404xml|HTTP 404 NoSuchKey" "hugeerr|HTTP 404 NoSuchKey" "redirloop|redirect" \
-    "grow|changed since it was opened.*size 2" "same|changed since it was opened.*ETag"; do
+    "grow|changed since it was opened.*size 2" "same|changed since it was opened.*ETag" \
+    "hugehdr|too large response headers"; do
     m=${f%%|*}
     scan_fails "$m" 60 "127.0.0.1:$HOSTILE_PORT/$m/li.parquet" "GET bytes=[0-9]*-[0-9]*" "${f#*|}" -- \
         scan "$base/$m/li.parquet" --threads 2 --format csv
@@ -112,6 +113,11 @@ for m in ok late404xml latenocr grow; do
         --threads 2 --explain --stats --format checksum
     check '! grep -qF "$secret" "$dir/o" "$dir/e"' "$m: the URL's password is printed (exit $RS_RC)"
 done
+# a redirect to another host name takes no credentials along (curl's default, kept)
+a0=$(grep -c "^ok .* auth$" "$dir/hostile.log")
+rs "$dir/o" "$dir/e" scan "http://user:$secret@127.0.0.1:$HOSTILE_PORT/redirhost/li.parquet" --format checksum
+a1=$(grep -c "^ok .* auth$" "$dir/hostile.log") r1=$(grep -c "^redirhost .* auth$" "$dir/hostile.log")
+check '[ "$RS_RC" -eq 0 ] && [ "$r1" -ge 1 ] && [ "$a1" -eq "$a0" ]' "redirhost with a password: exit $RS_RC, $r1 requests with it to 127.0.0.1, $((a1 - a0)) to localhost (want 0)"
 rs "$dir/o" "$dir/e" meta "http://user:$secret@127.0.0.1:$HOSTILE_PORT/ok/li.parquet"
 check '[ "$RS_RC" -eq 0 ] && ! grep -qF "$secret" "$dir/o" "$dir/e"' "meta: exit $RS_RC or the URL's password is printed"
 
