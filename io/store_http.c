@@ -244,6 +244,8 @@ static size_t http_on_header(char *p, size_t size, size_t nmemb, void *ud)
         x->changed = http_changed(x);
         x->range_bad = x->changed || !http_range_fits(x, x->f ? x->f->size_bytes : 0);
     }
+    if (n <= 2 && x->status == 416 && !x->suffix && x->have_cr && x->cr_total != x->f->size_bytes)
+        x->changed = true; /* a range inside the open's size is past the end now: it shrank */
     return n;
 }
 
@@ -359,7 +361,8 @@ static int http_status_errno(long s)
 static void http_cause_changed(const http_xfer *x, const char *range, char *why, size_t whylen)
 {
     char now[32] = "unknown";
-    if (x->status == 206 && x->have_cr) snprintf(now, sizeof now, "%" PRIu64, x->cr_total);
+    if ((x->status == 206 || x->status == 416) && x->have_cr)
+        snprintf(now, sizeof now, "%" PRIu64, x->cr_total);
     snprintf(why, whylen, "GET %s: the object changed since it was opened (at open: size %" PRIu64
              ", ETag %s; now: size %s, ETag %s); not read as a mix of versions", range,
              x->f->size_bytes, x->o->etag[0] ? x->o->etag : "none", now,
@@ -427,7 +430,8 @@ http_verdict http_xfer_judge(CURL *h, http_xfer *x, CURLcode cc, char *why, size
         return HTTP_RETRY;
     http_cause(x, cc, code, why, whylen);
     x->err = cc == CURLE_OPERATION_TIMEDOUT || cc == CURLE_ABORTED_BY_CALLBACK ? -ETIMEDOUT
-             : cc != CURLE_OK || x->overlong || x->range_bad || x->status == 200 || x->status == 206
+             : cc != CURLE_OK || x->overlong || x->range_bad || x->changed || x->status == 200 ||
+                       x->status == 206
                  ? -EIO
                  : http_status_errno(x->status);
     return HTTP_FAIL;

@@ -15,6 +15,7 @@ fault from its second on: the open's suffix GET passes and the ring's range read
   redirloop      302 to itself, forever
   grow           from the second request on, serves NAME.big (another size and ETag)
   same           from the second request on, serves NAME.alt (same size, another ETag)
+  shrink         from the second request on, NAME is empty (every range: 416, "bytes */0")
   etagflip       the same bytes under another ETag at each request (a pool of servers)
   listrepeat listcycle listnotoken  ListObjectsV2 pages (path-style, /MODE/BUCKET/?list-type=2...)
                  of one key each, all truncated: the next token always "tokA"; "tokA", "tokB",
@@ -126,6 +127,8 @@ async def answer(w, mode, name, target, rng, hit):
     except OSError:
         head(w, 404, [("Content-Length", 0)])
         return True
+    if mode == "shrink" and hit > 1:
+        data = b""
     size = len(data)
     etag = '"%s"' % hashlib.md5(data).hexdigest()[:16]
     if mode == "etagflip":

@@ -65,7 +65,7 @@ for f in "latenocr|Content-Range missing" "latewrongcr|Content-Range elsewhere" 
     "lateshortcr|short body" "lateoverlong|longer than" "latecut|short body" \
     "late404xml|HTTP 404 NoSuchKey" "hugeerr|HTTP 404 NoSuchKey" "redirloop|redirect" \
     "grow|changed since it was opened.*size 2" "same|changed since it was opened.*ETag" \
-    "hugehdr|too large response headers"; do
+    "hugehdr|too large response headers" "shrink|changed since it was opened.*now: size 0"; do
     m=${f%%|*}
     scan_fails "$m" 60 "127.0.0.1:$HOSTILE_PORT/$m/li.parquet" "GET bytes=[0-9]*-[0-9]*" "${f#*|}" -- \
         scan "$base/$m/li.parquet" --threads 2 --format csv
