@@ -1,5 +1,6 @@
 /* io/store_http.c: HTTP(S) and S3 objects over libcurl (issue 20): opening (the object's size
- * and footer from one suffix-range GET), S3 URLs and SigV4 signing, one request's setup and
+ * and footer from one suffix-range GET, or an explicit range when a server answers that with
+ * the whole object), S3 URLs and SigV4 signing, one request's setup and
  * verdict (status, Content-Range, body length, retries), and the blocking metadata reads.
  * The per-core reads on the ring are store_http_multi.c.
  *
@@ -225,9 +226,15 @@ static size_t http_on_header(char *p, size_t size, size_t nmemb, void *ud)
     if (n > 5 && memcmp(p, "HTTP/", 5) == 0) { /* a status line: a new response begins */
         const char *sp = memchr(p, ' ', n);
         x->status = sp ? strtol(sp + 1, NULL, 10) : 0;
-        x->have_cr = false;
+        x->have_cr = x->have_clen = false;
         x->etag[0] = '\0';
         return n;
+    }
+    static const char cl[] = "content-length:";
+    if (n > sizeof cl && strncasecmp(p, cl, sizeof cl - 1) == 0) {
+        const char *v = p + sizeof cl - 1;
+        while (*v == ' ' || *v == '\t') v++;
+        x->have_clen = http_u64(&v, &x->clen);
     }
     static const char et[] = "etag:";
     if (n > sizeof et && strncasecmp(p, et, sizeof et - 1) == 0)
@@ -285,7 +292,7 @@ void http_xfer_prepare(CURL *h, http_xfer *x)
     else snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, x->off, x->off + x->len - 1);
     x->got = 0;
     x->status = 0;
-    x->overlong = x->range_bad = x->have_cr = x->changed = x->body_cut = false;
+    x->overlong = x->range_bad = x->have_cr = x->have_clen = x->changed = x->body_cut = false;
     x->etag[0] = '\0';
     x->slow_bytes = 0;
     x->nbody = 0;
@@ -380,9 +387,9 @@ static void http_cause(const http_xfer *x, CURLcode cc, const char *code, char *
     if (x->tries > 1) snprintf(tries, sizeof tries, " (after %d tries)", x->tries);
     if (x->changed)
         http_cause_changed(x, range, why, whylen);
-    else if (x->overlong && x->status == 200)
-        snprintf(why, whylen, "GET %s: the server ignores Range (HTTP 200 with the whole object) "
-                 "and the object is larger than %" PRIu64 " bytes", range, x->len);
+    else if ((x->overlong || x->range_bad) && x->status == 200)
+        snprintf(why, whylen, "GET %s: the server ignores Range (HTTP 200 with the whole object%s)",
+                 range, x->overlong ? ", larger than the range" : "");
     else if (x->overlong)
         snprintf(why, whylen, "GET %s: the body is longer than the %" PRIu64 " bytes asked for",
                  range, x->len);
@@ -586,6 +593,19 @@ static void http_obj_tls(http_obj *o, const char *shown, const io_open_opts *op)
                 shown);
 }
 
+/* After a suffix GET answered with the whole object (HTTP 200 and its Content-Length: a server
+ * that takes no "bytes=-N", as Azure Blob Storage, or whose HEAD DuckDB would need), the tail
+ * asked for again as an explicit range of an object of that size. A server that ignores
+ * ranges altogether fails it as it failed the suffix ("ignores Range"). */
+static int http_tail_ranged(http_obj *o, io_file_t *f, http_xfer *x, char *why, size_t whylen)
+{
+    assert(x->have_clen && x->clen > HTTP_TAIL_BYTES);
+    f->size_bytes = x->clen; /* what the ranged answer's Content-Range total must say */
+    *x = (http_xfer){.o = o, .f = f, .buf = o->tail, .off = x->clen - HTTP_TAIL_BYTES,
+                     .len = HTTP_TAIL_BYTES};
+    return http_run_sync(o, x, why, whylen);
+}
+
 /* The suffix GET: the object's size and its last HTTP_TAIL_BYTES (kept for the footer), and its
  * ETag unless etag_unchecked (later answers are then not compared with one). */
 static int http_obj_tail(http_obj *o, io_file_t *f, bool etag_unchecked, char *err,
@@ -596,6 +616,8 @@ static int http_obj_tail(http_obj *o, io_file_t *f, bool etag_unchecked, char *e
     http_xfer x = {.o = o, .f = f, .buf = o->tail, .len = HTTP_TAIL_BYTES, .suffix = true};
     char why[IO_WHY_MAX];
     int rc = http_run_sync(o, &x, why, sizeof why);
+    if (rc && x.overlong && x.status == 200 && x.have_clen && x.clen > HTTP_TAIL_BYTES)
+        rc = http_tail_ranged(o, f, &x, why, sizeof why);
     if (rc == -ERANGE && x.have_cr && x.cr_first == UINT64_MAX && x.cr_total == 0) {
         rc = 0; /* 416 on an empty object: size 0, and the Parquet check says so */
         x.got = 0;

@@ -15,6 +15,8 @@ fault from its second on: the open's suffix GET passes and the ring's range read
   redirloop      302 to itself, forever
   grow           from the second request on, serves NAME.big (another size and ETag)
   same           from the second request on, serves NAME.alt (same size, another ETag)
+  nosuffix       a suffix range ("bytes=-N") answered with the whole object (200), any other
+                 range as "ok"; norange: every request answered with the whole object
   shrink         from the second request on, NAME is empty (every range: 416, "bytes */0")
   etagflip       the same bytes under another ETag at each request (a pool of servers)
   listrepeat listcycle listnotoken  ListObjectsV2 pages (path-style, /MODE/BUCKET/?list-type=2...)
@@ -134,7 +136,7 @@ async def answer(w, mode, name, target, rng, hit):
     if mode == "etagflip":
         etag = '"%s-%d"' % (etag[1:-1], hit)
     r = byte_range(rng, size)
-    if r is None:
+    if r is None or mode == "norange" or (mode == "nosuffix" and rng.startswith("bytes=-")):
         head(w, 200, [("Content-Length", size), ("ETag", etag)])
         w.write(data)
         return True
