@@ -151,7 +151,11 @@ bool io_is_url(const char *path)
 bool io_url_has_pattern(const char *path)
 {
     if (strncmp(path, "s3://", 5) == 0) return strpbrk(path, "*?[") != NULL;
-    return strcspn(path, "*[") < strcspn(path, "?#");
+    const char *auth = strstr(path, "://");
+    assert(auth);
+    auth += 3;
+    const char *p = auth + strcspn(auth, "/?#"); /* the path: an IPv6 host's '[' is none */
+    return strcspn(p, "*[") < strcspn(p, "?#");
 }
 
 void io_path_shown(char *out, size_t cap, const char *path)

@@ -114,7 +114,8 @@ int io_http_open(struct io_file **out, const char *url, const io_open_opts *o, c
 /* True when path names a remote object (a scheme this build reads over the network). */
 bool io_is_url(const char *path);
 /* True when URL path is a pattern (a listing): '*', '?' or '[' in an s3:// URL; '*' or '[' in
- * an http(s) URL's path, whose '?' starts its query (a presigned URL's signature). */
+ * an http(s) URL's path (not its authority: "[::1]" is an IPv6 host), whose '?' starts its
+ * query (a presigned URL's signature). */
 bool io_url_has_pattern(const char *path);
 /* path as it may be shown (a message, --explain, meta's "file:"): a URL without the userinfo
  * ("user:password@") of its authority, anything else as it is. Truncated to cap. */

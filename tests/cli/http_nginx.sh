@@ -12,7 +12,7 @@
 #     or 206, sending at most twice the file's bytes, on at most 64 connections.
 #  4. A missing file: exit non-zero, stderr names the URL, the byte range and 404 (scan and
 #     meta). An empty file, a port that refuses connections: exit non-zero within a bound,
-#     stderr names the URL.
+#     stderr names the URL. An IPv6 host ("[::1]") is a host, not a pattern.
 #  5. Names that need percent-encoding (a space, '+', a lone '%', a non-ASCII letter, '#' and
 #     '?' as %23 and %3F), each file different: the URL as typed reads the file of that name,
 #     byte for byte, and nginx logged the path encoded once (as curl and DuckDB's httpfs send
@@ -65,6 +65,10 @@ scan_fails "empty file" 60 "$base/empty.parquet" "0 bytes is too small" -- scan 
 dead=$(net_free_port)
 RINGSCAN_HTTP_RETRIES=2 RINGSCAN_HTTP_TIMEOUT_MS=2000 \
     scan_fails "refused" 60 "127.0.0.1:$dead/x.parquet" -- scan "http://127.0.0.1:$dead/x.parquet" --format csv
+# an IPv6 host's brackets are no pattern: the request is made (and refused, or unreachable
+# where the machine has no IPv6 loopback), never "patterns ... not supported"
+RINGSCAN_HTTP_RETRIES=0 RINGSCAN_HTTP_TIMEOUT_MS=2000 \
+    scan_fails "IPv6 host" 60 "\[::1\]:$dead/x.parquet: GET bytes=" -- scan "http://[::1]:$dead/x.parquet" --format csv
 
 # 5. names that need percent-encoding: "URL path|file name|path nginx logs"
 mkdir -p "$dir/enc"

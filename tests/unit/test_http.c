@@ -103,6 +103,10 @@ static void patterns(void)
     CHECK(io_url_has_pattern("http://h/a[12].parquet"));
     CHECK(io_url_has_pattern("s3://b/a?.parquet"));
     CHECK(!io_url_has_pattern("s3://b/a.parquet"));
+    CHECK(!io_url_has_pattern("http://[::1]:8080/a.parquet")); /* an IPv6 host */
+    CHECK(!io_url_has_pattern("http://u:p@[fe80::1%25eth0]/d/a.parquet?q=[1]"));
+    CHECK(io_url_has_pattern("http://[::1]/a[12].parquet"));
+    CHECK(!io_url_has_pattern("http://[::1]"));
 }
 
 static void backoff(void)
