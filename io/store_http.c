@@ -325,6 +325,7 @@ void http_obj_setopts(CURL *h, const http_obj *o)
 {
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, o->insecure ? 0L : 1L);
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, o->insecure ? 0L : 2L);
+    curl_easy_setopt(h, CURLOPT_PATH_AS_IS, o->path_as_is ? 1L : 0L);
     if (o->ca_file[0]) curl_easy_setopt(h, CURLOPT_CAINFO, o->ca_file);
     if (o->headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, o->headers);
     if (o->userpwd) {
@@ -645,7 +646,8 @@ static int http_obj_new(http_obj **out, const char *url, const char *shown,
     o->timeout_ms = http_env_long("RINGSCAN_HTTP_TIMEOUT_MS", HTTP_TIMEOUT_MS_DEFAULT, 100, 3600000);
     o->retries = (int)http_env_long("RINGSCAN_HTTP_RETRIES", HTTP_RETRIES_DEFAULT, 0, 100);
     int rc = 0;
-    if (strncmp(url, "s3://", 5) == 0) rc = http_obj_sign(o, url, op, err, errlen);
+    o->path_as_is = strncmp(url, "s3://", 5) == 0;
+    if (o->path_as_is) rc = http_obj_sign(o, url, op, err, errlen);
     else rc = http_url_encode(o->url, sizeof o->url, url);
     if (rc == -EINVAL && err && strncmp(url, "s3://", 5) != 0)
         snprintf(err, errlen, "%s: URL longer than %d bytes (percent-encoded)", shown,

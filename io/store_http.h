@@ -39,6 +39,8 @@ typedef struct http_obj {
     char *userpwd;             /* "key:secret" for SigV4; NULL when unsigned */
     struct curl_slist *headers; /* x-amz-content-sha256, x-amz-security-token */
     bool insecure;             /* no TLS verification (warned at open) */
+    bool path_as_is;           /* an S3 key: its "../" and "./" are the key's, sent as they are
+                                  (curl would resolve them: another key's bytes) */
     char ca_file[512];         /* CURL_CA_BUNDLE / SSL_CERT_FILE; empty: the system bundle */
     long timeout_ms;
     int retries;

@@ -21,6 +21,7 @@
 #     reads it byte for byte (every byte but unreserved ones and '/' sent as %XX, as aws-cli
 #     and DuckDB do). A key with '?', '*' or '[' is reached through a pattern whose class
 #     names the character ('q[?]x.parquet': s3:// patterns are listed) and reads the same.
+#     A key's "../" is sent as it is (curl resolved it: another key's bytes, exit 0).
 # Last line: "http_s3: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
 
@@ -92,6 +93,12 @@ for key in "enc/a b.parquet" "enc/a+b.parquet" "enc/a%b.parquet" "enc/a#b.parque
     loc=$dir/enc/$k.parquet; [ -z "$named" ] || loc="$dir/enc/[$k].parquet"
     scan_same "key '$key'" "$loc" "s3://ringscan/${named:-$key}" --threads 2 --ordered --format csv
 done
+
+# an S3 key's "../" is part of the key (AWS allows it), never resolved into another key: here
+# SeaweedFS refuses such a key, and the scan must fail rather than read enc/dot.parquet
+weed_put ringscan enc/dot.parquet "$dir/enc/1.parquet"
+scan_fails "key with ../" 60 "s3://ringscan/enc/d/\.\./dot\.parquet" "HTTP 400" -- \
+    scan 's3://ringscan/enc/d/../dot.parquet' --format checksum
 
 weed_stop "$dir/weed"
 summary http_s3
