@@ -410,8 +410,8 @@ static void print_json(const ringscan_file *f)
     sink_printf(cli_out(), "}}\n");
 }
 
-enum meta_opt_id { MO_JSON, MO_STORE, MO_FETCH_BUDGET, MO_TLS_INSECURE, MO_NO_ETAG, MO_HIVE, MO_HIVE_TYPES,
-                   MO_UNION };
+enum meta_opt_id { MO_JSON, MO_STORE, MO_FETCH_BUDGET, MO_TLS_INSECURE, MO_NO_ETAG, MO_HIVE,
+                   MO_HIVE_TYPES, MO_UNION };
 
 enum { CLI_META_PATHS_MAX = 1024 }; /* paths and patterns one meta names, as scan's */
 

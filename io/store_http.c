@@ -251,7 +251,8 @@ static size_t http_on_header(char *p, size_t size, size_t nmemb, void *ud)
         x->changed = http_changed(x);
         x->range_bad = x->changed || !http_range_fits(x, x->f ? x->f->size_bytes : 0);
     }
-    if (n <= 2 && x->status == 416 && !x->suffix && x->have_cr && x->cr_total != x->f->size_bytes)
+    if (n <= 2 && x->status == 416 && !x->suffix && x->f && x->have_cr &&
+        x->cr_total != x->f->size_bytes)
         x->changed = true; /* a range inside the open's size is past the end now: it shrank */
     return n;
 }
