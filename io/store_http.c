@@ -7,7 +7,8 @@
  * Owns: http_obj (io_file_t.be_file of an HTTP or S3 object) and its tail bytes.
  * Invariants (beyond store_http.h):
  *  1. A request succeeds only with all of its bytes: 206 with a Content-Range starting at
- *     its offset (or 200 for a range covering the whole object) and exactly len bytes, of
+ *     its offset (or 200 for a range covering the whole object) and exactly len bytes, with
+ *     no Content-Encoding but identity (none is asked for: a gzip body is not the bytes), of
  *     the version the open saw: a Content-Range total other than the open's size, or an ETag
  *     other than the open's (when both have one, as DuckDB's httpfs checks, and the open was
  *     not told otherwise: io_open_opts.etag_unchecked keeps no ETag), is an error (the object
@@ -226,7 +227,7 @@ static size_t http_on_header(char *p, size_t size, size_t nmemb, void *ud)
     if (n > 5 && memcmp(p, "HTTP/", 5) == 0) { /* a status line: a new response begins */
         const char *sp = memchr(p, ' ', n);
         x->status = sp ? strtol(sp + 1, NULL, 10) : 0;
-        x->have_cr = x->have_clen = false;
+        x->have_cr = x->have_clen = x->encoded = false;
         x->etag[0] = '\0';
         return n;
     }
@@ -235,6 +236,12 @@ static size_t http_on_header(char *p, size_t size, size_t nmemb, void *ud)
         const char *v = p + sizeof cl - 1;
         while (*v == ' ' || *v == '\t') v++;
         x->have_clen = http_u64(&v, &x->clen);
+    }
+    static const char ce[] = "content-encoding:";
+    if (n > sizeof ce && strncasecmp(p, ce, sizeof ce - 1) == 0) {
+        char v[32];
+        http_header_value(p, n, sizeof ce - 1, v, sizeof v);
+        x->encoded = v[0] && strcasecmp(v, "identity") != 0;
     }
     static const char et[] = "etag:";
     if (n > sizeof et && strncasecmp(p, et, sizeof et - 1) == 0)
@@ -249,7 +256,8 @@ static size_t http_on_header(char *p, size_t size, size_t nmemb, void *ud)
     }
     if (n <= 2 && (x->status == 200 || x->status == 206)) { /* end of headers */
         x->changed = http_changed(x);
-        x->range_bad = x->changed || !http_range_fits(x, x->f ? x->f->size_bytes : 0);
+        x->range_bad = x->changed || x->encoded ||
+                       !http_range_fits(x, x->f ? x->f->size_bytes : 0);
     }
     if (n <= 2 && x->status == 416 && !x->suffix && x->f && x->have_cr &&
         x->cr_total != x->f->size_bytes)
@@ -294,6 +302,7 @@ void http_xfer_prepare(CURL *h, http_xfer *x)
     x->got = 0;
     x->status = 0;
     x->overlong = x->range_bad = x->have_cr = x->have_clen = x->changed = x->body_cut = false;
+    x->encoded = false;
     x->etag[0] = '\0';
     x->slow_bytes = 0;
     x->nbody = 0;
@@ -389,6 +398,9 @@ static void http_cause(const http_xfer *x, CURLcode cc, const char *code, char *
     if (x->tries > 1) snprintf(tries, sizeof tries, " (after %d tries)", x->tries);
     if (x->changed)
         http_cause_changed(x, range, why, whylen);
+    else if (x->encoded)
+        snprintf(why, whylen, "GET %s: HTTP %ld with a Content-Encoding (none was asked for: the "
+                 "body is not the object's bytes)", range, x->status);
     else if ((x->overlong || x->range_bad) && x->status == 200)
         snprintf(why, whylen, "GET %s: the server ignores Range (HTTP 200 with the whole object%s)",
                  range, x->overlong ? ", larger than the range" : "");
