@@ -14,7 +14,8 @@
  *     not told otherwise: io_open_opts.etag_unchecked keeps no ETag), is an error (the object
  *     changed under the scan), never bytes of another version.
  *  2. Retries: connection errors, timeouts (a try that moves fewer than HTTP_MIN_BPS over a
- *     timeout's window: a stall or a drip), 429/500/502/503/504 and S3 SlowDown, at most
+ *     timeout's window: a stall or a drip), a body short of its answer's length (a connection
+ *     closed mid-body), 429/500/502/503/504 and S3 SlowDown, at most
  *     o->retries after the first try and none starting HTTP_RETRY_TOTAL_NS after it; every
  *     other outcome is final.
  *  3. No message holds userpwd, a token or an URL's userinfo (f->name is redacted). */
@@ -420,8 +421,8 @@ static void http_cause(const http_xfer *x, CURLcode cc, const char *code, char *
         snprintf(why, whylen, "GET %s: %s%s", range, x->errbuf[0] ? x->errbuf : curl_easy_strerror(cc),
                  tries);
     else if (x->status == 200 || x->status == 206)
-        snprintf(why, whylen, "GET %s: short body: %" PRIu64 " of %" PRIu64 " bytes", range,
-                 x->got, x->len);
+        snprintf(why, whylen, "GET %s: short body: %" PRIu64 " of %" PRIu64 " bytes%s", range,
+                 x->got, x->len, tries);
     else
         snprintf(why, whylen, "GET %s: HTTP %ld%s%s%s%s", range, x->status, code[0] ? " " : "",
                  code, tries, x->status == 403 && !x->o->userpwd ? " (no credentials were given)" : "");
@@ -446,7 +447,10 @@ http_verdict http_xfer_judge(CURL *h, http_xfer *x, CURLcode cc, char *why, size
                             (uint64_t)(total - start) * 1000);
         return HTTP_OK;
     }
-    if (!x->overlong && !x->range_bad && http_retryable(x, cc, code) &&
+    /* a body that ended short of what its answer promised: a connection closed mid-body with
+     * no Content-Length to tell curl (which then sees a clean end), as transient as a reset */
+    bool cut = cc == CURLE_OK && (x->status == 200 || x->status == 206);
+    if (!x->overlong && !x->range_bad && (cut || http_retryable(x, cc, code)) &&
         x->tries <= x->o->retries && exec_now_ns() - x->t0_ns < HTTP_RETRY_TOTAL_NS)
         return HTTP_RETRY;
     http_cause(x, cc, code, why, whylen);
