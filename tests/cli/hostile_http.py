@@ -10,13 +10,16 @@ fault from its second on: the open's suffix GET passes and the ring's range read
   nocr wrongcr   206 without a Content-Range; with one a byte off
   shortcr        206 with an honest Content-Range for half of the range asked
   overlong       206 with 10 bytes more than the range (Content-Length says so)
-  cut            206 without a Content-Length, half the body, then close
+  cut            206 without a Content-Length, half the body, then close; cutonce: the
+                 object's second request so, every other one as "ok"
   redir301 redir302 redir307  to /ok/NAME; redirhost: 307 to localhost (another host name)
   redirloop      302 to itself, forever
   grow           from the second request on, serves NAME.big (another size and ETag)
   same           from the second request on, serves NAME.alt (same size, another ETag)
   nosuffix       a suffix range ("bytes=-N") answered with the whole object (200), any other
                  range as "ok"; norange: every request answered with the whole object
+  gzip           206 as "ok" with "Content-Encoding: gzip" (a proxy's, over bytes never asked
+                 to be encoded)
   shrink         from the second request on, NAME is empty (every range: 416, "bytes */0")
   etagflip       the same bytes under another ETag at each request (a pool of servers)
   listrepeat listcycle listnotoken  ListObjectsV2 pages (path-style, /MODE/BUCKET/?list-type=2...)
@@ -90,6 +93,8 @@ async def answer(w, mode, name, target, rng, hit):
         return True
     if mode.startswith("late"):
         mode = mode[4:] if hit > 1 else "ok"
+    if mode == "cutonce":
+        mode = "cut" if hit == 2 else "ok"
     if mode.startswith("redir"):
         where = {"redirhost": f"http://localhost:{ARGS.port}/ok/{name}",
                  "redirloop": target}.get(mode, f"/ok/{name}")
@@ -154,6 +159,8 @@ async def answer(w, mode, name, target, rng, hit):
     elif mode == "shortcr":
         body = body[:max(1, len(body) // 2)]
         head(w, 206, hs + [("Content-Range", f"bytes {s}-{s + len(body) - 1}/{size}"), ("Content-Length", len(body))])
+    elif mode == "gzip":
+        head(w, 206, hs + [cr, ("Content-Length", len(body)), ("Content-Encoding", "gzip")])
     elif mode == "overlong":
         body += b"0123456789"
         head(w, 206, hs + [cr, ("Content-Length", len(body))])

@@ -9,7 +9,8 @@
 #     too (in file order: the same first rows; unordered: as many rows).
 #  2. `meta` over HTTP prints what it prints for the local file (the name aside).
 #  3. nginx's log: a whole scan makes at least one and at most 200 requests, all answered 200
-#     or 206, sending at most twice the file's bytes, on at most 64 connections.
+#     or 206, sending at most twice the file's bytes, on at most 64 connections, all GETs (the
+#     size comes from the suffix GET's Content-Range: no HEAD, which some servers refuse).
 #  4. A missing file: exit non-zero, stderr names the URL, the byte range and 404 (scan and
 #     meta). An empty file, a port that refuses connections: exit non-zero within a bound,
 #     stderr names the URL. An IPv6 host ("[::1]") is a host, not a pattern.
@@ -56,6 +57,8 @@ check '[ "$RS_RC" -eq 0 ] && [ "$n" -ge 1 ] && [ "$n" -le 200 ]' "whole scan: ex
 check '[ "$n" -ge 1 ] && [ "$good" -eq "$n" ]' "whole scan: $((n - good)) of $n requests not answered 200/206: $(grep -v '^20[06] ' "$dir/ng/access.log" | head -n 3)"
 check '[ "$nb" -ge 1 ] && [ "$nb" -le $((2 * size)) ]' "whole scan: nginx sent $nb bytes for a $size-byte file"
 check '[ "$nc" -ge 1 ] && [ "$nc" -le 64 ]' "whole scan: $nc connections"
+nh=$(nginx_requests "$dir/ng" '"GET ')
+check '[ "$nh" -eq "$n" ]' "whole scan: $((n - nh)) of $n requests not GETs (no HEAD: a server without one serves ringscan)"
 
 # 4. errors
 scan_fails "404 scan" 60 "$base/missing.parquet" "404" "bytes=" -- scan "$base/missing.parquet" --format csv
