@@ -410,8 +410,8 @@ static void print_json(const ringscan_file *f)
     sink_printf(cli_out(), "}}\n");
 }
 
-enum meta_opt_id { MO_JSON, MO_STORE, MO_FETCH_BUDGET, MO_TLS_INSECURE, MO_HIVE, MO_HIVE_TYPES,
-                   MO_UNION };
+enum meta_opt_id { MO_JSON, MO_STORE, MO_FETCH_BUDGET, MO_TLS_INSECURE, MO_NO_ETAG, MO_HIVE,
+                   MO_HIVE_TYPES, MO_UNION };
 
 enum { CLI_META_PATHS_MAX = 1024 }; /* paths and patterns one meta names, as scan's */
 
@@ -426,6 +426,8 @@ static const cli_opt meta_opts[] = {
      .help = "as scan's (meta reads only the footer, so it changes nothing here)"},
     {"--tls-insecure", NULL, NULL, CLI_FLAG, MO_TLS_INSECURE,
      .help = "skip TLS peer and host verification for https:// and s3:// (warns)"},
+    {"--unsafe-disable-etag-checks", NULL, NULL, CLI_FLAG, MO_NO_ETAG,
+     .help = "as scan's: a remote object's ETag may change between reads"},
     CLI_DATASET_OPTS(MO_HIVE, MO_HIVE_TYPES, MO_UNION),
 };
 
@@ -465,6 +467,7 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case MO_STORE: a->o.store = v->s; break;
     case MO_FETCH_BUDGET: a->o.fetch_budget_bytes = v->i; break;
     case MO_TLS_INSECURE: a->o.tls_insecure = true; break;
+    case MO_NO_ETAG: a->o.unsafe_disable_etag_checks = true; break;
     case MO_HIVE: cli_dataset_opt(&a->o, CLI_DS_HIVE, v), a->dataset = true; break;
     case MO_HIVE_TYPES: cli_dataset_opt(&a->o, CLI_DS_HIVE_TYPES, v), a->dataset = true; break;
     case MO_UNION: cli_dataset_opt(&a->o, CLI_DS_UNION, v), a->dataset = true; break;

@@ -50,8 +50,8 @@ typedef struct scan_args {
 enum scan_opt_id {
     SO_COLUMNS, SO_WHERE, SO_LIMIT, SO_THREADS, SO_SPLIT_ROWS, SO_POLICY, SO_IO, SO_FORMAT,
     SO_ORDERED, SO_EXPLAIN, SO_STATS, SO_STATS_JSON, SO_VERIFY, SO_NO_PAGE_INDEX, SO_NO_BLOOM,
-    SO_STORE, SO_FETCH_BUDGET, SO_TLS_INSECURE, SO_UNORDERED, SO_NO_PROGRESS, SO_ORDER_BY,
-    SO_DESC, SO_HIVE, SO_HIVE_TYPES, SO_UNION, SO_MAX_OPEN, SO_DICT_COLUMNS
+    SO_STORE, SO_FETCH_BUDGET, SO_TLS_INSECURE, SO_NO_ETAG, SO_UNORDERED, SO_NO_PROGRESS,
+    SO_ORDER_BY, SO_DESC, SO_HIVE, SO_HIVE_TYPES, SO_UNION, SO_MAX_OPEN, SO_DICT_COLUMNS
 };
 
 /* in the order of ringscan_policy, ringscan_io and print_format */
@@ -105,6 +105,8 @@ static const cli_opt scan_opts[] = {
      .help = "bytes read ahead per scan (N, NKiB, NMiB, NGiB); 0: no read-ahead"},
     {"--tls-insecure", NULL, NULL, CLI_FLAG, SO_TLS_INSECURE,
      .help = "skip TLS peer and host verification for https:// and s3:// (warns)"},
+    {"--unsafe-disable-etag-checks", NULL, NULL, CLI_FLAG, SO_NO_ETAG,
+     .help = "remote: an ETag changing between reads is no error (a new size is)"},
     {"--no-progress", NULL, NULL, CLI_FLAG, SO_NO_PROGRESS,
      .help = "no progress line (shown on a tty's stderr after 1 s, not over rows)"},
     CLI_DATASET_OPTS(SO_HIVE, SO_HIVE_TYPES, SO_UNION),
@@ -159,6 +161,7 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case SO_STORE: a->o.store = v->s; break;
     case SO_FETCH_BUDGET: a->o.fetch_budget_bytes = v->i; break;
     case SO_TLS_INSECURE: a->o.tls_insecure = true; break;
+    case SO_NO_ETAG: a->o.unsafe_disable_etag_checks = true; break;
     case SO_NO_PROGRESS: a->no_progress = true; break;
     case SO_ORDER_BY: a->o.order_by = v->s; break;
     case SO_DESC: a->o.order_desc = true; break;

@@ -515,6 +515,13 @@ typedef struct ringscan_options {
                                    first-appearance order. A dataset scan encodes every
                                    batch so (a partition column may be named). NULL = none */
     int ndictionary_columns;
+    bool unsafe_disable_etag_checks; /* http(s) and s3: do not compare each answer's ETag with
+                                   the open's (DuckDB httpfs's option of that name), for servers
+                                   whose ETag changes while the bytes do not (a pool of servers
+                                   that each make their own). Off by default: an object
+                                   rewritten during a scan then reads as a mix of versions
+                                   unless its size changed too (a Content-Range total other
+                                   than the open's size still fails the read) */
 } ringscan_options;
 
 /* Fills o with the defaults (every column, no filter, no limit, adaptive, 2 threads, auto, page

@@ -151,7 +151,9 @@ io_opts_t io_opts_default(void);
  * or a negative errno with a message naming the path in err (may be NULL). Thread-safe. */
 int io_file_open(io_file_t **out, const char *path, char *err, size_t errlen);
 /* As io_file_open, for a path or a URL (http://, https://, s3://), through o's store (a
- * simulated store over a local path) and credentials. o NULL = defaults. */
+ * simulated store over a local path) and credentials. o NULL = defaults. A URL names one
+ * object, '*', '?' and '[' included (an S3 key may hold them: a dataset lists a pattern and
+ * opens each key it found so). */
 int io_file_open_with(io_file_t **out, const char *path, const io_open_opts *o, char *err,
                       size_t errlen);
 /* Lists the objects of an S3 bucket whose keys start with prefix (ListObjectsV2, paginated

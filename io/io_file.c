@@ -167,7 +167,11 @@ bool io_is_url(const char *path)
 bool io_url_has_pattern(const char *path)
 {
     if (strncmp(path, "s3://", 5) == 0) return strpbrk(path, "*?[") != NULL;
-    return strcspn(path, "*[") < strcspn(path, "?#");
+    const char *auth = strstr(path, "://");
+    assert(auth);
+    auth += 3;
+    const char *p = auth + strcspn(auth, "/?#"); /* the path: an IPv6 host's '[' is none */
+    return strcspn(p, "*[") < strcspn(p, "?#");
 }
 
 void io_path_shown(char *out, size_t cap, const char *path)
@@ -177,6 +181,14 @@ void io_path_shown(char *out, size_t cap, const char *path)
         if (*p == '@') at = p;
     if (at) snprintf(out, cap, "%.*s%s", (int)(host - path), path, at + 1);
     else snprintf(out, cap, "%s", path);
+}
+
+size_t io_msg_named(const char *msg, const char *path)
+{
+    char shown[IO_NAME_MAX];
+    io_path_shown(shown, sizeof shown, path);
+    size_t n = strlen(shown);
+    return n && strncmp(msg, shown, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ' ? n + 2 : 0;
 }
 
 int io_file_open(io_file_t **out, const char *path, char *err, size_t errlen)
@@ -239,11 +251,6 @@ int io_file_begin(io_file_t **out, const char *path, const io_open_opts *o, char
     if (io_is_url(path)) {
         char shown[512];
         io_path_shown(shown, sizeof shown, path);
-        if (io_url_has_pattern(path)) {
-            if (err) snprintf(err, errlen, "%s: globs (listing a prefix) need multi-file scans, "
-                              "which this build does not have yet: name one object", shown);
-            return -ENOTSUP;
-        }
         if (o->store && *o->store) {
             if (err) snprintf(err, errlen, "%s: a store (%s) wraps a local file, not a URL", shown,
                               o->store);

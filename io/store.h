@@ -37,6 +37,7 @@ typedef struct io_open_opts {
     const char *store;   /* "sim:ttfb=50ms,bw=500MB/s,conns=64,seed=1" over a local file */
     const char *s3_key_id, *s3_secret, *s3_token, *s3_region, *s3_endpoint;
     bool tls_insecure;   /* no TLS peer/host verification (warns once on stderr) */
+    bool etag_unchecked; /* answers' ETags are not compared with the open's (the size still is) */
 } io_open_opts;
 
 /* A backend's cost model: a request costs ttfb_ns + bytes / bytes_per_s. Seeded per backend
@@ -136,10 +137,16 @@ int io_http_open_sync(struct io_file *f, char *err, size_t errlen);
 /* True when path names a remote object (a scheme this build reads over the network). */
 bool io_is_url(const char *path);
 /* True when URL path is a pattern (a listing): '*', '?' or '[' in an s3:// URL; '*' or '[' in
- * an http(s) URL's path, whose '?' starts its query (a presigned URL's signature). */
+ * an http(s) URL's path (not its authority: "[::1]" is an IPv6 host), whose '?' starts its
+ * query (a presigned URL's signature). */
 bool io_url_has_pattern(const char *path);
 /* path as it may be shown (a message, --explain, meta's "file:"): a URL without the userinfo
  * ("user:password@") of its authority, anything else as it is. Truncated to cap. */
 void io_path_shown(char *out, size_t cap, const char *path);
+/* The length of the "PATH: " msg starts with when it names path already (path as shown by
+ * io_path_shown: io/'s open and read errors start so), else 0. The one rule every layer that
+ * names a file in a message follows (scan/pqfile.c, scan/api.c, the dataset's file errors),
+ * so a path is named once however many layers pass the message up. */
+size_t io_msg_named(const char *msg, const char *path);
 
 #endif

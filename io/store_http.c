@@ -1,17 +1,21 @@
 /* io/store_http.c: HTTP(S) and S3 objects over libcurl (issue 20): opening (the object's size
- * and footer from one suffix-range GET), S3 URLs and SigV4 signing, one request's setup and
+ * and footer from one suffix-range GET, or an explicit range when a server answers that with
+ * the whole object), S3 URLs and SigV4 signing, one request's setup and
  * verdict (status, Content-Range, body length, retries), and the blocking metadata reads.
  * The per-core reads on the ring are store_http_multi.c.
  *
  * Owns: http_obj (io_file_t.be_file of an HTTP or S3 object) and its tail bytes.
  * Invariants (beyond store_http.h):
  *  1. A request succeeds only with all of its bytes: 206 with a Content-Range starting at
- *     its offset (or 200 for a range covering the whole object) and exactly len bytes, of
+ *     its offset (or 200 for a range covering the whole object) and exactly len bytes, with
+ *     no Content-Encoding but identity (none is asked for: a gzip body is not the bytes), of
  *     the version the open saw: a Content-Range total other than the open's size, or an ETag
- *     other than the open's (when both have one, as DuckDB's httpfs checks), is an error
- *     (the object changed under the scan), never bytes of another version.
+ *     other than the open's (when both have one, as DuckDB's httpfs checks, and the open was
+ *     not told otherwise: io_open_opts.etag_unchecked keeps no ETag), is an error (the object
+ *     changed under the scan), never bytes of another version.
  *  2. Retries: connection errors, timeouts (a try that moves fewer than HTTP_MIN_BPS over a
- *     timeout's window: a stall or a drip), 429/500/502/503/504 and S3 SlowDown, at most
+ *     timeout's window: a stall or a drip), a body short of its answer's length (a connection
+ *     closed mid-body), 429/500/502/503/504 and S3 SlowDown, at most
  *     o->retries after the first try and none starting HTTP_RETRY_TOTAL_NS after it; every
  *     other outcome is final.
  *  3. No message holds userpwd, a token or an URL's userinfo (f->name is redacted). */
@@ -42,10 +46,51 @@ static void http_global_init(void)
 
 /* ---- pure pieces ---- */
 
-static bool http_unreserved(unsigned char c)
+bool http_unreserved(const unsigned char *p)
 {
+    unsigned char c = *p;
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
            c == '-' || c == '_' || c == '.' || c == '~';
+}
+
+/* An S3 key's byte sent as it is: unreserved or '/' (aws-cli's and DuckDB's rule). */
+static bool http_key_plain(const unsigned char *p)
+{
+    return *p == '/' || http_unreserved(p);
+}
+
+/* An http(s) URL's byte sent as it is: anything a URL may hold (its reserved characters keep
+ * their meaning: '?' starts the query), and a '%' that starts an escape (not encoded twice). */
+static bool http_url_plain(const unsigned char *p)
+{
+    static const char hex[] = "0123456789ABCDEFabcdef";
+    if (*p == '%') return p[1] && strchr(hex, p[1]) && p[2] && strchr(hex, p[2]);
+    return *p > 0x20 && *p < 0x7F && !strchr("\"<>\\^`{|}", *p);
+}
+
+size_t http_pct_put(char *out, size_t cap, size_t at, const char *s,
+                    bool (*plain)(const unsigned char *p))
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *k = (const unsigned char *)s; *k; k++) {
+        bool keep = plain(k);
+        if (at + (keep ? 1 : 3) >= cap) return 0;
+        if (keep) out[at++] = (char)*k;
+        else out[at++] = '%', out[at++] = hex[*k >> 4], out[at++] = hex[*k & 15];
+    }
+    out[at] = '\0';
+    return at;
+}
+
+int http_url_encode(char *out, size_t cap, const char *url)
+{
+    const char *host = strstr(url, "://");
+    assert(host);
+    size_t n = (size_t)(host + 3 - url) + strcspn(host + 3, "/?#"); /* scheme and authority */
+    if (n >= cap) return -EINVAL;
+    memcpy(out, url, n);
+    out[n] = '\0';
+    return http_pct_put(out, cap, n, url + n, http_url_plain) ? 0 : -EINVAL;
 }
 
 int http_s3_url(char *out, size_t cap, const char *s3url, const char *endpoint,
@@ -61,15 +106,7 @@ int http_s3_url(char *out, size_t cap, const char *s3url, const char *endpoint,
                 : snprintf(out, cap, "https://%.*s.s3.%s.amazonaws.com/", bn, b,
                            region && *region ? region : "us-east-1");
     if (n < 0 || (size_t)n >= cap) return -EINVAL;
-    size_t at = (size_t)n;
-    for (const unsigned char *k = (const unsigned char *)slash + 1; *k; k++) {
-        bool plain = http_unreserved(*k) || *k == '/';
-        if (at + (plain ? 1 : 3) >= cap) return -EINVAL;
-        if (plain) out[at++] = (char)*k;
-        else at += (size_t)snprintf(out + at, cap - at, "%%%02X", *k);
-    }
-    out[at] = '\0';
-    return 0;
+    return http_pct_put(out, cap, (size_t)n, slash + 1, http_key_plain) ? 0 : -EINVAL;
 }
 
 /* Parses a decimal at *p (advancing it). False when there is none or it overflows. */
@@ -191,9 +228,21 @@ static size_t http_on_header(char *p, size_t size, size_t nmemb, void *ud)
     if (n > 5 && memcmp(p, "HTTP/", 5) == 0) { /* a status line: a new response begins */
         const char *sp = memchr(p, ' ', n);
         x->status = sp ? strtol(sp + 1, NULL, 10) : 0;
-        x->have_cr = false;
+        x->have_cr = x->have_clen = x->encoded = false;
         x->etag[0] = '\0';
         return n;
+    }
+    static const char cl[] = "content-length:";
+    if (n > sizeof cl && strncasecmp(p, cl, sizeof cl - 1) == 0) {
+        const char *v = p + sizeof cl - 1;
+        while (*v == ' ' || *v == '\t') v++;
+        x->have_clen = http_u64(&v, &x->clen);
+    }
+    static const char ce[] = "content-encoding:";
+    if (n > sizeof ce && strncasecmp(p, ce, sizeof ce - 1) == 0) {
+        char v[32];
+        http_header_value(p, n, sizeof ce - 1, v, sizeof v);
+        x->encoded = v[0] && strcasecmp(v, "identity") != 0;
     }
     static const char et[] = "etag:";
     if (n > sizeof et && strncasecmp(p, et, sizeof et - 1) == 0)
@@ -208,8 +257,12 @@ static size_t http_on_header(char *p, size_t size, size_t nmemb, void *ud)
     }
     if (n <= 2 && (x->status == 200 || x->status == 206)) { /* end of headers */
         x->changed = http_changed(x);
-        x->range_bad = x->changed || !http_range_fits(x, x->f ? x->f->size_bytes : 0);
+        x->range_bad = x->changed || x->encoded ||
+                       !http_range_fits(x, x->f ? x->f->size_bytes : 0);
     }
+    if (n <= 2 && x->status == 416 && !x->suffix && x->f && x->have_cr &&
+        x->cr_total != x->f->size_bytes)
+        x->changed = true; /* a range inside the open's size is past the end now: it shrank */
     return n;
 }
 
@@ -249,7 +302,8 @@ void http_xfer_prepare(CURL *h, http_xfer *x)
     else snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, x->off, x->off + x->len - 1);
     x->got = 0;
     x->status = 0;
-    x->overlong = x->range_bad = x->have_cr = x->changed = x->body_cut = false;
+    x->overlong = x->range_bad = x->have_cr = x->have_clen = x->changed = x->body_cut = false;
+    x->encoded = false;
     x->etag[0] = '\0';
     x->slow_bytes = 0;
     x->nbody = 0;
@@ -282,6 +336,7 @@ void http_obj_setopts(CURL *h, const http_obj *o)
 {
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, o->insecure ? 0L : 1L);
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, o->insecure ? 0L : 2L);
+    curl_easy_setopt(h, CURLOPT_PATH_AS_IS, o->path_as_is ? 1L : 0L);
     if (o->ca_file[0]) curl_easy_setopt(h, CURLOPT_CAINFO, o->ca_file);
     if (o->headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, o->headers);
     if (o->userpwd) {
@@ -325,7 +380,8 @@ static int http_status_errno(long s)
 static void http_cause_changed(const http_xfer *x, const char *range, char *why, size_t whylen)
 {
     char now[32] = "unknown";
-    if (x->status == 206 && x->have_cr) snprintf(now, sizeof now, "%" PRIu64, x->cr_total);
+    if ((x->status == 206 || x->status == 416) && x->have_cr)
+        snprintf(now, sizeof now, "%" PRIu64, x->cr_total);
     snprintf(why, whylen, "GET %s: the object changed since it was opened (at open: size %" PRIu64
              ", ETag %s; now: size %s, ETag %s); not read as a mix of versions", range,
              x->f->size_bytes, x->o->etag[0] ? x->o->etag : "none", now,
@@ -343,9 +399,12 @@ static void http_cause(const http_xfer *x, CURLcode cc, const char *code, char *
     if (x->tries > 1) snprintf(tries, sizeof tries, " (after %d tries)", x->tries);
     if (x->changed)
         http_cause_changed(x, range, why, whylen);
-    else if (x->overlong && x->status == 200)
-        snprintf(why, whylen, "GET %s: the server ignores Range (HTTP 200 with the whole object) "
-                 "and the object is larger than %" PRIu64 " bytes", range, x->len);
+    else if (x->encoded)
+        snprintf(why, whylen, "GET %s: HTTP %ld with a Content-Encoding (none was asked for: the "
+                 "body is not the object's bytes)", range, x->status);
+    else if ((x->overlong || x->range_bad) && x->status == 200)
+        snprintf(why, whylen, "GET %s: the server ignores Range (HTTP 200 with the whole object%s)",
+                 range, x->overlong ? ", larger than the range" : "");
     else if (x->overlong)
         snprintf(why, whylen, "GET %s: the body is longer than the %" PRIu64 " bytes asked for",
                  range, x->len);
@@ -362,8 +421,8 @@ static void http_cause(const http_xfer *x, CURLcode cc, const char *code, char *
         snprintf(why, whylen, "GET %s: %s%s", range, x->errbuf[0] ? x->errbuf : curl_easy_strerror(cc),
                  tries);
     else if (x->status == 200 || x->status == 206)
-        snprintf(why, whylen, "GET %s: short body: %" PRIu64 " of %" PRIu64 " bytes", range,
-                 x->got, x->len);
+        snprintf(why, whylen, "GET %s: short body: %" PRIu64 " of %" PRIu64 " bytes%s", range,
+                 x->got, x->len, tries);
     else
         snprintf(why, whylen, "GET %s: HTTP %ld%s%s%s%s", range, x->status, code[0] ? " " : "",
                  code, tries, x->status == 403 && !x->o->userpwd ? " (no credentials were given)" : "");
@@ -388,12 +447,16 @@ http_verdict http_xfer_judge(CURL *h, http_xfer *x, CURLcode cc, char *why, size
                             (uint64_t)(total - start) * 1000);
         return HTTP_OK;
     }
-    if (!x->overlong && !x->range_bad && http_retryable(x, cc, code) &&
+    /* a body that ended short of what its answer promised: a connection closed mid-body with
+     * no Content-Length to tell curl (which then sees a clean end), as transient as a reset */
+    bool cut = cc == CURLE_OK && (x->status == 200 || x->status == 206);
+    if (!x->overlong && !x->range_bad && (cut || http_retryable(x, cc, code)) &&
         x->tries <= x->o->retries && exec_now_ns() - x->t0_ns < HTTP_RETRY_TOTAL_NS)
         return HTTP_RETRY;
     http_cause(x, cc, code, why, whylen);
     x->err = cc == CURLE_OPERATION_TIMEDOUT || cc == CURLE_ABORTED_BY_CALLBACK ? -ETIMEDOUT
-             : cc != CURLE_OK || x->overlong || x->range_bad || x->status == 200 || x->status == 206
+             : cc != CURLE_OK || x->overlong || x->range_bad || x->changed || x->status == 200 ||
+                       x->status == 206
                  ? -EIO
                  : http_status_errno(x->status);
     return HTTP_FAIL;
@@ -551,6 +614,19 @@ static void http_obj_tls(http_obj *o, const char *shown, const io_open_opts *op)
                 shown);
 }
 
+/* After a suffix GET answered with the whole object (HTTP 200 and its Content-Length: a server
+ * that takes no "bytes=-N", as Azure Blob Storage, or whose HEAD DuckDB would need), the tail
+ * asked for again as an explicit range of an object of that size. A server that ignores
+ * ranges altogether fails it as it failed the suffix ("ignores Range"). */
+static int http_tail_ranged(http_obj *o, io_file_t *f, http_xfer *x, char *why, size_t whylen)
+{
+    assert(x->have_clen && x->clen > HTTP_TAIL_BYTES);
+    f->size_bytes = x->clen; /* what the ranged answer's Content-Range total must say */
+    *x = (http_xfer){.o = o, .f = f, .buf = o->tail, .off = x->clen - HTTP_TAIL_BYTES,
+                     .len = HTTP_TAIL_BYTES};
+    return http_run_sync(o, x, why, whylen);
+}
+
 int http_tail_done(http_obj *o, io_file_t *f, http_xfer *x, int rc, char *err, size_t errlen,
                    const char *why)
 {
@@ -566,7 +642,7 @@ int http_tail_done(http_obj *o, io_file_t *f, http_xfer *x, int rc, char *err, s
     }
     f->size_bytes = x->status == 206 ? x->cr_total : x->got;
     o->tail_len = x->got;
-    snprintf(o->etag, sizeof o->etag, "%s", x->etag);
+    if (!o->etag_unchecked) snprintf(o->etag, sizeof o->etag, "%s", x->etag); /* none: unchecked */
     o->tail_off = f->size_bytes - x->got;
     assert(o->tail_off <= f->size_bytes);
     return 0;
@@ -581,13 +657,17 @@ int http_tail_xfer(http_obj *o, io_file_t *f, http_xfer *x)
 }
 
 /* The suffix GET on this thread: the object's size and its last HTTP_TAIL_BYTES (kept for the
- * footer). */
+ * footer), and its ETag unless etag_unchecked (later answers are then not compared with one).
+ * A whole-object answer to the suffix is asked again as an explicit range (http_tail_ranged);
+ * the open from a task (store_http_multi.c) does not, and fails such a server. */
 static int http_obj_tail(http_obj *o, io_file_t *f, char *err, size_t errlen)
 {
     http_xfer x;
     if (http_tail_xfer(o, f, &x) != 0) return -ENOMEM;
     char why[IO_WHY_MAX];
     int rc = http_run_sync(o, &x, why, sizeof why);
+    if (rc && x.overlong && x.status == 200 && x.have_clen && x.clen > HTTP_TAIL_BYTES)
+        rc = http_tail_ranged(o, f, &x, why, sizeof why);
     return http_tail_done(o, f, &x, rc, err, errlen, why);
 }
 
@@ -600,11 +680,12 @@ static int http_obj_new(http_obj **out, const char *url, const char *shown,
     o->timeout_ms = http_env_long("RINGSCAN_HTTP_TIMEOUT_MS", HTTP_TIMEOUT_MS_DEFAULT, 100, 3600000);
     o->retries = (int)http_env_long("RINGSCAN_HTTP_RETRIES", HTTP_RETRIES_DEFAULT, 0, 100);
     int rc = 0;
-    if (strncmp(url, "s3://", 5) == 0) rc = http_obj_sign(o, url, op, err, errlen);
-    else if (strlen(url) >= sizeof o->url) rc = -EINVAL;
-    else snprintf(o->url, sizeof o->url, "%s", url);
+    o->path_as_is = strncmp(url, "s3://", 5) == 0;
+    if (o->path_as_is) rc = http_obj_sign(o, url, op, err, errlen);
+    else rc = http_url_encode(o->url, sizeof o->url, url);
     if (rc == -EINVAL && err && strncmp(url, "s3://", 5) != 0)
-        snprintf(err, errlen, "%s: URL longer than %d bytes", shown, HTTP_URL_MAX - 1);
+        snprintf(err, errlen, "%s: URL longer than %d bytes (percent-encoded)", shown,
+                 HTTP_URL_MAX - 1);
     if (rc == 0 && !(o->sync = curl_easy_init())) rc = -ENOMEM;
     if (rc) {
         if (rc == -ENOMEM && err) snprintf(err, errlen, "%s: out of memory", shown);
@@ -612,6 +693,7 @@ static int http_obj_new(http_obj **out, const char *url, const char *shown,
         return rc;
     }
     http_obj_tls(o, shown, op);
+    o->etag_unchecked = op->etag_unchecked;
     *out = o;
     return 0;
 }

@@ -40,12 +40,15 @@ typedef struct http_obj {
     char *userpwd;             /* "key:secret" for SigV4; NULL when unsigned */
     struct curl_slist *headers; /* x-amz-content-sha256, x-amz-security-token */
     bool insecure;             /* no TLS verification (warned at open) */
+    bool path_as_is;           /* an S3 key: its "../" and "./" are the key's, sent as they are
+                                  (curl would resolve them: another key's bytes) */
     char ca_file[512];         /* CURL_CA_BUNDLE / SSL_CERT_FILE; empty: the system bundle */
     long timeout_ms;
     int retries;
     uint8_t *tail;             /* the bytes of the suffix GET at open */
     uint64_t tail_off, tail_len;
     char etag[HTTP_ETAG_MAX];  /* the open's ETag (empty: none): every later answer must match */
+    bool etag_unchecked;       /* io_open_opts.etag_unchecked: the open's ETag is not kept */
     pthread_mutex_t mu;        /* guards sync (metadata reads from any thread) */
     CURL *sync;                /* the metadata path's handle: its connection is kept */
 } http_obj;
@@ -65,6 +68,9 @@ typedef struct http_xfer {
     bool body_cut;             /* an error body ended at body[]'s bound (the rest not read) */
     bool have_cr;
     uint64_t cr_first, cr_last, cr_total;
+    bool encoded;              /* a Content-Encoding other than identity: not the object's bytes */
+    bool have_clen;            /* a Content-Length came: clen (a 200's is the object's size) */
+    uint64_t clen;
     char body[HTTP_BODY_MAX];
     size_t nbody;
     char errbuf[CURL_ERROR_SIZE];
@@ -77,6 +83,18 @@ typedef struct http_xfer {
     int err;                   /* on HTTP_FAIL: the negative errno the read fails with */
 } http_xfer;
 
+/* Whether *p is an unreserved byte (RFC 3986: A-Z a-z 0-9 - _ . ~), never percent-encoded. */
+bool http_unreserved(const unsigned char *p);
+/* Appends s to out[0, at), each byte plain(p) refuses as %XX (upper-case hex), and returns the
+ * new length (out NUL-terminated), or 0 when it does not fit cap. */
+size_t http_pct_put(char *out, size_t cap, size_t at, const char *s,
+                    bool (*plain)(const unsigned char *p));
+/* The request URL of an http(s) url, as curl and DuckDB's httpfs send it: scheme and
+ * authority as they are; in the path and query, bytes no URL may hold (a space, a control
+ * byte, a non-ASCII byte, one of "<>\^`{|}) and a '%' that starts no escape as %XX, the rest
+ * (reserved characters, and escapes already there: never encoded twice) as they are.
+ * 0, or -EINVAL when it does not fit cap. */
+int http_url_encode(char *out, size_t cap, const char *url);
 /* Builds the request URL of s3url ("s3://bucket/key") into out: path-style under endpoint
  * when one is given (an S3-compatible server), else https://bucket.s3.REGION.amazonaws.com/
  * key. The key is percent-encoded but for '/'. Returns 0 or -EINVAL (no bucket or key, or

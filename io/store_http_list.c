@@ -7,7 +7,11 @@
  *  1. A key is handed on only once its <Key> element is complete and entity-decoded; a page
  *     whose body is cut (over the bound) is an error, never a partial listing.
  *  2. Credentials stay in the handle's userpwd and headers: a message names the URL (no
- *     userinfo in an s3:// URL) and the HTTP status with the S3 code. */
+ *     userinfo in an s3:// URL) and the HTTP status with the S3 code.
+ *  3. A listing ends: a truncated page must carry a continuation token never seen before in
+ *     this listing (a server that repeats one, or cycles through several, would list the same
+ *     keys until IO_LIST_PAGES_MAX); otherwise it stops at that page with an error naming the
+ *     URL and the token. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,16 +52,9 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
 /* s percent-encoded for a query value (all but unreserved characters) after out[*n]. */
 static bool put_enc(char *out, size_t cap, size_t *n, const char *s)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                     c == '-' || c == '_' || c == '.' || c == '~';
-        if (*n + 4 >= cap) return false;
-        if (plain) out[(*n)++] = (char)c;
-        else out[(*n)++] = '%', out[(*n)++] = hex[c >> 4], out[(*n)++] = hex[c & 15];
-    }
-    out[*n] = 0;
+    size_t at = http_pct_put(out, cap, *n, s, http_unreserved);
+    if (at == 0) return false;
+    *n = at;
     return true;
 }
 
@@ -116,10 +113,11 @@ static int get_page(CURL *h, const http_obj *o, const char *url, list_body *b, c
     return b->over ? RINGSCAN_ELIMIT : status == 403 ? -EACCES : status == 404 ? -ENOENT : -EIO;
 }
 
-/* The keys of one page to fn; the continuation token into tok ("" when the listing ended). */
+/* The keys of one page (asked for with continuation token asked, "" for the first) to fn;
+ * the next continuation token into tok ("" when the listing ended). */
 static int page_keys(const list_body *b, int64_t *nkeys, int64_t max_keys,
-                     int (*fn)(void *, const char *), void *ctx, char *tok, size_t tokcap,
-                     const char *shown, char *err, size_t errlen)
+                     int (*fn)(void *, const char *), void *ctx, const char *asked, char *tok,
+                     size_t tokcap, const char *shown, char *err, size_t errlen)
 {
     char key[HTTP_URL_MAX];
     const char *at = b->p;
@@ -137,10 +135,26 @@ static int page_keys(const list_body *b, int64_t *nkeys, int64_t max_keys,
     t = b->p;
     tok[0] = 0;
     if (rc == 0 && strcmp(trunc, "true") == 0 && !xml_text(&t, "NextContinuationToken", tok, tokcap)) {
-        snprintf(err, errlen, "%s: listing: a truncated page without a continuation token", shown);
+        snprintf(err, errlen, "%s: listing: a truncated page without a continuation token (the page "
+                 "asked for with %s%.200s%s)", shown, asked[0] ? "token '" : "no token", asked,
+                 asked[0] ? "'" : "");
         rc = -EIO;
     }
     return rc;
+}
+
+/* Whether tok (of a truncated page) came before in this listing: seen[0..n) hold the FNV-1a
+ * hashes of the tokens so far (a 64-bit hash: two distinct tokens collide with odds near
+ * 2^-64, and then the listing fails, never lists wrong keys); tok's is added as seen[n]. */
+static bool token_seen(uint64_t *seen, int n, const char *tok)
+{
+    uint64_t h = UINT64_C(14695981039346656037);
+    for (const unsigned char *p = (const unsigned char *)tok; *p; p++)
+        h = (h ^ *p) * UINT64_C(1099511628211);
+    for (int i = 0; i < n; i++)
+        if (seen[i] == h) return true;
+    seen[n] = h;
+    return false;
 }
 
 int io_s3_list(const char *bucket_url, const io_open_opts *op, int64_t max_keys,
@@ -159,11 +173,12 @@ int io_s3_list(const char *bucket_url, const io_open_opts *op, int64_t max_keys,
     io_open_opts none = {0};
     int rc = http_obj_make(&o, probe, op ? op : &none, err, errlen);
     if (rc) return rc;
-    char *url = fail_malloc(3 * HTTP_URL_MAX), tok[HTTP_URL_MAX] = "";
+    char *url = fail_malloc(3 * HTTP_URL_MAX), tok[HTTP_URL_MAX] = "", asked[HTTP_URL_MAX];
+    uint64_t *seen = fail_malloc(sizeof *seen * IO_LIST_PAGES_MAX); /* invariant 3 */
     CURL *h = curl_easy_init();
     list_body b = {0};
     int64_t nkeys = 0;
-    if (!url || !h) rc = -ENOMEM;
+    if (!url || !h || !seen) rc = -ENOMEM;
     size_t base = strlen(o->url) - 1; /* ".../bucket/k" -> ".../bucket/" */
     /* keys per page: the server's default (1000), or RINGSCAN_S3_LIST_KEYS (tests: pages) */
     char page_keys_q[32] = "";
@@ -191,10 +206,19 @@ int io_s3_list(const char *bucket_url, const io_open_opts *op, int64_t max_keys,
             snprintf(err, errlen, "%s: listing URL too long", bucket_url);
             break;
         }
+        memcpy(asked, tok, sizeof tok);
         rc = get_page(h, o, url, &b, bucket_url, err, errlen);
-        if (rc == 0) rc = page_keys(&b, &nkeys, max_keys, fn, ctx, tok, sizeof tok, bucket_url, err, errlen);
+        if (rc == 0)
+            rc = page_keys(&b, &nkeys, max_keys, fn, ctx, asked, tok, sizeof tok, bucket_url, err,
+                           errlen);
         if (rc || !tok[0]) break;
+        if (token_seen(seen, page, tok)) {
+            snprintf(err, errlen, "%s: listing: page %d's continuation token '%.200s' came "
+                     "before (the server would list the same keys again)", bucket_url, page + 1, tok);
+            rc = -EIO;
+        }
     }
+    free(seen);
     free(b.p);
     free(url);
     if (h) curl_easy_cleanup(h);

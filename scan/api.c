@@ -39,9 +39,7 @@ int api_report(ringscan_error *err, const char *path, int rc, const pq_err *e)
     const char *msg = e && e->msg[0] ? e->msg : ringscan_strerror(rc);
     char shown[512]; /* a URL's password stays out of the message (io/store.h) */
     io_path_shown(shown, sizeof shown, path);
-    size_t sl = strlen(shown); /* io/'s read errors name the file already: not twice */
-    bool named = strncmp(msg, shown, sl) == 0 && msg[sl] == ':';
-    int n = named ? snprintf(err->message, sizeof err->message, "%s", msg)
+    int n = io_msg_named(msg, path) ? snprintf(err->message, sizeof err->message, "%s", msg)
                   : snprintf(err->message, sizeof err->message, "%s: %s", shown, msg);
     if (e && (e->offset >= 0 || e->column[0]) && n > 0 && (size_t)n < sizeof err->message) {
         if (e->offset >= 0 && e->column[0])
@@ -139,7 +137,8 @@ void scan_api_io_opts(const ringscan_options *o, io_open_opts *io)
     *io = (io_open_opts){.store = o->store, .s3_key_id = o->s3_access_key_id,
                           .s3_secret = o->s3_secret_access_key, .s3_token = o->s3_session_token,
                           .s3_region = o->s3_region, .s3_endpoint = o->s3_endpoint,
-                          .tls_insecure = o->tls_insecure};
+                          .tls_insecure = o->tls_insecure,
+                          .etag_unchecked = o->unsafe_disable_etag_checks};
 }
 
 void scan_api_scan_opts(const ringscan_options *o, scan_opts *so)

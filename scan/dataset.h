@@ -86,7 +86,8 @@ int ds_list_build(const char *const *pats, int n, int hive, const char *types, i
                   const io_open_opts *io, ds_list *out, pq_err *e);
 void ds_list_free(ds_list *l);
 /* Names file path in e: e->msg becomes "PATH: what" (what may be e->msg itself), PATH shown
- * without a URL's password (io/store.h); e's offset and column stay. Sets e->status = rc and
+ * without a URL's password (io/store.h), or what as it is when it names path already
+ * (io_msg_named: io/'s read errors do); e's offset and column stay. Sets e->status = rc and
  * returns rc. */
 int ds_file_errf(pq_err *e, int rc, const char *path, const char *what);
 

@@ -225,7 +225,8 @@ int ds_file_errf(pq_err *e, int rc, const char *path, const char *what)
 {
     char shown[512], msg[sizeof e->msg];
     io_path_shown(shown, sizeof shown, path);
-    snprintf(msg, sizeof msg, "%.200s: %s", shown, what);
+    if (io_msg_named(what, path)) snprintf(msg, sizeof msg, "%s", what); /* io/ named it */
+    else snprintf(msg, sizeof msg, "%.200s: %s", shown, what);
     memcpy(e->msg, msg, sizeof msg);
     e->status = rc;
     return rc;

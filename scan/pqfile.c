@@ -9,8 +9,7 @@
 
 int pqf_io_fail(pq_err *e, int rc, int64_t off, const char *path, const char *msg)
 {
-    size_t n = strlen(path);
-    if (strncmp(msg, path, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ') msg += n + 2;
+    msg += io_msg_named(msg, path);
     return pq_errf(e, rc, off, "%s", msg);
 }
 

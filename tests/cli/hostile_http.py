@@ -10,18 +10,30 @@ fault from its second on: the open's suffix GET passes and the ring's range read
   nocr wrongcr   206 without a Content-Range; with one a byte off
   shortcr        206 with an honest Content-Range for half of the range asked
   overlong       206 with 10 bytes more than the range (Content-Length says so)
-  cut            206 without a Content-Length, half the body, then close
+  cut            206 without a Content-Length, half the body, then close; cutonce: the
+                 object's second request so, every other one as "ok"
   redir301 redir302 redir307  to /ok/NAME; redirhost: 307 to localhost (another host name)
   redirloop      302 to itself, forever
   grow           from the second request on, serves NAME.big (another size and ETag)
   same           from the second request on, serves NAME.alt (same size, another ETag)
+  nosuffix       a suffix range ("bytes=-N") answered with the whole object (200), any other
+                 range as "ok"; norange: every request answered with the whole object
+  gzip           206 as "ok" with "Content-Encoding: gzip" (a proxy's, over bytes never asked
+                 to be encoded)
+  shrink         from the second request on, NAME is empty (every range: 416, "bytes */0")
+  etagflip       the same bytes under another ETag at each request (a pool of servers)
+  listrepeat listcycle listnotoken  ListObjectsV2 pages (path-style, /MODE/BUCKET/?list-type=2...)
+                 of one key each, all truncated: the next token always "tokA"; "tokA", "tokB",
+                 then "tokA" again; none at all (after the first page, asked with no token)
   drip           206 whose body comes one byte every 0.3 s
   dripeerr       404 whose body comes one byte every 0.3 s
   404xml         404 with an S3 XML error body (<Code>NoSuchKey</Code>)
   hugeerr        404 with that XML, then 256 MiB more of body at 40 KB/s (an hour and a half)
+  hugehdr        206 whose headers go on for 256 MiB (1000-byte lines, as fast as they are read)
 Invariants: every connection ends within --max-seconds of the server's start (the server
 exits then), a drip sends at most 100000 bytes, and each request is logged to --log as
-"MODE RANGE" (the test counts tries from it)."""
+"MODE RANGE AUTH" (AUTH: "auth" when it carried an Authorization header, else "-"; the test
+counts tries from it)."""
 import argparse
 import asyncio
 import hashlib
@@ -62,10 +74,27 @@ async def drip(w, status, headers, body):
     return False
 
 
+def list_page(mode, target, hit):
+    """A ListObjectsV2 page for the list* modes (one key, truncated)."""
+    asked = re.search(r"continuation-token=([^&]*)", target)
+    nxt = {"listrepeat": "tokA", "listcycle": "tokB" if asked and asked.group(1) == "tokA" else "tokA",
+           "listnotoken": None if asked else "tokA"}[mode]
+    tok = f"<NextContinuationToken>{nxt}</NextContinuationToken>" if nxt else ""
+    return ("<?xml version='1.0'?><ListBucketResult><IsTruncated>true</IsTruncated>"
+            f"<Contents><Key>ds/k{hit}.parquet</Key></Contents>{tok}</ListBucketResult>").encode()
+
+
 async def answer(w, mode, name, target, rng, hit):
     """Writes one answer; returns whether the connection stays open."""
+    if mode.startswith("list"):
+        body = list_page(mode, target, hit)
+        head(w, 200, [("Content-Length", len(body)), ("Content-Type", "application/xml")])
+        w.write(body)
+        return True
     if mode.startswith("late"):
         mode = mode[4:] if hit > 1 else "ok"
+    if mode == "cutonce":
+        mode = "cut" if hit == 2 else "ok"
     if mode.startswith("redir"):
         where = {"redirhost": f"http://localhost:{ARGS.port}/ok/{name}",
                  "redirloop": target}.get(mode, f"/ok/{name}")
@@ -81,6 +110,13 @@ async def answer(w, mode, name, target, rng, hit):
             w.write(b" " * 4096)
             await w.drain()
             await asyncio.sleep(0.1)
+        return False
+    if mode == "hugehdr":
+        w.write(b"HTTP/1.1 206 X\r\nContent-Range: bytes 0-0/1\r\n")
+        line = b"X-Pad: " + b"a" * 991 + b"\r\n"
+        for _ in range(256 << 10):
+            w.write(line)
+            await w.drain()
         return False
     if mode in ("404xml", "dripeerr"):
         body = b"<?xml version='1.0'?><Error><Code>NoSuchKey</Code></Error>" + b" " * 4000
@@ -98,10 +134,14 @@ async def answer(w, mode, name, target, rng, hit):
     except OSError:
         head(w, 404, [("Content-Length", 0)])
         return True
+    if mode == "shrink" and hit > 1:
+        data = b""
     size = len(data)
     etag = '"%s"' % hashlib.md5(data).hexdigest()[:16]
+    if mode == "etagflip":
+        etag = '"%s-%d"' % (etag[1:-1], hit)
     r = byte_range(rng, size)
-    if r is None:
+    if r is None or mode == "norange" or (mode == "nosuffix" and rng.startswith("bytes=-")):
         head(w, 200, [("Content-Length", size), ("ETag", etag)])
         w.write(data)
         return True
@@ -119,6 +159,8 @@ async def answer(w, mode, name, target, rng, hit):
     elif mode == "shortcr":
         body = body[:max(1, len(body) // 2)]
         head(w, 206, hs + [("Content-Range", f"bytes {s}-{s + len(body) - 1}/{size}"), ("Content-Length", len(body))])
+    elif mode == "gzip":
+        head(w, 206, hs + [cr, ("Content-Length", len(body)), ("Content-Encoding", "gzip")])
     elif mode == "overlong":
         body += b"0123456789"
         head(w, 206, hs + [cr, ("Content-Length", len(body))])
@@ -151,7 +193,7 @@ async def serve(r, w):
             parts = target.split("?")[0].split("/", 2)
             mode, name = parts[1], parts[2] if len(parts) > 2 else ""
             HITS[(mode, name)] = HITS.get((mode, name), 0) + 1
-            LOG.write(f"{mode} {hs.get('range')}\n")
+            LOG.write(f"{mode} {hs.get('range')} {'auth' if 'authorization' in hs else '-'}\n")
             keep = await answer(w, mode, name, target, hs.get("range"), HITS[(mode, name)])
             await w.drain()
             if not keep:

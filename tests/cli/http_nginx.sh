@@ -9,10 +9,15 @@
 #     too (in file order: the same first rows; unordered: as many rows).
 #  2. `meta` over HTTP prints what it prints for the local file (the name aside).
 #  3. nginx's log: a whole scan makes at least one and at most 200 requests, all answered 200
-#     or 206, sending at most twice the file's bytes, on at most 64 connections.
+#     or 206, sending at most twice the file's bytes, on at most 64 connections, all GETs (the
+#     size comes from the suffix GET's Content-Range: no HEAD, which some servers refuse).
 #  4. A missing file: exit non-zero, stderr names the URL, the byte range and 404 (scan and
 #     meta). An empty file, a port that refuses connections: exit non-zero within a bound,
-#     stderr names the URL.
+#     stderr names the URL. An IPv6 host ("[::1]") is a host, not a pattern.
+#  5. Names that need percent-encoding (a space, '+', a lone '%', a non-ASCII letter, '#' and
+#     '?' as %23 and %3F), each file different: the URL as typed reads the file of that name,
+#     byte for byte, and nginx logged the path encoded once (as curl and DuckDB's httpfs send
+#     it; "%20" typed is not encoded again).
 # Last line: "http_nginx: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
 
@@ -52,6 +57,8 @@ check '[ "$RS_RC" -eq 0 ] && [ "$n" -ge 1 ] && [ "$n" -le 200 ]' "whole scan: ex
 check '[ "$n" -ge 1 ] && [ "$good" -eq "$n" ]' "whole scan: $((n - good)) of $n requests not answered 200/206: $(grep -v '^20[06] ' "$dir/ng/access.log" | head -n 3)"
 check '[ "$nb" -ge 1 ] && [ "$nb" -le $((2 * size)) ]' "whole scan: nginx sent $nb bytes for a $size-byte file"
 check '[ "$nc" -ge 1 ] && [ "$nc" -le 64 ]' "whole scan: $nc connections"
+nh=$(nginx_requests "$dir/ng" '"GET ')
+check '[ "$nh" -eq "$n" ]' "whole scan: $((n - nh)) of $n requests not GETs (no HEAD: a server without one serves ringscan)"
 
 # 4. errors
 scan_fails "404 scan" 60 "$base/missing.parquet" "404" "bytes=" -- scan "$base/missing.parquet" --format csv
@@ -61,6 +68,28 @@ scan_fails "empty file" 60 "$base/empty.parquet" "0 bytes is too small" -- scan 
 dead=$(net_free_port)
 RINGSCAN_HTTP_RETRIES=2 RINGSCAN_HTTP_TIMEOUT_MS=2000 \
     scan_fails "refused" 60 "127.0.0.1:$dead/x.parquet" -- scan "http://127.0.0.1:$dead/x.parquet" --format csv
+# an IPv6 host's brackets are no pattern: the request is made (and refused, or unreachable
+# where the machine has no IPv6 loopback), never "patterns ... not supported"
+RINGSCAN_HTTP_RETRIES=0 RINGSCAN_HTTP_TIMEOUT_MS=2000 \
+    scan_fails "IPv6 host" 60 "\[::1\]:$dead/x.parquet: GET bytes=" -- scan "http://[::1]:$dead/x.parquet" --format csv
+
+# 5. names that need percent-encoding: "URL path|file name|path nginx logs"
+mkdir -p "$dir/enc"
+k=0
+for f in "a b.parquet|a b.parquet|/a%20b.parquet" "a%20b.parquet|a b.parquet|/a%20b.parquet" \
+    "a+b.parquet|a+b.parquet|/a+b.parquet" "a%b.parquet|a%b.parquet|/a%25b.parquet" \
+    "é.parquet|é.parquet|/%C3%A9.parquet" "a%23b.parquet|a#b.parquet|/a%23b.parquet" \
+    "a%3Fb.parquet|a?b.parquet|/a%3Fb.parquet"; do
+    IFS='|' read -r upath fname logged <<<"$f"
+    k=$((k + 1))
+    "$R" gen demo-types --rows 300 --row-group-rows 100 --seed "$k" -o "$dir/enc/$k.parquet" >/dev/null ||
+        net_fatal "gen demo-types failed"
+    cp "$dir/enc/$k.parquet" "$www/$fname"
+    nginx_log_reset "$dir/ng"
+    scan_same "encoded '$upath'" "$dir/enc/$k.parquet" "$base/$upath" --threads 2 --ordered --format csv
+    n=$(nginx_requests "$dir/ng"); m=$(nginx_requests "$dir/ng" "^20[06] .*\"GET ${logged//+/\\+} HTTP")
+    check '[ "$n" -ge 1 ] && [ "$m" -eq "$n" ]' "encoded '$upath': $m of $n requests for $logged: $(grep -v __ready "$dir/ng/access.log" | head -n 2)"
+done
 
 nginx_stop "$dir/ng"
 summary http_nginx

@@ -4,6 +4,7 @@
  * two ways. Each case is a defect an adversarial pass found (a crash, a use after free, rows
  * read twice); the sanitizer build checks that nothing leaks. */
 #include <errno.h>
+#include <stddef.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include "check.h"
 #include "common/fail.h"
 #include "ringscan.h"
+#include "scan/api_priv.h"
 #include "test_scan_common.h"
 
 enum { ROWS = 300, FILES = 20 }; /* more files than a dataset scan starts at once (16) */
@@ -104,6 +106,27 @@ static void test_garbage_struct_size(void)
     ringscan_scan_free(s);
     ringscan_close(f);
     munmap(m, (size_t)page * 3);
+}
+
+/* unsafe_disable_etag_checks, appended after ndictionary_columns: off by default; a caller
+ * built before it (struct_size ending before it) keeps the check whatever its memory holds
+ * past its struct; a caller built with it gets what it set, down to io/'s open options. */
+static void test_etag_option_abi(void)
+{
+    ringscan_options in, out;
+    ringscan_options_init(&in);
+    CHECK(!in.unsafe_disable_etag_checks);
+    in.unsafe_disable_etag_checks = true; /* past an older caller's struct: not its field */
+    in.struct_size = offsetof(ringscan_options, unsafe_disable_etag_checks);
+    ringscan_error err;
+    io_open_opts io;
+    CHECK_EQ_I64(api_take_options(&in, &out, "t", true, &err), 0);
+    scan_api_io_opts(&out, &io);
+    CHECK(!out.unsafe_disable_etag_checks && !io.etag_unchecked);
+    in.struct_size = sizeof in;
+    CHECK_EQ_I64(api_take_options(&in, &out, "t", true, &err), 0);
+    scan_api_io_opts(&out, &io);
+    CHECK(out.unsafe_disable_etag_checks && io.etag_unchecked);
 }
 
 /* Timestamps at the ends of int64 build a literal (the day split overflowed: a trap under
@@ -255,6 +278,7 @@ int main(void)
     }
     RUN(test_dictionary_null_list);
     RUN(test_garbage_struct_size);
+    RUN(test_etag_option_abi);
     RUN(test_timestamp_extremes);
     RUN(test_deep_tree);
     RUN(test_dataset_tree_freed);

@@ -28,6 +28,29 @@ static void s3_urls(void)
     CHECK_EQ_I64(http_s3_url(u, 20, "s3://bkt/a-long-key", "http://127.0.0.1:9000", NULL), -EINVAL);
 }
 
+/* http(s) URLs as curl and DuckDB's httpfs send them: what no URL may hold is encoded, what
+ * is already an escape is not encoded twice, reserved characters keep their meaning. */
+static void http_urls(void)
+{
+    char u[64];
+    CHECK_EQ_I64(http_url_encode(u, sizeof u, "http://h:1/d/a b+c.parquet"), 0);
+    CHECK_STR(u, "http://h:1/d/a%20b+c.parquet");
+    CHECK_EQ_I64(http_url_encode(u, sizeof u, "http://h/a%20b%2fc%.p?x=%zz y#f"), 0);
+    CHECK_STR(u, "http://h/a%20b%2fc%25.p?x=%25zz%20y#f");
+    CHECK_EQ_I64(http_url_encode(u, sizeof u, "https://u:p w@h/\xc3\xa9\"<>\\^`{|}\x01"), 0);
+    CHECK_STR(u, "https://u:p w@h/%C3%A9%22%3C%3E%5C%5E%60%7B%7C%7D%01");
+    CHECK_EQ_I64(http_url_encode(u, sizeof u, "http://h"), 0);
+    CHECK_STR(u, "http://h");
+    CHECK_EQ_I64(http_url_encode(u, sizeof u, "http://h?a=1"), 0);
+    CHECK_STR(u, "http://h?a=1");
+    CHECK_EQ_I64(http_url_encode(u, 12, "http://h/ab"), 0);       /* 11 bytes and the NUL */
+    CHECK_EQ_I64(http_url_encode(u, 12, "http://h/a b"), -EINVAL); /* 13 once encoded */
+    CHECK_EQ_I64(http_url_encode(u, 8, "http://hostname/"), -EINVAL);
+    /* S3 keys: every byte but the unreserved ones and '/' */
+    CHECK_EQ_I64(http_s3_url(u, sizeof u, "s3://b/k #?%+\xc3\xa9=&", "http://h", NULL), 0);
+    CHECK_STR(u, "http://h/b/k%20%23%3F%25%2B%C3%A9%3D%26");
+}
+
 static void content_ranges(void)
 {
     uint64_t a, b, t;
@@ -80,6 +103,10 @@ static void patterns(void)
     CHECK(io_url_has_pattern("http://h/a[12].parquet"));
     CHECK(io_url_has_pattern("s3://b/a?.parquet"));
     CHECK(!io_url_has_pattern("s3://b/a.parquet"));
+    CHECK(!io_url_has_pattern("http://[::1]:8080/a.parquet")); /* an IPv6 host */
+    CHECK(!io_url_has_pattern("http://u:p@[fe80::1%25eth0]/d/a.parquet?q=[1]"));
+    CHECK(io_url_has_pattern("http://[::1]/a[12].parquet"));
+    CHECK(!io_url_has_pattern("http://[::1]"));
 }
 
 static void backoff(void)
@@ -143,6 +170,7 @@ static void refused(void)
 int main(void)
 {
     RUN(s3_urls);
+    RUN(http_urls);
     RUN(content_ranges);
     RUN(s3_codes);
     RUN(redaction);
