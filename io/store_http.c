@@ -614,17 +614,14 @@ static void http_obj_tls(http_obj *o, const char *shown, const io_open_opts *op)
                 shown);
 }
 
-/* After a suffix GET answered with the whole object (HTTP 200 and its Content-Length: a server
- * that takes no "bytes=-N", as Azure Blob Storage, or whose HEAD DuckDB would need), the tail
- * asked for again as an explicit range of an object of that size. A server that ignores
- * ranges altogether fails it as it failed the suffix ("ignores Range"). */
-static int http_tail_ranged(http_obj *o, io_file_t *f, http_xfer *x, char *why, size_t whylen)
+bool http_tail_reask(http_obj *o, io_file_t *f, http_xfer *x)
 {
-    assert(x->have_clen && x->clen > HTTP_TAIL_BYTES);
+    if (!(x->overlong && x->status == 200 && x->have_clen && x->clen > HTTP_TAIL_BYTES))
+        return false;
     f->size_bytes = x->clen; /* what the ranged answer's Content-Range total must say */
     *x = (http_xfer){.o = o, .f = f, .buf = o->tail, .off = x->clen - HTTP_TAIL_BYTES,
                      .len = HTTP_TAIL_BYTES};
-    return http_run_sync(o, x, why, whylen);
+    return true;
 }
 
 int http_tail_done(http_obj *o, io_file_t *f, http_xfer *x, int rc, char *err, size_t errlen,
@@ -658,16 +655,14 @@ int http_tail_xfer(http_obj *o, io_file_t *f, http_xfer *x)
 
 /* The suffix GET on this thread: the object's size and its last HTTP_TAIL_BYTES (kept for the
  * footer), and its ETag unless etag_unchecked (later answers are then not compared with one).
- * A whole-object answer to the suffix is asked again as an explicit range (http_tail_ranged);
- * the open from a task (store_http_multi.c) does not, and fails such a server. */
+ * A whole-object answer to the suffix is asked again as an explicit range (http_tail_reask). */
 static int http_obj_tail(http_obj *o, io_file_t *f, char *err, size_t errlen)
 {
     http_xfer x;
     if (http_tail_xfer(o, f, &x) != 0) return -ENOMEM;
     char why[IO_WHY_MAX];
     int rc = http_run_sync(o, &x, why, sizeof why);
-    if (rc && x.overlong && x.status == 200 && x.have_clen && x.clen > HTTP_TAIL_BYTES)
-        rc = http_tail_ranged(o, f, &x, why, sizeof why);
+    if (rc && http_tail_reask(o, f, &x)) rc = http_run_sync(o, &x, why, sizeof why);
     return http_tail_done(o, f, &x, rc, err, errlen, why);
 }
 

@@ -146,6 +146,13 @@ int http_open(void *core, exec_t *e, io_file_t *f, exec_op_t *op, char *why, siz
 /* The open's transfer into x: the suffix GET of HTTP_TAIL_BYTES into o's tail (allocated
  * here). 0 or -ENOMEM. */
 int http_tail_xfer(http_obj *o, io_file_t *f, http_xfer *x);
+/* After a failed suffix GET x of an open that the server answered with the whole object (HTTP
+ * 200 and its Content-Length: a server that takes no "bytes=-N", as Azure Blob Storage), x made
+ * the explicit range of the object's last HTTP_TAIL_BYTES, to be run again, and true; false when
+ * x failed otherwise. A server that ignores ranges altogether fails the second try as it failed
+ * the first ("ignores Range"). */
+bool http_tail_reask(http_obj *o, io_file_t *f, http_xfer *x);
+
 /* The open's answer (x ended with rc, why its cause) applied: f's size, o's tail and ETag (a
  * 416 on an empty object is size 0); on failure err (may be NULL) gets "NAME: why". Returns
  * 0 or rc. On the thread that made the request, before f is shared. */

@@ -50,6 +50,7 @@ typedef struct http_req {
     size_t whylen;
     fut_t *retry;       /* the backoff timer before the next try */
     int cancel_rc;      /* ended while its fired retry timer's callback is queued */
+    bool opening;       /* an open (http_open): ends by applying the object's size */
     http_core *core;
     struct http_req *prev, *next;
 } http_req;
@@ -168,7 +169,12 @@ static void http_retry_due(fut_t *t, void *p)
 static void http_req_finished(http_req *r, CURLcode cc)
 {
     http_verdict v = http_xfer_judge(r->h, &r->x, cc, r->why, r->whylen);
-    if (r->x.suffix && v != HTTP_RETRY) { /* an open (http_open): the object's size applied */
+    if (r->opening && r->x.suffix && v == HTTP_FAIL &&
+        http_tail_reask((http_obj *)r->x.o, r->x.f, &r->x)) {
+        http_req_go(r); /* the tail again, as an explicit range */
+        return;
+    }
+    if (r->opening && v != HTTP_RETRY) { /* the object's size applied */
         http_req_end(r, http_tail_done((http_obj *)r->x.o, r->x.f, &r->x, v == HTTP_OK ? 0 : r->x.err,
                                        NULL, 0, r->why));
         return;
@@ -477,6 +483,7 @@ int http_open(void *core, exec_t *e, io_file_t *f, exec_op_t *op, char *why, siz
     assert(c && c->e == e);
     http_req *r = fail_calloc(1, sizeof *r);
     if (r && http_tail_xfer(f->be_file, f, &r->x) != 0) free(r), r = NULL;
+    if (r) r->opening = true;
     return http_req_start(c, r, r ? curl_easy_init() : NULL, op, why, whylen);
 }
 

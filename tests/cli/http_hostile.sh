@@ -135,7 +135,7 @@ check '[ "$RS_RC" -eq 0 ] && ! grep -qF "$secret" "$dir/o" "$dir/e"' "meta: exit
 #    on the runtime's cores, the open's suffix GET sent on the core's multi handle and awaited
 #    there (io_file_open_await): right answers in another form read as the local file does, and
 #    wrong answers to the open fail naming the URL and the cause
-for m in chunked redir301 redirhost; do
+for m in chunked redir301 redirhost nosuffix; do
     scan_same "dataset $m" "$li" "$base/$m/li.parquet" "$li" --threads 2 --format csv
 done
 for f in "hugeerr|HTTP 404 NoSuchKey" "redirloop|redirect" "drip|timed out" "latenocr|Content-Range missing"; do
