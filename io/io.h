@@ -58,6 +58,10 @@ typedef struct io_file {
                                          the bytes they returned; 0 for a local file */
     _Atomic uint64_t ranges_in_flight; /* remote: ranges every core has started and not yet
                                           completed (io_range.c; coalescing reads it) */
+    const uint8_t *map;     /* IO_READ_MMAP: the whole file mapped (io_map.c), reads are views
+                               into it; NULL: reads copy into range buffers */
+    _Atomic uint64_t map_fault; /* 0, or 1 + the file offset of the first mapped page found
+                                   past the file's end (it shrank: io_map.c invariant 2) */
     char name[];            /* the path or URL as given (never with a credential in it) */
 } io_file_t;
 
@@ -163,6 +167,17 @@ int io_file_open_with(io_file_t **out, const char *path, const io_open_opts *o, 
 enum { IO_LIST_PAGES_MAX = 10000, IO_LIST_BODY_MAX = 16 << 20 };
 int io_s3_list(const char *bucket_url, const io_open_opts *o, int64_t max_keys,
                int (*fn)(void *ctx, const char *key), void *ctx, char *err, size_t errlen);
+
+/* io_map.c. Maps local file f (open, fd and size set) whole for IO_READ_MMAP: f->map, or
+ * NULL when it cannot be (empty, mmap refused, IO_MAPS_MAX files mapped: reads copy then).
+ * Installs the process's SIGBUS handler at the first call (chained to the one it replaces). */
+void io_map_file(io_file_t *f);
+/* Unmaps f (no request on f pending or in flight). Nothing when f is not mapped. */
+void io_map_unmap(io_file_t *f);
+/* 0, or -EIO with a message naming f and the offset when a mapped page of f was found past
+ * its end (the file shrank while mapped): bytes read from f since may be zeros. Call it on
+ * the thread that used f's bytes, after using them (io_map.c invariant 2). Thread-safe. */
+int io_file_faulted(const io_file_t *f, char *err, size_t errlen);
 
 /* Closes f. No request on f may be pending or in flight on any core. f may be NULL. */
 void io_file_close(io_file_t *f);

@@ -25,7 +25,12 @@
  *     lies inside one buffer piece, so its slice is contiguous and no hole byte is written
  *     into the buffer; a read call reads the same file bytes as a plain one (its iovecs are
  *     the pieces from the range's done offset on, trimmed to the call's length), so read
- *     calls, bytes_read and the budget's byte counts stay those of the whole range. */
+ *     calls, bytes_read and the budget's byte counts stay those of the whole range.
+ *  7. A range of a mapped file (io_map.c) has no buffer of its own: buf points into the
+ *     mapping (never written through: const in io_file_t), cap is its length (what the
+ *     budget counts, as for a buffer), and each read call populates its bytes' page tables
+ *     instead of copying them, with the same calls, bytes_read and byte counts as a copy
+ *     (no holes: nothing lands, so bytes_skipped stays 0). */
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -215,7 +220,7 @@ static void io_range_unref(io_range *g)
     if (g->prev) g->prev->next = g->next;
     else ctx->ranges = g->next;
     if (g->next) g->next->prev = g->prev;
-    io_buf_put(ctx, g->buf, g->cap);
+    if (!g->file->map) io_buf_put(ctx, g->buf, g->cap);
     free(g);
     assert(ctx->n_ranges > 0);
     ctx->n_ranges--;
@@ -350,9 +355,10 @@ int io_range_start(io_ctx_t *ctx, io_req *const *members, size_t n, uint64_t sta
     if (!g) return -ENOMEM;
     g->off = start;
     g->len = end - start;
-    uint64_t landed = io_range_holes(ctx, g, members, n);
-    size_t cap = 0;
-    uint8_t *buf = io_buf_get(ctx, landed, &cap);
+    const uint8_t *map = members[0]->file->map;
+    size_t cap = (size_t)g->len;
+    /* a mapped file's range is a view: its "read" only populates (invariant 7) */
+    uint8_t *buf = map ? (uint8_t *)map + start : io_buf_get(ctx, io_range_holes(ctx, g, members, n), &cap);
     if (!buf) {
         free(g);
         return -ENOMEM;
