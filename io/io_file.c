@@ -107,7 +107,6 @@ static int file_read(void *core, exec_t *e, io_file_t *f, exec_op_t *op, void *b
     (void)core;
     assert(len <= EXEC_READ_BYTES_MAX);
     assert(!f->map || (const uint8_t *)buf == f->map + off); /* a view: io_range.c */
-    if (f->map && getenv("RINGSCAN_MMAP_INLINE")) { exec_complete(e, op, (int32_t)len); return 0; } /*PROTO*/
     int rc = f->map ? exec_populate(e, op, buf, (uint32_t)len)
                     : exec_read(e, op, f->fd, buf, (uint32_t)len, off);
     if (rc) snprintf(why, whylen, "%s", strerror(-rc));
@@ -239,7 +238,7 @@ int io_file_open_with(io_file_t **out, const char *path, const io_open_opts *o, 
         return io_http_open(out, path, o, err, errlen);
     }
     int rc = io_file_open(out, path, err, errlen);
-    if (rc == 0 && (!o->store || !*o->store) && (o->read_mode == IO_READ_MMAP || getenv("RINGSCAN_READ_MMAP"))) io_map_file(*out); /*PROTO*/
+    if (rc == 0 && (!o->store || !*o->store) && o->read_mode == IO_READ_MMAP) io_map_file(*out);
     if (rc || !o->store || !*o->store) return rc;
     rc = io_sim_wrap(*out, o->store, err, errlen);
     if (rc) {

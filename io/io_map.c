@@ -63,7 +63,8 @@ static struct io_map_slot *slot_of(uintptr_t a)
 /* SIGBUS: a page of a mapped file past its end (invariant 2), or someone else's fault. */
 static void io_map_sigbus(int sig, siginfo_t *si, void *uc)
 {
-    struct io_map_slot *s = slot_of((uintptr_t)si->si_addr);
+    /* si_code > 0: the kernel's, for a fault at si_addr (a kill or raise has none) */
+    struct io_map_slot *s = si->si_code > 0 ? slot_of((uintptr_t)si->si_addr) : NULL;
     if (s) {
         uintptr_t page = (uintptr_t)si->si_addr & ~(page_bytes - 1);
         uint64_t none = 0, at = (uint64_t)(page - atomic_load(&s->base)) + 1;
@@ -80,7 +81,8 @@ static void io_map_sigbus(int sig, siginfo_t *si, void *uc)
         handler_prev.sa_handler(sig);
         return;
     }
-    signal(SIGBUS, SIG_DFL); /* the access faults again and ends the process as it would have */
+    signal(SIGBUS, SIG_DFL); /* ends the process as it would have without us: */
+    if (si->si_code <= 0) raise(SIGBUS); /* sent: again, now; a fault: the access faults again */
 }
 
 static void handler_install(void)

@@ -253,13 +253,18 @@ static void io_req_fail(io_range *g, io_req *r, int status)
         snprintf(msg, sizeof msg, "%s: unexpected end of file reading bytes [%" PRIu64 ", %"
                  PRIu64 ") (file size %" PRIu64 ", read stopped at %" PRIu64 ")",
                  g->file->name, r->off, end, g->file->size_bytes, g->off + g->done);
+    else if (status == -EFAULT && g->file->map) /* populating found pages past the end */
+        snprintf(msg, sizeof msg, "%s: read of bytes [%" PRIu64 ", %" PRIu64 ") failed: the "
+                 "file shrank while it was read (mapped, %" PRIu64 " bytes when opened)",
+                 g->file->name, r->off, end, g->file->size_bytes);
     else if (status == -ECANCELED || status == -ESHUTDOWN)
         snprintf(msg, sizeof msg, "%s: read of bytes [%" PRIu64 ", %" PRIu64 ") cancelled",
                  g->file->name, r->off, end);
     else
         snprintf(msg, sizeof msg, "%s: read of bytes [%" PRIu64 ", %" PRIu64 ") failed: %s",
                  g->file->name, r->off, end, g->why[0] ? g->why : strerror(-status));
-    int st = status == 0 ? -EIO : (status == -ESHUTDOWN ? -ECANCELED : status);
+    int st = status == 0 || (status == -EFAULT && g->file->map) ? -EIO
+             : (status == -ESHUTDOWN ? -ECANCELED : status);
     fut_fail(r->fut, st, msg);
     g->ctx->c.requests_failed++;
     io_req_free(r);

@@ -139,7 +139,9 @@ void scan_api_io_opts(const ringscan_options *o, io_open_opts *io)
     *io = (io_open_opts){.store = o->store, .s3_key_id = o->s3_access_key_id,
                           .s3_secret = o->s3_secret_access_key, .s3_token = o->s3_session_token,
                           .s3_region = o->s3_region, .s3_endpoint = o->s3_endpoint,
-                          .tls_insecure = o->tls_insecure};
+                          .tls_insecure = o->tls_insecure,
+                          .read_mode = o->read_mode == RINGSCAN_READ_MMAP ? IO_READ_MMAP
+                                                                         : IO_READ_COPY};
 }
 
 void scan_api_scan_opts(const ringscan_options *o, scan_opts *so)

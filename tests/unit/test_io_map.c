@@ -1,0 +1,236 @@
+/* tests for io/io_map.c, the mmap read mode: a request is a view into the mapping with the
+ * file's bytes and the same counters as a copying read; a file that shrank before a read
+ * fails it naming the file; a file truncated under a view read by a task turns the SIGBUS
+ * into zeros plus an error from io_file_faulted naming the file (the process lives); a
+ * SIGBUS that is not a mapping's reaches the handler the host had installed. Every case
+ * runs on the io_uring backend and on the pread fallback, as one task on a one-core
+ * executor. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "io/io.h"
+#include "ringscan.h"
+#include "runtime/exec.h"
+
+enum { FILE_BYTES = 300 * 1024 + 77 };
+
+static char g_path[64];
+static exec_io_backend g_backend;
+static atomic_int g_task_done;
+static volatile sig_atomic_t g_host_sigbus;
+
+static uint8_t pat(uint64_t i) { return (uint8_t)(i * 131u + (i >> 8) + 7u); }
+
+static bool bytes_match(const io_bytes *b, uint64_t off, uint64_t len)
+{
+    if (!b || b->len != len) return false;
+    for (uint64_t i = 0; i < len; i++)
+        if (b->data[i] != pat(off + i)) return false;
+    return true;
+}
+
+/* (Re)writes the pattern file at g_path. */
+static void make_file(void)
+{
+    int fd = open(g_path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+    CHECK(fd >= 0);
+    static uint8_t buf[FILE_BYTES];
+    for (uint64_t i = 0; i < FILE_BYTES; i++) buf[i] = pat(i);
+    CHECK(write(fd, buf, FILE_BYTES) == FILE_BYTES);
+    close(fd);
+}
+
+static io_file_t *open_mode(int mode)
+{
+    io_file_t *f = NULL;
+    char err[256];
+    CHECK(io_file_open_with(&f, g_path, &(io_open_opts){.read_mode = mode}, err, sizeof err) == 0);
+    if (f) CHECK((f->map != NULL) == (mode == IO_READ_MMAP));
+    return f;
+}
+
+typedef void (*case_fn)(void);
+static case_fn g_case;
+
+static void case_task(void *arg)
+{
+    (void)arg;
+    g_case();
+    atomic_store(&g_task_done, 1);
+}
+
+static void case_not_spawned(void *arg, int missing, int status)
+{
+    (void)arg;
+    CHECK(missing == 1 && status < 0 && 0);
+    atomic_store(&g_task_done, 1);
+}
+
+/* Runs fn as one task on a fresh one-core executor with the current backend. */
+static void on_core(case_fn fn)
+{
+    exec_opts_t o = exec_opts_default();
+    o.io_backend = g_backend;
+    exec_group_t *g = NULL;
+    int rc = exec_group_start(&g, &o);
+    if (rc != 0 && g_backend == EXEC_IO_URING && rc != -ENOMEM) {
+        SKIP_URING(strerror(-rc));
+        return;
+    }
+    CHECK(rc == 0);
+    if (!g) return;
+    g_case = fn;
+    atomic_store(&g_task_done, 0);
+    CHECK(exec_group_spawn(g, 0, case_task, NULL, 1, case_not_spawned) == 0);
+    for (int i = 0; i < 200000 && !atomic_load(&g_task_done); i++) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+    CHECK(atomic_load(&g_task_done));
+    exec_group_stop(g);
+    exec_group_destroy(g);
+}
+
+static void both(case_fn fn)
+{
+    make_file();
+    g_backend = EXEC_IO_URING;
+    on_core(fn);
+    make_file();
+    g_backend = EXEC_IO_PREAD;
+    on_core(fn);
+}
+
+/* Reads five ranges of f (the first four coalesce, the last is alone) and checks their
+ * bytes; returns the counters. *views: every slice pointed into f's mapping. */
+static io_counters_t read_five(io_file_t *f, bool *views)
+{
+    io_opts_t o = io_opts_default();
+    io_ctx_t *ctx = NULL;
+    CHECK(io_ctx_new(&ctx, exec_current(), &o) == 0);
+    static const uint64_t off[5] = {0, 5000, 100000, 130000, FILE_BYTES - 4000};
+    static const uint64_t len[5] = {4096, 9000, 20000, 7000, 4000};
+    fut_t *fu[5];
+    for (int i = 0; i < 5; i++) fu[i] = io_read(ctx, f, off[i], len[i]);
+    for (int i = 0; i < 5; i++) fut_want(fu[i]);
+    *views = true;
+    for (int i = 0; i < 5; i++) {
+        CHECK_EQ_I64(fut_await(fu[i]), 0);
+        const io_bytes *b = fut_value(fu[i]);
+        CHECK(bytes_match(b, off[i], len[i]));
+        *views = *views && f->map && b && b->data == f->map + off[i];
+        fut_unref(fu[i]);
+    }
+    io_counters_t c;
+    io_ctx_counters(ctx, &c);
+    io_ctx_free(ctx);
+    return c;
+}
+
+/* ---- cases (run inside a task) ---- */
+
+static void c_views(void)
+{
+    io_file_t *copy = open_mode(IO_READ_COPY), *map = open_mode(IO_READ_MMAP);
+    if (!copy || !map) return;
+    bool views_copy, views_map;
+    io_counters_t a = read_five(copy, &views_copy), b = read_five(map, &views_map);
+    CHECK(!views_copy && views_map);
+    CHECK_EQ_I64(b.reads_submitted, a.reads_submitted);
+    CHECK_EQ_I64(b.ranges_submitted, a.ranges_submitted);
+    CHECK_EQ_I64(b.bytes_read, a.bytes_read);
+    CHECK_EQ_I64(b.bytes_used, a.bytes_used);
+    CHECK_EQ_I64(b.bytes_wasted, a.bytes_wasted);
+    CHECK_EQ_I64(a.ranges_submitted, 2); /* four merged (gap 128 KiB), the last alone */
+    CHECK_EQ_I64(b.bytes_skipped, 0); /* no hole lands anywhere */
+    char err[256];
+    CHECK_EQ_I64(io_file_faulted(map, err, sizeof err), 0);
+    io_file_close(copy);
+    io_file_close(map);
+}
+
+/* The file shrank between open and read: the read fails with -EIO naming the file. */
+static void c_shrunk_before(void)
+{
+    io_file_t *f = open_mode(IO_READ_MMAP);
+    if (!f) return;
+    CHECK_EQ_I64(truncate(g_path, 8192), 0);
+    io_ctx_t *ctx = NULL;
+    CHECK(io_ctx_new(&ctx, exec_current(), NULL) == 0);
+    fut_t *fu = io_read(ctx, f, 100000, 5000);
+    fut_want(fu);
+    CHECK_EQ_I64(fut_await(fu), -EIO);
+    char want[256];
+    snprintf(want, sizeof want, "%s: read of bytes [100000, 105000) failed: the file shrank "
+             "while it was read (mapped, %d bytes when opened)", g_path, FILE_BYTES);
+    CHECK_STR(fut_message(fu), want);
+    fut_unref(fu);
+    io_ctx_free(ctx);
+    io_file_close(f);
+}
+
+/* Truncated under a resolved view: touching it reads zeros (no crash) and io_file_faulted
+ * names the file and the first page found missing. */
+static void c_truncated_under_view(void)
+{
+    io_file_t *f = open_mode(IO_READ_MMAP);
+    if (!f) return;
+    io_ctx_t *ctx = NULL;
+    CHECK(io_ctx_new(&ctx, exec_current(), NULL) == 0);
+    fut_t *fu = io_read(ctx, f, 10000, 70000);
+    fut_want(fu);
+    CHECK_EQ_I64(fut_await(fu), 0);
+    const io_bytes *b = fut_value(fu);
+    CHECK(bytes_match(b, 10000, 70000));
+    CHECK_EQ_I64(truncate(g_path, 0), 0);
+    uint64_t sum = 0;
+    for (size_t i = 0; b && i < b->len; i++) sum += ((const volatile uint8_t *)b->data)[i];
+    CHECK_EQ_I64(sum, 0);
+    char err[256], want[256];
+    CHECK_EQ_I64(io_file_faulted(f, err, sizeof err), -EIO);
+    snprintf(want, sizeof want, "%s: the file shrank while it was read (mapped: the page at "
+             "byte 8192 is past its end now; it was %d bytes when opened)", g_path, FILE_BYTES);
+    CHECK_STR(err, want);
+    fut_unref(fu);
+    io_ctx_free(ctx);
+    io_file_close(f);
+}
+
+static void host_sigbus(int sig)
+{
+    (void)sig;
+    g_host_sigbus++;
+}
+
+/* A SIGBUS raised by someone (not a mapping's fault) reaches the host's own handler, which
+ * was installed before the first mapping. */
+static void foreign_sigbus(void)
+{
+    make_file();
+    g_host_sigbus = 0;
+    CHECK(signal(SIGBUS, host_sigbus) != SIG_ERR);
+    io_file_t *f = open_mode(IO_READ_MMAP); /* installs io_map.c's handler, chained */
+    raise(SIGBUS);
+    CHECK_EQ_I64(g_host_sigbus, 1);
+    io_file_close(f);
+}
+
+static void views(void) { both(c_views); }
+static void shrunk_before(void) { both(c_shrunk_before); }
+static void truncated_under_view(void) { both(c_truncated_under_view); }
+
+int main(void)
+{
+    snprintf(g_path, sizeof g_path, "/tmp/ringscan_test_io_map_%d.bin", (int)getpid());
+    RUN(foreign_sigbus);
+    RUN(views);
+    RUN(shrunk_before);
+    RUN(truncated_under_view);
+    unlink(g_path);
+    return CHECK_DONE("test_io_map");
+}
