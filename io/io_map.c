@@ -21,8 +21,9 @@
  *     offset in the file (map_fault, the first one kept). Every consumer of a mapped file's
  *     bytes checks io_file_faulted after using them (on the same thread: the handler ran on
  *     the faulting thread before it returned), so zeros never pass for the file's bytes.
- *  3. At most IO_MAPS_MAX files are mapped at once; a file past that, an empty one, or one
- *     mmap refuses is read by copy (f->map NULL), with the same results. */
+ *  3. At most IO_MAPS_MAX files are mapped at once; a file past that, an empty one, one
+ *     mmap refuses, or any file on a kernel without MADV_POPULATE_READ (before 5.14) is read
+ *     by copy (f->map NULL), with the same results. */
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -118,6 +119,10 @@ void io_map_file(io_file_t *f)
     if (!handler_ok || f->size_bytes == 0 || f->size_bytes > SIZE_MAX) return; /* inv. 3 */
     void *m = mmap(NULL, (size_t)f->size_bytes, PROT_READ, MAP_SHARED, f->fd, 0);
     if (m == MAP_FAILED) return;
+    if (madvise(m, 1, MADV_POPULATE_READ) != 0) { /* before Linux 5.14: reads copy (inv. 3) */
+        munmap(m, (size_t)f->size_bytes);
+        return;
+    }
     /* no read-around on a fault: a read's populate is preceded by WILLNEED of its exact range
      * (exec_populate), and the device's read-ahead window (8 MiB on virtio here) around a
      * column's pages would read its neighbours' too (filter_only cold: 1.8x the CPU) */

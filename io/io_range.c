@@ -363,7 +363,8 @@ int io_range_start(io_ctx_t *ctx, io_req *const *members, size_t n, uint64_t sta
     const uint8_t *map = members[0]->file->map;
     size_t cap = (size_t)g->len;
     /* a mapped file's range is a view: its "read" only populates (invariant 7) */
-    uint8_t *buf = map ? (uint8_t *)map + start : io_buf_get(ctx, io_range_holes(ctx, g, members, n), &cap);
+    uint8_t *buf = map ? (uint8_t *)map + start
+                       : io_buf_get(ctx, io_range_holes(ctx, g, members, n), &cap);
     if (!buf) {
         free(g);
         return -ENOMEM;

@@ -172,8 +172,8 @@ int exec_readv(exec_t *e, exec_op_t *op, int fd, const struct iovec *iov, int n,
  * large requests, whatever the mapping's read-around) hard-linked to MADV_POPULATE_READ, two
  * IORING_OP_MADVISE that the kernel always runs on the ring's io-wq workers, so neither the
  * page cache misses nor the mapping work block the core (madvise(2) twice on the core on the
- * pread fallback). addr
- * need not be page-aligned; len <= EXEC_READ_BYTES_MAX. op->done runs later with op->res =
+ * pread fallback). addr need not be page-aligned; len <= EXEC_READ_BYTES_MAX. op->done runs
+ * later with op->res =
  * len on success, or a negative errno: -EFAULT when part of the range lies past the file's
  * end (the file shrank), -ECANCELED when cancelled. Counted as one read in reads_issued.
  * Only on e's thread; op must be idle. Returns 0, or -ESHUTDOWN (op not started). */

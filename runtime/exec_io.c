@@ -371,9 +371,10 @@ static void exec_pread_run(exec_t *e)
         ssize_t r;
         int tries = 0;
         do {
-            if (op->populate)
-                r = madvise(op->buf, op->len, MADV_WILLNEED) < 0 && errno != EINVAL
-                        ? -1 : madvise(op->buf, op->len, MADV_POPULATE_READ);
+            if (op->populate) {
+                (void)madvise(op->buf, op->len, MADV_WILLNEED); /* a hint: populate decides */
+                r = madvise(op->buf, op->len, MADV_POPULATE_READ);
+            }
             else
                 r = op->vectored ? preadv(op->fd, op->buf, (int)op->len, (off_t)op->off)
                                  : pread(op->fd, op->buf, op->len, (off_t)op->off);
