@@ -16,34 +16,15 @@
 #include "io/io.h"
 #include "ringscan.h"
 #include "runtime/exec.h"
+#include "io_harness.h"
 
 enum { FILE_BYTES = 300 * 1024 + 77 };
 
 static char g_path[64];
-static exec_io_backend g_backend;
-static atomic_int g_task_done;
 static volatile sig_atomic_t g_host_sigbus;
 
-static uint8_t pat(uint64_t i) { return (uint8_t)(i * 131u + (i >> 8) + 7u); }
-
-static bool bytes_match(const io_bytes *b, uint64_t off, uint64_t len)
-{
-    if (!b || b->len != len) return false;
-    for (uint64_t i = 0; i < len; i++)
-        if (b->data[i] != pat(off + i)) return false;
-    return true;
-}
-
 /* (Re)writes the pattern file at g_path. */
-static void make_file(void)
-{
-    int fd = open(g_path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
-    CHECK(fd >= 0);
-    static uint8_t buf[FILE_BYTES];
-    for (uint64_t i = 0; i < FILE_BYTES; i++) buf[i] = pat(i);
-    CHECK(write(fd, buf, FILE_BYTES) == FILE_BYTES);
-    close(fd);
-}
+static void make_file(void) { write_pattern(g_path, FILE_BYTES); }
 
 static io_file_t *open_mode(int mode)
 {
@@ -52,58 +33,6 @@ static io_file_t *open_mode(int mode)
     CHECK(io_file_open_with(&f, g_path, &(io_open_opts){.read_mode = mode}, err, sizeof err) == 0);
     if (f) CHECK((f->map != NULL) == (mode == IO_READ_MMAP));
     return f;
-}
-
-typedef void (*case_fn)(void);
-static case_fn g_case;
-
-static void case_task(void *arg)
-{
-    (void)arg;
-    g_case();
-    atomic_store(&g_task_done, 1);
-}
-
-static void case_not_spawned(void *arg, int missing, int status)
-{
-    (void)arg;
-    CHECK(missing == 1 && status < 0 && 0);
-    atomic_store(&g_task_done, 1);
-}
-
-/* Runs fn as one task on a fresh one-core executor with the current backend. */
-static void on_core(case_fn fn)
-{
-    exec_opts_t o = exec_opts_default();
-    o.io_backend = g_backend;
-    exec_group_t *g = NULL;
-    int rc = exec_group_start(&g, &o);
-    if (rc != 0 && g_backend == EXEC_IO_URING && rc != -ENOMEM) {
-        SKIP_URING(strerror(-rc));
-        return;
-    }
-    CHECK(rc == 0);
-    if (!g) return;
-    g_case = fn;
-    atomic_store(&g_task_done, 0);
-    CHECK(exec_group_spawn(g, 0, case_task, NULL, 1, case_not_spawned) == 0);
-    for (int i = 0; i < 200000 && !atomic_load(&g_task_done); i++) {
-        struct timespec ts = {0, 100000};
-        nanosleep(&ts, NULL);
-    }
-    CHECK(atomic_load(&g_task_done));
-    exec_group_stop(g);
-    exec_group_destroy(g);
-}
-
-static void both(case_fn fn)
-{
-    make_file();
-    g_backend = EXEC_IO_URING;
-    on_core(fn);
-    make_file();
-    g_backend = EXEC_IO_PREAD;
-    on_core(fn);
 }
 
 /* Reads five ranges of f (the first four coalesce, the last is alone) and checks their
@@ -227,6 +156,7 @@ static void truncated_under_view(void) { both(c_truncated_under_view); }
 int main(void)
 {
     snprintf(g_path, sizeof g_path, "/tmp/ringscan_test_io_map_%d.bin", (int)getpid());
+    before_each = make_file; /* the cases truncate it */
     RUN(foreign_sigbus);
     RUN(views);
     RUN(shrunk_before);
