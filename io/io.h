@@ -58,8 +58,8 @@ typedef struct io_file {
                                          the bytes they returned; 0 for a local file */
     _Atomic uint64_t ranges_in_flight; /* remote: ranges every core has started and not yet
                                           completed (io_range.c; coalescing reads it) */
-    const uint8_t *map;     /* IO_READ_MMAP: the whole file mapped (io_map.c), reads are views
-                               into it; NULL: reads copy into range buffers */
+    const uint8_t *map;     /* IO_READ_MMAP: the whole file mapped (io_map.c), a cached range
+                               a view into it; NULL: reads copy into range buffers */
     _Atomic uint64_t map_fault; /* 0, or 1 + the file offset of the first mapped page found
                                    past the file's end (it shrank: io_map.c invariant 2) */
     char name[];            /* the path or URL as given (never with a credential in it) */
@@ -172,6 +172,10 @@ int io_s3_list(const char *bucket_url, const io_open_opts *o, int64_t max_keys,
  * NULL when it cannot be (empty, mmap refused, IO_MAPS_MAX files mapped: reads copy then).
  * Installs the process's SIGBUS handler at the first call (chained to the one it replaces). */
 void io_map_file(io_file_t *f);
+/* True when the pages of [off, off + len) of mapped file f are in the page cache: the first
+ * and last page and one in every 256 KiB between (mincore), so a range that was read or
+ * evicted as a whole is told apart for a few system calls. */
+bool io_map_resident(const io_file_t *f, uint64_t off, uint64_t len);
 /* Unmaps f (no request on f pending or in flight). Nothing when f is not mapped. */
 void io_map_unmap(io_file_t *f);
 /* 0, or -EIO with a message naming f and the offset when a mapped page of f was found past

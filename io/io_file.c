@@ -106,9 +106,9 @@ static int file_read(void *core, exec_t *e, io_file_t *f, exec_op_t *op, void *b
 {
     (void)core;
     assert(len <= EXEC_READ_BYTES_MAX);
-    assert(!f->map || (const uint8_t *)buf == f->map + off); /* a view: io_range.c */
-    int rc = f->map ? exec_populate(e, op, buf, (uint32_t)len)
-                    : exec_read(e, op, f->fd, buf, (uint32_t)len, off);
+    bool view = f->map && (const uint8_t *)buf == f->map + off; /* io_range.c invariant 7 */
+    int rc = view ? exec_populate(e, op, buf, (uint32_t)len)
+                  : exec_read(e, op, f->fd, buf, (uint32_t)len, off);
     if (rc) snprintf(why, whylen, "%s", strerror(-rc));
     return rc;
 }

@@ -4,12 +4,16 @@
  *
  * Why: a buffered read copies every byte from the page cache into a range buffer (the
  * kernel's _copy_to_iter, 0.30-0.40x of a one-thread scan's decompression floor, issue 26);
- * a view into the mapping reads the page cache's own pages. A range's "read" populates its
- * page tables on the ring's io-wq workers (exec_populate), so page cache misses and the
- * mapping work never block the core, and the decode thread takes no page fault in the common
- * case. The mapping lives as long as the io_file_t, which every request's future outlives
- * only after it was released (io_file_close: no request pending), so a view never outlives
- * the bytes it points into.
+ * a view into the mapping reads the page cache's own pages. Only a range whose pages are
+ * cached becomes a view (io_map_resident, sampled): its "read" populates its page tables on
+ * the ring's io-wq workers (exec_populate), so the decode thread takes no page fault. A range
+ * that is not cached is read by copy as in IO_READ_COPY: buffered reads bring it in with the
+ * kernel's read-ahead, in large folios, and never wait on a worker. (Populating cold pages
+ * instead read them a fault at a time or, with MADV_WILLNEED first, into 4 KiB folios that
+ * made every later scan of the file slower, copy's too: bench/RESULTS.md.) The mapping lives
+ * as long as the io_file_t, which every request's future outlives only after it was
+ * released (io_file_close: no request pending), so a view never outlives the bytes it
+ * points into.
  *
  * Owns: the process-wide table of mappings and the SIGBUS handler (installed once, at the
  * first mapping; it chains to the handler it replaced for any fault outside the table).
@@ -36,7 +40,10 @@
 
 #include "io/io.h"
 
-enum { IO_MAPS_MAX = 256 };
+enum {
+    IO_MAPS_MAX = 256,
+    IO_MAP_SAMPLE_BYTES = 256 * 1024 /* io_map_resident looks at one page in this many bytes */
+};
 
 /* One mapping; base 0 = a free slot. The handler reads it without a lock (acquire on base,
  * written last on registration and first on removal). */
@@ -119,17 +126,12 @@ void io_map_file(io_file_t *f)
     if (!handler_ok || f->size_bytes == 0 || f->size_bytes > SIZE_MAX) return; /* inv. 3 */
     void *m = mmap(NULL, (size_t)f->size_bytes, PROT_READ, MAP_SHARED, f->fd, 0);
     if (m == MAP_FAILED) return;
-    if (madvise(m, 1, MADV_POPULATE_READ) != 0) { /* before Linux 5.14: reads copy (inv. 3) */
+    /* length 0: the advice is checked (EINVAL before Linux 5.14: reads copy, invariant 3)
+     * and nothing is read */
+    if (madvise(m, 0, MADV_POPULATE_READ) != 0) {
         munmap(m, (size_t)f->size_bytes);
         return;
     }
-    /* a fault reads ahead, not around: a read's populate is preceded by WILLNEED of its
-     * range (exec_populate), which reads at most the device's read-ahead window (8 MiB on
-     * virtio here) and the fault past it goes on forward; read-around (MADV_NORMAL) read a
-     * column's neighbours too (filter_only cold: 1.8x copy's CPU), no read-ahead at all
-     * (MADV_RANDOM) read a range past its first 8 MiB a page per fault (wide cold: 2.5x the
-     * time) */
-    (void)madvise(m, (size_t)f->size_bytes, MADV_SEQUENTIAL);
     f->map = m;
     if (!slot_add(f, (size_t)f->size_bytes)) {
         munmap(m, (size_t)f->size_bytes);
@@ -147,6 +149,19 @@ void io_map_unmap(io_file_t *f)
     pthread_mutex_unlock(&maps_mu);
     munmap((void *)f->map, (size_t)f->size_bytes);
     f->map = NULL;
+}
+
+bool io_map_resident(const io_file_t *f, uint64_t off, uint64_t len)
+{
+    assert(f->map && len > 0 && off + len <= f->size_bytes);
+    uintptr_t first = ((uintptr_t)f->map + off) & ~(page_bytes - 1);
+    uintptr_t last = ((uintptr_t)f->map + off + len - 1) & ~(page_bytes - 1);
+    for (uintptr_t p = first;; p += IO_MAP_SAMPLE_BYTES) {
+        if (p > last) p = last; /* the last page is always looked at */
+        unsigned char in = 0;
+        if (mincore((void *)p, page_bytes, &in) != 0 || !(in & 1)) return false;
+        if (p == last) return true;
+    }
 }
 
 int io_file_faulted(const io_file_t *f, char *err, size_t errlen)

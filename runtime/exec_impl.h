@@ -17,7 +17,6 @@ enum {
     EXEC_UD_CANCEL = 1,   /* CQE of an ASYNC_CANCEL we issued */
     EXEC_UD_WAKE = 2,     /* MSG_RING arriving at this ring */
     EXEC_UD_MSG_SENT = 3, /* MSG_RING we sent: tag | (target core << 8) */
-    EXEC_UD_WILLNEED = 4, /* the MADV_WILLNEED hard-linked before a populate (exec_populate) */
     EXEC_UD_TAG_MAX = 1 << 20
 };
 enum { EXEC_OP_IDLE = 0, EXEC_OP_INFLIGHT, EXEC_OP_QUEUED_PREAD, EXEC_OP_QUEUED_POLL,

@@ -158,13 +158,9 @@ static void exec_op_submit(exec_t *e, exec_op_t *op)
     if (e->uring) {
         op->state = EXEC_OP_INFLIGHT;
         struct io_uring_sqe *sqe = exec_sqe(e);
-        if (op->populate) { /* the range read ahead in large requests first, then mapped */
-            io_uring_prep_madvise(sqe, op->buf, op->len, MADV_WILLNEED);
-            io_uring_sqe_set_flags(sqe, IOSQE_IO_HARDLINK); /* populate runs even if it fails */
-            io_uring_sqe_set_data64(sqe, EXEC_UD_WILLNEED);
-            sqe = exec_sqe(e);
+        if (op->populate)
             io_uring_prep_madvise(sqe, op->buf, op->len, MADV_POPULATE_READ);
-        } else if (op->vectored)
+        else if (op->vectored)
             io_uring_prep_readv(sqe, op->fd, op->buf, op->len, op->off);
         else
             io_uring_prep_read(sqe, op->fd, op->buf, op->len, op->off);
@@ -371,10 +367,8 @@ static void exec_pread_run(exec_t *e)
         ssize_t r;
         int tries = 0;
         do {
-            if (op->populate) {
-                (void)madvise(op->buf, op->len, MADV_WILLNEED); /* a hint: populate decides */
+            if (op->populate)
                 r = madvise(op->buf, op->len, MADV_POPULATE_READ);
-            }
             else
                 r = op->vectored ? preadv(op->fd, op->buf, (int)op->len, (off_t)op->off)
                                  : pread(op->fd, op->buf, op->len, (off_t)op->off);

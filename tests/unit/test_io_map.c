@@ -1,10 +1,10 @@
-/* tests for io/io_map.c, the mmap read mode: a request is a view into the mapping with the
- * file's bytes and the same counters as a copying read; a file that shrank before a read
- * fails it naming the file; a file truncated under a view read by a task turns the SIGBUS
- * into zeros plus an error from io_file_faulted naming the file (the process lives); a
- * SIGBUS that is not a mapping's reaches the handler the host had installed. Every case
- * runs on the io_uring backend and on the pread fallback, as one task on a one-core
- * executor. */
+/* tests for io/io_map.c, the mmap read mode: a cached range is a view into the mapping with
+ * the file's bytes and the same counters as a copying read; a range not cached is copied; a
+ * file that shrank before a read fails it naming the file; a file truncated under a view
+ * read by a task turns the SIGBUS into zeros plus an error from io_file_faulted naming the
+ * file (the process lives); a SIGBUS that is not a mapping's reaches the handler the host
+ * had installed. Every case runs on the io_uring backend and on the pread fallback, as one
+ * task on a one-core executor. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -83,24 +83,57 @@ static void c_views(void)
     io_file_close(map);
 }
 
-/* The file shrank between open and read: the read fails with -EIO naming the file. */
+/* The file shrank between open and read: a read of a page still cached (the new last one)
+ * is a view whose populate is checked against the size now, and fails naming the file; a
+ * read past the new end is not cached, so it is copied and meets the end of the file. */
 static void c_shrunk_before(void)
 {
     io_file_t *f = open_mode(IO_READ_MMAP);
     if (!f) return;
-    CHECK_EQ_I64(truncate(g_path, 8192), 0);
+    CHECK_EQ_I64(truncate(g_path, 5000), 0);
+    io_opts_t o = io_opts_default();
+    o.coalesce = false; /* two ranges */
     io_ctx_t *ctx = NULL;
-    CHECK(io_ctx_new(&ctx, exec_current(), NULL) == 0);
-    fut_t *fu = io_read(ctx, f, 100000, 5000);
-    fut_want(fu);
-    CHECK_EQ_I64(fut_await(fu), -EIO);
+    CHECK(io_ctx_new(&ctx, exec_current(), &o) == 0);
+    fut_t *in = io_read(ctx, f, 4200, 1800), *past = io_read(ctx, f, 100000, 5000);
+    fut_want(in);
+    fut_want(past);
+    CHECK_EQ_I64(fut_await(in), -EIO);
+    CHECK_EQ_I64(fut_await(past), -EIO);
     char want[256];
-    snprintf(want, sizeof want, "%s: read of bytes [100000, 105000) failed: the file shrank "
+    snprintf(want, sizeof want, "%s: read of bytes [4200, 6000) failed: the file shrank "
              "while it was read (mapped, %d bytes when opened)", g_path, FILE_BYTES);
-    CHECK_STR(fut_message(fu), want);
-    fut_unref(fu);
+    CHECK_STR(fut_message(in), want);
+    snprintf(want, sizeof want, "%s: unexpected end of file reading bytes [100000, 105000) "
+             "(file size %d, read stopped at 100000)", g_path, FILE_BYTES);
+    CHECK_STR(fut_message(past), want);
+    fut_unref(in);
+    fut_unref(past);
     io_ctx_free(ctx);
     io_file_close(f);
+}
+
+/* A range whose pages left the page cache is read by copy (same bytes, same counters as a
+ * copying file's reads); skipped where the file system keeps every page (tmpfs). */
+static void c_cold_copied(void)
+{
+    int fd = open(g_path, O_RDONLY);
+    CHECK(fd >= 0 && fsync(fd) == 0 && posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0);
+    close(fd);
+    io_file_t *copy = open_mode(IO_READ_COPY), *map = open_mode(IO_READ_MMAP);
+    if (!copy || !map) return;
+    if (io_map_resident(map, 0, FILE_BYTES)) {
+        SKIP("the page cache kept the file (tmpfs?)");
+    } else {
+        bool views;
+        io_counters_t b = read_five(map, &views), a = read_five(copy, &views);
+        CHECK(!views);
+        CHECK_EQ_I64(b.reads_submitted, a.reads_submitted);
+        CHECK_EQ_I64(b.bytes_read, a.bytes_read);
+        CHECK(io_map_resident(map, 0, 4096)); /* the copy brought its pages in */
+    }
+    io_file_close(copy);
+    io_file_close(map);
 }
 
 /* Truncated under a resolved view: touching it reads zeros (no crash) and io_file_faulted
@@ -152,6 +185,7 @@ static void foreign_sigbus(void)
 static void views(void) { both(c_views); }
 static void shrunk_before(void) { both(c_shrunk_before); }
 static void truncated_under_view(void) { both(c_truncated_under_view); }
+static void cold_copied(void) { both(c_cold_copied); }
 
 int main(void)
 {
@@ -161,6 +195,7 @@ int main(void)
     RUN(views);
     RUN(shrunk_before);
     RUN(truncated_under_view);
+    RUN(cold_copied);
     unlink(g_path);
     return CHECK_DONE("test_io_map");
 }

@@ -269,7 +269,7 @@ static void test_mmap_truncated(void)
     while (rc == 0 && (rc = ringscan_scan_next(s, &a, &err)) == 1) a.release(&a);
     CHECK(rc < 0);
     CHECK(strstr(err.message, cut) != NULL);
-    CHECK(strstr(err.message, "shrank") != NULL);
+    CHECK(strstr(err.message, "unexpected end of file") != NULL); /* not cached: copied */
     ringscan_scan_free(s);
     ringscan_close(f);
     unlink(cut);
