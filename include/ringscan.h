@@ -333,11 +333,13 @@ typedef enum ringscan_io {
 typedef enum ringscan_read_mode {
     RINGSCAN_READ_COPY = 0, /* buffered reads on io_uring (or pread) into the scan's buffers:
                                the kernel copies the page cache's bytes (default) */
-    RINGSCAN_READ_MMAP = 1  /* the file mapped read-only; a read populates the mapping's page
-                               tables on io_uring's workers and the decoders read the page
-                               cache itself (no copy). Installs a SIGBUS handler (chained to
-                               the host's) so that a file truncated while mapped makes the
-                               scan fail, naming the file, instead of killing the process */
+    RINGSCAN_READ_MMAP = 1  /* the file mapped read-only; a read whose bytes are cached
+                               populates the mapping's page tables on io_uring's workers and
+                               the decoders read the page cache itself (no copy); one that is
+                               not cached is copied as in RINGSCAN_READ_COPY. Installs a
+                               SIGBUS handler (chained to the host's) so that a file truncated
+                               while mapped makes the scan fail, naming the file, instead of
+                               killing the process */
 } ringscan_read_mode;
 
 /* ---- filters as expression trees -------------------------------------------------------

@@ -174,7 +174,8 @@ int io_s3_list(const char *bucket_url, const io_open_opts *o, int64_t max_keys,
 void io_map_file(io_file_t *f);
 /* True when the pages of [off, off + len) of mapped file f are in the page cache: the first
  * and last page and one in every 256 KiB between (mincore), so a range that was read or
- * evicted as a whole is told apart for a few system calls. */
+ * evicted as a whole is told apart for a few system calls. False for a range past the size
+ * f had when opened. */
 bool io_map_resident(const io_file_t *f, uint64_t off, uint64_t len);
 /* Unmaps f (no request on f pending or in flight). Nothing when f is not mapped. */
 void io_map_unmap(io_file_t *f);

@@ -153,10 +153,12 @@ void io_map_unmap(io_file_t *f)
 
 bool io_map_resident(const io_file_t *f, uint64_t off, uint64_t len)
 {
-    assert(f->map && len > 0 && off + len <= f->size_bytes);
+    assert(f->map && len > 0);
+    if (off > f->size_bytes || len > f->size_bytes - off) return false; /* past the end: copied,
+                                                                          which reports it */
     uintptr_t first = ((uintptr_t)f->map + off) & ~(page_bytes - 1);
     uintptr_t last = ((uintptr_t)f->map + off + len - 1) & ~(page_bytes - 1);
-    for (uintptr_t p = first;; p += IO_MAP_SAMPLE_BYTES) {
+    for (uintptr_t p = first;; p += IO_MAP_SAMPLE_BYTES) { /* (last - first) / sample + 1 passes */
         if (p > last) p = last; /* the last page is always looked at */
         unsigned char in = 0;
         if (mincore((void *)p, page_bytes, &in) != 0 || !(in & 1)) return false;

@@ -1,7 +1,8 @@
 /* tests/io_harness.h: runs one test case as a task on a fresh one-core executor, on the
  * io_uring backend and on the pread fallback (test_io.c, test_io_map.c), and the pattern
- * file they read (byte i is pat(i)). Include after check.h, io/io.h and runtime/exec.h. both(fn) runs fn on each backend; before_each, when set, runs
- * on the test's thread before each of them (a case that changes its file remakes it). */
+ * file they read (byte i is pat(i)). Include after check.h, io/io.h and runtime/exec.h.
+ * both(fn) runs fn on each backend; before_each, when set, runs on the test's thread before
+ * each of them (a case that changes its file remakes it). */
 #ifndef RINGSCAN_TESTS_IO_HARNESS_H
 #define RINGSCAN_TESTS_IO_HARNESS_H
 #include <fcntl.h>

@@ -122,6 +122,7 @@ static void c_cold_copied(void)
     close(fd);
     io_file_t *copy = open_mode(IO_READ_COPY), *map = open_mode(IO_READ_MMAP);
     if (!copy || !map) return;
+    CHECK(!io_map_resident(map, FILE_BYTES - 10, 11)); /* past the end: never a view */
     if (io_map_resident(map, 0, FILE_BYTES)) {
         SKIP("the page cache kept the file (tmpfs?)");
     } else {
