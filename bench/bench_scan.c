@@ -127,7 +127,7 @@ static int run_once(const bench_ctx *c, const bench_shape_res *r, const bench_en
     flt_expr *filter = NULL;
     scan_t *sc = NULL;
     int proj[LINEITEM_COLS_MAX];
-    io_open_opts io = {.store = c->o.store};
+    io_open_opts io = {.store = c->o.store, .read_mode = c->o.read_mode};
     peak_rss_reset();
     int rc = pqf_open_with(&f, r->path, &io, NULL, e);
     for (int i = 0; rc == 0 && i < sh->nproj; i++) {

@@ -51,6 +51,7 @@ typedef struct bench_scan_opts {
     const char *store;                  /* a simulated store over the data (NULL: local);
                                            each policy then also runs with no read-ahead */
     int64_t fetch_budget;               /* the policies' budget (default SCAN_FETCH_BUDGET) */
+    int read_mode;                      /* io_read_mode of the local files (default copy) */
 } bench_scan_opts;
 
 /* One measured scan. */

@@ -19,10 +19,11 @@
 
 enum bench_opt_id {
     BO_SF, BO_DATA, BO_SHAPES, BO_POLICIES, BO_THREADS, BO_ROUNDS, BO_JSON, BO_STORE,
-    BO_FETCH_BUDGET, BO_CHART, BO_SEED, BO_IO, BO_NO_FLOOR, BO_NO_AA
+    BO_FETCH_BUDGET, BO_CHART, BO_SEED, BO_IO, BO_NO_FLOOR, BO_NO_AA, BO_READ_MODE
 };
 
 static const char *const bench_ios[] = {"auto", "uring", "pread", NULL}; /* as exec_io_backend */
+static const char *const bench_read_modes[] = {"copy", "mmap", NULL}; /* as io_read_mode */
 static const exec_io_backend io_of[] = {EXEC_IO_AUTO, EXEC_IO_URING, EXEC_IO_PREAD};
 
 /* Every option `ringscan bench` accepts; the help is printed from it. */
@@ -51,6 +52,8 @@ static const cli_opt bench_opts[] = {
      .help = "the policies' read-ahead budget (N, NKiB, NMiB, NGiB); 0: none"},
     {"--no-floor", NULL, NULL, CLI_FLAG, BO_NO_FLOOR, .help = "skip the bandwidth floor runs"},
     {"--no-aa", NULL, NULL, CLI_FLAG, BO_NO_AA, .help = "skip the A/A noise runs"},
+    {"--read-mode", NULL, NULL, CLI_CHOICE, BO_READ_MODE, .choices = bench_read_modes,
+     .dflt = "copy", .help = "how the files' bytes reach the decoders: read copies, mmap views"},
 };
 
 static const char *const bench_examples[] = {
@@ -191,6 +194,7 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case BO_IO: o->io = io_of[v->i]; break;
     case BO_NO_FLOOR: o->floor = false; break;
     case BO_NO_AA: o->aa = false; break;
+    case BO_READ_MODE: o->read_mode = (int)v->i; break;
     }
     return 0;
 }

@@ -51,12 +51,14 @@ enum scan_opt_id {
     SO_COLUMNS, SO_WHERE, SO_LIMIT, SO_THREADS, SO_SPLIT_ROWS, SO_POLICY, SO_IO, SO_FORMAT,
     SO_ORDERED, SO_EXPLAIN, SO_STATS, SO_STATS_JSON, SO_VERIFY, SO_NO_PAGE_INDEX, SO_NO_BLOOM,
     SO_STORE, SO_FETCH_BUDGET, SO_TLS_INSECURE, SO_NO_ETAG, SO_UNORDERED, SO_NO_PROGRESS,
-    SO_ORDER_BY, SO_DESC, SO_HIVE, SO_HIVE_TYPES, SO_UNION, SO_MAX_OPEN, SO_DICT_COLUMNS
+    SO_ORDER_BY, SO_DESC, SO_HIVE, SO_HIVE_TYPES, SO_UNION, SO_MAX_OPEN, SO_DICT_COLUMNS,
+    SO_READ_MODE
 };
 
 /* in the order of ringscan_policy, ringscan_io and print_format */
 static const char *const scan_policies[] = {"lazy", "eager", "adaptive", NULL};
 static const char *const scan_ios[] = {"auto", "uring", "pread", NULL};
+static const char *const scan_read_modes[] = {"copy", "mmap", NULL}; /* as ringscan_read_mode */
 /* "rows": the name `count` had before it took over the footer count (kept for old scripts) */
 static const char *const scan_formats[] = {"table", "csv", "jsonl", "checksum", "count", "rows", NULL};
 enum { SCAN_FORMAT_ROWS = 5 };
@@ -87,6 +89,8 @@ static const cli_opt scan_opts[] = {
      .help = "when reads are submitted: as needed, all at once, or by the odds"},
     {"--io", NULL, NULL, CLI_CHOICE, SO_IO, .choices = scan_ios, .dflt = "auto",
      .help = "I/O backend (auto: io_uring where the kernel allows it, else pread)"},
+    {"--read-mode", NULL, NULL, CLI_CHOICE, SO_READ_MODE, .choices = scan_read_modes,
+     .dflt = "copy", .help = "local files: reads copy from the page cache, or mmap views"},
     {"--split-rows", NULL, "N", CLI_INT, SO_SPLIT_ROWS, 0, INT64_MAX, .dflt = "131072",
      .help = "cut big row groups (with an offset index) into ~N rows; 0: never"},
     {"--stats", NULL, NULL, CLI_FLAG, SO_STATS, .help = "print the scan's counters on stderr"},
@@ -149,6 +153,7 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case SO_SPLIT_ROWS: a->o.split_rows = v->i == 0 ? -1 : v->i; break;
     case SO_POLICY: a->o.policy = (ringscan_policy)v->i; break;
     case SO_IO: a->o.io = (ringscan_io)v->i; break;
+    case SO_READ_MODE: a->o.read_mode = (ringscan_read_mode)v->i; break;
     case SO_FORMAT: a->fmt = v->i == SCAN_FORMAT_ROWS ? PRINT_COUNT : (print_format)v->i; break;
     case SO_ORDERED: a->o.ordered = true; break;
     case SO_UNORDERED: a->o.ordered = false; break;

@@ -328,6 +328,20 @@ typedef enum ringscan_io {
     RINGSCAN_IO_PREAD = 2  /* pread */
 } ringscan_io;
 
+/* How a local file's bytes reach the decoders (ringscan_open_with, ringscan_dataset_open);
+ * results are identical under both. A remote or simulated store ignores it. */
+typedef enum ringscan_read_mode {
+    RINGSCAN_READ_COPY = 0, /* buffered reads on io_uring (or pread) into the scan's buffers:
+                               the kernel copies the page cache's bytes (default) */
+    RINGSCAN_READ_MMAP = 1  /* the file mapped read-only; a read whose bytes are cached
+                               populates the mapping's page tables on io_uring's workers and
+                               the decoders read the page cache itself (no copy); one that is
+                               not cached is copied as in RINGSCAN_READ_COPY. Installs a
+                               SIGBUS handler (chained to the host's) so that a file truncated
+                               while mapped makes the scan fail, naming the file, instead of
+                               killing the process */
+} ringscan_read_mode;
+
 /* ---- filters as expression trees -------------------------------------------------------
  * What an engine's planner pushes down, built without printing SQL: leaves from the
  * constructors below, operators from ringscan_expr_call. The tree means exactly what the
@@ -522,6 +536,8 @@ typedef struct ringscan_options {
                                    rewritten during a scan then reads as a mix of versions
                                    unless its size changed too (a Content-Range total other
                                    than the open's size still fails the read) */
+    ringscan_read_mode read_mode; /* local files: copy (default) or mmap (read by
+                                   ringscan_open_with and ringscan_dataset_open) */
 } ringscan_options;
 
 /* Fills o with the defaults (every column, no filter, no limit, adaptive, 2 threads, auto, page

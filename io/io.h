@@ -58,6 +58,10 @@ typedef struct io_file {
                                          the bytes they returned; 0 for a local file */
     _Atomic uint64_t ranges_in_flight; /* remote: ranges every core has started and not yet
                                           completed (io_range.c; coalescing reads it) */
+    const uint8_t *map;     /* IO_READ_MMAP: the whole file mapped (io_map.c), a cached range
+                               a view into it; NULL: reads copy into range buffers */
+    _Atomic uint64_t map_fault; /* 0, or 1 + the file offset of the first mapped page found
+                                   past the file's end (it shrank: io_map.c invariant 2) */
     char name[];            /* the path or URL as given (never with a credential in it) */
 } io_file_t;
 
@@ -173,6 +177,21 @@ int io_s3_list(const char *bucket_url, const io_open_opts *o, int64_t max_keys,
  * Same results and messages as io_file_open_with. Only from a task on ctx's core. */
 int io_file_open_await(io_ctx_t *ctx, io_file_t **out, const char *path, const io_open_opts *o,
                        char *err, size_t errlen);
+/* io_map.c. Maps local file f (open, fd and size set) whole for IO_READ_MMAP: f->map, or
+ * NULL when it cannot be (empty, mmap refused, IO_MAPS_MAX files mapped: reads copy then).
+ * Installs the process's SIGBUS handler at the first call (chained to the one it replaces). */
+void io_map_file(io_file_t *f);
+/* True when the pages of [off, off + len) of mapped file f are in the page cache: the first
+ * and last page and one in every 256 KiB between (mincore), so a range that was read or
+ * evicted as a whole is told apart for a few system calls. False for a range past the size
+ * f had when opened. */
+bool io_map_resident(const io_file_t *f, uint64_t off, uint64_t len);
+/* Unmaps f (no request on f pending or in flight). Nothing when f is not mapped. */
+void io_map_unmap(io_file_t *f);
+/* 0, or -EIO with a message naming f and the offset when a mapped page of f was found past
+ * its end (the file shrank while mapped): bytes read from f since may be zeros. Call it on
+ * the thread that used f's bytes, after using them (io_map.c invariant 2). Thread-safe. */
+int io_file_faulted(const io_file_t *f, char *err, size_t errlen);
 
 /* Closes f. No request on f may be pending or in flight on any core. f may be NULL. */
 void io_file_close(io_file_t *f);

@@ -122,7 +122,9 @@ static int file_read(void *core, exec_t *e, io_file_t *f, exec_op_t *op, void *b
 {
     (void)core;
     assert(len <= EXEC_READ_BYTES_MAX);
-    int rc = exec_read(e, op, f->fd, buf, (uint32_t)len, off);
+    bool view = f->map && (const uint8_t *)buf == f->map + off; /* io_range.c invariant 7 */
+    int rc = view ? exec_populate(e, op, buf, (uint32_t)len)
+                  : exec_read(e, op, f->fd, buf, (uint32_t)len, off);
     if (rc) snprintf(why, whylen, "%s", strerror(-rc));
     return rc;
 }
@@ -259,6 +261,7 @@ int io_file_begin(io_file_t **out, const char *path, const io_open_opts *o, char
         return io_http_file(out, path, o, err, errlen);
     }
     int rc = io_file_open(out, path, err, errlen);
+    if (rc == 0 && (!o->store || !*o->store) && o->read_mode == IO_READ_MMAP) io_map_file(*out);
     if (rc || !o->store || !*o->store) return rc;
     rc = io_sim_wrap(*out, o->store, err, errlen);
     if (rc) {
@@ -284,6 +287,7 @@ int io_file_open_with(io_file_t **out, const char *path, const io_open_opts *o, 
 void io_file_close(io_file_t *f)
 {
     if (!f) return;
+    io_map_unmap(f);
     f->be->close(f);
     if (f->fd >= 0) close(f->fd);
     free(f);

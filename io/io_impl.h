@@ -71,6 +71,7 @@ struct io_range {
     uint32_t n_members;
     int retries;
     bool in_flight, cancel_sent;
+    bool view;             /* buf points into the file's mapping (io_range.c invariant 7) */
     fut_t *delay;          /* fault injection: the timer holding the first read back */
     char why[IO_WHY_MAX];  /* the backend's message when its read failed (io/store.h inv. 1) */
     io_range *prev, *next; /* the context's range list */

@@ -25,13 +25,21 @@
  *     lies inside one buffer piece, so its slice is contiguous and no hole byte is written
  *     into the buffer; a read call reads the same file bytes as a plain one (its iovecs are
  *     the pieces from the range's done offset on, trimmed to the call's length), so read
- *     calls, bytes_read and the budget's byte counts stay those of the whole range. */
+ *     calls, bytes_read and the budget's byte counts stay those of the whole range.
+ *  7. A range of a mapped file (io_map.c) whose pages are cached is a view: no buffer of
+ *     its own, buf points into the mapping (never written through: const in io_file_t), cap
+ *     is its length (what the budget counts, as for a buffer), and each read call populates
+ *     its bytes' page tables instead of copying them, with the same calls, bytes_read and
+ *     byte counts as a copy (no holes: nothing lands, so bytes_skipped stays 0); a populated
+ *     call is checked against the file's size now (fstat), so a file that shrank fails it
+ *     instead of handing out zeros. Any other range of a mapped file is read by copy. */
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "io/io_impl.h"
 #include "common/fail.h"
@@ -215,7 +223,7 @@ static void io_range_unref(io_range *g)
     if (g->prev) g->prev->next = g->next;
     else ctx->ranges = g->next;
     if (g->next) g->next->prev = g->prev;
-    io_buf_put(ctx, g->buf, g->cap);
+    if (!g->view) io_buf_put(ctx, g->buf, g->cap);
     free(g);
     assert(ctx->n_ranges > 0);
     ctx->n_ranges--;
@@ -248,13 +256,18 @@ static void io_req_fail(io_range *g, io_req *r, int status)
         snprintf(msg, sizeof msg, "%s: unexpected end of file reading bytes [%" PRIu64 ", %"
                  PRIu64 ") (file size %" PRIu64 ", read stopped at %" PRIu64 ")",
                  g->file->name, r->off, end, g->file->size_bytes, g->off + g->done);
+    else if (status == -EFAULT && g->view) /* the file ends before the view's bytes now */
+        snprintf(msg, sizeof msg, "%s: read of bytes [%" PRIu64 ", %" PRIu64 ") failed: the "
+                 "file shrank while it was read (mapped, %" PRIu64 " bytes when opened)",
+                 g->file->name, r->off, end, g->file->size_bytes);
     else if (status == -ECANCELED || status == -ESHUTDOWN)
         snprintf(msg, sizeof msg, "%s: read of bytes [%" PRIu64 ", %" PRIu64 ") cancelled",
                  g->file->name, r->off, end);
     else
         snprintf(msg, sizeof msg, "%s: read of bytes [%" PRIu64 ", %" PRIu64 ") failed: %s",
                  g->file->name, r->off, end, g->why[0] ? g->why : strerror(-status));
-    int st = status == 0 ? -EIO : (status == -ESHUTDOWN ? -ECANCELED : status);
+    int st = status == 0 || (status == -EFAULT && g->view) ? -EIO
+             : (status == -ESHUTDOWN ? -ECANCELED : status);
     fut_fail(r->fut, st, msg);
     g->ctx->c.requests_failed++;
     io_req_free(r);
@@ -295,6 +308,14 @@ static void io_range_deliver(io_range *g, int status)
     ctx->guard--;
 }
 
+/* True when the file of view g now ends before the n bytes a populate call just covered
+ * (invariant 7: the partial last page of a shrunk file would read as zeros). */
+static bool io_view_shrank(const io_range *g, uint64_t n)
+{
+    struct stat st;
+    return fstat(g->file->fd, &st) == 0 && (uint64_t)st.st_size < g->off + g->done + n;
+}
+
 /* Completion of one read call of the range behind op. */
 static void io_range_done(exec_op_t *op)
 {
@@ -302,6 +323,7 @@ static void io_range_done(exec_op_t *op)
     io_ctx_t *ctx = g->ctx;
     int32_t res = op->res;
     assert(g->in_flight && g->done < g->len);
+    if (g->view && res > 0 && io_view_shrank(g, (uint64_t)res)) res = -EFAULT;
     if (res > 0) {
         assert((uint64_t)res <= g->len - g->done);
         ctx->c.bytes_read += (uint64_t)res;
@@ -350,9 +372,12 @@ int io_range_start(io_ctx_t *ctx, io_req *const *members, size_t n, uint64_t sta
     if (!g) return -ENOMEM;
     g->off = start;
     g->len = end - start;
-    uint64_t landed = io_range_holes(ctx, g, members, n);
-    size_t cap = 0;
-    uint8_t *buf = io_buf_get(ctx, landed, &cap);
+    const io_file_t *f = members[0]->file;
+    size_t cap = (size_t)g->len;
+    /* a cached range of a mapped file is a view: its "read" only populates (invariant 7) */
+    g->view = f->map && io_map_resident(f, start, g->len);
+    uint8_t *buf = g->view ? (uint8_t *)f->map + start
+                           : io_buf_get(ctx, io_range_holes(ctx, g, members, n), &cap);
     if (!buf) {
         free(g);
         return -ENOMEM;

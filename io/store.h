@@ -38,7 +38,14 @@ typedef struct io_open_opts {
     const char *s3_key_id, *s3_secret, *s3_token, *s3_region, *s3_endpoint;
     bool tls_insecure;   /* no TLS peer/host verification (warns once on stderr) */
     bool etag_unchecked; /* answers' ETags are not compared with the open's (the size still is) */
+    int read_mode;       /* io_read_mode: how a local file's bytes reach a request */
 } io_open_opts;
+
+/* How a local file (without a store) is read; results are identical under every mode. */
+typedef enum io_read_mode {
+    IO_READ_COPY = 0, /* buffered reads on the ring into range buffers (the page cache copies) */
+    IO_READ_MMAP      /* the file mapped, a request a view into the mapping (io_map.c) */
+} io_read_mode;
 
 /* A backend's cost model: a request costs ttfb_ns + bytes / bytes_per_s. Seeded per backend
  * at open; refined (EWMA) from measured requests with relaxed atomics, so any core may read a

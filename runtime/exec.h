@@ -87,6 +87,7 @@ struct exec_op {
     int fd;
     uint32_t len;           /* bytes; for a vectored read, its iovec count */
     bool vectored;          /* buf is a struct iovec array (exec_readv) */
+    bool populate;          /* buf is a file mapping's range to populate (exec_populate) */
     void *buf;
     uint64_t off;
 };
@@ -173,6 +174,16 @@ int exec_read(exec_t *e, exec_op_t *op, int fd, void *buf, uint32_t len, uint64_
  * keeps: the later write wins). Counted as one read in reads_issued. */
 struct iovec;
 int exec_readv(exec_t *e, exec_op_t *op, int fd, const struct iovec *iov, int n, uint64_t off);
+
+/* Makes the page tables of [addr, addr + len) of a shared file mapping present, reading any
+ * page that is not cached (IORING_OP_MADVISE with MADV_POPULATE_READ, which the kernel always
+ * runs on the ring's io-wq workers, so neither the mapping work nor a miss blocks the core;
+ * madvise(2) on the core on the pread fallback). addr need not be page-aligned; len <=
+ * EXEC_READ_BYTES_MAX. op->done runs later with op->res = len on success, or a negative
+ * errno: -EFAULT when part of the range lies past the file's end (the file shrank),
+ * -ECANCELED when cancelled. Counted as one read in reads_issued. Only on e's thread; op
+ * must be idle. Returns 0, or -ESHUTDOWN (op not started). */
+int exec_populate(exec_t *e, exec_op_t *op, const void *addr, uint32_t len);
 
 /* Starts waiting for fd to become ready for events (POLLIN, POLLOUT: poll(2) bits); op->done
  * runs later with op->res = the ready events (> 0; POLLERR/POLLHUP included), or a negative

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -59,6 +60,13 @@ static void exec_done_push(exec_t *e, exec_op_t *op, int32_t res)
     e->done_tail = op;
 }
 
+/* The result of a finished populate op: its length (op->off) on success (io_uring and
+ * madvise both return 0), else the errno. */
+static int32_t exec_populate_res(const exec_op_t *op, int32_t res)
+{
+    return res == 0 ? (int32_t)op->off : res;
+}
+
 /* One CQE: tags are handled here; ops only move to the completion list (invariant 1). */
 static void exec_cqe(exec_t *e, uint64_t ud, int32_t res)
 {
@@ -77,7 +85,7 @@ static void exec_cqe(exec_t *e, uint64_t ud, int32_t res)
     exec_op_t *op = (exec_op_t *)(uintptr_t)ud;
     assert(op->state == EXEC_OP_INFLIGHT);
     exec_inflight_unlink(op);
-    exec_done_push(e, op, res);
+    exec_done_push(e, op, op->populate ? exec_populate_res(op, res) : res);
     exec_stat_add(&e->st.completions, 1);
 }
 
@@ -138,6 +146,7 @@ static void exec_op_begin(exec_t *e, exec_op_t *op, int fd, void *buf, uint32_t 
     op->res = 0;
     op->fd = fd;
     op->vectored = false;
+    op->populate = false;
     op->buf = buf;
     op->len = len;
     op->off = off;
@@ -149,7 +158,9 @@ static void exec_op_submit(exec_t *e, exec_op_t *op)
     if (e->uring) {
         op->state = EXEC_OP_INFLIGHT;
         struct io_uring_sqe *sqe = exec_sqe(e);
-        if (op->vectored)
+        if (op->populate)
+            io_uring_prep_madvise(sqe, op->buf, op->len, MADV_POPULATE_READ);
+        else if (op->vectored)
             io_uring_prep_readv(sqe, op->fd, op->buf, op->len, op->off);
         else
             io_uring_prep_read(sqe, op->fd, op->buf, op->len, op->off);
@@ -241,6 +252,19 @@ int exec_readv(exec_t *e, exec_op_t *op, int fd, const struct iovec *iov, int n,
     if (e->stop_begun) return -ESHUTDOWN;
     exec_op_begin(e, op, fd, (void *)iov, (uint32_t)n, off);
     op->vectored = true;
+    exec_op_submit(e, op);
+    exec_stat_add(&e->st.reads_issued, 1);
+    return 0;
+}
+
+int exec_populate(exec_t *e, exec_op_t *op, const void *addr, uint32_t len)
+{
+    assert(e && e == exec_current() && op && addr && len > 0 && len <= EXEC_READ_BYTES_MAX);
+    if (e->stop_begun) return -ESHUTDOWN;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t start = (uintptr_t)addr & ~(page - 1); /* madvise wants page-aligned ranges */
+    exec_op_begin(e, op, -1, (void *)start, (uint32_t)((uintptr_t)addr - start) + len, len);
+    op->populate = true;
     exec_op_submit(e, op);
     exec_stat_add(&e->st.reads_issued, 1);
     return 0;
@@ -343,11 +367,15 @@ static void exec_pread_run(exec_t *e)
         ssize_t r;
         int tries = 0;
         do {
-            r = op->vectored ? preadv(op->fd, op->buf, (int)op->len, (off_t)op->off)
-                             : pread(op->fd, op->buf, op->len, (off_t)op->off);
+            if (op->populate)
+                r = madvise(op->buf, op->len, MADV_POPULATE_READ);
+            else
+                r = op->vectored ? preadv(op->fd, op->buf, (int)op->len, (off_t)op->off)
+                                 : pread(op->fd, op->buf, op->len, (off_t)op->off);
         } while (r < 0 && (errno == EINTR || errno == EAGAIN) && ++tries < 1000);
         exec_inflight_unlink(op);
-        exec_done_push(e, op, r < 0 ? -errno : (int32_t)r);
+        int32_t res = r < 0 ? -errno : (int32_t)r;
+        exec_done_push(e, op, op->populate ? exec_populate_res(op, res) : res);
         exec_stat_add(&e->st.completions, 1);
     }
 }

@@ -138,7 +138,9 @@ void scan_api_io_opts(const ringscan_options *o, io_open_opts *io)
                           .s3_secret = o->s3_secret_access_key, .s3_token = o->s3_session_token,
                           .s3_region = o->s3_region, .s3_endpoint = o->s3_endpoint,
                           .tls_insecure = o->tls_insecure,
-                          .etag_unchecked = o->unsafe_disable_etag_checks};
+                          .etag_unchecked = o->unsafe_disable_etag_checks,
+                          .read_mode = o->read_mode == RINGSCAN_READ_MMAP ? IO_READ_MMAP
+                                                                         : IO_READ_COPY};
 }
 
 void scan_api_scan_opts(const ringscan_options *o, scan_opts *so)

@@ -108,6 +108,12 @@ int api_take_options(const ringscan_options *in, ringscan_options *out, const ch
     memcpy(out, in, n);
     out->struct_size = sizeof *out;
     if (!out->dictionary_columns) out->ndictionary_columns = 0; /* NULL: none, any count */
+    if (out->read_mode != RINGSCAN_READ_COPY && out->read_mode != RINGSCAN_READ_MMAP) {
+        char what[96]; /* checked here, not only by a scan's check: opening reads it */
+        snprintf(what, sizeof what, "%s: read_mode %d is not a ringscan_read_mode", fn,
+                 (int)out->read_mode);
+        return scan_api_bad_arg(err, what);
+    }
     return check ? scan_api_check_options(out, err) : 0;
 }
 

@@ -337,6 +337,9 @@ int scan_task_run(const scan_task_env *env, scan_task_core *tc, int core, int i,
         atomic_fetch_add_explicit(&tc->rows_scanned, x.sp->nrows, memory_order_relaxed);
         rc = run_chain(&x, b);
     }
+    char lost[sizeof x.err.msg];
+    if (io_file_faulted(plan->f->file, lost, sizeof lost)) /* its bytes may be zeros */
+        rc = pq_errf(&x.err, -EIO, -1, "%s", lost);
     if (rc) {
         *e = x.err;
         if (e->status == 0) pq_errf(e, rc, -1, "%s", status_text(rc));

@@ -13,87 +13,20 @@
 #include "io/io.h"
 #include "ringscan.h"
 #include "runtime/exec.h"
+#include "io_harness.h"
 
 enum { FILE_BYTES = 1024 * 1024 + 123 };
 
 static char g_path[64];
 static io_file_t *g_file;
-static exec_io_backend g_backend;
-static atomic_int g_task_done;
-
-static uint8_t pat(uint64_t i)
-{
-    return (uint8_t)(i * 131u + (i >> 8) + 7u);
-}
-
-static int bytes_match(const io_bytes *b, uint64_t off, uint64_t len)
-{
-    if (!b || b->len != len) return 0;
-    for (uint64_t i = 0; i < len; i++)
-        if (b->data[i] != pat(off + i)) return 0;
-    return 1;
-}
 
 static void make_file(void)
 {
     snprintf(g_path, sizeof g_path, "/tmp/ringscan_test_io_%d.bin", (int)getpid());
-    int fd = open(g_path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
-    CHECK(fd >= 0);
-    static uint8_t buf[FILE_BYTES];
-    for (uint64_t i = 0; i < FILE_BYTES; i++) buf[i] = pat(i);
-    CHECK(write(fd, buf, FILE_BYTES) == FILE_BYTES);
-    close(fd);
+    write_pattern(g_path, FILE_BYTES);
     char err[256];
     CHECK(io_file_open(&g_file, g_path, err, sizeof err) == 0);
     CHECK_EQ_I64(g_file->size_bytes, FILE_BYTES);
-}
-
-typedef void (*case_fn)(void);
-static case_fn g_case;
-
-static void case_task(void *arg)
-{
-    (void)arg;
-    g_case();
-    atomic_store(&g_task_done, 1);
-}
-
-/* The task could not be created (never expected here): ends the wait, fails the test. */
-static void case_not_spawned(void *arg, int missing, int status)
-{
-    (void)arg;
-    CHECK(missing == 1 && status < 0 && 0);
-    atomic_store(&g_task_done, 1);
-}
-
-/* Runs fn as one task on a fresh one-core executor with the current backend. */
-static void on_core(case_fn fn)
-{
-    exec_opts_t o = exec_opts_default();
-    o.io_backend = g_backend;
-    exec_group_t *g = NULL;
-    int rc = exec_group_start(&g, &o);
-    if (rc != 0 && g_backend == EXEC_IO_URING && rc != -ENOMEM) {
-        SKIP_URING(strerror(-rc)); /* containers without io_uring */
-        return;
-    }
-    CHECK(rc == 0);
-    if (!g) return;
-    exec_stats_t st;
-    exec_group_stats(g, 0, &st);
-    CHECK(st.uring == (g_backend == EXEC_IO_URING));
-    g_case = fn;
-    atomic_store(&g_task_done, 0);
-    CHECK(exec_group_spawn(g, 0, case_task, NULL, 1, case_not_spawned) == 0);
-    for (int i = 0; i < 200000 && !atomic_load(&g_task_done); i++) {
-        struct timespec ts = {0, 100000};
-        nanosleep(&ts, NULL);
-    }
-    CHECK(atomic_load(&g_task_done));
-    exec_group_stop(g);
-    exec_group_stats(g, 0, &st);
-    CHECK_EQ_I64(st.live_tasks_at_exit, 0);
-    exec_group_destroy(g);
 }
 
 static io_ctx_t *new_ctx(const io_opts_t *o)
@@ -635,13 +568,6 @@ static void read_sync(void)
     CHECK_STR(err, "/nonexistent/x.parquet: cannot open: No such file or directory");
 }
 
-static void both(case_fn fn)
-{
-    g_backend = EXEC_IO_URING;
-    on_core(fn);
-    g_backend = EXEC_IO_PREAD;
-    on_core(fn);
-}
 
 /* ---- the simulated store and the cost model (io/store.h, io/store_sim.c) ---- */
 

@@ -172,11 +172,19 @@ static void test_open(void)
     CHECK(strstr(err.message, "nope.parquet") != NULL);
 }
 
+/* Every batch's values against the model, under each read mode (copy, mmap: the same
+ * values, and on one thread the same read calls and bytes), cut or not, 1 or 2 threads,
+ * ordered or not. */
 static void test_schema_and_batches(void)
 {
+    uint64_t reads[2][2][2] = {{{0}}}, bytes[2][2][2] = {{{0}}}; /* [mode][cut][ordered], 1 thread */
+    for (int mode = RINGSCAN_READ_COPY; mode <= RINGSCAN_READ_MMAP; mode++) {
     ringscan_file *f = NULL;
     ringscan_error err;
-    CHECK_EQ_I64(ringscan_open(path, &f, &err), 0);
+    ringscan_options oo;
+    ringscan_options_init(&oo);
+    oo.read_mode = (ringscan_read_mode)mode;
+    CHECK_EQ_I64(ringscan_open_with(path, &oo, &f, &err), 0);
     if (!f) return;
     for (int cut = 0; cut < 2; cut++) /* row groups cut into splits of 250 rows, or not */
     for (int th = 1; th <= 2; th++)
@@ -228,9 +236,46 @@ static void test_schema_and_batches(void)
             /* cut: the splits [4250, 4500), [4500, 4750), [4750, 5000) are pruned whole */
             CHECK_EQ_I64(st.rows_scanned, cut ? ROWS - 750 : ROWS);
             CHECK(st.bytes_read > 0 && st.reads > 0);
+            if (th == 1) reads[mode][cut][ord] = st.reads, bytes[mode][cut][ord] = st.bytes_read;
             ringscan_scan_free(s);
         }
     ringscan_close(f);
+    }
+    for (int cut = 0; cut < 2; cut++)
+        for (int ord = 0; ord < 2; ord++) {
+            CHECK_EQ_I64(reads[RINGSCAN_READ_MMAP][cut][ord], reads[RINGSCAN_READ_COPY][cut][ord]);
+            CHECK_EQ_I64(bytes[RINGSCAN_READ_MMAP][cut][ord], bytes[RINGSCAN_READ_COPY][cut][ord]);
+        }
+}
+
+/* A file truncated after ringscan_open_with mapped it: the scan fails (no crash) with a
+ * message naming the file, and an unknown read_mode is refused at open. */
+static void test_mmap_truncated(void)
+{
+    char cut[300];
+    snprintf(cut, sizeof cut, "%s.cut", path);
+    CHECK_EQ_I64(write_file(cut, ROWS, RG_ROWS), 0);
+    ringscan_options o;
+    ringscan_options_init(&o);
+    o.read_mode = RINGSCAN_READ_MMAP;
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open_with(cut, &o, &f, &err), 0);
+    if (!f) return;
+    CHECK_EQ_I64(truncate(cut, 4096), 0); /* the footer was read: only data pages are missing */
+    ringscan_scan *s = NULL;
+    int rc = ringscan_scan_start(f, &o, &s, &err);
+    struct ArrowArray a;
+    while (rc == 0 && (rc = ringscan_scan_next(s, &a, &err)) == 1) a.release(&a);
+    CHECK(rc < 0);
+    CHECK(strstr(err.message, cut) != NULL);
+    CHECK(strstr(err.message, "unexpected end of file") != NULL); /* not cached: copied */
+    ringscan_scan_free(s);
+    ringscan_close(f);
+    unlink(cut);
+    o.read_mode = (ringscan_read_mode)7;
+    CHECK_EQ_I64(ringscan_open_with(path, &o, &f, &err), -EINVAL);
+    CHECK(strstr(err.message, "read_mode 7") != NULL);
 }
 
 /* A projection of two columns in a chosen order; a batch released after the scan is freed. */
@@ -945,6 +990,7 @@ int main(void)
     }
     RUN(test_open);
     RUN(test_schema_and_batches);
+    RUN(test_mmap_truncated);
     RUN(test_projection_and_late_release);
     RUN(test_stream);
     RUN(test_stream_holds_scan);
