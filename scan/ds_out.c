@@ -229,15 +229,7 @@ int ds_to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *out, p
 /* Cuts b to its first rows rows (invariant 3); null counts recounted. */
 void ds_cut_rows(scan_batch *b, int64_t rows)
 {
-    for (int j = 0; j < b->ncols; j++) {
-        pq_vec *v = &b->cols[j];
-        v->length = rows;
-        if (v->type == PQ_BYTE_ARRAY) v->data_len = v->offsets[rows];
-        if (v->null_count == 0) continue;
-        int64_t nulls = 0;
-        for (int64_t r = 0; r < rows; r++) nulls += !pq_bit_get(v->validity, r);
-        v->null_count = nulls;
-    }
+    for (int j = 0; j < b->ncols; j++) pq_vec_cut(&b->cols[j], rows);
     b->rows = rows;
 }
 

@@ -239,7 +239,7 @@ static int parts_init(scan_t *s)
                              .stop = &s->out.stop, .enough = &s->out.limit_hit,
                              .topk = s->topk.nkeys ? &s->topk : NULL,
                              .dict_slot = s->dict_slot,
-                             .nest_cols = s->o.nest_cols && s->o.limit < 0 && !s->topk.nkeys};
+                             .nest_cols = s->o.nest_cols};
     s->merge.t = &s->topk;
     return rc;
 }

@@ -58,7 +58,7 @@ typedef struct scan_task_env {
     scan_topk *topk;           /* a Top-K scan's shared part (topk.h), or NULL */
     const bool *dict_slot;     /* NULL, or per slot: decoded as dictionary indices
                                   (task_dictout.c, scan_dictout_slots) */
-    bool nest_cols;            /* scan_opts.nest_cols, and neither a limit nor Top-K */
+    bool nest_cols;            /* scan_opts.nest_cols */
 } scan_task_env;
 
 /* A core's task state (invariant 2). */

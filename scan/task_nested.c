@@ -1,8 +1,8 @@
 /* scan/task_nested.c: a nested field's slot decoded into packed rows (format/column_nested.h):
  * the plan gives its slot one whole-chunk piece per leaf of the field (plan.c whole_chunks),
  * this file decodes each leaf with a reader of its own and assembles the rows, or builds the
- * field's columns straight from the leaves when nothing but the Arrow export will see the
- * split's rows (cols_ok; format/vec.h invariant 6: no packed row written or read).
+ * field's columns straight from the leaves when the scan's batches go to the Arrow export
+ * (cols_ok; format/vec.h invariant 6: no packed row written or read).
  * Invariants: the slot's core reader serves the first leaf and keeps every leaf's decoded
  * levels and values between splits (pq_nest_leaves_keep: their buffers are reused, a row
  * group's worth per leaf held until the scan ends); the other leaves get a reader for the
@@ -12,21 +12,15 @@
 #include <stdlib.h>
 
 #include "common/fail.h"
-#include "filter/mask.h"
 #include "format/column_nested.h"
 #include "scan/task.h"
 
 /* Whether slot's rows may be handed over as columns: the scan's consumer exports batches
- * whole (env nest_cols), this split keeps every row (project() then moves the vector into
- * the batch as it is: the mask is final when a projected column is loaded), and the slot is
- * projected once and not as dictionary indices (no other entry copies its rows). */
+ * (env nest_cols; a filter's kept rows, a limit's cut and Top-K's gathers take and cut the
+ * columns, format/nest_take.c) and the slot is not decoded as dictionary indices. */
 static bool cols_ok(const scan_task *x, int slot)
 {
-    if (!x->env->nest_cols || !flt_mask_all_true(&x->mask)) return false;
-    if (x->env->dict_slot && x->env->dict_slot[slot]) return false;
-    int uses = 0;
-    for (int j = 0; j < x->plan->nproj; j++) uses += x->plan->proj_slot[j] == slot;
-    return uses == 1;
+    return x->env->nest_cols && !(x->env->dict_slot && x->env->dict_slot[slot]);
 }
 
 int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int64_t data)
