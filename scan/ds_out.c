@@ -257,5 +257,8 @@ int ds_resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
 {
     int rc = resolve_out(d, a, e);
     if (rc == 0) rc = mark_used(d, a);
+    /* every batch goes to the Arrow export (ds_scan_next): nested columns as built columns
+     * in every file's scan, unless a projected list exports as a fixed-size list */
+    if (rc == 0) d->a.so.nest_cols = !scan_arrow_fixed_lists(d->atypes, d->nout);
     return rc ? rc : ds_conflicts(d, e);
 }

@@ -2,7 +2,8 @@
 depth) in a dataset, read whole (issue 23): ringscan's dataset scan (libringscan.so through
 rs_ctypes) against pyarrow.dataset.dataset(dir, partitioning="hive").to_table(): schema and
 values; then the CLI (JSON lines) against pyarrow for a union by name where a file lacks a
-field (nulls), a filter on a flat column, ORDER BY .. LIMIT and 1 or 2 threads; and the errors:
+field (nulls; with ORDER BY .. LIMIT, whose merge joins the null placeholders with the other
+files' built columns, and with a filter and a limit), a filter on a flat column, ORDER BY .. LIMIT and 1 or 2 threads; and the errors:
 a field whose shape differs between files (both named), a sort key on one; paths inside fields
 ("s.b", "m.key_value.key") projected as a one-file scan projects them. Prints "FAIL: NAME:
 why" per failed case and the summary line (checks.py)."""
@@ -113,6 +114,14 @@ want = pads.dataset(root, schema=schema).to_table().sort_by("id").to_pylist()
 rc, out, err = cli(root, "--union-by-name")
 case("union by name: missing fields are null", rc == 0 and out == [{k: jsonable(v) for k, v in r.items()} for r in want],
      f"rc {rc} {err} {out and out[50]}")
+urows = [{k: jsonable(v) for k, v in r.items()} for r in want]
+rc, out, err = cli(root, "--union-by-name", "--order-by", "id desc", "--limit", "40")
+case("union by name, ORDER BY id DESC LIMIT 40 (placeholders and columns merged)",
+     rc == 0 and out == urows[::-1][:40], f"rc {rc} {err} {out and out[:1]}")
+rc, out, err = cli(root, "--union-by-name", "--where", "(id > 10 AND id < 20) OR (id > 45 AND id < 60) OR id > 95", "--limit", "30", "--ordered")
+w = [r for r in urows if 10 < r["id"] < 20 or 45 < r["id"] < 60 or r["id"] > 95][:30]
+case("union by name, a filter dropping rows inside splits, --limit", rc == 0 and out == w,
+     f"rc {rc} {err} {out and out[-1:]} {w[-1:]}")
 rc, out, err = cli(root)
 case("without union by name: a missing nested field is refused", rc == 1 and "'s'" in err and "b.parquet" in err,
      f"rc {rc}: {err}")
