@@ -217,7 +217,7 @@ int ds_to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *out, p
                 rc = scan_batch_set_dict(out, j, &b->dicts[r->pos[j]]);
                 continue;
             }
-            if (c->node >= 0) continue; /* packed rows, in the one shape (invariant 5) */
+            if (c->node >= 0) continue; /* packed rows or built columns, one shape (invariant 5) */
             rc = ds_widen(&c->desc, &r->view.cols[r->proj[j]], &out->cols[j]);
             int64_t k = r->scale[d->out[j]];
             if (rc == 0 && k) rc = ds_rescale(c, k, d->a.list->files[r->fi].path, &out->cols[j], e);
