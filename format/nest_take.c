@@ -12,7 +12,9 @@
  *  2. Every node column this file writes has every validity bit of its slots set (valid or
  *     not) and offsets[0] == 0; what it reads follows vec.h (bits meaningful when the column
  *     counts nulls), so built columns of any origin join.
- *  3. A list's elements stay within INT32_MAX (its int32 offsets): -EOVERFLOW past that. */
+ *  3. A list's elements stay within INT32_MAX (its int32 offsets): -EOVERFLOW past that.
+ *  4. Rows are copied in runs of consecutive rows (a filter's kept rows), and so are a
+ *     list's elements (a run of rows' elements are consecutive): one copy per run and leaf. */
 #include <assert.h>
 #include <errno.h>
 #include <stdint.h>
@@ -41,20 +43,79 @@ static int grow_zeroed(void **p, int64_t *cap, int64_t need, size_t sz)
     return 0;
 }
 
-/* Node d's validity for n more slots: s's slots idx[0..n) (s NULL: n nulls). */
-static int node_take(const pq_nest_col *s, const uint32_t *idx, int64_t n, pq_nest_col *d)
+/* Consecutive slots [lo, hi) of a column: the unit rows and elements are copied in. */
+typedef struct slot_run {
+    int64_t lo, hi;
+} slot_run;
+
+/* idx[0..n) as runs of consecutive slots (*nr of them, at most n); NULL on -ENOMEM. A
+ * filter's kept rows come in long runs, so a list's elements and a leaf's values are copied
+ * run by run, not looked up one by one through an index per element. */
+static slot_run *runs_of(const uint32_t *idx, int64_t n, int64_t *nr)
+{
+    slot_run *r = fail_malloc(sizeof *r * (size_t)(n + 1));
+    int64_t k = 0;
+    for (int64_t i = 0; r && i < n; i++) {
+        if (k > 0 && r[k - 1].hi == (int64_t)idx[i]) r[k - 1].hi++;
+        else r[k++] = (slot_run){idx[i], (int64_t)idx[i] + 1};
+    }
+    *nr = k;
+    return r;
+}
+
+/* Node d's validity for n more slots: s's slots in runs r[0..nr) (s NULL: n nulls). */
+static int node_take(const pq_nest_col *s, const slot_run *r, int64_t nr, int64_t n, pq_nest_col *d)
 {
     void *bits = d->valid;
     int rc = grow_zeroed(&bits, &d->valid_cap, (d->length + n + 7) / 8 + 1, 1);
     d->valid = bits;
     if (rc) return rc;
-    int64_t nulls = 0;
-    for (int64_t i = 0; i < n; i++) {
-        bool ok = s && (s->null_count == 0 || pq_bit_get(s->valid, idx[i]));
-        pq_bit_set(d->valid, d->length + i, ok); /* invariant 2 */
-        nulls += !ok;
+    int64_t at = d->length, nulls = 0;
+    for (int64_t k = 0; k < (s ? nr : 1); k++)
+        for (int64_t e = s ? r[k].lo : 0; e < (s ? r[k].hi : n); e++) {
+            bool ok = s && (s->null_count == 0 || pq_bit_get(s->valid, e));
+            pq_bit_set(d->valid, at++, ok); /* invariant 2 */
+            nulls += !ok;
+        }
+    assert(at == d->length + n);
+    d->length = at, d->null_count += nulls;
+    return 0;
+}
+
+/* Leaf s's slots in runs r[0..nr) (n in all) appended to d: values, bytes and validity. */
+static int vec_take_runs(const pq_vec *s, const slot_run *r, int64_t nr, int64_t n, pq_vec *d)
+{
+    int64_t bytes = 0;
+    for (int64_t k = 0; s->type == PQ_BYTE_ARRAY && k < nr; k++) /* a leaf without values may */
+        if (r[k].hi > r[k].lo) bytes += s->offsets[r[k].hi] - s->offsets[r[k].lo]; /* lack offsets */
+    if (d->data_len + bytes > INT32_MAX) return -EOVERFLOW;
+    int rc = pq_vec_reserve(d, n, bytes);
+    if (rc) return rc;
+    bool bits = s->null_count > 0 || d->null_count > 0; /* vec.h invariant 1 */
+    if (s->null_count > 0 && d->null_count == 0) /* the earlier slots are valid */
+        for (int64_t i = 0; i < d->length; i++) pq_bit_set(d->validity, i, true);
+    int32_t w = pq_fixed_width(s->type, s->type_length);
+    int64_t at = d->length;
+    for (int64_t k = 0; k < nr; k++) {
+        int64_t lo = r[k].lo, len = r[k].hi - lo;
+        if (len == 0) continue; /* a run of empty lists: s may hold no buffers */
+        if (w) memcpy(d->values + (size_t)at * (size_t)w, s->values + (size_t)lo * (size_t)w, (size_t)(len * w));
+        for (int64_t i = 0; s->type == PQ_BOOLEAN && i < len; i++)
+            pq_bit_set(d->values, at + i, pq_bit_get(s->values, lo + i));
+        if (s->type == PQ_BYTE_ARRAY) {
+            int32_t from = s->offsets[lo], b = s->offsets[lo + len] - from, shift = (int32_t)d->data_len - from;
+            if (b) memcpy(d->data + d->data_len, s->data + from, (size_t)b); /* none: data may be NULL */
+            for (int64_t i = 1; i <= len; i++) d->offsets[at + i] = s->offsets[lo + i] + shift;
+            d->data_len += b;
+        }
+        for (int64_t i = 0; bits && i < len; i++) {
+            bool ok = pq_vec_is_valid(s, lo + i);
+            pq_bit_set(d->validity, at + i, ok);
+            d->null_count += !ok;
+        }
+        at += len;
     }
-    d->length += n, d->null_count += nulls;
+    d->length = at;
     return 0;
 }
 
@@ -76,29 +137,27 @@ static int vec_nulls(pq_vec *v, int64_t n)
     return 0;
 }
 
-/* List d's validity and offsets for n more rows, s's rows idx[0..n) (s NULL: n null rows);
- * *eidx (malloc'd, the caller frees) the elements of those rows in s, *ne their count. */
-static int list_take(const pq_nest_col *s, const uint32_t *idx, int64_t n, pq_nest_col *d,
-                     uint32_t **eidx, int64_t *ne)
+/* List d's validity and offsets for n more rows, s's rows in runs r[0..nr) (s NULL: n null
+ * rows); er[k] (room for nr) the elements of run k in s, *ne their count. */
+static int list_take(const pq_nest_col *s, const slot_run *r, int64_t nr, int64_t n, pq_nest_col *d,
+                     slot_run *er, int64_t *ne)
 {
     void *off = d->offsets;
     int rc = grow_zeroed(&off, &d->off_cap, d->length + n + 1, sizeof(int32_t));
     d->offsets = off; /* a fresh column's offsets[0] is 0 (zeroed) */
     if (rc) return rc;
-    int64_t total = 0, base = d->offsets[d->length], at = d->length;
-    for (int64_t i = 0; s && i < n; i++) total += s->offsets[idx[i] + 1] - s->offsets[idx[i]];
-    if (base + total > INT32_MAX) return -EOVERFLOW; /* invariant 3 */
-    *eidx = fail_malloc(sizeof(uint32_t) * (size_t)(total + 1));
-    if (!*eidx) return -ENOMEM;
-    int64_t k = 0;
-    for (int64_t i = 0; i < n; i++) {
-        for (int32_t e = s ? s->offsets[idx[i]] : 0; s && e < s->offsets[idx[i] + 1]; e++)
-            (*eidx)[k++] = (uint32_t)e;
-        d->offsets[at + i + 1] = (int32_t)(base + k);
+    int64_t total = 0, at = d->length;
+    for (int64_t k = 0; s && k < nr; k++) {
+        er[k] = (slot_run){s->offsets[r[k].lo], s->offsets[r[k].hi]};
+        total += er[k].hi - er[k].lo;
     }
-    assert(k == total);
+    if (d->offsets[at] + total > INT32_MAX) return -EOVERFLOW; /* invariant 3 */
+    for (int64_t k = 0; k < (s ? nr : 1); k++)
+        for (int64_t j = s ? r[k].lo : 0; j < (s ? r[k].hi : n); j++, at++)
+            d->offsets[at + 1] = d->offsets[at] + (s ? s->offsets[j + 1] - s->offsets[j] : 0);
+    assert(at == d->length + n);
     *ne = total;
-    return node_take(s, idx, n, d);
+    return node_take(s, r, nr, n, d);
 }
 
 /* Rows idx[0..n) of s (NULL: n null rows) appended to d, of the same layout. */
@@ -106,18 +165,21 @@ static int cols_take(const pq_nest_cols *s, const uint32_t *idx, int64_t n, pq_n
 {
     assert(!s || (s->shape == d->shape && s->n == d->n));
     int32_t leaf0 = first_leaf(d);
-    uint32_t *eidx = NULL;
-    int64_t slots = n;
-    int rc = d->shape == PQ_NEST_COLS_STRUCT ? node_take(s ? &s->col[0] : NULL, idx, n, &d->col[0])
-                                            : list_take(s ? &s->col[0] : NULL, idx, n, &d->col[0], &eidx, &slots);
-    const uint32_t *at = d->shape == PQ_NEST_COLS_STRUCT ? idx : eidx; /* the leaves' slots */
-    if (rc == 0 && leaf0 == 2 && slots > 0) rc = node_take(&s->col[1], at, slots, &d->col[1]);
+    int64_t nr = 0, slots = n;
+    slot_run *r = s ? runs_of(idx, n, &nr) : NULL;
+    slot_run *er = s && d->shape != PQ_NEST_COLS_STRUCT ? fail_malloc(sizeof *er * (size_t)(nr + 1)) : NULL;
+    int rc = s && (!r || (d->shape != PQ_NEST_COLS_STRUCT && !er)) ? -ENOMEM : 0;
+    if (rc == 0)
+        rc = d->shape == PQ_NEST_COLS_STRUCT ? node_take(s ? &s->col[0] : NULL, r, nr, n, &d->col[0])
+                                             : list_take(s ? &s->col[0] : NULL, r, nr, n, &d->col[0], er, &slots);
+    const slot_run *at = d->shape == PQ_NEST_COLS_STRUCT ? r : er; /* the leaves' slots */
+    if (rc == 0 && leaf0 == 2 && s) rc = node_take(&s->col[1], at, nr, slots, &d->col[1]);
     for (int32_t k = leaf0; rc == 0 && k < d->n; k++) {
         pq_vec *v = &d->col[k].vals;
-        rc = s ? pq_vec_take(&s->col[k].vals, at, slots, v) : vec_nulls(v, slots);
+        rc = s ? vec_take_runs(&s->col[k].vals, at, nr, slots, v) : vec_nulls(v, slots);
         d->col[k].length = v->length;
     }
-    free(eidx);
+    free(r), free(er);
     return rc;
 }
 

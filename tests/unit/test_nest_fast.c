@@ -1112,16 +1112,16 @@ static void placeholder_rows(pq_vec *v, int64_t rows)
  * placeholder is refused beside columns. */
 static void take_cut(const pq_vec *src, cols_text f, const char *const *want)
 {
-    static const uint32_t idx[] = {4, 2, 0, 2}, more[] = {3, 1}, holes[] = {2, 0}, first = 0;
-    static const int at[] = {4, 2, 0, 2, 3, 1, -1, -1}, adopted[] = {-1, -1, 0};
+    static const uint32_t idx[] = {4, 2, 0, 1, 2}, more[] = {3, 4}, holes[] = {2, 0}, first = 0;
+    static const int at[] = {4, 2, 0, 1, 2, 3, 4, -1, -1}, adopted[] = {-1, -1, 0};
     pq_vec dst, ph, d2;
     pq_vec_init(&dst, PQ_BYTE_ARRAY, 0);
-    CHECK_EQ_I64(pq_vec_take(src, idx, 4, &dst), 0);
+    CHECK_EQ_I64(pq_vec_take(src, idx, 5, &dst), 0); /* runs: {4}, {2}, {0, 1, 2} */
     CHECK_EQ_I64(pq_vec_take(src, more, 2, &dst), 0);
-    check_taken(&dst, f, want, at, 6);
+    check_taken(&dst, f, want, at, 7);
     placeholder_rows(&ph, 3);
     CHECK_EQ_I64(pq_vec_take(&ph, holes, 2, &dst), 0);
-    check_taken(&dst, f, want, at, 8);
+    check_taken(&dst, f, want, at, 9);
     pq_vec_cut(&dst, 3);
     check_taken(&dst, f, want, at, 3);
     pq_vec_cut(&dst, 0);
