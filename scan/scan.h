@@ -117,9 +117,10 @@ typedef struct scan_opts {
                                   column; NULL: each nested column reads its field */
     int nproj_nodes;
     bool nest_cols;           /* the caller exports every batch whole through scan_arrow_batch
-                                 (api.c, dataset.c): a split may hand a nested field's rows
-                                 over as columns (format/vec.h invariant 6: taken and cut by
-                                 format/nest_take.c, so filters, limits and Top-K keep them) */
+                                 (api.c; ds_out.c for datasets): a split may hand a nested
+                                 field's rows over as columns (format/vec.h invariant 6: taken
+                                 and cut by format/nest_take.c, so filters, limits and Top-K
+                                 keep them) */
     struct scan_rt *rt;       /* NULL, or a runtime shared with other scans (scan_rt.h): the
                                  scan runs its workers on rt's cores (threads = rt's) instead
                                  of starting its own, and leaves them running at its end */
