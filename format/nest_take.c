@@ -70,11 +70,12 @@ static int node_take(const pq_nest_col *s, const slot_run *r, int64_t nr, int64_
     int rc = grow_zeroed(&bits, &d->valid_cap, (d->length + n + 7) / 8 + 1, 1);
     d->valid = bits;
     if (rc) return rc;
-    int64_t at = d->length, nulls = 0;
-    for (int64_t k = 0; k < (s ? nr : 1); k++)
-        for (int64_t e = s ? r[k].lo : 0; e < (s ? r[k].hi : n); e++) {
-            bool ok = s && (s->null_count == 0 || pq_bit_get(s->valid, e));
-            pq_bit_set(d->valid, at++, ok); /* invariant 2 */
+    int64_t at = d->length, nulls = s ? 0 : n;
+    for (int64_t i = 0; !s && i < n; i++) pq_bit_set(d->valid, at++, false); /* invariant 2 */
+    for (int64_t k = 0; s && k < nr; k++)
+        for (int64_t e = r[k].lo; e < r[k].hi; e++) {
+            bool ok = s->null_count == 0 || pq_bit_get(s->valid, e);
+            pq_bit_set(d->valid, at++, ok);
             nulls += !ok;
         }
     assert(at == d->length + n);
@@ -152,9 +153,11 @@ static int list_take(const pq_nest_col *s, const slot_run *r, int64_t nr, int64_
         total += er[k].hi - er[k].lo;
     }
     if (d->offsets[at] + total > INT32_MAX) return -EOVERFLOW; /* invariant 3 */
-    for (int64_t k = 0; k < (s ? nr : 1); k++)
-        for (int64_t j = s ? r[k].lo : 0; j < (s ? r[k].hi : n); j++, at++)
-            d->offsets[at + 1] = d->offsets[at] + (s ? s->offsets[j + 1] - s->offsets[j] : 0);
+    for (int64_t i = 0; !s && i < n; i++, at++) d->offsets[at + 1] = d->offsets[at];
+    for (int64_t k = 0; s && k < nr; k++) { /* a run's offsets: s's, shifted */
+        int32_t shift = d->offsets[at] - s->offsets[r[k].lo];
+        for (int64_t j = r[k].lo; j < r[k].hi; j++) d->offsets[++at] = s->offsets[j + 1] + shift;
+    }
     assert(at == d->length + n);
     *ne = total;
     return node_take(s, r, nr, n, d);
