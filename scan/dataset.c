@@ -200,6 +200,7 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     if (rc == 0 && !*pruned && texted_key(d, r)) /* every row to the merge, which orders text */
         so.nkeys = 0, so.limit = -1;
     so.share = d->shared ? &d->share : NULL; /* the dataset's one budget */
+    so.nest_gather = d->topk.nkeys > 0;      /* every file's rows merged (ds_topk.c) */
     if (rc == 0 && !*pruned && !d->rt) /* the runtime, once (scan_rt.h) */
         rc = scan_rt_start(&d->rt, so.threads, so.io, DS_INFLIGHT_MAX, e);
     so.rt = d->rt;

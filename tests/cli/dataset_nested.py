@@ -102,6 +102,13 @@ for threads in ("1", "2"):
 rc, out, err = cli(root, "--columns", "id,s,m,deep", "--order-by", "id desc", "--limit", "3")
 w = [{k: r[k] for k in ("id", "s", "m", "deep")} for r in rows[::-1][:3]]
 case("ORDER BY id DESC LIMIT 3", rc == 0 and out == w, f"rc {rc} {err} {out} {w}")
+rc, out, err = cli(root, "--columns", "id,year,s,lst,pts", "--where", "id > 5 AND id < 250", "--order-by",
+                   "year desc", "--limit", "120")
+w = sorted([r for r in rows if 5 < r["id"] < 250], key=lambda r: (-r["year"], r["id"]))[:120]
+w = [{k: r[k] for k in ("id", "year", "s", "lst", "pts")} for r in w]
+case("ORDER BY a partition column alone (no Top-K in the files' scans) over filtered splits: "
+     "the merge gathers one form", rc == 0 and sorted(out, key=lambda r: (-r["year"], r["id"])) == w,
+     f"rc {rc} {err} {out and out[:1]} {w[:1]}")
 rc, out, err = cli(root, "--columns", "sl,id", "--limit", "5")
 case("--limit", rc == 0 and out == [{"sl": r["sl"], "id": r["id"]} for r in rows[:5]], f"rc {rc} {err} {out}")
 
