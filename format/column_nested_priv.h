@@ -68,8 +68,8 @@ static inline uint8_t *put_child(child_cur *c, uint8_t *p)
     return p + 4 + n;
 }
 
-/* An empty set of n built columns (vec.h pq_nest_cols), or NULL (-ENOMEM). */
-pq_nest_cols *pq_nest_cols_new(int32_t n);
+/* An empty set of n built columns of layout shape (vec.h pq_nest_cols), or NULL (-ENOMEM). */
+pq_nest_cols *pq_nest_cols_new(int32_t n, pq_nest_shape shape);
 
 /* The end of a build of columns c (rc its status so far): on failure c is freed and out left
  * as it was; else c becomes out's (rows rows, nulls null) and the nleaves leaves are spent.

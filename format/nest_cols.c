@@ -36,15 +36,15 @@ int pq_nest_columns(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leave
     return pq_nest_list_columns(m, t, leaves, rows, out, e);
 }
 
-pq_nest_cols *pq_nest_cols_new(int32_t n)
+pq_nest_cols *pq_nest_cols_new(int32_t n, pq_nest_shape shape)
 {
-    assert(n > 0);
+    assert(n > (shape == PQ_NEST_COLS_LIST_STRUCT ? 2 : 1));
     pq_nest_cols *c = fail_calloc(1, sizeof *c);
     if (c && !(c->col = fail_calloc((size_t)n, sizeof *c->col))) {
         free(c);
         return NULL;
     }
-    if (c) c->n = n;
+    if (c) c->n = n, c->shape = shape;
     return c;
 }
 

@@ -212,7 +212,7 @@ int pq_nest_list_columns(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *
     }
     bool st = t[1].kind == PQ_NEST_STRUCT;
     int32_t nc = st ? t[1].nchildren : 1, leaf0 = st ? 2 : 1;
-    pq_nest_cols *c = pq_nest_cols_new(leaf0 + nc);
+    pq_nest_cols *c = pq_nest_cols_new(leaf0 + nc, st ? PQ_NEST_COLS_LIST_STRUCT : PQ_NEST_COLS_LIST);
     int rc = c ? list_frame(t, &leaves[0], rows, nulls, &c->col[0], &elems) : -ENOMEM;
     if (rc == 0 && st) rc = element_validity(t, &leaves[0], elems, &c->col[1]);
     for (int32_t k = 0; rc == 0 && k < nc; k++) { /* slots: the pairs that are elements */

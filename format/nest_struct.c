@@ -140,7 +140,7 @@ int pq_nest_struct_columns(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf
     int rc = struct_check(m, t, leaves, rows, &bytes, &nulls, e);
     if (rc) return rc;
     int32_t nc = t[0].nchildren;
-    pq_nest_cols *c = pq_nest_cols_new(1 + nc);
+    pq_nest_cols *c = pq_nest_cols_new(1 + nc, PQ_NEST_COLS_STRUCT);
     rc = c ? struct_validity(t, leaves, rows, nulls, &c->col[0]) : -ENOMEM;
     for (int32_t k = 1; rc == 0 && k <= nc; k++) { /* a null struct's children are null there */
         pq_nest_leaf *l = &leaves[k - 1];

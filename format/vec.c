@@ -158,7 +158,7 @@ static void take_validity(const pq_vec *src, const uint32_t *idx, int64_t n, pq_
 int pq_vec_take(const pq_vec *src, const uint32_t *idx, int64_t n, pq_vec *dst)
 {
     assert(n >= 0 && src->type == dst->type && src->type_length == dst->type_length);
-    assert(!src->cols && !dst->cols); /* vec.h invariant 6 */
+    if (src->cols || dst->cols) return pq_nest_cols_take(src, idx, n, dst); /* invariant 6 */
     int rc = src->type == PQ_BYTE_ARRAY ? take_bytes(src, idx, n, dst) : pq_vec_reserve(dst, n, 0);
     if (rc) return rc;
     if (src->type == PQ_BOOLEAN) {
@@ -170,4 +170,20 @@ int pq_vec_take(const pq_vec *src, const uint32_t *idx, int64_t n, pq_vec *dst)
     take_validity(src, idx, n, dst);
     dst->length += n;
     return 0;
+}
+
+void pq_vec_cut(pq_vec *v, int64_t n)
+{
+    assert(n >= 0 && n <= v->length);
+    if (v->cols) {
+        pq_nest_cols_cut(v, n);
+        return;
+    }
+    v->length = n;
+    if (v->null_count > 0) {
+        int64_t nulls = 0;
+        for (int64_t i = 0; i < n; i++) nulls += !pq_bit_get(v->validity, i);
+        v->null_count = nulls;
+    }
+    if (v->type == PQ_BYTE_ARRAY && v->offsets) v->data_len = v->offsets[n];
 }

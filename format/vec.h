@@ -14,7 +14,8 @@
  *     column_nested.h pq_nest_columns) holds its rows there: length and null_count are the
  *     rows', its own buffers hold none of them (4 does not apply). It is only ever handed on
  *     whole and freed (pq_vec_free, pq_vec_clear): taking or cutting its rows is a broken
- *     invariant. */
+ *     invariant, except through pq_vec_take and pq_vec_cut, which know its columns' layout
+ *     (pq_nest_cols.shape) and keep it. */
 #ifndef RINGSCAN_FORMAT_VEC_H
 #define RINGSCAN_FORMAT_VEC_H
 #include <stdbool.h>
@@ -62,9 +63,17 @@ typedef struct pq_nest_col {
     struct pq_vec vals; /* PRIM */
 } pq_nest_col;
 
+/* The layouts built columns take (format/column_nested.h pq_nest_columns), what taking and
+ * cutting their rows needs to know of the field's shape: a struct of primitives (col[0] the
+ * struct, col[1 ..] its leaves, one slot per row), a list of one leaf (col[0] the list,
+ * col[1] the leaf, one slot per element) or a list of a struct of primitives (col[0] the
+ * list, col[1] the struct, col[2 ..] its leaves, one slot per element). */
+typedef enum { PQ_NEST_COLS_STRUCT = 0, PQ_NEST_COLS_LIST, PQ_NEST_COLS_LIST_STRUCT } pq_nest_shape;
+
 /* A nested field's rows as columns: col[0 .. n), one per node of its shape (owned). */
 typedef struct pq_nest_cols {
     int32_t n;
+    pq_nest_shape shape;
     pq_nest_col *col;
 } pq_nest_cols;
 
@@ -140,8 +149,20 @@ void pq_vec_free(pq_vec *v);
 void pq_vec_clear(pq_vec *v);
 /* Copies the w-byte values src[idx[i]] (i < n) to dst back to back; no alignment needed. */
 void pq_gather_fixed(uint8_t *dst, const uint8_t *src, const uint32_t *idx, int64_t n, size_t w);
-/* Appends rows idx[0..n) of src to dst (same type and width), values and validity.
- * Returns 0, -EOVERFLOW (byte-array data past INT32_MAX) or -ENOMEM. */
+/* Appends rows idx[0..n) of src to dst (same type and width), values and validity. A nested
+ * field's vector with columns (invariant 6) takes into columns of the same layout (an empty
+ * dst gets them; rows of null placeholders, packed null rows without bytes as a dataset's
+ * file that lacks the field gives, join either form as null rows). Returns 0, -EOVERFLOW
+ * (byte-array data or a list's elements past INT32_MAX; packed rows that are not null
+ * placeholders beside columns) or -ENOMEM; on failure dst's rows are as they were or dst is
+ * to be freed (its columns may hold part of the rows). format/nest_take.c for columns. */
 int pq_vec_take(const pq_vec *src, const uint32_t *idx, int64_t n, pq_vec *dst);
+/* Cuts v to its first n rows (n <= length) keeping the invariants: null counts count only
+ * those rows (Arrow consumers read them), a BYTE_ARRAY's data_len == offsets[n], a nested
+ * field's columns cut at every level. */
+void pq_vec_cut(pq_vec *v, int64_t n);
+/* pq_vec_take and pq_vec_cut for vectors with columns (format/nest_take.c). */
+int pq_nest_cols_take(const pq_vec *src, const uint32_t *idx, int64_t n, pq_vec *dst);
+void pq_nest_cols_cut(pq_vec *v, int64_t n);
 
 #endif

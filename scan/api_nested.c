@@ -222,9 +222,7 @@ bool scan_nested_fixed_lists(const pq_file_meta *m, const int *idx, const int32_
     scan_arrow_types t;
     pq_err e = {.offset = -1};
     int rc = scan_arrow_types_build(m, c, n, &t, &e); /* failed: freed, the scan reports it */
-    bool fixed = rc != 0;
-    for (int i = 0; rc == 0 && i < t.n; i++)
-        for (int32_t k = 0; k < t.cols[i].nnodes; k++) fixed |= strncmp(t.cols[i].nodes[k].format, "+w:", 3) == 0;
+    bool fixed = rc != 0 || scan_arrow_fixed_lists(t.cols, t.n);
     if (rc == 0) scan_arrow_types_free(&t);
     free(c);
     return fixed;

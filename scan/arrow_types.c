@@ -358,6 +358,14 @@ void scan_arrow_type_free(scan_arrow_type *t)
     *t = (scan_arrow_type){0};
 }
 
+bool scan_arrow_fixed_lists(const scan_arrow_type *cols, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int32_t k = 0; k < cols[i].nnodes; k++)
+            if (strncmp(cols[i].nodes[k].format, "+w:", 3) == 0) return true;
+    return false;
+}
+
 void scan_arrow_types_free(scan_arrow_types *t)
 {
     for (int i = 0; t->cols && i < t->n; i++) scan_arrow_type_free(&t->cols[i]);

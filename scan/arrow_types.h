@@ -49,6 +49,10 @@ struct scan_arrow_col;
 int scan_arrow_types_build(const pq_file_meta *m, const struct scan_arrow_col *cols, int n,
                            scan_arrow_types *out, pq_err *e);
 void scan_arrow_types_free(scan_arrow_types *t);
+/* Whether a list of cols[0 .. n) is exported as a fixed-size list ("+w:N"), whose null lists
+ * only the packed rows' export fills with null slots (scan/arrow_nested.c): a scan with one
+ * keeps packed rows (scan_opts.nest_cols off). */
+bool scan_arrow_fixed_lists(const scan_arrow_type *cols, int n);
 /* Frees one column's type (its metadata and nodes) and zeroes it. */
 void scan_arrow_type_free(scan_arrow_type *t);
 /* Marks the columns named in names[0..n) (options.dictionary_columns) as dictionary arrays:

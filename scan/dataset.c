@@ -207,6 +207,10 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     /* every row to the merge (it orders text), or to the filter on cast values */
     if (rc == 0 && !*pruned && (texted_key(d, r) || r->post)) so.nkeys = 0, so.limit = -1;
     so.share = d->shared ? &d->share : NULL; /* the dataset's one budget */
+    /* packed rows in a file whose nested leaves are widened (ds_nested_widen rewrites only
+     * those) and in every file of a Top-K (its merge joins no packed rows with columns) */
+    if (rc == 0 && (d->topk.nkeys || ds_view_nested_widened(&d->s, &r->view, &f->meta)))
+        so.nest_cols = false;
     so.rt = d->rt; /* started before the footers (ds_scan_start) */
     if (so.nkeys > 0 && r->proj[d->topk.col[0]] >= 0) { /* the first key is the file's own */
         const pq_column_desc *k = &r->view.cols[r->proj[d->topk.col[0]]];

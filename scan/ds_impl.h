@@ -137,6 +137,9 @@ typedef struct ds_view {
 /* The view of file fi (meta m) under schema s. 0 or -ENOMEM. */
 int ds_view_init(ds_view *v, const ds_schema *s, const pq_file_meta *m);
 void ds_view_free(ds_view *v);
+/* (ds_nwiden.c) Whether a nested field of schema s in file m (its view v) has leaves other than
+ * the schema's: its packed rows are widened (ds_nested_widen), so its scan builds no columns. */
+bool ds_view_nested_widened(const ds_schema *s, const ds_view *v, const pq_file_meta *m);
 
 /* The Arrow types of s's columns [first, s->n), just added from file m (path), from m's
  * stored ARROW:schema (invariant 4), and s's metadata when no file gave it yet. 0 or a

@@ -3,7 +3,8 @@
  * whose shape is the one the first file that has it gives (that file's footer is held open
  * for the Arrow export of every file's rows: ds_schema_holds), and every other file has it
  * in the same shape (the same Arrow nodes and leaf types, so its packed rows,
- * format/column_nested.h, read alike) or lacks it (nulls, in a union by name) or is refused
+ * format/column_nested.h, or built columns, format/vec.h invariant 6, read alike) or lacks it
+ * (nulls, in a union by name) or is refused
  * naming both files. A field whose LIST or MAP shape the format does not allow is left out
  * and remembered for the messages that name it (as before nested fields were read). */
 #include <assert.h>

@@ -181,3 +181,12 @@ int ds_nested_widen(const ds_col *c, const pq_file_meta *m, int32_t node, pq_vec
     free(ft), free(tt);
     return rc;
 }
+
+bool ds_view_nested_widened(const ds_schema *s, const ds_view *v, const pq_file_meta *m)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->cols[i].node >= 0 && v->node[i] >= 0 &&
+            !ds_nested_same_leaves(&s->cols[i], m, v->node[i]))
+            return true;
+    return false;
+}

@@ -231,7 +231,8 @@ int ds_to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *out, p
                 rc = scan_batch_set_dict(out, j, &b->dicts[r->pos[j]]);
                 continue;
             }
-            if (c->node >= 0) { /* packed rows, in the one shape (invariant 5), widened */
+            if (c->node >= 0) { /* packed rows or built columns, one shape (invariant 5);
+                                  packed ones widened (a widened file builds none) */
                 rc = nested_rows(d, r, j, &out->cols[j], e);
                 continue;
             }
@@ -252,15 +253,7 @@ int ds_to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *out, p
 /* Cuts b to its first rows rows (invariant 3); null counts recounted. */
 void ds_cut_rows(scan_batch *b, int64_t rows)
 {
-    for (int j = 0; j < b->ncols; j++) {
-        pq_vec *v = &b->cols[j];
-        v->length = rows;
-        if (v->type == PQ_BYTE_ARRAY) v->data_len = v->offsets[rows];
-        if (v->null_count == 0) continue;
-        int64_t nulls = 0;
-        for (int64_t r = 0; r < rows; r++) nulls += !pq_bit_get(v->validity, r);
-        v->null_count = nulls;
-    }
+    for (int j = 0; j < b->ncols; j++) pq_vec_cut(&b->cols[j], rows);
     b->rows = rows;
 }
 
@@ -288,5 +281,8 @@ int ds_resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
 {
     int rc = resolve_out(d, a, e);
     if (rc == 0) rc = mark_used(d, a);
+    /* every batch goes to the Arrow export (ds_scan_next): nested columns as built columns
+     * in every file's scan, unless a projected list exports as a fixed-size list */
+    if (rc == 0) d->a.so.nest_cols = !scan_arrow_fixed_lists(d->atypes, d->nout);
     return rc ? rc : ds_conflicts(d, e);
 }

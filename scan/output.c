@@ -164,20 +164,6 @@ static bool limit_reached(const scan_out *o)
     return o->limit >= 0 && o->delivered_rows >= o->limit;
 }
 
-/* Cuts v to its first n rows keeping vec.h's invariants: null_count counts only those rows
- * (Arrow consumers read it), BYTE_ARRAY data_len == offsets[n]. */
-static void truncate_vec(pq_vec *v, int64_t n)
-{
-    assert(n >= 0 && n <= v->length && !v->cols); /* no columns with a limit (task.h nest_cols) */
-    v->length = n;
-    if (v->null_count > 0) {
-        int64_t nulls = 0;
-        for (int64_t i = 0; i < n; i++) nulls += !pq_bit_get(v->validity, i);
-        v->null_count = nulls;
-    }
-    if (v->type == PQ_BYTE_ARRAY && v->offsets) v->data_len = v->offsets[n];
-}
-
 int scan_out_next(scan_out *o, scan_batch *b, pq_err *e)
 {
     memset(b, 0, sizeof *b);
@@ -200,7 +186,7 @@ int scan_out_next(scan_out *o, scan_batch *b, pq_err *e)
         b->held = 0; /* consumed_one's signal below lets read-ahead waiting on it go */
         if (o->limit >= 0 && o->delivered_rows + b->rows > o->limit) {
             b->rows = o->limit - o->delivered_rows;
-            for (int c = 0; c < b->ncols; c++) truncate_vec(&b->cols[c], b->rows);
+            for (int c = 0; c < b->ncols; c++) pq_vec_cut(&b->cols[c], b->rows);
         }
         o->delivered_rows += b->rows;
         consumed_one(o);

@@ -253,7 +253,8 @@ static int parts_init(scan_t *s)
                              .stop = &s->out.stop, .enough = &s->out.limit_hit,
                              .topk = s->topk.nkeys ? &s->topk : NULL,
                              .dict_slot = s->dict_slot,
-                             .nest_cols = s->o.nest_cols && s->o.limit < 0 && !s->topk.nkeys};
+                             .nest_cols = s->o.nest_cols,
+                             .nest_gather = s->o.nest_gather || s->topk.nkeys > 0};
     s->merge.t = &s->topk;
     return rc;
 }

@@ -117,9 +117,13 @@ typedef struct scan_opts {
                                   column; NULL: each nested column reads its field */
     int nproj_nodes;
     bool nest_cols;           /* the caller exports every batch whole through scan_arrow_batch
-                                 (api.c): a split that keeps every row may hand a nested
-                                 field's rows over as columns (format/vec.h invariant 6; not
-                                 with a limit, whose batches are cut, nor with Top-K) */
+                                 (api.c; ds_out.c for datasets): a split may hand a nested
+                                 field's rows over as columns (format/vec.h invariant 6: taken
+                                 and cut by format/nest_take.c, so filters, limits and Top-K
+                                 keep them) */
+    bool nest_gather;         /* the batches' rows are gathered together (a dataset's Top-K
+                                 merge, ds_topk.c): every split of a nested field takes one
+                                 form, its columns (task_nested.c cols_ok) */
     struct scan_rt *rt;       /* NULL, or a runtime shared with other scans (scan_rt.h): the
                                  scan runs its workers on rt's cores (threads = rt's) instead
                                  of starting its own, and leaves them running at its end */

@@ -59,7 +59,8 @@ typedef struct scan_task_env {
     scan_topk *topk;           /* a Top-K scan's shared part (topk.h), or NULL */
     const bool *dict_slot;     /* NULL, or per slot: decoded as dictionary indices
                                   (task_dictout.c, scan_dictout_slots) */
-    bool nest_cols;            /* scan_opts.nest_cols, and neither a limit nor Top-K */
+    bool nest_cols;            /* scan_opts.nest_cols */
+    bool nest_gather;          /* scan_opts.nest_gather, or a Top-K scan (its merge gathers) */
 } scan_task_env;
 
 /* A core's task state (invariant 2). */

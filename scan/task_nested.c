@@ -1,8 +1,8 @@
 /* scan/task_nested.c: a nested field's slot decoded into packed rows (format/column_nested.h):
  * the plan gives its slot one whole-chunk piece per leaf of the field (plan.c whole_chunks),
  * this file decodes each leaf with a reader of its own and assembles the rows, or builds the
- * field's columns straight from the leaves when nothing but the Arrow export will see the
- * split's rows (cols_ok; format/vec.h invariant 6: no packed row written or read).
+ * field's columns straight from the leaves when the scan's batches go to the Arrow export
+ * (cols_ok; format/vec.h invariant 6: no packed row written or read).
  * Invariants: the slot's core reader serves the first leaf and keeps every leaf's decoded
  * levels and values between splits (pq_nest_leaves_keep: their buffers are reused, a row
  * group's worth per leaf held until the scan ends); the other leaves get a reader for the
@@ -16,17 +16,17 @@
 #include "format/column_nested.h"
 #include "scan/task.h"
 
-/* Whether slot's rows may be handed over as columns: the scan's consumer exports batches
- * whole (env nest_cols), this split keeps every row (project() then moves the vector into
- * the batch as it is: the mask is final when a projected column is loaded), and the slot is
- * projected once and not as dictionary indices (no other entry copies its rows). */
-static bool cols_ok(const scan_task *x, int slot)
+/* Whether slot's rows (field t) may be handed over as columns: the scan's consumer exports
+ * batches (env nest_cols; a filter's kept rows, a limit's cut and Top-K's gathers take and cut
+ * the columns, format/nest_take.c) and the slot is not decoded as dictionary indices. A
+ * filtered split (part of its rows kept) of a struct or a flat list keeps packed rows: built
+ * whole and then taken, their columns cost 7-10% more CPU than packed rows taken (a list of
+ * leaves' 6-15% less, bench/RESULTS.md "nested columns through filters"); gathered rows
+ * (Top-K's merges) take one form, so such a scan always builds columns (env nest_gather). */
+static bool cols_ok(const scan_task *x, int slot, const pq_file_meta *m, const pq_nest *t)
 {
-    if (!x->env->nest_cols || !flt_mask_all_true(&x->mask)) return false;
-    if (x->env->dict_slot && x->env->dict_slot[slot]) return false;
-    int uses = 0;
-    for (int j = 0; j < x->plan->nproj; j++) uses += x->plan->proj_slot[j] == slot;
-    return uses == 1;
+    if (!x->env->nest_cols || (x->env->dict_slot && x->env->dict_slot[slot])) return false;
+    return x->env->nest_gather || flt_mask_all_true(&x->mask) || pq_nest_leaf_list(m, t);
 }
 
 int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int64_t data)
@@ -45,7 +45,7 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int6
     if (rc == 0 && t[0].leaf_hi - t[0].leaf_lo != n)
         rc = pq_errf_col(&x->err, RINGSCAN_EFORMAT, -1, m->nodes[top].path, "field has %d "
                          "leaves, the plan %d", t[0].leaf_hi - t[0].leaf_lo, n);
-    bool cols = rc == 0 && pq_nest_has_columns(m, t) && cols_ok(x, slot);
+    bool cols = rc == 0 && pq_nest_has_columns(m, t) && cols_ok(x, slot, m, t);
     if (rc == 0 && !cols) rc = pq_vec_reserve(v, x->sp->nrows, data);
     for (int i = 0; rc == 0 && i < n; i++) {
         const pq_column_desc *d = &m->columns[cp->col + i];

@@ -6,18 +6,25 @@ has cffi for the package):
   .tools/pkgvenv/bin/python bench/nested/run.py [--rows 5000000] [--rounds 5]
       [--dir /tmp/nested-bench] [--lib zig-out/lib/libringscan.so] [--threads 1]
       [--compare BASE.so [--compare BASE2.so]] [--columns lst,st,ls,mp]
+      [--variants full,filtered,limited,topk,dataset]
 
 Writes (once, or with --regen) one file of --rows rows with pyarrow (snappy, dictionary off,
 1 Mi rows per row group): `lst` list<int64> (0-8 random elements, 1 in 10 lists null), `st`
 struct<a: int64, b: double, c: string> (1 in 10 structs null), `ls` list<string> (0-8 tags of
 5,000 words, 1 in 10 lists and 1 in 20 tags null) and `mp` map<string, int64> (0-4 entries of
-50 keys, 1 in 10 maps and values null). Per round and per column, in
+50 keys, 1 in 10 maps and values null), and two flat columns the variants filter and sort
+by: `k` int32 (0-99 uniform) and `r` int64 (uniform). Per variant, round and column, in
 alternating order, times the wall clock of
   ringscan: libringscan.so through the python/ package: ringscan.scan (that column, --threads
             cores) read whole by pyarrow through the Arrow C stream: decode, assembly, Arrow
             export;
   pyarrow:  pq.read_table(path, columns=[column], use_threads=(threads > 1)).
-and checks once that both tables are equal. Prints the median of the rounds (wall clock, and
+The variants (--variants): full (as above); filtered (filter k < 50: half the rows of every
+split kept; pyarrow: read_table's filters=[("k", "<", 50)]); limited (the first rows/2 rows
+in file order; pyarrow: pyarrow.dataset's head); topk (order_by r, limit 1000; pyarrow:
+read_table of the column and r, sort_by r, the first 1000); dataset (the file's rows as a
+directory of 4 files, written once; both read the directory). Each checks once that every
+library's table equals pyarrow's. Prints the median of the rounds (wall clock, and
 CPU time: user + system of every thread of the process, getrusage) and the decoded Arrow
 bytes per second (the pyarrow table's nbytes / median wall time).
 
@@ -67,8 +74,20 @@ def gen(path, n):
     keys = pa.array(["k%d" % i for i in range(50)]).take(pa.array(rng.integers(0, 50, nm)))
     mvals = pa.array(rng.integers(-2**40, 2**40, nm), mask=rng.random(nm) < 0.1)
     mp = pa.MapArray.from_arrays(pa.array(moffs), keys, mvals, mask=pa.array(rng.random(n) < 0.1))
-    pq.write_table(pa.table({"lst": lst, "st": st_, "ls": ls, "mp": mp}), path, compression="snappy",
-                   use_dictionary=False, row_group_size=1 << 20)
+    k = pa.array(rng.integers(0, 100, n, dtype=np.int32))
+    r = pa.array(rng.integers(-2**62, 2**62, n, dtype=np.int64))
+    pq.write_table(pa.table({"lst": lst, "st": st_, "ls": ls, "mp": mp, "k": k, "r": r}), path,
+                   compression="snappy", use_dictionary=False, row_group_size=1 << 20)
+
+
+def gen_dataset(path, root, parts=4):
+    """path's rows as parts files under root (row groups of 1 Mi rows, as path's)."""
+    os.makedirs(root, exist_ok=True)
+    t = pq.read_table(path)
+    step = (t.num_rows + parts - 1) // parts
+    for i in range(parts):
+        pq.write_table(t.slice(i * step, step), os.path.join(root, "part%d.parquet" % i),
+                       compression="snappy", use_dictionary=False, row_group_size=1 << 20)
 
 
 class Lib:
@@ -86,8 +105,32 @@ class Lib:
         import ringscan
         self.rs = ringscan
 
-    def read(self, path, column, threads):
-        return self.rs.scan(path, columns=[column], threads=threads, ordered=True).to_arrow()
+    def read(self, path, column, threads, variant="full", rows=0):
+        kw = {}
+        if variant == "filtered":
+            kw = dict(filter="k < 50")
+        elif variant == "limited":
+            kw = dict(limit=rows // 2)
+        elif variant == "topk":
+            kw = dict(order_by="r", limit=TOPK)
+        return self.rs.scan(path, columns=[column], threads=threads, ordered=True, **kw).to_arrow()
+
+
+TOPK = 1000
+
+
+def py_read(path, column, threads, variant, rows):
+    """pyarrow's reading of the variant (main's docstring)."""
+    use = threads > 1
+    if variant == "filtered":
+        return pq.read_table(path, columns=[column], filters=[("k", "<", 50)], use_threads=use)
+    if variant == "limited":
+        import pyarrow.dataset as pads
+        return pads.dataset(path).head(rows // 2, columns=[column], use_threads=use)
+    if variant == "topk":
+        t = pq.read_table(path, columns=[column, "r"], use_threads=use)
+        return t.sort_by("r").slice(0, TOPK).select([column])
+    return pq.read_table(path, columns=[column], use_threads=use)
 
 
 def timed(fn):
@@ -107,52 +150,64 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--regen", action="store_true")
     ap.add_argument("--columns", default="lst,st,ls,mp")
+    ap.add_argument("--variants", default="full")
     a = ap.parse_args()
     os.makedirs(a.dir, exist_ok=True)
-    path = os.path.join(a.dir, "nested4_%d.parquet" % a.rows)
+    path = os.path.join(a.dir, "nested5_%d.parquet" % a.rows)
     if a.regen or not os.path.exists(path):
         gen(path, a.rows)
+    root = os.path.join(a.dir, "nested5_%d_dataset" % a.rows)
+    if "dataset" in a.variants.split(",") and (a.regen or not os.path.exists(root)):
+        gen_dataset(path, root)
     libs = [(name, Lib(os.path.abspath(name))) for name in [a.lib] + a.compare]
     print("file %s (%d bytes), %d rows, %d rounds, threads %d, load average %s" % (
         path, os.path.getsize(path), a.rows, a.rounds, a.threads,
         " ".join("%.2f" % x for x in os.getloadavg())))
-    print("| column | pyarrow median s | ringscan median s | Arrow MB | pyarrow MB/s | ringscan MB/s "
-          "| pyarrow CPU s | ringscan CPU s |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| variant | column | pyarrow median s | ringscan median s | Arrow MB | pyarrow MB/s | "
+          "ringscan MB/s | pyarrow CPU s | ringscan CPU s |")
+    print("|---|---|---|---|---|---|---|---|---|")
     ratios = []
-    for col in a.columns.split(","):
-        want = pq.read_table(path, columns=[col], use_threads=a.threads > 1)
-        for _, lib in libs:
-            got = lib.read(path, col, a.threads)
-            assert got.column(0).equals(want.column(0).cast(got.column(0).type)) or \
-                got.column(0).to_pylist() == want.column(0).to_pylist(), col
-            del got
-        mb = want.nbytes / 1e6
-        del want
-        who = ["py"] + list(range(len(libs)))
-        wall = {w: [] for w in who}
-        cpu = {w: [] for w in who}
-        for r in range(a.rounds):
-            for w in who[r % len(who):] + who[:r % len(who)]:  # rotated: no fixed first place
-                if w == "py":
-                    t, c = timed(lambda: pq.read_table(path, columns=[col],
-                                                       use_threads=a.threads > 1))
-                else:
-                    t, c = timed(lambda: libs[w][1].read(path, col, a.threads))
-                wall[w].append(t)
-                cpu[w].append(c)
-        mp, mr = st.median(wall["py"]), st.median(wall[0])
-        print("| %s | %.3f | %.3f | %.1f | %.0f | %.0f | %.3f | %.3f |" % (
-            col, mp, mr, mb, mb / mp, mb / mr, st.median(cpu["py"]), st.median(cpu[0])))
-        for w in range(len(libs)):
-            m = st.median(wall[w])
-            ratios.append("| %s | %s | %.3f | %.3f | %.3f | %.3f |" % (
-                col, libs[w][0], m, st.median(cpu[w]), m / mr, m / mp))
+    for var in a.variants.split(","):
+        src = root if var == "dataset" else path
+        for col in a.columns.split(","):
+            run_one(a, libs, var, src, col, ratios)
     if len(libs) > 1:
-        print("\n| column | library | median s | CPU s | / --lib | / pyarrow |")
-        print("|---|---|---|---|---|---|")
+        print("\n| variant | column | library | median s | CPU s | / --lib | / pyarrow | CPU / --lib |")
+        print("|---|---|---|---|---|---|---|---|")
         print("\n".join(ratios))
     print("load average at the end %s" % " ".join("%.2f" % x for x in os.getloadavg()))
+
+
+def run_one(a, libs, var, src, col, ratios):
+    """One variant and column: checked, then timed in rotated rounds; a row printed, each
+    library's ratios added to ratios."""
+    want = py_read(src, col, a.threads, var, a.rows)
+    for _, lib in libs:
+        got = lib.read(src, col, a.threads, var, a.rows)
+        assert got.num_rows == want.num_rows, (var, col, got.num_rows, want.num_rows)
+        assert got.column(0).equals(want.column(0).cast(got.column(0).type)) or \
+            got.column(0).to_pylist() == want.column(0).to_pylist(), (var, col)
+        del got
+    mb = want.nbytes / 1e6
+    del want
+    who = ["py"] + list(range(len(libs)))
+    wall = {w: [] for w in who}
+    cpu = {w: [] for w in who}
+    for r in range(a.rounds):
+        for w in who[r % len(who):] + who[:r % len(who)]:  # rotated: no fixed first place
+            if w == "py":
+                t, c = timed(lambda: py_read(src, col, a.threads, var, a.rows))
+            else:
+                t, c = timed(lambda: libs[w][1].read(src, col, a.threads, var, a.rows))
+            wall[w].append(t)
+            cpu[w].append(c)
+    mp, mr, cr = st.median(wall["py"]), st.median(wall[0]), st.median(cpu[0])
+    print("| %s | %s | %.3f | %.3f | %.1f | %.0f | %.0f | %.3f | %.3f |" % (
+        var, col, mp, mr, mb, mb / mp, mb / mr, st.median(cpu["py"]), cr), flush=True)
+    for w in range(len(libs)):
+        m, c = st.median(wall[w]), st.median(cpu[w])
+        ratios.append("| %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f |" % (
+            var, col, libs[w][0], m, c, m / mr, m / mp, c / cr))
 
 
 if __name__ == "__main__":

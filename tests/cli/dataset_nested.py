@@ -2,7 +2,8 @@
 depth) in a dataset, read whole (issue 23): ringscan's dataset scan (libringscan.so through
 rs_ctypes) against pyarrow.dataset.dataset(dir, partitioning="hive").to_table(): schema and
 values; then the CLI (JSON lines) against pyarrow for a union by name where a file lacks a
-field (nulls), a filter on a flat column, ORDER BY .. LIMIT and 1 or 2 threads; and the errors:
+field (nulls; with ORDER BY .. LIMIT, whose merge joins the null placeholders with the other
+files' built columns, and with a filter and a limit), a filter on a flat column, ORDER BY .. LIMIT and 1 or 2 threads; and the errors:
 a field whose shape differs between files (both named), a sort key on one; paths inside fields
 ("s.b", "m.key_value.key") projected as a one-file scan projects them. Prints "FAIL: NAME:
 why" per failed case and the summary line (checks.py)."""
@@ -101,6 +102,13 @@ for threads in ("1", "2"):
 rc, out, err = cli(root, "--columns", "id,s,m,deep", "--order-by", "id desc", "--limit", "3")
 w = [{k: r[k] for k in ("id", "s", "m", "deep")} for r in rows[::-1][:3]]
 case("ORDER BY id DESC LIMIT 3", rc == 0 and out == w, f"rc {rc} {err} {out} {w}")
+rc, out, err = cli(root, "--columns", "id,year,s,lst,pts", "--where", "id > 5 AND id < 250", "--order-by",
+                   "year desc", "--limit", "120")
+w = sorted([r for r in rows if 5 < r["id"] < 250], key=lambda r: (-r["year"], r["id"]))[:120]
+w = [{k: r[k] for k in ("id", "year", "s", "lst", "pts")} for r in w]
+case("ORDER BY a partition column alone (no Top-K in the files' scans) over filtered splits: "
+     "the merge gathers one form", rc == 0 and sorted(out, key=lambda r: (-r["year"], r["id"])) == w,
+     f"rc {rc} {err} {out and out[:1]} {w[:1]}")
 rc, out, err = cli(root, "--columns", "sl,id", "--limit", "5")
 case("--limit", rc == 0 and out == [{"sl": r["sl"], "id": r["id"]} for r in rows[:5]], f"rc {rc} {err} {out}")
 
@@ -113,6 +121,14 @@ want = pads.dataset(root, schema=schema).to_table().sort_by("id").to_pylist()
 rc, out, err = cli(root, "--union-by-name")
 case("union by name: missing fields are null", rc == 0 and out == [{k: jsonable(v) for k, v in r.items()} for r in want],
      f"rc {rc} {err} {out and out[50]}")
+urows = [{k: jsonable(v) for k, v in r.items()} for r in want]
+rc, out, err = cli(root, "--union-by-name", "--order-by", "id desc", "--limit", "40")
+case("union by name, ORDER BY id DESC LIMIT 40 (placeholders and columns merged)",
+     rc == 0 and out == urows[::-1][:40], f"rc {rc} {err} {out and out[:1]}")
+rc, out, err = cli(root, "--union-by-name", "--where", "(id > 10 AND id < 20) OR (id > 45 AND id < 60) OR id > 95", "--limit", "30", "--ordered")
+w = [r for r in urows if 10 < r["id"] < 20 or 45 < r["id"] < 60 or r["id"] > 95][:30]
+case("union by name, a filter dropping rows inside splits, --limit", rc == 0 and out == w,
+     f"rc {rc} {err} {out and out[-1:]} {w[-1:]}")
 rc, out, err = cli(root)
 case("without union by name: a missing nested field is refused", rc == 1 and "'s'" in err and "b.parquet" in err,
      f"rc {rc}: {err}")

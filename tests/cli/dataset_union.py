@@ -153,6 +153,13 @@ def nested_pair(name, a, b, want_type, dcols=None):
             got, gerr = ours(d, False)
             check(gerr is not None and all(w in gerr for w in ["'k'", "1.parquet", "2.parquet", "not supported"]),
                   f"nested {name} {order} without union_by_name: {gerr or got[:2]}")
+        # ORDER BY ... LIMIT over both files (its merge joins a widened file's packed rows with
+        # the other's: every file packs under a Top-K) and a limit, against DuckDB
+        want, _ = duck(d, True, dcols or "*", "true ORDER BY id DESC LIMIT 7")
+        p = subprocess.run([R, "scan", d, "--union-by-name", "--format", "jsonl", "--order-by", "id DESC",
+                            "--limit", "7"], capture_output=True, text=True, timeout=60)
+        got = [{k: norm(v) for k, v in json.loads(ln).items()} for ln in p.stdout.splitlines()]
+        check(got == want, f"nested {name} {order} top-k: {got[:2]} {p.stderr} vs {want[:2]}")
         p = subprocess.run([R, "meta", d, "--union-by-name"], capture_output=True, text=True, timeout=60)
         check(f"0 id int64\n  1 k {want_type}\n" in p.stdout, f"nested {name} {order} meta: {p.stdout[:300]} {p.stderr}")
 

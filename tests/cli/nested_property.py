@@ -19,8 +19,14 @@ groups. Checks, per file:
      cli/checksum.h (FNV-1a 64 of each non-null value's JSON text, folded * 1000003);
   4. one more file of values whose JSON text is far past the CLI's 64 KiB buffer (a list of
      30,000 int64, a string of 80,000 bytes with quotes): the same checks;
-  5. with a flat `id` (0, 1, ...) first: `--where "id >= rows/2"` (compaction of the packed
-     rows) and `--order-by "id DESC" --limit 7` (Top-K's merge) give pyarrow's rows.
+  5. with a flat `id` (0, 1, ...) first: `--where "id >= rows/2"`, `--where "id < q OR id >=
+     3q"` (q = rows/4: rows dropped inside a split), `--ordered --limit 5` (a batch cut) and
+     `--order-by "id DESC" --limit 7` (Top-K's merge) give pyarrow's rows, whether the split
+     builds packed rows or columns (format/nest_take.c takes and cuts those);
+  6. the same rows as a dataset of two files (a directory, the second file's half without one
+     nested field, read with --union-by-name: nulls there): all rows --ordered, a filter, a
+     limit and ORDER BY id DESC LIMIT 7 (Top-K's merge across the files, null placeholders
+     beside columns) give pyarrow's values with that field null in the second file's rows.
 Prints "FAIL seed S: ..." for a failing file and ends with
 "nested_property: N passed, N failed". Bounded: COUNT files, each scan under a 60 s timeout.
 """
@@ -131,6 +137,51 @@ def run(binary, args):
     return p.returncode, p.stdout, p.stderr.decode(errors="replace")
 
 
+def check_cuts(binary, path, n, lines, extra=()):
+    """None, or what differs: path's rows filtered, limited and by Top-K (lines(rows): the
+    expected JSON lines of those rows)."""
+    half, q = n // 2, n // 4
+    for args, rows in ((["--where", "id >= %d" % half, "--ordered"], range(half, n)),
+                       (["--where", "id < %d OR id >= %d" % (q, 3 * q), "--ordered"],
+                        [r for r in range(n) if r < q or r >= 3 * q]),
+                       (["--ordered", "--limit", "5"], range(min(5, n))),
+                       (["--order-by", "id DESC", "--limit", "7"], range(n - 1, max(-1, n - 8), -1))):
+        rc, out, err = run(binary, ["scan", path, "--format", "jsonl"] + list(extra) + args)
+        if rc != 0 or out != lines(rows):
+            return "%s: exit %d %s; got %r, want %r" % (" ".join(args), rc, err.strip()[:200],
+                                                       out[:200], lines(rows)[:200])
+    return None
+
+
+def check_dataset(binary, work, path, nested, rnd):
+    """None, or what differs (check 6): path's rows as a directory of two files, the second
+    without one of the nested fields."""
+    table = pq.read_table(path)
+    n = table.num_rows
+    if n < 2 or not nested:
+        return None
+    drop, h = rnd.choice(nested), n // 2
+    root = os.path.join(work, "ds")
+    os.makedirs(root, exist_ok=True)
+    groups = max(1, h // rnd.randint(1, 3))
+    pq.write_table(table.slice(0, h), os.path.join(root, "a.parquet"), row_group_size=groups)
+    pq.write_table(table.slice(h).drop_columns([drop]), os.path.join(root, "b.parquet"),
+                   row_group_size=groups)
+    cols = ge.column_texts(table)
+    keys = [ge.json_string(c[0]) + ":" for c in cols]
+    def text(c, r):
+        return "null" if c[0] == drop and r >= h else c[1][r]
+    def lines(rows):
+        return "".join("{" + ",".join(k + text(c, r) for k, c in zip(keys, cols)) + "}\n"
+                       for r in rows).encode("utf-8")
+    rc, out, err = run(binary, ["scan", root, "--union-by-name", "--format", "jsonl", "--ordered"])
+    if rc != 0 or out != lines(range(n)):
+        return "dataset (%s missing in b): exit %d %s; got %r, want %r" % (
+            drop, rc, err.strip()[:200], out[:300], lines(range(n))[:300])
+    problem = check_cuts(binary, root, n, lines, ["--union-by-name"])
+    return problem and "dataset (%s missing in b): %s" % (drop, problem)
+
+
 def check_file(binary, path, nested):
     """None, or what differs."""
     table = pq.read_table(path)
@@ -148,14 +199,9 @@ def check_file(binary, path, nested):
             if g != w:
                 return "jsonl line %d:\n  got  %r\n  want %r" % (k + 1, g[:300], w[:300])
         return "jsonl: %d bytes, want %d" % (len(out), len(want))
-    half = table.num_rows // 2
-    for args, rows in ((["--where", "id >= %d" % half, "--ordered"], range(half, table.num_rows)),
-                       (["--order-by", "id DESC", "--limit", "7"],
-                        range(table.num_rows - 1, max(-1, table.num_rows - 8), -1))):
-        rc, out, err = run(binary, ["scan", path, "--format", "jsonl"] + args)
-        if rc != 0 or out != lines(rows):
-            return "%s: exit %d %s; got %r, want %r" % (" ".join(args), rc, err.strip()[:200],
-                                                       out[:200], lines(rows)[:200])
+    problem = check_cuts(binary, path, table.num_rows, lines)
+    if problem:
+        return problem
     rc, out, err = run(binary, ["scan", path, "--format", "csv", "--ordered"])
     if rc != 0:
         return "csv: exit %d: %s" % (rc, err.strip()[:300])
@@ -188,7 +234,8 @@ def main():
         path = os.path.join(work, "p%d.parquet" % k)
         nested, opts = write_file(rnd, path)
         try:
-            problem = check_file(binary, path, nested)
+            problem = check_file(binary, path, nested) or check_dataset(binary, os.path.join(work, "d%d" % k),
+                                                                         path, nested, rnd)
         except subprocess.TimeoutExpired:
             problem = "timed out after 60 s (hang)"
         if problem:

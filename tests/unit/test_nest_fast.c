@@ -13,6 +13,7 @@
  * pq_nest_columns: no packed row): every slot's value and validity at each level asserted,
  * flat lists too, values that need no spreading moved, broken levels the packed assemblies'
  * errors. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1063,6 +1064,130 @@ static void map_columns_broken(void)
     pq_vec_free(&out);
 }
 
+/* ------------------------------------------------------------------ taken and cut */
+
+/* Row r of built columns as text (struct_cols_text, list_cols_text). */
+typedef void (*cols_text)(const pq_nest_cols *c, int64_t r, char *out, size_t cap);
+static void map_cols_text(const pq_nest_cols *c, int64_t r, char *out, size_t cap)
+{
+    list_cols_text(c, true, r, out, cap);
+}
+static void strings_cols_text(const pq_nest_cols *c, int64_t r, char *out, size_t cap)
+{
+    list_cols_text(c, false, r, out, cap);
+}
+
+/* dst's rows (columns) are want[at[i]] (at[i] < 0: null), its null count theirs, and each
+ * leaf holds exactly its slots (a row each, or the lists' elements). */
+static void check_taken(const pq_vec *dst, cols_text f, const char *const *want, const int *at, int n)
+{
+    CHECK(dst->cols != NULL && dst->length == n);
+    if (!dst->cols) return;
+    int nulls = 0;
+    for (int i = 0; i < n; i++) {
+        char got[128];
+        const char *w = at[i] < 0 ? "null" : want[at[i]];
+        f(dst->cols, i, got, sizeof got);
+        CHECK_STR(got, w);
+        nulls += strcmp(w, "null") == 0;
+    }
+    const pq_nest_cols *c = dst->cols;
+    CHECK_EQ_I64(dst->null_count, nulls);
+    CHECK_EQ_I64(c->col[0].length, n);
+    int64_t slots = c->shape == PQ_NEST_COLS_STRUCT ? n : c->col[0].offsets[n];
+    for (int32_t k = c->shape == PQ_NEST_COLS_LIST_STRUCT ? 2 : 1; k < c->n; k++)
+        CHECK(c->col[k].length == slots && c->col[k].vals.length == slots);
+}
+
+/* rows null placeholders (packed null rows without bytes, a dataset's missing field's). */
+static void placeholder_rows(pq_vec *v, int64_t rows)
+{
+    pq_vec_init(v, PQ_BYTE_ARRAY, 0);
+    CHECK_EQ_I64(pq_vec_reserve(v, rows, 0), 0);
+    v->length = v->null_count = rows;
+}
+
+/* src's built columns (want's rows) taken out of order and appended twice (format/nest_take.c),
+ * null placeholders joining the columns on either side, then cut; a packed row that is not a
+ * placeholder is refused beside columns. */
+static void take_cut(const pq_vec *src, cols_text f, const char *const *want)
+{
+    static const uint32_t idx[] = {4, 2, 0, 1, 2}, more[] = {3, 4}, holes[] = {2, 0}, first = 0;
+    static const int at[] = {4, 2, 0, 1, 2, 3, 4, -1, -1}, adopted[] = {-1, -1, 0};
+    pq_vec dst, ph, d2;
+    pq_vec_init(&dst, PQ_BYTE_ARRAY, 0);
+    CHECK_EQ_I64(pq_vec_take(src, idx, 5, &dst), 0); /* runs: {4}, {2}, {0, 1, 2} */
+    CHECK_EQ_I64(pq_vec_take(src, more, 2, &dst), 0);
+    check_taken(&dst, f, want, at, 7);
+    placeholder_rows(&ph, 3);
+    CHECK_EQ_I64(pq_vec_take(&ph, holes, 2, &dst), 0);
+    check_taken(&dst, f, want, at, 9);
+    pq_vec_cut(&dst, 3);
+    check_taken(&dst, f, want, at, 3);
+    pq_vec_cut(&dst, 0);
+    check_taken(&dst, f, want, at, 0);
+    pq_vec_free(&dst);
+    placeholder_rows(&d2, 2); /* placeholders first: they become columns of src's layout */
+    CHECK_EQ_I64(pq_vec_take(src, &first, 1, &d2), 0);
+    check_taken(&d2, f, want, adopted, 3);
+    pq_vec_clear(&ph); /* one valid packed row */
+    CHECK_EQ_I64(pq_vec_reserve(&ph, 1, 1), 0);
+    ph.data[0] = 1, ph.data_len = 1, ph.offsets[1] = 1, ph.length = 1;
+    CHECK_EQ_I64(pq_vec_take(&ph, &first, 1, &d2), -EOVERFLOW);
+    pq_vec_free(&d2);
+    pq_vec_free(&ph);
+}
+
+/* take_cut over a struct's (struct_chunks), a map's (map_chunks: a list of a struct) and a
+ * flat list's (nine_rows) and a list of strings' (list_chunk) built columns. */
+static void columns_taken(void)
+{
+    sschema ss;
+    struct_schema(&ss);
+    chunk sc[3] = {0};
+    struct_chunks(sc);
+    pq_nest_leaf l[3];
+    pq_err e = {0};
+    pq_vec out;
+    for (int i = 0; i < 3; i++) CHECK_EQ_I64(decode_col(&ss.cols[i], &sc[i], &l[i], &e), 0);
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    CHECK_EQ_I64(pq_nest_columns(&ss.m, ss.t, l, 5, &out, &e), 0);
+    take_cut(&out, struct_cols_text, struct_want);
+    for (int i = 0; i < 3; i++) pq_nest_leaf_free(&l[i]);
+    pq_vec_free(&out);
+
+    lschema ms;
+    leaf_list_schema(&ms, true);
+    chunk mc[2] = {0};
+    map_chunks(mc);
+    for (int i = 0; i < 2; i++) CHECK_EQ_I64(decode_col(&ms.cols[i], &mc[i], &l[i], &e), 0);
+    CHECK_EQ_I64(pq_nest_columns(&ms.m, ms.t, l, 5, &out, &e), 0);
+    CHECK(out.cols && out.cols->shape == PQ_NEST_COLS_LIST_STRUCT);
+    take_cut(&out, map_cols_text, map_want);
+    for (int i = 0; i < 2; i++) pq_nest_leaf_free(&l[i]);
+    pq_vec_free(&out);
+
+    schema fs;
+    list_schema(&fs);
+    chunk fc;
+    nine_rows(&fc);
+    CHECK_EQ_I64(decode_col(&fs.col, &fc, &l[0], &e), 0);
+    CHECK_EQ_I64(pq_nest_columns(&fs.m, fs.t, l, 9, &out, &e), 0);
+    take_cut(&out, strings_cols_text, nine_want); /* list_cols_text reads int64 leaves too */
+    pq_nest_leaf_free(&l[0]);
+    pq_vec_free(&out);
+
+    lschema ls;
+    leaf_list_schema(&ls, false);
+    chunk lc = {0};
+    list_chunk(&lc);
+    CHECK_EQ_I64(decode_col(&ls.cols[0], &lc, &l[0], &e), 0);
+    CHECK_EQ_I64(pq_nest_columns(&ls.m, ls.t, l, 8, &out, &e), 0);
+    take_cut(&out, strings_cols_text, list_want);
+    pq_nest_leaf_free(&l[0]);
+    pq_vec_free(&out);
+}
+
 int main(void)
 {
     RUN(pages);
@@ -1079,5 +1204,6 @@ int main(void)
     RUN(flat_list_columns);
     RUN(empty_columns);
     RUN(map_columns_broken);
+    RUN(columns_taken);
     return CHECK_DONE("test_nest_fast");
 }
