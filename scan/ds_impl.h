@@ -97,11 +97,17 @@ bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b);
  * casts it: an integer (INT32 or INT64, annotated up to UINT32) into one whose range holds
  * it, FLOAT to DOUBLE, an integer to DOUBLE. */
 bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to);
+/* (ds_nwiden.c) Whether a nested leaf of type from is cast into one of type to with a range
+ * check, as DuckDB casts a later file's leaves to the first file's without union_by_name
+ * (list<int64> under list<int32>: a value out of range fails the scan): an integer (up to
+ * INT64) into any integer, a DOUBLE into a FLOAT. */
+bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to);
 /* (ds_nwiden.c) Whether nested field node of file m has nested column c's leaf types. */
 bool ds_nested_same_leaves(const ds_col *c, const pq_file_meta *m, int32_t node);
 /* (ds_nwiden.c) v (file m's packed rows of nested column c, its field node there) widened
- * into c's shape (its leaves narrower: ds_nested_leaf_widens; the
- * same nodes). 0, -ENOMEM, -EOVERFLOW, or a status with e naming the column. */
+ * into c's shape (its leaves narrower: ds_nested_leaf_widens, or cast: ds_nested_leaf_casts;
+ * the same nodes). 0, -ENOMEM, -EOVERFLOW, or a status with e naming the column (and the
+ * value and leaf, RINGSCAN_EUNSUPPORTED, when a cast value does not fit). */
 int ds_nested_widen(const ds_col *c, const pq_file_meta *m, int32_t node, pq_vec *v, pq_err *e);
 /* (ds_nested.c) Remembers field, a nested field of file path that is left out, for messages
  * (at most DS_NESTED_MAX). 0 or -ENOMEM. */
@@ -171,8 +177,9 @@ int ds_types_filter(const ds_schema *s, const ds_view *v, const int64_t *scale, 
                     const flt_expr *x, const char *path, pq_err *e);
 
 /* Whether view v's values of schema column c compare otherwise once cast to c's type: cast
- * to text (ds_to_text), or a decimal rounded to fewer decimals (ds_dec_cast), so a filter on
- * c is evaluated on the cast values (ds_post.c), not parsed in the file's own type. */
+ * to text (ds_to_text), or a decimal rounded to fewer decimals (ds_dec_cast), or fail the
+ * cast (an integer narrowed: range checked, failing as DuckDB's cast before its filter), so a
+ * filter on c is evaluated on the cast values (ds_post.c), not parsed in the file's own type. */
 bool ds_types_cast(const ds_schema *s, const ds_view *v, int c);
 
 /* The value file f has in schema column c that is virtual for it (a partition's value, or
@@ -203,16 +210,23 @@ int ds_to_text(const pq_column_desc *from, pq_vec *v);
 /* (ds_text.c) x, an unscaled decimal of scale digits after the point, as text into buf (at
  * least 42 bytes; no NUL); its length. */
 int ds_decimal_text(__int128 x, int scale, char *buf);
+/* (ds_text.c) Whether every value integer type from holds, integer type to holds too (false
+ * when either is no integer). */
+bool ds_int_within(const pq_column_desc *from, const pq_column_desc *to);
 /* Whether a file's column of type from is read into dataset type to by ds_dec_cast: to is a
  * decimal and from a decimal or an integer in another form, precision or scale; or to is an
- * integer and from a decimal (a first file's integer without union_by_name). */
+ * integer and from a decimal, or an integer whose range to does not hold (a first file's
+ * integer without union_by_name: DuckDB casts a later INT64 to a first INT32, range checked). */
 static inline bool ds_dec_cast_needed(const pq_column_desc *to, const pq_column_desc *from)
 {
     bool dec = from->logical == PQ_LOGICAL_DECIMAL;
     bool number = from->physical == PQ_INT32 || from->physical == PQ_INT64 ||
                   (from->physical == PQ_FIXED_LEN_BYTE_ARRAY && dec);
+    __int128 lo, hi;
     if (to->logical != PQ_LOGICAL_DECIMAL)
-        return dec && (to->physical == PQ_INT32 || to->physical == PQ_INT64);
+        return (dec && (to->physical == PQ_INT32 || to->physical == PQ_INT64)) ||
+               (ds_int_range(from, &lo, &hi) && from->logical != PQ_LOGICAL_UINT64 &&
+                ds_int_range(to, &lo, &hi) && !ds_int_within(from, to));
     return number && (from->logical != to->logical || from->physical != to->physical ||
                       from->type_length != to->type_length ||
                       from->decimal_scale != to->decimal_scale ||

@@ -46,11 +46,12 @@ int ds_nested_remember(ds_schema *s, const char *field, const char *path)
 }
 
 /* Whether field na of ma and field nb of mb have one shape, their leaves the same or each of
- * mb's widening into ma's (ds_nested_leaf_widens: ds_nwiden.c): *same, or -ENOMEM; when they
- * differ in a leaf's type alone, one that does not widen, its column in ma and in mb into
- * leaf[0], leaf[1] (else -1). */
+ * mb's widening into ma's (ds_nested_leaf_widens: ds_nwiden.c), or with cast cast into ma's
+ * with a range check (ds_nested_leaf_casts): *same, or -ENOMEM; when they differ in a leaf's
+ * type alone, one that does not widen, its column in ma and in mb into leaf[0], leaf[1] (else
+ * -1). */
 static int same_shape(const pq_file_meta *ma, int32_t na, const pq_file_meta *mb, int32_t nb,
-                      bool *same, int32_t leaf[2])
+                      bool cast, bool *same, int32_t leaf[2])
 {
     pq_nest *a = fail_malloc(sizeof *a * (size_t)PQ_NEST_CAP(ma, na));
     pq_nest *b = fail_malloc(sizeof *b * (size_t)PQ_NEST_CAP(mb, nb));
@@ -64,7 +65,8 @@ static int same_shape(const pq_file_meta *ma, int32_t na, const pq_file_meta *mb
         bool prim = *same && a[i].kind == PQ_NEST_PRIM;
         const pq_column_desc *la = prim ? &ma->columns[a[i].col] : NULL;
         const pq_column_desc *lb = la ? &mb->columns[b[i].col] : NULL;
-        if (la && leaf[0] < 0 && !ds_nested_leaf_same(la, lb) && !ds_nested_leaf_widens(lb, la))
+        if (la && leaf[0] < 0 && !ds_nested_leaf_same(la, lb) && !ds_nested_leaf_widens(lb, la) &&
+            !(cast && ds_nested_leaf_casts(lb, la)))
             leaf[0] = a[i].col, leaf[1] = b[i].col;
     }
     if (leaf[0] >= 0 && !*same) leaf[0] = leaf[1] = -1; /* (another shape besides) */
@@ -126,9 +128,10 @@ int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, cons
     const ds_col *c = &s->cols[at];
     bool same = false, wider = false;
     int32_t leaf[2] = {-1, -1}, ignore[2];
-    int rc = c->node >= 0 ? same_shape(c->meta, c->node, m, i, &same, leaf) : 0;
+    /* (without by_name DuckDB casts a later file's leaves to the first file's, range checked) */
+    int rc = c->node >= 0 ? same_shape(c->meta, c->node, m, i, !by_name, &same, leaf) : 0;
     if (rc == 0 && !same && by_name && leaf[0] >= 0) /* m's leaves the wider: its shape */
-        rc = same_shape(m, i, c->meta, c->node, &wider, ignore);
+        rc = same_shape(m, i, c->meta, c->node, false, &wider, ignore);
     if (rc || same) return rc;
     if (wider) return (*took = true), take_shape(s, at, m, i, path);
     if (leaf[0] >= 0) {

@@ -14,6 +14,8 @@
  *     the bytes and 8 more a row. */
 #include <assert.h>
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,15 +40,49 @@ bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to)
             to->logical == PQ_LOGICAL_NONE);
 }
 
+bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to)
+{
+    __int128 lo, hi;
+    return (ds_int_range(from, &lo, &hi) && from->logical != PQ_LOGICAL_UINT64 &&
+            ds_int_range(to, &lo, &hi)) ||
+           (from->physical == PQ_DOUBLE && to->physical == PQ_FLOAT);
+}
+
 typedef struct nw {
     const pq_file_meta *fm, *tm;
     const pq_nest *ft, *tt;
     const uint8_t *p, *end;
-    uint8_t *out; /* room checked by the caller (invariant 2) */
-    int64_t n;    /* bytes written */
+    uint8_t *out;   /* room checked by the caller (invariant 2) */
+    int64_t n;      /* bytes written */
+    int32_t bad;    /* >= 0: the node whose value (bad_text) the dataset's type cannot hold */
+    char bad_text[32];
 } nw;
 
-/* One leaf value of node k (valid) from the file's width to the dataset's. */
+/* Whether a leaf of type f read into type t needs its value checked (ds_nested_leaf_casts: an
+ * integer narrowed, a DOUBLE to FLOAT). */
+static bool ranged(const pq_column_desc *f, const pq_column_desc *t)
+{
+    return (t->physical == PQ_FLOAT && f->physical == PQ_DOUBLE) ||
+           (ds_int_range(t, &(__int128){0}, &(__int128){0}) && !ds_int_within(f, t));
+}
+
+/* Whether value i (an integer) or d (a number) of node k fits t (ranged); else noted. */
+static bool fits(nw *x, int32_t k, const pq_column_desc *t, int64_t i, double d)
+{
+    __int128 lo, hi;
+    bool ok = ds_int_range(t, &lo, &hi) ? i >= lo && i <= hi
+                                        : !isfinite(d) || isfinite((float)d);
+    if (ok) return true;
+    x->bad = k;
+    if (ds_int_range(t, &lo, &hi))
+        snprintf(x->bad_text, sizeof x->bad_text, "%lld", (long long)i);
+    else
+        snprintf(x->bad_text, sizeof x->bad_text, "%.17g", d);
+    return ok;
+}
+
+/* One leaf value of node k (valid) from the file's type to the dataset's: widened, or cast
+ * with a range check (ranged). */
 static bool leaf(nw *x, int32_t k)
 {
     const pq_column_desc *f = &x->fm->columns[x->ft[k].col], *t = &x->tm->columns[x->tt[k].col];
@@ -58,7 +94,8 @@ static bool leaf(nw *x, int32_t k)
         w = 4 + (int64_t)len;
     }
     if (x->end - x->p < w) return false;
-    if (f->physical == t->physical) {
+    bool check = ranged(f, t);
+    if (f->physical == t->physical && !check) {
         memcpy(x->out + x->n, x->p, (size_t)w), x->n += w, x->p += w;
         return true;
     }
@@ -68,6 +105,8 @@ static bool leaf(nw *x, int32_t k)
         float v;
         memcpy(&v, x->p, 4);
         d = v;
+    } else if (f->physical == PQ_DOUBLE) {
+        memcpy(&d, x->p, 8);
     } else if (f->physical == PQ_INT32) {
         int32_t v;
         memcpy(&v, x->p, 4);
@@ -77,11 +116,15 @@ static bool leaf(nw *x, int32_t k)
         d = (double)i;
     }
     x->p += w;
-    if (t->physical == PQ_DOUBLE)
-        memcpy(x->out + x->n, &d, 8);
-    else
-        memcpy(x->out + x->n, &i, 8);
-    x->n += 8;
+    if (check && !fits(x, k, t, i, d)) return false;
+    int32_t i32 = (int32_t)i;
+    float f32 = (float)d;
+    const void *src = t->physical == PQ_DOUBLE  ? (const void *)&d
+                      : t->physical == PQ_FLOAT ? (const void *)&f32
+                      : t->physical == PQ_INT32 ? (const void *)&i32
+                                                : (const void *)&i;
+    int64_t tw = pq_fixed_width(t->physical, 0);
+    memcpy(x->out + x->n, src, (size_t)tw), x->n += tw;
     return true;
 }
 
@@ -123,9 +166,20 @@ static bool flat_row(nw *x, int32_t fw, int32_t tw)
     return true;
 }
 
-/* Packed rows v (file shape ft) rewritten into the dataset's shape tt. */
-static int repack(nw *x, const char *name, pq_vec *v, pq_err *e)
+/* The error for x's value that does not fit its leaf's type in the dataset (x->bad). */
+static int does_not_fit(const nw *x, const ds_col *c, pq_err *e)
 {
+    const pq_column_desc *t = &x->tm->columns[x->tt[x->bad].col];
+    return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': the value %s of its leaf "
+                   "'%.80s' does not fit %s/%s, its type from %.120s (DuckDB refuses it too)",
+                   c->name, x->bad_text, t->name, pq_physical_name(t->physical),
+                   pq_logical_name(t->logical), c->from);
+}
+
+/* Packed rows v (file shape ft) rewritten into the dataset's shape tt. */
+static int repack(nw *x, const ds_col *c, pq_vec *v, pq_err *e)
+{
+    const char *name = c->name;
     int32_t fw = pq_nest_flat_width(x->fm, x->ft), tw = pq_nest_flat_width(x->tm, x->tt);
     if ((fw > 0) != (tw > 0)) /* (ds_nested.c accepts no such pair) */
         return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1,
@@ -143,7 +197,9 @@ static int repack(nw *x, const char *name, pq_vec *v, pq_err *e)
     for (int64_t r = 0; rc == 0 && r < v->length; r++) {
         x->p = v->data + v->offsets[r], x->end = v->data + v->offsets[r + 1];
         bool ok = x->p == x->end || (fw > 0 ? flat_row(x, fw, tw) : value(x, 0));
-        if (!ok || x->p != x->end)
+        if (!ok && x->bad >= 0)
+            rc = does_not_fit(x, c, e);
+        else if (!ok || x->p != x->end)
             rc = pq_errf(e, RINGSCAN_EFORMAT, -1,
                          "column '%.40s': a packed row of %d bytes "
                          "does not match its shape",
@@ -176,8 +232,8 @@ int ds_nested_widen(const ds_col *c, const pq_file_meta *m, int32_t node, pq_vec
             k = rc ? 0 : pq_nest_build(c->meta, c->node, tt, e);
     if (rc == 0 && (n < 0 || k < 0)) rc = n < 0 ? n : k;
     assert(rc || n == k); /* invariant 1 */
-    nw x = {.fm = m, .tm = c->meta, .ft = ft, .tt = tt};
-    if (rc == 0) rc = repack(&x, c->name, v, e);
+    nw x = {.fm = m, .tm = c->meta, .ft = ft, .tt = tt, .bad = -1};
+    if (rc == 0) rc = repack(&x, c, v, e);
     free(ft), free(tt);
     return rc;
 }

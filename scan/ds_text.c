@@ -249,6 +249,13 @@ bool ds_int_range(const pq_column_desc *d, __int128 *lo, __int128 *hi)
     return true;
 }
 
+bool ds_int_within(const pq_column_desc *from, const pq_column_desc *to)
+{
+    __int128 flo, fhi, tlo, thi;
+    return ds_int_range(from, &flo, &fhi) && ds_int_range(to, &tlo, &thi) && tlo <= flo &&
+           fhi <= thi;
+}
+
 bool ds_texted(const pq_column_desc *d)
 {
     pq_logical l = d->logical;
