@@ -29,6 +29,7 @@
 #ifndef RINGSCAN_SCAN_DS_IMPL_H
 #define RINGSCAN_SCAN_DS_IMPL_H
 #include "filter/expr.h"
+#include "format/column_nested.h"
 #include "format/vec.h"
 #include "scan/arrow_types.h"
 #include "scan/dataset.h"
@@ -102,7 +103,28 @@ bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to)
  * (list<int64> under list<int32>: a value out of range fails the scan): an integer (up to
  * INT64) into any integer, a DOUBLE into a FLOAT. */
 bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to);
-/* (ds_nwiden.c) Whether nested field node of file m has nested column c's leaf types. */
+/* (ds_nmatch.c) A file's nested field (shape ft) paired with a dataset's nested column
+ * (shape tt) node by node: struct fields by name, leaves the same, widening, or cast. */
+typedef struct ds_npair {
+    pq_nest *tt, *ft;           /* owned */
+    int32_t nt, nf;
+    int32_t *map;               /* [nt]: the file's node of each of tt's, or -1 (a struct field
+                                   the file lacks: null) */
+    bool fits;                  /* every node paired: kinds alike, leaves that read as tt's */
+    bool shape_bad;             /* a node of another kind (or a list's element named otherwise) */
+    bool extra;                 /* the file has struct fields tt lacks (dropped in a read) */
+    bool differ;                /* the file's packed rows need a rewrite (ds_nested_widen) */
+    int32_t leaf[2];            /* the first leaf pair that does not read: its column in the
+                                   column's file and in the file, else -1 */
+} ds_npair;
+/* Pairs field fn of fm with field tn of tm (cast: leaves ds_nested_leaf_casts accepts pair
+ * too). 0, -ENOMEM, or a status with e naming a node whose shape the format does not allow;
+ * p freed by ds_npair_free (on an error too). */
+int ds_npair_init(ds_npair *p, const pq_file_meta *tm, int32_t tn, const pq_file_meta *fm,
+                  int32_t fn, bool cast, pq_err *e);
+void ds_npair_free(ds_npair *p);
+/* (ds_nwiden.c) Whether nested field node of file m packs as nested column c does (the same
+ * nodes, field names in the same order, leaf types): its rows need no rewrite. */
 bool ds_nested_same_leaves(const ds_col *c, const pq_file_meta *m, int32_t node);
 /* (ds_nwiden.c) v (file m's packed rows of nested column c, its field node there) widened
  * into c's shape (its leaves narrower: ds_nested_leaf_widens, or cast: ds_nested_leaf_casts;

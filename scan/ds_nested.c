@@ -45,36 +45,6 @@ int ds_nested_remember(ds_schema *s, const char *field, const char *path)
     return 0;
 }
 
-/* Whether field na of ma and field nb of mb have one shape, their leaves the same or each of
- * mb's widening into ma's (ds_nested_leaf_widens: ds_nwiden.c), or with cast cast into ma's
- * with a range check (ds_nested_leaf_casts): *same, or -ENOMEM; when they differ in a leaf's
- * type alone, one that does not widen, its column in ma and in mb into leaf[0], leaf[1] (else
- * -1). */
-static int same_shape(const pq_file_meta *ma, int32_t na, const pq_file_meta *mb, int32_t nb,
-                      bool cast, bool *same, int32_t leaf[2])
-{
-    pq_nest *a = fail_malloc(sizeof *a * (size_t)PQ_NEST_CAP(ma, na));
-    pq_nest *b = fail_malloc(sizeof *b * (size_t)PQ_NEST_CAP(mb, nb));
-    int rc = a && b ? 0 : -ENOMEM;
-    int32_t n = rc ? 0 : pq_nest_build(ma, na, a, NULL), k = rc ? 0 : pq_nest_build(mb, nb, b, NULL);
-    *same = n > 0 && n == k;
-    leaf[0] = leaf[1] = -1;
-    for (int32_t i = 0; *same && i < n; i++) {
-        *same = a[i].kind == b[i].kind && strcmp(a[i].name, b[i].name) == 0 &&
-                a[i].nchildren == b[i].nchildren && a[i].end == b[i].end;
-        bool prim = *same && a[i].kind == PQ_NEST_PRIM;
-        const pq_column_desc *la = prim ? &ma->columns[a[i].col] : NULL;
-        const pq_column_desc *lb = la ? &mb->columns[b[i].col] : NULL;
-        if (la && leaf[0] < 0 && !ds_nested_leaf_same(la, lb) && !ds_nested_leaf_widens(lb, la) &&
-            !(cast && ds_nested_leaf_casts(lb, la)))
-            leaf[0] = a[i].col, leaf[1] = b[i].col;
-    }
-    if (leaf[0] >= 0 && !*same) leaf[0] = leaf[1] = -1; /* (another shape besides) */
-    *same = *same && leaf[0] < 0;
-    free(a), free(b);
-    return rc ? rc : n == -ENOMEM || k == -ENOMEM ? -ENOMEM : 0;
-}
-
 /* File m's first leaf of nested column c (its node in *node), or -1. */
 static int nested_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node)
 {
@@ -121,30 +91,46 @@ static int take_shape(ds_schema *s, int at, const pq_file_meta *m, int32_t i, co
     return 0;
 }
 
-int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const char *path,
-                    bool by_name, bool *took, pq_err *e)
+/* The refusal of file m's field (path) under nested column c, paired as p (not fits, or extra
+ * fields in a union by name). */
+static int refuse(const ds_col *c, const pq_file_meta *m, const ds_npair *p, const char *path,
+                  pq_err *e)
 {
-    *took = false;
-    const ds_col *c = &s->cols[at];
-    bool same = false, wider = false;
-    int32_t leaf[2] = {-1, -1}, ignore[2];
-    /* (without by_name DuckDB casts a later file's leaves to the first file's, range checked) */
-    int rc = c->node >= 0 ? same_shape(c->meta, c->node, m, i, !by_name, &same, leaf) : 0;
-    if (rc == 0 && !same && by_name && leaf[0] >= 0) /* m's leaves the wider: its shape */
-        rc = same_shape(m, i, c->meta, c->node, false, &wider, ignore);
-    if (rc || same) return rc;
-    if (wider) return (*took = true), take_shape(s, at, m, i, path);
-    if (leaf[0] >= 0) {
-        const pq_column_desc *a = &c->meta->columns[leaf[0]], *b = &m->columns[leaf[1]];
+    if (p->leaf[0] >= 0 && !p->shape_bad) {
+        const pq_column_desc *a = &c->meta->columns[p->leaf[0]], *b = &m->columns[p->leaf[1]];
         return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': its leaf '%.80s' is "
                        "%s/%s in %.80s but %s/%s in %.80s: not supported (a nested field's leaves "
                        "widen into one file's type only)", c->name, a->name,
                        pq_physical_name(a->physical), pq_logical_name(a->logical), c->from,
                        pq_physical_name(b->physical), pq_logical_name(b->logical), path);
     }
+    if (p->fits && p->extra)
+        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': struct fields of %.80s and "
+                       "of %.80s each lack some of the other's: not supported (a union by name "
+                       "takes one file's fields, and the others' as nulls)", c->name, c->from, path);
     return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s but a nested field "
                    "of another shape in %.80s: a dataset's nested fields must match", c->name,
                    c->node >= 0 ? "a nested field" : "flat", c->from, path);
+}
+
+int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const char *path,
+                    bool by_name, bool *took, pq_err *e)
+{
+    *took = false;
+    const ds_col *c = &s->cols[at];
+    if (c->node < 0) return refuse(c, m, &(ds_npair){.leaf = {-1, -1}}, path, e);
+    /* (without by_name DuckDB casts a later file's leaves to the first file's, range checked,
+     * and reads the first file's struct fields: a later file's others dropped) */
+    ds_npair p, q = {.leaf = {-1, -1}};
+    int rc = ds_npair_init(&p, c->meta, c->node, m, i, !by_name, e);
+    bool ok = rc == 0 && p.fits && (!by_name || !p.extra);
+    if (rc == 0 && !ok && by_name) /* m's leaves the wider, its fields every one: its shape */
+        rc = ds_npair_init(&q, m, i, c->meta, c->node, false, e);
+    bool wider = rc == 0 && !ok && by_name && q.fits && !q.extra;
+    if (rc == 0 && !ok && !wider) rc = refuse(c, m, &p, path, e);
+    ds_npair_free(&p), ds_npair_free(&q);
+    if (rc || ok) return rc;
+    return (*took = true), take_shape(s, at, m, i, path);
 }
 
 bool ds_schema_holds(const ds_schema *s, const pq_file_meta *m)

@@ -1,17 +1,19 @@
-/* scan/ds_nwiden.c: a file's rows of a nested field whose leaves are narrower than the
- * dataset's (the shape of the first file that has the field or, in a union by name, of the
- * file whose leaves the others' widen into: ds_nested.c) widened into it, as
- * DuckDB casts list<int32> under list<int64>, struct<a int32> under struct<a int64>, floats
- * under doubles: an integer into one whose range holds it, FLOAT to DOUBLE, an integer to
- * DOUBLE. The packed rows (format/column_nested.h) are rewritten value by value into the
- * dataset's layout (a flat list's element width changes with its leaf's).
+/* scan/ds_nwiden.c: a file's rows of a nested field rewritten into the dataset's shape of it
+ * (the first file that has the field or, in a union by name, the file whose leaves and struct
+ * fields the others' fit into: ds_nested.c), as DuckDB reads them: leaves widened
+ * (list<int32> under list<int64>, FLOAT to DOUBLE, an integer to DOUBLE) or, without
+ * union_by_name, cast to the first file's with a range check (list<int64> under list<int32>,
+ * DOUBLE to FLOAT); struct fields by name (moved to the dataset's order, null where the file
+ * lacks one, dropped where the dataset does). The packed rows (format/column_nested.h) are
+ * rewritten value by value into the dataset's layout (a flat list's element width changes
+ * with its leaf's).
  *
  * Invariants:
- *  1. The two shapes have the same nodes (ds_nested.c same_shape); only leaves differ, each
- *     pair one ds_nested_leaf_widens accepts.
+ *  1. The two shapes are paired (ds_nmatch.c: fits): kinds alike, each leaf pair one
+ *     ds_nested_leaf_widens or ds_nested_leaf_casts accepts.
  *  2. Packed rows are the decoder's own, still every length is checked against what remains
- *     (RINGSCAN_EFORMAT naming the column on a mismatch); the widened rows take at most twice
- *     the bytes and 8 more a row. */
+ *     (RINGSCAN_EFORMAT naming the column on a mismatch); the rewritten rows grow as written
+ *     (put), at most INT32_MAX bytes (-EOVERFLOW). */
 #include <assert.h>
 #include <errno.h>
 #include <math.h>
@@ -50,13 +52,24 @@ bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to)
 
 typedef struct nw {
     const pq_file_meta *fm, *tm;
-    const pq_nest *ft, *tt;
-    const uint8_t *p, *end;
-    uint8_t *out;   /* room checked by the caller (invariant 2) */
-    int64_t n;      /* bytes written */
-    int32_t bad;    /* >= 0: the node whose value (bad_text) the dataset's type cannot hold */
+    const ds_npair *pr;         /* the two shapes and their pairing (ds_nmatch.c) */
+    const uint8_t *p, *end;     /* the file's row being read */
+    pq_vec *w;                  /* the rewritten rows: w->data_len bytes written */
+    int rc;                     /* put's -ENOMEM or -EOVERFLOW */
+    const uint8_t **pos;        /* [pr->nf]: where each field of the struct being read starts */
+    int32_t bad;                /* >= 0: the node whose value (bad_text) its type cannot hold */
     char bad_text[32];
 } nw;
+
+/* Appends n bytes to the rewritten rows (grown as needed, at most INT32_MAX). */
+static bool put(nw *x, const void *src, int64_t n)
+{
+    pq_vec *w = x->w;
+    if (w->data_len + n > INT32_MAX) return x->rc = -EOVERFLOW, false;
+    if (w->data_len + n > w->data_cap && (x->rc = pq_vec_reserve(w, 0, n))) return false;
+    memcpy(w->data + w->data_len, src, (size_t)n), w->data_len += n;
+    return true;
+}
 
 /* Whether a leaf of type f read into type t needs its value checked (ds_nested_leaf_casts: an
  * integer narrowed, a DOUBLE to FLOAT). */
@@ -66,39 +79,44 @@ static bool ranged(const pq_column_desc *f, const pq_column_desc *t)
            (ds_int_range(t, &(__int128){0}, &(__int128){0}) && !ds_int_within(f, t));
 }
 
-/* Whether value i (an integer) or d (a number) of node k fits t (ranged); else noted. */
-static bool fits(nw *x, int32_t k, const pq_column_desc *t, int64_t i, double d)
+/* Whether value i (an integer) or d (a number) of node kt fits t (ranged); else noted. */
+static bool fits(nw *x, int32_t kt, const pq_column_desc *t, int64_t i, double d)
 {
     __int128 lo, hi;
     bool ok = ds_int_range(t, &lo, &hi) ? i >= lo && i <= hi
                                         : !isfinite(d) || isfinite((float)d);
     if (ok) return true;
-    x->bad = k;
+    x->bad = kt;
     if (ds_int_range(t, &lo, &hi))
         snprintf(x->bad_text, sizeof x->bad_text, "%lld", (long long)i);
     else
         snprintf(x->bad_text, sizeof x->bad_text, "%.17g", d);
-    return ok;
+    return false;
 }
 
-/* One leaf value of node k (valid) from the file's type to the dataset's: widened, or cast
- * with a range check (ranged). */
-static bool leaf(nw *x, int32_t k)
+/* The bytes of the leaf value of type f at x->p into *w; false when they run past the row. */
+static bool leaf_width(const nw *x, const pq_column_desc *f, int64_t *w)
 {
-    const pq_column_desc *f = &x->fm->columns[x->ft[k].col], *t = &x->tm->columns[x->tt[k].col];
-    int64_t w = f->physical == PQ_BOOLEAN ? 1 : pq_fixed_width(f->physical, f->type_length);
+    *w = f->physical == PQ_BOOLEAN ? 1 : pq_fixed_width(f->physical, f->type_length);
     if (f->physical == PQ_BYTE_ARRAY) {
         uint32_t len;
         if (x->end - x->p < 4) return false;
         memcpy(&len, x->p, 4);
-        w = 4 + (int64_t)len;
+        *w = 4 + (int64_t)len;
     }
-    if (x->end - x->p < w) return false;
+    return x->end - x->p >= *w;
+}
+
+/* One leaf value of node kt (the file's kf, valid) from the file's type to the dataset's:
+ * widened, or cast with a range check (ranged). */
+static bool leaf(nw *x, int32_t kt, int32_t kf)
+{
+    const pq_column_desc *f = &x->fm->columns[x->pr->ft[kf].col];
+    const pq_column_desc *t = &x->tm->columns[x->pr->tt[kt].col];
+    int64_t w;
+    if (!leaf_width(x, f, &w)) return false;
     bool check = ranged(f, t);
-    if (f->physical == t->physical && !check) {
-        memcpy(x->out + x->n, x->p, (size_t)w), x->n += w, x->p += w;
-        return true;
-    }
+    if (f->physical == t->physical && !check) return x->p += w, put(x, x->p - w, w);
     int64_t i = 0;
     double d = 0;
     if (f->physical == PQ_FLOAT) {
@@ -116,38 +134,75 @@ static bool leaf(nw *x, int32_t k)
         d = (double)i;
     }
     x->p += w;
-    if (check && !fits(x, k, t, i, d)) return false;
+    if (check && !fits(x, kt, t, i, d)) return false;
     int32_t i32 = (int32_t)i;
     float f32 = (float)d;
     const void *src = t->physical == PQ_DOUBLE  ? (const void *)&d
                       : t->physical == PQ_FLOAT ? (const void *)&f32
                       : t->physical == PQ_INT32 ? (const void *)&i32
                                                 : (const void *)&i;
-    int64_t tw = pq_fixed_width(t->physical, 0);
-    memcpy(x->out + x->n, src, (size_t)tw), x->n += tw;
-    return true;
+    return put(x, src, pq_fixed_width(t->physical, 0));
 }
 
-/* The packed value of node k (depth bounded by the schema's: column_nested.h invariant 3). */
-static bool value(nw *x, int32_t k)
+/* Steps over the file's packed value of node kf (a struct field the dataset drops or reads in
+ * another order); false when it does not match its shape. */
+static bool skip(nw *x, int32_t kf)
 {
     if (x->p >= x->end || *x->p > 1) return false;
-    uint8_t flag = *x->p++;
-    x->out[x->n++] = flag;
-    if (!flag) return true;
-    const pq_nest *t = &x->tt[k];
-    if (t->kind == PQ_NEST_PRIM) return leaf(x, k);
-    if (t->kind == PQ_NEST_STRUCT) {
-        for (int32_t c = k + 1, i = 0; i < t->nchildren; i++, c = x->tt[c].end)
-            if (!value(x, c)) return false;
+    if (!*x->p++) return true;
+    const pq_nest *f = &x->pr->ft[kf];
+    int64_t w;
+    if (f->kind == PQ_NEST_PRIM)
+        return leaf_width(x, &x->fm->columns[f->col], &w) && (x->p += w, true);
+    if (f->kind == PQ_NEST_STRUCT) {
+        for (int32_t c = kf + 1, i = 0; i < f->nchildren; i++, c = x->pr->ft[c].end)
+            if (!skip(x, c)) return false;
         return true;
     }
     uint32_t n;
     if (x->end - x->p < 4) return false;
-    memcpy(&n, x->p, 4), memcpy(x->out + x->n, x->p, 4);
-    x->p += 4, x->n += 4;
+    memcpy(&n, x->p, 4), x->p += 4;
     for (uint32_t i = 0; i < n; i++)
-        if (!value(x, k + 1)) return false;
+        if (!skip(x, kf + 1)) return false;
+    return true;
+}
+
+static bool value(nw *x, int32_t kt);
+
+/* A valid struct's fields (node kt) in the dataset's order: each found where the file has it
+ * (x->pos), null where the file lacks it; x->p left past the file's struct. */
+static bool fields(nw *x, int32_t kt)
+{
+    const ds_npair *pr = x->pr;
+    int32_t kf = pr->map[kt];
+    for (int32_t c = kf + 1, i = 0; i < pr->ft[kf].nchildren; i++, c = pr->ft[c].end)
+        if (x->pos[c] = x->p, !skip(x, c)) return false;
+    const uint8_t *after = x->p;
+    for (int32_t c = kt + 1, i = 0; i < pr->tt[kt].nchildren; i++, c = pr->tt[c].end) {
+        if (pr->map[c] < 0 && !put(x, &(uint8_t){0}, 1)) return false; /* lacked: null */
+        if (pr->map[c] >= 0 && (x->p = x->pos[pr->map[c]], !value(x, c))) return false;
+    }
+    x->p = after;
+    return true;
+}
+
+/* The packed value of the dataset's node kt from the file's (map[kt]; depth bounded by the
+ * schema's: column_nested.h invariant 3). */
+static bool value(nw *x, int32_t kt)
+{
+    if (x->p >= x->end || *x->p > 1) return false;
+    uint8_t flag = *x->p++;
+    if (!put(x, &flag, 1)) return false;
+    if (!flag) return true;
+    const pq_nest *t = &x->pr->tt[kt];
+    if (t->kind == PQ_NEST_PRIM) return leaf(x, kt, x->pr->map[kt]);
+    if (t->kind == PQ_NEST_STRUCT) return fields(x, kt);
+    uint32_t n;
+    if (x->end - x->p < 4) return false;
+    if (memcpy(&n, x->p, 4), !put(x, x->p, 4)) return false;
+    x->p += 4;
+    for (uint32_t i = 0; i < n; i++)
+        if (!value(x, kt + 1)) return false;
     return true;
 }
 
@@ -155,85 +210,80 @@ static bool value(nw *x, int32_t k)
 static bool flat_row(nw *x, int32_t fw, int32_t tw)
 {
     bool flagged;
-    int64_t len = x->end - x->p, n = pq_nest_flat_count(len, fw, &flagged), start = x->n;
+    int64_t len = x->end - x->p, n = pq_nest_flat_count(len, fw, &flagged), start = x->w->data_len;
     for (int64_t i = 0; i < n; i++)
-        if (!leaf(x, 1)) return false;
+        if (!leaf(x, 1, 1)) return false;
     if (!flagged) return true;
     if (x->end - x->p < n || x->end - x->p - n >= fw) return false; /* flags, then padding */
-    memcpy(x->out + x->n, x->p, (size_t)n), x->n += n, x->p = x->end;
-    while ((x->n - start) % tw != 1)
-        x->out[x->n++] = 0; /* the row's length 1 mod tw */
+    if (!put(x, x->p, n)) return false;
+    x->p = x->end;
+    while ((x->w->data_len - start) % tw != 1)
+        if (!put(x, &(uint8_t){0}, 1)) return false; /* the row's length 1 mod tw */
     return true;
 }
 
 /* The error for x's value that does not fit its leaf's type in the dataset (x->bad). */
 static int does_not_fit(const nw *x, const ds_col *c, pq_err *e)
 {
-    const pq_column_desc *t = &x->tm->columns[x->tt[x->bad].col];
+    const pq_column_desc *t = &x->tm->columns[x->pr->tt[x->bad].col];
     return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': the value %s of its leaf "
                    "'%.80s' does not fit %s/%s, its type from %.120s (DuckDB refuses it too)",
                    c->name, x->bad_text, t->name, pq_physical_name(t->physical),
                    pq_logical_name(t->logical), c->from);
 }
 
-/* Packed rows v (file shape ft) rewritten into the dataset's shape tt. */
+/* Packed rows v (the file's shape) rewritten into the dataset's shape. */
 static int repack(nw *x, const ds_col *c, pq_vec *v, pq_err *e)
 {
-    const char *name = c->name;
-    int32_t fw = pq_nest_flat_width(x->fm, x->ft), tw = pq_nest_flat_width(x->tm, x->tt);
-    if ((fw > 0) != (tw > 0)) /* (ds_nested.c accepts no such pair) */
-        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1,
-                       "column '%.40s': a flat list widened into "
-                       "a packed one",
-                       name);
-    int64_t cap = 2 * v->data_len + 8 * v->length;
-    if (cap > INT32_MAX) return -EOVERFLOW;
+    int32_t fw = pq_nest_flat_width(x->fm, x->pr->ft), tw = pq_nest_flat_width(x->tm, x->pr->tt);
+    if ((fw > 0) != (tw > 0)) /* (a leaf of another width class: ds_nested.c accepts none) */
+        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': a flat list widened into "
+                       "a packed one", c->name);
     pq_vec w;
     pq_vec_init(&w, PQ_BYTE_ARRAY, 0);
-    int rc = pq_vec_reserve(&w, v->length, cap);
+    int rc = pq_vec_reserve(&w, v->length, v->data_len + v->length);
     if (rc) return rc;
-    x->out = w.data, x->n = 0;
+    x->w = &w;
     w.offsets[0] = 0;
     for (int64_t r = 0; rc == 0 && r < v->length; r++) {
         x->p = v->data + v->offsets[r], x->end = v->data + v->offsets[r + 1];
         bool ok = x->p == x->end || (fw > 0 ? flat_row(x, fw, tw) : value(x, 0));
-        if (!ok && x->bad >= 0)
+        if (!ok && x->rc)
+            rc = x->rc;
+        else if (!ok && x->bad >= 0)
             rc = does_not_fit(x, c, e);
         else if (!ok || x->p != x->end)
-            rc = pq_errf(e, RINGSCAN_EFORMAT, -1,
-                         "column '%.40s': a packed row of %d bytes "
-                         "does not match its shape",
-                         name, (int)(v->offsets[r + 1] - v->offsets[r]));
-        w.offsets[r + 1] = (int32_t)x->n;
+            rc = pq_errf(e, RINGSCAN_EFORMAT, -1, "column '%.40s': a packed row of %d bytes "
+                         "does not match its shape", c->name,
+                         (int)(v->offsets[r + 1] - v->offsets[r]));
+        w.offsets[r + 1] = (int32_t)w.data_len;
     }
     if (rc) return pq_vec_free(&w), rc;
-    w.data_len = x->n;
     ds_replace_vec(v, &w);
     return 0;
 }
 
 bool ds_nested_same_leaves(const ds_col *c, const pq_file_meta *m, int32_t node)
 {
-    int32_t ff, tf, nf = pq_nest_leaves(m, node, &ff), nt = pq_nest_leaves(c->meta, c->node, &tf);
-    bool same = nf == nt;
-    for (int32_t i = 0; same && i < nf; i++)
-        same = ds_nested_leaf_same(&m->columns[ff + i], &c->meta->columns[tf + i]);
+    ds_npair pr;
+    pq_err ignore = {.offset = -1};
+    bool same = ds_npair_init(&pr, c->meta, c->node, m, node, true, &ignore) == 0 && !pr.differ;
+    ds_npair_free(&pr);
     return same;
 }
 
 int ds_nested_widen(const ds_col *c, const pq_file_meta *m, int32_t node, pq_vec *v, pq_err *e)
 {
-    if (v->length == 0 || ds_nested_same_leaves(c, m, node)) return 0;
+    if (v->length == 0) return 0;
     assert(!v->cols); /* a dataset's scans hand packed rows (no scan_opts.nest_cols) */
-    pq_nest *ft = fail_malloc(sizeof *ft * (size_t)PQ_NEST_CAP(m, node));
-    pq_nest *tt = fail_malloc(sizeof *tt * (size_t)PQ_NEST_CAP(c->meta, c->node));
-    int rc = ft && tt ? 0 : -ENOMEM;
-    int32_t n = rc ? 0 : pq_nest_build(m, node, ft, e),
-            k = rc ? 0 : pq_nest_build(c->meta, c->node, tt, e);
-    if (rc == 0 && (n < 0 || k < 0)) rc = n < 0 ? n : k;
-    assert(rc || n == k); /* invariant 1 */
-    nw x = {.fm = m, .tm = c->meta, .ft = ft, .tt = tt, .bad = -1};
-    if (rc == 0) rc = repack(&x, c, v, e);
-    free(ft), free(tt);
+    ds_npair pr;
+    int rc = ds_npair_init(&pr, c->meta, c->node, m, node, true, e);
+    if (rc || !pr.differ) return ds_npair_free(&pr), rc;
+    assert(pr.fits); /* invariant 1 */
+    nw x = {.fm = m, .tm = c->meta, .pr = &pr, .bad = -1};
+    x.pos = fail_malloc(sizeof *x.pos * (size_t)pr.nf);
+    rc = x.pos ? repack(&x, c, v, e) : -ENOMEM;
+    free(x.pos);
+    ds_npair_free(&pr);
     return rc;
 }
