@@ -101,7 +101,7 @@ bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to)
 /* (ds_nwiden.c) Whether a nested leaf of type from is cast into one of type to with a range
  * check, as DuckDB casts a later file's leaves to the first file's without union_by_name
  * (list<int64> under list<int32>: a value out of range fails the scan): an integer (up to
- * INT64) into any integer, a DOUBLE into a FLOAT. */
+ * INT64), a FLOAT or a DOUBLE (rounded half to even) into any integer, a DOUBLE into a FLOAT. */
 bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to);
 /* (ds_nmatch.c) A file's nested field (shape ft) paired with a dataset's nested column
  * (shape tt) node by node: struct fields by name, leaves the same, widening, or cast. */

@@ -3,7 +3,7 @@
  * fields the others' fit into: ds_nested.c), as DuckDB reads them: leaves widened
  * (list<int32> under list<int64>, FLOAT to DOUBLE, an integer to DOUBLE) or, without
  * union_by_name, cast to the first file's with a range check (list<int64> under list<int32>,
- * DOUBLE to FLOAT); struct fields by name (moved to the dataset's order, null where the file
+ * DOUBLE to FLOAT, a FLOAT or DOUBLE to an integer rounded half to even); struct fields by name (moved to the dataset's order, null where the file
  * lacks one, dropped where the dataset does). The packed rows (format/column_nested.h) are
  * rewritten value by value into the dataset's layout (a flat list's element width changes
  * with its leaf's).
@@ -45,7 +45,8 @@ bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to)
 bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to)
 {
     __int128 lo, hi;
-    return (ds_int_range(from, &lo, &hi) && from->logical != PQ_LOGICAL_UINT64 &&
+    bool real = from->physical == PQ_FLOAT || from->physical == PQ_DOUBLE;
+    return ((real || (ds_int_range(from, &lo, &hi) && from->logical != PQ_LOGICAL_UINT64)) &&
             ds_int_range(to, &lo, &hi)) ||
            (from->physical == PQ_DOUBLE && to->physical == PQ_FLOAT);
 }
@@ -76,19 +77,27 @@ static bool put(nw *x, const void *src, int64_t n)
 static bool ranged(const pq_column_desc *f, const pq_column_desc *t)
 {
     return (t->physical == PQ_FLOAT && f->physical == PQ_DOUBLE) ||
-           (ds_int_range(t, &(__int128){0}, &(__int128){0}) && !ds_int_within(f, t));
+           (ds_int_range(t, &(__int128){0}, &(__int128){0}) && !ds_int_within(f, t)); /* (a
+                                                                   FLOAT or DOUBLE: within none) */
 }
 
-/* Whether value i (an integer) or d (a number) of node kt fits t (ranged); else noted. */
-static bool fits(nw *x, int32_t kt, const pq_column_desc *t, int64_t i, double d)
+/* Whether value i (an integer; real: d, a number, rounded to it half to even as DuckDB
+ * casts a DOUBLE to an integer) of node kt fits t (ranged); else noted. */
+static bool fits(nw *x, int32_t kt, const pq_column_desc *t, bool real, int64_t *i, double d)
 {
     __int128 lo, hi;
-    bool ok = ds_int_range(t, &lo, &hi) ? i >= lo && i <= hi
-                                        : !isfinite(d) || isfinite((float)d);
+    bool ints = ds_int_range(t, &lo, &hi), ok;
+    if (ints && real) {
+        double r = nearbyint(d); /* (within +-2^63: the cast below is defined) */
+        ok = isfinite(d) && r >= -9223372036854775808.0 && r < 9223372036854775808.0;
+        if (ok) *i = (int64_t)r, ok = *i >= lo && *i <= hi;
+    } else {
+        ok = ints ? *i >= lo && *i <= hi : !isfinite(d) || isfinite((float)d);
+    }
     if (ok) return true;
     x->bad = kt;
-    if (ds_int_range(t, &lo, &hi))
-        snprintf(x->bad_text, sizeof x->bad_text, "%lld", (long long)i);
+    if (ints && !real)
+        snprintf(x->bad_text, sizeof x->bad_text, "%lld", (long long)*i);
     else
         snprintf(x->bad_text, sizeof x->bad_text, "%.17g", d);
     return false;
@@ -134,7 +143,8 @@ static bool leaf(nw *x, int32_t kt, int32_t kf)
         d = (double)i;
     }
     x->p += w;
-    if (check && !fits(x, kt, t, i, d)) return false;
+    bool real = f->physical == PQ_FLOAT || f->physical == PQ_DOUBLE;
+    if (check && !fits(x, kt, t, real, &i, d)) return false;
     int32_t i32 = (int32_t)i;
     float f32 = (float)d;
     const void *src = t->physical == PQ_DOUBLE  ? (const void *)&d
