@@ -92,13 +92,13 @@ int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, cons
 /* (ds_types.c) The Arrow type of s's column c rebuilt from file m (path), which now gives it
  * its type (ds_nested_match). 0 or a status with e filled. */
 int ds_types_col(ds_schema *s, int c, const pq_file_meta *m, const char *path, pq_err *e);
-/* (ds_nwiden.c) Whether nested leaves a and b hold the same values in the same bytes. */
+/* (ds_nmatch.c) Whether nested leaves a and b hold the same values in the same bytes. */
 bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b);
-/* (ds_nwiden.c) Whether a nested leaf of type from widens into one of type to, as DuckDB
+/* (ds_nmatch.c) Whether a nested leaf of type from widens into one of type to, as DuckDB
  * casts it: an integer (INT32 or INT64, annotated up to UINT32) into one whose range holds
  * it, FLOAT to DOUBLE, an integer to DOUBLE. */
 bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to);
-/* (ds_nwiden.c) Whether a nested leaf of type from is cast into one of type to with a range
+/* (ds_nmatch.c) Whether a nested leaf of type from is cast into one of type to with a range
  * check, as DuckDB casts a later file's leaves to the first file's without union_by_name
  * (list<int64> under list<int32>: a value out of range fails the scan): an integer (up to
  * INT64), a FLOAT or a DOUBLE (rounded half to even) into any integer, a DOUBLE into a FLOAT. */

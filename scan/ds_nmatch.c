@@ -18,6 +18,32 @@
 #include "common/fail.h"
 #include "scan/ds_impl.h"
 
+bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b)
+{
+    return a->physical == b->physical && a->type_length == b->type_length &&
+           a->logical == b->logical && a->decimal_precision == b->decimal_precision &&
+           a->decimal_scale == b->decimal_scale && a->is_adjusted_to_utc == b->is_adjusted_to_utc;
+}
+
+bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to)
+{
+    __int128 lo, hi;
+    bool fi = ds_int_range(from, &lo, &hi);
+    if (fi && ds_int_range(to, &lo, &hi)) return ds_int_within(from, to);
+    return (from->physical == PQ_FLOAT && to->physical == PQ_DOUBLE) ||
+           (fi && from->logical != PQ_LOGICAL_UINT64 && to->physical == PQ_DOUBLE &&
+            to->logical == PQ_LOGICAL_NONE);
+}
+
+bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to)
+{
+    __int128 lo, hi;
+    bool real = from->physical == PQ_FLOAT || from->physical == PQ_DOUBLE;
+    return ((real || (ds_int_range(from, &lo, &hi) && from->logical != PQ_LOGICAL_UINT64)) &&
+            ds_int_range(to, &lo, &hi)) ||
+           (from->physical == PQ_DOUBLE && to->physical == PQ_FLOAT);
+}
+
 /* The file's child of struct node kf named name, or -1. */
 static int32_t field_of(const ds_npair *p, int32_t kf, const char *name)
 {

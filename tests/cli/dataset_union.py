@@ -306,6 +306,22 @@ pair("int64_first", pa.array([5, -7], pa.int64()), dec(["1.5", "-2.5", "0.49", N
 pair("int32_first_over", pa.array([5], pa.int32()), dec(["1.5", "3000000000.4"], 12, 1))
 pair("int8_first", pa.array([5], pa.int8()), dec(["127.4", "-128.5"], 5, 1))
 pair("wide_into_small", dec(["1.5"], 9, 1), dec(["1.25", "-7.75", "12345678.94"], 30, 2))
+# a later file's integers under a first file's narrower integer (without union_by_name DuckDB
+# casts them, range checked, before its filter: a value out of range fails a filtered read too)
+pair("int64_under_int32", pa.array([1, None], pa.int32()), pa.array([5, -7, 2**31 - 1, -(2**31), None], pa.int64()))
+pair("int64_under_int32_over", pa.array([1], pa.int32()), pa.array([5, 2**31], pa.int64()))
+pair("uint32_under_int32_over", pa.array([1], pa.int32()), pa.array([5, 2**32 - 1], pa.uint32()))
+pair("int32_under_uint32_over", pa.array([1], pa.uint32()), pa.array([5, -1], pa.int32()))
+pair("int32_under_int8", pa.array([1], pa.int8()), pa.array([127, -128, None], pa.int32()))
+pair("int16_under_uint8_over", pa.array([1], pa.uint8()), pa.array([255, 256], pa.int16()))
+d = write("narrow_filter", [pa.table({"id": pa.array(range(200), pa.int64()), "k": pa.array(range(200), pa.int32())}),
+                            pa.table({"id": pa.array(range(1000, 1200), pa.int64()),
+                                      "k": pa.array([i * 7 - 600 if i != 150 else None for i in range(200)], pa.int64())})],
+          row_group_size=50)
+for where in ["k > 190", "k < -500 OR k BETWEEN 5 AND 7", "k IS NULL", "id > 1150 AND k > 0"]:
+    same("narrowed integers filtered", d, False, where=where)
+d = os.path.join(TOP, "dec_int64_under_int32_over")
+same("narrowed integers out of range, filtered", d, False, where="k < 10", refused=["'k'", "1.parquet", "2.parquet", "2147483648"])
 
 # 4. filters on a column a file's values are cast in (to text beside a string column, or a
 #    decimal rounded to the first file's scale): compared as DuckDB compares the cast values
