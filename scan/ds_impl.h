@@ -238,13 +238,18 @@ bool ds_int_within(const pq_column_desc *from, const pq_column_desc *to);
 /* Whether a file's column of type from is read into dataset type to by ds_dec_cast: to is a
  * decimal and from a decimal or an integer in another form, precision or scale; or to is an
  * integer and from a decimal, or an integer whose range to does not hold (a first file's
- * integer without union_by_name: DuckDB casts a later INT64 to a first INT32, range checked). */
+ * integer without union_by_name: DuckDB casts a later INT64 to a first INT32, range checked);
+ * or from is a FLOAT or DOUBLE and to a decimal, an integer, or a FLOAT under a DOUBLE (a
+ * first file's type without union_by_name: rounded and range checked as DuckDB casts). */
 static inline bool ds_dec_cast_needed(const pq_column_desc *to, const pq_column_desc *from)
 {
     bool dec = from->logical == PQ_LOGICAL_DECIMAL;
     bool number = from->physical == PQ_INT32 || from->physical == PQ_INT64 ||
                   (from->physical == PQ_FIXED_LEN_BYTE_ARRAY && dec);
     __int128 lo, hi;
+    if (from->physical == PQ_FLOAT || from->physical == PQ_DOUBLE)
+        return to->logical == PQ_LOGICAL_DECIMAL || ds_int_range(to, &lo, &hi) ||
+               (to->physical == PQ_FLOAT && from->physical == PQ_DOUBLE);
     if (to->logical != PQ_LOGICAL_DECIMAL)
         return (dec && (to->physical == PQ_INT32 || to->physical == PQ_INT64)) ||
                (ds_int_range(from, &lo, &hi) && from->logical != PQ_LOGICAL_UINT64 &&
@@ -256,9 +261,11 @@ static inline bool ds_dec_cast_needed(const pq_column_desc *to, const pq_column_
 }
 /* (ds_widen.c) v (schema column c's vector from file path, a decimal or an integer: its
  * unscaled values) as c's decimal (or integer: scale 0), as DuckDB casts it: multiplied or
- * divided (rounding half away from zero) to c's scale, in c's physical form. 0, -ENOMEM, or
- * RINGSCAN_EUNSUPPORTED with e naming path, the column, the value and the file that gave c
- * its type when a value does not fit c's precision. */
+ * divided (rounding half away from zero) to c's scale, in c's physical form; a FLOAT or
+ * DOUBLE times 10^scale rounded half away from zero into a decimal, rounded half to even into
+ * an integer, or a DOUBLE as a FLOAT. 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED with e naming path,
+ * the column, the value and the file that gave c its type when a value does not fit c's
+ * precision or range (a NaN or infinity into a decimal or integer). */
 int ds_dec_cast(const ds_col *c, const pq_column_desc *from, const char *path, pq_vec *v,
                 pq_err *e);
 /* A decimal of up to 18 digits, whatever its physical type (INT32, INT64, FIXED_LEN). */

@@ -262,11 +262,13 @@ static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, boo
     char ta[48], tb[48];
     const pq_column_desc *first = &s->cols[at].desc;
     if (!add_new && (readable_decimal(first) || int_class(first)) &&
-        (readable_decimal(d) || int_class(d)))
+        (readable_decimal(d) || int_class(d) || float_class(d)))
         return 0; /* DuckDB casts a later file's decimals and integers (a wider INT64 under a
                      first INT32 too) to the first file's type: ds_dec_cast (where the first
                      file's type does not hold every value: ds_dec_cast_needed), rounding,
-                     range checked; or ds_widen */
+                     range checked; or ds_widen; a float or double rounded too */
+    if (!add_new && first->physical == PQ_FLOAT && d->physical == PQ_DOUBLE)
+        return 0; /* a later DOUBLE under a first FLOAT: cast, ds_dec_cast */
     if (!type_merge(&s->cols[at].desc, d, add_new, &w))
         return defer(s, at, pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in "
                        "%.80s but %s in %.80s: the types do not widen%s", d->name,
