@@ -45,7 +45,12 @@ typedef struct ds_col {
     scan_arrow_type atype;      /* the Arrow type `from` stores for it (invariant 4), owned */
     pq_column_desc adesc;       /* from's desc of it, which atype was built for */
     int32_t node;               /* a nested field (invariant 5): its node in meta; -1: flat */
-    const pq_file_meta *meta;   /* a nested field: from's footer (held open: ds_slot.held) */
+    const pq_file_meta *meta;   /* a nested field: from's footer (held open: ds_slot.held), or
+                                   `merged` */
+    pq_file_meta *merged;       /* NULL, or a nested field's shape no file has (a union by
+                                   name's leaves of a type neither file's holds: ds_nested_merge):
+                                   `held`'s schema with its own leaf types, owned (its columns) */
+    const pq_file_meta *held;   /* with merged: the footer whose schema nodes it borrows */
     char *conflict;             /* NULL, or why a file's column of this name cannot be read as
                                    it (types that do not widen, another shape, missing without
                                    union_by_name), owned: an error only for a query that reads
@@ -146,6 +151,17 @@ static inline bool ds_null_typed(const pq_column_desc *d)
 {
     return d->logical == PQ_LOGICAL_UNKNOWN;
 }
+/* (ds_nmatch.c) In a union by name, nested column c's shape as field tn of tm (c's own shape,
+ * a file's or merged, or a later file's that holds every field) with its leaves paired with
+ * fm's (p: tm's shape the target; every node paired, no field tm lacks) typed as ones holding
+ * both, as DuckDB's union_by_name types them: integers of which neither holds the other's
+ * values as the smallest signed integer that holds both (UINT32 beside INT32: INT64); the
+ * others as the wider of the two. c->meta, c->node become c->merged, tn (the old merged shape
+ * freed). 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED (a pair that does not merge; c unchanged). */
+int ds_nested_merge(ds_col *c, const pq_file_meta *tm, int32_t tn, const ds_npair *p,
+                    const pq_file_meta *fm);
+/* Frees c's merged shape (c->meta then dangles: the caller sets it). */
+void ds_col_unmerge(ds_col *c);
 /* (ds_nested.c) Whether a nested column of s takes its shape from footer m (m must stay open
  * while s is used). */
 bool ds_schema_holds(const ds_schema *s, const pq_file_meta *m);

@@ -78,16 +78,24 @@ int ds_nested_readable(const pq_file_meta *m, int32_t i)
 
 /* Nested column at takes field i of m (file path) as its shape (its Arrow type: the caller's,
  * ds_types_col). 0 or -ENOMEM. */
+/* Column at's desc: its shape's first leaf (c->meta, c->node), nullable. */
+static void shape_desc(ds_col *c, int at)
+{
+    int leaf = ds_nested_readable(c->meta, c->node);
+    assert(leaf >= 0); /* (readable: add_field checked it) */
+    c->desc = c->meta->columns[leaf], c->desc.name = c->name, c->desc.index = at;
+    c->desc.repetition = PQ_OPTIONAL, c->desc.max_def_level = 1;
+}
+
 static int take_shape(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const char *path)
 {
     ds_col *c = &s->cols[at];
-    int leaf = ds_nested_readable(m, i);
     char *from = fail_strdup(path);
-    if (!from || leaf < 0) return free(from), -ENOMEM; /* (readable: add_field checked it) */
+    if (!from) return -ENOMEM;
     free(c->from), c->from = from;
+    ds_col_unmerge(c);
     c->meta = m, c->node = i;
-    c->desc = m->columns[leaf], c->desc.name = c->name, c->desc.index = at;
-    c->desc.repetition = PQ_OPTIONAL, c->desc.max_def_level = 1;
+    shape_desc(c, at);
     return 0;
 }
 
@@ -113,6 +121,28 @@ static int refuse(const ds_col *c, const pq_file_meta *m, const ds_npair *p, con
                    c->node >= 0 ? "a nested field" : "flat", c->from, path);
 }
 
+/* Column at's shape merged with field i of m (path), paired as p (m's under the column's) and
+ * q (the column's under m's): the column's fields (m lacks none of them), else m's fields (the
+ * column lacks none of them), leaves typed to hold both (ds_nested_merge). 0, -ENOMEM or
+ * RINGSCAN_EUNSUPPORTED (no merge). */
+static int merge_shape(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const ds_npair *p,
+                       const ds_npair *q, const char *path)
+{
+    ds_col *c = &s->cols[at];
+    int rc = RINGSCAN_EUNSUPPORTED;
+    char *from = NULL;
+    if (!p->shape_bad && !p->extra) {
+        rc = ds_nested_merge(c, c->meta, c->node, p, m);
+    } else if (q->tt && !q->shape_bad && !q->extra) {
+        if (!(from = fail_strdup(path))) return -ENOMEM;
+        rc = ds_nested_merge(c, m, i, q, c->meta);
+        if (rc == 0) free(c->from), c->from = from, from = NULL;
+    }
+    free(from);
+    if (rc == 0) shape_desc(c, at);
+    return rc;
+}
+
 int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const char *path,
                     bool by_name, bool *took, pq_err *e)
 {
@@ -127,15 +157,19 @@ int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, cons
     if (rc == 0 && !ok && by_name) /* m's leaves the wider, its fields every one: its shape */
         rc = ds_npair_init(&q, m, i, c->meta, c->node, false, e);
     bool wider = rc == 0 && !ok && by_name && q.fits && !q.extra;
-    if (rc == 0 && !ok && !wider) rc = refuse(c, m, &p, path, e);
+    bool merge = rc == 0 && !ok && !wider && by_name;
+    if (merge) /* leaves neither file's type holds: a shape of the types holding both */
+        rc = merge_shape(s, at, m, i, &p, &q, path);
+    merge = merge && rc == 0, rc = rc == RINGSCAN_EUNSUPPORTED ? 0 : rc;
+    if (rc == 0 && !ok && !wider && !merge) rc = refuse(c, m, &p, path, e);
     ds_npair_free(&p), ds_npair_free(&q);
-    if (rc || ok) return rc;
+    if (rc || ok || merge) return rc == 0 && merge ? (*took = true, 0) : rc;
     return (*took = true), take_shape(s, at, m, i, path);
 }
 
 bool ds_schema_holds(const ds_schema *s, const pq_file_meta *m)
 {
     for (int c = 0; c < s->n; c++)
-        if (s->cols[c].node >= 0 && s->cols[c].meta == m) return true;
+        if (s->cols[c].node >= 0 && (s->cols[c].meta == m || s->cols[c].held == m)) return true;
     return false;
 }

@@ -112,3 +112,59 @@ void ds_npair_free(ds_npair *p)
     free(p->tt), free(p->ft), free(p->map);
     p->tt = p->ft = NULL, p->map = NULL;
 }
+
+/* The smallest signed integer type holding [lo, hi] into d's physical and logical type. */
+static void signed_int(__int128 lo, __int128 hi, pq_column_desc *d)
+{
+    int bits = lo >= INT16_MIN && hi <= INT16_MAX ? 16 : lo >= INT32_MIN && hi <= INT32_MAX ? 32 : 64;
+    d->physical = bits == 64 ? PQ_INT64 : PQ_INT32;
+    d->logical = bits == 16 ? PQ_LOGICAL_INT16 : PQ_LOGICAL_NONE;
+    d->int_signed = true;
+}
+
+/* Leaf a (the column's) merged with b (a file's) in place: a's type kept where b's widens into
+ * it, b's taken where a's widens into b's, integers merged (signed_int); false otherwise. */
+static bool leaf_merge(pq_column_desc *a, const pq_column_desc *b)
+{
+    if (ds_nested_leaf_same(a, b) || ds_nested_leaf_widens(b, a)) return true;
+    if (ds_nested_leaf_widens(a, b)) {
+        a->physical = b->physical, a->logical = b->logical, a->type_length = b->type_length;
+        a->int_signed = b->int_signed;
+        return true;
+    }
+    __int128 alo, ahi, blo, bhi;
+    if (!ds_int_range(a, &alo, &ahi) || !ds_int_range(b, &blo, &bhi) ||
+        a->logical == PQ_LOGICAL_UINT64 || b->logical == PQ_LOGICAL_UINT64)
+        return false; /* (DuckDB: HUGEINT beside a UINT64, VARCHAR beside a string) */
+    signed_int(alo < blo ? alo : blo, ahi > bhi ? ahi : bhi, a);
+    return true;
+}
+
+void ds_col_unmerge(ds_col *c)
+{
+    if (c->merged) free(c->merged->columns), free(c->merged);
+    c->merged = NULL, c->held = NULL;
+}
+
+int ds_nested_merge(ds_col *c, const pq_file_meta *tm, int32_t tn, const ds_npair *p,
+                    const pq_file_meta *fm)
+{
+    assert(!p->shape_bad && !p->extra);
+    const pq_file_meta *base = tm == c->merged ? c->held : tm;
+    pq_file_meta *x = fail_malloc(sizeof *x);
+    pq_column_desc *cols = fail_malloc(sizeof *cols * (size_t)(tm->ncolumns + 1));
+    if (!x || !cols) return free(x), free(cols), -ENOMEM;
+    *x = *tm;
+    memcpy(cols, tm->columns, sizeof *cols * (size_t)tm->ncolumns);
+    x->columns = cols;
+    x->nkv = 0, x->kv = NULL; /* (its Arrow types: the Parquet types', not a file's stored ones) */
+    x->nrow_groups = 0, x->row_groups = NULL;
+    bool ok = true;
+    for (int32_t k = 0; ok && k < p->nt; k++)
+        if (p->tt[k].kind == PQ_NEST_PRIM && p->map[k] >= 0)
+            ok = leaf_merge(&cols[p->tt[k].col], &fm->columns[p->ft[p->map[k]].col]);
+    if (!ok) return free(cols), free(x), RINGSCAN_EUNSUPPORTED;
+    ds_col_unmerge(c);
+    c->merged = x, c->held = base, c->meta = x, c->node = tn;
+    return 0;
+}
