@@ -22,10 +22,13 @@
  *     dataset's (ds_types.c); a filter on such a column is refused. Times and timestamps in
  *     another unit are rescaled too (their filters are parsed in each file's own unit).
  *  5. A nested top-level field (list, struct, map) is one column read whole (ds_nested.c):
- *     node >= 0, desc its first leaf's in `from`, meta from's footer (kept open), its vectors
- *     packed rows (format/column_nested.h) that pass through unchanged, null placeholders
- *     where a file lacks it; every file that has it has its shape (so a path inside it
- *     resolves alike in each, ds_out.c). No filter reads it. */
+ *     node >= 0, desc its first leaf's in `from`, meta from's footer (kept open) or a shape
+ *     merged from files' (ds_nested_merge: a footer's nodes, held open, with leaf types of its
+ *     own), its vectors packed rows (format/column_nested.h), null placeholders where a file
+ *     lacks it; every file that has it pairs with its shape (ds_nmatch.c: struct fields by
+ *     name, leaves widening or cast), its rows rewritten into it where they differ
+ *     (ds_nwiden.c); a path inside it is read only from files whose field packs as the
+ *     column's (ds_out.c). No filter reads it. */
 #ifndef RINGSCAN_SCAN_DS_IMPL_H
 #define RINGSCAN_SCAN_DS_IMPL_H
 #include "filter/expr.h"

@@ -1,11 +1,13 @@
 /* scan/ds_nested.c: a dataset's nested top-level fields (lists, structs, maps; issue 23),
  * read whole as pyarrow.dataset reads them: each is one schema column (ds_impl.h invariant 5)
  * whose shape is the one the first file that has it gives (that file's footer is held open
- * for the Arrow export of every file's rows: ds_schema_holds), and every other file has it
- * in the same shape (the same Arrow nodes and leaf types, so its packed rows,
- * format/column_nested.h, read alike) or lacks it (nulls, in a union by name) or is refused
- * naming both files. A field whose LIST or MAP shape the format does not allow is left out
- * and remembered for the messages that name it (as before nested fields were read). */
+ * for the Arrow export of every file's rows: ds_schema_holds) or, in a union by name, a later
+ * file's that holds every field and leaf of the others, or one merged from both
+ * (ds_nested_merge); every other file pairs with it (ds_nmatch.c: its struct fields by name,
+ * its leaves the same, widening or, without union_by_name, cast to the first file's) or lacks
+ * it (nulls, in a union by name) or is refused naming both files. A field whose LIST or MAP
+ * shape the format does not allow is left out and remembered for the messages that name it
+ * (as before nested fields were read). */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>

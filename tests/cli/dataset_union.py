@@ -283,6 +283,16 @@ nested_pair("fields_missing_widen", pa.array([maybe({"a": maybe(i, i + 1), "b": 
 nested_pair("map_uint32_int32", pa.array([maybe([(f"k{i}", i), ("z", 2**32 - 1)], i) for i in range(N)], pa.map_(pa.string(), pa.uint32())),
             pa.array([maybe([("b", -i)], i) for i in range(N)], pa.map_(pa.string(), pa.int32())),
             "map<string, int64>", dcols="id, map_entries(k) AS k")
+# three files whose shapes merge step by step (a merged shape merged again, a later file's
+# fields taken with the merged leaves)
+for name, arrs in (("three_lists", [pa.array([[1, 255]], pa.list_(pa.uint8())), pa.array([[-128, None]], pa.list_(pa.int8())),
+                                    pa.array([[2**32 - 1], None], pa.list_(pa.uint32()))]),
+                   ("three_structs", [pa.array([{"a": 2**32 - 1}], pa.struct([("a", pa.uint32())])),
+                                      pa.array([{"a": -5, "b": "x"}, None], pa.struct([("a", pa.int32()), ("b", pa.string())])),
+                                      pa.array([{"c": [1.5], "b": "y", "a": 7}], pa.struct([("c", pa.list_(pa.float64())), ("b", pa.string()), ("a", pa.int8())]))])):
+    d = write(f"nested_{name}", [pa.table({"id": pa.array(range(10 * j, 10 * j + len(a)), pa.int64()), "k": a}) for j, a in enumerate(arrs)])
+    same(f"nested {name}", d, True)
+    same(f"nested {name}", d, False, refused=["'k'", "1.parquet", "2.parquet"])
 # what a union by name still refuses (DuckDB reads): struct fields each file lacks of the
 # other's, a UINT64 beside a signed integer (HUGEINT), a number beside a string (VARCHAR)
 refused_nested("fields_disjoint", pa.array([{"a": 1}], pa.struct([("a", pa.int32())])),
