@@ -1,12 +1,12 @@
 /* scan/ds_nwiden.c: a file's rows of a nested field rewritten into the dataset's shape of it
  * (the first file that has the field or, in a union by name, the file whose leaves and struct
- * fields the others' fit into: ds_nested.c), as DuckDB reads them: leaves widened
- * (list<int32> under list<int64>, FLOAT to DOUBLE, an integer to DOUBLE) or, without
+ * fields the others' fit into, or a merged one: ds_nested.c), as DuckDB reads them: leaves
+ * widened (list<int32> under list<int64>, FLOAT to DOUBLE, an integer to DOUBLE) or, without
  * union_by_name, cast to the first file's with a range check (list<int64> under list<int32>,
- * DOUBLE to FLOAT, a FLOAT or DOUBLE to an integer rounded half to even); struct fields by name (moved to the dataset's order, null where the file
- * lacks one, dropped where the dataset does). The packed rows (format/column_nested.h) are
- * rewritten value by value into the dataset's layout (a flat list's element width changes
- * with its leaf's).
+ * DOUBLE to FLOAT, a FLOAT or DOUBLE to an integer rounded half to even); struct fields by
+ * name (moved to the dataset's order, null where the file lacks one, dropped where the
+ * dataset does). The packed rows (format/column_nested.h) are rewritten value by value into
+ * the dataset's layout (a flat list's element width changes with its leaf's).
  *
  * Invariants:
  *  1. The two shapes are paired (ds_nmatch.c: fits): kinds alike, each leaf pair one
