@@ -104,7 +104,8 @@ int ds_types_col(ds_schema *s, int c, const pq_file_meta *m, const char *path, p
 bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b);
 /* (ds_nmatch.c) Whether a nested leaf of type from widens into one of type to, as DuckDB
  * casts it: an integer (INT32 or INT64, annotated up to UINT32) into one whose range holds
- * it, FLOAT to DOUBLE, an integer to DOUBLE. */
+ * it, FLOAT to DOUBLE, an integer to DOUBLE, a value ds_texted prints into a string (DuckDB's
+ * VARCHAR beside a string). */
 bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to);
 /* (ds_nmatch.c) Whether a nested leaf of type from is cast into one of type to with a range
  * check, as DuckDB casts a later file's leaves to the first file's without union_by_name
@@ -248,6 +249,10 @@ bool ds_texted(const pq_column_desc *d);
  * cast to VARCHAR prints them; a null an empty value. 0, -EOVERFLOW (past INT32_MAX bytes of
  * text), or -ENOMEM. */
 int ds_to_text(const pq_column_desc *from, pq_vec *v);
+enum { DS_TEXT_MAX = 64 }; /* the most bytes ds_value_text writes */
+/* (ds_text.c) One value of type from (ds_texted) at value (a packed nested leaf's bytes: its
+ * fixed width, a BOOLEAN one byte 0/1) as text into buf, as ds_to_text prints it; its length. */
+int ds_value_text(const pq_column_desc *from, const uint8_t *value, char buf[DS_TEXT_MAX]);
 /* (ds_text.c) x, an unscaled decimal of scale digits after the point, as text into buf (at
  * least 42 bytes; no NUL); its length. */
 int ds_decimal_text(__int128 x, int scale, char *buf);

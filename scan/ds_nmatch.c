@@ -30,7 +30,9 @@ bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to)
     __int128 lo, hi;
     bool fi = ds_int_range(from, &lo, &hi);
     if (fi && ds_int_range(to, &lo, &hi)) return ds_int_within(from, to);
-    return (from->physical == PQ_FLOAT && to->physical == PQ_DOUBLE) ||
+    bool text = to->physical == PQ_BYTE_ARRAY && to->logical == PQ_LOGICAL_STRING;
+    return (text && ds_texted(from)) || /* (DuckDB's VARCHAR beside a string) */
+           (from->physical == PQ_FLOAT && to->physical == PQ_DOUBLE) ||
            (fi && from->logical != PQ_LOGICAL_UINT64 && to->physical == PQ_DOUBLE &&
             to->logical == PQ_LOGICAL_NONE);
 }

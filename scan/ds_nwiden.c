@@ -100,6 +100,12 @@ static bool leaf(nw *x, int32_t kt, int32_t kf)
     if (!leaf_width(x, f, &w)) return false;
     bool check = ranged(f, t);
     if (f->physical == t->physical && !check) return x->p += w, put(x, x->p - w, w);
+    if (t->physical == PQ_BYTE_ARRAY) { /* a number, date or time as text (ds_texted) */
+        char buf[DS_TEXT_MAX];
+        uint32_t n = (uint32_t)ds_value_text(f, x->p, buf);
+        x->p += w;
+        return put(x, &n, 4) && put(x, buf, n);
+    }
     int64_t i = 0;
     double d = 0;
     if (f->physical == PQ_FLOAT) {
@@ -206,6 +212,26 @@ static bool flat_row(nw *x, int32_t fw, int32_t tw)
     return true;
 }
 
+/* A flat list's row (a file's list<leaf> of fixed width fw) as a packed one (its leaf's type
+ * in the dataset's shape a string: column_nested.h); valid: the row's validity. */
+static bool flat_to_packed(nw *x, int32_t fw, bool valid)
+{
+    bool flagged;
+    int64_t len = x->end - x->p, n = pq_nest_flat_count(len, fw, &flagged);
+    const uint8_t *flags = x->p + n * fw;
+    uint32_t count = (uint32_t)n;
+    if (!put(x, &(uint8_t){valid}, 1) || (valid && !put(x, &count, 4))) return false;
+    if (flagged && (x->end - flags < n || x->end - flags - n >= fw)) return false; /* padding */
+    for (int64_t i = 0; i < n; i++) {
+        uint8_t flag = flagged ? flags[i] : 1;
+        if (flag > 1 || !put(x, &flag, 1)) return false;
+        if (flag && !leaf(x, 1, 1)) return false;
+        if (!flag) x->p += fw; /* (a null's zero bytes) */
+    }
+    x->p = x->end;
+    return true;
+}
+
 /* The error for x's value that does not fit its leaf's type in the dataset (x->bad). */
 static int does_not_fit(const nw *x, const ds_col *c, pq_err *e)
 {
@@ -220,9 +246,9 @@ static int does_not_fit(const nw *x, const ds_col *c, pq_err *e)
 static int repack(nw *x, const ds_col *c, pq_vec *v, pq_err *e)
 {
     int32_t fw = pq_nest_flat_width(x->fm, x->pr->ft), tw = pq_nest_flat_width(x->tm, x->pr->tt);
-    if ((fw > 0) != (tw > 0)) /* (a leaf of another width class: ds_nested.c accepts none) */
-        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': a flat list widened into "
-                       "a packed one", c->name);
+    if (fw == 0 && tw > 0) /* (text is never cast back: ds_nmatch.c accepts no such pair) */
+        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': a packed list read as a "
+                       "flat one", c->name);
     pq_vec w;
     pq_vec_init(&w, PQ_BYTE_ARRAY, 0);
     int rc = pq_vec_reserve(&w, v->length, v->data_len + v->length);
@@ -231,7 +257,8 @@ static int repack(nw *x, const ds_col *c, pq_vec *v, pq_err *e)
     w.offsets[0] = 0;
     for (int64_t r = 0; rc == 0 && r < v->length; r++) {
         x->p = v->data + v->offsets[r], x->end = v->data + v->offsets[r + 1];
-        bool ok = x->p == x->end || (fw > 0 ? flat_row(x, fw, tw) : value(x, 0));
+        bool ok = fw > 0 && tw == 0 ? flat_to_packed(x, fw, pq_vec_is_valid(v, r))
+                  : x->p == x->end || (fw > 0 ? flat_row(x, fw, tw) : value(x, 0));
         if (!ok && x->rc)
             rc = x->rc;
         else if (!ok && x->bad >= 0)
