@@ -109,10 +109,13 @@ static int refuse(const ds_col *c, const pq_file_meta *m, const ds_npair *p, con
     if (p->leaf[0] >= 0 && !p->shape_bad) {
         const pq_column_desc *a = &c->meta->columns[p->leaf[0]], *b = &m->columns[p->leaf[1]];
         return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': its leaf '%.80s' is "
-                       "%s/%s in %.80s but %s/%s in %.80s: not supported (a nested field's leaves "
-                       "widen into one file's type only)", c->name, a->name,
+                       "%s/%s in %.80s but %s/%s in %.80s: not supported (neither widens into the "
+                       "other's type%s)", c->name, a->name,
                        pq_physical_name(a->physical), pq_logical_name(a->logical), c->from,
-                       pq_physical_name(b->physical), pq_logical_name(b->logical), path);
+                       pq_physical_name(b->physical), pq_logical_name(b->logical), path,
+                       b->physical == PQ_BYTE_ARRAY && a->physical != PQ_BYTE_ARRAY
+                           ? "; a later file's strings are not cast to the first file's type: "
+                             "read with union_by_name, VARCHAR" : "");
     }
     if (p->fits && p->extra)
         return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': struct fields of %.80s and "

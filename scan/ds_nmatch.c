@@ -121,7 +121,7 @@ static void signed_int(__int128 lo, __int128 hi, pq_column_desc *d)
     int bits = lo >= INT16_MIN && hi <= INT16_MAX ? 16 : lo >= INT32_MIN && hi <= INT32_MAX ? 32 : 64;
     d->physical = bits == 64 ? PQ_INT64 : PQ_INT32;
     d->logical = bits == 16 ? PQ_LOGICAL_INT16 : PQ_LOGICAL_NONE;
-    d->int_signed = true;
+    d->int_signed = true, d->type_length = 0, d->decimal_precision = d->decimal_scale = 0;
 }
 
 /* Leaf a (the column's) merged with b (a file's) in place: a's type kept where b's widens into
@@ -131,7 +131,8 @@ static bool leaf_merge(pq_column_desc *a, const pq_column_desc *b)
     if (ds_nested_leaf_same(a, b) || ds_nested_leaf_widens(b, a)) return true;
     if (ds_nested_leaf_widens(a, b)) {
         a->physical = b->physical, a->logical = b->logical, a->type_length = b->type_length;
-        a->int_signed = b->int_signed;
+        a->int_signed = b->int_signed, a->is_adjusted_to_utc = b->is_adjusted_to_utc;
+        a->decimal_precision = b->decimal_precision, a->decimal_scale = b->decimal_scale;
         return true;
     }
     __int128 alo, ahi, blo, bhi;
