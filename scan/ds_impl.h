@@ -22,13 +22,17 @@
  *     dataset's (ds_types.c); a filter on such a column is refused. Times and timestamps in
  *     another unit are rescaled too (their filters are parsed in each file's own unit).
  *  5. A nested top-level field (list, struct, map) is one column read whole (ds_nested.c):
- *     node >= 0, desc its first leaf's in `from`, meta from's footer (kept open), its vectors
- *     packed rows (format/column_nested.h) that pass through unchanged, null placeholders
- *     where a file lacks it; every file that has it has its shape (so a path inside it
- *     resolves alike in each, ds_out.c). No filter reads it. */
+ *     node >= 0, desc its first leaf's in `from`, meta from's footer (kept open) or a shape
+ *     merged from files' (ds_nested_merge: a footer's nodes, held open, with leaf types of its
+ *     own), its vectors packed rows (format/column_nested.h), null placeholders where a file
+ *     lacks it; every file that has it pairs with its shape (ds_nmatch.c: struct fields by
+ *     name, leaves widening or cast), its rows rewritten into it where they differ
+ *     (ds_nwiden.c); a path inside it is read only from files whose field packs as the
+ *     column's (ds_out.c). No filter reads it. */
 #ifndef RINGSCAN_SCAN_DS_IMPL_H
 #define RINGSCAN_SCAN_DS_IMPL_H
 #include "filter/expr.h"
+#include "format/column_nested.h"
 #include "format/vec.h"
 #include "scan/arrow_types.h"
 #include "scan/dataset.h"
@@ -44,7 +48,12 @@ typedef struct ds_col {
     scan_arrow_type atype;      /* the Arrow type `from` stores for it (invariant 4), owned */
     pq_column_desc adesc;       /* from's desc of it, which atype was built for */
     int32_t node;               /* a nested field (invariant 5): its node in meta; -1: flat */
-    const pq_file_meta *meta;   /* a nested field: from's footer (held open: ds_slot.held) */
+    const pq_file_meta *meta;   /* a nested field: from's footer (held open: ds_slot.held), or
+                                   `merged` */
+    pq_file_meta *merged;       /* NULL, or a nested field's shape no file has (a union by
+                                   name's leaves of a type neither file's holds: ds_nested_merge):
+                                   `held`'s schema with its own leaf types, owned (its columns) */
+    const pq_file_meta *held;   /* with merged: the footer whose schema nodes it borrows */
     char *conflict;             /* NULL, or why a file's column of this name cannot be read as
                                    it (types that do not widen, another shape, missing without
                                    union_by_name), owned: an error only for a query that reads
@@ -91,17 +100,45 @@ int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, cons
 /* (ds_types.c) The Arrow type of s's column c rebuilt from file m (path), which now gives it
  * its type (ds_nested_match). 0 or a status with e filled. */
 int ds_types_col(ds_schema *s, int c, const pq_file_meta *m, const char *path, pq_err *e);
-/* (ds_nwiden.c) Whether nested leaves a and b hold the same values in the same bytes. */
+/* (ds_nmatch.c) Whether nested leaves a and b hold the same values in the same bytes. */
 bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b);
-/* (ds_nwiden.c) Whether a nested leaf of type from widens into one of type to, as DuckDB
+/* (ds_nmatch.c) Whether a nested leaf of type from widens into one of type to, as DuckDB
  * casts it: an integer (INT32 or INT64, annotated up to UINT32) into one whose range holds
- * it, FLOAT to DOUBLE, an integer to DOUBLE. */
+ * it, FLOAT to DOUBLE, an integer to DOUBLE, a value ds_texted prints into a string (DuckDB's
+ * VARCHAR beside a string). */
 bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to);
-/* (ds_nwiden.c) Whether nested field node of file m has nested column c's leaf types. */
+/* (ds_nmatch.c) Whether a nested leaf of type from is cast into one of type to with a range
+ * check, as DuckDB casts a later file's leaves to the first file's without union_by_name
+ * (list<int64> under list<int32>: a value out of range fails the scan): an integer (up to
+ * INT64), a FLOAT or a DOUBLE (rounded half to even) into any integer, a DOUBLE into a FLOAT. */
+bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to);
+/* (ds_nmatch.c) A file's nested field (shape ft) paired with a dataset's nested column
+ * (shape tt) node by node: struct fields by name, leaves the same, widening, or cast. */
+typedef struct ds_npair {
+    pq_nest *tt, *ft;           /* owned */
+    int32_t nt, nf;
+    int32_t *map;               /* [nt]: the file's node of each of tt's, or -1 (a struct field
+                                   the file lacks: null) */
+    bool fits;                  /* every node paired: kinds alike, leaves that read as tt's */
+    bool shape_bad;             /* a node of another kind (or a list's element named otherwise) */
+    bool extra;                 /* the file has struct fields tt lacks (dropped in a read) */
+    bool differ;                /* the file's packed rows need a rewrite (ds_nested_widen) */
+    int32_t leaf[2];            /* the first leaf pair that does not read: its column in the
+                                   column's file and in the file, else -1 */
+} ds_npair;
+/* Pairs field fn of fm with field tn of tm (cast: leaves ds_nested_leaf_casts accepts pair
+ * too). 0, -ENOMEM, or a status with e naming a node whose shape the format does not allow;
+ * p freed by ds_npair_free (on an error too). */
+int ds_npair_init(ds_npair *p, const pq_file_meta *tm, int32_t tn, const pq_file_meta *fm,
+                  int32_t fn, bool cast, pq_err *e);
+void ds_npair_free(ds_npair *p);
+/* (ds_nwiden.c) Whether nested field node of file m packs as nested column c does (the same
+ * nodes, field names in the same order, leaf types): its rows need no rewrite. */
 bool ds_nested_same_leaves(const ds_col *c, const pq_file_meta *m, int32_t node);
 /* (ds_nwiden.c) v (file m's packed rows of nested column c, its field node there) widened
- * into c's shape (its leaves narrower: ds_nested_leaf_widens; the
- * same nodes). 0, -ENOMEM, -EOVERFLOW, or a status with e naming the column. */
+ * into c's shape (its leaves narrower: ds_nested_leaf_widens, or cast: ds_nested_leaf_casts;
+ * the same nodes). 0, -ENOMEM, -EOVERFLOW, or a status with e naming the column (and the
+ * value and leaf, RINGSCAN_EUNSUPPORTED, when a cast value does not fit). */
 int ds_nested_widen(const ds_col *c, const pq_file_meta *m, int32_t node, pq_vec *v, pq_err *e);
 /* (ds_nested.c) Remembers field, a nested field of file path that is left out, for messages
  * (at most DS_NESTED_MAX). 0 or -ENOMEM. */
@@ -118,6 +155,17 @@ static inline bool ds_null_typed(const pq_column_desc *d)
 {
     return d->logical == PQ_LOGICAL_UNKNOWN;
 }
+/* (ds_nmatch.c) In a union by name, nested column c's shape as field tn of tm (c's own shape,
+ * a file's or merged, or a later file's that holds every field) with its leaves paired with
+ * fm's (p: tm's shape the target; every node paired, no field tm lacks) typed as ones holding
+ * both, as DuckDB's union_by_name types them: integers of which neither holds the other's
+ * values as the smallest signed integer that holds both (UINT32 beside INT32: INT64); the
+ * others as the wider of the two. c->meta, c->node become c->merged, tn (the old merged shape
+ * freed). 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED (a pair that does not merge; c unchanged). */
+int ds_nested_merge(ds_col *c, const pq_file_meta *tm, int32_t tn, const ds_npair *p,
+                    const pq_file_meta *fm);
+/* Frees c's merged shape (c->meta then dangles: the caller sets it). */
+void ds_col_unmerge(ds_col *c);
 /* (ds_nested.c) Whether a nested column of s takes its shape from footer m (m must stay open
  * while s is used). */
 bool ds_schema_holds(const ds_schema *s, const pq_file_meta *m);
@@ -174,8 +222,9 @@ int ds_types_filter(const ds_schema *s, const ds_view *v, const int64_t *scale, 
                     const flt_expr *x, const char *path, pq_err *e);
 
 /* Whether view v's values of schema column c compare otherwise once cast to c's type: cast
- * to text (ds_to_text), or a decimal rounded to fewer decimals (ds_dec_cast), so a filter on
- * c is evaluated on the cast values (ds_post.c), not parsed in the file's own type. */
+ * to text (ds_to_text), or a decimal rounded to fewer decimals (ds_dec_cast), or fail the
+ * cast (an integer narrowed: range checked, failing as DuckDB's cast before its filter), so a
+ * filter on c is evaluated on the cast values (ds_post.c), not parsed in the file's own type. */
 bool ds_types_cast(const ds_schema *s, const ds_view *v, int c);
 
 /* The value file f has in schema column c that is virtual for it (a partition's value, or
@@ -203,19 +252,35 @@ bool ds_texted(const pq_column_desc *d);
  * cast to VARCHAR prints them; a null an empty value. 0, -EOVERFLOW (past INT32_MAX bytes of
  * text), or -ENOMEM. */
 int ds_to_text(const pq_column_desc *from, pq_vec *v);
+enum { DS_TEXT_MAX = 64 }; /* the most bytes ds_value_text writes */
+/* (ds_text.c) One value of type from (ds_texted) at value (a packed nested leaf's bytes: its
+ * fixed width, a BOOLEAN one byte 0/1) as text into buf, as ds_to_text prints it; its length. */
+int ds_value_text(const pq_column_desc *from, const uint8_t *value, char buf[DS_TEXT_MAX]);
 /* (ds_text.c) x, an unscaled decimal of scale digits after the point, as text into buf (at
  * least 42 bytes; no NUL); its length. */
 int ds_decimal_text(__int128 x, int scale, char *buf);
+/* (ds_text.c) Whether every value integer type from holds, integer type to holds too (false
+ * when either is no integer). */
+bool ds_int_within(const pq_column_desc *from, const pq_column_desc *to);
 /* Whether a file's column of type from is read into dataset type to by ds_dec_cast: to is a
  * decimal and from a decimal or an integer in another form, precision or scale; or to is an
- * integer and from a decimal (a first file's integer without union_by_name). */
+ * integer and from a decimal, or an integer whose range to does not hold (a first file's
+ * integer without union_by_name: DuckDB casts a later INT64 to a first INT32, range checked);
+ * or from is a FLOAT or DOUBLE and to a decimal, an integer, or a FLOAT under a DOUBLE (a
+ * first file's type without union_by_name: rounded and range checked as DuckDB casts). */
 static inline bool ds_dec_cast_needed(const pq_column_desc *to, const pq_column_desc *from)
 {
     bool dec = from->logical == PQ_LOGICAL_DECIMAL;
     bool number = from->physical == PQ_INT32 || from->physical == PQ_INT64 ||
                   (from->physical == PQ_FIXED_LEN_BYTE_ARRAY && dec);
+    __int128 lo, hi;
+    if (from->physical == PQ_FLOAT || from->physical == PQ_DOUBLE)
+        return to->logical == PQ_LOGICAL_DECIMAL || ds_int_range(to, &lo, &hi) ||
+               (to->physical == PQ_FLOAT && from->physical == PQ_DOUBLE);
     if (to->logical != PQ_LOGICAL_DECIMAL)
-        return dec && (to->physical == PQ_INT32 || to->physical == PQ_INT64);
+        return (dec && (to->physical == PQ_INT32 || to->physical == PQ_INT64)) ||
+               (ds_int_range(from, &lo, &hi) && from->logical != PQ_LOGICAL_UINT64 &&
+                ds_int_range(to, &lo, &hi) && !ds_int_within(from, to));
     return number && (from->logical != to->logical || from->physical != to->physical ||
                       from->type_length != to->type_length ||
                       from->decimal_scale != to->decimal_scale ||
@@ -223,9 +288,11 @@ static inline bool ds_dec_cast_needed(const pq_column_desc *to, const pq_column_
 }
 /* (ds_widen.c) v (schema column c's vector from file path, a decimal or an integer: its
  * unscaled values) as c's decimal (or integer: scale 0), as DuckDB casts it: multiplied or
- * divided (rounding half away from zero) to c's scale, in c's physical form. 0, -ENOMEM, or
- * RINGSCAN_EUNSUPPORTED with e naming path, the column, the value and the file that gave c
- * its type when a value does not fit c's precision. */
+ * divided (rounding half away from zero) to c's scale, in c's physical form; a FLOAT or
+ * DOUBLE times 10^scale rounded half away from zero into a decimal, rounded half to even into
+ * an integer, or a DOUBLE as a FLOAT. 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED with e naming path,
+ * the column, the value and the file that gave c its type when a value does not fit c's
+ * precision or range (a NaN or infinity into a decimal or integer). */
 int ds_dec_cast(const ds_col *c, const pq_column_desc *from, const char *path, pq_vec *v,
                 pq_err *e);
 /* A decimal of up to 18 digits, whatever its physical type (INT32, INT64, FIXED_LEN). */

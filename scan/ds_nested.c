@@ -1,12 +1,14 @@
 /* scan/ds_nested.c: a dataset's nested top-level fields (lists, structs, maps; issue 23),
  * read whole as pyarrow.dataset reads them: each is one schema column (ds_impl.h invariant 5)
  * whose shape is the one the first file that has it gives (that file's footer is held open
- * for the Arrow export of every file's rows: ds_schema_holds), and every other file has it
- * in the same shape (the same Arrow nodes and leaf types, so its packed rows,
- * format/column_nested.h, or built columns, format/vec.h invariant 6, read alike) or lacks it
- * (nulls, in a union by name) or is refused
- * naming both files. A field whose LIST or MAP shape the format does not allow is left out
- * and remembered for the messages that name it (as before nested fields were read). */
+ * for the Arrow export of every file's rows: ds_schema_holds) or, in a union by name, a later
+ * file's that holds every field and leaf of the others, or one merged from both
+ * (ds_nested_merge); every other file pairs with it (ds_nmatch.c: its struct fields by name,
+ * its leaves the same, widening or, without union_by_name, cast to the first file's: its
+ * packed rows, or built columns when the same, read alike) or lacks it (nulls, in a union by
+ * name) or is refused naming both files. A field whose LIST or MAP shape the format does not
+ * allow is left out and remembered for the messages that name it (as before nested fields
+ * were read). */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -46,34 +48,6 @@ int ds_nested_remember(ds_schema *s, const char *field, const char *path)
     return 0;
 }
 
-/* Whether field na of ma and field nb of mb have one shape, their leaves the same or each of
- * mb's widening into ma's (ds_nested_leaf_widens: ds_nwiden.c): *same, or -ENOMEM; when they
- * differ in a leaf's type alone, one that does not widen, its column in ma and in mb into
- * leaf[0], leaf[1] (else -1). */
-static int same_shape(const pq_file_meta *ma, int32_t na, const pq_file_meta *mb, int32_t nb,
-                      bool *same, int32_t leaf[2])
-{
-    pq_nest *a = fail_malloc(sizeof *a * (size_t)PQ_NEST_CAP(ma, na));
-    pq_nest *b = fail_malloc(sizeof *b * (size_t)PQ_NEST_CAP(mb, nb));
-    int rc = a && b ? 0 : -ENOMEM;
-    int32_t n = rc ? 0 : pq_nest_build(ma, na, a, NULL), k = rc ? 0 : pq_nest_build(mb, nb, b, NULL);
-    *same = n > 0 && n == k;
-    leaf[0] = leaf[1] = -1;
-    for (int32_t i = 0; *same && i < n; i++) {
-        *same = a[i].kind == b[i].kind && strcmp(a[i].name, b[i].name) == 0 &&
-                a[i].nchildren == b[i].nchildren && a[i].end == b[i].end;
-        bool prim = *same && a[i].kind == PQ_NEST_PRIM;
-        const pq_column_desc *la = prim ? &ma->columns[a[i].col] : NULL;
-        const pq_column_desc *lb = la ? &mb->columns[b[i].col] : NULL;
-        if (la && leaf[0] < 0 && !ds_nested_leaf_same(la, lb) && !ds_nested_leaf_widens(lb, la))
-            leaf[0] = a[i].col, leaf[1] = b[i].col;
-    }
-    if (leaf[0] >= 0 && !*same) leaf[0] = leaf[1] = -1; /* (another shape besides) */
-    *same = *same && leaf[0] < 0;
-    free(a), free(b);
-    return rc ? rc : n == -ENOMEM || k == -ENOMEM ? -ENOMEM : 0;
-}
-
 /* File m's first leaf of nested column c (its node in *node), or -1. */
 static int nested_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node)
 {
@@ -107,17 +81,72 @@ int ds_nested_readable(const pq_file_meta *m, int32_t i)
 
 /* Nested column at takes field i of m (file path) as its shape (its Arrow type: the caller's,
  * ds_types_col). 0 or -ENOMEM. */
+/* Column at's desc: its shape's first leaf (c->meta, c->node), nullable. */
+static void shape_desc(ds_col *c, int at)
+{
+    int leaf = ds_nested_readable(c->meta, c->node);
+    assert(leaf >= 0); /* (readable: add_field checked it) */
+    c->desc = c->meta->columns[leaf], c->desc.name = c->name, c->desc.index = at;
+    c->desc.repetition = PQ_OPTIONAL, c->desc.max_def_level = 1;
+}
+
 static int take_shape(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const char *path)
 {
     ds_col *c = &s->cols[at];
-    int leaf = ds_nested_readable(m, i);
     char *from = fail_strdup(path);
-    if (!from || leaf < 0) return free(from), -ENOMEM; /* (readable: add_field checked it) */
+    if (!from) return -ENOMEM;
     free(c->from), c->from = from;
+    ds_col_unmerge(c);
     c->meta = m, c->node = i;
-    c->desc = m->columns[leaf], c->desc.name = c->name, c->desc.index = at;
-    c->desc.repetition = PQ_OPTIONAL, c->desc.max_def_level = 1;
+    shape_desc(c, at);
     return 0;
+}
+
+/* The refusal of file m's field (path) under nested column c, paired as p (not fits, or extra
+ * fields in a union by name). */
+static int refuse(const ds_col *c, const pq_file_meta *m, const ds_npair *p, const char *path,
+                  pq_err *e)
+{
+    if (p->leaf[0] >= 0 && !p->shape_bad) {
+        const pq_column_desc *a = &c->meta->columns[p->leaf[0]], *b = &m->columns[p->leaf[1]];
+        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': its leaf '%.80s' is "
+                       "%s/%s in %.80s but %s/%s in %.80s: not supported (neither widens into the "
+                       "other's type%s)", c->name, a->name,
+                       pq_physical_name(a->physical), pq_logical_name(a->logical), c->from,
+                       pq_physical_name(b->physical), pq_logical_name(b->logical), path,
+                       b->physical == PQ_BYTE_ARRAY && a->physical != PQ_BYTE_ARRAY
+                           ? "; a later file's strings are not cast to the first file's type: "
+                             "read with union_by_name, VARCHAR" : "");
+    }
+    if (p->fits && p->extra)
+        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': struct fields of %.80s and "
+                       "of %.80s each lack some of the other's: not supported (a union by name "
+                       "takes one file's fields, and the others' as nulls)", c->name, c->from, path);
+    return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s but a nested field "
+                   "of another shape in %.80s: a dataset's nested fields must match", c->name,
+                   c->node >= 0 ? "a nested field" : "flat", c->from, path);
+}
+
+/* Column at's shape merged with field i of m (path), paired as p (m's under the column's) and
+ * q (the column's under m's): the column's fields (m lacks none of them), else m's fields (the
+ * column lacks none of them), leaves typed to hold both (ds_nested_merge). 0, -ENOMEM or
+ * RINGSCAN_EUNSUPPORTED (no merge). */
+static int merge_shape(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const ds_npair *p,
+                       const ds_npair *q, const char *path)
+{
+    ds_col *c = &s->cols[at];
+    int rc = RINGSCAN_EUNSUPPORTED;
+    char *from = NULL;
+    if (!p->shape_bad && !p->extra) {
+        rc = ds_nested_merge(c, c->meta, c->node, p, m);
+    } else if (q->tt && !q->shape_bad && !q->extra) {
+        if (!(from = fail_strdup(path))) return -ENOMEM;
+        rc = ds_nested_merge(c, m, i, q, c->meta);
+        if (rc == 0) free(c->from), c->from = from, from = NULL;
+    }
+    free(from);
+    if (rc == 0) shape_desc(c, at);
+    return rc;
 }
 
 int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const char *path,
@@ -125,29 +154,28 @@ int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, cons
 {
     *took = false;
     const ds_col *c = &s->cols[at];
-    bool same = false, wider = false;
-    int32_t leaf[2] = {-1, -1}, ignore[2];
-    int rc = c->node >= 0 ? same_shape(c->meta, c->node, m, i, &same, leaf) : 0;
-    if (rc == 0 && !same && by_name && leaf[0] >= 0) /* m's leaves the wider: its shape */
-        rc = same_shape(m, i, c->meta, c->node, &wider, ignore);
-    if (rc || same) return rc;
-    if (wider) return (*took = true), take_shape(s, at, m, i, path);
-    if (leaf[0] >= 0) {
-        const pq_column_desc *a = &c->meta->columns[leaf[0]], *b = &m->columns[leaf[1]];
-        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': its leaf '%.80s' is "
-                       "%s/%s in %.80s but %s/%s in %.80s: not supported (a nested field's leaves "
-                       "widen into one file's type only)", c->name, a->name,
-                       pq_physical_name(a->physical), pq_logical_name(a->logical), c->from,
-                       pq_physical_name(b->physical), pq_logical_name(b->logical), path);
-    }
-    return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s but a nested field "
-                   "of another shape in %.80s: a dataset's nested fields must match", c->name,
-                   c->node >= 0 ? "a nested field" : "flat", c->from, path);
+    if (c->node < 0) return refuse(c, m, &(ds_npair){.leaf = {-1, -1}}, path, e);
+    /* (without by_name DuckDB casts a later file's leaves to the first file's, range checked,
+     * and reads the first file's struct fields: a later file's others dropped) */
+    ds_npair p, q = {.leaf = {-1, -1}};
+    int rc = ds_npair_init(&p, c->meta, c->node, m, i, !by_name, e);
+    bool ok = rc == 0 && p.fits && (!by_name || !p.extra);
+    if (rc == 0 && !ok && by_name) /* m's leaves the wider, its fields every one: its shape */
+        rc = ds_npair_init(&q, m, i, c->meta, c->node, false, e);
+    bool wider = rc == 0 && !ok && by_name && q.fits && !q.extra;
+    bool merge = rc == 0 && !ok && !wider && by_name;
+    if (merge) /* leaves neither file's type holds: a shape of the types holding both */
+        rc = merge_shape(s, at, m, i, &p, &q, path);
+    merge = merge && rc == 0, rc = rc == RINGSCAN_EUNSUPPORTED ? 0 : rc;
+    if (rc == 0 && !ok && !wider && !merge) rc = refuse(c, m, &p, path, e);
+    ds_npair_free(&p), ds_npair_free(&q);
+    if (rc || ok || merge) return rc == 0 && merge ? (*took = true, 0) : rc;
+    return (*took = true), take_shape(s, at, m, i, path);
 }
 
 bool ds_schema_holds(const ds_schema *s, const pq_file_meta *m)
 {
     for (int c = 0; c < s->n; c++)
-        if (s->cols[c].node >= 0 && s->cols[c].meta == m) return true;
+        if (s->cols[c].node >= 0 && (s->cols[c].meta == m || s->cols[c].held == m)) return true;
     return false;
 }

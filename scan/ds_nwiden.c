@@ -1,19 +1,23 @@
-/* scan/ds_nwiden.c: a file's rows of a nested field whose leaves are narrower than the
- * dataset's (the shape of the first file that has the field or, in a union by name, of the
- * file whose leaves the others' widen into: ds_nested.c) widened into it, as
- * DuckDB casts list<int32> under list<int64>, struct<a int32> under struct<a int64>, floats
- * under doubles: an integer into one whose range holds it, FLOAT to DOUBLE, an integer to
- * DOUBLE. The packed rows (format/column_nested.h) are rewritten value by value into the
- * dataset's layout (a flat list's element width changes with its leaf's).
+/* scan/ds_nwiden.c: a file's rows of a nested field rewritten into the dataset's shape of it
+ * (the first file that has the field or, in a union by name, the file whose leaves and struct
+ * fields the others' fit into, or a merged one: ds_nested.c), as DuckDB reads them: leaves
+ * widened (list<int32> under list<int64>, FLOAT to DOUBLE, an integer to DOUBLE) or, without
+ * union_by_name, cast to the first file's with a range check (list<int64> under list<int32>,
+ * DOUBLE to FLOAT, a FLOAT or DOUBLE to an integer rounded half to even); struct fields by
+ * name (moved to the dataset's order, null where the file lacks one, dropped where the
+ * dataset does). The packed rows (format/column_nested.h) are rewritten value by value into
+ * the dataset's layout (a flat list's element width changes with its leaf's).
  *
  * Invariants:
- *  1. The two shapes have the same nodes (ds_nested.c same_shape); only leaves differ, each
- *     pair one ds_nested_leaf_widens accepts.
+ *  1. The two shapes are paired (ds_nmatch.c: fits): kinds alike, each leaf pair one
+ *     ds_nested_leaf_widens or ds_nested_leaf_casts accepts.
  *  2. Packed rows are the decoder's own, still every length is checked against what remains
- *     (RINGSCAN_EFORMAT naming the column on a mismatch); the widened rows take at most twice
- *     the bytes and 8 more a row. */
+ *     (RINGSCAN_EFORMAT naming the column on a mismatch); the rewritten rows grow as written
+ *     (put), at most INT32_MAX bytes (-EOVERFLOW). */
 #include <assert.h>
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,46 +25,86 @@
 #include "format/column_nested.h"
 #include "scan/ds_impl.h"
 
-bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b)
-{
-    return a->physical == b->physical && a->type_length == b->type_length &&
-           a->logical == b->logical && a->decimal_precision == b->decimal_precision &&
-           a->decimal_scale == b->decimal_scale && a->is_adjusted_to_utc == b->is_adjusted_to_utc;
-}
-
-bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to)
-{
-    __int128 flo, fhi, tlo, thi;
-    bool fi = ds_int_range(from, &flo, &fhi), ti = ds_int_range(to, &tlo, &thi);
-    if (fi && ti) return tlo <= flo && fhi <= thi; /* (INT64 holds every INT32 value) */
-    return (from->physical == PQ_FLOAT && to->physical == PQ_DOUBLE) ||
-           (fi && from->logical != PQ_LOGICAL_UINT64 && to->physical == PQ_DOUBLE &&
-            to->logical == PQ_LOGICAL_NONE);
-}
-
 typedef struct nw {
     const pq_file_meta *fm, *tm;
-    const pq_nest *ft, *tt;
-    const uint8_t *p, *end;
-    uint8_t *out; /* room checked by the caller (invariant 2) */
-    int64_t n;    /* bytes written */
+    const ds_npair *pr;         /* the two shapes and their pairing (ds_nmatch.c) */
+    const uint8_t *p, *end;     /* the file's row being read */
+    pq_vec *w;                  /* the rewritten rows: w->data_len bytes written */
+    int rc;                     /* put's -ENOMEM or -EOVERFLOW */
+    const uint8_t **pos;        /* [pr->nf]: where each field of the struct being read starts */
+    int32_t bad;                /* >= 0: the node whose value (bad_text) its type cannot hold */
+    char bad_text[32];
 } nw;
 
-/* One leaf value of node k (valid) from the file's width to the dataset's. */
-static bool leaf(nw *x, int32_t k)
+/* Appends n bytes to the rewritten rows (grown as needed, at most INT32_MAX). */
+static bool put(nw *x, const void *src, int64_t n)
 {
-    const pq_column_desc *f = &x->fm->columns[x->ft[k].col], *t = &x->tm->columns[x->tt[k].col];
-    int64_t w = f->physical == PQ_BOOLEAN ? 1 : pq_fixed_width(f->physical, f->type_length);
+    pq_vec *w = x->w;
+    if (w->data_len + n > INT32_MAX) return x->rc = -EOVERFLOW, false;
+    if (w->data_len + n > w->data_cap && (x->rc = pq_vec_reserve(w, 0, n))) return false;
+    memcpy(w->data + w->data_len, src, (size_t)n), w->data_len += n;
+    return true;
+}
+
+/* Whether a leaf of type f read into type t needs its value checked (ds_nested_leaf_casts: an
+ * integer narrowed, a DOUBLE to FLOAT). */
+static bool ranged(const pq_column_desc *f, const pq_column_desc *t)
+{
+    return (t->physical == PQ_FLOAT && f->physical == PQ_DOUBLE) ||
+           (ds_int_range(t, &(__int128){0}, &(__int128){0}) && !ds_int_within(f, t)); /* (a
+                                                                   FLOAT or DOUBLE: within none) */
+}
+
+/* Whether value i (an integer; real: d, a number, rounded to it half to even as DuckDB
+ * casts a DOUBLE to an integer) of node kt fits t (ranged); else noted. */
+static bool fits(nw *x, int32_t kt, const pq_column_desc *t, bool real, int64_t *i, double d)
+{
+    __int128 lo, hi;
+    bool ints = ds_int_range(t, &lo, &hi), ok;
+    if (ints && real) {
+        double r = nearbyint(d); /* (within +-2^63: the cast below is defined) */
+        ok = isfinite(d) && r >= -9223372036854775808.0 && r < 9223372036854775808.0;
+        if (ok) *i = (int64_t)r, ok = *i >= lo && *i <= hi;
+    } else {
+        ok = ints ? *i >= lo && *i <= hi : !isfinite(d) || isfinite((float)d);
+    }
+    if (ok) return true;
+    x->bad = kt;
+    if (ints && !real)
+        snprintf(x->bad_text, sizeof x->bad_text, "%lld", (long long)*i);
+    else
+        snprintf(x->bad_text, sizeof x->bad_text, "%.17g", d);
+    return false;
+}
+
+/* The bytes of the leaf value of type f at x->p into *w; false when they run past the row. */
+static bool leaf_width(const nw *x, const pq_column_desc *f, int64_t *w)
+{
+    *w = f->physical == PQ_BOOLEAN ? 1 : pq_fixed_width(f->physical, f->type_length);
     if (f->physical == PQ_BYTE_ARRAY) {
         uint32_t len;
         if (x->end - x->p < 4) return false;
         memcpy(&len, x->p, 4);
-        w = 4 + (int64_t)len;
+        *w = 4 + (int64_t)len;
     }
-    if (x->end - x->p < w) return false;
-    if (f->physical == t->physical) {
-        memcpy(x->out + x->n, x->p, (size_t)w), x->n += w, x->p += w;
-        return true;
+    return x->end - x->p >= *w;
+}
+
+/* One leaf value of node kt (the file's kf, valid) from the file's type to the dataset's:
+ * widened, or cast with a range check (ranged). */
+static bool leaf(nw *x, int32_t kt, int32_t kf)
+{
+    const pq_column_desc *f = &x->fm->columns[x->pr->ft[kf].col];
+    const pq_column_desc *t = &x->tm->columns[x->pr->tt[kt].col];
+    int64_t w;
+    if (!leaf_width(x, f, &w)) return false;
+    bool check = ranged(f, t);
+    if (f->physical == t->physical && !check) return x->p += w, put(x, x->p - w, w);
+    if (t->physical == PQ_BYTE_ARRAY) { /* a number, date or time as text (ds_texted) */
+        char buf[DS_TEXT_MAX];
+        uint32_t n = (uint32_t)ds_value_text(f, x->p, buf);
+        x->p += w;
+        return put(x, &n, 4) && put(x, buf, n);
     }
     int64_t i = 0;
     double d = 0;
@@ -68,6 +112,8 @@ static bool leaf(nw *x, int32_t k)
         float v;
         memcpy(&v, x->p, 4);
         d = v;
+    } else if (f->physical == PQ_DOUBLE) {
+        memcpy(&d, x->p, 8);
     } else if (f->physical == PQ_INT32) {
         int32_t v;
         memcpy(&v, x->p, 4);
@@ -77,34 +123,76 @@ static bool leaf(nw *x, int32_t k)
         d = (double)i;
     }
     x->p += w;
-    if (t->physical == PQ_DOUBLE)
-        memcpy(x->out + x->n, &d, 8);
-    else
-        memcpy(x->out + x->n, &i, 8);
-    x->n += 8;
-    return true;
+    bool real = f->physical == PQ_FLOAT || f->physical == PQ_DOUBLE;
+    if (check && !fits(x, kt, t, real, &i, d)) return false;
+    int32_t i32 = (int32_t)i;
+    float f32 = (float)d;
+    const void *src = t->physical == PQ_DOUBLE  ? (const void *)&d
+                      : t->physical == PQ_FLOAT ? (const void *)&f32
+                      : t->physical == PQ_INT32 ? (const void *)&i32
+                                                : (const void *)&i;
+    return put(x, src, pq_fixed_width(t->physical, 0));
 }
 
-/* The packed value of node k (depth bounded by the schema's: column_nested.h invariant 3). */
-static bool value(nw *x, int32_t k)
+/* Steps over the file's packed value of node kf (a struct field the dataset drops or reads in
+ * another order); false when it does not match its shape. */
+static bool skip(nw *x, int32_t kf)
 {
     if (x->p >= x->end || *x->p > 1) return false;
-    uint8_t flag = *x->p++;
-    x->out[x->n++] = flag;
-    if (!flag) return true;
-    const pq_nest *t = &x->tt[k];
-    if (t->kind == PQ_NEST_PRIM) return leaf(x, k);
-    if (t->kind == PQ_NEST_STRUCT) {
-        for (int32_t c = k + 1, i = 0; i < t->nchildren; i++, c = x->tt[c].end)
-            if (!value(x, c)) return false;
+    if (!*x->p++) return true;
+    const pq_nest *f = &x->pr->ft[kf];
+    int64_t w;
+    if (f->kind == PQ_NEST_PRIM)
+        return leaf_width(x, &x->fm->columns[f->col], &w) && (x->p += w, true);
+    if (f->kind == PQ_NEST_STRUCT) {
+        for (int32_t c = kf + 1, i = 0; i < f->nchildren; i++, c = x->pr->ft[c].end)
+            if (!skip(x, c)) return false;
         return true;
     }
     uint32_t n;
     if (x->end - x->p < 4) return false;
-    memcpy(&n, x->p, 4), memcpy(x->out + x->n, x->p, 4);
-    x->p += 4, x->n += 4;
+    memcpy(&n, x->p, 4), x->p += 4;
     for (uint32_t i = 0; i < n; i++)
-        if (!value(x, k + 1)) return false;
+        if (!skip(x, kf + 1)) return false;
+    return true;
+}
+
+static bool value(nw *x, int32_t kt);
+
+/* A valid struct's fields (node kt) in the dataset's order: each found where the file has it
+ * (x->pos), null where the file lacks it; x->p left past the file's struct. */
+static bool fields(nw *x, int32_t kt)
+{
+    const ds_npair *pr = x->pr;
+    int32_t kf = pr->map[kt];
+    for (int32_t c = kf + 1, i = 0; i < pr->ft[kf].nchildren; i++, c = pr->ft[c].end)
+        if (x->pos[c] = x->p, !skip(x, c)) return false;
+    const uint8_t *after = x->p;
+    for (int32_t c = kt + 1, i = 0; i < pr->tt[kt].nchildren; i++, c = pr->tt[c].end) {
+        if (pr->map[c] < 0 && !put(x, &(uint8_t){0}, 1)) return false; /* lacked: null */
+        if (pr->map[c] >= 0 && (x->p = x->pos[pr->map[c]], !value(x, c))) return false;
+    }
+    x->p = after;
+    return true;
+}
+
+/* The packed value of the dataset's node kt from the file's (map[kt]; depth bounded by the
+ * schema's: column_nested.h invariant 3). */
+static bool value(nw *x, int32_t kt)
+{
+    if (x->p >= x->end || *x->p > 1) return false;
+    uint8_t flag = *x->p++;
+    if (!put(x, &flag, 1)) return false;
+    if (!flag) return true;
+    const pq_nest *t = &x->pr->tt[kt];
+    if (t->kind == PQ_NEST_PRIM) return leaf(x, kt, x->pr->map[kt]);
+    if (t->kind == PQ_NEST_STRUCT) return fields(x, kt);
+    uint32_t n;
+    if (x->end - x->p < 4) return false;
+    if (memcpy(&n, x->p, 4), !put(x, x->p, 4)) return false;
+    x->p += 4;
+    for (uint32_t i = 0; i < n; i++)
+        if (!value(x, kt + 1)) return false;
     return true;
 }
 
@@ -112,73 +200,102 @@ static bool value(nw *x, int32_t k)
 static bool flat_row(nw *x, int32_t fw, int32_t tw)
 {
     bool flagged;
-    int64_t len = x->end - x->p, n = pq_nest_flat_count(len, fw, &flagged), start = x->n;
+    int64_t len = x->end - x->p, n = pq_nest_flat_count(len, fw, &flagged), start = x->w->data_len;
     for (int64_t i = 0; i < n; i++)
-        if (!leaf(x, 1)) return false;
+        if (!leaf(x, 1, 1)) return false;
     if (!flagged) return true;
     if (x->end - x->p < n || x->end - x->p - n >= fw) return false; /* flags, then padding */
-    memcpy(x->out + x->n, x->p, (size_t)n), x->n += n, x->p = x->end;
-    while ((x->n - start) % tw != 1)
-        x->out[x->n++] = 0; /* the row's length 1 mod tw */
+    if (!put(x, x->p, n)) return false;
+    x->p = x->end;
+    while ((x->w->data_len - start) % tw != 1)
+        if (!put(x, &(uint8_t){0}, 1)) return false; /* the row's length 1 mod tw */
     return true;
 }
 
-/* Packed rows v (file shape ft) rewritten into the dataset's shape tt. */
-static int repack(nw *x, const char *name, pq_vec *v, pq_err *e)
+/* A flat list's row (a file's list<leaf> of fixed width fw) as a packed one (its leaf's type
+ * in the dataset's shape a string: column_nested.h); valid: the row's validity. */
+static bool flat_to_packed(nw *x, int32_t fw, bool valid)
 {
-    int32_t fw = pq_nest_flat_width(x->fm, x->ft), tw = pq_nest_flat_width(x->tm, x->tt);
-    if ((fw > 0) != (tw > 0)) /* (ds_nested.c accepts no such pair) */
-        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1,
-                       "column '%.40s': a flat list widened into "
-                       "a packed one",
-                       name);
-    int64_t cap = 2 * v->data_len + 8 * v->length;
-    if (cap > INT32_MAX) return -EOVERFLOW;
+    bool flagged;
+    int64_t len = x->end - x->p, n = pq_nest_flat_count(len, fw, &flagged);
+    const uint8_t *flags = x->p + n * fw;
+    uint32_t count = (uint32_t)n;
+    if (!put(x, &(uint8_t){valid}, 1) || (valid && !put(x, &count, 4))) return false;
+    if (flagged && (x->end - flags < n || x->end - flags - n >= fw)) return false; /* padding */
+    for (int64_t i = 0; i < n; i++) {
+        uint8_t flag = flagged ? flags[i] : 1;
+        if (flag > 1 || !put(x, &flag, 1)) return false;
+        if (flag && !leaf(x, 1, 1)) return false;
+        if (!flag) x->p += fw; /* (a null's zero bytes) */
+    }
+    x->p = x->end;
+    return true;
+}
+
+/* The error for x's value that does not fit its leaf's type in the dataset (x->bad). */
+static int does_not_fit(const nw *x, const ds_col *c, pq_err *e)
+{
+    const pq_column_desc *t = &x->tm->columns[x->pr->tt[x->bad].col];
+    return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': the value %s of its leaf "
+                   "'%.80s' does not fit %s/%s, its type from %.120s (DuckDB refuses it too)",
+                   c->name, x->bad_text, t->name, pq_physical_name(t->physical),
+                   pq_logical_name(t->logical), c->from);
+}
+
+/* Packed rows v (the file's shape) rewritten into the dataset's shape. */
+static int repack(nw *x, const ds_col *c, pq_vec *v, pq_err *e)
+{
+    int32_t fw = pq_nest_flat_width(x->fm, x->pr->ft), tw = pq_nest_flat_width(x->tm, x->pr->tt);
+    if (fw == 0 && tw > 0) /* (text is never cast back: ds_nmatch.c accepts no such pair) */
+        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': a packed list read as a "
+                       "flat one", c->name);
     pq_vec w;
     pq_vec_init(&w, PQ_BYTE_ARRAY, 0);
-    int rc = pq_vec_reserve(&w, v->length, cap);
+    int rc = pq_vec_reserve(&w, v->length, v->data_len + v->length);
     if (rc) return rc;
-    x->out = w.data, x->n = 0;
+    x->w = &w;
     w.offsets[0] = 0;
     for (int64_t r = 0; rc == 0 && r < v->length; r++) {
         x->p = v->data + v->offsets[r], x->end = v->data + v->offsets[r + 1];
-        bool ok = x->p == x->end || (fw > 0 ? flat_row(x, fw, tw) : value(x, 0));
-        if (!ok || x->p != x->end)
-            rc = pq_errf(e, RINGSCAN_EFORMAT, -1,
-                         "column '%.40s': a packed row of %d bytes "
-                         "does not match its shape",
-                         name, (int)(v->offsets[r + 1] - v->offsets[r]));
-        w.offsets[r + 1] = (int32_t)x->n;
+        bool ok = fw > 0 && tw == 0 ? flat_to_packed(x, fw, pq_vec_is_valid(v, r))
+                  : x->p == x->end || (fw > 0 ? flat_row(x, fw, tw) : value(x, 0));
+        if (!ok && x->rc)
+            rc = x->rc;
+        else if (!ok && x->bad >= 0)
+            rc = does_not_fit(x, c, e);
+        else if (!ok || x->p != x->end)
+            rc = pq_errf(e, RINGSCAN_EFORMAT, -1, "column '%.40s': a packed row of %d bytes "
+                         "does not match its shape", c->name,
+                         (int)(v->offsets[r + 1] - v->offsets[r]));
+        w.offsets[r + 1] = (int32_t)w.data_len;
     }
     if (rc) return pq_vec_free(&w), rc;
-    w.data_len = x->n;
     ds_replace_vec(v, &w);
     return 0;
 }
 
 bool ds_nested_same_leaves(const ds_col *c, const pq_file_meta *m, int32_t node)
 {
-    int32_t ff, tf, nf = pq_nest_leaves(m, node, &ff), nt = pq_nest_leaves(c->meta, c->node, &tf);
-    bool same = nf == nt;
-    for (int32_t i = 0; same && i < nf; i++)
-        same = ds_nested_leaf_same(&m->columns[ff + i], &c->meta->columns[tf + i]);
+    ds_npair pr;
+    pq_err ignore = {.offset = -1};
+    bool same = ds_npair_init(&pr, c->meta, c->node, m, node, true, &ignore) == 0 && !pr.differ;
+    ds_npair_free(&pr);
     return same;
 }
 
 int ds_nested_widen(const ds_col *c, const pq_file_meta *m, int32_t node, pq_vec *v, pq_err *e)
 {
-    if (v->length == 0 || ds_nested_same_leaves(c, m, node)) return 0;
-    assert(!v->cols); /* a dataset's scans hand packed rows (no scan_opts.nest_cols) */
-    pq_nest *ft = fail_malloc(sizeof *ft * (size_t)PQ_NEST_CAP(m, node));
-    pq_nest *tt = fail_malloc(sizeof *tt * (size_t)PQ_NEST_CAP(c->meta, c->node));
-    int rc = ft && tt ? 0 : -ENOMEM;
-    int32_t n = rc ? 0 : pq_nest_build(m, node, ft, e),
-            k = rc ? 0 : pq_nest_build(c->meta, c->node, tt, e);
-    if (rc == 0 && (n < 0 || k < 0)) rc = n < 0 ? n : k;
-    assert(rc || n == k); /* invariant 1 */
-    nw x = {.fm = m, .tm = c->meta, .ft = ft, .tt = tt};
-    if (rc == 0) rc = repack(&x, c->name, v, e);
-    free(ft), free(tt);
+    if (v->length == 0) return 0;
+    ds_npair pr;
+    int rc = ds_npair_init(&pr, c->meta, c->node, m, node, true, e);
+    if (rc || !pr.differ) return ds_npair_free(&pr), rc;
+    assert(pr.fits); /* invariant 1 */
+    assert(!v->cols); /* such a file's scan packs rows (ds_view_nested_widened: no nest_cols) */
+    nw x = {.fm = m, .tm = c->meta, .pr = &pr, .bad = -1};
+    x.pos = fail_malloc(sizeof *x.pos * (size_t)pr.nf);
+    rc = x.pos ? repack(&x, c, v, e) : -ENOMEM;
+    free(x.pos);
+    ds_npair_free(&pr);
     return rc;
 }
 

@@ -202,9 +202,13 @@ static int nested_rows(const ds_scan *d, const ds_run *r, int j, pq_vec *v, pq_e
     const pq_file_meta *m = &d->ft.slots[r->fi].f->meta;
     int32_t node = r->view.node[d->out[j]];
     const char *path = d->a.list->files[r->fi].path;
-    if (d->opath[j] && !ds_nested_same_leaves(c, m, node))
-        return ds_file_errf(e, RINGSCAN_EUNSUPPORTED, path, "a path inside a nested field whose "
-                            "leaves are widened here is not supported (project the field)");
+    if (d->opath[j] && !ds_nested_same_leaves(c, m, node)) {
+        char what[320];
+        snprintf(what, sizeof what, "column '%.40s': a path inside a nested field whose leaves "
+                 "or struct fields differ here from %.120s's is not supported (project the field)",
+                 c->name, c->from);
+        return ds_file_errf(e, RINGSCAN_EUNSUPPORTED, path, what);
+    }
     int rc = d->opath[j] ? 0 : ds_nested_widen(c, m, node, v, e);
     return rc && e->msg[0] ? ds_file_errf(e, rc, path, e->msg) : rc;
 }

@@ -225,7 +225,8 @@ static int add_field(ds_schema *s, const pq_file_meta *m, int32_t i, const char 
     pq_err tmp = {.offset = -1};
     bool took = false; /* (m's leaves the wider: its shape, and its Arrow type) */
     int rc = at >= 0 ? ds_nested_match(s, at, m, i, path, add_new, &took, &tmp) : 0;
-    if (at >= 0) return rc == 0 && took ? ds_types_col(s, at, m, path, e) : defer(s, at, rc, &tmp);
+    if (at >= 0) /* (took: m's shape, or a merged one: ds_nested_merge) */
+        return rc == 0 && took ? ds_types_col(s, at, s->cols[at].meta, path, e) : defer(s, at, rc, &tmp);
     rc = add_new ? add_col(s, name, &m->columns[leaf], -1, path) : 0;
     if (rc == 0 && add_new) s->cols[s->n - 1].node = i, s->cols[s->n - 1].meta = m;
     return rc;
@@ -262,9 +263,13 @@ static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, boo
     char ta[48], tb[48];
     const pq_column_desc *first = &s->cols[at].desc;
     if (!add_new && (readable_decimal(first) || int_class(first)) &&
-        (readable_decimal(d) || (int_class(d) && !int_class(first))))
-        return 0; /* DuckDB casts a later file's decimals (and integers under a first file's
-                     decimal) to the first file's type: ds_dec_cast, rounding, range checked */
+        (readable_decimal(d) || int_class(d) || float_class(d)))
+        return 0; /* DuckDB casts a later file's decimals and integers (a wider INT64 under a
+                     first INT32 too) to the first file's type: ds_dec_cast (where the first
+                     file's type does not hold every value: ds_dec_cast_needed), rounding,
+                     range checked; or ds_widen; a float or double rounded too */
+    if (!add_new && first->physical == PQ_FLOAT && d->physical == PQ_DOUBLE)
+        return 0; /* a later DOUBLE under a first FLOAT: cast, ds_dec_cast */
     if (!type_merge(&s->cols[at].desc, d, add_new, &w))
         return defer(s, at, pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in "
                        "%.80s but %s in %.80s: the types do not widen%s", d->name,
@@ -324,6 +329,7 @@ int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool ad
  * partition over a file's own column of its name (values and type the partition's). */
 static void as_part(ds_col *c, const pq_column_desc *d, int j, int at)
 {
+    ds_col_unmerge(c);
     c->part = j, c->node = -1, c->meta = NULL;
     c->desc = *d;
     c->desc.name = c->name, c->desc.index = at;
@@ -356,6 +362,7 @@ void ds_schema_free(ds_schema *s)
     for (int i = 0; i < s->n; i++) {
         free(s->cols[i].name), free(s->cols[i].from), free(s->cols[i].conflict);
         scan_arrow_type_free(&s->cols[i].atype);
+        ds_col_unmerge(&s->cols[i]);
     }
     free(s->cols);
     free(s->metadata);

@@ -23,7 +23,8 @@
 #include "filter/expr.h"
 #include "scan/ds_impl.h"
 
-enum { TEXT_MAX = 64 }; /* the longest: "-292277-01-01 (BC) 23:59:59.999999999+00" and NUL */
+enum { TEXT_MAX = DS_TEXT_MAX }; /* the longest: "-292277-01-01 (BC) 23:59:59.999999999+00"
+                                    and NUL */
 
 __int128 ds_dec_get128(const pq_column_desc *d, const pq_vec *v, int64_t r)
 {
@@ -215,6 +216,13 @@ static int text_of(const pq_column_desc *from, const pq_vec *v, int64_t r, char 
     return ds_decimal_text(l == PQ_LOGICAL_UINT64 ? (__int128)(uint64_t)x : x, 0, buf);
 }
 
+int ds_value_text(const pq_column_desc *from, const uint8_t *value, char buf[DS_TEXT_MAX])
+{
+    pq_vec v = {.type = from->physical, .type_length = from->type_length, .length = 1,
+                .values = (uint8_t *)value}; /* (read only: text_of reads row 0's bytes) */
+    return text_of(from, &v, 0, buf);
+}
+
 int ds_time_unit(const pq_column_desc *d)
 {
     if (d->physical == PQ_INT96) return 9; /* a timestamp in nanoseconds (pq_int96_nanos) */
@@ -247,6 +255,13 @@ bool ds_int_range(const pq_column_desc *d, __int128 *lo, __int128 *hi)
     *hi = ((__int128)1 << (u ? bits : bits - 1)) - 1;
     *lo = u ? 0 : -*hi - 1;
     return true;
+}
+
+bool ds_int_within(const pq_column_desc *from, const pq_column_desc *to)
+{
+    __int128 flo, fhi, tlo, thi;
+    return ds_int_range(from, &flo, &fhi) && ds_int_range(to, &tlo, &thi) && tlo <= flo &&
+           fhi <= thi;
 }
 
 bool ds_texted(const pq_column_desc *d)

@@ -234,7 +234,12 @@ bool ds_types_cast(const ds_schema *s, const ds_view *v, int c)
     if (v->leaf[c] < 0 || s->cols[c].node >= 0) return false;
     const pq_column_desc *to = &s->cols[c].desc, *from = &v->cols[v->leaf[c]];
     int ts = to->logical == PQ_LOGICAL_DECIMAL ? to->decimal_scale : 0;
-    return text_cast(s, v, c) || (ds_dec_cast_needed(to, from) && from->decimal_scale > ts);
+    bool real = from->physical == PQ_FLOAT || from->physical == PQ_DOUBLE;
+    bool narrowed = real || (to->logical != PQ_LOGICAL_DECIMAL && from->logical != PQ_LOGICAL_DECIMAL);
+    /* (an integer narrowed, or a float rounded, range checked: a value out of range fails the
+     * scan even where the filter would drop its row, as DuckDB casts before it filters) */
+    return text_cast(s, v, c) ||
+           (ds_dec_cast_needed(to, from) && (from->decimal_scale > ts || narrowed));
 }
 
 /* A filter on schema column c refused: file path's values are cast to text in it. */

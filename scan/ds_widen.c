@@ -8,6 +8,7 @@
  * 2). No I/O. */
 #include <assert.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -108,11 +109,67 @@ static int does_not_fit(const ds_col *c, __int128 x, int fs, const char *path, p
                    type, c->from);
 }
 
+/* Value x of a FLOAT or DOUBLE as type to into *out (an unscaled decimal, an integer, or a
+ * FLOAT's bits), as DuckDB casts it: a decimal's x * 10^scale rounded half away from zero, an
+ * integer's x rounded half to even, each within to's range; a FLOAT's (float)x, finite when x
+ * is. False when it does not fit. */
+static bool real_value(const pq_column_desc *to, double x, __int128 *out)
+{
+    if (to->physical == PQ_FLOAT) {
+        float f = (float)x;
+        uint32_t bits;
+        memcpy(&bits, &f, 4);
+        *out = (__int128)bits;
+        return !isfinite(x) || isfinite(f);
+    }
+    __int128 lo, hi;
+    dec_range(to, &lo, &hi);
+    if (to->logical == PQ_LOGICAL_DECIMAL) {
+        double y = x * (double)pow10_128(to->decimal_scale);
+        x = y < 0 ? -floor(-y + 0.5) : floor(y + 0.5);
+    } else {
+        x = nearbyint(x);
+    }
+    if (!(x > -1.7e38 && x < 1.7e38)) return false; /* (NaN and infinities too; in __int128) */
+    *out = (__int128)x;
+    return *out >= lo && *out <= hi;
+}
+
+/* v (FLOAT or DOUBLE values, type from) cast to c's type (real_value). */
+static int real_cast(const ds_col *c, const pq_column_desc *from, const char *path, pq_vec *v,
+                     pq_err *e)
+{
+    const pq_column_desc *to = &c->desc;
+    pq_vec w;
+    pq_vec_init(&w, to->physical, to->physical == PQ_FIXED_LEN_BYTE_ARRAY ? to->type_length : 0);
+    int rc = pq_vec_reserve(&w, v->length, 0);
+    if (rc) return rc;
+    for (int64_t r = 0; r < v->length; r++) {
+        float f = 0;
+        double x = 0;
+        if (from->physical == PQ_FLOAT) memcpy(&f, v->values + 4 * r, 4), x = f;
+        else memcpy(&x, v->values + 8 * r, 8);
+        __int128 y = 0;
+        if (pq_vec_is_valid(v, r) && !real_value(to, x, &y)) {
+            pq_vec_free(&w);
+            return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s': the value "
+                           "%.17g does not fit its type from %.120s (DuckDB refuses it too)",
+                           path, c->name, x, c->from);
+        }
+        if (to->physical == PQ_FLOAT) { uint32_t b = (uint32_t)y; memcpy(w.values + 4 * r, &b, 4); }
+        else dec_put(to, &w, r, y);
+    }
+    ds_replace_vec(v, &w);
+    return 0;
+}
+
 int ds_dec_cast(const ds_col *c, const pq_column_desc *from, const char *path, pq_vec *v,
                 pq_err *e)
 {
     const pq_column_desc *to = &c->desc;
     assert(ds_dec_cast_needed(to, from));
+    if (from->physical == PQ_FLOAT || from->physical == PQ_DOUBLE)
+        return real_cast(c, from, path, v, e);
     pq_vec w;
     pq_vec_init(&w, to->physical, to->physical == PQ_FIXED_LEN_BYTE_ARRAY ? to->type_length : 0);
     int rc = pq_vec_reserve(&w, v->length, 0);

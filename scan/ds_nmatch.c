@@ -1,0 +1,173 @@
+/* scan/ds_nmatch.c: a file's nested field paired with a dataset's nested column node by node
+ * (issue 23): lists and maps with lists and maps, struct fields by name as DuckDB unions them
+ * (a field in another order is moved, one the file lacks reads as null, one the column lacks
+ * is dropped: without union_by_name as DuckDB reads a later file in the first file's struct;
+ * in a union by name the column takes the file's shape when it holds every field, ds_nested.c),
+ * leaves the same, widening, or cast with a range check (ds_nwiden.c).
+ *
+ * Invariants:
+ *  1. map[k] is the file's node of the column's node k, or -1 for a struct field the file
+ *     lacks (and every node under it); a matched node has the file node's kind.
+ *  2. Work is bounded by the two shapes' nodes (a struct's field found by a walk over the
+ *     file struct's fields: at most the product of their counts). */
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fail.h"
+#include "scan/ds_impl.h"
+
+bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b)
+{
+    return a->physical == b->physical && a->type_length == b->type_length &&
+           a->logical == b->logical && a->decimal_precision == b->decimal_precision &&
+           a->decimal_scale == b->decimal_scale && a->is_adjusted_to_utc == b->is_adjusted_to_utc;
+}
+
+bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to)
+{
+    __int128 lo, hi;
+    bool fi = ds_int_range(from, &lo, &hi);
+    if (fi && ds_int_range(to, &lo, &hi)) return ds_int_within(from, to);
+    bool text = to->physical == PQ_BYTE_ARRAY && to->logical == PQ_LOGICAL_STRING;
+    return (text && ds_texted(from)) || /* (DuckDB's VARCHAR beside a string) */
+           (from->physical == PQ_FLOAT && to->physical == PQ_DOUBLE) ||
+           (fi && from->logical != PQ_LOGICAL_UINT64 && to->physical == PQ_DOUBLE &&
+            to->logical == PQ_LOGICAL_NONE);
+}
+
+bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to)
+{
+    __int128 lo, hi;
+    bool real = from->physical == PQ_FLOAT || from->physical == PQ_DOUBLE;
+    return ((real || (ds_int_range(from, &lo, &hi) && from->logical != PQ_LOGICAL_UINT64)) &&
+            ds_int_range(to, &lo, &hi)) ||
+           (from->physical == PQ_DOUBLE && to->physical == PQ_FLOAT);
+}
+
+/* The file's child of struct node kf named name, or -1. */
+static int32_t field_of(const ds_npair *p, int32_t kf, const char *name)
+{
+    for (int32_t c = kf + 1, i = 0; i < p->ft[kf].nchildren; i++, c = p->ft[c].end)
+        if (strcmp(p->ft[c].name, name) == 0) return c;
+    return -1;
+}
+
+static void leaf_pair(ds_npair *p, int32_t kt, int32_t kf, const pq_file_meta *tm,
+                      const pq_file_meta *fm, bool cast)
+{
+    const pq_column_desc *t = &tm->columns[p->tt[kt].col], *f = &fm->columns[p->ft[kf].col];
+    if (ds_nested_leaf_same(t, f)) return;
+    p->differ = true;
+    if (ds_nested_leaf_widens(f, t) || (cast && ds_nested_leaf_casts(f, t))) return;
+    if (p->leaf[0] < 0) p->leaf[0] = p->tt[kt].col, p->leaf[1] = p->ft[kf].col;
+    p->fits = false;
+}
+
+/* Pairs the column's node kt with the file's node kf (and their subtrees: invariant 1). */
+static void pair(ds_npair *p, int32_t kt, int32_t kf, const pq_file_meta *tm,
+                 const pq_file_meta *fm, bool cast)
+{
+    const pq_nest *t = &p->tt[kt], *f = &p->ft[kf];
+    p->map[kt] = kf;
+    if (t->kind != f->kind) {
+        p->fits = false, p->shape_bad = true;
+        return;
+    }
+    if (t->kind == PQ_NEST_PRIM) return leaf_pair(p, kt, kf, tm, fm, cast);
+    if (t->kind != PQ_NEST_STRUCT) {
+        if (strcmp(p->tt[kt + 1].name, p->ft[kf + 1].name) != 0) p->fits = false, p->shape_bad = true;
+        return pair(p, kt + 1, kf + 1, tm, fm, cast);
+    }
+    int32_t found = 0;
+    for (int32_t c = kt + 1, i = 0; i < t->nchildren; i++, c = p->tt[c].end) {
+        int32_t fc = field_of(p, kf, p->tt[c].name), nth = -1;
+        for (int32_t g = kf + 1, j = 0; fc >= 0 && j < f->nchildren; j++, g = p->ft[g].end)
+            if (g == fc) nth = j;
+        if (fc < 0 || nth != i) p->differ = true; /* lacked, or moved */
+        if (fc >= 0) found++, pair(p, c, fc, tm, fm, cast);
+        for (int32_t g = c; fc < 0 && g < p->tt[c].end; g++) p->map[g] = -1;
+    }
+    if (found < f->nchildren) p->extra = p->differ = true;
+}
+
+int ds_npair_init(ds_npair *p, const pq_file_meta *tm, int32_t tn, const pq_file_meta *fm,
+                  int32_t fn, bool cast, pq_err *e)
+{
+    *p = (ds_npair){.fits = true, .leaf = {-1, -1}};
+    p->tt = fail_malloc(sizeof *p->tt * (size_t)PQ_NEST_CAP(tm, tn));
+    p->ft = fail_malloc(sizeof *p->ft * (size_t)PQ_NEST_CAP(fm, fn));
+    p->map = fail_malloc(sizeof *p->map * (size_t)PQ_NEST_CAP(tm, tn));
+    if (!p->tt || !p->ft || !p->map) return ds_npair_free(p), -ENOMEM;
+    p->nt = pq_nest_build(tm, tn, p->tt, e), p->nf = pq_nest_build(fm, fn, p->ft, e);
+    if (p->nt <= 0 || p->nf <= 0) {
+        int rc = p->nt <= 0 ? p->nt : p->nf;
+        return ds_npair_free(p), rc ? rc : -EINVAL;
+    }
+    pair(p, 0, 0, tm, fm, cast);
+    return 0;
+}
+
+void ds_npair_free(ds_npair *p)
+{
+    free(p->tt), free(p->ft), free(p->map);
+    p->tt = p->ft = NULL, p->map = NULL;
+}
+
+/* The smallest signed integer type holding [lo, hi] into d's physical and logical type. */
+static void signed_int(__int128 lo, __int128 hi, pq_column_desc *d)
+{
+    int bits = lo >= INT16_MIN && hi <= INT16_MAX ? 16 : lo >= INT32_MIN && hi <= INT32_MAX ? 32 : 64;
+    d->physical = bits == 64 ? PQ_INT64 : PQ_INT32;
+    d->logical = bits == 16 ? PQ_LOGICAL_INT16 : PQ_LOGICAL_NONE;
+    d->int_signed = true, d->type_length = 0, d->decimal_precision = d->decimal_scale = 0;
+}
+
+/* Leaf a (the column's) merged with b (a file's) in place: a's type kept where b's widens into
+ * it, b's taken where a's widens into b's, integers merged (signed_int); false otherwise. */
+static bool leaf_merge(pq_column_desc *a, const pq_column_desc *b)
+{
+    if (ds_nested_leaf_same(a, b) || ds_nested_leaf_widens(b, a)) return true;
+    if (ds_nested_leaf_widens(a, b)) {
+        a->physical = b->physical, a->logical = b->logical, a->type_length = b->type_length;
+        a->int_signed = b->int_signed, a->is_adjusted_to_utc = b->is_adjusted_to_utc;
+        a->decimal_precision = b->decimal_precision, a->decimal_scale = b->decimal_scale;
+        return true;
+    }
+    __int128 alo, ahi, blo, bhi;
+    if (!ds_int_range(a, &alo, &ahi) || !ds_int_range(b, &blo, &bhi) ||
+        a->logical == PQ_LOGICAL_UINT64 || b->logical == PQ_LOGICAL_UINT64)
+        return false; /* (DuckDB: HUGEINT beside a UINT64, VARCHAR beside a string) */
+    signed_int(alo < blo ? alo : blo, ahi > bhi ? ahi : bhi, a);
+    return true;
+}
+
+void ds_col_unmerge(ds_col *c)
+{
+    if (c->merged) free(c->merged->columns), free(c->merged);
+    c->merged = NULL, c->held = NULL;
+}
+
+int ds_nested_merge(ds_col *c, const pq_file_meta *tm, int32_t tn, const ds_npair *p,
+                    const pq_file_meta *fm)
+{
+    assert(!p->shape_bad && !p->extra);
+    const pq_file_meta *base = tm == c->merged ? c->held : tm;
+    pq_file_meta *x = fail_malloc(sizeof *x);
+    pq_column_desc *cols = fail_malloc(sizeof *cols * (size_t)(tm->ncolumns + 1));
+    if (!x || !cols) return free(x), free(cols), -ENOMEM;
+    *x = *tm;
+    memcpy(cols, tm->columns, sizeof *cols * (size_t)tm->ncolumns);
+    x->columns = cols;
+    x->nkv = 0, x->kv = NULL; /* (its Arrow types: the Parquet types', not a file's stored ones) */
+    x->nrow_groups = 0, x->row_groups = NULL;
+    bool ok = true;
+    for (int32_t k = 0; ok && k < p->nt; k++)
+        if (p->tt[k].kind == PQ_NEST_PRIM && p->map[k] >= 0)
+            ok = leaf_merge(&cols[p->tt[k].col], &fm->columns[p->ft[p->map[k]].col]);
+    if (!ok) return free(cols), free(x), RINGSCAN_EUNSUPPORTED;
+    ds_col_unmerge(c);
+    c->merged = x, c->held = base, c->meta = x, c->node = tn;
+    return 0;
+}
