@@ -265,8 +265,8 @@ static int ctx_init(scan_task *x, const scan_task_env *env, scan_task_core *tc, 
         /* a nested field rides as packed BYTE_ARRAY rows (format/column_nested.h) */
         pq_physical t = d->nested ? PQ_BYTE_ARRAY : d->physical;
         int32_t tl = t == PQ_FIXED_LEN_BYTE_ARRAY ? d->type_length : 0;
-        if (v->values_cap + v->offsets_cap + v->validity_cap + v->data_cap == 0)
-            pq_vec_init(v, t, tl); /* a fresh set */
+        if (v->values_cap + v->offsets_cap + v->validity_cap + v->data_cap == 0 && !v->cols)
+            pq_vec_init(v, t, tl); /* a fresh set (a reused one may hold only built columns) */
         assert(v->type == t && v->type_length == tl);
         pq_vec_clear(v);
     }
