@@ -165,8 +165,11 @@ void ds_footers_open(ds_footers *f, int from, int to)
 {
     atomic_store(&f->next, from);
     f->end = to;
-    if (start_readers(f, unread(f, from, to)) == 0) read_window(f, NULL); /* blocking */
+    (void)start_readers(f, unread(f, from, to));
     join_readers(f);
+    /* blocking: no reader started, or tasks spawned that their core could not create
+     * (spawn_failed) left slots unhanded (a slot neither read nor failed was dereferenced) */
+    read_window(f, NULL);
 }
 
 int ds_footers_window_end(const ds_footers *f, int from, int kept_max)
