@@ -128,6 +128,7 @@ int ds_post_filter(const ds_scan *d, const ds_run *r, scan_batch *b, pq_err *e)
         pq_vec_init(&w, b->cols[j].type, b->cols[j].type_length);
         rc = pq_vec_take(&b->cols[j], idx, n, &w);
         if (rc == 0) pq_vec_free(&b->cols[j]), b->cols[j] = w;
+        else pq_vec_free(&w); /* its part allocated */
     }
     if (rc == 0) b->rows = n;
     flt_mask_free(&keep);

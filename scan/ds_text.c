@@ -293,7 +293,7 @@ int ds_to_text(const pq_column_desc *from, pq_vec *v)
     pq_vec w;
     pq_vec_init(&w, PQ_BYTE_ARRAY, 0);
     int rc = pq_vec_reserve(&w, v->length, v->length * TEXT_MAX);
-    if (rc) return rc;
+    if (rc) return pq_vec_free(&w), rc; /* its part allocated */
     int32_t at = 0;
     w.offsets[0] = 0;
     for (int64_t r = 0; r < v->length; r++) {
