@@ -141,6 +141,23 @@ static uint64_t row_hash(const struct ArrowArray *a, int64_t i)
     return ts_hash_bytes(h, (const uint8_t *)s->buffers[2] + off[i], off[i + 1] - off[i]);
 }
 
+/* Reads scan s (started when out->status is 0) to its end, each batch handed to add, then
+ * frees it; the first failure's status in out->status, err filled. */
+static void drain(ringscan_scan *s, outcome *out, ringscan_error *err,
+                  void (*add)(const struct ArrowArray *a, outcome *out))
+{
+    struct ArrowArray a;
+    int rc = 0;
+    while (out->status == 0 && (rc = ringscan_scan_next(s, &a, err)) == 1) {
+        add(&a, out);
+        out->rows += a.length;
+        a.release(&a);
+    }
+    if (out->status == 0) out->status = rc;
+    if (out->status < 0) CHECK(err->status == out->status && err->message[0] != '\0');
+    ringscan_scan_free(s);
+}
+
 /* One whole scan of path with o through the public API, each batch handed to add (which
  * folds it into out's hash); every step's failure ends it with its status. */
 static outcome scan_with(const char *path, const ringscan_options *o,
@@ -153,16 +170,7 @@ static outcome scan_with(const char *path, const ringscan_options *o,
     out.status = ringscan_open(path, &f, &err);
     if (out.status != 0) return out;
     out.status = ringscan_scan_start(f, o, &s, &err);
-    struct ArrowArray a;
-    int rc = 0;
-    while (out.status == 0 && (rc = ringscan_scan_next(s, &a, &err)) == 1) {
-        add(&a, &out);
-        out.rows += a.length;
-        a.release(&a);
-    }
-    if (out.status == 0) out.status = rc;
-    if (out.status < 0) CHECK(err.status == out.status && err.message[0] != '\0');
-    ringscan_scan_free(s);
+    drain(s, &out, &err, add);
     ringscan_close(f);
     return out;
 }
@@ -519,16 +527,7 @@ static outcome dataset_once(int variant)
     ringscan_error err;
     out.status = ringscan_dataset_open(paths, 1, &o, &d, &err);
     if (out.status == 0) out.status = ringscan_dataset_scan_start(d, &o, &s, &err);
-    struct ArrowArray a;
-    int rc = 0;
-    while (out.status == 0 && (rc = ringscan_scan_next(s, &a, &err)) == 1) {
-        add_ids(&a, &out);
-        out.rows += a.length;
-        a.release(&a);
-    }
-    if (out.status == 0) out.status = rc;
-    if (out.status < 0) CHECK(err.status == out.status && err.message[0] != '\0');
-    ringscan_scan_free(s);
+    drain(s, &out, &err, add_ids);
     ringscan_dataset_close(d);
     return out;
 }
