@@ -548,7 +548,7 @@ static void dataset_sweep(void)
         for (; n < N_MAX && !chk_case_failed; n++) {
             g_run_n = (sig_atomic_t)n;
             alarm(RUN_TIMEOUT_S);
-            fail_arm(FAIL_ALL, n, false);
+            fail_arm(FAIL_ALL, n, env_on("RINGSCAN_OOM_PERSIST"));
             outcome got = dataset_once(variants[k]);
             fail_disarm();
             alarm(0);
