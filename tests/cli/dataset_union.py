@@ -151,6 +151,15 @@ for fmt in ("table", "jsonl", "csv"):
     b = subprocess.run([R, "scan", os.path.join(d, "*.parquet"), "--format", fmt], capture_output=True, text=True, timeout=60)
     check(a.returncode == 0 and a.stdout == b.stdout and "Z" not in b.stdout,
           f"int96 alone --format {fmt}: file {a.stdout[:120]!r} dataset {b.stdout[:120]!r} {b.stderr[:200]}")
+# INT96 first, a UTC timestamp later: without union_by_name the first file's zoneless type
+# (DuckDB: TIMESTAMP; pyarrow.dataset: timestamp[ns]), with it UTC (DuckDB: TIMESTAMPTZ_NS)
+utc = pa.table({"id": pa.array([9], pa.int64()), "k": pa.array([2 * 10**18], pa.timestamp("ns", tz="UTC"))})
+d = write("int96_then_utc", [i96], use_deprecated_int96_timestamps=True)
+pq.write_table(utc, os.path.join(d, "2.parquet"))
+for ubn, zone in ((False, False), (True, True)):
+    got, gerr = ours(d, ubn, "k")
+    check(gerr is None and len(got) == 5 and all(v["k"].endswith("Z") == zone for v in got if v["k"]),
+          f"int96 then utc (union_by_name={ubn}): {gerr or got}")
 
 # 2. nested fields whose leaves differ in type: DuckDB widens them (list<int32> beside
 #    list<int64>: BIGINT[]; struct fields; map values; lists of lists; int8 beside int16; an
