@@ -8,7 +8,8 @@
  *
  * Invariants:
  *  1. The slots of [next, end) belong to the footer tasks of the window being read until it
- *     is joined (tasks == 0); the host touches them after.
+ *     is joined (tasks == 0); the host touches them after, and reads those the cursor did
+ *     not hand out (tasks a core could not create: ds_footers_open).
  *  2. A core's footer io context (cores[c].io) exists while a footer task runs there: the
  *     first task on the core makes it, the last frees it, so none outlives the window and
  *     the host never touches it. */
