@@ -233,7 +233,9 @@ static int make_leaf(const raw_elem *el, const pq_schema_node *nd, int32_t node,
     int lg = annotation_of(el);
     c->sort_order = sort_order_of(lg, c->physical);
     c->logical = (lg == LT_NONE || lg >= LT_UNSUPPORTED_NESTED) ? PQ_LOGICAL_NONE : (pq_logical)lg;
-    c->is_adjusted_to_utc = el->logical_known ? el->utc : true; /* legacy converted: UTC */
+    /* legacy converted: UTC; INT96 (no annotation) a timestamp without a zone, as pyarrow
+     * and DuckDB read it: a dataset that widens it to TIMESTAMP_NANOS keeps it zoneless */
+    c->is_adjusted_to_utc = el->logical_known ? el->utc : el->type != PQ_INT96;
     c->int_signed = c->logical >= PQ_LOGICAL_INT8 && c->logical <= PQ_LOGICAL_INT64;
     if (c->logical == PQ_LOGICAL_DECIMAL) {
         bool lt = el->logical_known && el->logical == PQ_LOGICAL_DECIMAL;

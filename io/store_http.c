@@ -619,8 +619,10 @@ bool http_tail_reask(http_obj *o, io_file_t *f, http_xfer *x)
     if (!(x->overlong && x->status == 200 && x->have_clen && x->clen > HTTP_TAIL_BYTES))
         return false;
     f->size_bytes = x->clen; /* what the ranged answer's Content-Range total must say */
+    /* the start kept: a task's request retries within HTTP_RETRY_TOTAL_NS of it (zero, the
+     * re-asked range was never retried on the multi handle; the blocking run sets its own) */
     *x = (http_xfer){.o = o, .f = f, .buf = o->tail, .off = x->clen - HTTP_TAIL_BYTES,
-                     .len = HTTP_TAIL_BYTES};
+                     .len = HTTP_TAIL_BYTES, .t0_ns = x->t0_ns};
     return true;
 }
 

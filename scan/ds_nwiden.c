@@ -252,7 +252,7 @@ static int repack(nw *x, const ds_col *c, pq_vec *v, pq_err *e)
     pq_vec w;
     pq_vec_init(&w, PQ_BYTE_ARRAY, 0);
     int rc = pq_vec_reserve(&w, v->length, v->data_len + v->length);
-    if (rc) return rc;
+    if (rc) return pq_vec_free(&w), rc; /* its part allocated */
     x->w = &w;
     w.offsets[0] = 0;
     for (int64_t r = 0; rc == 0 && r < v->length; r++) {

@@ -8,7 +8,8 @@
  *
  * Invariants:
  *  1. The slots of [next, end) belong to the footer tasks of the window being read until it
- *     is joined (tasks == 0); the host touches them after.
+ *     is joined (tasks == 0); the host touches them after, and reads those the cursor did
+ *     not hand out (tasks a core could not create: ds_footers_open).
  *  2. A core's footer io context (cores[c].io) exists while a footer task runs there: the
  *     first task on the core makes it, the last frees it, so none outlives the window and
  *     the host never touches it. */
@@ -165,8 +166,11 @@ void ds_footers_open(ds_footers *f, int from, int to)
 {
     atomic_store(&f->next, from);
     f->end = to;
-    if (start_readers(f, unread(f, from, to)) == 0) read_window(f, NULL); /* blocking */
+    (void)start_readers(f, unread(f, from, to));
     join_readers(f);
+    /* blocking: no reader started, or tasks spawned that their core could not create
+     * (spawn_failed) left slots unhanded (a slot neither read nor failed was dereferenced) */
+    read_window(f, NULL);
 }
 
 int ds_footers_window_end(const ds_footers *f, int from, int kept_max)

@@ -174,8 +174,12 @@ static int mark_used(ds_scan *d, const ds_scan_args *a)
     for (int c = 0; c < d->s.n; c++) cols[c] = d->s.cols[c].desc, cols[c].index = c;
     flt_expr *x = NULL;
     pq_err e = {.offset = -1};
-    if (a->filter) (void)flt_parse(a->filter, cols, d->s.n, &x, &e);
-    else if (a->filter_expr) (void)scan_filter_from_expr(a->filter_expr, cols, d->s.n, &x, &e);
+    int rc = 0;
+    if (a->filter) rc = flt_parse(a->filter, cols, d->s.n, &x, &e);
+    else if (a->filter_expr) rc = scan_filter_from_expr(a->filter_expr, cols, d->s.n, &x, &e);
+    /* out of memory is not a filter that does not type: without post, a file whose values
+     * are cast got the filter in its own types (a string literal beside a decimal: EPARSE) */
+    if (rc == -ENOMEM) return flt_expr_free(x), free(cols), -ENOMEM;
     for (int32_t k = 0; x && k < x->npreds; k++) {
         const flt_pred *p = &x->preds[k];
         for (int32_t j = 0; j < (p->multi ? p->multi->ncols : 1); j++)

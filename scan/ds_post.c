@@ -45,7 +45,7 @@ int ds_post_leaves(const ds_scan *d, ds_run *r, int *leaves, int32_t *nodes, int
 
 /* Schema column c of b (file r's batch) as c's type into *out: the file's vector copied and
  * cast (ds_dec_cast, ds_widen), or the file's constant. */
-static int cast_col(const ds_scan *d, const ds_run *r, int c, const scan_batch *b, pq_vec *out,
+static int cast_into(const ds_scan *d, const ds_run *r, int c, const scan_batch *b, pq_vec *out,
                     pq_err *e)
 {
     const ds_file *f = &d->a.list->files[r->fi];
@@ -64,6 +64,17 @@ static int cast_col(const ds_scan *d, const ds_run *r, int c, const scan_batch *
         return ds_dec_cast(col, from, f->path, out, e);
     if (rc == 0) rc = ds_widen(&col->desc, from, out);
     if (rc == 0 && r->scale[c]) rc = ds_rescale(col, r->scale[c], f->path, out, e);
+    return rc;
+}
+
+/* cast_into, *out owning nothing when it fails (a value that does not fit the dataset's
+ * type failed the cast with the file's copy made: it leaked). */
+static int cast_col(const ds_scan *d, const ds_run *r, int c, const scan_batch *b, pq_vec *out,
+                    pq_err *e)
+{
+    pq_vec_init(out, PQ_BOOLEAN, 0);
+    int rc = cast_into(d, r, c, b, out, e);
+    if (rc) pq_vec_free(out);
     return rc;
 }
 
@@ -117,6 +128,7 @@ int ds_post_filter(const ds_scan *d, const ds_run *r, scan_batch *b, pq_err *e)
         pq_vec_init(&w, b->cols[j].type, b->cols[j].type_length);
         rc = pq_vec_take(&b->cols[j], idx, n, &w);
         if (rc == 0) pq_vec_free(&b->cols[j]), b->cols[j] = w;
+        else pq_vec_free(&w); /* its part allocated */
     }
     if (rc == 0) b->rows = n;
     flt_mask_free(&keep);

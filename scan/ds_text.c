@@ -9,7 +9,9 @@
  *  - DATE "YYYY-MM-DD", " (BC)" after a year before 1; TIME and TIMESTAMP with their
  *    fraction's trailing zeros dropped (none when it is zero), in the column's unit except
  *    INT96, which DuckDB reads as microseconds (floored); a UTC-adjusted timestamp with
- *    "+00" (DuckDB prints TIMESTAMPTZ in the session's zone: UTC here).
+ *    "+00" (DuckDB prints TIMESTAMPTZ in the session's zone: UTC here); a DATE or TIMESTAMP
+ *    of its type's largest value or that value's negation "infinity" / "-infinity" (DuckDB's
+ *    infinite values), and every other value, INT64_MIN too, as a date without overflow.
  * And what the other ds_ files share with it: a decimal's unscaled value, a vector replaced
  * by its conversion, a time's unit.
  * Invariants: every value fits TEXT_MAX bytes; a null is an empty value. No I/O. */
@@ -129,6 +131,23 @@ static int64_t floor_div(int64_t x, int64_t y)
     return x / y - (x % y != 0 && (x % y < 0) != (y < 0));
 }
 
+/* x mod y in [0, y) (y > 0), without the overflow of x - floor_div(x, y) * y at INT64_MIN. */
+static int64_t floor_mod(int64_t x, int64_t y)
+{
+    int64_t m = x % y;
+    return m < 0 ? m + y : m;
+}
+
+/* DuckDB's infinite DATE and TIMESTAMP: the largest value and its negation (none for
+ * INT64_MIN / INT32_MIN, which print as dates); its text into buf, or 0. */
+static int infinity_text(int64_t x, int64_t max, char *buf)
+{
+    if (x != max && x != -max) return 0;
+    int len = x < 0 ? (buf[0] = '-', 1) : 0;
+    memcpy(buf + len, "infinity", 8);
+    return len + 8;
+}
+
 /* Day number days (since 1970-01-01) as DuckDB prints a DATE. */
 static int date_text(int64_t days, char *buf)
 {
@@ -146,7 +165,7 @@ static int clock_text(int64_t t, int unit, char *buf)
     int64_t per_s = 1;
     for (int i = 0; i < unit; i++)
         per_s *= 10;
-    t -= floor_div(t, 86400 * per_s) * 86400 * per_s; /* a broken file's time: into one day */
+    t = floor_mod(t, 86400 * per_s); /* a broken file's time: into one day */
     int64_t s = t / per_s, f = t % per_s;
     int len =
         snprintf(buf, 16, "%02d:%02d:%02d", (int)(s / 3600), (int)(s / 60 % 60), (int)(s % 60));
@@ -164,10 +183,9 @@ static int stamp_text(int64_t x, int unit, bool utc, char *buf)
     int64_t per_day = 86400;
     for (int i = 0; i < unit; i++)
         per_day *= 10;
-    int64_t day = floor_div(x, per_day);
-    int len = date_text(day, buf);
+    int len = date_text(floor_div(x, per_day), buf);
     buf[len++] = ' ';
-    len += clock_text(x - day * per_day, unit, buf + len);
+    len += clock_text(floor_mod(x, per_day), unit, buf + len);
     if (utc) memcpy(buf + len, "+00", 3), len += 3;
     return len;
 }
@@ -206,9 +224,13 @@ static int text_of(const pq_column_desc *from, const pq_vec *v, int64_t r, char 
         return stamp_text(floor_div(pq_int96_nanos(v->values + 12 * r), 1000), 6, false, buf);
     if (l == PQ_LOGICAL_DECIMAL)
         return ds_decimal_text(ds_dec_get128(from, v, r), from->decimal_scale, buf);
-    if (l == PQ_LOGICAL_DATE) return date_text(i64_at(v, r), buf);
+    int inf = l == PQ_LOGICAL_DATE ? infinity_text(i64_at(v, r), INT32_MAX, buf) : 0;
+    if (l == PQ_LOGICAL_DATE) return inf ? inf : date_text(i64_at(v, r), buf);
     if (l >= PQ_LOGICAL_TIME_MILLIS && l <= PQ_LOGICAL_TIME_NANOS)
         return clock_text(i64_at(v, r), ds_time_unit(from), buf);
+    if (l >= PQ_LOGICAL_TIMESTAMP_MILLIS && l <= PQ_LOGICAL_TIMESTAMP_NANOS &&
+        (inf = infinity_text(i64_at(v, r), INT64_MAX, buf)) > 0)
+        return inf;
     if (l >= PQ_LOGICAL_TIMESTAMP_MILLIS && l <= PQ_LOGICAL_TIMESTAMP_NANOS)
         return stamp_text(i64_at(v, r), ds_time_unit(from), from->is_adjusted_to_utc, buf);
     int64_t x = i64_at(v, r);
@@ -286,7 +308,7 @@ int ds_to_text(const pq_column_desc *from, pq_vec *v)
     pq_vec w;
     pq_vec_init(&w, PQ_BYTE_ARRAY, 0);
     int rc = pq_vec_reserve(&w, v->length, v->length * TEXT_MAX);
-    if (rc) return rc;
+    if (rc) return pq_vec_free(&w), rc; /* its part allocated */
     int32_t at = 0;
     w.offsets[0] = 0;
     for (int64_t r = 0; r < v->length; r++) {

@@ -30,7 +30,7 @@ static int dec_to_double(const pq_column_desc *from, pq_vec *v)
     pq_vec w;
     pq_vec_init(&w, PQ_DOUBLE, 0);
     int rc = pq_vec_reserve(&w, v->length, 0);
-    if (rc) return rc;
+    if (rc) return pq_vec_free(&w), rc; /* its part allocated */
     double scale = 1;
     for (int i = 0; i < from->decimal_scale; i++) scale *= 10;
     for (int64_t r = 0; r < v->length; r++) {
@@ -47,7 +47,7 @@ static int int96_nanos(pq_vec *v)
     pq_vec w;
     pq_vec_init(&w, PQ_INT64, 0);
     int rc = pq_vec_reserve(&w, v->length, 0);
-    if (rc) return rc;
+    if (rc) return pq_vec_free(&w), rc; /* its part allocated */
     for (int64_t r = 0; r < v->length; r++) {
         int64_t x = pq_vec_is_valid(v, r) ? pq_int96_nanos(v->values + 12 * r) : 0;
         memcpy(w.values + 8 * r, &x, 8);
@@ -173,7 +173,7 @@ int ds_dec_cast(const ds_col *c, const pq_column_desc *from, const char *path, p
     pq_vec w;
     pq_vec_init(&w, to->physical, to->physical == PQ_FIXED_LEN_BYTE_ARRAY ? to->type_length : 0);
     int rc = pq_vec_reserve(&w, v->length, 0);
-    if (rc) return rc;
+    if (rc) return pq_vec_free(&w), rc; /* its part allocated */
     int fs = from->logical == PQ_LOGICAL_DECIMAL ? from->decimal_scale : 0; /* an integer: 0 */
     int ts = to->logical == PQ_LOGICAL_DECIMAL ? to->decimal_scale : 0;
     __int128 lo, hi;
@@ -200,7 +200,7 @@ int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
     pq_vec w;
     pq_vec_init(&w, to->physical, 0);
     int rc = pq_vec_reserve(&w, v->length, 0);
-    if (rc) return rc;
+    if (rc) return pq_vec_free(&w), rc; /* its part allocated */
     bool u32 = from->logical == PQ_LOGICAL_UINT32;
     for (int64_t r = 0; r < v->length; r++) {
         int64_t i = 0;

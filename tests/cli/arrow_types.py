@@ -109,4 +109,20 @@ if pyarrow_refuses and err and "ARROW:schema" in err:
 else:
     print(f"FAIL: bad_stored_schema: pyarrow refuses {pyarrow_refuses}, ringscan {err!r}")
     failures += 1
+
+# INT96 read as a one-file dataset: timestamp[ns] without a zone, as pyarrow.dataset reads it
+# (the dataset's column carried a legacy annotation's UTC flag: timestamp[ns, tz=UTC])
+i96_dir = os.path.join(d, "int96_ds")
+os.makedirs(i96_dir, exist_ok=True)
+pq.write_table(pa.table({"t": pa.array([1_700_000_000_123_456_789, None], pa.timestamp("ns"))}),
+               os.path.join(i96_dir, "1.parquet"), use_deprecated_int96_timestamps=True)
+import pyarrow.dataset as pads
+want = pads.dataset(i96_dir).to_table()
+got, err = rs_ctypes.read_dataset(lib, [os.path.join(i96_dir, "*.parquet")])
+if not err and got.schema.field("t").type == want.schema.field("t").type == pa.timestamp("ns") and \
+        got.column("t").cast(pa.int64()).to_pylist() == want.column("t").cast(pa.int64()).to_pylist():
+    print("ok int96_dataset")
+else:
+    print(f"FAIL: int96_dataset: ringscan {err or got.schema}, pyarrow.dataset {want.schema}")
+    failures += 1
 sys.exit(1 if failures else 0)

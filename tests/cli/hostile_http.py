@@ -17,7 +17,9 @@ fault from its second on: the open's suffix GET passes and the ring's range read
   grow           from the second request on, serves NAME.big (another size and ETag)
   same           from the second request on, serves NAME.alt (same size, another ETag)
   nosuffix       a suffix range ("bytes=-N") answered with the whole object (200), any other
-                 range as "ok"; norange: every request answered with the whole object
+                 range as "ok"; norange: every request answered with the whole object;
+                 nosuffixcut: as nosuffix, the object's second request (the open's tail asked
+                 again as an explicit range) as "cut"
   gzip           206 as "ok" with "Content-Encoding: gzip" (a proxy's, over bytes never asked
                  to be encoded)
   shrink         from the second request on, NAME is empty (every range: 416, "bytes */0")
@@ -95,6 +97,8 @@ async def answer(w, mode, name, target, rng, hit):
         mode = mode[4:] if hit > 1 else "ok"
     if mode == "cutonce":
         mode = "cut" if hit == 2 else "ok"
+    if mode == "nosuffixcut":
+        mode = "cut" if hit == 2 else "nosuffix"
     if mode.startswith("redir"):
         where = {"redirhost": f"http://localhost:{ARGS.port}/ok/{name}",
                  "redirloop": target}.get(mode, f"/ok/{name}")

@@ -138,6 +138,10 @@ check '[ "$RS_RC" -eq 0 ] && ! grep -qF "$secret" "$dir/o" "$dir/e"' "meta: exit
 for m in chunked redir301 redirhost nosuffix; do
     scan_same "dataset $m" "$li" "$base/$m/li.parquet" "$li" --threads 2 --format csv
 done
+# the tail asked again as an explicit range, its first try cut: retried as any read (the
+# re-ask had cleared the request's start time, so a task's open never retried it)
+scan_same "dataset nosuffixcut" "$li" "$base/nosuffixcut/li.parquet" "$li" --threads 2 --format csv
+check '[ "$(tries nosuffixcut)" -ge 3 ]' "nosuffixcut: $(tries nosuffixcut) requests (want the suffix, the cut range and its retry)"
 for f in "hugeerr|HTTP 404 NoSuchKey" "redirloop|redirect" "drip|timed out" "latenocr|Content-Range missing"; do
     m=${f%%|*}
     scan_fails "dataset $m" 60 "127.0.0.1:$HOSTILE_PORT/$m/li.parquet" "GET bytes=" "${f#*|}" -- \
