@@ -81,7 +81,7 @@ static void print_core_time(const bench_ctx *c)
            "asleep while its tasks awaited io (reads, lends) | dict | window | claim (paced, no "
            "work) | drain | other; tail: its end to the scan's; consumer: the draining thread's CPU; "
            "the run's phases: open (footer), start (scan_start: plan, threads), drain, end "
-           "(scan_free, close)\n");
+           "(scan_free, close), with the host thread's CPU in open and start\n");
     static const struct { const char *name; size_t off; } f[] = {
         {"io", offsetof(scan_core_stats, io_ns)}, {"dict", offsetof(scan_core_stats, dict_ns)},
         {"window", offsetof(scan_core_stats, window_ns)},
@@ -93,12 +93,13 @@ static void print_core_time(const bench_ctx *c)
         const bench_shape_res *r = &c->shapes[i];
         for (int j = 0; j < r->nentries; j++) {
             const bench_entry *en = &r->e[j];
-            double ph[5][BENCH_ROUNDS_MAX];
+            double ph[7][BENCH_ROUNDS_MAX];
             int n = c->o.rounds < BENCH_ROUNDS_MAX ? c->o.rounds : BENCH_ROUNDS_MAX;
             for (int k = 0; k < n; k++) {
                 const bench_run *run = &en->runs[k];
                 ph[0][k] = (double)run->consumer_cpu_ns / 1e6, ph[1][k] = run->open_ms;
                 ph[2][k] = run->start_ms, ph[3][k] = run->drain_ms, ph[4][k] = run->end_ms;
+                ph[5][k] = (double)run->open_cpu_ns / 1e6, ph[6][k] = (double)run->start_cpu_ns / 1e6;
             }
             for (int core = 0; core < en->runs[0].st.ncores; core++) {
                 double wall = core_ms(c, en, core, offsetof(scan_core_stats, wall_ns)), asleep = 0;
@@ -110,8 +111,9 @@ static void print_core_time(const bench_ctx *c)
                 for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
                     printf(" %s %.2f", f[k].name, core_ms(c, en, core, f[k].off));
                 if (core == 0)
-                    printf(" | consumer %.2f; open %.2f start %.2f drain %.2f end %.2f",
-                           bench_median(ph[0], n), bench_median(ph[1], n), bench_median(ph[2], n),
+                    printf(" | consumer %.2f; open %.2f (cpu %.2f) start %.2f (cpu %.2f) drain "
+                           "%.2f end %.2f", bench_median(ph[0], n), bench_median(ph[1], n),
+                           bench_median(ph[5], n), bench_median(ph[2], n), bench_median(ph[6], n),
                            bench_median(ph[3], n), bench_median(ph[4], n));
                 printf("\n");
             }
@@ -239,13 +241,15 @@ static void json_entry(FILE *f, const bench_shape_res *r, const bench_entry *en,
         fprintf(f, "%s{\"round\":%d,\"ms\":%.4f,\"rows\":%lld,\"checksum\":%llu,\"match\":%s,"
                    "\"fetch_budget\":%lld,\"store_requests\":%llu,\"store_bytes\":%llu,"
                    "\"peak_rss\":%llu,\"consumer_cpu_ns\":%llu,\"open_ms\":%.4f,"
-                   "\"start_ms\":%.4f,\"drain_ms\":%.4f,\"end_ms\":%.4f,",
+                   "\"start_ms\":%.4f,\"drain_ms\":%.4f,\"end_ms\":%.4f,\"open_cpu_ns\":%llu,"
+                   "\"start_cpu_ns\":%llu,",
                 k ? "," : "", k + 1, run->ms, (long long)run->rows,
                 (unsigned long long)run->checksum, run->match ? "true" : "false",
                 (long long)en->fetch_budget, (unsigned long long)run->requests,
                 (unsigned long long)run->store_bytes, (unsigned long long)run->peak_rss,
                 (unsigned long long)run->consumer_cpu_ns, run->open_ms, run->start_ms,
-                run->drain_ms, run->end_ms);
+                run->drain_ms, run->end_ms, (unsigned long long)run->open_cpu_ns,
+                (unsigned long long)run->start_cpu_ns);
         json_stats(f, &run->st);
         fputc('}', f);
     }

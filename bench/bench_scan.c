@@ -16,6 +16,7 @@
 
 #include "bench/bench_scan.h"
 #include "scan/pqfile.h"
+#include "scan/scan_rt.h"
 
 double bench_now_ms(void)
 {
@@ -123,6 +124,7 @@ static int run_once(const bench_ctx *c, const bench_shape_res *r, const bench_en
 {
     const bench_shape *sh = r->shape;
     double t0 = bench_now_ms();
+    uint64_t c0 = exec_thread_cpu_ns();
     pqf_t *f = NULL;
     flt_expr *filter = NULL;
     scan_t *sc = NULL;
@@ -141,13 +143,16 @@ static int run_once(const bench_ctx *c, const bench_shape_res *r, const bench_en
     so.fetch_budget = en->fetch_budget;
     so.threads = c->o.threads;
     so.io = c->o.io;
+    so.rt = en->kept ? c->rt : NULL;
     double t1 = bench_now_ms();
+    uint64_t c1 = exec_thread_cpu_ns();
     if (rc == 0) {
         rc = scan_start(f, proj, sh->nproj, filter, &so, &sc, e);
         filter = NULL; /* owned by the scan now, even on failure */
     }
     double t2 = bench_now_ms();
     uint64_t cpu0 = exec_thread_cpu_ns();
+    out->open_cpu_ns = c1 - c0, out->start_cpu_ns = cpu0 - c1;
     if (rc == 0) rc = drain(sc, &out->rows, &out->checksum, e);
     out->consumer_cpu_ns = exec_thread_cpu_ns() - cpu0;
     double t3 = bench_now_ms();
@@ -183,9 +188,16 @@ static int setup_entries(bench_ctx *c, bench_shape_res *r)
         en->policy = c->o.policies[i];
         en->fetch_budget = c->o.fetch_budget;
         snprintf(en->label, sizeof en->label, "%s", policy_name(en->policy));
-        if (!c->o.store || c->o.fetch_budget == 0) continue;
+        if (c->o.kept && r->nentries < BENCH_ENTRIES_MAX - 1) {
+            en = &r->e[r->nentries++]; /* the same policy on the kept runtime */
+            *en = r->e[r->nentries - 2];
+            en->kept = true;
+            snprintf(en->label, sizeof en->label, "%s/kept", policy_name(en->policy));
+        }
+        if (!c->o.store || c->o.fetch_budget == 0 || r->nentries >= BENCH_ENTRIES_MAX - 1) continue;
         en = &r->e[r->nentries++]; /* the same policy with no read-ahead */
-        *en = r->e[r->nentries - 2];
+        *en = r->e[r->nentries - 2 - (c->o.kept ? 1 : 0)];
+        en->kept = false;
         en->fetch_budget = 0;
         snprintf(en->label, sizeof en->label, "%s/off", policy_name(en->policy));
     }
@@ -303,6 +315,11 @@ int bench_scan_main(const bench_scan_opts *o)
     time_t now = time(NULL);
     strftime(c->date, sizeof c->date, "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
     int rc = prepare(c);
+    pq_err e = {.offset = -1};
+    if (rc == 0 && o->kept && scan_rt_start(&c->rt, o->threads, o->io, 1, &e) != 0) {
+        fprintf(stderr, "ringscan: bench: --kept: %s\n", e.msg);
+        rc = 1;
+    }
     double t0 = bench_now_ms();
     for (int i = 0; rc == 0 && i < c->nshapes; i++) rc = bench_shape_rounds(c, &c->shapes[i]);
     c->seconds_total = (bench_now_ms() - t0) / 1e3;
@@ -318,6 +335,7 @@ int bench_scan_main(const bench_scan_opts *o)
         fprintf(stderr, "ringscan: bench: some counts or checksums did not match the model\n");
         rc = 1;
     }
+    scan_rt_free(c->rt);
     ctx_free(c);
     return rc;
 }

@@ -28,8 +28,8 @@
 #include "scan/scan.h"
 
 enum {
-    BENCH_ENTRIES_MAX = 8,      /* three policies (twice with --store: budget off and on) +
-                                   the A/A repeat */
+    BENCH_ENTRIES_MAX = 8,      /* three policies (twice with --store: budget off and on, or
+                                   with --kept) + the A/A repeat */
     BENCH_ROUNDS_MAX = 1000,
     BENCH_PATH_MAX = 4096,
     BENCH_ROW_GROUP_ROWS = 122880 /* DuckDB's row group size (RESULTS.md says why) */
@@ -52,6 +52,7 @@ typedef struct bench_scan_opts {
                                            each policy then also runs with no read-ahead */
     int64_t fetch_budget;               /* the policies' budget (default SCAN_FETCH_BUDGET) */
     int read_mode;                      /* io_read_mode of the local files (default copy) */
+    bool kept;                          /* each policy also runs on a kept runtime ("/kept") */
 } bench_scan_opts;
 
 /* One measured scan. */
@@ -70,6 +71,8 @@ typedef struct bench_run {
                                        all but drain) */
     uint64_t consumer_cpu_ns;       /* the draining thread's CPU time: taking batches and
                                        summing them for the checksum (serial, beside the cores) */
+    uint64_t open_cpu_ns, start_cpu_ns; /* the host thread's CPU time in open and start (the
+                                       cores' thread setup runs on the cores, not counted) */
 } bench_run;
 
 /* A policy measured over the rounds ("adaptive#2" is the A/A repeat of "adaptive"). */
@@ -77,6 +80,8 @@ typedef struct bench_entry {
     char label[24];
     scan_policy policy;
     int64_t fetch_budget;    /* 0: the "/off" arm of a --store run */
+    bool kept;               /* the "/kept" arm: scans on bench_ctx.rt's cores (no thread,
+                                no io ring set up per scan) */
     bench_run *runs;         /* rounds */
     double median_ms, ratio_lazy; /* ratio_lazy 0 when lazy was not run */
     bool all_match, reads_vary;
@@ -116,6 +121,7 @@ typedef struct bench_ctx {
     char io_backend[EXEC_BACKEND_MSG_MAX];
     char date[64];
     bool any_mismatch, any_error;
+    struct scan_rt *rt;      /* --kept: the kept runtime, started once for every "/kept" run */
 } bench_ctx;
 
 /* Fills o with the defaults: sf 1, seed 1, data folder <project root>/data, every shape, the

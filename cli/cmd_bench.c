@@ -19,7 +19,8 @@
 
 enum bench_opt_id {
     BO_SF, BO_DATA, BO_SHAPES, BO_POLICIES, BO_THREADS, BO_ROUNDS, BO_JSON, BO_STORE,
-    BO_FETCH_BUDGET, BO_CHART, BO_SEED, BO_IO, BO_NO_FLOOR, BO_NO_AA, BO_READ_MODE
+    BO_FETCH_BUDGET, BO_CHART, BO_SEED, BO_IO, BO_NO_FLOOR, BO_NO_AA, BO_READ_MODE,
+    BO_KEPT
 };
 
 static const char *const bench_ios[] = {"auto", "uring", "pread", NULL}; /* as exec_io_backend */
@@ -54,6 +55,8 @@ static const cli_opt bench_opts[] = {
     {"--no-aa", NULL, NULL, CLI_FLAG, BO_NO_AA, .help = "skip the A/A noise runs"},
     {"--read-mode", NULL, NULL, CLI_CHOICE, BO_READ_MODE, .choices = bench_read_modes,
      .dflt = "copy", .help = "how the files' bytes reach the decoders: read copies, mmap views"},
+    {"--kept", NULL, NULL, CLI_FLAG, BO_KEPT,
+     .help = "also run each policy on executor threads kept across scans (POLICY/kept)"},
 };
 
 static const char *const bench_examples[] = {
@@ -195,6 +198,7 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case BO_NO_FLOOR: o->floor = false; break;
     case BO_NO_AA: o->aa = false; break;
     case BO_READ_MODE: o->read_mode = (int)v->i; break;
+    case BO_KEPT: o->kept = true; break;
     }
     return 0;
 }

@@ -9,6 +9,10 @@
 #     lineitem_cancel matches with rows > 0 (at sf 0.01 its answer is 0 rows), and so does
 #     lineitem_prune.
 #  3. A wrong expected answer in the cache makes the bench exit 1 and print BAD.
+#  4. --kept: every shape's "adaptive/kept" arm (scans on one kept runtime) is ok, with the same
+#     read count as "adaptive" (its own threads per scan) on the five shapes whose reads do not
+#     depend on timing (cancel and order stop early), and the JSON carries the host's CPU time
+#     of open and start.
 # Last line: "bench_smoke: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
@@ -31,6 +35,18 @@ check '[ $rc -eq 0 ]' "sf 0.07 bench exit $rc: $(tail -n 5 "$dir/b.err")"
 cancel_rows=$(grep -E '^lineitem_cancel ' "$dir/b.txt" | awk '{print $(NF-4)}')
 check '[ "${cancel_rows:-0}" -gt 0 ]' "lineitem_cancel has no rows at sf 0.07 (got '${cancel_rows:-}')"
 check '! grep -q " BAD " "$dir/b.txt"' "a BAD row in the sf 0.07 table"
+
+"$R" bench --data "$dir" --sf 0.07 --rounds 2 --policies adaptive --no-floor --no-aa --kept \
+    --json "$dir/k.json" >"$dir/k.txt" 2>"$dir/k.err"
+rc=$?
+check '[ $rc -eq 0 ]' "--kept bench exit $rc: $(tail -n 5 "$dir/k.err")"
+kept=$(grep -cE ' adaptive/kept +[0-9]+~? .* ok ' "$dir/k.txt")
+check '[ "$kept" -eq 7 ]' "expected 7 ok adaptive/kept rows, got $kept"
+same=$(awk '$2 == "adaptive" && NF > 10 {r[$1] = $3; s = $1}
+            $1 == "adaptive/kept" && s !~ /cancel|order/ {n++; if ($2 == r[s]) k++}
+            END {print k + 0 "/" n + 0}' "$dir/k.txt")
+check '[ "$same" = "5/5" ]' "adaptive/kept read counts differ from adaptive's: $same equal"
+check 'grep -q "\"open_cpu_ns\":[1-9]" "$dir/k.json"' "JSON has no open_cpu_ns"
 
 exp="$dir/lineitem_sf0.01_tpch.parquet.expected"
 sed -i -E 's/^(lineitem_and [0-9]+ )[0-9]+$/\1123/' "$exp"
