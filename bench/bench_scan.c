@@ -180,24 +180,24 @@ static const char *policy_name(scan_policy p)
     return p == SCAN_LAZY ? "lazy" : p == SCAN_EAGER ? "eager" : "adaptive";
 }
 
-/* Sets up the entries of r: the policies, then the A/A repeat of adaptive (or of the last). */
+/* Sets up the entries of r: the policies (each followed by its "/kept" and "/off" arms while
+ * one entry is left for the A/A repeat), then the A/A repeat of adaptive (or of the last). */
 static int setup_entries(bench_ctx *c, bench_shape_res *r)
 {
     for (int i = 0; i < c->o.npolicies; i++) {
-        bench_entry *en = &r->e[r->nentries++];
-        en->policy = c->o.policies[i];
-        en->fetch_budget = c->o.fetch_budget;
-        snprintf(en->label, sizeof en->label, "%s", policy_name(en->policy));
+        bench_entry *p = &r->e[r->nentries++], *en;
+        p->policy = c->o.policies[i];
+        p->fetch_budget = c->o.fetch_budget;
+        snprintf(p->label, sizeof p->label, "%s", policy_name(p->policy));
         if (c->o.kept && r->nentries < BENCH_ENTRIES_MAX - 1) {
             en = &r->e[r->nentries++]; /* the same policy on the kept runtime */
-            *en = r->e[r->nentries - 2];
+            *en = *p;
             en->kept = true;
             snprintf(en->label, sizeof en->label, "%s/kept", policy_name(en->policy));
         }
         if (!c->o.store || c->o.fetch_budget == 0 || r->nentries >= BENCH_ENTRIES_MAX - 1) continue;
         en = &r->e[r->nentries++]; /* the same policy with no read-ahead */
-        *en = r->e[r->nentries - 2 - (c->o.kept ? 1 : 0)];
-        en->kept = false;
+        *en = *p;
         en->fetch_budget = 0;
         snprintf(en->label, sizeof en->label, "%s/off", policy_name(en->policy));
     }

@@ -56,7 +56,7 @@ static const cli_opt bench_opts[] = {
     {"--read-mode", NULL, NULL, CLI_CHOICE, BO_READ_MODE, .choices = bench_read_modes,
      .dflt = "copy", .help = "how the files' bytes reach the decoders: read copies, mmap views"},
     {"--kept", NULL, NULL, CLI_FLAG, BO_KEPT,
-     .help = "also run each policy on executor threads kept across scans (POLICY/kept)"},
+     .help = "also run each policy on a runtime kept across scans (POLICY/kept)"},
 };
 
 static const char *const bench_examples[] = {
