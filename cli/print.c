@@ -261,9 +261,29 @@ void print_base64(cli_sink *f, const uint8_t *p, int64_t n, bool quoted)
 
 /* ------------------------------------------------------------------------- columns */
 
+/* True when s carries metadata key "ringscan:int96" (an INT96 leaf scanned with int96_raw,
+ * ringscan.h ringscan_scan_schema), so a nested field's INT96 leaves print as the columns do. */
+static bool int96_marked(const struct ArrowSchema *s)
+{
+    static const char key[] = "ringscan:int96";
+    const char *md = s->metadata;
+    int32_t n = 0, l;
+    if (md) memcpy(&n, md, 4), md += 4;
+    for (int32_t i = 0; i < n; i++) { /* key then value, each a length and its bytes */
+        memcpy(&l, md, 4);
+        bool hit = l == (int32_t)strlen(key) && memcmp(md + 4, key, (size_t)l) == 0;
+        if (hit) return true;
+        md += 4 + l;
+        memcpy(&l, md, 4);
+        md += 4 + l;
+    }
+    return false;
+}
+
 /* The Arrow formats ringscan_scan_schema produces (scan/arrow.c) and their printing kind. */
 int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96)
 {
+    int96 = int96 || int96_marked(s);
     if (s->dictionary) { /* integer indices, printed as their values */
         static const char idx[] = "csilCSIL";
         const char *at = s->format[0] && !s->format[1] ? strchr(idx, s->format[0]) : NULL;
@@ -351,12 +371,22 @@ static void print_quoted_decimal(cli_sink *f, const uint8_t *le, int w, int32_t 
     if (json) sink_putc(f, '"');
 }
 
+/* A TIME value within a day, up to 24:00:00 exactly (DuckDB reads that one; a broken file's
+ * other values, which DuckDB refuses, print as pyarrow casts them to text:
+ * "<value out of range: -1>"). */
+static bool time_in_day(int64_t v, int digits)
+{
+    int64_t per_sec = digits == 3 ? 1000 : digits == 6 ? 1000000 : 1000000000;
+    return v >= 0 && v <= per_sec * 86400;
+}
+
 /* Dates, times and timestamps: JSON-quoted in jsonl. */
 static void print_temporal(cli_sink *f, const print_col *c, int64_t v, bool json)
 {
     if (json) sink_putc(f, '"');
     if (c->kind == PK_DATE) print_date(f, v);
-    else if (c->kind == PK_TIME) print_tod(f, v, c->digits);
+    else if (c->kind == PK_TIME && time_in_day(v, c->digits)) print_tod(f, v, c->digits);
+    else if (c->kind == PK_TIME) sink_printf(f, "<value out of range: %" PRId64 ">", v);
     else print_timestamp(f, v, c->digits, c->utc);
     if (json) sink_putc(f, '"');
 }

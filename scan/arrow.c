@@ -134,6 +134,7 @@ static const scan_arrow_ops leaf_ops = {.format = scan_arrow_format,
                                         .schema_fill = scan_arrow_schema_fill,
                                         .leaf = scan_arrow_leaf,
                                         .metadata = scan_arrow_schema_metadata,
+                                        .mark = scan_arrow_schema_mark,
                                         .dict_leaf = dict_leaf};
 
 /* A flat column's format: what the file says beyond its Parquet type, or that type's. */
@@ -168,6 +169,7 @@ static int column_schema(const scan_arrow_col *c, unsigned flags, struct ArrowSc
         if (rc == 0) rc = scan_arrow_schema_fill(s->dictionary, fmt, "", 0, 0);
     }
     if (rc == 0) rc = scan_arrow_schema_metadata(s, md);
+    if (rc == 0) rc = scan_arrow_schema_mark(s, c->desc, flags);
     if (rc && s->release) s->release(s); /* s was zeroed: release is set once filled */
     return rc;
 }
@@ -181,6 +183,26 @@ int scan_arrow_schema_metadata(struct ArrowSchema *s, const char *md)
     if (!(p->metadata = fail_malloc(n))) return -ENOMEM;
     memcpy(p->metadata, md, n);
     s->metadata = p->metadata;
+    return 0;
+}
+
+int scan_arrow_schema_mark(struct ArrowSchema *s, const pq_column_desc *d, unsigned flags)
+{
+    schema_priv *p = s->private_data;
+    if (d->physical != PQ_INT96 || !(flags & SCAN_ARROW_INT96_RAW) || strcmp(s->format, "w:12"))
+        return 0;
+    static const char key[] = SCAN_ARROW_INT96_KEY, val[] = "raw";
+    int32_t kl = (int32_t)strlen(key), vl = (int32_t)strlen(val), n = 0;
+    size_t old = p->metadata ? scan_arrow_metadata_len(p->metadata) : 4;
+    char *md = fail_malloc(old + 8 + (size_t)kl + (size_t)vl);
+    if (!md) return -ENOMEM;
+    if (p->metadata) memcpy(md, p->metadata, old), memcpy(&n, md, 4);
+    n++; /* the entries kept, then this one */
+    memcpy(md, &n, 4);
+    memcpy(md + old, &kl, 4), memcpy(md + old + 4, key, (size_t)kl);
+    memcpy(md + old + 4 + kl, &vl, 4), memcpy(md + old + 8 + kl, val, (size_t)vl);
+    free(p->metadata);
+    s->metadata = p->metadata = md;
     return 0;
 }
 
