@@ -34,6 +34,9 @@ pq.write_table(pa.table({
     "ns": pa.array([-86400 * 10**9 - 1, 0, 1, 2], pa.time64("ns")),
     "lt": pa.array([[-1, 7], None, [], [86400 * 10**6 + 1]], pa.list_(us)),
 }), f"{d}/time.parquet")
+os.mkdir(f"{d}/tu") # a union by name of a TIME and a string column: VARCHAR, as DuckDB casts
+pq.write_table(pa.table({"x": pa.array([86400 * 10**6, 5, -1], us)}), f"{d}/tu/a.parquet")
+pq.write_table(pa.table({"x": pa.array(["s"])}), f"{d}/tu/b.parquet")
 PYEOF
 
 T='2021-03-04T05:06:07.123456000'
@@ -78,4 +81,8 @@ got=$("$R" scan --format csv "$dir/time.parquet" 2>&1 | sed -n 3p)
 check '[ "$got" = "<value out of range: -1>,00:00:00.000,00:00:00.000000000," ]' "time csv: $got"
 got=$("$R" scan --format table "$dir/time.parquet" 2>&1 | sed -n 3p | tr -s ' ')
 check '[ "$got" = "<value out of range: -1> | 00:00:00.000 | 00:00:00.000000000 | NULL" ]' "time table: $got"
+# the same in a dataset's cast to VARCHAR: 24:00:00 kept (DuckDB: '24:00:00'; it was
+# "00:00:00"), -1 as the print says it (it was wrapped into the day, 23:59:59.999999)
+got=$("$R" scan --format csv --union-by-name "$dir/tu" 2>&1 | tr '\n' ' ')
+check '[ "$got" = "x 24:00:00 00:00:00.000005 <value out of range: -1> s " ]' "time as VARCHAR: $got"
 summary print_nested_temporal
