@@ -38,8 +38,10 @@ int scan_arrow_schema_metadata(struct ArrowSchema *s, const char *md);
 /* The metadata key an INT96 column or leaf exported as its 12 stored bytes carries
  * (SCAN_ARROW_INT96_RAW: "w:12" alone does not tell it from an INTERVAL), value "raw". */
 #define SCAN_ARROW_INT96_KEY "ringscan:int96"
-/* Adds SCAN_ARROW_INT96_KEY to built schema s of column d when d is INT96 exported raw
- * (s's format "w:12" under SCAN_ARROW_INT96_RAW); else nothing. 0 or -ENOMEM. */
+/* What built schema s of column or leaf d says beyond its format: SCAN_ARROW_INT96_KEY when d
+ * is INT96 exported raw (s's format "w:12" under SCAN_ARROW_INT96_RAW); the arrow.uuid
+ * extension for a UUID ("w:16") without one (a nested field's leaf, with no stored Arrow
+ * schema: pyarrow reads it as that extension too); else nothing. 0 or -ENOMEM. */
 int scan_arrow_schema_mark(struct ArrowSchema *s, const pq_column_desc *d, unsigned flags);
 /* An ArrowSchema of the given format, name, child count (children zeroed, to be filled) and
  * flags; its strings live in its private block. 0 or -ENOMEM. */

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tests/cli/print_nested_temporal.sh: temporal values inside nested fields and broken ones.
+# tests/cli/print_nested_temporal.sh: temporal values and UUIDs inside nested fields, and broken
+# times.
 #  1. An INT96 timestamp inside a list, a struct, a map's value or a list of structs prints as
 #     a top-level INT96 one does (it printed as base64: only top-level columns were known to
 #     be INT96; the library now marks every INT96 leaf it exports raw with metadata
@@ -12,7 +13,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv print_nested_temporal
 "$PY" - "$dir" <<'PYEOF' || { bad "pyarrow could not write the files"; summary print_nested_temporal; exit 1; }
-import sys, os, datetime as dt, pyarrow as pa, pyarrow.parquet as pq
+import sys, os, uuid, datetime as dt, pyarrow as pa, pyarrow.parquet as pq
 d = sys.argv[1]
 ts = dt.datetime(2021, 3, 4, 5, 6, 7, 123456)
 t = pa.table({
@@ -34,6 +35,12 @@ pq.write_table(pa.table({
     "ns": pa.array([-86400 * 10**9 - 1, 0, 1, 2], pa.time64("ns")),
     "lt": pa.array([[-1, 7], None, [], [86400 * 10**6 + 1]], pa.list_(us)),
 }), f"{d}/time.parquet")
+u = pa.array([uuid.UUID("12345678-9abc-def0-1234-56789abcdef0").bytes, None], pa.uuid())
+ut = pa.table({"u": u, "l": pa.ListArray.from_arrays(pa.array([0, 1, 2], pa.int32()), u),
+               "s": pa.StructArray.from_arrays([u], names=["a"]),
+               "f": pa.array([b"0123456789abcdef", None], pa.binary(16))})
+for name, stored in (("uuid_plain", False), ("uuid_stored", True)):
+    pq.write_table(ut, f"{d}/{name}.parquet", store_schema=stored)
 os.mkdir(f"{d}/tu") # a union by name of a TIME and a string column: VARCHAR, as DuckDB casts
 pq.write_table(pa.table({"x": pa.array([86400 * 10**6, 5, -1], us)}), f"{d}/tu/a.parquet")
 pq.write_table(pa.table({"x": pa.array(["s"])}), f"{d}/tu/b.parquet")
@@ -85,4 +92,16 @@ check '[ "$got" = "<value out of range: -1> | 00:00:00.000 | 00:00:00.000000000 
 # "00:00:00"), -1 as the print says it (it was wrapped into the day, 23:59:59.999999)
 got=$("$R" scan --format csv --union-by-name "$dir/tu" 2>&1 | tr '\n' ' ')
 check '[ "$got" = "x 24:00:00 00:00:00.000005 <value out of range: -1> s " ]' "time as VARCHAR: $got"
+# 3. a UUID prints as DuckDB and pyarrow print it, at the top and in a list or struct (a nested
+#    leaf printed base64, and without a stored schema was not marked arrow.uuid as pyarrow
+#    reads it); a FIXED_LEN_BYTE_ARRAY(16) without the UUID type stays base64
+U=12345678-9abc-def0-1234-56789abcdef0
+for src in uuid_plain.parquet uuid_stored.parquet; do
+    got=$("$R" scan --format jsonl "$dir/$src" 2>&1 | head -n1)
+    check '[ "$got" = "{\"u\":\"$U\",\"l\":[\"$U\"],\"s\":{\"a\":\"$U\"},\"f\":\"MDEyMzQ1Njc4OWFiY2RlZg==\"}" ]' "$src jsonl: $got"
+    got=$("$R" scan --format csv "$dir/$src" 2>&1 | sed -n 2p)
+    check '[ "$got" = "$U,\"[\"\"$U\"\"]\",\"{\"\"a\"\":\"\"$U\"\"}\",MDEyMzQ1Njc4OWFiY2RlZg==" ]' "$src csv: $got"
+    got=$("$R" scan --format table "$dir/$src" 2>&1 | sed -n 2p | tr -s ' ')
+    check '[ "$got" = "$U | [\"$U\"] | {\"a\":\"$U\"} | MDEyMzQ1Njc4OWFiY2RlZg==" ]' "$src table: $got"
+done
 summary print_nested_temporal
