@@ -261,9 +261,28 @@ void print_base64(cli_sink *f, const uint8_t *p, int64_t n, bool quoted)
 
 /* ------------------------------------------------------------------------- columns */
 
+/* True when s's metadata holds key with value val (ringscan.h ringscan_scan_schema: an INT96
+ * leaf scanned with int96_raw carries "ringscan:int96" = "raw", so a nested field's INT96
+ * leaves print as the columns do; a UUID "ARROW:extension:name" = "arrow.uuid"). */
+static bool md_is(const struct ArrowSchema *s, const char *key, const char *val)
+{
+    const char *md = s->metadata;
+    int32_t n = 0, kl, vl;
+    if (md) memcpy(&n, md, 4), md += 4;
+    for (int32_t i = 0; i < n; i++) { /* key then value, each a length and its bytes */
+        memcpy(&kl, md, 4);
+        memcpy(&vl, md + 4 + kl, 4);
+        if (kl == (int32_t)strlen(key) && memcmp(md + 4, key, (size_t)kl) == 0)
+            return vl == (int32_t)strlen(val) && memcmp(md + 8 + kl, val, (size_t)vl) == 0;
+        md += 8 + kl + vl;
+    }
+    return false;
+}
+
 /* The Arrow formats ringscan_scan_schema produces (scan/arrow.c) and their printing kind. */
 int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96)
 {
+    int96 = int96 || md_is(s, "ringscan:int96", "raw");
     if (s->dictionary) { /* integer indices, printed as their values */
         static const char idx[] = "csilCSIL";
         const char *at = s->format[0] && !s->format[1] ? strchr(idx, s->format[0]) : NULL;
@@ -325,8 +344,9 @@ int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96)
         *c = (print_col){.name = c->name, .kind = PK_DECIMAL, .width = w / 8, .scale = b};
         return 0;
     }
-    if (sscanf(f, "w:%d", &a) == 1 && a > 0) {
-        *c = (print_col){.name = c->name, .kind = PK_FIXED, .width = a};
+    if (sscanf(f, "w:%d", &a) == 1 && a > 0) { /* a UUID as DuckDB and pyarrow's str print it */
+        bool uuid = a == 16 && md_is(s, "ARROW:extension:name", "arrow.uuid");
+        *c = (print_col){.name = c->name, .kind = uuid ? PK_UUID : PK_FIXED, .width = a};
         return 0;
     }
     return -EINVAL;
@@ -351,12 +371,22 @@ static void print_quoted_decimal(cli_sink *f, const uint8_t *le, int w, int32_t 
     if (json) sink_putc(f, '"');
 }
 
+/* A TIME value within a day, up to 24:00:00 exactly (DuckDB reads that one; a broken file's
+ * other values, which DuckDB refuses, print as pyarrow casts them to text:
+ * "<value out of range: -1>"). */
+static bool time_in_day(int64_t v, int digits)
+{
+    int64_t per_sec = digits == 3 ? 1000 : digits == 6 ? 1000000 : 1000000000;
+    return v >= 0 && v <= per_sec * 86400;
+}
+
 /* Dates, times and timestamps: JSON-quoted in jsonl. */
 static void print_temporal(cli_sink *f, const print_col *c, int64_t v, bool json)
 {
     if (json) sink_putc(f, '"');
     if (c->kind == PK_DATE) print_date(f, v);
-    else if (c->kind == PK_TIME) print_tod(f, v, c->digits);
+    else if (c->kind == PK_TIME && time_in_day(v, c->digits)) print_tod(f, v, c->digits);
+    else if (c->kind == PK_TIME) sink_printf(f, "<value out of range: %" PRId64 ">", v);
     else print_timestamp(f, v, c->digits, c->utc);
     if (json) sink_putc(f, '"');
 }
@@ -369,6 +399,19 @@ static void print_bytes(cli_sink *f, const print_col *c, const uint8_t *p, int64
     else if (json) print_json_string(f, p, n);
     else if (csv) print_csv_field(f, p, n);
     else sink_write(f, p, (size_t)n);
+}
+
+/* A UUID's 16 bytes as 8-4-4-4-12 lowercase hex digits. */
+static void print_uuid(cli_sink *f, const uint8_t *p, bool json)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (json) sink_putc(f, '"');
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) sink_putc(f, '-');
+        sink_putc(f, hex[p[i] >> 4]);
+        sink_putc(f, hex[p[i] & 15]);
+    }
+    if (json) sink_putc(f, '"');
 }
 
 /* INT96: 8 bytes nanoseconds of day then 4 bytes Julian day (unsigned), little-endian. */
@@ -555,6 +598,7 @@ static void print_value_as(cli_sink *f, const print_col *c, const struct ArrowAr
     case PK_NULL: sink_puts(f, json ? "null" : ""); return;
     case PK_FIXED: print_bytes(f, c, p + i * c->width, c->width, json, csv); return;
     case PK_INT96: print_int96(f, p + i * 12, json); return;
+    case PK_UUID: print_uuid(f, p + i * 16, json); return;
     case PK_LIST:
     case PK_STRUCT:
     case PK_MAP:

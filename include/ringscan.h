@@ -593,9 +593,11 @@ RINGSCAN_API int ringscan_scan_start(ringscan_file *f, const ringscan_options *o
  * "ttm"/"ttu"/"ttn", TIMESTAMP "tsm:"/"tsu:"/"tsn:" with "UTC" when adjusted to UTC, or the
  * zone of the Arrow schema the writer stored in the key-value metadata ("ARROW:schema", as
  * pyarrow: "tsu:America/New_York"; the unit stays the Parquet one), INT96 "tsn:" (or "w:12",
- * int96_raw), STRING/ENUM/JSON "u", other byte arrays "z" ("U"/"Z", int64 offsets, when the
- * stored Arrow schema says large_string/large_binary), FIXED_LEN_BYTE_ARRAY "w:N" (UUID with
- * metadata ARROW:extension:name "arrow.uuid", INTERVAL "w:12"), FLOAT16 "e",
+ * int96_raw, a column's or a nested field's leaf, with metadata "ringscan:int96" = "raw", which
+ * tells it from an INTERVAL), STRING/ENUM/JSON "u", other byte arrays "z" ("U"/"Z", int64
+ * offsets, when the stored Arrow schema says large_string/large_binary), FIXED_LEN_BYTE_ARRAY
+ * "w:N" (UUID, a column's or a nested leaf's, with metadata ARROW:extension:name "arrow.uuid",
+ * INTERVAL "w:12"), FLOAT16 "e",
  * dictionary_columns "i" with a dictionary (and so is a string or binary field the stored
  * Arrow schema says is dictionary-encoded, as pyarrow reads it), an INT64 stored as an Arrow
  * duration "tDs"/"tDm"/"tDu"/"tDn". Metadata: a field's stored Arrow metadata and

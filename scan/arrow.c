@@ -134,6 +134,7 @@ static const scan_arrow_ops leaf_ops = {.format = scan_arrow_format,
                                         .schema_fill = scan_arrow_schema_fill,
                                         .leaf = scan_arrow_leaf,
                                         .metadata = scan_arrow_schema_metadata,
+                                        .mark = scan_arrow_schema_mark,
                                         .dict_leaf = dict_leaf};
 
 /* A flat column's format: what the file says beyond its Parquet type, or that type's. */
@@ -168,6 +169,7 @@ static int column_schema(const scan_arrow_col *c, unsigned flags, struct ArrowSc
         if (rc == 0) rc = scan_arrow_schema_fill(s->dictionary, fmt, "", 0, 0);
     }
     if (rc == 0) rc = scan_arrow_schema_metadata(s, md);
+    if (rc == 0) rc = scan_arrow_schema_mark(s, c->desc, flags);
     if (rc && s->release) s->release(s); /* s was zeroed: release is set once filled */
     return rc;
 }
@@ -182,6 +184,48 @@ int scan_arrow_schema_metadata(struct ArrowSchema *s, const char *md)
     memcpy(p->metadata, md, n);
     s->metadata = p->metadata;
     return 0;
+}
+
+/* True when metadata block md (or NULL) holds key. */
+static bool md_has(const char *md, const char *key)
+{
+    int32_t n = 0, kl, vl;
+    if (md) memcpy(&n, md, 4), md += 4;
+    for (int32_t i = 0; i < n; i++, md += 8 + kl + vl) {
+        memcpy(&kl, md, 4), memcpy(&vl, md + 4 + kl, 4);
+        if (kl == (int32_t)strlen(key) && memcmp(md + 4, key, (size_t)kl) == 0) return true;
+    }
+    return false;
+}
+
+/* Appends key = val to built schema s's metadata (a new block; the old one freed). 0 or
+ * -ENOMEM. */
+static int md_append(struct ArrowSchema *s, const char *key, const char *val)
+{
+    schema_priv *p = s->private_data;
+    int32_t kl = (int32_t)strlen(key), vl = (int32_t)strlen(val), n = 0;
+    size_t old = p->metadata ? scan_arrow_metadata_len(p->metadata) : 4;
+    char *md = fail_malloc(old + 8 + (size_t)kl + (size_t)vl);
+    if (!md) return -ENOMEM;
+    if (p->metadata) memcpy(md, p->metadata, old), memcpy(&n, md, 4);
+    n++; /* the entries kept, then this one */
+    memcpy(md, &n, 4);
+    memcpy(md + old, &kl, 4), memcpy(md + old + 4, key, (size_t)kl);
+    memcpy(md + old + 4 + kl, &vl, 4), memcpy(md + old + 8 + kl, val, (size_t)vl);
+    free(p->metadata);
+    s->metadata = p->metadata = md;
+    return 0;
+}
+
+int scan_arrow_schema_mark(struct ArrowSchema *s, const pq_column_desc *d, unsigned flags)
+{
+    bool raw96 = (flags & SCAN_ARROW_INT96_RAW) && strcmp(s->format, "w:12") == 0;
+    if (d->physical == PQ_INT96 && raw96)
+        return md_append(s, SCAN_ARROW_INT96_KEY, "raw");
+    bool uuid = d->logical == PQ_LOGICAL_UUID && strcmp(s->format, "w:16") == 0;
+    if (!uuid || md_has(s->metadata, "ARROW:extension:name")) return 0;
+    int rc = md_append(s, "ARROW:extension:name", "arrow.uuid"); /* as pyarrow, stored or not */
+    return rc ? rc : md_append(s, "ARROW:extension:metadata", "");
 }
 
 int scan_arrow_schema(const scan_arrow_col *cols, int n, unsigned flags, struct ArrowSchema *out)

@@ -35,6 +35,14 @@ int scan_arrow_dict_encode(const pq_vec *v, pq_vec *idx, pq_vec *dict);
 /* Sets a built schema's metadata to a copy of md (an encoded block, scan/arrow_types.h;
  * NULL: none). 0 or -ENOMEM. */
 int scan_arrow_schema_metadata(struct ArrowSchema *s, const char *md);
+/* The metadata key an INT96 column or leaf exported as its 12 stored bytes carries
+ * (SCAN_ARROW_INT96_RAW: "w:12" alone does not tell it from an INTERVAL), value "raw". */
+#define SCAN_ARROW_INT96_KEY "ringscan:int96"
+/* What built schema s of column or leaf d says beyond its format: SCAN_ARROW_INT96_KEY when d
+ * is INT96 exported raw (s's format "w:12" under SCAN_ARROW_INT96_RAW); the arrow.uuid
+ * extension for a UUID ("w:16") without one (a nested field's leaf, with no stored Arrow
+ * schema: pyarrow reads it as that extension too); else nothing. 0 or -ENOMEM. */
+int scan_arrow_schema_mark(struct ArrowSchema *s, const pq_column_desc *d, unsigned flags);
 /* An ArrowSchema of the given format, name, child count (children zeroed, to be filled) and
  * flags; its strings live in its private block. 0 or -ENOMEM. */
 int scan_arrow_schema_fill(struct ArrowSchema *s, const char *format, const char *name,
@@ -55,6 +63,7 @@ typedef struct scan_arrow_ops {
                        int64_t nchild, int64_t flags);
     int (*leaf)(const char *fmt, pq_vec *v, struct ArrowArray *a, const char *col, pq_err *e);
     int (*metadata)(struct ArrowSchema *s, const char *md);
+    int (*mark)(struct ArrowSchema *s, const pq_column_desc *d, unsigned flags);
     /* v's values as a dictionary array of index format index_fmt into values of format fmt
      * (v's buffers freed). 0, -ENOMEM, or RINGSCAN_EFORMAT with e naming column col when an
      * index does not fit a narrow stored index type (int8: more than 128 distinct values). */

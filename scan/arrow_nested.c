@@ -74,6 +74,8 @@ static int schema_of(const nest_unpack *u, int32_t k, unsigned flags, struct Arr
     }
     if (rc == 0 && k > 0 && u->nodes && (rc = u->ops->metadata(s, u->nodes[k].metadata)) != 0)
         s->release(s);
+    if (rc == 0 && t->kind == PQ_NEST_PRIM && (rc = u->ops->mark(s, &u->m->columns[t->col], flags)))
+        s->release(s);
     for (int32_t c = k + 1, i = 0; rc == 0 && t->kind != PQ_NEST_PRIM && i < t->nchildren;
          i++, c = u->t[c].end) {
         rc = schema_of(u, c, flags, s->children[i]);

@@ -159,13 +159,15 @@ static int date_text(int64_t days, char *buf)
 }
 
 /* t units (10^-unit seconds) into a day as HH:MM:SS[.fraction], the fraction's trailing zeros
- * dropped. */
+ * dropped; 24:00:00 exactly as DuckDB reads it; a broken file's time outside that (DuckDB
+ * refuses it) as pyarrow's text and the CLI's print, "<value out of range: -1>". */
 static int clock_text(int64_t t, int unit, char *buf)
 {
     int64_t per_s = 1;
     for (int i = 0; i < unit; i++)
         per_s *= 10;
-    t = floor_mod(t, 86400 * per_s); /* a broken file's time: into one day */
+    if (t < 0 || t > 86400 * per_s)
+        return snprintf(buf, TEXT_MAX, "<value out of range: %lld>", (long long)t);
     int64_t s = t / per_s, f = t % per_s;
     int len =
         snprintf(buf, 16, "%02d:%02d:%02d", (int)(s / 3600), (int)(s / 60 % 60), (int)(s % 60));

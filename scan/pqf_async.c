@@ -24,6 +24,19 @@ static int await_bytes(fut_t *fu, const pqf_t *f, uint64_t off, const io_bytes *
     return 0;
 }
 
+void (*pqf_async_read_hook)(const io_file_t *file);
+
+/* rc, or -EIO with e naming the file when a page of f's mapping (io_map.c, read mode mmap)
+ * was found past its end while the footer's bytes were parsed: they may be zeros, which
+ * would otherwise fail the parse as a file that is not Parquet. */
+static int check_faulted(const pqf_t *f, int rc, pq_err *e)
+{
+    char lost[sizeof e->msg];
+    if (io_file_faulted(f->file, lost, sizeof lost))
+        return pqf_io_fail(e, -EIO, -1, f->file->name, lost);
+    return rc;
+}
+
 /* Reads and parses f's footer through io (tail, then the metadata's start when it is
  * longer). */
 static int read_footer(pqf_t *f, io_ctx_t *io, size_t tail_max, const pq_meta_limits *limits,
@@ -37,6 +50,7 @@ static int read_footer(pqf_t *f, io_ctx_t *io, size_t tail_max, const pq_meta_li
     const io_bytes *t = NULL, *m = NULL;
     rc = await_bytes(tail, f, tail_off, &t, e);
     bool more = false;
+    if (rc == 0 && pqf_async_read_hook) pqf_async_read_hook(f->file);
     if (rc == 0) f->tail_reads = 1, rc = pqf_footer_tail(f, t->data, t->len, limits, &more, e);
     if (rc == 0 && more) {
         f->tail_reads = 2;
@@ -44,6 +58,7 @@ static int read_footer(pqf_t *f, io_ctx_t *io, size_t tail_max, const pq_meta_li
         rc = await_bytes(rest, f, f->meta_offset, &m, e);
         if (rc == 0) rc = pqf_footer_meta(f, m->data, t->data, t->len, limits, e);
     }
+    rc = check_faulted(f, rc, e); /* after the last use of the bytes (io_map.c inv. 2) */
     if (rest) fut_unref(rest);
     if (tail) fut_unref(tail);
     return rc;

@@ -14,5 +14,8 @@
  * fills it (the caller prefixes the path). */
 int pqf_open_async(pqf_t **out, io_ctx_t *io, const char *path, const io_open_opts *o,
                    size_t tail_max, const pq_meta_limits *limits, pq_err *e);
+/* For tests: when set, called with the file once its footer's tail is read, before the bytes
+ * are parsed (a deterministic window to shrink a mapped file in). NULL otherwise. */
+extern void (*pqf_async_read_hook)(const io_file_t *file);
 
 #endif

@@ -6,8 +6,10 @@
  * groups (longer than a 64 KiB tail: two reads), a file too small for Parquet, one cut short
  * and one whose footer length points before the file; locally and through a simulated store,
  * with a 64 KiB tail (a dataset's) and pqf_tail_bytes' own; and a URL nothing listens at (its
- * open request, awaited on the core, fails as the blocking one does, the password unshown). */
+ * open request, awaited on the core, fails as the blocking one does, the password unshown); a
+ * mapped file that shrinks between its footer's read and its parse reports the shrink. */
 #include <dirent.h>
+#include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
@@ -87,16 +89,15 @@ static void not_spawned(void *arg, int missing, int status)
     atomic_store(&g_done, 1);
 }
 
-/* Runs the comparison on a one-core runtime. */
-static void run(const io_open_opts *o, size_t tail)
+/* Runs fn as one task on a one-core runtime, to its end. */
+static void on_core(void (*fn)(void *))
 {
-    g_open = o, g_tail = tail, g_two_reads = 0;
     atomic_store(&g_done, 0);
     exec_opts_t eo = exec_opts_default();
     exec_group_t *g = NULL;
     CHECK(exec_group_start(&g, &eo) == 0);
     if (!g) return;
-    CHECK(exec_group_spawn(g, 0, task, NULL, 1, not_spawned) == 0);
+    CHECK(exec_group_spawn(g, 0, fn, NULL, 1, not_spawned) == 0);
     for (int i = 0; i < 600000 && !atomic_load(&g_done); i++) { /* a test: up to 60 s */
         struct timespec ts = {0, 100000};
         nanosleep(&ts, NULL);
@@ -104,7 +105,77 @@ static void run(const io_open_opts *o, size_t tail)
     CHECK(atomic_load(&g_done));
     exec_group_stop(g);
     exec_group_destroy(g);
+}
+
+/* Runs the comparison on a one-core runtime. */
+static void run(const io_open_opts *o, size_t tail)
+{
+    g_open = o, g_tail = tail, g_two_reads = 0;
+    on_core(task);
     CHECK(g_two_reads >= (tail ? 1 : 0)); /* the big footer at least */
+}
+
+/* Writes path: one INT64 column "id" of rows 0, 1, ..; rg_rows per row group (0: default). */
+static void write_ids(const char *path, int64_t rows, int64_t rg_rows)
+{
+    pq_column_desc sch[1] = {ts_desc("id", PQ_INT64, 0, false, PQ_LOGICAL_NONE)};
+    pq_vec v;
+    ts_vec_new(&v, PQ_INT64, 0, rows, 0);
+    for (int64_t i = 0; i < rows; i++) ts_put_fixed(&v, &i, false);
+    pq_writer_opts wo;
+    pq_writer_opts_default(&wo);
+    if (rg_rows) wo.row_group_rows = rg_rows;
+    CHECK(ts_write(path, sch, 1, &v, rows, &wo) == 0);
+    pq_vec_free(&v);
+}
+
+static char g_shrink[320];
+static bool g_mapped;
+
+/* pqf_async_read_hook: the file shrinks to nothing once its tail is read, before the parse. */
+static void shrink_now(const io_file_t *file)
+{
+    g_mapped = file->map != NULL;
+    CHECK_EQ_I64(truncate(g_shrink, 0), 0);
+}
+
+/* Opens g_shrink mapped (IO_READ_MMAP), its tail a view that the hook's truncation empties. */
+static void shrink_task(void *arg)
+{
+    (void)arg;
+    io_ctx_t *io = NULL;
+    CHECK(io_ctx_new(&io, exec_current(), NULL) == 0);
+    pqf_t *f = NULL;
+    pq_err e = {.offset = -1};
+    pqf_async_read_hook = shrink_now;
+    int rc = io ? pqf_open_async(&f, io, g_shrink, &(io_open_opts){.read_mode = IO_READ_MMAP},
+                                 64 << 10, NULL, &e)
+                : -1;
+    pqf_async_read_hook = NULL;
+    if (!g_mapped) {
+        SKIP("the file was not mapped (a kernel without MADV_POPULATE_READ?)");
+    } else {
+        CHECK_EQ_I64(rc, -EIO);
+        CHECK(f == NULL);
+        static const char want[] = "the file shrank while it was read (mapped: the page at "
+                                   "byte 0 is past its end now; it was ";
+        bool ok = strncmp(e.msg, want, sizeof want - 1) == 0;
+        if (!ok) fprintf(stderr, "  got '%s'\n", e.msg);
+        CHECK(ok);
+    }
+    pqf_close(f);
+    if (io) io_ctx_free(io);
+    atomic_store(&g_done, 1);
+}
+
+/* A mapped file that shrinks between its footer's read and its parse: the parse met zeros,
+ * and the report is the shrink (io_file_faulted), not "no PAR1 at the end". */
+static void shrunk_mapped(void)
+{
+    snprintf(g_shrink, sizeof g_shrink, "%s/shrink.parquet", dir);
+    write_ids(g_shrink, 100, 0);
+    on_core(shrink_task);
+    unlink(g_shrink);
 }
 
 static void add(const char *path)
@@ -127,15 +198,7 @@ static void write_files(void)
 {
     char path[320];
     snprintf(path, sizeof path, "%s/big.parquet", dir);
-    pq_column_desc sch[1] = {ts_desc("id", PQ_INT64, 0, false, PQ_LOGICAL_NONE)};
-    pq_vec v;
-    ts_vec_new(&v, PQ_INT64, 0, 20000, 0);
-    for (int64_t i = 0; i < 20000; i++) ts_put_fixed(&v, &i, false);
-    pq_writer_opts wo;
-    pq_writer_opts_default(&wo);
-    wo.row_group_rows = 10;
-    CHECK(ts_write(path, sch, 1, &v, 20000, &wo) == 0);
-    pq_vec_free(&v);
+    write_ids(path, 20000, 10);
     nbig = nfiles;
     add(path);
     write_bytes("tiny.parquet", "PAR1PAR1", 8);
@@ -190,6 +253,7 @@ int main(void)
     RUN(local_dataset_tail);
     RUN(local_own_tail);
     RUN(sim_store);
+    RUN(shrunk_mapped);
     for (int i = 0; i < nfiles; i++)
         if (strncmp(files[i], dir, strlen(dir)) == 0) unlink(files[i]);
     rmdir(dir);
