@@ -29,19 +29,7 @@
 
 static int64_t int_at(const pq_vec *v, int64_t i)
 {
-    switch (v->type) {
-    case PQ_BOOLEAN: return pq_bit_get(v->values, i);
-    case PQ_INT32: {
-        int32_t x;
-        memcpy(&x, v->values + 4 * i, 4);
-        return x;
-    }
-    default: {
-        int64_t x;
-        memcpy(&x, v->values + 8 * i, 8);
-        return x;
-    }
-    }
+    return v->type == PQ_BOOLEAN ? pq_bit_get(v->values, i) : pq_vec_int_at(v, i);
 }
 
 static double float_at(const pq_vec *v, int64_t i)

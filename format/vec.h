@@ -18,6 +18,7 @@
  *     (pq_nest_cols.shape) and keep it. */
 #ifndef RINGSCAN_FORMAT_VEC_H
 #define RINGSCAN_FORMAT_VEC_H
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -132,6 +133,20 @@ static inline int64_t pq_int96_nanos(const uint8_t *p)
     memcpy(&ns, p, 8);
     memcpy(&jd, p + 8, 4);
     return (int64_t)((uint64_t)((int64_t)jd - 2440588) * UINT64_C(86400000000000) + ns);
+}
+
+/* Row r of an INT32 or INT64 vector v, sign-extended. */
+static inline int64_t pq_vec_int_at(const pq_vec *v, int64_t r)
+{
+    assert(v->type == PQ_INT32 || v->type == PQ_INT64);
+    if (v->type == PQ_INT32) {
+        int32_t x;
+        memcpy(&x, v->values + 4 * r, 4);
+        return x;
+    }
+    int64_t x;
+    memcpy(&x, v->values + 8 * r, 8);
+    return x;
 }
 
 static inline bool pq_vec_is_valid(const pq_vec *v, int64_t i)

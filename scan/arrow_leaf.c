@@ -77,18 +77,11 @@ static bool decimal_at(const pq_vec *v, int64_t r, uint8_t *out, int w)
     return true;
 }
 
-/* Row r of an INT32 or INT64 vector, sign-extended. */
-static inline int64_t int_at(const pq_vec *v, int64_t r)
-{
-    if (v->type == PQ_INT32) return ((const int32_t *)(const void *)v->values)[r];
-    return ((const int64_t *)(const void *)v->values)[r];
-}
-
 /* Rows of an INT32 or INT64 vector as w-byte little-endian (w a constant where inlined). */
 static inline void ints_as(const pq_vec *v, uint8_t *o, int w)
 {
     for (int64_t r = 0; r < v->length; r++) {
-        int64_t x = int_at(v, r), sign = x >> 63;
+        int64_t x = pq_vec_int_at(v, r), sign = x >> 63;
         uint8_t *d = o + r * w;
         if (w == 4) {
             memcpy(d, &(uint32_t){(uint32_t)(uint64_t)x}, 4); /* the low bytes: cut */

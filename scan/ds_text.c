@@ -192,18 +192,6 @@ static int stamp_text(int64_t x, int unit, bool utc, char *buf)
     return len;
 }
 
-static int64_t i64_at(const pq_vec *v, int64_t r)
-{
-    if (v->type == PQ_INT32) {
-        int32_t x;
-        memcpy(&x, v->values + 4 * r, 4);
-        return x;
-    }
-    int64_t x;
-    memcpy(&x, v->values + 8 * r, 8);
-    return x;
-}
-
 /* Row r of v (a BOOLEAN, integer, decimal, float, date, time or timestamp: ds_texted) as
  * DuckDB's cast to VARCHAR prints it into buf (TEXT_MAX bytes); its length. */
 static int text_of(const pq_column_desc *from, const pq_vec *v, int64_t r, char *buf)
@@ -226,16 +214,16 @@ static int text_of(const pq_column_desc *from, const pq_vec *v, int64_t r, char 
         return stamp_text(floor_div(pq_int96_nanos(v->values + 12 * r), 1000), 6, false, buf);
     if (l == PQ_LOGICAL_DECIMAL)
         return ds_decimal_text(ds_dec_get128(from, v, r), from->decimal_scale, buf);
-    int inf = l == PQ_LOGICAL_DATE ? infinity_text(i64_at(v, r), INT32_MAX, buf) : 0;
-    if (l == PQ_LOGICAL_DATE) return inf ? inf : date_text(i64_at(v, r), buf);
+    int inf = l == PQ_LOGICAL_DATE ? infinity_text(pq_vec_int_at(v, r), INT32_MAX, buf) : 0;
+    if (l == PQ_LOGICAL_DATE) return inf ? inf : date_text(pq_vec_int_at(v, r), buf);
     if (l >= PQ_LOGICAL_TIME_MILLIS && l <= PQ_LOGICAL_TIME_NANOS)
-        return clock_text(i64_at(v, r), ds_time_unit(from), buf);
+        return clock_text(pq_vec_int_at(v, r), ds_time_unit(from), buf);
     if (l >= PQ_LOGICAL_TIMESTAMP_MILLIS && l <= PQ_LOGICAL_TIMESTAMP_NANOS &&
-        (inf = infinity_text(i64_at(v, r), INT64_MAX, buf)) > 0)
+        (inf = infinity_text(pq_vec_int_at(v, r), INT64_MAX, buf)) > 0)
         return inf;
     if (l >= PQ_LOGICAL_TIMESTAMP_MILLIS && l <= PQ_LOGICAL_TIMESTAMP_NANOS)
-        return stamp_text(i64_at(v, r), ds_time_unit(from), from->is_adjusted_to_utc, buf);
-    int64_t x = i64_at(v, r);
+        return stamp_text(pq_vec_int_at(v, r), ds_time_unit(from), from->is_adjusted_to_utc, buf);
+    int64_t x = pq_vec_int_at(v, r);
     if (l == PQ_LOGICAL_UINT32) return ds_decimal_text((uint32_t)x, 0, buf);
     return ds_decimal_text(l == PQ_LOGICAL_UINT64 ? (__int128)(uint64_t)x : x, 0, buf);
 }
