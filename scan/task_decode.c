@@ -63,8 +63,9 @@ static void walk_init(scan_task *x, pq_page_walk *w, pq_col_reader *r, const sca
         pq_walk_set_chunk_end(w, x->plan->f->meta.row_groups[x->sp->rg].num_rows - x->row_lo);
 }
 
-/* Whether piece pc is a whole chunk of which the split holds only some rows (plan.c
- * cut_even): its pages are walked, the ones outside the split skipped undecoded. */
+/* Whether piece pc is a whole chunk of a group the plan cut (plan_cut.c cut_even; the split's
+ * moved window may still hold all its rows, task_window): its pages are walked, the ones
+ * outside the window skipped undecoded. */
 static bool chunk_cut(const scan_task *x, const scan_piece *pc)
 {
     return pc->whole_chunk && x->sp->nrows != x->plan->f->meta.row_groups[x->sp->rg].num_rows;
