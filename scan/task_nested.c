@@ -35,7 +35,7 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int6
     const pq_file_meta *m = &x->plan->f->meta;
     const scan_colplan *cp = &x->sp->cols[slot];
     int32_t top = x->plan->slot_node[slot];
-    assert(top >= 0 && x->sp->row_lo == 0); /* plan.c admits only these, read whole */
+    assert(top >= 0 && x->row_lo == 0); /* plan.c admits only these, read whole */
     int n = cp->npieces;
     pq_nest *t = fail_malloc(sizeof *t * (size_t)PQ_NEST_CAP(m, top));
     pq_nest_leaf *leaves = pq_nest_leaves_keep(r, &m->columns[cp->col], n);
@@ -46,7 +46,7 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int6
         rc = pq_errf_col(&x->err, RINGSCAN_EFORMAT, -1, m->nodes[top].path, "field has %d "
                          "leaves, the plan %d", t[0].leaf_hi - t[0].leaf_lo, n);
     bool cols = rc == 0 && pq_nest_has_columns(m, t) && cols_ok(x, slot, m, t);
-    if (rc == 0 && !cols) rc = pq_vec_reserve(v, x->sp->nrows, data);
+    if (rc == 0 && !cols) rc = pq_vec_reserve(v, x->nrows, data);
     for (int i = 0; rc == 0 && i < n; i++) {
         const pq_column_desc *d = &m->columns[cp->col + i];
         pq_col_reader *ri = i == 0 ? r : &rd[i];
@@ -64,8 +64,8 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int6
         if (rc == 0)
             rc = pq_nest_leaf_chunk(ri, b.data, b.len, (int64_t)cp->pieces[i].off, &leaves[i], &x->err);
     }
-    if (rc == 0 && cols) rc = pq_nest_columns(m, t, leaves, x->sp->nrows, v, &x->err);
-    else if (rc == 0) rc = pq_nest_assemble(m, t, leaves, x->sp->nrows, v, &x->err);
+    if (rc == 0 && cols) rc = pq_nest_columns(m, t, leaves, x->nrows, v, &x->err);
+    else if (rc == 0) rc = pq_nest_assemble(m, t, leaves, x->nrows, v, &x->err);
     for (int i = 1; rd && i < n; i++)
         if (rd[i].col) pq_colr_free(&rd[i]);
     free(t);
