@@ -300,7 +300,11 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
     if (s->o.threads < 1) s->o.threads = 1;
     if (s->o.threads > EXEC_THREADS_MAX) s->o.threads = EXEC_THREADS_MAX;
     s->filter = filter;
-    for (int c = 0; c < EXEC_THREADS_MAX; c++) pthread_mutex_init(&s->cores[c].snap_mu, NULL);
+    if (!(s->cores = fail_calloc((size_t)s->o.threads, sizeof *s->cores))) {
+        free(s), flt_expr_free(filter);
+        return -ENOMEM;
+    }
+    for (int c = 0; c < s->o.threads; c++) pthread_mutex_init(&s->cores[c].snap_mu, NULL);
     int *all = fail_malloc(sizeof *all * (size_t)(nproj + s->o.nkeys)); /* keys: hidden last */
     int rc = all ? scan_explain_init(&s->explain, s->o.explain) : -ENOMEM;
     if (rc == 0) memcpy(all, proj, sizeof *all * (size_t)nproj);
@@ -482,6 +486,7 @@ void scan_free(scan_t *s)
     free(s->dict_slot);
     scan_explain_free(&s->explain);
     flt_expr_free(s->filter);
-    for (int c = 0; c < EXEC_THREADS_MAX; c++) pthread_mutex_destroy(&s->cores[c].snap_mu);
+    for (int c = 0; c < s->o.threads; c++) pthread_mutex_destroy(&s->cores[c].snap_mu);
+    free(s->cores);
     free(s);
 }
