@@ -119,20 +119,6 @@ static void run(const io_open_opts *o, size_t tail)
     CHECK(g_two_reads >= (tail || !(o && o->store) ? 1 : 0)); /* the big footer at least */
 }
 
-/* Writes path: one INT64 column "id" of rows 0, 1, ..; rg_rows per row group (0: default). */
-static void write_ids(const char *path, int64_t rows, int64_t rg_rows)
-{
-    pq_column_desc sch[1] = {ts_desc("id", PQ_INT64, 0, false, PQ_LOGICAL_NONE)};
-    pq_vec v;
-    ts_vec_new(&v, PQ_INT64, 0, rows, 0);
-    for (int64_t i = 0; i < rows; i++) ts_put_fixed(&v, &i, false);
-    pq_writer_opts wo;
-    pq_writer_opts_default(&wo);
-    if (rg_rows) wo.row_group_rows = rg_rows;
-    CHECK(ts_write(path, sch, 1, &v, rows, &wo) == 0);
-    pq_vec_free(&v);
-}
-
 static char g_shrink[320];
 static bool g_mapped;
 
@@ -177,7 +163,7 @@ static void shrink_task(void *arg)
 static void shrunk_mapped(void)
 {
     snprintf(g_shrink, sizeof g_shrink, "%s/shrink.parquet", dir);
-    write_ids(g_shrink, 100, 0);
+    CHECK_EQ_I64(ts_write_ids(g_shrink, "id", 100, 0, 0, false), 0);
     on_core(shrink_task);
     unlink(g_shrink);
 }
@@ -202,7 +188,7 @@ static void write_files(void)
 {
     char path[320];
     snprintf(path, sizeof path, "%s/big.parquet", dir);
-    write_ids(path, 20000, 10);
+    CHECK_EQ_I64(ts_write_ids(path, "id", 20000, 10, 0, false), 0);
     nbig = nfiles;
     add(path);
     write_bytes("tiny.parquet", "PAR1PAR1", 8);

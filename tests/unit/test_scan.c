@@ -1502,19 +1502,9 @@ static void test_pruning(void)
 static void test_index_outside_tail(void)
 {
     enum { ROWS = 200000, RG = 20000, PAGE = 20 };
-    pq_column_desc sch[1] = {ts_desc("key", PQ_INT64, 0, false, PQ_LOGICAL_NONE)};
-    pq_vec v;
-    ts_vec_new(&v, PQ_INT64, 0, ROWS, 0);
-    for (int64_t r = 0; r < ROWS; r++) ts_put_fixed(&v, &r, false);
-    pq_writer_opts wo;
-    pq_writer_opts_default(&wo);
-    wo.row_group_rows = RG;
-    wo.page_rows = PAGE;
-    wo.page_index = true;
     char path[256];
     ts_path(path, sizeof path, "index_outside_tail.parquet");
-    CHECK_EQ_I64(ts_write(path, sch, 1, &v, ROWS, &wo), 0);
-    pq_vec_free(&v);
+    CHECK_EQ_I64(ts_write_ids(path, "key", ROWS, RG, PAGE, true), 0);
     int64_t pruned[2] = {-1, -1};
     for (int remote = 0; remote < 2; remote++) {
         io_open_opts io = {.store = remote ? "sim:ttfb=1ms,bw=1000MB/s" : NULL};
