@@ -235,7 +235,7 @@ int ds_const_vec(const ds_schema *s, int c, const ds_file *f, int64_t rows, pq_v
 int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v);
 /* (ds_text.c) Unscaled value of row r of a decimal vector (INT32, INT64, or a
  * sign-extended big-endian FLBA of at most 16 bytes), or of an integer one (a decimal of
- * scale 0; UINT32 unsigned), as 128 bits. */
+ * scale 0; UINT32 and UINT64 unsigned), as 128 bits. */
 __int128 ds_dec_get128(const pq_column_desc *d, const pq_vec *v, int64_t r);
 /* (ds_text.c) v replaced by w, its converted rows (w's values filled; v's validity and
  * counts carried; v's buffers freed). */
@@ -267,9 +267,12 @@ bool ds_int_within(const pq_column_desc *from, const pq_column_desc *to);
  * integer and from a decimal, or an integer whose range to does not hold (a first file's
  * integer without union_by_name: DuckDB casts a later INT64 to a first INT32, range checked);
  * or from is a FLOAT or DOUBLE and to a decimal, an integer, or a FLOAT under a DOUBLE (a
- * first file's type without union_by_name: rounded and range checked as DuckDB casts). */
+ * first file's type without union_by_name: rounded and range checked as DuckDB casts); or
+ * from is a string and to is not (a later file's strings under a first file's type without
+ * union_by_name: parsed, ds_parse_cast). */
 static inline bool ds_dec_cast_needed(const pq_column_desc *to, const pq_column_desc *from)
 {
+    if (from->physical == PQ_BYTE_ARRAY) return to->physical != PQ_BYTE_ARRAY; /* ds_parse_cast */
     bool dec = from->logical == PQ_LOGICAL_DECIMAL;
     bool number = from->physical == PQ_INT32 || from->physical == PQ_INT64 ||
                   (from->physical == PQ_FIXED_LEN_BYTE_ARRAY && dec);
@@ -279,13 +282,21 @@ static inline bool ds_dec_cast_needed(const pq_column_desc *to, const pq_column_
                (to->physical == PQ_FLOAT && from->physical == PQ_DOUBLE);
     if (to->logical != PQ_LOGICAL_DECIMAL)
         return (dec && (to->physical == PQ_INT32 || to->physical == PQ_INT64)) ||
-               (ds_int_range(from, &lo, &hi) && from->logical != PQ_LOGICAL_UINT64 &&
-                ds_int_range(to, &lo, &hi) && !ds_int_within(from, to));
+               (ds_int_range(from, &lo, &hi) && ds_int_range(to, &lo, &hi) &&
+                !ds_int_within(from, to));
     return number && (from->logical != to->logical || from->physical != to->physical ||
                       from->type_length != to->type_length ||
                       from->decimal_scale != to->decimal_scale ||
                       from->decimal_precision != to->decimal_precision);
 }
+/* (ds_text.c) x into row r of v, a decimal or integer of d's physical type (INT32, INT64, or
+ * a big-endian FLBA of at most 16 bytes); x fits it (the caller checked its range). */
+void ds_dec_put(const pq_column_desc *d, pq_vec *v, int64_t r, __int128 x);
+/* (ds_parse.c) v (file path's strings of schema column c, whose type is not a string:
+ * ds_texted, a first file's type without union_by_name) replaced by their values parsed as
+ * DuckDB's cast from VARCHAR parses them. 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED with e naming
+ * path, the column, the string and the file that gave c its type when one does not parse. */
+int ds_parse_cast(const ds_col *c, const char *path, pq_vec *v, pq_err *e);
 /* (ds_widen.c) v (schema column c's vector from file path, a decimal or an integer: its
  * unscaled values) as c's decimal (or integer: scale 0), as DuckDB casts it: multiplied or
  * divided (rounding half away from zero) to c's scale, in c's physical form; a FLOAT or

@@ -25,6 +25,14 @@ bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b)
            a->decimal_scale == b->decimal_scale && a->is_adjusted_to_utc == b->is_adjusted_to_utc;
 }
 
+/* DuckDB's HUGEINT (a UINT64 beside a signed integer), as it exports it to Arrow: a
+ * DECIMAL(38, 0) in a 16-byte FIXED_LEN. */
+static bool huge(const pq_column_desc *d)
+{
+    return d->physical == PQ_FIXED_LEN_BYTE_ARRAY && d->type_length == 16 &&
+           d->logical == PQ_LOGICAL_DECIMAL && d->decimal_precision == 38 && d->decimal_scale == 0;
+}
+
 bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to)
 {
     __int128 lo, hi;
@@ -32,6 +40,7 @@ bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to)
     if (fi && ds_int_range(to, &lo, &hi)) return ds_int_within(from, to);
     bool text = to->physical == PQ_BYTE_ARRAY && to->logical == PQ_LOGICAL_STRING;
     return (text && ds_texted(from)) || /* (DuckDB's VARCHAR beside a string) */
+           (fi && (huge(to) || to->physical == PQ_FLOAT)) || /* (DuckDB: FLOAT[] beside INT[]) */
            (from->physical == PQ_FLOAT && to->physical == PQ_DOUBLE) ||
            (fi && from->logical != PQ_LOGICAL_UINT64 && to->physical == PQ_DOUBLE &&
             to->logical == PQ_LOGICAL_NONE);
@@ -41,8 +50,7 @@ bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to)
 {
     __int128 lo, hi;
     bool real = from->physical == PQ_FLOAT || from->physical == PQ_DOUBLE;
-    return ((real || (ds_int_range(from, &lo, &hi) && from->logical != PQ_LOGICAL_UINT64)) &&
-            ds_int_range(to, &lo, &hi)) ||
+    return ((real || ds_int_range(from, &lo, &hi)) && ds_int_range(to, &lo, &hi)) ||
            (from->physical == PQ_DOUBLE && to->physical == PQ_FLOAT);
 }
 
@@ -136,9 +144,13 @@ static bool leaf_merge(pq_column_desc *a, const pq_column_desc *b)
         return true;
     }
     __int128 alo, ahi, blo, bhi;
-    if (!ds_int_range(a, &alo, &ahi) || !ds_int_range(b, &blo, &bhi) ||
-        a->logical == PQ_LOGICAL_UINT64 || b->logical == PQ_LOGICAL_UINT64)
-        return false; /* (DuckDB: HUGEINT beside a UINT64, VARCHAR beside a string) */
+    if (!ds_int_range(a, &alo, &ahi) || !ds_int_range(b, &blo, &bhi))
+        return false; /* (DuckDB: VARCHAR beside a string) */
+    if (a->logical == PQ_LOGICAL_UINT64 || b->logical == PQ_LOGICAL_UINT64) { /* HUGEINT */
+        a->physical = PQ_FIXED_LEN_BYTE_ARRAY, a->type_length = 16, a->int_signed = true;
+        a->logical = PQ_LOGICAL_DECIMAL, a->decimal_precision = 38, a->decimal_scale = 0;
+        return true;
+    }
     signed_int(alo < blo ? alo : blo, ahi > bhi ? ahi : bhi, a);
     return true;
 }

@@ -124,9 +124,19 @@ static bool leaf(nw *x, int32_t kt, int32_t kf)
     }
     x->p += w;
     bool real = f->physical == PQ_FLOAT || f->physical == PQ_DOUBLE;
+    bool u64 = f->logical == PQ_LOGICAL_UINT64; /* (i its bits: past INT64_MAX negative) */
+    if (u64) d = (double)(uint64_t)i;
+    if (check && u64 && i < 0) /* (past every type it is cast into: ranged) */
+        return x->bad = kt, snprintf(x->bad_text, sizeof x->bad_text, "%llu", (unsigned long long)i), false;
     if (check && !fits(x, kt, t, real, &i, d)) return false;
+    if (t->physical == PQ_FIXED_LEN_BYTE_ARRAY) { /* DuckDB's HUGEINT: 16 big-endian bytes */
+        uint8_t b[16];
+        __int128 v = u64 ? (__int128)(uint64_t)i : i;
+        for (int k = 15; k >= 0; k--, v >>= 8) b[k] = (uint8_t)v; /* (arithmetic shift) */
+        return put(x, b, 16);
+    }
     int32_t i32 = (int32_t)i;
-    float f32 = (float)d;
+    float f32 = real ? (float)d : u64 ? (float)(uint64_t)i : (float)i; /* (rounded once) */
     const void *src = t->physical == PQ_DOUBLE  ? (const void *)&d
                       : t->physical == PQ_FLOAT ? (const void *)&f32
                       : t->physical == PQ_INT32 ? (const void *)&i32
