@@ -103,14 +103,19 @@ int ds_types_col(ds_schema *s, int c, const pq_file_meta *m, const char *path, p
 /* (ds_nmatch.c) Whether nested leaves a and b hold the same values in the same bytes. */
 bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b);
 /* (ds_nmatch.c) Whether a nested leaf of type from widens into one of type to, as DuckDB
- * casts it: an integer (INT32 or INT64, annotated up to UINT32) into one whose range holds
- * it, FLOAT to DOUBLE, an integer to DOUBLE, a value ds_texted prints into a string (DuckDB's
- * VARCHAR beside a string). */
+ * casts it: an integer (INT32 or INT64, any annotation) into one whose range holds it, an
+ * integer into DuckDB's HUGEINT (a 16-byte DECIMAL(38, 0)) or a FLOAT, FLOAT to DOUBLE, an
+ * integer to DOUBLE, a value ds_texted prints into a string (DuckDB's VARCHAR beside a
+ * string); a timestamp (INT96: nanoseconds) into one of a unit as fine or finer, either zone. */
 bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to);
+/* (ds_nmatch.c) A timestamp's unit as a power of ten of seconds (3, 6, 9; INT96: 9), or 0 when
+ * d is no timestamp. */
+int ds_stamp_unit(const pq_column_desc *d);
 /* (ds_nmatch.c) Whether a nested leaf of type from is cast into one of type to with a range
  * check, as DuckDB casts a later file's leaves to the first file's without union_by_name
- * (list<int64> under list<int32>: a value out of range fails the scan): an integer (up to
- * INT64), a FLOAT or a DOUBLE (rounded half to even) into any integer, a DOUBLE into a FLOAT. */
+ * (list<int64> under list<int32>: a value out of range fails the scan): an integer, a FLOAT
+ * or a DOUBLE (rounded half to even) into any integer, a DOUBLE into a FLOAT; a timestamp
+ * into a coarser unit (exactly, or refused as a flat column's rescale refuses it). */
 bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to);
 /* (ds_nmatch.c) A file's nested field (shape ft) paired with a dataset's nested column
  * (shape tt) node by node: struct fields by name, leaves the same, widening, or cast. */
@@ -160,8 +165,10 @@ static inline bool ds_null_typed(const pq_column_desc *d)
  * fm's (p: tm's shape the target; every node paired, no field tm lacks) typed as ones holding
  * both, as DuckDB's union_by_name types them: integers of which neither holds the other's
  * values as the smallest signed integer that holds both (UINT32 beside INT32: INT64); the
- * others as the wider of the two. c->meta, c->node become c->merged, tn (the old merged shape
- * freed). 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED (a pair that does not merge; c unchanged). */
+ * others as the wider of the two (timestamps: INT64 in the finer unit, UTC when either is; a
+ * UINT64 beside a signed integer DuckDB's HUGEINT). c->meta, c->node become c->merged, tn
+ * (the old merged shape freed). 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED (a pair that does not
+ * merge; c unchanged). */
 int ds_nested_merge(ds_col *c, const pq_file_meta *tm, int32_t tn, const ds_npair *p,
                     const pq_file_meta *fm);
 /* Frees c's merged shape (c->meta then dangles: the caller sets it). */

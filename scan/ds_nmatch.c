@@ -33,9 +33,18 @@ static bool huge(const pq_column_desc *d)
            d->logical == PQ_LOGICAL_DECIMAL && d->decimal_precision == 38 && d->decimal_scale == 0;
 }
 
+int ds_stamp_unit(const pq_column_desc *d)
+{
+    bool stamp = d->physical == PQ_INT96 || (d->logical >= PQ_LOGICAL_TIMESTAMP_MILLIS &&
+                                             d->logical <= PQ_LOGICAL_TIMESTAMP_NANOS);
+    return stamp ? ds_time_unit(d) : 0;
+}
+
 bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to)
 {
     __int128 lo, hi;
+    int fu = ds_stamp_unit(from), tu = ds_stamp_unit(to);
+    if (fu && tu) return fu <= tu; /* (a timestamp into a finer unit, either zone) */
     bool fi = ds_int_range(from, &lo, &hi);
     if (fi && ds_int_range(to, &lo, &hi)) return ds_int_within(from, to);
     bool text = to->physical == PQ_BYTE_ARRAY && to->logical == PQ_LOGICAL_STRING;
@@ -50,6 +59,7 @@ bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to)
 {
     __int128 lo, hi;
     bool real = from->physical == PQ_FLOAT || from->physical == PQ_DOUBLE;
+    if (ds_stamp_unit(from) && ds_stamp_unit(to)) return true; /* coarser: exact or refused */
     return ((real || ds_int_range(from, &lo, &hi)) && ds_int_range(to, &lo, &hi)) ||
            (from->physical == PQ_DOUBLE && to->physical == PQ_FLOAT);
 }
@@ -136,6 +146,13 @@ static void signed_int(__int128 lo, __int128 hi, pq_column_desc *d)
  * it, b's taken where a's widens into b's, integers merged (signed_int); false otherwise. */
 static bool leaf_merge(pq_column_desc *a, const pq_column_desc *b)
 {
+    int au = ds_stamp_unit(a), bu = ds_stamp_unit(b);
+    if (au && bu && !ds_nested_leaf_same(a, b)) { /* the finer unit (INT96: nanoseconds, as */
+        a->physical = PQ_INT64, a->type_length = 0; /* ds_schema.c's timed_merge), UTC when */
+        a->logical = PQ_LOGICAL_TIMESTAMP_MILLIS + (au > bu ? au : bu) / 3 - 1; /* either is */
+        a->is_adjusted_to_utc = a->is_adjusted_to_utc || b->is_adjusted_to_utc;
+        return true;
+    }
     if (ds_nested_leaf_same(a, b) || ds_nested_leaf_widens(b, a)) return true;
     if (ds_nested_leaf_widens(a, b)) {
         a->physical = b->physical, a->logical = b->logical, a->type_length = b->type_length;

@@ -364,6 +364,48 @@ nested_pair("list_float_int", pa.array([maybe([i / 8, None, 0.1], i) for i in ra
             pa.array([maybe([16777217 + i, -i], i) for i in range(N)], pa.list_(pa.int32())), "list<element: float>", f32=True, f32u=True)
 cast_pair("u64_small_under_i64", pa.array([[1]], pa.list_(pa.int64())), pa.array([[5, 2**63 - 1], None], pa.list_(pa.uint64())))
 cast_pair("u64_under_i64_over", pa.array([[1]], pa.list_(pa.int64())), pa.array([[5], [2**63]], pa.list_(pa.uint64())))
+
+
+# 2d. nested timestamps in other units, INT96 among them (DuckDB: TIMESTAMP, in microseconds):
+#     a union by name takes the finer unit (INT96 counted as nanoseconds, as a flat column's),
+#     UTC when either is; without union_by_name a later file's values are rescaled to the first
+#     file's unit exactly (values here in whole milliseconds, which DuckDB's microsecond
+#     TIMESTAMP holds too), or refused naming the value and both files
+def iso_ns(v):
+    if v is None:
+        return None
+    date, _, clock = v.rstrip("Z").partition("T")
+    secs, _, frac = clock.partition(".")
+    d = dt.datetime.fromisoformat(f"{date}T{secs}").replace(tzinfo=dt.timezone.utc)
+    return int(d.timestamp()) * 10**9 + (int(frac.ljust(9, "0")) if frac else 0)
+
+
+MS = [1_700_000_000_123_000_000, -1_000_000, 0, None, 9_000_000_000_123_000_000]  # (INT96 as int64 ns)
+for (na, ua, a96), (nb, ub, b96) in [(("i96", "ns", True), ("ms", "ms", False)), (("i96", "ns", True), ("us", "us", False)),
+                                     (("i96", "ns", True), ("ns", "ns", False)), (("i96", "ns", True), ("us_utc", "us", False)),
+                                     (("ms", "ms", False), ("us", "us", False)), (("us", "us", False), ("ns_utc", "ns", False))]:
+    for order in ("ab", "ba"):
+        parts = [(na, ua, a96), (nb, ub, b96)] if order == "ab" else [(nb, ub, b96), (na, ua, a96)]
+        d = os.path.join(TOP, f"stamps_{na}_{nb}_{order}")
+        os.makedirs(d, exist_ok=True)
+        for i, (name, unit, i96) in enumerate(parts):
+            rows = [[None if x is None else x // {"ms": 10**6, "us": 10**3, "ns": 1}[unit] for x in MS[j:j + 2]] for j in range(0, 5, 2)]
+            t = pa.table({"id": pa.array(range(10 * i, 10 * i + 4), pa.int64()),
+                          "k": pa.array(rows + [None], pa.list_(pa.timestamp(unit, tz="UTC" if "utc" in name else None)))})
+            pq.write_table(t, os.path.join(d, f"{i + 1}.parquet"), use_deprecated_int96_timestamps=i96)
+        for ubn in (True, False):
+            files = sorted(glob.glob(os.path.join(d, "*.parquet")))
+            want = con.execute(f"SELECT id, [epoch_ns(x) FOR x IN k] FROM read_parquet({files!r}, union_by_name = {ubn})").fetchall()
+            got, gerr = ours(d, ubn)
+            got = gerr or [(int(r["id"]), None if r["k"] is None else [iso_ns(x) for x in r["k"]]) for r in got]
+            check(got == [(int(a), b) for a, b in want], f"nested stamps {na} {nb} {order} (union_by_name={ubn}): {got} vs {want}")
+# a later file's microseconds under a first file's milliseconds (DuckDB's microsecond TIMESTAMP
+# reads them): refused naming the value, the leaf and both files
+d = write("stamps_finer_later", [pa.table({"k": pa.array([[1]], pa.list_(pa.timestamp("ms")))}),
+                                  pa.table({"k": pa.array([[1001]], pa.list_(pa.timestamp("us")))})])
+got, gerr = ours(d, False)
+check(gerr is not None and all(w in gerr for w in ("1001", "'k'", "1.parquet", "2.parquet", "union_by_name")), f"finer later: {gerr or got}")
+
 # what a union by name still refuses (DuckDB reads): struct fields each file lacks of the other's
 refused_nested("fields_disjoint", pa.array([{"a": 1}], pa.struct([("a", pa.int32())])),
                pa.array([{"c": "y"}], pa.struct([("c", pa.string())])))
