@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, summary  # noqa: E402
+from checks import check, epoch, summary  # noqa: E402
 
 R, TOP = sys.argv[1], sys.argv[2]
 con = duckdb.connect()
@@ -33,19 +33,6 @@ def write(name, tables):
     for i, t in enumerate(tables):
         pq.write_table(t, os.path.join(d, f"{i + 1}.parquet"), row_group_size=4)
     return d
-
-
-def epoch(text, exp):
-    """ringscan's ISO timestamp or time of day as an integer count of 10^-exp seconds."""
-    day = 0
-    if "T" in text:
-        date, text = text.rstrip("Z").split("T")
-        y, m, dd = (int(v) for v in date.split("-"))
-        day = (dt.date(y, m, dd) - dt.date(1970, 1, 1)).days
-    hms, _, frac = text.partition(".")
-    h, mi, s = (int(v) for v in hms.split(":"))
-    secs = ((day * 24 + h) * 60 + mi) * 60 + s
-    return secs * 10 ** exp + (int(frac) * 10 ** (exp - len(frac)) if frac else 0)
 
 
 STAMPS = ("ts_ms", "ts_us", "ts_ns", "ts_utc", "int96")
@@ -75,7 +62,7 @@ def value(kind, v, ours):
         f32 = kind == "float" and (ours or np.isnan(x) or float(np.float32(x)) == x)
         return repr(float(np.float32(x))) if f32 else repr(x)  # (DuckDB: a FLOAT as a double)
     if kind in STAMPS and ours:
-        return epoch(v, 9)
+        return epoch(v, 9)[0]
     if kind.startswith("time"):
         return clock(v)
     if isinstance(v, D.Decimal) or kind.startswith("dec"):

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, summary  # noqa: E402
+from checks import check, epoch, summary  # noqa: E402
 
 R, TOP = sys.argv[1], sys.argv[2]
 con = duckdb.connect()
@@ -371,15 +371,6 @@ cast_pair("u64_under_i64_over", pa.array([[1]], pa.list_(pa.int64())), pa.array(
 #     UTC when either is; without union_by_name a later file's values are rescaled to the first
 #     file's unit exactly (values here in whole milliseconds, which DuckDB's microsecond
 #     TIMESTAMP holds too), or refused naming the value and both files
-def iso_ns(v):
-    if v is None:
-        return None
-    date, _, clock = v.rstrip("Z").partition("T")
-    secs, _, frac = clock.partition(".")
-    d = dt.datetime.fromisoformat(f"{date}T{secs}").replace(tzinfo=dt.timezone.utc)
-    return int(d.timestamp()) * 10**9 + (int(frac.ljust(9, "0")) if frac else 0)
-
-
 MS = [1_700_000_000_123_000_000, -1_000_000, 0, None, 9_000_000_000_123_000_000]  # (INT96 as int64 ns)
 for (na, ua, a96), (nb, ub, b96) in [(("i96", "ns", True), ("ms", "ms", False)), (("i96", "ns", True), ("us", "us", False)),
                                      (("i96", "ns", True), ("ns", "ns", False)), (("i96", "ns", True), ("us_utc", "us", False)),
@@ -397,7 +388,7 @@ for (na, ua, a96), (nb, ub, b96) in [(("i96", "ns", True), ("ms", "ms", False)),
             files = sorted(glob.glob(os.path.join(d, "*.parquet")))
             want = con.execute(f"SELECT id, [epoch_ns(x) FOR x IN k] FROM read_parquet({files!r}, union_by_name = {ubn})").fetchall()
             got, gerr = ours(d, ubn)
-            got = gerr or [(int(r["id"]), None if r["k"] is None else [iso_ns(x) for x in r["k"]]) for r in got]
+            got = gerr or [(int(r["id"]), None if r["k"] is None else [epoch(x, 9)[0] for x in r["k"]]) for r in got]
             check(got == [(int(a), b) for a, b in want], f"nested stamps {na} {nb} {order} (union_by_name={ubn}): {got} vs {want}")
 # a later file's microseconds under a first file's milliseconds (DuckDB's microsecond TIMESTAMP
 # reads them): refused naming the value, the leaf and both files
