@@ -95,21 +95,38 @@ static bool number(const char *s, int scale, bool ints, __int128 lo, __int128 hi
     char b[PARSE_MAX];
     __int128 mant;
     int e;
+    const char *t = s + strspn(s, " \t\n\v\f\r");
+    if (ints && lo == 0 && *t == '-' && t[1 + strspn(t + 1, "0")] != 0)
+        return false; /* (DuckDB: "-0", "-00" only, into an unsigned type) */
     if (!clean(s, b)) return false;
     if (ints && b[0] == '0' && strchr("xXbB", b[1]) && b[1]) return based(b, out) && *out <= hi;
     return flt_num_parse(b, &mant, &e) && scaled(mant, e, scale, lo, hi, out);
+}
+
+/* Whether s is [+|-]digits[.digits][(e|E)[+|-]digits] with a digit before the exponent. */
+static bool real_syntax(const char *s)
+{
+    s += *s == '+' || *s == '-';
+    size_t n = strspn(s, "0123456789");
+    if (s[n] == '.') n += 1 + strspn(s + n + 1, "0123456789");
+    if (n == 0 || strcspn(s, "0123456789") >= n) return false; /* ("." alone) */
+    if (s[n] == 'e' || s[n] == 'E') {
+        n += 1 + (s[n + 1] == '+' || s[n + 1] == '-');
+        size_t k = strspn(s + n, "0123456789");
+        if (k == 0) return false;
+        n += k;
+    }
+    return s[n] == 0;
 }
 
 /* A FLOAT or DOUBLE (f32) of s into *out. */
 static bool real(const char *s, bool f32, double *out)
 {
     char b[PARSE_MAX], *stop;
-    __int128 mant;
-    int e;
     if (!clean(s, b)) return false;
     const char *w = b + (b[0] == '+' || b[0] == '-');
     bool word = strcasecmp(w, "inf") == 0 || strcasecmp(w, "infinity") == 0 || strcasecmp(w, "nan") == 0;
-    if (!word && !flt_num_parse(b, &mant, &e)) return false;
+    if (!word && !real_syntax(b)) return false;
     *out = f32 ? strtof(b, &stop) : strtod(b, &stop);
     return *stop == 0;
 }
