@@ -7,10 +7,11 @@
  * answers in the same form): integers exact; floats as the shortest text that reads back to
  * the same value (Python's repr layout: fixed notation for exponents -4..15, else d.ddde+XX;
  * integral values end in ".0"), NaN and infinities as the strings "NaN", "Infinity",
- * "-Infinity"; strings as JSON strings; other binary and non-decimal fixed-length values as
- * base64; decimals as exact decimal strings; dates "YYYY-MM-DD"; times and timestamps ISO-8601
- * with the unit's fraction digits (3, 6, 9), "Z" when UTC-adjusted (any zone); durations as
- * their integer count of the unit; dictionary arrays as their values; null as null.
+ * "-Infinity"; strings as JSON strings; an INTERVAL as DuckDB prints it ("1 month 2 days
+ * 00:00:00.003"); other binary and non-decimal fixed-length values as base64; decimals as
+ * exact decimal strings; dates "YYYY-MM-DD"; times and timestamps ISO-8601 with the unit's
+ * fraction digits (3, 6, 9), "Z" when UTC-adjusted (any zone); durations as their integer
+ * count of the unit; dictionary arrays as their values; null as null.
  *
  * CSV (RFC 4180, read back by pyarrow.csv and DuckDB in tests/cli/csv_rfc4180.sh): the values'
  * text as in jsonl without JSON quoting; a header line of the column names; a field holding a
@@ -346,7 +347,9 @@ int print_col_init(print_col *c, const struct ArrowSchema *s, bool int96)
     }
     if (sscanf(f, "w:%d", &a) == 1 && a > 0) { /* a UUID as DuckDB and pyarrow's str print it */
         bool uuid = a == 16 && md_is(s, "ARROW:extension:name", "arrow.uuid");
-        *c = (print_col){.name = c->name, .kind = uuid ? PK_UUID : PK_FIXED, .width = a};
+        bool interval = a == 12 && md_is(s, "ringscan:logical", "interval");
+        *c = (print_col){.name = c->name, .width = a,
+                         .kind = uuid ? PK_UUID : interval ? PK_INTERVAL : PK_FIXED};
         return 0;
     }
     return -EINVAL;
@@ -410,6 +413,35 @@ static void print_uuid(cli_sink *f, const uint8_t *p, bool json)
         if (i == 4 || i == 6 || i == 8 || i == 10) sink_putc(f, '-');
         sink_putc(f, hex[p[i] >> 4]);
         sink_putc(f, hex[p[i] & 15]);
+    }
+    if (json) sink_putc(f, '"');
+}
+
+/* A Parquet INTERVAL's 12 bytes (months, days, milliseconds, little-endian; DuckDB reads the
+ * months and days as signed, the milliseconds as unsigned) as DuckDB prints an INTERVAL:
+ * "1 year 2 months 3 days 04:05:06.007", each part that is zero left out ("1 day", "-1 days"),
+ * "00:00:00" when every one is. */
+static void print_interval(cli_sink *f, const uint8_t *p, bool json)
+{
+    static const char *const name[3] = {"year", "month", "day"};
+    int32_t months, days, part[3];
+    uint32_t ms;
+    memcpy(&months, p, 4), memcpy(&days, p + 4, 4), memcpy(&ms, p + 8, 4);
+    part[0] = months / 12, part[1] = months % 12, part[2] = days;
+    bool any = false;
+    if (json) sink_putc(f, '"');
+    for (int i = 0; i < 3; i++) {
+        if (part[i] == 0) continue;
+        sink_printf(f, "%s%" PRId32 " %s%s", any ? " " : "", part[i], name[i],
+                    part[i] == 1 || part[i] == -1 ? "" : "s");
+        any = true;
+    }
+    if (ms != 0 || !any) {
+        uint32_t s = ms / 1000, frac = ms % 1000;
+        sink_printf(f, "%s%02" PRIu32 ":%02" PRIu32 ":%02" PRIu32, any ? " " : "", s / 3600,
+                    s / 60 % 60, s % 60);
+        if (frac) sink_printf(f, frac % 100 == 0 ? ".%01" PRIu32 : frac % 10 == 0 ? ".%02" PRIu32 : ".%03" PRIu32,
+                              frac % 100 == 0 ? frac / 100 : frac % 10 == 0 ? frac / 10 : frac);
     }
     if (json) sink_putc(f, '"');
 }
@@ -599,6 +631,7 @@ static void print_value_as(cli_sink *f, const print_col *c, const struct ArrowAr
     case PK_FIXED: print_bytes(f, c, p + i * c->width, c->width, json, csv); return;
     case PK_INT96: print_int96(f, p + i * 12, json); return;
     case PK_UUID: print_uuid(f, p + i * 16, json); return;
+    case PK_INTERVAL: print_interval(f, p + i * 12, json); return;
     case PK_LIST:
     case PK_STRUCT:
     case PK_MAP:

@@ -25,6 +25,8 @@ typedef enum {
     PK_FIXED,     /* fixed-size binary of width bytes (base64) */
     PK_INT96,     /* the 12 stored bytes of an INT96 timestamp (ringscan_options.int96_raw) */
     PK_UUID,      /* fixed-size binary of 16 bytes with the arrow.uuid extension (8-4-4-4-12 hex) */
+    PK_INTERVAL,  /* a Parquet INTERVAL: fixed-size binary of 12 bytes with "ringscan:logical" =
+                     "interval" (months, days, milliseconds), printed as DuckDB prints one */
     PK_STRING,    /* utf8 (int32 offsets; large: int64; view: 16-byte views) */
     PK_BINARY,    /* binary (int32 offsets, large: int64, view; base64) */
     PK_NULL,      /* the null type ("n"): every value null, no buffers */

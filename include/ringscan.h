@@ -597,7 +597,7 @@ RINGSCAN_API int ringscan_scan_start(ringscan_file *f, const ringscan_options *o
  * tells it from an INTERVAL), STRING/ENUM/JSON "u", other byte arrays "z" ("U"/"Z", int64
  * offsets, when the stored Arrow schema says large_string/large_binary), FIXED_LEN_BYTE_ARRAY
  * "w:N" (UUID, a column's or a nested leaf's, with metadata ARROW:extension:name "arrow.uuid",
- * INTERVAL "w:12"), FLOAT16 "e",
+ * INTERVAL "w:12" with metadata "ringscan:logical" = "interval"), FLOAT16 "e",
  * dictionary_columns "i" with a dictionary (and so is a string or binary field the stored
  * Arrow schema says is dictionary-encoded, as pyarrow reads it), an INT64 stored as an Arrow
  * duration "tDs"/"tDm"/"tDu"/"tDn". Metadata: a field's stored Arrow metadata and

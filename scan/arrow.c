@@ -222,6 +222,8 @@ int scan_arrow_schema_mark(struct ArrowSchema *s, const pq_column_desc *d, unsig
     bool raw96 = (flags & SCAN_ARROW_INT96_RAW) && strcmp(s->format, "w:12") == 0;
     if (d->physical == PQ_INT96 && raw96)
         return md_append(s, SCAN_ARROW_INT96_KEY, "raw");
+    if (d->logical == PQ_LOGICAL_INTERVAL && strcmp(s->format, "w:12") == 0)
+        return md_append(s, SCAN_ARROW_INTERVAL_KEY, "interval");
     bool uuid = d->logical == PQ_LOGICAL_UUID && strcmp(s->format, "w:16") == 0;
     if (!uuid || md_has(s->metadata, "ARROW:extension:name")) return 0;
     int rc = md_append(s, "ARROW:extension:name", "arrow.uuid"); /* as pyarrow, stored or not */

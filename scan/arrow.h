@@ -38,8 +38,12 @@ int scan_arrow_schema_metadata(struct ArrowSchema *s, const char *md);
 /* The metadata key an INT96 column or leaf exported as its 12 stored bytes carries
  * (SCAN_ARROW_INT96_RAW: "w:12" alone does not tell it from an INTERVAL), value "raw". */
 #define SCAN_ARROW_INT96_KEY "ringscan:int96"
+/* The metadata key a Parquet INTERVAL column or leaf (fixed-size binary(12): months, days,
+ * milliseconds) carries, value "interval", so that text output prints its parts. */
+#define SCAN_ARROW_INTERVAL_KEY "ringscan:logical"
 /* What built schema s of column or leaf d says beyond its format: SCAN_ARROW_INT96_KEY when d
- * is INT96 exported raw (s's format "w:12" under SCAN_ARROW_INT96_RAW); the arrow.uuid
+ * is INT96 exported raw (s's format "w:12" under SCAN_ARROW_INT96_RAW);
+ * SCAN_ARROW_INTERVAL_KEY for an INTERVAL ("w:12"); the arrow.uuid
  * extension for a UUID ("w:16") without one (a nested field's leaf, with no stored Arrow
  * schema: pyarrow reads it as that extension too); else nothing. 0 or -ENOMEM. */
 int scan_arrow_schema_mark(struct ArrowSchema *s, const pq_column_desc *d, unsigned flags);

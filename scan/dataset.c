@@ -136,13 +136,13 @@ static bool widened(const ds_scan *d, const ds_run *r, int j)
            (r->view.cols[leaf].physical != to->physical || r->view.cols[leaf].type_length != to->type_length);
 }
 
-/* Whether an ORDER BY key of d is a column file r's integers are cast to text in (a union by
- * name's VARCHAR, ds_widen): the file's own order of them is not the text's ("10" < "9"). */
+/* Whether an ORDER BY key of d is a column file r's values are cast to text in (ds_widen) or
+ * from text (ds_parse_cast): the file's own order of them is not the dataset's ("10" < "9"). */
 static bool texted_key(const ds_scan *d, const ds_run *r)
 {
-    for (int k = 0; k < d->topk.nkeys; k++)
-        if (widened(d, r, d->topk.col[k]) && d->s.cols[d->out[d->topk.col[k]]].desc.physical == PQ_BYTE_ARRAY)
-            return true;
+    for (int k = 0, j; k < d->topk.nkeys && (j = d->topk.col[k], true); k++)
+        if (widened(d, r, j) && (d->s.cols[d->out[j]].desc.physical == PQ_BYTE_ARRAY ||
+                                 r->view.cols[r->proj[j]].physical == PQ_BYTE_ARRAY)) return true;
     return false;
 }
 

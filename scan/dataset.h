@@ -101,6 +101,9 @@ bool ds_ptime_date(const char *text, bool strict, int64_t *days);
 /* DuckDB 2.0.1's VARCHAR -> TIMESTAMP cast of text into *us (an offset or zone name read and
  * ignored, as its hive partitioning reads one); false when it is no timestamp. */
 bool ds_ptime_ts(const char *text, int64_t *us);
+/* ds_ptime_ts with the offset written after the time, its seconds east of UTC, into *off_s
+ * (0: none or 'Z'; a TIMESTAMPTZ cast subtracts it), and *named when a zone name follows. */
+bool ds_ptime_tz(const char *text, int64_t *us, int64_t *off_s, bool *named);
 /* Whether a partition value as written is Hive's null, __HIVE_DEFAULT_PARTITION__ (DuckDB and
  * pyarrow.dataset read it as NULL: ds_file.text[j] is then NULL). */
 bool ds_part_is_null(const char *text);

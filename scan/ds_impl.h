@@ -103,14 +103,19 @@ int ds_types_col(ds_schema *s, int c, const pq_file_meta *m, const char *path, p
 /* (ds_nmatch.c) Whether nested leaves a and b hold the same values in the same bytes. */
 bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b);
 /* (ds_nmatch.c) Whether a nested leaf of type from widens into one of type to, as DuckDB
- * casts it: an integer (INT32 or INT64, annotated up to UINT32) into one whose range holds
- * it, FLOAT to DOUBLE, an integer to DOUBLE, a value ds_texted prints into a string (DuckDB's
- * VARCHAR beside a string). */
+ * casts it: an integer (INT32 or INT64, any annotation) into one whose range holds it, an
+ * integer into DuckDB's HUGEINT (a 16-byte DECIMAL(38, 0)) or a FLOAT, FLOAT to DOUBLE, an
+ * integer to DOUBLE, a value ds_texted prints into a string (DuckDB's VARCHAR beside a
+ * string); a timestamp (INT96: nanoseconds) into one of a unit as fine or finer, either zone. */
 bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to);
+/* (ds_nmatch.c) A timestamp's unit as a power of ten of seconds (3, 6, 9; INT96: 9), or 0 when
+ * d is no timestamp. */
+int ds_stamp_unit(const pq_column_desc *d);
 /* (ds_nmatch.c) Whether a nested leaf of type from is cast into one of type to with a range
  * check, as DuckDB casts a later file's leaves to the first file's without union_by_name
- * (list<int64> under list<int32>: a value out of range fails the scan): an integer (up to
- * INT64), a FLOAT or a DOUBLE (rounded half to even) into any integer, a DOUBLE into a FLOAT. */
+ * (list<int64> under list<int32>: a value out of range fails the scan): an integer, a FLOAT
+ * or a DOUBLE (rounded half to even) into any integer, a DOUBLE into a FLOAT; a timestamp
+ * into a coarser unit (exactly, or refused as a flat column's rescale refuses it). */
 bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to);
 /* (ds_nmatch.c) A file's nested field (shape ft) paired with a dataset's nested column
  * (shape tt) node by node: struct fields by name, leaves the same, widening, or cast. */
@@ -160,8 +165,10 @@ static inline bool ds_null_typed(const pq_column_desc *d)
  * fm's (p: tm's shape the target; every node paired, no field tm lacks) typed as ones holding
  * both, as DuckDB's union_by_name types them: integers of which neither holds the other's
  * values as the smallest signed integer that holds both (UINT32 beside INT32: INT64); the
- * others as the wider of the two. c->meta, c->node become c->merged, tn (the old merged shape
- * freed). 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED (a pair that does not merge; c unchanged). */
+ * others as the wider of the two (timestamps: INT64 in the finer unit, UTC when either is; a
+ * UINT64 beside a signed integer DuckDB's HUGEINT). c->meta, c->node become c->merged, tn
+ * (the old merged shape freed). 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED (a pair that does not
+ * merge; c unchanged). */
 int ds_nested_merge(ds_col *c, const pq_file_meta *tm, int32_t tn, const ds_npair *p,
                     const pq_file_meta *fm);
 /* Frees c's merged shape (c->meta then dangles: the caller sets it). */
@@ -235,7 +242,7 @@ int ds_const_vec(const ds_schema *s, int c, const ds_file *f, int64_t rows, pq_v
 int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v);
 /* (ds_text.c) Unscaled value of row r of a decimal vector (INT32, INT64, or a
  * sign-extended big-endian FLBA of at most 16 bytes), or of an integer one (a decimal of
- * scale 0; UINT32 unsigned), as 128 bits. */
+ * scale 0; UINT32 and UINT64 unsigned), as 128 bits. */
 __int128 ds_dec_get128(const pq_column_desc *d, const pq_vec *v, int64_t r);
 /* (ds_text.c) v replaced by w, its converted rows (w's values filled; v's validity and
  * counts carried; v's buffers freed). */
@@ -267,9 +274,12 @@ bool ds_int_within(const pq_column_desc *from, const pq_column_desc *to);
  * integer and from a decimal, or an integer whose range to does not hold (a first file's
  * integer without union_by_name: DuckDB casts a later INT64 to a first INT32, range checked);
  * or from is a FLOAT or DOUBLE and to a decimal, an integer, or a FLOAT under a DOUBLE (a
- * first file's type without union_by_name: rounded and range checked as DuckDB casts). */
+ * first file's type without union_by_name: rounded and range checked as DuckDB casts); or
+ * from is a string and to is not (a later file's strings under a first file's type without
+ * union_by_name: parsed, ds_parse_cast). */
 static inline bool ds_dec_cast_needed(const pq_column_desc *to, const pq_column_desc *from)
 {
+    if (from->physical == PQ_BYTE_ARRAY) return to->physical != PQ_BYTE_ARRAY; /* ds_parse_cast */
     bool dec = from->logical == PQ_LOGICAL_DECIMAL;
     bool number = from->physical == PQ_INT32 || from->physical == PQ_INT64 ||
                   (from->physical == PQ_FIXED_LEN_BYTE_ARRAY && dec);
@@ -279,13 +289,21 @@ static inline bool ds_dec_cast_needed(const pq_column_desc *to, const pq_column_
                (to->physical == PQ_FLOAT && from->physical == PQ_DOUBLE);
     if (to->logical != PQ_LOGICAL_DECIMAL)
         return (dec && (to->physical == PQ_INT32 || to->physical == PQ_INT64)) ||
-               (ds_int_range(from, &lo, &hi) && from->logical != PQ_LOGICAL_UINT64 &&
-                ds_int_range(to, &lo, &hi) && !ds_int_within(from, to));
+               (ds_int_range(from, &lo, &hi) && ds_int_range(to, &lo, &hi) &&
+                !ds_int_within(from, to));
     return number && (from->logical != to->logical || from->physical != to->physical ||
                       from->type_length != to->type_length ||
                       from->decimal_scale != to->decimal_scale ||
                       from->decimal_precision != to->decimal_precision);
 }
+/* (ds_text.c) x into row r of v, a decimal or integer of d's physical type (INT32, INT64, or
+ * a big-endian FLBA of at most 16 bytes); x fits it (the caller checked its range). */
+void ds_dec_put(const pq_column_desc *d, pq_vec *v, int64_t r, __int128 x);
+/* (ds_parse.c) v (file path's strings of schema column c, whose type is not a string:
+ * ds_texted, a first file's type without union_by_name) replaced by their values parsed as
+ * DuckDB's cast from VARCHAR parses them. 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED with e naming
+ * path, the column, the string and the file that gave c its type when one does not parse. */
+int ds_parse_cast(const ds_col *c, const char *path, pq_vec *v, pq_err *e);
 /* (ds_widen.c) v (schema column c's vector from file path, a decimal or an integer: its
  * unscaled values) as c's decimal (or integer: scale 0), as DuckDB casts it: multiplied or
  * divided (rounding half away from zero) to c's scale, in c's physical form; a FLOAT or

@@ -25,13 +25,31 @@ bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b)
            a->decimal_scale == b->decimal_scale && a->is_adjusted_to_utc == b->is_adjusted_to_utc;
 }
 
+/* DuckDB's HUGEINT (a UINT64 beside a signed integer), as it exports it to Arrow: a
+ * DECIMAL(38, 0) in a 16-byte FIXED_LEN. */
+static bool huge(const pq_column_desc *d)
+{
+    return d->physical == PQ_FIXED_LEN_BYTE_ARRAY && d->type_length == 16 &&
+           d->logical == PQ_LOGICAL_DECIMAL && d->decimal_precision == 38 && d->decimal_scale == 0;
+}
+
+int ds_stamp_unit(const pq_column_desc *d)
+{
+    bool stamp = d->physical == PQ_INT96 || (d->logical >= PQ_LOGICAL_TIMESTAMP_MILLIS &&
+                                             d->logical <= PQ_LOGICAL_TIMESTAMP_NANOS);
+    return stamp ? ds_time_unit(d) : 0;
+}
+
 bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to)
 {
     __int128 lo, hi;
+    int fu = ds_stamp_unit(from), tu = ds_stamp_unit(to);
+    if (fu && tu) return fu <= tu; /* (a timestamp into a finer unit, either zone) */
     bool fi = ds_int_range(from, &lo, &hi);
     if (fi && ds_int_range(to, &lo, &hi)) return ds_int_within(from, to);
     bool text = to->physical == PQ_BYTE_ARRAY && to->logical == PQ_LOGICAL_STRING;
     return (text && ds_texted(from)) || /* (DuckDB's VARCHAR beside a string) */
+           (fi && (huge(to) || to->physical == PQ_FLOAT)) || /* (DuckDB: FLOAT[] beside INT[]) */
            (from->physical == PQ_FLOAT && to->physical == PQ_DOUBLE) ||
            (fi && from->logical != PQ_LOGICAL_UINT64 && to->physical == PQ_DOUBLE &&
             to->logical == PQ_LOGICAL_NONE);
@@ -41,8 +59,8 @@ bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to)
 {
     __int128 lo, hi;
     bool real = from->physical == PQ_FLOAT || from->physical == PQ_DOUBLE;
-    return ((real || (ds_int_range(from, &lo, &hi) && from->logical != PQ_LOGICAL_UINT64)) &&
-            ds_int_range(to, &lo, &hi)) ||
+    if (ds_stamp_unit(from) && ds_stamp_unit(to)) return true; /* coarser: exact or refused */
+    return ((real || ds_int_range(from, &lo, &hi)) && ds_int_range(to, &lo, &hi)) ||
            (from->physical == PQ_DOUBLE && to->physical == PQ_FLOAT);
 }
 
@@ -128,6 +146,13 @@ static void signed_int(__int128 lo, __int128 hi, pq_column_desc *d)
  * it, b's taken where a's widens into b's, integers merged (signed_int); false otherwise. */
 static bool leaf_merge(pq_column_desc *a, const pq_column_desc *b)
 {
+    int au = ds_stamp_unit(a), bu = ds_stamp_unit(b);
+    if (au && bu && !ds_nested_leaf_same(a, b)) { /* the finer unit (INT96: nanoseconds, as */
+        a->physical = PQ_INT64, a->type_length = 0; /* ds_schema.c's timed_merge), UTC when */
+        a->logical = PQ_LOGICAL_TIMESTAMP_MILLIS + (au > bu ? au : bu) / 3 - 1; /* either is */
+        a->is_adjusted_to_utc = a->is_adjusted_to_utc || b->is_adjusted_to_utc;
+        return true;
+    }
     if (ds_nested_leaf_same(a, b) || ds_nested_leaf_widens(b, a)) return true;
     if (ds_nested_leaf_widens(a, b)) {
         a->physical = b->physical, a->logical = b->logical, a->type_length = b->type_length;
@@ -136,9 +161,13 @@ static bool leaf_merge(pq_column_desc *a, const pq_column_desc *b)
         return true;
     }
     __int128 alo, ahi, blo, bhi;
-    if (!ds_int_range(a, &alo, &ahi) || !ds_int_range(b, &blo, &bhi) ||
-        a->logical == PQ_LOGICAL_UINT64 || b->logical == PQ_LOGICAL_UINT64)
-        return false; /* (DuckDB: HUGEINT beside a UINT64, VARCHAR beside a string) */
+    if (!ds_int_range(a, &alo, &ahi) || !ds_int_range(b, &blo, &bhi))
+        return false; /* (DuckDB: VARCHAR beside a string) */
+    if (a->logical == PQ_LOGICAL_UINT64 || b->logical == PQ_LOGICAL_UINT64) { /* HUGEINT */
+        a->physical = PQ_FIXED_LEN_BYTE_ARRAY, a->type_length = 16, a->int_signed = true;
+        a->logical = PQ_LOGICAL_DECIMAL, a->decimal_precision = 38, a->decimal_scale = 0;
+        return true;
+    }
     signed_int(alo < blo ? alo : blo, ahi > bhi ? ahi : bhi, a);
     return true;
 }

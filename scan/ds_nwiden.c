@@ -1,9 +1,11 @@
 /* scan/ds_nwiden.c: a file's rows of a nested field rewritten into the dataset's shape of it
  * (the first file that has the field or, in a union by name, the file whose leaves and struct
  * fields the others' fit into, or a merged one: ds_nested.c), as DuckDB reads them: leaves
- * widened (list<int32> under list<int64>, FLOAT to DOUBLE, an integer to DOUBLE) or, without
+ * widened (list<int32> under list<int64>, FLOAT to DOUBLE, an integer to DOUBLE, FLOAT or
+ * HUGEINT, a timestamp to a finer unit, INT96 read as nanoseconds and written) or, without
  * union_by_name, cast to the first file's with a range check (list<int64> under list<int32>,
- * DOUBLE to FLOAT, a FLOAT or DOUBLE to an integer rounded half to even); struct fields by
+ * DOUBLE to FLOAT, a FLOAT or DOUBLE to an integer rounded half to even, a timestamp to a
+ * coarser unit when exact); struct fields by
  * name (moved to the dataset's order, null where the file lacks one, dropped where the
  * dataset does). The packed rows (format/column_nested.h) are rewritten value by value into
  * the dataset's layout (a flat list's element width changes with its leaf's).
@@ -33,6 +35,7 @@ typedef struct nw {
     int rc;                     /* put's -ENOMEM or -EOVERFLOW */
     const uint8_t **pos;        /* [pr->nf]: where each field of the struct being read starts */
     int32_t bad;                /* >= 0: the node whose value (bad_text) its type cannot hold */
+    bool lossy;                 /* bad: a timestamp whose unit change would lose digits */
     char bad_text[32];
 } nw;
 
@@ -90,6 +93,32 @@ static bool leaf_width(const nw *x, const pq_column_desc *f, int64_t *w)
     return x->end - x->p >= *w;
 }
 
+/* A timestamp leaf value of node kt (INT96, or INT64 in f's unit: ds_stamp_unit) of w bytes
+ * in t's unit (INT64, or a first file's INT96): multiplied, or divided where exact (else
+ * noted, as pyarrow.dataset refuses a cast that loses data and ds_rescale a flat one). */
+static bool stamp_leaf(nw *x, int32_t kt, const pq_column_desc *f, const pq_column_desc *t, int64_t w)
+{
+    const int64_t per_day = INT64_C(86400000000000);
+    int64_t v, y = 0, k = 1;
+    if (f->physical == PQ_INT96) v = pq_int96_nanos(x->p);
+    else memcpy(&v, x->p, 8);
+    x->p += w;
+    int fu = ds_stamp_unit(f), tu = ds_stamp_unit(t);
+    for (int i = 0; i < (fu > tu ? fu - tu : tu - fu); i++) k *= 10;
+    bool ok = tu >= fu ? !__builtin_mul_overflow(v, k, &y) : (y = v / k, v % k == 0);
+    if (!ok) {
+        x->bad = kt, x->lossy = true;
+        snprintf(x->bad_text, sizeof x->bad_text, "%lld", (long long)v);
+        return false;
+    }
+    if (t->physical != PQ_INT96) return put(x, &y, 8);
+    int64_t day = y / per_day - (y % per_day < 0), nod = y - day * per_day; /* (INT96's bytes: */
+    uint32_t jd = (uint32_t)(day + 2440588); /* nanoseconds of the day, then the Julian day) */
+    uint8_t b[12];
+    memcpy(b, &nod, 8), memcpy(b + 8, &jd, 4);
+    return put(x, b, 12);
+}
+
 /* One leaf value of node kt (the file's kf, valid) from the file's type to the dataset's:
  * widened, or cast with a range check (ranged). */
 static bool leaf(nw *x, int32_t kt, int32_t kf)
@@ -98,6 +127,8 @@ static bool leaf(nw *x, int32_t kt, int32_t kf)
     const pq_column_desc *t = &x->tm->columns[x->pr->tt[kt].col];
     int64_t w;
     if (!leaf_width(x, f, &w)) return false;
+    if (ds_stamp_unit(t) && (f->physical != t->physical || ds_stamp_unit(f) != ds_stamp_unit(t)))
+        return stamp_leaf(x, kt, f, t, w);
     bool check = ranged(f, t);
     if (f->physical == t->physical && !check) return x->p += w, put(x, x->p - w, w);
     if (t->physical == PQ_BYTE_ARRAY) { /* a number, date or time as text (ds_texted) */
@@ -124,9 +155,19 @@ static bool leaf(nw *x, int32_t kt, int32_t kf)
     }
     x->p += w;
     bool real = f->physical == PQ_FLOAT || f->physical == PQ_DOUBLE;
+    bool u64 = f->logical == PQ_LOGICAL_UINT64; /* (i its bits: past INT64_MAX negative) */
+    if (u64) d = (double)(uint64_t)i;
+    if (check && u64 && i < 0) /* (past every type it is cast into: ranged) */
+        return x->bad = kt, snprintf(x->bad_text, sizeof x->bad_text, "%llu", (unsigned long long)i), false;
     if (check && !fits(x, kt, t, real, &i, d)) return false;
+    if (t->physical == PQ_FIXED_LEN_BYTE_ARRAY) { /* DuckDB's HUGEINT: 16 big-endian bytes */
+        uint8_t b[16];
+        __int128 v = u64 ? (__int128)(uint64_t)i : i;
+        for (int k = 15; k >= 0; k--, v >>= 8) b[k] = (uint8_t)v; /* (arithmetic shift) */
+        return put(x, b, 16);
+    }
     int32_t i32 = (int32_t)i;
-    float f32 = (float)d;
+    float f32 = real ? (float)d : u64 ? (float)(uint64_t)i : (float)i; /* (rounded once) */
     const void *src = t->physical == PQ_DOUBLE  ? (const void *)&d
                       : t->physical == PQ_FLOAT ? (const void *)&f32
                       : t->physical == PQ_INT32 ? (const void *)&i32
@@ -201,8 +242,15 @@ static bool flat_row(nw *x, int32_t fw, int32_t tw)
 {
     bool flagged;
     int64_t len = x->end - x->p, n = pq_nest_flat_count(len, fw, &flagged), start = x->w->data_len;
-    for (int64_t i = 0; i < n; i++)
-        if (!leaf(x, 1, 1)) return false;
+    const uint8_t *flags = x->p + n * fw;
+    static const uint8_t zero[16];
+    if (flagged && x->end - flags < n) return false;
+    for (int64_t i = 0; i < n; i++) { /* a null's slot zero (its zero bytes are no value) */
+        bool null = flagged && flags[i] == 0;
+        for (int32_t b = 0; null && b < tw; b += 16)
+            if (!put(x, zero, tw - b < 16 ? tw - b : 16)) return false;
+        if (null ? (x->p += fw, false) : !leaf(x, 1, 1)) return false;
+    }
     if (!flagged) return true;
     if (x->end - x->p < n || x->end - x->p - n >= fw) return false; /* flags, then padding */
     if (!put(x, x->p, n)) return false;
@@ -237,9 +285,10 @@ static int does_not_fit(const nw *x, const ds_col *c, pq_err *e)
 {
     const pq_column_desc *t = &x->tm->columns[x->pr->tt[x->bad].col];
     return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': the value %s of its leaf "
-                   "'%.80s' does not fit %s/%s, its type from %.120s (DuckDB refuses it too)",
-                   c->name, x->bad_text, t->name, pq_physical_name(t->physical),
-                   pq_logical_name(t->logical), c->from);
+                   "'%.80s' does not fit %s/%s, its type from %.120s (%s)", c->name, x->bad_text,
+                   t->name, pq_physical_name(t->physical), pq_logical_name(t->logical), c->from,
+                   x->lossy ? "digits the unit would lose; union_by_name takes the finer unit"
+                            : "DuckDB refuses it too");
 }
 
 /* Packed rows v (the file's shape) rewritten into the dataset's shape. */

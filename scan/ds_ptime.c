@@ -166,15 +166,19 @@ static bool time_at(cur *c, int64_t *us)
     return *us <= US_PER_DAY;
 }
 
-/* [+-]HH[[:]MM[:SS]] at c. */
-static bool offset_at(cur *c)
+/* [+-]HH[[:]MM[:SS]] at c, its seconds east of UTC into *off. */
+static bool offset_at(cur *c, int64_t *off)
 {
     const char *p = c->s + c->pos;
     size_t left = c->n - c->pos, k = 3;
     if (left < 3 || (p[0] != '+' && p[0] != '-') || !is_digit(p[1]) || !is_digit(p[2])) return false;
+    int64_t part[3] = {(p[1] - '0') * 10 + (p[2] - '0'), 0, 0};
     if (k + 3 <= left && p[k] == ':' && is_digit(p[k + 1]) && is_digit(p[k + 2])) k += 3;
     else if (k + 2 <= left && is_digit(p[k]) && is_digit(p[k + 1])) k += 2;
-    if (k > 3 && k + 3 <= left && p[k] == ':' && is_digit(p[k + 1]) && is_digit(p[k + 2])) k += 3;
+    if (k > 3) part[1] = (p[k - 2] - '0') * 10 + (p[k - 1] - '0');
+    if (k > 3 && k + 3 <= left && p[k] == ':' && is_digit(p[k + 1]) && is_digit(p[k + 2]))
+        k += 3, part[2] = (p[k - 2] - '0') * 10 + (p[k - 1] - '0');
+    *off = (p[0] == '-' ? -1 : 1) * (part[0] * 3600 + part[1] * 60 + part[2]);
     c->pos += k;
     return true;
 }
@@ -185,16 +189,16 @@ static bool zone_char(char ch)
            ch == '-';
 }
 
-/* What may follow a timestamp's time: 'Z', an offset, or ' ' and a zone name; then spaces. */
-static bool zone_at(cur *c)
+/* What may follow a timestamp's time: 'Z', an offset (its seconds into *off), or ' ' and a
+ * zone name (*named); then spaces. */
+static bool zone_at(cur *c, int64_t *off, bool *named)
 {
     if (c->pos == c->n) return true;
     if (at(c, 'Z')) {
         c->pos++;
-    } else if (!offset_at(c)) {
+    } else if (!offset_at(c, off)) {
         if (!at(c, ' ')) return false;
-        for (c->pos++; c->pos < c->n && zone_char(c->s[c->pos]); c->pos++) {
-        }
+        for (c->pos++; c->pos < c->n && zone_char(c->s[c->pos]); c->pos++) *named = true;
     }
     skip_spaces(c);
     return c->pos == c->n;
@@ -202,6 +206,14 @@ static bool zone_at(cur *c)
 
 bool ds_ptime_ts(const char *text, int64_t *us)
 {
+    int64_t off;
+    bool named;
+    return ds_ptime_tz(text, us, &off, &named);
+}
+
+bool ds_ptime_tz(const char *text, int64_t *us, int64_t *off_s, bool *named)
+{
+    *off_s = 0, *named = false;
     cur c = {text, strlen(text), 0};
     int64_t days, t;
     bool special;
@@ -215,5 +227,5 @@ bool ds_ptime_ts(const char *text, int64_t *us)
     if (!time_at(&c, &t) || __builtin_mul_overflow(days, US_PER_DAY, us) ||
         __builtin_add_overflow(*us, t, us) || *us == INT64_MAX || *us == -INT64_MAX)
         return false;
-    return zone_at(&c);
+    return zone_at(&c, off_s, named);
 }

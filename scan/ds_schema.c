@@ -157,7 +157,14 @@ static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, bool by
     bool ia = int_class(a), ib = int_class(b);
     bool na = ia || float_class(a) || ds_small_decimal(a);
     bool nb = ib || float_class(b) || ds_small_decimal(b);
-    if (na && nb && !(ia && ib)) { /* a float with a number, a decimal with another kind */
+    bool u64 = a->logical == PQ_LOGICAL_UINT64 || b->logical == PQ_LOGICAL_UINT64;
+    if ((na || u64) && (nb || u64) && (float_class(a) || float_class(b))) { /* DuckDB: a float */
+        bool dbl = a->physical == PQ_DOUBLE || b->physical == PQ_DOUBLE; /* with a number is a */
+        out->physical = dbl ? PQ_DOUBLE : PQ_FLOAT, out->logical = PQ_LOGICAL_NONE; /* FLOAT */
+        out->type_length = out->decimal_precision = out->decimal_scale = 0; /* unless either */
+        return true; /* is a DOUBLE */
+    }
+    if (na && nb && !(ia && ib)) { /* a decimal with another kind */
         out->physical = PQ_DOUBLE, out->logical = PQ_LOGICAL_NONE;
         return true;
     }
@@ -262,22 +269,23 @@ static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, boo
                                     "fields must match", d->name, s->cols[at].from, path), e);
     char ta[48], tb[48];
     const pq_column_desc *first = &s->cols[at].desc;
-    if (!add_new && (readable_decimal(first) || int_class(first)) &&
-        (readable_decimal(d) || int_class(d) || float_class(d)))
+    bool u64 = d->logical == PQ_LOGICAL_UINT64, first64 = first->logical == PQ_LOGICAL_UINT64;
+    if (!add_new && (readable_decimal(first) || int_class(first) || first64) &&
+        (readable_decimal(d) || int_class(d) || float_class(d) || u64))
         return 0; /* DuckDB casts a later file's decimals and integers (a wider INT64 under a
                      first INT32 too) to the first file's type: ds_dec_cast (where the first
                      file's type does not hold every value: ds_dec_cast_needed), rounding,
                      range checked; or ds_widen; a float or double rounded too */
-    if (!add_new && first->physical == PQ_FLOAT && d->physical == PQ_DOUBLE)
-        return 0; /* a later DOUBLE under a first FLOAT: cast, ds_dec_cast */
+    if (!add_new && first->physical == PQ_FLOAT &&
+        (d->physical == PQ_DOUBLE || int_class(d) || ds_small_decimal(d) || u64))
+        return 0; /* a later DOUBLE under a first FLOAT: cast, ds_dec_cast; a number: ds_widen */
+    if (!add_new && is_text(d) && ds_texted(first))
+        return 0; /* a later file's strings parsed as the first file's type: ds_parse_cast */
     if (!type_merge(&s->cols[at].desc, d, add_new, &w))
         return defer(s, at, pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in "
-                       "%.80s but %s in %.80s: the types do not widen%s", d->name,
+                       "%.80s but %s in %.80s: the types do not widen", d->name,
                        type_text(&s->cols[at].desc, ta, sizeof ta), s->cols[at].from,
-                       type_text(d, tb, sizeof tb), path,
-                       is_text(d) && ds_texted(&s->cols[at].desc)
-                           ? " (a later file's strings are not cast to the first file's type: "
-                             "read with union_by_name, VARCHAR)" : ""), e);
+                       type_text(d, tb, sizeof tb), path), e);
     if (ds_null_typed(d)) return 0; /* nulls of the column's type in this file */
     /* DuckDB reads a later file in the first file's types */
     if (!add_new && !same_type(&w, &s->cols[at].desc))

@@ -12,8 +12,8 @@
  *    "+00" (DuckDB prints TIMESTAMPTZ in the session's zone: UTC here); a DATE or TIMESTAMP
  *    of its type's largest value or that value's negation "infinity" / "-infinity" (DuckDB's
  *    infinite values), and every other value, INT64_MIN too, as a date without overflow.
- * And what the other ds_ files share with it: a decimal's unscaled value, a vector replaced
- * by its conversion, a time's unit.
+ * And what the other ds_ files share with it: a decimal's unscaled value read and written, a
+ * vector replaced by its conversion, a time's unit.
  * Invariants: every value fits TEXT_MAX bytes; a null is an empty value. No I/O. */
 #include <assert.h>
 #include <errno.h>
@@ -38,13 +38,21 @@ __int128 ds_dec_get128(const pq_column_desc *d, const pq_vec *v, int64_t r)
     if (d->physical == PQ_INT64) {
         int64_t x;
         memcpy(&x, v->values + 8 * r, 8);
-        return x;
+        return d->logical == PQ_LOGICAL_UINT64 ? (__int128)(uint64_t)x : x;
     }
     const uint8_t *b = v->values + (int64_t)d->type_length * r;
     unsigned __int128 x = d->type_length > 0 && (b[0] & 0x80) ? ~(unsigned __int128)0 : 0;
     for (int i = 0; i < d->type_length; i++)
         x = x << 8 | b[i];
     return (__int128)x;
+}
+
+void ds_dec_put(const pq_column_desc *d, pq_vec *v, int64_t r, __int128 x)
+{
+    if (d->physical == PQ_INT32) { int32_t y = (int32_t)x; memcpy(v->values + 4 * r, &y, 4); return; }
+    if (d->physical == PQ_INT64) { int64_t y = (int64_t)x; memcpy(v->values + 8 * r, &y, 8); return; }
+    uint8_t *b = v->values + (int64_t)d->type_length * r;
+    for (int i = d->type_length - 1; i >= 0; i--, x >>= 8) b[i] = (uint8_t)x; /* arithmetic shift */
 }
 
 void ds_replace_vec(pq_vec *v, pq_vec *w)

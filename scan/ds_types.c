@@ -168,6 +168,8 @@ int ds_types_file(const ds_schema *s, const ds_view *v, const pq_file_meta *m, c
         const scan_arrow_type *t = ds_types_of(&s->cols[c]);
         const pq_column_desc *d = &s->cols[c].desc;
         const pq_column_desc *fd = v->leaf[c] >= 0 && s->cols[c].node < 0 ? &m->columns[v->leaf[c]] : NULL;
+        if (fd && fd->physical == PQ_BYTE_ARRAY)
+            continue; /* strings parsed in the dataset's unit (ds_parse_cast) */
         if (fd && ds_time_unit(d)) /* times and timestamps: ds_schema.c's timed_merge */
             scale[c] = unit_factor(ds_time_unit(d), ds_time_unit(fd));
         else if (fd && d->logical == PQ_LOGICAL_DECIMAL)
@@ -238,7 +240,9 @@ bool ds_types_cast(const ds_schema *s, const ds_view *v, int c)
     bool narrowed = real || (to->logical != PQ_LOGICAL_DECIMAL && from->logical != PQ_LOGICAL_DECIMAL);
     /* (an integer narrowed, or a float rounded, range checked: a value out of range fails the
      * scan even where the filter would drop its row, as DuckDB casts before it filters) */
-    return text_cast(s, v, c) ||
+    bool parsed = from->physical == PQ_BYTE_ARRAY && to->physical != PQ_BYTE_ARRAY;
+    bool floated = to->physical == PQ_FLOAT && from->physical != PQ_FLOAT; /* (rounded) */
+    return text_cast(s, v, c) || parsed || floated || /* (strings parsed: ds_parse_cast) */
            (ds_dec_cast_needed(to, from) && (from->decimal_scale > ts || narrowed));
 }
 

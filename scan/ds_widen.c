@@ -14,28 +14,21 @@
 
 #include "scan/ds_impl.h"
 
-/* x into row r of v, a decimal of d's physical type (INT32, INT64, or a big-endian FLBA of
- * at most 16 bytes); x fits it (ds_dec_cast checked its precision). */
-static void dec_put(const pq_column_desc *d, pq_vec *v, int64_t r, __int128 x)
-{
-    if (d->physical == PQ_INT32) { int32_t y = (int32_t)x; memcpy(v->values + 4 * r, &y, 4); return; }
-    if (d->physical == PQ_INT64) { int64_t y = (int64_t)x; memcpy(v->values + 8 * r, &y, 8); return; }
-    uint8_t *b = v->values + (int64_t)d->type_length * r;
-    for (int i = d->type_length - 1; i >= 0; i--, x >>= 8) b[i] = (uint8_t)x; /* arithmetic shift */
-}
-
-/* A small decimal as DOUBLE (unscaled / 10^scale, as DuckDB casts it). */
-static int dec_to_double(const pq_column_desc *from, pq_vec *v)
+/* A small decimal as DOUBLE (unscaled / 10^scale, as DuckDB casts it), or that as a FLOAT
+ * (f32: under a first file's FLOAT). */
+static int dec_to_double(const pq_column_desc *from, bool f32, pq_vec *v)
 {
     pq_vec w;
-    pq_vec_init(&w, PQ_DOUBLE, 0);
+    pq_vec_init(&w, f32 ? PQ_FLOAT : PQ_DOUBLE, 0);
     int rc = pq_vec_reserve(&w, v->length, 0);
     if (rc) return pq_vec_free(&w), rc; /* its part allocated */
     double scale = 1;
     for (int i = 0; i < from->decimal_scale; i++) scale *= 10;
     for (int64_t r = 0; r < v->length; r++) {
         double d = pq_vec_is_valid(v, r) ? (double)ds_dec_get128(from, v, r) / scale : 0;
-        memcpy(w.values + 8 * r, &d, 8);
+        float f = (float)d;
+        if (f32) memcpy(w.values + 4 * r, &f, 4);
+        else memcpy(w.values + 8 * r, &d, 8);
     }
     ds_replace_vec(v, &w);
     return 0;
@@ -157,7 +150,7 @@ static int real_cast(const ds_col *c, const pq_column_desc *from, const char *pa
                            path, c->name, x, c->from);
         }
         if (to->physical == PQ_FLOAT) { uint32_t b = (uint32_t)y; memcpy(w.values + 4 * r, &b, 4); }
-        else dec_put(to, &w, r, y);
+        else ds_dec_put(to, &w, r, y);
     }
     ds_replace_vec(v, &w);
     return 0;
@@ -168,6 +161,7 @@ int ds_dec_cast(const ds_col *c, const pq_column_desc *from, const char *path, p
 {
     const pq_column_desc *to = &c->desc;
     assert(ds_dec_cast_needed(to, from));
+    if (from->physical == PQ_BYTE_ARRAY) return ds_parse_cast(c, path, v, e);
     if (from->physical == PQ_FLOAT || from->physical == PQ_DOUBLE)
         return real_cast(c, from, path, v, e);
     pq_vec w;
@@ -184,7 +178,7 @@ int ds_dec_cast(const ds_col *c, const pq_column_desc *from, const char *path, p
             pq_vec_free(&w);
             return does_not_fit(c, x, fs, path, e);
         }
-        dec_put(to, &w, r, y);
+        ds_dec_put(to, &w, r, y);
     }
     ds_replace_vec(v, &w);
     return 0;
@@ -196,12 +190,12 @@ int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
     assert(!ds_dec_cast_needed(to, from));
     if (to->physical == from->physical && to->type_length == from->type_length) return 0;
     if (from->physical == PQ_INT96 && to->physical == PQ_INT64) return int96_nanos(v);
-    if (ds_small_decimal(from)) return dec_to_double(from, v);
+    if (ds_small_decimal(from)) return dec_to_double(from, to->physical == PQ_FLOAT, v);
     pq_vec w;
     pq_vec_init(&w, to->physical, 0);
     int rc = pq_vec_reserve(&w, v->length, 0);
     if (rc) return pq_vec_free(&w), rc; /* its part allocated */
-    bool u32 = from->logical == PQ_LOGICAL_UINT32;
+    bool u32 = from->logical == PQ_LOGICAL_UINT32, u64 = from->logical == PQ_LOGICAL_UINT64;
     for (int64_t r = 0; r < v->length; r++) {
         int64_t i = 0;
         double d = 0;
@@ -217,7 +211,11 @@ int ds_widen(const pq_column_desc *to, const pq_column_desc *from, pq_vec *v)
         } else {
             memcpy(&d, v->values + 8 * r, 8);
         }
+        if (u64) d = (double)(uint64_t)i; /* (a UINT64 beside a float) */
+        bool ints = from->physical == PQ_INT32 || from->physical == PQ_INT64;
+        float f = !ints ? (float)d : u64 ? (float)(uint64_t)i : (float)i; /* (rounded once) */
         if (to->physical == PQ_DOUBLE) memcpy(w.values + 8 * r, &d, 8);
+        else if (to->physical == PQ_FLOAT) memcpy(w.values + 4 * r, &f, 4);
         else if (to->physical == PQ_INT64) memcpy(w.values + 8 * r, &i, 8);
         else { int32_t x = (int32_t)i; memcpy(w.values + 4 * r, &x, 4); }
     }

@@ -1,5 +1,8 @@
 """tests/cli/checks.py: the pass/fail counter the Python halves of tests/cli share: check()
-counts, summary() prints the "NAME: N passed, N failed" line tests/run.sh adds up."""
+counts, summary() prints the "NAME: N passed, N failed" line tests/run.sh adds up; epoch()
+reads a timestamp or time of day ringscan prints as a count of its unit."""
+import datetime
+
 counts = {"passed": 0, "failed": 0}
 
 
@@ -14,3 +17,19 @@ def summary(name):
     """The summary line; True when nothing failed."""
     print(f"{name}: {counts['passed']} passed, {counts['failed']} failed")
     return counts["failed"] == 0
+
+
+def epoch(text, exp):
+    """An ISO timestamp or time of day printed by ringscan as an integer in 10^-exp seconds
+    (None for null), and the number of its fraction digits."""
+    if text is None:
+        return None, None
+    day = 0
+    if "T" in text:
+        date, text = text.rstrip("Z").split("T")
+        y, m, dd = (int(v) for v in date.split("-"))
+        day = (datetime.date(y, m, dd) - datetime.date(1970, 1, 1)).days
+    hms, _, frac = text.partition(".")
+    h, mi, s = (int(v) for v in hms.split(":"))
+    secs = ((day * 24 + h) * 60 + mi) * 60 + s
+    return secs * 10 ** exp + (int(frac) * 10 ** (exp - len(frac)) if frac else 0), len(frac)

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, summary  # noqa: E402
+from checks import check, epoch, summary  # noqa: E402
 R, DIR = sys.argv[1], sys.argv[2]
 
 
@@ -39,23 +39,6 @@ def scan(d, *args):
                        timeout=60)
     rows = [json.loads(l) for l in p.stdout.splitlines()] if p.returncode == 0 else None
     return p.returncode, rows, p.stderr.strip()
-
-
-def epoch(text, exp):
-    """An ISO timestamp or time of day printed by ringscan as an integer in 10^-exp seconds
-    (None for null), and the number of its fraction digits."""
-    if text is None:
-        return None, None
-    day = 0
-    if "T" in text:
-        date, text = text.rstrip("Z").split("T")
-        y, m, dd = (int(v) for v in date.split("-"))
-        import datetime
-        day = (datetime.date(y, m, dd) - datetime.date(1970, 1, 1)).days
-    hms, _, frac = text.partition(".")
-    h, mi, s = (int(v) for v in hms.split(":"))
-    secs = ((day * 24 + h) * 60 + mi) * 60 + s
-    return secs * 10 ** exp + (int(frac) * 10 ** (exp - len(frac)) if frac else 0), len(frac)
 
 
 def duck(d, sql_x, where="", order="id"):

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, summary  # noqa: E402
+from checks import check, epoch, summary  # noqa: E402
 
 R, TOP = sys.argv[1], sys.argv[2]
 con = duckdb.connect()
@@ -173,23 +173,24 @@ for ubn, zone in ((False, False), (True, True)):
 #    shape, in a union by name in either order and without one into the first file's; the
 #    meta line gives the widened type. Several row groups, nulls at every level, and a filter
 #    on another column (the packed rows, not whole columns), compared with DuckDB.
-def nested_pair(name, a, b, want_type, dcols=None, f32=False):
+def nested_pair(name, a, b, want_type, dcols=None, f32=False, f32u=False):
+    """f32: the values without union_by_name are a FLOAT's; f32u: with it (DuckDB's FLOAT[])."""
     n = len(a)
     ta = pa.table({"id": pa.array(range(n), pa.int64()), "k": a})
     tb = pa.table({"id": pa.array(range(1000, 1000 + len(b)), pa.int64()), "k": b})
     for order, tables in (("narrow_first", [ta, tb]), ("wide_first", [tb, ta])):
         d = write(f"nested_{name}_{order}", tables, row_group_size=40)
         for w in (None, "(id > 17 AND id < 50) OR id > 1100"):  # (a split's rows in part)
-            same(f"nested {name} {order}", d, True, where=w, dcols=dcols)
+            same(f"nested {name} {order}", d, True, where=w, dcols=dcols, f32=f32u)
         # without union_by_name later leaves are cast to the first file's: widened, or narrowed
         # with a range check (these values do not fit: both refuse, naming the value)
         same(f"nested {name} {order}", d, False, dcols=dcols, refused=["'k'", "1.parquet", "2.parquet"], f32=f32)
         # ORDER BY ... LIMIT over both files (its merge joins a widened file's packed rows with
         # the other's: every file packs under a Top-K) and a limit, against DuckDB
-        want, _ = duck(d, True, dcols or "*", "true ORDER BY id DESC LIMIT 7")
+        want, _ = duck(d, True, dcols or "*", "true ORDER BY id DESC LIMIT 7", f32u)
         p = subprocess.run([R, "scan", d, "--union-by-name", "--format", "jsonl", "--order-by", "id DESC",
                             "--limit", "7"], capture_output=True, text=True, timeout=60)
-        got = [{k: norm(v) for k, v in json.loads(ln).items()} for ln in p.stdout.splitlines()]
+        got = [{k: norm(v, f32u) for k, v in json.loads(ln).items()} for ln in p.stdout.splitlines()]
         check(got == want, f"nested {name} {order} top-k: {got[:2]} {p.stderr} vs {want[:2]}")
         p = subprocess.run([R, "meta", d, "--union-by-name"], capture_output=True, text=True, timeout=60)
         check(f"0 id int64\n  1 k {want_type}\n" in p.stdout, f"nested {name} {order} meta: {p.stdout[:300]} {p.stderr}")
@@ -350,11 +351,55 @@ for name, arrs in (("three_lists", [pa.array([[1, 255]], pa.list_(pa.uint8())), 
     d = write(f"nested_{name}", [pa.table({"id": pa.array(range(10 * j, 10 * j + len(a)), pa.int64()), "k": a}) for j, a in enumerate(arrs)])
     same(f"nested {name}", d, True)
     same(f"nested {name}", d, False, refused=["'k'", "1.parquet", "2.parquet"])
-# what a union by name still refuses (DuckDB reads): struct fields each file lacks of the
-# other's, a UINT64 beside a signed integer (HUGEINT)
+# a UINT64 leaf beside a signed one: DuckDB's HUGEINT (as it exports it to Arrow, decimal128(38,
+# 0)); without union_by_name a later file's values cast to the first's, range checked; an
+# integer leaf beside a FLOAT one: FLOAT (DuckDB's FLOAT[])
+nested_pair("uint64_int64", pa.array([maybe([i, 2**64 - 1 - i, None], i) for i in range(N)], pa.list_(pa.uint64())),
+            pa.array([maybe([-i, -(2**63)], i) for i in range(N)], pa.list_(pa.int64())), "list<element: decimal128(38, 0)>")
+nested_pair("struct_uint64_int32", pa.array([maybe({"a": 2**63 + i, "b": i}, i) for i in range(N)],
+                                            pa.struct([("a", pa.uint64()), ("b", pa.int32())])),
+            pa.array([maybe({"a": -i, "b": i}, i) for i in range(N)], pa.struct([("a", pa.int32()), ("b", pa.int32())])),
+            "struct<a: decimal128(38, 0), b: int32>")
+nested_pair("list_float_int", pa.array([maybe([i / 8, None, 0.1], i) for i in range(N)], pa.list_(pa.float32())),
+            pa.array([maybe([16777217 + i, -i], i) for i in range(N)], pa.list_(pa.int32())), "list<element: float>", f32=True, f32u=True)
+cast_pair("u64_small_under_i64", pa.array([[1]], pa.list_(pa.int64())), pa.array([[5, 2**63 - 1], None], pa.list_(pa.uint64())))
+cast_pair("u64_under_i64_over", pa.array([[1]], pa.list_(pa.int64())), pa.array([[5], [2**63]], pa.list_(pa.uint64())))
+
+
+# 2d. nested timestamps in other units, INT96 among them (DuckDB: TIMESTAMP, in microseconds):
+#     a union by name takes the finer unit (INT96 counted as nanoseconds, as a flat column's),
+#     UTC when either is; without union_by_name a later file's values are rescaled to the first
+#     file's unit exactly (values here in whole milliseconds, which DuckDB's microsecond
+#     TIMESTAMP holds too), or refused naming the value and both files
+MS = [1_700_000_000_123_000_000, -1_000_000, 0, None, 9_000_000_000_123_000_000]  # (INT96 as int64 ns)
+for (na, ua, a96), (nb, ub, b96) in [(("i96", "ns", True), ("ms", "ms", False)), (("i96", "ns", True), ("us", "us", False)),
+                                     (("i96", "ns", True), ("ns", "ns", False)), (("i96", "ns", True), ("us_utc", "us", False)),
+                                     (("ms", "ms", False), ("us", "us", False)), (("us", "us", False), ("ns_utc", "ns", False))]:
+    for order in ("ab", "ba"):
+        parts = [(na, ua, a96), (nb, ub, b96)] if order == "ab" else [(nb, ub, b96), (na, ua, a96)]
+        d = os.path.join(TOP, f"stamps_{na}_{nb}_{order}")
+        os.makedirs(d, exist_ok=True)
+        for i, (name, unit, i96) in enumerate(parts):
+            rows = [[None if x is None else x // {"ms": 10**6, "us": 10**3, "ns": 1}[unit] for x in MS[j:j + 2]] for j in range(0, 5, 2)]
+            t = pa.table({"id": pa.array(range(10 * i, 10 * i + 4), pa.int64()),
+                          "k": pa.array(rows + [None], pa.list_(pa.timestamp(unit, tz="UTC" if "utc" in name else None)))})
+            pq.write_table(t, os.path.join(d, f"{i + 1}.parquet"), use_deprecated_int96_timestamps=i96)
+        for ubn in (True, False):
+            files = sorted(glob.glob(os.path.join(d, "*.parquet")))
+            want = con.execute(f"SELECT id, [epoch_ns(x) FOR x IN k] FROM read_parquet({files!r}, union_by_name = {ubn})").fetchall()
+            got, gerr = ours(d, ubn)
+            got = gerr or [(int(r["id"]), None if r["k"] is None else [epoch(x, 9)[0] for x in r["k"]]) for r in got]
+            check(got == [(int(a), b) for a, b in want], f"nested stamps {na} {nb} {order} (union_by_name={ubn}): {got} vs {want}")
+# a later file's microseconds under a first file's milliseconds (DuckDB's microsecond TIMESTAMP
+# reads them): refused naming the value, the leaf and both files
+d = write("stamps_finer_later", [pa.table({"k": pa.array([[1]], pa.list_(pa.timestamp("ms")))}),
+                                  pa.table({"k": pa.array([[1001]], pa.list_(pa.timestamp("us")))})])
+got, gerr = ours(d, False)
+check(gerr is not None and all(w in gerr for w in ("1001", "'k'", "1.parquet", "2.parquet", "union_by_name")), f"finer later: {gerr or got}")
+
+# what a union by name still refuses (DuckDB reads): struct fields each file lacks of the other's
 refused_nested("fields_disjoint", pa.array([{"a": 1}], pa.struct([("a", pa.int32())])),
                pa.array([{"c": "y"}], pa.struct([("c", pa.string())])))
-refused_nested("uint64_int64", pa.array([[1]], pa.list_(pa.uint64())), pa.array([[-3]], pa.list_(pa.int64())))
 
 # 3. decimals: a union past 38 digits (DuckDB: 38 digits, the scale cut, values rounded half
 #    away from zero; an integer beside a decimal keeps the scale and refuses what does not
@@ -407,7 +452,7 @@ reals = [rnd.choice([rnd.uniform(-9999, 9999), round(rnd.uniform(-999, 999), 3),
 pair("double_under_dec", dec(["1.5"], 5, 2), pa.array([1.005, 2.675, -0.125, 0.115, None, 999.994, 1e-9, -999.99]))
 pair("double_under_dec_over", dec(["1.5"], 5, 2), pa.array([1.5, 999.995]))
 pair("double_under_dec_nan", dec(["1.5"], 5, 2), pa.array([float("nan")]), ubns=(False,))  # (NaN: JSON text differs)
-pair("float_under_dec", dec(["1.5"], 5, 2), pa.array([1.005, 0.115, None, -7.25], pa.float32()))
+pair("float_under_dec", dec(["1.5"], 5, 2), pa.array([1.005, 0.115, None, -7.25], pa.float32()), f32=True)  # (union: FLOAT)
 pair("double_under_dec_random", dec(["1.5"], 9, 2), pa.array(reals))
 pair("double_under_dec18_random", dec(["1.5"], 18, 6), pa.array(reals), ubns=(False,))
 pair("double_under_dec30", dec(["1.5"], 30, 4), pa.array([1e20, -0.00005, 0.00015, None]), ubns=(False,))

@@ -203,7 +203,7 @@ static void schema_union(void)
     const char *why = s.n >= 1 ? s.cols[0].conflict : NULL;
     CHECK(why && strstr(why, "'a'") && strstr(why, "one.parquet") && strstr(why, "three.parquet"));
     CHECK(ds_schema_add(&s, &m4, "four.parquet", true, &e) == 0);
-    CHECK_EQ_I64(s.cols[0].desc.physical, PQ_DOUBLE); /* an int with a float */
+    CHECK_EQ_I64(s.cols[0].desc.physical, PQ_FLOAT); /* an int with a FLOAT: DuckDB's FLOAT */
     /* an integer beside a string: the string's type (DuckDB's VARCHAR), in either order */
     pq_column_desc c5[] = {col("b", PQ_INT64, PQ_LOGICAL_NONE)};
     pq_file_meta m5 = {.ncolumns = 1, .columns = c5};

@@ -1,0 +1,270 @@
+/* scan/ds_parse.c: a later file's strings under a first file's boolean, number, date, time or
+ * timestamp column, without union_by_name, read as DuckDB 2.x reads them: cast from VARCHAR
+ * to the type DuckDB gives the first file's column, so a string that parses gives its value
+ * and one that does not fails the scan naming the file, the column and the string (DuckDB:
+ * "Could not convert string"). The casts, as DuckDB 2.0.1 was seen to do them:
+ *  - BOOLEAN: true/t/yes/y/1 and false/f/no/n/0 in any case, nothing around them;
+ *  - integers: spaces around, [+|-]digits[.digits][e[+|-]digits] rounded half away from zero,
+ *    or 0x / 0b digits; an '_' between two digits is dropped ("1_000"); range checked;
+ *  - decimals: the same (no 0x), rounded half away from zero to the scale, precision checked;
+ *  - FLOAT/DOUBLE: the same with '.5', '5.', inf, infinity, nan (any case), past the range
+ *    an infinity;
+ *  - DATE, TIMESTAMP: scan/ds_ptime.c's (hive values take the same cast): an offset or zone
+ *    after a TIMESTAMP ignored, subtracted under a UTC-adjusted one (TIMESTAMPTZ; a zone name
+ *    there is refused: DuckDB reads it through ICU); a TIMESTAMP_NANOS keeps a fraction's
+ *    ninth digit, the others the sixth (DuckDB's TIMESTAMP and TIMESTAMPTZ are microseconds;
+ *    an INT96 first file's too);
+ *  - TIME: H[H]:M[M][:S[S][.fraction]] with spaces around, a [+|-]HH[:MM] after it ignored.
+ * DuckDB reads a millisecond TIMESTAMP or TIME in microseconds: a string whose value is not
+ * whole milliseconds is refused here (the dataset's column is the first file's unit). No I/O. */
+#include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "filter/expr.h"
+#include "scan/ds_impl.h"
+
+enum { PARSE_MAX = 128 }; /* the longest string parsed (a longer one does not parse) */
+
+static bool space(char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static bool digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* s without the spaces around it and the '_' between two digits into out (PARSE_MAX bytes);
+ * false for an '_' elsewhere or nothing left. */
+static bool clean(const char *s, char *out)
+{
+    while (space(*s)) s++;
+    size_t n = strlen(s), k = 0;
+    while (n > 0 && space(s[n - 1])) n--;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '_' && !(i > 0 && digit(s[i - 1]) && i + 1 < n && digit(s[i + 1]))) return false;
+        if (s[i] != '_') out[k++] = s[i];
+    }
+    out[k] = 0;
+    return k > 0;
+}
+
+static unsigned __int128 pow10u(int n)
+{
+    unsigned __int128 f = 1;
+    for (int i = 0; i < n; i++) f *= 10;
+    return f;
+}
+
+/* mant * 10^(exp10 + scale) rounded half away from zero into *out, within [lo, hi]. */
+static bool scaled(__int128 mant, int exp10, int scale, __int128 lo, __int128 hi, __int128 *out)
+{
+    unsigned __int128 m = mant < 0 ? -(unsigned __int128)mant : (unsigned __int128)mant;
+    int k = m == 0 ? 0 : exp10 + scale;
+    if (k > 38 || (k >= 0 && m > (unsigned __int128)hi / pow10u(k) + 1)) return false;
+    if (k >= 0) m *= pow10u(k);
+    else if (k < -38) m = 0;
+    else m = m / pow10u(-k) + (m % pow10u(-k) >= pow10u(-k) / 2);
+    __int128 y = mant < 0 ? -(__int128)m : (__int128)m;
+    if (m > (unsigned __int128)hi + 1 || y < lo || y > hi) return false;
+    *out = y;
+    return true;
+}
+
+/* "0x..." or "0b..." digits (s cleaned) into *out, at most 2^64 - 1. */
+static bool based(const char *s, __int128 *out)
+{
+    int base = s[1] == 'x' || s[1] == 'X' ? 16 : 2;
+    unsigned __int128 x = 0;
+    for (s += 2; *s; s++) {
+        int d = digit(*s) ? *s - '0' : (*s | 32) >= 'a' && (*s | 32) <= 'f' ? (*s | 32) - 'a' + 10 : 99;
+        if (d >= base || (x = x * (unsigned)base + (unsigned)d) > UINT64_MAX) return false;
+    }
+    *out = (__int128)x;
+    return s[-1] != 'x' && s[-1] != 'X' && s[-1] != 'b' && s[-1] != 'B';
+}
+
+/* An integer or decimal (scale digits after the point; an integer: 0) of s into [lo, hi]. */
+static bool number(const char *s, int scale, bool ints, __int128 lo, __int128 hi, __int128 *out)
+{
+    char b[PARSE_MAX];
+    __int128 mant;
+    int e;
+    const char *t = s + strspn(s, " \t\n\v\f\r");
+    if (ints && lo == 0 && *t == '-' && t[1 + strspn(t + 1, "0")] != 0)
+        return false; /* (DuckDB: "-0", "-00" only, into an unsigned type) */
+    if (!clean(s, b)) return false;
+    if (ints && b[0] == '0' && strchr("xXbB", b[1]) && b[1]) return based(b, out) && *out <= hi;
+    return flt_num_parse(b, &mant, &e) && scaled(mant, e, scale, lo, hi, out);
+}
+
+/* Whether s is [+|-]digits[.digits][(e|E)[+|-]digits] with a digit before the exponent. */
+static bool real_syntax(const char *s)
+{
+    s += *s == '+' || *s == '-';
+    size_t n = strspn(s, "0123456789");
+    if (s[n] == '.') n += 1 + strspn(s + n + 1, "0123456789");
+    if (n == 0 || strcspn(s, "0123456789") >= n) return false; /* ("." alone) */
+    if (s[n] == 'e' || s[n] == 'E') {
+        n += 1 + (s[n + 1] == '+' || s[n + 1] == '-');
+        size_t k = strspn(s + n, "0123456789");
+        if (k == 0) return false;
+        n += k;
+    }
+    return s[n] == 0;
+}
+
+/* A FLOAT or DOUBLE (f32) of s into *out. */
+static bool real(const char *s, bool f32, double *out)
+{
+    char b[PARSE_MAX], *stop;
+    if (!clean(s, b)) return false;
+    const char *w = b + (b[0] == '+' || b[0] == '-');
+    bool word = strcasecmp(w, "inf") == 0 || strcasecmp(w, "infinity") == 0 || strcasecmp(w, "nan") == 0;
+    if (!word && !real_syntax(b)) return false;
+    *out = f32 ? strtof(b, &stop) : strtod(b, &stop);
+    return *stop == 0;
+}
+
+static bool boolean(const char *s, __int128 *out)
+{
+    static const char *const yes[] = {"true", "t", "yes", "y", "1"}, *const no[] = {"false", "f", "no", "n", "0"};
+    for (int i = 0; i < 5; i++) {
+        if (strcasecmp(s, yes[i]) == 0) return *out = 1, true;
+        if (strcasecmp(s, no[i]) == 0) return *out = 0, true;
+    }
+    return false;
+}
+
+/* One or two digits at *p into *v. */
+static bool two(const char **p, int64_t *v)
+{
+    if (!digit(**p)) return false;
+    *v = *(*p)++ - '0';
+    if (digit(**p)) *v = *v * 10 + (*(*p)++ - '0');
+    return true;
+}
+
+/* A TIME's text as nanoseconds (digits past the ninth dropped) into *ns. */
+static bool clock_ns(const char *p, int64_t *ns)
+{
+    int64_t h, mi, sec = 0, f = 0;
+    while (space(*p)) p++;
+    if (!two(&p, &h) || *p++ != ':' || !two(&p, &mi)) return false;
+    bool secs = *p == ':';
+    if (secs && (p++, !two(&p, &sec))) return false;
+    if (secs && *p == '.')
+        for (int64_t mult = (p++, 100000000); digit(*p); p++, mult /= 10) f += mult ? (*p - '0') * mult : 0;
+    if ((*p == '+' || *p == '-') && digit(p[1]) && digit(p[2])) { /* an offset: ignored */
+        p += 3;
+        if (*p == ':' && digit(p[1]) && digit(p[2])) p += 3;
+    }
+    while (space(*p)) p++;
+    if (*p || h > 24 || mi > 59 || sec > 59 || (h == 24 && (mi || sec || f))) return false;
+    *ns = ((h * 60 + mi) * 60 + sec) * 1000000000 + f;
+    return true;
+}
+
+/* The digits 7 to 9 of a timestamp's fraction (its first '.': a date holds none) as
+ * nanoseconds past its microsecond. */
+static int64_t sub_us(const char *s)
+{
+    const char *p = strchr(s, '.');
+    int64_t ns = 0, mult = 100000000;
+    for (int i = 0; p && digit(*++p) && i < 9; i++, mult /= 10) ns += i >= 6 ? (*p - '0') * mult : 0;
+    return ns;
+}
+
+/* A timestamp of s into *x in to's unit (ns: exact to the nanosecond; else DuckDB's
+ * microseconds, which must be whole units); utc: an offset subtracted, no zone name. */
+static bool stamp(const pq_column_desc *to, bool int96, const char *s, __int128 *x)
+{
+    int64_t us, off;
+    bool named;
+    if (!ds_ptime_tz(s, &us, &off, &named) || (to->is_adjusted_to_utc && named)) return false;
+    if (us == INT64_MAX || us == -INT64_MAX) return *x = us, true; /* infinity */
+    __int128 ns = ((__int128)us - (to->is_adjusted_to_utc ? (__int128)off * 1000000 : 0)) * 1000;
+    if (ds_time_unit(to) == 9 && !int96 && !to->is_adjusted_to_utc) ns += sub_us(s);
+    int64_t div = ds_time_unit(to) == 3 ? 1000000 : ds_time_unit(to) == 6 ? 1000 : 1;
+    if (ns % div != 0) return false; /* (finer than a millisecond column) */
+    *x = ns / div;
+    return *x > -INT64_MAX && *x < INT64_MAX;
+}
+
+/* String s (NUL-terminated) as a value of type to (ds_texted) into *x (an integer, unscaled
+ * decimal, day, time or timestamp count, or a boolean 0/1) or *d (FLOAT, DOUBLE). int96: to
+ * is a first INT96 file's nanoseconds (DuckDB: TIMESTAMP). */
+static bool parse(const pq_column_desc *to, bool int96, const char *s, __int128 *x, double *d)
+{
+    __int128 lo, hi;
+    int64_t v;
+    pq_logical l = to->logical;
+    if (to->physical == PQ_BOOLEAN) return boolean(s, x);
+    if (to->physical == PQ_FLOAT || to->physical == PQ_DOUBLE) return real(s, to->physical == PQ_FLOAT, d);
+    if (l == PQ_LOGICAL_DECIMAL) {
+        hi = (__int128)pow10u(to->decimal_precision) - 1;
+        return number(s, to->decimal_scale, false, -hi, hi, x);
+    }
+    if (ds_int_range(to, &lo, &hi)) return number(s, 0, true, lo, hi, x);
+    if (l == PQ_LOGICAL_DATE) return ds_ptime_date(s, false, &v) && (*x = v, true);
+    if (l >= PQ_LOGICAL_TIME_MILLIS && l <= PQ_LOGICAL_TIME_NANOS) {
+        int64_t div = l == PQ_LOGICAL_TIME_MILLIS ? 1000000 : 1000, ns;
+        if (!clock_ns(s, &ns)) return false;
+        if (l != PQ_LOGICAL_TIME_NANOS) ns -= ns % 1000; /* DuckDB's TIME: microseconds */
+        return l == PQ_LOGICAL_TIME_NANOS ? (*x = ns, true) : ns % div == 0 && (*x = ns / div, true);
+    }
+    assert(int96 || (l >= PQ_LOGICAL_TIMESTAMP_MILLIS && l <= PQ_LOGICAL_TIMESTAMP_NANOS));
+    return stamp(to, int96, s, x);
+}
+
+/* Row r's value x or d into w (to's physical type). */
+static void put(const pq_column_desc *to, pq_vec *w, int64_t r, __int128 x, double d)
+{
+    if (to->physical == PQ_BOOLEAN) {
+        if (x) w->values[r >> 3] |= (uint8_t)(1u << (r & 7));
+        return;
+    }
+    if (to->physical == PQ_FLOAT) { float f = (float)d; memcpy(w->values + 4 * r, &f, 4); return; }
+    if (to->physical == PQ_DOUBLE) { memcpy(w->values + 8 * r, &d, 8); return; }
+    ds_dec_put(to, w, r, x);
+}
+
+int ds_parse_cast(const ds_col *c, const char *path, pq_vec *v, pq_err *e)
+{
+    const pq_column_desc *to = &c->desc;
+    assert(v->type == PQ_BYTE_ARRAY && ds_texted(to));
+    pq_vec w;
+    pq_vec_init(&w, to->physical, to->physical == PQ_FIXED_LEN_BYTE_ARRAY ? to->type_length : 0);
+    int rc = pq_vec_reserve(&w, v->length, 0);
+    if (rc) return pq_vec_free(&w), rc; /* its part allocated */
+    if (to->physical == PQ_BOOLEAN) memset(w.values, 0, (size_t)(v->length + 7) / 8);
+    bool int96 = c->adesc.physical == PQ_INT96;
+    for (int64_t r = 0; r < v->length; r++) {
+        __int128 x = 0;
+        double d = 0;
+        size_t n = (size_t)(v->offsets[r + 1] - v->offsets[r]);
+        const char *s = n ? (const char *)v->data + v->offsets[r] : ""; /* (data may be NULL) */
+        char text[PARSE_MAX];
+        if (n < PARSE_MAX) memcpy(text, s, n), text[n] = 0;
+        if (pq_vec_is_valid(v, r) && (n >= PARSE_MAX || !parse(to, int96, text, &x, &d))) {
+            pq_vec_free(&w);
+            char type[48];
+            if (to->logical == PQ_LOGICAL_DECIMAL)
+                snprintf(type, sizeof type, "DECIMAL(%d,%d)", (int)to->decimal_precision, (int)to->decimal_scale);
+            else
+                snprintf(type, sizeof type, "%s/%s", pq_physical_name(to->physical), pq_logical_name(to->logical));
+            return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s': the string "
+                           "'%.*s' does not parse as %s, its type from %.120s (DuckDB's cast "
+                           "refuses it too, or reads a form ringscan does not)", path, c->name,
+                           (int)(n > 60 ? 60 : n), s, type, c->from);
+        }
+        put(to, &w, r, x, d);
+    }
+    ds_replace_vec(v, &w);
+    return 0;
+}

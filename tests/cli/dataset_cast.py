@@ -1,0 +1,226 @@
+"""tests/cli/dataset_cast.py RINGSCAN DIR: a dataset's later files read in the first file's
+types without union_by_name, as DuckDB's read_parquet([...]) reads them (issue 23 section 4):
+ 1. strings under a first file's boolean, integer, decimal, float, date, time or timestamp
+    column: parsed as DuckDB's cast from VARCHAR parses them (values equal DuckDB's), a string
+    that does not parse refused naming both files and the column as DuckDB refuses it; under a
+    filter (evaluated on the parsed values), ORDER BY .. LIMIT and a count;
+ 2. integers under a first file's FLOAT or DOUBLE (and with union_by_name, DuckDB's type);
+Each case: `ringscan scan DIR --format jsonl --ordered` against DuckDB's rows in file order."""
+import datetime as dt
+import decimal as D
+import glob
+import json
+import os
+import subprocess
+import sys
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, epoch, summary  # noqa: E402
+
+R, TOP = sys.argv[1], sys.argv[2]
+con = duckdb.connect()
+con.execute("SET TimeZone = 'UTC'")
+
+
+def write(name, tables):
+    d = os.path.join(TOP, name)
+    os.makedirs(d, exist_ok=True)
+    for i, t in enumerate(tables):
+        pq.write_table(t, os.path.join(d, f"{i + 1}.parquet"), row_group_size=4)
+    return d
+
+
+STAMPS = ("ts_ms", "ts_us", "ts_ns", "ts_utc", "int96")
+
+
+def duck_sel(kind):
+    """DuckDB's select list for k of kind: timestamps as nanoseconds, times and dates as text."""
+    if kind in STAMPS:
+        return "id, epoch_ns(k) AS k"
+    if kind.startswith("time") or kind == "date":
+        return "id, k::VARCHAR AS k"
+    return "id, k"
+
+
+def clock(text):
+    h, m, rest = text.split(":")
+    sec, _, frac = rest.partition(".")
+    return ((int(h) * 60 + int(m)) * 60 + int(sec)) * 10**9 + (int(frac.ljust(9, "0")) if frac else 0)
+
+
+def value(kind, v, ours):
+    """v (ringscan's JSON value when ours, else DuckDB's) in one form for comparing."""
+    if v is None:
+        return None
+    if kind in ("float", "double") or isinstance(v, float):
+        x = float(v)  # (ringscan: "NaN", "Infinity" as JSON strings; a FLOAT's shortest digits)
+        f32 = kind == "float" and (ours or np.isnan(x) or float(np.float32(x)) == x)
+        return repr(float(np.float32(x))) if f32 else repr(x)  # (DuckDB: a FLOAT as a double)
+    if kind in STAMPS and ours:
+        return epoch(v, 9)[0]
+    if kind.startswith("time"):
+        return clock(v)
+    if isinstance(v, D.Decimal) or kind.startswith("dec"):
+        return str(D.Decimal(v))
+    return v
+
+
+def run(d, ubn=False, where=None, extra=()):
+    args = [R, "scan", d, "--format", "jsonl", "--ordered", *extra] + (["--union-by-name"] if ubn else [])
+    if where:
+        args += ["--where", where]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        return None, f"exit {p.returncode}: {p.stderr.strip()}"
+    return [json.loads(ln) for ln in p.stdout.splitlines()], None
+
+
+def duck(d, sel, ubn=False, where=None, tail=""):
+    files = sorted(glob.glob(os.path.join(d, "*.parquet")))
+    sql = f"SELECT {sel} FROM read_parquet({files!r}, union_by_name = {ubn})"
+    if where:
+        sql += f" WHERE {where}"
+    try:
+        rel = con.execute(sql + tail)
+        names = [x[0] for x in rel.description]
+        return [dict(zip(names, r)) for r in rel.fetchall()], None
+    except duckdb.Error as e:
+        return None, str(e)
+
+
+def same(name, d, kind, ubn=False, where=None, tail="", extra=()):
+    want, werr = duck(d, duck_sel(kind), ubn, where, tail)
+    got, gerr = run(d, ubn, where, extra)
+    what = f"{name} (union_by_name={ubn}{', where ' + where if where else ''}{tail})"
+    if werr:
+        ok = gerr is not None and gerr.startswith("exit 1:") and all(w in gerr for w in ("'k'", "1.parquet", "2.parquet"))
+        check(ok, f"{what}: DuckDB refuses ({werr[:160]}); ringscan: {gerr or got[:4]}")
+        return
+    want = [(int(r["id"]), value(kind, r["k"], False)) for r in want]
+    got = [(r["id"], value(kind, r["k"], True)) for r in got] if got is not None else None
+    check(gerr is None and got == want, f"{what}:\n  ringscan {gerr or got[:8]}\n  DuckDB   {want[:8]}")
+
+
+# 1. strings under a first file's type (without union_by_name DuckDB casts them to it)
+T = dt.datetime(2024, 3, 1, 12, 30, 5)
+FIRST = {
+    "int32": pa.array([7], pa.int32()), "int8": pa.array([7], pa.int8()), "uint8": pa.array([7], pa.uint8()),
+    "int64": pa.array([7], pa.int64()), "uint64": pa.array([7], pa.uint64()),
+    "dec5": pa.array([D.Decimal("1.25")], pa.decimal128(5, 2)),
+    "dec30": pa.array([D.Decimal("1.2500")], pa.decimal128(30, 4)),
+    "float": pa.array([1.5], pa.float32()), "double": pa.array([1.5], pa.float64()),
+    "bool": pa.array([True]), "date": pa.array([dt.date(2024, 1, 1)], pa.date32()),
+    "ts_ms": pa.array([T], pa.timestamp("ms")), "ts_us": pa.array([T], pa.timestamp("us")),
+    "ts_ns": pa.array([T], pa.timestamp("ns")), "ts_utc": pa.array([T], pa.timestamp("us", tz="UTC")),
+    "int96": pa.array([T], pa.timestamp("ns")),
+    "time_ms": pa.array([dt.time(1, 2, 3)], pa.time32("ms")), "time_us": pa.array([dt.time(1, 2, 3)], pa.time64("us")),
+    "time_ns": pa.array([dt.time(1, 2, 3)], pa.time64("ns")),
+}
+INTS = ["12", " 12 ", "+5", "-0", "1.5", "2.5", "-2.5", "1.4999", "1e2", "1.5e1", "0x1A", "0b11", "1_000", "1.",
+        ".5", "\t7\n", "1e-1", "00012", None, "-25e-1", "0"]
+STAMP = ["2024-03-01 12:30:05", "2024-03-01T12:30:05.123456", "2024-03-01", "2024-03-01 12:30",
+         "2024-03-01 12:30:05.1234567", "2024-03-01 12:30:05+02", "2024-03-01 12:30:05+02:30", "2024-03-01 12:30:05Z",
+         "2024-03-01 12:30:05 UTC", "2024-03-01 24:00:00", "2024-03-01 1:2:3", " 2024-03-01 12:30:05 ",
+         "2024-03-01 12:30:05.", "2024-3-1 12:30:05", "1969-12-31 23:59:59.5", None, "1900-02-28 00:00:00.000001"]
+PARSED = {  # strings DuckDB's cast reads (each also checked to be read by DuckDB)
+    "int32": INTS + ["-2147483648", "2147483647", "2147483647.4"], "int8": ["127", "-128", "1.4", "-128.4"],
+    "uint8": ["255", "-0", "0x0f"], "int64": ["9223372036854775807", "1.5e18", "-9223372036854775808"],
+    "uint64": ["18446744073709551615", "0x10", "12"],
+    "dec5": ["1.005", "1.004", "-1.005", "1e2", "12", "0.125", " 3 ", "1_0.5", "+.5", "1.2e-1", None, "-999.994"],
+    "dec30": ["12345678901234567890.12345", "-0.00005", "1e20", "0.00015"],
+    "float": ["1.5", " 1.5 ", "+1.5", "inf", "-Infinity", "nan", "1e40", "0.1", "1_000.5", ".5", "5.", "1e-50", None],
+    "double": ["1.5", "inf", "NaN", "1e400", "1e-400", "1_000.5", "-0.0", "123456789.123456789", "4.9e-324", "1e999",
+               "0.12345678901234567890123456789012345678901234567", "-.5e-3", "1E+2"],
+    "bool": ["true", "TRUE", "t", "f", "false", "1", "0", "yes", "no", "y", "n", "N", None],
+    "date": ["2024-03-01", "2024-3-1", "2024/03/01", "2024 03 01", " 2024-03-01 ", "epoch", "2024-03-01 12:00:00",
+             "2024-03-01T00:00:00", "24-03-01", "0001-01-01", None],
+    "ts_us": STAMP, "ts_ns": STAMP + ["2024-03-01 12:30:05.123456789", "2024-03-01 12:30:05.1234567891",
+                                      "1969-12-31 23:59:59.999999999"],
+    "ts_ms": ["2024-03-01 12:30:05.123", "2024-03-01", "1969-12-31 23:59:59.999", "2024-03-01 12:30:05+02"],
+    "ts_utc": ["2024-03-01 12:30:05", "2024-03-01 12:30:05+02", "2024-03-01 12:30:05-01:30", "2024-03-01 12:30:05Z",
+               "2024-03-01 12:30:05.1234567+05:45", None],
+    "int96": ["2024-03-01 12:30:05.123456789", "1969-12-31 23:59:59.9999999", "2024-03-01"],
+    "time_ms": ["12:30:05", "12:30", "1:2:3", "24:00:00", " 12:30:05 ", "12:30:05+02", "12:30:05.5", "00:00:00.001"],
+    "time_us": ["12:30:05.1234567", "23:59:59.999999", "1:02", None],
+    "time_ns": ["12:30:05.123456789", "12:30:05.1234567891", "0:0:1"],
+}
+REFUSED = {  # strings DuckDB refuses (so does ringscan, naming both files and the column)
+    "int32": ["x", "2147483648", "", "1__0", "_1", "-0x10", "1e", " - 5", "12abc"], "int8": ["128"], "uint8": ["-1", "256", "-0.4", "-0 "],
+    "int64": ["9223372036854775808"], "dec5": ["999.995", "1000", "x"], "float": ["0x10", "1,5", "", ".", "1e", "e5", "1.5e+"],
+    "double": ["abc", "1.5x", "  "], "bool": [" true ", "on", "2", ""], "date": ["2024.03.01", "20240301", "2024-02-30", "2024-03", "2024-03-01x"],
+    "ts_us": ["2024-03-01 12:30:60", "x"], "time_us": ["25:00:00", "x"],
+}
+
+
+def first_table(kind):
+    return pa.table({"id": pa.array([0], pa.int64()), "k": FIRST[kind]})
+
+
+def strings_table(strs, base=100):
+    return pa.table({"id": pa.array(range(base, base + len(strs)), pa.int64()), "k": pa.array(strs, pa.string())})
+
+
+def write_pair(name, kind, strs):
+    d = os.path.join(TOP, name)
+    os.makedirs(d, exist_ok=True)
+    pq.write_table(first_table(kind), os.path.join(d, "1.parquet"), use_deprecated_int96_timestamps=kind == "int96")
+    pq.write_table(strings_table(strs), os.path.join(d, "2.parquet"), row_group_size=4)
+    return d
+
+
+for kind, strs in PARSED.items():
+    d = write_pair(f"parse_{kind}", kind, strs)
+    _, werr = duck(d, "k")
+    check(werr is None, f"{kind}: DuckDB reads every string ({werr})")
+    same(f"strings under {kind}", d, kind)
+for kind, strs in REFUSED.items():
+    for i, one in enumerate(strs):
+        same(f"string {one!r} under {kind}", write_pair(f"refuse_{kind}_{i}", kind, [one]), kind)
+# DuckDB reads a millisecond column as TIMESTAMP / TIME (microseconds): a string finer than the
+# column's unit is refused, naming it (a value DuckDB reads)
+for kind, one in (("ts_ms", "2024-03-01 12:30:05.1234"), ("time_ms", "12:30:05.0005")):
+    got, gerr = run(write_pair(f"finer_{kind}", kind, [one]))
+    check(gerr is not None and all(w in gerr for w in (one, "'k'", "1.parquet", "2.parquet")), f"{kind} {one}: {gerr or got}")
+
+# filters, ORDER BY .. LIMIT and counts on parsed values (numeric order, not the strings')
+d = write("parse_filter", [pa.table({"id": pa.array(range(10), pa.int64()), "k": pa.array(range(10), pa.int32())}),
+                           strings_table(["10", "9", " 100", "-3", None, "2.5", "1e1", "0x0F"] * 3)])
+for where in ["k > 5", "k = 10", "k < 0 OR k IS NULL", "k BETWEEN 3 AND 9", "id > 110 AND k >= 10"]:
+    same(f"filter on parsed integers", d, "int32", where=where)
+    want, _ = duck(d, "count(*) AS n", where=where)
+    p = subprocess.run([R, "scan", d, "--format", "count", "--where", where], capture_output=True, text=True, timeout=60)
+    check(want and p.stdout.strip() == f"rows {want[0]['n']}", f"count where {where}: {p.stdout}{p.stderr} vs {want}")
+want, _ = duck(d, "id, k", tail=" ORDER BY k DESC NULLS LAST, id LIMIT 4")
+got, gerr = run(d, extra=("--order-by", "k DESC NULLS LAST, id", "--limit", "4"))
+check(gerr is None and [(r["id"], r["k"]) for r in got] == [(w["id"], w["k"]) for w in want], f"order by parsed: {gerr or got} vs {want}")
+d = write_pair("parse_filter_ts", "ts_us", STAMP)
+for where in ["k > '2024-03-01 12:00:00'", "k < '2000-01-01' OR k IS NULL"]:
+    same("filter on parsed timestamps", d, "ts_us", where=where)
+d = write_pair("parse_filter_bad", "int32", ["1", "x"])
+same("filter on a string that does not parse", d, "int32", where="k > 100")
+
+# 2. integers, decimals and UINT64 under a first file's FLOAT (DuckDB: FLOAT, with and without
+#    union_by_name) and beside a DOUBLE
+rnd = __import__("random").Random(23)
+decs = [D.Decimal(rnd.randint(-10**9, 10**9)) / 1000 for _ in range(500)] + [None]
+LATER = {"int32": pa.array([16777217, 3, -7, None, 2**31 - 1], pa.int32()),
+         "int64": pa.array([2**62 + 1, 16777219, -(2**63), None], pa.int64()),
+         "uint64": pa.array([2**64 - 1, 5, None], pa.uint64()), "uint32": pa.array([2**32 - 1, 1], pa.uint32()),
+         "dec": pa.array(decs, pa.decimal128(10, 3)), "int8": pa.array([-128, 5], pa.int8())}
+for first in ("float", "double"):
+    for name, arr in LATER.items():
+        for order in ("first", "later"):
+            a = pa.table({"id": pa.array([0, 1], pa.int64()), "k": pa.array([1.5, None], pa.float32() if first == "float" else pa.float64())})
+            b = pa.table({"id": pa.array(range(100, 100 + len(arr)), pa.int64()), "k": arr})
+            d = write(f"num_{first}_{name}_{order}", [a, b] if order == "first" else [b, a])
+            typed = first if order == "first" else "num"  # (without union_by_name: the first file's)
+            same(f"{name} beside a {first} ({first} {order})", d, typed)
+            same(f"{name} beside a {first} ({first} {order})", d, first, ubn=True)
+            same(f"{name} beside a {first} ({first} {order}), filtered", d, typed, where="k > 3")
+
+sys.exit(0 if summary("dataset_cast") else 1)
