@@ -61,7 +61,8 @@ static void vals_move(pq_vec *v, int64_t from, int64_t n, int64_t to)
     assert(to <= from && from + n <= v->length);
     if (to == from || n == 0) return;
     if (v->type == PQ_BOOLEAN) {
-        for (int64_t i = 0; i < n; i++) pq_bit_set(v->values, to + i, pq_bit_get(v->values, from + i));
+        for (int64_t i = 0; i < n; i++)
+            pq_bit_set(v->values, to + i, pq_bit_get(v->values, from + i));
     } else if (v->type == PQ_BYTE_ARRAY) {
         int32_t lo = v->offsets[from], at = v->offsets[to];
         memmove(v->data + at, v->data + lo, (size_t)(v->offsets[from + n] - lo));

@@ -74,7 +74,8 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int6
             rc = pq_nest_leaf_chunk(ri, b.data, b.len, (int64_t)cp->pieces[i].off, &leaves[i], &x->err);
     }
     int64_t rows = rc == 0 ? nest_select(x, slot, m, t, leaves) : 0;
-    if (rc == 0 && !cols) rc = pq_vec_reserve(v, rows, data * rows / (x->sp->nrows ? x->sp->nrows : 1));
+    int64_t guess = x->sp->nrows ? data * rows / x->sp->nrows : data; /* (the kept rows') */
+    if (rc == 0 && !cols) rc = pq_vec_reserve(v, rows, guess);
     if (rc == 0 && cols) rc = pq_nest_columns(m, t, leaves, rows, v, &x->err);
     else if (rc == 0) rc = pq_nest_assemble(m, t, leaves, rows, v, &x->err);
     for (int i = 1; rd && i < n; i++)
