@@ -72,6 +72,7 @@ static void leaf(un *u, int32_t at, int32_t i, int32_t j)
     if (!u->nodes) return;
     const pq_file_meta *src = i >= 0 ? u->tm : u->fm;
     pq_column_desc *d = &u->cols[col];
+    assert(src->nodes[i >= 0 ? i : j].column >= 0); /* (a primitive node: its column) */
     *d = src->columns[src->nodes[i >= 0 ? i : j].column];
     if (i >= 0 && j >= 0 && !ds_nested_leaf_merge(d, &u->fm->columns[u->fm->nodes[j].column]))
         u->ok = false;
@@ -103,6 +104,7 @@ static void children(un *u, int32_t at, const char *path, size_t len, int32_t i,
 /* Node i of tm and j of fm (either -1) as the next union node (invariant 2). */
 static void node(un *u, int32_t i, int32_t j, place at)
 {
+    assert(i >= 0 || j >= 0);
     const pq_file_meta *src = i >= 0 ? u->tm : u->fm;
     int32_t si = i >= 0 ? i : j, k = u->n++;
     const pq_schema_node *s = &src->nodes[si];
