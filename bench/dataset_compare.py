@@ -14,7 +14,9 @@ opened and the read calls on them (ringscan with --io pread, whose io_uring read
 not see; its --stats reads of an io_uring run beside). Every engine's rows and
 sum(l_orderkey) must agree, else the script fails.
 Usage: python bench/dataset_compare.py [--sf 1] [--rounds 5] [--threads 2] [--out /tmp/dsb]
-       (run with .tools/compare-venv/bin/python: polars, duckdb, pyarrow)"""
+       [--ringscan NAME=BINARY ...] (run with .tools/compare-venv/bin/python: polars, duckdb,
+       pyarrow). Each --ringscan is an arm of its own (default: ringscan=zig-out/bin/ringscan),
+       so two builds are timed side by side with the peers (the first one's --stats shown)."""
 import argparse
 import glob
 import json
@@ -86,12 +88,15 @@ def make_data(out, sf):
     return ds
 
 
+BINS = {}  # ringscan arm name -> binary (--ringscan)
+
+
 class Worker:
     def __init__(self, eng, ds, threads):
         self.eng, self.ds, self.threads = eng, ds, threads
         env = dict(os.environ, POLARS_MAX_THREADS=str(threads))
-        if eng == "ringscan":
-            self.p = subprocess.Popen([RS, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        if eng in BINS:
+            self.p = subprocess.Popen([BINS[eng], "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       text=True)
         else:
             self.p = subprocess.Popen([sys.executable, "-c", WORKER, eng, ds, str(threads)],
@@ -100,7 +105,7 @@ class Worker:
 
     def run(self, q):
         where, col, val = QUERIES[q]
-        if self.eng == "ringscan":
+        if self.eng in BINS:
             args = [f"{self.ds}/**/*.parquet", "--where", where, "--columns", ",".join(COLS),
                     "--threads", str(self.threads), "--format", "checksum"]
             self.p.stdin.write("\t".join(args) + "\n")
@@ -142,8 +147,8 @@ def strace_counts(cmd, ds, env):
 def count(eng, ds, q, threads):
     env = dict(os.environ, POLARS_MAX_THREADS=str(threads))
     where, col, val = QUERIES[q]
-    if eng == "ringscan":
-        cmd = [RS, "scan", f"{ds}/**/*.parquet", "--where", where, "--columns", ",".join(COLS),
+    if eng in BINS:
+        cmd = [BINS[eng], "scan", f"{ds}/**/*.parquet", "--where", where, "--columns", ",".join(COLS),
                "--threads", str(threads), "--format", "checksum", "--io", "pread"]
     else:
         script = WORKER.replace("for line in sys.stdin:", f"for line in ['{col} {val}']:")
@@ -157,12 +162,18 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default="/tmp/dataset_compare")
+    ap.add_argument("--ringscan", action="append", default=[])
     a = ap.parse_args()
+    global RS
+    for arm in a.ringscan or [f"ringscan={RS}"]:
+        name, binary = arm.split("=", 1)
+        BINS[name] = binary
+    RS = next(iter(BINS.values()))
     out = os.path.join(a.out, f"sf{a.sf}")
     os.makedirs(out, exist_ok=True)
     ds = make_data(out, a.sf)
     nfiles = len(glob.glob(f"{ds}/**/*.parquet", recursive=True))
-    engines = ["ringscan", "duckdb", "polars", "pyarrow"]
+    engines = list(BINS) + ["duckdb", "polars", "pyarrow"]
     workers = {e: Worker(e, ds, a.threads) for e in engines}
     ref, times, stats = {}, {(e, q): [] for e in engines for q in QUERIES}, {}
     for q in QUERIES:
@@ -170,7 +181,7 @@ def main():
         ref[q], stats[q] = (rows, s), st
         for e in engines:
             r = workers[e].run(q)  # warm-up, and the rows check
-            if r["rows"] != rows or (e != "ringscan" and r["sum"] != s):
+            if r["rows"] != rows or (e not in BINS and r["sum"] != s):
                 sys.exit(f"MISMATCH {e} {q}: rows {r['rows']} sum {r.get('sum')}, ringscan {rows} {s}")
     for rnd in range(a.rounds):
         for q in QUERIES:
@@ -191,7 +202,7 @@ def main():
             t = times[(e, q)]
             fo, rc = counts[(e, q)]
             extra = ""
-            if e == "ringscan":
+            if e == next(iter(BINS)):
                 st = stats[q]
                 extra = (f" (io_uring run: {st['reads']} reads; footers_read {st['footers_read']}, "
                          f"files_pruned {st['files_pruned']})")

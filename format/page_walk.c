@@ -472,3 +472,53 @@ int pq_walk_indices(pq_page_walk *w, const uint32_t *sel, int64_t nsel, pq_vec *
     pq_page_req q = {.vals = vals, .sel = sel, .nsel = sel ? nsel : -1, .idx = idx};
     return walk_decode(w, &q, as_idx, e);
 }
+
+/* ------------------------------------------------------------------ moving a window's edges */
+
+/* One edge pq_walk_snap moves: the data page starts nearest to it on either side. */
+typedef struct snap_edge {
+    int64_t row;
+    int64_t below; /* the last start in (0, row], or -1 */
+    int64_t above; /* the first start past row, or -1 (then chunk_rows) */
+} snap_edge;
+
+/* A data page starts at row start (0 < start < chunk_rows): the nearest starts so far. */
+static void snap_note(snap_edge *g, int64_t start)
+{
+    if (start <= g->row) g->below = start;
+    else if (g->above < 0) g->above = start;
+}
+
+static int64_t snap_result(const snap_edge *g, int64_t chunk_rows)
+{
+    if (g->row == 0) return 0;
+    int64_t above = g->above < 0 ? chunk_rows : g->above;
+    assert(above >= g->row && (g->below < 0 || g->below <= g->row));
+    return g->below >= 0 && g->row - g->below < above - g->row ? g->below : above;
+}
+
+int pq_walk_snap(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
+                 int64_t chunk_rows, int64_t *lo, int64_t *hi, pq_err *e)
+{
+    assert(r && (buf || len == 0) && 0 <= *lo && *lo <= *hi && *hi <= chunk_rows);
+    snap_edge g[2] = {{.row = *lo, .below = -1, .above = -1}, {.row = *hi, .below = -1, .above = -1}};
+    int64_t row = 0; /* where the next data page starts */
+    size_t pos = 0;
+    while (pos < len && row < chunk_rows && g[1].above < 0) {
+        pq_page_header h;
+        int64_t off = file_off + (int64_t)pos;
+        int hl = pq_colr_frame(r, buf + pos, len - pos, off, &h, e);
+        if (hl < 0) return hl;
+        pos += (size_t)hl + (size_t)h.compressed_size; /* checked by the frame; > 0: ends */
+        if (!is_data(&h)) continue;
+        if (h.num_values < 0)
+            return pq_errf_col(e, RINGSCAN_EFORMAT, off, r->col->name,
+                               "pages hold more rows than the row group");
+        if (row > 0) snap_note(&g[0], row), snap_note(&g[1], row);
+        row += h.num_values; /* row < chunk_rows and num_values <= INT32_MAX: no overflow */
+    }
+    *lo = snap_result(&g[0], chunk_rows);
+    *hi = snap_result(&g[1], chunk_rows);
+    assert(0 <= *lo && *lo <= *hi && *hi <= chunk_rows);
+    return 0;
+}

@@ -76,6 +76,20 @@ void pq_walk_init(pq_page_walk *w, pq_col_reader *r, const uint8_t *buf, size_t 
  * ends past chunk_end, and the pages reach window_rows. Right after pq_walk_init. */
 void pq_walk_set_chunk_end(pq_page_walk *w, int64_t chunk_end);
 
+/* Moves the edges *lo <= *hi (in [0, chunk_rows]) of a window of a whole chunk's rows to data
+ * page starts, from the page headers of buf[0, len) (the chunk's bytes from its first page, at
+ * file offset file_off; framed as pq_walk_next frames them, no body read, dictionary and
+ * other pages skipped): an edge at 0 stays; any other goes to the nearest of the starts of
+ * the data pages that begin past row 0 and before chunk_rows, and chunk_rows itself (a tie
+ * to the later). The move depends only on the bytes and the edge and never reverses the
+ * order of two edges, so windows that tile [0, chunk_rows), each moved so on the same bytes,
+ * still tile it (some empty), and none of them starts or ends inside a page of this chunk.
+ * Headers are read only up to the first data page starting past *hi. 0, or a status with e
+ * filled: a header's (as pq_walk_next), EFORMAT "pages hold more rows than the row group" on
+ * a negative row count (the page's offset). No allocation; r's state is not changed. */
+int pq_walk_snap(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
+                 int64_t chunk_rows, int64_t *lo, int64_t *hi, pq_err *e);
+
 /* Advances to the next data page (moving past the previous one, decoded or not, by its
  * header's compressed_size). Returns 1 with *pg filled; 0 at the end; or a negative status
  * with e filled (file offset, column):

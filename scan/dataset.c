@@ -406,6 +406,7 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
     int kept = 0; /* the files whose io contexts may run at once split the io bounds */
     for (int i = 0; i < l->nfiles; i++) kept += !d->ft.slots[i].pruned;
     d->share.split = kept < DS_INFLIGHT_MAX ? kept > 1 ? kept : 1 : DS_INFLIGHT_MAX;
+    d->a.so.groups_besides = kept > 1 ? kept - 1 : 0; /* each file's cut sees the others */
     if (d->a.so.threads < 1) d->a.so.threads = 1;
     if (d->a.so.threads > EXEC_THREADS_MAX) d->a.so.threads = EXEC_THREADS_MAX;
     if (rc == 0) /* the runtime, once (scan_rt.h): it reads the footers too, so its inboxes
@@ -430,45 +431,6 @@ int ds_scan_schema(ds_scan *d, struct ArrowSchema *out)
     int rc = scan_arrow_schema(d->acols, d->nout, d->a.arrow_flags, out);
     if (rc == 0 && (rc = scan_arrow_schema_metadata(out, d->s.metadata)) != 0) out->release(out);
     return rc;
-}
-
-void ds_scan_stats(ds_scan *d, scan_stats *st, int64_t *files, int64_t *pruned, int64_t *footers,
-                   bool *complete)
-{
-    *st = d->acc;
-    for (int k = 0; k < d->nrun; k++) {
-        scan_stats cur;
-        scan_get_stats(d->runs[(d->head + k) % DS_INFLIGHT_MAX].scan, &cur);
-        ds_stats_add(st, &cur);
-    }
-    for (int k = 0; k < d->ngone; k++) {
-        scan_stats cur;
-        scan_get_stats(d->gone[k].scan, &cur);
-        ds_stats_add(st, &cur);
-    }
-    if (d->rt) { /* the runtime's io backend (its scans' own say nothing until they end) */
-        exec_stats_t es;
-        exec_group_stats(d->rt->g, 0, &es);
-        st->uring = es.uring;
-        snprintf(st->io_backend, sizeof st->io_backend, "%s", es.io_backend);
-    }
-    st->rows_out = d->rows_out;
-    if (d->shared) { /* the one budget's high-water marks, footers included */
-        st->budget_peak_bytes = atomic_load_explicit(&d->share.peak, memory_order_relaxed);
-        st->footer_bytes_peak = atomic_load_explicit(&d->share.footer_peak, memory_order_relaxed);
-    }
-    *files = d->a.list->nfiles;
-    *pruned = d->files_pruned;
-    *footers = atomic_load(&d->ft.read);
-    st->footer_reads = atomic_load(&d->ft.reads);
-    st->footers_on_cores = atomic_load(&d->ft.on_cores);
-    *complete = d->done;
-    st->runtimes += d->rt != NULL; /* the cores' rows over every file (scan_rt.h) */
-    for (int c = 0; d->rt && c < d->rt->threads; c++) {
-        int64_t rows = atomic_load_explicit(&d->rt->core_rows[c], memory_order_relaxed);
-        st->core_rows_min = c == 0 || rows < st->core_rows_min ? rows : st->core_rows_min;
-        st->core_rows_max = rows > st->core_rows_max ? rows : st->core_rows_max;
-    }
 }
 
 const pq_column_desc *ds_scan_column(const ds_scan *d, int i)

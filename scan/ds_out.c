@@ -1,9 +1,10 @@
 /* scan/ds_out.c: a dataset scan's output columns (names resolved in its schema, ORDER BY
  * keys hidden after them), a file's batch rewritten to them (virtual columns as constants,
  * narrower types widened, durations rescaled), a batch cut at the limit, and the counters
- * summed over files. Below dataset.c (ds_run.h). */
+ * summed over files (ds_scan_stats). Below dataset.c (ds_run.h). */
 #include <assert.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -324,4 +325,43 @@ int ds_resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
      * in every file's scan, unless a projected list exports as a fixed-size list */
     if (rc == 0) d->a.so.nest_cols = !scan_arrow_fixed_lists(d->atypes, d->nout);
     return rc ? rc : ds_conflicts(d, e);
+}
+
+void ds_scan_stats(ds_scan *d, scan_stats *st, int64_t *files, int64_t *pruned, int64_t *footers,
+                   bool *complete)
+{
+    *st = d->acc;
+    for (int k = 0; k < d->nrun; k++) {
+        scan_stats cur;
+        scan_get_stats(d->runs[(d->head + k) % DS_INFLIGHT_MAX].scan, &cur);
+        ds_stats_add(st, &cur);
+    }
+    for (int k = 0; k < d->ngone; k++) {
+        scan_stats cur;
+        scan_get_stats(d->gone[k].scan, &cur);
+        ds_stats_add(st, &cur);
+    }
+    if (d->rt) { /* the runtime's io backend (its scans' own say nothing until they end) */
+        exec_stats_t es;
+        exec_group_stats(d->rt->g, 0, &es);
+        st->uring = es.uring;
+        snprintf(st->io_backend, sizeof st->io_backend, "%s", es.io_backend);
+    }
+    st->rows_out = d->rows_out;
+    if (d->shared) { /* the one budget's high-water marks, footers included */
+        st->budget_peak_bytes = atomic_load_explicit(&d->share.peak, memory_order_relaxed);
+        st->footer_bytes_peak = atomic_load_explicit(&d->share.footer_peak, memory_order_relaxed);
+    }
+    *files = d->a.list->nfiles;
+    *pruned = d->files_pruned;
+    *footers = atomic_load(&d->ft.read);
+    st->footer_reads = atomic_load(&d->ft.reads);
+    st->footers_on_cores = atomic_load(&d->ft.on_cores);
+    *complete = d->done;
+    st->runtimes += d->rt != NULL; /* the cores' rows over every file (scan_rt.h) */
+    for (int c = 0; d->rt && c < d->rt->threads; c++) {
+        int64_t rows = atomic_load_explicit(&d->rt->core_rows[c], memory_order_relaxed);
+        st->core_rows_min = c == 0 || rows < st->core_rows_min ? rows : st->core_rows_min;
+        st->core_rows_max = rows > st->core_rows_max ? rows : st->core_rows_max;
+    }
 }

@@ -164,7 +164,10 @@ static scan_split *split_add(plan_build *b, int *cap, int *rc, pq_err *e)
  * file, a split aims at the kept groups' rows spread over that many splits per core (never
  * below SCAN_CUT_MIN_ROWS rows), else at o->split_rows: cut at page starts where offset
  * indexes allow, else evenly (cut_even, flat columns). On a remote store more splits are
- * more requests: there it is unchanged. */
+ * more requests: there it is unchanged. A dataset's other files keep the cores busy too
+ * (o->groups_besides): an even cut decodes a page straddling it once per split, so a
+ * dataset of 84 one-group files of one page per column cut in 5 decompressed every page 5
+ * times (bench/RESULTS.md, twenty-third session). */
 enum { SCAN_CUT_MIN_ROWS = 16384 };
 
 static int64_t cut_rows(plan_build *b, int ngroups)
@@ -180,7 +183,7 @@ static int64_t cut_rows(plan_build *b, int ngroups)
         if (!pruned) kept++, rows += b->p->f->meta.row_groups[rg].num_rows;
     }
     int want = SCAN_CUT_SPLITS_PER_CORE * o->threads;
-    if (kept == 0 || kept >= want) return o->split_rows;
+    if (kept == 0 || kept + (int64_t)o->groups_besides >= want) return o->split_rows;
     int64_t pieces = (want + kept - 1) / kept, per = rows / kept / pieces;
     per = per < SCAN_CUT_MIN_ROWS ? SCAN_CUT_MIN_ROWS : per;
     return per < o->split_rows ? per : o->split_rows;

@@ -31,7 +31,8 @@
  * the split's nrows) when a row group is cut into several splits: only the rows inside the
  * split are kept. A whole chunk's first_row is 0, or -row_lo when the split is one of a
  * row group cut without offset indexes (plan_cut.c cut_even: its pages are walked from the
- * chunk's start, the ones outside the split skipped undecoded). */
+ * chunk's start, the ones outside the split skipped undecoded; the task moves the window's
+ * edges to page starts, task_pieces.c task_window, and walks from -its row_lo). */
 typedef struct scan_piece {
     uint64_t off, len;
     int64_t first_row, nrows; /* dictionary pieces: nrows 0 */
@@ -47,7 +48,7 @@ typedef struct scan_colplan {
 } scan_colplan;
 
 /* A split: rows [row_lo, row_lo + nrows) of row group rg (the whole group unless it was cut
- * at page boundaries). */
+ * at page boundaries, or evenly: then the task moves the edges to page starts, task_window). */
 typedef struct scan_split {
     int rg;
     int64_t row_lo, nrows;

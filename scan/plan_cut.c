@@ -1,12 +1,16 @@
 /* scan/plan_cut.c: where the plan cuts a kept row group into splits (plan.c plan_group asks
  * plan_cuts once it decided to read the group): at page starts from the offset index, or,
  * without one, evenly when the plan cuts for the cores (few kept groups of a local file,
- * plan.c cut_rows), every needed column flat. An evenly cut split reads whole chunks: its
- * pieces are the dictionary page and the data pages, which it walks from the chunk's start
- * with its window beginning row_lo rows in (task_decode.c), decoding only the pages its rows
- * touch; its group's splits share the dictionary and their unit's one request per column
- * (fetch.c): at most one read per column and group, as uncut (though a cut group, a shared
- * unit, joins no read-ahead run across groups). Calls only plan_index.c. */
+ * plan.c cut_rows), every needed column flat. The plan does no I/O, so an even cut's rows are
+ * only where the split starts from: at run time the split moves its window's edges to page
+ * starts of its first slot's chunk (task_pieces.c task_window), so each page of that column
+ * is decoded once (a chunk of one page, as DuckDB writes them, goes whole to the group's first
+ * split; the others come out empty). An evenly cut split reads whole chunks: its pieces are
+ * the dictionary page and the data pages, which it walks from the chunk's start with its
+ * window beginning row_lo rows in (task_decode.c), decoding only the pages its rows touch;
+ * its group's splits share the dictionary and their unit's one request per column (fetch.c):
+ * at most one read per column and group, as uncut (though a cut group, a shared unit, joins
+ * no read-ahead run across groups). Calls only plan_index.c. */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -24,8 +28,9 @@ static bool plan_flat(const plan_build *b)
 
 /* Cuts of n rows into want even splits (a row group without offset indexes, cut for the
  * cores: cut_rows). Each split reads the whole chunks (one request per column for the unit,
- * fetch.c) and walks their pages from the start, decoding only the pages its rows touch, so a
- * page straddling a cut is decoded by both splits. Returns want; *cuts is malloc'd. */
+ * fetch.c) and walks their pages from the start, decoding only the pages its rows touch; its
+ * edges move to page starts of slot 0 at run time (task_window), so only a page of another
+ * column straddling a moved edge is decoded by both splits. Returns want; *cuts is malloc'd. */
 static int cut_even(int64_t n, int64_t want, int64_t **cuts)
 {
     assert(want >= 2 && want <= n);

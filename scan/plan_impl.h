@@ -40,8 +40,9 @@ void plan_count_pages(plan_build *b, plan_index *x, int rg, const flt_mask *rows
 /* (plan_cut.c) Row boundaries cutting kept row group rg into splits of about b->cut_rows
  * rows: cuts[0] = 0 < ... < cuts[n] = rows, each inner cut the first row of a page of the
  * first needed column (pages of other columns may straddle it), or, without offset indexes
- * when the plan cuts for the cores, even (flat columns only). Returns n >= 1 (*cuts malloc'd)
- * or -ENOMEM. */
+ * when the plan cuts for the cores, even (flat columns only; the task moves those to page
+ * starts of the first needed column: task_window). Returns n >= 1 (*cuts malloc'd) or
+ * -ENOMEM. */
 int plan_cuts(plan_build *b, plan_index *x, int rg, int64_t **cuts);
 /* A split of a row group cut without offset indexes (cut_even; flat columns: cp holds the
  * whole chunk): its data pages from the chunk's first one, walked from there with the

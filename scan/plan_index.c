@@ -341,10 +341,13 @@ void plan_dyn_free(scan_plan *p)
 
 int scan_plan_dyn_prune(const scan_plan *p, int i, flt_mask *mask)
 {
-    assert(i >= 0 && i < p->nsplits && mask->len == p->splits[i].nrows);
+    assert(i >= 0 && i < p->nsplits);
     const scan_split *sp = &p->splits[i];
     const scan_dyn_index *d = p->dyn ? &p->dyn[sp->rg] : NULL;
     if (!d || !d->has || d->ci.npages == 0) return 0;
+    /* an offset index: the group was cut at page starts, so the split's window is the plan's
+     * (one the task moved is of a group without any: task_window) */
+    assert(mask->len == sp->nrows);
     int32_t n = d->ci.npages;
     int64_t *nr = fail_malloc(sizeof(int64_t) * (size_t)n);
     uint64_t *keep = fail_calloc(((size_t)n + 63) / 64, sizeof(uint64_t));

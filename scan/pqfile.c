@@ -58,11 +58,13 @@ bool pqf_index_bytes(const pqf_t *f, uint64_t off, void *buf, size_t len)
     return true;
 }
 
-size_t pqf_tail_bytes(uint64_t size)
+size_t pqf_tail_bytes(uint64_t size, bool remote)
 {
-    uint64_t n = size / PQF_TAIL_SHARE;
-    if (n < PQF_TAIL_MIN_BYTES) n = PQF_TAIL_MIN_BYTES;
-    if (n > PQF_TAIL_MAX_BYTES) n = PQF_TAIL_MAX_BYTES;
+    uint64_t n = size / (remote ? PQF_TAIL_SHARE : PQF_LOCAL_TAIL_SHARE);
+    uint64_t lo = remote ? PQF_TAIL_MIN_BYTES : PQF_LOCAL_TAIL_MIN_BYTES;
+    uint64_t hi = remote ? PQF_TAIL_MAX_BYTES : PQF_LOCAL_TAIL_MAX_BYTES;
+    if (n < lo) n = lo;
+    if (n > hi) n = hi;
     return (size_t)(size < n ? size : n);
 }
 
@@ -71,7 +73,7 @@ int pqf_tail_len(const pqf_t *f, size_t tail_max, size_t *len, pq_err *e)
     uint64_t size = f->file->size_bytes;
     if (size < 12) return pq_errf(e, RINGSCAN_EFORMAT, 0, "file of %llu bytes is too small for Parquet",
                                   (unsigned long long)size);
-    *len = pqf_tail_bytes(size);
+    *len = pqf_tail_bytes(size, f->file->be->remote);
     if (tail_max > 0 && *len > tail_max) *len = tail_max;
     return 0;
 }

@@ -1,8 +1,8 @@
 /* scan/pqfile.h: an open Parquet file read synchronously: footer with one tail read (a second
  * only when the metadata is larger), then whole column chunks decoded on demand. The tail read
- * (pqf_tail_bytes) is large enough to usually bring the page index written before the footer
- * too: those bytes are kept (index_bytes) and planning takes the indexes from them without a
- * read. The scan
+ * (pqf_tail_bytes) of a remote file is large enough to usually bring the page index written
+ * before the footer too: those bytes are kept (index_bytes) and planning takes the indexes from
+ * them without a read (a local file's tail is small: planning reads its index). The scan
  * engine and the public API open files with pqf_open and read data through io/ futures;
  * pqf_read_column is the plain synchronous read the tests use as a reference.
  *
@@ -10,6 +10,7 @@
  * file size before it is read; error messages name the file, the offset and the column. */
 #ifndef RINGSCAN_SCAN_PQFILE_H
 #define RINGSCAN_SCAN_PQFILE_H
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "format/column.h"
@@ -17,18 +18,28 @@
 #include "format/meta.h"
 #include "io/io.h"
 
-/* The tail read: a 1/PQF_TAIL_SHARE of the file within [PQF_TAIL_MIN_BYTES,
+/* The tail read of a remote file: a 1/PQF_TAIL_SHARE of the file within [PQF_TAIL_MIN_BYTES,
  * PQF_TAIL_MAX_BYTES] (the whole file when smaller). The page index grows with the number of
  * pages, so with the file: ringscan gen's is ~0.07% of it (1.8 MB at sf=10, which a fixed
- * 1 MiB tail missed, costing a second read at planning). */
+ * 1 MiB tail missed, costing a second request at planning).
+ * A local file's: 1/PQF_LOCAL_TAIL_SHARE within [PQF_LOCAL_TAIL_MIN_BYTES,
+ * PQF_LOCAL_TAIL_MAX_BYTES]. There a read costs a system call, not a round trip, while the
+ * copy of the tail does not shrink with it: a 1 MiB tail for sf=1 lineitem's 63 KB footer was
+ * half of every open's CPU (bench/RESULTS.md, twenty-third session). Sized to hold ringscan
+ * gen's footers (~1/3700 of the file) in the one read; a longer footer takes a second read
+ * (as remotely), and a page index outside the tail is read by planning when the plan uses it
+ * (plan_index.c: one read of the needed columns' span, counted in plan_reads). */
 enum {
     PQF_TAIL_MIN_BYTES = 1 << 20,
     PQF_TAIL_MAX_BYTES = 8 << 20,
     PQF_TAIL_SHARE = 1024,
+    PQF_LOCAL_TAIL_MIN_BYTES = 64 << 10,
+    PQF_LOCAL_TAIL_MAX_BYTES = 1 << 20,
+    PQF_LOCAL_TAIL_SHARE = 2048,
 };
 
-/* Bytes of the tail read for a file of size bytes. */
-size_t pqf_tail_bytes(uint64_t size);
+/* Bytes of the tail read for a file of size bytes, remote or local (io_backend.remote). */
+size_t pqf_tail_bytes(uint64_t size, bool remote);
 
 typedef struct pqf {
     io_file_t *file;

@@ -283,23 +283,24 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
 {
     assert(f && proj && nproj >= 1 && o && out);
     *out = NULL;
-    scan_t *s = fail_calloc(1, sizeof *s);
+    int threads = o->rt ? o->rt->threads : o->threads < 1 ? 1 : o->threads;
+    threads = threads > EXEC_THREADS_MAX ? EXEC_THREADS_MAX : threads;
+    scan_t *s = fail_calloc(1, sizeof *s + sizeof(scan_core) * (size_t)threads);
     if (!s) {
         flt_expr_free(filter);
         return -ENOMEM;
     }
     s->o = *o;
+    s->o.threads = threads;
     s->o.dict_out = NULL; /* the caller's: read once below */
     s->o.io_opts.merge_registered = false; /* only what the policy wants is read */
     if (s->o.rt) { /* its cores; its contexts counted until freed (scan_rt.h invariant 2) */
         assert(atomic_load(&s->o.rt->attached) < s->o.rt->scans_max);
-        s->o.threads = s->o.rt->threads, s->leave.rt = s->o.rt;
+        s->leave.rt = s->o.rt;
         s->o.io_opts.on_freed = scan_rt_leave_ctx_done, s->o.io_opts.on_freed_ctx = &s->leave;
     }
-    if (s->o.threads < 1) s->o.threads = 1;
-    if (s->o.threads > EXEC_THREADS_MAX) s->o.threads = EXEC_THREADS_MAX;
     s->filter = filter;
-    for (int c = 0; c < EXEC_THREADS_MAX; c++) pthread_mutex_init(&s->cores[c].snap_mu, NULL);
+    for (int c = 0; c < threads; c++) pthread_mutex_init(&s->cores[c].snap_mu, NULL);
     int *all = fail_malloc(sizeof *all * (size_t)(nproj + s->o.nkeys)); /* keys: hidden last */
     int rc = all ? scan_explain_init(&s->explain, s->o.explain) : -ENOMEM;
     if (rc == 0) memcpy(all, proj, sizeof *all * (size_t)nproj);
@@ -481,6 +482,6 @@ void scan_free(scan_t *s)
     free(s->dict_slot);
     scan_explain_free(&s->explain);
     flt_expr_free(s->filter);
-    for (int c = 0; c < EXEC_THREADS_MAX; c++) pthread_mutex_destroy(&s->cores[c].snap_mu);
+    for (int c = 0; c < s->o.threads; c++) pthread_mutex_destroy(&s->cores[c].snap_mu);
     free(s);
 }

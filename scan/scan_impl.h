@@ -40,7 +40,8 @@ struct scan {
     bool finished;
     uint64_t start_ns, end_ns; /* monotonic: start_workers, and the consumer seeing the end */
     scan_stats stats;          /* final once finished */
-    scan_core cores[EXEC_THREADS_MAX];
+    scan_core cores[];         /* o.threads of them: a dataset starts a scan per file, and
+                                  EXEC_THREADS_MAX of them were 96 KiB zeroed per file */
 };
 
 /* (scan_stats.c) Statistics from s's plan, its counters and its cores' io counters (io: their

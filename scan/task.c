@@ -158,7 +158,7 @@ static int project(scan_task *x, scan_batch *b, int64_t *pos)
     }
     /* the index list only once a vector needs its rows taken: not when every row is selected
      * or every projected vector was decoded compacted (a projection-only column) */
-    bool have_idx = n == x->sp->nrows;
+    bool have_idx = n == x->nrows;
     for (int j = 0; rc == 0 && j < plan->nproj; j++) {
         pq_vec dict;
         int slot = plan->proj_slot[j];
@@ -252,6 +252,7 @@ static int ctx_init(scan_task *x, const scan_task_env *env, scan_task_core *tc, 
     const scan_plan *plan = env->plan;
     *x = (scan_task){.env = env, .plan = plan, .fx = env->fx, .tc = tc, .core = core, .index = i,
                      .sp = &plan->splits[i], .unit = unit, .nmrows = -1, .err = {.offset = -1}};
+    x->row_lo = x->sp->row_lo, x->nrows = x->sp->nrows; /* until task_window */
     x->by_unit = env->fx->units[unit].shared;
     x->futs = fail_calloc((size_t)plan->nneed, sizeof *x->futs);
     x->vecs = tc->nvecsets > 0 ? tc->vecsets[--tc->nvecsets] : fail_calloc((size_t)plan->nneed, sizeof *x->vecs);
@@ -270,11 +271,16 @@ static int ctx_init(scan_task *x, const scan_task_env *env, scan_task_core *tc, 
         assert(v->type == t && v->type_length == tl);
         pq_vec_clear(v);
     }
-    int rc = x->sp->rows0.len ? flt_mask_copy(&x->mask, &x->sp->rows0)
-                              : flt_mask_init(&x->mask, x->sp->nrows, true);
-    if (rc) return rc;
     scan_policy_order(env->pol, i, x->perm);
     return 0;
+}
+
+/* The split's mask over its window (task_window), all rows or those page indexes kept. */
+static int mask_init(scan_task *x)
+{
+    if (!x->sp->rows0.len) return flt_mask_init(&x->mask, x->nrows, true);
+    assert(x->nrows == x->sp->nrows); /* page indexes: a window the plan cut at page starts */
+    return flt_mask_copy(&x->mask, &x->sp->rows0);
 }
 
 static void ctx_free(scan_task *x)
@@ -322,19 +328,26 @@ int scan_task_run(const scan_task_env *env, scan_task_core *tc, int core, int i,
     scan_task x;
     int rc = ctx_init(&x, env, tc, core, i, unit);
     if (rc == 0) rc = task_register_all(&x);
-    bool dead = false; /* the Top-K bound beats every row: its statistics or its pages */
-    if (rc == 0 && env->topk) {
-        dead = task_topk_dead(&x);
-        if (!dead) rc = task_topk_pages(&x);
-        dead = dead || (rc == 0 && flt_mask_all_false(&x.mask));
+    /* the Top-K bound beats every row: its statistics (before any read) or its pages */
+    bool dead = rc == 0 && task_topk_dead(&x);
+    bool moves = rc == 0 && !dead && task_window_moves(&x);
+    if (moves) {
+        apply_policy(&x); /* before the window's read, so the wanted reads go out together */
+        rc = task_window(&x);
+    }
+    bool empty = rc == 0 && !dead && x.nrows == 0; /* an evenly cut group's page was elsewhere */
+    if (rc == 0 && !dead && !empty) rc = mask_init(&x);
+    if (rc == 0 && !dead && !empty && env->topk) {
+        rc = task_topk_pages(&x);
+        dead = rc == 0 && flt_mask_all_false(&x.mask);
     }
     if (rc == 0 && dead) {
         /* what it registered is released unsent below */
         atomic_fetch_add_explicit(&env->topk->splits_dead, 1, memory_order_relaxed);
-    } else if (rc == 0) {
-        apply_policy(&x);
-        atomic_fetch_add_explicit(&env->cnt->rows_scanned, x.sp->nrows, memory_order_relaxed);
-        atomic_fetch_add_explicit(&tc->rows_scanned, x.sp->nrows, memory_order_relaxed);
+    } else if (rc == 0 && !empty) {
+        if (!moves) apply_policy(&x);
+        atomic_fetch_add_explicit(&env->cnt->rows_scanned, x.nrows, memory_order_relaxed);
+        atomic_fetch_add_explicit(&tc->rows_scanned, x.nrows, memory_order_relaxed);
         rc = run_chain(&x, b);
     }
     char lost[sizeof x.err.msg];

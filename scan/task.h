@@ -106,6 +106,9 @@ typedef struct scan_task {
     int core;
     int index;             /* the split's */
     const scan_split *sp;
+    int64_t row_lo, nrows; /* its window: rows [row_lo, row_lo + nrows) of its row group, the
+                              plan's, or for a group the plan cut evenly moved to page starts
+                              (task_window); nrows may then be 0 */
     int unit;              /* its fetch unit */
     bool by_unit;          /* the unit is shared: pieces are slices of its requests */
     fut_t ***futs;         /* [slot][piece], NULL once released or never registered */
@@ -164,7 +167,18 @@ void task_want_slot(scan_task *x, int slot);
 /* Registers every piece of every slot (no I/O yet). 0 or -ENOMEM. */
 int task_register_all(scan_task *x);
 /* The split-relative rows [*a, *e) a page piece contributes (its rows inside the split). */
-void task_piece_span(const scan_split *sp, const scan_piece *pc, int64_t *a, int64_t *e);
+void task_piece_span(const scan_task *x, const scan_piece *pc, int64_t *a, int64_t *e);
+/* The split's window (x->row_lo, x->nrows): the plan's, except for a split of a row group the
+ * plan cut evenly (no offset index: plan_cut.c cut_even), whose edges move to page starts of
+ * slot 0's chunk (format/page_walk.h pq_walk_snap), so each page of that column is decoded by
+ * one split of the group: a chunk of one page is read by the group's first split alone, the
+ * others come out empty (nrows 0). Each split moves its own edges on the same bytes, so the
+ * windows still tile the group without the splits agreeing on anything. Only when
+ * task_window_moves; wants and awaits slot 0's chunk. 0, or a read's or a page header's error
+ * (x->err filled). */
+int task_window(scan_task *x);
+/* Whether the split's window moves (task_window reads): its group was cut evenly. */
+bool task_window_moves(const scan_task *x);
 /* Releases page pieces of slot whose rows the mask excludes (and the dictionary when no page
  * is left). Whole-chunk pieces are kept. */
 void task_drop_excluded_pages(scan_task *x, int slot);

@@ -57,14 +57,15 @@ static void walk_init(scan_task *x, pq_page_walk *w, pq_col_reader *r, const sca
                       const io_bytes *b)
 {
     int64_t exp = pc->whole_chunk || pc->dict ? -1 : pc->nrows;
-    pq_walk_init(w, r, b->data, b->len, (int64_t)pc->off, pc->first_row, exp, x->sp->nrows,
-                 !pc->whole_chunk);
-    if (pc->whole_chunk) /* a cut group's chunk (plan.c cut_even) runs past the split */
-        pq_walk_set_chunk_end(w, x->plan->f->meta.row_groups[x->sp->rg].num_rows - x->sp->row_lo);
+    int64_t first = pc->whole_chunk ? -x->row_lo : pc->first_row; /* the window's, moved */
+    pq_walk_init(w, r, b->data, b->len, (int64_t)pc->off, first, exp, x->nrows, !pc->whole_chunk);
+    if (pc->whole_chunk) /* a cut group's chunk (plan_cut.c cut_even) runs past the split */
+        pq_walk_set_chunk_end(w, x->plan->f->meta.row_groups[x->sp->rg].num_rows - x->row_lo);
 }
 
-/* Whether piece pc is a whole chunk of which the split holds only some rows (plan.c
- * cut_even): its pages are walked, the ones outside the split skipped undecoded. */
+/* Whether piece pc is a whole chunk of a group the plan cut (plan_cut.c cut_even; the split's
+ * moved window may still hold all its rows, task_window): its pages are walked, the ones
+ * outside the window skipped undecoded. */
 static bool chunk_cut(const scan_task *x, const scan_piece *pc)
 {
     return pc->whole_chunk && x->sp->nrows != x->plan->f->meta.row_groups[x->sp->rg].num_rows;
@@ -95,7 +96,7 @@ static int64_t split_data(const scan_task *x, const pq_chunk_meta *cm, const pq_
     int64_t rg_rows = x->plan->f->meta.row_groups[x->sp->rg].num_rows, data = 0;
     assert(cm->total_uncompressed_size <= PQ_MAX_CHUNK_UNCOMPRESSED_BYTES); /* meta_check */
     if (v->type == PQ_BYTE_ARRAY && rg_rows > 0 && cm->total_uncompressed_size > 0) {
-        double share = (double)x->sp->nrows / (double)rg_rows;
+        double share = (double)x->nrows / (double)rg_rows;
         data = (int64_t)((double)cm->total_uncompressed_size * share);
         if (data > RESERVE_DATA_MAX) data = RESERVE_DATA_MAX;
     }
@@ -113,7 +114,7 @@ static int decode_slot(scan_task *x, int slot)
     /* sized for the split's rows first (a vector handed to the output starts empty: growing
      * it by doubling would copy it again and again); a nested slot sizes its own */
     int rc = r->col->nested ? task_decode_nested(x, slot, r, v, split_data(x, cm, v))
-                            : pq_vec_reserve(v, x->sp->nrows, split_data(x, cm, v));
+                            : pq_vec_reserve(v, x->nrows, split_data(x, cm, v));
     bool paged = false;
     for (int p = 0; rc == 0 && !r->col->nested && p < cp->npieces; p++) {
         scan_piece *pc = &cp->pieces[p];
@@ -125,7 +126,7 @@ static int decode_slot(scan_task *x, int slot)
         int64_t a = 0, e = 0;
         if (!pc->dict && !pc->whole_chunk) {
             paged = true;
-            task_piece_span(x->sp, pc, &a, &e);
+            task_piece_span(x, pc, &a, &e);
             /* pages pruned at planning have no piece: their rows become placeholders too */
             if (a > v->length && (rc = append_placeholder(v, a - v->length))) break;
         }
@@ -142,14 +143,14 @@ static int decode_slot(scan_task *x, int slot)
         if (rc == 0 && pc->dict) task_publish_dict(x, slot, r);
     }
     r->shared_dict = NULL; /* not kept past the split: the last split of the group frees it */
-    if (rc == 0 && paged && v->length < x->sp->nrows) /* trailing pages pruned at planning */
-        rc = append_placeholder(v, x->sp->nrows - v->length);
-    int64_t want = x->compacted[slot] ? x->nmrows : x->sp->nrows; /* (a nested slot's kept
-                                                                      rows: task_nested.c) */
+    if (rc == 0 && paged && v->length < x->nrows) /* trailing pages pruned at planning */
+        rc = append_placeholder(v, x->nrows - v->length);
+    int64_t want = x->compacted[slot] ? x->nmrows : x->nrows; /* (a nested slot's kept rows:
+                                                                 task_nested.c) */
     if (rc == 0 && v->length != want)
         rc = pq_errf(&x->err, RINGSCAN_EFORMAT, cp->npieces ? (int64_t)cp->pieces[0].off : -1,
                      "column chunk decoded to %lld rows, %s %lld",
-                     (long long)v->length, want == x->sp->nrows ? "row group has" : "kept rows",
+                     (long long)v->length, want == x->nrows ? "row group has" : "kept rows",
                      (long long)want);
     if (rc) pq_err_column(&x->err, plan->f->meta.columns[cp->col].name);
     task_release_slot(x, slot); /* bytes are decoded: let the buffers go */
@@ -397,7 +398,7 @@ int task_eval_paged(scan_task *x, int k)
     page_eval pe = {.p = &plan->filter->preds[k]};
     pq_vec_init(&pe.idx, PQ_INT32, 0);
     pq_vec_init(&pe.vals, d->physical, d->type_length);
-    rc = flt_mask_init(&x->tmp, x->sp->nrows, false);
+    rc = flt_mask_init(&x->tmp, x->nrows, false);
     if (rc == 0) rc = walk_selected(x, slot, r, page_eval_one, &pe);
     if (rc) pq_err_column(&x->err, d->name);
     task_release_slot(x, slot);

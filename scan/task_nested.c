@@ -31,7 +31,7 @@ static bool cols_ok(const scan_task *x, int slot)
 static int64_t nest_select(scan_task *x, int slot, const pq_file_meta *m, const pq_nest *t,
                            pq_nest_leaf *leaves)
 {
-    int64_t rows = x->sp->nrows;
+    int64_t rows = x->nrows;
     if (x->nmrows < 0 || x->nmrows == rows) return rows; /* (every row kept) */
     assert(x->nmrows < rows);
     if (!pq_nest_leaves_select(m, t, leaves, rows, x->mrows, x->nmrows)) return rows;
@@ -45,7 +45,7 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int6
     const pq_file_meta *m = &x->plan->f->meta;
     const scan_colplan *cp = &x->sp->cols[slot];
     int32_t top = x->plan->slot_node[slot];
-    assert(top >= 0 && x->sp->row_lo == 0); /* plan.c admits only these, read whole */
+    assert(top >= 0 && x->row_lo == 0); /* plan.c admits only these, read whole */
     int n = cp->npieces;
     pq_nest *t = fail_malloc(sizeof *t * (size_t)PQ_NEST_CAP(m, top));
     pq_nest_leaf *leaves = pq_nest_leaves_keep(r, &m->columns[cp->col], n);
@@ -74,7 +74,7 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int6
             rc = pq_nest_leaf_chunk(ri, b.data, b.len, (int64_t)cp->pieces[i].off, &leaves[i], &x->err);
     }
     int64_t rows = rc == 0 ? nest_select(x, slot, m, t, leaves) : 0;
-    int64_t guess = x->sp->nrows ? data * rows / x->sp->nrows : data; /* (the kept rows') */
+    int64_t guess = x->nrows ? data * rows / x->nrows : data; /* (the kept rows') */
     if (rc == 0 && !cols) rc = pq_vec_reserve(v, rows, guess);
     if (rc == 0 && cols) rc = pq_nest_columns(m, t, leaves, rows, v, &x->err);
     else if (rc == 0) rc = pq_nest_assemble(m, t, leaves, rows, v, &x->err);

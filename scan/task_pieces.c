@@ -155,11 +155,41 @@ void task_mask_rows_drop(scan_task *x)
 }
 
 /* The split-relative rows [*a, *b) a page piece contributes (its rows inside the split). */
-void task_piece_span(const scan_split *sp, const scan_piece *pc, int64_t *a, int64_t *e)
+void task_piece_span(const scan_task *x, const scan_piece *pc, int64_t *a, int64_t *e)
 {
+    assert(!pc->whole_chunk && x->nrows == x->sp->nrows); /* page pieces: the plan's window */
     *a = pc->first_row < 0 ? 0 : pc->first_row;
-    *e = pc->first_row + pc->nrows > sp->nrows ? sp->nrows : pc->first_row + pc->nrows;
+    *e = pc->first_row + pc->nrows > x->nrows ? x->nrows : pc->first_row + pc->nrows;
     assert(*a < *e);
+}
+
+bool task_window_moves(const scan_task *x)
+{
+    const scan_split *sp = x->sp;
+    const scan_colplan *cp = sp->pruned ? NULL : &sp->cols[0];
+    int q = cp ? cp->npieces - 1 : -1; /* a cut chunk's data: its last piece (plan_cut.c) */
+    return q >= 0 && cp->pieces[q].whole_chunk && x->futs[0][q] &&
+           sp->nrows != x->plan->f->meta.row_groups[sp->rg].num_rows;
+}
+
+int task_window(scan_task *x)
+{
+    assert(task_window_moves(x));
+    const scan_split *sp = x->sp;
+    int64_t n = x->plan->f->meta.row_groups[sp->rg].num_rows;
+    const scan_colplan *cp = &sp->cols[0];
+    int q = cp->npieces - 1;
+    fut_t *f = x->futs[0][q];
+    fut_want(f);
+    int rc = fut_await(f);
+    if (rc) return pq_errf(&x->err, rc, (int64_t)cp->pieces[q].off, "%s", fut_message(f));
+    io_bytes b = task_piece_bytes(x, 0, q);
+    int64_t lo = sp->row_lo, hi = sp->row_lo + sp->nrows;
+    rc = pq_walk_snap(&x->tc->readers[0], b.data, b.len, (int64_t)cp->pieces[q].off, n, &lo, &hi,
+                      &x->err);
+    if (rc) return rc;
+    x->row_lo = lo, x->nrows = hi - lo;
+    return 0;
 }
 
 /* Releases page pieces of slot whose rows the mask excludes (and the dictionary when no page
@@ -176,7 +206,7 @@ void task_drop_excluded_pages(scan_task *x, int slot)
             continue;
         }
         int64_t a, b;
-        task_piece_span(x->sp, pc, &a, &b);
+        task_piece_span(x, pc, &a, &b);
         if (!flt_mask_any_range(&x->mask, a, b)) task_discard(x, slot, p);
         else any_page = true;
     }

@@ -162,7 +162,7 @@ int task_topk_select(scan_task *x, int64_t **pos)
     scan_topk *t = x->env->topk;
     assert(t && t->nkeys >= 1 && t->k >= 0);
     *pos = NULL;
-    topk_rows r = {.t = t, .base = t->rg_first[x->sp->rg] + x->sp->row_lo};
+    topk_rows r = {.t = t, .base = t->rg_first[x->sp->rg] + x->row_lo};
     for (int j = 0; j < t->nkeys; j++) { /* a key no conjunct decoded: the selected rows only */
         int slot = x->plan->proj_slot[t->nout + j];
         int rc = task_load_projected(x, slot);
@@ -171,7 +171,7 @@ int task_topk_select(scan_task *x, int64_t **pos)
         r.full[j] = !x->compacted[slot];
     }
     int64_t n = flt_mask_popcount(&x->mask), k = n < t->k ? n : t->k;
-    for (int j = 0; j < t->nkeys; j++) assert(r.full[j] ? r.kv[j]->length == x->sp->nrows : r.kv[j]->length == n);
+    for (int j = 0; j < t->nkeys; j++) assert(r.full[j] ? r.kv[j]->length == x->nrows : r.kv[j]->length == n);
     uint32_t *row = fail_malloc(sizeof *row * (size_t)(n + 1));
     int64_t *h = fail_malloc(sizeof *h * (size_t)(k + 1));
     *pos = fail_malloc(sizeof **pos * (size_t)(k + 1));

@@ -7,7 +7,8 @@
 # (a split a second core takes is lent a copy: scan/fetch.c invariant 7), so at 2 threads the
 # read calls and bytes equal the uncut plan's (--split-rows 0), in every one of 5 runs, except
 # that a stolen split whose owner already let its request go reads its own columns (at most 3
-# more read calls a steal: seen under CI's load, 12 reads against 10).
+# more read calls a steal: seen under CI's load, 12 reads against 10). In a dataset the other
+# files count too (scan_opts.groups_besides): copies of the file enough for the cores are not cut.
 # Last line: "few_groups: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 f="$dir/li.parquet"
@@ -37,4 +38,20 @@ for i in 1 2 3 4 5; do
     check '[ -n "$ureads" ] && [ -n "$reads" ] && { { [ "$reads" = "$ureads" ] && [ "$bytes" = "$ubytes" ]; } || [ "$reads" -le $((ureads + 3 * steals)) ]; }' \
         "run $i at 2 threads: reads $reads, bytes $bytes, steals $steals; uncut plan: reads $ureads, bytes $ubytes"
 done
+# A dataset's files are cut as one plan of every file would cut them (scan_opts.groups_besides:
+# the other files count as a group each at least): 6 copies of the file hold 3 + 5 groups
+# besides, enough for 2 cores, so each keeps its 3 splits and decodes what the uncut plan does;
+# 2 copies (3 + 1 groups) are still cut for the cores. Same rows as the lone file's, summed.
+sstat() { "$R" scan "$1" "${q[@]}" --stats --threads "$2" 2>&1 | sed -nE "s/.*[ ,]$3 ([0-9]+),.*/\1/p" | head -1; }
+one_dec0=$("$R" scan "$f" "${q[@]}" --stats --threads 2 --split-rows 0 2>&1 | sed -nE 's/.* bytes_decompressed ([0-9]+),.*/\1/p')
+one_rows=$(sstat "$f" 1 rows_scanned)
+for n in 2 6; do
+    mkdir -p "$dir/ds$n"
+    for i in $(seq "$n"); do cp "$f" "$dir/ds$n/part$i.parquet"; done
+done
+s6=$(sstat "$dir/ds6" 2 splits); d6=$(sstat "$dir/ds6" 2 bytes_decompressed); r6=$(sstat "$dir/ds6" 2 rows_scanned)
+check '[ "$s6" = 18 ] && [ -n "$one_dec0" ] && [ "$d6" = $((6 * one_dec0)) ] && [ "$r6" = $((6 * one_rows)) ]' \
+    "6 files at 2 threads: $s6 splits (want 18: none cut), $d6 bytes decompressed (want 6 x $one_dec0), rows $r6 (6 x $one_rows)"
+s2=$(sstat "$dir/ds2" 2 splits)
+check '[ -n "$s2" ] && [ "$s2" -ge 12 ]' "2 files at 2 threads: $s2 splits, want at least 12 (3 + 1 groups: cut for 2 cores)"
 summary few_groups

@@ -510,6 +510,47 @@ static void test_chunk_window(void)
     pq_buf_free(&c.b);
 }
 
+/* pq_walk_snap on the chunk (data pages start at rows 0, 5, 9, 12 of 15): every edge goes to
+ * the nearest of 5, 9, 12 and 15 (a tie to the later; 0 stays), so moved edges never
+ * reverse and windows cut anywhere still tile the chunk; the dictionary page is skipped
+ * undecoded; headers are read only up to the first data page starting past hi (a buffer
+ * cut after P3 serves hi 6 but not hi 10: P4's header is not whole). */
+static void test_snap(void)
+{
+    chunk c;
+    make_chunk(&c);
+    pq_col_reader r;
+    pq_colr_init(&r, &col, PQ_CODEC_UNCOMPRESSED, NULL);
+    const int64_t want[NROWS + 1] = {0, 5, 5, 5, 5, 5, 5, 9, 9, 9, 9, 12, 12, 12, 15, 15};
+    int64_t prev = 0;
+    for (int64_t row = 0; row <= NROWS; row++) {
+        int64_t lo = row, hi = NROWS;
+        pq_err e = fresh_err();
+        CHECK_EQ_I64(pq_walk_snap(&r, c.b.data, c.b.len, FILE_OFF, NROWS, &lo, &hi, &e), 0);
+        CHECK_EQ_I64(lo, want[row]);
+        CHECK_EQ_I64(hi, NROWS);
+        CHECK(lo >= prev); /* never reverses */
+        prev = lo;
+        lo = 0, hi = row;
+        CHECK_EQ_I64(pq_walk_snap(&r, c.b.data, c.b.len, FILE_OFF, NROWS, &lo, &hi, &e), 0);
+        CHECK_EQ_I64(lo, 0);
+        CHECK_EQ_I64(hi, want[row]);
+    }
+    CHECK(!r.has_dict);
+    CHECK_EQ_I64(r.pages_decoded, 0);
+    int64_t lo = 1, hi = 6;
+    pq_err e = fresh_err();
+    CHECK_EQ_I64(pq_walk_snap(&r, c.b.data, c.at[4], FILE_OFF, NROWS, &lo, &hi, &e), 0);
+    CHECK_EQ_I64(lo, 5);
+    CHECK_EQ_I64(hi, 5);
+    lo = 1, hi = 10;
+    int rc = pq_walk_snap(&r, c.b.data, c.at[4] + 2, FILE_OFF, NROWS, &lo, &hi, &e);
+    CHECK(rc < 0);
+    CHECK_EQ_I64(e.offset, off_of(&c, 4));
+    pq_colr_free(&r);
+    pq_buf_free(&c.b);
+}
+
 static void test_errors(void)
 {
     chunk c;
@@ -745,6 +786,7 @@ int main(void)
     RUN(test_direct_dict);
     RUN(test_whole_chunk);
     RUN(test_chunk_window);
+    RUN(test_snap);
     RUN(test_selection);
     RUN(test_skipped_pages);
     RUN(test_indices);

@@ -1348,14 +1348,18 @@ static void test_read_ahead(void)
     pqf_close(f);
 }
 
-/* The footer's tail read grows with the file (its page index grows with the pages), within
- * its bounds, and never past the file. */
+/* The footer's tail read grows with the file (a remote file's page index grows with its
+ * pages), within its bounds, and never past the file; a local file's is smaller. */
 static void test_tail_bytes(void)
 {
-    CHECK_EQ_I64(pqf_tail_bytes(100), 100);
-    CHECK_EQ_I64(pqf_tail_bytes(10 << 20), PQF_TAIL_MIN_BYTES);
-    CHECK_EQ_I64(pqf_tail_bytes((uint64_t)2496806030), 2496806030 / PQF_TAIL_SHARE);
-    CHECK_EQ_I64(pqf_tail_bytes((uint64_t)1 << 40), PQF_TAIL_MAX_BYTES);
+    CHECK_EQ_I64(pqf_tail_bytes(100, true), 100);
+    CHECK_EQ_I64(pqf_tail_bytes(10 << 20, true), PQF_TAIL_MIN_BYTES);
+    CHECK_EQ_I64(pqf_tail_bytes((uint64_t)2496806030, true), 2496806030 / PQF_TAIL_SHARE);
+    CHECK_EQ_I64(pqf_tail_bytes((uint64_t)1 << 40, true), PQF_TAIL_MAX_BYTES);
+    CHECK_EQ_I64(pqf_tail_bytes(100, false), 100);
+    CHECK_EQ_I64(pqf_tail_bytes(10 << 20, false), PQF_LOCAL_TAIL_MIN_BYTES);
+    CHECK_EQ_I64(pqf_tail_bytes(233953262, false), 233953262 / PQF_LOCAL_TAIL_SHARE); /* sf=1 */
+    CHECK_EQ_I64(pqf_tail_bytes((uint64_t)2496806030, false), PQF_LOCAL_TAIL_MAX_BYTES);
 }
 
 /* ====================================================================== pruning */
@@ -1489,6 +1493,51 @@ static void test_pruning(void)
         }
         pqf_close(f);
     }
+}
+
+/* A page index outside a local file's tail but inside a remote one's (~350 KB of index on a
+ * ~2 MB file): locally the footer is one read and planning reads the index once (the needed
+ * columns' span); through a simulated store the tail brings it and planning reads nothing.
+ * Both prune the same pages and return the same rows. */
+static void test_index_outside_tail(void)
+{
+    enum { ROWS = 200000, RG = 20000, PAGE = 20 };
+    char path[256];
+    ts_path(path, sizeof path, "index_outside_tail.parquet");
+    CHECK_EQ_I64(ts_write_ids(path, "key", ROWS, RG, PAGE, true), 0);
+    int64_t pruned[2] = {-1, -1};
+    for (int remote = 0; remote < 2; remote++) {
+        io_open_opts io = {.store = remote ? "sim:ttfb=1ms,bw=1000MB/s" : NULL};
+        pqf_t *f = NULL;
+        pq_err e = {.offset = -1};
+        CHECK_EQ_I64(pqf_open_with(&f, path, &io, NULL, &e), 0);
+        if (!f) continue;
+        uint64_t size = f->file->size_bytes, tail = pqf_tail_bytes(size, remote);
+        CHECK_EQ_I64(tail, remote ? PQF_TAIL_MIN_BYTES : PQF_LOCAL_TAIL_MIN_BYTES);
+        CHECK_EQ_I64(f->tail_reads, 1);
+        CHECK_EQ_I64(f->index_bytes != NULL, remote); /* kept only when the tail held it */
+        uint64_t lo = UINT64_MAX, hi = 0; /* the index's span: every row group's two indexes */
+        for (int rg = 0; rg < f->meta.nrow_groups; rg++) {
+            const pq_chunk_meta *cm = &f->meta.row_groups[rg].chunks[0];
+            CHECK(cm->has_offset_index && cm->has_column_index);
+            uint64_t a = (uint64_t)cm->offset_index_offset, b = (uint64_t)cm->column_index_offset;
+            lo = a < lo ? a : lo, lo = b < lo ? b : lo;
+            a += (uint64_t)cm->offset_index_length, b += (uint64_t)cm->column_index_length;
+            hi = a > hi ? a : hi, hi = b > hi ? b : hi;
+        }
+        CHECK(lo < size - PQF_LOCAL_TAIL_MIN_BYTES && lo >= size - PQF_TAIL_MIN_BYTES);
+        const int proj[] = {0};
+        int64_t rows;
+        scan_stats st = scan_count(f, "key >= 30000 AND key < 30100", proj, 1, &rows, false);
+        CHECK_EQ_I64(rows, 100);
+        CHECK_EQ_I64(st.plan_reads, remote ? 0 : 1);
+        CHECK_EQ_I64(st.plan_bytes, remote ? 0 : hi - lo);
+        CHECK_EQ_I64(st.row_groups_pruned, ROWS / RG - 1);
+        pruned[remote] = st.pages_pruned;
+        pqf_close(f);
+    }
+    CHECK_EQ_I64(pruned[0], RG / PAGE - 100 / PAGE);
+    CHECK_EQ_I64(pruned[1], pruned[0]);
 }
 
 /* Bloom filters prune = / IN on values inside [min, max] that no row holds. */
@@ -1889,6 +1938,7 @@ int main(void)
     RUN(test_split_ranges);
     RUN(test_steal_lends);
     RUN(test_pruning);
+    RUN(test_index_outside_tail);
     RUN(test_bloom_pruning);
     RUN(test_limit);
     RUN(test_limit_ordered_exact);

@@ -130,4 +130,23 @@ static inline pq_column_desc ts_desc(const char *name, pq_physical p, int32_t tl
     return d;
 }
 
+/* Writes path: one required INT64 column `name` of rows 0, 1, ..; rg_rows per row group and
+ * page_rows per page (0: the writer's defaults), a page index when asked. 0 or a status. */
+static inline int ts_write_ids(const char *path, const char *name, int64_t rows, int64_t rg_rows,
+                               int64_t page_rows, bool page_index)
+{
+    pq_column_desc sch[1] = {ts_desc(name, PQ_INT64, 0, false, PQ_LOGICAL_NONE)};
+    pq_vec v;
+    ts_vec_new(&v, PQ_INT64, 0, rows, 0);
+    for (int64_t i = 0; i < rows; i++) ts_put_fixed(&v, &i, false);
+    pq_writer_opts wo;
+    pq_writer_opts_default(&wo);
+    if (rg_rows) wo.row_group_rows = rg_rows;
+    if (page_rows) wo.page_rows = page_rows;
+    wo.page_index = page_index;
+    int rc = ts_write(path, sch, 1, &v, rows, &wo);
+    pq_vec_free(&v);
+    return rc;
+}
+
 #endif
