@@ -128,6 +128,13 @@ pq_nest_leaf *pq_nest_leaves_keep(pq_col_reader *r, const pq_column_desc *first,
 int pq_nest_leaf_chunk(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
                        pq_nest_leaf *l, pq_err *e);
 
+/* Field t's decoded leaves (its leaf_hi - leaf_lo, as for pq_nest_assemble) cut in place to
+ * the rows sel[0..nsel) (rising, each < rows) of the rows rows they hold, so an assembly of
+ * nsel rows builds only those (format/nest_select.c). False, the leaves left whole, when one
+ * does not hold exactly rows rows (the assembly of rows rows then names it). */
+bool pq_nest_leaves_select(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,
+                           int64_t rows, const uint32_t *sel, int64_t nsel);
+
 /* The element width w >= 2 when field t (pq_nest_build) packs as a flat list (layout
  * above), else 0. */
 int32_t pq_nest_flat_width(const pq_file_meta *m, const pq_nest *t);

@@ -1,6 +1,7 @@
 /* format/nest_take.c: rows of a nested field's built columns (vec.h invariant 6,
  * pq_nest_cols) taken and cut, for what moves a split's rows on after it is decoded: a
- * filtered split's kept rows (scan/task.c project), Top-K's gathers (scan/topk.c,
+ * dataset's filter on cast values (scan/ds_post.c; a split's own filter cuts the leaves
+ * before they are built, format/nest_select.c), Top-K's gathers (scan/topk.c,
  * scan/ds_topk.c) and a limit's last batch (scan/output.c, scan/ds_out.c). Rows join columns
  * of the same layout; rows of null placeholders (packed null rows without bytes: a dataset's
  * file that lacks the field, scan/ds_schema.c ds_const_vec) join them as null rows.

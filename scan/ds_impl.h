@@ -24,11 +24,12 @@
  *  5. A nested top-level field (list, struct, map) is one column read whole (ds_nested.c):
  *     node >= 0, desc its first leaf's in `from`, meta from's footer (kept open) or a shape
  *     merged from files' (ds_nested_merge: a footer's nodes, held open, with leaf types of its
- *     own), its vectors packed rows (format/column_nested.h), null placeholders where a file
- *     lacks it; every file that has it pairs with its shape (ds_nmatch.c: struct fields by
- *     name, leaves widening or cast), its rows rewritten into it where they differ
- *     (ds_nwiden.c); a path inside it is read only from files whose field packs as the
- *     column's (ds_out.c). No filter reads it. */
+ *     own; ds_nested_union: struct fields merged by name, nodes and names of its own), its
+ *     vectors packed rows (format/column_nested.h), null placeholders where a file lacks it;
+ *     every file that has it pairs with its shape (ds_nmatch.c: struct fields by name, leaves
+ *     widening or cast), its rows rewritten into it where they differ (ds_nwiden.c); a path
+ *     inside it likewise (its node in the shape and in the file), null where the file's
+ *     struct lacks a field on it (ds_out.c). No filter reads it. */
 #ifndef RINGSCAN_SCAN_DS_IMPL_H
 #define RINGSCAN_SCAN_DS_IMPL_H
 #include "filter/expr.h"
@@ -128,6 +129,7 @@ typedef struct ds_npair {
     bool shape_bad;             /* a node of another kind (or a list's element named otherwise) */
     bool extra;                 /* the file has struct fields tt lacks (dropped in a read) */
     bool differ;                /* the file's packed rows need a rewrite (ds_nested_widen) */
+    int32_t lists;              /* while pairing: the lists and maps above the node paired */
     int32_t leaf[2];            /* the first leaf pair that does not read: its column in the
                                    column's file and in the file, else -1 */
 } ds_npair;
@@ -140,11 +142,13 @@ void ds_npair_free(ds_npair *p);
 /* (ds_nwiden.c) Whether nested field node of file m packs as nested column c does (the same
  * nodes, field names in the same order, leaf types): its rows need no rewrite. */
 bool ds_nested_same_leaves(const ds_col *c, const pq_file_meta *m, int32_t node);
-/* (ds_nwiden.c) v (file m's packed rows of nested column c, its field node there) widened
- * into c's shape (its leaves narrower: ds_nested_leaf_widens, or cast: ds_nested_leaf_casts;
- * the same nodes). 0, -ENOMEM, -EOVERFLOW, or a status with e naming the column (and the
+/* (ds_nwiden.c) v (file m's packed rows of node `node` there: nested column c's field, or a
+ * path inside it) widened into the shape of node tn of c->meta (c->node, or the same path
+ * there; its leaves narrower: ds_nested_leaf_widens, or cast: ds_nested_leaf_casts; struct
+ * fields by name). 0, -ENOMEM, -EOVERFLOW, or a status with e naming the column (and the
  * value and leaf, RINGSCAN_EUNSUPPORTED, when a cast value does not fit). */
-int ds_nested_widen(const ds_col *c, const pq_file_meta *m, int32_t node, pq_vec *v, pq_err *e);
+int ds_nested_widen(const ds_col *c, int32_t tn, const pq_file_meta *m, int32_t node, pq_vec *v,
+                    pq_err *e);
 /* (ds_nested.c) Remembers field, a nested field of file path that is left out, for messages
  * (at most DS_NESTED_MAX). 0 or -ENOMEM. */
 int ds_nested_remember(ds_schema *s, const char *field, const char *path);
@@ -171,6 +175,18 @@ static inline bool ds_null_typed(const pq_column_desc *d)
  * merge; c unchanged). */
 int ds_nested_merge(ds_col *c, const pq_file_meta *tm, int32_t tn, const ds_npair *p,
                     const pq_file_meta *fm);
+/* (ds_nmatch.c) Nested leaf a (the column's) merged with b (a file's) in place, as
+ * ds_nested_merge types a leaf pair: a's type kept where b's widens into it, b's taken where
+ * a's widens into b's, integers neither holds the other's as the smallest signed one holding
+ * both; false otherwise (a unchanged then). */
+bool ds_nested_leaf_merge(pq_column_desc *a, const pq_column_desc *b);
+/* (ds_nunion.c) In a union by name, nested column c's shape (c->meta, c->node) and field fn
+ * of fm merged by struct field name at every depth, as DuckDB's union_by_name merges structs:
+ * c's fields in order, then fm's others; leaves both have typed by ds_nested_leaf_merge. The
+ * shape is c's own (c->merged, with c->held NULL: no footer held for it; c->node 0); the old
+ * one freed. 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED (fields added under a node that is not a
+ * struct, nodes of other kinds, leaves that do not merge; c unchanged). */
+int ds_nested_union(ds_col *c, const pq_file_meta *fm, int32_t fn);
 /* Frees c's merged shape (c->meta then dangles: the caller sets it). */
 void ds_col_unmerge(ds_col *c);
 /* (ds_nested.c) Whether a nested column of s takes its shape from footer m (m must stay open

@@ -3,7 +3,8 @@
  * whose shape is the one the first file that has it gives (that file's footer is held open
  * for the Arrow export of every file's rows: ds_schema_holds) or, in a union by name, a later
  * file's that holds every field and leaf of the others, or one merged from both
- * (ds_nested_merge); every other file pairs with it (ds_nmatch.c: its struct fields by name,
+ * (ds_nested_merge; ds_nested_union where each lacks some of the other's struct fields);
+ * every other file pairs with it (ds_nmatch.c: its struct fields by name,
  * its leaves the same, widening or, without union_by_name, cast to the first file's: its
  * packed rows, or built columns when the same, read alike) or lacks it (nulls, in a union by
  * name) or is refused naming both files. A field whose LIST or MAP shape the format does not
@@ -120,8 +121,8 @@ static int refuse(const ds_col *c, const pq_file_meta *m, const ds_npair *p, con
     }
     if (p->fits && p->extra)
         return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': struct fields of %.80s and "
-                       "of %.80s each lack some of the other's: not supported (a union by name "
-                       "takes one file's fields, and the others' as nulls)", c->name, c->from, path);
+                       "of %.80s each lack some of the other's and do not merge by name (a field "
+                       "added where no struct is): not supported", c->name, c->from, path);
     return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s but a nested field "
                    "of another shape in %.80s: a dataset's nested fields must match", c->name,
                    c->node >= 0 ? "a nested field" : "flat", c->from, path);
@@ -129,21 +130,26 @@ static int refuse(const ds_col *c, const pq_file_meta *m, const ds_npair *p, con
 
 /* Column at's shape merged with field i of m (path), paired as p (m's under the column's) and
  * q (the column's under m's): the column's fields (m lacks none of them), else m's fields (the
- * column lacks none of them), leaves typed to hold both (ds_nested_merge). 0, -ENOMEM or
- * RINGSCAN_EUNSUPPORTED (no merge). */
+ * column lacks none of them), leaves typed to hold both (ds_nested_merge); else, each lacking
+ * some of the other's struct fields (or the column's shape a union already), a union of both
+ * (ds_nested_union). 0, -ENOMEM or RINGSCAN_EUNSUPPORTED (no merge). */
 static int merge_shape(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const ds_npair *p,
                        const ds_npair *q, const char *path)
 {
     ds_col *c = &s->cols[at];
     int rc = RINGSCAN_EUNSUPPORTED;
     char *from = NULL;
-    if (!p->shape_bad && !p->extra) {
+    bool own = c->merged && !c->held; /* a union: ds_nested_merge borrows a footer's nodes */
+    if (!p->shape_bad && !p->extra && !own) {
         rc = ds_nested_merge(c, c->meta, c->node, p, m);
+    } else if (!p->shape_bad && (own || (q->tt && !q->shape_bad && q->extra))) {
+        if (!(from = fail_strdup(path))) return -ENOMEM; /* (the file that adds fields) */
+        rc = ds_nested_union(c, m, i);
     } else if (q->tt && !q->shape_bad && !q->extra) {
         if (!(from = fail_strdup(path))) return -ENOMEM;
         rc = ds_nested_merge(c, m, i, q, c->meta);
-        if (rc == 0) free(c->from), c->from = from, from = NULL;
     }
+    if (rc == 0 && from) free(c->from), c->from = from, from = NULL;
     free(from);
     if (rc == 0) shape_desc(c, at);
     return rc;

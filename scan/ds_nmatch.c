@@ -9,7 +9,10 @@
  *  1. map[k] is the file's node of the column's node k, or -1 for a struct field the file
  *     lacks (and every node under it); a matched node has the file node's kind.
  *  2. Work is bounded by the two shapes' nodes (a struct's field found by a walk over the
- *     file struct's fields: at most the product of their counts). */
+ *     file struct's fields: at most the product of their counts).
+ *  3. Without union_by_name (cast), a struct inside a list or map sharing no field with the
+ *     column's does not pair (DuckDB's STRUCT cast there needs one matching member; a
+ *     struct under structs alone reads as nulls, as DuckDB maps it by name). */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -96,7 +99,10 @@ static void pair(ds_npair *p, int32_t kt, int32_t kf, const pq_file_meta *tm,
     if (t->kind == PQ_NEST_PRIM) return leaf_pair(p, kt, kf, tm, fm, cast);
     if (t->kind != PQ_NEST_STRUCT) {
         if (strcmp(p->tt[kt + 1].name, p->ft[kf + 1].name) != 0) p->fits = false, p->shape_bad = true;
-        return pair(p, kt + 1, kf + 1, tm, fm, cast);
+        p->lists++;
+        pair(p, kt + 1, kf + 1, tm, fm, cast);
+        p->lists--;
+        return;
     }
     int32_t found = 0;
     for (int32_t c = kt + 1, i = 0; i < t->nchildren; i++, c = p->tt[c].end) {
@@ -108,6 +114,8 @@ static void pair(ds_npair *p, int32_t kt, int32_t kf, const pq_file_meta *tm,
         for (int32_t g = c; fc < 0 && g < p->tt[c].end; g++) p->map[g] = -1;
     }
     if (found < f->nchildren) p->extra = p->differ = true;
+    if (found == 0 && cast && p->lists > 0) /* (DuckDB's cast of a list's or map's structs: */
+        p->fits = false, p->shape_bad = true; /* "at least one matching member") */
 }
 
 int ds_npair_init(ds_npair *p, const pq_file_meta *tm, int32_t tn, const pq_file_meta *fm,
@@ -142,9 +150,7 @@ static void signed_int(__int128 lo, __int128 hi, pq_column_desc *d)
     d->int_signed = true, d->type_length = 0, d->decimal_precision = d->decimal_scale = 0;
 }
 
-/* Leaf a (the column's) merged with b (a file's) in place: a's type kept where b's widens into
- * it, b's taken where a's widens into b's, integers merged (signed_int); false otherwise. */
-static bool leaf_merge(pq_column_desc *a, const pq_column_desc *b)
+bool ds_nested_leaf_merge(pq_column_desc *a, const pq_column_desc *b)
 {
     int au = ds_stamp_unit(a), bu = ds_stamp_unit(b);
     if (au && bu && !ds_nested_leaf_same(a, b)) { /* the finer unit (INT96: nanoseconds, as */
@@ -194,7 +200,7 @@ int ds_nested_merge(ds_col *c, const pq_file_meta *tm, int32_t tn, const ds_npai
     bool ok = true;
     for (int32_t k = 0; ok && k < p->nt; k++)
         if (p->tt[k].kind == PQ_NEST_PRIM && p->map[k] >= 0)
-            ok = leaf_merge(&cols[p->tt[k].col], &fm->columns[p->ft[p->map[k]].col]);
+            ok = ds_nested_leaf_merge(&cols[p->tt[k].col], &fm->columns[p->ft[p->map[k]].col]);
     if (!ok) return free(cols), free(x), RINGSCAN_EUNSUPPORTED;
     ds_col_unmerge(c);
     c->merged = x, c->held = base, c->meta = x, c->node = tn;

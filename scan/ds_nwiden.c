@@ -332,11 +332,12 @@ bool ds_nested_same_leaves(const ds_col *c, const pq_file_meta *m, int32_t node)
     return same;
 }
 
-int ds_nested_widen(const ds_col *c, const pq_file_meta *m, int32_t node, pq_vec *v, pq_err *e)
+int ds_nested_widen(const ds_col *c, int32_t tn, const pq_file_meta *m, int32_t node, pq_vec *v,
+                    pq_err *e)
 {
     if (v->length == 0) return 0;
     ds_npair pr;
-    int rc = ds_npair_init(&pr, c->meta, c->node, m, node, true, e);
+    int rc = ds_npair_init(&pr, c->meta, tn, m, node, true, e);
     if (rc || !pr.differ) return ds_npair_free(&pr), rc;
     assert(pr.fits); /* invariant 1 */
     assert(!v->cols); /* such a file's scan packs rows (ds_view_nested_widened: no nest_cols) */

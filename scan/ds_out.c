@@ -88,14 +88,47 @@ static int path_types(ds_scan *d, pq_err *e)
     return 0;
 }
 
+/* Whether field fn of file m, under nested column c, lacks a struct field on the path whose
+ * node in c's shape is tn, none of them inside a list or map: the path then reads as null
+ * in m, as DuckDB reads a struct field a file lacks. *in_list: lacked, but inside one. */
+static bool path_lacked(const ds_col *c, int32_t tn, const pq_file_meta *m, int32_t fn,
+                        bool *in_list)
+{
+    ds_npair p;
+    pq_err ignore = {.offset = -1};
+    int32_t k = -1;
+    *in_list = false;
+    if (ds_npair_init(&p, c->meta, c->node, m, fn, true, &ignore) == 0)
+        for (k = 0; k < p.nt && p.tt[k].src != tn; k++) {}
+    bool lacked = k >= 0 && k < p.nt && p.map[k] < 0;
+    for (int32_t a = 0; lacked && a < k; a++)
+        if (p.tt[a].end > k && p.tt[a].kind != PQ_NEST_STRUCT) *in_list = true;
+    ds_npair_free(&p);
+    return lacked && !*in_list;
+}
+
 int ds_out_path_leaf(const ds_scan *d, int j, const pq_file_meta *m, const char *path, int *leaf,
                      int32_t *node, pq_err *e)
 {
     assert(d->opath[j]);
+    const ds_col *c = &d->s.cols[d->out[j]];
+    int32_t fn = *node, tn = -1;
     int rc = scan_nested_resolve(m, d->opath[j], leaf, node, e);
     if (rc == 0) return 0;
     char why[sizeof e->msg];
     snprintf(why, sizeof why, "%s", e->msg);
+    int any;
+    bool in_list = false;
+    if (scan_nested_resolve(c->meta, d->opath[j], &any, &tn, e) == 0 &&
+        path_lacked(c, tn, m, fn, &in_list)) {
+        *leaf = -1, *node = -1; /* null in this file's rows */
+        return 0;
+    }
+    if (in_list)
+        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.200s: column '%.100s': this file's "
+                       "field lacks a struct field on the path inside a list or map, which the "
+                       "dataset's field (from %.200s) has: not supported (project the field)",
+                       path, d->opath[j], c->from);
     return pq_errf(e, rc, -1, "%.200s: column '%.100s': %.200s", path, d->opath[j], why);
 }
 
@@ -199,22 +232,20 @@ int ds_conflicts(const ds_scan *d, pq_err *e)
     return 0;
 }
 
-/* Output column j's rows v of nested column out[j] from file r, widened into its shape
- * (ds_nwiden.c); a path inside it whose leaves would widen is refused. */
+/* Output column j's rows v of nested column out[j] from file r, rewritten into its shape
+ * (ds_nwiden.c): the field's, or a path's inside it (its node in the column's shape and in
+ * the file resolved by name, as path_col and ds_out_path_leaf resolved them: struct fields by
+ * name, leaves widened or cast as the field's are). */
 static int nested_rows(const ds_scan *d, const ds_run *r, int j, pq_vec *v, pq_err *e)
 {
     const ds_col *c = &d->s.cols[d->out[j]];
     const pq_file_meta *m = &d->ft.slots[r->fi].f->meta;
-    int32_t node = r->view.node[d->out[j]];
+    int32_t node = r->view.node[d->out[j]], tn = c->node;
     const char *path = d->a.list->files[r->fi].path;
-    if (d->opath[j] && !ds_nested_same_leaves(c, m, node)) {
-        char what[320];
-        snprintf(what, sizeof what, "column '%.40s': a path inside a nested field whose leaves "
-                 "or struct fields differ here from %.120s's is not supported (project the field)",
-                 c->name, c->from);
-        return ds_file_errf(e, RINGSCAN_EUNSUPPORTED, path, what);
-    }
-    int rc = d->opath[j] ? 0 : ds_nested_widen(c, m, node, v, e);
+    int leaf, rc = 0;
+    if (d->opath[j] && (rc = scan_nested_resolve(c->meta, d->opath[j], &leaf, &tn, e)) == 0)
+        rc = scan_nested_resolve(m, d->opath[j], &leaf, &node, e);
+    if (rc == 0) rc = ds_nested_widen(c, tn, m, node, v, e);
     return rc && e->msg[0] ? ds_file_errf(e, rc, path, e->msg) : rc;
 }
 

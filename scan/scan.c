@@ -253,8 +253,7 @@ static int parts_init(scan_t *s)
                              .stop = &s->out.stop, .enough = &s->out.limit_hit,
                              .topk = s->topk.nkeys ? &s->topk : NULL,
                              .dict_slot = s->dict_slot,
-                             .nest_cols = s->o.nest_cols,
-                             .nest_gather = s->o.nest_gather || s->topk.nkeys > 0};
+                             .nest_cols = s->o.nest_cols};
     s->merge.t = &s->topk;
     return rc;
 }

@@ -121,9 +121,6 @@ typedef struct scan_opts {
                                  field's rows over as columns (format/vec.h invariant 6: taken
                                  and cut by format/nest_take.c, so filters, limits and Top-K
                                  keep them) */
-    bool nest_gather;         /* the batches' rows are gathered together (a dataset's Top-K
-                                 merge, ds_topk.c): every split of a nested field takes one
-                                 form, its columns (task_nested.c cols_ok) */
     struct scan_rt *rt;       /* NULL, or a runtime shared with other scans (scan_rt.h): the
                                  scan runs its workers on rt's cores (threads = rt's) instead
                                  of starting its own, and leaves them running at its end */

@@ -60,7 +60,6 @@ typedef struct scan_task_env {
     const bool *dict_slot;     /* NULL, or per slot: decoded as dictionary indices
                                   (task_dictout.c, scan_dictout_slots) */
     bool nest_cols;            /* scan_opts.nest_cols */
-    bool nest_gather;          /* scan_opts.nest_gather, or a Top-K scan (its merge gathers) */
 } scan_task_env;
 
 /* A core's task state (invariant 2). */

@@ -145,10 +145,13 @@ static int decode_slot(scan_task *x, int slot)
     r->shared_dict = NULL; /* not kept past the split: the last split of the group frees it */
     if (rc == 0 && paged && v->length < x->nrows) /* trailing pages pruned at planning */
         rc = append_placeholder(v, x->nrows - v->length);
-    if (rc == 0 && v->length != x->nrows)
+    int64_t want = x->compacted[slot] ? x->nmrows : x->nrows; /* (a nested slot's kept rows:
+                                                                 task_nested.c) */
+    if (rc == 0 && v->length != want)
         rc = pq_errf(&x->err, RINGSCAN_EFORMAT, cp->npieces ? (int64_t)cp->pieces[0].off : -1,
-                     "column chunk decoded to %lld rows, row group has %lld",
-                     (long long)v->length, (long long)x->nrows);
+                     "column chunk decoded to %lld rows, %s %lld",
+                     (long long)v->length, want == x->nrows ? "row group has" : "kept rows",
+                     (long long)want);
     if (rc) pq_err_column(&x->err, plan->f->meta.columns[cp->col].name);
     task_release_slot(x, slot); /* bytes are decoded: let the buffers go */
     x->decoded[slot] = rc == 0;

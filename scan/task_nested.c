@@ -2,7 +2,9 @@
  * the plan gives its slot one whole-chunk piece per leaf of the field (plan.c whole_chunks),
  * this file decodes each leaf with a reader of its own and assembles the rows, or builds the
  * field's columns straight from the leaves when the scan's batches go to the Arrow export
- * (cols_ok; format/vec.h invariant 6: no packed row written or read).
+ * (cols_ok; format/vec.h invariant 6: no packed row written or read). A split whose final
+ * mask drops rows cuts the decoded leaves to the kept rows first (format/nest_select.c), so
+ * it builds only those: its vector is compacted (task.h), as a projection-only flat column's.
  * Invariants: the slot's core reader serves the first leaf and keeps every leaf's decoded
  * levels and values between splits (pq_nest_leaves_keep: their buffers are reused, a row
  * group's worth per leaf held until the scan ends); the other leaves get a reader for the
@@ -12,21 +14,29 @@
 #include <stdlib.h>
 
 #include "common/fail.h"
-#include "filter/mask.h"
 #include "format/column_nested.h"
 #include "scan/task.h"
 
 /* Whether slot's rows (field t) may be handed over as columns: the scan's consumer exports
- * batches (env nest_cols; a filter's kept rows, a limit's cut and Top-K's gathers take and cut
- * the columns, format/nest_take.c) and the slot is not decoded as dictionary indices. A
- * filtered split (part of its rows kept) of a struct or a flat list keeps packed rows: built
- * whole and then taken, their columns cost 7-10% more CPU than packed rows taken (a list of
- * leaves' 6-15% less, bench/RESULTS.md "nested columns through filters"); gathered rows
- * (Top-K's merges) take one form, so such a scan always builds columns (env nest_gather). */
-static bool cols_ok(const scan_task *x, int slot, const pq_file_meta *m, const pq_nest *t)
+ * batches (env nest_cols; a limit's cut and Top-K's gathers take and cut the columns,
+ * format/nest_take.c) and the slot is not decoded as dictionary indices. Every split builds
+ * only the rows it keeps (nest_select), so each takes the columns' form. */
+static bool cols_ok(const scan_task *x, int slot)
 {
-    if (!x->env->nest_cols || (x->env->dict_slot && x->env->dict_slot[slot])) return false;
-    return x->env->nest_gather || flt_mask_all_true(&x->mask) || pq_nest_leaf_list(m, t);
+    return x->env->nest_cols && !(x->env->dict_slot && x->env->dict_slot[slot]);
+}
+
+/* After the leaves are decoded: when the final mask drops some of the split's rows (listed
+ * in x->mrows), the leaves cut to those (pq_nest_leaves_select); the rows to assemble. */
+static int64_t nest_select(scan_task *x, int slot, const pq_file_meta *m, const pq_nest *t,
+                           pq_nest_leaf *leaves)
+{
+    int64_t rows = x->nrows;
+    if (x->nmrows < 0 || x->nmrows == rows) return rows; /* (every row kept) */
+    assert(x->nmrows < rows);
+    if (!pq_nest_leaves_select(m, t, leaves, rows, x->mrows, x->nmrows)) return rows;
+    x->compacted[slot] = true;
+    return x->nmrows;
 }
 
 int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int64_t data)
@@ -45,8 +55,7 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int6
     if (rc == 0 && t[0].leaf_hi - t[0].leaf_lo != n)
         rc = pq_errf_col(&x->err, RINGSCAN_EFORMAT, -1, m->nodes[top].path, "field has %d "
                          "leaves, the plan %d", t[0].leaf_hi - t[0].leaf_lo, n);
-    bool cols = rc == 0 && pq_nest_has_columns(m, t) && cols_ok(x, slot, m, t);
-    if (rc == 0 && !cols) rc = pq_vec_reserve(v, x->nrows, data);
+    bool cols = rc == 0 && pq_nest_has_columns(m, t) && cols_ok(x, slot);
     for (int i = 0; rc == 0 && i < n; i++) {
         const pq_column_desc *d = &m->columns[cp->col + i];
         pq_col_reader *ri = i == 0 ? r : &rd[i];
@@ -64,8 +73,11 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int6
         if (rc == 0)
             rc = pq_nest_leaf_chunk(ri, b.data, b.len, (int64_t)cp->pieces[i].off, &leaves[i], &x->err);
     }
-    if (rc == 0 && cols) rc = pq_nest_columns(m, t, leaves, x->nrows, v, &x->err);
-    else if (rc == 0) rc = pq_nest_assemble(m, t, leaves, x->nrows, v, &x->err);
+    int64_t rows = rc == 0 ? nest_select(x, slot, m, t, leaves) : 0;
+    int64_t guess = x->nrows ? data * rows / x->nrows : data; /* (the kept rows') */
+    if (rc == 0 && !cols) rc = pq_vec_reserve(v, rows, guess);
+    if (rc == 0 && cols) rc = pq_nest_columns(m, t, leaves, rows, v, &x->err);
+    else if (rc == 0) rc = pq_nest_assemble(m, t, leaves, rows, v, &x->err);
     for (int i = 1; rd && i < n; i++)
         if (rd[i].col) pq_colr_free(&rd[i]);
     free(t);

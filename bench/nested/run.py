@@ -6,7 +6,7 @@ has cffi for the package):
   .tools/pkgvenv/bin/python bench/nested/run.py [--rows 5000000] [--rounds 5]
       [--dir /tmp/nested-bench] [--lib zig-out/lib/libringscan.so] [--threads 1]
       [--compare BASE.so [--compare BASE2.so]] [--columns lst,st,ls,mp]
-      [--variants full,filtered,limited,topk,dataset]
+      [--variants full,filtered,sparse,limited,topk,dataset]
 
 Writes (once, or with --regen) one file of --rows rows with pyarrow (snappy, dictionary off,
 1 Mi rows per row group): `lst` list<int64> (0-8 random elements, 1 in 10 lists null), `st`
@@ -20,7 +20,8 @@ alternating order, times the wall clock of
             export;
   pyarrow:  pq.read_table(path, columns=[column], use_threads=(threads > 1)).
 The variants (--variants): full (as above); filtered (filter k < 50: half the rows of every
-split kept; pyarrow: read_table's filters=[("k", "<", 50)]); limited (the first rows/2 rows
+split kept; pyarrow: read_table's filters=[("k", "<", 50)]); sparse (filter k < 1: 1% of
+the rows, scattered); limited (the first rows/2 rows
 in file order; pyarrow: pyarrow.dataset's head); topk (order_by r, limit 1000; pyarrow:
 read_table of the column and r, sort_by r, the first 1000); dataset (the file's rows as a
 directory of 4 files, written once; both read the directory). Each checks once that every
@@ -109,6 +110,8 @@ class Lib:
         kw = {}
         if variant == "filtered":
             kw = dict(filter="k < 50")
+        elif variant == "sparse":
+            kw = dict(filter="k < 1")
         elif variant == "limited":
             kw = dict(limit=rows // 2)
         elif variant == "topk":
@@ -122,8 +125,9 @@ TOPK = 1000
 def py_read(path, column, threads, variant, rows):
     """pyarrow's reading of the variant (main's docstring)."""
     use = threads > 1
-    if variant == "filtered":
-        return pq.read_table(path, columns=[column], filters=[("k", "<", 50)], use_threads=use)
+    if variant in ("filtered", "sparse"):
+        bound = 50 if variant == "filtered" else 1
+        return pq.read_table(path, columns=[column], filters=[("k", "<", bound)], use_threads=use)
     if variant == "limited":
         import pyarrow.dataset as pads
         return pads.dataset(path).head(rows // 2, columns=[column], use_threads=use)

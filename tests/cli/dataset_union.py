@@ -227,15 +227,6 @@ nested_pair("list_struct", pa.array([maybe([{"a": i, "c": None}], i) for i in ra
             "list<element: struct<a: int64, c: double>>")
 
 
-# leaves that widen neither way (DuckDB: a third type, or VARCHAR): refused naming the leaf
-def refused_nested(name, a, b):
-    d = write(f"nested_{name}", [pa.table({"k": a}), pa.table({"k": b})])
-    want, werr = duck(d, True)
-    got, gerr = ours(d, True)
-    check(werr is None and gerr is not None and all(w in gerr for w in ["'k'", "1.parquet", "2.parquet", "not supported"]),
-          f"nested {name}: DuckDB {werr or want[:2]}; ringscan {gerr or got[:2]}")
-
-
 # 2b. without union_by_name a later file's leaves cast to the first file's, range checked
 #     (list<int64> under list<int32>, a double under an int rounded half to even, a double
 #     under a float, signed under unsigned); out of range: both refuse naming the value
@@ -397,9 +388,53 @@ d = write("stamps_finer_later", [pa.table({"k": pa.array([[1]], pa.list_(pa.time
 got, gerr = ours(d, False)
 check(gerr is not None and all(w in gerr for w in ("1001", "'k'", "1.parquet", "2.parquet", "union_by_name")), f"finer later: {gerr or got}")
 
-# what a union by name still refuses (DuckDB reads): struct fields each file lacks of the other's
-refused_nested("fields_disjoint", pa.array([{"a": 1}], pa.struct([("a", pa.int32())])),
-               pa.array([{"c": "y"}], pa.struct([("c", pa.string())])))
+# 2e. struct fields each file lacks some of the other's: a union by name merges them by name
+#     at every depth (inside lists, maps and structs; DuckDB: the first file's fields, then the
+#     others'), a leaf both have typed to hold both, nulls where a file lacks a field; without
+#     union_by_name the first file's fields (struct_pair: both orders, both modes, filtered)
+struct_pair("disjoint", pa.array([maybe({"a": maybe(i, i + 1)}, i) for i in range(N)], pa.struct([("a", pa.int32())])),
+            pa.array([maybe({"c": f"y{i}"}, i) for i in range(N)], pa.struct([("c", pa.string())])))
+struct_pair("overlap_widen", pa.array([maybe({"a": i, "b": f"s{i}"}, i) for i in range(N)], S2),
+            pa.array([maybe({"c": [i, None], "a": -i}, i) for i in range(N)],
+                     pa.struct([("c", pa.list_(pa.int32())), ("a", pa.int64())])))
+struct_pair("union_in_list", pa.array([maybe([{"a": i, "b": "x"}, None], i) for i in range(N)], pa.list_(S2)),
+            pa.array([maybe([{"b": "y", "c": 0.5 * i}], i) for i in range(N)],
+                     pa.list_(pa.struct([("b", pa.string()), ("c", pa.float64())]))))
+struct_pair("union_in_struct", pa.array([maybe({"s": maybe({"a": i}, i + 1), "z": i}, i) for i in range(N)],
+                                        pa.struct([("s", pa.struct([("a", pa.int32())])), ("z", pa.int32())])),
+            pa.array([maybe({"w": i % 2 == 0, "s": {"b": f"t{i}"}}, i) for i in range(N)],
+                     pa.struct([("w", pa.bool_()), ("s", pa.struct([("b", pa.string())]))])))
+struct_pair("union_map_value", pa.array([maybe([("k", {"a": i})], i) for i in range(N)], pa.map_(pa.string(), pa.struct([("a", pa.int32())]))),
+            pa.array([maybe([("k", {"b": "y"}), ("j", None)], i) for i in range(N)],
+                     pa.map_(pa.string(), pa.struct([("b", pa.string())]))), dcols="id, map_entries(k) AS k")
+for order, want in (("ab", "struct<a: int32, c: string>"), ("ba", "struct<c: string, a: int32>")):
+    p = subprocess.run([R, "meta", os.path.join(TOP, f"fields_disjoint_{order}"), "--union-by-name"],
+                       capture_output=True, text=True, timeout=60)
+    check(f"  1 k {want}\n" in p.stdout, f"union of struct fields {order} meta: {p.stdout[:300]} {p.stderr}")
+d = write("nested_three_unions", [pa.table({"id": pa.array([j], pa.int64()), "k": a}) for j, a in enumerate([
+    pa.array([{"a": 1}], pa.struct([("a", pa.int8())])),
+    pa.array([{"b": "x", "a": 300}], pa.struct([("b", pa.string()), ("a", pa.int16())])),
+    pa.array([{"c": [1.5], "a": -5}], pa.struct([("c", pa.list_(pa.float64())), ("a", pa.int32())]))])])
+same("nested three unions", d, True)
+same("nested three unions", d, False)
+
+# 2f. a path inside a nested field whose shape differs between files (--columns k.a): as
+#     DuckDB reads k.a, its leaves widened or cast as the field's are, null where a file's
+#     struct lacks the field; a struct field lacked inside a list is refused naming the path
+#     and both files
+for order in ("ab", "ba"):
+    for ubn in (True, False):
+        for dname, paths in (("fields_missing", ["k.a", "k.b"]), ("fields_order_missing_widen", ["k.a", "k.c", "k.b"]),
+                             ("fields_in_struct", ["k.s.a", "k.s.b", "k.z"]), ("fields_disjoint", ["k.a", "k.c"]),
+                             ("fields_union_in_struct", ["k.s.b", "k.w", "k.s"])):
+            for path in paths:
+                same(f"path {path} in {dname}_{order}", os.path.join(TOP, f"{dname}_{order}"), ubn,
+                     cols=f"id,{path}", dcols=f'id, {path} AS "{path}"', where="id > 1100 OR id < 30")
+    same(f"path k.a in nested_struct_{order}", os.path.join(TOP, "nested_struct_" + ("narrow_first" if order == "ab" else "wide_first")),
+         True, cols="id,k.a,k.c", dcols='id, k.a AS "k.a", k.c AS "k.c"')
+got, gerr = ours(os.path.join(TOP, "fields_union_in_list_ab"), True, "id,k.list.element.c")
+check(gerr and all(w in gerr for w in ("'k.list.element.c'", "1.parquet", "2.parquet", "inside a list")),
+      f"a struct field lacked inside a list, by path: {gerr or got[:2]}")
 
 # 3. decimals: a union past 38 digits (DuckDB: 38 digits, the scale cut, values rounded half
 #    away from zero; an integer beside a decimal keeps the scale and refuses what does not

@@ -19,8 +19,10 @@ groups. Checks, per file:
      cli/checksum.h (FNV-1a 64 of each non-null value's JSON text, folded * 1000003);
   4. one more file of values whose JSON text is far past the CLI's 64 KiB buffer (a list of
      30,000 int64, a string of 80,000 bytes with quotes): the same checks;
-  5. with a flat `id` (0, 1, ...) first: `--where "id >= rows/2"`, `--where "id < q OR id >=
-     3q"` (q = rows/4: rows dropped inside a split), `--ordered --limit 5` (a batch cut) and
+  5. with a flat `id` (0, 1, ...) first: `--where "id >= rows/2"`, `--where "id IN (...)"`
+     (rows scattered over the file: a split builds only its kept rows, format/nest_select.c),
+     `--where "id < q OR id >= 3q"` (q = rows/4: rows dropped inside a split), `--ordered
+     --limit 5` (a batch cut) and
      `--order-by "id DESC" --limit 7` (Top-K's merge) give pyarrow's rows, whether the split
      builds packed rows or columns (format/nest_take.c takes and cuts those);
   6. the same rows as a dataset of two files (a directory, the second file's half without one
@@ -141,7 +143,9 @@ def check_cuts(binary, path, n, lines, extra=()):
     """None, or what differs: path's rows filtered, limited and by Top-K (lines(rows): the
     expected JSON lines of those rows)."""
     half, q = n // 2, n // 4
+    picked = sorted({(r * 7919) % n for r in range(max(1, n // 9))})  # (scattered: runs of one)
     for args, rows in ((["--where", "id >= %d" % half, "--ordered"], range(half, n)),
+                       (["--where", "id IN (%s)" % ",".join(map(str, picked)), "--ordered"], picked),
                        (["--where", "id < %d OR id >= %d" % (q, 3 * q), "--ordered"],
                         [r for r in range(n) if r < q or r >= 3 * q]),
                        (["--ordered", "--limit", "5"], range(min(5, n))),

@@ -1,0 +1,158 @@
+/* scan/ds_nunion.c: a union by name's shape of a nested field whose struct fields each of two
+ * files lacks some of (issue 23): DuckDB's union_by_name merges struct fields by name, at
+ * every depth (inside structs, lists and maps): the column's fields in its order, then the
+ * file's others in the file's order; a leaf both have typed to hold both (ds_nmatch.c
+ * ds_nested_leaf_merge); a file's rows then read with nulls where it lacks a field
+ * (ds_nmatch.c, ds_nwiden.c).
+ *
+ * Invariants:
+ *  1. The shape is self-contained: its nodes, leaf columns and their names and paths are
+ *     copied into the merged footer's own memory (one block, the columns in another, as
+ *     ds_col_unmerge frees them), so no file's footer is held for it (ds_col.held NULL).
+ *  2. Its nodes follow meta.h's schema tree: pre-order, the field at node 0 (depth 1), each
+ *     node's levels its parent's plus its own repetition's, a LIST's or MAP's element at the
+ *     same distance below it as in the file it comes from, each leaf one column (in order).
+ *  3. Fields are added only under a struct (a group read as a struct); children of other
+ *     nodes must pair by name (a list's middle level, a map's key_value), else no union.
+ *  4. Two passes over the same walk: the first counts nodes, leaves and name bytes, the second
+ *     fills exactly that much (no growth). */
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fail.h"
+#include "scan/ds_impl.h"
+
+typedef struct un {
+    const pq_file_meta *tm, *fm;  /* the column's shape, the file's */
+    pq_schema_node *nodes;        /* NULL: the counting pass (invariant 4) */
+    pq_column_desc *cols;
+    char *str;                    /* names and paths, written at str + nstr */
+    int32_t n, ncols;
+    size_t nstr;
+    bool ok;                      /* false: no union (invariant 3, or leaves that do not merge) */
+} un;
+
+/* a[0..na), then "." and b when b, then a NUL into the names' area; the copy (NULL in the
+ * counting pass, which counts the bytes alike). */
+static const char *put_str(un *u, const char *a, size_t na, const char *b)
+{
+    size_t nb = b ? strlen(b) : 0, at = u->nstr, len = na + (b ? 1 + nb : 0);
+    u->nstr += len + 1;
+    if (!u->nodes) return NULL;
+    if (na) memcpy(u->str + at, a, na);
+    if (b) u->str[at + na] = '.', memcpy(u->str + at + na + 1, b, nb);
+    u->str[at + len] = 0;
+    return u->str + at;
+}
+
+/* Child of node j of m named name, or -1. */
+static int32_t child_named(const pq_file_meta *m, int32_t j, const char *name)
+{
+    for (int32_t c = j + 1; c < m->nodes[j].end; c = m->nodes[c].end)
+        if (strcmp(m->nodes[c].name, name) == 0) return c;
+    return -1;
+}
+
+/* Where a node goes: under union node parent (-1: the field itself), whose path is
+ * ppath[0..plen) (ppath NULL in the counting pass). */
+typedef struct place {
+    int32_t parent;
+    const char *ppath;
+    size_t plen;
+} place;
+
+static void node(un *u, int32_t i, int32_t j, place at);
+
+/* Node i of tm and j of fm (either -1: the other's alone) as union node at, a leaf. */
+static void leaf(un *u, int32_t at, int32_t i, int32_t j)
+{
+    int32_t col = u->ncols++;
+    if (!u->nodes) return;
+    const pq_file_meta *src = i >= 0 ? u->tm : u->fm;
+    pq_column_desc *d = &u->cols[col];
+    assert(src->nodes[i >= 0 ? i : j].column >= 0); /* (a primitive node: its column) */
+    *d = src->columns[src->nodes[i >= 0 ? i : j].column];
+    if (i >= 0 && j >= 0 && !ds_nested_leaf_merge(d, &u->fm->columns[u->fm->nodes[j].column]))
+        u->ok = false;
+    d->name = u->nodes[at].path, d->index = col, d->node = at, d->nested = true;
+    d->max_def_level = u->nodes[at].max_def_level, d->max_rep_level = u->nodes[at].max_rep_level;
+    u->nodes[at].column = col;
+}
+
+/* The children of union node at (path path, len bytes): tm's node i's (each paired with fm's
+ * node j's child of the same name), then j's others where the node is a struct (invariant
+ * 3). */
+static void children(un *u, int32_t at, const char *path, size_t len, int32_t i, int32_t j)
+{
+    const pq_file_meta *tm = u->tm, *fm = u->fm;
+    place under = {.parent = at, .ppath = path, .plen = len};
+    int32_t k = 0;
+    for (int32_t c = i + 1; i >= 0 && c < tm->nodes[i].end; c = tm->nodes[c].end, k++)
+        node(u, c, j >= 0 ? child_named(fm, j, tm->nodes[c].name) : -1, under);
+    const pq_schema_node *s = i >= 0 ? &tm->nodes[i] : &fm->nodes[j];
+    bool strct = s->kind == PQ_NODE_GROUP && s->shape == PQ_SHAPE_STRUCT;
+    for (int32_t c = j + 1; j >= 0 && c < fm->nodes[j].end; c = fm->nodes[c].end) {
+        if (i >= 0 && child_named(tm, i, fm->nodes[c].name) >= 0) continue;
+        if (i >= 0 && !strct) u->ok = false;
+        node(u, -1, c, under), k++;
+    }
+    if (u->nodes) u->nodes[at].nchildren = k;
+}
+
+/* Node i of tm and j of fm (either -1) as the next union node (invariant 2). */
+static void node(un *u, int32_t i, int32_t j, place at)
+{
+    assert(i >= 0 || j >= 0);
+    const pq_file_meta *src = i >= 0 ? u->tm : u->fm;
+    int32_t si = i >= 0 ? i : j, k = u->n++;
+    const pq_schema_node *s = &src->nodes[si];
+    if (i >= 0 && j >= 0 && s->kind != u->fm->nodes[j].kind) u->ok = false, j = -1;
+    size_t len = at.parent < 0 ? strlen(s->path) : at.plen + 1 + strlen(s->name);
+    const char *path = at.parent < 0 ? put_str(u, s->path, len, NULL)
+                                     : put_str(u, at.ppath, at.plen, s->name);
+    const char *name = put_str(u, s->name, strlen(s->name), NULL);
+    if (u->nodes) {
+        const pq_schema_node *p = at.parent >= 0 ? &u->nodes[at.parent] : NULL;
+        pq_schema_node *x = &u->nodes[k];
+        *x = *s;
+        x->path = path, x->name = name;
+        x->parent = at.parent, x->top = 0, x->depth = p ? p->depth + 1 : 1, x->column = -1;
+        x->max_def_level = (int16_t)((p ? p->max_def_level : 0) + (s->repetition != PQ_REQUIRED));
+        x->max_rep_level = (int16_t)((p ? p->max_rep_level : 0) + (s->repetition == PQ_REPEATED));
+        x->element = s->element >= 0 ? k + (s->element - si) : -1;
+    }
+    if (s->kind == PQ_NODE_PRIMITIVE) leaf(u, k, i, j);
+    else children(u, k, path, len, i, j);
+    if (u->nodes) u->nodes[k].end = u->n;
+}
+
+/* The union of field tn of tm and fn of fm into u (counted first: u->nodes NULL). */
+static void walk(un *u, int32_t tn, int32_t fn)
+{
+    u->n = u->ncols = 0, u->nstr = 0, u->ok = true;
+    node(u, tn, fn, (place){.parent = -1});
+}
+
+int ds_nested_union(ds_col *c, const pq_file_meta *fm, int32_t fn)
+{
+    un u = {.tm = c->meta, .fm = fm};
+    walk(&u, c->node, fn);
+    if (!u.ok) return RINGSCAN_EUNSUPPORTED;
+    int32_t nn = u.n, nc = u.ncols;
+    size_t ns = u.nstr;
+    pq_file_meta *x = fail_malloc(sizeof *x + sizeof *u.nodes * (size_t)nn + ns);
+    pq_column_desc *cols = fail_malloc(sizeof *cols * (size_t)(nc + 1));
+    if (!x || !cols) return free(x), free(cols), -ENOMEM;
+    *x = (pq_file_meta){.version = c->meta->version, .ncolumns = nc, .columns = cols,
+                        .nnodes = nn, .has_nested = true};
+    x->nodes = (pq_schema_node *)(void *)(x + 1);
+    u.nodes = x->nodes, u.cols = cols, u.str = (char *)(x->nodes + nn);
+    walk(&u, c->node, fn);
+    assert(u.n == nn && u.ncols == nc && u.nstr == ns); /* invariant 4 */
+    if (!u.ok) return free(cols), free(x), RINGSCAN_EUNSUPPORTED;
+    ds_col_unmerge(c); /* (c->meta, the old shape, read above: freed only now) */
+    c->merged = x, c->held = NULL, c->meta = x, c->node = 0;
+    return 0;
+}
