@@ -238,6 +238,7 @@ int ds_file_errf(pq_err *e, int rc, const char *path, const char *what)
 {
     char shown[512], msg[sizeof e->msg];
     io_path_shown(shown, sizeof shown, path);
+    if (!what[0]) what = rc == -ENOMEM ? "out of memory" : "failed"; /* (no message) */
     if (io_msg_named(what, path)) snprintf(msg, sizeof msg, "%s", what); /* io/ named it */
     else snprintf(msg, sizeof msg, "%.200s: %s", shown, what);
     memcpy(e->msg, msg, sizeof msg);

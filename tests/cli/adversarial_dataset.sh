@@ -17,6 +17,10 @@
 # a directory, as DuckDB's glob (a link to the directory itself or its parent listed the same
 # files until max_files and the scan failed; a link to a sibling read its files twice); a
 # link named by a `*` component is followed and a link to a file is read: counts as DuckDB's.
+# Then a dataset file's decode and plan errors name the file, offset and column as the file's
+# own scan does (the dataset's message had neither offset nor column, a plan's not the file).
+# Then ORDER BY ... LIMIT over a dataset that keeps no row (LIMIT 0, or a filter no row passes):
+# the header alone, exit 0 (the merge's empty batch leaked: LeakSanitizer in the sanitizer pass).
 # Last line: "adversarial_dataset: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv adversarial_dataset
@@ -396,5 +400,27 @@ for pat in "sl" "sl/**/*.parquet" "sl/*/a.parquet" "sl/*/*.parquet" "sl/link/*.p
     got=$(timeout 60 "$R" scan "$dir/$pat" --format count 2>&1)
     duck=$("$PY" -c "import duckdb; print('rows', duckdb.sql(\"select count(*) from read_parquet('$dir/$pat')\").fetchall()[0][0])" 2>&1)
     check '[ "$got" = "$duck" ] && [ "$duck" != "rows 0" ]' "symbolic links, $pat: got '$(echo "$got" | head -c 200)' DuckDB '$(echo "$duck" | tail -n1 | head -c 200)'"
+done
+# a dataset file's errors: the file, offset and column, as its own scan reports them
+"$PY" -c "
+import pyarrow as pa, pyarrow.parquet as pq
+p = '$dir/cor.parquet'
+pq.write_table(pa.table({'a': list(range(1000)), 'b': ['x%d' % i for i in range(1000)]}), p, use_dictionary=False)
+off = pq.ParquetFile(p).metadata.row_group(0).column(1).data_page_offset
+d = bytearray(open(p, 'rb').read())
+for i in range(off + 40, off + 80): d[i] ^= 0x5a
+open(p, 'wb').write(d)"
+cp tests/fuzz/regressions/fuzz_api/topk-merge-error-leak "$dir/outside.parquet" # a chunk past the end
+for f in cor outside; do
+    one=$("$R" scan "$dir/$f.parquet" --format checksum 2>&1)
+    two=$("$R" scan "$dir/$f.parquet" "$dir/$f.parquet" --format checksum 2>&1)
+    check '[ "$one" = "$two" ] && echo "$one" | grep -q "^ringscan: .*$f.parquet: .* (offset [0-9]*, column [ab]*[mycol]*)$"' \
+        "$f: a dataset's error '$two', the file's '$one'"
+done
+# a dataset's Top-K that keeps no row: the header, exit 0 (and no leak under the sanitizer)
+for q in "--limit 0" "--limit 5 --where a<0"; do
+    got=$("$R" scan "$dir/cor.parquet" "$dir/cor.parquet" --columns a --order-by a $q --format csv 2>&1)
+    rc=$?
+    check '[ $rc -eq 0 ] && [ "$got" = "a" ]' "a Top-K keeping no row ($q): exit $rc, '$(echo "$got" | head -c 300)'"
 done
 summary adversarial_dataset
