@@ -21,6 +21,8 @@
 # own scan does (the dataset's message had neither offset nor column, a plan's not the file).
 # Then ORDER BY ... LIMIT over a dataset that keeps no row (LIMIT 0, or a filter no row passes):
 # the header alone, exit 0 (the merge's empty batch leaked: LeakSanitizer in the sanitizer pass).
+# Then a nested field whose first leaf is of the null type (pyarrow's list<null>, struct<a:
+# null>) in a dataset: read as the file's own scan reads it (an assertion aborted the process).
 # Last line: "adversarial_dataset: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv adversarial_dataset
@@ -422,5 +424,17 @@ for q in "--limit 0" "--limit 5 --where a<0"; do
     got=$("$R" scan "$dir/cor.parquet" "$dir/cor.parquet" --columns a --order-by a $q --format csv 2>&1)
     rc=$?
     check '[ $rc -eq 0 ] && [ "$got" = "a" ]' "a Top-K keeping no row ($q): exit $rc, '$(echo "$got" | head -c 300)'"
+done
+# list<null> and struct<a: null> in a dataset: each file's rows, as its own scan gives them
+"$PY" -c "
+import pyarrow as pa, pyarrow.parquet as pq
+pq.write_table(pa.table({'id': [1, 2], 'l': pa.array([[None], None], pa.list_(pa.null()))}), '$dir/lnull.parquet')
+pq.write_table(pa.table({'id': [1, 2], 's': pa.array([{'a': None}, None], pa.struct([('a', pa.null())]))}), '$dir/snull.parquet')"
+for f in lnull snull; do
+    one=$("$R" scan "$dir/$f.parquet" --format jsonl 2>&1)
+    two=$("$R" scan "$dir/$f.parquet" "$dir/$f.parquet" --format jsonl 2>&1)
+    rc=$?
+    check '[ $rc -eq 0 ] && [ "$two" = "$(printf "%s\n%s" "$one" "$one")" ] && [ "$(echo "$one" | wc -l)" -eq 2 ]' \
+        "$f twice: exit $rc, '$(echo "$two" | head -c 300)' (the file alone: '$one')"
 done
 summary adversarial_dataset
