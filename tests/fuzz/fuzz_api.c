@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "ringscan.h"
@@ -219,6 +218,15 @@ static void fa_base_options(ringscan_options *o, uint64_t h)
     if ((h >> 54) & 1) o->limit = (int64_t)((h >> 20) % 100);
 }
 
+/* A scan's start (status rc, e) checked, then the scan drained and freed. */
+static void fa_started(int rc, ringscan_scan *sc, const ringscan_error *e, uint64_t h)
+{
+    fa_check_err(rc, e);
+    if (rc) return;
+    fa_drain(sc, h);
+    ringscan_scan_free(sc);
+}
+
 static void fa_one_file(const char *path, uint64_t h)
 {
     ringscan_options o;
@@ -232,14 +240,9 @@ static void fa_one_file(const char *path, uint64_t h)
     fa_pick_options(f, fa_mix(h), &p, &o);
     ringscan_scan *sc = NULL;
     rc = ringscan_scan_start(f, &o, &sc, &e);
-    fa_check_err(rc, &e);
-    if (rc == 0) {
-        fa_drain(sc, fa_mix(h ^ 5));
-        ringscan_scan_free(sc);
-    }
+    fa_started(rc, sc, &e, fa_mix(h ^ 5));
     ringscan_count_info ci;
-    rc = ringscan_count(f, &o, &ci, &e);
-    fa_check_err(rc, &e);
+    fa_check_err(ringscan_count(f, &o, &ci, &e), &e);
     ringscan_close(f);
 }
 
@@ -263,14 +266,9 @@ static void fa_dataset(const char *path, uint64_t h)
     if (ringscan_open_with(path, &fo, &f, &e) == 0) fa_pick_options(f, fa_mix(h * 3), &p, &o);
     ringscan_scan *sc = NULL;
     rc = ringscan_dataset_scan_start(d, &o, &sc, &e);
-    fa_check_err(rc, &e);
-    if (rc == 0) {
-        fa_drain(sc, fa_mix(h ^ 9));
-        ringscan_scan_free(sc);
-    }
+    fa_started(rc, sc, &e, fa_mix(h ^ 9));
     ringscan_count_info ci;
-    rc = ringscan_dataset_count(d, &o, &ci, &e);
-    fa_check_err(rc, &e);
+    fa_check_err(ringscan_dataset_count(d, &o, &ci, &e), &e);
     ringscan_close(f); /* after the scan: the options borrowed its names */
     ringscan_dataset_close(d);
 }
@@ -278,16 +276,9 @@ static void fa_dataset(const char *path, uint64_t h)
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
     int64_t live = ringscan_live_objects();
-    int fd = memfd_create("fuzz_api", MFD_CLOEXEC);
-    if (fd < 0) return 0;
-    size_t off = 0;
-    while (off < n) {
-        ssize_t w = write(fd, d + off, n - off);
-        if (w <= 0) break;
-        off += (size_t)w;
-    }
     char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    int fd = input_file(d, n, "fuzz_api", path);
+    if (fd < 0) return 0;
     uint64_t h = hash(d, n);
     fa_one_file(path, h);
     if ((h >> 1) % 3 == 0) fa_dataset(path, fa_mix(h));
