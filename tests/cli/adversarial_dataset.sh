@@ -23,6 +23,8 @@
 # the header alone, exit 0 (the merge's empty batch leaked: LeakSanitizer in the sanitizer pass).
 # Then a nested field whose first leaf is of the null type (pyarrow's list<null>, struct<a:
 # null>) in a dataset: read as the file's own scan reads it (an assertion aborted the process).
+# Then a dataset Top-K whose kept rows hold a widened list with no bytes (an empty list under a
+# first file's list<int64>): as DuckDB (an offset from a NULL buffer trapped: exit 132).
 # Last line: "adversarial_dataset: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv adversarial_dataset
@@ -436,5 +438,16 @@ for f in lnull snull; do
     rc=$?
     check '[ $rc -eq 0 ] && [ "$two" = "$(printf "%s\n%s" "$one" "$one")" ] && [ "$(echo "$one" | wc -l)" -eq 2 ]' \
         "$f twice: exit $rc, '$(echo "$two" | head -c 300)' (the file alone: '$one')"
+done
+# ORDER BY ... LIMIT keeping an empty list<int32> widened to a first file's list<int64>
+mkdir -p "$dir/nw"
+"$PY" -c "
+import pyarrow as pa, pyarrow.parquet as pq
+pq.write_table(pa.table({'id': [1], 'l': pa.array([[1]], pa.list_(pa.int64()))}), '$dir/nw/a.parquet')
+pq.write_table(pa.table({'id': [2, 3], 'l': pa.array([[5], []], pa.list_(pa.int32()))}), '$dir/nw/b.parquet')"
+for u in "" --union-by-name; do
+    got=$("$R" scan "$dir/nw" $u --order-by "id DESC" --limit 1 --format jsonl 2>&1)
+    rc=$?
+    check '[ $rc -eq 0 ] && [ "$got" = "{\"id\":3,\"l\":[]}" ]' "a Top-K keeping an empty widened list ($u): exit $rc, '$(echo "$got" | head -c 300)'"
 done
 summary adversarial_dataset
