@@ -8,6 +8,7 @@
  * failed write of the output (cli/sink.h; message names the output), 2 for bad usage; a
  * closed output pipe ends the scan quietly (status SINK_EXIT_PIPE). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -662,7 +663,9 @@ static double now_s(clockid_t c)
  * "cpu"}; secs and cpu (every thread of the process) cover open..last batch; the batches are
  * kept and checksummed after the timer stops, as the peers' workers checksum their result
  * table after theirs. A warm process, as the peers' benchmark workers are (bench/compare).
- * Ends at end of input. */
+ * One answer per line, always: a line longer than SERVE_LINE_MAX - 2 bytes or with more than
+ * SERVE_ARGS_MAX arguments is answered rc 2 (usage) with its number on stderr. Ends at end
+ * of input. */
 static const char *const serve_examples[] = {
     "printf 'data.parquet\\t--where\\tx > 5\\n' | ringscan serve", NULL};
 
@@ -682,19 +685,30 @@ int cmd_serve(int argc, char **argv)
     int prc = cli_parse(&cli_cmd_serve, argc, argv, 1, NULL, NULL, NULL, &npos);
     if (prc) return prc == CLI_HELP_SHOWN ? 0 : prc;
     static char line[SERVE_LINE_MAX];
-    while (fgets(line, sizeof line, stdin)) {
+    for (int64_t no = 1; fgets(line, sizeof line, stdin); no++) {
         size_t len = strlen(line);
+        /* a request longer than the buffer is one request refused, not several (its tail
+         * was read as the next request, so answers no longer matched requests) */
+        bool whole = (len && line[len - 1] == '\n') || feof(stdin);
         if (len && line[len - 1] == '\n') line[--len] = 0;
+        for (int c = 0; !whole && c != '\n' && c != EOF;) c = getchar(); /* the rest of it */
         char *args[SERVE_ARGS_MAX + 1] = {"scan"};
         int n = 1;
-        for (char *tok = strtok(line, "\t"); tok && n < SERVE_ARGS_MAX; tok = strtok(NULL, "\t"))
-            args[n++] = tok;
+        char *tok = whole ? strtok(line, "\t") : NULL;
+        for (; tok && n <= SERVE_ARGS_MAX; tok = strtok(NULL, "\t")) args[n++] = tok;
         int64_t rows = 0;
         uint64_t checksum = 0;
         bool counted = false;
         batch_keep keep = {0};
         double t0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
-        int rc = scan_once(n, args, &rows, &checksum, &counted, &keep);
+        int rc = CLI_EXIT_USAGE;
+        if (!whole)
+            fprintf(stderr, "ringscan: serve: request %" PRId64 " is longer than %d bytes\n", no,
+                    SERVE_LINE_MAX - 2);
+        else if (tok) /* arguments past the last slot were dropped: refused instead */
+            fprintf(stderr, "ringscan: serve: request %" PRId64 " has more than %d arguments\n",
+                    no, SERVE_ARGS_MAX);
+        else rc = scan_once(n, args, &rows, &checksum, &counted, &keep);
         double t1 = now_s(CLOCK_MONOTONIC), c1 = now_s(CLOCK_PROCESS_CPUTIME_ID);
         if (keep.nproj > 0 || keep.n > 0) checksum = keep_checksum(&keep);
         sink_printf(cli_out(), "{\"rc\":%d,\"rows\":%lld,\"checksum\":\"%llu\",\"secs\":%.6f,"

@@ -228,7 +228,9 @@ static int flush_sample(print_table *t, cli_sink *out)
 /* Holds the cell just rendered as sample cell (row-major); -ENOMEM when it cannot. */
 static int hold_cell(print_table *t, int i)
 {
-    if (t->len + t->cell_len > t->cap) {
+    /* allocated at the first cell, empty or not: an empty first cell (an empty string) was
+     * copied to NULL + 0 (memcpy's nonnull argument: a UBSan trap, SIGILL in ReleaseSafe) */
+    if (!t->data || t->len + t->cell_len > t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 64 * 1024;
         while (cap < t->len + t->cell_len)
             cap *= 2;

@@ -175,6 +175,10 @@ typedef struct pq_schema_node {
                                 one the rules allow (described, never decoded) */
     int16_t max_def_level;   /* optional and repeated nodes from the root down to it */
     int16_t max_rep_level;   /* repeated nodes from the root down to it */
+    int8_t shape_ok;         /* a top-level field that is not flat: 1 when the format can
+                                read its shape (pq_nest_check, run once by
+                                pq_file_meta_parse), -1 when it cannot; 0 not checked (flat,
+                                not top-level, or a tree built another way) */
 } pq_schema_node;
 
 typedef struct pq_column_desc {

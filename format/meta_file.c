@@ -15,6 +15,7 @@
 
 #include "format/meta_priv.h"
 #include "common/fail.h"
+#include "format/column_nested.h"
 
 typedef struct ctx {
     pq_tr r;
@@ -315,6 +316,25 @@ static int finish(ctx *c)
     return 0;
 }
 
+/* Each top-level field that is not flat: whether the format can read its shape, once, here
+ * (pq_schema_node.shape_ok), so that looking a field up later needs no memory: a lookup that
+ * ran out of it was taken for a shape that cannot be read (a dataset's schema then left the
+ * field out, its scan ending 0 without it). */
+static void check_shapes(ctx *c)
+{
+    pq_file_meta *m = c->m;
+    for (int32_t i = 0; m->has_nested && i < m->nnodes; i = m->nodes[i].end) {
+        assert(m->nodes[i].depth == 1 && m->nodes[i].end > i);
+        if (m->nodes[i].shape == PQ_SHAPE_FLAT) continue;
+        int rc = pq_nest_check(m, i, NULL);
+        if (rc == -ENOMEM) {
+            oom(c);
+            return;
+        }
+        m->nodes[i].shape_ok = rc == 0 ? 1 : -1;
+    }
+}
+
 int pq_file_meta_parse(const uint8_t *buf, size_t len, const pq_meta_limits *limits,
                        pq_file_meta *out, pq_err *e)
 {
@@ -334,6 +354,7 @@ int pq_file_meta_parse(const uint8_t *buf, size_t len, const pq_meta_limits *lim
     if (!c.r.status && (seen & 0x1c) != 0x1c)
         pq_tr_fail(&c.r, "FileMetaData lacks schema, num_rows or row_groups");
     if (!c.r.status) finish(&c);
+    if (!c.r.status) check_shapes(&c);
     free(c.raw);
     if (c.r.status) {
         int st = c.r.status;

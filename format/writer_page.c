@@ -25,7 +25,11 @@ int pq_writer_emit(pq_writer *w, const void *p, size_t n, pq_err *e)
     if (w->status) return w->status;
     if (n == 0) return 0;
     int rc = w->sink(w->ctx, p, n);
-    if (rc) return pq_errf(e, rc < 0 ? rc : -EIO, w->pos, "sink failed writing %zu bytes", n);
+    if (rc) { /* the cause named (a full disk said only "sink failed writing N bytes") */
+        int st = rc < 0 ? rc : -EIO;
+        return pq_errf(e, st, w->pos, "writing %zu bytes at byte %lld failed: %s", n,
+                       (long long)w->pos, strerror(-st));
+    }
     w->pos += (int64_t)n;
     w->st.bytes = w->pos;
     return 0;

@@ -785,7 +785,9 @@ typedef struct ringscan_dataset ringscan_dataset;
 
 /* Lists a dataset: each of paths[0..npaths) is a file, a directory (every *.parquet below
  * it, recursively) or a pattern (* ? [...] inside a path component, `**` any number of
- * directories: "data/ ** / *.parquet" without the spaces); the files are sorted by path, a
+ * directories: "data/ ** / *.parquet" without the spaces; neither `**` nor a directory's
+ * listing descends through a symbolic link to a directory, as DuckDB's glob, while a link a
+ * component names and a link to a file are followed); the files are sorted by path, a
  * file named by two paths or patterns read twice as DuckDB and pyarrow.dataset read it (one
  * pattern names a file once, however many ways its `**`s reach it). An s3:// pattern (or an
  * s3:// prefix ending in '/': every *.parquet below it)

@@ -32,6 +32,21 @@ bool ringscan_path_is_pattern(const char *path)
     return io_is_url(path) ? io_url_has_pattern(path) : strpbrk(path, "*?[") != NULL;
 }
 
+/* Appends e's place in the file, " (offset N, column C)" (either alone when the other is
+ * unknown), to err's message of n characters. */
+static void report_where(ringscan_error *err, int n, const pq_err *e)
+{
+    if (!e || (e->offset < 0 && !e->column[0]) || n <= 0 || (size_t)n >= sizeof err->message) return;
+    char *at = err->message + n;
+    size_t cap = sizeof err->message - (size_t)n;
+    if (e->offset >= 0 && e->column[0])
+        snprintf(at, cap, " (offset %lld, column %s)", (long long)e->offset, e->column);
+    else if (e->offset >= 0)
+        snprintf(at, cap, " (offset %lld)", (long long)e->offset);
+    else
+        snprintf(at, cap, " (column %s)", e->column);
+}
+
 int api_report(ringscan_error *err, const char *path, int rc, const pq_err *e)
 {
     if (!err) return rc;
@@ -41,16 +56,7 @@ int api_report(ringscan_error *err, const char *path, int rc, const pq_err *e)
     io_path_shown(shown, sizeof shown, path);
     int n = io_msg_named(msg, path) ? snprintf(err->message, sizeof err->message, "%s", msg)
                   : snprintf(err->message, sizeof err->message, "%s: %s", shown, msg);
-    if (e && (e->offset >= 0 || e->column[0]) && n > 0 && (size_t)n < sizeof err->message) {
-        if (e->offset >= 0 && e->column[0])
-            snprintf(err->message + n, sizeof err->message - (size_t)n, " (offset %lld, column %s)",
-                     (long long)e->offset, e->column);
-        else if (e->offset >= 0)
-            snprintf(err->message + n, sizeof err->message - (size_t)n, " (offset %lld)",
-                     (long long)e->offset);
-        else
-            snprintf(err->message + n, sizeof err->message - (size_t)n, " (column %s)", e->column);
-    }
+    report_where(err, n, e);
     return rc;
 }
 
@@ -290,7 +296,10 @@ int scan_api_report(ringscan_error *err, int rc, const pq_err *e)
 {
     if (err) {
         err->status = rc;
-        snprintf(err->message, sizeof err->message, "%s", e->msg[0] ? e->msg : ringscan_strerror(rc));
+        int n = snprintf(err->message, sizeof err->message, "%s", e->msg[0] ? e->msg : ringscan_strerror(rc));
+        /* a place in a dataset's file, as its own scan reports it (a column alone names
+         * what a dataset-wide message names already) */
+        if (e->offset >= 0) report_where(err, n, e);
     }
     return rc;
 }

@@ -45,7 +45,8 @@ static int32_t top_column(const pq_file_meta *m, int32_t i)
     const pq_schema_node *nd = &m->nodes[i];
     assert(nd->depth == 1);
     if (nd->shape == PQ_SHAPE_FLAT) return nd->column;
-    int rc = pq_nest_check(m, i, NULL);
+    /* checked at parse (no memory needed here); a tree built another way is checked now */
+    int rc = nd->shape_ok ? (nd->shape_ok > 0 ? 0 : -1) : pq_nest_check(m, i, NULL);
     if (rc) return rc == -ENOMEM ? -ENOMEM : -1;
     for (int32_t k = i; k < nd->end; k++)
         if (m->nodes[k].column >= 0) return m->nodes[k].column;

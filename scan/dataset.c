@@ -6,10 +6,9 @@
  * drained hold less than a window of splits and a sixteenth of the fetch budget decoded (they
  * run ahead into their own bounded output windows, so a core whose share of one file is done
  * runs the next files' splits), each file's batches rewritten to the dataset's columns
- * (ds_out.c), a limit counted across files, and ORDER BY ... LIMIT
- * merged across files (ds_topk.c). Every file's scan and the footers held count in the
- * dataset's one fetch budget (share: fetch_budget.c invariant 6); the file whose batches are
- * being taken leads it (scan_lead).
+ * (ds_out.c), a limit counted across files, and ORDER BY ... LIMIT merged across files
+ * (ds_topk.c). Every file's scan and the footers held count in the dataset's one fetch budget
+ * (share: fetch_budget.c invariant 6); the file whose batches are being taken leads it.
  *
  * Invariants:
  *  1. runs[head .. head + nrun) (mod DS_INFLIGHT_MAX) are the running files, in path order;
@@ -219,8 +218,9 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
             k->type_length == dk->type_length && !r->scale[d->out[d->topk.col[0]]])
             so.topk_cell = &d->cell; /* one domain: a bound from any file prunes the others */
     }
-    if (rc == 0 && !*pruned) rc = scan_start(f, leaves, nleaves, x, &so, &r->scan, e); /* owns x */
-    else flt_expr_free(x);
+    if (rc == 0 && !*pruned && (rc = scan_start(f, leaves, nleaves, x, &so, &r->scan, e)) != 0)
+        ds_file_errf(e, rc, path, e->msg); /* (it owned x) its plan's error names no file */
+    else if (rc || *pruned) flt_expr_free(x);
     if (r->scan) {
         scan_stats st;
         scan_get_stats(r->scan, &st);
@@ -361,8 +361,8 @@ static int pull_topk(ds_scan *d, scan_batch *out, pq_err *e)
         if ((rc = ds_topk_add(&d->topk, &b, pos)) != 0) return rc;
     if (rc) return rc;
     d->topk_done = true;
-    rc = ds_topk_finish(&d->topk, out);
-    return rc ? rc : out->rows > 0 ? 1 : 0;
+    if ((rc = ds_topk_finish(&d->topk, out)) == 0 && out->rows == 0) scan_batch_free(out);
+    return rc ? rc : out->rows > 0 ? 1 : 0; /* (no row: the end, its empty batch freed) */
 }
 
 int ds_scan_next(ds_scan *d, struct ArrowArray *out, pq_err *e)

@@ -1,6 +1,11 @@
 /* scan/ds_files.c: a dataset's file list and hive partitions (dataset.h). Listing uses
  * opendir/readdir and fnmatch(3) per path component (glob(3) has no `**`); every walk is
- * bounded in depth (DS_DEPTH_MAX) and in files (max_files). */
+ * bounded in depth (DS_DEPTH_MAX) and in files (max_files). `**` (and so a directory's
+ * listing) descends into real directories only, never through a symbolic link to one, as
+ * DuckDB's glob: a link to the directory itself or one above it (`latest -> .`) would list
+ * the same files over and over until max_files (the scan failed), and a link to a sibling
+ * would list its files twice. A link a literal or a `*` component names is followed
+ * (`dir/link/x.parquet`), and a link to a file is a file. */
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -57,6 +62,13 @@ static bool is_dir(const char *p)
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* A directory that is no symbolic link (the only kind `**` descends into). */
+static bool is_real_dir(const char *p)
+{
+    struct stat st;
+    return lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static bool is_file(const char *p)
 {
     struct stat st;
@@ -87,7 +99,8 @@ static int walk(lister *l, const char *dir, char **comps, int k, int n, int dept
         if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
         if (!join(buf, dir, de->d_name)) continue;
         bool sub = is_dir(buf);
-        if (dstar && sub && de->d_name[0] != '.') rc = walk(l, buf, comps, k, n, depth + 1);
+        if (dstar && sub && de->d_name[0] != '.' && is_real_dir(buf))
+            rc = walk(l, buf, comps, k, n, depth + 1);
         if (rc || fnmatch(c, de->d_name, FNM_PERIOD) != 0) continue;
         if (last && !sub && is_file(buf)) rc = add_path(l, buf);
         else if (!last && sub && !dstar) rc = walk(l, buf, comps, k + 1, n, depth + 1);
@@ -225,6 +238,7 @@ int ds_file_errf(pq_err *e, int rc, const char *path, const char *what)
 {
     char shown[512], msg[sizeof e->msg];
     io_path_shown(shown, sizeof shown, path);
+    if (!what[0]) what = rc == -ENOMEM ? "out of memory" : "failed"; /* (no message) */
     if (io_msg_named(what, path)) snprintf(msg, sizeof msg, "%s", what); /* io/ named it */
     else snprintf(msg, sizeof msg, "%.200s: %s", shown, what);
     memcpy(e->msg, msg, sizeof msg);

@@ -89,7 +89,8 @@ enum { DS_NESTED_MAX = 256 }; /* nested fields remembered for messages */
  * leaves out (a LIST or MAP shape the format does not allow), or NULL (ds_nested.c). */
 const char *ds_schema_nested(const ds_schema *s, const char *name);
 /* (ds_nested.c) The first leaf of nested top-level field i of m when the format can read its
- * shape, or -1. */
+ * shape, -1 when it cannot, or -ENOMEM (checking it needs memory: never taken for -1, which
+ * left the field out of the schema and the scan's answer). */
 int ds_nested_readable(const pq_file_meta *m, int32_t i);
 /* (ds_nested.c) 0 when top-level field i of m (file path) has the shape of s's nested column
  * at, its leaves the same or widening into the column's (ds_nwiden.c); in a union by name

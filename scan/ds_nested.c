@@ -57,7 +57,9 @@ static int nested_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node)
     if (!m->has_nested) return -1;
     int rc = scan_nested_resolve(m, c->name, &col, node, &e);
     if (rc || *node < 0 || m->nodes[*node].depth != 1) return *node = -1;
-    if (col < 0 || ds_null_typed(&m->columns[col])) return *node = -1; /* nulls (ds_null_typed) */
+    /* (a first leaf of the null type, list<null> or struct<a: null>, is the field's all the
+     * same: add_field took it so, and calling it missing aborted in ds_types) */
+    if (col < 0) return *node = -1;
     return col;
 }
 
@@ -77,18 +79,20 @@ int ds_nested_readable(const pq_file_meta *m, int32_t i)
     int32_t node = -1;
     pq_err ignore = {.offset = -1};
     int rc = scan_nested_resolve(m, m->nodes[i].path, &col, &node, &ignore);
-    return rc == 0 && node == i ? col : -1;
+    return rc == 0 && node == i ? col : rc == -ENOMEM ? -ENOMEM : -1;
 }
 
 /* Nested column at takes field i of m (file path) as its shape (its Arrow type: the caller's,
  * ds_types_col). 0 or -ENOMEM. */
-/* Column at's desc: its shape's first leaf (c->meta, c->node), nullable. */
-static void shape_desc(ds_col *c, int at)
+/* Column at's desc: its shape's first leaf (c->meta, c->node), nullable. 0 or -ENOMEM. */
+static int shape_desc(ds_col *c, int at)
 {
     int leaf = ds_nested_readable(c->meta, c->node);
+    if (leaf == -ENOMEM) return leaf;
     assert(leaf >= 0); /* (readable: add_field checked it) */
     c->desc = c->meta->columns[leaf], c->desc.name = c->name, c->desc.index = at;
     c->desc.repetition = PQ_OPTIONAL, c->desc.max_def_level = 1;
+    return 0;
 }
 
 static int take_shape(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const char *path)
@@ -99,8 +103,7 @@ static int take_shape(ds_schema *s, int at, const pq_file_meta *m, int32_t i, co
     free(c->from), c->from = from;
     ds_col_unmerge(c);
     c->meta = m, c->node = i;
-    shape_desc(c, at);
-    return 0;
+    return shape_desc(c, at);
 }
 
 /* The refusal of file m's field (path) under nested column c, paired as p (not fits, or extra
@@ -151,7 +154,7 @@ static int merge_shape(ds_schema *s, int at, const pq_file_meta *m, int32_t i, c
     }
     if (rc == 0 && from) free(c->from), c->from = from, from = NULL;
     free(from);
-    if (rc == 0) shape_desc(c, at);
+    if (rc == 0) rc = shape_desc(c, at);
     return rc;
 }
 

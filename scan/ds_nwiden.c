@@ -304,8 +304,11 @@ static int repack(nw *x, const ds_col *c, pq_vec *v, pq_err *e)
     if (rc) return pq_vec_free(&w), rc; /* its part allocated */
     x->w = &w;
     w.offsets[0] = 0;
+    /* rows that hold no bytes (every one null or empty) may come without a buffer: no offset
+     * from NULL (a UBSan trap, SIGILL in ReleaseSafe) */
+    const uint8_t *data = v->data ? v->data : (const uint8_t *)"";
     for (int64_t r = 0; rc == 0 && r < v->length; r++) {
-        x->p = v->data + v->offsets[r], x->end = v->data + v->offsets[r + 1];
+        x->p = data + v->offsets[r], x->end = data + v->offsets[r + 1];
         bool ok = fw > 0 && tw == 0 ? flat_to_packed(x, fw, pq_vec_is_valid(v, r))
                   : x->p == x->end || (fw > 0 ? flat_row(x, fw, tw) : value(x, 0));
         if (!ok && x->rc)

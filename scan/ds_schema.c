@@ -227,6 +227,7 @@ static int add_field(ds_schema *s, const pq_file_meta *m, int32_t i, const char 
 {
     const char *name = m->nodes[i].path;
     int at = ds_schema_find(s, name), leaf = ds_nested_readable(m, i);
+    if (leaf == -ENOMEM) return pq_errf(e, -ENOMEM, -1, "out of memory"); /* not unreadable */
     if (leaf < 0) return add_new && at < 0 ? ds_nested_remember(s, name, path) : 0;
     if (at >= 0 && (s->cols[at].part >= 0 || part_key(s, name))) return 0; /* ds_schema_parts */
     pq_err tmp = {.offset = -1};

@@ -60,6 +60,7 @@ int ds_topk_finish(ds_topk *t, scan_batch *out)
     free(refs);
     for (int b = 0; b < t->nb; b++) scan_batch_free(&t->b[b]);
     t->nb = 0, t->rows = 0;
+    if (rc) scan_batch_free(out); /* half taken: neither caller frees a failed batch (leaked) */
     return rc;
 }
 

@@ -28,7 +28,8 @@ int ds_topk_key(ds_topk *t, const pq_column_desc *d, int at, bool desc, bool nul
 /* Takes b (moved: b's vectors are owned by t from now on) whose first row is at position base.
  * 0 or -ENOMEM. */
 int ds_topk_add(ds_topk *t, scan_batch *b, int64_t base);
-/* The best k rows held, in order, as one batch (t is left empty). 0 or -ENOMEM. */
+/* The best k rows held, in order, as one batch (t is left empty). 0 or -ENOMEM (then *out
+ * holds nothing). */
 int ds_topk_finish(ds_topk *t, scan_batch *out);
 void ds_topk_free(ds_topk *t);
 

@@ -3,8 +3,9 @@
 # (-fsanitize=fuzzer,address,undefined) against the library sources (runtime/ io/ format/
 # filter/ scan/, compiled once into build-fuzz/obj, archived), then for each target:
 #   1. replays every file under tests/fuzz/regressions/<target>/ (a failure there fails it);
-#   2. fuzzes for N seconds from tests/fuzz/corpus/<target>/ (plus, for fuzz_meta and
-#      fuzz_scan, the files of ../shared/parquet-testing/data), working corpus in
+#   2. fuzzes for N seconds from tests/fuzz/corpus/<target>/ (plus, for fuzz_meta, fuzz_scan
+#      and fuzz_api, the files of ../shared/parquet-testing/data; fuzz_api also from
+#      fuzz_scan's corpus), working corpus in
 #      build-fuzz/corpus/<target>/.
 # Prints per target the executions done and "<target>: 1 passed, 0 failed" (or 0/1, with the
 # crash input saved under build-fuzz/crashes/), then "N passed, N failed".
@@ -81,11 +82,13 @@ for t in "${targets[@]}"; do
         mkdir -p "$work"
         seeds=()
         [ -d "tests/fuzz/corpus/$t" ] && seeds+=("tests/fuzz/corpus/$t")
-        case "$t" in fuzz_meta|fuzz_scan)
+        case "$t" in fuzz_meta|fuzz_scan|fuzz_api)
             [ -d ../shared/parquet-testing/data ] && seeds+=(../shared/parquet-testing/data) ;;
         esac
+        # fuzz_api scans whole files through the public API: fuzz_scan's files seed it
+        [ "$t" = fuzz_api ] && seeds+=(tests/fuzz/corpus/fuzz_scan)
         maxlen=65536
-        case "$t" in fuzz_meta|fuzz_scan) maxlen=4194304 ;; esac # whole files: the footer is at the end
+        case "$t" in fuzz_meta|fuzz_scan|fuzz_api) maxlen=4194304 ;; esac # whole files: the footer is at the end
         "$bin" -max_total_time="$seconds" -max_len="$maxlen" -timeout=10 -rss_limit_mb=2048 \
             -print_final_stats=1 -artifact_prefix="$out/crashes/$t-" "$work" "${seeds[@]}" >"$log" 2>&1
         rc=$?

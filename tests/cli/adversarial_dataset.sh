@@ -13,6 +13,18 @@
 # its partition has ("p = 2 AND x IS NULL"): the count DuckDB and the scan give (it was
 # "unknown column 'x'": a count skipped the check that reads the pruned files' footers).
 # Then a partition named as a file's own column: the partition's value wins, as in DuckDB.
+# Then symbolic links under a listed directory (h23): `**` does not descend through a link to
+# a directory, as DuckDB's glob (a link to the directory itself or its parent listed the same
+# files until max_files and the scan failed; a link to a sibling read its files twice); a
+# link named by a `*` component is followed and a link to a file is read: counts as DuckDB's.
+# Then a dataset file's decode and plan errors name the file, offset and column as the file's
+# own scan does (the dataset's message had neither offset nor column, a plan's not the file).
+# Then ORDER BY ... LIMIT over a dataset that keeps no row (LIMIT 0, or a filter no row passes):
+# the header alone, exit 0 (the merge's empty batch leaked: LeakSanitizer in the sanitizer pass).
+# Then a nested field whose first leaf is of the null type (pyarrow's list<null>, struct<a:
+# null>) in a dataset: read as the file's own scan reads it (an assertion aborted the process).
+# Then a dataset Top-K whose kept rows hold a widened list with no bytes (an empty list under a
+# first file's list<int64>): as DuckDB (an offset from a NULL buffer trapped: exit 132).
 # Last line: "adversarial_dataset: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv adversarial_dataset
@@ -383,5 +395,60 @@ for pat in "[ab]" "[bc]" "[abc]"; do
     got=$("$R" scan "$dir/idec/$pat.parquet" --union-by-name --columns id,x --format csv 2>&1 | tail -n +2 | tr '\n' ' ')
     duck=$("$PY" -c "import duckdb; print(' '.join(f'{i},{\"\" if x is None else x}' for i, x in duckdb.sql(\"select id, x from read_parquet('$dir/idec/$pat.parquet', union_by_name=true) order by id\").fetchall()))")
     check '[ "$got" = "$duck " ] && [ -n "$duck" ]' "integer beside decimal ($pat): got '$got' DuckDB '$duck'"
+done
+# symbolic links: `**` (and a directory's listing) descend into real directories only
+mkdir -p "$dir/sl/real" "$dir/sl/other"
+"$PY" -c "import pyarrow as pa, pyarrow.parquet as pq; pq.write_table(pa.table({'x': [1, 2, 3]}), '$dir/sl/real/a.parquet')"
+ln -s real "$dir/sl/link" && ln -s . "$dir/sl/real/self" && ln -s .. "$dir/sl/real/up" &&
+    ln -s ../real/a.parquet "$dir/sl/other/f.parquet"
+for pat in "sl" "sl/**/*.parquet" "sl/*/a.parquet" "sl/*/*.parquet" "sl/link/*.parquet" "sl/real/self/a.parquet"; do
+    got=$(timeout 60 "$R" scan "$dir/$pat" --format count 2>&1)
+    duck=$("$PY" -c "import duckdb; print('rows', duckdb.sql(\"select count(*) from read_parquet('$dir/$pat')\").fetchall()[0][0])" 2>&1)
+    check '[ "$got" = "$duck" ] && [ "$duck" != "rows 0" ]' "symbolic links, $pat: got '$(echo "$got" | head -c 200)' DuckDB '$(echo "$duck" | tail -n1 | head -c 200)'"
+done
+# a dataset file's errors: the file, offset and column, as its own scan reports them
+"$PY" -c "
+import pyarrow as pa, pyarrow.parquet as pq
+p = '$dir/cor.parquet'
+pq.write_table(pa.table({'a': list(range(1000)), 'b': ['x%d' % i for i in range(1000)]}), p, use_dictionary=False)
+off = pq.ParquetFile(p).metadata.row_group(0).column(1).data_page_offset
+d = bytearray(open(p, 'rb').read())
+for i in range(off + 40, off + 80): d[i] ^= 0x5a
+open(p, 'wb').write(d)"
+cp tests/fuzz/regressions/fuzz_api/topk-keeps-no-row-leak "$dir/outside.parquet" # a chunk past the end
+for f in cor outside; do
+    one=$("$R" scan "$dir/$f.parquet" --format checksum 2>&1)
+    two=$("$R" scan "$dir/$f.parquet" "$dir/$f.parquet" --format checksum 2>&1)
+    check '[ "$one" = "$two" ] && echo "$one" | grep -q "^ringscan: .*$f.parquet: .* (offset [0-9]*, column [ab]*[mycol]*)$"' \
+        "$f: a dataset's error '$two', the file's '$one'"
+done
+# a dataset's Top-K that keeps no row: the header, exit 0 (and no leak under the sanitizer)
+for q in "--limit 0" "--limit 5 --where a<0"; do
+    got=$("$R" scan "$dir/cor.parquet" "$dir/cor.parquet" --columns a --order-by a $q --format csv 2>&1)
+    rc=$?
+    check '[ $rc -eq 0 ] && [ "$got" = "a" ]' "a Top-K keeping no row ($q): exit $rc, '$(echo "$got" | head -c 300)'"
+done
+# list<null> and struct<a: null> in a dataset: each file's rows, as its own scan gives them
+"$PY" -c "
+import pyarrow as pa, pyarrow.parquet as pq
+pq.write_table(pa.table({'id': [1, 2], 'l': pa.array([[None], None], pa.list_(pa.null()))}), '$dir/lnull.parquet')
+pq.write_table(pa.table({'id': [1, 2], 's': pa.array([{'a': None}, None], pa.struct([('a', pa.null())]))}), '$dir/snull.parquet')"
+for f in lnull snull; do
+    one=$("$R" scan "$dir/$f.parquet" --format jsonl 2>&1)
+    two=$("$R" scan "$dir/$f.parquet" "$dir/$f.parquet" --format jsonl 2>&1)
+    rc=$?
+    check '[ $rc -eq 0 ] && [ "$two" = "$(printf "%s\n%s" "$one" "$one")" ] && [ "$(echo "$one" | wc -l)" -eq 2 ]' \
+        "$f twice: exit $rc, '$(echo "$two" | head -c 300)' (the file alone: '$one')"
+done
+# ORDER BY ... LIMIT keeping an empty list<int32> widened to a first file's list<int64>
+mkdir -p "$dir/nw"
+"$PY" -c "
+import pyarrow as pa, pyarrow.parquet as pq
+pq.write_table(pa.table({'id': [1], 'l': pa.array([[1]], pa.list_(pa.int64()))}), '$dir/nw/a.parquet')
+pq.write_table(pa.table({'id': [2, 3], 'l': pa.array([[5], []], pa.list_(pa.int32()))}), '$dir/nw/b.parquet')"
+for u in "" --union-by-name; do
+    got=$("$R" scan "$dir/nw" $u --order-by "id DESC" --limit 1 --format jsonl 2>&1)
+    rc=$?
+    check '[ $rc -eq 0 ] && [ "$got" = "{\"id\":3,\"l\":[]}" ]' "a Top-K keeping an empty widened list ($u): exit $rc, '$(echo "$got" | head -c 300)'"
 done
 summary adversarial_dataset

@@ -32,6 +32,14 @@ fault from its second on: the open's suffix GET passes and the ring's range read
   404xml         404 with an S3 XML error body (<Code>NoSuchKey</Code>)
   hugeerr        404 with that XML, then 256 MiB more of body at 40 KB/s (an hour and a half)
   hugehdr        206 whose headers go on for 256 MiB (1000-byte lines, as fast as they are read)
+  cont100        an interim "100 Continue" (and a "103 Early Hints" with a Content-Range of
+                 its own) before an answer as "ok"
+  hugetotal      as "ok", every Content-Range claiming the object is 2^63 + 2^20 bytes more
+                 than it is (its tail at the end of that, the other ranges where they are):
+                 an object past INT64_MAX, consistent in every answer
+  garbage        no HTTP at all: a line of text, then close
+  mute           reads the request and sends nothing (until the connection is dropped)
+  driphdr        a 206 status line, then headers one byte every 0.3 s without end
 Invariants: every connection ends within --max-seconds of the server's start (the server
 exits then), a drip sends at most 100000 bytes, and each request is logged to --log as
 "MODE RANGE AUTH" (AUTH: "auth" when it carried an Authorization header, else "-"; the test
@@ -115,6 +123,22 @@ async def answer(w, mode, name, target, rng, hit):
             await w.drain()
             await asyncio.sleep(0.1)
         return False
+    if mode == "garbage":
+        w.write(b"SSH-2.0-OpenSSH_9.2 not http\r\n\r\n")
+        return False
+    if mode == "mute":
+        await asyncio.sleep(3600)
+        return False
+    if mode == "driphdr":
+        w.write(b"HTTP/1.1 206 X\r\n")
+        for _ in range(100000):
+            w.write(b"X")
+            await w.drain()
+            await asyncio.sleep(0.3)
+        return False
+    if mode == "cont100":
+        w.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        w.write(b"HTTP/1.1 103 Early Hints\r\nContent-Range: bytes 0-0/1\r\nLink: </x>\r\n\r\n")
     if mode == "hugehdr":
         w.write(b"HTTP/1.1 206 X\r\nContent-Range: bytes 0-0/1\r\n")
         line = b"X-Pad: " + b"a" * 991 + b"\r\n"
@@ -144,6 +168,22 @@ async def answer(w, mode, name, target, rng, hit):
     etag = '"%s"' % hashlib.md5(data).hexdigest()[:16]
     if mode == "etagflip":
         etag = '"%s-%d"' % (etag[1:-1], hit)
+    extra = (1 << 63) + (1 << 20) if mode == "hugetotal" else 0
+    if extra and rng and rng.startswith("bytes=-"): # the tail of the claimed object: the real tail
+        n = min(int(rng[7:]), size)
+        head(w, 206, [("ETag", etag), ("Content-Range", f"bytes {size + extra - n}-{size + extra - 1}/{size + extra}"),
+                      ("Content-Length", n)])
+        w.write(data[size - n:])
+        return True
+    if extra and rng: # an explicit range: the tail's bytes where the claim puts them
+        m = re.fullmatch(r"bytes=(\d+)-(\d+)", rng)
+        s, e = int(m.group(1)), int(m.group(2))
+        at = s - extra if s >= extra else s
+        body = data[at:at + e - s + 1]
+        head(w, 206, [("ETag", etag), ("Content-Range", f"bytes {s}-{s + len(body) - 1}/{size + extra}"),
+                      ("Content-Length", len(body))])
+        w.write(body)
+        return True
     r = byte_range(rng, size)
     if r is None or mode == "norange" or (mode == "nosuffix" and rng.startswith("bytes=-")):
         head(w, 200, [("Content-Length", size), ("ETag", etag)])

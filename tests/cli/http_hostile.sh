@@ -5,7 +5,8 @@
 # RINGSCAN_HTTP_TIMEOUT_MS=2000:
 #  1. Answers that are right in another form read exactly (byte for byte against the local
 #     file): chunked bodies, 301/302/307 redirects (one to another host name), a URL with a
-#     query string (a presigned URL's signature is no pattern), a server that answers the
+#     query string (a presigned URL's signature is no pattern), interim 100 and 103 answers
+#     before the 206, a server that answers the
 #     open's suffix range with the whole object (then asked for an explicit range), a read
 #     whose connection closes mid-body without a Content-Length (retried).
 #  2. Answers that are wrong fail, never a silently short or wrong result, each naming the URL,
@@ -14,11 +15,14 @@
 #     only its first KiB is read), a redirect loop; an object that changed
 #     between the open and a read (another size; the same size with another ETag; emptied: a
 #     416), unless told (--unsafe-disable-etag-checks: an ETag changing per request reads);
-#     256 MiB of headers; a server that ignores Range; a body with a Content-Encoding.
+#     256 MiB of headers; a server that ignores Range; a body with a Content-Encoding; no HTTP
+#     at all; an object that claims 2^63 bytes more than it has (its tail where the claim puts
+#     it, the rest short).
 #  2b. A dataset file's error names its URL once; a listing whose server repeats or cycles
 #     its continuation token stops at once naming it.
 #  3. Drips are bounded: a body or an error body sent a byte every 0.3 s ends as a timeout
-#     (a try must move 1 KiB/s over the timeout's window), after at most 3 tries.
+#     (a try must move 1 KiB/s over the timeout's window), after at most 3 tries; so do a
+#     server that never answers and one that drips its headers without end.
 #  4. A URL's userinfo password never appears in any output, whatever the answer, and never
 #     goes to another host on a redirect.
 #  5. A dataset's URL, opened by a task on a core (its open request awaited there), reads and
@@ -63,7 +67,7 @@ base=http://127.0.0.1:$HOSTILE_PORT
 tries() { grep -c "^$1 " "$dir/hostile.log"; }
 
 # 1. right in another form
-for m in ok chunked redir301 redir302 redir307 redirhost latechunked nosuffix cutonce; do
+for m in ok chunked redir301 redir302 redir307 redirhost latechunked nosuffix cutonce cont100; do
     scan_same "$m" "$li" "$base/$m/li.parquet" --threads 2 --ordered --format csv
 done
 scan_same "query string" "$li" "$base/ok/li.parquet?X-Amz-Signature=ab%2Fc&x=1" --threads 1 --format csv
@@ -75,7 +79,8 @@ for f in "latenocr|Content-Range missing" "latewrongcr|Content-Range elsewhere" 
     "late404xml|HTTP 404 NoSuchKey" "hugeerr|HTTP 404 NoSuchKey" "redirloop|redirect" \
     "grow|changed since it was opened.*size 2" "same|changed since it was opened.*ETag" \
     "hugehdr|too large response headers" "norange|ignores Range" "gzip|Content-Encoding" \
-    "shrink|changed since it was opened.*now: size 0"; do
+    "shrink|changed since it was opened.*now: size 0" "garbage|HTTP/0.9" \
+    "hugetotal|does not answer the range"; do
     m=${f%%|*}
     scan_fails "$m" 60 "127.0.0.1:$HOSTILE_PORT/$m/li.parquet" "GET bytes=[0-9]*-[0-9]*" "${f#*|}" -- \
         scan "$base/$m/li.parquet" --threads 2 --format csv
@@ -115,7 +120,7 @@ check '[ "$(grep -c "^latecut bytes=-" "$dir/hostile.log")" -eq 1 ] && [ "$most"
     "latecut: $n requests, tries per range: $(tr '\n' ' ' <"$dir/cut_tries") (want the open once, at most 3 per range, one range 3 times)"
 
 # 3. drips end as timeouts, bounded in tries
-for m in drip dripeerr latedrip; do
+for m in drip dripeerr latedrip mute driphdr; do
     scan_fails "$m" 60 "127.0.0.1:$HOSTILE_PORT/$m/li.parquet" "timed out" -- scan "$base/$m/li.parquet" --threads 1 --format csv
 done
 n=$(tries drip)

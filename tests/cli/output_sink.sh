@@ -9,6 +9,8 @@
 #    141 (128 + SIGPIPE; always 141 for the row formats, whose output cannot fit the pipe);
 #  - a normal run: as many lines as before (header + rows), the same bytes into a file as
 #    into a pipe, and the count line's row count equal to the file's.
+# And gen -o /dev/full: exit status 1, the writer's error naming the cause ("No space left on
+# device"; it said only "sink failed writing N bytes"), the device left in place.
 source "$(dirname "$0")/lib.bash"
 LIMIT=60
 data="$dir/li.parquet"
@@ -79,4 +81,10 @@ check '[ "$rc" -eq 1 ]' "bench --json /dev/full: exit status $rc, want 1"
 check 'grep -qxF "ringscan: bench: error writing /dev/full: No space left on device" "$dir/err"' \
     "bench --json /dev/full: stderr '$(tail -c 300 "$dir/err")'"
 full_case bench_table "${bargs[@]}"
+# gen onto a full disk (/dev/full: ENOSPC once the file's buffer is written): the cause named
+# (it said only "sink failed writing N bytes"), and the device is no file to remove
+timeout "$LIMIT" "$R" gen lineitem --sf 0.01 -o /dev/full --no-progress >/dev/null 2>"$dir/err"
+rc=$?
+check '[ "$rc" -eq 1 ] && grep -qE "^ringscan: gen: /dev/full: writing [0-9]+ bytes at byte [0-9]+ failed: No space left on device$" "$dir/err" && [ -c /dev/full ]' \
+    "gen -o /dev/full: exit status $rc, stderr '$(head -c 300 "$dir/err")'"
 summary output_sink

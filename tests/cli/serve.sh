@@ -6,6 +6,10 @@
 #     rc 0 and the rows and checksum `ringscan scan --format checksum` prints.
 #  2. A bad request (unknown column) answers rc 1 and the next request still works; an empty
 #     argument list answers rc 2 (usage).
+#  3. One answer per request line, always: a line longer than the request buffer (64 KiB) is
+#     one request answered rc 2 (its tail was read as another request), a request with more
+#     than 64 arguments answers rc 2 (the arguments past 64 were dropped: here the bad column
+#     at its end, so it answered rc 0), and the request after each still answers its own.
 # Last line: "serve: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
@@ -26,8 +30,8 @@ T=$'\t'
 rc=$?
 check '[ $rc -eq 0 ]' "serve exit $rc"
 check '[ "$(wc -l <"$dir/out.jsonl")" -eq 6 ]' "expected 6 answers, got $(wc -l <"$dir/out.jsonl")"
-as_count() { # line N of the answers as "rows R checksum C" (rc must be 0)
-    sed -n "${1}p" "$dir/out.jsonl" | sed -nE 's/^\{"rc":0,"rows":([0-9]+),"checksum":"([0-9]+)".*/rows \1 checksum \2/p'
+as_count() { # line N of the answers (in file $2, default out.jsonl) as "rows R checksum C" (rc 0)
+    sed -n "${1}p" "${2:-$dir/out.jsonl}" | sed -nE 's/^\{"rc":0,"rows":([0-9]+),"checksum":"([0-9]+)".*/rows \1 checksum \2/p'
 }
 check '[ -n "$want1" ] && [ "$(as_count 1)" = "$want1" ]' "answer 1 '$(as_count 1)' != '$want1'"
 check '[ -n "$want2" ] && [ "$(as_count 2)" = "$want2" ]' "answer 2 '$(as_count 2)' != '$want2'"
@@ -36,5 +40,21 @@ check 'sed -n 4p "$dir/out.jsonl" | grep -q "^{\"rc\":1,"' "a bad column did not
 check 'grep -q "no_such_column" "$dir/err.txt"' "the bad column is not named on stderr"
 check 'sed -n 5p "$dir/out.jsonl" | grep -q "^{\"rc\":2,"' "an empty request did not answer rc 2"
 check '[ "$(as_count 6)" = "$want1" ]' "answer 6 (after the errors) '$(as_count 6)' != '$want1'"
+
+# 3. requests too long or with too many arguments: one answer each, rc 2, named on stderr
+long=$(head -c 70000 /dev/zero | tr '\0' 'x')
+many=$(for i in $(seq 40); do printf '\t--threads\t1'; done)
+{
+    echo "$f${T}--columns${T}$long"
+    echo "$f${T}--format${T}checksum$many${T}--columns${T}no_such_column"
+    echo "$f${T}--columns${T}l_orderkey,l_linenumber${T}--where${T}l_linenumber > 5${T}--format${T}checksum"
+} | "$R" serve >"$dir/out3.jsonl" 2>"$dir/err3.txt"
+rc=$?
+check '[ $rc -eq 0 ] && [ "$(wc -l <"$dir/out3.jsonl")" -eq 3 ]' "limits: exit $rc, $(wc -l <"$dir/out3.jsonl") answers to 3 requests"
+check 'sed -n 1p "$dir/out3.jsonl" | grep -q "^{\"rc\":2," && grep -q "request 1 is longer than 65534 bytes" "$dir/err3.txt"' \
+    "a 70000-byte request: '$(sed -n 1p "$dir/out3.jsonl")' $(head -c 200 "$dir/err3.txt")"
+check 'sed -n 2p "$dir/out3.jsonl" | grep -q "^{\"rc\":2," && grep -q "request 2 has more than 64 arguments" "$dir/err3.txt"' \
+    "85 arguments: '$(sed -n 2p "$dir/out3.jsonl")' $(head -c 200 "$dir/err3.txt")"
+check '[ "$(as_count 3 "$dir/out3.jsonl")" = "$want1" ]' "the request after them: '$(sed -n 3p "$dir/out3.jsonl")'"
 
 summary serve

@@ -2,7 +2,8 @@
 # tests/cli/table_format.sh: `ringscan scan --format table` (the default) for people (issue 25,
 # cli/table.c): NULL apart from an empty string, newlines, tabs and backslashes escaped so a
 # row is one line, columns aligned by display width (an emoji counts 2) with numbers to the
-# right, widths from the first 1000 rows and the same row order as the other formats.
+# right, widths from the first 1000 rows and the same row order as the other formats; cells
+# that are all empty strings.
 # Exact output. Run by tests/run.sh with $RINGSCAN = the binary and cwd = the project root.
 # Last line: "table_format: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
@@ -38,6 +39,16 @@ T
 same_as "booleans, binary, times" "$R" scan "$f" --ordered --columns bool,u64,bin,flba,f16,time_ms,ts_us,dec_ba,i96
 printf 'i8 | str\n' >"$dir/want"
 same_as "no rows: the header" "$R" scan "$f" --limit 0 --columns i8,str
+# an empty string as the first cell held (the sample's buffer was still NULL: memcpy to NULL
+# with 0 bytes, a UBSan trap, exit 132), alone and before another column, and empty binary
+e=$dir/e.parquet
+"$R" gen demo-types --rows 40 --seed 1 -o "$e" >/dev/null || bad "gen e"
+printf 'str\n\n\n\n' >"$dir/want"
+same_as "empty strings only" "$R" scan "$e" --ordered --columns str --where "str = ''"
+printf 'str |  i8\n    |  84\n    | -78\n    | -38\n' >"$dir/want"
+same_as "an empty string first" "$R" scan "$e" --ordered --columns str,i8 --where "str = ''"
+printf 'bin\n\n' >"$dir/want"
+same_as "empty binary" "$R" scan "$e" --ordered --columns bin --where "bin = ''"
 # many rows: the first 1000 (the sample) share one width; the order is the CSV's
 g=$dir/big.parquet
 "$R" gen demo-types --rows 2500 --seed 5 --row-group-rows 700 -o "$g" >/dev/null || bad "gen big"

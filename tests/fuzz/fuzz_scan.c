@@ -135,18 +135,27 @@ static void read_columns(pqf_t *f)
         }
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
+/* d[0 .. n) as a file (a memfd) opened by path (/proc/self/fd/N, into path): its fd, or -1.
+ * (fuzz_api.c's input too.) */
+static int input_file(const uint8_t *d, size_t n, const char *name, char path[64])
 {
-    int fd = memfd_create("fuzz_scan", MFD_CLOEXEC);
-    if (fd < 0) return 0;
+    int fd = memfd_create(name, MFD_CLOEXEC);
+    if (fd < 0) return -1;
     size_t off = 0;
     while (off < n) {
         ssize_t w = write(fd, d + off, n - off);
         if (w <= 0) break;
         off += (size_t)w;
     }
+    snprintf(path, 64, "/proc/self/fd/%d", fd);
+    return fd;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
+{
     char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    int fd = input_file(d, n, "fuzz_scan", path);
+    if (fd < 0) return 0;
     pq_meta_limits ml;
     pq_meta_limits_default(&ml);
     ml.max_columns = 1000;

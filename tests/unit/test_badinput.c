@@ -781,6 +781,10 @@ static void test_delta_asks_for_gigabytes(void)
 #define FUZZ_NO_MUTATOR
 #include "fuzz/fuzz_scan.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_api_one
+#define FUZZ_API_NO_SCAN /* (fuzz_scan.c is in already) */
+#include "fuzz/fuzz_api.c"
+#undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_snappy_one
 #define round_trip round_trip_snappy
 #include "fuzz/fuzz_snappy.c"
@@ -798,7 +802,7 @@ static const target targets[] = {
     {"fuzz_filter_parse", fuzz_filter_parse_one}, {"fuzz_meta", fuzz_meta_one},
     {"fuzz_plain", fuzz_plain_one}, {"fuzz_rle", fuzz_rle_one},
     {"fuzz_column", fuzz_column_one}, {"fuzz_nested", fuzz_nested_one},
-    {"fuzz_scan", fuzz_scan_one},
+    {"fuzz_scan", fuzz_scan_one},   {"fuzz_api", fuzz_api_one},
     {"fuzz_snappy", fuzz_snappy_one},
 };
 
