@@ -30,7 +30,7 @@
 #define UNORDERED_GAIN "2-9% faster, sf1 lineitem"
 
 enum {
-    CLI_COLUMNS_MAX = 4096, /* columns one scan projects (the scan engine's limit) */
+    CLI_COLUMNS_MAX = 4096, /* names one --columns list holds (no --columns: every column) */
     CLI_THREADS_MAX = 256,  /* --threads above this runs this many (ringscan.h's range) */
     CLI_PATHS_MAX = 1024    /* paths and patterns one scan names */
 };
@@ -249,16 +249,6 @@ static bool has_column(const ringscan_file *f, const char *name)
     return false;
 }
 
-/* True when f has a nested field (ringscan_field_info.nested). */
-static bool has_nested(const ringscan_file *f)
-{
-    for (int i = 0, n = ringscan_file_fields(f); i < n; i++) {
-        ringscan_field_info fi;
-        if (ringscan_file_field(f, i, &fi) == 0 && fi.nested) return true;
-    }
-    return false;
-}
-
 /* t with the spaces and tabs around it cut (in place). */
 static char *trim(char *t)
 {
@@ -291,30 +281,21 @@ static int add_column(const ringscan_file *f, const char *path, const char *list
     return 0;
 }
 
-/* The --columns list (NULL: every column, at most CLI_COLUMNS_MAX) as names[0 .. *n) into
- * the options; *copy holds the names' storage (free). Each name is trimmed of the spaces
- * around it; an empty name or one the file lacks is an error. 0 or a status with err filled. */
+/* The --columns list (NULL: every column, however many; a list names at most
+ * CLI_COLUMNS_MAX) as names[0 .. *n) into the options; *copy holds the names' storage (free).
+ * Each name is trimmed of the spaces around it; an empty name or one the file lacks is an
+ * error. 0 or a status with err filled. */
 static int pick_columns(const ringscan_file *f, const char *path, const char *list,
                         const char **names, char **copy, ringscan_options *o, ringscan_error *err)
 {
-    int n = 0, ncols = ringscan_file_columns(f);
-    if (!list) {
-        /* columns NULL: every column (a file with nested ones: the scan's error lists the
-         * flat columns to name) */
-        if (ncols <= CLI_COLUMNS_MAX || has_nested(f)) return 0;
-        for (; n < CLI_COLUMNS_MAX; n++) {
-            ringscan_column_info c;
-            ringscan_file_column(f, n, &c);
-            names[n] = c.name;
-        }
-    } else {
-        if (!(*copy = strdup(list))) return cli_err(err, path, -ENOMEM, NULL);
-        for (char *t = *copy, *next; t; t = next) { /* strsep-like: keeps empty names */
-            next = strchr(t, ',');
-            if (next) *next++ = 0;
-            int rc = add_column(f, path, list, trim(t), names, &n, err);
-            if (rc) return rc;
-        }
+    int n = 0;
+    if (!list) return 0; /* columns NULL: every column, however many the file has */
+    if (!(*copy = strdup(list))) return cli_err(err, path, -ENOMEM, NULL);
+    for (char *t = *copy, *next; t; t = next) { /* strsep-like: keeps empty names */
+        next = strchr(t, ',');
+        if (next) *next++ = 0;
+        int rc = add_column(f, path, list, trim(t), names, &n, err);
+        if (rc) return rc;
     }
     o->columns = names;
     o->ncolumns = n;
