@@ -316,6 +316,10 @@ static inline bool ds_dec_cast_needed(const pq_column_desc *to, const pq_column_
 /* (ds_text.c) x into row r of v, a decimal or integer of d's physical type (INT32, INT64, or
  * a big-endian FLBA of at most 16 bytes); x fits it (the caller checked its range). */
 void ds_dec_put(const pq_column_desc *d, pq_vec *v, int64_t r, __int128 x);
+/* (ds_parse.c) s as DuckDB's cast from VARCHAR to BIGINT reads it (spaces around, '_' between
+ * digits, a fraction or exponent rounded half away from zero, 0x / 0b digits) into *v; false
+ * when it does not parse or is out of range. Also --hive-types' BIGINT cast (ds_parts.c). */
+bool ds_parse_bigint(const char *s, int64_t *v);
 /* (ds_parse.c) v (file path's strings of schema column c, whose type is not a string:
  * ds_texted, a first file's type without union_by_name) replaced by their values parsed as
  * DuckDB's cast from VARCHAR parses them. 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED with e naming

@@ -234,6 +234,14 @@ static void put(const pq_column_desc *to, pq_vec *w, int64_t r, __int128 x, doub
     ds_dec_put(to, w, r, x);
 }
 
+bool ds_parse_bigint(const char *s, int64_t *v)
+{
+    __int128 x;
+    if (strlen(s) >= PARSE_MAX || !number(s, 0, true, INT64_MIN, INT64_MAX, &x)) return false;
+    *v = (int64_t)x;
+    return true;
+}
+
 int ds_parse_cast(const ds_col *c, const char *path, pq_vec *v, pq_err *e)
 {
     const pq_column_desc *to = &c->desc;

@@ -2,15 +2,14 @@
  * ds_part_decode): their types inferred as DuckDB 2.0.1 infers them (the first of DATE,
  * TIMESTAMP, BIGINT a strict cast of the text as a directory name writes it accepts, else
  * VARCHAR; its MultiFileOptions::AutoDetectHiveTypesInternal), parsed into int64 (BIGINT,
- * days, microseconds) as its cast parses them (dates and times: scan/ds_ptime.c), and their
- * %XX escapes decoded. No I/O, no allocation. */
+ * days, microseconds) as its cast parses them (dates and times: scan/ds_ptime.c; BIGINT:
+ * ds_parse.c's cast from VARCHAR), and their %XX escapes decoded. No I/O, no allocation. */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "scan/dataset.h"
+#include "scan/ds_impl.h"
 
 static bool is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -31,48 +30,23 @@ static bool based_int(const char *d, int base, int64_t *v)
     return n > 0;
 }
 
-/* The number at num ([+-]digits[.digits]) with the exponent at e ([+-]digits, then spaces)
- * as DuckDB 2.0.1's cast reads it: the whole value, rounded half away from zero ("25e-1" is
- * 3, "1.5e1" 15); false past int64 or for a malformed exponent. */
-static bool exponent(const char *num, const char *e, int64_t *v)
-{
-    const char *d = e + (*e == '-' || *e == '+');
-    if (!is_digit(*d)) return false;
-    while (is_digit(*d)) d++;
-    const char *end = d;
-    while (is_space(*d)) d++;
-    if (*d) return false;
-    char *stop;
-    long double x = roundl(strtold(num, &stop));
-    if (stop != end || !(x >= -9223372036854775808.0L && x < 9223372036854775808.0L)) return false;
-    *v = (int64_t)x;
-    return true;
-}
-
-/* DuckDB 2.0.1's VARCHAR -> BIGINT cast (TryIntegerCast): leading spaces, then "0x"/"0b"
- * digits, or [-]digits and trailing spaces. strict (inference): no '+', no leading zero
- * before a digit unless negative ("-01" is -1, "007" text); not strict (hive_types): both,
- * and ".d..." rounds half away from zero on its first digit. */
-static bool hive_int(const char *s, bool strict, int64_t *v)
+/* DuckDB 2.0.1's strict VARCHAR -> BIGINT cast, as its hive type inference uses it: leading
+ * spaces, then "0x"/"0b" digits, or [-]digits and trailing spaces; no '+', no leading zero
+ * before a digit unless negative ("-01" is -1, "007" text). (--hive-types' cast, which is not
+ * strict, is ds_parse_bigint.) */
+static bool hive_int(const char *s, int64_t *v)
 {
     while (is_space(*s)) s++;
     bool neg = *s == '-';
     if (!neg && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) return based_int(s + 2, 16, v);
     if (!neg && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) return based_int(s + 2, 2, v);
-    if (!neg && strict && s[0] == '0' && is_digit(s[1])) return false;
-    if (*s == '+' && strict) return false;
-    const char *d = s + (neg || *s == '+');
+    if (!neg && s[0] == '0' && is_digit(s[1])) return false;
+    const char *d = s + neg;
     int64_t x = 0;
     int n = 0, sign = neg ? -1 : 1;
     for (; is_digit(*d); d++, n++)
         if (__builtin_mul_overflow(x, 10, &x) || __builtin_add_overflow(x, sign * (*d - '0'), &x))
             return false;
-    if (*d == '.' && !strict) {
-        bool up = is_digit(d[1]) && d[1] >= '5';
-        for (d++; is_digit(*d); d++) n++;
-        if (up && __builtin_add_overflow(x, sign, &x)) return false;
-    }
-    if ((*d == 'e' || *d == 'E') && !strict && n > 0) return exponent(s, d + 1, v);
     while (is_space(*d)) d++;
     *v = x;
     return n > 0 && !*d;
@@ -81,7 +55,7 @@ static bool hive_int(const char *s, bool strict, int64_t *v)
 bool ds_part_parse(ds_ptype t, const char *text, int64_t *v)
 {
     *v = 0;
-    if (t == DS_BIGINT) return hive_int(text, false, v);
+    if (t == DS_BIGINT) return ds_parse_bigint(text, v);
     if (t == DS_DATE) return ds_ptime_date(text, false, v);
     if (t == DS_TIMESTAMP) return ds_ptime_ts(text, v);
     return true;
@@ -94,7 +68,7 @@ ds_ptype ds_part_infer(const char *text)
     int64_t v;
     if (ds_ptime_date(text, true, &v)) return DS_DATE; /* DuckDB's order: DATE, TIMESTAMP, BIGINT */
     if (ds_ptime_ts(text, &v)) return DS_TIMESTAMP;
-    if (hive_int(text, true, &v)) return DS_BIGINT;
+    if (hive_int(text, &v)) return DS_BIGINT;
     return DS_VARCHAR;
 }
 

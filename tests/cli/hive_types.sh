@@ -9,8 +9,9 @@ need_lib hive_types
 need_pyenv hive_types
 py_cases hive_types.py 6
 # Types given (--hive-types, DuckDB's hive_types): the value is cast as DuckDB casts it, not
-# strictly: '+', leading zeros, a fraction rounded, an exponent; a timestamp's date for a
-# DATE; a value the cast refuses is an error in both.
+# strictly: '+', leading zeros, a fraction rounded, an exponent, '_' between digits (the cast
+# of a later file's strings, ds_parse.c); a timestamp's date for a DATE; a value the cast
+# refuses is an error in both.
 fmt="case when typeof(k) = 'TIMESTAMP' then strftime(k::timestamp, '%Y-%m-%dT%H:%M:%S.%f') else k::varchar end"
 while IFS='|' read -r t v; do
     rm -rf "$dir/e" && mkdir -p "$dir/e/k=$v" &&
@@ -33,6 +34,13 @@ BIGINT|25e-1
 BIGINT|-25e-1
 BIGINT|1.5e1
 BIGINT|1e19
+BIGINT|1_000
+BIGINT|0x1_0
+BIGINT|0b1_0
+BIGINT|1_
+BIGINT|-0x10
+BIGINT|0x7FFFFFFFFFFFFFFF
+BIGINT|0xFFFFFFFFFFFFFFFF
 BIGINT|abc
 DATE|2024-01-01x
 DATE|2024-01-01 10:00:00
