@@ -48,6 +48,7 @@ typedef struct scan_budget_share {
     _Atomic uint64_t footer_bytes; /* footers held (ds_open.c): serialized metadata and the
                                       page-index bytes they keep */
     _Atomic uint64_t footer_peak;
+    _Atomic uint64_t pending;  /* every attached scan's pending */
     _Atomic int waiting;       /* read-ahead tasks waiting, over every attached scan */
     pthread_mutex_t mu;        /* guards what follows and every wake posted to them */
     int nattached;
@@ -60,6 +61,13 @@ typedef struct scan_budget {
     _Atomic uint64_t *hp;      /* where it is counted: &held, or the share's held */
     _Atomic uint64_t peak;     /* the most held has reached (alone) */
     _Atomic uint64_t *pp;      /* &peak, or the share's peak */
+    _Atomic uint64_t pending;  /* the bytes running splits reserved to read: reads they may
+                                  still issue (fetch_budget.c invariant 7) */
+    _Atomic uint64_t *qp;      /* &pending, or the share's pending */
+    bool (*behind)(void *ctx, uint64_t bytes); /* NULL, or whether the consumer lags by
+                                  bytes it alone can free (output.h scan_out_behind): base
+                                  tasks wait on it (fetch_budget.c invariant 8) */
+    void *behind_ctx;
     scan_budget_share *share;  /* NULL, or the dataset's (invariant 6) */
     exec_event *ev;            /* attached to the share: the scan's event */
     _Atomic bool lead;         /* with a share: the file being drained, whose base tasks never
@@ -106,28 +114,34 @@ uint64_t scan_budget_peak(const scan_budget *b);
  * elsewhere o keeps io/'s pools and stash (a local scan's
  * reuse of faulted-in memory, issue 26). */
 void scan_budget_io_opts(const scan_budget *b, io_opts_t *o, int threads);
-/* Whether a gated task may start a split now: held plus the last split's reservation (the
- * one it would start is taken to be as big) stays below limit, except that once that reached
- * the limit it waits until held <= limit / 2 (hysteresis). Thread-safe. */
+/* Whether a gated task may start a split now: held, plus the reads running splits may still
+ * issue (pending), plus the last split's reservation (the one it would start is taken to be
+ * as big) stays below limit, except that once that reached the limit it waits until held +
+ * pending <= limit / 2 (hysteresis). Thread-safe. */
 bool scan_budget_room(scan_budget *b);
-/* From task rank (0 <= rank < b->tasks) of a core, before it claims a split: returns at once
- * for a base task, else waits on ev until the budget has room or *stop. */
-void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop);
+/* From task rank (0 <= rank < b->tasks) of a core whose claimed splits not done are *busy,
+ * before it claims a split: returns at once for a base task unless the budget is full and
+ * the consumer a quarter of the limit behind (then waits on ev until it took enough), else
+ * waits on ev until the budget has room, or it is closed and *busy is 0; any wait ends on
+ * *stop. */
+void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop,
+                       const _Atomic int *busy);
 /* Counts what split sp will hold decoded in held while it runs, so a task admitted after it
  * sees those bytes before they exist: its working set and batch, estimated from the bytes it
  * reads (its pieces over nslots slots) at the ratio finished splits showed (before any,
  * twice the needed chunks' uncompressed / compressed sizes, within [1x, 8x]). Its reads are
  * not counted here: io/ counts them in held from their issue (fetch_budget.c invariant 5).
- * With a budget and read-ahead only (else 0). Sets *in to the bytes read, for
- * scan_budget_unreserve. With reach (NULL: every slot is decoded), a slot's pieces count at
+ * With a budget and read-ahead only (else 0). Sets *in to the bytes read, counted in pending
+ * until scan_budget_unreserve. With reach (NULL: every slot is decoded), a slot's pieces count at
  * the chance reach[slot_pos[slot]] that the split decodes it (scan_policy_reach): a chain whose
  * first conjunct kills most splits reserves for what they decode, not for every column.
  * Thread-safe. */
 uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, uint64_t *in,
                              const double *reach, const int *slot_pos);
-/* At the split's end: drops its reservation n and learns from in bytes read -> out bytes
- * held decoded (the larger of its decoded columns' capacity and its batch). */
-void scan_budget_unreserve(scan_budget *b, uint64_t n, uint64_t in, uint64_t out);
+/* At the split's end: drops its reservation n and its reads in (as scan_budget_reserve set
+ * them), and when the split ran to its end (ok) learns from in bytes read -> out bytes held
+ * decoded (the larger of its decoded columns' capacity and its batch). */
+void scan_budget_unreserve(scan_budget *b, uint64_t n, uint64_t in, bool ok, uint64_t out);
 /* After a split ended (its bytes released): wakes waiting read-ahead tasks. */
 void scan_budget_released(scan_budget *b, exec_event *ev);
 /* Task rank left its loop: a base task's leaving ends every wait (fetch_budget.c inv. 4). */

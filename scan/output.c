@@ -18,18 +18,30 @@ int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts, int tasks_per
     o->results = fail_calloc((size_t)nsplits + 1, sizeof *o->results);
     o->ready = fail_calloc((size_t)nsplits + 1, sizeof *o->ready);
     o->fifo = fail_calloc((size_t)nsplits + 1, sizeof *o->fifo);
-    if (!o->results || !o->ready || !o->fifo) return -ENOMEM;
+    if (o->ordered) o->claimed = fail_calloc((size_t)nsplits + 1, sizeof *o->claimed);
+    if (!o->results || !o->ready || !o->fifo || (o->ordered && !o->claimed)) return -ENOMEM;
     pthread_mutex_init(&o->mu, NULL);
     pthread_cond_init(&o->cv, NULL);
     o->mu_ready = true;
     return 0;
 }
 
+/* Split i's batch leaves the output (taken or dropped, under mu): its bytes leave the
+ * budget's held and the waiting count. */
+static void release_held(scan_out *o, int i)
+{
+    uint64_t n = o->results[i].held;
+    o->results[i].held = 0;
+    if (!n) return;
+    assert(atomic_load(&o->waiting) >= n);
+    atomic_fetch_sub_explicit(&o->waiting, n, memory_order_relaxed);
+    if (o->held) atomic_fetch_sub_explicit(o->held, n, memory_order_relaxed);
+}
+
 void scan_out_free(scan_out *o)
 {
     for (int i = 0; o->results && i < o->nsplits; i++) { /* a shared budget outlives o */
-        if (o->held && o->results[i].held)
-            atomic_fetch_sub_explicit(o->held, o->results[i].held, memory_order_relaxed);
+        release_held(o, i);
         scan_batch_free(&o->results[i]);
     }
     if (o->mu_ready) {
@@ -39,6 +51,7 @@ void scan_out_free(scan_out *o)
     free(o->results);
     free(o->ready);
     free(o->fifo);
+    free(o->claimed);
     memset(o, 0, sizeof *o);
 }
 
@@ -76,8 +89,8 @@ void scan_out_push(scan_out *o, int split, scan_batch *b)
     }
     o->results[split] = *b;
     o->results[split].split = split;
-    if (!o->held) o->results[split].held = 0;
-    else io_held_add(o->held, o->held_peak, b->held);
+    atomic_fetch_add_explicit(&o->waiting, b->held, memory_order_relaxed);
+    if (o->held) io_held_add(o->held, o->held_peak, b->held);
     o->fifo[o->fifo_tail++] = split;
     assert(o->fifo_tail <= o->nsplits);
     if (!o->ordered) o->produced_rows += b->rows;
@@ -111,6 +124,20 @@ void scan_out_stop(scan_out *o)
     signal_ev(o);
 }
 
+void scan_out_claimed(scan_out *o, int split)
+{
+    assert(split >= 0 && split < o->nsplits);
+    if (o->claimed) atomic_store(&o->claimed[split], true);
+}
+
+bool scan_out_behind(scan_out *o, uint64_t bytes)
+{
+    if (atomic_load_explicit(&o->waiting, memory_order_relaxed) < bytes) return false;
+    if (!o->ordered) return true;
+    int next = atomic_load(&o->next_needed);
+    return next >= o->nsplits || atomic_load(&o->claimed[next]);
+}
+
 bool scan_out_fits(scan_out *o, int64_t place)
 {
     return place < atomic_load(&o->consumed) + o->window;
@@ -139,7 +166,9 @@ static int take_ready(scan_out *o)
     if (o->ordered) {
         while (o->next_ordered < o->nsplits && o->ready[o->next_ordered]) {
             int i = o->next_ordered++;
+            atomic_store(&o->next_needed, o->next_ordered);
             if (o->results[i].rows > 0) return i;
+            release_held(o, i);
             scan_batch_free(&o->results[i]);
             consumed_one(o);
         }
@@ -148,6 +177,7 @@ static int take_ready(scan_out *o)
     while (o->fifo_head < o->fifo_tail) {
         int i = o->fifo[o->fifo_head++];
         if (o->results[i].rows > 0) return i;
+        release_held(o, i);
         scan_batch_free(&o->results[i]);
         consumed_one(o);
     }
@@ -180,10 +210,9 @@ int scan_out_next(scan_out *o, scan_batch *b, pq_err *e)
            atomic_load(&o->stop));
     int rc = o->status;
     if (rc == 0 && i >= 0) {
+        release_held(o, i); /* consumed_one's signal below lets read-ahead waiting on it go */
         *b = o->results[i];
         memset(&o->results[i], 0, sizeof o->results[i]);
-        if (b->held) atomic_fetch_sub_explicit(o->held, b->held, memory_order_relaxed);
-        b->held = 0; /* consumed_one's signal below lets read-ahead waiting on it go */
         if (o->limit >= 0 && o->delivered_rows + b->rows > o->limit) {
             b->rows = o->limit - o->delivered_rows;
             for (int c = 0; c < b->ncols; c++) pq_vec_cut(&b->cols[c], b->rows);

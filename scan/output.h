@@ -7,7 +7,11 @@
  *  2. Everything below mu is touched under it; consumed, stop and limit_hit are atomics read
  *     without it, and every change of them is followed by exec_event_signal (waits for the
  *     window, and tasks that bail out on stop, are events).
- *  3. scan_out_next returns a batch at most once per split, and rows past the limit never. */
+ *  3. scan_out_next returns a batch at most once per split, and rows past the limit never.
+ *  4. scan_out_behind is true only while the consumer can free bytes without another split
+ *     being claimed: unordered, any waiting batch is one it can take; ordered, the split it
+ *     takes next is claimed (so it will be pushed). A task waiting on it is woken by the
+ *     consumer's take (consumed_one's signal), the only change that can make it false. */
 #ifndef RINGSCAN_SCAN_OUTPUT_H
 #define RINGSCAN_SCAN_OUTPUT_H
 #include <pthread.h>
@@ -30,6 +34,9 @@ typedef struct scan_out {
     _Atomic uint64_t *held;    /* the fetch budget's bytes (fetch.h): a pushed batch counts
                                   there until the consumer takes it (NULL: not counted) */
     _Atomic uint64_t *held_peak; /* with held: its high-water mark (io_held_add) */
+    _Atomic uint64_t waiting;  /* bytes of pushed batches not taken yet (invariant 4) */
+    _Atomic int next_needed;   /* ordered: the split the consumer takes next (next_ordered) */
+    _Atomic bool *claimed;     /* ordered: per split, whether a task claimed it */
 
     pthread_mutex_t mu;        /* guards what follows */
     pthread_cond_t cv;
@@ -49,6 +56,11 @@ typedef struct scan_out {
 /* 0 or -ENOMEM (o then safe to free). The window holds two splits per task of every core. */
 int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts, int tasks_per_core);
 void scan_out_free(scan_out *o);
+/* Split was claimed by a task (before it waits for the window). Core side, lock-free. */
+void scan_out_claimed(scan_out *o, int split);
+/* Whether at least bytes of pushed batches wait for the consumer, and it can free them
+ * without any further split claimed (invariant 4). Lock-free. */
+bool scan_out_behind(scan_out *o, uint64_t bytes);
 /* Hands split's batch to the consumer (takes ownership of b, which is left empty); b->held
  * (its bytes, scan_batch_bytes) counts in o->held until the consumer takes it. */
 void scan_out_push(scan_out *o, int split, scan_batch *b);

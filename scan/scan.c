@@ -128,6 +128,7 @@ static bool run_split(scan_t *s, int core, int i, int unit)
     const scan_split *sp = &s->plan.splits[i];
     /* unordered, a core's run (fetch.c) may lie far past the other core's splits */
     int64_t place = s->o.ordered ? i : atomic_fetch_add(&s->out.tickets, 1);
+    scan_out_claimed(&s->out, i); /* the consumer's next split may now be waited for */
     scan_dicts_leader(&s->dicts, i, SCAN_LEADER_CLAIMED); /* its group waits for it */
     double reach[FLT_MAX_PREDS + 1];
     const int *slot_pos = NULL;
@@ -135,7 +136,7 @@ static bool run_split(scan_t *s, int core, int i, int unit)
     uint64_t in = 0, reserved = scan_budget_reserve(&s->fetch.budget, sp, s->plan.nneed, &in,
                                                     weigh ? reach : NULL, slot_pos);
     if (!wait_window(s, core, sp, place)) {
-        scan_budget_unreserve(&s->fetch.budget, reserved, 0, 0);
+        scan_budget_unreserve(&s->fetch.budget, reserved, in, false, 0);
         scan_fetch_split_done(&s->fetch, unit);
         return false;
     }
@@ -151,7 +152,7 @@ static bool run_split(scan_t *s, int core, int i, int unit)
     if (!sp->pruned) scan_policy_split_done(&s->pol);
     b.held = rc ? 0 : scan_batch_bytes(&b); /* counted in the budget until consumed */
     uint64_t work = s->cores[core].task.last_work; /* what the split held while it ran */
-    scan_budget_unreserve(&s->fetch.budget, reserved, rc ? 0 : in, work > b.held ? work : b.held);
+    scan_budget_unreserve(&s->fetch.budget, reserved, in, rc == 0, work > b.held ? work : b.held);
     scan_fetch_split_done(&s->fetch, unit);
     if (!sp->pruned) publish_io(s, core);
     scan_out_push(&s->out, i, &b);
@@ -171,7 +172,7 @@ static void worker(void *arg)
     if (rc < 0) scan_out_fail(&s->out, rc, NULL);
     while (rc == 0 && !atomic_load(&s->out.stop) && !atomic_load(&s->out.limit_hit)) {
         scan_core_time_enter(&c->task.time, SCAN_WAIT_CLAIM);
-        scan_budget_admit(&s->fetch.budget, &s->ev, rank, &s->out.stop);
+        scan_budget_admit(&s->fetch.budget, &s->ev, rank, &s->out.stop, &s->fetch.cores[core].busy);
         scan_fetch_pace(&s->fetch, core, &s->out.stop);
         scan_core_time_leave(&c->task.time, SCAN_WAIT_CLAIM);
         if (atomic_load(&s->out.stop)) break;
@@ -237,6 +238,8 @@ static int start_workers(scan_t *s, pq_err *e)
     return 0;
 }
 
+static bool out_behind(void *out, uint64_t bytes) { return scan_out_behind(out, bytes); }
+
 /* The floors above the plan, bottom up; 0 or -ENOMEM. */
 static int parts_init(scan_t *s)
 {
@@ -248,6 +251,7 @@ static int parts_init(scan_t *s)
     s->o.io_opts.held_peak = s->fetch.budget.pp;
     if (rc == 0) scan_budget_io_opts(&s->fetch.budget, &s->o.io_opts, s->o.threads);
     s->out.held = s->fetch.budget.hp, s->out.held_peak = s->fetch.budget.pp;
+    s->fetch.budget.behind = out_behind, s->fetch.budget.behind_ctx = &s->out;
     s->env = (scan_task_env){.plan = &s->plan, .fx = &s->fetch, .pol = &s->pol,
                              .dicts = &s->dicts, .cnt = &s->cnt,
                              .stop = &s->out.stop, .enough = &s->out.limit_hit,

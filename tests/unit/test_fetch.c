@@ -34,6 +34,7 @@
 
 #include "check.h"
 #include "scan/fetch_impl.h"
+#include "scan/output.h"
 #include "scan/policy.h"
 #include "test_scan_common.h"
 
@@ -1246,7 +1247,7 @@ static void test_lend_cover(void)
 static void test_budget_room(void)
 {
     scan_budget b = {.limit = 1000, .tasks = 32, .base = 1};
-    b.hp = &b.held, b.pp = &b.peak; /* its own count (scan_budget_init: no share) */
+    b.hp = &b.held, b.pp = &b.peak, b.qp = &b.pending; /* its own (scan_budget_init: no share) */
     atomic_store(&b.held, 0);
     CHECK(scan_budget_room(&b));
     atomic_store(&b.held, 999);
@@ -1269,6 +1270,14 @@ static void test_budget_room(void)
     atomic_store(&b.held, 500);
     CHECK(scan_budget_room(&b) && !atomic_load(&b.paused));
     atomic_store(&b.last, 0);
+    atomic_store(&b.held, 400);
+    atomic_store(&b.pending, 599); /* reads running splits may still issue count as held */
+    CHECK(scan_budget_room(&b));
+    atomic_store(&b.pending, 600);
+    CHECK(!scan_budget_room(&b) && atomic_load(&b.paused));
+    atomic_store(&b.held, 0);
+    atomic_store(&b.pending, 0);
+    CHECK(scan_budget_room(&b));
     b.limit = 0; /* no budget: a gated task never has room while anything is held */
     CHECK(!scan_budget_room(&b));
 }
@@ -1285,20 +1294,22 @@ static void test_budget_share(void)
     scan_split sp = {.cols = &col};
     scan_budget a = {.limit = 1000, .tasks = 32, .base = 1, .seed16 = 128, .share = &sh};
     scan_budget b = a;
-    a.hp = b.hp = &sh.held, a.pp = b.pp = &sh.peak;
-    scan_budget_share_footer(&sh, 100);
-    CHECK_EQ_I64((int64_t)atomic_load(&sh.footer_bytes), 100);
+    a.hp = b.hp = &sh.held, a.pp = b.pp = &sh.peak, a.qp = b.qp = &sh.pending;
+    scan_budget_share_footer(&sh, 50);
+    CHECK_EQ_I64((int64_t)atomic_load(&sh.footer_bytes), 50);
     uint64_t in = 0, n = scan_budget_reserve(&a, &sp, 1, &in, NULL, NULL); /* 50 read, 8x */
     CHECK_EQ_I64((int64_t)n, 400);
-    CHECK_EQ_I64((int64_t)atomic_load(&sh.held), 500);
+    CHECK_EQ_I64((int64_t)atomic_load(&sh.held), 450);
+    CHECK_EQ_I64((int64_t)atomic_load(&sh.pending), 50); /* its reads, not issued yet */
     atomic_store(&b.last, 500);
-    CHECK(!scan_budget_room(&b)); /* 500 held by the other file and the footers + 500 */
-    CHECK(scan_budget_room(&a)); /* a's own guess is 400: 900 < 1000 */
-    scan_budget_unreserve(&a, n, in, 400);
-    scan_budget_share_footer(&sh, -100);
+    CHECK(!scan_budget_room(&b)); /* 450 held + 50 to read by the other file + 500 */
+    CHECK(scan_budget_room(&a)); /* a's own guess is 400 + 50: 950 < 1000 */
+    scan_budget_unreserve(&a, n, in, true, 400);
+    CHECK_EQ_I64((int64_t)atomic_load(&sh.pending), 0);
+    scan_budget_share_footer(&sh, -50);
     CHECK_EQ_I64((int64_t)atomic_load(&sh.held), 0);
-    CHECK_EQ_I64((int64_t)scan_budget_peak(&b), 500);
-    CHECK_EQ_I64((int64_t)atomic_load(&sh.footer_peak), 100);
+    CHECK_EQ_I64((int64_t)scan_budget_peak(&b), 450);
+    CHECK_EQ_I64((int64_t)atomic_load(&sh.footer_peak), 50);
     CHECK(scan_budget_room(&b)); /* paused above, resumed at half the limit */
     scan_budget_share_free(&sh);
 }
@@ -1313,24 +1324,28 @@ static void test_budget_reserve(void)
     scan_colplan cols[2] = {{.npieces = 1, .pieces = &pieces[0]}, {.npieces = 1, .pieces = &pieces[1]}};
     scan_split sp = {.cols = cols};
     scan_budget b = {.limit = 1000, .tasks = 32, .base = 1, .seed16 = 128};
-    b.hp = &b.held, b.pp = &b.peak;
+    b.hp = &b.held, b.pp = &b.peak, b.qp = &b.pending;
     atomic_store(&b.held, 0);
+    atomic_store(&b.pending, 0);
     atomic_store(&b.read_in, 0);
     atomic_store(&b.out_bytes, 0);
     uint64_t in = 0, n = scan_budget_reserve(&b, &sp, 2, &in, NULL, NULL);
     CHECK_EQ_I64((int64_t)in, 150);
     CHECK_EQ_I64((int64_t)n, 150 * 8);
     CHECK_EQ_I64((int64_t)atomic_load(&b.held), 150 * 8);
-    CHECK_EQ_I64((int64_t)atomic_load(&b.last), 150 * 8);
+    CHECK_EQ_I64((int64_t)atomic_load(&b.pending), 150); /* its reads count from now */
+    CHECK_EQ_I64((int64_t)atomic_load(&b.last), 150 * 8 + 150); /* what it added to both */
     atomic_store(&b.held, atomic_load(&b.held) + 200); /* its reads issued: io/'s count */
-    scan_budget_unreserve(&b, n, in, 300); /* its working set: twice what it read */
+    scan_budget_unreserve(&b, n, in, true, 300); /* its working set: twice what it read */
     CHECK_EQ_I64((int64_t)atomic_load(&b.held), 200);
     atomic_store(&b.held, 0); /* its reads released */
+    CHECK_EQ_I64((int64_t)atomic_load(&b.pending), 0);
     n = scan_budget_reserve(&b, &sp, 2, &in, NULL, NULL);
     CHECK_EQ_I64((int64_t)n, 300);
-    CHECK_EQ_I64((int64_t)atomic_load(&b.last), 300);
-    scan_budget_unreserve(&b, n, 0, 0); /* a split that stopped early teaches nothing */
+    CHECK_EQ_I64((int64_t)atomic_load(&b.last), 300 + 150);
+    scan_budget_unreserve(&b, n, in, false, 0); /* a split that stopped early teaches nothing */
     CHECK_EQ_I64((int64_t)atomic_load(&b.read_in), 150);
+    CHECK_EQ_I64((int64_t)atomic_load(&b.pending), 0); /* given back all the same */
     sp.pruned = true;
     CHECK_EQ_I64((int64_t)scan_budget_reserve(&b, &sp, 2, &in, NULL, NULL), 0);
     sp.pruned = false;
@@ -1347,8 +1362,58 @@ static void test_budget_reserve(void)
     n = scan_budget_reserve(&b, &sp, 2, &in, reach, slot_pos);
     CHECK_EQ_I64((int64_t)in, 100 + 5);
     CHECK_EQ_I64((int64_t)n, 105 * 8);
-    scan_budget_unreserve(&b, n, in, 0);
+    scan_budget_unreserve(&b, n, in, true, 0);
     CHECK_EQ_I64((int64_t)atomic_load(&b.held), 0);
+    CHECK_EQ_I64((int64_t)atomic_load(&b.pending), 0);
+}
+
+/* Pushes a one-row batch of n bytes for split i (claimed first, as run_split does). */
+static void push_bytes(scan_out *o, int i, uint64_t n)
+{
+    scan_out_claimed(o, i);
+    scan_batch b = {.rows = 1, .held = n};
+    scan_out_push(o, i, &b);
+}
+
+/* Takes the next batch: its split, or -1. */
+static int take_split(scan_out *o)
+{
+    scan_batch b;
+    pq_err e = {0};
+    if (scan_out_next(o, &b, &e) != 1) return -1;
+    int i = b.split;
+    scan_batch_free(&b);
+    return i;
+}
+
+/* The consumer is behind (fetch_budget.c invariant 8, output.h invariant 4) only by batches
+ * it can free without another split claimed: ordered, while the split it takes next was not
+ * claimed, later ones waiting never count (a base task waiting on them would wait for
+ * itself); unordered, any waiting batch counts. Held and waiting fall as it takes them. */
+static void test_out_behind(void)
+{
+    for (int ordered = 1; ordered >= 0; ordered--) {
+        scan_opts so = {.threads = 1, .limit = -1, .ordered = ordered};
+        scan_out o;
+        CHECK(scan_out_init(&o, 3, &so, 1) == 0);
+        _Atomic uint64_t held = 0, peak = 0;
+        o.held = &held, o.held_peak = &peak;
+        push_bytes(&o, 1, 100);
+        CHECK_EQ_I64((int64_t)atomic_load(&held), 100);
+        CHECK(scan_out_behind(&o, 100) == !ordered); /* ordered: split 0 not claimed yet */
+        scan_out_claimed(&o, 0);
+        CHECK(scan_out_behind(&o, 100) && !scan_out_behind(&o, 101));
+        push_bytes(&o, 0, 50);
+        CHECK(scan_out_behind(&o, 150));
+        CHECK_EQ_I64(take_split(&o), ordered ? 0 : 1);
+        CHECK_EQ_I64((int64_t)atomic_load(&held), ordered ? 100 : 50);
+        CHECK(scan_out_behind(&o, ordered ? 100 : 50) && !scan_out_behind(&o, 101));
+        CHECK_EQ_I64(take_split(&o), ordered ? 1 : 0);
+        CHECK(!scan_out_behind(&o, 1) && atomic_load(&held) == 0);
+        push_bytes(&o, 2, 10); /* left to scan_out_free, which gives its bytes back */
+        scan_out_free(&o);
+        CHECK_EQ_I64((int64_t)atomic_load(&held), 0);
+    }
 }
 
 /* A budgeted remote scan's io contexts: idle pooled buffers count in held (pool_held), at
@@ -1382,6 +1447,7 @@ int main(void)
     RUN(test_budget_room);
     RUN(test_budget_share);
     RUN(test_budget_reserve);
+    RUN(test_out_behind);
     RUN(test_budget_io_opts);
     RUN(test_claim_order);
     RUN(test_claim_runs);
