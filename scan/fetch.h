@@ -120,8 +120,8 @@ void scan_budget_io_opts(const scan_budget *b, io_opts_t *o, int threads);
  * pending <= limit / 2 (hysteresis). Thread-safe. */
 bool scan_budget_room(scan_budget *b);
 /* From task rank (0 <= rank < b->tasks) of a core whose claimed splits not done are *busy,
- * before it claims a split: returns at once for a base task unless the budget is full and
- * the consumer a quarter of the limit behind (then waits on ev until it took enough), else
+ * before it claims a split: returns at once for a base task unless the consumer is a quarter
+ * of the limit behind (then waits on ev until it took enough), else
  * waits on ev until the budget has room, or it is closed and *busy is 0; any wait ends on
  * *stop. */
 void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop,

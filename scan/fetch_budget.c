@@ -61,11 +61,11 @@
  *     to io/'s half of it (sf=10 lineitem, every column, 256 MiB: budget_peak 360-413 MB,
  *     peak RSS 387 MB). A split's reads that are issued count in both until it ends: the
  *     check errs on the side of admitting less; held and its peak stay what is resident.
- *  8. A base task is exempt from the room check, not from the consumer: when another split
- *     would not fit under the limit (held + pending + last) and at least a quarter of the
- *     limit is batches waiting for the consumer that it can free without another split
- *     claimed (behind: output.h invariant 4), the base task waits for it too; the consumer's
- *     take signals the scan's event. Without it a consumer slower than the cores let the
+ *  8. A base task is exempt from the room check, not from the consumer: while at least a
+ *     quarter of the limit is batches waiting for the consumer that it can free without
+ *     another split claimed (behind: output.h invariant 4), the base task waits for it too
+ *     (the read-ahead tasks start splits while there is room: a base task waiting then costs
+ *     nothing); the consumer's take signals the scan's event. Without it a consumer slower than the cores let the
  *     base tasks fill the output window (two splits per task, 64 per core on a remote
  *     store) with batches nobody took: sf=10 lineitem, every column, as CSV into a reader of
  *     ~100 MB/s: peak RSS 2.5 GB under the 256 MiB budget. */
@@ -235,13 +235,6 @@ static bool consumer_behind(scan_budget *b)
            b->behind(b->behind_ctx, b->limit / 4);
 }
 
-/* Whether another split like the last one fits under the limit (room without its pause). */
-static bool under(scan_budget *b)
-{
-    uint64_t held = atomic_load_explicit(b->hp, memory_order_relaxed) +
-                    atomic_load_explicit(b->qp, memory_order_relaxed);
-    return held + atomic_load_explicit(&b->last, memory_order_relaxed) < b->limit;
-}
 
 static bool admitted(void *ctx)
 {
@@ -249,14 +242,14 @@ static bool admitted(void *ctx)
     if (atomic_load(w->stop)) return true;
     bool base = exempt(w->b, w->rank) || /* invariant 4: as a base task once closed */
                 (atomic_load(&w->b->closed) && atomic_load(w->busy) == 0);
-    return base ? !consumer_behind(w->b) || under(w->b) : scan_budget_room(w->b);
+    return base ? !consumer_behind(w->b) : scan_budget_room(w->b);
 }
 
 void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop,
                        const _Atomic int *busy)
 {
     assert(rank >= 0 && rank < b->tasks);
-    if (exempt(b, rank) && (!consumer_behind(b) || under(b))) return;
+    if (exempt(b, rank) && !consumer_behind(b)) return;
     budget_wait w = {.b = b, .rank = rank, .stop = stop, .busy = busy};
     if (admitted(&w)) return;
     atomic_fetch_add(&b->waiting, 1); /* before the share's: its wake looks for this one */
