@@ -1002,6 +1002,20 @@ static void test_plain_sel_after_nulls(void)
     pqf_close(fl);
 }
 
+/* The schema and columns of rows rows: key (INT64) = row, v (INT32) = row % 50. */
+static void key_mod50(int64_t rows, pq_column_desc sch[2], pq_vec v[2])
+{
+    sch[0] = ts_desc("key", PQ_INT64, 0, false, PQ_LOGICAL_NONE);
+    sch[1] = ts_desc("v", PQ_INT32, 0, false, PQ_LOGICAL_NONE);
+    ts_vec_new(&v[0], PQ_INT64, 0, rows, 0);
+    ts_vec_new(&v[1], PQ_INT32, 0, rows, 0);
+    for (int64_t r = 0; r < rows; r++) {
+        int32_t x = (int32_t)(r % 50);
+        ts_put_fixed(&v[0], &r, false);
+        ts_put_fixed(&v[1], &x, false);
+    }
+}
+
 /* Few row groups without offset indexes, two threads: the plan cuts each kept group evenly
  * for the cores (plan.c cut_even; before, the groups stayed whole and one core ran most of
  * them), each split walking its chunks' pages from the start and decoding only those its rows
@@ -1014,16 +1028,9 @@ static void test_cut_unindexed(void)
 {
     enum { CU_RG = 40000, CU_ROWS = 3 * CU_RG, CU_PAGE = 3000 };
     for (int dict = 0; dict < 2; dict++) {
-        pq_column_desc sch[2] = {ts_desc("key", PQ_INT64, 0, false, PQ_LOGICAL_NONE),
-                                 ts_desc("v", PQ_INT32, 0, false, PQ_LOGICAL_NONE)};
+        pq_column_desc sch[2];
         pq_vec v[2];
-        ts_vec_new(&v[0], PQ_INT64, 0, CU_ROWS, 0);
-        ts_vec_new(&v[1], PQ_INT32, 0, CU_ROWS, 0);
-        for (int64_t r = 0; r < CU_ROWS; r++) {
-            int32_t x = (int32_t)(r % 50);
-            ts_put_fixed(&v[0], &r, false);
-            ts_put_fixed(&v[1], &x, false);
-        }
+        key_mod50(CU_ROWS, sch, v);
         pq_writer_opts wo;
         pq_writer_opts_default(&wo);
         wo.row_group_rows = CU_RG;
@@ -1144,16 +1151,9 @@ static void bf_hook(void *ctx, int core, const scan_batch *b)
 
 static void test_batch_fn(void)
 {
-    pq_column_desc sch[2] = {ts_desc("key", PQ_INT64, 0, false, PQ_LOGICAL_NONE),
-                             ts_desc("v", PQ_INT32, 0, false, PQ_LOGICAL_NONE)};
+    pq_column_desc sch[2];
     pq_vec v[2];
-    ts_vec_new(&v[0], PQ_INT64, 0, BF_ROWS, 0);
-    ts_vec_new(&v[1], PQ_INT32, 0, BF_ROWS, 0);
-    for (int64_t r = 0; r < BF_ROWS; r++) {
-        int32_t x = (int32_t)(r % 50);
-        ts_put_fixed(&v[0], &r, false);
-        ts_put_fixed(&v[1], &x, false);
-    }
+    key_mod50(BF_ROWS, sch, v);
     char path[256];
     write_plain2("batch_fn.parquet", sch, v, BF_ROWS, BF_RG, 1000, path);
     pqf_t *f = NULL;
