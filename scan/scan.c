@@ -148,8 +148,8 @@ static bool run_split(scan_t *s, int core, int i, int unit)
     scan_core_time_leave(t, SCAN_WAIT_TASK);
     atomic_fetch_add_explicit(&t->splits, 1, memory_order_relaxed);
     if (rc) scan_out_fail(&s->out, rc, &e);
-    else if (s->o.batch_fn && b.rows > 0) s->o.batch_fn(s->o.batch_ctx, core, &b); /* a split's
-                                                          work: its core stays busy (pacing) */
+    else if (s->o.batch_fn && b.rows > 0) /* the split's work: its core stays busy (pacing) */
+        s->o.batch_fn(s->o.batch_ctx, core, &b);
     if (!sp->pruned) scan_policy_split_done(&s->pol);
     b.held = rc ? 0 : scan_batch_bytes(&b); /* counted in the budget until consumed */
     uint64_t work = s->cores[core].task.last_work; /* what the split held while it ran */
