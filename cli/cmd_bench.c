@@ -58,7 +58,7 @@ static const cli_opt bench_opts[] = {
     {"--kept", NULL, NULL, CLI_FLAG, BO_KEPT,
      .help = "also run each policy on a runtime kept across scans (POLICY/kept)"},
     {"--consumer-sum", NULL, NULL, CLI_FLAG, BO_CONSUMER_SUM,
-     .help = "sum the checksum on the draining thread (default: on each core as it builds a batch)"},
+     .help = "sum the checksum on the draining thread, not on the cores"},
 };
 
 static const char *const bench_examples[] = {
