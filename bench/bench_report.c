@@ -80,6 +80,7 @@ static void print_core_time(const bench_ctx *c)
     printf("core time (ms, medians of rounds): busy = wall - asleep; cpu: of busy, on a CPU; "
            "asleep while its tasks awaited io (reads, lends) | dict | window | claim (paced, no "
            "work) | drain | other; tail: its end to the scan's; consumer: the draining thread's CPU; "
+           "proc: the process's CPU over the run; "
            "the run's phases: open (footer), start (scan_start: plan, threads), drain, end "
            "(scan_free, close), with the host thread's CPU in open and start\n");
     static const struct { const char *name; size_t off; } f[] = {
@@ -93,13 +94,14 @@ static void print_core_time(const bench_ctx *c)
         const bench_shape_res *r = &c->shapes[i];
         for (int j = 0; j < r->nentries; j++) {
             const bench_entry *en = &r->e[j];
-            double ph[7][BENCH_ROUNDS_MAX];
+            double ph[8][BENCH_ROUNDS_MAX];
             int n = c->o.rounds < BENCH_ROUNDS_MAX ? c->o.rounds : BENCH_ROUNDS_MAX;
             for (int k = 0; k < n; k++) {
                 const bench_run *run = &en->runs[k];
                 ph[0][k] = (double)run->consumer_cpu_ns / 1e6, ph[1][k] = run->open_ms;
                 ph[2][k] = run->start_ms, ph[3][k] = run->drain_ms, ph[4][k] = run->end_ms;
                 ph[5][k] = (double)run->open_cpu_ns / 1e6, ph[6][k] = (double)run->start_cpu_ns / 1e6;
+                ph[7][k] = (double)run->proc_cpu_ns / 1e6;
             }
             for (int core = 0; core < en->runs[0].st.ncores; core++) {
                 double wall = core_ms(c, en, core, offsetof(scan_core_stats, wall_ns)), asleep = 0;
@@ -111,8 +113,9 @@ static void print_core_time(const bench_ctx *c)
                 for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
                     printf(" %s %.2f", f[k].name, core_ms(c, en, core, f[k].off));
                 if (core == 0)
-                    printf(" | consumer %.2f; open %.2f (cpu %.2f) start %.2f (cpu %.2f) drain "
-                           "%.2f end %.2f", bench_median(ph[0], n), bench_median(ph[1], n),
+                    printf(" | consumer %.2f proc %.2f; open %.2f (cpu %.2f) start %.2f (cpu %.2f) "
+                           "drain %.2f end %.2f", bench_median(ph[0], n), bench_median(ph[7], n),
+                           bench_median(ph[1], n),
                            bench_median(ph[5], n), bench_median(ph[2], n), bench_median(ph[6], n),
                            bench_median(ph[3], n), bench_median(ph[4], n));
                 printf("\n");
@@ -200,7 +203,7 @@ static void json_stats(FILE *f, const scan_stats *s)
                "\"rows_scanned\":%lld,\"rows_out\":%lld,\"splits_all_false\":%lld,"
                "\"core_rows_min\":%lld,\"core_rows_max\":%lld,"
                "\"decoded_pages\":%lld,\"peak_inflight_bytes\":%llu,\"bytes_skipped\":%llu,"
-               "\"io_backend\":",
+               "\"steals\":%lld,\"reads_lent\":%lld,\"io_backend\":",
             (unsigned long long)s->reads, (unsigned long long)s->bytes_read,
             (unsigned long long)s->bytes_used, (unsigned long long)s->bytes_wasted,
             (unsigned long long)s->cancelled_reads, (unsigned long long)s->requests_registered,
@@ -209,7 +212,7 @@ static void json_stats(FILE *f, const scan_stats *s)
             (long long)s->row_groups_pruned, (long long)s->pages_total, (long long)s->pages_pruned,
             (long long)s->rows_scanned, (long long)s->rows_out, (long long)s->splits_all_false,
             (long long)s->core_rows_min, (long long)s->core_rows_max, (long long)s->decoded_pages, (unsigned long long)s->peak_inflight_bytes,
-            (unsigned long long)s->bytes_skipped);
+            (unsigned long long)s->bytes_skipped, (long long)s->steals, (long long)s->reads_lent);
     json_str(f, s->io_backend);
     fprintf(f, ",\"cores\":[");
     for (int c = 0; c < s->ncores; c++) {
@@ -242,14 +245,14 @@ static void json_entry(FILE *f, const bench_shape_res *r, const bench_entry *en,
                    "\"fetch_budget\":%lld,\"store_requests\":%llu,\"store_bytes\":%llu,"
                    "\"peak_rss\":%llu,\"consumer_cpu_ns\":%llu,\"open_ms\":%.4f,"
                    "\"start_ms\":%.4f,\"drain_ms\":%.4f,\"end_ms\":%.4f,\"open_cpu_ns\":%llu,"
-                   "\"start_cpu_ns\":%llu,",
+                   "\"start_cpu_ns\":%llu,\"proc_cpu_ns\":%llu,",
                 k ? "," : "", k + 1, run->ms, (long long)run->rows,
                 (unsigned long long)run->checksum, run->match ? "true" : "false",
                 (long long)en->fetch_budget, (unsigned long long)run->requests,
                 (unsigned long long)run->store_bytes, (unsigned long long)run->peak_rss,
                 (unsigned long long)run->consumer_cpu_ns, run->open_ms, run->start_ms,
                 run->drain_ms, run->end_ms, (unsigned long long)run->open_cpu_ns,
-                (unsigned long long)run->start_cpu_ns);
+                (unsigned long long)run->start_cpu_ns, (unsigned long long)run->proc_cpu_ns);
         json_stats(f, &run->st);
         fputc('}', f);
     }

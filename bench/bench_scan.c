@@ -2,11 +2,15 @@
  * (see bench_scan.h for the invariants).
  *
  * A run: CLOCK_MONOTONIC start; pqf_open (footer); the shape's projection and parsed filter;
- * scan_start; drain every batch summing shape_vec_sum per projected column; scan_get_stats;
- * scan_free; pqf_close; stop. So the time covers what a caller pays for a fresh scan of the
- * file: footer, planning, reads, decoding, filtering, the checksum pass. The data comes from
+ * scan_start; drain every batch, summing shape_vec_sum per projected column on the core that
+ * built the batch (scan_opts.batch_fn; with --consumer-sum on the draining thread, as before
+ * issue 26: at 1 thread that sum ran on the second CPU for free, at 2 it took each core's CPU
+ * share); scan_get_stats; scan_free; pqf_close; stop. So the time covers what a caller pays
+ * for a fresh scan of the file: footer, planning, reads, decoding, filtering, the checksum
+ * pass. The data comes from
  * the page cache (the files were just written or read; the bench cannot drop caches without
  * root, so cold-disk numbers are out of scope). */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +27,14 @@ double bench_now_ms(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* The process's CPU time: every thread's, the ended ones' included. */
+static uint64_t proc_cpu_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -79,8 +91,26 @@ void bench_scan_opts_default(bench_scan_opts *o)
     o->fetch_budget = SCAN_FETCH_BUDGET;
 }
 
-/* Drains sc: rows and the checksum of the projected columns. */
-static int drain(scan_t *sc, int64_t *rows, uint64_t *checksum, pq_err *e)
+/* The checksum's column sums, a row per core (scan_opts.batch_fn): each core adds the values
+ * of the batches it builds, and their sum is the consumer's (shape_vec_sum adds a value per
+ * row, so neither the order nor the core changes it). Rows are cache lines apart. */
+typedef struct core_sums {
+    int threads;
+    struct core_sum {
+        _Alignas(64) uint64_t sum[LINEITEM_COLS_MAX];
+    } *core;
+} core_sums;
+
+static void sum_on_core(void *ctx, int core, const scan_batch *b)
+{
+    core_sums *cs = ctx;
+    assert(core >= 0 && core < cs->threads && b->ncols >= 1 && b->ncols <= LINEITEM_COLS_MAX);
+    for (int i = 0; i < b->ncols; i++) shape_vec_sum(&b->cols[i], &cs->core[core].sum[i]);
+}
+
+/* Drains sc: rows and the checksum of the projected columns, summed here or, with cs, from
+ * the cores' sums. */
+static int drain(scan_t *sc, const core_sums *cs, int64_t *rows, uint64_t *checksum, pq_err *e)
 {
     uint64_t sum[LINEITEM_COLS_MAX] = {0};
     int n = scan_nproj(sc), rc;
@@ -89,9 +119,11 @@ static int drain(scan_t *sc, int64_t *rows, uint64_t *checksum, pq_err *e)
     scan_batch b;
     while ((rc = scan_next(sc, &b, e)) == 1) {
         *rows += b.rows;
-        for (int i = 0; i < n; i++) shape_vec_sum(&b.cols[i], &sum[i]);
+        for (int i = 0; !cs && i < n; i++) shape_vec_sum(&b.cols[i], &sum[i]);
         scan_batch_free(&b);
     }
+    for (int c = 0; cs && c < cs->threads; c++)
+        for (int i = 0; i < n; i++) sum[i] += cs->core[c].sum[i];
     *checksum = shape_checksum(sum, n);
     return rc;
 }
@@ -124,8 +156,13 @@ static int run_once(const bench_ctx *c, const bench_shape_res *r, const bench_en
 {
     const bench_shape *sh = r->shape;
     peak_rss_reset(); /* the bench's own: a write to procfs, outside the timed scan */
+    core_sums sums = {.threads = c->o.threads};
+    size_t sums_bytes = sizeof *sums.core * (size_t)sums.threads;
+    if (!c->o.consumer_sum && !(sums.core = aligned_alloc(_Alignof(struct core_sum), sums_bytes)))
+        return pq_errf(e, -ENOMEM, -1, "no memory for the checksum's sums");
+    if (sums.core) memset(sums.core, 0, sums_bytes);
     double t0 = bench_now_ms();
-    uint64_t c0 = exec_thread_cpu_ns();
+    uint64_t p0 = proc_cpu_ns(), c0 = exec_thread_cpu_ns();
     pqf_t *f = NULL;
     flt_expr *filter = NULL;
     scan_t *sc = NULL;
@@ -144,6 +181,7 @@ static int run_once(const bench_ctx *c, const bench_shape_res *r, const bench_en
     so.threads = c->o.threads;
     so.io = c->o.io;
     so.rt = en->kept ? c->rt : NULL;
+    if (sums.core) so.batch_fn = sum_on_core, so.batch_ctx = &sums;
     double t1 = bench_now_ms();
     uint64_t c1 = exec_thread_cpu_ns();
     if (rc == 0) {
@@ -153,7 +191,7 @@ static int run_once(const bench_ctx *c, const bench_shape_res *r, const bench_en
     double t2 = bench_now_ms();
     uint64_t cpu0 = exec_thread_cpu_ns();
     out->open_cpu_ns = c1 - c0, out->start_cpu_ns = cpu0 - c1;
-    if (rc == 0) rc = drain(sc, &out->rows, &out->checksum, e);
+    if (rc == 0) rc = drain(sc, sums.core ? &sums : NULL, &out->rows, &out->checksum, e);
     out->consumer_cpu_ns = exec_thread_cpu_ns() - cpu0;
     double t3 = bench_now_ms();
     if (sc) scan_get_stats(sc, &out->st);
@@ -161,6 +199,7 @@ static int run_once(const bench_ctx *c, const bench_shape_res *r, const bench_en
     scan_free(sc);
     flt_expr_free(filter);
     out->ms = bench_now_ms() - t0;
+    out->proc_cpu_ns = proc_cpu_ns() - p0;
     out->open_ms = t1 - t0, out->start_ms = t2 - t1, out->drain_ms = t3 - t2;
     out->end_ms = out->ms - (t3 - t0);
     out->peak_rss = peak_rss();
@@ -171,6 +210,7 @@ static int run_once(const bench_ctx *c, const bench_shape_res *r, const bench_en
         out->footer_bytes = (uint64_t)f->meta_len + 8;
     }
     pqf_close(f);
+    free(sums.core);
     out->match = rc == 0 && out->rows == r->expected.rows && out->checksum == r->expected.checksum;
     return rc;
 }

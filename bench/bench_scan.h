@@ -53,6 +53,9 @@ typedef struct bench_scan_opts {
     int64_t fetch_budget;               /* the policies' budget (default SCAN_FETCH_BUDGET) */
     int read_mode;                      /* io_read_mode of the local files (default copy) */
     bool kept;                          /* each policy also runs on a kept runtime ("/kept") */
+    bool consumer_sum;                  /* the checksum is summed by the draining thread, as
+                                           before issue 26's scaling work; default: by each
+                                           core as it builds a batch (scan_opts.batch_fn) */
 } bench_scan_opts;
 
 /* One measured scan. */
@@ -69,8 +72,12 @@ typedef struct bench_run {
     double open_ms, start_ms, drain_ms, end_ms; /* the run's phases: footer, parse; scan_start
                                        (plan, threads); batches; scan_free, close (serial:
                                        all but drain) */
-    uint64_t consumer_cpu_ns;       /* the draining thread's CPU time: taking batches and
-                                       summing them for the checksum (serial, beside the cores) */
+    uint64_t consumer_cpu_ns;       /* the draining thread's CPU time: taking batches (and with
+                                       --consumer-sum summing them for the checksum; serial,
+                                       beside the cores) */
+    uint64_t proc_cpu_ns;           /* the process's CPU time over the run: host, cores, the
+                                       kernel's io workers (a 1-thread scan's consumer runs on
+                                       the other CPU; at 2 threads all of it shares two) */
     uint64_t open_cpu_ns, start_cpu_ns; /* the host thread's CPU time in open and start (the
                                        cores' thread setup runs on the cores, not counted) */
 } bench_run;

@@ -149,6 +149,8 @@ static bool run_split(scan_t *s, int core, int i, int unit)
     scan_core_time_leave(t, SCAN_WAIT_TASK);
     atomic_fetch_add_explicit(&t->splits, 1, memory_order_relaxed);
     if (rc) scan_out_fail(&s->out, rc, &e);
+    else if (s->o.batch_fn && b.rows > 0) /* the split's work: its core stays busy (pacing) */
+        s->o.batch_fn(s->o.batch_ctx, core, &b);
     if (!sp->pruned) scan_policy_split_done(&s->pol);
     b.held = rc ? 0 : scan_batch_bytes(&b); /* counted in the budget until consumed */
     uint64_t work = s->cores[core].task.last_work; /* what the split held while it ran */
@@ -287,6 +289,11 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
 {
     assert(f && proj && nproj >= 1 && o && out);
     *out = NULL;
+    if (o->batch_fn && (o->limit >= 0 || o->nkeys > 0)) { /* scan_opts.batch_fn */
+        flt_expr_free(filter);
+        return pq_errf(e, -EINVAL, -1, "a batch function on the cores needs a scan without a "
+                                       "limit or ORDER BY keys");
+    }
     int threads = o->rt ? o->rt->threads : o->threads < 1 ? 1 : o->threads;
     threads = threads > EXEC_THREADS_MAX ? EXEC_THREADS_MAX : threads;
     scan_t *s = fail_calloc(1, sizeof *s + sizeof(scan_core) * (size_t)threads);

@@ -69,6 +69,8 @@ typedef struct scan_order_key {
     bool nulls_first;
 } scan_order_key;
 
+struct scan_batch; /* below: scan_opts.batch_fn's argument */
+
 typedef struct scan_opts {
     scan_policy policy;
     int threads;              /* executor cores (>= 1) */
@@ -130,6 +132,16 @@ typedef struct scan_opts {
                                  other files, one each at least): counted with the kept ones
                                  when the plan decides whether few groups are cut for the
                                  cores (plan.c cut_rows), as one plan of every file would */
+    /* NULL, or called on the core that built each batch with rows, before the batch is queued
+     * for scan_next (a parallel sink): work a host does per batch (a checksum, an aggregate)
+     * then runs on the cores as they produce, instead of serially on the consumer, which on
+     * a machine with as many CPUs as cores competes with them (issue 26: the bench's checksum
+     * over wide's strings took 12 of ~100 ms of each CPU at 2 threads). core is the calling
+     * core's index (< threads); cores call it at once, so ctx keeps a part per core. It reads
+     * b and keeps nothing of it. Not with a limit or ORDER BY keys, whose batches are cut or
+     * merged after the cores (scan_start: -EINVAL). */
+    void (*batch_fn)(void *ctx, int core, const struct scan_batch *b);
+    void *batch_ctx;
 } scan_opts;
 
 void scan_opts_default(scan_opts *o);

@@ -1002,6 +1002,20 @@ static void test_plain_sel_after_nulls(void)
     pqf_close(fl);
 }
 
+/* The schema and columns of rows rows: key (INT64) = row, v (INT32) = row % 50. */
+static void key_mod50(int64_t rows, pq_column_desc sch[2], pq_vec v[2])
+{
+    sch[0] = ts_desc("key", PQ_INT64, 0, false, PQ_LOGICAL_NONE);
+    sch[1] = ts_desc("v", PQ_INT32, 0, false, PQ_LOGICAL_NONE);
+    ts_vec_new(&v[0], PQ_INT64, 0, rows, 0);
+    ts_vec_new(&v[1], PQ_INT32, 0, rows, 0);
+    for (int64_t r = 0; r < rows; r++) {
+        int32_t x = (int32_t)(r % 50);
+        ts_put_fixed(&v[0], &r, false);
+        ts_put_fixed(&v[1], &x, false);
+    }
+}
+
 /* Few row groups without offset indexes, two threads: the plan cuts each kept group evenly
  * for the cores (plan.c cut_even; before, the groups stayed whole and one core ran most of
  * them), each split walking its chunks' pages from the start and decoding only those its rows
@@ -1014,16 +1028,9 @@ static void test_cut_unindexed(void)
 {
     enum { CU_RG = 40000, CU_ROWS = 3 * CU_RG, CU_PAGE = 3000 };
     for (int dict = 0; dict < 2; dict++) {
-        pq_column_desc sch[2] = {ts_desc("key", PQ_INT64, 0, false, PQ_LOGICAL_NONE),
-                                 ts_desc("v", PQ_INT32, 0, false, PQ_LOGICAL_NONE)};
+        pq_column_desc sch[2];
         pq_vec v[2];
-        ts_vec_new(&v[0], PQ_INT64, 0, CU_ROWS, 0);
-        ts_vec_new(&v[1], PQ_INT32, 0, CU_ROWS, 0);
-        for (int64_t r = 0; r < CU_ROWS; r++) {
-            int32_t x = (int32_t)(r % 50);
-            ts_put_fixed(&v[0], &r, false);
-            ts_put_fixed(&v[1], &x, false);
-        }
+        key_mod50(CU_ROWS, sch, v);
         pq_writer_opts wo;
         pq_writer_opts_default(&wo);
         wo.row_group_rows = CU_RG;
@@ -1110,6 +1117,108 @@ static void write_plain2(const char *name, const pq_column_desc sch[2], pq_vec v
     CHECK(ts_write(path, sch, 2, v, rows, &wo) == 0);
     pq_vec_free(&v[0]);
     pq_vec_free(&v[1]);
+}
+
+/* scan_opts.batch_fn: each batch with rows goes through it once, on the core that ran its
+ * split, before the consumer takes it; refused with a limit or ORDER BY keys. */
+enum { BF_RG = 5000, BF_GROUPS = 8, BF_ROWS = BF_RG * BF_GROUPS };
+
+typedef struct bf_seen {
+    int threads;
+    int core_of[BF_GROUPS];       /* the core whose hook saw the group's batch, -1: none */
+    int64_t batches[2], rows[2], sum[2]; /* per core: each written by its core only */
+    int64_t calls_bad;            /* a call with a bad core or a batch seen twice */
+} bf_seen;
+
+static void bf_hook(void *ctx, int core, const scan_batch *b)
+{
+    bf_seen *w = ctx;
+    if (core < 0 || core >= w->threads || b->rows <= 0 || b->ncols != 2) {
+        w->calls_bad++; /* racy only when it fails */
+        return;
+    }
+    const int64_t *k = (const int64_t *)(const void *)b->cols[0].values;
+    int rg = (int)(k[0] / BF_RG);
+    if (rg < 0 || rg >= BF_GROUPS || w->core_of[rg] != -1) {
+        w->calls_bad++;
+        return;
+    }
+    w->core_of[rg] = core;
+    w->batches[core]++;
+    w->rows[core] += b->rows;
+    for (int64_t i = 0; i < b->rows; i++) w->sum[core] += k[i];
+}
+
+static void test_batch_fn(void)
+{
+    pq_column_desc sch[2];
+    pq_vec v[2];
+    key_mod50(BF_ROWS, sch, v);
+    char path[256];
+    write_plain2("batch_fn.parquet", sch, v, BF_ROWS, BF_RG, 1000, path);
+    pqf_t *f = NULL;
+    pq_err e = {.offset = -1};
+    CHECK(pqf_open(&f, path, NULL, &e) == 0);
+    if (!f) return;
+    const int proj[] = {0, 1};
+    int64_t want_sum = 0;
+    for (int64_t r = 0; r < BF_ROWS; r++) want_sum += r % 50 < 10 ? r : 0;
+    for (int threads = 1; threads <= 2; threads++) {
+        bf_seen w = {.threads = threads};
+        for (int g = 0; g < BF_GROUPS; g++) w.core_of[g] = -1;
+        scan_opts o;
+        scan_opts_default(&o);
+        o.threads = threads;
+        o.batch_fn = bf_hook, o.batch_ctx = &w;
+        flt_expr *ex = NULL;
+        CHECK(flt_parse("v < 10", f->meta.columns, 2, &ex, &e) == 0);
+        scan_t *sc = NULL;
+        CHECK(scan_start(f, proj, 2, ex, &o, &sc, &e) == 0);
+        if (!sc) continue;
+        int64_t rows = 0, sum = 0, batches = 0, unseen = 0;
+        scan_batch b;
+        while (scan_next(sc, &b, &e) == 1) {
+            const int64_t *k = (const int64_t *)(const void *)b.cols[0].values;
+            int rg = (int)(k[0] / BF_RG);
+            unseen += rg < 0 || rg >= BF_GROUPS || w.core_of[rg] < 0; /* the hook came first */
+            for (int64_t i = 0; i < b.rows; i++) sum += k[i];
+            rows += b.rows, batches++;
+            scan_batch_free(&b);
+        }
+        scan_stats st;
+        scan_get_stats(sc, &st);
+        CHECK_EQ_I64(rows, BF_ROWS / 5);
+        CHECK_EQ_I64(sum, want_sum);
+        CHECK_EQ_I64(batches, BF_GROUPS); /* one split, so one batch, per row group */
+        CHECK_EQ_I64(unseen, 0);
+        CHECK_EQ_I64(w.calls_bad, 0);
+        CHECK_EQ_I64(st.ncores, threads);
+        int64_t hook_rows = 0, hook_sum = 0;
+        for (int c = 0; c < threads; c++) {
+            CHECK_EQ_I64(w.batches[c], st.core[c].splits); /* every split of c had rows */
+            int on_c = 0;
+            for (int g = 0; g < BF_GROUPS; g++) on_c += w.core_of[g] == c;
+            CHECK_EQ_I64(on_c, w.batches[c]);
+            hook_rows += w.rows[c], hook_sum += w.sum[c];
+        }
+        CHECK_EQ_I64(hook_rows, rows);
+        CHECK_EQ_I64(hook_sum, sum);
+        if (threads == 1) CHECK_EQ_I64(w.batches[0], BF_GROUPS);
+        scan_free(sc);
+    }
+    for (int refused = 0; refused < 2; refused++) { /* a limit, then an ORDER BY key */
+        bf_seen w = {.threads = 2};
+        scan_opts o;
+        scan_opts_default(&o);
+        o.batch_fn = bf_hook, o.batch_ctx = &w;
+        if (refused == 0) o.limit = 10;
+        else o.nkeys = 1, o.keys[0] = (scan_order_key){.col = 0, .desc = true};
+        scan_t *sc = NULL;
+        pq_err e2 = {.offset = -1};
+        CHECK_EQ_I64(scan_start(f, proj, 2, NULL, &o, &sc, &e2), -EINVAL);
+        CHECK(sc == NULL && e2.status == -EINVAL);
+    }
+    pqf_close(f);
 }
 
 static void test_ordering(void)
@@ -1953,6 +2062,7 @@ int main(void)
     RUN(test_string_after_selective);
     RUN(test_plain_sel_after_nulls);
     RUN(test_cut_unindexed);
+    RUN(test_batch_fn);
     RUN(test_property);
     ts_dir_remove();
     return CHECK_DONE("test_scan");
