@@ -2,9 +2,9 @@
  * (see bench_scan.h for the invariants).
  *
  * A run: CLOCK_MONOTONIC start; pqf_open (footer); the shape's projection and parsed filter;
- * scan_start; drain every batch, summing shape_vec_sum per projected column on the core that
- * built the batch (scan_opts.batch_fn; with --consumer-sum on the draining thread, as before
- * issue 26: at 1 thread that sum ran on the second CPU for free, at 2 it took each core's CPU
+ * scan_start; drain every batch, summing shape_vec_sum per projected column on the draining
+ * thread (with --core-sum on the core that built the batch, scan_opts.batch_fn: at 1 thread
+ * the draining thread's sum runs on the second CPU for free, at 2 it takes each core's CPU
  * share); scan_get_stats; scan_free; pqf_close; stop. So the time covers what a caller pays
  * for a fresh scan of the file: footer, planning, reads, decoding, filtering, the checksum
  * pass. The data comes from
@@ -158,7 +158,7 @@ static int run_once(const bench_ctx *c, const bench_shape_res *r, const bench_en
     peak_rss_reset(); /* the bench's own: a write to procfs, outside the timed scan */
     core_sums sums = {.threads = c->o.threads};
     size_t sums_bytes = sizeof *sums.core * (size_t)sums.threads;
-    if (!c->o.consumer_sum && !(sums.core = aligned_alloc(_Alignof(struct core_sum), sums_bytes)))
+    if (c->o.core_sum && !(sums.core = aligned_alloc(_Alignof(struct core_sum), sums_bytes)))
         return pq_errf(e, -ENOMEM, -1, "no memory for the checksum's sums");
     if (sums.core) memset(sums.core, 0, sums_bytes);
     double t0 = bench_now_ms();

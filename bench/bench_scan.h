@@ -53,9 +53,9 @@ typedef struct bench_scan_opts {
     int64_t fetch_budget;               /* the policies' budget (default SCAN_FETCH_BUDGET) */
     int read_mode;                      /* io_read_mode of the local files (default copy) */
     bool kept;                          /* each policy also runs on a kept runtime ("/kept") */
-    bool consumer_sum;                  /* the checksum is summed by the draining thread, as
-                                           before issue 26's scaling work; default: by each
-                                           core as it builds a batch (scan_opts.batch_fn) */
+    bool core_sum;                      /* the checksum is summed by each core as it builds a
+                                           batch (scan_opts.batch_fn); default: by the
+                                           draining thread, as a caller consuming a scan does */
 } bench_scan_opts;
 
 /* One measured scan. */
@@ -73,7 +73,7 @@ typedef struct bench_run {
                                        (plan, threads); batches; scan_free, close (serial:
                                        all but drain) */
     uint64_t consumer_cpu_ns;       /* the draining thread's CPU time: taking batches (and with
-                                       --consumer-sum summing them for the checksum; serial,
+                                       without --core-sum summing them for the checksum; serial,
                                        beside the cores) */
     uint64_t proc_cpu_ns;           /* the process's CPU time over the run: host, cores, the
                                        kernel's io workers (a 1-thread scan's consumer runs on

@@ -20,7 +20,7 @@
 enum bench_opt_id {
     BO_SF, BO_DATA, BO_SHAPES, BO_POLICIES, BO_THREADS, BO_ROUNDS, BO_JSON, BO_STORE,
     BO_FETCH_BUDGET, BO_CHART, BO_SEED, BO_IO, BO_NO_FLOOR, BO_NO_AA, BO_READ_MODE,
-    BO_KEPT, BO_CONSUMER_SUM
+    BO_KEPT, BO_CORE_SUM
 };
 
 static const char *const bench_ios[] = {"auto", "uring", "pread", NULL}; /* as exec_io_backend */
@@ -57,8 +57,8 @@ static const cli_opt bench_opts[] = {
      .dflt = "copy", .help = "how the files' bytes reach the decoders: read copies, mmap views"},
     {"--kept", NULL, NULL, CLI_FLAG, BO_KEPT,
      .help = "also run each policy on a runtime kept across scans (POLICY/kept)"},
-    {"--consumer-sum", NULL, NULL, CLI_FLAG, BO_CONSUMER_SUM,
-     .help = "sum the checksum on the draining thread, not on the cores"},
+    {"--core-sum", NULL, NULL, CLI_FLAG, BO_CORE_SUM,
+     .help = "sum the checksum on the cores as they build batches (batch_fn)"},
 };
 
 static const char *const bench_examples[] = {
@@ -201,7 +201,7 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case BO_NO_AA: o->aa = false; break;
     case BO_READ_MODE: o->read_mode = (int)v->i; break;
     case BO_KEPT: o->kept = true; break;
-    case BO_CONSUMER_SUM: o->consumer_sum = true; break;
+    case BO_CORE_SUM: o->core_sum = true; break;
     }
     return 0;
 }

@@ -13,9 +13,9 @@
 #     read count as "adaptive" (its own threads per scan) on the five shapes whose reads do not
 #     depend on timing (cancel and order stop early), and the JSON carries the host's CPU time
 #     of open and start.
-#  5. --consumer-sum (the checksum summed by the draining thread, not by the cores as they build
-#     batches: scan_opts.batch_fn) at 1 and 2 threads: exit 0 (every checksum equals the model's,
-#     as the default run's above do), and the JSON carries each run's process CPU.
+#  5. --core-sum (the checksum summed by the cores as they build batches, scan_opts.batch_fn,
+#     not by the draining thread) at 1 and 2 threads: exit 0 (every checksum equals the
+#     model's, as the default run's above do), and the JSON carries each run's process CPU.
 # Last line: "bench_smoke: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
@@ -53,9 +53,9 @@ check 'grep -q "\"open_cpu_ns\":[1-9]" "$dir/k.json"' "JSON has no open_cpu_ns"
 
 for t in 1 2; do
     "$R" bench --data "$dir" --sf 0.07 --rounds 1 --policies adaptive --no-floor --no-aa \
-        --threads $t --consumer-sum --json "$dir/s$t.json" >"$dir/s$t.txt" 2>"$dir/s$t.err"
+        --threads $t --core-sum --json "$dir/s$t.json" >"$dir/s$t.txt" 2>"$dir/s$t.err"
     rc=$?
-    check '[ $rc -eq 0 ]' "--consumer-sum --threads $t exit $rc: $(tail -n 5 "$dir/s$t.err")"
+    check '[ $rc -eq 0 ]' "--core-sum --threads $t exit $rc: $(tail -n 5 "$dir/s$t.err")"
 done
 check 'grep -q "\"proc_cpu_ns\":[1-9]" "$dir/s2.json"' "JSON has no proc_cpu_ns"
 
