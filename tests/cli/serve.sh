@@ -43,6 +43,14 @@ check 'grep -q "no_such_column" "$dir/err.txt"' "the bad column is not named on 
 check 'sed -n 5p "$dir/out.jsonl" | grep -q "^{\"rc\":2,"' "an empty request did not answer rc 2"
 check '[ "$(as_count 6)" = "$want1" ]' "answer 6 (after the errors) '$(as_count 6)' != '$want1'"
 
+# serve_to NAME: the requests on stdin (a file: $rc and $lines are set in this shell) served
+# into $dir/NAME.jsonl (stderr $dir/NAME.txt); its exit status in $rc, its answers in $lines
+serve_to() {
+    "$R" serve >"$dir/$1.jsonl" 2>"$dir/$1.txt"
+    rc=$?
+    lines=$(wc -l <"$dir/$1.jsonl")
+}
+
 # 3. requests too long or with too many arguments: one answer each, rc 2, named on stderr
 long=$(head -c 70000 /dev/zero | tr '\0' 'x')
 many=$(for i in $(seq 40); do printf '\t--threads\t1'; done)
@@ -50,13 +58,13 @@ many=$(for i in $(seq 40); do printf '\t--threads\t1'; done)
     echo "$f${T}--columns${T}$long"
     echo "$f${T}--format${T}checksum$many${T}--columns${T}no_such_column"
     echo "$f${T}--columns${T}l_orderkey,l_linenumber${T}--where${T}l_linenumber > 5${T}--format${T}checksum"
-} | "$R" serve >"$dir/out3.jsonl" 2>"$dir/err3.txt"
-rc=$?
-check '[ $rc -eq 0 ] && [ "$(wc -l <"$dir/out3.jsonl")" -eq 3 ]' "limits: exit $rc, $(wc -l <"$dir/out3.jsonl") answers to 3 requests"
-check 'sed -n 1p "$dir/out3.jsonl" | grep -q "^{\"rc\":2," && grep -q "request 1 is longer than 65534 bytes" "$dir/err3.txt"' \
-    "a 70000-byte request: '$(sed -n 1p "$dir/out3.jsonl")' $(head -c 200 "$dir/err3.txt")"
-check 'sed -n 2p "$dir/out3.jsonl" | grep -q "^{\"rc\":2," && grep -q "request 2 has more than 64 arguments" "$dir/err3.txt"' \
-    "85 arguments: '$(sed -n 2p "$dir/out3.jsonl")' $(head -c 200 "$dir/err3.txt")"
+} >"$dir/out3.req"
+serve_to out3 <"$dir/out3.req"
+check '[ $rc -eq 0 ] && [ $lines -eq 3 ]' "limits: exit $rc, $lines answers to 3 requests"
+check 'sed -n 1p "$dir/out3.jsonl" | grep -q "^{\"rc\":2," && grep -q "request 1 is longer than 65534 bytes" "$dir/out3.txt"' \
+    "a 70000-byte request: '$(sed -n 1p "$dir/out3.jsonl")' $(head -c 200 "$dir/out3.txt")"
+check 'sed -n 2p "$dir/out3.jsonl" | grep -q "^{\"rc\":2," && grep -q "request 2 has more than 64 arguments" "$dir/out3.txt"' \
+    "85 arguments: '$(sed -n 2p "$dir/out3.jsonl")' $(head -c 200 "$dir/out3.txt")"
 check '[ "$(as_count 3 "$dir/out3.jsonl")" = "$want1" ]' "the request after them: '$(sed -n 3p "$dir/out3.jsonl")'"
 
 # 4. a NUL byte inside a request: one answer, rc 2, and the next request answers its own (fgets
@@ -65,11 +73,11 @@ check '[ "$(as_count 3 "$dir/out3.jsonl")" = "$want1" ]' "the request after them
 {
     printf '%s\t--format\tchecksum\t--li\0mit\t2\n' "$f"
     echo "$f${T}--columns${T}l_orderkey,l_linenumber${T}--where${T}l_linenumber > 5${T}--format${T}checksum"
-} | "$R" serve >"$dir/out4.jsonl" 2>"$dir/err4.txt"
-rc=$?
-check '[ $rc -eq 0 ] && [ "$(wc -l <"$dir/out4.jsonl")" -eq 2 ]' "NUL: exit $rc, $(wc -l <"$dir/out4.jsonl") answers to 2 requests"
-check 'sed -n 1p "$dir/out4.jsonl" | grep -q "^{\"rc\":2," && grep -q "request 1 holds a NUL byte" "$dir/err4.txt"' \
-    "a request with a NUL: '$(sed -n 1p "$dir/out4.jsonl")' $(head -c 200 "$dir/err4.txt")"
+} >"$dir/out4.req"
+serve_to out4 <"$dir/out4.req"
+check '[ $rc -eq 0 ] && [ $lines -eq 2 ]' "NUL: exit $rc, $lines answers to 2 requests"
+check 'sed -n 1p "$dir/out4.jsonl" | grep -q "^{\"rc\":2," && grep -q "request 1 holds a NUL byte" "$dir/out4.txt"' \
+    "a request with a NUL: '$(sed -n 1p "$dir/out4.jsonl")' $(head -c 200 "$dir/out4.txt")"
 check '[ "$(as_count 2 "$dir/out4.jsonl")" = "$want1" ]' "the request after a NUL: '$(sed -n 2p "$dir/out4.jsonl")'"
 
 # 5. the answers are the only output: a request without --format is a checksum (it printed its
@@ -81,13 +89,13 @@ check '[ "$(as_count 2 "$dir/out4.jsonl")" = "$want1" ]' "the request after a NU
     echo "$f${T}--limit${T}2${T}--help"
     echo "$f${T}--format${T}jsonl${T}--limit${T}1"
     echo "$f${T}--columns${T}l_orderkey,l_linenumber${T}--where${T}l_linenumber > 5${T}--format${T}checksum"
-} | "$R" serve >"$dir/out5.jsonl" 2>"$dir/err5.txt"
-rc=$?
-check '[ $rc -eq 0 ] && [ "$(wc -l <"$dir/out5.jsonl")" -eq 5 ] && [ "$(grep -vc "^{\"rc\":" "$dir/out5.jsonl")" -eq 0 ]' \
-    "formats: exit $rc, $(wc -l <"$dir/out5.jsonl") lines for 5 requests: $(head -c 300 "$dir/out5.jsonl")"
+} >"$dir/out5.req"
+serve_to out5 <"$dir/out5.req"
+check '[ $rc -eq 0 ] && [ $lines -eq 5 ] && [ "$(grep -vc "^{\"rc\":" "$dir/out5.jsonl")" -eq 0 ]' \
+    "formats: exit $rc, $lines lines for 5 requests: $(head -c 300 "$dir/out5.jsonl")"
 check '[ "$(as_count 1 "$dir/out5.jsonl")" = "$want1" ] && [ "$(as_count 5 "$dir/out5.jsonl")" = "$want1" ]' \
     "no --format: '$(sed -n 1p "$dir/out5.jsonl")'"
-check '[ "$(sed -n 2,4p "$dir/out5.jsonl" | grep -c "^{\"rc\":2,")" -eq 3 ] && [ "$(grep -c "only --format checksum is served" "$dir/err5.txt")" -eq 2 ] && grep -q "help is not served" "$dir/err5.txt"' \
-    "csv, --help, jsonl: $(sed -n 2,4p "$dir/out5.jsonl" | tr '\n' ' ') $(head -c 300 "$dir/err5.txt")"
+check '[ "$(sed -n 2,4p "$dir/out5.jsonl" | grep -c "^{\"rc\":2,")" -eq 3 ] && [ "$(grep -c "only --format checksum is served" "$dir/out5.txt")" -eq 2 ] && grep -q "help is not served" "$dir/out5.txt"' \
+    "csv, --help, jsonl: $(sed -n 2,4p "$dir/out5.jsonl" | tr '\n' ' ') $(head -c 300 "$dir/out5.txt")"
 
 summary serve
