@@ -131,7 +131,7 @@ static int real_cast(const ds_col *c, const pq_column_desc *from, const char *pa
     pq_vec w;
     pq_vec_init(&w, to->physical, to->physical == PQ_FIXED_LEN_BYTE_ARRAY ? to->type_length : 0);
     int rc = pq_vec_reserve(&w, v->length, 0);
-    if (rc) return rc;
+    if (rc) return pq_vec_free(&w), rc; /* its part allocated (it leaked) */
     for (int64_t r = 0; r < v->length; r++) {
         float f = 0;
         double x = 0;
