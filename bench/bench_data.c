@@ -42,11 +42,6 @@ static void make_tag(const bench_scan_opts *o, lineitem_layout l, char *tag, siz
              o->seed, o->sf, layout_name(l), BENCH_ROW_GROUP_ROWS);
 }
 
-static int file_sink(void *ctx, const void *p, size_t n)
-{
-    return fwrite(p, 1, n, (FILE *)ctx) == n ? 0 : -EIO;
-}
-
 /* The bench's bar on a terminal's stderr (lineitem_file_tick; ctx: the last percent drawn). */
 static void progress(void *ctx, int64_t done, int64_t total)
 {
@@ -91,7 +86,7 @@ static int generate(const bench_scan_opts *o, lineitem_layout l, const char *tag
     wo.nkv = 1;
     pq_err e = {.offset = -1};
     pq_writer *w = NULL;
-    rc = pq_writer_open(&w, d, g.ncols, &wo, file_sink, f, &e);
+    rc = pq_writer_open(&w, d, g.ncols, &wo, lineitem_file_sink, f, &e);
     int last_pct = -1;
     if (!rc) rc = lineitem_file_write(&g, w, 2, progress, &last_pct, &e);
     if (!rc) rc = pq_writer_close(w, &e);

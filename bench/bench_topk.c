@@ -7,6 +7,7 @@
  * control layout's seeding is off anyway (its WHERE keeps statistics from proving K rows).
  * The A/A arm is control, threads, 2 scanners, sharing on, run twice per round. */
 #include "bench/bench_topk.h"
+#include "bench/lineitem_file.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -39,11 +40,6 @@ void bench_topk_opts_default(bench_topk_opts *o)
 
 /* ---------------------------------------------------------------------------- data */
 
-static int file_sink(void *ctx, const void *buf, size_t len)
-{
-    return fwrite(buf, 1, len, ctx) == len ? 0 : -EIO;
-}
-
 /* Writes f's table to f->path (through a temporary, renamed once complete). 0 or 1 (printed). */
 static int write_file(const topk_bench_file *f)
 {
@@ -58,7 +54,7 @@ static int write_file(const topk_bench_file *f)
     FILE *fp = fopen(tmp, "wb");
     pq_writer *w = NULL;
     pq_err e = {.offset = -1};
-    int rc = fp ? pq_writer_open(&w, d, TOPK_COLS, &wo, file_sink, fp, &e) : -errno;
+    int rc = fp ? pq_writer_open(&w, d, TOPK_COLS, &wo, lineitem_file_sink, fp, &e) : -errno;
     if (rc == 0) rc = topk_gen_write(&f->gen, w, NULL, NULL, &e);
     if (rc == 0) rc = pq_writer_close(w, &e);
     pq_writer_free(w);

@@ -126,3 +126,9 @@ int lineitem_file_write(const lineitem_gen *g, pq_writer *w, int threads, lineit
     return rc;
 }
 
+int lineitem_file_sink(void *file, const void *p, size_t n)
+{
+    errno = 0;
+    if (fwrite(p, 1, n, (FILE *)file) == n) return 0;
+    return errno ? -errno : -EIO;
+}

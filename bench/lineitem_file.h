@@ -24,6 +24,11 @@ enum { LINEITEM_FILE_BATCH_ORDERS = 8192, LINEITEM_FILE_QUEUE = 4 };
  * lineitem_columns). */
 void lineitem_file_schema(const lineitem_gen *g, pq_column_desc *d);
 
+/* A pq_writer sink (format/writer.h) appending to the stdio FILE file: 0, or the failed
+ * write's -errno (-ENOSPC on a full disk names the cause; -EIO only when errno is unset).
+ * The one sink of `gen`, the bench's data files and `bench topk`'s. */
+int lineitem_file_sink(void *file, const void *p, size_t n);
+
 /* Called on the writing thread after each batch: rows written so far of total. */
 typedef void (*lineitem_file_tick)(void *ctx, int64_t rows_done, int64_t rows_total);
 

@@ -182,13 +182,6 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
 
 /* ---- output file and progress ------------------------------------------------------------ */
 
-static int file_sink(void *ctx, const void *p, size_t n)
-{
-    errno = 0;
-    if (fwrite(p, 1, n, (FILE *)ctx) == n) return 0;
-    return errno ? -errno : -EIO; /* ENOSPC names the cause better than EIO */
-}
-
 /* The progress line of the file being written (cli/progress.h) and its writer. */
 typedef struct gen_progress {
     cli_progress line;
@@ -469,7 +462,7 @@ static int run(gen_args *a, const pq_column_desc *d, int n, const uint8_t *flags
     double t0 = now_s();
     pq_err e = {0};
     pq_writer *w = NULL;
-    int rc = pq_writer_open(&w, d, n, &a->o, file_sink, f, &e);
+    int rc = pq_writer_open(&w, d, n, &a->o, lineitem_file_sink, f, &e);
     gen_progress pg = {.w = w};
     cli_progress_start(&pg.line, !a->no_progress);
     if (!rc) rc = fn(src, a, w, &pg, &e);

@@ -180,13 +180,13 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
 }
 
 /* argv[1 ..) into *a. 0, CLI_HELP_SHOWN, or CLI_EXIT_USAGE (printed). */
-static int parse_args(int argc, char **argv, scan_args *a)
+static int parse_args(int argc, char **argv, scan_args *a, bool served)
 {
     memset(a, 0, sizeof *a);
     ringscan_options_init(&a->o);
     a->o.ordered = true; /* file order unless --unordered (issue 25) */
     a->o.int96_raw = true; /* printed and summed from the stored bytes (cli/checksum.h) */
-    a->fmt = PRINT_TABLE;
+    a->fmt = served ? PRINT_CHECKSUM : PRINT_TABLE;
     int npos = 0;
     int rc = cli_parse(&cli_cmd_scan, argc, argv, 1, apply_opt, a, a->paths, &npos);
     a->path = a->paths[0];
@@ -566,15 +566,33 @@ static void show_filter_place(const char *filter, const char *msg)
     fprintf(stderr, "\n    %*s^\n", (int)table_display_width(filter, (size_t)at - 1), "");
 }
 
+/* Whether argv asks for the help (cli_parse prints it on stdout, among serve's answers). */
+static bool asks_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return true;
+    return false;
+}
+
 /* One scan as `ringscan scan` runs it; count results land in *rows and *checksum (keep: the
- * batches are kept there instead, for keep_checksum). */
+ * batches are kept there instead, for keep_checksum; serve's request: --format checksum unless
+ * it names another, which is refused, as --help is: rows or help printed among the answers
+ * were read as answers). */
 static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, bool *counted,
                      batch_keep *keep)
 {
     scan_args a;
-    int prc = parse_args(argc, argv, &a);
+    if (keep && asks_help(argc, argv)) {
+        fprintf(stderr, "ringscan: serve: --help is not served (ringscan scan --help)\n");
+        return CLI_EXIT_USAGE;
+    }
+    int prc = parse_args(argc, argv, &a, keep != NULL);
     if (prc == CLI_HELP_SHOWN) return 0;
     if (prc) return prc;
+    if (keep && a.fmt != PRINT_CHECKSUM) {
+        fprintf(stderr, "ringscan: serve: only --format checksum is served (an answer is one JSON line)\n");
+        return CLI_EXIT_USAGE;
+    }
     *counted = a.fmt == PRINT_CHECKSUM;
     ringscan_error err = {0};
     ringscan_file *f = NULL;
@@ -587,8 +605,7 @@ static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, b
     int rc = cli_is_dataset(a.paths, a.npaths, a.dataset) ? ringscan_dataset_open(a.paths, a.npaths, &a.o, &ds, &err)
                             : ringscan_open_with(a.path, &a.o, &f, &err);
     if (rc == 0 && a.fmt == PRINT_COUNT) { /* no scan of its own: ringscan_count */
-        rc = keep ? cli_err(&err, a.path, -EINVAL, "--format count is not served (use checksum)")
-                  : cli_count_rows(f, ds, &a.o, a.stats, &err);
+        rc = cli_count_rows(f, ds, &a.o, a.stats, &err);
         a.stats = 0, a.o.explain = false;
     } else if (rc == 0) rc = pick_columns(f, a.path, a.columns, names, &copy, &a.o, &err);
     char *dcopy = NULL;
@@ -639,14 +656,14 @@ static double now_s(clockid_t c)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* `ringscan serve`: one scan per stdin line (the `ringscan scan` arguments, tab-separated,
- * --format checksum), answered by one JSON line on stdout: {"rc", "rows", "checksum", "secs",
- * "cpu"}; secs and cpu (every thread of the process) cover open..last batch; the batches are
- * kept and checksummed after the timer stops, as the peers' workers checksum their result
- * table after theirs. A warm process, as the peers' benchmark workers are (bench/compare).
- * One answer per line, always: a line longer than SERVE_LINE_MAX - 2 bytes or with more than
- * SERVE_ARGS_MAX arguments is answered rc 2 (usage) with its number on stderr. Ends at end
- * of input. */
+/* `ringscan serve`: one scan per stdin line (the `ringscan scan` arguments, tab-separated;
+ * --format checksum, the only format served, is implied), answered by one JSON line on
+ * stdout: {"rc", "rows", "checksum", "secs", "cpu"}; secs and cpu (every thread of the
+ * process) cover open..last batch; the batches are kept and checksummed after the timer
+ * stops, as the peers' workers checksum their result table after theirs. A warm process, as the peers' benchmark workers are (bench/compare).
+ * One answer per line, always: a line longer than SERVE_LINE_MAX - 2 bytes, holding a NUL
+ * byte, with more than SERVE_ARGS_MAX arguments, another --format or --help is answered rc 2
+ * (usage) with its number or the reason on stderr. Ends at end of input. */
 static const char *const serve_examples[] = {
     "printf 'data.parquet\\t--where\\tx > 5\\n' | ringscan serve", NULL};
 
@@ -654,11 +671,31 @@ const cli_cmd cli_cmd_serve = {
     .name = "serve",
     .usage = "",
     .purpose = "Runs one scan per line of standard input (the arguments of `ringscan scan`,\n"
-               "tab-separated, --format checksum) in one warm process, and answers each with one\n"
-               "JSON line: {\"rc\", \"rows\", \"checksum\", \"secs\", \"cpu\"}. Ends at end of\n"
-               "input.",
+               "tab-separated; --format checksum is implied, no other format is served) in one\n"
+               "warm process, and answers each with one JSON line: {\"rc\", \"rows\",\n"
+               "\"checksum\", \"secs\", \"cpu\"}. Ends at end of input.",
     .examples = serve_examples,
 };
+
+/* The next request line of stdin (up to its '\n' or the end of input) into line
+ * (SERVE_LINE_MAX bytes, NUL-terminated, without the '\n'); false at the end of input. *whole:
+ * it fits (SERVE_LINE_MAX - 2 bytes at most; the rest of a longer one is read and dropped, so
+ * its tail is not taken for the next request); *nul: it holds a NUL byte. Bytes are counted
+ * as read, not by strlen: a NUL inside a request (fgets and strlen took it for a request cut
+ * at the buffer's end, and dropped the next request as its tail) is one request too. */
+static bool serve_line(char *line, bool *whole, bool *nul)
+{
+    size_t len = 0;
+    int c;
+    *whole = true, *nul = false;
+    while ((c = getchar()) != EOF && c != '\n') {
+        *nul = *nul || c == 0;
+        if (len < SERVE_LINE_MAX - 2) line[len++] = (char)c;
+        else *whole = false;
+    }
+    line[len] = 0;
+    return c != EOF || len > 0 || !*whole;
+}
 
 int cmd_serve(int argc, char **argv)
 {
@@ -666,16 +703,11 @@ int cmd_serve(int argc, char **argv)
     int prc = cli_parse(&cli_cmd_serve, argc, argv, 1, NULL, NULL, NULL, &npos);
     if (prc) return prc == CLI_HELP_SHOWN ? 0 : prc;
     static char line[SERVE_LINE_MAX];
-    for (int64_t no = 1; fgets(line, sizeof line, stdin); no++) {
-        size_t len = strlen(line);
-        /* a request longer than the buffer is one request refused, not several (its tail
-         * was read as the next request, so answers no longer matched requests) */
-        bool whole = (len && line[len - 1] == '\n') || feof(stdin);
-        if (len && line[len - 1] == '\n') line[--len] = 0;
-        for (int c = 0; !whole && c != '\n' && c != EOF;) c = getchar(); /* the rest of it */
+    bool whole, nul;
+    for (int64_t no = 1; serve_line(line, &whole, &nul); no++) {
         char *args[SERVE_ARGS_MAX + 1] = {"scan"};
         int n = 1;
-        char *tok = whole ? strtok(line, "\t") : NULL;
+        char *tok = whole && !nul ? strtok(line, "\t") : NULL;
         for (; tok && n <= SERVE_ARGS_MAX; tok = strtok(NULL, "\t")) args[n++] = tok;
         int64_t rows = 0;
         uint64_t checksum = 0;
@@ -686,6 +718,8 @@ int cmd_serve(int argc, char **argv)
         if (!whole)
             fprintf(stderr, "ringscan: serve: request %" PRId64 " is longer than %d bytes\n", no,
                     SERVE_LINE_MAX - 2);
+        else if (nul)
+            fprintf(stderr, "ringscan: serve: request %" PRId64 " holds a NUL byte\n", no);
         else if (tok) /* arguments past the last slot were dropped: refused instead */
             fprintf(stderr, "ringscan: serve: request %" PRId64 " has more than %d arguments\n",
                     no, SERVE_ARGS_MAX);

@@ -89,7 +89,8 @@ static void leaf_select(pq_nest_leaf *l, bool repeated, int md, const uint32_t *
         w += e - p, vw += nv, vp += nv, p = e, row = hi;
     }
     l->n = w, l->vals.length = vw;
-    if (l->vals.type == PQ_BYTE_ARRAY) l->vals.data_len = l->vals.offsets[vw];
+    if (l->vals.type == PQ_BYTE_ARRAY) /* (no value kept: the offsets may never have been made) */
+        l->vals.data_len = vw ? l->vals.offsets[vw] : 0;
 }
 
 bool pq_nest_leaves_select(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,

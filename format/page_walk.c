@@ -340,7 +340,7 @@ void pq_walk_init(pq_page_walk *w, pq_col_reader *r, const uint8_t *buf, size_t 
     assert(r && (buf || len == 0) && window_rows >= 0 && exp_rows >= -1);
     assert(single_page || exp_rows == -1);
     *w = (pq_page_walk){.r = r, .buf = buf, .len = len, .file_off = file_off, .row = first_row,
-                        .exp_rows = exp_rows, .window_rows = window_rows,
+                        .first = first_row, .exp_rows = exp_rows, .window_rows = window_rows,
                         .chunk_end = window_rows, .single_page = single_page,
                         .state = WALK_START};
 }
@@ -361,14 +361,17 @@ static int walk_fail(pq_page_walk *w, int status)
 }
 
 /* The end of the walk: a whole chunk's data pages must have filled the window exactly, and a
- * page piece's bytes must have held its data page. */
+ * page piece's bytes must have held its data page. The rows named are the chunk's, from its
+ * first row (a window cut from the group counts from its own first row: "holds -5000 rows,
+ * row group has 15000" was a chunk of 20000 rows in a group of 40000). */
 static int walk_end(pq_page_walk *w, bool data_seen, pq_err *e)
 {
     const char *col = w->r->col->name;
     if (!w->single_page && (w->row < w->window_rows || w->row > w->chunk_end))
         return walk_fail(w, pq_errf_col(e, RINGSCAN_EFORMAT, w->file_off, col,
                                         "column chunk holds %lld rows, row group has %lld",
-                                        (long long)w->row, (long long)w->window_rows));
+                                        (long long)(w->row - w->first),
+                                        (long long)(w->chunk_end - w->first)));
     if (w->single_page && w->exp_rows >= 0 && !data_seen)
         return walk_fail(w, pq_errf_col(e, RINGSCAN_EFORMAT, w->file_off, col,
                                         "the offset index points at a page that is not a data "

@@ -45,6 +45,7 @@ typedef struct pq_page_walk {
     size_t len, pos;     /* pos: the header of the page next returned (or to be parsed) */
     int64_t file_off;    /* file offset of buf[0] */
     int64_t row;         /* window row of the next data page's first row */
+    int64_t first;       /* window row of the first data page's first row (first_row) */
     int64_t exp_rows;    /* the page piece's row count by the offset index, or -1 */
     int64_t window_rows;
     int64_t chunk_end;   /* whole chunk: the window row its rows end at (>= window_rows;
@@ -103,7 +104,8 @@ int pq_walk_snap(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_
  *    the single page is a dictionary or index page; file_off);
  *  - at the end of a whole chunk, EFORMAT "column chunk holds N rows, row group has M" when
  *    its data pages' rows N differ from window_rows M (file_off) (with pq_walk_set_chunk_end:
- *    when they end before window_rows). */
+ *    when they end before window_rows; N and M counted from the chunk's first row then, not
+ *    the window's). */
 int pq_walk_next(pq_page_walk *w, pq_walk_page *pg, pq_err *e);
 
 /* Decodes the current page's values, appending to out (the column's physical type): sel

@@ -337,7 +337,9 @@ static int given_type(const char *types, const char *key, ds_ptype *t, bool *giv
 }
 
 /* Each file's value of each partition column (sorted by name), typed; __HIVE_DEFAULT_PARTITION__
- * is a null (text NULL), left out of the type's inference. */
+ * is a null (text NULL), left out of the type's inference, and so is an empty value under a
+ * type --hive-types gives other than VARCHAR (DuckDB reads "k=" as NULL there; it was
+ * refused, "partition k= is not a BIGINT"). */
 static int fill_parts(ds_list *l, const char *types, pq_err *e)
 {
     char *keys[DS_PART_MAX], *vals[DS_PART_MAX], *copy = NULL;
@@ -370,6 +372,9 @@ static int fill_parts(ds_list *l, const char *types, pq_err *e)
         bool given = false;
         ds_part_col *c = &l->part[j];
         rc = given_type(types, c->name, &c->type, &given, e);
+        for (int i = 0; rc == 0 && given && c->type != DS_VARCHAR && i < l->nfiles; i++)
+            if (l->files[i].text[j] && l->files[i].text[j][0] == 0) /* ("k=": DuckDB's NULL) */
+                free(l->files[i].text[j]), l->files[i].text[j] = NULL;
         for (int i = 0; rc == 0 && i < l->nfiles; i++)
             if (l->files[i].text[j] && /* (a null is no value to parse) */
                 !ds_part_parse(c->type, l->files[i].text[j], &l->files[i].ival[j]))

@@ -316,6 +316,16 @@ static inline bool ds_dec_cast_needed(const pq_column_desc *to, const pq_column_
 /* (ds_text.c) x into row r of v, a decimal or integer of d's physical type (INT32, INT64, or
  * a big-endian FLBA of at most 16 bytes); x fits it (the caller checked its range). */
 void ds_dec_put(const pq_column_desc *d, pq_vec *v, int64_t r, __int128 x);
+/* (ds_text.c) The unscaled values decimal d (precision 1..38, stored as INT32, INT64 or an FLBA
+ * of at most 16 bytes) holds, [*lo, *hi]: its precision's 10^p - 1 either side, within what
+ * its physical form holds. A file may claim more digits than its physical type has (an INT32
+ * DECIMAL(20,0), an FLBA(3) DECIMAL(7,2)): a value cast into it beyond that form's range was
+ * cut to its low bytes (99999999999 read as 1215752191), now it is out of range. */
+void ds_dec_range(const pq_column_desc *d, __int128 *lo, __int128 *hi);
+/* (ds_text.c) Type d as a cast's error names it into buf (cap bytes): "DECIMAL(p,s)", with
+ * " held in N bytes" when its physical form holds fewer digits (ds_dec_range; true then:
+ * DuckDB reads such a value, ringscan refuses it), else "PHYSICAL/LOGICAL". */
+bool ds_cast_type_text(const pq_column_desc *d, char *buf, size_t cap);
 /* (ds_parse.c) s as DuckDB's cast from VARCHAR to BIGINT reads it (spaces around, '_' between
  * digits, a fraction or exponent rounded half away from zero, 0x / 0b digits) into *v; false
  * when it does not parse or is out of range. Also --hive-types' BIGINT cast (ds_parts.c). */

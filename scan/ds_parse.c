@@ -207,8 +207,8 @@ static bool parse(const pq_column_desc *to, bool int96, const char *s, __int128 
     if (to->physical == PQ_BOOLEAN) return boolean(s, x);
     if (to->physical == PQ_FLOAT || to->physical == PQ_DOUBLE) return real(s, to->physical == PQ_FLOAT, d);
     if (l == PQ_LOGICAL_DECIMAL) {
-        hi = (__int128)pow10u(to->decimal_precision) - 1;
-        return number(s, to->decimal_scale, false, -hi, hi, x);
+        ds_dec_range(to, &lo, &hi);
+        return number(s, to->decimal_scale, false, lo, hi, x);
     }
     if (ds_int_range(to, &lo, &hi)) return number(s, 0, true, lo, hi, x);
     if (l == PQ_LOGICAL_DATE) return ds_ptime_date(s, false, &v) && (*x = v, true);
@@ -261,15 +261,13 @@ int ds_parse_cast(const ds_col *c, const char *path, pq_vec *v, pq_err *e)
         if (n < PARSE_MAX) memcpy(text, s, n), text[n] = 0;
         if (pq_vec_is_valid(v, r) && (n >= PARSE_MAX || !parse(to, int96, text, &x, &d))) {
             pq_vec_free(&w);
-            char type[48];
-            if (to->logical == PQ_LOGICAL_DECIMAL)
-                snprintf(type, sizeof type, "DECIMAL(%d,%d)", (int)to->decimal_precision, (int)to->decimal_scale);
-            else
-                snprintf(type, sizeof type, "%s/%s", pq_physical_name(to->physical), pq_logical_name(to->logical));
+            char type[64];
+            bool held = ds_cast_type_text(to, type, sizeof type);
             return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s': the string "
-                           "'%.*s' does not parse as %s, its type from %.120s (DuckDB's cast "
-                           "refuses it too, or reads a form ringscan does not)", path, c->name,
-                           (int)(n > 60 ? 60 : n), s, type, c->from);
+                           "'%.*s' does not parse as %s, its type from %.120s (%s)", path, c->name,
+                           (int)(n > 60 ? 60 : n), s, type, c->from,
+                           held ? "DuckDB reads it in its precision" : "DuckDB's cast refuses it too, "
+                           "or reads a form ringscan does not");
         }
         put(to, &w, r, x, d);
     }

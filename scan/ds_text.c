@@ -47,6 +47,35 @@ __int128 ds_dec_get128(const pq_column_desc *d, const pq_vec *v, int64_t r)
     return (__int128)x;
 }
 
+void ds_dec_range(const pq_column_desc *d, __int128 *lo, __int128 *hi)
+{
+    assert(d->logical == PQ_LOGICAL_DECIMAL && d->decimal_precision >= 1 && d->decimal_precision <= 38);
+    int bits = d->physical == PQ_INT32 ? 32 : d->physical == PQ_INT64 ? 64 : 8 * d->type_length;
+    assert(bits >= 8 && bits <= 128); /* (an FLBA of at most 16 bytes: ds_dec_put) */
+    __int128 p = 1;
+    for (int i = 0; i < d->decimal_precision; i++) p *= 10;
+    __int128 top = (__int128)(((unsigned __int128)1 << (bits - 1)) - 1);
+    *hi = p - 1 < top ? p - 1 : top;
+    *lo = -*hi;
+}
+
+bool ds_cast_type_text(const pq_column_desc *d, char *buf, size_t cap)
+{
+    if (d->logical != PQ_LOGICAL_DECIMAL) {
+        snprintf(buf, cap, "%s/%s", pq_physical_name(d->physical), pq_logical_name(d->logical));
+        return false;
+    }
+    __int128 lo, hi, p = 1;
+    ds_dec_range(d, &lo, &hi);
+    for (int i = 0; i < d->decimal_precision; i++) p *= 10;
+    bool held = hi < p - 1; /* (its physical form holds fewer digits than its precision) */
+    int n = snprintf(buf, cap, "DECIMAL(%d,%d)", (int)d->decimal_precision, (int)d->decimal_scale);
+    if (held && n >= 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, " held in %d bytes",
+                 d->physical == PQ_INT32 ? 4 : d->physical == PQ_INT64 ? 8 : (int)d->type_length);
+    return held;
+}
+
 void ds_dec_put(const pq_column_desc *d, pq_vec *v, int64_t r, __int128 x)
 {
     if (d->physical == PQ_INT32) { int32_t y = (int32_t)x; memcpy(v->values + 4 * r, &y, 4); return; }

@@ -73,12 +73,12 @@ static bool dec_shift(__int128 x, int shift, __int128 lo, __int128 hi, __int128 
     return true;
 }
 
-/* The values type d holds as [*lo, *hi]: a decimal's 10^precision - 1 either side, an
- * integer's range by width and sign. */
+/* The values type d holds as [*lo, *hi]: a decimal's (ds_dec_range), an integer's range by
+ * width and sign. */
 static void dec_range(const pq_column_desc *d, __int128 *lo, __int128 *hi)
 {
     if (d->logical == PQ_LOGICAL_DECIMAL) {
-        *hi = (__int128)pow10_128(d->decimal_precision) - 1, *lo = -*hi;
+        ds_dec_range(d, lo, hi);
         return;
     }
     bool ok = ds_int_range(d, lo, hi);
@@ -89,17 +89,12 @@ static void dec_range(const pq_column_desc *d, __int128 *lo, __int128 *hi)
 /* The file's value x (scale fs) that does not fit c: the error naming it. */
 static int does_not_fit(const ds_col *c, __int128 x, int fs, const char *path, pq_err *e)
 {
-    char text[48], type[32];
+    char text[48], type[64];
     text[ds_decimal_text(x, fs, text)] = 0;
-    if (c->desc.logical == PQ_LOGICAL_DECIMAL)
-        snprintf(type, sizeof type, "DECIMAL(%d,%d)", (int)c->desc.decimal_precision,
-                 (int)c->desc.decimal_scale);
-    else
-        snprintf(type, sizeof type, "%s/%s", pq_physical_name(c->desc.physical),
-                 pq_logical_name(c->desc.logical));
+    bool held = ds_cast_type_text(&c->desc, type, sizeof type);
     return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s': the value %s does not "
-                   "fit %s, its type from %.120s (DuckDB refuses it too)", path, c->name, text,
-                   type, c->from);
+                   "fit %s, its type from %.120s (%s)", path, c->name, text, type, c->from,
+                   held ? "DuckDB reads it in its precision" : "DuckDB refuses it too");
 }
 
 /* Value x of a FLOAT or DOUBLE as type to into *out (an unscaled decimal, an integer, or a
@@ -136,7 +131,7 @@ static int real_cast(const ds_col *c, const pq_column_desc *from, const char *pa
     pq_vec w;
     pq_vec_init(&w, to->physical, to->physical == PQ_FIXED_LEN_BYTE_ARRAY ? to->type_length : 0);
     int rc = pq_vec_reserve(&w, v->length, 0);
-    if (rc) return rc;
+    if (rc) return pq_vec_free(&w), rc; /* its part allocated (it leaked) */
     for (int64_t r = 0; r < v->length; r++) {
         float f = 0;
         double x = 0;

@@ -265,7 +265,8 @@ static int decode_selected(scan_task *x, int slot)
         rc = pq_errf(&x->err, RINGSCAN_EFORMAT, (int64_t)cp->pieces[0].off,
                      "column chunk yielded %lld selected rows, the filter selected %lld",
                      (long long)v->length, (long long)want);
-    if (rc) pq_err_place(&x->err, rc, -1, x->plan->f->meta.columns[cp->col].name);
+    if (rc) /* (the page's offset kept: -1 here dropped it from every such error) */
+        pq_err_place(&x->err, rc, x->err.offset, x->plan->f->meta.columns[cp->col].name);
     task_release_slot(x, slot);
     x->decoded[slot] = rc == 0;
     x->compacted[slot] = rc == 0;

@@ -192,7 +192,7 @@ int task_dictout_load(scan_task *x, int slot)
         rc = pq_errf(&x->err, RINGSCAN_EFORMAT, -1, "column chunk yielded %lld selected rows, "
                      "the filter selected %lld", (long long)d->out.length, (long long)want);
     if (rc == 0) rc = finish(d, col->physical, col->type_length);
-    if (rc) pq_err_place(&x->err, rc, -1, col->name);
+    if (rc) pq_err_place(&x->err, rc, x->err.offset, col->name); /* (the page's offset kept) */
     task_release_slot(x, slot);
     d->done = rc == 0;
     x->decoded[slot] = x->compacted[slot] = rc == 0;

@@ -17,6 +17,8 @@
 #     32 bytes); a FIXED_LEN_BYTE_ARRAY(20) or 40-byte BYTE_ARRAY decimal(30..38) whose value
 #     needs more than 16 bytes is an error naming the column (pyarrow refuses it; it was
 #     silently cut to its low 16 bytes), one whose extra bytes are only its sign reads.
+#  5. a dataset's first file whose decimal claims more digits than its physical type holds: a
+#     later file's value past that form refused naming it (it was cut to its low bytes).
 # Last line: "adversarial_types: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv adversarial_types
@@ -145,4 +147,45 @@ i != 300
 u NOT IN (-1)
 i >= -129 AND u <= 18446744073709551616
 CASES
+# A dataset whose first file's decimal claims more digits than its physical type holds (an
+# INT32 DECIMAL(20,0), an FLBA(3) DECIMAL(7,2): files pqcraft writes, as a broken writer
+# would): a later file's value cast into that type beyond what the physical form holds is
+# refused naming it, the column and both files. It was cut to its low bytes, exit 0 with
+# wrong values: the string '99999999999' read as 1215752191, the INT64 2^40 as 0, '99999.99'
+# as -67772.17. Values the physical form holds still read.
+"$PY" - "$dir" <<'PYEOF' || bad "pqcraft could not write the held-decimal files"
+import sys, os
+sys.path.insert(0, os.path.join(os.getcwd(), "tests", "cli"))
+from pqcraft import *
+d = sys.argv[1]
+def one(name, ptype, vals, conv=None, p=None, s=None, tl=None):
+    os.makedirs(os.path.dirname(f"{d}/{name}"), exist_ok=True)
+    sch = [elem("schema", nchildren=1), elem("x", OPT, ptype, conv=conv, scale=s, precision=p, tl=tl)]
+    lv = [0 if v is None else 1 for v in vals]
+    page = page_v1([], lv, 0, 1, plain(ptype, [v for v in vals if v is not None]))
+    write(f"{d}/{name}.parquet", sch, [(len(vals), [dict(ptype=ptype, path=["x"], num_values=len(vals), pages=[page])])])
+for k in ("s", "i", "ok"):
+    one(f"held_{k}/a", INT32, [1, None], conv=5, p=20, s=0)
+    one(f"held3_{k}/a", FLBA, [b"\x00\x00\x07"], conv=5, p=7, s=2, tl=3)
+one("held_s/b", BYTE_ARRAY, [b"3", b"99999999999"], conv=0)
+one("held_i/b", INT64, [5, 2**40])
+one("held_ok/b", BYTE_ARRAY, [b"-2147483647", b"2147483647"], conv=0)
+one("held3_s/b", BYTE_ARRAY, [b"1.5", b"99999.99"], conv=0)
+one("held3_i/b", INT64, [5, 99999])
+one("held3_ok/b", BYTE_ARRAY, [b"-83886.07", b"83886.07"], conv=0)
+PYEOF
+while IFS='|' read -r name value type; do
+    "$R" scan "$dir/$name" --format csv >"$dir/out" 2>"$dir/err"; rc=$?
+    check '[ $rc -eq 1 ] && grep -qF "$dir/$name/b.parquet: column '"'x'"': the $value does not " "$dir/err" && grep -qF "$type held in" "$dir/err" && grep -qF "its type from $dir/$name/a.parquet" "$dir/err"' \
+        "$name: exit $rc, $(tr '\n' ' ' <"$dir/out") $(head -c 300 "$dir/err")"
+done <<'CASES'
+held_s|string '99999999999'|DECIMAL(20,0)
+held_i|value 1099511627776|DECIMAL(20,0)
+held3_s|string '99999.99'|DECIMAL(7,2)
+held3_i|value 99999|DECIMAL(7,2)
+CASES
+for name in "held_ok:1  -2147483647 2147483647 " "held3_ok:0.07 -83886.07 83886.07 "; do
+    got=$("$R" scan "$dir/${name%%:*}" --format csv 2>&1 | tail -n +2 | tr '\n' ' ')
+    check '[ "$got" = "${name#*:}" ]' "${name%%:*}: got '$got', want '${name#*:}'"
+done
 summary adversarial_types

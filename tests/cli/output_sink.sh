@@ -10,7 +10,8 @@
 #  - a normal run: as many lines as before (header + rows), the same bytes into a file as
 #    into a pipe, and the count line's row count equal to the file's.
 # And gen -o /dev/full: exit status 1, the writer's error naming the cause ("No space left on
-# device"; it said only "sink failed writing N bytes"), the device left in place.
+# device"; it said only "sink failed writing N bytes"), the device left in place; the same
+# for bench's data file (its own sink said "Input/output error").
 source "$(dirname "$0")/lib.bash"
 LIMIT=60
 data="$dir/li.parquet"
@@ -87,4 +88,12 @@ timeout "$LIMIT" "$R" gen lineitem --sf 0.01 -o /dev/full --no-progress >/dev/nu
 rc=$?
 check '[ "$rc" -eq 1 ] && grep -qE "^ringscan: gen: /dev/full: writing [0-9]+ bytes at byte [0-9]+ failed: No space left on device$" "$dir/err" && [ -c /dev/full ]' \
     "gen -o /dev/full: exit status $rc, stderr '$(head -c 300 "$dir/err")'"
+# bench writing its data file onto a full disk (its temporary a link to /dev/full): the cause
+# named as gen names it (its own sink said "Input/output error" for ENOSPC); nothing left
+mkdir -p "$dir/bfull"
+ln -s /dev/full "$dir/bfull/lineitem_sf0.01_tpch.parquet.tmp"
+timeout "$LIMIT" "$R" bench --sf 0.01 --data "$dir/bfull" --shapes lineitem_prune --rounds 1 --no-aa >/dev/null 2>"$dir/err"
+rc=$?
+check '[ "$rc" -eq 1 ] && grep -qE "^ringscan: bench: writing $dir/bfull/lineitem_sf0.01_tpch.parquet: writing [0-9]+ bytes at byte [0-9]+ failed: No space left on device$" "$dir/err" && [ -z "$(ls "$dir/bfull")" ] && [ -c /dev/full ]' \
+    "bench --data on a full disk: exit status $rc, stderr '$(head -c 300 "$dir/err")', left: $(ls "$dir/bfull")"
 summary output_sink

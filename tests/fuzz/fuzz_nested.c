@@ -3,16 +3,19 @@
  * (levels of v1 and v2 pages, dictionaries, every value decoder and codec through them) and
  * the Dremel assembly of their levels into packed rows.
  * Input: [0] leaf kind (kinds[] below, the first leaf's type), [1] codec (low 3 bits), [2]
- * flags (bit 0: verify CRCs; bit 1: small limits), [3] shape (shapes below), [4] the rows the
- * chunks must hold, then per leaf but the last a 2-byte little-endian length and that many
- * chunk bytes, the last leaf's chunk the rest.
+ * flags (bit 0: verify CRCs; bit 1: small limits; bits 2-4: the rows a split keeps), [3]
+ * shape (shapes below), [4] the rows the chunks must hold, then per leaf but the last a 2-byte
+ * little-endian length and that many chunk bytes, the last leaf's chunk the rest.
  * Shapes: 0 optional LIST of optional T; 1 required struct<optional T a, required int32 b>;
  * 2 optional MAP<int32, optional T>; 3 LIST of LIST of T (two repetition levels); 4 LIST of
  * struct<T a, int32 b>; 5 an unannotated repeated T.
  * After a decode: on success exactly rows rows were appended, each row's bytes walk the
  * shape to its end (column_nested.h layout) and its validity equals its flag byte; on failure
  * nothing was appended and the error has a message; a fast assembly of the general layout
- * gives the general walk's status and bytes (same_as_walk). A broken invariant aborts. */
+ * gives the general walk's status and bytes (same_as_walk); leaves cut to a filtered split's
+ * rows (format/nest_select.c: every row, none, the first, the last, or drawn from a hash; flag
+ * bits 2-4) assemble to the whole assembly's rows at those places (same_when_selected). A
+ * broken invariant aborts. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +174,51 @@ static void same_as_walk(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *
     pq_vec_free(&ref);
 }
 
+/* The rows a filtered split keeps, from the input's flags (d[2] bits 2-4): every row, none,
+ * the first, the last, or rows drawn from a hash of the input (runs and gaps). */
+static int64_t pick_rows(const uint8_t *d, size_t n, int64_t rows, uint32_t *sel)
+{
+    int mode = (d[2] >> 2) & 7;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    int64_t k = 0;
+    for (size_t i = 0; i < n && i < 64; i++) h = (h ^ d[i]) * 0x100000001b3ull;
+    for (int64_t r = 0; r < rows; r++) {
+        h ^= h >> 29, h *= 0xbf58476d1ce4e5b9ull;
+        bool keep = mode == 0 || (mode == 2 && r == 0) || (mode == 3 && r == rows - 1) ||
+                    (mode >= 4 && (h >> 40) % (uint64_t)(mode - 2) == 0);
+        if (keep && mode != 1) sel[k++] = (uint32_t)r;
+    }
+    return k;
+}
+
+/* Leaves cut to a split's kept rows (format/nest_select.c) against the whole assembly: when
+ * the cut is made, an assembly of the kept rows succeeds and gives, row for row, the whole
+ * assembly's rows at sel (out's rows from row 0 on, assembled from the same input). */
+static void same_when_selected(const pq_file_meta *m, const pq_nest *t, const uint8_t *d, size_t n,
+                               const pq_col_limits *lim, int64_t rows, const pq_vec *out)
+{
+    uint32_t sel[256];
+    int64_t nsel = pick_rows(d, n, rows, sel);
+    pq_nest_leaf leaves[MAX_NODES];
+    pq_err e = {.offset = -1};
+    pq_vec part;
+    pq_vec_init(&part, PQ_BYTE_ARRAY, 0);
+    int rc = decode_leaves(m, d, n, lim, leaves, &e);
+    if (rc == 0 && pq_nest_leaves_select(m, t, leaves, rows, sel, nsel)) {
+        int arc = pq_nest_assemble(m, t, leaves, nsel, &part, &e);
+        if (arc != 0 && arc != -ENOMEM) abort();
+        for (int64_t i = 0; arc == 0 && i < nsel; i++) {
+            int32_t a = part.offsets[i], len = part.offsets[i + 1] - a, b = out->offsets[sel[i]];
+            if (out->offsets[sel[i] + 1] - b != len ||
+                (len > 0 && memcmp(part.data + a, out->data + b, (size_t)len) != 0) ||
+                pq_vec_is_valid(&part, i) != pq_vec_is_valid(out, sel[i]))
+                abort();
+        }
+    }
+    for (int32_t j = 0; j < m->ncolumns; j++) pq_nest_leaf_free(&leaves[j]);
+    pq_vec_free(&part);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
     if (n < 5) return 0;
@@ -208,6 +256,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         if (arc < 0 && e.msg[0] == 0 && arc != -ENOMEM) abort();
         if (arc < 0) break;
         if (out.length != before + rows) abort();
+        if (pass == 0) same_when_selected(&m, t, d, n, &lim, rows, &out);
         int32_t w = pq_nest_flat_width(&m, t);
         for (int64_t r = before; w && r < out.length; r++) { /* flat: a count, padding */
             int64_t len = out.offsets[r + 1] - out.offsets[r];

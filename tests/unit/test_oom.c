@@ -473,6 +473,35 @@ static void nested_sweep(void)
 
 static char ds_dir[256];
 
+static char real_dir[256];
+
+/* real_dir: 1.parquet the model's id and v and its id as a DECIMAL(18,2) "s"; 2.parquet the
+ * same with "s" a DOUBLE (the id's value), which a scan without union_by_name casts into the
+ * first file's decimal (ds_widen.c real_cast). */
+static int real_build(const pq_writer_opts *wo)
+{
+    char p[300];
+    snprintf(real_dir, sizeof real_dir, "%s/oomreal", ts_dir);
+    if (mkdir(real_dir, 0755) != 0) return -errno;
+    pq_vec dbl;
+    ts_vec_new(&dbl, PQ_DOUBLE, 0, ROWS, 0);
+    for (int64_t r = 0; r < ROWS; r++) {
+        double x = (double)r;
+        ts_put_fixed(&dbl, &x, false);
+    }
+    pq_column_desc sch[3] = {ts_desc("id", PQ_INT64, 0, false, PQ_LOGICAL_NONE),
+                             ts_desc("v", PQ_INT32, 0, true, PQ_LOGICAL_NONE),
+                             ts_desc("s", PQ_INT64, 0, false, PQ_LOGICAL_DECIMAL)};
+    pq_vec cols[3] = {table[0], table[1], table[0]};
+    snprintf(p, sizeof p, "%s/1.parquet", real_dir);
+    int rc = ts_write(p, sch, 3, cols, ROWS, wo);
+    sch[2] = ts_desc("s", PQ_DOUBLE, 0, false, PQ_LOGICAL_NONE), cols[2] = dbl;
+    snprintf(p, sizeof p, "%s/2.parquet", real_dir);
+    if (rc == 0) rc = ts_write(p, sch, 3, cols, ROWS, wo);
+    pq_vec_free(&dbl);
+    return rc;
+}
+
 /* ds_dir: 1.parquet the model's table; 2.parquet its id and v's values as an INT32 "s" (no
  * v); 3.parquet its id, v and id as a DECIMAL(18,2) "s". union_by_name: s VARCHAR (the
  * integers and decimals cast to text), so a filter on s is evaluated on cast values. */
@@ -497,7 +526,7 @@ static int dataset_build(void)
     pq_vec cols3[3] = {table[0], table[1], table[0]};
     snprintf(p, sizeof p, "%s/3.parquet", ds_dir);
     if (rc == 0) rc = ts_write(p, three, 3, cols3, ROWS, &wo);
-    return rc;
+    return rc == 0 ? real_build(&wo) : rc;
 }
 
 /* The dataset's rows: their count and the sum of a hash of each id (order-independent). */
@@ -512,14 +541,15 @@ static void add_ids(const struct ArrowArray *a, outcome *out)
 /* One scan of the dataset: variant bit 0 mmap, bit 1 one footer at a time (windows of one
  * file, read on the runtime's cores), bit 2 a filter on s (cast values) and a limit, bit 3
  * ORDER BY v DESC LIMIT 30 (the files' best rows merged: ds_topk.c), bit 4 NESTED_FILE named
- * twice instead (every nested field: the schema's shapes, ds_nested.c). */
+ * twice instead (every nested field: the schema's shapes, ds_nested.c), bit 5 real_dir
+ * without union_by_name instead (a DOUBLE cast into a decimal). */
 static outcome dataset_once(int variant)
 {
     outcome out = {0, 0, 0};
-    const char *paths[] = {ds_dir}, *nested[] = {NESTED_FILE, NESTED_FILE};
+    const char *paths[] = {variant & 32 ? real_dir : ds_dir}, *nested[] = {NESTED_FILE, NESTED_FILE};
     ringscan_options o;
     ringscan_options_init(&o);
-    o.union_by_name = true;
+    o.union_by_name = !(variant & 32);
     o.threads = 2;
     o.read_mode = variant & 1 ? RINGSCAN_READ_MMAP : RINGSCAN_READ_COPY;
     o.max_open_files = variant & 2 ? 1 : 64;
@@ -537,17 +567,18 @@ static outcome dataset_once(int variant)
     return out;
 }
 
-/* Every failure point of five dataset scans: the whole answer, or -ENOMEM / -EAGAIN (found:
+/* Every failure point of six dataset scans: the whole answer, or -ENOMEM / -EAGAIN (found:
  * a footer task its core could not create left a slot unread, dereferenced as NULL; casts'
  * vectors leaked when their allocation failed half-way; the filter's typing against the
  * schema out of memory made the files parse it in their own types, RINGSCAN_EPARSE; the
  * Top-K merge's batch leaked when a take failed half-way; a nested field whose shape check
  * ran out of memory was taken for one the format cannot read and left out of the schema,
- * the scan ending 0 without that column). */
+ * the scan ending 0 without that column; a DOUBLE cast into a decimal leaked its vector when
+ * its allocation failed half-way). */
 static void dataset_sweep(void)
 {
     CHECK_EQ_I64(dataset_build(), 0);
-    static const int variants[] = {2, 5, 6, 8, 16};
+    static const int variants[] = {2, 5, 6, 8, 16, 32};
     for (size_t k = 0; k < sizeof variants / sizeof variants[0] && !chk_case_failed; k++) {
         outcome ref = dataset_once(variants[k]);
         CHECK_EQ_I64(ref.status, 0);
