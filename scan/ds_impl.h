@@ -24,7 +24,8 @@
  *  5. A nested top-level field (list, struct, map) is one column read whole (ds_nested.c):
  *     node >= 0, desc its first leaf's in `from`, meta from's footer (kept open) or a shape
  *     merged from files' (ds_nested_merge: a footer's nodes, held open, with leaf types of its
- *     own; ds_nested_union: struct fields merged by name, nodes and names of its own), its
+ *     own; ds_nested_union: struct fields merged by name, nodes and names of its own; its Arrow
+ *     types those the files store where they agree: ds_types_col), its
  *     vectors packed rows (format/column_nested.h), null placeholders where a file lacks it;
  *     every file that has it pairs with its shape (ds_nmatch.c: struct fields by name, leaves
  *     widening or cast), its rows rewritten into it where they differ (ds_nwiden.c); a path
@@ -55,6 +56,13 @@ typedef struct ds_col {
                                    name's leaves of a type neither file's holds: ds_nested_merge):
                                    `held`'s schema with its own leaf types, owned (its columns) */
     const pq_file_meta *held;   /* with merged: the footer whose schema nodes it borrows */
+    struct {                    /* set by a merge (ds_nested_merge, ds_nested_union): the shape
+                                   it replaced, whose Arrow types (atype) ds_types_col pairs
+                                   with the merged shape's, then cleared (meta NULL) */
+        const pq_file_meta *meta;
+        int32_t node;
+        pq_file_meta *merged;   /* the replaced merged shape (owned), or NULL */
+    } prev;
     char *conflict;             /* NULL, or why a file's column of this name cannot be read as
                                    it (types that do not widen, another shape, missing without
                                    union_by_name), owned: an error only for a query that reads
@@ -99,8 +107,12 @@ int ds_nested_readable(const pq_file_meta *m, int32_t i);
  * RINGSCAN_EUNSUPPORTED naming both files (or -ENOMEM). */
 int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const char *path,
                     bool by_name, bool *took, pq_err *e);
-/* (ds_types.c) The Arrow type of s's column c rebuilt from file m (path), which now gives it
- * its type (ds_nested_match). 0 or a status with e filled. */
+/* (ds_types.c) The Arrow type of s's column c rebuilt after file m (path) changed its shape
+ * (ds_nested_match's took): m's field taken whole, its stored types m's; a merged shape
+ * (c->prev set, then cleared): per node, the stored format and dictionary where the shape it
+ * replaced (its atype) and m store the same for a leaf of the merged type, the field metadata
+ * where both store the same, or those of the one of them that has the node (a struct field
+ * the other lacks), as pyarrow unifies the files' schemas. 0 or a status with e filled. */
 int ds_types_col(ds_schema *s, int c, const pq_file_meta *m, const char *path, pq_err *e);
 /* (ds_nmatch.c) Whether nested leaves a and b hold the same values in the same bytes. */
 bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b);
@@ -188,8 +200,13 @@ bool ds_nested_leaf_merge(pq_column_desc *a, const pq_column_desc *b);
  * one freed. 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED (fields added under a node that is not a
  * struct, nodes of other kinds, leaves that do not merge; c unchanged). */
 int ds_nested_union(ds_col *c, const pq_file_meta *fm, int32_t fn);
-/* Frees c's merged shape (c->meta then dangles: the caller sets it). */
+/* Frees c's merged shape and its prev one (c->meta then dangles: the caller sets it). */
 void ds_col_unmerge(ds_col *c);
+/* (ds_nmatch.c) c's shape kept as c->prev (an earlier prev freed), for ds_types_col, before a
+ * merge gives c a new one (c->merged and c->held cleared). */
+void ds_col_retire(ds_col *c);
+/* (ds_nmatch.c) Frees c->prev's merged shape and clears c->prev. */
+void ds_col_prev_free(ds_col *c);
 /* (ds_nested.c) Whether a nested column of s takes its shape from footer m (m must stay open
  * while s is used). */
 bool ds_schema_holds(const ds_schema *s, const pq_file_meta *m);
