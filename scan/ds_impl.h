@@ -120,7 +120,8 @@ bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b);
  * casts it: an integer (INT32 or INT64, any annotation) into one whose range holds it, an
  * integer into DuckDB's HUGEINT (a 16-byte DECIMAL(38, 0)) or a FLOAT, FLOAT to DOUBLE, an
  * integer to DOUBLE, a value ds_texted prints into a string (DuckDB's VARCHAR beside a
- * string); a timestamp (INT96: nanoseconds) into one of a unit as fine or finer, either zone. */
+ * string); a timestamp (INT96: nanoseconds) into one of a unit as fine or finer, either zone;
+ * a leaf of the null type (ds_null_typed: every value null) into any. */
 bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to);
 /* (ds_nmatch.c) A timestamp's unit as a power of ten of seconds (3, 6, 9; INT96: 9), or 0 when
  * d is no timestamp. */

@@ -46,6 +46,7 @@ int ds_stamp_unit(const pq_column_desc *d)
 bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to)
 {
     __int128 lo, hi;
+    if (ds_null_typed(from)) return true; /* (nulls alone: DuckDB's "NULL"[] beside INTEGER[]) */
     int fu = ds_stamp_unit(from), tu = ds_stamp_unit(to);
     if (fu && tu) return fu <= tu; /* (a timestamp into a finer unit, either zone) */
     bool fi = ds_int_range(from, &lo, &hi);

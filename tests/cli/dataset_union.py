@@ -207,6 +207,15 @@ nested_pair("list_float", pa.array([maybe([i / 8, None], i) for i in range(N)], 
             pa.array([maybe([0.1 * i], i) for i in range(N)], pa.list_(pa.float64())), "list<element: double>", f32=True)
 nested_pair("list_int_double", pa.array([maybe([i, -7], i) for i in range(N)], pa.list_(pa.int32())),
             pa.array([maybe([0.5 * i, None], i) for i in range(N)], pa.list_(pa.float64())), "list<element: double>")
+# a leaf of the null type (pyarrow's list<null>: every element null) beside one of another
+# type: DuckDB's INTEGER[] ("NULL"[] first without union_by_name: both refuse)
+nested_pair("list_null", pa.array([maybe([None] * (i % 3), i) for i in range(N)], pa.list_(pa.null())),
+            pa.array([maybe([i, None], i) for i in range(N)], pa.list_(pa.int32())), "list<element: int32>")
+nested_pair("list_null_string", pa.array([maybe([None] * (i % 3), i) for i in range(N)], pa.list_(pa.null())),
+            pa.array([maybe([f"s{i}", None], i) for i in range(N)], pa.list_(pa.string())), "list<element: string>")
+nested_pair("struct_null", pa.array([maybe({"a": None, "b": i}, i) for i in range(N)], pa.struct([("a", pa.null()), ("b", pa.int32())])),
+            pa.array([maybe({"a": 2**40 + i, "b": -i}, i) for i in range(N)], pa.struct([("a", pa.int64()), ("b", pa.int32())])),
+            "struct<a: int64, b: int32>")
 nested_pair("list_int8_int16", pa.array([maybe([i % 100, None], i) for i in range(N)], pa.list_(pa.int8())),
             pa.array([maybe([300 + i], i) for i in range(N)], pa.list_(pa.int16())), "list<element: int16>")
 st_a = pa.struct([("a", pa.int32()), ("b", pa.string()), ("c", pa.float32())])
