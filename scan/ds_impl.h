@@ -130,7 +130,8 @@ int ds_stamp_unit(const pq_column_desc *d);
  * check, as DuckDB casts a later file's leaves to the first file's without union_by_name
  * (list<int64> under list<int32>: a value out of range fails the scan): an integer, a FLOAT
  * or a DOUBLE (rounded half to even) into any integer, a DOUBLE into a FLOAT; a timestamp
- * into a coarser unit (exactly, or refused as a flat column's rescale refuses it). */
+ * into a coarser unit (exactly, or refused as a flat column's rescale refuses it); a string
+ * into a type ds_parse_leaf parses (a string that does not parse fails the scan). */
 bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to);
 /* (ds_nmatch.c) A file's nested field (shape ft) paired with a dataset's nested column
  * (shape tt) node by node: struct fields by name, leaves the same, widening, or cast. */
@@ -343,6 +344,14 @@ bool ds_parse_bigint(const char *s, int64_t *v);
  * DuckDB's cast from VARCHAR parses them. 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED with e naming
  * path, the column, the string and the file that gave c its type when one does not parse. */
 int ds_parse_cast(const ds_col *c, const char *path, pq_vec *v, pq_err *e);
+/* (ds_parse.c) Whether a nested string leaf is cast into type `to` by ds_parse_leaf: a boolean,
+ * integer, decimal, float, date, time or timestamp (ds_texted), not INT96. */
+bool ds_parse_leaf_typed(const pq_column_desc *to);
+/* (ds_parse.c) String s[0..n) parsed as ds_parse_cast parses a flat column's (DuckDB's cast from
+ * VARCHAR) into a nested leaf of type `to` (ds_parse_leaf_typed): its packed bytes
+ * (format/column_nested.h) into out (room for 16), their count into *w; false when it does not
+ * parse. */
+bool ds_parse_leaf(const pq_column_desc *to, const char *s, size_t n, uint8_t *out, int *w);
 /* (ds_widen.c) v (schema column c's vector from file path, a decimal or an integer: its
  * unscaled values) as c's decimal (or integer: scale 0), as DuckDB casts it: multiplied or
  * divided (rounding half away from zero) to c's scale, in c's physical form; a FLOAT or

@@ -64,6 +64,8 @@ bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to)
     __int128 lo, hi;
     bool real = from->physical == PQ_FLOAT || from->physical == PQ_DOUBLE;
     if (ds_stamp_unit(from) && ds_stamp_unit(to)) return true; /* coarser: exact or refused */
+    if (from->physical == PQ_BYTE_ARRAY && from->logical == PQ_LOGICAL_STRING)
+        return ds_parse_leaf_typed(to); /* (DuckDB's cast of VARCHAR[] to INTEGER[]) */
     return ((real || ds_int_range(from, &lo, &hi)) && ds_int_range(to, &lo, &hi)) ||
            (from->physical == PQ_DOUBLE && to->physical == PQ_FLOAT);
 }
