@@ -110,9 +110,10 @@ int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, cons
 /* (ds_types.c) The Arrow type of s's column c rebuilt after file m (path) changed its shape
  * (ds_nested_match's took): m's field taken whole, its stored types m's; a merged shape
  * (c->prev set, then cleared): per node, the stored format and dictionary where the shape it
- * replaced (its atype) and m store the same for a leaf of the merged type, the field metadata
- * where both store the same, or those of the one of them that has the node (a struct field
- * the other lacks), as pyarrow unifies the files' schemas. 0 or a status with e filled. */
+ * replaced (its atype) and m store the same for a leaf of the merged type (a zone both store
+ * in other units: in the merged unit), else the Parquet type's; the field metadata the
+ * replaced shape's, or m's where it lacks the node (a struct field), as pyarrow's
+ * unify_schemas merges the files' fields. 0 or a status with e filled. */
 int ds_types_col(ds_schema *s, int c, const pq_file_meta *m, const char *path, pq_err *e);
 /* (ds_nmatch.c) Whether nested leaves a and b hold the same values in the same bytes. */
 bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b);
@@ -186,8 +187,8 @@ static inline bool ds_null_typed(const pq_column_desc *d)
  * values as the smallest signed integer that holds both (UINT32 beside INT32: INT64); the
  * others as the wider of the two (timestamps: INT64 in the finer unit, UTC when either is; a
  * UINT64 beside a signed integer DuckDB's HUGEINT). c->meta, c->node become c->merged, tn
- * (the old merged shape freed). 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED (a pair that does not
- * merge; c unchanged). */
+ * (the old shape kept as c->prev for ds_types_col: ds_col_retire). 0, -ENOMEM, or
+ * RINGSCAN_EUNSUPPORTED (a pair that does not merge; c unchanged). */
 int ds_nested_merge(ds_col *c, const pq_file_meta *tm, int32_t tn, const ds_npair *p,
                     const pq_file_meta *fm);
 /* (ds_nmatch.c) Nested leaf a (the column's) merged with b (a file's) in place, as
@@ -199,8 +200,9 @@ bool ds_nested_leaf_merge(pq_column_desc *a, const pq_column_desc *b);
  * of fm merged by struct field name at every depth, as DuckDB's union_by_name merges structs:
  * c's fields in order, then fm's others; leaves both have typed by ds_nested_leaf_merge. The
  * shape is c's own (c->merged, with c->held NULL: no footer held for it; c->node 0); the old
- * one freed. 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED (fields added under a node that is not a
- * struct, nodes of other kinds, leaves that do not merge; c unchanged). */
+ * one kept as c->prev (ds_col_retire). 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED (fields added
+ * under a node that is not a struct, nodes of other kinds, leaves that do not merge; c
+ * unchanged). */
 int ds_nested_union(ds_col *c, const pq_file_meta *fm, int32_t fn);
 /* Frees c's merged shape and its prev one (c->meta then dangles: the caller sets it). */
 void ds_col_unmerge(ds_col *c);
