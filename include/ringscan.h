@@ -773,7 +773,9 @@ RINGSCAN_API int ringscan_scan_column(ringscan_scan *s, int i, ringscan_column_i
  * ListObjectsV2 (below). Arrow types as pyarrow.dataset gives them: a data column exports
  * the Arrow type the first file that has it stores in ARROW:schema (zone, large or view
  * string, dictionary, decimal32/64, duration, field metadata; none when union_by_name widened
- * it), the schema's metadata is the first file's, and later files are cast to those types:
+ * it; a nested field union_by_name merged from files' shapes: at each node what the files
+ * store alike, the first file's field metadata, as pyarrow's unify_schemas merges them), the
+ * schema's metadata is the first file's, and later files are cast to those types:
  * a duration stored in another unit is rescaled (RINGSCAN_EUNSUPPORTED naming both files,
  * the column and the value when it overflows or would lose data, as pyarrow refuses it; a
  * filter on such a column is RINGSCAN_EUNSUPPORTED). Nested top-level fields (lists,

@@ -24,7 +24,8 @@
  *  5. A nested top-level field (list, struct, map) is one column read whole (ds_nested.c):
  *     node >= 0, desc its first leaf's in `from`, meta from's footer (kept open) or a shape
  *     merged from files' (ds_nested_merge: a footer's nodes, held open, with leaf types of its
- *     own; ds_nested_union: struct fields merged by name, nodes and names of its own), its
+ *     own; ds_nested_union: struct fields merged by name, nodes and names of its own; its Arrow
+ *     types those the files store where they agree: ds_types_col), its
  *     vectors packed rows (format/column_nested.h), null placeholders where a file lacks it;
  *     every file that has it pairs with its shape (ds_nmatch.c: struct fields by name, leaves
  *     widening or cast), its rows rewritten into it where they differ (ds_nwiden.c); a path
@@ -55,6 +56,13 @@ typedef struct ds_col {
                                    name's leaves of a type neither file's holds: ds_nested_merge):
                                    `held`'s schema with its own leaf types, owned (its columns) */
     const pq_file_meta *held;   /* with merged: the footer whose schema nodes it borrows */
+    struct {                    /* set by a merge (ds_nested_merge, ds_nested_union): the shape
+                                   it replaced, whose Arrow types (atype) ds_types_col pairs
+                                   with the merged shape's, then cleared (meta NULL) */
+        const pq_file_meta *meta;
+        int32_t node;
+        pq_file_meta *merged;   /* the replaced merged shape (owned), or NULL */
+    } prev;
     char *conflict;             /* NULL, or why a file's column of this name cannot be read as
                                    it (types that do not widen, another shape, missing without
                                    union_by_name), owned: an error only for a query that reads
@@ -99,8 +107,13 @@ int ds_nested_readable(const pq_file_meta *m, int32_t i);
  * RINGSCAN_EUNSUPPORTED naming both files (or -ENOMEM). */
 int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const char *path,
                     bool by_name, bool *took, pq_err *e);
-/* (ds_types.c) The Arrow type of s's column c rebuilt from file m (path), which now gives it
- * its type (ds_nested_match). 0 or a status with e filled. */
+/* (ds_types.c) The Arrow type of s's column c rebuilt after file m (path) changed its shape
+ * (ds_nested_match's took): m's field taken whole, its stored types m's; a merged shape
+ * (c->prev set, then cleared): per node, the stored format and dictionary where the shape it
+ * replaced (its atype) and m store the same for a leaf of the merged type (a zone both store
+ * in other units: in the merged unit), else the Parquet type's; the field metadata the
+ * replaced shape's, or m's where it lacks the node (a struct field), as pyarrow's
+ * unify_schemas merges the files' fields. 0 or a status with e filled. */
 int ds_types_col(ds_schema *s, int c, const pq_file_meta *m, const char *path, pq_err *e);
 /* (ds_nmatch.c) Whether nested leaves a and b hold the same values in the same bytes. */
 bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b);
@@ -108,7 +121,8 @@ bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b);
  * casts it: an integer (INT32 or INT64, any annotation) into one whose range holds it, an
  * integer into DuckDB's HUGEINT (a 16-byte DECIMAL(38, 0)) or a FLOAT, FLOAT to DOUBLE, an
  * integer to DOUBLE, a value ds_texted prints into a string (DuckDB's VARCHAR beside a
- * string); a timestamp (INT96: nanoseconds) into one of a unit as fine or finer, either zone. */
+ * string); a timestamp (INT96: nanoseconds) into one of a unit as fine or finer, either zone;
+ * a leaf of the null type (ds_null_typed: every value null) into any. */
 bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to);
 /* (ds_nmatch.c) A timestamp's unit as a power of ten of seconds (3, 6, 9; INT96: 9), or 0 when
  * d is no timestamp. */
@@ -117,7 +131,8 @@ int ds_stamp_unit(const pq_column_desc *d);
  * check, as DuckDB casts a later file's leaves to the first file's without union_by_name
  * (list<int64> under list<int32>: a value out of range fails the scan): an integer, a FLOAT
  * or a DOUBLE (rounded half to even) into any integer, a DOUBLE into a FLOAT; a timestamp
- * into a coarser unit (exactly, or refused as a flat column's rescale refuses it). */
+ * into a coarser unit (exactly, or refused as a flat column's rescale refuses it); a string
+ * into a type ds_parse_leaf parses (a string that does not parse fails the scan). */
 bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to);
 /* (ds_nmatch.c) A file's nested field (shape ft) paired with a dataset's nested column
  * (shape tt) node by node: struct fields by name, leaves the same, widening, or cast. */
@@ -172,8 +187,8 @@ static inline bool ds_null_typed(const pq_column_desc *d)
  * values as the smallest signed integer that holds both (UINT32 beside INT32: INT64); the
  * others as the wider of the two (timestamps: INT64 in the finer unit, UTC when either is; a
  * UINT64 beside a signed integer DuckDB's HUGEINT). c->meta, c->node become c->merged, tn
- * (the old merged shape freed). 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED (a pair that does not
- * merge; c unchanged). */
+ * (the old shape kept as c->prev for ds_types_col: ds_col_retire). 0, -ENOMEM, or
+ * RINGSCAN_EUNSUPPORTED (a pair that does not merge; c unchanged). */
 int ds_nested_merge(ds_col *c, const pq_file_meta *tm, int32_t tn, const ds_npair *p,
                     const pq_file_meta *fm);
 /* (ds_nmatch.c) Nested leaf a (the column's) merged with b (a file's) in place, as
@@ -185,11 +200,17 @@ bool ds_nested_leaf_merge(pq_column_desc *a, const pq_column_desc *b);
  * of fm merged by struct field name at every depth, as DuckDB's union_by_name merges structs:
  * c's fields in order, then fm's others; leaves both have typed by ds_nested_leaf_merge. The
  * shape is c's own (c->merged, with c->held NULL: no footer held for it; c->node 0); the old
- * one freed. 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED (fields added under a node that is not a
- * struct, nodes of other kinds, leaves that do not merge; c unchanged). */
+ * one kept as c->prev (ds_col_retire). 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED (fields added
+ * under a node that is not a struct, nodes of other kinds, leaves that do not merge; c
+ * unchanged). */
 int ds_nested_union(ds_col *c, const pq_file_meta *fm, int32_t fn);
-/* Frees c's merged shape (c->meta then dangles: the caller sets it). */
+/* Frees c's merged shape and its prev one (c->meta then dangles: the caller sets it). */
 void ds_col_unmerge(ds_col *c);
+/* (ds_nmatch.c) c's shape kept as c->prev (an earlier prev freed), for ds_types_col, before a
+ * merge gives c a new one (c->merged and c->held cleared). */
+void ds_col_retire(ds_col *c);
+/* (ds_nmatch.c) Frees c->prev's merged shape and clears c->prev. */
+void ds_col_prev_free(ds_col *c);
 /* (ds_nested.c) Whether a nested column of s takes its shape from footer m (m must stay open
  * while s is used). */
 bool ds_schema_holds(const ds_schema *s, const pq_file_meta *m);
@@ -335,6 +356,14 @@ bool ds_parse_bigint(const char *s, int64_t *v);
  * DuckDB's cast from VARCHAR parses them. 0, -ENOMEM, or RINGSCAN_EUNSUPPORTED with e naming
  * path, the column, the string and the file that gave c its type when one does not parse. */
 int ds_parse_cast(const ds_col *c, const char *path, pq_vec *v, pq_err *e);
+/* (ds_parse.c) Whether a nested string leaf is cast into type `to` by ds_parse_leaf: a boolean,
+ * integer, decimal, float, date, time or timestamp (ds_texted), not INT96. */
+bool ds_parse_leaf_typed(const pq_column_desc *to);
+/* (ds_parse.c) String s[0..n) parsed as ds_parse_cast parses a flat column's (DuckDB's cast from
+ * VARCHAR) into a nested leaf of type `to` (ds_parse_leaf_typed): its packed bytes
+ * (format/column_nested.h) into out (room for 16), their count into *w; false when it does not
+ * parse. */
+bool ds_parse_leaf(const pq_column_desc *to, const char *s, size_t n, uint8_t *out, int *w);
 /* (ds_widen.c) v (schema column c's vector from file path, a decimal or an integer: its
  * unscaled values) as c's decimal (or integer: scale 0), as DuckDB casts it: multiplied or
  * divided (rounding half away from zero) to c's scale, in c's physical form; a FLOAT or

@@ -46,6 +46,7 @@ int ds_stamp_unit(const pq_column_desc *d)
 bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to)
 {
     __int128 lo, hi;
+    if (ds_null_typed(from)) return true; /* (nulls alone: DuckDB's "NULL"[] beside INTEGER[]) */
     int fu = ds_stamp_unit(from), tu = ds_stamp_unit(to);
     if (fu && tu) return fu <= tu; /* (a timestamp into a finer unit, either zone) */
     bool fi = ds_int_range(from, &lo, &hi);
@@ -63,6 +64,8 @@ bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to)
     __int128 lo, hi;
     bool real = from->physical == PQ_FLOAT || from->physical == PQ_DOUBLE;
     if (ds_stamp_unit(from) && ds_stamp_unit(to)) return true; /* coarser: exact or refused */
+    if (from->physical == PQ_BYTE_ARRAY && from->logical == PQ_LOGICAL_STRING)
+        return ds_parse_leaf_typed(to); /* (DuckDB's cast of VARCHAR[] to INTEGER[]) */
     return ((real || ds_int_range(from, &lo, &hi)) && ds_int_range(to, &lo, &hi)) ||
            (from->physical == PQ_DOUBLE && to->physical == PQ_FLOAT);
 }
@@ -178,9 +181,29 @@ bool ds_nested_leaf_merge(pq_column_desc *a, const pq_column_desc *b)
     return true;
 }
 
+/* A merged shape's own memory (its columns, then itself; NULL: nothing). */
+static void meta_free(pq_file_meta *x)
+{
+    if (x) free(x->columns), free(x);
+}
+
+void ds_col_prev_free(ds_col *c)
+{
+    meta_free(c->prev.merged);
+    c->prev.meta = NULL, c->prev.merged = NULL;
+}
+
 void ds_col_unmerge(ds_col *c)
 {
-    if (c->merged) free(c->merged->columns), free(c->merged);
+    meta_free(c->merged);
+    c->merged = NULL, c->held = NULL;
+    ds_col_prev_free(c);
+}
+
+void ds_col_retire(ds_col *c)
+{
+    meta_free(c->prev.merged);
+    c->prev.meta = c->meta, c->prev.node = c->node, c->prev.merged = c->merged;
     c->merged = NULL, c->held = NULL;
 }
 
@@ -195,14 +218,14 @@ int ds_nested_merge(ds_col *c, const pq_file_meta *tm, int32_t tn, const ds_npai
     *x = *tm;
     memcpy(cols, tm->columns, sizeof *cols * (size_t)tm->ncolumns);
     x->columns = cols;
-    x->nkv = 0, x->kv = NULL; /* (its Arrow types: the Parquet types', not a file's stored ones) */
+    x->nkv = 0, x->kv = NULL; /* (its Arrow types: the files' paired by ds_types_col) */
     x->nrow_groups = 0, x->row_groups = NULL;
     bool ok = true;
     for (int32_t k = 0; ok && k < p->nt; k++)
         if (p->tt[k].kind == PQ_NEST_PRIM && p->map[k] >= 0)
             ok = ds_nested_leaf_merge(&cols[p->tt[k].col], &fm->columns[p->ft[p->map[k]].col]);
     if (!ok) return free(cols), free(x), RINGSCAN_EUNSUPPORTED;
-    ds_col_unmerge(c);
+    ds_col_retire(c); /* (its Arrow types paired with the new shape's: ds_types_col) */
     c->merged = x, c->held = base, c->meta = x, c->node = tn;
     return 0;
 }

@@ -152,7 +152,7 @@ int ds_nested_union(ds_col *c, const pq_file_meta *fm, int32_t fn)
     walk(&u, c->node, fn);
     assert(u.n == nn && u.ncols == nc && u.nstr == ns); /* invariant 4 */
     if (!u.ok) return free(cols), free(x), RINGSCAN_EUNSUPPORTED;
-    ds_col_unmerge(c); /* (c->meta, the old shape, read above: freed only now) */
+    ds_col_retire(c); /* (c->meta, the old shape, read above: kept for ds_types_col) */
     c->merged = x, c->held = NULL, c->meta = x, c->node = 0;
     return 0;
 }

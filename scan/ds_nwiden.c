@@ -5,7 +5,7 @@
  * HUGEINT, a timestamp to a finer unit, INT96 read as nanoseconds and written) or, without
  * union_by_name, cast to the first file's with a range check (list<int64> under list<int32>,
  * DOUBLE to FLOAT, a FLOAT or DOUBLE to an integer rounded half to even, a timestamp to a
- * coarser unit when exact); struct fields by
+ * coarser unit when exact, a string parsed: ds_parse_leaf); struct fields by
  * name (moved to the dataset's order, null where the file lacks one, dropped where the
  * dataset does). The packed rows (format/column_nested.h) are rewritten value by value into
  * the dataset's layout (a flat list's element width changes with its leaf's).
@@ -119,14 +119,30 @@ static bool stamp_leaf(nw *x, int32_t kt, const pq_column_desc *f, const pq_colu
     return put(x, b, 12);
 }
 
+/* A string leaf value of node kt (w bytes: its length, then the string) parsed into t's type
+ * (ds_parse_leaf); else noted. */
+static bool parsed_leaf(nw *x, int32_t kt, const pq_column_desc *t, int64_t w)
+{
+    uint8_t b[16];
+    int n = 0;
+    const char *s = (const char *)x->p + 4;
+    size_t len = (size_t)(w - 4);
+    x->p += w;
+    if (ds_parse_leaf(t, s, len, b, &n)) return put(x, b, n);
+    x->bad = kt;
+    snprintf(x->bad_text, sizeof x->bad_text, "'%.*s'", (int)(len > 24 ? 24 : len), s);
+    return false;
+}
+
 /* One leaf value of node kt (the file's kf, valid) from the file's type to the dataset's:
- * widened, or cast with a range check (ranged). */
+ * widened, or cast with a range check (ranged), or a string parsed. */
 static bool leaf(nw *x, int32_t kt, int32_t kf)
 {
     const pq_column_desc *f = &x->fm->columns[x->pr->ft[kf].col];
     const pq_column_desc *t = &x->tm->columns[x->pr->tt[kt].col];
     int64_t w;
     if (!leaf_width(x, f, &w)) return false;
+    if (f->physical == PQ_BYTE_ARRAY && t->physical != PQ_BYTE_ARRAY) return parsed_leaf(x, kt, t, w);
     if (ds_stamp_unit(t) && (f->physical != t->physical || ds_stamp_unit(f) != ds_stamp_unit(t)))
         return stamp_leaf(x, kt, f, t, w);
     bool check = ranged(f, t);
@@ -280,6 +296,36 @@ static bool flat_to_packed(nw *x, int32_t fw, bool valid)
     return true;
 }
 
+/* A packed row of a list of one string leaf (the file's) as a flat one of width tw (its
+ * elements parsed: column_nested.h's layout, flags and padding where some are null). */
+static bool packed_to_flat(nw *x, int32_t tw)
+{
+    static const uint8_t zero[16];
+    uint32_t n;
+    assert(tw >= 2 && tw <= 16); /* (a flat list of a type ds_parse_leaf writes) */
+    if (x->end - x->p < 5 || *x->p != 1) return x->end - x->p == 1 && *x->p++ == 0; /* (null) */
+    memcpy(&n, x->p + 1, 4), x->p += 5;
+    const uint8_t *first = x->p;
+    int64_t start = x->w->data_len, w = 0;
+    bool nulls = false;
+    for (uint32_t i = 0; i < n; i++) { /* the values (a null's zero), then the flags */
+        if (x->p >= x->end || *x->p > 1) return false;
+        nulls = nulls || !*x->p;
+        if (!*x->p++ ? !put(x, zero, tw) : !leaf(x, 1, 1)) return false;
+    }
+    const uint8_t *after = x->p;
+    const pq_column_desc *f = &x->fm->columns[x->pr->ft[1].col];
+    for (x->p = first; nulls && x->p < after;) { /* (the elements checked above) */
+        uint8_t flag = *x->p++;
+        if (!put(x, &flag, 1) || (flag && !leaf_width(x, f, &w))) return false;
+        x->p += flag ? w : 0;
+    }
+    while (nulls && (x->w->data_len - start) % tw != 1)
+        if (!put(x, zero, 1)) return false; /* the row's length 1 mod tw */
+    x->p = after;
+    return true;
+}
+
 /* The error for x's value that does not fit its leaf's type in the dataset (x->bad). */
 static int does_not_fit(const nw *x, const ds_col *c, pq_err *e)
 {
@@ -295,9 +341,7 @@ static int does_not_fit(const nw *x, const ds_col *c, pq_err *e)
 static int repack(nw *x, const ds_col *c, pq_vec *v, pq_err *e)
 {
     int32_t fw = pq_nest_flat_width(x->fm, x->pr->ft), tw = pq_nest_flat_width(x->tm, x->pr->tt);
-    if (fw == 0 && tw > 0) /* (text is never cast back: ds_nmatch.c accepts no such pair) */
-        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': a packed list read as a "
-                       "flat one", c->name);
+    /* (fw 0 under tw > 0: a list of strings parsed, ds_nested_leaf_casts) */
     pq_vec w;
     pq_vec_init(&w, PQ_BYTE_ARRAY, 0);
     int rc = pq_vec_reserve(&w, v->length, v->data_len + v->length);
@@ -310,7 +354,9 @@ static int repack(nw *x, const ds_col *c, pq_vec *v, pq_err *e)
     for (int64_t r = 0; rc == 0 && r < v->length; r++) {
         x->p = data + v->offsets[r], x->end = data + v->offsets[r + 1];
         bool ok = fw > 0 && tw == 0 ? flat_to_packed(x, fw, pq_vec_is_valid(v, r))
-                  : x->p == x->end || (fw > 0 ? flat_row(x, fw, tw) : value(x, 0));
+                  : x->p == x->end || (fw > 0   ? flat_row(x, fw, tw)
+                                       : tw > 0 ? packed_to_flat(x, tw)
+                                                : value(x, 0));
         if (!ok && x->rc)
             rc = x->rc;
         else if (!ok && x->bad >= 0)

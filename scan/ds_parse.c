@@ -242,6 +242,39 @@ bool ds_parse_bigint(const char *s, int64_t *v)
     return true;
 }
 
+bool ds_parse_leaf_typed(const pq_column_desc *to)
+{
+    return ds_texted(to) && to->physical != PQ_INT96; /* (a FIXED_LEN one: a decimal) */
+}
+
+bool ds_parse_leaf(const pq_column_desc *to, const char *s, size_t n, uint8_t *out, int *w)
+{
+    assert(ds_parse_leaf_typed(to));
+    char text[PARSE_MAX];
+    __int128 x = 0;
+    double d = 0;
+    if (n >= PARSE_MAX) return false;
+    memcpy(text, s, n), text[n] = 0;
+    if (!parse(to, false, text, &x, &d)) return false;
+    if (to->physical == PQ_FIXED_LEN_BYTE_ARRAY) { /* big-endian, as stored */
+        assert(to->type_length >= 1 && to->type_length <= 16); /* (ds_texted) */
+        *w = to->type_length;
+        for (int k = *w - 1; k >= 0; k--, x >>= 8) out[k] = (uint8_t)x; /* (arithmetic shift) */
+        return true;
+    }
+    int32_t i32 = (int32_t)x; /* (an unsigned type's bits) */
+    int64_t i64 = (int64_t)x;
+    float f = (float)d;
+    *w = to->physical == PQ_BOOLEAN ? 1 : pq_fixed_width(to->physical, 0);
+    const void *src = to->physical == PQ_BOOLEAN ? (const void *)&(uint8_t){x != 0}
+                      : to->physical == PQ_INT32 ? (const void *)&i32
+                      : to->physical == PQ_INT64 ? (const void *)&i64
+                      : to->physical == PQ_FLOAT ? (const void *)&f
+                                                 : (const void *)&d;
+    memcpy(out, src, (size_t)*w);
+    return true;
+}
+
 int ds_parse_cast(const ds_col *c, const char *path, pq_vec *v, pq_err *e)
 {
     const pq_column_desc *to = &c->desc;

@@ -233,8 +233,8 @@ static int add_field(ds_schema *s, const pq_file_meta *m, int32_t i, const char 
     pq_err tmp = {.offset = -1};
     bool took = false; /* (m's leaves the wider: its shape, and its Arrow type) */
     int rc = at >= 0 ? ds_nested_match(s, at, m, i, path, add_new, &took, &tmp) : 0;
-    if (at >= 0) /* (took: m's shape, or a merged one: ds_nested_merge) */
-        return rc == 0 && took ? ds_types_col(s, at, s->cols[at].meta, path, e) : defer(s, at, rc, &tmp);
+    if (at >= 0) /* (took: m's shape, or a merged one: ds_nested_merge, ds_nested_union) */
+        return rc == 0 && took ? ds_types_col(s, at, m, path, e) : defer(s, at, rc, &tmp);
     rc = add_new ? add_col(s, name, &m->columns[leaf], -1, path) : 0;
     if (rc == 0 && add_new) s->cols[s->n - 1].node = i, s->cols[s->n - 1].meta = m;
     return rc;

@@ -83,19 +83,108 @@ int ds_types_add(ds_schema *s, int first, const pq_file_meta *m, const char *pat
     return rc;
 }
 
+/* Node k of pair p's first shape as the types t of its second shape give it (NULL: the second
+ * lacks the node, a struct field; &plain: t stores no Arrow type); *typed: the node is no leaf,
+ * or its leaf's type in m (the second shape's footer) is the first shape's leaf's in tm. */
+static const scan_arrow_node *side(const ds_npair *p, const scan_arrow_type *t, int32_t k,
+                                   const pq_file_meta *tm, const pq_file_meta *m, bool *typed)
+{
+    static const scan_arrow_node plain;
+    int32_t f = p->map[k];
+    if (f < 0) return NULL;
+    assert(f < p->nf && (!t->nodes || t->nnodes == p->nf)); /* (t built for p's second shape) */
+    *typed = p->tt[k].kind != PQ_NEST_PRIM ||
+             ds_nested_leaf_same(&tm->columns[p->tt[k].col], &m->columns[p->ft[f].col]);
+    return t->nodes ? &t->nodes[f] : &plain;
+}
+
+/* A copy of metadata block md (NULL: none) into *out. 0 or -ENOMEM. */
+static int copy_metadata(const char *md, char **out)
+{
+    *out = NULL;
+    if (!md) return 0;
+    size_t n = scan_arrow_metadata_len(md);
+    if (!(*out = fail_malloc(n))) return -ENOMEM;
+    memcpy(*out, md, n);
+    return 0;
+}
+
+/* The format of merged leaf d (a timestamp adjusted to UTC) where two files store the same
+ * zone for it in other units (ts<unit>:<zone>, each its own unit: the merged type has the
+ * finer), into o (left "" otherwise), as pyarrow unifies timestamp[ms, tz=Z] and [us, tz=Z]. */
+static void same_zone(const pq_column_desc *d, const char *a, const char *b, char *o)
+{
+    bool stamps = strncmp(a, "ts", 2) == 0 && a[2] && a[3] == ':' && a[4] && strncmp(b, "ts", 2) == 0 &&
+                  b[2] && strcmp(a + 3, b + 3) == 0;
+    if (!stamps || !d->is_adjusted_to_utc || ds_stamp_unit(d) == 0 || d->physical != PQ_INT64) return;
+    snprintf(o, SCAN_ARROW_FORMAT_MAX, "ts%c%s", "mun"[ds_stamp_unit(d) / 3 - 1], a + 3);
+}
+
+/* Node o of a merged shape from the shape it replaced (a: its node, NULL where it lacks it; ta:
+ * no leaf, or its leaf of the merged type d) and a file's (b, tb), as pyarrow unifies the two
+ * fields: the format and dictionary both give (a zone both give, in the merged unit), else the
+ * Parquet type's; the metadata the first one that has the node gives. 0 or -ENOMEM. */
+static int node_meet(const pq_column_desc *d, const scan_arrow_node *a, bool ta,
+                     const scan_arrow_node *b, bool tb, scan_arrow_node *o)
+{
+    const scan_arrow_node *first = a ? a : b;
+    if (!a) a = b, ta = tb;
+    if (!b) b = a, tb = ta;
+    assert(a && b); /* (a node of the merged shape comes from one file at least) */
+    if (ta && tb && strcmp(a->format, b->format) == 0 && strcmp(a->index_format, b->index_format) == 0)
+        memcpy(o->format, a->format, sizeof o->format), memcpy(o->index_format, a->index_format, 2);
+    else if (d && !a->index_format[0] && !b->index_format[0])
+        same_zone(d, a->format, b->format, o->format);
+    return copy_metadata(first->metadata, &o->metadata);
+}
+
+/* Column c's Arrow type after a merge (ds_types_col): its shape's nodes (c->meta, c->node)
+ * paired with the shape it replaced (c->prev, whose types are c->atype) and with file m's
+ * field (its types mt), each node's type their meeting (node_meet), the field's metadata
+ * the first file's (pyarrow's unify_schemas), into *t. 0 or -ENOMEM. */
+static int merged_types(const ds_col *c, const pq_file_meta *m, const scan_arrow_type *mt,
+                        scan_arrow_type *t, pq_err *e)
+{
+    int32_t node = -1;
+    (void)ds_col_leaf(c, m, &node);
+    ds_npair pa, pb;
+    int rc = ds_npair_init(&pa, c->meta, c->node, c->prev.meta, c->prev.node, false, e);
+    int rb = ds_npair_init(&pb, c->meta, c->node, m, node, false, e);
+    rc = rc ? rc : rb;
+    if (rc == 0 && !(t->nodes = fail_calloc((size_t)pa.nt, sizeof *t->nodes))) rc = -ENOMEM;
+    if (rc == 0) t->nnodes = pa.nt, rc = copy_metadata(c->atype.metadata, &t->metadata);
+    for (int32_t k = 0; rc == 0 && k < pa.nt; k++) {
+        bool ta = false, tb = false;
+        const scan_arrow_node *a = side(&pa, &c->atype, k, c->meta, c->prev.meta, &ta);
+        const scan_arrow_node *b = side(&pb, mt, k, c->meta, m, &tb);
+        const pq_column_desc *d = pa.tt[k].kind == PQ_NEST_PRIM ? &c->meta->columns[pa.tt[k].col] : NULL;
+        rc = node_meet(d, a, ta, b, tb, &t->nodes[k]);
+    }
+    ds_npair_free(&pa), ds_npair_free(&pb);
+    return rc == -ENOMEM ? pq_errf(e, rc, -1, "out of memory") : rc;
+}
+
 int ds_types_col(ds_schema *s, int c, const pq_file_meta *m, const char *path, pq_err *e)
 {
+    ds_col *col = &s->cols[c];
     scan_arrow_types t = {0};
+    scan_arrow_type merged = {0};
     int rc = file_types(s, &c, 1, m, path, &t, e);
+    if (rc == 0 && col->prev.meta) rc = merged_types(col, m, &t.cols[0], &merged, e);
+    if (rc == 0 && col->prev.meta) { /* (m's own freed below) */
+        scan_arrow_type own = t.cols[0];
+        t.cols[0] = merged, merged = own;
+    }
     if (rc == 0) {
-        ds_col *col = &s->cols[c];
         int32_t node;
         scan_arrow_type_free(&col->atype);
-        col->atype = t.cols[0]; /* its nodes too */
-        col->adesc = m->columns[ds_col_leaf(col, m, &node)];
+        col->atype = t.cols[0], t.cols[0] = (scan_arrow_type){0}; /* its nodes too */
+        col->adesc = col->meta->columns[ds_col_leaf(col, col->meta, &node)];
         col->adesc.name = col->name;
     }
-    free(t.metadata), free(t.cols);
+    scan_arrow_type_free(&merged);
+    scan_arrow_types_free(&t);
+    ds_col_prev_free(col);
     return rc;
 }
 

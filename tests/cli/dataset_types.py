@@ -164,4 +164,67 @@ expect_error("duration_overflows", write("over", {
 write("nested", {"a.parquet": (pa.table({"id": [1, 2], "lst": [[1], [2, 3]], "s": [{"a": 1}, {"a": 2}]}), {}),
                  "b.parquet": (pa.table({"id": [3], "lst": [[4]], "s": [{"a": 3}]}), {})})
 
+# 8. a union by name's nested field merged from two files' shapes (leaves neither file's type
+#    holds, or struct fields each file lacks some of): its stored Arrow types (zones, large
+#    strings and lists, dictionaries, field metadata) where the files agree, as pyarrow.dataset
+#    reads the files under their unified schema (promote_options="permissive"); values equal
+#    to pyarrow's and to DuckDB's read_parquet([...], union_by_name = true)
+def compare_union(name, tables):
+    import duckdb
+    root = write(name, {f"{i + 1}.parquet": (t, {}) for i, t in enumerate(tables)})
+    paths = [os.path.join(root, f"{i + 1}.parquet") for i in range(len(tables))]
+    schema = pa.unify_schemas([pq.read_schema(p) for p in paths], promote_options="permissive")
+    want = pads.dataset(paths, schema=schema).to_table()
+    got, err = rs_ctypes.read_dataset(lib, [root], union_by_name=True)
+    if err:
+        return fail(name, f"ringscan: {err}")
+    want_s = pa.schema(list(want.schema))  # (the schema's own metadata: the first file's)
+    got_s = pa.schema(list(got.schema))
+    if not got_s.equals(want_s, check_metadata=True):
+        return fail(name, f"schema\n  ringscan: {got_s}\n  pyarrow:  {want_s}")
+    if any(c.type != f.type for f in got.schema for c in got.column(f.name).chunks):
+        return fail(name, "a chunk of another type than the schema's")
+    duck = duckdb.sql(f"SELECT * FROM read_parquet({paths!r}, union_by_name = true)").to_arrow_table()
+    g = got.sort_by("id").to_pylist()
+    if g != want.sort_by("id").to_pylist() or g != duck.sort_by("id").to_pylist():
+        return fail(name, f"values\n  ringscan: {g[:2]}\n  pyarrow:  {want.sort_by('id').to_pylist()[:2]}"
+                          f"\n  duckdb:   {duck.sort_by('id').to_pylist()[:2]}")
+    print(f"ok {name}")
+
+
+def nested_table(lo, n, typ, value):
+    """n rows of one nested column k of type typ (value(i): row i's), ids lo.. (every 7th null)."""
+    ids = list(range(lo, lo + n))
+    return pa.table({"id": pa.array(ids, pa.int64()), "k": pa.array([None if i % 7 == 3 else value(i) for i in ids], typ)})
+
+
+PARIS = pa.timestamp("us", tz="Europe/Paris")
+MD = {b"note": b"kept"}
+# leaves merged into a type neither file has (UINT32 beside INT32: int64), the others stored
+# alike: large_list, a zone, a large string, a dictionary, field metadata
+lst = lambda t: pa.large_list(pa.field("element", t, metadata=MD))
+compare_union("merge_large_list", [nested_table(0, 40, lst(pa.uint32()), lambda i: [i, 2**32 - 1 - i, None]),
+                                   nested_table(100, 40, lst(pa.int32()), lambda i: [-i])])
+st = lambda a, md=MD: pa.struct([pa.field("a", a), pa.field("t", PARIS, metadata=md), pa.field("s", pa.large_string()),
+                                 pa.field("w", pa.dictionary(pa.int32(), pa.string()))])
+sval = lambda i: {"a": i, "t": T0 + dt.timedelta(hours=i), "s": "x" * (i % 4), "w": ["p", "q"][i % 2]}
+compare_union("merge_struct", [nested_table(0, 40, st(pa.uint32()), sval), nested_table(100, 40, st(pa.int32()), lambda i: {**sval(i), "a": -i})])
+# field metadata that differs by file: the first file's (pyarrow's unify_schemas), none too;
+# three files merged step by step
+compare_union("merge_metadata_first", [nested_table(0, 20, st(pa.uint32(), {b"f": b"1"}), sval),
+                                       nested_table(100, 20, st(pa.int32(), {b"f": b"2"}), sval),
+                                       nested_table(200, 20, st(pa.int16(), None), sval)])
+# a zone both files store in other units (beside leaves merged into a third type): the finer
+# unit in that zone
+zs = lambda a, u: pa.struct([("a", a), ("t", pa.list_(pa.timestamp(u, tz="Asia/Tokyo")))])
+compare_union("merge_zone_units", [nested_table(0, 30, zs(pa.uint32(), "ms"), lambda i: {"a": i, "t": [T0 + dt.timedelta(seconds=i), None]}),
+                                   nested_table(100, 30, zs(pa.int32(), "us"), lambda i: {"a": -i, "t": [T0 + dt.timedelta(microseconds=i)]})])
+# struct fields each file lacks some of: each field keeps its file's stored type and metadata
+ua = pa.struct([pa.field("a", pa.int32()), pa.field("t", PARIS, metadata=MD)])
+ub = pa.struct([pa.field("s", pa.large_string(), metadata={b"from": b"b"}), pa.field("a", pa.int32())])
+compare_union("union_fields", [nested_table(0, 40, ua, lambda i: {"a": i, "t": T0 + dt.timedelta(minutes=i)}),
+                               nested_table(100, 40, ub, lambda i: {"s": f"s{i}", "a": -i})])
+compare_union("union_in_large_list", [nested_table(0, 30, pa.large_list(ua), lambda i: [{"a": i, "t": T0}, None]),
+                                      nested_table(100, 30, pa.large_list(ub), lambda i: [{"s": "y", "a": i}])])
+
 sys.exit(1 if failures else 0)

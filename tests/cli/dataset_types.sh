@@ -12,6 +12,10 @@
 #     first's unit) and dictionary index types; a projection in another order;
 #  4. a duration whose cast would lose data or overflow: refused as pyarrow refuses it,
 #     naming both files, the column and the value.
+#  5. a union by name's nested field merged from two or three files' shapes keeps the stored
+#     types the files agree on, each field's metadata the first file's (against
+#     pyarrow.dataset under pa.unify_schemas(..., promote_options="permissive"), and the
+#     values against DuckDB's union_by_name too).
 # Then the CLI: durations printed in the dataset's unit, ORDER BY on a rescaled duration
 # across files, and a filter on it refused with both files named (its literal would be read
 # in each file's own unit); nested fields read whole or by a path inside.

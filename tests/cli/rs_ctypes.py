@@ -26,11 +26,31 @@ def load(path):
     return lib
 
 
-def options(lib, columns):
+P = ctypes.c_void_p
+
+
+class OptionsHead(ctypes.Structure):
+    """ringscan_options (ringscan.h) from its start to union_by_name, field for field (enums
+    as int): only for the offset of union_by_name, which options() sets."""
+    _fields_ = [("struct_size", ctypes.c_size_t), ("columns", P), ("ncolumns", ctypes.c_int),
+                ("filter", P), ("filter_expr", P), ("limit", ctypes.c_int64), ("order_by", P),
+                ("order_desc", ctypes.c_bool), ("topk_bound", P), ("on_topk_bound", P),
+                ("on_topk_bound_ctx", P), ("row_groups", P), ("nrow_groups", ctypes.c_int),
+                ("policy", ctypes.c_int), ("threads", ctypes.c_int), ("io", ctypes.c_int),
+                ("ordered", ctypes.c_bool), ("verify_checksums", ctypes.c_bool),
+                ("split_rows", ctypes.c_int64), ("use_page_index", ctypes.c_bool),
+                ("use_bloom", ctypes.c_bool), ("explain", ctypes.c_bool), ("int96_raw", ctypes.c_bool),
+                ("store", P), ("s3", P * 5), ("tls_insecure", ctypes.c_bool),
+                ("fetch_budget_bytes", ctypes.c_int64), ("hive_partitioning", ctypes.c_int),
+                ("hive_types", P), ("union_by_name", ctypes.c_bool)]
+
+
+def options(lib, columns, union_by_name=False):
     """Default options with columns (None: every column) projected: (the options block, the
     names array it points to, which must outlive it)."""
     opts = ctypes.create_string_buffer(4096)
     lib.ringscan_options_init(opts)
+    ctypes.c_bool.from_buffer(opts, OptionsHead.union_by_name.offset).value = union_by_name
     names = None
     if columns is not None:  # columns and ncolumns: the fields after struct_size (ringscan.h)
         names = (ctypes.c_char_p * (len(columns) + 1))(*[c.encode() for c in columns])
@@ -79,17 +99,17 @@ def read_table(lib, path, ordered=True, columns=None):
         lib.ringscan_close(f)
 
 
-def read_dataset(lib, paths, columns=None):
+def read_dataset(lib, paths, columns=None, union_by_name=False):
     """The dataset listed from paths (files, directories, patterns) as ringscan's dataset scan
-    exports it (default options: hive partitions auto-detected, the first file's columns):
-    (pa.Table, None) or (None, error message)."""
+    exports it (default options: hive partitions auto-detected, the first file's columns, or
+    every file's with union_by_name): (pa.Table, None) or (None, error message)."""
     lib.ringscan_dataset_open.argtypes = [ctypes.POINTER(ctypes.c_char_p), ctypes.c_int, ctypes.c_void_p,
                                           ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(Err)]
     lib.ringscan_dataset_scan_start.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
                                                 ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(Err)]
     lib.ringscan_dataset_close.argtypes = [ctypes.c_void_p]
     err = Err()
-    opts, names = options(lib, columns)
+    opts, names = options(lib, columns, union_by_name)
     arr = (ctypes.c_char_p * len(paths))(*[p.encode() for p in paths])
     d = ctypes.c_void_p()
     if lib.ringscan_dataset_open(arr, len(paths), opts, ctypes.byref(d), ctypes.byref(err)) != 0:
