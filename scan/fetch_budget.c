@@ -33,8 +33,9 @@
  *     or batch (its reservation, learned from finished splits, each slot weighed by the chance
  *     the split decodes it), batches not consumed (output.c), and the chunk bytes its file
  *     kept from its footer's tail (io_file_t.kept, counted once from the start: the reads
- *     they serve hold no buffer; a dataset counts them with its footer, invariant 6). Reads registered but not issued hold nothing; what is issued is bounded by
- *     each core's io budget, limit / 2 / threads (io.h budget_bytes), and the pool by limit /
+ *     they serve hold no buffer; a dataset counts them with its footer, invariant 6). Reads
+ *     registered but not issued hold nothing; what is issued is bounded by each core's io
+ *     budget, limit / 2 / threads (io.h budget_bytes), and the pool by limit /
  *     4 / threads, so read-ahead leaves room for the decoded side. (Holding a range back while
  *     held would pass the limit with it kept held within ~4% of the limit but cost 1.5-2x the
  *     time on sf=1 cancel/order, so it was not kept.) Outside it and bounded:
