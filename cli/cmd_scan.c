@@ -334,7 +334,8 @@ void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
                              "\"files_pruned\":%lld,\"footers_read\":%lld,\"runtimes\":%lld,"
                              "\"core_rows_min\":%lld,\"core_rows_max\":%lld,\"bytes_skipped\":%llu,"
                              "\"budget_peak_bytes\":%llu,\"footer_bytes_peak\":%llu,\"footer_reads\":%lld,"
-                             "\"footers_on_cores\":%lld,\"io_backend\":\"%s\"}\n"
+                             "\"footers_on_cores\":%lld,\"reads_kept\":%llu,\"bytes_kept\":%llu,"
+                             "\"io_backend\":\"%s\"}\n"
                            : "reads %llu, bytes_read %llu, bytes_used %llu, bytes_wasted %llu, "
                              "cancelled_reads %llu, row_groups %lld (pruned %lld), pages %lld "
                              "(pruned %lld), rows_scanned %lld, rows_out %lld, splits_all_false "
@@ -344,7 +345,8 @@ void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
                              "store_requests %llu, store_bytes %llu, topk_splits_pruned %lld, "
                              "topk_rows_kept %lld, topk_pages_pruned %lld, files %lld (pruned "
                              "%lld), footers_read %lld, runtimes %lld, core_rows %lld..%lld, bytes_skipped %llu, "
-                             "budget_peak %llu, footer_bytes_peak %llu, footer_reads %lld, footers_on_cores %lld, io %s\n";
+                             "budget_peak %llu, footer_bytes_peak %llu, footer_reads %lld, footers_on_cores %lld, "
+                             "reads_kept %llu, bytes_kept %llu, io %s\n";
     fprintf(out, fmt, (unsigned long long)st->reads, (unsigned long long)st->bytes_read,
             (unsigned long long)st->bytes_used, (unsigned long long)st->bytes_wasted,
             (unsigned long long)st->cancelled_reads, (long long)st->row_groups_total,
@@ -360,7 +362,8 @@ void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
             (long long)st->footers_read, (long long)st->runtimes, (long long)st->core_rows_min,
             (long long)st->core_rows_max, (unsigned long long)st->bytes_skipped,
             (unsigned long long)st->budget_peak_bytes, (unsigned long long)st->footer_bytes_peak,
-            (long long)st->footer_reads, (long long)st->footers_on_cores, st->io_backend);
+            (long long)st->footer_reads, (long long)st->footers_on_cores,
+            (unsigned long long)st->reads_kept, (unsigned long long)st->bytes_kept, st->io_backend);
 }
 
 /* The Parquet column batch column i comes from (a file's, or a dataset's column). */

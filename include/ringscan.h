@@ -671,6 +671,10 @@ typedef struct ringscan_stats {
     int64_t footers_on_cores;          /* a dataset: footers read as futures by tasks on its
                                           runtime's cores (the rest by threads: every file
                                           pruned, or URLs) */
+    uint64_t reads_kept;               /* column reads served from the bytes the footer's read
+                                          already brought (a small file's whole chunks: its
+                                          tail is the file), not counted in reads */
+    uint64_t bytes_kept;               /* their bytes (in bytes_used, not in bytes_read) */
 } ringscan_stats;
 
 /* The scan's counters. While the scan runs this is a snapshot that does not stop it (for

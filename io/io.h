@@ -21,8 +21,13 @@
  *  2. A range buffer is freed only after its own completion arrived and its last slice was
  *     released; dropping requests never frees memory the kernel may still write.
  *  3. Counters: bytes_read = bytes returned by the reads; once every future is released,
- *     bytes_read = bytes_used + bytes_wasted for requests that do not overlap each other.
- *  4. Lazy requests (never wanted, never merged into a wanted range) are never read. */
+ *     bytes_read + bytes_kept = bytes_used + bytes_wasted for requests that do not overlap
+ *     each other.
+ *  4. Lazy requests (never wanted, never merged into a wanted range) are never read.
+ *  5. A request inside the bytes its file kept from its open (io_file_keep) is never read: it
+ *     resolves at once with a view into them (counted in reads_kept and bytes_kept once
+ *     wanted), unless the context has a fault hook (a fault test's reads stay reads). The
+ *     view lives while the future does, the kept bytes until io_file_close. */
 #ifndef RINGSCAN_IO_IO_H
 #define RINGSCAN_IO_IO_H
 #include <stdatomic.h>
@@ -62,6 +67,11 @@ typedef struct io_file {
                                a view into it; NULL: reads copy into range buffers */
     _Atomic uint64_t map_fault; /* 0, or 1 + the file offset of the first mapped page found
                                    past the file's end (it shrank: io_map.c invariant 2) */
+    const uint8_t *kept;    /* NULL, or the file's bytes [kept_off, +kept_len) as read at its
+                               open (io_file_keep; owned by f): io_read serves requests inside
+                               them from them (invariant 5), one snapshot with the footer */
+    uint64_t kept_off;
+    size_t kept_len;
     char name[];            /* the path or URL as given (never with a credential in it) */
 } io_file_t;
 
@@ -134,6 +144,9 @@ typedef struct io_counters {
     uint64_t bytes_read;        /* bytes the reads returned */
     uint64_t bytes_skipped;     /* of those, holes the reads put in a reused scratch buffer
                                    (never landed in a range buffer; counted in bytes_wasted) */
+    uint64_t reads_kept;        /* wanted requests served from their file's kept bytes (no
+                                   read; never-wanted ones count as dropped unsubmitted) */
+    uint64_t bytes_kept;        /* their bytes (counted in bytes_used too) */
     uint64_t bytes_used;        /* bytes of requests resolved and wanted by a consumer */
     uint64_t bytes_wasted;      /* holes, dropped/cancelled members, resolved but never wanted */
     uint64_t cancelled;         /* requests dropped while their range was in flight */
@@ -193,7 +206,19 @@ void io_map_unmap(io_file_t *f);
  * the thread that used f's bytes, after using them (io_map.c invariant 2). Thread-safe. */
 int io_file_faulted(const io_file_t *f, char *err, size_t errlen);
 
-/* Closes f. No request on f may be pending or in flight on any core. f may be NULL. */
+/* Gives f bytes [off, +len) of itself, read at its open (buf: from malloc, owned by f from now
+ * on, freed by io_file_close): io_read serves a request inside them from them (invariant 5).
+ * A small file's footer tail holds its column chunks, which the scan would read again. Only
+ * before f is shared with any core (its fields never change after its open), at most once.
+ * off + len is at most f's size. */
+void io_file_keep(io_file_t *f, uint8_t *buf, uint64_t off, size_t len);
+
+/* Frees f's kept bytes: every request of f is read from then on. For tests of the read path
+ * (coalescing, read-ahead, lending) on files small enough to be kept. No request of f live. */
+void io_file_unkeep(io_file_t *f);
+
+/* Closes f (and frees its kept bytes). No request on f may be pending or in flight on any
+ * core, and no resolved future of one referenced. f may be NULL. */
 void io_file_close(io_file_t *f);
 
 /* Reads exactly len bytes at off, blocking (for metadata, on any thread; a plain pread loop
@@ -219,7 +244,8 @@ void io_stash_drain(void);
 /* Bytes the stash holds now. Thread-safe; for tests. */
 size_t io_stash_bytes(void);
 
-/* Registers a read of len bytes at off of f: no I/O until the future is wanted. Returns a
+/* Registers a read of len bytes at off of f: no I/O until the future is wanted (inside f's
+ * kept bytes: none at all, the future resolved at once, invariant 5). Returns a
  * future (one reference, the caller's) whose value is an io_bytes* of exactly len bytes;
  * it fails with -EIO naming the file and range on an early end of file, with the read's
  * errno, -ECANCELED when the context closes or the core stops, or RINGSCAN_ELIMIT past

@@ -2,8 +2,9 @@
  * backend (reads on the core's ring) and its synchronous pread loop used for metadata, and
  * the cost model's arithmetic (io/store.h).
  *
- * Owns: io_file_t (fd, size, name, backend). An io_file_t never changes after
- * io_file_open_with (but for its cost estimates), so any number of cores may read it at once.
+ * Owns: io_file_t (fd, size, name, backend, kept bytes). An io_file_t never changes after
+ * its open (io_file_open_with, then io_file_keep by its opener; but for its cost estimates),
+ * so any number of cores may read it at once.
  * Invariants:
  *  1. io_read_sync returns 0 only when exactly len bytes were copied.
  *  2. Every loop is bounded by the bytes left (each pass either advances or ends).
@@ -284,9 +285,27 @@ int io_file_open_with(io_file_t **out, const char *path, const io_open_opts *o, 
     return rc;
 }
 
+void io_file_keep(io_file_t *f, uint8_t *buf, uint64_t off, size_t len)
+{
+    assert(f && buf && len > 0 && !f->kept);
+    assert(off <= f->size_bytes && len <= f->size_bytes - off);
+    f->kept = buf;
+    f->kept_off = off;
+    f->kept_len = len;
+}
+
+void io_file_unkeep(io_file_t *f)
+{
+    free((void *)f->kept);
+    f->kept = NULL;
+    f->kept_off = 0;
+    f->kept_len = 0;
+}
+
 void io_file_close(io_file_t *f)
 {
     if (!f) return;
+    free((void *)f->kept);
     io_map_unmap(f);
     f->be->close(f);
     if (f->fd >= 0) close(f->fd);

@@ -11,7 +11,11 @@
  *  2. A request dropped before submission is unlinked and freed at once and never read; one
  *     dropped after submission leaves its range, which is cancelled once it has no member.
  *  3. Each io_read either returns a completed future (len 0, over a limit) or links exactly
- *     one REGISTERED request on the pending list and counts it live. */
+ *     one REGISTERED request on the pending list and counts it live.
+ *  4. A request inside its file's kept bytes (io.h invariant 5) is made DONE at once, on no
+ *     list and in no range, counted live until its future dies (so the context outlives the
+ *     view it hands out); when it dies its bytes are counted used and kept if it was wanted,
+ *     else it counts as dropped unsubmitted (never wanted: nothing was needed). */
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -103,6 +107,39 @@ static void io_req_cancel_hook(void *p)
     io_range_drop_member(r); /* in flight: the range keeps going without it */
 }
 
+/* free_value of a kept request's future (invariant 4): wanted, its bytes were used (and
+ * kept: no read); never wanted, it was dropped as a lazy request is, before any read. */
+static void io_kept_free_value(void *v)
+{
+    io_req *r = v;
+    io_ctx_t *ctx = r->ctx;
+    assert(r->state == IO_REQ_DONE && !r->range);
+    if (fut_is_wanted(r->fut)) {
+        ctx->c.reads_kept++;
+        ctx->c.bytes_kept += r->len;
+        ctx->c.bytes_used += r->len;
+    } else {
+        ctx->c.requests_dropped_unsubmitted++;
+    }
+    io_req_free(r);
+}
+
+/* Whether a request of [off, +len) of f is served from f's kept bytes (io.h invariant 5). */
+static bool io_kept_serves(const io_ctx_t *ctx, const io_file_t *f, uint64_t off, uint64_t len)
+{
+    if (!f->kept || ctx->opts.fault || ctx->opts.fault_sched) return false;
+    return off >= f->kept_off && off - f->kept_off <= f->kept_len &&
+           len <= f->kept_len - (off - f->kept_off);
+}
+
+/* Resolves fut with r's view into its file's kept bytes (invariant 4). */
+static void io_kept_resolve(io_req *r)
+{
+    r->state = IO_REQ_DONE;
+    r->value = (io_bytes){r->file->kept + (r->off - r->file->kept_off), (size_t)r->len, 0};
+    fut_resolve(r->fut, &r->value, io_kept_free_value);
+}
+
 fut_t *io_read(io_ctx_t *ctx, io_file_t *f, uint64_t off, uint64_t len)
 {
     assert(ctx && f && !ctx->closing && exec_current() == ctx->e);
@@ -130,14 +167,18 @@ fut_t *io_read(io_ctx_t *ctx, io_file_t *f, uint64_t off, uint64_t len)
     r->fut = fut;
     r->off = off;
     r->len = len;
+    ctx->n_live_reqs++;
+    ctx->c.requests_registered++;
+    if (io_kept_serves(ctx, f, off, len)) {
+        io_kept_resolve(r);
+        return fut;
+    }
     r->state = IO_REQ_REGISTERED;
     r->prev = ctx->ptail;
     if (ctx->ptail) ctx->ptail->next = r;
     else ctx->phead = r;
     ctx->ptail = r;
     ctx->n_pending++;
-    ctx->n_live_reqs++;
-    ctx->c.requests_registered++;
     fut_set_cancel_hook(fut, io_req_cancel_hook, r);
     fut_set_want_hook(fut, io_req_want_hook, r);
     return fut;
@@ -163,6 +204,8 @@ void io_counters_add(io_counters_t *sum, const io_counters_t *c)
     sum->ranges_submitted += c->ranges_submitted;
     sum->bytes_read += c->bytes_read;
     sum->bytes_skipped += c->bytes_skipped;
+    sum->reads_kept += c->reads_kept;
+    sum->bytes_kept += c->bytes_kept;
     sum->bytes_used += c->bytes_used;
     sum->bytes_wasted += c->bytes_wasted;
     sum->cancelled += c->cancelled;

@@ -382,7 +382,8 @@ void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
                             .budget_peak_bytes = st.budget_peak_bytes,
                             .footer_bytes_peak = st.footer_bytes_peak,
                             .footer_reads = st.footer_reads,
-                            .footers_on_cores = st.footers_on_cores};
+                            .footers_on_cores = st.footers_on_cores,
+                            .reads_kept = st.reads_kept, .bytes_kept = st.bytes_kept};
     if (!s->ds && s->file) out->footer_reads = s->file->f->tail_reads; /* its own footer's */
     io_file_t *f = s->file ? s->file->f->file : NULL;
     out->store_requests = f ? atomic_load_explicit(&f->requests, memory_order_relaxed) : 0;

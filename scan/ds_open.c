@@ -48,10 +48,12 @@ int ds_footers_run_on(ds_footers *f, scan_rt *rt)
     return 0;
 }
 
-/* What an open footer holds from the file: its serialized metadata and the index bytes. */
+/* What an open footer holds from the file: its serialized metadata, the index bytes and the
+ * column chunks its tail held (io_file_t.kept: counted here once, not by the reads they
+ * serve, which hold no buffer). */
 static uint64_t footer_bytes(const pqf_t *p)
 {
-    return (uint64_t)p->meta_len + (uint64_t)p->index_len;
+    return (uint64_t)p->meta_len + (uint64_t)p->index_len + (uint64_t)p->file->kept_len;
 }
 
 void ds_footers_close(ds_footers *f, int i)

@@ -302,6 +302,7 @@ void ds_stats_add(scan_stats *a, const scan_stats *b)
     a->reads += b->reads, a->bytes_read += b->bytes_read, a->bytes_used += b->bytes_used;
     a->bytes_wasted += b->bytes_wasted, a->cancelled_reads += b->cancelled_reads;
     a->bytes_skipped += b->bytes_skipped;
+    a->reads_kept += b->reads_kept, a->bytes_kept += b->bytes_kept;
     a->plan_reads += b->plan_reads, a->plan_bytes += b->plan_bytes;
     a->row_groups_total += b->row_groups_total, a->row_groups_pruned += b->row_groups_pruned;
     a->pages_total += b->pages_total, a->pages_pruned += b->pages_pruned;

@@ -36,9 +36,11 @@
  *     they cover (io/ counts them from their issue), idle pooled read buffers (io.h
  *     pool_held; none is stashed outside the scan), each running split's decoded working set
  *     or batch (its reservation, learned from finished splits, each slot weighed by the chance
- *     the split decodes it), and batches not consumed
- *     (output.c). Reads registered but not issued hold nothing; what is issued is bounded by
- *     each core's io budget, limit / 2 / threads (io.h budget_bytes), and the pool by limit /
+ *     the split decodes it), batches not consumed (output.c), and the chunk bytes its file
+ *     kept from its footer's tail (io_file_t.kept, counted once from the start: the reads
+ *     they serve hold no buffer; a dataset counts them with its footer, invariant 6). Reads
+ *     registered but not issued hold nothing; what is issued is bounded by each core's io
+ *     budget, limit / 2 / threads (io.h budget_bytes), and the pool by limit /
  *     4 / threads, so read-ahead leaves room for the decoded side. (Holding a range back while
  *     held would pass the limit with it kept held within ~4% of the limit but cost 1.5-2x the
  *     time on sf=1 cancel/order, so it was not kept.) Outside it and bounded:
@@ -184,6 +186,7 @@ void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit, scan_bu
     atomic_store(&b->out_bytes, 0);
     atomic_store(&b->last, 0);
     b->seed16 = budget_seed16(p);
+    if (!share) io_held_add(b->hp, b->pp, p->f->file->kept_len); /* invariant 5 */
     bool ahead = p->f->file->be->remote && b->limit > 0;
     b->tasks = SCAN_TASKS_PER_CORE + (ahead ? SCAN_TASKS_AHEAD : 0);
     b->base = ahead ? 1 : b->tasks;

@@ -49,6 +49,46 @@ static void keep_index(pqf_t *f, const uint8_t *tail, uint64_t tail_off, size_t 
     f->index_len = (size_t)(hi - lo);
 }
 
+/* The span [*lo, *hi) of the column chunks the tail [tail_off, end) holds whole; false when
+ * it holds none. Walks the row groups from the last (written last, nearest the footer) and
+ * stops at the first one with no chunk inside the tail: a writer that orders its groups
+ * otherwise only keeps fewer chunks. */
+static bool chunks_in_tail(const pq_file_meta *m, uint64_t size, uint64_t tail_off, uint64_t *lo,
+                           uint64_t *hi)
+{
+    *lo = UINT64_MAX, *hi = 0;
+    for (int rg = m->nrow_groups - 1; rg >= 0; rg--) {
+        bool any = false;
+        for (int c = 0; c < m->ncolumns; c++) {
+            uint64_t off, len;
+            if (pq_chunk_range(&m->row_groups[rg].chunks[c], size, &off, &len, NULL) != 0 ||
+                len == 0 || off < tail_off)
+                continue; /* the scan reports a bad range; one outside the tail is read */
+            any = true;
+            if (off < *lo) *lo = off;
+            if (off + len > *hi) *hi = off + len;
+        }
+        if (!any) break;
+    }
+    return *lo < *hi;
+}
+
+/* Gives f's file the column chunks its footer's tail [tail_off, +tail_len) holds whole (a
+ * small file's every chunk: its tail is the whole file) as kept bytes (io_file_keep): the
+ * scan's reads of them are served from this copy of what the open read, one snapshot with
+ * the footer, instead of read again (pqfile.h). */
+static void keep_chunks(pqf_t *f, const uint8_t *tail, uint64_t tail_off, size_t tail_len)
+{
+    uint64_t lo, hi, size = f->file->size_bytes;
+    assert(tail_off + tail_len == size);
+    if (!chunks_in_tail(&f->meta, size, tail_off, &lo, &hi)) return;
+    assert(lo >= tail_off && hi <= size);
+    uint8_t *buf = fail_malloc((size_t)(hi - lo));
+    if (!buf) return; /* the scan reads them instead */
+    memcpy(buf, tail + (lo - tail_off), (size_t)(hi - lo));
+    io_file_keep(f->file, buf, lo, (size_t)(hi - lo));
+}
+
 bool pqf_index_bytes(const pqf_t *f, uint64_t off, void *buf, size_t len)
 {
     if (!f->index_bytes || off < f->index_off || off - f->index_off > f->index_len ||
@@ -87,6 +127,7 @@ int pqf_footer_meta(pqf_t *f, const uint8_t *meta, const uint8_t *tail, size_t t
     if (rc == 0) rc = pq_file_meta_check(&f->meta, size, e);
     if (rc && e && e->offset < 0) e->offset = (int64_t)f->meta_offset;
     if (rc == 0) keep_index(f, tail, size - tail_len, tail_len);
+    if (rc == 0) keep_chunks(f, tail, size - tail_len, tail_len);
     return rc;
 }
 

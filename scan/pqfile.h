@@ -2,7 +2,11 @@
  * only when the metadata is larger), then whole column chunks decoded on demand. The tail read
  * (pqf_tail_bytes) of a remote file is large enough to usually bring the page index written
  * before the footer too: those bytes are kept (index_bytes) and planning takes the indexes from
- * them without a read (a local file's tail is small: planning reads its index). The scan
+ * them without a read (a local file's tail is small: planning reads its index). The column
+ * chunks the tail holds whole (a small file's every chunk) are kept with the file
+ * (io_file_keep), so the scan's reads of them come from that copy, read once at open, and
+ * the scan of a small file reads it once; they are the file as it was when its footer was
+ * read, even when it changes before the scan. The scan
  * engine and the public API open files with pqf_open and read data through io/ futures;
  * pqf_read_column is the plain synchronous read the tests use as a reference.
  *

@@ -171,6 +171,8 @@ typedef struct scan_stats {
     uint64_t reads, bytes_read, bytes_used, bytes_wasted, cancelled_reads;
     uint64_t bytes_skipped;               /* of bytes_read: holes read into io/'s scratch
                                              buffer, never landed in a read buffer */
+    uint64_t reads_kept, bytes_kept;      /* requests served from the chunk bytes the file's
+                                             footer tail held (io.h invariant 5): no read */
     uint64_t requests_registered, requests_dropped;
     uint64_t plan_reads, plan_bytes;      /* synchronous reads: footer, indexes, blooms */
     int64_t row_groups_total, row_groups_pruned, pages_total, pages_pruned;

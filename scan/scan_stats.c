@@ -40,6 +40,8 @@ void scan_stats_fill(const scan_t *s, const io_counters_t *io, scan_stats *st)
     st->reads += io->reads_submitted;
     st->bytes_read += io->bytes_read;
     st->bytes_skipped += io->bytes_skipped;
+    st->reads_kept += io->reads_kept;
+    st->bytes_kept += io->bytes_kept;
     uint64_t discarded = atomic_load(&s->fetch.bytes_discarded);
     uint64_t used = io->bytes_used > discarded ? io->bytes_used - discarded : 0;
     assert(!s->finished || discarded <= io->bytes_used);

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -498,6 +500,57 @@ static void c_lazy(void)
     io_ctx_free(ctx);
 }
 
+/* Kept bytes (io.h invariant 5): a file given bytes of its own (here 0xAB, not the file's
+ * pattern, so a read of the file would show) serves a request inside them at once with no
+ * read: counted kept and used when wanted, dropped when not; a request reaching outside
+ * them, or under a fault hook, is read from the file. */
+static void c_kept(void)
+{
+    io_file_t *f = NULL;
+    char err[256];
+    CHECK(io_file_open(&f, g_path, err, sizeof err) == 0);
+    enum { KEPT_OFF = FILE_BYTES - 100000, KEPT_LEN = 90000 };
+    uint8_t *buf = malloc(KEPT_LEN);
+    memset(buf, 0xAB, KEPT_LEN);
+    io_file_keep(f, buf, KEPT_OFF, KEPT_LEN);
+    io_ctx_t *ctx = new_ctx(NULL);
+    fut_t *in = io_read(ctx, f, KEPT_OFF + 10, KEPT_LEN - 10); /* to the kept end */
+    fut_t *lazy = io_read(ctx, f, KEPT_OFF, 100);
+    fut_t *out = io_read(ctx, f, KEPT_OFF - 1, 100); /* one byte before them */
+    CHECK(fut_is_ready(in) && fut_is_ready(lazy) && !fut_is_ready(out));
+    CHECK_EQ_I64(fut_await(in), 0);
+    const io_bytes *b = fut_value(in);
+    CHECK(b->len == KEPT_LEN - 10 && b->data[0] == 0xAB && b->data[b->len - 1] == 0xAB);
+    CHECK_EQ_I64(fut_await(out), 0);
+    CHECK(bytes_match(fut_value(out), KEPT_OFF - 1, 100));
+    fut_unref(in), fut_unref(lazy), fut_unref(out);
+    io_counters_t c;
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.reads_submitted, 1);
+    CHECK_EQ_I64(c.bytes_read, 100);
+    CHECK_EQ_I64(c.reads_kept, 1);
+    CHECK_EQ_I64(c.bytes_kept, KEPT_LEN - 10);
+    CHECK_EQ_I64(c.bytes_used, KEPT_LEN - 10 + 100);
+    CHECK_EQ_I64(c.bytes_wasted, 0);
+    CHECK_EQ_I64(c.requests_dropped_unsubmitted, 1);
+    CHECK_EQ_I64(c.requests_registered, 3);
+    io_ctx_free(ctx);
+    int64_t max = 1 << 30;
+    io_opts_t o = io_opts_default();
+    o.fault = short_hook;
+    o.fault_ctx = &max;
+    ctx = new_ctx(&o);
+    fut_t *faulted = io_read(ctx, f, KEPT_OFF, 100);
+    CHECK_EQ_I64(fut_await(faulted), 0);
+    CHECK(bytes_match(fut_value(faulted), KEPT_OFF, 100));
+    fut_unref(faulted);
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.reads_submitted, 1);
+    CHECK_EQ_I64(c.reads_kept, 0);
+    io_ctx_free(ctx);
+    io_file_close(f); /* frees buf */
+}
+
 /* Wants n reads of 4096 bytes 200,000 apart (never coalesced) into f, awaits the first two
  * and lets the core loop a few times: a budget that fits two holds the rest back. Returns
  * the ranges submitted by then. */
@@ -827,6 +880,7 @@ static void coalesce(void) { both(c_coalesce); }
 static void dense_gap(void) { both(c_dense_gap); }
 static void holes(void) { both(c_holes); }
 static void lazy(void) { both(c_lazy); }
+static void kept(void) { both(c_kept); }
 static void budget(void) { both(c_budget); }
 static void ctx_free_pending(void) { both(c_ctx_free_pending); }
 static void sim_bytes(void) { both(c_sim_bytes); }
@@ -850,6 +904,7 @@ int main(void)
     RUN(dense_gap);
     RUN(holes);
     RUN(lazy);
+    RUN(kept);
     RUN(budget);
     RUN(ctx_free_pending);
     RUN(sim_bytes);

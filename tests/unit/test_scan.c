@@ -11,8 +11,11 @@
  *  - ordering: a cheap, selective conjunct written last ends first in the adaptive order.
  *  - pruning: row groups and pages pruned on sorted keys equal the counts computed here.
  *  - LIMIT: exact rows, file order with --ordered, the scan stops early. */
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "filter/expr.h"
@@ -530,7 +533,7 @@ static bool check_run(const run_result *r, const uint64_t *exp, int64_t nexp, co
 {
     bool ok = r->status == 0 && r->n == nexp && (uint64_t)r->st.rows_out == (uint64_t)nexp &&
               r->st.rows_scanned == r->rows_unpruned && !r->pruned_match &&
-              r->st.bytes_read >= r->st.bytes_used;
+              r->st.bytes_read + r->st.bytes_kept >= r->st.bytes_used;
     if (ok && o->ordered) {
         for (int64_t i = 0; ok && i < nexp; i++) ok = r->h[i] == exp[i];
     } else if (ok) {
@@ -1405,6 +1408,7 @@ static pqf_t *ahead_file(bool sorted, int64_t rg_rows, int64_t *sum, uint64_t *d
     pqf_t *f = NULL;
     pq_err e = {.offset = -1};
     CHECK(pqf_open(&f, path, NULL, &e) == 0);
+    if (f) io_file_unkeep(f->file); /* its last groups' chunks lie in the tail: read them all */
     *data = 0;
     for (int rg = 0; f && rg < RA_RGS; rg++)
         for (int c = 0; c < 2; c++)
@@ -1647,6 +1651,75 @@ static void test_index_outside_tail(void)
     }
     CHECK_EQ_I64(pruned[0], RG / PAGE - 100 / PAGE);
     CHECK_EQ_I64(pruned[1], pruned[0]);
+}
+
+/* The chunks a footer's tail held whole (pqfile.h): a file smaller than its tail keeps every
+ * chunk, so its scan reads nothing but the footer, locally (pread and mmap) and through a
+ * simulated store, and its values are the file's as it was at open even when the file is
+ * overwritten before the scan; a file just over the tail keeps only its last group's chunks
+ * and reads the others. */
+static void kept_scan(const char *path, const io_open_opts *io, int64_t rows_all,
+                      bool overwrite, uint64_t *kept, int64_t *reads)
+{
+    pqf_t *f = NULL;
+    pq_err e = {.offset = -1};
+    CHECK_EQ_I64(pqf_open_with(&f, path, io, NULL, &e), 0);
+    if (!f) return;
+    CHECK_EQ_I64(f->tail_reads, 1);
+    *kept = f->file->kept_len;
+    if (overwrite && f->file->kept) { /* the chunks' bytes zeroed in place, after the open */
+        int fd = open(path, O_WRONLY);
+        uint8_t zero[4096] = {0};
+        for (uint64_t o = f->file->kept_off; fd >= 0 && o < f->file->kept_off + f->file->kept_len;
+             o += sizeof zero)
+            CHECK(pwrite(fd, zero, sizeof zero, (off_t)o) == (ssize_t)sizeof zero);
+        if (fd >= 0) close(fd);
+    }
+    const int proj[] = {0};
+    int64_t rows;
+    scan_stats st = scan_count(f, "key >= 0", proj, 1, &rows, false);
+    CHECK_EQ_I64(rows, rows_all);
+    scan_stats in = scan_count(f, "key >= 1500 AND key < 1600", proj, 1, &rows, false);
+    CHECK_EQ_I64(rows, 100);
+    CHECK_EQ_I64(in.bytes_kept <= st.bytes_kept, true);
+    *reads = (int64_t)st.reads;
+    CHECK_EQ_I64(st.bytes_used, st.bytes_read + st.bytes_kept);
+    pqf_close(f);
+}
+
+static void test_kept_chunks(void)
+{
+    char small[256], big[256];
+    ts_path(small, sizeof small, "kept_small.parquet");
+    ts_path(big, sizeof big, "kept_big.parquet");
+    CHECK_EQ_I64(ts_write_ids(small, "key", 3000, 1000, 100, false), 0);
+    CHECK_EQ_I64(ts_write_ids(big, "key", 12000, 3000, 100, false), 0);
+    struct stat sb, ss;
+    CHECK(stat(small, &ss) == 0 && stat(big, &sb) == 0);
+    CHECK(ss.st_size < PQF_LOCAL_TAIL_MIN_BYTES);
+    CHECK(sb.st_size > PQF_LOCAL_TAIL_MIN_BYTES && sb.st_size < 2 * PQF_LOCAL_TAIL_MIN_BYTES);
+    io_open_opts modes[3] = {{.read_mode = IO_READ_COPY}, {.read_mode = IO_READ_MMAP},
+                             {.store = "sim:ttfb=1ms,bw=1000MB/s"}};
+    for (int m = 0; m < 3; m++) {
+        uint64_t kept;
+        int64_t reads;
+        kept_scan(small, &modes[m], 3000, false, &kept, &reads);
+        CHECK(kept > 0 && kept < (uint64_t)ss.st_size);
+        CHECK_EQ_I64(reads, 0); /* data reads (the footer's tail aside) */
+        /* the big file: locally the tail holds its last groups but not its first; remotely the
+         * tail (1 MiB at least) is the whole file */
+        kept_scan(big, &modes[m], 12000, false, &kept, &reads);
+        CHECK(kept > 0);
+        if (m < 2) CHECK(reads > 0 && kept <= PQF_LOCAL_TAIL_MIN_BYTES);
+        else CHECK_EQ_I64(reads, 0);
+        if (chk_case_failed)
+            fprintf(stderr, "  kept chunks: mode %d, big file %lld bytes: kept %llu, reads %lld\n", m,
+                    (long long)sb.st_size, (unsigned long long)kept, (long long)reads);
+    }
+    uint64_t kept;
+    int64_t reads;
+    kept_scan(small, &modes[0], 3000, true, &kept, &reads); /* overwritten after its open */
+    CHECK_EQ_I64(reads, 0);
 }
 
 /* Bloom filters prune = / IN on values inside [min, max] that no row holds. */
@@ -1901,7 +1974,8 @@ static void test_split_ranges(void)
         CHECK_EQ_I64(units, 1);
         CHECK_EQ_I64(st.rows_scanned, RR_ROWS);
         CHECK_EQ_I64(st.requests_registered, 2 * units); /* both columns per unit */
-        CHECK(st.reads - st.plan_reads <= 2 * (uint64_t)units + 2 && st.bytes_used <= st.bytes_read); /* + footer */
+        CHECK(st.reads - st.plan_reads <= 2 * (uint64_t)units + 2 &&
+              st.bytes_used <= st.bytes_read + st.bytes_kept); /* + footer */
         if (chk_case_failed) fprintf(stderr, "  policy %d: %llu requests registered\n", pol,
                                      (unsigned long long)st.requests_registered);
         /* page-index pruning inside the group: only the splits holding 1000..1499 are read */
@@ -2048,6 +2122,7 @@ int main(void)
     RUN(test_steal_lends);
     RUN(test_pruning);
     RUN(test_index_outside_tail);
+    RUN(test_kept_chunks);
     RUN(test_bloom_pruning);
     RUN(test_limit);
     RUN(test_limit_ordered_exact);
