@@ -213,7 +213,7 @@ static bool ahead_fits(ds_footers *f, int n)
 void ds_footers_need(ds_footers *f, int i)
 {
     int half = f->max_open / 2 > 0 ? f->max_open / 2 : 1;
-    if (f->ahead_to > 0 && i < f->ahead_to) join_ahead(f);
+    if (f->ahead_to > 0 && i >= f->win_end && i < f->ahead_to) join_ahead(f); /* its turn */
     ds_slot *sl = &f->slots[i];
     if (!sl->f && !sl->rc) { /* past every window read: read its own now */
         join_ahead(f);
