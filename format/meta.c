@@ -4,8 +4,8 @@
  * Owns: pq_footer_locate, pq_file_meta_parse/free, lookups, names, the arena.
  * Invariants:
  *  1. The schema (field 2) precedes row_groups (field 4), as every writer emits them; the
- *     other fields may come in any order. Statistics are resolved after the whole struct, when
- *     created_by and column_orders are known.
+ *     other fields may come in any order. Statistics are resolved when a caller asks for
+ *     them (meta.h invariant 6), after the whole struct: created_by and column_orders known.
  *  2. Every row group has ncolumns chunks; every chunk's ColumnMetaData is present, its type
  *     equals the schema's, and its sizes/offsets/counts are >= 0.
  *  3. On failure nothing is left allocated and *out is zeroed.
@@ -202,5 +202,6 @@ void pq_file_meta_free(pq_file_meta *m)
 {
     if (!m) return;
     pq_arena_free(m->arena);
+    free(m->stats_bytes);
     memset(m, 0, sizeof *m);
 }
