@@ -37,7 +37,8 @@ pq_arena *pq_arena_new(void)
     return fail_calloc(1, sizeof(pq_arena));
 }
 
-void *pq_arena_alloc(pq_arena *a, size_t n)
+/* n bytes, 16-aligned, not zeroed; NULL when n is too large or malloc fails. */
+static void *arena_take(pq_arena *a, size_t n)
 {
     assert(a);
     if (n > ((size_t)1 << 40)) return NULL;
@@ -61,7 +62,20 @@ void *pq_arena_alloc(pq_arena *a, size_t n)
     void *p = b->data + b->used;
     b->used += n;
     assert(b->used <= b->cap);
-    memset(p, 0, n);
+    return p;
+}
+
+void *pq_arena_alloc(pq_arena *a, size_t n)
+{
+    void *p = arena_take(a, n);
+    if (p) memset(p, 0, (n + 15) & ~(size_t)15); /* with its padding, as arena_take rounds */
+    return p;
+}
+
+void *pq_arena_copy(pq_arena *a, const void *src, size_t n)
+{
+    void *p = arena_take(a, n);
+    if (p && n) memcpy(p, src, n);
     return p;
 }
 
@@ -202,6 +216,5 @@ void pq_file_meta_free(pq_file_meta *m)
 {
     if (!m) return;
     pq_arena_free(m->arena);
-    free(m->stats_bytes);
     memset(m, 0, sizeof *m);
 }

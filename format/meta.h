@@ -25,8 +25,8 @@
  *     index structures own their arrays (pq_column_index_free / pq_offset_index_free).
  *  6. A parsed footer's column chunk statistics are decoded on demand (pq_file_meta_stats):
  *     the parse walks each Statistics struct once (its thrift structure checked as every
- *     other field's: lengths, depth) and keeps its byte range (stats_off, stats_len into
- *     pq_file_meta.stats_bytes, copied from the footer) and its null count; min, max and
+ *     other field's: lengths, depth) and keeps a copy of its bytes (stats_raw, stats_len,
+ *     in the arena) and its null count; min, max and
  *     the rest are decoded, with meta_stats.c's rules, when a caller first asks for the
  *     column. Until then the chunk is stats_pending and only stats.has_null_count /
  *     stats.null_count are set (pq_file_meta_check checks them at open, as before). A
@@ -244,9 +244,11 @@ typedef struct pq_chunk_meta {
     bool has_index_page_offset;
     int64_t index_page_offset;
     pq_stats stats;                  /* read through pq_chunk_stats (invariant 6) */
-    bool stats_pending;              /* a Statistics struct not decoded yet: bytes
-                                        [stats_off, +stats_len) of the meta's stats_bytes */
-    uint32_t stats_off, stats_len;
+    bool stats_pending;              /* a Statistics struct not decoded yet: its bytes
+                                        stats_raw[0, stats_len), copied from the footer */
+    const uint8_t *stats_raw;
+    uint32_t stats_len;
+    uint32_t stats_off;              /* where they were in the parsed buffer */
     bool has_offset_index;
     int64_t offset_index_offset;
     int32_t offset_index_length;
@@ -289,10 +291,6 @@ typedef struct pq_file_meta {
     const char *created_by;          /* NULL when absent */
     bool column_orders_present;
     bool column_orders_known;        /* present and every entry a known order */
-    uint8_t *stats_bytes;            /* the footer's bytes from its first Statistics struct to
-                                        its last (invariant 6); NULL when it has none */
-    uint32_t stats_bytes_len;
-    uint32_t stats_bytes_at;         /* where stats_bytes starts in the parsed buffer */
     int64_t footer_offset;           /* the parsed buffer's file offset, for the messages of
                                         pq_file_meta_stats: -1 (unknown) after a parse; the
                                         caller that knows it sets it */

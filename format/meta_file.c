@@ -4,9 +4,8 @@
  * Invariants:
  *  1. Schema before row_groups (see meta.c); each row group has exactly ncolumns chunks.
  *  2. Required thrift fields are tracked in a bit mask; a missing one is RINGSCAN_EFORMAT.
- *  3. Statistics are walked, not decoded (meta.h invariant 6): each chunk keeps its struct's
- *     range in the input and its null count; the bytes from the first struct to the last are
- *     copied into m->stats_bytes before pq_file_meta_parse returns.
+ *  3. Statistics are walked, not decoded (meta.h invariant 6): each chunk keeps its null
+ *     count and a copy of its struct's bytes in the arena.
  *  4. Encrypted or externally stored column chunks are RINGSCAN_EUNSUPPORTED naming the column.
  */
 #include <assert.h>
@@ -25,7 +24,6 @@ typedef struct ctx {
     pq_arena *a;
     const pq_meta_limits *lim;
     pq_err *e;
-    size_t stats_lo, stats_hi; /* the span of every Statistics struct in the input */
     const uint8_t *created_by;
     uint32_t created_by_len;
     uint8_t *orders;
@@ -64,18 +62,23 @@ static int read_encodings(pq_tr *r, uint32_t *mask)
     return r->status ? r->status : pq_tr_list_end(r);
 }
 
-/* A Statistics struct walked: its range and null count kept (invariant 3). */
+/* A Statistics struct walked: its bytes and null count kept (invariant 3). A copy per chunk,
+ * not one of the footer's span: a span of 0.1-1 MB is fresh memory at every open (glibc
+ * maps it, each page faulted in by the copy), a chunk's few dozen bytes come from arena
+ * blocks of 64 KiB. */
 static void skim_stats(ctx *c, pq_chunk_meta *ch)
 {
     size_t at = pq_tr_pos(&c->r);
     if (pq_raw_stats_skim(&c->r, &ch->stats.has_null_count, &ch->stats.null_count)) return;
     size_t end = pq_tr_pos(&c->r);
     assert(at < end && end <= UINT32_MAX); /* the input is at most 4 GiB (pq_file_meta_parse) */
+    if (!(ch->stats_raw = pq_arena_copy(c->a, c->r.base + at, end - at))) {
+        oom(c);
+        return;
+    }
     ch->stats_pending = true;
     ch->stats_off = (uint32_t)at;
     ch->stats_len = (uint32_t)(end - at);
-    if (at < c->stats_lo) c->stats_lo = at;
-    if (end > c->stats_hi) c->stats_hi = end;
 }
 
 /* ColumnMetaData (field 3 of ColumnChunk). */
@@ -308,7 +311,7 @@ static void read_top_field(ctx *c, int16_t id, uint8_t t, uint32_t *seen)
     }
 }
 
-/* Column orders onto columns, then the statistics' bytes kept (invariant 3). */
+/* Column orders onto columns. */
 static int finish(ctx *c)
 {
     pq_file_meta *m = c->m;
@@ -321,12 +324,6 @@ static int finish(ctx *c)
         m->columns[i].column_order = o;
         if (o == 255) m->column_orders_known = false;
     }
-    if (c->stats_hi <= c->stats_lo) return 0; /* no chunk has statistics */
-    size_t n = c->stats_hi - c->stats_lo;
-    if (!(m->stats_bytes = fail_malloc(n))) return oom(c);
-    memcpy(m->stats_bytes, c->r.base + c->stats_lo, n);
-    m->stats_bytes_len = (uint32_t)n;
-    m->stats_bytes_at = (uint32_t)c->stats_lo;
     return 0;
 }
 
@@ -359,7 +356,7 @@ int pq_file_meta_parse(const uint8_t *buf, size_t len, const pq_meta_limits *lim
     if (len > UINT32_MAX) /* chunks keep 32-bit positions of their statistics in it */
         return pq_errf(e, RINGSCAN_ELIMIT, -1, "metadata of %zu bytes is over 4 GiB", len);
     out->footer_offset = -1;
-    ctx c = {.m = out, .lim = limits, .e = e, .stats_lo = SIZE_MAX};
+    ctx c = {.m = out, .lim = limits, .e = e};
     pq_tr_init(&c.r, buf, len, -1, limits->max_thrift_depth, e);
     if (!(c.a = pq_arena_new())) return pq_errf(e, -ENOMEM, -1, "out of memory");
     out->arena = c.a;

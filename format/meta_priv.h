@@ -4,7 +4,7 @@
  *  1. An arena hands out zeroed, 8-byte aligned memory that lives until pq_arena_free.
  *  2. A pq_raw_stats points into the buffer being parsed; it is resolved (copied into an
  *     arena, with the usability rules applied) before that buffer may go away. A footer's
- *     chunk statistics are parsed from the meta's own copy of their bytes (meta.h 6).
+ *     chunk statistics are parsed from the arena's copy of their bytes (meta.h 6).
  */
 #ifndef RINGSCAN_FORMAT_META_PRIV_H
 #define RINGSCAN_FORMAT_META_PRIV_H
@@ -16,6 +16,8 @@ typedef struct pq_arena pq_arena;
 pq_arena *pq_arena_new(void);
 /* Zeroed memory of n bytes, or NULL (-ENOMEM) when n is too large or malloc fails. */
 void *pq_arena_alloc(pq_arena *a, size_t n);
+/* Copy of n bytes (not zeroed beyond them), or NULL (-ENOMEM). */
+void *pq_arena_copy(pq_arena *a, const void *p, size_t n);
 /* Copy of n bytes plus a terminating NUL. */
 char *pq_arena_strdup(pq_arena *a, const uint8_t *p, size_t n);
 void pq_arena_free(pq_arena *a);

@@ -81,6 +81,23 @@ static bool skim_count(pq_tr *r, uint8_t t, int64_t *v)
     return true;
 }
 
+/* A binary whose length is a varint of at most 2 bytes and whose bytes lie in the buffer,
+ * skipped without a call (every min and max under 16 KiB); false, nothing consumed, for any
+ * other, which pq_tr_skip then reads and checks. */
+static inline bool skip_short_binary(pq_tr *r)
+{
+    const uint8_t *p = r->p;
+    if (r->status || r->end - p < 2) return false;
+    size_t n = p[0], hl = 1;
+    if (n >= 0x80) {
+        if (p[1] >= 0x80) return false;
+        n = (n & 0x7f) | (size_t)p[1] << 7, hl = 2;
+    }
+    if (n > (size_t)(r->end - p) - hl) return false;
+    r->p = p + hl + n;
+    return true;
+}
+
 int pq_raw_stats_skim(pq_tr *r, bool *has_null_count, int64_t *null_count)
 {
     int16_t id;
@@ -90,6 +107,8 @@ int pq_raw_stats_skim(pq_tr *r, bool *has_null_count, int64_t *null_count)
     *null_count = 0;
     if (pq_tr_struct_begin(r)) return r->status;
     while (!pq_tr_field(r, &id, &t) && t != PQ_T_STOP) {
+        if (t == PQ_T_TRUE || t == PQ_T_FALSE) continue; /* the value is the header's */
+        if (t == PQ_T_BINARY && skip_short_binary(r)) continue;
         if (id != 3 || t < PQ_T_BYTE || t > PQ_T_I64) {
             pq_tr_skip(r, t);
             continue;
@@ -211,17 +230,15 @@ int pq_stats_resolve(const pq_raw_stats *raw, const pq_column_desc *c, const cha
     return 0;
 }
 
-/* Decodes chunk (g, col)'s pending statistics from the bytes the parse kept. */
+/* Decodes chunk (g, col)'s pending statistics from the copy of their bytes the parse kept. */
 static int decode_chunk(pq_file_meta *m, int32_t g, int32_t col, pq_err *e)
 {
     pq_chunk_meta *ch = &m->row_groups[g].chunks[col];
-    assert(ch->stats_pending && m->stats_bytes && ch->stats_off >= m->stats_bytes_at);
-    uint32_t at = ch->stats_off - m->stats_bytes_at;
-    assert(at <= m->stats_bytes_len && ch->stats_len <= m->stats_bytes_len - at);
+    assert(ch->stats_pending && ch->stats_raw && ch->stats_len > 0);
     int64_t off = m->footer_offset >= 0 ? m->footer_offset + (int64_t)ch->stats_off : -1;
     pq_err why = {.offset = -1};
     pq_tr r;
-    pq_tr_init(&r, m->stats_bytes + at, ch->stats_len, off, 0, &why);
+    pq_tr_init(&r, ch->stats_raw, ch->stats_len, off, 0, &why);
     pq_raw_stats raw;
     const char *name = m->columns[col].name;
     if (pq_raw_stats_read(&r, &raw))
