@@ -25,13 +25,13 @@
  *     index structures own their arrays (pq_column_index_free / pq_offset_index_free).
  *  6. A parsed footer's column chunk statistics are decoded on demand (pq_file_meta_stats):
  *     the parse walks each Statistics struct once (its thrift structure checked as every
- *     other field's: lengths, depth) and keeps a copy of its bytes (stats_raw, stats_len,
- *     in the arena) and its null count; min, max and
- *     the rest are decoded, with meta_stats.c's rules, when a caller first asks for the
- *     column. Until then the chunk is stats_pending and only stats.has_null_count /
- *     stats.null_count are set (pq_file_meta_check checks them at open, as before). A
- *     Statistics struct whose fields have the wrong types fails only the caller that asks
- *     for its column. Statistics built in memory (the writer, tests) are never pending.
+ *     other field's: lengths, depth) and keeps its null count and a copy of its bytes
+ *     (stats_raw, stats_len, in the arena); min, max and the rest are decoded, with
+ *     meta_stats.c's rules, when a caller first asks for the column. Until then the chunk is
+ *     stats_pending and only stats.has_null_count / stats.null_count are set
+ *     (pq_file_meta_check checks them at open, as before). A Statistics struct whose fields
+ *     have the wrong types fails only the caller that asks for its column. Statistics built
+ *     in memory (the writer, tests) are never pending.
  */
 #ifndef RINGSCAN_FORMAT_META_H
 #define RINGSCAN_FORMAT_META_H
@@ -291,6 +291,8 @@ typedef struct pq_file_meta {
     const char *created_by;          /* NULL when absent */
     bool column_orders_present;
     bool column_orders_known;        /* present and every entry a known order */
+    uint8_t *stats_decoded;          /* per column: 1 once pq_file_meta_stats decoded all of
+                                        its chunks (NULL: built in memory, nothing pending) */
     int64_t footer_offset;           /* the parsed buffer's file offset, for the messages of
                                         pq_file_meta_stats: -1 (unknown) after a parse; the
                                         caller that knows it sets it */
@@ -402,7 +404,8 @@ int pq_file_meta_parse(const uint8_t *buf, size_t len, const pq_meta_limits *lim
 int pq_file_meta_check(pq_file_meta *m, uint64_t file_size, pq_err *e);
 /* Decodes the statistics of column col (-1: every column) in every row group where they are
  * pending (invariant 6), in row group order, applying meta_stats.c's rules; a decoded chunk
- * stays decoded, so a second call is a pass over the chunks' flags. Not thread-safe: one
+ * stays decoded, and a column decoded whole is not looked at again (stats_decoded: a call
+ * per chunk, as `ringscan meta` makes, costs O(1) each). Not thread-safe: one
  * caller at a time per m (scan/pqfile.c pqf_stats holds a file's lock). Returns 0,
  * RINGSCAN_EFORMAT when a Statistics struct has a field of the wrong type or out of its
  * range (e->column names the column, the message the row group, e->offset the field's file

@@ -311,10 +311,11 @@ static void read_top_field(ctx *c, int16_t id, uint8_t t, uint32_t *seen)
     }
 }
 
-/* Column orders onto columns. */
+/* Column orders onto columns; no column's statistics decoded yet (meta.h invariant 6). */
 static int finish(ctx *c)
 {
     pq_file_meta *m = c->m;
+    if (!(m->stats_decoded = pq_arena_alloc(c->a, (size_t)m->ncolumns + 1))) return oom(c);
     if (c->has_created_by && !(m->created_by = pq_arena_strdup(c->a, c->created_by, c->created_by_len)))
         return oom(c);
     bool match = m->column_orders_present && c->norders == (uint32_t)m->ncolumns;

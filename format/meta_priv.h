@@ -1,7 +1,8 @@
 /* format/meta_priv.h: declarations shared by format/meta*.c only (not a public interface).
  *
  * Invariants:
- *  1. An arena hands out zeroed, 8-byte aligned memory that lives until pq_arena_free.
+ *  1. An arena hands out 16-byte aligned memory that lives until pq_arena_free, zeroed by
+ *     pq_arena_alloc (pq_arena_copy fills it with its source instead).
  *  2. A pq_raw_stats points into the buffer being parsed; it is resolved (copied into an
  *     arena, with the usability rules applied) before that buffer may go away. A footer's
  *     chunk statistics are parsed from the arena's copy of their bytes (meta.h 6).

@@ -253,6 +253,7 @@ static int decode_chunk(pq_file_meta *m, int32_t g, int32_t col, pq_err *e)
 int pq_file_meta_stats(pq_file_meta *m, int32_t col, pq_err *e)
 {
     assert(m && col >= -1 && col < m->ncolumns);
+    if (col >= 0 && m->stats_decoded && m->stats_decoded[col]) return 0;
     int32_t lo = col < 0 ? 0 : col, hi = col < 0 ? m->ncolumns : col + 1;
     for (int32_t g = 0; g < m->nrow_groups; g++)
         for (int32_t i = lo; i < hi; i++) {
@@ -260,5 +261,6 @@ int pq_file_meta_stats(pq_file_meta *m, int32_t col, pq_err *e)
             int rc = decode_chunk(m, g, i, e);
             if (rc) return rc;
         }
+    for (int32_t i = lo; m->stats_decoded && i < hi; i++) m->stats_decoded[i] = 1;
     return 0;
 }
