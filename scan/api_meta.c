@@ -132,16 +132,6 @@ int ringscan_file_chunk(const ringscan_file *f, int g, int c, ringscan_chunk_inf
     return rc;
 }
 
-int ringscan_file_stats(const ringscan_file *f, int c, ringscan_error *err)
-{
-    if (!f) return scan_api_bad_arg(err, "ringscan_file_stats: file is NULL");
-    if (c < -1 || c >= meta_of(f)->ncolumns)
-        return scan_api_bad_arg(err, "ringscan_file_stats: c is neither -1 nor a column");
-    pq_err e = {.offset = -1};
-    int rc = pqf_stats(f->f, c, &e);
-    return rc ? api_report(err, f->path, rc, &e) : 0;
-}
-
 const char *ringscan_encoding_name(int e)
 {
     return e >= 0 && e <= PQ_ENC_BYTE_STREAM_SPLIT ? pq_encoding_name((pq_encoding)e) : "?";
