@@ -92,7 +92,7 @@ static bool rg_pruned(const pq_file_meta *m, int rg, const flt_expr *ex)
 {
     for (int p = 0; p < ex->npreds; p++) {
         const pq_chunk_meta *cm = &m->row_groups[rg].chunks[ex->preds[p].column];
-        if (flt_prune_stats(&ex->preds[p], &cm->stats, cm->num_values) == FLT_CANNOT_MATCH)
+        if (flt_prune_stats(&ex->preds[p], pq_chunk_stats(cm), cm->num_values) == FLT_CANNOT_MATCH)
             return true;
     }
     return false;
@@ -133,6 +133,7 @@ int bench_floor_load(const char *path, const bench_shape *sh, int rounds, bench_
     if (rc) return rc;
     fl->reads += (uint64_t)f->tail_reads;
     rc = flt_parse(sh->where, f->meta.columns, f->meta.ncolumns, &ex, e);
+    if (rc == 0) rc = pqf_stats_expr(f, ex, e);
     bool need[LINEITEM_COLS_MAX + 1] = {0};
     for (int i = 0; rc == 0 && i < sh->nproj; i++) {
         int c = pq_file_meta_find_column(&f->meta, lineitem_columns[sh->proj[i]].name);

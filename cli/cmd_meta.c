@@ -9,7 +9,8 @@
  *
  * Invariants:
  *  1. The only I/O is ringscan_open's footer read; everything printed comes from the metadata
- *     calls, which do none.
+ *     calls, which do none. Every column's statistics are decoded (ringscan_file_stats)
+ *     before anything is printed, so a malformed one fails the command as a bad footer does.
  *  2. Errors print "ringscan: FILE: <msg> (offset N, column C)" on stderr and exit 1; usage
  *     errors exit 2.
  *  3. Strings from the file are escaped before printing (JSON rules in both modes).
@@ -489,6 +490,11 @@ int cmd_meta(int argc, char **argv)
     ringscan_error err;
     if (ringscan_open_with(path, &a.o, &f, &err)) {
         fprintf(stderr, "ringscan: %s\n", err.message);
+        return 1;
+    }
+    if (ringscan_file_stats(f, -1, &err)) { /* decoded on demand: meta prints them all */
+        fprintf(stderr, "ringscan: %s\n", err.message);
+        ringscan_close(f);
         return 1;
     }
     if (a.json) print_json(f);

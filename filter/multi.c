@@ -245,7 +245,7 @@ static bool bound_of(const flt_multi *m, int32_t i, const pq_chunk_meta *chunks,
                      flt_lit *out)
 {
     flt_pred one = {.column = m->cols[i], .desc = &m->schema[m->cols[i]], .dom = m->doms[i]};
-    return flt_stats_value(&one, &chunks[m->cols[i]].stats, want_max, out);
+    return flt_stats_value(&one, pq_chunk_stats(&chunks[m->cols[i]]), want_max, out);
 }
 
 /* part(a) op v from a's min/max: a part is monotone only within one year (month, quarter) or
@@ -269,7 +269,7 @@ static flt_prune cmp_prune(const flt_multi *m, const flt_cmp *c, const pq_chunk_
 {
     if (c->vl) {
         const pq_stats *stats[FLT_MAX_MULTI_COLS];
-        for (int32_t i = 0; i < m->ncols; i++) stats[i] = &chunks[m->cols[i]].stats;
+        for (int32_t i = 0; i < m->ncols; i++) stats[i] = pq_chunk_stats(&chunks[m->cols[i]]);
         return flt_v_prune(c->op, c->vl, c->vr, m->schema, m->cols, stats);
     }
     if (c->part) return part_prune(m, c, chunks);
@@ -290,7 +290,7 @@ flt_prune flt_prune_group(const flt_pred *p, const pq_chunk_meta *chunks)
     assert(p && chunks);
     if (!p->multi) {
         const pq_chunk_meta *cm = &chunks[p->column];
-        return flt_prune_stats(p, &cm->stats, cm->num_values);
+        return flt_prune_stats(p, pq_chunk_stats(cm), cm->num_values);
     }
     const flt_multi *m = p->multi;
     bool all_none = true, any_all = false;
@@ -298,7 +298,7 @@ flt_prune flt_prune_group(const flt_pred *p, const pq_chunk_meta *chunks)
         const flt_item *it = &m->items[k];
         const pq_chunk_meta *cm = it->is_cmp ? NULL : &chunks[m->cols[it->col]];
         flt_prune r = it->is_cmp ? cmp_prune(m, &it->cmp, chunks)
-                                 : flt_prune_stats(&it->pred, &cm->stats, cm->num_values);
+                                 : flt_prune_stats(&it->pred, pq_chunk_stats(cm), cm->num_values);
         all_none = all_none && r == FLT_CANNOT_MATCH;
         any_all = any_all || r == FLT_ALL_MATCH;
     }

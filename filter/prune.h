@@ -46,8 +46,10 @@ typedef enum flt_prune {
 flt_prune flt_prune_stats(const flt_pred *p, const pq_stats *s, int64_t num_values);
 
 /* Decides p (single- or multi-column) on a row group whose chunk of schema column c is
- * chunks[c]. A multi-column predicate is CANNOT_MATCH when every item is (a comparison of two
- * columns from both min/max, never on floats), ALL_MATCH when one item is (multi.c).
+ * chunks[c]; the statistics of p's columns must be decoded (format/meta.h invariant 6:
+ * pq_chunk_stats asserts it). A multi-column predicate is CANNOT_MATCH when every item is (a
+ * comparison of two columns from both min/max, never on floats), ALL_MATCH when one item is
+ * (multi.c).
  * Single-column predicates as flt_prune_stats. */
 flt_prune flt_prune_group(const flt_pred *p, const pq_chunk_meta *chunks);
 /* The conjunction x (NULL: no filter, every row) on such a row group: CANNOT_MATCH when a

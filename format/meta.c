@@ -4,8 +4,8 @@
  * Owns: pq_footer_locate, pq_file_meta_parse/free, lookups, names, the arena.
  * Invariants:
  *  1. The schema (field 2) precedes row_groups (field 4), as every writer emits them; the
- *     other fields may come in any order. Statistics are resolved after the whole struct, when
- *     created_by and column_orders are known.
+ *     other fields may come in any order. Statistics are resolved when a caller asks for
+ *     them (meta.h invariant 6), after the whole struct: created_by and column_orders known.
  *  2. Every row group has ncolumns chunks; every chunk's ColumnMetaData is present, its type
  *     equals the schema's, and its sizes/offsets/counts are >= 0.
  *  3. On failure nothing is left allocated and *out is zeroed.
@@ -37,7 +37,8 @@ pq_arena *pq_arena_new(void)
     return fail_calloc(1, sizeof(pq_arena));
 }
 
-void *pq_arena_alloc(pq_arena *a, size_t n)
+/* n bytes, 16-aligned, not zeroed; NULL when n is too large or malloc fails. */
+static void *arena_take(pq_arena *a, size_t n)
 {
     assert(a);
     if (n > ((size_t)1 << 40)) return NULL;
@@ -61,7 +62,20 @@ void *pq_arena_alloc(pq_arena *a, size_t n)
     void *p = b->data + b->used;
     b->used += n;
     assert(b->used <= b->cap);
-    memset(p, 0, n);
+    return p;
+}
+
+void *pq_arena_alloc(pq_arena *a, size_t n)
+{
+    void *p = arena_take(a, n);
+    if (p) memset(p, 0, (n + 15) & ~(size_t)15); /* with its padding, as arena_take rounds */
+    return p;
+}
+
+void *pq_arena_copy(pq_arena *a, const void *src, size_t n)
+{
+    void *p = arena_take(a, n);
+    if (p && n) memcpy(p, src, n);
     return p;
 }
 

@@ -5,8 +5,9 @@
  *
  * Invariants:
  *  1. Everything a pq_file_meta points to (columns, row groups, chunks, statistics bytes, names,
- *     key-value strings) lives in one arena owned by the pq_file_meta; pq_file_meta_free
- *     releases all of it. No pointer into the input buffer survives a parse.
+ *     key-value strings, the kept bytes of the footer's Statistics structs) lives in memory
+ *     owned by the pq_file_meta; pq_file_meta_free releases all of it. No pointer into the
+ *     input buffer survives a parse.
  *  2. The schema is a tree (nodes, pre-order, root excluded) of at most max_schema_depth levels
  *     whose groups' child counts add up to exactly the elements the footer lists; columns are
  *     its leaves in pre-order, each with its path and maximum definition and repetition
@@ -22,9 +23,19 @@
  *     min/max bytes are PLAIN encoded (byte arrays without their length prefix).
  *  5. Page headers, column/offset indexes and bloom headers parse from caller buffers; the
  *     index structures own their arrays (pq_column_index_free / pq_offset_index_free).
+ *  6. A parsed footer's column chunk statistics are decoded on demand (pq_file_meta_stats):
+ *     the parse walks each Statistics struct once (its thrift structure checked as every
+ *     other field's: lengths, depth) and keeps its null count and a copy of its bytes
+ *     (stats_raw, stats_len, in the arena); min, max and the rest are decoded, with
+ *     meta_stats.c's rules, when a caller first asks for the column. Until then the chunk is
+ *     stats_pending and only stats.has_null_count / stats.null_count are set
+ *     (pq_file_meta_check checks them at open, as before). A Statistics struct whose fields
+ *     have the wrong types fails only the caller that asks for its column. Statistics built
+ *     in memory (the writer, tests) are never pending.
  */
 #ifndef RINGSCAN_FORMAT_META_H
 #define RINGSCAN_FORMAT_META_H
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -232,7 +243,12 @@ typedef struct pq_chunk_meta {
     int64_t dictionary_page_offset;
     bool has_index_page_offset;
     int64_t index_page_offset;
-    pq_stats stats;
+    pq_stats stats;                  /* read through pq_chunk_stats (invariant 6) */
+    bool stats_pending;              /* a Statistics struct not decoded yet: its bytes
+                                        stats_raw[0, stats_len), copied from the footer */
+    const uint8_t *stats_raw;
+    uint32_t stats_len;
+    uint32_t stats_off;              /* where they were in the parsed buffer */
     bool has_offset_index;
     int64_t offset_index_offset;
     int32_t offset_index_length;
@@ -275,8 +291,20 @@ typedef struct pq_file_meta {
     const char *created_by;          /* NULL when absent */
     bool column_orders_present;
     bool column_orders_known;        /* present and every entry a known order */
+    uint8_t *stats_decoded;          /* per column: 1 once pq_file_meta_stats decoded all of
+                                        its chunks (NULL: built in memory, nothing pending) */
+    int64_t footer_offset;           /* the parsed buffer's file offset, for the messages of
+                                        pq_file_meta_stats: -1 (unknown) after a parse; the
+                                        caller that knows it sets it */
     struct pq_arena *arena;          /* owns everything above */
 } pq_file_meta;
+
+/* The statistics of a chunk whose column pq_file_meta_stats decoded (asserted: invariant 6). */
+static inline const pq_stats *pq_chunk_stats(const pq_chunk_meta *cm)
+{
+    assert(!cm->stats_pending);
+    return &cm->stats;
+}
 
 /* ---- page headers ---------------------------------------------------------------------- */
 
@@ -374,6 +402,16 @@ int pq_file_meta_parse(const uint8_t *buf, size_t len, const pq_meta_limits *lim
  * parquet-rs 0.3.0 wrote, repeated_no_annotation.parquet) becomes the groups' sum, as pyarrow
  * reads the groups' rows; any other disagreement stays EFORMAT. */
 int pq_file_meta_check(pq_file_meta *m, uint64_t file_size, pq_err *e);
+/* Decodes the statistics of column col (-1: every column) in every row group where they are
+ * pending (invariant 6), in row group order, applying meta_stats.c's rules; a decoded chunk
+ * stays decoded, and a column decoded whole is not looked at again (stats_decoded: a call
+ * per chunk, as `ringscan meta` makes, costs O(1) each). Not thread-safe: one
+ * caller at a time per m (scan/pqfile.c pqf_stats holds a file's lock). Returns 0,
+ * RINGSCAN_EFORMAT when a Statistics struct has a field of the wrong type or out of its
+ * range (e->column names the column, the message the row group, e->offset the field's file
+ * offset when m->footer_offset is known, else -1), or -ENOMEM. A chunk that fails stays
+ * pending: asking again fails again with the same error. */
+int pq_file_meta_stats(pq_file_meta *m, int32_t col, pq_err *e);
 /* Releases everything the metadata owns; safe on a zeroed struct; leaves it zeroed. */
 void pq_file_meta_free(pq_file_meta *m);
 /* Finds a leaf column by name (its dotted path); its index or -1. */
@@ -418,7 +456,8 @@ bool pq_offset_index_valid(const pq_offset_index *oi, int64_t nrows, uint64_t ch
 /* Each returns 0 or -ENOMEM; the input must satisfy the invariants above (asserted). The
  * FileMetaData writer emits the schema as a flat root with ncolumns leaves (m->has_nested
  * false: asserted), column_orders as
- * TypeDefinedOrder when column_orders_known, min_value/max_value statistics. */
+ * TypeDefinedOrder when column_orders_known, min_value/max_value statistics (a parsed
+ * footer's decoded first: no chunk may be stats_pending, asserted). */
 int pq_write_file_meta(pq_buf *out, const pq_file_meta *m);
 int pq_write_page_header(pq_buf *out, const pq_page_header *h);
 int pq_write_column_index(pq_buf *out, const pq_column_index *ci);

@@ -48,7 +48,7 @@ static int check_chunk(const pq_file_meta *m, int32_t rg, int32_t col, uint64_t 
     if (repeated ? values < rows : values != rows)
         return fail(e, RINGSCAN_EFORMAT, m, col, "column chunk holds %lld values, its row group %lld rows",
                     (long long)values, (long long)rows, rg);
-    const pq_stats *st = &cm->stats;
+    const pq_stats *st = &cm->stats; /* its null count is set even while pending (meta.h 6) */
     if (st->has_null_count && (st->null_count < 0 || st->null_count > values))
         return fail(e, RINGSCAN_EFORMAT, m, col, "statistics count %lld nulls among %lld values",
                     (long long)st->null_count, (long long)values, rg);

@@ -4,7 +4,8 @@
  * Invariants:
  *  1. Schema before row_groups (see meta.c); each row group has exactly ncolumns chunks.
  *  2. Required thrift fields are tracked in a bit mask; a missing one is RINGSCAN_EFORMAT.
- *  3. Raw statistics point into the input and are resolved before pq_file_meta_parse returns.
+ *  3. Statistics are walked, not decoded (meta.h invariant 6): each chunk keeps its null
+ *     count and a copy of its struct's bytes in the arena.
  *  4. Encrypted or externally stored column chunks are RINGSCAN_EUNSUPPORTED naming the column.
  */
 #include <assert.h>
@@ -23,7 +24,6 @@ typedef struct ctx {
     pq_arena *a;
     const pq_meta_limits *lim;
     pq_err *e;
-    pq_raw_stats *raw;  /* nrow_groups * ncolumns */
     const uint8_t *created_by;
     uint32_t created_by_len;
     uint8_t *orders;
@@ -62,8 +62,27 @@ static int read_encodings(pq_tr *r, uint32_t *mask)
     return r->status ? r->status : pq_tr_list_end(r);
 }
 
+/* A Statistics struct walked: its bytes and null count kept (invariant 3). A copy per chunk,
+ * not one of the footer's span: a span of 0.1-1 MB is fresh memory at every open (glibc
+ * maps it, each page faulted in by the copy), a chunk's few dozen bytes come from arena
+ * blocks of 64 KiB. */
+static void skim_stats(ctx *c, pq_chunk_meta *ch)
+{
+    size_t at = pq_tr_pos(&c->r);
+    if (pq_raw_stats_skim(&c->r, &ch->stats.has_null_count, &ch->stats.null_count)) return;
+    size_t end = pq_tr_pos(&c->r);
+    assert(at < end && end <= UINT32_MAX); /* the input is at most 4 GiB (pq_file_meta_parse) */
+    if (!(ch->stats_raw = pq_arena_copy(c->a, c->r.base + at, end - at))) {
+        oom(c);
+        return;
+    }
+    ch->stats_pending = true;
+    ch->stats_off = (uint32_t)at;
+    ch->stats_len = (uint32_t)(end - at);
+}
+
 /* ColumnMetaData (field 3 of ColumnChunk). */
-static int read_colmeta(ctx *c, int32_t col, pq_chunk_meta *ch, pq_raw_stats *raw)
+static int read_colmeta(ctx *c, int32_t col, pq_chunk_meta *ch)
 {
     pq_tr *r = &c->r;
     int16_t id;
@@ -86,7 +105,7 @@ static int read_colmeta(ctx *c, int32_t col, pq_chunk_meta *ch, pq_raw_stats *ra
         case 9: read_i64(r, t, 0, &ch->data_page_offset); break;
         case 10: read_i64(r, t, 0, &ch->index_page_offset); ch->has_index_page_offset = true; break;
         case 11: read_i64(r, t, 0, &ch->dictionary_page_offset); break;
-        case 12: if (!pq_tr_expect(r, t, PQ_T_STRUCT, "statistics")) pq_raw_stats_read(r, raw); break;
+        case 12: if (!pq_tr_expect(r, t, PQ_T_STRUCT, "statistics")) skim_stats(c, ch); break;
         case 14: read_i64(r, t, 0, &ch->bloom_filter_offset); ch->has_bloom_filter = true; break;
         case 15:
             if (!pq_tr_int(r, t, 0, INT32_MAX, &v)) ch->bloom_filter_length = (int32_t)v;
@@ -104,7 +123,7 @@ static int read_colmeta(ctx *c, int32_t col, pq_chunk_meta *ch, pq_raw_stats *ra
 }
 
 /* ColumnChunk. */
-static int read_chunk(ctx *c, int32_t col, pq_chunk_meta *ch, pq_raw_stats *raw)
+static int read_chunk(ctx *c, int32_t col, pq_chunk_meta *ch)
 {
     pq_tr *r = &c->r;
     int16_t id;
@@ -117,7 +136,7 @@ static int read_chunk(ctx *c, int32_t col, pq_chunk_meta *ch, pq_raw_stats *raw)
         case 1: return fail_col(c, RINGSCAN_EUNSUPPORTED, col, "column chunk stored in another file");
         case 3:
             if (pq_tr_expect(r, t, PQ_T_STRUCT, "meta_data")) break;
-            has_meta = !read_colmeta(c, col, ch, raw);
+            has_meta = !read_colmeta(c, col, ch);
             break;
         case 4: read_i64(r, t, 0, &ch->offset_index_offset); ch->has_offset_index = true; break;
         case 5: if (!pq_tr_int(r, t, 0, INT32_MAX, &v)) ch->offset_index_length = (int32_t)v; has_oil = true; break;
@@ -135,7 +154,7 @@ static int read_chunk(ctx *c, int32_t col, pq_chunk_meta *ch, pq_raw_stats *raw)
     return pq_tr_struct_end(r);
 }
 
-static int read_chunks(ctx *c, int32_t rg, pq_row_group *g)
+static int read_chunks(ctx *c, pq_row_group *g)
 {
     pq_tr *r = &c->r;
     uint8_t et;
@@ -146,7 +165,7 @@ static int read_chunks(ctx *c, int32_t rg, pq_row_group *g)
     g->chunks = pq_arena_alloc(c->a, (size_t)n * sizeof *g->chunks + 1);
     if (!g->chunks) return oom(c);
     for (uint32_t i = 0; i < n && !r->status; i++)
-        read_chunk(c, (int32_t)i, &g->chunks[i], &c->raw[(size_t)rg * n + i]);
+        read_chunk(c, (int32_t)i, &g->chunks[i]);
     return r->status ? r->status : pq_tr_list_end(r);
 }
 
@@ -161,7 +180,7 @@ static int read_row_group(ctx *c, int32_t rg)
     while (!pq_tr_field(r, &id, &t) && t != PQ_T_STOP) {
         if (id > 0 && id < 32) seen |= 1u << id;
         switch (id) {
-        case 1: if (!pq_tr_expect(r, t, PQ_T_LIST, "RowGroup.columns")) read_chunks(c, rg, g); break;
+        case 1: if (!pq_tr_expect(r, t, PQ_T_LIST, "RowGroup.columns")) read_chunks(c, g); break;
         case 2: read_i64(r, t, 0, &g->total_byte_size); break;
         case 3: read_i64(r, t, 0, &g->num_rows); break;
         case 5: read_i64(r, t, 0, &g->file_offset); g->has_file_offset = true; break;
@@ -189,8 +208,7 @@ static int read_row_groups(ctx *c)
     size_t nchunks = (size_t)n * (size_t)c->m->ncolumns;
     if (nchunks > pq_tr_left(r)) return pq_tr_fail(r, "more column chunks than bytes left");
     c->m->row_groups = pq_arena_alloc(c->a, (size_t)n * sizeof *c->m->row_groups + 1);
-    c->raw = fail_calloc(nchunks ? nchunks : 1, sizeof *c->raw);
-    if (!c->m->row_groups || !c->raw) return oom(c);
+    if (!c->m->row_groups) return oom(c);
     c->m->nrow_groups = (int32_t)n;
     for (uint32_t i = 0; i < n && !r->status; i++) read_row_group(c, (int32_t)i);
     return r->status ? r->status : pq_tr_list_end(r);
@@ -293,10 +311,11 @@ static void read_top_field(ctx *c, int16_t id, uint8_t t, uint32_t *seen)
     }
 }
 
-/* Column orders onto columns, then statistics (invariant 3). */
+/* Column orders onto columns; no column's statistics decoded yet (meta.h invariant 6). */
 static int finish(ctx *c)
 {
     pq_file_meta *m = c->m;
+    if (!(m->stats_decoded = pq_arena_alloc(c->a, (size_t)m->ncolumns + 1))) return oom(c);
     if (c->has_created_by && !(m->created_by = pq_arena_strdup(c->a, c->created_by, c->created_by_len)))
         return oom(c);
     bool match = m->column_orders_present && c->norders == (uint32_t)m->ncolumns;
@@ -306,13 +325,6 @@ static int finish(ctx *c)
         m->columns[i].column_order = o;
         if (o == 255) m->column_orders_known = false;
     }
-    for (int32_t g = 0; g < m->nrow_groups; g++)
-        for (int32_t i = 0; i < m->ncolumns; i++) {
-            const pq_raw_stats *raw = &c->raw[(size_t)g * (size_t)m->ncolumns + (size_t)i];
-            if (raw->present &&
-                pq_stats_resolve(raw, &m->columns[i], m->created_by, c->a, &m->row_groups[g].chunks[i].stats))
-                return oom(c);
-        }
     return 0;
 }
 
@@ -342,6 +354,9 @@ int pq_file_meta_parse(const uint8_t *buf, size_t len, const pq_meta_limits *lim
     pq_meta_limits deflim;
     if (!limits) pq_meta_limits_default(&deflim), limits = &deflim;
     memset(out, 0, sizeof *out);
+    if (len > UINT32_MAX) /* chunks keep 32-bit positions of their statistics in it */
+        return pq_errf(e, RINGSCAN_ELIMIT, -1, "metadata of %zu bytes is over 4 GiB", len);
+    out->footer_offset = -1;
     ctx c = {.m = out, .lim = limits, .e = e};
     pq_tr_init(&c.r, buf, len, -1, limits->max_thrift_depth, e);
     if (!(c.a = pq_arena_new())) return pq_errf(e, -ENOMEM, -1, "out of memory");
@@ -355,7 +370,6 @@ int pq_file_meta_parse(const uint8_t *buf, size_t len, const pq_meta_limits *lim
         pq_tr_fail(&c.r, "FileMetaData lacks schema, num_rows or row_groups");
     if (!c.r.status) finish(&c);
     if (!c.r.status) check_shapes(&c);
-    free(c.raw);
     if (c.r.status) {
         int st = c.r.status;
         pq_file_meta_free(out);

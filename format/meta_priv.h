@@ -1,9 +1,11 @@
 /* format/meta_priv.h: declarations shared by format/meta*.c only (not a public interface).
  *
  * Invariants:
- *  1. An arena hands out zeroed, 8-byte aligned memory that lives until pq_arena_free.
+ *  1. An arena hands out 16-byte aligned memory that lives until pq_arena_free, zeroed by
+ *     pq_arena_alloc (pq_arena_copy fills it with its source instead).
  *  2. A pq_raw_stats points into the buffer being parsed; it is resolved (copied into an
- *     arena, with the usability rules applied) before that buffer may go away.
+ *     arena, with the usability rules applied) before that buffer may go away. A footer's
+ *     chunk statistics are parsed from the arena's copy of their bytes (meta.h 6).
  */
 #ifndef RINGSCAN_FORMAT_META_PRIV_H
 #define RINGSCAN_FORMAT_META_PRIV_H
@@ -15,6 +17,8 @@ typedef struct pq_arena pq_arena;
 pq_arena *pq_arena_new(void);
 /* Zeroed memory of n bytes, or NULL (-ENOMEM) when n is too large or malloc fails. */
 void *pq_arena_alloc(pq_arena *a, size_t n);
+/* Copy of n bytes (not zeroed beyond them), or NULL (-ENOMEM). */
+void *pq_arena_copy(pq_arena *a, const void *p, size_t n);
 /* Copy of n bytes plus a terminating NUL. */
 char *pq_arena_strdup(pq_arena *a, const uint8_t *p, size_t n);
 void pq_arena_free(pq_arena *a);
@@ -33,6 +37,10 @@ typedef struct pq_raw_stats {
 
 /* Reads a Statistics struct (the field header was consumed). 0 or status. */
 int pq_raw_stats_read(pq_tr *r, pq_raw_stats *s);
+/* Walks a Statistics struct (the field header was consumed) as pq_tr_skip would, keeping only
+ * its null count: *has_null_count and *null_count are what pq_raw_stats_read would give
+ * whenever it succeeds on the same bytes. Fails only where pq_tr_skip fails. 0 or status. */
+int pq_raw_stats_skim(pq_tr *r, bool *has_null_count, int64_t *null_count);
 /* Applies the usability rules for column c of a file written by created_by (may be NULL) and
  * copies min/max into a (so out outlives the parsed buffer). 0 or -ENOMEM. */
 int pq_stats_resolve(const pq_raw_stats *raw, const pq_column_desc *c, const char *created_by,

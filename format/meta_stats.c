@@ -1,6 +1,8 @@
 /* format/meta_stats.c: Statistics decoding and the rules deciding when min/max may be trusted.
  *
- * Owns: pq_raw_stats_read, pq_stats_resolve, pq_stats_from_raw, pq_created_by_old_parquet_mr.
+ * Owns: pq_raw_stats_read, pq_raw_stats_skim, pq_stats_resolve, pq_stats_from_raw,
+ * pq_created_by_old_parquet_mr, and pq_file_meta_stats: a footer's chunk statistics decoded
+ * on demand from the bytes the parse kept (meta.h invariant 6).
  * Rules (conservative, after parquet-format's ColumnOrder notes, parquet-testing's README and
  * arrow-rs/parquet-cpp; a rule that fails leaves has_min_max as read but usable false):
  *  1. min_value/max_value (fields 6/5) win over the deprecated min/max (fields 2/1).
@@ -61,6 +63,58 @@ int pq_raw_stats_read(pq_tr *r, pq_raw_stats *s)
         case 9: read_count(r, t, &s->nan_count, &s->has_nan_count); break;
         default: pq_tr_skip(r, t); break;
         }
+    }
+    return r->status ? r->status : pq_tr_struct_end(r);
+}
+
+/* The null count's value as pq_tr_skip consumes it (type t is BYTE, I16, I32 or I64); false
+ * (nothing kept) where pq_tr_int would refuse it. */
+static bool skim_count(pq_tr *r, uint8_t t, int64_t *v)
+{
+    if (t == PQ_T_BYTE) return !pq_tr_int(r, t, INT64_MIN, INT64_MAX, v);
+    uint64_t u;
+    if (pq_tr_varint(r, &u)) return false;
+    int64_t x = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+    if (t == PQ_T_I16 && (x < INT16_MIN || x > INT16_MAX)) return false;
+    if (t == PQ_T_I32 && (x < INT32_MIN || x > INT32_MAX)) return false;
+    *v = x;
+    return true;
+}
+
+/* A binary whose length is a varint of at most 2 bytes and whose bytes lie in the buffer,
+ * skipped without a call (every min and max under 16 KiB); false, nothing consumed, for any
+ * other, which pq_tr_skip then reads and checks. */
+static inline bool skip_short_binary(pq_tr *r)
+{
+    const uint8_t *p = r->p;
+    if (r->status || r->end - p < 2) return false;
+    size_t n = p[0], hl = 1;
+    if (n >= 0x80) {
+        if (p[1] >= 0x80) return false;
+        n = (n & 0x7f) | (size_t)p[1] << 7, hl = 2;
+    }
+    if (n > (size_t)(r->end - p) - hl) return false;
+    r->p = p + hl + n;
+    return true;
+}
+
+int pq_raw_stats_skim(pq_tr *r, bool *has_null_count, int64_t *null_count)
+{
+    int16_t id;
+    uint8_t t;
+    int64_t x;
+    *has_null_count = false; /* as pq_raw_stats_read's memset: the last struct read wins */
+    *null_count = 0;
+    if (pq_tr_struct_begin(r)) return r->status;
+    while (!pq_tr_field(r, &id, &t) && t != PQ_T_STOP) {
+        if (t == PQ_T_TRUE || t == PQ_T_FALSE) continue; /* the value is the header's */
+        if (t == PQ_T_BINARY && skip_short_binary(r)) continue;
+        if (id != 3 || t < PQ_T_BYTE || t > PQ_T_I64) {
+            pq_tr_skip(r, t);
+            continue;
+        }
+        if (skim_count(r, t, &x) && x >= 0) /* read_count's rule: a negative count is dropped */
+            *has_null_count = true, *null_count = x;
     }
     return r->status ? r->status : pq_tr_struct_end(r);
 }
@@ -173,5 +227,40 @@ int pq_stats_resolve(const pq_raw_stats *raw, const pq_column_desc *c, const cha
     if (c->column_order == 0 && c->sort_order != PQ_ORDER_SIGNED) usable = false;
     if (bytes && pq_created_by_old_parquet_mr(created_by)) usable = false;
     out->usable = usable && check_values(c, out);
+    return 0;
+}
+
+/* Decodes chunk (g, col)'s pending statistics from the copy of their bytes the parse kept. */
+static int decode_chunk(pq_file_meta *m, int32_t g, int32_t col, pq_err *e)
+{
+    pq_chunk_meta *ch = &m->row_groups[g].chunks[col];
+    assert(ch->stats_pending && ch->stats_raw && ch->stats_len > 0);
+    int64_t off = m->footer_offset >= 0 ? m->footer_offset + (int64_t)ch->stats_off : -1;
+    pq_err why = {.offset = -1};
+    pq_tr r;
+    pq_tr_init(&r, ch->stats_raw, ch->stats_len, off, 0, &why);
+    pq_raw_stats raw;
+    const char *name = m->columns[col].name;
+    if (pq_raw_stats_read(&r, &raw))
+        return pq_errf_col(e, r.status, why.offset, name, "column '%.100s', row group %d, statistics: %s", name,
+                           (int)g, why.msg);
+    if (pq_stats_resolve(&raw, &m->columns[col], m->created_by, m->arena, &ch->stats))
+        return pq_errf_col(e, -ENOMEM, -1, name, "out of memory");
+    ch->stats_pending = false;
+    return 0;
+}
+
+int pq_file_meta_stats(pq_file_meta *m, int32_t col, pq_err *e)
+{
+    assert(m && col >= -1 && col < m->ncolumns);
+    if (col >= 0 && m->stats_decoded && m->stats_decoded[col]) return 0;
+    int32_t lo = col < 0 ? 0 : col, hi = col < 0 ? m->ncolumns : col + 1;
+    for (int32_t g = 0; g < m->nrow_groups; g++)
+        for (int32_t i = lo; i < hi; i++) {
+            if (!m->row_groups[g].chunks[i].stats_pending) continue;
+            int rc = decode_chunk(m, g, i, e);
+            if (rc) return rc;
+        }
+    for (int32_t i = lo; m->stats_decoded && i < hi; i++) m->stats_decoded[i] = 1;
     return 0;
 }

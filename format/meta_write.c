@@ -144,8 +144,9 @@ static void write_colmeta(pq_tw *w, const pq_column_desc *c, const pq_chunk_meta
     pq_tw_i64_field(w, 9, ch->data_page_offset);
     if (ch->has_index_page_offset) pq_tw_i64_field(w, 10, ch->index_page_offset);
     if (ch->has_dictionary_page_offset) pq_tw_i64_field(w, 11, ch->dictionary_page_offset);
-    if (ch->stats.has_min_max || ch->stats.has_null_count || ch->stats.has_distinct || ch->stats.has_nan_count)
-        write_stats(w, 12, &ch->stats);
+    const pq_stats *st = pq_chunk_stats(ch); /* a parsed footer: pq_file_meta_stats first */
+    if (st->has_min_max || st->has_null_count || st->has_distinct || st->has_nan_count)
+        write_stats(w, 12, st);
     if (ch->has_bloom_filter) pq_tw_i64_field(w, 14, ch->bloom_filter_offset);
     if (ch->has_bloom_filter && ch->has_bloom_filter_length) pq_tw_i32_field(w, 15, ch->bloom_filter_length);
     pq_tw_struct_end(w);

@@ -14,7 +14,8 @@
  * without a status return -EINVAL as their value or do nothing; NULL to a free is a no-op).
  *
  * Threads: a ringscan_file may be shared by scans on several threads (it is read-only after
- * open). A ringscan_scan is used by one thread at a time; its own executor threads (one per
+ * open, but for its column chunks' statistics, decoded under the file's lock when first
+ * asked for: ringscan_file_stats). A ringscan_scan is used by one thread at a time; its own executor threads (one per
  * core asked for) run inside it and stop in ringscan_scan_free. */
 #ifndef RINGSCAN_H
 #define RINGSCAN_H
@@ -284,8 +285,19 @@ typedef struct ringscan_chunk_info {
     ringscan_chunk_stats stats;
 } ringscan_chunk_info;
 
-/* The chunk of column c in row group g. */
+/* The chunk of column c in row group g. Its statistics are column c's, decoded by
+ * ringscan_file_stats on first ask: when they are malformed in any row group, returns that
+ * status (RINGSCAN_EFORMAT; ringscan_file_stats gives the message) with out filled and its
+ * stats zeroed. */
 RINGSCAN_API int ringscan_file_chunk(const ringscan_file *f, int g, int c, ringscan_chunk_info *out);
+
+/* Decodes the statistics of column c (-1: every column) in every row group, once. A footer's
+ * column chunk statistics are decoded when first asked for (a filter or an ORDER BY on the
+ * column, ringscan_count, ringscan_file_chunk, this call), not by ringscan_open, so a
+ * malformed Statistics struct fails only what reads it. Thread-safe. Returns 0, -EINVAL (f
+ * NULL, or c neither -1 nor a column), RINGSCAN_EFORMAT (a Statistics field of the wrong type
+ * or out of its range: err names the file, the byte offset and the column), or -ENOMEM. */
+RINGSCAN_API int ringscan_file_stats(const ringscan_file *f, int c, ringscan_error *err);
 
 /* The name of Parquet Encoding e ("PLAIN", "RLE_DICTIONARY", ...; static storage), "?" for a
  * value this reader does not know (any e outside 0..9 included). */

@@ -110,6 +110,16 @@ void ringscan_close(ringscan_file *f)
     if (f) api_file_unref(f);
 }
 
+int ringscan_file_stats(const ringscan_file *f, int c, ringscan_error *err)
+{
+    if (!f) return scan_api_bad_arg(err, "ringscan_file_stats: file is NULL");
+    if (c < -1 || c >= f->f->meta.ncolumns)
+        return scan_api_bad_arg(err, "ringscan_file_stats: c is neither -1 nor a column");
+    pq_err e = {.offset = -1};
+    int rc = pqf_stats(f->f, c, &e); /* (here, not in api_meta.c: api_report is this file's) */
+    return rc ? api_report(err, f->path, rc, &e) : 0;
+}
+
 ringscan_scan *api_scan_new(void)
 {
     ringscan_scan *s = fail_calloc(1, sizeof *s);

@@ -81,6 +81,7 @@ int ringscan_count(ringscan_file *f, const ringscan_options *o, ringscan_count_i
     flt_expr *filter = NULL;
     int *groups = NULL, n = 0, nrest = 0;
     rc = scan_api_filter(f, o, &filter, &e);
+    if (rc == 0) rc = pqf_stats_expr(f->f, filter, &e); /* what the pruning below reads */
     if (rc == 0) rc = count_groups(m, o, &groups, &n, &e);
     if (rc) {
         flt_expr_free(filter);

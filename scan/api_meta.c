@@ -2,8 +2,10 @@
  * filled from the pq_file_meta that ringscan_open parsed, and the text of a statistics value.
  *
  * Invariants:
- *  1. No call does I/O or allocates: everything comes from f->f->meta, which is read-only
- *     after open, so these calls may run on any thread alongside scans of f.
+ *  1. No call does I/O: everything comes from f->f->meta, which is read-only after open but
+ *     for its statistics, decoded (allocating in the metadata's arena) on first ask under
+ *     the file's lock (scan/pqfile.h pqf_stats), so these calls may run on any thread
+ *     alongside scans of f.
  *  2. Every pointer handed out points into that metadata's arena (or static storage): it
  *     lives until ringscan_close.
  *  3. An argument check fails before out is written: on -EINVAL out is untouched.
@@ -115,6 +117,7 @@ int ringscan_file_chunk(const ringscan_file *f, int g, int c, ringscan_chunk_inf
 {
     if (!f || !out || g < 0 || g >= meta_of(f)->nrow_groups || c < 0 || c >= meta_of(f)->ncolumns)
         return -EINVAL;
+    int rc = pqf_stats(f->f, c, NULL); /* column c's, once */
     const pq_chunk_meta *ch = &meta_of(f)->row_groups[g].chunks[c];
     *out = (ringscan_chunk_info){
         .codec = (int)ch->codec, .codec_name = pq_codec_name(ch->codec),
@@ -124,8 +127,9 @@ int ringscan_file_chunk(const ringscan_file *f, int g, int c, ringscan_chunk_inf
         .data_page_offset = ch->data_page_offset,
         .dictionary_page_offset = ch->has_dictionary_page_offset ? ch->dictionary_page_offset : -1,
         .has_offset_index = ch->has_offset_index, .has_column_index = ch->has_column_index,
-        .has_bloom_filter = ch->has_bloom_filter, .stats = stats_of(&ch->stats)};
-    return 0;
+        .has_bloom_filter = ch->has_bloom_filter};
+    if (rc == 0) out->stats = stats_of(pq_chunk_stats(ch));
+    return rc;
 }
 
 const char *ringscan_encoding_name(int e)

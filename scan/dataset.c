@@ -182,6 +182,8 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     if (rc == 0 && !r->post) rc = file_filter(d, r, &x, pruned, e);
     if (rc == 0 && !r->post) rc = ds_types_filter(&d->s, &r->view, r->scale, fl, x, path, e);
     scan_opts so = d->a.so;
+    if (rc == 0 && x && (rc = pqf_stats_expr(f, x, e)) != 0) /* what the pruning below reads */
+        ds_file_errf(e, rc, path, e->msg);
     if (rc == 0 && !*pruned && d->a.count && !r->post)
         rc = ds_count_file(d->a.count, f, x, &so, &r->groups, &r->settled);
     if (rc == 0 && d->a.count && r->post) /* every group scanned, its rows counted after post */

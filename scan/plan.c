@@ -277,7 +277,7 @@ static void plan_priors(plan_build *b)
             if (sp->rg != rg) {
                 const pq_chunk_meta *cm = &b->p->f->meta.row_groups[sp->rg].chunks[p->column];
                 rg = sp->rg;
-                sel = flt_estimate_stats(p, &cm->stats, cm->num_values);
+                sel = flt_estimate_stats(p, pq_chunk_stats(cm), cm->num_values);
             }
             sum += split_prior(sp, sel), n++;
             known += sel >= 0;
@@ -416,7 +416,9 @@ int scan_plan_build(scan_plan *p, pqf_t *f, const int *proj, int nproj, const fl
     p->npreds = filter ? filter->npreds : 0;
     p->dyn_pred = -1;
     plan_build bb = {.p = p, .o = o, .x = x}, *b = &bb;
-    int rc = choose_columns(p, proj, nproj);
+    int rc = pqf_stats_expr(f, filter, e); /* what pruning and the priors read */
+    if (rc) return rc;
+    rc = choose_columns(p, proj, nproj);
     if (rc == 0) rc = plan_choose_nodes(p, o->proj_nodes, o->nproj_nodes, e);
     if (rc) return rc;
     rc = refuse_nested(p, e);

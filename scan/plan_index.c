@@ -139,7 +139,7 @@ int plan_index_load(plan_build *b, plan_index *x, pq_err *e)
 /* Whether a column's min/max order may be used for its page index. */
 static bool order_usable(const plan_build *b, const pq_chunk_meta *cm, const pq_column_desc *d)
 {
-    return cm->stats.usable || (d->sort_order != PQ_ORDER_UNDEFINED && b->p->f->meta.column_orders_known);
+    return pq_chunk_stats(cm)->usable || (d->sort_order != PQ_ORDER_UNDEFINED && b->p->f->meta.column_orders_known);
 }
 
 /* Clears in rows (a mask of the row group's n rows, initialised) the rows of the pages p's

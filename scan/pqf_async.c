@@ -69,12 +69,12 @@ int pqf_open_async(pqf_t **out, io_ctx_t *io, const char *path, const io_open_op
 {
     assert(out && io && path && exec_current());
     *out = NULL;
-    pqf_t *f = fail_calloc(1, sizeof *f);
+    pqf_t *f = pqf_new();
     if (!f) return -ENOMEM;
     char msg[256];
     int rc = io_file_open_await(io, &f->file, path, o, msg, sizeof msg);
     if (rc) {
-        free(f);
+        pqf_close(f);
         return pqf_io_fail(e, rc, -1, path, msg);
     }
     rc = read_footer(f, io, tail_max, limits, e);

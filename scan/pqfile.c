@@ -1,6 +1,7 @@
 /* scan/pqfile.c: synchronous Parquet file access (see pqfile.h). */
 #include "scan/pqfile.h"
 #include "common/fail.h"
+#include "filter/expr.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -124,6 +125,7 @@ int pqf_footer_meta(pqf_t *f, const uint8_t *meta, const uint8_t *tail, size_t t
     uint64_t size = f->file->size_bytes;
     assert(tail_len <= size);
     int rc = pq_file_meta_parse(meta, f->meta_len, limits, &f->meta, e);
+    if (rc == 0) f->meta.footer_offset = (int64_t)f->meta_offset;
     if (rc == 0) rc = pq_file_meta_check(&f->meta, size, e);
     if (rc && e && e->offset < 0) e->offset = (int64_t)f->meta_offset;
     if (rc == 0) keep_index(f, tail, size - tail_len, tail_len);
@@ -194,12 +196,12 @@ int pqf_open_tail(pqf_t **out, const char *path, const io_open_opts *io, size_t 
 {
     assert(out && path);
     *out = NULL;
-    pqf_t *f = fail_calloc(1, sizeof *f);
+    pqf_t *f = pqf_new();
     if (!f) return -ENOMEM;
     char msg[256];
     int rc = io_file_open_with(&f->file, path, io, msg, sizeof msg);
     if (rc) {
-        free(f);
+        pqf_close(f);
         return pqf_io_fail(e, rc, -1, path, msg);
     }
     rc = read_footer(f, limits, tail_max, e);
@@ -211,13 +213,47 @@ int pqf_open_tail(pqf_t **out, const char *path, const io_open_opts *io, size_t 
     return 0;
 }
 
+pqf_t *pqf_new(void)
+{
+    pqf_t *f = fail_calloc(1, sizeof *f);
+    if (f && pthread_mutex_init(&f->stats_mu, NULL) != 0) {
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
 void pqf_close(pqf_t *f)
 {
     if (!f) return;
     pq_file_meta_free(&f->meta);
     free(f->index_bytes);
     io_file_close(f->file);
+    pthread_mutex_destroy(&f->stats_mu);
     free(f);
+}
+
+int pqf_stats(pqf_t *f, int col, pq_err *e)
+{
+    assert(f && col >= -1 && col < f->meta.ncolumns);
+    pthread_mutex_lock(&f->stats_mu);
+    int rc = pq_file_meta_stats(&f->meta, col, e);
+    pthread_mutex_unlock(&f->stats_mu);
+    if (rc && e && e->offset < 0) e->offset = (int64_t)f->meta_offset;
+    return rc;
+}
+
+int pqf_stats_expr(pqf_t *f, const flt_expr *x, pq_err *e)
+{
+    int rc = 0;
+    for (int k = 0; x && rc == 0 && k < x->npreds; k++) {
+        const flt_pred *p = &x->preds[k];
+        for (int i = 0; rc == 0 && i < (p->multi ? p->multi->ncols : 1); i++) {
+            int col = p->multi ? p->multi->cols[i] : p->column;
+            if (col >= 0) rc = pqf_stats(f, col, e);
+        }
+    }
+    return rc;
 }
 
 int pqf_read_column(pqf_t *f, int rg, int col, const pq_col_limits *limits, pq_vec *out,

@@ -11,9 +11,14 @@
  * pqf_read_column is the plain synchronous read the tests use as a reference.
  *
  * Invariants: the metadata is parsed once at open; every chunk range is checked against the
- * file size before it is read; error messages name the file, the offset and the column. */
+ * file size before it is read; error messages name the file, the offset and the column. A
+ * column's chunk statistics are decoded when first asked for (pqf_stats, under the file's
+ * lock, so scans on several threads may share the file): whatever reads a chunk's statistics
+ * calls pqf_stats for its column first, or runs after a caller that did (the cores read only
+ * the columns their scan's plan decoded before they started). */
 #ifndef RINGSCAN_SCAN_PQFILE_H
 #define RINGSCAN_SCAN_PQFILE_H
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -55,7 +60,21 @@ typedef struct pqf {
                                offset index of the file, when the tail read held them all */
     uint64_t index_off;
     size_t index_len;
+    pthread_mutex_t stats_mu; /* held while meta's statistics are decoded (pqf_stats) */
 } pqf_t;
+
+struct flt_expr;
+
+/* A zeroed pqf_t with its lock made (pqf_close frees it), or NULL (-ENOMEM). */
+pqf_t *pqf_new(void);
+
+/* Decodes the statistics of column col (-1: every column) in every row group, once
+ * (format/meta.h invariant 6); thread-safe. 0, or the error of pq_file_meta_stats with
+ * e->offset the field's file offset (RINGSCAN_EFORMAT naming the column; the caller's report
+ * names the file), or -ENOMEM. */
+int pqf_stats(pqf_t *f, int col, pq_err *e);
+/* pqf_stats for every column filter x reads (NULL: none). */
+int pqf_stats_expr(pqf_t *f, const struct flt_expr *x, pq_err *e);
 
 /* Copies file bytes [off, +len) into buf from the kept index bytes and returns true when they
  * hold them all; false (nothing copied) otherwise. */

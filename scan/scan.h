@@ -260,7 +260,7 @@ bool scan_topk_offer_bound(scan_t *s, flt_lit v);
  * data read: the statistics' seed, or o's topk_seed when stricter. filter (owned from now on,
  * may be NULL) is the scan's; nout the columns it projects. 0 and *set (with *v, *dom when
  * set), or a status with e filled. */
-int scan_topk_seed(const pqf_t *f, const scan_opts *o, int nout, flt_expr *filter, flt_lit *v,
+int scan_topk_seed(pqf_t *f, const scan_opts *o, int nout, flt_expr *filter, flt_lit *v,
                    flt_domain *dom, bool *set, pq_err *e);
 
 /* Once scan_next returned 0 or an error: whether the scan ended, its counters and --explain

@@ -28,7 +28,7 @@ bool task_topk_dead(scan_task *x)
     if (t->k == 0) return true; /* LIMIT 0 */
     if (!t->bound) return false;
     const pq_chunk_meta *cm = &x->plan->f->meta.row_groups[x->sp->rg].chunks[t->bound->column];
-    return flt_prune_stats(t->bound, &cm->stats, cm->num_values) == FLT_CANNOT_MATCH;
+    return flt_prune_stats(t->bound, pq_chunk_stats(cm), cm->num_values) == FLT_CANNOT_MATCH;
 }
 
 int task_topk_pages(scan_task *x)

@@ -130,7 +130,7 @@ static bool all_pass(const flt_expr *filter, const pq_row_group *g)
 static void fact_of(const scan_topk *t, const pq_row_group *g, const flt_expr *filter, rg_fact *f)
 {
     const pq_chunk_meta *cm = &g->chunks[t->bound->column];
-    const pq_stats *st = &cm->stats;
+    const pq_stats *st = pq_chunk_stats(cm);
     bool desc = t->keys[0].desc, fl = t->bound->dom == FLT_DOM_F32 || t->bound->dom == FLT_DOM_F64;
     f->nulls = !st->has_null_count || st->null_count > 0;
     f->known = flt_stats_value(t->bound, st, desc, &f->best) &&
@@ -209,7 +209,7 @@ static int start_bound(scan_topk *t, const scan_opts *o, pq_err *e)
     return 0;
 }
 
-int scan_topk_init(scan_topk *t, const pqf_t *f, const scan_opts *o, int nout,
+int scan_topk_init(scan_topk *t, pqf_t *f, const scan_opts *o, int nout,
                    flt_expr **filter, int *proj, scan_explain_buf *x, pq_err *e)
 {
     const pq_file_meta *m = &f->meta;
@@ -236,6 +236,7 @@ int scan_topk_init(scan_topk *t, const pqf_t *f, const scan_opts *o, int nout,
     if (rc) return pq_errf(e, rc, -1, "row group row counts overflow");
     t->rg_first = first;
     rc = add_bound(t, m, &o->keys[0], filter, e);
+    if (rc == 0) rc = pqf_stats_expr(f, *filter, e); /* the bound's column and the filter's */
     if (rc == 0 && o->topk_seed_set) rc = start_bound(t, o, e);
     explain_keys(t, m, o, x);
     if (rc == 0 && t->bound && t->k > 0 && t->k < INT64_MAX) rc = plan_facts(t, m, o, *filter, x);
@@ -250,7 +251,7 @@ void scan_topk_free(scan_topk *t)
     t->rg_order = NULL;
 }
 
-int scan_topk_seed(const pqf_t *f, const scan_opts *o, int nout, flt_expr *filter, flt_lit *v,
+int scan_topk_seed(pqf_t *f, const scan_opts *o, int nout, flt_expr *filter, flt_lit *v,
                    flt_domain *dom, bool *set, pq_err *e)
 {
     scan_opts so = *o;

@@ -51,7 +51,7 @@ typedef struct scan_topk {
  * bound, seeded from statistics where they prove K rows reach it, and rg_order the row groups
  * most promising first; the account goes to x. 0 or a status with e filled (a key no order is
  * defined on names its column). */
-int scan_topk_init(scan_topk *t, const pqf_t *f, const scan_opts *o, int nout,
+int scan_topk_init(scan_topk *t, pqf_t *f, const scan_opts *o, int nout,
                    flt_expr **filter, int *proj, scan_explain_buf *x, pq_err *e);
 void scan_topk_free(scan_topk *t);
 /* The bound now (the first key's domain: lit.i or lit.f): false when t has none (not Top-K,

@@ -419,6 +419,8 @@ def _dataset_metadata(source, options):
 
 
 def _metadata(f):
+    err = ffi.new("ringscan_error *")
+    check(lib.ringscan_file_stats(f, -1, err), err)  # statistics decode on first ask
     fi = ffi.new("ringscan_file_info *")
     lib.ringscan_file_info_get(f, fi)
     cols = []

@@ -1,6 +1,8 @@
 /* tests/fuzz/fuzz_meta.c: libFuzzer target for format/meta*.c, thrift.c and bloom.c.
- * Treats the input as a whole Parquet file: footer -> FileMetaData; then for each chunk (first
- * row groups only) parses the page header at its data page offset, the offset/column indexes
+ * Treats the input as a whole Parquet file: footer -> FileMetaData; its chunk statistics
+ * decoded on demand (format/meta.h invariant 6) column by column, then all at once, as a
+ * scan's filter and `ringscan meta` ask for them; then for each chunk (first row groups only)
+ * parses the page header at its data page offset, the offset/column indexes
  * and the bloom filter header, all bounded to the input; also parses the input itself as each
  * structure. Everything parsed is freed; sanitizers catch the rest. */
 #include <stddef.h>
@@ -53,18 +55,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     pq_file_meta m;
     if (pq_footer_locate(d, n, n, 0, &off, &len, &in_tail, &e) == 0 && in_tail &&
         pq_file_meta_parse(d + off, len, NULL, &m, &e) == 0) {
+        for (int32_t i = m.ncolumns - 1; i >= 0 && i >= m.ncolumns - 64; i--) (void)pq_file_meta_stats(&m, i, &e);
+        int stats = pq_file_meta_stats(&m, -1, &e);
         for (int32_t g = 0; g < m.nrow_groups && g < 4; g++)
             for (int32_t i = 0; i < m.ncolumns && i < 64; i++) chunk(d, n, &m.row_groups[g].chunks[i]);
-        pq_buf b = {0}; /* the writer writes flat schemas only (meta.h) */
-        if (!m.has_nested && pq_write_file_meta(&b, &m) == 0) {
+        pq_buf b = {0}; /* the writer writes flat schemas only (meta.h), decoded statistics */
+        if (stats == 0 && !m.has_nested && pq_write_file_meta(&b, &m) == 0) {
             pq_file_meta m2;
-            if (pq_file_meta_parse(b.data, b.len, NULL, &m2, &e) == 0) pq_file_meta_free(&m2);
+            if (pq_file_meta_parse(b.data, b.len, NULL, &m2, &e) == 0) {
+                (void)pq_file_meta_stats(&m2, -1, &e);
+                pq_file_meta_free(&m2);
+            }
         }
         pq_buf_free(&b);
         pq_file_meta_free(&m);
     }
     /* the raw input as each structure */
-    if (pq_file_meta_parse(d, n, NULL, &m, &e) == 0) pq_file_meta_free(&m);
+    if (pq_file_meta_parse(d, n, NULL, &m, &e) == 0) {
+        (void)pq_file_meta_stats(&m, -1, &e);
+        pq_file_meta_free(&m);
+    }
     pq_page_header h;
     (void)pq_page_header_parse(d, n, &h, &e);
     pq_offset_index oi;

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "ringscan.h"
+#include "scan/pqfile.h"
 #include "test_scan_common.h"
 
 enum { ROWS = 1000, RG_ROWS = 500, NC = 7 };
@@ -254,6 +255,100 @@ static void test_bad_arguments(void)
     ringscan_close(f);
 }
 
+/* The file at p (malloc'd, *n its length), or NULL. */
+static uint8_t *read_whole(const char *p, size_t *n)
+{
+    FILE *f = fopen(p, "rb");
+    uint8_t *d = NULL;
+    if (f && fseek(f, 0, SEEK_END) == 0) {
+        long len = ftell(f);
+        d = len > 0 ? malloc((size_t)len) : NULL;
+        *n = (size_t)len;
+        if (d && (fseek(f, 0, SEEK_SET) != 0 || fread(d, 1, *n, f) != *n)) free(d), d = NULL;
+    }
+    if (f) fclose(f);
+    return d;
+}
+
+/* Rows a scan of f under filter returns (-1 on an error, err filled). */
+static int64_t scan_rows(ringscan_file *f, const char *filter, ringscan_error *err)
+{
+    ringscan_options o;
+    ringscan_options_init(&o);
+    o.filter = filter;
+    ringscan_scan *s = NULL;
+    if (ringscan_scan_start(f, &o, &s, err)) return -1;
+    int64_t rows = 0;
+    struct ArrowArray a;
+    int rc;
+    while ((rc = ringscan_scan_next(s, &a, err)) == 1) {
+        rows += a.length;
+        a.release(&a);
+    }
+    ringscan_scan_free(s);
+    return rc == 0 ? rows : -1;
+}
+
+/* Statistics are decoded when first asked for (format/meta.h invariant 6). Column d's
+ * Statistics in row group 1 get their null count relabelled as field 5 (max_value, which must
+ * be a binary): the footer still parses, so a scan that never reads d's statistics (a filter
+ * on id, every column projected, d's pages decoded) and a count on id run as before, while
+ * what reads them (ringscan_file_stats as `ringscan meta` calls it, ringscan_file_chunk of
+ * d, a filter on d) fails with the file, the field's offset and the column named. */
+static void test_malformed_stats(void)
+{
+    char bad[256];
+    ts_path(bad, sizeof bad, "bad_stats.parquet");
+    size_t n = 0;
+    uint8_t *d = read_whole(path, &n);
+    pqf_t *pf = NULL;
+    pq_err e = {.offset = -1};
+    CHECK(d && pqf_open(&pf, path, NULL, &e) == 0);
+    if (!d || !pf) {
+        free(d);
+        return;
+    }
+    const pq_chunk_meta *ch = &pf->meta.row_groups[1].chunks[3];
+    CHECK(ch->stats_pending && ch->stats.has_null_count && ch->stats.null_count == 0);
+    uint64_t at = pf->meta_offset + ch->stats_off;
+    pqf_close(pf);
+    CHECK(at < n && d[at] == 0x36); /* field 3 (delta 3) of type i64: the null count */
+    d[at] = 0x56;                   /* field 5 (delta 5), still an i64 */
+    FILE *out = fopen(bad, "wb");
+    CHECK(out && fwrite(d, 1, n, out) == n);
+    if (out) fclose(out);
+    free(d);
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK(ringscan_open(bad, &f, &err) == 0);
+    if (!f) return;
+    CHECK_EQ_I64(scan_rows(f, "id >= 100", &err), ROWS - 100);
+    ringscan_options o;
+    ringscan_options_init(&o);
+    o.filter = "id >= 600";
+    ringscan_count_info ci;
+    CHECK(ringscan_count(f, &o, &ci, &err) == 0 && ci.rows == ROWS - 600);
+    ringscan_chunk_info chi;
+    CHECK(ringscan_file_chunk(f, 1, 0, &chi) == 0 && chi.stats.has_min_max && chi.stats.usable);
+    CHECK(ringscan_file_chunk(f, 1, 3, &chi) == RINGSCAN_EFORMAT);
+    CHECK(chi.num_values == RG_ROWS && !chi.stats.has_min_max && !chi.stats.has_null_count);
+    char want[128];
+    snprintf(want, sizeof want, " (offset %llu, column d)", (unsigned long long)at + 1);
+    for (int i = 0; i < 2; i++) { /* asked again: the same error */
+        memset(&err, 0, sizeof err);
+        CHECK(ringscan_file_stats(f, -1, &err) == RINGSCAN_EFORMAT && err.status == RINGSCAN_EFORMAT);
+        CHECK(strncmp(err.message, bad, strlen(bad)) == 0 && strstr(err.message, want) != NULL);
+        CHECK(strstr(err.message, "column 'd', row group 1, statistics") != NULL);
+        CHECK(strstr(err.message, "Statistics min/max has wrong type 6") != NULL);
+    }
+    CHECK(ringscan_file_stats(f, 0, &err) == 0 && ringscan_file_stats(f, 2, &err) == 0);
+    CHECK(ringscan_file_stats(f, NC, &err) == -EINVAL && ringscan_file_stats(NULL, 0, &err) == -EINVAL);
+    memset(&err, 0, sizeof err);
+    CHECK_EQ_I64(scan_rows(f, "d > 0", &err), -1);
+    CHECK(err.status == RINGSCAN_EFORMAT && strstr(err.message, want) != NULL);
+    ringscan_close(f);
+}
+
 int main(void)
 {
     ts_dir_init();
@@ -267,6 +362,7 @@ int main(void)
     RUN(test_row_groups_and_chunks);
     RUN(test_stat_text_contract);
     RUN(test_bad_arguments);
+    RUN(test_malformed_stats);
     ts_dir_remove();
     return CHECK_DONE("test_api_meta");
 }

@@ -148,6 +148,7 @@ static void test_chunk_past_end(void)
     pq_file_meta meta;
     pq_err e = {.offset = -1};
     CHECK_EQ_I64(pq_file_meta_parse(orig + orig_len - 8 - m, m, NULL, &meta, &e), 0);
+    CHECK_EQ_I64(pq_file_meta_stats(&meta, -1, &e), 0); /* written back below */
     for (int variant = 0; variant < 3; variant++) {
         pq_chunk_meta *c = &meta.row_groups[1].chunks[1];
         pq_chunk_meta save = *c;
@@ -177,6 +178,7 @@ static int scan_edited(void (*edit)(pq_file_meta *, int64_t), int64_t arg, const
     uint32_t m = footer_len();
     pq_file_meta meta;
     if (pq_file_meta_parse(orig + orig_len - 8 - m, m, NULL, &meta, e)) return -1000;
+    if (pq_file_meta_stats(&meta, -1, e)) return -1000; /* written back below */
     edit(&meta, arg);
     pq_buf b = {0};
     int rc = pq_write_file_meta(&b, &meta);

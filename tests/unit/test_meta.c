@@ -11,7 +11,8 @@
 
 #include "testing_data.h"
 
-/* Loads a whole file and parses its footer. Returns the parse status; *file owns the bytes. */
+/* Loads a whole file, parses its footer and decodes its statistics. Returns the first
+ * failing status; *file owns the bytes. */
 static int load(const char *name, uint8_t **file, size_t *len, pq_file_meta *m, pq_err *e)
 {
     *file = slurp(name, len);
@@ -22,7 +23,8 @@ static int load(const char *name, uint8_t **file, size_t *len, pq_file_meta *m, 
     int rc = pq_footer_locate(*file, *len, *len, 0, &off, &mlen, &in_tail, e);
     if (rc) return rc;
     if (!in_tail) return -2;
-    return pq_file_meta_parse(*file + off, mlen, NULL, m, e);
+    rc = pq_file_meta_parse(*file + off, mlen, NULL, m, e);
+    return rc ? rc : pq_file_meta_stats(m, -1, e);
 }
 
 static void alltypes_plain(void)
@@ -357,7 +359,7 @@ static void roundtrip_file_meta(void)
     if (!f) return;
     pq_buf b = {0};
     CHECK(pq_write_file_meta(&b, &m) == 0);
-    CHECK(pq_file_meta_parse(b.data, b.len, NULL, &m2, &e) == 0);
+    CHECK(pq_file_meta_parse(b.data, b.len, NULL, &m2, &e) == 0 && pq_file_meta_stats(&m2, -1, &e) == 0);
     CHECK(m2.num_rows == m.num_rows && m2.ncolumns == m.ncolumns && m2.nrow_groups == m.nrow_groups);
     CHECK(m2.column_orders_known && m2.nkv == m.nkv);
     CHECK_STR(m2.created_by, m.created_by);

@@ -289,6 +289,7 @@ static int load_base(base *b, const char *name, const hu_file_opts *fo)
     b->meta_at = b->len - 8 - b->meta_len;
     pq_err e = {.offset = -1};
     if (pq_file_meta_parse(b->d + b->meta_at, b->meta_len, NULL, &b->meta, &e)) return -1;
+    if (pq_file_meta_stats(&b->meta, -1, &e)) return -1; /* mutants write it back */
     if (tw_walk(b->d + b->meta_at, b->meta_len, &b->footer) != b->meta_len) return -1;
     find_pages(b);
     find_index(b);

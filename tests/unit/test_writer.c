@@ -371,6 +371,53 @@ static void check_stats(const pq_stats *s, const pq_column_desc *c, const pq_vec
     if (kd == K_BYTES) CHECK(s->min_len == want_lo.n && s->max_len == want_hi.n);
 }
 
+/* Whether a and b are the same statistics: flags, counts and min/max bytes. */
+static bool same_stats(const pq_stats *a, const pq_stats *b)
+{
+    bool flags = a->has_min_max == b->has_min_max && a->min_exact == b->min_exact &&
+                 a->max_exact == b->max_exact && a->usable == b->usable &&
+                 a->has_null_count == b->has_null_count && a->has_distinct == b->has_distinct &&
+                 a->has_nan_count == b->has_nan_count && a->null_count == b->null_count &&
+                 a->distinct_count == b->distinct_count && a->nan_count == b->nan_count;
+    return flags && a->min_len == b->min_len && a->max_len == b->max_len &&
+           (!a->min_len || memcmp(a->min, b->min, a->min_len) == 0) &&
+           (!a->max_len || memcmp(a->max, b->max, a->max_len) == 0);
+}
+
+/* f was just opened: every chunk's statistics pending (format/meta.h invariant 6) with only
+ * their null count read; decoding column c, last to first, decodes column c alone, once (a
+ * second call keeps the same bytes), to what decoding every column at once in a second open
+ * of the file gives; INT96 is the one column whose min/max no rule lets prune. */
+static void stats_on_demand(pqf_t *f)
+{
+    pq_err e = {.offset = -1};
+    pqf_t *all = NULL;
+    CHECK(pqf_open(&all, tmp_path, NULL, &e) == 0 && pqf_stats(all, -1, &e) == 0);
+    if (!all) return;
+    const pq_file_meta *m = &f->meta;
+    for (int g = 0; g < m->nrow_groups; g++)
+        for (int c = 0; c < NCOLS; c++) {
+            const pq_chunk_meta *cm = &m->row_groups[g].chunks[c];
+            CHECK(cm->stats_pending && !cm->stats.has_min_max && cm->stats.has_null_count);
+            CHECK_EQ_I64(cm->stats.null_count, all->meta.row_groups[g].chunks[c].stats.null_count);
+        }
+    for (int c = NCOLS - 1; c >= 0; c--) {
+        CHECK_EQ_I64(pqf_stats(f, c, &e), 0);
+        const uint8_t *min0 = m->row_groups[0].chunks[c].stats.min;
+        CHECK_EQ_I64(pqf_stats(f, c, &e), 0);
+        CHECK(m->row_groups[0].chunks[c].stats.min == min0);
+        for (int g = 0; g < m->nrow_groups; g++) {
+            const pq_chunk_meta *cm = &m->row_groups[g].chunks[c];
+            const pq_stats *want = pq_chunk_stats(&all->meta.row_groups[g].chunks[c]);
+            CHECK(!cm->stats_pending && same_stats(pq_chunk_stats(cm), want));
+            CHECK(want->has_min_max || schema[c].physical == PQ_INT96);
+            CHECK(want->usable == (want->has_min_max && schema[c].physical != PQ_INT96));
+            for (int k = 0; k < c; k++) CHECK(m->row_groups[g].chunks[k].stats_pending);
+        }
+    }
+    pqf_close(all);
+}
+
 /* ---- cases ------------------------------------------------------------------------------ */
 
 enum { ROWS = 5000 };
@@ -393,6 +440,7 @@ static void roundtrip_all_types(void)
     pqf_t *f = NULL;
     CHECK_EQ_I64(read_back(cols, NCOLS, ROWS, &f), 0);
     if (f) {
+        stats_on_demand(f);
         CHECK_EQ_I64(f->meta.nrow_groups, 4);
         CHECK_STR(f->meta.created_by, "ringscan 0.1.0");
         CHECK(f->meta.column_orders_known);
@@ -406,7 +454,7 @@ static void roundtrip_all_types(void)
                 const pq_chunk_meta *cm = &rg->chunks[c];
                 CHECK_EQ_I64(cm->num_values, rg->num_rows);
                 CHECK(cm->codec == PQ_CODEC_SNAPPY);
-                check_stats(&cm->stats, &schema[c], &cols[c], g * 1500, g * 1500 + rg->num_rows);
+                check_stats(pq_chunk_stats(cm), &schema[c], &cols[c], g * 1500, g * 1500 + rg->num_rows);
             }
         }
         for (int c = 0; c < NCOLS; c++) CHECK_STR(f->meta.columns[c].name, schema[c].name);
@@ -439,7 +487,7 @@ static void roundtrip_dictionary(void)
             const pq_chunk_meta *cm = &f->meta.row_groups[0].chunks[c];
             CHECK(cm->has_dictionary_page_offset);
             CHECK(cm->encodings_mask & (1u << PQ_ENC_RLE_DICTIONARY));
-            CHECK(!cm->stats.has_min_max && !cm->stats.has_null_count);
+            CHECK(!cm->stats_pending && !cm->stats.has_min_max && !cm->stats.has_null_count);
         }
         CHECK(!f->meta.row_groups[0].chunks[0].has_dictionary_page_offset); /* BOOLEAN */
         pqf_close(f);
