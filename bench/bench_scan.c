@@ -131,13 +131,16 @@ static double plan_schedule(const scan_t *sc, pqf_t *f, bench_run *out)
         len = malloc((size_t)n * sizeof *len);
     }
     out->plan_ranges = 0, out->plan_range_bytes = 0, out->plan_sched_ns = 0;
+    out->plan_requests = 0;
     if (off && len) {
         for (int64_t i = 0; i < n; i++) {
             off[i] = r[i].off, len[i] = r[i].len;
             out->plan_range_bytes += r[i].len;
         }
         out->plan_ranges = n;
-        (void)io_sim_bound_ns(f->file, off, len, (size_t)n, &out->plan_sched_ns);
+        size_t req = 0;
+        (void)io_sim_bound_ns(f->file, off, len, (size_t)n, &out->plan_sched_ns, &req);
+        out->plan_requests = req;
     }
     free(off);
     free(len);

@@ -69,6 +69,8 @@ typedef struct bench_run {
     int64_t plan_ranges;            /* --store: the disjoint ranges the scan's plan reads
                                        (scan_plan_ranges) */
     uint64_t plan_range_bytes;      /* their bytes */
+    uint64_t plan_requests;         /* the requests they make, touching ones merged within
+                                       the store's cap (io_sim_bound_ns) */
     uint64_t plan_sched_ns;         /* their schedule on the store's connections from idle
                                        (io_sim_bound_ns; 0 off a simulated store) */
     double open_ms, start_ms, drain_ms, end_ms; /* the run's phases: footer, parse; scan_start

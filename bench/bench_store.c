@@ -13,9 +13,10 @@
  * b_conn, the connections' bound: the footer's round trip (its first byte, then its bytes and
  * the planning reads' at the store's whole bandwidth, as parts over idle connections reach
  * it), then the ranges the scan's plan reads (scan_plan_ranges: every piece of every unpruned
- * split, touching ones merged, no hole read) all requested at once in file order and served
- * as the store serves them (io_sim_bound_ns: each on the connection that frees first, its
- * first byte, then its transfer on it and through the store's pipe). From the plan, not from
+ * split) all requested at once in file order, touching ones as one request within the
+ * store's request cap (5 MB on sim:ttfb=50ms, as io/ merges them; no hole read), served as
+ * the store serves them (io_sim_bound_ns: each on the connection that frees first, its first
+ * byte, then its transfer on it and through the store's pipe). From the plan, not from
  * the run's requests. It counts every piece the plan lists: where a lazy reader fetched fewer
  * bytes than the plan's (the fewest bytes_used of the entries is below them: a first
  * conjunct emptied whole splits, cancel) it is marked '*' and is not a lower bound for that
@@ -90,8 +91,9 @@ static void print_arms(const bench_shape_res *r, double bound, int *near, int *f
 {
     static const char *const pols[] = {"lazy", "eager", "adaptive"};
     const bench_run *first = &r->e[0].runs[0];
-    printf("  %s: plan %lld ranges, %.2f MB on the store's connections %.1f ms; off/streaming",
-           r->shape->name, (long long)first->plan_ranges, mb(first->plan_range_bytes),
+    printf("  %s: plan %lld ranges, %.2f MB, %llu requests on the store's connections %.1f "
+           "ms; off/streaming", r->shape->name, (long long)first->plan_ranges,
+           mb(first->plan_range_bytes), (unsigned long long)first->plan_requests,
            (double)first->plan_sched_ns / 1e6);
     for (int p = 0; p < 3; p++) {
         char off[24];
@@ -115,9 +117,10 @@ void bench_report_store(const bench_ctx *c)
            "RSS: peak resident MB\n"
            "  bound: 2 round trips + needed bytes / bandwidth, connections not counted (the "
            "issue's)\n"
-           "  b_conn: the footer's round trip + the plan's disjoint ranges (no hole read) all "
-           "requested at once, each on the connection that frees first as the store serves "
-           "them; '*': the plan holds more bytes than an entry used (not a bound for it)\n"
+           "  b_conn: the footer's round trip + the plan's ranges (touching ones merged within the "
+           "request cap, no hole read) all requested at once, each on the connection that frees "
+           "first as the store serves them; '*': the plan holds more bytes than an entry used "
+           "(not a bound for it)\n"
            "  x_bound, x_conn: ms / bound, ms / b_conn\n");
     printf("%-21s %-13s %8s %9s %9s %9s %8s %8s %7s %9s %6s\n", "shape", "entry", "requests",
            "MB_fetch", "MB_waste", "ms", "RSS_MB", "bound", "x_bound", "b_conn", "x_conn");

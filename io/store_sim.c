@@ -349,17 +349,24 @@ bool io_sim_model(const io_file_t *f, uint64_t *ttfb_ns, uint64_t *bytes_per_s)
 }
 
 int io_sim_bound_ns(const io_file_t *f, const uint64_t *off, const uint64_t *len, size_t n,
-                    uint64_t *ns)
+                    uint64_t *ns, size_t *requests)
 {
-    *ns = 0;
+    *ns = 0, *requests = 0;
     if (f->be != &io_backend_sim) return -EINVAL;
     const sim_store *s = f->be_file;
-    uint64_t *conn_free = fail_calloc(s->conns, sizeof *conn_free), pipe_free = 0;
+    io_cost seed; /* the store's seeded model, as at open: its cap, not the run's EWMA's */
+    io_cost_seed(&seed, s->dist ? (uint64_t)(sim_q_ms[3] * 1e6) : s->ttfb_ns, s->conn_bw,
+                 s->conns);
+    uint64_t cap = io_cost_max(&seed), *conn_free = fail_calloc(s->conns, sizeof *conn_free);
+    uint64_t pipe_free = 0;
     if (!conn_free) return -ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t done = sim_place(s, conn_free, &pipe_free, 0, sim_ttfb(s, off[i], len[i]),
-                                  len[i]);
+    for (size_t i = 0, j; i < n; i = j) {
+        uint64_t at = off[i], bytes = len[i];
+        for (j = i + 1; j < n && off[j] == at + bytes && bytes + len[j] <= cap; j++)
+            bytes += len[j]; /* touching: one request, within the cap */
+        uint64_t done = sim_place(s, conn_free, &pipe_free, 0, sim_ttfb(s, at, bytes), bytes);
         if (done > *ns) *ns = done;
+        (*requests)++;
     }
     free(conn_free);
     return 0;

@@ -106,7 +106,7 @@ int scan_plan_ranges(const scan_t *s, scan_range **out, int64_t *n)
     qsort(r, (size_t)m, sizeof *r, range_cmp);
     int64_t w = 0;
     for (int64_t i = 0; i < m; i++) {
-        if (w > 0 && r[i].off <= r[w - 1].off + r[w - 1].len) { /* overlaps or touches */
+        if (w > 0 && r[i].off < r[w - 1].off + r[w - 1].len) { /* overlaps */
             uint64_t end = r[i].off + r[i].len;
             if (end > r[w - 1].off + r[w - 1].len) r[w - 1].len = end - r[w - 1].off;
             continue;
