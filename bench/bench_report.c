@@ -245,14 +245,17 @@ static void json_entry(FILE *f, const bench_shape_res *r, const bench_entry *en,
                    "\"fetch_budget\":%lld,\"store_requests\":%llu,\"store_bytes\":%llu,"
                    "\"peak_rss\":%llu,\"consumer_cpu_ns\":%llu,\"open_ms\":%.4f,"
                    "\"start_ms\":%.4f,\"drain_ms\":%.4f,\"end_ms\":%.4f,\"open_cpu_ns\":%llu,"
-                   "\"start_cpu_ns\":%llu,\"proc_cpu_ns\":%llu,",
+                   "\"start_cpu_ns\":%llu,\"proc_cpu_ns\":%llu,\"plan_ranges\":%lld,"
+                   "\"plan_range_bytes\":%llu,\"plan_requests\":%llu,\"plan_sched_ns\":%llu,",
                 k ? "," : "", k + 1, run->ms, (long long)run->rows,
                 (unsigned long long)run->checksum, run->match ? "true" : "false",
                 (long long)en->fetch_budget, (unsigned long long)run->requests,
                 (unsigned long long)run->store_bytes, (unsigned long long)run->peak_rss,
                 (unsigned long long)run->consumer_cpu_ns, run->open_ms, run->start_ms,
                 run->drain_ms, run->end_ms, (unsigned long long)run->open_cpu_ns,
-                (unsigned long long)run->start_cpu_ns, (unsigned long long)run->proc_cpu_ns);
+                (unsigned long long)run->start_cpu_ns, (unsigned long long)run->proc_cpu_ns,
+                (long long)run->plan_ranges, (unsigned long long)run->plan_range_bytes,
+                (unsigned long long)run->plan_requests, (unsigned long long)run->plan_sched_ns);
         json_stats(f, &run->st);
         fputc('}', f);
     }

@@ -69,6 +69,13 @@ typedef struct bench_run {
     uint64_t peak_rss;              /* bytes: the process's high-water mark during the run */
     uint64_t ttfb_ns, bw;           /* the store's time to first byte (median) and bandwidth */
     uint64_t footer_bytes;          /* the file's footer: metadata, its length and magic */
+    int64_t plan_ranges;            /* --store: the disjoint ranges the scan's plan reads
+                                       (scan_plan_ranges) */
+    uint64_t plan_range_bytes;      /* their bytes */
+    uint64_t plan_requests;         /* the requests they make, touching ones merged within
+                                       the store's cap (io_sim_bound_ns) */
+    uint64_t plan_sched_ns;         /* their schedule on the store's connections from idle
+                                       (io_sim_bound_ns; 0 off a simulated store) */
     double open_ms, start_ms, drain_ms, end_ms; /* the run's phases: footer, parse; scan_start
                                        (plan, threads); batches; scan_free, close (serial:
                                        all but drain) */

@@ -128,6 +128,17 @@ int io_sim_wrap(struct io_file *f, const char *spec, char *err, size_t errlen);
  * bandwidth its connections reach together (min(bw, conns x conn_bw)). False when f is not
  * on a simulated store. */
 bool io_sim_model(const struct io_file *f, uint64_t *ttfb_ns, uint64_t *bytes_per_s);
+/* The time a simulated store f takes to serve the n ranges [off[i], off[i] + len[i]) (in file
+ * order, disjoint), requested at time 0 on connections and a pipe idle until then, as the
+ * store schedules requests (each on the connection that frees first: its first byte, then
+ * its transfer on it and through the pipe): touching ranges go as one request while it stays
+ * within the store's request cap (io_cost_max of its seeded model: ttfb x a connection's
+ * bandwidth, 5 MB on sim:ttfb=50ms), as io/ merges them; a hole is never read. *ns from the
+ * first request to the last byte (0 for n = 0), *requests how many were made. The bench's
+ * bound of a plan's ranges. 0, -EINVAL (f not on a simulated store: both 0) or -ENOMEM.
+ * Touches nothing of f's store. */
+int io_sim_bound_ns(const struct io_file *f, const uint64_t *off, const uint64_t *len,
+                    size_t n, uint64_t *ns, size_t *requests);
 
 /* store_http.c: the object of url (http://, https:// or s3://bucket/key) with its request
  * settings, before any request: its size is not known until its open request (the suffix

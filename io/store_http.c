@@ -496,13 +496,13 @@ uint64_t http_tail_take(const http_obj *o, uint64_t off, uint64_t len, uint8_t *
     return from - off;
 }
 
-/* One GET whatever parts says: the open's tail serves the footer, and a blocking read of
- * several ranges at once would need a multi handle here (not built). */
+/* The open's tail serves what it holds; the rest is one GET, or parallel GETs
+ * (store_http_parts.c) when parts > 1 and the cost model (io_cost_parts) still splits what
+ * the tail left: a footer longer than the tail, after the suffix GET gave its length. */
 static int http_read_sync(io_file_t *f, uint64_t off, void *buf, size_t len, uint32_t parts,
                           char *err, size_t errlen)
 {
     http_obj *o = f->be_file;
-    (void)parts;
     if (off > f->size_bytes || len > f->size_bytes - off) {
         if (err)
             snprintf(err, errlen, "%s: bytes [%" PRIu64 ", %" PRIu64 ") lie past the end (size %"
@@ -511,9 +511,17 @@ static int http_read_sync(io_file_t *f, uint64_t off, void *buf, size_t len, uin
     }
     len = http_tail_take(o, off, len, buf);
     if (len == 0) return 0;
-    http_xfer x = {.o = o, .f = f, .buf = buf, .off = off, .len = len};
+    if (parts > 1)
+        parts = io_cost_parts(&f->cost, len,
+                              atomic_load_explicit(&f->ranges_in_flight, memory_order_relaxed));
     char why[IO_WHY_MAX];
-    int rc = http_run_sync(o, &x, why, sizeof why);
+    int rc;
+    if (parts > 1) {
+        rc = http_read_parts(o, f, off, buf, len, parts, why, sizeof why);
+    } else {
+        http_xfer x = {.o = o, .f = f, .buf = buf, .off = off, .len = len};
+        rc = http_run_sync(o, &x, why, sizeof why);
+    }
     if (rc && err) snprintf(err, errlen, "%s: %s", f->name, why);
     return rc;
 }

@@ -116,6 +116,13 @@ uint64_t http_backoff_ns(int attempt, uint64_t rnd);
  * len when it holds none of it. */
 uint64_t http_tail_take(const http_obj *o, uint64_t off, uint64_t len, uint8_t *buf);
 
+/* store_http_parts.c: reads [off, off + len) of o's object into buf as n (2 ..
+ * IO_SPLIT_PARTS_MAX, at most len) parallel ranged GETs, each on its own connection, each
+ * retried as one GET is; blocking. 0, or the first part's failure with why naming its range
+ * and cause (-ENOMEM: why says so). */
+int http_read_parts(const http_obj *o, io_file_t *f, uint64_t off, uint8_t *buf, uint64_t len,
+                    uint32_t n, char *why, size_t whylen);
+
 /* Points easy handle h at x's request (range, callbacks, signing, TLS, timeouts) and resets
  * x's per-request state. */
 void http_xfer_prepare(CURL *h, http_xfer *x);

@@ -97,6 +97,27 @@ static uint64_t xfer_ns(uint64_t len, uint64_t bps)
     return t > UINT64_MAX / 4 ? UINT64_MAX / 4 : (uint64_t)t;
 }
 
+/* Places a request of len bytes made at now, its first byte ttfb after it starts, on the
+ * connections' free times conn_free[0 .. s->conns) and the pipe's *pipe_free (invariant 2):
+ * the connection that frees first (the lowest index of equals) takes it. Returns the time it
+ * completes. The store's schedule and io_sim_bound_ns's both. */
+static uint64_t sim_place(const sim_store *s, uint64_t *conn_free, uint64_t *pipe_free,
+                          uint64_t now, uint64_t ttfb, uint64_t len)
+{
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < s->conns; i++)
+        if (conn_free[i] < conn_free[best]) best = i;
+    uint64_t start = conn_free[best] > now ? conn_free[best] : now;
+    uint64_t first = start + ttfb;
+    uint64_t done = first + xfer_ns(len, s->conn_bw);
+    uint64_t pipe = (*pipe_free > first ? *pipe_free : first) + xfer_ns(len, s->bw);
+    assert(pipe >= *pipe_free && done >= conn_free[best]);
+    *pipe_free = pipe;
+    if (pipe > done) done = pipe;
+    conn_free[best] = done;
+    return done;
+}
+
 /* Reserves a connection and the pipe for a request made at now (invariant 2); returns the
  * time it completes and its time to first byte in *ttfb. */
 static uint64_t sim_schedule(sim_store *s, uint64_t now, uint64_t off, uint64_t len,
@@ -104,16 +125,7 @@ static uint64_t sim_schedule(sim_store *s, uint64_t now, uint64_t off, uint64_t 
 {
     *ttfb = sim_ttfb(s, off, len);
     pthread_mutex_lock(&s->mu);
-    uint32_t best = 0;
-    for (uint32_t i = 1; i < s->conns; i++)
-        if (s->conn_free[i] < s->conn_free[best]) best = i;
-    uint64_t start = s->conn_free[best] > now ? s->conn_free[best] : now;
-    uint64_t first = start + *ttfb;
-    uint64_t done = first + xfer_ns(len, s->conn_bw);
-    uint64_t pipe = (s->pipe_free > first ? s->pipe_free : first) + xfer_ns(len, s->bw);
-    s->pipe_free = pipe;
-    if (pipe > done) done = pipe;
-    s->conn_free[best] = done;
+    uint64_t done = sim_place(s, s->conn_free, &s->pipe_free, now, *ttfb, len);
     pthread_mutex_unlock(&s->mu);
     return done;
 }
@@ -334,6 +346,30 @@ bool io_sim_model(const io_file_t *f, uint64_t *ttfb_ns, uint64_t *bytes_per_s)
     unsigned __int128 all = (unsigned __int128)s->conn_bw * s->conns;
     *bytes_per_s = all < s->bw ? (uint64_t)all : s->bw;
     return true;
+}
+
+int io_sim_bound_ns(const io_file_t *f, const uint64_t *off, const uint64_t *len, size_t n,
+                    uint64_t *ns, size_t *requests)
+{
+    *ns = 0, *requests = 0;
+    if (f->be != &io_backend_sim) return -EINVAL;
+    const sim_store *s = f->be_file;
+    io_cost seed; /* the store's seeded model, as at open: its cap, not the run's EWMA's */
+    io_cost_seed(&seed, s->dist ? (uint64_t)(sim_q_ms[3] * 1e6) : s->ttfb_ns, s->conn_bw,
+                 s->conns);
+    uint64_t cap = io_cost_max(&seed), *conn_free = fail_calloc(s->conns, sizeof *conn_free);
+    uint64_t pipe_free = 0;
+    if (!conn_free) return -ENOMEM;
+    for (size_t i = 0, j; i < n; i = j) {
+        uint64_t at = off[i], bytes = len[i];
+        for (j = i + 1; j < n && off[j] == at + bytes && bytes + len[j] <= cap; j++)
+            bytes += len[j]; /* touching: one request, within the cap */
+        uint64_t done = sim_place(s, conn_free, &pipe_free, 0, sim_ttfb(s, at, bytes), bytes);
+        if (done > *ns) *ns = done;
+        (*requests)++;
+    }
+    free(conn_free);
+    return 0;
 }
 
 int io_sim_wrap(io_file_t *f, const char *spec, char *err, size_t errlen)

@@ -249,6 +249,18 @@ void scan_get_stats(scan_t *s, scan_stats *out);
 bool scan_finished(const scan_t *s);
 /* The --explain text (NUL-terminated; "" unless explain was set). */
 const char *scan_explain(const scan_t *s);
+/* A byte range of the file. */
+typedef struct scan_range {
+    uint64_t off, len;
+} scan_range;
+/* (scan_stats.c) The byte ranges s's plan reads: every piece of every slot of every unpruned
+ * split, in file order, overlapping ones merged (a dictionary the splits of a cut row group
+ * share; touching ones stay apart, for the caller to merge within its request cap). What a
+ * reader of only the plan's bytes must fetch, whatever its policy: a lazy one may fetch
+ * less (the pieces of splits its first conjunct empties). *out (malloc'd, the caller frees
+ * it; NULL when *n is 0) gets *n disjoint ranges. 0 or -ENOMEM. Any time between scan_start
+ * and scan_free. */
+int scan_plan_ranges(const scan_t *s, scan_range **out, int64_t *n);
 /* Projection descriptors. */
 const pq_column_desc *scan_proj_desc(const scan_t *s, int i);
 int scan_nproj(const scan_t *s);

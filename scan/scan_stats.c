@@ -1,8 +1,13 @@
 /* scan/scan_stats.c: a scan's statistics from its plan, its counters and its cores' io
- * counters (scan_impl.h), read by the driver (scan.c) at its end and for snapshots. */
+ * counters (scan_impl.h), read by the driver (scan.c) at its end and for snapshots; and the
+ * byte ranges its plan reads (scan_plan_ranges, for the bench's bound on a store). */
 #include <assert.h>
+#include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "common/fail.h"
 
 #include "scan/scan_impl.h"
 
@@ -74,4 +79,42 @@ void scan_io_sum(scan_t *s, io_counters_t *sum)
         io_counters_add(sum, &s->cores[c].io_snap);
         pthread_mutex_unlock(&s->cores[c].snap_mu);
     }
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+    const scan_range *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off ? 1 : 0;
+}
+
+int scan_plan_ranges(const scan_t *s, scan_range **out, int64_t *n)
+{
+    const scan_plan *p = &s->plan;
+    int64_t cap = 0, m = 0;
+    for (int i = 0; i < p->nsplits; i++)
+        for (int k = 0; !p->splits[i].pruned && k < p->nneed; k++)
+            cap += p->splits[i].cols[k].npieces;
+    *out = NULL, *n = 0;
+    if (cap == 0) return 0;
+    scan_range *r = fail_malloc((size_t)cap * sizeof *r);
+    if (!r) return -ENOMEM;
+    for (int i = 0; i < p->nsplits; i++)
+        for (int k = 0; !p->splits[i].pruned && k < p->nneed; k++)
+            for (int q = 0; q < p->splits[i].cols[k].npieces; q++) {
+                const scan_piece *pc = &p->splits[i].cols[k].pieces[q];
+                if (pc->len) r[m++] = (scan_range){.off = pc->off, .len = pc->len};
+            }
+    assert(m <= cap);
+    qsort(r, (size_t)m, sizeof *r, range_cmp);
+    int64_t w = 0;
+    for (int64_t i = 0; i < m; i++) {
+        if (w > 0 && r[i].off < r[w - 1].off + r[w - 1].len) { /* overlaps */
+            uint64_t end = r[i].off + r[i].len;
+            if (end > r[w - 1].off + r[w - 1].len) r[w - 1].len = end - r[w - 1].off;
+            continue;
+        }
+        r[w++] = r[i];
+    }
+    *out = r, *n = w;
+    return 0;
 }

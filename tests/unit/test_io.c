@@ -740,6 +740,52 @@ static void sim_sync(void)
     io_file_close(f);
 }
 
+/* io_sim_bound_ns schedules as the store does, from idle connections, on hand-computed
+ * cases (10 ms to first byte, 50 MB/s a connection, 100 MB/s through the pipe; 1 MB takes
+ * 20 ms on a connection, 10 ms of the pipe): 3 ranges of 1 MB on 2 connections finish at 30,
+ * 30 (the second waits for the pipe until 30) and 60 ms (the third takes connection 0 at 30,
+ * its first byte at 40, its transfer until 60); on 4 connections 4 of them are pipe-bound
+ * (20, 30, 40, 50 ms); 0.5 MB then 2 MB on 2 connections end at 20 and 50 ms (its own
+ * connection, not the pipe's 35). Touching ranges merge within the cap (10 ms x 50 MB/s =
+ * 500,000 bytes): three of 200,000 from 0 are a request of 400,000 (8 ms on its connection:
+ * 18 ms) and one of 200,000 (16 ms: the pipe's 14 + 2). The store's own schedule is
+ * untouched. */
+static void sim_bound(void)
+{
+    static const char *const spec = "sim:ttfb=10ms,bw=100MB/s,conn_bw=50MB/s,conns=2,seed=7";
+    static const struct {
+        const char *spec;
+        int n;
+        uint64_t off[4], len[4], ns, requests;
+    } cases[] = {
+        {NULL, 3, {0, 2000000, 4000000}, {1000000, 1000000, 1000000}, 60000000, 3},
+        {"sim:ttfb=10ms,bw=100MB/s,conn_bw=50MB/s,conns=4,seed=7", 4,
+         {0, 2000000, 4000000, 6000000}, {1000000, 1000000, 1000000, 1000000}, 50000000, 4},
+        {NULL, 2, {0, 2000000}, {500000, 2000000}, 50000000, 2},
+        {NULL, 3, {0, 200000, 400000}, {200000, 200000, 200000}, 18000000, 2},
+        {NULL, 0, {0}, {0}, 0, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        io_file_t *f = sim_file_of(cases[k].spec ? cases[k].spec : spec);
+        if (!f) return;
+        for (int twice = 0; twice < 2; twice++) { /* the store's connections were not moved */
+            uint64_t ns = 1;
+            size_t req = 1;
+            CHECK_EQ_I64(io_sim_bound_ns(f, cases[k].off, cases[k].len, (size_t)cases[k].n, &ns,
+                                         &req), 0);
+            CHECK_EQ_I64(ns, cases[k].ns);
+            CHECK_EQ_I64(req, cases[k].requests);
+        }
+        CHECK_EQ_I64(atomic_load(&f->requests), 0);
+        io_file_close(f);
+    }
+    uint64_t off = 0, len = 1000, ns = 1;
+    size_t req = 1;
+    CHECK_EQ_I64(io_sim_bound_ns(g_file, &off, &len, 1, &ns, &req), -EINVAL);
+    CHECK_EQ_I64(ns, 0);
+    CHECK_EQ_I64(req, 0);
+}
+
 /* A metadata read of a MiB on a store with a fixed first byte and idle connections goes as
  * parallel requests of at least IO_SPLIT_PART_MIN (one a connection, at most 8), their bytes
  * the read's; with drawn first bytes (the read would wait for the slowest) or one connection
@@ -911,6 +957,7 @@ int main(void)
     RUN(sim_cancel);
     RUN(sim_sync);
     RUN(sim_sync_split);
+    RUN(sim_bound);
     RUN(sim_sync_busy);
     RUN(sim_spec_errors);
     RUN(cost_model);
