@@ -287,8 +287,8 @@ typedef struct ringscan_chunk_info {
 
 /* The chunk of column c in row group g. Its statistics are column c's, decoded by
  * ringscan_file_stats on first ask: when they are malformed in any row group, returns that
- * status (RINGSCAN_EFORMAT; ringscan_file_stats gives the message) with out filled and its
- * stats zeroed. */
+ * status (RINGSCAN_EFORMAT; ringscan_file_stats gives the message), or -ENOMEM when the
+ * decode ran out of memory, with out filled and its stats zeroed. */
 RINGSCAN_API int ringscan_file_chunk(const ringscan_file *f, int g, int c, ringscan_chunk_info *out);
 
 /* Decodes the statistics of column c (-1: every column) in every row group, once. A footer's

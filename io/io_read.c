@@ -6,12 +6,14 @@
  * hook), io_range.c (a submitted request dropped, ranges cancelled on close) and io_ctx.c.
  * Invariants:
  *  1. A request's future is completed here only by io_ctx_free (pending requests fail with
- *     -ECANCELED); otherwise by io_flush.c (-ENOMEM before submission) or by its range's
- *     delivery (io_range.c), exactly once either way.
+ *     -ECANCELED) or at once for a request inside the kept bytes (invariant 4); otherwise by
+ *     io_flush.c (-ENOMEM before submission) or by its range's delivery (io_range.c),
+ *     exactly once either way.
  *  2. A request dropped before submission is unlinked and freed at once and never read; one
  *     dropped after submission leaves its range, which is cancelled once it has no member.
- *  3. Each io_read either returns a completed future (len 0, over a limit) or links exactly
- *     one REGISTERED request on the pending list and counts it live.
+ *  3. Each io_read either returns a completed future (len 0, over a limit, inside the kept
+ *     bytes: invariant 4) or links exactly one REGISTERED request on the pending list and
+ *     counts it live.
  *  4. A request inside its file's kept bytes (io.h invariant 5) is made DONE at once, on no
  *     list and in no range, counted live until its future dies (so the context outlives the
  *     view it hands out); when it dies its bytes are counted used and kept if it was wanted,

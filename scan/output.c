@@ -132,7 +132,8 @@ void scan_out_claimed(scan_out *o, int split)
 
 bool scan_out_behind(scan_out *o, uint64_t bytes)
 {
-    if (atomic_load_explicit(&o->waiting, memory_order_relaxed) < bytes) return false;
+    uint64_t waiting = atomic_load_explicit(&o->waiting, memory_order_relaxed);
+    if (waiting == 0 || waiting < bytes) return false; /* nothing to take: never behind */
     if (!o->ordered) return true;
     int next = atomic_load(&o->next_needed);
     return next >= o->nsplits || atomic_load(&o->claimed[next]);

@@ -58,8 +58,8 @@ int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts, int tasks_per
 void scan_out_free(scan_out *o);
 /* Split was claimed by a task (before it waits for the window). Core side, lock-free. */
 void scan_out_claimed(scan_out *o, int split);
-/* Whether at least bytes of pushed batches wait for the consumer, and it can free them
- * without any further split claimed (invariant 4). Lock-free. */
+/* Whether at least bytes (and at least one byte) of pushed batches wait for the consumer,
+ * and it can free them without any further split claimed (invariant 4). Lock-free. */
 bool scan_out_behind(scan_out *o, uint64_t bytes);
 /* Hands split's batch to the consumer (takes ownership of b, which is left empty); b->held
  * (its bytes, scan_batch_bytes) counts in o->held until the consumer takes it. */

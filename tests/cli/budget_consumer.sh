@@ -7,6 +7,7 @@
 # budget plus two splits' batches a core. Before invariant 8 the cores' base tasks filled
 # the output window (two splits per task, 64 a core) with batches nobody took: 60 MB here
 # under an 8 MiB budget (sf=10, 256 MiB: peak RSS 2.5 GB). Rows equal the local scan's.
+# A budget of 1 or 3 bytes still ends (unordered), with the local scan's checksum.
 # Run by tests/run.sh with $RINGSCAN = the binary and cwd = the project root.
 # Last line: "budget_consumer: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
@@ -33,5 +34,15 @@ for order in --ordered --unordered; do
     check '[ "$got" = "$want" ]' "$order: $got lines, want $want ($(head -c 300 "$dir/err"))"
     check '[ -n "$peak" ] && [ "$peak" -gt 0 ] && [ "$peak" -le "$bound" ]' \
         "$order: budget_peak ${peak:-none}, want <= $bound (budget $budget)"
+done
+# A budget under 4 bytes: a quarter of it is 0, and the consumer is behind only when some
+# batch waits (a base task waiting for "0 bytes behind" with nothing to take hung the scan).
+plain=$("$R" scan "$f" --format checksum)
+for b in 1 3; do
+    got=$(timeout 120 "$R" scan "$f" --unordered --format checksum --threads 2 \
+        --store sim:ttfb=1ms,bw=5GB/s --fetch-budget $b 2>"$dir/err")
+    rc=$?
+    check '[ $rc -eq 0 ] && [ "$got" = "$plain" ]' \
+        "--fetch-budget $b --unordered: exit $rc, '$got', want '$plain' ($(head -c 200 "$dir/err"))"
 done
 summary budget_consumer
