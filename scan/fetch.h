@@ -80,6 +80,7 @@ typedef struct scan_budget {
                                    decoded columns' capacity (working set) and their batch */
     _Atomic uint64_t last;     /* the last split's reservation: the next one's guess */
     uint64_t seed16;           /* decoded bytes per byte read, x16, before any split finished */
+    uint64_t kept_off, kept_len; /* the file's kept bytes (io_file_t.kept): no fetch */
     int tasks;                 /* split tasks per core (base + read-ahead) */
     int base;                  /* ranks below it never wait (fetch_budget.c invariant 1) */
 } scan_budget;
@@ -131,17 +132,19 @@ void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic i
  * reads (its pieces over nslots slots) at the ratio finished splits showed (before any,
  * twice the needed chunks' uncompressed / compressed sizes, within [1x, 8x]). Its reads are
  * not counted here: io/ counts them in held from their issue (fetch_budget.c invariant 5).
- * With a budget and read-ahead only (else 0). Sets *in to the bytes read, counted in pending
- * until scan_budget_unreserve. With reach (NULL: every slot is decoded), a slot's pieces count at
+ * With a budget and read-ahead only (else 0). Sets *in to the bytes read and *fetch to those
+ * of them outside the file's kept bytes (io_file_t.kept: served without a read, counted in
+ * held once already), counted in pending until scan_budget_unreserve. With reach (NULL: every slot is decoded), a slot's pieces count at
  * the chance reach[slot_pos[slot]] that the split decodes it (scan_policy_reach): a chain whose
  * first conjunct kills most splits reserves for what they decode, not for every column.
  * Thread-safe. */
 uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, uint64_t *in,
-                             const double *reach, const int *slot_pos);
-/* At the split's end: drops its reservation n and its reads in (as scan_budget_reserve set
- * them), and when the split ran to its end (ok) learns from in bytes read -> out bytes held
+                             uint64_t *fetch, const double *reach, const int *slot_pos);
+/* At the split's end: drops its reservation n and its reads to fetch (as
+ * scan_budget_reserve set them), and when the split ran to its end (ok) learns from in bytes read -> out bytes held
  * decoded (the larger of its decoded columns' capacity and its batch). */
-void scan_budget_unreserve(scan_budget *b, uint64_t n, uint64_t in, bool ok, uint64_t out);
+void scan_budget_unreserve(scan_budget *b, uint64_t n, uint64_t in, uint64_t fetch, bool ok,
+                           uint64_t out);
 /* After a split ended (its bytes released): wakes waiting read-ahead tasks. */
 void scan_budget_released(scan_budget *b, exec_event *ev);
 /* Task rank left its loop: a base task's leaving ends every wait (fetch_budget.c inv. 4). */

@@ -57,7 +57,8 @@
  *     and pool bounds of invariant 5 stay per scan: a file's are 1/split of a lone scan's,
  *     so the files' reads in flight stay within limit / 2 between them.
  *  7. A gated task is admitted against held plus pending: the bytes every running split
- *     reserved to read (scan_budget_reserve's in), from its reservation to its end. io/
+ *     reserved to fetch (scan_budget_reserve's fetch: its reads outside the file's kept
+ *     bytes, which held counts once already), from its reservation to its end. io/
  *     counts a read in held only from its issue, so without pending the splits admitted
  *     while held was low issued their reads after the check and held passed the limit by up
  *     to io/'s half of it (sf=10 lineitem, every column, 256 MiB: budget_peak 360-413 MB,
@@ -187,6 +188,7 @@ void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit, scan_bu
     atomic_store(&b->last, 0);
     b->seed16 = budget_seed16(p);
     if (!share) io_held_add(b->hp, b->pp, p->f->file->kept_len); /* invariant 5 */
+    b->kept_off = p->f->file->kept_off, b->kept_len = p->f->file->kept_len; /* invariant 7 */
     bool ahead = p->f->file->be->remote && b->limit > 0;
     b->tasks = SCAN_TASKS_PER_CORE + (ahead ? SCAN_TASKS_AHEAD : 0);
     b->base = ahead ? 1 : b->tasks;
@@ -262,17 +264,30 @@ void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic i
     atomic_fetch_sub(&b->waiting, 1);
 }
 
-uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, uint64_t *in,
-                             const double *reach, const int *slot_pos)
+/* The bytes of piece p inside the file's kept bytes. */
+static uint64_t kept_overlap(const scan_budget *b, const scan_piece *p)
 {
-    *in = 0;
+    uint64_t lo = p->off > b->kept_off ? p->off : b->kept_off;
+    uint64_t end = p->off + p->len, kend = b->kept_off + b->kept_len; /* both within the file */
+    uint64_t hi = end < kend ? end : kend;
+    return hi > lo ? hi - lo : 0;
+}
+
+uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, uint64_t *in,
+                             uint64_t *fetch, const double *reach, const int *slot_pos)
+{
+    *in = 0, *fetch = 0;
     if (b->limit == 0 || b->base == b->tasks || sp->pruned) return 0;
     for (int c = 0; c < nslots; c++) {
-        uint64_t len = 0;
-        for (int k = 0; k < sp->cols[c].npieces; k++) len += sp->cols[c].pieces[k].len;
+        uint64_t len = 0, kept = 0;
+        for (int k = 0; k < sp->cols[c].npieces; k++) {
+            len += sp->cols[c].pieces[k].len;
+            kept += kept_overlap(b, &sp->cols[c].pieces[k]);
+        }
         double w = reach ? reach[slot_pos[c]] : 1.0;
-        assert(w >= 0.0 && w <= 1.0);
+        assert(w >= 0.0 && w <= 1.0 && kept <= len);
         *in += (uint64_t)((double)len * w); /* len is below the file's size: exact enough */
+        *fetch += (uint64_t)((double)(len - kept) * w);
     }
     uint64_t seen_in = atomic_load_explicit(&b->read_in, memory_order_relaxed);
     uint64_t seen_out = atomic_load_explicit(&b->out_bytes, memory_order_relaxed);
@@ -282,17 +297,18 @@ uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, u
     uint64_t n = out; /* its reads count in io/ once issued (invariant 5), in pending until
                          the split ends (invariant 7) */
     io_held_add(b->hp, b->pp, n);
-    atomic_fetch_add_explicit(b->qp, *in, memory_order_relaxed);
+    atomic_fetch_add_explicit(b->qp, *fetch, memory_order_relaxed);
     atomic_store_explicit(&b->last, n + *in, memory_order_relaxed); /* what it adds to both */
     return n;
 }
 
-void scan_budget_unreserve(scan_budget *b, uint64_t n, uint64_t in, bool ok, uint64_t out)
+void scan_budget_unreserve(scan_budget *b, uint64_t n, uint64_t in, uint64_t fetch, bool ok,
+                           uint64_t out)
 {
-    assert(atomic_load_explicit(b->hp, memory_order_relaxed) >= n);
-    assert(atomic_load_explicit(b->qp, memory_order_relaxed) >= in);
+    assert(atomic_load_explicit(b->hp, memory_order_relaxed) >= n && fetch <= in);
+    assert(atomic_load_explicit(b->qp, memory_order_relaxed) >= fetch);
     atomic_fetch_sub_explicit(b->hp, n, memory_order_relaxed);
-    atomic_fetch_sub_explicit(b->qp, in, memory_order_relaxed);
+    atomic_fetch_sub_explicit(b->qp, fetch, memory_order_relaxed);
     if (n == 0 || !ok) return;
     atomic_fetch_add_explicit(&b->read_in, in, memory_order_relaxed);
     atomic_fetch_add_explicit(&b->out_bytes, out, memory_order_relaxed);

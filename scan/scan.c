@@ -133,10 +133,11 @@ static bool run_split(scan_t *s, int core, int i, int unit)
     double reach[FLT_MAX_PREDS + 1];
     const int *slot_pos = NULL;
     bool weigh = scan_policy_reach(&s->pol, reach, &slot_pos);
-    uint64_t in = 0, reserved = scan_budget_reserve(&s->fetch.budget, sp, s->plan.nneed, &in,
+    uint64_t in = 0, fetch = 0;
+    uint64_t reserved = scan_budget_reserve(&s->fetch.budget, sp, s->plan.nneed, &in, &fetch,
                                                     weigh ? reach : NULL, slot_pos);
     if (!wait_window(s, core, sp, place)) {
-        scan_budget_unreserve(&s->fetch.budget, reserved, in, false, 0);
+        scan_budget_unreserve(&s->fetch.budget, reserved, in, fetch, false, 0);
         scan_fetch_split_done(&s->fetch, unit);
         return false;
     }
@@ -154,7 +155,8 @@ static bool run_split(scan_t *s, int core, int i, int unit)
     if (!sp->pruned) scan_policy_split_done(&s->pol);
     b.held = rc ? 0 : scan_batch_bytes(&b); /* counted in the budget until consumed */
     uint64_t work = s->cores[core].task.last_work; /* what the split held while it ran */
-    scan_budget_unreserve(&s->fetch.budget, reserved, in, rc == 0, work > b.held ? work : b.held);
+    scan_budget_unreserve(&s->fetch.budget, reserved, in, fetch, rc == 0,
+                          work > b.held ? work : b.held);
     scan_fetch_split_done(&s->fetch, unit);
     if (!sp->pruned) publish_io(s, core);
     scan_out_push(&s->out, i, &b);

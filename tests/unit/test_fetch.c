@@ -1298,14 +1298,15 @@ static void test_budget_share(void)
     a.hp = b.hp = &sh.held, a.pp = b.pp = &sh.peak, a.qp = b.qp = &sh.pending;
     scan_budget_share_footer(&sh, 50);
     CHECK_EQ_I64((int64_t)atomic_load(&sh.footer_bytes), 50);
-    uint64_t in = 0, n = scan_budget_reserve(&a, &sp, 1, &in, NULL, NULL); /* 50 read, 8x */
+    uint64_t in = 0, fetch = 0;
+    uint64_t n = scan_budget_reserve(&a, &sp, 1, &in, &fetch, NULL, NULL); /* 50 read, 8x */
     CHECK_EQ_I64((int64_t)n, 400);
     CHECK_EQ_I64((int64_t)atomic_load(&sh.held), 450);
     CHECK_EQ_I64((int64_t)atomic_load(&sh.pending), 50); /* its reads, not issued yet */
     atomic_store(&b.last, 500);
     CHECK(!scan_budget_room(&b)); /* 450 held + 50 to read by the other file + 500 */
     CHECK(scan_budget_room(&a)); /* a's own guess is 400 + 50: 950 < 1000 */
-    scan_budget_unreserve(&a, n, in, true, 400);
+    scan_budget_unreserve(&a, n, in, fetch, true, 400);
     CHECK_EQ_I64((int64_t)atomic_load(&sh.pending), 0);
     scan_budget_share_footer(&sh, -50);
     CHECK_EQ_I64((int64_t)atomic_load(&sh.held), 0);
@@ -1330,28 +1331,28 @@ static void test_budget_reserve(void)
     atomic_store(&b.pending, 0);
     atomic_store(&b.read_in, 0);
     atomic_store(&b.out_bytes, 0);
-    uint64_t in = 0, n = scan_budget_reserve(&b, &sp, 2, &in, NULL, NULL);
+    uint64_t in = 0, fetch = 0, n = scan_budget_reserve(&b, &sp, 2, &in, &fetch, NULL, NULL);
     CHECK_EQ_I64((int64_t)in, 150);
     CHECK_EQ_I64((int64_t)n, 150 * 8);
     CHECK_EQ_I64((int64_t)atomic_load(&b.held), 150 * 8);
     CHECK_EQ_I64((int64_t)atomic_load(&b.pending), 150); /* its reads count from now */
     CHECK_EQ_I64((int64_t)atomic_load(&b.last), 150 * 8 + 150); /* what it added to both */
     atomic_store(&b.held, atomic_load(&b.held) + 200); /* its reads issued: io/'s count */
-    scan_budget_unreserve(&b, n, in, true, 300); /* its working set: twice what it read */
+    scan_budget_unreserve(&b, n, in, fetch, true, 300); /* its working set: twice what it read */
     CHECK_EQ_I64((int64_t)atomic_load(&b.held), 200);
     atomic_store(&b.held, 0); /* its reads released */
     CHECK_EQ_I64((int64_t)atomic_load(&b.pending), 0);
-    n = scan_budget_reserve(&b, &sp, 2, &in, NULL, NULL);
+    n = scan_budget_reserve(&b, &sp, 2, &in, &fetch, NULL, NULL);
     CHECK_EQ_I64((int64_t)n, 300);
     CHECK_EQ_I64((int64_t)atomic_load(&b.last), 300 + 150);
-    scan_budget_unreserve(&b, n, in, false, 0); /* a split that stopped early teaches nothing */
+    scan_budget_unreserve(&b, n, in, fetch, false, 0); /* stopped early: teaches nothing */
     CHECK_EQ_I64((int64_t)atomic_load(&b.read_in), 150);
     CHECK_EQ_I64((int64_t)atomic_load(&b.pending), 0); /* given back all the same */
     sp.pruned = true;
-    CHECK_EQ_I64((int64_t)scan_budget_reserve(&b, &sp, 2, &in, NULL, NULL), 0);
+    CHECK_EQ_I64((int64_t)scan_budget_reserve(&b, &sp, 2, &in, &fetch, NULL, NULL), 0);
     sp.pruned = false;
     b.base = b.tasks; /* a local file: no read-ahead, nothing reserved */
-    CHECK_EQ_I64((int64_t)scan_budget_reserve(&b, &sp, 2, &in, NULL, NULL), 0);
+    CHECK_EQ_I64((int64_t)scan_budget_reserve(&b, &sp, 2, &in, &fetch, NULL, NULL), 0);
     CHECK_EQ_I64((int64_t)atomic_load(&b.held), 0);
     /* weighed by the chance each slot is decoded: slot 0 at chain position 0 (always), slot 1
      * read by the projection (position 1), reached by a tenth of the splits */
@@ -1360,11 +1361,20 @@ static void test_budget_reserve(void)
     atomic_store(&b.out_bytes, 0);
     const double reach[2] = {1.0, 0.1};
     const int slot_pos[2] = {0, 1};
-    n = scan_budget_reserve(&b, &sp, 2, &in, reach, slot_pos);
+    n = scan_budget_reserve(&b, &sp, 2, &in, &fetch, reach, slot_pos);
     CHECK_EQ_I64((int64_t)in, 100 + 5);
     CHECK_EQ_I64((int64_t)n, 105 * 8);
-    scan_budget_unreserve(&b, n, in, true, 0);
+    scan_budget_unreserve(&b, n, in, fetch, true, 0);
     CHECK_EQ_I64((int64_t)atomic_load(&b.held), 0);
+    CHECK_EQ_I64((int64_t)atomic_load(&b.pending), 0);
+    /* bytes the file keeps from its footer's tail are served without a fetch: not pending
+     * (held counts them once already), still read for the decoded estimate */
+    b.kept_off = 520, b.kept_len = 1000; /* piece 1's last 30 bytes */
+    n = scan_budget_reserve(&b, &sp, 2, &in, &fetch, NULL, NULL);
+    CHECK_EQ_I64((int64_t)in, 150);
+    CHECK_EQ_I64((int64_t)fetch, 120);
+    CHECK_EQ_I64((int64_t)atomic_load(&b.pending), 120);
+    scan_budget_unreserve(&b, n, in, fetch, false, 0);
     CHECK_EQ_I64((int64_t)atomic_load(&b.pending), 0);
 }
 
