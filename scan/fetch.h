@@ -134,15 +134,17 @@ void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic i
  * not counted here: io/ counts them in held from their issue (fetch_budget.c invariant 5).
  * With a budget and read-ahead only (else 0). Sets *in to the bytes read and *fetch to those
  * of them outside the file's kept bytes (io_file_t.kept: served without a read, counted in
- * held once already), counted in pending until scan_budget_unreserve. With reach (NULL: every slot is decoded), a slot's pieces count at
- * the chance reach[slot_pos[slot]] that the split decodes it (scan_policy_reach): a chain whose
- * first conjunct kills most splits reserves for what they decode, not for every column.
+ * held once already), counted in pending until scan_budget_unreserve. With reach (NULL:
+ * every slot is decoded), a slot's pieces count at the chance reach[slot_pos[slot]] that
+ * the split decodes it (scan_policy_reach): a chain whose first conjunct kills most splits
+ * reserves for what they decode, not for every column.
  * Thread-safe. */
 uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, uint64_t *in,
                              uint64_t *fetch, const double *reach, const int *slot_pos);
 /* At the split's end: drops its reservation n and its reads to fetch (as
- * scan_budget_reserve set them), and when the split ran to its end (ok) learns from in bytes read -> out bytes held
- * decoded (the larger of its decoded columns' capacity and its batch). */
+ * scan_budget_reserve set them), and when the split ran to its end (ok) learns from in
+ * bytes read -> out bytes held decoded (the larger of its decoded columns' capacity and its
+ * batch). */
 void scan_budget_unreserve(scan_budget *b, uint64_t n, uint64_t in, uint64_t fetch, bool ok,
                            uint64_t out);
 /* After a split ended (its bytes released): wakes waiting read-ahead tasks. */

@@ -26,11 +26,12 @@
  *  4. No wait outlives the work: once a base task left its loop (no split left for its core,
  *     the limit reached, the scan stopped), closed is set, and a gated task of a core with
  *     no split running is admitted as a base task would be (invariant 8) and goes on to
- *     claim (and finds nothing, or a steal). Bytes a core holds until its end (units a thief still holds) can then never
- *     keep its own tasks waiting. A core with a split running still waits for room: its
- *     split's end wakes it. (Every gated task went on once closed before: the base task of
- *     a core whose runs were done left early, and the other core's 31 gated tasks then stole
- *     splits past the budget: 22 splits running, budget_peak 55 MB under 8 MiB.)
+ *     claim (and finds nothing, or a steal). Bytes a core holds until its end (units a
+ *     thief still holds) can then never keep its own tasks waiting. A core with a split
+ *     running still waits for room: its split's end wakes it. (Every gated task went on
+ *     once closed before: the base task of a core whose runs were done left early, and the
+ *     other core's 31 gated tasks then stole splits past the budget: 22 splits running,
+ *     budget_peak 55 MB under 8 MiB.)
  *  5. held counts, without counting anything twice, what a budgeted remote scan keeps
  *     resident: read buffers in flight or buffered, with the holes and the run read ahead
  *     they cover (io/ counts them from their issue), idle pooled read buffers (io.h
@@ -68,10 +69,10 @@
  *     quarter of the limit is batches waiting for the consumer that it can free without
  *     another split claimed (behind: output.h invariant 4), the base task waits for it too
  *     (the read-ahead tasks start splits while there is room: a base task waiting then costs
- *     nothing); the consumer's take signals the scan's event. Without it a consumer slower than the cores let the
- *     base tasks fill the output window (two splits per task, 64 per core on a remote
- *     store) with batches nobody took: sf=10 lineitem, every column, as CSV into a reader of
- *     ~100 MB/s: peak RSS 2.5 GB under the 256 MiB budget. */
+ *     nothing); the consumer's take signals the scan's event. Without it a consumer slower
+ *     than the cores let the base tasks fill the output window (two splits per task, 64 per
+ *     core on a remote store) with batches nobody took: sf=10 lineitem, every column, as CSV
+ *     into a reader of ~100 MB/s: peak RSS 2.5 GB under the 256 MiB budget. */
 #include <assert.h>
 
 #include "scan/fetch.h"
@@ -240,7 +241,6 @@ static bool consumer_behind(scan_budget *b)
            b->behind(b->behind_ctx, b->limit / 4);
 }
 
-
 static bool admitted(void *ctx)
 {
     budget_wait *w = ctx;
@@ -298,7 +298,7 @@ uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, u
                          the split ends (invariant 7) */
     io_held_add(b->hp, b->pp, n);
     atomic_fetch_add_explicit(b->qp, *fetch, memory_order_relaxed);
-    atomic_store_explicit(&b->last, n + *in, memory_order_relaxed); /* what it adds to both */
+    atomic_store_explicit(&b->last, n + *in, memory_order_relaxed); /* decoded and read */
     return n;
 }
 
