@@ -114,7 +114,8 @@ void bench_report_store(const bench_ctx *c)
     printf("\nstore %s, fetch budget %lld bytes (entries '/off': budget 0, no read-ahead)\n",
            c->o.store, (long long)c->o.fetch_budget);
     printf("  requests: to the store, metadata included | MB_fetched: bytes they returned | "
-           "RSS: peak resident MB\n"
+           "RSS: peak resident MB (the process's: past its first entry it includes what the "
+           "allocator keeps committed from earlier scans)\n"
            "  bound: 2 round trips + needed bytes / bandwidth, connections not counted (the "
            "issue's)\n"
            "  b_conn: the footer's round trip + the plan's ranges (touching ones merged within the "
