@@ -338,11 +338,26 @@ static int sim_parse(const char *spec, sim_spec *p, char *err, size_t errlen)
     return 0;
 }
 
+/* The first-byte time the store's model starts from: the median of the table, or the fixed
+ * time. */
+static uint64_t sim_typical_ttfb(const sim_store *s)
+{
+    return s->dist ? (uint64_t)(sim_q_ms[3] * 1e6) : s->ttfb_ns;
+}
+
+/* The cost model the store's file starts from (what the spec says); drawn first bytes: a few
+ * parallel requests wait for the slowest, about the p90. */
+static void sim_seed(io_cost *c, const sim_store *s)
+{
+    io_cost_seed(c, sim_typical_ttfb(s), s->conn_bw, s->conns);
+    if (s->dist) c->ttfb_spread_ns = (uint64_t)((sim_q_ms[5] - sim_q_ms[3]) * 1e6);
+}
+
 bool io_sim_model(const io_file_t *f, uint64_t *ttfb_ns, uint64_t *bytes_per_s)
 {
     if (f->be != &io_backend_sim) return false;
     const sim_store *s = f->be_file;
-    *ttfb_ns = s->dist ? (uint64_t)(sim_q_ms[3] * 1e6) : s->ttfb_ns;
+    *ttfb_ns = sim_typical_ttfb(s);
     unsigned __int128 all = (unsigned __int128)s->conn_bw * s->conns;
     *bytes_per_s = all < s->bw ? (uint64_t)all : s->bw;
     return true;
@@ -355,8 +370,7 @@ int io_sim_bound_ns(const io_file_t *f, const uint64_t *off, const uint64_t *len
     if (f->be != &io_backend_sim) return -EINVAL;
     const sim_store *s = f->be_file;
     io_cost seed; /* the store's seeded model, as at open: its cap, not the run's EWMA's */
-    io_cost_seed(&seed, s->dist ? (uint64_t)(sim_q_ms[3] * 1e6) : s->ttfb_ns, s->conn_bw,
-                 s->conns);
+    sim_seed(&seed, s);
     uint64_t cap = io_cost_max(&seed), *conn_free = fail_calloc(s->conns, sizeof *conn_free);
     uint64_t pipe_free = 0;
     if (!conn_free) return -ENOMEM;
@@ -390,9 +404,6 @@ int io_sim_wrap(io_file_t *f, const char *spec, char *err, size_t errlen)
     pthread_mutex_init(&s->mu, NULL);
     f->be = &io_backend_sim;
     f->be_file = s;
-    /* the model starts from what the spec says: the median of the table, or the fixed time */
-    io_cost_seed(&f->cost, p.dist ? 32000000 : p.ttfb, p.conn_bw, (uint32_t)p.conns);
-    /* drawn first bytes: a few parallel requests wait for the slowest, about the p90 */
-    if (p.dist) f->cost.ttfb_spread_ns = (uint64_t)((sim_q_ms[5] - sim_q_ms[3]) * 1e6);
+    sim_seed(&f->cost, s);
     return 0;
 }
