@@ -68,10 +68,12 @@ void io_ctx_free(io_ctx_t *ctx)
     io_pool_release(ctx); /* while the scan that counts its bytes (pool_held) is alive */
     ctx->guard++;
     exec_hook_remove(ctx->e, io_flush, ctx);
-    if (ctx->stall_timer) { /* dropping it cancels the timer: its callback never runs */
+    if (ctx->stall_timer) { /* fired or not, its callback may be queued: withdrawn first */
         fut_t *t = ctx->stall_timer;
+        fut_on_ready_cancel(ctx->stall_reg);
         ctx->stall_timer = NULL;
-        fut_unref(t);
+        ctx->stall_reg = NULL;
+        fut_unref(t); /* pending: the timer is cancelled */
     }
     while (ctx->phead) { /* still referenced by someone: fail, hooks clear themselves */
         io_req *r = ctx->phead;
