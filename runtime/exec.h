@@ -4,8 +4,10 @@
  * Owns: the executor threads and their loop, the rings, the pread fallback, the inbox queues
  * and wakeups (IORING_OP_MSG_RING, eventfd fallback), the timer heaps, clean shutdown.
  * Loop of one core: run inbox messages -> fire due timers -> run up to run_batch_max ready
- * sched items -> flush hooks (io/ submits wanted reads) -> submit and reap (or run preads)
- * -> run completion callbacks -> wake exec_yield() waiters -> sleep when nothing is ready.
+ * sched items (fewer when a message arrives meanwhile: after the item that is running, the
+ * iteration goes on to its end and the next serves the message) -> flush hooks (io/ submits
+ * wanted reads) -> submit and reap (or run preads) -> run completion callbacks -> wake
+ * exec_yield() waiters -> sleep when nothing is ready.
  * Invariants:
  *  1. Everything of a core (ring, sched, futures, timers, ops) is touched only by its thread;
  *     the only cross-thread entry points are exec_post/exec_group_spawn (bounded MPSC inbox)
@@ -58,7 +60,8 @@ typedef struct exec_opts {
     bool pin;                 /* pin thread i to the i-th allowed CPU (modulo their count) */
     exec_io_backend io_backend;
     unsigned queue_depth;     /* SQ entries per ring (0 = 256), CQ is twice that */
-    int run_batch_max;        /* ready sched items per loop iteration (0 = 64) */
+    int run_batch_max;        /* ready sched items per loop iteration (0 = 64), fewer when a
+                                 message arrives (the loop serves it after the current item) */
     unsigned inbox_cap;       /* inbox slots per core, rounded up to a power of 2 (0 = 4096) */
 } exec_opts_t;
 
@@ -142,7 +145,9 @@ uint64_t exec_slept_ns(const exec_t *e);
 bool exec_uses_uring(const exec_t *e);
 
 /* Posts fn(ctx) to run on target's thread, from its loop's base context (not a coroutine;
- * it may spawn or defer). Thread-safe, from any thread including target's. Returns 0,
+ * it may spawn or defer), at the top of its next loop iteration: the ready items there stop
+ * after the one running (exec.c invariant 5). Thread-safe, from any thread including
+ * target's. Returns 0,
  * -EAGAIN when target's inbox is full, -ESHUTDOWN when target is stopping. On error fn
  * never runs and ctx stays the caller's. Messages from one poster run in FIFO order. */
 int exec_post(exec_t *target, sched_fn fn, void *ctx);

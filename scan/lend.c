@@ -193,19 +193,22 @@ static void serve_pre(lend *l, scan_unit *x)
         served(l, l->thief_core, lend_reply);
         return;
     }
-    l->npre = l->pre_left = n;
     for (int p = 0; p < n; p++) {
         l->pre[p] = x->pre[l->k][p];
         x->pre[l->k][p] = NULL;
     }
-    for (int p = 0; p < n; p++) {
-        if (fut_on_ready(l->pre[p], pre_ready, l) == 0) continue;
-        /* -ENOMEM: the ones not registered are not waited for, and nothing is lent */
-        l->pre_failed = true;
-        l->pre_left -= n - p - 1;
-        pre_ready(l->pre[p], l);
-        return;
+    /* pieces already read are not waited for through the ready queue (behind every task
+     * ready on this core, one step each): the lend's thief is idle meanwhile */
+    l->npre = n;
+    l->pre_left = 1; /* this call's own count, dropped last */
+    for (int p = 0; p < n && !l->pre_failed; p++) {
+        if (fut_is_ready(l->pre[p])) continue;
+        if (fut_on_ready(l->pre[p], pre_ready, l) == 0)
+            l->pre_left++;
+        else /* -ENOMEM: the rest are not waited for, and nothing is lent */
+            l->pre_failed = true;
     }
+    pre_ready(NULL, l); /* the reply now when none is waited for */
 }
 
 static void lend_serve(void *ctx)

@@ -1,11 +1,13 @@
 /* tests for runtime/exec*: many tasks across cores, cross-core messages (exact counts, a
- * full inbox returns -EAGAIN), timers in deadline order and cancellation, shutdown with
- * reads in flight (every completion awaited; ASan checks no buffer is lost or reused).
+ * full inbox returns -EAGAIN, a message runs between ready items), timers in deadline order
+ * and cancellation, shutdown with reads in flight (every completion awaited; ASan checks no
+ * buffer is lost or reused).
  * Every case runs on the io_uring backend and on the pread fallback. No timing asserts. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -171,6 +173,53 @@ static void c_inbox_full(void)
     exec_stats_t st;
     exec_group_stats(g, 1, &st);
     CHECK_EQ_I64(st.posts_rejected_full, 2);
+    exec_group_destroy(g);
+}
+
+/* ---- a message between ready items ---- */
+
+static char g_seq[8];
+static _Atomic int g_seq_n, g_seq_tasks;
+
+static void seq_note(char c)
+{
+    int i = atomic_fetch_add(&g_seq_n, 1);
+    if (i < (int)sizeof g_seq - 1) g_seq[i] = c;
+}
+
+static void seq_msg(void *ctx)
+{
+    (void)ctx;
+    seq_note('M');
+}
+
+/* The first of three tasks made ready by one spawn posts a message to its own core. */
+static void seq_task(void *arg)
+{
+    (void)arg;
+    seq_note('T');
+    if (atomic_fetch_add(&g_seq_tasks, 1) == 0)
+        CHECK(exec_post(exec_current(), seq_msg, NULL) == 0);
+}
+
+/* A message that arrives while tasks are ready runs after the item running, before the other
+ * ready ones (exec.c invariant 5; before, after every ready item: "TTTM"). */
+static void c_msg_between_items(void)
+{
+    exec_group_t *g = start(1, 0);
+    if (!g) return;
+    memset(g_seq, 0, sizeof g_seq);
+    atomic_store(&g_seq_n, 0);
+    atomic_store(&g_seq_tasks, 0);
+    CHECK(exec_group_spawn(g, 0, seq_task, NULL, 3, not_spawned) == 0);
+    for (int i = 0; i < 100000 && atomic_load(&g_seq_n) < 4; i++) nap_us(100);
+    exec_group_stop(g);
+    CHECK_EQ_I64(atomic_load(&g_seq_n), 4);
+    CHECK(strcmp(g_seq, "TMTT") == 0);
+    exec_stats_t st;
+    exec_group_stats(g, 0, &st);
+    CHECK_EQ_I64(st.posts_run, 2); /* the spawn and the message */
+    CHECK_EQ_I64(st.live_tasks_at_exit, 0);
     exec_group_destroy(g);
 }
 
@@ -453,6 +502,7 @@ static void many_tasks(void) { both(c_many_tasks); }
 static void cross_core(void) { both(c_cross_core); }
 static void inbox_full(void) { both(c_inbox_full); }
 static void timers(void) { both(c_timers); }
+static void msg_between_items(void) { both(c_msg_between_items); }
 static void shutdown_inflight(void) { both(c_shutdown_inflight); }
 static void polls(void) { both(c_polls); }
 
@@ -473,6 +523,7 @@ int main(void)
     RUN(cross_core);
     RUN(inbox_full);
     RUN(timers);
+    RUN(msg_between_items);
     RUN(shutdown_inflight);
     RUN(polls);
     RUN(spawn_fails);
