@@ -239,6 +239,13 @@ void exec_yield(void)
     sched_suspend();
 }
 
+bool exec_inbox_waiting(void)
+{
+    exec_t *e = exec_tls;
+    assert(e);
+    return exec_inbox_nonempty(e);
+}
+
 static int exec_wake_yielders(exec_t *e)
 {
     size_t n = e->n_yielders;

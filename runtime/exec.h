@@ -162,6 +162,11 @@ fut_t *exec_sleep_ns(uint64_t ns);
  * and run completions (lets I/O make progress). Only from a coroutine on a core. */
 void exec_yield(void);
 
+/* True when a message waits in the calling core's inbox: a task in a long step may
+ * exec_yield() so that the loop serves it (another core may be idle until it is). Only on a
+ * core's thread. */
+bool exec_inbox_waiting(void);
+
 /* Adds/removes a hook run on every loop iteration after the ready items (io/ uses it to
  * submit wanted reads). Only on e's thread. add: 0 or -ENOSPC (EXEC_HOOKS_MAX). */
 int exec_hook_add(exec_t *e, exec_hook_fn fn, void *ctx);

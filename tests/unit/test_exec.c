@@ -198,12 +198,15 @@ static void seq_task(void *arg)
 {
     (void)arg;
     seq_note('T');
-    if (atomic_fetch_add(&g_seq_tasks, 1) == 0)
-        CHECK(exec_post(exec_current(), seq_msg, NULL) == 0);
+    if (atomic_fetch_add(&g_seq_tasks, 1) != 0) return;
+    CHECK(!exec_inbox_waiting());
+    CHECK(exec_post(exec_current(), seq_msg, NULL) == 0);
+    CHECK(exec_inbox_waiting());
 }
 
 /* A message that arrives while tasks are ready runs after the item running, before the other
- * ready ones (exec.c invariant 5; before, after every ready item: "TTTM"). */
+ * ready ones (exec.c invariant 5; before, after every ready item: "TTTM"); exec_inbox_waiting
+ * sees it meanwhile. */
 static void c_msg_between_items(void)
 {
     exec_group_t *g = start(1, 0);
