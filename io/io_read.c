@@ -73,7 +73,7 @@ void io_ctx_free(io_ctx_t *ctx)
         fut_on_ready_cancel(ctx->stall_reg);
         ctx->stall_timer = NULL;
         ctx->stall_reg = NULL;
-        fut_unref(t); /* pending: the timer is cancelled */
+        fut_unref(t); /* pending: the timer is cancelled; fired: the queued run frees it */
     }
     while (ctx->phead) { /* still referenced by someone: fail, hooks clear themselves */
         io_req *r = ctx->phead;

@@ -147,9 +147,9 @@ bool exec_uses_uring(const exec_t *e);
 /* Posts fn(ctx) to run on target's thread, from its loop's base context (not a coroutine;
  * it may spawn or defer), at the top of its next loop iteration: the ready items there stop
  * after the one running (exec.c invariant 5). Thread-safe, from any thread including
- * target's. Returns 0,
- * -EAGAIN when target's inbox is full, -ESHUTDOWN when target is stopping. On error fn
- * never runs and ctx stays the caller's. Messages from one poster run in FIFO order. */
+ * target's. Returns 0, -EAGAIN when target's inbox is full, -ESHUTDOWN when target is
+ * stopping. On error fn never runs and ctx stays the caller's. Messages from one poster run
+ * in FIFO order. */
 int exec_post(exec_t *target, sched_fn fn, void *ctx);
 
 /* A future resolving (value NULL) once ns nanoseconds have passed (CLOCK_MONOTONIC). Timers
