@@ -176,7 +176,6 @@ void io_ctx_maybe_free(io_ctx_t *ctx)
         ctx->n_ranges > 0)
         return;
     assert(ctx->phead == NULL && ctx->ranges == NULL && ctx->inflight_bytes == 0);
-    assert(ctx->stall_timer == NULL && ctx->stall_reg == NULL); /* no callback left to run */
     io_ctx_free_backends(ctx);
     io_pool_release(ctx);
     free(ctx->scratch);

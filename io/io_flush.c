@@ -30,8 +30,7 @@
  *  4. Flushing does nothing unless a want or a release marked the context dirty.
  *  5. Progress: when wanted ranges wait for the budget with nothing in flight (the buffered
  *     bytes may belong to consumers waiting for them), a timer of IO_BUDGET_STALL_NS lets one
- *     range go if no range was released meanwhile. Its callback runs only on a context that
- *     is not closing: io_ctx_free withdraws it (fut_on_ready_cancel), queued or not. */
+ *     range go if no range was released meanwhile. */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -195,9 +194,8 @@ static int64_t io_sorted_pending(io_ctx_t *ctx)
 static void io_stall_fired(fut_t *t, void *p)
 {
     io_ctx_t *ctx = p;
-    assert(ctx->stall_timer == t && !ctx->closing); /* io_ctx_free withdraws this callback */
+    assert(ctx->stall_timer == t);
     ctx->stall_timer = NULL;
-    ctx->stall_reg = NULL;
     if (fut_status(t) == 0) {
         ctx->stall_escape = true;
         ctx->dirty = true;
@@ -210,8 +208,7 @@ static void io_arm_stall_timer(io_ctx_t *ctx)
 {
     if (ctx->stall_timer || ctx->closing) return;
     ctx->stall_timer = exec_sleep_ns(IO_BUDGET_STALL_NS);
-    if (ctx->stall_timer &&
-        fut_on_ready_reg(ctx->stall_timer, io_stall_fired, ctx, &ctx->stall_reg) != 0) {
+    if (ctx->stall_timer && fut_on_ready(ctx->stall_timer, io_stall_fired, ctx) != 0) {
         fut_unref(ctx->stall_timer);
         ctx->stall_timer = NULL;
     }

@@ -87,7 +87,6 @@ struct io_ctx {
     io_range *ranges;
     bool dirty, closing;
     fut_t *stall_timer;  /* armed while wanted ranges wait for the budget with nothing in flight */
-    fut_reg_t *stall_reg; /* io_stall_fired's registration on it, withdrawn by io_ctx_free */
     bool stall_escape;   /* it fired with no release since: one range may exceed the budget */
     int guard; /* > 0 while a function walks the context: postpones freeing it */
     int n_opens; /* open requests in flight (io_open.c): postpone freeing it too */

@@ -68,12 +68,10 @@ void io_ctx_free(io_ctx_t *ctx)
     io_pool_release(ctx); /* while the scan that counts its bytes (pool_held) is alive */
     ctx->guard++;
     exec_hook_remove(ctx->e, io_flush, ctx);
-    if (ctx->stall_timer) { /* fired or not, its callback may be queued: withdrawn first */
+    if (ctx->stall_timer) { /* dropping it cancels the timer: its callback never runs */
         fut_t *t = ctx->stall_timer;
-        fut_on_ready_cancel(ctx->stall_reg);
         ctx->stall_timer = NULL;
-        ctx->stall_reg = NULL;
-        fut_unref(t); /* pending: the timer is cancelled; fired: the queued run frees it */
+        fut_unref(t);
     }
     while (ctx->phead) { /* still referenced by someone: fail, hooks clear themselves */
         io_req *r = ctx->phead;

@@ -15,10 +15,7 @@
  *  3. A pending future's waiters are only callbacks whose owners hold no reference (heap
  *     fut_on_ready waiters) or waiters whose owners do hold one (fut_await); so a future
  *     dying while pending can only have heap waiters, which are dropped uncalled.
- *  4. Hooks are cleared when the future completes or dies; each runs at most once.
- *  5. A callback waiter's cb runs at most once, and never after fut_on_ready_cancel: a
- *     withdrawn waiter is freed (pending) or marked W_WITHDRAWN (queued), whose run only
- *     frees it and drops the reference it held. */
+ *  4. Hooks are cleared when the future completes or dies; each runs at most once. */
 #include "runtime/future.h"
 #include "common/fail.h"
 
@@ -34,7 +31,7 @@
 #define FUT_VERIFY(c) ((c) ? (void)0 : fut_panic(#c, __func__))
 
 enum { W_CORO = 1, W_CB };
-enum { W_IDLE = 0, W_WAITING, W_QUEUED, W_WITHDRAWN };
+enum { W_IDLE = 0, W_WAITING, W_QUEUED };
 
 typedef struct fut_waiter {
     sched_item_t item; /* used while queued */
@@ -201,14 +198,13 @@ static void waiter_run(void *ctx)
 {
     fut_waiter_t *w = ctx;
     fut_t *f = w->f;
-    FUT_VERIFY((w->state == W_QUEUED || w->state == W_WITHDRAWN) && w->kind == W_CB);
+    assert(w->state == W_QUEUED && w->kind == W_CB);
     fut_check(f);
-    bool withdrawn = w->state == W_WITHDRAWN;
     w->state = W_IDLE;
     fut_cb cb = w->cb;
     void *cb_ctx = w->ctx;
     free(w); /* every callback waiter is fut_on_ready's, on the heap */
-    if (!withdrawn) cb(f, cb_ctx);
+    cb(f, cb_ctx);
     fut_unref(f); /* the reference taken when it was queued */
 }
 
@@ -340,14 +336,7 @@ int fut_await(fut_t *f)
 
 int fut_on_ready(fut_t *f, fut_cb cb, void *ctx)
 {
-    fut_reg_t *reg;
-    return fut_on_ready_reg(f, cb, ctx, &reg);
-}
-
-int fut_on_ready_reg(fut_t *f, fut_cb cb, void *ctx, fut_reg_t **reg)
-{
     fut_check(f);
-    assert(reg != NULL);
     FUT_VERIFY(cb != NULL);
     fut_waiter_t *w = fail_calloc(1, sizeof *w);
     if (!w) return -ENOMEM;
@@ -361,22 +350,7 @@ int fut_on_ready_reg(fut_t *f, fut_cb cb, void *ctx, fut_reg_t **reg)
     } else {
         waiter_attach(f, w);
     }
-    *reg = w;
     return 0;
-}
-
-void fut_on_ready_cancel(fut_reg_t *reg)
-{
-    fut_waiter_t *w = reg;
-    FUT_VERIFY(w != NULL && w->kind == W_CB);
-    fut_check(w->f);
-    if (w->state == W_WAITING) { /* pending: nothing queued, nothing holds a reference */
-        waiter_detach(w);
-        free(w);
-        return;
-    }
-    FUT_VERIFY(w->state == W_QUEUED); /* a started or withdrawn one is not the caller's */
-    w->state = W_WITHDRAWN;
 }
 
 int64_t fut_live_count(void)

@@ -76,19 +76,6 @@ int fut_await(fut_t *f);
  * runs. */
 int fut_on_ready(fut_t *f, fut_cb cb, void *ctx);
 
-/* A fut_on_ready registration, named so that its owner can withdraw it. */
-typedef struct fut_waiter fut_reg_t;
-/* As fut_on_ready; on 0, *reg names the registration until cb starts or it is withdrawn. */
-int fut_on_ready_reg(fut_t *f, fut_cb cb, void *ctx, fut_reg_t **reg);
-/* Withdraws a registration whose callback has not started: cb never runs. While f is pending
- * the registration is removed; once f is complete its callback is already queued, and it then
- * ends without calling cb, dropping the reference it holds (so f may outlive the call until
- * the queue reaches it). The caller still holds its reference to f (a registration of a
- * future that died pending is gone already). An owner freeing what ctx points at while its
- * callback may be queued withdraws it first: dropping the owner's reference does not stop a
- * queued callback. */
-void fut_on_ready_cancel(fut_reg_t *reg);
-
 /* Live future count on this thread (tests assert no leaks with it). */
 int64_t fut_live_count(void);
 

@@ -160,36 +160,6 @@ static void on_ready_dropped_never_runs(void)
     CHECK_CLEAN();
 }
 
-/* A withdrawn registration's callback never runs: withdrawn while the future is pending (the
- * other callbacks still run, in order), and withdrawn once the future is complete and its
- * callback queued, where the queued run only drops the reference it held (the future lives
- * until then). A callback that started cannot be withdrawn (its registration is gone). */
-static void on_ready_withdrawn(void)
-{
-    trace_n = 0;
-    fut_t *f = fut_new();
-    fut_reg_t *r1, *r2, *r3;
-    CHECK(fut_on_ready_reg(f, on_ready_note, (void *)1, &r1) == 0);
-    CHECK(fut_on_ready_reg(f, on_ready_note, (void *)2, &r2) == 0);
-    CHECK(fut_on_ready_reg(f, on_ready_note, (void *)3, &r3) == 0);
-    fut_on_ready_cancel(r2); /* pending */
-    fut_resolve(f, NULL, NULL);
-    fut_on_ready_cancel(r3); /* complete: its callback is queued */
-    fut_unref(f);
-    CHECK_EQ_I64(fut_live_count(), 1); /* the queued callbacks hold it */
-    sched_run_until_idle();
-    CHECK_EQ_I64(trace_n, 1);
-    CHECK_EQ_I64(trace[0], 1);
-    f = fut_new();
-    fut_resolve(f, NULL, NULL);
-    CHECK(fut_on_ready_reg(f, on_ready_note, (void *)4, &r1) == 0); /* ready: queued at once */
-    fut_on_ready_cancel(r1);
-    fut_unref(f);
-    sched_run_until_idle();
-    CHECK_EQ_I64(trace_n, 1);
-    CHECK_CLEAN();
-}
-
 /* ---- chains of producers ---- */
 
 /* A producer built on another future, as scan/lend.c is one: it holds a reference to its
@@ -393,7 +363,6 @@ int main(void)
     RUN(fail_keeps_message);
     RUN(waiters_in_order);
     RUN(on_ready_dropped_never_runs);
-    RUN(on_ready_withdrawn);
     RUN(chain_want_cancel_100000);
     RUN(want_by_on_ready_and_late_hook);
     RUN(await_wants);

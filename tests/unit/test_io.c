@@ -1,6 +1,5 @@
 /* tests for io/: exact bytes, short reads, EOF text, cancellation before and after
- * submission, coalescing, lazy requests, the fetch budget (its stall timer withdrawn when the
- * context closes) and counters, the simulated store
+ * submission, coalescing, lazy requests, the fetch budget and counters, the simulated store
  * and the cost model. Every case runs on
  * the io_uring backend and on the pread fallback. Each case runs as one task on a one-core
  * executor; the main thread waits for the task, then stops the executor. */
@@ -14,7 +13,6 @@
 
 #include "check.h"
 #include "io/io.h"
-#include "io/io_impl.h" /* the context's stall timer (c_stall_queued) */
 #include "ringscan.h"
 #include "runtime/exec.h"
 #include "io_harness.h"
@@ -595,37 +593,6 @@ static void c_budget(void)
     io_ctx_free(ctx);
 }
 
-static bool g_ctx_freed;
-static void note_ctx_freed(void *p)
-{
-    (void)p;
-    g_ctx_freed = true;
-}
-
-/* The budget's stall timer fires and its callback is queued behind this task (woken by
- * exec_yield before the loop fired its timers) when the context is freed: the context goes at
- * once and the callback never runs on it (io_ctx_free withdraws it). Before, io_ctx_free only
- * dropped the timer, the queued callback ran on the freed context and aborted. */
-static void c_stall_queued(void)
-{
-    io_opts_t o = io_opts_default();
-    o.budget_bytes = 8192;
-    o.on_freed = note_ctx_freed;
-    g_ctx_freed = false;
-    io_ctx_t *ctx = new_ctx(&o);
-    fut_t *f[4];
-    CHECK_EQ_I64(want_spread(ctx, f, 4), 2);
-    fut_t *t = ctx->stall_timer; /* armed: f[2] waits, nothing in flight, 8192 bytes held */
-    CHECK(t != NULL);
-    uint64_t until = exec_now_ns() + 100 * IO_BUDGET_STALL_NS;
-    while (t && ctx->stall_timer == t && !fut_is_ready(t) && exec_now_ns() < until) exec_yield();
-    CHECK(t && ctx->stall_timer == t && fut_is_ready(t)); /* fired, its callback not run yet */
-    for (int i = 0; i < 4; i++) fut_unref(f[i]);
-    io_ctx_free(ctx);
-    CHECK(g_ctx_freed);
-    for (int i = 0; i < 3; i++) exec_yield(); /* the queued callback's turn */
-}
-
 static void c_ctx_free_pending(void)
 {
     io_ctx_t *ctx = new_ctx(NULL);
@@ -962,7 +929,6 @@ static void lazy(void) { both(c_lazy); }
 static void kept(void) { both(c_kept); }
 static void budget(void) { both(c_budget); }
 static void ctx_free_pending(void) { both(c_ctx_free_pending); }
-static void stall_queued(void) { both(c_stall_queued); }
 static void sim_bytes(void) { both(c_sim_bytes); }
 static void sim_cancel(void) { both(c_sim_cancel); }
 static void sim_sync_busy(void) { both(c_sim_sync_busy); }
@@ -987,7 +953,6 @@ int main(void)
     RUN(kept);
     RUN(budget);
     RUN(ctx_free_pending);
-    RUN(stall_queued);
     RUN(sim_bytes);
     RUN(sim_cancel);
     RUN(sim_sync);
