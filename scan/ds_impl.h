@@ -148,12 +148,25 @@ typedef struct ds_npair {
     int32_t lists;              /* while pairing: the lists and maps above the node paired */
     int32_t leaf[2];            /* the first leaf pair that does not read: its column in the
                                    column's file and in the file, else -1 */
+    bool lacking;               /* paired by ds_npair_lacking */
+    int32_t lack_lists;         /* ds_npair_lacking: the lists above the field the file lacks */
+    int32_t lack_t, lack_f;     /* ds_npair_lacking: the column's node whose every value is
+                                   null (the file lacks a struct field on its path) and the
+                                   file's struct node read in its place (skipped); else -1 */
 } ds_npair;
 /* Pairs field fn of fm with field tn of tm (cast: leaves ds_nested_leaf_casts accepts pair
  * too). 0, -ENOMEM, or a status with e naming a node whose shape the format does not allow;
  * p freed by ds_npair_free (on an error too). */
 int ds_npair_init(ds_npair *p, const pq_file_meta *tm, int32_t tn, const pq_file_meta *fm,
                   int32_t fn, bool cast, pq_err *e);
+/* ds_npair_init for a path tn inside a nested column (a list or map on the way) that file
+ * fm lacks a struct field on: fn is a node of fm as deep in lists as the struct that lacks the
+ * field (the same repetition level: its shape the path's lists, then a node). The lists pair
+ * as ds_npair_init pairs them; the column's node under them pairs with the file's there as
+ * lack_t, lack_f (every value null, the file's skipped, as DuckDB reads [x.c FOR x IN k]
+ * where a file's struct lacks c). Same returns. */
+int ds_npair_lacking(ds_npair *p, const pq_file_meta *tm, int32_t tn, const pq_file_meta *fm,
+                     int32_t fn, bool cast, pq_err *e);
 void ds_npair_free(ds_npair *p);
 /* (ds_nwiden.c) Whether nested field node of file m packs as nested column c does (the same
  * nodes, field names in the same order, leaf types): its rows need no rewrite. */
@@ -165,6 +178,11 @@ bool ds_nested_same_leaves(const ds_col *c, const pq_file_meta *m, int32_t node)
  * value and leaf, RINGSCAN_EUNSUPPORTED, when a cast value does not fit). */
 int ds_nested_widen(const ds_col *c, int32_t tn, const pq_file_meta *m, int32_t node, pq_vec *v,
                     pq_err *e);
+/* ds_nested_widen for a path tn that file m lacks a struct field on inside a list or map
+ * (node: the file's struct that lacks it, ds_npair_lacking): the file's lists as they are,
+ * every value the path reaches in them null. */
+int ds_nested_widen_lacking(const ds_col *c, int32_t tn, const pq_file_meta *m, int32_t node,
+                            pq_vec *v, pq_err *e);
 /* (ds_nested.c) Remembers field, a nested field of file path that is left out, for messages
  * (at most DS_NESTED_MAX). 0 or -ENOMEM. */
 int ds_nested_remember(ds_schema *s, const char *field, const char *path);
