@@ -115,6 +115,13 @@ int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, cons
  * replaced shape's, or m's where it lacks the node (a struct field), as pyarrow's
  * unify_schemas merges the files' fields. 0 or a status with e filled. */
 int ds_types_col(ds_schema *s, int c, const pq_file_meta *m, const char *path, pq_err *e);
+/* (ds_types.c) The Arrow type of a path inside merged nested column c (c->merged: a shape no
+ * file's footer stores types for), node tn of its shape, into out (one column, freed by
+ * scan_arrow_types_free): each node's format and dictionary from the node of the whole
+ * column's (c->atype) it comes from, the metadata as a one-file scan's path takes it (the
+ * path's node and those under it; the root's when no list is passed), as the whole merged
+ * field keeps them. 0, -ENOMEM, or pq_nest_build's status (e filled). */
+int ds_types_path(const ds_col *c, int32_t tn, scan_arrow_types *out, pq_err *e);
 /* (ds_nmatch.c) Whether nested leaves a and b hold the same values in the same bytes. */
 bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b);
 /* (ds_nmatch.c) Whether a nested leaf of type from widens into one of type to, as DuckDB

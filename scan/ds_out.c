@@ -80,7 +80,10 @@ static int path_types(ds_scan *d, pq_err *e)
 {
     for (int j = 0; j < d->nout; j++) {
         if (!d->opath[j]) continue;
-        int rc = scan_arrow_types_build(d->s.cols[d->out[j]].meta, &d->acols[j], 1, &d->ptypes[j], e);
+        const ds_col *c = &d->s.cols[d->out[j]];
+        int32_t tn = d->acols[j].node; /* (a merged shape stores no types: the column's) */
+        int rc = c->merged ? ds_types_path(c, tn, &d->ptypes[j], e)
+                           : scan_arrow_types_build(c->meta, &d->acols[j], 1, &d->ptypes[j], e);
         if (rc) return rc;
         d->atypes[j] = d->ptypes[j].cols[0]; /* borrowed from ptypes[j] */
         d->acols[j].type = &d->atypes[j];
