@@ -115,6 +115,12 @@ int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, cons
  * replaced shape's, or m's where it lacks the node (a struct field), as pyarrow's
  * unify_schemas merges the files' fields. 0 or a status with e filled. */
 int ds_types_col(ds_schema *s, int c, const pq_file_meta *m, const char *path, pq_err *e);
+enum { DS_ZONE_NAME_MAX = 64 };
+/* (ds_zone.c) The offset (seconds east of UTC) of wall-clock second local_s (seconds from the
+ * epoch, as if UTC) in the zone named name[0 .. len) ("Europe/Paris", any case), from the
+ * system's zone database, as DuckDB's ICU zones give it (a skipped hour: the offset before
+ * it; a repeated one: the later instant's). False when no zone has that name. */
+bool ds_zone_offset(const char *name, size_t len, int64_t local_s, int64_t *off_s);
 /* (ds_types.c) The Arrow type of a path inside merged nested column c (c->merged: a shape no
  * file's footer stores types for), node tn of its shape, into out (one column, freed by
  * scan_arrow_types_free): each node's format and dictionary from the node of the whole
