@@ -206,6 +206,18 @@ for kind, one in (("ts_ms", "2024-03-01 12:30:05.1234"), ("time_ms", "12:30:05.0
     got, gerr = run(write_pair(f"finer_{kind}", kind, [one]))
     check(gerr is not None and all(w in gerr for w in (one, "'k'", "1.parquet", "2.parquet")), f"{kind} {one}: {gerr or got}")
 
+# a zone file cut short or changed anywhere ($TZDIR): refused as a zone not found, never a
+# crash (ds_zone.c checks every count against the bytes read)
+zdir = os.path.join(TOP, "tzdir")
+os.makedirs(zdir, exist_ok=True)
+paris = open("/usr/share/zoneinfo/Europe/Paris", "rb").read()
+d = write_pair("zone_bad", "ts_utc", ["2024-03-01 12:00 Bad"])
+for cut in [0, 4, 30, 44, 60, 200, len(paris) // 2, len(paris) - 1] + [-k for k in range(1, 40, 7)]:
+    blob = paris[:cut] if cut >= 0 else paris[:20 - cut] + b"\xff\xff\xff\x7f" + paris[24 - cut:]
+    open(os.path.join(zdir, "Bad"), "wb").write(blob)
+    p = subprocess.run([R, "scan", d, "--format", "jsonl"], capture_output=True, text=True, timeout=60, env={**os.environ, "TZDIR": zdir})
+    check(p.returncode in (0, 1) and (p.returncode == 1) == ("does not parse" in p.stderr), f"zone file cut at {cut}: rc {p.returncode} {p.stderr[:200]}")
+
 # filters, ORDER BY .. LIMIT and counts on parsed values (numeric order, not the strings')
 d = write("parse_filter", [pa.table({"id": pa.array(range(10), pa.int64()), "k": pa.array(range(10), pa.int32())}),
                            strings_table(["10", "9", " 100", "-3", None, "2.5", "1e1", "0x0F"] * 3)])
