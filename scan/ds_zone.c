@@ -13,6 +13,7 @@
  *     published. The load is a blocking read of one small file, once per name.
  *  3. An instant before the file's first transition takes its first type (local mean time);
  *     one past its last follows the footer's POSIX TZ rule when it has one. */
+#include <assert.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -173,6 +174,7 @@ static int32_t offset_at(const zone *z, int64_t t)
         bool in = on < off ? t >= on && t < off : !(t >= off && t < on);
         return in ? z->dst_off : z->std_off;
     }
+    assert(z->n > 0 && t >= z->at[0]); /* (parse: at[] rising) */
     int32_t lo = 0, hi = z->n - 1; /* the last transition at or before t */
     while (lo < hi) {
         int32_t mid = lo + (hi - lo + 1) / 2;
@@ -289,6 +291,7 @@ bool ds_zone_offset(const char *name, size_t len, int64_t local_s, int64_t *off_
     memcpy(key, name, len), key[len] = 0;
     zone *z = NULL, *own = NULL;
     pthread_mutex_lock(&cache_mu);
+    assert(ncached >= 0 && ncached <= DS_ZONE_CACHE);
     for (int i = 0; i < ncached && !z; i++)
         if (strcasecmp(cache[i]->name, key) == 0) z = cache[i];
     if (!z && (own = load(key)) && ncached < DS_ZONE_CACHE) cache[ncached++] = own, z = own, own = NULL;
