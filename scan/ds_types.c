@@ -231,7 +231,7 @@ int ds_types_path(const ds_col *c, int32_t tn, scan_arrow_types *out, pq_err *e)
     int rc = out->cols && ps && ws ? 0 : -ENOMEM;
     int32_t np = rc ? rc : pq_nest_build(c->meta, tn, ps, e);
     int32_t nw = np <= 0 ? np : pq_nest_build(c->meta, c->node, ws, e);
-    if (rc == 0 && (np <= 0 || nw <= 0)) rc = np <= 0 ? np : nw;
+    if (rc == 0 && (np <= 0 || nw <= 0)) rc = np < 0 ? np : nw < 0 ? nw : -EINVAL;
     if (rc == 0 && ds_types_of(c) && c->atype.nodes && c->atype.nnodes == nw) /* (else the
                                                                      Parquet types') */
         rc = path_nodes(c, tn, ps, np, ws, nw, &out->cols[0]);
