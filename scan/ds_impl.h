@@ -38,6 +38,7 @@
 #include "format/vec.h"
 #include "scan/arrow_types.h"
 #include "scan/dataset.h"
+#include "scan/ds_npair.h"
 #include "scan/pqfile.h"
 #include <pthread.h>
 #include <stdatomic.h>
@@ -115,56 +116,19 @@ int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, cons
  * replaced shape's, or m's where it lacks the node (a struct field), as pyarrow's
  * unify_schemas merges the files' fields. 0 or a status with e filled. */
 int ds_types_col(ds_schema *s, int c, const pq_file_meta *m, const char *path, pq_err *e);
-/* (ds_nmatch.c) Whether nested leaves a and b hold the same values in the same bytes. */
-bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b);
-/* (ds_nmatch.c) Whether a nested leaf of type from widens into one of type to, as DuckDB
- * casts it: an integer (INT32 or INT64, any annotation) into one whose range holds it, an
- * integer into DuckDB's HUGEINT (a 16-byte DECIMAL(38, 0)) or a FLOAT, FLOAT to DOUBLE, an
- * integer to DOUBLE, a value ds_texted prints into a string (DuckDB's VARCHAR beside a
- * string); a timestamp (INT96: nanoseconds) into one of a unit as fine or finer, either zone;
- * a leaf of the null type (ds_null_typed: every value null) into any. */
-bool ds_nested_leaf_widens(const pq_column_desc *from, const pq_column_desc *to);
-/* (ds_nmatch.c) A timestamp's unit as a power of ten of seconds (3, 6, 9; INT96: 9), or 0 when
- * d is no timestamp. */
-int ds_stamp_unit(const pq_column_desc *d);
-/* (ds_nmatch.c) Whether a nested leaf of type from is cast into one of type to with a range
- * check, as DuckDB casts a later file's leaves to the first file's without union_by_name
- * (list<int64> under list<int32>: a value out of range fails the scan): an integer, a FLOAT
- * or a DOUBLE (rounded half to even) into any integer, a DOUBLE into a FLOAT; a timestamp
- * into a coarser unit (exactly, or refused as a flat column's rescale refuses it); a string
- * into a type ds_parse_leaf parses (a string that does not parse fails the scan). */
-bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to);
-/* (ds_nmatch.c) A file's nested field (shape ft) paired with a dataset's nested column
- * (shape tt) node by node: struct fields by name, leaves the same, widening, or cast. */
-typedef struct ds_npair {
-    pq_nest *tt, *ft;           /* owned */
-    int32_t nt, nf;
-    int32_t *map;               /* [nt]: the file's node of each of tt's, or -1 (a struct field
-                                   the file lacks: null) */
-    bool fits;                  /* every node paired: kinds alike, leaves that read as tt's */
-    bool shape_bad;             /* a node of another kind (or a list's element named otherwise) */
-    bool extra;                 /* the file has struct fields tt lacks (dropped in a read) */
-    bool differ;                /* the file's packed rows need a rewrite (ds_nested_widen) */
-    int32_t lists;              /* while pairing: the lists and maps above the node paired */
-    int32_t leaf[2];            /* the first leaf pair that does not read: its column in the
-                                   column's file and in the file, else -1 */
-} ds_npair;
-/* Pairs field fn of fm with field tn of tm (cast: leaves ds_nested_leaf_casts accepts pair
- * too). 0, -ENOMEM, or a status with e naming a node whose shape the format does not allow;
- * p freed by ds_npair_free (on an error too). */
-int ds_npair_init(ds_npair *p, const pq_file_meta *tm, int32_t tn, const pq_file_meta *fm,
-                  int32_t fn, bool cast, pq_err *e);
-void ds_npair_free(ds_npair *p);
-/* (ds_nwiden.c) Whether nested field node of file m packs as nested column c does (the same
- * nodes, field names in the same order, leaf types): its rows need no rewrite. */
-bool ds_nested_same_leaves(const ds_col *c, const pq_file_meta *m, int32_t node);
-/* (ds_nwiden.c) v (file m's packed rows of node `node` there: nested column c's field, or a
- * path inside it) widened into the shape of node tn of c->meta (c->node, or the same path
- * there; its leaves narrower: ds_nested_leaf_widens, or cast: ds_nested_leaf_casts; struct
- * fields by name). 0, -ENOMEM, -EOVERFLOW, or a status with e naming the column (and the
- * value and leaf, RINGSCAN_EUNSUPPORTED, when a cast value does not fit). */
-int ds_nested_widen(const ds_col *c, int32_t tn, const pq_file_meta *m, int32_t node, pq_vec *v,
-                    pq_err *e);
+enum { DS_ZONE_NAME_MAX = 64 };
+/* (ds_zone.c) The offset (seconds east of UTC) of wall-clock second local_s (seconds from the
+ * epoch, as if UTC) in the zone named name[0 .. len) ("Europe/Paris", any case), from the
+ * system's zone database, as DuckDB's ICU zones give it (a skipped hour: the offset before
+ * it; a repeated one: the later instant's). False when no zone has that name. */
+bool ds_zone_offset(const char *name, size_t len, int64_t local_s, int64_t *off_s);
+/* (ds_types.c) The Arrow type of a path inside merged nested column c (c->merged: a shape no
+ * file's footer stores types for), node tn of its shape, into out (one column, freed by
+ * scan_arrow_types_free): each node's format and dictionary from the node of the whole
+ * column's (c->atype) it comes from, the metadata as a one-file scan's path takes it (the
+ * path's node and those under it; the root's when no list is passed), as the whole merged
+ * field keeps them. 0, -ENOMEM, or pq_nest_build's status (e filled). */
+int ds_types_path(const ds_col *c, int32_t tn, scan_arrow_types *out, pq_err *e);
 /* (ds_nested.c) Remembers field, a nested field of file path that is left out, for messages
  * (at most DS_NESTED_MAX). 0 or -ENOMEM. */
 int ds_nested_remember(ds_schema *s, const char *field, const char *path);

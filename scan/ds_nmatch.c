@@ -95,6 +95,11 @@ static void pair(ds_npair *p, int32_t kt, int32_t kf, const pq_file_meta *tm,
 {
     const pq_nest *t = &p->tt[kt], *f = &p->ft[kf];
     p->map[kt] = kf;
+    if (p->lacking && p->lists == p->lack_lists) { /* (ds_npair_lacking: past the lists) */
+        for (int32_t g = kt; g < t->end; g++) p->map[g] = -1;
+        p->lack_t = kt, p->lack_f = kf, p->differ = true;
+        return;
+    }
     if (t->kind != f->kind) {
         p->fits = false, p->shape_bad = true;
         return;
@@ -121,10 +126,11 @@ static void pair(ds_npair *p, int32_t kt, int32_t kf, const pq_file_meta *tm,
         p->fits = false, p->shape_bad = true; /* "at least one matching member") */
 }
 
-int ds_npair_init(ds_npair *p, const pq_file_meta *tm, int32_t tn, const pq_file_meta *fm,
-                  int32_t fn, bool cast, pq_err *e)
+/* The two shapes of a pairing, not yet paired. */
+static int shapes(ds_npair *p, const pq_file_meta *tm, int32_t tn, const pq_file_meta *fm,
+                  int32_t fn, pq_err *e)
 {
-    *p = (ds_npair){.fits = true, .leaf = {-1, -1}};
+    *p = (ds_npair){.fits = true, .leaf = {-1, -1}, .lack_t = -1, .lack_f = -1};
     p->tt = fail_malloc(sizeof *p->tt * (size_t)PQ_NEST_CAP(tm, tn));
     p->ft = fail_malloc(sizeof *p->ft * (size_t)PQ_NEST_CAP(fm, fn));
     p->map = fail_malloc(sizeof *p->map * (size_t)PQ_NEST_CAP(tm, tn));
@@ -134,7 +140,25 @@ int ds_npair_init(ds_npair *p, const pq_file_meta *tm, int32_t tn, const pq_file
         int rc = p->nt <= 0 ? p->nt : p->nf;
         return ds_npair_free(p), rc ? rc : -EINVAL;
     }
+    return 0;
+}
+
+int ds_npair_init(ds_npair *p, const pq_file_meta *tm, int32_t tn, const pq_file_meta *fm,
+                  int32_t fn, bool cast, pq_err *e)
+{
+    int rc = shapes(p, tm, tn, fm, fn, e);
+    if (rc == 0) pair(p, 0, 0, tm, fm, cast);
+    return rc;
+}
+
+int ds_npair_lacking(ds_npair *p, const pq_file_meta *tm, int32_t tn, const pq_file_meta *fm,
+                     int32_t fn, bool cast, pq_err *e)
+{
+    int rc = shapes(p, tm, tn, fm, fn, e);
+    if (rc) return rc;
+    p->lacking = true, p->lack_lists = fm->nodes[fn].max_rep_level; /* (a list per level) */
     pair(p, 0, 0, tm, fm, cast);
+    if (p->lack_t < 0) p->fits = false; /* (the path has fewer lists) */
     return 0;
 }
 

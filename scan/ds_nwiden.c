@@ -237,6 +237,8 @@ static bool fields(nw *x, int32_t kt)
  * schema's: column_nested.h invariant 3). */
 static bool value(nw *x, int32_t kt)
 {
+    if (kt == x->pr->lack_t) /* null where the file's struct lacks the path's field */
+        return skip(x, x->pr->lack_f) && put(x, &(uint8_t){0}, 1);
     if (x->p >= x->end || *x->p > 1) return false;
     uint8_t flag = *x->p++;
     if (!put(x, &flag, 1)) return false;
@@ -326,6 +328,44 @@ static bool packed_to_flat(nw *x, int32_t tw)
     return true;
 }
 
+/* A row of the file's lists whose values lack the path's field (ds_npair_lacking: the
+ * file's value at lack_f skipped) in the dataset's shape: the lists as they are, every value
+ * at lack_t null. fw, tw: the two shapes' flat widths (a list of one leaf: column_nested.h's
+ * flat layout, n nulls as zero values, zero flags, then padding; a null or empty list no
+ * bytes); valid: the row's validity. */
+static bool lacked_row(nw *x, int32_t fw, int32_t tw, bool valid)
+{
+    static const uint8_t zero[16];
+    if (fw == 0 && tw == 0) return x->p == x->end || value(x, 0);
+    assert(x->pr->lack_t == 1 && tw <= 16); /* (a list of one leaf, at most 16 bytes wide) */
+    int64_t n = 0;
+    bool flagged;
+    if (fw > 0) {
+        n = pq_nest_flat_count(x->end - x->p, fw, &flagged), x->p = x->end;
+    } else if (x->p < x->end && *x->p == 1) {
+        uint32_t count;
+        if (x->end - x->p < 5) return false;
+        memcpy(&count, x->p + 1, 4), x->p += 5, n = count;
+        for (uint32_t i = 0; i < count; i++)
+            if (!skip(x, x->pr->lack_f)) return false;
+    } else if (x->p < x->end && *x->p++ != 0) {
+        return false; /* (else a null row) */
+    }
+    if (tw == 0) { /* packed: the list's flag and count, a null flag per element */
+        uint32_t count = (uint32_t)n;
+        if (!put(x, &(uint8_t){valid}, 1) || (valid && !put(x, &count, 4))) return false;
+        for (int64_t i = 0; valid && i < n; i++)
+            if (!put(x, zero, 1)) return false;
+        return true;
+    }
+    int64_t start = x->w->data_len, len = n * (tw + 1);
+    for (int64_t b = 0; b < len; b += 16)
+        if (!put(x, zero, len - b < 16 ? len - b : 16)) return false;
+    while (n > 0 && (x->w->data_len - start) % tw != 1)
+        if (!put(x, zero, 1)) return false; /* the row's length 1 mod tw */
+    return true;
+}
+
 /* The error for x's value that does not fit its leaf's type in the dataset (x->bad). */
 static int does_not_fit(const nw *x, const ds_col *c, pq_err *e)
 {
@@ -353,7 +393,8 @@ static int repack(nw *x, const ds_col *c, pq_vec *v, pq_err *e)
     const uint8_t *data = v->data ? v->data : (const uint8_t *)"";
     for (int64_t r = 0; rc == 0 && r < v->length; r++) {
         x->p = data + v->offsets[r], x->end = data + v->offsets[r + 1];
-        bool ok = fw > 0 && tw == 0 ? flat_to_packed(x, fw, pq_vec_is_valid(v, r))
+        bool ok = x->pr->lack_t >= 0       ? lacked_row(x, fw, tw, pq_vec_is_valid(v, r))
+                  : fw > 0 && tw == 0 ? flat_to_packed(x, fw, pq_vec_is_valid(v, r))
                   : x->p == x->end || (fw > 0   ? flat_row(x, fw, tw)
                                        : tw > 0 ? packed_to_flat(x, tw)
                                                 : value(x, 0));
@@ -381,13 +422,18 @@ bool ds_nested_same_leaves(const ds_col *c, const pq_file_meta *m, int32_t node)
     return same;
 }
 
-int ds_nested_widen(const ds_col *c, int32_t tn, const pq_file_meta *m, int32_t node, pq_vec *v,
-                    pq_err *e)
+/* ds_nested_widen, or ds_nested_widen_lacking (lacking). */
+static int widen(const ds_col *c, int32_t tn, const pq_file_meta *m, int32_t node, pq_vec *v,
+                 bool lacking, pq_err *e)
 {
     if (v->length == 0) return 0;
     ds_npair pr;
-    int rc = ds_npair_init(&pr, c->meta, tn, m, node, true, e);
+    int rc = lacking ? ds_npair_lacking(&pr, c->meta, tn, m, node, true, e)
+                     : ds_npair_init(&pr, c->meta, tn, m, node, true, e);
     if (rc || !pr.differ) return ds_npair_free(&pr), rc;
+    if (lacking && !pr.fits) /* (ds_out.c checked the pairing: lists that differ) */
+        return ds_npair_free(&pr), pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': the "
+                                           "lists on the path differ in shape", c->name);
     assert(pr.fits); /* invariant 1 */
     assert(!v->cols); /* such a file's scan packs rows (ds_view_nested_widened: no nest_cols) */
     nw x = {.fm = m, .tm = c->meta, .pr = &pr, .bad = -1};
@@ -396,6 +442,18 @@ int ds_nested_widen(const ds_col *c, int32_t tn, const pq_file_meta *m, int32_t 
     free(x.pos);
     ds_npair_free(&pr);
     return rc;
+}
+
+int ds_nested_widen(const ds_col *c, int32_t tn, const pq_file_meta *m, int32_t node, pq_vec *v,
+                    pq_err *e)
+{
+    return widen(c, tn, m, node, v, false, e);
+}
+
+int ds_nested_widen_lacking(const ds_col *c, int32_t tn, const pq_file_meta *m, int32_t node,
+                            pq_vec *v, pq_err *e)
+{
+    return widen(c, tn, m, node, v, true, e);
 }
 
 bool ds_view_nested_widened(const ds_schema *s, const ds_view *v, const pq_file_meta *m)

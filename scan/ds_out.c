@@ -80,7 +80,10 @@ static int path_types(ds_scan *d, pq_err *e)
 {
     for (int j = 0; j < d->nout; j++) {
         if (!d->opath[j]) continue;
-        int rc = scan_arrow_types_build(d->s.cols[d->out[j]].meta, &d->acols[j], 1, &d->ptypes[j], e);
+        const ds_col *c = &d->s.cols[d->out[j]];
+        int32_t tn = d->acols[j].node; /* (a merged shape stores no types: the column's) */
+        int rc = c->merged ? ds_types_path(c, tn, &d->ptypes[j], e)
+                           : scan_arrow_types_build(c->meta, &d->acols[j], 1, &d->ptypes[j], e);
         if (rc) return rc;
         d->atypes[j] = d->ptypes[j].cols[0]; /* borrowed from ptypes[j] */
         d->acols[j].type = &d->atypes[j];
@@ -89,47 +92,106 @@ static int path_types(ds_scan *d, pq_err *e)
 }
 
 /* Whether field fn of file m, under nested column c, lacks a struct field on the path whose
- * node in c's shape is tn, none of them inside a list or map: the path then reads as null
- * in m, as DuckDB reads a struct field a file lacks. *in_list: lacked, but inside one. */
+ * node in c's shape is tn: the path then reads as null in m, as DuckDB reads a struct field
+ * a file lacks. *inside: when a list or map lies above the field, m's struct that lacks it
+ * (its schema node: the path's lists read from it, every value in them null,
+ * ds_nested_widen_lacking), else -1. */
 static bool path_lacked(const ds_col *c, int32_t tn, const pq_file_meta *m, int32_t fn,
-                        bool *in_list)
+                        int32_t *inside)
 {
     ds_npair p;
     pq_err ignore = {.offset = -1};
-    int32_t k = -1;
-    *in_list = false;
+    int32_t k = -1, parent = -1;
+    bool list = false;
+    *inside = -1;
     if (ds_npair_init(&p, c->meta, c->node, m, fn, true, &ignore) == 0)
         for (k = 0; k < p.nt && p.tt[k].src != tn; k++) {}
     bool lacked = k >= 0 && k < p.nt && p.map[k] < 0;
-    for (int32_t a = 0; lacked && a < k; a++)
-        if (p.tt[a].end > k && p.tt[a].kind != PQ_NEST_STRUCT) *in_list = true;
+    for (int32_t a = 0; lacked && a < k; a++) /* k's ancestors, outermost first */
+        if (p.tt[a].end > k) {
+            list = list || p.tt[a].kind != PQ_NEST_STRUCT;
+            if (p.map[a] >= 0) parent = p.map[a];
+        }
+    if (list && parent >= 0 && p.ft[parent].kind == PQ_NEST_STRUCT) *inside = p.ft[parent].src;
     ds_npair_free(&p);
-    return lacked && !*in_list;
+    return lacked && (!list || *inside >= 0);
 }
 
-int ds_out_path_leaf(const ds_scan *d, int j, const pq_file_meta *m, const char *path, int *leaf,
-                     int32_t *node, pq_err *e)
+/* Output j's projection in file m (fn: m's node of its column): its node (*first its first
+ * leaf), or -1 (a path m lacks). */
+static int32_t out_node(const ds_scan *d, int j, const pq_file_meta *m, int32_t fn, int *first)
+{
+    int32_t node = fn, leaf;
+    pq_err ignore = {.offset = -1};
+    if (!d->opath[j]) return pq_nest_leaves(m, fn, &leaf), *first = leaf, fn;
+    return scan_nested_resolve(m, d->opath[j], first, &node, &ignore) == 0 ? node : -1;
+}
+
+/* Whether node i of m may stand in for output j's path (ds_npair_lacking): no other
+ * projection of the column starts at its first leaf, or (same) one reads node i itself (a
+ * file's plan reads one node per leaf: plan_nested.c). */
+static bool lacking_free(const ds_scan *d, int j, const pq_file_meta *m, int32_t fn, int32_t i,
+                         bool same)
+{
+    int32_t first;
+    int leaf = -1;
+    pq_nest_leaves(m, i, &first);
+    for (int k = 0; k < d->nout; k++) {
+        if (k == j || d->out[k] != d->out[j]) continue;
+        int32_t node = out_node(d, k, m, fn, &leaf);
+        if (node >= 0 && leaf == first) return same && node == i;
+    }
+    return !same;
+}
+
+/* The node of m read for output j's path whose field m's struct `inside` lacks (fn: m's node
+ * of the column): one as deep in lists (the nodes of its repetition level around it) whose
+ * first leaf no other projection starts at, else one another projection reads, else inside. */
+static int32_t lacking_node(const ds_scan *d, int j, const pq_file_meta *m, int32_t fn,
+                            int32_t inside)
+{
+    int32_t a = inside, rep = m->nodes[inside].max_rep_level;
+    while (m->nodes[a].parent >= 0 && m->nodes[m->nodes[a].parent].max_rep_level == rep)
+        a = m->nodes[a].parent;
+    for (int same = 0; same < 2; same++)
+        for (int32_t i = a; i < m->nodes[a].end; i++)
+            if (m->nodes[i].max_rep_level == rep && lacking_free(d, j, m, fn, i, same)) return i;
+    return inside;
+}
+
+/* ds_out_path_leaf; *lacking: the path's field lacked inside a list or map (*node the file's
+ * struct lacking it or a node under it, lacking_node: ds_nested_widen_lacking reads its
+ * rows). */
+static int path_leaf(const ds_scan *d, int j, const pq_file_meta *m, const char *path, int *leaf,
+                     int32_t *node, bool *lacking, pq_err *e)
 {
     assert(d->opath[j]);
     const ds_col *c = &d->s.cols[d->out[j]];
-    int32_t fn = *node, tn = -1;
+    int32_t fn = *node, tn = -1, inside = -1;
+    *lacking = false;
     int rc = scan_nested_resolve(m, d->opath[j], leaf, node, e);
     if (rc == 0) return 0;
     char why[sizeof e->msg];
     snprintf(why, sizeof why, "%s", e->msg);
     int any;
-    bool in_list = false;
     if (scan_nested_resolve(c->meta, d->opath[j], &any, &tn, e) == 0 &&
-        path_lacked(c, tn, m, fn, &in_list)) {
-        *leaf = -1, *node = -1; /* null in this file's rows */
+        path_lacked(c, tn, m, fn, &inside)) {
+        *leaf = -1, *node = inside; /* null in this file's rows, or in its lists */
+        if (inside >= 0) {
+            int32_t first;
+            *node = lacking_node(d, j, m, fn, inside), *lacking = true;
+            pq_nest_leaves(m, *node, &first), *leaf = first;
+        }
         return 0;
     }
-    if (in_list)
-        return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.200s: column '%.100s': this file's "
-                       "field lacks a struct field on the path inside a list or map, which the "
-                       "dataset's field (from %.200s) has: not supported (project the field)",
-                       path, d->opath[j], c->from);
     return pq_errf(e, rc, -1, "%.200s: column '%.100s': %.200s", path, d->opath[j], why);
+}
+
+int ds_out_path_leaf(const ds_scan *d, int j, const pq_file_meta *m, const char *path, int *leaf,
+                     int32_t *node, pq_err *e)
+{
+    bool lacking;
+    return path_leaf(d, j, m, path, leaf, node, &lacking, e);
 }
 
 void ds_out_free(ds_scan *d)
@@ -243,9 +305,11 @@ static int nested_rows(const ds_scan *d, const ds_run *r, int j, pq_vec *v, pq_e
     int32_t node = r->view.node[d->out[j]], tn = c->node;
     const char *path = d->a.list->files[r->fi].path;
     int leaf, rc = 0;
+    bool lacking = false;
     if (d->opath[j] && (rc = scan_nested_resolve(c->meta, d->opath[j], &leaf, &tn, e)) == 0)
-        rc = scan_nested_resolve(m, d->opath[j], &leaf, &node, e);
-    if (rc == 0) rc = ds_nested_widen(c, tn, m, node, v, e);
+        rc = path_leaf(d, j, m, path, &leaf, &node, &lacking, e);
+    if (rc == 0 && lacking) rc = ds_nested_widen_lacking(c, tn, m, node, v, e);
+    else if (rc == 0) rc = ds_nested_widen(c, tn, m, node, v, e);
     return rc && e->msg[0] ? ds_file_errf(e, rc, path, e->msg) : rc;
 }
 

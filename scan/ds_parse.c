@@ -180,14 +180,26 @@ static int64_t sub_us(const char *s)
     return ns;
 }
 
+/* The UTC offset of zone name that ends s's timestamp (ds_ptime_tz took it: its last word)
+ * at wall-clock microsecond us. */
+static bool zone_offset(const char *s, int64_t us, int64_t *off)
+{
+    size_t end = strlen(s), start;
+    while (end > 0 && space(s[end - 1])) end--;
+    for (start = end; start > 0 && s[start - 1] != ' ';) start--;
+    return ds_zone_offset(s + start, end - start, us / 1000000 - (us % 1000000 < 0), off);
+}
+
 /* A timestamp of s into *x in to's unit (ns: exact to the nanosecond; else DuckDB's
- * microseconds, which must be whole units); utc: an offset subtracted, no zone name. */
+ * microseconds, which must be whole units); utc: an offset, or a zone name's (ds_zone.c),
+ * subtracted. */
 static bool stamp(const pq_column_desc *to, bool int96, const char *s, __int128 *x)
 {
     int64_t us, off;
     bool named;
-    if (!ds_ptime_tz(s, &us, &off, &named) || (to->is_adjusted_to_utc && named)) return false;
+    if (!ds_ptime_tz(s, &us, &off, &named)) return false;
     if (us == INT64_MAX || us == -INT64_MAX) return *x = us, true; /* infinity */
+    if (to->is_adjusted_to_utc && named && !zone_offset(s, us, &off)) return false;
     __int128 ns = ((__int128)us - (to->is_adjusted_to_utc ? (__int128)off * 1000000 : 0)) * 1000;
     if (ds_time_unit(to) == 9 && !int96 && !to->is_adjusted_to_utc) ns += sub_us(s);
     int64_t div = ds_time_unit(to) == 3 ? 1000000 : ds_time_unit(to) == 6 ? 1000 : 1;

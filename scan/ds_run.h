@@ -84,8 +84,9 @@ void ds_out_free(ds_scan *d);
 /* (ds_out.c) File m's (path's) leaf and node for output column j, a path inside a nested
  * column m has (*node: in, m's node of that column's field; out, the path's): 0, with *leaf
  * -1 when m's field lacks a struct field on the path outside lists (null rows, as DuckDB
- * reads them); or the error naming path, the projected path and, for a struct field lacked
- * inside a list, the file that has it. */
+ * reads them), or, when it lacks one inside a list or map, *node m's struct that lacks it
+ * and *leaf its first leaf (the lists read from it, their values null: DuckDB's
+ * [x.c FOR x IN k]); or the error naming path and the projected path. */
 int ds_out_path_leaf(const ds_scan *d, int j, const pq_file_meta *m, const char *path, int *leaf,
                      int32_t *node, pq_err *e);
 /* (ds_out.c) b (r's batch) rewritten to the dataset's columns into out (b's vectors moved). */

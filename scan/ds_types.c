@@ -188,6 +188,57 @@ int ds_types_col(ds_schema *s, int c, const pq_file_meta *m, const char *path, p
     return rc;
 }
 
+static const scan_arrow_type *ds_types_of(const ds_col *c);
+
+/* The node of shape w[0 .. nw) that node n of a path's shape comes from (the same schema node
+ * and kind), or -1. */
+static int32_t whole_node(const pq_nest *w, int32_t nw, const pq_nest *n)
+{
+    for (int32_t k = 0; k < nw; k++)
+        if (w[k].src == n->src && w[k].kind == n->kind) return k;
+    return -1;
+}
+
+/* The path's types t (its shape ps[0 .. np), node tn of merged column c) from c's: each node
+ * the format and dictionary of the column's node it comes from; metadata as a one-file
+ * scan's path (arrow_types.c build_nodes): a node at or below tn, the root's when the path
+ * passes no list. 0 or -ENOMEM. */
+static int path_nodes(const ds_col *c, int32_t tn, const pq_nest *ps, int32_t np, const pq_nest *ws,
+                      int32_t nw, scan_arrow_type *t)
+{
+    if (!(t->nodes = fail_calloc((size_t)np, sizeof *t->nodes))) return -ENOMEM;
+    t->nnodes = np;
+    int rc = 0;
+    for (int32_t k = 0; rc == 0 && k < np; k++) {
+        int32_t w = whole_node(ws, nw, &ps[k]);
+        if (w < 0) continue; /* (the Parquet type's) */
+        const scan_arrow_node *a = &c->atype.nodes[w];
+        const char *md = w == 0 ? c->atype.metadata : a->metadata;
+        memcpy(t->nodes[k].format, a->format, sizeof a->format);
+        memcpy(t->nodes[k].index_format, a->index_format, sizeof a->index_format);
+        if (k > 0 && ps[k].src >= tn) rc = copy_metadata(md, &t->nodes[k].metadata);
+        if (rc == 0 && k == 0 && ps[0].src == tn) rc = copy_metadata(md, &t->metadata);
+    }
+    return rc;
+}
+
+int ds_types_path(const ds_col *c, int32_t tn, scan_arrow_types *out, pq_err *e)
+{
+    assert(c->node >= 0 && c->merged);
+    *out = (scan_arrow_types){.n = 1, .cols = fail_calloc(1, sizeof *out->cols)};
+    pq_nest *ps = fail_malloc(sizeof *ps * (size_t)PQ_NEST_CAP(c->meta, tn));
+    pq_nest *ws = fail_malloc(sizeof *ws * (size_t)PQ_NEST_CAP(c->meta, c->node));
+    int rc = out->cols && ps && ws ? 0 : -ENOMEM;
+    int32_t np = rc ? rc : pq_nest_build(c->meta, tn, ps, e);
+    int32_t nw = np <= 0 ? np : pq_nest_build(c->meta, c->node, ws, e);
+    if (rc == 0 && (np <= 0 || nw <= 0)) rc = np < 0 ? np : nw < 0 ? nw : -EINVAL;
+    if (rc == 0 && ds_types_of(c) && c->atype.nodes && c->atype.nnodes == nw) /* (else the
+                                                                     Parquet types') */
+        rc = path_nodes(c, tn, ps, np, ws, nw, &out->cols[0]);
+    free(ps), free(ws);
+    return rc == -ENOMEM ? pq_errf(e, rc, -1, "out of memory") : rc;
+}
+
 /* The Arrow type schema column c exports (NULL: its Parquet type's alone). */
 static const scan_arrow_type *ds_types_of(const ds_col *c)
 {

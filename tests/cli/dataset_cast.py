@@ -127,6 +127,23 @@ STAMP = ["2024-03-01 12:30:05", "2024-03-01T12:30:05.123456", "2024-03-01", "202
          "2024-03-01 12:30:05.1234567", "2024-03-01 12:30:05+02", "2024-03-01 12:30:05+02:30", "2024-03-01 12:30:05Z",
          "2024-03-01 12:30:05 UTC", "2024-03-01 24:00:00", "2024-03-01 1:2:3", " 2024-03-01 12:30:05 ",
          "2024-03-01 12:30:05.", "2024-3-1 12:30:05", "1969-12-31 23:59:59.5", None, "1900-02-28 00:00:00.000001"]
+# zone names under a UTC column (DuckDB resolves them with ICU's zones; read from the system's
+# zone database, ds_zone.c): a skipped hour (the offset before it), a repeated one (the later
+# instant), both edges, any case, past the files' last transition (the POSIX rule, north and
+# south), before the first (local mean time), half- and quarter-hour offsets, aliases
+ZONED = [f"{t} {z}" for t, z in (
+    ("2024-03-31 02:30:00", "Europe/Paris"), ("2024-10-27 02:30:00", "Europe/Paris"), ("2024-10-27 01:30:00", "Europe/Paris"),
+    ("2024-10-27 03:30:00", "Europe/Paris"), ("2024-03-31 01:59:59", "Europe/Paris"), ("2024-03-31 03:00:00", "Europe/Paris"),
+    ("2024-10-27 02:00:00", "Europe/Paris"), ("2024-10-27 03:00:00", "Europe/Paris"), ("2024-03-01 12:00", "europe/PARIS"),
+    ("2024-03-01 12:00", "EST"), ("2024-03-01 12:00", "CET"), ("2024-03-01 12:00", "UTC"), ("2024-03-01 12:00", "Etc/GMT+5"),
+    ("2060-07-01 12:00", "Europe/Paris"), ("2060-01-01 12:00", "Europe/Paris"), ("2090-03-26 02:30", "Europe/Paris"),
+    ("1800-07-01 12:00", "Europe/Paris"), ("2024-03-01 12:00", "US/Pacific"), ("2024-03-01 12:00", "America/Argentina/Buenos_Aires"),
+    ("2024-03-01 12:00:00.123456", "Asia/Kolkata"), ("2024-03-01T12:00", "Europe/Paris"), ("2050-10-01 12:00", "Australia/Sydney"),
+    ("2050-04-02 02:30", "Australia/Sydney"), ("2050-10-02 02:30", "Australia/Sydney"), ("2050-06-01 12:00", "Australia/Lord_Howe"),
+    ("1950-06-01 12:00", "America/New_York"), ("2045-11-05 01:30", "America/New_York"), ("2045-03-12 02:30", "America/New_York"),
+    ("1900-01-01 00:00", "Asia/Kolkata"), ("2100-12-31 23:59:59.999999", "Pacific/Auckland"), ("2024-03-01 12:00", "Asia/Kathmandu"),
+    ("1969-12-31 23:59:59.5", "Europe/London"), ("2060-06-01 12:00", "America/Santiago"), ("2024-03-01 12:00", "Zulu"))] + [
+    "2024-03-01 12:00 Europe/Paris "]
 PARSED = {  # strings DuckDB's cast reads (each also checked to be read by DuckDB)
     "int32": INTS + ["-2147483648", "2147483647", "2147483647.4"], "int8": ["127", "-128", "1.4", "-128.4"],
     "uint8": ["255", "-0", "0x0f"], "int64": ["9223372036854775807", "1.5e18", "-9223372036854775808"],
@@ -143,7 +160,7 @@ PARSED = {  # strings DuckDB's cast reads (each also checked to be read by DuckD
                                       "1969-12-31 23:59:59.999999999"],
     "ts_ms": ["2024-03-01 12:30:05.123", "2024-03-01", "1969-12-31 23:59:59.999", "2024-03-01 12:30:05+02"],
     "ts_utc": ["2024-03-01 12:30:05", "2024-03-01 12:30:05+02", "2024-03-01 12:30:05-01:30", "2024-03-01 12:30:05Z",
-               "2024-03-01 12:30:05.1234567+05:45", None],
+               "2024-03-01 12:30:05.1234567+05:45", None] + ZONED,
     "int96": ["2024-03-01 12:30:05.123456789", "1969-12-31 23:59:59.9999999", "2024-03-01"],
     "time_ms": ["12:30:05", "12:30", "1:2:3", "24:00:00", " 12:30:05 ", "12:30:05+02", "12:30:05.5", "00:00:00.001"],
     "time_us": ["12:30:05.1234567", "23:59:59.999999", "1:02", None],
@@ -154,6 +171,8 @@ REFUSED = {  # strings DuckDB refuses (so does ringscan, naming both files and t
     "int64": ["9223372036854775808"], "dec5": ["999.995", "1000", "x"], "float": ["0x10", "1,5", "", ".", "1e", "e5", "1.5e+"],
     "double": ["abc", "1.5x", "  "], "bool": [" true ", "on", "2", ""], "date": ["2024.03.01", "20240301", "2024-02-30", "2024-03", "2024-03-01x"],
     "ts_us": ["2024-03-01 12:30:60", "x"], "time_us": ["25:00:00", "x"],
+    "ts_utc": ["2024-03-01 12:00 Foo/Bar", "2024-03-01 12:00  Europe/Paris", "2024-03-01 12:00 posix/Europe/Paris",
+               "2024-03-01 12:00 Europe/Paris/x", "2024-03-01 12:00 zone.tab"],
 }
 
 
@@ -186,6 +205,18 @@ for kind, strs in REFUSED.items():
 for kind, one in (("ts_ms", "2024-03-01 12:30:05.1234"), ("time_ms", "12:30:05.0005")):
     got, gerr = run(write_pair(f"finer_{kind}", kind, [one]))
     check(gerr is not None and all(w in gerr for w in (one, "'k'", "1.parquet", "2.parquet")), f"{kind} {one}: {gerr or got}")
+
+# a zone file cut short or changed anywhere ($TZDIR): refused as a zone not found, never a
+# crash (ds_zone.c checks every count against the bytes read)
+zdir = os.path.join(TOP, "tzdir")
+os.makedirs(zdir, exist_ok=True)
+paris = open("/usr/share/zoneinfo/Europe/Paris", "rb").read()
+d = write_pair("zone_bad", "ts_utc", ["2024-03-01 12:00 Bad"])
+for cut in [0, 4, 30, 44, 60, 200, len(paris) // 2, len(paris) - 1] + [-k for k in range(1, 40, 7)]:
+    blob = paris[:cut] if cut >= 0 else paris[:20 - cut] + b"\xff\xff\xff\x7f" + paris[24 - cut:]
+    open(os.path.join(zdir, "Bad"), "wb").write(blob)
+    p = subprocess.run([R, "scan", d, "--format", "jsonl"], capture_output=True, text=True, timeout=60, env={**os.environ, "TZDIR": zdir})
+    check(p.returncode in (0, 1) and (p.returncode == 1) == ("does not parse" in p.stderr), f"zone file cut at {cut}: rc {p.returncode} {p.stderr[:200]}")
 
 # filters, ORDER BY .. LIMIT and counts on parsed values (numeric order, not the strings')
 d = write("parse_filter", [pa.table({"id": pa.array(range(10), pa.int64()), "k": pa.array(range(10), pa.int32())}),

@@ -171,6 +171,33 @@ case("INT96 files: ORDER BY x DESC LIMIT 4", rc == 0 and [r["id"] for r in rows]
 os.rename(a, os.path.join(d, "c.parquet"))
 check_values("default: INT64 us first, then INT96 cast to us", d, 6, "epoch_us(x)")
 
+# INT96 digits finer than a microsecond (the choice, docs/ARCHITECTURE.md): a dataset reads
+# INT96 as nanoseconds, its values pyarrow.dataset's timestamp[ns] exactly and a one-file
+# scan's; DuckDB's read_parquet reads it as a microsecond TIMESTAMP, its values floored
+# (epoch_us: the same instants to the microsecond, the sub-microsecond digits dropped)
+import pyarrow.dataset as pads
+d3 = os.path.join(DIR, "int96_fine")
+os.makedirs(d3)
+fine = [[1_700_000_000_123_456_789, None, -1], [5, -86_400_000_000_000_001, 999]]
+for i, xs in enumerate(fine):
+    pq.write_table(pa.table({"id": pa.array(range(3 * i, 3 * i + 3), pa.int64()), "x": pa.array(xs, pa.timestamp("ns"))}),
+                   os.path.join(d3, f"f{i}.parquet"), use_deprecated_int96_timestamps=True)
+pq.write_table(pa.table({"id": pa.array([6], pa.int64()), "x": pa.array([7], pa.timestamp("us"))}), os.path.join(d3, "g.parquet"))
+for args, files in (([], ["f0.parquet"]), ([], ["f0.parquet", "f1.parquet"]),
+                    (["--union-by-name"], ["f0.parquet", "f1.parquet", "g.parquet"])):
+    paths = [os.path.join(d3, f) for f in files]
+    p = subprocess.run([R, "scan", *paths, "--format", "jsonl", "--columns", "id,x", *args],
+                       capture_output=True, text=True, timeout=60)
+    got = [(r["id"], epoch(r["x"], 9)[0]) for r in map(json.loads, p.stdout.splitlines())] if p.returncode == 0 else p.stderr
+    t = pads.dataset(paths).to_table() if not args else pa.concat_tables(
+        [pq.read_table(f).cast(pa.schema([("id", pa.int64()), ("x", pa.timestamp("ns"))])) for f in paths])
+    want = list(zip(t.column("id").to_pylist(), t.column("x").cast(pa.int64()).to_pylist()))
+    ubn = "true" if args else "false"
+    duck_us = duckdb.sql(f"select id, epoch_us(x) from read_parquet({paths!r}, union_by_name = {ubn}) order by id").fetchall()
+    floored = [(i, None if v is None else v // 1000) for i, v in want]
+    case(f"INT96 sub-microsecond digits {files} {args}: pyarrow.dataset's ns, DuckDB's us floored",
+         got == want and duck_us == floored, f"got {got} pyarrow {want} DuckDB us {duck_us}")
+
 # decimals of other precisions and scales: a union holds both (DuckDB's DECIMAL(p, s) with the
 # larger scale and integer digits), values exact; a filter parsed in each file's own scale
 import decimal

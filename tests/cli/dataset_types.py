@@ -189,7 +189,45 @@ def compare_union(name, tables):
     if g != want.sort_by("id").to_pylist() or g != duck.sort_by("id").to_pylist():
         return fail(name, f"values\n  ringscan: {g[:2]}\n  pyarrow:  {want.sort_by('id').to_pylist()[:2]}"
                           f"\n  duckdb:   {duck.sort_by('id').to_pylist()[:2]}")
+    for path in paths_in(got.schema.field("k").type, "k"):
+        p, err = rs_ctypes.read_dataset(lib, [root], columns=["id", path], union_by_name=True)
+        want_f = path_field(got.schema.field("k"), path.split(".")[1:], path)
+        if err or not p.schema.field(path).equals(want_f, check_metadata=True):
+            return fail(name, f"path {path}: {err or p.schema.field(path)} (want {want_f})")
+        if p.column(path).to_pylist() != [path_value(r["k"], path.split(".")[1:]) for r in got.to_pylist()]:
+            return fail(name, f"path {path}: values {p.column(path).to_pylist()[:3]}")
     print(f"ok {name}")
+
+
+def paths_in(t, prefix):
+    """The Parquet paths inside a nested type's fields (struct fields; a list's element)."""
+    if pa.types.is_struct(t):
+        for f in t:
+            yield f"{prefix}.{f.name}"
+            yield from paths_in(f.type, f"{prefix}.{f.name}")
+    elif pa.types.is_list(t) or pa.types.is_large_list(t):
+        yield from paths_in(t.value_type, f"{prefix}.list.element")
+
+
+def path_field(f, comps, name):
+    """The field a path inside field f exports (a one-file scan's: a struct's field with its
+    type and metadata; a list it passes keeps its type, its element named "element")."""
+    if not comps:
+        return f.with_name(name)
+    if pa.types.is_struct(f.type):
+        return path_field(f.type.field(comps[0]), comps[1:], name)
+    inner = path_field(f.type.value_field, comps[2:], "element")
+    make = pa.large_list if pa.types.is_large_list(f.type) else pa.list_
+    return pa.field(name, make(inner))
+
+
+def path_value(v, comps):
+    """Value v (a row's) at a path, as DuckDB's k.a / [x.a FOR x IN k]."""
+    if not comps or v is None:
+        return v
+    if isinstance(v, dict):
+        return path_value(v[comps[0]], comps[1:])
+    return [path_value(x, comps[2:]) for x in v]
 
 
 def nested_table(lo, n, typ, value):

@@ -8,7 +8,9 @@ For each of COUNT files (file k uses seed SEED * 1000 + k): a flat int64 `id`, t
 schema of 1-4 top-level fields (structs, lists, maps of string or int keys, any mix to depth 4, primitives int32,
 int64, double, bool, string, binary, date32, decimal(9,2)), 1-400 rows with nulls at every
 nullable level (each level's null rate drawn per field), written with a random page version
-(1.0 / 2.0), dictionary on or off, codec (none, snappy, gzip, zstd, lz4), small pages (data
+(1.0 / 2.0), dictionary on or off (off: often each leaf in an encoding pyarrow writes for its
+type, PLAIN, DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY or
+BYTE_STREAM_SPLIT), codec (none, snappy, gzip, zstd, lz4), small pages (data
 page size 256 B-4 KiB, write batch 7-100 rows, so levels of one row cross pages) and 1-3 row
 groups. Checks, per file:
   1. `scan F --format jsonl --ordered` equals gen_expected.column_texts of pq.read_table(F)
@@ -123,8 +125,32 @@ def write_file(rnd, path):
                 compression=rnd.choice(["none", "snappy", "gzip", "zstd", "lz4"]),
                 data_page_size=rnd.choice([256, 1024, 4096]), write_batch_size=rnd.choice([7, 31, 100]),
                 row_group_size=max(1, rows // rnd.randint(1, 3)))
+    if not opts["use_dictionary"] and rnd.random() < 0.6:
+        opts["column_encoding"] = leaf_encodings(rnd, table)
     pq.write_table(table, path, **opts)
     return nested, opts
+
+
+# the encodings pyarrow writes besides PLAIN and the dictionary, by physical type
+ENCODINGS = {"INT32": ["PLAIN", "DELTA_BINARY_PACKED", "BYTE_STREAM_SPLIT"],
+             "INT64": ["PLAIN", "DELTA_BINARY_PACKED", "BYTE_STREAM_SPLIT"],
+             "DOUBLE": ["PLAIN", "BYTE_STREAM_SPLIT"],
+             "BYTE_ARRAY": ["PLAIN", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY"],
+             "FIXED_LEN_BYTE_ARRAY": ["PLAIN", "DELTA_BYTE_ARRAY", "BYTE_STREAM_SPLIT"]}
+
+
+def leaf_encodings(rnd, table):
+    """A random encoding for each leaf of the nested fields (their Parquet paths, from a first
+    write of the table), drawn among what pyarrow writes for its physical type."""
+    buf = pa.BufferOutputStream()
+    pq.write_table(table, buf, use_dictionary=False)
+    schema = pq.ParquetFile(pa.BufferReader(buf.getvalue())).schema
+    out = {}
+    for i in range(len(schema)):
+        c = schema.column(i)
+        if c.path != "id" and c.physical_type in ENCODINGS:
+            out[c.path] = rnd.choice(ENCODINGS[c.physical_type])
+    return out
 
 
 def fnv1a64(b):
