@@ -75,6 +75,8 @@ typedef struct scan_budget {
     _Atomic bool paused;       /* held reached limit: resumes at limit / 2 */
     _Atomic int waiting;       /* read-ahead tasks waiting for room */
     _Atomic bool closed;       /* a base task left its loop: nobody waits any more */
+    _Atomic int running;       /* splits of the scan past their window wait and not pushed:
+                                  each ends without the consumer (fetch_budget.c inv. 8) */
     _Atomic uint64_t read_in;  /* bytes finished splits reserved to read */
     _Atomic uint64_t out_bytes; /* and the bytes they held decoded: the larger of their
                                    decoded columns' capacity (working set) and their batch */
@@ -147,7 +149,10 @@ uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, u
  * batch). */
 void scan_budget_unreserve(scan_budget *b, uint64_t n, uint64_t in, uint64_t fetch, bool ok,
                            uint64_t out);
-/* After a split ended (its bytes released): wakes waiting read-ahead tasks. */
+/* A split passed its window wait and runs (until scan_budget_released). */
+void scan_budget_runs(scan_budget *b);
+/* After a split that ran ended and pushed its batch (its bytes released): it no longer runs;
+ * wakes waiting tasks. */
 void scan_budget_released(scan_budget *b, exec_event *ev);
 /* Task rank left its loop: a base task's leaving ends every wait (fetch_budget.c inv. 4). */
 void scan_budget_left(scan_budget *b, exec_event *ev, int rank);

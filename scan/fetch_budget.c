@@ -184,6 +184,7 @@ void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit, scan_bu
     atomic_store(&b->paused, false);
     atomic_store(&b->waiting, 0);
     atomic_store(&b->closed, false);
+    atomic_store(&b->running, 0);
     atomic_store(&b->read_in, 0);
     atomic_store(&b->out_bytes, 0);
     atomic_store(&b->last, 0);
@@ -233,12 +234,18 @@ static bool exempt(scan_budget *b, int rank)
     return rank < b->base && (b->base == b->tasks || !b->share || atomic_load(&b->lead));
 }
 
-/* Whether the consumer is behind by a quarter of the limit (invariant 8; only gated scans
- * count). */
-static bool consumer_behind(scan_budget *b)
+/* Whether a base task may start a split (invariant 8): nothing is gated, the split fits
+ * (held + pending + one more like the last below the limit, without the hysteresis), or
+ * nothing else can free bytes: no split of the scan runs and the consumer has no batch it
+ * can take. */
+static bool base_may_start(scan_budget *b)
 {
-    return b->base < b->tasks && b->limit > 0 && b->behind &&
-           b->behind(b->behind_ctx, b->limit / 4);
+    if (b->base == b->tasks || b->limit == 0) return true;
+    uint64_t held = atomic_load_explicit(b->hp, memory_order_relaxed) +
+                    atomic_load_explicit(b->qp, memory_order_relaxed);
+    if (held + atomic_load_explicit(&b->last, memory_order_relaxed) < b->limit) return true;
+    if (atomic_load(&b->running) > 0) return false; /* its end wakes us (invariant 3) */
+    return !(b->behind && b->behind(b->behind_ctx, 1)); /* the take wakes us */
 }
 
 static bool admitted(void *ctx)
@@ -247,14 +254,14 @@ static bool admitted(void *ctx)
     if (atomic_load(w->stop)) return true;
     bool base = exempt(w->b, w->rank) || /* invariant 4: as a base task once closed */
                 (atomic_load(&w->b->closed) && atomic_load(w->busy) == 0);
-    return base ? !consumer_behind(w->b) : scan_budget_room(w->b);
+    return base ? base_may_start(w->b) : scan_budget_room(w->b);
 }
 
 void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop,
                        const _Atomic int *busy)
 {
     assert(rank >= 0 && rank < b->tasks);
-    if (exempt(b, rank) && !consumer_behind(b)) return;
+    if (exempt(b, rank) && base_may_start(b)) return;
     budget_wait w = {.b = b, .rank = rank, .stop = stop, .busy = busy};
     if (admitted(&w)) return;
     atomic_fetch_add(&b->waiting, 1); /* before the share's: its wake looks for this one */
@@ -314,8 +321,15 @@ void scan_budget_unreserve(scan_budget *b, uint64_t n, uint64_t in, uint64_t fet
     atomic_fetch_add_explicit(&b->out_bytes, out, memory_order_relaxed);
 }
 
+void scan_budget_runs(scan_budget *b)
+{
+    atomic_fetch_add(&b->running, 1);
+}
+
 void scan_budget_released(scan_budget *b, exec_event *ev)
 {
+    assert(atomic_load(&b->running) > 0);
+    atomic_fetch_sub(&b->running, 1); /* before the wake: a base task waiting on it goes */
     if (b->share) scan_budget_share_wake(b->share); /* this scan's waiters among them */
     else if (atomic_load(&b->waiting) > 0) exec_event_signal(ev);
 }

@@ -141,6 +141,7 @@ static bool run_split(scan_t *s, int core, int i, int unit)
         scan_fetch_split_done(&s->fetch, unit);
         return false;
     }
+    scan_budget_runs(&s->fetch.budget);
     if (!sp->pruned) scan_policy_split_started(&s->pol, core);
     scan_batch b;
     pq_err e = {.offset = -1};
