@@ -301,6 +301,7 @@ static int prefetch(scan_fetch *fx, int core, int ui, bool ahead)
     for (int k = 0; ahead && k < fx->plan->nneed; k++)
         for (int p = 0; p < sp->cols[k].npieces; p++)
             if (u->pre[k][p]) fut_want(u->pre[k][p]);
+    if (ahead) atomic_store(&u->ahead, scan_budget_ahead(&fx->budget, sp, fx->plan->nneed));
     return 0;
 }
 
@@ -385,6 +386,7 @@ int scan_fetch_claim(scan_fetch *fx, int core, int *unit)
     }
     if (i < 0) return fx->plan->nsplits;
     busy_add(fx, core, i, 1);
+    scan_fetch_ahead_drop(fx, c->unit); /* its reservation counts its reads from here */
     fx->units[c->unit].running++;
     *unit = c->unit;
     return i;
@@ -455,7 +457,7 @@ static void unit_release(scan_fetch *fx, scan_unit *u)
     }
     free(u->pre);
     u->pre = NULL;
-
+    scan_fetch_ahead_drop(fx, (int)(u - fx->units));
     for (int k = 0; u->f && k < fx->plan->nneed; k++) {
         fut_t *f = u->f[k];
         if (!f) continue;

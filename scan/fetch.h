@@ -143,6 +143,13 @@ void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic i
  * Thread-safe. */
 uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, uint64_t *in,
                              uint64_t *fetch, const double *reach, const int *slot_pos);
+/* A run's read-ahead (fetch.c prefetch): split sp's reads, all wanted before any task was
+ * admitted for it, count in pending from then on, so admission sees them before io/ issues
+ * them (fetch_budget.c invariant 7). Returns the bytes counted (0 without a budget and
+ * read-ahead), given back with scan_budget_ahead_drop once a split of its unit reserves (its
+ * own fetch then counts them) or the unit is released. Thread-safe. */
+uint64_t scan_budget_ahead(scan_budget *b, const scan_split *sp, int nslots);
+void scan_budget_ahead_drop(scan_budget *b, uint64_t n);
 /* At the split's end: drops its reservation n and its reads to fetch (as
  * scan_budget_reserve set them), and when the split ran to its end (ok) learns from in
  * bytes read -> out bytes held decoded (the larger of its decoded columns' capacity and its
@@ -170,6 +177,9 @@ typedef struct scan_unit {
     fut_t ***pre;              /* [nneed][piece] reads registered at reservation for the one
                                   live split of an unshared unit, taken by it (owner only) */
     int pre_split;             /* that split */
+    _Atomic uint64_t ahead;    /* bytes of pre wanted at reservation and counted in the
+                                  budget's pending (scan_budget_ahead) until a split of it, or
+                                  of a unit stolen from it, is claimed, or it is released */
     int live;                  /* unpruned splits (planned units) */
     uint64_t bytes;            /* bytes its unpruned splits' pieces cover (planned units) */
     uint64_t lo, hi;           /* the file range they lie in (planned units) */
@@ -252,6 +262,9 @@ io_bytes scan_fetch_slice(scan_fetch *fx, int unit, int k, uint64_t off, uint64_
 fut_t *scan_fetch_lend(scan_fetch *fx, int core, int src, int k, uint64_t off, uint64_t len);
 /* A read no split decoded from, dropped: its bytes are wasted once it was wanted and read. */
 void scan_fetch_discarded(scan_fetch *fx, fut_t *f);
+/* A split of unit is claimed, or unit is released: the bytes its read-ahead counted in the
+ * budget's pending (scan_unit.ahead), and those of the unit it was stolen from, leave it. */
+void scan_fetch_ahead_drop(scan_fetch *fx, int unit);
 /* After one of the owner's splits of unit ended. */
 void scan_fetch_split_done(scan_fetch *fx, int unit);
 /* Whether core may end: its lends are answered and their fallbacks read, the ones it serves

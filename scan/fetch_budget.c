@@ -280,11 +280,12 @@ static uint64_t kept_overlap(const scan_budget *b, const scan_piece *p)
     return hi > lo ? hi - lo : 0;
 }
 
-uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, uint64_t *in,
-                             uint64_t *fetch, const double *reach, const int *slot_pos)
+/* The bytes split sp reads (*in) and fetches outside the kept bytes (*fetch), each slot
+ * weighed by reach (NULL: 1). */
+static void split_bytes(const scan_budget *b, const scan_split *sp, int nslots, uint64_t *in,
+                        uint64_t *fetch, const double *reach, const int *slot_pos)
 {
     *in = 0, *fetch = 0;
-    if (b->limit == 0 || b->base == b->tasks || sp->pruned) return 0;
     for (int c = 0; c < nslots; c++) {
         uint64_t len = 0, kept = 0;
         for (int k = 0; k < sp->cols[c].npieces; k++) {
@@ -296,6 +297,29 @@ uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, u
         *in += (uint64_t)((double)len * w); /* len is below the file's size: exact enough */
         *fetch += (uint64_t)((double)(len - kept) * w);
     }
+}
+
+uint64_t scan_budget_ahead(scan_budget *b, const scan_split *sp, int nslots)
+{
+    uint64_t in, fetch;
+    if (b->limit == 0 || b->base == b->tasks || sp->pruned) return 0;
+    split_bytes(b, sp, nslots, &in, &fetch, NULL, NULL);
+    atomic_fetch_add_explicit(b->qp, fetch, memory_order_relaxed);
+    return fetch;
+}
+
+void scan_budget_ahead_drop(scan_budget *b, uint64_t n)
+{
+    assert(atomic_load_explicit(b->qp, memory_order_relaxed) >= n);
+    atomic_fetch_sub_explicit(b->qp, n, memory_order_relaxed);
+}
+
+uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, uint64_t *in,
+                             uint64_t *fetch, const double *reach, const int *slot_pos)
+{
+    *in = 0, *fetch = 0;
+    if (b->limit == 0 || b->base == b->tasks || sp->pruned) return 0;
+    split_bytes(b, sp, nslots, in, fetch, reach, slot_pos);
     uint64_t seen_in = atomic_load_explicit(&b->read_in, memory_order_relaxed);
     uint64_t seen_out = atomic_load_explicit(&b->out_bytes, memory_order_relaxed);
     /* pieces are bounded by the file's size, so these products stay far below 2^64 */
