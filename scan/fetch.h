@@ -83,6 +83,8 @@ typedef struct scan_budget {
     _Atomic uint64_t last;     /* the last split's reservation: the next one's guess */
     uint64_t seed16;           /* decoded bytes per byte read, x16, before any split finished */
     uint64_t kept_off, kept_len; /* the file's kept bytes (io_file_t.kept): no fetch */
+    uint64_t run_bytes;        /* a core's run of units read ahead at once (fetch.c), about:
+                                  SCAN_RUN_BYTES, within a core's io read budget when gated */
     int tasks;                 /* split tasks per core (base + read-ahead) */
     int base;                  /* ranks below it never wait (fetch_budget.c invariant 1) */
 } scan_budget;
@@ -113,10 +115,10 @@ void scan_budget_lead(scan_budget *b);
 uint64_t scan_budget_peak(const scan_budget *b);
 /* Under a budget with read-ahead (a remote store): the io contexts of the scan's threads
  * count their idle pooled buffers in held, pool at most a quarter of the limit between them
- * and stash none (io.h pool_held) and read at most half of it at once between them;
- * elsewhere o keeps io/'s pools and stash (a local scan's
+ * and stash none (io.h pool_held) and read at most half of it at once between them, and a
+ * core's run read ahead (run_bytes) is within its share of that half; elsewhere o keeps io/'s pools and stash (a local scan's
  * reuse of faulted-in memory, issue 26). */
-void scan_budget_io_opts(const scan_budget *b, io_opts_t *o, int threads);
+void scan_budget_io_opts(scan_budget *b, io_opts_t *o, int threads);
 /* Whether a gated task may start a split now: held, plus the reads running splits may still
  * issue (pending), plus the last split's reservation (the one it would start is taken to be
  * as big) stays below limit, except that once that reached the limit it waits until held +

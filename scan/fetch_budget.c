@@ -192,11 +192,12 @@ void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit, scan_bu
     if (!share) io_held_add(b->hp, b->pp, p->f->file->kept_len); /* invariant 5 */
     b->kept_off = p->f->file->kept_off, b->kept_len = p->f->file->kept_len; /* invariant 7 */
     bool ahead = p->f->file->be->remote && b->limit > 0;
+    b->run_bytes = SCAN_RUN_BYTES;
     b->tasks = SCAN_TASKS_PER_CORE + (ahead ? SCAN_TASKS_AHEAD : 0);
     b->base = ahead ? 1 : b->tasks;
 }
 
-void scan_budget_io_opts(const scan_budget *b, io_opts_t *o, int threads)
+void scan_budget_io_opts(scan_budget *b, io_opts_t *o, int threads)
 {
     assert(threads >= 1);
     if (b->base == b->tasks) return; /* nothing gated: io/'s own pools and stash */
@@ -205,6 +206,7 @@ void scan_budget_io_opts(const scan_budget *b, io_opts_t *o, int threads)
     o->pool_bytes = part / 4 / (uint64_t)threads;
     uint64_t reads = part / 2 / (uint64_t)threads; /* invariant 5 */
     if (reads < o->budget_bytes) o->budget_bytes = reads > 0 ? reads : 1;
+    if (reads < b->run_bytes) b->run_bytes = reads; /* a run is one read: issued whole */
 }
 
 bool scan_budget_room(scan_budget *b)
