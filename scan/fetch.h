@@ -125,9 +125,10 @@ void scan_budget_io_opts(scan_budget *b, io_opts_t *o, int threads);
  * pending <= limit / 2 (hysteresis). Thread-safe. */
 bool scan_budget_room(scan_budget *b);
 /* From task rank (0 <= rank < b->tasks) of a core whose claimed splits not done are *busy,
- * before it claims a split: returns at once for a base task unless the consumer is a quarter
- * of the limit behind (then waits on ev until it took enough), else
- * waits on ev until the budget has room, or it is closed and *busy is 0; any wait ends on
+ * before it claims a split: a base task waits on ev while the split would not fit (held +
+ * pending + one like the last reach the limit) and a split of the scan runs or the consumer
+ * has a batch it can take (fetch_budget.c invariant 8); any other task waits on ev until the
+ * budget has room, or it is closed and *busy is 0 (then as a base task); any wait ends on
  * *stop. */
 void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop,
                        const _Atomic int *busy);

@@ -12,9 +12,9 @@
  *
  * Owns: scan_budget, scan_budget_share. Calls nothing else of scan/.
  * Invariants:
- *  1. The base tasks (rank < base) are admitted without room: a scan whose first splits
- *     alone exceed the budget still runs (the budget bounds read-ahead, not progress; only
- *     a consumer behind holds them, invariant 8). On a remote
+ *  1. The base tasks (rank < base) are admitted without room when nothing else can free
+ *     bytes: a scan whose first splits alone exceed the budget still runs (the budget bounds
+ *     read-ahead, not progress; invariant 8). On a remote
  *     store with a budget the base is one task per core, so the first wave of a plan larger
  *     than the budget fetches only what each core's first split needs; elsewhere every task
  *     is a base task (nothing is gated).
@@ -39,7 +39,9 @@
  *     or batch (its reservation, learned from finished splits, each slot weighed by the chance
  *     the split decodes it), batches not consumed (output.c), and the chunk bytes its file
  *     kept from its footer's tail (io_file_t.kept, counted once from the start: the reads
- *     they serve hold no buffer; a dataset counts them with its footer, invariant 6). Reads
+ *     they serve hold no buffer; a dataset counts them with its footer, invariant 6), and the
+ *     batch the consumer took last, until it asks for the next one (output.h invariant 5).
+ *     Reads
  *     registered but not issued hold nothing; what is issued is bounded by each core's io
  *     budget, limit / 2 / threads (io.h budget_bytes), and the pool by limit /
  *     4 / threads, so read-ahead leaves room for the decoded side. (Holding a range back while
@@ -65,14 +67,25 @@
  *     to io/'s half of it (sf=10 lineitem, every column, 256 MiB: budget_peak 360-413 MB,
  *     peak RSS 387 MB). A split's reads that are issued count in both until it ends: the
  *     check errs on the side of admitting less; held and its peak stay what is resident.
- *  8. A base task is exempt from the room check, not from the consumer: while at least a
- *     quarter of the limit is batches waiting for the consumer that it can free without
- *     another split claimed (behind: output.h invariant 4), the base task waits for it too
- *     (the read-ahead tasks start splits while there is room: a base task waiting then costs
- *     nothing); the consumer's take signals the scan's event. Without it a consumer slower
- *     than the cores let the base tasks fill the output window (two splits per task, 64 per
- *     core on a remote store) with batches nobody took: sf=10 lineitem, every column, as CSV
- *     into a reader of ~100 MB/s: peak RSS 2.5 GB under the 256 MiB budget. */
+ *     A run's read-ahead (fetch.c prefetch: the pieces of units a core reserved, wanted
+ *     before any task was admitted for their splits) counts in pending too, from its
+ *     reservation until a split of its unit is claimed (whose reservation then counts it) or
+ *     the unit is released (scan_budget_ahead); and a run is at most a core's io read budget
+ *     (run_bytes): it goes out as one read, which io/ issues whole. Unordered (runs are read
+ *     ahead only there), sf=1 every column under 64 MiB: budget_peak 112 -> 86 MB.
+ *  8. A base task is exempt from the room check only when nothing else can free bytes:
+ *     while held + pending + one split like the last reach the limit (room without the
+ *     hysteresis) and a split of the scan runs (running: past its window wait, not pushed;
+ *     it ends without the consumer, and its release signals the event) or the consumer has
+ *     a batch it can take without another split claimed (behind: output.h invariant 4; its
+ *     take signals the event), the base task waits too. When neither holds, waiting could
+ *     only wait for itself: it starts its split, so a budget of 1 byte, or one smaller than
+ *     a split, still ends. Before, a base task went on unless a quarter of the limit was
+ *     batches waiting: with a consumer slower than the cores the base splits ran on top of a
+ *     full budget (sf=1 every column as CSV into a reader of ~100 MB/s, 64 MiB: budget_peak
+ *     91 MB ordered), and earlier still (no consumer check) they filled the output window
+ *     (sf=10 lineitem, every column, 256 MiB: peak RSS 2.5 GB). What stays over the limit:
+ *     the cores admitted at once (each checks before the other reserves), one split each. */
 #include <assert.h>
 
 #include "scan/fetch.h"
