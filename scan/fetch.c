@@ -246,11 +246,11 @@ static bool run_joins(const scan_fetch *fx, int b, uint64_t hi)
     return !u->shared && (u->bytes == 0 || hole <= fx->gap_bytes);
 }
 
-/* Whether a run of bytes that could take a unit of more bytes is nearer cap (the budget's
- * run_bytes) with it: runs are whole units, cap on average rather than at most (6 of
- * tpchgen's 4.8 MB groups would make 29 MB reads, 7 make 34 under SCAN_RUN_BYTES). */
-static bool run_nearer(uint64_t bytes, uint64_t more, uint64_t cap)
+/* Whether a run of bytes that could take a unit of more bytes is nearer the budget's run_bytes
+ * with it: whole units, run_bytes on average (6 of tpchgen's 4.8 MB groups: 29 MB, 7: 34). */
+static bool run_nearer(const scan_fetch *fx, uint64_t bytes, uint64_t more)
 {
+    uint64_t cap = fx->budget.run_bytes;
     if (bytes + more <= cap) return true;
     return bytes < cap && bytes + more - cap < cap - bytes;
 }
@@ -271,7 +271,7 @@ static int run_end_for(const scan_fetch *fx, int a, bool ahead)
         bytes += fx->units[b].bytes;
         if (fx->units[b].bytes) hi = fx->units[b].hi;
         b++;
-    } while (b < fx->nunits && run_joins(fx, b, hi) && run_nearer(bytes, fx->units[b].bytes, fx->budget.run_bytes));
+    } while (b < fx->nunits && run_joins(fx, b, hi) && run_nearer(fx, bytes, fx->units[b].bytes));
     return b;
 }
 

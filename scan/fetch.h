@@ -116,8 +116,8 @@ uint64_t scan_budget_peak(const scan_budget *b);
 /* Under a budget with read-ahead (a remote store): the io contexts of the scan's threads
  * count their idle pooled buffers in held, pool at most a quarter of the limit between them
  * and stash none (io.h pool_held) and read at most half of it at once between them, and a
- * core's run read ahead (run_bytes) is within its share of that half; elsewhere o keeps io/'s pools and stash (a local scan's
- * reuse of faulted-in memory, issue 26). */
+ * core's run read ahead (run_bytes) is within its share of that half; elsewhere o keeps
+ * io/'s pools and stash (a local scan's reuse of faulted-in memory, issue 26). */
 void scan_budget_io_opts(scan_budget *b, io_opts_t *o, int threads);
 /* Whether a gated task may start a split now: held, plus the reads running splits may still
  * issue (pending), plus the last split's reservation (the one it would start is taken to be

@@ -95,7 +95,8 @@ void scan_fetch_ahead_drop(scan_fetch *fx, int unit)
 {
     scan_unit *u = &fx->units[unit];
     scan_budget_ahead_drop(&fx->budget, atomic_exchange(&u->ahead, 0));
-    if (u->src >= 0) scan_budget_ahead_drop(&fx->budget, atomic_exchange(&fx->units[u->src].ahead, 0));
+    if (u->src >= 0) /* stolen whole: its reads are the source's */
+        scan_budget_ahead_drop(&fx->budget, atomic_exchange(&fx->units[u->src].ahead, 0));
 }
 
 bool scan_fetch_is_unit_fut(const scan_fetch *fx, int unit, int k, const fut_t *f)
