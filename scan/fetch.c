@@ -246,19 +246,19 @@ static bool run_joins(const scan_fetch *fx, int b, uint64_t hi)
     return !u->shared && (u->bytes == 0 || hole <= fx->gap_bytes);
 }
 
-/* Whether a run of bytes that could take a unit of more bytes is nearer SCAN_RUN_BYTES with
- * it: runs are whole units, SCAN_RUN_BYTES on average rather than at most (6 of tpchgen's
- * 4.8 MB groups would make 29 MB reads, 7 make 34). */
-static bool run_nearer(uint64_t bytes, uint64_t more)
+/* Whether a run of bytes that could take a unit of more bytes is nearer the budget's run_bytes
+ * with it: whole units, run_bytes on average (6 of tpchgen's 4.8 MB groups: 29 MB, 7: 34). */
+static bool run_nearer(const scan_fetch *fx, uint64_t bytes, uint64_t more)
 {
-    if (bytes + more <= SCAN_RUN_BYTES) return true;
-    return bytes < SCAN_RUN_BYTES && bytes + more - SCAN_RUN_BYTES < SCAN_RUN_BYTES - bytes;
+    uint64_t cap = fx->budget.run_bytes;
+    if (bytes + more <= cap) return true;
+    return bytes < cap && bytes + more - cap < cap - bytes;
 }
 
 /* The end of the run of planned units that starts at unit a: unless its reads are wanted
  * ahead (prefetch), or a is cut into splits (shared: it makes its requests when its splits
  * start), the unit alone; else the uncut units whose bytes follow on from each other (so the
- * flush reads them as one: the read-ahead), about SCAN_RUN_BYTES of them (run_nearer). The
+ * flush reads them as one: the read-ahead), about run_bytes of them (run_nearer). The
  * cores still finish together: a core left without work steals the later half of another's
  * run (steal_run). */
 static int run_end_for(const scan_fetch *fx, int a, bool ahead)
@@ -271,7 +271,7 @@ static int run_end_for(const scan_fetch *fx, int a, bool ahead)
         bytes += fx->units[b].bytes;
         if (fx->units[b].bytes) hi = fx->units[b].hi;
         b++;
-    } while (b < fx->nunits && run_joins(fx, b, hi) && run_nearer(bytes, fx->units[b].bytes));
+    } while (b < fx->nunits && run_joins(fx, b, hi) && run_nearer(fx, bytes, fx->units[b].bytes));
     return b;
 }
 
@@ -301,6 +301,7 @@ static int prefetch(scan_fetch *fx, int core, int ui, bool ahead)
     for (int k = 0; ahead && k < fx->plan->nneed; k++)
         for (int p = 0; p < sp->cols[k].npieces; p++)
             if (u->pre[k][p]) fut_want(u->pre[k][p]);
+    if (ahead) atomic_store(&u->ahead, scan_budget_ahead(&fx->budget, sp, fx->plan->nneed));
     return 0;
 }
 
@@ -385,6 +386,7 @@ int scan_fetch_claim(scan_fetch *fx, int core, int *unit)
     }
     if (i < 0) return fx->plan->nsplits;
     busy_add(fx, core, i, 1);
+    scan_fetch_ahead_drop(fx, c->unit); /* its reservation counts its reads from here */
     fx->units[c->unit].running++;
     *unit = c->unit;
     return i;
@@ -453,9 +455,8 @@ static void unit_release(scan_fetch *fx, scan_unit *u)
             }
         free(u->pre[k]);
     }
-    free(u->pre);
-    u->pre = NULL;
-
+    free(u->pre), u->pre = NULL;
+    scan_fetch_ahead_drop(fx, (int)(u - fx->units));
     for (int k = 0; u->f && k < fx->plan->nneed; k++) {
         fut_t *f = u->f[k];
         if (!f) continue;

@@ -75,12 +75,16 @@ typedef struct scan_budget {
     _Atomic bool paused;       /* held reached limit: resumes at limit / 2 */
     _Atomic int waiting;       /* read-ahead tasks waiting for room */
     _Atomic bool closed;       /* a base task left its loop: nobody waits any more */
+    _Atomic int running;       /* splits of the scan past their window wait and not pushed:
+                                  each ends without the consumer (fetch_budget.c inv. 8) */
     _Atomic uint64_t read_in;  /* bytes finished splits reserved to read */
     _Atomic uint64_t out_bytes; /* and the bytes they held decoded: the larger of their
                                    decoded columns' capacity (working set) and their batch */
     _Atomic uint64_t last;     /* the last split's reservation: the next one's guess */
     uint64_t seed16;           /* decoded bytes per byte read, x16, before any split finished */
     uint64_t kept_off, kept_len; /* the file's kept bytes (io_file_t.kept): no fetch */
+    uint64_t run_bytes;        /* a core's run of units read ahead at once (fetch.c), about:
+                                  SCAN_RUN_BYTES, within a core's io read budget when gated */
     int tasks;                 /* split tasks per core (base + read-ahead) */
     int base;                  /* ranks below it never wait (fetch_budget.c invariant 1) */
 } scan_budget;
@@ -111,19 +115,20 @@ void scan_budget_lead(scan_budget *b);
 uint64_t scan_budget_peak(const scan_budget *b);
 /* Under a budget with read-ahead (a remote store): the io contexts of the scan's threads
  * count their idle pooled buffers in held, pool at most a quarter of the limit between them
- * and stash none (io.h pool_held) and read at most half of it at once between them;
- * elsewhere o keeps io/'s pools and stash (a local scan's
- * reuse of faulted-in memory, issue 26). */
-void scan_budget_io_opts(const scan_budget *b, io_opts_t *o, int threads);
+ * and stash none (io.h pool_held) and read at most half of it at once between them, and a
+ * core's run read ahead (run_bytes) is within its share of that half; elsewhere o keeps
+ * io/'s pools and stash (a local scan's reuse of faulted-in memory, issue 26). */
+void scan_budget_io_opts(scan_budget *b, io_opts_t *o, int threads);
 /* Whether a gated task may start a split now: held, plus the reads running splits may still
  * issue (pending), plus the last split's reservation (the one it would start is taken to be
  * as big) stays below limit, except that once that reached the limit it waits until held +
  * pending <= limit / 2 (hysteresis). Thread-safe. */
 bool scan_budget_room(scan_budget *b);
 /* From task rank (0 <= rank < b->tasks) of a core whose claimed splits not done are *busy,
- * before it claims a split: returns at once for a base task unless the consumer is a quarter
- * of the limit behind (then waits on ev until it took enough), else
- * waits on ev until the budget has room, or it is closed and *busy is 0; any wait ends on
+ * before it claims a split: a base task waits on ev while the split would not fit (held +
+ * pending + one like the last reach the limit) and a split of the scan runs or the consumer
+ * has a batch it can take (fetch_budget.c invariant 8); any other task waits on ev until the
+ * budget has room, or it is closed and *busy is 0 (then as a base task); any wait ends on
  * *stop. */
 void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop,
                        const _Atomic int *busy);
@@ -141,13 +146,23 @@ void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic i
  * Thread-safe. */
 uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, uint64_t *in,
                              uint64_t *fetch, const double *reach, const int *slot_pos);
+/* A run's read-ahead (fetch.c prefetch): split sp's reads, all wanted before any task was
+ * admitted for it, count in pending from then on, so admission sees them before io/ issues
+ * them (fetch_budget.c invariant 7). Returns the bytes counted (0 without a budget and
+ * read-ahead), given back with scan_budget_ahead_drop once a split of its unit reserves (its
+ * own fetch then counts them) or the unit is released. Thread-safe. */
+uint64_t scan_budget_ahead(scan_budget *b, const scan_split *sp, int nslots);
+void scan_budget_ahead_drop(scan_budget *b, uint64_t n);
 /* At the split's end: drops its reservation n and its reads to fetch (as
  * scan_budget_reserve set them), and when the split ran to its end (ok) learns from in
  * bytes read -> out bytes held decoded (the larger of its decoded columns' capacity and its
  * batch). */
 void scan_budget_unreserve(scan_budget *b, uint64_t n, uint64_t in, uint64_t fetch, bool ok,
                            uint64_t out);
-/* After a split ended (its bytes released): wakes waiting read-ahead tasks. */
+/* A split passed its window wait and runs (until scan_budget_released). */
+void scan_budget_runs(scan_budget *b);
+/* After a split that ran ended and pushed its batch (its bytes released): it no longer runs;
+ * wakes waiting tasks. */
 void scan_budget_released(scan_budget *b, exec_event *ev);
 /* Task rank left its loop: a base task's leaving ends every wait (fetch_budget.c inv. 4). */
 void scan_budget_left(scan_budget *b, exec_event *ev, int rank);
@@ -165,6 +180,9 @@ typedef struct scan_unit {
     fut_t ***pre;              /* [nneed][piece] reads registered at reservation for the one
                                   live split of an unshared unit, taken by it (owner only) */
     int pre_split;             /* that split */
+    _Atomic uint64_t ahead;    /* bytes of pre wanted at reservation and counted in the
+                                  budget's pending (scan_budget_ahead) until a split of it, or
+                                  of a unit stolen from it, is claimed, or it is released */
     int live;                  /* unpruned splits (planned units) */
     uint64_t bytes;            /* bytes its unpruned splits' pieces cover (planned units) */
     uint64_t lo, hi;           /* the file range they lie in (planned units) */
@@ -247,6 +265,9 @@ io_bytes scan_fetch_slice(scan_fetch *fx, int unit, int k, uint64_t off, uint64_
 fut_t *scan_fetch_lend(scan_fetch *fx, int core, int src, int k, uint64_t off, uint64_t len);
 /* A read no split decoded from, dropped: its bytes are wasted once it was wanted and read. */
 void scan_fetch_discarded(scan_fetch *fx, fut_t *f);
+/* A split of unit is claimed, or unit is released: the bytes its read-ahead counted in the
+ * budget's pending (scan_unit.ahead), and those of the unit it was stolen from, leave it. */
+void scan_fetch_ahead_drop(scan_fetch *fx, int unit);
 /* After one of the owner's splits of unit ended. */
 void scan_fetch_split_done(scan_fetch *fx, int unit);
 /* Whether core may end: its lends are answered and their fallbacks read, the ones it serves

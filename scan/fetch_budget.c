@@ -12,9 +12,9 @@
  *
  * Owns: scan_budget, scan_budget_share. Calls nothing else of scan/.
  * Invariants:
- *  1. The base tasks (rank < base) are admitted without room: a scan whose first splits
- *     alone exceed the budget still runs (the budget bounds read-ahead, not progress; only
- *     a consumer behind holds them, invariant 8). On a remote
+ *  1. The base tasks (rank < base) are admitted without room when nothing else can free
+ *     bytes: a scan whose first splits alone exceed the budget still runs (the budget bounds
+ *     read-ahead, not progress; invariant 8). On a remote
  *     store with a budget the base is one task per core, so the first wave of a plan larger
  *     than the budget fetches only what each core's first split needs; elsewhere every task
  *     is a base task (nothing is gated).
@@ -39,7 +39,9 @@
  *     or batch (its reservation, learned from finished splits, each slot weighed by the chance
  *     the split decodes it), batches not consumed (output.c), and the chunk bytes its file
  *     kept from its footer's tail (io_file_t.kept, counted once from the start: the reads
- *     they serve hold no buffer; a dataset counts them with its footer, invariant 6). Reads
+ *     they serve hold no buffer; a dataset counts them with its footer, invariant 6), and the
+ *     batch the consumer took last, until it asks for the next one (output.h invariant 5).
+ *     Reads
  *     registered but not issued hold nothing; what is issued is bounded by each core's io
  *     budget, limit / 2 / threads (io.h budget_bytes), and the pool by limit /
  *     4 / threads, so read-ahead leaves room for the decoded side. (Holding a range back while
@@ -65,14 +67,25 @@
  *     to io/'s half of it (sf=10 lineitem, every column, 256 MiB: budget_peak 360-413 MB,
  *     peak RSS 387 MB). A split's reads that are issued count in both until it ends: the
  *     check errs on the side of admitting less; held and its peak stay what is resident.
- *  8. A base task is exempt from the room check, not from the consumer: while at least a
- *     quarter of the limit is batches waiting for the consumer that it can free without
- *     another split claimed (behind: output.h invariant 4), the base task waits for it too
- *     (the read-ahead tasks start splits while there is room: a base task waiting then costs
- *     nothing); the consumer's take signals the scan's event. Without it a consumer slower
- *     than the cores let the base tasks fill the output window (two splits per task, 64 per
- *     core on a remote store) with batches nobody took: sf=10 lineitem, every column, as CSV
- *     into a reader of ~100 MB/s: peak RSS 2.5 GB under the 256 MiB budget. */
+ *     A run's read-ahead (fetch.c prefetch: the pieces of units a core reserved, wanted
+ *     before any task was admitted for their splits) counts in pending too, from its
+ *     reservation until a split of its unit is claimed (whose reservation then counts it) or
+ *     the unit is released (scan_budget_ahead); and a run is at most a core's io read budget
+ *     (run_bytes): it goes out as one read, which io/ issues whole. Unordered (runs are read
+ *     ahead only there), sf=1 every column under 64 MiB: budget_peak 112 -> 86 MB.
+ *  8. A base task is exempt from the room check only when nothing else can free bytes:
+ *     while held + pending + one split like the last reach the limit (room without the
+ *     hysteresis) and a split of the scan runs (running: past its window wait, not pushed;
+ *     it ends without the consumer, and its release signals the event) or the consumer has
+ *     a batch it can take without another split claimed (behind: output.h invariant 4; its
+ *     take signals the event), the base task waits too. When neither holds, waiting could
+ *     only wait for itself: it starts its split, so a budget of 1 byte, or one smaller than
+ *     a split, still ends. Before, a base task went on unless a quarter of the limit was
+ *     batches waiting: with a consumer slower than the cores the base splits ran on top of a
+ *     full budget (sf=1 every column as CSV into a reader of ~100 MB/s, 64 MiB: budget_peak
+ *     91 MB ordered), and earlier still (no consumer check) they filled the output window
+ *     (sf=10 lineitem, every column, 256 MiB: peak RSS 2.5 GB). What stays over the limit:
+ *     the cores admitted at once (each checks before the other reserves), one split each. */
 #include <assert.h>
 
 #include "scan/fetch.h"
@@ -184,6 +197,7 @@ void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit, scan_bu
     atomic_store(&b->paused, false);
     atomic_store(&b->waiting, 0);
     atomic_store(&b->closed, false);
+    atomic_store(&b->running, 0);
     atomic_store(&b->read_in, 0);
     atomic_store(&b->out_bytes, 0);
     atomic_store(&b->last, 0);
@@ -191,11 +205,12 @@ void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit, scan_bu
     if (!share) io_held_add(b->hp, b->pp, p->f->file->kept_len); /* invariant 5 */
     b->kept_off = p->f->file->kept_off, b->kept_len = p->f->file->kept_len; /* invariant 7 */
     bool ahead = p->f->file->be->remote && b->limit > 0;
+    b->run_bytes = SCAN_RUN_BYTES;
     b->tasks = SCAN_TASKS_PER_CORE + (ahead ? SCAN_TASKS_AHEAD : 0);
     b->base = ahead ? 1 : b->tasks;
 }
 
-void scan_budget_io_opts(const scan_budget *b, io_opts_t *o, int threads)
+void scan_budget_io_opts(scan_budget *b, io_opts_t *o, int threads)
 {
     assert(threads >= 1);
     if (b->base == b->tasks) return; /* nothing gated: io/'s own pools and stash */
@@ -204,6 +219,7 @@ void scan_budget_io_opts(const scan_budget *b, io_opts_t *o, int threads)
     o->pool_bytes = part / 4 / (uint64_t)threads;
     uint64_t reads = part / 2 / (uint64_t)threads; /* invariant 5 */
     if (reads < o->budget_bytes) o->budget_bytes = reads > 0 ? reads : 1;
+    if (reads < b->run_bytes) b->run_bytes = reads; /* a run is one read: issued whole */
 }
 
 bool scan_budget_room(scan_budget *b)
@@ -233,12 +249,18 @@ static bool exempt(scan_budget *b, int rank)
     return rank < b->base && (b->base == b->tasks || !b->share || atomic_load(&b->lead));
 }
 
-/* Whether the consumer is behind by a quarter of the limit (invariant 8; only gated scans
- * count). */
-static bool consumer_behind(scan_budget *b)
+/* Whether a base task may start a split (invariant 8): nothing is gated, the split fits
+ * (held + pending + one more like the last below the limit, without the hysteresis), or
+ * nothing else can free bytes: no split of the scan runs and the consumer has no batch it
+ * can take. */
+static bool base_may_start(scan_budget *b)
 {
-    return b->base < b->tasks && b->limit > 0 && b->behind &&
-           b->behind(b->behind_ctx, b->limit / 4);
+    if (b->base == b->tasks || b->limit == 0) return true;
+    uint64_t held = atomic_load_explicit(b->hp, memory_order_relaxed) +
+                    atomic_load_explicit(b->qp, memory_order_relaxed);
+    if (held + atomic_load_explicit(&b->last, memory_order_relaxed) < b->limit) return true;
+    if (atomic_load(&b->running) > 0) return false; /* its end wakes us (invariant 3) */
+    return !(b->behind && b->behind(b->behind_ctx, 1)); /* the take wakes us */
 }
 
 static bool admitted(void *ctx)
@@ -247,14 +269,14 @@ static bool admitted(void *ctx)
     if (atomic_load(w->stop)) return true;
     bool base = exempt(w->b, w->rank) || /* invariant 4: as a base task once closed */
                 (atomic_load(&w->b->closed) && atomic_load(w->busy) == 0);
-    return base ? !consumer_behind(w->b) : scan_budget_room(w->b);
+    return base ? base_may_start(w->b) : scan_budget_room(w->b);
 }
 
 void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop,
                        const _Atomic int *busy)
 {
     assert(rank >= 0 && rank < b->tasks);
-    if (exempt(b, rank) && !consumer_behind(b)) return;
+    if (exempt(b, rank) && base_may_start(b)) return;
     budget_wait w = {.b = b, .rank = rank, .stop = stop, .busy = busy};
     if (admitted(&w)) return;
     atomic_fetch_add(&b->waiting, 1); /* before the share's: its wake looks for this one */
@@ -273,11 +295,12 @@ static uint64_t kept_overlap(const scan_budget *b, const scan_piece *p)
     return hi > lo ? hi - lo : 0;
 }
 
-uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, uint64_t *in,
-                             uint64_t *fetch, const double *reach, const int *slot_pos)
+/* The bytes split sp reads (*in) and fetches outside the kept bytes (*fetch), each slot
+ * weighed by reach (NULL: 1). */
+static void split_bytes(const scan_budget *b, const scan_split *sp, int nslots, uint64_t *in,
+                        uint64_t *fetch, const double *reach, const int *slot_pos)
 {
     *in = 0, *fetch = 0;
-    if (b->limit == 0 || b->base == b->tasks || sp->pruned) return 0;
     for (int c = 0; c < nslots; c++) {
         uint64_t len = 0, kept = 0;
         for (int k = 0; k < sp->cols[c].npieces; k++) {
@@ -289,6 +312,29 @@ uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, u
         *in += (uint64_t)((double)len * w); /* len is below the file's size: exact enough */
         *fetch += (uint64_t)((double)(len - kept) * w);
     }
+}
+
+uint64_t scan_budget_ahead(scan_budget *b, const scan_split *sp, int nslots)
+{
+    uint64_t in, fetch;
+    if (b->limit == 0 || b->base == b->tasks || sp->pruned) return 0;
+    split_bytes(b, sp, nslots, &in, &fetch, NULL, NULL);
+    atomic_fetch_add_explicit(b->qp, fetch, memory_order_relaxed);
+    return fetch;
+}
+
+void scan_budget_ahead_drop(scan_budget *b, uint64_t n)
+{
+    assert(atomic_load_explicit(b->qp, memory_order_relaxed) >= n);
+    atomic_fetch_sub_explicit(b->qp, n, memory_order_relaxed);
+}
+
+uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, uint64_t *in,
+                             uint64_t *fetch, const double *reach, const int *slot_pos)
+{
+    *in = 0, *fetch = 0;
+    if (b->limit == 0 || b->base == b->tasks || sp->pruned) return 0;
+    split_bytes(b, sp, nslots, in, fetch, reach, slot_pos);
     uint64_t seen_in = atomic_load_explicit(&b->read_in, memory_order_relaxed);
     uint64_t seen_out = atomic_load_explicit(&b->out_bytes, memory_order_relaxed);
     /* pieces are bounded by the file's size, so these products stay far below 2^64 */
@@ -314,8 +360,15 @@ void scan_budget_unreserve(scan_budget *b, uint64_t n, uint64_t in, uint64_t fet
     atomic_fetch_add_explicit(&b->out_bytes, out, memory_order_relaxed);
 }
 
+void scan_budget_runs(scan_budget *b)
+{
+    atomic_fetch_add(&b->running, 1);
+}
+
 void scan_budget_released(scan_budget *b, exec_event *ev)
 {
+    assert(atomic_load(&b->running) > 0);
+    atomic_fetch_sub(&b->running, 1); /* before the wake: a base task waiting on it goes */
     if (b->share) scan_budget_share_wake(b->share); /* this scan's waiters among them */
     else if (atomic_load(&b->waiting) > 0) exec_event_signal(ev);
 }

@@ -91,6 +91,14 @@ fut_t *scan_fetch_take_pre(scan_fetch *fx, int unit, int i, int k, int q)
     return f;
 }
 
+void scan_fetch_ahead_drop(scan_fetch *fx, int unit)
+{
+    scan_unit *u = &fx->units[unit];
+    scan_budget_ahead_drop(&fx->budget, atomic_exchange(&u->ahead, 0));
+    if (u->src >= 0) /* stolen whole: its reads are the source's */
+        scan_budget_ahead_drop(&fx->budget, atomic_exchange(&fx->units[u->src].ahead, 0));
+}
+
 bool scan_fetch_is_unit_fut(const scan_fetch *fx, int unit, int k, const fut_t *f)
 {
     const scan_unit *u = &fx->units[unit];
@@ -131,6 +139,7 @@ int fetch_unit_init(scan_fetch *fx, int ui, int first, int end, int owner, int s
     u->fx = fx;
     u->hold_dropped = false;
     atomic_store(&u->holds, 0);
+    atomic_store(&u->ahead, 0);
     atomic_store(&u->owner, owner);
     if (live >= 2 || src >= 0) { /* a stolen unit asks for its columns whole: lends */
         u->shared = true;

@@ -26,6 +26,11 @@ int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts, int tasks_per
     return 0;
 }
 
+static void signal_ev(scan_out *o)
+{
+    if (o->ev) exec_event_signal(o->ev);
+}
+
 /* Split i's batch leaves the output (taken or dropped, under mu): its bytes leave the
  * budget's held and the waiting count. */
 static void release_held(scan_out *o, int i)
@@ -38,9 +43,21 @@ static void release_held(scan_out *o, int i)
     if (o->held) atomic_fetch_sub_explicit(o->held, n, memory_order_relaxed);
 }
 
+/* The batch handed out last leaves the budget's held (the consumer asks for the next one, or
+ * the scan is freed); under mu, or once no other thread runs. Whether bytes were freed. */
+static bool release_taken(scan_out *o)
+{
+    uint64_t n = o->taken;
+    o->taken = 0;
+    if (!n || !o->held) return false;
+    atomic_fetch_sub_explicit(o->held, n, memory_order_relaxed);
+    return true;
+}
+
 void scan_out_free(scan_out *o)
 {
-    for (int i = 0; o->results && i < o->nsplits; i++) { /* a shared budget outlives o */
+    (void)release_taken(o); /* a shared budget outlives o */
+    for (int i = 0; o->results && i < o->nsplits; i++) {
         release_held(o, i);
         scan_batch_free(&o->results[i]);
     }
@@ -53,11 +70,6 @@ void scan_out_free(scan_out *o)
     free(o->fifo);
     free(o->claimed);
     memset(o, 0, sizeof *o);
-}
-
-static void signal_ev(scan_out *o)
-{
-    if (o->ev) exec_event_signal(o->ev);
 }
 
 /* One more split consumed (under mu): the window moves. */
@@ -199,6 +211,7 @@ int scan_out_next(scan_out *o, scan_batch *b, pq_err *e)
 {
     memset(b, 0, sizeof *b);
     pthread_mutex_lock(&o->mu);
+    if (release_taken(o)) signal_ev(o); /* the consumer is done with it: room, maybe */
     int i = -1;
     /* take_ready may consume the last (empty) splits itself: re-check before waiting, or
      * nobody would wake us (every worker may have ended) */
@@ -211,7 +224,10 @@ int scan_out_next(scan_out *o, scan_batch *b, pq_err *e)
            atomic_load(&o->stop));
     int rc = o->status;
     if (rc == 0 && i >= 0) {
-        release_held(o, i); /* consumed_one's signal below lets read-ahead waiting on it go */
+        o->taken = o->results[i].held; /* leaves waiting, stays in held (invariant 5) */
+        o->results[i].held = 0;
+        assert(atomic_load(&o->waiting) >= o->taken);
+        atomic_fetch_sub_explicit(&o->waiting, o->taken, memory_order_relaxed);
         *b = o->results[i];
         memset(&o->results[i], 0, sizeof o->results[i]);
         if (o->limit >= 0 && o->delivered_rows + b->rows > o->limit) {

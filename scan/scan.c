@@ -133,14 +133,14 @@ static bool run_split(scan_t *s, int core, int i, int unit)
     double reach[FLT_MAX_PREDS + 1];
     const int *slot_pos = NULL;
     bool weigh = scan_policy_reach(&s->pol, reach, &slot_pos);
-    uint64_t in = 0, fetch = 0;
-    uint64_t reserved = scan_budget_reserve(&s->fetch.budget, sp, s->plan.nneed, &in, &fetch,
-                                                    weigh ? reach : NULL, slot_pos);
+    uint64_t in = 0, fetch = 0, reserved = scan_budget_reserve(&s->fetch.budget, sp,
+                                        s->plan.nneed, &in, &fetch, weigh ? reach : NULL, slot_pos);
     if (!wait_window(s, core, sp, place)) {
         scan_budget_unreserve(&s->fetch.budget, reserved, in, fetch, false, 0);
         scan_fetch_split_done(&s->fetch, unit);
         return false;
     }
+    scan_budget_runs(&s->fetch.budget);
     if (!sp->pruned) scan_policy_split_started(&s->pol, core);
     scan_batch b;
     pq_err e = {.offset = -1};

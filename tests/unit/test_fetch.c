@@ -1400,7 +1400,8 @@ static int take_split(scan_out *o)
 /* The consumer is behind (fetch_budget.c invariant 8, output.h invariant 4) only by batches
  * it can free without another split claimed: ordered, while the split it takes next was not
  * claimed, later ones waiting never count (a base task waiting on them would wait for
- * itself); unordered, any waiting batch counts. Held and waiting fall as it takes them. */
+ * itself); unordered, any waiting batch counts. Waiting falls as it takes them; held keeps
+ * the batch taken last until the next call (output.h invariant 5). */
 static void test_out_behind(void)
 {
     for (int ordered = 1; ordered >= 0; ordered--) {
@@ -1417,12 +1418,15 @@ static void test_out_behind(void)
         push_bytes(&o, 0, 50);
         CHECK(scan_out_behind(&o, 150));
         CHECK_EQ_I64(take_split(&o), ordered ? 0 : 1);
-        CHECK_EQ_I64((int64_t)atomic_load(&held), ordered ? 100 : 50);
+        CHECK_EQ_I64((int64_t)atomic_load(&held), 150); /* the batch taken still counts */
         CHECK(scan_out_behind(&o, ordered ? 100 : 50) && !scan_out_behind(&o, 101));
         CHECK_EQ_I64(take_split(&o), ordered ? 1 : 0);
-        CHECK(!scan_out_behind(&o, 1) && atomic_load(&held) == 0);
-        push_bytes(&o, 2, 10); /* left to scan_out_free, which gives its bytes back */
-        scan_out_free(&o);
+        CHECK(!scan_out_behind(&o, 1));
+        CHECK_EQ_I64((int64_t)atomic_load(&held), ordered ? 100 : 50); /* the first one left */
+        push_bytes(&o, 2, 10);
+        CHECK_EQ_I64(take_split(&o), 2);
+        CHECK_EQ_I64((int64_t)atomic_load(&held), 10);
+        scan_out_free(&o); /* gives the last taken batch's bytes back */
         CHECK_EQ_I64((int64_t)atomic_load(&held), 0);
     }
 }
