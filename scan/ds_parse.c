@@ -4,17 +4,24 @@
  * and one that does not fails the scan naming the file, the column and the string (DuckDB:
  * "Could not convert string"). The casts, as DuckDB 2.0.1 was seen to do them:
  *  - BOOLEAN: true/t/yes/y/1 and false/f/no/n/0 in any case, nothing around them;
- *  - integers: spaces around, [+|-]digits[.digits][e[+|-]digits] rounded half away from zero,
- *    or 0x / 0b digits; an '_' between two digits is dropped ("1_000"); range checked;
- *  - decimals: the same (no 0x), rounded half away from zero to the scale, precision checked;
+ *  - integers: spaces around, [+|-]digits[.digits][e[+|-]digits] (any count of digits, the
+ *    exponent within an int16's range) rounded half away from zero, the digits before the point
+ *    within DuckDB's store (an int64, a UBIGINT's uint64) whatever the exponent; or spaces, then
+ *    0x / 0b digits and nothing after them; an '_' between two digits is dropped ("1_000");
+ *    range checked;
+ *  - decimals: the same (no 0x), rounded half away from zero to the scale, at most
+ *    precision - scale digits before the point, precision checked (DuckDB truncates where a
+ *    positive exponent moves more than 38 digits before the scale: not followed);
  *  - FLOAT/DOUBLE: the same with '.5', '5.', inf, infinity, nan (any case), past the range
  *    an infinity;
- *  - DATE, TIMESTAMP: scan/ds_ptime.c's (hive values take the same cast): an offset or zone
- *    after a TIMESTAMP ignored, subtracted under a UTC-adjusted one (TIMESTAMPTZ; a zone name
- *    there is refused: DuckDB reads it through ICU); a TIMESTAMP_NANOS keeps a fraction's
- *    ninth digit, the others the sixth (DuckDB's TIMESTAMP and TIMESTAMPTZ are microseconds;
- *    an INT96 first file's too);
- *  - TIME: H[H]:M[M][:S[S][.fraction]] with spaces around, a [+|-]HH[:MM] after it ignored.
+ *  - DATE, TIMESTAMP: scan/ds_ptime.c's (hive values take the same cast; [-]inf and
+ *    [-]infinity DuckDB's infinities): an offset or zone after a TIMESTAMP ignored, subtracted
+ *    under a UTC-adjusted one (TIMESTAMPTZ; a zone name there is refused: DuckDB reads it
+ *    through ICU); a TIMESTAMP_NANOS keeps a fraction's ninth digit, the others the sixth
+ *    (DuckDB's TIMESTAMP and TIMESTAMPTZ are microseconds; an INT96 first file's too);
+ *  - TIME: H[H]:M[M][:S[S][.fraction]] with spaces around, after seconds a 'Z' or a
+ *    [+|-]HH[[:]MM[:SS]] offset within 15:59:59 ignored; else a timestamp's text (not an
+ *    infinity), its time of day.
  * DuckDB reads a millisecond TIMESTAMP or TIME in microseconds: a string whose value is not
  * whole milliseconds is refused here (the dataset's column is the first file's unit). No I/O. */
 #include <assert.h>
