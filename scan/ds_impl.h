@@ -63,6 +63,8 @@ typedef struct ds_col {
         int32_t node;
         pq_file_meta *merged;   /* the replaced merged shape (owned), or NULL */
     } prev;
+    bool twin;                  /* another column's name differs from this one in case alone
+                                   (a file held both): files' columns pair by exact name */
     char *conflict;             /* NULL, or why a file's column of this name cannot be read as
                                    it (types that do not widen, another shape, missing without
                                    union_by_name), owned: an error only for a query that reads
