@@ -31,7 +31,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "filter/expr.h"
 #include "scan/ds_impl.h"
 
 enum { PARSE_MAX = 512 }; /* the longest string parsed (a longer one does not parse) */
