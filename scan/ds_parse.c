@@ -72,7 +72,7 @@ typedef struct num_text {
  * exponent past an int16's range). */
 static bool num_scan(const char *s, num_text *t)
 {
-    *t = (num_text){.neg = *s == '-'};
+    t->n = t->n_int = 0, t->neg = *s == '-'; /* (digits not zeroed: n of them are set) */
     s += *s == '+' || *s == '-';
     bool any = false, dot = false;
     int n_frac = 0;
@@ -152,11 +152,11 @@ static bool number(const char *s, int precision, int scale, __int128 lo, __int12
     if (ints && p[0] == '0' && p[1] && strchr("xXbB", p[1])) return based(p, out) && *out <= hi;
     if (!clean(s, b) || !num_scan(b, &t)) return false;
     if (!ints) return t.n_int <= precision - scale && scaled(&t, scale, lo, hi, out);
-    num_text whole = t; /* (its digits before the point) */
-    whole.n = t.n_int, whole.exp10 = 0;
+    unsigned __int128 whole = 0; /* (its digits before the point) */
+    for (int i = 0; i < t.n_int && i < 21; i++) whole = whole * 10 + (unsigned)(t.digits[i] - '0');
     bool u64 = hi == (__int128)UINT64_MAX;
-    __int128 x;
-    return scaled(&whole, 0, u64 ? 0 : INT64_MIN, u64 ? hi : INT64_MAX, &x) && scaled(&t, 0, lo, hi, out);
+    unsigned __int128 store = u64 ? UINT64_MAX : t.neg ? (unsigned __int128)INT64_MAX + 1 : INT64_MAX;
+    return t.n_int <= 20 && whole <= store && scaled(&t, 0, lo, hi, out);
 }
 
 /* Whether s is [+|-]digits[.digits][(e|E)[+|-]digits] with a digit before the exponent. */
