@@ -233,17 +233,18 @@ static void suggest_columns(const ringscan_file *f, const char *name, char *buf,
     if (n && used < cap) snprintf(buf + used, cap - used, "?)");
 }
 
-/* True when f has a column named name exactly (as ringscan_scan_start looks it up), or a
- * nested field of that path: the scan then says why it cannot read it. */
+/* True when f has a column named name (in any case: ringscan_scan_start takes the one spelled
+ * so, else the only one whose name differs in case alone), or a nested field of that path: the
+ * scan then says why it cannot read it. */
 static bool has_column(const ringscan_file *f, const char *name)
 {
     for (int c = 0, n = ringscan_file_columns(f); c < n; c++) {
         ringscan_column_info ci;
-        if (ringscan_file_column(f, c, &ci) == 0 && strcmp(ci.name, name) == 0) return true;
+        if (ringscan_file_column(f, c, &ci) == 0 && strcasecmp(ci.name, name) == 0) return true;
     }
     for (int i = 0, n = ringscan_file_fields(f); i < n; i++) {
         ringscan_field_info fi;
-        if (ringscan_file_field(f, i, &fi) == 0 && fi.nested && strcmp(fi.path, name) == 0)
+        if (ringscan_file_field(f, i, &fi) == 0 && fi.nested && strcasecmp(fi.path, name) == 0)
             return true;
     }
     return false;

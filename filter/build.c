@@ -32,8 +32,8 @@ static int bad(flt_build *bd, const flt_tnode *x, const char *what)
 static int column_of(flt_build *bd, const flt_tnode *x, const flt_tnode *c, int32_t *col)
 {
     if (!c || c->op != FLT_T_COLUMN || !c->name) return bad(bd, x, "expected a column operand");
-    for (int32_t i = 0; i < bd->ncols; i++)
-        if (bd->cols[i].name && strcmp(bd->cols[i].name, c->name) == 0) return *col = i, 0;
+    int32_t i = pq_columns_find(bd->cols, bd->ncols, c->name); /* (case-insensitive) */
+    if (i >= 0) return *col = i, 0;
     return pq_errf(bd->e, RINGSCAN_EPARSE, -1, "%s: unknown column '%s'", flt_top_name(x->op),
                    c->name);
 }

@@ -133,14 +133,16 @@ int flt_p_column(parser *p, int32_t *col)
         memcpy(name, p->t.s, (size_t)p->t.n);
         len = p->t.n;
     }
-    for (int32_t i = 0; i < p->b.ncols; i++) {
-        if (p->b.cols[i].name && strcmp(p->b.cols[i].name, name) == 0) {
-            *col = i;
-            flt_p_next(p);
-            return 0;
-        }
+    int32_t i = pq_columns_find(p->b.cols, p->b.ncols, name); /* (case-insensitive) */
+    if (i >= 0) {
+        *col = i;
+        flt_p_next(p);
+        return 0;
     }
     (void)len;
+    if (i == -2)
+        return pq_errf(p->b.e, RINGSCAN_EPARSE, p->t.pos, "column '%s' at character %d is ambiguous: "
+                       "columns differ from it in case alone (name one as it is spelled)", name, p->t.pos);
     return pq_errf(p->b.e, RINGSCAN_EPARSE, p->t.pos, "unknown column '%s' at character %d",
                    name, p->t.pos);
 }

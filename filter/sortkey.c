@@ -141,9 +141,8 @@ static bool keyword(order_lex *x, const char *kw)
 
 static int find_col(const pq_column_desc *cols, int32_t ncols, const char *name)
 {
-    for (int32_t c = 0; c < ncols; c++)
-        if (cols[c].name && strcmp(cols[c].name, name) == 0) return c;
-    return -1;
+    int32_t c = pq_columns_find(cols, ncols, name); /* (case-insensitive, -2 ambiguous) */
+    return c >= 0 ? c : -1;
 }
 
 /* One key: column, direction, null placement. */

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "format/meta_priv.h"
 #include "common/fail.h"
@@ -190,6 +191,30 @@ int32_t pq_file_meta_find_column(const pq_file_meta *m, const char *name)
     for (int32_t i = 0; i < m->ncolumns; i++)
         if (strcmp(m->columns[i].name, name) == 0) return i;
     return -1;
+}
+
+int32_t pq_columns_find(const pq_column_desc *cols, int32_t n, const char *name)
+{
+    int32_t folded = -1, nfolded = 0;
+    for (int32_t i = 0; i < n; i++) {
+        if (!cols[i].name) continue;
+        if (strcmp(cols[i].name, name) == 0) return i;
+        if (strcasecmp(cols[i].name, name) == 0) folded = i, nfolded++;
+    }
+    return nfolded > 1 ? -2 : folded;
+}
+
+const char *pq_file_meta_top_name(const pq_file_meta *m, const char *name, bool exact)
+{
+    if (pq_file_meta_find_column(m, name) >= 0 || (m->has_nested && pq_file_meta_find_node(m, name) >= 0))
+        return name;
+    const char *folded = NULL;
+    int n = 0;
+    for (int32_t i = 0; !exact && !m->has_nested && i < m->ncolumns; i++)
+        if (strcasecmp(m->columns[i].name, name) == 0) folded = m->columns[i].name, n++;
+    for (int32_t i = 0; !exact && m->has_nested && i < m->nnodes; i = m->nodes[i].end)
+        if (strcasecmp(m->nodes[i].path, name) == 0) folded = m->nodes[i].path, n++;
+    return n == 1 ? folded : NULL;
 }
 
 int32_t pq_file_meta_find_node(const pq_file_meta *m, const char *path)

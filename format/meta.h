@@ -418,6 +418,14 @@ void pq_file_meta_free(pq_file_meta *m);
 int32_t pq_file_meta_find_column(const pq_file_meta *m, const char *name);
 /* Finds a schema node by dotted path; its index or -1. */
 int32_t pq_file_meta_find_node(const pq_file_meta *m, const char *path);
+/* How m spells top-level column or field name: name when m has one so spelled, else (unless
+ * exact) the only one whose name differs from it in case alone (as SQL identifiers and
+ * DuckDB's dataset names match), else NULL. The result is name or a string of m's. */
+const char *pq_file_meta_top_name(const pq_file_meta *m, const char *name, bool exact);
+/* The column of cols[0..n) named name (a NULL name is none's) as SQL identifiers match
+ * (DuckDB's, case-insensitive): the one spelled as name, else the only one whose name differs
+ * from it in case alone. Its index, -1 when none matches, -2 when several do so only. */
+int32_t pq_columns_find(const pq_column_desc *cols, int32_t n, const char *name);
 /* "list", "map", "struct" (pyarrow's words) or "flat". */
 const char *pq_shape_name(pq_shape s);
 /* Value of a key-value metadata key or NULL. */

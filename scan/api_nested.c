@@ -147,6 +147,8 @@ int scan_nested_resolve(const pq_file_meta *m, const char *name, int *col, int32
                         pq_err *e)
 {
     *node = -1;
+    const char *top = pq_file_meta_top_name(m, name, false); /* (another case: SQL's) */
+    if (top) name = top;
     *col = pq_file_meta_find_column(m, name);
     if (*col >= 0 && !m->columns[*col].nested) return 0;
     int32_t i = m->has_nested ? pq_file_meta_find_node(m, name) : -1;

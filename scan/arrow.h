@@ -21,6 +21,8 @@ typedef struct scan_arrow_col {
                                    format/column_nested.h): its top-level node; -1: flat */
     const struct scan_arrow_type *type; /* what the file says beyond its Parquet type
                                    (scan/arrow_types.h); NULL: the Parquet type alone */
+    const char *rename;         /* NULL, or a nested field's exported name instead of its
+                                   node's (a dataset's: the first file's spelling) */
 } scan_arrow_col;
 
 /* Arrow format string of a column ("l", "u", "d:15,2", "tsu:UTC", ...), in buf when built. */

@@ -64,7 +64,7 @@ static int schema_of(const nest_unpack *u, int32_t k, unsigned flags, struct Arr
     int64_t fl = t->nullable ? ARROW_FLAG_NULLABLE : 0;
     char buf[32];
     const char *fmt = format_of(u, k, flags, buf, sizeof buf), *ix = index_fmt(u, k);
-    int rc = u->ops->schema_fill(s, ix[0] ? ix : fmt, t->name,
+    int rc = u->ops->schema_fill(s, ix[0] ? ix : fmt, k == 0 && u->rename ? u->rename : t->name,
                                  t->kind == PQ_NEST_PRIM ? 0 : t->nchildren, fl);
     if (rc == 0 && ix[0]) { /* indices into a dictionary of the leaf's type */
         rc = (s->dictionary = fail_calloc(1, sizeof *s->dictionary)) ? 0 : -ENOMEM;
@@ -94,6 +94,7 @@ static int unpack_init(nest_unpack *u, const scan_arrow_col *c, const scan_arrow
     u->m = m;
     u->ops = ops;
     u->name = c->name ? c->name : "";
+    u->rename = c->rename;
     u->e = err;
     u->t = fail_malloc(sizeof *u->t * (size_t)PQ_NEST_CAP(m, c->node));
     if (!u->t) return -ENOMEM;

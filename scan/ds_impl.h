@@ -64,6 +64,8 @@ typedef struct ds_col {
         int32_t node;
         pq_file_meta *merged;   /* the replaced merged shape (owned), or NULL */
     } prev;
+    bool twin;                  /* another column's name differs from this one in case alone
+                                   (a file held both): files' columns pair by exact name */
     char *conflict;             /* NULL, or why a file's column of this name cannot be read as
                                    it (types that do not widen, another shape, missing without
                                    union_by_name), owned: an error only for a query that reads
@@ -91,7 +93,8 @@ int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool ad
 /* Appends the partition columns of l (after every data column). */
 int ds_schema_parts(ds_schema *s, const ds_list *l);
 void ds_schema_free(ds_schema *s);
-/* Index of name in s, or -1. */
+/* Index of name in s (the column spelled so, else the only one whose name differs in case
+ * alone, as SQL identifiers match), or -1. */
 int ds_schema_find(const ds_schema *s, const char *name);
 enum { DS_NESTED_MAX = 256 }; /* nested fields remembered for messages */
 /* The file in which name (a top-level field, or a path in one) is a nested field a dataset

@@ -50,12 +50,12 @@ int ds_nested_remember(ds_schema *s, const char *field, const char *path)
 }
 
 /* File m's first leaf of nested column c (its node in *node), or -1. */
-static int nested_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node)
+static int nested_leaf(const char *name, const pq_file_meta *m, int32_t *node)
 {
     int col = -1;
     pq_err e = {.offset = -1};
     if (!m->has_nested) return -1;
-    int rc = scan_nested_resolve(m, c->name, &col, node, &e);
+    int rc = scan_nested_resolve(m, name, &col, node, &e);
     if (rc || *node < 0 || m->nodes[*node].depth != 1) return *node = -1;
     /* (a first leaf of the null type, list<null> or struct<a: null>, is the field's all the
      * same: add_field took it so, and calling it missing aborted in ds_types) */
@@ -67,8 +67,10 @@ int ds_col_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node)
 {
     *node = -1;
     if (c->part >= 0) return -1; /* a constant in every file */
-    if (c->node >= 0) return nested_leaf(c, m, node);
-    int leaf = pq_file_meta_find_column(m, c->name);
+    const char *name = pq_file_meta_top_name(m, c->name, c->twin);
+    if (!name) return -1;
+    if (c->node >= 0) return nested_leaf(name, m, node);
+    int leaf = pq_file_meta_find_column(m, name);
     if (leaf >= 0 && ds_null_typed(&m->columns[leaf]) && !ds_null_typed(&c->desc)) return -1;
     return leaf >= 0 && !m->columns[leaf].nested ? leaf : -1;
 }

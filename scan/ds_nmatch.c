@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/fail.h"
 #include "scan/ds_impl.h"
@@ -70,12 +71,16 @@ bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to)
            (from->physical == PQ_DOUBLE && to->physical == PQ_FLOAT);
 }
 
-/* The file's child of struct node kf named name, or -1. */
+/* The file's child of struct node kf named name (else the only one whose name differs from it
+ * in case alone, as DuckDB pairs struct fields), or -1. */
 static int32_t field_of(const ds_npair *p, int32_t kf, const char *name)
 {
-    for (int32_t c = kf + 1, i = 0; i < p->ft[kf].nchildren; i++, c = p->ft[c].end)
+    int32_t folded = -1, n = 0;
+    for (int32_t c = kf + 1, i = 0; i < p->ft[kf].nchildren; i++, c = p->ft[c].end) {
         if (strcmp(p->ft[c].name, name) == 0) return c;
-    return -1;
+        if (strcasecmp(p->ft[c].name, name) == 0) folded = c, n++;
+    }
+    return n == 1 ? folded : -1;
 }
 
 static void leaf_pair(ds_npair *p, int32_t kt, int32_t kf, const pq_file_meta *tm,

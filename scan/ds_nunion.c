@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/fail.h"
 #include "scan/ds_impl.h"
@@ -47,12 +48,16 @@ static const char *put_str(un *u, const char *a, size_t na, const char *b)
     return u->str + at;
 }
 
-/* Child of node j of m named name, or -1. */
+/* Child of node j of m named name (else the only one whose name differs from it in case
+ * alone, as DuckDB merges struct fields), or -1. */
 static int32_t child_named(const pq_file_meta *m, int32_t j, const char *name)
 {
-    for (int32_t c = j + 1; c < m->nodes[j].end; c = m->nodes[c].end)
+    int32_t folded = -1, n = 0;
+    for (int32_t c = j + 1; c < m->nodes[j].end; c = m->nodes[c].end) {
         if (strcmp(m->nodes[c].name, name) == 0) return c;
-    return -1;
+        if (strcasecmp(m->nodes[c].name, name) == 0) folded = c, n++;
+    }
+    return n == 1 ? folded : -1;
 }
 
 /* Where a node goes: under union node parent (-1: the field itself), whose path is

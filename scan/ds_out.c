@@ -209,7 +209,9 @@ static scan_arrow_col out_col(const ds_col *c)
     int32_t first;
     pq_nest_leaves(c->meta, c->node, &first);
     assert(first >= 0);
-    return scan_nested_arrow_col(c->meta, &c->meta->columns[first], c->node);
+    scan_arrow_col a = scan_nested_arrow_col(c->meta, &c->meta->columns[first], c->node);
+    a.rename = c->name; /* (the first file's spelling: the shape may be a later file's) */
+    return a;
 }
 
 /* The projected columns (names resolved in the schema) and ORDER BY keys hidden after them. */

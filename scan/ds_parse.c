@@ -4,17 +4,24 @@
  * and one that does not fails the scan naming the file, the column and the string (DuckDB:
  * "Could not convert string"). The casts, as DuckDB 2.0.1 was seen to do them:
  *  - BOOLEAN: true/t/yes/y/1 and false/f/no/n/0 in any case, nothing around them;
- *  - integers: spaces around, [+|-]digits[.digits][e[+|-]digits] rounded half away from zero,
- *    or 0x / 0b digits; an '_' between two digits is dropped ("1_000"); range checked;
- *  - decimals: the same (no 0x), rounded half away from zero to the scale, precision checked;
+ *  - integers: spaces around, [+|-]digits[.digits][e[+|-]digits] (any count of digits, the
+ *    exponent within an int16's range) rounded half away from zero, the digits before the point
+ *    within DuckDB's store (an int64, a UBIGINT's uint64) whatever the exponent; or spaces, then
+ *    0x / 0b digits and nothing after them; an '_' between two digits is dropped ("1_000");
+ *    range checked;
+ *  - decimals: the same (no 0x), rounded half away from zero to the scale, at most
+ *    precision - scale digits before the point, precision checked (DuckDB truncates where a
+ *    positive exponent moves more than 38 digits before the scale: not followed);
  *  - FLOAT/DOUBLE: the same with '.5', '5.', inf, infinity, nan (any case), past the range
  *    an infinity;
- *  - DATE, TIMESTAMP: scan/ds_ptime.c's (hive values take the same cast): an offset or zone
- *    after a TIMESTAMP ignored, subtracted under a UTC-adjusted one (TIMESTAMPTZ; a zone name
- *    there is refused: DuckDB reads it through ICU); a TIMESTAMP_NANOS keeps a fraction's
- *    ninth digit, the others the sixth (DuckDB's TIMESTAMP and TIMESTAMPTZ are microseconds;
- *    an INT96 first file's too);
- *  - TIME: H[H]:M[M][:S[S][.fraction]] with spaces around, a [+|-]HH[:MM] after it ignored.
+ *  - DATE, TIMESTAMP: scan/ds_ptime.c's (hive values take the same cast; [-]inf and
+ *    [-]infinity DuckDB's infinities): an offset or zone after a TIMESTAMP ignored, subtracted
+ *    under a UTC-adjusted one (TIMESTAMPTZ; a zone name there is refused: DuckDB reads it
+ *    through ICU); a TIMESTAMP_NANOS keeps a fraction's ninth digit, the others the sixth
+ *    (DuckDB's TIMESTAMP and TIMESTAMPTZ are microseconds; an INT96 first file's too);
+ *  - TIME: H[H]:M[M][:S[S][.fraction]] with spaces around, after seconds a 'Z' or a
+ *    [+|-]HH[[:]MM[:SS]] offset within 15:59:59 ignored; else a timestamp's text (not an
+ *    infinity), its time of day.
  * DuckDB reads a millisecond TIMESTAMP or TIME in microseconds: a string whose value is not
  * whole milliseconds is refused here (the dataset's column is the first file's unit). No I/O. */
 #include <assert.h>
@@ -24,10 +31,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "filter/expr.h"
 #include "scan/ds_impl.h"
 
-enum { PARSE_MAX = 128 }; /* the longest string parsed (a longer one does not parse) */
+enum { PARSE_MAX = 512 }; /* the longest string parsed (a longer one does not parse) */
 
 static bool space(char c)
 {
@@ -54,53 +60,103 @@ static bool clean(const char *s, char *out)
     return k > 0;
 }
 
-static unsigned __int128 pow10u(int n)
+/* A number's text [+|-]digits[.digits][(e|E)[+|-]digits], digits of any count: the value is
+ * (neg) digits * 10^exp10, digits without leading zeros, n_int of them before the point. */
+typedef struct num_text {
+    char digits[PARSE_MAX];
+    int n, n_int, exp10;
+    bool neg;
+} num_text;
+
+/* s (cleaned) into *t; false where DuckDB's cast refuses the syntax (no digit, "." alone, an
+ * exponent past an int16's range). */
+static bool num_scan(const char *s, num_text *t)
 {
-    unsigned __int128 f = 1;
-    for (int i = 0; i < n; i++) f *= 10;
-    return f;
+    t->n = t->n_int = 0, t->neg = *s == '-'; /* (digits not zeroed: n of them are set) */
+    s += *s == '+' || *s == '-';
+    bool any = false, dot = false;
+    int n_frac = 0;
+    for (;; s++) {
+        if (*s == '.' && !dot) { dot = true; continue; }
+        if (!digit(*s)) break;
+        any = true;
+        n_frac += dot;
+        if (t->n == 0 && *s == '0') continue; /* (a leading zero) */
+        t->n_int += !dot;
+        t->digits[t->n++] = *s; /* (n < PARSE_MAX: s is shorter) */
+    }
+    long e = 0;
+    if (any && (*s == 'e' || *s == 'E')) {
+        bool en = *++s == '-';
+        s += *s == '+' || *s == '-';
+        if (!digit(*s)) return false;
+        for (; digit(*s); s++)
+            if ((e = e * 10 + (*s - '0')) > 32768) return false;
+        if (e == 32768 && !en) return false;
+        e = en ? -e : e;
+    }
+    t->exp10 = (int)e - n_frac;
+    return any && *s == 0;
 }
 
-/* mant * 10^(exp10 + scale) rounded half away from zero into *out, within [lo, hi]. */
-static bool scaled(__int128 mant, int exp10, int scale, __int128 lo, __int128 hi, __int128 *out)
+/* t * 10^scale rounded half away from zero (the first digit dropped decides, as DuckDB's
+ * cast rounds) into *out, within [lo, hi]. */
+static bool scaled(const num_text *t, int scale, __int128 lo, __int128 hi, __int128 *out)
 {
-    unsigned __int128 m = mant < 0 ? -(unsigned __int128)mant : (unsigned __int128)mant;
-    int k = m == 0 ? 0 : exp10 + scale;
-    if (k > 38 || (k >= 0 && m > (unsigned __int128)hi / pow10u(k) + 1)) return false;
-    if (k >= 0) m *= pow10u(k);
-    else if (k < -38) m = 0;
-    else m = m / pow10u(-k) + (m % pow10u(-k) >= pow10u(-k) / 2);
-    __int128 y = mant < 0 ? -(__int128)m : (__int128)m;
+    int k = t->exp10 + scale, keep = t->n + (k < 0 ? k : 0);
+    if (t->n == 0 || keep < 0) return *out = 0, true; /* (below a tenth of the unit: 0) */
+    if (keep + (k > 0 ? k : 0) > 38) return false; /* (10^38 or more: above any hi) */
+    unsigned __int128 m = 0;
+    for (int i = 0; i < keep; i++) m = m * 10 + (unsigned)(t->digits[i] - '0');
+    for (int i = 0; i < k; i++) m *= 10;
+    m += keep < t->n && t->digits[keep] >= '5';
+    __int128 y = t->neg ? -(__int128)m : (__int128)m;
     if (m > (unsigned __int128)hi + 1 || y < lo || y > hi) return false;
     *out = y;
     return true;
 }
 
-/* "0x..." or "0b..." digits (s cleaned) into *out, at most 2^64 - 1. */
+static int base_digit(char c, int base)
+{
+    int d = digit(c) ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10 : 99;
+    return d < base ? d : -1;
+}
+
+/* "0x..." or "0b..." digits (s without its leading spaces: DuckDB refuses one after them),
+ * an '_' between two digits dropped, into *out, at most 2^64 - 1. */
 static bool based(const char *s, __int128 *out)
 {
     int base = s[1] == 'x' || s[1] == 'X' ? 16 : 2;
     unsigned __int128 x = 0;
     for (s += 2; *s; s++) {
-        int d = digit(*s) ? *s - '0' : (*s | 32) >= 'a' && (*s | 32) <= 'f' ? (*s | 32) - 'a' + 10 : 99;
-        if (d >= base || (x = x * (unsigned)base + (unsigned)d) > UINT64_MAX) return false;
+        if (*s == '_' && base_digit(s[-1], base) >= 0 && base_digit(s[1], base) >= 0) continue;
+        int d = base_digit(*s, base);
+        if (d < 0 || (x = x * (unsigned)base + (unsigned)d) > UINT64_MAX) return false;
     }
     *out = (__int128)x;
-    return s[-1] != 'x' && s[-1] != 'X' && s[-1] != 'b' && s[-1] != 'B';
+    return base_digit(s[-1], base) >= 0;
 }
 
-/* An integer or decimal (scale digits after the point; an integer: 0) of s into [lo, hi]. */
-static bool number(const char *s, int scale, bool ints, __int128 lo, __int128 hi, __int128 *out)
+/* An integer (precision 0) or decimal (precision digits, scale after the point) of s into
+ * [lo, hi], as DuckDB's cast reads it: the digits before the point must fit its store (an
+ * integer's int64, a UBIGINT's uint64; a decimal's precision - scale digits), whatever the
+ * exponent ("1000e-1" into DECIMAL(5,2) fails). */
+static bool number(const char *s, int precision, int scale, __int128 lo, __int128 hi, __int128 *out)
 {
     char b[PARSE_MAX];
-    __int128 mant;
-    int e;
-    const char *t = s + strspn(s, " \t\n\v\f\r");
-    if (ints && lo == 0 && *t == '-' && t[1 + strspn(t + 1, "0")] != 0)
+    num_text t;
+    bool ints = precision == 0;
+    const char *p = s + strspn(s, " \t\n\v\f\r");
+    if (ints && lo == 0 && *p == '-' && p[1 + strspn(p + 1, "0")] != 0)
         return false; /* (DuckDB: "-0", "-00" only, into an unsigned type) */
-    if (!clean(s, b)) return false;
-    if (ints && b[0] == '0' && strchr("xXbB", b[1]) && b[1]) return based(b, out) && *out <= hi;
-    return flt_num_parse(b, &mant, &e) && scaled(mant, e, scale, lo, hi, out);
+    if (ints && p[0] == '0' && p[1] && strchr("xXbB", p[1])) return based(p, out) && *out <= hi;
+    if (!clean(s, b) || !num_scan(b, &t)) return false;
+    if (!ints) return t.n_int <= precision - scale && scaled(&t, scale, lo, hi, out);
+    unsigned __int128 whole = 0; /* (its digits before the point) */
+    for (int i = 0; i < t.n_int && i < 21; i++) whole = whole * 10 + (unsigned)(t.digits[i] - '0');
+    bool u64 = hi == (__int128)UINT64_MAX;
+    unsigned __int128 store = u64 ? UINT64_MAX : t.neg ? (unsigned __int128)INT64_MAX + 1 : INT64_MAX;
+    return t.n_int <= 20 && whole <= store && scaled(&t, 0, lo, hi, out);
 }
 
 /* Whether s is [+|-]digits[.digits][(e|E)[+|-]digits] with a digit before the exponent. */
@@ -150,6 +206,30 @@ static bool two(const char **p, int64_t *v)
     return true;
 }
 
+/* Two digits at p as a number, or -1. */
+static int64_t two_at(const char *p)
+{
+    return digit(p[0]) && digit(p[1]) && !digit(p[2]) ? (p[0] - '0') * 10 + (p[1] - '0') : -1;
+}
+
+/* After a TIME's seconds: spaces, then 'Z' or a [+|-]HH[[:]MM[:SS]] offset within 15:59:59
+ * (DuckDB's TIMETZ range), which is ignored; *pp past it. */
+static bool clock_offset(const char **pp)
+{
+    const char *p = *pp;
+    while (space(*p)) p++;
+    if (*p == 'Z') return *pp = p + 1, true;
+    if (*p != '+' && *p != '-') return true;
+    int64_t h = digit(p[1]) && digit(p[2]) ? (p[1] - '0') * 10 + (p[2] - '0') : -1, m = 0, sec = 0;
+    if (h < 0) return false;
+    p += 3;
+    if (digit(p[0]) && two_at(p) >= 0) m = two_at(p), p += 2; /* HHMM */
+    else if (*p == ':' && (m = two_at(p + 1)) >= 0 && (p += 3, *p == ':'))
+        if ((sec = two_at(p + 1)) >= 0) p += 3;
+    *pp = p;
+    return m >= 0 && sec >= 0 && (h * 60 + m) * 60 + sec <= 57599;
+}
+
 /* A TIME's text as nanoseconds (digits past the ninth dropped) into *ns. */
 static bool clock_ns(const char *p, int64_t *ns)
 {
@@ -160,10 +240,7 @@ static bool clock_ns(const char *p, int64_t *ns)
     if (secs && (p++, !two(&p, &sec))) return false;
     if (secs && *p == '.')
         for (int64_t mult = (p++, 100000000); digit(*p); p++, mult /= 10) f += mult ? (*p - '0') * mult : 0;
-    if ((*p == '+' || *p == '-') && digit(p[1]) && digit(p[2])) { /* an offset: ignored */
-        p += 3;
-        if (*p == ':' && digit(p[1]) && digit(p[2])) p += 3;
-    }
+    if (secs && !clock_offset(&p)) return false;
     while (space(*p)) p++;
     if (*p || h > 24 || mi > 59 || sec > 59 || (h == 24 && (mi || sec || f))) return false;
     *ns = ((h * 60 + mi) * 60 + sec) * 1000000000 + f;
@@ -188,6 +265,17 @@ static bool zone_offset(const char *s, int64_t us, int64_t *off)
     while (end > 0 && space(s[end - 1])) end--;
     for (start = end; start > 0 && s[start - 1] != ' ';) start--;
     return ds_zone_offset(s + start, end - start, us / 1000000 - (us % 1000000 < 0), off);
+}
+
+/* The time of day of a timestamp's text s (DuckDB's TIME cast reads "2024-03-01 12:30:05" so,
+ * an offset or zone ignored, "24:00:00" the next midnight) as nanoseconds into *ns. */
+static bool clock_of_stamp(const char *s, int64_t *ns)
+{
+    int64_t us, off, day = INT64_C(86400000000);
+    bool named;
+    if (!ds_ptime_tz(s, &us, &off, &named) || us == INT64_MAX || us == -INT64_MAX) return false;
+    *ns = (us % day + (us % day < 0 ? day : 0)) * 1000 + sub_us(s);
+    return true;
 }
 
 /* A timestamp of s into *x in to's unit (ns: exact to the nanosecond; else DuckDB's
@@ -220,13 +308,13 @@ static bool parse(const pq_column_desc *to, bool int96, const char *s, __int128 
     if (to->physical == PQ_FLOAT || to->physical == PQ_DOUBLE) return real(s, to->physical == PQ_FLOAT, d);
     if (l == PQ_LOGICAL_DECIMAL) {
         ds_dec_range(to, &lo, &hi);
-        return number(s, to->decimal_scale, false, lo, hi, x);
+        return number(s, to->decimal_precision, to->decimal_scale, lo, hi, x);
     }
-    if (ds_int_range(to, &lo, &hi)) return number(s, 0, true, lo, hi, x);
+    if (ds_int_range(to, &lo, &hi)) return number(s, 0, 0, lo, hi, x);
     if (l == PQ_LOGICAL_DATE) return ds_ptime_date(s, false, &v) && (*x = v, true);
     if (l >= PQ_LOGICAL_TIME_MILLIS && l <= PQ_LOGICAL_TIME_NANOS) {
         int64_t div = l == PQ_LOGICAL_TIME_MILLIS ? 1000000 : 1000, ns;
-        if (!clock_ns(s, &ns)) return false;
+        if (!clock_ns(s, &ns) && !clock_of_stamp(s, &ns)) return false;
         if (l != PQ_LOGICAL_TIME_NANOS) ns -= ns % 1000; /* DuckDB's TIME: microseconds */
         return l == PQ_LOGICAL_TIME_NANOS ? (*x = ns, true) : ns % div == 0 && (*x = ns / div, true);
     }
@@ -249,7 +337,7 @@ static void put(const pq_column_desc *to, pq_vec *w, int64_t r, __int128 x, doub
 bool ds_parse_bigint(const char *s, int64_t *v)
 {
     __int128 x;
-    if (strlen(s) >= PARSE_MAX || !number(s, 0, true, INT64_MIN, INT64_MAX, &x)) return false;
+    if (strlen(s) >= PARSE_MAX || !number(s, 0, 0, INT64_MIN, INT64_MAX, &x)) return false;
     *v = (int64_t)x;
     return true;
 }

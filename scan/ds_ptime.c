@@ -4,7 +4,8 @@
  * beside them (tests/cli/hive_types.sh compares every rule's values with it):
  *  - a date is [spaces][-]Y..Y<sep>M[M]<sep>D[D][ (BC)], sep one of ' ' '-' '\\' (and '/',
  *    which a directory name cannot hold), year up to 9 digits (a strict DATE: 2 or more),
- *    the date inside 5877642-06-25 (BC) .. 5881580-07-10; or [-]infinity / epoch (any case);
+ *    the date inside 5877642-06-25 (BC) .. 5881580-07-10; or [-]infinity / epoch / [-]inf
+ *    (any case; no space after inf);
  *    only spaces may follow a DATE, but a cast (hive_types, not strict) takes the date of
  *    any timestamp ("2024-01-01 10:00:00" is 2024-01-01);
  *  - a timestamp is a date, then ' ' or 'T' (or spaces), then H..H:[MM[:[SS[.f...]]]] (a
@@ -61,16 +62,17 @@ static bool civil_days(int64_t y, int m, int d, int64_t *days)
     return true;
 }
 
-/* "infinity" or "epoch" (any case) at c, then only spaces. */
+/* "infinity" or "epoch" (any case) at c, then only spaces, or "inf" (any case) ending the text
+ * (DuckDB 2.0.1: "inf " is no date). */
 static bool date_special(cur *c, bool neg, int64_t *days, bool *special)
 {
-    static const char *const words[] = {"infinity", "epoch"};
-    for (int w = 0; w < 2; w++) {
+    static const char *const words[] = {"infinity", "epoch", "inf"};
+    for (int w = 0; w < 3; w++) {
         size_t len = strlen(words[w]), i = 0;
         while (i < len && c->pos + i < c->n && lower(c->s[c->pos + i]) == words[w][i]) i++;
         if (i < len) continue;
         c->pos += len;
-        skip_spaces(c);
+        if (w < 2) skip_spaces(c);
         *days = w == 1 ? 0 : neg ? -DATE_INF : DATE_INF;
         *special = true;
         return c->pos == c->n;

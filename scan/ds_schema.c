@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/fail.h"
 #include "filter/kernel.h"
@@ -178,9 +179,27 @@ static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, bool by
 
 int ds_schema_find(const ds_schema *s, const char *name)
 {
-    for (int i = 0; i < s->n; i++)
+    int folded = -1, n = 0;
+    for (int i = 0; i < s->n; i++) {
         if (strcmp(s->cols[i].name, name) == 0) return i;
-    return -1;
+        if (strcasecmp(s->cols[i].name, name) == 0) folded = i, n++;
+    }
+    return n == 1 ? folded : -1;
+}
+
+/* The column of s that file m's top-level column name joins: the one spelled so, else the one
+ * whose name differs in case alone (DuckDB's union_by_name keeps the first file's spelling),
+ * unless m has a column spelled as it too (then name is a column of its own, ds_col.twin). */
+static int match_col(const ds_schema *s, const char *name, const pq_file_meta *m)
+{
+    int folded = -1, n = 0;
+    for (int i = 0; i < s->n; i++) {
+        if (strcmp(s->cols[i].name, name) == 0) return i;
+        if (strcasecmp(s->cols[i].name, name) == 0 && !s->cols[i].twin &&
+            !pq_file_meta_top_name(m, s->cols[i].name, true))
+            folded = i, n++;
+    }
+    return n == 1 ? folded : -1;
 }
 
 static int add_col(ds_schema *s, const char *name, const pq_column_desc *d, int part,
@@ -199,6 +218,8 @@ static int add_col(ds_schema *s, const char *name, const pq_column_desc *d, int 
     c->desc.name = c->name;
     c->desc.index = s->n;
     c->desc.repetition = PQ_OPTIONAL, c->desc.max_def_level = 1;
+    for (int i = 0; i < s->n; i++) /* (a file holds both spellings: match_col) */
+        if (strcasecmp(nc[i].name, name) == 0) nc[i].twin = c->twin = true;
     s->n++;
     return 0;
 }
@@ -226,10 +247,10 @@ static int add_field(ds_schema *s, const pq_file_meta *m, int32_t i, const char 
                      pq_err *e)
 {
     const char *name = m->nodes[i].path;
-    int at = ds_schema_find(s, name), leaf = ds_nested_readable(m, i);
+    int at = match_col(s, name, m), leaf = ds_nested_readable(m, i);
     if (leaf == -ENOMEM) return pq_errf(e, -ENOMEM, -1, "out of memory"); /* not unreadable */
     if (leaf < 0) return add_new && at < 0 ? ds_nested_remember(s, name, path) : 0;
-    if (at >= 0 && (s->cols[at].part >= 0 || part_key(s, name))) return 0; /* ds_schema_parts */
+    if (at >= 0 && (s->cols[at].part >= 0 || part_key(s, s->cols[at].name))) return 0; /* ds_schema_parts */
     pq_err tmp = {.offset = -1};
     bool took = false; /* (m's leaves the wider: its shape, and its Arrow type) */
     int rc = at >= 0 ? ds_nested_match(s, at, m, i, path, add_new, &took, &tmp) : 0;
@@ -255,13 +276,14 @@ static const char *type_text(const pq_column_desc *d, char *buf, size_t cap)
  * INT64 nanoseconds, the type pyarrow.dataset reads them as, so that a later INT64 file's
  * values cast to it as to any first file's unit), or merges it into the column s has of its
  * name (ds_schema_add). */
-static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, bool add_new)
+static int add_flat(ds_schema *s, const pq_file_meta *m, const pq_column_desc *d, const char *path,
+                    bool add_new)
 {
-    int at = ds_schema_find(s, d->name);
+    int at = match_col(s, d->name, m);
     pq_column_desc w = *d;
     if (d->physical == PQ_INT96) w.physical = PQ_INT64, w.logical = PQ_LOGICAL_TIMESTAMP_NANOS;
     if (at < 0) return add_new ? add_col(s, d->name, &w, -1, path) : 0;
-    if (s->cols[at].part >= 0 || part_key(s, d->name)) return 0; /* (ds_schema_parts) */
+    if (s->cols[at].part >= 0 || part_key(s, s->cols[at].name)) return 0; /* (ds_schema_parts) */
     if (s->cols[at].node >= 0 && ds_null_typed(d)) return 0; /* nulls of the nested field here */
     pq_err tmp = {.offset = -1}, *e = &tmp; /* a conflict is noted (defer), not returned */
     if (s->cols[at].node >= 0)
@@ -305,10 +327,11 @@ static int add_flat(ds_schema *s, const pq_column_desc *d, const char *path, boo
     return 0;
 }
 
-/* Whether m has a flat column name of the null type (its nulls read as the dataset's type). */
-static bool null_typed_in(const pq_file_meta *m, const char *name)
+/* Whether m has a flat column c of the null type (its nulls read as the dataset's type). */
+static bool null_typed_in(const pq_file_meta *m, const ds_col *c)
 {
-    int leaf = pq_file_meta_find_column(m, name);
+    const char *name = pq_file_meta_top_name(m, c->name, c->twin);
+    int leaf = name ? pq_file_meta_find_column(m, name) : -1;
     return leaf >= 0 && ds_null_typed(&m->columns[leaf]);
 }
 
@@ -316,17 +339,17 @@ int ds_schema_add(ds_schema *s, const pq_file_meta *m, const char *path, bool ad
 {
     int rc = 0, first = s->n;
     for (int i = 0; rc == 0 && !m->has_nested && i < m->ncolumns; i++)
-        rc = add_flat(s, &m->columns[i], path, add_new);
+        rc = add_flat(s, m, &m->columns[i], path, add_new);
     for (int32_t i = 0; rc == 0 && m->has_nested && i < m->nnodes; i = m->nodes[i].end) {
         if (m->nodes[i].shape == PQ_SHAPE_FLAT)
-            rc = add_flat(s, &m->columns[m->nodes[i].column], path, add_new);
+            rc = add_flat(s, m, &m->columns[m->nodes[i].column], path, add_new);
         else
             rc = add_field(s, m, i, path, add_new, e);
     }
     pq_err tmp = {.offset = -1};
     for (int c = 0; rc == 0 && !add_new && c < s->n; c++)
         if (s->cols[c].part < 0 && ds_col_leaf(&s->cols[c], m, &(int32_t){0}) < 0 &&
-            !null_typed_in(m, s->cols[c].name))
+            !null_typed_in(m, &s->cols[c]))
             rc = defer(s, c, pq_errf(&tmp, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' of %.80s is "
                                      "missing from %.80s: read with union_by_name",
                                      s->cols[c].name, s->cols[c].from, path), &tmp);
@@ -394,8 +417,10 @@ int ds_view_init(ds_view *v, const ds_schema *s, const pq_file_meta *m)
         int leaf = ds_col_leaf(&s->cols[c], m, &v->node[c]);
         /* a file's column under a partition's name (ds_schema_parts), or of the null type
          * under another type (ds_null_typed), is hidden from the filter's names */
-        int own = leaf < 0 ? pq_file_meta_find_column(m, s->cols[c].name) : -1;
+        const char *name = leaf < 0 ? pq_file_meta_top_name(m, s->cols[c].name, s->cols[c].twin) : NULL;
+        int own = name ? pq_file_meta_find_column(m, name) : -1;
         if (own >= 0) v->cols[own].name = "";
+        if (leaf >= 0 && v->node[c] < 0) v->cols[leaf].name = s->cols[c].name; /* (the filter's) */
         v->leaf[c] = leaf;
         if (leaf >= 0 || s->cols[c].node >= 0) continue; /* no filter reads a nested field */
         v->virt[v->ncols - v->nfile] = c;

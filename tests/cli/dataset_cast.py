@@ -5,6 +5,10 @@ types without union_by_name, as DuckDB's read_parquet([...]) reads them (issue 2
     that does not parse refused naming both files and the column as DuckDB refuses it; under a
     filter (evaluated on the parsed values), ORDER BY .. LIMIT and a count;
  2. integers under a first file's FLOAT or DOUBLE (and with union_by_name, DuckDB's type);
+ 3. strings DuckDB's cast reads otherwise than ringscan read them until h25: more than 38
+    significant digits, a number's integer digits past its store, spaces after a hex number,
+    [-]inf dates and timestamps (their raw values compared: DuckDB's infinities), a TIME from a
+    timestamp's text, a TIME's offset past 15:59:59;
 Each case: `ringscan scan DIR --format jsonl --ordered` against DuckDB's rows in file order."""
 import datetime as dt
 import decimal as D
@@ -113,6 +117,7 @@ FIRST = {
     "int64": pa.array([7], pa.int64()), "uint64": pa.array([7], pa.uint64()),
     "dec5": pa.array([D.Decimal("1.25")], pa.decimal128(5, 2)),
     "dec30": pa.array([D.Decimal("1.2500")], pa.decimal128(30, 4)),
+    "dec38": pa.array([D.Decimal("1")], pa.decimal128(38, 0)),
     "float": pa.array([1.5], pa.float32()), "double": pa.array([1.5], pa.float64()),
     "bool": pa.array([True]), "date": pa.array([dt.date(2024, 1, 1)], pa.date32()),
     "ts_ms": pa.array([T], pa.timestamp("ms")), "ts_us": pa.array([T], pa.timestamp("us")),
@@ -166,6 +171,31 @@ PARSED = {  # strings DuckDB's cast reads (each also checked to be read by DuckD
     "time_us": ["12:30:05.1234567", "23:59:59.999999", "1:02", None],
     "time_ns": ["12:30:05.123456789", "12:30:05.1234567891", "0:0:1"],
 }
+LONG = "0" * 45  # (past 38 significant digits)
+PARSED_H25 = {  # strings DuckDB's cast reads that ringscan refused or read otherwise until h25
+    "int32": [f"1.{LONG}1", f"2.5{LONG}1", f"0.{LONG}9", f"-1.4999{LONG}", f"1.2345678901234567890123456789012345678901e2",
+              f"{LONG}12", " 0x1A", "\t0x1A", "0x1_A", "0xa_1", "0b1_1"],
+    "int64": [f"9223372036854775807.4{LONG}", f"-9223372036854775808.{LONG}"],
+    "dec5": [f"1.{LONG}1", f"1.005{LONG}1", f"-0.{LONG}12", "1.2345678901234567890123456789012345678901e2", f"{LONG}1.5",
+             f"999.994{LONG}9"],
+    "dec30": [f"12345678901234567890.123456789012345678901234{LONG}"],
+    "dec38": ["12345678901234567890123456789012345678.4", "-99999999999999999999999999999999999999.4999", f"7.5{LONG}"],
+    "time_us": ["2024-03-01 12:30:05", "2024-03-01", "2024-03-01T24:00:00", "1969-12-31 23:59:59.5", "epoch",
+                "2024-03-01 12:30:05 Europe/Paris", "2024-03-01 (BC) 12:00", "24-3-1 1:2", "2024-03-01 12:30:05+99",
+                "12:30:05+1530", "12:30:05 +02:30:30", "12:30:05Z", "12:30:05 Z ", "12:30:05+15:59:59", "12:30:05-00:99",
+                "12:30:05.5+0530", None],
+    "time_ns": ["2024-03-01 12:30:05.123456789", "2024/03/01 00:00:01.000000001"],
+    "time_ms": ["2024-03-01 12:30:05.5", "2024-03-01"],
+}
+REFUSED_H25 = {  # strings DuckDB refuses that ringscan read until h25
+    "int32": ["0x1A ", " 0x1A ", "0b11 ", "0x1A\t", "100000000000000000000e-15", f"1{LONG}e-40", "0x_1", "0x1_"],
+    "dec5": ["01107e-1", "1000e-1", "-56497.e-3"],
+    "dec38": ["123456789012345678901234567890123456789e-1"],
+    "time_us": ["12:30:05+16", "12:30:05-16", "12:30:05+15:60", "12:30:05+15:59:60", "12:30+02", "12:30Z", "12:30:05+5",
+                "12:30:05+155959", "12:30:05+02:30Z", "infinity", "12:30:05 UTC", "2024-03-01 12:30:05 (BC)", "12:30:05z"],
+    "date": ["inf ", "+inf", "infx"],
+    "ts_us": ["inf ", "- inf"],
+}
 REFUSED = {  # strings DuckDB refuses (so does ringscan, naming both files and the column)
     "int32": ["x", "2147483648", "", "1__0", "_1", "-0x10", "1e", " - 5", "12abc"], "int8": ["128"], "uint8": ["-1", "256", "-0.4", "-0 "],
     "int64": ["9223372036854775808"], "dec5": ["999.995", "1000", "x"], "float": ["0x10", "1,5", "", ".", "1e", "e5", "1.5e+"],
@@ -192,14 +222,52 @@ def write_pair(name, kind, strs):
     return d
 
 
-for kind, strs in PARSED.items():
-    d = write_pair(f"parse_{kind}", kind, strs)
-    _, werr = duck(d, "k")
-    check(werr is None, f"{kind}: DuckDB reads every string ({werr})")
-    same(f"strings under {kind}", d, kind)
-for kind, strs in REFUSED.items():
-    for i, one in enumerate(strs):
-        same(f"string {one!r} under {kind}", write_pair(f"refuse_{kind}_{i}", kind, [one]), kind)
+for tag, parsed in (("", PARSED), ("h25_", PARSED_H25)):
+    for kind, strs in parsed.items():
+        d = write_pair(f"parse_{tag}{kind}", kind, strs)
+        _, werr = duck(d, "k")
+        check(werr is None, f"{kind}: DuckDB reads every string ({werr})")
+        same(f"strings under {kind}", d, kind)
+for tag, refused in (("", REFUSED), ("h25_", REFUSED_H25)):
+    for kind, strs in refused.items():
+        for i, one in enumerate(strs):
+            same(f"string {one!r} under {kind}", write_pair(f"refuse_{tag}{kind}_{i}", kind, [one]), kind)
+
+
+def civil_days(y, m, d):
+    """Days since 1970-01-01 of a proleptic Gregorian date of any year (astronomical)."""
+    y -= m <= 2
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+
+
+def raw(text, exp):
+    """A date (exp None: its days) or timestamp ringscan prints as a count of 10^-exp seconds."""
+    if text is None:
+        return None
+    date, _, clock_text = text.rstrip("Z").partition("T")
+    y, m, d = (int(v) for v in date.lstrip("-").split("-"))
+    days = civil_days(-y if date.startswith("-") else y, m, d)
+    if exp is None:
+        return days
+    hms, _, frac = clock_text.partition(".")
+    h, mi, sec = (int(v) for v in hms.split(":"))
+    return (((days * 24 + h) * 60 + mi) * 60 + sec) * 10**exp + (int(frac.ljust(exp, "0")) if frac else 0)
+
+
+# [-]inf / [-]infinity dates and timestamps: DuckDB's infinities (a DATE's 2^31 - 1 days, a
+# TIMESTAMP's 2^63 - 1 units), which ringscan writes in the column's unit
+INF = ["inf", "-inf", "Infinity", "-INF", " inf", "infinity ", " -infinity ", None]
+for kind, exp in (("date", None), ("ts_us", 6), ("ts_ns", 9), ("ts_ms", 3), ("ts_utc", 6), ("int96", 9)):
+    d = write_pair(f"inf_{kind}", kind, INF)
+    files = sorted(glob.glob(os.path.join(d, "*.parquet")))
+    t = con.sql(f"SELECT id, k FROM read_parquet({files!r}) WHERE id >= 100").to_arrow_table()
+    want = list(zip(t["id"].to_pylist(), t["k"].cast(pa.int32() if exp is None else pa.int64()).to_pylist()))
+    got, gerr = run(d)
+    got = [(r["id"], raw(r["k"], exp)) for r in got if r["id"] >= 100] if got is not None else None
+    check(gerr is None and got == want, f"infinities under {kind}:\n  ringscan {gerr or got}\n  DuckDB   {want}")
 # DuckDB reads a millisecond column as TIMESTAMP / TIME (microseconds): a string finer than the
 # column's unit is refused, naming it (a value DuckDB reads)
 for kind, one in (("ts_ms", "2024-03-01 12:30:05.1234"), ("time_ms", "12:30:05.0005")):

@@ -60,7 +60,7 @@ fails_with 2 "ringscan: serve: unexpected argument 'x'" "$R" serve x
 # columns: the nearest names, trimmed names, empty names
 P="ringscan: $f:"
 fails_with 1 "$P no column named 'i33' (did you mean i32?)" "$R" scan "$f" --columns i33
-fails_with 1 "$P no column named 'I64' (did you mean i64, u64, f64?)" "$R" scan "$f" --columns i32,I64
+fails_with 1 "$P no column named 'x64' (did you mean i64, u64, f64?)" "$R" scan "$f" --columns i32,x64
 fails_with 1 "$P no column named 'qqqq'" "$R" scan "$f" --columns qqqq
 fails_with 1 "$P --columns: an empty name in 'i32,,i64'" "$R" scan "$f" --columns i32,,i64
 fails_with 1 "$P --columns: an empty name in ''" "$R" scan "$f" --columns ''
@@ -75,6 +75,10 @@ check '[ $rc -eq 1 ] && cmp -s "$dir/err" "$dir/want"' "filter caret: exit $rc: 
 printf '%s\n' "$P expected column name at character 12 (offset 12)" "    i32 > 5 AND" \
     "               ^" >"$dir/want"
 check 'cmp -s "$dir/err" "$dir/want"' "filter caret at the end: $(cat "$dir/err")"
+# a name in another case is the column (SQL's identifiers, DuckDB's): its own spelling printed
+a=$("$R" scan "$f" --columns I32,I64 --where "I32 > 0 OR i64 < 0" --ordered --format csv)
+b=$("$R" scan "$f" --columns i32,i64 --where "i32 > 0 OR i64 < 0" --ordered --format csv)
+check '[ -n "$a" ] && [ "$a" = "$b" ]' "--columns I32,I64 differs from i32,i64"
 a=$("$R" scan "$f" --columns "i32 , i64" --ordered --format csv)
 b=$("$R" scan "$f" --columns i32,i64 --ordered --format csv)
 check '[ -n "$a" ] && [ "$a" = "$b" ]' "--columns 'i32 , i64' differs from i32,i64"

@@ -229,6 +229,25 @@ static void grammar(void)
     flt_expr_free(ex);
 }
 
+/* Column names match as SQL's identifiers (DuckDB's): the one spelled so, else the only one
+ * whose name differs in case alone; several such, none spelled so: refused as ambiguous. */
+static void names_in_any_case(void)
+{
+    flt_expr *ex = parse_ok("L_ORDERKEY = 1 AND \"Weird Col\" < 2 AND L_LineNumber > 5");
+    CHECK(ex && ex->npreds == 3 && ex->preds[0].column == 0 && ex->preds[1].column == 14 &&
+          ex->preds[2].column == 1);
+    flt_expr_free(ex);
+    static const pq_column_desc twins[] = {{.name = "a", .physical = PQ_INT32}, {.name = "A", .physical = PQ_INT32},
+                                           {.name = "b", .physical = PQ_INT32}};
+    CHECK(pq_columns_find(twins, 3, "A") == 1 && pq_columns_find(twins, 3, "a") == 0);
+    CHECK(pq_columns_find(twins, 3, "B") == 2 && pq_columns_find(twins, 3, "c") == -1);
+    pq_column_desc two[] = {{.name = "aB", .physical = PQ_INT32}, {.name = "Ab", .physical = PQ_INT32}};
+    CHECK(pq_columns_find(two, 2, "ab") == -2 && pq_columns_find(two, 2, "Ab") == 1);
+    flt_expr *x = NULL;
+    pq_err e = {.offset = -1};
+    CHECK(flt_parse("ab = 1", two, 2, &x, &e) != 0 && strstr(e.msg, "'ab' at character 1 is ambiguous"));
+}
+
 static void errors(void)
 {
     parse_err("l_linenumber > ", "expected literal at character 16", 16);
@@ -515,6 +534,7 @@ int main(void)
     RUN(literals_and_ranges);
     RUN(grammar);
     RUN(errors);
+    RUN(names_in_any_case);
     RUN(boolean_language);
     RUN(like_patterns);
     RUN(multi_column);
