@@ -17,12 +17,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench/bench_scan.h"
 #include "filter/prune.h"
 #include "format/codec.h"
+#include "runtime/exec.h"
 #include "scan/pqfile.h"
 
 typedef struct bench_page {
@@ -160,22 +160,16 @@ int bench_floor_load(const char *path, const bench_shape *sh, int rounds, bench_
     return rc;
 }
 
-static double thread_cpu_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 double bench_floor_time(bench_floor *fl, double *cpu_ms, pq_err *e)
 {
-    double t0 = bench_now_ms(), c0 = thread_cpu_ms();
+    double t0 = bench_now_ms();
+    uint64_t c0 = exec_thread_cpu_ns();
     for (int64_t i = 0; i < fl->npg; i++) {
         const bench_page *p = &fl->pg[i];
         int rc = pq_decompress(p->codec, p->src, p->src_len, fl->scratch, p->dst_len, e);
         if (rc) return -1;
     }
-    *cpu_ms = thread_cpu_ms() - c0;
+    *cpu_ms = (double)(exec_thread_cpu_ns() - c0) / 1e6;
     return bench_now_ms() - t0;
 }
 
