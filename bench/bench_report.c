@@ -73,6 +73,18 @@ static double core_ms(const bench_ctx *c, const bench_entry *en, int core, size_
     return bench_median(v, n);
 }
 
+/* The entry's CPU against the floor's, which a loaded machine distorts less than wall time:
+ * the cores' CPU (medians summed over cores) over the floor thread's CPU (median). */
+static void print_floor_cpu(const bench_ctx *c, const bench_shape_res *r, const bench_entry *en)
+{
+    if (!r->floor.on || r->floor.median_cpu_ms <= 0) return;
+    double cores = 0;
+    for (int core = 0; core < en->runs[0].st.ncores; core++)
+        cores += core_ms(c, en, core, offsetof(scan_core_stats, cpu_ns));
+    printf("  %-21s %-10s cores' cpu %.2f / floor cpu %.2f = x_floor_cpu %.2f\n", "", "", cores,
+           r->floor.median_cpu_ms, cores / r->floor.median_cpu_ms);
+}
+
 /* Where each core's time went (scan_core_stats), medians of rounds in ms: a core idles when
  * it sleeps (io, dict, window, claim, drain, other) or has ended before the scan (tail). */
 static void print_core_time(const bench_ctx *c)
@@ -81,6 +93,7 @@ static void print_core_time(const bench_ctx *c)
            "asleep while its tasks awaited io (reads, lends) | dict | window | claim (paced, no "
            "work) | drain | other; tail: its end to the scan's; consumer: the draining thread's CPU; "
            "proc: the process's CPU over the run; "
+           "x_floor_cpu: the cores' CPU / the floor thread's CPU; "
            "the run's phases: open (footer), start (scan_start: plan, threads), drain, end "
            "(scan_free, close), with the host thread's CPU in open and start\n");
     static const struct { const char *name; size_t off; } f[] = {
@@ -120,6 +133,7 @@ static void print_core_time(const bench_ctx *c)
                            bench_median(ph[3], n), bench_median(ph[4], n));
                 printf("\n");
             }
+            print_floor_cpu(c, r, en);
         }
     }
 }
@@ -164,13 +178,13 @@ void bench_report_table(const bench_ctx *c)
         for (int j = 0; j < r->nentries; j++) print_entry(r, &r->e[j], j == 0);
         if (r->floor.on)
             printf("%-21s %-11s %6llu  %8.2f  (%s, %lld pages in %lld chunks, %lld of %lld row "
-                   "groups kept -> %.2f MB) %24.2f\n",
+                   "groups kept -> %.2f MB) %24.2f (thread cpu %.2f)\n",
                    "", "floor", (unsigned long long)r->floor.reads, mb(r->floor.bytes_compressed),
                    pq_codec_name(r->floor.codec), (long long)r->floor.pages,
                    (long long)r->floor.chunks,
                    (long long)(r->floor.row_groups - r->floor.row_groups_pruned),
                    (long long)r->floor.row_groups, mb(r->floor.bytes_uncompressed),
-                   r->floor.median_ms);
+                   r->floor.median_ms, r->floor.median_cpu_ms);
     }
     print_targets(c);
     print_balance(c);
@@ -270,12 +284,14 @@ static void json_floor(FILE *f, const bench_floor *fl, int rounds)
     }
     fprintf(f, "{\"codec\":\"%s\",\"row_groups\":%lld,\"row_groups_pruned\":%lld,\"chunks\":%lld,"
                "\"pages\":%lld,\"bytes_compressed\":%llu,\"bytes_uncompressed\":%llu,"
-               "\"reads\":%llu,\"median_ms\":%.4f,\"ms\":[",
+               "\"reads\":%llu,\"median_ms\":%.4f,\"median_cpu_ms\":%.4f,\"ms\":[",
             pq_codec_name(fl->codec), (long long)fl->row_groups, (long long)fl->row_groups_pruned,
             (long long)fl->chunks, (long long)fl->pages, (unsigned long long)fl->bytes_compressed,
             (unsigned long long)fl->bytes_uncompressed, (unsigned long long)fl->reads,
-            fl->median_ms);
+            fl->median_ms, fl->median_cpu_ms);
     for (int k = 0; k < rounds; k++) fprintf(f, "%s%.4f", k ? "," : "", fl->ms[k]);
+    fprintf(f, "],\"cpu_ms\":[");
+    for (int k = 0; k < rounds; k++) fprintf(f, "%s%.4f", k ? "," : "", fl->cpu_ms[k]);
     fprintf(f, "]}");
 }
 

@@ -306,7 +306,10 @@ static void summarise(bench_ctx *c, bench_shape_res *r)
     }
     for (int i = 0; i < r->nentries; i++)
         r->e[i].ratio_lazy = lazy > 0 ? r->e[i].median_ms / lazy : 0;
-    if (r->floor.on) r->floor.median_ms = bench_median(r->floor.ms, c->o.rounds);
+    if (r->floor.on) {
+        r->floor.median_ms = bench_median(r->floor.ms, c->o.rounds);
+        r->floor.median_cpu_ms = bench_median(r->floor.cpu_ms, c->o.rounds);
+    }
 }
 
 /* Runs every round of one shape (invariant 3). 0 or 1 on an error (printed). */
@@ -341,7 +344,7 @@ static int bench_shape_rounds(bench_ctx *c, bench_shape_res *r)
                         (unsigned long long)r->expected.checksum);
         }
         if (r->floor.on) {
-            r->floor.ms[k] = bench_floor_time(&r->floor, &e);
+            r->floor.ms[k] = bench_floor_time(&r->floor, &r->floor.cpu_ms[k], &e);
             if (r->floor.ms[k] < 0)
                 return fprintf(stderr, "ringscan: bench: floor of %s: %s\n", r->shape->name, e.msg), 1;
         }

@@ -108,7 +108,8 @@ typedef struct bench_floor {
     int64_t row_groups, row_groups_pruned, chunks, pages;
     uint64_t bytes_compressed, bytes_uncompressed, reads;
     double *ms;              /* rounds */
-    double median_ms;
+    double *cpu_ms;          /* rounds: the thread's CPU time, in the ms allocation */
+    double median_ms, median_cpu_ms;
     /* loaded data (freed by bench_floor_free) */
     uint8_t **bufs;
     int nbufs;
@@ -164,8 +165,9 @@ int bench_data_expected(bench_ctx *c);
  * filter) in the row groups its filter's statistics keep. 0 or a negative status with e. */
 int bench_floor_load(const char *path, const bench_shape *sh, int rounds, bench_floor *fl,
                      pq_err *e);
-/* Decompresses every loaded page once on this thread; ms of wall time, or < 0 on error. */
-double bench_floor_time(bench_floor *fl, pq_err *e);
+/* Decompresses every loaded page once on this thread; ms of wall time, or < 0 on error.
+ * *cpu_ms gets the thread's CPU time over the same loop. */
+double bench_floor_time(bench_floor *fl, double *cpu_ms, pq_err *e);
 void bench_floor_free(bench_floor *fl);
 
 /* bench_report.c */

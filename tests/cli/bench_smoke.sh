@@ -4,7 +4,8 @@
 # asserted here.
 #  1. sf 0.01, every shape and policy, 1 round: exit status 0 (every count and checksum equals
 #     the data model's), the table has an "ok" row per shape and entry and no "BAD", the JSON
-#     says all_match, the SVG chart is written.
+#     says all_match, the SVG chart is written, and the floor's thread CPU is in the JSON
+#     (a median_cpu_ms above 0) and in an x_floor_cpu line per shape and entry.
 #  2. sf 0.07 (4 row groups, so the cancel layout's matching row group 3 exists):
 #     lineitem_cancel matches with rows > 0 (at sf 0.01 its answer is 0 rows), and so does
 #     lineitem_prune.
@@ -27,6 +28,9 @@ check '[ "$rows" -eq 28 ]' "expected 28 ok rows (7 shapes x 4 entries), got $row
 check '! grep -q " BAD " "$dir/a.txt"' "a BAD row in the sf 0.01 table"
 check 'grep -q "\"all_match\":true" "$dir/a.json"' "JSON does not say all_match true"
 check 'grep -q "<svg" "$dir/a.svg" && grep -q "</svg>" "$dir/a.svg"' "chart is not an SVG"
+check 'grep -q "\"median_cpu_ms\":[0-9.]*[1-9]" "$dir/a.json"' "JSON has no floor median_cpu_ms above 0"
+xf=$(grep -c "= x_floor_cpu [0-9]" "$dir/a.txt")
+check '[ "$xf" -eq 28 ]' "expected 28 x_floor_cpu lines (7 shapes x 4 entries), got $xf"
 for s in lineitem_filter_only lineitem lineitem_and lineitem_prune lineitem_wide lineitem_cancel lineitem_order; do
     check 'grep -q "^$s " "$dir/a.txt"' "shape $s missing from the table"
 done
