@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -317,16 +318,20 @@ static void json_machine(FILE *f)
     fprintf(f, "}");
 }
 
-/* Closes f, written as path: 0, or a negative errno after a message naming path. A write
- * that failed before the last flush leaves only ferror set (glibc's fclose can still succeed
- * on what remained), so both are checked; errno is kept from the failed call when it says
- * more than EIO. */
-static int close_checked(FILE *f, const char *path)
+/* A write that failed before the last flush leaves only ferror set (glibc's fclose can still
+ * succeed on what remained), so both are checked; errno is kept from the failed call when it
+ * says more than EIO. The partial file was left in place before (bench --json onto a full
+ * disk: an empty or cut report). */
+int bench_close_checked(FILE *f, const char *path, const char *who)
 {
+    struct stat st;
+    bool regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
     errno = 0;
     int werr = (fflush(f) != 0 || ferror(f)) ? (errno ? errno : EIO) : 0;
     if (fclose(f) != 0 && !werr) werr = errno ? errno : EIO;
-    if (werr) fprintf(stderr, "ringscan: bench: error writing %s: %s\n", path, strerror(werr));
+    if (!werr) return 0;
+    fprintf(stderr, "ringscan: %s: error writing %s: %s\n", who, path, strerror(werr));
+    if (regular) unlink(path);
     return -werr;
 }
 
@@ -367,5 +372,5 @@ int bench_report_json(const bench_ctx *c, const char *path)
         fputc('}', f);
     }
     fprintf(f, "]}\n");
-    return close_checked(f, path);
+    return bench_close_checked(f, path, "bench");
 }

@@ -184,12 +184,7 @@ static int write_json(const rt_state *s, const char *path)
             rt_ratio(m[M_SWITCH], m[M_FCONTEXT]), rt_ratio(m[M_SWITCH_AA], m[M_SWITCH]),
             rt_ratio(m[M_SWAPCTX], m[M_SWITCH]), s->fio_ok ? rt_ratio(m[M_READ1], m[M_FIO]) : 0.0,
             rt_ratio(m[M_READ2], m[M_READ1]), rt_ratio(m[M_READ1B], m[M_READ1]));
-    /* an earlier failed flush leaves only ferror set: fclose alone can still succeed */
-    errno = 0;
-    int werr = (fflush(f) != 0 || ferror(f)) ? (errno ? errno : EIO) : 0;
-    if (fclose(f) != 0 && !werr) werr = errno ? errno : EIO;
-    if (werr) fprintf(stderr, "ringscan: bench runtime: error writing %s: %s\n", path, strerror(werr));
-    return werr ? 1 : 0;
+    return bench_close_checked(f, path, "bench runtime") ? 1 : 0;
 }
 
 int bench_runtime_main(const bench_runtime_opts *o)

@@ -400,8 +400,9 @@ int bench_scan_main(const bench_scan_opts *o)
     if (rc == 0) {
         bench_report_table(c);
         if (o->json_path && bench_report_json(c, o->json_path) != 0) rc = 1;
-        if (o->chart_path && bench_chart(c, o->chart_path) != 0) {
-            fprintf(stderr, "ringscan: bench: cannot write %s\n", o->chart_path);
+        const char *why = "";
+        if (o->chart_path && bench_chart(c, o->chart_path, &why) != 0) {
+            fprintf(stderr, "ringscan: bench: cannot write %s: %s\n", o->chart_path, why);
             rc = 1;
         }
     }

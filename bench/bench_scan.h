@@ -23,6 +23,7 @@
 #define RINGSCAN_BENCH_BENCH_SCAN_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "bench/shapes.h"
 #include "scan/scan.h"
@@ -173,9 +174,14 @@ void bench_floor_free(bench_floor *fl);
 /* bench_report.c */
 void bench_report_table(const bench_ctx *c);
 int bench_report_json(const bench_ctx *c, const char *path);
+/* Closes f, written as path by command who ("bench", "bench runtime"): 0, or a negative errno
+ * after a message naming path, the file then removed when it is a regular one (a partial
+ * report is none; a device such as /dev/full stays). */
+int bench_close_checked(FILE *f, const char *path, const char *who);
 /* chart.c: grouped bars of reads and of median time per shape and entry, as a PNG (path ends
- * in .png) or SVG (.svg). 0, -EINVAL (no shapes, another extension) or -EIO. */
-int bench_chart(const bench_ctx *c, const char *path);
+ * in .png) or SVG (.svg). 0, -EINVAL (no shapes, another extension) or -EIO with *why set to
+ * cairo's text (static) and a partial file removed (when a regular one). */
+int bench_chart(const bench_ctx *c, const char *path, const char **why);
 
 double bench_median(const double *v, int n);
 double bench_now_ms(void);

@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bench/bench_scan.h"
 
@@ -234,11 +236,13 @@ static void draw(cairo_t *cr, const bench_ctx *c, double w, double h, double plo
     panel(cr, c, 1, CH_HEAD_H + 50 + CH_PANEL_H, plot_w);
 }
 
-int bench_chart(const bench_ctx *c, const char *path)
+int bench_chart(const bench_ctx *c, const char *path, const char **why)
 {
+    *why = "no shapes, or a name ending in neither .png nor .svg";
     size_t n = strlen(path);
     bool png = n >= 4 && strcmp(path + n - 4, ".png") == 0, svg = n >= 4 && strcmp(path + n - 4, ".svg") == 0;
     if (c->nshapes == 0 || (!png && !svg)) return -EINVAL;
+    *why = "";
     double w, plot_w, h = CH_HEAD_H + 50 + 2 * CH_PANEL_H - 40;
     measure(c, &w, &plot_w);
     w = ceil(w);
@@ -246,12 +250,16 @@ int bench_chart(const bench_ctx *c, const char *path)
                              : cairo_svg_surface_create(path, w, h);
     cairo_t *cr = cairo_create(s);
     draw(cr, c, w, h, plot_w);
-    bool failed = cairo_status(cr) != CAIRO_STATUS_SUCCESS;
+    cairo_status_t st = cairo_status(cr);
     cairo_destroy(cr);
-    if (png && !failed) failed = cairo_surface_write_to_png(s, path) != CAIRO_STATUS_SUCCESS;
+    if (png && st == CAIRO_STATUS_SUCCESS) st = cairo_surface_write_to_png(s, path);
     cairo_surface_finish(s); /* an SVG is written out here */
-    failed = failed || cairo_surface_status(s) != CAIRO_STATUS_SUCCESS;
+    if (st == CAIRO_STATUS_SUCCESS) st = cairo_surface_status(s);
     cairo_surface_destroy(s);
+    bool failed = st != CAIRO_STATUS_SUCCESS;
+    struct stat fst; /* a partial chart was left in place (onto a full disk) */
+    if (failed && stat(path, &fst) == 0 && S_ISREG(fst.st_mode)) unlink(path);
+    if (failed) *why = cairo_status_to_string(st);
     /* cairo's and fontconfig's caches live until exit otherwise; freeing them here keeps the
      * sanitizer build's leak check meaningful. The bench draws one chart per process. */
     cairo_debug_reset_static_data();

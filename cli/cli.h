@@ -28,7 +28,8 @@ const char *cli_human_bytes(int64_t n, char buf[32]);
 /* Row group g's compressed bytes: as the writer recorded them, else its chunks' sum (meta). */
 int64_t cli_group_compressed(const ringscan_file *f, const ringscan_file_info *fi, int g);
 /* (cli/dataset_opts.c) Whether paths[0..npaths) name a dataset: several, a directory, a
- * pattern, an s3:// prefix ending in '/', or a dataset option given (dataset_opt). */
+ * pattern (not a local file named as it is, '[' and all), an s3:// prefix ending in '/', or a
+ * dataset option given (dataset_opt). */
 bool cli_is_dataset(const char *const *paths, int npaths, bool dataset_opt);
 /* The dataset options scan and meta share: their table entries (a command's ids for them)
  * and their effect on o (cli_dataset_opt). */

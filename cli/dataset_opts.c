@@ -15,9 +15,11 @@ bool cli_is_dataset(const char *const *paths, int npaths, bool dataset_opt)
     const char *p = paths[0];
     size_t n = strlen(p);
     if (npaths > 1 || dataset_opt) return true;
+    bool local = !strstr(p, "://");
+    if (local && stat(p, &st) == 0 && S_ISREG(st.st_mode)) return false; /* "[x].parquet" too */
     if (ringscan_path_is_pattern(p)) return true;
     if (strncmp(p, "s3://", 5) == 0 && n && p[n - 1] == '/') return true; /* a prefix */
-    return !strstr(p, "://") && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+    return local && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 void cli_dataset_opt(ringscan_options *o, enum cli_dataset_opt which, const cli_val *v)

@@ -805,7 +805,8 @@ typedef struct ringscan_dataset ringscan_dataset;
  * it, recursively) or a pattern (* ? [...] inside a path component, `**` any number of
  * directories: "data/ ** / *.parquet" without the spaces; neither `**` nor a directory's
  * listing descends through a symbolic link to a directory, as DuckDB's glob, while a link a
- * component names and a link to a file are followed); the files are sorted by path, a
+ * component names and a link to a file are followed; a local path that names a file as it
+ * is, pattern characters and all, is that file); the files are sorted by path, a
  * file named by two paths or patterns read twice as DuckDB and pyarrow.dataset read it (one
  * pattern names a file once, however many ways its `**`s reach it). An s3:// pattern (or an
  * s3:// prefix ending in '/': every *.parquet below it)

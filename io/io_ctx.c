@@ -5,7 +5,8 @@
  * of range buffers (io_buf_get/put). The bottom of io/: it calls no other io/ file.
  * Invariants:
  *  1. The context is freed once, by io_ctx_maybe_free, when it is closing, no function walks
- *     it (guard == 0) and no request or range is alive; the pool's buffers go with it.
+ *     it (guard == 0), no request or range is alive and no stall timer's callback is queued
+ *     (io_flush.c io_stall_fired); the pool's buffers go with it.
  *  2. The pool holds at most IO_POOL_SLOTS buffers and IO_POOL_BYTES bytes (opts.pool_bytes
  *     with opts.pool_held), each at least IO_POOL_MIN_BYTES; a closing context pools nothing.
  *     With opts.pool_held the pool's bytes are counted in *opts.held_total while pooled (added
@@ -173,7 +174,7 @@ static void io_ctx_free_backends(io_ctx_t *ctx)
 void io_ctx_maybe_free(io_ctx_t *ctx)
 {
     if (!ctx->closing || ctx->guard > 0 || ctx->n_opens > 0 || ctx->n_live_reqs > 0 ||
-        ctx->n_ranges > 0)
+        ctx->n_ranges > 0 || ctx->stall_timer)
         return;
     assert(ctx->phead == NULL && ctx->ranges == NULL && ctx->inflight_bytes == 0);
     io_ctx_free_backends(ctx);

@@ -191,16 +191,21 @@ static int64_t io_sorted_pending(io_ctx_t *ctx)
     return (int64_t)n;
 }
 
+/* The stall timer's callback. It may be queued when io_ctx_free closes ctx (the timer fired,
+ * the callback not yet run): ctx then waits for it to be freed (io_ctx_maybe_free). It was
+ * taken for cancelled with the timer dropped, and ran on the freed context: a dataset scan
+ * whose core ended while the callback was queued (ASan: heap-use-after-free here). */
 static void io_stall_fired(fut_t *t, void *p)
 {
     io_ctx_t *ctx = p;
     assert(ctx->stall_timer == t);
     ctx->stall_timer = NULL;
-    if (fut_status(t) == 0) {
+    if (fut_status(t) == 0 && !ctx->closing) {
         ctx->stall_escape = true;
         ctx->dirty = true;
     }
     fut_unref(t);
+    if (ctx->closing) io_ctx_maybe_free(ctx);
 }
 
 /* Arms the budget stall timer (invariant 5) unless it is armed. */

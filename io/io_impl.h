@@ -128,8 +128,9 @@ void io_req_free(io_req *r);
 /* The per-core state of backend be in ctx, made on first use. Returns 0 and *out (may be
  * NULL: the backend needs none), or the backend's error. */
 int io_ctx_backend(io_ctx_t *ctx, const io_backend *be, void **out);
-/* Frees ctx if it is closing, unguarded and has no live request or range (each backend's
- * per-core state with it); else nothing. */
+/* Frees ctx if it is closing, unguarded and has no live request or range nor a fired stall
+ * timer whose callback is still queued (each backend's per-core state with it); else
+ * nothing. */
 void io_ctx_maybe_free(io_ctx_t *ctx);
 /* Fails an unlinked, unsubmitted request with status and "<file>: read of bytes [a, b): why",
  * then frees it. */

@@ -68,11 +68,11 @@ void io_ctx_free(io_ctx_t *ctx)
     io_pool_release(ctx); /* while the scan that counts its bytes (pool_held) is alive */
     ctx->guard++;
     exec_hook_remove(ctx->e, io_flush, ctx);
-    if (ctx->stall_timer) { /* dropping it cancels the timer: its callback never runs */
-        fut_t *t = ctx->stall_timer;
+    if (ctx->stall_timer && fut_status(ctx->stall_timer) == FUT_PENDING) {
+        fut_t *t = ctx->stall_timer; /* dropping it cancels the timer: its callback never runs */
         ctx->stall_timer = NULL;
         fut_unref(t);
-    }
+    } /* else it fired: its callback is queued and frees ctx (io_stall_fired) */
     while (ctx->phead) { /* still referenced by someone: fail, hooks clear themselves */
         io_req *r = ctx->phead;
         io_req_unlink_pending(ctx, r);

@@ -7,12 +7,14 @@
  * Owns: http_obj (io_file_t.be_file of an HTTP or S3 object) and its tail bytes.
  * Invariants (beyond store_http.h):
  *  1. A request succeeds only with all of its bytes: 206 with a Content-Range starting at
- *     its offset (or 200 for a range covering the whole object) and exactly len bytes, with
- *     no Content-Encoding but identity (none is asked for: a gzip body is not the bytes), of
- *     the version the open saw: a Content-Range total other than the open's size, or an ETag
- *     other than the open's (when both have one, as DuckDB's httpfs checks, and the open was
- *     not told otherwise: io_open_opts.etag_unchecked keeps no ETag), is an error (the object
- *     changed under the scan), never bytes of another version.
+ *     its offset and ending within its range (one ending past it over a body of the range's
+ *     length disagrees with itself) (or 200 for a range covering the whole object) and
+ *     exactly len bytes, with no Content-Encoding but identity (none is asked for: a gzip
+ *     body is not the bytes), of the version the open saw: a Content-Range total other than
+ *     the open's size, or an ETag other than the open's (when both have one, as DuckDB's
+ *     httpfs checks, and the open was not told otherwise: io_open_opts.etag_unchecked keeps
+ *     no ETag), is an error (the object changed under the scan), never bytes of another
+ *     version.
  *  2. Retries: connection errors, timeouts (a try that moves fewer than HTTP_MIN_BPS over a
  *     timeout's window: a stall or a drip), a body short of its answer's length (a connection
  *     closed mid-body), 429/500/502/503/504 and S3 SlowDown, at most
@@ -216,7 +218,7 @@ static bool http_range_fits(const http_xfer *x, uint64_t size)
     if (x->status == 206)
         return x->have_cr && x->cr_first != UINT64_MAX &&
                (x->suffix ? x->cr_last + 1 == x->cr_total && x->cr_total - x->cr_first <= x->len
-                          : x->cr_first == x->off);
+                          : x->cr_first == x->off && x->cr_last - x->cr_first < x->len);
     /* 200: the whole object; only a request for all of it (or the open's suffix) takes it */
     return x->suffix || (x->off == 0 && x->len == size);
 }
@@ -408,6 +410,10 @@ static void http_cause(const http_xfer *x, CURLcode cc, const char *code, char *
     else if (x->overlong)
         snprintf(why, whylen, "GET %s: the body is longer than the %" PRIu64 " bytes asked for",
                  range, x->len);
+    else if (x->range_bad && x->have_cr && x->cr_first != UINT64_MAX)
+        snprintf(why, whylen, "GET %s: HTTP %ld does not answer the range (Content-Range "
+                 "elsewhere: bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64 ")", range, x->status,
+                 x->cr_first, x->cr_last, x->cr_total);
     else if (x->range_bad)
         snprintf(why, whylen, "GET %s: HTTP %ld does not answer the range (Content-Range %s)",
                  range, x->status, x->have_cr ? "elsewhere" : "missing");

@@ -254,6 +254,8 @@ static int list_one(lister *l, const char *p)
     else if (is_url(p) && io_url_has_pattern(p))
         return url_pattern_err(l, p);
     else if (is_url(p)) return add_path(l, p);
+    else if (has_magic(p) && is_file(p)) /* a file named as it is ("[x].parquet" as a pattern */
+        return add_path(l, p);           /* matched only "x.parquet": no file) */
     else if (has_magic(p)) {
         if ((rc = list_pattern(l, p)) == 0) drop_repeats(l, before);
     }

@@ -77,7 +77,8 @@ int ds_topk_add(ds_topk *t, scan_batch *b, int64_t base)
     t->b[t->nb] = *b, t->base[t->nb++] = base;
     t->rows += b->rows;
     *b = (scan_batch){0};
-    if (t->rows <= 4 * t->k + 4096) return 0;
+    /* a K past (INT64_MAX - 4096) / 4 never merges early (4K + 4096 overflowed: exit 132) */
+    if (t->k > (INT64_MAX - 4096) / 4 || t->rows <= 4 * t->k + 4096) return 0;
     /* invariant 1: merge down to the best k, which keep their positions */
     scan_batch m;
     int rc = ds_topk_finish(t, &m);

@@ -100,11 +100,12 @@ static int index_parse_one(const plan_build *b, int rg, const pq_chunk_meta *cm,
 }
 
 /* Whether a row group is large enough to be cut into splits (then its offset indexes are
- * wanted even without a filter). */
+ * wanted even without a filter): plan_cuts' test (2 x cut_rows overflows for split_rows
+ * above INT64_MAX / 2). */
 static bool any_cut(const plan_build *b)
 {
     for (int rg = 0; b->cut_rows > 0 && rg < b->p->f->meta.nrow_groups; rg++)
-        if (b->p->f->meta.row_groups[rg].num_rows >= 2 * b->cut_rows) return true;
+        if (b->p->f->meta.row_groups[rg].num_rows / 2 >= b->cut_rows) return true;
     return false;
 }
 

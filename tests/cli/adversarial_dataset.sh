@@ -25,6 +25,8 @@
 # null>) in a dataset: read as the file's own scan reads it (an assertion aborted the process).
 # Then a dataset Top-K whose kept rows hold a widened list with no bytes (an empty list under a
 # first file's list<int64>): as DuckDB (an offset from a NULL buffer trapped: exit 132).
+# Then a file whose name holds '[' named as it is: read, alone or with another path (it was
+# taken for a pattern that matched no file).
 # Last line: "adversarial_dataset: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv adversarial_dataset
@@ -451,4 +453,16 @@ for u in "" --union-by-name; do
     rc=$?
     check '[ $rc -eq 0 ] && [ "$got" = "{\"id\":3,\"l\":[]}" ]' "a Top-K keeping an empty widened list ($u): exit $rc, '$(echo "$got" | head -c 300)'"
 done
+# A file whose name holds pattern characters, named as it is: that file, alone or beside
+# another path ("[x].parquet" was a pattern matching only "x.parquet": "no file matches").
+mkdir -p "$dir/brk"
+"$R" gen demo-types --rows 30 -o "$dir/brk/[x].parquet" >/dev/null
+"$R" gen demo-types --rows 40 -o "$dir/brk/plain.parquet" >/dev/null
+for args in "$dir/brk/[x].parquet|30" "$dir/brk/[x].parquet $dir/brk/plain.parquet|70"; do
+    read -r -a ps <<<"${args%|*}"
+    got=$("$R" scan "${ps[@]}" --format count 2>&1)
+    check '[ "$got" = "rows ${args#*|}" ]' "scan ${args%|*}: '$(echo "$got" | head -c 300)', want ${args#*|} rows"
+done
+got=$("$R" meta "$dir/brk/[x].parquet" 2>&1 | sed -n 's/^rows: //p')
+check '[ "$got" = 30 ]' "meta $dir/brk/[x].parquet: rows '$got', want 30"
 summary adversarial_dataset

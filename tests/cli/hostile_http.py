@@ -24,6 +24,10 @@ fault from its second on: the open's suffix GET passes and the ring's range read
                  to be encoded)
   shrink         from the second request on, NAME is empty (every range: 416, "bytes */0")
   etagflip       the same bytes under another ETag at each request (a pool of servers)
+  failN          the object's Nth request (N a number) as "404xml", every other one as "ok"
+                 (a footer part failing for good after the others succeeded)
+  lastcr         206 whose Content-Range starts where asked but ends 5 bytes past the range
+                 (the body and Content-Length are the range's)
   listrepeat listcycle listnotoken  ListObjectsV2 pages (path-style, /MODE/BUCKET/?list-type=2...)
                  of one key each, all truncated: the next token always "tokA"; "tokA", "tokB",
                  then "tokA" again; none at all (after the first page, asked with no token)
@@ -103,6 +107,8 @@ async def answer(w, mode, name, target, rng, hit):
         return True
     if mode.startswith("late"):
         mode = mode[4:] if hit > 1 else "ok"
+    if re.fullmatch(r"fail\d+", mode):
+        mode = "404xml" if hit == int(mode[4:]) else "ok"
     if mode == "cutonce":
         mode = "cut" if hit == 2 else "ok"
     if mode == "nosuffixcut":
@@ -200,6 +206,8 @@ async def answer(w, mode, name, target, rng, hit):
         head(w, 206, hs + [("Content-Length", len(body))])
     elif mode == "wrongcr":
         head(w, 206, hs + [("Content-Range", f"bytes {s + 1}-{e}/{size}"), ("Content-Length", len(body))])
+    elif mode == "lastcr":
+        head(w, 206, hs + [("Content-Range", f"bytes {s}-{e + 5}/{size}"), ("Content-Length", len(body))])
     elif mode == "shortcr":
         body = body[:max(1, len(body) // 2)]
         head(w, 206, hs + [("Content-Range", f"bytes {s}-{s + len(body) - 1}/{size}"), ("Content-Length", len(body))])

@@ -10,7 +10,9 @@
 #     open's suffix range with the whole object (then asked for an explicit range), a read
 #     whose connection closes mid-body without a Content-Length (retried).
 #  2. Answers that are wrong fail, never a silently short or wrong result, each naming the URL,
-#     the byte range asked and what was wrong: no or a wrong Content-Range, a short or long
+#     the byte range asked and what was wrong: no or a wrong Content-Range (one that starts
+#     where asked and ends past the range over a body of the range's length was read before:
+#     the server's account of its bytes disagrees with itself), a short or long
 #     body, a cut connection, a 404 with an S3 code (and one with 256 MiB of body sent slowly:
 #     only its first KiB is read), a redirect loop; an object that changed
 #     between the open and a read (another size; the same size with another ETag; emptied: a
@@ -20,6 +22,9 @@
 #     it, the rest short).
 #  2b. A dataset file's error names its URL once; a listing whose server repeats or cycles
 #     its continuation token stops at once naming it.
+#  2c. A footer fetched as 8 parallel ranged GETs: a part cut once is retried (the footer
+#     exact); a part failing for good after the others succeeded, one cut on every try, one
+#     whose Content-Range ends past its range fail naming the part's range.
 #  3. Drips are bounded: a body or an error body sent a byte every 0.3 s ends as a timeout
 #     (a try must move 1 KiB/s over the timeout's window), after at most 3 tries; so do a
 #     server that never answers and one that drips its headers without end.
@@ -80,7 +85,8 @@ for f in "latenocr|Content-Range missing" "latewrongcr|Content-Range elsewhere" 
     "grow|changed since it was opened.*size 2" "same|changed since it was opened.*ETag" \
     "hugehdr|too large response headers" "norange|ignores Range" "gzip|Content-Encoding" \
     "shrink|changed since it was opened.*now: size 0" "garbage|HTTP/0.9" \
-    "hugetotal|does not answer the range"; do
+    "hugetotal|does not answer the range" \
+    "latelastcr|Content-Range elsewhere: bytes [0-9]+-[0-9]+/[0-9]+"; do
     m=${f%%|*}
     scan_fails "$m" 60 "127.0.0.1:$HOSTILE_PORT/$m/li.parquet" "GET bytes=[0-9]*-[0-9]*" "${f#*|}" -- \
         scan "$base/$m/li.parquet" --threads 2 --format csv
@@ -118,6 +124,24 @@ n=$(tries latecut)
 most=$(awk 'BEGIN {m = 0} $1 > m {m = $1} END {print m}' "$dir/cut_tries")
 check '[ "$(grep -c "^latecut bytes=-" "$dir/hostile.log")" -eq 1 ] && [ "$most" -eq 3 ]' \
     "latecut: $n requests, tries per range: $(tr '\n' ' ' <"$dir/cut_tries") (want the open once, at most 3 per range, one range 3 times)"
+
+# 2c. a footer longer than the open's 1 MiB tail comes as 8 parallel ranged GETs
+# (io/store_http_parts.c): a part cut once is retried and the footer read exactly; a part
+# that fails for good after the others succeeded (the 5th request: a 404), one cut on every
+# try, one whose Content-Range ends past it: meta fails naming that part's range (the
+# sanitizer pass checks that the other parts' handles and buffers are freed once)
+"$R" gen lineitem --sf 0.02 --row-group-rows 25 -o "$www/parts.parquet" >/dev/null ||
+    net_fatal "gen lineitem (parts) failed"
+for n in pc pf pk pl; do ln -f "$www/parts.parquet" "$www/$n.parquet"; done
+# (a longer timeout: 8 parts of 720 KB from this one-threaded server on a loaded machine)
+RINGSCAN_HTTP_TIMEOUT_MS=20000 meta_same "parts: one cut once" "$www/parts.parquet" "$base/cutonce/pc.parquet"
+check '[ "$(grep -c "^cutonce bytes=[0-9]" "$dir/hostile.log")" -ge 9 ]' \
+    "parts: $(grep -c "^cutonce bytes=[0-9]" "$dir/hostile.log") ranged GETs, want 8 parts and a retry"
+for f in "fail5/pf|HTTP 404 NoSuchKey" "latecut/pk|short body.*after 3 tries" \
+    "latelastcr/pl|Content-Range elsewhere: bytes [0-9]+-[0-9]+/"; do
+    RINGSCAN_HTTP_TIMEOUT_MS=20000 scan_fails "parts: ${f%%|*}" 120 "${f%%|*}.parquet" \
+        "GET bytes=[0-9]+-[0-9]+: .*${f#*|}" -- meta "$base/${f%%|*}.parquet"
+done
 
 # 3. drips end as timeouts, bounded in tries
 for m in drip dripeerr latedrip mute driphdr; do

@@ -60,4 +60,14 @@ rows=$("$R" scan "$f" --limit=0 --format checksum | sed -E 's/rows ([0-9]+) .*/\
 check '[ "$rows" = 0 ]' "--limit=0: $rows rows"
 rows=$("$R" scan "$f" --fetch-budget 1MiB --split-rows 0 --format checksum | sed -E 's/rows ([0-9]+) .*/\1/')
 check '[ "$rows" = 50 ]' "--fetch-budget 1MiB: $rows rows"
+# the largest split sizes: no row group is cut (twice the size overflowed an int64 in
+# scan/plan_index.c any_cut: a UBSan trap, exit 132)
+for n in 4611686018427387904 $I64; do
+    rows=$("$R" scan "$f" --split-rows $n --threads 1 --format checksum | sed -E 's/rows ([0-9]+) .*/\1/')
+    check '[ "$rows" = 50 ]' "--split-rows $n: '$rows' rows"
+    # a dataset's ORDER BY ... LIMIT K that large keeps every row (4K + 4096 overflowed in
+    # scan/ds_topk.c: exit 132)
+    rows=$("$R" scan "$f" "$f" --order-by i64 --limit $n --format checksum | sed -E 's/rows ([0-9]+) .*/\1/')
+    check '[ "$rows" = 100 ]' "a dataset's --order-by --limit $n: '$rows' rows"
+done
 summary numeric_opts

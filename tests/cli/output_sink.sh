@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/output_sink.sh: write errors of the output (issue 18, defect 6; cli/sink.c).
 # For scan --format table|csv|jsonl|count, meta and meta --json (and, for /dev/full only,
-# version, serve, gen's summary line, bench's table and bench --json FILE):
+# version, serve, gen's summary line, bench's table and bench --json FILE; bench --json and
+# --chart into a file past a size limit: the cause named, no partial file left):
 #  - stdout on /dev/full: exit status 1 and "ringscan: error writing standard output: No
 #    space left on device" on stderr (before the fix: status 0, no message);
 #  - stdout into `head -c 100` (a pipe closed early, output far beyond the pipe buffer for the
@@ -82,6 +83,17 @@ check '[ "$rc" -eq 1 ]' "bench --json /dev/full: exit status $rc, want 1"
 check 'grep -qxF "ringscan: bench: error writing /dev/full: No space left on device" "$dir/err"' \
     "bench --json /dev/full: stderr '$(tail -c 300 "$dir/err")'"
 full_case bench_table "${bargs[@]}"
+# bench --json and --chart into a file the disk cannot hold (a file size limit of 2 KiB with
+# SIGXFSZ ignored: writes past it fail with EFBIG, as on a full disk): exit 1 naming the file
+# and the cause, and no partial file left (the report was left cut, the chart cut or empty)
+for out in report.json chart.png chart.svg; do
+    opt=--json; [ "${out%.json}" = "$out" ] && opt=--chart
+    rm -f "$dir/$out"
+    (trap '' XFSZ; ulimit -f 2; exec timeout "$LIMIT" "$R" "${bargs[@]}" $opt "$dir/$out") >/dev/null 2>"$dir/err"
+    rc=$?
+    check '[ "$rc" -eq 1 ] && grep -qE "^ringscan: bench: (error writing|cannot write) $dir/$out: .+" "$dir/err" && [ ! -e "$dir/$out" ]' \
+        "bench $opt onto a full disk: exit status $rc, stderr '$(tail -c 300 "$dir/err")', left: $(ls -la "$dir/$out" 2>&1)"
+done
 # gen onto a full disk (/dev/full: ENOSPC once the file's buffer is written): the cause named
 # (it said only "sink failed writing N bytes"), and the device is no file to remove
 timeout "$LIMIT" "$R" gen lineitem --sf 0.01 -o /dev/full --no-progress >/dev/null 2>"$dir/err"
