@@ -2,16 +2,17 @@
  * read as a timestamp under a UTC column (ds_parse.c) as DuckDB's cast reads '2024-03-01 12:00
  * Europe/Paris' with ICU: the name as ICU takes it (a zone ID, or a custom one such as
  * "GMT+5"), else matched case-insensitively against ICU's zone list, as DuckDB matches it; the
- * instant of that local time with ICU's wall-time options DuckDB leaves at their defaults (a
- * skipped hour: the offset before the transition; a repeated one: the later instant).
+ * offset of that local time as ICU's calendar gives it under the wall-time options DuckDB
+ * leaves at their defaults (UCAL_WALLTIME_LAST, which the calendar itself computes as
+ * ucal_getTimeZoneOffsetFromLocal's FORMER/LATTER below): a skipped hour takes the offset
+ * before the transition, a repeated one the later instant's.
  *
  * Invariants:
  *  1. Every ICU call's status is checked; a failure is a zone not found (false).
  *  2. A thread keeps the calendars of the last DS_ZONE_CACHE names it asked for (opening one
- *     costs ~60 us, a name matched in the list ~0.9 ms; a lookup ~1 us); nothing is shared
- *     between threads. A calendar is proleptic Gregorian, as the local second counts days. */
+ *     costs ~60 us, a name matched in the list ~0.9 ms; a lookup ~0.1 us); nothing is shared
+ *     between threads; the thread's end closes them. */
 #include <assert.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -80,6 +81,7 @@ static void cache_key_make(void) { key_ok = pthread_key_create(&cache_key, cache
  * no zone has that name (or ICU or the cache's key fails). */
 static UCalendar *zone_of(const char *key, size_t len)
 {
+    assert(cache.next >= 0 && cache.next < DS_ZONE_CACHE && len <= DS_ZONE_NAME_MAX);
     for (int i = 0; i < DS_ZONE_CACHE; i++)
         if (cache.cal[i] && strcmp(cache.key[i], key) == 0) return cache.cal[i];
     char id[DS_ZONE_NAME_MAX + 1];
@@ -88,14 +90,8 @@ static UCalendar *zone_of(const char *key, size_t len)
     u_strFromUTF8(uid, DS_ZONE_NAME_MAX + 1, NULL, key, (int32_t)len, &st);
     UCalendar *cal = U_SUCCESS(st) ? open_zone(uid, strcmp(key, "Etc/Unknown") == 0) : NULL;
     if (!cal && listed(key, id, sizeof id)) cal = open_zone(u_uastrcpy(uid, id), true);
-    st = U_ZERO_ERROR;
-    if (cal) { /* (proleptic: the local second counts days so) */
-        ucal_setGregorianChange(cal, -INFINITY, &st);
-        ucal_setAttribute(cal, UCAL_REPEATED_WALL_TIME, UCAL_WALLTIME_LAST);
-        ucal_setAttribute(cal, UCAL_SKIPPED_WALL_TIME, UCAL_WALLTIME_LAST);
-    }
     pthread_once(&cache_once, cache_key_make);
-    if (!cal || U_FAILURE(st) || !key_ok || pthread_setspecific(cache_key, &cache) != 0) {
+    if (!cal || !key_ok || pthread_setspecific(cache_key, &cache) != 0) {
         if (cal) ucal_close(cal);
         return NULL;
     }
@@ -114,13 +110,10 @@ bool ds_zone_offset(const char *name, size_t len, int64_t local_s, int64_t *off_
     UCalendar *cal = zone_of(key, len);
     if (!cal) return false;
     UErrorCode st = U_ZERO_ERROR;
-    int64_t days = local_s / 86400 - (local_s % 86400 < 0), secs = local_s - days * 86400;
-    assert(secs >= 0 && secs < 86400 && days > INT32_MIN / 2 && days < INT32_MAX / 2); /* (us in int64) */
-    ucal_clear(cal);
-    ucal_setDateTime(cal, 1970, UCAL_JANUARY, (int32_t)(1 + days), (int32_t)(secs / 3600),
-                     (int32_t)(secs / 60 % 60), (int32_t)(secs % 60), &st);
-    UDate ms = U_SUCCESS(st) ? ucal_getMillis(cal, &st) : 0;
+    int32_t raw_ms = 0, dst_ms = 0;
+    ucal_setMillis(cal, (UDate)local_s * 1000, &st); /* (read as a local time below, proleptic) */
+    ucal_getTimeZoneOffsetFromLocal(cal, UCAL_TZ_LOCAL_FORMER, UCAL_TZ_LOCAL_LATTER, &raw_ms, &dst_ms, &st);
     if (U_FAILURE(st)) return false;
-    *off_s = local_s - (int64_t)floor(ms / 1000);
+    *off_s = ((int64_t)raw_ms + dst_ms) / 1000;
     return true;
 }
