@@ -208,13 +208,14 @@ for kind, one in (("ts_ms", "2024-03-01 12:30:05.1234"), ("time_ms", "12:30:05.0
 
 # zone names resolved by ICU (ds_zone.c), one string per file against DuckDB's answer or
 # refusal: unknown names, a trailing component, names differing only in case (a list match,
-# an alias, ICU's custom GMT offsets, "Etc/Unknown" only as spelled), dates past the last
-# transition, and a skipped and a repeated wall time in two zones that shift at midnight
-# (America/Santiago) and by half an hour (Australia/Lord_Howe)
+# an alias, ICU's short IDs such as PST, custom GMT offsets, "Etc/Unknown" only as spelled),
+# dates past the last transition, and a skipped and a repeated wall time in two zones that
+# shift at midnight (America/Santiago) and by half an hour (Australia/Lord_Howe)
 ONE_ZONE = [f"{t} {z}" for t, z in (
     ("2024-03-01 12:00", "Europe/Pariss"), ("2024-03-01 12:00", "Europe/Paris/"), ("2024-03-01 12:00", "America/New_York/x"),
-    ("2024-07-01 12:00", "asia/CALCUTTA"), ("2024-07-01 12:00", "AMERICA/ARGENTINA/buenos_aires"), ("2024-07-01 12:00", "Etc/Unknown"),
-    ("2024-07-01 12:00", "ETC/UNKNOWN"), ("2024-07-01 12:00", "GMT+5"), ("2024-07-01 12:00", "gmt+05:30"), ("2024-07-01 12:00", "GMT+24"),
+    ("2024-07-01 12:00", "asia/CALCUTTA"), ("2024-07-01 12:00", "AMERICA/ARGENTINA/buenos_aires"), ("2024-07-01 12:00", "PST"),
+    ("2024-07-01 12:00", "pst"), ("2024-07-01 12:00", "Etc/Unknown"), ("2024-07-01 12:00", "ETC/UNKNOWN"),
+    ("2024-07-01 12:00", "GMT+5"), ("2024-07-01 12:00", "gmt+05:30"), ("2024-07-01 12:00", "GMT+24"),
     ("2200-07-01 12:00", "Europe/Paris"), ("2200-03-30 02:30", "Europe/Paris"), ("2250-07-01 12:00", "America/New_York"),
     ("2024-04-06 23:30", "America/Santiago"), ("2024-09-08 00:30", "America/Santiago"),
     ("2024-04-07 01:45", "Australia/Lord_Howe"), ("2024-10-06 02:15", "Australia/Lord_Howe"))]
