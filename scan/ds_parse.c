@@ -11,7 +11,7 @@
  *    an infinity;
  *  - DATE, TIMESTAMP: scan/ds_ptime.c's (hive values take the same cast): an offset or zone
  *    after a TIMESTAMP ignored, subtracted under a UTC-adjusted one (TIMESTAMPTZ; a zone name
- *    there is refused: DuckDB reads it through ICU); a TIMESTAMP_NANOS keeps a fraction's
+ *    there by ICU, ds_zone.c, as DuckDB reads it); a TIMESTAMP_NANOS keeps a fraction's
  *    ninth digit, the others the sixth (DuckDB's TIMESTAMP and TIMESTAMPTZ are microseconds;
  *    an INT96 first file's too);
  *  - TIME: H[H]:M[M][:S[S][.fraction]] with spaces around, a [+|-]HH[:MM] after it ignored.
