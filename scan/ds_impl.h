@@ -121,9 +121,9 @@ int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, cons
 int ds_types_col(ds_schema *s, int c, const pq_file_meta *m, const char *path, pq_err *e);
 enum { DS_ZONE_NAME_MAX = 64 };
 /* (ds_zone.c) The offset (seconds east of UTC) of wall-clock second local_s (seconds from the
- * epoch, as if UTC) in the zone named name[0 .. len) ("Europe/Paris", any case), from the
- * system's zone database, as DuckDB's ICU zones give it (a skipped hour: the offset before
- * it; a repeated one: the later instant's). False when no zone has that name. */
+ * epoch, as if UTC) in the zone named name[0 .. len) ("Europe/Paris", any case, "GMT+5"), by
+ * ICU, as DuckDB's cast gives it (a skipped hour: the offset before it; a repeated one: the
+ * later instant's). False when ICU has no zone of that name. Thread-safe. */
 bool ds_zone_offset(const char *name, size_t len, int64_t local_s, int64_t *off_s);
 /* (ds_types.c) The Arrow type of a path inside merged nested column c (c->merged: a shape no
  * file's footer stores types for), node tn of its shape, into out (one column, freed by

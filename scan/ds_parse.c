@@ -16,8 +16,8 @@
  *    an infinity;
  *  - DATE, TIMESTAMP: scan/ds_ptime.c's (hive values take the same cast; [-]inf and
  *    [-]infinity DuckDB's infinities): an offset or zone after a TIMESTAMP ignored, subtracted
- *    under a UTC-adjusted one (TIMESTAMPTZ; a zone name there is refused: DuckDB reads it
- *    through ICU); a TIMESTAMP_NANOS keeps a fraction's ninth digit, the others the sixth
+ *    under a UTC-adjusted one (TIMESTAMPTZ; a zone name there by ICU, ds_zone.c, as DuckDB
+ *    reads it); a TIMESTAMP_NANOS keeps a fraction's ninth digit, the others the sixth
  *    (DuckDB's TIMESTAMP and TIMESTAMPTZ are microseconds; an INT96 first file's too);
  *  - TIME: H[H]:M[M][:S[S][.fraction]] with spaces around, after seconds a 'Z' or a
  *    [+|-]HH[[:]MM[:SS]] offset within 15:59:59 ignored; else a timestamp's text (not an

@@ -188,7 +188,7 @@ static bool offset_at(cur *c, int64_t *off)
 static bool zone_char(char ch)
 {
     return is_digit(ch) || (lower(ch) >= 'a' && lower(ch) <= 'z') || ch == '/' || ch == '_' || ch == '+' ||
-           ch == '-';
+           ch == '-' || ch == ':'; /* (':': ICU's custom zones, "GMT+05:30") */
 }
 
 /* What may follow a timestamp's time: 'Z', an offset (its seconds into *off), or ' ' and a

@@ -15,7 +15,7 @@ out=build-$kind
 mkdir -p "$out/obj" "$out/tests" "$out/bin"
 CC=${CC:-clang}
 flags="-std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -DRINGSCAN_CHECKED=1 -g -O1 -fno-omit-frame-pointer -I. -Iinclude -Itests $san"
-libs="-luring -lcurl -lmimalloc -lxxhash -lzstd -lsnappy -llz4 -lz -lbrotlidec -lbrotlienc -lm -lpthread"
+libs="-luring -lcurl -lmimalloc -lxxhash -lzstd -lsnappy -llz4 -lz -lbrotlidec -lbrotlienc -licuuc -licui18n -lm -lpthread"
 fail=0
 # objs_of VAR DIR...: compiles DIR/*.c (and .S) into $out/obj, the names into array VAR
 objs_of() {

