@@ -49,7 +49,10 @@ void scan_stats_fill(const scan_t *s, const io_counters_t *io, scan_stats *st)
     st->bytes_kept += io->bytes_kept;
     uint64_t discarded = atomic_load(&s->fetch.bytes_discarded);
     uint64_t used = io->bytes_used > discarded ? io->bytes_used - discarded : 0;
-    assert(!s->finished || discarded <= io->bytes_used);
+    /* A failed scan's counters may miss reads that die after their core published its
+     * counters, while their discard counted at once (seen under allocation failure in
+     * test_oom's nested sweep): the bound holds for a scan that ended without error */
+    assert(!s->finished || s->out.err.status != 0 || discarded <= io->bytes_used);
     st->bytes_used += used;
     st->bytes_wasted += io->bytes_wasted + discarded;
     st->cancelled_reads = io->cancelled + io->requests_dropped_unsubmitted;
