@@ -170,4 +170,18 @@ w = first + [{"id": r["id"], "k.list.element.a": None if r["k"] is None else [No
 rc, out, err = cli(root, "--union-by-name", "--columns", "id,k.list.element.a", "--ordered")
 case("union by name: a 32-byte field lacked inside a list", rc == 0 and len(first) == 12 and out == w,
      f"rc {rc} {err[-300:]} {out and out[-2:]} {w[-2:]}")
+# 6. struct fields spelled alike but for case: a later file's struct holding both A and a
+#    keeps them two fields paired by exact name (as top-level columns a and A are), so a file
+#    with a alone reads A as null; its a was read into both (A "1", a 1)
+root = write("twin_fields", {
+    "a.parquet": pa.table({"id": pa.array([1, 2], pa.int64()),
+                           "s": pa.array([{"a": 1}, {"a": 2}], pa.struct([("a", pa.int64())]))}),
+    "b.parquet": pa.table({"id": pa.array([3, 4], pa.int64()),
+                           "s": pa.array([{"A": "x", "a": 3}, {"A": "y", "a": 4}],
+                                         pa.struct([("A", pa.string()), ("a", pa.int64())]))})})
+rc, out, err = cli(root, "--union-by-name", "--ordered")
+w = [{"id": 1, "s": {"a": 1, "A": None}}, {"id": 2, "s": {"a": 2, "A": None}},
+     {"id": 3, "s": {"a": 3, "A": "x"}}, {"id": 4, "s": {"a": 4, "A": "y"}}]
+case("union by name: struct fields A and a stay two, paired by exact name", rc == 0 and out == w,
+     f"rc {rc} {err[-300:]} {out} {w}")
 sys.exit(0 if summary("dataset_nested") else 1)
