@@ -71,16 +71,27 @@ bool ds_nested_leaf_casts(const pq_column_desc *from, const pq_column_desc *to)
            (from->physical == PQ_DOUBLE && to->physical == PQ_FLOAT);
 }
 
-/* The file's child of struct node kf named name (else the only one whose name differs from it
- * in case alone, as DuckDB pairs struct fields), or -1. */
-static int32_t field_of(const ds_npair *p, int32_t kf, const char *name)
+/* The children of struct node k of shape t whose name equals name but for case. */
+static int32_t alike(const pq_nest *t, int32_t k, const char *name)
 {
+    int32_t n = 0;
+    for (int32_t c = k + 1, i = 0; i < t[k].nchildren; i++, c = t[c].end)
+        n += strcasecmp(t[c].name, name) == 0;
+    return n;
+}
+
+/* The file's child of struct node kf named as the column's child c of kt (else the only one
+ * whose name differs from it in case alone, as DuckDB pairs struct fields, unless kt has
+ * another child so spelled: a and A are then two fields, each paired by exact name), or -1. */
+static int32_t field_of(const ds_npair *p, int32_t kf, int32_t kt, int32_t c)
+{
+    const char *name = p->tt[c].name;
     int32_t folded = -1, n = 0;
-    for (int32_t c = kf + 1, i = 0; i < p->ft[kf].nchildren; i++, c = p->ft[c].end) {
-        if (strcmp(p->ft[c].name, name) == 0) return c;
-        if (strcasecmp(p->ft[c].name, name) == 0) folded = c, n++;
+    for (int32_t g = kf + 1, i = 0; i < p->ft[kf].nchildren; i++, g = p->ft[g].end) {
+        if (strcmp(p->ft[g].name, name) == 0) return g;
+        if (strcasecmp(p->ft[g].name, name) == 0) folded = g, n++;
     }
-    return n == 1 ? folded : -1;
+    return n == 1 && alike(p->tt, kt, name) == 1 ? folded : -1;
 }
 
 static void leaf_pair(ds_npair *p, int32_t kt, int32_t kf, const pq_file_meta *tm,
@@ -119,7 +130,7 @@ static void pair(ds_npair *p, int32_t kt, int32_t kf, const pq_file_meta *tm,
     }
     int32_t found = 0;
     for (int32_t c = kt + 1, i = 0; i < t->nchildren; i++, c = p->tt[c].end) {
-        int32_t fc = field_of(p, kf, p->tt[c].name), nth = -1;
+        int32_t fc = field_of(p, kf, kt, c), nth = -1;
         for (int32_t g = kf + 1, j = 0; fc >= 0 && j < f->nchildren; j++, g = p->ft[g].end)
             if (g == fc) nth = j;
         if (fc < 0 || nth != i) p->differ = true; /* lacked, or moved */

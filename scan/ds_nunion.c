@@ -48,16 +48,28 @@ static const char *put_str(un *u, const char *a, size_t na, const char *b)
     return u->str + at;
 }
 
-/* Child of node j of m named name (else the only one whose name differs from it in case
- * alone, as DuckDB merges struct fields), or -1. */
-static int32_t child_named(const pq_file_meta *m, int32_t j, const char *name)
+/* The children of node j of m whose name equals name but for case. */
+static int32_t alike(const pq_file_meta *m, int32_t j, const char *name)
 {
+    int32_t n = 0;
+    for (int32_t c = j + 1; c < m->nodes[j].end; c = m->nodes[c].end)
+        n += strcasecmp(m->nodes[c].name, name) == 0;
+    return n;
+}
+
+/* Child of node j of m named as child c of node i of o (else the only one whose name differs
+ * from it in case alone, as DuckDB merges struct fields, unless i has another child so spelled:
+ * a and A are then two fields, each merged by exact name), or -1. */
+static int32_t child_named(const pq_file_meta *m, int32_t j, const pq_file_meta *o, int32_t i,
+                           int32_t c)
+{
+    const char *name = o->nodes[c].name;
     int32_t folded = -1, n = 0;
-    for (int32_t c = j + 1; c < m->nodes[j].end; c = m->nodes[c].end) {
-        if (strcmp(m->nodes[c].name, name) == 0) return c;
-        if (strcasecmp(m->nodes[c].name, name) == 0) folded = c, n++;
+    for (int32_t g = j + 1; g < m->nodes[j].end; g = m->nodes[g].end) {
+        if (strcmp(m->nodes[g].name, name) == 0) return g;
+        if (strcasecmp(m->nodes[g].name, name) == 0) folded = g, n++;
     }
-    return n == 1 ? folded : -1;
+    return n == 1 && alike(o, i, name) == 1 ? folded : -1;
 }
 
 /* Where a node goes: under union node parent (-1: the field itself), whose path is
@@ -95,11 +107,11 @@ static void children(un *u, int32_t at, const char *path, size_t len, int32_t i,
     place under = {.parent = at, .ppath = path, .plen = len};
     int32_t k = 0;
     for (int32_t c = i + 1; i >= 0 && c < tm->nodes[i].end; c = tm->nodes[c].end, k++)
-        node(u, c, j >= 0 ? child_named(fm, j, tm->nodes[c].name) : -1, under);
+        node(u, c, j >= 0 ? child_named(fm, j, tm, i, c) : -1, under);
     const pq_schema_node *s = i >= 0 ? &tm->nodes[i] : &fm->nodes[j];
     bool strct = s->kind == PQ_NODE_GROUP && s->shape == PQ_SHAPE_STRUCT;
     for (int32_t c = j + 1; j >= 0 && c < fm->nodes[j].end; c = fm->nodes[c].end) {
-        if (i >= 0 && child_named(tm, i, fm->nodes[c].name) >= 0) continue;
+        if (i >= 0 && child_named(tm, i, fm, j, c) >= 0) continue;
         if (i >= 0 && !strct) u->ok = false;
         node(u, -1, c, under), k++;
     }

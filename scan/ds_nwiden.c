@@ -335,9 +335,9 @@ static bool packed_to_flat(nw *x, int32_t tw)
  * bytes); valid: the row's validity. */
 static bool lacked_row(nw *x, int32_t fw, int32_t tw, bool valid)
 {
-    static const uint8_t zero[16];
+    static const uint8_t zero[16]; /* (put in pieces: a FIXED_LEN_BYTE_ARRAY may be wider) */
     if (fw == 0 && tw == 0) return x->p == x->end || value(x, 0);
-    assert(x->pr->lack_t == 1 && tw <= 16); /* (a list of one leaf, at most 16 bytes wide) */
+    assert(x->pr->lack_t == 1); /* (a list of one leaf) */
     int64_t n = 0;
     bool flagged;
     if (fw > 0) {

@@ -153,4 +153,35 @@ rc, out, err = cli(root, "--columns", "s.nope")
 case("a path that is not there", rc == 1 and "'s.nope'" in err, f"rc {rc}: {err}")
 rc, out, err = cli(root, "--order-by", "lst", "--limit", "2")
 case("a nested sort key", rc == 1 and "'lst'" in err and "sort key" in err, f"rc {rc}: {err}")
+# 5. a struct field a later file lacks inside a list, the field a FIXED_LEN_BYTE_ARRAY wider
+#    than 16 bytes (a flat list in the dataset's shape): the file's lists, every value null
+#    (the row rewrite asserted its flat width was at most 16: abort, exit 134)
+LS = lambda *f: pa.list_(pa.struct(list(f)))
+root = write("lack_wide", {
+    "a.parquet": pa.table({"id": pa.array(range(12), pa.int64()),
+                           "k": pa.array([[{"a": bytes([i]) * 32, "b": -i}, None] if i % 4 else [] for i in range(12)],
+                                         LS(("a", pa.binary(32)), ("b", pa.int64())))}),
+    "b.parquet": pa.table({"id": pa.array(range(100, 112), pa.int64()),
+                           "k": pa.array([None if i % 5 == 0 else [{"c": i / 2}] * (i % 3) for i in range(12)],
+                                         LS(("c", pa.float64()),))})})
+first = cli(os.path.join(root, "a.parquet"), "--columns", "id,k.list.element.a")[1] or []
+later = pq.read_table(os.path.join(root, "b.parquet")).to_pylist()
+w = first + [{"id": r["id"], "k.list.element.a": None if r["k"] is None else [None] * len(r["k"])} for r in later]
+rc, out, err = cli(root, "--union-by-name", "--columns", "id,k.list.element.a", "--ordered")
+case("union by name: a 32-byte field lacked inside a list", rc == 0 and len(first) == 12 and out == w,
+     f"rc {rc} {err[-300:]} {out and out[-2:]} {w[-2:]}")
+# 6. struct fields spelled alike but for case: a later file's struct holding both A and a
+#    keeps them two fields paired by exact name (as top-level columns a and A are), so a file
+#    with a alone reads A as null; its a was read into both (A "1", a 1)
+root = write("twin_fields", {
+    "a.parquet": pa.table({"id": pa.array([1, 2], pa.int64()),
+                           "s": pa.array([{"a": 1}, {"a": 2}], pa.struct([("a", pa.int64())]))}),
+    "b.parquet": pa.table({"id": pa.array([3, 4], pa.int64()),
+                           "s": pa.array([{"A": "x", "a": 3}, {"A": "y", "a": 4}],
+                                         pa.struct([("A", pa.string()), ("a", pa.int64())]))})})
+rc, out, err = cli(root, "--union-by-name", "--ordered")
+w = [{"id": 1, "s": {"a": 1, "A": None}}, {"id": 2, "s": {"a": 2, "A": None}},
+     {"id": 3, "s": {"a": 3, "A": "x"}}, {"id": 4, "s": {"a": 4, "A": "y"}}]
+case("union by name: struct fields A and a stay two, paired by exact name", rc == 0 and out == w,
+     f"rc {rc} {err[-300:]} {out} {w}")
 sys.exit(0 if summary("dataset_nested") else 1)
