@@ -236,8 +236,8 @@ static int run_chain(scan_task *x, scan_batch *b)
         int slot = plan->proj_slot[j];
         bool dict = x->env->dict_slot && x->env->dict_slot[slot] && !x->decoded[slot];
         rc = dict ? task_dictout_load(x, slot) : task_load_projected(x, slot);
-        bail = task_bail(x); /* the caller releases what is still wanted */
         if (exec_inbox_waiting()) exec_yield(); /* a lend: its thief waits for this core */
+        bail = task_bail(x); /* after the yield: a cancel meanwhile loads no other column */
     }
     task_mask_rows_drop(x);
     if (rc || bail) {
