@@ -49,10 +49,11 @@ void scan_stats_fill(const scan_t *s, const io_counters_t *io, scan_stats *st)
     st->bytes_kept += io->bytes_kept;
     uint64_t discarded = atomic_load(&s->fetch.bytes_discarded);
     uint64_t used = io->bytes_used > discarded ? io->bytes_used - discarded : 0;
-    /* A failed scan's counters may miss reads that die after their core published its
-     * counters, while their discard counted at once (seen under allocation failure in
-     * test_oom's nested sweep): the bound holds for a scan that ended without error */
-    assert(!s->finished || s->out.err.status != 0 || discarded <= io->bytes_used);
+    /* No assertion that discarded <= bytes_used: a core's counters are published when its
+     * last worker ends (scan.c core_done), and a read's bytes count as used in its io context
+     * when its future dies, which may be later (held by a lend or another core's unit), while
+     * its discard counts at once. Seen under allocation failure (test_oom) and on a fuzzed
+     * file (fuzz_scan) in the twenty-fifth session; bytes_used is then low (clamped at 0). */
     st->bytes_used += used;
     st->bytes_wasted += io->bytes_wasted + discarded;
     st->cancelled_reads = io->cancelled + io->requests_dropped_unsubmitted;
