@@ -208,11 +208,14 @@ const char *pq_file_meta_top_name(const pq_file_meta *m, const char *name, bool 
 {
     if (pq_file_meta_find_column(m, name) >= 0 || (m->has_nested && pq_file_meta_find_node(m, name) >= 0))
         return name;
+    if (exact) return NULL;
+    if (!m->has_nested) { /* the flat columns: pq_columns_find's rule */
+        int32_t i = pq_columns_find(m->columns, m->ncolumns, name);
+        return i >= 0 ? m->columns[i].name : NULL;
+    }
     const char *folded = NULL;
     int n = 0;
-    for (int32_t i = 0; !exact && !m->has_nested && i < m->ncolumns; i++)
-        if (strcasecmp(m->columns[i].name, name) == 0) folded = m->columns[i].name, n++;
-    for (int32_t i = 0; !exact && m->has_nested && i < m->nnodes; i = m->nodes[i].end)
+    for (int32_t i = 0; i < m->nnodes; i = m->nodes[i].end)
         if (strcasecmp(m->nodes[i].path, name) == 0) folded = m->nodes[i].path, n++;
     return n == 1 ? folded : NULL;
 }
