@@ -95,6 +95,26 @@ typedef int64_t (*io_fault_fn)(void *ctx, const io_file_t *f, uint64_t off, uint
 typedef uint64_t (*io_fault_sched_fn)(void *ctx, const io_file_t *f, uint64_t off, uint64_t len,
                                       bool *cancel);
 
+typedef struct io_counters {
+    uint64_t reads_submitted;   /* read calls issued (SQEs or preads) */
+    uint64_t ranges_submitted;  /* merged ranges (each one or more reads) */
+    uint64_t bytes_read;        /* bytes the reads returned */
+    uint64_t bytes_skipped;     /* of those, holes the reads put in a reused scratch buffer
+                                   (never landed in a range buffer; counted in bytes_wasted) */
+    uint64_t reads_kept;        /* wanted requests served from their file's kept bytes (no
+                                   read; never-wanted ones count as dropped unsubmitted) */
+    uint64_t bytes_kept;        /* their bytes (counted in bytes_used too) */
+    uint64_t bytes_used;        /* bytes of requests resolved and wanted by a consumer */
+    uint64_t bytes_wasted;      /* holes, dropped/cancelled members, resolved but never wanted */
+    uint64_t cancelled;         /* requests dropped while their range was in flight */
+    uint64_t cancels_issued;    /* ASYNC_CANCELs for ranges left without members */
+    uint64_t requests_registered;
+    uint64_t requests_dropped_unsubmitted;
+    uint64_t requests_failed;
+    uint64_t budget_waits;      /* flushes that left wanted requests waiting for the budget */
+    uint64_t peak_inflight_bytes;
+} io_counters_t;
+
 typedef struct io_opts {
     bool coalesce;         /* merge neighbours (false: one read per request) */
     bool merge_registered; /* also merge registered, not yet wanted neighbours (speculative
@@ -117,11 +137,13 @@ typedef struct io_opts {
     io_fault_fn fault;     /* NULL: no fault injection */
     io_fault_sched_fn fault_sched; /* NULL: no delays or racing cancels */
     void *fault_ctx;       /* for both hooks */
-    void (*on_freed)(void *ctx); /* NULL, or called on the core once the context is freed
-                                    (io_ctx_free, then its last request and range gone): from
-                                    then on it touches nothing of its owner's (held_total, the
-                                    files it read). For an owner that ends while the cores run
-                                    on (a scan on a shared runtime) */
+    void (*on_freed)(void *ctx, const io_counters_t *final);
+                           /* NULL, or called on the core once the context is freed (io_ctx_free,
+                              then its last request and range gone) with its final counters (a
+                              request dying after io_ctx_free still counts there): from then on
+                              it touches nothing of its owner's (held_total, the files it read).
+                              For an owner that ends while the cores run on (a scan on a shared
+                              runtime), and one whose counts must be whole (a scan's --stats) */
     void *on_freed_ctx;
 } io_opts_t;
 
@@ -137,26 +159,6 @@ static inline void io_held_add(_Atomic uint64_t *held, _Atomic uint64_t *peak, u
                                                                 memory_order_relaxed)) {
     }
 }
-
-typedef struct io_counters {
-    uint64_t reads_submitted;   /* read calls issued (SQEs or preads) */
-    uint64_t ranges_submitted;  /* merged ranges (each one or more reads) */
-    uint64_t bytes_read;        /* bytes the reads returned */
-    uint64_t bytes_skipped;     /* of those, holes the reads put in a reused scratch buffer
-                                   (never landed in a range buffer; counted in bytes_wasted) */
-    uint64_t reads_kept;        /* wanted requests served from their file's kept bytes (no
-                                   read; never-wanted ones count as dropped unsubmitted) */
-    uint64_t bytes_kept;        /* their bytes (counted in bytes_used too) */
-    uint64_t bytes_used;        /* bytes of requests resolved and wanted by a consumer */
-    uint64_t bytes_wasted;      /* holes, dropped/cancelled members, resolved but never wanted */
-    uint64_t cancelled;         /* requests dropped while their range was in flight */
-    uint64_t cancels_issued;    /* ASYNC_CANCELs for ranges left without members */
-    uint64_t requests_registered;
-    uint64_t requests_dropped_unsubmitted;
-    uint64_t requests_failed;
-    uint64_t budget_waits;      /* flushes that left wanted requests waiting for the budget */
-    uint64_t peak_inflight_bytes;
-} io_counters_t;
 
 typedef struct io_ctx io_ctx_t;
 

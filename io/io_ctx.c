@@ -181,10 +181,11 @@ void io_ctx_maybe_free(io_ctx_t *ctx)
     io_pool_release(ctx);
     free(ctx->scratch);
     free(ctx->hole_scratch);
-    void (*freed)(void *) = ctx->opts.on_freed;
+    void (*freed)(void *, const io_counters_t *) = ctx->opts.on_freed;
     void *arg = ctx->opts.on_freed_ctx;
+    io_counters_t final = ctx->c;
     free(ctx);
-    if (freed) freed(arg);
+    if (freed) freed(arg, &final);
 }
 
 void io_req_free(io_req *r)

@@ -42,6 +42,22 @@ static void publish_io(scan_t *s, int core)
     pthread_mutex_unlock(&s->cores[core].snap_mu);
 }
 
+/* io_opts.on_freed, on the core: the context's final counters replace the core's published
+ * ones (a read held past core_done, by a lend or a kept chunk, counts when its future dies),
+ * and on a shared runtime the leave counts the context gone (scan_rt.h invariant 2). finish
+ * reads the counters only once every context is freed (the executor stopped, or the leave). */
+static void ctx_freed(void *arg, const io_counters_t *final)
+{
+    scan_t *s = arg;
+    exec_t *e = exec_current();
+    assert(e);
+    scan_core *c = &s->cores[exec_core_index(e)];
+    pthread_mutex_lock(&c->snap_mu);
+    c->io_snap = *final;
+    pthread_mutex_unlock(&c->snap_mu);
+    if (s->o.rt) scan_rt_leave_ctx_done(&s->leave);
+}
+
 /* The core's last worker publishes its io counters and frees its io context and readers. */
 static void core_done(scan_t *s, int core)
 {
@@ -310,8 +326,8 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
     if (s->o.rt) { /* its cores; its contexts counted until freed (scan_rt.h invariant 2) */
         assert(atomic_load(&s->o.rt->attached) < s->o.rt->scans_max);
         s->leave.rt = s->o.rt;
-        s->o.io_opts.on_freed = scan_rt_leave_ctx_done, s->o.io_opts.on_freed_ctx = &s->leave;
     }
+    s->o.io_opts.on_freed = ctx_freed, s->o.io_opts.on_freed_ctx = s;
     s->filter = filter;
     for (int c = 0; c < threads; c++) pthread_mutex_init(&s->cores[c].snap_mu, NULL);
     int *all = fail_malloc(sizeof *all * (size_t)(nproj + s->o.nkeys)); /* keys: hidden last */

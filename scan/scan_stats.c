@@ -48,12 +48,10 @@ void scan_stats_fill(const scan_t *s, const io_counters_t *io, scan_stats *st)
     st->reads_kept += io->reads_kept;
     st->bytes_kept += io->bytes_kept;
     uint64_t discarded = atomic_load(&s->fetch.bytes_discarded);
+    /* Final: every io context is freed and counted (scan.c ctx_freed), and a discarded byte
+     * was used first. While the scan runs, a core's published counters may lag its discards. */
+    assert(!s->finished || discarded <= io->bytes_used);
     uint64_t used = io->bytes_used > discarded ? io->bytes_used - discarded : 0;
-    /* No assertion that discarded <= bytes_used: a core's counters are published when its
-     * last worker ends (scan.c core_done), and a read's bytes count as used in its io context
-     * when its future dies, which may be later (held by a lend or another core's unit), while
-     * its discard counts at once. Seen under allocation failure (test_oom) and on a fuzzed
-     * file (fuzz_scan) in the twenty-fifth session; bytes_used is then low (clamped at 0). */
     st->bytes_used += used;
     st->bytes_wasted += io->bytes_wasted + discarded;
     st->cancelled_reads = io->cancelled + io->requests_dropped_unsubmitted;

@@ -600,7 +600,11 @@ typedef struct stall_free {
     int freed;
 } stall_free;
 
-static void stall_freed(void *p) { ((stall_free *)p)->freed++; }
+static void stall_freed(void *p, const io_counters_t *final)
+{
+    CHECK(final != NULL);
+    ((stall_free *)p)->freed++;
+}
 
 /* A timer's callback queued ahead of the stall timer's: drops the reads, closes the context. */
 static void stall_close(fut_t *t, void *p)
