@@ -202,6 +202,8 @@ static void serve_pre(lend *l, scan_unit *x)
     l->npre = n;
     l->pre_left = 1; /* this call's own count, dropped last */
     for (int p = 0; p < n && !l->pre_failed; p++) {
+        fut_want(l->pre[p]); /* io counts its bytes used, which the thief accounts for (own);
+                                a piece served from the file's kept bytes is ready unwanted */
         if (fut_is_ready(l->pre[p])) continue;
         if (fut_on_ready(l->pre[p], pre_ready, l) == 0)
             l->pre_left++;
