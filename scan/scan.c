@@ -32,39 +32,13 @@ void scan_opts_default(scan_opts *o)
 
 /* ----------------------------------------------------------------------------- workers */
 
-/* The core's io counters, published for snapshots (scan_get_stats while the scan runs). */
-static void publish_io(scan_t *s, int core)
-{
-    io_counters_t now;
-    io_ctx_counters(s->fetch.cores[core].io, &now);
-    pthread_mutex_lock(&s->cores[core].snap_mu);
-    s->cores[core].io_snap = now;
-    pthread_mutex_unlock(&s->cores[core].snap_mu);
-}
-
-/* io_opts.on_freed, on the core: the context's final counters replace the core's published
- * ones (a read held past core_done, by a lend or a kept chunk, counts when its future dies),
- * and on a shared runtime the leave counts the context gone (scan_rt.h invariant 2). finish
- * reads the counters only once every context is freed (the executor stopped, or the leave). */
-static void ctx_freed(void *arg, const io_counters_t *final)
-{
-    scan_t *s = arg;
-    exec_t *e = exec_current();
-    assert(e);
-    scan_core *c = &s->cores[exec_core_index(e)];
-    pthread_mutex_lock(&c->snap_mu);
-    c->io_snap = *final;
-    pthread_mutex_unlock(&c->snap_mu);
-    if (s->o.rt) scan_rt_leave_ctx_done(&s->leave);
-}
-
 /* The core's last worker publishes its io counters and frees its io context and readers. */
 static void core_done(scan_t *s, int core)
 {
     scan_core *c = &s->cores[core];
     scan_fetch_core_done(&s->fetch, core);
     if (s->fetch.cores[core].io) {
-        publish_io(s, core);
+        scan_io_publish(s, core);
         io_ctx_free(s->fetch.cores[core].io);
         s->fetch.cores[core].io = NULL;
     }
@@ -174,7 +148,7 @@ static bool run_split(scan_t *s, int core, int i, int unit)
     scan_budget_unreserve(&s->fetch.budget, reserved, in, fetch, rc == 0,
                           work > b.held ? work : b.held);
     scan_fetch_split_done(&s->fetch, unit);
-    if (!sp->pruned) publish_io(s, core);
+    if (!sp->pruned) scan_io_publish(s, core);
     scan_out_push(&s->out, i, &b);
     scan_budget_released(&s->fetch.budget, &s->ev);
     return true;
@@ -327,7 +301,7 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
         assert(atomic_load(&s->o.rt->attached) < s->o.rt->scans_max);
         s->leave.rt = s->o.rt;
     }
-    s->o.io_opts.on_freed = ctx_freed, s->o.io_opts.on_freed_ctx = s;
+    s->o.io_opts.on_freed = scan_io_ctx_freed, s->o.io_opts.on_freed_ctx = s;
     s->filter = filter;
     for (int c = 0; c < threads; c++) pthread_mutex_init(&s->cores[c].snap_mu, NULL);
     int *all = fail_malloc(sizeof *all * (size_t)(nproj + s->o.nkeys)); /* keys: hidden last */

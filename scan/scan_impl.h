@@ -47,6 +47,15 @@ struct scan {
 /* (scan_stats.c) Statistics from s's plan, its counters and its cores' io counters (io: their
  * sum, scan_io_sum) into *st. */
 void scan_stats_fill(const scan_t *s, const io_counters_t *io, scan_stats *st);
+/* (scan_stats.c) Publishes core's io counters (its context's, on the core) for snapshots
+ * (scan_get_stats while the scan runs). */
+void scan_io_publish(scan_t *s, int core);
+/* (scan_stats.c) s's io_opts.on_freed, on the core: the context's final counters replace the
+ * core's published ones (a read held past the core's end, by a lend or a kept chunk, counts
+ * when its future dies), and on a shared runtime the leave counts the context gone (scan_rt.h
+ * invariant 2). finish reads the counters only once every context is freed (the executor
+ * stopped, or the leave waited). */
+void scan_io_ctx_freed(void *s, const io_counters_t *final);
 /* (scan_stats.c) The sum of s's cores' published io counters. */
 void scan_io_sum(scan_t *s, io_counters_t *sum);
 

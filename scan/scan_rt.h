@@ -11,9 +11,9 @@
  *  1. At most scans_max scans are attached at once: the group's inboxes hold scans_max times
  *     a scan's message accounting (fetch.h SCAN_INBOX_CAP), so no scan's posts can fill them.
  *  2. A scan leaving the runtime (scan.c finish) waits until its workers ended, its io
- *     contexts are freed (scan.c ctx_freed: no read of its files in flight, nothing counted in
- *     its budget) and every message posted to the cores before then ran (the leave's barrier: no
- *     wake of its event is left), so it frees its state while the cores run on.
+ *     contexts are freed (scan_io_ctx_freed: no read of its files in flight, nothing counted
+ *     in its budget) and every message posted to the cores before then ran (the leave's
+ *     barrier: no wake of its event is left), so it frees its state while the cores run on.
  *  3. core_rows[c] only grows (relaxed adds at each scan's core end). */
 #ifndef RINGSCAN_SCAN_SCAN_RT_H
 #define RINGSCAN_SCAN_SCAN_RT_H
@@ -55,7 +55,7 @@ typedef struct scan_rt_leave {
 } scan_rt_leave;
 /* On a core, before it makes an io context for the scan. */
 void scan_rt_leave_ctx_add(scan_rt_leave *l);
-/* One of them was freed, on a core (scan.c ctx_freed, its io_opts.on_freed). */
+/* One of them was freed, on a core (scan_io_ctx_freed, its io_opts.on_freed). */
 void scan_rt_leave_ctx_done(void *l);
 /* From the host, once the scan's workers ended: whether the scan has left (no io context,
  * the barrier ran on every core), posting the barrier once the contexts are gone. Never

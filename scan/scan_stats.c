@@ -48,7 +48,7 @@ void scan_stats_fill(const scan_t *s, const io_counters_t *io, scan_stats *st)
     st->reads_kept += io->reads_kept;
     st->bytes_kept += io->bytes_kept;
     uint64_t discarded = atomic_load(&s->fetch.bytes_discarded);
-    /* Final: every io context is freed and counted (scan.c ctx_freed), and a discarded byte
+    /* Final: every io context is freed and counted (scan_io_ctx_freed), and a discarded byte
      * was used first. While the scan runs, a core's published counters may lag its discards. */
     assert(!s->finished || discarded <= io->bytes_used);
     uint64_t used = io->bytes_used > discarded ? io->bytes_used - discarded : 0;
@@ -70,6 +70,27 @@ void scan_stats_fill(const scan_t *s, const io_counters_t *io, scan_stats *st)
     st->budget_peak_bytes = scan_budget_peak(&s->fetch.budget);
     st->ncores = s->o.threads < SCAN_STATS_CORES ? s->o.threads : SCAN_STATS_CORES;
     for (int c = 0; c < st->ncores; c++) core_stats(s, c, &st->core[c]);
+}
+
+void scan_io_publish(scan_t *s, int core)
+{
+    io_counters_t now;
+    io_ctx_counters(s->fetch.cores[core].io, &now);
+    pthread_mutex_lock(&s->cores[core].snap_mu);
+    s->cores[core].io_snap = now;
+    pthread_mutex_unlock(&s->cores[core].snap_mu);
+}
+
+void scan_io_ctx_freed(void *arg, const io_counters_t *final)
+{
+    scan_t *s = arg;
+    exec_t *e = exec_current();
+    assert(e);
+    scan_core *c = &s->cores[exec_core_index(e)];
+    pthread_mutex_lock(&c->snap_mu);
+    c->io_snap = *final;
+    pthread_mutex_unlock(&c->snap_mu);
+    if (s->o.rt) scan_rt_leave_ctx_done(&s->leave);
 }
 
 /* The sum of the cores' published io counters. */
