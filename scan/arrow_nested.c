@@ -28,8 +28,6 @@
 #include "scan/arrow_nested.h"
 #include "scan/arrow_types.h"
 
-int64_t scan_nest_elements_max = INT32_MAX;
-
 /* Node k's format override ("" when none). */
 static const char *node_format(const nest_unpack *u, int32_t k)
 {

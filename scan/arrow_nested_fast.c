@@ -22,6 +22,8 @@ static inline const uint8_t *row_at(const pq_vec *v, int64_t off)
     return v->data ? v->data + off : NULL;
 }
 
+int64_t scan_nest_elements_max = INT32_MAX; /* (here: arrow_nested.c calls this file) */
+
 int scan_nest_flat_unpack(nest_unpack *u, int32_t w, pq_vec *v)
 {
     nest_builder *b = &u->b[0], *eb = &u->b[1];
