@@ -343,8 +343,10 @@ static int column_array(const scan_arrow_col *c, unsigned flags, scan_batch *b, 
 static int64_t chunk_offset(const scan_arrow_col *c, int32_t rg)
 {
     const pq_file_meta *m = c->meta;
-    if (!m || rg < 0 || rg >= m->nrow_groups || c->desc != &m->columns[c->desc->index]) return -1;
-    const pq_chunk_meta *cm = &m->row_groups[rg].chunks[c->desc->index];
+    int32_t i = c->desc->index; /* (c->desc is m's own column: not a dataset's copy) */
+    if (!m || rg < 0 || rg >= m->nrow_groups || i < 0 || i >= m->ncolumns || c->desc != &m->columns[i])
+        return -1;
+    const pq_chunk_meta *cm = &m->row_groups[rg].chunks[i];
     return cm->has_dictionary_page_offset ? cm->dictionary_page_offset : cm->data_page_offset;
 }
 
