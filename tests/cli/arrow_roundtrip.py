@@ -323,9 +323,10 @@ for col, typ, f, fpath, frows in [(c, t, f, ppath, prow) for c, t, f in PATHS] +
     failures += bool(why)
 # two nodes that start at one leaf: both read (as DuckDB reads `lst, [e.a FOR e IN lst]`),
 # each as pyarrow reads it
-got, err = read(ppath, ["lst", "lst.list.element.a"])
-ref = pq.read_table(ppath).column("lst").to_pylist()
-ok_ = err is None and got.column(0).to_pylist() == ref and got.column(1).to_pylist() == [
+got, err = read(ppath, ["id", "lst", "lst.list.element.a"])
+got = got.sort_by("id") if err is None else got  # (the C API's batches come in any order)
+ref = pq.read_table(ppath).sort_by("id").column("lst").to_pylist()
+ok_ = err is None and got.column(1).to_pylist() == ref and got.column(2).to_pylist() == [
     None if v is None else [e and e["a"] for e in v] for v in ref]
 print("ok path overlap read" if ok_ else f"FAIL: path overlap read: {err or got.slice(0, 2)}")
 failures += not ok_
