@@ -13,7 +13,10 @@
  *  2. One table of (parent, lowercased name) -> times met, of a power of two >= 2n slots for
  *     n nodes: every name inserted is a final name (at most n), so a probe always ends.
  *  3. A rename loop makes at most n passes: each pass's candidate is strictly longer and
- *     equal but for case to a distinct name already in the table.
+ *     equal but for case to a distinct name already in the table; so a pass's bytes are
+ *     those of a name the footer holds (as renamed) plus at most 11, and a crafted chain
+ *     (`a`, `a_1`, `a_1_1`, ... then `A`) costs time and arena bytes in proportion to the
+ *     footer's own name bytes.
  */
 #include <assert.h>
 #include <errno.h>
