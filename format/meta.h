@@ -167,7 +167,10 @@ typedef enum {
 } pq_shape;
 
 typedef struct pq_schema_node {
-    const char *name;        /* the element's own name */
+    const char *name;        /* the element's own name as read: the file's, or DuckDB's
+                                rename when an earlier sibling's differs from it in case
+                                alone (`A` after `a` reads as `A_1`: format/meta_names.c) */
+    const char *spelled;     /* the file's spelling when renamed, else NULL */
     const char *path;        /* dotted path from the root: "a.list.element"; a top-level
                                 field's is its name; a leaf's equals its column's name */
     pq_node_kind kind;
@@ -418,6 +421,10 @@ void pq_file_meta_free(pq_file_meta *m);
 int32_t pq_file_meta_find_column(const pq_file_meta *m, const char *name);
 /* Finds a schema node by dotted path; its index or -1. */
 int32_t pq_file_meta_find_node(const pq_file_meta *m, const char *path);
+/* Finds a schema node by a dotted path whose every name is spelled as the node's, else
+ * differs in case alone from exactly one sibling's (SQL's rule, as DuckDB finds struct
+ * fields: `s.A` for field `a`); the exact path first. Its index or -1. */
+int32_t pq_file_meta_find_path(const pq_file_meta *m, const char *path);
 /* How m spells top-level column or field name: name when m has one so spelled, else (unless
  * exact) the only one whose name differs from it in case alone (as SQL identifiers and
  * DuckDB's dataset names match), else NULL. The result is name or a string of m's. */
@@ -426,6 +433,11 @@ const char *pq_file_meta_top_name(const pq_file_meta *m, const char *name, bool 
  * (DuckDB's, case-insensitive): the one spelled as name, else the only one whose name differs
  * from it in case alone. Its index, -1 when none matches, -2 when several do so only. */
 int32_t pq_columns_find(const pq_column_desc *cols, int32_t n, const char *name);
+/* How the file spells node nd's name (its name unless the reader renamed it). */
+static inline const char *pq_node_spelling(const pq_schema_node *nd)
+{
+    return nd->spelled ? nd->spelled : nd->name;
+}
 /* "list", "map", "struct" (pyarrow's words) or "flat". */
 const char *pq_shape_name(pq_shape s);
 /* Value of a key-value metadata key or NULL. */

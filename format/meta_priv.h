@@ -54,5 +54,9 @@ bool pq_created_by_old_parquet_mr(const char *created_by);
 /* Parses the schema list (the field header was consumed) into m->columns. */
 int pq_schema_read(pq_tr *r, pq_file_meta *m, pq_arena *a, const pq_meta_limits *lim,
                    pq_err *e);
+/* Renames the nodes[0..n) (pre-order, parents known) whose names equal an earlier sibling's
+ * but for ASCII case, as DuckDB reads them (meta_names.c); new names live in a. Paths are
+ * the caller's to rebuild. Returns the number renamed, or -ENOMEM (e set). */
+int pq_schema_rename(pq_schema_node *nodes, int32_t n, pq_arena *a, pq_err *e);
 
 #endif

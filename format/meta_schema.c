@@ -270,14 +270,14 @@ typedef struct schema_walk {
 } schema_walk;
 
 /* node's path: its name under a top-level field, else parent's path "." name. */
-static int node_path(schema_walk *w, pq_schema_node *nd, const raw_elem *el)
+static int node_path(schema_walk *w, pq_schema_node *nd)
 {
     if (nd->parent < 0) {
         nd->path = nd->name;
         return 0;
     }
     const char *pp = w->nodes[nd->parent].path;
-    size_t plen = strlen(pp), len = plen + 1 + el->name_len;
+    size_t plen = strlen(pp), nlen = strlen(nd->name), len = plen + 1 + nlen;
     if (len > PQ_SCHEMA_PATH_MAX)
         return pq_errf(w->e, RINGSCAN_ELIMIT, -1,
                        "schema path under '%.200s' longer than %d bytes", pp, PQ_SCHEMA_PATH_MAX);
@@ -285,9 +285,21 @@ static int node_path(schema_walk *w, pq_schema_node *nd, const raw_elem *el)
     if (!p) return pq_errf(w->e, -ENOMEM, -1, "out of memory");
     memcpy(p, pp, plen);
     p[plen] = '.';
-    memcpy(p + plen + 1, el->name, el->name_len);
+    memcpy(p + plen + 1, nd->name, nlen);
     nd->path = p;
     return 0;
+}
+
+/* Names equal but for case among siblings read as DuckDB renames them (meta_names.c); the
+ * paths under a renamed node are built again. */
+static int walk_rename(schema_walk *w, uint32_t nn)
+{
+    int renamed = pq_schema_rename(w->nodes, (int32_t)nn, w->a, w->e);
+    for (uint32_t i = 0; renamed > 0 && i < nn; i++) {
+        int rc = node_path(w, &w->nodes[i]);
+        if (rc) return rc;
+    }
+    return renamed < 0 ? renamed : 0;
 }
 
 /* Kind, repetition, shape and levels of node i from its element and its parent. */
@@ -316,7 +328,7 @@ static int node_fill(schema_walk *w, uint32_t i, int32_t parent)
     nd->column = -1;
     nd->element = -1;
     nd->end = (int32_t)i + 1;
-    return node_path(w, nd, el);
+    return node_path(w, nd);
 }
 
 /* Closes the groups whose children are all seen, up to node index i (exclusive). */
@@ -443,6 +455,7 @@ static int build_tree(const raw_elem *els, uint32_t n, pq_file_meta *m, pq_arena
                      g < 0 ? "" : "'");
     }
     free(w.stack);
+    if (rc == 0) rc = walk_rename(&w, n - 1);
     return rc ? rc : walk_finish(&w, m);
 }
 

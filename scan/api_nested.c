@@ -151,7 +151,7 @@ int scan_nested_resolve(const pq_file_meta *m, const char *name, int *col, int32
     if (top) name = top;
     *col = pq_file_meta_find_column(m, name);
     if (*col >= 0 && !m->columns[*col].nested) return 0;
-    int32_t i = m->has_nested ? pq_file_meta_find_node(m, name) : -1;
+    int32_t i = m->has_nested ? pq_file_meta_find_path(m, name) : -1; /* (any case: SQL's) */
     if (i >= 0 && m->nodes[i].depth == 1 && (*col = top_column(m, i)) >= 0) {
         *node = i;
         return 0;

@@ -17,7 +17,8 @@
  * nested field is there, the message listing the fields that can be read.
  * scan_nested_resolve: a projected name into *col: a column (flat), or a top-level list of a
  * primitive (its leaf); a nested leaf's or field's path is the nested error, another name
- * -EINVAL "no column named".
+ * -EINVAL "no column named". Names match as SQL's do: spelled so, else the only one that
+ * differs in case alone, at each step of a path (pq_file_meta_find_path).
  * scan_nested_filter / scan_nested_keys: rc == 0, the parsed filter's predicates / the sort
  * key columns cols[0..n); rc != 0, the parse error rc, rewritten to the nested error when its
  * message quotes the path of a node in a nested field. `use` says what the column was asked

@@ -338,6 +338,18 @@ static int column_array(const scan_arrow_col *c, unsigned flags, scan_batch *b, 
     return scan_arrow_leaf(fmt, &b->cols[i], a, c->name, e);
 }
 
+/* Where column c's chunk of row group rg starts in the file (its dictionary page's offset
+ * when it has one), for a message about its rows; -1 when unknown. */
+static int64_t chunk_offset(const scan_arrow_col *c, int32_t rg)
+{
+    const pq_file_meta *m = c->meta;
+    int32_t i = c->desc->index; /* (c->desc is m's own column: not a dataset's copy) */
+    if (!m || rg < 0 || rg >= m->nrow_groups || i < 0 || i >= m->ncolumns || c->desc != &m->columns[i])
+        return -1;
+    const pq_chunk_meta *cm = &m->row_groups[rg].chunks[i];
+    return cm->has_dictionary_page_offset ? cm->dictionary_page_offset : cm->data_page_offset;
+}
+
 int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,
                      struct ArrowArray *out, pq_err *e)
 {
@@ -346,6 +358,7 @@ int scan_arrow_batch(const scan_arrow_col *cols, unsigned flags, scan_batch *b,
         b->cols[i].length = b->rows;
         rc = column_array(&cols[i], flags, b, i, out->children[i], e);
         if (rc == 0) out->n_children = i + 1;
+        if (rc && e->offset < 0) e->offset = chunk_offset(&cols[i], b->row_group);
     }
     if (rc && out->release) out->release(out);
     return rc;

@@ -12,8 +12,9 @@
  * Invariants:
  *  1. The packed bytes are the decoder's own: bytes that do not parse are a broken
  *     invariant (asserted in every build), never a file's fault.
- *  2. A list's elements past INT32_MAX in one batch are RINGSCAN_ELIMIT (a large list's
- *     offsets are widened from the int32 ones; a batch holds far fewer).
+ *  2. A list's elements past INT32_MAX (scan_nest_elements_max) in one batch are
+ *     RINGSCAN_ELIMIT naming the field (a large list's offsets are widened from the int32
+ *     ones; a batch holds far fewer); scan_arrow_batch adds the chunk's file offset.
  *  3. Every builder's buffers move into the arrays or are freed on failure. */
 #include <assert.h>
 #include <errno.h>
@@ -151,7 +152,7 @@ static int put_offset(nest_builder *b, int64_t n)
         b->offsets = p, b->off_cap = cap;
     }
     int64_t end = (int64_t)b->offsets[b->length] + n;
-    if (end > INT32_MAX) return RINGSCAN_ELIMIT;
+    if (end > scan_nest_elements_max) return RINGSCAN_ELIMIT; /* invariant 2 */
     b->offsets[b->length + 1] = (int32_t)end;
     return 0;
 }
@@ -400,6 +401,26 @@ static void builders_free(nest_unpack *u)
     free(u->t);
 }
 
+/* Invariant 2 for columns the split built (their offsets within INT32_MAX by construction:
+ * format/nest_list.c packs no more than INT32_MAX bytes): RINGSCAN_ELIMIT past the limit. */
+static int built_elements(const nest_unpack *u)
+{
+    for (int32_t k = 0; k < u->n; k++) {
+        const nest_builder *b = &u->b[k];
+        bool list = u->t[k].kind == PQ_NEST_LIST || u->t[k].kind == PQ_NEST_MAP;
+        if (list && b->offsets && b->offsets[b->length] > scan_nest_elements_max) return RINGSCAN_ELIMIT;
+    }
+    return 0;
+}
+
+/* The message of invariant 2's refusal (the offsets' own: returned without one). */
+static void elements_error(const nest_unpack *u, int rc, pq_err *e)
+{
+    if (rc != RINGSCAN_ELIMIT || e->status != 0) return;
+    pq_errf_col(e, rc, -1, u->name, "column '%.100s': more than %lld list elements in one batch "
+                "(Arrow's int32 list offsets)", u->name, (long long)scan_nest_elements_max);
+}
+
 int scan_arrow_nested_array(const scan_arrow_col *c, unsigned flags, const scan_arrow_ops *ops,
                             pq_vec *v, struct ArrowArray *a, pq_err *e)
 {
@@ -412,7 +433,9 @@ int scan_arrow_nested_array(const scan_arrow_col *c, unsigned flags, const scan_
         for (int32_t k = 0; k < u.n; k++) NEST_VERIFY(fixed_size(&u, k) < 0); /* api.c: none */
         u.b = v->cols->col;
         v->cols->col = NULL;
-        rc = array_of(&u, 0, flags, a);
+        rc = built_elements(&u);
+        if (rc == 0) rc = array_of(&u, 0, flags, a);
+        else elements_error(&u, rc, e);
         builders_free(&u);
         pq_vec_free(v);
         pq_vec_init(v, PQ_BYTE_ARRAY, 0);
@@ -441,6 +464,7 @@ int scan_arrow_nested_array(const scan_arrow_col *c, unsigned flags, const scan_
         rc = put_value(&u, 0, &p, end);
         NEST_VERIFY(rc || p == end);
     }
+    elements_error(&u, rc, e);
     if (rc == 0) rc = array_of(&u, 0, flags, a);
     builders_free(&u);
     pq_vec_free(v);

@@ -28,6 +28,11 @@ typedef struct nest_unpack {
     pq_err *e;                 /* RINGSCAN_EFORMAT / RINGSCAN_ELIMIT messages */
 } nest_unpack;
 
+/* The most elements of one list node in a batch (arrow_nested.c invariant 2): INT32_MAX, Arrow's
+ * int32 offsets. Only a test lowers it (tests/unit/test_nested_api.c), before any scan starts,
+ * to reach the refusal with a small file. */
+extern int64_t scan_nest_elements_max;
+
 /* The most elements a fixed-size list's null slots may bring a batch's element vector to: a
  * stored fixed_size_list<N> with a huge N would otherwise make a few null rows of a tiny
  * file allocate gigabytes (2^28 elements: 131,072 rows of 2,048 at most). */

@@ -22,6 +22,8 @@ static inline const uint8_t *row_at(const pq_vec *v, int64_t off)
     return v->data ? v->data + off : NULL;
 }
 
+int64_t scan_nest_elements_max = INT32_MAX; /* (here: arrow_nested.c calls this file) */
+
 int scan_nest_flat_unpack(nest_unpack *u, int32_t w, pq_vec *v)
 {
     nest_builder *b = &u->b[0], *eb = &u->b[1];
@@ -36,6 +38,7 @@ int scan_nest_flat_unpack(nest_unpack *u, int32_t w, pq_vec *v)
         NEST_VERIFY(!flagged || len - k * (w + 1) < w); /* invariant 1 */
         any |= flagged;
         total += k; /* below INT32_MAX: each element takes w >= 2 of v's bytes */
+        if (total > scan_nest_elements_max) return RINGSCAN_ELIMIT;
         b->offsets[r + 1] = (int32_t)total;
     }
     b->length = n, b->null_count = v->null_count;
@@ -195,7 +198,7 @@ static int list_rows(nest_builder *b, const pq_vec *v, int64_t *total)
         }
         b->null_count += !valid;
         sum += k;
-        if (sum > INT32_MAX) return RINGSCAN_ELIMIT;
+        if (sum > scan_nest_elements_max) return RINGSCAN_ELIMIT;
         b->offsets[r + 1] = (int32_t)sum;
     }
     b->length = n;

@@ -249,7 +249,7 @@ static int build_nodes(const scan_arrow_col *c, const pqa_schema *as, scan_arrow
 {
     const pq_file_meta *m = c->meta;
     int32_t top = m->nodes[c->node].top, nn = m->nodes[top].end - top;
-    const pqa_field *af = pqa_schema_field(as, m->nodes[top].name);
+    const pqa_field *af = pqa_schema_field(as, pq_node_spelling(&m->nodes[top]));
     if (!af) return 0;
     pq_nest *shape = fail_malloc(sizeof *shape * (size_t)PQ_NEST_CAP(m, c->node));
     stored_map sm = {.m = m, .as = as, .map = fail_calloc((size_t)nn, sizeof *sm.map), .base = top};
@@ -269,10 +269,20 @@ static int build_nodes(const scan_arrow_col *c, const pqa_schema *as, scan_arrow
     return rc;
 }
 
-static int build_col(const scan_arrow_col *c, const pqa_schema *as, scan_arrow_type *t)
+/* The name flat column c has in the file's stored Arrow schema: the file's spelling when
+ * the reader renamed it (format/meta_names.c), else its name. */
+static const char *stored_name(const pq_file_meta *m, const scan_arrow_col *c)
 {
     const pq_column_desc *d = c->desc;
-    const pqa_field *af = as && c->node < 0 ? pqa_schema_field(as, c->name) : NULL;
+    bool own = d >= m->columns && d < m->columns + m->ncolumns;
+    return own && m->nodes[d->node].spelled ? m->nodes[d->node].spelled : c->name;
+}
+
+static int build_col(const pq_file_meta *m, const scan_arrow_col *c, const pqa_schema *as,
+                     scan_arrow_type *t)
+{
+    const pq_column_desc *d = c->desc;
+    const pqa_field *af = as && c->node < 0 ? pqa_schema_field(as, stored_name(m, c)) : NULL;
     int rc = as && c->node >= 0 ? build_nodes(c, as, t, &af) : 0;
     md_builder b = {0};
     for (int32_t i = 0; af && i < af->nmeta; i++)
@@ -340,7 +350,7 @@ int scan_arrow_types_build(const pq_file_meta *m, const scan_arrow_col *cols, in
     rc = out->cols ? 0 : -ENOMEM;
     if (rc == 0) out->n = n;
     bool use = kv && kv->value && as.nfields == top_fields(m); /* pyarrow ignores a schema of other fields */
-    for (int i = 0; rc == 0 && i < n; i++) rc = build_col(&cols[i], use ? &as : NULL, &out->cols[i]);
+    for (int i = 0; rc == 0 && i < n; i++) rc = build_col(m, &cols[i], use ? &as : NULL, &out->cols[i]);
     if (rc == 0) rc = file_metadata(m, use ? &as : NULL, &out->metadata);
     pqa_schema_free(&as);
     if (rc) {
@@ -405,7 +415,8 @@ int scan_arrow_dict_out(const pq_file_meta *m, const int *idx, int n, const char
                   as.nfields == top_fields(m);
     for (int j = 0; j < n; j++) {
         const pq_column_desc *d = &m->columns[idx[j]];
-        const pqa_field *af = stored ? pqa_schema_field(&as, d->name) : NULL;
+        const char *spelled = pq_node_spelling(&m->nodes[d->node]);
+        const pqa_field *af = stored ? pqa_schema_field(&as, spelled) : NULL;
         f[j] = dict_eligible(d) && af && af->dictionary;
         for (int k = 0; dict_eligible(d) && k < nnames; k++)
             f[j] = f[j] || (names[k] && strcmp(d->name, names[k]) == 0);

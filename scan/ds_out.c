@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/fail.h"
 #include "filter/sortkey.h"
@@ -15,14 +16,20 @@
 #include "scan/api_priv.h"
 #include "scan/ds_run.h"
 
-/* The nested schema column name lies inside (its first component's), or -1. */
+/* The nested schema column name lies inside (its first component's: spelled so, else the only
+ * one differing in case alone, as SQL names match), or -1. */
 static int nested_top(const ds_scan *d, const char *name)
 {
     const char *dot = strchr(name, '.');
-    for (int c = 0; dot && c < d->s.n; c++)
-        if (d->s.cols[c].node >= 0 && strlen(d->s.cols[c].name) == (size_t)(dot - name) &&
-            memcmp(d->s.cols[c].name, name, (size_t)(dot - name)) == 0) return c;
-    return -1;
+    size_t len = dot ? (size_t)(dot - name) : 0;
+    int folded = -1, n = 0;
+    for (int c = 0; dot && c < d->s.n; c++) {
+        const char *cn = d->s.cols[c].name;
+        if (d->s.cols[c].node < 0 || strlen(cn) != len) continue;
+        if (memcmp(cn, name, len) == 0) return c;
+        if (strncasecmp(cn, name, len) == 0) folded = c, n++;
+    }
+    return n == 1 ? folded : -1;
 }
 
 /* Whether the query may need a column only the files pruned by partition have: every column
@@ -319,7 +326,7 @@ static int nested_rows(const ds_scan *d, const ds_run *r, int j, pq_vec *v, pq_e
 int ds_to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *out, pq_err *e)
 {
     int n = d->nout + d->nhide;
-    *out = (scan_batch){.split = r->fi, .rows = b->rows, .ncols = n};
+    *out = (scan_batch){.split = r->fi, .row_group = -1, .rows = b->rows, .ncols = n};
     out->cols = fail_calloc((size_t)n + 1, sizeof *out->cols);
     if (!out->cols) return -ENOMEM;
     int rc = 0;

@@ -36,7 +36,7 @@ static int ref_cmp(const void *x, const void *y, void *ctx)
 
 int ds_topk_finish(ds_topk *t, scan_batch *out)
 {
-    *out = (scan_batch){0};
+    *out = (scan_batch){.row_group = -1};
     int64_t n = t->rows, keep = n < t->k ? n : t->k;
     row_ref *refs = fail_malloc(sizeof *refs * (size_t)(n + 1));
     if (!refs) return -ENOMEM;
@@ -76,7 +76,7 @@ int ds_topk_add(ds_topk *t, scan_batch *b, int64_t base)
     }
     t->b[t->nb] = *b, t->base[t->nb++] = base;
     t->rows += b->rows;
-    *b = (scan_batch){0};
+    *b = (scan_batch){.row_group = -1};
     /* a K past (INT64_MAX - 4096) / 4 never merges early (4K + 4096 overflowed: exit 132) */
     if (t->k > (INT64_MAX - 4096) / 4 || t->rows <= 4 * t->k + 4096) return 0;
     /* invariant 1: merge down to the best k, which keep their positions */

@@ -319,7 +319,8 @@ static int plan_shared(plan_build *b)
 }
 
 /* Slots (plan.h invariant 1). */
-static int choose_columns(scan_plan *p, const int *proj, int nproj)
+static int choose_columns(scan_plan *p, const int *proj, int nproj, const int32_t *nodes,
+                          int nnodes)
 {
     int ncols = p->f->meta.ncolumns, nread = 0;
     for (int k = 0; k < p->npreds; k++) {
@@ -327,7 +328,7 @@ static int choose_columns(scan_plan *p, const int *proj, int nproj)
         nread += m ? m->ncols : 1;
     }
     int *slot_of = fail_malloc(sizeof(int) * (size_t)ncols);
-    p->need = fail_malloc(sizeof(int) * (size_t)(nproj + nread + 1));
+    p->need = fail_malloc(sizeof(int) * (size_t)(nproj + nread + 1)); /* (a slot per at most) */
     p->pred_slot = fail_malloc(sizeof(int) * (size_t)(p->npreds + 1));
     p->pred_at = fail_malloc(sizeof(int) * (size_t)(p->npreds + 1));
     p->pred_slots = fail_malloc(sizeof(int) * (size_t)(nread + 1));
@@ -355,8 +356,7 @@ static int choose_columns(scan_plan *p, const int *proj, int nproj)
     p->pred_at[p->npreds] = at;
     for (int j = 0; j < nproj; j++) {
         assert(proj[j] >= 0 && proj[j] < ncols);
-        if (slot_of[proj[j]] < 0) slot_of[proj[j]] = p->nneed, p->need[p->nneed++] = proj[j];
-        p->proj_slot[j] = slot_of[proj[j]];
+        p->proj_slot[j] = plan_proj_slot(p, proj, nodes, nnodes, j, slot_of);
         p->proj[j] = proj[j];
     }
     p->nproj = nproj;
@@ -418,8 +418,8 @@ int scan_plan_build(scan_plan *p, pqf_t *f, const int *proj, int nproj, const fl
     plan_build bb = {.p = p, .o = o, .x = x}, *b = &bb;
     int rc = pqf_stats_expr(f, filter, e); /* what pruning and the priors read */
     if (rc) return rc;
-    rc = choose_columns(p, proj, nproj);
-    if (rc == 0) rc = plan_choose_nodes(p, o->proj_nodes, o->nproj_nodes, e);
+    rc = choose_columns(p, proj, nproj, o->proj_nodes, o->nproj_nodes);
+    if (rc == 0) rc = plan_choose_nodes(p, o->proj_nodes, o->nproj_nodes);
     if (rc) return rc;
     rc = refuse_nested(p, e);
     if (rc) return rc;

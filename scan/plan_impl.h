@@ -54,10 +54,14 @@ int plan_pieces_cut_chunk(const scan_split *sp, const pq_chunk_meta *cm, scan_co
 /* Moves the dynamic predicate's column index per row group out of x into p->dyn (none
  * without a dynamic predicate or index). 0 or -ENOMEM; plan_dyn_free frees what was kept. */
 int plan_keep_dyn(plan_build *b, plan_index *x);
-/* Nested slots (scan/plan_nested.c): p->slot_node from the projection's nodes (NULL: each
- * nested slot its top-level field), RINGSCAN_EUNSUPPORTED for two nodes at one leaf; and the
- * whole-chunk pieces of slot k of split sp into cp (a nested node: one per leaf). */
-int plan_choose_nodes(scan_plan *p, const int32_t *nodes, int nnodes, pq_err *e);
+/* Nested slots (scan/plan_nested.c): the slot of projection j (plan_proj_slot: its column's,
+ * or one of its own for a nested node another slot of that leaf does not hold; slot_of: the
+ * column's first slot, -1 none yet); p->slot_node from the projection's nodes (NULL: each
+ * nested slot its top-level field); and the whole-chunk pieces of slot k of split sp into cp
+ * (a nested node: one per leaf). */
+int plan_proj_slot(scan_plan *p, const int *proj, const int32_t *nodes, int nnodes, int j,
+                   int *slot_of);
+int plan_choose_nodes(scan_plan *p, const int32_t *nodes, int nnodes); /* 0 or -ENOMEM */
 int plan_whole_chunks(plan_build *b, const scan_split *sp, int k, scan_colplan *cp, pq_err *e);
 void plan_dyn_free(scan_plan *p);
 

@@ -9,10 +9,34 @@
 #include "format/column_nested.h"
 #include "scan/plan_impl.h"
 
+/* The node projection j of column col reads: the one named, else its field (-1: flat). */
+static int32_t proj_node(const pq_file_meta *m, int col, const int32_t *nodes, int nnodes, int j)
+{
+    if (nodes && j < nnodes && nodes[j] >= 0) return nodes[j];
+    return m->columns[col].nested ? pq_nest_field_of(m, col) : -1;
+}
+
+int plan_proj_slot(scan_plan *p, const int *proj, const int32_t *nodes, int nnodes, int j,
+                   int *slot_of)
+{
+    const pq_file_meta *m = &p->f->meta;
+    int col = proj[j];
+    if (slot_of[col] >= 0 && !m->columns[col].nested) return slot_of[col];
+    if (slot_of[col] >= 0) { /* "s" and "s.a" start at one leaf: a slot per node (O(j): */
+        int32_t node = proj_node(m, col, nodes, nnodes, j); /* nested columns only) */
+        for (int i = 0; i < j; i++)
+            if (proj[i] == col && proj_node(m, col, nodes, nnodes, i) == node) return p->proj_slot[i];
+    }
+    int s = p->nneed++;
+    p->need[s] = col;
+    if (slot_of[col] < 0) slot_of[col] = s;
+    return s;
+}
+
 /* p->slot_node from o->proj_nodes (plan.h; nodes[0 .. nnodes), the caller's projections): a
- * nested slot holds its top-level field unless a projection names a node; two projections naming different nodes that start at one leaf
- * are RINGSCAN_EUNSUPPORTED ("s" and "s.a" when a is s's first field: project one). */
-int plan_choose_nodes(scan_plan *p, const int32_t *nodes, int nnodes, pq_err *e)
+ * nested slot holds its top-level field unless a projection names a node; projections of
+ * one leaf naming different nodes have slots of their own (plan_proj_slot). */
+int plan_choose_nodes(scan_plan *p, const int32_t *nodes, int nnodes)
 {
     const pq_file_meta *m = &p->f->meta;
     p->slot_node = fail_malloc(sizeof(int32_t) * (size_t)(p->nneed + 1));
@@ -23,11 +47,8 @@ int plan_choose_nodes(scan_plan *p, const int32_t *nodes, int nnodes, pq_err *e)
     for (int j = 0; nodes && j < nnodes; j++) {
         int k = p->proj_slot[j];
         if (nodes[j] < 0 || nodes[j] == p->slot_node[k]) continue;
-        for (int i = 0; i < j; i++)
-            if (p->proj_slot[i] == k && nodes[i] >= 0 && nodes[i] != nodes[j])
-                return pq_errf_col(e, RINGSCAN_EUNSUPPORTED, -1, m->nodes[nodes[j]].path,
-                                   "'%.100s' and '%.100s' start at one leaf: project one of them",
-                                   m->nodes[nodes[i]].path, m->nodes[nodes[j]].path);
+        for (int i = 0; i < j; i++) /* (plan_proj_slot) */
+            assert(p->proj_slot[i] != k || nodes[i] < 0 || nodes[i] == nodes[j]);
         p->slot_node[k] = nodes[j];
     }
     return 0;

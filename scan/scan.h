@@ -211,6 +211,8 @@ typedef struct scan_stats {
 /* An output batch: the projected columns, only the selected rows. */
 typedef struct scan_batch {
     int split;
+    int32_t row_group;         /* the file's row group its rows come from; -1 when not one
+                                  (a Top-K batch, a dataset's) or unknown */
     int64_t rows;
     int ncols;
     pq_vec *cols;              /* ncols vectors, owned */

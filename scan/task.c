@@ -323,7 +323,7 @@ int scan_task_run(const scan_task_env *env, scan_task_core *tc, int core, int i,
 {
     const scan_plan *plan = env->plan;
     assert(i >= 0 && i < plan->nsplits && core == exec_core_index(exec_current()));
-    *b = (scan_batch){.split = i};
+    *b = (scan_batch){.split = i, .row_group = plan->splits[i].rg};
     if (plan->splits[i].pruned) return 0;
     scan_dicts_leader(env->dicts, i, SCAN_LEADER_RUNNING);
     scan_task x;

@@ -300,7 +300,7 @@ static topk_ref *sorted_refs(const scan_topk_merge *m, int64_t *n)
 static int gather(const scan_topk_merge *m, const topk_ref *refs, int64_t n, int ncols,
                   bool with_pos, scan_batch *dst)
 {
-    *dst = (scan_batch){.split = -1, .rows = n, .ncols = ncols};
+    *dst = (scan_batch){.split = -1, .row_group = -1, .rows = n, .ncols = ncols};
     dst->cols = fail_calloc((size_t)ncols, sizeof *dst->cols);
     uint32_t *idx = fail_malloc(sizeof *idx * (size_t)(n > 0 ? n : 1));
     if (with_pos) dst->pos = fail_malloc(sizeof *dst->pos * (size_t)(n > 0 ? n : 1));

@@ -147,8 +147,9 @@ w = [{"id": r["id"], "s.b": r["s"] and r["s"]["b"],
       "pts.list.element.x": [p["x"] for p in r["pts"]], "sl.v": r["sl"]["v"]} for r in t]
 case("paths inside fields (as a one-file scan projects them)", rc == 0 and out == w,
      f"rc {rc} {err} {out and out[:2]} {w[:2]}")
-rc, out, err = cli(root, "--columns", "s,s.a")
-case("a field and its first leaf's path", rc == 1 and "'s' and 's.a' start at one leaf" in err, f"rc {rc}: {err}")
+rc, out, err = cli(root, "--columns", "id,s.b,s,s.a")  # (s.a: s's first leaf; read as DuckDB reads them)
+w = [{"id": r["id"], "s.b": r["s"] and r["s"]["b"], "s": r["s"], "s.a": r["s"] and r["s"]["a"]} for r in t]
+case("a field and its first leaf's path", rc == 0 and out == w, f"rc {rc} {err} {out and out[:2]} {w[:2]}")
 rc, out, err = cli(root, "--columns", "s.nope")
 case("a path that is not there", rc == 1 and "'s.nope'" in err, f"rc {rc}: {err}")
 rc, out, err = cli(root, "--order-by", "lst", "--limit", "2")
@@ -171,8 +172,10 @@ rc, out, err = cli(root, "--union-by-name", "--columns", "id,k.list.element.a", 
 case("union by name: a 32-byte field lacked inside a list", rc == 0 and len(first) == 12 and out == w,
      f"rc {rc} {err[-300:]} {out and out[-2:]} {w[-2:]}")
 # 6. struct fields spelled alike but for case: a later file's struct holding both A and a
-#    keeps them two fields paired by exact name (as top-level columns a and A are), so a file
-#    with a alone reads A as null; its a was read into both (A "1", a 1)
+#    reads as {A, a_1} (DuckDB's renaming, format/meta_names.c), and the first file's a pairs
+#    with A in any case, cast to its string: DuckDB 2.0.1's values ({'a': '1', 'a_1': None} ..
+#    {'a': 'x', 'a_1': 3}); the merged field keeps b's spelling A where DuckDB keeps the first
+#    file's a (a struct field's spelling in a merged shape: not changed here)
 root = write("twin_fields", {
     "a.parquet": pa.table({"id": pa.array([1, 2], pa.int64()),
                            "s": pa.array([{"a": 1}, {"a": 2}], pa.struct([("a", pa.int64())]))}),
@@ -180,8 +183,8 @@ root = write("twin_fields", {
                            "s": pa.array([{"A": "x", "a": 3}, {"A": "y", "a": 4}],
                                          pa.struct([("A", pa.string()), ("a", pa.int64())]))})})
 rc, out, err = cli(root, "--union-by-name", "--ordered")
-w = [{"id": 1, "s": {"a": 1, "A": None}}, {"id": 2, "s": {"a": 2, "A": None}},
-     {"id": 3, "s": {"a": 3, "A": "x"}}, {"id": 4, "s": {"a": 4, "A": "y"}}]
-case("union by name: struct fields A and a stay two, paired by exact name", rc == 0 and out == w,
+w = [{"id": 1, "s": {"A": "1", "a_1": None}}, {"id": 2, "s": {"A": "2", "a_1": None}},
+     {"id": 3, "s": {"A": "x", "a_1": 3}}, {"id": 4, "s": {"A": "y", "a_1": 4}}]
+case("union by name: struct fields A and a read as A, a_1, paired in any case", rc == 0 and out == w,
      f"rc {rc} {err[-300:]} {out} {w}")
 sys.exit(0 if summary("dataset_nested") else 1)

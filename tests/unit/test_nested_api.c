@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "ringscan.h"
+#include "scan/arrow_nested.h" /* scan_nest_elements_max: the limit lowered to reach it */
 
 static const char *data_path(const char *name, char *buf, size_t cap)
 {
@@ -316,6 +317,62 @@ static void list_arrays(void)
     ringscan_close(f);
 }
 
+/* One batch's list elements past the limit (INT32_MAX; lowered here to the file's count less
+ * one) are RINGSCAN_ELIMIT naming the file, the field and its chunk's offset; at the count
+ * itself the batch reads (so the count is the batch's most elements in one list node, as
+ * pyarrow counts them). Three unpacking paths: a list of a primitive, a list of strings (a
+ * list of leaves), the general walk (a map of maps). */
+static void limit_case(const char *file, const char *col, int64_t fits)
+{
+    char p[300];
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open(data_path(file, p, sizeof p), &f, &err), 0);
+    if (!f) return;
+    ringscan_column_info ci;
+    int c = -1;
+    for (int i = 0; i < ringscan_file_columns(f); i++)
+        if (ringscan_file_column(f, i, &ci) == 0 && strncmp(ci.name, col, strlen(col)) == 0 &&
+            ci.name[strlen(col)] == '.' && c < 0)
+            c = i;
+    ringscan_chunk_info ch;
+    CHECK_EQ_I64(ringscan_file_chunk(f, 0, c, &ch), 0);
+    int64_t at = ch.dictionary_page_offset >= 0 ? ch.dictionary_page_offset : ch.data_page_offset;
+    ringscan_options o;
+    ringscan_options_init(&o);
+    const char *cols[] = {col};
+    o.columns = cols, o.ncolumns = 1;
+    for (int64_t max = fits - 1; max <= fits; max++) {
+        scan_nest_elements_max = max;
+        ringscan_scan *s = NULL;
+        CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), 0);
+        struct ArrowArray a;
+        int rc = s ? ringscan_scan_next(s, &a, &err) : -1;
+        if (max == fits) {
+            CHECK_EQ_I64(rc, 1);
+            if (rc == 1) a.release(&a);
+        } else {
+            char want[400];
+            snprintf(want, sizeof want, "%s: column '%s': more than %lld list elements in one batch "
+                     "(Arrow's int32 list offsets) (offset %lld, column %s)", p, col, (long long)max,
+                     (long long)at, col);
+            CHECK_EQ_I64(rc, RINGSCAN_ELIMIT);
+            CHECK_STR(err.message, want);
+        }
+        ringscan_scan_free(s);
+    }
+    scan_nest_elements_max = INT32_MAX;
+    ringscan_close(f);
+}
+
+static void list_limit(void)
+{
+    limit_case("list_columns.parquet", "int64_list", 6);   /* a list of a primitive */
+    limit_case("list_columns.parquet", "utf8_list", 7);    /* a list of strings */
+    limit_case("nested_maps.snappy.parquet", "a", 7);      /* the general walk: 6 entries whose
+                                                              maps hold 7 */
+}
+
 int main(void)
 {
     RUN(tree);
@@ -323,5 +380,6 @@ int main(void)
     RUN(map_read);
     RUN(flat_scan);
     RUN(list_arrays);
+    RUN(list_limit);
     return CHECK_DONE("test_nested_api");
 }
