@@ -443,12 +443,32 @@ typedef enum page_want {
 typedef struct data_req {
     page_want want;
     pq_vec *out;
-    page_sel sel; /* WANT_SELECTED only */
+    page_sel sel;       /* WANT_SELECTED only */
+    pq_dict_bits *bits; /* WANT_INDICES only: NULL, or the page's rows' bits wanted instead */
 } data_req;
 
 static bool dict_encoded(pq_encoding enc)
 {
     return enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
+}
+
+/* Whether a dictionary-encoded page of n rows, nn of them valid, goes to b's bits. */
+static bool bits_fit(const pq_col_reader *r, const pq_dict_bits *b, int64_t n, int64_t nn)
+{
+    return b && nn == n && n <= b->cap && b->dlen >= 1 && b->dlen == dict_of(r)->length &&
+           b->dlen <= UINT32_MAX;
+}
+
+/* A dictionary-encoded page without nulls: its n rows' bits through b->dm, no index stored
+ * (format/encoding.h pq_rle_bits); b->done on success. */
+static int dict_bits(const uint8_t *vp, size_t vlen, int64_t n, pq_dict_bits *b, pq_err *e)
+{
+    pq_rle_dec d;
+    int rc = pq_rle_init_dict(&d, vp, vlen, e);
+    if (rc == 0) rc = pq_rle_bits(&d, n, b->dm, (uint32_t)b->dlen, b->out);
+    if (rc == 0) rc = pq_rle_finish(&d);
+    b->done = rc == 0;
+    return rc;
 }
 
 /* Every row of a page whose levels are in r->levels: nn values (or dictionary indices)
@@ -530,6 +550,7 @@ static int data_page(pq_col_reader *r, const pq_page_header *h, const pq_page_bo
                                                  : "nulls in a required column");
     if (q->want == WANT_SELECTED)
         return selected(r, h->encoding, vp, vlen, n, nn, &q->sel, q->out, e);
+    if (q->want == WANT_INDICES && bits_fit(r, q->bits, n, nn)) return dict_bits(vp, vlen, n, q->bits, e);
     return dense(r, h->encoding, vp, vlen, n, nn, q->want == WANT_INDICES, q->out, e);
 }
 
@@ -553,7 +574,8 @@ int pq_colr_data_page(pq_col_reader *r, const pq_page_header *h, const pq_page_b
     assert(!q->idx || q->idx->type == PQ_INT32);
     bool idx = q->idx && dict_encoded(h->encoding) && dict_of(r);
     data_req d = {.want = idx ? WANT_INDICES : q->nsel >= 0 ? WANT_SELECTED : WANT_VALUES,
-                  .out = idx ? q->idx : q->vals, .sel = {.rows = q->sel, .n = q->nsel}};
+                  .out = idx ? q->idx : q->vals, .sel = {.rows = q->sel, .n = q->nsel},
+                  .bits = q->bits};
     int rc = data_page(r, h, b, off, &d, e);
     if (rc) return pq_err_place(e, rc, off, r->col->name);
     if (as_idx) *as_idx = idx;

@@ -125,5 +125,13 @@ int pq_walk_values(pq_page_walk *w, const uint32_t *sel, int64_t nsel, pq_vec *o
  * Errors as pq_walk_values; at most once per page. */
 int pq_walk_indices(pq_page_walk *w, const uint32_t *sel, int64_t nsel, pq_vec *idx,
                     pq_vec *vals, bool *as_idx, pq_err *e);
+/* pq_walk_indices, except that a dictionary-encoded page without nulls whose dictionary has
+ * bits->dlen entries (and whose rows fit bits->cap) is turned into its rows' bits instead:
+ * bit i of bits->out (page row i, pg->rows bits, the words past them zeroed) is entry
+ * idx_i's bit of bits->dm; bits->done and *as_idx set, idx untouched. Nothing else changes:
+ * such a page with nulls, another dictionary, or not dictionary-encoded goes as
+ * pq_walk_indices says (bits->done false). Errors as pq_walk_indices. */
+int pq_walk_dict_bits(pq_page_walk *w, const uint32_t *sel, int64_t nsel, pq_vec *idx,
+                      pq_vec *vals, bool *as_idx, pq_dict_bits *bits, pq_err *e);
 
 #endif

@@ -115,6 +115,7 @@ typedef struct scan_task {
     pq_vec *vecs;          /* decoded columns per slot (valid when decoded[slot]) */
     bool *decoded;
     bool *compacted;       /* decoded[slot] holds only the selected rows (decode_selected) */
+    bool *evaluated;       /* [slot] a conjunct decoded its pages (task_eval_paged) */
     bool *wanted;          /* [slot] scratch for the policy's choice */
     uint32_t *sel;         /* a page's selected rows, page-relative (reused across pages) */
     int64_t sel_cap;
@@ -216,10 +217,14 @@ int task_load_slot(scan_task *x, int slot);
 int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int64_t data);
 /* A projected column that no conjunct decoded: compacted decode when the mask drops rows. */
 int task_load_projected(scan_task *x, int slot);
-/* Whether conjunct k can be evaluated page by page (its column is neither projected nor
- * tested by another conjunct). */
-bool task_pageable(const scan_plan *p, int k);
-/* Conjunct k on a pageable column: x->tmp = x->mask AND the predicate, page by page. */
+/* Whether conjunct k can be evaluated page by page in split x: its column is read by no other
+ * conjunct, and either not projected, or projected and a flat dictionary-coded chunk (the
+ * predicate then runs on the dictionary indices, and the projection decodes the kept rows
+ * only, from the same bytes: no full-length vector of the column is built). */
+bool task_pageable(const scan_task *x, int k);
+/* Conjunct k on a pageable column: x->tmp = x->mask AND the predicate, page by page. A
+ * projected column's pieces are kept for the projection (x->evaluated[slot] set: a page the
+ * mask drops later is released as used, not counted wasted). */
 int task_eval_paged(scan_task *x, int k);
 
 #endif

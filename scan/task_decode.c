@@ -298,14 +298,19 @@ typedef struct page_eval {
                                   dictionary keeps its address when a new page replaces it) */
 } page_eval;
 
-/* Whether conjunct k can be evaluated page by page: it reads one column, which is neither
- * projected nor read by another conjunct, so no decoded vector of it is ever needed. */
-bool task_pageable(const scan_plan *plan, int k)
+/* Whether slot is projected. */
+static bool projected(const scan_plan *plan, int slot)
+{
+    for (int j = 0; j < plan->nproj; j++)
+        if (plan->proj_slot[j] == slot) return true;
+    return false;
+}
+
+/* Whether conjunct k reads one column that no other conjunct reads. */
+static bool own_column(const scan_plan *plan, int k)
 {
     if (plan->filter->preds[k].multi) return false;
     int slot = plan->pred_slot[k];
-    for (int j = 0; j < plan->nproj; j++)
-        if (plan->proj_slot[j] == slot) return false;
     for (int i = 0; i < plan->npreds; i++) {
         int n;
         const int *slots = scan_plan_pred_slots(plan, i, &n);
@@ -313,6 +318,20 @@ bool task_pageable(const scan_plan *plan, int k)
             if (slots[s] == slot) return false;
     }
     return true;
+}
+
+bool task_pageable(const scan_task *x, int k)
+{
+    const scan_plan *plan = x->plan;
+    if (!own_column(plan, k)) return false;
+    int slot = plan->pred_slot[k];
+    if (!projected(plan, slot)) return true;
+    /* projected too: only a flat dictionary-coded chunk, whose predicate runs once per entry
+     * and whose projection then decodes only the kept rows from the same bytes */
+    int col = x->sp->cols[slot].col;
+    const pq_chunk_meta *cm = &plan->f->meta.row_groups[x->sp->rg].chunks[col];
+    uint32_t dict = (1u << PQ_ENC_PLAIN_DICTIONARY) | (1u << PQ_ENC_RLE_DICTIONARY);
+    return !plan->f->meta.columns[col].nested && (cm->encodings_mask & dict) != 0;
 }
 
 /* mask_page_rows into pe->sel (grown as needed); -ENOMEM when it cannot grow. */
@@ -341,6 +360,16 @@ static int eval_selected(scan_task *x, page_eval *pe, int64_t first_row, int64_t
     return 0;
 }
 
+/* pe->dmask = the predicate per entry of dictionary d (r's), unless it holds d already. */
+static int prepare_dict(page_eval *pe, const pq_col_reader *r, const pq_vec *d)
+{
+    if (pe->dmask_dict == d && pe->dmask_loads == r->dict_loads) return 0;
+    pe->dmask_dict = NULL;
+    int rc = flt_eval_dict_prepare(pe->p, d, &pe->dmask);
+    if (rc == 0) pe->dmask_dict = d, pe->dmask_loads = r->dict_loads;
+    return rc;
+}
+
 /* One page: x->tmp = mask AND predicate over its rows [a, e) inside the split. A
  * dictionary-encoded page is evaluated from its indices (the predicate once per dictionary
  * entry, then mapped); a byte-array page the mask selects under half of from the selected
@@ -359,21 +388,26 @@ static int page_eval_one(scan_task *x, pq_col_reader *r, void *ctx, pq_page_walk
         k = page_sel_rows(x, pe, first_row, a, e);
         if (k < 0) return (int)k;
     }
+    /* with a dictionary loaded, its entries evaluated first: a dictionary-encoded page
+     * without nulls then goes straight to the page's bits (pq_walk_dict_bits) */
+    const pq_vec *d = r->shared_dict ? r->shared_dict : r->has_dict ? &r->dict : NULL;
+    bool to_bits = d && k < 0 && prepare_dict(pe, r, d) == 0 && pe->dmask.len > 0 &&
+                   flt_mask_init(&pe->out, *rows, false) == 0; /* else as before */
+    pq_dict_bits bits = {.dm = pe->dmask.words, .dlen = pe->dmask.len, .out = pe->out.words,
+                         .cap = *rows};
     bool as_idx = false;
-    int rc = pq_walk_indices(w, k >= 0 ? pe->sel : NULL, k >= 0 ? k : 0, &pe->idx, &pe->vals,
-                             &as_idx, &x->err);
+    const uint32_t *sel = k >= 0 ? pe->sel : NULL;
+    int rc = to_bits ? pq_walk_dict_bits(w, NULL, 0, &pe->idx, &pe->vals, &as_idx, &bits, &x->err)
+                     : pq_walk_indices(w, sel, k >= 0 ? k : 0, &pe->idx, &pe->vals, &as_idx, &x->err);
     if (rc == 0 && k >= 0 && !as_idx) return eval_selected(x, pe, first_row, k, off);
     if (rc == 0) rc = flt_mask_init(&pe->in, *rows, false);
     if (rc) return rc;
     flt_mask_copy_bits(&pe->in, a - first_row, &x->mask, a, e - a);
-    if (as_idx) {
-        atomic_fetch_add_explicit(&x->tc->dict_eval_pages, 1, memory_order_relaxed);
-        const pq_vec *d = r->shared_dict ? r->shared_dict : &r->dict;
-        if (pe->dmask_dict != d || pe->dmask_loads != r->dict_loads) {
-            pe->dmask_dict = NULL;
-            rc = flt_eval_dict_prepare(pe->p, d, &pe->dmask);
-            if (rc == 0) pe->dmask_dict = d, pe->dmask_loads = r->dict_loads;
-        }
+    if (as_idx) atomic_fetch_add_explicit(&x->tc->dict_eval_pages, 1, memory_order_relaxed);
+    if (to_bits && bits.done) {
+        flt_eval_dict_bits(pe->p, &pe->in, &pe->out);
+    } else if (as_idx) {
+        rc = prepare_dict(pe, r, r->shared_dict ? r->shared_dict : &r->dict);
         if (rc == 0)
             rc = flt_eval_dict_map(pe->p, &pe->dmask, (const uint32_t *)(const void *)pe->idx.values,
                                    *rows, pe->idx.null_count ? pe->idx.validity : NULL, &pe->in, &pe->out);
@@ -402,7 +436,8 @@ int task_eval_paged(scan_task *x, int k)
     rc = flt_mask_init(&x->tmp, x->nrows, false);
     if (rc == 0) rc = walk_selected(x, slot, r, page_eval_one, &pe);
     if (rc) pq_err_column(&x->err, d->name);
-    task_release_slot(x, slot);
+    x->evaluated[slot] = true; /* its pages were decoded: none dropped later is wasted */
+    if (rc || !projected(plan, slot)) task_release_slot(x, slot); /* else kept for the projection */
     pq_vec_free(&pe.idx);
     pq_vec_free(&pe.vals);
     flt_mask_free(&pe.in);
