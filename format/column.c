@@ -445,6 +445,7 @@ typedef struct data_req {
     pq_vec *out;
     page_sel sel;       /* WANT_SELECTED only */
     pq_dict_bits *bits; /* WANT_INDICES only: NULL, or the page's rows' bits wanted instead */
+    pq_vec *vals;       /* WANT_INDICES with out NULL: every row's values when not to bits */
 } data_req;
 
 static bool dict_encoded(pq_encoding enc)
@@ -459,14 +460,35 @@ static bool bits_fit(const pq_col_reader *r, const pq_dict_bits *b, int64_t n, i
            b->dlen <= UINT32_MAX;
 }
 
+static int dict_selected_dense(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n,
+                               const page_sel *sel, pq_vec *out, pq_err *e);
+
+/* The values of the page's rows whose bit in b->out and b->in are set, appended to b->kept:
+ * their indices read again from the body (no second decompression), then gathered. */
+static int bits_kept(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n,
+                     const pq_dict_bits *b, pq_err *e)
+{
+    int rc = pq_colr_reserve((void **)&r->idx, &r->idx_cap, (size_t)(n + 1) * sizeof(uint32_t));
+    if (rc) return rc;
+    int64_t k = 0;
+    for (int64_t w = 0; w < (n + 63) >> 6; w++)
+        for (uint64_t x = b->out[w] & (b->in ? b->in[w] : ~UINT64_C(0)); x; x &= x - 1)
+            r->idx[k++] = (uint32_t)((w << 6) + __builtin_ctzll(x));
+    page_sel sel = {.rows = r->idx, .n = k};
+    return dict_selected_dense(r, vp, vlen, n, &sel, b->kept, e);
+}
+
 /* A dictionary-encoded page without nulls: its n rows' bits through b->dm, no index stored
- * (format/encoding.h pq_rle_bits); b->done on success. */
-static int dict_bits(const uint8_t *vp, size_t vlen, int64_t n, pq_dict_bits *b, pq_err *e)
+ * (format/encoding.h pq_rle_bits), and the kept rows' values when b->kept; b->done on
+ * success. */
+static int dict_bits(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n,
+                     pq_dict_bits *b, pq_err *e)
 {
     pq_rle_dec d;
     int rc = pq_rle_init_dict(&d, vp, vlen, e);
     if (rc == 0) rc = pq_rle_bits(&d, n, b->dm, (uint32_t)b->dlen, b->out);
     if (rc == 0) rc = pq_rle_finish(&d);
+    if (rc == 0 && b->kept) rc = bits_kept(r, vp, vlen, n, b, e);
     b->done = rc == 0;
     return rc;
 }
@@ -550,7 +572,10 @@ static int data_page(pq_col_reader *r, const pq_page_header *h, const pq_page_bo
                                                  : "nulls in a required column");
     if (q->want == WANT_SELECTED)
         return selected(r, h->encoding, vp, vlen, n, nn, &q->sel, q->out, e);
-    if (q->want == WANT_INDICES && bits_fit(r, q->bits, n, nn)) return dict_bits(vp, vlen, n, q->bits, e);
+    if (q->want == WANT_INDICES && bits_fit(r, q->bits, n, nn))
+        return dict_bits(r, vp, vlen, n, q->bits, e);
+    if (q->want == WANT_INDICES && !q->out) /* bits only: values then */
+        return dense(r, h->encoding, vp, vlen, n, nn, false, q->vals, e);
     return dense(r, h->encoding, vp, vlen, n, nn, q->want == WANT_INDICES, q->out, e);
 }
 
@@ -572,13 +597,14 @@ int pq_colr_data_page(pq_col_reader *r, const pq_page_header *h, const pq_page_b
     assert(!r->col->nested); /* flat levels only: a nested leaf goes through column_nested.c */
     assert(q && q->vals && (q->nsel < 0 || q->sel || q->nsel == 0));
     assert(!q->idx || q->idx->type == PQ_INT32);
-    bool idx = q->idx && dict_encoded(h->encoding) && dict_of(r);
-    data_req d = {.want = idx ? WANT_INDICES : q->nsel >= 0 ? WANT_SELECTED : WANT_VALUES,
-                  .out = idx ? q->idx : q->vals, .sel = {.rows = q->sel, .n = q->nsel},
-                  .bits = q->bits};
+    bool dict = dict_encoded(h->encoding) && dict_of(r), idx = q->idx && dict;
+    bool bits = q->bits && dict; /* (with idx NULL: to bits or else values) */
+    data_req d = {.want = idx || bits ? WANT_INDICES : q->nsel >= 0 ? WANT_SELECTED : WANT_VALUES,
+                  .out = idx ? q->idx : bits ? NULL : q->vals,
+                  .sel = {.rows = q->sel, .n = q->nsel}, .bits = q->bits, .vals = q->vals};
     int rc = data_page(r, h, b, off, &d, e);
     if (rc) return pq_err_place(e, rc, off, r->col->name);
-    if (as_idx) *as_idx = idx;
+    if (as_idx) *as_idx = idx || (bits && q->bits->done);
     r->pages_decoded++;
     return 0;
 }

@@ -51,7 +51,10 @@ typedef struct pq_dict_bits {
     int64_t dlen;       /* entries dm covers: used only when the page's dictionary has as many */
     uint64_t *out;      /* the page's rows' bits, row i at bit i (words zeroed by the decoder) */
     int64_t cap;        /* bits out has room for */
-    bool done;          /* set when the page went to out */
+    const uint64_t *in; /* with kept: the page's rows wanted, row i at bit i (NULL: all) */
+    pq_vec *kept;       /* NULL, or the values of the rows whose bit and in-bit are set are
+                           appended here (the column's physical type), from the same body */
+    bool done;          /* set when the page went to out (and kept) */
 } pq_dict_bits;
 
 typedef struct pq_col_reader {

@@ -115,7 +115,9 @@ typedef struct scan_task {
     pq_vec *vecs;          /* decoded columns per slot (valid when decoded[slot]) */
     bool *decoded;
     bool *compacted;       /* decoded[slot] holds only the selected rows (decode_selected) */
-    bool *evaluated;       /* [slot] a conjunct decoded its pages (task_eval_paged) */
+    bool *evaluated;       /* [slot] vecs[slot] holds the rows of after[slot]: its conjunct
+                              decoded them as it ran (task_eval_paged, a projected column) */
+    flt_mask *after;       /* [slot] the mask that conjunct left (while evaluated[slot]) */
     bool *wanted;          /* [slot] scratch for the policy's choice */
     uint32_t *sel;         /* a page's selected rows, page-relative (reused across pages) */
     int64_t sel_cap;
@@ -218,13 +220,17 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int6
 /* A projected column that no conjunct decoded: compacted decode when the mask drops rows. */
 int task_load_projected(scan_task *x, int slot);
 /* Whether conjunct k can be evaluated page by page in split x: its column is read by no other
- * conjunct, and either not projected, or projected and a flat dictionary-coded chunk (the
- * predicate then runs on the dictionary indices, and the projection decodes the kept rows
- * only, from the same bytes: no full-length vector of the column is built). */
+ * conjunct, and either not projected, or projected and a flat dictionary-coded chunk in a
+ * scan without Top-K (the predicate then runs on the dictionary indices, and each page's
+ * passing rows are decoded from the same decompressed body: no full-length vector of the
+ * column is built, no page decompressed twice). */
 bool task_pageable(const scan_task *x, int k);
-/* Conjunct k on a pageable column: x->tmp = x->mask AND the predicate, page by page. A
- * projected column's pieces are kept for the projection (x->evaluated[slot] set: a page the
- * mask drops later is released as used, not counted wasted). */
+/* Conjunct k on a pageable column: x->tmp = x->mask AND the predicate, page by page; a
+ * projected column's vector then holds the rows of x->tmp (x->evaluated[slot], x->after[slot]),
+ * which task_narrow_evaluated cuts to the final mask. */
 int task_eval_paged(scan_task *x, int k);
+/* Cuts each evaluated slot's vector to the final mask's rows (compacted[slot] set). 0 or
+ * -ENOMEM. */
+int task_narrow_evaluated(scan_task *x);
 
 #endif

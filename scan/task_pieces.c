@@ -47,12 +47,11 @@ void task_release_slot(scan_task *x, int slot)
 
 /* Releases a piece that will not be decoded. io/ counts a resolved read whose future was
  * wanted as used; when the split drops it undecoded (eager or adaptive speculation behind an
- * all-false mask) its bytes were wasted, so they are moved there at the end of the scan. A
- * piece a conjunct already decoded (x->evaluated) and kept for the projection was used. */
+ * all-false mask) its bytes were wasted, so they are moved there at the end of the scan. */
 void task_discard(scan_task *x, int slot, int p)
 {
     fut_t *f = x->futs[slot][p];
-    if (f && !unit_backed(x, slot, p) && !x->evaluated[slot]) scan_fetch_discarded(x->fx, f);
+    if (f && !unit_backed(x, slot, p)) scan_fetch_discarded(x->fx, f);
     release(x, slot, p);
 }
 
