@@ -5,7 +5,7 @@ bytes) or not. pyarrow writes one file per page version (1.0, 2.0) x nulls (none
 row in 7) x dictionary size (1, 2, 3, 8, 9, 64, 65, 256, 257: widths 0..9 and either side of
 the vector path's 8 and of the one-word table's 64 entries); rows sorted in stretches so the
 indices come in RLE runs and bit-packed runs; row groups of 3,000 and small pages. Each filter
-(none kept, all kept, some, IN, a range, IS NULL) is run with --columns i,v and --columns i
+(none kept, all kept, some, IN, a range, IS NULL, and two with a conjunct on i too) is run with --columns i,v and --columns i
 at 1 or 2 threads by turns; the output must equal the rows pyarrow selects, value for value, and a
 projected dictionary column without nulls must count dictionary-evaluated pages (a page with
 nulls is decoded to values for its conjunct instead).
@@ -69,8 +69,14 @@ for version in ("1.0", "2.0"):
                 f"v BETWEEN 3 AND {mid + 20}": lambda x, m=mid: x is not None and 3 <= x <= m + 20,
                 "v IS NULL": lambda x: x is None,
             }
-            for where, pred in filters.items():
-                rows = [i for i in range(N) if pred(v[i])]
+            # a second conjunct drops rows after v's: its vector is cut to the final rows
+            two = {f"v > {mid} AND i >= 2500 AND i < 7000": (lambda x, m=mid: x is not None and x > m),
+                   f"i < 4000 AND v IN (-7, {hi})": (lambda x, h=hi: x in (-7, h))}
+            lo_hi = {f"v > {mid} AND i >= 2500 AND i < 7000": (2500, 7000),
+                     f"i < 4000 AND v IN (-7, {hi})": (0, 4000)}
+            for where, pred in list(filters.items()) + list(two.items()):
+                lo, hi_i = lo_hi.get(where, (0, N))
+                rows = [i for i in range(lo, hi_i) if pred(v[i])]
                 for cols in ("i,v", "i"):
                     want = [f"{i},{'' if v[i] is None else v[i]}" if cols == "i,v" else str(i)
                             for i in rows]
