@@ -464,7 +464,10 @@ static int dict_selected_dense(pq_col_reader *r, const uint8_t *vp, size_t vlen,
                                const page_sel *sel, pq_vec *out, pq_err *e);
 
 /* The values of the page's rows whose bit in b->out and b->in are set, appended to b->kept:
- * their indices read again from the body (no second decompression), then gathered. */
+ * their indices read again from the body (no second decompression), then gathered. Under a
+ * quarter of the rows: only theirs (pq_rle_select); more: every index unpacked in bulk and
+ * the kept ones moved down in place (a conjunct keeping most rows of lineitem_prune's
+ * l_orderkey ran 10% slower through the per-row select). */
 static int bits_kept(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n,
                      const pq_dict_bits *b, pq_err *e)
 {
@@ -475,7 +478,14 @@ static int bits_kept(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n
         for (uint64_t x = b->out[w] & (b->in ? b->in[w] : ~UINT64_C(0)); x; x &= x - 1)
             r->idx[k++] = (uint32_t)((w << 6) + __builtin_ctzll(x));
     page_sel sel = {.rows = r->idx, .n = k};
-    return dict_selected_dense(r, vp, vlen, n, &sel, b->kept, e);
+    if (4 * k <= n) return dict_selected_dense(r, vp, vlen, n, &sel, b->kept, e);
+    rc = pq_colr_reserve((void **)&r->sel_buf, &r->sel_cap, (size_t)(n + 1) * sizeof(uint32_t));
+    if (rc == 0) rc = dict_index_run(vp, vlen, n, dict_of(r)->length, r->sel_buf, e);
+    if (rc) return rc;
+    for (int64_t j = 0; k < n && j < k; j++) r->sel_buf[j] = r->sel_buf[r->idx[j]]; /* idx[j] >= j */
+    rc = pq_dict_gather(dict_of(r), r->sel_buf, k, b->kept, e);
+    if (rc == 0) set_validity(b->kept, b->kept->length - k, NULL, k, 0);
+    return rc;
 }
 
 /* A dictionary-encoded page without nulls: its n rows' bits through b->dm, no index stored

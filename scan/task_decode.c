@@ -392,7 +392,8 @@ static int page_decode(scan_task *x, pq_col_reader *r, page_eval *pe, pq_page_wa
     const pq_vec *d = r->shared_dict ? r->shared_dict : r->has_dict ? &r->dict : NULL;
     bool to_bits = d && k < 0 && prepare_dict(pe, r, d) == 0 && pe->dmask.len > 0 &&
                    flt_mask_init(&pe->out, nrows, false) == 0; /* else as before */
-    *bits = (pq_dict_bits){.dm = to_bits ? pe->dmask.words : &none, .dlen = pe->dmask.len,
+    *bits = (pq_dict_bits){.dm = to_bits ? pe->dmask.words : &none,
+                           .dlen = to_bits ? pe->dmask.len : 0,
                            .out = pe->out.words, .cap = to_bits ? nrows : 0,
                            .in = pe->in.words, .kept = pe->keep};
     if (pe->keep) /* every page either to bits and kept values, or values */
@@ -477,7 +478,6 @@ int task_eval_paged(scan_task *x, int k)
     free(pe.sel);
     return rc;
 }
-
 
 /* The final mask's rows of a vector holding the rows of after (a superset): each one's rank
  * among after's rows, into rows (room for the final count). */

@@ -312,7 +312,9 @@ static void test_indices(void)
 /* pq_walk_dict_bits over a chunk of the dictionary {100, 200, 300, 400} and pages: v1 and v2
  * dictionary pages without nulls (to bits: row i's bit is its entry's), a v1 dictionary page
  * with nulls and a PLAIN page (both as pq_walk_indices: indices, values), for bitmaps all
- * false, all true and 0b0101; a bitmap of another length or too small a cap: indices. */
+ * false, all true and 0b0101; a bitmap of another length or too small a cap: indices. Then
+ * with kept values and no indices: the passing rows' values of the bits pages (all, none,
+ * half, one row in five: both ways of decoding them), every value of the others. */
 static void test_dict_bits(void)
 {
     chunk c;
@@ -370,6 +372,42 @@ static void test_dict_bits(void)
         }
         CHECK_EQ_I64(pq_walk_next(&w, &pg, &e), 0);
         pq_vec_free(&idx);
+        pq_vec_free(&vals);
+        pq_colr_free(&r);
+    }
+    /* kept values (idx NULL): of the rows whose bit and in-bit are set, by the per-row select
+     * (a quarter of the rows or fewer) or the bulk unpack; the other pages' values */
+    const uint64_t kmaps[4] = {0, 0xf, 0x5, 0x8};
+    static const int32_t dict[4] = {100, 200, 300, 400};
+    static const uint32_t ents[2][6] = {{2, 0, 3, 3, 1, 0}, {1, 1, 0, 2, 3}};
+    for (int m = 0; m < 8; m++) {
+        pq_col_reader r;
+        pq_colr_init(&r, &col, PQ_CODEC_UNCOMPRESSED, NULL);
+        pq_err e = fresh_err();
+        pq_page_walk w;
+        pq_walk_init(&w, &r, c.b.data, c.b.len, FILE_OFF, 0, -1, 16, false);
+        pq_walk_page pg;
+        uint64_t dm = kmaps[m % 4], out[1], in = m < 4 ? ~UINT64_C(0) : 0x1b; /* rows 0,1,3,4 */
+        pq_vec kept, vals;
+        pq_vec_init(&kept, PQ_INT32, 0);
+        pq_vec_init(&vals, PQ_INT32, 0);
+        int32_t want[16];
+        int nwant = 0;
+        for (int i = 1; i < NPAGES; i++) {
+            CHECK_EQ_I64(pq_walk_next(&w, &pg, &e), 1);
+            pq_dict_bits b = {.dm = &dm, .dlen = 4, .out = out, .cap = 64, .in = &in, .kept = &kept};
+            bool as_idx = true;
+            pq_vec_clear(&vals);
+            CHECK_EQ_I64(pq_walk_dict_bits(&w, NULL, 0, NULL, &vals, &as_idx, &b, &e), 0);
+            CHECK_EQ_I64(b.done, i <= 2);
+            CHECK_EQ_I64(as_idx, i <= 2);
+            for (int j = 0; i <= 2 && j < (i == 1 ? 6 : 5); j++)
+                if (((dm >> ents[i - 1][j]) & 1) && ((in >> j) & 1)) want[nwant++] = dict[ents[i - 1][j]];
+            if (i == 3) check_vals(&vals, (const int32_t[]){400, NUL, 200}, 3);
+            if (i == 4) check_vals(&vals, (const int32_t[]){5, 6}, 2);
+        }
+        check_vals(&kept, want, nwant);
+        pq_vec_free(&kept);
         pq_vec_free(&vals);
         pq_colr_free(&r);
     }
