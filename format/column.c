@@ -464,28 +464,57 @@ static int dict_selected_dense(pq_col_reader *r, const uint8_t *vp, size_t vlen,
                                const page_sel *sel, pq_vec *out, pq_err *e);
 
 /* The values of the page's rows whose bit in b->out and b->in are set, appended to b->kept:
- * their indices read again from the body (no second decompression), then gathered. Under a
- * quarter of the rows: only theirs (pq_rle_select); more: every index unpacked in bulk and
- * the kept ones moved down in place (a conjunct keeping most rows of lineitem_prune's
- * l_orderkey ran 10% slower through the per-row select). */
+ * their indices read again from the body (no second decompression; unpacked: every index is
+ * in r->sel_buf already), then gathered. Under a quarter of the rows and not unpacked: only
+ * theirs (pq_rle_select); else every index unpacked in bulk and the kept ones moved down in
+ * place (lineitem_prune's l_orderkey < 600000 keeps most rows of its groups: selected row
+ * by row it took 10-35% more cores' CPU than the full decode before). */
 static int bits_kept(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n,
-                     const pq_dict_bits *b, pq_err *e)
+                     const pq_dict_bits *b, bool unpacked, pq_err *e)
 {
-    int rc = pq_colr_reserve((void **)&r->idx, &r->idx_cap, (size_t)(n + 1) * sizeof(uint32_t));
+    int64_t nw = (n + 63) >> 6, k = 0;
+    const uint64_t all = ~UINT64_C(0);
+    for (int64_t w = 0; w < nw; w++) k += __builtin_popcountll(b->out[w] & (b->in ? b->in[w] : all));
+    int rc = 0;
+    if (!unpacked && 4 * k <= n) { /* list the kept rows, read only their indices */
+        rc = pq_colr_reserve((void **)&r->idx, &r->idx_cap, (size_t)(n + 1) * sizeof(uint32_t));
+        int64_t j = 0;
+        for (int64_t w = 0; rc == 0 && w < nw; w++)
+            for (uint64_t x = b->out[w] & (b->in ? b->in[w] : all); x; x &= x - 1)
+                r->idx[j++] = (uint32_t)((w << 6) + __builtin_ctzll(x));
+        page_sel sel = {.rows = r->idx, .n = k};
+        return rc ? rc : dict_selected_dense(r, vp, vlen, n, &sel, b->kept, e);
+    }
+    if (!unpacked)
+        rc = pq_colr_reserve((void **)&r->sel_buf, &r->sel_cap, (size_t)(n + 1) * sizeof(uint32_t));
+    if (rc == 0 && !unpacked) rc = dict_index_run(vp, vlen, n, dict_of(r)->length, r->sel_buf, e);
     if (rc) return rc;
-    int64_t k = 0;
-    for (int64_t w = 0; w < (n + 63) >> 6; w++)
-        for (uint64_t x = b->out[w] & (b->in ? b->in[w] : ~UINT64_C(0)); x; x &= x - 1)
-            r->idx[k++] = (uint32_t)((w << 6) + __builtin_ctzll(x));
-    page_sel sel = {.rows = r->idx, .n = k};
-    if (4 * k <= n) return dict_selected_dense(r, vp, vlen, n, &sel, b->kept, e);
-    rc = pq_colr_reserve((void **)&r->sel_buf, &r->sel_cap, (size_t)(n + 1) * sizeof(uint32_t));
-    if (rc == 0) rc = dict_index_run(vp, vlen, n, dict_of(r)->length, r->sel_buf, e);
-    if (rc) return rc;
-    for (int64_t j = 0; k < n && j < k; j++) r->sel_buf[j] = r->sel_buf[r->idx[j]]; /* idx[j] >= j */
+    for (int64_t w = 0, j = 0; k < n && w < nw; w++) /* each kept index moved down: pos >= j */
+        for (uint64_t x = b->out[w] & (b->in ? b->in[w] : all); x; x &= x - 1)
+            r->sel_buf[j++] = r->sel_buf[(w << 6) + __builtin_ctzll(x)];
     rc = pq_dict_gather(dict_of(r), r->sel_buf, k, b->kept, e);
     if (rc == 0) set_validity(b->kept, b->kept->length - k, NULL, k, 0);
     return rc;
+}
+
+/* The page's bits from every index unpacked into r->sel_buf (checked against the dictionary),
+ * for kept values of a page whose indices are wider than pq_rle_bits' vector path takes:
+ * unpacked once for both. */
+static int bits_unpacked(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n,
+                         pq_dict_bits *b, pq_err *e)
+{
+    int rc = pq_colr_reserve((void **)&r->sel_buf, &r->sel_cap, (size_t)(n + 1) * sizeof(uint32_t));
+    if (rc == 0) rc = dict_index_run(vp, vlen, n, dict_of(r)->length, r->sel_buf, e);
+    if (rc) return rc;
+    for (int64_t w = 0; w < (n + 63) >> 6; w++) {
+        uint64_t bits = 0;
+        for (int64_t i = w << 6, end = i + 64 < n ? i + 64 : n; i < end; i++) {
+            uint32_t v = r->sel_buf[i]; /* < dlen: checked */
+            bits |= ((b->dm[v >> 6] >> (v & 63)) & 1) << (i & 63);
+        }
+        b->out[w] = bits;
+    }
+    return bits_kept(r, vp, vlen, n, b, true, e);
 }
 
 /* A dictionary-encoded page without nulls: its n rows' bits through b->dm, no index stored
@@ -494,11 +523,16 @@ static int bits_kept(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n
 static int dict_bits(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n,
                      pq_dict_bits *b, pq_err *e)
 {
-    pq_rle_dec d;
-    int rc = pq_rle_init_dict(&d, vp, vlen, e);
-    if (rc == 0) rc = pq_rle_bits(&d, n, b->dm, (uint32_t)b->dlen, b->out);
-    if (rc == 0) rc = pq_rle_finish(&d);
-    if (rc == 0 && b->kept) rc = bits_kept(r, vp, vlen, n, b, e);
+    int rc;
+    if (b->kept && vlen > 0 && (vp[0] > 8 || b->dlen > 64)) {
+        rc = bits_unpacked(r, vp, vlen, n, b, e);
+    } else {
+        pq_rle_dec d;
+        rc = pq_rle_init_dict(&d, vp, vlen, e);
+        if (rc == 0) rc = pq_rle_bits(&d, n, b->dm, (uint32_t)b->dlen, b->out);
+        if (rc == 0) rc = pq_rle_finish(&d);
+        if (rc == 0 && b->kept) rc = bits_kept(r, vp, vlen, n, b, false, e);
+    }
     b->done = rc == 0;
     return rc;
 }
