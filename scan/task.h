@@ -1,8 +1,8 @@
 /* scan/task.h: the split task floor: the coroutine that runs one split's conjunct chain and
  * builds its batch (task.c), the reads it registers and the pages it drops (task_pieces.c),
- * column decoding and per-page evaluation (task_decode.c), and the dictionaries the splits of
- * a cut row group share (task_dict.c). Calls go task.c -> task_decode.c -> task_pieces.c ->
- * task_dict.c, and down to the policy, fetch and plan floors; never up to the driver: a task
+ * column decoding (task_decode.c), a conjunct evaluated page by page (task_eval.c), and the
+ * dictionaries the splits of a cut row group share (task_dict.c). Calls go task.c ->
+ * task_eval.c -> task_decode.c -> task_pieces.c -> task_dict.c, and down to the policy, fetch and plan floors; never up to the driver: a task
  * returns its batch or its error to the caller.
  *
  * Invariants:
@@ -219,6 +219,11 @@ int task_load_slot(scan_task *x, int slot);
 int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int64_t data);
 /* A projected column that no conjunct decoded: compacted decode when the mask drops rows. */
 int task_load_projected(scan_task *x, int slot);
+/* The string data to reserve for the split's rows of v (chunk cm): the split's share of the
+ * chunk's uncompressed bytes, a guess that only saves copies. */
+int64_t task_split_data(const scan_task *x, const pq_chunk_meta *cm, const pq_vec *v);
+
+/* task_eval.c */
 /* Whether conjunct k can be evaluated page by page in split x: its column is read by no other
  * conjunct, and either not projected, or projected and a flat dictionary-coded chunk in a
  * scan without Top-K (the predicate then runs on the dictionary indices, and each page's
