@@ -380,6 +380,15 @@ int flt_eval_dict_map(const flt_pred *p, const flt_mask *dmask, const uint32_t *
     return 0;
 }
 
+void flt_eval_dict_bits(const flt_pred *p, const flt_mask *in, flt_mask *out)
+{
+    assert(p && in && out && in->len == out->len);
+    flt_term dt[2];
+    flt_lit dl;
+    if (flt_dyn_terms(p, dt, &dl) == NULL) pass_all(out, in, in->len);
+    else finish(out, NULL, false, in);
+}
+
 int flt_eval_dict(const flt_pred *p, const pq_vec *dict, const uint32_t *idx, int64_t n,
                   const uint8_t *validity, const flt_mask *in, flt_mask *out)
 {

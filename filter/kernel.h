@@ -55,6 +55,10 @@ int flt_eval_dict_prepare(const flt_pred *p, const pq_vec *dict, flt_mask *dmask
  * Returns 0, RINGSCAN_EFORMAT if a valid row's index is >= dmask->len, or -ENOMEM. */
 int flt_eval_dict_map(const flt_pred *p, const flt_mask *dmask, const uint32_t *idx, int64_t n,
                       const uint8_t *validity, const flt_mask *in, flt_mask *out);
+/* Step 2 when out (in->len bits) already holds dmask's bit of each row's index and every row
+ * is valid (format/page_walk.h pq_walk_dict_bits): out &= in, or out = in while p's dynamic
+ * terms are unset (dmask then says nothing). */
+void flt_eval_dict_bits(const flt_pred *p, const flt_mask *in, flt_mask *out);
 /* Both steps with a temporary dictionary mask. */
 int flt_eval_dict(const flt_pred *p, const pq_vec *dict, const uint32_t *idx, int64_t n,
                   const uint8_t *validity, const flt_mask *in, flt_mask *out);

@@ -44,6 +44,19 @@ typedef struct pq_col_limits {
 
 void pq_col_limits_default(pq_col_limits *l);
 
+/* A predicate's bits per dictionary entry, for a dictionary-encoded page to be turned into
+ * its rows' bits directly (page_walk.h pq_walk_dict_bits; format/encoding.h pq_rle_bits). */
+typedef struct pq_dict_bits {
+    const uint64_t *dm; /* bit v (dm[v >> 6] >> (v & 63)): dictionary entry v passes */
+    int64_t dlen;       /* entries dm covers: used only when the page's dictionary has as many */
+    uint64_t *out;      /* the page's rows' bits, row i at bit i (words zeroed by the decoder) */
+    int64_t cap;        /* bits out has room for */
+    const uint64_t *in; /* with kept: the page's rows wanted, row i at bit i (NULL: all) */
+    pq_vec *kept;       /* NULL, or the values of the rows whose bit and in-bit are set are
+                           appended here (the column's physical type), from the same body */
+    bool done;          /* set when the page went to out (and kept) */
+} pq_dict_bits;
+
 typedef struct pq_col_reader {
     const pq_column_desc *col;
     pq_codec codec;

@@ -18,6 +18,10 @@ typedef struct pq_page_req {
     int64_t nsel;        /* -1: every row */
     pq_vec *idx;         /* NULL, or an INT32 vector: a dictionary-encoded page (dictionary
                             loaded) appends every row's index here instead, ignoring sel */
+    pq_dict_bits *bits;  /* NULL, or a dictionary-encoded page without nulls whose dictionary
+                            has bits->dlen entries and rows within bits->cap goes to bits->out
+                            (and bits->kept) instead (bits->done set; idx untouched); with idx
+                            NULL, any other page's values of every row go to vals */
 } pq_page_req;
 
 /* A data page's body split into levels and values (decompressed where compressed). */

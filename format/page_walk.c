@@ -476,6 +476,16 @@ int pq_walk_indices(pq_page_walk *w, const uint32_t *sel, int64_t nsel, pq_vec *
     return walk_decode(w, &q, as_idx, e);
 }
 
+int pq_walk_dict_bits(pq_page_walk *w, const uint32_t *sel, int64_t nsel, pq_vec *idx,
+                      pq_vec *vals, bool *as_idx, pq_dict_bits *bits, pq_err *e)
+{
+    assert((!idx || idx->type == PQ_INT32) && vals && as_idx && bits && bits->dm);
+    assert(!sel || (nsel >= 0 && idx));
+    bits->done = false;
+    pq_page_req q = {.vals = vals, .sel = sel, .nsel = sel ? nsel : -1, .idx = idx, .bits = bits};
+    return walk_decode(w, &q, as_idx, e);
+}
+
 /* ------------------------------------------------------------------ moving a window's edges */
 
 /* One edge pq_walk_snap moves: the data page starts nearest to it on either side. */

@@ -125,5 +125,15 @@ int pq_walk_values(pq_page_walk *w, const uint32_t *sel, int64_t nsel, pq_vec *o
  * Errors as pq_walk_values; at most once per page. */
 int pq_walk_indices(pq_page_walk *w, const uint32_t *sel, int64_t nsel, pq_vec *idx,
                     pq_vec *vals, bool *as_idx, pq_err *e);
+/* pq_walk_indices, except that a dictionary-encoded page without nulls whose dictionary has
+ * bits->dlen entries (and whose rows fit bits->cap) is turned into its rows' bits instead:
+ * bit i of bits->out (page row i, pg->rows bits, the words past them zeroed) is entry
+ * idx_i's bit of bits->dm; bits->done and *as_idx set, idx untouched; with bits->kept, the
+ * values of the rows whose bit and bits->in bit are set are appended to it too (decoded from
+ * the same decompressed body). Any other page goes as pq_walk_indices says (bits->done
+ * false), or with idx NULL (sel NULL then) its every row's values to vals (*as_idx false).
+ * Errors as pq_walk_indices. */
+int pq_walk_dict_bits(pq_page_walk *w, const uint32_t *sel, int64_t nsel, pq_vec *idx,
+                      pq_vec *vals, bool *as_idx, pq_dict_bits *bits, pq_err *e);
 
 #endif

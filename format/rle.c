@@ -160,8 +160,7 @@ int pq_rle_init_dict(pq_rle_dec *d, const uint8_t *buf, size_t len, pq_err *err)
     return rc;
 }
 
-/* Reads the next run header. 0, 1 when the data has ended, or a negative status. */
-static int rle_header(pq_rle_dec *d)
+int pq_rle_header(pq_rle_dec *d)
 {
     if (d->p >= d->end) return 1;
     uint64_t h = 0;
@@ -284,7 +283,7 @@ int64_t pq_rle_next(pq_rle_dec *d, uint32_t *out, int64_t n)
                 got = n;
                 break;
             }
-            int rc = rle_header(d);
+            int rc = pq_rle_header(d);
             if (rc < 0) return rc;
             if (rc == 1) break;
         }
@@ -383,7 +382,7 @@ int pq_rle_select(pq_rle_dec *d, int64_t n, const uint32_t *rows, int64_t nsel, 
             for (; j < nsel; j++) out[j] = 0;
             return 0;
         } else {
-            rc = rle_header(d);
+            rc = pq_rle_header(d);
             if (rc < 0) return rc;
             if (rc == 1)
                 return rle_fail(d, "data ends after %lld of %lld values", (long long)pos,

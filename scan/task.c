@@ -98,7 +98,7 @@ static int run_conjunct(scan_task *x, int pos)
     if (plan->filter->preds[k].multi) {
         rc = eval_multi(x, k);
         if (rc) return rc;
-    } else if (task_pageable(plan, k)) {
+    } else if (task_pageable(x, k)) {
         rc = task_eval_paged(x, k);
         if (rc) return rc;
     } else {
@@ -240,6 +240,7 @@ static int run_chain(scan_task *x, scan_batch *b)
         bail = task_bail(x); /* after the yield: a cancel meanwhile loads no other column */
     }
     task_mask_rows_drop(x);
+    if (rc == 0 && !bail) rc = task_narrow_evaluated(x);
     if (rc || bail) {
         free(pos);
         return rc;
@@ -259,8 +260,12 @@ static int ctx_init(scan_task *x, const scan_task_env *env, scan_task_core *tc, 
     x->vecs = tc->nvecsets > 0 ? tc->vecsets[--tc->nvecsets] : fail_calloc((size_t)plan->nneed, sizeof *x->vecs);
     x->decoded = fail_calloc((size_t)plan->nneed, sizeof *x->decoded);
     x->compacted = fail_calloc((size_t)plan->nneed, sizeof *x->compacted);
+    x->evaluated = fail_calloc((size_t)plan->nneed, sizeof *x->evaluated);
+    x->after = fail_calloc((size_t)plan->nneed, sizeof *x->after);
     x->wanted = fail_calloc((size_t)plan->nneed, sizeof *x->wanted);
-    if (!x->futs || !x->vecs || !x->decoded || !x->compacted || !x->wanted) return -ENOMEM;
+    if (!x->futs || !x->vecs || !x->decoded || !x->compacted || !x->evaluated || !x->after ||
+        !x->wanted)
+        return -ENOMEM;
     for (int k = 0; k < plan->nneed; k++) {
         const pq_column_desc *d = &plan->f->meta.columns[plan->need[k]];
         pq_vec *v = &x->vecs[k];
@@ -310,6 +315,9 @@ static void ctx_free(scan_task *x)
     free(x->futs);
     free(x->decoded);
     free(x->compacted);
+    free(x->evaluated);
+    for (int k = 0; x->after && k < plan->nneed; k++) flt_mask_free(&x->after[k]);
+    free(x->after);
     free(x->wanted);
     free(x->sel);
     free(x->mrows);

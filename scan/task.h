@@ -1,8 +1,8 @@
 /* scan/task.h: the split task floor: the coroutine that runs one split's conjunct chain and
  * builds its batch (task.c), the reads it registers and the pages it drops (task_pieces.c),
- * column decoding and per-page evaluation (task_decode.c), and the dictionaries the splits of
- * a cut row group share (task_dict.c). Calls go task.c -> task_decode.c -> task_pieces.c ->
- * task_dict.c, and down to the policy, fetch and plan floors; never up to the driver: a task
+ * column decoding (task_decode.c), a conjunct evaluated page by page (task_eval.c), and the
+ * dictionaries the splits of a cut row group share (task_dict.c). Calls go task.c ->
+ * task_eval.c -> task_decode.c -> task_pieces.c -> task_dict.c, and down to the policy, fetch and plan floors; never up to the driver: a task
  * returns its batch or its error to the caller.
  *
  * Invariants:
@@ -115,6 +115,9 @@ typedef struct scan_task {
     pq_vec *vecs;          /* decoded columns per slot (valid when decoded[slot]) */
     bool *decoded;
     bool *compacted;       /* decoded[slot] holds only the selected rows (decode_selected) */
+    bool *evaluated;       /* [slot] vecs[slot] holds the rows of after[slot]: its conjunct
+                              decoded them as it ran (task_eval_paged, a projected column) */
+    flt_mask *after;       /* [slot] the mask that conjunct left (while evaluated[slot]) */
     bool *wanted;          /* [slot] scratch for the policy's choice */
     uint32_t *sel;         /* a page's selected rows, page-relative (reused across pages) */
     int64_t sel_cap;
@@ -216,10 +219,23 @@ int task_load_slot(scan_task *x, int slot);
 int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int64_t data);
 /* A projected column that no conjunct decoded: compacted decode when the mask drops rows. */
 int task_load_projected(scan_task *x, int slot);
-/* Whether conjunct k can be evaluated page by page (its column is neither projected nor
- * tested by another conjunct). */
-bool task_pageable(const scan_plan *p, int k);
-/* Conjunct k on a pageable column: x->tmp = x->mask AND the predicate, page by page. */
+/* The string data to reserve for the split's rows of v (chunk cm): the split's share of the
+ * chunk's uncompressed bytes, a guess that only saves copies. */
+int64_t task_split_data(const scan_task *x, const pq_chunk_meta *cm, const pq_vec *v);
+
+/* task_eval.c */
+/* Whether conjunct k can be evaluated page by page in split x: its column is read by no other
+ * conjunct, and either not projected, or projected and a flat dictionary-coded chunk in a
+ * scan without Top-K (the predicate then runs on the dictionary indices, and each page's
+ * passing rows are decoded from the same decompressed body: no full-length vector of the
+ * column is built, no page decompressed twice). */
+bool task_pageable(const scan_task *x, int k);
+/* Conjunct k on a pageable column: x->tmp = x->mask AND the predicate, page by page; a
+ * projected column's vector then holds the rows of x->tmp (x->evaluated[slot], x->after[slot]),
+ * which task_narrow_evaluated cuts to the final mask. */
 int task_eval_paged(scan_task *x, int k);
+/* Cuts each evaluated slot's vector to the final mask's rows (compacted[slot] set). 0 or
+ * -ENOMEM. */
+int task_narrow_evaluated(scan_task *x);
 
 #endif

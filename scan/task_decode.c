@@ -1,7 +1,7 @@
 /* scan/task_decode.c: decoding a split's columns from its pieces: a column in full (pages the
  * mask excludes become placeholder rows), a projection-only column straight into its
- * compacted form, and a conjunct evaluated page by page (on dictionary indices where it can).
- * Pages are framed by format/ (one walk per piece); this file decides per page what to keep.
+ * compacted form, and the page walk task_eval.c evaluates a conjunct with. Pages are framed
+ * by format/ (one walk per piece); this file decides per page what to keep.
  * task.h's invariants hold. */
 #include <assert.h>
 #include <errno.h>
@@ -89,9 +89,7 @@ static int decode_piece(scan_task *x, pq_col_reader *r, const scan_piece *pc, co
 
 enum { RESERVE_DATA_MAX = 256 << 20 }; /* bytes of string data reserved ahead, at most */
 
-/* The string data to reserve for the split's rows of v (chunk cm): the split's share of the
- * chunk's uncompressed bytes, a guess that only saves copies. */
-static int64_t split_data(const scan_task *x, const pq_chunk_meta *cm, const pq_vec *v)
+int64_t task_split_data(const scan_task *x, const pq_chunk_meta *cm, const pq_vec *v)
 {
     int64_t rg_rows = x->plan->f->meta.row_groups[x->sp->rg].num_rows, data = 0;
     assert(cm->total_uncompressed_size <= PQ_MAX_CHUNK_UNCOMPRESSED_BYTES); /* meta_check */
@@ -113,8 +111,8 @@ static int decode_slot(scan_task *x, int slot)
     pq_vec *v = &x->vecs[slot];
     /* sized for the split's rows first (a vector handed to the output starts empty: growing
      * it by doubling would copy it again and again); a nested slot sizes its own */
-    int rc = r->col->nested ? task_decode_nested(x, slot, r, v, split_data(x, cm, v))
-                            : pq_vec_reserve(v, x->nrows, split_data(x, cm, v));
+    int rc = r->col->nested ? task_decode_nested(x, slot, r, v, task_split_data(x, cm, v))
+                            : pq_vec_reserve(v, x->nrows, task_split_data(x, cm, v));
     bool paged = false;
     for (int p = 0; rc == 0 && !r->col->nested && p < cp->npieces; p++) {
         scan_piece *pc = &cp->pieces[p];
@@ -283,132 +281,3 @@ int task_load_projected(scan_task *x, int slot)
     int rc = task_await_slot(x, slot);
     return rc ? rc : decode_selected(x, slot);
 }
-
-/* ------------------------------------------------------- conjuncts evaluated per page */
-
-/* State of one conjunct evaluated page by page (eval_paged). */
-typedef struct page_eval {
-    const flt_pred *p;
-    pq_vec idx, vals;          /* one page's dictionary indices, or its values */
-    flt_mask in, out, dmask;   /* the page's input and output; the predicate per dictionary entry */
-    const pq_vec *dmask_dict;  /* the dictionary dmask holds (NULL: none yet) */
-    uint32_t *sel;             /* a page's selected rows, page-relative (page_sel_rows) */
-    int64_t sel_cap;
-    int64_t dmask_loads;       /* and the reader's dict_loads then (the reader's own
-                                  dictionary keeps its address when a new page replaces it) */
-} page_eval;
-
-/* Whether conjunct k can be evaluated page by page: it reads one column, which is neither
- * projected nor read by another conjunct, so no decoded vector of it is ever needed. */
-bool task_pageable(const scan_plan *plan, int k)
-{
-    if (plan->filter->preds[k].multi) return false;
-    int slot = plan->pred_slot[k];
-    for (int j = 0; j < plan->nproj; j++)
-        if (plan->proj_slot[j] == slot) return false;
-    for (int i = 0; i < plan->npreds; i++) {
-        int n;
-        const int *slots = scan_plan_pred_slots(plan, i, &n);
-        for (int s = 0; i != k && s < n; s++)
-            if (slots[s] == slot) return false;
-    }
-    return true;
-}
-
-/* mask_page_rows into pe->sel (grown as needed); -ENOMEM when it cannot grow. */
-static int64_t page_sel_rows(scan_task *x, page_eval *pe, int64_t first_row, int64_t a, int64_t e)
-{
-    if (pe->sel_cap < e - a + 1) {
-        uint32_t *p = fail_realloc(pe->sel, sizeof(uint32_t) * (size_t)(e - a + 1));
-        if (!p) return -ENOMEM;
-        pe->sel = p;
-        pe->sel_cap = e - a + 1;
-    }
-    return mask_page_rows(x, first_row, a, e, pe->sel);
-}
-
-/* The predicate over the k selected rows' values in pe->vals, its passing rows set in x->tmp
- * (whose bits for the page are clear). */
-static int eval_selected(scan_task *x, page_eval *pe, int64_t first_row, int64_t k, int64_t off)
-{
-    assert(pe->vals.length == k);
-    int rc = flt_mask_init(&pe->in, k, true);
-    if (rc == 0) rc = flt_eval(pe->p, &pe->vals, &pe->in, &pe->out);
-    if (rc) return pq_errf(&x->err, rc, off, "cannot evaluate the conjunct on this page");
-    for (int64_t i = 0; i < k; i++)
-        if (flt_mask_get(&pe->out, i)) flt_mask_set(&x->tmp, first_row + pe->sel[i]);
-    atomic_fetch_add_explicit(&x->tc->sel_eval_pages, 1, memory_order_relaxed);
-    return 0;
-}
-
-/* One page: x->tmp = mask AND predicate over its rows [a, e) inside the split. A
- * dictionary-encoded page is evaluated from its indices (the predicate once per dictionary
- * entry, then mapped); a byte-array page the mask selects under half of from the selected
- * rows' values only (a string conjunct late in the chain copies the few rows that reach it,
- * not the page); others from all their values. */
-static int page_eval_one(scan_task *x, pq_col_reader *r, void *ctx, pq_page_walk *w,
-                         const pq_walk_page *pg)
-{
-    page_eval *pe = ctx;
-    int64_t off = pg->off, first_row = pg->first_row, a = pg->a, e = pg->e, nrows = pg->rows;
-    const int64_t *rows = &nrows;
-    pq_vec_clear(&pe->idx);
-    pq_vec_clear(&pe->vals);
-    int64_t k = -1; /* listed selected rows, when the page is byte arrays selected sparsely */
-    if (r->col->physical == PQ_BYTE_ARRAY && 2 * flt_mask_count_range(&x->mask, a, e) < e - a) {
-        k = page_sel_rows(x, pe, first_row, a, e);
-        if (k < 0) return (int)k;
-    }
-    bool as_idx = false;
-    int rc = pq_walk_indices(w, k >= 0 ? pe->sel : NULL, k >= 0 ? k : 0, &pe->idx, &pe->vals,
-                             &as_idx, &x->err);
-    if (rc == 0 && k >= 0 && !as_idx) return eval_selected(x, pe, first_row, k, off);
-    if (rc == 0) rc = flt_mask_init(&pe->in, *rows, false);
-    if (rc) return rc;
-    flt_mask_copy_bits(&pe->in, a - first_row, &x->mask, a, e - a);
-    if (as_idx) {
-        atomic_fetch_add_explicit(&x->tc->dict_eval_pages, 1, memory_order_relaxed);
-        const pq_vec *d = r->shared_dict ? r->shared_dict : &r->dict;
-        if (pe->dmask_dict != d || pe->dmask_loads != r->dict_loads) {
-            pe->dmask_dict = NULL;
-            rc = flt_eval_dict_prepare(pe->p, d, &pe->dmask);
-            if (rc == 0) pe->dmask_dict = d, pe->dmask_loads = r->dict_loads;
-        }
-        if (rc == 0)
-            rc = flt_eval_dict_map(pe->p, &pe->dmask, (const uint32_t *)(const void *)pe->idx.values,
-                                   *rows, pe->idx.null_count ? pe->idx.validity : NULL, &pe->in, &pe->out);
-    } else {
-        rc = flt_eval(pe->p, &pe->vals, &pe->in, &pe->out);
-    }
-    if (rc) return pq_errf(&x->err, rc, off, "cannot evaluate the conjunct on this page");
-    flt_mask_copy_bits(&x->tmp, a, &pe->out, a - first_row, e - a);
-    return 0;
-}
-
-/* Conjunct k on a pageable column: x->tmp = x->mask AND the predicate, page by page. */
-int task_eval_paged(scan_task *x, int k)
-{
-    const scan_plan *plan = x->plan;
-    int slot = plan->pred_slot[k];
-    task_drop_excluded_pages(x, slot);
-    int rc = task_await_slot(x, slot);
-    if (rc) return rc;
-    scan_colplan *cp = &x->sp->cols[slot];
-    const pq_column_desc *d = &plan->f->meta.columns[cp->col];
-    pq_col_reader *r = reader_for(x, slot);
-    page_eval pe = {.p = &plan->filter->preds[k]};
-    pq_vec_init(&pe.idx, PQ_INT32, 0);
-    pq_vec_init(&pe.vals, d->physical, d->type_length);
-    rc = flt_mask_init(&x->tmp, x->nrows, false);
-    if (rc == 0) rc = walk_selected(x, slot, r, page_eval_one, &pe);
-    if (rc) pq_err_column(&x->err, d->name);
-    task_release_slot(x, slot);
-    pq_vec_free(&pe.idx);
-    pq_vec_free(&pe.vals);
-    flt_mask_free(&pe.in);
-    flt_mask_free(&pe.out);
-    flt_mask_free(&pe.dmask);
-    free(pe.sel);
-    return rc;
-}
-

@@ -158,6 +158,99 @@ static void rle_select_matches_get(void)
     CHECK(strstr(e.msg, "data ends after 23 of 24") != NULL);
 }
 
+/* The bit of value i through dm, by the test's own reading. */
+static int dm_bit(const uint64_t *dm, uint32_t v)
+{
+    return (int)((dm[v >> 6] >> (v & 63)) & 1);
+}
+
+/* pq_rle_bits against pq_rle_get then a lookup per value: dictionaries of 1 entry and at
+ * every bit-width boundary (so widths 0..11, the vector path's 1..8 and past it), bitmaps all
+ * false, all true and random, runs and bit-packed groups, called after a partial get (a
+ * buffered group, an RLE run begun) and followed by a get that must continue in place; the
+ * bits past n stay clear. */
+static void rle_bits_matches_get(void)
+{
+    static uint32_t in[7000], got[7000];
+    static uint64_t out[7000 / 64 + 2], dm[2048 / 64];
+    const uint32_t dlens[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65,
+                              127, 128, 129, 255, 256, 257, 1024, 2048};
+    for (size_t di = 0; di < sizeof dlens / sizeof dlens[0]; di++) {
+        uint32_t dlen = dlens[di];
+        int bw = pq_bit_width(dlen - 1);
+        for (uint64_t seed = 1; seed <= 4; seed++) {
+            uint64_t s = seed * 7577 + dlen;
+            int64_t n = (int64_t)(rng(&s) % 7000);
+            fill_levels(in, n, 32, &s);
+            for (int64_t i = 0; i < n; i++) in[i] %= dlen;
+            for (uint32_t w = 0; w < (dlen + 63) / 64; w++)
+                dm[w] = seed == 1 ? 0 : seed == 2 ? ~UINT64_C(0) : rng(&s);
+            pq_buf b = {0};
+            CHECK(pq_rle_encode_dict(&b, in, n, bw) == 0);
+            int64_t head = n ? (int64_t)(rng(&s) % 13) % (n + 1) : 0;
+            int64_t span = n - head, tail = span ? (int64_t)(rng(&s) % 9) % (span + 1) : 0;
+            span -= tail;
+            memset(out, 0xff, sizeof out);
+            pq_rle_dec d;
+            CHECK(pq_rle_init_dict(&d, b.data, b.len, NULL) == 0);
+            CHECK(pq_rle_get(&d, got, head) == 0);
+            CHECK(pq_rle_bits(&d, span, dm, dlen, out) == 0);
+            CHECK(pq_rle_get(&d, got + head, tail) == 0);
+            CHECK(pq_rle_finish(&d) == 0);
+            CHECK(memcmp(in, got, (size_t)head * 4) == 0);
+            CHECK(memcmp(in + head + span, got + head, (size_t)tail * 4) == 0);
+            int64_t bad = 0, set = 0;
+            for (int64_t i = 0; i < span; i++) {
+                int bit = (int)((out[i >> 6] >> (i & 63)) & 1);
+                bad += bit != dm_bit(dm, in[head + i]);
+                set += bit;
+            }
+            for (int64_t i = span; i < ((span + 63) & ~(int64_t)63); i++)
+                bad += (int)((out[i >> 6] >> (i & 63)) & 1); /* past n: clear */
+            CHECK_EQ_I64(bad, 0);
+            if (seed == 1) CHECK_EQ_I64(set, 0);
+            if (seed == 2) CHECK_EQ_I64(set, span);
+            pq_buf_free(&b);
+        }
+    }
+}
+
+/* pq_rle_bits' errors: an index past the dictionary in a bit-packed run long enough for the
+ * vector path, in a short one and in an RLE run; data that ends early; width 0. */
+static void rle_bits_errors(void)
+{
+    uint32_t in[200];
+    uint64_t out[4], dm[1] = {0x5};
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < 200; i++) in[i] = k == 2 ? 6 : (uint32_t)(i % 3);
+        if (k == 0) in[150] = 6; /* a bit-packed run of 200 values */
+        int64_t n = k == 1 ? 12 : 200;
+        if (k == 1) in[9] = 6;
+        pq_buf b = {0};
+        CHECK(pq_rle_encode_dict(&b, in, n, 3) == 0);
+        pq_rle_dec d;
+        pq_err e = {0};
+        CHECK(pq_rle_init_dict(&d, b.data, b.len, &e) == 0);
+        CHECK(pq_rle_bits(&d, n, dm, 3, out) == RINGSCAN_EFORMAT);
+        CHECK(strstr(e.msg, "dictionary index 6 out of range (dictionary has 3 values)") != NULL);
+        CHECK(pq_rle_bits(&d, n, dm, 3, out) == RINGSCAN_EFORMAT); /* sticky */
+        CHECK(pq_rle_init_dict(&d, b.data, b.len, &e) == 0);
+        CHECK(pq_rle_bits(&d, n, dm, 7, out) == 0); /* the same values in a bigger dictionary */
+        CHECK_EQ_I64((int64_t)((out[0] >> 2) & 1), k == 2 ? 0 : 1); /* row 2: entry 2 or 6 */
+        pq_err e2 = {0};
+        CHECK(pq_rle_init_dict(&d, b.data, b.len, &e2) == 0);
+        CHECK(pq_rle_bits(&d, n + 8, dm, 7, out) == RINGSCAN_EFORMAT); /* past the padding */
+        CHECK(strstr(e2.msg, "end") != NULL);
+        pq_buf_free(&b);
+    }
+    /* width 0, no data: every row is entry 0 */
+    uint8_t zero = 0;
+    pq_rle_dec d;
+    CHECK(pq_rle_init_dict(&d, &zero, 1, NULL) == 0);
+    CHECK(pq_rle_bits(&d, 130, dm, 1, out) == 0);
+    CHECK(out[0] == ~UINT64_C(0) && out[1] == ~UINT64_C(0) && out[2] == 3);
+}
+
 /* Every prefix of a valid stream: either the n values come out right or an error, never a
  * read past the prefix (ASan checks the copy). */
 static void rle_truncated_every_byte(void)
@@ -571,6 +664,8 @@ int main(void)
     RUN(rle_hand_built_every_width);
     RUN(rle_round_trip_random);
     RUN(rle_select_matches_get);
+    RUN(rle_bits_matches_get);
+    RUN(rle_bits_errors);
     RUN(rle_truncated_every_byte);
     RUN(rle_errors);
     RUN(bitpacked_msb);

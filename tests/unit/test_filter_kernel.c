@@ -50,6 +50,12 @@ static void mask_ops_odd_lengths(void)
         CHECK_EQ_I64(flt_mask_select(&a, sel, 1000), cnt);
         for (int64_t k = 0, i = 0; i < n; i++)
             if (ref[i]) CHECK_EQ_I64(sel[k++], i);
+        /* room for half: the count still, the first half written, nothing past it */
+        uint32_t half[1001];
+        memset(half, 0xab, sizeof half);
+        CHECK_EQ_I64(flt_mask_select(&a, half, cnt / 2), cnt);
+        CHECK(memcmp(half, sel, sizeof(uint32_t) * (size_t)(cnt / 2)) == 0);
+        CHECK_EQ_I64(half[cnt / 2], 0xababababu);
         CHECK(flt_mask_copy(&c, &a) == 0);
         flt_mask_not(&c);
         CHECK_EQ_I64(flt_mask_popcount(&c), n - cnt);

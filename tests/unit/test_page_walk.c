@@ -309,6 +309,111 @@ static void test_indices(void)
     pq_buf_free(&c.b);
 }
 
+/* pq_walk_dict_bits over a chunk of the dictionary {100, 200, 300, 400} and pages: v1 and v2
+ * dictionary pages without nulls (to bits: row i's bit is its entry's), a v1 dictionary page
+ * with nulls and a PLAIN page (both as pq_walk_indices: indices, values), for bitmaps all
+ * false, all true and 0b0101; a bitmap of another length or too small a cap: indices. Then
+ * with kept values and no indices: the passing rows' values of the bits pages (all, none,
+ * half, one row in five: both ways of decoding them), every value of the others. */
+static void test_dict_bits(void)
+{
+    chunk c;
+    memset(&c, 0, sizeof c);
+    pq_buf body = {0};
+    put_i32s(&body, (const int32_t[]){100, 200, 300, 400}, 4);
+    pq_page_header h = {.type = PQ_PAGE_DICTIONARY, .num_values = 4, .encoding = PQ_ENC_PLAIN,
+                        .is_compressed = true};
+    add_page(&c, 0, &h, &body);
+    pq_buf_free(&body);
+    const uint32_t ones[6] = {1, 1, 1, 1, 1, 1};
+    data_page(&c, 1, false, true, ones, 6, (const int32_t[]){2, 0, 3, 3, 1, 0}, 6);
+    data_page(&c, 2, true, true, ones, 5, (const int32_t[]){1, 1, 0, 2, 3}, 5);
+    data_page(&c, 3, false, true, (const uint32_t[]){1, 0, 1}, 3, (const int32_t[]){3, 1}, 2);
+    data_page(&c, 4, true, false, ones, 2, (const int32_t[]){5, 6}, 2);
+    const uint64_t maps[3] = {0, 0xf, 0x5};
+    for (int m = 0; m < 5; m++) {
+        pq_col_reader r;
+        pq_colr_init(&r, &col, PQ_CODEC_UNCOMPRESSED, NULL);
+        pq_err e = fresh_err();
+        pq_page_walk w;
+        pq_walk_init(&w, &r, c.b.data, c.b.len, FILE_OFF, 0, -1, 16, false);
+        pq_walk_page pg;
+        uint64_t dm = maps[m % 3], out[2];
+        pq_vec idx, vals;
+        pq_vec_init(&idx, PQ_INT32, 0);
+        pq_vec_init(&vals, PQ_INT32, 0);
+        for (int i = 1; i < NPAGES; i++) {
+            CHECK_EQ_I64(pq_walk_next(&w, &pg, &e), 1);
+            pq_dict_bits b = {.dm = &dm, .dlen = m == 3 ? 5 : 4, .out = out,
+                              .cap = m == 4 ? 5 : 64};
+            bool as_idx = false;
+            pq_vec_clear(&idx);
+            pq_vec_clear(&vals);
+            memset(out, 0xee, sizeof out);
+            CHECK_EQ_I64(pq_walk_dict_bits(&w, NULL, 0, &idx, &vals, &as_idx, &b, &e), 0);
+            bool to_bits = i <= 2 && m != 3 && !(m == 4 && i == 1); /* 6 rows past cap 5 */
+            CHECK_EQ_I64(b.done, to_bits);
+            CHECK_EQ_I64(as_idx, i <= 3);
+            if (to_bits) {
+                static const uint32_t e1[6] = {2, 0, 3, 3, 1, 0}, e2[5] = {1, 1, 0, 2, 3};
+                const uint32_t *ent = i == 1 ? e1 : e2;
+                uint64_t want = 0;
+                for (int j = 0; j < (i == 1 ? 6 : 5); j++) want |= ((dm >> ent[j]) & 1) << j;
+                CHECK_EQ_I64(out[0], want); /* the bits past the page's rows clear */
+                CHECK(out[1] == 0xeeeeeeeeeeeeeeeeULL); /* one word: nothing past it */
+                CHECK_EQ_I64(idx.length + vals.length, 0);
+            } else if (i <= 2) {
+                CHECK_EQ_I64(idx.length, i == 1 ? 6 : 5);
+            } else if (i == 3) {
+                check_vals(&idx, (const int32_t[]){3, NUL, 1}, 3);
+            } else {
+                check_vals(&vals, (const int32_t[]){5, 6}, 2);
+            }
+        }
+        CHECK_EQ_I64(pq_walk_next(&w, &pg, &e), 0);
+        pq_vec_free(&idx);
+        pq_vec_free(&vals);
+        pq_colr_free(&r);
+    }
+    /* kept values (idx NULL): of the rows whose bit and in-bit are set, by the per-row select
+     * (a quarter of the rows or fewer) or the bulk unpack; the other pages' values */
+    const uint64_t kmaps[4] = {0, 0xf, 0x5, 0x8};
+    static const int32_t dict[4] = {100, 200, 300, 400};
+    static const uint32_t ents[2][6] = {{2, 0, 3, 3, 1, 0}, {1, 1, 0, 2, 3}};
+    for (int m = 0; m < 8; m++) {
+        pq_col_reader r;
+        pq_colr_init(&r, &col, PQ_CODEC_UNCOMPRESSED, NULL);
+        pq_err e = fresh_err();
+        pq_page_walk w;
+        pq_walk_init(&w, &r, c.b.data, c.b.len, FILE_OFF, 0, -1, 16, false);
+        pq_walk_page pg;
+        uint64_t dm = kmaps[m % 4], out[1], in = m < 4 ? ~UINT64_C(0) : 0x1b; /* rows 0,1,3,4 */
+        pq_vec kept, vals;
+        pq_vec_init(&kept, PQ_INT32, 0);
+        pq_vec_init(&vals, PQ_INT32, 0);
+        int32_t want[16];
+        int nwant = 0;
+        for (int i = 1; i < NPAGES; i++) {
+            CHECK_EQ_I64(pq_walk_next(&w, &pg, &e), 1);
+            pq_dict_bits b = {.dm = &dm, .dlen = 4, .out = out, .cap = 64, .in = &in, .kept = &kept};
+            bool as_idx = true;
+            pq_vec_clear(&vals);
+            CHECK_EQ_I64(pq_walk_dict_bits(&w, NULL, 0, NULL, &vals, &as_idx, &b, &e), 0);
+            CHECK_EQ_I64(b.done, i <= 2);
+            CHECK_EQ_I64(as_idx, i <= 2);
+            for (int j = 0; i <= 2 && j < (i == 1 ? 6 : 5); j++)
+                if (((dm >> ents[i - 1][j]) & 1) && ((in >> j) & 1)) want[nwant++] = dict[ents[i - 1][j]];
+            if (i == 3) check_vals(&vals, (const int32_t[]){400, NUL, 200}, 3);
+            if (i == 4) check_vals(&vals, (const int32_t[]){5, 6}, 2);
+        }
+        check_vals(&kept, want, nwant);
+        pq_vec_free(&kept);
+        pq_vec_free(&vals);
+        pq_colr_free(&r);
+    }
+    pq_buf_free(&c.b);
+}
+
 /* Walks page i alone as a page piece at window row first_row of a window of nrows rows;
  * appends its values (rows inside the window). Returns the walk's first failure or 0. */
 static int walk_piece(const chunk *c, pq_col_reader *r, int i, int64_t first_row,
@@ -791,6 +896,7 @@ int main(void)
     RUN(test_selection);
     RUN(test_skipped_pages);
     RUN(test_indices);
+    RUN(test_dict_bits);
     RUN(test_straddling_pieces);
     RUN(test_shared_dict);
     RUN(test_errors);
