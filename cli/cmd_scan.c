@@ -330,7 +330,8 @@ void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
                              "\"splits\":%lld,\"pages_dict_evaluated\":%lld,"
                              "\"pages_sel_evaluated\":%lld,"
                              "\"bytes_decompressed\":%lld,\"steals\":%lld,\"reads_lent\":%lld,"
-                             "\"store_requests\":%llu,\"store_bytes\":%llu,\"topk_splits_pruned\":%lld,"
+                             "\"store_requests\":%llu,\"store_bytes\":%llu,\"body_copies\":%llu,"
+                             "\"body_bytes_copied\":%llu,\"topk_splits_pruned\":%lld,"
                              "\"topk_rows_kept\":%lld,\"topk_pages_pruned\":%lld,\"files\":%lld,"
                              "\"files_pruned\":%lld,\"footers_read\":%lld,\"runtimes\":%lld,"
                              "\"core_rows_min\":%lld,\"core_rows_max\":%lld,\"bytes_skipped\":%llu,"
@@ -343,7 +344,8 @@ void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
                              "%lld, plan_reads %llu, splits %lld, pages_dict_evaluated %lld, "
                              "pages_sel_evaluated %lld, "
                              "bytes_decompressed %lld, steals %lld, reads_lent %lld, "
-                             "store_requests %llu, store_bytes %llu, topk_splits_pruned %lld, "
+                             "store_requests %llu, store_bytes %llu, body_copies %llu, body_bytes_copied %llu, "
+                             "topk_splits_pruned %lld, "
                              "topk_rows_kept %lld, topk_pages_pruned %lld, files %lld (pruned "
                              "%lld), footers_read %lld, runtimes %lld, core_rows %lld..%lld, bytes_skipped %llu, "
                              "budget_peak %llu, footer_bytes_peak %llu, footer_reads %lld, footers_on_cores %lld, "
@@ -358,6 +360,8 @@ void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
             (long long)st->pages_sel_evaluated, (long long)st->bytes_decompressed,
             (long long)st->steals, (long long)st->reads_lent,
             (unsigned long long)st->store_requests, (unsigned long long)st->store_bytes,
+            (unsigned long long)st->store_body_copies,
+            (unsigned long long)st->store_body_bytes_copied,
             (long long)st->topk_splits_pruned, (long long)st->topk_rows_kept,
             (long long)st->topk_pages_pruned, (long long)st->files, (long long)st->files_pruned,
             (long long)st->footers_read, (long long)st->runtimes, (long long)st->core_rows_min,

@@ -493,12 +493,15 @@ static int http_run_sync(http_obj *o, http_xfer *x, char *why, size_t whylen)
     return rc;
 }
 
-uint64_t http_tail_take(const http_obj *o, uint64_t off, uint64_t len, uint8_t *buf)
+uint64_t http_tail_take(io_file_t *f, uint64_t off, uint64_t len, uint8_t *buf)
 {
+    const http_obj *o = f->be_file;
     uint64_t tail_end = o->tail_off + o->tail_len;
     if (off > tail_end || len > tail_end - off || off + len <= o->tail_off) return len;
     uint64_t from = off > o->tail_off ? off : o->tail_off; /* the first byte the tail has */
     memcpy(buf + (from - off), o->tail + (from - o->tail_off), off + len - from);
+    atomic_fetch_add_explicit(&f->body_copies, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&f->body_bytes_copied, off + len - from, memory_order_relaxed);
     return from - off;
 }
 
@@ -515,7 +518,7 @@ static int http_read_sync(io_file_t *f, uint64_t off, void *buf, size_t len, uin
                      PRIu64 ")", f->name, off, off + len, f->size_bytes);
         return -EIO;
     }
-    len = http_tail_take(o, off, len, buf);
+    len = http_tail_take(f, off, len, buf);
     if (len == 0) return 0;
     if (parts > 1)
         parts = io_cost_parts(&f->cost, len,

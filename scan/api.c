@@ -398,6 +398,9 @@ void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
     io_file_t *f = s->file ? s->file->f->file : NULL;
     out->store_requests = f ? atomic_load_explicit(&f->requests, memory_order_relaxed) : 0;
     out->store_bytes = f ? atomic_load_explicit(&f->bytes, memory_order_relaxed) : 0;
+    out->store_body_copies = f ? atomic_load_explicit(&f->body_copies, memory_order_relaxed) : 0;
+    out->store_body_bytes_copied =
+        f ? atomic_load_explicit(&f->body_bytes_copied, memory_order_relaxed) : 0;
     _Static_assert(sizeof out->io_backend == sizeof st.io_backend, "io_backend sizes differ");
     memcpy(out->io_backend, st.io_backend, sizeof out->io_backend);
 }

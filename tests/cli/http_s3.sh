@@ -10,6 +10,9 @@
 #     AWS_DEFAULT_REGION in place of AWS_REGION it still works.
 #  2. A large object (lineitem sf=1, ~200 MB, 6 row groups) gives the local file's rows and
 #     checksum on 2 threads, and projections of it on 2 and 8 threads too.
+#     Body copies (--stats body_copies, body_bytes_copied) of whole scans of both objects
+#     are exactly the footer's and the chunk straddling the object's last MiB, as over
+#     nginx (http_nginx.sh 3b; net_lib.bash net_copies_want).
 #  3. Credentials never leak: a scan with --explain --stats (right secret) and a scan with a
 #     wrong secret (403, naming the URL and the byte range) print the secret string nowhere,
 #     stdout or stderr.
@@ -47,6 +50,9 @@ scan_same "large t2" "$big" s3://ringscan/data/big.parquet --threads 2 --format 
 scan_same "large t8" "$big" s3://ringscan/data/big.parquet --columns l_comment,l_partkey --threads 8 --format checksum
 scan_same "large projection" "$big" s3://ringscan/data/big.parquet --columns l_orderkey,l_shipdate --where "l_quantity < 3" --threads 2 --format checksum
 echo "http_s3: large scan ${RS_MS} ms; SeaweedFS resident $(weed_rss_kb) KiB"
+net_copies_same "copies large t2" "$big" s3://ringscan/data/big.parquet "" --threads 2
+net_copies_same "copies large projection t8" "$big" s3://ringscan/data/big.parquet "l_comment,l_partkey" --threads 8
+net_copies_same "copies t1 lazy" "$li" "$u" "" --threads 1 --policy lazy
 rm -f "$big"
 
 # 3. the secret never printed
