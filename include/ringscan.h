@@ -648,11 +648,6 @@ typedef struct ringscan_stats {
     uint64_t store_requests;           /* requests to a remote or simulated store since the
                                           file was opened (its metadata's too); 0 locally */
     uint64_t store_bytes;              /* the bytes those requests returned */
-    uint64_t store_body_copies;        /* reads served by copying bytes a response already
-                                          put in memory (over HTTP/S3: from the object's last
-                                          MiB, fetched at its open), not by a response
-                                          landing in the read's own buffer */
-    uint64_t store_body_bytes_copied;  /* the bytes those copies moved */
     int64_t topk_splits_pruned;        /* ORDER BY ... LIMIT: splits the bound ended before
                                           reading their data (their reads never sent) */
     int64_t topk_rows_kept;            /* rows the splits passed on as candidates (<= K each) */
@@ -692,6 +687,11 @@ typedef struct ringscan_stats {
                                           already brought (a small file's whole chunks: its
                                           tail is the file), not counted in reads */
     uint64_t bytes_kept;               /* their bytes (in bytes_used, not in bytes_read) */
+    uint64_t store_body_copies;        /* reads served by copying bytes a response already
+                                          put in memory (over HTTP/S3: from the object's last
+                                          MiB, fetched at its open), not by a response
+                                          landing in the read's own buffer */
+    uint64_t store_body_bytes_copied;  /* the bytes those copies moved */
 } ringscan_stats;
 
 /* The scan's counters. While the scan runs this is a snapshot that does not stop it (for
