@@ -487,7 +487,12 @@ typedef struct ringscan_options {
                                    outside the years 1677..2262 (pyarrow's arithmetic) */
     /* Object storage (read by ringscan_open_with; a scan ignores them). NULL: the standard
      * environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION or
-     * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL: path-style addressing when set). */
+     * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL: path-style addressing when set). The credentials
+     * are one set: with s3_access_key_id given (not NULL or empty) the key, the secret and
+     * the token are these fields' alone, whatever the environment holds (an
+     * AWS_SESSION_TOKEN there is not sent; a key without s3_secret_access_key is refused,
+     * -EINVAL); without it, all three are the environment's. s3_region and s3_endpoint
+     * each win over their environment variables when given. */
     const char *store;          /* a simulated object store over a local file:
                                    "sim:ttfb=50ms,bw=500MB/s,conn_bw=100MB/s,conns=64,seed=1"
                                    (ttfb=dist draws from quantiles: median 32 ms, p90 110 ms,

@@ -592,13 +592,20 @@ static long http_env_long(const char *name, long def, long lo, long hi)
 static int http_obj_sign(http_obj *o, const char *url, const io_open_opts *op, char *err,
                          size_t errlen)
 {
-    const char *key = http_pick(op->s3_key_id, "AWS_ACCESS_KEY_ID", NULL);
-    const char *secret = http_pick(op->s3_secret, "AWS_SECRET_ACCESS_KEY", NULL);
-    const char *token = http_pick(op->s3_token, "AWS_SESSION_TOKEN", NULL);
+    /* the credentials are one set: the options' when they give a key id (the environment's
+     * secret or token, perhaps another identity's, never mixed in), else the environment's */
+    bool given = op->s3_key_id && *op->s3_key_id;
+    const char *key = given ? op->s3_key_id : http_pick(NULL, "AWS_ACCESS_KEY_ID", NULL);
+    const char *secret = http_pick(op->s3_secret, given ? NULL : "AWS_SECRET_ACCESS_KEY", NULL);
+    const char *token = http_pick(op->s3_token, given ? NULL : "AWS_SESSION_TOKEN", NULL);
     const char *region = http_pick(op->s3_region, "AWS_REGION", "AWS_DEFAULT_REGION");
     const char *endpoint = http_pick(op->s3_endpoint, "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL");
     if (http_s3_url(o->url, sizeof o->url, url, endpoint, region) != 0) {
         if (err) snprintf(err, errlen, "%s: not an S3 URL of the form s3://bucket/key", url);
+        return -EINVAL;
+    }
+    if (given && !secret) {
+        if (err) snprintf(err, errlen, "%s: an S3 access key id is given without its secret", url);
         return -EINVAL;
     }
     if (!key || !secret) return 0; /* anonymous */
