@@ -697,6 +697,14 @@ typedef struct ringscan_stats {
                                           MiB, fetched at its open), not by a response
                                           landing in the read's own buffer */
     uint64_t store_body_bytes_copied;  /* the bytes those copies moved */
+    uint64_t store_model_ttfb_ns;      /* a remote or simulated store: its cost model's time
+                                          to first byte now (seeded at the open, then each
+                                          request folded in: x += (measured - x) / 8); 0
+                                          locally */
+    uint64_t store_model_bytes_per_s;  /* and a connection's bandwidth (folded in from
+                                          requests whose transfer took 1 ms or more) */
+    uint64_t store_model_samples;      /* requests folded into the time to first byte */
+    uint64_t store_model_bw_samples;   /* of them, those folded into the bandwidth */
 } ringscan_stats;
 
 /* The scan's counters. While the scan runs this is a snapshot that does not stop it (for

@@ -38,6 +38,7 @@ void io_cost_seed(io_cost *c, uint64_t ttfb_ns, uint64_t bytes_per_s, uint32_t c
     atomic_store_explicit(&c->ttfb_ns, ttfb_ns, memory_order_relaxed);
     atomic_store_explicit(&c->bytes_per_s, bytes_per_s ? bytes_per_s : 1, memory_order_relaxed);
     atomic_store_explicit(&c->samples, 0, memory_order_relaxed);
+    atomic_store_explicit(&c->bw_samples, 0, memory_order_relaxed);
     c->seed_bytes_per_s = bytes_per_s ? bytes_per_s : 1;
     c->ttfb_spread_ns = 0;
     c->conns = conns;
@@ -111,6 +112,7 @@ void io_cost_observe(io_cost *c, uint64_t ttfb_ns, uint64_t bytes, uint64_t tran
         uint64_t b = atomic_load_explicit(&c->bytes_per_s, memory_order_relaxed);
         uint64_t nb = ewma8(b, v);
         atomic_store_explicit(&c->bytes_per_s, nb ? nb : 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&c->bw_samples, 1, memory_order_relaxed);
     }
     atomic_fetch_add_explicit(&c->samples, 1, memory_order_relaxed);
 }

@@ -55,7 +55,8 @@ typedef enum io_read_mode {
 typedef struct io_cost {
     _Atomic uint64_t ttfb_ns;
     _Atomic uint64_t bytes_per_s;
-    _Atomic uint64_t samples;
+    _Atomic uint64_t samples;     /* requests folded in (each moves ttfb_ns) */
+    _Atomic uint64_t bw_samples;  /* of them, those long enough to move bytes_per_s */
     uint64_t seed_bytes_per_s; /* one connection's bandwidth as seeded: caps a request (io_cost_max) */
     uint64_t ttfb_spread_ns;   /* how much later than one request's the slowest first byte of a
                                   few parallel ones comes (0: a fixed time; io_cost_parts) */
@@ -115,7 +116,10 @@ uint32_t io_cost_parts(const io_cost *c, uint64_t len, uint64_t busy);
  * connections; ttfb_spread_ns 0 (a backend whose first bytes vary sets it after). */
 void io_cost_seed(io_cost *c, uint64_t ttfb_ns, uint64_t bytes_per_s, uint32_t conns);
 /* Folds one measured request (time to first byte, bytes and transfer time after it) into c
- * (EWMA, weight 1/8). Thread-safe. */
+ * (EWMA, weight 1/8: x += (v - x) / 8, rounded toward x; the bandwidth only from a transfer of
+ * 1 ms or more, counted in bw_samples). Thread-safe, but a load and a store, not one atomic
+ * step: two cores folding at the same moment may lose one fold (the model is a hint for
+ * coalescing, never a result); tests/cli/store_model.sh checks the values on one core. */
 void io_cost_observe(io_cost *c, uint64_t ttfb_ns, uint64_t bytes, uint64_t transfer_ns);
 
 /* The backends: local file (io_file.c), simulated store (store_sim.c), HTTP/S3

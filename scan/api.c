@@ -401,6 +401,14 @@ void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
     out->store_body_copies = f ? atomic_load_explicit(&f->body_copies, memory_order_relaxed) : 0;
     out->store_body_bytes_copied =
         f ? atomic_load_explicit(&f->body_bytes_copied, memory_order_relaxed) : 0;
+    if (f && f->be->remote) {
+        out->store_model_ttfb_ns = atomic_load_explicit(&f->cost.ttfb_ns, memory_order_relaxed);
+        out->store_model_bytes_per_s =
+            atomic_load_explicit(&f->cost.bytes_per_s, memory_order_relaxed);
+        out->store_model_samples = atomic_load_explicit(&f->cost.samples, memory_order_relaxed);
+        out->store_model_bw_samples =
+            atomic_load_explicit(&f->cost.bw_samples, memory_order_relaxed);
+    }
     _Static_assert(sizeof out->io_backend == sizeof st.io_backend, "io_backend sizes differ");
     memcpy(out->io_backend, st.io_backend, sizeof out->io_backend);
 }
