@@ -98,11 +98,12 @@ typedef struct io_backend {
     void (*close)(struct io_file *f); /* frees be_file */
 } io_backend;
 
-/* The cost model's coalescing limits for f: merge over a hole below ttfb x bandwidth, clamped
- * to [4 KiB, 32 MiB]; cap a merged request at gap x u / (1 - u) with u = 0.9, at most 16 MiB
- * (Vortex's object-storage cap; at issue 20's 64 MiB a few huge requests serialize on their
- * connections while the others idle: bench/RESULTS.md, twelfth session), and at ttfb x the
- * seeded bandwidth of one connection (one round trip of transfer: io_file.c). */
+/* The cost model's coalescing limits for f: merge over a hole below ttfb x bandwidth (the
+ * EWMA's), clamped to [4 KiB, 32 MiB]; cap a merged request at ttfb x the seeded bandwidth of
+ * one connection (one round trip of transfer; Arrow's gap x u / (1 - u), u = 0.9, is never
+ * below it with the seed: io_file.c), in [4 KiB, 16 MiB] (Vortex's object-storage cap; at
+ * issue 20's 64 MiB a few huge requests serialize on their connections while the others
+ * idle: bench/RESULTS.md, twelfth session). The measured bandwidth never moves the cap. */
 uint64_t io_cost_gap(const io_cost *c);
 uint64_t io_cost_max(const io_cost *c);
 /* Into how many parallel requests (1..IO_SPLIT_PARTS_MAX) a read of len bytes is split while
