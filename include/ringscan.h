@@ -496,7 +496,8 @@ typedef struct ringscan_options {
     const char *store;          /* a simulated object store over a local file:
                                    "sim:ttfb=50ms,bw=500MB/s,conn_bw=100MB/s,conns=64,seed=1"
                                    (ttfb=dist draws from quantiles: median 32 ms, p90 110 ms,
-                                   p99 200 ms); NULL = the file itself */
+                                   p99 200 ms; model_ttfb=, model_bw=: the cost model's
+                                   seed, default the store's own); NULL = the file itself */
     const char *s3_access_key_id, *s3_secret_access_key, *s3_session_token, *s3_region,
         *s3_endpoint;
     bool tls_insecure;          /* skip TLS peer and host verification (warns on stderr) */
