@@ -27,7 +27,7 @@
 #include "ringscan.h"
 
 static const char *url, *endpoint, *key, *secret, *local;
-static const char *wrong = "ringscanWRONGsecret9876543210";
+#define WRONG "ringscanWRONGsecret9876543210"
 
 #define NEED_SERVER()                                                            \
     do {                                                                         \
@@ -126,71 +126,56 @@ static void open_fails(const ringscan_options *o, int status, const char *want1,
     CHECK(strstr(err.message, want1) != NULL);
     CHECK(!want2 || strstr(err.message, want2) != NULL);
     CHECK(strstr(err.message, secret) == NULL);
-    CHECK(strstr(err.message, wrong) == NULL);
+    CHECK(strstr(err.message, WRONG) == NULL);
     ringscan_close(f);
 }
 
-static void options_alone(void)
+/* One case: the AWS_* environment (env_set), the options' key and secret (opts_set), and the
+ * outcome: 0 (the object scans to the local file) or the status the open fails with and what
+ * its message holds. NULL stands for "unset"; SECRET and KEY for the server's own. */
+typedef struct s3_case {
+    const char *name, *env_key, *env_secret, *env_token, *opt_key, *opt_secret;
+    int status;
+    const char *want1, *want2;
+} s3_case;
+
+#define KEY "\x01"
+#define SECRET "\x02"
+static const s3_case cases[] = {
+    {"1. options alone", NULL, NULL, NULL, KEY, SECRET, 0, NULL, NULL},
+    {"2. options, wrong secret", NULL, NULL, NULL, KEY, WRONG, -EACCES,
+     "403", "SignatureDoesNotMatch"},
+    {"3. options over a wrong environment", "ringscanOTHERKEY", WRONG,
+     "ringscanOTHERtoken", KEY, SECRET, 0, NULL, NULL},
+    {"4. options over a right environment", KEY, SECRET, NULL, KEY,
+     WRONG, -EACCES, "403", "SignatureDoesNotMatch"},
+    {"5. a key id without its secret", KEY, SECRET, NULL, KEY, NULL, -EINVAL,
+     "without its secret", NULL},
+    {"6. the environment's", KEY, SECRET, NULL, NULL, NULL, 0, NULL, NULL},
+};
+
+/* v with KEY and SECRET replaced by the server's. */
+static const char *real(const char *v)
 {
-    NEED_SERVER();
-    ringscan_options o;
-    env_set(NULL, NULL, NULL);
-    opts_set(&o, key, secret);
-    opens_same(&o);
+    return v && strcmp(v, KEY) == 0 ? key : v && strcmp(v, SECRET) == 0 ? secret : v;
 }
 
-static void options_wrong_secret(void)
+static void run_cases(void)
 {
     NEED_SERVER();
-    ringscan_options o;
-    env_set(NULL, NULL, NULL);
-    opts_set(&o, key, wrong);
-    open_fails(&o, -EACCES, "403", "SignatureDoesNotMatch");
-}
-
-static void options_win_over_wrong_env(void)
-{
-    NEED_SERVER();
-    ringscan_options o;
-    env_set("ringscanOTHERKEY", wrong, "ringscanOTHERtoken");
-    opts_set(&o, key, secret);
-    opens_same(&o);
-}
-
-static void options_win_over_right_env(void)
-{
-    NEED_SERVER();
-    ringscan_options o;
-    env_set(key, secret, NULL);
-    opts_set(&o, key, wrong);
-    open_fails(&o, -EACCES, "403", "SignatureDoesNotMatch");
-}
-
-static void key_without_secret(void)
-{
-    NEED_SERVER();
-    ringscan_options o;
-    env_set(key, secret, NULL);
-    opts_set(&o, key, NULL);
-    open_fails(&o, -EINVAL, "without its secret", NULL);
-}
-
-static void environment_fallback(void)
-{
-    NEED_SERVER();
-    ringscan_options o;
-    env_set(key, secret, NULL);
-    opts_set(&o, NULL, NULL);
-    opens_same(&o);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const s3_case *c = &cases[i];
+        printf("  %s\n", c->name);
+        ringscan_options o;
+        env_set(real(c->env_key), real(c->env_secret), c->env_token);
+        opts_set(&o, real(c->opt_key), real(c->opt_secret));
+        if (c->status == 0) opens_same(&o);
+        else open_fails(&o, c->status, c->want1, c->want2);
+    }
 }
 
 int main(void)
 {
-    RUN(options_alone);
-    RUN(options_wrong_secret);
-    RUN(options_win_over_wrong_env);
-    RUN(options_win_over_right_env);
-    RUN(key_without_secret);
-    RUN(environment_fallback);
+    RUN(run_cases);
     CHECK_DONE("test_s3_opts");
 }
