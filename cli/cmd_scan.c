@@ -330,12 +330,15 @@ void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
                              "\"splits\":%lld,\"pages_dict_evaluated\":%lld,"
                              "\"pages_sel_evaluated\":%lld,"
                              "\"bytes_decompressed\":%lld,\"steals\":%lld,\"reads_lent\":%lld,"
-                             "\"store_requests\":%llu,\"store_bytes\":%llu,\"topk_splits_pruned\":%lld,"
+                             "\"store_requests\":%llu,\"store_bytes\":%llu,\"body_copies\":%llu,"
+                             "\"body_bytes_copied\":%llu,\"topk_splits_pruned\":%lld,"
                              "\"topk_rows_kept\":%lld,\"topk_pages_pruned\":%lld,\"files\":%lld,"
                              "\"files_pruned\":%lld,\"footers_read\":%lld,\"runtimes\":%lld,"
                              "\"core_rows_min\":%lld,\"core_rows_max\":%lld,\"bytes_skipped\":%llu,"
                              "\"budget_peak_bytes\":%llu,\"footer_bytes_peak\":%llu,\"footer_reads\":%lld,"
                              "\"footers_on_cores\":%lld,\"reads_kept\":%llu,\"bytes_kept\":%llu,"
+                             "\"model_ttfb_ns\":%llu,\"model_bytes_per_s\":%llu,\"model_samples\":%llu,"
+                             "\"model_bw_samples\":%llu,"
                              "\"io_backend\":\"%s\"}\n"
                            : "reads %llu, bytes_read %llu, bytes_used %llu, bytes_wasted %llu, "
                              "cancelled_reads %llu, row_groups %lld (pruned %lld), pages %lld "
@@ -343,11 +346,13 @@ void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
                              "%lld, plan_reads %llu, splits %lld, pages_dict_evaluated %lld, "
                              "pages_sel_evaluated %lld, "
                              "bytes_decompressed %lld, steals %lld, reads_lent %lld, "
-                             "store_requests %llu, store_bytes %llu, topk_splits_pruned %lld, "
+                             "store_requests %llu, store_bytes %llu, body_copies %llu, body_bytes_copied %llu, "
+                             "topk_splits_pruned %lld, "
                              "topk_rows_kept %lld, topk_pages_pruned %lld, files %lld (pruned "
                              "%lld), footers_read %lld, runtimes %lld, core_rows %lld..%lld, bytes_skipped %llu, "
                              "budget_peak %llu, footer_bytes_peak %llu, footer_reads %lld, footers_on_cores %lld, "
-                             "reads_kept %llu, bytes_kept %llu, io %s\n";
+                             "reads_kept %llu, bytes_kept %llu, model_ttfb_ns %llu, model_bytes_per_s %llu, "
+                             "model_samples %llu, model_bw_samples %llu, io %s\n";
     fprintf(out, fmt, (unsigned long long)st->reads, (unsigned long long)st->bytes_read,
             (unsigned long long)st->bytes_used, (unsigned long long)st->bytes_wasted,
             (unsigned long long)st->cancelled_reads, (long long)st->row_groups_total,
@@ -358,13 +363,19 @@ void cli_print_stats(FILE *out, const ringscan_stats *st, bool json)
             (long long)st->pages_sel_evaluated, (long long)st->bytes_decompressed,
             (long long)st->steals, (long long)st->reads_lent,
             (unsigned long long)st->store_requests, (unsigned long long)st->store_bytes,
+            (unsigned long long)st->store_body_copies,
+            (unsigned long long)st->store_body_bytes_copied,
             (long long)st->topk_splits_pruned, (long long)st->topk_rows_kept,
             (long long)st->topk_pages_pruned, (long long)st->files, (long long)st->files_pruned,
             (long long)st->footers_read, (long long)st->runtimes, (long long)st->core_rows_min,
             (long long)st->core_rows_max, (unsigned long long)st->bytes_skipped,
             (unsigned long long)st->budget_peak_bytes, (unsigned long long)st->footer_bytes_peak,
             (long long)st->footer_reads, (long long)st->footers_on_cores,
-            (unsigned long long)st->reads_kept, (unsigned long long)st->bytes_kept, st->io_backend);
+            (unsigned long long)st->reads_kept, (unsigned long long)st->bytes_kept,
+            (unsigned long long)st->store_model_ttfb_ns,
+            (unsigned long long)st->store_model_bytes_per_s,
+            (unsigned long long)st->store_model_samples,
+            (unsigned long long)st->store_model_bw_samples, st->io_backend);
 }
 
 /* The Parquet column batch column i comes from (a file's, or a dataset's column). */

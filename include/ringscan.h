@@ -487,11 +487,17 @@ typedef struct ringscan_options {
                                    outside the years 1677..2262 (pyarrow's arithmetic) */
     /* Object storage (read by ringscan_open_with; a scan ignores them). NULL: the standard
      * environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION or
-     * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL: path-style addressing when set). */
+     * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL: path-style addressing when set). The credentials
+     * are one set: with s3_access_key_id given (not NULL or empty) the key, the secret and
+     * the token are these fields' alone, whatever the environment holds (an
+     * AWS_SESSION_TOKEN there is not sent; a key without s3_secret_access_key is refused,
+     * -EINVAL); without it, all three are the environment's. s3_region and s3_endpoint
+     * each win over their environment variables when given. */
     const char *store;          /* a simulated object store over a local file:
                                    "sim:ttfb=50ms,bw=500MB/s,conn_bw=100MB/s,conns=64,seed=1"
                                    (ttfb=dist draws from quantiles: median 32 ms, p90 110 ms,
-                                   p99 200 ms); NULL = the file itself */
+                                   p99 200 ms; model_ttfb=, model_bw=: the cost model's
+                                   seed, default the store's own); NULL = the file itself */
     const char *s3_access_key_id, *s3_secret_access_key, *s3_session_token, *s3_region,
         *s3_endpoint;
     bool tls_insecure;          /* skip TLS peer and host verification (warns on stderr) */
@@ -687,6 +693,19 @@ typedef struct ringscan_stats {
                                           already brought (a small file's whole chunks: its
                                           tail is the file), not counted in reads */
     uint64_t bytes_kept;               /* their bytes (in bytes_used, not in bytes_read) */
+    uint64_t store_body_copies;        /* reads served by copying bytes a response already
+                                          put in memory (over HTTP/S3: from the object's last
+                                          MiB, fetched at its open), not by a response
+                                          landing in the read's own buffer */
+    uint64_t store_body_bytes_copied;  /* the bytes those copies moved */
+    uint64_t store_model_ttfb_ns;      /* a remote or simulated store: its cost model's time
+                                          to first byte now (seeded at the open, then each
+                                          request folded in: x += (measured - x) / 8); 0
+                                          locally */
+    uint64_t store_model_bytes_per_s;  /* and a connection's bandwidth (folded in from
+                                          requests whose transfer took 1 ms or more) */
+    uint64_t store_model_samples;      /* requests folded into the time to first byte */
+    uint64_t store_model_bw_samples;   /* of them, those folded into the bandwidth */
 } ringscan_stats;
 
 /* The scan's counters. While the scan runs this is a snapshot that does not stop it (for

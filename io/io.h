@@ -61,6 +61,10 @@ typedef struct io_file {
     io_cost cost;           /* the backend's cost model, seeded at open */
     _Atomic uint64_t requests, bytes; /* a remote backend's requests (metadata ones too) and
                                          the bytes they returned; 0 for a local file */
+    _Atomic uint64_t body_copies, body_bytes_copied; /* reads (and their bytes) a remote
+                                         backend copied from a buffer of its own into the
+                                         read's buffer, rather than its response landing
+                                         there: HTTP's reads served from the open's GET */
     _Atomic uint64_t ranges_in_flight; /* remote: ranges every core has started and not yet
                                           completed (io_range.c; coalescing reads it) */
     const uint8_t *map;     /* IO_READ_MMAP: the whole file mapped (io_map.c), a cached range

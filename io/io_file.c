@@ -38,6 +38,7 @@ void io_cost_seed(io_cost *c, uint64_t ttfb_ns, uint64_t bytes_per_s, uint32_t c
     atomic_store_explicit(&c->ttfb_ns, ttfb_ns, memory_order_relaxed);
     atomic_store_explicit(&c->bytes_per_s, bytes_per_s ? bytes_per_s : 1, memory_order_relaxed);
     atomic_store_explicit(&c->samples, 0, memory_order_relaxed);
+    atomic_store_explicit(&c->bw_samples, 0, memory_order_relaxed);
     c->seed_bytes_per_s = bytes_per_s ? bytes_per_s : 1;
     c->ttfb_spread_ns = 0;
     c->conns = conns;
@@ -77,20 +78,23 @@ uint64_t io_cost_gap(const io_cost *c)
  * that transfers for longer than a round trip finishes later than its halves would on two
  * connections, while the round trip the merge saves is paid in parallel. So a request is also
  * capped at ttfb x the connection's seeded bandwidth (50 ms x 100 MB/s = 5 MB on sim): at sf=1
- * lineitem_wide read 16 MiB runs of 3.5 row groups, each 170 ms on one connection. The seed,
- * not the EWMA: a measured transfer slowed by a store's shared bandwidth would shrink the cap
- * (and fragment adjacent columns) exactly when splitting cannot help. */
+ * lineitem_wide read 16 MiB runs of 3.5 row groups, each 170 ms on one connection. Both terms
+ * take the seeded bandwidth, not the EWMA's: a measured transfer slowed by a store's shared
+ * bandwidth (a queue behind the read-ahead's requests) would shrink the cap (and fragment
+ * adjacent columns) exactly when splitting cannot help, and only while the queue is deep, so
+ * a scan's requests would depend on its timing (sf=10 lineitem_wide lazy: 9 x the EWMA's gap
+ * fell to 3.76 MB under the 256 MiB budget, never with --fetch-budget 0). With the seed, 9 x
+ * gap is never below the round trip's transfer (gap's 32 MiB clamp is above the 16 MiB cap),
+ * so the cap is that transfer, clamped to [4 KiB, 16 MiB]; only the first byte's EWMA moves it. */
 uint64_t io_cost_max(const io_cost *c)
 {
-    uint64_t m = io_cost_gap(c) * 9; /* gap * u / (1 - u), u = 0.9 */
     uint64_t t = atomic_load_explicit(&c->ttfb_ns, memory_order_relaxed);
     uint64_t bw = c->seed_bytes_per_s;
     if (t > (UINT64_C(1) << 40)) t = UINT64_C(1) << 40; /* as io_cost_gap: no overflow */
     if (bw > (UINT64_C(1) << 40)) bw = UINT64_C(1) << 40;
     unsigned __int128 trip = (unsigned __int128)t * bw / 1000000000u;
-    if (trip < IO_COST_GAP_MIN) trip = IO_COST_GAP_MIN;
-    if (trip < m) m = (uint64_t)trip;
-    return m > IO_COST_REQ_MAX ? IO_COST_REQ_MAX : m;
+    if (trip < IO_COST_GAP_MIN) return IO_COST_GAP_MIN;
+    return trip > IO_COST_REQ_MAX ? IO_COST_REQ_MAX : (uint64_t)trip;
 }
 
 /* x + (v - x) / 8 without underflow. */
@@ -111,6 +115,7 @@ void io_cost_observe(io_cost *c, uint64_t ttfb_ns, uint64_t bytes, uint64_t tran
         uint64_t b = atomic_load_explicit(&c->bytes_per_s, memory_order_relaxed);
         uint64_t nb = ewma8(b, v);
         atomic_store_explicit(&c->bytes_per_s, nb ? nb : 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&c->bw_samples, 1, memory_order_relaxed);
     }
     atomic_fetch_add_explicit(&c->samples, 1, memory_order_relaxed);
 }

@@ -32,7 +32,9 @@ enum {
 
 /* How a file is opened. Every pointer may be NULL: the S3 fields then come from the standard
  * environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION or
- * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL). */
+ * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL), as ringscan_options' S3 fields say (ringscan.h):
+ * s3_key_id given, the key, secret and token are all the options' (a key without a secret
+ * is refused); region and endpoint each the option's, else the environment's. */
 typedef struct io_open_opts {
     const char *store;   /* "sim:ttfb=50ms,bw=500MB/s,conns=64,seed=1" over a local file */
     const char *s3_key_id, *s3_secret, *s3_token, *s3_region, *s3_endpoint;
@@ -53,7 +55,8 @@ typedef enum io_read_mode {
 typedef struct io_cost {
     _Atomic uint64_t ttfb_ns;
     _Atomic uint64_t bytes_per_s;
-    _Atomic uint64_t samples;
+    _Atomic uint64_t samples;     /* requests folded in (each moves ttfb_ns) */
+    _Atomic uint64_t bw_samples;  /* of them, those long enough to move bytes_per_s */
     uint64_t seed_bytes_per_s; /* one connection's bandwidth as seeded: caps a request (io_cost_max) */
     uint64_t ttfb_spread_ns;   /* how much later than one request's the slowest first byte of a
                                   few parallel ones comes (0: a fixed time; io_cost_parts) */
@@ -95,11 +98,12 @@ typedef struct io_backend {
     void (*close)(struct io_file *f); /* frees be_file */
 } io_backend;
 
-/* The cost model's coalescing limits for f: merge over a hole below ttfb x bandwidth, clamped
- * to [4 KiB, 32 MiB]; cap a merged request at gap x u / (1 - u) with u = 0.9, at most 16 MiB
- * (Vortex's object-storage cap; at issue 20's 64 MiB a few huge requests serialize on their
- * connections while the others idle: bench/RESULTS.md, twelfth session), and at ttfb x the
- * seeded bandwidth of one connection (one round trip of transfer: io_file.c). */
+/* The cost model's coalescing limits for f: merge over a hole below ttfb x bandwidth (the
+ * EWMA's), clamped to [4 KiB, 32 MiB]; cap a merged request at ttfb x the seeded bandwidth of
+ * one connection (one round trip of transfer; Arrow's gap x u / (1 - u), u = 0.9, is never
+ * below it with the seed: io_file.c), in [4 KiB, 16 MiB] (Vortex's object-storage cap; at
+ * issue 20's 64 MiB a few huge requests serialize on their connections while the others
+ * idle: bench/RESULTS.md, twelfth session). The measured bandwidth never moves the cap. */
 uint64_t io_cost_gap(const io_cost *c);
 uint64_t io_cost_max(const io_cost *c);
 /* Into how many parallel requests (1..IO_SPLIT_PARTS_MAX) a read of len bytes is split while
@@ -113,7 +117,10 @@ uint32_t io_cost_parts(const io_cost *c, uint64_t len, uint64_t busy);
  * connections; ttfb_spread_ns 0 (a backend whose first bytes vary sets it after). */
 void io_cost_seed(io_cost *c, uint64_t ttfb_ns, uint64_t bytes_per_s, uint32_t conns);
 /* Folds one measured request (time to first byte, bytes and transfer time after it) into c
- * (EWMA, weight 1/8). Thread-safe. */
+ * (EWMA, weight 1/8: x += (v - x) / 8, rounded toward x; the bandwidth only from a transfer of
+ * 1 ms or more, counted in bw_samples). Thread-safe, but a load and a store, not one atomic
+ * step: two cores folding at the same moment may lose one fold (the model is a hint for
+ * coalescing, never a result); tests/cli/store_model.sh checks the values on one core. */
 void io_cost_observe(io_cost *c, uint64_t ttfb_ns, uint64_t bytes, uint64_t transfer_ns);
 
 /* The backends: local file (io_file.c), simulated store (store_sim.c), HTTP/S3

@@ -493,12 +493,15 @@ static int http_run_sync(http_obj *o, http_xfer *x, char *why, size_t whylen)
     return rc;
 }
 
-uint64_t http_tail_take(const http_obj *o, uint64_t off, uint64_t len, uint8_t *buf)
+uint64_t http_tail_take(io_file_t *f, uint64_t off, uint64_t len, uint8_t *buf)
 {
+    const http_obj *o = f->be_file;
     uint64_t tail_end = o->tail_off + o->tail_len;
     if (off > tail_end || len > tail_end - off || off + len <= o->tail_off) return len;
     uint64_t from = off > o->tail_off ? off : o->tail_off; /* the first byte the tail has */
     memcpy(buf + (from - off), o->tail + (from - o->tail_off), off + len - from);
+    atomic_fetch_add_explicit(&f->body_copies, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&f->body_bytes_copied, off + len - from, memory_order_relaxed);
     return from - off;
 }
 
@@ -515,7 +518,7 @@ static int http_read_sync(io_file_t *f, uint64_t off, void *buf, size_t len, uin
                      PRIu64 ")", f->name, off, off + len, f->size_bytes);
         return -EIO;
     }
-    len = http_tail_take(o, off, len, buf);
+    len = http_tail_take(f, off, len, buf);
     if (len == 0) return 0;
     if (parts > 1)
         parts = io_cost_parts(&f->cost, len,
@@ -589,13 +592,20 @@ static long http_env_long(const char *name, long def, long lo, long hi)
 static int http_obj_sign(http_obj *o, const char *url, const io_open_opts *op, char *err,
                          size_t errlen)
 {
-    const char *key = http_pick(op->s3_key_id, "AWS_ACCESS_KEY_ID", NULL);
-    const char *secret = http_pick(op->s3_secret, "AWS_SECRET_ACCESS_KEY", NULL);
-    const char *token = http_pick(op->s3_token, "AWS_SESSION_TOKEN", NULL);
+    /* the credentials are one set: the options' when they give a key id (the environment's
+     * secret or token, perhaps another identity's, never mixed in), else the environment's */
+    bool given = op->s3_key_id && *op->s3_key_id;
+    const char *key = given ? op->s3_key_id : http_pick(NULL, "AWS_ACCESS_KEY_ID", NULL);
+    const char *secret = http_pick(op->s3_secret, given ? NULL : "AWS_SECRET_ACCESS_KEY", NULL);
+    const char *token = http_pick(op->s3_token, given ? NULL : "AWS_SESSION_TOKEN", NULL);
     const char *region = http_pick(op->s3_region, "AWS_REGION", "AWS_DEFAULT_REGION");
     const char *endpoint = http_pick(op->s3_endpoint, "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL");
     if (http_s3_url(o->url, sizeof o->url, url, endpoint, region) != 0) {
         if (err) snprintf(err, errlen, "%s: not an S3 URL of the form s3://bucket/key", url);
+        return -EINVAL;
+    }
+    if (given && !secret) {
+        if (err) snprintf(err, errlen, "%s: an S3 access key id is given without its secret", url);
         return -EINVAL;
     }
     if (!key || !secret) return 0; /* anonymous */

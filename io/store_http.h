@@ -9,7 +9,11 @@
  *     at once. Its credentials live only in userpwd and headers, never in a message.
  *  2. An http_xfer's body lands only in buf[0, len): a byte past len is an overlong body,
  *     and an error status's body goes to the bounded body[] instead: the transfer ends once
- *     body[] is full, so a huge or slow error body costs at most HTTP_BODY_MAX bytes. */
+ *     body[] is full, so a huge or slow error body costs at most HTTP_BODY_MAX bytes.
+ *     buf is the read's own buffer (a range's, or a parallel part's slice of it: curl's
+ *     write callback is the one copy a body's bytes take), but for the open's GET, whose buf
+ *     is the object's tail: a later read inside it is copied from there (http_tail_take),
+ *     and counted (io_file_t.body_copies, body_bytes_copied). */
 #ifndef RINGSCAN_IO_STORE_HTTP_H
 #define RINGSCAN_IO_STORE_HTTP_H
 #include <curl/curl.h>
@@ -110,11 +114,12 @@ void http_s3_code(const char *body, size_t n, char *code, size_t cap);
  * jitter from rnd. */
 uint64_t http_backoff_ns(int attempt, uint64_t rnd);
 
-/* Copies into buf the part of [off, off + len) that the open's tail holds, when the range
- * ends inside it (the tail is the object's end, so a range ending there ends at or before
- * it), and returns how many leading bytes are still to fetch: 0 when the tail held it all,
- * len when it holds none of it. */
-uint64_t http_tail_take(const http_obj *o, uint64_t off, uint64_t len, uint8_t *buf);
+/* Copies into buf the part of [off, off + len) that the open's tail of f (an HTTP or S3
+ * object) holds, when the range ends inside it (the tail is the object's end, so a range
+ * ending there ends at or before it), and returns how many leading bytes are still to fetch:
+ * 0 when the tail held it all, len when it holds none of it. A copy counts one in
+ * f->body_copies and its bytes in f->body_bytes_copied (invariant 2). */
+uint64_t http_tail_take(io_file_t *f, uint64_t off, uint64_t len, uint8_t *buf);
 
 /* store_http_parts.c: reads [off, off + len) of o's object into buf as n (2 ..
  * IO_SPLIT_PARTS_MAX, at most len) parallel ranged GETs, each on its own connection, each

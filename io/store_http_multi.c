@@ -467,7 +467,7 @@ int http_read(void *core, exec_t *e, io_file_t *f, exec_op_t *op, void *buf, uin
     http_core *c = core;
     http_obj *o = f->be_file;
     assert(c && c->e == e && len > 0);
-    uint64_t rest = http_tail_take(o, off, len, buf); /* the open's GET may hold its end */
+    uint64_t rest = http_tail_take(f, off, len, buf); /* the open's GET may hold its end */
     if (rest == 0) {
         exec_complete(e, op, (int32_t)len);
         return 0;

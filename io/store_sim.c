@@ -10,7 +10,9 @@
  * ring. A synchronous read (metadata) may come as parts: each is a request of its own,
  * scheduled at once, and the caller's thread waits for the last. A draw depends only on
  * (seed, offset, length), so a scan's requests get the same delays whatever order the cores
- * issue them in.
+ * issue them in. The cost model starts from the store's own figures, or from model_ttfb
+ * and model_bw when given (a reader that does not know the store, as an HTTP object's model
+ * starts from issue 20's 30 ms and 100 MB/s: its EWMA then moves toward the store's).
  *
  * Owns: sim_store (the parsed spec, each connection's free time, the pipe's), the per-core
  * list of requests waiting for their time. Calls only runtime/ and common/.
@@ -46,6 +48,7 @@ typedef struct sim_store {
     uint64_t conn_bw;   /* bytes per second on one connection */
     uint32_t conns;
     uint64_t seed;
+    uint64_t model_ttfb_ns, model_bw; /* the model's seed; 0: the store's own */
     pthread_mutex_t mu;
     uint64_t pipe_free; /* CLOCK_MONOTONIC ns at which the shared pipe is idle */
     uint64_t conn_free[]; /* each connection's */
@@ -291,7 +294,10 @@ static const sim_unit bw_units[] = {{"B/s", 1}, {"KB/s", 1000}, {"MB/s", 1000000
                                     {"GiB/s", 1 << 30}, {NULL, 0}};
 static const sim_unit no_units[] = {{"", 1}, {NULL, 0}};
 
-typedef struct sim_spec { uint64_t ttfb, bw, conn_bw, conns, seed; bool dist; } sim_spec;
+typedef struct sim_spec {
+    uint64_t ttfb, bw, conn_bw, conns, seed, model_ttfb, model_bw;
+    bool dist;
+} sim_spec;
 
 /* Applies one key=value of the spec to p. */
 static int sim_key(sim_spec *p, const char *k, size_t kn, const char *v, size_t vn)
@@ -303,18 +309,20 @@ static int sim_key(sim_spec *p, const char *k, size_t kn, const char *v, size_t 
     if (KEY("conn_bw")) return parse_with_unit(v, vn, bw_units, &p->conn_bw);
     if (KEY("conns")) return parse_with_unit(v, vn, no_units, &p->conns);
     if (KEY("seed")) return parse_with_unit(v, vn, no_units, &p->seed);
+    if (KEY("model_ttfb")) return parse_with_unit(v, vn, time_units, &p->model_ttfb);
+    if (KEY("model_bw")) return parse_with_unit(v, vn, bw_units, &p->model_bw);
 #undef KEY
     return -ENOENT;
 }
 
 /* Parses spec into p (defaults: ttfb=dist, bw=500MB/s, conn_bw=min(bw, 100MB/s), conns=64,
- * seed=1). */
+ * seed=1; model_ttfb and model_bw: the store's own first byte and conn_bw). */
 static int sim_parse(const char *spec, sim_spec *p, char *err, size_t errlen)
 {
     *p = (sim_spec){.dist = true, .bw = 500000000, .conns = 64, .seed = 1};
     if (strncmp(spec, "sim:", 4) != 0 && strcmp(spec, "sim") != 0) {
         snprintf(err, errlen, "store '%s': expected sim:key=value,... (keys ttfb, bw, conn_bw, "
-                 "conns, seed)", spec);
+                 "conns, seed, model_ttfb, model_bw)", spec);
         return -EINVAL;
     }
     for (const char *s = spec[3] ? spec + 4 : spec + 3; *s;) {
@@ -323,7 +331,7 @@ static int sim_parse(const char *spec, sim_spec *p, char *err, size_t errlen)
         int rc = eq ? sim_key(p, s, (size_t)(eq - s), eq + 1, n - (size_t)(eq - s) - 1) : -ENOENT;
         if (rc) {
             snprintf(err, errlen, "store '%s': %s '%.*s' (keys ttfb=50ms|dist, bw=500MB/s, "
-                     "conn_bw=100MB/s, conns=64, seed=1)", spec,
+                     "conn_bw=100MB/s, conns=64, seed=1, model_ttfb=30ms, model_bw=100MB/s)", spec,
                      rc == -ENOENT ? "unknown key in" : "bad value in", (int)n, s);
             return -EINVAL;
         }
@@ -345,11 +353,13 @@ static uint64_t sim_typical_ttfb(const sim_store *s)
     return s->dist ? (uint64_t)(sim_q_ms[3] * 1e6) : s->ttfb_ns;
 }
 
-/* The cost model the store's file starts from (what the spec says); drawn first bytes: a few
- * parallel requests wait for the slowest, about the p90. */
+/* The cost model the store's file starts from (what the spec says: the store's figures, or
+ * model_ttfb and model_bw); drawn first bytes: a few parallel requests wait for the slowest,
+ * about the p90. */
 static void sim_seed(io_cost *c, const sim_store *s)
 {
-    io_cost_seed(c, sim_typical_ttfb(s), s->conn_bw, s->conns);
+    io_cost_seed(c, s->model_ttfb_ns ? s->model_ttfb_ns : sim_typical_ttfb(s),
+                 s->model_bw ? s->model_bw : s->conn_bw, s->conns);
     if (s->dist) c->ttfb_spread_ns = (uint64_t)((sim_q_ms[5] - sim_q_ms[3]) * 1e6);
 }
 
@@ -400,7 +410,8 @@ int io_sim_wrap(io_file_t *f, const char *spec, char *err, size_t errlen)
         return -ENOMEM;
     }
     *s = (sim_store){.ttfb_ns = p.ttfb, .dist = p.dist, .bw = p.bw, .conn_bw = p.conn_bw,
-                     .conns = (uint32_t)p.conns, .seed = p.seed};
+                     .conns = (uint32_t)p.conns, .seed = p.seed, .model_ttfb_ns = p.model_ttfb,
+                     .model_bw = p.model_bw};
     pthread_mutex_init(&s->mu, NULL);
     f->be = &io_backend_sim;
     f->be_file = s;

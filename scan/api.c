@@ -148,17 +148,6 @@ static int resolve_columns(ringscan_file *f, const ringscan_options *o, int **id
     return *n > 0 ? 0 : pq_errf(e, -EINVAL, -1, "no columns to scan");
 }
 
-void scan_api_io_opts(const ringscan_options *o, io_open_opts *io)
-{
-    *io = (io_open_opts){.store = o->store, .s3_key_id = o->s3_access_key_id,
-                          .s3_secret = o->s3_secret_access_key, .s3_token = o->s3_session_token,
-                          .s3_region = o->s3_region, .s3_endpoint = o->s3_endpoint,
-                          .tls_insecure = o->tls_insecure,
-                          .etag_unchecked = o->unsafe_disable_etag_checks,
-                          .read_mode = o->read_mode == RINGSCAN_READ_MMAP ? IO_READ_MMAP
-                                                                         : IO_READ_COPY};
-}
-
 void scan_api_scan_opts(const ringscan_options *o, scan_opts *so)
 {
     scan_opts_default(so);
@@ -395,9 +384,7 @@ void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
                             .footers_on_cores = st.footers_on_cores,
                             .reads_kept = st.reads_kept, .bytes_kept = st.bytes_kept};
     if (!s->ds && s->file) out->footer_reads = s->file->f->tail_reads; /* its own footer's */
-    io_file_t *f = s->file ? s->file->f->file : NULL;
-    out->store_requests = f ? atomic_load_explicit(&f->requests, memory_order_relaxed) : 0;
-    out->store_bytes = f ? atomic_load_explicit(&f->bytes, memory_order_relaxed) : 0;
+    scan_api_store_stats(s->file ? s->file->f->file : NULL, out);
     _Static_assert(sizeof out->io_backend == sizeof st.io_backend, "io_backend sizes differ");
     memcpy(out->io_backend, st.io_backend, sizeof out->io_backend);
 }

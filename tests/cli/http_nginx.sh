@@ -14,6 +14,11 @@
 #  4. A missing file: exit non-zero, stderr names the URL, the byte range and 404 (scan and
 #     meta). An empty file, a port that refuses connections: exit non-zero within a bound,
 #     stderr names the URL. An IPv6 host ("[::1]") is a host, not a pattern.
+#  3b. Body copies (--stats body_copies, body_bytes_copied; io/store_http.h invariant 2): a
+#     whole scan on each policy on 1 and 2 threads, all columns and a projection, copies
+#     exactly the footer's read and the chunk straddling the start of the object's last MiB
+#     (when projected) out of the open's GET, no other bytes (net_copies_want, from the
+#     file's chunk offsets); the demo-types file, smaller than a MiB, one copy of all of it.
 #  5. Names that need percent-encoding (a space, '+', a lone '%', a non-ASCII letter, '#' and
 #     '?' as %23 and %3F), each file different: the URL as typed reads the file of that name,
 #     byte for byte, and nginx logged the path encoded once (as curl and DuckDB's httpfs send
@@ -59,6 +64,17 @@ check '[ "$nb" -ge 1 ] && [ "$nb" -le $((2 * size)) ]' "whole scan: nginx sent $
 check '[ "$nc" -ge 1 ] && [ "$nc" -le 64 ]' "whole scan: $nc connections"
 nh=$(nginx_requests "$dir/ng" '"GET ')
 check '[ "$nh" -eq "$n" ]' "whole scan: $((n - nh)) of $n requests not GETs (no HEAD: a server without one serves ringscan)"
+
+# 3b. body copies: a response lands in the read's own buffer; the only copies are of what the
+# open's GET of the object's last MiB holds (the footer; the chunk that straddles that MiB's
+# start): counted exactly, on every policy, on 1 and 2 threads, all columns and a projection
+for t in 1 2; do
+    for p in lazy eager adaptive; do
+        net_copies_same "copies t$t $p" "$li" "$u_li" "" --threads "$t" --policy "$p"
+        net_copies_same "copies t$t $p projection" "$li" "$u_li" "l_orderkey,l_comment" --threads "$t" --policy "$p"
+    done
+done
+net_copies_same "copies demo-types (its tail is the whole file)" "$demo" "$u_demo" ""
 
 # 4. errors
 scan_fails "404 scan" 60 "$base/missing.parquet" "404" "bytes=" -- scan "$base/missing.parquet" --format csv

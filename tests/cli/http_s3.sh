@@ -10,6 +10,9 @@
 #     AWS_DEFAULT_REGION in place of AWS_REGION it still works.
 #  2. A large object (lineitem sf=1, ~200 MB, 6 row groups) gives the local file's rows and
 #     checksum on 2 threads, and projections of it on 2 and 8 threads too.
+#     Body copies (--stats body_copies, body_bytes_copied) of whole scans of both objects
+#     are exactly the footer's and the chunk straddling the object's last MiB, as over
+#     nginx (http_nginx.sh 3b; net_lib.bash net_copies_want).
 #  3. Credentials never leak: a scan with --explain --stats (right secret) and a scan with a
 #     wrong secret (403, naming the URL and the byte range) print the secret string nowhere,
 #     stdout or stderr.
@@ -22,6 +25,10 @@
 #     and DuckDB do). A key with '?', '*' or '[' is reached through a pattern whose class
 #     names the character ('q[?]x.parquet': s3:// patterns are listed) and reads the same.
 #     A key's "../" is sent as it is (curl resolved it: another key's bytes, exit 0).
+#  6. S3 credentials through ringscan_options alone (tests/unit/test_s3_opts.c run against
+#     this server: its 6 cases run and pass, none skipped, the secret in none of its output; two opens
+#     refused with 403 SignatureDoesNotMatch, the options' wrong secret winning over none
+#     and over the environment's right one).
 # Last line: "http_s3: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
 
@@ -47,6 +54,9 @@ scan_same "large t2" "$big" s3://ringscan/data/big.parquet --threads 2 --format 
 scan_same "large t8" "$big" s3://ringscan/data/big.parquet --columns l_comment,l_partkey --threads 8 --format checksum
 scan_same "large projection" "$big" s3://ringscan/data/big.parquet --columns l_orderkey,l_shipdate --where "l_quantity < 3" --threads 2 --format checksum
 echo "http_s3: large scan ${RS_MS} ms; SeaweedFS resident $(weed_rss_kb) KiB"
+net_copies_same "copies large t2" "$big" s3://ringscan/data/big.parquet "" --threads 2
+net_copies_same "copies large projection t8" "$big" s3://ringscan/data/big.parquet "l_comment,l_partkey" --threads 8
+net_copies_same "copies t1 lazy" "$li" "$u" "" --threads 1 --policy lazy
 rm -f "$big"
 
 # 3. the secret never printed
@@ -99,6 +109,23 @@ done
 weed_put ringscan enc/dot.parquet "$dir/enc/1.parquet"
 scan_fails "key with ../" 60 "s3://ringscan/enc/d/\.\./dot\.parquet" "HTTP 400" -- \
     scan 's3://ringscan/enc/d/../dot.parquet' --format checksum
+
+# 6. credentials through ringscan_options alone (tests/unit/test_s3_opts.c: the options' key
+# set wins over the environment's, right or wrong; a wrong secret is S3's 403
+# SignatureDoesNotMatch; a key id without its secret is refused), the secret printed nowhere
+t=zig-out/tests/test_s3_opts
+if [ -x "$t" ]; then
+    RINGSCAN_TEST_S3_URL=$u RINGSCAN_TEST_S3_ENDPOINT=$AWS_ENDPOINT_URL RINGSCAN_TEST_S3_KEY=$S3_KEY \
+        RINGSCAN_TEST_S3_SECRET=$S3_SECRET RINGSCAN_TEST_S3_LOCAL=$li timeout 120 "$t" >"$dir/opts" 2>&1
+    rc=$?
+    check '[ $rc -eq 0 ] && grep -qE "^test_s3_opts: 1 passed, 0 failed, 0 skipped" "$dir/opts" && [ "$(grep -cE "^  [1-6]\. " "$dir/opts")" -eq 6 ]' \
+        "test_s3_opts against SeaweedFS: exit $rc: $(net_mask <"$dir/opts" | grep -E "FAIL|passed" | head -n 8)"
+    check '! grep -qF "$S3_SECRET" "$dir/opts"' "test_s3_opts printed the secret"
+    check 'grep -c "refused (-13): .*HTTP 403 SignatureDoesNotMatch" "$dir/opts" | grep -qx 2' \
+        "test_s3_opts: two opens refused with 403 SignatureDoesNotMatch: $(net_mask <"$dir/opts" | grep refused)"
+else
+    bad "$t missing (zig build tests first)"
+fi
 
 weed_stop "$dir/weed"
 summary http_s3

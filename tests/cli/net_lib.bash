@@ -409,3 +409,39 @@ scan_fails() {
     done
     ok
 }
+
+# net_copies_want LOCAL [COLS]: "N BYTES", the body copies a whole scan of LOCAL's object
+# (projecting COLS, default all) makes over HTTP or S3 (io/store_http.h invariant 2): its
+# footer read, copied from the open's GET of the object's last MiB (all of it when the object
+# is smaller), and the one read whose column chunk begins before that MiB and ends inside it,
+# copied from there up to the chunk's end (chunks wholly inside are the scan's kept bytes:
+# never read, never copied). From `meta --json`'s chunk offsets, not from the scan.
+net_copies_want() {
+    local size; size=$(stat -c %s "$1")
+    "$R" meta --json "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+size, cols = int(sys.argv[1]), sys.argv[2].split(",") if sys.argv[2] else None
+tail = min(size, 1 << 20)
+n, b = 1, tail
+for rg in d["row_groups"]:
+    for c in rg["columns"]:
+        s = min(c.get("dictionary_page_offset", c["data_page_offset"]), c["data_page_offset"])
+        e = s + c["compressed_size"]
+        if s < size - tail < e and (cols is None or c["column"] in cols):
+            n, b = n + 1, b + e - (size - tail)
+print(n, b)' "$size" "${2:-}"
+}
+
+# net_copies_same LABEL LOCAL URL [COLS] ARGS...: a whole scan of URL (projecting COLS, ""
+# for all) with ARGS exits 0 and its --stats=json counts body_copies and body_bytes_copied
+# exactly as net_copies_want says. One check.
+net_copies_same() {
+    local label=$1 local=$2 url=$3 cols=$4; shift 4
+    local want got
+    want=$(net_copies_want "$local" "$cols")
+    rs "$dir/cout" "$dir/cerr" scan "$url" ${cols:+--columns "$cols"} --format checksum --stats=json "$@"
+    got=$(grep -o '"body_copies":[0-9]*,"body_bytes_copied":[0-9]*' "$dir/cerr" | tr -dc '0-9,' | tr , ' ')
+    check '[ "$RS_RC" -eq 0 ] && [ -n "$want" ] && [ "$got" = "$want" ]' \
+        "$label: exit $RS_RC, body copies and bytes '$got', want '$want' (the footer's and a straddling chunk's): $(net_mask <"$dir/cerr" | head -c 300)"
+}

@@ -21,10 +21,10 @@ done
 out=$("$R" scan "$f" --format checksum --explain 2>"$dir/err")
 check 'grep -q "^store: local file" "$dir/err"' "no --store: explain says $(grep -E '^store' "$dir/err")"
 "$R" scan "$f" --store sim:bogus=1 >"$dir/out" 2>"$dir/err"; rc=$?
-check '[ $rc -eq 1 ] && [ "$(cat "$dir/err")" = "ringscan: $f: store '"'sim:bogus=1'"': unknown key in '"'bogus=1'"' (keys ttfb=50ms|dist, bw=500MB/s, conn_bw=100MB/s, conns=64, seed=1)" ]' \
+check '[ $rc -eq 1 ] && [ "$(cat "$dir/err")" = "ringscan: $f: store '"'sim:bogus=1'"': unknown key in '"'bogus=1'"' (keys ttfb=50ms|dist, bw=500MB/s, conn_bw=100MB/s, conns=64, seed=1, model_ttfb=30ms, model_bw=100MB/s)" ]' \
     "scan --store sim:bogus=1: exit $rc: $(cat "$dir/err")"
 "$R" meta "$f" --store nope >"$dir/out" 2>"$dir/err"; rc=$?
-check '[ $rc -eq 1 ] && [ "$(cat "$dir/err")" = "ringscan: $f: store '"'nope'"': expected sim:key=value,... (keys ttfb, bw, conn_bw, conns, seed)" ]' \
+check '[ $rc -eq 1 ] && [ "$(cat "$dir/err")" = "ringscan: $f: store '"'nope'"': expected sim:key=value,... (keys ttfb, bw, conn_bw, conns, seed, model_ttfb, model_bw)" ]' \
     "meta --store nope: exit $rc: $(cat "$dir/err")"
 m1=$("$R" meta "$f"); m2=$("$R" meta "$f" --store "$sim" --fetch-budget 0 --tls-insecure)
 check '[ -n "$m1" ] && [ "$m1" = "$m2" ]' "meta through a store differs"

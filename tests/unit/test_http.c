@@ -123,22 +123,30 @@ static void backoff(void)
 }
 
 /* The open's tail (bytes [100, 110) of a 110-byte object) serves a read inside it whole, the
- * end of a read that straddles its start (the rest is left to fetch), and nothing else. */
+ * end of a read that straddles its start (the rest is left to fetch), and nothing else; each
+ * read it serves counts one copy and the bytes it copied. */
 static void tail_take(void)
 {
     uint8_t tail[10];
     for (int i = 0; i < 10; i++) tail[i] = (uint8_t)(100 + i);
     http_obj o = {.tail = tail, .tail_off = 100, .tail_len = 10};
+    io_file_t *f = calloc(1, sizeof *f + 1);
+    CHECK(f != NULL);
+    if (!f) return;
+    f->be_file = &o;
     uint8_t buf[20];
     memset(buf, 0, sizeof buf);
-    CHECK_EQ_I64((int64_t)http_tail_take(&o, 103, 4, buf), 0);
+    CHECK_EQ_I64((int64_t)http_tail_take(f, 103, 4, buf), 0);
     CHECK(buf[0] == 103 && buf[3] == 106);
     memset(buf, 0, sizeof buf);
-    CHECK_EQ_I64((int64_t)http_tail_take(&o, 95, 15, buf), 5); /* [95, 100) still to fetch */
+    CHECK_EQ_I64((int64_t)http_tail_take(f, 95, 15, buf), 5); /* [95, 100) still to fetch */
     CHECK(buf[4] == 0 && buf[5] == 100 && buf[14] == 109);
-    CHECK_EQ_I64((int64_t)http_tail_take(&o, 90, 10, buf), 10); /* ends where the tail starts */
-    CHECK_EQ_I64((int64_t)http_tail_take(&o, 105, 10, buf), 10); /* past the object's end */
-    CHECK_EQ_I64((int64_t)http_tail_take(&o, 100, 10, buf), 0);
+    CHECK_EQ_I64((int64_t)http_tail_take(f, 90, 10, buf), 10); /* ends where the tail starts */
+    CHECK_EQ_I64((int64_t)http_tail_take(f, 105, 10, buf), 10); /* past the object's end */
+    CHECK_EQ_I64((int64_t)http_tail_take(f, 100, 10, buf), 0);
+    CHECK_EQ_I64((int64_t)f->body_copies, 3);            /* 4 + 10 + 10 bytes copied */
+    CHECK_EQ_I64((int64_t)f->body_bytes_copied, 24);
+    free(f);
 }
 
 /* Nothing listens on the port: the open fails after its retries with a message naming the
