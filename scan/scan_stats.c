@@ -1,6 +1,7 @@
 /* scan/scan_stats.c: a scan's statistics from its plan, its counters and its cores' io
- * counters (scan_impl.h), read by the driver (scan.c) at its end and for snapshots; and the
- * byte ranges its plan reads (scan_plan_ranges, for the bench's bound on a store). */
+ * counters (scan_impl.h), read by the driver (scan.c) at its end and for snapshots
+ * (scan_get_stats, scan_finished; and its --explain text, scan_explain); and the byte ranges
+ * its plan reads (scan_plan_ranges, for the bench's bound on a store). */
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>
@@ -70,6 +71,30 @@ void scan_stats_fill(const scan_t *s, const io_counters_t *io, scan_stats *st)
     st->budget_peak_bytes = scan_budget_peak(&s->fetch.budget);
     st->ncores = s->o.threads < SCAN_STATS_CORES ? s->o.threads : SCAN_STATS_CORES;
     for (int c = 0; c < st->ncores; c++) core_stats(s, c, &st->core[c]);
+}
+
+void scan_get_stats(scan_t *s, scan_stats *out)
+{
+    if (s->finished) {
+        *out = s->stats;
+        return;
+    }
+    io_counters_t sum;
+    scan_io_sum(s, &sum);
+    scan_stats_fill(s, &sum, out);
+    pthread_mutex_lock(&s->out.mu);
+    out->rows_out = s->out.delivered_rows;
+    pthread_mutex_unlock(&s->out.mu);
+}
+
+bool scan_finished(const scan_t *s)
+{
+    return s->finished;
+}
+
+const char *scan_explain(const scan_t *s)
+{
+    return scan_explain_text(&s->explain);
 }
 
 /* The sum of the cores' published io counters. */
