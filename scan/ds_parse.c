@@ -335,7 +335,7 @@ static void put(const pq_column_desc *to, pq_vec *w, int64_t r, __int128 x, doub
 }
 
 /* Whether a string of n bytes is parsed at all: a longer one, or one holding a NUL byte (the
- * casts read NUL-terminated text: "12\\0abc" would read as 12; DuckDB refuses it), does not. */
+ * casts read NUL-terminated text: "12\0abc" would read as 12; DuckDB refuses it), does not. */
 static bool parsable(const char *s, size_t n)
 {
     return n < PARSE_MAX && (n == 0 || !memchr(s, 0, n));
