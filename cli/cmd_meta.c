@@ -30,6 +30,7 @@
 
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "cli/print.h"
 #include "cli/sink.h"
 #include "ringscan.h"
 
@@ -37,14 +38,7 @@ int cmd_meta(int argc, char **argv);
 
 static void put_str(const char *s, size_t n)
 {
-    sink_putc(cli_out(), '"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') sink_printf(cli_out(), "\\%c", c);
-        else if (c < 0x20 || c == 0x7f) sink_printf(cli_out(), "\\u%04x", c);
-        else sink_putc(cli_out(), c);
-    }
-    sink_putc(cli_out(), '"');
+    print_json_str(cli_out(), (const uint8_t *)s, (int64_t)n);
 }
 
 /* A statistic through fmt (ringscan_stat_text: a JSON value; ringscan_stat_display: the value

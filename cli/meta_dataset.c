@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/print.h"
 #include "cli/sink.h"
 #include "ringscan.h"
 
@@ -138,14 +139,15 @@ static int file_line_get(const char *path, const ringscan_options *o, file_line 
 /* s with JSON's escapes (invariant 3), in quotes when quoted (JSON) or bare (text). */
 static void put_escaped(const char *s, bool quoted)
 {
-    if (quoted) sink_putc(cli_out(), '"');
+    if (quoted) {
+        print_json_str(cli_out(), (const uint8_t *)s, (int64_t)strlen(s));
+        return;
+    }
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (quoted && (c == '"' || c == '\\')) sink_printf(cli_out(), "\\%c", c);
-        else if (c < 0x20 || c == 0x7f) sink_printf(cli_out(), "\\u%04x", c);
+        if (c < 0x20 || c == 0x7f) sink_printf(cli_out(), "\\u%04x", c);
         else sink_putc(cli_out(), (char)c);
     }
-    if (quoted) sink_putc(cli_out(), '"');
 }
 
 static void print_schema(const struct ArrowSchema *s, bool json)

@@ -201,18 +201,37 @@ static void print_timestamp(cli_sink *f, int64_t v, int digits, bool utc)
 
 /* --------------------------------------------------------------------------- strings */
 
-static void print_json_string(cli_sink *f, const uint8_t *p, int64_t n)
+/* The length of the well-formed UTF-8 sequence starting p[0] (of n > 0 bytes, p[0] >= 0x80):
+ * 2 to 4 (Unicode's table 3-7: no overlong form, surrogate or code point past U+10FFFF), or 0. */
+static int utf8_seq(const uint8_t *p, int64_t n)
+{
+    uint8_t c = p[0], lo = 0x80, hi = 0xbf;
+    int len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+    if (len == 0 || n < len || p[1] < lo || p[1] > hi) return 0;
+    for (int k = 2; k < len; k++)
+        if ((p[k] & 0xc0) != 0x80) return 0;
+    return len;
+}
+
+void print_json_str(cli_sink *f, const uint8_t *p, int64_t n)
 {
     sink_putc(f, '"');
     for (int64_t i = 0; i < n; i++) {
         uint8_t c = p[i];
-        if (c == '"' || c == '\\') sink_printf(f, "\\%c", c);
+        int len = c >= 0x80 ? utf8_seq(p + i, n - i) : 1;
+        if (len == 0) sink_puts(f, "\\ufffd");
+        else if (len > 1) sink_write(f, p + i, (size_t)len), i += len - 1;
+        else if (c == '"' || c == '\\') sink_printf(f, "\\%c", c);
         else if (c == '\n') sink_puts(f, "\\n");
         else if (c == '\r') sink_puts(f, "\\r");
         else if (c == '\t') sink_puts(f, "\\t");
         else if (c == '\b') sink_puts(f, "\\b");
         else if (c == '\f') sink_puts(f, "\\f");
-        else if (c < 0x20) sink_printf(f, "\\u%04x", c);
+        else if (c < 0x20 || c == 0x7f) sink_printf(f, "\\u%04x", c);
         else sink_putc(f, c);
     }
     sink_putc(f, '"');
@@ -399,7 +418,7 @@ static void print_bytes(cli_sink *f, const print_col *c, const uint8_t *p, int64
                         bool csv)
 {
     if (c->kind != PK_STRING) print_base64(f, p, n, json);
-    else if (json) print_json_string(f, p, n);
+    else if (json) print_json_str(f, p, n);
     else if (csv) print_csv_field(f, p, n);
     else sink_write(f, p, (size_t)n);
 }
@@ -511,7 +530,7 @@ static void print_nested(cli_sink *f, const print_col *c, const struct ArrowArra
         for (int64_t k = 0; k < a->n_children; k++) {
             print_col ch = child_col(c, k);
             if (k) sink_putc(f, ',');
-            print_json_string(f, (const uint8_t *)ch.name, (int64_t)strlen(ch.name));
+            print_json_str(f, (const uint8_t *)ch.name, (int64_t)strlen(ch.name));
             sink_putc(f, ':');
             print_value_as(f, &ch, a->children[k], i, PRINT_JSONL);
         }
@@ -713,7 +732,7 @@ int print_rows(cli_sink *f, print_format fmt, const print_col *cols, const struc
         for (int64_t i = 0; i < batch->n_children; i++) {
             if (i) sink_puts(f, fmt == PRINT_TABLE ? " | " : ",");
             if (fmt == PRINT_JSONL) {
-                print_json_string(f, (const uint8_t *)cols[i].name, (int64_t)strlen(cols[i].name));
+                print_json_str(f, (const uint8_t *)cols[i].name, (int64_t)strlen(cols[i].name));
                 sink_putc(f, ':');
             }
             print_value_as(f, &cols[i], batch->children[i], r, fmt);

@@ -76,6 +76,10 @@ bool print_is_null(const struct ArrowArray *a, int64_t row);
 /* The bytes of row `row` of a string, binary or fixed-size binary column c (not null):
  * returns their length, *p their start (NULL when the length is 0). */
 int64_t print_value_bytes(const print_col *c, const struct ArrowArray *a, int64_t row, const uint8_t **p);
+/* p[0 .. n) as a JSON string (RFC 8259: UTF-8 text), in quotes: '"', '\\' and control
+ * characters (DEL too) escaped; a byte that starts no well-formed UTF-8 sequence (a string
+ * column or a name in a file may hold any bytes) written as U+FFFD, one per byte. */
+void print_json_str(cli_sink *f, const uint8_t *p, int64_t n);
 /* p[0 .. n) as base64 (in JSON quotes when quoted). */
 void print_base64(cli_sink *f, const uint8_t *p, int64_t n, bool quoted);
 /* The header line of fmt (table: names joined by " | "; CSV: RFC 4180 fields; jsonl and

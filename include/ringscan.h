@@ -515,7 +515,8 @@ typedef struct ringscan_options {
                                    when every value is an integer written without leading
                                    zeros, DATE when every value is YYYY-MM-DD, TIMESTAMP when
                                    every value is YYYY-MM-DD HH:MM:SS[.f], else VARCHAR).
-                                   NULL = infer every key */
+                                   A key that is no partition key, as spelled, is -EINVAL
+                                   (DuckDB's "Unknown hive_type"). NULL = infer every key */
     bool union_by_name;         /* the schema is every file's columns by name (DuckDB's
                                    union_by_name): a column a file lacks reads as nulls there;
                                    integers widen to the wider integer, integers and floats to

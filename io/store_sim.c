@@ -37,6 +37,9 @@
 #include "common/fail.h"
 
 enum { SIM_CONNS_MAX = 4096 };
+/* The longest fixed time to first byte: a day (a longer one, past 2^63 ns, wrapped to a time
+ * near 0 in the schedule's sums, so the store answered at once) */
+#define SIM_TTFB_MAX_NS (UINT64_C(86400) * 1000000000u)
 /* a connection's default bandwidth: DataFusion's simulated store (100 MiB/s) and issue 20's
  * S3 seed (100 MB/s) */
 #define SIM_CONN_BW UINT64_C(100000000)
@@ -336,6 +339,10 @@ static int sim_parse(const char *spec, sim_spec *p, char *err, size_t errlen)
             return -EINVAL;
         }
         s += n + (s[n] == ',');
+    }
+    if (!p->dist && p->ttfb > SIM_TTFB_MAX_NS) {
+        snprintf(err, errlen, "store '%s': ttfb must be at most 86400s", spec);
+        return -EINVAL;
     }
     if (p->conn_bw == 0) p->conn_bw = p->bw < SIM_CONN_BW ? p->bw : SIM_CONN_BW;
     if (p->bw == 0 || p->conns == 0 || p->conns > SIM_CONNS_MAX) {

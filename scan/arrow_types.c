@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/fail.h"
 #include "format/arrow_schema.h"
@@ -384,21 +385,36 @@ void scan_arrow_types_free(scan_arrow_types *t)
     memset(t, 0, sizeof *t);
 }
 
+/* The first of the n projected columns that name names as the projection matches names (SQL
+ * identifiers, pq_columns_find's rule): the one spelled so, else the only name differing from it
+ * in case alone (a column projected twice is one name); n when none or several do. */
+static int dict_col(const scan_arrow_col *cols, int n, const char *name)
+{
+    int exact = 0, folded = n;
+    while (exact < n && strcmp(cols[exact].name, name) != 0) exact++;
+    if (exact < n) return exact;
+    for (int i = 0; i < n; i++) {
+        if (strcasecmp(cols[i].name, name) != 0) continue;
+        if (folded < n && strcmp(cols[folded].name, cols[i].name) != 0) return n; /* several */
+        if (folded == n) folded = i;
+    }
+    return folded;
+}
+
 int scan_arrow_types_dictionary(scan_arrow_types *t, const scan_arrow_col *cols,
                                 const char *const *names, int n, pq_err *e)
 {
     if (n < 0 || (n > 0 && !names)) return pq_errf(e, -EINVAL, -1, "dictionary_columns: bad count");
     for (int k = 0; k < n; k++) {
-        int i = 0;
-        while (names[k] && i < t->n && strcmp(cols[i].name, names[k]) != 0) i++;
-        if (!names[k] || i == t->n)
+        int i = names[k] ? dict_col(cols, t->n, names[k]) : t->n;
+        if (i == t->n)
             return pq_errf(e, -EINVAL, -1, "dictionary_columns: '%s' is not a projected column",
                            names[k] ? names[k] : "(NULL)");
         if (cols[i].node >= 0 || !dict_eligible(cols[i].desc))
             return pq_errf(e, -EINVAL, -1, "dictionary_columns: '%s' is not a string or binary "
                            "column", names[k]);
         for (int j = i; j < t->n; j++) /* a column projected twice: every copy */
-            if (strcmp(cols[j].name, names[k]) == 0) t->cols[j].dictionary = true;
+            if (strcmp(cols[j].name, cols[i].name) == 0) t->cols[j].dictionary = true;
     }
     return 0;
 }
@@ -418,8 +434,10 @@ int scan_arrow_dict_out(const pq_file_meta *m, const int *idx, int n, const char
         const char *spelled = pq_node_spelling(&m->nodes[d->node]);
         const pqa_field *af = stored ? pqa_schema_field(&as, spelled) : NULL;
         f[j] = dict_eligible(d) && af && af->dictionary;
-        for (int k = 0; dict_eligible(d) && k < nnames; k++)
-            f[j] = f[j] || (names[k] && strcmp(d->name, names[k]) == 0);
+        for (int k = 0; dict_eligible(d) && k < nnames; k++) { /* as the projection matches it */
+            const char *spelled = names[k] ? pq_file_meta_top_name(m, names[k], false) : NULL;
+            f[j] = f[j] || (spelled && strcmp(d->name, spelled) == 0);
+        }
     }
     pqa_schema_free(&as);
     *out = f;

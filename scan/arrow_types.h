@@ -56,13 +56,15 @@ bool scan_arrow_fixed_lists(const scan_arrow_type *cols, int n);
 /* Frees one column's type (its metadata and nodes) and zeroes it. */
 void scan_arrow_type_free(scan_arrow_type *t);
 /* Marks the columns named in names[0..n) (options.dictionary_columns) as dictionary arrays:
- * each must be one of cols[0..t->n) (its name) and a BYTE_ARRAY column that is not a DECIMAL
- * nor a list. 0 or -EINVAL with e naming the column. */
+ * each must be one of cols[0..t->n) (its name, or the only one differing from it in case
+ * alone, as --columns matches names) and a BYTE_ARRAY column that is not a DECIMAL nor a list.
+ * 0 or -EINVAL with e naming the column. */
 int scan_arrow_types_dictionary(scan_arrow_types *t, const struct scan_arrow_col *cols,
                                 const char *const *names, int n, pq_err *e);
 
 /* The scan's dict_out flags (scan_opts, *out: n entries): projected leaf idx[j] is a flat
- * BYTE_ARRAY column (not DECIMAL) named in names[0..nnames) or stored with a dictionary type
+ * BYTE_ARRAY column (not DECIMAL) named in names[0..nnames) (in any case as the file's own
+ * name matches, pq_file_meta_top_name) or stored with a dictionary type
  * in ARROW:schema (other names are refused by scan_arrow_types_dictionary). 0 or -ENOMEM. */
 int scan_arrow_dict_out(const pq_file_meta *m, const int *idx, int n, const char *const *names,
                         int nnames, bool **out);

@@ -237,6 +237,7 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
 static void close_file(ds_scan *d, ds_run *r)
 {
     if (r->scan) {
+        scan_end(r->scan); /* its counters final */
         say(d, "file %s:\n%s", d->a.list->files[r->fi].path, scan_explain(r->scan));
         scan_stats st;
         scan_get_stats(r->scan, &st);
@@ -271,6 +272,15 @@ static void end_file(ds_scan *d, ds_run *r)
         return;
     }
     close_file(d, r);
+}
+
+/* The end of the dataset's rows (the last file's, or the limit's): the files still running
+ * stopped and every file closed, so the counters summed are final (ds_scan_stats). */
+static void end_all(ds_scan *d)
+{
+    for (; d->nrun > 0; d->nrun--, d->head = (d->head + 1) % DS_INFLIGHT_MAX)
+        close_file(d, &d->runs[d->head]);
+    while (d->ngone > 0) reap(d, true);
 }
 
 /* Whether another file may start: fewer than DS_INFLIGHT_MAX run, and the ones after the
@@ -324,10 +334,9 @@ static int pull(ds_scan *d, scan_batch *out, int64_t *pos, pq_err *e)
     for (;;) {
         reap(d, false);
         int rc = d->done ? 0 : fill(d, e);
-        if (rc == 0 && d->nrun == 0)
-            while (d->ngone > 0) reap(d, true); /* the end: every counter final */
+        bool full = rc == 0 && d->a.limit >= 0 && !d->topk.nkeys && d->rows_out >= d->a.limit;
+        if (rc == 0 && (d->nrun == 0 || full)) end_all(d); /* every counter final */
         if (rc || d->nrun == 0) return d->done = true, rc;
-        if (d->a.limit >= 0 && !d->topk.nkeys && d->rows_out >= d->a.limit) return d->done = true, 0;
         ds_run *r = &d->runs[d->head];
         scan_batch b;
         scan_lead(r->scan); /* its base tasks never wait on the shared budget */
@@ -448,9 +457,7 @@ const char *ds_scan_explain(const ds_scan *d)
 void ds_scan_free(ds_scan *d)
 {
     if (!d) return;
-    for (; d->nrun > 0; d->nrun--, d->head = (d->head + 1) % DS_INFLIGHT_MAX)
-        close_file(d, &d->runs[d->head]);
-    while (d->ngone > 0) reap(d, true);
+    end_all(d);
     if (d->ft.slots) ds_footers_free(&d->ft); /* its footer tasks ended */
     scan_rt_free(d->rt); /* every file's scan has left it */
     if (d->shared) scan_budget_share_free(&d->share); /* nothing counts in it any more */

@@ -338,6 +338,26 @@ static int given_type(const char *types, const char *key, ds_ptype *t, bool *giv
     return 0;
 }
 
+/* Whether every key types ("k:TYPE,...") names is a partition key, exactly as spelled (DuckDB
+ * refuses the others: a key --hive-types misspelled was ignored, its column's type inferred).
+ * 0, or -EINVAL with e naming the first other key. */
+static int types_named(const ds_list *l, const char *types, pq_err *e)
+{
+    for (const char *p = types; p && *p;) {
+        size_t len = strcspn(p, ","), kl = strcspn(p, ":");
+        int j = 0;
+        while (j < l->npart && (strlen(l->part[j].name) != kl || strncmp(p, l->part[j].name, kl) != 0)) j++;
+        if (j == l->npart)
+            return pq_errf(e, -EINVAL, -1, "hive_types: '%.*s' does not appear to be a partition key "
+                           "(%s%s)", (int)(kl < len ? kl : len), p,
+                           l->npart == 0 ? "none in the paths" : l->npart == 1 ? "the key: "
+                                                                 : "the first key: ",
+                           l->npart ? l->part[0].name : "");
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
 /* Each file's value of each partition column (sorted by name), typed; __HIVE_DEFAULT_PARTITION__
  * is a null (text NULL), left out of the type's inference, and so is an empty value under a
  * type --hive-types gives other than VARCHAR (DuckDB reads "k=" as NULL there; it was
@@ -385,7 +405,7 @@ static int fill_parts(ds_list *l, const char *types, pq_err *e)
                              : c->type == DS_TIMESTAMP ? "TIMESTAMP" : "BIGINT");
         part_desc(c);
     }
-    return rc;
+    return rc ? rc : types_named(l, types, e);
 }
 
 /* The partition keys: the first file's (sorted by name), when hive allows and (auto) every

@@ -334,6 +334,13 @@ static void put(const pq_column_desc *to, pq_vec *w, int64_t r, __int128 x, doub
     ds_dec_put(to, w, r, x);
 }
 
+/* Whether a string of n bytes is parsed at all: a longer one, or one holding a NUL byte (the
+ * casts read NUL-terminated text: "12\0abc" would read as 12; DuckDB refuses it), does not. */
+static bool parsable(const char *s, size_t n)
+{
+    return n < PARSE_MAX && (n == 0 || !memchr(s, 0, n));
+}
+
 bool ds_parse_bigint(const char *s, int64_t *v)
 {
     __int128 x;
@@ -353,7 +360,7 @@ bool ds_parse_leaf(const pq_column_desc *to, const char *s, size_t n, uint8_t *o
     char text[PARSE_MAX];
     __int128 x = 0;
     double d = 0;
-    if (n >= PARSE_MAX) return false;
+    if (!parsable(s, n)) return false;
     memcpy(text, s, n), text[n] = 0;
     if (!parse(to, false, text, &x, &d)) return false;
     if (to->physical == PQ_FIXED_LEN_BYTE_ARRAY) { /* big-endian, as stored */
@@ -391,14 +398,15 @@ int ds_parse_cast(const ds_col *c, const char *path, pq_vec *v, pq_err *e)
         size_t n = (size_t)(v->offsets[r + 1] - v->offsets[r]);
         const char *s = n ? (const char *)v->data + v->offsets[r] : ""; /* (data may be NULL) */
         char text[PARSE_MAX];
-        if (n < PARSE_MAX) memcpy(text, s, n), text[n] = 0;
-        if (pq_vec_is_valid(v, r) && (n >= PARSE_MAX || !parse(to, int96, text, &x, &d))) {
+        if (parsable(s, n)) memcpy(text, s, n), text[n] = 0;
+        if (pq_vec_is_valid(v, r) && (!parsable(s, n) || !parse(to, int96, text, &x, &d))) {
             pq_vec_free(&w);
             char type[64];
             bool held = ds_cast_type_text(to, type, sizeof type);
+            const char *nul = memchr(s, 0, n > 60 ? 60 : n);
             return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "%.120s: column '%.40s': the string "
-                           "'%.*s' does not parse as %s, its type from %.120s (%s)", path, c->name,
-                           (int)(n > 60 ? 60 : n), s, type, c->from,
+                           "'%.*s%s' does not parse as %s, its type from %.120s (%s)", path, c->name,
+                           (int)(nul ? nul - s : n > 60 ? 60 : n), s, nul ? "\\0..." : "", type, c->from,
                            held ? "DuckDB reads it in its precision" : "DuckDB's cast refuses it too, "
                            "or reads a form ringscan does not");
         }

@@ -375,6 +375,11 @@ static void finish(scan_t *s, bool freeing)
     if (s->pol.order && s->o.explain) explain_final_order(s);
 }
 
+void scan_end(scan_t *s)
+{
+    finish(s, true);
+}
+
 bool scan_left(scan_t *s)
 {
     if (s->o.rt && s->g && !s->finished) {
@@ -424,30 +429,6 @@ int scan_next(scan_t *s, scan_batch *b, pq_err *e)
     int rc = scan_out_next(&s->out, b, e);
     if (rc != 1) finish(s, false); /* the end: statistics are final from here on */
     return rc;
-}
-
-void scan_get_stats(scan_t *s, scan_stats *out)
-{
-    if (s->finished) {
-        *out = s->stats;
-        return;
-    }
-    io_counters_t sum;
-    scan_io_sum(s, &sum);
-    scan_stats_fill(s, &sum, out);
-    pthread_mutex_lock(&s->out.mu);
-    out->rows_out = s->out.delivered_rows;
-    pthread_mutex_unlock(&s->out.mu);
-}
-
-bool scan_finished(const scan_t *s)
-{
-    return s->finished;
-}
-
-const char *scan_explain(const scan_t *s)
-{
-    return scan_explain_text(&s->explain);
 }
 
 const pq_column_desc *scan_proj_desc(const scan_t *s, int i)

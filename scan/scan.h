@@ -282,6 +282,11 @@ int scan_topk_seed(pqf_t *f, const scan_opts *o, int nout, flt_expr *filter, flt
  * ends only once it has left it (its workers, io contexts and messages gone: scan_rt.h
  * invariant 2); false until then, and the call never blocks for it (poll it, or scan_free). */
 bool scan_left(scan_t *s);
+/* Stops the scan if it runs and waits until it ended (on a shared runtime: until it left it):
+ * its counters and --explain final (scan_finished) before scan_free, e.g. for a dataset to sum
+ * a file's counters (a file's scan stopped by the limit, or not yet left, reads its io
+ * counters low until then: bytes read without their use counted). */
+void scan_end(scan_t *s);
 /* A scan on a shared fetch budget (scan_opts.share) is now the one its consumer drains: its
  * base tasks go on without waiting for room (fetch_budget.c invariant 6). Host thread. */
 void scan_lead(scan_t *s);

@@ -1,6 +1,7 @@
 /* scan/scan_stats.c: a scan's statistics from its plan, its counters and its cores' io
- * counters (scan_impl.h), read by the driver (scan.c) at its end and for snapshots; and the
- * byte ranges its plan reads (scan_plan_ranges, for the bench's bound on a store). */
+ * counters (scan_impl.h), read by the driver (scan.c) at its end and for snapshots
+ * (scan_get_stats, scan_finished; and its --explain text, scan_explain); and the byte ranges
+ * its plan reads (scan_plan_ranges, for the bench's bound on a store). */
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>
@@ -91,6 +92,30 @@ void scan_io_ctx_freed(void *arg, const io_counters_t *final)
     c->io_snap = *final;
     pthread_mutex_unlock(&c->snap_mu);
     if (s->o.rt) scan_rt_leave_ctx_done(&s->leave);
+}
+
+void scan_get_stats(scan_t *s, scan_stats *out)
+{
+    if (s->finished) {
+        *out = s->stats;
+        return;
+    }
+    io_counters_t sum;
+    scan_io_sum(s, &sum);
+    scan_stats_fill(s, &sum, out);
+    pthread_mutex_lock(&s->out.mu);
+    out->rows_out = s->out.delivered_rows;
+    pthread_mutex_unlock(&s->out.mu);
+}
+
+bool scan_finished(const scan_t *s)
+{
+    return s->finished;
+}
+
+const char *scan_explain(const scan_t *s)
+{
+    return scan_explain_text(&s->explain);
 }
 
 /* The sum of the cores' published io counters. */

@@ -4,7 +4,8 @@
 # chunks fall back from dictionary to PLAIN pages (a 2 KiB dictionary page limit), with and
 # without filters (on another column: indices passed through; on the column itself: values
 # encoded again), ordered, with ORDER BY ... LIMIT, and over cut row groups (a page index,
-# --split-rows); a non-string column is refused by name.
+# --split-rows); a name in another case as --columns matches it; a non-string column is
+# refused by name.
 # Last line: "dict_columns: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv dict_columns
@@ -38,6 +39,14 @@ same "top-k" s --columns id,s --format jsonl --order-by id --desc --limit 30
 same "cut row groups" s --columns id,s --format checksum --split-rows 2000 --where "id IN (3, 2500, 17001, 39998) OR id > 38000"
 "$R" scan "$f" --columns id,s --split-rows 2000 --format checksum --stats >/dev/null 2>"$dir/st"
 check 'grep -qE "splits ([2-9][0-9]|1[0-9])," "$dir/st"' "row groups not cut: $(cat "$dir/st")"
+# a name in another case, as --columns takes it (s26: "--columns S --dictionary-columns S" was
+# refused, "'S' is not a projected column"), over the file and over a dataset of two copies
+same "another case" S --columns S,id --format jsonl --where "id < 500 OR id > 39000"
+same "another case, every column" S --format checksum
+mkdir "$dir/ds" && cp "$f" "$dir/ds/a.parquet" && cp "$f" "$dir/ds/b.parquet"
+"$R" scan "$dir/ds" --columns s --format checksum >"$dir/plain" 2>"$dir/err1"
+"$R" scan "$dir/ds" --columns S --dictionary-columns S --format checksum >"$dir/dict" 2>"$dir/err2"
+check '[ -s "$dir/plain" ] && cmp -s "$dir/plain" "$dir/dict"' "dataset, another case: $(cat "$dir/dict" "$dir/err2")"
 out=$("$R" scan "$f" --columns id,s --dictionary-columns id 2>&1 >/dev/null)
 check '[[ "$out" == *"dictionary_columns: '"'"'id'"'"' is not a string or binary column"* ]]' "refusal: $out"
 out=$("$R" scan "$f" --columns id --dictionary-columns s 2>&1 >/dev/null)

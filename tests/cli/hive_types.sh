@@ -2,7 +2,8 @@
 # tests/cli/hive_types.sh: hive partition types and values as DuckDB 2.0.1 infers and casts
 # them (issue 23, section 4), over a hand list of odd values and a generated cross of date,
 # time and suffix forms, each its own dataset, compared value by value with
-# read_parquet(..., hive_partitioning=true) (tests/cli/hive_types.py, through libringscan.so).
+# read_parquet(..., hive_partitioning=true) (tests/cli/hive_types.py, through libringscan.so);
+# --hive-types naming a key no partition has is refused, as DuckDB refuses it.
 # Last line: "hive_types: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_lib hive_types
@@ -61,4 +62,17 @@ for tv in BIGINT:5 DATE:2024-01-02 TIMESTAMP:2024-01-02 VARCHAR:x; do
     got="($("$R" scan "$dir/e" --hive-types "k:$t" --where "k IS NULL" --format count 2>&1 | sed 's/rows //'), $("$R" scan "$dir/e" --hive-types "k:$t" --columns k --format jsonl 2>&1 | grep -c '"k":""'), $("$R" scan "$dir/e" --hive-types "k:$t" --where "k IS NOT NULL" --format count 2>&1 | sed 's/rows //'))"
     check '[ "$got" = "$duck" ]' "--hive-types k:$t over k= and k=$v: ringscan (nulls, empty, values) $got, DuckDB $duck"
 done
+# a key --hive-types names that is no partition key (misspelled, another case, none at all) is
+# refused, as DuckDB refuses it ("Unknown hive_type"); it was ignored and the key's type
+# inferred (s26: "Year=2024" with --hive-types year:VARCHAR read 2024 as BIGINT)
+rm -rf "$dir/e" && mkdir -p "$dir/e/Year=2024" &&
+    "$PY" -c "import pyarrow as pa, pyarrow.parquet as pq; pq.write_table(pa.table({'x': [1]}), '$dir/e/Year=2024/f.parquet')"
+for t in year:VARCHAR nope:BIGINT "Year:VARCHAR,x:BIGINT"; do
+    duck=$("$PY" -c "import duckdb; duckdb.sql(\"select * from read_parquet('$dir/e/**/*.parquet', hive_partitioning=true, hive_types={$(echo "$t" | sed "s/\([^:,]*\):\([^,]*\)/'\1': '\2'/g")})\").fetchall()" 2>&1 | grep -c "Unknown hive_type")
+    "$R" scan "$dir/e" --hive-types "$t" --format jsonl >"$dir/out" 2>"$dir/err"; rc=$?
+    check '[ "$duck" = 1 ] && [ $rc -eq 1 ] && grep -q "^ringscan: hive_types: '"'"'[a-zA-Z]*'"'"' does not appear to be a partition key (the key: Year)$" "$dir/err"' \
+        "--hive-types $t: DuckDB refuses: $duck; exit $rc, $(cat "$dir/out" "$dir/err")"
+done
+got=$("$R" scan "$dir/e" --hive-types Year:VARCHAR --format jsonl 2>&1)
+check '[ "$got" = '"'"'{"x":1,"Year":"2024"}'"'"' ]' "--hive-types Year:VARCHAR: $got"
 summary hive_types

@@ -3,7 +3,8 @@
 # (ringscan_options.store), --fetch-budget BYTES (fetch_budget_bytes; plain bytes or KiB, MiB,
 # GiB, TiB, the parser bench uses too) and --tls-insecure (tls_insecure): the scan's --explain
 # names the store and the budget it was given, a bad store spec is the library's error
-# naming it, and the rows are the same through a store as without one.
+# naming it (a fixed ttfb past a day too), and the rows are the same through a store as
+# without one.
 # Run by tests/run.sh with $RINGSCAN = the binary and cwd = the project root.
 # Last line: "store_opts: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
@@ -23,6 +24,13 @@ check 'grep -q "^store: local file" "$dir/err"' "no --store: explain says $(grep
 "$R" scan "$f" --store sim:bogus=1 >"$dir/out" 2>"$dir/err"; rc=$?
 check '[ $rc -eq 1 ] && [ "$(cat "$dir/err")" = "ringscan: $f: store '"'sim:bogus=1'"': unknown key in '"'bogus=1'"' (keys ttfb=50ms|dist, bw=500MB/s, conn_bw=100MB/s, conns=64, seed=1, model_ttfb=30ms, model_bw=100MB/s)" ]' \
     "scan --store sim:bogus=1: exit $rc: $(cat "$dir/err")"
+# a fixed first-byte time past a day is refused (s26: 18446744073709ms, over 2^63 ns, wrapped
+# in the schedule's sums and the store answered at once); a day is the longest
+for t in 18446744073709ms 86401s 86400000000001ns; do
+    timeout 20 "$R" scan "$f" --store "sim:ttfb=$t" --format count >"$dir/out" 2>"$dir/err"; rc=$?
+    check '[ $rc -eq 1 ] && [ "$(cat "$dir/err")" = "ringscan: $f: store '"'sim:ttfb=$t'"': ttfb must be at most 86400s" ]' \
+        "scan --store sim:ttfb=$t: exit $rc: $(cat "$dir/out" "$dir/err")"
+done
 "$R" meta "$f" --store nope >"$dir/out" 2>"$dir/err"; rc=$?
 check '[ $rc -eq 1 ] && [ "$(cat "$dir/err")" = "ringscan: $f: store '"'nope'"': expected sim:key=value,... (keys ttfb, bw, conn_bw, conns, seed, model_ttfb, model_bw)" ]' \
     "meta --store nope: exit $rc: $(cat "$dir/err")"

@@ -14,6 +14,8 @@
  * RINGSCAN_OOM_PERSIST=1 makes every point from the nth on fail, not only the nth.
  * The writer (format/writer.h) is swept the same way: 0 and a file that scans to the same
  * answer, or -ENOMEM.
+ * Every scan that ended, failed ones too, keeps io.h invariant 3 in its statistics (bytes_read +
+ * bytes_kept = bytes_used + bytes_wasted).
  * Also: a coroutine stack that cannot be mapped ends the scan with -ENOMEM, not a hang
  * (issue 18, defect 5), and a thread that cannot be created ends ringscan_scan_start. */
 #include <signal.h>
@@ -155,6 +157,14 @@ static void drain(ringscan_scan *s, outcome *out, ringscan_error *err,
     }
     if (out->status == 0) out->status = rc;
     if (out->status < 0) CHECK(err->status == out->status && err->message[0] != '\0');
+    ringscan_stats st; /* io.h invariant 3 holds at the end, a failed scan's too */
+    ringscan_scan_stats(s, &st);
+    if (st.complete && st.bytes_read + st.bytes_kept != st.bytes_used + st.bytes_wasted)
+        fprintf(stderr, "  stats: status %d: bytes_read %llu + bytes_kept %llu != bytes_used %llu + "
+                "bytes_wasted %llu\n", out->status, (unsigned long long)st.bytes_read,
+                (unsigned long long)st.bytes_kept, (unsigned long long)st.bytes_used,
+                (unsigned long long)st.bytes_wasted);
+    CHECK(!st.complete || st.bytes_read + st.bytes_kept == st.bytes_used + st.bytes_wasted);
     ringscan_scan_free(s);
 }
 
