@@ -139,7 +139,7 @@ static void core_drain(scan_t *s, int core)
 
 /* Runs split i of unit (claimed by core) once its place fits the window; false when the scan
  * stopped first. */
-static bool run_split(scan_t *s, int core, int i, int unit)
+static bool run_split(scan_t *s, int core, int i, int unit, scan_budget_ticket *tk)
 {
     const scan_split *sp = &s->plan.splits[i];
     /* unordered, a core's run (fetch.c) may lie far past the other core's splits */
@@ -150,7 +150,7 @@ static bool run_split(scan_t *s, int core, int i, int unit)
     const int *slot_pos = NULL;
     bool weigh = scan_policy_reach(&s->pol, reach, &slot_pos);
     uint64_t in = 0, fetch = 0, reserved = scan_budget_reserve(&s->fetch.budget, sp,
-                                        s->plan.nneed, &in, &fetch, weigh ? reach : NULL, slot_pos);
+                                    s->plan.nneed, &in, &fetch, weigh ? reach : NULL, slot_pos, tk);
     if (!wait_window(s, core, sp, place)) {
         scan_budget_unreserve(&s->fetch.budget, reserved, in, fetch, false, 0);
         scan_fetch_split_done(&s->fetch, unit);
@@ -189,19 +189,21 @@ static void worker(void *arg)
     if (rank == 0) scan_core_time_start(&c->task.time);
     bool idle = s->o.rt && !s->fetch.cores[core].io && scan_fetch_exhausted(&s->fetch);
     int rc = idle ? 1 : core_setup(s, core); /* idle: its file left this core nothing */
+    scan_budget_ticket tk = {0}; /* an admission until its split reserves (fetch.h) */
     if (rc < 0) scan_out_fail(&s->out, rc, NULL);
     while (rc == 0 && !atomic_load(&s->out.stop) && !atomic_load(&s->out.limit_hit)) {
         scan_core_time_enter(&c->task.time, SCAN_WAIT_CLAIM);
-        scan_budget_admit(&s->fetch.budget, &s->ev, rank, &s->out.stop, &s->fetch.cores[core].busy);
+        scan_budget_admit(&s->fetch.budget, &s->ev, rank, &s->out.stop, &s->fetch.cores[core].busy,
+                          &tk);
         scan_fetch_pace(&s->fetch, core, &s->out.stop);
         scan_core_time_leave(&c->task.time, SCAN_WAIT_CLAIM);
         if (atomic_load(&s->out.stop)) break;
         int unit = -1;
         int i = scan_fetch_claim(&s->fetch, core, &unit);
         if (i < 0) scan_out_fail(&s->out, i, NULL);
-        if (i < 0 || i >= s->plan.nsplits || !run_split(s, core, i, unit)) break;
+        if (i < 0 || i >= s->plan.nsplits || !run_split(s, core, i, unit, &tk)) break;
     }
-    scan_budget_left(&s->fetch.budget, &s->ev, rank);
+    scan_budget_left(&s->fetch.budget, &s->ev, rank, &tk);
     if (c->workers_live == 1) core_drain(s, core);
     if (--c->workers_live == 0) core_done(s, core);
     scan_out_workers_gone(&s->out, 1);
