@@ -1243,8 +1243,8 @@ static void test_lend_cover(void)
     pqf_close(f);
 }
 
-/* The fetch budget's hysteresis: gated tasks start splits while held plus the last split's
- * reservation stays below the limit; once that reached the limit they wait until at most
+/* The fetch budget's hysteresis: gated tasks start splits while held (with pending and the
+ * tickets out) plus the last split's reservation stays below the limit; once that reached the limit they wait until at most
  * half is held, not merely below the limit. */
 static void test_budget_room(void)
 {
@@ -1280,6 +1280,14 @@ static void test_budget_room(void)
     CHECK(!scan_budget_room(&b) && atomic_load(&b.paused));
     atomic_store(&b.held, 0);
     atomic_store(&b.pending, 0);
+    CHECK(scan_budget_room(&b) && !atomic_load(&b.paused));
+    atomic_store(&b.held, 400);
+    atomic_store(&b.tickets, 599); /* admissions not reserved yet count too (invariant 9) */
+    CHECK(scan_budget_room(&b));
+    atomic_store(&b.tickets, 600);
+    CHECK(!scan_budget_room(&b) && atomic_load(&b.paused));
+    atomic_store(&b.held, 0);
+    atomic_store(&b.tickets, 0);
     CHECK(scan_budget_room(&b));
     b.limit = 0; /* no budget: a gated task never has room while anything is held */
     CHECK(!scan_budget_room(&b));
