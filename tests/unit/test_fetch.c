@@ -1244,8 +1244,8 @@ static void test_lend_cover(void)
 }
 
 /* The fetch budget's hysteresis: gated tasks start splits while held (with pending and the
- * tickets out) plus the last split's reservation stays below the limit; once that reached the limit they wait until at most
- * half is held, not merely below the limit. */
+ * tickets out) plus the last split's reservation stays below the limit; once that reached
+ * the limit they wait until at most half is held, not merely below the limit. */
 static void test_budget_room(void)
 {
     scan_budget b = {.limit = 1000, .tasks = 32, .base = 1};
@@ -1414,8 +1414,9 @@ static int take_split(scan_out *o)
 /* The consumer is behind (fetch_budget.c invariant 8, output.h invariant 4) only by batches
  * it can free without another split claimed: ordered, while the split it takes next was not
  * claimed, later ones waiting never count (a base task waiting on them would wait for
- * itself); unordered, any waiting batch counts. Waiting falls as it takes them; held keeps
- * the batch taken last until the next call (output.h invariant 5). */
+ * itself); unordered, any waiting batch counts; and the batch it took last, which its next
+ * call frees. Waiting falls as it takes them; held keeps the batch taken last until the next
+ * call (output.h invariant 5). */
 static void test_out_behind(void)
 {
     for (int ordered = 1; ordered >= 0; ordered--) {
@@ -1433,9 +1434,9 @@ static void test_out_behind(void)
         CHECK(scan_out_behind(&o, 150));
         CHECK_EQ_I64(take_split(&o), ordered ? 0 : 1);
         CHECK_EQ_I64((int64_t)atomic_load(&held), 150); /* the batch taken still counts */
-        CHECK(scan_out_behind(&o, ordered ? 100 : 50) && !scan_out_behind(&o, 101));
+        CHECK(scan_out_behind(&o, 150) && !scan_out_behind(&o, 151)); /* its next call frees it */
         CHECK_EQ_I64(take_split(&o), ordered ? 1 : 0);
-        CHECK(!scan_out_behind(&o, 1));
+        CHECK(scan_out_behind(&o, 1) && !scan_out_behind(&o, ordered ? 101 : 51));
         CHECK_EQ_I64((int64_t)atomic_load(&held), ordered ? 100 : 50); /* the first one left */
         push_bytes(&o, 2, 10);
         CHECK_EQ_I64(take_split(&o), 2);
