@@ -88,8 +88,8 @@
  *     full budget (sf=1 every column as CSV into a reader of ~100 MB/s, 64 MiB: budget_peak
  *     91 MB ordered), and earlier still (no consumer check) they filled the output window
  *     (sf=10 lineitem, every column, 256 MiB: peak RSS 2.5 GB). What stays over the limit:
- *     the split of a base task that started without room while another's split is between
- *     its reservation and its start (invariant 9).
+ *     the split a base task starts without room (about one), and one more when a base task
+ *     finds another's split between its reservation and its start (invariant 9).
  *  9. Admission is atomic: under one mutex (the share's for a dataset) a task admitted with
  *     room takes a ticket of one split like the last, counted in tickets, which the room
  *     checks add to held + pending, until its split's reservation counts (scan_budget_reserve
@@ -321,8 +321,7 @@ static void ticket_drop(scan_budget *b, scan_budget_ticket *t)
  * nothing is gated, the split fits (held + pending + tickets + one more like the last below
  * the limit, without the hysteresis), or nothing else can free bytes: no split of the scan
  * runs, the consumer holds no batch and has none it can take, and no other forced start is
- * out. Under
- * *b->mp. */
+ * out. Under *b->mp. */
 static bool base_may_start(scan_budget *b, scan_budget_ticket *t)
 {
     if (b->base == b->tasks || b->limit == 0) return true;
@@ -356,6 +355,7 @@ void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic i
                        const _Atomic int *busy, scan_budget_ticket *t)
 {
     assert(rank >= 0 && rank < b->tasks && !t->bytes && !t->forced);
+    if (b->base == b->tasks) return; /* nothing is gated: every task is a base task */
     budget_wait w = {.b = b, .rank = rank, .stop = stop, .busy = busy, .t = t};
     if (admitted(&w)) return;
     atomic_fetch_add(&b->waiting, 1); /* before the share's: its wake looks for this one */
@@ -425,12 +425,10 @@ uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, u
                            : (uint64_t)((unsigned __int128)*in * b->seed16 / 16);
     uint64_t n = out; /* its reads count in io/ once issued (invariant 5), in pending until
                          the split ends (invariant 7) */
-    pthread_mutex_lock(b->mp); /* counted before the ticket goes (invariant 9) */
     io_held_add(b->hp, b->pp, n);
     atomic_fetch_add_explicit(b->qp, *fetch, memory_order_relaxed);
     atomic_store_explicit(&b->last, n + *in, memory_order_relaxed); /* decoded and read */
-    pthread_mutex_unlock(b->mp);
-    ticket_drop(b, t);
+    ticket_drop(b, t); /* after: a check under its mutex sees the reservation (invariant 9) */
     return n;
 }
 
