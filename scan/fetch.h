@@ -78,7 +78,7 @@ typedef struct scan_budget {
     _Atomic uint64_t *tp;      /* &tickets, or the share's */
     _Atomic int forced;        /* base tasks admitted without room, not reserved yet (0 or 1) */
     _Atomic int *fp;           /* &forced, or the share's */
-    pthread_mutex_t adm;       /* orders admissions and reservations (invariant 9) */
+    pthread_mutex_t adm;       /* orders admissions and tickets given back (invariant 9) */
     pthread_mutex_t *mp;       /* &adm, or the share's */
     exec_event *wake;          /* the scan's event (scan_budget_attach) */
     bool (*behind)(void *ctx, uint64_t bytes); /* NULL, or whether the consumer lags by
@@ -145,8 +145,9 @@ void scan_budget_io_opts(scan_budget *b, io_opts_t *o, int threads);
 bool scan_budget_room(scan_budget *b);
 /* From task rank (0 <= rank < b->tasks) of a core whose claimed splits not done are *busy,
  * before it claims a split: a base task waits on ev while the split would not fit (held +
- * pending + one like the last reach the limit) and a split of the scan runs or the consumer
- * has a batch it can take (fetch_budget.c invariant 8); any other task waits on ev until the
+ * pending + one like the last reach the limit) and a split of the scan runs, the consumer
+ * holds or can take a batch, or another base task's start without room is out
+ * (fetch_budget.c invariants 8 and 9); any other task waits on ev until the
  * budget has room, or it is closed and *busy is 0 (then as a base task); any wait ends on
  * *stop. An admission sets *t (zeroed before): what it counts until the task's split
  * reserves or the task leaves (fetch_budget.c invariant 9). */

@@ -43,7 +43,8 @@ typedef struct scan_out {
     _Atomic uint64_t *held_peak; /* with held: its high-water mark (io_held_add) */
     _Atomic uint64_t waiting;  /* bytes of pushed batches not taken yet (invariant 4) */
     _Atomic uint64_t taken;    /* the bytes of the batch handed out last, counted in held
-                                  until the next scan_out_next (invariant 5; under mu) */
+                                  until the next scan_out_next (invariant 5; written under
+                                  mu, read by scan_out_behind without it) */
     _Atomic int next_needed;   /* ordered: the split the consumer takes next (next_ordered) */
     _Atomic bool *claimed;     /* ordered: per split, whether a task claimed it */
 
