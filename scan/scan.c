@@ -284,26 +284,6 @@ static int parts_init(scan_t *s)
     return rc;
 }
 
-/* The store's line of --explain: its cost model, the coalescing it implies, the read-ahead. */
-static void explain_store(scan_t *s)
-{
-    const io_file_t *f = s->plan.f->file;
-    const scan_budget *b = &s->fetch.budget;
-    if (!f->be->remote) {
-        scan_explainf(&s->explain, "store: local file; read-ahead: %s\n",
-                      s->fetch.may_run_ahead ? "runs of units (eager)" : "none");
-        return;
-    }
-    scan_explainf(&s->explain, "store: %s, model %.1f ms to first byte, %.1f MB/s a connection, "
-                  "%u connections: merge over holes up to %llu B (over 4096 B only while every "
-                  "connection is busy), requests up to %llu B; read-ahead: %d tasks "
-                  "per core (%d never wait), budget %llu B\n", f->be->name,
-                  (double)atomic_load(&f->cost.ttfb_ns) / 1e6,
-                  (double)atomic_load(&f->cost.bytes_per_s) / 1e6, f->cost.conns,
-                  (unsigned long long)io_cost_gap(&f->cost), (unsigned long long)io_cost_max(&f->cost),
-                  b->tasks, b->base, (unsigned long long)b->limit);
-}
-
 int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const scan_opts *o,
                scan_t **out, pq_err *e)
 {
@@ -349,7 +329,9 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
     if (rc == 0) rc = parts_init(s);
     if (rc == 0 && s->pol.order && s->o.explain)
         scan_explain_start_order(&s->explain, s->filter);
-    if (rc == 0) explain_store(s);
+    if (rc == 0)
+        scan_explain_store(&s->explain, s->plan.f->file, s->fetch.budget.tasks,
+                           s->fetch.budget.base, s->fetch.budget.limit, s->fetch.may_run_ahead);
     if (rc == 0) rc = start_workers(s, e);
     if (rc) {
         if (e && e->status == 0) pq_errf(e, rc, -1, "%s", status_text(rc));
