@@ -127,3 +127,21 @@ const char *scan_explain_text(const scan_explain_buf *x)
 {
     return x->buf ? x->buf : "";
 }
+
+void scan_explain_store(scan_explain_buf *x, const io_file_t *f, int tasks, int base,
+                        uint64_t limit, bool run_ahead)
+{
+    if (!f->be->remote) {
+        scan_explainf(x, "store: local file; read-ahead: %s\n",
+                      run_ahead ? "runs of units (eager)" : "none");
+        return;
+    }
+    scan_explainf(x, "store: %s, model %.1f ms to first byte, %.1f MB/s a connection, "
+                  "%u connections: merge over holes up to %llu B (over 4096 B only while every "
+                  "connection is busy), requests up to %llu B; read-ahead: %d tasks "
+                  "per core (%d never wait), budget %llu B\n", f->be->name,
+                  (double)atomic_load(&f->cost.ttfb_ns) / 1e6,
+                  (double)atomic_load(&f->cost.bytes_per_s) / 1e6, f->cost.conns,
+                  (unsigned long long)io_cost_gap(&f->cost), (unsigned long long)io_cost_max(&f->cost),
+                  tasks, base, (unsigned long long)limit);
+}

@@ -9,6 +9,7 @@
 
 #include "filter/expr.h"
 #include "filter/order.h"
+#include "io/io.h"
 
 enum { SCAN_EXPLAIN_MAX = 1 << 16 /* bytes of --explain text kept */ };
 
@@ -40,6 +41,12 @@ void scan_explain_start_order(scan_explain_buf *x, const flt_expr *filter);
  * the scan's page index and bloom switches). */
 void scan_explain_filter(scan_explain_buf *x, const flt_expr *filter, bool page_index,
                          bool bloom);
+
+/* The store's line: file f's cost model and the coalescing it implies, and the read-ahead:
+ * tasks split tasks per core, base of them never waiting, under a budget of limit bytes; on
+ * a local file, whether runs of units are read ahead (run_ahead). */
+void scan_explain_store(scan_explain_buf *x, const io_file_t *f, int tasks, int base,
+                        uint64_t limit, bool run_ahead);
 
 /* The order the scan ran in at its end, perm (the file's last split's, split; -1: no split
  * ran the filter, perm unused), with order's evidence for each conjunct, and how many splits

@@ -35,6 +35,12 @@ enum { SCAN_TASKS_AHEAD = 28 /* read-ahead tasks per core on a remote store */ }
 enum { SCAN_SHARE_MAX = 32 /* scans attached to one share at once */ };
 struct scan_budget;
 
+/* A task's admission until its split reserves or it leaves (fetch_budget.c invariant 9). */
+typedef struct scan_budget_ticket {
+    uint64_t bytes;            /* one split like the last, counted in the scan's tickets */
+    bool forced;               /* a base task's start without room, counted in forced */
+} scan_budget_ticket;
+
 /* A fetch budget the scans of a dataset's files share (scan_opts.share; fetch_budget.c
  * invariant 6): one held count, with its high-water mark, against one limit, the footers the
  * dataset holds counted in it too, and the scans attached, so that bytes freed in one file
@@ -50,6 +56,9 @@ typedef struct scan_budget_share {
     _Atomic uint64_t footer_peak;
     _Atomic uint64_t pending;  /* every attached scan's pending */
     _Atomic int waiting;       /* read-ahead tasks waiting, over every attached scan */
+    _Atomic uint64_t tickets;  /* every attached scan's tickets */
+    _Atomic int forced;        /* every attached scan's forced starts */
+    pthread_mutex_t adm;       /* every attached scan's admissions (fetch_budget.c inv. 9) */
     pthread_mutex_t mu;        /* guards what follows and every wake posted to them */
     int nattached;
     struct scan_budget *scans[SCAN_SHARE_MAX];
@@ -64,6 +73,14 @@ typedef struct scan_budget {
     _Atomic uint64_t pending;  /* the bytes running splits reserved to read: reads they may
                                   still issue (fetch_budget.c invariant 7) */
     _Atomic uint64_t *qp;      /* &pending, or the share's pending */
+    _Atomic uint64_t tickets;  /* admitted splits not reserved yet: one like the last each
+                                  (fetch_budget.c invariant 9) */
+    _Atomic uint64_t *tp;      /* &tickets, or the share's */
+    _Atomic int forced;        /* base tasks admitted without room, not reserved yet (0 or 1) */
+    _Atomic int *fp;           /* &forced, or the share's */
+    pthread_mutex_t adm;       /* orders admissions and tickets given back (invariant 9) */
+    pthread_mutex_t *mp;       /* &adm, or the share's */
+    exec_event *wake;          /* the scan's event (scan_budget_attach) */
     bool (*behind)(void *ctx, uint64_t bytes); /* NULL, or whether the consumer lags by
                                   bytes it alone can free (output.h scan_out_behind): base
                                   tasks wait on it (fetch_budget.c invariant 8) */
@@ -103,9 +120,11 @@ void scan_budget_share_wake(scan_budget_share *sh);
 /* Sets b up for plan p (its file's backend says whether read-ahead tasks run); with share
  * (NULL: none) b counts in it against its limit (limit is then the share's). */
 void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit, scan_budget_share *share);
-/* With a share: attaches b, whose scan waits on ev, to it (before its workers start), and
+/* Undoes scan_budget_init (no ticket is out). */
+void scan_budget_free(scan_budget *b);
+/* Before b's scan's workers start: its tasks wait on ev. With a share: attaches b to it, and
  * detaches it (once they ended, before the scan leaves the runtime: no wake is posted to ev
- * after). Without one, nothing. */
+ * after); without one, detaching does nothing. */
 void scan_budget_attach(scan_budget *b, exec_event *ev);
 void scan_budget_detach(scan_budget *b);
 /* With a share: b's scan is the file being drained, so its base tasks go without waiting
@@ -126,12 +145,14 @@ void scan_budget_io_opts(scan_budget *b, io_opts_t *o, int threads);
 bool scan_budget_room(scan_budget *b);
 /* From task rank (0 <= rank < b->tasks) of a core whose claimed splits not done are *busy,
  * before it claims a split: a base task waits on ev while the split would not fit (held +
- * pending + one like the last reach the limit) and a split of the scan runs or the consumer
- * has a batch it can take (fetch_budget.c invariant 8); any other task waits on ev until the
+ * pending + one like the last reach the limit) and a split of the scan runs, the consumer
+ * holds or can take a batch, or another base task's start without room is out
+ * (fetch_budget.c invariants 8 and 9); any other task waits on ev until the
  * budget has room, or it is closed and *busy is 0 (then as a base task); any wait ends on
- * *stop. */
+ * *stop. An admission sets *t (zeroed before): what it counts until the task's split
+ * reserves or the task leaves (fetch_budget.c invariant 9). */
 void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop,
-                       const _Atomic int *busy);
+                       const _Atomic int *busy, scan_budget_ticket *t);
 /* Counts what split sp will hold decoded in held while it runs, so a task admitted after it
  * sees those bytes before they exist: its working set and batch, estimated from the bytes it
  * reads (its pieces over nslots slots) at the ratio finished splits showed (before any,
@@ -142,10 +163,11 @@ void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic i
  * held once already), counted in pending until scan_budget_unreserve. With reach (NULL:
  * every slot is decoded), a slot's pieces count at the chance reach[slot_pos[slot]] that
  * the split decodes it (scan_policy_reach): a chain whose first conjunct kills most splits
- * reserves for what they decode, not for every column.
- * Thread-safe. */
+ * reserves for what they decode, not for every column. Gives back the task's ticket t (its
+ * admission: fetch_budget.c invariant 9) once the reservation counts. Thread-safe. */
 uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, uint64_t *in,
-                             uint64_t *fetch, const double *reach, const int *slot_pos);
+                             uint64_t *fetch, const double *reach, const int *slot_pos,
+                             scan_budget_ticket *t);
 /* A run's read-ahead (fetch.c prefetch): split sp's reads, all wanted before any task was
  * admitted for it, count in pending from then on, so admission sees them before io/ issues
  * them (fetch_budget.c invariant 7). Returns the bytes counted (0 without a budget and
@@ -164,8 +186,9 @@ void scan_budget_runs(scan_budget *b);
 /* After a split that ran ended and pushed its batch (its bytes released): it no longer runs;
  * wakes waiting tasks. */
 void scan_budget_released(scan_budget *b, exec_event *ev);
-/* Task rank left its loop: a base task's leaving ends every wait (fetch_budget.c inv. 4). */
-void scan_budget_left(scan_budget *b, exec_event *ev, int rank);
+/* Task rank left its loop, giving back its ticket t if it holds one (an admission whose
+ * split never reserved); a base task's leaving ends every wait (fetch_budget.c inv. 4). */
+void scan_budget_left(scan_budget *b, exec_event *ev, int rank, scan_budget_ticket *t);
 
 /* A fetch unit: splits of one row group run by one core. */
 typedef struct scan_unit {

@@ -76,16 +76,32 @@
  *  8. A base task is exempt from the room check only when nothing else can free bytes:
  *     while held + pending + one split like the last reach the limit (room without the
  *     hysteresis) and a split of the scan runs (running: past its window wait, not pushed;
- *     it ends without the consumer, and its release signals the event) or the consumer has
- *     a batch it can take without another split claimed (behind: output.h invariant 4; its
- *     take signals the event), the base task waits too. When neither holds, waiting could
+ *     it ends without the consumer, and its release signals the event) or the consumer
+ *     holds the batch it took last or has one it can take without another split claimed
+ *     (behind: output.h invariant 4; its next call or take signals the event), the base task
+ *     waits too. (Without the batch it holds, a base task started a split while a slow
+ *     consumer wrote that batch out: 122,880-row groups, 48 MiB, unordered: budget_peak 89 MB
+ *     in 7 of 8 runs, two splits over the limit.) When neither holds, waiting could
  *     only wait for itself: it starts its split, so a budget of 1 byte, or one smaller than
  *     a split, still ends. Before, a base task went on unless a quarter of the limit was
  *     batches waiting: with a consumer slower than the cores the base splits ran on top of a
  *     full budget (sf=1 every column as CSV into a reader of ~100 MB/s, 64 MiB: budget_peak
  *     91 MB ordered), and earlier still (no consumer check) they filled the output window
  *     (sf=10 lineitem, every column, 256 MiB: peak RSS 2.5 GB). What stays over the limit:
- *     the cores admitted at once (each checks before the other reserves), one split each. */
+ *     the split a base task starts without room (about one), and one more when a base task
+ *     finds another's split between its reservation and its start (invariant 9).
+ *  9. Admission is atomic: under one mutex (the share's for a dataset) a task admitted with
+ *     room takes a ticket of one split like the last, counted in tickets, which the room
+ *     checks add to held + pending, until its split's reservation counts (scan_budget_reserve
+ *     adds it, then gives the ticket back) or the task leaves without one (scan_budget_left).
+ *     So the cores' tasks are not both admitted by the same room (before, each checked before
+ *     the other reserved: budget_peak passed the limit by one split a core). A base task
+ *     admitted without room (invariant 8) takes the scan's one forced start, given back the
+ *     same way: another base task that finds no room, no split running and no batch to take
+ *     waits for it instead of starting a split too (both cores' base tasks started at once,
+ *     a split each over the limit). A forced start is given back at its reservation, before
+ *     its window wait: no task waits on one that may wait for the consumer. Giving back
+ *     either wakes waiting tasks. */
 #include <assert.h>
 
 #include "scan/fetch.h"
@@ -113,6 +129,7 @@ void scan_budget_share_init(scan_budget_share *sh, int64_t limit, int split)
     assert(limit > 0 && split >= 1);
     *sh = (scan_budget_share){.limit = (uint64_t)limit, .split = split};
     pthread_mutex_init(&sh->mu, NULL);
+    pthread_mutex_init(&sh->adm, NULL);
 }
 
 void scan_budget_share_free(scan_budget_share *sh)
@@ -120,7 +137,9 @@ void scan_budget_share_free(scan_budget_share *sh)
     assert(sh->nattached == 0); /* every scan left: what they held was given back */
     assert(atomic_load(&sh->held) == 0 && atomic_load(&sh->footer_bytes) == 0);
     assert(atomic_load(&sh->pending) == 0);
+    assert(atomic_load(&sh->tickets) == 0 && atomic_load(&sh->forced) == 0);
     pthread_mutex_destroy(&sh->mu);
+    pthread_mutex_destroy(&sh->adm);
 }
 
 void scan_budget_share_footer(scan_budget_share *sh, int64_t d)
@@ -149,6 +168,7 @@ void scan_budget_share_wake(scan_budget_share *sh)
 void scan_budget_attach(scan_budget *b, exec_event *ev)
 {
     scan_budget_share *sh = b->share;
+    b->wake = ev;
     if (!sh) return;
     pthread_mutex_lock(&sh->mu);
     assert(sh->nattached < SCAN_SHARE_MAX && !b->ev);
@@ -193,6 +213,13 @@ void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit, scan_bu
     atomic_store(&b->pending, 0);
     b->behind = NULL, b->behind_ctx = NULL;
     b->qp = share ? &share->pending : &b->pending;
+    atomic_store(&b->tickets, 0);
+    atomic_store(&b->forced, 0);
+    pthread_mutex_init(&b->adm, NULL);
+    b->tp = share ? &share->tickets : &b->tickets;
+    b->fp = share ? &share->forced : &b->forced;
+    b->mp = share ? &share->adm : &b->adm;
+    b->wake = NULL;
     atomic_store(&b->lead, false);
     atomic_store(&b->paused, false);
     atomic_store(&b->waiting, 0);
@@ -210,6 +237,12 @@ void scan_budget_init(scan_budget *b, const scan_plan *p, int64_t limit, scan_bu
     b->base = ahead ? 1 : b->tasks;
 }
 
+void scan_budget_free(scan_budget *b)
+{
+    assert(atomic_load(&b->tickets) == 0 && atomic_load(&b->forced) == 0);
+    pthread_mutex_destroy(&b->adm);
+}
+
 void scan_budget_io_opts(scan_budget *b, io_opts_t *o, int threads)
 {
     assert(threads >= 1);
@@ -222,10 +255,17 @@ void scan_budget_io_opts(scan_budget *b, io_opts_t *o, int threads)
     if (reads < b->run_bytes) b->run_bytes = reads; /* a run is one read: issued whole */
 }
 
+/* held + pending + tickets (invariants 7 and 9). */
+static uint64_t counted(const scan_budget *b)
+{
+    return atomic_load_explicit(b->hp, memory_order_relaxed) +
+           atomic_load_explicit(b->qp, memory_order_relaxed) +
+           atomic_load_explicit(b->tp, memory_order_relaxed);
+}
+
 bool scan_budget_room(scan_budget *b)
 {
-    uint64_t held = atomic_load_explicit(b->hp, memory_order_relaxed) +
-                    atomic_load_explicit(b->qp, memory_order_relaxed); /* invariant 7 */
+    uint64_t held = counted(b);
     if (atomic_load_explicit(&b->paused, memory_order_relaxed)) {
         if (held > b->limit / 2) return false;
         atomic_store_explicit(&b->paused, false, memory_order_relaxed);
@@ -241,6 +281,7 @@ typedef struct budget_wait {
     int rank;
     const _Atomic int *stop;
     const _Atomic int *busy;
+    scan_budget_ticket *t;
 } budget_wait;
 
 /* Whether task rank never waits (invariants 1 and 6). */
@@ -249,35 +290,73 @@ static bool exempt(scan_budget *b, int rank)
     return rank < b->base && (b->base == b->tasks || !b->share || atomic_load(&b->lead));
 }
 
-/* Whether a base task may start a split (invariant 8): nothing is gated, the split fits
- * (held + pending + one more like the last below the limit, without the hysteresis), or
- * nothing else can free bytes: no split of the scan runs and the consumer has no batch it
- * can take. */
-static bool base_may_start(scan_budget *b)
+/* Takes a ticket of one split like the last (invariant 9); under *b->mp. */
+static void ticket_take(scan_budget *b, scan_budget_ticket *t)
+{
+    t->bytes = atomic_load_explicit(&b->last, memory_order_relaxed);
+    atomic_fetch_add_explicit(b->tp, t->bytes, memory_order_relaxed);
+}
+
+/* Wakes the scan's waiting tasks (with a share: every attached scan's). */
+static void wake(scan_budget *b)
+{
+    if (b->share) scan_budget_share_wake(b->share);
+    else if (atomic_load(&b->waiting) > 0 && b->wake) exec_event_signal(b->wake);
+}
+
+/* Gives back ticket t, if any (invariant 9), and wakes the waiting tasks. */
+static void ticket_drop(scan_budget *b, scan_budget_ticket *t)
+{
+    if (!t->bytes && !t->forced) return;
+    pthread_mutex_lock(b->mp);
+    assert(atomic_load(b->tp) >= t->bytes && (!t->forced || atomic_load(b->fp) == 1));
+    atomic_fetch_sub(b->tp, t->bytes);
+    if (t->forced) atomic_store(b->fp, 0);
+    pthread_mutex_unlock(b->mp);
+    *t = (scan_budget_ticket){0};
+    wake(b);
+}
+
+/* Whether a base task may start a split (invariant 8), taking its ticket (invariant 9):
+ * nothing is gated, the split fits (held + pending + tickets + one more like the last below
+ * the limit, without the hysteresis), or nothing else can free bytes: no split of the scan
+ * runs, the consumer holds no batch and has none it can take, and no other forced start is
+ * out. Under *b->mp. */
+static bool base_may_start(scan_budget *b, scan_budget_ticket *t)
 {
     if (b->base == b->tasks || b->limit == 0) return true;
-    uint64_t held = atomic_load_explicit(b->hp, memory_order_relaxed) +
-                    atomic_load_explicit(b->qp, memory_order_relaxed);
-    if (held + atomic_load_explicit(&b->last, memory_order_relaxed) < b->limit) return true;
+    if (counted(b) + atomic_load_explicit(&b->last, memory_order_relaxed) < b->limit) {
+        ticket_take(b, t);
+        return true;
+    }
     if (atomic_load(&b->running) > 0) return false; /* its end wakes us (invariant 3) */
-    return !(b->behind && b->behind(b->behind_ctx, 1)); /* the take wakes us */
+    if (b->behind && b->behind(b->behind_ctx, 1)) return false; /* its next call wakes us */
+    if (atomic_load(b->fp) > 0) return false; /* its reservation wakes us (invariant 9) */
+    atomic_store(b->fp, 1);
+    t->bytes = 0, t->forced = true;
+    return true;
 }
 
 static bool admitted(void *ctx)
 {
     budget_wait *w = ctx;
     if (atomic_load(w->stop)) return true;
-    bool base = exempt(w->b, w->rank) || /* invariant 4: as a base task once closed */
-                (atomic_load(&w->b->closed) && atomic_load(w->busy) == 0);
-    return base ? base_may_start(w->b) : scan_budget_room(w->b);
+    scan_budget *b = w->b;
+    bool base = exempt(b, w->rank) || /* invariant 4: as a base task once closed */
+                (atomic_load(&b->closed) && atomic_load(w->busy) == 0);
+    pthread_mutex_lock(b->mp);
+    bool go = base ? base_may_start(b, w->t) : scan_budget_room(b);
+    if (go && !base) ticket_take(b, w->t);
+    pthread_mutex_unlock(b->mp);
+    return go;
 }
 
 void scan_budget_admit(scan_budget *b, exec_event *ev, int rank, const _Atomic int *stop,
-                       const _Atomic int *busy)
+                       const _Atomic int *busy, scan_budget_ticket *t)
 {
-    assert(rank >= 0 && rank < b->tasks);
-    if (exempt(b, rank) && base_may_start(b)) return;
-    budget_wait w = {.b = b, .rank = rank, .stop = stop, .busy = busy};
+    assert(rank >= 0 && rank < b->tasks && !t->bytes && !t->forced);
+    if (b->base == b->tasks) return; /* nothing is gated: every task is a base task */
+    budget_wait w = {.b = b, .rank = rank, .stop = stop, .busy = busy, .t = t};
     if (admitted(&w)) return;
     atomic_fetch_add(&b->waiting, 1); /* before the share's: its wake looks for this one */
     if (b->share) atomic_fetch_add(&b->share->waiting, 1);
@@ -330,10 +409,14 @@ void scan_budget_ahead_drop(scan_budget *b, uint64_t n)
 }
 
 uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, uint64_t *in,
-                             uint64_t *fetch, const double *reach, const int *slot_pos)
+                             uint64_t *fetch, const double *reach, const int *slot_pos,
+                             scan_budget_ticket *t)
 {
     *in = 0, *fetch = 0;
-    if (b->limit == 0 || b->base == b->tasks || sp->pruned) return 0;
+    if (b->limit == 0 || b->base == b->tasks || sp->pruned) {
+        ticket_drop(b, t);
+        return 0;
+    }
     split_bytes(b, sp, nslots, in, fetch, reach, slot_pos);
     uint64_t seen_in = atomic_load_explicit(&b->read_in, memory_order_relaxed);
     uint64_t seen_out = atomic_load_explicit(&b->out_bytes, memory_order_relaxed);
@@ -345,6 +428,7 @@ uint64_t scan_budget_reserve(scan_budget *b, const scan_split *sp, int nslots, u
     io_held_add(b->hp, b->pp, n);
     atomic_fetch_add_explicit(b->qp, *fetch, memory_order_relaxed);
     atomic_store_explicit(&b->last, n + *in, memory_order_relaxed); /* decoded and read */
+    ticket_drop(b, t); /* after: a check under its mutex sees the reservation (invariant 9) */
     return n;
 }
 
@@ -373,8 +457,9 @@ void scan_budget_released(scan_budget *b, exec_event *ev)
     else if (atomic_load(&b->waiting) > 0) exec_event_signal(ev);
 }
 
-void scan_budget_left(scan_budget *b, exec_event *ev, int rank)
+void scan_budget_left(scan_budget *b, exec_event *ev, int rank, scan_budget_ticket *t)
 {
+    ticket_drop(b, t);
     if (rank >= b->base || atomic_exchange(&b->closed, true)) return;
     exec_event_signal(ev);
 }

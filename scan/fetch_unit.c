@@ -236,6 +236,7 @@ void scan_fetch_free(scan_fetch *fx)
         free(fx->units[u].used);
     }
     free(fx->units);
+    scan_budget_free(&fx->budget);
     fx->units = NULL;
     fx->nunits = 0;
 }

@@ -144,8 +144,10 @@ void scan_out_claimed(scan_out *o, int split)
 
 bool scan_out_behind(scan_out *o, uint64_t bytes)
 {
+    uint64_t taken = atomic_load(&o->taken); /* its next call frees it (invariant 4) */
+    if (taken > 0 && taken >= bytes) return true;
     uint64_t waiting = atomic_load_explicit(&o->waiting, memory_order_relaxed);
-    if (waiting == 0 || waiting < bytes) return false; /* nothing to take: never behind */
+    if (waiting == 0 || taken + waiting < bytes) return false; /* too little to take */
     if (!o->ordered) return true;
     int next = atomic_load(&o->next_needed);
     return next >= o->nsplits || atomic_load(&o->claimed[next]);

@@ -9,9 +9,11 @@
  *     window, and tasks that bail out on stop, are events).
  *  3. scan_out_next returns a batch at most once per split, and rows past the limit never.
  *  4. scan_out_behind is true only while the consumer can free bytes without another split
- *     being claimed: unordered, any waiting batch is one it can take; ordered, the split it
- *     takes next is claimed (so it will be pushed). A task waiting on it is woken by the
- *     consumer's take (consumed_one's signal), the only change that can make it false.
+ *     being claimed: it holds the batch it took last (its next call frees it, invariant 5);
+ *     unordered, any waiting batch is one it can take; ordered, the split it takes next is
+ *     claimed (so it will be pushed). A task waiting on it is woken by the consumer's next
+ *     call (release_taken's signal) or take (consumed_one's signal), the only changes that
+ *     can make it false.
  *  5. A batch the consumer took stays counted in the budget's held (taken, not waiting) until
  *     it asks for the next one or the scan is freed: a consumer slower than the cores works
  *     on it meanwhile (a CLI writing CSV holds it, and its Arrow copy, for ~0.2 s at
@@ -40,8 +42,9 @@ typedef struct scan_out {
                                   there until the consumer takes it (NULL: not counted) */
     _Atomic uint64_t *held_peak; /* with held: its high-water mark (io_held_add) */
     _Atomic uint64_t waiting;  /* bytes of pushed batches not taken yet (invariant 4) */
-    uint64_t taken;            /* the bytes of the batch handed out last, counted in held
-                                  until the next scan_out_next (invariant 5; under mu) */
+    _Atomic uint64_t taken;    /* the bytes of the batch handed out last, counted in held
+                                  until the next scan_out_next (invariant 5; written under
+                                  mu, read by scan_out_behind without it) */
     _Atomic int next_needed;   /* ordered: the split the consumer takes next (next_ordered) */
     _Atomic bool *claimed;     /* ordered: per split, whether a task claimed it */
 
@@ -65,8 +68,9 @@ int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts, int tasks_per
 void scan_out_free(scan_out *o);
 /* Split was claimed by a task (before it waits for the window). Core side, lock-free. */
 void scan_out_claimed(scan_out *o, int split);
-/* Whether at least bytes (and at least one byte) of pushed batches wait for the consumer,
- * and it can free them without any further split claimed (invariant 4). Lock-free. */
+/* Whether the consumer can free at least bytes (and at least one byte) without any further
+ * split claimed: the batch it took last, and pushed batches waiting that it can take
+ * (invariant 4). Lock-free. */
 bool scan_out_behind(scan_out *o, uint64_t bytes);
 /* Hands split's batch to the consumer (takes ownership of b, which is left empty); b->held
  * (its bytes, scan_batch_bytes) counts in o->held until the consumer takes it. */

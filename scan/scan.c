@@ -113,7 +113,7 @@ static void core_drain(scan_t *s, int core)
 
 /* Runs split i of unit (claimed by core) once its place fits the window; false when the scan
  * stopped first. */
-static bool run_split(scan_t *s, int core, int i, int unit)
+static bool run_split(scan_t *s, int core, int i, int unit, scan_budget_ticket *tk)
 {
     const scan_split *sp = &s->plan.splits[i];
     /* unordered, a core's run (fetch.c) may lie far past the other core's splits */
@@ -124,7 +124,7 @@ static bool run_split(scan_t *s, int core, int i, int unit)
     const int *slot_pos = NULL;
     bool weigh = scan_policy_reach(&s->pol, reach, &slot_pos);
     uint64_t in = 0, fetch = 0, reserved = scan_budget_reserve(&s->fetch.budget, sp,
-                                        s->plan.nneed, &in, &fetch, weigh ? reach : NULL, slot_pos);
+                                    s->plan.nneed, &in, &fetch, weigh ? reach : NULL, slot_pos, tk);
     if (!wait_window(s, core, sp, place)) {
         scan_budget_unreserve(&s->fetch.budget, reserved, in, fetch, false, 0);
         scan_fetch_split_done(&s->fetch, unit);
@@ -163,19 +163,21 @@ static void worker(void *arg)
     if (rank == 0) scan_core_time_start(&c->task.time);
     bool idle = s->o.rt && !s->fetch.cores[core].io && scan_fetch_exhausted(&s->fetch);
     int rc = idle ? 1 : core_setup(s, core); /* idle: its file left this core nothing */
+    scan_budget_ticket tk = {0}; /* an admission until its split reserves (fetch.h) */
     if (rc < 0) scan_out_fail(&s->out, rc, NULL);
     while (rc == 0 && !atomic_load(&s->out.stop) && !atomic_load(&s->out.limit_hit)) {
         scan_core_time_enter(&c->task.time, SCAN_WAIT_CLAIM);
-        scan_budget_admit(&s->fetch.budget, &s->ev, rank, &s->out.stop, &s->fetch.cores[core].busy);
+        scan_budget_admit(&s->fetch.budget, &s->ev, rank, &s->out.stop, &s->fetch.cores[core].busy,
+                          &tk);
         scan_fetch_pace(&s->fetch, core, &s->out.stop);
         scan_core_time_leave(&c->task.time, SCAN_WAIT_CLAIM);
         if (atomic_load(&s->out.stop)) break;
         int unit = -1;
         int i = scan_fetch_claim(&s->fetch, core, &unit);
         if (i < 0) scan_out_fail(&s->out, i, NULL);
-        if (i < 0 || i >= s->plan.nsplits || !run_split(s, core, i, unit)) break;
+        if (i < 0 || i >= s->plan.nsplits || !run_split(s, core, i, unit, &tk)) break;
     }
-    scan_budget_left(&s->fetch.budget, &s->ev, rank);
+    scan_budget_left(&s->fetch.budget, &s->ev, rank, &tk);
     if (c->workers_live == 1) core_drain(s, core);
     if (--c->workers_live == 0) core_done(s, core);
     scan_out_workers_gone(&s->out, 1);
@@ -256,26 +258,6 @@ static int parts_init(scan_t *s)
     return rc;
 }
 
-/* The store's line of --explain: its cost model, the coalescing it implies, the read-ahead. */
-static void explain_store(scan_t *s)
-{
-    const io_file_t *f = s->plan.f->file;
-    const scan_budget *b = &s->fetch.budget;
-    if (!f->be->remote) {
-        scan_explainf(&s->explain, "store: local file; read-ahead: %s\n",
-                      s->fetch.may_run_ahead ? "runs of units (eager)" : "none");
-        return;
-    }
-    scan_explainf(&s->explain, "store: %s, model %.1f ms to first byte, %.1f MB/s a connection, "
-                  "%u connections: merge over holes up to %llu B (over 4096 B only while every "
-                  "connection is busy), requests up to %llu B; read-ahead: %d tasks "
-                  "per core (%d never wait), budget %llu B\n", f->be->name,
-                  (double)atomic_load(&f->cost.ttfb_ns) / 1e6,
-                  (double)atomic_load(&f->cost.bytes_per_s) / 1e6, f->cost.conns,
-                  (unsigned long long)io_cost_gap(&f->cost), (unsigned long long)io_cost_max(&f->cost),
-                  b->tasks, b->base, (unsigned long long)b->limit);
-}
-
 int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const scan_opts *o,
                scan_t **out, pq_err *e)
 {
@@ -321,7 +303,9 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
     if (rc == 0) rc = parts_init(s);
     if (rc == 0 && s->pol.order && s->o.explain)
         scan_explain_start_order(&s->explain, s->filter);
-    if (rc == 0) explain_store(s);
+    if (rc == 0)
+        scan_explain_store(&s->explain, s->plan.f->file, s->fetch.budget.tasks,
+                           s->fetch.budget.base, s->fetch.budget.limit, s->fetch.may_run_ahead);
     if (rc == 0) rc = start_workers(s, e);
     if (rc) {
         if (e && e->status == 0) pq_errf(e, rc, -1, "%s", status_text(rc));

@@ -101,6 +101,7 @@ typedef struct fix {
     bool started, broken; /* broken: a step timed out; teardown leaks instead of asserting */
 } fix;
 
+static scan_budget_ticket tk0; /* a reservation's ticket: none (fetch_budget.c invariant 9) */
 static atomic_bool g_abort; /* the main thread gave up on a step: event waits end */
 
 typedef void (*step_fn)(fix *t, void *arg);
@@ -1242,13 +1243,14 @@ static void test_lend_cover(void)
     pqf_close(f);
 }
 
-/* The fetch budget's hysteresis: gated tasks start splits while held plus the last split's
- * reservation stays below the limit; once that reached the limit they wait until at most
- * half is held, not merely below the limit. */
+/* The fetch budget's hysteresis: gated tasks start splits while held (with pending and the
+ * tickets out) plus the last split's reservation stays below the limit; once that reached
+ * the limit they wait until at most half is held, not merely below the limit. */
 static void test_budget_room(void)
 {
     scan_budget b = {.limit = 1000, .tasks = 32, .base = 1};
     b.hp = &b.held, b.pp = &b.peak, b.qp = &b.pending; /* its own (scan_budget_init: no share) */
+    b.tp = &b.tickets, b.fp = &b.forced;
     atomic_store(&b.held, 0);
     CHECK(scan_budget_room(&b));
     atomic_store(&b.held, 999);
@@ -1278,6 +1280,14 @@ static void test_budget_room(void)
     CHECK(!scan_budget_room(&b) && atomic_load(&b.paused));
     atomic_store(&b.held, 0);
     atomic_store(&b.pending, 0);
+    CHECK(scan_budget_room(&b) && !atomic_load(&b.paused));
+    atomic_store(&b.held, 400);
+    atomic_store(&b.tickets, 599); /* admissions not reserved yet count too (invariant 9) */
+    CHECK(scan_budget_room(&b));
+    atomic_store(&b.tickets, 600);
+    CHECK(!scan_budget_room(&b) && atomic_load(&b.paused));
+    atomic_store(&b.held, 0);
+    atomic_store(&b.tickets, 0);
     CHECK(scan_budget_room(&b));
     b.limit = 0; /* no budget: a gated task never has room while anything is held */
     CHECK(!scan_budget_room(&b));
@@ -1296,10 +1306,11 @@ static void test_budget_share(void)
     scan_budget a = {.limit = 1000, .tasks = 32, .base = 1, .seed16 = 128, .share = &sh};
     scan_budget b = a;
     a.hp = b.hp = &sh.held, a.pp = b.pp = &sh.peak, a.qp = b.qp = &sh.pending;
+    a.tp = b.tp = &sh.tickets, a.fp = b.fp = &sh.forced, a.mp = b.mp = &sh.adm;
     scan_budget_share_footer(&sh, 50);
     CHECK_EQ_I64((int64_t)atomic_load(&sh.footer_bytes), 50);
     uint64_t in = 0, fetch = 0;
-    uint64_t n = scan_budget_reserve(&a, &sp, 1, &in, &fetch, NULL, NULL); /* 50 read, 8x */
+    uint64_t n = scan_budget_reserve(&a, &sp, 1, &in, &fetch, NULL, NULL, &tk0); /* 50 read, 8x */
     CHECK_EQ_I64((int64_t)n, 400);
     CHECK_EQ_I64((int64_t)atomic_load(&sh.held), 450);
     CHECK_EQ_I64((int64_t)atomic_load(&sh.pending), 50); /* its reads, not issued yet */
@@ -1327,11 +1338,13 @@ static void test_budget_reserve(void)
     scan_split sp = {.cols = cols};
     scan_budget b = {.limit = 1000, .tasks = 32, .base = 1, .seed16 = 128};
     b.hp = &b.held, b.pp = &b.peak, b.qp = &b.pending;
+    b.tp = &b.tickets, b.fp = &b.forced, b.mp = &b.adm;
+    pthread_mutex_init(&b.adm, NULL);
     atomic_store(&b.held, 0);
     atomic_store(&b.pending, 0);
     atomic_store(&b.read_in, 0);
     atomic_store(&b.out_bytes, 0);
-    uint64_t in = 0, fetch = 0, n = scan_budget_reserve(&b, &sp, 2, &in, &fetch, NULL, NULL);
+    uint64_t in = 0, fetch = 0, n = scan_budget_reserve(&b, &sp, 2, &in, &fetch, NULL, NULL, &tk0);
     CHECK_EQ_I64((int64_t)in, 150);
     CHECK_EQ_I64((int64_t)n, 150 * 8);
     CHECK_EQ_I64((int64_t)atomic_load(&b.held), 150 * 8);
@@ -1342,17 +1355,17 @@ static void test_budget_reserve(void)
     CHECK_EQ_I64((int64_t)atomic_load(&b.held), 200);
     atomic_store(&b.held, 0); /* its reads released */
     CHECK_EQ_I64((int64_t)atomic_load(&b.pending), 0);
-    n = scan_budget_reserve(&b, &sp, 2, &in, &fetch, NULL, NULL);
+    n = scan_budget_reserve(&b, &sp, 2, &in, &fetch, NULL, NULL, &tk0);
     CHECK_EQ_I64((int64_t)n, 300);
     CHECK_EQ_I64((int64_t)atomic_load(&b.last), 300 + 150);
     scan_budget_unreserve(&b, n, in, fetch, false, 0); /* stopped early: teaches nothing */
     CHECK_EQ_I64((int64_t)atomic_load(&b.read_in), 150);
     CHECK_EQ_I64((int64_t)atomic_load(&b.pending), 0); /* given back all the same */
     sp.pruned = true;
-    CHECK_EQ_I64((int64_t)scan_budget_reserve(&b, &sp, 2, &in, &fetch, NULL, NULL), 0);
+    CHECK_EQ_I64((int64_t)scan_budget_reserve(&b, &sp, 2, &in, &fetch, NULL, NULL, &tk0), 0);
     sp.pruned = false;
     b.base = b.tasks; /* a local file: no read-ahead, nothing reserved */
-    CHECK_EQ_I64((int64_t)scan_budget_reserve(&b, &sp, 2, &in, &fetch, NULL, NULL), 0);
+    CHECK_EQ_I64((int64_t)scan_budget_reserve(&b, &sp, 2, &in, &fetch, NULL, NULL, &tk0), 0);
     CHECK_EQ_I64((int64_t)atomic_load(&b.held), 0);
     /* weighed by the chance each slot is decoded: slot 0 at chain position 0 (always), slot 1
      * read by the projection (position 1), reached by a tenth of the splits */
@@ -1361,7 +1374,7 @@ static void test_budget_reserve(void)
     atomic_store(&b.out_bytes, 0);
     const double reach[2] = {1.0, 0.1};
     const int slot_pos[2] = {0, 1};
-    n = scan_budget_reserve(&b, &sp, 2, &in, &fetch, reach, slot_pos);
+    n = scan_budget_reserve(&b, &sp, 2, &in, &fetch, reach, slot_pos, &tk0);
     CHECK_EQ_I64((int64_t)in, 100 + 5);
     CHECK_EQ_I64((int64_t)n, 105 * 8);
     scan_budget_unreserve(&b, n, in, fetch, true, 0);
@@ -1370,12 +1383,13 @@ static void test_budget_reserve(void)
     /* bytes the file keeps from its footer's tail are served without a fetch: not pending
      * (held counts them once already), still read for the decoded estimate */
     b.kept_off = 520, b.kept_len = 1000; /* piece 1's last 30 bytes */
-    n = scan_budget_reserve(&b, &sp, 2, &in, &fetch, NULL, NULL);
+    n = scan_budget_reserve(&b, &sp, 2, &in, &fetch, NULL, NULL, &tk0);
     CHECK_EQ_I64((int64_t)in, 150);
     CHECK_EQ_I64((int64_t)fetch, 120);
     CHECK_EQ_I64((int64_t)atomic_load(&b.pending), 120);
     scan_budget_unreserve(&b, n, in, fetch, false, 0);
     CHECK_EQ_I64((int64_t)atomic_load(&b.pending), 0);
+    pthread_mutex_destroy(&b.adm);
 }
 
 /* Pushes a one-row batch of n bytes for split i (claimed first, as run_split does). */
@@ -1400,8 +1414,9 @@ static int take_split(scan_out *o)
 /* The consumer is behind (fetch_budget.c invariant 8, output.h invariant 4) only by batches
  * it can free without another split claimed: ordered, while the split it takes next was not
  * claimed, later ones waiting never count (a base task waiting on them would wait for
- * itself); unordered, any waiting batch counts. Waiting falls as it takes them; held keeps
- * the batch taken last until the next call (output.h invariant 5). */
+ * itself); unordered, any waiting batch counts; and the batch it took last, which its next
+ * call frees. Waiting falls as it takes them; held keeps the batch taken last until the next
+ * call (output.h invariant 5). */
 static void test_out_behind(void)
 {
     for (int ordered = 1; ordered >= 0; ordered--) {
@@ -1419,9 +1434,9 @@ static void test_out_behind(void)
         CHECK(scan_out_behind(&o, 150));
         CHECK_EQ_I64(take_split(&o), ordered ? 0 : 1);
         CHECK_EQ_I64((int64_t)atomic_load(&held), 150); /* the batch taken still counts */
-        CHECK(scan_out_behind(&o, ordered ? 100 : 50) && !scan_out_behind(&o, 101));
+        CHECK(scan_out_behind(&o, 150) && !scan_out_behind(&o, 151)); /* its next call frees it */
         CHECK_EQ_I64(take_split(&o), ordered ? 1 : 0);
-        CHECK(!scan_out_behind(&o, 1));
+        CHECK(scan_out_behind(&o, 1) && !scan_out_behind(&o, ordered ? 101 : 51));
         CHECK_EQ_I64((int64_t)atomic_load(&held), ordered ? 100 : 50); /* the first one left */
         push_bytes(&o, 2, 10);
         CHECK_EQ_I64(take_split(&o), 2);
