@@ -593,11 +593,15 @@ static int http_obj_sign(http_obj *o, const char *url, const io_open_opts *op, c
                          size_t errlen)
 {
     /* the credentials are one set: the options' when they give a key id (the environment's
-     * secret or token, perhaps another identity's, never mixed in), else the environment's */
+     * secret or token, perhaps another identity's, never mixed in), else the environment's
+     * (an option's secret or token without a key id, with the environment's key, would be
+     * such a mix too: ringscan.h) */
     bool given = op->s3_key_id && *op->s3_key_id;
     const char *key = given ? op->s3_key_id : http_pick(NULL, "AWS_ACCESS_KEY_ID", NULL);
-    const char *secret = http_pick(op->s3_secret, given ? NULL : "AWS_SECRET_ACCESS_KEY", NULL);
-    const char *token = http_pick(op->s3_token, given ? NULL : "AWS_SESSION_TOKEN", NULL);
+    const char *secret = given ? http_pick(op->s3_secret, NULL, NULL)
+                               : http_pick(NULL, "AWS_SECRET_ACCESS_KEY", NULL);
+    const char *token = given ? http_pick(op->s3_token, NULL, NULL)
+                              : http_pick(NULL, "AWS_SESSION_TOKEN", NULL);
     const char *region = http_pick(op->s3_region, "AWS_REGION", "AWS_DEFAULT_REGION");
     const char *endpoint = http_pick(op->s3_endpoint, "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL");
     if (http_s3_url(o->url, sizeof o->url, url, endpoint, region) != 0) {

@@ -2,11 +2,19 @@
  * hosts, key encoding, malformed URLs), Content-Range parsing (a range, a 416's star, every
  * malformed form), S3 error codes, userinfo redaction and the retry backoff's bounds, and
  * the open's errors that need no server (a refused connection names the URL, never a
- * credential). Requests against real servers are tests/cli/http_*.sh. */
+ * credential), and which credentials an S3 open signs with (a local socket that records the
+ * request and answers 403). Requests against real servers are tests/cli/http_*.sh. */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "io/store_http.h"
@@ -175,6 +183,105 @@ static void refused(void)
     unsetenv("RINGSCAN_HTTP_RETRIES");
 }
 
+/* A listener on 127.0.0.1 that records the requests' headers and answers each 403, until
+ * stopped (no connection for 2 s ends it too). */
+typedef struct rec_server {
+    int fd, port;
+    char seen[8192];
+    size_t len;
+    pthread_t th;
+} rec_server;
+
+static void *rec_serve(void *arg)
+{
+    rec_server *s = arg;
+    for (;;) {
+        struct pollfd p = {.fd = s->fd, .events = POLLIN};
+        if (poll(&p, 1, 2000) <= 0) return NULL;
+        int c = accept(s->fd, NULL, NULL);
+        if (c < 0) return NULL;
+        char buf[4096];
+        size_t n = 0;
+        while (n < sizeof buf - 1) { /* up to the headers' end */
+            ssize_t r = read(c, buf + n, sizeof buf - 1 - n);
+            if (r <= 0) break;
+            n += (size_t)r;
+            buf[n] = 0;
+            if (strstr(buf, "\r\n\r\n")) break;
+        }
+        if (n < sizeof s->seen - s->len) memcpy(s->seen + s->len, buf, n), s->len += n;
+        static const char resp[] = "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n"
+                                   "Connection: close\r\n\r\n";
+        ssize_t w = write(c, resp, sizeof resp - 1);
+        (void)w;
+        close(c);
+    }
+}
+
+static int rec_start(rec_server *s)
+{
+    memset(s, 0, sizeof *s);
+    s->fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof a;
+    if (s->fd < 0 || bind(s->fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(s->fd, 8) != 0 ||
+        getsockname(s->fd, (struct sockaddr *)&a, &al) != 0)
+        return -1;
+    s->port = ntohs(a.sin_port);
+    return pthread_create(&s->th, NULL, rec_serve, s) == 0 ? 0 : -1;
+}
+
+static void rec_stop(rec_server *s)
+{
+    shutdown(s->fd, SHUT_RDWR); /* its poll or accept ends */
+    pthread_join(s->th, NULL);
+    close(s->fd);
+}
+
+/* The request an S3 open of the options o sends to the recording server, into s. */
+static void s3_open_seen(rec_server *s, io_open_opts *o)
+{
+    char ep[64], err[512];
+    CHECK(rec_start(s) == 0);
+    snprintf(ep, sizeof ep, "http://127.0.0.1:%d", s->port);
+    o->s3_endpoint = ep;
+    io_file_t *f = NULL;
+    int rc = io_file_open_with(&f, "s3://bkt/x.parquet", o, err, sizeof err);
+    CHECK(rc < 0 && f == NULL);
+    rec_stop(s);
+    CHECK(s->len > 0 && strstr(s->seen, "/bkt/x.parquet") != NULL);
+}
+
+/* The credentials are one set (ringscan.h): without a key id in the options, the key, secret
+ * and token are all the environment's, so an option's secret or token alone is never sent
+ * with the environment's key (a set mixed from two places, refused by S3 as a bad
+ * signature, or the options' token sent for the environment's identity). */
+static void s3_creds_one_set(void)
+{
+    setenv("RINGSCAN_HTTP_RETRIES", "1", 1);
+    setenv("AWS_ACCESS_KEY_ID", "AKIDENVIRONMENT", 1);
+    unsetenv("AWS_SECRET_ACCESS_KEY");
+    unsetenv("AWS_SESSION_TOKEN");
+    rec_server s;
+    io_open_opts o = {.s3_secret = "optSECRET", .s3_token = "optTOKEN"};
+    s3_open_seen(&s, &o); /* the environment has a key, no secret: anonymous */
+    CHECK(strstr(s.seen, "AKIDENVIRONMENT") == NULL && strcasestr(s.seen, "Authorization") == NULL);
+    CHECK(strstr(s.seen, "optTOKEN") == NULL);
+    setenv("AWS_SECRET_ACCESS_KEY", "envSECRET", 1);
+    setenv("AWS_SESSION_TOKEN", "envTOKEN", 1);
+    o = (io_open_opts){.s3_token = "optTOKEN"};
+    s3_open_seen(&s, &o); /* the environment's whole set, its token with it */
+    CHECK(strstr(s.seen, "Credential=AKIDENVIRONMENT/") != NULL);
+    CHECK(strstr(s.seen, "envTOKEN") != NULL && strstr(s.seen, "optTOKEN") == NULL);
+    o = (io_open_opts){.s3_key_id = "AKIDOPTIONS", .s3_secret = "optSECRET"};
+    s3_open_seen(&s, &o); /* the options' set, no token from the environment */
+    CHECK(strstr(s.seen, "Credential=AKIDOPTIONS/") != NULL && strstr(s.seen, "envTOKEN") == NULL);
+    unsetenv("AWS_ACCESS_KEY_ID");
+    unsetenv("AWS_SECRET_ACCESS_KEY");
+    unsetenv("AWS_SESSION_TOKEN");
+    unsetenv("RINGSCAN_HTTP_RETRIES");
+}
+
 int main(void)
 {
     RUN(s3_urls);
@@ -186,5 +293,6 @@ int main(void)
     RUN(backoff);
     RUN(tail_take);
     RUN(refused);
+    RUN(s3_creds_one_set);
     return CHECK_DONE("test_http");
 }
