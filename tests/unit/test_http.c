@@ -184,7 +184,7 @@ static void refused(void)
 }
 
 /* A listener on 127.0.0.1 that records the requests' headers and answers each 403, until
- * stopped (no connection for 2 s ends it too). */
+ * stopped (or 30 s pass without a connection). */
 typedef struct rec_server {
     int fd, port;
     char seen[8192];
@@ -197,7 +197,7 @@ static void *rec_serve(void *arg)
     rec_server *s = arg;
     for (;;) {
         struct pollfd p = {.fd = s->fd, .events = POLLIN};
-        if (poll(&p, 1, 2000) <= 0) return NULL;
+        if (poll(&p, 1, 30000) <= 0) return NULL; /* (rec_stop wakes it) */
         int c = accept(s->fd, NULL, NULL);
         if (c < 0) return NULL;
         char buf[4096];
