@@ -34,7 +34,8 @@ enum {
  * environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION or
  * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL), as ringscan_options' S3 fields say (ringscan.h):
  * s3_key_id given, the key, secret and token are all the options' (a key without a secret
- * is refused); region and endpoint each the option's, else the environment's. */
+ * is refused), else all the environment's (s3_secret and s3_token are then unused); region
+ * and endpoint each the option's, else the environment's. */
 typedef struct io_open_opts {
     const char *store;   /* "sim:ttfb=50ms,bw=500MB/s,conns=64,seed=1" over a local file */
     const char *s3_key_id, *s3_secret, *s3_token, *s3_region, *s3_endpoint;
