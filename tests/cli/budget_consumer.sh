@@ -83,6 +83,9 @@ for order in --ordered --unordered; do
     check '[ "$got" = "$want" ] && [ "$rc" = 0 ]' "50 ms $order: $got lines, exit $rc, want $want"
     check '[ -n "$peak" ] && [ "$peak" -le $((budget + 22000000)) ]' \
         "50 ms $order: budget_peak ${peak:-none}, want <= budget + one split's 20 MB + 2 MB"
+    # under AddressSanitizer its allocator and quarantine hold the memory (393 MB measured):
+    # the bound is mimalloc's, the release binary's
+    [ "${RINGSCAN_SANITIZED:-0}" = 1 ] && continue
     check '[ -n "$rss" ] && [ "$rss" -le $((budget + (80 << 20))) ]' \
         "50 ms $order: peak RSS ${rss:-none}, want <= budget + 80 MiB"
 done
