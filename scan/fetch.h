@@ -185,7 +185,7 @@ void scan_budget_unreserve(scan_budget *b, uint64_t n, uint64_t in, uint64_t fet
 void scan_budget_runs(scan_budget *b);
 /* After a split that ran ended and pushed its batch (its bytes released): it no longer runs;
  * wakes waiting tasks. */
-void scan_budget_released(scan_budget *b, exec_event *ev);
+void scan_budget_released(scan_budget *b);
 /* Task rank left its loop, giving back its ticket t if it holds one (an admission whose
  * split never reserved); a base task's leaving ends every wait (fetch_budget.c inv. 4). */
 void scan_budget_left(scan_budget *b, exec_event *ev, int rank, scan_budget_ticket *t);

@@ -449,12 +449,11 @@ void scan_budget_runs(scan_budget *b)
     atomic_fetch_add(&b->running, 1);
 }
 
-void scan_budget_released(scan_budget *b, exec_event *ev)
+void scan_budget_released(scan_budget *b)
 {
-    assert(atomic_load(&b->running) > 0);
+    assert(atomic_load(&b->running) > 0 && b->wake);
     atomic_fetch_sub(&b->running, 1); /* before the wake: a base task waiting on it goes */
-    if (b->share) scan_budget_share_wake(b->share); /* this scan's waiters among them */
-    else if (atomic_load(&b->waiting) > 0) exec_event_signal(ev);
+    wake(b);
 }
 
 void scan_budget_left(scan_budget *b, exec_event *ev, int rank, scan_budget_ticket *t)

@@ -150,7 +150,7 @@ static bool run_split(scan_t *s, int core, int i, int unit, scan_budget_ticket *
     scan_fetch_split_done(&s->fetch, unit);
     if (!sp->pruned) scan_io_publish(s, core);
     scan_out_push(&s->out, i, &b);
-    scan_budget_released(&s->fetch.budget, &s->ev);
+    scan_budget_released(&s->fetch.budget);
     return true;
 }
 
