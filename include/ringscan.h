@@ -653,7 +653,10 @@ typedef struct ringscan_stats {
     int64_t splits_done;               /* splits finished so far, of `splits` (progress) */
     bool complete;                     /* the scan ended: every counter is final */
     uint64_t store_requests;           /* requests to a remote or simulated store since the
-                                          file was opened (its metadata's too); 0 locally */
+                                          file was opened (its metadata's too); 0 locally; a
+                                          dataset: over every file it opened (the footers of
+                                          files its statistics pruned too). So are the
+                                          body-copy counts below */
     uint64_t store_bytes;              /* the bytes those requests returned */
     int64_t topk_splits_pruned;        /* ORDER BY ... LIMIT: splits the bound ended before
                                           reading their data (their reads never sent) */
@@ -706,7 +709,9 @@ typedef struct ringscan_stats {
     uint64_t store_model_bytes_per_s;  /* and a connection's bandwidth (folded in from
                                           requests whose transfer took 1 ms or more) */
     uint64_t store_model_samples;      /* requests folded into the time to first byte */
-    uint64_t store_model_bw_samples;   /* of them, those folded into the bandwidth */
+    uint64_t store_model_bw_samples;   /* of them, those folded into the bandwidth. A dataset:
+                                          each file has its own model; these four are the
+                                          one of the file that folded in the most requests */
 } ringscan_stats;
 
 /* The scan's counters. While the scan runs this is a snapshot that does not stop it (for

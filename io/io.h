@@ -30,6 +30,7 @@
  *     view lives while the future does, the kept bytes until io_file_close. */
 #ifndef RINGSCAN_IO_IO_H
 #define RINGSCAN_IO_IO_H
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,6 +52,22 @@ enum {
                                              a scan's runs in flight (3-4 of SCAN_RUN_BYTES) */
 enum { IO_STASH_SLOTS = 8 };
 
+/* A snapshot of store counters and a cost model: a file's, or a sum's. */
+typedef struct io_store_counts {
+    uint64_t requests, bytes, body_copies, body_bytes_copied;
+    uint64_t model_ttfb_ns, model_bytes_per_s, model_samples, model_bw_samples;
+} io_store_counts;
+
+/* A remote backend's counters over many files (a dataset's): each io_file_count adds to its
+ * file's own and to its options' sum (relaxed atomics: read as a snapshot while scans run).
+ * The cost model of the file that folded in the most requests when it closed is kept under
+ * mu (the owner initialises it: io_store_sum_init). */
+typedef struct io_store_sum {
+    _Atomic uint64_t requests, bytes, body_copies, body_bytes_copied;
+    pthread_mutex_t mu;
+    io_store_counts model; /* its model_* fields only */
+} io_store_sum;
+
 /* An open read-only file or object, shared by every core (fields never change after open,
  * except the cost model's estimates: relaxed atomics, io/store.h). */
 typedef struct io_file {
@@ -65,6 +82,7 @@ typedef struct io_file {
                                          backend copied from a buffer of its own into the
                                          read's buffer, rather than its response landing
                                          there: HTTP's reads served from the open's GET */
+    io_store_sum *sum;      /* NULL, or io_open_opts.sum: where the counters above add too */
     _Atomic uint64_t ranges_in_flight; /* remote: ranges every core has started and not yet
                                           completed (io_range.c; coalescing reads it) */
     const uint8_t *map;     /* IO_READ_MMAP: the whole file mapped (io_map.c), a cached range
@@ -224,8 +242,25 @@ void io_file_keep(io_file_t *f, uint8_t *buf, uint64_t off, size_t len);
 void io_file_unkeep(io_file_t *f);
 
 /* Closes f (and frees its kept bytes). No request on f may be pending or in flight on any
- * core, and no resolved future of one referenced. f may be NULL. */
+ * core, and no resolved future of one referenced. f may be NULL. With f->sum, its cost model
+ * is kept there when it folded in more requests than the one kept. */
 void io_file_close(io_file_t *f);
+
+/* A remote backend's request on f returned bytes: counted in f and in f->sum. Any thread. */
+void io_file_count(io_file_t *f, uint64_t bytes);
+/* A remote backend copied bytes of its own into a read's buffer (io.h body_copies): counted
+ * in f and in f->sum. Any thread. */
+void io_file_count_copy(io_file_t *f, uint64_t bytes);
+/* sum's counters zeroed and its mutex made (io_store_sum_free destroys it). */
+void io_store_sum_init(io_store_sum *sum);
+void io_store_sum_free(io_store_sum *sum);
+
+/* f's counters and cost model (a local file's: all 0). */
+void io_file_counts(const io_file_t *f, io_store_counts *out);
+/* sum's counters, and the model kept from its closed files or, when open file f (NULL: none)
+ * folded in more requests, f's. Call it for each open file to see their models too. */
+void io_store_sum_counts(io_store_sum *sum, io_store_counts *out);
+void io_store_counts_model(io_store_counts *out, const io_file_t *f);
 
 /* Reads exactly len bytes at off, blocking (for metadata, on any thread; a plain pread loop
  * for a local file, the backend's own synchronous read otherwise).

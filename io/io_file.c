@@ -264,9 +264,12 @@ int io_file_begin(io_file_t **out, const char *path, const io_open_opts *o, char
                               o->store);
             return -EINVAL;
         }
-        return io_http_file(out, path, o, err, errlen);
+        int rc = io_http_file(out, path, o, err, errlen);
+        if (rc == 0) (*out)->sum = o->sum; /* before its open's request */
+        return rc;
     }
     int rc = io_file_open(out, path, err, errlen);
+    if (rc == 0) (*out)->sum = o->sum;
     if (rc == 0 && (!o->store || !*o->store) && o->read_mode == IO_READ_MMAP) io_map_file(*out);
     if (rc || !o->store || !*o->store) return rc;
     rc = io_sim_wrap(*out, o->store, err, errlen);
@@ -307,9 +310,84 @@ void io_file_unkeep(io_file_t *f)
     f->kept_len = 0;
 }
 
+static void add(_Atomic uint64_t *a, _Atomic uint64_t *b, uint64_t n)
+{
+    atomic_fetch_add_explicit(a, n, memory_order_relaxed);
+    if (b) atomic_fetch_add_explicit(b, n, memory_order_relaxed);
+}
+
+void io_file_count(io_file_t *f, uint64_t bytes)
+{
+    add(&f->requests, f->sum ? &f->sum->requests : NULL, 1);
+    add(&f->bytes, f->sum ? &f->sum->bytes : NULL, bytes);
+}
+
+void io_file_count_copy(io_file_t *f, uint64_t bytes)
+{
+    add(&f->body_copies, f->sum ? &f->sum->body_copies : NULL, 1);
+    add(&f->body_bytes_copied, f->sum ? &f->sum->body_bytes_copied : NULL, bytes);
+}
+
+void io_store_sum_init(io_store_sum *sum)
+{
+    *sum = (io_store_sum){0};
+    pthread_mutex_init(&sum->mu, NULL);
+}
+
+void io_store_sum_free(io_store_sum *sum)
+{
+    pthread_mutex_destroy(&sum->mu);
+}
+
+static uint64_t get(const _Atomic uint64_t *a)
+{
+    return atomic_load_explicit(a, memory_order_relaxed);
+}
+
+void io_store_counts_model(io_store_counts *out, const io_file_t *f)
+{
+    if (!f || !f->be->remote) return;
+    uint64_t n = get(&f->cost.samples);
+    if (n < out->model_samples && out->model_ttfb_ns) return;
+    out->model_ttfb_ns = get(&f->cost.ttfb_ns), out->model_bytes_per_s = get(&f->cost.bytes_per_s);
+    out->model_samples = n, out->model_bw_samples = get(&f->cost.bw_samples);
+}
+
+void io_file_counts(const io_file_t *f, io_store_counts *out)
+{
+    *out = (io_store_counts){0};
+    if (!f || !f->be->remote) return; /* a local file's are 0 */
+    *out = (io_store_counts){.requests = get(&f->requests), .bytes = get(&f->bytes),
+                             .body_copies = get(&f->body_copies),
+                             .body_bytes_copied = get(&f->body_bytes_copied)};
+    io_store_counts_model(out, f);
+}
+
+void io_store_sum_counts(io_store_sum *sum, io_store_counts *out)
+{
+    pthread_mutex_lock(&sum->mu);
+    *out = (io_store_counts){.requests = get(&sum->requests), .bytes = get(&sum->bytes),
+                             .body_copies = get(&sum->body_copies),
+                             .body_bytes_copied = get(&sum->body_bytes_copied),
+                             .model_ttfb_ns = sum->model.model_ttfb_ns,
+                             .model_bytes_per_s = sum->model.model_bytes_per_s,
+                             .model_samples = sum->model.model_samples,
+                             .model_bw_samples = sum->model.model_bw_samples};
+    pthread_mutex_unlock(&sum->mu);
+}
+
+/* f's cost model kept in its sum when it folded in more requests than the one kept. */
+static void keep_model(io_file_t *f)
+{
+    pthread_mutex_lock(&f->sum->mu);
+    io_store_counts_model(&f->sum->model, f);
+    pthread_mutex_unlock(&f->sum->mu);
+}
+
 void io_file_close(io_file_t *f)
 {
     if (!f) return;
+    if (f->sum && f->be->remote) keep_model(f);
     free((void *)f->kept);
     io_map_unmap(f);
     f->be->close(f);

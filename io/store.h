@@ -42,6 +42,9 @@ typedef struct io_open_opts {
     bool tls_insecure;   /* no TLS peer/host verification (warns once on stderr) */
     bool etag_unchecked; /* answers' ETags are not compared with the open's (the size still is) */
     int read_mode;       /* io_read_mode: how a local file's bytes reach a request */
+    struct io_store_sum *sum; /* NULL, or where every file opened with these options adds its
+                                 store counters too, as they happen (a dataset's, over its
+                                 files: io.h io_file_count) */
 } io_open_opts;
 
 /* How a local file (without a store) is read; results are identical under every mode. */

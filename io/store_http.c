@@ -439,8 +439,7 @@ http_verdict http_xfer_judge(CURL *h, http_xfer *x, CURLcode cc, char *why, size
     char code[64];
     http_s3_code(x->body, x->nbody, code, sizeof code);
     if (x->body_cut && cc == CURLE_WRITE_ERROR) cc = CURLE_OK; /* an error body's bound */
-    atomic_fetch_add_explicit(&x->f->requests, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&x->f->bytes, x->got, memory_order_relaxed);
+    io_file_count(x->f, x->got);
     /* a suffix answered by 200 is the whole object, however short (an empty file on nginx) */
     bool whole = x->suffix ? x->have_cr ? x->got == x->cr_last - x->cr_first + 1 : x->status == 200
                            : x->got == x->len;
@@ -500,8 +499,7 @@ uint64_t http_tail_take(io_file_t *f, uint64_t off, uint64_t len, uint8_t *buf)
     if (off > tail_end || len > tail_end - off || off + len <= o->tail_off) return len;
     uint64_t from = off > o->tail_off ? off : o->tail_off; /* the first byte the tail has */
     memcpy(buf + (from - off), o->tail + (from - o->tail_off), off + len - from);
-    atomic_fetch_add_explicit(&f->body_copies, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&f->body_bytes_copied, off + len - from, memory_order_relaxed);
+    io_file_count_copy(f, off + len - from);
     return from - off;
 }
 

@@ -136,12 +136,6 @@ static uint64_t sim_schedule(sim_store *s, uint64_t now, uint64_t off, uint64_t 
     return done;
 }
 
-static void sim_count(io_file_t *f, uint64_t len)
-{
-    atomic_fetch_add_explicit(&f->requests, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&f->bytes, len, memory_order_relaxed);
-}
-
 static void sim_unlink(sim_req *q)
 {
     if (q->prev) q->prev->next = q->next;
@@ -161,7 +155,7 @@ static void sim_due(fut_t *t, void *p)
     exec_t *e = q->e;
     int rc = st != 0 || q->cancelled ? -ECANCELED
                      : exec_read(e, op, q->f->fd, q->buf, (uint32_t)q->len, q->off);
-    if (rc == 0) sim_count(q->f, q->len);
+    if (rc == 0) io_file_count(q->f, q->len);
     free(q);
     if (rc != 0) exec_complete(e, op, rc);
 }
@@ -241,7 +235,7 @@ static int sim_read_sync(io_file_t *f, uint64_t off, void *buf, size_t len, uint
         nanosleep(&ts, NULL); /* not on a core: the caller's own thread waits (bounded) */
     }
     for (uint32_t i = 0; i < parts; i++)
-        sim_count(f, (uint64_t)len * (i + 1) / parts - (uint64_t)len * i / parts);
+        io_file_count(f, (uint64_t)len * (i + 1) / parts - (uint64_t)len * i / parts);
     return io_backend_file.read_sync(f, off, buf, len, 1, err, errlen);
 }
 

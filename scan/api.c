@@ -384,7 +384,10 @@ void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
                             .footers_on_cores = st.footers_on_cores,
                             .reads_kept = st.reads_kept, .bytes_kept = st.bytes_kept};
     if (!s->ds && s->file) out->footer_reads = s->file->f->tail_reads; /* its own footer's */
-    scan_api_store_stats(s->file ? s->file->f->file : NULL, out);
+    io_store_counts sc;
+    if (s->ds) ds_scan_store(s->ds, &sc);
+    else io_file_counts(s->file ? s->file->f->file : NULL, &sc);
+    scan_api_store_stats(&sc, out);
     _Static_assert(sizeof out->io_backend == sizeof st.io_backend, "io_backend sizes differ");
     memcpy(out->io_backend, st.io_backend, sizeof out->io_backend);
 }

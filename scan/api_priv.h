@@ -69,9 +69,9 @@ int scan_api_check_options(const ringscan_options *o, ringscan_error *err);
 void scan_api_scan_opts(const ringscan_options *o, scan_opts *so);
 /* The store and S3 fields of o as io/ takes them. */
 void scan_api_io_opts(const ringscan_options *o, io_open_opts *io);
-/* f's store counters and cost model (ringscan_stats' store_* fields; none for NULL or a
- * local file): relaxed loads, a snapshot while the scan runs. */
-void scan_api_store_stats(io_file_t *f, ringscan_stats *out);
+/* A file's or a dataset's store counters and cost model into ringscan_stats' store_* fields
+ * (io_file_counts, ds_scan_store: a snapshot while the scan runs). */
+void scan_api_store_stats(const io_store_counts *c, ringscan_stats *out);
 int scan_api_bad_arg(ringscan_error *err, const char *what);
 int scan_api_report(ringscan_error *err, int rc, const pq_err *e);
 

@@ -2,8 +2,6 @@
  * io/ takes them, and a file's store counters and cost model into ringscan_stats. */
 #include "ringscan.h"
 
-#include <stdatomic.h>
-
 #include "scan/api_priv.h"
 
 void scan_api_io_opts(const ringscan_options *o, io_open_opts *io)
@@ -17,15 +15,10 @@ void scan_api_io_opts(const ringscan_options *o, io_open_opts *io)
                                                                          : IO_READ_COPY};
 }
 
-void scan_api_store_stats(io_file_t *f, ringscan_stats *out)
+void scan_api_store_stats(const io_store_counts *c, ringscan_stats *out)
 {
-    if (!f || !f->be->remote) return; /* a local file's are 0 */
-    out->store_requests = atomic_load_explicit(&f->requests, memory_order_relaxed);
-    out->store_bytes = atomic_load_explicit(&f->bytes, memory_order_relaxed);
-    out->store_body_copies = atomic_load_explicit(&f->body_copies, memory_order_relaxed);
-    out->store_body_bytes_copied = atomic_load_explicit(&f->body_bytes_copied, memory_order_relaxed);
-    out->store_model_ttfb_ns = atomic_load_explicit(&f->cost.ttfb_ns, memory_order_relaxed);
-    out->store_model_bytes_per_s = atomic_load_explicit(&f->cost.bytes_per_s, memory_order_relaxed);
-    out->store_model_samples = atomic_load_explicit(&f->cost.samples, memory_order_relaxed);
-    out->store_model_bw_samples = atomic_load_explicit(&f->cost.bw_samples, memory_order_relaxed);
+    out->store_requests = c->requests, out->store_bytes = c->bytes;
+    out->store_body_copies = c->body_copies, out->store_body_bytes_copied = c->body_bytes_copied;
+    out->store_model_ttfb_ns = c->model_ttfb_ns, out->store_model_bytes_per_s = c->model_bytes_per_s;
+    out->store_model_samples = c->model_samples, out->store_model_bw_samples = c->model_bw_samples;
 }

@@ -439,3 +439,14 @@ void ds_scan_stats(ds_scan *d, scan_stats *st, int64_t *files, int64_t *pruned, 
         st->core_rows_max = rows > st->core_rows_max ? rows : st->core_rows_max;
     }
 }
+
+void ds_scan_store(ds_scan *d, io_store_counts *out)
+{
+    io_store_sum_counts(&d->store, out);
+    for (int k = 0; k < d->nrun; k++) { /* the files running: their footers open */
+        const ds_run *r = &d->runs[(d->head + k) % DS_INFLIGHT_MAX];
+        if (r->fi >= 0 && d->ft.slots[r->fi].f) io_store_counts_model(out, d->ft.slots[r->fi].f->file);
+    }
+    for (int k = 0; k < d->ngone; k++)
+        if (d->ft.slots[d->gone[k].fi].f) io_store_counts_model(out, d->ft.slots[d->gone[k].fi].f->file);
+}

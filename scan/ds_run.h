@@ -49,6 +49,7 @@ struct ds_scan {
                               read as a one-file scan reads it), owned; NULL: the column */
     scan_arrow_types *ptypes; /* [nout]: a path's Arrow types (atypes[j] its first), owned */
     ds_footers ft;
+    io_store_sum store;    /* every file's store counters (a.io.sum) */
     scan_rt *rt;           /* the cores every file's scan runs on, started with the first */
     ds_run runs[DS_INFLIGHT_MAX]; /* invariant 1 */
     int head, nrun;

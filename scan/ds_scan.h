@@ -52,6 +52,9 @@ int ds_scan_next(ds_scan *d, struct ArrowArray *out, pq_err *e);
  * dataset's own: files listed, files pruned (partitions or statistics), footers read. */
 void ds_scan_stats(ds_scan *d, scan_stats *st, int64_t *files, int64_t *pruned, int64_t *footers,
                    bool *complete);
+/* The store counters summed over every file the dataset opened (footers of pruned files
+ * too), and the cost model of the file, closed or open, that folded in the most requests. */
+void ds_scan_store(ds_scan *d, io_store_counts *out);
 /* The projected column i's descriptor (NULL outside 0..n). */
 const pq_column_desc *ds_scan_column(const ds_scan *d, int i);
 /* Which files were pruned and why, then each scanned file's own account as its scan ended
