@@ -136,13 +136,16 @@ static void test_plan_failure_mutexes(void)
 /* ringscan_scan_stop after one batch, of a file and of a dataset: the scan's counters are
  * complete and balanced (io.h invariant 3), the next call returns 0, a second stop and a stop
  * of NULL do nothing. The CLI's --stats read a running scan's snapshot when its output failed
- * (bytes_read 1947908, bytes_used 0). */
-static void check_stopped(ringscan_scan *s)
+ * (bytes_read 1947908, bytes_used 0). Also before any batch, of a Top-K scan, with a stream
+ * of the scan live (its next call ends too). */
+static void check_stopped(ringscan_scan *s, bool one_batch)
 {
     struct ArrowArray a;
     ringscan_error err;
-    CHECK_EQ_I64(ringscan_scan_next(s, &a, &err), 1);
-    if (a.release) a.release(&a);
+    if (one_batch) CHECK_EQ_I64(ringscan_scan_next(s, &a, &err), 1);
+    if (one_batch && a.release) a.release(&a);
+    struct ArrowArrayStream as;
+    CHECK_EQ_I64(ringscan_scan_stream(s, &as), 0); /* outlives the scan's free below */
     ringscan_scan_stop(s);
     ringscan_scan_stop(s);
     ringscan_stats st;
@@ -151,28 +154,34 @@ static void check_stopped(ringscan_scan *s)
     CHECK_EQ_I64((int64_t)(st.bytes_read + st.bytes_kept), (int64_t)(st.bytes_used + st.bytes_wasted));
     CHECK_EQ_I64(ringscan_scan_next(s, &a, &err), 0);
     CHECK(a.release == NULL);
+    CHECK_EQ_I64(as.get_next(&as, &a), 0);
+    CHECK(a.release == NULL);
+    ringscan_scan_free(s);
+    as.release(&as);
 }
 
 static void test_scan_stop(void)
 {
     ringscan_scan_stop(NULL);
+    ringscan_scan *s = NULL;
     ringscan_options o;
     ringscan_options_init(&o);
     o.threads = 2;
     o.split_rows = 10; /* many batches: the scan runs on after the first */
     ringscan_error err;
     ringscan_file *f = NULL;
-    ringscan_scan *s = NULL;
-    CHECK_EQ_I64(ringscan_open(one, &f, &err), 0);
-    if (f && ringscan_scan_start(f, &o, &s, &err) == 0) check_stopped(s);
-    ringscan_scan_free(s);
-    ringscan_close(f);
     const char *paths[] = {dir};
     ringscan_dataset *d = NULL;
-    s = NULL;
+    CHECK_EQ_I64(ringscan_open(one, &f, &err), 0);
     CHECK_EQ_I64(ringscan_dataset_open(paths, 1, NULL, &d, &err), 0);
-    if (d && ringscan_dataset_scan_start(d, &o, &s, &err) == 0) check_stopped(s);
-    ringscan_scan_free(s);
+    for (int k = 0; f && d && k < 6; k++) { /* after a batch, before any; Top-K before any */
+        o.order_by = k >= 4 ? "id DESC" : NULL;
+        o.limit = k >= 4 ? 5 : -1;
+        int rc = k % 2 ? ringscan_dataset_scan_start(d, &o, &s, &err) : ringscan_scan_start(f, &o, &s, &err);
+        CHECK_EQ_I64(rc, 0);
+        if (rc == 0) check_stopped(s, k < 2);
+    }
+    ringscan_close(f);
     ringscan_dataset_close(d);
 }
 
