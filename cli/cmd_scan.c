@@ -636,6 +636,9 @@ static int scan_once(int argc, char **argv, int64_t *rows, uint64_t *checksum, b
     bool out_failed = sink_flush(cli_out()) != 0;
     if (rc < 0 && !out_failed) fprintf(stderr, "ringscan: %s\n", err.message);
     if (rc == RINGSCAN_EPARSE && !out_failed) show_filter_place(a.o.filter, err.message);
+    /* a scan the output's failure left running: ended, so --stats and --explain are final
+     * (a running scan's counters are a snapshot that breaks io.h invariant 3) */
+    if (sc && (a.o.explain || a.stats)) ringscan_scan_stop(sc);
     if (sc && a.o.explain) fputs(ringscan_scan_explain(sc), stderr);
     if (sc && a.stats) {
         ringscan_stats st;

@@ -795,6 +795,13 @@ typedef struct ringscan_count_info {
 RINGSCAN_API int ringscan_count(ringscan_file *f, const ringscan_options *o,
                                 ringscan_count_info *out, ringscan_error *err);
 
+/* Ends the scan before its last row, for a host that wants no more of them (its output
+ * failed, it has enough): reads in flight are cancelled and the scan's tasks end, as in
+ * ringscan_scan_free. Afterwards ringscan_scan_next returns 0 and ringscan_scan_stats is
+ * complete (its counters final: bytes_read + bytes_kept = bytes_used + bytes_wasted), which a
+ * snapshot taken while the scan runs need not be. A scan that ended already, or NULL: no-op. */
+RINGSCAN_API void ringscan_scan_stop(ringscan_scan *s);
+
 /* Stops the scan (cancelling reads in flight) and frees it; when a stream of it
  * (ringscan_scan_stream) is still live, the scan lives on until that is released, and the
  * caller must not use s after this call either way. NULL is a no-op. */

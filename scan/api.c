@@ -332,6 +332,7 @@ int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error 
     if (!out) return scan_api_bad_arg(err, "ringscan_scan_next: out is NULL");
     memset(out, 0, sizeof *out);
     if (!s) return scan_api_bad_arg(err, "ringscan_scan_next: scan is NULL");
+    if (s->stopped) return 0; /* batches a stop left queued are not handed out */
     scan_batch b;
     pq_err e = {.offset = -1};
     int rc = s->ds ? ds_scan_next(s->ds, out, &e) : scan_next(s->scan, &b, &e);
@@ -441,6 +442,14 @@ static void scan_unref(ringscan_scan *s)
     free(s->row_groups);
     free(s->nodes);
     free(s);
+}
+
+void ringscan_scan_stop(ringscan_scan *s)
+{
+    if (!s || s->stopped) return;
+    s->stopped = true;
+    if (s->ds) ds_scan_stop(s->ds);
+    else scan_end(s->scan);
 }
 
 void ringscan_scan_free(ringscan_scan *s)

@@ -59,6 +59,7 @@ struct ringscan_scan {
     void *on_bound_ctx;
     ringscan_expr *filter_expr; /* a dataset's scan: its copy of options.filter_expr, which
                                   its files type as they open (the caller's may be freed) */
+    bool stopped;              /* ringscan_scan_stop: no batch after it */
     char last_error[512];
 };
 

@@ -456,6 +456,12 @@ const char *ds_scan_explain(const ds_scan *d)
     return d->explain ? d->explain : "";
 }
 
+void ds_scan_stop(ds_scan *d)
+{
+    end_all(d);
+    d->done = d->topk_done = true; /* no file starts, no Top-K answer from the rows so far */
+}
+
 void ds_scan_free(ds_scan *d)
 {
     if (!d) return;

@@ -254,6 +254,7 @@ struct scan_fetch {
 int scan_fetch_init(scan_fetch *fx, const scan_plan *p, const scan_opts *o);
 /* The executor group and the event, once started. */
 void scan_fetch_start(scan_fetch *fx, exec_group_t *g, exec_event *ev);
+/* Frees what scan_fetch_init made; also a zeroed fx whose init never ran (its plan failed). */
 void scan_fetch_free(scan_fetch *fx);
 /* The policy's input: whether every slot is now wanted at a split's start. */
 void scan_fetch_set_ahead(scan_fetch *fx, bool ahead);

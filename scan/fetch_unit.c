@@ -236,7 +236,8 @@ void scan_fetch_free(scan_fetch *fx)
         free(fx->units[u].used);
     }
     free(fx->units);
-    scan_budget_free(&fx->budget);
+    if (fx->plan) /* NULL: scan_fetch_init never ran (the plan failed): no budget, no mutex */
+        scan_budget_free(&fx->budget);
     fx->units = NULL;
     fx->nunits = 0;
 }

@@ -3,7 +3,10 @@
  * deeper than a stack, a filter tree freed once the scan started, patterns that reach a file
  * two ways. Each case is a defect an adversarial pass found (a crash, a use after free, rows
  * read twice); the sanitizer build checks that nothing leaks. */
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -54,6 +57,133 @@ static int64_t drain(ringscan_scan *s)
 }
 
 static char one[300], dir[300];
+
+/* pthread_mutex_init and _destroy seen by this program (the library is linked in statically,
+ * so its calls come here): a destroy of a mutex never initialised is counted (undefined by
+ * POSIX; glibc lets it pass). The other libraries' static mutexes are destroyed at exit. */
+enum { MUTEXES_MAX = 1 << 14 };
+static uintptr_t mu_live[MUTEXES_MAX];
+static int mu_nlive, mu_uninit;
+static atomic_flag mu_lock = ATOMIC_FLAG_INIT;
+
+int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *at)
+{
+    int (*real)(pthread_mutex_t *, const pthread_mutexattr_t *) =
+        (int (*)(pthread_mutex_t *, const pthread_mutexattr_t *))dlsym(RTLD_NEXT, "pthread_mutex_init");
+    while (atomic_flag_test_and_set(&mu_lock)) {}
+    int i = 0;
+    while (i < mu_nlive && mu_live[i] != (uintptr_t)m) i++;
+    if (i == mu_nlive && mu_nlive < MUTEXES_MAX) mu_live[mu_nlive++] = (uintptr_t)m;
+    atomic_flag_clear(&mu_lock);
+    return real(m, at);
+}
+
+int pthread_mutex_destroy(pthread_mutex_t *m)
+{
+    int (*real)(pthread_mutex_t *) = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_destroy");
+    while (atomic_flag_test_and_set(&mu_lock)) {}
+    int i = 0;
+    while (i < mu_nlive && mu_live[i] != (uintptr_t)m) i++;
+    if (i < mu_nlive) mu_live[i] = mu_live[--mu_nlive];
+    else mu_uninit++;
+    atomic_flag_clear(&mu_lock);
+    return real(m);
+}
+
+/* A scan whose plan fails (a bloom filter's header that does not parse) frees the scan
+ * without destroying a mutex it never initialised: scan_free destroyed the fetch budget's
+ * admission mutex, which only parts_init (after the plan) initialises. */
+static void test_plan_failure_mutexes(void)
+{
+    char p[320];
+    snprintf(p, sizeof p, "%s.bloom", one);
+    pq_column_desc sch[1] = {ts_desc("id", PQ_INT64, 0, false, PQ_LOGICAL_NONE)};
+    pq_vec v;
+    ts_vec_new(&v, PQ_INT64, 0, ROWS, 0);
+    for (int64_t i = 0; i < ROWS; i++) ts_put_fixed(&v, &i, false);
+    uint8_t flags[1] = {PQ_WCOL_BLOOM};
+    pq_writer_opts wo;
+    pq_writer_opts_default(&wo);
+    wo.col_flags = flags;
+    CHECK_EQ_I64(ts_write(p, sch, 1, &v, ROWS, &wo), 0);
+    pq_vec_free(&v);
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open(p, &f, &err), 0);
+    if (!f) return;
+    int64_t at = f->f->meta.row_groups[0].chunks[0].bloom_filter_offset;
+    CHECK(f->f->meta.row_groups[0].chunks[0].has_bloom_filter && at > 4);
+    uint8_t junk[16];
+    memset(junk, 0xff, sizeof junk); /* a thrift header that does not parse */
+    FILE *w = fopen(p, "r+b");
+    CHECK(w && fseek(w, (long)at, SEEK_SET) == 0 && fwrite(junk, 1, sizeof junk, w) == sizeof junk);
+    if (w) fclose(w);
+    ringscan_close(f);
+    CHECK_EQ_I64(ringscan_open(p, &f, &err), 0);
+    ringscan_options o;
+    ringscan_options_init(&o);
+    o.filter = "id = 5";
+    ringscan_scan *s = NULL;
+    int before = mu_uninit;
+    int rc = f ? ringscan_scan_start(f, &o, &s, &err) : -1;
+    CHECK(rc < 0 && s == NULL);
+    if (rc < 0) CHECK(strstr(err.message, "bloom") != NULL);
+    CHECK_EQ_I64(mu_uninit - before, 0);
+    ringscan_scan_free(s);
+    ringscan_close(f);
+}
+
+/* ringscan_scan_stop after one batch, of a file and of a dataset: the scan's counters are
+ * complete and balanced (io.h invariant 3), the next call returns 0, a second stop and a stop
+ * of NULL do nothing. The CLI's --stats read a running scan's snapshot when its output failed
+ * (bytes_read 1947908, bytes_used 0). Also before any batch, of a Top-K scan, with a stream
+ * of the scan live (its next call ends too). */
+static void check_stopped(ringscan_scan *s, bool one_batch)
+{
+    struct ArrowArray a;
+    ringscan_error err;
+    if (one_batch) CHECK_EQ_I64(ringscan_scan_next(s, &a, &err), 1);
+    if (one_batch && a.release) a.release(&a);
+    struct ArrowArrayStream as;
+    CHECK_EQ_I64(ringscan_scan_stream(s, &as), 0); /* outlives the scan's free below */
+    ringscan_scan_stop(s);
+    ringscan_scan_stop(s);
+    ringscan_stats st;
+    ringscan_scan_stats(s, &st);
+    CHECK(st.complete);
+    CHECK_EQ_I64((int64_t)(st.bytes_read + st.bytes_kept), (int64_t)(st.bytes_used + st.bytes_wasted));
+    CHECK_EQ_I64(ringscan_scan_next(s, &a, &err), 0);
+    CHECK(a.release == NULL);
+    CHECK_EQ_I64(as.get_next(&as, &a), 0);
+    CHECK(a.release == NULL);
+    ringscan_scan_free(s);
+    as.release(&as);
+}
+
+static void test_scan_stop(void)
+{
+    ringscan_scan_stop(NULL);
+    ringscan_scan *s = NULL;
+    ringscan_options o;
+    ringscan_options_init(&o);
+    o.threads = 2;
+    o.split_rows = 10; /* many batches: the scan runs on after the first */
+    ringscan_error err;
+    ringscan_file *f = NULL;
+    const char *paths[] = {dir};
+    ringscan_dataset *d = NULL;
+    CHECK_EQ_I64(ringscan_open(one, &f, &err), 0);
+    CHECK_EQ_I64(ringscan_dataset_open(paths, 1, NULL, &d, &err), 0);
+    for (int k = 0; f && d && k < 6; k++) { /* after a batch, before any; Top-K before any */
+        o.order_by = k >= 4 ? "id DESC" : NULL;
+        o.limit = k >= 4 ? 5 : -1;
+        int rc = k % 2 ? ringscan_dataset_scan_start(d, &o, &s, &err) : ringscan_scan_start(f, &o, &s, &err);
+        CHECK_EQ_I64(rc, 0);
+        if (rc == 0) check_stopped(s, k < 2);
+    }
+    ringscan_close(f);
+    ringscan_dataset_close(d);
+}
 
 /* dictionary_columns NULL means none whatever ndictionary_columns says, as columns NULL means
  * every column (it dereferenced the NULL list). */
@@ -276,6 +406,8 @@ int main(void)
         fprintf(stderr, "cannot write the test files under %s\n", ts_dir);
         return 1;
     }
+    RUN(test_plan_failure_mutexes);
+    RUN(test_scan_stop);
     RUN(test_dictionary_null_list);
     RUN(test_garbage_struct_size);
     RUN(test_etag_option_abi);
