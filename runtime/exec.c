@@ -6,8 +6,9 @@
  * Invariants:
  *  1. Inbox slot i holds a message iff its seq == pos + 1 for the consumer's pos; producers
  *     claim positions with CAS on enq_pos, so the queue never holds more than cap messages.
- *     A slot stores its seq less its index (slot_seq, slot_set), so a new inbox's slots are
- *     zero bytes: mapped untouched, a page faults in only when messages reach it.
+ *     A slot stores its seq less its index (slot_seq, slot_set), so a new inbox is zero bytes
+ *     and calloc'd without a write (a dataset runtime's 3 MiB per core: a fresh block's pages
+ *     stay untouched until messages reach them).
  *  2. Sleeper: wake_pending = 0; sleeping = 1 (seq_cst); fence; re-check inbox and stopping;
  *     only then wait. Poster: publish; fence seq_cst; if sleeping and it wins wake_pending,
  *     it wakes. One of the two always sees the other (no lost wakeup).
@@ -30,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -378,25 +378,6 @@ static void *exec_thread_main(void *arg)
     return NULL;
 }
 
-/* An inbox of cap zeroed slots (invariant 1), mapped: a calloc'd block an allocator reuses
- * is cleared whole, where a mapping's pages stay untouched until used (a dataset's runtime
- * has 131,072 slots, 3 MiB, per core, of which a scan uses a few pages). NULL on failure. */
-static exec_slot *slots_map(uint64_t cap)
-{
-    if (fail_point(FAIL_ALLOC)) return NULL;
-    void *m = mmap(NULL, cap * sizeof(exec_slot), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) return NULL;
-    (void)madvise(m, cap * sizeof(exec_slot), MADV_NOHUGEPAGE); /* a page used is 4 KiB, not 2 MiB */
-    return m;
-}
-
-static void slots_unmap(exec_t *e)
-{
-    if (e->slots) munmap(e->slots, (e->mask + 1) * sizeof(exec_slot));
-    e->slots = NULL;
-}
-
 static int exec_core_init(exec_group_t *g, exec_t *e, int index)
 {
     e->g = g;
@@ -406,11 +387,12 @@ static int exec_core_init(exec_group_t *g, exec_t *e, int index)
     e->inflight.prev = e->inflight.next = &e->inflight;
     uint64_t cap = 1;
     while (cap < g->opts.inbox_cap) cap <<= 1;
-    e->slots = slots_map(cap);
+    e->slots = fail_calloc(cap, sizeof *e->slots); /* (zero: slot i at seq i, invariant 1) */
     if (!e->slots) return -ENOMEM;
     e->mask = cap - 1;
     if (sem_init(&e->ready, 0, 0) != 0) {
-        slots_unmap(e);
+        free(e->slots);
+        e->slots = NULL;
         return -ENOMEM;
     }
     return 0;
@@ -497,7 +479,7 @@ void exec_group_destroy(exec_group_t *g)
         exec_io_fini(e);
         exec_timers_fini(e);
         free(e->yielders);
-        slots_unmap(e);
+        free(e->slots);
         sem_destroy(&e->ready);
     }
     free(g->cores);
