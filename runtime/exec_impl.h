@@ -1,5 +1,6 @@
 /* runtime/exec_impl.h: private to the runtime/exec sources: the core and group structs and the
- * functions the exec files share. Nothing else includes this.
+ * functions the exec files share. Nothing else includes this (but tests/unit/test_exec.c,
+ * which reads a core's inbox).
  * Invariants (beyond exec.h):
  *  1. inflight is a circular list with a sentinel holding every started op not yet reaped;
  *     n_ops counts started ops until their done callback has begun (inflight + done list).

@@ -133,11 +133,26 @@ static int refuse(const ds_col *c, const pq_file_meta *m, const ds_npair *p, con
                    c->node >= 0 ? "a nested field" : "flat", c->from, path);
 }
 
+/* Whether node j of m starts with node i of o's children, in o's order and spelled alike, at
+ * every depth (m's others after them): m's shape then names and orders o's fields as DuckDB's
+ * union by name keeps them (the first file's, then the others added). */
+static bool keeps_names(const pq_file_meta *o, int32_t i, const pq_file_meta *m, int32_t j)
+{
+    int32_t g = j + 1;
+    for (int32_t c = i + 1; c < o->nodes[i].end; c = o->nodes[c].end, g = m->nodes[g].end)
+        if (g >= m->nodes[j].end || strcmp(o->nodes[c].name, m->nodes[g].name) != 0 ||
+            !keeps_names(o, c, m, g))
+            return false;
+    return true;
+}
+
 /* Column at's shape merged with field i of m (path), paired as p (m's under the column's) and
  * q (the column's under m's): the column's fields (m lacks none of them), else m's fields (the
- * column lacks none of them), leaves typed to hold both (ds_nested_merge); else, each lacking
- * some of the other's struct fields (or the column's shape a union already), a union of both
- * (ds_nested_union). 0, -ENOMEM or RINGSCAN_EUNSUPPORTED (no merge). */
+ * column lacks none of them, and m names and orders the column's as it does: keeps_names),
+ * leaves typed to hold both (ds_nested_merge); else, each lacking some of the other's struct
+ * fields (or the column's shape a union already, or m's spelling or order of them another), a
+ * union of both (ds_nested_union: the column's fields first, as named). 0, -ENOMEM or
+ * RINGSCAN_EUNSUPPORTED (no merge). */
 static int merge_shape(ds_schema *s, int at, const pq_file_meta *m, int32_t i, const ds_npair *p,
                        const ds_npair *q, const char *path)
 {
@@ -145,9 +160,10 @@ static int merge_shape(ds_schema *s, int at, const pq_file_meta *m, int32_t i, c
     int rc = RINGSCAN_EUNSUPPORTED;
     char *from = NULL;
     bool own = c->merged && !c->held; /* a union: ds_nested_merge borrows a footer's nodes */
+    bool renamed = !keeps_names(c->meta, c->node, m, i);
     if (!p->shape_bad && !p->extra && !own) {
         rc = ds_nested_merge(c, c->meta, c->node, p, m);
-    } else if (!p->shape_bad && (own || (q->tt && !q->shape_bad && q->extra))) {
+    } else if (!p->shape_bad && (own || (q->tt && !q->shape_bad && (q->extra || renamed)))) {
         if (!(from = fail_strdup(path))) return -ENOMEM; /* (the file that adds fields) */
         rc = ds_nested_union(c, m, i);
     } else if (q->tt && !q->shape_bad && !q->extra) {
@@ -174,7 +190,10 @@ int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, cons
     if (rc == 0 && !ok && by_name) /* m's leaves the wider, its fields every one: its shape */
         rc = ds_npair_init(&q, m, i, c->meta, c->node, false, e);
     bool wider = rc == 0 && !ok && by_name && q.fits && !q.extra;
-    bool merge = rc == 0 && !ok && !wider && by_name;
+    /* (m's shape taken whole only where it keeps the column's names and order, as DuckDB's;
+     * else a merge, or m's whole when that fails) */
+    bool renamed = wider && !keeps_names(c->meta, c->node, m, i);
+    bool merge = rc == 0 && !ok && (!wider || renamed) && by_name;
     if (merge) /* leaves neither file's type holds: a shape of the types holding both */
         rc = merge_shape(s, at, m, i, &p, &q, path);
     merge = merge && rc == 0, rc = rc == RINGSCAN_EUNSUPPORTED ? 0 : rc;
