@@ -4,6 +4,9 @@
 #include "bench/shapes.h"
 
 #include <assert.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
@@ -91,6 +94,8 @@ uint64_t shape_fnv1a64(const void *p, int64_t len)
 
 static uint64_t load64(const uint8_t *p) { uint64_t x; memcpy(&x, p, 8); return x; }
 
+static uint32_t load32(const uint8_t *p) { uint32_t x; memcpy(&x, p, 4); return x; }
+
 /* FNV-1a 64 of BYTE_ARRAY row i of v. A batch of only empty strings may carry data == NULL
  * (nothing was ever appended), and NULL + 0 is undefined in C: an empty value is hashed
  * without forming that pointer, to the same value as any other empty value. */
@@ -102,7 +107,57 @@ static uint64_t bytes_hash(const pq_vec *v, int64_t i)
     assert(v->data);
     return shape_fnv1a64(v->data + v->offsets[i], len);
 }
-static uint32_t load32(const uint8_t *p) { uint32_t x; memcpy(&x, p, 4); return x; }
+
+/* The hashes of rows [i, i + 8) of BYTE_ARRAY v, one per 64-bit lane, added to *acc where
+ * the row is valid: each lane's 8-byte words gathered (only while it has bytes left) and
+ * hashed a byte at a time, 8 multiply chains at once. The caller checked that every value's
+ * last word lies within v's data_cap bytes. */
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+static void hash8(const pq_vec *v, int64_t i, __m512i *acc)
+{
+    const __m512i prime = _mm512_set1_epi64((int64_t)0x100000001b3ull), ff = _mm512_set1_epi64(0xff);
+    __m256i o0 = _mm256_loadu_si256((const void *)(v->offsets + i));
+    __m256i o1 = _mm256_loadu_si256((const void *)(v->offsets + i + 1));
+    __m256i len32 = _mm256_sub_epi32(o1, o0);
+    __m512i start = _mm512_cvtepi32_epi64(o0), len = _mm512_cvtepi32_epi64(len32);
+    int32_t most = _mm512_reduce_max_epi32(_mm512_zextsi256_si512(len32));
+    __m512i h = _mm512_set1_epi64((int64_t)0xcbf29ce484222325ull);
+    for (int32_t k = 0; k < most; k += 8) {
+        __m512i kk = _mm512_set1_epi64(k), left = _mm512_sub_epi64(len, kk);
+        __mmask8 live = _mm512_cmpgt_epi64_mask(left, _mm512_setzero_si512());
+        __m512i w = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), live,
+                                                _mm512_add_epi64(start, kk), v->data, 1);
+        for (int b = 0; b < 8; b++) {
+            __mmask8 m = _mm512_cmpgt_epi64_mask(left, _mm512_set1_epi64(b));
+            __m512i x = _mm512_xor_si512(h, _mm512_and_si512(w, ff));
+            h = _mm512_mask_mullo_epi64(h, m, x, prime);
+            w = _mm512_srli_epi64(w, 8);
+        }
+    }
+    __mmask8 valid = v->null_count ? v->validity[i / 8] : 0xff;
+    *acc = _mm512_mask_add_epi64(*acc, valid, *acc, h);
+}
+#endif
+
+/* Sum of FNV-1a 64 over the valid rows of BYTE_ARRAY v: with AVX-512, 8 rows at a time
+ * (hash8) while their words lie within the data buffer, the rest one by one. FNV-1a is one
+ * multiply chain per value (about 4 cycles a byte); lineitem_wide's consumer spent 27 ms of
+ * CPU per scan in it with one chain. Sums are order-free: equal to the row-by-row sum. */
+static uint64_t ba_sum(const pq_vec *v)
+{
+    int64_t i = 0;
+    uint64_t acc = 0;
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+    __m512i acc8 = _mm512_setzero_si512();
+    if (v->data)
+        for (; i + 8 <= v->length && (int64_t)v->offsets[i + 8] + 8 <= v->data_cap; i += 8)
+            hash8(v, i, &acc8);
+    acc = (uint64_t)_mm512_reduce_add_epi64(acc8);
+#endif
+    for (; i < v->length; i++)
+        if (pq_vec_is_valid(v, i)) acc += bytes_hash(v, i);
+    return acc;
+}
 
 void shape_vec_sum(const pq_vec *v, uint64_t *sum)
 {
@@ -116,9 +171,7 @@ void shape_vec_sum(const pq_vec *v, uint64_t *sum)
     case PQ_BOOLEAN: SUM_ROWS(v, acc, (uint64_t)pq_bit_get(p, i)); break;
     case PQ_INT96:
     case PQ_FIXED_LEN_BYTE_ARRAY: SUM_ROWS(v, acc, shape_fnv1a64(p + i * w, w)); break;
-    case PQ_BYTE_ARRAY:
-        SUM_ROWS(v, acc, bytes_hash(v, i));
-        break;
+    case PQ_BYTE_ARRAY: acc += ba_sum(v); break;
     }
     *sum = acc;
 }

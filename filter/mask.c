@@ -1,6 +1,7 @@
 /* filter/mask.c: word-level bit mask operations (see mask.h for the invariants).
  * Every loop runs over whole words; only the *_range functions touch partial words. */
 #include "filter/mask.h"
+#include "common/bits.h"
 #include "common/fail.h"
 
 #include <assert.h>
@@ -169,31 +170,6 @@ void flt_mask_set_range(flt_mask *m, int64_t from, int64_t to, bool value)
     }
 }
 
-/* Writes base + the position of each set bit of bits, rising, to out (room for as many);
- * returns their count. With AVX-512: 16 positions at a time, compressed in a register and
- * stored under a mask (exactly count entries written): no branch per row, which a
- * one-thread lineitem scan keeping 1 row in 9 spent 3.5-4.5% of its time on. */
-static inline int64_t word_rows(uint64_t bits, uint32_t base, uint32_t *out)
-{
-#if defined(__AVX512F__)
-    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    int64_t k = 0;
-    for (uint32_t q = 0; bits; q += 16, bits >>= 16) {
-        __mmask16 m = (__mmask16)(bits & 0xffff);
-        int cnt = __builtin_popcount(m);
-        __m512i at = _mm512_add_epi32(lane, _mm512_set1_epi32((int)(base + q)));
-        _mm512_mask_storeu_epi32(out + k, (__mmask16)((1u << cnt) - 1),
-                                 _mm512_maskz_compress_epi32(m, at));
-        k += cnt;
-    }
-    return k;
-#else
-    int64_t k = 0;
-    for (; bits; bits &= bits - 1) out[k++] = base + (uint32_t)__builtin_ctzll(bits);
-    return k;
-#endif
-}
-
 int64_t flt_mask_select(const flt_mask *m, uint32_t *out, int64_t cap)
 {
     assert(m && (out || cap == 0) && m->len <= (int64_t)UINT32_MAX + 1);
@@ -202,7 +178,7 @@ int64_t flt_mask_select(const flt_mask *m, uint32_t *out, int64_t cap)
         uint64_t bits = m->words[w];
         int64_t cnt = __builtin_popcountll(bits);
         if (k + cnt <= cap) { /* room for the word's rows */
-            k += word_rows(bits, (uint32_t)(w << 6), out + k);
+            k += bits_rows(bits, (uint32_t)(w << 6), out + k);
             continue;
         }
         for (; bits; bits &= bits - 1, k++)
@@ -242,7 +218,7 @@ int64_t flt_mask_select_range(const flt_mask *m, int64_t from, int64_t to, uint3
     assert(m && out && 0 <= from && from <= to && to <= m->len);
     int64_t k = 0;
     for (int64_t w = from >> 6; from < to && w <= (to - 1) >> 6; w++)
-        k += word_rows(word_in_range(m, w, from, to), (uint32_t)((w << 6) - from), out + k);
+        k += bits_rows(word_in_range(m, w, from, to), (uint32_t)((w << 6) - from), out + k);
     assert(k <= to - from);
     return k;
 }

@@ -15,6 +15,7 @@
  *     indices); nothing in the reader records what one call asked for. */
 #include "format/column.h"
 #include "format/column_priv.h"
+#include "common/bits.h"
 #include "common/fail.h"
 
 #include <assert.h>
@@ -480,8 +481,8 @@ static int bits_kept(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n
         rc = pq_colr_reserve((void **)&r->idx, &r->idx_cap, (size_t)(n + 1) * sizeof(uint32_t));
         int64_t j = 0;
         for (int64_t w = 0; rc == 0 && w < nw; w++)
-            for (uint64_t x = b->out[w] & (b->in ? b->in[w] : all); x; x &= x - 1)
-                r->idx[j++] = (uint32_t)((w << 6) + __builtin_ctzll(x));
+            j += bits_rows(b->out[w] & (b->in ? b->in[w] : all), (uint32_t)(w << 6), r->idx + j);
+        assert(rc || j == k);
         page_sel sel = {.rows = r->idx, .n = k};
         return rc ? rc : dict_selected_dense(r, vp, vlen, n, &sel, b->kept, e);
     }
@@ -490,8 +491,8 @@ static int bits_kept(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n
     if (rc == 0 && !unpacked) rc = dict_index_run(vp, vlen, n, dict_of(r)->length, r->sel_buf, e);
     if (rc) return rc;
     for (int64_t w = 0, j = 0; k < n && w < nw; w++) /* each kept index moved down: pos >= j */
-        for (uint64_t x = b->out[w] & (b->in ? b->in[w] : all); x; x &= x - 1)
-            r->sel_buf[j++] = r->sel_buf[(w << 6) + __builtin_ctzll(x)];
+        j += bits_keep32(b->out[w] & (b->in ? b->in[w] : all), r->sel_buf + (w << 6),
+                         r->sel_buf + j);
     rc = pq_dict_gather(dict_of(r), r->sel_buf, k, b->kept, e);
     if (rc == 0) set_validity(b->kept, b->kept->length - k, NULL, k, 0);
     return rc;

@@ -460,6 +460,55 @@ static void plain_byte_array(void)
     pq_vec_free(&v);
 }
 
+/* PLAIN BYTE_ARRAY decoded in one pass (format/plain.c pq_plain_decode_ba): 0 to 300 values
+ * of 0 to 150 bytes (short ones moved as PQ_BA_SLACK bytes, long ones by length), appended
+ * after values already there, equal their bytes and end where the page does; a page cut or
+ * with a length past its end fails at every value, leaving the vector as it was. */
+static void plain_byte_array_many(void)
+{
+    static uint8_t page[300 * 154];
+    static uint8_t want[300 * 150];
+    int bad = 0;
+    for (int n = 0; n <= 300; n += n < 20 ? 1 : 37) {
+        size_t len = 0, wl = 0;
+        for (int i = 0; i < n; i++) {
+            uint32_t l = (uint32_t)((i * 53 + n) % 151);
+            memcpy(page + len, &l, 4);
+            for (uint32_t b = 0; b < l; b++) page[len + 4 + b] = want[wl + b] = (uint8_t)(i + b * 7);
+            len += 4 + l, wl += l;
+        }
+        pq_vec v;
+        pq_vec_init(&v, PQ_BYTE_ARRAY, 0);
+        size_t used = 0;
+        const uint8_t two[] = {2, 0, 0, 0, 'h', 'i'};
+        CHECK(pq_plain_decode(two, sizeof two, 1, &v, &used, NULL) == 0);
+        bad += pq_plain_decode(page, len, n, &v, &used, NULL) != 0 || used != len;
+        bad += v.length != n + 1 || v.data_len != (int64_t)(wl + 2) || v.offsets[1] != 2;
+        bad += memcmp(v.data, "hi", 2) != 0 || (wl && memcmp(v.data + 2, want, wl) != 0);
+        for (int i = 0, at = 2; i < n; i++) {
+            int l = (i * 53 + n) % 151;
+            bad += v.offsets[i + 2] - v.offsets[i + 1] != l || v.offsets[i + 1] != at;
+            at += l;
+        }
+        for (int i = 0; n > 0 && i < n; i += 1 + n / 7) { /* cut inside value i, or a length past the end */
+            pq_err e = {0};
+            size_t at = 0;
+            for (int k = 0; k < i; k++) at += 4 + (size_t)((k * 53 + n) % 151);
+            int64_t len0 = v.length, data0 = v.data_len;
+            bad += pq_plain_decode(page, at + 3, n, &v, &used, &e) != RINGSCAN_EFORMAT;
+            uint32_t keep;
+            memcpy(&keep, page + at, 4);
+            uint32_t huge = (uint32_t)(len - at);
+            memcpy(page + at, &huge, 4);
+            bad += pq_plain_decode(page, len, n, &v, &used, &e) != RINGSCAN_EFORMAT;
+            memcpy(page + at, &keep, 4);
+            bad += v.length != len0 || v.data_len != data0;
+        }
+        pq_vec_free(&v);
+    }
+    CHECK_EQ_I64(bad, 0);
+}
+
 /* Gathers of 4- and 8-byte values from dictionaries of 1 to 40 values (the register path
  * takes up to 32 or 16 of them, format/dict.c gather_small), every index, 0 to 100 rows,
  * appended after rows already there: each value equals its dictionary entry. */
@@ -673,6 +722,7 @@ int main(void)
     RUN(plain_fixed);
     RUN(plain_bool);
     RUN(plain_byte_array);
+    RUN(plain_byte_array_many);
     RUN(dict_gather_and_errors);
     RUN(dict_gather_strings);
     RUN(dict_gather_sizes);

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "check.h"
+#include "common/bits.h"
 #include "filter/kernel.h"
 #include "filter/mask.h"
 
@@ -711,8 +712,46 @@ static void like_contains_buffer(void)
     pq_vec_free(&v);
 }
 
+/* common/bits.h against a bit-by-bit reference: bits_rows lists base + each set bit and
+ * bits_keep32 picks src at each set bit, in place too (dst == src, words after words), on
+ * words with no bit, every bit, one bit at either end, 16-bit runs and random bits; neither
+ * writes past its count (a guard entry after it keeps its value). */
+static void bits_lists_match_reference(void)
+{
+    enum { W = 40 };
+    uint64_t words[W] = {0, ~UINT64_C(0), 1, UINT64_C(1) << 63, 0xffff, 0xffff0000ffff0000ull,
+                         0x8000000000000001ull, 0x0001000100010001ull};
+    for (int i = 8; i < W; i++) words[i] = rnd() & (i % 3 ? rnd() : ~UINT64_C(0));
+    uint32_t src[W * 64], inplace[W * 64 + 1];
+    for (int i = 0; i < W * 64; i++) src[i] = inplace[i] = (uint32_t)rnd();
+    inplace[W * 64] = 0xdeadbeef;
+    int bad = 0;
+    int64_t at = 0;
+    for (int w = 0; w < W; w++) {
+        uint32_t got[65], want[64];
+        int64_t n = 0;
+        for (int b = 0; b < 64; b++)
+            if ((words[w] >> b) & 1) want[n++] = 1000u + (uint32_t)(w * 64 + b);
+        got[n] = 0xdeadbeef;
+        bad += bits_rows(words[w], 1000u + (uint32_t)(w * 64), got) != n || got[n] != 0xdeadbeef;
+        for (int64_t j = 0; j < n; j++) bad += got[j] != want[j];
+        n = 0;
+        for (int b = 0; b < 64; b++)
+            if ((words[w] >> b) & 1) want[n++] = src[w * 64 + b];
+        got[n] = 0xdeadbeef;
+        bad += bits_keep32(words[w], src + w * 64, got) != n || got[n] != 0xdeadbeef;
+        for (int64_t j = 0; j < n; j++) bad += got[j] != want[j];
+        bad += bits_keep32(words[w], inplace + w * 64, inplace + at) != n;
+        for (int64_t j = 0; j < n; j++) bad += inplace[at + j] != want[j];
+        at += n;
+    }
+    CHECK_EQ_I64(bad, 0);
+    CHECK(inplace[W * 64] == 0xdeadbeef);
+}
+
 int main(void)
 {
+    RUN(bits_lists_match_reference);
     RUN(mask_ops_odd_lengths);
     RUN(like_contains_buffer);
     RUN(multi_column_eval);
