@@ -30,9 +30,11 @@ ln -s "year=2021/month=1/data_0.parquet" "$ds/link.parquet" # a link to a file: 
 n1=$("$R" scan "$ds/link.parquet" --format count | awk '{print $NF}')
 want=$((rows + n1))
 
-if ! strace -f -o "$dir/trace" -e trace=openat,newfstatat,stat,lstat,statx \
+# (LeakSanitizer refuses to run under ptrace and fails the exit: off for this run)
+if ! ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    strace -f -o "$dir/trace" -e trace=openat,newfstatat,stat,lstat,statx \
     "$R" scan "$ds/**/*.parquet" --format count --stats=json >"$dir/out" 2>"$dir/err"; then
-    bad "scan under strace failed: $(head -c 300 "$dir/err")"
+    bad "scan under strace failed: $(tail -c 300 "$dir/err")"
 fi
 got=$(awk '{print $NF}' "$dir/out")
 check '[ "$got" = "$want" ]' "rows $got, want $want"
