@@ -459,6 +459,8 @@ const char *ds_scan_explain(const ds_scan *d)
 void ds_scan_stop(ds_scan *d)
 {
     end_all(d);
+    /* and the footers read ahead: their requests count in the stats a stop makes final */
+    if (d->ft.slots) ds_footers_join(&d->ft);
     d->done = d->topk_done = true; /* no file starts, no Top-K answer from the rows so far */
 }
 
