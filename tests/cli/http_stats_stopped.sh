@@ -7,7 +7,10 @@
 # (each of 8 runs of a C client over this setup; here: printed store_requests 11, the proxy
 # saw 12). 30 small files over HTTP (nginx behind a proxy adding 300 ms a request, started on
 # free loopback ports by net_lib.bash), 2 footers held (one read ahead), limits of 1 and
-# 25000 rows, 1 and 2 threads. Last line: "http_stats_stopped: N passed, N failed".
+# 25000 rows, 1 and 2 threads. (A C client that reads the stats after ringscan_scan_next
+# returned 0 at a limit, without a stop, saw the same: the end of a dataset's rows now waits
+# for the footers read ahead too, dataset.c end_all.)
+# Last line: "http_stats_stopped: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
 
 www=$dir/www
