@@ -145,7 +145,11 @@ int pq_plain_decode_ba(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, s
      * fixed-size move (a memcpy call per short string was most of this loop). A second pass
      * over the prefixes was a quarter of lineitem_wide's dictionary page decode. */
     int64_t room = PQ_ENC_MAX_BYTES - out->data_len;
-    if ((rc = pq_vec_reserve(out, n, ((int64_t)len < room ? (int64_t)len : room) + PQ_BA_SLACK)))
+    /* Rows reserved for no more values than len holds (4 prefix bytes each): n comes from a
+     * page header, and a larger one fails below at value len / 4 at the latest, before its
+     * offset is written. */
+    int64_t rows = n < (int64_t)(len / 4) ? n : (int64_t)(len / 4);
+    if ((rc = pq_vec_reserve(out, rows, ((int64_t)len < room ? (int64_t)len : room) + PQ_BA_SLACK)))
         return rc;
     int32_t *off = out->offsets + out->length;
     uint8_t *data = out->data;
@@ -157,6 +161,7 @@ int pq_plain_decode_ba(const uint8_t *buf, size_t len, int64_t n, pq_vec *out, s
         if ((int64_t)l > room - (cur - out->data_len)) return ba_room_err(err);
         pq_ba_copy(data + cur, buf + pos - l, l, len - (pos - l));
         cur += l;
+        assert(i < rows); /* value i's prefix took 4 of len's bytes: i + 1 <= len / 4 */
         off[i + 1] = (int32_t)cur;
     }
     if (out->length == 0) off[0] = 0;

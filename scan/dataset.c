@@ -275,12 +275,14 @@ static void end_file(ds_scan *d, ds_run *r)
 }
 
 /* The end of the dataset's rows (the last file's, or the limit's): the files still running
- * stopped and every file closed, so the counters summed are final (ds_scan_stats). */
+ * stopped and every file closed, and the footers read ahead waited for (their requests count
+ * in the footer and store counters), so the counters summed are final (ds_scan_stats). */
 static void end_all(ds_scan *d)
 {
     for (; d->nrun > 0; d->nrun--, d->head = (d->head + 1) % DS_INFLIGHT_MAX)
         close_file(d, &d->runs[d->head]);
     while (d->ngone > 0) reap(d, true);
+    if (d->ft.slots) ds_footers_join(&d->ft);
 }
 
 /* Whether another file may start: fewer than DS_INFLIGHT_MAX run, and the ones after the

@@ -447,6 +447,9 @@ void ds_footers_close(ds_footers *f, int i);
  * at most max_open files are read and not yet taken at once, and a file's footer is ready
  * before its scan starts when the budget allowed. */
 void ds_footers_need(ds_footers *f, int i);
+/* Waits for the window read ahead, if any (ds_footers_need): no footer read is in flight when
+ * this returns, so the footer and store counters are final. */
+void ds_footers_join(ds_footers *f);
 /* File i's open error, its path in front; returns its status. */
 int ds_footers_error(const ds_footers *f, int i, pq_err *e);
 /* The data columns into s: every unpruned file's (union_by_name; over more files than one

@@ -190,6 +190,11 @@ static void join_ahead(ds_footers *f)
     f->ahead_to = 0;
 }
 
+void ds_footers_join(ds_footers *f)
+{
+    join_ahead(f);
+}
+
 /* Starts reading the footers of [from, to) in the background (none when no reader starts:
  * ds_footers_need reads them when their turn comes). */
 static void start_ahead(ds_footers *f, int from, int to)

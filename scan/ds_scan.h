@@ -60,8 +60,9 @@ const pq_column_desc *ds_scan_column(const ds_scan *d, int i);
 /* Which files were pruned and why, then each scanned file's own account as its scan ended
  * (NUL-terminated, at most 1 MiB; "" without explain). */
 const char *ds_scan_explain(const ds_scan *d);
-/* Ends the dataset's scan before its end: every running file stopped and closed, so the
- * counters are final (ds_scan_stats complete); ds_scan_next returns 0 after it. */
+/* Ends the dataset's scan before its end: every running file stopped and closed and the
+ * footers read ahead waited for, so the counters are final (ds_scan_stats complete);
+ * ds_scan_next returns 0 after it. */
 void ds_scan_stop(ds_scan *d);
 void ds_scan_free(ds_scan *d);
 

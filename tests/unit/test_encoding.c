@@ -509,6 +509,27 @@ static void plain_byte_array_many(void)
     CHECK_EQ_I64(bad, 0);
 }
 
+/* A BYTE_ARRAY page's value count is checked against its bytes before anything is reserved:
+ * each value takes a 4-byte prefix at least, so a dictionary page claiming 64 Mi values (the
+ * column reader's max_dict_values) in 8 bytes fails as corrupt with the vector's buffers as
+ * small as they were. The one-pass decode reserved (and zeroed) n offsets and validity bits
+ * first: 520 MiB per such 8-byte page (offsets grown to 512 MiB; peak RSS 523 MiB). */
+static void plain_byte_array_count_past_bytes(void)
+{
+    const uint8_t page[8] = {1, 0, 0, 0, 'x', 9, 0, 0}; /* "x", then a length cut off */
+    pq_vec v;
+    pq_vec_init(&v, PQ_BYTE_ARRAY, 0);
+    pq_err e = {0};
+    CHECK_EQ_I64(pq_dict_decode_page(page, sizeof page, (int64_t)64 << 20, &v, &e), RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "value 1") != NULL);
+    CHECK(v.offsets_cap <= 64 && v.validity_cap <= 64); /* room for the 2 values the bytes hold */
+    size_t used = 0;
+    CHECK_EQ_I64(pq_plain_decode(page, 5, 2, &v, &used, &e), RINGSCAN_EFORMAT); /* n = len / 4 + 1 */
+    CHECK_EQ_I64(pq_plain_decode(page, 5, 1, &v, &used, &e), 0);
+    CHECK(used == 5 && v.length == 1 && v.offsets[1] == 1 && v.data[0] == 'x');
+    pq_vec_free(&v);
+}
+
 /* Gathers of 4- and 8-byte values from dictionaries of 1 to 40 values (the register path
  * takes up to 32 or 16 of them, format/dict.c gather_small), every index, 0 to 100 rows,
  * appended after rows already there: each value equals its dictionary entry. */
@@ -723,6 +744,7 @@ int main(void)
     RUN(plain_bool);
     RUN(plain_byte_array);
     RUN(plain_byte_array_many);
+    RUN(plain_byte_array_count_past_bytes);
     RUN(dict_gather_and_errors);
     RUN(dict_gather_strings);
     RUN(dict_gather_sizes);
