@@ -1,10 +1,10 @@
-/* bench/vm_probe.c: whether the machine's two CPUs slow each other: a fixed amount of work on
+/* bench/probe/vm_probe.c: whether the machine's two CPUs slow each other: a fixed amount of work on
  * one thread, or on two at once pinned to CPUs 0 and 1, each thread's CPU time printed (ms).
  * Work KIND 0: a dependent 64-bit multiply chain (arithmetic only); 1: memcpy between two 64 MiB
  * buffers 40 times (memory bandwidth, beyond the L3); 2: memcpy then a strided hash, 20 times.
  * Not part of the build (bench/RESULTS.md, "Twenty-eighth session: what two vCPUs of this VM
  * give"):
- *     gcc -O2 -pthread -o /tmp/vm_probe bench/vm_probe.c && /tmp/vm_probe KIND 1|2 */
+ *     gcc -O2 -pthread -o /tmp/vm_probe bench/probe/vm_probe.c && /tmp/vm_probe KIND 1|2 */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
