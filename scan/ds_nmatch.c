@@ -1,5 +1,6 @@
 /* scan/ds_nmatch.c: a file's nested field paired with a dataset's nested column node by node
- * (issue 23): lists and maps with lists and maps, struct fields by name as DuckDB unions them
+ * (issue 23): lists and maps with lists and maps (whatever each writer named the element or
+ * entries), struct fields by name as DuckDB unions them
  * (a field in another order is moved, one the file lacks reads as null, one the column lacks
  * is dropped: without union_by_name as DuckDB reads a later file in the first file's struct;
  * in a union by name the column takes the file's shape when it holds every field, ds_nested.c),
@@ -121,8 +122,9 @@ static void pair(ds_npair *p, int32_t kt, int32_t kf, const pq_file_meta *tm,
         return;
     }
     if (t->kind == PQ_NEST_PRIM) return leaf_pair(p, kt, kf, tm, fm, cast);
-    if (t->kind != PQ_NEST_STRUCT) {
-        if (strcmp(p->tt[kt + 1].name, p->ft[kf + 1].name) != 0) p->fits = false, p->shape_bad = true;
+    if (t->kind != PQ_NEST_STRUCT) { /* (a list's element or a map's entries by position: their
+                                       names, "element", "item", "array", "key_value", "map",
+                                       are the writer's, as DuckDB and pyarrow read them) */
         p->lists++;
         pair(p, kt + 1, kf + 1, tm, fm, cast);
         p->lists--;

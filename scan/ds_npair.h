@@ -38,7 +38,7 @@ typedef struct ds_npair {
     int32_t *map;               /* [nt]: the file's node of each of tt's, or -1 (a struct field
                                    the file lacks: null) */
     bool fits;                  /* every node paired: kinds alike, leaves that read as tt's */
-    bool shape_bad;             /* a node of another kind (or a list's element named otherwise) */
+    bool shape_bad;             /* a node of another kind */
     bool extra;                 /* the file has struct fields tt lacks (dropped in a read) */
     bool differ;                /* the file's packed rows need a rewrite (ds_nested_widen) */
     int32_t lists;              /* while pairing: the lists and maps above the node paired */

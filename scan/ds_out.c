@@ -124,6 +124,22 @@ static bool path_lacked(const ds_col *c, int32_t tn, const pq_file_meta *m, int3
     return lacked && (!list || *inside >= 0);
 }
 
+/* The node of field fn of file m that node tn of nested column c's shape pairs with, or -1:
+ * a path that names it as the column's first file does while m's writer named a list's element
+ * or a map's entries otherwise ("item" for "element"; ds_nmatch.c pairs those by position). */
+static int32_t path_mapped(const ds_col *c, int32_t tn, const pq_file_meta *m, int32_t fn)
+{
+    ds_npair p;
+    pq_err ignore = {.offset = -1};
+    int32_t k = 0, got = -1;
+    if (ds_npair_init(&p, c->meta, c->node, m, fn, true, &ignore) == 0) {
+        for (; k < p.nt && p.tt[k].src != tn; k++) {}
+        if (k < p.nt && p.map[k] >= 0) got = p.ft[p.map[k]].src;
+    }
+    ds_npair_free(&p);
+    return got;
+}
+
 /* Output j's projection in file m (fn: m's node of its column): its node (*first its first
  * leaf), or -1 (a path m lacks). */
 static int32_t out_node(const ds_scan *d, int j, const pq_file_meta *m, int32_t fn, int *first)
@@ -181,11 +197,16 @@ static int path_leaf(const ds_scan *d, int j, const pq_file_meta *m, const char 
     char why[sizeof e->msg];
     snprintf(why, sizeof why, "%s", e->msg);
     int any;
-    if (scan_nested_resolve(c->meta, d->opath[j], &any, &tn, e) == 0 &&
-        path_lacked(c, tn, m, fn, &inside)) {
+    bool in_c = scan_nested_resolve(c->meta, d->opath[j], &any, &tn, e) == 0;
+    int32_t mapped = in_c ? path_mapped(c, tn, m, fn) : -1, first;
+    if (mapped >= 0) { /* (the same node, named otherwise in m) */
+        pq_nest_leaves(m, mapped, &first);
+        *leaf = first, *node = mapped;
+        return 0;
+    }
+    if (in_c && path_lacked(c, tn, m, fn, &inside)) {
         *leaf = -1, *node = inside; /* null in this file's rows, or in its lists */
         if (inside >= 0) {
-            int32_t first;
             *node = lacking_node(d, j, m, fn, inside), *lacking = true;
             pq_nest_leaves(m, *node, &first), *leaf = first;
         }

@@ -186,4 +186,22 @@ w = [{"id": 1, "s": {"a": "1", "a_1": None}}, {"id": 2, "s": {"a": "2", "a_1": N
      {"id": 3, "s": {"a": "x", "a_1": 3}}, {"id": 4, "s": {"a": "y", "a_1": 4}}]
 case("union by name: struct fields A and a read as a, a_1 (the first file's spelling), paired in any case", rc == 0 and out == w,
      f"rc {rc} {err[-300:]} {out} {w}")
+# 7. a list's element named by its writer: pyarrow's "element" in one file, "item" (pyarrow's
+#    use_compliant_nested_type=False, older Spark and parquet-mr) in the next; both are the
+#    same list (DuckDB and pyarrow read them so); a path into one names the first file's node
+#    (was refused: "another shape" naming both files)
+root = os.path.join(top, "elem_names")
+os.makedirs(root, exist_ok=True)
+t7a, t7b = table(0, 30).select(["id", "lst", "pts", "deep", "m"]), table(30, 25).select(["id", "lst", "pts", "deep", "m"])
+pq.write_table(t7a, os.path.join(root, "a.parquet"), row_group_size=40)
+pq.write_table(t7b, os.path.join(root, "b.parquet"), row_group_size=40, use_compliant_nested_type=False)
+names = [pq.ParquetFile(os.path.join(root, f)).schema.column(1).path for f in ("a.parquet", "b.parquet")]
+case("element names: the files spell the element apart", names == ["lst.list.element", "lst.list.item"], str(names))
+w7 = [{k: jsonable(v) for k, v in r.items()} for r in t7a.to_pylist() + t7b.to_pylist()]
+for extra in ((), ("--union-by-name",)):
+    rc, out, err = cli(root, "--ordered", *extra)
+    case(f"element names {' '.join(extra)}: every row", rc == 0 and out == w7, f"rc {rc} {err[-300:]} {out and out[30:31]}")
+rc, out, err = cli(root, "--ordered", "--columns", "id,pts.list.element.x")
+case("element names: a path into the list", rc == 0 and out == [{"id": r["id"], "pts.list.element.x": [q["x"] for q in r["pts"]]} for r in w7],
+     f"rc {rc} {err[-300:]} {out and out[30:31]}")
 sys.exit(0 if summary("dataset_nested") else 1)
