@@ -23,11 +23,17 @@
 #include "common/fail.h"
 #include "scan/ds_impl.h"
 
+/* Whether two leaves are one type: the fields each type has compared, not the others (a
+ * parquet-rs STRING leaf carries is_adjusted_to_utc set, pyarrow's the same STRING not; the
+ * type read it "neither widens" naming BYTE_ARRAY/STRING twice). */
 bool ds_nested_leaf_same(const pq_column_desc *a, const pq_column_desc *b)
 {
-    return a->physical == b->physical && a->type_length == b->type_length &&
-           a->logical == b->logical && a->decimal_precision == b->decimal_precision &&
-           a->decimal_scale == b->decimal_scale && a->is_adjusted_to_utc == b->is_adjusted_to_utc;
+    if (a->physical != b->physical || a->logical != b->logical) return false;
+    bool clock = a->logical >= PQ_LOGICAL_TIME_MILLIS && a->logical <= PQ_LOGICAL_TIMESTAMP_NANOS;
+    return (a->physical != PQ_FIXED_LEN_BYTE_ARRAY || a->type_length == b->type_length) &&
+           (a->logical != PQ_LOGICAL_DECIMAL || (a->decimal_precision == b->decimal_precision &&
+                                                 a->decimal_scale == b->decimal_scale)) &&
+           (!clock || a->is_adjusted_to_utc == b->is_adjusted_to_utc);
 }
 
 /* DuckDB's HUGEINT (a UINT64 beside a signed integer), as it exports it to Arrow: a
