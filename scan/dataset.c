@@ -109,11 +109,17 @@ static int file_proj(ds_scan *d, ds_run *r, const flt_expr *x, scan_opts *so, in
         int c = x && x->npreds > 0 && x->preds[0].column >= 0 ? x->preds[0].column : 0;
         if (c >= r->view.nfile) c = 0;
         while (c < r->view.nfile && r->view.cols[c].nested) c++;
+        int32_t top = -1; /* (none: a nested field the file can read counts them, read whole) */
+        const pq_file_meta *m = &d->ft.slots[r->fi].f->meta;
+        for (int k = 0; c == r->view.nfile && k < m->ncolumns && top < 0; k++) {
+            int32_t t = m->nodes[m->columns[k].node].top;
+            if (m->nodes[t].shape_ok > 0 && ds_nested_readable(m, t) == k) c = k, top = t;
+        }
         if (c == r->view.nfile) {
             pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "no flat column");
             return ds_file_errf(e, RINGSCAN_EUNSUPPORTED, d->a.list->files[r->fi].path, e->msg);
         }
-        nodes[*nleaves] = -1, leaves[(*nleaves)++] = c;
+        nodes[*nleaves] = top, leaves[(*nleaves)++] = c;
     }
     so->nkeys = 0;
     for (int k = 0; k < d->topk.nkeys; k++) {

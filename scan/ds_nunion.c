@@ -13,7 +13,10 @@
  *     node's levels its parent's plus its own repetition's, a LIST's or MAP's element at the
  *     same distance below it as in the file it comes from, each leaf one column (in order).
  *  3. Fields are added only under a struct (a group read as a struct); children of other
- *     nodes must pair by name (a list's middle level, a map's key_value), else no union.
+ *     nodes must pair, else no union: by position from a LIST or MAP group down to its
+ *     element where both files put it as deep (each writer names a list's middle level and
+ *     element, "list"/"element", "list"/"item", "bag"/"array", and a map's key_value, as it
+ *     likes: ds_nmatch.c pairs them so), else by name; the union keeps the column's names.
  *  4. Two passes over the same walk: the first counts nodes, leaves and name bytes, the second
  *     fills exactly that much (no growth). */
 #include <assert.h>
@@ -98,14 +101,32 @@ static void leaf(un *u, int32_t at, int32_t i, int32_t j)
     u->nodes[at].column = col;
 }
 
+/* How far below node i of m the element of the LIST or MAP group i (or of the one whose
+ * middle level i is: the distance from that group) lies, else 0 (invariant 3). */
+static int32_t to_element(const pq_file_meta *m, int32_t i)
+{
+    const pq_schema_node *s = &m->nodes[i], *p = s->parent >= 0 ? &m->nodes[s->parent] : NULL;
+    if ((s->kind == PQ_NODE_LIST || s->kind == PQ_NODE_MAP) && s->element > i)
+        return s->element - i;
+    if (p && p->kind == PQ_NODE_LIST && p->element > i) return p->element - s->parent;
+    return 0;
+}
+
 /* The children of union node at (path path, len bytes): tm's node i's (each paired with fm's
- * node j's child of the same name), then j's others where the node is a struct (invariant
- * 3). */
+ * node j's child of the same name, or in the same place from a LIST or MAP down to its
+ * element), then j's others where the node is a struct (invariant 3). */
 static void children(un *u, int32_t at, const char *path, size_t len, int32_t i, int32_t j)
 {
     const pq_file_meta *tm = u->tm, *fm = u->fm;
     place under = {.parent = at, .ppath = path, .plen = len};
-    int32_t k = 0;
+    int32_t k = 0, d = i >= 0 && j >= 0 ? to_element(tm, i) : 0;
+    if (d > 0 && d == to_element(fm, j) && tm->nodes[i].nchildren == fm->nodes[j].nchildren) {
+        for (int32_t c = i + 1, g = j + 1; c < tm->nodes[i].end;
+             c = tm->nodes[c].end, g = fm->nodes[g].end, k++)
+            node(u, c, g, under);
+        if (u->nodes) u->nodes[at].nchildren = k;
+        return;
+    }
     for (int32_t c = i + 1; i >= 0 && c < tm->nodes[i].end; c = tm->nodes[c].end, k++)
         node(u, c, j >= 0 ? child_named(fm, j, tm, i, c) : -1, under);
     const pq_schema_node *s = i >= 0 ? &tm->nodes[i] : &fm->nodes[j];
@@ -118,6 +139,14 @@ static void children(un *u, int32_t at, const char *path, size_t len, int32_t i,
     if (u->nodes) u->nodes[at].nchildren = k;
 }
 
+/* Whether node i of m is a map's key_value group (annotated MAP_KEY_VALUE by some writers,
+ * Impala's "map", not by others: pyarrow's "key_value"; one level, whatever its kind). */
+static bool entries(const pq_file_meta *m, int32_t i)
+{
+    int32_t p = m->nodes[i].parent;
+    return p >= 0 && m->nodes[p].kind == PQ_NODE_MAP && m->nodes[p].element == i;
+}
+
 /* Node i of tm and j of fm (either -1) as the next union node (invariant 2). */
 static void node(un *u, int32_t i, int32_t j, place at)
 {
@@ -125,7 +154,8 @@ static void node(un *u, int32_t i, int32_t j, place at)
     const pq_file_meta *src = i >= 0 ? u->tm : u->fm;
     int32_t si = i >= 0 ? i : j, k = u->n++;
     const pq_schema_node *s = &src->nodes[si];
-    if (i >= 0 && j >= 0 && s->kind != u->fm->nodes[j].kind) u->ok = false, j = -1;
+    if (i >= 0 && j >= 0 && s->kind != u->fm->nodes[j].kind && !(entries(u->tm, i) && entries(u->fm, j)))
+        u->ok = false, j = -1;
     size_t len = at.parent < 0 ? strlen(s->path) : at.plen + 1 + strlen(s->name);
     const char *path = at.parent < 0 ? put_str(u, s->path, len, NULL)
                                      : put_str(u, at.ppath, at.plen, s->name);

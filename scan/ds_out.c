@@ -114,10 +114,13 @@ static bool path_lacked(const ds_col *c, int32_t tn, const pq_file_meta *m, int3
     if (ds_npair_init(&p, c->meta, c->node, m, fn, true, &ignore) == 0)
         for (k = 0; k < p.nt && p.tt[k].src != tn; k++) {}
     bool lacked = k >= 0 && k < p.nt && p.map[k] < 0;
-    for (int32_t a = 0; lacked && a < k; a++) /* k's ancestors, outermost first */
-        if (p.tt[a].end > k) {
+    for (int32_t a = 0; lacked && a < k; a++) /* k's ancestors, outermost first (those the
+                                                 file has: a list under the field it lacks,
+                                                 "s.b.list.element" where m's s has no b, is
+                                                 null whole, not a list of nulls) */
+        if (p.tt[a].end > k && p.map[a] >= 0) {
             list = list || p.tt[a].kind != PQ_NEST_STRUCT;
-            if (p.map[a] >= 0) parent = p.map[a];
+            parent = p.map[a];
         }
     if (list && parent >= 0 && p.ft[parent].kind == PQ_NEST_STRUCT) *inside = p.ft[parent].src;
     ds_npair_free(&p);
