@@ -98,21 +98,25 @@ static int path_types(ds_scan *d, pq_err *e)
     return 0;
 }
 
-/* Whether field fn of file m, under nested column c, lacks a struct field on the path whose
- * node in c's shape is tn: the path then reads as null in m, as DuckDB reads a struct field
- * a file lacks. *inside: when a list or map lies above the field, m's struct that lacks it
- * (its schema node: the path's lists read from it, every value in them null,
+/* Where the path whose node in nested column c's shape is tn lies in field fn of file m,
+ * found by pairing the two shapes (a path m does not resolve by name). *mapped: m's node that
+ * tn pairs with, where m's writer named a list's element or a map's entries otherwise ("item"
+ * for "element"; ds_nmatch.c pairs those by position), else -1. Returns whether m lacks a
+ * struct field on the path instead: the path then reads as null in m, as DuckDB reads a
+ * struct field a file lacks; *inside: when a list or map lies above the field, m's struct
+ * that lacks it (its schema node: the path's lists read from it, every value in them null,
  * ds_nested_widen_lacking), else -1. */
 static bool path_lacked(const ds_col *c, int32_t tn, const pq_file_meta *m, int32_t fn,
-                        int32_t *inside)
+                        int32_t *mapped, int32_t *inside)
 {
     ds_npair p;
     pq_err ignore = {.offset = -1};
     int32_t k = -1, parent = -1;
     bool list = false;
-    *inside = -1;
+    *mapped = *inside = -1;
     if (ds_npair_init(&p, c->meta, c->node, m, fn, true, &ignore) == 0)
         for (k = 0; k < p.nt && p.tt[k].src != tn; k++) {}
+    if (k >= 0 && k < p.nt && p.map[k] >= 0) *mapped = p.ft[p.map[k]].src;
     bool lacked = k >= 0 && k < p.nt && p.map[k] < 0;
     for (int32_t a = 0; lacked && a < k; a++) /* k's ancestors, outermost first (those the
                                                  file has: a list under the field it lacks,
@@ -125,22 +129,6 @@ static bool path_lacked(const ds_col *c, int32_t tn, const pq_file_meta *m, int3
     if (list && parent >= 0 && p.ft[parent].kind == PQ_NEST_STRUCT) *inside = p.ft[parent].src;
     ds_npair_free(&p);
     return lacked && (!list || *inside >= 0);
-}
-
-/* The node of field fn of file m that node tn of nested column c's shape pairs with, or -1:
- * a path that names it as the column's first file does while m's writer named a list's element
- * or a map's entries otherwise ("item" for "element"; ds_nmatch.c pairs those by position). */
-static int32_t path_mapped(const ds_col *c, int32_t tn, const pq_file_meta *m, int32_t fn)
-{
-    ds_npair p;
-    pq_err ignore = {.offset = -1};
-    int32_t k = 0, got = -1;
-    if (ds_npair_init(&p, c->meta, c->node, m, fn, true, &ignore) == 0) {
-        for (; k < p.nt && p.tt[k].src != tn; k++) {}
-        if (k < p.nt && p.map[k] >= 0) got = p.ft[p.map[k]].src;
-    }
-    ds_npair_free(&p);
-    return got;
 }
 
 /* Output j's projection in file m (fn: m's node of its column): its node (*first its first
@@ -200,14 +188,15 @@ static int path_leaf(const ds_scan *d, int j, const pq_file_meta *m, const char 
     char why[sizeof e->msg];
     snprintf(why, sizeof why, "%s", e->msg);
     int any;
-    bool in_c = scan_nested_resolve(c->meta, d->opath[j], &any, &tn, e) == 0;
-    int32_t mapped = in_c ? path_mapped(c, tn, m, fn) : -1, first;
+    int32_t mapped = -1, first;
+    bool lacked = scan_nested_resolve(c->meta, d->opath[j], &any, &tn, e) == 0 &&
+                  path_lacked(c, tn, m, fn, &mapped, &inside);
     if (mapped >= 0) { /* (the same node, named otherwise in m) */
         pq_nest_leaves(m, mapped, &first);
         *leaf = first, *node = mapped;
         return 0;
     }
-    if (in_c && path_lacked(c, tn, m, fn, &inside)) {
+    if (lacked) {
         *leaf = -1, *node = inside; /* null in this file's rows, or in its lists */
         if (inside >= 0) {
             *node = lacking_node(d, j, m, fn, inside), *lacking = true;
