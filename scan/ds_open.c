@@ -65,11 +65,10 @@ void ds_footers_close(ds_footers *f, int i)
     pqf_close(p), f->slots[i].f = NULL;
 }
 
-static void join_ahead(ds_footers *f);
 
 void ds_footers_free(ds_footers *f)
 {
-    join_ahead(f);
+    ds_footers_join(f);
     for (int i = 0; f->slots && i < f->list->nfiles; i++) f->slots[i].held = false, ds_footers_close(f, i);
     free(f->slots), free(f->cores);
     f->slots = NULL, f->cores = NULL;
@@ -182,17 +181,12 @@ int ds_footers_window_end(const ds_footers *f, int from, int kept_max)
     return i;
 }
 
-/* Waits for the window read ahead (the cursor and its slots are this thread's again). */
-static void join_ahead(ds_footers *f)
+/* (ds_impl.h; the cursor and its slots are this thread's again) */
+void ds_footers_join(ds_footers *f)
 {
     join_readers(f);
     if (f->ahead_to > 0) f->win_end = f->ahead_to;
     f->ahead_to = 0;
-}
-
-void ds_footers_join(ds_footers *f)
-{
-    join_ahead(f);
 }
 
 /* Starts reading the footers of [from, to) in the background (none when no reader starts:
@@ -218,10 +212,10 @@ static bool ahead_fits(ds_footers *f, int n)
 void ds_footers_need(ds_footers *f, int i)
 {
     int half = f->max_open / 2 > 0 ? f->max_open / 2 : 1;
-    if (f->ahead_to > 0 && i >= f->win_end && i < f->ahead_to) join_ahead(f); /* its turn */
+    if (f->ahead_to > 0 && i >= f->win_end && i < f->ahead_to) ds_footers_join(f); /* its turn */
     ds_slot *sl = &f->slots[i];
     if (!sl->f && !sl->rc) { /* past every window read: read its own now */
-        join_ahead(f);
+        ds_footers_join(f);
         f->win_end = ds_footers_window_end(f, i, half);
         ds_footers_open(f, i, f->win_end);
     }
