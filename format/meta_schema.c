@@ -18,7 +18,10 @@
  *     annotation is a flat column, filled exactly as before nested schemas were read.
  *  4. A LIST or MAP group whose children do not have a shape the format allows keeps
  *     element = -1 (described by meta, never decoded); it does not fail the file. A MAP whose
- *     key_value group holds the key alone has shape LIST (pyarrow reads a list of keys).
+ *     key_value group holds the key alone has shape LIST (pyarrow reads a list of keys). A
+ *     MAP's key may be OPTIONAL where the format says REQUIRED (parquet-mr 1.12 wrote such
+ *     files; DuckDB reads them, pyarrow refuses): the map reads, and a key that is null in
+ *     the data fails the scan of that row group (format/nest_keys.c).
  *  5. An unknown LogicalType member reads as no logical type (the physical type), falling back
  *     to ConvertedType when that is set.
  */
@@ -386,14 +389,15 @@ static int32_t list_element(const pq_schema_node *nodes, int32_t k)
 }
 
 /* MAP node k's repeated key_value group: one repeated child of one or two fields, the first
- * (the key) REQUIRED; -1 otherwise (pyarrow refuses such a map too). */
+ * (the key) REQUIRED or OPTIONAL (invariant 4; never REPEATED); -1 otherwise (pyarrow
+ * refuses such a map too). */
 static int32_t map_element(const pq_schema_node *nodes, int32_t k)
 {
     const pq_schema_node *m = &nodes[k], *kv = &nodes[k + 1];
     if (m->repetition == PQ_REPEATED) return -1; /* MAP_KEY_VALUE on the middle level itself */
     if (m->nchildren != 1 || kv->repetition != PQ_REPEATED || kv->kind == PQ_NODE_PRIMITIVE)
         return -1;
-    if (kv->nchildren < 1 || kv->nchildren > 2 || nodes[k + 2].repetition != PQ_REQUIRED) return -1;
+    if (kv->nchildren < 1 || kv->nchildren > 2 || nodes[k + 2].repetition == PQ_REPEATED) return -1;
     return k + 1;
 }
 

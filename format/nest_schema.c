@@ -7,7 +7,9 @@
  *     ancestor of a projected path at most one (a list it passes).
  *  2. Levels: a node's def_valid is its schema node's max definition level (a repeated node
  *     read as a list: its parent's, the list itself never null); a list's def_item and
- *     rep_item are those of its repeated node. */
+ *     rep_item are those of its repeated node.
+ *  3. A map's key is never nullable, even when its schema node is OPTIONAL: its def_valid
+ *     may then exceed its entries' (the levels at which a key is null, pq_nest_keys_check). */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -91,8 +93,12 @@ static int map_of(nest_build *b, int32_t k, int32_t i, int32_t kv)
     int32_t s = b->n; /* the entries: named as the map, as pyarrow names them */
     add(b, kv, PQ_NEST_STRUCT, nodes[i].name, false, nodes[kv].max_def_level);
     int rc = struct_of(b, s, kv);
-    if (rc == 0) close_node(b, k);
-    return rc;
+    if (rc) return rc;
+    /* Arrow's map keys are never null: an OPTIONAL key (meta_schema.c invariant 4) keeps its
+     * def_valid, which pq_nest_keys_check reads to find a null one, but exports non-null */
+    b->out[s + 1].nullable = false;
+    close_node(b, k);
+    return 0;
 }
 
 /* Schema node i as a field (as_element: the element of a list whose repeated level it is,

@@ -89,6 +89,27 @@ static void close_file(corpus_file *cf)
     free(cf->f);
 }
 
+/* Decodes row group 0's chunks of field t's leaves into leaves[0 .. t's leaf count) (leaf j's
+ * from column cols[j] when cols is not NULL; its bytes cut to len_pct percent). The status. */
+static int decode_leaves(corpus_file *cf, const pq_nest *t, const int32_t *cols, int len_pct,
+                         pq_nest_leaf *leaves, pq_err *e)
+{
+    const pq_file_meta *m = &cf->m;
+    int rc = 0;
+    for (int32_t j = 0; rc == 0 && j < t[0].leaf_hi - t[0].leaf_lo; j++) {
+        int32_t col = cols ? cols[j] : t[0].leaf_lo + j;
+        const pq_chunk_meta *cm = &m->row_groups[0].chunks[col];
+        uint64_t off, len;
+        rc = pq_chunk_range(cm, cf->n, &off, &len, e);
+        pq_col_reader r;
+        pq_colr_init(&r, &m->columns[t[0].leaf_lo + j], cm->codec, NULL);
+        pq_nest_leaf_init(&leaves[j], &m->columns[t[0].leaf_lo + j]);
+        if (rc == 0) rc = pq_nest_leaf_chunk(&r, cf->f + off, len * (size_t)len_pct / 100, (int64_t)off, &leaves[j], e);
+        pq_colr_free(&r);
+    }
+    return rc;
+}
+
 /* Decodes node `path` of row group 0 (leaf j's chunk from column cols[j] when cols is not
  * NULL: a swap to test disagreeing leaves; its bytes cut to len_pct percent) for rows rows,
  * appending to out. The status; *t / *nt the shape. */
@@ -102,18 +123,7 @@ static int decode(corpus_file *cf, const char *path, const int32_t *cols, int le
     if (rc < 0) return rc;
     int32_t nl = t[0].leaf_hi - t[0].leaf_lo;
     pq_nest_leaf *leaves = calloc((size_t)nl, sizeof *leaves);
-    rc = 0;
-    for (int32_t j = 0; rc == 0 && j < nl; j++) {
-        int32_t col = cols ? cols[j] : t[0].leaf_lo + j;
-        const pq_chunk_meta *cm = &m->row_groups[0].chunks[col];
-        uint64_t off, len;
-        rc = pq_chunk_range(cm, cf->n, &off, &len, e);
-        pq_col_reader r;
-        pq_colr_init(&r, &m->columns[t[0].leaf_lo + j], cm->codec, NULL);
-        pq_nest_leaf_init(&leaves[j], &m->columns[t[0].leaf_lo + j]);
-        if (rc == 0) rc = pq_nest_leaf_chunk(&r, cf->f + off, len * (size_t)len_pct / 100, (int64_t)off, &leaves[j], e);
-        pq_colr_free(&r);
-    }
+    rc = decode_leaves(cf, t, cols, len_pct, leaves, e);
     if (rc == 0) rc = pq_nest_assemble(m, t, leaves, rows, out, e);
     for (int32_t j = 0; j < nl; j++) pq_nest_leaf_free(&leaves[j]);
     free(leaves);
@@ -252,7 +262,7 @@ static void bad_counts(void)
     close_file(&cf);
 }
 
-/* Shapes the format does not allow are refused by name; a path through a map is a list. */
+/* A path through a map is a list of what it reaches; a map of maps nests two maps. */
 static void refused_shapes(void)
 {
     corpus_file cf;
@@ -270,9 +280,52 @@ static void refused_shapes(void)
     CHECK_EQ_I64(t[3].kind, PQ_NEST_MAP);
     CHECK_EQ_I64(t[3].rep_item, 2);
     close_file(&cf);
+}
+
+/* A MAP whose key is OPTIONAL (incorrect_map_schema.parquet, parquet-mr 1.12.2) reads as
+ * DuckDB reads it, its key not nullable (Arrow's map keys never are, nest_schema.c invariant
+ * 3); a key null in the data fails pq_nest_keys_check naming the row, the row group, the map
+ * and the key's column, a null or empty map does not, nor a path that reads the keys as a
+ * list (nest_keys.c invariant 1). */
+static void optional_key(void)
+{
+    corpus_file cf;
+    pq_err e = {0};
     CHECK_EQ_I64(open_file("incorrect_map_schema.parquet", &cf, &e), 0);
-    CHECK_EQ_I64(pq_nest_check(&cf.m, 0, &e), RINGSCAN_EUNSUPPORTED);
-    CHECK(strstr(e.msg, "a MAP group whose children have no shape the format allows") != NULL);
+    CHECK_EQ_I64(pq_nest_check(&cf.m, 0, &e), 0);
+    pq_nest t[16];
+    CHECK_EQ_I64(pq_nest_build(&cf.m, 0, t, &e), 4); /* map, entries, key, value */
+    CHECK(t[0].kind == PQ_NEST_MAP && t[0].nullable && t[0].def_item == 2 && t[0].rep_item == 1);
+    CHECK(t[1].kind == PQ_NEST_STRUCT && t[1].def_valid == 2);
+    CHECK(!t[2].nullable && t[2].def_valid == 3 && t[3].nullable && t[3].def_valid == 3);
+    pq_nest_leaf l[2] = {0};
+    CHECK_EQ_I64(decode_leaves(&cf, t, NULL, 100, l, &e), 0);
+    CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, 0, &e), 0);
+    pq_vec out;
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    CHECK_EQ_I64(pq_nest_assemble(&cf.m, t, l, 1, &out, &e), 0);
+    char got[512];
+    render_rows(&cf.m, t, &out, got, sizeof got);
+    CHECK_STR(got, "[[{\"key\":\"parent\",\"value\":\"another\"},{\"key\":\"name\",\"value\":\"report\"}]]");
+    pq_vec_free(&out);
+    CHECK_EQ_I64(l[0].n, 2);
+    l[0].def[1] = 2; /* the second entry's key null: defined to the entry, not to the key */
+    CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, 7, &e), RINGSCAN_EFORMAT);
+    CHECK(strstr(e.msg, "row 0 of row group 7 holds a null key in map 'my_map'") != NULL);
+    CHECK_STR(e.column, "my_map.key_value.key");
+    CHECK_EQ_I64(e.offset, l[0].file_off);
+    int32_t keys = pq_file_meta_find_node(&cf.m, "my_map.key_value.key");
+    pq_nest kt[16];
+    CHECK_EQ_I64(pq_nest_build(&cf.m, keys, kt, &e), 2); /* list<key>: a null key is null */
+    CHECK(kt[0].kind == PQ_NEST_LIST && kt[1].nullable);
+    CHECK_EQ_I64(pq_nest_keys_check(&cf.m, kt, l, 0, &e), 0);
+    l[0].n = 1; /* one row, an empty map, then a null one: no key */
+    for (uint16_t d = 0; d < 2; d++) {
+        l[0].def[0] = d;
+        CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, 0, &e), 0);
+    }
+    pq_nest_leaf_free(&l[0]);
+    pq_nest_leaf_free(&l[1]);
     close_file(&cf);
 }
 
@@ -281,5 +334,6 @@ int main(void)
     RUN(corpus);
     RUN(bad_counts);
     RUN(refused_shapes);
+    RUN(optional_key);
     return CHECK_DONE("test_nested");
 }

@@ -201,10 +201,16 @@ static void maps(void)
     CHECK(parse(keys, 3, 1, NULL, &m, &e) == 0);
     node_is(&m, 0, "m", PQ_NODE_MAP, PQ_SHAPE_LIST, 1, 0, 1);
     pq_file_meta_free(&m);
-    /* an optional key (pyarrow refuses the map): described, element -1, the file opens */
+    /* an optional key (parquet-mr 1.12; pyarrow refuses the map, DuckDB reads it): a map,
+     * its key's levels one deeper; a repeated key has no shape: element -1, the file opens */
     elem bad[4];
     memcpy(bad, good, sizeof bad);
     bad[2].rep = OPT;
+    CHECK(parse(bad, 4, 1, NULL, &m, &e) == 0);
+    node_is(&m, 0, "m", PQ_NODE_MAP, PQ_SHAPE_MAP, 1, 0, 1);
+    node_is(&m, 2, "m.key_value.key", PQ_NODE_PRIMITIVE, PQ_SHAPE_FLAT, 3, 1, -1);
+    pq_file_meta_free(&m);
+    bad[2].rep = REP;
     CHECK(parse(bad, 4, 1, NULL, &m, &e) == 0);
     node_is(&m, 0, "m", PQ_NODE_MAP, PQ_SHAPE_MAP, 1, 0, -1);
     pq_file_meta_free(&m);

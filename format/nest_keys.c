@@ -1,0 +1,53 @@
+/* format/nest_keys.c: the null keys of a map whose key the schema makes OPTIONAL.
+ *
+ * The format says a MAP's key is REQUIRED; parquet-mr 1.12 wrote some as OPTIONAL
+ * (meta_schema.c invariant 4). Such a map reads (DuckDB reads it, pyarrow refuses the file),
+ * and since Arrow's map keys are never null (nest_schema.c invariant 3), a key that is null
+ * in the data fails the read naming the row, the row group, the map and the key's column
+ * (DuckDB's "Map keys can not be NULL"), never a null key exported as a valid one.
+ *
+ * Invariants:
+ *  1. Only a map node's key is checked: a path that reaches the keys as a list
+ *     ("m.key_value.key", DuckDB's map_keys) or a map of keys alone (read as a list of them)
+ *     holds a null key as a null element, which is the data as written.
+ *  2. An entry's key is null when the first level pair of its key's first leaf (repetition at
+ *     most the map's rep_item) is defined to the entry (def_item) but not to the key
+ *     (def_valid). The levels were checked against the leaf's maxima when decoded
+ *     (column_nested.h invariant 1); the work is one pass over that leaf's levels, bounded by
+ *     its count, for such maps only. */
+#include <assert.h>
+
+#include "format/column_nested.h"
+
+/* The level pair of leaf l at which map node k's key (node key) is first null, or -1. */
+static int64_t first_null_key(const pq_nest *map, const pq_nest *key, const pq_nest_leaf *l)
+{
+    for (int64_t i = 0; i < l->n; i++) {
+        if (l->rep[i] > map->rep_item) continue; /* inside a key that repeats itself */
+        if (l->def[i] >= map->def_item && l->def[i] < key->def_valid) return i;
+    }
+    return -1;
+}
+
+int pq_nest_keys_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_leaf *leaves,
+                       int32_t rg, pq_err *e)
+{
+    for (int32_t k = 0; k < t[0].end; k++) {
+        if (t[k].kind != PQ_NEST_MAP) continue;
+        const pq_nest *s = &t[k + 1], *key = &t[k + 2]; /* the entries, their first field */
+        assert(s->kind == PQ_NEST_STRUCT && s->nchildren >= 1 && s->def_valid == t[k].def_item);
+        assert(!key->nullable); /* nest_schema.c invariant 3 */
+        if (key->def_valid <= s->def_valid) continue; /* a REQUIRED key */
+        assert(key->leaf_lo >= t[0].leaf_lo && key->leaf_lo < t[0].leaf_hi);
+        const pq_nest_leaf *l = &leaves[key->leaf_lo - t[0].leaf_lo];
+        int64_t at = first_null_key(&t[k], key, l);
+        if (at < 0) continue;
+        int64_t row = -1;
+        for (int64_t i = 0; i <= at; i++) row += l->rep[i] == 0;
+        return pq_errf_col(e, RINGSCAN_EFORMAT, l->file_off, m->columns[key->leaf_lo].name,
+                           "row %lld of row group %d holds a null key in map '%.200s' (its key "
+                           "is optional in the schema; a map's keys cannot be null)",
+                           (long long)row, (int)rg, m->nodes[t[k].src].path);
+    }
+    return 0;
+}
