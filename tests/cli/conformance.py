@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Conformance: every parquet-testing file reads in ringscan exactly as pyarrow read it.
+"""Conformance: every parquet-testing file reads in ringscan exactly as pyarrow read it (or,
+for a file pyarrow refuses and DuckDB reads, tests/conformance/gen_expected.py DUCKDB_ORACLE,
+as DuckDB read it: a nested row of MANIFEST.tsv like the others).
 
 Expected outputs were generated once with pyarrow (tests/conformance/gen_expected.py) and are
 committed; this script needs only the standard library and the ringscan binary ($RINGSCAN).

@@ -3,7 +3,10 @@
 
 Run once by a developer (outputs are COMMITTED; tests never need pyarrow):
 
-    PY=$(scripts/pyenv.sh) && $PY tests/conformance/gen_expected.py
+    PY=$(scripts/pyenv.sh) && $PY tests/conformance/gen_expected.py [FILE...]
+
+(with FILE names, e.g. incorrect_map_schema.parquet: only those files' outputs and MANIFEST rows
+are written again, the others kept as committed).
 
 For every ../shared/parquet-testing/data/*.parquet (relative to the project root) it writes, into
 tests/conformance/expected/ (<file> is the full data file name, e.g. binary.parquet.jsonl):
@@ -29,6 +32,10 @@ tests/conformance/expected/ (<file> is the full data file name, e.g. binary.parq
                        decodes the read fields' chunks, reading at most the holes between them
                        besides (coalescing), never another field's chunk.
   <file>.refused       pyarrow cannot read the file: one line saying why ("pyarrow: <error>").
+                       Except the files of DUCKDB_ORACLE, which pyarrow refuses and DuckDB
+                       reads: their outputs are those of a nested file made from DuckDB's
+                       answer (its Arrow table, its parquet_schema and parquet_metadata), the
+                       MANIFEST reason saying so and quoting pyarrow's refusal.
   MANIFEST.tsv         one line per file: file, status (read/nested/refused), rows, columns,
                        reason.
 
@@ -327,7 +334,12 @@ def hole_bytes(md, read_idx):
     for g in range(md.num_row_groups):
         for i in range(md.num_columns):
             (read if i in read_idx else other).append(chunk_range(md.row_group(g).column(i)))
-    read.sort()
+    return holes(read, other)
+
+
+def holes(read, other):
+    """hole_bytes of the [start, end) ranges of the read chunks and of the others."""
+    read = sorted(read)
     total = 0
     for (_, end), (start, _) in zip(read, read[1:]):
         if start > end and not any(a < start and b > end for a, b in other):
@@ -395,6 +407,51 @@ def check_expect_csv(name, cols):
                                           "agree" if bad == 0 else "%d cells differ" % bad))
 
 
+# Files pyarrow refuses that DuckDB reads, and why: their expected values are DuckDB's.
+DUCKDB_ORACLE = {
+    "incorrect_map_schema.parquet": "a MAP whose key is OPTIONAL, not REQUIRED (parquet-mr 1.12.2)",
+}
+
+
+def schema_leaves(els):
+    """[[path, max definition level, max repetition level]] of every leaf of a schema given as
+    its elements (name, repetition, num_children) in pre-order, the root first."""
+    out, at = [], [1]
+
+    def walk(prefix, d, r):
+        name, rep, nchildren = els[at[0]]
+        at[0] += 1
+        d, r, path = d + (rep != "REQUIRED"), r + (rep == "REPEATED"), prefix + [name]
+        if not nchildren:
+            out.append([".".join(path), d, r])
+        for _ in range(nchildren or 0):
+            walk(path, d, r)
+    for _ in range(els[0][2]):
+        walk([], 0, 0)
+    return out
+
+
+def duckdb_file(name, path, stem, refusal):
+    """The outputs of DUCKDB_ORACLE file name as a nested file whose every field reads, from
+    DuckDB's answer; returns its MANIFEST row."""
+    import duckdb
+    con = duckdb.connect()
+    table = con.read_parquet(path).to_arrow_table()
+    els = con.execute("SELECT name, repetition_type, num_children FROM parquet_schema(?)",
+                      [path]).fetchall()
+    chunks = con.execute("SELECT total_compressed_size, data_page_offset, dictionary_page_offset "
+                         "FROM parquet_metadata(?)", [path]).fetchall()
+    ranges = [((dpo or dp), (dpo or dp) + size) for size, dp, dpo in chunks]
+    nested = {"read": table.column_names, "nested": [], "leaves": schema_leaves(els),
+              "read_bytes": sum(c[0] for c in chunks), "hole_bytes": holes(ranges, [])}
+    assert any(pa.types.is_nested(f.type) for f in table.schema), name
+    write_file(stem + ".nested.json", json.dumps(nested, ensure_ascii=False) + "\n")
+    write_rows(name, stem, table, column_texts(table))
+    what = "nested: none; read: %s; values: DuckDB %s's; %s; %s" % (
+        ", ".join(nested["read"]), duckdb.__version__, DUCKDB_ORACLE[name], refusal)
+    return [name, "nested", str(table.num_rows), str(table.num_columns), what]
+
+
 def one_file(name):
     """Writes the outputs for one data file; returns its MANIFEST row."""
     path = os.path.join(DATA, name)
@@ -412,6 +469,8 @@ def one_file(name):
             cols = column_texts(table)
     except Exception as e:  # pyarrow refuses the file: so do we
         reason = "pyarrow: " + " ".join(str(e).split())
+    if reason is not None and name in DUCKDB_ORACLE:
+        return duckdb_file(name, path, stem, reason)
     if reason is not None:
         write_file(stem + ".refused", reason + "\n")
         return [name, "refused", rows, ncols, reason]
@@ -468,8 +527,14 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     names = sorted(f for f in os.listdir(DATA) if f.endswith(".parquet"))
     manifest = [["file", "status", "rows", "columns", "reason"]]
+    only = set(sys.argv[1:])
+    assert only <= set(names), sorted(only - set(names))
+    kept = {}
+    if only:  # the committed rows of the other files, as they are
+        for line in open(os.path.join(OUT, "MANIFEST.tsv"), encoding="utf-8").read().splitlines()[1:]:
+            kept[line.split("\t")[0]] = line.split("\t")
     for name in names:
-        manifest.append(one_file(name))
+        manifest.append(one_file(name) if not only or name in only else kept[name])
         print("\t".join(manifest[-1]))
     write_file(os.path.join(OUT, "MANIFEST.tsv"), "".join("\t".join(r) + "\n" for r in manifest))
     count = {k: sum(1 for r in manifest[1:] if r[1] == k) for k in ("read", "nested", "refused")}
