@@ -108,10 +108,10 @@ static int take_shape(ds_schema *s, int at, const pq_file_meta *m, int32_t i, co
     return shape_desc(c, at);
 }
 
-/* The refusal of file m's field (path) under nested column c, paired as p (not fits, or extra
- * fields in a union by name). */
-static int refuse(const ds_col *c, const pq_file_meta *m, const ds_npair *p, const char *path,
-                  pq_err *e)
+/* The refusal of file m's field i (file path) under nested column c, paired as p (not fits,
+ * or extra fields in a union by name). */
+static int refuse(const ds_col *c, const pq_file_meta *m, int32_t i, const ds_npair *p,
+                  const char *path, pq_err *e)
 {
     if (p->leaf[0] >= 0 && !p->shape_bad) {
         const pq_column_desc *a = &c->meta->columns[p->leaf[0]], *b = &m->columns[p->leaf[1]];
@@ -128,9 +128,15 @@ static int refuse(const ds_col *c, const pq_file_meta *m, const ds_npair *p, con
         return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s': struct fields of %.80s and "
                        "of %.80s each lack some of the other's and do not merge by name (a field "
                        "added where no struct is): not supported", c->name, c->from, path);
-    return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in %.80s but a nested field "
-                   "of another shape in %.80s: a dataset's nested fields must match", c->name,
-                   c->node >= 0 ? "a nested field" : "flat", c->from, path);
+    /* each side's kind (a list, map or struct; the column's flat), and "of another shape"
+     * when both are of one kind */
+    pq_shape was = c->node >= 0 ? c->meta->nodes[c->node].shape : PQ_SHAPE_FLAT;
+    pq_shape is = m->nodes[i].shape;
+    return pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s%s in %.80s but %s%s%s in "
+                   "%.80s: a dataset's nested fields must match", c->name,
+                   was == PQ_SHAPE_FLAT ? "" : "a ", pq_shape_name(was), c->from,
+                   is == PQ_SHAPE_FLAT ? "" : "a ", pq_shape_name(is),
+                   was == is ? " of another shape" : "", path);
 }
 
 /* Whether node j of m starts with node i of o's children, in o's order and spelled alike, at
@@ -181,7 +187,7 @@ int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, cons
 {
     *took = false;
     const ds_col *c = &s->cols[at];
-    if (c->node < 0) return refuse(c, m, &(ds_npair){.leaf = {-1, -1}}, path, e);
+    if (c->node < 0) return refuse(c, m, i, &(ds_npair){.leaf = {-1, -1}}, path, e);
     /* (without by_name DuckDB casts a later file's leaves to the first file's, range checked,
      * and reads the first file's struct fields: a later file's others dropped) */
     ds_npair p, q = {.leaf = {-1, -1}};
@@ -197,7 +203,7 @@ int ds_nested_match(ds_schema *s, int at, const pq_file_meta *m, int32_t i, cons
     if (merge) /* leaves neither file's type holds: a shape of the types holding both */
         rc = merge_shape(s, at, m, i, &p, &q, path);
     merge = merge && rc == 0, rc = rc == RINGSCAN_EUNSUPPORTED ? 0 : rc;
-    if (rc == 0 && !ok && !wider && !merge) rc = refuse(c, m, &p, path, e);
+    if (rc == 0 && !ok && !wider && !merge) rc = refuse(c, m, i, &p, path, e);
     ds_npair_free(&p), ds_npair_free(&q);
     if (rc || ok || merge) return rc == 0 && merge ? (*took = true, 0) : rc;
     return (*took = true), take_shape(s, at, m, i, path);

@@ -317,7 +317,7 @@ done <<'CASES'
 --columns id --where x>5 --format csv|ringscan: a.parquet but BYTE_ARRAY/NONE in
 --columns id --order-by x --limit 1 --format csv|ringscan: a.parquet but BYTE_ARRAY/NONE in
 --columns m --format csv|ringscan: a.parquet is missing from
---columns s --union-by-name --format csv|ringscan: a.parquet but a nested field of another shape in
+--columns s --union-by-name --format csv|ringscan: a.parquet but a list in
 --format csv|ringscan: a.parquet but BYTE_ARRAY/NONE in
 CASES
 duck=$("$PY" -c "import duckdb; print(duckdb.sql(\"select count(*), sum(id) from read_parquet('$dir/cf/*.parquet') where id > 1\").fetchall()[0])")
