@@ -129,11 +129,12 @@ int pq_nest_leaf_chunk(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t
                        pq_nest_leaf *l, pq_err *e);
 
 /* Fails when a map in field t (pq_nest_build) whose key the schema makes OPTIONAL holds a
- * null key in its decoded leaves (those of row group rg, whole): RINGSCAN_EFORMAT with e
- * naming the row, rg, the map, the key's column and its chunk's offset; else 0. A map's
+ * null key in its decoded leaves (rows of row group rg: every one, or when sel is not NULL
+ * the rows sel[0..] they were cut to, pq_nest_leaves_select): RINGSCAN_EFORMAT with e naming
+ * the row (in rg), rg, the map, the key's column and its chunk's offset; else 0. A map's
  * keys export as non-null, so a caller checks before assembling (format/nest_keys.c). */
 int pq_nest_keys_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_leaf *leaves,
-                       int32_t rg, pq_err *e);
+                       const uint32_t *sel, int32_t rg, pq_err *e);
 
 /* Field t's decoded leaves (its leaf_hi - leaf_lo, as for pq_nest_assemble) cut in place to
  * the rows sel[0..nsel) (rising, each < rows) of the rows rows they hold, so an assembly of

@@ -4,7 +4,9 @@
  * (meta_schema.c invariant 4). Such a map reads (DuckDB reads it, pyarrow refuses the file),
  * and since Arrow's map keys are never null (nest_schema.c invariant 3), a key that is null
  * in the data fails the read naming the row, the row group, the map and the key's column
- * (DuckDB's "Map keys can not be NULL"), never a null key exported as a valid one.
+ * (DuckDB's "Map keys can not be NULL"), never a null key exported as a valid one. As
+ * DuckDB, only the rows a scan keeps are checked: the caller checks the leaves after they are
+ * cut to a filtered split's rows (nest_select.c), naming a row by its index in the row group.
  *
  * Invariants:
  *  1. Only a map node's key is checked: a path that reaches the keys as a list
@@ -30,7 +32,7 @@ static int64_t first_null_key(const pq_nest *map, const pq_nest *key, const pq_n
 }
 
 int pq_nest_keys_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_leaf *leaves,
-                       int32_t rg, pq_err *e)
+                       const uint32_t *sel, int32_t rg, pq_err *e)
 {
     for (int32_t k = 0; k < t[0].end; k++) {
         if (t[k].kind != PQ_NEST_MAP) continue;
@@ -44,10 +46,11 @@ int pq_nest_keys_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_le
         if (at < 0) continue;
         int64_t row = -1;
         for (int64_t i = 0; i <= at; i++) row += l->rep[i] == 0;
+        assert(row >= 0); /* (a leaf's first pair starts a row: nest_select.c invariant 1) */
         return pq_errf_col(e, RINGSCAN_EFORMAT, l->file_off, m->columns[key->leaf_lo].name,
                            "row %lld of row group %d holds a null key in map '%.200s' (its key "
                            "is optional in the schema; a map's keys cannot be null)",
-                           (long long)row, (int)rg, m->nodes[t[k].src].path);
+                           (long long)(sel ? sel[row] : row), (int)rg, m->nodes[t[k].src].path);
     }
     return 0;
 }

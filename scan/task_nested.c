@@ -5,8 +5,8 @@
  * (cols_ok; format/vec.h invariant 6: no packed row written or read). A split whose final
  * mask drops rows cuts the decoded leaves to the kept rows first (format/nest_select.c), so
  * it builds only those: its vector is compacted (task.h), as a projection-only flat column's.
- * Before that, a map whose key the schema makes OPTIONAL is checked for null keys over the
- * whole row group (format/nest_keys.c), so a filter never decides whether a scan fails.
+ * A map whose key the schema makes OPTIONAL is then checked for null keys in the rows kept
+ * (format/nest_keys.c), as DuckDB checks the rows its filters pass.
  * Invariants: the slot's core reader serves the first leaf and keeps every leaf's decoded
  * levels and values between splits (pq_nest_leaves_keep: their buffers are reused, a row
  * group's worth per leaf held until the scan ends); the other leaves get a reader for the
@@ -75,8 +75,9 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int6
         if (rc == 0)
             rc = pq_nest_leaf_chunk(ri, b.data, b.len, (int64_t)cp->pieces[i].off, &leaves[i], &x->err);
     }
-    if (rc == 0) rc = pq_nest_keys_check(m, t, leaves, x->sp->rg, &x->err); /* the whole group */
     int64_t rows = rc == 0 ? nest_select(x, slot, m, t, leaves) : 0;
+    if (rc == 0) /* the kept rows' map keys (cut to them when rows < x->nrows) */
+        rc = pq_nest_keys_check(m, t, leaves, rows < x->nrows ? x->mrows : NULL, x->sp->rg, &x->err);
     int64_t guess = x->nrows ? data * rows / x->nrows : data; /* (the kept rows') */
     if (rc == 0 && !cols) rc = pq_vec_reserve(v, rows, guess);
     if (rc == 0 && cols) rc = pq_nest_columns(m, t, leaves, rows, v, &x->err);
