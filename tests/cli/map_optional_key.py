@@ -1,0 +1,192 @@
+"""tests/cli/map_optional_key.py RINGSCAN DIR: a MAP whose key is OPTIONAL where the format
+says REQUIRED (issue 23, "real files": parquet-mr 1.12.2 wrote incorrect_map_schema.parquet
+so). pyarrow refuses such a file; DuckDB reads it and so does ringscan, every answer checked
+against DuckDB's:
+  1. incorrect_map_schema.parquet: meta (the key OPTIONAL, the field a map), scan as JSON
+     lines, CSV and a table, paths to the keys and the values (DuckDB's map_keys, map_values),
+     the row count;
+  2. files written by hand (tests/cli/pqcraft.py) with an id column: one whose keys are all
+     valid (its rows); one whose row 3 of row group 1 holds a null key: the scan fails naming
+     the file, the row, the row group, the map and the key's column (DuckDB: "Map keys can not
+     be NULL"), a filter that drops that row answers DuckDB's rows, one that keeps it fails,
+     a path to the keys holds the null key as a null element (DuckDB's map_keys), on 1 and 2
+     threads;
+  3. datasets: the file twice; beside a pyarrow-written map<string, string> (either first) and
+     a map<string, int64> (its values cast as DuckDB casts them), with and without
+     union_by_name; beside the null-key file (the error names that file); beside a file whose
+     field is a list (refused naming both files and both kinds; DuckDB refuses too).
+Prints "FAIL: NAME: why" per failed case and the summary line (checks.py)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, summary  # noqa: E402
+import pqcraft as pc  # noqa: E402
+
+R, top = sys.argv[1], sys.argv[2]
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared",
+                    "parquet-testing", "data")
+SRC = os.path.join(DATA, "incorrect_map_schema.parquet")
+
+
+def case(name, cond, why):
+    check(cond, f"{name}: {why}")
+
+
+def run(*args):
+    p = subprocess.run([R, *args], capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def rows(path, *args):
+    """ringscan's JSON lines rows of a scan (None when it fails), and its stderr."""
+    rc, out, err = run("scan", path, "--format", "jsonl", "--ordered", *args)
+    return ([json.loads(line) for line in out.splitlines()] if rc == 0 else None), err
+
+
+def jsonable(v):
+    """A pyarrow to_pylist value as ringscan's JSON lines print it (maps: key/value objects)."""
+    if isinstance(v, list):
+        return [jsonable(x) for x in v]
+    if isinstance(v, tuple):
+        return {"key": jsonable(v[0]), "value": jsonable(v[1])}
+    if isinstance(v, dict):
+        return {k: jsonable(x) for k, x in v.items()}
+    return v
+
+
+def duck(sql):
+    """DuckDB's rows of sql as ringscan prints them, or the text of DuckDB's own error (its
+    rows fetched first: the Arrow export words a null key its own way)."""
+    try:
+        duckdb.sql(sql).fetchall()
+        return [jsonable(r) for r in duckdb.sql(sql).to_arrow_table().to_pylist()]
+    except duckdb.Error as e:
+        return str(e)
+
+
+# 1. the parquet-testing file
+rc, out, err = run("meta", SRC, "--json")
+field = json.loads(out)["fields"][0] if rc == 0 else {}
+kv = field.get("children", [{}])[0]
+case("meta --json: a map whose key is OPTIONAL", rc == 0 and field["arrow"] == "map" and
+     kv["children"][0]["name"] == "key" and kv["children"][0]["repetition"] == "OPTIONAL", f"rc {rc} {err} {field}")
+want = duck(f"SELECT * FROM '{SRC}'")
+case("DuckDB reads the file", want == [{"my_map": [{"key": "parent", "value": "another"},
+                                                   {"key": "name", "value": "report"}]}], str(want))
+got, err = rows(SRC)
+case("scan: DuckDB's rows", got == want, f"{got} {err}")
+for threads in ("1", "2"):
+    got, err = rows(SRC, "--columns", "my_map", "--threads", threads)
+    case(f"--columns my_map, {threads} thread(s)", got == want, f"{got} {err}")
+rc, out, err = run("scan", SRC, "--format", "csv")
+cell = json.dumps(want[0]["my_map"], separators=(",", ":")).replace('"', '""')
+case("csv: the map as its JSON text", rc == 0 and out == f'my_map\n"{cell}"\n', f"rc {rc} {out!r} {err}")
+rc, out, err = run("scan", SRC)
+case("table", rc == 0 and out.splitlines()[0].strip() == "my_map" and '"key":"parent"' in out, f"rc {rc} {out!r} {err}")
+rc, out, err = run("scan", SRC, "--format", "count")
+case("count", rc == 0 and out == "rows 1\n", f"rc {rc} {out!r} {err}")
+keys = duck(f"SELECT map_keys(my_map) AS k, map_values(my_map) AS v FROM '{SRC}'")
+got, err = rows(SRC, "--columns", "my_map.key_value.key,my_map.key_value.value")
+case("paths to the keys and the values: DuckDB's map_keys and map_values",
+     got == [{"my_map.key_value.key": r["k"], "my_map.key_value.value": r["v"]} for r in keys], f"{got} {keys} {err}")
+
+# 2. files written by hand: an id column and the map m<string, string> with an OPTIONAL key
+def ch(page, nv, ptype, path):
+    return dict(ptype=ptype, path=path, num_values=nv, pages=[page])
+
+
+SCH = [pc.elem("schema", nchildren=2), pc.elem("id", pc.REQ, pc.INT64), pc.elem("m", pc.OPT, nchildren=1, conv=1),
+       pc.elem("key_value", pc.REP, nchildren=2), pc.elem("key", pc.OPT, pc.BYTE_ARRAY, conv=0),
+       pc.elem("value", pc.OPT, pc.BYTE_ARRAY, conv=0)]
+
+
+def group(ids, rep, kd, keys, vd, vals):
+    """A row group: ids, then the key and value leaves' levels (maximum 3) and values."""
+    return (len(ids), [ch(pc.page_v1([], [], 0, 0, pc.plain(pc.INT64, ids), num_values=len(ids)), len(ids), pc.INT64, ["id"]),
+                       ch(pc.page_v1(rep, kd, 1, 3, pc.plain(pc.BYTE_ARRAY, keys)), len(rep), pc.BYTE_ARRAY, ["m", "key_value", "key"]),
+                       ch(pc.page_v1(rep, vd, 1, 3, pc.plain(pc.BYTE_ARRAY, vals)), len(rep), pc.BYTE_ARRAY, ["m", "key_value", "value"])])
+
+
+# {a: x, b: null}, null, {}, {c: z}; then ids 4..7 alike but row 7 holds {c: z, NULL: w}
+G0 = group([0, 1, 2, 3], [0, 1, 0, 0, 0], [3, 3, 0, 1, 3], [b"a", b"b", b"c"], [3, 2, 0, 1, 3], [b"x", b"z"])
+G1 = group([4, 5, 6, 7], [0, 1, 0, 0, 0, 1], [3, 3, 0, 1, 3, 2], [b"a", b"b", b"c"], [3, 2, 0, 1, 3, 3], [b"x", b"z", b"w"])
+okey, nullkey = os.path.join(top, "okey.parquet"), os.path.join(top, "nullkey.parquet")
+pc.write(okey, SCH, [G0])
+pc.write(nullkey, SCH, [G0, G1])
+want = duck(f"SELECT * FROM '{okey}'")
+case("DuckDB reads the valid keys", isinstance(want, list) and len(want) == 4, str(want))
+got, err = rows(okey)
+case("valid keys: DuckDB's rows", got == want, f"{got} {want} {err}")
+NULL_KEY = (f"ringscan: {nullkey}: row 3 of row group 1 holds a null key in map 'm' (its key is "
+            "optional in the schema; a map's keys cannot be null) (offset ")
+for threads in ("1", "2"):
+    rc, out, err = run("scan", nullkey, "--format", "jsonl", "--threads", threads)
+    case(f"a null key fails the scan naming file, row, row group, map, column ({threads} thread(s))",
+         rc == 1 and err.startswith(NULL_KEY) and err.endswith(", column m.key_value.key)\n"), f"rc {rc} {err!r}")
+case("DuckDB refuses the null key too", "Map keys can not be NULL" in str(duck(f"SELECT * FROM '{nullkey}'")), "")
+for where in ("id < 4", "id = 4", "id <> 7", "id = 7", "id > 5"):
+    want = duck(f"SELECT * FROM '{nullkey}' WHERE {where}")
+    got, err = rows(nullkey, "--where", where)
+    if isinstance(want, list):
+        case(f"--where {where}: DuckDB's rows", got == want, f"{got} {want} {err}")
+    else:
+        case(f"--where {where}: refused as DuckDB refuses", got is None and err.startswith(NULL_KEY), f"{err} / {want}")
+want = duck(f"SELECT id, map_keys(m) AS k FROM '{nullkey}'")
+got, err = rows(nullkey, "--columns", "id,m.key_value.key")
+case("the keys as a list: a null key is a null element (DuckDB's map_keys)",
+     got == [{"id": r["id"], "m.key_value.key": r["k"]} for r in want] and got[7]["m.key_value.key"] == ["c", None],
+     f"{got} {want} {err}")
+got, err = rows(nullkey, "--columns", "id")
+case("the map not read: no check", got == [{"id": i} for i in range(8)], f"{got} {err}")
+
+
+# 3. datasets
+def dataset(name, files):
+    d = os.path.join(top, name)
+    os.makedirs(d)
+    for rel, src in files.items():
+        if isinstance(src, str):
+            shutil.copy(src, os.path.join(d, rel))
+        else:
+            pq.write_table(src, os.path.join(d, rel))
+    return d
+
+
+def same_as_duckdb(name, d, where=None):
+    for by_name in ("false", "true"):
+        extra = ("--union-by-name",) if by_name == "true" else ()
+        extra += ("--where", where) if where else ()
+        want = duck(f"SELECT * FROM read_parquet('{d}/*.parquet', union_by_name={by_name})"
+                    + (f" WHERE {where}" if where else ""))
+        got, err = rows(d, *extra)
+        case(f"{name}{' (union by name)' if extra else ''}: DuckDB's rows", isinstance(want, list) and got == want,
+             f"{got} {want} {err}")
+
+
+pa_map = pa.table({"my_map": pa.array([[("k1", "v1")], None, []], pa.map_(pa.string(), pa.string()))})
+same_as_duckdb("the file twice", dataset("twice", {"a.parquet": SRC, "b.parquet": SRC}))
+same_as_duckdb("beside pyarrow's map<string, string>", dataset("pa_after", {"a.parquet": SRC, "b.parquet": pa_map}))
+same_as_duckdb("after pyarrow's map<string, string>", dataset("pa_before", {"a.parquet": pa_map, "b.parquet": SRC}))
+pa_int = pa.table({"my_map": pa.array([[("k1", 1)], None], pa.map_(pa.string(), pa.int64()))})
+same_as_duckdb("beside pyarrow's map<string, int64>", dataset("pa_int", {"a.parquet": SRC, "b.parquet": pa_int}))
+d = dataset("with_null_key", {"a.parquet": okey, "b.parquet": nullkey})
+rc, out, err = run("scan", d, "--format", "jsonl")
+case("a dataset with the null-key file: the error names that file",
+     rc == 1 and f"{d}/b.parquet: row 3 of row group 1 holds a null key in map 'm'" in err, f"rc {rc} {err!r}")
+same_as_duckdb("a dataset with the null-key file, its row filtered out", d, "id < 7")
+d = dataset("list_beside", {"a.parquet": SRC, "b.parquet": pa.table({"my_map": pa.array([["x"]], pa.list_(pa.string()))})})
+for extra in ((), ("--union-by-name",)):
+    rc, out, err = run("scan", d, "--format", "jsonl", *extra)
+    case(f"a list beside the map{' (union by name)' if extra else ''}: refused naming both files and kinds",
+         rc == 1 and not out and f"column 'my_map' is a map in {d}/a.parquet but a list in {d}/b.parquet: a "
+         "dataset's nested fields must match" in err, f"rc {rc} {err!r}")
+case("DuckDB refuses the list beside the map", isinstance(duck(f"SELECT * FROM '{d}/*.parquet'"), str), "")
+sys.exit(0 if summary("map_optional_key") else 1)
