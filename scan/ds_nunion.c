@@ -17,6 +17,9 @@
  *     element where both files put it as deep (each writer names a list's middle level and
  *     element, "list"/"element", "list"/"item", "bag"/"array", and a map's key_value, as it
  *     likes: ds_nmatch.c pairs them so), else by name; the union keeps the column's names.
+ *     A two-level list (its repeated group the element, read as a struct) beside a
+ *     three-level one takes the three-level one's middle level and element, names included
+ *     (only its element may be null), its element's fields merged by name (list_levels).
  *  4. Two passes over the same walk: the first counts nodes, leaves and name bytes, the second
  *     fills exactly that much (no growth). */
 #include <assert.h>
@@ -84,6 +87,7 @@ typedef struct place {
 } place;
 
 static void node(un *u, int32_t i, int32_t j, place at);
+static void list_levels(un *u, int32_t at, const char *path, size_t len, int32_t i, int32_t j);
 
 /* Node i of tm and j of fm (either -1: the other's alone) as union node at, a leaf. */
 static void leaf(un *u, int32_t at, int32_t i, int32_t j)
@@ -119,8 +123,13 @@ static void children(un *u, int32_t at, const char *path, size_t len, int32_t i,
 {
     const pq_file_meta *tm = u->tm, *fm = u->fm;
     place under = {.parent = at, .ppath = path, .plen = len};
-    int32_t k = 0, d = i >= 0 && j >= 0 ? to_element(tm, i) : 0;
-    if (d > 0 && d == to_element(fm, j) && tm->nodes[i].nchildren == fm->nodes[j].nchildren) {
+    int32_t k = 0, d = i >= 0 && j >= 0 ? to_element(tm, i) : 0, df = d > 0 ? to_element(fm, j) : 0;
+    if (d > 0 && df > 0 && d != df && tm->nodes[i].kind == PQ_NODE_LIST &&
+        fm->nodes[j].kind == PQ_NODE_LIST) { /* (a two-level and a three-level list: 1 and 2) */
+        list_levels(u, at, path, len, i, j);
+        return;
+    }
+    if (d > 0 && d == df && tm->nodes[i].nchildren == fm->nodes[j].nchildren) {
         for (int32_t c = i + 1, g = j + 1; c < tm->nodes[i].end;
              c = tm->nodes[c].end, g = fm->nodes[g].end, k++)
             node(u, c, g, under);
@@ -129,8 +138,12 @@ static void children(un *u, int32_t at, const char *path, size_t len, int32_t i,
     }
     for (int32_t c = i + 1; i >= 0 && c < tm->nodes[i].end; c = tm->nodes[c].end, k++)
         node(u, c, j >= 0 ? child_named(fm, j, tm, i, c) : -1, under);
-    const pq_schema_node *s = i >= 0 ? &tm->nodes[i] : &fm->nodes[j];
-    bool strct = s->kind == PQ_NODE_GROUP && s->shape == PQ_SHAPE_STRUCT;
+    const pq_file_meta *sm = i >= 0 ? tm : fm;
+    int32_t si = i >= 0 ? i : j;
+    const pq_schema_node *s = &sm->nodes[si];
+    /* (a two-level list's repeated group is its element: read as a struct too) */
+    bool elem = s->parent >= 0 && sm->nodes[s->parent].kind == PQ_NODE_LIST && sm->nodes[s->parent].element == si;
+    bool strct = s->kind == PQ_NODE_GROUP && (s->shape == PQ_SHAPE_STRUCT || elem);
     for (int32_t c = j + 1; j >= 0 && c < fm->nodes[j].end; c = fm->nodes[c].end) {
         if (i >= 0 && child_named(tm, i, fm, j, c) >= 0) continue;
         if (i >= 0 && !strct) u->ok = false;
@@ -147,32 +160,72 @@ static bool entries(const pq_file_meta *m, int32_t i)
     return p >= 0 && m->nodes[p].kind == PQ_NODE_MAP && m->nodes[p].element == i;
 }
 
-/* Node i of tm and j of fm (either -1) as the next union node (invariant 2). */
-static void node(un *u, int32_t i, int32_t j, place at)
+/* Node si of src copied as the next union node, under at (invariant 2): its index, its path
+ * in *path (NULL in the counting pass) and the path's length in *len. */
+static int32_t put_node(un *u, const pq_file_meta *src, int32_t si, place at, const char **path,
+                        size_t *len)
 {
-    assert(i >= 0 || j >= 0);
-    const pq_file_meta *src = i >= 0 ? u->tm : u->fm;
-    int32_t si = i >= 0 ? i : j, k = u->n++;
+    int32_t k = u->n++;
     const pq_schema_node *s = &src->nodes[si];
-    if (i >= 0 && j >= 0 && s->kind != u->fm->nodes[j].kind && !(entries(u->tm, i) && entries(u->fm, j)))
-        u->ok = false, j = -1;
-    size_t len = at.parent < 0 ? strlen(s->path) : at.plen + 1 + strlen(s->name);
-    const char *path = at.parent < 0 ? put_str(u, s->path, len, NULL)
-                                     : put_str(u, at.ppath, at.plen, s->name);
+    *len = at.parent < 0 ? strlen(s->path) : at.plen + 1 + strlen(s->name);
+    *path = at.parent < 0 ? put_str(u, s->path, *len, NULL) : put_str(u, at.ppath, at.plen, s->name);
     const char *name = put_str(u, s->name, strlen(s->name), NULL);
     if (u->nodes) {
         const pq_schema_node *p = at.parent >= 0 ? &u->nodes[at.parent] : NULL;
         pq_schema_node *x = &u->nodes[k];
         *x = *s;
-        x->path = path, x->name = name;
+        x->path = *path, x->name = name;
         x->parent = at.parent, x->top = 0, x->depth = p ? p->depth + 1 : 1, x->column = -1;
         x->max_def_level = (int16_t)((p ? p->max_def_level : 0) + (s->repetition != PQ_REQUIRED));
         x->max_rep_level = (int16_t)((p ? p->max_rep_level : 0) + (s->repetition == PQ_REPEATED));
         x->element = s->element >= 0 ? k + (s->element - si) : -1;
     }
-    if (s->kind == PQ_NODE_PRIMITIVE) leaf(u, k, i, j);
+    return k;
+}
+
+/* Node i of tm and j of fm (either -1) as the next union node, copied from src's node si (tm's
+ * i unless i is -1), then its leaf or children. */
+static void pair_from(un *u, int32_t i, int32_t j, place at, const pq_file_meta *src, int32_t si)
+{
+    const char *path;
+    size_t len;
+    int32_t k = put_node(u, src, si, at, &path, &len);
+    if (src->nodes[si].kind == PQ_NODE_PRIMITIVE) leaf(u, k, i, j);
     else children(u, k, path, len, i, j);
     if (u->nodes) u->nodes[k].end = u->n;
+}
+
+/* Node i of tm and j of fm (either -1) as the next union node (invariant 2). */
+static void node(un *u, int32_t i, int32_t j, place at)
+{
+    assert(i >= 0 || j >= 0);
+    const pq_file_meta *src = i >= 0 ? u->tm : u->fm;
+    int32_t si = i >= 0 ? i : j;
+    const pq_schema_node *s = &src->nodes[si];
+    if (i >= 0 && j >= 0 && s->kind != u->fm->nodes[j].kind && !(entries(u->tm, i) && entries(u->fm, j)))
+        u->ok = false, j = -1;
+    pair_from(u, i, j, at, src, si);
+}
+
+/* LIST groups i of tm and j of fm, one a two-level list (its repeated group the element) and
+ * the other a three-level one, as union node at's children (invariant 3): the three-level
+ * list's middle level (a union of the two-level one's shape could not hold the other's null
+ * elements), then the elements paired, copied from the three-level list's, their children
+ * merged by name, the column's first. */
+static void list_levels(un *u, int32_t at, const char *path, size_t len, int32_t i, int32_t j)
+{
+    bool t3 = to_element(u->tm, i) == 2; /* (else fm's list is the three-level one) */
+    const pq_file_meta *m3 = t3 ? u->tm : u->fm;
+    int32_t l3 = t3 ? i : j, ei = t3 ? i + 2 : i + 1, ej = t3 ? j + 1 : j + 2;
+    const char *mpath;
+    size_t mlen;
+    int32_t mid = put_node(u, m3, l3 + 1, (place){at, path, len}, &mpath, &mlen);
+    if (u->tm->nodes[ei].kind != u->fm->nodes[ej].kind) /* (a group beside a primitive) */
+        u->ok = false, ej = -1;
+    pair_from(u, ei, ej, (place){mid, mpath, mlen}, m3, l3 + 2);
+    if (!u->nodes) return;
+    u->nodes[mid].nchildren = 1, u->nodes[mid].end = u->n;
+    u->nodes[at].nchildren = 1, u->nodes[at].element = mid + 1;
 }
 
 /* The union of field tn of tm and fn of fm into u (counted first: u->nodes NULL). */

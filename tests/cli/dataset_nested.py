@@ -291,4 +291,55 @@ pq.write_table(pa.table({"s": pa.array([{"a": 3, "c": "x"}] * 3, pa.struct([("a"
 rc, out, err = cli(root, "--union-by-name", "--ordered", "--columns", "s.b.list.element")
 case("union by name: a file of nested fields alone lacking the path", rc == 0 and out == [{"s.b.list.element": v} for v in ([1, None], None, None, None, None)],
      f"rc {rc} {err[-300:]} {out}")
+# 11. a two-level list of structs (parquet-mr's repeated group "array", written by hand with
+#    pqcraft.py) beside pyarrow's three-level list whose structs carry other fields, either file
+#    first: DuckDB 2.0.1's rows with and without union_by_name (a union was refused: "each lack
+#    some of the other's and do not merge by name"), and a union's Arrow type a three-level
+#    list whose element may be null, as DuckDB's. A path into the union is spelled as the
+#    three-level list spells it ("l.list.element.c": the two-level spelling names no level
+#    there).
+import duckdb  # noqa: E402
+import pqcraft as pc  # noqa: E402
+
+
+def leg_file(path):
+    """ids 0..2, l: [{a: 1, b: x}, {a: null, b: y}], null, [] as a two-level list."""
+    ch = lambda page, nv, t, p: dict(ptype=t, path=p, num_values=nv, pages=[page])
+    sch = [pc.elem("schema", nchildren=2), pc.elem("id", pc.REQ, pc.INT64), pc.elem("l", pc.OPT, nchildren=1, conv=3),
+           pc.elem("array", pc.REP, nchildren=2), pc.elem("a", pc.OPT, pc.INT32), pc.elem("b", pc.OPT, pc.BYTE_ARRAY, conv=0)]
+    rep = [0, 1, 0, 0]
+    pc.write(path, sch, [(3, [ch(pc.page_v1([], [], 0, 0, pc.plain(pc.INT64, [0, 1, 2]), num_values=3), 3, pc.INT64, ["id"]),
+                              ch(pc.page_v1(rep, [3, 2, 0, 1], 1, 3, pc.plain(pc.INT32, [1])), 4, pc.INT32, ["l", "array", "a"]),
+                              ch(pc.page_v1(rep, [3, 3, 0, 1], 1, 3, pc.plain(pc.BYTE_ARRAY, [b"x", b"y"])), 4, pc.BYTE_ARRAY,
+                                 ["l", "array", "b"])])])
+
+
+def duck_rows(sql):
+    return [{k: jsonable(v) for k, v in r.items()} for r in duckdb.sql(sql).to_arrow_table().to_pylist()]
+
+
+t11 = pa.table({"id": pa.array([3, 4, 5], pa.int64()),
+                "l": pa.array([[{"a": 5, "c": "q"}], None, [None, {"a": None, "c": "r"}]],
+                              pa.list_(pa.struct([("a", pa.int32()), ("c", pa.string())])))})
+for order, (first, second) in (("two-level first", ("a", "b")), ("three-level first", ("b", "a"))):
+    root = os.path.join(top, "legacy_union_" + first)
+    os.makedirs(root, exist_ok=True)
+    leg_file(os.path.join(root, first + ".parquet"))
+    pq.write_table(t11, os.path.join(root, second + ".parquet"))
+    for by_name in ("true", "false"):
+        extra = ("--union-by-name",) if by_name == "true" else ()
+        w = duck_rows(f"SELECT * FROM read_parquet('{root}/*.parquet', union_by_name={by_name})")
+        rc, out, err = cli(root, "--ordered", *extra)
+        case(f"a two-level list of structs beside a three-level one, {order}{' (union by name)' if extra else ''}: "
+             "DuckDB's rows", rc == 0 and out == w, f"rc {rc} {err[-300:]} {out} {w}")
+    got, err = rs_ctypes.read_dataset(lib, [root], union_by_name=True)
+    lt = got.schema.field("l").type if got is not None else None
+    case(f"union of a two-level and a three-level list, {order}: a list of nullable structs of a, b, c",
+         lt is not None and lt.value_field.nullable and sorted(f.name for f in lt.value_type) == ["a", "b", "c"],
+         f"{err} {lt}")
+root = os.path.join(top, "legacy_union_a")
+rc, out, err = cli(root, "--ordered", "--union-by-name", "--columns", "id,l.list.element.c")
+w = duck_rows(f"SELECT id, [x.c FOR x IN l] AS \"l.list.element.c\" FROM read_parquet('{root}/*.parquet', union_by_name=true)")
+case("union of a two-level and a three-level list: a path to a field one file lacks", rc == 0 and out == w,
+     f"rc {rc} {err[-300:]} {out} {w}")
 sys.exit(0 if summary("dataset_nested") else 1)
