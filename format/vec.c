@@ -1,5 +1,6 @@
 /* format/vec.c: allocation for pq_vec (see vec.h for the layout and its invariants). */
 #include "format/vec.h"
+#include "common/bufpool.h"
 #include "common/fail.h"
 
 #include <assert.h>
@@ -20,15 +21,22 @@ void pq_vec_init(pq_vec *v, pq_physical type, int32_t type_length)
  * width values and string bytes are not zeroed: every producer writes each row's slot (null
  * rows' too, invariant 2), and zeroing a fresh split's columns first was 11% of a small scan
  * (lineitem_prune). Validity bits, boolean bits and offsets are (producers set them bit by bit
- * or rely on offsets[0] == 0). */
+ * or rely on offsets[0] == 0). A buffer of a pooled size grows into a block another thread gave
+ * back when one is idle (common/bufpool.h: a consumer frees a core's batch on its own thread,
+ * and a thread-local allocator would keep that block for the core that made it). */
 static int grow(uint8_t **buf, int64_t *cap, int64_t need, bool zero)
 {
     assert(need >= 0);
     if (need <= *cap) return 0;
     int64_t n = *cap > 0 ? *cap : 64;
     while (n < need) n *= 2;
-    uint8_t *p = fail_realloc(*buf, (size_t)n);
-    if (!p) return -ENOMEM;
+    uint8_t *p = bufpool_take((size_t)n); /* a block another thread's batch gave back */
+    if (p) {
+        if (*cap > 0) memcpy(p, *buf, (size_t)*cap);
+        bufpool_give(*buf, (size_t)*cap);
+    } else if (!(p = fail_realloc(*buf, (size_t)n))) {
+        return -ENOMEM;
+    }
     if (zero) memset(p + *cap, 0, (size_t)(n - *cap));
 #ifdef RINGSCAN_CHECKED
     else memset(p + *cap, 0xA5, (size_t)(n - *cap)); /* checked builds: no reliance on zeroes */
@@ -83,10 +91,10 @@ uint64_t pq_nest_cols_bytes(const pq_nest_cols *c)
 void pq_vec_free(pq_vec *v)
 {
     pq_nest_cols_free(v->cols);
-    free(v->validity);
-    free(v->values);
-    free(v->offsets);
-    free(v->data);
+    bufpool_give(v->validity, (size_t)v->validity_cap);
+    bufpool_give(v->values, (size_t)v->values_cap);
+    bufpool_give(v->offsets, (size_t)v->offsets_cap * sizeof(int32_t));
+    bufpool_give(v->data, (size_t)v->data_cap);
     pq_vec_init(v, v->type, v->type_length);
 }
 

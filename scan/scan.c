@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bufpool.h"
 #include "common/fail.h"
 #include "common/status.h"
 
@@ -258,6 +259,14 @@ static int parts_init(scan_t *s)
     return rc;
 }
 
+/* The idle decode blocks a scan lets the process keep for reuse between its cores
+ * (common/bufpool.h): half its part of the fetch budget, half the default's without one. */
+static size_t pool_allow(const scan_opts *o)
+{
+    int64_t b = o->share ? (int64_t)(o->share->limit / (uint64_t)o->share->split) : o->fetch_budget;
+    return (size_t)(b > 0 ? b : SCAN_FETCH_BUDGET) / 2;
+}
+
 int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const scan_opts *o,
                scan_t **out, pq_err *e)
 {
@@ -275,6 +284,7 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
         flt_expr_free(filter);
         return -ENOMEM;
     }
+    bufpool_hold(pool_allow(o)); /* dropped by scan_free */
     s->o = *o;
     s->o.threads = threads;
     s->o.dict_out = NULL; /* the caller's: read once below */
@@ -451,5 +461,7 @@ void scan_free(scan_t *s)
     scan_explain_free(&s->explain);
     flt_expr_free(s->filter);
     for (int c = 0; c < s->o.threads; c++) pthread_mutex_destroy(&s->cores[c].snap_mu);
+    size_t allow = pool_allow(&s->o);
     free(s);
+    bufpool_drop(allow);
 }

@@ -1,0 +1,102 @@
+/* common/bufpool.c: large decode buffers recycled between threads (see bufpool.h). */
+#include "common/bufpool.h"
+
+#include <assert.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#define NCLASS 13 /* 64 KiB .. 256 MiB */
+_Static_assert(BUFPOOL_MIN << (NCLASS - 1) == BUFPOOL_MAX, "one class per power of two");
+
+typedef struct idle_block {
+    struct idle_block *next; /* written into the idle block itself */
+} idle_block;
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static idle_block *lists[NCLASS];
+static size_t idle_bytes;
+static size_t idle_max; /* the holders' allowances summed (invariant 2) */
+static int64_t holders;
+
+/* Class index of n, or -1 when n is not one. */
+static int class_of(size_t n)
+{
+    if (n < BUFPOOL_MIN || n > BUFPOOL_MAX || (n & (n - 1))) return -1;
+    return __builtin_ctzll(n) - __builtin_ctzll(BUFPOOL_MIN);
+}
+
+void bufpool_hold(size_t allow)
+{
+    pthread_mutex_lock(&mu);
+    holders++;
+    idle_max += allow < BUFPOOL_ALLOW_MAX ? allow : BUFPOOL_ALLOW_MAX;
+    pthread_mutex_unlock(&mu);
+}
+
+/* Unlinks idle blocks, largest class first, until idle_bytes <= most; returns them. */
+static idle_block *trim(size_t most)
+{
+    idle_block *out = NULL;
+    for (int c = NCLASS - 1; c >= 0 && idle_bytes > most; c--)
+        while (lists[c] && idle_bytes > most) {
+            idle_block *b = lists[c];
+            lists[c] = b->next;
+            b->next = out, out = b;
+            idle_bytes -= BUFPOOL_MIN << c;
+        }
+    return out;
+}
+
+void bufpool_drop(size_t allow)
+{
+    pthread_mutex_lock(&mu);
+    allow = allow < BUFPOOL_ALLOW_MAX ? allow : BUFPOOL_ALLOW_MAX;
+    assert(holders > 0 && idle_max >= allow);
+    holders--;
+    idle_max -= allow;
+    idle_block *out = trim(holders > 0 ? idle_max : 0);
+    pthread_mutex_unlock(&mu);
+    for (idle_block *b = out, *next; b; b = next) next = b->next, free(b);
+}
+
+void *bufpool_take(size_t n)
+{
+    int c = class_of(n);
+    if (c < 0) return NULL;
+    pthread_mutex_lock(&mu);
+    idle_block *b = lists[c];
+    if (b) {
+        lists[c] = b->next;
+        assert(idle_bytes >= n);
+        idle_bytes -= n;
+    }
+    pthread_mutex_unlock(&mu);
+    return b;
+}
+
+void bufpool_give(void *p, size_t cap)
+{
+    int c = class_of(cap);
+    if (!p) return;
+    if (c >= 0) {
+        pthread_mutex_lock(&mu);
+        bool keep = holders > 0 && idle_bytes + cap <= idle_max;
+        if (keep) {
+            idle_block *b = p;
+            b->next = lists[c], lists[c] = b;
+            idle_bytes += cap;
+        }
+        pthread_mutex_unlock(&mu);
+        if (keep) return;
+    }
+    free(p);
+}
+
+size_t bufpool_idle(void)
+{
+    pthread_mutex_lock(&mu);
+    size_t n = idle_bytes;
+    pthread_mutex_unlock(&mu);
+    return n;
+}

@@ -1,0 +1,107 @@
+/* tests for common/bufpool.c and its use by format/vec.c: a large buffer given back on one
+ * thread is taken again on another; idle bytes stay within the holders' allowances; nothing
+ * is kept while no holder runs. */
+#include "check.h"
+#include "common/bufpool.h"
+#include "format/vec.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIB ((size_t)1 << 20)
+
+/* No holder: a given block is freed, never kept. */
+static void nothing_kept_without_holder(void)
+{
+    bufpool_give(malloc(MIB), MIB);
+    CHECK_EQ_I64((int64_t)bufpool_idle(), 0);
+    CHECK(bufpool_take(MIB) == NULL);
+}
+
+/* A block given is the one taken for its class; other classes and sizes miss. */
+static void take_returns_given(void)
+{
+    bufpool_hold(8 * MIB);
+    uint8_t *p = malloc(2 * MIB);
+    memset(p, 7, 2 * MIB);
+    bufpool_give(p, 2 * MIB);
+    CHECK_EQ_I64((int64_t)bufpool_idle(), (int64_t)(2 * MIB));
+    CHECK(bufpool_take(MIB) == NULL);
+    CHECK(bufpool_take(4 * MIB) == NULL);
+    CHECK(bufpool_take(3 * MIB) == NULL); /* not a class */
+    CHECK(bufpool_take(2 * MIB) == p);
+    CHECK_EQ_I64((int64_t)bufpool_idle(), 0);
+    CHECK(p[2 * MIB - 1] == 7); /* the block whole */
+    bufpool_give(p, 3 * MIB - 5); /* not a class: freed */
+    CHECK_EQ_I64((int64_t)bufpool_idle(), 0);
+    bufpool_give(malloc(BUFPOOL_MIN / 2), BUFPOOL_MIN / 2); /* below the classes: freed */
+    CHECK_EQ_I64((int64_t)bufpool_idle(), 0);
+    bufpool_drop(8 * MIB);
+}
+
+/* Idle bytes stay within the allowances summed; a drop trims to what the others allow and
+ * the last drop empties the pool. */
+static void idle_within_allowances(void)
+{
+    bufpool_hold(4 * MIB);
+    bufpool_hold(2 * MIB);
+    for (int i = 0; i < 8; i++) bufpool_give(malloc(MIB), MIB);
+    CHECK_EQ_I64((int64_t)bufpool_idle(), (int64_t)(6 * MIB));
+    bufpool_drop(4 * MIB);
+    CHECK_EQ_I64((int64_t)bufpool_idle(), (int64_t)(2 * MIB));
+    bufpool_drop(2 * MIB);
+    CHECK_EQ_I64((int64_t)bufpool_idle(), 0);
+    CHECK(bufpool_take(MIB) == NULL);
+}
+
+static void *give_on_thread(void *p)
+{
+    bufpool_give(p, 4 * MIB);
+    return NULL;
+}
+
+/* A vector grown on this thread, its buffer given back on another (a consumer releasing a
+ * core's batch): the next vector grown here takes that block, with the old contents copied
+ * when a vector grows into a taken block. */
+static void vec_reuses_across_threads(void)
+{
+    bufpool_hold(64 * MIB);
+    pq_vec v;
+    pq_vec_init(&v, PQ_INT64, 0);
+    CHECK(pq_vec_reserve(&v, (int64_t)(4 * MIB / 8), 0) == 0);
+    CHECK_EQ_I64(v.values_cap, (int64_t)(4 * MIB));
+    uint8_t *block = v.values;
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, give_on_thread, block) == 0);
+    CHECK(pthread_join(t, NULL) == 0);
+    v.values = NULL, v.values_cap = 0; /* given away above */
+    CHECK_EQ_I64((int64_t)bufpool_idle(), (int64_t)(4 * MIB));
+    pq_vec_free(&v);
+    pq_vec_init(&v, PQ_INT64, 0);
+    CHECK(pq_vec_reserve(&v, (int64_t)(2 * MIB / 8), 0) == 0); /* 2 MiB: a miss */
+    int64_t *x = (int64_t *)v.values;
+    for (int64_t i = 0; i < (int64_t)(2 * MIB / 8); i++) x[i] = i * 3;
+    v.length = (int64_t)(2 * MIB / 8);
+    CHECK(pq_vec_reserve(&v, 1, 0) == 0); /* grows to 4 MiB: the given block */
+    CHECK(v.values == block);
+    x = (int64_t *)v.values;
+    CHECK_EQ_I64(x[0], 0);
+    CHECK_EQ_I64(x[(int64_t)(2 * MIB / 8) - 1], ((int64_t)(2 * MIB / 8) - 1) * 3);
+    CHECK_EQ_I64((int64_t)bufpool_idle(), (int64_t)(2 * MIB)); /* the 2 MiB one, given back */
+    int64_t validity = v.validity_cap; /* 64 KiB: a class too */
+    CHECK_EQ_I64(validity, (int64_t)BUFPOOL_MIN);
+    pq_vec_free(&v);
+    CHECK_EQ_I64((int64_t)bufpool_idle(), (int64_t)(6 * MIB) + validity);
+    bufpool_drop(64 * MIB);
+    CHECK_EQ_I64((int64_t)bufpool_idle(), 0);
+}
+
+int main(void)
+{
+    RUN(nothing_kept_without_holder);
+    RUN(take_returns_given);
+    RUN(idle_within_allowances);
+    RUN(vec_reuses_across_threads);
+    return CHECK_DONE("test_bufpool");
+}
