@@ -6,6 +6,23 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#if defined(RINGSCAN_ASAN) || defined(__SANITIZE_ADDRESS__)
+#define POOL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define POOL_ASAN 1
+#endif
+#endif
+#ifdef POOL_ASAN /* an idle block is poisoned past its link: a use after its give still shows */
+void __asan_poison_memory_region(void const volatile *addr, size_t size);
+void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
+#define POISON(p, n) __asan_poison_memory_region(p, n)
+#define UNPOISON(p, n) __asan_unpoison_memory_region(p, n)
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 #define NCLASS 13 /* 64 KiB .. 256 MiB */
 _Static_assert(BUFPOOL_MIN << (NCLASS - 1) == BUFPOOL_MAX, "one class per power of two");
 
@@ -42,6 +59,7 @@ static idle_block *trim(size_t most)
         while (lists[c] && idle_bytes > most) {
             idle_block *b = lists[c];
             lists[c] = b->next;
+            UNPOISON(b, BUFPOOL_MIN << c);
             b->next = out, out = b;
             idle_bytes -= BUFPOOL_MIN << c;
         }
@@ -72,6 +90,7 @@ void *bufpool_take(size_t n)
         idle_bytes -= n;
     }
     pthread_mutex_unlock(&mu);
+    if (b) UNPOISON(b, n);
     return b;
 }
 
@@ -86,6 +105,7 @@ void bufpool_give(void *p, size_t cap)
             idle_block *b = p;
             b->next = lists[c], lists[c] = b;
             idle_bytes += cap;
+            POISON((char *)p + sizeof *b, cap - sizeof *b);
         }
         pthread_mutex_unlock(&mu);
         if (keep) return;

@@ -65,7 +65,9 @@ done
 # admission is atomic (fetch_budget.c invariants 8 and 9): budget_peak within the budget plus
 # one split's batch (50-69 MB measured), and the scan's peak RSS (getrusage of the child,
 # mimalloc's) within the budget plus 80 MiB (115-123 MB measured; issue 20 asks budget + 64
-# MiB, which two cores' allocator heaps still pass: bench/RESULTS.md, twenty-sixth session).
+# MiB, which two cores' allocator heaps still pass: bench/RESULTS.md, twenty-sixth session;
+# with the decoded buffers shared by the cores, common/bufpool.c, 104-125 MB unordered in 6
+# runs against 125-131 MB without: twenty-ninth session).
 rss_reader='import resource, subprocess, sys, time
 p = subprocess.Popen(sys.argv[2:], stdout=subprocess.PIPE, stderr=open(sys.argv[1], "w"))
 n = 0
