@@ -79,6 +79,7 @@ static int path_col(ds_scan *d, int j, int top, const char *name, pq_err *e)
     if (!(d->opath[j] = fail_strdup(name))) return -ENOMEM;
     d->out[j] = top;
     d->acols[j] = scan_nested_arrow_col(c->meta, &c->meta->columns[col], node);
+    d->acols[j].open = true;
     return 0;
 }
 
@@ -231,6 +232,7 @@ static scan_arrow_col out_col(const ds_col *c)
     assert(first >= 0);
     scan_arrow_col a = scan_nested_arrow_col(c->meta, &c->meta->columns[first], c->node);
     a.rename = c->name; /* (the first file's spelling: the shape may be a later file's) */
+    a.open = true;      /* (another file's nulls at any level: arrow.h) */
     return a;
 }
 
