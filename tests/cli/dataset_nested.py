@@ -296,8 +296,7 @@ case("union by name: a file of nested fields alone lacking the path", rc == 0 an
 #    first: DuckDB 2.0.1's rows with and without union_by_name (a union was refused: "each lack
 #    some of the other's and do not merge by name"), and a union's Arrow type a three-level
 #    list whose element may be null, as DuckDB's. A path into the union is spelled as the
-#    three-level list spells it ("l.list.element.c": the two-level spelling names no level
-#    there).
+#    three-level list spells it ("l.list.element.c"; the two-level spelling: section 13).
 import duckdb  # noqa: E402
 import pqcraft as pc  # noqa: E402
 
@@ -407,4 +406,33 @@ pq.write_table(pa.table({"id": [3, 4, 5], "s": [None, {"x": None, "v": None}, {"
                                           if f.name == "m" else pa.field(f.name, pa.int64()) for f in req])),
                os.path.join(root, "b.parquet"))
 check_nulls("REQUIRED struct fields, list elements and map values, a later file's nulls there", root)
+# 13. a path into a list spelled as either file spells the list's levels: in the union of a
+#    two-level list of structs (the first file's "l.array.c") and a three-level one
+#    ("l.list.element.c"), either file first, each spelling reads DuckDB's [x.c FOR x IN l]
+#    (the first file's was "no column named"), the output named as the dataset's shape spells
+#    the path; parquet-mr's lists of lists spelled the three-level way
+#    ("a.list.element.list.element"); a name no writer gives a list's level is still refused.
+for first in ("a", "b"):
+    root = os.path.join(top, "legacy_union_" + first)
+    w = duck_rows(f"SELECT id, [x.c FOR x IN l] AS c FROM read_parquet('{root}/*.parquet', union_by_name=true) ORDER BY id")
+    for spelled in ("l.array.c", "l.list.element.c", "L.Array.C"):
+        rc, out, err = cli(root, "--ordered", "--union-by-name", "--columns", f"id,{spelled}")
+        got = sorted([{"id": r["id"], "c": r["l.list.element.c"]} for r in out], key=lambda r: r["id"]) \
+            if rc == 0 and out and "l.list.element.c" in out[0] else out
+        case(f"union, {'two' if first == 'a' else 'three'}-level list first: path {spelled}", rc == 0 and got == w,
+             f"rc {rc} {err[-300:]} {out} {w}")
+root = os.path.join(top, "legacy_union_a")
+for spelled in ("l.array.a", "l.list.element.a"):  # (without union_by_name: the first file's shape)
+    w = duck_rows(f"SELECT id, [x.a FOR x IN l] AS a FROM read_parquet('{root}/*.parquet') ORDER BY id")
+    rc, out, err = cli(root, "--ordered", "--columns", f"id,{spelled}")
+    case(f"without union by name, two-level list first: path {spelled}",
+         rc == 0 and [{"id": r["id"], "a": r["l.array.a"]} for r in out] == w, f"rc {rc} {err[-300:]} {out} {w}")
+rc, out, err = cli(root, "--ordered", "--union-by-name", "--columns", "id,l.arr.c")
+case("a path naming a list's level as no writer does", rc == 1 and "'l.arr.c'" in err, f"rc {rc} {err}")
+root = os.path.join(top, "null_levels_old_list")
+w = duck_rows(f"SELECT a FROM read_parquet('{root}/*.parquet')")
+for extra in ((), ("--union-by-name",)):
+    rc, out, err = cli(root, "--ordered", "--columns", "a.list.element.list.element", *extra)
+    case(f"parquet-mr's lists of lists, a three-level path {' '.join(extra)}",
+         rc == 0 and [list(r.values())[0] for r in out] == [r["a"] for r in w], f"rc {rc} {err[-300:]} {out} {w}")
 sys.exit(0 if summary("dataset_nested") else 1)
