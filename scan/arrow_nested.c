@@ -84,9 +84,9 @@ static int schema_of(const nest_unpack *u, int32_t k, node_role role, unsigned f
         s->release(s);
     for (int32_t c = k + 1, i = 0; rc == 0 && t->kind != PQ_NEST_PRIM && i < t->nchildren;
          i++, c = u->t[c].end) {
-        node_role r = t->kind == PQ_NEST_MAP                   ? NODE_ENTRIES
-                      : role == NODE_ENTRIES && i == 0          ? NODE_KEY
-                                                                : NODE_FREE;
+        node_role r = t->kind == PQ_NEST_MAP           ? NODE_ENTRIES
+                      : role == NODE_ENTRIES && i == 0 ? NODE_KEY
+                                                       : NODE_FREE;
         rc = schema_of(u, c, r, flags, s->children[i]);
         if (rc) s->release(s);
     }
