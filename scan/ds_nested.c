@@ -255,12 +255,14 @@ static int32_t list_alias(const pq_file_meta *m, int32_t at, const char **p)
     const char *s = *p, *dot = strchr(s, '.');
     size_t n = dot ? (size_t)(dot - s) : strlen(s), ln = strlen(l->name);
     if (l->kind != PQ_NODE_LIST || l->element <= at) return -1;
-    bool tuple = n == ln + 6 && strncasecmp(s, l->name, ln) == 0 && strncasecmp(s + ln, "_tuple", 6) == 0;
+    bool tuple =
+        n == ln + 6 && strncasecmp(s, l->name, ln) == 0 && strncasecmp(s + ln, "_tuple", 6) == 0;
     if (named_as(s, n, two_level) || tuple) return *p = s + n, l->element;
     if (!dot || !named_as(s, n, middle)) return -1;
     const char *e = dot + 1, *edot = strchr(e, '.');
     size_t en = edot ? (size_t)(edot - e) : strlen(e);
     if (!named_as(e, en, element)) return -1;
+    assert(l->element < l->end); /* (the element lies below its list) */
     return *p = e + en, l->element;
 }
 
@@ -285,6 +287,7 @@ int32_t ds_path_respell(const ds_col *c, const char *name)
         } else {
             return -1;
         }
+        assert(at > c->node && at < m->nodes[c->node].end); /* (only downwards, in the field) */
     }
     return *p ? -1 : at;
 }
