@@ -23,6 +23,10 @@ typedef struct scan_arrow_col {
                                    (scan/arrow_types.h); NULL: the Parquet type alone */
     const char *rename;         /* NULL, or a nested field's exported name instead of its
                                    node's (a dataset's: the first file's spelling) */
+    bool open;                  /* a nested field of a dataset: every node exported nullable
+                                   but a map's entries and keys (Arrow's map allows no null
+                                   there), as a dataset's flat columns are, since another file
+                                   may hold a null wherever the shape's file holds none */
 } scan_arrow_col;
 
 /* Arrow format string of a column ("l", "u", "d:15,2", "tsu:UTC", ...), in buf when built. */

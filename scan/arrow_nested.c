@@ -59,10 +59,15 @@ static const char *format_of(const nest_unpack *u, int32_t k, unsigned flags, ch
     return t->kind == PQ_NEST_STRUCT ? "+s" : t->kind == PQ_NEST_LIST ? "+l" : "+m";
 }
 
-static int schema_of(const nest_unpack *u, int32_t k, unsigned flags, struct ArrowSchema *s)
+/* What node k is to its parent: a map's entries and their key are never null in Arrow, so an
+ * open field (scan_arrow_col.open) exports every other node nullable. */
+typedef enum { NODE_FREE, NODE_ENTRIES, NODE_KEY } node_role;
+
+static int schema_of(const nest_unpack *u, int32_t k, node_role role, unsigned flags,
+                     struct ArrowSchema *s)
 {
     const pq_nest *t = &u->t[k];
-    int64_t fl = t->nullable ? ARROW_FLAG_NULLABLE : 0;
+    int64_t fl = t->nullable || (u->open && role == NODE_FREE) ? ARROW_FLAG_NULLABLE : 0;
     char buf[32];
     const char *fmt = format_of(u, k, flags, buf, sizeof buf), *ix = index_fmt(u, k);
     int rc = u->ops->schema_fill(s, ix[0] ? ix : fmt, k == 0 && u->rename ? u->rename : t->name,
@@ -79,7 +84,10 @@ static int schema_of(const nest_unpack *u, int32_t k, unsigned flags, struct Arr
         s->release(s);
     for (int32_t c = k + 1, i = 0; rc == 0 && t->kind != PQ_NEST_PRIM && i < t->nchildren;
          i++, c = u->t[c].end) {
-        rc = schema_of(u, c, flags, s->children[i]);
+        node_role r = t->kind == PQ_NEST_MAP           ? NODE_ENTRIES
+                      : role == NODE_ENTRIES && i == 0 ? NODE_KEY
+                                                       : NODE_FREE;
+        rc = schema_of(u, c, r, flags, s->children[i]);
         if (rc) s->release(s);
     }
     return rc;
@@ -96,6 +104,7 @@ static int unpack_init(nest_unpack *u, const scan_arrow_col *c, const scan_arrow
     u->ops = ops;
     u->name = c->name ? c->name : "";
     u->rename = c->rename;
+    u->open = c->open;
     u->e = err;
     u->t = fail_malloc(sizeof *u->t * (size_t)PQ_NEST_CAP(m, c->node));
     if (!u->t) return -ENOMEM;
@@ -120,7 +129,7 @@ int scan_arrow_nested_schema(const scan_arrow_col *c, unsigned flags, const scan
     pq_err e = {.offset = -1};
     int rc = unpack_init(&u, c, ops, &e);
     if (rc) return rc;
-    rc = schema_of(&u, 0, flags, s);
+    rc = schema_of(&u, 0, NODE_FREE, flags, s);
     free(u.t);
     return rc;
 }

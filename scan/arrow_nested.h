@@ -25,6 +25,7 @@ typedef struct nest_unpack {
     const scan_arrow_node *nodes; /* the stored types, n entries, or NULL */
     const char *name;          /* the field's name (messages) */
     const char *rename;        /* NULL, or the field's exported name (scan_arrow_col.rename) */
+    bool open;                 /* nodes exported nullable (scan_arrow_col.open) */
     pq_err *e;                 /* RINGSCAN_EFORMAT / RINGSCAN_ELIMIT messages */
 } nest_unpack;
 

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/fail.h"
 #include "format/column_nested.h"
@@ -214,4 +215,79 @@ bool ds_schema_holds(const ds_schema *s, const pq_file_meta *m)
     for (int c = 0; c < s->n; c++)
         if (s->cols[c].node >= 0 && (s->cols[c].meta == m || s->cols[c].held == m)) return true;
     return false;
+}
+
+/* ------------------------------------------------------------------ a path's list spellings */
+
+/* Whether name's first component (n bytes) is one of names (NULL-ended), in any case. */
+static bool named_as(const char *name, size_t n, const char *const *names)
+{
+    for (; *names; names++)
+        if (strlen(*names) == n && strncasecmp(*names, name, n) == 0) return true;
+    return false;
+}
+
+/* The child of node at of m that component name[0..n) names: spelled so, else the only one
+ * differing in case alone (pq_file_meta_find_path's rule); -1. */
+static int32_t child_of(const pq_file_meta *m, int32_t at, const char *name, size_t n)
+{
+    int32_t folded = -1, nfolded = 0;
+    for (int32_t k = at + 1; k < m->nodes[at].end; k = m->nodes[k].end) {
+        const char *nm = m->nodes[k].name;
+        if (strlen(nm) != n || strncasecmp(nm, name, n) != 0) continue;
+        if (strncmp(nm, name, n) == 0) return k;
+        folded = k, nfolded++;
+    }
+    return nfolded == 1 ? folded : -1;
+}
+
+/* The list levels' names writers give (ds_path_respell): a two-level list's repeated level,
+ * a three-level list's middle level and its element. */
+static const char *const two_level[] = {"array", "element", "item", "array_element", NULL};
+static const char *const middle[] = {"list", "bag", NULL};
+static const char *const element[] = {"element", "item", "array", "array_element", NULL};
+
+/* The node the components at *p name below LIST node at of m, spelled as another writer
+ * spells its levels (*p moved past them), else -1. */
+static int32_t list_alias(const pq_file_meta *m, int32_t at, const char **p)
+{
+    const pq_schema_node *l = &m->nodes[at];
+    const char *s = *p, *dot = strchr(s, '.');
+    size_t n = dot ? (size_t)(dot - s) : strlen(s), ln = strlen(l->name);
+    if (l->kind != PQ_NODE_LIST || l->element <= at) return -1;
+    bool tuple =
+        n == ln + 6 && strncasecmp(s, l->name, ln) == 0 && strncasecmp(s + ln, "_tuple", 6) == 0;
+    if (named_as(s, n, two_level) || tuple) return *p = s + n, l->element;
+    if (!dot || !named_as(s, n, middle)) return -1;
+    const char *e = dot + 1, *edot = strchr(e, '.');
+    size_t en = edot ? (size_t)(edot - e) : strlen(e);
+    if (!named_as(e, en, element)) return -1;
+    assert(l->element < l->end); /* (the element lies below its list) */
+    return *p = e + en, l->element;
+}
+
+int32_t ds_path_respell(const ds_col *c, const char *name)
+{
+    const pq_file_meta *m = c->meta;
+    if (c->node < 0) return -1;
+    const char *p = name + top_len(name);
+    int32_t at = c->node;
+    for (int32_t depth = 0; *p == '.' && p[1] && depth < m->nnodes; depth++) { /* (bounded) */
+        p++;
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        int32_t k = child_of(m, at, p, n), par = m->nodes[at].parent;
+        if (k >= 0) {
+            p += n, at = k;
+        } else if ((k = list_alias(m, at, &p)) >= 0) {
+            at = k;
+        } else if (par >= 0 && m->nodes[par].kind == PQ_NODE_LIST && m->nodes[par].element > at &&
+                   m->nodes[par].element < m->nodes[at].end && named_as(p, n, element)) {
+            p += n, at = m->nodes[par].element; /* (a three-level list's middle level) */
+        } else {
+            return -1;
+        }
+        assert(at > c->node && at < m->nodes[c->node].end); /* (only downwards, in the field) */
+    }
+    return *p ? -1 : at;
 }

@@ -68,17 +68,24 @@ static int no_column(const ds_scan *d, const char *name, pq_err *e)
 }
 
 /* Output j as path name inside nested schema column top (its shape is every file's: a path
- * resolves alike in each), named and typed as a one-file scan of top's first file gives it. */
+ * resolves alike in each), named and typed as a one-file scan of top's first file gives it; a
+ * path spelling a list's levels as another writer does (a two-level list's "l.array.c" for
+ * the shape's "l.list.element.c", or the reverse) is the shape's node's (ds_path_respell),
+ * named as the shape spells it. */
 static int path_col(ds_scan *d, int j, int top, const char *name, pq_err *e)
 {
     const ds_col *c = &d->s.cols[top];
     int col = -1;
     int32_t node = -1;
     int rc = scan_nested_resolve(c->meta, name, &col, &node, e);
+    int32_t as = rc ? ds_path_respell(c, name) : -1; /* (another writer's list levels) */
+    if (as >= 0) name = c->meta->nodes[as].path; /* (the shape's spelling: every file's pairs) */
+    if (as >= 0) rc = scan_nested_resolve(c->meta, name, &col, &node, e);
     if (rc) return rc;
     if (!(d->opath[j] = fail_strdup(name))) return -ENOMEM;
     d->out[j] = top;
     d->acols[j] = scan_nested_arrow_col(c->meta, &c->meta->columns[col], node);
+    d->acols[j].open = true;
     return 0;
 }
 
@@ -231,6 +238,7 @@ static scan_arrow_col out_col(const ds_col *c)
     assert(first >= 0);
     scan_arrow_col a = scan_nested_arrow_col(c->meta, &c->meta->columns[first], c->node);
     a.rename = c->name; /* (the first file's spelling: the shape may be a later file's) */
+    a.open = true;      /* (another file's nulls at any level: arrow.h) */
     return a;
 }
 

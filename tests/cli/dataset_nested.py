@@ -296,8 +296,7 @@ case("union by name: a file of nested fields alone lacking the path", rc == 0 an
 #    first: DuckDB 2.0.1's rows with and without union_by_name (a union was refused: "each lack
 #    some of the other's and do not merge by name"), and a union's Arrow type a three-level
 #    list whose element may be null, as DuckDB's. A path into the union is spelled as the
-#    three-level list spells it ("l.list.element.c": the two-level spelling names no level
-#    there).
+#    three-level list spells it ("l.list.element.c"; the two-level spelling: section 13).
 import duckdb  # noqa: E402
 import pqcraft as pc  # noqa: E402
 
@@ -342,4 +341,98 @@ rc, out, err = cli(root, "--ordered", "--union-by-name", "--columns", "id,l.list
 w = duck_rows(f"SELECT id, [x.c FOR x IN l] AS \"l.list.element.c\" FROM read_parquet('{root}/*.parquet', union_by_name=true)")
 case("union of a two-level and a three-level list: a path to a field one file lacks", rc == 0 and out == w,
      f"rc {rc} {err[-300:]} {out} {w}")
+# 12. nullability of a dataset's nested fields: a first file whose levels are REQUIRED (a
+#    two-level list's element, parquet-mr's lists of lists, non-nullable struct fields and map
+#    values) beside a later file holding nulls at those levels, with and without
+#    union_by_name: the Arrow C stream marks every level nullable but a map's entries and keys,
+#    as DuckDB's schema does (a dataset's flat columns are already; a later file's footer is
+#    not read before the schema is exported, so any level may hold its nulls), and the values
+#    are DuckDB's (the schema said "not null" over those nulls before).
+
+
+def nullability(t):
+    """A type's nullable flags at every level, in pre-order, names left out (DuckDB names a
+    list's element "l")."""
+    kids = [t.field(i) for i in range(t.num_fields)] if pa.types.is_struct(t) else \
+        [t.key_field, t.item_field] if pa.types.is_map(t) else \
+        [t.value_field] if pa.types.is_list(t) or pa.types.is_large_list(t) else []
+    return [(pa.types.is_map(t) and "entries", f.nullable, nullability(f.type)) for f in kids]
+
+
+def duck_schema(root, by_name):
+    return duckdb.sql(f"SELECT * FROM read_parquet('{root}/*.parquet', union_by_name={by_name})").to_arrow_table()
+
+
+def check_nulls(name, root, sort="id"):
+    for by_name in (False, True):
+        got, err = rs_ctypes.read_dataset(lib, [root], union_by_name=by_name)
+        want = duck_schema(root, "true" if by_name else "false")
+        label = f"{name}{' (union by name)' if by_name else ''}"
+        if err or got is None:
+            case(label, False, err)
+            continue
+        gf = [(f.name, f.nullable, nullability(f.type)) for f in got.schema]
+        wf = [(f.name, f.nullable, nullability(f.type)) for f in want.schema]
+        case(f"{label}: nullable as DuckDB's schema", gf == wf, f"\n{got.schema}\n{want.schema}")
+        g = got.sort_by(sort).to_pylist() if sort else got.to_pylist()
+        w = [{k: jsonable(v) for k, v in r.items()} for r in (want.sort_by(sort) if sort else want).to_pylist()]
+        case(f"{label}: DuckDB's values", [{k: jsonable(v) for k, v in r.items()} for r in g] == w, f"{g} {w}")
+
+
+root = os.path.join(top, "legacy_union_a")  # (section 11: the two-level list first)
+check_nulls("a two-level list's non-null element, a later file's null elements", root)
+got, _ = rs_ctypes.read_dataset(lib, [root])
+case("the two-level list's element, nullable in the Arrow stream (without union_by_name)",
+     got is not None and got.schema.field("l").type.value_field.nullable, f"{got and got.schema}")
+root = os.path.join(top, "null_levels_old_list")
+os.makedirs(root, exist_ok=True)
+with open(os.path.join(pt, "old_list_structure.parquet"), "rb") as fi, open(os.path.join(root, "a.parquet"), "wb") as fo:
+    fo.write(fi.read())
+pq.write_table(pa.table({"a": pa.array([[[5, None], None], None], pa.list_(pa.list_(pa.int32())))}),
+               os.path.join(root, "b.parquet"))
+check_nulls("parquet-mr's REQUIRED lists of lists, a later file's nulls at each level", root, sort=None)
+root = os.path.join(top, "null_levels_required")
+os.makedirs(root, exist_ok=True)
+NN = lambda n, t: pa.field(n, t, nullable=False)
+req = pa.schema([NN("id", pa.int64()),
+                 NN("s", pa.struct([NN("x", pa.int32()), NN("v", pa.list_(NN("element", pa.int32())))])),
+                 NN("m", pa.map_(pa.string(), NN("value", pa.struct([NN("y", pa.int32())]))))])
+pq.write_table(pa.table({"id": [1, 2], "s": [{"x": 1, "v": [1]}, {"x": 2, "v": []}],
+                         "m": [[("a", {"y": 1})], []]}, schema=req), os.path.join(root, "a.parquet"))
+pq.write_table(pa.table({"id": [3, 4, 5], "s": [None, {"x": None, "v": None}, {"x": 5, "v": [None, 6]}],
+                         "m": [None, [("b", None)], [("c", {"y": None})]]},
+                        schema=pa.schema([pa.field(f.name, pa.struct([("x", pa.int32()), ("v", pa.list_(pa.int32()))]))
+                                          if f.name == "s" else pa.field(f.name, pa.map_(pa.string(), pa.struct([("y", pa.int32())])))
+                                          if f.name == "m" else pa.field(f.name, pa.int64()) for f in req])),
+               os.path.join(root, "b.parquet"))
+check_nulls("REQUIRED struct fields, list elements and map values, a later file's nulls there", root)
+# 13. a path into a list spelled as either file spells the list's levels: in the union of a
+#    two-level list of structs (the first file's "l.array.c") and a three-level one
+#    ("l.list.element.c"), either file first, each spelling reads DuckDB's [x.c FOR x IN l]
+#    (the first file's was "no column named"), the output named as the dataset's shape spells
+#    the path; parquet-mr's lists of lists spelled the three-level way
+#    ("a.list.element.list.element"); a name no writer gives a list's level is still refused.
+for first in ("a", "b"):
+    root = os.path.join(top, "legacy_union_" + first)
+    w = duck_rows(f"SELECT id, [x.c FOR x IN l] AS c FROM read_parquet('{root}/*.parquet', union_by_name=true) ORDER BY id")
+    for spelled in ("l.array.c", "l.list.element.c", "L.Array.C"):
+        rc, out, err = cli(root, "--ordered", "--union-by-name", "--columns", f"id,{spelled}")
+        got = sorted([{"id": r["id"], "c": r["l.list.element.c"]} for r in out], key=lambda r: r["id"]) \
+            if rc == 0 and out and "l.list.element.c" in out[0] else out
+        case(f"union, {'two' if first == 'a' else 'three'}-level list first: path {spelled}", rc == 0 and got == w,
+             f"rc {rc} {err[-300:]} {out} {w}")
+root = os.path.join(top, "legacy_union_a")
+for spelled in ("l.array.a", "l.list.element.a"):  # (without union_by_name: the first file's shape)
+    w = duck_rows(f"SELECT id, [x.a FOR x IN l] AS a FROM read_parquet('{root}/*.parquet') ORDER BY id")
+    rc, out, err = cli(root, "--ordered", "--columns", f"id,{spelled}")
+    case(f"without union by name, two-level list first: path {spelled}",
+         rc == 0 and [{"id": r["id"], "a": r["l.array.a"]} for r in out] == w, f"rc {rc} {err[-300:]} {out} {w}")
+rc, out, err = cli(root, "--ordered", "--union-by-name", "--columns", "id,l.arr.c")
+case("a path naming a list's level as no writer does", rc == 1 and "'l.arr.c'" in err, f"rc {rc} {err}")
+root = os.path.join(top, "null_levels_old_list")
+w = duck_rows(f"SELECT a FROM read_parquet('{root}/*.parquet')")
+for extra in ((), ("--union-by-name",)):
+    rc, out, err = cli(root, "--ordered", "--columns", "a.list.element.list.element", *extra)
+    case(f"parquet-mr's lists of lists, a three-level path {' '.join(extra)}",
+         rc == 0 and [list(r.values())[0] for r in out] == [r["a"] for r in w], f"rc {rc} {err[-300:]} {out} {w}")
 sys.exit(0 if summary("dataset_nested") else 1)
