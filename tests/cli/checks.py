@@ -1,6 +1,7 @@
 """tests/cli/checks.py: the pass/fail counter the Python halves of tests/cli share: check()
 counts, summary() prints the "NAME: N passed, N failed" line tests/run.sh adds up; epoch()
-reads a timestamp or time of day ringscan prints as a count of its unit."""
+reads a timestamp or time of day ringscan prints as a count of its unit; jsonable() turns a
+pyarrow value into what ringscan's JSON lines print."""
 import datetime
 
 counts = {"passed": 0, "failed": 0}
@@ -33,3 +34,14 @@ def epoch(text, exp):
     h, mi, s = (int(v) for v in hms.split(":"))
     secs = ((day * 24 + h) * 60 + mi) * 60 + s
     return secs * 10 ** exp + (int(frac) * 10 ** (exp - len(frac)) if frac else 0), len(frac)
+
+
+def jsonable(v):
+    """A pyarrow to_pylist value as ringscan's JSON lines print it (maps: key/value objects)."""
+    if isinstance(v, list):
+        return [jsonable(x) for x in v]
+    if isinstance(v, tuple):
+        return {"key": jsonable(v[0]), "value": jsonable(v[1])}
+    if isinstance(v, dict):
+        return {k: jsonable(x) for k, x in v.items()}
+    return v

@@ -17,7 +17,7 @@ import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, summary  # noqa: E402
+from checks import check, jsonable, summary  # noqa: E402
 import rs_ctypes
 
 lib = rs_ctypes.load(sys.argv[1])
@@ -54,17 +54,6 @@ def write(name, files):
         os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
         pq.write_table(t, os.path.join(root, rel), row_group_size=40)
     return root
-
-
-def jsonable(v):
-    """A pyarrow to_pylist value as ringscan's JSON lines print it (maps: key/value objects)."""
-    if isinstance(v, list):
-        return [jsonable(x) for x in v]
-    if isinstance(v, tuple):
-        return {"key": jsonable(v[0]), "value": jsonable(v[1])}
-    if isinstance(v, dict):
-        return {k: jsonable(x) for k, x in v.items()}
-    return v
 
 
 def cli(root, *args):

@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, summary  # noqa: E402
+from checks import check, jsonable, summary  # noqa: E402
 import pqcraft as pc  # noqa: E402
 
 R, top = sys.argv[1], sys.argv[2]
@@ -49,17 +49,6 @@ def rows(path, *args):
     """ringscan's JSON lines rows of a scan (None when it fails), and its stderr."""
     rc, out, err = run("scan", path, "--format", "jsonl", "--ordered", *args)
     return ([json.loads(line) for line in out.splitlines()] if rc == 0 else None), err
-
-
-def jsonable(v):
-    """A pyarrow to_pylist value as ringscan's JSON lines print it (maps: key/value objects)."""
-    if isinstance(v, list):
-        return [jsonable(x) for x in v]
-    if isinstance(v, tuple):
-        return {"key": jsonable(v[0]), "value": jsonable(v[1])}
-    if isinstance(v, dict):
-        return {k: jsonable(x) for k, x in v.items()}
-    return v
 
 
 def duck(sql):
