@@ -43,8 +43,14 @@ static int class_of(size_t n)
     return __builtin_ctzll(n) - __builtin_ctzll(BUFPOOL_MIN);
 }
 
+static void fork_lock(void) { pthread_mutex_lock(&mu); }
+static void fork_unlock(void) { pthread_mutex_unlock(&mu); }
+static void fork_handlers(void) { (void)pthread_atfork(fork_lock, fork_unlock, fork_unlock); }
+
 void bufpool_hold(size_t allow)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    (void)pthread_once(&once, fork_handlers); /* a fork never copies the lock held (invariant 4) */
     pthread_mutex_lock(&mu);
     holders++;
     idle_max += allow < BUFPOOL_ALLOW_MAX ? allow : BUFPOOL_ALLOW_MAX;

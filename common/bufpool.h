@@ -8,14 +8,18 @@
  * grows a buffer next.
  *
  * Owns: per size class (powers of two from BUFPOOL_MIN to BUFPOOL_MAX bytes) a list of idle
- * blocks, at most BUFPOOL_IDLE_MAX bytes in all, and a count of holders (running scans).
+ * blocks, and the holders (running scans) with the idle bytes each allows.
  * Blocks are malloc'd blocks at least their class's size: free() of one taken from here is
  * always right, only not recycled.
  * Invariants:
  *  1. Idle blocks are kept only while a holder is registered; the last bufpool_drop frees
  *     them all, so a process with no scan running holds nothing here.
- *  2. idle bytes <= BUFPOOL_IDLE_MAX.
- *  3. A block taken for class n has at least n usable bytes. */
+ *  2. idle bytes <= the sum of the holders' allowances (each at most BUFPOOL_ALLOW_MAX).
+ *  3. A block taken for class n has at least n usable bytes.
+ *  4. A fork while another thread holds the pool's lock does not leave the child a lock no
+ *     thread will release: fork handlers take it before and release it after, in both. The
+ *     child keeps the parent's holders and idle blocks (its scans' threads are the parent's;
+ *     freeing those scans in the child was never possible). */
 #ifndef RINGSCAN_COMMON_BUFPOOL_H
 #define RINGSCAN_COMMON_BUFPOOL_H
 #include <stddef.h>
@@ -31,7 +35,7 @@ void bufpool_hold(size_t allow);
 /* Ends a holder of the same allowance; idle blocks past what the others allow are freed,
  * every one by the last holder's drop. */
 void bufpool_drop(size_t allow);
-/* An idle block of exactly class n (a power of two in [BUFPOOL_MIN, BUFPOOL_MAX]), or NULL:
+/* An idle block of class n (a power of two in [BUFPOOL_MIN, BUFPOOL_MAX]), or NULL:
  * the caller allocates one then. */
 void *bufpool_take(size_t n);
 /* Gives back p (NULL is fine), allocated with at least cap bytes: kept when cap is a class,

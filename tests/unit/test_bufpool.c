@@ -6,8 +6,12 @@
 #include "format/vec.h"
 
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define MIB ((size_t)1 << 20)
 
@@ -97,11 +101,51 @@ static void vec_reuses_across_threads(void)
     CHECK_EQ_I64((int64_t)bufpool_idle(), 0);
 }
 
+static _Atomic int churning;
+
+/* Gives and takes a block in a loop, so the pool's lock is often held, until told to stop. */
+static void *churn(void *arg)
+{
+    (void)arg;
+    while (atomic_load(&churning)) {
+        void *p = bufpool_take(MIB);
+        bufpool_give(p ? p : malloc(MIB), MIB);
+    }
+    return NULL;
+}
+
+/* Forks while another thread works the pool: each child uses the pool at once and exits 0;
+ * a child that inherited the lock held would wait forever (its alarm kills it). */
+static void fork_while_busy(void)
+{
+    bufpool_hold(8 * MIB);
+    atomic_store(&churning, 1);
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, churn, NULL) == 0);
+    int ok = 0, forks = 200;
+    for (int i = 0; i < forks && ok == i; i++) { /* the first child that hangs ends it */
+        pid_t pid = fork();
+        if (pid == 0) {
+            alarm(2);
+            bufpool_give(bufpool_take(MIB), MIB);
+            _exit(bufpool_idle() <= 8 * MIB ? 0 : 1);
+        }
+        int st = 0;
+        if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0) ok++;
+    }
+    atomic_store(&churning, 0);
+    CHECK(pthread_join(t, NULL) == 0);
+    CHECK_EQ_I64(ok, forks);
+    bufpool_drop(8 * MIB);
+    CHECK_EQ_I64((int64_t)bufpool_idle(), 0);
+}
+
 int main(void)
 {
     RUN(nothing_kept_without_holder);
     RUN(take_returns_given);
     RUN(idle_within_allowances);
     RUN(vec_reuses_across_threads);
+    RUN(fork_while_busy);
     return CHECK_DONE("test_bufpool");
 }
