@@ -1,4 +1,5 @@
 """ringscan.scan read back equal to pyarrow, consumed by pyarrow, Polars and DuckDB."""
+import json
 import math
 
 import duckdb
@@ -9,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import ringscan
-from conftest import DATA, manifest
+from conftest import DATA, EXPECTED, jsonable, manifest
 
 
 def values(col):
@@ -216,6 +217,11 @@ def test_dictionary_columns(lineitem):
 @pytest.mark.parametrize("name", manifest("nested"))
 def test_nested_files_equal_pyarrow(name):
     path = str(DATA / name)
+    if name in manifest("nested", reason="values: DuckDB"):  # pyarrow refuses the file
+        got = ringscan.scan(path).to_arrow()
+        want = [json.loads(l) for l in (EXPECTED / f"{name}.jsonl").read_text().splitlines()]
+        assert jsonable(got.to_pylist()) == want
+        return
     want = pq.read_table(path)
     got = ringscan.scan(path).to_arrow()
     assert got.column_names == want.column_names and got.num_rows == want.num_rows
