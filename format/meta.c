@@ -227,10 +227,7 @@ int32_t pq_file_meta_find_node(const pq_file_meta *m, const char *path)
     return -1;
 }
 
-/* The child of parent (-1: a top-level field) whose name begins path, ending at a '.' or at
- * its end: the one spelled so, else the only one differing in case alone; *rest after its
- * name. Its index, or -1. */
-static int32_t child_named(const pq_file_meta *m, int32_t parent, const char *path,
+int32_t pq_file_meta_child(const pq_file_meta *m, int32_t parent, const char *path,
                            const char **rest)
 {
     int32_t end = parent < 0 ? m->nnodes : m->nodes[parent].end, folded = -1, n = 0;
@@ -255,7 +252,7 @@ int32_t pq_file_meta_find_path(const pq_file_meta *m, const char *path)
     if (exact >= 0) return exact;
     int32_t at = -1;
     for (int32_t depth = 0; depth < m->nnodes; depth++) { /* (no path is deeper) */
-        at = child_named(m, at, path, &path);
+        at = pq_file_meta_child(m, at, path, &path);
         if (at < 0 || !*path) return at;
         if (!*++path) return -1; /* (a trailing '.') */
     }

@@ -425,6 +425,11 @@ int32_t pq_file_meta_find_node(const pq_file_meta *m, const char *path);
  * differs in case alone from exactly one sibling's (SQL's rule, as DuckDB finds struct
  * fields: `s.A` for field `a`); the exact path first. Its index or -1. */
 int32_t pq_file_meta_find_path(const pq_file_meta *m, const char *path);
+/* The child of parent (-1: a top-level field) whose name begins path, ending at a '.' or at
+ * its end: the one spelled so, else the only one differing in case alone (find_path's rule
+ * for one step); *rest after its name. Its index, or -1. */
+int32_t pq_file_meta_child(const pq_file_meta *m, int32_t parent, const char *path,
+                           const char **rest);
 /* How m spells top-level column or field name: name when m has one so spelled, else (unless
  * exact) the only one whose name differs from it in case alone (as SQL identifiers and
  * DuckDB's dataset names match), else NULL. The result is name or a string of m's. */

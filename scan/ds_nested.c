@@ -227,20 +227,6 @@ static bool named_as(const char *name, size_t n, const char *const *names)
     return false;
 }
 
-/* The child of node at of m that component name[0..n) names: spelled so, else the only one
- * differing in case alone (pq_file_meta_find_path's rule); -1. */
-static int32_t child_of(const pq_file_meta *m, int32_t at, const char *name, size_t n)
-{
-    int32_t folded = -1, nfolded = 0;
-    for (int32_t k = at + 1; k < m->nodes[at].end; k = m->nodes[k].end) {
-        const char *nm = m->nodes[k].name;
-        if (strlen(nm) != n || strncasecmp(nm, name, n) != 0) continue;
-        if (strncmp(nm, name, n) == 0) return k;
-        folded = k, nfolded++;
-    }
-    return nfolded == 1 ? folded : -1;
-}
-
 /* The list levels' names writers give (ds_path_respell): a two-level list's repeated level,
  * a three-level list's middle level and its element. */
 static const char *const two_level[] = {"array", "element", "item", "array_element", NULL};
@@ -276,9 +262,10 @@ int32_t ds_path_respell(const ds_col *c, const char *name)
         p++;
         const char *dot = strchr(p, '.');
         size_t n = dot ? (size_t)(dot - p) : strlen(p);
-        int32_t k = child_of(m, at, p, n), par = m->nodes[at].parent;
+        const char *rest;
+        int32_t k = pq_file_meta_child(m, at, p, &rest), par = m->nodes[at].parent;
         if (k >= 0) {
-            p += n, at = k;
+            p = rest, at = k;
         } else if ((k = list_alias(m, at, &p)) >= 0) {
             at = k;
         } else if (par >= 0 && m->nodes[par].kind == PQ_NODE_LIST && m->nodes[par].element > at &&
