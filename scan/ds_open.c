@@ -65,7 +65,6 @@ void ds_footers_close(ds_footers *f, int i)
     pqf_close(p), f->slots[i].f = NULL;
 }
 
-
 void ds_footers_free(ds_footers *f)
 {
     ds_footers_join(f);

@@ -79,8 +79,10 @@ static int path_col(ds_scan *d, int j, int top, const char *name, pq_err *e)
     int32_t node = -1;
     int rc = scan_nested_resolve(c->meta, name, &col, &node, e);
     int32_t as = rc ? ds_path_respell(c, name) : -1; /* (another writer's list levels) */
-    if (as >= 0) name = c->meta->nodes[as].path; /* (the shape's spelling: every file's pairs) */
-    if (as >= 0) rc = scan_nested_resolve(c->meta, name, &col, &node, e);
+    if (as >= 0) { /* named as the shape spells it: every file's node pairs with the shape's */
+        name = c->meta->nodes[as].path;
+        rc = scan_nested_resolve(c->meta, name, &col, &node, e);
+    }
     if (rc) return rc;
     if (!(d->opath[j] = fail_strdup(name))) return -ENOMEM;
     d->out[j] = top;
