@@ -140,13 +140,14 @@ int ds_nested_remember(ds_schema *s, const char *field, const char *path);
  * type and c's is not: ds_null_typed). */
 int ds_col_leaf(const ds_col *c, const pq_file_meta *m, int32_t *node);
 /* Path name (its first component the field's) inside nested column c, spelled as another
- * writer spells a list's levels, as node of c's shape: a two-level list's repeated level
- * ("array", "<list>_tuple", "element", "item", "array_element") for a three-level list's
+ * writer spells a list's or a map's levels, as node of c's shape: a two-level list's repeated
+ * level ("array", "<list>_tuple", "element", "item", "array_element") for a three-level list's
  * middle level and element, or a three-level list's ("list" or "bag", then "element", "item",
- * "array" or "array_element") for a two-level list's element; a component naming a node of
- * the shape is always taken as that node (names matched as pq_file_meta_find_path matches
- * them), so a path the shape spells resolves alike. The node's index, or -1 when name still
- * names none. */
+ * "array" or "array_element") for a two-level list's element; a map's repeated level as
+ * "key_value" or "map" whatever the shape names it (a map has that one child); a component
+ * naming a node of the shape is always taken as that node (names matched as
+ * pq_file_meta_find_path matches them), so a path the shape spells resolves alike. The node's
+ * index, or -1 when name still names none. */
 int32_t ds_path_respell(const ds_col *c, const char *name);
 /* Whether d is of the null type (Parquet's UNKNOWN logical type: pyarrow's pa.null(), a
  * column whose every value is null). A file's null-typed column under a column of another type

@@ -217,7 +217,7 @@ bool ds_schema_holds(const ds_schema *s, const pq_file_meta *m)
     return false;
 }
 
-/* ------------------------------------------------------------------ a path's list spellings */
+/* ------------------------------------------------------- a path's list and map spellings */
 
 /* Whether name's first component (n bytes) is one of names (NULL-ended), in any case. */
 static bool named_as(const char *name, size_t n, const char *const *names)
@@ -232,6 +232,10 @@ static bool named_as(const char *name, size_t n, const char *const *names)
 static const char *const two_level[] = {"array", "element", "item", "array_element", NULL};
 static const char *const middle[] = {"list", "bag", NULL};
 static const char *const element[] = {"element", "item", "array", "array_element", NULL};
+/* The names writers give a map's repeated level: the format's and pyarrow's "key_value", and
+ * "map" (parquet-mr's ConversionPatterns, Hive, Impala and Spark's legacy format, annotated
+ * MAP_KEY_VALUE). */
+static const char *const map_level[] = {"key_value", "map", NULL};
 
 /* The node the components at *p name below LIST node at of m, spelled as another writer
  * spells its levels (*p moved past them), else -1. */
@@ -252,6 +256,19 @@ static int32_t list_alias(const pq_file_meta *m, int32_t at, const char **p)
     return *p = e + en, l->element;
 }
 
+/* The node the component at *p names below MAP node at of m when it spells the map's repeated
+ * level as another writer does (*p moved past it), else -1. A map has one child, so the
+ * component names no other node. */
+static int32_t map_alias(const pq_file_meta *m, int32_t at, const char **p)
+{
+    const pq_schema_node *k = &m->nodes[at];
+    const char *s = *p, *dot = strchr(s, '.');
+    size_t n = dot ? (size_t)(dot - s) : strlen(s);
+    if (k->kind != PQ_NODE_MAP || k->element <= at || !named_as(s, n, map_level)) return -1;
+    assert(k->element == at + 1 && k->element < k->end); /* (meta_schema.c map_element) */
+    return *p = s + n, k->element;
+}
+
 int32_t ds_path_respell(const ds_col *c, const char *name)
 {
     const pq_file_meta *m = c->meta;
@@ -266,7 +283,7 @@ int32_t ds_path_respell(const ds_col *c, const char *name)
         int32_t k = pq_file_meta_child(m, at, p, &rest), par = m->nodes[at].parent;
         if (k >= 0) {
             p = rest, at = k;
-        } else if ((k = list_alias(m, at, &p)) >= 0) {
+        } else if ((k = list_alias(m, at, &p)) >= 0 || (k = map_alias(m, at, &p)) >= 0) {
             at = k;
         } else if (par >= 0 && m->nodes[par].kind == PQ_NODE_LIST && m->nodes[par].element > at &&
                    m->nodes[par].element < m->nodes[at].end && named_as(p, n, element)) {

@@ -69,16 +69,16 @@ static int no_column(const ds_scan *d, const char *name, pq_err *e)
 
 /* Output j as path name inside nested schema column top (its shape is every file's: a path
  * resolves alike in each), named and typed as a one-file scan of top's first file gives it; a
- * path spelling a list's levels as another writer does (a two-level list's "l.array.c" for
- * the shape's "l.list.element.c", or the reverse) is the shape's node's (ds_path_respell),
- * named as the shape spells it. */
+ * path spelling a list's or a map's levels as another writer does (a two-level list's
+ * "l.array.c" for the shape's "l.list.element.c", a map's "m.map.key" for "m.key_value.key",
+ * or the reverse) is the shape's node's (ds_path_respell), named as the shape spells it. */
 static int path_col(ds_scan *d, int j, int top, const char *name, pq_err *e)
 {
     const ds_col *c = &d->s.cols[top];
     int col = -1;
     int32_t node = -1;
     int rc = scan_nested_resolve(c->meta, name, &col, &node, e);
-    int32_t as = rc ? ds_path_respell(c, name) : -1; /* (another writer's list levels) */
+    int32_t as = rc ? ds_path_respell(c, name) : -1; /* (another writer's levels) */
     if (as >= 0) { /* named as the shape spells it: every file's node pairs with the shape's */
         name = c->meta->nodes[as].path;
         rc = scan_nested_resolve(c->meta, name, &col, &node, e);
