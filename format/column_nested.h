@@ -131,10 +131,12 @@ int pq_nest_leaf_chunk(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t
 /* Fails when a map in field t (pq_nest_build) whose key the schema makes OPTIONAL holds a
  * null key in its decoded leaves (rows of row group rg: every one, or when sel is not NULL
  * the rows sel[0..] they were cut to, pq_nest_leaves_select): RINGSCAN_EFORMAT with e naming
- * the row (in rg), rg, the map, the key's column and its chunk's offset; else 0. A map's
- * keys export as non-null, so a caller checks before assembling (format/nest_keys.c). */
+ * the row (in rg), rg, the map, the key's column and its chunk's offset, and *at_row the
+ * row's index among the leaves' rows (the earliest holding a null key in any of t's maps);
+ * else 0 and *at_row -1. A map's keys export as non-null, so a caller checks before
+ * assembling (format/nest_keys.c), and assembles at most the rows before *at_row. */
 int pq_nest_keys_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_leaf *leaves,
-                       const uint32_t *sel, int32_t rg, pq_err *e);
+                       const uint32_t *sel, int32_t rg, int64_t *at_row, pq_err *e);
 
 /* Field t's decoded leaves (its leaf_hi - leaf_lo, as for pq_nest_assemble) cut in place to
  * the rows sel[0..nsel) (rising, each < rows) of the rows rows they hold, so an assembly of
@@ -142,6 +144,12 @@ int pq_nest_keys_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_le
  * does not hold exactly rows rows (the assembly of rows rows then names it). */
 bool pq_nest_leaves_select(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,
                            int64_t rows, const uint32_t *sel, int64_t nsel);
+/* Field t's decoded leaves (as for pq_nest_leaves_select) cut in place to their first keep
+ * rows (0 <= keep <= rows) of the rows rows they hold: what decoding only those would have
+ * given (format/nest_select.c). False, the leaves left whole, when one does not hold exactly
+ * rows rows. */
+bool pq_nest_leaves_head(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,
+                         int64_t rows, int64_t keep);
 
 /* The element width w >= 2 when field t (pq_nest_build) packs as a flat list (layout
  * above), else 0. */

@@ -6,7 +6,9 @@
  * in the data fails the read naming the row, the row group, the map and the key's column
  * (DuckDB's "Map keys can not be NULL"), never a null key exported as a valid one. As
  * DuckDB, only the rows a scan keeps are checked: the caller checks the leaves after they are
- * cut to a filtered split's rows (nest_select.c), naming a row by its index in the row group.
+ * cut to a filtered split's rows (nest_select.c), naming a row by its index in the row group,
+ * and learns the row's index among the leaves' rows, so that under a limit it can keep the
+ * rows before it and fail only when the output reaches it (scan/task_nested.c).
  *
  * Invariants:
  *  1. Only a map node's key is checked: a path that reaches the keys as a list
@@ -16,7 +18,10 @@
  *     most the map's rep_item) is defined to the entry (def_item) but not to the key
  *     (def_valid). The levels were checked against the leaf's maxima when decoded
  *     (column_nested.h invariant 1); the work is one pass over that leaf's levels, bounded by
- *     its count, for such maps only. */
+ *     its count, for such maps only.
+ *  3. The row named is the earliest holding a null key in any of the field's maps (a field
+ *     may hold several), so the rows before it hold none: a caller that keeps only those
+ *     exports no null key. */
 #include <assert.h>
 
 #include "format/column_nested.h"
@@ -31,9 +36,20 @@ static int64_t first_null_key(const pq_nest *map, const pq_nest *key, const pq_n
     return -1;
 }
 
-int pq_nest_keys_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_leaf *leaves,
-                       const uint32_t *sel, int32_t rg, pq_err *e)
+/* The row (among leaf l's rows) holding l's level pair at. */
+static int64_t row_of(const pq_nest_leaf *l, int64_t at)
 {
+    int64_t row = -1;
+    for (int64_t i = 0; i <= at; i++) row += l->rep[i] == 0;
+    assert(row >= 0); /* (a leaf's first pair starts a row: nest_select.c invariant 1) */
+    return row;
+}
+
+int pq_nest_keys_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_leaf *leaves,
+                       const uint32_t *sel, int32_t rg, int64_t *at_row, pq_err *e)
+{
+    int32_t map = -1; /* the map whose null key lies in the earliest row (*at_row) */
+    *at_row = -1;
     for (int32_t k = 0; k < t[0].end; k++) {
         if (t[k].kind != PQ_NEST_MAP) continue;
         const pq_nest *s = &t[k + 1], *key = &t[k + 2]; /* the entries, their first field */
@@ -42,15 +58,14 @@ int pq_nest_keys_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_le
         if (key->def_valid <= s->def_valid) continue; /* a REQUIRED key */
         assert(key->leaf_lo >= t[0].leaf_lo && key->leaf_lo < t[0].leaf_hi);
         const pq_nest_leaf *l = &leaves[key->leaf_lo - t[0].leaf_lo];
-        int64_t at = first_null_key(&t[k], key, l);
-        if (at < 0) continue;
-        int64_t row = -1;
-        for (int64_t i = 0; i <= at; i++) row += l->rep[i] == 0;
-        assert(row >= 0); /* (a leaf's first pair starts a row: nest_select.c invariant 1) */
-        return pq_errf_col(e, RINGSCAN_EFORMAT, l->file_off, m->columns[key->leaf_lo].name,
-                           "row %lld of row group %d holds a null key in map '%.200s' (its key "
-                           "is optional in the schema; a map's keys cannot be null)",
-                           (long long)(sel ? sel[row] : row), (int)rg, m->nodes[t[k].src].path);
+        int64_t at = first_null_key(&t[k], key, l), row = at < 0 ? -1 : row_of(l, at);
+        if (row >= 0 && (*at_row < 0 || row < *at_row)) *at_row = row, map = k;
     }
-    return 0;
+    if (map < 0) return 0;
+    const pq_nest *key = &t[map + 2];
+    const pq_nest_leaf *l = &leaves[key->leaf_lo - t[0].leaf_lo];
+    return pq_errf_col(e, RINGSCAN_EFORMAT, l->file_off, m->columns[key->leaf_lo].name,
+                       "row %lld of row group %d holds a null key in map '%.200s' (its key "
+                       "is optional in the schema; a map's keys cannot be null)",
+                       (long long)(sel ? sel[*at_row] : *at_row), (int)rg, m->nodes[t[map].src].path);
 }

@@ -1,7 +1,8 @@
 /* format/nest_select.c: a nested field's decoded leaves cut down to a split's selected rows
  * before they are assembled, so a filtered split builds the packed rows or columns of the
  * rows it keeps only (scan/task_nested.c), instead of building every row and then taking the
- * kept ones (format/nest_take.c).
+ * kept ones (format/nest_take.c); or cut to their first rows, so a split under a limit
+ * builds the rows before one whose map key is null and never that one (pq_nest_leaves_head).
  *
  * Invariants:
  *  1. The leaves are cut only when each holds exactly the split's rows (a row starts at each
@@ -93,19 +94,46 @@ static void leaf_select(pq_nest_leaf *l, bool repeated, int md, const uint32_t *
         l->vals.data_len = vw ? l->vals.offsets[vw] : 0;
 }
 
-bool pq_nest_leaves_select(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,
-                           int64_t rows, const uint32_t *sel, int64_t nsel)
+/* Whether each of field t's leaves holds exactly rows rows, decoded and not yet assembled
+ * (invariant 1). */
+static bool leaves_rows(const pq_file_meta *m, const pq_nest *t, const pq_nest_leaf *leaves,
+                        int64_t rows)
 {
-    assert(nsel >= 0 && nsel <= rows);
     int32_t n = t[0].leaf_hi - t[0].leaf_lo;
     for (int32_t i = 0; i < n; i++) {
         const pq_column_desc *d = &m->columns[t[0].leaf_lo + i];
         assert(leaves[i].pos == 0 && leaves[i].vpos == 0); /* decoded, not yet assembled */
         if (!leaf_rows(&leaves[i], d->max_rep_level > 0, rows)) return false;
     }
+    return true;
+}
+
+bool pq_nest_leaves_select(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,
+                           int64_t rows, const uint32_t *sel, int64_t nsel)
+{
+    assert(nsel >= 0 && nsel <= rows);
+    int32_t n = t[0].leaf_hi - t[0].leaf_lo;
+    if (!leaves_rows(m, t, leaves, rows)) return false;
     for (int32_t i = 0; i < n; i++) {
         const pq_column_desc *d = &m->columns[t[0].leaf_lo + i];
         leaf_select(&leaves[i], d->max_rep_level > 0, d->max_def_level, sel, nsel);
+    }
+    return true;
+}
+
+bool pq_nest_leaves_head(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,
+                         int64_t rows, int64_t keep)
+{
+    assert(keep >= 0 && keep <= rows);
+    int32_t n = t[0].leaf_hi - t[0].leaf_lo;
+    if (!leaves_rows(m, t, leaves, rows)) return false;
+    for (int32_t i = 0; i < n; i++) { /* (a prefix: nothing moves, the ends come down) */
+        const pq_column_desc *d = &m->columns[t[0].leaf_lo + i];
+        pq_nest_leaf *l = &leaves[i];
+        int64_t nv = 0;
+        l->n = rows_past(l, d->max_rep_level > 0, 0, keep, d->max_def_level, &nv);
+        l->vals.length = nv;
+        if (l->vals.type == PQ_BYTE_ARRAY) l->vals.data_len = nv ? l->vals.offsets[nv] : 0;
     }
     return true;
 }

@@ -14,6 +14,7 @@ int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts, int tasks_per
     o->nsplits = nsplits;
     o->ordered = opts->ordered;
     o->limit = opts->limit;
+    o->cut_split = nsplits;
     o->window = opts->threads * tasks_per_core * 2;
     o->results = fail_calloc((size_t)nsplits + 1, sizeof *o->results);
     o->ready = fail_calloc((size_t)nsplits + 1, sizeof *o->ready);
@@ -106,7 +107,8 @@ void scan_out_push(scan_out *o, int split, scan_batch *b)
     o->fifo[o->fifo_tail++] = split;
     assert(o->fifo_tail <= o->nsplits);
     if (!o->ordered) o->produced_rows += b->rows;
-    while (o->ordered && o->prefix_next < o->nsplits && o->ready[o->prefix_next])
+    while (o->ordered && o->prefix_next < o->nsplits && o->prefix_next <= o->cut_split &&
+           o->ready[o->prefix_next]) /* (no rows after a cut split's: invariant 6) */
         o->produced_rows += o->results[o->prefix_next++].rows;
     if (o->limit >= 0 && o->produced_rows >= o->limit && !atomic_exchange(&o->limit_hit, 1))
         signal_ev(o); /* a core waiting to end stops waiting for holds */
@@ -115,10 +117,10 @@ void scan_out_push(scan_out *o, int split, scan_batch *b)
     memset(b, 0, sizeof *b);
 }
 
-void scan_out_fail(scan_out *o, int status, const pq_err *e)
+/* scan_out_fail under mu. */
+static void fail_locked(scan_out *o, int status, const pq_err *e)
 {
     assert(status < 0);
-    pthread_mutex_lock(&o->mu);
     if (o->status == 0) {
         o->status = status;
         if (e) o->err = *e;
@@ -127,6 +129,21 @@ void scan_out_fail(scan_out *o, int status, const pq_err *e)
     atomic_store(&o->stop, 1);
     signal_ev(o);
     pthread_cond_broadcast(&o->cv);
+}
+
+void scan_out_fail(scan_out *o, int status, const pq_err *e)
+{
+    pthread_mutex_lock(&o->mu);
+    fail_locked(o, status, e);
+    pthread_mutex_unlock(&o->mu);
+}
+
+void scan_out_cut(scan_out *o, int split, const pq_err *e)
+{
+    assert(split >= 0 && split < o->nsplits && e->status < 0);
+    pthread_mutex_lock(&o->mu);
+    assert(!o->ready[split]); /* (before its push: the prefix has not passed it) */
+    if (split < o->cut_split) o->cut_split = split, o->cut_err = *e;
     pthread_mutex_unlock(&o->mu);
 }
 
@@ -178,8 +195,9 @@ void scan_out_wait_workers(scan_out *o)
 /* Takes the next deliverable split's batch, or -1 when none is ready yet. Under mu. */
 static int take_ready(scan_out *o)
 {
-    if (o->ordered) {
-        while (o->next_ordered < o->nsplits && o->ready[o->next_ordered]) {
+    if (o->ordered) { /* (none past a cut split: invariant 6) */
+        while (o->next_ordered < o->nsplits && o->next_ordered <= o->cut_split &&
+               o->ready[o->next_ordered]) {
             int i = o->next_ordered++;
             atomic_store(&o->next_needed, o->next_ordered);
             if (o->results[i].rows > 0) return i;
@@ -209,6 +227,13 @@ static bool limit_reached(const scan_out *o)
     return o->limit >= 0 && o->delivered_rows >= o->limit;
 }
 
+/* Whether the consumer needs a row past the cut split's batch (invariant 6). Under mu. */
+static bool cut_due(scan_out *o)
+{
+    if (o->cut_split >= o->nsplits || limit_reached(o)) return false;
+    return o->ordered ? o->next_ordered > o->cut_split : all_consumed(o);
+}
+
 int scan_out_next(scan_out *o, scan_batch *b, pq_err *e)
 {
     memset(b, 0, sizeof *b);
@@ -217,9 +242,10 @@ int scan_out_next(scan_out *o, scan_batch *b, pq_err *e)
     int i = -1;
     /* take_ready may consume the last (empty) splits itself: re-check before waiting, or
      * nobody would wake us (every worker may have ended) */
-    while (o->status == 0 && !limit_reached(o) && (i = take_ready(o)) < 0 && !all_consumed(o) &&
-           atomic_load(&o->workers_live) > 0)
+    while (o->status == 0 && !limit_reached(o) && (i = take_ready(o)) < 0 && !cut_due(o) &&
+           !all_consumed(o) && atomic_load(&o->workers_live) > 0)
         pthread_cond_wait(&o->cv, &o->mu);
+    if (o->status == 0 && i < 0 && cut_due(o)) fail_locked(o, o->cut_err.status, &o->cut_err);
     /* Every worker ended: each split it claimed was pushed, or the scan failed or was
      * stopped; waiting more would never end. */
     assert(o->status != 0 || limit_reached(o) || i >= 0 || all_consumed(o) ||

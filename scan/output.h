@@ -18,7 +18,15 @@
  *     it asks for the next one or the scan is freed: a consumer slower than the cores works
  *     on it meanwhile (a CLI writing CSV holds it, and its Arrow copy, for ~0.2 s at
  *     100 MB/s), so read-ahead is admitted with it counted. A host that keeps batches past
- *     its next call holds those outside the budget. */
+ *     its next call holds those outside the budget.
+ *  6. A cut split (scan_out_cut: under a limit, its batch ends before a row whose map key is
+ *     null) fails the scan with its error only when the consumer needs a row past its batch's
+ *     and the limit is not reached: ordered, once its batch is consumed (the next row in
+ *     file order is that one; no later split's rows are taken, nor counted towards the
+ *     limit); unordered, once every split is consumed (any other rows serve first). So the
+ *     scan fails exactly when the first limit rows it outputs would hold that row, as
+ *     DuckDB's LIMIT does in file order; rows it would not output are never checked. The
+ *     first cut split in file order is kept (cut_split, cut_err). */
 #ifndef RINGSCAN_SCAN_OUTPUT_H
 #define RINGSCAN_SCAN_OUTPUT_H
 #include <pthread.h>
@@ -57,8 +65,11 @@ typedef struct scan_out {
     int fifo_head, fifo_tail;
     int next_ordered;
     int prefix_next;           /* first split not yet pushed, in file order */
-    int64_t produced_rows;     /* rows pushed: in file-order prefix when ordered, else all */
+    int64_t produced_rows;     /* rows pushed: in file-order prefix when ordered (up to
+                                  cut_split's), else all */
     int64_t delivered_rows;
+    int cut_split;             /* the first cut split (invariant 6), else nsplits */
+    pq_err cut_err;            /* its error, while cut_split < nsplits */
     int status;
     pq_err err;
 } scan_out;
@@ -75,6 +86,10 @@ bool scan_out_behind(scan_out *o, uint64_t bytes);
 /* Hands split's batch to the consumer (takes ownership of b, which is left empty); b->held
  * (its bytes, scan_batch_bytes) counts in o->held until the consumer takes it. */
 void scan_out_push(scan_out *o, int split, scan_batch *b);
+/* Split's batch, pushed next, ends before a row the scan must not output (a null map key
+ * under a limit): e is the error the scan fails with if the consumer needs that row
+ * (invariant 6). Core side, before scan_out_push of split. */
+void scan_out_cut(scan_out *o, int split, const pq_err *e);
 /* Records the first error and stops the scan. */
 void scan_out_fail(scan_out *o, int status, const pq_err *e);
 /* Stops the scan (no error). */

@@ -135,9 +135,10 @@ static bool run_split(scan_t *s, int core, int i, int unit, scan_budget_ticket *
     if (!sp->pruned) scan_policy_split_started(&s->pol, core);
     scan_batch b;
     pq_err e = {.offset = -1};
+    bool cut = false;
     scan_core_time *t = &s->cores[core].task.time;
     scan_core_time_enter(t, SCAN_WAIT_TASK);
-    int rc = scan_task_run(&s->env, &s->cores[core].task, core, i, unit, &b, &e);
+    int rc = scan_task_run(&s->env, &s->cores[core].task, core, i, unit, &b, &cut, &e);
     scan_core_time_leave(t, SCAN_WAIT_TASK);
     atomic_fetch_add_explicit(&t->splits, 1, memory_order_relaxed);
     if (rc) scan_out_fail(&s->out, rc, &e);
@@ -150,6 +151,7 @@ static bool run_split(scan_t *s, int core, int i, int unit, scan_budget_ticket *
                           work > b.held ? work : b.held);
     scan_fetch_split_done(&s->fetch, unit);
     if (!sp->pruned) scan_io_publish(s, core);
+    if (cut) scan_out_cut(&s->out, i, &e); /* (before its push: output.h invariant 6) */
     scan_out_push(&s->out, i, &b);
     scan_budget_released(&s->fetch.budget);
     return true;
@@ -254,7 +256,8 @@ static int parts_init(scan_t *s)
                              .stop = &s->out.stop, .enough = &s->out.limit_hit,
                              .topk = s->topk.nkeys ? &s->topk : NULL,
                              .dict_slot = s->dict_slot,
-                             .nest_cols = s->o.nest_cols};
+                             .nest_cols = s->o.nest_cols,
+                             .keys_defer = s->o.limit >= 0}; /* (Top-K's is -1 here) */
     s->merge.t = &s->topk;
     return rc;
 }

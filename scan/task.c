@@ -163,6 +163,7 @@ static int project(scan_task *x, scan_batch *b, int64_t *pos)
         pq_vec dict;
         int slot = plan->proj_slot[j];
         if (task_dictout_take(x, slot, &b->cols[j], &dict)) { /* indices */
+            if (b->cols[j].length > n) pq_vec_cut(&b->cols[j], n); /* (keys_cut's rows) */
             rc = scan_batch_set_dict(b, j, &dict);
             continue;
         }
@@ -185,6 +186,29 @@ static int project(scan_task *x, scan_batch *b, int64_t *pos)
     free(idx);
     free(moved);
     return rc;
+}
+
+/* A nested slot's rows end before the split's kept row x->keys_row, whose map key is null
+ * (task_nested.c keys_check): the mask keeps the rows before it and every vector holding
+ * only kept rows (compacted: a projection-only column's, an evaluated one's, a nested one's)
+ * is cut to those, so the batch stops before that row (a dictionary slot's indices are cut
+ * in project). Runs once every projected slot is loaded. 0 or -ENOMEM. */
+static int keys_cut(scan_task *x)
+{
+    int64_t r = x->keys_row, n = flt_mask_popcount(&x->mask);
+    if (r < 0) return 0;
+    assert(r < n);
+    uint32_t *rows = task_sel(x, r + 1);
+    if (!rows) return -ENOMEM;
+    int64_t got = flt_mask_select(&x->mask, rows, r + 1);
+    assert(got == n); /* (it counts every selected row, writes the first r + 1) */
+    (void)got;
+    flt_mask_set_range(&x->mask, rows[r], x->mask.len, false);
+    for (int slot = 0; slot < x->plan->nneed; slot++)
+        if (x->decoded[slot] && x->compacted[slot] && x->vecs[slot].length > r)
+            pq_vec_cut(&x->vecs[slot], r);
+    assert(flt_mask_popcount(&x->mask) == r);
+    return 0;
 }
 
 /* Whether the split's rows are no longer needed: the scan stops, or the limit's rows are
@@ -241,6 +265,7 @@ static int run_chain(scan_task *x, scan_batch *b)
     }
     task_mask_rows_drop(x);
     if (rc == 0 && !bail) rc = task_narrow_evaluated(x);
+    if (rc == 0 && !bail) rc = keys_cut(x);
     if (rc || bail) {
         free(pos);
         return rc;
@@ -253,7 +278,8 @@ static int ctx_init(scan_task *x, const scan_task_env *env, scan_task_core *tc, 
 {
     const scan_plan *plan = env->plan;
     *x = (scan_task){.env = env, .plan = plan, .fx = env->fx, .tc = tc, .core = core, .index = i,
-                     .sp = &plan->splits[i], .unit = unit, .nmrows = -1, .err = {.offset = -1}};
+                     .sp = &plan->splits[i], .unit = unit, .nmrows = -1, .keys_row = -1,
+                     .err = {.offset = -1}};
     x->row_lo = x->sp->row_lo, x->nrows = x->sp->nrows; /* until task_window */
     x->by_unit = env->fx->units[unit].shared;
     x->futs = fail_calloc((size_t)plan->nneed, sizeof *x->futs);
@@ -327,11 +353,12 @@ static void ctx_free(scan_task *x)
 }
 
 int scan_task_run(const scan_task_env *env, scan_task_core *tc, int core, int i, int unit,
-                  scan_batch *b, pq_err *e)
+                  scan_batch *b, bool *cut, pq_err *e)
 {
     const scan_plan *plan = env->plan;
     assert(i >= 0 && i < plan->nsplits && core == exec_core_index(exec_current()));
     *b = (scan_batch){.split = i, .row_group = plan->splits[i].rg};
+    *cut = false;
     if (plan->splits[i].pruned) return 0;
     scan_dicts_leader(env->dicts, i, SCAN_LEADER_RUNNING);
     scan_task x;
@@ -367,6 +394,9 @@ int scan_task_run(const scan_task_env *env, scan_task_core *tc, int core, int i,
         if (e->status == 0) pq_errf(e, rc, -1, "%s", status_text(rc));
         scan_batch_free(b);
         b->split = i;
+    } else if (x.keys_row >= 0) { /* (the rows before a null map key: keys_cut) */
+        assert(env->keys_defer && x.keys_err.status != 0);
+        *e = x.keys_err, *cut = true;
     }
     ctx_free(&x);
     scan_dicts_leader(env->dicts, i, SCAN_LEADER_ENDED);

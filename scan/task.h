@@ -60,6 +60,10 @@ typedef struct scan_task_env {
     const bool *dict_slot;     /* NULL, or per slot: decoded as dictionary indices
                                   (task_dictout.c, scan_dictout_slots) */
     bool nest_cols;            /* scan_opts.nest_cols */
+    bool keys_defer;           /* the output stops at a limit (no Top-K): a map key null in a
+                                  kept row ends the split's rows before it, failing the scan
+                                  only if the output reaches that row (task_nested.c,
+                                  output.h invariant 6); else it fails the split */
 } scan_task_env;
 
 /* A core's task state (invariant 2). */
@@ -85,9 +89,11 @@ int64_t scan_task_core_free(scan_task_core *tc, const scan_task_env *env);
 
 /* Runs split i of unit (claimed by core, the calling core) as the current coroutine: 0 and
  * *b (its batch: no rows when pruned or all-false, or when the scan stopped), or a negative
- * status with e filled (b empty). */
+ * status with e filled (b empty). With env->keys_defer, 0 and *cut true when b's rows stop
+ * before a kept row whose map key is null: e then holds that row's error (scan_out_cut);
+ * else *cut false. */
 int scan_task_run(const scan_task_env *env, scan_task_core *tc, int core, int i, int unit,
-                  scan_batch *b, pq_err *e);
+                  scan_batch *b, bool *cut, pq_err *e);
 
 /* task_dict.c. 0 or -ENOMEM (d then safe to free). */
 int scan_dicts_init(scan_dicts *d, const scan_plan *p);
@@ -127,6 +133,10 @@ typedef struct scan_task {
     flt_mask mask, tmp;
     uint64_t topk_version; /* the Top-K bound's version the mask was last pruned by */
     struct task_dictout *dout; /* per slot (task_dictout.c), NULL until a slot needs it */
+    int64_t keys_row;      /* env->keys_defer: the first kept row (its rank among the mask's)
+                              holding a null map key, whose nested slots' rows end before it
+                              (task_nested.c; task.c cuts the others), else -1 */
+    pq_err keys_err;       /* its error, while keys_row >= 0 */
     pq_err err;
 } scan_task;
 
@@ -215,7 +225,8 @@ int task_load_slot(scan_task *x, int slot);
  * slot's reader, for the first leaf) into v (empty): packed rows (v first sized for the
  * split's rows and data bytes of packed data, a guess), or the field's columns (format/vec.h
  * invariant 6) when the split hands the vector on whole and the shape has them
- * (scan/task_nested.c). */
+ * (scan/task_nested.c). The kept rows, or with env->keys_defer and x->keys_row >= 0 after it
+ * returns the first keys_row of them (the slot then compacted). */
 int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int64_t data);
 /* A projected column that no conjunct decoded: compacted decode when the mask drops rows. */
 int task_load_projected(scan_task *x, int slot);

@@ -145,6 +145,7 @@ static int decode_slot(scan_task *x, int slot)
         rc = append_placeholder(v, x->nrows - v->length);
     int64_t want = x->compacted[slot] ? x->nmrows : x->nrows; /* (a nested slot's kept rows:
                                                                  task_nested.c) */
+    if (r->col->nested && x->keys_row >= 0) want = x->keys_row; /* (before a null map key) */
     if (rc == 0 && v->length != want)
         rc = pq_errf(&x->err, RINGSCAN_EFORMAT, cp->npieces ? (int64_t)cp->pieces[0].off : -1,
                      "column chunk decoded to %lld rows, %s %lld",

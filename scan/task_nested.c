@@ -6,7 +6,11 @@
  * mask drops rows cuts the decoded leaves to the kept rows first (format/nest_select.c), so
  * it builds only those: its vector is compacted (task.h), as a projection-only flat column's.
  * A map whose key the schema makes OPTIONAL is then checked for null keys in the rows kept
- * (format/nest_keys.c), as DuckDB checks the rows its filters pass.
+ * (format/nest_keys.c), as DuckDB checks the rows its filters pass; under a limit only the
+ * rows the output reaches count (as DuckDB's LIMIT): the slot's rows end before the first
+ * kept row holding one (x->keys_row, the leaves cut before it: nest_select.c), the split's
+ * batch with them (task.c keys_cut), and the output fails only if it needs that row
+ * (output.h invariant 6). A null key is never assembled.
  * Invariants: the slot's core reader serves the first leaf and keeps every leaf's decoded
  * levels and values between splits (pq_nest_leaves_keep: their buffers are reused, a row
  * group's worth per leaf held until the scan ends); the other leaves get a reader for the
@@ -39,6 +43,30 @@ static int64_t nest_select(scan_task *x, int slot, const pq_file_meta *m, const 
     if (!pq_nest_leaves_select(m, t, leaves, rows, x->mrows, x->nmrows)) return rows;
     x->compacted[slot] = true;
     return x->nmrows;
+}
+
+/* The map keys of the kept rows *rows (the leaves cut to them when *rows < x->nrows, named by
+ * x->mrows): a null key fails the split (x->err), unless env->keys_defer: the leaves are then
+ * cut before x->keys_row (an earlier slot's) and before the first row here holding one (which
+ * becomes x->keys_row, its error x->keys_err), *rows counting what is left. Leaves that do
+ * not hold *rows rows are left whole, for the assembly to name. 0 or RINGSCAN_EFORMAT. */
+static int keys_check(scan_task *x, int slot, const pq_file_meta *m, const pq_nest *t,
+                      pq_nest_leaf *leaves, int64_t *rows)
+{
+    const uint32_t *sel = *rows < x->nrows ? x->mrows : NULL; /* (a prefix keeps their ranks) */
+    if (x->keys_row >= 0 && pq_nest_leaves_head(m, t, leaves, *rows, x->keys_row))
+        *rows = x->keys_row, x->compacted[slot] = true;
+    int64_t at = -1;
+    pq_err e = {.offset = -1};
+    int rc = pq_nest_keys_check(m, t, leaves, sel, x->sp->rg, &at, &e);
+    if (rc == 0) return 0;
+    assert(at >= 0);
+    if (!x->env->keys_defer || at >= *rows || !pq_nest_leaves_head(m, t, leaves, *rows, at))
+        return x->err = e, rc;
+    assert(x->keys_row < 0 || at < x->keys_row); /* (cut before keys_row above) */
+    x->keys_row = at, x->keys_err = e;
+    *rows = at, x->compacted[slot] = true;
+    return 0;
 }
 
 int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int64_t data)
@@ -76,8 +104,7 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int6
             rc = pq_nest_leaf_chunk(ri, b.data, b.len, (int64_t)cp->pieces[i].off, &leaves[i], &x->err);
     }
     int64_t rows = rc == 0 ? nest_select(x, slot, m, t, leaves) : 0;
-    if (rc == 0) /* the kept rows' map keys (cut to them when rows < x->nrows) */
-        rc = pq_nest_keys_check(m, t, leaves, rows < x->nrows ? x->mrows : NULL, x->sp->rg, &x->err);
+    if (rc == 0) rc = keys_check(x, slot, m, t, leaves, &rows);
     int64_t guess = x->nrows ? data * rows / x->nrows : data; /* (the kept rows') */
     if (rc == 0 && !cols) rc = pq_vec_reserve(v, rows, guess);
     if (rc == 0 && cols) rc = pq_nest_columns(m, t, leaves, rows, v, &x->err);

@@ -299,8 +299,10 @@ static void optional_key(void)
     CHECK(t[1].kind == PQ_NEST_STRUCT && t[1].def_valid == 2);
     CHECK(!t[2].nullable && t[2].def_valid == 3 && t[3].nullable && t[3].def_valid == 3);
     pq_nest_leaf l[2] = {0};
+    int64_t at = 0;
     CHECK_EQ_I64(decode_leaves(&cf, t, NULL, 100, l, &e), 0);
-    CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, NULL, 0, &e), 0);
+    CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, NULL, 0, &at, &e), 0);
+    CHECK_EQ_I64(at, -1);
     pq_vec out;
     pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
     CHECK_EQ_I64(pq_nest_assemble(&cf.m, t, l, 1, &out, &e), 0);
@@ -310,25 +312,76 @@ static void optional_key(void)
     pq_vec_free(&out);
     CHECK_EQ_I64(l[0].n, 2);
     l[0].def[1] = 2; /* the second entry's key null: defined to the entry, not to the key */
-    CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, NULL, 7, &e), RINGSCAN_EFORMAT);
+    CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, NULL, 7, &at, &e), RINGSCAN_EFORMAT);
     CHECK(strstr(e.msg, "row 0 of row group 7 holds a null key in map 'my_map'") != NULL);
+    CHECK_EQ_I64(at, 0); /* (the row among the leaves', for a caller keeping those before) */
     CHECK_STR(e.column, "my_map.key_value.key");
     CHECK_EQ_I64(e.offset, l[0].file_off);
     const uint32_t sel[] = {5}; /* leaves cut to row 5 of their row group: named so */
-    CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, sel, 7, &e), RINGSCAN_EFORMAT);
+    CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, sel, 7, &at, &e), RINGSCAN_EFORMAT);
     CHECK(strstr(e.msg, "row 5 of row group 7 holds a null key") != NULL);
+    CHECK_EQ_I64(at, 0);
     int32_t keys = pq_file_meta_find_node(&cf.m, "my_map.key_value.key");
     pq_nest kt[16];
     CHECK_EQ_I64(pq_nest_build(&cf.m, keys, kt, &e), 2); /* list<key>: a null key is null */
     CHECK(kt[0].kind == PQ_NEST_LIST && kt[1].nullable);
-    CHECK_EQ_I64(pq_nest_keys_check(&cf.m, kt, l, NULL, 0, &e), 0);
+    CHECK_EQ_I64(pq_nest_keys_check(&cf.m, kt, l, NULL, 0, &at, &e), 0);
     l[0].n = 1; /* one row, an empty map, then a null one: no key */
     for (uint16_t d = 0; d < 2; d++) {
         l[0].def[0] = d;
-        CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, NULL, 0, &e), 0);
+        CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, NULL, 0, &at, &e), 0);
     }
     pq_nest_leaf_free(&l[0]);
     pq_nest_leaf_free(&l[1]);
+    close_file(&cf);
+}
+
+/* pq_nest_leaves_head: a map of maps' leaves (nested_maps.snappy.parquet, 6 rows) cut to
+ * their first k rows assemble as the first k rows of the whole (every k, 0 and 6 too); a
+ * count that is not the leaves' rows leaves them whole. */
+static void leaves_head(void)
+{
+    corpus_file cf;
+    pq_err e = {0};
+    CHECK_EQ_I64(open_file("nested_maps.snappy.parquet", &cf, &e), 0);
+    pq_nest t[16];
+    CHECK(pq_nest_build(&cf.m, pq_file_meta_find_node(&cf.m, "a"), t, &e) > 0);
+    int32_t nl = t[0].leaf_hi - t[0].leaf_lo;
+    CHECK_EQ_I64(nl, 3);
+    pq_nest_leaf l[3] = {0};
+    char all[1024], got[1024], want[1030];
+    pq_vec out;
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    CHECK_EQ_I64(decode_leaves(&cf, t, NULL, 100, l, &e), 0);
+    CHECK_EQ_I64(pq_nest_assemble(&cf.m, t, l, 6, &out, &e), 0);
+    render_rows(&cf.m, t, &out, all, sizeof all);
+    CHECK_STR(all, "[[{\"key\":\"a\",\"value\":[{\"key\":1,\"value\":true},{\"key\":2,"
+                   "\"value\":false}]}],[{\"key\":\"b\",\"value\":[{\"key\":1,\"value\":"
+                   "true}]}],[{\"key\":\"c\",\"value\":null}],[{\"key\":\"d\",\"value\":[]}],"
+                   "[{\"key\":\"e\",\"value\":[{\"key\":1,\"value\":true}]}],[{\"key\":\"f\","
+                   "\"value\":[{\"key\":3,\"value\":true},{\"key\":4,\"value\":false},{\"key\":5,"
+                   "\"value\":true}]}]]");
+    for (int64_t k = 0; k <= 6; k++) {
+        for (int32_t j = 0; j < nl; j++) pq_nest_leaf_free(&l[j]);
+        memset(l, 0, sizeof l);
+        CHECK_EQ_I64(decode_leaves(&cf, t, NULL, 100, l, &e), 0);
+        CHECK(!pq_nest_leaves_head(&cf.m, t, l, 5, 2)); /* (6 rows, not 5: left whole) */
+        CHECK(pq_nest_leaves_head(&cf.m, t, l, 6, k));
+        pq_vec_clear(&out);
+        CHECK_EQ_I64(pq_nest_assemble(&cf.m, t, l, k, &out, &e), 0);
+        render_rows(&cf.m, t, &out, got, sizeof got);
+        /* the whole's first k rows: its text before the k-th top-level ',' (or its end) */
+        size_t cut = 1;
+        for (int64_t r = 0, depth = 0; r < k && all[cut]; cut++) {
+            depth += all[cut] == '[' || all[cut] == '{' ? 1 : all[cut] == ']' || all[cut] == '}' ? -1 : 0;
+            r += depth == 0 && all[cut + 1] != '\0' && (all[cut + 1] == ',' || all[cut + 1] == ']');
+        }
+        snprintf(want, sizeof want, "[%.*s]", (int)(cut - 1), all + 1);
+        CHECK_STR(got, want);
+        CHECK_EQ_I64(out.length, k);
+    }
+    pq_vec_free(&out);
+    for (int32_t j = 0; j < nl; j++) pq_nest_leaf_free(&l[j]);
     close_file(&cf);
 }
 
@@ -338,5 +391,6 @@ int main(void)
     RUN(bad_counts);
     RUN(refused_shapes);
     RUN(optional_key);
+    RUN(leaves_head);
     return CHECK_DONE("test_nested");
 }
