@@ -11,10 +11,17 @@ against DuckDB's:
      be NULL"), a filter that drops that row answers DuckDB's rows, one that keeps it fails,
      a path to the keys holds the null key as a null element (DuckDB's map_keys), on 1 and 2
      threads;
+  2b. --limit N: only the first N rows the scan outputs are checked, as DuckDB's LIMIT N: a
+     null key in a row past them (in a row group the scan reads, or in the same row group as
+     the rows output) answers DuckDB's rows, one among them fails as DuckDB fails; under a
+     filter (the limit counts the kept rows), in file order or --unordered, 1 and 2 threads;
+     two maps with null keys in other rows (two columns; two maps in one struct): the
+     earliest row fails (was the scan failed by any null key in a row group it read);
   3. datasets: the file twice; beside a pyarrow-written map<string, string> (either first) and
      a map<string, int64> (its values cast as DuckDB casts them), with and without
-     union_by_name; beside the null-key file (the error names that file); beside a file whose
-     field is a list (refused naming both files and both kinds; DuckDB refuses too).
+     union_by_name; beside the null-key file (the error names that file; --limit: DuckDB's
+     rows or its refusal, the other file first); beside a file whose field is a list (refused
+     naming both files and both kinds; DuckDB refuses too).
 Prints "FAIL: NAME: why" per failed case and the summary line (checks.py)."""
 import json
 import os
@@ -137,6 +144,76 @@ got, err = rows(nullkey, "--columns", "id")
 case("the map not read: no check", got == [{"id": i} for i in range(8)], f"{got} {err}")
 
 
+# 2b. --limit: only the rows output are checked (DuckDB's LIMIT)
+def same_outcome(name, path, sql, *args):
+    """ringscan's rows of a scan of path with args against DuckDB's answer to sql: its rows,
+    or its refusal of a null key (ringscan's error then names the file and a null key)."""
+    want = duck(sql)
+    got, err = rows(path, *args)
+    if isinstance(want, list):
+        case(f"{name}: DuckDB's rows", got == want, f"{got} {want} {err}")
+    else:
+        case(f"{name}: refused as DuckDB refuses ({want[:60]})", got is None and "Map keys can not be NULL" in want
+             and err.startswith(f"ringscan: {path}") and "holds a null key in map" in err, f"{got} {err}")
+
+
+# the null key in row 7 of row group 1 (rows 4..7), or of the file's one row group (rows 0..7)
+onegroup = os.path.join(top, "nullkey_one_group.parquet")
+G_ALL = lambda: group(list(range(8)), [0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1], [3, 3, 0, 1, 3, 3, 3, 0, 1, 3, 2],
+                      [b"a", b"b", b"c", b"a", b"b", b"c"], [3, 2, 0, 1, 3, 3, 2, 0, 1, 3, 3], [b"x", b"z", b"x", b"z", b"w"])
+pc.write(onegroup, SCH, [G_ALL()])
+for path in (nullkey, onegroup):
+    label = os.path.basename(path)
+    for threads in ("1", "2"):
+        for n in (1, 5, 7, 8):
+            same_outcome(f"{label} --limit {n}, {threads} thread(s)", path, f"SELECT * FROM '{path}' LIMIT {n}",
+                         "--limit", str(n), "--threads", threads)
+    for where, n in (("id > 4", 2), ("id > 4", 3), ("id <> 5", 6), ("id <> 6", 6), ("id <> 6", 7)):
+        same_outcome(f"{label} --where {where} --limit {n}", path, f"SELECT * FROM '{path}' WHERE {where} LIMIT {n}",
+                     "--where", where, "--limit", str(n))
+    same_outcome(f"{label} --columns m --limit 7", path, f"SELECT m FROM '{path}' LIMIT 7", "--columns", "m", "--limit", "7")
+    for n, ok in ((7, True), (8, False)):  # (any 7 rows: the 7 before the null key; 8 need it)
+        rc, out, err = run("scan", path, "--format", "jsonl", "--unordered", "--threads", "2", "--limit", str(n))
+        got = sorted(json.loads(line)["id"] for line in out.splitlines()) if rc == 0 else None
+        case(f"{label} --unordered --limit {n}", (got == list(range(7))) if ok else (rc == 1 and err.startswith(
+             f"ringscan: {path}: row ") and "holds a null key in map 'm'" in err), f"rc {rc} {got} {err!r}")
+
+# two map columns, m's null key in row 7, m2's in row 3 (one row group): the earliest counts
+SCH2 = [pc.elem("schema", nchildren=3)] + SCH[1:] + [
+    pc.elem("m2", pc.OPT, nchildren=1, conv=1), pc.elem("key_value", pc.REP, nchildren=2),
+    pc.elem("key", pc.OPT, pc.BYTE_ARRAY, conv=0), pc.elem("value", pc.OPT, pc.BYTE_ARRAY, conv=0)]
+n0, chunks = G_ALL()
+rep2 = [0, 1, 0, 0, 0, 0, 1, 0, 0, 0]
+chunks += [ch(pc.page_v1(rep2, [3, 3, 0, 1, 2, 3, 3, 0, 1, 3], 1, 3, pc.plain(pc.BYTE_ARRAY, [b"a", b"b", b"a", b"b", b"c"])),
+              len(rep2), pc.BYTE_ARRAY, ["m2", "key_value", "key"]),
+           ch(pc.page_v1(rep2, [3, 2, 0, 1, 3, 3, 2, 0, 1, 3], 1, 3, pc.plain(pc.BYTE_ARRAY, [b"x", b"z", b"x", b"z"])),
+              len(rep2), pc.BYTE_ARRAY, ["m2", "key_value", "value"])]
+twomaps = os.path.join(top, "two_maps.parquet")
+pc.write(twomaps, SCH2, [(n0, chunks)])
+for cols, n in (("id,m,m2", 3), ("id,m,m2", 4), ("id,m2,m", 4), ("id,m", 7), ("id,m", 8), ("id,m2", 3), ("m2,m", 5)):
+    same_outcome(f"two map columns, --columns {cols} --limit {n}", twomaps,
+                 f"SELECT {cols} FROM '{twomaps}' LIMIT {n}", "--columns", cols, "--limit", str(n))
+rc, out, err = run("scan", twomaps, "--format", "jsonl", "--limit", "6")
+case("two map columns: the earliest null key named (m2's row 3)", rc == 1 and "row 3 of row group 0 holds a null key in map 'm2'" in err,
+     f"rc {rc} {err!r}")
+
+# a struct holding two maps, a's null key in row 2, b's in row 1: the rows before row 1 only
+SCH3 = [pc.elem("schema", nchildren=2), pc.elem("id", pc.REQ, pc.INT64), pc.elem("s", pc.OPT, nchildren=2)]
+for name in ("a", "b"):
+    SCH3 += [pc.elem(name, pc.OPT, nchildren=1, conv=1), pc.elem("key_value", pc.REP, nchildren=2),
+             pc.elem("key", pc.OPT, pc.BYTE_ARRAY, conv=0), pc.elem("value", pc.OPT, pc.INT64)]
+one = lambda name, part, d, vals, t: ch(pc.page_v1([0] * 4, d, 1, 4, pc.plain(t, vals)), 4, t, ["s", name, "key_value", part])
+inmaps = os.path.join(top, "struct_two_maps.parquet")
+pc.write(inmaps, SCH3, [(4, [ch(pc.page_v1([], [], 0, 0, pc.plain(pc.INT64, [0, 1, 2, 3]), num_values=4), 4, pc.INT64, ["id"]),
+                             one("a", "key", [4, 4, 3, 4], [b"x"] * 3, pc.BYTE_ARRAY), one("a", "value", [4] * 4, [1] * 4, pc.INT64),
+                             one("b", "key", [4, 3, 4, 4], [b"y"] * 3, pc.BYTE_ARRAY), one("b", "value", [4] * 4, [2] * 4, pc.INT64)])])
+for n in (1, 2, 3):
+    same_outcome(f"a struct of two maps --limit {n}", inmaps, f"SELECT * FROM '{inmaps}' LIMIT {n}", "--limit", str(n))
+rc, out, err = run("scan", inmaps, "--format", "jsonl", "--limit", "3")
+case("a struct of two maps: the earliest null key named (s.b's row 1, not s.a's row 2)",
+     rc == 1 and "row 1 of row group 0 holds a null key in map 's.b'" in err, f"rc {rc} {err!r}")
+
+
 # 3. datasets
 def dataset(name, files):
     d = os.path.join(top, name)
@@ -171,6 +248,9 @@ rc, out, err = run("scan", d, "--format", "jsonl")
 case("a dataset with the null-key file: the error names that file",
      rc == 1 and f"{d}/b.parquet: row 3 of row group 1 holds a null key in map 'm'" in err, f"rc {rc} {err!r}")
 same_as_duckdb("a dataset with the null-key file, its row filtered out", d, "id < 7")
+for n in (7, 11, 12):  # (4 rows of a.parquet, then the null-key file's: 7 before its null key)
+    same_outcome(f"a dataset with the null-key file --limit {n}", d,
+                 f"SELECT * FROM read_parquet(['{d}/a.parquet', '{d}/b.parquet']) LIMIT {n}", "--limit", str(n))
 d = dataset("list_beside", {"a.parquet": SRC, "b.parquet": pa.table({"my_map": pa.array([["x"]], pa.list_(pa.string()))})})
 for extra in ((), ("--union-by-name",)):
     rc, out, err = run("scan", d, "--format", "jsonl", *extra)
