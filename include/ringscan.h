@@ -143,7 +143,8 @@ typedef struct ringscan_file ringscan_file;
  * scans (ringscan_scan_start), but a LIST or MAP whose shape the format does not allow (which
  * pyarrow refuses too). A MAP whose key is OPTIONAL (parquet-mr 1.12 wrote such) scans as a
  * map with a non-nullable key; a null key in a row the scan returns fails it
- * (RINGSCAN_EFORMAT naming the row, row group, map and key column). */
+ * (RINGSCAN_EFORMAT naming the row, row group, map and key column); under a limit, rows past
+ * it are not checked. */
 RINGSCAN_API int ringscan_open(const char *path, ringscan_file **out, ringscan_error *err);
 /* Drops the opener's hold on f. A scan of f holds f too: f is closed when the last of them
  * ends (ringscan_close may come before ringscan_scan_free). NULL is a no-op. */
