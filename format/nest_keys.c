@@ -67,5 +67,6 @@ int pq_nest_keys_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_le
     return pq_errf_col(e, RINGSCAN_EFORMAT, l->file_off, m->columns[key->leaf_lo].name,
                        "row %lld of row group %d holds a null key in map '%.200s' (its key "
                        "is optional in the schema; a map's keys cannot be null)",
-                       (long long)(sel ? sel[*at_row] : *at_row), (int)rg, m->nodes[t[map].src].path);
+                       (long long)(sel ? sel[*at_row] : *at_row), (int)rg,
+                       m->nodes[t[map].src].path);
 }

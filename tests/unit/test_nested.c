@@ -373,7 +373,8 @@ static void leaves_head(void)
         /* the whole's first k rows: its text before the k-th top-level ',' (or its end) */
         size_t cut = 1;
         for (int64_t r = 0, depth = 0; r < k && all[cut]; cut++) {
-            depth += all[cut] == '[' || all[cut] == '{' ? 1 : all[cut] == ']' || all[cut] == '}' ? -1 : 0;
+            char c = all[cut];
+            depth += c == '[' || c == '{' ? 1 : c == ']' || c == '}' ? -1 : 0;
             r += depth == 0 && all[cut + 1] != '\0' && (all[cut + 1] == ',' || all[cut + 1] == ']');
         }
         snprintf(want, sizeof want, "[%.*s]", (int)(cut - 1), all + 1);
