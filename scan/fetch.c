@@ -246,11 +246,11 @@ static bool run_joins(const scan_fetch *fx, int b, uint64_t hi)
     return !u->shared && (u->bytes == 0 || hole <= fx->gap_bytes);
 }
 
-/* Whether a run of bytes that could take a unit of more bytes is nearer the budget's run_bytes
- * with it: whole units, run_bytes on average (6 of tpchgen's 4.8 MB groups: 29 MB, 7: 34). */
-static bool run_nearer(const scan_fetch *fx, uint64_t bytes, uint64_t more)
+/* Whether a run of bytes that could take a unit of more bytes is nearer cap (the budget's
+ * run_bytes, or less) with it: whole units, cap on average (6 of tpchgen's 4.8 MB groups:
+ * 29 MB, 7: 34). */
+static bool run_nearer(uint64_t cap, uint64_t bytes, uint64_t more)
 {
-    uint64_t cap = fx->budget.run_bytes;
     if (bytes + more <= cap) return true;
     return bytes < cap && bytes + more - cap < cap - bytes;
 }
@@ -258,20 +258,22 @@ static bool run_nearer(const scan_fetch *fx, uint64_t bytes, uint64_t more)
 /* The end of the run of planned units that starts at unit a: unless its reads are wanted
  * ahead (prefetch), or a is cut into splits (shared: it makes its requests when its splits
  * start), the unit alone; else the uncut units whose bytes follow on from each other (so the
- * flush reads them as one: the read-ahead), about run_bytes of them (run_nearer). The
- * cores still finish together: a core left without work steals the later half of another's
- * run (steal_run). */
-static int run_end_for(const scan_fetch *fx, int a, bool ahead)
+ * flush reads them as one: the read-ahead), about run_bytes of them (run_nearer), and the
+ * units after a only within room (the budget's, fetch_budget.c invariant 10). The cores
+ * still finish together: a core left without work steals the later half of another's run
+ * (steal_run). */
+static int run_end_for(const scan_fetch *fx, int a, bool ahead, uint64_t room)
 {
     assert(a < fx->nunits);
     if (!ahead || fx->units[a].shared) return a + 1;
     int b = a;
-    uint64_t bytes = 0, hi = 0;
+    uint64_t bytes = 0, hi = 0, cap = fx->budget.run_bytes;
     do {
         bytes += fx->units[b].bytes;
         if (fx->units[b].bytes) hi = fx->units[b].hi;
         b++;
-    } while (b < fx->nunits && run_joins(fx, b, hi) && run_nearer(fx, bytes, fx->units[b].bytes));
+    } while (b < fx->nunits && run_joins(fx, b, hi) && run_nearer(cap, bytes, fx->units[b].bytes) &&
+             bytes < room && fx->units[b].bytes <= room - bytes);
     return b;
 }
 
@@ -311,10 +313,11 @@ static bool reserve_run(scan_fetch *fx, int core, int *rc)
 {
     scan_fetch_core *c = &fx->cores[core];
     bool ahead = fx->may_run_ahead && atomic_load_explicit(&fx->ahead, memory_order_relaxed);
+    uint64_t room = ahead ? scan_budget_run_room(&fx->budget) : 0;
     int a = atomic_load(&fx->next_unit), b;
     do {
         if (a >= fx->nunits) return false;
-        b = run_end_for(fx, a, ahead);
+        b = run_end_for(fx, a, ahead, room);
     } while (!atomic_compare_exchange_weak(&fx->next_unit, &a, b));
     for (int u = a; u < b; u++) atomic_store(&fx->units[u].owner, core);
     c->run_next = a;

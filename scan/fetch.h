@@ -143,6 +143,10 @@ void scan_budget_io_opts(scan_budget *b, io_opts_t *o, int threads);
  * as big) stays below limit, except that once that reached the limit it waits until held +
  * pending <= limit / 2 (hysteresis). Thread-safe. */
 bool scan_budget_room(scan_budget *b);
+/* The bytes a run read ahead may take now (fetch.c reserve_run; fetch_budget.c invariant
+ * 10): the room below the limit (held + pending + tickets), none while read-ahead pauses;
+ * UINT64_MAX when nothing is gated. */
+uint64_t scan_budget_run_room(scan_budget *b);
 /* From task rank (0 <= rank < b->tasks) of a core whose claimed splits not done are *busy,
  * before it claims a split: a base task waits on ev while the split would not fit (held +
  * pending + one like the last reach the limit) and a split of the scan runs, the consumer

@@ -441,6 +441,42 @@ static void test_claim_runs(void)
     pqf_close(f);
 }
 
+/* A run read ahead takes units past its first only within the budget's room (fetch_budget.c
+ * invariant 10), the budget gated here as on a remote store: room for exactly three units'
+ * bytes gives a run of three; no room (held at the limit), or read-ahead paused, a run of
+ * the first unit alone (before: the whole file, one run, whatever was held). */
+static void test_claim_runs_room(void)
+{
+    pqf_t *f = open_runs();
+    if (!f) return;
+    for (int room = 0; room < 3; room++) { /* 0: three units', 1: none, 2: paused */
+        fix t;
+        if (fix_open(&t, f, NULL, 0, EXEC_IO_PREAD)) {
+            scan_budget *b = &t.fx.budget;
+            uint64_t three = t.fx.units[0].bytes + t.fx.units[1].bytes + t.fx.units[2].bytes;
+            CHECK(t.fx.units[3].bytes > 0 && b->base == b->tasks); /* local: nothing gated */
+            b->base = 1, b->limit = 1000 * three; /* gated, as a remote scan's */
+            uint64_t held = atomic_load(b->hp);
+            atomic_store(b->hp, room == 0 ? b->limit - three : b->limit);
+            if (room == 2) atomic_store(b->hp, 0), atomic_store(&b->paused, true);
+            scan_fetch_set_ahead(&t.fx, true);
+            claims c = {.max = 1, .done_each = true};
+            on_core(&t, 0, step_claim, &c);
+            CHECK_EQ_I64(c.split[0], 0);
+            CHECK_EQ_I64(t.fx.cores[0].run_end, (room == 0 ? 3 : 1));
+            CHECK_EQ_I64(atomic_load(&t.fx.next_unit), (room == 0 ? 3 : 1));
+            atomic_store(b->hp, held), atomic_store(&b->paused, false);
+            b->base = b->tasks; /* the rest claimed as before */
+            claims rest = {.done_each = true};
+            on_core(&t, 0, step_claim, &rest);
+            CHECK_EQ_I64(rest.n, RA_RGS - 1);
+            for (int j = 0; j < rest.n; j++) CHECK_EQ_I64(rest.split[j], j + 1);
+        }
+        fix_free(&t);
+    }
+    pqf_close(f);
+}
+
 /* ====================================================================== steals */
 
 static void step_split_done(fix *t, void *arg)
@@ -1293,6 +1329,28 @@ static void test_budget_room(void)
     CHECK(!scan_budget_room(&b));
 }
 
+/* The room a run read ahead may take (fetch_budget.c invariant 10): the limit less held,
+ * pending and the tickets out; none at or past the limit or while read-ahead pauses; no bound
+ * when nothing is gated. */
+static void test_budget_run_room(void)
+{
+    scan_budget b = {.limit = 1000, .tasks = 32, .base = 1};
+    b.hp = &b.held, b.pp = &b.peak, b.qp = &b.pending, b.tp = &b.tickets, b.fp = &b.forced;
+    atomic_store(&b.held, 0), atomic_store(&b.pending, 0), atomic_store(&b.tickets, 0);
+    atomic_store(&b.paused, false);
+    CHECK_EQ_I64((int64_t)scan_budget_run_room(&b), 1000);
+    atomic_store(&b.held, 300), atomic_store(&b.pending, 200), atomic_store(&b.tickets, 100);
+    CHECK_EQ_I64((int64_t)scan_budget_run_room(&b), 400);
+    atomic_store(&b.held, 700);
+    CHECK_EQ_I64((int64_t)scan_budget_run_room(&b), 0); /* exactly at the limit */
+    atomic_store(&b.held, 900);
+    CHECK_EQ_I64((int64_t)scan_budget_run_room(&b), 0); /* past it */
+    atomic_store(&b.held, 0), atomic_store(&b.paused, true);
+    CHECK_EQ_I64((int64_t)scan_budget_run_room(&b), 0); /* paused */
+    b.base = b.tasks;
+    CHECK(scan_budget_run_room(&b) == UINT64_MAX); /* nothing gated */
+}
+
 /* A dataset's files share one budget (fetch_budget.c invariant 6): one file's reservation and
  * the footers held leave the other less room, the high-water mark is the share's, and a
  * release gives it back. */
@@ -1475,12 +1533,14 @@ int main(void)
     ts_dir_init();
     RUN(test_units);
     RUN(test_budget_room);
+    RUN(test_budget_run_room);
     RUN(test_budget_share);
     RUN(test_budget_reserve);
     RUN(test_out_behind);
     RUN(test_budget_io_opts);
     RUN(test_claim_order);
     RUN(test_claim_runs);
+    RUN(test_claim_runs_room);
     RUN(test_steal_split);
     RUN(test_steal_no_slot);
     RUN(test_pace);
