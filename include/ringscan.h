@@ -639,6 +639,21 @@ RINGSCAN_API int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ri
  * ringscan_scan_next, not both. */
 RINGSCAN_API int ringscan_scan_stream(ringscan_scan *s, struct ArrowArrayStream *out);
 
+/* Arrow PyCapsules (the Arrow PyCapsule interface) for bindings that cannot compile a
+ * destructor, as the Python package (cffi in ABI mode): ringscan_capsule_alloc gives a zeroed
+ * struct of kind (RINGSCAN_CAPSULE_STREAM: an ArrowArrayStream, RINGSCAN_CAPSULE_SCHEMA: an
+ * ArrowSchema), or NULL (out of memory, or another kind), to fill (ringscan_scan_stream,
+ * ringscan_scan_schema) and wrap in a capsule named "arrow_array_stream" or "arrow_schema"
+ * whose destructor is the matching ringscan_capsule_free_*: it releases the struct unless a
+ * consumer moved it out (release NULL), then frees it. A destructor written in Python would
+ * lose the exception a failing consumer is raising when it drops the capsule; these call only
+ * the interpreter's PyCapsule_GetPointer (looked up in the process) and keep it. Only for a
+ * capsule inside a Python process; a C host has no use for them. */
+enum { RINGSCAN_CAPSULE_STREAM = 0, RINGSCAN_CAPSULE_SCHEMA = 1 };
+RINGSCAN_API void *ringscan_capsule_alloc(int kind);
+RINGSCAN_API void ringscan_capsule_free_stream(void *capsule);
+RINGSCAN_API void ringscan_capsule_free_schema(void *capsule);
+
 typedef struct ringscan_stats {
     uint64_t reads, bytes_read, bytes_used, bytes_wasted, cancelled_reads;
     int64_t row_groups_total, row_groups_pruned, pages_total, pages_pruned;

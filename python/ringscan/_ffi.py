@@ -115,33 +115,28 @@ def check(rc, err):
 
 
 # ---- PyCapsules (the Arrow PyCapsule interface) ------------------------------------------
-# A capsule owns a C struct (an ArrowArrayStream or ArrowSchema) allocated here; its destructor
-# releases the struct unless a consumer moved it out (release NULL), then drops it. ctypes
-# gives the destructor (a capsule needs a C function pointer); it takes the capsule as a
-# void pointer: a py_object argument would take a reference to an object being destroyed.
+# A capsule owns a C struct (an ArrowArrayStream or ArrowSchema) the library allocated; its
+# destructor, the library's ringscan_capsule_free_* (C: a destructor written in Python, a
+# ctypes or cffi callback, would run under the exception a consumer failing to read the stream
+# is raising as it drops the capsule, and lose it: pa.table() then raised SystemError),
+# releases the struct unless a consumer moved it out (release NULL) and frees it.
 _api = ctypes.pythonapi
 _new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)(
     ("PyCapsule_New", _api))
-_get = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
-    ("PyCapsule_GetPointer", _api))
 _names = {"stream": ctypes.c_char_p(b"arrow_array_stream"), "schema": ctypes.c_char_p(b"arrow_schema")}
-_owned = {}  # address -> the cffi struct a live capsule points to
+_kinds = {"stream": (lib.RINGSCAN_CAPSULE_STREAM, "struct ArrowArrayStream *",
+                     "ringscan_capsule_free_stream"),
+          "schema": (lib.RINGSCAN_CAPSULE_SCHEMA, "struct ArrowSchema *",
+                     "ringscan_capsule_free_schema")}
+_destructors = {k: int(ffi.cast("uintptr_t", ffi.addressof(lib, v[2]))) for k, v in _kinds.items()}
 
 
-def _release(name):
-    def destroy(capsule):
-        address = _get(capsule, _names[name])
-        c = _owned.pop(address, None)
-        if c is not None and c.release != ffi.NULL:
-            c.release(c)
-    return ctypes.CFUNCTYPE(None, ctypes.c_void_p)(destroy)
-
-
-_destructors = {k: _release(k) for k in _names}
-
-
-def capsule(kind, c):
-    """A capsule named for kind ("stream" or "schema") owning the cffi struct c."""
-    address = int(ffi.cast("uintptr_t", c))
-    _owned[address] = c
-    return _new(address, _names[kind], ctypes.cast(_destructors[kind], ctypes.c_void_p))
+def capsule(kind):
+    """A capsule named for kind ("stream" or "schema") owning a new zeroed struct, and that
+    struct (a cffi pointer) to fill while the capsule is alive."""
+    code, ctype, _ = _kinds[kind]
+    p = lib.ringscan_capsule_alloc(code)
+    if p == ffi.NULL:
+        raise MemoryError("ringscan: no memory for an Arrow struct")
+    cap = _new(int(ffi.cast("uintptr_t", p)), _names[kind], _destructors[kind])
+    return cap, ffi.cast(ctype, p)

@@ -260,8 +260,7 @@ class Reader:
             yield self._live()
 
     def __arrow_c_schema__(self):
-        sc = ffi.new("struct ArrowSchema *")
-        cap = _ffi.capsule("schema", sc)  # owns sc before the call fills it: nothing leaks
+        cap, sc = _ffi.capsule("schema")  # owns sc before the call fills it: nothing leaks
         err = ffi.new("ringscan_error *")
         with self._using() as s:
             check(lib.ringscan_scan_schema(s, sc, err), err)
@@ -270,8 +269,7 @@ class Reader:
     def __arrow_c_stream__(self, requested_schema=None):
         """The scan as an ArrowArrayStream capsule. requested_schema is not applied (the
         protocol lets a producer ignore it); the batches have the scan's own schema."""
-        st = ffi.new("struct ArrowArrayStream *")
-        cap = _ffi.capsule("stream", st)  # owns st before the call fills it: nothing leaks
+        cap, st = _ffi.capsule("stream")  # owns st before the call fills it: nothing leaks
         with self._using() as s:  # the stream holds the scan from here, whatever close() does
             if self._taken:
                 raise ValueError("ringscan: a reader is read once (scan again for a second read)")

@@ -55,6 +55,28 @@ def test_unread_and_early_closed_streams_are_freed(lineitem):
     assert settle() == base
 
 
+def test_stream_error_reaches_a_failing_consumer(tmp_path):
+    # a scan that fails in its second row group: pa.table drops the stream's capsule while
+    # raising the error; its destructor was a Python callback then, which lost that exception
+    # (SystemError: "returned NULL without setting an exception"), and now is the library's
+    path = tmp_path / "corrupt.parquet"
+    t = pa.table({"s": [f"needle-{i:05d}" for i in range(2000)]})
+    pq.write_table(t, path, row_group_size=1000, compression="none", use_dictionary=False)
+    data = bytearray(path.read_bytes())
+    at = data.find(b"needle-01500")
+    assert at > 4 and data[at - 4:at] == (12).to_bytes(4, "little")  # its PLAIN length
+    data[at - 4:at] = (0x7FFFFFF0).to_bytes(4, "little")              # past the page
+    path.write_bytes(bytes(data))
+    base = settle()
+    for consume in (pa.table, lambda r: pa.RecordBatchReader.from_stream(r).read_all(),
+                    lambda r: r.to_arrow()):
+        with pytest.raises(OSError, match="corrupt.parquet") as e:
+            consume(ringscan.scan(str(path), threads=1))
+        assert not isinstance(e.value, SystemError)
+    del e  # its traceback holds the last consumer's frame, and so its reader
+    assert settle() == base
+
+
 def test_many_readers_from_threads(lineitem):
     want = pq.read_table(lineitem, columns=["l_orderkey"])["l_orderkey"].to_pylist()
 
