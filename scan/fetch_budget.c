@@ -120,9 +120,9 @@
  * counts its vectors' capacities, which grow by doubling: 1/ln 2 = 1.44 times their length
  * for lengths spread evenly on a log scale. At twice (before), the first wave's reservations
  * fell short of its batches: sf=1 every column as CSV into a slow reader, 2 cores, 256 MiB,
- * ordered: budget_peak 294.6 MB, peak RSS 336.0-336.4 MB against the bound's 335.5;
- * at 2.9 times 271.1 MB and 291-301 MB (invariant 9's tickets are as big; RESULTS, thirtieth
- * session). */
+ * ordered: budget_peak 294.6 MB, peak RSS 336.0-336.4 MB against the bound's 335.5; at 2.9
+ * times 271.1 MB and 291-301 MB (RESULTS, thirtieth session). Invariant 9's tickets, a split
+ * like the last reserved, follow. */
 static uint64_t budget_seed16(const scan_plan *p)
 {
     uint64_t comp = 0, unc = 0;
