@@ -14,17 +14,27 @@
 #include "ringscan.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 typedef void *(*get_pointer_fn)(void *capsule, const char *name);
 
-/* The interpreter's PyCapsule_GetPointer, looked up in the process (a Python executable
- * exports its C API to the extensions it loads); NULL outside a Python process. */
+static pthread_once_t looked_up = PTHREAD_ONCE_INIT;
+static get_pointer_fn get_fn;
+
+static void look_up(void)
+{
+    get_fn = (get_pointer_fn)dlsym(RTLD_DEFAULT, "PyCapsule_GetPointer");
+}
+
+/* The interpreter's PyCapsule_GetPointer, looked up in the process once (a Python executable
+ * exports its C API to the extensions it loads); NULL outside a Python process. A stream's
+ * release runs under the GIL here (it frees an unread scan, joining its threads: none of them
+ * calls into Python). */
 static get_pointer_fn get_pointer(void)
 {
-    static get_pointer_fn fn;
-    if (!fn) fn = (get_pointer_fn)dlsym(RTLD_DEFAULT, "PyCapsule_GetPointer");
-    return fn;
+    (void)pthread_once(&looked_up, look_up);
+    return get_fn;
 }
 
 void *ringscan_capsule_alloc(int kind)
