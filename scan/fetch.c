@@ -1,16 +1,15 @@
-/* scan/fetch.c: the top of the fetch floor (fetch.h): fetch units - runs of consecutive splits of one row group that one core runs,
- * so a column is read once for all of them.
+/* scan/fetch.c: the top of the fetch floor (fetch.h): fetch units - runs of consecutive splits of
+ * one row group that one core runs, so a column is read once for all of them.
  *
- * A row group cut into splits (plan.c plan_cuts) would otherwise be read split by split: one
- * read per split and column, 8 per column of a 1 Mi-row group at the default split size, while
- * a reader of whole row groups issues one. Units give the cut back to the I/O layer: a core
- * claims a whole unit, and the first of its splits to register a column makes one request
- * covering the pieces of that column the unit's splits have (minus a half stolen before); each
- * split holds
- * a reference to that request per piece and slices its pages out of the bytes (task_pieces.c
- * task_piece_bytes, through scan_fetch_slice). The request is wanted when the first split wants the column, so a column the
- * whole unit never needs (every split's mask all-false before it) is still never read; a
- * column one split needs is read whole for the unit.
+ * A row group cut into splits (plan.c plan_cuts) would otherwise be read split by split: one read
+ * per split and column, 8 per column of a 1 Mi-row group at the default split size, while a reader
+ * of whole row groups issues one. Units give the cut back to the I/O layer: a core claims a whole
+ * unit, and the first of its splits to register a column makes one request covering the pieces of
+ * that column the unit's splits have (minus a half stolen before); each split holds a reference to
+ * that request per piece and slices its pages out of the bytes (task_pieces.c task_piece_bytes,
+ * through scan_fetch_slice). The request is wanted when the first split wants the column, so a
+ * column the whole unit never needs (every split's mask all-false before it) is still never read;
+ * a column one split needs is read whole for the unit.
  *
  * A unit is a row group (an uncut one is a unit of one split). Balance: units are claimed
  * whole, in file order; a core left without one steals the later half of the live splits not
@@ -246,11 +245,13 @@ static bool run_joins(const scan_fetch *fx, int b, uint64_t hi)
     return !u->shared && (u->bytes == 0 || hole <= fx->gap_bytes);
 }
 
-/* Whether a run of bytes that could take a unit of more bytes is nearer cap (the budget's
- * run_bytes, or less) with it: whole units, cap on average (6 of tpchgen's 4.8 MB groups:
- * 29 MB, 7: 34). */
-static bool run_nearer(uint64_t cap, uint64_t bytes, uint64_t more)
+/* Whether a run of bytes that could take a unit of more bytes is nearer the budget's run_bytes
+ * with it, and more fits in room (fetch_budget.c invariant 10): whole units, run_bytes on
+ * average (6 of tpchgen's 4.8 MB groups: 29 MB, 7: 34). */
+static bool run_nearer(const scan_fetch *fx, uint64_t bytes, uint64_t more, uint64_t room)
 {
+    uint64_t cap = fx->budget.run_bytes;
+    if (bytes >= room || more > room - bytes) return false;
     if (bytes + more <= cap) return true;
     return bytes < cap && bytes + more - cap < cap - bytes;
 }
@@ -258,22 +259,19 @@ static bool run_nearer(uint64_t cap, uint64_t bytes, uint64_t more)
 /* The end of the run of planned units that starts at unit a: unless its reads are wanted
  * ahead (prefetch), or a is cut into splits (shared: it makes its requests when its splits
  * start), the unit alone; else the uncut units whose bytes follow on from each other (so the
- * flush reads them as one: the read-ahead), about run_bytes of them (run_nearer), and the
- * units after a only within room (the budget's, fetch_budget.c invariant 10). The cores
- * still finish together: a core left without work steals the later half of another's run
- * (steal_run). */
-static int run_end_for(const scan_fetch *fx, int a, bool ahead, uint64_t room)
+ * flush reads them as one: the read-ahead), about run_bytes of them within room (run_nearer).
+ * A core left without work steals the later half of another's run (steal_run). */
+static int run_end_for(const scan_fetch *fx, int a, bool ahead)
 {
     assert(a < fx->nunits);
     if (!ahead || fx->units[a].shared) return a + 1;
     int b = a;
-    uint64_t bytes = 0, hi = 0, cap = fx->budget.run_bytes;
+    uint64_t bytes = 0, hi = 0, room = scan_budget_run_room(&fx->budget);
     do {
         bytes += fx->units[b].bytes;
         if (fx->units[b].bytes) hi = fx->units[b].hi;
         b++;
-    } while (b < fx->nunits && run_joins(fx, b, hi) && run_nearer(cap, bytes, fx->units[b].bytes) &&
-             bytes < room && fx->units[b].bytes <= room - bytes);
+    } while (b < fx->nunits && run_joins(fx, b, hi) && run_nearer(fx, bytes, fx->units[b].bytes, room));
     return b;
 }
 
@@ -313,11 +311,10 @@ static bool reserve_run(scan_fetch *fx, int core, int *rc)
 {
     scan_fetch_core *c = &fx->cores[core];
     bool ahead = fx->may_run_ahead && atomic_load_explicit(&fx->ahead, memory_order_relaxed);
-    uint64_t room = ahead ? scan_budget_run_room(&fx->budget) : 0;
     int a = atomic_load(&fx->next_unit), b;
     do {
         if (a >= fx->nunits) return false;
-        b = run_end_for(fx, a, ahead, room);
+        b = run_end_for(fx, a, ahead);
     } while (!atomic_compare_exchange_weak(&fx->next_unit, &a, b));
     for (int u = a; u < b; u++) atomic_store(&fx->units[u].owner, core);
     c->run_next = a;

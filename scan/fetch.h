@@ -146,7 +146,7 @@ bool scan_budget_room(scan_budget *b);
 /* The bytes a run read ahead may take now (fetch.c reserve_run; fetch_budget.c invariant
  * 10): the room below the limit (held + pending + tickets), none while read-ahead pauses;
  * UINT64_MAX when nothing is gated. */
-uint64_t scan_budget_run_room(scan_budget *b);
+uint64_t scan_budget_run_room(const scan_budget *b);
 /* From task rank (0 <= rank < b->tasks) of a core whose claimed splits not done are *busy,
  * before it claims a split: a base task waits on ev while the split would not fit (held +
  * pending + one like the last reach the limit) and a split of the scan runs, the consumer

@@ -290,7 +290,7 @@ bool scan_budget_room(scan_budget *b)
     return false;
 }
 
-uint64_t scan_budget_run_room(scan_budget *b)
+uint64_t scan_budget_run_room(const scan_budget *b)
 {
     if (b->base == b->tasks || b->limit == 0) return UINT64_MAX;
     if (atomic_load_explicit(&b->paused, memory_order_relaxed)) return 0;
