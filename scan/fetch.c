@@ -245,12 +245,12 @@ static bool run_joins(const scan_fetch *fx, int b, uint64_t hi)
     return !u->shared && (u->bytes == 0 || hole <= fx->gap_bytes);
 }
 
-/* Whether a run of bytes that could take a unit of more bytes is nearer the budget's run_bytes
- * with it, and more fits in room (fetch_budget.c invariant 10): whole units, run_bytes on
- * average (6 of tpchgen's 4.8 MB groups: 29 MB, 7: 34). */
-static bool run_nearer(const scan_fetch *fx, uint64_t bytes, uint64_t more, uint64_t room)
+/* Whether a run of bytes that could take unit b is nearer the budget's run_bytes with it, and
+ * b's bytes fit in room (fetch_budget.c invariant 10): whole units, run_bytes on average (6 of
+ * tpchgen's 4.8 MB groups: 29 MB, 7: 34). */
+static bool run_nearer(const scan_fetch *fx, uint64_t bytes, int b, uint64_t room)
 {
-    uint64_t cap = fx->budget.run_bytes;
+    uint64_t cap = fx->budget.run_bytes, more = fx->units[b].bytes;
     if (bytes >= room || more > room - bytes) return false;
     if (bytes + more <= cap) return true;
     return bytes < cap && bytes + more - cap < cap - bytes;
@@ -271,7 +271,7 @@ static int run_end_for(const scan_fetch *fx, int a, bool ahead)
         bytes += fx->units[b].bytes;
         if (fx->units[b].bytes) hi = fx->units[b].hi;
         b++;
-    } while (b < fx->nunits && run_joins(fx, b, hi) && run_nearer(fx, bytes, fx->units[b].bytes, room));
+    } while (b < fx->nunits && run_joins(fx, b, hi) && run_nearer(fx, bytes, b, room));
     return b;
 }
 
