@@ -17,7 +17,16 @@
  *     alone (`rows`: their offsets in the chunk, lane position i holds row rows[i], every
  *     position selected) and the outcomes scattered back; otherwise on every row of the chunk
  *     (a later conjunct after a selective one would else compute every row of most chunks:
- *     expr_arith's second conjunct sees one row in a thousand). */
+ *     expr_arith's second conjunct sees one row in a thousand).
+ *  5. A constant's slot is the same in every chunk (slots are taken in one walk of the tree)
+ *     and only its node writes its 64-bit and double lanes, so they are filled once per
+ *     evaluation, as far as the longest chunk yet (kfill), and a 64-bit constant's magnitude
+ *     is known without a pass over its lane (kbits).
+ *  6. kbits[s] >= 0 bounds the magnitude bits of every lane position of slot s's 64-bit
+ *     values in the chunk (a constant's exactly; a 64-bit step's result by its operands'
+ *     bounds), so the next step checks invariant 2 without a pass over it; where the bound
+ *     says a step might not fit, the lanes' own magnitudes are taken before giving up on the
+ *     64-bit lane. -1: unknown (a column's, taken by a pass). */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -40,6 +49,8 @@ typedef struct vctx {
     v128 *x;             /* 128-bit exact lane, likewise */
     double *f;           /* double lane, likewise */
     bool *narrow;        /* per slot: its exact values are in y */
+    int32_t *kfill;      /* per slot: a constant's lane positions filled (invariant 5) */
+    int32_t *kbits;      /* per slot: a bound on its 64-bit magnitude bits, or -1 (invariant 6) */
     int32_t next;        /* the next free slot */
     int32_t spare;       /* the first of two double slots the comparison converts into */
     uint64_t sel[CHUNK_WORDS];
@@ -61,6 +72,13 @@ static int32_t bits64(const int64_t *y, int32_t n)
     uint64_t m = 0;
     for (int32_t i = 0; i < n; i++) m |= y[i] < 0 ? -(uint64_t)y[i] : (uint64_t)y[i];
     return m ? 64 - __builtin_clzll(m) : 0;
+}
+
+/* At least the bits of the largest magnitude among slot s's 64-bit values in the chunk
+ * (invariant 6). */
+static int32_t slot_bits(const vctx *c, int32_t s)
+{
+    return c->kbits[s] >= 0 ? c->kbits[s] : bits64(c->yin[s], c->n);
 }
 
 /* Slot s's exact values in the 128-bit lane (copied from the 64-bit one when narrow). */
@@ -159,26 +177,35 @@ static const double *as_double(vctx *c, int32_t s, const flt_vtype *t, const flt
     return d;
 }
 
+/* Bits bounding every result of a op b (ADD, SUB: a * fa op b * fb; MUL: a * b) from the
+ * operands' bounds ba and bb. */
+static int32_t binary_bits(flt_vop op, int32_t ba, int32_t bb, int64_t fa, int64_t fb)
+{
+    if (op == FLT_V_MUL) return ba + bb;
+    int32_t wa = ba + v_bits(fa), wb = bb + v_bits(fb);
+    return (wa > wb ? wa : wb) + 1;
+}
+
 /* Exact a op b for ADD, SUB, MUL in the 64-bit lane when both operands are there and their
  * magnitudes bound every result below 2^62 (invariant 2); false when it does not apply. */
 static bool narrow_binary(vctx *c, const flt_vnode *x, int32_t sa, int32_t sb, int32_t o)
 {
     if (!c->narrow[sa] || !c->narrow[sb]) return false;
     const int64_t *p = yvals(c, sa), *q = yvals(c, sb);
-    int64_t *r = ylane(c, o);
-    int32_t ba = bits64(p, c->n), bb = bits64(q, c->n);
-    if (x->op == FLT_V_MUL) {
-        if (ba + bb > NARROW_BITS) return false;
-        for (int32_t i = 0; i < c->n; i++) r[i] = p[i] * q[i];
-        return c->narrow[o] = true;
+    int64_t *r = ylane(c, o), fa = 1, fb = 1;
+    if (x->op != FLT_V_MUL) {
+        int32_t s = v_scale(&x->t), ka = s - v_scale(&x->a->t), kb = s - v_scale(&x->b->t);
+        if (ka > 18 || kb > 18) return false;
+        fa = (int64_t)v_pow10(ka), fb = (int64_t)v_pow10(kb);
     }
-    int32_t s = v_scale(&x->t), ka = s - v_scale(&x->a->t), kb = s - v_scale(&x->b->t);
-    if (ka > 18 || kb > 18) return false;
-    int64_t fa = (int64_t)v_pow10(ka), fb = (int64_t)v_pow10(kb);
-    int32_t wa = ba + v_bits(fa), wb = bb + v_bits(fb);
-    if ((wa > wb ? wa : wb) + 1 > NARROW_BITS) return false;
-    if (x->op == FLT_V_ADD) for (int32_t i = 0; i < c->n; i++) r[i] = p[i] * fa + q[i] * fb;
+    int32_t bits = binary_bits(x->op, slot_bits(c, sa), slot_bits(c, sb), fa, fb);
+    if (bits > NARROW_BITS) /* (a bound may be loose: the lanes' own, invariant 6) */
+        bits = binary_bits(x->op, bits64(p, c->n), bits64(q, c->n), fa, fb);
+    if (bits > NARROW_BITS) return false;
+    if (x->op == FLT_V_MUL) for (int32_t i = 0; i < c->n; i++) r[i] = p[i] * q[i];
+    else if (x->op == FLT_V_ADD) for (int32_t i = 0; i < c->n; i++) r[i] = p[i] * fa + q[i] * fb;
     else for (int32_t i = 0; i < c->n; i++) r[i] = p[i] * fa - q[i] * fb;
+    c->kbits[o] = bits;
     return c->narrow[o] = true;
 }
 
@@ -234,9 +261,11 @@ static bool narrow_unary(vctx *c, const flt_vnode *x, int32_t sa, int32_t o)
     if (!c->narrow[sa] || (x->op == FLT_V_CAST && !exact)) return false;
     const int64_t *p = yvals(c, sa);
     int64_t *r = ylane(c, o);
-    int32_t down = x->op == FLT_V_NEG ? 0 : v_scale(f) - v_scale(t), bits = bits64(p, c->n);
-    if (down < -18 || down > 18 || bits + (down < 0 ? v_bits(v_pow10(-down)) : 0) > NARROW_BITS)
-        return false;
+    int32_t down = x->op == FLT_V_NEG ? 0 : v_scale(f) - v_scale(t), bits = slot_bits(c, sa);
+    if (down < -18 || down > 18) return false;
+    int32_t up = down < 0 ? v_bits(v_pow10(-down)) : 0; /* (a rounded division shrinks) */
+    if (bits + up > NARROW_BITS) bits = bits64(p, c->n); /* (invariant 6) */
+    if (bits + up > NARROW_BITS) return false;
     int64_t d = (int64_t)v_pow10(down < 0 ? -down : down);
     if (x->op == FLT_V_NEG) for (int32_t i = 0; i < c->n; i++) r[i] = -p[i];
     else if (down < 0) for (int32_t i = 0; i < c->n; i++) r[i] = p[i] * d;
@@ -244,6 +273,7 @@ static bool narrow_unary(vctx *c, const flt_vnode *x, int32_t sa, int32_t o)
     else memcpy(r, p, (size_t)c->n * sizeof *r);
     for (int32_t i = 0; x->op == FLT_V_CAST && i < c->n; i++)
         if (!v_fits(t, r[i]) && selected(c, i)) return false; /* the checked loop reports it */
+    c->kbits[o] = bits + up;
     return c->narrow[o] = true;
 }
 
@@ -275,24 +305,37 @@ static void eval_unary(vctx *c, const flt_vnode *x, int32_t sa, int32_t o)
     }
 }
 
+/* Constant x into slot o: only the lane its type reads, the 64-bit and double ones filled
+ * once per evaluation (invariant 5; the 128-bit one may be rewritten by wide()). */
+static void eval_const(vctx *c, const flt_vnode *x, int32_t o)
+{
+    int32_t from = c->kfill[o] < c->n ? c->kfill[o] : c->n;
+    if (v_is_float(&x->t)) {
+        double *f = flane(c, o);
+        for (int32_t i = from; i < c->n; i++) f[i] = x->kf;
+    } else if ((c->narrow[o] = v_small(x->k))) {
+        int64_t *y = ylane(c, o), k = (int64_t)x->k;
+        for (int32_t i = from; i < c->n; i++) y[i] = k;
+        c->kbits[o] = bits64(&k, 1);
+    } else {
+        v128 *w = xlane(c, o);
+        for (int32_t i = 0; i < c->n; i++) w[i] = x->k;
+        return;
+    }
+    if (c->n > c->kfill[o]) c->kfill[o] = c->n;
+}
+
 /* Evaluates x over the chunk; returns the slot holding its values. */
 static int32_t veval(vctx *c, const flt_vnode *x)
 {
     int32_t sa = x->a ? veval(c, x->a) : -1, sb = x->b ? veval(c, x->b) : -1;
     int32_t o = c->next++;
     c->narrow[o] = false;
+    c->kbits[o] = -1;
     c->yin[o] = ylane(c, o);
     switch (x->op) {
     case FLT_V_COL: load_column(c, x, o); break;
-    case FLT_V_CONST: { /* only the lane its type reads */
-        double *f = flane(c, o);
-        int64_t *y = ylane(c, o);
-        v128 *w = xlane(c, o);
-        if (v_is_float(&x->t)) for (int32_t i = 0; i < c->n; i++) f[i] = x->kf;
-        else if ((c->narrow[o] = v_small(x->k))) for (int32_t i = 0; i < c->n; i++) y[i] = (int64_t)x->k;
-        else for (int32_t i = 0; i < c->n; i++) w[i] = x->k;
-        break;
-    }
+    case FLT_V_CONST: eval_const(c, x, o); break;
     case FLT_V_NEG:
     case FLT_V_CAST: eval_unary(c, x, sa, o); break;
     default: eval_binary(c, x, sa, sb, o); break;
@@ -366,7 +409,7 @@ static void compare_exact(vctx *c, int32_t sl, int32_t ka, int32_t sr, int32_t k
     if (c->narrow[sl] && c->narrow[sr] && d <= 18) {
         const int64_t *p = yvals(c, sl), *q = yvals(c, sr);
         int64_t f = (int64_t)v_pow10(d);
-        if ((ka < kb ? bits64(p, c->n) : ka > kb ? bits64(q, c->n) : 0) + v_bits(f) <= NARROW_BITS) {
+        if ((ka < kb ? slot_bits(c, sl) : ka > kb ? slot_bits(c, sr) : 0) + v_bits(f) <= NARROW_BITS) {
             int64_t fp = ka < kb ? f : 1, fq = kb < ka ? f : 1;
             for (int32_t i = 0; i < c->n; i += 64)
                 bits[i >> 6] = cmp_word64(p + i, fp, q + i, fq, c->n - i < 64 ? c->n - i : 64,
@@ -444,7 +487,9 @@ int flt_v_eval(flt_op op, const flt_vnode *l, const flt_vnode *r, const pq_vec *
     c.f = fail_malloc((size_t)(nodes + 2) * FLT_V_CHUNK * sizeof *c.f);
     c.narrow = fail_malloc((size_t)nodes * sizeof *c.narrow);
     c.yin = fail_malloc((size_t)nodes * sizeof *c.yin);
-    int rc = c.x && c.y && c.f && c.narrow && c.yin ? 0 : -ENOMEM;
+    c.kfill = fail_calloc((size_t)nodes, sizeof *c.kfill);
+    c.kbits = fail_malloc((size_t)nodes * sizeof *c.kbits);
+    int rc = c.x && c.y && c.f && c.narrow && c.yin && c.kfill && c.kbits ? 0 : -ENOMEM;
     int32_t rows[FLT_V_CHUNK];
     uint64_t bits[CHUNK_WORDS];
     for (int64_t r0 = 0; r0 < rest->len && rc == 0; r0 += FLT_V_CHUNK) {
@@ -462,6 +507,6 @@ int flt_v_eval(flt_op op, const flt_vnode *l, const flt_vnode *r, const pq_vec *
         store_chunk(&c, n, sel, bits, out);
         if (c.overflow) rc = -ERANGE;
     }
-    free(c.x), free(c.y), free(c.f), free(c.narrow), free(c.yin);
+    free(c.x), free(c.y), free(c.f), free(c.narrow), free(c.yin), free(c.kfill), free(c.kbits);
     return rc;
 }

@@ -342,6 +342,64 @@ static void sparse_chunks(void)
     }
 }
 
+/* A step's result bound from its operands' (vexpr_eval.c invariant 6) over 3000 rows of k and
+ * q whose largest magnitudes sit in different rows: k * q is bounded by 41 + 31 bits (past
+ * 62) while no row exceeds 2^40, k * q * q reaches 2^60, and times 8 it is 2^63, past the
+ * 64-bit lane (a wrap there would flip its sign; DuckDB computes it, as the 128-bit lane
+ * does); a CAST to INTEGER of k * q fits only in odd rows; a constant's magnitude counts
+ * (k * 2^23). Each outcome against the rows computed here. */
+static void step_bounds(void)
+{
+    enum { N = 3000 };
+    pq_vec big[2], saved[2];
+    for (int j = 0; j < 2; j++) {
+        pq_vec_init(&big[j], schema[j].physical, 0);
+        CHECK(pq_vec_reserve(&big[j], N, 0) == 0);
+        big[j].length = N;
+        for (int i = 0; i < N; i++) pq_bit_set(big[j].validity, i, true);
+        saved[j] = vecs[j], vecs[j] = big[j];
+    }
+    int32_t *q = (int32_t *)(void *)vecs[0].values;
+    int64_t *k = (int64_t *)(void *)vecs[1].values;
+    for (int i = 0; i < N; i++) /* odd rows: q = 2^30, k = 1 or -1; even: q = 1, k = +-2^40 */
+        q[i] = i % 2 ? 1 << 30 : 1, k[i] = (i % 2 ? 1 : INT64_C(1) << 40) * (i % 3 ? 1 : -1);
+    flt_mask all = {0}, odd = {0}, out = {0};
+    CHECK(flt_mask_init(&all, N, true) == 0 && flt_mask_init(&odd, N, false) == 0);
+    for (int i = 1; i < N; i += 2) flt_mask_set(&odd, i);
+    static const char *const texts[] = {"k * q > 1000", "k * q * q > 1000", "k * q * q * 2 < -1000",
+                                        "-(k * q) * q - k > 0", "CAST(k * q AS INTEGER) < 2",
+                                        "k * q * q * 8 > 0", "k * 8388608 > 0"};
+    for (int t = 0; t < 7; t++) {
+        flt_expr *ex = parse_ok(texts[t]);
+        if (!ex) continue;
+        const flt_pred *p = &ex->preds[0];
+        const pq_vec *v[FLT_MAX_MULTI_COLS];
+        for (int32_t i = 0; i < p->multi->ncols; i++) v[i] = &vecs[p->multi->cols[i]];
+        const flt_mask *in = t == 4 ? &odd : &all; /* (odd rows' k * q, 2^30, fits INTEGER) */
+        CHECK_EQ_I64(flt_eval_multi(p, v, in, &out), 0);
+        int bad = 0;
+        for (int i = 0; i < N; i++) {
+            __int128 kq = (__int128)k[i] * q[i], kqq = kq * q[i];
+            bool want = t == 0   ? kq > 1000
+                        : t == 1 ? kqq > 1000
+                        : t == 2 ? kqq * 2 < -1000
+                        : t == 3 ? -kqq - k[i] > 0
+                        : t == 4 ? kq < 2
+                        : t == 5 ? kqq * 8 > 0
+                                 : k[i] > 0; /* (2^40 * 2^23: past the 64-bit lane) */
+            bad += flt_mask_get(&out, i) != (flt_mask_get(in, i) && want);
+        }
+        if (bad) fprintf(stderr, "  %s: %d rows wrong\n", texts[t], bad);
+        CHECK_EQ_I64(bad, 0);
+        flt_expr_free(ex);
+    }
+    flt_mask_free(&all), flt_mask_free(&odd), flt_mask_free(&out);
+    for (int j = 0; j < 2; j++) {
+        vecs[j] = saved[j];
+        pq_vec_free(&big[j]);
+    }
+}
+
 /* ---- pruning -------------------------------------------------------------------------------- */
 
 static int32_t dtb[2] = {11021, 11036}; /* dt's statistics: 2000-03-05 .. 2000-03-20 */
@@ -455,6 +513,7 @@ int main(void)
     RUN(evaluation);
     RUN(overflow);
     RUN(sparse_chunks);
+    RUN(step_bounds);
     RUN(pruning);
     RUN(date_parts);
     RUN(errors);
