@@ -636,7 +636,8 @@ RINGSCAN_API int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ri
 /* Wraps the scan as an ArrowArrayStream. The stream holds s (and s its file): releasing the
  * stream and ringscan_scan_free(s) may come in either order, from different threads; the scan
  * is freed after both. One consumer reads a scan: take batches from the stream or from
- * ringscan_scan_next, not both. */
+ * ringscan_scan_next, not both. The stream's get_next calls run one at a time (a consumer
+ * such as pyarrow's reader may make them from several threads at once). */
 RINGSCAN_API int ringscan_scan_stream(ringscan_scan *s, struct ArrowArrayStream *out);
 
 /* Arrow PyCapsules (the Arrow PyCapsule interface) for bindings that cannot compile a

@@ -3,6 +3,8 @@
  * Nothing here is exported (ringscan.map). */
 #ifndef RINGSCAN_SCAN_API_PRIV_H
 #define RINGSCAN_SCAN_API_PRIV_H
+#include <pthread.h>
+
 #include "ringscan.h"
 #include "filter/expr.h"
 #include "scan/arrow.h"
@@ -60,6 +62,9 @@ struct ringscan_scan {
     ringscan_expr *filter_expr; /* a dataset's scan: its copy of options.filter_expr, which
                                   its files type as they open (the caller's may be freed) */
     bool stopped;              /* ringscan_scan_stop: no batch after it */
+    pthread_mutex_t stream_mu; /* the stream's get_next calls, one at a time: a consumer may
+                                  call it from two threads at once (pyarrow's reader read by
+                                  two Python threads), and scan_next's end is not reentrant */
     char last_error[512];
 };
 

@@ -92,6 +92,27 @@ def test_many_readers_from_threads(lineitem):
     assert settle() == 0
 
 
+def test_one_stream_read_from_two_threads(tmp_path):
+    # pyarrow's reader calls the stream's get_next from whichever thread reads it, two at once
+    # here; the scan's end ran twice concurrently and stopped its executor twice (segfault in
+    # exec_group_stop). The stream's calls now run one at a time: every row once, in all
+    path = tmp_path / "groups.parquet"
+    pq.write_table(pa.table({"id": pa.array(range(60000), pa.int64())}), path, row_group_size=1500)
+    for _ in range(15):
+        rbr = ringscan.scan(str(path), threads=2, fetch_budget_bytes=4096).to_batches()
+        got = [[], []]
+
+        def read(k):  # (read_next_batch's StopIteration at the end ends the loop)
+            for b in iter(rbr.read_next_batch, None):
+                got[k].extend(b.column(0).to_pylist())
+        ts = [threading.Thread(target=read, args=(k,)) for k in range(2)]
+        [t.start() for t in ts]
+        [t.join(60) for t in ts]
+        assert sorted(got[0] + got[1]) == list(range(60000))
+        del rbr
+    assert settle() == 0
+
+
 def test_gil_released_while_waiting(lineitem):
     # a simulated store with 40 ms per request: the scan spends its time waiting in C; a
     # Python thread that counts meanwhile must get to run (it cannot while the GIL is held)
