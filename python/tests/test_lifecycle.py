@@ -2,6 +2,8 @@
 many readers at once from threads; the GIL released while a scan waits."""
 import concurrent.futures
 import gc
+import subprocess
+import sys
 import threading
 
 import pyarrow as pa
@@ -111,6 +113,21 @@ def test_one_stream_read_from_two_threads(tmp_path):
         assert sorted(got[0] + got[1]) == list(range(60000))
         del rbr
     assert settle() == 0
+
+
+@pytest.mark.parametrize("held", ["table", "reader"])
+def test_arrow_objects_freed_after_the_module_at_exit(lineitem, held):
+    # a table (its buffers' release is the library's) or a reader over a scan's stream left in
+    # a reference cycle is freed by the interpreter's last collection, after cffi closed the
+    # library: the process segfaulted (exit 139) calling into the unmapped library
+    code = ("import ringscan\n"
+            "class H: pass\n"
+            "h = H(); h.self = h\n"
+            f"r = ringscan.scan({lineitem!r}, threads=2)\n"
+            + ("h.t = r.to_arrow()\n" if held == "table" else
+               "h.g = r.to_batches(); h.g.read_next_batch()\n"))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, (p.returncode, p.stderr[-2000:])
 
 
 def test_gil_released_while_waiting(lineitem):
