@@ -823,7 +823,9 @@ RINGSCAN_API void ringscan_scan_stop(ringscan_scan *s);
 
 /* Stops the scan (cancelling reads in flight) and frees it; when a stream of it
  * (ringscan_scan_stream) is still live, the scan lives on until that is released, and the
- * caller must not use s after this call either way. NULL is a no-op. */
+ * caller must not use s after this call either way. NULL is a no-op. In a child process
+ * forked while the scan ran, this (or releasing a stream of it) frees nothing: the scan's
+ * threads are the parent's, and its end would wait for them forever. */
 RINGSCAN_API void ringscan_scan_free(ringscan_scan *s);
 
 /* Projected column i of a scan as ringscan_column_info describes a file's column (a

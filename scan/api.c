@@ -125,6 +125,7 @@ ringscan_scan *api_scan_new(void)
     ringscan_scan *s = fail_calloc(1, sizeof *s);
     if (!s) return NULL;
     atomic_init(&s->refs, 1);
+    s->pid = getpid();
     pthread_mutex_init(&s->stream_mu, NULL);
     atomic_fetch_add_explicit(&api_live_objects, 1, memory_order_relaxed);
     return s;
@@ -426,12 +427,12 @@ int ringscan_scan_offer_bound(ringscan_scan *s, const ringscan_topk_bound *b)
     return scan_topk_offer_bound(s->scan, v) ? 1 : 0;
 }
 
-/* Drops one reference to s; frees it (and its reference to its file) at the last. */
+/* Drops a reference to s; frees it and its file's at the last (not in a forked child). */
 static void scan_unref(ringscan_scan *s)
 {
     int was = atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel);
     assert(was >= 1);
-    if (was > 1) return;
+    if (was > 1 || s->pid != getpid()) return; /* (a forked child's copy: api_priv.h) */
     atomic_fetch_sub_explicit(&api_live_objects, 1, memory_order_relaxed);
     ds_scan_free(s->ds);
     scan_free(s->scan);

@@ -2,9 +2,12 @@
 many readers at once from threads; the GIL released while a scan waits."""
 import concurrent.futures
 import gc
+import os
+import signal
 import subprocess
 import sys
 import threading
+import time
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -128,6 +131,36 @@ def test_arrow_objects_freed_after_the_module_at_exit(lineitem, held):
                "h.g = r.to_batches(); h.g.read_next_batch()\n"))
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, (p.returncode, p.stderr[-2000:])
+
+
+def test_a_forked_child_drops_the_parents_reader(lineitem, tmp_path):
+    # fork() while a scan runs (os.fork, multiprocessing's fork): the child holds a copy of the
+    # reader whose threads exist only in the parent; dropping it (or exiting, which drops it)
+    # waited forever for them. Now the child scans on its own, drops the copy and exits
+    want = pq.ParquetFile(lineitem).metadata.num_rows
+    r = ringscan.scan(lineitem, columns=["l_orderkey"], threads=2, fetch_budget_bytes=4096)
+    rbr = r.to_batches()
+    first = rbr.read_next_batch().num_rows
+    pid = os.fork()
+    if pid == 0:  # the child: its own scan, then the parent's objects dropped
+        code = 1
+        try:
+            code = 0 if ringscan.scan(lineitem, columns=["l_orderkey"]).to_arrow().num_rows == want else 1
+            del rbr, r
+            gc.collect()
+        finally:
+            os._exit(code)
+    for _ in range(600):  # 60 s at most
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child hung dropping the parent's reader")
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert first + sum(b.num_rows for b in rbr) == want  # the parent's scan goes on
 
 
 def test_gil_released_while_waiting(lineitem):
