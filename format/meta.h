@@ -391,8 +391,10 @@ int pq_footer_locate(const uint8_t *tail, size_t tail_len, uint64_t file_size,
  * Errors: RINGSCAN_EFORMAT (malformed; a schema whose child counts do not match its elements
  * names the group), RINGSCAN_EUNSUPPORTED (encrypted columns, message and e->column name the
  * column), RINGSCAN_ELIMIT (schema deeper than max_schema_depth, more leaves than
- * max_columns, a nested path over PQ_SCHEMA_PATH_MAX), -ENOMEM. On error *out is
- * left empty (nothing to free); on success free with pq_file_meta_free. */
+ * max_columns, a nested path over PQ_SCHEMA_PATH_MAX), -ENOMEM. e->offset is the position
+ * in buf where the decoding failed (the caller adds buf's offset in the file), -1 when no
+ * position names the error. On error *out is left empty (nothing to free); on success free
+ * with pq_file_meta_free. */
 int pq_file_meta_parse(const uint8_t *buf, size_t len, const pq_meta_limits *limits,
                        pq_file_meta *out, pq_err *e);
 /* Checks what only the whole footer shows (format/meta_check.c has the invariants it

@@ -358,7 +358,7 @@ int pq_file_meta_parse(const uint8_t *buf, size_t len, const pq_meta_limits *lim
         return pq_errf(e, RINGSCAN_ELIMIT, -1, "metadata of %zu bytes is over 4 GiB", len);
     out->footer_offset = -1;
     ctx c = {.m = out, .lim = limits, .e = e};
-    pq_tr_init(&c.r, buf, len, -1, limits->max_thrift_depth, e);
+    pq_tr_init(&c.r, buf, len, 0, limits->max_thrift_depth, e); /* (offsets: positions in buf) */
     if (!(c.a = pq_arena_new())) return pq_errf(e, -ENOMEM, -1, "out of memory");
     out->arena = c.a;
     int16_t id;

@@ -636,7 +636,8 @@ RINGSCAN_API int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ri
 /* Wraps the scan as an ArrowArrayStream. The stream holds s (and s its file): releasing the
  * stream and ringscan_scan_free(s) may come in either order, from different threads; the scan
  * is freed after both. One consumer reads a scan: take batches from the stream or from
- * ringscan_scan_next, not both. */
+ * ringscan_scan_next, not both. The stream's get_next calls run one at a time (a consumer
+ * such as pyarrow's reader may make them from several threads at once). */
 RINGSCAN_API int ringscan_scan_stream(ringscan_scan *s, struct ArrowArrayStream *out);
 
 /* Arrow PyCapsules (the Arrow PyCapsule interface) for bindings that cannot compile a
@@ -822,7 +823,9 @@ RINGSCAN_API void ringscan_scan_stop(ringscan_scan *s);
 
 /* Stops the scan (cancelling reads in flight) and frees it; when a stream of it
  * (ringscan_scan_stream) is still live, the scan lives on until that is released, and the
- * caller must not use s after this call either way. NULL is a no-op. */
+ * caller must not use s after this call either way. NULL is a no-op. In a child process
+ * forked while the scan ran, this (or releasing a stream of it) frees nothing: the scan's
+ * threads are the parent's, and its end would wait for them forever. */
 RINGSCAN_API void ringscan_scan_free(ringscan_scan *s);
 
 /* Projected column i of a scan as ringscan_column_info describes a file's column (a

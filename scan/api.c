@@ -125,6 +125,8 @@ ringscan_scan *api_scan_new(void)
     ringscan_scan *s = fail_calloc(1, sizeof *s);
     if (!s) return NULL;
     atomic_init(&s->refs, 1);
+    s->pid = getpid();
+    pthread_mutex_init(&s->stream_mu, NULL);
     atomic_fetch_add_explicit(&api_live_objects, 1, memory_order_relaxed);
     return s;
 }
@@ -425,12 +427,12 @@ int ringscan_scan_offer_bound(ringscan_scan *s, const ringscan_topk_bound *b)
     return scan_topk_offer_bound(s->scan, v) ? 1 : 0;
 }
 
-/* Drops one reference to s; frees it (and its reference to its file) at the last. */
+/* Drops a reference to s; frees it and its file's at the last (not in a forked child). */
 static void scan_unref(ringscan_scan *s)
 {
     int was = atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel);
     assert(was >= 1);
-    if (was > 1) return;
+    if (was > 1 || s->pid != getpid()) return; /* (a forked child's copy: api_priv.h) */
     atomic_fetch_sub_explicit(&api_live_objects, 1, memory_order_relaxed);
     ds_scan_free(s->ds);
     scan_free(s->scan);
@@ -441,6 +443,7 @@ static void scan_unref(ringscan_scan *s)
     scan_arrow_types_free(&s->types);
     free(s->row_groups);
     free(s->nodes);
+    pthread_mutex_destroy(&s->stream_mu);
     free(s);
 }
 
@@ -467,7 +470,10 @@ static int stream_schema(struct ArrowArrayStream *st, struct ArrowSchema *out)
 static int stream_next(struct ArrowArrayStream *st, struct ArrowArray *out)
 {
     ringscan_error err;
-    int rc = ringscan_scan_next(st->private_data, out, &err);
+    ringscan_scan *s = st->private_data;
+    pthread_mutex_lock(&s->stream_mu); /* (api_priv.h: two threads may call it at once) */
+    int rc = ringscan_scan_next(s, out, &err);
+    pthread_mutex_unlock(&s->stream_mu);
     return rc < 0 ? EIO : 0; /* end of stream: out->release == NULL */
 }
 

@@ -3,6 +3,9 @@
  * Nothing here is exported (ringscan.map). */
 #ifndef RINGSCAN_SCAN_API_PRIV_H
 #define RINGSCAN_SCAN_API_PRIV_H
+#include <pthread.h>
+#include <unistd.h>
+
 #include "ringscan.h"
 #include "filter/expr.h"
 #include "scan/arrow.h"
@@ -60,6 +63,12 @@ struct ringscan_scan {
     ringscan_expr *filter_expr; /* a dataset's scan: its copy of options.filter_expr, which
                                   its files type as they open (the caller's may be freed) */
     bool stopped;              /* ringscan_scan_stop: no batch after it */
+    pid_t pid;                 /* the process that started it: a child forked meanwhile holds a
+                                  copy whose threads do not exist there, and never frees it
+                                  (its end would wait for them forever) */
+    pthread_mutex_t stream_mu; /* the stream's get_next calls, one at a time: a consumer may
+                                  call it from two threads at once (pyarrow's reader read by
+                                  two Python threads), and scan_next's end is not reentrant */
     char last_error[512];
 };
 

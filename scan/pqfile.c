@@ -125,6 +125,8 @@ int pqf_footer_meta(pqf_t *f, const uint8_t *meta, const uint8_t *tail, size_t t
     uint64_t size = f->file->size_bytes;
     assert(tail_len <= size);
     int rc = pq_file_meta_parse(meta, f->meta_len, limits, &f->meta, e);
+    if (rc && e) /* (the parse names a position in the footer: the byte where it failed) */
+        e->offset = (int64_t)f->meta_offset + (e->offset > 0 ? e->offset : 0);
     if (rc == 0) f->meta.footer_offset = (int64_t)f->meta_offset;
     if (rc == 0) rc = pq_file_meta_check(&f->meta, size, e);
     if (rc && e && e->offset < 0) e->offset = (int64_t)f->meta_offset;

@@ -41,7 +41,11 @@ _path = _lib_path()
 _text = _header(_path)
 ffi = cffi.FFI()
 ffi.cdef(_declarations(_text))
-lib = ffi.dlopen(_path)
+# RTLD_NODELETE: the library stays mapped after cffi closes it (its lib object freed as the
+# interpreter exits); Arrow arrays, readers and capsules freed after that (a table in a
+# reference cycle, freed by the last collection) call release functions inside it, and
+# segfaulted when the library had been unmapped.
+lib = ffi.dlopen(_path, ffi.RTLD_NOW | getattr(ffi, "RTLD_NODELETE", 0))
 _want = re.search(r'#define RINGSCAN_VERSION_STRING "([^"]+)"', _text).group(1)
 _got = ffi.string(lib.ringscan_version_string()).decode()
 if _got != _want:

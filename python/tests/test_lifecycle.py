@@ -2,7 +2,12 @@
 many readers at once from threads; the GIL released while a scan waits."""
 import concurrent.futures
 import gc
+import os
+import signal
+import subprocess
+import sys
 import threading
+import time
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -90,6 +95,72 @@ def test_many_readers_from_threads(lineitem):
     for lo, hi, got in results:
         assert got == [k for k in want if lo <= k <= hi] and got
     assert settle() == 0
+
+
+def test_one_stream_read_from_two_threads(tmp_path):
+    # pyarrow's reader calls the stream's get_next from whichever thread reads it, two at once
+    # here; the scan's end ran twice concurrently and stopped its executor twice (segfault in
+    # exec_group_stop). The stream's calls now run one at a time: every row once, in all
+    path = tmp_path / "groups.parquet"
+    pq.write_table(pa.table({"id": pa.array(range(60000), pa.int64())}), path, row_group_size=1500)
+    for _ in range(15):
+        rbr = ringscan.scan(str(path), threads=2, fetch_budget_bytes=4096).to_batches()
+        got = [[], []]
+
+        def read(k):  # (read_next_batch's StopIteration at the end ends the loop)
+            for b in iter(rbr.read_next_batch, None):
+                got[k].extend(b.column(0).to_pylist())
+        ts = [threading.Thread(target=read, args=(k,)) for k in range(2)]
+        [t.start() for t in ts]
+        [t.join(60) for t in ts]
+        assert sorted(got[0] + got[1]) == list(range(60000))
+        del rbr
+    assert settle() == 0
+
+
+@pytest.mark.parametrize("held", ["table", "reader"])
+def test_arrow_objects_freed_after_the_module_at_exit(lineitem, held):
+    # a table (its buffers' release is the library's) or a reader over a scan's stream left in
+    # a reference cycle is freed by the interpreter's last collection, after cffi closed the
+    # library: the process segfaulted (exit 139) calling into the unmapped library
+    code = ("import ringscan\n"
+            "class H: pass\n"
+            "h = H(); h.self = h\n"
+            f"r = ringscan.scan({lineitem!r}, threads=2)\n"
+            + ("h.t = r.to_arrow()\n" if held == "table" else
+               "h.g = r.to_batches(); h.g.read_next_batch()\n"))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, (p.returncode, p.stderr[-2000:])
+
+
+def test_a_forked_child_drops_the_parents_reader(lineitem, tmp_path):
+    # fork() while a scan runs (os.fork, multiprocessing's fork): the child holds a copy of the
+    # reader whose threads exist only in the parent; dropping it (or exiting, which drops it)
+    # waited forever for them. Now the child scans on its own, drops the copy and exits
+    want = pq.ParquetFile(lineitem).metadata.num_rows
+    r = ringscan.scan(lineitem, columns=["l_orderkey"], threads=2, fetch_budget_bytes=4096)
+    rbr = r.to_batches()
+    first = rbr.read_next_batch().num_rows
+    pid = os.fork()
+    if pid == 0:  # the child: its own scan, then the parent's objects dropped
+        code = 1
+        try:
+            code = 0 if ringscan.scan(lineitem, columns=["l_orderkey"]).to_arrow().num_rows == want else 1
+            del rbr, r
+            gc.collect()
+        finally:
+            os._exit(code)
+    for _ in range(600):  # 60 s at most
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child hung dropping the parent's reader")
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert first + sum(b.num_rows for b in rbr) == want  # the parent's scan goes on
 
 
 def test_gil_released_while_waiting(lineitem):

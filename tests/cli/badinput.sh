@@ -38,6 +38,12 @@ expect 1 "enc.parquet.*encrypted" "$R" scan "$dir/enc.parquet"
 # footer length pointing past the start of the file
 cp "$good" "$dir/len.parquet"; printf '\xff\xff\xff\x0f' | dd of="$dir/len.parquet" bs=1 seek=$((size - 8)) conv=notrunc 2>/dev/null
 expect 1 "len.parquet" "$R" scan "$dir/len.parquet"
+# a footer whose created_by string claims 127 bytes, past the footer's end: the error names
+# the byte where decoding failed (the string's start), not the footer's start (it did)
+foot=$((size - 8 - $(od -An -tu4 -j $((size - 8)) -N4 "$good" | tr -d ' ')))
+at=$(grep -obUa 'ringscan [0-9]' "$good" | cut -d: -f1 | awk -v f="$foot" '$1 >= f {print; exit}')
+cp "$good" "$dir/strlen.parquet"; printf '\x7f' | dd of="$dir/strlen.parquet" bs=1 seek=$((at - 1)) conv=notrunc 2>/dev/null
+expect 1 "strlen.parquet: thrift: binary length past the end of the buffer \(offset $at\)" "$R" scan "$dir/strlen.parquet"
 # a page body zeroed in the middle of the data (the scan names an offset)
 cp "$good" "$dir/zero.parquet"; head -c 3000 /dev/zero | dd of="$dir/zero.parquet" bs=1 seek=2000 conv=notrunc 2>/dev/null
 "$R" scan "$dir/zero.parquet" >/dev/null 2>"$dir/err"; rc=$?
