@@ -176,14 +176,16 @@ int pq_nest_leaf_rows(pq_col_reader *r, pq_nest_stream *s, int32_t rg, const uin
                       pq_nest_leaf *l, pq_err *e);
 
 /* Fails when a map in field t (pq_nest_build) whose key the schema makes OPTIONAL holds a
- * null key in its decoded leaves (rows of row group rg: every one, or when sel is not NULL
- * the rows sel[0..] they were cut to, pq_nest_leaves_select): RINGSCAN_EFORMAT with e naming
- * the row (in rg), rg, the map, the key's column and its chunk's offset, and *at_row the
+ * null key in its decoded leaves (rows of row group rg from row row0 on, a split's window:
+ * every one, or when sel is not NULL the rows sel[0..] of the window they were cut to,
+ * pq_nest_leaves_select): RINGSCAN_EFORMAT with e naming the row (in rg: row0 + its index
+ * in the window), rg, the map, the key's column and its chunk's offset, and *at_row the
  * row's index among the leaves' rows (the earliest holding a null key in any of t's maps);
  * else 0 and *at_row -1. A map's keys export as non-null, so a caller checks before
  * assembling (format/nest_keys.c), and assembles at most the rows before *at_row. */
 int pq_nest_keys_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_leaf *leaves,
-                       const uint32_t *sel, int32_t rg, int64_t *at_row, pq_err *e);
+                       const uint32_t *sel, int32_t rg, int64_t row0, int64_t *at_row,
+                       pq_err *e);
 
 /* Field t's decoded leaves (its leaf_hi - leaf_lo, as for pq_nest_assemble) cut in place to
  * the rows sel[0..nsel) (rising, each < rows) of the rows rows they hold, so an assembly of

@@ -63,7 +63,7 @@ static int keys_check(scan_task *x, int slot, const pq_file_meta *m, const pq_ne
         *rows = x->keys_row, x->compacted[slot] = true;
     int64_t at = -1;
     pq_err e = {.offset = -1};
-    int rc = pq_nest_keys_check(m, t, leaves, sel, x->sp->rg, &at, &e);
+    int rc = pq_nest_keys_check(m, t, leaves, sel, x->sp->rg, x->row_lo, &at, &e);
     if (rc == 0) return 0;
     assert(at >= 0);
     if (!x->env->keys_defer || at >= *rows || !pq_nest_leaves_head(m, t, leaves, *rows, at))
