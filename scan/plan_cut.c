@@ -11,9 +11,10 @@
  * its group's splits share the dictionary and their unit's one request per column (fetch.c):
  * at most one read per column and group, as uncut (though a cut group, a shared unit, joins
  * no read-ahead run across groups). A group holding a projected nested slot has no usable
- * index (plan_index.c) and is cut evenly too: into about cut_rows rows, and at least into as
- * many splits as its nested slots' footer sizes need (nest_splits: a group too large for one
- * split's packed rows could not be read before). Such a split's nested slot reads its leaves'
+ * index (plan_index.c) and stays whole unless its nested slots' footer sizes need more than
+ * one split (nest_splits: a group too large for one split's packed rows could not be read
+ * before); then it is cut evenly into that many, not for split_rows or the cores (a split
+ * run by another core decodes its leaves from the chunk's start). Such a split's nested slot reads its leaves'
  * whole chunks (the unit's one request per slot) and decodes its rows only, each page once
  * across the splits a core runs (format/nest_stream.c); its window stays the plan's when the
  * first slot is nested (task_window_moves). Calls only plan_index.c. */
@@ -103,12 +104,10 @@ int plan_cuts(plan_build *b, plan_index *x, int rg, int64_t **cuts)
     for (int k = 0; k < b->p->nneed; k++) indexed += plan_usable_oi(b, x, rg, k) != NULL;
     if (want > 1 && indexed == 0 && target < b->o->split_rows && plan_flat(b))
         return cut_even(n, want, cuts);
-    if (!plan_flat(b)) { /* a nested slot: its size or the split rows, evenly (no index) */
-        int64_t nest = nest_splits(b, rg);
-        want = nest > want ? nest : want;
-        want = want < n ? want : n;
-        if (want > 1) return cut_even(n, want, cuts);
-    }
+    /* a nested slot: cut evenly only as its footer size needs (no index); a group that fits
+     * one split stays whole, as a thief of its cut would decode from the chunk's start */
+    int64_t nest = plan_flat(b) ? 1 : nest_splits(b, rg);
+    if (nest > 1) return cut_even(n, nest < n ? nest : n, cuts);
     if (indexed < b->p->nneed) want = 1;
     const pq_offset_index *oi = want > 1 ? plan_usable_oi(b, x, rg, 0) : NULL;
     /* Cuts fall on distinct page starts: at most one per page, plus 0 and n. */
