@@ -67,6 +67,10 @@ void pq_colr_free(pq_col_reader *r)
     r->scratch_cap = r->levels_cap = 0;
     r->has_dict = false;
     for (int32_t i = 0; i < r->nest_nkeep; i++) pq_nest_leaf_free(&r->nest_keep[i]);
+    for (int32_t i = 0; r->nest_stream && i < r->nest_nkeep; i++)
+        pq_nest_stream_free(&r->nest_stream[i]);
+    free(r->nest_stream);
+    r->nest_stream = NULL;
     free(r->nest_keep);
     r->nest_keep = NULL;
     r->nest_nkeep = 0;

@@ -86,6 +86,8 @@ typedef struct pq_col_reader {
                                        reader reads, kept between chunks so their buffers are
                                        reused (column_nested.h pq_nest_leaves_keep) */
     int32_t nest_nkeep;
+    struct pq_nest_stream *nest_stream; /* their decode's place between the splits of a cut row
+                                           group (column_nested.h pq_nest_streams), or NULL */
 } pq_col_reader;
 
 /* Prepares r for pages of column col compressed with codec (limits NULL = defaults). The

@@ -150,6 +150,24 @@ static int leaf_page(pq_col_reader *r, const pq_page_header *h, const pq_page_bo
     return 0;
 }
 
+int pq_nest_leaf_next(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
+                      size_t *pos, pq_nest_leaf *l, pq_err *e)
+{
+    assert(r && l && r->col->nested && *pos < len);
+    pq_page_header h;
+    int64_t off = file_off + (int64_t)*pos;
+    int hl = pq_colr_frame(r, buf + *pos, len - *pos, off, &h, e);
+    if (hl < 0) return hl;
+    pq_page_body b;
+    int rc = pq_colr_body(r, &h, hl, buf + *pos + hl, off, &b, e);
+    if (rc == 0 && (h.type == PQ_PAGE_DATA || h.type == PQ_PAGE_DATA_V2)) {
+        rc = leaf_page(r, &h, &b, l, e);
+        if (rc) pq_err_place(e, rc, off + hl, r->col->name);
+    }
+    *pos += (size_t)hl + (size_t)h.compressed_size; /* (framed: within len) */
+    return rc;
+}
+
 int pq_nest_leaf_chunk(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
                        pq_nest_leaf *l, pq_err *e)
 {
@@ -157,19 +175,7 @@ int pq_nest_leaf_chunk(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t
     l->file_off = file_off;
     size_t pos = 0;
     int rc = 0;
-    while (rc == 0 && pos < len) {
-        pq_page_header h;
-        int64_t off = file_off + (int64_t)pos;
-        int hl = pq_colr_frame(r, buf + pos, len - pos, off, &h, e);
-        if (hl < 0) return hl;
-        pq_page_body b;
-        rc = pq_colr_body(r, &h, hl, buf + pos + hl, off, &b, e);
-        if (rc == 0 && (h.type == PQ_PAGE_DATA || h.type == PQ_PAGE_DATA_V2)) {
-            rc = leaf_page(r, &h, &b, l, e);
-            if (rc) pq_err_place(e, rc, off + hl, r->col->name);
-        }
-        pos += (size_t)hl + (size_t)h.compressed_size;
-    }
+    while (rc == 0 && pos < len) rc = pq_nest_leaf_next(r, buf, len, file_off, &pos, l, e);
     return rc;
 }
 

@@ -128,15 +128,64 @@ pq_nest_leaf *pq_nest_leaves_keep(pq_col_reader *r, const pq_column_desc *first,
 int pq_nest_leaf_chunk(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
                        pq_nest_leaf *l, pq_err *e);
 
+/* Decodes the page of leaf r->col's chunk (buf[0, len) at file offset file_off) starting at
+ * *pos (< len) onto l, as pq_nest_leaf_chunk does for each page, and moves *pos past it. 0 or
+ * pq_nest_leaf_chunk's errors (the page's levels and values are then not in l). */
+int pq_nest_leaf_next(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t file_off,
+                      size_t *pos, pq_nest_leaf *l, pq_err *e);
+
+/* Where the decode of one leaf's chunk stands between the splits of a cut row group one
+ * core runs (format/nest_stream.c): the pages before pos are decoded, and carry holds the
+ * level pairs and values of rows from row on that the last split did not take (the rest of
+ * the page its last row ended in). The leaf decodes with rd, kept here so that a dictionary
+ * decoded at the chunk's start serves its later pages. */
+#define PQ_NEST_PARKS 4 /* row ranges a stream parks at most (the oldest goes first) */
+typedef struct pq_nest_stream {
+    int32_t rg;          /* the row group streamed, -1 none */
+    int64_t file_off;    /* its chunk's offset */
+    int64_t row;         /* the row carry starts at */
+    size_t pos;          /* chunk bytes decoded */
+    pq_nest_leaf carry;
+    struct pq_nest_park { /* rows [lo, hi) of row group park_rg's chunk at park_off, decoded */
+        pq_nest_leaf l;   /* while skipping to a later split before an earlier one ran (split */
+        int64_t lo, hi;   /* tasks of one core run out of order): that one takes them here */
+    } park[PQ_NEST_PARKS];
+    int32_t park_rg;     /* -1 none */
+    int64_t park_off;
+    pq_col_reader rd;    /* the leaf's reader (rd.col NULL until first used) */
+} pq_nest_stream;
+
+/* The streams (one per leaf, n: as given to pq_nest_leaves_keep, called first) r keeps for
+ * the nested field whose first leaf it reads; freed by pq_colr_free. NULL: -ENOMEM. */
+pq_nest_stream *pq_nest_streams(pq_col_reader *r, const pq_column_desc *first, int32_t n);
+/* Frees s's carry and reader (pq_colr_free calls it for the streams a reader keeps). */
+void pq_nest_stream_free(pq_nest_stream *s);
+
+/* Rows [lo, hi) of row group rg's chunk of leaf r->col (buf[0, len) at file offset file_off,
+ * the whole chunk) into l (empty): their level pairs and values, what decoding only those
+ * rows would have given (format/nest_stream.c). Pages are decoded once across calls that ask
+ * for rising row ranges (the splits of a cut group, in order): s keeps the position and the
+ * rows decoded past hi; a call for rows before s's restarts from the chunk's start (a split
+ * run out of order or stolen: correct, slower). With to_end (hi is the group's last row)
+ * every page left is decoded, so level pairs past the group's rows stay in l for the
+ * assembly to name (invariant 1). A chunk ending before row lo: RINGSCAN_EFORMAT; ending
+ * before hi leaves l short (the assembly names it). Other errors pq_nest_leaf_chunk's; on any
+ * error s is reset. */
+int pq_nest_leaf_rows(pq_col_reader *r, pq_nest_stream *s, int32_t rg, const uint8_t *buf,
+                      size_t len, int64_t file_off, int64_t lo, int64_t hi, bool to_end,
+                      pq_nest_leaf *l, pq_err *e);
+
 /* Fails when a map in field t (pq_nest_build) whose key the schema makes OPTIONAL holds a
- * null key in its decoded leaves (rows of row group rg: every one, or when sel is not NULL
- * the rows sel[0..] they were cut to, pq_nest_leaves_select): RINGSCAN_EFORMAT with e naming
- * the row (in rg), rg, the map, the key's column and its chunk's offset, and *at_row the
+ * null key in its decoded leaves (rows of row group rg from row row0 on, a split's window:
+ * every one, or when sel is not NULL the rows sel[0..] of the window they were cut to,
+ * pq_nest_leaves_select): RINGSCAN_EFORMAT with e naming the row (in rg: row0 + its index
+ * in the window), rg, the map, the key's column and its chunk's offset, and *at_row the
  * row's index among the leaves' rows (the earliest holding a null key in any of t's maps);
  * else 0 and *at_row -1. A map's keys export as non-null, so a caller checks before
  * assembling (format/nest_keys.c), and assembles at most the rows before *at_row. */
 int pq_nest_keys_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_leaf *leaves,
-                       const uint32_t *sel, int32_t rg, int64_t *at_row, pq_err *e);
+                       const uint32_t *sel, int32_t rg, int64_t row0, int64_t *at_row,
+                       pq_err *e);
 
 /* Field t's decoded leaves (its leaf_hi - leaf_lo, as for pq_nest_assemble) cut in place to
  * the rows sel[0..nsel) (rising, each < rows) of the rows rows they hold, so an assembly of

@@ -46,7 +46,8 @@ static int64_t row_of(const pq_nest_leaf *l, int64_t at)
 }
 
 int pq_nest_keys_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_leaf *leaves,
-                       const uint32_t *sel, int32_t rg, int64_t *at_row, pq_err *e)
+                       const uint32_t *sel, int32_t rg, int64_t row0, int64_t *at_row,
+                       pq_err *e)
 {
     int32_t map = -1; /* the map whose null key lies in the earliest row (*at_row) */
     *at_row = -1;
@@ -67,6 +68,6 @@ int pq_nest_keys_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_le
     return pq_errf_col(e, RINGSCAN_EFORMAT, l->file_off, m->columns[key->leaf_lo].name,
                        "row %lld of row group %d holds a null key in map '%.200s' (its key "
                        "is optional in the schema; a map's keys cannot be null)",
-                       (long long)(sel ? sel[*at_row] : *at_row), (int)rg,
+                       (long long)(row0 + (sel ? sel[*at_row] : *at_row)), (int)rg,
                        m->nodes[t[map].src].path);
 }

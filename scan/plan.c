@@ -130,7 +130,9 @@ static int plan_pieces(plan_build *b, plan_index *x, scan_split *sp, pq_err *e)
         }
         int rc = plan_whole_chunks(b, sp, k, cp, e);
         if (rc) return rc;
-        if (sp->nrows != rg_rows && (rc = plan_pieces_cut_chunk(sp, cm, cp)) != 0) return rc;
+        bool nested = b->p->f->meta.columns[cp->col].nested; /* (whole leaves: task_nested.c) */
+        if (sp->nrows != rg_rows && !nested && (rc = plan_pieces_cut_chunk(sp, cm, cp)) != 0)
+            return rc;
     }
     return 0;
 }

@@ -10,12 +10,21 @@
  * window beginning row_lo rows in (task_decode.c), decoding only the pages its rows touch;
  * its group's splits share the dictionary and their unit's one request per column (fetch.c):
  * at most one read per column and group, as uncut (though a cut group, a shared unit, joins
- * no read-ahead run across groups). Calls only plan_index.c. */
+ * no read-ahead run across groups). A group holding a projected nested slot has no usable
+ * index (plan_index.c) and stays whole unless its nested slots' footer sizes need more than
+ * one split (nest_splits: a group too large for one split's packed rows could not be read
+ * before); then it is cut evenly into that many, not for split_rows or the cores (a split
+ * run by another core decodes its leaves from the chunk's start). Such a split's nested slot reads its leaves'
+ * whole chunks (the unit's one request per slot) and decodes its rows only, each page once
+ * across the splits a core runs (format/nest_stream.c); its window stays the plan's when the
+ * first slot is nested (task_window_moves). Calls only plan_index.c. */
 #include <assert.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "common/fail.h"
+#include "format/column_nested.h"
 #include "scan/plan_impl.h"
 
 /* Whether every needed column is a flat one (a whole chunk's rows are its values). */
@@ -40,6 +49,50 @@ static int cut_even(int64_t n, int64_t want, int64_t **cuts)
     return (int)want;
 }
 
+/* What a split's nested slot aims at: packed bytes and elements well under the INT32_MAX
+ * an assembly and the Arrow export's int32 offsets allow (format/column_nested.h,
+ * scan/arrow_nested.c invariant 2), so batches stay moderate and rows longer than the
+ * footer's average still fit. RINGSCAN_TEST_NEST_SPLIT_BYTES (test only, read once) lowers
+ * both to its value, so a test cuts a small file's row group as a large one's. */
+enum { NEST_SPLIT_BYTES = 256 << 20, NEST_SPLIT_VALUES = 64 << 20 };
+static int64_t nest_test_bytes; /* > 0: the hook's value */
+static pthread_once_t nest_test_once = PTHREAD_ONCE_INIT;
+
+static void nest_test_read(void)
+{
+    const char *v = getenv("RINGSCAN_TEST_NEST_SPLIT_BYTES");
+    long long n = v ? strtoll(v, NULL, 10) : 0;
+    nest_test_bytes = n > 0 ? n : 0;
+}
+
+/* How many splits rg's nested slots need (1: none, or they fit one), from the footer: per
+ * slot the leaves' uncompressed bytes over NEST_SPLIT_BYTES and the most level pairs of a
+ * leaf over NEST_SPLIT_VALUES (the footer's counts, checked within the chunk's bytes by
+ * pq_file_meta_check; a negative one counts nothing). */
+static int64_t nest_splits(const plan_build *b, int rg)
+{
+    pthread_once(&nest_test_once, nest_test_read);
+    int64_t bytes_max = nest_test_bytes ? nest_test_bytes : NEST_SPLIT_BYTES;
+    int64_t values_max = nest_test_bytes ? nest_test_bytes : NEST_SPLIT_VALUES;
+    const pq_file_meta *m = &b->p->f->meta;
+    int64_t want = 1;
+    for (int k = 0; k < b->p->nneed; k++) {
+        if (!m->columns[b->p->need[k]].nested) continue;
+        int32_t first, n = pq_nest_leaves(m, b->p->slot_node[k], &first);
+        int64_t bytes = 0, values = 0;
+        for (int32_t i = 0; i < n; i++) {
+            const pq_chunk_meta *cm = &m->row_groups[rg].chunks[first + i];
+            bytes += cm->total_uncompressed_size > 0 ? cm->total_uncompressed_size : 0;
+            values = cm->num_values > values ? cm->num_values : values;
+        }
+        int64_t w = (bytes + bytes_max - 1) / bytes_max;
+        int64_t wv = (values + values_max - 1) / values_max;
+        w = wv > w ? wv : w;
+        want = w > want ? w : want;
+    }
+    return want;
+}
+
 _Static_assert(FLT_MASK_MAX_LEN >= PQ_MAX_ROW_GROUP_ROWS, "a row group's mask fits a flt_mask");
 
 int plan_cuts(plan_build *b, plan_index *x, int rg, int64_t **cuts)
@@ -51,6 +104,10 @@ int plan_cuts(plan_build *b, plan_index *x, int rg, int64_t **cuts)
     for (int k = 0; k < b->p->nneed; k++) indexed += plan_usable_oi(b, x, rg, k) != NULL;
     if (want > 1 && indexed == 0 && target < b->o->split_rows && plan_flat(b))
         return cut_even(n, want, cuts);
+    /* a nested slot: cut evenly only as its footer size needs (no index); a group that fits
+     * one split stays whole, as a thief of its cut would decode from the chunk's start */
+    int64_t nest = plan_flat(b) ? 1 : nest_splits(b, rg);
+    if (nest > 1) return cut_even(n, nest < n ? nest : n, cuts);
     if (indexed < b->p->nneed) want = 1;
     const pq_offset_index *oi = want > 1 ? plan_usable_oi(b, x, rg, 0) : NULL;
     /* Cuts fall on distinct page starts: at most one per page, plus 0 and n. */

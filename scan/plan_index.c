@@ -127,7 +127,8 @@ int plan_index_load(plan_build *b, plan_index *x, pq_err *e)
         for (int k = 0; rc == 0 && k < b->p->nneed; k++) {
             size_t i = (size_t)rg * (size_t)b->p->nneed + (size_t)k;
             const pq_chunk_meta *cm = &b->p->f->meta.row_groups[rg].chunks[b->p->need[k]];
-            /* a list column has no usable index: it is read whole, its group never cut */
+            /* a nested column has no usable index: its chunks are read whole (a group cut
+             * evenly, plan_cut.c, its splits find their rows from the levels) */
             if (b->p->f->meta.columns[b->p->need[k]].nested) continue;
             rc = index_parse_one(b, rg, cm, span, lo, &x->oi[i], &x->has_oi[i], &x->ci[i],
                                  &x->has_ci[i], e);

@@ -1,6 +1,8 @@
 /* scan/plan_nested.c: planning a nested slot (format/column_nested.h): which schema node its
  * packed rows hold (plan.h slot_node), and its pieces: one whole chunk per leaf under the
- * node. A nested slot's row groups are never cut (plan_index.c loads no index for it). */
+ * node, also in a split of a cut row group (plan_cut.c cuts a group with a nested slot
+ * evenly, no index: plan_index.c loads none for it; the split decodes its rows from the
+ * chunks, task_nested.c). */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>

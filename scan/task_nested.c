@@ -11,10 +11,15 @@
  * kept row holding one (x->keys_row, the leaves cut before it: nest_select.c), the split's
  * batch with them (task.c keys_cut), and the output fails only if it needs that row
  * (output.h invariant 6). A null key is never assembled.
+ * A split decodes its window's rows only (a row group too large for one split is cut by
+ * rows: plan_cut.c): each leaf through the slot reader's stream (format/nest_stream.c), so
+ * the splits of a cut group one core runs in order decode each page once; a split run out
+ * of order (a steal) starts its leaf over from the chunk's first page.
  * Invariants: the slot's core reader serves the first leaf and keeps every leaf's decoded
- * levels and values between splits (pq_nest_leaves_keep: their buffers are reused, a row
- * group's worth per leaf held until the scan ends); the other leaves get a reader for the
- * split only (same limits and scan-wide decompression count), freed before returning. */
+ * levels and values between splits (pq_nest_leaves_keep: their buffers are reused, a split's
+ * worth per leaf held until the scan ends), and every leaf's stream (pq_nest_streams: its
+ * place in the chunk, the rows decoded past the last split, the reader of a leaf past the
+ * first, with the reader's limits and scan-wide decompression count). */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -58,7 +63,7 @@ static int keys_check(scan_task *x, int slot, const pq_file_meta *m, const pq_ne
         *rows = x->keys_row, x->compacted[slot] = true;
     int64_t at = -1;
     pq_err e = {.offset = -1};
-    int rc = pq_nest_keys_check(m, t, leaves, sel, x->sp->rg, &at, &e);
+    int rc = pq_nest_keys_check(m, t, leaves, sel, x->sp->rg, x->row_lo, &at, &e);
     if (rc == 0) return 0;
     assert(at >= 0);
     if (!x->env->keys_defer || at >= *rows || !pq_nest_leaves_head(m, t, leaves, *rows, at))
@@ -69,39 +74,54 @@ static int keys_check(scan_task *x, int slot, const pq_file_meta *m, const pq_ne
     return 0;
 }
 
+/* Leaf i of slot's field (its chunk's bytes b at offset off, footer metadata cm) decoded for
+ * the split's window into l: through the reader's stream st[i] (format/nest_stream.c), so
+ * the splits of a cut row group this core runs in order decode each page once. Leaf 0 uses
+ * the slot's reader r, the others the stream's own (its dictionary kept with it). */
+static int leaf_rows(scan_task *x, pq_col_reader *r, pq_nest_stream *st, int i,
+                     const pq_column_desc *d, const pq_chunk_meta *cm, io_bytes b, int64_t off,
+                     pq_nest_leaf *l)
+{
+    pq_col_reader *ri = &st[i].rd;
+    if (!ri->col) pq_colr_init(ri, d, cm->codec, &r->limits);
+    ri->codec = cm->codec; /* (a stream restarts at a new chunk, whose codec may differ) */
+    ri->scan_decompressed = r->scan_decompressed;
+    int64_t rg_rows = x->plan->f->meta.row_groups[x->sp->rg].num_rows;
+    int64_t lo = x->row_lo, hi = x->row_lo + x->nrows;
+    assert(lo >= 0 && hi <= rg_rows);
+    /* the footer's value count, the window's share, sizes the leaf once (a hint, capped so
+     * that a footer that lies costs little: the chunk's bytes bound it, decoding grows past
+     * it when true) */
+    int64_t nv = cm->num_values, cap = 4 * cm->total_uncompressed_size + 1024;
+    nv = nv < cap ? nv : cap;
+    if (nv > 0 && rg_rows > 0)
+        nv = (int64_t)((double)nv * (double)(hi - lo) / (double)rg_rows) + 1024;
+    int rc = nv > 0 ? pq_nest_leaf_reserve(l, nv) : 0;
+    return rc ? rc : pq_nest_leaf_rows(ri, &st[i], x->sp->rg, b.data, b.len, off, lo, hi,
+                                       hi == rg_rows, l, &x->err);
+}
+
 int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int64_t data)
 {
     assert(v->length == 0 && !v->cols);
     const pq_file_meta *m = &x->plan->f->meta;
     const scan_colplan *cp = &x->sp->cols[slot];
     int32_t top = x->plan->slot_node[slot];
-    assert(top >= 0 && x->row_lo == 0); /* plan.c admits only these, read whole */
+    assert(top >= 0);
     int n = cp->npieces;
     pq_nest *t = fail_malloc(sizeof *t * (size_t)PQ_NEST_CAP(m, top));
     pq_nest_leaf *leaves = pq_nest_leaves_keep(r, &m->columns[cp->col], n);
-    pq_col_reader *rd = fail_calloc((size_t)n, sizeof *rd);
-    int rc = t && leaves && rd ? 0 : -ENOMEM;
+    pq_nest_stream *st = leaves ? pq_nest_streams(r, &m->columns[cp->col], n) : NULL;
+    int rc = t && leaves && st ? 0 : -ENOMEM;
     if (rc == 0 && (rc = pq_nest_build(m, top, t, &x->err)) > 0) rc = 0;
     if (rc == 0 && t[0].leaf_hi - t[0].leaf_lo != n)
         rc = pq_errf_col(&x->err, RINGSCAN_EFORMAT, -1, m->nodes[top].path, "field has %d "
                          "leaves, the plan %d", t[0].leaf_hi - t[0].leaf_lo, n);
     bool cols = rc == 0 && pq_nest_has_columns(m, t) && cols_ok(x, slot);
     for (int i = 0; rc == 0 && i < n; i++) {
-        const pq_column_desc *d = &m->columns[cp->col + i];
-        pq_col_reader *ri = i == 0 ? r : &rd[i];
-        if (i > 0) {
-            pq_codec codec = m->row_groups[x->sp->rg].chunks[cp->col + i].codec;
-            pq_colr_init(ri, d, codec, &r->limits);
-            ri->scan_decompressed = r->scan_decompressed;
-        }
-        /* the footer's value count sizes the leaf once (a hint, capped so that a footer that
-         * lies costs little: the chunk's bytes bound it, decoding grows past it when true) */
         const pq_chunk_meta *cm = &m->row_groups[x->sp->rg].chunks[cp->col + i];
-        int64_t nv = cm->num_values, cap = 4 * cm->total_uncompressed_size + 1024;
-        if (nv > 0) rc = pq_nest_leaf_reserve(&leaves[i], nv < cap ? nv : cap);
-        io_bytes b = task_piece_bytes(x, slot, i);
-        if (rc == 0)
-            rc = pq_nest_leaf_chunk(ri, b.data, b.len, (int64_t)cp->pieces[i].off, &leaves[i], &x->err);
+        rc = leaf_rows(x, r, st, i, &m->columns[cp->col + i], cm, task_piece_bytes(x, slot, i),
+                       (int64_t)cp->pieces[i].off, &leaves[i]);
     }
     int64_t rows = rc == 0 ? nest_select(x, slot, m, t, leaves) : 0;
     if (rc == 0) rc = keys_check(x, slot, m, t, leaves, &rows);
@@ -109,9 +129,6 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int6
     if (rc == 0 && !cols) rc = pq_vec_reserve(v, rows, guess);
     if (rc == 0 && cols) rc = pq_nest_columns(m, t, leaves, rows, v, &x->err);
     else if (rc == 0) rc = pq_nest_assemble(m, t, leaves, rows, v, &x->err);
-    for (int i = 1; rd && i < n; i++)
-        if (rd[i].col) pq_colr_free(&rd[i]);
     free(t);
-    free(rd);
     return rc;
 }

@@ -168,7 +168,10 @@ bool task_window_moves(const scan_task *x)
     const scan_split *sp = x->sp;
     const scan_colplan *cp = sp->pruned ? NULL : &sp->cols[0];
     int q = cp ? cp->npieces - 1 : -1; /* a cut chunk's data: its last piece (plan_cut.c) */
+    /* a nested slot first keeps the plan's window: its pages' rows are known only from their
+     * levels (any slot decodes any window: task_nested.c) */
     return q >= 0 && cp->pieces[q].whole_chunk && x->futs[0][q] &&
+           !x->plan->f->meta.columns[cp->col].nested &&
            sp->nrows != x->plan->f->meta.row_groups[sp->rg].num_rows;
 }
 

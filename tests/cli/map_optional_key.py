@@ -10,7 +10,7 @@ against DuckDB's:
      the file, the row, the row group, the map and the key's column (DuckDB: "Map keys can not
      be NULL"), a filter that drops that row answers DuckDB's rows, one that keeps it fails,
      a path to the keys holds the null key as a null element (DuckDB's map_keys), on 1 and 2
-     threads;
+     threads; so is the row named when its row group is cut into one-row splits;
   2b. --limit N: only the first N rows the scan outputs are checked, as DuckDB's LIMIT N: a
      null key in a row past them (in a row group the scan reads, or in the same row group as
      the rows output) answers DuckDB's rows, one among them fails as DuckDB fails; under a
@@ -127,6 +127,15 @@ for threads in ("1", "2"):
     rc, out, err = run("scan", nullkey, "--format", "jsonl", "--threads", threads)
     case(f"a null key fails the scan naming file, row, row group, map, column ({threads} thread(s))",
          rc == 1 and err.startswith(NULL_KEY) and err.endswith(", column m.key_value.key)\n"), f"rc {rc} {err!r}")
+# a row group cut into one-row splits (the nested size lowered, scan/plan_cut.c): the row is
+# still named by its index in the row group, not in its split
+os.environ["RINGSCAN_TEST_NEST_SPLIT_BYTES"] = "1"
+for threads in ("1", "2"):
+    rc, out, err = run("scan", nullkey, "--format", "jsonl", "--threads", threads, "--explain")
+    case(f"a null key in a cut row group names its row in the group ({threads} thread(s))",
+         rc == 1 and NULL_KEY in err and "row group 1 (4 rows): pages pruned 0 of 0, 4 splits" in err,
+         f"rc {rc} {err!r}")
+del os.environ["RINGSCAN_TEST_NEST_SPLIT_BYTES"]
 case("DuckDB refuses the null key too", "Map keys can not be NULL" in str(duck(f"SELECT * FROM '{nullkey}'")), "")
 for where in ("id < 4", "id = 4", "id <> 7", "id = 7", "id > 5"):
     want = duck(f"SELECT * FROM '{nullkey}' WHERE {where}")

@@ -7,7 +7,8 @@
 #     string / double / timestamp / decimal columns, then a struct and a map, in 3 row groups,
 #     for each of: data page v1 with dictionaries, v2 pages without dictionaries, and v1 pages
 #     of 4 KiB with a page index (the filter prunes pages of id; --split-rows 2000 would cut
-#     the row groups, but the list column has no usable index: its groups stay whole). (A small
+#     the row groups, but the list column has no usable index and fits one split: its groups
+#     stay whole, plan_cut.c). (A small
 #     nested chunk between two projected ones would be read as a hole, as an unprojected flat
 #     one is: coalescing merges holes below the gap whatever they hold.)
 #  2. `scan --columns <flat> --format jsonl --ordered` equals pyarrow's rows in the canonical

@@ -301,7 +301,7 @@ static void optional_key(void)
     pq_nest_leaf l[2] = {0};
     int64_t at = 0;
     CHECK_EQ_I64(decode_leaves(&cf, t, NULL, 100, l, &e), 0);
-    CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, NULL, 0, &at, &e), 0);
+    CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, NULL, 0, 0, &at, &e), 0);
     CHECK_EQ_I64(at, -1);
     pq_vec out;
     pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
@@ -312,24 +312,24 @@ static void optional_key(void)
     pq_vec_free(&out);
     CHECK_EQ_I64(l[0].n, 2);
     l[0].def[1] = 2; /* the second entry's key null: defined to the entry, not to the key */
-    CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, NULL, 7, &at, &e), RINGSCAN_EFORMAT);
+    CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, NULL, 7, 0, &at, &e), RINGSCAN_EFORMAT);
     CHECK(strstr(e.msg, "row 0 of row group 7 holds a null key in map 'my_map'") != NULL);
     CHECK_EQ_I64(at, 0); /* (the row among the leaves', for a caller keeping those before) */
     CHECK_STR(e.column, "my_map.key_value.key");
     CHECK_EQ_I64(e.offset, l[0].file_off);
     const uint32_t sel[] = {5}; /* leaves cut to row 5 of their row group: named so */
-    CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, sel, 7, &at, &e), RINGSCAN_EFORMAT);
+    CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, sel, 7, 0, &at, &e), RINGSCAN_EFORMAT);
     CHECK(strstr(e.msg, "row 5 of row group 7 holds a null key") != NULL);
     CHECK_EQ_I64(at, 0);
     int32_t keys = pq_file_meta_find_node(&cf.m, "my_map.key_value.key");
     pq_nest kt[16];
     CHECK_EQ_I64(pq_nest_build(&cf.m, keys, kt, &e), 2); /* list<key>: a null key is null */
     CHECK(kt[0].kind == PQ_NEST_LIST && kt[1].nullable);
-    CHECK_EQ_I64(pq_nest_keys_check(&cf.m, kt, l, NULL, 0, &at, &e), 0);
+    CHECK_EQ_I64(pq_nest_keys_check(&cf.m, kt, l, NULL, 0, 0, &at, &e), 0);
     l[0].n = 1; /* one row, an empty map, then a null one: no key */
     for (uint16_t d = 0; d < 2; d++) {
         l[0].def[0] = d;
-        CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, NULL, 0, &at, &e), 0);
+        CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, NULL, 0, 0, &at, &e), 0);
     }
     pq_nest_leaf_free(&l[0]);
     pq_nest_leaf_free(&l[1]);

@@ -1,0 +1,287 @@
+/* format/nest_stream.c: a nested field's leaf decoded for one split of a cut row group: the
+ * level pairs and values of its rows [lo, hi) only, its chunk's pages decoded once across
+ * the splits one core runs in order (scan/task_nested.c). A row group too large for one
+ * split's packed rows (their INT32_MAX bytes, Arrow's int32 offsets) is cut by rows
+ * (scan/plan_cut.c), and a nested leaf has no offset index to find a row's page: its rows
+ * are found by their repetition levels (a row starts at each level 0) as the pages are
+ * decoded. Chosen over keeping the whole chunk's decoded leaves for its splits: those held a
+ * row group's worth (4.8 GB of levels and values for 600M floats) where this holds one
+ * split's and the rest of one page.
+ *
+ * Invariants:
+ *  1. s->carry holds the level pairs (and the values they define) of rows s->row onwards
+ *     decoded from the pages before s->pos, and nothing else: it starts at a row start
+ *     (repetition level 0), or is empty.
+ *  2. A call hands l exactly what decoding rows [lo, hi) alone would give (nest_select.c's
+ *     invariant 2), when the chunk holds them: rows before lo are dropped as pages come in
+ *     (at most one page's worth beyond the split's rows is held), the pairs from row hi on
+ *     go to the carry for the next split.
+ *  3. Each page is decoded once while the calls ask for rising row ranges; a call for rows
+ *     before s->row starts over from the chunk's first page (its dictionary with it).
+ *  4. Every loop is bounded by the chunk's bytes (each page moves pos forward) or the level
+ *     pairs held.
+ *  5. A core runs several split tasks at once, which may reach a nested slot out of their
+ *     order: a live stream asked for rows past the next ones parks the rows it skips (whole
+ *     rows, contiguous, of one chunk) and a later call for rows among them takes them from
+ *     there instead of decoding the chunk again from its start. Parked rows are what the
+ *     out-of-order tasks of one core skipped, no more: a stream started over (a steal, or a
+ *     row range behind it that nothing parked) drops the rows before its split. */
+#include <assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fail.h"
+#include "format/column_nested.h"
+
+pq_nest_stream *pq_nest_streams(pq_col_reader *r, const pq_column_desc *first, int32_t n)
+{
+    assert(n > 0 && r->nest_nkeep == n); /* (pq_nest_leaves_keep first) */
+    if (r->nest_stream) return r->nest_stream;
+    r->nest_stream = fail_calloc((size_t)n, sizeof *r->nest_stream);
+    if (!r->nest_stream) return NULL;
+    for (int32_t i = 0; i < n; i++) {
+        r->nest_stream[i].rg = r->nest_stream[i].park_rg = -1;
+        pq_nest_leaf_init(&r->nest_stream[i].carry, &first[i]);
+        for (int k = 0; k < PQ_NEST_PARKS; k++)
+            pq_nest_leaf_init(&r->nest_stream[i].park[k].l, &first[i]);
+    }
+    return r->nest_stream;
+}
+
+void pq_nest_stream_free(pq_nest_stream *s)
+{
+    pq_nest_leaf_free(&s->carry);
+    for (int k = 0; k < PQ_NEST_PARKS; k++) pq_nest_leaf_free(&s->park[k].l);
+    if (s->rd.col) pq_colr_free(&s->rd);
+    memset(s, 0, sizeof *s);
+    s->rg = s->park_rg = -1;
+}
+
+static void leaf_empty(pq_nest_leaf *l)
+{
+    l->n = l->pos = l->vpos = 0;
+    pq_vec_clear(&l->vals);
+}
+
+/* s at the start of rg's chunk at file_off, its carry empty (invariant 1). */
+static void stream_reset(pq_nest_stream *s, int32_t rg, int64_t file_off)
+{
+    s->rg = rg, s->file_off = file_off, s->row = 0, s->pos = 0;
+    leaf_empty(&s->carry);
+}
+
+/* Values [from, from + n) of s appended to d (same type; room reserved). */
+static void vals_append(pq_vec *d, const pq_vec *s, int64_t from, int64_t n)
+{
+    assert(from >= 0 && from + n <= s->length && d->type == s->type);
+    if (n == 0) return;
+    if (s->type == PQ_BOOLEAN) {
+        for (int64_t i = 0; i < n; i++)
+            pq_bit_set(d->values, d->length + i, pq_bit_get(s->values, from + i));
+    } else if (s->type == PQ_BYTE_ARRAY) {
+        int32_t lo = s->offsets[from], at = (int32_t)d->data_len;
+        memcpy(d->data + at, s->data + lo, (size_t)(s->offsets[from + n] - lo));
+        d->offsets[d->length] = at;
+        for (int64_t i = 1; i <= n; i++) d->offsets[d->length + i] = s->offsets[from + i] - lo + at;
+        d->data_len = d->offsets[d->length + n];
+    } else {
+        size_t w = (size_t)pq_fixed_width(s->type, s->type_length);
+        memcpy(d->values + (size_t)d->length * w, s->values + (size_t)from * w, (size_t)n * w);
+    }
+    d->length += n;
+}
+
+/* Level pairs [a, b) of l (leaf of maximum definition level md) and the values they define
+ * appended to d. 0 or -ENOMEM (d then unchanged). */
+static int span_to(const pq_nest_leaf *l, int64_t a, int64_t b, int md, pq_nest_leaf *d)
+{
+    assert(a >= 0 && a <= b && b <= l->n);
+    if (a == b) return 0; /* (nothing to move: the buffers may not exist yet) */
+    int64_t k = b - a, v0 = 0, nv = 0, bytes = 0;
+    for (int64_t i = 0; i < a; i++) v0 += l->def[i] == md;
+    for (int64_t i = a; i < b; i++) nv += l->def[i] == md;
+    assert(v0 + nv <= l->vals.length); /* (a defined pair holds one value: leaf_page) */
+    if (l->vals.type == PQ_BYTE_ARRAY && nv) bytes = l->vals.offsets[v0 + nv] - l->vals.offsets[v0];
+    int rc = pq_nest_leaf_reserve(d, k);
+    if (rc == 0) rc = pq_vec_reserve(&d->vals, nv, bytes);
+    if (rc) return rc;
+    memcpy(d->rep + d->n, l->rep + a, sizeof *l->rep * (size_t)k);
+    memcpy(d->def + d->n, l->def + a, sizeof *l->def * (size_t)k);
+    d->n += k;
+    vals_append(&d->vals, &l->vals, v0, nv);
+    return 0;
+}
+
+/* l cut before pair p (its values with it). */
+static void leaf_cut(pq_nest_leaf *l, int64_t p, int md)
+{
+    assert(p >= 0 && p <= l->n);
+    int64_t nv = 0;
+    for (int64_t i = p; i < l->n; i++) nv += l->def[i] == md;
+    int64_t v0 = l->vals.length - nv;
+    assert(v0 >= 0);
+    l->n = p, l->vals.length = v0;
+    if (l->vals.type == PQ_BYTE_ARRAY) l->vals.data_len = v0 ? l->vals.offsets[v0] : 0;
+}
+
+/* Level pairs [p, l->n) of l and their values appended to d; l cut before them. 0 or
+ * -ENOMEM (l and d then unchanged). */
+static int tail_to(pq_nest_leaf *l, int64_t p, int md, pq_nest_leaf *d)
+{
+    int rc = span_to(l, p, l->n, md, d);
+    if (rc == 0) leaf_cut(l, p, md);
+    return rc;
+}
+
+/* l's pairs before p and their values dropped, the rest moved down. */
+static void leaf_drop(pq_nest_leaf *l, int64_t p, int md)
+{
+    assert(p >= 0 && p <= l->n);
+    if (p == 0) return;
+    int64_t v0 = 0, k = l->n - p;
+    for (int64_t i = 0; i < p; i++) v0 += l->def[i] == md;
+    int64_t nv = l->vals.length - v0;
+    memmove(l->rep, l->rep + p, sizeof *l->rep * (size_t)k);
+    memmove(l->def, l->def + p, sizeof *l->def * (size_t)k);
+    pq_vec *v = &l->vals;
+    if (v->type == PQ_BOOLEAN) {
+        for (int64_t i = 0; i < nv; i++) pq_bit_set(v->values, i, pq_bit_get(v->values, v0 + i));
+    } else if (v->type == PQ_BYTE_ARRAY && nv) {
+        int32_t at = v->offsets[v0];
+        memmove(v->data, v->data + at, (size_t)(v->offsets[v0 + nv] - at));
+        for (int64_t i = 0; i <= nv; i++) v->offsets[i] = v->offsets[v0 + i] - at;
+        v->data_len = v->offsets[nv];
+    } else if (v->type == PQ_BYTE_ARRAY) {
+        v->data_len = 0;
+    } else if (nv) {
+        size_t w = (size_t)pq_fixed_width(v->type, v->type_length);
+        memmove(v->values, v->values + (size_t)v0 * w, (size_t)nv * w);
+    }
+    l->n = k, v->length = nv;
+}
+
+/* Row scanning: pairs below at scanned, starts the rows begun among them. */
+typedef struct {
+    int64_t at, starts;
+} row_cur;
+
+/* The index of the pair starting l's row k (0-based), scanning on from c; -1 when the pairs
+ * held do not reach it yet. A leaf repeated nowhere has one pair per row. */
+static int64_t row_start(const pq_nest_leaf *l, bool repeated, row_cur *c, int64_t k)
+{
+    assert(k >= 0);
+    if (!repeated) return k < l->n ? k : -1;
+    for (; c->at < l->n; c->at++) {
+        if (l->rep[c->at] != 0) continue;
+        if (c->starts == k) return c->at;
+        c->starts++;
+    }
+    return -1;
+}
+
+/* The park holding rows [lo, hi) of rg's chunk at file_off, or NULL. */
+static struct pq_nest_park *park_of(pq_nest_stream *s, int32_t rg, int64_t file_off, int64_t lo,
+                                    int64_t hi)
+{
+    for (int i = 0; s->park_rg == rg && s->park_off == file_off && i < PQ_NEST_PARKS; i++)
+        if (s->park[i].lo <= lo && hi <= s->park[i].hi && s->park[i].lo < s->park[i].hi)
+            return &s->park[i];
+    return NULL;
+}
+
+/* Parks l's pairs before p, rows [row0, lo) of the stream's chunk (a live stream skipping
+ * rows another task of the core has not taken yet: invariant 5): after the park ending at
+ * row0, else in an empty one, else in place of the one parked first. 0 or -ENOMEM. */
+static int park(pq_nest_stream *s, const pq_nest_leaf *l, int64_t p, int md, int64_t row0,
+                int64_t lo)
+{
+    if (s->park_rg != s->rg || s->park_off != s->file_off) {
+        for (int i = 0; i < PQ_NEST_PARKS; i++)
+            leaf_empty(&s->park[i].l), s->park[i].lo = s->park[i].hi = 0;
+        s->park_rg = s->rg, s->park_off = s->file_off;
+    }
+    struct pq_nest_park *k = NULL;
+    for (int i = 0; !k && i < PQ_NEST_PARKS; i++)
+        if (s->park[i].lo < s->park[i].hi && s->park[i].hi == row0) k = &s->park[i];
+    for (int i = 0; !k && i < PQ_NEST_PARKS; i++)
+        if (s->park[i].lo == s->park[i].hi) k = &s->park[i];
+    for (int i = 0; !k && i < PQ_NEST_PARKS; i++) /* (every one full: the lowest rows go) */
+        if (i + 1 == PQ_NEST_PARKS || s->park[i].lo < s->park[i + 1].lo) k = &s->park[i];
+    if (k->lo == k->hi || k->hi != row0) leaf_empty(&k->l), k->lo = row0;
+    int rc = span_to(l, 0, p, md, &k->l);
+    k->hi = rc == 0 ? lo : k->lo;
+    if (rc) leaf_empty(&k->l);
+    return rc;
+}
+
+/* l's pairs before p (rows before the split's first) dropped, or parked when live: the rest
+ * moved down through the carry (empty here: moved into l first), at most a page's worth. 0
+ * or -ENOMEM. */
+static int drop_front(pq_nest_stream *s, pq_nest_leaf *l, int64_t p, int md, bool live,
+                      int64_t row0, int64_t lo)
+{
+    assert(s->carry.n == 0 && s->carry.vals.length == 0);
+    int rc = live ? park(s, l, p, md, row0, lo) : 0;
+    if (rc == 0) rc = tail_to(l, p, md, &s->carry);
+    if (rc) return rc;
+    leaf_empty(l);
+    return tail_to(&s->carry, 0, md, l);
+}
+
+/* Rows [lo, hi) from a park into l when one holds them (true), the park's rows before hi
+ * then dropped when it starts at lo; *rc 0 or -ENOMEM. */
+static bool unpark(pq_nest_stream *s, bool repeated, int md, int32_t rg, int64_t file_off,
+                   int64_t lo, int64_t hi, pq_nest_leaf *l, int *rc)
+{
+    struct pq_nest_park *k = park_of(s, rg, file_off, lo, hi);
+    if (!k) return false;
+    row_cur c = {0, 0};
+    int64_t a = row_start(&k->l, repeated, &c, lo - k->lo);
+    int64_t b = hi == k->hi ? k->l.n : row_start(&k->l, repeated, &c, hi - k->lo);
+    assert(a >= 0 && b >= a); /* (parked: whole rows [lo, hi)) */
+    *rc = span_to(&k->l, a, b, md, l);
+    if (*rc == 0 && lo == k->lo) { /* (the rest kept for a later split) */
+        leaf_drop(&k->l, b, md);
+        k->lo = hi;
+    }
+    return true;
+}
+
+int pq_nest_leaf_rows(pq_col_reader *r, pq_nest_stream *s, int32_t rg, const uint8_t *buf,
+                      size_t len, int64_t file_off, int64_t lo, int64_t hi, bool to_end,
+                      pq_nest_leaf *l, pq_err *e)
+{
+    assert(r->col->nested && l->n == 0 && l->vals.length == 0 && lo >= 0 && lo <= hi);
+    bool repeated = r->col->max_rep_level > 0;
+    int md = r->col->max_def_level;
+    l->file_off = file_off;
+    int rc = 0;
+    if (unpark(s, repeated, md, rg, file_off, lo, hi, l, &rc)) return rc; /* invariant 5 */
+    bool live = s->rg == rg && s->file_off == file_off && s->row <= lo && s->pos <= len;
+    if (!live) stream_reset(s, rg, file_off); /* invariant 3 */
+    int64_t row0 = s->row;                    /* the row l starts at */
+    rc = tail_to(&s->carry, 0, md, l);
+    row_cur c = {0, 0};
+    while (rc == 0) {
+        int64_t p = row0 < lo ? row_start(l, repeated, &c, lo - row0) : -1;
+        if (p >= 0) { /* invariant 2: the rows before lo go (or wait: invariant 5) */
+            rc = drop_front(s, l, p, md, live, row0, lo);
+            row0 = lo, c = (row_cur){0, 0};
+            continue;
+        }
+        p = row0 == lo && !to_end ? row_start(l, repeated, &c, hi - lo) : -1;
+        if (p >= 0) {
+            rc = tail_to(l, p, md, &s->carry);
+            s->row = hi;
+            return rc ? (stream_reset(s, -1, 0), rc) : 0;
+        }
+        if (s->pos >= len) break;
+        rc = pq_nest_leaf_next(r, buf, len, file_off, &s->pos, l, e);
+    }
+    if (rc == 0 && row0 < lo)
+        rc = pq_errf_col(e, RINGSCAN_EFORMAT, file_off, r->col->name, "column chunk ends "
+                         "before row %lld of its row group", (long long)lo);
+    stream_reset(s, -1, 0); /* the chunk's end (or an error): the next call starts over */
+    return rc;
+}
