@@ -259,7 +259,10 @@ int pq_nest_leaf_rows(pq_col_reader *r, pq_nest_stream *s, int32_t rg, const uin
     int rc = 0;
     if (unpark(s, repeated, md, rg, file_off, lo, hi, l, &rc)) return rc; /* invariant 5 */
     bool live = s->rg == rg && s->file_off == file_off && s->row <= lo && s->pos <= len;
-    if (!live) stream_reset(s, rg, file_off); /* invariant 3 */
+    if (!live) { /* invariant 3: the chunk from its first page, its own dictionary only */
+        stream_reset(s, rg, file_off);
+        r->has_dict = false, r->shared_dict = NULL; /* (not the last chunk's) */
+    }
     int64_t row0 = s->row;                    /* the row l starts at */
     rc = tail_to(&s->carry, 0, md, l);
     row_cur c = {0, 0};

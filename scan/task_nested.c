@@ -76,8 +76,9 @@ static int keys_check(scan_task *x, int slot, const pq_file_meta *m, const pq_ne
 
 /* Leaf i of slot's field (its chunk's bytes b at offset off, footer metadata cm) decoded for
  * the split's window into l: through the reader's stream st[i] (format/nest_stream.c), so
- * the splits of a cut row group this core runs in order decode each page once. Leaf 0 uses
- * the slot's reader r, the others the stream's own (its dictionary kept with it). */
+ * the splits of a cut row group this core runs in order decode each page once. Each leaf
+ * decodes with its stream's own reader (its dictionary kept with it, reset when the stream
+ * starts a chunk over); the slot's reader r lends its limits and decompression count. */
 static int leaf_rows(scan_task *x, pq_col_reader *r, pq_nest_stream *st, int i,
                      const pq_column_desc *d, const pq_chunk_meta *cm, io_bytes b, int64_t off,
                      pq_nest_leaf *l)

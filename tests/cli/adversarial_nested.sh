@@ -8,7 +8,9 @@
 #    pages (pyarrow 26 reads such a file as 0 rows; ringscan reads its 4), a chunk whose
 #    footer claims 2^62 values; the first repetition level 1, levels above the maxima, a v2
 #    page with no level bytes, a page claiming 2^31-1 values, a dictionary index out of
-#    range, a leaf ending before its row group;
+#    range, a leaf ending before its row group, a second row group's dictionary-coded page
+#    with no dictionary page (refused, not read with the first group's dictionary: a core's
+#    leaf streams keep their readers between chunks, format/nest_stream.c);
 #  - a struct's leaves and a list of structs' leaves that disagree on nulls or repetition;
 #  - legacy shapes: a two-level list, a repeated group 'array', an unannotated repeated group,
 #    MAP_KEY_VALUE, and projections by path through them.
@@ -36,6 +38,8 @@ one("list_def_above", lst(elrep=REQ), 4, [ch([page_v1(rep, [2, 2, 0, 1, 3, 2], 1
 one("list_v2_nolevels", lst(), 4, [ch([page_v2(rep, df, 1, 3, V, rep_bytes=b"", def_bytes=b"")], 6, INT64, P)])
 one("list_page_2e31", lst(), 4, [ch([page_v2(rep, df, 1, 3, V, num_values=2**31 - 1)], 6, INT64, P)])
 one("list_dict_oob", lst(), 4, [ch([page_v1(rep, df, 1, 3, dict_indices([0, 1, 3], 2), encoding=8)], 6, INT64, P, dict=dict_page(INT64, [10, 20, 30]))])
+g = lambda dp: (2, [ch([page_v1([0, 1, 0], [3, 3, 3], 1, 3, dict_indices([0, 1, 1], 1), encoding=8)], 3, BYTE_ARRAY, P, dict=dp)])
+write(f"{d}/list_dict_gone.parquet", lst(BYTE_ARRAY), [g(dict_page(BYTE_ARRAY, [b"a", b"b"])), g(None)])
 S = plain(BYTE_ARRAY, [b"a", b"", b"ccc"])
 one("lstr_2pages", lst(BYTE_ARRAY), 4, [ch([page_v1(rep[:1], df[:1], 1, 3, plain(BYTE_ARRAY, [b"a"])), page_v1(rep[1:], df[1:], 1, 3, plain(BYTE_ARRAY, [b"", b"ccc"]))], 6, BYTE_ARRAY, P)])
 one("lstr_rows_more", lst(BYTE_ARRAY), 5, [ch([page_v1(rep, df, 1, 3, S)], 6, BYTE_ARRAY, P)])
@@ -90,6 +94,8 @@ scan_is list_def_above -- "error: level pair (0, 3) above the column's (1, 2)"
 scan_is list_v2_nolevels -- "error: data ends after 0 of 6 values"
 scan_is list_page_2e31 -- "error: limit max_page_values=67108864 exceeded: page of 2147483647 values"
 scan_is list_dict_oob -- "error: dictionary index 3 out of range (dictionary has 3 values)"
+scan_is list_dict_gone --threads 1 -- "error: dictionary-encoded page without a dictionary (offset"
+scan_is list_dict_gone --threads 1 --limit 2 -- '{"l":["YQ==","Yg=="]} {"l":["Yg=="]}'
 scan_is lstr_2pages -- '{"l":["YQ==",""]} {"l":null} {"l":[]} {"l":[null,"Y2Nj"]}'
 scan_is lstr_rows_more -- "error: level pair 6 of the column chunk: the column ends before its row group"
 scan_is st_null_disagree -- "error: level pair 2 of the column chunk: definition level below its parent's"
