@@ -144,7 +144,7 @@ static int steal(scan_fetch *fx, int core, int *out)
         int best = -1, most = 0, used = atomic_load(&fx->units_used);
         for (int u = 0; u < used; u++) {
             uint64_t v = atomic_load_explicit(&fx->units[u].span, memory_order_acquire);
-            int left = span_next(v) < span_end(v) ? fetch_live_in(fx, span_next(v), span_end(v)) : 0;
+            int left = span_next(v) < span_end(v) ? fetch_stealable_in(fx, span_next(v), span_end(v)) : 0;
             int owner = atomic_load(&fx->units[u].owner); /* -1: a run being reserved */
             if (owner >= 0 && owner != core && left >= steal_min(fx, owner) && left > most)
                 best = u, most = left;

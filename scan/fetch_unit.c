@@ -124,6 +124,14 @@ int fetch_live_in(const scan_fetch *fx, int from, int to)
     return n;
 }
 
+int fetch_stealable_in(const scan_fetch *fx, int from, int to)
+{
+    const scan_plan *p = fx->plan;
+    for (int k = 0; from < to && p->splits[from].shares_rg && k < p->nneed; k++)
+        if (p->slot_node[k] >= 0) return 0; /* a cut group with a nested slot */
+    return fetch_live_in(fx, from, to);
+}
+
 /* Fills unit slot ui with splits [first, end), owned by owner (-1: not claimed yet), stolen
  * from unit src (-1: planned); the span is stored last (release), so a core scanning for a
  * unit to steal from never sees a half-made one with splits left. 0 or -ENOMEM. */
