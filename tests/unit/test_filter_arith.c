@@ -277,6 +277,20 @@ static int rows_of_big(const char *text, const flt_mask *in, flt_mask *out)
     return rc;
 }
 
+/* flt_eval_multi of text's one conjunct over vecs[] with input in, into out; -1 when it does
+ * not parse. */
+static int eval_text(const char *text, const flt_mask *in, flt_mask *out)
+{
+    flt_expr *ex = parse_ok(text);
+    if (!ex) return -1;
+    const flt_pred *p = &ex->preds[0];
+    const pq_vec *v[FLT_MAX_MULTI_COLS];
+    for (int32_t i = 0; i < p->multi->ncols; i++) v[i] = &vecs[p->multi->cols[i]];
+    int rc = flt_eval_multi(p, v, in, out);
+    flt_expr_free(ex);
+    return rc;
+}
+
 /* Chunks whose input rows are few are evaluated on those rows alone (vexpr_eval.c invariant
  * 4): 3000 rows (three chunks of 1024 and a short one) of q, k, dec and d, input masks from
  * every row to one row in 97, against the rows computed here; an overflow in an unselected
@@ -310,12 +324,7 @@ static void sparse_chunks(void)
         static const char *const texts[] = {"CAST(dec AS INTEGER) * 2 - q > 40", "k * q < -100",
                                             "d * 2 > dec", "k * 2 > 0"};
         for (int t = 0; t < 4; t++) {
-            flt_expr *ex = parse_ok(texts[t]);
-            if (!ex) continue;
-            const flt_pred *p = &ex->preds[0];
-            const pq_vec *v[FLT_MAX_MULTI_COLS];
-            for (int32_t i = 0; i < p->multi->ncols; i++) v[i] = &vecs[p->multi->cols[i]];
-            CHECK_EQ_I64(flt_eval_multi(p, v, &in, &out), 0);
+            CHECK_EQ_I64(eval_text(texts[t], &in, &out), 0);
             int bad = 0;
             for (int i = 0; i < N; i++) {
                 int64_t dround = (dec[i] + 50) / 100; /* dec >= 0: half away from zero */
@@ -326,7 +335,6 @@ static void sparse_chunks(void)
                 bad += flt_mask_get(&out, i) != (flt_mask_get(&in, i) && want);
             }
             CHECK_EQ_I64(bad, 0);
-            flt_expr_free(ex);
         }
         CHECK(rows_of_big("k * k * k > 0", &in, &out) == 0); /* row 1500 not selected */
         flt_mask_set(&in, 1500); /* now selected: its overflow (past 128 bits) counts */
@@ -370,13 +378,8 @@ static void step_bounds(void)
                                         "-(k * q) * q - k > 0", "CAST(k * q AS INTEGER) < 2",
                                         "k * q * q * 8 > 0", "k * 8388608 > 0"};
     for (int t = 0; t < 7; t++) {
-        flt_expr *ex = parse_ok(texts[t]);
-        if (!ex) continue;
-        const flt_pred *p = &ex->preds[0];
-        const pq_vec *v[FLT_MAX_MULTI_COLS];
-        for (int32_t i = 0; i < p->multi->ncols; i++) v[i] = &vecs[p->multi->cols[i]];
         const flt_mask *in = t == 4 ? &odd : &all; /* (odd rows' k * q, 2^30, fits INTEGER) */
-        CHECK_EQ_I64(flt_eval_multi(p, v, in, &out), 0);
+        CHECK_EQ_I64(eval_text(texts[t], in, &out), 0);
         int bad = 0;
         for (int i = 0; i < N; i++) {
             __int128 kq = (__int128)k[i] * q[i], kqq = kq * q[i];
@@ -391,7 +394,6 @@ static void step_bounds(void)
         }
         if (bad) fprintf(stderr, "  %s: %d rows wrong\n", texts[t], bad);
         CHECK_EQ_I64(bad, 0);
-        flt_expr_free(ex);
     }
     flt_mask_free(&all), flt_mask_free(&odd), flt_mask_free(&out);
     for (int j = 0; j < 2; j++) {
