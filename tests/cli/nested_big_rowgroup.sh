@@ -27,6 +27,8 @@
 #     split (or the first and the last: the rows of the pruned splits between are not parked)
 #     of a cut group of 10M list elements peaks below the uncut scan's memory (it held every
 #     row before its split: 1.6x the uncut scan's, 2.2x with the first split read).
+#  6. A row group of one row whose nested slot is over the size stays whole (it was cut into
+#     1 split: an assertion failure in cut_even, exit 134), values equal.
 # Last line: "nested_big_rowgroup: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv nested_big_rowgroup
@@ -144,4 +146,15 @@ if "$PY" "$dir/mem.py" write "$f" 2>"$dir/py.err"; then
 else
     bad "pyarrow could not write the memory file: $(tail -n 3 "$dir/py.err")"
 fi
+# 6. one-row groups over the size
+f="$dir/one.parquet"
+"$PY" -c "
+import pyarrow as pa, pyarrow.parquet as pq, sys
+t = pa.table({'id': pa.array([0, 1, 2], pa.int64()), 'l': pa.array([[1, 2], [3], None], pa.list_(pa.int64()))})
+pq.write_table(t, sys.argv[1], row_group_size=1)" "$f" 2>"$dir/py.err" || bad "pyarrow could not write one.parquet"
+for t in 1 2; do
+    env RINGSCAN_TEST_NEST_SPLIT_BYTES=1 timeout 60 "$R" scan "$f" --format jsonl --ordered --threads $t >"$dir/got" 2>"$dir/err"; rc=$?
+    check '[ $rc = 0 ] && [ "$(tr "\n" " " <"$dir/got")" = "{\"id\":0,\"l\":[1,2]} {\"id\":1,\"l\":[3]} {\"id\":2,\"l\":null} " ]' \
+        "one-row groups, $t threads: exit $rc, $(head -c 200 "$dir/err") $(tr "\n" " " <"$dir/got")"
+done
 summary nested_big_rowgroup
