@@ -263,13 +263,16 @@ int pq_nest_leaf_rows(pq_col_reader *r, pq_nest_stream *s, int32_t rg, const uin
         stream_reset(s, rg, file_off);
         r->has_dict = false, r->shared_dict = NULL; /* (not the last chunk's) */
     }
+    /* rows skipped past more splits than the parks hold are no out-of-order task's (the
+     * splits between were pruned): they go, as a restart drops them */
+    bool keep = live && lo - s->row <= PQ_NEST_PARKS * (hi - lo);
     int64_t row0 = s->row;                    /* the row l starts at */
     rc = tail_to(&s->carry, 0, md, l);
     row_cur c = {0, 0};
     while (rc == 0) {
         int64_t p = row0 < lo ? row_start(l, repeated, &c, lo - row0) : -1;
         if (p >= 0) { /* invariant 2: the rows before lo go (or wait: invariant 5) */
-            rc = drop_front(s, l, p, md, live, row0, lo);
+            rc = drop_front(s, l, p, md, keep, row0, lo);
             row0 = lo, c = (row_cur){0, 0};
             continue;
         }
@@ -278,6 +281,16 @@ int pq_nest_leaf_rows(pq_col_reader *r, pq_nest_stream *s, int32_t rg, const uin
             rc = tail_to(l, p, md, &s->carry);
             s->row = hi;
             return rc ? (stream_reset(s, -1, 0), rc) : 0;
+        }
+        if (row0 < lo && l->n > 0) { /* invariant 2: the whole rows held go as pages come in */
+            int64_t q = l->n, k = l->n; /* (lo not reached: c scanned every pair held) */
+            if (repeated)
+                for (q = l->n - 1, k = c.starts - 1; q > 0 && l->rep[q] != 0; q--) {}
+            if (k > 0 && q > 0) { /* rows [row0, row0 + k): the pairs before q */
+                rc = drop_front(s, l, q, md, keep, row0, row0 + k);
+                row0 += k, c = (row_cur){0, 0};
+                if (rc) break;
+            }
         }
         if (s->pos >= len) break;
         rc = pq_nest_leaf_next(r, buf, len, file_off, &s->pos, l, e);

@@ -106,7 +106,7 @@ int plan_cuts(plan_build *b, plan_index *x, int rg, int64_t **cuts)
         return cut_even(n, want, cuts);
     /* a nested slot: cut evenly only as its footer size needs (no index); a group that fits
      * one split stays whole, as a thief of its cut would decode from the chunk's start */
-    int64_t nest = plan_flat(b) ? 1 : nest_splits(b, rg);
+    int64_t nest = plan_flat(b) || n < 2 ? 1 : nest_splits(b, rg); /* (a row is not cut) */
     if (nest > 1) return cut_even(n, nest < n ? nest : n, cuts);
     if (indexed < b->p->nneed) want = 1;
     const pq_offset_index *oi = want > 1 ? plan_usable_oi(b, x, rg, 0) : NULL;
