@@ -405,7 +405,7 @@ int pq_nest_walk_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf 
                leaf_of(&a, c)->vpos == leaf_of(&a, c)->vals.length); /* a value per max level */
         if (leaf_of(&a, c)->pos != leaf_of(&a, c)->n)
             rc = pq_errf_col(e, RINGSCAN_EFORMAT, leaf_of(&a, c)->file_off, m->columns[c].name,
-                             "column chunk holds %lld level pairs past its row group's %lld rows",
+                             "column chunk holds %lld level pairs past the %lld rows read of its row group",
                              (long long)(leaf_of(&a, c)->n - leaf_of(&a, c)->pos), (long long)rows);
     }
     if (rc == RINGSCAN_ELIMIT)

@@ -79,7 +79,7 @@ static int flat_rows(const pq_file_meta *m, const pq_nest *t, int32_t w, const p
     }
     if (i != n)
         return pq_errf_col(e, RINGSCAN_EFORMAT, l->file_off, m->columns[t[1].col].name,
-                           "column chunk holds %lld level pairs past its row group's %lld rows",
+                           "column chunk holds %lld level pairs past the %lld rows read of its row group",
                            (long long)(n - i), (long long)rows);
     assert(vals == l->vals.length); /* invariant 3 */
     *valid_els = vals, *nulls = nn;

@@ -46,7 +46,7 @@ static int struct_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_l
         if (l->n < rows) return struct_error(m, t, leaves, k, l->n, "the column ends before its row group", e);
         if (l->n > rows)
             return pq_errf_col(e, RINGSCAN_EFORMAT, l->file_off, m->columns[t[k].col].name,
-                               "column chunk holds %lld level pairs past its row group's %lld rows",
+                               "column chunk holds %lld level pairs past the %lld rows read of its row group",
                                (long long)(l->n - rows), (long long)rows);
         total += leaf_value_bytes(&l->vals);
     }

@@ -268,8 +268,8 @@ static void broken(void)
     } cases[] = {
         {{0, 1, 0}, {3, 1, 3}, 3, 2, "level pair 1 of the column chunk: definition level below its parent's"},
         {{0, 0, 0}, {3, 0, 3}, 3, 4, "level pair 3 of the column chunk: the column ends before its row group"},
-        {{0, 0, 0}, {3, 0, 3}, 3, 2, "column chunk holds 1 level pairs past its row group's 2 rows"},
-        {{0, 1, 0}, {3, 2, 0}, 3, 0, "column chunk holds 3 level pairs past its row group's 0 rows"},
+        {{0, 0, 0}, {3, 0, 3}, 3, 2, "column chunk holds 1 level pairs past the 2 rows read of its row group"},
+        {{0, 1, 0}, {3, 2, 0}, 3, 0, "column chunk holds 3 level pairs past the 0 rows read of its row group"},
         {{0, 1}, {0, 3}, 2, 2, "level pair 1 of the column chunk: repetition level not the one the structure expects"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -428,7 +428,7 @@ static void struct_broken(void)
         {{{2, 0, 1}, {1, 0, 1}, {2, 0, 1}}, {3, 2, 3}, 3,
          "level pair 2 of the column chunk: the column ends before its row group", "s.b"},
         {{{2, 0, 1}, {1, 0, 1}, {2, 0, 1}}, {3, 3, 3}, 2,
-         "column chunk holds 1 level pairs past its row group's 2 rows", "s.a"},
+         "column chunk holds 1 level pairs past the 2 rows read of its row group", "s.a"},
     };
     pq_vec out;
     pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
@@ -684,7 +684,7 @@ static void map_broken(void)
         {{{0, 0, 1}, {0, 0, 1}}, {{2, 0, 2}, {3, 0, 3}}, {3, 3}, 3,
          "level pair 2 of the column chunk: repetition level not the one the structure expects", "m.key_value.key"},
         {{{0, 1, 0}, {0, 1, 0}}, {{2, 2, 0}, {3, 3, 0}}, {3, 3}, 1,
-         "column chunk holds 1 level pairs past its row group's 1 rows", "m.key_value.key"},
+         "column chunk holds 1 level pairs past the 1 rows read of its row group", "m.key_value.key"},
     };
     pq_vec out;
     pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
