@@ -14,12 +14,13 @@
  * A split decodes its window's rows only (a row group too large for one split is cut by
  * rows: plan_cut.c): each leaf through the slot reader's stream (format/nest_stream.c), so
  * the splits of a cut group one core runs in order decode each page once; a split run out
- * of order (a steal) starts its leaf over from the chunk's first page.
- * Invariants: the slot's core reader serves the first leaf and keeps every leaf's decoded
- * levels and values between splits (pq_nest_leaves_keep: their buffers are reused, a split's
- * worth per leaf held until the scan ends), and every leaf's stream (pq_nest_streams: its
- * place in the chunk, the rows decoded past the last split, the reader of a leaf past the
- * first, with the reader's limits and scan-wide decompression count). */
+ * of order with nothing parked for it starts its leaf over from the chunk's first page
+ * (no core steals such a group's splits: fetch_impl.h fetch_stealable_in).
+ * Invariants: the slot's core reader keeps every leaf's decoded levels and values between
+ * splits (pq_nest_leaves_keep: their buffers are reused, a split's worth per leaf held until
+ * the scan ends) and every leaf's stream (pq_nest_streams: its place in the chunk, the rows
+ * decoded past the last split, and the reader each leaf decodes with, given the slot
+ * reader's limits and scan-wide decompression count). */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
