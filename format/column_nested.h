@@ -187,6 +187,26 @@ int pq_nest_keys_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_le
                        const uint32_t *sel, int32_t rg, int64_t row0, int64_t *at_row,
                        pq_err *e);
 
+/* A row holding a null map key, kept to be named later (pq_nest_null_key_err), once the
+ * leaves that showed it are gone: a Top-K split reads such a row with its map absent and
+ * fails the scan only if the row reaches the answer (scan/topk.h invariant 4). */
+typedef struct pq_nest_null_key {
+    int64_t row;      /* in its row group */
+    int64_t file_off; /* the key column's chunk */
+    int32_t rg;
+    int32_t map;      /* the map's schema node (m->nodes), or -1: the row holds no null key */
+    int32_t col;      /* the key's leaf column */
+} pq_nest_null_key;
+
+/* As pq_nest_keys_check, for every row: out[i] (i < rows, the rows the leaves hold) names the
+ * first of t's maps holding a null key in row i, or has map -1. Returns how many rows hold
+ * one (a row past rows, in leaves that do not hold exactly rows rows, is left to the
+ * assembly to name). */
+int64_t pq_nest_keys_rows(const pq_nest *t, const pq_nest_leaf *leaves, int64_t rows,
+                          const uint32_t *sel, int32_t rg, int64_t row0, pq_nest_null_key *out);
+/* Fills e with k's error (k->map >= 0): pq_nest_keys_check's. Returns RINGSCAN_EFORMAT. */
+int pq_nest_null_key_err(const pq_file_meta *m, const pq_nest_null_key *k, pq_err *e);
+
 /* Field t's decoded leaves (its leaf_hi - leaf_lo, as for pq_nest_assemble) cut in place to
  * the rows sel[0..nsel) (rising, each < rows) of the rows rows they hold, so an assembly of
  * nsel rows builds only those (format/nest_select.c). False, the leaves left whole, when one
@@ -199,6 +219,14 @@ bool pq_nest_leaves_select(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf
  * rows rows. */
 bool pq_nest_leaves_head(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,
                          int64_t rows, int64_t keep);
+/* Field t's decoded leaves (as for pq_nest_leaves_select) with the rows blank[0..nblank)
+ * (rising, each < rows) made absent in place: each such row's level pairs become one pair
+ * (repetition 0, definition 0: its shallowest optional or repeated node is null or empty)
+ * and its values go; a leaf whose definition level is always 0 (required all the way)
+ * keeps its one value per row. Every other row is unchanged. False, the leaves left whole,
+ * when one does not hold exactly rows rows. */
+bool pq_nest_leaves_blank(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,
+                          int64_t rows, const uint32_t *blank, int64_t nblank);
 
 /* The element width w >= 2 when field t (pq_nest_build) packs as a flat list (layout
  * above), else 0. */

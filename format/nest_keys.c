@@ -8,7 +8,9 @@
  * DuckDB, only the rows a scan keeps are checked: the caller checks the leaves after they are
  * cut to a filtered split's rows (nest_select.c), naming a row by its index in the row group,
  * and learns the row's index among the leaves' rows, so that under a limit it can keep the
- * rows before it and fail only when the output reaches it (scan/task_nested.c).
+ * rows before it and fail only when the output reaches it (scan/task_nested.c); under
+ * ORDER BY ... LIMIT it lists every such row (pq_nest_keys_rows), for the Top-K merge to fail
+ * only if one is in the answer (scan/topk.h invariant 4).
  *
  * Invariants:
  *  1. Only a map node's key is checked: a path that reaches the keys as a list
@@ -45,6 +47,37 @@ static int64_t row_of(const pq_nest_leaf *l, int64_t at)
     return row;
 }
 
+/* Map node t[k]'s key node when the schema makes that key OPTIONAL (its null keys are to be
+ * found), else NULL (not a map, or a REQUIRED key). */
+static const pq_nest *optional_key(const pq_nest *t, int32_t k)
+{
+    if (t[k].kind != PQ_NEST_MAP) return NULL;
+    const pq_nest *s = &t[k + 1], *key = &t[k + 2]; /* the entries, their first field */
+    assert(s->kind == PQ_NEST_STRUCT && s->nchildren >= 1 && s->def_valid == t[k].def_item);
+    assert(!key->nullable); /* nest_schema.c invariant 3 */
+    if (key->def_valid <= s->def_valid) return NULL; /* a REQUIRED key */
+    assert(key->leaf_lo >= t[0].leaf_lo && key->leaf_lo < t[0].leaf_hi);
+    return key;
+}
+
+/* The null key of map t[map] (key node key, leaf l) in the leaves' row `row`. */
+static pq_nest_null_key null_key(const pq_nest *t, int32_t map, const pq_nest *key,
+                                 const pq_nest_leaf *l, const uint32_t *sel, int32_t rg,
+                                 int64_t row0, int64_t row)
+{
+    return (pq_nest_null_key){.row = row0 + (sel ? sel[row] : row), .file_off = l->file_off,
+                              .rg = rg, .map = t[map].src, .col = key->leaf_lo};
+}
+
+int pq_nest_null_key_err(const pq_file_meta *m, const pq_nest_null_key *k, pq_err *e)
+{
+    assert(k->map >= 0 && k->map < m->nnodes && k->col >= 0 && k->col < m->ncolumns);
+    return pq_errf_col(e, RINGSCAN_EFORMAT, k->file_off, m->columns[k->col].name,
+                       "row %lld of row group %d holds a null key in map '%.200s' (its key "
+                       "is optional in the schema; a map's keys cannot be null)",
+                       (long long)k->row, (int)k->rg, m->nodes[k->map].path);
+}
+
 int pq_nest_keys_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_leaf *leaves,
                        const uint32_t *sel, int32_t rg, int64_t row0, int64_t *at_row,
                        pq_err *e)
@@ -52,12 +85,8 @@ int pq_nest_keys_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_le
     int32_t map = -1; /* the map whose null key lies in the earliest row (*at_row) */
     *at_row = -1;
     for (int32_t k = 0; k < t[0].end; k++) {
-        if (t[k].kind != PQ_NEST_MAP) continue;
-        const pq_nest *s = &t[k + 1], *key = &t[k + 2]; /* the entries, their first field */
-        assert(s->kind == PQ_NEST_STRUCT && s->nchildren >= 1 && s->def_valid == t[k].def_item);
-        assert(!key->nullable); /* nest_schema.c invariant 3 */
-        if (key->def_valid <= s->def_valid) continue; /* a REQUIRED key */
-        assert(key->leaf_lo >= t[0].leaf_lo && key->leaf_lo < t[0].leaf_hi);
+        const pq_nest *key = optional_key(t, k);
+        if (!key) continue;
         const pq_nest_leaf *l = &leaves[key->leaf_lo - t[0].leaf_lo];
         int64_t at = first_null_key(&t[k], key, l), row = at < 0 ? -1 : row_of(l, at);
         if (row >= 0 && (*at_row < 0 || row < *at_row)) *at_row = row, map = k;
@@ -65,9 +94,30 @@ int pq_nest_keys_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_le
     if (map < 0) return 0;
     const pq_nest *key = &t[map + 2];
     const pq_nest_leaf *l = &leaves[key->leaf_lo - t[0].leaf_lo];
-    return pq_errf_col(e, RINGSCAN_EFORMAT, l->file_off, m->columns[key->leaf_lo].name,
-                       "row %lld of row group %d holds a null key in map '%.200s' (its key "
-                       "is optional in the schema; a map's keys cannot be null)",
-                       (long long)(row0 + (sel ? sel[*at_row] : *at_row)), (int)rg,
-                       m->nodes[t[map].src].path);
+    pq_nest_null_key nk = null_key(t, map, key, l, sel, rg, row0, *at_row);
+    return pq_nest_null_key_err(m, &nk, e);
+}
+
+int64_t pq_nest_keys_rows(const pq_nest *t, const pq_nest_leaf *leaves, int64_t rows,
+                          const uint32_t *sel, int32_t rg, int64_t row0, pq_nest_null_key *out)
+{
+    int64_t marked = 0;
+    for (int64_t i = 0; i < rows; i++) out[i].map = -1;
+    for (int32_t k = 0; k < t[0].end; k++) {
+        const pq_nest *key = optional_key(t, k);
+        if (!key) continue;
+        const pq_nest_leaf *l = &leaves[key->leaf_lo - t[0].leaf_lo];
+        int64_t row = -1;
+        for (int64_t i = 0; i < l->n; i++) { /* (invariant 2, for each row) */
+            row += l->rep[i] == 0;
+            if (row >= rows) break;
+            if (row < 0 || l->rep[i] > t[k].rep_item || out[row].map >= 0) continue;
+            if (l->def[i] >= t[k].def_item && l->def[i] < key->def_valid) {
+                out[row] = null_key(t, k, key, l, sel, rg, row0, row);
+                marked++;
+            }
+        }
+    }
+    assert(marked >= 0 && marked <= rows);
+    return marked;
 }

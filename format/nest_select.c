@@ -14,7 +14,11 @@
  *     would have given. It is done in place (a kept pair or value only moves down), with no
  *     allocation.
  *  3. Work is one pass over each leaf's levels (the skipped ones in blocks: rows_past) and
- *     one move of its kept values. */
+ *     one move of its kept values.
+ *  4. A blanked row (pq_nest_leaves_blank) keeps one level pair, (0, 0), in every leaf that
+ *     has a definition level: the shallowest optional or repeated node on each leaf's path is
+ *     null or empty. Two leaves share the nodes above where their paths part, so they agree
+ *     on which node that is: the rows read as a valid value, with no value of a leaf left. */
 #include <assert.h>
 #include <string.h>
 
@@ -134,6 +138,45 @@ bool pq_nest_leaves_head(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *
         l->n = rows_past(l, d->max_rep_level > 0, 0, keep, d->max_def_level, &nv);
         l->vals.length = nv;
         if (l->vals.type == PQ_BYTE_ARRAY) l->vals.data_len = nv ? l->vals.offsets[nv] : 0;
+    }
+    return true;
+}
+
+/* Leaf l with the rows blank[0..nb) made absent (invariant 4), in place: a blanked row's
+ * pairs (at least one) become one, so nothing moves up. */
+static void leaf_blank(pq_nest_leaf *l, bool repeated, int md, const uint32_t *blank, int64_t nb)
+{
+    int64_t p = 0, w = 0, vp = 0, vw = 0, row = 0;
+    for (int64_t i = 0; i <= nb; i++) {
+        int64_t nv = 0, e = i < nb ? rows_past(l, repeated, p, blank[i] - row, md, &nv) : l->n;
+        if (i == nb) nv = l->vals.length - vp; /* the rows after the last blanked one */
+        assert(i == nb || blank[i] >= row);
+        memmove(l->rep + w, l->rep + p, sizeof *l->rep * (size_t)(e - p));
+        memmove(l->def + w, l->def + p, sizeof *l->def * (size_t)(e - p));
+        vals_move(&l->vals, vp, nv, vw);
+        w += e - p, vw += nv, vp += nv, p = e;
+        if (i == nb) break;
+        int64_t dropped = 0; /* the blanked row's pairs and values */
+        p = rows_past(l, repeated, p, 1, md, &dropped);
+        vp += dropped;
+        l->rep[w] = 0, l->def[w] = 0, w++;
+        row = blank[i] + 1;
+    }
+    assert(w <= l->n && vw <= l->vals.length);
+    l->n = w, l->vals.length = vw;
+    if (l->vals.type == PQ_BYTE_ARRAY) l->vals.data_len = vw ? l->vals.offsets[vw] : 0;
+}
+
+bool pq_nest_leaves_blank(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,
+                          int64_t rows, const uint32_t *blank, int64_t nblank)
+{
+    assert(nblank >= 0 && nblank <= rows);
+    int32_t n = t[0].leaf_hi - t[0].leaf_lo;
+    if (!leaves_rows(m, t, leaves, rows)) return false;
+    for (int32_t i = 0; i < n; i++) {
+        const pq_column_desc *d = &m->columns[t[0].leaf_lo + i];
+        if (d->max_def_level == 0) continue; /* (required all the way: one value per row) */
+        leaf_blank(&leaves[i], d->max_rep_level > 0, d->max_def_level, blank, nblank);
     }
     return true;
 }

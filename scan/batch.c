@@ -47,5 +47,6 @@ void scan_batch_free(scan_batch *b)
     for (int i = 0; b->cols && i < b->ncols; i++) pq_vec_free(&b->cols[i]);
     free(b->cols);
     free(b->pos);
+    free(b->bad);
     memset(b, 0, sizeof *b);
 }

@@ -257,6 +257,7 @@ static int parts_init(scan_t *s)
                              .topk = s->topk.nkeys ? &s->topk : NULL,
                              .dict_slot = s->dict_slot,
                              .nest_cols = s->o.nest_cols,
+                             .keys_mark = s->topk.nkeys && s->o.topk_bounded,
                              .keys_defer = s->o.limit >= 0}; /* (Top-K's is -1 here) */
     s->merge.t = &s->topk;
     return rc;
@@ -406,8 +407,7 @@ static int topk_next(scan_t *s, scan_batch *b, pq_err *e)
             break;
         }
     }
-    if (!s->merged && rc == 0 && (rc = scan_topk_finish(&s->merge)) != 0)
-        pq_errf(e, rc, -1, "cannot sort the Top-K rows: %s", status_text(rc));
+    if (!s->merged && rc == 0) rc = scan_topk_finish(&s->merge, &s->plan.f->meta, e);
     if (!s->merged) {
         s->merged = true;
         finish(s, false);

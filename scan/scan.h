@@ -217,6 +217,9 @@ typedef struct scan_batch {
     int ncols;
     pq_vec *cols;              /* ncols vectors, owned */
     int64_t *pos;              /* Top-K splits only: each row's position in the file (owned) */
+    struct pq_nest_null_key *bad; /* Top-K splits only: NULL, or per row the null map key it
+                                     holds (map >= 0; its map read as absent) or map -1
+                                     (owned; topk.h invariant 4) */
     pq_vec *dicts;             /* NULL, or ncols dictionaries (scan_opts.dict_out; owned) */
     bool *dict_on;             /* ncols entries with dicts: cols[j] are indices into dicts[j] */
     uint64_t held;             /* bytes counted in the scan's fetch budget until the consumer

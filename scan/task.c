@@ -151,6 +151,7 @@ static int project(scan_task *x, scan_batch *b, int64_t *pos)
     uint32_t *idx = fail_malloc(sizeof(uint32_t) * (size_t)(n + 1));
     bool *moved = fail_calloc((size_t)plan->nneed, sizeof(bool));
     b->pos = pos;
+    if (x->nbad > 0) b->bad = x->bad, x->bad = NULL; /* one entry per row: keys_mark's n */
     int rc = b->cols && idx && moved ? 0 : -ENOMEM;
     if (rc == 0) {
         b->ncols = plan->nproj;
@@ -347,6 +348,7 @@ static void ctx_free(scan_task *x)
     free(x->wanted);
     free(x->sel);
     free(x->mrows);
+    free(x->bad);
     task_dictout_free(x);
     flt_mask_free(&x->mask);
     flt_mask_free(&x->tmp);

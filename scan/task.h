@@ -60,6 +60,10 @@ typedef struct scan_task_env {
     const bool *dict_slot;     /* NULL, or per slot: decoded as dictionary indices
                                   (task_dictout.c, scan_dictout_slots) */
     bool nest_cols;            /* scan_opts.nest_cols */
+    bool keys_mark;            /* a bounded Top-K: a kept row whose map key is null is read
+                                  with its map absent and marked in its batch (scan_batch.bad),
+                                  the scan failing only if the row is in the answer (topk.h
+                                  invariant 4) */
     bool keys_defer;           /* the output stops at a limit (no Top-K): a map key null in a
                                   kept row ends the split's rows before it, failing the scan
                                   only if the output reaches that row (task_nested.c,
@@ -137,6 +141,10 @@ typedef struct scan_task {
                               holding a null map key, whose nested slots' rows end before it
                               (task_nested.c; task.c cuts the others), else -1 */
     pq_err keys_err;       /* its error, while keys_row >= 0 */
+    struct pq_nest_null_key *bad; /* env->keys_mark: NULL, or per kept row (the batch's) its
+                                     null map key, map -1 for none (task_nested.c keys_mark);
+                                     moved into the batch */
+    int64_t nbad;          /* rows marked in bad */
     pq_err err;
 } scan_task;
 

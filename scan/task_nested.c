@@ -10,7 +10,9 @@
  * rows the output reaches count (as DuckDB's LIMIT): the slot's rows end before the first
  * kept row holding one (x->keys_row, the leaves cut before it: nest_select.c), the split's
  * batch with them (task.c keys_cut), and the output fails only if it needs that row
- * (output.h invariant 6). A null key is never assembled.
+ * (output.h invariant 6). Under ORDER BY ... LIMIT each kept row holding one is read with its
+ * field absent and marked for the merge (keys_mark), which fails only if the row is in the
+ * answer (topk.h invariant 4). A null key is never assembled.
  * A split decodes its window's rows only (a row group too large for one split is cut by
  * rows: plan_cut.c): each leaf through the slot reader's stream (format/nest_stream.c), so
  * the splits of a cut group one core runs in order decode each page once; a split run out
@@ -51,6 +53,41 @@ static int64_t nest_select(scan_task *x, int slot, const pq_file_meta *m, const 
     return x->nmrows;
 }
 
+/* env->keys_mark (a bounded Top-K): the kept rows (rows of them, sel as for keys_check)
+ * holding a null map key are marked in x->bad (made on the first, one entry per batch row)
+ * and their fields made absent (pq_nest_leaves_blank), so the rows still rank and the batch
+ * carries them to the merge, which fails the scan only if one is in the answer (topk.h
+ * invariant 4). Leaves that do not hold the batch's rows fail the split with the first
+ * null key, as without a limit. 0 or a negative status. */
+static int keys_mark(scan_task *x, const pq_file_meta *m, const pq_nest *t, pq_nest_leaf *leaves,
+                     int64_t rows, const uint32_t *sel)
+{
+    int64_t at = -1;
+    pq_err e = {.offset = -1};
+    int rc = pq_nest_keys_check(m, t, leaves, sel, x->sp->rg, x->row_lo, &at, &e);
+    if (rc == 0) return 0;
+    if (rows != flt_mask_popcount(&x->mask)) return x->err = e, rc;
+    pq_nest_null_key *mine = fail_malloc(sizeof *mine * (size_t)rows);
+    uint32_t *blank = fail_malloc(sizeof *blank * (size_t)rows);
+    if (!x->bad) x->bad = fail_malloc(sizeof *x->bad * (size_t)rows);
+    rc = mine && blank && x->bad ? 0 : -ENOMEM;
+    if (rc == 0 && !x->nbad) /* (the first slot to mark: no row marked yet) */
+        for (int64_t i = 0; i < rows; i++) x->bad[i].map = -1;
+    int64_t nb = 0;
+    if (rc == 0 && pq_nest_keys_rows(t, leaves, rows, sel, x->sp->rg, x->row_lo, mine) > 0)
+        for (int64_t i = 0; i < rows; i++) {
+            if (mine[i].map < 0) continue;
+            blank[nb++] = (uint32_t)i;
+            if (x->bad[i].map < 0) x->bad[i] = mine[i], x->nbad++; /* (an earlier slot's first) */
+        }
+    assert(rc != 0 || nb > 0); /* (pq_nest_keys_check found one) */
+    if (rc == 0 && !pq_nest_leaves_blank(m, t, leaves, rows, blank, nb))
+        x->err = e, rc = e.status;
+    free(mine);
+    free(blank);
+    return rc;
+}
+
 /* The map keys of the kept rows *rows (the leaves cut to them when *rows < x->nrows, named by
  * x->mrows): a null key fails the split (x->err), unless env->keys_defer: the leaves are then
  * cut before x->keys_row (an earlier slot's) and before the first row here holding one (which
@@ -60,6 +97,7 @@ static int keys_check(scan_task *x, int slot, const pq_file_meta *m, const pq_ne
                       pq_nest_leaf *leaves, int64_t *rows)
 {
     const uint32_t *sel = *rows < x->nrows ? x->mrows : NULL; /* (a prefix keeps their ranks) */
+    if (x->env->keys_mark) return keys_mark(x, m, t, leaves, *rows, sel);
     if (x->keys_row >= 0 && pq_nest_leaves_head(m, t, leaves, *rows, x->keys_row))
         *rows = x->keys_row, x->compacted[slot] = true;
     int64_t at = -1;

@@ -11,6 +11,7 @@
 #include "common/fail.h"
 #include "common/status.h"
 #include "filter/prune.h"
+#include "format/column_nested.h"
 #include "scan/explain.h"
 #include "scan/pqfile.h"
 
@@ -281,6 +282,13 @@ bool scan_topk_offer(scan_topk *t, flt_lit v)
 
 /* ---------------------------------------------------------------------------- merge */
 
+/* The null map key held row r holds (its batch marked it: invariant 4), or NULL. */
+static const pq_nest_null_key *bad_at(const scan_topk_merge *m, topk_ref r)
+{
+    const scan_batch *b = &m->held[r.b];
+    return b->bad && b->bad[r.i].map >= 0 ? &b->bad[r.i] : NULL;
+}
+
 /* Every held row, sorted, truncated to K; NULL on -ENOMEM. */
 static topk_ref *sorted_refs(const scan_topk_merge *m, int64_t *n)
 {
@@ -293,6 +301,21 @@ static topk_ref *sorted_refs(const scan_topk_merge *m, int64_t *n)
     qsort_r(r, (size_t)at, sizeof *r, ref_cmp, (void *)m);
     *n = at < m->t->k ? at : m->t->k;
     return r;
+}
+
+/* dst->bad for rows refs[0..n) of the held batches: left NULL when none of them is marked. */
+static int gather_bad(const scan_topk_merge *m, const topk_ref *refs, int64_t n, scan_batch *dst)
+{
+    int64_t marked = 0;
+    for (int64_t r = 0; r < n; r++) marked += bad_at(m, refs[r]) != NULL;
+    if (marked == 0) return 0;
+    dst->bad = fail_malloc(sizeof *dst->bad * (size_t)n);
+    if (!dst->bad) return -ENOMEM;
+    for (int64_t r = 0; r < n; r++) {
+        const pq_nest_null_key *k = bad_at(m, refs[r]);
+        dst->bad[r] = k ? *k : (pq_nest_null_key){.map = -1};
+    }
+    return 0;
 }
 
 /* dst's columns [0, ncols) (and pos when with_pos) = rows refs[0..n) of the held batches, in
@@ -316,6 +339,7 @@ static int gather(const scan_topk_merge *m, const topk_ref *refs, int64_t n, int
             rc = pq_vec_take(&src->cols[c], idx, z - a, &dst->cols[c]);
         for (int64_t r = a; with_pos && r < z; r++) dst->pos[r] = src->pos[refs[r].i];
     }
+    if (rc == 0 && with_pos) rc = gather_bad(m, refs, n, dst);
     free(idx);
     if (rc) scan_batch_free(dst);
     return rc;
@@ -368,12 +392,18 @@ int scan_topk_add(scan_topk_merge *m, scan_batch *b)
     return over ? compact(m) : 0;
 }
 
-int scan_topk_finish(scan_topk_merge *m)
+int scan_topk_finish(scan_topk_merge *m, const pq_file_meta *meta, pq_err *e)
 {
     assert(!m->order);
     if (m->nheld == 0) return 0;
     m->order = sorted_refs(m, &m->norder);
-    return m->order ? 0 : -ENOMEM;
+    if (!m->order) return pq_errf(e, -ENOMEM, -1, "cannot sort the Top-K rows: %s",
+                                  status_text(-ENOMEM));
+    for (int64_t i = 0; i < m->norder; i++) { /* the best-ranked marked row of the answer */
+        const pq_nest_null_key *k = bad_at(m, m->order[i]);
+        if (k) return pq_nest_null_key_err(meta, k, e);
+    }
+    return 0;
 }
 
 int scan_topk_next(scan_topk_merge *m, scan_batch *b)

@@ -15,7 +15,12 @@
  *  2. A split publishes a bound b only when it holds K rows each at least as good as b on
  *     the first key; a row worse than b on the first key cannot be in the answer, a tie can
  *     (it may win on later keys or file position), so the bound keeps ties.
- *  3. A batch of a Top-K split holds at most K rows; cols[nout + j] is key j's column. */
+ *  3. A batch of a Top-K split holds at most K rows; cols[nout + j] is key j's column.
+ *  4. A row whose map key is null (a parquet-mr map with an OPTIONAL key) ranks as any row,
+ *     with its map read as absent and marked in its batch (scan_batch.bad, task_nested.c):
+ *     the scan fails naming it only if it is in the answer, as DuckDB fails only for the
+ *     rows its ORDER BY ... LIMIT outputs. Its map is never output; a bound it helps
+ *     publish is still sound (it is a row of the file). */
 #ifndef RINGSCAN_SCAN_TOPK_H
 #define RINGSCAN_SCAN_TOPK_H
 #include <stdatomic.h>
@@ -82,8 +87,10 @@ typedef struct scan_topk_merge {
  * publishes the worst of them as the bound (they are K rows of the answer's candidates). 0 or
  * -ENOMEM / -EOVERFLOW (m unchanged by a failed compaction). */
 int scan_topk_add(scan_topk_merge *m, scan_batch *b);
-/* After the last batch: sorts what is held. 0 or -ENOMEM. */
-int scan_topk_finish(scan_topk_merge *m);
+/* After the last batch: sorts what is held. 0, or a status with e filled: -ENOMEM, or a row
+ * of the answer holds a null map key (invariant 4; the best-ranked such row of file meta's
+ * is named). */
+int scan_topk_finish(scan_topk_merge *m, const pq_file_meta *meta, pq_err *e);
 /* The next batch of the answer, in order, with the nout projected columns only: 1 and *b,
  * 0 at the end, or -ENOMEM / -EOVERFLOW. */
 int scan_topk_next(scan_topk_merge *m, scan_batch *b);

@@ -95,13 +95,7 @@ case("paths to the keys and the values: DuckDB's map_keys and map_values",
      got == [{"my_map.key_value.key": r["k"], "my_map.key_value.value": r["v"]} for r in keys], f"{got} {keys} {err}")
 
 # 2. files written by hand: an id column and the map m<string, string> with an OPTIONAL key
-def ch(page, nv, ptype, path):
-    return dict(ptype=ptype, path=path, num_values=nv, pages=[page])
-
-
-SCH = [pc.elem("schema", nchildren=2), pc.elem("id", pc.REQ, pc.INT64), pc.elem("m", pc.OPT, nchildren=1, conv=1),
-       pc.elem("key_value", pc.REP, nchildren=2), pc.elem("key", pc.OPT, pc.BYTE_ARRAY, conv=0),
-       pc.elem("value", pc.OPT, pc.BYTE_ARRAY, conv=0)]
+from nullkey_craft import SCH, ch, write_ranked  # noqa: E402
 
 
 def group(ids, rep, kd, keys, vd, vals):
@@ -221,6 +215,31 @@ for n in (1, 2, 3):
 rc, out, err = run("scan", inmaps, "--format", "jsonl", "--limit", "3")
 case("a struct of two maps: the earliest null key named (s.b's row 1, not s.a's row 2)",
      rc == 1 and "row 1 of row group 0 holds a null key in map 's.b'" in err, f"rc {rc} {err!r}")
+
+
+# 2c. ORDER BY ... LIMIT: only the rows of the answer are checked (DuckDB's), so a null-key row
+# a split keeps among its best K but other splits' rows beat is read and dropped (scan/topk.h
+# invariant 4): four row groups of 8 rows, a nullable sort key k with ties, maps {a: x}, null,
+# {} and, in the rows `bad` picks, {a: x, NULL: w}; in one-row splits too (the nested size
+# lowered), filtered, 1 and 2 threads
+ranked = os.path.join(top, "nullkey_ranked.parquet")
+bad = write_ranked(ranked)
+outcomes = {"rows": 0, "refused": 0}
+for order, sql_order in (("k, id", "k ASC NULLS LAST, id"), ("k DESC NULLS FIRST, id DESC", "k DESC NULLS FIRST, id DESC")):
+    for n in (1, 2, 3, 5, 8, 13, 21):
+        for threads, cut in (("1", None), ("2", None), ("2", "1")):
+            for where in (None, "id <> 9"):
+                if cut: os.environ["RINGSCAN_TEST_NEST_SPLIT_BYTES"] = cut
+                sql = f"SELECT * FROM '{ranked}'" + (f" WHERE {where}" if where else "") + f" ORDER BY {sql_order} LIMIT {n}"
+                args = ("--order-by", order, "--limit", str(n), "--threads", threads) + (("--where", where) if where else ())
+                same_outcome(f"--order-by {order} --limit {n} --threads {threads}{' in one-row splits' if cut else ''}"
+                             f"{' --where ' + where if where else ''}", ranked, sql, *args)
+                outcomes["rows" if isinstance(duck(sql), list) else "refused"] += 1
+                os.environ.pop("RINGSCAN_TEST_NEST_SPLIT_BYTES", None)
+case("the ORDER BY cases hold both outcomes", outcomes["rows"] >= 20 and outcomes["refused"] >= 20, str(outcomes))
+rc, out, err = run("scan", ranked, "--format", "jsonl", "--order-by", "id")  # (no limit: every row is in the answer)
+case("--order-by with no limit: refused", rc == 1 and f"row {min(bad) % 8} of row group {min(bad) // 8} holds a null key" in err,
+     f"rc {rc} {err!r}")
 
 
 # 3. datasets
