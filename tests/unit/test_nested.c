@@ -317,6 +317,13 @@ static void optional_key(void)
     CHECK_EQ_I64(at, 0); /* (the row among the leaves', for a caller keeping those before) */
     CHECK_STR(e.column, "my_map.key_value.key");
     CHECK_EQ_I64(e.offset, l[0].file_off);
+    pq_nest_null_key nk[1];
+    CHECK_EQ_I64(pq_nest_keys_rows(t, l, 1, NULL, 7, 3, nk), 1); /* every row's: the same */
+    CHECK(nk[0].map >= 0 && nk[0].row == 3 && nk[0].rg == 7 && nk[0].file_off == l[0].file_off);
+    pq_err ek = {0};
+    CHECK_EQ_I64(pq_nest_null_key_err(&cf.m, &nk[0], &ek), RINGSCAN_EFORMAT);
+    CHECK(strstr(ek.msg, "row 3 of row group 7 holds a null key in map 'my_map'") != NULL);
+    CHECK_STR(ek.column, "my_map.key_value.key");
     const uint32_t sel[] = {5}; /* leaves cut to row 5 of their row group: named so */
     CHECK_EQ_I64(pq_nest_keys_check(&cf.m, t, l, sel, 7, 0, &at, &e), RINGSCAN_EFORMAT);
     CHECK(strstr(e.msg, "row 5 of row group 7 holds a null key") != NULL);
@@ -386,6 +393,47 @@ static void leaves_head(void)
     close_file(&cf);
 }
 
+/* pq_nest_leaves_blank: a map of maps' leaves (nested_maps.snappy.parquet, 6 rows) with rows
+ * 0, 3 and 5 made absent assemble as the whole with those rows null (the map is OPTIONAL:
+ * definition level 0 is its null) and the others unchanged; none blanked changes nothing; a
+ * count that is not the leaves' rows leaves them whole. */
+static void leaves_blank(void)
+{
+    corpus_file cf;
+    pq_err e = {0};
+    CHECK_EQ_I64(open_file("nested_maps.snappy.parquet", &cf, &e), 0);
+    pq_nest t[16];
+    CHECK(pq_nest_build(&cf.m, pq_file_meta_find_node(&cf.m, "a"), t, &e) > 0);
+    CHECK(t[0].nullable);
+    pq_nest_leaf l[3] = {0};
+    char got[1024];
+    pq_vec out;
+    pq_vec_init(&out, PQ_BYTE_ARRAY, 0);
+    const uint32_t blank[] = {0, 3, 5};
+    for (int nb = 0; nb <= 3; nb += 3) {
+        CHECK_EQ_I64(decode_leaves(&cf, t, NULL, 100, l, &e), 0);
+        CHECK(!pq_nest_leaves_blank(&cf.m, t, l, 5, blank, nb)); /* (6 rows, not 5) */
+        CHECK(pq_nest_leaves_blank(&cf.m, t, l, 6, blank, nb));
+        pq_vec_clear(&out);
+        CHECK_EQ_I64(pq_nest_assemble(&cf.m, t, l, 6, &out, &e), 0);
+        render_rows(&cf.m, t, &out, got, sizeof got);
+        const char *b = "[{\"key\":\"b\",\"value\":[{\"key\":1,\"value\":true}]}],"
+                        "[{\"key\":\"c\",\"value\":null}],";
+        const char *e4 = "[{\"key\":\"e\",\"value\":[{\"key\":1,\"value\":true}]}]";
+        char want[1024];
+        if (nb == 3) snprintf(want, sizeof want, "[null,%snull,%s,null]", b, e4);
+        else snprintf(want, sizeof want, "[[{\"key\":\"a\",\"value\":[{\"key\":1,\"value\":"
+                      "true},{\"key\":2,\"value\":false}]}],%s[{\"key\":\"d\",\"value\":[]}],"
+                      "%s,[{\"key\":\"f\",\"value\":[{\"key\":3,\"value\":true},{\"key\":4,"
+                      "\"value\":false},{\"key\":5,\"value\":true}]}]]", b, e4);
+        CHECK_STR(got, want);
+        for (int32_t j = 0; j < 3; j++) pq_nest_leaf_free(&l[j]);
+        memset(l, 0, sizeof l);
+    }
+    pq_vec_free(&out);
+    close_file(&cf);
+}
+
 int main(void)
 {
     RUN(corpus);
@@ -393,5 +441,6 @@ int main(void)
     RUN(refused_shapes);
     RUN(optional_key);
     RUN(leaves_head);
+    RUN(leaves_blank);
     return CHECK_DONE("test_nested");
 }
