@@ -206,6 +206,9 @@ int64_t pq_nest_keys_rows(const pq_nest *t, const pq_nest_leaf *leaves, int64_t 
                           const uint32_t *sel, int32_t rg, int64_t row0, pq_nest_null_key *out);
 /* Fills e with k's error (k->map >= 0): pq_nest_keys_check's. Returns RINGSCAN_EFORMAT. */
 int pq_nest_null_key_err(const pq_file_meta *m, const pq_nest_null_key *k, pq_err *e);
+/* The same, with the key's column and the map's path given (k's footer gone). */
+int pq_nest_null_key_named(const pq_nest_null_key *k, const char *column, const char *map,
+                           pq_err *e);
 
 /* Field t's decoded leaves (its leaf_hi - leaf_lo, as for pq_nest_assemble) cut in place to
  * the rows sel[0..nsel) (rising, each < rows) of the rows rows they hold, so an assembly of

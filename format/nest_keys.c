@@ -69,13 +69,19 @@ static pq_nest_null_key null_key(const pq_nest *t, int32_t map, const pq_nest *k
                               .rg = rg, .map = t[map].src, .col = key->leaf_lo};
 }
 
+int pq_nest_null_key_named(const pq_nest_null_key *k, const char *column, const char *map,
+                           pq_err *e)
+{
+    return pq_errf_col(e, RINGSCAN_EFORMAT, k->file_off, column,
+                       "row %lld of row group %d holds a null key in map '%.200s' (its key "
+                       "is optional in the schema; a map's keys cannot be null)",
+                       (long long)k->row, (int)k->rg, map);
+}
+
 int pq_nest_null_key_err(const pq_file_meta *m, const pq_nest_null_key *k, pq_err *e)
 {
     assert(k->map >= 0 && k->map < m->nnodes && k->col >= 0 && k->col < m->ncolumns);
-    return pq_errf_col(e, RINGSCAN_EFORMAT, k->file_off, m->columns[k->col].name,
-                       "row %lld of row group %d holds a null key in map '%.200s' (its key "
-                       "is optional in the schema; a map's keys cannot be null)",
-                       (long long)k->row, (int)k->rg, m->nodes[k->map].path);
+    return pq_nest_null_key_named(k, m->columns[k->col].name, m->nodes[k->map].path, e);
 }
 
 int pq_nest_keys_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_leaf *leaves,

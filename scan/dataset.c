@@ -208,6 +208,7 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     for (int j = 0; dict_out && j < d->nout; j++) /* a vector ds_widen converts: its values */
         if (r->pos[j] >= 0 && widened(d, r, j)) dict_out[r->pos[j]] = false;
     so.dict_out = dict_out;
+    so.topk_keep_bad = d->topk.nkeys > 0; /* (ds_topk.h invariant 3) */
     int64_t left = d->a.limit < 0 ? -1 : d->a.limit - (d->topk.nkeys ? 0 : d->rows_out);
     so.limit = so.nkeys || !d->topk.nkeys ? left : -1;
     if (d->topk.nkeys && !so.nkeys) so.limit = left; /* constant keys: the first K rows */
@@ -346,13 +347,16 @@ static int pull(ds_scan *d, scan_batch *out, int64_t *pos, pq_err *e)
         if (rc == 0 && (d->nrun == 0 || full)) end_all(d); /* every counter final */
         if (rc || d->nrun == 0) return d->done = true, rc;
         ds_run *r = &d->runs[d->head];
-        scan_batch b;
+        scan_batch b = {.row_group = -1};
         scan_lead(r->scan); /* its base tasks never wait on the shared budget */
         rc = scan_next(r->scan, &b, e);
         if (d->shared) scan_budget_share_wake(&d->share); /* a batch taken: room for all */
         if (rc < 0 && e->msg[0]) /* name the file */
             ds_file_errf(e, e->status, d->a.list->files[r->fi].path, e->msg);
-        if (rc < 0) return rc;
+        if (rc == 1 && b.bad && ds_topk_names(&d->topk, &b, d->a.list->files[r->fi].path,
+                                              &d->ft.slots[r->fi].f->meta) != 0)
+            rc = -ENOMEM; /* (topk_keep_bad's marks: named while the footer is open) */
+        if (rc < 0) return scan_batch_free(&b), rc;
         if (rc == 0) {
             end_file(d, r);
             d->head = (d->head + 1) % DS_INFLIGHT_MAX, d->nrun--;
@@ -380,7 +384,7 @@ static int pull_topk(ds_scan *d, scan_batch *out, pq_err *e)
         if ((rc = ds_topk_add(&d->topk, &b, pos)) != 0) return rc;
     if (rc) return rc;
     d->topk_done = true;
-    if ((rc = ds_topk_finish(&d->topk, out)) == 0 && out->rows == 0) scan_batch_free(out);
+    if ((rc = ds_topk_answer(&d->topk, out, e)) == 0 && out->rows == 0) scan_batch_free(out);
     return rc ? rc : out->rows > 0 ? 1 : 0; /* (no row: the end, its empty batch freed) */
 }
 

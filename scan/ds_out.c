@@ -349,7 +349,9 @@ static int nested_rows(const ds_scan *d, const ds_run *r, int j, pq_vec *v, pq_e
 int ds_to_dataset(ds_scan *d, const ds_run *r, scan_batch *b, scan_batch *out, pq_err *e)
 {
     int n = d->nout + d->nhide;
-    *out = (scan_batch){.split = r->fi, .row_group = -1, .rows = b->rows, .ncols = n};
+    *out = (scan_batch){.split = r->fi, .row_group = -1, .rows = b->rows, .ncols = n,
+                        .bad = b->bad}; /* (its marks, named: ds_topk.h invariant 3) */
+    b->bad = NULL;
     out->cols = fail_calloc((size_t)n + 1, sizeof *out->cols);
     if (!out->cols) return -ENOMEM;
     int rc = 0;

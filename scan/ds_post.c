@@ -130,6 +130,7 @@ int ds_post_filter(const ds_scan *d, const ds_run *r, scan_batch *b, pq_err *e)
         if (rc == 0) pq_vec_free(&b->cols[j]), b->cols[j] = w;
         else pq_vec_free(&w); /* its part allocated */
     }
+    for (int64_t i = 0; rc == 0 && b->bad && i < n; i++) b->bad[i] = b->bad[idx[i]]; /* (rising) */
     if (rc == 0) b->rows = n;
     flt_mask_free(&keep);
     free(idx);

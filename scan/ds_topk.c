@@ -1,10 +1,13 @@
 /* scan/ds_topk.c: the merge of a dataset's per-file Top-K rows (ds_topk.h). */
 #include <assert.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/fail.h"
+#include "format/column_nested.h"
+#include "scan/dataset.h"
 #include "scan/ds_topk.h"
 
 int ds_topk_key(ds_topk *t, const pq_column_desc *d, int at, bool desc, bool nulls_first,
@@ -34,6 +37,24 @@ static int ref_cmp(const void *x, const void *y, void *ctx)
     return flt_keys_cmp(t->keys, t->nkeys, &ra, &rb);
 }
 
+/* out->bad for the held rows refs[0..n): left NULL when none is marked (invariant 3). */
+static int take_bad(const ds_topk *t, const row_ref *refs, int64_t n, scan_batch *out)
+{
+    int64_t marked = 0;
+    for (int64_t r = 0; r < n; r++) {
+        const scan_batch *b = &t->b[refs[r].b];
+        marked += b->bad && b->bad[refs[r].i].map >= 0;
+    }
+    if (marked == 0) return 0;
+    out->bad = fail_malloc(sizeof *out->bad * (size_t)n);
+    if (!out->bad) return -ENOMEM;
+    for (int64_t r = 0; r < n; r++) {
+        const scan_batch *b = &t->b[refs[r].b];
+        out->bad[r] = b->bad ? b->bad[refs[r].i] : (pq_nest_null_key){.map = -1};
+    }
+    return 0;
+}
+
 int ds_topk_finish(ds_topk *t, scan_batch *out)
 {
     *out = (scan_batch){.row_group = -1};
@@ -56,6 +77,7 @@ int ds_topk_finish(ds_topk *t, scan_batch *out)
             rc = pq_vec_take(&t->b[refs[r].b].cols[j], &idx, 1, &out->cols[j]);
         }
     }
+    if (rc == 0) rc = take_bad(t, refs, keep, out);
     out->rows = keep;
     free(refs);
     for (int b = 0; b < t->nb; b++) scan_batch_free(&t->b[b]);
@@ -86,9 +108,54 @@ int ds_topk_add(ds_topk *t, scan_batch *b, int64_t base)
     return ds_topk_add(t, &m, 0);
 }
 
+/* The name of file path's map and key column (their footer m's), kept: its index, or -1 on
+ * -ENOMEM. */
+static int name_of(ds_topk *t, const char *path, const pq_file_meta *m, int32_t map, int32_t col)
+{
+    for (int i = 0; i < t->nnames; i++)
+        if (t->names[i].path == path && t->names[i].map == map && t->names[i].col == col) return i;
+    if (t->nnames == t->ncap) {
+        int cap = t->ncap ? 2 * t->ncap : 4;
+        ds_key_name *more = fail_realloc(t->names, sizeof *more * (size_t)cap);
+        if (!more) return -1;
+        t->names = more, t->ncap = cap;
+    }
+    assert(map >= 0 && map < m->nnodes && col >= 0 && col < m->ncolumns);
+    ds_key_name *n = &t->names[t->nnames];
+    *n = (ds_key_name){.path = path, .map = map, .col = col};
+    snprintf(n->column, sizeof n->column, "%s", m->columns[col].name);
+    snprintf(n->map_path, sizeof n->map_path, "%s", m->nodes[map].path);
+    return t->nnames++;
+}
+
+int ds_topk_names(ds_topk *t, scan_batch *b, const char *path, const pq_file_meta *m)
+{
+    for (int64_t i = 0; b->bad && i < b->rows; i++) {
+        pq_nest_null_key *k = &b->bad[i];
+        if (k->map < 0) continue;
+        int at = name_of(t, path, m, k->map, k->col);
+        if (at < 0) return -ENOMEM;
+        k->map = at, k->col = -1; /* (the footer's indexes, now the name's) */
+    }
+    return 0;
+}
+
+int ds_topk_answer(ds_topk *t, scan_batch *out, pq_err *e)
+{
+    int rc = ds_topk_finish(t, out);
+    int64_t r = 0; /* the best-ranked marked row */
+    while (rc == 0 && out->bad && r < out->rows && out->bad[r].map < 0) r++;
+    if (rc || !out->bad || r == out->rows) return rc;
+    assert(out->bad[r].map < t->nnames);
+    const ds_key_name *n = &t->names[out->bad[r].map];
+    pq_nest_null_key_named(&out->bad[r], n->column, n->map_path, e);
+    scan_batch_free(out);
+    return ds_file_errf(e, RINGSCAN_EFORMAT, n->path, e->msg);
+}
+
 void ds_topk_free(ds_topk *t)
 {
     for (int b = 0; b < t->nb; b++) scan_batch_free(&t->b[b]);
-    free(t->b), free(t->base);
+    free(t->b), free(t->base), free(t->names);
     *t = (ds_topk){0};
 }

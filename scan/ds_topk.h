@@ -5,11 +5,24 @@
  * Invariants:
  *  1. Held rows stay below 4K + one batch: past 4K they are merged down to the best K.
  *  2. Row positions are (file << 40) + the row's rank in its file's output, so equal keys
- *     keep path order, then the file's own order. */
+ *     keep path order, then the file's own order.
+ *  3. A row holding a null map key (topk.h invariant 4: its file's scan keeps it marked,
+ *     scan_opts.topk_keep_bad) ranks as any row; its mark then points at names the merge
+ *     keeps (ds_topk_names: one per file, map and column, as the file closes before the
+ *     answer), and the answer fails naming the best-ranked marked row it holds, as DuckDB's
+ *     ORDER BY ... LIMIT over read_parquet([...]) fails only for the rows it outputs. */
 #ifndef RINGSCAN_SCAN_DS_TOPK_H
 #define RINGSCAN_SCAN_DS_TOPK_H
 #include "filter/sortkey.h"
 #include "scan/scan.h"
+
+/* The names of a null map key's error (invariant 3). */
+typedef struct ds_key_name {
+    const char *path;          /* the file's (borrowed: the dataset's list outlives the merge) */
+    int32_t map, col;          /* in its footer */
+    char column[128];          /* the key's column */
+    char map_path[200];
+} ds_key_name;
 
 typedef struct ds_topk {
     int nkeys;
@@ -20,6 +33,8 @@ typedef struct ds_topk {
     int64_t *base;                /* [nb]: position of each batch's first row */
     int nb, cap;
     int64_t rows;                 /* held */
+    ds_key_name *names;           /* invariant 3 */
+    int nnames, ncap;
 } ds_topk;
 
 /* Adds a key on column d at vector `at` of the batches. 0 or a status with e filled. */
@@ -28,9 +43,15 @@ int ds_topk_key(ds_topk *t, const pq_column_desc *d, int at, bool desc, bool nul
 /* Takes b (moved: b's vectors are owned by t from now on) whose first row is at position base.
  * 0 or -ENOMEM. */
 int ds_topk_add(ds_topk *t, scan_batch *b, int64_t base);
-/* The best k rows held, in order, as one batch (t is left empty). 0 or -ENOMEM (then *out
- * holds nothing). */
+/* The best k rows held, in order, as one batch (t is left empty), their marks with them
+ * (invariant 3). 0 or -ENOMEM (then *out holds nothing). */
 int ds_topk_finish(ds_topk *t, scan_batch *out);
+/* b's marks (scan_batch.bad, from the file at path whose footer is m) pointed at names t
+ * keeps, before b goes on (invariant 3). 0 or -ENOMEM. */
+int ds_topk_names(ds_topk *t, scan_batch *b, const char *path, const pq_file_meta *m);
+/* The answer: ds_topk_finish's batch, or RINGSCAN_EFORMAT with e naming the file, row, map and
+ * column of its best-ranked marked row (invariant 3; *out then holds nothing). */
+int ds_topk_answer(ds_topk *t, scan_batch *out, pq_err *e);
 void ds_topk_free(ds_topk *t);
 
 #endif

@@ -93,6 +93,10 @@ typedef struct scan_opts {
     void *topk_notify_ctx;    /* called each time the scan itself tightens its bound (a split,
                                  the merge or the statistics' seed; not an offer), with the
                                  bound then */
+    bool topk_keep_bad;       /* ORDER BY ... LIMIT: a row of the answer holding a null map key
+                                 stays marked in its batch (scan_batch.bad, its names then the
+                                 caller's to take before the scan ends) instead of failing the
+                                 scan: a dataset's merge decides (ds_topk.h) */
     bool topk_no_seed;        /* no bound from row-group statistics at planning (benchmarks:
                                  what an engine without seeding, as DataFusion, reads) */
     bool topk_bounded;        /* set by scan_start for ORDER BY ... LIMIT: a bound may end a

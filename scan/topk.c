@@ -216,7 +216,7 @@ int scan_topk_init(scan_topk *t, pqf_t *f, const scan_opts *o, int nout,
     const pq_file_meta *m = &f->meta;
     assert(o->nkeys >= 1 && o->nkeys <= FLT_MAX_SORT_KEYS && nout >= 1);
     *t = (scan_topk){.nkeys = o->nkeys, .nout = nout,
-                     .k = o->limit < 0 ? INT64_MAX : o->limit};
+                     .k = o->limit < 0 ? INT64_MAX : o->limit, .keep_bad = o->topk_keep_bad};
     t->dyn = o->topk_cell ? o->topk_cell : &t->own;
     t->notify = o->topk_notify, t->notify_ctx = o->topk_notify_ctx;
     for (int j = 0; j < o->nkeys; j++) {
@@ -339,7 +339,7 @@ static int gather(const scan_topk_merge *m, const topk_ref *refs, int64_t n, int
             rc = pq_vec_take(&src->cols[c], idx, z - a, &dst->cols[c]);
         for (int64_t r = a; with_pos && r < z; r++) dst->pos[r] = src->pos[refs[r].i];
     }
-    if (rc == 0 && with_pos) rc = gather_bad(m, refs, n, dst);
+    if (rc == 0) rc = gather_bad(m, refs, n, dst);
     free(idx);
     if (rc) scan_batch_free(dst);
     return rc;
@@ -399,7 +399,7 @@ int scan_topk_finish(scan_topk_merge *m, const pq_file_meta *meta, pq_err *e)
     m->order = sorted_refs(m, &m->norder);
     if (!m->order) return pq_errf(e, -ENOMEM, -1, "cannot sort the Top-K rows: %s",
                                   status_text(-ENOMEM));
-    for (int64_t i = 0; i < m->norder; i++) { /* the best-ranked marked row of the answer */
+    for (int64_t i = 0; !m->t->keep_bad && i < m->norder; i++) { /* the best-ranked marked row */
         const pq_nest_null_key *k = bad_at(m, m->order[i]);
         if (k) return pq_nest_null_key_err(meta, k, e);
     }

@@ -20,7 +20,8 @@
  *     with its map read as absent and marked in its batch (scan_batch.bad, task_nested.c):
  *     the scan fails naming it only if it is in the answer, as DuckDB fails only for the
  *     rows its ORDER BY ... LIMIT outputs. Its map is never output; a bound it helps
- *     publish is still sound (it is a row of the file). */
+ *     publish is still sound (it is a row of the file). With keep_bad the answer's batches
+ *     carry the marks on instead, for a dataset's merge to decide (ds_topk.h invariant 3). */
 #ifndef RINGSCAN_SCAN_TOPK_H
 #define RINGSCAN_SCAN_TOPK_H
 #include <stdatomic.h>
@@ -34,6 +35,7 @@ typedef struct scan_topk {
     int nkeys;                 /* 0: not a Top-K scan */
     int nout;                  /* columns the caller sees; the batch's cols[nout + j] is key j */
     int64_t k;                 /* rows returned; INT64_MAX: every row (ORDER BY alone) */
+    bool keep_bad;             /* scan_opts.topk_keep_bad (invariant 4) */
     flt_sort_key keys[FLT_MAX_SORT_KEYS];
     const flt_pred *bound;     /* the first key's dynamic predicate (in the filter), or NULL
                                   when the key has no numeric bound */
@@ -89,9 +91,10 @@ typedef struct scan_topk_merge {
 int scan_topk_add(scan_topk_merge *m, scan_batch *b);
 /* After the last batch: sorts what is held. 0, or a status with e filled: -ENOMEM, or a row
  * of the answer holds a null map key (invariant 4; the best-ranked such row of file meta's
- * is named). */
+ * is named) and not keep_bad. */
 int scan_topk_finish(scan_topk_merge *m, const pq_file_meta *meta, pq_err *e);
-/* The next batch of the answer, in order, with the nout projected columns only: 1 and *b,
+/* The next batch of the answer, in order, with the nout projected columns only (and the
+ * marks of invariant 4, with keep_bad): 1 and *b,
  * 0 at the end, or -ENOMEM / -EOVERFLOW. */
 int scan_topk_next(scan_topk_merge *m, scan_batch *b);
 void scan_topk_merge_free(scan_topk_merge *m);

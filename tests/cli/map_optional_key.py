@@ -279,6 +279,32 @@ same_as_duckdb("a dataset with the null-key file, its row filtered out", d, "id 
 for n in (7, 11, 12):  # (4 rows of a.parquet, then the null-key file's: 7 before its null key)
     same_outcome(f"a dataset with the null-key file --limit {n}", d,
                  f"SELECT * FROM read_parquet(['{d}/a.parquet', '{d}/b.parquet']) LIMIT {n}", "--limit", str(n))
+# ORDER BY ... LIMIT over two such files: a file's best K may hold a null-key row the other
+# file's rows beat (ds_topk.h invariant 3); ties on (k, id) across files go in path order
+d = os.path.join(top, "ranked_ds")
+os.makedirs(d)
+write_ranked(os.path.join(d, "a.parquet"), 1), write_ranked(os.path.join(d, "b.parquet"), 2)
+outcomes = {"rows": 0, "refused": 0}
+for order, sql_order in (("k DESC NULLS FIRST, id DESC", "k DESC NULLS FIRST, id DESC"), ("k, id", "k ASC NULLS LAST, id")):
+    for n in (1, 3, 5, 8, 13, 40):
+        for threads in ("1", "2"):
+            sql = (f"SELECT * EXCLUDE (filename) FROM read_parquet(['{d}/a.parquet', '{d}/b.parquet'], filename = true) "
+                   f"ORDER BY {sql_order}, filename LIMIT {n}")
+            same_outcome(f"a dataset --order-by {order} --limit {n} --threads {threads}", d, sql,
+                         "--order-by", order, "--limit", str(n), "--threads", threads)
+            outcomes["rows" if isinstance(duck(sql), list) else "refused"] += 1
+case("the dataset's ORDER BY cases hold both outcomes", outcomes["rows"] >= 8 and outcomes["refused"] >= 8, str(outcomes))
+# 200 files: K = 100 passes 4K + 4096 held rows, so the merge compacts (ds_topk.h invariant
+# 1) and the marks must survive it
+d = os.path.join(top, "ranked_200")
+os.makedirs(d)
+for i in range(200):
+    write_ranked(os.path.join(d, f"f{i:03d}.parquet"), 100 + i)
+for order, sql_order in (("k DESC NULLS FIRST, id DESC", "k DESC NULLS FIRST, id DESC"), ("k, id", "k ASC NULLS LAST, id")):
+    for n in (1, 100):
+        same_outcome(f"200 files --order-by {order} --limit {n}", d,
+                     f"SELECT * EXCLUDE (filename) FROM read_parquet('{d}/*.parquet', filename = true) "
+                     f"ORDER BY {sql_order}, filename LIMIT {n}", "--order-by", order, "--limit", str(n))
 d = dataset("list_beside", {"a.parquet": SRC, "b.parquet": pa.table({"my_map": pa.array([["x"]], pa.list_(pa.string()))})})
 for extra in ((), ("--union-by-name",)):
     rc, out, err = run("scan", d, "--format", "jsonl", *extra)
