@@ -257,6 +257,7 @@ static int parts_init(scan_t *s)
                              .topk = s->topk.nkeys ? &s->topk : NULL,
                              .dict_slot = s->dict_slot,
                              .nest_cols = s->o.nest_cols,
+                             .limit = s->o.limit, /* (Top-K's is -1 here) */
                              .keys_mark = s->topk.nkeys && s->o.topk_bounded,
                              .keys_defer = s->o.limit >= 0}; /* (Top-K's is -1 here) */
     s->merge.t = &s->topk;

@@ -212,6 +212,25 @@ static int keys_cut(scan_task *x)
     return 0;
 }
 
+/* Under a limit of L rows, a split's rows past its first L kept ones are never output (the
+ * output takes L rows in all, in either order): the final mask drops them, so the projection
+ * reads, decodes and builds none of them (x->capped: a nested slot stops decoding at the
+ * last kept row, task_nested.c). 0 or -ENOMEM. */
+static int cap_rows(scan_task *x)
+{
+    int64_t lim = x->env->limit;
+    if (lim < 0 || flt_mask_popcount(&x->mask) <= lim) return 0;
+    uint32_t *rows = task_sel(x, lim + 1);
+    if (!rows) return -ENOMEM;
+    int64_t got = flt_mask_select(&x->mask, rows, lim + 1);
+    assert(got > lim); /* (it counts every selected row, writes the first lim + 1) */
+    (void)got;
+    flt_mask_set_range(&x->mask, rows[lim], x->mask.len, false);
+    assert(flt_mask_popcount(&x->mask) == lim);
+    x->capped = true;
+    return 0;
+}
+
 /* Whether the split's rows are no longer needed: the scan stops, or the limit's rows are
  * produced by others. */
 static bool task_bail(const scan_task *x)
@@ -234,6 +253,8 @@ static int run_chain(scan_task *x, scan_batch *b)
         if (rc) return rc;
         scan_policy_note(x->env->pol, x->perm[pos], flt_mask_all_false(&x->mask));
     }
+    int rc0 = all_false ? 0 : cap_rows(x);
+    if (rc0) return rc0;
     all_false = all_false || flt_mask_all_false(&x->mask);
     if (all_false || task_bail(x)) {
         if (all_false) atomic_fetch_add_explicit(&x->env->cnt->splits_all_false, 1, memory_order_relaxed);

@@ -60,6 +60,7 @@ typedef struct scan_task_env {
     const bool *dict_slot;     /* NULL, or per slot: decoded as dictionary indices
                                   (task_dictout.c, scan_dictout_slots) */
     bool nest_cols;            /* scan_opts.nest_cols */
+    int64_t limit;             /* the scan's rows (no Top-K: its merge keeps K), or -1 */
     bool keys_mark;            /* a bounded Top-K: a kept row whose map key is null is read
                                   with its map absent and marked in its batch (scan_batch.bad),
                                   the scan failing only if the row is in the answer (topk.h
@@ -133,6 +134,8 @@ typedef struct scan_task {
     int64_t sel_cap;
     uint32_t *mrows;       /* the final mask's rows, split-relative, while nmrows >= 0 */
     int64_t nmrows;        /* -1 outside the projection (the mask may still change) */
+    bool capped;           /* the final mask keeps only the first env->limit kept rows of more
+                              (task.c cap_rows): a nested slot decodes up to the last of them */
     int32_t perm[FLT_MAX_PREDS];
     flt_mask mask, tmp;
     uint64_t topk_version; /* the Top-K bound's version the mask was last pruned by */

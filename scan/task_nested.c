@@ -40,12 +40,25 @@ static bool cols_ok(const scan_task *x, int slot)
     return x->env->nest_cols && !(x->env->dict_slot && x->env->dict_slot[slot]);
 }
 
-/* After the leaves are decoded: when the final mask drops some of the split's rows (listed
- * in x->mrows), the leaves cut to those (pq_nest_leaves_select); the rows to assemble. */
+/* The rows of the split's window a nested slot decodes, from its first: every one, or under a
+ * capped mask (task.c cap_rows) those up to its last kept row. A split so capped outputs the
+ * limit's rows, so no later split on its core asks its leaves' streams for the rows after
+ * (they would be parked: format/nest_stream.c invariant 5). */
+static int64_t nest_span(const scan_task *x)
+{
+    if (!x->capped || x->nmrows <= 0) return x->nrows;
+    assert(x->mrows[x->nmrows - 1] < x->nrows);
+    return (int64_t)x->mrows[x->nmrows - 1] + 1;
+}
+
+/* After the leaves of nest_span's rows are decoded: when the final mask drops some of them
+ * (listed in x->mrows), the leaves cut to those (pq_nest_leaves_select); the rows to
+ * assemble. */
 static int64_t nest_select(scan_task *x, int slot, const pq_file_meta *m, const pq_nest *t,
                            pq_nest_leaf *leaves)
 {
-    int64_t rows = x->nrows;
+    int64_t rows = nest_span(x);
+    if (rows < x->nrows) x->compacted[slot] = true; /* (span's rows: each one kept) */
     if (x->nmrows < 0 || x->nmrows == rows) return rows; /* (every row kept) */
     assert(x->nmrows < rows);
     if (!pq_nest_leaves_select(m, t, leaves, rows, x->mrows, x->nmrows)) return rows;
@@ -127,7 +140,7 @@ static int leaf_rows(scan_task *x, pq_col_reader *r, pq_nest_stream *st, int i,
     ri->codec = cm->codec; /* (a stream restarts at a new chunk, whose codec may differ) */
     ri->scan_decompressed = r->scan_decompressed;
     int64_t rg_rows = x->plan->f->meta.row_groups[x->sp->rg].num_rows;
-    int64_t lo = x->row_lo, hi = x->row_lo + x->nrows;
+    int64_t lo = x->row_lo, hi = x->row_lo + nest_span(x);
     assert(lo >= 0 && hi <= rg_rows);
     /* the footer's value count, the window's share, sizes the leaf once (a hint, capped so
      * that a footer that lies costs little: the chunk's bytes bound it, decoding grows past
