@@ -191,6 +191,14 @@ static int64_t cut_rows(plan_build *b, int ngroups)
     return per < o->split_rows ? per : o->split_rows;
 }
 
+/* Under a limit of L rows with no filter, the splits in plan order after the first that
+ * hold L rows between them are never needed (the output takes L rows, in file order or any),
+ * so they are pruned, read by nobody: true once b->rows_left is spent. */
+static bool limit_reached(const plan_build *b)
+{
+    return b->rows_left == 0;
+}
+
 /* Splits rows [lo, hi) of rg; rows is the row group's page-index mask (len 0 = all rows). */
 static int plan_range(plan_build *b, plan_index *x, int rg, int64_t lo, int64_t hi,
                       const flt_mask *rows, int *cap, pq_err *e)
@@ -199,6 +207,13 @@ static int plan_range(plan_build *b, plan_index *x, int rg, int64_t lo, int64_t 
     scan_split *sp = split_add(b, cap, &rc, e);
     if (!sp) return rc;
     *sp = (scan_split){.rg = rg, .row_lo = lo, .nrows = hi - lo};
+    if (limit_reached(b)) {
+        sp->pruned = true;
+        scan_explainf(b->x, "  split %d (row group %d, rows %lld..%lld): pruned by the limit\n",
+                      b->p->nsplits - 1, rg, (long long)lo, (long long)hi);
+        return 0;
+    }
+    if (b->rows_left > 0) b->rows_left -= hi - lo < b->rows_left ? hi - lo : b->rows_left;
     rc = rows->len ? flt_mask_slice(&sp->rows0, rows, lo, hi) : 0;
     if (rc) return rc;
     if (sp->rows0.len && flt_mask_all_false(&sp->rows0)) {
@@ -221,7 +236,7 @@ static int plan_group(plan_build *b, plan_index *x, int rg, int *cap, pq_err *e)
 {
     int64_t n = b->p->f->meta.row_groups[rg].num_rows;
     flt_mask rows = {0};
-    const char *why = n == 0 ? "empty" : NULL;
+    const char *why = n == 0 ? "empty" : limit_reached(b) ? "the limit" : NULL;
     int rc = 0;
     for (int k = 0; !why && k < b->p->npreds; k++)
         if (stats_prune(b, rg, k)) why = "statistics";
@@ -433,6 +448,7 @@ int scan_plan_build(scan_plan *p, pqf_t *f, const int *proj, int nproj, const fl
     plan_index ix;
     int cap = 0;
     b->cut_rows = cut_rows(b, ngroups);
+    b->rows_left = o->limit >= 0 && !filter ? o->limit : -1; /* (Top-K's is -1: scan.c) */
     rc = plan_index_load(b, &ix, e);
     for (int i = 0; rc == 0 && i < ngroups; i++)
         rc = plan_group(b, &ix, o->rg_order ? o->rg_order[i] : i, &cap, e);

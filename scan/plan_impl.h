@@ -10,6 +10,9 @@ typedef struct plan_build {
     scan_explain_buf *x;
     int64_t cut_rows;          /* rows a split aims at (plan.c cut_rows): o->split_rows, less
                                   when statistics keep few row groups of a local file */
+    int64_t rows_left;         /* a limit with no filter: the rows still to plan (the splits
+                                  after those hold none the output takes: plan.c
+                                  limit_reached), else -1 */
 } plan_build;
 
 /* Parsed indexes of one file: per row group and slot (has_* false when absent). */

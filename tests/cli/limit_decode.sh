@@ -8,6 +8,10 @@
 #  2. --where "id >= 150000" --limit 10 --ordered: pyarrow's rows; the filter column is read
 #     whole, the projected x only to the tenth kept row: under 60% of the whole scan's.
 #  3. --limit 10 --threads 2, file order or not: 10 distinct rows of the file.
+#  4. The same rows in 20 row groups of 10,000: --limit 15000 plans the first two and prunes
+#     the rest "by the limit" (scan/plan.c limit_reached; 8 splits ran at once and read 8 row
+#     groups' columns before), reading under a fifth of the whole scan's bytes; with a filter
+#     nothing is pruned by the limit (which rows pass is not known).
 # Last line: "limit_decode: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv limit_decode
@@ -21,6 +25,9 @@ t = pa.table({"id": pa.array(np.arange(200000, dtype=np.int64)), "x": pa.array(x
 for name, idx in (("noidx", False), ("idx", True)):
     pq.write_table(t, f"{d}/{name}.parquet", row_group_size=200000, data_page_size=4096,
                    use_dictionary=False, compression="snappy", write_page_index=idx)
+pq.write_table(t, f"{d}/groups.parquet", row_group_size=10000, compression="snappy")
+with open(f"{d}/head15000.jsonl", "w") as f:
+    f.writelines(json.dumps({"id": i, "x": int(x[i])}, separators=(",", ":")) + "\n" for i in range(15000))
 with open(f"{d}/head.jsonl", "w") as f:
     f.writelines(json.dumps({"id": i, "x": int(x[i])}, separators=(",", ":")) + "\n" for i in range(10))
 with open(f"{d}/where.jsonl", "w") as f:
@@ -48,4 +55,17 @@ for name in noidx idx; do
             "$name --limit 10 $order --threads 2: $(head -c 300 "$dir/err") $(head -n 3 "$dir/got")"
     done
 done
+f="$dir/groups.parquet"
+"$R" scan "$f" --format checksum --stats >/dev/null 2>"$dir/s0"
+r0=$(stat_of bytes_read "$dir/s0")
+for t in 1 2; do
+    "$R" scan "$f" --limit 15000 --ordered --format jsonl --threads $t --stats --explain >"$dir/got" 2>"$dir/s1"
+    r1=$(stat_of bytes_read "$dir/s1")
+    check 'cmp -s "$dir/got" "$dir/head15000.jsonl" && grep -q "row_groups 20 (pruned 18)" "$dir/s1" &&
+           [ "$(grep -c "pruned by the limit" "$dir/s1")" = 18 ] && [ $((r1 * 5)) -lt "$r0" ]' \
+        "groups --limit 15000, $t threads: read $r1 bytes of $r0, $(grep -o "row_groups [0-9]* (pruned [0-9]*)" "$dir/s1"); $(diff "$dir/got" "$dir/head15000.jsonl" | head -n 3)"
+done
+"$R" scan "$f" --where "x >= 0" --limit 15000 --ordered --format jsonl --stats --explain >"$dir/got" 2>"$dir/s1"
+check 'cmp -s "$dir/got" "$dir/head15000.jsonl" && ! grep -q "pruned by the limit" "$dir/s1"' \
+    "groups --where --limit 15000: $(grep -m2 "pruned" "$dir/s1"); $(diff "$dir/got" "$dir/head15000.jsonl" | head -n 3)"
 summary limit_decode
