@@ -105,6 +105,11 @@ void scan_explain_start_order(scan_explain_buf *x, const flt_expr *filter)
 void scan_explain_final_order(scan_explain_buf *x, const flt_order *order, const flt_expr *filter,
                               const int32_t *perm, int split, int reordered, int explored)
 {
+    if (split < 0 && explored > 0) { /* a dataset's one-split file (a shared order's turn) */
+        scan_explainf(x, "conjunct order (final): none but an exploring one (%d split%s explored)\n",
+                      explored, scan_explain_plural(explored));
+        return;
+    }
     if (split < 0) {
         scan_explainf(x, "conjunct order (final): as at the start (no split ran the filter)\n");
         return;
