@@ -28,7 +28,8 @@
 
 /* One conjunct order for several scans whose filters are the same conjuncts in the same order
  * (a dataset's files, scan_opts.order_share): their splits report into one evidence, take
- * their exploring turn from one sequence and rank once any of them finished a split, so a
+ * their exploring turn from one sequence (the first ranked split's turn explores) and rank
+ * once any of them finished a split, so a
  * dataset of one-split files learns its order as one file of many splits does (order.h
  * invariant 4: one split in 16 explores, which a one-split file alone never reaches). The
  * order is made by the first scan's policy with its plan's conjunct count (scan_start runs on
@@ -36,7 +37,7 @@
  * scan_order_share_free once every scan using it has ended. */
 typedef struct scan_order_share {
     flt_order *order;          /* NULL until the first scan's policy; cache-line aligned */
-    _Atomic uint64_t seq;      /* splits that took an order, over every scan */
+    _Atomic uint64_t seq;      /* splits that took a ranked order, over every scan */
     _Atomic int splits_done;   /* over every scan */
 } scan_order_share;
 void scan_order_share_free(scan_order_share *s);
