@@ -15,6 +15,8 @@ void flt_order_init(flt_order *o, int32_t n, double ns_per_byte, uint64_t decay_
         atomic_init(&o->st[k].rows_out, 0);
         atomic_init(&o->st[k].ns, 0);
         atomic_init(&o->st[k].bytes, 0);
+        atomic_init(&o->st[k].runs, 0);
+        atomic_init(&o->st[k].emptied, 0);
     }
 }
 
@@ -36,6 +38,8 @@ void flt_order_report(flt_order *o, int32_t k, uint64_t rows_in, uint64_t rows_o
     atomic_fetch_add_explicit(&s->rows_out, rows_out, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->ns, ns, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->bytes, bytes, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->emptied, rows_out == 0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->runs, 1, memory_order_relaxed);
     uint64_t total = atomic_fetch_add_explicit(&s->rows_in, rows_in, memory_order_relaxed) +
                      rows_in;
     if (total <= o->decay_rows) return;
@@ -46,6 +50,8 @@ void flt_order_report(flt_order *o, int32_t k, uint64_t rows_in, uint64_t rows_o
     halve(&s->rows_out);
     halve(&s->ns);
     halve(&s->bytes);
+    halve(&s->emptied); /* (before runs: a reader clamps q into [0, 1]) */
+    halve(&s->runs);
 }
 
 double flt_order_rank(const flt_order *o, int32_t k)
@@ -57,11 +63,18 @@ double flt_order_rank(const flt_order *o, int32_t k)
     double out = (double)atomic_load_explicit(&s->rows_out, memory_order_relaxed);
     double ns = (double)atomic_load_explicit(&s->ns, memory_order_relaxed);
     double bytes = (double)atomic_load_explicit(&s->bytes, memory_order_relaxed);
+    double runs = (double)atomic_load_explicit(&s->runs, memory_order_relaxed);
+    double emptied = (double)atomic_load_explicit(&s->emptied, memory_order_relaxed);
     double sel = out / (double)in;
     if (sel > FLT_ORDER_MAX_SEL) sel = FLT_ORDER_MAX_SEL;
     if (sel < 0) sel = 0;
+    double q = runs > 0 ? emptied / runs : 0.0;
+    if (q > 1.0) q = 1.0;
     double cost = (ns + bytes * o->ns_per_byte) / (double)in;
-    return cost / (1.0 - sel);
+    /* 1 - f (invariant 2): > 0, as 1 - sel >= 1 - FLT_ORDER_MAX_SEL */
+    double saved = (1.0 - FLT_ORDER_SPLIT_WEIGHT) * (1.0 - sel) + FLT_ORDER_SPLIT_WEIGHT * q;
+    assert(saved > 0);
+    return cost / saved;
 }
 
 bool flt_order_explores(const flt_order *o, uint64_t split_index)

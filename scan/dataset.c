@@ -215,6 +215,7 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     /* every row to the merge (it orders text), or to the filter on cast values */
     if (rc == 0 && !*pruned && (texted_key(d, r) || r->post)) so.nkeys = 0, so.limit = -1;
     so.share = d->shared ? &d->share : NULL; /* the dataset's one budget */
+    so.order_share = ds_orders_for(&d->orders, x); /* and one conjunct order per filter */
     /* packed rows in a file whose nested leaves are widened (ds_nested_widen rewrites only
      * those) and in every file of a Top-K (its merge joins no packed rows with columns) */
     if (rc == 0 && (d->topk.nkeys || ds_view_nested_widened(&d->s, &r->view, &f->meta)))
@@ -481,6 +482,7 @@ void ds_scan_free(ds_scan *d)
     if (d->ft.slots) ds_footers_free(&d->ft); /* its footer tasks ended */
     scan_rt_free(d->rt); /* every file's scan has left it */
     if (d->shared) scan_budget_share_free(&d->share); /* nothing counts in it any more */
+    ds_orders_free(&d->orders); /* (no file's scan reports into them) */
     io_store_sum_free(&d->store); /* every file closed */
     ds_topk_free(&d->topk);
     ds_schema_free(&d->s);

@@ -6,6 +6,7 @@
 #include "scan/ds_scan.h"
 #include "scan/ds_topk.h"
 #include "scan/fetch.h"
+#include "scan/ds_order.h"
 #include "scan/scan_rt.h"
 
 /* DS_INFLIGHT_MAX: files whose scans run at once on the dataset's one runtime (scan_rt.h),
@@ -64,6 +65,7 @@ struct ds_scan {
     int64_t files_pruned;
     bool done;
     ds_topk topk;          /* nkeys 0 unless ORDER BY */
+    ds_orders orders;      /* conjunct orders the files share (scan_opts.order_share) */
     flt_dyn cell;          /* the Top-K bound of the files whose first key has the dataset's
                               own type (zeroed: unset), shared by their scans */
     bool topk_done;

@@ -105,6 +105,11 @@ void scan_explain_start_order(scan_explain_buf *x, const flt_expr *filter)
 void scan_explain_final_order(scan_explain_buf *x, const flt_order *order, const flt_expr *filter,
                               const int32_t *perm, int split, int reordered, int explored)
 {
+    if (split < 0 && explored > 0) { /* a dataset's one-split file (a shared order's turn) */
+        scan_explainf(x, "conjunct order (final): none but an exploring one (%d split%s explored)\n",
+                      explored, scan_explain_plural(explored));
+        return;
+    }
     if (split < 0) {
         scan_explainf(x, "conjunct order (final): as at the start (no split ran the filter)\n");
         return;
@@ -116,9 +121,13 @@ void scan_explain_final_order(scan_explain_buf *x, const flt_order *order, const
         const flt_order_stat *st = &order->st[perm[i]];
         uint64_t in = atomic_load_explicit(&st->rows_in, memory_order_relaxed);
         uint64_t out = atomic_load_explicit(&st->rows_out, memory_order_relaxed);
-        scan_explainf(x, "%s #%d %s (rows in %llu, passed %.3f, rank %.2f)", i ? " ->" : "",
-                      perm[i] + 1, flt_pred_label(&filter->preds[perm[i]]), (unsigned long long)in,
-                      in ? (double)out / (double)in : 0.0, flt_order_rank(order, perm[i]));
+        uint64_t runs = atomic_load_explicit(&st->runs, memory_order_relaxed);
+        uint64_t emptied = atomic_load_explicit(&st->emptied, memory_order_relaxed);
+        scan_explainf(x, "%s #%d %s (rows in %llu, passed %.3f, emptied %llu of %llu, rank %.2f)",
+                      i ? " ->" : "", perm[i] + 1, flt_pred_label(&filter->preds[perm[i]]),
+                      (unsigned long long)in, in ? (double)out / (double)in : 0.0,
+                      (unsigned long long)emptied, (unsigned long long)runs,
+                      flt_order_rank(order, perm[i]));
     }
     scan_explainf(x, "\n");
 }

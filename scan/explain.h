@@ -49,8 +49,9 @@ void scan_explain_store(scan_explain_buf *x, const io_file_t *f, int tasks, int 
                         uint64_t limit, bool run_ahead);
 
 /* The order the scan ran in at its end, perm (the file's last split's, split; -1: no split
- * ran the filter, perm unused), with order's evidence for each conjunct, and how many splits
- * ran in an order not the stated one (reordered) or explored (explored):
+ * ran the filter but those that explored, if any, perm unused: a dataset's file whose one
+ * split took a shared order's exploring turn), with order's evidence for each conjunct, and
+ * how many splits ran in an order not the stated one (reordered) or explored (explored):
  *     conjunct order (final, split 4; 3 splits reordered, 0 explored): #2 b (..) -> #1 a (..) */
 void scan_explain_final_order(scan_explain_buf *x, const flt_order *order, const flt_expr *filter,
                               const int32_t *perm, int split, int reordered, int explored);

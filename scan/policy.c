@@ -173,6 +173,39 @@ bool scan_policy_wants_all(scan_policy_state *pol)
     return start_end(pol, perm) > pol->plan->npreds;
 }
 
+/* An adaptive conjunct order for n conjuncts, cache-line aligned (its counters), or NULL. */
+static flt_order *order_new(int n)
+{
+    size_t size = (sizeof(flt_order) + 63) / 64 * 64;
+    flt_order *ord = fail_aligned_alloc(64, size);
+    if (ord) flt_order_init(ord, n, 0, 0);
+    return ord;
+}
+
+void scan_order_share_free(scan_order_share *s)
+{
+    free(s->order);
+    s->order = NULL;
+}
+
+/* pol->order: share's (made on its first use) when its conjunct count is the plan's, else own. */
+static int order_init(scan_policy_state *pol, const scan_plan *p, scan_order_share *share)
+{
+    if (p->npreds < 2 || p->npreds > FLT_ORDER_MAX) return 0;
+    if (share && !share->order) share->order = order_new(p->npreds);
+    if (share && share->order && share->order->n == p->npreds) {
+        pol->share = share, pol->order = share->order;
+        return 0;
+    }
+    return (pol->order = order_new(p->npreds)) ? 0 : -ENOMEM;
+}
+
+/* Splits done: the scan's, and with a shared order every scan's (its evidence). */
+static int done(scan_policy_state *pol)
+{
+    return atomic_load(&pol->splits_done) + (pol->share ? atomic_load(&pol->share->splits_done) : 0);
+}
+
 int scan_policy_init(scan_policy_state *pol, const scan_plan *p, const scan_opts *o,
                      scan_fetch *fx)
 {
@@ -184,11 +217,7 @@ int scan_policy_init(scan_policy_state *pol, const scan_plan *p, const scan_opts
     pol->threads = o->threads;
     pol->plan = p;
     pol->fx = fx;
-    if (p->npreds > 1 && p->npreds <= FLT_ORDER_MAX) { /* cache-line aligned counters */
-        size_t size = (sizeof(flt_order) + 63) / 64 * 64;
-        if (!(pol->order = fail_aligned_alloc(64, size))) return -ENOMEM;
-        flt_order_init(pol->order, p->npreds, 0, 0);
-    }
+    if (order_init(pol, p, o->order_share)) return -ENOMEM;
     if (p->f->file->be->remote) {
         if (measure_positions(pol, p)) return -ENOMEM;
         pol->cost = &p->f->file->cost;
@@ -199,7 +228,7 @@ int scan_policy_init(scan_policy_state *pol, const scan_plan *p, const scan_opts
 
 void scan_policy_free(scan_policy_state *pol)
 {
-    free(pol->order);
+    if (!pol->share) free(pol->order);
     pol->order = NULL;
     free(pol->pos_bytes);
     pol->pos_bytes = NULL;
@@ -214,8 +243,7 @@ static bool explores(scan_policy_state *pol)
 {
     /* on a remote store holding splits back costs round trips, and the round-trip rule
      * (round_trip_saved) speculates without evidence wherever a fetch later would cost more */
-    return pol->kind == SCAN_ADAPTIVE && pol->plan->npreds > 0 && !pol->cost &&
-           atomic_load(&pol->splits_done) == 0;
+    return pol->kind == SCAN_ADAPTIVE && pol->plan->npreds > 0 && !pol->cost && done(pol) == 0;
 }
 
 bool scan_policy_exploring(scan_policy_state *pol)
@@ -251,9 +279,9 @@ static void pin_bound_first(const scan_plan *p, int32_t *perm)
  * conjunct killed, went first in ~25 splits started at once, each then fetching the first
  * conjunct's column a round trip later). A never-measured conjunct is still measured by its
  * split's chain when the conjuncts before it pass, and by order.h's exploring splits. */
-static void measured_first(const scan_policy_state *pol, int i, int32_t *perm)
+static void measured_first(const scan_policy_state *pol, uint64_t i, int32_t *perm)
 {
-    if (!pol->cost || flt_order_explores(pol->order, (uint64_t)i)) return;
+    if (!pol->cost || flt_order_explores(pol->order, i)) return;
     int n = pol->plan->npreds, m = 0;
     int32_t later[FLT_MAX_PREDS];
     int nlater = 0;
@@ -270,11 +298,21 @@ void scan_policy_order(scan_policy_state *pol, int i, int32_t *perm)
 {
     /* the stated order until a split completed: a split starting while the first ones are
      * between two conjuncts would otherwise put the one not measured yet first */
-    bool ranked = pol->order && atomic_load(&pol->splits_done) > 0;
+    bool ranked = pol->order && done(pol) > 0;
     int n = pol->plan->npreds;
+    /* the split's turn to explore: its index, or with a shared order its place among every
+     * sharing scan's ranked splits, the first of which explores. The files in flight before
+     * any split was done ran the stated order and measured the others only behind the first,
+     * on its few rows left, where a cost per row holds its pages' decoding: until a split
+     * measures each first, the ranked order stays the stated one, and when the 16th turn
+     * came before or after the first split was done, 23 or 8 of 40 one-split files learned
+     * the order (tests/cli/dataset_order.sh) */
+    uint64_t turn = (uint64_t)i;
+    if (pol->share && ranked)
+        turn = atomic_fetch_add(&pol->share->seq, 1) + FLT_ORDER_EXPLORE_PERIOD - 1;
     if (ranked) {
-        flt_order_snapshot(pol->order, (uint64_t)i, perm);
-        measured_first(pol, i, perm);
+        flt_order_snapshot(pol->order, turn, perm);
+        measured_first(pol, turn, perm);
     } else {
         for (int k = 0; k < n; k++) perm[k] = k;
     }
@@ -282,7 +320,7 @@ void scan_policy_order(scan_policy_state *pol, int i, int32_t *perm)
     if (!pol->order) return; /* nothing to reorder, nothing to tell */
     assert(n >= 2 && n <= FLT_ORDER_MAX);
     pthread_mutex_lock(&pol->used_mu);
-    if (ranked && flt_order_explores(pol->order, (uint64_t)i)) {
+    if (ranked && flt_order_explores(pol->order, turn)) {
         pol->used_explored++;
     } else {
         bool stated = true;
@@ -347,6 +385,7 @@ void scan_policy_split_started(scan_policy_state *pol, int core)
 
 void scan_policy_split_done(scan_policy_state *pol)
 {
+    if (pol->share) atomic_fetch_add(&pol->share->splits_done, 1);
     if (atomic_fetch_add(&pol->splits_done, 1) == 0 && pol->ev)
         exec_event_signal(pol->ev); /* exploration ended: held-back splits may start */
 }

@@ -26,13 +26,31 @@
 #include "filter/order.h"
 #include "scan/fetch.h"
 
+/* One conjunct order for several scans whose filters are the same conjuncts in the same order
+ * (a dataset's files, scan_opts.order_share): their splits report into one evidence, take
+ * their exploring turn from one sequence (the first ranked split's turn explores) and rank
+ * once any of them finished a split, so a
+ * dataset of one-split files learns its order as one file of many splits does (order.h
+ * invariant 4: one split in 16 explores, which a one-split file alone never reaches). The
+ * order is made by the first scan's policy with its plan's conjunct count (scan_start runs on
+ * one thread); a scan with another count keeps its own. Zeroed by its owner, freed by
+ * scan_order_share_free once every scan using it has ended. */
+typedef struct scan_order_share {
+    flt_order *order;          /* NULL until the first scan's policy; cache-line aligned */
+    _Atomic uint64_t seq;      /* splits that took a ranked order, over every scan */
+    _Atomic int splits_done;   /* over every scan */
+} scan_order_share;
+void scan_order_share_free(scan_order_share *s);
+
 typedef struct scan_policy_state {
     scan_policy kind;
     int threads;
     const scan_plan *plan;
     scan_fetch *fx;            /* takes our "ahead" as its input */
     exec_event *ev;            /* signalled when exploration may end (set at start) */
-    flt_order *order;          /* adaptive conjunct order (NULL when npreds < 2) */
+    flt_order *order;          /* adaptive conjunct order (NULL when npreds < 2): own, or
+                                  share's */
+    scan_order_share *share;   /* NULL, or the order shared with other scans (o->order_share) */
     const io_cost *cost;       /* a remote store's cost model (NULL: a local file) */
     double *pos_bytes;         /* [npreds + 1] mean bytes a split reads at each conjunct's slot
                                   (by conjunct index), then the projection's (remote only) */

@@ -132,6 +132,8 @@ typedef struct scan_opts {
                                  of starting its own, and leaves them running at its end */
     struct scan_budget_share *share; /* NULL, or a fetch budget shared with other scans (a
                                  dataset's files, fetch.h): fetch_budget is then its limit */
+    struct scan_order_share *order_share; /* NULL, or the adaptive conjunct order of other
+                                 scans whose filters are the same conjuncts (policy.h) */
     int groups_besides;       /* row groups the cores run besides this scan's (a dataset's
                                  other files, one each at least): counted with the kept ones
                                  when the plan decides whether few groups are cut for the

@@ -92,7 +92,7 @@ static int run_conjunct(scan_task *x, int pos)
     const scan_plan *plan = x->plan;
     int k = x->perm[pos];
     int slot = plan->pred_slot[k];
-    uint64_t t0 = exec_now_ns();
+    uint64_t t0 = exec_now_ns(), waited = x->wait_ns;
     int64_t rows_in = flt_mask_popcount(&x->mask);
     int rc;
     if (plan->filter->preds[k].multi) {
@@ -111,8 +111,8 @@ static int run_conjunct(scan_task *x, int pos)
     x->mask = x->tmp;
     x->tmp = swap;
     int64_t rows_out = flt_mask_popcount(&x->mask);
-    scan_policy_measure(x->env->pol, k, rows_in, rows_out, exec_now_ns() - t0,
-                        conj_bytes(plan, x->index, k));
+    uint64_t ns = exec_now_ns() - t0 - (x->wait_ns - waited); /* (its work, not its waits) */
+    scan_policy_measure(x->env->pol, k, rows_in, rows_out, ns, conj_bytes(plan, x->index, k));
     return 0;
 }
 

@@ -148,8 +148,21 @@ typedef struct scan_task {
                                      null map key, map -1 for none (task_nested.c keys_mark);
                                      moved into the batch */
     int64_t nbad;          /* rows marked in bad */
+    uint64_t wait_ns;      /* time suspended in task_await and a dictionary's wait, which a
+                              conjunct's measured cost leaves out (task.c run_conjunct) */
     pq_err err;
 } scan_task;
+
+/* fut_await(f), the time the task was suspended added to x->wait_ns: other tasks' work on
+ * the core and the read's latency are no part of what a conjunct costs (with many files or
+ * splits in flight they were milliseconds for a page's decode). */
+static inline int task_await(scan_task *x, fut_t *f)
+{
+    uint64_t t0 = exec_now_ns();
+    int rc = fut_await(f);
+    x->wait_ns += exec_now_ns() - t0;
+    return rc;
+}
 
 /* task_dictout.c: a dict_slot's selected rows as int32 indices and the split's dictionary
  * (task_dictout_load: decoded, compacted; task_dictout_take: moved into idx and dict, false

@@ -124,7 +124,9 @@ const pq_vec *task_wait_dict(scan_task *x, int slot)
     dict_wait w = {.x = x, .slot = slot};
     scan_core_time_leave(&x->tc->time, SCAN_WAIT_TASK);
     scan_core_time_enter(&x->tc->time, SCAN_WAIT_DICT);
+    uint64_t t0 = exec_now_ns();
     exec_event_wait_until(x->env->dicts->ev, dict_wait_over, &w);
+    x->wait_ns += exec_now_ns() - t0;
     scan_core_time_leave(&x->tc->time, SCAN_WAIT_DICT);
     scan_core_time_enter(&x->tc->time, SCAN_WAIT_TASK);
     return task_shared_dict(x, slot);

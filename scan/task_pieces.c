@@ -89,7 +89,7 @@ static int ensure_dict(scan_task *x, int slot)
     if (!f) return -ENOMEM;
     x->futs[slot][0] = f;
     fut_want(f);
-    int rc = fut_await(f);
+    int rc = task_await(x, f);
     return rc ? pq_errf(&x->err, rc, (int64_t)pc->off, "%s", fut_message(f)) : 0;
 }
 
@@ -184,7 +184,7 @@ int task_window(scan_task *x)
     int q = cp->npieces - 1;
     fut_t *f = x->futs[0][q];
     fut_want(f);
-    int rc = fut_await(f);
+    int rc = task_await(x, f);
     if (rc) return pq_errf(&x->err, rc, (int64_t)cp->pieces[q].off, "%s", fut_message(f));
     io_bytes b = task_piece_bytes(x, 0, q);
     int64_t lo = sp->row_lo, hi = sp->row_lo + sp->nrows;
@@ -224,7 +224,7 @@ int task_await_slot(scan_task *x, int slot)
     for (int p = 0; p < x->sp->cols[slot].npieces; p++) {
         fut_t *f = x->futs[slot][p];
         if (!f) continue;
-        int rc = fut_await(f);
+        int rc = task_await(x, f);
         if (rc) return pq_errf(&x->err, rc, (int64_t)x->sp->cols[slot].pieces[p].off, "%s",
                                fut_message(f));
     }

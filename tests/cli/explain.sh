@@ -7,7 +7,7 @@
 #  2. A filter whose stated order is the wrong one (l_quantity >= 1 keeps every row): on one
 #     core under adaptive the first split runs the stated order, every later one the
 #     measured order; the last line is the order the file's last split ran in, with the
-#     evidence behind it.
+#     evidence behind it (rows in, the share passed, the runs that emptied their split).
 #  3. Over 61 splits, splits 15, 31 and 47 explore and are counted apart.
 #  4. Every split pruned: the final order says no split ran the filter.
 #  5. Two cores: the final line is the last one and puts the selective conjunct first.
@@ -69,13 +69,13 @@ conjunct #1 l_quantity: chance all-false on a split from statistics 0.000
 conjunct #2 l_shipmode: chance all-false on a split from statistics 1.000 (statistics cannot say)
 conjunct order (start): #1 l_quantity -> #2 l_shipmode
 store: local file; read-ahead: none
-conjunct order (final, split 3; 3 splits reordered, 0 explored): #2 l_shipmode (rows in 60134, passed 0.144, rank R) -> #1 l_quantity (rows in 25777, passed 1.000, rank R)
+conjunct order (final, split 3; 3 splits reordered, 0 explored): #2 l_shipmode (rows in 60134, passed 0.144, emptied 0 of 4, rank R) -> #1 l_quantity (rows in 25777, passed 1.000, emptied 0 of 4, rank R)
 EOF
 
 # 3. exploring splits
 "$R" scan "$dir/lp.parquet" --columns l_orderkey --where "l_quantity >= 1 AND l_shipmode = 'AIR'" \
     --threads 1 --split-rows 1000 --format checksum --explain 2>"$dir/err" >/dev/null
-want='conjunct order (final, split 60; 57 splits reordered, 3 explored): #2 l_shipmode (rows in 60134, passed 0.144, rank R) -> #1 l_quantity (rows in 12121, passed 1.000, rank R)'
+want='conjunct order (final, split 60; 57 splits reordered, 3 explored): #2 l_shipmode (rows in 60134, passed 0.144, emptied 0 of 61, rank R) -> #1 l_quantity (rows in 12121, passed 1.000, emptied 0 of 61, rank R)'
 check '[ "$(tail -n 1 "$dir/err" | mask)" = "$want" ]' "61 splits: $(tail -n 1 "$dir/err")"
 check 'grep -qxF "plan: 1 row group (0 pruned), 61 splits (0 pruned), 2 conjuncts, 3 columns read, policy adaptive" "$dir/err"' \
     "61 splits: $(head -n 1 "$dir/err")"
@@ -117,7 +117,7 @@ EOF
 for pol in adaptive eager lazy; do
     "$R" scan "$dir/lp.parquet" --columns l_orderkey --where "l_quantity >= 1 AND l_shipmode = 'AIR'" \
         --threads 2 --split-rows 1000 --policy "$pol" --format checksum --explain 2>"$dir/err" >/dev/null
-    check 'tail -n 1 "$dir/err" | grep -qE "^conjunct order \(final, split 60; [0-9]+ splits? reordered, [0-9]+ explored\): #2 l_shipmode \(rows in 60134, passed 0\.144, rank [0-9.]+\) -> #1 l_quantity \(rows in [0-9]+, passed 1\.000, rank [0-9.]+\)$"' \
+    check 'tail -n 1 "$dir/err" | grep -qE "^conjunct order \(final, split 60; [0-9]+ splits? reordered, [0-9]+ explored\): #2 l_shipmode \(rows in 60134, passed 0\.144, emptied 0 of 61, rank [0-9.]+\) -> #1 l_quantity \(rows in [0-9]+, passed 1\.000, emptied 0 of 61, rank [0-9.]+\)$"' \
         "threads 2, $pol: $(tail -n 1 "$dir/err")"
 done
 # 6. a limit ends the scan early: the final order is still the last line

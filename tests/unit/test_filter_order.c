@@ -1,4 +1,5 @@
-/* tests for filter/order.c: convergence to the c/(1-s) order, the never-measured prior,
+/* tests for filter/order.c: convergence to the c/(1-s) order, a conjunct that empties splits
+ * ahead of a cheaper one that only thins rows (lineitem_cancel), the never-measured prior,
  * exploration, decay, permutation validity, and concurrent report/snapshot (run under
  * -fsanitize=thread by scripts/sanitize.sh thread). */
 #include <pthread.h>
@@ -46,9 +47,9 @@ static void converges(void)
     CHECK_EQ_I64(perm[2], 0);
     CHECK(flt_order_rank(&o, 2) < flt_order_rank(&o, 1));
     CHECK(flt_order_rank(&o, 1) < flt_order_rank(&o, 0));
-    /* rank = c / (1 - s): conjunct 1 measured 20 ns/row, s = 0.5 -> 40 */
+    /* rank = c / ((1 - W)(1 - s) + W q): conjunct 1 measured 20 ns/row, s = 0.5, q = 0 -> 160 */
     double r1 = flt_order_rank(&o, 1);
-    CHECK(r1 > 39.9 && r1 < 40.1);
+    CHECK(r1 > 159.9 && r1 < 160.1);
 }
 
 static void prior_puts_new_first(void)
@@ -68,7 +69,38 @@ static void prior_puts_new_first(void)
     flt_order_report(&o, 1, 100, 50, 0, 100);   /* 10 ns/row from bytes */
     flt_order_snapshot(&o, 0, perm);
     CHECK(perm[0] == 0 && perm[1] == 1);
-    CHECK(flt_order_rank(&o, 1) > 19.9 && flt_order_rank(&o, 1) < 20.1);
+    CHECK(flt_order_rank(&o, 1) > 79.9 && flt_order_rank(&o, 1) < 80.1); /* 10 / (0.25 x 0.5) */
+}
+
+/* lineitem_cancel at sf=1 (order.h FLT_ORDER_SPLIT_WEIGHT): the key (23 ns a row) passes 0.2%
+ * of rows and empties 43 of 49 splits, the date (3.6 ns a row) passes 72% and empties none.
+ * By rows alone the date ranks first (3.6 / 0.28 = 12.9 against 23.5); the key's emptied
+ * splits, whose every later read is cancelled, put it first. */
+static void emptied_splits_first(void)
+{
+    static flt_order o;
+    flt_order_init(&o, 2, 0, UINT64_C(1) << 40); /* (no decay: exact counts) */
+    const int64_t rows = 122368;
+    for (int i = 0; i < 49; i++) {
+        uint64_t out = i < 43 ? 0 : 1400; /* the key's rows sit in 6 splits */
+        flt_order_report(&o, 0, rows, out, (uint64_t)(23.5 * rows), 0);
+        flt_order_report(&o, 1, rows, (uint64_t)(0.72 * rows), (uint64_t)(3.6 * rows), 0);
+    }
+    CHECK_EQ_I64(atomic_load(&o.st[0].runs), 49);
+    CHECK_EQ_I64(atomic_load(&o.st[0].emptied), 43);
+    CHECK_EQ_I64(atomic_load(&o.st[1].emptied), 0);
+    int32_t perm[2];
+    flt_order_snapshot(&o, 0, perm);
+    CHECK(perm[0] == 0 && perm[1] == 1);
+    CHECK(flt_order_rank(&o, 1) > 1.9 * flt_order_rank(&o, 0)); /* 51.4 against 25.9 */
+    /* the same conjuncts with no run emptied: the rows decide, the date first */
+    flt_order_init(&o, 2, 0, 0);
+    for (int i = 0; i < 49; i++) {
+        flt_order_report(&o, 0, rows, 171, (uint64_t)(23.5 * rows), 0);
+        flt_order_report(&o, 1, rows, (uint64_t)(0.72 * rows), (uint64_t)(3.6 * rows), 0);
+    }
+    flt_order_snapshot(&o, 0, perm);
+    CHECK(perm[0] == 1 && perm[1] == 0);
 }
 
 static void exploration_and_decay(void)
@@ -131,6 +163,7 @@ int main(void)
 {
     RUN(converges);
     RUN(prior_puts_new_first);
+    RUN(emptied_splits_first);
     RUN(exploration_and_decay);
     RUN(two_threads);
     return CHECK_DONE("test_filter_order");
