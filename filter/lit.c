@@ -2,9 +2,10 @@
  * integer ranges, decimals and timestamps rounded per operator, dates, INT96 timestamps, UUIDs.
  *
  * Invariants:
- *  1. Numbers are parsed exactly as mant * 10^exp10 (at most 38 significant digits, |exp10|
- *     <= 400) and never go through binary floating point, except for FLOAT/DOUBLE columns
- *     (strtod, correctly rounded).
+ *  1. Numbers are parsed exactly as mant * 10^exp10 (their first 38 significant digits, a
+ *     sticky flag for any nonzero digit past them, |exp10| <= 400) and never go through
+ *     binary floating point, except for FLOAT/DOUBLE columns (strtod, correctly rounded). A
+ *     literal past +-10^38 at the column's scale lies beyond every column's values.
  *  2. Rounding: a literal v becomes q = floor(v * 10^scale) and a flag exact. When v is not
  *     exact in the domain, q < v*10^s < q+1, so for an integer x:
  *       x = v  never;  x != v  always (non-null);  x < v and x <= v  <=>  x <= q;
@@ -38,11 +39,15 @@ static int digits_at(const char **p, int64_t max, int64_t *v)
     return n > 0 && *v <= max ? n : -1;
 }
 
-bool flt_num_parse(const char *s, __int128 *mant, int *exp10)
+/* s as mant * 10^exp10 from its first 38 significant digits; *sticky: a digit past them is
+ * not 0 (the value's magnitude then lies strictly between |mant| and |mant| + 1 at 10^exp10).
+ * False when s is no number or its exponent is past NUM_MAX_EXP. */
+static bool num_parse(const char *s, i128 *mant, int *exp10, bool *sticky)
 {
     bool neg = false;
     int nd = 0, e = 0;
     i128 m = 0;
+    *sticky = false;
     if (*s == '-' || *s == '+') neg = *s++ == '-';
     bool any = false, dot = false;
     for (;; s++) {
@@ -50,7 +55,12 @@ bool flt_num_parse(const char *s, __int128 *mant, int *exp10)
         if (*s < '0' || *s > '9') break;
         any = true;
         if (m == 0 && *s == '0') { e -= dot; continue; } /* leading zeros */
-        if (nd == NUM_MAX_DIGITS) return false;
+        if (nd == NUM_MAX_DIGITS) { /* past 38 digits: dropped, their place kept */
+            *sticky |= *s != '0';
+            e += !dot;
+            if (e > NUM_MAX_EXP) return false; /* (bounds the walk of a long integer part) */
+            continue;
+        }
         m = m * 10 + (*s - '0');
         nd++;
         e -= dot;
@@ -70,31 +80,42 @@ bool flt_num_parse(const char *s, __int128 *mant, int *exp10)
     return true;
 }
 
-/* q = floor(mant * 10^(exp10 + scale)); false when |q| would exceed 10^38. */
-static bool scale_floor(i128 mant, int exp10, int scale, i128 *q, bool *exact)
+bool flt_num_parse(const char *s, __int128 *mant, int *exp10)
+{
+    bool sticky;
+    return num_parse(s, mant, exp10, &sticky) && !sticky;
+}
+
+/* q = floor((mant + sticky part) * 10^(exp10 + scale)) (num_parse), saturated to
+ * +-(10^38 + 1), inexact, past +-10^38: beyond every column's values (a decimal holds 38
+ * digits, an integer fewer), so the comparison settles as any value past the range does
+ * (invariant 3): `x < 1e40` keeps every row, as DuckDB's compare in doubles does. */
+static void scale_floor(i128 mant, int exp10, bool sticky, int scale, i128 *q, bool *exact)
 {
     int k = exp10 + scale;
     i128 lim = 1;
     for (int i = 0; i < NUM_MAX_DIGITS; i++) lim *= 10;
+    bool neg = mant < 0;
+    i128 mag = neg ? -mant : mant;
     if (k >= 0) {
-        for (int i = 0; i < k; i++) {
-            if (mant > lim / 10 || mant < -lim / 10) return false; /* 10 * 10^38 overflows i128 */
-            mant *= 10;
+        for (int i = 0; i < k && mag <= lim; i++) /* (10 * 10^38 overflows i128) */
+            mag = mag > lim / 10 ? lim + 1 : mag * 10;
+        if (mag > lim || (sticky && k > 0)) { /* (a sticky part scaled up: past 10^38 too) */
+            *q = neg ? -lim - 2 : lim + 1, *exact = false;
+            return;
         }
-        if (mant > lim || mant < -lim) return false;
-        *q = mant, *exact = true;
-        return true;
+        *q = neg ? -mag - sticky : mag, *exact = !sticky;
+        return;
     }
     if (-k > NUM_MAX_DIGITS) {
-        *q = mant < 0 ? -1 : 0, *exact = mant == 0;
-        return true;
+        *q = neg ? -1 : 0, *exact = mag == 0 && !sticky;
+        return;
     }
     i128 d = 1;
     for (int i = 0; i < -k; i++) d *= 10;
-    i128 r = mant % d, f = mant / d;
-    if (r != 0 && mant < 0) f -= 1; /* C truncates toward zero; we want floor */
-    *q = f, *exact = r == 0;
-    return true;
+    i128 r = mag % d, f = mag / d;
+    bool frac = r != 0 || sticky; /* (mant + a sticky part never lands on a multiple of d) */
+    *q = neg ? -f - frac : f, *exact = !frac;
 }
 
 /* ---- timestamps: 'YYYY-MM-DD[( |T)HH:MM[:SS[.f{1,9}]]][Z|(+|-)HH:MM]' -> nanoseconds ----- */
@@ -195,16 +216,18 @@ static int type_intlike(const pq_column_desc *d, flt_domain dom, const flt_raw_l
         if (!flt_timestamp_parse(r->text, false, &ns))
             return pq_errf(e, RINGSCAN_EPARSE, r->pos,
                            "invalid timestamp '%s' at character %d", r->text, r->pos);
-        scale_floor(ns, -9, ts_scale(d->logical), &t->q, &t->exact);
+        scale_floor(ns, -9, false, ts_scale(d->logical), &t->q, &t->exact);
         return 0;
     }
     if (r->kind != FLT_LIT_NUMBER) return mismatch(d, r, e);
     i128 m;
     int x;
+    bool sticky;
     int scale = d->logical == PQ_LOGICAL_DECIMAL ? d->decimal_scale : 0;
-    if (!flt_num_parse(r->text, &m, &x) || !scale_floor(m, x, scale, &t->q, &t->exact))
+    if (!num_parse(r->text, &m, &x, &sticky))
         return pq_errf(e, RINGSCAN_EPARSE, r->pos,
                        "invalid or too large number '%s' at character %d", r->text, r->pos);
+    scale_floor(m, x, sticky, scale, &t->q, &t->exact);
     return 0;
 }
 
@@ -297,7 +320,8 @@ static int type_one(struct flt_arena **a, const pq_column_desc *d, flt_domain do
         if (r->kind != FLT_LIT_NUMBER) return mismatch(d, r, e);
         i128 m;
         int x;
-        if (!flt_num_parse(r->text, &m, &x))
+        bool sticky; /* (digits past 38 only round: strtod reads them all) */
+        if (!num_parse(r->text, &m, &x, &sticky))
             return pq_errf(e, RINGSCAN_EPARSE, r->pos, "invalid number '%s' at character %d",
                            r->text, r->pos);
         t->f = strtod(r->text, NULL);

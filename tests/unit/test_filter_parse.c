@@ -55,6 +55,12 @@ static void out_of_range_literals(void)
         {"u64 = 18446744073709551616", FLT_OP_FALSE}, {"u64 >= -5", FLT_OP_IS_NOT_NULL},
         {"u64 IN (-1, 18446744073709551616)", FLT_OP_FALSE},
         {"u64 NOT IN (-1)", FLT_OP_IS_NOT_NULL}, {"i8 BETWEEN 200 AND 300", FLT_OP_FALSE},
+        /* past 38 digits (a DECIMAL(38)'s): out of every range, not an error */
+        {"i8 < 1e40", FLT_OP_IS_NOT_NULL}, {"u64 > 1e39", FLT_OP_FALSE},
+        {"l_orderkey < 10000000000000000000000000000000000000000", FLT_OP_IS_NOT_NULL},
+        {"l_orderkey >= -10000000000000000000000000000000000000000.5", FLT_OP_IS_NOT_NULL},
+        {"l_orderkey IN (1e40, -1e40)", FLT_OP_FALSE}, {"l_discount > -1e40", FLT_OP_IS_NOT_NULL},
+        {"dflba = 1e40", FLT_OP_FALSE}, {"dflba < -1e40", FLT_OP_FALSE},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         flt_expr *ex;
@@ -125,6 +131,13 @@ static void decimal_rounding(void)
         {"l_discount != 0.050", FLT_OP_NE, 5},   {"l_linenumber > 5.5", FLT_OP_GE, 6},
         {"l_linenumber < 5.5", FLT_OP_LE, 5},    {"l_linenumber <= -5.5", FLT_OP_LE, -6},
         {"l_discount > 0.0500000000000000000001", FLT_OP_GE, 6},
+        /* past 38 significant digits: the rest only rounds (was refused as too large) */
+        {"l_linenumber > 5.00000000000000000000000000000000000000001", FLT_OP_GE, 6},
+        {"l_linenumber <= -5.00000000000000000000000000000000000000001", FLT_OP_LE, -6},
+        {"l_linenumber >= 4.99999999999999999999999999999999999999999", FLT_OP_GE, 5},
+        {"l_discount < 0.05000000000000000000000000000000000000001", FLT_OP_LE, 5},
+        {"l_orderkey < 9223372036854775806.99999999999999999999999999999999999999991", FLT_OP_LE,
+         INT64_MAX - 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         flt_expr *ex;
@@ -150,6 +163,12 @@ static void decimal_rounding(void)
     flt_expr_free(ex);
     t = term1("l_discount IN (0.055)", &ex);
     CHECK(t.op == FLT_OP_FALSE);
+    flt_expr_free(ex);
+    t = term1("f > 10000000000000000000000000000000000000000", &ex); /* 41 digits: a float */
+    CHECK(t.op == FLT_OP_GT && t.nlits == 1 && t.lits[0].f == 1e40);
+    flt_expr_free(ex);
+    t = term1("l_discount = 0.05000000000000000000000000000000000000001", &ex); /* inexact */
+    CHECK(t.op == FLT_OP_FALSE && t.nlits == 0);
     flt_expr_free(ex);
     t = term1("dflba = -1.5", &ex); /* 16-byte big-endian two's complement of -1500 */
     CHECK(t.op == FLT_OP_EQ && t.lits[0].len == 16);
