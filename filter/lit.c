@@ -80,6 +80,16 @@ static bool num_parse(const char *s, i128 *mant, int *exp10, bool *sticky)
     return true;
 }
 
+/* Exactly two digits at *p, at most max: *v, *p past them. */
+static bool two_digits(const char **p, int64_t max, int64_t *v)
+{
+    const char *s = *p;
+    if (s[0] < '0' || s[0] > '9' || s[1] < '0' || s[1] > '9') return false;
+    *v = (s[0] - '0') * 10 + (s[1] - '0');
+    *p = s + 2;
+    return *v <= max;
+}
+
 bool flt_num_parse(const char *s, __int128 *mant, int *exp10)
 {
     bool sticky;
@@ -118,7 +128,7 @@ static void scale_floor(i128 mant, int exp10, bool sticky, int scale, i128 *q, b
     *q = neg ? -f - frac : f, *exact = !frac;
 }
 
-/* ---- timestamps: 'YYYY-MM-DD[( |T)HH:MM[:SS[.f{1,9}]]][Z|(+|-)HH:MM]' -> nanoseconds ----- */
+/* ---- timestamps: 'YYYY-MM-DD[( |T)HH:MM[:SS[.f{1,9}]]][Z|(+|-)HH[[:]MM]]' -> nanoseconds -- */
 
 bool flt_timestamp_parse(const char *s, bool date_only, __int128 *nanos)
 {
@@ -148,9 +158,12 @@ bool flt_timestamp_parse(const char *s, bool date_only, __int128 *nanos)
         if (*s == 'Z') {
             s++;
         } else if (*s == '+' || *s == '-') {
-            int sign = *s++ == '-' ? -1 : 1;
-            if (digits_at(&s, 23, &oh) != 2 || *s++ != ':' || digits_at(&s, 59, &om) != 2)
-                return false;
+            int sign = *s++ == '-' ? -1 : 1; /* +HH, +HHMM or +HH:MM (PostgreSQL prints +HH) */
+            if (!two_digits(&s, 23, &oh)) return false;
+            om = 0;
+            bool colon = *s == ':';
+            s += colon;
+            if ((colon || (*s >= '0' && *s <= '9')) && !two_digits(&s, 59, &om)) return false;
             off = sign * (oh * 3600 + om * 60);
         }
         sec += h * 3600 + mi * 60 - off;

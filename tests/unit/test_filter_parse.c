@@ -194,6 +194,20 @@ static void literals_and_ranges(void)
     t = term1("ts = '2000-01-01 01:00:00+01:00'", &ex);
     CHECK(t.lits[0].i == INT64_C(946684800000000));
     flt_expr_free(ex);
+    /* +HH (as PostgreSQL prints a timestamptz) and +HHMM, as DuckDB reads them */
+    static const char *offs[] = {"ts = '2000-01-01 01:00:00+01'", "ts = '2000-01-01 01:00:00+0100'",
+                                 "ts = '1999-12-31 22:30:00-01:30'", "ts = '1999-12-31 22:30:00-0130'"};
+    for (size_t i = 0; i < sizeof offs / sizeof *offs; i++) {
+        t = term1(offs[i], &ex);
+        CHECK(t.op == FLT_OP_EQ && t.lits[0].i == INT64_C(946684800000000));
+        flt_expr_free(ex);
+    }
+    parse_err("ts = '2000-01-01 01:00:00+01:'",
+              "invalid timestamp '2000-01-01 01:00:00+01:' at character 6", 6);
+    parse_err("ts = '2000-01-01 01:00:00+1'",
+              "invalid timestamp '2000-01-01 01:00:00+1' at character 6", 6);
+    parse_err("ts = '2000-01-01 01:00:00+01000'",
+              "invalid timestamp '2000-01-01 01:00:00+01000' at character 6", 6);
     t = term1("l_shipdate >= '1969-12-31'", &ex);
     CHECK(t.op == FLT_OP_GE && t.lits[0].i == -1);
     flt_expr_free(ex);
