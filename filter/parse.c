@@ -20,9 +20,11 @@
 
 #include "filter/parse.h"
 
+/* A byte of a bare name's first character: an ASCII letter, '_', or any byte of a UTF-8
+ * character past ASCII (a name in another script, as DuckDB and PostgreSQL take it bare). */
 static bool is_ident_start(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (unsigned char)c >= 0x80;
 }
 
 static bool is_ident(char c) { return is_ident_start(c) || (c >= '0' && c <= '9') || c == '.'; }

@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "filter/expr.h"
+#include "filter/sortkey.h"
 
 static const pq_column_desc schema[] = {
     {.name = "l_orderkey", .physical = PQ_INT64},
@@ -279,6 +280,17 @@ static void names_in_any_case(void)
     flt_expr *x = NULL;
     pq_err e = {.offset = -1};
     CHECK(flt_parse("ab = 1", two, 2, &x, &e) != 0 && strstr(e.msg, "'ab' at character 1 is ambiguous"));
+    /* names past ASCII bare, as DuckDB takes them: in a filter and in ORDER BY */
+    pq_column_desc intl[] = {{.name = "\xc3\xa9t\xc3\xa9", .physical = PQ_INT32},
+                             {.name = "\xe6\x97\xa5\xe6\x9c\xac", .physical = PQ_INT32}};
+    x = NULL;
+    CHECK(flt_parse("\xc3\xa9t\xc3\xa9 = 1 AND \xe6\x97\xa5\xe6\x9c\xac > 2", intl, 2, &x, &e) == 0);
+    CHECK(x && x->npreds == 2 && x->preds[0].column == 0 && x->preds[1].column == 1);
+    flt_expr_free(x);
+    flt_order_term ot[FLT_MAX_SORT_KEYS];
+    int nk = 0;
+    CHECK(flt_parse_order("\xe6\x97\xa5\xe6\x9c\xac DESC, \xc3\xa9t\xc3\xa9", intl, 2, false, ot, &nk, &e) == 0);
+    CHECK(nk == 2 && ot[0].column == 1 && ot[0].desc && ot[1].column == 0 && !ot[1].desc);
 }
 
 static void errors(void)
