@@ -4,7 +4,8 @@
  * Invariants:
  *  1. Numbers are parsed exactly as mant * 10^exp10 (their first 38 significant digits, a
  *     sticky flag for any nonzero digit past them, |exp10| <= 400) and never go through
- *     binary floating point, except for FLOAT/DOUBLE columns (strtod, correctly rounded). A
+ *     binary floating point, except for FLOAT/DOUBLE columns (strtod, correctly rounded;
+ *     strtof for a FLOAT column and a literal without exponent, as DuckDB casts it). A
  *     literal past +-10^38 at the column's scale lies beyond every column's values.
  *  2. Rounding: a literal v becomes q = floor(v * 10^scale) and a flag exact. When v is not
  *     exact in the domain, q < v*10^s < q+1, so for an integer x:
@@ -322,6 +323,21 @@ static int parse_uuid(struct flt_arena **a, const flt_raw_lit *r, typed *t, pq_e
     return 0;
 }
 
+/* Whether number text s is a DOUBLE in DuckDB's typing: an exponent, or more digits than a
+ * DECIMAL holds (38; the integer part's leading zeros not counted). */
+static bool double_text(const char *s)
+{
+    if (strpbrk(s, "eE")) return true;
+    int n = 0;
+    bool lead = true;
+    for (; *s; s++) {
+        if (*s == '.') lead = false;
+        if (*s < '0' || *s > '9' || (lead && *s == '0')) continue;
+        lead = false, n++;
+    }
+    return n > NUM_MAX_DIGITS;
+}
+
 static int type_one(struct flt_arena **a, const pq_column_desc *d, flt_domain dom,
                     const flt_raw_lit *r, typed *t, pq_err *e)
 {
@@ -337,7 +353,11 @@ static int type_one(struct flt_arena **a, const pq_column_desc *d, flt_domain do
         if (!num_parse(r->text, &m, &x, &sticky))
             return pq_errf(e, RINGSCAN_EPARSE, r->pos, "invalid number '%s' at character %d",
                            r->text, r->pos);
-        t->f = strtod(r->text, NULL);
+        /* DuckDB's types: an integer or decimal literal against a FLOAT column is cast to
+         * FLOAT, so the value a FLOAT prints as (0.14285715) finds it; a DOUBLE one (an
+         * exponent, or past 38 digits) compares with the column in doubles */
+        t->f = dom == FLT_DOM_F32 && !double_text(r->text) ? (double)strtof(r->text, NULL)
+                                                           : strtod(r->text, NULL);
         return 0;
     }
     case FLT_DOM_BYTES:

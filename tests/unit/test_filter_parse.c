@@ -221,7 +221,13 @@ static void literals_and_ranges(void)
     t = term1("u64 = 18446744073709551615", &ex);
     CHECK(t.lits[0].i == -1);
     flt_expr_free(ex);
-    t = term1("f > 0.1", &ex);
+    t = term1("f > 0.1", &ex); /* a FLOAT column: the literal cast to FLOAT, as DuckDB does */
+    CHECK(t.op == FLT_OP_GT && t.lits[0].f == (double)0.1f);
+    flt_expr_free(ex);
+    t = term1("f = 0.14285715", &ex); /* how 1/7f prints: it finds 1/7f */
+    CHECK(t.op == FLT_OP_EQ && t.lits[0].f == (double)(1.0f / 7.0f));
+    flt_expr_free(ex);
+    t = term1("f > 1e-1", &ex); /* a DOUBLE literal: the column compared in doubles */
     CHECK(t.op == FLT_OP_GT && t.lits[0].f == 0.1);
     flt_expr_free(ex);
     t = term1("flag = TRUE", &ex);
