@@ -191,6 +191,8 @@ static int parse_args(int argc, char **argv, scan_args *a, bool served)
     int rc = cli_parse(&cli_cmd_scan, argc, argv, 1, apply_opt, a, a->paths, &npos);
     a->path = a->paths[0];
     a->npaths = npos;
+    if (rc == 0 && a->o.order_desc && !a->o.order_by) /* (it was ignored: rows in file order) */
+        return cli_usage_error(&cli_cmd_scan, "--desc sorts the --order-by keys; no --order-by given");
     return rc;
 }
 

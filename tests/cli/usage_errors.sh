@@ -31,6 +31,8 @@ fails_with 2 "$S --format: unknown value 'xml'; one of table, csv, jsonl, checks
 fails_with 2 "$S --policy: unknown value 'eagr' (did you mean eager?); one of lazy, eager, adaptive" \
     "$R" scan "$f" --policy eagr
 fails_with 2 "$S --ordered takes no value (got 'yes')" "$R" scan "$f" --ordered=yes
+# --desc without keys to sort was ignored: the rows came in file order, not descending
+fails_with 2 "$S --desc sorts the --order-by keys; no --order-by given" "$R" scan "$f" --desc --limit 3
 # a second path makes a dataset (issue 23): a missing one is the dataset's error, named
 fails_with 1 "ringscan: extra: no such file or directory" "$R" scan "$f" extra
 fails_with 2 "$S missing FILE... [options]" "$R" scan
