@@ -223,6 +223,9 @@ static void suggest_columns(const ringscan_file *f, const char *name, char *buf,
         if (ringscan_file_column(f, c, &ci)) continue;
         size_t d = strcasecmp(ci.name, name) == 0 ? 1 : cli_edit_distance(name, ci.name);
         if (d > limit || (n == SUGGEST_NAMES_MAX && d >= dist[n - 1])) continue;
+        bool seen = false; /* (a flat "a.b" and struct a's leaf a.b: one name offered once) */
+        for (int k = 0; k < n; k++) seen |= strcmp(best[k], ci.name) == 0;
+        if (seen) continue;
         int at = n < SUGGEST_NAMES_MAX ? n++ : n - 1; /* insertion keeps best[] sorted */
         for (; at > 0 && dist[at - 1] > d; at--) best[at] = best[at - 1], dist[at] = dist[at - 1];
         best[at] = ci.name, dist[at] = d;

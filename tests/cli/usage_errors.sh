@@ -63,6 +63,11 @@ fails_with 2 "ringscan: serve: unexpected argument 'x'" "$R" serve x
 P="ringscan: $f:"
 fails_with 1 "$P no column named 'i33' (did you mean i32?)" "$R" scan "$f" --columns i33
 fails_with 1 "$P no column named 'x64' (did you mean i64, u64, f64?)" "$R" scan "$f" --columns i32,x64
+# a flat column "a.b" beside struct a's leaf a.b: the name offered once (it was "a.b, a.b")
+need_pyenv usage_errors
+if "$PY" -c "import pyarrow as pa, pyarrow.parquet as pq; pq.write_table(pa.table({'a.b': [1], 'a': pa.array([{'b': 2}])}), '$dir/dot.parquet')" 2>"$dir/py.err"; then
+    fails_with 1 "ringscan: $dir/dot.parquet: no column named '\"a.b\"' (did you mean a.b?)" "$R" scan "$dir/dot.parquet" --columns '"a.b"'
+else bad "pyarrow could not write dot.parquet: $(tail -n 2 "$dir/py.err")"; fi
 fails_with 1 "$P no column named 'qqqq'" "$R" scan "$f" --columns qqqq
 fails_with 1 "$P --columns: an empty name in 'i32,,i64'" "$R" scan "$f" --columns i32,,i64
 fails_with 1 "$P --columns: an empty name in ''" "$R" scan "$f" --columns ''
