@@ -98,10 +98,11 @@ bool flt_num_parse(const char *s, __int128 *mant, int *exp10)
 }
 
 /* q = floor((mant + sticky part) * 10^(exp10 + scale)) (num_parse), saturated to
- * +-(10^38 + 1), inexact, past +-10^38: beyond every column's values (a decimal holds 38
- * digits, an integer fewer), so the comparison settles as any value past the range does
- * (invariant 3): `x < 1e40` keeps every row, as DuckDB's compare in doubles does. */
-static void scale_floor(i128 mant, int exp10, bool sticky, int scale, i128 *q, bool *exact)
+ * +-(10^38 + 1), inexact, past +-10^38 (returns false then): beyond the values of every
+ * column of at most 38 digits (an integer, a DECIMAL(p <= 38)), so the comparison settles as
+ * any value past the range does (invariant 3): `x < 1e40` keeps every row, as DuckDB's
+ * compare in doubles does. A wider decimal's values reach past it: the caller refuses. */
+static bool scale_floor(i128 mant, int exp10, bool sticky, int scale, i128 *q, bool *exact)
 {
     int k = exp10 + scale;
     i128 lim = 1;
@@ -113,20 +114,21 @@ static void scale_floor(i128 mant, int exp10, bool sticky, int scale, i128 *q, b
             mag = mag > lim / 10 ? lim + 1 : mag * 10;
         if (mag > lim || (sticky && k > 0)) { /* (a sticky part scaled up: past 10^38 too) */
             *q = neg ? -lim - 2 : lim + 1, *exact = false;
-            return;
+            return false;
         }
         *q = neg ? -mag - sticky : mag, *exact = !sticky;
-        return;
+        return true;
     }
     if (-k > NUM_MAX_DIGITS) {
         *q = neg ? -1 : 0, *exact = mag == 0 && !sticky;
-        return;
+        return true;
     }
     i128 d = 1;
     for (int i = 0; i < -k; i++) d *= 10;
     i128 r = mag % d, f = mag / d;
     bool frac = r != 0 || sticky; /* (mant + a sticky part never lands on a multiple of d) */
     *q = neg ? -f - frac : f, *exact = !frac;
+    return true;
 }
 
 /* ---- timestamps: 'YYYY-MM-DD[( |T)HH:MM[:SS[.f{1,9}]]][Z|(+|-)HH[[:]MM]]' -> nanoseconds -- */
@@ -230,7 +232,7 @@ static int type_intlike(const pq_column_desc *d, flt_domain dom, const flt_raw_l
         if (!flt_timestamp_parse(r->text, false, &ns))
             return pq_errf(e, RINGSCAN_EPARSE, r->pos,
                            "invalid timestamp '%s' at character %d", r->text, r->pos);
-        scale_floor(ns, -9, false, ts_scale(d->logical), &t->q, &t->exact);
+        (void)scale_floor(ns, -9, false, ts_scale(d->logical), &t->q, &t->exact);
         return 0;
     }
     if (r->kind != FLT_LIT_NUMBER) return mismatch(d, r, e);
@@ -241,7 +243,10 @@ static int type_intlike(const pq_column_desc *d, flt_domain dom, const flt_raw_l
     if (!num_parse(r->text, &m, &x, &sticky))
         return pq_errf(e, RINGSCAN_EPARSE, r->pos,
                        "invalid or too large number '%s' at character %d", r->text, r->pos);
-    scale_floor(m, x, sticky, scale, &t->q, &t->exact);
+    bool wide = d->logical == PQ_LOGICAL_DECIMAL && d->decimal_precision > NUM_MAX_DIGITS;
+    if (!scale_floor(m, x, sticky, scale, &t->q, &t->exact) && wide) /* (its values pass 10^38) */
+        return pq_errf(e, RINGSCAN_EPARSE, r->pos,
+                       "invalid or too large number '%s' at character %d", r->text, r->pos);
     return 0;
 }
 
