@@ -195,7 +195,9 @@ static const char *kind_name(flt_tok_kind k)
 static int mismatch(const pq_column_desc *d, const flt_raw_lit *r, pq_err *e)
 {
     return pq_errf(e, RINGSCAN_EPARSE, r->pos, "cannot compare %s column '%s' with %s",
-                   flt_physical_name(d->physical), d->name, kind_name(r->kind));
+                   d->logical == PQ_LOGICAL_NONE ? flt_physical_name(d->physical)
+                                                 : pq_logical_name(d->logical),
+                   d->name, kind_name(r->kind)); /* (TIME_MICROS, not its INT64) */
 }
 
 static bool is_timestamp(pq_logical l)
@@ -209,6 +211,36 @@ static int ts_scale(pq_logical l)
     return l == PQ_LOGICAL_TIMESTAMP_MILLIS ? 3 : l == PQ_LOGICAL_TIMESTAMP_MICROS ? 6 : 9;
 }
 
+/* A DATE column's literal as DuckDB types it: a date; a string holding a timestamp is cast
+ * to DATE, its time (and zone) dropped ('1970-01-01 12:00' is 1970-01-01); a TIMESTAMP
+ * compares with the date's midnight, so a time past it is an inexact day (invariant 2:
+ * d < TIMESTAMP '1970-01-01 12:00' keeps 1970-01-01). Both were refused. */
+static int type_date(const pq_column_desc *d, const flt_raw_lit *r, typed *t, pq_err *e)
+{
+    const i128 day = (i128)86400 * 1000000000;
+    i128 ns;
+    if (r->kind != FLT_LIT_DATE && r->kind != FLT_LIT_STRING && r->kind != FLT_LIT_TIMESTAMP)
+        return mismatch(d, r, e);
+    bool ok = flt_timestamp_parse(r->text, true, &ns);
+    if (!ok && r->kind != FLT_LIT_DATE && flt_timestamp_parse(r->text, false, &ns)) {
+        ok = true;
+        if (r->kind == FLT_LIT_STRING) { /* the date before the time, as written */
+            char date[32];
+            size_t n = strcspn(r->text, " T");
+            ok = n < sizeof date;
+            if (ok) memcpy(date, r->text, n), date[n] = 0;
+            ok = ok && flt_timestamp_parse(date, true, &ns);
+        }
+    }
+    if (!ok)
+        return pq_errf(e, RINGSCAN_EPARSE, r->pos, "invalid date '%s' at character %d",
+                       r->text, r->pos);
+    i128 q = ns / day, rem = ns % day;
+    if (rem < 0) q -= 1, rem += day; /* floor */
+    t->q = q, t->exact = rem == 0;
+    return 0;
+}
+
 /* Integer-like domains (I32/U32/I64/U64/SDEC/BOOL): fills t->q/t->exact. */
 static int type_intlike(const pq_column_desc *d, flt_domain dom, const flt_raw_lit *r,
                         typed *t, pq_err *e)
@@ -219,14 +251,8 @@ static int type_intlike(const pq_column_desc *d, flt_domain dom, const flt_raw_l
         t->q = r->text[0] == 't' || r->text[0] == 'T', t->exact = true;
         return 0;
     }
-    if (d->logical == PQ_LOGICAL_DATE) {
-        if (r->kind != FLT_LIT_DATE && r->kind != FLT_LIT_STRING) return mismatch(d, r, e);
-        if (!flt_timestamp_parse(r->text, true, &ns))
-            return pq_errf(e, RINGSCAN_EPARSE, r->pos, "invalid date '%s' at character %d",
-                           r->text, r->pos);
-        t->q = ns / ((i128)86400 * 1000000000), t->exact = true;
-        return 0;
-    }
+    if (d->logical == PQ_LOGICAL_DATE)
+        return type_date(d, r, t, e);
     if (is_timestamp(d->logical)) {
         if (r->kind == FLT_LIT_NUMBER || r->kind == FLT_LIT_BOOL) return mismatch(d, r, e);
         if (!flt_timestamp_parse(r->text, false, &ns))

@@ -217,6 +217,24 @@ static void literals_and_ranges(void)
     t = term1("l_shipdate >= '1969-12-31'", &ex);
     CHECK(t.op == FLT_OP_GE && t.lits[0].i == -1);
     flt_expr_free(ex);
+    /* a DATE column with a timestamp, as DuckDB types them (both were refused): a string is
+     * cast to DATE, its time dropped; a TIMESTAMP compares with the date's midnight */
+    static const struct { const char *text; flt_op op; int64_t v; } dts[] = {
+        {"l_shipdate = '1970-01-02 12:00:00'", FLT_OP_EQ, 1},
+        {"l_shipdate < '1970-01-02T23:59:59+05:00'", FLT_OP_LT, 1},
+        {"l_shipdate = TIMESTAMP '1970-01-02 00:00:00'", FLT_OP_EQ, 1},
+        {"l_shipdate < TIMESTAMP '1970-01-02 12:00:00'", FLT_OP_LE, 1},
+        {"l_shipdate > TIMESTAMP '1969-12-31 00:00:00.000001'", FLT_OP_GE, 0},
+        {"l_shipdate <= TIMESTAMP '1969-12-31 23:00:00'", FLT_OP_LE, -1},
+    };
+    for (size_t i = 0; i < sizeof dts / sizeof *dts; i++) {
+        t = term1(dts[i].text, &ex);
+        CHECK(t.op == dts[i].op && t.nlits == 1 && t.lits[0].i == dts[i].v);
+        flt_expr_free(ex);
+    }
+    t = term1("l_shipdate = TIMESTAMP '1970-01-02 12:00:00'", &ex); /* no date's midnight */
+    CHECK(t.op == FLT_OP_FALSE && t.nlits == 0);
+    flt_expr_free(ex);
     t = term1("l_shipmode = 'O''Brien'", &ex);
     CHECK(t.lits[0].len == 7 && memcmp(t.lits[0].b, "O'Brien", 7) == 0);
     flt_expr_free(ex);
@@ -309,7 +327,11 @@ static void errors(void)
     parse_err("l_linenumber > ", "expected literal at character 16", 16);
     parse_err("foo = 1", "unknown column 'foo' at character 1", 1);
     parse_err("l_linenumber = 'x'", "cannot compare INT32 column 'l_linenumber' with string", 16);
-    parse_err("l_shipmode = 5", "cannot compare BYTE_ARRAY column 'l_shipmode' with number", 14);
+    parse_err("l_shipmode = 5", "cannot compare STRING column 'l_shipmode' with number", 14);
+    parse_err("ts = 5", "cannot compare TIMESTAMP_MICROS column 'ts' with number", 6);
+    parse_err("l_shipdate = '1994-02-01 25:00'", "invalid date '1994-02-01 25:00' at character 14", 14);
+    parse_err("l_shipdate = DATE '1994-02-01 10:00'",
+              "invalid date '1994-02-01 10:00' at character 14", 14);
     parse_err("l_linenumber > 5 AND", "expected column name at character 21", 21);
     parse_err("l_linenumber > 5 l_orderkey", "expected AND, OR or end of input at character 18",
               18);
