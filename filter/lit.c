@@ -241,6 +241,33 @@ static int type_date(const pq_column_desc *d, const flt_raw_lit *r, typed *t, pq
     return 0;
 }
 
+/* 'HH:MM[:SS[.f{1,9}]]' -> nanoseconds since midnight; false when it is not one. */
+static bool time_parse(const char *s, i128 *ns)
+{
+    int64_t h, mi, sec = 0, frac = 0;
+    if (!two_digits(&s, 23, &h) || *s++ != ':' || !two_digits(&s, 59, &mi)) return false;
+    if (*s == ':') {
+        s++;
+        if (!two_digits(&s, 59, &sec)) return false;
+        if (*s == '.') {
+            s++;
+            int n = 0;
+            while (*s >= '0' && *s <= '9' && n < 9) frac = frac * 10 + (*s++ - '0'), n++;
+            if (n == 0 || (*s >= '0' && *s <= '9')) return false;
+            for (; n < 9; n++) frac *= 10;
+        }
+    }
+    if (*s != 0) return false;
+    *ns = ((i128)h * 3600 + mi * 60 + sec) * 1000000000 + frac;
+    return true;
+}
+
+static int time_scale(pq_logical l)
+{
+    return l == PQ_LOGICAL_TIME_MILLIS ? 3 : l == PQ_LOGICAL_TIME_MICROS ? 6
+         : l == PQ_LOGICAL_TIME_NANOS  ? 9 : -1;
+}
+
 /* Integer-like domains (I32/U32/I64/U64/SDEC/BOOL): fills t->q/t->exact. */
 static int type_intlike(const pq_column_desc *d, flt_domain dom, const flt_raw_lit *r,
                         typed *t, pq_err *e)
@@ -259,6 +286,13 @@ static int type_intlike(const pq_column_desc *d, flt_domain dom, const flt_raw_l
             return pq_errf(e, RINGSCAN_EPARSE, r->pos,
                            "invalid timestamp '%s' at character %d", r->text, r->pos);
         (void)scale_floor(ns, -9, false, ts_scale(d->logical), &t->q, &t->exact);
+        return 0;
+    }
+    if (time_scale(d->logical) > 0 && r->kind == FLT_LIT_STRING) { /* t < '12:30' (refused) */
+        if (!time_parse(r->text, &ns))
+            return pq_errf(e, RINGSCAN_EPARSE, r->pos, "invalid time '%s' at character %d",
+                           r->text, r->pos);
+        (void)scale_floor(ns, -9, false, time_scale(d->logical), &t->q, &t->exact);
         return 0;
     }
     if (r->kind != FLT_LIT_NUMBER) return mismatch(d, r, e);

@@ -26,6 +26,8 @@ static const pq_column_desc schema[] = {
     {.name = "u8", .physical = PQ_INT32, .logical = PQ_LOGICAL_UINT8},
     {.name = "id", .physical = PQ_FIXED_LEN_BYTE_ARRAY, .type_length = 16, .logical = PQ_LOGICAL_UUID},
     {.name = "d50", .physical = PQ_FIXED_LEN_BYTE_ARRAY, .type_length = 21, .logical = PQ_LOGICAL_DECIMAL, .decimal_scale = 10, .decimal_precision = 50},
+    {.name = "tm", .physical = PQ_INT64, .logical = PQ_LOGICAL_TIME_MICROS},
+    {.name = "tmms", .physical = PQ_INT32, .logical = PQ_LOGICAL_TIME_MILLIS},
 };
 enum { NCOLS = sizeof schema / sizeof *schema };
 
@@ -232,6 +234,21 @@ static void literals_and_ranges(void)
         CHECK(t.op == dts[i].op && t.nlits == 1 && t.lits[0].i == dts[i].v);
         flt_expr_free(ex);
     }
+    /* a TIME column with 'HH:MM[:SS[.f]]' (it was "cannot compare INT64 column"), rounded to
+     * its unit as a timestamp is */
+    static const struct { const char *text; flt_op op; int64_t v; } tms[] = {
+        {"tm = '12:00:00'", FLT_OP_EQ, INT64_C(43200000000)},
+        {"tm < '00:00:00.0000005'", FLT_OP_LE, 0},
+        {"tm >= '23:59:59.999999'", FLT_OP_GE, INT64_C(86399999999)},
+        {"tmms BETWEEN '00:00:01' AND '00:01'", FLT_OP_BETWEEN, 1000},
+    };
+    for (size_t i = 0; i < sizeof tms / sizeof *tms; i++) {
+        t = term1(tms[i].text, &ex);
+        CHECK(t.op == tms[i].op && t.lits[0].i == tms[i].v);
+        flt_expr_free(ex);
+    }
+    parse_err("tm = '12:60'", "invalid time '12:60' at character 6", 6);
+    parse_err("tm = '1:00'", "invalid time '1:00' at character 6", 6);
     t = term1("l_shipdate = TIMESTAMP '1970-01-02 12:00:00'", &ex); /* no date's midnight */
     CHECK(t.op == FLT_OP_FALSE && t.nlits == 0);
     flt_expr_free(ex);
