@@ -67,7 +67,7 @@ enum { SCAN_FORMAT_ROWS = 5 };
 /* Every option `ringscan scan` (and each `serve` line) accepts; the help is printed from it. */
 static const cli_opt scan_opts[] = {
     {"--columns", NULL, "a,b", CLI_TEXT, SO_COLUMNS, .dflt = "every column",
-     .help = "columns to print, in order (nested: a field, or a struct path s.a)"},
+     .help = "columns to print, in order (nested: s or s.a; \"a,b\" quoted: one name)"},
     {"--dictionary-columns", NULL, "a,b", CLI_TEXT, SO_DICT_COLUMNS, .dflt = "none",
      .help = "read these string/binary columns as dictionary arrays"},
     {"--where", NULL, "EXPR", CLI_TEXT, SO_WHERE, .dflt = "every row",
@@ -287,6 +287,31 @@ static int add_column(const ringscan_file *f, const char *path, const char *list
     return 0;
 }
 
+/* The name at t of a --columns list, cut there (in place): bare up to the next ',', the spaces
+ * around it trimmed, or "quoted" as SQL quotes it ("" for a quote), for a name holding a comma
+ * ("Revenue, USD" could not be asked for); *next after its ',' or NULL at the end. NULL for a
+ * quoted name not closed or followed by more than spaces before the ','. */
+static char *unquote(char *t, char **next)
+{
+    while (*t == ' ' || *t == '\t') t++;
+    if (*t != '"') {
+        *next = strchr(t, ',');
+        if (*next) *(*next)++ = 0;
+        return trim(t);
+    }
+    char *w = t, *r = t + 1;
+    for (; *r && !(*r == '"' && r[1] != '"'); r++) {
+        if (*r == '"') r++; /* "" is one quote */
+        *w++ = *r;
+    }
+    if (*r != '"') return NULL;
+    for (r++; *r == ' ' || *r == '\t'; r++) {}
+    if (*r && *r != ',') return NULL;
+    *next = *r ? r + 1 : NULL;
+    *w = 0;
+    return t;
+}
+
 /* The --columns list (NULL: every column, however many; a list names at most
  * CLI_COLUMNS_MAX) as names[0 .. *n) into the options; *copy holds the names' storage (free).
  * Each name is trimmed of the spaces around it; an empty name or one the file lacks is an
@@ -298,9 +323,14 @@ static int pick_columns(const ringscan_file *f, const char *path, const char *li
     if (!list) return 0; /* columns NULL: every column, however many the file has */
     if (!(*copy = strdup(list))) return cli_err(err, path, -ENOMEM, NULL);
     for (char *t = *copy, *next; t; t = next) { /* strsep-like: keeps empty names */
-        next = strchr(t, ',');
-        if (next) *next++ = 0;
-        int rc = add_column(f, path, list, trim(t), names, &n, err);
+        t = unquote(t, &next);
+        if (!t) {
+            char msg[400];
+            snprintf(msg, sizeof msg, "--columns: a \"quoted\" name not closed, or not followed by "
+                     "',', in '%.256s'", list);
+            return cli_err(err, path, RINGSCAN_EFORMAT, msg);
+        }
+        int rc = add_column(f, path, list, t, names, &n, err);
         if (rc) return rc;
     }
     o->columns = names;

@@ -66,7 +66,13 @@ fails_with 1 "$P no column named 'x64' (did you mean i64, u64, f64?)" "$R" scan 
 # a flat column "a.b" beside struct a's leaf a.b: the name offered once (it was "a.b, a.b")
 need_pyenv usage_errors
 if "$PY" -c "import pyarrow as pa, pyarrow.parquet as pq; pq.write_table(pa.table({'a.b': [1], 'a': pa.array([{'b': 2}])}), '$dir/dot.parquet')" 2>"$dir/py.err"; then
-    fails_with 1 "ringscan: $dir/dot.parquet: no column named '\"a.b\"' (did you mean a.b?)" "$R" scan "$dir/dot.parquet" --columns '"a.b"'
+    fails_with 1 "ringscan: $dir/dot.parquet: no column named 'a.c' (did you mean a.b?)" "$R" scan "$dir/dot.parquet" --columns a.c
+    # a "quoted" name as SQL quotes it: one holding a comma could not be asked for
+    "$PY" -c "import pyarrow as pa, pyarrow.parquet as pq; pq.write_table(pa.table({'Revenue, USD': [1], 'q\"t': [2], 'x': [3]}), '$dir/comma.parquet')"
+    got=$("$R" scan "$dir/comma.parquet" --columns ' "Revenue, USD" , x,"q""t"' --format csv 2>&1 | tr '\n' ' ')
+    check '[ "$got" = "\"Revenue, USD\",x,\"q\"\"t\" 1,3,2 " ]' "--columns with quoted names: $got"
+    fails_with 1 "ringscan: $dir/comma.parquet: --columns: a \"quoted\" name not closed, or not followed by ',', in '\"Revenue, USD\"x'" \
+        "$R" scan "$dir/comma.parquet" --columns '"Revenue, USD"x'
 else bad "pyarrow could not write dot.parquet: $(tail -n 2 "$dir/py.err")"; fi
 fails_with 1 "$P no column named 'qqqq'" "$R" scan "$f" --columns qqqq
 fails_with 1 "$P --columns: an empty name in 'i32,,i64'" "$R" scan "$f" --columns i32,,i64
