@@ -57,7 +57,11 @@ static int32_t number_len(const char *s)
 void flt_p_next(parser *p)
 {
     const char *s = p->text;
-    while (s[p->at] == ' ' || s[p->at] == '\t' || s[p->at] == '\n' || s[p->at] == '\r') p->at++;
+    for (;;) { /* spaces, and SQL's "--" comments to the line's end ("x > 1 --y" is x > 1) */
+        while (s[p->at] == ' ' || s[p->at] == '\t' || s[p->at] == '\n' || s[p->at] == '\r') p->at++;
+        if (s[p->at] != '-' || s[p->at + 1] != '-') break;
+        while (s[p->at] && s[p->at] != '\n') p->at++;
+    }
     const char *c = s + p->at;
     tok t = {T_BAD, c, 1, p->at + 1};
     if (*c == 0) t.type = T_END, t.n = 0;

@@ -311,6 +311,19 @@ static void grammar(void)
 
 /* Column names match as SQL's identifiers (DuckDB's): the one spelled so, else the only one
  * whose name differs in case alone; several such, none spelled so: refused as ambiguous. */
+static void sql_comments(void)
+{
+    flt_expr *ex = parse_ok("l_linenumber > 5 -- big lines\n AND l_orderkey < 3 --");
+    CHECK(ex && ex->npreds == 2);
+    flt_expr_free(ex);
+    ex = parse_ok("l_linenumber > 1 --l_orderkey");
+    CHECK(ex && ex->npreds == 1 && ex->preds[0].terms[0].lits[0].i == 1);
+    flt_expr_free(ex);
+    ex = parse_ok("l_linenumber > - -5"); /* (two signs apart: still two) */
+    CHECK(ex && ex->npreds == 1 && ex->preds[0].terms[0].lits[0].i == 5);
+    flt_expr_free(ex);
+}
+
 static void names_in_any_case(void)
 {
     flt_expr *ex = parse_ok("L_ORDERKEY = 1 AND \"Weird Col\" < 2 AND L_LineNumber > 5");
@@ -366,6 +379,8 @@ static void errors(void)
     parse_err("NOT (l_linenumber = 1", "expected AND, OR or ')' at character 22", 22);
     parse_err("5 < 'x'", "cannot compare 'x' with a numeric expression at character 5", 5);
     parse_err("", "expected column name at character 1", 1);
+    /* "--" starts a comment, as in DuckDB: it was two minus signs (i8 > --5 read i8 > 5) */
+    parse_err("i8 > --5", "expected literal at character 9", 9);
     parse_err("l_linenumber", "expected comparison operator at character 13", 13);
     parse_err("l_linenumber BETWEEN 1 OR 2", "expected AND at character 24", 24);
     parse_err("l_shipdate = DATE '1994-02-30'", "invalid date '1994-02-30' at character 14", 14);
@@ -630,6 +645,7 @@ int main(void)
     RUN(grammar);
     RUN(errors);
     RUN(names_in_any_case);
+    RUN(sql_comments);
     RUN(boolean_language);
     RUN(like_patterns);
     RUN(multi_column);
