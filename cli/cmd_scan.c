@@ -148,7 +148,12 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     switch ((enum scan_opt_id)opt->id) {
     case SO_COLUMNS: a->columns = v->s; break;
     case SO_DICT_COLUMNS: a->dict_columns = v->s; break;
-    case SO_WHERE: a->o.filter = v->s; break;
+    case SO_WHERE: /* (a second one replaced the first: rows it would have dropped came out) */
+        if (a->o.filter)
+            return cli_usage_error(&cli_cmd_scan, "--where given twice; join the conditions "
+                                   "with AND in one --where");
+        a->o.filter = v->s;
+        break;
     case SO_LIMIT: a->o.limit = v->i; break;
     case SO_THREADS: a->o.threads = (int)v->i; break;
     case SO_SPLIT_ROWS: a->o.split_rows = v->i == 0 ? -1 : v->i; break;

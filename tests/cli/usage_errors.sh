@@ -31,6 +31,9 @@ fails_with 2 "$S --format: unknown value 'xml'; one of table, csv, jsonl, checks
 fails_with 2 "$S --policy: unknown value 'eagr' (did you mean eager?); one of lazy, eager, adaptive" \
     "$R" scan "$f" --policy eagr
 fails_with 2 "$S --ordered takes no value (got 'yes')" "$R" scan "$f" --ordered=yes
+# a second --where replaced the first: rows it should have dropped were printed
+fails_with 2 "$S --where given twice; join the conditions with AND in one --where" \
+    "$R" scan "$f" --where "i32 > 0" --where "i32 < 5"
 # --desc without keys to sort was ignored: the rows came in file order, not descending
 fails_with 2 "$S --desc sorts the --order-by keys; no --order-by given" "$R" scan "$f" --desc --limit 3
 # a second path makes a dataset (issue 23): a missing one is the dataset's error, named
