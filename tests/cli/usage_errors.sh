@@ -59,6 +59,11 @@ fails_with 2 "ringscan: bench: --chart: 'out.jpg' is neither FILE.png nor FILE.s
 fails_with 2 "ringscan: unknown command 'scna' (did you mean scan?)" "$R" scna "$f"
 fails_with 2 "ringscan: unknown command 'mta' (did you mean meta?)" "$R" mta "$f"
 fails_with 2 "ringscan: unknown command 'frob'" "$R" frob
+# a file named where the command goes: the command left out (it said only "unknown command")
+fails_with 2 "ringscan: unknown command '$f' (did you mean ringscan scan $f?)" "$R" "$f"
+# a choice in any case, as SQL's keywords: --format CSV was "unknown value 'CSV'"
+got=$("$R" scan "$f" --format CSV --columns i32 --limit 1 2>&1 | head -n 1)
+check '[ "$got" = "i32" ]' "--format CSV: $got"
 fails_with 2 "ringscan: unknown command 'hlep' (did you mean help?)" "$R" hlep
 fails_with 2 "ringscan: unknown command 'scn' (did you mean scan?)" "$R" help scn
 fails_with 2 "ringscan: serve: unexpected argument 'x'" "$R" serve x
