@@ -67,7 +67,7 @@ enum { SCAN_FORMAT_ROWS = 5 };
 /* Every option `ringscan scan` (and each `serve` line) accepts; the help is printed from it. */
 static const cli_opt scan_opts[] = {
     {"--columns", NULL, "a,b", CLI_TEXT, SO_COLUMNS, .dflt = "every column",
-     .help = "columns to print, in order (nested: a field, or a struct path s.a)"},
+     .help = "columns to print, in order (nested: s or s.a; \"a,b\" quoted: one name)"},
     {"--dictionary-columns", NULL, "a,b", CLI_TEXT, SO_DICT_COLUMNS, .dflt = "none",
      .help = "read these string/binary columns as dictionary arrays"},
     {"--where", NULL, "EXPR", CLI_TEXT, SO_WHERE, .dflt = "every row",
@@ -148,7 +148,12 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     switch ((enum scan_opt_id)opt->id) {
     case SO_COLUMNS: a->columns = v->s; break;
     case SO_DICT_COLUMNS: a->dict_columns = v->s; break;
-    case SO_WHERE: a->o.filter = v->s; break;
+    case SO_WHERE: /* (a second one replaced the first: rows it would have dropped came out) */
+        if (a->o.filter)
+            return cli_usage_error(&cli_cmd_scan, "--where given twice; join the conditions "
+                                   "with AND in one --where");
+        a->o.filter = v->s;
+        break;
     case SO_LIMIT: a->o.limit = v->i; break;
     case SO_THREADS: a->o.threads = (int)v->i; break;
     case SO_SPLIT_ROWS: a->o.split_rows = v->i == 0 ? -1 : v->i; break;
@@ -191,6 +196,8 @@ static int parse_args(int argc, char **argv, scan_args *a, bool served)
     int rc = cli_parse(&cli_cmd_scan, argc, argv, 1, apply_opt, a, a->paths, &npos);
     a->path = a->paths[0];
     a->npaths = npos;
+    if (rc == 0 && a->o.order_desc && !a->o.order_by) /* (it was ignored: rows in file order) */
+        return cli_usage_error(&cli_cmd_scan, "--desc sorts the --order-by keys; no --order-by given");
     return rc;
 }
 
@@ -221,6 +228,9 @@ static void suggest_columns(const ringscan_file *f, const char *name, char *buf,
         if (ringscan_file_column(f, c, &ci)) continue;
         size_t d = strcasecmp(ci.name, name) == 0 ? 1 : cli_edit_distance(name, ci.name);
         if (d > limit || (n == SUGGEST_NAMES_MAX && d >= dist[n - 1])) continue;
+        bool seen = false; /* (a flat "a.b" and struct a's leaf a.b: one name offered once) */
+        for (int k = 0; k < n; k++) seen |= strcmp(best[k], ci.name) == 0;
+        if (seen) continue;
         int at = n < SUGGEST_NAMES_MAX ? n++ : n - 1; /* insertion keeps best[] sorted */
         for (; at > 0 && dist[at - 1] > d; at--) best[at] = best[at - 1], dist[at] = dist[at - 1];
         best[at] = ci.name, dist[at] = d;
@@ -282,6 +292,31 @@ static int add_column(const ringscan_file *f, const char *path, const char *list
     return 0;
 }
 
+/* The name at t of a --columns list, cut there (in place): bare up to the next ',', the spaces
+ * around it trimmed, or "quoted" as SQL quotes it ("" for a quote), for a name holding a comma
+ * ("Revenue, USD" could not be asked for); *next after its ',' or NULL at the end. NULL for a
+ * quoted name not closed or followed by more than spaces before the ','. */
+static char *unquote(char *t, char **next)
+{
+    while (*t == ' ' || *t == '\t') t++;
+    if (*t != '"') {
+        *next = strchr(t, ',');
+        if (*next) *(*next)++ = 0;
+        return trim(t);
+    }
+    char *w = t, *r = t + 1;
+    for (; *r && !(*r == '"' && r[1] != '"'); r++) {
+        if (*r == '"') r++; /* "" is one quote */
+        *w++ = *r;
+    }
+    if (*r != '"') return NULL;
+    for (r++; *r == ' ' || *r == '\t'; r++) {}
+    if (*r && *r != ',') return NULL;
+    *next = *r ? r + 1 : NULL;
+    *w = 0;
+    return t;
+}
+
 /* The --columns list (NULL: every column, however many; a list names at most
  * CLI_COLUMNS_MAX) as names[0 .. *n) into the options; *copy holds the names' storage (free).
  * Each name is trimmed of the spaces around it; an empty name or one the file lacks is an
@@ -293,9 +328,14 @@ static int pick_columns(const ringscan_file *f, const char *path, const char *li
     if (!list) return 0; /* columns NULL: every column, however many the file has */
     if (!(*copy = strdup(list))) return cli_err(err, path, -ENOMEM, NULL);
     for (char *t = *copy, *next; t; t = next) { /* strsep-like: keeps empty names */
-        next = strchr(t, ',');
-        if (next) *next++ = 0;
-        int rc = add_column(f, path, list, trim(t), names, &n, err);
+        t = unquote(t, &next);
+        if (!t) {
+            char msg[400];
+            snprintf(msg, sizeof msg, "--columns: a \"quoted\" name not closed, or not followed by "
+                     "',', in '%.256s'", list);
+            return cli_err(err, path, RINGSCAN_EFORMAT, msg);
+        }
+        int rc = add_column(f, path, list, t, names, &n, err);
         if (rc) return rc;
     }
     o->columns = names;

@@ -55,7 +55,11 @@ static int find_command(const char *name)
     }
     names[NCOMMANDS] = "help";
     int at = cli_nearest(name, names, NCOMMANDS + 1);
-    if (at >= 0)
+    size_t n = strlen(name);
+    if (at < 0 && (strchr(name, '/') || (n > 8 && strcmp(name + n - 8, ".parquet") == 0)))
+        fprintf(stderr, "ringscan: unknown command '%s' (did you mean ringscan scan %s?)\n", name,
+                name); /* (a file named first: the command was left out) */
+    else if (at >= 0)
         fprintf(stderr, "ringscan: unknown command '%s' (did you mean %s?)\n", name, names[at]);
     else fprintf(stderr, "ringscan: unknown command '%s'\n", name);
     fprintf(stderr, "ringscan --help lists the commands\n");

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/sink.h"
 
@@ -219,7 +220,7 @@ static int parse_value(const cli_cmd *cmd, const cli_opt *o, const char *v, cli_
         break;
     case CLI_CHOICE:
         for (int i = 0; o->choices[i]; i++)
-            if (strcmp(v, o->choices[i]) == 0) return val->i = i, 0;
+            if (strcasecmp(v, o->choices[i]) == 0) return val->i = i, 0; /* (--format CSV) */
         return bad_choice(cmd, o, v);
     case CLI_TEXT:
         return 0;

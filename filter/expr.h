@@ -336,7 +336,7 @@ int flt_type_term(struct flt_arena **a, const pq_column_desc *d, flt_domain dom,
 /* A number's text as mant * 10^exp10, exactly (at most 38 significant digits, |exp10| <= 400,
  * an optional sign and exponent); false when it is not one. */
 bool flt_num_parse(const char *s, __int128 *mant, int *exp10);
-/* 'YYYY-MM-DD[( |T)HH:MM[:SS[.f{1,9}]]][Z|(+|-)HH:MM]' (only the date when date_only) as
+/* 'YYYY-MM-DD[( |T)HH:MM[:SS[.f{1,9}]]][Z|(+|-)HH[[:]MM]]' (only the date when date_only) as
  * nanoseconds since 1970-01-01 UTC (no offset: UTC); false when it is not one. */
 bool flt_timestamp_parse(const char *s, bool date_only, __int128 *nanos);
 

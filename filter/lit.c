@@ -2,9 +2,11 @@
  * integer ranges, decimals and timestamps rounded per operator, dates, INT96 timestamps, UUIDs.
  *
  * Invariants:
- *  1. Numbers are parsed exactly as mant * 10^exp10 (at most 38 significant digits, |exp10|
- *     <= 400) and never go through binary floating point, except for FLOAT/DOUBLE columns
- *     (strtod, correctly rounded).
+ *  1. Numbers are parsed exactly as mant * 10^exp10 (their first 38 significant digits, a
+ *     sticky flag for any nonzero digit past them, |exp10| <= 400) and never go through
+ *     binary floating point, except for FLOAT/DOUBLE columns (strtod, correctly rounded;
+ *     strtof for a FLOAT column and a literal without exponent, as DuckDB casts it). A
+ *     literal past +-10^38 at the column's scale lies beyond every column's values.
  *  2. Rounding: a literal v becomes q = floor(v * 10^scale) and a flag exact. When v is not
  *     exact in the domain, q < v*10^s < q+1, so for an integer x:
  *       x = v  never;  x != v  always (non-null);  x < v and x <= v  <=>  x <= q;
@@ -38,11 +40,15 @@ static int digits_at(const char **p, int64_t max, int64_t *v)
     return n > 0 && *v <= max ? n : -1;
 }
 
-bool flt_num_parse(const char *s, __int128 *mant, int *exp10)
+/* s as mant * 10^exp10 from its first 38 significant digits; *sticky: a digit past them is
+ * not 0 (the value's magnitude then lies strictly between |mant| and |mant| + 1 at 10^exp10).
+ * False when s is no number or its exponent is past NUM_MAX_EXP. */
+static bool num_parse(const char *s, i128 *mant, int *exp10, bool *sticky)
 {
     bool neg = false;
     int nd = 0, e = 0;
     i128 m = 0;
+    *sticky = false;
     if (*s == '-' || *s == '+') neg = *s++ == '-';
     bool any = false, dot = false;
     for (;; s++) {
@@ -50,7 +56,12 @@ bool flt_num_parse(const char *s, __int128 *mant, int *exp10)
         if (*s < '0' || *s > '9') break;
         any = true;
         if (m == 0 && *s == '0') { e -= dot; continue; } /* leading zeros */
-        if (nd == NUM_MAX_DIGITS) return false;
+        if (nd == NUM_MAX_DIGITS) { /* past 38 digits: dropped, their place kept */
+            *sticky |= *s != '0';
+            e += !dot;
+            if (e > NUM_MAX_EXP) return false; /* (bounds the walk of a long integer part) */
+            continue;
+        }
         m = m * 10 + (*s - '0');
         nd++;
         e -= dot;
@@ -70,34 +81,57 @@ bool flt_num_parse(const char *s, __int128 *mant, int *exp10)
     return true;
 }
 
-/* q = floor(mant * 10^(exp10 + scale)); false when |q| would exceed 10^38. */
-static bool scale_floor(i128 mant, int exp10, int scale, i128 *q, bool *exact)
+/* Exactly two digits at *p, at most max: *v, *p past them. */
+static bool two_digits(const char **p, int64_t max, int64_t *v)
+{
+    const char *s = *p;
+    if (s[0] < '0' || s[0] > '9' || s[1] < '0' || s[1] > '9') return false;
+    *v = (s[0] - '0') * 10 + (s[1] - '0');
+    *p = s + 2;
+    return *v <= max;
+}
+
+bool flt_num_parse(const char *s, __int128 *mant, int *exp10)
+{
+    bool sticky;
+    return num_parse(s, mant, exp10, &sticky) && !sticky;
+}
+
+/* q = floor((mant + sticky part) * 10^(exp10 + scale)) (num_parse), saturated to
+ * +-(10^38 + 1), inexact, past +-10^38 (returns false then): beyond the values of every
+ * column of at most 38 digits (an integer, a DECIMAL(p <= 38)), so the comparison settles as
+ * any value past the range does (invariant 3): `x < 1e40` keeps every row, as DuckDB's
+ * compare in doubles does. A wider decimal's values reach past it: the caller refuses. */
+static bool scale_floor(i128 mant, int exp10, bool sticky, int scale, i128 *q, bool *exact)
 {
     int k = exp10 + scale;
     i128 lim = 1;
     for (int i = 0; i < NUM_MAX_DIGITS; i++) lim *= 10;
+    bool neg = mant < 0;
+    i128 mag = neg ? -mant : mant;
     if (k >= 0) {
-        for (int i = 0; i < k; i++) {
-            if (mant > lim / 10 || mant < -lim / 10) return false; /* 10 * 10^38 overflows i128 */
-            mant *= 10;
+        for (int i = 0; i < k && mag <= lim; i++) /* (10 * 10^38 overflows i128) */
+            mag = mag > lim / 10 ? lim + 1 : mag * 10;
+        if (mag > lim || (sticky && k > 0)) { /* (a sticky part scaled up: past 10^38 too) */
+            *q = neg ? -lim - 2 : lim + 1, *exact = false;
+            return false;
         }
-        if (mant > lim || mant < -lim) return false;
-        *q = mant, *exact = true;
+        *q = neg ? -mag - sticky : mag, *exact = !sticky;
         return true;
     }
     if (-k > NUM_MAX_DIGITS) {
-        *q = mant < 0 ? -1 : 0, *exact = mant == 0;
+        *q = neg ? -1 : 0, *exact = mag == 0 && !sticky;
         return true;
     }
     i128 d = 1;
     for (int i = 0; i < -k; i++) d *= 10;
-    i128 r = mant % d, f = mant / d;
-    if (r != 0 && mant < 0) f -= 1; /* C truncates toward zero; we want floor */
-    *q = f, *exact = r == 0;
+    i128 r = mag % d, f = mag / d;
+    bool frac = r != 0 || sticky; /* (mant + a sticky part never lands on a multiple of d) */
+    *q = neg ? -f - frac : f, *exact = !frac;
     return true;
 }
 
-/* ---- timestamps: 'YYYY-MM-DD[( |T)HH:MM[:SS[.f{1,9}]]][Z|(+|-)HH:MM]' -> nanoseconds ----- */
+/* ---- timestamps: 'YYYY-MM-DD[( |T)HH:MM[:SS[.f{1,9}]]][Z|(+|-)HH[[:]MM]]' -> nanoseconds -- */
 
 bool flt_timestamp_parse(const char *s, bool date_only, __int128 *nanos)
 {
@@ -127,9 +161,12 @@ bool flt_timestamp_parse(const char *s, bool date_only, __int128 *nanos)
         if (*s == 'Z') {
             s++;
         } else if (*s == '+' || *s == '-') {
-            int sign = *s++ == '-' ? -1 : 1;
-            if (digits_at(&s, 23, &oh) != 2 || *s++ != ':' || digits_at(&s, 59, &om) != 2)
-                return false;
+            int sign = *s++ == '-' ? -1 : 1; /* +HH, +HHMM or +HH:MM (PostgreSQL prints +HH) */
+            if (!two_digits(&s, 23, &oh)) return false;
+            om = 0;
+            bool colon = *s == ':';
+            s += colon;
+            if ((colon || (*s >= '0' && *s <= '9')) && !two_digits(&s, 59, &om)) return false;
             off = sign * (oh * 3600 + om * 60);
         }
         sec += h * 3600 + mi * 60 - off;
@@ -158,7 +195,9 @@ static const char *kind_name(flt_tok_kind k)
 static int mismatch(const pq_column_desc *d, const flt_raw_lit *r, pq_err *e)
 {
     return pq_errf(e, RINGSCAN_EPARSE, r->pos, "cannot compare %s column '%s' with %s",
-                   flt_physical_name(d->physical), d->name, kind_name(r->kind));
+                   d->logical == PQ_LOGICAL_NONE ? flt_physical_name(d->physical)
+                                                 : pq_logical_name(d->logical),
+                   d->name, kind_name(r->kind)); /* (TIME_MICROS, not its INT64) */
 }
 
 static bool is_timestamp(pq_logical l)
@@ -172,6 +211,63 @@ static int ts_scale(pq_logical l)
     return l == PQ_LOGICAL_TIMESTAMP_MILLIS ? 3 : l == PQ_LOGICAL_TIMESTAMP_MICROS ? 6 : 9;
 }
 
+/* A DATE column's literal as DuckDB types it: a date; a string holding a timestamp is cast
+ * to DATE, its time (and zone) dropped ('1970-01-01 12:00' is 1970-01-01); a TIMESTAMP
+ * compares with the date's midnight, so a time past it is an inexact day (invariant 2:
+ * d < TIMESTAMP '1970-01-01 12:00' keeps 1970-01-01). Both were refused. */
+static int type_date(const pq_column_desc *d, const flt_raw_lit *r, typed *t, pq_err *e)
+{
+    const i128 day = (i128)86400 * 1000000000;
+    i128 ns;
+    if (r->kind != FLT_LIT_DATE && r->kind != FLT_LIT_STRING && r->kind != FLT_LIT_TIMESTAMP)
+        return mismatch(d, r, e);
+    bool ok = flt_timestamp_parse(r->text, true, &ns);
+    if (!ok && r->kind != FLT_LIT_DATE && flt_timestamp_parse(r->text, false, &ns)) {
+        ok = true;
+        if (r->kind == FLT_LIT_STRING) { /* the date before the time, as written */
+            char date[32];
+            size_t n = strcspn(r->text, " T");
+            ok = n < sizeof date;
+            if (ok) memcpy(date, r->text, n), date[n] = 0;
+            ok = ok && flt_timestamp_parse(date, true, &ns);
+        }
+    }
+    if (!ok)
+        return pq_errf(e, RINGSCAN_EPARSE, r->pos, "invalid date '%s' at character %d",
+                       r->text, r->pos);
+    i128 q = ns / day, rem = ns % day;
+    if (rem < 0) q -= 1, rem += day; /* floor */
+    t->q = q, t->exact = rem == 0;
+    return 0;
+}
+
+/* 'HH:MM[:SS[.f{1,9}]]' -> nanoseconds since midnight; false when it is not one. */
+static bool time_parse(const char *s, i128 *ns)
+{
+    int64_t h, mi, sec = 0, frac = 0;
+    if (!two_digits(&s, 23, &h) || *s++ != ':' || !two_digits(&s, 59, &mi)) return false;
+    if (*s == ':') {
+        s++;
+        if (!two_digits(&s, 59, &sec)) return false;
+        if (*s == '.') {
+            s++;
+            int n = 0;
+            while (*s >= '0' && *s <= '9' && n < 9) frac = frac * 10 + (*s++ - '0'), n++;
+            if (n == 0 || (*s >= '0' && *s <= '9')) return false;
+            for (; n < 9; n++) frac *= 10;
+        }
+    }
+    if (*s != 0) return false;
+    *ns = ((i128)h * 3600 + mi * 60 + sec) * 1000000000 + frac;
+    return true;
+}
+
+static int time_scale(pq_logical l)
+{
+    return l == PQ_LOGICAL_TIME_MILLIS ? 3 : l == PQ_LOGICAL_TIME_MICROS ? 6
+         : l == PQ_LOGICAL_TIME_NANOS  ? 9 : -1;
+}
+
 /* Integer-like domains (I32/U32/I64/U64/SDEC/BOOL): fills t->q/t->exact. */
 static int type_intlike(const pq_column_desc *d, flt_domain dom, const flt_raw_lit *r,
                         typed *t, pq_err *e)
@@ -182,27 +278,33 @@ static int type_intlike(const pq_column_desc *d, flt_domain dom, const flt_raw_l
         t->q = r->text[0] == 't' || r->text[0] == 'T', t->exact = true;
         return 0;
     }
-    if (d->logical == PQ_LOGICAL_DATE) {
-        if (r->kind != FLT_LIT_DATE && r->kind != FLT_LIT_STRING) return mismatch(d, r, e);
-        if (!flt_timestamp_parse(r->text, true, &ns))
-            return pq_errf(e, RINGSCAN_EPARSE, r->pos, "invalid date '%s' at character %d",
-                           r->text, r->pos);
-        t->q = ns / ((i128)86400 * 1000000000), t->exact = true;
-        return 0;
-    }
+    if (d->logical == PQ_LOGICAL_DATE)
+        return type_date(d, r, t, e);
     if (is_timestamp(d->logical)) {
         if (r->kind == FLT_LIT_NUMBER || r->kind == FLT_LIT_BOOL) return mismatch(d, r, e);
         if (!flt_timestamp_parse(r->text, false, &ns))
             return pq_errf(e, RINGSCAN_EPARSE, r->pos,
                            "invalid timestamp '%s' at character %d", r->text, r->pos);
-        scale_floor(ns, -9, ts_scale(d->logical), &t->q, &t->exact);
+        (void)scale_floor(ns, -9, false, ts_scale(d->logical), &t->q, &t->exact);
+        return 0;
+    }
+    if (time_scale(d->logical) > 0 && r->kind == FLT_LIT_STRING) { /* t < '12:30' (refused) */
+        if (!time_parse(r->text, &ns))
+            return pq_errf(e, RINGSCAN_EPARSE, r->pos, "invalid time '%s' at character %d",
+                           r->text, r->pos);
+        (void)scale_floor(ns, -9, false, time_scale(d->logical), &t->q, &t->exact);
         return 0;
     }
     if (r->kind != FLT_LIT_NUMBER) return mismatch(d, r, e);
     i128 m;
     int x;
+    bool sticky;
     int scale = d->logical == PQ_LOGICAL_DECIMAL ? d->decimal_scale : 0;
-    if (!flt_num_parse(r->text, &m, &x) || !scale_floor(m, x, scale, &t->q, &t->exact))
+    if (!num_parse(r->text, &m, &x, &sticky))
+        return pq_errf(e, RINGSCAN_EPARSE, r->pos,
+                       "invalid or too large number '%s' at character %d", r->text, r->pos);
+    bool wide = d->logical == PQ_LOGICAL_DECIMAL && d->decimal_precision > NUM_MAX_DIGITS;
+    if (!scale_floor(m, x, sticky, scale, &t->q, &t->exact) && wide) /* (its values pass 10^38) */
         return pq_errf(e, RINGSCAN_EPARSE, r->pos,
                        "invalid or too large number '%s' at character %d", r->text, r->pos);
     return 0;
@@ -286,6 +388,21 @@ static int parse_uuid(struct flt_arena **a, const flt_raw_lit *r, typed *t, pq_e
     return 0;
 }
 
+/* Whether number text s is a DOUBLE in DuckDB's typing: an exponent, or more digits than a
+ * DECIMAL holds (38; the integer part's leading zeros not counted). */
+static bool double_text(const char *s)
+{
+    if (strpbrk(s, "eE")) return true;
+    int n = 0;
+    bool lead = true;
+    for (; *s; s++) {
+        if (*s == '.') lead = false;
+        if (*s < '0' || *s > '9' || (lead && *s == '0')) continue;
+        lead = false, n++;
+    }
+    return n > NUM_MAX_DIGITS;
+}
+
 static int type_one(struct flt_arena **a, const pq_column_desc *d, flt_domain dom,
                     const flt_raw_lit *r, typed *t, pq_err *e)
 {
@@ -297,10 +414,15 @@ static int type_one(struct flt_arena **a, const pq_column_desc *d, flt_domain do
         if (r->kind != FLT_LIT_NUMBER) return mismatch(d, r, e);
         i128 m;
         int x;
-        if (!flt_num_parse(r->text, &m, &x))
+        bool sticky; /* (digits past 38 only round: strtod reads them all) */
+        if (!num_parse(r->text, &m, &x, &sticky))
             return pq_errf(e, RINGSCAN_EPARSE, r->pos, "invalid number '%s' at character %d",
                            r->text, r->pos);
-        t->f = strtod(r->text, NULL);
+        /* DuckDB's types: an integer or decimal literal against a FLOAT column is cast to
+         * FLOAT, so the value a FLOAT prints as (0.14285715) finds it; a DOUBLE one (an
+         * exponent, or past 38 digits) compares with the column in doubles */
+        t->f = dom == FLT_DOM_F32 && !double_text(r->text) ? (double)strtof(r->text, NULL)
+                                                           : strtod(r->text, NULL);
         return 0;
     }
     case FLT_DOM_BYTES:

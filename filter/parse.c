@@ -20,9 +20,11 @@
 
 #include "filter/parse.h"
 
+/* A byte of a bare name's first character: an ASCII letter, '_', or any byte of a UTF-8
+ * character past ASCII (a name in another script, as DuckDB and PostgreSQL take it bare). */
 static bool is_ident_start(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (unsigned char)c >= 0x80;
 }
 
 static bool is_ident(char c) { return is_ident_start(c) || (c >= '0' && c <= '9') || c == '.'; }
@@ -55,7 +57,11 @@ static int32_t number_len(const char *s)
 void flt_p_next(parser *p)
 {
     const char *s = p->text;
-    while (s[p->at] == ' ' || s[p->at] == '\t' || s[p->at] == '\n' || s[p->at] == '\r') p->at++;
+    for (;;) { /* spaces, and SQL's "--" comments to the line's end ("x > 1 --y" is x > 1) */
+        while (s[p->at] == ' ' || s[p->at] == '\t' || s[p->at] == '\n' || s[p->at] == '\r') p->at++;
+        if (s[p->at] != '-' || s[p->at + 1] != '-') break;
+        while (s[p->at] && s[p->at] != '\n') p->at++;
+    }
     const char *c = s + p->at;
     tok t = {T_BAD, c, 1, p->at + 1};
     if (*c == 0) t.type = T_END, t.n = 0;

@@ -181,7 +181,9 @@ static void put_value(out *o, const flt_multi *m, const flt_vnode *x, int min)
             put_timestamp(o, (int64_t)x->k, (int64_t)(x->t.scale == 3 ? 1000 : x->t.scale == 6 ? 1000000 : 1000000000));
         else put_scaled(o, x->k, x->t.kind == FLT_VK_DEC ? x->t.scale : 0);
         break;
-    case FLT_V_NEG: put(o, "-"), put_value(o, m, x->a, 3); break;
+    case FLT_V_NEG: /* -(-x), -(-5): "--" would read back as a comment (parse.c) */
+        put(o, "-"), put_value(o, m, x->a, x->a->op == FLT_V_NEG || x->a->op == FLT_V_CONST ? 5 : 3);
+        break;
     case FLT_V_CAST:
         flt_vtype_name(&x->t, tn, sizeof tn);
         put(o, "CAST("), put_value(o, m, x->a, 0), put(o, " AS %s)", tn);

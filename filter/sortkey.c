@@ -121,7 +121,8 @@ static bool next_word(order_lex *x)
         if (*p != '"') return false;
         x->at = p + 1;
     } else {
-        while (isalnum((unsigned char)*x->at) || *x->at == '_' || *x->at == '.') {
+        while (isalnum((unsigned char)*x->at) || *x->at == '_' || *x->at == '.' ||
+               (unsigned char)*x->at >= 0x80) { /* (UTF-8 past ASCII: as the filter's names) */
             if (n + 1 >= sizeof x->word) return false;
             x->word[n++] = *x->at++;
         }

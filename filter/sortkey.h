@@ -43,7 +43,8 @@ typedef struct flt_order_term {
 
 /* Parses an ORDER BY list (NUL-terminated, < FLT_MAX_TEXT bytes) against cols[0..ncols):
  *   list := key (',' key)* ; key := col [ASC | DESC] [NULLS (FIRST | LAST)]
- * (keywords case-insensitive; col bare, letters digits _ and ., or "quoted" with "" escape).
+ * (keywords case-insensitive; col bare, letters digits _ . and UTF-8 past ASCII, or "quoted"
+ * with "" escape).
  * A key without ASC or DESC takes desc_default; nulls go last unless NULLS FIRST (DuckDB's
  * default, in both directions). Returns 0 and out[0..*n) (room for FLT_MAX_SORT_KEYS), or
  * RINGSCAN_EPARSE ("... at character N", e->offset = N), -EINVAL ("no column named 'x'"),

@@ -134,12 +134,16 @@ int pq_footer_locate(const uint8_t *tail, size_t tail_len, uint64_t file_size,
     if (tail_len == file_size && memcmp(tail, "PAR1", 4) != 0)
         return pq_errf(e, RINGSCAN_EFORMAT, 0, "not a Parquet file (no PAR1 at the start)");
     uint32_t n = (uint32_t)f[0] | (uint32_t)f[1] << 8 | (uint32_t)f[2] << 16 | (uint32_t)f[3] << 24;
+    /* A length past the file is a broken footer, not a big one: checked before the limit, so
+     * raising max_meta_bytes is never suggested for a file no limit would open. */
+    if ((uint64_t)n + 12 > file_size)
+        return pq_errf(e, RINGSCAN_EFORMAT, foff,
+                       "footer metadata length %u exceeds the file of %llu bytes", n,
+                       (unsigned long long)file_size);
     if (n > max_meta_bytes)
         return pq_errf(e, RINGSCAN_ELIMIT, foff,
                        "footer metadata of %u bytes is above the limit max_meta_bytes=%llu", n,
                        (unsigned long long)max_meta_bytes);
-    if ((uint64_t)n + 12 > file_size)
-        return pq_errf(e, RINGSCAN_EFORMAT, foff, "footer metadata length %u exceeds the file", n);
     *meta_offset = file_size - 8 - n;
     *meta_len = n;
     *in_tail = (uint64_t)n + 8 <= tail_len;

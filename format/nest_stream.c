@@ -81,7 +81,8 @@ static void vals_append(pq_vec *d, const pq_vec *s, int64_t from, int64_t n)
             pq_bit_set(d->values, d->length + i, pq_bit_get(s->values, from + i));
     } else if (s->type == PQ_BYTE_ARRAY) {
         int32_t lo = s->offsets[from], at = (int32_t)d->data_len;
-        memcpy(d->data + at, s->data + lo, (size_t)(s->offsets[from + n] - lo));
+        int32_t bytes = s->offsets[from + n] - lo;
+        if (bytes) memcpy(d->data + at, s->data + lo, (size_t)bytes); /* (none: data may be NULL) */
         d->offsets[d->length] = at;
         for (int64_t i = 1; i <= n; i++) d->offsets[d->length + i] = s->offsets[from + i] - lo + at;
         d->data_len = d->offsets[d->length + n];
@@ -148,8 +149,8 @@ static void leaf_drop(pq_nest_leaf *l, int64_t p, int md)
     if (v->type == PQ_BOOLEAN) {
         for (int64_t i = 0; i < nv; i++) pq_bit_set(v->values, i, pq_bit_get(v->values, v0 + i));
     } else if (v->type == PQ_BYTE_ARRAY && nv) {
-        int32_t at = v->offsets[v0];
-        memmove(v->data, v->data + at, (size_t)(v->offsets[v0 + nv] - at));
+        int32_t at = v->offsets[v0], bytes = v->offsets[v0 + nv] - at;
+        if (bytes) memmove(v->data, v->data + at, (size_t)bytes); /* (none: data may be NULL) */
         for (int64_t i = 0; i <= nv; i++) v->offsets[i] = v->offsets[v0 + i] - at;
         v->data_len = v->offsets[nv];
     } else if (v->type == PQ_BYTE_ARRAY) {

@@ -9,6 +9,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,10 @@ ringscan_expr *ringscan_expr_double(double v)
         snprintf(buf, sizeof buf, "%.*g", prec, v);
         if (strtod(buf, NULL) == v) break;
     }
+    /* with an exponent, a DOUBLE in the filter's typing (a host's double, as DuckDB binds a
+     * double parameter): against a FLOAT column it is compared in doubles, not cast to FLOAT
+     * as a SQL text's 0.1 is (filter/lit.c) */
+    if (isfinite(v) && !strpbrk(buf, "eE")) strcat(buf, "e0");
     return textual(FLT_LIT_NUMBER, buf);
 }
 

@@ -316,12 +316,17 @@ static int types_named(const ds_list *l, const char *types, pq_err *e)
         size_t len = strcspn(p, ","), kl = strcspn(p, ":");
         int j = 0;
         while (j < l->npart && (strlen(l->part[j].name) != kl || strncmp(p, l->part[j].name, kl) != 0)) j++;
-        if (j == l->npart)
+        if (j == l->npart) { /* the keys named, not only the first by name (it read as the
+                                first in the paths: "the first key: d" for y=../d=..) */
+            char keys[160] = "";
+            for (int k = 0, at = 0; k < l->npart && at < (int)sizeof keys - 1; k++)
+                at += snprintf(keys + at, sizeof keys - (size_t)at, "%s%s", k ? ", " : "",
+                               l->part[k].name);
             return pq_errf(e, -EINVAL, -1, "hive_types: '%.*s' does not appear to be a partition key "
                            "(%s%s)", (int)(kl < len ? kl : len), p,
                            l->npart == 0 ? "none in the paths" : l->npart == 1 ? "the key: "
-                                                                 : "the first key: ",
-                           l->npart ? l->part[0].name : "");
+                                                                 : "the keys: ", keys);
+        }
         p += len + (p[len] == ',');
     }
     return 0;

@@ -304,6 +304,10 @@ static int add_flat(ds_schema *s, const pq_file_meta *m, const pq_column_desc *d
         return 0; /* a later DOUBLE under a first FLOAT: cast, ds_dec_cast; a number: ds_widen */
     if (!add_new && is_text(d) && ds_texted(first))
         return 0; /* a later file's strings parsed as the first file's type: ds_parse_cast */
+    if (!add_new && ds_null_typed(first) && !ds_null_typed(d)) /* (a union by name takes d's) */
+        return defer(s, at, pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is of the "
+                       "null type in %.80s but %s in %.80s: read with union_by_name", d->name,
+                       s->cols[at].from, type_text(d, tb, sizeof tb), path), e);
     if (!type_merge(&s->cols[at].desc, d, add_new, &w))
         return defer(s, at, pq_errf(e, RINGSCAN_EUNSUPPORTED, -1, "column '%.40s' is %s in "
                        "%.80s but %s in %.80s: the types do not widen", d->name,

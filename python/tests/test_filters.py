@@ -46,3 +46,19 @@ def test_expression_prints_as_sql():
         str(e) == "(((\"a\" > 5) AND (NOT (\"b\" IN ('x', 'y''s')))) OR (\"c\" IS NULL))"
     with pytest.raises(TypeError):
         bool(col("a") > 1)
+
+
+def test_float_literal_against_float_column(tmp_path):
+    """A Python float is a double (as DuckDB binds one): against a FLOAT column it compares in
+    doubles, as pyarrow does, while SQL text's 0.1 is cast to FLOAT first (DuckDB's typing)."""
+    import pyarrow as pa
+    path = str(tmp_path / "f.parquet")
+    pq.write_table(pa.table({"f": pa.array([0.1, 0.2, 1 / 7], pa.float32())}), path)
+    t = pq.read_table(path)
+    for v in (0.1, 1 / 7):
+        want = t.filter(pc.greater(t["f"], v))["f"].to_pylist()
+        got = ringscan.scan(path, filter=col("f") > v).to_arrow()["f"].to_pylist()
+        assert got == want, f"f > {v}"
+    sql = ringscan.scan(path, filter="f = 0.14285715").to_arrow()["f"].to_pylist()
+    assert sql == [pytest.approx(1 / 7)]  # the value a FLOAT prints as finds it
+    assert ringscan.scan(path, filter="f > 0.1").to_arrow()["f"].to_pylist() == t["f"].to_pylist()[1:]

@@ -75,4 +75,11 @@ for t in year:VARCHAR nope:BIGINT "Year:VARCHAR,x:BIGINT"; do
 done
 got=$("$R" scan "$dir/e" --hive-types Year:VARCHAR --format jsonl 2>&1)
 check '[ "$got" = '"'"'{"x":1,"Year":"2024"}'"'"' ]' "--hive-types Year:VARCHAR: $got"
+# several keys: every one named, in the order of their names (it named only "the first key",
+# the first by name, which read as the first in the paths: "d" for y=../d=..)
+mkdir -p "$dir/e2/y=2024/d=2024-01-01" &&
+    "$PY" -c "import pyarrow as pa, pyarrow.parquet as pq; pq.write_table(pa.table({'x': [1]}), '$dir/e2/y=2024/d=2024-01-01/f.parquet')"
+got=$("$R" scan "$dir/e2" --hive-types year:VARCHAR --format jsonl 2>&1)
+check '[ "$got" = "ringscan: hive_types: '"'"'year'"'"' does not appear to be a partition key (the keys: d, y)" ]' \
+    "--hive-types year:VARCHAR over y=/d=: $got"
 summary hive_types

@@ -31,6 +31,11 @@ fails_with 2 "$S --format: unknown value 'xml'; one of table, csv, jsonl, checks
 fails_with 2 "$S --policy: unknown value 'eagr' (did you mean eager?); one of lazy, eager, adaptive" \
     "$R" scan "$f" --policy eagr
 fails_with 2 "$S --ordered takes no value (got 'yes')" "$R" scan "$f" --ordered=yes
+# a second --where replaced the first: rows it should have dropped were printed
+fails_with 2 "$S --where given twice; join the conditions with AND in one --where" \
+    "$R" scan "$f" --where "i32 > 0" --where "i32 < 5"
+# --desc without keys to sort was ignored: the rows came in file order, not descending
+fails_with 2 "$S --desc sorts the --order-by keys; no --order-by given" "$R" scan "$f" --desc --limit 3
 # a second path makes a dataset (issue 23): a missing one is the dataset's error, named
 fails_with 1 "ringscan: extra: no such file or directory" "$R" scan "$f" extra
 fails_with 2 "$S missing FILE... [options]" "$R" scan
@@ -54,6 +59,11 @@ fails_with 2 "ringscan: bench: --chart: 'out.jpg' is neither FILE.png nor FILE.s
 fails_with 2 "ringscan: unknown command 'scna' (did you mean scan?)" "$R" scna "$f"
 fails_with 2 "ringscan: unknown command 'mta' (did you mean meta?)" "$R" mta "$f"
 fails_with 2 "ringscan: unknown command 'frob'" "$R" frob
+# a file named where the command goes: the command left out (it said only "unknown command")
+fails_with 2 "ringscan: unknown command '$f' (did you mean ringscan scan $f?)" "$R" "$f"
+# a choice in any case, as SQL's keywords: --format CSV was "unknown value 'CSV'"
+got=$("$R" scan "$f" --format CSV --columns i32 --limit 1 2>&1 | head -n 1)
+check '[ "$got" = "i32" ]' "--format CSV: $got"
 fails_with 2 "ringscan: unknown command 'hlep' (did you mean help?)" "$R" hlep
 fails_with 2 "ringscan: unknown command 'scn' (did you mean scan?)" "$R" help scn
 fails_with 2 "ringscan: serve: unexpected argument 'x'" "$R" serve x
@@ -61,6 +71,17 @@ fails_with 2 "ringscan: serve: unexpected argument 'x'" "$R" serve x
 P="ringscan: $f:"
 fails_with 1 "$P no column named 'i33' (did you mean i32?)" "$R" scan "$f" --columns i33
 fails_with 1 "$P no column named 'x64' (did you mean i64, u64, f64?)" "$R" scan "$f" --columns i32,x64
+# a flat column "a.b" beside struct a's leaf a.b: the name offered once (it was "a.b, a.b")
+need_pyenv usage_errors
+if "$PY" -c "import pyarrow as pa, pyarrow.parquet as pq; pq.write_table(pa.table({'a.b': [1], 'a': pa.array([{'b': 2}])}), '$dir/dot.parquet')" 2>"$dir/py.err"; then
+    fails_with 1 "ringscan: $dir/dot.parquet: no column named 'a.c' (did you mean a.b?)" "$R" scan "$dir/dot.parquet" --columns a.c
+    # a "quoted" name as SQL quotes it: one holding a comma could not be asked for
+    "$PY" -c "import pyarrow as pa, pyarrow.parquet as pq; pq.write_table(pa.table({'Revenue, USD': [1], 'q\"t': [2], 'x': [3]}), '$dir/comma.parquet')"
+    got=$("$R" scan "$dir/comma.parquet" --columns ' "Revenue, USD" , x,"q""t"' --format csv 2>&1 | tr '\n' ' ')
+    check '[ "$got" = "\"Revenue, USD\",x,\"q\"\"t\" 1,3,2 " ]' "--columns with quoted names: $got"
+    fails_with 1 "ringscan: $dir/comma.parquet: --columns: a \"quoted\" name not closed, or not followed by ',', in '\"Revenue, USD\"x'" \
+        "$R" scan "$dir/comma.parquet" --columns '"Revenue, USD"x'
+else bad "pyarrow could not write dot.parquet: $(tail -n 2 "$dir/py.err")"; fi
 fails_with 1 "$P no column named 'qqqq'" "$R" scan "$f" --columns qqqq
 fails_with 1 "$P --columns: an empty name in 'i32,,i64'" "$R" scan "$f" --columns i32,,i64
 fails_with 1 "$P --columns: an empty name in ''" "$R" scan "$f" --columns ''

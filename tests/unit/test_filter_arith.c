@@ -137,6 +137,9 @@ static void printing(void)
         {"CAST(ts AS DATE) < '2000-01-02 10:00'",
          "CAST(CAST(ts AS DATE) AS TIMESTAMP_NS) < '2000-01-02 10:00'"},
         {"q > dec", "q > dec"},
+        /* a minus before a minus: "--" is a comment (it printed "--k + q > 0") */
+        {"- -k + q > 0", "-(-k) + q > 0"},
+        {"-(-(k * 2)) + q > 0", "-(-(k * 2)) + q > 0"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         flt_expr *ex = parse_ok(cases[i].text);

@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "filter/expr.h"
+#include "filter/sortkey.h"
 
 static const pq_column_desc schema[] = {
     {.name = "l_orderkey", .physical = PQ_INT64},
@@ -24,6 +25,9 @@ static const pq_column_desc schema[] = {
     {.name = "weird col", .physical = PQ_INT32},
     {.name = "u8", .physical = PQ_INT32, .logical = PQ_LOGICAL_UINT8},
     {.name = "id", .physical = PQ_FIXED_LEN_BYTE_ARRAY, .type_length = 16, .logical = PQ_LOGICAL_UUID},
+    {.name = "d50", .physical = PQ_FIXED_LEN_BYTE_ARRAY, .type_length = 21, .logical = PQ_LOGICAL_DECIMAL, .decimal_scale = 10, .decimal_precision = 50},
+    {.name = "tm", .physical = PQ_INT64, .logical = PQ_LOGICAL_TIME_MICROS},
+    {.name = "tmms", .physical = PQ_INT32, .logical = PQ_LOGICAL_TIME_MILLIS},
 };
 enum { NCOLS = sizeof schema / sizeof *schema };
 
@@ -55,7 +59,17 @@ static void out_of_range_literals(void)
         {"u64 = 18446744073709551616", FLT_OP_FALSE}, {"u64 >= -5", FLT_OP_IS_NOT_NULL},
         {"u64 IN (-1, 18446744073709551616)", FLT_OP_FALSE},
         {"u64 NOT IN (-1)", FLT_OP_IS_NOT_NULL}, {"i8 BETWEEN 200 AND 300", FLT_OP_FALSE},
+        /* past 38 digits (a DECIMAL(38)'s): out of every range, not an error */
+        {"i8 < 1e40", FLT_OP_IS_NOT_NULL}, {"u64 > 1e39", FLT_OP_FALSE},
+        {"l_orderkey < 10000000000000000000000000000000000000000", FLT_OP_IS_NOT_NULL},
+        {"l_orderkey >= -10000000000000000000000000000000000000000.5", FLT_OP_IS_NOT_NULL},
+        {"l_orderkey IN (1e40, -1e40)", FLT_OP_FALSE}, {"l_discount > -1e40", FLT_OP_IS_NOT_NULL},
+        {"dflba = 1e40", FLT_OP_FALSE}, {"dflba < -1e40", FLT_OP_FALSE},
     };
+    /* a DECIMAL(50)'s values pass 10^38 at its scale: such a literal is refused, not settled
+     * (x > 1e40 kept 1.2e39 and 9.9e39 when it was taken as past every value) */
+    parse_err("d50 > 1e40", "invalid or too large number '1e40' at character 7", 7);
+    parse_err("d50 < 1e29", "invalid or too large number '1e29' at character 7", 7);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         flt_expr *ex;
         flt_term t = term1(cases[i].text, &ex);
@@ -125,6 +139,13 @@ static void decimal_rounding(void)
         {"l_discount != 0.050", FLT_OP_NE, 5},   {"l_linenumber > 5.5", FLT_OP_GE, 6},
         {"l_linenumber < 5.5", FLT_OP_LE, 5},    {"l_linenumber <= -5.5", FLT_OP_LE, -6},
         {"l_discount > 0.0500000000000000000001", FLT_OP_GE, 6},
+        /* past 38 significant digits: the rest only rounds (was refused as too large) */
+        {"l_linenumber > 5.00000000000000000000000000000000000000001", FLT_OP_GE, 6},
+        {"l_linenumber <= -5.00000000000000000000000000000000000000001", FLT_OP_LE, -6},
+        {"l_linenumber >= 4.99999999999999999999999999999999999999999", FLT_OP_GE, 5},
+        {"l_discount < 0.05000000000000000000000000000000000000001", FLT_OP_LE, 5},
+        {"l_orderkey < 9223372036854775806.99999999999999999999999999999999999999991", FLT_OP_LE,
+         INT64_MAX - 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         flt_expr *ex;
@@ -151,6 +172,12 @@ static void decimal_rounding(void)
     t = term1("l_discount IN (0.055)", &ex);
     CHECK(t.op == FLT_OP_FALSE);
     flt_expr_free(ex);
+    t = term1("f > 10000000000000000000000000000000000000000", &ex); /* 41 digits: a float */
+    CHECK(t.op == FLT_OP_GT && t.nlits == 1 && t.lits[0].f == 1e40);
+    flt_expr_free(ex);
+    t = term1("l_discount = 0.05000000000000000000000000000000000000001", &ex); /* inexact */
+    CHECK(t.op == FLT_OP_FALSE && t.nlits == 0);
+    flt_expr_free(ex);
     t = term1("dflba = -1.5", &ex); /* 16-byte big-endian two's complement of -1500 */
     CHECK(t.op == FLT_OP_EQ && t.lits[0].len == 16);
     CHECK(t.lits[0].b[0] == 0xff && t.lits[0].b[14] == 0xfa && t.lits[0].b[15] == 0x24);
@@ -175,8 +202,55 @@ static void literals_and_ranges(void)
     t = term1("ts = '2000-01-01 01:00:00+01:00'", &ex);
     CHECK(t.lits[0].i == INT64_C(946684800000000));
     flt_expr_free(ex);
+    /* +HH (as PostgreSQL prints a timestamptz) and +HHMM, as DuckDB reads them */
+    static const char *offs[] = {"ts = '2000-01-01 01:00:00+01'", "ts = '2000-01-01 01:00:00+0100'",
+                                 "ts = '1999-12-31 22:30:00-01:30'", "ts = '1999-12-31 22:30:00-0130'"};
+    for (size_t i = 0; i < sizeof offs / sizeof *offs; i++) {
+        t = term1(offs[i], &ex);
+        CHECK(t.op == FLT_OP_EQ && t.lits[0].i == INT64_C(946684800000000));
+        flt_expr_free(ex);
+    }
+    parse_err("ts = '2000-01-01 01:00:00+01:'",
+              "invalid timestamp '2000-01-01 01:00:00+01:' at character 6", 6);
+    parse_err("ts = '2000-01-01 01:00:00+1'",
+              "invalid timestamp '2000-01-01 01:00:00+1' at character 6", 6);
+    parse_err("ts = '2000-01-01 01:00:00+01000'",
+              "invalid timestamp '2000-01-01 01:00:00+01000' at character 6", 6);
     t = term1("l_shipdate >= '1969-12-31'", &ex);
     CHECK(t.op == FLT_OP_GE && t.lits[0].i == -1);
+    flt_expr_free(ex);
+    /* a DATE column with a timestamp, as DuckDB types them (both were refused): a string is
+     * cast to DATE, its time dropped; a TIMESTAMP compares with the date's midnight */
+    static const struct { const char *text; flt_op op; int64_t v; } dts[] = {
+        {"l_shipdate = '1970-01-02 12:00:00'", FLT_OP_EQ, 1},
+        {"l_shipdate < '1970-01-02T23:59:59+05:00'", FLT_OP_LT, 1},
+        {"l_shipdate = TIMESTAMP '1970-01-02 00:00:00'", FLT_OP_EQ, 1},
+        {"l_shipdate < TIMESTAMP '1970-01-02 12:00:00'", FLT_OP_LE, 1},
+        {"l_shipdate > TIMESTAMP '1969-12-31 00:00:00.000001'", FLT_OP_GE, 0},
+        {"l_shipdate <= TIMESTAMP '1969-12-31 23:00:00'", FLT_OP_LE, -1},
+    };
+    for (size_t i = 0; i < sizeof dts / sizeof *dts; i++) {
+        t = term1(dts[i].text, &ex);
+        CHECK(t.op == dts[i].op && t.nlits == 1 && t.lits[0].i == dts[i].v);
+        flt_expr_free(ex);
+    }
+    /* a TIME column with 'HH:MM[:SS[.f]]' (it was "cannot compare INT64 column"), rounded to
+     * its unit as a timestamp is */
+    static const struct { const char *text; flt_op op; int64_t v; } tms[] = {
+        {"tm = '12:00:00'", FLT_OP_EQ, INT64_C(43200000000)},
+        {"tm < '00:00:00.0000005'", FLT_OP_LE, 0},
+        {"tm >= '23:59:59.999999'", FLT_OP_GE, INT64_C(86399999999)},
+        {"tmms BETWEEN '00:00:01' AND '00:01'", FLT_OP_BETWEEN, 1000},
+    };
+    for (size_t i = 0; i < sizeof tms / sizeof *tms; i++) {
+        t = term1(tms[i].text, &ex);
+        CHECK(t.op == tms[i].op && t.lits[0].i == tms[i].v);
+        flt_expr_free(ex);
+    }
+    parse_err("tm = '12:60'", "invalid time '12:60' at character 6", 6);
+    parse_err("tm = '1:00'", "invalid time '1:00' at character 6", 6);
+    t = term1("l_shipdate = TIMESTAMP '1970-01-02 12:00:00'", &ex); /* no date's midnight */
+    CHECK(t.op == FLT_OP_FALSE && t.nlits == 0);
     flt_expr_free(ex);
     t = term1("l_shipmode = 'O''Brien'", &ex);
     CHECK(t.lits[0].len == 7 && memcmp(t.lits[0].b, "O'Brien", 7) == 0);
@@ -187,7 +261,13 @@ static void literals_and_ranges(void)
     t = term1("u64 = 18446744073709551615", &ex);
     CHECK(t.lits[0].i == -1);
     flt_expr_free(ex);
-    t = term1("f > 0.1", &ex);
+    t = term1("f > 0.1", &ex); /* a FLOAT column: the literal cast to FLOAT, as DuckDB does */
+    CHECK(t.op == FLT_OP_GT && t.lits[0].f == (double)0.1f);
+    flt_expr_free(ex);
+    t = term1("f = 0.14285715", &ex); /* how 1/7f prints: it finds 1/7f */
+    CHECK(t.op == FLT_OP_EQ && t.lits[0].f == (double)(1.0f / 7.0f));
+    flt_expr_free(ex);
+    t = term1("f > 1e-1", &ex); /* a DOUBLE literal: the column compared in doubles */
     CHECK(t.op == FLT_OP_GT && t.lits[0].f == 0.1);
     flt_expr_free(ex);
     t = term1("flag = TRUE", &ex);
@@ -231,6 +311,19 @@ static void grammar(void)
 
 /* Column names match as SQL's identifiers (DuckDB's): the one spelled so, else the only one
  * whose name differs in case alone; several such, none spelled so: refused as ambiguous. */
+static void sql_comments(void)
+{
+    flt_expr *ex = parse_ok("l_linenumber > 5 -- big lines\n AND l_orderkey < 3 --");
+    CHECK(ex && ex->npreds == 2);
+    flt_expr_free(ex);
+    ex = parse_ok("l_linenumber > 1 --l_orderkey");
+    CHECK(ex && ex->npreds == 1 && ex->preds[0].terms[0].lits[0].i == 1);
+    flt_expr_free(ex);
+    ex = parse_ok("l_linenumber > - -5"); /* (two signs apart: still two) */
+    CHECK(ex && ex->npreds == 1 && ex->preds[0].terms[0].lits[0].i == 5);
+    flt_expr_free(ex);
+}
+
 static void names_in_any_case(void)
 {
     flt_expr *ex = parse_ok("L_ORDERKEY = 1 AND \"Weird Col\" < 2 AND L_LineNumber > 5");
@@ -246,6 +339,17 @@ static void names_in_any_case(void)
     flt_expr *x = NULL;
     pq_err e = {.offset = -1};
     CHECK(flt_parse("ab = 1", two, 2, &x, &e) != 0 && strstr(e.msg, "'ab' at character 1 is ambiguous"));
+    /* names past ASCII bare, as DuckDB takes them: in a filter and in ORDER BY */
+    pq_column_desc intl[] = {{.name = "\xc3\xa9t\xc3\xa9", .physical = PQ_INT32},
+                             {.name = "\xe6\x97\xa5\xe6\x9c\xac", .physical = PQ_INT32}};
+    x = NULL;
+    CHECK(flt_parse("\xc3\xa9t\xc3\xa9 = 1 AND \xe6\x97\xa5\xe6\x9c\xac > 2", intl, 2, &x, &e) == 0);
+    CHECK(x && x->npreds == 2 && x->preds[0].column == 0 && x->preds[1].column == 1);
+    flt_expr_free(x);
+    flt_order_term ot[FLT_MAX_SORT_KEYS];
+    int nk = 0;
+    CHECK(flt_parse_order("\xe6\x97\xa5\xe6\x9c\xac DESC, \xc3\xa9t\xc3\xa9", intl, 2, false, ot, &nk, &e) == 0);
+    CHECK(nk == 2 && ot[0].column == 1 && ot[0].desc && ot[1].column == 0 && !ot[1].desc);
 }
 
 static void errors(void)
@@ -253,7 +357,11 @@ static void errors(void)
     parse_err("l_linenumber > ", "expected literal at character 16", 16);
     parse_err("foo = 1", "unknown column 'foo' at character 1", 1);
     parse_err("l_linenumber = 'x'", "cannot compare INT32 column 'l_linenumber' with string", 16);
-    parse_err("l_shipmode = 5", "cannot compare BYTE_ARRAY column 'l_shipmode' with number", 14);
+    parse_err("l_shipmode = 5", "cannot compare STRING column 'l_shipmode' with number", 14);
+    parse_err("ts = 5", "cannot compare TIMESTAMP_MICROS column 'ts' with number", 6);
+    parse_err("l_shipdate = '1994-02-01 25:00'", "invalid date '1994-02-01 25:00' at character 14", 14);
+    parse_err("l_shipdate = DATE '1994-02-01 10:00'",
+              "invalid date '1994-02-01 10:00' at character 14", 14);
     parse_err("l_linenumber > 5 AND", "expected column name at character 21", 21);
     parse_err("l_linenumber > 5 l_orderkey", "expected AND, OR or end of input at character 18",
               18);
@@ -271,6 +379,8 @@ static void errors(void)
     parse_err("NOT (l_linenumber = 1", "expected AND, OR or ')' at character 22", 22);
     parse_err("5 < 'x'", "cannot compare 'x' with a numeric expression at character 5", 5);
     parse_err("", "expected column name at character 1", 1);
+    /* "--" starts a comment, as in DuckDB: it was two minus signs (i8 > --5 read i8 > 5) */
+    parse_err("i8 > --5", "expected literal at character 9", 9);
     parse_err("l_linenumber", "expected comparison operator at character 13", 13);
     parse_err("l_linenumber BETWEEN 1 OR 2", "expected AND at character 24", 24);
     parse_err("l_shipdate = DATE '1994-02-30'", "invalid date '1994-02-30' at character 14", 14);
@@ -535,6 +645,7 @@ int main(void)
     RUN(grammar);
     RUN(errors);
     RUN(names_in_any_case);
+    RUN(sql_comments);
     RUN(boolean_language);
     RUN(like_patterns);
     RUN(multi_column);
