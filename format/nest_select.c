@@ -69,8 +69,8 @@ static void vals_move(pq_vec *v, int64_t from, int64_t n, int64_t to)
         for (int64_t i = 0; i < n; i++)
             pq_bit_set(v->values, to + i, pq_bit_get(v->values, from + i));
     } else if (v->type == PQ_BYTE_ARRAY) {
-        int32_t lo = v->offsets[from], at = v->offsets[to];
-        memmove(v->data + at, v->data + lo, (size_t)(v->offsets[from + n] - lo));
+        int32_t lo = v->offsets[from], at = v->offsets[to], bytes = v->offsets[from + n] - lo;
+        if (bytes) memmove(v->data + at, v->data + lo, (size_t)bytes); /* (none: data may be NULL) */
         for (int64_t i = 1; i <= n; i++) v->offsets[to + i] = v->offsets[from + i] - lo + at;
     } else {
         size_t w = (size_t)pq_fixed_width(v->type, v->type_length);

@@ -33,6 +33,9 @@
 #     (less with v1: their dictionaries are most of it), cut or not: a split stops decoding
 #     its nested leaves at the limit's last row (scan/task.c cap_rows; it decoded its whole
 #     window, all 20,000 rows uncut), values equal.
+#  8. Empty strings at a cut (a struct<string> and a list<string> of '' values): rows equal,
+#     whole and under --limit 4, 1 and 2 threads (a copy of 0 bytes from a NULL buffer
+#     trapped: SIGILL).
 # Last line: "nested_big_rowgroup: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv nested_big_rowgroup
@@ -171,7 +174,7 @@ for t in 1 2; do
     check '[ $rc = 0 ] && [ "$(tr "\n" " " <"$dir/got")" = "{\"id\":0,\"l\":[1,2]} {\"id\":1,\"l\":[3]} {\"id\":2,\"l\":null} " ]' \
         "one-row groups, $t threads: exit $rc, $(head -c 200 "$dir/err") $(tr "\n" " " <"$dir/got")"
 done
-# 7. empty strings at a cut: the rows a split hands on hold values of no bytes, whose buffer
+# 8. empty strings at a cut: the rows a split hands on hold values of no bytes, whose buffer
 #    was never allocated (a NULL copy of 0 bytes trapped: SIGILL). Nested columns only: a flat
 #    first column moves the cuts to its page starts (task_window), one page here: no cut.
 f="$dir/empty.parquet"
