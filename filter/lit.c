@@ -133,9 +133,31 @@ static bool scale_floor(i128 mant, int exp10, bool sticky, int scale, i128 *q, b
 
 /* ---- timestamps: 'YYYY-MM-DD[( |T)HH:MM[:SS[.f{1,9}]]][Z|(+|-)HH[[:]MM]]' -> nanoseconds -- */
 
+/* 'HH:MM[:SS[.f{1,9}]]' at *p: *sec its seconds since midnight, *frac the nanoseconds past
+ * them, *p past it; false when it is not one. */
+static bool clock_at(const char **p, int64_t *sec, int64_t *frac)
+{
+    const char *s = *p;
+    int64_t h, mi, ss = 0, f = 0;
+    if (!two_digits(&s, 23, &h) || *s++ != ':' || !two_digits(&s, 59, &mi)) return false;
+    if (*s == ':') {
+        s++;
+        if (!two_digits(&s, 59, &ss)) return false;
+        if (*s == '.') {
+            s++;
+            int n = 0;
+            while (*s >= '0' && *s <= '9' && n < 9) f = f * 10 + (*s++ - '0'), n++;
+            if (n == 0 || (*s >= '0' && *s <= '9')) return false;
+            for (; n < 9; n++) f *= 10;
+        }
+    }
+    *sec = h * 3600 + mi * 60 + ss, *frac = f, *p = s;
+    return true;
+}
+
 bool flt_timestamp_parse(const char *s, bool date_only, __int128 *nanos)
 {
-    int64_t y, mo, d, h = 0, mi = 0, sec = 0, frac = 0, days;
+    int64_t y, mo, d, sec = 0, frac = 0, days;
     bool neg = *s == '-';
     s += neg;
     if (digits_at(&s, 9999, &y) != 4 || *s++ != '-') return false;
@@ -144,19 +166,7 @@ bool flt_timestamp_parse(const char *s, bool date_only, __int128 *nanos)
     if (!flt_days_from_civil(neg ? -y : y, mo, d, &days)) return false;
     if (!date_only && (*s == ' ' || *s == 'T')) {
         s++;
-        if (digits_at(&s, 23, &h) != 2 || *s++ != ':') return false;
-        if (digits_at(&s, 59, &mi) != 2) return false;
-        if (*s == ':') {
-            s++;
-            if (digits_at(&s, 59, &sec) != 2) return false;
-            if (*s == '.') {
-                s++;
-                int n = 0;
-                while (*s >= '0' && *s <= '9' && n < 9) frac = frac * 10 + (*s++ - '0'), n++;
-                if (n == 0 || (*s >= '0' && *s <= '9')) return false;
-                for (; n < 9; n++) frac *= 10;
-            }
-        }
+        if (!clock_at(&s, &sec, &frac)) return false;
         int64_t off = 0, oh, om;
         if (*s == 'Z') {
             s++;
@@ -169,7 +179,7 @@ bool flt_timestamp_parse(const char *s, bool date_only, __int128 *nanos)
             if ((colon || (*s >= '0' && *s <= '9')) && !two_digits(&s, 59, &om)) return false;
             off = sign * (oh * 3600 + om * 60);
         }
-        sec += h * 3600 + mi * 60 - off;
+        sec -= off;
     }
     if (*s != 0) return false;
     *nanos = ((i128)days * 86400 + sec) * 1000000000 + frac;
@@ -244,21 +254,9 @@ static int type_date(const pq_column_desc *d, const flt_raw_lit *r, typed *t, pq
 /* 'HH:MM[:SS[.f{1,9}]]' -> nanoseconds since midnight; false when it is not one. */
 static bool time_parse(const char *s, i128 *ns)
 {
-    int64_t h, mi, sec = 0, frac = 0;
-    if (!two_digits(&s, 23, &h) || *s++ != ':' || !two_digits(&s, 59, &mi)) return false;
-    if (*s == ':') {
-        s++;
-        if (!two_digits(&s, 59, &sec)) return false;
-        if (*s == '.') {
-            s++;
-            int n = 0;
-            while (*s >= '0' && *s <= '9' && n < 9) frac = frac * 10 + (*s++ - '0'), n++;
-            if (n == 0 || (*s >= '0' && *s <= '9')) return false;
-            for (; n < 9; n++) frac *= 10;
-        }
-    }
-    if (*s != 0) return false;
-    *ns = ((i128)h * 3600 + mi * 60 + sec) * 1000000000 + frac;
+    int64_t sec, frac;
+    if (!clock_at(&s, &sec, &frac) || *s != 0) return false;
+    *ns = (i128)sec * 1000000000 + frac;
     return true;
 }
 
