@@ -20,8 +20,9 @@
  *     compare, which is exact); BYTES/SDEC/INT96 use lit.b/lit.len. SDEC literals are 16-byte
  *     big-endian two's complement; comparisons sign-extend the shorter operand.
  *  5. Term shapes: EQ..GE and PREFIX have 1 literal; BETWEEN 2 (lo <= x <= hi, inclusive);
- *     IN and NOT_IN >= 1; LIKE and NOT_LIKE 3 (invariant 7); IS_NULL, IS_NOT_NULL, FALSE
- *     none. Only IS_NULL matches a null row (NOT IN and NOT LIKE never match one: SQL's
+ *     IN and NOT_IN >= 1, sorted without repeats, never NaN (a float list that held NaN sets
+ *     nan: NaN rows are in it; a comparison with NaN was rewritten, lit.c nan_cmp); LIKE and
+ *     NOT_LIKE 3 (invariant 7); IS_NULL, IS_NOT_NULL, FALSE none. Only IS_NULL matches a null row (NOT IN and NOT LIKE never match one: SQL's
  *     unknown).
  *  6. A dynamic predicate (flt_expr_add_dynamic) keeps the rows that can still make a Top-K
  *     cut: its first term is GE (descending) or LE (ascending) against the literal read from
@@ -106,7 +107,8 @@ typedef struct flt_term {
     flt_op op;
     int32_t nlits;
     flt_lit *lits;
-    bool icase;    /* LIKE / NOT LIKE: ILIKE (ASCII letters fold; invariant 7) */
+    bool icase;    /* LIKE / NOT LIKE: ILIKE (invariant 7) */
+    bool nan;      /* IN / NOT_IN on F32/F64: the list holds NaN, kept out of lits (invariant 5) */
 } flt_term;
 
 /* A Top-K bound cell shared by the scan's cores: the literal of a dynamic predicate.

@@ -59,6 +59,10 @@
                 FLT_BLOCK(T, blk, v != a, bits);                                            \
                 acc &= bits;                                                                \
             }                                                                               \
+            if (t->nan) { /* (NaN is in the list: its rows fail) */                         \
+                FLT_BLOCK(T, blk, v == v, bits);                                            \
+                acc &= bits;                                                                \
+            }                                                                               \
             out[w] = first ? acc : out[w] | acc;                                            \
         }                                                                                   \
     }
@@ -96,6 +100,7 @@
                 FLT_DENSE(T, x, n, out, first && i == 0, v == a);                           \
             }                                                                               \
             if (t->nlits == 0) flt_fill_words(out, n, first, false);                        \
+            if (t->nan) FLT_DENSE(T, x, n, out, false, v != v); /* (NaN rows: expr.h 5) */  \
             break;                                                                          \
         case FLT_OP_NOT_IN: NAME##_not_in(x, n, t, out, first); break;                      \
         case FLT_OP_IS_NOT_NULL: flt_fill_words(out, n, first, true); break;                \

@@ -11,7 +11,8 @@
  *     has an IS NULL term, in[i] AND NOT valid(i). Nulls never match a comparison.
  *  2. Floating point orders as PostgreSQL and DuckDB do: NaN is above every number (so it
  *     passes > and >=, fails =, <, <=, BETWEEN and IN, and passes != and NOT IN; literals are
- *     never NaN); -0.0 == +0.0. FLOAT values are widened to double before comparing with the
+ *     never NaN: a comparison with NaN was rewritten, and an IN list that held it keeps the
+ *     NaN rows in it, expr.h invariant 5); -0.0 == +0.0. FLOAT values are widened to double before comparing with the
  *     (double) literal, which is exact.
  *  3. Dense, sparse and dictionary paths give bit-identical masks (tested against a scalar
  *     reference); the path only changes speed.

@@ -51,7 +51,8 @@ static inline uint64_t flt_load_word(const uint8_t *bits, int64_t n, int64_t w)
 bool flt_like_match(const uint8_t *s, int32_t len, const flt_term *t);
 
 /* v != v is true only for NaN (and always false for integers): NaN is above every number
- * (kernel.h invariant 2), so it passes > and >= and NOT IN, and fails the rest. */
+ * (kernel.h invariant 2), so it passes > and >= and NOT IN, and fails the rest (IN and NOT IN
+ * of a list holding NaN, t->nan, take it as equal to itself). */
 #define FLT_DEFINE_MATCH(NAME, V, GET)                                    \
     static inline bool NAME(V v, const flt_term *t)                       \
     {                                                                     \
@@ -67,11 +68,11 @@ bool flt_like_match(const uint8_t *s, int32_t len, const flt_term *t);
         case FLT_OP_IN:                                                   \
             for (int32_t i = 0; i < t->nlits; i++)                        \
                 if (v == (V)l[i].GET) return true;                        \
-            return false;                                                 \
+            return t->nan && v != v; /* (expr.h invariant 5) */           \
         case FLT_OP_NOT_IN:                                               \
             for (int32_t i = 0; i < t->nlits; i++)                        \
                 if (v == (V)l[i].GET) return false;                       \
-            return true;                                                  \
+            return !(t->nan && v != v);                                   \
         case FLT_OP_IS_NOT_NULL: return true;                             \
         default: return false;                                            \
         }                                                                 \

@@ -20,9 +20,11 @@
  *     clamped to the range; IN drops it), so `u64 > -1` keeps every non-null row. */
 #include <assert.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "filter/cast.h"
 #include "filter/expr.h"
 #include "filter/prune.h"
 
@@ -266,12 +268,45 @@ static int time_scale(pq_logical l)
          : l == PQ_LOGICAL_TIME_NANOS  ? 9 : -1;
 }
 
+static void int_range(const pq_column_desc *d, flt_domain dom, i128 *lo, i128 *hi);
+
+/* A string literal DuckDB's cast from VARCHAR to the column's type refuses (filter/cast.h). */
+static int not_converted(const pq_column_desc *d, const flt_raw_lit *r, pq_err *e)
+{
+    return pq_errf(e, RINGSCAN_EPARSE, r->pos, "cannot convert string '%s' to %s for column "
+                   "'%s' at character %d", r->text, d->logical == PQ_LOGICAL_NONE
+                   ? flt_physical_name(d->physical) : pq_logical_name(d->logical), d->name, r->pos);
+}
+
+/* Whether r's text is what the casts read: NUL-terminated where it ends, short enough. */
+static bool castable(const flt_raw_lit *r)
+{
+    return r->len < FLT_CAST_MAX && strlen(r->text) == (size_t)r->len;
+}
+
+/* A string literal against a boolean, integer or decimal column, as DuckDB compares one:
+ * cast to the column's type ('5' is 5, '5.5' into an integer rounds to 6, '300' fails for
+ * an INT8), so the value is exact (invariant 2) and in range (invariant 3). */
+static int int_text(const pq_column_desc *d, flt_domain dom, const flt_raw_lit *r, typed *t,
+                    pq_err *e)
+{
+    i128 lo, hi;
+    int_range(d, dom, &lo, &hi);
+    bool dec = d->logical == PQ_LOGICAL_DECIMAL;
+    bool ok = castable(r) && (dom == FLT_DOM_BOOL ? flt_cast_bool(r->text, &t->q)
+                              : flt_cast_number(r->text, dec ? d->decimal_precision : 0,
+                                                dec ? d->decimal_scale : 0, lo, hi, &t->q));
+    t->exact = true;
+    return ok ? 0 : not_converted(d, r, e);
+}
+
 /* Integer-like domains (I32/U32/I64/U64/SDEC/BOOL): fills t->q/t->exact. */
 static int type_intlike(const pq_column_desc *d, flt_domain dom, const flt_raw_lit *r,
                         typed *t, pq_err *e)
 {
     i128 ns;
     if (dom == FLT_DOM_BOOL) {
+        if (r->kind == FLT_LIT_STRING) return int_text(d, dom, r, t, e);
         if (r->kind != FLT_LIT_BOOL) return mismatch(d, r, e);
         t->q = r->text[0] == 't' || r->text[0] == 'T', t->exact = true;
         return 0;
@@ -293,6 +328,7 @@ static int type_intlike(const pq_column_desc *d, flt_domain dom, const flt_raw_l
         (void)scale_floor(ns, -9, false, time_scale(d->logical), &t->q, &t->exact);
         return 0;
     }
+    if (r->kind == FLT_LIT_STRING) return int_text(d, dom, r, t, e);
     if (r->kind != FLT_LIT_NUMBER) return mismatch(d, r, e);
     i128 m;
     int x;
@@ -409,6 +445,9 @@ static int type_one(struct flt_arena **a, const pq_column_desc *d, flt_domain do
     switch (dom) {
     case FLT_DOM_F32:
     case FLT_DOM_F64: {
+        if (r->kind == FLT_LIT_STRING) /* ('nan', 'inf', '1.5': DuckDB's cast to the type) */
+            return castable(r) && flt_cast_real(r->text, dom == FLT_DOM_F32, &t->f)
+                   ? 0 : not_converted(d, r, e);
         if (r->kind != FLT_LIT_NUMBER) return mismatch(d, r, e);
         i128 m;
         int x;
@@ -481,6 +520,37 @@ static int store_typed(struct flt_arena **a, const pq_column_desc *d, flt_domain
     return 0;
 }
 
+static bool is_nan(flt_domain dom, const typed *v)
+{
+    return (dom == FLT_DOM_F32 || dom == FLT_DOM_F64) && v->f != v->f;
+}
+
+/* t becomes x op f (one F32/F64 literal). */
+static int one_real(struct flt_arena **a, flt_op op, double f, flt_term *t)
+{
+    t->op = op, t->nlits = 1;
+    t->lits = flt_arena_alloc(a, sizeof *t->lits);
+    if (!t->lits) return -ENOMEM;
+    memset(t->lits, 0, sizeof *t->lits);
+    t->lits[0].f = f;
+    return 0;
+}
+
+/* x op NaN (a 'nan' string literal) as a term the kernels and pruning know: NaN equals NaN
+ * and is above every number (DuckDB's order, kernel.h invariant 2), so x = NaN and x >= NaN
+ * hold for the NaN rows (x > +inf), x < NaN and x != NaN for the others (x <= +inf), x <= NaN
+ * for every non-null row and x > NaN for none. */
+static int nan_cmp(struct flt_arena **a, flt_op op, flt_term *t)
+{
+    t->nan = false;
+    switch (op) {
+    case FLT_OP_GT: t->op = FLT_OP_FALSE, t->nlits = 0; return 0;
+    case FLT_OP_LE: t->op = FLT_OP_IS_NOT_NULL, t->nlits = 0; return 0;
+    case FLT_OP_EQ: case FLT_OP_GE: return one_real(a, FLT_OP_GT, INFINITY, t);
+    default: assert(op == FLT_OP_LT || op == FLT_OP_NE); return one_real(a, FLT_OP_LE, INFINITY, t);
+    }
+}
+
 /* One-literal comparison: rewrite per the rounding rules in the file header. */
 static int type_cmp(struct flt_arena **a, const pq_column_desc *d, flt_domain dom, flt_op op,
                     const flt_raw_lit *r, flt_term *t, pq_err *e)
@@ -488,6 +558,7 @@ static int type_cmp(struct flt_arena **a, const pq_column_desc *d, flt_domain do
     typed v;
     int rc = type_one(a, d, dom, r, &v, e);
     if (rc) return rc;
+    if (is_nan(dom, &v)) return nan_cmp(a, op, t);
     i128 q = v.q;
     if (!v.exact) {
         switch (op) {
@@ -517,6 +588,9 @@ static int type_between(struct flt_arena **a, const pq_column_desc *d, flt_domai
     int rc = type_one(a, d, dom, &raw[0], &lo, e);
     if (!rc) rc = type_one(a, d, dom, &raw[1], &hi, e);
     if (rc) return rc;
+    if (is_nan(dom, &lo)) /* NaN <= x only for x NaN, which is <= hi only when hi is NaN */
+        return is_nan(dom, &hi) ? nan_cmp(a, FLT_OP_EQ, t) : (t->op = FLT_OP_FALSE, 0);
+    if (is_nan(dom, &hi)) return one_real(a, FLT_OP_GE, lo.f, t); /* (x <= NaN: any x) */
     i128 qlo = lo.exact ? lo.q : lo.q + 1, qhi = hi.q;
     if (intlike(dom)) { /* bounds past the column's range clamped to it (DuckDB's answer) */
         i128 rlo, rhi;
@@ -564,12 +638,14 @@ static int type_in(struct flt_arena **a, const pq_column_desc *d, flt_domain dom
         typed v;
         int rc = type_one(a, d, dom, &raw[i], &v, e);
         if (rc) return rc;
-        if (!v.exact || (intlike(dom) && !in_range(d, dom, v.q)))
+        if (is_nan(dom, &v)) t->nan = true; /* (kept out of the sorted list: expr.h 5) */
+        if (is_nan(dom, &v) || !v.exact || (intlike(dom) && !in_range(d, dom, v.q)))
             continue; /* cannot equal any value of the column */
         rc = store_typed(a, d, dom, &v, v.q, &t->lits[t->nlits]);
         if (rc) return rc;
         t->nlits++;
     }
+    if (t->nlits == 0 && t->nan) return nan_cmp(a, op == FLT_OP_IN ? FLT_OP_EQ : FLT_OP_NE, t);
     if (t->nlits == 0) t->op = op == FLT_OP_IN ? FLT_OP_FALSE : FLT_OP_IS_NOT_NULL;
     sort_unique(dom, t);
     return 0;

@@ -123,7 +123,7 @@ static void put_term(out *o, const flt_pred *p, const flt_term *t)
     case FLT_OP_NOT_IN:
         put(o, "%s %s (", c, t->op == FLT_OP_IN ? "IN" : "NOT IN");
         for (int32_t i = 0; i < t->nlits; i++) put(o, "%s", i ? ", " : ""), put_lit(o, p, &l[i]);
-        put(o, ")");
+        put(o, "%s)", t->nan ? (t->nlits ? ", 'NaN'" : "'NaN'") : "");
         return;
     case FLT_OP_IS_NULL:
     case FLT_OP_IS_NOT_NULL: put(o, "%s %s", c, flt_op_name(t->op)); return;

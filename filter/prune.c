@@ -137,20 +137,20 @@ static vres term_vres(flt_domain dom, const flt_term *t, const bounds *b)
         if (hlo < 0 || lhi > 0) return V_NONE;
         return clo >= 0 && hhi <= 0 ? all : V_SOME;
     }
-    case FLT_OP_IN: {
-        vres r = V_NONE;
+    case FLT_OP_IN: { /* (a list holding NaN: NaN rows are in it) */
+        vres r = t->nan ? none : V_NONE;
         for (int32_t k = 0; k < t->nlits; k++) {
             int a = lcmp(dom, &b->lo, &l[k]), z = lcmp(dom, &b->hi, &l[k]);
-            if (a == 0 && z == 0) return all;
+            if (a == 0 && z == 0) return t->nan ? V_ALL : all;
             if (a <= 0 && z >= 0) r = V_SOME;
         }
         return r;
     }
-    case FLT_OP_NOT_IN: {
-        vres r = V_ALL;
+    case FLT_OP_NOT_IN: { /* (a list holding NaN: NaN rows fail) */
+        vres r = t->nan ? all : V_ALL;
         for (int32_t k = 0; k < t->nlits; k++) {
             int a = lcmp(dom, &b->lo, &l[k]), z = lcmp(dom, &b->hi, &l[k]);
-            if (a == 0 && z == 0) return none; /* every value is this literal */
+            if (a == 0 && z == 0) return t->nan ? V_NONE : none; /* every value is this literal */
             if (a <= 0 && z >= 0) r = V_SOME;
         }
         return r;
@@ -325,7 +325,7 @@ flt_prune flt_prune_bloom(const flt_pred *p, bool (*probe)(void *ctx, const uint
     for (int32_t k = 0; k < p->nterms; k++) {
         const flt_term *t = &p->terms[k];
         if (t->op == FLT_OP_FALSE) continue;
-        if (t->op != FLT_OP_EQ && t->op != FLT_OP_IN) return FLT_CAN_MATCH;
+        if ((t->op != FLT_OP_EQ && t->op != FLT_OP_IN) || t->nan) return FLT_CAN_MATCH;
         for (int32_t j = 0; j < t->nlits; j++) {
             const flt_lit *l = &t->lits[j];
             if (p->dom == FLT_DOM_BYTES) {

@@ -3,17 +3,8 @@
  * to the type DuckDB gives the first file's column, so a string that parses gives its value
  * and one that does not fails the scan naming the file, the column and the string (DuckDB:
  * "Could not convert string"). The casts, as DuckDB 2.0.1 was seen to do them:
- *  - BOOLEAN: true/t/yes/y/1 and false/f/no/n/0 in any case, nothing around them;
- *  - integers: spaces around, [+|-]digits[.digits][e[+|-]digits] (any count of digits, the
- *    exponent within an int16's range) rounded half away from zero, the digits before the point
- *    within DuckDB's store (an int64, a UBIGINT's uint64) whatever the exponent; or spaces, then
- *    0x / 0b digits and nothing after them; an '_' between two digits is dropped ("1_000");
- *    range checked;
- *  - decimals: the same (no 0x), rounded half away from zero to the scale, at most
- *    precision - scale digits before the point, precision checked (DuckDB truncates where a
- *    positive exponent moves more than 38 digits before the scale: not followed);
- *  - FLOAT/DOUBLE: the same with '.5', '5.', inf, infinity, nan (any case), past the range
- *    an infinity;
+ *  - BOOLEAN, integers, decimals, FLOAT/DOUBLE: filter/cast.h's casts (shared with a
+ *    filter's string literal against such a column);
  *  - DATE, TIMESTAMP: scan/ds_ptime.c's (hive values take the same cast; [-]inf and
  *    [-]infinity DuckDB's infinities): an offset or zone after a TIMESTAMP ignored, subtracted
  *    under a UTC-adjusted one (TIMESTAMPTZ; a zone name there by ICU, ds_zone.c, as DuckDB
@@ -31,9 +22,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "filter/cast.h"
 #include "scan/ds_impl.h"
 
-enum { PARSE_MAX = 512 }; /* the longest string parsed (a longer one does not parse) */
+enum { PARSE_MAX = FLT_CAST_MAX }; /* the longest string parsed (a longer one does not parse) */
 
 static bool space(char c)
 {
@@ -43,158 +35,6 @@ static bool space(char c)
 static bool digit(char c)
 {
     return c >= '0' && c <= '9';
-}
-
-/* s without the spaces around it and the '_' between two digits into out (PARSE_MAX bytes);
- * false for an '_' elsewhere or nothing left. */
-static bool clean(const char *s, char *out)
-{
-    while (space(*s)) s++;
-    size_t n = strlen(s), k = 0;
-    while (n > 0 && space(s[n - 1])) n--;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '_' && !(i > 0 && digit(s[i - 1]) && i + 1 < n && digit(s[i + 1]))) return false;
-        if (s[i] != '_') out[k++] = s[i];
-    }
-    out[k] = 0;
-    return k > 0;
-}
-
-/* A number's text [+|-]digits[.digits][(e|E)[+|-]digits], digits of any count: the value is
- * (neg) digits * 10^exp10, digits without leading zeros, n_int of them before the point. */
-typedef struct num_text {
-    char digits[PARSE_MAX];
-    int n, n_int, exp10;
-    bool neg;
-} num_text;
-
-/* s (cleaned) into *t; false where DuckDB's cast refuses the syntax (no digit, "." alone, an
- * exponent past an int16's range). */
-static bool num_scan(const char *s, num_text *t)
-{
-    t->n = t->n_int = 0, t->neg = *s == '-'; /* (digits not zeroed: n of them are set) */
-    s += *s == '+' || *s == '-';
-    bool any = false, dot = false;
-    int n_frac = 0;
-    for (;; s++) {
-        if (*s == '.' && !dot) { dot = true; continue; }
-        if (!digit(*s)) break;
-        any = true;
-        n_frac += dot;
-        if (t->n == 0 && *s == '0') continue; /* (a leading zero) */
-        t->n_int += !dot;
-        t->digits[t->n++] = *s; /* (n < PARSE_MAX: s is shorter) */
-    }
-    long e = 0;
-    if (any && (*s == 'e' || *s == 'E')) {
-        bool en = *++s == '-';
-        s += *s == '+' || *s == '-';
-        if (!digit(*s)) return false;
-        for (; digit(*s); s++)
-            if ((e = e * 10 + (*s - '0')) > 32768) return false;
-        if (e == 32768 && !en) return false;
-        e = en ? -e : e;
-    }
-    t->exp10 = (int)e - n_frac;
-    return any && *s == 0;
-}
-
-/* t * 10^scale rounded half away from zero (the first digit dropped decides, as DuckDB's
- * cast rounds) into *out, within [lo, hi]. */
-static bool scaled(const num_text *t, int scale, __int128 lo, __int128 hi, __int128 *out)
-{
-    int k = t->exp10 + scale, keep = t->n + (k < 0 ? k : 0);
-    if (t->n == 0 || keep < 0) return *out = 0, true; /* (below a tenth of the unit: 0) */
-    if (keep + (k > 0 ? k : 0) > 38) return false; /* (10^38 or more: above any hi) */
-    unsigned __int128 m = 0;
-    for (int i = 0; i < keep; i++) m = m * 10 + (unsigned)(t->digits[i] - '0');
-    for (int i = 0; i < k; i++) m *= 10;
-    m += keep < t->n && t->digits[keep] >= '5';
-    __int128 y = t->neg ? -(__int128)m : (__int128)m;
-    if (m > (unsigned __int128)hi + 1 || y < lo || y > hi) return false;
-    *out = y;
-    return true;
-}
-
-static int base_digit(char c, int base)
-{
-    int d = digit(c) ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10 : 99;
-    return d < base ? d : -1;
-}
-
-/* "0x..." or "0b..." digits (s without its leading spaces: DuckDB refuses one after them),
- * an '_' between two digits dropped, into *out, at most 2^64 - 1. */
-static bool based(const char *s, __int128 *out)
-{
-    int base = s[1] == 'x' || s[1] == 'X' ? 16 : 2;
-    unsigned __int128 x = 0;
-    for (s += 2; *s; s++) {
-        if (*s == '_' && base_digit(s[-1], base) >= 0 && base_digit(s[1], base) >= 0) continue;
-        int d = base_digit(*s, base);
-        if (d < 0 || (x = x * (unsigned)base + (unsigned)d) > UINT64_MAX) return false;
-    }
-    *out = (__int128)x;
-    return base_digit(s[-1], base) >= 0;
-}
-
-/* An integer (precision 0) or decimal (precision digits, scale after the point) of s into
- * [lo, hi], as DuckDB's cast reads it: the digits before the point must fit its store (an
- * integer's int64, a UBIGINT's uint64; a decimal's precision - scale digits), whatever the
- * exponent ("1000e-1" into DECIMAL(5,2) fails). */
-static bool number(const char *s, int precision, int scale, __int128 lo, __int128 hi, __int128 *out)
-{
-    char b[PARSE_MAX];
-    num_text t;
-    bool ints = precision == 0;
-    const char *p = s + strspn(s, " \t\n\v\f\r");
-    if (ints && lo == 0 && *p == '-' && p[1 + strspn(p + 1, "0")] != 0)
-        return false; /* (DuckDB: "-0", "-00" only, into an unsigned type) */
-    if (ints && p[0] == '0' && p[1] && strchr("xXbB", p[1])) return based(p, out) && *out <= hi;
-    if (!clean(s, b) || !num_scan(b, &t)) return false;
-    if (!ints) return t.n_int <= precision - scale && scaled(&t, scale, lo, hi, out);
-    unsigned __int128 whole = 0; /* (its digits before the point) */
-    for (int i = 0; i < t.n_int && i < 21; i++) whole = whole * 10 + (unsigned)(t.digits[i] - '0');
-    bool u64 = hi == (__int128)UINT64_MAX;
-    unsigned __int128 store = u64 ? UINT64_MAX : t.neg ? (unsigned __int128)INT64_MAX + 1 : INT64_MAX;
-    return t.n_int <= 20 && whole <= store && scaled(&t, 0, lo, hi, out);
-}
-
-/* Whether s is [+|-]digits[.digits][(e|E)[+|-]digits] with a digit before the exponent. */
-static bool real_syntax(const char *s)
-{
-    s += *s == '+' || *s == '-';
-    size_t n = strspn(s, "0123456789");
-    if (s[n] == '.') n += 1 + strspn(s + n + 1, "0123456789");
-    if (n == 0 || strcspn(s, "0123456789") >= n) return false; /* ("." alone) */
-    if (s[n] == 'e' || s[n] == 'E') {
-        n += 1 + (s[n + 1] == '+' || s[n + 1] == '-');
-        size_t k = strspn(s + n, "0123456789");
-        if (k == 0) return false;
-        n += k;
-    }
-    return s[n] == 0;
-}
-
-/* A FLOAT or DOUBLE (f32) of s into *out. */
-static bool real(const char *s, bool f32, double *out)
-{
-    char b[PARSE_MAX], *stop;
-    if (!clean(s, b)) return false;
-    const char *w = b + (b[0] == '+' || b[0] == '-');
-    bool word = strcasecmp(w, "inf") == 0 || strcasecmp(w, "infinity") == 0 || strcasecmp(w, "nan") == 0;
-    if (!word && !real_syntax(b)) return false;
-    *out = f32 ? strtof(b, &stop) : strtod(b, &stop);
-    return *stop == 0;
-}
-
-static bool boolean(const char *s, __int128 *out)
-{
-    static const char *const yes[] = {"true", "t", "yes", "y", "1"}, *const no[] = {"false", "f", "no", "n", "0"};
-    for (int i = 0; i < 5; i++) {
-        if (strcasecmp(s, yes[i]) == 0) return *out = 1, true;
-        if (strcasecmp(s, no[i]) == 0) return *out = 0, true;
-    }
-    return false;
 }
 
 /* One or two digits at *p into *v. */
@@ -304,13 +144,13 @@ static bool parse(const pq_column_desc *to, bool int96, const char *s, __int128 
     __int128 lo, hi;
     int64_t v;
     pq_logical l = to->logical;
-    if (to->physical == PQ_BOOLEAN) return boolean(s, x);
-    if (to->physical == PQ_FLOAT || to->physical == PQ_DOUBLE) return real(s, to->physical == PQ_FLOAT, d);
+    if (to->physical == PQ_BOOLEAN) return flt_cast_bool(s, x);
+    if (to->physical == PQ_FLOAT || to->physical == PQ_DOUBLE) return flt_cast_real(s, to->physical == PQ_FLOAT, d);
     if (l == PQ_LOGICAL_DECIMAL) {
         ds_dec_range(to, &lo, &hi);
-        return number(s, to->decimal_precision, to->decimal_scale, lo, hi, x);
+        return flt_cast_number(s, to->decimal_precision, to->decimal_scale, lo, hi, x);
     }
-    if (ds_int_range(to, &lo, &hi)) return number(s, 0, 0, lo, hi, x);
+    if (ds_int_range(to, &lo, &hi)) return flt_cast_number(s, 0, 0, lo, hi, x);
     if (l == PQ_LOGICAL_DATE) return ds_ptime_date(s, false, &v) && (*x = v, true);
     if (l >= PQ_LOGICAL_TIME_MILLIS && l <= PQ_LOGICAL_TIME_NANOS) {
         int64_t div = l == PQ_LOGICAL_TIME_MILLIS ? 1000000 : 1000, ns;
@@ -344,7 +184,7 @@ static bool parsable(const char *s, size_t n)
 bool ds_parse_bigint(const char *s, int64_t *v)
 {
     __int128 x;
-    if (strlen(s) >= PARSE_MAX || !number(s, 0, 0, INT64_MIN, INT64_MAX, &x)) return false;
+    if (strlen(s) >= PARSE_MAX || !flt_cast_number(s, 0, 0, INT64_MIN, INT64_MAX, &x)) return false;
     *v = (int64_t)x;
     return true;
 }

@@ -151,6 +151,28 @@ class Gen:
     # literals
     def lit(self, col):
         r, kind = self.r, KIND[col]
+        if kind in ("int", "float", "bool") and r.random() < 0.12:
+            return self.text_lit(col)
+        return self.plain_lit(col)
+
+    def text_lit(self, col):
+        """A string literal against a number or boolean column, which DuckDB casts to the
+        column's type: spaces around, a sign, '5.5' into an integer (rounded half away from
+        zero), 'nan', 'inf' and 'Infinity' in any case into a float."""
+        r, kind = self.r, KIND[col]
+        if kind == "bool":
+            return self.quote(r.choice(["true", "F", "yes", "n", "0", "1", "T"]))
+        if kind == "float" and r.random() < 0.5:
+            v = r.choice(["nan", "NaN", "inf", "-inf", "+Inf", "Infinity", "-infinity", "-nan"])
+        else:
+            v = self.plain_lit(col)
+            lo, hi = RANGE.get(col, (None, None))
+            if kind == "int" and lo < int(v) < hi and r.random() < 0.3:
+                v = f"{v}.5"  # (rounds away from zero, still in range)
+        return self.quote(r.choice(["", " "]) + v + r.choice(["", " "]))
+
+    def plain_lit(self, col):
+        r, kind = self.r, KIND[col]
         vals = self.vals[col]
         if kind == "int":
             lo, hi = RANGE[col]
@@ -368,7 +390,7 @@ class Gen:
             return f"TIMESTAMP '{day.isoformat()} 12:00:00'" if r.random() < 0.5 else f"DATE '{day.isoformat()}'"
         if KIND[col] == "date": return str(r.randint(-400, 400))
         x = r.random()
-        if x < 0.4: return self.lit(col) if KIND[col] == "int" and col not in ("a", "b") else self.number()
+        if x < 0.4: return self.plain_lit(col) if KIND[col] == "int" and col not in ("a", "b") else self.number()
         if x < 0.7: return self.number()
         return self.value(r.choice(list(NUMERIC)), 1)
 

@@ -333,7 +333,7 @@ static bool ref_term(const kcase *c, const rval *x, const flt_term *t)
     case FLT_OP_BETWEEN: return ref_cmp(c, x, &l[0]) >= 0 && ref_cmp(c, x, &l[1]) <= 0;
     case FLT_OP_IN:
     case FLT_OP_NOT_IN: {
-        bool in = false;
+        bool in = t->nan && isnan(x->f); /* (a list holding NaN: expr.h invariant 5) */
         for (int32_t k = 0; k < t->nlits; k++) in = in || ref_cmp(c, x, &l[k]) == 0;
         return in == (t->op == FLT_OP_IN);
     }
@@ -421,11 +421,13 @@ static void make_like(flt_term *t, flt_lit *lits)
 
 static void make_term(const kcase *c, const pq_vec *dict, flt_op op, flt_term *t, flt_lit *lits)
 {
-    t->op = op, t->lits = lits, t->nlits = 0, t->icase = false;
+    *t = (flt_term){.op = op, .lits = lits};
     if (op == FLT_OP_LIKE || op == FLT_OP_NOT_LIKE) return make_like(t, lits);
     if (op <= FLT_OP_GE || op == FLT_OP_PREFIX) t->nlits = 1;
     if (op == FLT_OP_BETWEEN) t->nlits = 2;
     if (op == FLT_OP_IN || op == FLT_OP_NOT_IN) t->nlits = (int32_t)rnd_in(1, 4);
+    bool real = c->dom == FLT_DOM_F32 || c->dom == FLT_DOM_F64;
+    t->nan = real && (op == FLT_OP_IN || op == FLT_OP_NOT_IN) && rnd() % 2; /* (expr.h 5) */
     for (int32_t k = 0; k < t->nlits; k++) lits[k] = make_lit(c, dict);
 }
 

@@ -1,6 +1,7 @@
 /* tests for filter/parse.c and filter/expr.c: accepted grammar, literal typing (dates,
  * timestamps, exact decimal rounding per operator, integer ranges) and the exact error
  * messages with their character positions. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -356,7 +357,8 @@ static void errors(void)
 {
     parse_err("l_linenumber > ", "expected literal at character 16", 16);
     parse_err("foo = 1", "unknown column 'foo' at character 1", 1);
-    parse_err("l_linenumber = 'x'", "cannot compare INT32 column 'l_linenumber' with string", 16);
+    parse_err("l_linenumber = 'x'", "cannot convert string 'x' to INT32 for column 'l_linenumber' "
+              "at character 16", 16); /* (DuckDB casts the string to the column's type) */
     parse_err("l_shipmode = 5", "cannot compare STRING column 'l_shipmode' with number", 14);
     parse_err("ts = 5", "cannot compare TIMESTAMP_MICROS column 'ts' with number", 6);
     parse_err("l_shipdate = '1994-02-01 25:00'", "invalid date '1994-02-01 25:00' at character 14", 14);
@@ -393,7 +395,52 @@ static void errors(void)
     parse_err("id = '0011'", "invalid UUID '0011' at character 6", 6);
     parse_err("id = '00112233445566778899aabbccddeeff00'",
               "invalid UUID '00112233445566778899aabbccddeeff00' at character 6", 6);
-    parse_err("f = 'x'", "cannot compare FLOAT column 'f' with string", 5);
+    parse_err("f = 'x'", "cannot convert string 'x' to FLOAT for column 'f' at character 5", 5);
+}
+
+/* A string literal against a number or boolean column is cast to the column's type, as
+ * DuckDB casts VARCHAR (filter/cast.h): it was refused ("cannot compare INT32 column ... with
+ * string"), so 'nan' and 'inf' could not be written at all. NaN equals NaN and is above every
+ * number (kernel.h invariant 2): comparisons with it are rewritten, an IN list keeps a flag. */
+static void string_literals_cast(void)
+{
+    static const struct {
+        const char *text;
+        flt_op op;
+        int64_t i;    /* the integer literal (op with one) */
+        double f;     /* the float literal (f's) */
+    } cases[] = {
+        {"l_linenumber = ' 5 '", FLT_OP_EQ, 5, 0}, {"l_linenumber = '5.5'", FLT_OP_EQ, 6, 0},
+        {"l_linenumber < '-2.5'", FLT_OP_LT, -3, 0}, {"l_linenumber > '1_000'", FLT_OP_GT, 1000, 0},
+        {"l_discount = '0.055'", FLT_OP_EQ, 6, 0}, /* (cast to DECIMAL(15,2): 0.06) */
+        {"u64 = '18446744073709551615'", FLT_OP_EQ, -1, 0}, {"flag = 'yes'", FLT_OP_EQ, 1, 0},
+        {"f = 'inf'", FLT_OP_EQ, 0, INFINITY}, {"f > '-Infinity'", FLT_OP_GT, 0, -INFINITY},
+        {"f = ' 1.5 '", FLT_OP_EQ, 0, 1.5},
+        {"f = 'NaN'", FLT_OP_GT, 0, INFINITY}, {"f >= 'nan'", FLT_OP_GT, 0, INFINITY},
+        {"f < 'nan'", FLT_OP_LE, 0, INFINITY}, {"f != '-nan'", FLT_OP_LE, 0, INFINITY},
+        {"f <= 'nan'", FLT_OP_IS_NOT_NULL, 0, 0}, {"f > 'nan'", FLT_OP_FALSE, 0, 0},
+        {"f BETWEEN 'nan' AND 'nan'", FLT_OP_GT, 0, INFINITY},
+        {"f BETWEEN 'nan' AND 1", FLT_OP_FALSE, 0, 0}, {"f BETWEEN 2 AND 'nan'", FLT_OP_GE, 0, 2},
+        {"f IN ('nan')", FLT_OP_GT, 0, INFINITY}, {"f NOT IN ('nan')", FLT_OP_LE, 0, INFINITY},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        flt_expr *ex;
+        flt_term t = term1(cases[i].text, &ex);
+        if (t.op != cases[i].op) fprintf(stderr, "  %s: op %d\n", cases[i].text, t.op);
+        CHECK(t.op == cases[i].op && !t.nan);
+        if (t.nlits && cases[i].text[0] == 'f') CHECK(t.lits[0].f == cases[i].f);
+        else if (t.nlits) CHECK_EQ_I64(t.lits[0].i, cases[i].i);
+        flt_expr_free(ex);
+    }
+    flt_expr *ex;
+    flt_term t = term1("f NOT IN (2, 'NaN', 1)", &ex); /* NaN kept out of the sorted list */
+    CHECK(t.op == FLT_OP_NOT_IN && t.nan && t.nlits == 2 && t.lits[0].f == 1 && t.lits[1].f == 2);
+    flt_expr_free(ex);
+    parse_err("i8 = '300'", "cannot convert string '300' to INT8 for column 'i8' at character 6", 6);
+    parse_err("u8 > '-1'", "cannot convert string '-1' to UINT8 for column 'u8' at character 6", 6);
+    parse_err("flag = 'maybe'", "cannot convert string 'maybe' to BOOLEAN for column 'flag' at "
+              "character 8", 8);
+    parse_err("f = 'nan x'", "cannot convert string 'nan x' to FLOAT for column 'f' at character 5", 5);
 }
 
 /* One predicate's terms: op and first integer literal each ("" for a term without one). */
@@ -644,6 +691,7 @@ int main(void)
     RUN(literals_and_ranges);
     RUN(grammar);
     RUN(errors);
+    RUN(string_literals_cast);
     RUN(names_in_any_case);
     RUN(sql_comments);
     RUN(boolean_language);
