@@ -34,7 +34,8 @@
  *     first wildcard, escapes resolved; pruning bounds it like PREFIX when case matters),
  *     lits[1] the pattern's characters and lits[2], as long, each one's kind: FLT_LIKE_CHAR,
  *     FLT_LIKE_ONE (`_`: one UTF-8 character) or FLT_LIKE_ANY (`%`: any run of bytes). ILIKE
- *     (icase) folds ASCII letters only; other characters compare as bytes.
+ *     (icase) compares characters in lowercase (ICU's simple case mapping outside ASCII, as
+ *     DuckDB lowers both sides; like.c).
  *  8. A multi-column predicate (multi != NULL, nterms == 0) is an OR of items over its
  *     columns: single-column predicates (terms as above, never dynamic) and comparisons of
  *     two columns (SQL: a null on either side is unknown, so the row fails; NaN ordered as

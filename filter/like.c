@@ -8,18 +8,51 @@
  * most room for what follows, and greedy matching is exact (no backtracking). A segment
  * without `_` on a case-sensitive pattern is found with memmem.
  *
+ * ILIKE compares characters by their lowercase, as DuckDB's ILIKE lowers both sides: ASCII
+ * letters by a fold, any other character by ICU's simple case mapping (u_tolower: 'Ä' is 'ä',
+ * 'İ' is 'i', 'ß' stays 'ß'), so a value or pattern holding one matches a character at a time
+ * and a segment's byte length no longer fixes its match's.
+ *
  * Invariants:
  *  1. Reads s[0..len) and the pattern only; no allocation.
  *  2. Only the start of a UTF-8 character is tried as a segment's start; a byte that is no
- *     valid lead byte counts as one character, so malformed text still terminates. */
+ *     valid lead byte counts as one character, so malformed text still terminates (under
+ *     ILIKE an ill-formed sequence compares as its first byte). */
 #include <assert.h>
 #include <string.h>
+#include <unicode/uchar.h>
+#include <unicode/utf8.h>
 
 #include "filter/kernel_int.h"
 
 static uint8_t fold(uint8_t c, bool icase)
 {
     return icase && c >= 'A' && c <= 'Z' ? (uint8_t)(c + 32) : c;
+}
+
+/* Under ILIKE, whether the character at s[*at] equals the pattern's at p[*i] (both bounded
+ * by their lengths) in lowercase, either of them not ASCII; advances both past it. */
+static bool uni_eq(const uint8_t *s, int32_t len, int32_t *at, const uint8_t *p, int32_t plen,
+                   int32_t *i)
+{
+    UChar32 a, b;
+    int32_t ea = *at, eb = *i;
+    U8_NEXT(s, ea, len, a);
+    U8_NEXT(p, eb, plen, b);
+    if (a < 0 || b < 0) { /* (ill-formed: invariant 2) */
+        if (s[*at] != p[*i]) return false;
+        return (*at)++, (*i)++, true;
+    }
+    *at = ea, *i = eb;
+    return a == b || u_tolower(a) == u_tolower(b);
+}
+
+/* Whether s[0, len) holds a byte outside ASCII. */
+static bool any_high(const uint8_t *s, int32_t len)
+{
+    for (int32_t i = 0; i < len; i++)
+        if (s[i] >= 0x80) return true;
+    return false;
 }
 
 static bool is_cont(uint8_t c) { return (c & 0xc0) == 0x80; }
@@ -38,20 +71,25 @@ typedef struct seg {
     bool plain;           /* no `_` */
 } seg;
 
-/* Matches g at s[at..]; the end on success, -1 otherwise. */
-static int32_t seg_at(const uint8_t *s, int32_t len, int32_t at, const seg *g, bool icase)
+/* Matches g at s[at..]; the end on success, -1 otherwise. uni: ILIKE where the value or the
+ * pattern holds a character outside ASCII. */
+static int32_t seg_at(const uint8_t *s, int32_t len, int32_t at, const seg *g, bool icase,
+                      bool uni)
 {
-    for (int32_t i = 0; i < g->n; i++) {
+    for (int32_t i = 0; i < g->n;) {
         if (at >= len) return -1;
-        if (g->k[i] == FLT_LIKE_ONE) at = char_end(s, len, at);
-        else if (fold(s[at], icase) != fold(g->c[i], icase)) return -1;
-        else at++;
+        if (g->k[i] == FLT_LIKE_ONE) at = char_end(s, len, at), i++;
+        else if (uni && (s[at] >= 0x80 || g->c[i] >= 0x80)) {
+            if (!uni_eq(s, len, &at, g->c, g->n, &i)) return -1;
+        } else if (fold(s[at], icase) != fold(g->c[i], icase)) return -1;
+        else at++, i++;
     }
     return at;
 }
 
 /* The end of the leftmost match of g in s[from..len), or -1. */
-static int32_t seg_find(const uint8_t *s, int32_t len, int32_t from, const seg *g, bool icase)
+static int32_t seg_find(const uint8_t *s, int32_t len, int32_t from, const seg *g, bool icase,
+                        bool uni)
 {
     if (g->plain && !icase && g->n > 0) {
         const uint8_t *hit = memmem(s + from, (size_t)(len - from), g->c, (size_t)g->n);
@@ -59,7 +97,7 @@ static int32_t seg_find(const uint8_t *s, int32_t len, int32_t from, const seg *
     }
     for (int32_t at = from; at <= len; at++) {
         if (at < len && is_cont(s[at])) continue;
-        int32_t e = seg_at(s, len, at, g, icase);
+        int32_t e = seg_at(s, len, at, g, icase, uni);
         if (e >= 0) return e;
     }
     return -1;
@@ -80,9 +118,9 @@ bool flt_like_match(const uint8_t *s, int32_t len, const flt_term *t)
 {
     assert(t->nlits == 3 && t->lits[1].len == t->lits[2].len);
     const flt_lit *pc = &t->lits[1], *pk = &t->lits[2];
-    bool icase = t->icase;
+    bool icase = t->icase, uni = icase && (any_high(s, len) || any_high(pc->b, pc->len));
     seg g = next_seg(pc, pk, 0);
-    int32_t at = seg_at(s, len, 0, &g, icase), i = g.n;
+    int32_t at = seg_at(s, len, 0, &g, icase, uni), i = g.n;
     if (at < 0) return false;
     if (i == pk->len) return at == len; /* no `%` */
     while (i < pk->len) {
@@ -90,15 +128,17 @@ bool flt_like_match(const uint8_t *s, int32_t len, const flt_term *t)
         g = next_seg(pc, pk, i);
         i += g.n;
         if (i < pk->len) { /* a middle segment: its leftmost match */
-            at = seg_find(s, len, at, &g, icase);
+            at = seg_find(s, len, at, &g, icase, uni);
             if (at < 0) return false;
             continue;
         }
-        /* the last segment must end at the end: fixed-width when it has no `_`, else try
-         * every start */
-        if (g.plain) return len - at >= g.n && seg_at(s, len, len - g.n, &g, icase) == len;
-        for (int32_t from = at; from < len; from++)
-            if (!is_cont(s[from]) && seg_at(s, len, from, &g, icase) == len) return true;
+        /* the last segment must end at the end: fixed-width when it has no `_` (and its
+         * characters match bytes for bytes: not uni), else try every start */
+        if (g.plain && !uni)
+            return len - at >= g.n && seg_at(s, len, len - g.n, &g, icase, uni) == len;
+        for (int32_t from = at; from <= len; from++)
+            if ((from == len || !is_cont(s[from])) && seg_at(s, len, from, &g, icase, uni) == len)
+                return true;
         return false;
     }
     assert(0); /* the loop returns at the last segment */

@@ -91,20 +91,24 @@ static bool like_head_then_any(const flt_term *t)
            memchr(l[2].b, FLT_LIKE_ONE, (size_t)n - 1) == NULL;
 }
 
-/* ILIKE with fixed head h: a match's first bytes lie between h with ASCII letters upper-cased
- * and h lower-cased (upper before lower in byte order), so a range outside those matches
- * nothing. */
+/* ILIKE with fixed head h: each character of a match equals h's in lowercase (like.c): an
+ * ASCII letter's two cases, or a character outside ASCII, whose bytes sort above ASCII's (and
+ * 'İ' is 'i', the Kelvin sign 'k'). So a match is never below h's ASCII prefix with its
+ * letters upper-cased, nor at or past the successor of that prefix lower-cased and cut before
+ * its first 'i' or 'k': a range outside those matches nothing. */
 static vres ilike_vres(const flt_lit *head, const bounds *b)
 {
     uint8_t up[256], low[256];
-    int32_t n = head->len;
-    if (n == 0 || n > (int32_t)sizeof up) return V_SOME;
-    for (int32_t i = 0; i < n; i++) {
-        uint8_t c = head->b[i];
-        up[i] = c >= 'a' && c <= 'z' ? (uint8_t)(c - 32) : c;
-        low[i] = c >= 'A' && c <= 'Z' ? (uint8_t)(c + 32) : c;
+    int32_t n = 0, cut = -1;
+    for (; n < head->len && n < (int32_t)sizeof up && head->b[n] < 0x80; n++) {
+        uint8_t c = head->b[n];
+        up[n] = c >= 'a' && c <= 'z' ? (uint8_t)(c - 32) : c;
+        low[n] = c >= 'A' && c <= 'Z' ? (uint8_t)(c + 32) : c;
+        if (cut < 0 && (low[n] == 'i' || low[n] == 'k')) cut = n;
     }
+    if (n == 0) return V_SOME;
     if (flt_cmp_bytes(b->hi.b, b->hi.len, up, n) < 0) return V_NONE;
+    n = cut >= 0 ? cut : n;
     while (n > 0 && low[n - 1] == 0xff) n--; /* succ(low): past every value with prefix low */
     if (n > 0 && (low[n - 1]++, flt_cmp_bytes(b->lo.b, b->lo.len, low, n) >= 0)) return V_NONE;
     return V_SOME;
