@@ -135,13 +135,13 @@ static bool scale_floor(i128 mant, int exp10, bool sticky, int scale, i128 *q, b
 
 /* ---- timestamps: 'YYYY-MM-DD[( |T)HH:MM[:SS[.f{1,9}]]][Z|(+|-)HH[[:]MM]]' -> nanoseconds -- */
 
-/* 'HH:MM[:SS[.f{1,9}]]' at *p: *sec its seconds since midnight, *frac the nanoseconds past
- * them, *p past it; false when it is not one. */
+/* 'HH:MM[:SS[.f{1,9}]]' (or 24:00[:00[.0]], the day's end) at *p: *sec its seconds since
+ * midnight, *frac the nanoseconds past them, *p past it; false when it is not one. */
 static bool clock_at(const char **p, int64_t *sec, int64_t *frac)
 {
     const char *s = *p;
     int64_t h, mi, ss = 0, f = 0;
-    if (!two_digits(&s, 23, &h) || *s++ != ':' || !two_digits(&s, 59, &mi)) return false;
+    if (!two_digits(&s, 24, &h) || *s++ != ':' || !two_digits(&s, 59, &mi)) return false;
     if (*s == ':') {
         s++;
         if (!two_digits(&s, 59, &ss)) return false;
@@ -154,7 +154,7 @@ static bool clock_at(const char **p, int64_t *sec, int64_t *frac)
         }
     }
     *sec = h * 3600 + mi * 60 + ss, *frac = f, *p = s;
-    return true;
+    return h < 24 || (*sec == 86400 && f == 0); /* (as DuckDB reads it) */
 }
 
 bool flt_timestamp_parse(const char *s, bool date_only, __int128 *nanos)

@@ -443,6 +443,25 @@ static void string_literals_cast(void)
     parse_err("f = 'nan x'", "cannot convert string 'nan x' to FLOAT for column 'f' at character 5", 5);
 }
 
+/* 24:00:00 is the day's end, as DuckDB reads TIME '24:00:00' and a timestamp at 24:00 (the
+ * next day's midnight); it was "invalid". Past it is still invalid. */
+static void day_end_clock(void)
+{
+    flt_expr *ex;
+    flt_term t = term1("tm < '24:00:00'", &ex);
+    CHECK(t.op == FLT_OP_LT && t.lits[0].i == INT64_C(86400000000));
+    flt_expr_free(ex);
+    t = term1("ts = TIMESTAMP '2024-01-01 24:00'", &ex);
+    CHECK(t.op == FLT_OP_EQ && t.lits[0].i == INT64_C(1704153600000000)); /* 2024-01-02 */
+    flt_expr_free(ex);
+    t = term1("l_shipdate = '2024-01-01 24:00:00'", &ex); /* (DATE: the date as written) */
+    CHECK(t.op == FLT_OP_EQ && t.lits[0].i == 19723);
+    flt_expr_free(ex);
+    parse_err("tm < '24:00:01'", "invalid time '24:00:01' at character 6", 6);
+    parse_err("ts < '2024-01-01 24:00:00.5'", "invalid timestamp '2024-01-01 24:00:00.5' at "
+              "character 6", 6);
+}
+
 /* One predicate's terms: op and first integer literal each ("" for a term without one). */
 static void expect_pred(const flt_pred *p, int32_t col, int32_t n, const flt_op *ops,
                         const int64_t *vals)
@@ -692,6 +711,7 @@ int main(void)
     RUN(grammar);
     RUN(errors);
     RUN(string_literals_cast);
+    RUN(day_end_clock);
     RUN(names_in_any_case);
     RUN(sql_comments);
     RUN(boolean_language);
