@@ -238,7 +238,8 @@ static int list_one(lister *l, const char *p)
 
 /* ---- partitions (their values: scan/ds_parts.c) ---- */
 
-/* The key=value directories of path (its last component is the file) into keys/vals
+/* The key=value directories of path (its last component is the file; a directory with a
+ * second '=' is no partition, as DuckDB's parser reads it) into keys/vals
  * (pointers into copy, which the caller frees; as written, escapes and all); *n of them (a
  * later key replaces an earlier one of the same name). */
 static int path_parts(const char *path, char **copy, char **keys, char **vals, int *n)
@@ -250,7 +251,7 @@ static int path_parts(const char *path, char **copy, char **keys, char **vals, i
     *slash = 0;
     for (char *t = strtok(*copy, "/"); t; t = strtok(NULL, "/")) {
         char *eq = strchr(t, '=');
-        if (!eq || eq == t) continue;
+        if (!eq || eq == t || strchr(eq + 1, '=')) continue; /* ("a=b=c": none, as DuckDB) */
         *eq = 0;
         int at = 0;
         while (at < *n && strcmp(keys[at], t) != 0) at++;

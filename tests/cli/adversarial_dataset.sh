@@ -472,4 +472,13 @@ for args in "$dir/brk/[x].parquet|30" "$dir/brk/[x].parquet $dir/brk/plain.parqu
 done
 got=$("$R" meta "$dir/brk/[x].parquet" 2>&1 | sed -n 's/^rows: //p')
 check '[ "$got" = 30 ]' "meta $dir/brk/[x].parquet: rows '$got', want 30"
+# A directory with a second '=' is no partition (DuckDB's parser drops it: "s=x=y" gave a
+# column s of 'x=y'); "s=" is one, an empty string, as DuckDB reads it.
+mkdir -p "$dir/eq/s=x=y/t=1" "$dir/eq2/s="
+"$R" gen demo-types --rows 3 -o "$dir/eq/s=x=y/t=1/f.parquet" >/dev/null
+"$R" gen demo-types --rows 3 -o "$dir/eq2/s=/f.parquet" >/dev/null
+got=$("$R" scan "$dir/eq" --format csv --limit 1 2>&1 | head -1 | tr ',' '\n' | tail -2 | tr '\n' ' ')
+check '[ "$got" = "req_i64 t " ]' "partition columns of $dir/eq: last two header names '$got', want 'req_i64 t' (no s)"
+got=$("$R" scan "$dir/eq2" --columns s --format csv --limit 1 2>&1 | tr '\n' ' ')
+check '[ "$got" = "s \"\" " ]' "partition s= of $dir/eq2: '$got', want an empty string"
 summary adversarial_dataset
