@@ -431,7 +431,8 @@ static void http_cause(const http_xfer *x, CURLcode cc, const char *code, char *
                  x->got, x->len, tries);
     else
         snprintf(why, whylen, "GET %s: HTTP %ld%s%s%s%s", range, x->status, code[0] ? " " : "",
-                 code, tries, x->status == 403 && !x->o->userpwd ? " (no credentials were given)" : "");
+                 code, tries, x->status == 403 && x->o->path_as_is && !x->o->userpwd
+                 ? " (no credentials were given)" : ""); /* (an s3:// object's hint only) */
 }
 
 http_verdict http_xfer_judge(CURL *h, http_xfer *x, CURLcode cc, char *why, size_t whylen)

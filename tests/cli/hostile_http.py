@@ -34,6 +34,7 @@ fault from its second on: the open's suffix GET passes and the ring's range read
   drip           206 whose body comes one byte every 0.3 s
   dripeerr       404 whose body comes one byte every 0.3 s
   404xml         404 with an S3 XML error body (<Code>NoSuchKey</Code>)
+  403            403 with an HTML body, as a plain web server forbids a path
   hugeerr        404 with that XML, then 256 MiB more of body at 40 KB/s (an hour and a half)
   hugehdr        206 whose headers go on for 256 MiB (1000-byte lines, as fast as they are read)
   cont100        an interim "100 Continue" (and a "103 Early Hints" with a Content-Range of
@@ -152,6 +153,11 @@ async def answer(w, mode, name, target, rng, hit):
             w.write(line)
             await w.drain()
         return False
+    if mode == "403":
+        body = b"<html><body>403 Forbidden</body></html>"
+        head(w, 403, [("Content-Length", len(body)), ("Content-Type", "text/html")])
+        w.write(body)
+        return True
     if mode in ("404xml", "dripeerr"):
         body = b"<?xml version='1.0'?><Error><Code>NoSuchKey</Code></Error>" + b" " * 4000
         hs = [("Content-Length", len(body)), ("Content-Type", "application/xml")]

@@ -82,6 +82,7 @@ meta_same "meta with a query string" "$li" "$base/ok/li.parquet?v=1"
 for f in "latenocr|Content-Range missing" "latewrongcr|Content-Range elsewhere" \
     "lateshortcr|short body" "lateoverlong|longer than" "latecut|short body.*after 3 tries" \
     "late404xml|HTTP 404 NoSuchKey" "hugeerr|HTTP 404 NoSuchKey" "redirloop|redirect" \
+    "403|HTTP 403 \\(after|HTTP 403$" \
     "grow|changed since it was opened.*size 2" "same|changed since it was opened.*ETag" \
     "hugehdr|too large response headers" "norange|ignores Range" "gzip|Content-Encoding" \
     "shrink|changed since it was opened.*now: size 0" "garbage|HTTP/0.9" \
@@ -91,6 +92,7 @@ for f in "latenocr|Content-Range missing" "latewrongcr|Content-Range elsewhere" 
     scan_fails "$m" 60 "127.0.0.1:$HOSTILE_PORT/$m/li.parquet" "GET bytes=[0-9]*-[0-9]*" "${f#*|}" -- \
         scan "$base/$m/li.parquet" --threads 2 --format csv
     check '[ "$(wc -l <"$dir/fout")" -le 1 ]' "$m: a failed scan printed rows: $(sed -n 2p "$dir/fout" | head -c 200)"
+    check '! grep -q "no credentials" "$dir/ferr"' "$m: an http:// URL's error speaks of credentials: $(net_mask <"$dir/ferr" | head -c 300)"
     check '[ "$(grep -o "$m/li.parquet" "$dir/ferr" | wc -l)" -eq 1 ]' "$m: the URL is not named once: $(net_mask <"$dir/ferr" | head -c 300)"
 done
 # a dataset's file: its read error names the URL once too (ds_file_errf and io/ share one rule)
