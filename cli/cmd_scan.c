@@ -141,19 +141,25 @@ const cli_cmd cli_cmd_scan = {
     .pos_max = CLI_PATHS_MAX,
 };
 
+/* *slot = the value of a list-valued option given once (opt; how to join two: join): a
+ * second one replaced the first, so the rows a first --where would have dropped came out
+ * and a first --columns or --order-by's names were dropped. 0 or CLI_EXIT_USAGE. */
+static int once(const char **slot, const cli_opt *opt, const cli_val *v, const char *join)
+{
+    if (*slot) return cli_usage_error(&cli_cmd_scan, "%s given twice; %s", opt->name, join);
+    *slot = v->s;
+    return 0;
+}
+
 /* Applies one parsed option of scan_opts to the scan_args ctx (cli/opts.h cli_apply_fn). */
 static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
 {
     scan_args *a = ctx;
+    const char *list = "list them in one, separated by commas";
     switch ((enum scan_opt_id)opt->id) {
-    case SO_COLUMNS: a->columns = v->s; break;
-    case SO_DICT_COLUMNS: a->dict_columns = v->s; break;
-    case SO_WHERE: /* (a second one replaced the first: rows it would have dropped came out) */
-        if (a->o.filter)
-            return cli_usage_error(&cli_cmd_scan, "--where given twice; join the conditions "
-                                   "with AND in one --where");
-        a->o.filter = v->s;
-        break;
+    case SO_COLUMNS: return once(&a->columns, opt, v, list);
+    case SO_DICT_COLUMNS: return once(&a->dict_columns, opt, v, list);
+    case SO_WHERE: return once(&a->o.filter, opt, v, "join the conditions with AND in one --where");
     case SO_LIMIT: a->o.limit = v->i; break;
     case SO_THREADS: a->o.threads = (int)v->i; break;
     case SO_SPLIT_ROWS: a->o.split_rows = v->i == 0 ? -1 : v->i; break;
@@ -174,7 +180,7 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case SO_TLS_INSECURE: a->o.tls_insecure = true; break;
     case SO_NO_ETAG: a->o.unsafe_disable_etag_checks = true; break;
     case SO_NO_PROGRESS: a->no_progress = true; break;
-    case SO_ORDER_BY: a->o.order_by = v->s; break;
+    case SO_ORDER_BY: return once(&a->o.order_by, opt, v, list);
     case SO_DESC: a->o.order_desc = true; break;
     case SO_HIVE: cli_dataset_opt(&a->o, CLI_DS_HIVE, v), a->dataset = true; break;
     case SO_HIVE_TYPES: cli_dataset_opt(&a->o, CLI_DS_HIVE_TYPES, v), a->dataset = true; break;

@@ -34,6 +34,11 @@ fails_with 2 "$S --ordered takes no value (got 'yes')" "$R" scan "$f" --ordered=
 # a second --where replaced the first: rows it should have dropped were printed
 fails_with 2 "$S --where given twice; join the conditions with AND in one --where" \
     "$R" scan "$f" --where "i32 > 0" --where "i32 < 5"
+# a second --columns or --order-by replaced the first: its columns or sort keys were dropped
+fails_with 2 "$S --columns given twice; list them in one, separated by commas" \
+    "$R" scan "$f" --columns i32 --columns i64
+fails_with 2 "$S --order-by given twice; list them in one, separated by commas" \
+    "$R" scan "$f" --order-by i32 --order-by i64 --limit 2
 # --desc without keys to sort was ignored: the rows came in file order, not descending
 fails_with 2 "$S --desc sorts the --order-by keys; no --order-by given" "$R" scan "$f" --desc --limit 3
 # a second path makes a dataset (issue 23): a missing one is the dataset's error, named
