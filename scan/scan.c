@@ -258,7 +258,8 @@ static int parts_init(scan_t *s)
                              .dict_slot = s->dict_slot,
                              .nest_cols = s->o.nest_cols,
                              .limit = s->o.limit, /* (Top-K's is -1 here) */
-                             .keys_mark = s->topk.nkeys && s->o.topk_bounded,
+                             .keys_mark = (s->topk.nkeys && s->o.topk_bounded) ||
+                                          s->o.topk_keep_bad, /* (a dataset's merge decides) */
                              .keys_defer = s->o.limit >= 0}; /* (Top-K's is -1 here) */
     s->merge.t = &s->topk;
     return rc;

@@ -96,7 +96,8 @@ typedef struct scan_opts {
     bool topk_keep_bad;       /* ORDER BY ... LIMIT: a row of the answer holding a null map key
                                  stays marked in its batch (scan_batch.bad, its names then the
                                  caller's to take before the scan ends) instead of failing the
-                                 scan: a dataset's merge decides (ds_topk.h) */
+                                 scan: a dataset's merge decides (ds_topk.h); a plain scan's
+                                 batches (a file whose rows go to that merge unsorted) too */
     bool topk_no_seed;        /* no bound from row-group statistics at planning (benchmarks:
                                  what an engine without seeding, as DataFusion, reads) */
     bool topk_bounded;        /* set by scan_start for ORDER BY ... LIMIT: a bound may end a

@@ -61,10 +61,12 @@ typedef struct scan_task_env {
                                   (task_dictout.c, scan_dictout_slots) */
     bool nest_cols;            /* scan_opts.nest_cols */
     int64_t limit;             /* the scan's rows (no Top-K: its merge keeps K), or -1 */
-    bool keys_mark;            /* a bounded Top-K: a kept row whose map key is null is read
+    bool keys_mark;            /* a bounded Top-K, or any scan whose caller keeps the marks
+                                  (scan_opts.topk_keep_bad: a dataset file's rows that go to
+                                  its merge unsorted): a kept row whose map key is null is read
                                   with its map absent and marked in its batch (scan_batch.bad),
                                   the scan failing only if the row is in the answer (topk.h
-                                  invariant 4) */
+                                  invariant 4, ds_topk.h invariant 3) */
     bool keys_defer;           /* the output stops at a limit (no Top-K): a map key null in a
                                   kept row ends the split's rows before it, failing the scan
                                   only if the output reaches that row (task_nested.c,
