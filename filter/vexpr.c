@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "filter/cast.h"
 #include "filter/vexpr_ops.h"
 
 /* An error at pos ("... at character N" when it has one; a tree's messages drop it). */
@@ -304,6 +305,47 @@ int flt_v_neg(flt_build *bd, int32_t pos, flt_vnode *a, flt_vnode **out)
     return a->op == FLT_V_CONST ? fold(bd, x) : 0;
 }
 
+/* A literal kept as written (FLT_VK_TEXT) as a constant of numeric type to, cast as DuckDB
+ * casts VARCHAR (filter/cast.h: '5', ' 7.5 ', 'nan'); a string the cast refuses is an error. */
+static int text_as_number(flt_build *bd, flt_vnode *x, const flt_vtype *to)
+{
+    const flt_raw_lit *r = x->raw;
+    bool ok = r->len < FLT_CAST_MAX && strlen(r->text) == (size_t)r->len, dec = to->kind == FLT_VK_DEC;
+    if (ok && v_is_float(to)) {
+        ok = flt_cast_real(r->text, to->kind == FLT_VK_FLOAT, &x->kf);
+    } else if (ok) { /* (a UBIGINT's range tells flt_cast_number its store) */
+        bool u64 = to->kind == FLT_VK_INT && to->uns && to->width == 64;
+        __int128 hi = u64 ? (__int128)UINT64_MAX : (__int128)(~(unsigned __int128)0 >> 1);
+        ok = flt_cast_number(r->text, dec ? to->width : 0, dec ? to->scale : 0, to->uns ? 0 : -hi - 1,
+                             hi, &x->k) && v_fits(to, x->k);
+    }
+    if (!ok) {
+        char name[32];
+        flt_vtype_name(to, name, sizeof name);
+        return verr(bd, r->pos, "cannot convert string '%s' to %s", r->text, name);
+    }
+    x->t = *to;
+    return 0;
+}
+
+/* A literal kept as written (FLT_VK_TEXT) compared with a value: read as a number of its
+ * type, or as a date or time beside one. */
+static int text_as_time(flt_build *bd, flt_vnode *x, const flt_vnode *other)
+{
+    if (x->t.kind != FLT_VK_TEXT) return 0;
+    if (numeric(&other->t)) return text_as_number(bd, x, &other->t);
+    __int128 ns;
+    const flt_raw_lit *r = x->raw;
+    if (other->t.kind == FLT_VK_TEXT || !flt_timestamp_parse(r->text, false, &ns))
+        return verr(bd, r->pos, "cannot compare '%s' with a numeric expression", r->text);
+    if (other->t.kind == FLT_VK_DATE && flt_timestamp_parse(r->text, true, &ns)) { /* a date */
+        x->t = (flt_vtype){FLT_VK_DATE, 0, 0, false}, x->k = ns / ((__int128)V_DAY_S * 1000000000);
+        return 0;
+    }
+    x->t = (flt_vtype){FLT_VK_TS, 0, 9, false}, x->k = ns;
+    return 0;
+}
+
 /* A type name of CAST: 0 and *t, or -1. */
 static int type_parse(const char *s, flt_vtype *t)
 {
@@ -341,6 +383,8 @@ int flt_v_cast(flt_build *bd, int32_t pos, flt_vnode *a, const char *type, flt_v
     if (type_parse(type, &x->t))
         return verr(bd, pos, "CAST to unknown or unsupported type '%s'", type);
     if (a->t.kind == FLT_VK_NULL) return *out = a, 0;
+    int rc = a->t.kind == FLT_VK_TEXT && a->op == FLT_V_CONST ? text_as_time(bd, a, x) : 0;
+    if (rc) return rc; /* (CAST('nan' AS DOUBLE), CAST('2024-01-01' AS DATE): read as it) */
     if (numeric(&a->t) != numeric(&x->t) || a->t.kind == FLT_VK_TEXT) {
         char ta[32];
         flt_vtype_name(&a->t, ta, sizeof ta);
@@ -391,23 +435,6 @@ static int32_t first_col(const flt_vnode *x)
     if (x->op == FLT_V_COL) return x->col;
     int32_t c = first_col(x->a);
     return c >= 0 ? c : first_col(x->b);
-}
-
-/* A literal kept as written (FLT_VK_TEXT) compared with a date or time value: read as one. */
-static int text_as_time(flt_build *bd, flt_vnode *x, const flt_vnode *other)
-{
-    if (x->t.kind != FLT_VK_TEXT) return 0;
-    __int128 ns;
-    const flt_raw_lit *r = x->raw;
-    if (numeric(&other->t) || other->t.kind == FLT_VK_TEXT ||
-        !flt_timestamp_parse(r->text, false, &ns))
-        return verr(bd, r->pos, "cannot compare '%s' with a numeric expression", r->text);
-    if (other->t.kind == FLT_VK_DATE && flt_timestamp_parse(r->text, true, &ns)) { /* a date */
-        x->t = (flt_vtype){FLT_VK_DATE, 0, 0, false}, x->k = ns / ((__int128)V_DAY_S * 1000000000);
-        return 0;
-    }
-    x->t = (flt_vtype){FLT_VK_TS, 0, 9, false}, x->k = ns;
-    return 0;
 }
 
 /* A DATE compared with a TIMESTAMP: the date as midnight, in the timestamp's unit. */

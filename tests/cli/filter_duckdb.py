@@ -389,7 +389,7 @@ class Gen:
             return f"TIMESTAMP '{day.isoformat()} 12:00:00'" if r.random() < 0.5 else f"DATE '{day.isoformat()}'"
         if KIND[col] == "date": return str(r.randint(-400, 400))
         x = r.random()
-        if x < 0.4: return self.plain_lit(col) if KIND[col] == "int" and col not in ("a", "b") else self.number()
+        if x < 0.4: return self.lit(col) if KIND[col] == "int" and col not in ("a", "b") else self.number()
         if x < 0.7: return self.number()
         return self.value(r.choice(list(NUMERIC)), 1)
 

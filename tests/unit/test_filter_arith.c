@@ -240,6 +240,13 @@ static void evaluation(void)
         {"q * 2 BETWEEN 4 AND 8", 0x3f, 0x0e},
         {"q * 2 IN (2, 10)", 0x3f, 0x11},
         {"q * 2 NOT IN (2, 10)", 0x3f, 0x0e},
+        /* a string beside a number is cast to its type, as DuckDB casts VARCHAR (it was
+         * "cannot compare '5' with a numeric expression"; CAST('nan' AS DOUBLE) was refused) */
+        {"q * 2 > '5'", 0x3f, 0x1c},
+        {"q * 2 = ' 6 '", 0x3f, 0x04},
+        {"d - d = 'nan'", 0x3f, 0x06},            /* NaN equals NaN */
+        {"d / 0 > CAST('1e308' AS DOUBLE)", 0x3f, 0x37},
+        {"q < CAST(' 3.5 ' AS INTEGER)", 0x3f, 0x07}, /* 4: half away from zero */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         int rc, got = -1;
@@ -494,9 +501,11 @@ static void errors(void)
     parse_err("CAST(dt AS INTEGER) = 1", "cannot CAST DATE to INTEGER at character 1", 1);
     parse_err("dt + dt > 1", "cannot apply '+' to DATE and DATE at character 4", 4);
     parse_err("q + 1 = DATE '2000-01-01'", "cannot compare INTEGER with DATE at character 1", 1);
-    parse_err("q + 1 = 'x'", "cannot compare 'x' with a numeric expression at character 9", 9);
+    parse_err("q + 1 = 'x'", "cannot convert string 'x' to INTEGER at character 9", 9);
+    parse_err("CAST('1.5x' AS DOUBLE) < d", "cannot convert string '1.5x' to DOUBLE at character 6", 6);
+    parse_err("q + 1 > '3000000000'", "cannot convert string '3000000000' to INTEGER at character 9", 9);
     parse_err("dt - 1 = DATE '2000-02-30'", "invalid date '2000-02-30' at character 10", 10);
-    parse_err("'a' = 1 + 1", "cannot compare 'a' with a numeric expression at character 1", 1);
+    parse_err("'a' = 1 + 1", "cannot convert string 'a' to INTEGER at character 1", 1);
     parse_err("DATE '2000-01-01' < 1 * 2", "cannot compare DATE with INTEGER at character 1", 1);
     parse_err("q > 99999999999999999999999999999999999999 * 10",
               "overflow: the constant is out of range of HUGEINT at character 44", 44);

@@ -379,7 +379,7 @@ static void errors(void)
     parse_err("l_linenumber LIKE 'a%'", "LIKE needs a string column; 'l_linenumber' is INT32", 19);
     parse_err("starts_with(l_comment 'a')", "expected ',' at character 23", 23);
     parse_err("NOT (l_linenumber = 1", "expected AND, OR or ')' at character 22", 22);
-    parse_err("5 < 'x'", "cannot compare 'x' with a numeric expression at character 5", 5);
+    parse_err("5 < 'x'", "cannot convert string 'x' to INTEGER at character 5", 5);
     parse_err("", "expected column name at character 1", 1);
     /* "--" starts a comment, as in DuckDB: it was two minus signs (i8 > --5 read i8 > 5) */
     parse_err("i8 > --5", "expected literal at character 9", 9);
