@@ -419,7 +419,10 @@ typedef enum ringscan_expr_op {
 
 RINGSCAN_API ringscan_expr *ringscan_expr_column(const char *name);
 RINGSCAN_API ringscan_expr *ringscan_expr_int(int64_t v);
-RINGSCAN_API ringscan_expr *ringscan_expr_double(double v);     /* not NaN or infinite (refused on use);
+RINGSCAN_API ringscan_expr *ringscan_expr_double(double v);     /* NaN and the infinities as the
+                                                                   strings 'nan', 'inf', '-inf'
+                                                                   (NaN equals NaN, above every
+                                                                   number, as in DuckDB);
                                                                    a DOUBLE: a FLOAT column compares
                                                                    in doubles (SQL text's 0.1 is
                                                                    cast to FLOAT, as DuckDB does) */

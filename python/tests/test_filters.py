@@ -48,6 +48,25 @@ def test_expression_prints_as_sql():
         bool(col("a") > 1)
 
 
+def test_nan_and_infinite_doubles(tmp_path):
+    """A Python NaN or infinity is a literal as DuckDB reads 'nan' and 'inf': NaN equals NaN
+    and sorts above every number (it was "invalid number 'nan'")."""
+    import duckdb
+    import pyarrow as pa
+    path = str(tmp_path / "d.parquet")
+    nan, inf = float("nan"), float("inf")
+    pq.write_table(pa.table({"d": pa.array([1.0, nan, inf, -inf, None, 7.5]),
+                             "f": pa.array([1.0, nan, inf, -inf, None, 7.5], pa.float32())}), path)
+    for c in ("d", "f"):
+        for op, e, sql in ((">", col(c) > -inf, "> '-inf'"), ("=", col(c) == nan, "= 'nan'"),
+                           ("<", col(c) < nan, "< 'nan'"), ("=", col(c) == inf, "= 'inf'"),
+                           ("in", col(c).isin([nan, 7.5]), "IN ('nan', 7.5)")):
+            rel = duckdb.from_arrow(pq.read_table(path))  # (its read_parquet drops FLOAT NaN)
+            want = [r[0] for r in rel.filter(f"{c} {sql}").project(c).fetchall()]
+            got = ringscan.scan(path, filter=e).to_arrow()[c].to_pylist()
+            assert [str(x) for x in got] == [str(x) for x in want], f"{c} {op}: {got} {want}"
+
+
 def test_float_literal_against_float_column(tmp_path):
     """A Python float is a double (as DuckDB binds one): against a FLOAT column it compares in
     doubles, as pyarrow does, while SQL text's 0.1 is cast to FLOAT first (DuckDB's typing)."""
