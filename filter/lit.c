@@ -300,6 +300,17 @@ static int int_text(const pq_column_desc *d, flt_domain dom, const flt_raw_lit *
     return ok ? 0 : not_converted(d, r, e);
 }
 
+/* A host's double that is no number's text (scan/api_expr.c ringscan_expr_double): "nan",
+ * "inf" or "-inf" into *f; false for any other text. */
+static bool host_special(const flt_raw_lit *r, double *f)
+{
+    if (r->kind != FLT_LIT_NUMBER) return false;
+    if (strcmp(r->text, "nan") == 0) return *f = NAN, true;
+    if (strcmp(r->text, "inf") == 0 || strcmp(r->text, "-inf") == 0)
+        return *f = r->text[0] == '-' ? -INFINITY : INFINITY, true;
+    return false;
+}
+
 /* Integer-like domains (I32/U32/I64/U64/SDEC/BOOL): fills t->q/t->exact. */
 static int type_intlike(const pq_column_desc *d, flt_domain dom, const flt_raw_lit *r,
                         typed *t, pq_err *e)
@@ -330,6 +341,12 @@ static int type_intlike(const pq_column_desc *d, flt_domain dom, const flt_raw_l
     }
     if (r->kind == FLT_LIT_STRING) return int_text(d, dom, r, t, e);
     if (r->kind != FLT_LIT_NUMBER) return mismatch(d, r, e);
+    double f;
+    if (host_special(r, &f)) { /* compared as doubles (DuckDB): past every value, NaN above */
+        t->q = f < 0 ? -(i128)(~(unsigned __int128)0 >> 1) : (i128)(~(unsigned __int128)0 >> 1);
+        t->exact = true; /* (out of range: invariant 3 settles it) */
+        return 0;
+    }
     i128 m;
     int x;
     bool sticky;
@@ -449,6 +466,7 @@ static int type_one(struct flt_arena **a, const pq_column_desc *d, flt_domain do
             return castable(r) && flt_cast_real(r->text, dom == FLT_DOM_F32, &t->f)
                    ? 0 : not_converted(d, r, e);
         if (r->kind != FLT_LIT_NUMBER) return mismatch(d, r, e);
+        if (host_special(r, &t->f)) return 0;
         i128 m;
         int x;
         bool sticky; /* (digits past 38 only round: strtod reads them all) */

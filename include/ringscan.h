@@ -419,8 +419,7 @@ typedef enum ringscan_expr_op {
 
 RINGSCAN_API ringscan_expr *ringscan_expr_column(const char *name);
 RINGSCAN_API ringscan_expr *ringscan_expr_int(int64_t v);
-RINGSCAN_API ringscan_expr *ringscan_expr_double(double v);     /* NaN and the infinities as the
-                                                                   strings 'nan', 'inf', '-inf'
+RINGSCAN_API ringscan_expr *ringscan_expr_double(double v);     /* NaN and the infinities too
                                                                    (NaN equals NaN, above every
                                                                    number, as in DuckDB);
                                                                    a DOUBLE: a FLOAT column compares

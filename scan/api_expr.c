@@ -69,8 +69,8 @@ ringscan_expr *ringscan_expr_int(int64_t v)
 
 ringscan_expr *ringscan_expr_double(double v)
 {
-    if (isnan(v)) return textual(FLT_LIT_STRING, "nan"); /* (cast as DuckDB casts the text: */
-    if (isinf(v)) return textual(FLT_LIT_STRING, v > 0 ? "inf" : "-inf"); /* filter/cast.h) */
+    if (isnan(v)) return textual(FLT_LIT_NUMBER, "nan"); /* (typed as a double: lit.c */
+    if (isinf(v)) return textual(FLT_LIT_NUMBER, v > 0 ? "inf" : "-inf"); /* host_special) */
     char buf[40];
     for (int prec = 1; prec <= 17; prec++) { /* the shortest text that reads back as v */
         snprintf(buf, sizeof buf, "%.*g", prec, v);
