@@ -356,6 +356,7 @@ static void finish(scan_t *s, bool freeing)
         s->stats.uring = es.uring;
         snprintf(s->stats.io_backend, sizeof s->stats.io_backend, "%s", es.io_backend);
         scan_budget_detach(&s->fetch.budget); /* before the leave's barrier: no wake after */
+        scan_out_detach_ev(&s->out);          /* nor a scan_cancel's from another thread */
         if (s->o.rt) /* once nothing of its own is left on the cores (scan_rt.h invariant 2) */
             scan_rt_leave_wait(&s->leave), atomic_fetch_sub(&s->o.rt->attached, 1);
         else exec_group_stop(s->g), exec_group_destroy(s->g);
@@ -377,6 +378,11 @@ static void finish(scan_t *s, bool freeing)
 void scan_end(scan_t *s)
 {
     finish(s, true);
+}
+
+void scan_cancel(scan_t *s)
+{
+    scan_out_cancel(&s->out);
 }
 
 bool scan_left(scan_t *s)
