@@ -15,7 +15,6 @@
 #include "scan/ds_scan.h"
 #include "scan/scan.h"
 
-
 /* Appends e's place in the file, " (offset N, column C)" (either alone when the other is
  * unknown), to err's message of n characters. */
 static void report_where(ringscan_error *err, int n, const pq_err *e)
@@ -335,6 +334,17 @@ static int scan_next_locked(ringscan_scan *s, struct ArrowArray *out, ringscan_e
     return rc;
 }
 
+/* What a call that returned rc while another thread stopped the scan returns: 0, as every
+ * call after the stop (a batch, maybe a partial Top-K answer, released; an error, its reads'
+ * cancellation, dropped). */
+static int stopped_result(ringscan_scan *s, struct ArrowArray *out, int rc, ringscan_error *err)
+{
+    if (rc == 1) out->release(out);
+    s->last_error[0] = '\0';
+    if (err) memset(err, 0, sizeof *err);
+    return 0;
+}
+
 int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error *err)
 {
     if (!out) return scan_api_bad_arg(err, "ringscan_scan_next: out is NULL");
@@ -342,10 +352,7 @@ int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error 
     if (!s) return scan_api_bad_arg(err, "ringscan_scan_next: scan is NULL");
     pthread_mutex_lock(&s->next_mu);
     int rc = scan_next_locked(s, out, err);
-    if (rc == 1 && atomic_load(&s->stopped)) { /* stopped while it waited: a partial answer */
-        out->release(out);
-        rc = 0;
-    }
+    if (rc != 0 && atomic_load(&s->stopped)) rc = stopped_result(s, out, rc, err);
     pthread_mutex_unlock(&s->next_mu);
     return rc;
 }
@@ -395,33 +402,6 @@ void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
 const char *ringscan_scan_explain(ringscan_scan *s)
 {
     return !s ? "" : s->ds ? ds_scan_explain(s->ds) : scan_explain(s->scan);
-}
-
-int ringscan_scan_topk_bound(ringscan_scan *s, ringscan_topk_bound *out)
-{
-    if (!out) return -EINVAL;
-    memset(out, 0, sizeof *out);
-    if (!s || !s->topk) return -EINVAL;
-    flt_lit v;
-    uint64_t version = 0;
-    flt_domain dom = FLT_DOM_I64;
-    bool set = scan_topk_bound(s->scan, &v, &version, &dom);
-    api_bound_out(dom, &v, version, set, out);
-    return 0;
-}
-
-int ringscan_scan_offer_bound(ringscan_scan *s, const ringscan_topk_bound *b)
-{
-    if (!s || !b || !s->topk) return -EINVAL;
-    flt_lit v;
-    uint64_t ver;
-    flt_domain dom = FLT_DOM_BOOL;
-    scan_topk_bound(s->scan, &v, &ver, &dom);
-    if (dom == FLT_DOM_BOOL) return -EINVAL; /* no numeric bound for this key */
-    if (b->is_float != (dom == FLT_DOM_F32 || dom == FLT_DOM_F64)) return -EINVAL;
-    if (!b->set) return 0;
-    v = (flt_lit){.i = b->i, .f = b->f};
-    return scan_topk_offer_bound(s->scan, v) ? 1 : 0;
 }
 
 /* Drops a reference to s; frees it and its file's at the last (not in a forked child). */

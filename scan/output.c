@@ -153,10 +153,11 @@ void scan_out_stop(scan_out *o)
     signal_ev(o);
 }
 
-void scan_out_cancel(scan_out *o)
+void scan_out_cancel(scan_out *o, void (*on_live)(void *ctx), void *ctx)
 {
     pthread_mutex_lock(&o->mu);
     scan_out_stop(o); /* o->ev NULL once detached: nothing posted to a stopped executor */
+    if (o->ev) on_live(ctx);
     pthread_mutex_unlock(&o->mu);
 }
 

@@ -7,6 +7,7 @@ never lose the handle, and with it the scan's threads."""
 import contextlib
 import operator
 import os
+import queue
 import threading
 
 from . import _ffi
@@ -327,21 +328,47 @@ class Reader:
         return self._each(self.to_batches())
 
     def _each(self, rbr):
-        """rbr's batches, one Python call each: a KeyboardInterrupt (Ctrl-C) arrives after the
-        batch awaited (pyarrow's read_all returned only at the scan's end), and any exception,
-        or the consumer leaving the loop, stops the scan (ringscan_scan_stop: its threads and
-        read-ahead end before the exception reaches a caller who may still hold the reader).
-        The stream rbr holds the scan, so self._streamed stays valid while this runs."""
+        """rbr's batches, each read on a helper thread while this one waits for it in a queue,
+        which a KeyboardInterrupt (Ctrl-C) ends at once (a wait inside the library does not
+        return for a signal: pyarrow's read_all returned at the scan's end, and one batch may
+        wait for a stalled server). Any exception, or the consumer leaving the loop, stops
+        the scan (ringscan_scan_stop, safe from this thread: the helper's read returns, its
+        reads in flight cancelled) before the exception reaches a caller who may still hold
+        the reader. The stream rbr holds the scan, so self._streamed stays valid meanwhile.
+        No exception stays in a reference cycle (a queue holding one whose traceback holds
+        the queue kept the scan alive until a garbage collection)."""
+        want, got = queue.SimpleQueue(), queue.SimpleQueue()
+
+        def pump():  # one batch per request (None, None at the end); False ends it
+            while want.get():
+                try:
+                    got.put((rbr.read_next_batch(), None))
+                except StopIteration:
+                    got.put((None, None))
+                except BaseException as e:  # the scan's error
+                    got.put((None, e))
+        t = threading.Thread(target=pump, name="ringscan-reader", daemon=True)
+        t.start()
         try:
             while True:
-                try:
-                    b = rbr.read_next_batch()
-                except StopIteration:
-                    return
+                want.put(True)
+                b, e = got.get()
+                if b is None:
+                    try:
+                        if e is None:
+                            return
+                        raise e
+                    finally:
+                        del e
                 yield b
         except BaseException:
             lib.ringscan_scan_stop(self._streamed)
             raise
+        finally:
+            want.put(False)
+            t.join()
+            while not got.empty():  # the batch or error the stop cut short
+                got.get()
 
     def topk_bound(self):
         """An ORDER BY ... LIMIT scan's bound on its first key (ringscan_scan_topk_bound): the
