@@ -824,10 +824,10 @@ RINGSCAN_API int ringscan_count(ringscan_file *f, const ringscan_options *o,
  * complete (its counters final: bytes_read + bytes_kept = bytes_used + bytes_wasted), which a
  * snapshot taken while the scan runs need not be. A scan that ended already, or NULL: no-op.
  * Thread-safe against a ringscan_scan_next (or the stream's get_next) waiting on another
- * thread, the way a host cancels a scan (a Ctrl-C handler, a deadline): a file's scan wakes
- * that call, which returns 0 once the splits running end their current step (a read in
- * flight is waited for); a dataset's scan stops once that call returned. Not against
- * ringscan_scan_free. */
+ * thread, the way a host cancels a scan (a Ctrl-C handler, a deadline): a file's scan cancels
+ * its reads in flight (a stalled server's too) and wakes that call, which returns 0 once the
+ * splits running end their current step; a dataset's scan stops once that call returned.
+ * Not against ringscan_scan_free. */
 RINGSCAN_API void ringscan_scan_stop(ringscan_scan *s);
 
 /* Stops the scan (cancelling reads in flight) and frees it; when a stream of it
