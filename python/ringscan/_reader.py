@@ -314,7 +314,8 @@ class Reader:
         return pa.schema(self)
 
     def to_arrow(self):
-        """Every batch as one pyarrow.Table."""
+        """Every batch as one pyarrow.Table. Ctrl-C stops it at once, as it stops iterating
+        the reader (a consumer of the capsule, pa.table(reader), returns only with a batch)."""
         import pyarrow as pa
         rbr = self.to_batches()
         return pa.Table.from_batches(list(self._each(rbr)), schema=rbr.schema)
