@@ -15,7 +15,8 @@
  *
  * Threads: a ringscan_file may be shared by scans on several threads (it is read-only after
  * open, but for its column chunks' statistics, decoded under the file's lock when first
- * asked for: ringscan_file_stats). A ringscan_scan is used by one thread at a time; its own executor threads (one per
+ * asked for: ringscan_file_stats). A ringscan_scan is used by one thread at a time (but
+ * ringscan_scan_stop, which any thread may call to cancel it); its own executor threads (one per
  * core asked for) run inside it and stop in ringscan_scan_free. */
 #ifndef RINGSCAN_H
 #define RINGSCAN_H
@@ -823,7 +824,12 @@ RINGSCAN_API int ringscan_count(ringscan_file *f, const ringscan_options *o,
  * failed, it has enough): reads in flight are cancelled and the scan's tasks end, as in
  * ringscan_scan_free. Afterwards ringscan_scan_next returns 0 and ringscan_scan_stats is
  * complete (its counters final: bytes_read + bytes_kept = bytes_used + bytes_wasted), which a
- * snapshot taken while the scan runs need not be. A scan that ended already, or NULL: no-op. */
+ * snapshot taken while the scan runs need not be. A scan that ended already, or NULL: no-op.
+ * Thread-safe against a ringscan_scan_next (or the stream's get_next) waiting on another
+ * thread, the way a host cancels a scan (a Ctrl-C handler, a deadline): a file's scan cancels
+ * its reads in flight (a stalled server's too) and wakes that call, which returns 0 once the
+ * splits running end their current step; a dataset's scan stops once that call returned.
+ * Not against ringscan_scan_free. */
 RINGSCAN_API void ringscan_scan_stop(ringscan_scan *s);
 
 /* Stops the scan (cancelling reads in flight) and frees it; when a stream of it

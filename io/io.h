@@ -278,6 +278,12 @@ int io_ctx_new(io_ctx_t **out, exec_t *e, const io_opts_t *opts);
  * future was released (the context is freed then). Only on its core's thread. */
 void io_ctx_free(io_ctx_t *ctx);
 
+/* Cancels ctx's ranges in flight (a scan stopped by its host: a read waiting on a stalled
+ * server would hold the stop for the store's whole timeout and retries): their requests fail
+ * with -ECANCELED once the backend confirms. Later reads go as usual. Only on its core's
+ * thread. */
+void io_ctx_cancel_reads(io_ctx_t *ctx);
+
 /* Frees the range buffers kept process-wide between contexts (at most IO_STASH_BYTES: a
  * context's pooled buffers go there when it ends, and the next context's reads reuse them,
  * already faulted in). Thread-safe; for hosts that want the memory back, and for tests. */

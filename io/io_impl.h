@@ -145,7 +145,8 @@ int io_range_start(io_ctx_t *ctx, io_req *const *members, size_t n, uint64_t sta
 /* Removes submitted request r from its in-flight range (its future was dropped), counts it
  * cancelled and frees it; the range's read is cancelled when it has no member left. */
 void io_range_drop_member(io_req *r);
-/* Cancels the read of every in-flight range of a closing ctx (once per range). */
+/* Cancels the read of every in-flight range of ctx (once per range): closing, or its scan
+ * stopped (io_ctx_cancel_reads). On its core. */
 void io_range_cancel_all(io_ctx_t *ctx);
 
 /* io_flush.c (calls io_range.c, io_ctx.c) */

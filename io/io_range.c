@@ -436,7 +436,7 @@ void io_range_drop_member(io_req *r)
 
 void io_range_cancel_all(io_ctx_t *ctx)
 {
-    assert(ctx->closing);
+    assert(exec_current() == ctx->e);
     for (io_range *g = ctx->ranges; g; g = g->next) {
         if (!g->in_flight || g->cancel_sent) continue;
         if (io_range_cancel_read(g) == 0) ctx->c.cancels_issued++;

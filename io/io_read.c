@@ -85,6 +85,12 @@ void io_ctx_free(io_ctx_t *ctx)
     io_ctx_maybe_free(ctx);
 }
 
+void io_ctx_cancel_reads(io_ctx_t *ctx)
+{
+    assert(ctx && !ctx->closing);
+    io_range_cancel_all(ctx);
+}
+
 static void io_req_want_hook(void *p)
 {
     io_req *r = p;

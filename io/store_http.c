@@ -231,7 +231,7 @@ static size_t http_on_header(char *p, size_t size, size_t nmemb, void *ud)
         const char *sp = memchr(p, ' ', n);
         x->status = sp ? strtol(sp + 1, NULL, 10) : 0;
         x->have_cr = x->have_clen = x->encoded = false;
-        x->etag[0] = '\0';
+        x->etag[0] = x->cr_bad[0] = '\0';
         return n;
     }
     static const char cl[] = "content-length:";
@@ -256,6 +256,12 @@ static size_t http_on_header(char *p, size_t size, size_t nmemb, void *ud)
         memcpy(v, p + sizeof cr - 1, k);
         v[k] = '\0';
         x->have_cr = http_content_range(v, &x->cr_first, &x->cr_last, &x->cr_total);
+        x->cr_bad[0] = '\0';
+        if (!x->have_cr) { /* "Content-Range missing" named one that came */
+            http_header_value(p, n, sizeof cr - 1, x->cr_bad, sizeof x->cr_bad);
+            for (char *c = x->cr_bad; *c; c++)
+                if (*c < ' ' || *c > '~') *c = '?';
+        }
     }
     if (n <= 2 && (x->status == 200 || x->status == 206)) { /* end of headers */
         x->changed = http_changed(x);
@@ -306,7 +312,7 @@ void http_xfer_prepare(CURL *h, http_xfer *x)
     x->status = 0;
     x->overlong = x->range_bad = x->have_cr = x->have_clen = x->changed = x->body_cut = false;
     x->encoded = false;
-    x->etag[0] = '\0';
+    x->etag[0] = x->cr_bad[0] = '\0';
     x->slow_bytes = 0;
     x->nbody = 0;
     x->body[0] = x->errbuf[0] = '\0';
@@ -414,6 +420,9 @@ static void http_cause(const http_xfer *x, CURLcode cc, const char *code, char *
         snprintf(why, whylen, "GET %s: HTTP %ld does not answer the range (Content-Range "
                  "elsewhere: bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64 ")", range, x->status,
                  x->cr_first, x->cr_last, x->cr_total);
+    else if (x->range_bad && x->cr_bad[0])
+        snprintf(why, whylen, "GET %s: HTTP %ld does not answer the range (Content-Range '%s' "
+                 "does not parse)", range, x->status, x->cr_bad);
     else if (x->range_bad)
         snprintf(why, whylen, "GET %s: HTTP %ld does not answer the range (Content-Range %s)",
                  range, x->status, x->have_cr ? "elsewhere" : "missing");

@@ -72,6 +72,8 @@ typedef struct http_xfer {
     bool body_cut;             /* an error body ended at body[]'s bound (the rest not read) */
     bool have_cr;
     uint64_t cr_first, cr_last, cr_total;
+    char cr_bad[48];           /* a Content-Range that came and does not parse, for the message
+                                  (cut, bytes outside printable ASCII as '?'); "" otherwise */
     bool encoded;              /* a Content-Encoding other than identity: not the object's bytes */
     bool have_clen;            /* a Content-Length came: clen (a 200's is the object's size) */
     uint64_t clen;

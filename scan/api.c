@@ -1,7 +1,6 @@
 /* scan/api.c: the public API (ringscan.h) over pqfile.h, scan.h and arrow.h. */
 #include "ringscan.h"
 #include "common/fail.h"
-#include "common/status.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -15,22 +14,6 @@
 #include "scan/arrow_types.h"
 #include "scan/ds_scan.h"
 #include "scan/scan.h"
-
-
-const char *ringscan_strerror(int status)
-{
-    return status_text(status);
-}
-
-void ringscan_path_shown(char *out, size_t cap, const char *path)
-{
-    io_path_shown(out, cap, path);
-}
-
-bool ringscan_path_is_pattern(const char *path)
-{
-    return io_is_url(path) ? io_url_has_pattern(path) : strpbrk(path, "*?[") != NULL;
-}
 
 /* Appends e's place in the file, " (offset N, column C)" (either alone when the other is
  * unknown), to err's message of n characters. */
@@ -126,7 +109,7 @@ ringscan_scan *api_scan_new(void)
     if (!s) return NULL;
     atomic_init(&s->refs, 1);
     s->pid = getpid();
-    pthread_mutex_init(&s->stream_mu, NULL);
+    pthread_mutex_init(&s->next_mu, NULL);
     atomic_fetch_add_explicit(&api_live_objects, 1, memory_order_relaxed);
     return s;
 }
@@ -329,12 +312,10 @@ int ringscan_scan_schema(ringscan_scan *s, struct ArrowSchema *out, ringscan_err
     return rc ? api_report(err, s->file->path, rc, NULL) : 0;
 }
 
-int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error *err)
+/* ringscan_scan_next under s->next_mu. */
+static int scan_next_locked(ringscan_scan *s, struct ArrowArray *out, ringscan_error *err)
 {
-    if (!out) return scan_api_bad_arg(err, "ringscan_scan_next: out is NULL");
-    memset(out, 0, sizeof *out);
-    if (!s) return scan_api_bad_arg(err, "ringscan_scan_next: scan is NULL");
-    if (s->stopped) return 0; /* batches a stop left queued are not handed out */
+    if (atomic_load(&s->stopped)) return 0; /* batches a stop left queued are not handed out */
     scan_batch b;
     pq_err e = {.offset = -1};
     int rc = s->ds ? ds_scan_next(s->ds, out, &e) : scan_next(s->scan, &b, &e);
@@ -350,6 +331,29 @@ int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error 
     if (rc == 0) return 1;
     api_report(err, s->file->path, rc, &e); /* the stream's get_last_error says it too */
     snprintf(s->last_error, sizeof s->last_error, "%s", err ? err->message : e.msg);
+    return rc;
+}
+
+/* What a call that returned rc while another thread stopped the scan returns: 0, as every
+ * call after the stop (a batch, maybe a partial Top-K answer, released; an error, its reads'
+ * cancellation, dropped). */
+static int stopped_result(ringscan_scan *s, struct ArrowArray *out, int rc, ringscan_error *err)
+{
+    if (rc == 1) out->release(out);
+    s->last_error[0] = '\0';
+    if (err) memset(err, 0, sizeof *err);
+    return 0;
+}
+
+int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error *err)
+{
+    if (!out) return scan_api_bad_arg(err, "ringscan_scan_next: out is NULL");
+    memset(out, 0, sizeof *out);
+    if (!s) return scan_api_bad_arg(err, "ringscan_scan_next: scan is NULL");
+    pthread_mutex_lock(&s->next_mu);
+    int rc = scan_next_locked(s, out, err);
+    if (rc != 0 && atomic_load(&s->stopped)) rc = stopped_result(s, out, rc, err);
+    pthread_mutex_unlock(&s->next_mu);
     return rc;
 }
 
@@ -400,33 +404,6 @@ const char *ringscan_scan_explain(ringscan_scan *s)
     return !s ? "" : s->ds ? ds_scan_explain(s->ds) : scan_explain(s->scan);
 }
 
-int ringscan_scan_topk_bound(ringscan_scan *s, ringscan_topk_bound *out)
-{
-    if (!out) return -EINVAL;
-    memset(out, 0, sizeof *out);
-    if (!s || !s->topk) return -EINVAL;
-    flt_lit v;
-    uint64_t version = 0;
-    flt_domain dom = FLT_DOM_I64;
-    bool set = scan_topk_bound(s->scan, &v, &version, &dom);
-    api_bound_out(dom, &v, version, set, out);
-    return 0;
-}
-
-int ringscan_scan_offer_bound(ringscan_scan *s, const ringscan_topk_bound *b)
-{
-    if (!s || !b || !s->topk) return -EINVAL;
-    flt_lit v;
-    uint64_t ver;
-    flt_domain dom = FLT_DOM_BOOL;
-    scan_topk_bound(s->scan, &v, &ver, &dom);
-    if (dom == FLT_DOM_BOOL) return -EINVAL; /* no numeric bound for this key */
-    if (b->is_float != (dom == FLT_DOM_F32 || dom == FLT_DOM_F64)) return -EINVAL;
-    if (!b->set) return 0;
-    v = (flt_lit){.i = b->i, .f = b->f};
-    return scan_topk_offer_bound(s->scan, v) ? 1 : 0;
-}
-
 /* Drops a reference to s; frees it and its file's at the last (not in a forked child). */
 static void scan_unref(ringscan_scan *s)
 {
@@ -443,16 +420,18 @@ static void scan_unref(ringscan_scan *s)
     scan_arrow_types_free(&s->types);
     free(s->row_groups);
     free(s->nodes);
-    pthread_mutex_destroy(&s->stream_mu);
+    pthread_mutex_destroy(&s->next_mu);
     free(s);
 }
 
 void ringscan_scan_stop(ringscan_scan *s)
 {
-    if (!s || s->stopped) return;
-    s->stopped = true;
+    if (!s || atomic_exchange(&s->stopped, true)) return;
+    if (!s->ds) scan_cancel(s->scan); /* a next waiting on another thread returns */
+    pthread_mutex_lock(&s->next_mu);  /* then one end: it, or this one */
     if (s->ds) ds_scan_stop(s->ds);
     else scan_end(s->scan);
+    pthread_mutex_unlock(&s->next_mu);
 }
 
 void ringscan_scan_free(ringscan_scan *s)
@@ -470,10 +449,7 @@ static int stream_schema(struct ArrowArrayStream *st, struct ArrowSchema *out)
 static int stream_next(struct ArrowArrayStream *st, struct ArrowArray *out)
 {
     ringscan_error err;
-    ringscan_scan *s = st->private_data;
-    pthread_mutex_lock(&s->stream_mu); /* (api_priv.h: two threads may call it at once) */
-    int rc = ringscan_scan_next(s, out, &err);
-    pthread_mutex_unlock(&s->stream_mu);
+    int rc = ringscan_scan_next(st->private_data, out, &err); /* one at a time (next_mu) */
     return rc < 0 ? EIO : 0; /* end of stream: out->release == NULL */
 }
 

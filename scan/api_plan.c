@@ -1,6 +1,7 @@
 /* scan/api_plan.c: the public calls that plan without scanning (ringscan.h): the Top-K seed
  * from statistics, and the row groups a scan would read, for a host that hands a file's row
- * groups to several workers (the Dask integration plans on its client with it). */
+ * groups to several workers (the Dask integration plans on its client with it); and a running
+ * Top-K scan's bound, taken and offered (siblings exchange it). */
 #include "ringscan.h"
 #include "common/fail.h"
 
@@ -89,4 +90,31 @@ int ringscan_plan_row_groups(ringscan_file *f, const ringscan_options *o, int *o
     free(nodes);
     free(rgs);
     return rc < 0 ? api_report(err, f->path, rc, &e) : rc;
+}
+
+int ringscan_scan_topk_bound(ringscan_scan *s, ringscan_topk_bound *out)
+{
+    if (!out) return -EINVAL;
+    memset(out, 0, sizeof *out);
+    if (!s || !s->topk) return -EINVAL;
+    flt_lit v;
+    uint64_t version = 0;
+    flt_domain dom = FLT_DOM_I64;
+    bool set = scan_topk_bound(s->scan, &v, &version, &dom);
+    api_bound_out(dom, &v, version, set, out);
+    return 0;
+}
+
+int ringscan_scan_offer_bound(ringscan_scan *s, const ringscan_topk_bound *b)
+{
+    if (!s || !b || !s->topk) return -EINVAL;
+    flt_lit v;
+    uint64_t ver;
+    flt_domain dom = FLT_DOM_BOOL;
+    scan_topk_bound(s->scan, &v, &ver, &dom);
+    if (dom == FLT_DOM_BOOL) return -EINVAL; /* no numeric bound for this key */
+    if (b->is_float != (dom == FLT_DOM_F32 || dom == FLT_DOM_F64)) return -EINVAL;
+    if (!b->set) return 0;
+    v = (flt_lit){.i = b->i, .f = b->f};
+    return scan_topk_offer_bound(s->scan, v) ? 1 : 0;
 }

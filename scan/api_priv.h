@@ -62,13 +62,16 @@ struct ringscan_scan {
     void *on_bound_ctx;
     ringscan_expr *filter_expr; /* a dataset's scan: its copy of options.filter_expr, which
                                   its files type as they open (the caller's may be freed) */
-    bool stopped;              /* ringscan_scan_stop: no batch after it */
+    _Atomic bool stopped;      /* ringscan_scan_stop (any thread): no batch after it */
     pid_t pid;                 /* the process that started it: a child forked meanwhile holds a
                                   copy whose threads do not exist there, and never frees it
                                   (its end would wait for them forever) */
-    pthread_mutex_t stream_mu; /* the stream's get_next calls, one at a time: a consumer may
-                                  call it from two threads at once (pyarrow's reader read by
-                                  two Python threads), and scan_next's end is not reentrant */
+    pthread_mutex_t next_mu;   /* ringscan_scan_next's calls (the stream's get_next among
+                                  them) and ringscan_scan_stop's end, one at a time: a consumer
+                                  may call get_next from two threads at once (pyarrow's reader
+                                  read by two Python threads), a host may stop the scan from
+                                  another thread while its consumer waits, and scan_next's end
+                                  is not reentrant (both ends joined the executor's threads) */
     char last_error[512];
 };
 

@@ -1,8 +1,30 @@
 /* scan/api_store.c: the store side of the C API: ringscan_options' store and S3 fields as
- * io/ takes them, and a file's store counters and cost model into ringscan_stats. */
+ * io/ takes them, a file's store counters and cost model into ringscan_stats, and the calls
+ * on a path or a status alone (no file). */
 #include "ringscan.h"
 
+#include <string.h>
+
+#include "common/status.h"
 #include "scan/api_priv.h"
+
+const char *ringscan_strerror(int status)
+{
+    return status_text(status);
+}
+
+/* A NULL path is shown as "" and is no pattern (ringscan.h: every call checks its arguments;
+ * both trapped on it). */
+void ringscan_path_shown(char *out, size_t cap, const char *path)
+{
+    if (out && cap > 0) io_path_shown(out, cap, path ? path : "");
+}
+
+bool ringscan_path_is_pattern(const char *path)
+{
+    if (!path) return false;
+    return io_is_url(path) ? io_url_has_pattern(path) : strpbrk(path, "*?[") != NULL;
+}
 
 void scan_api_io_opts(const ringscan_options *o, io_open_opts *io)
 {

@@ -153,6 +153,22 @@ void scan_out_stop(scan_out *o)
     signal_ev(o);
 }
 
+void scan_out_cancel(scan_out *o, void (*on_live)(void *ctx), void *ctx)
+{
+    pthread_mutex_lock(&o->mu);
+    scan_out_stop(o); /* o->ev NULL once detached: nothing posted to a stopped executor */
+    if (o->ev) on_live(ctx);
+    pthread_mutex_unlock(&o->mu);
+}
+
+void scan_out_detach_ev(scan_out *o)
+{
+    assert(atomic_load(&o->workers_live) == 0);
+    pthread_mutex_lock(&o->mu);
+    o->ev = NULL;
+    pthread_mutex_unlock(&o->mu);
+}
+
 void scan_out_claimed(scan_out *o, int split)
 {
     assert(split >= 0 && split < o->nsplits);

@@ -94,6 +94,12 @@ void scan_out_cut(scan_out *o, int split, const pq_err *e);
 void scan_out_fail(scan_out *o, int status, const pq_err *e);
 /* Stops the scan (no error). */
 void scan_out_stop(scan_out *o);
+/* scan_out_stop from a thread other than the consumer's, while the consumer may be waiting in
+ * scan_out_next or ending the scan: under mu, and, until scan_out_detach_ev ran (the executor
+ * may be gone after), a wake of the event and on_live(ctx) (still under mu). */
+void scan_out_cancel(scan_out *o, void (*on_live)(void *ctx), void *ctx);
+/* The executor is about to stop (every worker ended): no wake goes to its cores after this. */
+void scan_out_detach_ev(scan_out *o);
 /* Whether a split whose place is place fits the window now. */
 bool scan_out_fits(scan_out *o, int64_t place);
 /* n workers (or workers that will never run) are gone; the last wakes the consumer. */

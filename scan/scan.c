@@ -301,7 +301,10 @@ int scan_start(pqf_t *f, const int *proj, int nproj, flt_expr *filter, const sca
     }
     s->o.io_opts.on_freed = scan_io_ctx_freed, s->o.io_opts.on_freed_ctx = s;
     s->filter = filter;
-    for (int c = 0; c < threads; c++) pthread_mutex_init(&s->cores[c].snap_mu, NULL);
+    for (int c = 0; c < threads; c++) {
+        pthread_mutex_init(&s->cores[c].snap_mu, NULL);
+        s->cores[c].owner = s, s->cores[c].id = c;
+    }
     int *all = fail_malloc(sizeof *all * (size_t)(nproj + s->o.nkeys)); /* keys: hidden last */
     int rc = all ? scan_explain_init(&s->explain, s->o.explain) : -ENOMEM;
     if (rc == 0) memcpy(all, proj, sizeof *all * (size_t)nproj);
@@ -357,6 +360,7 @@ static void finish(scan_t *s, bool freeing)
         s->stats.uring = es.uring;
         snprintf(s->stats.io_backend, sizeof s->stats.io_backend, "%s", es.io_backend);
         scan_budget_detach(&s->fetch.budget); /* before the leave's barrier: no wake after */
+        scan_out_detach_ev(&s->out);          /* nor a scan_cancel's from another thread */
         if (s->o.rt) /* once nothing of its own is left on the cores (scan_rt.h invariant 2) */
             scan_rt_leave_wait(&s->leave), atomic_fetch_sub(&s->o.rt->attached, 1);
         else exec_group_stop(s->g), exec_group_destroy(s->g);
@@ -378,6 +382,29 @@ static void finish(scan_t *s, bool freeing)
 void scan_end(scan_t *s)
 {
     finish(s, true);
+}
+
+/* On core c: its reads in flight cancelled (scan_cancel); nothing once the core's io context
+ * was freed (core_done, on this thread too). */
+static void cancel_core_reads(void *p)
+{
+    scan_core *c = p;
+    io_ctx_t *io = c->owner->fetch.cores[c->id].io;
+    if (io) io_ctx_cancel_reads(io);
+}
+
+/* Under the output's lock, the executor not detached yet (scan_out_cancel): its cores run
+ * every message posted before they stop (exec.c invariant 3), so s outlives them. */
+static void post_cancels(void *p)
+{
+    scan_t *s = p;
+    for (int c = 0; s->g && !s->o.rt && c < s->o.threads; c++)
+        (void)exec_post(exec_group_core(s->g, c), cancel_core_reads, &s->cores[c]); /* best effort */
+}
+
+void scan_cancel(scan_t *s)
+{
+    scan_out_cancel(&s->out, post_cancels, s);
 }
 
 bool scan_left(scan_t *s)

@@ -297,6 +297,10 @@ bool scan_left(scan_t *s);
  * a file's counters (a file's scan stopped by the limit, or not yet left, reads its io
  * counters low until then: bytes read without their use counted). */
 void scan_end(scan_t *s);
+/* Asks a running scan to stop, from any thread, while another may wait in scan_next: its
+ * workers end at their next step and that call returns (0, or a Top-K answer of the rows so
+ * far). Thread-safe; never blocks on the scan; the end itself (scan_end) is the consumer's. */
+void scan_cancel(scan_t *s);
 /* A scan on a shared fetch budget (scan_opts.share) is now the one its consumer drains: its
  * base tasks go on without waiting for room (fetch_budget.c invariant 6). Host thread. */
 void scan_lead(scan_t *s);

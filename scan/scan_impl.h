@@ -16,6 +16,8 @@ typedef struct scan_core {
     pthread_mutex_t snap_mu;   /* guards io_snap: a host reads it while the scan runs */
     io_counters_t io_snap;     /* the core's io counters after its last split (final at its end) */
     _Atomic int64_t decoded_pages; /* at its end */
+    struct scan *owner;        /* a message posted to the core (scan_cancel) finds the scan */
+    int id;                    /* and the core */
 } scan_core;
 
 struct scan {

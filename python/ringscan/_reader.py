@@ -5,7 +5,9 @@ box (a cffi pointer-to-pointer) that already belongs to whoever frees it: a Keyb
 raised as a long call returns (Ctrl-C while a dataset lists or a footer is read) can then
 never lose the handle, and with it the scan's threads."""
 import contextlib
+import operator
 import os
+import queue
 import threading
 
 from . import _ffi
@@ -35,6 +37,30 @@ def _order_text(order_by):
     return ", ".join(parts)
 
 
+_INT = {32: (-2**31, 2**31 - 1), 64: (-2**63, 2**63 - 1)}
+
+
+def _int(v, what, bits=64):
+    """v as the library's int of that many bits: an integer (a bool, a numpy integer) or a
+    TypeError naming what (int() truncated 3.7 to 3 and parsed "3"); outside the C type a
+    ValueError naming it (cffi's OverflowError named nothing)."""
+    try:
+        n = operator.index(v)
+    except TypeError:
+        raise TypeError(f"ringscan: {what} is an int, not {type(v).__name__}") from None
+    lo, hi = _INT[bits]
+    if not lo <= n <= hi:
+        raise ValueError(f"ringscan: {what} {n} is outside {lo}..{hi}")
+    return n
+
+
+def _names(v, what):
+    """A list of names, never a str (a str iterates as its letters)."""
+    if isinstance(v, (str, bytes)):
+        raise TypeError(f"ringscan: {what} is a list of names, not a {type(v).__name__}")
+    return list(v)
+
+
 def _bound_in(bound):
     """A (is_float, value) bound as the library's struct."""
     is_float, v = bound
@@ -43,7 +69,7 @@ def _bound_in(bound):
     if is_float:
         b.f = float(v)
     else:
-        b.i = int(v)
+        b.i = _int(v, "topk_bound's value")
     return b
 
 
@@ -144,8 +170,8 @@ def _options(columns=None, filter=None, order_by=None, limit=None, threads=None,
     call that reads them returns), the filter tree to free after it or None)."""
     if policy not in _POLICIES:
         raise ValueError(f"policy {policy!r}: one of {', '.join(_POLICIES)}")
-    if columns is not None and isinstance(columns, str):
-        raise TypeError("columns is a list of names, not a str")
+    if columns is not None:
+        columns = _names(columns, "columns")
     o = ffi.new("ringscan_options *")
     lib.ringscan_options_init(o)
     keep = []  # cdata the options point to, alive until the scan has started
@@ -172,21 +198,22 @@ def _options(columns=None, filter=None, order_by=None, limit=None, threads=None,
     order = _order_text(order_by)
     if order:
         o.order_by = text(order, "order_by")
-    o.limit = -1 if limit is None else int(limit)
+    o.limit = -1 if limit is None else _int(limit, "limit")
     if threads is not None:
-        o.threads = int(threads)
+        o.threads = _int(threads, "threads", 32)
     o.policy = _POLICIES[policy]
     o.ordered = bool(ordered)
     o.verify_checksums, o.use_page_index, o.use_bloom = verify_checksums, use_page_index, use_bloom
     o.int96_raw, o.tls_insecure, o.explain = int96_raw, tls_insecure, True
     if split_rows is not None:
-        o.split_rows = int(split_rows)
+        o.split_rows = _int(split_rows, "split_rows")
     if fetch_budget_bytes is not None:
-        o.fetch_budget_bytes = int(fetch_budget_bytes)
+        o.fetch_budget_bytes = _int(fetch_budget_bytes, "fetch_budget_bytes")
     if store is not None:
         o.store = text(store, "store")
     if dictionary_columns is not None:
-        names = [text(c, "a dictionary column name") for c in dictionary_columns]
+        names = [text(c, "a dictionary column name")
+                 for c in _names(dictionary_columns, "dictionary_columns")]
         keep.append(ffi.new("const char *[]", names or [ffi.NULL]))
         o.dictionary_columns, o.ndictionary_columns = keep[-1], len(names)
     hive = {"auto": 0, True: 1, False: -1}
@@ -197,12 +224,12 @@ def _options(columns=None, filter=None, order_by=None, limit=None, threads=None,
         o.hive_types = text(",".join(f"{k}:{v}" for k, v in dict(hive_types).items()), "hive_types")
     o.union_by_name = bool(union_by_name)
     if max_open_files is not None:
-        o.max_open_files = int(max_open_files)
+        o.max_open_files = _int(max_open_files, "max_open_files", 32)
     if topk_bound is not None:
         keep.append(_bound_in(topk_bound))
         o.topk_bound = keep[-1]
     if row_groups is not None:
-        rg = list(row_groups)
+        rg = [_int(g, "row_groups", 32) for g in row_groups]
         keep.append(ffi.new("int[]", rg or [0]))
         o.row_groups, o.nrow_groups = keep[-1], len(rg)
     return o, keep, tree
@@ -223,6 +250,7 @@ class Reader:
         self._box = ffi.new("ringscan_scan **")  # the scan, once started (module docstring)
         self._lock = threading.Lock()
         self._taken = False
+        self._streamed = None  # the scan its stream holds (valid while the stream is live)
         many = isinstance(source, (list, tuple))
         if not many and not isinstance(source, (str, bytes, os.PathLike)):
             raise TypeError("ringscan.scan: source is a path, URL, pattern or directory, or a "
@@ -276,6 +304,7 @@ class Reader:
             self._taken = True
             if lib.ringscan_scan_stream(s, st) != 0:
                 raise _ffi.RingscanError(-22, "ringscan_scan_stream failed")
+            self._streamed = s
         return cap
 
     @property
@@ -285,9 +314,11 @@ class Reader:
         return pa.schema(self)
 
     def to_arrow(self):
-        """Every batch as one pyarrow.Table."""
+        """Every batch as one pyarrow.Table. Ctrl-C stops it at once, as it stops iterating
+        the reader (a consumer of the capsule, pa.table(reader), returns only with a batch)."""
         import pyarrow as pa
-        return pa.RecordBatchReader.from_stream(self).read_all()
+        rbr = self.to_batches()
+        return pa.Table.from_batches(list(self._each(rbr)), schema=rbr.schema)
 
     def to_batches(self):
         """A pyarrow.RecordBatchReader over the batches."""
@@ -295,7 +326,50 @@ class Reader:
         return pa.RecordBatchReader.from_stream(self)
 
     def __iter__(self):
-        return iter(self.to_batches())
+        return self._each(self.to_batches())
+
+    def _each(self, rbr):
+        """rbr's batches, each read on a helper thread while this one waits for it in a queue,
+        which a KeyboardInterrupt (Ctrl-C) ends at once (a wait inside the library does not
+        return for a signal: pyarrow's read_all returned at the scan's end, and one batch may
+        wait for a stalled server). Any exception, or the consumer leaving the loop, stops
+        the scan (ringscan_scan_stop, safe from this thread: the helper's read returns, its
+        reads in flight cancelled) before the exception reaches a caller who may still hold
+        the reader. The stream rbr holds the scan, so self._streamed stays valid meanwhile.
+        No exception stays in a reference cycle (a queue holding one whose traceback holds
+        the queue kept the scan alive until a garbage collection)."""
+        want, got = queue.SimpleQueue(), queue.SimpleQueue()
+
+        def pump():  # one batch per request (None, None at the end); False ends it
+            while want.get():
+                try:
+                    got.put((rbr.read_next_batch(), None))
+                except StopIteration:
+                    got.put((None, None))
+                except BaseException as e:  # the scan's error
+                    got.put((None, e))
+        t = threading.Thread(target=pump, name="ringscan-reader", daemon=True)
+        t.start()
+        try:
+            while True:
+                want.put(True)
+                b, e = got.get()
+                if b is None:
+                    try:
+                        if e is None:
+                            return
+                        raise e
+                    finally:
+                        del e
+                yield b
+        except BaseException:
+            lib.ringscan_scan_stop(self._streamed)
+            raise
+        finally:
+            want.put(False)
+            t.join()
+            while not got.empty():  # the batch or error the stop cut short
+                got.get()
 
     def topk_bound(self):
         """An ORDER BY ... LIMIT scan's bound on its first key (ringscan_scan_topk_bound): the

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 
@@ -184,3 +185,82 @@ def test_gil_released_while_waiting(lineitem):
     assert rows == pq.ParquetFile(lineitem).metadata.num_rows
     assert r.stats()["store_requests"] >= 2  # the footer's, then the column's
     assert ticks[0] > 1000, f"the counting thread ran {ticks[0]} times during the scan"
+
+
+@pytest.mark.parametrize("how", ["to_arrow", "iterate"])
+def test_ctrl_c_stops_a_long_scan(lineitem, tmp_path, how):
+    # Ctrl-C during to_arrow() reached Python only when pyarrow's read_all returned, at the
+    # scan's end (a scan of a slow store ran to its last row group first), and the
+    # interrupted scan went on reading while the reader was held. Now the batches are read
+    # one Python call at a time and an exception stops the scan: it ends after a few of its
+    # 31 row groups, its counters complete. (The store sends 400 KB/s: 5 s for the file.)
+    path = str(tmp_path / "groups.parquet")
+    pq.write_table(pq.read_table(lineitem), path, row_group_size=2000)
+    code = textwrap.dedent(f"""
+        import os, signal, threading, ringscan
+        r = ringscan.scan({path!r}, store="sim:ttfb=10ms,bw=400KB/s", threads=1,
+                          fetch_budget_bytes=0)
+        threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+        try:
+            {"r.to_arrow()" if how == "to_arrow" else "[b for b in r]"}
+            print("not interrupted")
+        except KeyboardInterrupt:
+            st = r.stats()
+            print(st["complete"], st["rows_scanned"] < 60134, st["rows_scanned"])
+        r.close()
+        print(ringscan.live_objects())
+    """)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    lines = p.stdout.split("\n")
+    assert lines[0].split()[:2] == ["True", "True"], p.stdout
+    assert lines[1] == "0", p.stdout
+
+
+def test_ctrl_c_while_a_read_stalls(lineitem, tmp_path):
+    # A server that answers the open and then never sends a byte: Ctrl-C came through only
+    # when the read timed out, and the scan's stop then waited for it too (with this 10
+    # minute timeout, the subprocess's limit). The batch is awaited on a helper thread, the
+    # stop cancels the reads in flight: the interrupt ends the scan at once.
+    import shutil
+    import socket
+    import urllib.request
+    from conftest import ROOT
+    www = tmp_path / "www"
+    www.mkdir()
+    shutil.copy(lineitem, www / "li.parquet")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([sys.executable, str(ROOT / "tests" / "cli" / "hostile_http.py"),
+                               "--root", str(www), "--port", str(port), "--log",
+                               str(tmp_path / "hostile.log"), "--max-seconds", "120"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):  # 10 s at most
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/ok/li.parquet", timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        code = textwrap.dedent(f"""
+            import os, signal, threading, ringscan
+            r = ringscan.scan("http://127.0.0.1:{port}/latemute/li.parquet", threads=1)
+            threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+            try:
+                r.to_arrow()
+                print("not interrupted")
+            except KeyboardInterrupt:
+                st = r.stats()
+                print(st["complete"], st["rows_out"], st["bytes_read"])
+            r.close()
+            print(ringscan.live_objects())
+        """)
+        env = dict(os.environ, RINGSCAN_HTTP_TIMEOUT_MS="600000")
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=90, env=env)
+    finally:
+        server.kill()
+        server.wait()
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.split("\n")[:2] == ["True 0 0", "0"], p.stdout

@@ -171,3 +171,33 @@ def test_close_while_another_thread_reads_stats(lineitem):
     """)
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and r.stdout.strip() == "0", (r.returncode, r.stderr[-500:])
+
+
+def test_numbers_and_name_lists_are_checked(lineitem):
+    """limit=3.7 read 3 rows and limit="3" 3 (int() truncated and parsed); limit=2**63 raised
+    OverflowError "int too big to convert" naming nothing; dictionary_columns="l_comment"
+    was iterated as letters ("'l' is not a projected column"); a topk_bound of "5" parsed."""
+    for kw, what in [({"limit": 3.7}, "limit"), ({"limit": "3"}, "limit"),
+                     ({"threads": 1.5}, "threads"), ({"split_rows": "10"}, "split_rows"),
+                     ({"fetch_budget_bytes": 1e6}, "fetch_budget_bytes"),
+                     ({"max_open_files": 2.0}, "max_open_files"),
+                     ({"row_groups": [0.0]}, "row_groups"),
+                     ({"order_by": "l_orderkey", "limit": 3, "topk_bound": (False, "5")},
+                      "topk_bound"),
+                     ({"dictionary_columns": "l_comment"}, "dictionary_columns")]:
+        with pytest.raises(TypeError, match=what):
+            ringscan.scan(lineitem, **kw)
+    for kw, what in [({"limit": 2**63}, "limit"), ({"threads": 2**40}, "threads"),
+                     ({"fetch_budget_bytes": -2**64}, "fetch_budget_bytes"),
+                     ({"row_groups": [2**40]}, "row_groups")]:
+        with pytest.raises(ValueError, match=what):
+            ringscan.scan(lineitem, **kw)
+    with pytest.raises(TypeError, match="limit"):
+        ringscan.count_rows(lineitem, limit=2.5)
+    rows = pq.ParquetFile(lineitem).metadata.num_rows
+    assert ringscan.scan(lineitem, limit=2**63 - 1).to_arrow().num_rows == rows
+    assert ringscan.scan(lineitem, limit=True).to_arrow().num_rows == 1  # bool is an int
+    import numpy as np
+    assert ringscan.scan(lineitem, limit=np.int64(4), threads=np.int32(1),
+                         row_groups=np.array([0])).to_arrow().num_rows == 4
+    assert settle() == 0

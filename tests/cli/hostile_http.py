@@ -8,6 +8,7 @@ fault from its second on: the open's suffix GET passes and the ring's range read
   ok             206 with a correct Content-Range (200 without a Range), a stable ETag
   chunked        206 in chunked transfer encoding
   nocr wrongcr   206 without a Content-Range; with one a byte off
+  backcr         206 with a Content-Range that does not parse: its end before its start
   shortcr        206 with an honest Content-Range for half of the range asked
   overlong       206 with 10 bytes more than the range (Content-Length says so)
   cut            206 without a Content-Length, half the body, then close; cutonce: the
@@ -212,6 +213,8 @@ async def answer(w, mode, name, target, rng, hit):
         head(w, 206, hs + [("Content-Length", len(body))])
     elif mode == "wrongcr":
         head(w, 206, hs + [("Content-Range", f"bytes {s + 1}-{e}/{size}"), ("Content-Length", len(body))])
+    elif mode == "backcr":
+        head(w, 206, hs + [("Content-Range", f"bytes {e}-{s}/{size}"), ("Content-Length", len(body))])
     elif mode == "lastcr":
         head(w, 206, hs + [("Content-Range", f"bytes {s}-{e + 5}/{size}"), ("Content-Length", len(body))])
     elif mode == "shortcr":

@@ -10,7 +10,8 @@
 #     open's suffix range with the whole object (then asked for an explicit range), a read
 #     whose connection closes mid-body without a Content-Length (retried).
 #  2. Answers that are wrong fail, never a silently short or wrong result, each naming the URL,
-#     the byte range asked and what was wrong: no or a wrong Content-Range (one that starts
+#     the byte range asked and what was wrong: no or a wrong Content-Range (one that does not
+#     parse quoted, not called missing; one that starts
 #     where asked and ends past the range over a body of the range's length was read before:
 #     the server's account of its bytes disagrees with itself), a short or long
 #     body, a cut connection, a 404 with an S3 code (and one with 256 MiB of body sent slowly:
@@ -87,7 +88,8 @@ for f in "latenocr|Content-Range missing" "latewrongcr|Content-Range elsewhere" 
     "hugehdr|too large response headers" "norange|ignores Range" "gzip|Content-Encoding" \
     "shrink|changed since it was opened.*now: size 0" "garbage|HTTP/0.9" \
     "hugetotal|does not answer the range" \
-    "latelastcr|Content-Range elsewhere: bytes [0-9]+-[0-9]+/[0-9]+"; do
+    "latelastcr|Content-Range elsewhere: bytes [0-9]+-[0-9]+/[0-9]+" \
+    "latebackcr|Content-Range 'bytes [0-9]+-[0-9]+/[0-9]+' does not parse"; do
     m=${f%%|*}
     scan_fails "$m" 60 "127.0.0.1:$HOSTILE_PORT/$m/li.parquet" "GET bytes=[0-9]*-[0-9]*" "${f#*|}" -- \
         scan "$base/$m/li.parquet" --threads 2 --format csv

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <sys/mman.h>
@@ -180,6 +181,77 @@ static void test_scan_stop(void)
         int rc = k % 2 ? ringscan_dataset_scan_start(d, &o, &s, &err) : ringscan_scan_start(f, &o, &s, &err);
         CHECK_EQ_I64(rc, 0);
         if (rc == 0) check_stopped(s, k < 2);
+    }
+    ringscan_close(f);
+    ringscan_dataset_close(d);
+}
+
+/* ringscan_scan_stop from another thread while the consumer waits in ringscan_scan_next (a
+ * host cancelling a scan: a Ctrl-C handler, a query's deadline): both ended the scan, the
+ * executor's threads were joined twice and the process hung in pthread_join. The consumer's
+ * call returns 0 (no batch after the stop, a Top-K answer of the rows so far included), every
+ * later one 0, and the counters are complete. Reads on a simulated store of 20 ms a request,
+ * so the consumer is waiting for a split when the stop comes; a dataset's scan too. */
+typedef struct {
+    ringscan_scan *s;
+    sem_t first;  /* posted after the consumer's first call returned */
+    int64_t rows; /* rows the consumer got, -1 after an error */
+    int last;     /* its last call's status */
+} stop_race;
+
+static void *stop_race_consume(void *arg)
+{
+    stop_race *r = arg;
+    struct ArrowArray a;
+    ringscan_error err;
+    r->rows = 0;
+    for (int k = 0; k < 100000; k++) {
+        r->last = ringscan_scan_next(r->s, &a, &err);
+        if (k == 0) sem_post(&r->first);
+        if (r->last != 1) break;
+        r->rows += a.length;
+        a.release(&a);
+    }
+    if (r->last < 0) r->rows = -1;
+    return NULL;
+}
+
+static void test_stop_from_another_thread(void)
+{
+    ringscan_options o;
+    ringscan_options_init(&o);
+    o.store = "sim:ttfb=20ms,bw=100MB/s";
+    o.threads = 2;
+    o.split_rows = 10;
+    o.fetch_budget_bytes = 0; /* each split reads when it starts: the consumer waits */
+    ringscan_error err;
+    ringscan_file *f = NULL;
+    const char *paths[] = {dir};
+    ringscan_dataset *d = NULL;
+    CHECK_EQ_I64(ringscan_open_with(one, &o, &f, &err), 0);
+    CHECK_EQ_I64(ringscan_dataset_open(paths, 1, &o, &d, &err), 0);
+    for (int k = 0; f && d && k < 12; k++) { /* a file, a dataset; Top-K from k 8 on */
+        o.order_by = k >= 8 ? "id DESC" : NULL;
+        o.limit = k >= 8 ? 5 : -1;
+        stop_race r = {.last = 9};
+        sem_init(&r.first, 0, 0);
+        int rc = k % 2 ? ringscan_dataset_scan_start(d, &o, &r.s, &err) : ringscan_scan_start(f, &o, &r.s, &err);
+        CHECK_EQ_I64(rc, 0);
+        pthread_t t;
+        if (rc || pthread_create(&t, NULL, stop_race_consume, &r) != 0) continue;
+        if (k < 8 && k % 4 < 2) sem_wait(&r.first); /* else: stop before or in its first call */
+        ringscan_scan_stop(r.s);
+        pthread_join(t, NULL);
+        CHECK_EQ_I64(r.last, 0);
+        CHECK(r.rows >= 0 && r.rows <= (k % 2 ? (int64_t)ROWS * FILES : ROWS));
+        if (k >= 8) CHECK(r.rows == 0 || r.rows == 5); /* the answer before the stop, or none */
+        struct ArrowArray a;
+        CHECK_EQ_I64(ringscan_scan_next(r.s, &a, &err), 0);
+        ringscan_stats st;
+        ringscan_scan_stats(r.s, &st);
+        CHECK(st.complete);
+        ringscan_scan_free(r.s);
+        sem_destroy(&r.first);
     }
     ringscan_close(f);
     ringscan_dataset_close(d);
@@ -408,6 +480,7 @@ int main(void)
     }
     RUN(test_plan_failure_mutexes);
     RUN(test_scan_stop);
+    RUN(test_stop_from_another_thread);
     RUN(test_dictionary_null_list);
     RUN(test_garbage_struct_size);
     RUN(test_etag_option_abi);

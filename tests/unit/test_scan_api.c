@@ -561,6 +561,13 @@ static void test_bad_arguments(void)
     CHECK_EQ_I64(stats.reads, 0);
     CHECK_EQ_I64(ringscan_file_rows(NULL), -EINVAL);
     CHECK_EQ_I64(ringscan_file_columns(NULL), -EINVAL);
+    char shown[8] = "xxxxxxx"; /* a NULL path: "" and no pattern (both trapped on it) */
+    ringscan_path_shown(shown, sizeof shown, NULL);
+    CHECK_STR(shown, "");
+    ringscan_path_shown(NULL, sizeof shown, "http://u:p@h/x");
+    CHECK(!ringscan_path_is_pattern(NULL));
+    ringscan_path_shown(shown, sizeof shown, "http://u:p@h/x"); /* cut at cap, never the password */
+    CHECK_STR(shown, "http://");
     ringscan_options_init(&o); /* the valid options still scan */
     CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), 0);
     CHECK(einval(ringscan_scan_next(s, NULL, &err), &err, "out is NULL"));
