@@ -10,7 +10,9 @@
 #  1. pyarrow writes (seeded) 40,000 rows in one row group: a flat int64 id, struct<int64,
 #     string>, list<string> and last list<float32> (values k/8, exact), with null rows, null
 #     elements and empty lists, in 8 KiB pages: v1 pages with dictionaries, v2 without, and a
-#     file of 1 MiB pages (each page larger than the 64 KiB window: the window grows to it).
+#     file of 1 MiB pages (each page larger than the 64 KiB window: the window grows to it);
+#     for section 7 a v1 file with a 5 MB flat column last (a remote open's 1 MiB tail read
+#     keeps the file's last bytes, which would hide the nested chunks' reads).
 #  2. Windowed, cut or not, on 1 and 2 threads, the jsonl of every column equals pyarrow's
 #     to_pylist rows (gen_expected's canonical JSONL), and the checksum the unwindowed scan's.
 #  3. --stats stays truthful: the windowed scan read every byte of the nested chunks at least
@@ -22,8 +24,12 @@
 #  6. A chunk missing bytes in its middle (4 KiB taken out of the list's chunk, zeros at its
 #     end so the footer still points right) fails windowed with the unwindowed scan's error:
 #     RINGSCAN_EFORMAT naming the offset and the column.
+#  7. Through the simulated object store and over HTTP (nginx, net_lib.bash) the windows are
+#     the store's requests: values equal, cut or not, on 2 threads; the full scan fetches all of
+#     the nested chunks (store_bytes, store_requests at least a window's each), --limit 10
+#     reads under a quarter of them (bytes_read; store_bytes adds only the open's tail read).
 # Last line: "nested_windows: N passed, N failed".
-source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
 need_pyenv nested_windows
 
 cat >"$dir/write.py" <<'PYEOF'
@@ -45,16 +51,20 @@ t = pa.table({"id": pa.array(range(n), pa.int64()),
               "st": pa.array(st, pa.struct([("a", pa.int64()), ("b", pa.string())])),
               "ls": pa.array(ls, pa.list_(pa.string())),
               "lf": pa.array(lf, pa.list_(pa.float32()))})
+if mode == "pad":  # 5 MB of a flat column last: a remote open's tail read keeps it, not them
+    t = t.append_column("pad", pa.array(["%0128x" % rnd.getrandbits(512) for _ in range(n)]))
 page = 1 << 20 if mode == "big" else 8192
 pq.write_table(t, out, row_group_size=n, data_page_size=page, compression="snappy",
                data_page_version="2.0" if mode == "v2" else "1.0", use_dictionary=mode != "v2")
 md = pq.ParquetFile(out).metadata
 assert md.num_row_groups == 1
 rg = md.row_group(0)
-nested = sum(rg.column(j).total_compressed_size for j in range(1, rg.num_columns))
-lfc = rg.column(rg.num_columns - 1)
+cols = [rg.column(j) for j in range(rg.num_columns)]
+nested = sum(c.total_compressed_size for c in cols if "." in c.path_in_schema)
+lfc = [c for c in cols if c.path_in_schema.startswith("lf.")][0]
 lf_off = lfc.dictionary_page_offset if lfc.has_dictionary_page else lfc.data_page_offset
 print(nested, lf_off, lfc.total_compressed_size)
+t = t.select(["id", "st", "ls", "lf"])
 for where, rows in (("", t), ("_f", t.filter(pc.greater(t["id"], 12345))), ("_l", t.slice(0, 10))):
     cols = ge.column_texts(rows)
     keys = [ge.json_string(c[0]) + ":" for c in cols]
@@ -121,5 +131,23 @@ open(sys.argv[4], 'wb').write(b[:at] + b[at + k:off + n] + bytes(k) + b[off + n:
     env $W "$R" scan "$dir/bad.parquet" --format checksum >/dev/null 2>"$dir/e1"; rc1=$?
     check '[ $rc0 != 0 ] && [ $rc1 = $rc0 ] && cmp -s "$dir/e0" "$dir/e1" && grep -q "offset [0-9]" "$dir/e1" && grep -q "lf" "$dir/e1"' \
         "$mode: chunk missing bytes: windowed exit $rc1 '$(head -c 300 "$dir/e1")', whole exit $rc0 '$(head -c 300 "$dir/e0")'"
+done
+# 7. a simulated store and HTTP
+mkdir -p "$dir/www" "$dir/ng"
+f="$dir/www/pad.parquet"
+"$PY" "$dir/write.py" "$f" pad >"$dir/sizes" 2>"$dir/py.err" || bad "pyarrow could not write pad.parquet: $(tail -n 3 "$dir/py.err")"
+read -r nested lf_off lf_len <"$dir/sizes"
+nginx_start "$dir/www" "$dir/ng"
+for src in "$f --store sim:ttfb=1ms,bw=4000MB/s" "http://127.0.0.1:$NGINX_PORT/pad.parquet"; do
+    for c in "" "$cut"; do
+        env $W $c "$R" scan $src --columns id,st,ls,lf --format jsonl --ordered --threads 2 >"$dir/got" 2>"$dir/err"
+        check 'cmp -s "$dir/got" "$f.jsonl"' "${src%% *} ${c:-uncut}: windowed rows differ from pyarrow: $(head -c 300 "$dir/err") $(diff "$dir/got" "$f.jsonl" | head -n 4)"
+    done
+    env $W "$R" scan $src --columns st,ls,lf --format checksum --stats >/dev/null 2>"$dir/s0"
+    env $W "$R" scan $src --columns st,ls,lf --limit 10 --format checksum --threads 1 --stats >/dev/null 2>"$dir/s1"
+    b0=$(stat_of store_bytes "$dir/s0"); q0=$(stat_of store_requests "$dir/s0")
+    r1=$(stat_of bytes_read "$dir/s1"); b1=$(stat_of store_bytes "$dir/s1")
+    check '[ -n "$r1" ] && [ "$b0" -ge "$nested" ] && [ "$q0" -ge $((lf_len / win)) ] && [ $((r1 * 4)) -lt "$nested" ] && [ "$b1" -le $((r1 + 1048576)) ]' \
+        "${src%% *}: store bytes $b0 in $q0 requests for the whole scan; under --limit 10 bytes_read $r1, store bytes $b1 (with the open's 1 MiB tail); nested chunks $nested"
 done
 summary nested_windows
