@@ -17,7 +17,9 @@
  * rows: plan_cut.c): each leaf through the slot reader's stream (format/nest_stream.c), so
  * the splits of a cut group one core runs in order decode each page once; a split run out
  * of order with nothing parked for it starts its leaf over from the chunk's first page
- * (no core steals such a group's splits: fetch_impl.h fetch_stealable_in).
+ * (no core steals such a group's splits: fetch_impl.h fetch_stealable_in). A leaf's chunk
+ * over the read window is read in windows as its stream asks (task_nwin.c), the slot's gate
+ * held meanwhile (task_nest_enter: the core's other tasks wait for the slot).
  * Invariants: the slot's core reader keeps every leaf's decoded levels and values between
  * splits (pq_nest_leaves_keep: their buffers are reused, a split's worth per leaf held until
  * the scan ends) and every leaf's stream (pq_nest_streams: its place in the chunk, the rows
@@ -126,9 +128,10 @@ static int keys_check(scan_task *x, int slot, const pq_file_meta *m, const pq_ne
     return 0;
 }
 
-/* Leaf i of slot's field (its chunk's bytes b at offset off, footer metadata cm) decoded for
- * the split's window into l: through the reader's stream st[i] (format/nest_stream.c), so
- * the splits of a cut row group this core runs in order decode each page once. Each leaf
+/* Leaf i of slot's field (its piece: the whole chunk read, or windows read as its stream asks,
+ * task_nwin.c; footer metadata cm) decoded for the split's window into l: through the
+ * reader's stream st[i] (format/nest_stream.c), so the splits of a cut row group this core
+ * runs in order decode each page once. Each leaf
  * decodes with its stream's own reader (its dictionary kept with it, reset when the stream
  * starts a chunk over); the slot's reader r lends its limits and decompression count. */
 static int leaf_rows(scan_task *x, int slot, pq_col_reader *r, pq_nest_stream *st, int i,

@@ -38,7 +38,8 @@ typedef struct task_nwin {
 } task_nwin;
 
 typedef struct task_nslot {
-    fut_t *gate;       /* invariant 2: NULL, or pending while a task awaits a window */
+    fut_t *gate;       /* invariant 2: NULL, or pending from a task's first window read
+                          until its decode of the slot ends */
     int n;             /* leaves (wins), 0 until the slot first reads a window */
     task_nwin *wins;
 } task_nslot;
