@@ -66,11 +66,7 @@ lf_off = lfc.dictionary_page_offset if lfc.has_dictionary_page else lfc.data_pag
 print(nested, lf_off, lfc.total_compressed_size)
 t = t.select(["id", "st", "ls", "lf"])
 for where, rows in (("", t), ("_f", t.filter(pc.greater(t["id"], 12345))), ("_l", t.slice(0, 10))):
-    cols = ge.column_texts(rows)
-    keys = [ge.json_string(c[0]) + ":" for c in cols]
-    with open(out + where + ".jsonl", "w", encoding="utf-8", newline="") as fh:
-        for r in range(rows.num_rows):
-            fh.write("{" + ",".join(k + c[1][r] for k, c in zip(keys, cols)) + "}\n")
+    ge.write_jsonl(out + where + ".jsonl", rows)
 PYEOF
 
 stat_of() { sed -n "s/\(^\|.*[ ,]\)$1 \([0-9]*\).*/\2/p" "$2" | head -n1; }

@@ -116,6 +116,39 @@ static void leaf_windows(const chunk *k, int64_t rows, uint64_t win, const pq_ne
     pq_colr_free(&r);
 }
 
+/* Corpus file name's bytes (*n of them) with its footer in m; NULL when it cannot be read. */
+static uint8_t *open_corpus(const char *name, size_t *n, pq_file_meta *m)
+{
+    uint8_t *f = slurp(name, n);
+    CHECK(f != NULL);
+    pq_err e = {0};
+    uint64_t off;
+    uint32_t mlen;
+    bool in_tail;
+    int rc = f ? pq_footer_locate(f, *n, *n, 0, &off, &mlen, &in_tail, &e) : -1;
+    if (rc == 0) rc = pq_file_meta_parse(f + off, mlen, NULL, m, &e);
+    CHECK_EQ_I64(rc, 0);
+    if (rc == 0) return f;
+    free(f);
+    return NULL;
+}
+
+/* Row group 0's chunk of column col, and its whole decode into ref (made here). */
+static chunk chunk_of(const uint8_t *f, size_t n, const pq_file_meta *m, int32_t col,
+                      pq_nest_leaf *ref, pq_err *e)
+{
+    const pq_chunk_meta *cm = &m->row_groups[0].chunks[col];
+    uint64_t co = 0, cl = 0;
+    CHECK_EQ_I64(pq_chunk_range(cm, n, &co, &cl, e), 0);
+    chunk k = {f + co, cl, (int64_t)co, &m->columns[col], cm->codec};
+    pq_col_reader r;
+    pq_colr_init(&r, k.c, k.codec, NULL);
+    pq_nest_leaf_init(ref, k.c);
+    CHECK_EQ_I64(pq_nest_leaf_chunk(&r, k.data, (size_t)k.len, k.file_off, ref, e), 0);
+    pq_colr_free(&r);
+    return k;
+}
+
 static void corpus(void)
 {
     static const struct { const char *file, *path; } cases[] = {
@@ -126,29 +159,14 @@ static void corpus(void)
     static const uint64_t wins[] = {1, 2, 3, 7, 16, 40, 100, 1 << 20};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         size_t n;
-        uint8_t *f = slurp(cases[i].file, &n);
-        CHECK(f != NULL);
-        if (!f) continue;
-        pq_err e = {0};
         pq_file_meta m;
-        uint64_t off;
-        uint32_t mlen;
-        bool in_tail;
-        int rc = pq_footer_locate(f, n, n, 0, &off, &mlen, &in_tail, &e);
-        if (rc == 0) rc = pq_file_meta_parse(f + off, mlen, NULL, &m, &e);
-        CHECK_EQ_I64(rc, 0);
+        uint8_t *f = open_corpus(cases[i].file, &n, &m);
+        if (!f) continue;
         int32_t first, nl = pq_nest_leaves(&m, pq_file_meta_find_node(&m, cases[i].path), &first);
-        for (int32_t j = 0; rc == 0 && j < nl; j++) {
-            const pq_chunk_meta *cm = &m.row_groups[0].chunks[first + j];
-            uint64_t co, cl;
-            CHECK_EQ_I64(pq_chunk_range(cm, n, &co, &cl, &e), 0);
-            chunk k = {f + co, cl, (int64_t)co, &m.columns[first + j], cm->codec};
-            pq_col_reader r;
+        for (int32_t j = 0; j < nl; j++) {
+            pq_err e = {0};
             pq_nest_leaf ref;
-            pq_colr_init(&r, k.c, k.codec, NULL);
-            pq_nest_leaf_init(&ref, k.c);
-            CHECK_EQ_I64(pq_nest_leaf_chunk(&r, k.data, (size_t)k.len, k.file_off, &ref, &e), 0);
-            pq_colr_free(&r);
+            chunk k = chunk_of(f, n, &m, first + j, &ref, &e);
             for (size_t w = 0; w < sizeof wins / sizeof *wins; w++)
                 leaf_windows(&k, m.row_groups[0].num_rows, wins[w], &ref);
             pq_nest_leaf_free(&ref);
@@ -162,25 +180,17 @@ static void corpus(void)
 static void cut_chunk(void)
 {
     size_t n;
-    uint8_t *f = slurp("list_columns.parquet", &n);
-    CHECK(f != NULL);
-    if (!f) return;
-    pq_err e = {0};
     pq_file_meta m;
-    uint64_t off;
-    uint32_t mlen;
-    bool in_tail;
-    CHECK_EQ_I64(pq_footer_locate(f, n, n, 0, &off, &mlen, &in_tail, &e), 0);
-    CHECK_EQ_I64(pq_file_meta_parse(f + off, mlen, NULL, &m, &e), 0);
+    uint8_t *f = open_corpus("list_columns.parquet", &n, &m);
+    if (!f) return;
     int32_t first;
     pq_nest_leaves(&m, pq_file_meta_find_node(&m, "utf8_list"), &first);
-    const pq_chunk_meta *cm = &m.row_groups[0].chunks[first];
-    uint64_t co, cl;
-    CHECK_EQ_I64(pq_chunk_range(cm, n, &co, &cl, &e), 0);
-    chunk k = {f + co, cl - 5, (int64_t)co, &m.columns[first], cm->codec};
-    pq_col_reader r;
-    pq_nest_leaf ref;
     pq_err e0 = {0};
+    pq_nest_leaf ref;
+    chunk k = chunk_of(f, n, &m, first, &ref, &e0);
+    pq_nest_leaf_free(&ref);
+    k.len -= 5;
+    pq_col_reader r;
     pq_colr_init(&r, k.c, k.codec, NULL);
     pq_nest_leaf_init(&ref, k.c);
     int rc0 = pq_nest_leaf_chunk(&r, k.data, (size_t)k.len, k.file_off, &ref, &e0);
