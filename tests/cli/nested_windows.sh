@@ -11,7 +11,7 @@
 #     string>, list<string> and last list<float32> (values k/8, exact), with null rows, null
 #     elements and empty lists, in 8 KiB pages: v1 pages with dictionaries, v2 without, and a
 #     file of 1 MiB pages (each page larger than the 64 KiB window: the window grows to it);
-#     for section 7 a v1 file with a 5 MB flat column last (a remote open's 1 MiB tail read
+#     for section 8 a v1 file with a 5 MB flat column last (a remote open's 1 MiB tail read
 #     keeps the file's last bytes, which would hide the nested chunks' reads).
 #  2. Windowed, cut or not, on 1 and 2 threads, the jsonl of every column equals pyarrow's
 #     to_pylist rows (gen_expected's canonical JSONL), and the checksum the unwindowed scan's.
@@ -24,7 +24,9 @@
 #  6. A chunk missing bytes in its middle (4 KiB taken out of the list's chunk, zeros at its
 #     end so the footer still points right) fails windowed with the unwindowed scan's error:
 #     RINGSCAN_EFORMAT naming the offset and the column.
-#  7. Through the simulated object store and over HTTP (nginx, net_lib.bash) the windows are
+#  7. The Arrow export (libringscan.so through tests/cli/rs_ctypes.py; unordered, compared
+#     sorted by id) equals pyarrow's table, cut or not (not under the sanitizer pass).
+#  8. Through the simulated object store and over HTTP (nginx, net_lib.bash) the windows are
 #     the store's requests: values equal, cut or not, on 2 threads; the full scan fetches all of
 #     the nested chunks (store_bytes, store_requests at least a window's each), --limit 10
 #     reads under a quarter of them (bytes_read; store_bytes adds only the open's tail read).
@@ -128,7 +130,24 @@ open(sys.argv[4], 'wb').write(b[:at] + b[at + k:off + n] + bytes(k) + b[off + n:
     check '[ $rc0 != 0 ] && [ $rc1 = $rc0 ] && cmp -s "$dir/e0" "$dir/e1" && grep -q "offset [0-9]" "$dir/e1" && grep -q "lf" "$dir/e1"' \
         "$mode: chunk missing bytes: windowed exit $rc1 '$(head -c 300 "$dir/e1")', whole exit $rc0 '$(head -c 300 "$dir/e0")'"
 done
-# 7. a simulated store and HTTP
+# 7. the Arrow export (the leaves built as columns: task_nested.c cols_ok), cut or not
+lib=$(cd "$(dirname "$R")/../lib" 2>/dev/null && pwd)/libringscan.so
+if [ "${RINGSCAN_SANITIZED:-0}" != 1 ]; then # (the sanitizer pass builds no shared library)
+    for c in "" "$cut"; do
+        env $W $c "$PY" -c "
+import sys
+sys.path.insert(0, 'tests/cli')
+import pyarrow.parquet as pq, rs_ctypes as rs
+lib = rs.load(sys.argv[1])
+for path in sys.argv[2:]:
+    got, err = rs.read_table(lib, path, columns=['id', 'st', 'ls', 'lf'])
+    same = got is not None and got.sort_by('id').equals(pq.read_table(path).select(['id', 'st', 'ls', 'lf']))
+    print('ok' if same else 'FAIL: %s: the Arrow export differs from pyarrow (%s)' % (path, err))" \
+            "$lib" "$dir/v1.parquet" "$dir/v2.parquet" "$dir/big.parquet" >"$dir/out" 2>&1
+        check '[ "$(grep -c "^ok$" "$dir/out")" = 3 ]' "Arrow export ${c:-uncut}: $(head -c 400 "$dir/out")"
+    done
+fi
+# 8. a simulated store and HTTP
 mkdir -p "$dir/www" "$dir/ng"
 f="$dir/www/pad.parquet"
 "$PY" "$dir/write.py" "$f" pad >"$dir/sizes" 2>"$dir/py.err" || bad "pyarrow could not write pad.parquet: $(tail -n 3 "$dir/py.err")"
