@@ -138,7 +138,8 @@ int pq_nest_leaf_next(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t 
  * core runs (format/nest_stream.c): the pages before pos are decoded, and carry holds the
  * level pairs and values of rows from row on that the last split did not take (the rest of
  * the page its last row ended in). The leaf decodes with rd, kept here so that a dictionary
- * decoded at the chunk's start serves its later pages. */
+ * decoded at the chunk's start serves its later pages. While a call waits for chunk bytes
+ * (PQ_NEST_NEED) need_len > 0 and the call's rows and choice to park are kept (resume_*). */
 #define PQ_NEST_PARKS 4 /* row ranges a stream parks at most (the oldest goes first) */
 typedef struct pq_nest_stream {
     int32_t rg;          /* the row group streamed, -1 none */
@@ -152,8 +153,31 @@ typedef struct pq_nest_stream {
     } park[PQ_NEST_PARKS];
     int32_t park_rg;     /* -1 none */
     int64_t park_off;
+    uint64_t need_off, need_len; /* PQ_NEST_NEED: chunk bytes [need_off, +need_len) at least */
+    int64_t resume_lo, resume_hi; /* the rows of the call that returned PQ_NEST_NEED */
+    bool resume_keep;    /* whether that call parks the rows it skips */
     pq_col_reader rd;    /* the leaf's reader (rd.col NULL until first used) */
 } pq_nest_stream;
+
+/* Bytes [off, off + len) of a leaf's column chunk (chunk_len bytes at file offset file_off)
+ * at data: the whole chunk (off 0, len chunk_len) or a window of it, which the scan reads
+ * when a stream asks (PQ_NEST_NEED) so that a chunk larger than memory streams through. */
+typedef struct pq_nest_win {
+    const uint8_t *data;
+    uint64_t off;
+    size_t len;
+    uint64_t chunk_len;
+    int64_t file_off;
+} pq_nest_win;
+
+/* pq_nest_leaf_rows' status (> 0, no error) when the window given ends before the next page
+ * does (its header or its body) and the chunk goes on: call again for the same rows with a
+ * window holding chunk bytes [s->need_off, + s->need_len) (need_off is s->pos, the page's
+ * start; need_len at most the chunk's rest). */
+#define PQ_NEST_NEED 1
+/* The largest page header a window is grown to hold (a header that does not parse within
+ * this many bytes is broken). */
+#define PQ_NEST_HEADER_MAX ((uint64_t)16 << 20)
 
 /* The streams (one per leaf, n: as given to pq_nest_leaves_keep, called first) r keeps for
  * the nested field whose first leaf it reads; freed by pq_colr_free. NULL: -ENOMEM. */
@@ -161,19 +185,22 @@ pq_nest_stream *pq_nest_streams(pq_col_reader *r, const pq_column_desc *first, i
 /* Frees s's carry and reader (pq_colr_free calls it for the streams a reader keeps). */
 void pq_nest_stream_free(pq_nest_stream *s);
 
-/* Rows [lo, hi) of row group rg's chunk of leaf r->col (buf[0, len) at file offset file_off,
- * the whole chunk) into l (empty): their level pairs and values, what decoding only those
- * rows would have given (format/nest_stream.c). Pages are decoded once across calls that ask
- * for rising row ranges (the splits of a cut group, in order): s keeps the position and the
- * rows decoded past hi; a call for rows before s's restarts from the chunk's start (a split
- * run out of order or stolen: correct, slower). With to_end (hi is the group's last row)
- * every page left is decoded, so level pairs past the group's rows stay in l for the
- * assembly to name (invariant 1). A chunk ending before row lo: RINGSCAN_EFORMAT; ending
- * before hi leaves l short (the assembly names it). Other errors pq_nest_leaf_chunk's; on any
- * error s is reset. */
-int pq_nest_leaf_rows(pq_col_reader *r, pq_nest_stream *s, int32_t rg, const uint8_t *buf,
-                      size_t len, int64_t file_off, int64_t lo, int64_t hi, bool to_end,
-                      pq_nest_leaf *l, pq_err *e);
+/* Rows [lo, hi) of row group rg's chunk of leaf r->col (w: a window of it, or all of it)
+ * into l (empty): their level pairs and values, what decoding only those rows would have
+ * given (format/nest_stream.c). Pages are decoded once across calls that ask for rising row
+ * ranges (the splits of a cut group, in order): s keeps the position and the rows decoded
+ * past hi; a call for rows before s's restarts from the chunk's start (a split run out of
+ * order or stolen: correct, slower). With to_end (hi is the group's last row) every page
+ * left is decoded, so level pairs past the group's rows stay in l for the assembly to name
+ * (invariant 1). PQ_NEST_NEED when a page the call needs does not lie wholly inside w while
+ * the chunk goes on (l is then empty again, the rows decoded so far kept in s): the caller
+ * calls again with the bytes s asks for (a page larger than any window grows it, up to the
+ * chunk's end; a header to PQ_NEST_HEADER_MAX). A chunk ending before row lo:
+ * RINGSCAN_EFORMAT; ending before hi leaves l short (the assembly names it). Other errors
+ * pq_nest_leaf_chunk's, a page past the chunk's end RINGSCAN_EFORMAT naming its offset and
+ * the column; on any error s is reset. */
+int pq_nest_leaf_rows(pq_col_reader *r, pq_nest_stream *s, int32_t rg, const pq_nest_win *w,
+                      int64_t lo, int64_t hi, bool to_end, pq_nest_leaf *l, pq_err *e);
 
 /* Fails when a map in field t (pq_nest_build) whose key the schema makes OPTIONAL holds a
  * null key in its decoded leaves (rows of row group rg from row row0 on, a split's window:

@@ -25,7 +25,14 @@
  *     rows, contiguous, of one chunk) and a later call for rows among them takes them from
  *     there instead of decoding the chunk again from its start. Parked rows are what the
  *     out-of-order tasks of one core skipped, no more: a stream started over (a steal, or a
- *     row range behind it that nothing parked) drops the rows before its split. */
+ *     row range behind it that nothing parked) drops the rows before its split.
+ *  6. A call decodes only pages that lie wholly inside the window of the chunk it is given
+ *     (a chunk larger than a window is read in windows by the scan: scan/task_nwin.c). At a
+ *     page that passes the window's end while the chunk goes on it returns PQ_NEST_NEED with
+ *     the rows decoded so far in the carry (from row s->row, a row start: invariant 1 holds)
+ *     and the window asked for strictly larger than what the window held from s->pos, so the
+ *     calls that answer it move pos forward or reach the chunk's end (at most
+ *     log2(PQ_NEST_HEADER_MAX) growths for one header). */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -62,6 +69,15 @@ static void leaf_empty(pq_nest_leaf *l)
 {
     l->n = l->pos = l->vpos = 0;
     pq_vec_clear(&l->vals);
+}
+
+/* a's and b's pairs and values swapped (their buffers with them; each keeps its file_off). */
+static void leaf_swap(pq_nest_leaf *a, pq_nest_leaf *b)
+{
+    pq_nest_leaf t = *a;
+    int64_t a_off = a->file_off, b_off = b->file_off;
+    *a = *b, *b = t;
+    a->file_off = a_off, b->file_off = b_off;
 }
 
 /* s at the start of rg's chunk at file_off, its carry empty (invariant 1). */
@@ -249,26 +265,81 @@ static bool unpark(pq_nest_stream *s, bool repeated, int md, int32_t rg, int64_t
     return true;
 }
 
-int pq_nest_leaf_rows(pq_col_reader *r, pq_nest_stream *s, int32_t rg, const uint8_t *buf,
-                      size_t len, int64_t file_off, int64_t lo, int64_t hi, bool to_end,
-                      pq_nest_leaf *l, pq_err *e)
+/* PQ_NEST_NEED for chunk bytes from s->pos, n of them at least (1 <= n, at most the
+ * chunk's rest: invariant 6). */
+static int need(pq_nest_stream *s, const pq_nest_win *w, uint64_t n)
+{
+    assert(s->pos < w->chunk_len);
+    uint64_t rest = w->chunk_len - s->pos;
+    s->need_off = s->pos, s->need_len = n < 1 ? 1 : n > rest ? rest : n;
+    return PQ_NEST_NEED;
+}
+
+/* The page at s->pos decoded onto l (pq_nest_leaf_next), s->pos moved past it, when it lies
+ * wholly inside w, or w reaches the chunk's end, or its header does not parse within
+ * PQ_NEST_HEADER_MAX bytes, or its sizes pass the limit or the chunk (its error then);
+ * else PQ_NEST_NEED for a window holding it (invariant 6). */
+static int win_page(pq_col_reader *r, pq_nest_stream *s, const pq_nest_win *w, pq_nest_leaf *l,
+                    pq_err *e)
+{
+    assert(s->pos < w->chunk_len && w->len <= w->chunk_len && w->off <= w->chunk_len - w->len);
+    if (s->pos < w->off || s->pos - w->off >= w->len) return need(s, w, 1);
+    size_t at = (size_t)(s->pos - w->off), avail = w->len - at;
+    if (w->off + w->len < w->chunk_len) { /* the chunk goes on past w */
+        pq_page_header h;
+        pq_err quiet;
+        memset(&quiet, 0, sizeof quiet);
+        int hl = pq_page_header_parse(w->data + at, avail, &h, &quiet);
+        if (hl < 0 && (at > 0 || avail < PQ_NEST_HEADER_MAX))
+            return need(s, w, at > 0 ? (uint64_t)avail + 1 : 2 * (uint64_t)avail);
+        if (hl > 0 && h.compressed_size >= 0 && h.compressed_size <= r->limits.max_page_bytes) {
+            uint64_t page = (uint64_t)hl + (uint64_t)h.compressed_size;
+            if (page > avail && page <= w->chunk_len - s->pos) return need(s, w, page);
+        }
+    }
+    size_t p = at;
+    int rc = pq_nest_leaf_next(r, w->data, w->len, w->file_off + (int64_t)w->off, &p, l, e);
+    s->pos = (size_t)w->off + p;
+    return rc;
+}
+
+/* The call waits for chunk bytes (invariant 6): l's rows (from row0, a row start) go to the
+ * carry, empty here (l gets its buffers: the resumed call swaps them back), with the call's
+ * rows and choice to park. PQ_NEST_NEED. */
+static int wait_bytes(pq_nest_stream *s, pq_nest_leaf *l, int64_t row0, int64_t lo, int64_t hi,
+                      bool keep)
+{
+    assert(s->carry.n == 0 && s->carry.vals.length == 0 && s->need_len > 0 && row0 <= lo);
+    leaf_swap(l, &s->carry);
+    s->row = row0, s->resume_lo = lo, s->resume_hi = hi, s->resume_keep = keep;
+    return PQ_NEST_NEED;
+}
+
+int pq_nest_leaf_rows(pq_col_reader *r, pq_nest_stream *s, int32_t rg, const pq_nest_win *w,
+                      int64_t lo, int64_t hi, bool to_end, pq_nest_leaf *l, pq_err *e)
 {
     assert(r->col->nested && l->n == 0 && l->vals.length == 0 && lo >= 0 && lo <= hi);
+    assert(w->len <= w->chunk_len && w->off <= w->chunk_len - w->len);
     bool repeated = r->col->max_rep_level > 0;
     int md = r->col->max_def_level;
+    int64_t file_off = w->file_off;
     l->file_off = file_off;
+    bool resume = s->need_len > 0 && s->rg == rg && s->file_off == file_off &&
+                  s->resume_lo == lo && s->resume_hi == hi;
+    s->need_len = 0;
     int rc = 0;
-    if (unpark(s, repeated, md, rg, file_off, lo, hi, l, &rc)) return rc; /* invariant 5 */
-    bool live = s->rg == rg && s->file_off == file_off && s->row <= lo && s->pos <= len;
+    if (!resume && unpark(s, repeated, md, rg, file_off, lo, hi, l, &rc)) return rc; /* inv. 5 */
+    bool live = s->rg == rg && s->file_off == file_off && s->row <= lo && s->pos <= w->chunk_len;
     if (!live) { /* invariant 3: the chunk from its first page, its own dictionary only */
         stream_reset(s, rg, file_off);
         r->has_dict = false, r->shared_dict = NULL; /* (not the last chunk's) */
     }
     /* rows skipped past more splits than the parks hold are no out-of-order task's (the
      * splits between were pruned): they go, as a restart drops them */
-    bool keep = live && lo - s->row <= PQ_NEST_PARKS * (hi - lo);
+    bool keep = resume ? s->resume_keep : live && lo - s->row <= PQ_NEST_PARKS * (hi - lo);
     int64_t row0 = s->row;                    /* the row l starts at */
-    rc = tail_to(&s->carry, 0, md, l);
+    if (resume) leaf_swap(l, &s->carry); /* (its own buffers back: wait_bytes) */
+    else rc = tail_to(&s->carry, 0, md, l);
     row_cur c = {0, 0};
     while (rc == 0) {
         int64_t p = row0 < lo ? row_start(l, repeated, &c, lo - row0) : -1;
@@ -293,8 +364,9 @@ int pq_nest_leaf_rows(pq_col_reader *r, pq_nest_stream *s, int32_t rg, const uin
                 if (rc) break;
             }
         }
-        if (s->pos >= len) break;
-        rc = pq_nest_leaf_next(r, buf, len, file_off, &s->pos, l, e);
+        if (s->pos >= w->chunk_len) break;
+        rc = win_page(r, s, w, l, e);
+        if (rc == PQ_NEST_NEED) return wait_bytes(s, l, row0, lo, hi, keep); /* invariant 6 */
     }
     if (rc == 0 && row0 < lo)
         rc = pq_errf_col(e, RINGSCAN_EFORMAT, file_off, r->col->name, "column chunk ends "

@@ -84,7 +84,6 @@
 
 
 
-
 /* Takes the next split of unit u for its owner, or -1 when it has none left. */
 static int take(scan_unit *u)
 {
@@ -293,8 +292,9 @@ static int prefetch(scan_fetch *fx, int core, int ui, bool ahead)
         const scan_colplan *cp = &sp->cols[k];
         if (!(u->pre[k] = fail_calloc((size_t)cp->npieces + 1, sizeof **u->pre))) return -ENOMEM;
         for (int p = 0; p < cp->npieces; p++) {
-            if (cp->pieces[p].dict && sp->shares_rg && !sp->leader) continue; /* ensure_dict */
-            u->pre[k][p] = io_read(fx->cores[core].io, fx->plan->f->file, cp->pieces[p].off, cp->pieces[p].len);
+            const scan_piece *pc = &cp->pieces[p]; /* (ensure_dict's; windowed: task_nwin.c) */
+            if ((pc->dict && sp->shares_rg && !sp->leader) || pc->windowed) continue;
+            u->pre[k][p] = io_read(fx->cores[core].io, fx->plan->f->file, pc->off, pc->len);
             if (!u->pre[k][p]) return -ENOMEM;
         }
     }

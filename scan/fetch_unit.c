@@ -43,7 +43,7 @@ void fetch_unit_range(scan_fetch *fx, scan_unit *u, int k, int from, int to)
         const scan_colplan *cp = splits[i].pruned ? NULL : &splits[i].cols[k];
         for (int p = 0; cp && p < cp->npieces; p++) {
             const scan_piece *pc = &cp->pieces[p];
-            if (pc->dict && splits[i].shares_rg && !has_leader) continue;
+            if ((pc->dict && splits[i].shares_rg && !has_leader) || pc->windowed) continue;
             if (pc->off < lo) lo = pc->off;
             if (pc->off + pc->len > hi) hi = pc->off + pc->len;
         }

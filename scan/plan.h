@@ -38,7 +38,19 @@ typedef struct scan_piece {
     int64_t first_row, nrows; /* dictionary pieces: nrows 0 */
     bool dict;
     bool whole_chunk;
+    bool windowed;            /* a nested leaf's chunk read in windows as its stream asks
+                                 (task_nwin.c), nothing up front: no read is registered or
+                                 prefetched for it and no unit request covers it; len is then
+                                 its first window's bytes (the budget's estimate) */
+    uint64_t chunk_len;       /* whole_chunk: the chunk's bytes */
 } scan_piece;
+
+/* The bytes of a nested leaf's column chunk read at once, at least (64 MiB; a page larger
+ * than it is read whole): a larger chunk is read in windows of this size as its rows are
+ * decoded (scan/task_nwin.c), so memory holds one window per leaf per core, not the chunk.
+ * RINGSCAN_TEST_NEST_WINDOW_BYTES (test only, read once) sets it, so a test windows a small
+ * file's chunk as a large one's. scan/plan_nested.c. */
+uint64_t scan_nest_window_bytes(void);
 
 /* What a split reads of one column. */
 typedef struct scan_colplan {

@@ -2,9 +2,11 @@
  * packed rows hold (plan.h slot_node), and its pieces: one whole chunk per leaf under the
  * node, also in a split of a cut row group (plan_cut.c cuts a group with a nested slot
  * evenly, no index: plan_index.c loads none for it; the split decodes its rows from the
- * chunks, task_nested.c). */
+ * chunks, task_nested.c). A slot with a leaf's chunk over scan_nest_window_bytes reads its
+ * chunks in windows as the split's rows need them (scan_piece.windowed, task_nwin.c). */
 #include <assert.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "common/fail.h"
@@ -56,8 +58,28 @@ int plan_choose_nodes(scan_plan *p, const int32_t *nodes, int nnodes)
     return 0;
 }
 
+enum { NEST_WINDOW_BYTES = 64 << 20 };
+static uint64_t nest_window_bytes = NEST_WINDOW_BYTES;
+static pthread_once_t nest_window_once = PTHREAD_ONCE_INIT;
+
+static void nest_window_read(void)
+{
+    const char *v = getenv("RINGSCAN_TEST_NEST_WINDOW_BYTES");
+    long long n = v ? strtoll(v, NULL, 10) : 0;
+    if (n > 0) nest_window_bytes = (uint64_t)n;
+}
+
+uint64_t scan_nest_window_bytes(void)
+{
+    pthread_once(&nest_window_once, nest_window_read);
+    assert(nest_window_bytes > 0);
+    return nest_window_bytes;
+}
+
 /* Whole-chunk pieces of slot k: its column's chunk, or for a nested node (its first leaf,
- * format/column_nested.h) one chunk per leaf under the node, in column order. */
+ * format/column_nested.h) one chunk per leaf under the node, in column order, every one
+ * windowed (read as its stream asks, task_nwin.c) when one leaf's is over the window size:
+ * a unit request or a prefetch of the others would span the large one between them. */
 int plan_whole_chunks(plan_build *b, const scan_split *sp, int k, scan_colplan *cp, pq_err *e)
 {
     const pq_file_meta *m = &b->p->f->meta;
@@ -65,6 +87,7 @@ int plan_whole_chunks(plan_build *b, const scan_split *sp, int k, scan_colplan *
     assert(n == 1 || first == cp->col);
     cp->pieces = fail_calloc((size_t)n, sizeof *cp->pieces);
     if (!cp->pieces) return -ENOMEM;
+    bool windowed = false;
     for (int32_t i = 0; i < n; i++) {
         uint64_t off, len;
         const pq_chunk_meta *cm = &m->row_groups[sp->rg].chunks[cp->col + i];
@@ -73,9 +96,16 @@ int plan_whole_chunks(plan_build *b, const scan_split *sp, int k, scan_colplan *
             pq_err_column(e, m->columns[cp->col + i].name);
             return rc;
         }
-        cp->pieces[i] = (scan_piece){.off = off, .len = len, .nrows = sp->nrows, .whole_chunk = true};
+        cp->pieces[i] = (scan_piece){.off = off, .len = len, .nrows = sp->nrows,
+                                     .whole_chunk = true, .chunk_len = len};
+        windowed = windowed || (b->p->slot_node[k] >= 0 && len > scan_nest_window_bytes());
     }
     cp->npieces = n;
+    uint64_t win = scan_nest_window_bytes();
+    for (int32_t i = 0; windowed && i < n; i++) { /* every leaf: no unit request spans them */
+        cp->pieces[i].windowed = true;
+        if (cp->pieces[i].len > win) cp->pieces[i].len = win;
+    }
     return 0;
 }
 

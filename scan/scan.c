@@ -38,6 +38,7 @@ static void core_done(scan_t *s, int core)
 {
     scan_core *c = &s->cores[core];
     scan_fetch_core_done(&s->fetch, core);
+    scan_task_core_windows_free(&c->task, s->env.plan->nneed); /* (reads of its io context) */
     if (s->fetch.cores[core].io) {
         scan_io_publish(s, core);
         io_ctx_free(s->fetch.cores[core].io);

@@ -444,6 +444,7 @@ int scan_task_core_init(scan_task_core *tc, const scan_task_env *env, const pq_c
 int64_t scan_task_core_free(scan_task_core *tc, const scan_task_env *env)
 {
     int64_t pages = 0;
+    scan_task_core_windows_free(tc, env->plan->nneed);
     for (int k = 0; tc->readers && k < env->plan->nneed; k++) {
         pages += tc->readers[k].pages_decoded;
         pq_colr_free(&tc->readers[k]);

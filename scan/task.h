@@ -11,7 +11,9 @@
  *  2. A task core's state (readers, vector sets) is touched only by its core's thread; its
  *     counters are relaxed atomics that only that thread writes (snapshots read them).
  *  3. Every wait of a task is an exec_event wait ended by the change it waits for: a
- *     dictionary published, a leader's state, exploration's end, or the scan stopping. */
+ *     dictionary published, a leader's state, exploration's end, or the scan stopping; or a
+ *     future: a read, or a nested slot's gate (task_nwin.c) resolved by the task that holds
+ *     it when its decode ends. */
 #ifndef RINGSCAN_SCAN_TASK_H
 #define RINGSCAN_SCAN_TASK_H
 #include <stdatomic.h>
@@ -87,6 +89,8 @@ typedef struct scan_task_core {
     _Atomic int64_t rows_scanned;    /* rows of the splits this core ran (the balance of the
                                         cores' work: scan_stats core_rows_min/max) */
     scan_core_time time;       /* where the core's time went (core_time.h) */
+    struct task_nslot *nslots; /* NULL, or per slot: the windows of its nested leaves' chunks
+                                  the core holds and the gate of its decode (task_nwin.c) */
 } scan_task_core;
 
 /* The core's readers; 0 or -ENOMEM (tc then safe to free). On the core. */
@@ -197,6 +201,12 @@ void task_publish_dict(scan_task *x, int slot, pq_col_reader *r);
  * it runs, or is claimed and the scan no longer explores. Returns the published one or NULL. */
 const pq_vec *task_wait_dict(scan_task *x, int slot);
 
+/* The core's io context (the fetch floor's, set while the core runs). */
+static inline io_ctx_t *task_io(const scan_task *x)
+{
+    return x->fx->cores[x->core].io;
+}
+
 /* task_pieces.c */
 io_bytes task_piece_bytes(scan_task *x, int slot, int q);
 void task_release_slot(scan_task *x, int slot);
@@ -254,6 +264,25 @@ int task_load_slot(scan_task *x, int slot);
  * (scan/task_nested.c). The kept rows, or with env->keys_defer and x->keys_row >= 0 after it
  * returns the first keys_row of them (the slot then compacted). */
 int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int64_t data);
+/* task_nwin.c: a nested leaf's chunk read in windows (plan.h scan_nest_window_bytes). */
+/* Before a nested slot's leaves are decoded: waits while another task of the core holds the
+ * slot's gate (it awaits a window mid-decode: the core's readers, streams and kept leaves are
+ * the slot's, one decode at a time). 0 or a wait's status. task_nest_leave after the decode
+ * (also on failure) resolves the gate when this task took it. */
+int task_nest_enter(scan_task *x, int slot);
+void task_nest_leave(scan_task *x, int slot);
+/* Rows [lo, hi) of leaf i of slot (piece pc; first: its resolved read, the whole chunk, or
+ * nothing when pc is windowed) into l through the stream s and its reader ri
+ * (format/nest_stream.c), a windowed chunk's windows read as s asks (io_read on the core's
+ * context, awaited, counted as every read is) into the one window the core holds for the
+ * leaf, released once s reaches the chunk's end. 0 or a negative status (x->err names the
+ * offset and the column). */
+int task_nest_rows(scan_task *x, int slot, int i, pq_col_reader *ri, struct pq_nest_stream *s,
+                   const scan_piece *pc, io_bytes first, int64_t lo, int64_t hi, bool to_end,
+                   struct pq_nest_leaf *l);
+/* Releases the windows the core holds (before its io context is freed) and their slots. */
+void scan_task_core_windows_free(scan_task_core *tc, int nneed);
+
 /* A projected column that no conjunct decoded: compacted decode when the mask drops rows. */
 int task_load_projected(scan_task *x, int slot);
 /* The string data to reserve for the split's rows of v (chunk cm): the split's share of the

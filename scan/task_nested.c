@@ -17,7 +17,9 @@
  * rows: plan_cut.c): each leaf through the slot reader's stream (format/nest_stream.c), so
  * the splits of a cut group one core runs in order decode each page once; a split run out
  * of order with nothing parked for it starts its leaf over from the chunk's first page
- * (no core steals such a group's splits: fetch_impl.h fetch_stealable_in).
+ * (no core steals such a group's splits: fetch_impl.h fetch_stealable_in). A leaf's chunk
+ * over the read window is read in windows as its stream asks (task_nwin.c), the slot's gate
+ * held meanwhile (task_nest_enter: the core's other tasks wait for the slot).
  * Invariants: the slot's core reader keeps every leaf's decoded levels and values between
  * splits (pq_nest_leaves_keep: their buffers are reused, a split's worth per leaf held until
  * the scan ends) and every leaf's stream (pq_nest_streams: its place in the chunk, the rows
@@ -126,15 +128,18 @@ static int keys_check(scan_task *x, int slot, const pq_file_meta *m, const pq_ne
     return 0;
 }
 
-/* Leaf i of slot's field (its chunk's bytes b at offset off, footer metadata cm) decoded for
- * the split's window into l: through the reader's stream st[i] (format/nest_stream.c), so
- * the splits of a cut row group this core runs in order decode each page once. Each leaf
+/* Leaf i of slot's field (its piece: the whole chunk read, or windows read as its stream asks,
+ * task_nwin.c; footer metadata cm) decoded for the split's window into l: through the
+ * reader's stream st[i] (format/nest_stream.c), so the splits of a cut row group this core
+ * runs in order decode each page once. Each leaf
  * decodes with its stream's own reader (its dictionary kept with it, reset when the stream
  * starts a chunk over); the slot's reader r lends its limits and decompression count. */
-static int leaf_rows(scan_task *x, pq_col_reader *r, pq_nest_stream *st, int i,
-                     const pq_column_desc *d, const pq_chunk_meta *cm, io_bytes b, int64_t off,
-                     pq_nest_leaf *l)
+static int leaf_rows(scan_task *x, int slot, pq_col_reader *r, pq_nest_stream *st, int i,
+                     const pq_column_desc *d, const pq_chunk_meta *cm, pq_nest_leaf *l)
 {
+    const scan_piece *pc = &x->sp->cols[slot].pieces[i];
+    io_bytes b = {0}; /* (windowed: none read up front, task_nwin.c) */
+    if (!pc->windowed) b = task_piece_bytes(x, slot, i);
     pq_col_reader *ri = &st[i].rd;
     if (!ri->col) pq_colr_init(ri, d, cm->codec, &r->limits);
     ri->codec = cm->codec; /* (a stream restarts at a new chunk, whose codec may differ) */
@@ -150,8 +155,7 @@ static int leaf_rows(scan_task *x, pq_col_reader *r, pq_nest_stream *st, int i,
     if (nv > 0 && rg_rows > 0)
         nv = (int64_t)((double)nv * (double)(hi - lo) / (double)rg_rows) + 1024;
     int rc = nv > 0 ? pq_nest_leaf_reserve(l, nv) : 0;
-    return rc ? rc : pq_nest_leaf_rows(ri, &st[i], x->sp->rg, b.data, b.len, off, lo, hi,
-                                       hi == rg_rows, l, &x->err);
+    return rc ? rc : task_nest_rows(x, slot, i, ri, &st[i], pc, b, lo, hi, hi == rg_rows, l);
 }
 
 int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int64_t data)
@@ -162,10 +166,12 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int6
     int32_t top = x->plan->slot_node[slot];
     assert(top >= 0);
     int n = cp->npieces;
+    int rc = task_nest_enter(x, slot); /* (r's leaves and streams: one decode at a time) */
+    if (rc) return rc;
     pq_nest *t = fail_malloc(sizeof *t * (size_t)PQ_NEST_CAP(m, top));
     pq_nest_leaf *leaves = pq_nest_leaves_keep(r, &m->columns[cp->col], n);
     pq_nest_stream *st = leaves ? pq_nest_streams(r, &m->columns[cp->col], n) : NULL;
-    int rc = t && leaves && st ? 0 : -ENOMEM;
+    rc = t && leaves && st ? 0 : -ENOMEM;
     if (rc == 0 && (rc = pq_nest_build(m, top, t, &x->err)) > 0) rc = 0;
     if (rc == 0 && t[0].leaf_hi - t[0].leaf_lo != n)
         rc = pq_errf_col(&x->err, RINGSCAN_EFORMAT, -1, m->nodes[top].path, "field has %d "
@@ -173,8 +179,7 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int6
     bool cols = rc == 0 && pq_nest_has_columns(m, t) && cols_ok(x, slot);
     for (int i = 0; rc == 0 && i < n; i++) {
         const pq_chunk_meta *cm = &m->row_groups[x->sp->rg].chunks[cp->col + i];
-        rc = leaf_rows(x, r, st, i, &m->columns[cp->col + i], cm, task_piece_bytes(x, slot, i),
-                       (int64_t)cp->pieces[i].off, &leaves[i]);
+        rc = leaf_rows(x, slot, r, st, i, &m->columns[cp->col + i], cm, &leaves[i]);
     }
     int64_t rows = rc == 0 ? nest_select(x, slot, m, t, leaves) : 0;
     if (rc == 0) rc = keys_check(x, slot, m, t, leaves, &rows);
@@ -182,6 +187,7 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int6
     if (rc == 0 && !cols) rc = pq_vec_reserve(v, rows, guess);
     if (rc == 0 && cols) rc = pq_nest_columns(m, t, leaves, rows, v, &x->err);
     else if (rc == 0) rc = pq_nest_assemble(m, t, leaves, rows, v, &x->err);
+    task_nest_leave(x, slot);
     free(t);
     return rc;
 }

@@ -16,12 +16,6 @@ static bool unit_backed(const scan_task *x, int slot, int q)
     return x->by_unit && scan_fetch_is_unit_fut(x->fx, x->unit, slot, x->futs[slot][q]);
 }
 
-/* The core's io context (the fetch floor's, set while the core runs). */
-static io_ctx_t *task_io(const scan_task *x)
-{
-    return x->fx->cores[x->core].io;
-}
-
 /* The bytes of piece p of slot (resolved): its own read, or its slice of the unit's request
  * (which it marks used). A unit request shorter than planned (a truncated file) yields a
  * short slice, which the page decoder reports at the piece's offset. */
@@ -107,9 +101,9 @@ int task_register_all(scan_task *x)
         bool skip_dict = task_shared_dict(x, k) != NULL || (x->sp->shares_rg && !x->sp->leader);
         for (int q = 0; q < cp->npieces; q++) {
             fut_t *pre = x->by_unit ? NULL : scan_fetch_take_pre(x->fx, x->unit, x->index, k, q);
-            if (cp->pieces[q].dict && skip_dict) {
+            if ((cp->pieces[q].dict && skip_dict) || cp->pieces[q].windowed) {
                 if (pre) fut_unref(pre); /* published since the reservation */
-                continue;
+                continue; /* (windowed: read as its stream asks, task_nwin.c) */
             }
             if (pre) {
                 x->futs[k][q] = pre;

@@ -65,11 +65,7 @@ pq.write_table(t, out, row_group_size=n, data_page_size=4096, compression="snapp
                data_page_version="2.0" if v2 else "1.0", use_dictionary=not v2)
 assert pq.ParquetFile(out).metadata.num_row_groups == 1
 for where, rows in (("", t), ("_f", t.filter(pc.greater(t["id"], 12345))), ("_l", t.slice(0, 10))):
-    cols = ge.column_texts(rows)
-    keys = [ge.json_string(c[0]) + ":" for c in cols]
-    with open(out + where + ".jsonl", "w", encoding="utf-8", newline="") as fh:
-        for r in range(rows.num_rows):
-            fh.write("{" + ",".join(k + c[1][r] for k, c in zip(keys, cols)) + "}\n")
+    ge.write_jsonl(out + where + ".jsonl", rows)
 PYEOF
 
 stat_of() { sed -n "s/.*[ ,]$1 \([0-9]*\).*/\1/p" "$2" | head -n1; }

@@ -484,11 +484,21 @@ def one_file(name):
     return [name, "read", str(table.num_rows), str(len(cols)), write_rows(name, stem, table, cols)]
 
 
+def jsonl_lines(cols, n):
+    """The canonical JSONL line of each of the n rows of column_texts' cols."""
+    keys = [json_string(c[0]) + ":" for c in cols]
+    return ["{" + ",".join(k + c[1][r] for k, c in zip(keys, cols)) + "}\n" for r in range(n)]
+
+
+def write_jsonl(path, table):
+    """Every row of table as canonical JSONL (what `ringscan scan --format jsonl` prints)."""
+    write_file(path, "".join(jsonl_lines(column_texts(table), table.num_rows)))
+
+
 def write_rows(name, stem, table, cols):
     """The .jsonl (and .summary.json) of a table; returns the MANIFEST reason."""
     n = table.num_rows
-    keys = [json_string(c[0]) + ":" for c in cols]
-    lines = ["{" + ",".join(k + c[1][r] for k, c in zip(keys, cols)) + "}\n" for r in range(n)]
+    lines = jsonl_lines(cols, n)
     write_file(stem + ".jsonl", "".join(lines[:MAX_ROWS]))
     check_expect_csv(name, cols)
     reason = ""
