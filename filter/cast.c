@@ -20,11 +20,12 @@ static bool digit(char c)
 }
 
 /* s without the spaces around it and the '_' between two digits into out (FLT_CAST_MAX bytes);
- * false for an '_' elsewhere or nothing left. */
+ * false for an '_' elsewhere, nothing left or more than out holds. */
 static bool clean(const char *s, char *out)
 {
     while (space(*s)) s++;
-    size_t n = strlen(s), k = 0;
+    size_t n = strnlen(s, FLT_CAST_MAX), k = 0;
+    if (n == FLT_CAST_MAX) return false; /* (every caller's limit, checked here too) */
     while (n > 0 && space(s[n - 1])) n--;
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '_' && !(i > 0 && digit(s[i - 1]) && i + 1 < n && digit(s[i + 1]))) return false;
