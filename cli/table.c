@@ -3,7 +3,8 @@
  * Rules:
  *  - A header line of the column names, then one line per row, cells joined by " | ".
  *  - A null is NULL; an empty string is an empty cell, so the two never look alike.
- *  - Text is escaped so one row is one line: \n, \r, \t, \\ and \xHH for other control bytes.
+ *  - Text is escaped so one row is one line and nothing in it acts on the terminal: \n, \r,
+ *    \t, \\, \xHH for other control bytes, and \uHHHH for C1 controls and U+2028 / U+2029.
  *  - Columns are aligned by display width (table_display_width: wide characters count 2):
  *    numbers (integers, floats, decimals) to the right, everything else to the left; the last
  *    column is not padded on the right.
@@ -22,6 +23,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,15 +112,29 @@ static void cell_cut(print_table *t)
     t->cell_len += 3;
 }
 
+/* The length of a character at p[0, n) that a terminal may act on: a C1 control (U+0080 to
+ * U+009F, whose U+009B starts an escape sequence) or the line and paragraph separators
+ * (U+2028, U+2029); 0 for any other. Its code point into *cp. */
+static size_t unsafe_char(const uint8_t *p, size_t n, unsigned *cp)
+{
+    if (n >= 2 && p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) return *cp = p[1], 2;
+    if (n >= 3 && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9))
+        return *cp = 0x2000u | (p[2] - 0x80u), 3;
+    return 0;
+}
+
 /* Text bytes into the cell, escaped (see the rules above), cut at the cap. */
 static void cell_text(print_table *t, const uint8_t *p, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     for (size_t i = 0; i < n; i++) {
         uint8_t c = p[i];
-        char esc[4] = {'\\', 0, 0, 0};
-        size_t k = 2;
-        if (c == '\n')
+        char esc[8] = {'\\', 0, 0, 0};
+        size_t k = 2, m;
+        unsigned cp;
+        if ((m = unsafe_char(p + i, n - i, &cp)) > 0)
+            k = (size_t)snprintf(esc, sizeof esc, "\\u%04x", cp), i += m - 1;
+        else if (c == '\n')
             esc[1] = 'n';
         else if (c == '\r')
             esc[1] = 'r';

@@ -64,7 +64,8 @@ if py=$(scripts/pyenv.sh 2>/dev/null | tail -n1) && [ -x "$py" ]; then
     "$py" - "$dir/s.parquet" <<'P'
 import sys, pyarrow as pa, pyarrow.parquet as pq
 v = ["", None, "NULL", "a\nb", "c\r\nd", "tab\there", "back\\slash", "bell\x07", "中文", " pad ",
-     "x" * 2000, "\u00e9" * 600, "a" + "\u00e9" * 600]
+     "x" * 2000, "\u00e9" * 600, "a" + "\u00e9" * 600, "csi\u009b2J", "line\u2028sep\u2029",
+     "\u00a0nbsp\u2027"]
 pq.write_table(pa.table({"n": pa.array(range(len(v)), pa.int8()), "s": pa.array(v, pa.string())}), sys.argv[1])
 P
     cat >"$dir/want" <<'T'
@@ -81,7 +82,10 @@ n | s
 9 |  pad 
 T
     { printf '10 | %s...\n' "$(printf 'x%.0s' $(seq 1024))"; printf '11 | %s...\n' "$(printf '\xc3\xa9%.0s' $(seq 512))"
-      printf '12 | a%s...\n' "$(printf '\xc3\xa9%.0s' $(seq 511))"; } >>"$dir/want"
+      printf '12 | a%s...\n' "$(printf '\xc3\xa9%.0s' $(seq 511))"
+      # a C1 control (U+009B starts a terminal's escape sequence) and the line separators are
+      # escaped (they went out as they were); U+00A0 and U+2027 are printable and stay
+      printf '13 | csi\\u009b2J\n14 | line\\u2028sep\\u2029\n15 | \xc2\xa0nbsp\xe2\x80\xa7\n'; } >>"$dir/want"
     sed -i -E 's/^([0-9]) \|/ \1 |/; s/^n \|/ n |/' "$dir/want"
     same_as "empty, NULL, escapes, long cells cut" "$R" scan "$dir/s.parquet" --ordered
 else
