@@ -826,9 +826,9 @@ RINGSCAN_API int ringscan_count(ringscan_file *f, const ringscan_options *o,
  * complete (its counters final: bytes_read + bytes_kept = bytes_used + bytes_wasted), which a
  * snapshot taken while the scan runs need not be. A scan that ended already, or NULL: no-op.
  * Thread-safe against a ringscan_scan_next (or the stream's get_next) waiting on another
- * thread, the way a host cancels a scan (a Ctrl-C handler, a deadline): a file's scan cancels
- * its reads in flight (a stalled server's too) and wakes that call, which returns 0 once the
- * splits running end their current step; a dataset's scan stops once that call returned.
+ * thread, the way a host cancels a scan (a Ctrl-C handler, a deadline): its reads in flight
+ * (a stalled server's too; a dataset's footer reads too) are cancelled and that call wakes,
+ * returning 0 once the splits running end their current step.
  * Not against ringscan_scan_free. */
 RINGSCAN_API void ringscan_scan_stop(ringscan_scan *s);
 

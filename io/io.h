@@ -278,10 +278,11 @@ int io_ctx_new(io_ctx_t **out, exec_t *e, const io_opts_t *opts);
  * future was released (the context is freed then). Only on its core's thread. */
 void io_ctx_free(io_ctx_t *ctx);
 
-/* Cancels ctx's ranges in flight (a scan stopped by its host: a read waiting on a stalled
- * server would hold the stop for the store's whole timeout and retries): their requests fail
- * with -ECANCELED once the backend confirms. Later reads go as usual. Only on its core's
- * thread. */
+/* Cancels ctx's reads (a scan stopped by its host: a read waiting on a stalled server would
+ * hold the stop for the store's whole timeout and retries): its requests not submitted yet
+ * fail with -ECANCELED at once, its ranges and open requests in flight once the backend
+ * confirms, and every later io_read and io_file_open_await on ctx fails with -ECANCELED at
+ * once (a task that was between two reads reads nothing more). Only on its core's thread. */
 void io_ctx_cancel_reads(io_ctx_t *ctx);
 
 /* Frees the range buffers kept process-wide between contexts (at most IO_STASH_BYTES: a

@@ -5,7 +5,8 @@
  *   io_read.c (public API, request hooks) -> io_flush.c (coalescing, budget)
  *     -> io_range.c (one range from creation to release) -> io_ctx.c (records, buffer pool)
  * and a file may skip a level (io_read.c -> io_range.c, io_ctx.c; io_flush.c -> io_ctx.c);
- * io_open.c (a file opened from a task) calls io_file.c and io_ctx.c.
+ * io_open.c (a file opened from a task) calls io_file.c and io_ctx.c; io_read.c calls it to
+ * cancel the opens in flight (io_ctx_cancel_reads).
  * A completion comes back through exec (io_range.c's own op callback), never by a call up.
  * Invariants:
  *  1. A request is in exactly one place: the context's pending list (REGISTERED, WANTED),
@@ -90,6 +91,8 @@ struct io_ctx {
     bool stall_escape;   /* it fired with no release since: one range may exceed the budget */
     int guard; /* > 0 while a function walks the context: postpones freeing it */
     int n_opens; /* open requests in flight (io_open.c): postpone freeing it too */
+    struct io_opening *opens; /* those requests (io_open.c invariant 3) */
+    bool cancelled; /* io_ctx_cancel_reads ran: every later read and open fails at once */
     void *be_core[IO_BACKENDS_MAX]; /* each backend's per-core state, made at its first read */
     bool be_made[IO_BACKENDS_MAX];
     io_req **scratch;
@@ -148,6 +151,11 @@ void io_range_drop_member(io_req *r);
 /* Cancels the read of every in-flight range of ctx (once per range): closing, or its scan
  * stopped (io_ctx_cancel_reads). On its core. */
 void io_range_cancel_all(io_ctx_t *ctx);
+
+/* io_open.c */
+/* Asks the backend to cancel every open request of ctx in flight: each completes failed
+ * (-ECANCELED) or with its real result. On ctx's core. */
+void io_opens_cancel(io_ctx_t *ctx);
 
 /* io_flush.c (calls io_range.c, io_ctx.c) */
 /* The executor hook (exec_hook_add): coalesces the wanted requests into ranges and starts

@@ -5,14 +5,15 @@
  * REGISTERED to WANTED or to dropped. The top of io/: it calls io_flush.c (as the executor
  * hook), io_range.c (a submitted request dropped, ranges cancelled on close) and io_ctx.c.
  * Invariants:
- *  1. A request's future is completed here only by io_ctx_free (pending requests fail with
- *     -ECANCELED) or at once for a request inside the kept bytes (invariant 4); otherwise by
+ *  1. A request's future is completed here only by io_ctx_free or io_ctx_cancel_reads
+ *     (pending requests fail with -ECANCELED) or at once for a request inside the kept bytes
+ *     (invariant 4) or after a cancel (failed: invariant 3); otherwise by
  *     io_flush.c (-ENOMEM before submission) or by its range's delivery (io_range.c),
  *     exactly once either way.
  *  2. A request dropped before submission is unlinked and freed at once and never read; one
  *     dropped after submission leaves its range, which is cancelled once it has no member.
  *  3. Each io_read either returns a completed future (len 0, over a limit, inside the kept
- *     bytes: invariant 4) or links exactly one REGISTERED request on the pending list and
+ *     bytes: invariant 4, the context cancelled) or links exactly one REGISTERED request on the pending list and
  *     counts it live.
  *  4. A request inside its file's kept bytes (io.h invariant 5) is made DONE at once, on no
  *     list and in no range, counted live until its future dies (so the context outlives the
@@ -61,6 +62,18 @@ int io_ctx_new(io_ctx_t **out, exec_t *e, const io_opts_t *opts)
     return 0;
 }
 
+/* Fails every request not submitted yet with -ECANCELED and why (invariant 1). */
+static void fail_pending(io_ctx_t *ctx, const char *why)
+{
+    while (ctx->phead) { /* still referenced by someone: fail, hooks clear themselves */
+        io_req *r = ctx->phead;
+        io_req_unlink_pending(ctx, r);
+        fut_fail(r->fut, -ECANCELED, why);
+        ctx->c.requests_failed++;
+        io_req_free(r);
+    }
+}
+
 void io_ctx_free(io_ctx_t *ctx)
 {
     assert(ctx && !ctx->closing && exec_current() == ctx->e);
@@ -73,13 +86,7 @@ void io_ctx_free(io_ctx_t *ctx)
         ctx->stall_timer = NULL;
         fut_unref(t);
     } /* else it fired: its callback is queued and frees ctx (io_stall_fired) */
-    while (ctx->phead) { /* still referenced by someone: fail, hooks clear themselves */
-        io_req *r = ctx->phead;
-        io_req_unlink_pending(ctx, r);
-        fut_fail(r->fut, -ECANCELED, "read cancelled: io context closed");
-        ctx->c.requests_failed++;
-        io_req_free(r);
-    }
+    fail_pending(ctx, "read cancelled: io context closed");
     io_range_cancel_all(ctx);
     ctx->guard--;
     io_ctx_maybe_free(ctx);
@@ -87,8 +94,11 @@ void io_ctx_free(io_ctx_t *ctx)
 
 void io_ctx_cancel_reads(io_ctx_t *ctx)
 {
-    assert(ctx && !ctx->closing);
+    assert(ctx && !ctx->closing && exec_current() == ctx->e);
+    ctx->cancelled = true; /* (io_read, io_file_open_await) */
+    fail_pending(ctx, "read cancelled: the scan was stopped");
     io_range_cancel_all(ctx);
+    io_opens_cancel(ctx);
 }
 
 static void io_req_want_hook(void *p)
@@ -155,6 +165,13 @@ fut_t *io_read(io_ctx_t *ctx, io_file_t *f, uint64_t off, uint64_t len)
     if (!fut) return NULL;
     if (len == 0) {
         fut_resolve(fut, (void *)&io_empty, NULL);
+        return fut;
+    }
+    if (ctx->cancelled) { /* io_ctx_cancel_reads */
+        char msg[FUT_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s: read of %" PRIu64 " bytes at %" PRIu64
+                 " cancelled: the scan was stopped", f->name, len, off);
+        fut_fail(fut, -ECANCELED, msg);
         return fut;
     }
     if (len > IO_REQUEST_BYTES_MAX || off > UINT64_MAX - len ||

@@ -339,7 +339,7 @@ static int scan_next_locked(ringscan_scan *s, struct ArrowArray *out, ringscan_e
  * cancellation, dropped). */
 static int stopped_result(ringscan_scan *s, struct ArrowArray *out, int rc, ringscan_error *err)
 {
-    if (rc == 1) out->release(out);
+    if (rc == 1) atomic_fetch_add(&s->rows_dropped, out->length), out->release(out);
     s->last_error[0] = '\0';
     if (err) memset(err, 0, sizeof *err);
     return 0;
@@ -372,7 +372,7 @@ void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
                             .row_groups_total = st.row_groups_total,
                             .row_groups_pruned = st.row_groups_pruned, .pages_total = st.pages_total,
                             .pages_pruned = st.pages_pruned, .rows_scanned = st.rows_scanned,
-                            .rows_out = st.rows_out, .io_uring = st.uring, .splits = st.splits,
+                            .rows_out = st.rows_out - atomic_load(&s->rows_dropped), .io_uring = st.uring, .splits = st.splits,
                             .splits_all_false = st.splits_all_false, .plan_reads = st.plan_reads,
                             .plan_bytes = st.plan_bytes, .pages_dict_evaluated = st.dict_eval_pages,
                             .pages_sel_evaluated = st.sel_eval_pages,
@@ -427,7 +427,8 @@ static void scan_unref(ringscan_scan *s)
 void ringscan_scan_stop(ringscan_scan *s)
 {
     if (!s || atomic_exchange(&s->stopped, true)) return;
-    if (!s->ds) scan_cancel(s->scan); /* a next waiting on another thread returns */
+    if (s->ds) ds_scan_cancel(s->ds); /* a next waiting on another thread returns */
+    else scan_cancel(s->scan);
     pthread_mutex_lock(&s->next_mu);  /* then one end: it, or this one */
     if (s->ds) ds_scan_stop(s->ds);
     else scan_end(s->scan);

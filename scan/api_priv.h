@@ -63,6 +63,8 @@ struct ringscan_scan {
     ringscan_expr *filter_expr; /* a dataset's scan: its copy of options.filter_expr, which
                                   its files type as they open (the caller's may be freed) */
     _Atomic bool stopped;      /* ringscan_scan_stop (any thread): no batch after it */
+    _Atomic int64_t rows_dropped; /* the rows of a batch the stop cut short (stopped_result):
+                                     never handed out, so not in the stats' rows_out */
     pid_t pid;                 /* the process that started it: a child forked meanwhile holds a
                                   copy whose threads do not exist there, and never frees it
                                   (its end would wait for them forever) */

@@ -312,11 +312,15 @@ static bool room(ds_scan *d)
 }
 
 /* Starts files after the last started while there is room (or none is left): footers read
- * in windows as needed, pruned files skipped. */
-static int fill(ds_scan *d, pq_err *e)
+ * in windows as needed, pruned files skipped. While a file runs, or without wait, only files
+ * whose footers are read (the next ones' read in the background): a file's batches are not
+ * held back by a later file's footer, and the scan's start never waits on one (a stalled
+ * footer read then waits in a next, which a stop cancels). */
+static int fill(ds_scan *d, bool wait, pq_err *e)
 {
     const ds_list *l = d->a.list;
     while (room(d) && d->next < l->nfiles && !d->done) {
+        if ((!wait || d->nrun > 0) && !ds_footers_try(&d->ft, d->next)) break;
         int i = d->next++;
         ds_slot *sl = &d->ft.slots[i];
         if (sl->pruned) continue;
@@ -342,8 +346,9 @@ static int fill(ds_scan *d, pq_err *e)
 static int pull(ds_scan *d, scan_batch *out, int64_t *pos, pq_err *e)
 {
     for (;;) {
+        if (atomic_load(&d->stop)) return d->done = true, 0; /* (ds_scan_stop ends it) */
         reap(d, false);
-        int rc = d->done ? 0 : fill(d, e);
+        int rc = d->done ? 0 : fill(d, true, e);
         bool full = rc == 0 && d->a.limit >= 0 && !d->topk.nkeys && d->rows_out >= d->a.limit;
         if (rc == 0 && (d->nrun == 0 || full)) end_all(d); /* every counter final */
         if (rc || d->nrun == 0) return d->done = true, rc;
@@ -448,20 +453,8 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
         if (rc == 0) rc = ds_schema_parts(&d->s, l);
     }
     if (rc == 0) rc = ds_resolve_out(d, a, e);
-    if (rc == 0) rc = fill(d, e); /* the first files' errors (a filter's) now */
+    if (rc == 0) rc = fill(d, false, e); /* the first files' errors (a filter's) now */
     return rc;
-}
-
-int ds_scan_schema(ds_scan *d, struct ArrowSchema *out)
-{
-    int rc = scan_arrow_schema(d->acols, d->nout, d->a.arrow_flags, out);
-    if (rc == 0 && (rc = scan_arrow_schema_metadata(out, d->s.metadata)) != 0) out->release(out);
-    return rc;
-}
-
-const pq_column_desc *ds_scan_column(const ds_scan *d, int i)
-{
-    return i >= 0 && i < d->nout ? &d->s.cols[d->out[i]].desc : NULL;
 }
 
 const char *ds_scan_explain(const ds_scan *d)
@@ -473,6 +466,12 @@ void ds_scan_stop(ds_scan *d)
 {
     end_all(d);
     d->done = d->topk_done = true; /* no file starts, no Top-K answer from the rows so far */
+}
+
+void ds_scan_cancel(ds_scan *d)
+{
+    atomic_store(&d->stop, true);
+    if (d->rt) scan_rt_cancel(d->rt);
 }
 
 void ds_scan_free(ds_scan *d)

@@ -40,6 +40,7 @@
 #include "scan/dataset.h"
 #include "scan/ds_npair.h"
 #include "scan/pqfile.h"
+#include "scan/scan_rt.h"
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -410,6 +411,7 @@ typedef struct ds_slot {
 typedef struct ds_fcore {
     io_ctx_t *io;
     int tasks;
+    struct ds_footers *f;
 } ds_fcore;
 
 typedef struct ds_footers {
@@ -430,9 +432,12 @@ typedef struct ds_footers {
     _Atomic uint64_t bytes;     /* footer bytes read so far (ds_open.c footer_bytes) */
     struct scan_rt *rt;         /* NULL, or the runtime whose cores read the footers */
     ds_fcore *cores;            /* [rt->threads] */
-    pthread_mutex_t mu;         /* with cv: tasks, the footer tasks spawned and not ended */
+    pthread_mutex_t mu;         /* with cv: tasks, the footer tasks spawned and not ended, */
     pthread_cond_t cv;
     int tasks;
+    int posts;                  /* and the cancel messages posted and not run (ds_open.c) */
+    atomic_bool stop;           /* the runtime was cancelled: no footer read starts */
+    scan_rt_member member;      /* what the runtime's cancel reaches (ds_footers_run_on) */
 } ds_footers;
 
 /* With share (NULL: none) the bytes of each footer held (its serialized metadata and the
@@ -443,7 +448,8 @@ int ds_footers_init(ds_footers *f, const ds_list *l, const io_open_opts *io, int
 void ds_footers_free(ds_footers *f);
 /* The runtime whose cores read the footers, before any is read (without one, or when no task
  * can be spawned, the host reads them itself, blocking): rt outlives f's reads
- * (ds_footers_free waits for them). 0 or -ENOMEM. */
+ * (ds_footers_free waits for them). Its cancel (scan_rt_cancel) cancels the footer reads in
+ * flight and fails every footer not read yet (-ECANCELED). 0 or -ENOMEM. */
 int ds_footers_run_on(ds_footers *f, struct scan_rt *rt);
 /* The end of the window of at most kept unpruned files starting at from. */
 int ds_footers_window_end(const ds_footers *f, int from, int kept);
@@ -457,6 +463,10 @@ void ds_footers_close(ds_footers *f, int i);
  * at most max_open files are read and not yet taken at once, and a file's footer is ready
  * before its scan starts when the budget allowed. */
 void ds_footers_need(ds_footers *f, int i);
+/* Whether file i's footer is there without waiting (pruned, read, or failed: ds_footers_need
+ * returns at once); when it is not, its window is read in the background unless a window is
+ * being read already, so a later call finds it. */
+bool ds_footers_try(ds_footers *f, int i);
 /* Waits for the window read ahead, if any (ds_footers_need): no footer read is in flight when
  * this returns, so the footer and store counters are final. */
 void ds_footers_join(ds_footers *f);

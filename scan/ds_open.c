@@ -12,7 +12,12 @@
  *     not hand out (tasks a core could not create: ds_footers_open).
  *  2. A core's footer io context (cores[c].io) exists while a footer task runs there: the
  *     first task on the core makes it, the last frees it, so none outlives the window and
- *     the host never touches it. */
+ *     the host never touches it.
+ *  3. A cancel (cancel_footers, from the thread that stops the scan) sets stop, then posts a
+ *     message to each core that cancels that core's footer io context: a task sees stop
+ *     before its next footer, or has registered that footer's open or read when the message
+ *     runs (a task runs until it waits), and the context refuses every read after. The
+ *     messages are counted in posts until they ran, so f outlives them (join_readers). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -40,11 +45,49 @@ int ds_footers_init(ds_footers *f, const ds_list *l, const io_open_opts *io, int
     return f->slots ? 0 : -ENOMEM;
 }
 
+/* n of f's footer tasks or cancel messages ended (or were never made); the host's join
+ * wakes when none is left. */
+static void tasks_end(ds_footers *f, int n, int posts)
+{
+    pthread_mutex_lock(&f->mu);
+    f->tasks -= n, f->posts -= posts;
+    if (f->tasks == 0 && f->posts == 0) pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* On a core (invariant 3): its footer tasks' reads and opens cancelled, and every later one
+ * on their io context (io_ctx_cancel_reads). */
+static void cancel_core(void *arg)
+{
+    ds_fcore *c = arg;
+    if (c->io) io_ctx_cancel_reads(c->io);
+    tasks_end(c->f, 0, 1);
+}
+
+/* The runtime's cancel (scan_rt.h: any thread, under rt->mu): no footer read starts after
+ * it, the ones in flight cancelled on their cores. */
+static void cancel_footers(void *arg)
+{
+    ds_footers *f = arg;
+    atomic_store(&f->stop, true); /* before the posts: a task that missed it has its reads
+                                     registered when the message runs (invariant 3) */
+    for (int c = 0; c < f->rt->threads; c++) {
+        pthread_mutex_lock(&f->mu);
+        f->posts++;
+        pthread_mutex_unlock(&f->mu);
+        if (exec_post(exec_group_core(f->rt->g, c), cancel_core, &f->cores[c]) != 0)
+            tasks_end(f, 0, 1); /* (a full inbox: that core's reads run to their end) */
+    }
+}
+
 int ds_footers_run_on(ds_footers *f, scan_rt *rt)
 {
     f->cores = fail_calloc((size_t)rt->threads, sizeof *f->cores);
     if (!f->cores) return -ENOMEM;
+    for (int c = 0; c < rt->threads; c++) f->cores[c].f = f;
     f->rt = rt;
+    f->member = (scan_rt_member){.cancel = cancel_footers, .arg = f};
+    scan_rt_join(rt, &f->member);
     return 0;
 }
 
@@ -67,6 +110,7 @@ void ds_footers_close(ds_footers *f, int i)
 
 void ds_footers_free(ds_footers *f)
 {
+    if (f->rt) scan_rt_part(f->rt, &f->member); /* no cancel posts after */
     ds_footers_join(f);
     for (int i = 0; f->slots && i < f->list->nfiles; i++) f->slots[i].held = false, ds_footers_close(f, i);
     free(f->slots), free(f->cores);
@@ -87,6 +131,10 @@ static void read_window(ds_footers *f, io_ctx_t *io)
         if (sl->pruned || sl->f || sl->rc) continue;
         sl->e = (pq_err){.offset = -1};
         const char *path = f->list->files[i].path;
+        if (atomic_load(&f->stop)) { /* cancel_footers */
+            sl->rc = pq_errf(&sl->e, -ECANCELED, -1, "footer read cancelled: the scan was stopped");
+            continue;
+        }
         sl->rc = io ? pqf_open_async(&sl->f, io, path, f->io, DS_TAIL_BYTES, NULL, &sl->e)
                     : pqf_open_tail(&sl->f, path, f->io, DS_TAIL_BYTES, NULL, &sl->e);
         uint64_t n = sl->rc ? 0 : footer_bytes(sl->f);
@@ -98,19 +146,10 @@ static void read_window(ds_footers *f, io_ctx_t *io)
     }
 }
 
-/* n of f's footer tasks ended (or were never made); the host's join wakes at 0. */
-static void tasks_end(ds_footers *f, int n)
-{
-    pthread_mutex_lock(&f->mu);
-    f->tasks -= n;
-    if (f->tasks == 0) pthread_cond_broadcast(&f->cv);
-    pthread_mutex_unlock(&f->mu);
-}
-
 static void spawn_failed(void *arg, int missing, int status)
 {
     (void)status;
-    tasks_end(arg, missing);
+    tasks_end(arg, missing, 0);
 }
 
 /* A footer task (invariant 2): the core's io context shared by its footer tasks. */
@@ -124,7 +163,7 @@ static void footer_task(void *arg)
     if (c->tasks++ == 0 && io_ctx_new(&c->io, e, &o) != 0) c->io = NULL;
     read_window(f, c->io);
     if (--c->tasks == 0 && c->io) io_ctx_free(c->io), c->io = NULL;
-    tasks_end(f, 1);
+    tasks_end(f, 1, 0);
 }
 
 /* Spawns the readers of the window [next, end) of want footers: up to DS_FOOTER_TASKS tasks
@@ -140,17 +179,18 @@ static int start_readers(ds_footers *f, int want)
         pthread_mutex_lock(&f->mu);
         f->tasks += k;
         pthread_mutex_unlock(&f->mu);
-        if (exec_group_spawn(f->rt->g, c, footer_task, f, k, spawn_failed) != 0) tasks_end(f, k);
+        if (exec_group_spawn(f->rt->g, c, footer_task, f, k, spawn_failed) != 0) tasks_end(f, k, 0);
         else spawned += k;
     }
     return spawned;
 }
 
-/* Waits until every footer task spawned has ended (invariant 1). */
+/* Waits until every footer task spawned has ended (invariant 1), and every cancel message
+ * posted has run (invariant 3). */
 static void join_readers(ds_footers *f)
 {
     pthread_mutex_lock(&f->mu);
-    while (f->tasks > 0) pthread_cond_wait(&f->cv, &f->mu);
+    while (f->tasks > 0 || f->posts > 0) pthread_cond_wait(&f->cv, &f->mu);
     pthread_mutex_unlock(&f->mu);
 }
 
@@ -208,9 +248,15 @@ static bool ahead_fits(ds_footers *f, int n)
     return held + mean * (uint64_t)n < f->share->limit;
 }
 
+/* The kept files of a window read for the scans (ds_footers_need). */
+static int half_window(const ds_footers *f)
+{
+    return f->max_open / 2 > 0 ? f->max_open / 2 : 1;
+}
+
 void ds_footers_need(ds_footers *f, int i)
 {
-    int half = f->max_open / 2 > 0 ? f->max_open / 2 : 1;
+    int half = half_window(f);
     if (f->ahead_to > 0 && i >= f->win_end && i < f->ahead_to) ds_footers_join(f); /* its turn */
     ds_slot *sl = &f->slots[i];
     if (!sl->f && !sl->rc) { /* past every window read: read its own now */
@@ -220,6 +266,24 @@ void ds_footers_need(ds_footers *f, int i)
     }
     if (f->ahead_to == 0 && f->win_end > i && f->win_end < f->list->nfiles && ahead_fits(f, half))
         start_ahead(f, f->win_end, ds_footers_window_end(f, f->win_end, half));
+}
+
+bool ds_footers_try(ds_footers *f, int i)
+{
+    if (f->ahead_to > 0 && i >= f->win_end && i < f->ahead_to) {
+        pthread_mutex_lock(&f->mu);
+        bool reading = f->tasks > 0;
+        pthread_mutex_unlock(&f->mu);
+        if (reading) return false; /* invariant 1: the slot is a task's */
+        ds_footers_join(f);
+    }
+    const ds_slot *sl = &f->slots[i];
+    if (sl->pruned || sl->f || sl->rc) return true;
+    if (f->ahead_to == 0) { /* the slots before i were handed out: i's window is next */
+        f->win_end = i;
+        start_ahead(f, i, ds_footers_window_end(f, i, half_window(f)));
+    }
+    return false;
 }
 
 int ds_footers_error(const ds_footers *f, int i, pq_err *e)

@@ -1,7 +1,8 @@
 /* scan/ds_out.c: a dataset scan's output columns (names resolved in its schema, ORDER BY
  * keys hidden after them), a file's batch rewritten to them (virtual columns as constants,
- * narrower types widened, durations rescaled), a batch cut at the limit, and the counters
- * summed over files (ds_scan_stats). Below dataset.c (ds_run.h). */
+ * narrower types widened, durations rescaled), a batch cut at the limit, the counters
+ * summed over files (ds_scan_stats), and the output's schema and columns (ds_scan_schema,
+ * ds_scan_column). Below dataset.c (ds_run.h). */
 #include <assert.h>
 #include <errno.h>
 #include <stdatomic.h>
@@ -474,4 +475,16 @@ void ds_scan_store(ds_scan *d, io_store_counts *out)
     }
     for (int k = 0; k < d->ngone; k++)
         if (d->ft.slots[d->gone[k].fi].f) io_store_counts_model(out, d->ft.slots[d->gone[k].fi].f->file);
+}
+
+int ds_scan_schema(ds_scan *d, struct ArrowSchema *out)
+{
+    int rc = scan_arrow_schema(d->acols, d->nout, d->a.arrow_flags, out);
+    if (rc == 0 && (rc = scan_arrow_schema_metadata(out, d->s.metadata)) != 0) out->release(out);
+    return rc;
+}
+
+const pq_column_desc *ds_scan_column(const ds_scan *d, int i)
+{
+    return i >= 0 && i < d->nout ? &d->s.cols[d->out[i]].desc : NULL;
 }

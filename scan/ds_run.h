@@ -64,6 +64,7 @@ struct ds_scan {
     scan_stats acc;        /* finished files' counters */
     int64_t files_pruned;
     bool done;
+    atomic_bool stop;      /* ds_scan_cancel: no batch after it */
     ds_topk topk;          /* nkeys 0 unless ORDER BY */
     ds_orders orders;      /* conjunct orders the files share (scan_opts.order_share) */
     flt_dyn cell;          /* the Top-K bound of the files whose first key has the dataset's

@@ -64,6 +64,11 @@ const char *ds_scan_explain(const ds_scan *d);
  * footers read ahead waited for, so the counters are final (ds_scan_stats complete);
  * ds_scan_next returns 0 after it. */
 void ds_scan_stop(ds_scan *d);
+/* From any thread while a ds_scan_next may wait on another (a host's Ctrl-C): every file's
+ * reads in flight and footer reads cancelled (scan_rt_cancel), and that call returns soon
+ * after, with 0 or an error (ringscan_scan_stop drops it); ds_scan_stop must follow, on the
+ * scan's thread once that call returned. */
+void ds_scan_cancel(ds_scan *d);
 void ds_scan_free(ds_scan *d);
 
 /* A count's decision on file f under its filter x (NULL: none): each row group settled (every

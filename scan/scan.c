@@ -206,6 +206,33 @@ static void workers_not_spawned(void *arg, int missing, int status)
 
 /* ------------------------------------------------------------------------ start / free */
 
+/* On core c: its reads in flight cancelled (scan_cancel); nothing once the core's io context
+ * was freed (core_done, on this thread too). */
+static void cancel_core_reads(void *p)
+{
+    scan_core *c = p;
+    io_ctx_t *io = c->owner->fetch.cores[c->id].io;
+    if (io) io_ctx_cancel_reads(io);
+}
+
+/* Under the output's lock, the event not detached yet (scan_out_cancel): its cores run every
+ * message posted before they stop (exec.c invariant 3), or before the barrier of its leave
+ * from a shared runtime (posted once the event is detached: scan_left, finish), so s
+ * outlives them. */
+static void post_cancels(void *p)
+{
+    scan_t *s = p;
+    for (int c = 0; s->g && c < s->o.threads; c++)
+        (void)exec_post(exec_group_core(s->g, c), cancel_core_reads, &s->cores[c]); /* best effort */
+}
+
+void scan_cancel(scan_t *s)
+{
+    scan_out_cancel(&s->out, post_cancels, s);
+}
+
+static void cancel_member(void *s) { scan_cancel(s); } /* the runtime's cancel (scan_rt.h) */
+
 static int start_workers(scan_t *s, pq_err *e)
 {
     exec_opts_t eo = exec_opts_default();
@@ -220,6 +247,8 @@ static int start_workers(scan_t *s, pq_err *e)
     scan_fetch_start(&s->fetch, s->g, &s->ev);
     scan_budget_attach(&s->fetch.budget, &s->ev); /* a shared budget's wakes reach it */
     s->pol.ev = s->dicts.ev = s->out.ev = &s->ev;
+    s->member = (scan_rt_member){.cancel = cancel_member, .arg = s};
+    if (s->o.rt) scan_rt_join(s->o.rt, &s->member); /* (cancelled: it stops at once) */
     int tasks = s->fetch.budget.tasks, n = s->o.threads, first = 0, t = s->o.threads;
     s->start_ns = exec_now_ns();
     if (s->o.rt) /* as many cores as it has live splits, taking the runtime's next in turn */
@@ -363,7 +392,8 @@ static void finish(scan_t *s, bool freeing)
         scan_budget_detach(&s->fetch.budget); /* before the leave's barrier: no wake after */
         scan_out_detach_ev(&s->out);          /* nor a scan_cancel's from another thread */
         if (s->o.rt) /* once nothing of its own is left on the cores (scan_rt.h invariant 2) */
-            scan_rt_leave_wait(&s->leave), atomic_fetch_sub(&s->o.rt->attached, 1);
+            scan_rt_part(s->o.rt, &s->member), scan_rt_leave_wait(&s->leave),
+            atomic_fetch_sub(&s->o.rt->attached, 1);
         else exec_group_stop(s->g), exec_group_destroy(s->g);
         s->g = NULL;
     }
@@ -385,34 +415,12 @@ void scan_end(scan_t *s)
     finish(s, true);
 }
 
-/* On core c: its reads in flight cancelled (scan_cancel); nothing once the core's io context
- * was freed (core_done, on this thread too). */
-static void cancel_core_reads(void *p)
-{
-    scan_core *c = p;
-    io_ctx_t *io = c->owner->fetch.cores[c->id].io;
-    if (io) io_ctx_cancel_reads(io);
-}
-
-/* Under the output's lock, the executor not detached yet (scan_out_cancel): its cores run
- * every message posted before they stop (exec.c invariant 3), so s outlives them. */
-static void post_cancels(void *p)
-{
-    scan_t *s = p;
-    for (int c = 0; s->g && !s->o.rt && c < s->o.threads; c++)
-        (void)exec_post(exec_group_core(s->g, c), cancel_core_reads, &s->cores[c]); /* best effort */
-}
-
-void scan_cancel(scan_t *s)
-{
-    scan_out_cancel(&s->out, post_cancels, s);
-}
-
 bool scan_left(scan_t *s)
 {
     if (s->o.rt && s->g && !s->finished) {
         if (atomic_load(&s->out.workers_live) > 0) return false;
         scan_budget_detach(&s->fetch.budget); /* before the leave's barrier: no wake after */
+        scan_out_detach_ev(&s->out);          /* nor a scan_cancel's */
         if (!scan_rt_leave_try(&s->leave)) return false;
     }
     finish(s, true); /* it waits for nothing now */
@@ -458,12 +466,6 @@ int scan_next(scan_t *s, scan_batch *b, pq_err *e)
     return rc;
 }
 
-const pq_column_desc *scan_proj_desc(const scan_t *s, int i)
-{
-    assert(i >= 0 && i < s->plan.nproj);
-    return &s->plan.f->meta.columns[s->plan.proj[i]];
-}
-
 bool scan_topk_bound(scan_t *s, flt_lit *v, uint64_t *version, flt_domain *dom)
 {
     return scan_topk_load(&s->topk, v, version, dom);
@@ -472,11 +474,6 @@ bool scan_topk_bound(scan_t *s, flt_lit *v, uint64_t *version, flt_domain *dom)
 bool scan_topk_offer_bound(scan_t *s, flt_lit v)
 {
     return scan_topk_offer(&s->topk, v);
-}
-
-int scan_nproj(const scan_t *s)
-{
-    return s->topk.nkeys ? s->topk.nout : s->plan.nproj;
 }
 
 void scan_free(scan_t *s)

@@ -38,6 +38,7 @@ struct scan {
     int merge_status;          /* its error, returned by every later scan_next */
     exec_group_t *g;           /* its own, or o.rt's */
     scan_rt_leave leave;       /* with o.rt: what leaving it waits for (scan_rt.h inv. 2) */
+    scan_rt_member member;     /* with o.rt: what the runtime's cancel reaches (scan_cancel) */
     exec_event ev;             /* every wait of the scan's tasks (runtime/event.h) */
     bool finished;
     uint64_t start_ns, end_ns; /* monotonic: start_workers, and the consumer seeing the end */

@@ -40,10 +40,46 @@ void scan_rt_cores(scan_rt *rt, int live, int *first, int *n)
     *first = (int)(at % (unsigned)rt->threads);
 }
 
+void scan_rt_join(scan_rt *rt, scan_rt_member *m)
+{
+    assert(m->cancel && !m->joined);
+    pthread_mutex_lock(&rt->mu);
+    m->joined = true, m->prev = NULL, m->next = rt->members;
+    if (rt->members) rt->members->prev = m;
+    rt->members = m;
+    if (atomic_load(&rt->cancelled)) m->cancel(m->arg);
+    pthread_mutex_unlock(&rt->mu);
+}
+
+void scan_rt_part(scan_rt *rt, scan_rt_member *m)
+{
+    pthread_mutex_lock(&rt->mu);
+    if (m->joined) {
+        if (m->prev) m->prev->next = m->next;
+        else rt->members = m->next;
+        if (m->next) m->next->prev = m->prev;
+        m->joined = false;
+    }
+    pthread_mutex_unlock(&rt->mu);
+}
+
+void scan_rt_cancel(scan_rt *rt)
+{
+    pthread_mutex_lock(&rt->mu);
+    atomic_store(&rt->cancelled, true);
+    for (scan_rt_member *m = rt->members; m; m = m->next) m->cancel(m->arg);
+    pthread_mutex_unlock(&rt->mu);
+}
+
+bool scan_rt_cancelled(scan_rt *rt)
+{
+    return atomic_load(&rt->cancelled);
+}
+
 void scan_rt_free(scan_rt *rt)
 {
     if (!rt) return;
-    assert(atomic_load(&rt->attached) == 0);
+    assert(atomic_load(&rt->attached) == 0 && !rt->members);
     if (rt->g) {
         exec_group_stop(rt->g);
         exec_group_destroy(rt->g);

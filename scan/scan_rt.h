@@ -14,7 +14,10 @@
  *     contexts are freed (scan_io_ctx_freed: no read of its files in flight, nothing counted
  *     in its budget) and every message posted to the cores before then ran (the leave's
  *     barrier: no wake of its event is left), so it frees its state while the cores run on.
- *  3. core_rows[c] only grows (relaxed adds at each scan's core end). */
+ *  3. core_rows[c] only grows (relaxed adds at each scan's core end).
+ *  4. members lists what joined and has not parted; a member's cancel runs under mu, so it
+ *     never runs once scan_rt_part returned, and runs at its join when the runtime was
+ *     cancelled before: nothing that joins a cancelled runtime escapes the cancel. */
 #ifndef RINGSCAN_SCAN_SCAN_RT_H
 #define RINGSCAN_SCAN_SCAN_RT_H
 #include <pthread.h>
@@ -25,6 +28,16 @@
 #include "format/column.h"
 #include "runtime/exec.h"
 
+/* What a cancel of the runtime reaches (scan_rt_cancel): a scan on it, a dataset's footer
+ * readers. */
+typedef struct scan_rt_member {
+    void (*cancel)(void *arg); /* called under rt->mu from any thread: it never blocks, never
+                                  takes rt->mu, and posts to the cores at most */
+    void *arg;
+    struct scan_rt_member *prev, *next;
+    bool joined;
+} scan_rt_member;
+
 typedef struct scan_rt {
     exec_group_t *g;
     int threads;
@@ -34,6 +47,8 @@ typedef struct scan_rt {
     pthread_mutex_t mu;        /* with cv: the host's waits (counts, barriers) */
     pthread_cond_t cv;
     _Atomic int64_t core_rows[EXEC_THREADS_MAX]; /* rows each core scanned, every scan's */
+    scan_rt_member *members;   /* under mu: invariant 4 */
+    atomic_bool cancelled;     /* scan_rt_cancel ran */
 } scan_rt;
 
 /* Starts a runtime of threads cores (1..EXEC_THREADS_MAX) on io for up to scans_max (>= 1)
@@ -43,6 +58,16 @@ int scan_rt_start(scan_rt **out, int threads, exec_io_backend io, int scans_max,
  * core: a split runs on one core, so more would only set up and leave), from *first on
  * (mod threads), the scans of few splits taking the cores in turn. Thread-safe. */
 void scan_rt_cores(scan_rt *rt, int live, int *first, int *n);
+/* m joins rt (invariant 4): m->cancel(m->arg) runs now if rt was cancelled, else at its
+ * cancel if m has not parted by then. Thread-safe. */
+void scan_rt_join(scan_rt *rt, scan_rt_member *m);
+/* m leaves rt: no cancel of it runs after this returns. A member that never joined: no-op. */
+void scan_rt_part(scan_rt *rt, scan_rt_member *m);
+/* Cancels every member of rt and every later one (the host stopped the dataset): from any
+ * thread, never blocking on the cores. */
+void scan_rt_cancel(scan_rt *rt);
+/* Whether scan_rt_cancel ran. */
+bool scan_rt_cancelled(scan_rt *rt);
 /* Stops the cores and frees rt (no scan attached). rt may be NULL. */
 void scan_rt_free(scan_rt *rt);
 /* What a scan waits for on leaving the runtime (invariant 2): its io contexts still alive,

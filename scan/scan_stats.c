@@ -1,7 +1,8 @@
 /* scan/scan_stats.c: a scan's statistics from its plan, its counters and its cores' io
  * counters (scan_impl.h), read by the driver (scan.c) at its end and for snapshots
- * (scan_get_stats, scan_finished; and its --explain text, scan_explain); and the byte ranges
- * its plan reads (scan_plan_ranges, for the bench's bound on a store). */
+ * (scan_get_stats, scan_finished; and its --explain text, scan_explain); the byte ranges
+ * its plan reads (scan_plan_ranges, for the bench's bound on a store); its columns
+ * (scan_nproj, scan_proj_desc). */
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>
@@ -165,4 +166,15 @@ int scan_plan_ranges(const scan_t *s, scan_range **out, int64_t *n)
     }
     *out = r, *n = w;
     return 0;
+}
+
+int scan_nproj(const scan_t *s)
+{
+    return s->topk.nkeys ? s->topk.nout : s->plan.nproj;
+}
+
+const pq_column_desc *scan_proj_desc(const scan_t *s, int i)
+{
+    assert(i >= 0 && i < s->plan.nproj);
+    return &s->plan.f->meta.columns[s->plan.proj[i]];
 }

@@ -217,17 +217,17 @@ def test_ctrl_c_stops_a_long_scan(lineitem, tmp_path, how):
     assert lines[1] == "0", p.stdout
 
 
-def test_ctrl_c_while_a_read_stalls(lineitem, tmp_path):
-    # A server that answers the open and then never sends a byte: Ctrl-C came through only
-    # when the read timed out, and the scan's stop then waited for it too (with this 10
-    # minute timeout, the subprocess's limit). The batch is awaited on a helper thread, the
-    # stop cancels the reads in flight: the interrupt ends the scan at once.
+def interrupted_scan(lineitem, tmp_path, scan):
+    """Runs `r = ringscan.<scan>` (its URLs on a hostile_http.py server at {url}) in a
+    subprocess whose SIGINT comes after 1 s of r.to_arrow(); the HTTP timeout is 10 minutes,
+    the subprocess's limit 90 s, so a stop that waits for a stalled read fails. Returns its
+    output lines: the stats' complete, rows_out and bytes_read, then live_objects()."""
     import shutil
     import socket
     import urllib.request
     from conftest import ROOT
     www = tmp_path / "www"
-    www.mkdir()
+    www.mkdir(parents=True)
     shutil.copy(lineitem, www / "li.parquet")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -245,7 +245,7 @@ def test_ctrl_c_while_a_read_stalls(lineitem, tmp_path):
                 time.sleep(0.1)
         code = textwrap.dedent(f"""
             import os, signal, threading, ringscan
-            r = ringscan.scan("http://127.0.0.1:{port}/latemute/li.parquet", threads=1)
+            r = ringscan.{scan.format(url=f"http://127.0.0.1:{port}")}
             threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
             try:
                 r.to_arrow()
@@ -263,4 +263,30 @@ def test_ctrl_c_while_a_read_stalls(lineitem, tmp_path):
         server.kill()
         server.wait()
     assert p.returncode == 0, p.stderr[-2000:]
-    assert p.stdout.split("\n")[:2] == ["True 0 0", "0"], p.stdout
+    return p.stdout.split("\n")
+
+
+def test_ctrl_c_while_a_read_stalls(lineitem, tmp_path):
+    # A server that answers the open and then never sends a byte: Ctrl-C came through only
+    # when the read timed out, and the scan's stop then waited for it too (with this 10
+    # minute timeout, the subprocess's limit). The batch is awaited on a helper thread, the
+    # stop cancels the reads in flight: the interrupt ends the scan at once.
+    out = interrupted_scan(lineitem, tmp_path, 'scan("{url}/latemute/li.parquet", threads=1)')
+    assert out[:2] == ["True 0 0", "0"], out
+
+
+def test_ctrl_c_while_a_dataset_read_stalls(lineitem, tmp_path):
+    # A dataset's stop waited for the ringscan_scan_next in flight, which waited for the
+    # stalled read of its file (or of a footer) to time out: the stop now cancels every
+    # file's reads and the footers' on the dataset's runtime. First a file whose data reads
+    # stall after the first file's rows were all handed out, then a footer read ahead (two
+    # footers at once: the third file's is read after the first two files' rows). The files
+    # are scanned in path order: the modes that answer as "ok" (chunked, cont100) sort first.
+    n = pq.ParquetFile(lineitem).metadata.num_rows
+    out = interrupted_scan(lineitem, tmp_path, 'scan(["{url}/chunked/li.parquet", '
+                           '"{url}/latemute/li.parquet"], threads=1)')
+    assert out[1] == "0" and out[0].startswith(f"True {n} "), out
+    out = interrupted_scan(lineitem, tmp_path / "2", 'scan(["{url}/chunked/li.parquet", '
+                           '"{url}/cont100/li.parquet", "{url}/mute/li.parquet"], threads=1, '
+                           'max_open_files=2)')
+    assert out[1] == "0" and out[0].startswith(f"True {2 * n} "), out

@@ -771,6 +771,38 @@ static void c_sim_cancel(void)
     io_file_close(f);
 }
 
+/* io_ctx_cancel_reads: a range waiting for its first byte fails -ECANCELED with its read
+ * cancelled, a request registered and not submitted fails at once, and every read after the
+ * cancel fails at once without a request to the store (a task between two reads reads
+ * nothing more). */
+static void c_sim_cancel_reads(void)
+{
+    io_file_t *f = sim_file();
+    if (!f) return;
+    io_ctx_t *ctx = new_ctx(NULL);
+    fut_t *r = io_read(ctx, f, 4096, 8192);
+    fut_want(r);
+    exec_yield(); /* flushed: the range waits for its simulated first byte */
+    fut_t *p = io_read(ctx, f, 300000, 100); /* registered, never flushed */
+    io_ctx_cancel_reads(ctx);
+    CHECK_EQ_I64(fut_status(p), -ECANCELED);
+    CHECK_EQ_I64(fut_await(r), -ECANCELED);
+    fut_t *later = io_read(ctx, f, 0, 10);
+    CHECK_EQ_I64(fut_status(later), -ECANCELED);
+    CHECK(strstr(fut_message(later), "cancelled") != NULL);
+    fut_unref(later), fut_unref(p), fut_unref(r);
+    io_counters_t c;
+    io_ctx_counters(ctx, &c);
+    CHECK_EQ_I64(c.ranges_submitted, 1);
+    CHECK_EQ_I64(c.cancels_issued, 1);
+    CHECK_EQ_I64(c.bytes_read, 0);
+    CHECK_EQ_I64(c.requests_registered, 2); /* the read after the cancel: none */
+    CHECK_EQ_I64(atomic_load(&f->requests), 0);
+    io_ctx_free(ctx);
+    CHECK_EQ_I64(atomic_load(&f->ranges_in_flight), 0);
+    io_file_close(f);
+}
+
 /* The metadata path waits for the simulated time too and counts the request. */
 static void sim_sync(void)
 {
@@ -989,6 +1021,7 @@ static void budget(void) { both(c_budget); }
 static void ctx_free_pending(void) { both(c_ctx_free_pending); }
 static void sim_bytes(void) { both(c_sim_bytes); }
 static void sim_cancel(void) { both(c_sim_cancel); }
+static void sim_cancel_reads(void) { both(c_sim_cancel_reads); }
 static void sim_sync_busy(void) { both(c_sim_sync_busy); }
 
 int main(void)
@@ -1014,6 +1047,7 @@ int main(void)
     RUN(stall_queued);
     RUN(sim_bytes);
     RUN(sim_cancel);
+    RUN(sim_cancel_reads);
     RUN(sim_sync);
     RUN(sim_sync_split);
     RUN(sim_bound);
