@@ -160,6 +160,62 @@ def _opened(path, opts):
         lib.ringscan_close(f[0])
 
 
+def _start(box, source, many, o, tree):
+    """Opens source (a file, or a dataset of many) and starts its scan into box; frees tree."""
+    try:
+        err = ffi.new("ringscan_error *")
+        if many or _is_dataset(source):
+            with _dataset_opened(source if many else [source], o) as d:  # the scan holds it
+                check(lib.ringscan_dataset_scan_start(d, o, box, err), err)
+        else:
+            with _opened(source, o) as f:  # the scan holds the file
+                check(lib.ringscan_scan_start(f, o, box, err), err)
+    finally:
+        if tree is not None:
+            lib.ringscan_expr_free(tree)
+
+
+def _started(source, many, o, keep, tree):
+    """The scan of source, opened and started (_start) on a helper thread while this one
+    waits, so a KeyboardInterrupt (Ctrl-C) ends the wait at once: an open waits inside the
+    library for a stalled server up to its timeout (footers, a dataset's listing). The helper
+    owns its box and the options (o, keep, tree) until its calls return; left by an
+    interrupt, it frees the scan it started then."""
+    box = ffi.new("ringscan_scan **")
+    done, lock, left = queue.SimpleQueue(), threading.Lock(), []
+
+    def run(keep):  # (keep: the cdata o points to, alive while the calls run)
+        try:
+            _start(box, source, many, o, tree)
+            e = None
+        except BaseException as x:  # the open's error, raised on the waiting thread
+            e = x
+        with lock:
+            if left:
+                lib.ringscan_scan_free(box[0])  # NULL (nothing started) is a no-op
+                box[0] = ffi.NULL
+            else:
+                done.put(e)
+        del e  # (no traceback keeps this frame)
+    threading.Thread(target=run, args=(keep,), name="ringscan-open", daemon=True).start()
+    try:
+        e = done.get()
+    except BaseException:
+        with lock:
+            left.append(True)
+            if not done.empty():  # it ended as the interrupt came: its scan is ours to free
+                done.get()
+                lib.ringscan_scan_free(box[0])
+                box[0] = ffi.NULL
+        raise
+    if e is not None:
+        try:
+            raise e
+        finally:
+            del e
+    return box[0]
+
+
 def _options(columns=None, filter=None, order_by=None, limit=None, threads=None,
              policy="adaptive", ordered=True, verify_checksums=False, use_page_index=True,
              use_bloom=True, split_rows=None, row_groups=None, fetch_budget_bytes=None,
@@ -262,17 +318,7 @@ class Reader:
                                  row_groups, fetch_budget_bytes, store, tls_insecure, int96_raw,
                                  topk_bound, dictionary_columns, hive_partitioning, hive_types,
                                  union_by_name, max_open_files)
-        try:
-            err = ffi.new("ringscan_error *")
-            if many or _is_dataset(source):
-                with _dataset_opened(source if many else [source], o) as d:  # the scan holds it
-                    check(lib.ringscan_dataset_scan_start(d, o, self._box, err), err)
-            else:
-                with _opened(source, o) as f:  # the scan holds the file
-                    check(lib.ringscan_scan_start(f, o, self._box, err), err)
-        finally:
-            if tree is not None:
-                lib.ringscan_expr_free(tree)
+        self._box[0] = _started(source, many, o, keep, tree)
 
     def _live(self):
         s = self._box[0]
