@@ -394,18 +394,25 @@ static int pull_topk(ds_scan *d, scan_batch *out, pq_err *e)
     return rc ? rc : out->rows > 0 ? 1 : 0; /* (no row: the end, its empty batch freed) */
 }
 
+/* rc; an error ends every file, so the counters are final (ds_scan.h). */
+static int ended(ds_scan *d, int rc)
+{
+    if (rc < 0) end_all(d), d->done = d->topk_done = true;
+    return rc;
+}
+
 int ds_scan_next(ds_scan *d, struct ArrowArray *out, pq_err *e)
 {
     memset(out, 0, sizeof *out);
     scan_batch b;
     int64_t pos;
-    int rc = d->topk.nkeys ? pull_topk(d, &b, e) : pull(d, &b, &pos, e);
+    int rc = ended(d, d->topk.nkeys ? pull_topk(d, &b, e) : pull(d, &b, &pos, e));
     if (rc <= 0) return rc;
     if (d->a.limit >= 0 && d->rows_out + b.rows > d->a.limit) ds_cut_rows(&b, d->a.limit - d->rows_out);
     d->rows_out += b.rows;
     for (int j = d->nout; j < b.ncols; j++) pq_vec_free(&b.cols[j]); /* hidden keys */
     b.ncols = d->nout;
-    rc = scan_arrow_batch(d->acols, d->a.arrow_flags, &b, out, e);
+    rc = ended(d, scan_arrow_batch(d->acols, d->a.arrow_flags, &b, out, e));
     scan_batch_free(&b);
     return rc ? rc : 1;
 }

@@ -46,7 +46,8 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e);
 /* The dataset's schema as the batches have it (a struct of the projected columns). */
 int ds_scan_schema(ds_scan *d, struct ArrowSchema *out);
 /* The next batch: 1 and *out, 0 at the end, or a status with e filled (message names the
- * file). */
+ * file); an error ends the scan as its end does (every file stopped and closed, the counters
+ * final: ds_scan_stats complete), and every later call returns 0. */
 int ds_scan_next(ds_scan *d, struct ArrowArray *out, pq_err *e);
 /* Counters summed over the files scanned so far (a snapshot until the end), and the
  * dataset's own: files listed, files pruned (partitions or statistics), footers read. */
