@@ -312,15 +312,14 @@ static bool room(ds_scan *d)
 }
 
 /* Starts files after the last started while there is room (or none is left): footers read
- * in windows as needed, pruned files skipped. While a file runs, or without wait, only files
- * whose footers are read (the next ones' read in the background): a file's batches are not
- * held back by a later file's footer, and the scan's start never waits on one (a stalled
- * footer read then waits in a next, which a stop cancels). */
+ * in windows as needed, pruned files skipped. Without wait (the scan's start), only files
+ * whose footers are read, the next ones' read in the background: the start never waits on a
+ * footer (a stalled footer read then waits in a next, which a stop cancels). */
 static int fill(ds_scan *d, bool wait, pq_err *e)
 {
     const ds_list *l = d->a.list;
     while (room(d) && d->next < l->nfiles && !d->done) {
-        if ((!wait || d->nrun > 0) && !ds_footers_try(&d->ft, d->next)) break;
+        if (!wait && !ds_footers_try(&d->ft, d->next)) break;
         int i = d->next++;
         ds_slot *sl = &d->ft.slots[i];
         if (sl->pruned) continue;

@@ -306,9 +306,10 @@ def test_ctrl_c_while_a_dataset_read_stalls(lineitem, tmp_path):
     # A dataset's stop waited for the ringscan_scan_next in flight, which waited for the
     # stalled read of its file (or of a footer) to time out: the stop now cancels every
     # file's reads and the footers' on the dataset's runtime. First a file whose data reads
-    # stall after the first file's rows were all handed out, then a footer read ahead (two
-    # footers at once: the third file's is read after the first two files' rows). The files
-    # are scanned in path order: the modes that answer as "ok" (chunked, cont100) sort first.
+    # stall after the first file's rows were all handed out, then a footer read after the
+    # scan started (two footers at once: the third file's is read once the scan runs). The
+    # files are scanned in path order: the modes that answer as "ok" (chunked, cont100) sort
+    # first.
     n = pq.ParquetFile(lineitem).metadata.num_rows
     out = interrupted_scan(lineitem, tmp_path, 'scan(["{url}/chunked/li.parquet", '
                            '"{url}/latemute/li.parquet"], threads=1)')
@@ -316,4 +317,4 @@ def test_ctrl_c_while_a_dataset_read_stalls(lineitem, tmp_path):
     out = interrupted_scan(lineitem, tmp_path / "2", 'scan(["{url}/chunked/li.parquet", '
                            '"{url}/cont100/li.parquet", "{url}/mute/li.parquet"], threads=1, '
                            'max_open_files=2)')
-    assert out[1] == "0" and out[0].startswith(f"True {2 * n} "), out
+    assert out[1] == "0" and out[0].startswith("True ") and int(out[0].split()[1]) <= 2 * n, out
