@@ -9,26 +9,16 @@
 
 #include "filter/cast.h"
 
-static bool space(char c)
-{
-    return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
-static bool digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
 /* s without the spaces around it and the '_' between two digits into out (FLT_CAST_MAX bytes);
  * false for an '_' elsewhere, nothing left or more than out holds. */
 static bool clean(const char *s, char *out)
 {
-    while (space(*s)) s++;
+    while (flt_cast_space(*s)) s++;
     size_t n = strnlen(s, FLT_CAST_MAX), k = 0;
     if (n == FLT_CAST_MAX) return false; /* (every caller's limit, checked here too) */
-    while (n > 0 && space(s[n - 1])) n--;
+    while (n > 0 && flt_cast_space(s[n - 1])) n--;
     for (size_t i = 0; i < n; i++) {
-        if (s[i] == '_' && !(i > 0 && digit(s[i - 1]) && i + 1 < n && digit(s[i + 1]))) return false;
+        if (s[i] == '_' && !(i > 0 && flt_cast_digit(s[i - 1]) && i + 1 < n && flt_cast_digit(s[i + 1]))) return false;
         if (s[i] != '_') out[k++] = s[i];
     }
     out[k] = 0;
@@ -53,7 +43,7 @@ static bool num_scan(const char *s, num_text *t)
     int n_frac = 0;
     for (;; s++) {
         if (*s == '.' && !dot) { dot = true; continue; }
-        if (!digit(*s)) break;
+        if (!flt_cast_digit(*s)) break;
         any = true;
         n_frac += dot;
         if (t->n == 0 && *s == '0') continue; /* (a leading zero) */
@@ -64,8 +54,8 @@ static bool num_scan(const char *s, num_text *t)
     if (any && (*s == 'e' || *s == 'E')) {
         bool en = *++s == '-';
         s += *s == '+' || *s == '-';
-        if (!digit(*s)) return false;
-        for (; digit(*s); s++)
+        if (!flt_cast_digit(*s)) return false;
+        for (; flt_cast_digit(*s); s++)
             if ((e = e * 10 + (*s - '0')) > 32768) return false;
         if (e == 32768 && !en) return false;
         e = en ? -e : e;
@@ -93,7 +83,7 @@ static bool scaled(const num_text *t, int scale, __int128 lo, __int128 hi, __int
 
 static int base_digit(char c, int base)
 {
-    int d = digit(c) ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10 : 99;
+    int d = flt_cast_digit(c) ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10 : 99;
     return d < base ? d : -1;
 }
 

@@ -17,6 +17,10 @@
 
 enum { FLT_CAST_MAX = 512 }; /* the longest string parsed is FLT_CAST_MAX - 1 bytes */
 
+/* The spaces the cast skips around a value (' ', '\t' .. '\r'), and its digits. */
+static inline bool flt_cast_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+static inline bool flt_cast_digit(char c) { return c >= '0' && c <= '9'; }
+
 /* An integer (precision 0) or decimal (precision digits, scale after the point) of
  * NUL-terminated s into *out (unscaled) within [lo, hi], as DuckDB's cast reads it: the
  * digits before the point must fit its store (an integer's int64, a UBIGINT's uint64, hi ==

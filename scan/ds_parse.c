@@ -27,29 +27,19 @@
 
 enum { PARSE_MAX = FLT_CAST_MAX }; /* the longest string parsed (a longer one does not parse) */
 
-static bool space(char c)
-{
-    return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
-static bool digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
 /* One or two digits at *p into *v. */
 static bool two(const char **p, int64_t *v)
 {
-    if (!digit(**p)) return false;
+    if (!flt_cast_digit(**p)) return false;
     *v = *(*p)++ - '0';
-    if (digit(**p)) *v = *v * 10 + (*(*p)++ - '0');
+    if (flt_cast_digit(**p)) *v = *v * 10 + (*(*p)++ - '0');
     return true;
 }
 
 /* Two digits at p as a number, or -1. */
 static int64_t two_at(const char *p)
 {
-    return digit(p[0]) && digit(p[1]) && !digit(p[2]) ? (p[0] - '0') * 10 + (p[1] - '0') : -1;
+    return flt_cast_digit(p[0]) && flt_cast_digit(p[1]) && !flt_cast_digit(p[2]) ? (p[0] - '0') * 10 + (p[1] - '0') : -1;
 }
 
 /* After a TIME's seconds: spaces, then 'Z' or a [+|-]HH[[:]MM[:SS]] offset within 15:59:59
@@ -57,13 +47,13 @@ static int64_t two_at(const char *p)
 static bool clock_offset(const char **pp)
 {
     const char *p = *pp;
-    while (space(*p)) p++;
+    while (flt_cast_space(*p)) p++;
     if (*p == 'Z') return *pp = p + 1, true;
     if (*p != '+' && *p != '-') return true;
-    int64_t h = digit(p[1]) && digit(p[2]) ? (p[1] - '0') * 10 + (p[2] - '0') : -1, m = 0, sec = 0;
+    int64_t h = flt_cast_digit(p[1]) && flt_cast_digit(p[2]) ? (p[1] - '0') * 10 + (p[2] - '0') : -1, m = 0, sec = 0;
     if (h < 0) return false;
     p += 3;
-    if (digit(p[0]) && two_at(p) >= 0) m = two_at(p), p += 2; /* HHMM */
+    if (flt_cast_digit(p[0]) && two_at(p) >= 0) m = two_at(p), p += 2; /* HHMM */
     else if (*p == ':' && (m = two_at(p + 1)) >= 0 && (p += 3, *p == ':'))
         if ((sec = two_at(p + 1)) >= 0) p += 3;
     *pp = p;
@@ -74,14 +64,14 @@ static bool clock_offset(const char **pp)
 static bool clock_ns(const char *p, int64_t *ns)
 {
     int64_t h, mi, sec = 0, f = 0;
-    while (space(*p)) p++;
+    while (flt_cast_space(*p)) p++;
     if (!two(&p, &h) || *p++ != ':' || !two(&p, &mi)) return false;
     bool secs = *p == ':';
     if (secs && (p++, !two(&p, &sec))) return false;
     if (secs && *p == '.')
-        for (int64_t mult = (p++, 100000000); digit(*p); p++, mult /= 10) f += mult ? (*p - '0') * mult : 0;
+        for (int64_t mult = (p++, 100000000); flt_cast_digit(*p); p++, mult /= 10) f += mult ? (*p - '0') * mult : 0;
     if (secs && !clock_offset(&p)) return false;
-    while (space(*p)) p++;
+    while (flt_cast_space(*p)) p++;
     if (*p || h > 24 || mi > 59 || sec > 59 || (h == 24 && (mi || sec || f))) return false;
     *ns = ((h * 60 + mi) * 60 + sec) * 1000000000 + f;
     return true;
@@ -93,7 +83,7 @@ static int64_t sub_us(const char *s)
 {
     const char *p = strchr(s, '.');
     int64_t ns = 0, mult = 100000000;
-    for (int i = 0; p && digit(*++p) && i < 9; i++, mult /= 10) ns += i >= 6 ? (*p - '0') * mult : 0;
+    for (int i = 0; p && flt_cast_digit(*++p) && i < 9; i++, mult /= 10) ns += i >= 6 ? (*p - '0') * mult : 0;
     return ns;
 }
 
@@ -102,7 +92,7 @@ static int64_t sub_us(const char *s)
 static bool zone_offset(const char *s, int64_t us, int64_t *off)
 {
     size_t end = strlen(s), start;
-    while (end > 0 && space(s[end - 1])) end--;
+    while (end > 0 && flt_cast_space(s[end - 1])) end--;
     for (start = end; start > 0 && s[start - 1] != ' ';) start--;
     return ds_zone_offset(s + start, end - start, us / 1000000 - (us % 1000000 < 0), off);
 }
