@@ -566,7 +566,29 @@ typedef struct ringscan_options {
                                    than the open's size still fails the read) */
     ringscan_read_mode read_mode; /* local files: copy (default) or mmap (read by
                                    ringscan_open_with and ringscan_dataset_open) */
+    struct ringscan_cancel *cancel; /* NULL, or a host's cancel (ringscan_cancel_new) for the
+                                   remote objects these options open: ringscan_open_with,
+                                   ringscan_dataset_open (its listing) and
+                                   ringscan_dataset_scan_start (its footers) */
 } ringscan_options;
+
+/* A host's cancel of calls that wait for a remote store (an open whose server stalls waits up
+ * to RINGSCAN_HTTP_TIMEOUT_MS, and retries): given as ringscan_options.cancel, and requested
+ * from any thread (a Ctrl-C handler, a deadline) with ringscan_cancel_request, it makes every
+ * request to a store for the objects opened with those options fail with -ECANCELED within
+ * about a second (libcurl's progress calls), a request in flight to a stalled server too, and
+ * every later one at once, without a retry: the open or listing waiting returns -ECANCELED
+ * with a message naming the URL, and so does a scan's read of such an object (its scan fails;
+ * ringscan_scan_stop is the way to stop a scan without an error). Local files and the
+ * simulated store never wait on a server and are not affected. Each object opened holds a
+ * reference, so ringscan_cancel_free may come before they are closed. */
+typedef struct ringscan_cancel ringscan_cancel;
+/* A new cancel, not requested; NULL on ENOMEM. */
+RINGSCAN_API ringscan_cancel *ringscan_cancel_new(void);
+/* Requests it: thread-safe, idempotent. NULL: no-op. */
+RINGSCAN_API void ringscan_cancel_request(ringscan_cancel *c);
+/* Drops the host's reference (the objects opened with it keep theirs). NULL: no-op. */
+RINGSCAN_API void ringscan_cancel_free(ringscan_cancel *c);
 
 /* Fills o with the defaults (every column, no filter, no limit, adaptive, 2 threads, auto, page
  * index and bloom filters used, no explain text, INT96 as timestamp[ns]). */

@@ -30,6 +30,27 @@ enum {
     IO_BACKENDS_MAX = 4 /* local, sim, http: ids of io_backend */
 };
 
+/* A host's cancel of the requests to remote stores made for what was opened with it
+ * (io_open_opts.cancel; ringscan_cancel): once requested, a request in flight is aborted at
+ * libcurl's next progress call (at least one a second, so a stalled server's too) and fails
+ * with -ECANCELED, as does every later one, without a retry. Counted references: every remote
+ * object opened with it holds one (io_cancel.c). */
+typedef struct io_cancel {
+    atomic_bool requested;
+    atomic_int refs;
+} io_cancel;
+
+/* A new cancel, one reference held (NULL on ENOMEM). */
+io_cancel *io_cancel_new(void);
+/* Another reference to c (NULL: none). */
+io_cancel *io_cancel_ref(io_cancel *c);
+/* Drops a reference; the last frees c. NULL: no-op. */
+void io_cancel_unref(io_cancel *c);
+/* Requests the cancel (any thread). */
+void io_cancel_request(io_cancel *c);
+/* Whether it was requested (false for NULL). */
+bool io_cancel_requested(const io_cancel *c);
+
 /* How a file is opened. Every pointer may be NULL: the S3 fields then come from the standard
  * environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION or
  * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL), as ringscan_options' S3 fields say (ringscan.h):
@@ -45,6 +66,8 @@ typedef struct io_open_opts {
     struct io_store_sum *sum; /* NULL, or where every file opened with these options adds its
                                  store counters too, as they happen (a dataset's, over its
                                  files: io.h io_file_count) */
+    io_cancel *cancel;   /* NULL, or the host's cancel of every remote request for the files
+                            opened with these options (and listings) */
 } io_open_opts;
 
 /* How a local file (without a store) is read; results are identical under every mode. */

@@ -290,6 +290,7 @@ static int http_on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl
 {
     (void)dltotal, (void)ultotal, (void)ulnow;
     http_xfer *x = ud;
+    if (io_cancel_requested(x->o->cancel)) return 1; /* abort (http_xfer_judge says why) */
     uint64_t now = exec_now_ns();
     if (now - x->progress_ns <= (uint64_t)x->o->timeout_ms * 1000000u) return 0;
     uint64_t moved = (uint64_t)dlnow - x->progress_bytes;
@@ -462,6 +463,11 @@ http_verdict http_xfer_judge(CURL *h, http_xfer *x, CURLcode cc, char *why, size
                             (uint64_t)(total - start) * 1000);
         return HTTP_OK;
     }
+    if (io_cancel_requested(x->o->cancel)) { /* the host's (store.h io_cancel): no retry */
+        snprintf(why, whylen, "cancelled by the host");
+        x->err = -ECANCELED;
+        return HTTP_FAIL;
+    }
     /* a body that ended short of what its answer promised: a connection closed mid-body with
      * no Content-Length to tell curl (which then sees a clean end), as transient as a reset */
     bool cut = cc == CURLE_OK && (x->status == 200 || x->status == 206);
@@ -553,6 +559,7 @@ static void http_obj_free(http_obj *o)
         free(o->userpwd);
     }
     free(o->tail);
+    io_cancel_unref(o->cancel);
     pthread_mutex_destroy(&o->mu);
     free(o);
 }
@@ -727,6 +734,7 @@ static int http_obj_new(http_obj **out, const char *url, const char *shown,
     }
     http_obj_tls(o, shown, op);
     o->etag_unchecked = op->etag_unchecked;
+    o->cancel = io_cancel_ref(op->cancel);
     *out = o;
     return 0;
 }

@@ -53,6 +53,7 @@ typedef struct http_obj {
     uint64_t tail_off, tail_len;
     char etag[HTTP_ETAG_MAX];  /* the open's ETag (empty: none): every later answer must match */
     bool etag_unchecked;       /* io_open_opts.etag_unchecked: the open's ETag is not kept */
+    io_cancel *cancel;         /* io_open_opts.cancel, a reference held; NULL: none */
     pthread_mutex_t mu;        /* guards sync (metadata reads from any thread) */
     CURL *sync;                /* the metadata path's handle: its connection is kept */
 } http_obj;

@@ -85,6 +85,14 @@ static bool xml_text(const char **at, const char *tag, char *out, size_t cap)
     return true;
 }
 
+/* libcurl's progress call: non-zero aborts the page (the host's cancel, store.h io_cancel). */
+static int on_progress(void *o, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+    (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+    return io_cancel_requested(((const http_obj *)o)->cancel);
+}
+
 /* One page: GET url into b. 0, or a status with err naming the URL, HTTP status and S3 code. */
 static int get_page(CURL *h, const http_obj *o, const char *url, list_body *b, const char *shown,
                     char *err, size_t errlen)
@@ -97,11 +105,16 @@ static int get_page(CURL *h, const http_obj *o, const char *url, list_body *b, c
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, o->timeout_ms);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 4 * o->timeout_ms);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, (void *)o);
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
     http_obj_setopts(h, o);
     CURLcode cc = curl_easy_perform(h);
     long status = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
     if (cc == CURLE_OK && status == 200) return 0;
+    if (io_cancel_requested(o->cancel))
+        return snprintf(err, errlen, "%s: listing: cancelled by the host", shown), -ECANCELED;
     char code[64] = "";
     if (b->p) http_s3_code(b->p, b->n, code, sizeof code);
     if (b->over)

@@ -34,7 +34,24 @@ void scan_api_io_opts(const ringscan_options *o, io_open_opts *io)
                           .tls_insecure = o->tls_insecure,
                           .etag_unchecked = o->unsafe_disable_etag_checks,
                           .read_mode = o->read_mode == RINGSCAN_READ_MMAP ? IO_READ_MMAP
-                                                                         : IO_READ_COPY};
+                                                                         : IO_READ_COPY,
+                          .cancel = (io_cancel *)o->cancel};
+}
+
+/* A ringscan_cancel is io/'s io_cancel (store.h), its references counted there. */
+ringscan_cancel *ringscan_cancel_new(void)
+{
+    return (ringscan_cancel *)io_cancel_new();
+}
+
+void ringscan_cancel_request(ringscan_cancel *c)
+{
+    if (c) io_cancel_request((io_cancel *)c);
+}
+
+void ringscan_cancel_free(ringscan_cancel *c)
+{
+    io_cancel_unref((io_cancel *)c);
 }
 
 void scan_api_store_stats(const io_store_counts *c, ringscan_stats *out)

@@ -423,7 +423,7 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
     *out = d;
     d->a = *a;
     io_store_sum_init(&d->store);
-    d->a.io.sum = &d->store;
+    d->a.io.sum = &d->store, d->a.io.cancel = io_cancel_ref(a->io.cancel); /* (the footers') */
     const ds_list *l = a->list;
     d->shared = a->so.fetch_budget > 0; /* before any footer: they count in it */
     if (d->shared) scan_budget_share_init(&d->share, a->so.fetch_budget, 1);
@@ -488,7 +488,7 @@ void ds_scan_free(ds_scan *d)
     scan_rt_free(d->rt); /* every file's scan has left it */
     if (d->shared) scan_budget_share_free(&d->share); /* nothing counts in it any more */
     ds_orders_free(&d->orders); /* (no file's scan reports into them) */
-    io_store_sum_free(&d->store); /* every file closed */
+    io_store_sum_free(&d->store), io_cancel_unref(d->a.io.cancel); /* every file closed */
     ds_topk_free(&d->topk);
     ds_schema_free(&d->s);
     ds_out_free(d);

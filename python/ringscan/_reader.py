@@ -177,14 +177,19 @@ def _start(box, source, many, o, tree):
 
 def _started(source, many, o, keep, tree):
     """The scan of source, opened and started (_start) on a helper thread while this one
-    waits, so a KeyboardInterrupt (Ctrl-C) ends the wait at once: an open waits inside the
-    library for a stalled server up to its timeout (footers, a dataset's listing). The helper
-    owns its box and the options (o, keep, tree) until its calls return; left by an
-    interrupt, it frees the scan it started then."""
+    waits, so a KeyboardInterrupt (Ctrl-C) ends the wait: an open waits inside the library
+    for a stalled server up to its timeout (footers, a dataset's listing). The interrupt
+    requests the options' cancel (ringscan_cancel: the open fails within about a second), waits
+    for the helper and frees what it started; a second interrupt leaves that to the helper,
+    which owns its box and the options (o, keep, tree) until its calls return."""
     box = ffi.new("ringscan_scan **")
+    cancel = ffi.gc(lib.ringscan_cancel_new(), lib.ringscan_cancel_free)
+    if cancel == ffi.NULL:
+        raise MemoryError("ringscan: out of memory")
+    o.cancel = cancel
     done, lock, left = queue.SimpleQueue(), threading.Lock(), []
 
-    def run(keep):  # (keep: the cdata o points to, alive while the calls run)
+    def run(keep, cancel):  # (the cdata o points to, alive while the calls run)
         try:
             _start(box, source, many, o, tree)
             e = None
@@ -197,16 +202,21 @@ def _started(source, many, o, keep, tree):
             else:
                 done.put(e)
         del e  # (no traceback keeps this frame)
-    threading.Thread(target=run, args=(keep,), name="ringscan-open", daemon=True).start()
+    threading.Thread(target=run, args=(keep, cancel), name="ringscan-open", daemon=True).start()
     try:
         e = done.get()
     except BaseException:
-        with lock:
-            left.append(True)
-            if not done.empty():  # it ended as the interrupt came: its scan is ours to free
+        lib.ringscan_cancel_request(cancel)
+        try:
+            done.get()  # within about a second: its error, or its scan (freed)
+        except BaseException:  # interrupted again: the helper frees it when it returns
+            with lock:
+                left.append(True)
+                if done.empty():
+                    raise
                 done.get()
-                lib.ringscan_scan_free(box[0])
-                box[0] = ffi.NULL
+        lib.ringscan_scan_free(box[0])
+        box[0] = ffi.NULL
         raise
     if e is not None:
         try:

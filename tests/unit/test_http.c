@@ -282,6 +282,63 @@ static void s3_creds_one_set(void)
     unsetenv("RINGSCAN_HTTP_RETRIES");
 }
 
+typedef struct open_call {
+    const char *url;
+    io_open_opts o;
+    int rc;
+    char err[512];
+} open_call;
+
+static void *open_on_thread(void *arg)
+{
+    open_call *c = arg;
+    io_file_t *f = NULL;
+    c->rc = io_file_open_with(&f, c->url, &c->o, c->err, sizeof c->err);
+    io_file_close(f);
+    return NULL;
+}
+
+static int64_t list_key_count;
+static int count_key(void *ctx, const char *key) { (void)ctx, (void)key; list_key_count++; return 0; }
+
+/* A server that takes the connection and never answers (a listening socket never accepted:
+ * the kernel completes the handshake, the request waits): an open from another thread, with
+ * a 10 minute timeout, returns -ECANCELED naming the URL once the host's cancel is requested
+ * (store.h io_cancel); a cancel requested before an open or an S3 listing fails it at once,
+ * without a retry. */
+static void host_cancel(void)
+{
+    setenv("RINGSCAN_HTTP_TIMEOUT_MS", "600000", 1);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof a;
+    CHECK(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && listen(fd, 8) == 0 &&
+          getsockname(fd, (struct sockaddr *)&a, &al) == 0);
+    char url[96], ep[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/x.parquet", ntohs(a.sin_port));
+    snprintf(ep, sizeof ep, "http://127.0.0.1:%d", ntohs(a.sin_port));
+    open_call c = {.url = url, .o = {.cancel = io_cancel_new()}};
+    CHECK(c.o.cancel != NULL);
+    pthread_t th;
+    CHECK_EQ_I64(pthread_create(&th, NULL, open_on_thread, &c), 0);
+    usleep(300 * 1000); /* (the request sent and waiting; a cancel before it fails it too) */
+    io_cancel_request(c.o.cancel);
+    pthread_join(th, NULL);
+    CHECK_EQ_I64(c.rc, -ECANCELED);
+    CHECK(strstr(c.err, url) != NULL && strstr(c.err, "cancelled by the host") != NULL);
+    c.rc = 0, c.err[0] = 0;
+    open_on_thread(&c); /* requested already */
+    CHECK_EQ_I64(c.rc, -ECANCELED);
+    list_key_count = 0;
+    io_open_opts lo = {.s3_endpoint = ep, .cancel = c.o.cancel};
+    char err[512] = "";
+    CHECK_EQ_I64(io_s3_list("s3://bkt/p/", &lo, 100, count_key, NULL, err, sizeof err), -ECANCELED);
+    CHECK(strstr(err, "cancelled by the host") != NULL && list_key_count == 0);
+    io_cancel_unref(c.o.cancel);
+    close(fd);
+    unsetenv("RINGSCAN_HTTP_TIMEOUT_MS");
+}
+
 int main(void)
 {
     RUN(s3_urls);
@@ -294,5 +351,6 @@ int main(void)
     RUN(tail_take);
     RUN(refused);
     RUN(s3_creds_one_set);
+    RUN(host_cancel);
     return CHECK_DONE("test_http");
 }
