@@ -77,16 +77,19 @@ def plan_row_groups(source, columns=None, filter=None, row_groups=None):
     """The row groups of a file a scan with this filter would read (statistics, bloom filter
     and page-index pruning from the footer; no data read), ascending."""
     o, keep, tree = _options(columns, filter, row_groups=row_groups)
-    try:
-        with _opened(source, o) as f:
-            err = ffi.new("ringscan_error *")
-            n = check(lib.ringscan_plan_row_groups(f, o, ffi.NULL, 0, err), err)
-            out = ffi.new("int[]", max(n, 1))
-            check(lib.ringscan_plan_row_groups(f, o, out, n, err), err)
-            return list(out[0:n])
-    finally:
-        if tree is not None:
-            lib.ringscan_expr_free(tree)
+
+    def work():
+        try:
+            with _opened(source, o) as f:
+                err = ffi.new("ringscan_error *")
+                n = check(lib.ringscan_plan_row_groups(f, o, ffi.NULL, 0, err), err)
+                out = ffi.new("int[]", max(n, 1))
+                check(lib.ringscan_plan_row_groups(f, o, out, n, err), err)
+                return list(out[0:n])
+        finally:
+            if tree is not None:
+                lib.ringscan_expr_free(tree)
+    return _interruptible(o, keep, work)
 
 
 def count_rows(source, filter=None, threads=None, **options):
@@ -99,19 +102,22 @@ def count_rows(source, filter=None, threads=None, **options):
     many = isinstance(source, (list, tuple))
     o, keep, tree = _options(filter=filter, threads=threads, **options)
     o.explain = False
-    err = ffi.new("ringscan_error *")
-    c = ffi.new("ringscan_count_info *")
-    try:
-        if many or _is_dataset(source):
-            with _dataset_opened(source if many else [source], o) as d:
-                check(lib.ringscan_dataset_count(d, o, c, err), err)
-        else:
-            with _opened(source, o) as f:
-                check(lib.ringscan_count(f, o, c, err), err)
-        return int(c.rows)
-    finally:
-        if tree is not None:
-            lib.ringscan_expr_free(tree)
+
+    def work():
+        err = ffi.new("ringscan_error *")
+        c = ffi.new("ringscan_count_info *")
+        try:
+            if many or _is_dataset(source):
+                with _dataset_opened(source if many else [source], o) as d:
+                    check(lib.ringscan_dataset_count(d, o, c, err), err)
+            else:
+                with _opened(source, o) as f:
+                    check(lib.ringscan_count(f, o, c, err), err)
+            return int(c.rows)
+        finally:
+            if tree is not None:
+                lib.ringscan_expr_free(tree)
+    return _interruptible(o, keep, work)
 
 
 def _is_dataset(source):
@@ -175,55 +181,63 @@ def _start(box, source, many, o, tree):
             lib.ringscan_expr_free(tree)
 
 
-def _started(source, many, o, keep, tree):
-    """The scan of source, opened and started (_start) on a helper thread while this one
-    waits, so a KeyboardInterrupt (Ctrl-C) ends the wait: an open waits inside the library
-    for a stalled server up to its timeout (footers, a dataset's listing). The interrupt
-    requests the options' cancel (ringscan_cancel: the open fails within about a second), waits
-    for the helper and frees what it started; a second interrupt leaves that to the helper,
-    which owns its box and the options (o, keep, tree) until its calls return."""
-    box = ffi.new("ringscan_scan **")
+def _interruptible(o, keep, work, drop=None):
+    """work()'s value, computed on a helper thread while this one waits, so a KeyboardInterrupt
+    (Ctrl-C) ends the wait: an open waits inside the library for a stalled server up to its
+    timeout (a footer, a dataset's listing and footers). The interrupt requests the cancel put
+    in the options o (ringscan_cancel: the waiting call fails within about a second), waits
+    for the helper and hands a value it still returned to drop (a handle to free); a second
+    interrupt leaves that to the helper, which keeps o and keep (the cdata o points to) alive
+    until its calls return."""
     cancel = ffi.gc(lib.ringscan_cancel_new(), lib.ringscan_cancel_free)
     if cancel == ffi.NULL:
         raise MemoryError("ringscan: out of memory")
     o.cancel = cancel
     done, lock, left = queue.SimpleQueue(), threading.Lock(), []
 
-    def run(keep, cancel):  # (the cdata o points to, alive while the calls run)
+    def run(o, keep, cancel):
         try:
-            _start(box, source, many, o, tree)
-            e = None
-        except BaseException as x:  # the open's error, raised on the waiting thread
-            e = x
+            v, e = work(), None
+        except BaseException as x:  # work's error, raised on the waiting thread
+            v, e = None, x
         with lock:
-            if left:
-                lib.ringscan_scan_free(box[0])  # NULL (nothing started) is a no-op
-                box[0] = ffi.NULL
-            else:
-                done.put(e)
+            if not left:
+                done.put((v, e))
+            elif drop is not None and v is not None:
+                drop(v)
         del e  # (no traceback keeps this frame)
-    threading.Thread(target=run, args=(keep, cancel), name="ringscan-open", daemon=True).start()
+    threading.Thread(target=run, args=(o, keep, cancel), name="ringscan-open", daemon=True).start()
     try:
-        e = done.get()
+        v, e = done.get()
     except BaseException:
         lib.ringscan_cancel_request(cancel)
         try:
-            done.get()  # within about a second: its error, or its scan (freed)
-        except BaseException:  # interrupted again: the helper frees it when it returns
+            v, _ = done.get()  # within about a second: its error, or its value
+        except BaseException:  # interrupted again: the helper drops it when it returns
             with lock:
                 left.append(True)
                 if done.empty():
                     raise
-                done.get()
-        lib.ringscan_scan_free(box[0])
-        box[0] = ffi.NULL
+                v, _ = done.get()
+        if drop is not None and v is not None:
+            drop(v)
         raise
     if e is not None:
         try:
             raise e
         finally:
             del e
-    return box[0]
+    return v
+
+
+def _started(source, many, o, keep, tree):
+    """The scan of source, opened and started (_start) on a helper thread (_interruptible)."""
+    box = ffi.new("ringscan_scan **")
+
+    def work():
+        _start(box, source, many, o, tree)
+        return box[0]
+    return _interruptible(o, keep, work, lib.ringscan_scan_free)
 
 
 def _options(columns=None, filter=None, order_by=None, limit=None, threads=None,
@@ -522,23 +536,30 @@ def metadata(source, **options):
     order) and schema (the pyarrow.Schema a scan of it exports), as `ringscan meta DIR`."""
     if isinstance(source, (list, tuple)) or _is_dataset(source):
         return _dataset_metadata(source, options)
-    o, _keep, _ = _options(**options)
-    with _opened(source, o) as f:
-        return _metadata(f)
+    o, keep, _ = _options(**options)
+
+    def work():
+        with _opened(source, o) as f:
+            return _metadata(f)
+    return _interruptible(o, keep, work)
 
 
 def _dataset_metadata(source, options):
     sources = list(source) if isinstance(source, (list, tuple)) else [source]
-    o, _keep, _ = _options(**options)  # _keep: what o points to, alive to the end
-    with _dataset_opened(sources, o) as d:
-        files = [_s(lib.ringscan_dataset_file(d, i)) for i in range(lib.ringscan_dataset_files(d))]
-    out = []
-    fi = ffi.new("ringscan_file_info *")
-    for path in files:
-        with _opened(path, o) as f:
-            lib.ringscan_file_info_get(f, fi)
-            out.append({"path": path, "num_rows": fi.rows, "num_row_groups": fi.row_groups,
-                        "created_by": _s(fi.created_by)})
+    o, keep, _ = _options(**options)  # keep: what o points to, alive to the end
+
+    def work():
+        with _dataset_opened(sources, o) as d:
+            files = [_s(lib.ringscan_dataset_file(d, i)) for i in range(lib.ringscan_dataset_files(d))]
+        out = []
+        fi = ffi.new("ringscan_file_info *")
+        for path in files:
+            with _opened(path, o) as f:
+                lib.ringscan_file_info_get(f, fi)
+                out.append({"path": path, "num_rows": fi.rows, "num_row_groups": fi.row_groups,
+                            "created_by": _s(fi.created_by)})
+        return out
+    out = _interruptible(o, keep, work)
     with scan(sources, limit=0, **options) as r:
         schema = r.schema
     return {"num_files": len(out), "num_rows": sum(f["num_rows"] for f in out),

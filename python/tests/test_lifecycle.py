@@ -278,7 +278,7 @@ def test_ctrl_c_while_an_open_stalls(lineitem, tmp_path):
     # The open runs on a helper thread now, and the interrupt requests the open's cancel
     # (ringscan_cancel): the call ends, its helper thread gone (with an open left to its
     # timeout it would still run) and nothing left open. A file, then a dataset whose second
-    # footer stalls.
+    # footer stalls; then metadata(), count_rows() and plan_row_groups() of the file.
     body = """
         threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
         try:
@@ -293,6 +293,11 @@ def test_ctrl_c_while_an_open_stalls(lineitem, tmp_path):
     out = interrupted_scan(lineitem, tmp_path / "2", 'scan(["{url}/chunked/li.parquet", '
                            '"{url}/mute/li.parquet"])', body)
     assert out[:2] == ["interrupted", "0 1"], out
+    for k, call in enumerate(['metadata("{url}/mute/li.parquet")',
+                              'count_rows("{url}/mute/li.parquet")',
+                              'plan_row_groups("{url}/mute/li.parquet")']):
+        out = interrupted_scan(lineitem, tmp_path / f"call{k}", call, body)
+        assert out[:2] == ["interrupted", "0 1"], (call, out)
 
 
 def test_ctrl_c_while_a_read_stalls(lineitem, tmp_path):
