@@ -221,7 +221,9 @@ def _interruptible(o, keep, work, drop=None):
                 v, _ = done.get()
         if drop is not None and v is not None:
             drop(v)
+        o.cancel = ffi.NULL  # (the helper is done with o: cancel may be freed)
         raise
+    o.cancel = ffi.NULL
     if e is not None:
         try:
             raise e

@@ -747,15 +747,23 @@ static void c_sim_bytes(void)
 
 /* A request dropped while it waits for its time is cancelled without a file read; the store
  * counts no transfer and nothing leaks. */
+/* A read of 8192 bytes at 4096 on a new context over the simulated file f, flushed: its
+ * range waits for its simulated first byte. */
+static fut_t *sim_waiting_read(io_file_t *f, io_ctx_t **ctx)
+{
+    *ctx = new_ctx(NULL);
+    fut_t *r = io_read(*ctx, f, 4096, 8192);
+    fut_want(r);
+    exec_yield();
+    return r;
+}
+
 static void c_sim_cancel(void)
 {
     io_file_t *f = sim_file();
     if (!f) return;
-    io_ctx_t *ctx = new_ctx(NULL);
-    fut_t *r = io_read(ctx, f, 4096, 8192);
-    fut_want(r);
-    exec_yield(); /* flushed: the range waits for its simulated first byte */
-    fut_unref(r);
+    io_ctx_t *ctx;
+    fut_unref(sim_waiting_read(f, &ctx));
     fut_t *t = exec_sleep_ns(5 * 1000 * 1000);
     CHECK_EQ_I64(fut_await(t), 0);
     fut_unref(t);
@@ -779,10 +787,8 @@ static void c_sim_cancel_reads(void)
 {
     io_file_t *f = sim_file();
     if (!f) return;
-    io_ctx_t *ctx = new_ctx(NULL);
-    fut_t *r = io_read(ctx, f, 4096, 8192);
-    fut_want(r);
-    exec_yield(); /* flushed: the range waits for its simulated first byte */
+    io_ctx_t *ctx;
+    fut_t *r = sim_waiting_read(f, &ctx);
     fut_t *p = io_read(ctx, f, 300000, 100); /* registered, never flushed */
     io_ctx_cancel_reads(ctx);
     CHECK_EQ_I64(fut_status(p), -ECANCELED);
