@@ -742,8 +742,9 @@ typedef struct ringscan_stats {
 /* The scan's counters. While the scan runs this is a snapshot that does not stop it (for
  * progress: rows_scanned, bytes_read, splits_done of splits; io figures lag by at most the
  * split each core is running, io_backend is filled at the end); complete (out->complete) once
- * ringscan_scan_next returned 0 or an error. Thread-safe against the scan's own threads; call
- * it from one host thread at a time. */
+ * ringscan_scan_next returned 0 or an error. Thread-safe against the scan's own threads and
+ * against a ringscan_scan_next or ringscan_scan_stop running on another host thread (a
+ * progress thread, a dataset's scan too); call it from one host thread at a time. */
 RINGSCAN_API void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out);
 
 /* The plan's text account (row groups and pages pruned and why, the conjunct order), NUL-

@@ -247,15 +247,15 @@ static void close_file(ds_scan *d, ds_run *r)
     if (r->scan) {
         scan_end(r->scan); /* its counters final */
         say(d, "file %s:\n%s", d->a.list->files[r->fi].path, scan_explain(r->scan));
-        scan_stats st;
-        scan_get_stats(r->scan, &st);
-        ds_stats_add(&d->acc, &st);
-        scan_free(r->scan);
     }
+    ds_lock(d); /* (ds_stats.c invariant 1) */
+    scan_stats st;
+    if (r->scan) scan_get_stats(r->scan, &st), ds_stats_add(&d->acc, &st), scan_free(r->scan);
     ds_view_free(&r->view);
     free(r->proj), free(r->pos), free(r->groups), free(r->scale), free(r->fpos);
     ds_footers_close(&d->ft, r->fi);
     *r = (ds_run){.fi = -1};
+    ds_unlock(d);
 }
 
 /* Closes the ended files whose scans have left the runtime (scan_left: their reads done, so
@@ -263,11 +263,13 @@ static void close_file(ds_scan *d, ds_run *r)
 static void reap(ds_scan *d, bool wait)
 {
     int kept = 0;
+    ds_lock(d); /* (ds_stats.c invariant 1: no gone file seen twice) */
     for (int k = 0; k < d->ngone; k++) {
         if (scan_left(d->gone[k].scan) || (wait && k == 0)) close_file(d, &d->gone[k]);
         else d->gone[kept++] = d->gone[k];
     }
     d->ngone = kept;
+    ds_unlock(d);
 }
 
 /* r's scan ended: closed now, or kept among the gone files until its scan left the runtime
@@ -275,11 +277,11 @@ static void reap(ds_scan *d, bool wait)
 static void end_file(ds_scan *d, ds_run *r)
 {
     if (r->scan && !scan_left(r->scan) && d->ngone < DS_INFLIGHT_MAX) {
+        ds_lock(d); /* (ds_stats.c invariant 1) */
         d->gone[d->ngone++] = *r;
         *r = (ds_run){.fi = -1};
-        return;
-    }
-    close_file(d, r);
+        ds_unlock(d);
+    } else close_file(d, r);
 }
 
 /* The end of the dataset's rows (the last file's, or the limit's): the files still running
@@ -287,9 +289,11 @@ static void end_file(ds_scan *d, ds_run *r)
  * in the footer and store counters), so the counters summed are final (ds_scan_stats). */
 static void end_all(ds_scan *d)
 {
+    ds_lock(d); /* (ds_stats.c invariant 1) */
     for (; d->nrun > 0; d->nrun--, d->head = (d->head + 1) % DS_INFLIGHT_MAX)
         close_file(d, &d->runs[d->head]);
     while (d->ngone > 0) reap(d, true);
+    ds_unlock(d);
     if (d->ft.slots) ds_footers_join(&d->ft);
 }
 
@@ -336,7 +340,7 @@ static int fill(ds_scan *d, bool wait, pq_err *e)
             if (rc) return rc;
             continue;
         }
-        d->nrun++;
+        ds_lock(d), d->nrun++, ds_unlock(d); /* (ds_stats.c invariant 1) */
     }
     return 0;
 }
@@ -346,7 +350,7 @@ static int fill(ds_scan *d, bool wait, pq_err *e)
 static int pull(ds_scan *d, scan_batch *out, int64_t *pos, pq_err *e)
 {
     for (;;) {
-        if (atomic_load(&d->stop)) return d->done = true, 0; /* (ds_scan_stop ends it) */
+        if (atomic_load(&d->stop)) return 0; /* ds_scan_stop ends it: then done, the counters final */
         reap(d, false);
         int rc = d->done ? 0 : fill(d, true, e);
         bool full = rc == 0 && d->a.limit >= 0 && !d->topk.nkeys && d->rows_out >= d->a.limit;
@@ -364,8 +368,10 @@ static int pull(ds_scan *d, scan_batch *out, int64_t *pos, pq_err *e)
             rc = -ENOMEM; /* (topk_keep_bad's marks: named while the footer is open) */
         if (rc < 0) return scan_batch_free(&b), rc;
         if (rc == 0) {
+            ds_lock(d); /* (ds_stats.c invariant 1) */
             end_file(d, r);
             d->head = (d->head + 1) % DS_INFLIGHT_MAX, d->nrun--;
+            ds_unlock(d);
             continue;
         }
         if (r->post && (rc = ds_post_filter(d, r, &b, e)) != 0) return scan_batch_free(&b), rc;
@@ -414,6 +420,7 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
 {
     ds_scan *d = fail_calloc(1, sizeof *d);
     if (!d) return -ENOMEM;
+    ds_lock_init(d);
     *out = d;
     d->a = *a;
     io_store_sum_init(&d->store);
@@ -457,15 +464,12 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
     return rc;
 }
 
-const char *ds_scan_explain(const ds_scan *d)
-{
-    return d->explain ? d->explain : "";
-}
-
 void ds_scan_stop(ds_scan *d)
 {
+    ds_lock(d); /* done with the counters final (ds_scan_stats) */
     end_all(d);
     d->done = d->topk_done = true; /* no file starts, no Top-K answer from the rows so far */
+    ds_unlock(d);
 }
 
 void ds_scan_cancel(ds_scan *d)
@@ -489,5 +493,6 @@ void ds_scan_free(ds_scan *d)
     free(d->filter), free(d->out), free(d->used), free(d->filtered), free(d->acols), free(d->atypes);
     flt_expr_free(d->post), free(d->post_cols);
     free(d->explain);
+    ds_lock_free(d);
     free(d);
 }

@@ -407,6 +407,7 @@ static void finish(scan_t *s, bool freeing)
     s->stats.uring = uring;
     memcpy(s->stats.io_backend, backend, sizeof backend);
     s->stats.rows_out = s->out.delivered_rows;
+    atomic_store_explicit(&s->stats_final, true, memory_order_release); /* (scan_get_stats) */
     if (s->pol.order && s->o.explain) explain_final_order(s);
 }
 

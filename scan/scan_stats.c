@@ -97,7 +97,7 @@ void scan_io_ctx_freed(void *arg, const io_counters_t *final)
 
 void scan_get_stats(scan_t *s, scan_stats *out)
 {
-    if (s->finished) {
+    if (atomic_load_explicit(&s->stats_final, memory_order_acquire)) { /* written whole */
         *out = s->stats;
         return;
     }
@@ -111,7 +111,7 @@ void scan_get_stats(scan_t *s, scan_stats *out)
 
 bool scan_finished(const scan_t *s)
 {
-    return s->finished;
+    return atomic_load_explicit(&s->stats_final, memory_order_acquire);
 }
 
 const char *scan_explain(const scan_t *s)

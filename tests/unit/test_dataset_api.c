@@ -2,6 +2,7 @@
  * ringscan_scan_column, the dataset counters): three hive files k=1..3, the second with a
  * wider v, the third without v, read with union_by_name. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -353,6 +354,82 @@ static void stop_from_another_thread(void)
     }
 }
 
+typedef struct snapper {
+    ringscan_scan *s;
+    atomic_bool done;
+    ringscan_stats last_complete; /* the first snapshot that said complete */
+    bool saw_complete;
+    int64_t snaps;
+} snapper;
+
+/* Snapshots s's counters until told to end (at most 100000): the host's progress thread. */
+static void *snap_loop(void *arg)
+{
+    snapper *t = arg;
+    for (; !atomic_load(&t->done) && t->snaps < 100000; t->snaps++) {
+        ringscan_stats st;
+        ringscan_scan_stats(t->s, &st);
+        if (st.complete && !t->saw_complete) t->last_complete = st, t->saw_complete = true;
+        usleep(20);
+    }
+    return NULL;
+}
+
+/* ringscan_scan_stats from a progress thread while the host reads and a third thread stops
+ * the scan (a dataset's, and every fourth round a file's): a snapshot never reads a file's
+ * scan the stop (or the next) freed (ASan), and one that says complete holds the final
+ * counters (a stop's end had not summed them, or not written them whole, yet). */
+static void stats_while_stopping(void)
+{
+    static const char *cols[2] = {"id", "k"}, *fcols[1] = {"id"};
+    char one[300];
+    snprintf(one, sizeof one, "%s/k=2/part.parquet", ts_dir);
+    for (int round = 0; round < 32; round++) {
+        bool file = round % 4 == 3;
+        ringscan_options o;
+        ringscan_options_init(&o);
+        o.columns = file ? fcols : cols, o.ncolumns = file ? 1 : 2, o.union_by_name = true;
+        o.threads = 1 + round % 2, o.max_open_files = 2, o.ordered = true;
+        o.store = "sim:ttfb=2ms,bw=1GB/s,conns=4,seed=3";
+        ringscan_dataset *d = NULL;
+        ringscan_file *f = NULL;
+        ringscan_scan *s = NULL;
+        ringscan_error err = {0};
+        const char *paths[1] = {pat};
+        if (file) CHECK_EQ_I64(ringscan_open_with(one, &o, &f, &err), 0);
+        else CHECK_EQ_I64(ringscan_dataset_open(paths, 1, &o, &d, &err), 0);
+        if (f) CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), 0);
+        if (d) CHECK_EQ_I64(ringscan_dataset_scan_start(d, &o, &s, &err), 0);
+        if (!s) {
+            ringscan_dataset_close(d), ringscan_close(f);
+            return;
+        }
+        stopper t = {.s = s, .delay_us = (round / 4) * 1500 + (round % 4) * 300};
+        snapper sn = {.s = s};
+        pthread_t th, ts;
+        CHECK_EQ_I64(pthread_create(&ts, NULL, snap_loop, &sn), 0);
+        CHECK_EQ_I64(pthread_create(&th, NULL, stop_later, &t), 0);
+        struct ArrowArray b;
+        int64_t rows = 0;
+        while (ringscan_scan_next(s, &b, &err) == 1) rows += b.length, b.release(&b);
+        pthread_join(th, NULL);
+        atomic_store(&sn.done, true);
+        pthread_join(ts, NULL);
+        ringscan_stats st;
+        ringscan_scan_stats(s, &st);
+        CHECK(st.complete);
+        CHECK_EQ_I64(st.rows_out, rows);
+        CHECK(st.bytes_read + st.bytes_kept == st.bytes_used + st.bytes_wasted);
+        if (sn.saw_complete) { /* final when it said so */
+            CHECK_EQ_I64(sn.last_complete.rows_scanned, st.rows_scanned);
+            CHECK_EQ_I64((int64_t)sn.last_complete.bytes_read, (int64_t)st.bytes_read);
+            CHECK_EQ_I64(sn.last_complete.splits, st.splits);
+        }
+        ringscan_scan_free(s);
+        ringscan_dataset_close(d), ringscan_close(f);
+    }
+}
+
 int main(void)
 {
     ts_dir_init();
@@ -365,6 +442,7 @@ int main(void)
     RUN(columns_and_errors);
     RUN(counting);
     RUN(stop_from_another_thread);
+    RUN(stats_while_stopping);
     ts_dir_remove();
     return CHECK_DONE("test_dataset_api");
 }
