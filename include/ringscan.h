@@ -825,7 +825,8 @@ RINGSCAN_API int ringscan_count(ringscan_file *f, const ringscan_options *o,
  * failed, it has enough): reads in flight are cancelled and the scan's tasks end, as in
  * ringscan_scan_free. Afterwards ringscan_scan_next returns 0 and ringscan_scan_stats is
  * complete (its counters final: bytes_read + bytes_kept = bytes_used + bytes_wasted), which a
- * snapshot taken while the scan runs need not be. A scan that ended already, or NULL: no-op.
+ * snapshot taken while the scan runs need not be (a stop on another thread at the same moment:
+ * each returns once the scan ended). A scan that ended already, or NULL: no-op.
  * Thread-safe against a ringscan_scan_next (or the stream's get_next) waiting on another
  * thread, the way a host cancels a scan (a Ctrl-C handler, a deadline): its reads in flight
  * (a stalled server's too; a dataset's footer reads too) are cancelled and that call wakes,

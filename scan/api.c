@@ -426,10 +426,14 @@ static void scan_unref(ringscan_scan *s)
 
 void ringscan_scan_stop(ringscan_scan *s)
 {
-    if (!s || atomic_exchange(&s->stopped, true)) return;
-    if (s->ds) ds_scan_cancel(s->ds); /* a next waiting on another thread returns */
-    else scan_cancel(s->scan);
-    pthread_mutex_lock(&s->next_mu);  /* then one end: it, or this one */
+    if (!s) return;
+    if (!atomic_exchange(&s->stopped, true)) { /* the first stop cancels */
+        if (s->ds) ds_scan_cancel(s->ds); /* a next waiting on another thread returns */
+        else scan_cancel(s->scan);
+    }
+    /* then one end: the next's, or this one, which a later stop (another thread's) waits for
+     * too, so every stop returns with the counters final (the end runs once: no-op after) */
+    pthread_mutex_lock(&s->next_mu);
     if (s->ds) ds_scan_stop(s->ds);
     else scan_end(s->scan);
     pthread_mutex_unlock(&s->next_mu);

@@ -296,6 +296,7 @@ static void counting(void)
 typedef struct stopper {
     ringscan_scan *s;
     long delay_us;
+    ringscan_stats *after; /* NULL, or the counters right after its stop returned */
 } stopper;
 
 static void *stop_later(void *arg)
@@ -303,6 +304,7 @@ static void *stop_later(void *arg)
     stopper *t = arg;
     usleep((useconds_t)t->delay_us);
     ringscan_scan_stop(t->s);
+    if (t->after) ringscan_scan_stats(t->s, t->after);
     return NULL;
 }
 
@@ -430,6 +432,54 @@ static void stats_while_stopping(void)
     }
 }
 
+/* Two threads stop the scan at about the same moment: the one whose stop came second
+ * returned before the first had ended the scan, its counters not final yet; each stop now
+ * returns with them final (a dataset's, and every fourth round a file's). */
+static void stop_twice_at_once(void)
+{
+    static const char *cols[1] = {"id"};
+    char one[300];
+    snprintf(one, sizeof one, "%s/k=2/part.parquet", ts_dir);
+    for (int round = 0; round < 32; round++) {
+        bool file = round % 4 == 3;
+        ringscan_options o;
+        ringscan_options_init(&o);
+        o.columns = cols, o.ncolumns = 1, o.union_by_name = true, o.threads = 1 + round % 2;
+        o.max_open_files = 2, o.store = "sim:ttfb=2ms,bw=1GB/s,conns=4,seed=3";
+        ringscan_dataset *d = NULL;
+        ringscan_file *f = NULL;
+        ringscan_scan *s = NULL;
+        ringscan_error err = {0};
+        const char *paths[1] = {pat};
+        if (file) CHECK_EQ_I64(ringscan_open_with(one, &o, &f, &err), 0);
+        else CHECK_EQ_I64(ringscan_dataset_open(paths, 1, &o, &d, &err), 0);
+        if (f) CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), 0);
+        if (d) CHECK_EQ_I64(ringscan_dataset_scan_start(d, &o, &s, &err), 0);
+        if (!s) {
+            ringscan_dataset_close(d), ringscan_close(f);
+            return;
+        }
+        ringscan_stats after = {0};
+        long at = (round / 4) * 1000;
+        stopper a = {.s = s, .delay_us = at}, b = {.s = s, .delay_us = at + round % 3 * 50, .after = &after};
+        pthread_t ta, tb;
+        CHECK_EQ_I64(pthread_create(&ta, NULL, stop_later, &a), 0);
+        CHECK_EQ_I64(pthread_create(&tb, NULL, stop_later, &b), 0);
+        struct ArrowArray x;
+        int64_t rows = 0;
+        while (ringscan_scan_next(s, &x, &err) == 1) rows += x.length, x.release(&x);
+        pthread_join(ta, NULL), pthread_join(tb, NULL);
+        CHECK(after.complete); /* b's stop returned with the scan ended */
+        CHECK(after.bytes_read + after.bytes_kept == after.bytes_used + after.bytes_wasted);
+        ringscan_stats st;
+        ringscan_scan_stats(s, &st);
+        CHECK_EQ_I64(st.rows_out, rows);
+        CHECK_EQ_I64(after.rows_scanned, st.rows_scanned);
+        ringscan_scan_free(s);
+        ringscan_dataset_close(d), ringscan_close(f);
+    }
+}
+
 int main(void)
 {
     ts_dir_init();
@@ -443,6 +493,7 @@ int main(void)
     RUN(counting);
     RUN(stop_from_another_thread);
     RUN(stats_while_stopping);
+    RUN(stop_twice_at_once);
     ts_dir_remove();
     return CHECK_DONE("test_dataset_api");
 }
