@@ -416,6 +416,7 @@ static void scan_unref(ringscan_scan *s)
     if (s->file) api_file_unref(s->file);
     if (s->dataset) api_dataset_unref(s->dataset);
     ringscan_expr_free(s->filter_expr); /* after ds_scan_free: the last to type it */
+    free(s->io_strs);                    /* and the last to open a file with them */
     free(s->cols);
     scan_arrow_types_free(&s->types);
     free(s->row_groups);
