@@ -251,6 +251,7 @@ class Reader:
         self._lock = threading.Lock()
         self._taken = False
         self._streamed = None  # the scan its stream holds (valid while the stream is live)
+        self._rows_dropped = 0  # rows of batches read but never handed on (_each's stop)
         many = isinstance(source, (list, tuple))
         if not many and not isinstance(source, (str, bytes, os.PathLike)):
             raise TypeError("ringscan.scan: source is a path, URL, pattern or directory, or a "
@@ -369,7 +370,9 @@ class Reader:
             want.put(False)
             t.join()
             while not got.empty():  # the batch or error the stop cut short
-                got.get()
+                b, _ = got.get()
+                if b is not None:  # handed out by the library, never to the consumer
+                    self._rows_dropped += b.num_rows
 
     def topk_bound(self):
         """An ORDER BY ... LIMIT scan's bound on its first key (ringscan_scan_topk_bound): the
@@ -383,7 +386,8 @@ class Reader:
 
     def stats(self):
         """The scan's counters (`ringscan scan --stats`) as a dict; final once the stream
-        ended (stats()["complete"])."""
+        ended (stats()["complete"]). rows_out counts the rows handed to the consumer: not
+        those of a batch a stop (Ctrl-C, an exception) cut short on the helper thread."""
         st = ffi.new("ringscan_stats *")
         with self._using() as s:
             lib.ringscan_scan_stats(s, st)
@@ -393,6 +397,7 @@ class Reader:
             if field.type.kind == "array":
                 v = ffi.string(v).decode("utf-8", "replace")
             out[name] = v
+        out["rows_out"] -= self._rows_dropped
         return out
 
     def explain(self):

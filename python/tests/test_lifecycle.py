@@ -290,3 +290,52 @@ def test_ctrl_c_while_a_dataset_read_stalls(lineitem, tmp_path):
                            '"{url}/cont100/li.parquet", "{url}/mute/li.parquet"], threads=1, '
                            'max_open_files=2)')
     assert out[1] == "0" and out[0].startswith(f"True {2 * n} "), out
+
+
+def test_rows_out_leaves_out_a_batch_the_stop_cut_short(tmp_path, monkeypatch):
+    # A Ctrl-C while the helper thread's batch was already on its way to the consumer: the
+    # batch is dropped with the stop, but stats()["rows_out"] counted it (the library handed
+    # it out), so rows_out said more rows than the loop received. The interrupt is raised
+    # here once that batch is in the queue, each time the second batch is awaited.
+    import queue as real
+    from ringscan import _reader
+    paths = []
+    for k in range(3):
+        paths.append(str(tmp_path / f"p{k}.parquet"))
+        pq.write_table(pa.table({"id": pa.array(range(k * 1000, (k + 1) * 1000), pa.int64())}),
+                       paths[-1], row_group_size=250)
+
+    class Got(real.SimpleQueue):
+        calls = 0
+
+        def get(self, *a, **k):
+            Got.calls += 1
+            if Got.calls == 2:  # the second batch: interrupted once it arrived
+                item = super().get(*a, **k)
+                self.put(item)
+                raise KeyboardInterrupt
+            return super().get(*a, **k)
+
+    class Queues:
+        n = 0
+
+        @staticmethod
+        def SimpleQueue():
+            Queues.n += 1
+            return Got() if Queues.n % 2 == 0 else real.SimpleQueue()  # (want, got)
+
+    monkeypatch.setattr(_reader, "queue", Queues)
+    for how in ("iterate", "to_arrow"):
+        Got.calls = 0
+        r = ringscan.scan(paths, store="sim:ttfb=1ms,bw=1GB/s", threads=1, max_open_files=2)
+        rows = 0
+        with pytest.raises(KeyboardInterrupt):
+            if how == "to_arrow":
+                r.to_arrow()
+            for b in r:
+                rows += b.num_rows
+        st = r.stats()
+        assert st["complete"], how
+        assert st["rows_out"] == (rows if how == "iterate" else 250), (how, st["rows_out"], rows)
+        r.close()
+    assert settle() == 0
