@@ -342,6 +342,9 @@ static void stop_from_another_thread(void)
             for (int64_t r = 0; r < b.length; r++, rows++) bad += i64_at(b.children[0], r) != rows;
             b.release(&b);
         }
+        ringscan_stats now; /* the next returned 0: complete, the stop's end maybe not run yet */
+        ringscan_scan_stats(s, &now);
+        CHECK(now.complete);
         pthread_join(th, NULL);
         CHECK_EQ_I64(rc, 0);
         CHECK_EQ_I64(bad, 0);
