@@ -354,7 +354,7 @@ static int pull(ds_scan *d, scan_batch *out, int64_t *pos, pq_err *e)
         reap(d, false);
         int rc = d->done ? 0 : fill(d, true, e);
         bool full = rc == 0 && d->a.limit >= 0 && !d->topk.nkeys && d->rows_out >= d->a.limit;
-        if (rc == 0 && (d->nrun == 0 || full)) end_all(d); /* every counter final */
+        if (rc || d->nrun == 0 || full) end_all(d); /* every counter final, an error's too */
         if (rc || d->nrun == 0) return d->done = true, rc;
         ds_run *r = &d->runs[d->head];
         scan_batch b = {.row_group = -1};
