@@ -355,7 +355,7 @@ static int pull(ds_scan *d, scan_batch *out, int64_t *pos, pq_err *e)
         int rc = d->done ? 0 : fill(d, true, e);
         bool full = rc == 0 && d->a.limit >= 0 && !d->topk.nkeys && d->rows_out >= d->a.limit;
         if (rc || d->nrun == 0 || full) end_all(d); /* every counter final, an error's too */
-        if (rc || d->nrun == 0) return d->done = true, rc;
+        if (rc || d->nrun == 0) return atomic_store(&d->done, true), rc;
         ds_run *r = &d->runs[d->head];
         scan_batch b = {.row_group = -1};
         scan_lead(r->scan); /* its base tasks never wait on the shared budget */
@@ -408,7 +408,7 @@ int ds_scan_next(ds_scan *d, struct ArrowArray *out, pq_err *e)
     int rc = d->topk.nkeys ? pull_topk(d, &b, e) : pull(d, &b, &pos, e);
     if (rc <= 0) return rc;
     if (d->a.limit >= 0 && d->rows_out + b.rows > d->a.limit) ds_cut_rows(&b, d->a.limit - d->rows_out);
-    d->rows_out += b.rows;
+    ds_lock(d), d->rows_out += b.rows, ds_unlock(d); /* (ds_stats.c invariant 1) */
     for (int j = d->nout; j < b.ncols; j++) pq_vec_free(&b.cols[j]); /* hidden keys */
     b.ncols = d->nout;
     rc = scan_arrow_batch(d->acols, d->a.arrow_flags, &b, out, e);

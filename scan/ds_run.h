@@ -65,7 +65,7 @@ struct ds_scan {
     int64_t rows_out;
     scan_stats acc;        /* finished files' counters */
     int64_t files_pruned;
-    bool done;
+    atomic_bool done;      /* (read by a snapshot on another host thread: ds_stats.c) */
     atomic_bool stop;      /* ds_scan_cancel: no batch after it */
     ds_topk topk;          /* nkeys 0 unless ORDER BY */
     ds_orders orders;      /* conjunct orders the files share (scan_opts.order_share) */
