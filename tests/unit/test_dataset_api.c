@@ -396,6 +396,7 @@ static void stats_while_stopping(void)
         o.columns = file ? fcols : cols, o.ncolumns = file ? 1 : 2, o.union_by_name = true;
         o.threads = 1 + round % 2, o.max_open_files = 2, o.ordered = true;
         o.store = "sim:ttfb=2ms,bw=1GB/s,conns=4,seed=3";
+        if (round % 8 == 7) o.order_by = "id DESC", o.limit = 10; /* a file's Top-K */
         ringscan_dataset *d = NULL;
         ringscan_file *f = NULL;
         ringscan_scan *s = NULL;
