@@ -350,8 +350,8 @@ class Reader:
                 except BaseException as e:  # the scan's error
                     got.put((None, e))
         t = threading.Thread(target=pump, name="ringscan-reader", daemon=True)
-        t.start()
         try:
+            t.start()  # (a Ctrl-C in its wait for the thread stops the scan too)
             while True:
                 want.put(True)
                 b, e = got.get()
@@ -368,7 +368,10 @@ class Reader:
             raise
         finally:
             want.put(False)
-            t.join()
+            try:
+                t.join()
+            except RuntimeError:  # its start was interrupted before it ran: False ends it
+                pass
             while not got.empty():  # the batch or error the stop cut short
                 b, _ = got.get()
                 if b is not None:  # handed out by the library, never to the consumer

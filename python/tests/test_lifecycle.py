@@ -339,3 +339,31 @@ def test_rows_out_leaves_out_a_batch_the_stop_cut_short(tmp_path, monkeypatch):
         assert st["rows_out"] == (rows if how == "iterate" else 250), (how, st["rows_out"], rows)
         r.close()
     assert settle() == 0
+
+
+def test_ctrl_c_while_the_helper_thread_starts(tmp_path, monkeypatch):
+    # A Ctrl-C in the reader's wait for its helper thread to start (Thread.start waits for
+    # it) came before the block that stops the scan: the scan ran on, unstopped (stats not
+    # complete), and the helper waited forever for a request, holding the stream and so the
+    # scan after close() (live_objects() stayed 2). Now the scan stops and the helper ends.
+    from ringscan import _reader
+    path = str(tmp_path / "t.parquet")
+    pq.write_table(pa.table({"id": pa.array(range(4000), pa.int64())}), path, row_group_size=500)
+
+    class Interrupted(threading.Thread):
+        def start(self):
+            super().start()
+            raise KeyboardInterrupt  # as if it came in start's wait, once the thread runs
+
+    monkeypatch.setattr(_reader.threading, "Thread", Interrupted)
+    for how in ("iterate", "to_arrow"):
+        r = ringscan.scan(path, store="sim:ttfb=1ms,bw=1GB/s", threads=1)
+        with pytest.raises(KeyboardInterrupt):
+            if how == "to_arrow":
+                r.to_arrow()
+            for _ in r:
+                pass
+        st = r.stats()
+        assert st["complete"] and st["rows_out"] == 0, (how, st["complete"], st["rows_out"])
+        r.close()
+    assert settle() == 0  # the helpers ended (joined) and released the streams
