@@ -764,8 +764,9 @@ typedef struct ringscan_stats {
 /* The scan's counters. While the scan runs this is a snapshot that does not stop it (for
  * progress: rows_scanned, bytes_read, splits_done of splits; io figures lag by at most the
  * split each core is running, io_backend is filled at the end); complete (out->complete) once
- * ringscan_scan_next returned 0 or an error. Thread-safe against the scan's own threads; call
- * it from one host thread at a time. */
+ * ringscan_scan_next returned 0 or an error. Thread-safe against the scan's own threads and
+ * against a ringscan_scan_next or ringscan_scan_stop running on another host thread (a
+ * progress thread, a dataset's scan too); call it from one host thread at a time. */
 RINGSCAN_API void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out);
 
 /* The plan's text account (row groups and pages pruned and why, the conjunct order), NUL-
@@ -846,7 +847,8 @@ RINGSCAN_API int ringscan_count(ringscan_file *f, const ringscan_options *o,
  * failed, it has enough): reads in flight are cancelled and the scan's tasks end, as in
  * ringscan_scan_free. Afterwards ringscan_scan_next returns 0 and ringscan_scan_stats is
  * complete (its counters final: bytes_read + bytes_kept = bytes_used + bytes_wasted), which a
- * snapshot taken while the scan runs need not be. A scan that ended already, or NULL: no-op.
+ * snapshot taken while the scan runs need not be (a stop on another thread at the same moment:
+ * each returns once the scan ended). A scan that ended already, or NULL: no-op.
  * Thread-safe against a ringscan_scan_next (or the stream's get_next) waiting on another
  * thread, the way a host cancels a scan (a Ctrl-C handler, a deadline): its reads in flight
  * (a stalled server's too; a dataset's footer reads too) are cancelled and that call wakes,

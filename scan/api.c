@@ -334,6 +334,14 @@ static int scan_next_locked(ringscan_scan *s, struct ArrowArray *out, ringscan_e
     return rc;
 }
 
+/* The end of a stopped scan, under next_mu: its files' scans ended, the counters final
+ * (ringscan_scan_stats complete). It runs once: no-op after. */
+static void scan_stop_end(ringscan_scan *s)
+{
+    if (s->ds) ds_scan_stop(s->ds);
+    else scan_end(s->scan);
+}
+
 /* What a call that returned rc while another thread stopped the scan returns: 0, as every
  * call after the stop (a batch, maybe a partial Top-K answer, released; an error, its reads'
  * cancellation, dropped). */
@@ -352,7 +360,10 @@ int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error 
     if (!s) return scan_api_bad_arg(err, "ringscan_scan_next: scan is NULL");
     pthread_mutex_lock(&s->next_mu);
     int rc = scan_next_locked(s, out, err);
-    if (rc != 0 && atomic_load(&s->stopped)) rc = stopped_result(s, out, rc, err);
+    if (atomic_load(&s->stopped)) { /* a stop on another thread: this call ends the scan */
+        if (rc != 0) rc = stopped_result(s, out, rc, err);
+        scan_stop_end(s); /* (the stop's own may wait for next_mu still) */
+    }
     pthread_mutex_unlock(&s->next_mu);
     return rc;
 }
@@ -416,6 +427,7 @@ static void scan_unref(ringscan_scan *s)
     if (s->file) api_file_unref(s->file);
     if (s->dataset) api_dataset_unref(s->dataset);
     ringscan_expr_free(s->filter_expr); /* after ds_scan_free: the last to type it */
+    free(s->io_strs);                    /* and the last to open a file with them */
     free(s->cols);
     scan_arrow_types_free(&s->types);
     free(s->row_groups);
@@ -426,12 +438,15 @@ static void scan_unref(ringscan_scan *s)
 
 void ringscan_scan_stop(ringscan_scan *s)
 {
-    if (!s || atomic_exchange(&s->stopped, true)) return;
-    if (s->ds) ds_scan_cancel(s->ds); /* a next waiting on another thread returns */
-    else scan_cancel(s->scan);
-    pthread_mutex_lock(&s->next_mu);  /* then one end: it, or this one */
-    if (s->ds) ds_scan_stop(s->ds);
-    else scan_end(s->scan);
+    if (!s) return;
+    if (!atomic_exchange(&s->stopped, true)) { /* the first stop cancels */
+        if (s->ds) ds_scan_cancel(s->ds); /* a next waiting on another thread returns */
+        else scan_cancel(s->scan);
+    }
+    /* then one end: the next's, or this one, which a later stop (another thread's) waits for
+     * too, so every stop returns with the counters final (the end runs once: no-op after) */
+    pthread_mutex_lock(&s->next_mu);
+    scan_stop_end(s);
     pthread_mutex_unlock(&s->next_mu);
 }
 

@@ -99,6 +99,7 @@ static int ds_start(ringscan_dataset *d, const ringscan_options *o, ds_count *co
     ds_scan_args a;
     ringscan_scan *s = api_scan_new();
     int rc = s ? ds_args(d, o, &a, &e) : -ENOMEM;
+    if (rc == 0 && scan_api_io_own(&a.io, &s->io_strs) != 0) rc = -ENOMEM; /* (opens go on) */
     if (rc == 0) rc = scan_expr_copy(o->filter_expr, &s->filter_expr, &e);
     if (rc == 0) a.filter_expr = s->filter_expr;
     if (count) a.count = count, a.columns = NULL, a.ncolumns = 0, a.order_by = NULL, a.limit = -1,

@@ -62,6 +62,9 @@ struct ringscan_scan {
     void *on_bound_ctx;
     ringscan_expr *filter_expr; /* a dataset's scan: its copy of options.filter_expr, which
                                   its files type as they open (the caller's may be freed) */
+    char *io_strs;             /* a dataset's scan: its copies of options.store and the S3
+                                  strings, which its files and footers open with after the
+                                  start (the caller's may be freed: scan_api_io_own) */
     _Atomic bool stopped;      /* ringscan_scan_stop (any thread): no batch after it */
     _Atomic int64_t rows_dropped; /* the rows of a batch the stop cut short (stopped_result):
                                      never handed out, so not in the stats' rows_out */
@@ -84,6 +87,10 @@ int scan_api_check_options(const ringscan_options *o, ringscan_error *err);
 void scan_api_scan_opts(const ringscan_options *o, scan_opts *so);
 /* The store and S3 fields of o as io/ takes them. */
 void scan_api_io_opts(const ringscan_options *o, io_open_opts *io);
+/* io's strings (store, the S3 key, secret, token, region and endpoint) copied into one block,
+ * *owned (the caller frees it), and io pointed at the copies: what opens after the options'
+ * strings were freed reads its own. 0 or -ENOMEM (io unchanged, *owned NULL). */
+int scan_api_io_own(io_open_opts *io, char **owned);
 /* A file's or a dataset's store counters and cost model into ringscan_stats' store_* fields
  * (io_file_counts, ds_scan_store: a snapshot while the scan runs). */
 void scan_api_store_stats(const io_store_counts *c, ringscan_stats *out);

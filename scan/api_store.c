@@ -3,8 +3,11 @@
  * on a path or a status alone (no file). */
 #include "ringscan.h"
 
+#include <assert.h>
+#include <errno.h>
 #include <string.h>
 
+#include "common/fail.h"
 #include "common/status.h"
 #include "scan/api_priv.h"
 
@@ -52,6 +55,21 @@ void ringscan_cancel_request(ringscan_cancel *c)
 void ringscan_cancel_free(ringscan_cancel *c)
 {
     io_cancel_unref((io_cancel *)c);
+}
+
+int scan_api_io_own(io_open_opts *io, char **owned)
+{
+    const char **f[] = {&io->store, &io->s3_key_id, &io->s3_secret, &io->s3_token, &io->s3_region,
+                        &io->s3_endpoint};
+    enum { N = sizeof f / sizeof f[0] };
+    size_t len[N], total = 1;
+    for (int i = 0; i < N; i++) len[i] = *f[i] ? strlen(*f[i]) + 1 : 0, total += len[i];
+    char *p = *owned = fail_malloc(total);
+    if (!p) return -ENOMEM;
+    for (int i = 0; i < N; i++)
+        if (*f[i]) memcpy(p, *f[i], len[i]), *f[i] = p, p += len[i];
+    assert(p < *owned + total);
+    return 0;
 }
 
 void scan_api_store_stats(const io_store_counts *c, ringscan_stats *out)

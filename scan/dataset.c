@@ -33,17 +33,6 @@
 #include "scan/api_priv.h"
 #include "scan/ds_run.h"
 
-/* Appends to the --explain text (cut at DS_EXPLAIN_BYTES, then nothing more). */
-static void say(ds_scan *d, const char *fmt, const char *path, const char *why)
-{
-    if (!d->explain || d->explain_len + 1 >= DS_EXPLAIN_BYTES) return;
-    size_t room = DS_EXPLAIN_BYTES - d->explain_len;
-    char shown[512]; /* a URL's password is never shown (io/store.h) */
-    io_path_shown(shown, sizeof shown, path);
-    int n = snprintf(d->explain + d->explain_len, room, fmt, shown, why);
-    d->explain_len += n < 0 ? 0 : (size_t)n < room ? (size_t)n : room - 1;
-}
-
 /* Parse error rc of a filter naming a nested field, or a path in one, of file m or of the
  * dataset: rewritten to say so (as a one-file scan's; the file may lack the field). */
 static int nested_named(const ds_scan *d, const pq_file_meta *m, int rc, pq_err *e)
@@ -195,7 +184,7 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     if (rc == 0 && d->a.count && r->post) /* every group scanned, its rows counted after post */
         d->a.count->groups += f->meta.nrow_groups, d->a.count->scanned += f->meta.nrow_groups;
     if (rc == 0 && (*pruned || r->settled || stats_prune(f, x))) {
-        say(d, "file %s: %s\n", path, *pruned ? "pruned by its partition values"
+        ds_say(d, "file %s: %s\n", path, *pruned ? "pruned by its partition values"
                                     : r->settled ? "counted from its footer" : "pruned by footer statistics");
         *pruned = true;
     }
@@ -246,16 +235,16 @@ static void close_file(ds_scan *d, ds_run *r)
 {
     if (r->scan) {
         scan_end(r->scan); /* its counters final */
-        say(d, "file %s:\n%s", d->a.list->files[r->fi].path, scan_explain(r->scan));
-        scan_stats st;
-        scan_get_stats(r->scan, &st);
-        ds_stats_add(&d->acc, &st);
-        scan_free(r->scan);
+        ds_say(d, "file %s:\n%s", d->a.list->files[r->fi].path, scan_explain(r->scan));
     }
+    ds_lock(d); /* (ds_stats.c invariant 1) */
+    scan_stats st;
+    if (r->scan) scan_get_stats(r->scan, &st), ds_stats_add(&d->acc, &st), scan_free(r->scan);
     ds_view_free(&r->view);
     free(r->proj), free(r->pos), free(r->groups), free(r->scale), free(r->fpos);
     ds_footers_close(&d->ft, r->fi);
     *r = (ds_run){.fi = -1};
+    ds_unlock(d);
 }
 
 /* Closes the ended files whose scans have left the runtime (scan_left: their reads done, so
@@ -263,11 +252,13 @@ static void close_file(ds_scan *d, ds_run *r)
 static void reap(ds_scan *d, bool wait)
 {
     int kept = 0;
+    ds_lock(d); /* (ds_stats.c invariant 1: no gone file seen twice) */
     for (int k = 0; k < d->ngone; k++) {
         if (scan_left(d->gone[k].scan) || (wait && k == 0)) close_file(d, &d->gone[k]);
         else d->gone[kept++] = d->gone[k];
     }
     d->ngone = kept;
+    ds_unlock(d);
 }
 
 /* r's scan ended: closed now, or kept among the gone files until its scan left the runtime
@@ -275,11 +266,11 @@ static void reap(ds_scan *d, bool wait)
 static void end_file(ds_scan *d, ds_run *r)
 {
     if (r->scan && !scan_left(r->scan) && d->ngone < DS_INFLIGHT_MAX) {
+        ds_lock(d); /* (ds_stats.c invariant 1) */
         d->gone[d->ngone++] = *r;
         *r = (ds_run){.fi = -1};
-        return;
-    }
-    close_file(d, r);
+        ds_unlock(d);
+    } else close_file(d, r);
 }
 
 /* The end of the dataset's rows (the last file's, or the limit's): the files still running
@@ -287,9 +278,11 @@ static void end_file(ds_scan *d, ds_run *r)
  * in the footer and store counters), so the counters summed are final (ds_scan_stats). */
 static void end_all(ds_scan *d)
 {
+    ds_lock(d); /* (ds_stats.c invariant 1) */
     for (; d->nrun > 0; d->nrun--, d->head = (d->head + 1) % DS_INFLIGHT_MAX)
         close_file(d, &d->runs[d->head]);
     while (d->ngone > 0) reap(d, true);
+    ds_unlock(d);
     if (d->ft.slots) ds_footers_join(&d->ft);
 }
 
@@ -335,7 +328,7 @@ static int fill(ds_scan *d, bool wait, pq_err *e)
             if (rc) return rc;
             continue;
         }
-        d->nrun++;
+        ds_lock(d), d->nrun++, ds_unlock(d); /* (ds_stats.c invariant 1) */
     }
     return 0;
 }
@@ -345,12 +338,12 @@ static int fill(ds_scan *d, bool wait, pq_err *e)
 static int pull(ds_scan *d, scan_batch *out, int64_t *pos, pq_err *e)
 {
     for (;;) {
-        if (atomic_load(&d->stop)) return d->done = true, 0; /* (ds_scan_stop ends it) */
+        if (atomic_load(&d->stop)) return 0; /* ds_scan_stop ends it: then done, the counters final */
         reap(d, false);
         int rc = d->done ? 0 : fill(d, true, e);
         bool full = rc == 0 && d->a.limit >= 0 && !d->topk.nkeys && d->rows_out >= d->a.limit;
-        if (rc == 0 && (d->nrun == 0 || full)) end_all(d); /* every counter final */
-        if (rc || d->nrun == 0) return d->done = true, rc;
+        if (rc || d->nrun == 0 || full) end_all(d); /* every counter final, an error's too */
+        if (rc || d->nrun == 0) return atomic_store(&d->done, true), rc;
         ds_run *r = &d->runs[d->head];
         scan_batch b = {.row_group = -1};
         scan_lead(r->scan); /* its base tasks never wait on the shared budget */
@@ -363,8 +356,10 @@ static int pull(ds_scan *d, scan_batch *out, int64_t *pos, pq_err *e)
             rc = -ENOMEM; /* (topk_keep_bad's marks: named while the footer is open) */
         if (rc < 0) return scan_batch_free(&b), rc;
         if (rc == 0) {
+            ds_lock(d); /* (ds_stats.c invariant 1) */
             end_file(d, r);
             d->head = (d->head + 1) % DS_INFLIGHT_MAX, d->nrun--;
+            ds_unlock(d);
             continue;
         }
         if (r->post && (rc = ds_post_filter(d, r, &b, e)) != 0) return scan_batch_free(&b), rc;
@@ -408,7 +403,7 @@ int ds_scan_next(ds_scan *d, struct ArrowArray *out, pq_err *e)
     int rc = ended(d, d->topk.nkeys ? pull_topk(d, &b, e) : pull(d, &b, &pos, e));
     if (rc <= 0) return rc;
     if (d->a.limit >= 0 && d->rows_out + b.rows > d->a.limit) ds_cut_rows(&b, d->a.limit - d->rows_out);
-    d->rows_out += b.rows;
+    ds_lock(d), d->rows_out += b.rows, ds_unlock(d); /* (ds_stats.c invariant 1) */
     for (int j = d->nout; j < b.ncols; j++) pq_vec_free(&b.cols[j]); /* hidden keys */
     b.ncols = d->nout;
     rc = ended(d, scan_arrow_batch(d->acols, d->a.arrow_flags, &b, out, e));
@@ -420,6 +415,7 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
 {
     ds_scan *d = fail_calloc(1, sizeof *d);
     if (!d) return -ENOMEM;
+    ds_lock_init(d);
     *out = d;
     d->a = *a;
     io_store_sum_init(&d->store);
@@ -436,7 +432,7 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
     rc = ds_schema_parts(&ps, l);
     for (int i = 0; rc == 0 && i < l->nfiles; i++)
         if ((d->ft.slots[i].pruned = ds_prune_partitions(&ps, l, i, d->filter, scan_expr_tree(a->filter_expr)))) {
-            say(d, "file %s: pruned by %s\n", l->files[i].path, "its partition values (no footer read)");
+            ds_say(d, "file %s: pruned by %s\n", l->files[i].path, "its partition values (no footer read)");
             d->files_pruned++;
         }
     ds_schema_free(&ps);
@@ -463,15 +459,12 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
     return rc;
 }
 
-const char *ds_scan_explain(const ds_scan *d)
-{
-    return d->explain ? d->explain : "";
-}
-
 void ds_scan_stop(ds_scan *d)
 {
+    ds_lock(d); /* done with the counters final (ds_scan_stats) */
     end_all(d);
     d->done = d->topk_done = true; /* no file starts, no Top-K answer from the rows so far */
+    ds_unlock(d);
 }
 
 void ds_scan_cancel(ds_scan *d)
@@ -495,5 +488,6 @@ void ds_scan_free(ds_scan *d)
     free(d->filter), free(d->out), free(d->used), free(d->filtered), free(d->acols), free(d->atypes);
     flt_expr_free(d->post), free(d->post_cols);
     free(d->explain);
+    ds_lock_free(d);
     free(d);
 }

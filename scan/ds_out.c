@@ -1,8 +1,8 @@
 /* scan/ds_out.c: a dataset scan's output columns (names resolved in its schema, ORDER BY
  * keys hidden after them), a file's batch rewritten to them (virtual columns as constants,
- * narrower types widened, durations rescaled), a batch cut at the limit, the counters
- * summed over files (ds_scan_stats), and the output's schema and columns (ds_scan_schema,
- * ds_scan_column). Below dataset.c (ds_run.h). */
+ * narrower types widened, durations rescaled), a batch cut at the limit, and the output's
+ * schema, columns and --explain text (ds_scan_schema, ds_scan_column, ds_scan_explain).
+ * Below dataset.c (ds_run.h). */
 #include <assert.h>
 #include <errno.h>
 #include <stdatomic.h>
@@ -396,27 +396,6 @@ void ds_cut_rows(scan_batch *b, int64_t rows)
     b->rows = rows;
 }
 
-void ds_stats_add(scan_stats *a, const scan_stats *b)
-{
-    a->reads += b->reads, a->bytes_read += b->bytes_read, a->bytes_used += b->bytes_used;
-    a->bytes_wasted += b->bytes_wasted, a->cancelled_reads += b->cancelled_reads;
-    a->bytes_skipped += b->bytes_skipped;
-    a->reads_kept += b->reads_kept, a->bytes_kept += b->bytes_kept;
-    a->plan_reads += b->plan_reads, a->plan_bytes += b->plan_bytes;
-    a->row_groups_total += b->row_groups_total, a->row_groups_pruned += b->row_groups_pruned;
-    a->pages_total += b->pages_total, a->pages_pruned += b->pages_pruned;
-    a->rows_scanned += b->rows_scanned, a->splits_all_false += b->splits_all_false;
-    a->steals += b->steals, a->reads_lent += b->reads_lent;
-    a->topk_splits_dead += b->topk_splits_dead, a->topk_rows_kept += b->topk_rows_kept;
-    a->topk_pages_dead += b->topk_pages_dead, a->splits += b->splits;
-    a->splits_done += b->splits_done, a->bytes_decompressed += b->bytes_decompressed;
-    a->dict_eval_pages += b->dict_eval_pages, a->sel_eval_pages += b->sel_eval_pages;
-    a->runtimes += b->runtimes;
-    if (b->budget_peak_bytes > a->budget_peak_bytes) a->budget_peak_bytes = b->budget_peak_bytes;
-    a->uring = b->uring;
-    memcpy(a->io_backend, b->io_backend, sizeof a->io_backend);
-}
-
 int ds_resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
 {
     int rc = resolve_out(d, a, e);
@@ -425,56 +404,6 @@ int ds_resolve_out(ds_scan *d, const ds_scan_args *a, pq_err *e)
      * in every file's scan, unless a projected list exports as a fixed-size list */
     if (rc == 0) d->a.so.nest_cols = !scan_arrow_fixed_lists(d->atypes, d->nout);
     return rc ? rc : ds_conflicts(d, e);
-}
-
-void ds_scan_stats(ds_scan *d, scan_stats *st, int64_t *files, int64_t *pruned, int64_t *footers,
-                   bool *complete)
-{
-    *st = d->acc;
-    for (int k = 0; k < d->nrun; k++) {
-        scan_stats cur;
-        scan_get_stats(d->runs[(d->head + k) % DS_INFLIGHT_MAX].scan, &cur);
-        ds_stats_add(st, &cur);
-    }
-    for (int k = 0; k < d->ngone; k++) {
-        scan_stats cur;
-        scan_get_stats(d->gone[k].scan, &cur);
-        ds_stats_add(st, &cur);
-    }
-    if (d->rt) { /* the runtime's io backend (its scans' own say nothing until they end) */
-        exec_stats_t es;
-        exec_group_stats(d->rt->g, 0, &es);
-        st->uring = es.uring;
-        snprintf(st->io_backend, sizeof st->io_backend, "%s", es.io_backend);
-    }
-    st->rows_out = d->rows_out;
-    if (d->shared) { /* the one budget's high-water marks, footers included */
-        st->budget_peak_bytes = atomic_load_explicit(&d->share.peak, memory_order_relaxed);
-        st->footer_bytes_peak = atomic_load_explicit(&d->share.footer_peak, memory_order_relaxed);
-    }
-    *files = d->a.list->nfiles;
-    *pruned = d->files_pruned;
-    *footers = atomic_load(&d->ft.read);
-    st->footer_reads = atomic_load(&d->ft.reads);
-    st->footers_on_cores = atomic_load(&d->ft.on_cores);
-    *complete = d->done;
-    st->runtimes += d->rt != NULL; /* the cores' rows over every file (scan_rt.h) */
-    for (int c = 0; d->rt && c < d->rt->threads; c++) {
-        int64_t rows = atomic_load_explicit(&d->rt->core_rows[c], memory_order_relaxed);
-        st->core_rows_min = c == 0 || rows < st->core_rows_min ? rows : st->core_rows_min;
-        st->core_rows_max = rows > st->core_rows_max ? rows : st->core_rows_max;
-    }
-}
-
-void ds_scan_store(ds_scan *d, io_store_counts *out)
-{
-    io_store_sum_counts(&d->store, out);
-    for (int k = 0; k < d->nrun; k++) { /* the files running: their footers open */
-        const ds_run *r = &d->runs[(d->head + k) % DS_INFLIGHT_MAX];
-        if (r->fi >= 0 && d->ft.slots[r->fi].f) io_store_counts_model(out, d->ft.slots[r->fi].f->file);
-    }
-    for (int k = 0; k < d->ngone; k++)
-        if (d->ft.slots[d->gone[k].fi].f) io_store_counts_model(out, d->ft.slots[d->gone[k].fi].f->file);
 }
 
 int ds_scan_schema(ds_scan *d, struct ArrowSchema *out)
@@ -487,4 +416,19 @@ int ds_scan_schema(ds_scan *d, struct ArrowSchema *out)
 const pq_column_desc *ds_scan_column(const ds_scan *d, int i)
 {
     return i >= 0 && i < d->nout ? &d->s.cols[d->out[i]].desc : NULL;
+}
+
+void ds_say(ds_scan *d, const char *fmt, const char *path, const char *why)
+{
+    if (!d->explain || d->explain_len + 1 >= DS_EXPLAIN_BYTES) return;
+    size_t room = DS_EXPLAIN_BYTES - d->explain_len;
+    char shown[512]; /* a URL's password is never shown (io/store.h) */
+    io_path_shown(shown, sizeof shown, path);
+    int n = snprintf(d->explain + d->explain_len, room, fmt, shown, why);
+    d->explain_len += n < 0 ? 0 : (size_t)n < room ? (size_t)n : room - 1;
+}
+
+const char *ds_scan_explain(const ds_scan *d)
+{
+    return d->explain ? d->explain : "";
 }

@@ -52,6 +52,8 @@ struct ds_scan {
     ds_footers ft;
     io_store_sum store;    /* every file's store counters (a.io.sum) */
     scan_rt *rt;           /* the cores every file's scan runs on, started with the first */
+    pthread_mutex_t mu;    /* recursive: runs, head, nrun, gone, ngone, acc against the
+                              snapshots of another host thread (ds_stats.c invariant 1) */
     ds_run runs[DS_INFLIGHT_MAX]; /* invariant 1 */
     int head, nrun;
     ds_run gone[DS_INFLIGHT_MAX]; /* invariant 4: ended files whose scans are leaving */
@@ -63,7 +65,7 @@ struct ds_scan {
     int64_t rows_out;
     scan_stats acc;        /* finished files' counters */
     int64_t files_pruned;
-    bool done;
+    atomic_bool done;      /* (read by a snapshot on another host thread: ds_stats.c) */
     atomic_bool stop;      /* ds_scan_cancel: no batch after it */
     ds_topk topk;          /* nkeys 0 unless ORDER BY */
     ds_orders orders;      /* conjunct orders the files share (scan_opts.order_share) */
@@ -74,6 +76,9 @@ struct ds_scan {
     size_t explain_len;
 };
 
+/* (ds_out.c) Appends fmt with path (as shown: no password) and why to the --explain text,
+ * cut at DS_EXPLAIN_BYTES, then nothing more. */
+void ds_say(ds_scan *d, const char *fmt, const char *path, const char *why);
 /* (ds_out.c) Whether the query may need a column only the files pruned by partition have. */
 bool ds_names_missing(const ds_scan *d, const ds_scan_args *a);
 /* (ds_out.c) The projected columns (names resolved in d's schema) and ORDER BY keys hidden
@@ -108,7 +113,13 @@ int ds_post_leaves(const ds_scan *d, ds_run *r, int *leaves, int32_t *nodes, int
  * on its columns cast to the dataset's types. 0 or a status with e filled (a value a cast
  * refuses, a nested field's columns in b: unsupported). */
 int ds_post_filter(const ds_scan *d, const ds_run *r, scan_batch *b, pq_err *e);
-/* (ds_out.c) a += b (a dataset's counters over its files). */
+/* (ds_stats.c) a += b (a dataset's counters over its files). */
 void ds_stats_add(scan_stats *a, const scan_stats *b);
+/* (ds_stats.c) d->mu made (recursive; ds_scan_start, before anything may free d), freed
+ * (ds_scan_free), taken and released (ds_stats.c invariant 1). */
+void ds_lock_init(ds_scan *d);
+void ds_lock_free(ds_scan *d);
+void ds_lock(ds_scan *d);
+void ds_unlock(ds_scan *d);
 
 #endif

@@ -380,7 +380,7 @@ static void explain_final_order(scan_t *s)
 static void finish(scan_t *s, bool freeing)
 {
     if (s->finished) return;
-    if (s->end_ns == 0) s->end_ns = exec_now_ns();
+    if (atomic_load(&s->end_ns) == 0) atomic_store(&s->end_ns, exec_now_ns());
     scan_out_stop(&s->out);
     if (s->o.rt && !freeing) return;
     if (s->g) {
@@ -406,7 +406,8 @@ static void finish(scan_t *s, bool freeing)
     scan_stats_fill(s, &sum, &s->stats);
     s->stats.uring = uring;
     memcpy(s->stats.io_backend, backend, sizeof backend);
-    s->stats.rows_out = s->out.delivered_rows;
+    s->stats.rows_out = s->merged ? s->merge.norder : s->out.delivered_rows; /* (Top-K: its rows) */
+    atomic_store_explicit(&s->stats_final, true, memory_order_release); /* (scan_get_stats) */
     if (s->pol.order && s->o.explain) explain_final_order(s);
 }
 
@@ -448,8 +449,7 @@ static int topk_next(scan_t *s, scan_batch *b, pq_err *e)
     if (!s->merged && rc == 0) rc = scan_topk_finish(&s->merge, &s->plan.f->meta, e);
     if (!s->merged) {
         s->merged = true;
-        finish(s, false);
-        s->stats.rows_out = s->merge.norder;
+        finish(s, false); /* (rows_out: the merge's, written before the counters are final) */
         s->merge_status = rc;
     }
     if (s->merge_status) return s->merge_status; /* e was filled the first time */

@@ -5,6 +5,7 @@
 #define RINGSCAN_SCAN_SCAN_IMPL_H
 #include "scan/output.h"
 #include "scan/scan_rt.h"
+#include <stdatomic.h>
 #include "scan/task.h"
 #include "scan/topk.h"
 
@@ -40,9 +41,15 @@ struct scan {
     scan_rt_leave leave;       /* with o.rt: what leaving it waits for (scan_rt.h inv. 2) */
     scan_rt_member member;     /* with o.rt: what the runtime's cancel reaches (scan_cancel) */
     exec_event ev;             /* every wait of the scan's tasks (runtime/event.h) */
-    bool finished;
-    uint64_t start_ns, end_ns; /* monotonic: start_workers, and the consumer seeing the end */
-    scan_stats stats;          /* final once finished */
+    _Atomic bool finished;     /* finish ran (set before the last count; a snapshot's
+                                  scan_stats_fill reads it for its assertion) */
+    _Atomic bool stats_final;  /* stats is filled and final: set after finished and the last
+                                  write of stats (release), so a snapshot on another host
+                                  thread (a stop's end on a third) reads it whole (acquire) */
+    uint64_t start_ns;         /* monotonic: start_workers */
+    _Atomic uint64_t end_ns;   /* monotonic: the consumer seeing the end (a snapshot on
+                                  another host thread reads it: scan_stats.c core_stats) */
+    scan_stats stats;          /* final once stats_final */
     scan_core cores[];         /* o.threads of them: a dataset starts a scan per file, and
                                   EXEC_THREADS_MAX of them were 96 KiB zeroed per file */
 };

@@ -28,7 +28,8 @@ static void core_stats(const scan_t *s, int c, scan_core_stats *o)
     o->wall_ns = atomic_load_explicit(&t->wall_ns, memory_order_relaxed);
     o->cpu_ns = atomic_load_explicit(&t->cpu_ns, memory_order_relaxed);
     o->start_ns = t->start_ns > s->start_ns ? t->start_ns - s->start_ns : 0;
-    o->tail_ns = s->end_ns > end ? s->end_ns - end : 0;
+    uint64_t scan_end = atomic_load(&s->end_ns);
+    o->tail_ns = scan_end > end ? scan_end - end : 0;
 }
 
 /* Statistics from the plan, the counters and the cores' io counters (io: their sum). */
@@ -97,7 +98,7 @@ void scan_io_ctx_freed(void *arg, const io_counters_t *final)
 
 void scan_get_stats(scan_t *s, scan_stats *out)
 {
-    if (s->finished) {
+    if (atomic_load_explicit(&s->stats_final, memory_order_acquire)) { /* written whole */
         *out = s->stats;
         return;
     }
@@ -111,7 +112,7 @@ void scan_get_stats(scan_t *s, scan_stats *out)
 
 bool scan_finished(const scan_t *s)
 {
-    return s->finished;
+    return atomic_load_explicit(&s->stats_final, memory_order_acquire);
 }
 
 const char *scan_explain(const scan_t *s)

@@ -206,12 +206,15 @@ def _interruptible(o, keep, work, drop=None):
             elif drop is not None and v is not None:
                 drop(v)
         del e  # (no traceback keeps this frame)
-    threading.Thread(target=run, args=(o, keep, cancel), name="ringscan-open", daemon=True).start()
+    t = threading.Thread(target=run, args=(o, keep, cancel), name="ringscan-open", daemon=True)
     try:
+        t.start()  # (it waits for the thread: an interrupt may come there too)
         v, e = done.get()
     except BaseException:
         lib.ringscan_cancel_request(cancel)
         try:
+            if not t.is_alive() and t.ident is None:  # not running yet, or never started
+                raise
             v, _ = done.get()  # within about a second: its error, or its value
         except BaseException:  # interrupted again: the helper drops it when it returns
             with lock:
@@ -333,6 +336,7 @@ class Reader:
         self._lock = threading.Lock()
         self._taken = False
         self._streamed = None  # the scan its stream holds (valid while the stream is live)
+        self._rows_dropped = 0  # rows of batches read but never handed on (_each's stop)
         many = isinstance(source, (list, tuple))
         if not many and not isinstance(source, (str, bytes, os.PathLike)):
             raise TypeError("ringscan.scan: source is a path, URL, pattern or directory, or a "
@@ -421,8 +425,8 @@ class Reader:
                 except BaseException as e:  # the scan's error
                     got.put((None, e))
         t = threading.Thread(target=pump, name="ringscan-reader", daemon=True)
-        t.start()
         try:
+            t.start()  # (a Ctrl-C in its wait for the thread stops the scan too)
             while True:
                 want.put(True)
                 b, e = got.get()
@@ -439,9 +443,14 @@ class Reader:
             raise
         finally:
             want.put(False)
-            t.join()
+            try:
+                t.join()
+            except RuntimeError:  # its start was interrupted before it ran: False ends it
+                pass
             while not got.empty():  # the batch or error the stop cut short
-                got.get()
+                b, _ = got.get()
+                if b is not None:  # handed out by the library, never to the consumer
+                    self._rows_dropped += b.num_rows
 
     def topk_bound(self):
         """An ORDER BY ... LIMIT scan's bound on its first key (ringscan_scan_topk_bound): the
@@ -455,7 +464,8 @@ class Reader:
 
     def stats(self):
         """The scan's counters (`ringscan scan --stats`) as a dict; final once the stream
-        ended (stats()["complete"])."""
+        ended (stats()["complete"]). rows_out counts the rows handed to the consumer: not
+        those of a batch a stop (Ctrl-C, an exception) cut short on the helper thread."""
         st = ffi.new("ringscan_stats *")
         with self._using() as s:
             lib.ringscan_scan_stats(s, st)
@@ -465,6 +475,7 @@ class Reader:
             if field.type.kind == "array":
                 v = ffi.string(v).decode("utf-8", "replace")
             out[name] = v
+        out["rows_out"] -= self._rows_dropped
         return out
 
     def explain(self):

@@ -325,3 +325,92 @@ def test_ctrl_c_while_a_dataset_read_stalls(lineitem, tmp_path):
                            '"{url}/cont100/li.parquet", "{url}/mute/li.parquet"], threads=1, '
                            'max_open_files=2)')
     assert out[1] == "0" and out[0].startswith("True ") and int(out[0].split()[1]) <= 2 * n, out
+
+
+def test_rows_out_leaves_out_a_batch_the_stop_cut_short(tmp_path, monkeypatch):
+    # A Ctrl-C while the helper thread's batch was already on its way to the consumer: the
+    # batch is dropped with the stop, but stats()["rows_out"] counted it (the library handed
+    # it out), so rows_out said more rows than the loop received. The interrupt is raised
+    # here once that batch is in the queue, each time the second batch is awaited.
+    import queue as real
+    from ringscan import _reader
+    paths = []
+    for k in range(3):
+        paths.append(str(tmp_path / f"p{k}.parquet"))
+        pq.write_table(pa.table({"id": pa.array(range(k * 1000, (k + 1) * 1000), pa.int64())}),
+                       paths[-1], row_group_size=250)
+
+    class Got(real.SimpleQueue):
+        calls = 0
+
+        def get(self, *a, **k):
+            Got.calls += 1
+            if Got.calls == 2:  # the second batch: interrupted once it arrived
+                item = super().get(*a, **k)
+                self.put(item)
+                raise KeyboardInterrupt
+            return super().get(*a, **k)
+
+    class Queues:
+        n = 0
+
+        @staticmethod
+        def SimpleQueue():
+            Queues.n += 1
+            return Got() if Queues.n % 2 == 0 else real.SimpleQueue()  # (want, got)
+
+    for how in ("iterate", "to_arrow"):
+        Got.calls = Queues.n = 0
+        r = ringscan.scan(paths, store="sim:ttfb=1ms,bw=1GB/s", threads=1, max_open_files=2)
+        rows = 0
+        with monkeypatch.context() as m, pytest.raises(KeyboardInterrupt):
+            m.setattr(_reader, "queue", Queues)  # (after scan(): its open's queue is real)
+            if how == "to_arrow":
+                r.to_arrow()
+            for b in r:
+                rows += b.num_rows
+        st = r.stats()
+        assert st["complete"], how
+        assert st["rows_out"] == (rows if how == "iterate" else 250), (how, st["rows_out"], rows)
+        r.close()
+    assert settle() == 0
+
+
+def test_ctrl_c_while_the_helper_thread_starts(tmp_path, monkeypatch):
+    # A Ctrl-C in the reader's wait for its helper thread to start (Thread.start waits for
+    # it) came before the block that stops the scan: the scan ran on, unstopped (stats not
+    # complete), and the helper waited forever for a request, holding the stream and so the
+    # scan after close() (live_objects() stayed 2). Now the scan stops and the helper ends.
+    from ringscan import _reader
+    path = str(tmp_path / "t.parquet")
+    pq.write_table(pa.table({"id": pa.array(range(4000), pa.int64())}), path, row_group_size=500)
+
+    class Interrupted(threading.Thread):
+        def start(self):
+            super().start()
+            if self.name == "ringscan-reader":  # (not scan()'s open, tested below)
+                raise KeyboardInterrupt  # as if it came in start's wait, once it runs
+
+    monkeypatch.setattr(_reader.threading, "Thread", Interrupted)
+    for how in ("iterate", "to_arrow"):
+        r = ringscan.scan(path, store="sim:ttfb=1ms,bw=1GB/s", threads=1)
+        with pytest.raises(KeyboardInterrupt):
+            if how == "to_arrow":
+                r.to_arrow()
+            for _ in r:
+                pass
+        st = r.stats()
+        assert st["complete"] and st["rows_out"] == 0, (how, st["complete"], st["rows_out"])
+        r.close()
+    assert settle() == 0  # the helpers ended (joined) and released the streams
+
+    class OpenInterrupted(threading.Thread):  # the same in scan()'s open (_interruptible)
+        def start(self):
+            super().start()
+            if self.name == "ringscan-open":
+                raise KeyboardInterrupt
+    monkeypatch.setattr(_reader.threading, "Thread", OpenInterrupted)
+    for source in (path, [path, path]):
+        with pytest.raises(KeyboardInterrupt):
+            ringscan.scan(source, threads=1)
+        assert settle() == 0, source  # the scan its helper started was freed

@@ -2,6 +2,7 @@
  * ringscan_scan_column, the dataset counters): three hive files k=1..3, the second with a
  * wider v, the third without v, read with union_by_name. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -295,6 +296,7 @@ static void counting(void)
 typedef struct stopper {
     ringscan_scan *s;
     long delay_us;
+    ringscan_stats *after; /* NULL, or the counters right after its stop returned */
 } stopper;
 
 static void *stop_later(void *arg)
@@ -302,6 +304,7 @@ static void *stop_later(void *arg)
     stopper *t = arg;
     usleep((useconds_t)t->delay_us);
     ringscan_scan_stop(t->s);
+    if (t->after) ringscan_scan_stats(t->s, t->after);
     return NULL;
 }
 
@@ -339,6 +342,9 @@ static void stop_from_another_thread(void)
             for (int64_t r = 0; r < b.length; r++, rows++) bad += i64_at(b.children[0], r) != rows;
             b.release(&b);
         }
+        ringscan_stats now; /* the next returned 0: complete, the stop's end maybe not run yet */
+        ringscan_scan_stats(s, &now);
+        CHECK(now.complete);
         pthread_join(th, NULL);
         CHECK_EQ_I64(rc, 0);
         CHECK_EQ_I64(bad, 0);
@@ -348,6 +354,170 @@ static void stop_from_another_thread(void)
         ringscan_scan_stats(s, &st);
         CHECK(st.complete);
         CHECK_EQ_I64(st.rows_out, rows);
+        ringscan_scan_free(s);
+        ringscan_dataset_close(d);
+    }
+}
+
+typedef struct snapper {
+    ringscan_scan *s;
+    atomic_bool done;
+    ringscan_stats last_complete; /* the first snapshot that said complete */
+    bool saw_complete;
+    int64_t snaps;
+} snapper;
+
+/* Snapshots s's counters until told to end (at most 100000): the host's progress thread. */
+static void *snap_loop(void *arg)
+{
+    snapper *t = arg;
+    for (; !atomic_load(&t->done) && t->snaps < 100000; t->snaps++) {
+        ringscan_stats st;
+        ringscan_scan_stats(t->s, &st);
+        if (st.complete && !t->saw_complete) t->last_complete = st, t->saw_complete = true;
+        usleep(20);
+    }
+    return NULL;
+}
+
+/* ringscan_scan_stats from a progress thread while the host reads and a third thread stops
+ * the scan (a dataset's, and every fourth round a file's): a snapshot never reads a file's
+ * scan the stop (or the next) freed (ASan), and one that says complete holds the final
+ * counters (a stop's end had not summed them, or not written them whole, yet). */
+static void stats_while_stopping(void)
+{
+    static const char *cols[2] = {"id", "k"}, *fcols[1] = {"id"};
+    char one[300];
+    snprintf(one, sizeof one, "%s/k=2/part.parquet", ts_dir);
+    for (int round = 0; round < 32; round++) {
+        bool file = round % 4 == 3;
+        ringscan_options o;
+        ringscan_options_init(&o);
+        o.columns = file ? fcols : cols, o.ncolumns = file ? 1 : 2, o.union_by_name = true;
+        o.threads = 1 + round % 2, o.max_open_files = 2, o.ordered = true;
+        o.store = "sim:ttfb=2ms,bw=1GB/s,conns=4,seed=3";
+        if (round % 8 == 7) o.order_by = "id DESC", o.limit = 10; /* a file's Top-K */
+        ringscan_dataset *d = NULL;
+        ringscan_file *f = NULL;
+        ringscan_scan *s = NULL;
+        ringscan_error err = {0};
+        const char *paths[1] = {pat};
+        if (file) CHECK_EQ_I64(ringscan_open_with(one, &o, &f, &err), 0);
+        else CHECK_EQ_I64(ringscan_dataset_open(paths, 1, &o, &d, &err), 0);
+        if (f) CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), 0);
+        if (d) CHECK_EQ_I64(ringscan_dataset_scan_start(d, &o, &s, &err), 0);
+        if (!s) {
+            ringscan_dataset_close(d), ringscan_close(f);
+            return;
+        }
+        stopper t = {.s = s, .delay_us = (round / 4) * 1500 + (round % 4) * 300};
+        snapper sn = {.s = s};
+        pthread_t th, ts;
+        CHECK_EQ_I64(pthread_create(&ts, NULL, snap_loop, &sn), 0);
+        CHECK_EQ_I64(pthread_create(&th, NULL, stop_later, &t), 0);
+        struct ArrowArray b;
+        int64_t rows = 0;
+        while (ringscan_scan_next(s, &b, &err) == 1) rows += b.length, b.release(&b);
+        pthread_join(th, NULL);
+        atomic_store(&sn.done, true);
+        pthread_join(ts, NULL);
+        ringscan_stats st;
+        ringscan_scan_stats(s, &st);
+        CHECK(st.complete);
+        CHECK_EQ_I64(st.rows_out, rows);
+        CHECK(st.bytes_read + st.bytes_kept == st.bytes_used + st.bytes_wasted);
+        if (sn.saw_complete) { /* final when it said so */
+            CHECK_EQ_I64(sn.last_complete.rows_scanned, st.rows_scanned);
+            CHECK_EQ_I64((int64_t)sn.last_complete.bytes_read, (int64_t)st.bytes_read);
+            CHECK_EQ_I64(sn.last_complete.splits, st.splits);
+        }
+        ringscan_scan_free(s);
+        ringscan_dataset_close(d), ringscan_close(f);
+    }
+}
+
+/* Two threads stop the scan at about the same moment: the one whose stop came second
+ * returned before the first had ended the scan, its counters not final yet; each stop now
+ * returns with them final (a dataset's, and every fourth round a file's). */
+static void stop_twice_at_once(void)
+{
+    static const char *cols[1] = {"id"};
+    char one[300];
+    snprintf(one, sizeof one, "%s/k=2/part.parquet", ts_dir);
+    for (int round = 0; round < 32; round++) {
+        bool file = round % 4 == 3;
+        ringscan_options o;
+        ringscan_options_init(&o);
+        o.columns = cols, o.ncolumns = 1, o.union_by_name = true, o.threads = 1 + round % 2;
+        o.max_open_files = 2, o.store = "sim:ttfb=2ms,bw=1GB/s,conns=4,seed=3";
+        ringscan_dataset *d = NULL;
+        ringscan_file *f = NULL;
+        ringscan_scan *s = NULL;
+        ringscan_error err = {0};
+        const char *paths[1] = {pat};
+        if (file) CHECK_EQ_I64(ringscan_open_with(one, &o, &f, &err), 0);
+        else CHECK_EQ_I64(ringscan_dataset_open(paths, 1, &o, &d, &err), 0);
+        if (f) CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), 0);
+        if (d) CHECK_EQ_I64(ringscan_dataset_scan_start(d, &o, &s, &err), 0);
+        if (!s) {
+            ringscan_dataset_close(d), ringscan_close(f);
+            return;
+        }
+        ringscan_stats after = {0};
+        long at = (round / 4) * 1000;
+        stopper a = {.s = s, .delay_us = at}, b = {.s = s, .delay_us = at + round % 3 * 50, .after = &after};
+        pthread_t ta, tb;
+        CHECK_EQ_I64(pthread_create(&ta, NULL, stop_later, &a), 0);
+        CHECK_EQ_I64(pthread_create(&tb, NULL, stop_later, &b), 0);
+        struct ArrowArray x;
+        int64_t rows = 0;
+        while (ringscan_scan_next(s, &x, &err) == 1) rows += x.length, x.release(&x);
+        pthread_join(ta, NULL), pthread_join(tb, NULL);
+        CHECK(after.complete); /* b's stop returned with the scan ended */
+        CHECK(after.bytes_read + after.bytes_kept == after.bytes_used + after.bytes_wasted);
+        ringscan_stats st;
+        ringscan_scan_stats(s, &st);
+        CHECK_EQ_I64(st.rows_out, rows);
+        CHECK_EQ_I64(after.rows_scanned, st.rows_scanned);
+        ringscan_scan_free(s);
+        ringscan_dataset_close(d), ringscan_close(f);
+    }
+}
+
+/* The options' strings may be freed once the scan started (as the Python package drops
+ * them): a dataset's later files and footers opened with the caller's store string, by then
+ * overwritten ("unknown key" in the sim store's spec, or a use after free). Every row is read
+ * with the files opened after the start (two footers at a time). */
+static void options_freed_after_start(void)
+{
+    static const char *cols[1] = {"id"};
+    static const char spec[] = "sim:ttfb=1ms,bw=1GB/s,conns=4,seed=3";
+    for (int round = 0; round < 4; round++) {
+        char *store = malloc(sizeof spec);
+        memcpy(store, spec, sizeof spec);
+        ringscan_options o;
+        ringscan_options_init(&o);
+        o.columns = cols, o.ncolumns = 1, o.union_by_name = round % 2 == 0, o.threads = 1 + round / 2;
+        o.max_open_files = 2, o.store = store, o.ordered = true;
+        ringscan_dataset *d = NULL;
+        ringscan_scan *s = NULL;
+        ringscan_error err = {0};
+        const char *paths[1] = {pat};
+        CHECK_EQ_I64(ringscan_dataset_open(paths, 1, &o, &d, &err), 0);
+        CHECK_EQ_I64(ringscan_dataset_scan_start(d, &o, &s, &err), 0);
+        memset(store, '`', sizeof spec - 1); /* the caller's string is gone */
+        free(store);
+        struct ArrowArray b;
+        int rc;
+        int64_t rows = 0, bad = 0;
+        while (s && (rc = ringscan_scan_next(s, &b, &err)) == 1) {
+            for (int64_t r = 0; r < b.length; r++, rows++) bad += i64_at(b.children[0], r) != rows;
+            b.release(&b);
+        }
+        CHECK_EQ_I64(rc, 0);
+        if (rc) fprintf(stderr, "  %s\n", err.message);
+        CHECK_EQ_I64(rows, 3 * PER_FILE);
+        CHECK_EQ_I64(bad, 0);
         ringscan_scan_free(s);
         ringscan_dataset_close(d);
     }
@@ -365,6 +535,9 @@ int main(void)
     RUN(columns_and_errors);
     RUN(counting);
     RUN(stop_from_another_thread);
+    RUN(stats_while_stopping);
+    RUN(stop_twice_at_once);
+    RUN(options_freed_after_start);
     ts_dir_remove();
     return CHECK_DONE("test_dataset_api");
 }
