@@ -52,9 +52,15 @@ static int cut_even(int64_t n, int64_t want, int64_t **cuts)
 /* What a split's nested slot aims at: packed bytes and elements well under the INT32_MAX
  * an assembly and the Arrow export's int32 offsets allow (format/column_nested.h,
  * scan/arrow_nested.c invariant 2), so batches stay moderate and rows longer than the
- * footer's average still fit. RINGSCAN_TEST_NEST_SPLIT_BYTES (test only, read once) lowers
- * both to its value, so a test cuts a small file's row group as a large one's. */
-enum { NEST_SPLIT_BYTES = 256 << 20, NEST_SPLIT_VALUES = 64 << 20 };
+ * footer's average still fit; and half the read window (plan.h scan_nest_window_bytes), so
+ * that a full scan holds a few windows' worth: a split's decoded leaves and batch, times the
+ * splits the output window holds (two per task, output.h), which the splits of one group a
+ * core runs in order fill. At 256 MiB (and 64 Mi values) a 2.4 GB list<float32> group's 9
+ * splits held 0.67 GB through the Arrow export and 2.9 GB under a slow consumer (CLI
+ * jsonl); at 32 MiB 0.27 GB and 0.8 GB, in less time (the pages are decoded once either
+ * way). RINGSCAN_TEST_NEST_SPLIT_BYTES (test only, read once) lowers both to its value, so
+ * a test cuts a small file's row group as a large one's. */
+enum { NEST_SPLIT_BYTES = 32 << 20, NEST_SPLIT_VALUES = 8 << 20 };
 static int64_t nest_test_bytes; /* > 0: the hook's value */
 static pthread_once_t nest_test_once = PTHREAD_ONCE_INIT;
 

@@ -268,7 +268,9 @@ int task_decode_nested(scan_task *x, int slot, pq_col_reader *r, pq_vec *v, int6
 /* Before a nested slot's leaves are decoded: waits while another task of the core holds the
  * slot's gate (it awaits a window mid-decode: the core's readers, streams and kept leaves are
  * the slot's, one decode at a time). 0 or a wait's status. task_nest_leave after the decode
- * (also on failure) resolves the gate when this task took it. */
+ * (also on failure) resolves the gate when this task held it and hands a new one to the
+ * waiting task whose split comes first (task_nwin.c invariant 4), so the slot's splits run
+ * in their order. */
 int task_nest_enter(scan_task *x, int slot);
 void task_nest_leave(scan_task *x, int slot);
 /* Rows [lo, hi) of leaf i of slot (piece pc; first: its resolved read, the whole chunk, or

@@ -21,13 +21,23 @@
  *     that reads no window never yields and takes no gate.
  *  3. Every window given to a stream holds the bytes it asked for, so each call after a
  *     PQ_NEST_NEED decodes a page or grows the window (nest_stream.c invariant 6): the loop
- *     ends within the chunk's pages and growths. */
+ *     ends within the chunk's pages and growths.
+ *  4. The gate passes in file order: a gate up has one owner, the task inside the slot; the
+ *     tasks waiting at it are listed (at most the core's tasks, each once) and the
+ *     owner's leave hands a new gate to the waiter whose split comes first (plan order), or
+ *     lowers it when none waits. A task that finds the gate up, or owned by another, waits,
+ *     so the task leaving never takes the slot again ahead of the waiters: it did (it
+ *     claimed its next split and entered before the woken ones ran), and the splits between
+ *     ran late, their rows parked or, past the parks, decoded again from the chunk's start
+ *     (2.4 GB chunk: 6-10 GB read for 2.4). The first waiter always goes on when the owner
+ *     leaves, so no wait is circular. */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 
 #include "common/fail.h"
 #include "format/column_nested.h"
+#include "scan/fetch.h"
 #include "scan/task.h"
 
 typedef struct task_nwin {
@@ -37,9 +47,15 @@ typedef struct task_nwin {
     io_bytes b;        /* its bytes (valid while f is held) */
 } task_nwin;
 
+/* The tasks a core runs at most: its split tasks and, on a remote store, its read-ahead ones. */
+enum { NSLOT_WAIT_MAX = SCAN_TASKS_PER_CORE + SCAN_TASKS_AHEAD };
+
 typedef struct task_nslot {
     fut_t *gate;       /* invariant 2: NULL, or pending from a task's first window read
                           until its decode of the slot ends */
+    const scan_task *owner; /* invariant 4: the gate's (NULL when it is down) */
+    int nwait;              /* tasks listed in wait */
+    const scan_task *wait[NSLOT_WAIT_MAX]; /* invariant 4: waiting at the gate */
     int n;             /* leaves (wins), 0 until the slot first reads a window */
     task_nwin *wins;
 } task_nslot;
@@ -66,27 +82,67 @@ static task_nslot *nslot_of(scan_task *x, int slot, int n)
     return ns;
 }
 
+/* Lists x among ns's waiters (invariant 4: never twice; at most one per task of the core). A
+ * task not listed (none is: the list holds every task) would still go on once the gate is
+ * down, only not handed it. */
+static void wait_add(task_nslot *ns, const scan_task *x)
+{
+    for (int i = 0; i < ns->nwait; i++)
+        if (ns->wait[i] == x) return;
+    assert(ns->nwait < NSLOT_WAIT_MAX);
+    if (ns->nwait < NSLOT_WAIT_MAX) ns->wait[ns->nwait++] = x;
+}
+
+static void wait_del(task_nslot *ns, const scan_task *x)
+{
+    for (int i = 0; i < ns->nwait; i++)
+        if (ns->wait[i] == x) {
+            ns->wait[i] = ns->wait[--ns->nwait];
+            return;
+        }
+}
+
+/* Invariant 4: the gate (owned by the task leaving) resolved, and a new one handed to the
+ * waiter whose split is first in the plan, or the gate lowered when none waits. */
+static void gate_pass(task_nslot *ns)
+{
+    assert(ns->gate && ns->owner);
+    fut_t *g = ns->gate;
+    ns->gate = NULL, ns->owner = NULL;
+    const scan_task *next = NULL;
+    for (int i = 0; i < ns->nwait; i++)
+        if (!next || ns->wait[i]->sp < next->sp) next = ns->wait[i];
+    if (next && (ns->gate = fut_new())) ns->owner = next; /* (-ENOMEM: down, all retry) */
+    fut_resolve(g, NULL, NULL);
+    fut_unref(g);
+}
+
 int task_nest_enter(scan_task *x, int slot)
 {
     task_nslot *ns = x->tc->nslots ? &x->tc->nslots[slot] : NULL;
-    /* bounded: each round another of the core's SCAN_TASKS_PER_CORE tasks held the gate */
-    while (ns && ns->gate) {
+    /* bounded: each round the gate passed to a waiter ahead (at most the core's tasks, in
+     * plan order, invariant 4) or went down with none left */
+    while (ns && ns->gate && ns->owner != x) {
+        wait_add(ns, x);
         fut_t *g = fut_ref(ns->gate);
         int rc = task_await(x, g);
         fut_unref(g);
-        if (rc) return rc;
+        if (rc) {
+            wait_del(ns, x);
+            if (ns->owner == x) gate_pass(ns); /* (handed it while failing: on to the next) */
+            return rc;
+        }
     }
+    if (ns) wait_del(ns, x);
     return 0;
 }
 
 void task_nest_leave(scan_task *x, int slot)
 {
     task_nslot *ns = x->tc->nslots ? &x->tc->nslots[slot] : NULL;
-    if (!ns || !ns->gate) return; /* (invariant 2: a gate up now is this task's) */
-    fut_t *g = ns->gate;
-    ns->gate = NULL;
-    fut_resolve(g, NULL, NULL);
-    fut_unref(g);
+    if (!ns || !ns->gate) return;
+    assert(ns->owner == x); /* (invariant 4: a gate up now is this task's) */
+    gate_pass(ns);
 }
 
 /* Reads chunk bytes [a, +n) of piece pc (at least; a window's worth when more is left) into
@@ -101,6 +157,8 @@ static int win_read(scan_task *x, task_nslot *ns, task_nwin *w, const scan_piece
     len = len < rest ? len : rest;
     win_drop(w); /* invariant 1: the one before goes first */
     if (!ns->gate && !(ns->gate = fut_new())) return -ENOMEM;
+    assert(!ns->owner || ns->owner == x); /* (invariant 4: it owns the gate up, if any) */
+    ns->owner = x;
     fut_t *f = io_read(task_io(x), x->plan->f->file, pc->off + a, len);
     if (!f) return -ENOMEM;
     int rc = task_await(x, f);
@@ -164,6 +222,7 @@ void scan_task_core_windows_free(scan_task_core *tc, int nneed)
             fut_resolve(ns->gate, NULL, NULL);
             fut_unref(ns->gate);
         }
+        assert(ns->nwait == 0);
         for (int i = 0; i < ns->n; i++) win_drop(&ns->wins[i]);
         free(ns->wins);
     }
