@@ -627,9 +627,10 @@ typedef struct ringscan_scan ringscan_scan;
  * nested column is RINGSCAN_EUNSUPPORTED naming it. Arrow types beyond the Parquet schema
  * follow the stored ARROW:schema as pyarrow 26 reads it (large, fixed-size and view lists,
  * zones, durations, large and view strings, decimal32/64/256, dictionaries with their index
- * type, the null type "n"), inside nested fields too. Nested chunks
- * are read whole (their row groups are never cut into splits) and a scan reads none of an
- * unprojected field's chunks (beyond the holes any unprojected column's bytes may fill when
+ * type, the null type "n"), inside nested fields too. A row group whose nested leaves hold
+ * over 32 MiB uncompressed (or 8 Mi level pairs) is cut evenly into splits of about that
+ * size, run in order on one core; a leaf's chunk over 64 MiB is read in windows, else whole;
+ * a scan reads none of an unprojected field's chunks (beyond the holes any unprojected column's bytes may fill when
  * reads are coalesced). Counts from the file are checked: levels above a leaf's maxima, a
  * repetition level the structure does not expect, leaves of one field that disagree, a leaf
  * that ends before its rows or runs past them are RINGSCAN_EFORMAT naming the offset and the
