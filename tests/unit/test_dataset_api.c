@@ -293,6 +293,22 @@ static void counting(void)
     CHECK_EQ_I64(ringscan_dataset_count(NULL, &o, NULL, &err), -EINVAL);
 }
 
+/* A scan of the file path with o (*f), or of the test's dataset when path is NULL (*d); NULL
+ * (a failed check, f and d closed) when it could not start. */
+static ringscan_scan *start_one(const char *path, ringscan_options *o, ringscan_file **f,
+                                ringscan_dataset **d)
+{
+    ringscan_scan *s = NULL;
+    ringscan_error err = {0};
+    const char *paths[1] = {pat};
+    if (path) CHECK_EQ_I64(ringscan_open_with(path, o, f, &err), 0);
+    else CHECK_EQ_I64(ringscan_dataset_open(paths, 1, o, d, &err), 0);
+    if (*f) CHECK_EQ_I64(ringscan_scan_start(*f, o, &s, &err), 0);
+    if (*d) CHECK_EQ_I64(ringscan_dataset_scan_start(*d, o, &s, &err), 0);
+    if (!s) ringscan_dataset_close(*d), ringscan_close(*f), *d = NULL, *f = NULL;
+    return s;
+}
+
 typedef struct stopper {
     ringscan_scan *s;
     long delay_us;
@@ -323,15 +339,10 @@ static void stop_from_another_thread(void)
         o.max_open_files = 2;
         o.store = "sim:ttfb=2ms,bw=1GB/s,conns=4,seed=3";
         ringscan_dataset *d = NULL;
-        ringscan_scan *s = NULL;
+        ringscan_file *f = NULL;
         ringscan_error err = {0};
-        const char *paths[1] = {pat};
-        CHECK_EQ_I64(ringscan_dataset_open(paths, 1, &o, &d, &err), 0);
-        CHECK_EQ_I64(ringscan_dataset_scan_start(d, &o, &s, &err), 0);
-        if (!s) {
-            ringscan_dataset_close(d);
-            return;
-        }
+        ringscan_scan *s = start_one(NULL, &o, &f, &d);
+        if (!s) return;
         stopper t = {.s = s, .delay_us = round * 500};
         pthread_t th;
         CHECK_EQ_I64(pthread_create(&th, NULL, stop_later, &t), 0);
@@ -399,17 +410,9 @@ static void stats_while_stopping(void)
         if (round % 8 == 7) o.order_by = "id DESC", o.limit = 10; /* a file's Top-K */
         ringscan_dataset *d = NULL;
         ringscan_file *f = NULL;
-        ringscan_scan *s = NULL;
         ringscan_error err = {0};
-        const char *paths[1] = {pat};
-        if (file) CHECK_EQ_I64(ringscan_open_with(one, &o, &f, &err), 0);
-        else CHECK_EQ_I64(ringscan_dataset_open(paths, 1, &o, &d, &err), 0);
-        if (f) CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), 0);
-        if (d) CHECK_EQ_I64(ringscan_dataset_scan_start(d, &o, &s, &err), 0);
-        if (!s) {
-            ringscan_dataset_close(d), ringscan_close(f);
-            return;
-        }
+        ringscan_scan *s = start_one(file ? one : NULL, &o, &f, &d);
+        if (!s) return;
         stopper t = {.s = s, .delay_us = (round / 4) * 1500 + (round % 4) * 300};
         snapper sn = {.s = s};
         pthread_t th, ts;
@@ -452,17 +455,9 @@ static void stop_twice_at_once(void)
         o.max_open_files = 2, o.store = "sim:ttfb=2ms,bw=1GB/s,conns=4,seed=3";
         ringscan_dataset *d = NULL;
         ringscan_file *f = NULL;
-        ringscan_scan *s = NULL;
         ringscan_error err = {0};
-        const char *paths[1] = {pat};
-        if (file) CHECK_EQ_I64(ringscan_open_with(one, &o, &f, &err), 0);
-        else CHECK_EQ_I64(ringscan_dataset_open(paths, 1, &o, &d, &err), 0);
-        if (f) CHECK_EQ_I64(ringscan_scan_start(f, &o, &s, &err), 0);
-        if (d) CHECK_EQ_I64(ringscan_dataset_scan_start(d, &o, &s, &err), 0);
-        if (!s) {
-            ringscan_dataset_close(d), ringscan_close(f);
-            return;
-        }
+        ringscan_scan *s = start_one(file ? one : NULL, &o, &f, &d);
+        if (!s) return;
         ringscan_stats after = {0};
         long at = (round / 4) * 1000;
         stopper a = {.s = s, .delay_us = at}, b = {.s = s, .delay_us = at + round % 3 * 50, .after = &after};
@@ -500,11 +495,9 @@ static void options_freed_after_start(void)
         o.columns = cols, o.ncolumns = 1, o.union_by_name = round % 2 == 0, o.threads = 1 + round / 2;
         o.max_open_files = 2, o.store = store, o.ordered = true;
         ringscan_dataset *d = NULL;
-        ringscan_scan *s = NULL;
+        ringscan_file *f = NULL;
         ringscan_error err = {0};
-        const char *paths[1] = {pat};
-        CHECK_EQ_I64(ringscan_dataset_open(paths, 1, &o, &d, &err), 0);
-        CHECK_EQ_I64(ringscan_dataset_scan_start(d, &o, &s, &err), 0);
+        ringscan_scan *s = start_one(NULL, &o, &f, &d);
         memset(store, '`', sizeof spec - 1); /* the caller's string is gone */
         free(store);
         struct ArrowArray b;
