@@ -341,9 +341,10 @@ static int pull(ds_scan *d, scan_batch *out, int64_t *pos, pq_err *e)
         if (atomic_load(&d->stop)) return 0; /* ds_scan_stop ends it: then done, the counters final */
         reap(d, false);
         int rc = d->done ? 0 : fill(d, true, e);
-        bool full = rc == 0 && d->a.limit >= 0 && !d->topk.nkeys && d->rows_out >= d->a.limit;
-        if (rc || d->nrun == 0 || full) end_all(d); /* every counter final, an error's too */
-        if (rc || d->nrun == 0) return atomic_store(&d->done, true), rc;
+        if (rc) return rc; /* (ended: every file ended) */
+        bool full = d->a.limit >= 0 && !d->topk.nkeys && d->rows_out >= d->a.limit;
+        if (d->nrun == 0 || full) /* every counter final */
+            return end_all(d), atomic_store(&d->done, true), 0;
         ds_run *r = &d->runs[d->head];
         scan_batch b = {.row_group = -1};
         scan_lead(r->scan); /* its base tasks never wait on the shared budget */
