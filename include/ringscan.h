@@ -857,6 +857,16 @@ RINGSCAN_API int ringscan_count(ringscan_file *f, const ringscan_options *o,
  * Not against ringscan_scan_free. */
 RINGSCAN_API void ringscan_scan_stop(ringscan_scan *s);
 
+/* ringscan_scan_stop for a host that stops a scan which a consumer it does not control may
+ * read (a Ctrl-C while pyarrow, Polars or DuckDB reads the stream): a call waiting when it
+ * comes returns 0, as after a stop (that consumer is the one being interrupted: the host
+ * raises its interrupt there), and every call that begins after it fails with -EINTR ("the
+ * scan was interrupted by its host"; a stream's get_next with EIO and that message), so a
+ * consumer that reads the stream later never takes the rows it gets as all of them. The
+ * counters are complete after it, as after a stop. Thread-safe as ringscan_scan_stop; NULL:
+ * no-op. */
+RINGSCAN_API void ringscan_scan_interrupt(ringscan_scan *s);
+
 /* Stops the scan (cancelling reads in flight) and frees it; when a stream of it
  * (ringscan_scan_stream) is still live, the scan lives on until that is released, and the
  * caller must not use s after this call either way. NULL is a no-op. In a child process

@@ -353,66 +353,30 @@ static int stopped_result(ringscan_scan *s, struct ArrowArray *out, int rc, ring
     return 0;
 }
 
+/* What a next call that began after ringscan_scan_interrupt returns: -EINTR, err filled. */
+static int interrupted(ringscan_scan *s, ringscan_error *err)
+{
+    pq_err e = {.offset = -1};
+    pq_errf(&e, -EINTR, -1, "the scan was interrupted by its host (ringscan_scan_interrupt)");
+    int rc = s->ds ? scan_api_report(err, -EINTR, &e) : api_report(err, s->file->path, -EINTR, &e);
+    snprintf(s->last_error, sizeof s->last_error, "%s", err ? err->message : e.msg);
+    return rc;
+}
+
 int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error *err)
 {
     if (!out) return scan_api_bad_arg(err, "ringscan_scan_next: out is NULL");
     memset(out, 0, sizeof *out);
     if (!s) return scan_api_bad_arg(err, "ringscan_scan_next: scan is NULL");
+    bool late = atomic_load(&s->interrupted); /* a call after an interrupt fails */
     pthread_mutex_lock(&s->next_mu);
-    int rc = scan_next_locked(s, out, err);
-    if (atomic_load(&s->stopped)) { /* a stop on another thread: this call ends the scan */
+    int rc = late ? interrupted(s, err) : scan_next_locked(s, out, err);
+    if (!late && atomic_load(&s->stopped)) { /* a stop on another thread: this call ends the scan */
         if (rc != 0) rc = stopped_result(s, out, rc, err);
         scan_stop_end(s); /* (the stop's own may wait for next_mu still) */
     }
     pthread_mutex_unlock(&s->next_mu);
     return rc;
-}
-
-void ringscan_scan_stats(ringscan_scan *s, ringscan_stats *out)
-{
-    if (!out) return;
-    memset(out, 0, sizeof *out);
-    if (!s) return;
-    scan_stats st;
-    int64_t files = 1, pruned = 0, footers = 1;
-    bool complete = false;
-    if (s->ds) ds_scan_stats(s->ds, &st, &files, &pruned, &footers, &complete);
-    else scan_get_stats(s->scan, &st), complete = scan_finished(s->scan);
-    *out = (ringscan_stats){.reads = st.reads, .bytes_read = st.bytes_read, .bytes_used = st.bytes_used,
-                            .bytes_wasted = st.bytes_wasted, .cancelled_reads = st.cancelled_reads,
-                            .row_groups_total = st.row_groups_total,
-                            .row_groups_pruned = st.row_groups_pruned, .pages_total = st.pages_total,
-                            .pages_pruned = st.pages_pruned, .rows_scanned = st.rows_scanned,
-                            .rows_out = st.rows_out - atomic_load(&s->rows_dropped), .io_uring = st.uring, .splits = st.splits,
-                            .splits_all_false = st.splits_all_false, .plan_reads = st.plan_reads,
-                            .plan_bytes = st.plan_bytes, .pages_dict_evaluated = st.dict_eval_pages,
-                            .pages_sel_evaluated = st.sel_eval_pages,
-                            .bytes_decompressed = st.bytes_decompressed, .steals = st.steals,
-                            .reads_lent = st.reads_lent, .splits_done = st.splits_done,
-                            .topk_splits_pruned = st.topk_splits_dead,
-                            .topk_rows_kept = st.topk_rows_kept,
-                            .topk_pages_pruned = st.topk_pages_dead,
-                            .complete = complete, .files = files, .files_pruned = pruned,
-                            .footers_read = footers, .runtimes = st.runtimes,
-                            .core_rows_min = st.core_rows_min, .core_rows_max = st.core_rows_max,
-                            .bytes_skipped = st.bytes_skipped,
-                            .budget_peak_bytes = st.budget_peak_bytes,
-                            .footer_bytes_peak = st.footer_bytes_peak,
-                            .footer_reads = st.footer_reads,
-                            .footers_on_cores = st.footers_on_cores,
-                            .reads_kept = st.reads_kept, .bytes_kept = st.bytes_kept};
-    if (!s->ds && s->file) out->footer_reads = s->file->f->tail_reads; /* its own footer's */
-    io_store_counts sc;
-    if (s->ds) ds_scan_store(s->ds, &sc);
-    else io_file_counts(s->file ? s->file->f->file : NULL, &sc);
-    scan_api_store_stats(&sc, out);
-    _Static_assert(sizeof out->io_backend == sizeof st.io_backend, "io_backend sizes differ");
-    memcpy(out->io_backend, st.io_backend, sizeof out->io_backend);
-}
-
-const char *ringscan_scan_explain(ringscan_scan *s)
-{
-    return !s ? "" : s->ds ? ds_scan_explain(s->ds) : scan_explain(s->scan);
 }
 
 /* Drops a reference to s; frees it and its file's at the last (not in a forked child). */
@@ -448,6 +412,13 @@ void ringscan_scan_stop(ringscan_scan *s)
     pthread_mutex_lock(&s->next_mu);
     scan_stop_end(s);
     pthread_mutex_unlock(&s->next_mu);
+}
+
+void ringscan_scan_interrupt(ringscan_scan *s)
+{
+    if (!s) return;
+    atomic_store(&s->interrupted, true); /* a next beginning from now fails */
+    ringscan_scan_stop(s);
 }
 
 void ringscan_scan_free(ringscan_scan *s)

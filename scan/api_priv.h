@@ -66,6 +66,7 @@ struct ringscan_scan {
                                   strings, which its files and footers open with after the
                                   start (the caller's may be freed: scan_api_io_own) */
     _Atomic bool stopped;      /* ringscan_scan_stop (any thread): no batch after it */
+    _Atomic bool interrupted;  /* ringscan_scan_interrupt: each next after the stop fails */
     _Atomic int64_t rows_dropped; /* the rows of a batch the stop cut short (stopped_result):
                                      never handed out, so not in the stats' rows_out */
     pid_t pid;                 /* the process that started it: a child forked meanwhile holds a

@@ -216,7 +216,12 @@ static void *stop_race_consume(void *arg)
     return NULL;
 }
 
-static void test_stop_from_another_thread(void)
+/* The stop, or with interrupt ringscan_scan_interrupt (a Python Reader's on a Ctrl-C while
+ * pyarrow, Polars or DuckDB reads its stream): the consumer's waiting call returns 0 as after
+ * a stop, or, when it began after the interrupt, -EINTR; every call after it fails with -EINTR
+ * naming the interrupt, the stream's get_next too, so a consumer reading later never takes the
+ * rows it got as all of them. */
+static void stop_from_another_thread(bool interrupt)
 {
     ringscan_options o;
     ringscan_options_init(&o);
@@ -240,13 +245,24 @@ static void test_stop_from_another_thread(void)
         pthread_t t;
         if (rc || pthread_create(&t, NULL, stop_race_consume, &r) != 0) continue;
         if (k < 8 && k % 4 < 2) sem_wait(&r.first); /* else: stop before or in its first call */
-        ringscan_scan_stop(r.s);
+        if (interrupt) ringscan_scan_interrupt(r.s);
+        else ringscan_scan_stop(r.s);
         pthread_join(t, NULL);
-        CHECK_EQ_I64(r.last, 0);
-        CHECK(r.rows >= 0 && r.rows <= (k % 2 ? (int64_t)ROWS * FILES : ROWS));
-        if (k >= 8) CHECK(r.rows == 0 || r.rows == 5); /* the answer before the stop, or none */
+        CHECK(r.last == 0 || (interrupt && r.last == -EINTR));
+        int64_t most = r.last == 0 ? (k % 2 ? (int64_t)ROWS * FILES : ROWS) : -1;
+        CHECK(r.rows >= (r.last == 0 ? 0 : -1) && r.rows <= most);
+        if (k >= 8 && r.last == 0) CHECK(r.rows == 0 || r.rows == 5); /* the answer before the stop, or none */
         struct ArrowArray a;
-        CHECK_EQ_I64(ringscan_scan_next(r.s, &a, &err), 0);
+        CHECK_EQ_I64(ringscan_scan_next(r.s, &a, &err), interrupt ? -EINTR : 0);
+        CHECK(a.release == NULL);
+        if (interrupt) CHECK(strstr(err.message, "interrupted by its host") != NULL);
+        if (interrupt) {
+            struct ArrowArrayStream as;
+            CHECK_EQ_I64(ringscan_scan_stream(r.s, &as), 0);
+            CHECK_EQ_I64(as.get_next(&as, &a), EIO);
+            CHECK(strstr(as.get_last_error(&as), "interrupted by its host") != NULL);
+            as.release(&as);
+        }
         ringscan_stats st;
         ringscan_scan_stats(r.s, &st);
         CHECK(st.complete);
@@ -255,6 +271,13 @@ static void test_stop_from_another_thread(void)
     }
     ringscan_close(f);
     ringscan_dataset_close(d);
+}
+
+static void test_stop_from_another_thread(void) { stop_from_another_thread(false); }
+static void test_interrupt_from_another_thread(void)
+{
+    ringscan_scan_interrupt(NULL);
+    stop_from_another_thread(true);
 }
 
 /* dictionary_columns NULL means none whatever ndictionary_columns says, as columns NULL means
@@ -481,6 +504,7 @@ int main(void)
     RUN(test_plan_failure_mutexes);
     RUN(test_scan_stop);
     RUN(test_stop_from_another_thread);
+    RUN(test_interrupt_from_another_thread);
     RUN(test_dictionary_null_list);
     RUN(test_garbage_struct_size);
     RUN(test_etag_option_abi);
