@@ -10,7 +10,7 @@ import os
 import queue
 import threading
 
-from . import _ffi
+from . import _ffi, _sigint
 from ._ffi import ffi, lib, check
 from .expr import Expr
 
@@ -336,6 +336,8 @@ class Reader:
         self._lock = threading.Lock()
         self._taken = False
         self._streamed = None  # the scan its stream holds (valid while the stream is live)
+        self._interruptible = False  # a Ctrl-C interrupts the stream handed out (_sigint.py)
+        self._watched = False
         self._rows_dropped = 0  # rows of batches read but never handed on (_each's stop)
         many = isinstance(source, (list, tuple))
         if not many and not isinstance(source, (str, bytes, os.PathLike)):
@@ -349,6 +351,7 @@ class Reader:
                                  topk_bound, dictionary_columns, hive_partitioning, hive_types,
                                  union_by_name, max_open_files)
         self._box[0] = _started(source, many, o, keep, tree)
+        self._watched = _sigint.watch(self)  # (made on the main thread: consumers on others)
 
     def _live(self):
         s = self._box[0]
@@ -372,7 +375,13 @@ class Reader:
 
     def __arrow_c_stream__(self, requested_schema=None):
         """The scan as an ArrowArrayStream capsule. requested_schema is not applied (the
-        protocol lets a producer ignore it); the batches have the scan's own schema."""
+        protocol lets a producer ignore it); the batches have the scan's own schema. Handed
+        out for a reader made on the main thread, a Ctrl-C while a consumer reads it (on any
+        thread: DuckDB's) interrupts the scan (_sigint.py)."""
+        return self._capsule(watched=True)
+
+    def _capsule(self, watched):
+        """__arrow_c_stream__'s capsule; watched: a Ctrl-C interrupts it (_interrupt)."""
         cap, st = _ffi.capsule("stream")  # owns st before the call fills it: nothing leaks
         with self._using() as s:  # the stream holds the scan from here, whatever close() does
             if self._taken:
@@ -381,7 +390,16 @@ class Reader:
             if lib.ringscan_scan_stream(s, st) != 0:
                 raise _ffi.RingscanError(-22, "ringscan_scan_stream failed")
             self._streamed = s
+            self._interruptible = watched
         return cap
+
+    def _interrupt(self):
+        """A Ctrl-C while a consumer reads the stream (_sigint.py, from its thread): the scan
+        is interrupted (ringscan_scan_interrupt), under the lock, so never after close() freed
+        it (_sigint invariant 3)."""
+        with self._lock:
+            if self._box[0] != ffi.NULL and self._interruptible:
+                lib.ringscan_scan_interrupt(self._box[0])
 
     @property
     def schema(self):
@@ -391,9 +409,10 @@ class Reader:
 
     def to_arrow(self):
         """Every batch as one pyarrow.Table. Ctrl-C stops it at once, as it stops iterating
-        the reader (a consumer of the capsule, pa.table(reader), returns only with a batch)."""
+        the reader or a consumer of the capsule on the main thread (pa.table(reader), polars,
+        DuckDB: _sigint.py)."""
         import pyarrow as pa
-        rbr = self.to_batches()
+        rbr = self._unwatched()
         return pa.Table.from_batches(list(self._each(rbr)), schema=rbr.schema)
 
     def to_batches(self):
@@ -401,8 +420,13 @@ class Reader:
         import pyarrow as pa
         return pa.RecordBatchReader.from_stream(self)
 
+    def _unwatched(self):
+        """to_batches() for _each, which stops the scan on a Ctrl-C itself."""
+        import pyarrow as pa
+        return pa.RecordBatchReader.from_stream(_Unwatched(self))
+
     def __iter__(self):
-        return self._each(self.to_batches())
+        return self._each(self._unwatched())
 
     def _each(self, rbr):
         """rbr's batches, each read on a helper thread while this one waits for it in a queue,
@@ -490,6 +514,9 @@ class Reader:
             s, self._box[0] = self._box[0], ffi.NULL
             if s != ffi.NULL:
                 lib.ringscan_scan_free(s)
+        if self._watched:
+            self._watched = False
+            _sigint.unwatch(self)
 
     def __enter__(self):
         return self
@@ -500,6 +527,16 @@ class Reader:
     def __del__(self):
         if getattr(self, "_box", None) is not None and lib is not None:  # None at interpreter exit
             self.close()
+
+
+class _Unwatched:
+    """A reader's stream, not interrupted by a Ctrl-C (Reader._unwatched)."""
+
+    def __init__(self, reader):
+        self._reader = reader
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self._reader._capsule(watched=False)
 
 
 def scan(source, columns=None, filter=None, order_by=None, limit=None, threads=None,

@@ -218,6 +218,56 @@ def test_ctrl_c_stops_a_long_scan(lineitem, tmp_path, how):
     assert lines[1] == "0", p.stdout
 
 
+CONSUMERS = {"pyarrow": "pyarrow.table(r).num_rows",
+             "polars": "__import__('polars').DataFrame(r).height",
+             "duckdb": "__import__('duckdb').sql('select count(*) from r').fetchall()[0][0]"}
+
+
+@pytest.mark.parametrize("consumer", sorted(CONSUMERS))
+def test_ctrl_c_stops_a_capsule_consumer(lineitem, tmp_path, consumer):
+    # A consumer of the stream capsule waits for each batch in its own native code, where
+    # Python runs no signal handler: Ctrl-C was raised only when it returned, after the
+    # scan's last row group (5 s at this store's 400 KB/s), or, pyarrow's own handler
+    # raising at once, left the scan reading on. The signal's byte on the wakeup fd now
+    # interrupts the scan (python/ringscan/_sigint.py, ringscan_scan_interrupt): the
+    # consumer's wait fails, KeyboardInterrupt is raised (DuckDB: "Query interrupted"), the
+    # counters complete, the wakeup fd put back at close. Under a host's own SIGINT handler
+    # the scan is not cut short: every row is read.
+    path = str(tmp_path / "groups.parquet")
+    pq.write_table(pq.read_table(lineitem), path, row_group_size=2000)
+    code = textwrap.dedent(f"""
+        import os, signal, threading, ringscan
+        import pyarrow, pandas, polars, duckdb  # before the timer: first imports are slow
+        def read():
+            return ringscan.scan({path!r}, store="sim:ttfb=10ms,bw=400KB/s", threads=1,
+                                 fetch_budget_bytes=0)
+        r = read()
+        threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+        try:
+            n = {CONSUMERS[consumer]}
+            print("not interrupted", n)
+        except BaseException as e:
+            st = r.stats()
+            print(st["complete"], st["rows_scanned"] < 60134, st["rows_scanned"],
+                  type(e).__name__, str(e)[:40].replace(" ", "_"))
+        r.close()
+        print(ringscan.live_objects(), signal.set_wakeup_fd(-1))
+        got = []
+        signal.signal(signal.SIGINT, lambda *a: got.append(1))
+        r = read()
+        threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+        print({CONSUMERS[consumer]}, got)
+    """)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    lines = [l for l in p.stdout.split("\n") if l.strip() and "%" not in l]  # (DuckDB's bar)
+    raised = "RuntimeError Query_interrupted" if consumer == "duckdb" else "KeyboardInterrupt"
+    assert lines[0].split()[:2] == ["True", "True"], p.stdout
+    assert " ".join(lines[0].split()[3:]).startswith(raised), p.stdout
+    assert lines[1] == "0 -1", p.stdout
+    assert lines[2] == "60134 [1]", p.stdout
+
+
 INTERRUPTED_READ = """
     r = ringscan.{scan}
     threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
