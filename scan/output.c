@@ -50,9 +50,9 @@ static bool release_taken(scan_out *o)
 {
     uint64_t n = o->taken;
     o->taken = 0;
-    if (!n || !o->held) return false;
-    atomic_fetch_sub_explicit(o->held, n, memory_order_relaxed);
-    return true;
+    if (!n) return false;
+    if (o->held) atomic_fetch_sub_explicit(o->held, n, memory_order_relaxed);
+    return true; /* (the byte gate counts it too: invariant 7) */
 }
 
 void scan_out_free(scan_out *o)
@@ -73,6 +73,66 @@ void scan_out_free(scan_out *o)
     memset(o, 0, sizeof *o);
 }
 
+scan_out_gate scan_out_gate_make(scan_out *o, int split, uint64_t unc, uint64_t reserved)
+{
+    assert(split >= 0 && split < o->nsplits);
+    scan_out_gate g = {.split = split, .unc = unc, .est = reserved};
+    if (g.est || !unc || !o->limit_bytes) return g;
+    pthread_mutex_lock(&o->mu);
+    /* unc is a share of the file's chunk sizes and seen_out of batches held at once: the
+     * products stay far below 2^64 */
+    g.est = o->seen_unc ? (uint64_t)((unsigned __int128)unc * o->seen_out / o->seen_unc)
+                        : unc * 2;
+    pthread_mutex_unlock(&o->mu);
+    return g;
+}
+
+/* Whether nothing but split could free bytes (invariant 7): ordered, it is the split the
+ * consumer takes next; or no split is past its gate and the consumer has none to take. Under
+ * mu. */
+static bool gate_exempt(const scan_out *o, int split)
+{
+    if (o->ordered && split == atomic_load(&o->next_needed)) return true;
+    if (o->running > 0) return false;
+    if (!o->ordered) return o->fifo_head == o->fifo_tail;
+    return o->next_ordered >= o->nsplits || !o->ready[o->next_ordered];
+}
+
+bool scan_out_gate_pass(scan_out *o, scan_out_gate *g)
+{
+    if (g->counted || g->est == 0 || o->limit_bytes == 0) return true;
+    pthread_mutex_lock(&o->mu);
+    uint64_t used = atomic_load(&o->waiting) + atomic_load(&o->taken) +
+                    atomic_load(&o->running_bytes);
+    bool go = used + g->est <= o->limit_bytes || gate_exempt(o, g->split);
+    if (go) {
+        atomic_fetch_add(&o->running_bytes, g->est);
+        o->running++;
+        g->counted = true;
+    }
+    pthread_mutex_unlock(&o->mu);
+    return go;
+}
+
+/* g's estimate leaves running_bytes (under mu). */
+static void gate_leave(scan_out *o, scan_out_gate *g)
+{
+    if (!g || !g->counted) return;
+    assert(o->running > 0 && atomic_load(&o->running_bytes) >= g->est);
+    atomic_fetch_sub(&o->running_bytes, g->est);
+    o->running--;
+    g->counted = false;
+}
+
+void scan_out_gate_drop(scan_out *o, scan_out_gate *g)
+{
+    if (!g->counted) return;
+    pthread_mutex_lock(&o->mu);
+    gate_leave(o, g);
+    signal_ev(o); /* room for the others */
+    pthread_mutex_unlock(&o->mu);
+}
+
 /* One more split consumed (under mu): the window moves. */
 static void consumed_one(scan_out *o)
 {
@@ -84,13 +144,19 @@ static void consumed_one(scan_out *o)
  * right here and wakes the consumer only if it was the last split: waking it for each pruned
  * split (~10 us each on this VM) made a scan that statistics pruned entirely on a
  * 524-row-group file take 8.0 ms instead of 3.0. */
-void scan_out_push(scan_out *o, int split, scan_batch *b)
+void scan_out_push(scan_out *o, int split, scan_batch *b, scan_out_gate *g)
 {
-    assert(split >= 0 && split < o->nsplits);
+    assert(split >= 0 && split < o->nsplits && (!g || g->split == split));
     bool empty = !o->ordered && b->rows == 0;
+    uint64_t bytes = b->held;
     if (empty) scan_batch_free(b);
     pthread_mutex_lock(&o->mu);
     assert(!o->ready[split]);
+    if (g && g->counted) { /* invariant 7: its estimate becomes its batch; the gate may open */
+        gate_leave(o, g);
+        o->seen_unc += g->unc, o->seen_out += bytes;
+        signal_ev(o);
+    }
     atomic_fetch_add_explicit(&o->pushed, 1, memory_order_relaxed);
     o->ready[split] = true;
     if (empty) {

@@ -1455,7 +1455,7 @@ static void push_bytes(scan_out *o, int i, uint64_t n)
 {
     scan_out_claimed(o, i);
     scan_batch b = {.rows = 1, .held = n};
-    scan_out_push(o, i, &b);
+    scan_out_push(o, i, &b, NULL);
 }
 
 /* Takes the next batch: its split, or -1. */
