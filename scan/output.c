@@ -20,7 +20,10 @@ int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts, int tasks_per
     o->ready = fail_calloc((size_t)nsplits + 1, sizeof *o->ready);
     o->fifo = fail_calloc((size_t)nsplits + 1, sizeof *o->fifo);
     if (o->ordered) o->claimed = fail_calloc((size_t)nsplits + 1, sizeof *o->claimed);
-    if (!o->results || !o->ready || !o->fifo || (o->ordered && !o->claimed)) return -ENOMEM;
+    o->gate_wait_cap = opts->threads * tasks_per_core; /* a split per task (invariant 8) */
+    o->gate_wait = fail_calloc((size_t)o->gate_wait_cap, sizeof *o->gate_wait);
+    if (!o->results || !o->ready || !o->fifo || (o->ordered && !o->claimed) || !o->gate_wait)
+        return -ENOMEM;
     pthread_mutex_init(&o->mu, NULL);
     pthread_cond_init(&o->cv, NULL);
     o->mu_ready = true;
@@ -70,13 +73,15 @@ void scan_out_free(scan_out *o)
     free(o->ready);
     free(o->fifo);
     free(o->claimed);
+    free(o->gate_wait);
     memset(o, 0, sizeof *o);
 }
 
-scan_out_gate scan_out_gate_make(scan_out *o, int split, uint64_t unc, uint64_t reserved)
+scan_out_gate scan_out_gate_make(scan_out *o, int split, int64_t place, uint64_t unc,
+                                 uint64_t reserved)
 {
-    assert(split >= 0 && split < o->nsplits);
-    scan_out_gate g = {.split = split, .unc = unc, .est = reserved};
+    assert(split >= 0 && split < o->nsplits && place >= 0);
+    scan_out_gate g = {.split = split, .place = place, .unc = unc, .est = reserved};
     if (g.est || !unc || !o->limit_bytes) return g;
     pthread_mutex_lock(&o->mu);
     /* unc is a share of the file's chunk sizes and seen_out of batches held at once: the
@@ -87,15 +92,32 @@ scan_out_gate scan_out_gate_make(scan_out *o, int split, uint64_t unc, uint64_t 
     return g;
 }
 
-/* Whether nothing but split could free bytes (invariant 7): ordered, it is the split the
- * consumer takes next; or no split is past its gate and the consumer has none to take. Under
- * mu. */
-static bool gate_exempt(const scan_out *o, int split)
+/* Whether no split is past its gate and the consumer has no batch to take: nothing else
+ * could free bytes (invariant 7). Under mu. */
+static bool gate_idle(const scan_out *o)
 {
-    if (o->ordered && split == atomic_load(&o->next_needed)) return true;
     if (o->running > 0) return false;
     if (!o->ordered) return o->fifo_head == o->fifo_tail;
     return o->next_ordered >= o->nsplits || !o->ready[o->next_ordered];
+}
+
+/* Whether a place lower than g's waits at the gate (invariant 8). Under mu. */
+static bool gate_behind(const scan_out *o, const scan_out_gate *g)
+{
+    for (int k = 0; k < o->ngate_wait; k++)
+        if (o->gate_wait[k] < g->place) return true;
+    return false;
+}
+
+/* g's place leaves gate_wait, if listed (invariant 8). Under mu. */
+static void gate_unlist(scan_out *o, scan_out_gate *g)
+{
+    if (!g->listed) return;
+    int k = 0;
+    while (k < o->ngate_wait && o->gate_wait[k] != g->place) k++;
+    assert(k < o->ngate_wait);
+    o->gate_wait[k] = o->gate_wait[--o->ngate_wait];
+    g->listed = false;
 }
 
 bool scan_out_gate_pass(scan_out *o, scan_out_gate *g)
@@ -104,11 +126,17 @@ bool scan_out_gate_pass(scan_out *o, scan_out_gate *g)
     pthread_mutex_lock(&o->mu);
     uint64_t used = atomic_load(&o->waiting) + atomic_load(&o->taken) +
                     atomic_load(&o->running_bytes);
-    bool go = used + g->est <= o->limit_bytes || gate_exempt(o, g->split);
+    bool go = (o->ordered && g->split == atomic_load(&o->next_needed)) ||
+              (!gate_behind(o, g) && (used + g->est <= o->limit_bytes || gate_idle(o)));
     if (go) {
+        gate_unlist(o, g);
         atomic_fetch_add(&o->running_bytes, g->est);
         o->running++;
         g->counted = true;
+    } else if (!g->listed) {
+        assert(o->ngate_wait < o->gate_wait_cap); /* one split per task waits */
+        o->gate_wait[o->ngate_wait++] = g->place;
+        g->listed = true;
     }
     pthread_mutex_unlock(&o->mu);
     return go;
@@ -126,8 +154,9 @@ static void gate_leave(scan_out *o, scan_out_gate *g)
 
 void scan_out_gate_drop(scan_out *o, scan_out_gate *g)
 {
-    if (!g->counted) return;
+    if (!g->counted && !g->listed) return;
     pthread_mutex_lock(&o->mu);
+    gate_unlist(o, g);
     gate_leave(o, g);
     signal_ev(o); /* room for the others */
     pthread_mutex_unlock(&o->mu);

@@ -45,7 +45,16 @@
  *     batches hold stays within limit_bytes plus the one exempt split; a 2.4 GB nested row
  *     group's 16 windowed splits of 32 MiB no longer all wait under a slow consumer (bench/
  *     RESULTS.md, thirty-fifth session). Outside it and bounded per core: each running split's
- *     decode working set and a nested slot's read windows (task_nwin.c invariant 1). */
+ *     decode working set and a nested slot's read windows (task_nwin.c invariant 1).
+ *  8. The gate passes in place order: a split waiting at it lists its place (gate_wait, one
+ *     per task), and passes by room or idleness only when no listed place is lower (the
+ *     split the consumer takes next passes regardless: ordered, no lower place waits). A
+ *     core's tasks claim a nested group's splits in plan order and must reach its windowed
+ *     slot in that order (task_nwin.c invariant 4): passed as room came, a later split ran
+ *     before an earlier one waiting, its stream parked the rows between or, past the parks,
+ *     the earlier one decoded from the chunk's start (a 2.4 GB group's checksum ran for
+ *     over 10 minutes instead of ~20 s). The lowest place waiting goes on whenever room or
+ *     idleness comes, so the order adds no wait that invariant 7's exemptions do not end. */
 #ifndef RINGSCAN_SCAN_OUTPUT_H
 #define RINGSCAN_SCAN_OUTPUT_H
 #include <pthread.h>
@@ -78,6 +87,9 @@ typedef struct scan_out {
     _Atomic uint64_t running_bytes; /* invariant 7: estimates of the splits past their gates,
                                        not pushed (written under mu) */
     int running;               /* those splits (under mu) */
+    int64_t *gate_wait;        /* invariant 8: the places of the splits waiting at the gate
+                                  (under mu), at most gate_wait_cap: one per task */
+    int ngate_wait, gate_wait_cap;
     uint64_t seen_unc, seen_out; /* pushed splits' uncompressed bytes and batch bytes: the
                                     estimate's ratio (under mu) */
 
@@ -107,6 +119,8 @@ int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts, int tasks_per
 /* One split's place at the byte gate (invariant 7), the split's own while it runs. */
 typedef struct scan_out_gate {
     int split;
+    int64_t place;             /* its place in the window (scan.h invariant 1) */
+    bool listed;               /* its place is in gate_wait (invariant 8) */
     uint64_t unc;              /* its rows' share of its chunks' uncompressed bytes */
     uint64_t est;              /* its batch's bytes, estimated (0: passes uncounted) */
     bool counted;              /* est counts in running_bytes (passed, not pushed) */
@@ -115,7 +129,8 @@ typedef struct scan_out_gate {
 /* The gate of split (unc: scan_plan_split_unc; reserved: the fetch budget's reservation of
  * it, 0 when none): est is reserved when it is not 0, else unc at the ratio pushed splits
  * showed, twice before any. Thread-safe. */
-scan_out_gate scan_out_gate_make(scan_out *o, int split, uint64_t unc, uint64_t reserved);
+scan_out_gate scan_out_gate_make(scan_out *o, int split, int64_t place, uint64_t unc,
+                                 uint64_t reserved);
 /* Whether g's split may start now (invariant 7); once true it stays true and est counts in
  * running_bytes until g's push or scan_out_gate_drop. Thread-safe (takes mu). */
 bool scan_out_gate_pass(scan_out *o, scan_out_gate *g);

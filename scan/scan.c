@@ -130,7 +130,8 @@ static bool run_split(scan_t *s, int core, int i, int unit, scan_budget_ticket *
     bool weigh = scan_policy_reach(&s->pol, reach, &slot_pos);
     uint64_t in = 0, fetch = 0, reserved = scan_budget_reserve(&s->fetch.budget, sp,
                                     s->plan.nneed, &in, &fetch, weigh ? reach : NULL, slot_pos, tk);
-    scan_out_gate g = scan_out_gate_make(&s->out, i, scan_plan_split_unc(&s->plan, i), reserved);
+    scan_out_gate g = scan_out_gate_make(&s->out, i, place, scan_plan_split_unc(&s->plan, i),
+                                         reserved);
     if (!wait_window(s, core, sp, place, &g)) {
         scan_out_gate_drop(&s->out, &g);
         scan_budget_unreserve(&s->fetch.budget, reserved, in, fetch, false, 0);
