@@ -20,7 +20,10 @@ int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts, int tasks_per
     o->ready = fail_calloc((size_t)nsplits + 1, sizeof *o->ready);
     o->fifo = fail_calloc((size_t)nsplits + 1, sizeof *o->fifo);
     if (o->ordered) o->claimed = fail_calloc((size_t)nsplits + 1, sizeof *o->claimed);
-    if (!o->results || !o->ready || !o->fifo || (o->ordered && !o->claimed)) return -ENOMEM;
+    o->gate_wait_cap = opts->threads * tasks_per_core; /* a split per task (invariant 8) */
+    o->gate_wait = fail_calloc((size_t)o->gate_wait_cap, sizeof *o->gate_wait);
+    if (!o->results || !o->ready || !o->fifo || (o->ordered && !o->claimed) || !o->gate_wait)
+        return -ENOMEM;
     pthread_mutex_init(&o->mu, NULL);
     pthread_cond_init(&o->cv, NULL);
     o->mu_ready = true;
@@ -50,9 +53,9 @@ static bool release_taken(scan_out *o)
 {
     uint64_t n = o->taken;
     o->taken = 0;
-    if (!n || !o->held) return false;
-    atomic_fetch_sub_explicit(o->held, n, memory_order_relaxed);
-    return true;
+    if (!n) return false;
+    if (o->held) atomic_fetch_sub_explicit(o->held, n, memory_order_relaxed);
+    return true; /* (the byte gate counts it too: invariant 7) */
 }
 
 void scan_out_free(scan_out *o)
@@ -70,7 +73,93 @@ void scan_out_free(scan_out *o)
     free(o->ready);
     free(o->fifo);
     free(o->claimed);
+    free(o->gate_wait);
     memset(o, 0, sizeof *o);
+}
+
+scan_out_gate scan_out_gate_make(scan_out *o, int split, int64_t place, uint64_t unc,
+                                 uint64_t reserved)
+{
+    assert(split >= 0 && split < o->nsplits && place >= 0);
+    scan_out_gate g = {.split = split, .place = place, .unc = unc, .est = reserved};
+    if (g.est || !unc || !o->limit_bytes) return g;
+    pthread_mutex_lock(&o->mu);
+    /* unc is a share of the file's chunk sizes and seen_out of batches held at once: the
+     * products stay far below 2^64 */
+    g.est = o->seen_unc ? (uint64_t)((unsigned __int128)unc * o->seen_out / o->seen_unc)
+                        : unc * 2;
+    pthread_mutex_unlock(&o->mu);
+    return g;
+}
+
+/* Whether no split is past its gate and the consumer has no batch to take: nothing else
+ * could free bytes (invariant 7). Under mu. */
+static bool gate_idle(const scan_out *o)
+{
+    if (o->running > 0) return false;
+    if (!o->ordered) return o->fifo_head == o->fifo_tail;
+    return o->next_ordered >= o->nsplits || !o->ready[o->next_ordered];
+}
+
+/* Whether a place lower than g's waits at the gate (invariant 8). Under mu. */
+static bool gate_behind(const scan_out *o, const scan_out_gate *g)
+{
+    for (int k = 0; k < o->ngate_wait; k++)
+        if (o->gate_wait[k] < g->place) return true;
+    return false;
+}
+
+/* g's place leaves gate_wait, if listed (invariant 8). Under mu. */
+static void gate_unlist(scan_out *o, scan_out_gate *g)
+{
+    if (!g->listed) return;
+    int k = 0;
+    while (k < o->ngate_wait && o->gate_wait[k] != g->place) k++;
+    assert(k < o->ngate_wait);
+    o->gate_wait[k] = o->gate_wait[--o->ngate_wait];
+    g->listed = false;
+}
+
+bool scan_out_gate_pass(scan_out *o, scan_out_gate *g)
+{
+    if (g->counted || g->est == 0 || o->limit_bytes == 0) return true;
+    pthread_mutex_lock(&o->mu);
+    uint64_t used = atomic_load(&o->waiting) + atomic_load(&o->taken) +
+                    atomic_load(&o->running_bytes);
+    bool go = (o->ordered && g->split == atomic_load(&o->next_needed)) ||
+              (!gate_behind(o, g) && (used + g->est <= o->limit_bytes || gate_idle(o)));
+    if (go) {
+        gate_unlist(o, g);
+        atomic_fetch_add(&o->running_bytes, g->est);
+        o->running++;
+        g->counted = true;
+    } else if (!g->listed) {
+        assert(o->ngate_wait < o->gate_wait_cap); /* one split per task waits */
+        o->gate_wait[o->ngate_wait++] = g->place;
+        g->listed = true;
+    }
+    pthread_mutex_unlock(&o->mu);
+    return go;
+}
+
+/* g's estimate leaves running_bytes (under mu). */
+static void gate_leave(scan_out *o, scan_out_gate *g)
+{
+    if (!g || !g->counted) return;
+    assert(o->running > 0 && atomic_load(&o->running_bytes) >= g->est);
+    atomic_fetch_sub(&o->running_bytes, g->est);
+    o->running--;
+    g->counted = false;
+}
+
+void scan_out_gate_drop(scan_out *o, scan_out_gate *g)
+{
+    if (!g->counted && !g->listed) return;
+    pthread_mutex_lock(&o->mu);
+    gate_unlist(o, g);
+    gate_leave(o, g);
+    signal_ev(o); /* room for the others */
+    pthread_mutex_unlock(&o->mu);
 }
 
 /* One more split consumed (under mu): the window moves. */
@@ -84,13 +173,19 @@ static void consumed_one(scan_out *o)
  * right here and wakes the consumer only if it was the last split: waking it for each pruned
  * split (~10 us each on this VM) made a scan that statistics pruned entirely on a
  * 524-row-group file take 8.0 ms instead of 3.0. */
-void scan_out_push(scan_out *o, int split, scan_batch *b)
+void scan_out_push(scan_out *o, int split, scan_batch *b, scan_out_gate *g)
 {
-    assert(split >= 0 && split < o->nsplits);
+    assert(split >= 0 && split < o->nsplits && (!g || g->split == split));
     bool empty = !o->ordered && b->rows == 0;
+    uint64_t bytes = b->held;
     if (empty) scan_batch_free(b);
     pthread_mutex_lock(&o->mu);
     assert(!o->ready[split]);
+    if (g && g->counted) { /* invariant 7: its estimate becomes its batch; the gate may open */
+        gate_leave(o, g);
+        o->seen_unc += g->unc, o->seen_out += bytes;
+        signal_ev(o);
+    }
     atomic_fetch_add_explicit(&o->pushed, 1, memory_order_relaxed);
     o->ready[split] = true;
     if (empty) {

@@ -26,7 +26,36 @@
  *     limit); unordered, once every split is consumed (any other rows serve first). So the
  *     scan fails exactly when the first limit rows it outputs would hold that row, as
  *     DuckDB's LIMIT does in file order; rows it would not output are never checked. The
- *     first cut split in file order is kept (cut_split, cut_err). */
+ *     first cut split in file order is kept (cut_split, cut_err).
+ *  7. Bytes, not only splits: with a fetch budget (limit_bytes > 0) a split passes its gate
+ *     (scan_out_gate_pass, after its place fits the window) only while the bytes of pushed
+ *     batches not taken (waiting), the batch taken last (taken) and the estimated batches of
+ *     the splits past their gates and not pushed (running_bytes) leave room for its own
+ *     estimate under limit_bytes, or when it is exempt: ordered, it is the split the consumer
+ *     takes next (next_needed); or no split is past its gate and the consumer has no batch it
+ *     can take (unordered none waiting; ordered the next one not pushed), so nothing else
+ *     could free bytes. The pass counts its estimate in running_bytes under mu (two cores are
+ *     not both admitted by one room); its push moves it to waiting (the batch's bytes) under
+ *     the same lock and signals the event, as a take and release_taken do: every change that
+ *     can open the gate wakes its waiters (scan.h invariant 1: no deadlock, the split the
+ *     consumer needs next always runs). A split's estimate (scan_out_gate_make) is the
+ *     fetch budget's reservation when it made one (a remote store's gated scan), else its
+ *     rows' share of its chunks' uncompressed bytes (plan.h scan_plan_split_unc) at the
+ *     batch / uncompressed ratio the splits pushed so far showed (twice before any). So what
+ *     batches hold stays within limit_bytes plus the one exempt split; a 2.4 GB nested row
+ *     group's 16 windowed splits of 32 MiB no longer all wait under a slow consumer (bench/
+ *     RESULTS.md, thirty-fifth session). Outside it and bounded per core: each running split's
+ *     decode working set and a nested slot's read windows (task_nwin.c invariant 1).
+ *  8. The gate passes in place order: a split waiting at it lists its place (gate_wait, one
+ *     per task), and passes by room or idleness only when no listed place is lower (the
+ *     split the consumer takes next passes regardless: ordered, no lower place waits). A
+ *     core's tasks claim a nested group's splits in plan order and must reach its windowed
+ *     slot in that order (task_nwin.c invariant 4), or its stream parks the rows between or,
+ *     past the parks, the earlier split decodes from the chunk's start. Passed as room came,
+ *     a later split could start before an earlier one waiting: a 2.4 GB group's Arrow export
+ *     then peaked at 453-583 MB RSS (351-386 MB before the gate, 387 MB in place order). The
+ *     lowest place waiting goes on whenever room or idleness comes, so the order adds no
+ *     wait that invariant 7's exemptions do not end. */
 #ifndef RINGSCAN_SCAN_OUTPUT_H
 #define RINGSCAN_SCAN_OUTPUT_H
 #include <pthread.h>
@@ -55,6 +84,15 @@ typedef struct scan_out {
                                   mu, read by scan_out_behind without it) */
     _Atomic int next_needed;   /* ordered: the split the consumer takes next (next_ordered) */
     _Atomic bool *claimed;     /* ordered: per split, whether a task claimed it */
+    uint64_t limit_bytes;      /* invariant 7: the fetch budget (0: no byte gate) */
+    _Atomic uint64_t running_bytes; /* invariant 7: estimates of the splits past their gates,
+                                       not pushed (written under mu) */
+    int running;               /* those splits (under mu) */
+    int64_t *gate_wait;        /* invariant 8: the places of the splits waiting at the gate
+                                  (under mu), at most gate_wait_cap: one per task */
+    int ngate_wait, gate_wait_cap;
+    uint64_t seen_unc, seen_out; /* pushed splits' uncompressed bytes and batch bytes: the
+                                    estimate's ratio (under mu) */
 
     pthread_mutex_t mu;        /* guards what follows */
     pthread_cond_t cv;
@@ -74,8 +112,32 @@ typedef struct scan_out {
     pq_err err;
 } scan_out;
 
-/* 0 or -ENOMEM (o then safe to free). The window holds two splits per task of every core. */
+/* 0 or -ENOMEM (o then safe to free). The window holds two splits per task of every core;
+ * limit_bytes (invariant 7) is 0 until the caller sets it (scan.c: the fetch budget's limit,
+ * a dataset's for each of its files). */
 int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts, int tasks_per_core);
+
+/* One split's place at the byte gate (invariant 7), the split's own while it runs. */
+typedef struct scan_out_gate {
+    int split;
+    int64_t place;             /* its place in the window (scan.h invariant 1) */
+    bool listed;               /* its place is in gate_wait (invariant 8) */
+    uint64_t unc;              /* its rows' share of its chunks' uncompressed bytes */
+    uint64_t est;              /* its batch's bytes, estimated (0: passes uncounted) */
+    bool counted;              /* est counts in running_bytes (passed, not pushed) */
+} scan_out_gate;
+
+/* The gate of split (unc: scan_plan_split_unc; reserved: the fetch budget's reservation of
+ * it, 0 when none): est is reserved when it is not 0, else unc at the ratio pushed splits
+ * showed, twice before any. Thread-safe. */
+scan_out_gate scan_out_gate_make(scan_out *o, int split, int64_t place, uint64_t unc,
+                                 uint64_t reserved);
+/* Whether g's split may start now (invariant 7); once true it stays true and est counts in
+ * running_bytes until g's push or scan_out_gate_drop. Thread-safe (takes mu). */
+bool scan_out_gate_pass(scan_out *o, scan_out_gate *g);
+/* g's split will not be pushed (the scan stopped before it ran): its estimate leaves
+ * running_bytes. */
+void scan_out_gate_drop(scan_out *o, scan_out_gate *g);
 void scan_out_free(scan_out *o);
 /* Split was claimed by a task (before it waits for the window). Core side, lock-free. */
 void scan_out_claimed(scan_out *o, int split);
@@ -84,8 +146,10 @@ void scan_out_claimed(scan_out *o, int split);
  * (invariant 4). Lock-free. */
 bool scan_out_behind(scan_out *o, uint64_t bytes);
 /* Hands split's batch to the consumer (takes ownership of b, which is left empty); b->held
- * (its bytes, scan_batch_bytes) counts in o->held until the consumer takes it. */
-void scan_out_push(scan_out *o, int split, scan_batch *b);
+ * (its bytes, scan_batch_bytes) counts in o->held until the consumer takes it. g (NULL: the
+ * split passed no gate) is the split's gate: its estimate leaves running_bytes and the
+ * ratio learns from it (invariant 7). */
+void scan_out_push(scan_out *o, int split, scan_batch *b, scan_out_gate *g);
 /* Split's batch, pushed next, ends before a row the scan must not output (a null map key
  * under a limit): e is the error the scan fails with if the consumer needs that row
  * (invariant 6). Core side, before scan_out_push of split. */

@@ -129,6 +129,10 @@ static inline const int *scan_plan_pred_slots(const scan_plan *p, int k, int *n)
     return p->pred_slots + p->pred_at[k];
 }
 
+/* Split i's rows' share of the footer's uncompressed sizes of the chunks its slots read
+ * (every leaf of a nested slot), at least a byte a row; 0 when pruned: what the output
+ * window's byte gate scales into a batch's estimate (output.h invariant 7). plan_cut.c. */
+uint64_t scan_plan_split_unc(const scan_plan *p, int i);
 /* The bytes split i's pieces of slot k cover (what a conjunct on it costs to read). */
 uint64_t scan_plan_slot_bytes(const scan_plan *p, int i, int k);
 /* Clears in mask (split i's rows) the rows of the pages of the dynamic predicate's column

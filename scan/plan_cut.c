@@ -17,7 +17,9 @@
  * run by another core decodes its leaves from the chunk's start). Such a split's nested slot reads its leaves'
  * whole chunks (the unit's one request per slot) and decodes its rows only, each page once
  * across the splits a core runs (format/nest_stream.c); its window stays the plan's when the
- * first slot is nested (task_window_moves). Calls only plan_index.c. */
+ * first slot is nested (task_window_moves). Also a split's share of its chunks' uncompressed
+ * bytes (scan_plan_split_unc), which the output window's byte gate scales into an estimate.
+ * Calls only plan_index.c. */
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>
@@ -97,6 +99,28 @@ static int64_t nest_splits(const plan_build *b, int rg)
         want = w > want ? w : want;
     }
     return want;
+}
+
+uint64_t scan_plan_split_unc(const scan_plan *p, int i)
+{
+    assert(i >= 0 && i < p->nsplits);
+    const scan_split *sp = &p->splits[i];
+    const pq_file_meta *m = &p->f->meta;
+    int64_t n = m->row_groups[sp->rg].num_rows;
+    if (sp->pruned || n <= 0 || sp->nrows <= 0) return 0;
+    uint64_t unc = 0;
+    for (int k = 0; k < p->nneed; k++) {
+        int32_t first = p->need[k], nleaves = 1;
+        if (p->slot_node[k] >= 0) nleaves = pq_nest_leaves(m, p->slot_node[k], &first);
+        for (int32_t c = 0; c < nleaves; c++) { /* each <= PQ_MAX_CHUNK_UNCOMPRESSED_BYTES
+                                                      (pq_file_meta_check) */
+            int64_t u = m->row_groups[sp->rg].chunks[first + c].total_uncompressed_size;
+            unc += u > 0 ? (uint64_t)u : 0;
+        }
+    }
+    assert(sp->nrows <= n); /* plan.h invariant 3 */
+    unc = (uint64_t)((unsigned __int128)unc * (uint64_t)sp->nrows / (uint64_t)n);
+    return unc > (uint64_t)sp->nrows ? unc : (uint64_t)sp->nrows;
 }
 
 _Static_assert(FLT_MASK_MAX_LEN >= PQ_MAX_ROW_GROUP_ROWS, "a row group's mask fits a flt_mask");

@@ -64,21 +64,24 @@ typedef struct window_wait {
     int64_t place;
     int core;
     const scan_split *sp;
+    scan_out_gate *g;
 } window_wait;
 
 static bool window_open(void *ctx)
 {
     window_wait *w = ctx;
     scan_t *s = w->s;
-    return atomic_load(&s->out.stop) ||
-           (scan_out_fits(&s->out, w->place) && !scan_policy_holds(&s->pol, w->core, w->sp));
+    return atomic_load(&s->out.stop) || (scan_out_fits(&s->out, w->place) && /* then bytes: */
+           !scan_policy_holds(&s->pol, w->core, w->sp) && scan_out_gate_pass(&s->out, w->g));
 }
 
 /* Waits until split sp on core, whose place is place (scan.h invariant 1), fits the output
- * window and exploration allows it, or the scan stops; false when it stopped. */
-static bool wait_window(scan_t *s, int core, const scan_split *sp, int64_t place)
+ * window, exploration allows it and it passes its byte gate g (output.h invariant 7), or the
+ * scan stops; false when it stopped. */
+static bool wait_window(scan_t *s, int core, const scan_split *sp, int64_t place,
+                        scan_out_gate *g)
 {
-    window_wait w = {.s = s, .place = place, .core = core, .sp = sp};
+    window_wait w = {.s = s, .place = place, .core = core, .sp = sp, .g = g};
     scan_core_time *t = &s->cores[core].task.time;
     scan_core_time_enter(t, SCAN_WAIT_WINDOW);
     exec_event_wait_until(&s->ev, window_open, &w);
@@ -127,7 +130,10 @@ static bool run_split(scan_t *s, int core, int i, int unit, scan_budget_ticket *
     bool weigh = scan_policy_reach(&s->pol, reach, &slot_pos);
     uint64_t in = 0, fetch = 0, reserved = scan_budget_reserve(&s->fetch.budget, sp,
                                     s->plan.nneed, &in, &fetch, weigh ? reach : NULL, slot_pos, tk);
-    if (!wait_window(s, core, sp, place)) {
+    scan_out_gate g = scan_out_gate_make(&s->out, i, place, scan_plan_split_unc(&s->plan, i),
+                                         reserved);
+    if (!wait_window(s, core, sp, place, &g)) {
+        scan_out_gate_drop(&s->out, &g);
         scan_budget_unreserve(&s->fetch.budget, reserved, in, fetch, false, 0);
         scan_fetch_split_done(&s->fetch, unit);
         return false;
@@ -153,7 +159,7 @@ static bool run_split(scan_t *s, int core, int i, int unit, scan_budget_ticket *
     scan_fetch_split_done(&s->fetch, unit);
     if (!sp->pruned) scan_io_publish(s, core);
     if (cut) scan_out_cut(&s->out, i, &e); /* (before its push: output.h invariant 6) */
-    scan_out_push(&s->out, i, &b);
+    scan_out_push(&s->out, i, &b, &g);
     scan_budget_released(&s->fetch.budget);
     return true;
 }
@@ -279,7 +285,8 @@ static int parts_init(scan_t *s)
     s->o.io_opts.held_total = s->fetch.budget.hp; /* before any core's io context */
     s->o.io_opts.held_peak = s->fetch.budget.pp;
     if (rc == 0) scan_budget_io_opts(&s->fetch.budget, &s->o.io_opts, s->o.threads);
-    s->out.held = s->fetch.budget.hp, s->out.held_peak = s->fetch.budget.pp;
+    s->out.held = s->fetch.budget.hp, s->out.held_peak = s->fetch.budget.pp,
+    s->out.limit_bytes = s->fetch.budget.limit; /* (output.h invariant 7) */
     s->fetch.budget.behind = out_behind, s->fetch.budget.behind_ctx = &s->out;
     s->env = (scan_task_env){.plan = &s->plan, .fx = &s->fetch, .pol = &s->pol,
                              .dicts = &s->dicts, .cnt = &s->cnt,
@@ -464,16 +471,6 @@ int scan_next(scan_t *s, scan_batch *b, pq_err *e)
     int rc = scan_out_next(&s->out, b, e);
     if (rc != 1) finish(s, false); /* the end: statistics are final from here on */
     return rc;
-}
-
-bool scan_topk_bound(scan_t *s, flt_lit *v, uint64_t *version, flt_domain *dom)
-{
-    return scan_topk_load(&s->topk, v, version, dom);
-}
-
-bool scan_topk_offer_bound(scan_t *s, flt_lit v)
-{
-    return scan_topk_offer(&s->topk, v);
 }
 
 void scan_free(scan_t *s)

@@ -12,7 +12,11 @@
  * Invariants:
  *  1. A split runs only when its place < consumed + window - its index when ordered, else
  *     the count of splits claimed before it - so every claimed split's batch fits the output
- *     queue: producers never block, ordered output cannot deadlock.
+ *     queue: producers never block, ordered output cannot deadlock. With a fetch budget it
+ *     also passes the window's byte gate (output.h invariant 7: the batches waiting, the one
+ *     taken and the running splits' estimates within the budget), which never holds the
+ *     split the consumer takes next (ordered) nor a split when nothing else could free bytes
+ *     (no split past its gate, no batch the consumer can take): the gate adds no deadlock.
  *  2. Everything a split registers with io/ is released (unref'd) before its task ends; a
  *     dropped unsubmitted read is never issued, a dropped in-flight read is counted cancelled.
  *  3. Per-core state (io context, column readers) is touched only by that core's thread.

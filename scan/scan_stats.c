@@ -2,7 +2,7 @@
  * counters (scan_impl.h), read by the driver (scan.c) at its end and for snapshots
  * (scan_get_stats, scan_finished; and its --explain text, scan_explain); the byte ranges
  * its plan reads (scan_plan_ranges, for the bench's bound on a store); its columns
- * (scan_nproj, scan_proj_desc). */
+ * (scan_nproj, scan_proj_desc); its Top-K bound (scan_topk_bound, scan_topk_offer_bound). */
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>
@@ -178,4 +178,14 @@ const pq_column_desc *scan_proj_desc(const scan_t *s, int i)
 {
     assert(i >= 0 && i < s->plan.nproj);
     return &s->plan.f->meta.columns[s->plan.proj[i]];
+}
+
+bool scan_topk_bound(scan_t *s, flt_lit *v, uint64_t *version, flt_domain *dom)
+{
+    return scan_topk_load(&s->topk, v, version, dom);
+}
+
+bool scan_topk_offer_bound(scan_t *s, flt_lit v)
+{
+    return scan_topk_offer(&s->topk, v);
 }

@@ -1455,7 +1455,7 @@ static void push_bytes(scan_out *o, int i, uint64_t n)
 {
     scan_out_claimed(o, i);
     scan_batch b = {.rows = 1, .held = n};
-    scan_out_push(o, i, &b);
+    scan_out_push(o, i, &b, NULL);
 }
 
 /* Takes the next batch: its split, or -1. */
@@ -1504,6 +1504,66 @@ static void test_out_behind(void)
     }
 }
 
+/* The output window's byte gate (output.h invariant 7): a split passes while the batches
+ * waiting, the one taken and the running splits' estimates leave room for its own under
+ * limit_bytes; ordered, the split the consumer takes next always passes; and any split passes
+ * when none is past its gate and the consumer has no batch to take. A push turns a split's
+ * estimate into its batch's bytes, and the ratio learned scales the next estimates. */
+static void test_out_gate(void)
+{
+    for (int ordered = 1; ordered >= 0; ordered--) {
+        scan_opts so = {.threads = 1, .limit = -1, .ordered = ordered};
+        scan_out o;
+        CHECK(scan_out_init(&o, 4, &so, 4) == 0); /* 4 tasks: 4 may wait */
+        o.limit_bytes = 100;
+        scan_out_gate g[4];
+        for (int i = 0; i < 4; i++) g[i] = scan_out_gate_make(&o, i, i, 40, 0);
+        CHECK_EQ_I64((int64_t)g[0].est, 80); /* twice before any split was pushed */
+        CHECK(scan_out_gate_pass(&o, &g[1])); /* 0 + 80 <= 100 */
+        CHECK(!scan_out_gate_pass(&o, &g[2])); /* 80 + 80 > 100, split 1 runs */
+        CHECK(scan_out_gate_pass(&o, &g[0]) == ordered); /* ordered: the next one needed */
+        CHECK_EQ_I64((int64_t)atomic_load(&o.running_bytes), ordered ? 160 : 80);
+        scan_out_claimed(&o, 1);
+        scan_batch b = {.rows = 1, .held = 20};
+        scan_out_push(&o, 1, &b, &g[1]); /* its estimate becomes its batch: 20 of 40 unc */
+        CHECK(!g[1].counted);
+        CHECK_EQ_I64((int64_t)scan_out_gate_make(&o, 3, 3, 40, 0).est, 20);
+        CHECK_EQ_I64((int64_t)scan_out_gate_make(&o, 3, 3, 40, 7).est, 7); /* a reservation */
+        if (ordered) { /* split 0 runs: split 2 waits for bytes (80 + 20 + 80 > 100) */
+            CHECK(!scan_out_gate_pass(&o, &g[2]));
+            scan_out_claimed(&o, 0);
+            b = (scan_batch){.rows = 1, .held = 90};
+            scan_out_push(&o, 0, &b, &g[0]);
+            CHECK(!scan_out_gate_pass(&o, &g[2])); /* 110 waiting, none running: 0 to take */
+            CHECK_EQ_I64(take_split(&o), 0);
+            CHECK_EQ_I64(take_split(&o), 1); /* frees split 0's 90; split 1's 20 is taken */
+            CHECK(!scan_out_gate_pass(&o, &g[3])); /* room for one: split 2 waits before it */
+            CHECK(scan_out_gate_pass(&o, &g[2])); /* taken 20 + 80: room again */
+            scan_out_claimed(&o, 2);
+            b = (scan_batch){.rows = 1, .held = 5};
+            scan_out_push(&o, 2, &b, &g[2]);
+        } else { /* split 0 waited first (listed): it goes before split 2 (invariant 8) */
+            CHECK(!scan_out_gate_pass(&o, &g[2])); /* room for 80, but split 0 waits */
+            CHECK(scan_out_gate_pass(&o, &g[0]));  /* 20 + 80 <= 100 */
+            CHECK(!scan_out_gate_pass(&o, &g[2])); /* 20 + 80 + 80 > 100 */
+            CHECK_EQ_I64(take_split(&o), 1);
+            scan_out_gate_drop(&o, &g[0]); /* (the scan stopped before splits 0 and 2 ran) */
+            CHECK_EQ_I64(o.ngate_wait, 1);
+            scan_out_gate_drop(&o, &g[2]);
+            CHECK_EQ_I64(o.ngate_wait, 0);
+            scan_out_gate big = scan_out_gate_make(&o, 0, 0, 400, 0);
+            CHECK_EQ_I64((int64_t)big.est, 200);
+            CHECK(scan_out_gate_pass(&o, &big)); /* over the limit: none runs, none waits */
+            CHECK(!scan_out_gate_pass(&o, &g[3])); /* split 0 runs */
+            b = (scan_batch){.rows = 1, .held = 5};
+            scan_out_push(&o, 0, &b, &big);
+        }
+        CHECK_EQ_I64((int64_t)atomic_load(&o.running_bytes), 0);
+        CHECK_EQ_I64(o.ngate_wait, 1); /* split 3's place, listed while it waits */
+        scan_out_free(&o);
+    }
+}
+
 /* A budgeted remote scan's io contexts: idle pooled buffers count in held (pool_held), at
  * most a quarter of the limit between the threads, and the reads issued at most half of it;
  * a local scan (or one without read-ahead) keeps io/'s pools, stash and budget. */
@@ -1537,6 +1597,7 @@ int main(void)
     RUN(test_budget_share);
     RUN(test_budget_reserve);
     RUN(test_out_behind);
+    RUN(test_out_gate);
     RUN(test_budget_io_opts);
     RUN(test_claim_order);
     RUN(test_claim_runs);
