@@ -427,7 +427,10 @@ RINGSCAN_API ringscan_expr *ringscan_expr_double(double v);     /* NaN and the i
                                                                    in doubles (SQL text's 0.1 is
                                                                    cast to FLOAT, as DuckDB does) */
 RINGSCAN_API ringscan_expr *ringscan_expr_decimal(const char *text); /* exact, e.g. "0.055", "-12", "1e3" */
-RINGSCAN_API ringscan_expr *ringscan_expr_string(const char *s, size_t len);
+RINGSCAN_API ringscan_expr *ringscan_expr_string(const char *s, size_t len); /* len bytes
+                                                                   (NULs too; s may be NULL
+                                                                   when len is 0); NULL at
+                                                                   1 MiB or more */
 RINGSCAN_API ringscan_expr *ringscan_expr_bool(bool v);
 RINGSCAN_API ringscan_expr *ringscan_expr_null(void);           /* SQL NULL: a comparison with it is unknown */
 RINGSCAN_API ringscan_expr *ringscan_expr_date(int32_t days);   /* days since 1970-01-01 */
