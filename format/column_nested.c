@@ -177,6 +177,13 @@ int pq_nest_leaf_next(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t 
     assert(r && l && r->col->nested && *pos < len);
     pq_page_header h;
     int64_t off = file_off + (int64_t)*pos;
+    if (len - *pos >= PQ_NEST_HEADER_MAX) { /* a whole chunk reads as its windows do */
+        pq_err quiet;
+        memset(&quiet, 0, sizeof quiet);
+        if (pq_page_header_parse(buf + *pos, PQ_NEST_HEADER_MAX, &h, &quiet) < 0)
+            return pq_errf_col(e, RINGSCAN_EFORMAT, off, r->col->name, "page header not "
+                               "parsed within %llu bytes", (unsigned long long)PQ_NEST_HEADER_MAX);
+    }
     int hl = pq_colr_frame(r, buf + *pos, len - *pos, off, &h, e);
     if (hl < 0) return hl;
     pq_page_body b;

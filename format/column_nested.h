@@ -188,8 +188,9 @@ typedef struct pq_nest_win {
  * window holding chunk bytes [s->need_off, + s->need_len) (need_off is s->pos, the page's
  * start; need_len at most the chunk's rest). */
 #define PQ_NEST_NEED 1
-/* The largest page header a window is grown to hold (a header that does not parse within
- * this many bytes is broken). */
+/* The largest page header a window is grown to hold, and that a whole chunk's decode parses
+ * (a header that does not parse within this many bytes is broken: RINGSCAN_EFORMAT "page
+ * header not parsed within", whatever the window size; pyarrow's limit too). */
 #define PQ_NEST_HEADER_MAX ((uint64_t)16 << 20)
 
 /* The streams (one per leaf, n: as given to pq_nest_leaves_keep, called first) r keeps for

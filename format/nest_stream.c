@@ -291,8 +291,10 @@ static int win_page(pq_col_reader *r, pq_nest_stream *s, const pq_nest_win *w, p
         pq_err quiet;
         memset(&quiet, 0, sizeof quiet);
         int hl = pq_page_header_parse(w->data + at, avail, &h, &quiet);
+        uint64_t grown = 2 * (uint64_t)avail; /* (at most the limit: any window size) */
         if (hl < 0 && (at > 0 || avail < PQ_NEST_HEADER_MAX))
-            return need(s, w, at > 0 ? (uint64_t)avail + 1 : 2 * (uint64_t)avail);
+            return need(s, w, at > 0 ? (uint64_t)avail + 1
+                                     : grown < PQ_NEST_HEADER_MAX ? grown : PQ_NEST_HEADER_MAX);
         if (hl > 0 && h.compressed_size >= 0 && h.compressed_size <= r->limits.max_page_bytes) {
             uint64_t page = (uint64_t)hl + (uint64_t)h.compressed_size;
             if (page > avail && page <= w->chunk_len - s->pos) return need(s, w, page);
