@@ -19,6 +19,27 @@ void pq_nest_leaf_init(pq_nest_leaf *l, const pq_column_desc *c)
     pq_vec_init(&l->vals, c->physical, c->type_length);
 }
 
+int pq_nest_pair_error(pq_err *e, const pq_nest_leaf *l, const char *col, int64_t pos,
+                       const char *what)
+{
+    assert(pos >= 0 && l->row0 >= 0);
+    if (l->row0 == 0)
+        return pq_errf_col(e, RINGSCAN_EFORMAT, l->file_off, col,
+                           "level pair %lld of the column chunk: %s", (long long)pos, what);
+    return pq_errf_col(e, RINGSCAN_EFORMAT, l->file_off, col,
+                       "level pair %lld from row %lld of the column chunk: %s", (long long)pos,
+                       (long long)l->row0, what);
+}
+
+int pq_nest_pairs_past(pq_err *e, const pq_nest_leaf *l, const char *col, int64_t extra,
+                       int64_t rows)
+{
+    assert(extra > 0 && rows >= 0 && l->row0 >= 0);
+    return pq_errf_col(e, RINGSCAN_EFORMAT, l->file_off, col,
+                       "column chunk holds %lld level pairs past the %lld rows read of its row "
+                       "group", (long long)extra, (long long)(l->row0 + rows));
+}
+
 void pq_nest_leaf_free(pq_nest_leaf *l)
 {
     free(l->rep);
@@ -39,7 +60,7 @@ pq_nest_leaf *pq_nest_leaves_keep(pq_col_reader *r, const pq_column_desc *first,
     for (int32_t i = 0; i < n; i++) {
         pq_nest_leaf *l = &r->nest_keep[i];
         assert(l->vals.type == first[i].physical);
-        l->n = l->pos = l->vpos = 0;
+        l->n = l->pos = l->vpos = l->row0 = 0;
         pq_vec_clear(&l->vals);
     }
     return r->nest_keep;
@@ -156,6 +177,13 @@ int pq_nest_leaf_next(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t 
     assert(r && l && r->col->nested && *pos < len);
     pq_page_header h;
     int64_t off = file_off + (int64_t)*pos;
+    if (len - *pos >= PQ_NEST_HEADER_MAX) { /* a whole chunk reads as its windows do */
+        pq_err quiet;
+        memset(&quiet, 0, sizeof quiet);
+        if (pq_page_header_parse(buf + *pos, PQ_NEST_HEADER_MAX, &h, &quiet) < 0)
+            return pq_errf_col(e, RINGSCAN_EFORMAT, off, r->col->name, "page header not "
+                               "parsed within %llu bytes", (unsigned long long)PQ_NEST_HEADER_MAX);
+    }
     int hl = pq_colr_frame(r, buf + *pos, len - *pos, off, &h, e);
     if (hl < 0) return hl;
     pq_page_body b;
@@ -172,7 +200,7 @@ int pq_nest_leaf_chunk(pq_col_reader *r, const uint8_t *buf, size_t len, int64_t
                        pq_nest_leaf *l, pq_err *e)
 {
     assert(r && l && r->col->nested);
-    l->file_off = file_off;
+    l->file_off = file_off, l->row0 = 0;
     size_t pos = 0;
     int rc = 0;
     while (rc == 0 && pos < len) rc = pq_nest_leaf_next(r, buf, len, file_off, &pos, l, e);
@@ -212,8 +240,7 @@ static pq_nest_leaf *leaf_of(nest_asm *a, int32_t col)
 static int level_error(nest_asm *a, int32_t col, const char *what)
 {
     pq_nest_leaf *l = leaf_of(a, col);
-    return pq_errf_col(a->e, RINGSCAN_EFORMAT, l->file_off, a->m->columns[col].name,
-                       "level pair %lld of the column chunk: %s", (long long)l->pos, what);
+    return pq_nest_pair_error(a->e, l, a->m->columns[col].name, l->pos, what);
 }
 
 /* Leaf col's next level pair, checked to exist, to repeat at level rep and to be defined to
@@ -404,9 +431,8 @@ int pq_nest_walk_assemble(const pq_file_meta *m, const pq_nest *t, pq_nest_leaf 
         assert(leaf_of(&a, c)->pos != leaf_of(&a, c)->n ||
                leaf_of(&a, c)->vpos == leaf_of(&a, c)->vals.length); /* a value per max level */
         if (leaf_of(&a, c)->pos != leaf_of(&a, c)->n)
-            rc = pq_errf_col(e, RINGSCAN_EFORMAT, leaf_of(&a, c)->file_off, m->columns[c].name,
-                             "column chunk holds %lld level pairs past the %lld rows read of its row group",
-                             (long long)(leaf_of(&a, c)->n - leaf_of(&a, c)->pos), (long long)rows);
+            rc = pq_nest_pairs_past(e, leaf_of(&a, c), m->columns[c].name,
+                                    leaf_of(&a, c)->n - leaf_of(&a, c)->pos, rows);
     }
     if (rc == RINGSCAN_ELIMIT)
         pq_errf_col(e, rc, leaves[0].file_off, m->columns[t[0].leaf_lo].name,

@@ -107,9 +107,22 @@ typedef struct pq_nest_leaf {
     pq_vec vals;        /* the non-null values (def == max), dense, in order */
     int64_t pos, vpos;  /* assembly cursors */
     int64_t file_off;   /* the chunk's offset, for messages */
+    int64_t row0;       /* the chunk's row its first pair starts (a cut group's split: its
+                           first row; else 0), for messages */
 } pq_nest_leaf;
 
 void pq_nest_leaf_init(pq_nest_leaf *l, const pq_column_desc *c);
+
+/* The RINGSCAN_EFORMAT of l's level pair pos (column col), what it breaks: "level pair N of
+ * the column chunk", counted from row row0 of the chunk when l holds a split's rows (a pair
+ * index of the split's leaf alone named no place in the chunk). */
+int pq_nest_pair_error(pq_err *e, const pq_nest_leaf *l, const char *col, int64_t pos,
+                       const char *what);
+/* The RINGSCAN_EFORMAT of l (column col) holding extra level pairs past its rows rows: the
+ * rows counted from the chunk's first (row0 + rows), not from the split's. */
+int pq_nest_pairs_past(pq_err *e, const pq_nest_leaf *l, const char *col, int64_t extra,
+                       int64_t rows);
+
 /* Sizes l for n level pairs (and as many fixed-width values) up front: the chunk metadata's
  * value count, a hint only (decoding still checks and grows). 0 or -ENOMEM. */
 int pq_nest_leaf_reserve(pq_nest_leaf *l, int64_t n);
@@ -175,8 +188,9 @@ typedef struct pq_nest_win {
  * window holding chunk bytes [s->need_off, + s->need_len) (need_off is s->pos, the page's
  * start; need_len at most the chunk's rest). */
 #define PQ_NEST_NEED 1
-/* The largest page header a window is grown to hold (a header that does not parse within
- * this many bytes is broken). */
+/* The largest page header a window is grown to hold, and that a whole chunk's decode parses
+ * (a header that does not parse within this many bytes is broken: RINGSCAN_EFORMAT "page
+ * header not parsed within", whatever the window size; pyarrow's limit too). */
 #define PQ_NEST_HEADER_MAX ((uint64_t)16 << 20)
 
 /* The streams (one per leaf, n: as given to pq_nest_leaves_keep, called first) r keeps for

@@ -40,8 +40,7 @@ static int64_t flat_len(int64_t n, int32_t w, bool flagged)
 static int flat_error(const pq_file_meta *m, const pq_nest *t, const pq_nest_leaf *l, int64_t pos,
                       const char *what, pq_err *e)
 {
-    return pq_errf_col(e, RINGSCAN_EFORMAT, l->file_off, m->columns[t[1].col].name,
-                       "level pair %lld of the column chunk: %s", (long long)pos, what);
+    return pq_nest_pair_error(e, l, m->columns[t[1].col].name, pos, what);
 }
 
 /* Pass 1: the rows' offsets and validity into out (reserved for rows rows) from the levels,
@@ -78,9 +77,7 @@ static int flat_rows(const pq_file_meta *m, const pq_nest *t, int32_t w, const p
         out->offsets[base + r + 1] = (int32_t)len;
     }
     if (i != n)
-        return pq_errf_col(e, RINGSCAN_EFORMAT, l->file_off, m->columns[t[1].col].name,
-                           "column chunk holds %lld level pairs past the %lld rows read of its row group",
-                           (long long)(n - i), (long long)rows);
+        return pq_nest_pairs_past(e, l, m->columns[t[1].col].name, n - i, rows);
     assert(vals == l->vals.length); /* invariant 3 */
     *valid_els = vals, *nulls = nn;
     return 0;

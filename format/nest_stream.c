@@ -71,13 +71,14 @@ static void leaf_empty(pq_nest_leaf *l)
     pq_vec_clear(&l->vals);
 }
 
-/* a's and b's pairs and values swapped (their buffers with them; each keeps its file_off). */
+/* a's and b's pairs and values swapped (their buffers with them; each keeps its file_off
+ * and row0). */
 static void leaf_swap(pq_nest_leaf *a, pq_nest_leaf *b)
 {
     pq_nest_leaf t = *a;
-    int64_t a_off = a->file_off, b_off = b->file_off;
+    int64_t a_off = a->file_off, b_off = b->file_off, a_row0 = a->row0, b_row0 = b->row0;
     *a = *b, *b = t;
-    a->file_off = a_off, b->file_off = b_off;
+    a->file_off = a_off, b->file_off = b_off, a->row0 = a_row0, b->row0 = b_row0;
 }
 
 /* s at the start of rg's chunk at file_off, its carry empty (invariant 1). */
@@ -290,8 +291,10 @@ static int win_page(pq_col_reader *r, pq_nest_stream *s, const pq_nest_win *w, p
         pq_err quiet;
         memset(&quiet, 0, sizeof quiet);
         int hl = pq_page_header_parse(w->data + at, avail, &h, &quiet);
+        uint64_t grown = 2 * (uint64_t)avail; /* (at most the limit: any window size) */
         if (hl < 0 && (at > 0 || avail < PQ_NEST_HEADER_MAX))
-            return need(s, w, at > 0 ? (uint64_t)avail + 1 : 2 * (uint64_t)avail);
+            return need(s, w, at > 0 ? (uint64_t)avail + 1
+                                     : grown < PQ_NEST_HEADER_MAX ? grown : PQ_NEST_HEADER_MAX);
         if (hl > 0 && h.compressed_size >= 0 && h.compressed_size <= r->limits.max_page_bytes) {
             uint64_t page = (uint64_t)hl + (uint64_t)h.compressed_size;
             if (page > avail && page <= w->chunk_len - s->pos) return need(s, w, page);
@@ -323,7 +326,7 @@ int pq_nest_leaf_rows(pq_col_reader *r, pq_nest_stream *s, int32_t rg, const pq_
     bool repeated = r->col->max_rep_level > 0;
     int md = r->col->max_def_level;
     int64_t file_off = w->file_off;
-    l->file_off = file_off;
+    l->file_off = file_off, l->row0 = lo; /* (l holds rows [lo, hi): invariant 2) */
     bool resume = s->need_len > 0 && s->rg == rg && s->file_off == file_off &&
                   s->resume_lo == lo && s->resume_hi == hi;
     s->need_len = 0;

@@ -30,8 +30,7 @@ bool pq_nest_prim_struct(const pq_file_meta *m, const pq_nest *t)
 static int struct_error(const pq_file_meta *m, const pq_nest *t, const pq_nest_leaf *leaves,
                         int32_t k, int64_t pos, const char *what, pq_err *e)
 {
-    return pq_errf_col(e, RINGSCAN_EFORMAT, leaves[k - 1].file_off, m->columns[t[k].col].name,
-                       "level pair %lld of the column chunk: %s", (long long)pos, what);
+    return pq_nest_pair_error(e, &leaves[k - 1], m->columns[t[k].col].name, pos, what);
 }
 
 /* Pass 1: the checks (invariant 1); *bytes the rows' packed bytes, *nulls the null rows. */
@@ -45,9 +44,7 @@ static int struct_check(const pq_file_meta *m, const pq_nest *t, const pq_nest_l
         const pq_nest_leaf *l = &leaves[k - 1];
         if (l->n < rows) return struct_error(m, t, leaves, k, l->n, "the column ends before its row group", e);
         if (l->n > rows)
-            return pq_errf_col(e, RINGSCAN_EFORMAT, l->file_off, m->columns[t[k].col].name,
-                               "column chunk holds %lld level pairs past the %lld rows read of its row group",
-                               (long long)(l->n - rows), (long long)rows);
+            return pq_nest_pairs_past(e, l, m->columns[t[k].col].name, l->n - rows, rows);
         total += leaf_value_bytes(&l->vals);
     }
     const uint16_t *d0 = leaves[0].def;

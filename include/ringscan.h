@@ -427,7 +427,10 @@ RINGSCAN_API ringscan_expr *ringscan_expr_double(double v);     /* NaN and the i
                                                                    in doubles (SQL text's 0.1 is
                                                                    cast to FLOAT, as DuckDB does) */
 RINGSCAN_API ringscan_expr *ringscan_expr_decimal(const char *text); /* exact, e.g. "0.055", "-12", "1e3" */
-RINGSCAN_API ringscan_expr *ringscan_expr_string(const char *s, size_t len);
+RINGSCAN_API ringscan_expr *ringscan_expr_string(const char *s, size_t len); /* len bytes
+                                                                   (NULs too; s may be NULL
+                                                                   when len is 0); NULL at
+                                                                   1 MiB or more */
 RINGSCAN_API ringscan_expr *ringscan_expr_bool(bool v);
 RINGSCAN_API ringscan_expr *ringscan_expr_null(void);           /* SQL NULL: a comparison with it is unknown */
 RINGSCAN_API ringscan_expr *ringscan_expr_date(int32_t days);   /* days since 1970-01-01 */
@@ -622,8 +625,9 @@ typedef struct ringscan_scan ringscan_scan;
  * [x.a for x in l]), "m.key_value.key" list<key> (map_keys(m)), "m.key_value.value"
  * list<value>, "m.key_value" the entries; inner lists' elements are named "element"; each
  * list passed keeps its stored list type (large_list: "+L") and what the path reaches its
- * stored type and field metadata. Projecting two nodes that start at one leaf ("s" and "s.a", "l" and
- * "l.list.element") is RINGSCAN_EUNSUPPORTED (project one). Any filter or ORDER BY on a
+ * stored type and field metadata. Two nodes that start at one leaf ("s" and "s.a", "l" and
+ * "l.list.element") project together, as DuckDB's SELECT s, s.a (their chunks read once, the
+ * leaf decoded for each). Any filter or ORDER BY on a
  * nested column is RINGSCAN_EUNSUPPORTED naming it. Arrow types beyond the Parquet schema
  * follow the stored ARROW:schema as pyarrow 26 reads it (large, fixed-size and view lists,
  * zones, durations, large and view strings, decimal32/64/256, dictionaries with their index

@@ -37,7 +37,7 @@ static ringscan_expr *leaf(flt_top op, flt_tok_kind kind, const char *text, size
         free(t);
         return NULL;
     }
-    memcpy(t, text, len);
+    if (len) memcpy(t, text, len); /* (none: text may be NULL, an empty view's) */
     t[len] = 0;
     e->text = t;
     e->n.op = op;
@@ -90,7 +90,9 @@ ringscan_expr *ringscan_expr_decimal(const char *text)
 
 ringscan_expr *ringscan_expr_string(const char *s, size_t len)
 {
-    return s && len < FLT_MAX_TEXT ? leaf(FLT_T_LITERAL, FLT_LIT_STRING, s, len) : NULL;
+    /* (NULL, 0) is the empty string: a host's empty view has no pointer */
+    return (s || len == 0) && len < FLT_MAX_TEXT ? leaf(FLT_T_LITERAL, FLT_LIT_STRING, s, len)
+                                                 : NULL;
 }
 
 ringscan_expr *ringscan_expr_null(void)

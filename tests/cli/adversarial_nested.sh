@@ -8,9 +8,13 @@
 #    pages (pyarrow 26 reads such a file as 0 rows; ringscan reads its 4), a chunk whose
 #    footer claims 2^62 values; the first repetition level 1, levels above the maxima, a v2
 #    page with no level bytes, a page claiming 2^31-1 values, a dictionary index out of
-#    range, a leaf ending before its row group, a second row group's dictionary-coded page
-#    with no dictionary page (refused, not read with the first group's dictionary: a core's
-#    leaf streams keep their readers between chunks, format/nest_stream.c);
+#    range, a leaf ending before its row group, a leaf running past it (in a group cut into
+#    splits, named by the split's first row and the group's row count), a second row group's
+#    dictionary-coded page with no dictionary page (refused, not read with the first group's
+#    dictionary: a core's leaf streams keep their readers between chunks,
+#    format/nest_stream.c);
+#  - a page header of 1 MiB (read) and of 17 MiB (refused past 16 MiB, read whole or in
+#    windows of any size);
 #  - a struct's leaves and a list of structs' leaves that disagree on nulls or repetition;
 #  - legacy shapes: a two-level list, a repeated group 'array', an unannotated repeated group,
 #    MAP_KEY_VALUE, and projections by path through them.
@@ -32,6 +36,14 @@ V = plain(INT64, [1, 2, 3])
 one("list_ok", lst(), 4, [ch([page_v1(rep, df, 1, 3, V)], 6, INT64, P)])
 one("list_2pages", lst(), 4, [ch([page_v1(rep[:1], df[:1], 1, 3, plain(INT64, [1])), page_v1(rep[1:], df[1:], 1, 3, plain(INT64, [2, 3]))], 6, INT64, P)])
 one("list_empty_pages", lst(), 4, [ch([page_v1([], [], 1, 3, b""), page_v1(rep, df, 1, 3, V), page_v2([], [], 1, 3, b"", num_rows=0)], 6, INT64, P)])
+one("list_pairs_past", lst(), 3, [ch([page_v1(rep, df, 1, 3, V)], 6, INT64, P)])  # 4 rows of levels, 3 in the group
+import struct as stc
+BODY = stc.pack("<I", len(rle(rep, 1))) + rle(rep, 1) + stc.pack("<I", len(rle(df, 2))) + rle(df, 2) + V
+def fat(nb):  # list_ok's page, its header carrying nb bytes of an unknown field (skipped by readers)
+    return S((1, "i32", 0), (2, "i32", len(BODY)), (3, "i32", len(BODY)), (5, "struct", S((1, "i32", 6), (2, "i32", 0), (3, "i32", 3), (4, "i32", 3))),
+             (100, "bin", b"x" * nb)).enc() + BODY
+one("hdr_1m", lst(), 4, [ch([fat(1 << 20)], 6, INT64, P)])
+one("hdr_17m", lst(), 4, [ch([fat(17 << 20)], 6, INT64, P)])
 one("list_chunk_2e62", lst(), 4, [ch([page_v1(rep, df, 1, 3, V)], 2**62, INT64, P)])
 one("list_startmid", lst(), 4, [ch([page_v1([1] + rep[1:], df, 1, 3, V)], 6, INT64, P)])
 one("list_def_above", lst(elrep=REQ), 4, [ch([page_v1(rep, [2, 2, 0, 1, 3, 2], 1, 2, V)], 6, INT64, P)])
@@ -96,6 +108,27 @@ scan_is list_page_2e31 -- "error: limit max_page_values=67108864 exceeded: page 
 scan_is list_dict_oob -- "error: dictionary index 3 out of range (dictionary has 3 values)"
 scan_is list_dict_gone --threads 1 -- "error: dictionary-encoded page without a dictionary (offset"
 scan_is list_dict_gone --threads 1 --limit 2 -- '{"l":["YQ==","Yg=="]} {"l":["Yg=="]}'
+# a group cut into one-row splits (RINGSCAN_TEST_NEST_SPLIT_BYTES=1, format/nest_stream.c): the
+# error names the pair by the row its split starts at, and counts the rows from the group's
+# first (it said "level pair 0 of the column chunk" for the chunk's pair 2, and "past the 1
+# rows read" for the group's 3)
+cut1() { RINGSCAN_TEST_NEST_SPLIT_BYTES=1 scan_is "$@"; }
+scan_is list_pairs_past -- "error: column chunk holds 2 level pairs past the 3 rows read of its row group (offset 4, column l.list.element)"
+cut1 list_pairs_past -- "error: column chunk holds 2 level pairs past the 3 rows read of its row group (offset 4, column l.list.element)"
+cut1 list_pairs_past --threads 2 -- "error: column chunk holds 2 level pairs past the 3 rows read of its row group (offset 4, column l.list.element)"
+scan_is st_null_disagree -- "error: level pair 2 of the column chunk: definition level below its parent's (offset"
+cut1 st_null_disagree -- "error: level pair 0 from row 2 of the column chunk: definition level below its parent's (offset"
+cut1 list_def_above -- "error: level pair (0, 3) above the column's (1, 2)"
+# a page header is parsed within 16 MiB (PQ_NEST_HEADER_MAX) whatever the read window: a 17 MiB
+# one read whole (the chunk under the window) and in windows of 50 bytes (grown by doubling
+# to 26 MB, past the limit), and refused in windows of 1 byte (grown to exactly 16 MiB); now
+# refused alike, as pyarrow refuses it ("Deserializing page header failed")
+win() { local w=$1; shift; RINGSCAN_TEST_NEST_WINDOW_BYTES=$w scan_is "$@"; }
+hdr_err="error: page header not parsed within 16777216 bytes (offset 4, column l.list.element)"
+for w in "" 1 50 300; do
+    win "$w" hdr_1m -- "$rows"
+    win "$w" hdr_17m -- "$hdr_err"
+done
 scan_is lstr_2pages -- '{"l":["YQ==",""]} {"l":null} {"l":[]} {"l":[null,"Y2Nj"]}'
 scan_is lstr_rows_more -- "error: level pair 6 of the column chunk: the column ends before its row group"
 scan_is st_null_disagree -- "error: level pair 2 of the column chunk: definition level below its parent's"

@@ -1,8 +1,9 @@
 /* tests for the public API used the way an embedding host gets it wrong or pushes it to its
  * edges (include/ringscan.h): counts without arrays, literals at the ends of their types, trees
  * deeper than a stack, a filter tree freed once the scan started, patterns that reach a file
- * two ways. Each case is a defect an adversarial pass found (a crash, a use after free, rows
- * read twice); the sanitizer build checks that nothing leaks. */
+ * two ways, an empty string with no pointer. Each case is a defect an adversarial pass found
+ * (a crash, a use after free, rows read twice, a valid literal refused); the sanitizer build
+ * checks that nothing leaks. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -396,6 +397,34 @@ static void test_deep_tree(void)
     ringscan_expr_free(x);
 }
 
+/* The empty string as a host's empty view gives it, no pointer and length 0 (C++'s
+ * std::string_view{}, an empty slice of a binding): it was refused (NULL), so the whole tree
+ * it went into was freed and the host read "out of memory". s <> '' keeps every row and
+ * s = '' none (no s of the file is empty). */
+static void test_empty_string_no_pointer(void)
+{
+    ringscan_file *f = NULL;
+    ringscan_error err;
+    CHECK_EQ_I64(ringscan_open(one, &f, &err), 0);
+    for (int k = 0; f && k < 2; k++) {
+        ringscan_expr *args[] = {ringscan_expr_column("s"), ringscan_expr_string(NULL, 0)};
+        CHECK(args[1] != NULL);
+        ringscan_expr *x = ringscan_expr_call(k ? RINGSCAN_EXPR_EQ : RINGSCAN_EXPR_NE, 2, args);
+        CHECK(x != NULL);
+        ringscan_options o;
+        ringscan_options_init(&o);
+        o.filter_expr = x;
+        ringscan_scan *s = NULL;
+        int rc = x ? ringscan_scan_start(f, &o, &s, &err) : -ENOMEM;
+        CHECK_EQ_I64(rc, 0);
+        if (rc == 0) CHECK_EQ_I64(drain(s), k ? 0 : ROWS);
+        ringscan_scan_free(s);
+        ringscan_expr_free(x);
+    }
+    CHECK(ringscan_expr_string(NULL, 1) == NULL); /* a length without bytes: refused */
+    ringscan_close(f);
+}
+
 /* The filter tree must outlive ringscan_dataset_scan_start only: a dataset's files type it as
  * they open (the first 16 in ringscan_dataset_scan_start, the others in ringscan_scan_next),
  * so the scan keeps its own copy (it read the caller's freed tree: what the Python package
@@ -510,6 +539,7 @@ int main(void)
     RUN(test_etag_option_abi);
     RUN(test_timestamp_extremes);
     RUN(test_deep_tree);
+    RUN(test_empty_string_no_pointer);
     RUN(test_dataset_tree_freed);
     RUN(test_double_star_once);
     RUN(test_dataset_schema_nomem);
