@@ -158,8 +158,8 @@ typedef struct pq_nest_stream {
     bool resume_keep;    /* whether that call parks the rows it skips */
     bool need_exact;     /* PQ_NEST_NEED asks need_len bytes and no more (the dictionary
                             page before a jump: nest_stream.c invariant 7) */
-    bool check;          /* the page jumped to is checked once decoded (invariant 7) */
-    int64_t check_rows;  /* its rows by the offset index, -1 when it is the last page */
+    int64_t next_row;    /* with an index: the row the next row start decoded begins (the
+                            rows started since the stream's start or jump: invariant 7) */
     int64_t resume_from; /* the first row the call that returned PQ_NEST_NEED parks */
     int64_t ran_lo;      /* with an index: the row the stream ran from since its last jump
                             or start (rows [ran_lo, row) went to calls or parks) */
@@ -208,8 +208,9 @@ void pq_nest_stream_free(pq_nest_stream *s);
  * ranges (the splits of a cut group, in order): s keeps the position and the rows decoded
  * past hi; a call for rows before s's restarts from the chunk's start (a split run out of
  * order or stolen: correct, slower), or with w->oi from the page holding row lo, as does a
- * call whose row lo lies in a page s has not reached (a jump: the page is checked to start
- * a row and to hold the rows the index gives it, RINGSCAN_EFORMAT naming it otherwise).
+ * call whose row lo lies in a page s has not reached (a jump; each page decoded that the
+ * index starts is checked to begin the row the index gives it, RINGSCAN_EFORMAT naming it
+ * otherwise).
  * With to_end (hi is the group's last row) every page left is decoded, so level pairs past
  * the group's rows stay in l for the assembly to name (invariant 1). PQ_NEST_NEED when a
  * page the call needs does not lie wholly inside w while the chunk goes on (l is then empty

@@ -48,10 +48,14 @@
  *     went back behind them, or on to the chunk's end: s->done_*) are never parked again
  *     (each would be decoded twice), and a stream going back parks nothing. The index
  *     promises that its pages begin at rows (Parquet's PageLocation); a file need not keep
- *     it, so the page jumped to is checked once decoded alone: its first pair starts a row
- *     and it holds the rows the next page's first_row_index gives it (RINGSCAN_EFORMAT
- *     naming the page otherwise). Before a jump the stream asks for the dictionary's bytes
- *     only (need_exact), not a window from the chunk's start. */
+ *     it, so every page a stream decodes that the index starts is checked: it begins a row,
+ *     the row the pages decoded since the stream's start or jump reached (s->next_row), and
+ *     no page of the index starts inside a page decoded (RINGSCAN_EFORMAT naming the page
+ *     otherwise). A jump's page is taken on trust, but the stream of the rows before it
+ *     decodes that page too (to find where its last row ends) and checks it, so a scan that
+ *     runs to its end fails on an index whose rows disagree with the levels. Before a jump
+ *     the stream asks for the dictionary's bytes only (need_exact), not a window from the
+ *     chunk's start. */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -103,16 +107,15 @@ static void leaf_swap(pq_nest_leaf *a, pq_nest_leaf *b)
 static void stream_reset(pq_nest_stream *s, int32_t rg, int64_t file_off)
 {
     s->rg = rg, s->file_off = file_off, s->row = 0, s->pos = 0;
-    s->check = false, s->ran_lo = 0;
+    s->ran_lo = s->next_row = 0;
     leaf_empty(&s->carry);
 }
 
 /* Where a call for rows from lo may start by w's offset index (invariant 7): chunk bytes
- * data (its first data page), off (the page holding row lo, first row row) and that page's
- * rows by the index (-1 for the last page). */
+ * data (its first data page) and off (the page holding row lo, first row row). */
 typedef struct nest_seek {
     uint64_t data, off;
-    int64_t row, rows;
+    int64_t row;
 } nest_seek;
 
 /* The seek of w's offset index for row lo; false without an index. */
@@ -133,28 +136,10 @@ static bool seek_of(const pq_nest_win *w, int64_t lo, nest_seek *k)
     k->data = (uint64_t)(oi->pages[0].offset - w->file_off);
     k->off = (uint64_t)(pg->offset - w->file_off);
     k->row = pg->first_row_index;
-    k->rows = a + 1 < oi->npages ? oi->pages[a + 1].first_row_index - k->row : -1;
-    assert(k->row <= lo && k->rows != 0);
+    assert(k->row <= lo);
     return true;
 }
 
-/* The page jumped to (invariant 7), decoded alone onto l (empty before it): its first pair
- * starts a row and it holds the rows the index gives it. 0 or RINGSCAN_EFORMAT naming the
- * page (at, a file offset). */
-static int check_jump(const pq_col_reader *r, pq_nest_stream *s, const pq_nest_leaf *l,
-                      bool repeated, int64_t at, pq_err *e)
-{
-    s->check = false;
-    int64_t rows = repeated ? 0 : l->n;
-    for (int64_t i = 0; repeated && i < l->n; i++) rows += l->rep[i] == 0;
-    bool starts = !repeated || l->n == 0 || l->rep[0] == 0;
-    if (starts && (s->check_rows < 0 || rows == s->check_rows)) return 0;
-    if (!starts)
-        return pq_errf_col(e, RINGSCAN_EFORMAT, at, r->col->name, "page the offset index "
-                           "starts a row at begins inside one (repetition level %d)", l->rep[0]);
-    return pq_errf_col(e, RINGSCAN_EFORMAT, at, r->col->name, "page holds %lld rows where the "
-                       "offset index gives %lld", (long long)rows, (long long)s->check_rows);
-}
 
 /* Values [from, from + n) of s appended to d (same type; room reserved). */
 static void vals_append(pq_vec *d, const pq_vec *s, int64_t from, int64_t n)
@@ -372,6 +357,40 @@ static int win_page(pq_col_reader *r, pq_nest_stream *s, const pq_nest_win *w, p
     return rc;
 }
 
+/* win_page under w's offset index (invariant 7): a page the index starts at s->pos begins
+ * a row, the one the pages decoded since the stream's start or jump reached (s->next_row),
+ * and no page of the index starts inside it; the rows it starts are counted into
+ * s->next_row. 0, win_page's status, or RINGSCAN_EFORMAT naming the page. */
+static int index_page(pq_col_reader *r, pq_nest_stream *s, const pq_nest_win *w,
+                      pq_nest_leaf *l, bool repeated, pq_err *e)
+{
+    const pq_offset_index *oi = w->oi;
+    uint64_t at = s->pos;
+    int32_t a = 0, b = oi->npages; /* the first index page at or past at: a */
+    while (a < b) {
+        int32_t m = a + (b - a) / 2;
+        if ((uint64_t)(oi->pages[m].offset - w->file_off) < at) a = m + 1;
+        else b = m;
+    }
+    int64_t n0 = l->n;
+    int rc = win_page(r, s, w, l, e);
+    if (rc) return rc;
+    bool on = a < oi->npages && (uint64_t)(oi->pages[a].offset - w->file_off) == at;
+    int64_t starts = repeated ? 0 : l->n - n0;
+    for (int64_t i = n0; repeated && i < l->n; i++) starts += l->rep[i] == 0;
+    bool begins = !repeated || l->n == n0 || l->rep[n0] == 0;
+    int64_t off = w->file_off + (int64_t)at;
+    if (on && (!begins || s->next_row != oi->pages[a].first_row_index))
+        return pq_errf_col(e, RINGSCAN_EFORMAT, off, r->col->name, "page %s row %lld where "
+                           "the offset index starts row %lld", begins ? "starts" : "continues",
+                           (long long)s->next_row, (long long)oi->pages[a].first_row_index);
+    if (!on && a < oi->npages && (uint64_t)(oi->pages[a].offset - w->file_off) < s->pos)
+        return pq_errf_col(e, RINGSCAN_EFORMAT, off, r->col->name, "page holds the offset "
+                           "index's page at %lld", (long long)oi->pages[a].offset);
+    s->next_row += starts;
+    return 0;
+}
+
 /* The call waits for chunk bytes (invariant 6): l's rows (from row0, a row start) go to the
  * carry, empty here (l gets its buffers: the resumed call swaps them back), with the call's
  * rows and choice to park. PQ_NEST_NEED. */
@@ -445,7 +464,6 @@ int pq_nest_leaf_rows(pq_col_reader *r, pq_nest_stream *s, int32_t rg, const pq_
     bool resume = s->need_len > 0 && s->rg == rg && s->file_off == file_off &&
                   s->resume_lo == lo && s->resume_hi == hi;
     s->need_len = 0;
-    if (!resume) s->check = false; /* (a jump whose bytes never came: the call was dropped) */
     int rc = 0;
     if (!resume && unpark(s, repeated, md, rg, file_off, lo, hi, l, &rc)) return rc; /* inv. 5 */
     int64_t from = s->resume_from;
@@ -483,16 +501,15 @@ int pq_nest_leaf_rows(pq_col_reader *r, pq_nest_stream *s, int32_t rg, const pq_
         }
         if (seek && !park_ok && s->pos >= sk.data && sk.off > s->pos && sk.row > row0) {
             leaf_empty(l); /* invariant 7: a jump */
-            row0 = s->ran_lo = sk.row, s->pos = (size_t)sk.off, c = (row_cur){0, 0};
-            s->check = true, s->check_rows = sk.rows;
+            row0 = s->ran_lo = s->next_row = sk.row, s->pos = (size_t)sk.off;
+            c = (row_cur){0, 0};
         }
         if (s->pos >= w->chunk_len) break;
-        rc = win_page(r, s, w, l, e);
+        rc = w->oi ? index_page(r, s, w, l, repeated, e) : win_page(r, s, w, l, e);
         if (rc == PQ_NEST_NEED) {
             s->resume_from = from;
             return wait_dict(s, l, seek ? &sk : NULL, row0, lo, hi, keep);
         }
-        if (rc == 0 && s->check) rc = check_jump(r, s, l, repeated, file_off + (int64_t)sk.off, e);
     }
     if (rc == 0 && row0 < lo)
         rc = pq_errf_col(e, RINGSCAN_EFORMAT, file_off, r->col->name, "column chunk ends "

@@ -25,6 +25,9 @@
 #     bytes_decompressed equal to the uncut scan's, values equal (the old assertions).
 #  5. With an id column first (its pages move the splits' edges, task_window): steals > 0,
 #     values equal.
+#  6. An offset index one of whose first_row_index values is shifted by a row fails the cut
+#     scan, on 1 and 2 threads, naming the page; read uncut or under --no-page-index the
+#     rows are pyarrow's.
 # Last line: "nested_steal: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv nested_steal
@@ -122,4 +125,59 @@ for mode in v2 v1; do
         fi
     done
 done
+# 6. an offset index whose rows disagree with the levels (one page's first_row_index one
+#    later) fails the cut scan naming the page, on 1 and 2 threads (a thief would start at
+#    the wrong row: each page a stream decodes that the index starts is checked); uncut
+#    (no index read) and under --no-page-index the rows are read as ever
+cat >"$dir/corrupt.py" <<'PYEOF'
+import sys, pyarrow.parquet as pq
+src, dst = sys.argv[1], sys.argv[2]
+data = bytearray(open(src, "rb").read())
+off0 = pq.ParquetFile(src).metadata.row_group(0).column(1).data_page_offset  # li's first page
+def varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F; v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v: return bytes(out)
+def read_varint(buf, i):
+    v = s = 0
+    while True:
+        b = buf[i]; i += 1; v |= (b & 0x7F) << s; s += 7
+        if not b & 0x80: return v, i
+zz = lambda n: (n << 1) ^ (n >> 63)
+at = data.rfind(b"\x16" + varint(zz(off0)) + b"\x15")
+assert at > 0
+i, pages = at, []
+while data[i] == 0x16:  # PageLocation: offset, compressed_page_size, first_row_index, stop
+    o, i = read_varint(data, i + 1); assert data[i] == 0x15
+    sz, i = read_varint(data, i + 1); assert data[i] == 0x16
+    j = i + 1; fr, i = read_varint(data, j); assert data[i] == 0; i += 1
+    pages.append((j, i - 1, fr >> 1))
+for k in range(2, len(pages) - 1):  # one page's first row one later, same varint length
+    j, e, fr = pages[k]
+    if fr + 1 < pages[k + 1][2] and len(varint(zz(fr + 1))) == e - j:
+        data[j:e] = varint(zz(fr + 1)); break
+else:
+    sys.exit("no page to shift")
+open(dst, "wb").write(data)
+print("page", k, "of", len(pages), "first row", fr, "->", fr + 1)
+PYEOF
+f="$dir/v2pi.parquet"
+if [ -f "$f" ] && "$PY" "$dir/corrupt.py" "$f" "$dir/bad.parquet" >"$dir/corrupt.out" 2>&1; then
+    for t in 1 2; do
+        env $lower "$R" scan "$dir/bad.parquet" --columns $cols --format checksum --threads $t >"$dir/got" 2>"$dir/err"; rc=$?
+        check '[ $rc != 0 ] && grep -q "offset index starts row" "$dir/err"' \
+            "a shifted offset index ($(cat "$dir/corrupt.out")), $t threads: exit $rc, $(head -c 300 "$dir/err") $(cat "$dir/got")"
+    done
+    "$R" scan "$f" --columns $cols --format checksum >"$dir/sum0" 2>&1
+    for how in "" "--no-page-index"; do
+        if [ -z "$how" ]; then "$R" scan "$dir/bad.parquet" --columns $cols --format checksum >"$dir/sum1" 2>&1
+        else env $lower "$R" scan "$dir/bad.parquet" --columns $cols --format checksum $how >"$dir/sum1" 2>&1; fi
+        check 'grep -q "^rows 20000 checksum" "$dir/sum1" && cmp -s "$dir/sum0" "$dir/sum1"' \
+            "a shifted offset index ${how:-uncut}: $(cat "$dir/sum1"), the file before $(cat "$dir/sum0")"
+    done
+else
+    bad "could not shift the offset index: $(cat "$dir/corrupt.out" 2>/dev/null)"
+fi
 summary nested_steal
