@@ -140,7 +140,6 @@ static bool seek_of(const pq_nest_win *w, int64_t lo, nest_seek *k)
     return true;
 }
 
-
 /* Values [from, from + n) of s appended to d (same type; room reserved). */
 static void vals_append(pq_vec *d, const pq_vec *s, int64_t from, int64_t n)
 {
