@@ -169,6 +169,16 @@ typedef struct pq_nest_stream {
     uint64_t need_off, need_len; /* PQ_NEST_NEED: chunk bytes [need_off, +need_len) at least */
     int64_t resume_lo, resume_hi; /* the rows of the call that returned PQ_NEST_NEED */
     bool resume_keep;    /* whether that call parks the rows it skips */
+    bool need_exact;     /* PQ_NEST_NEED asks need_len bytes and no more (the dictionary
+                            page before a jump: nest_stream.c invariant 7) */
+    int64_t next_row;    /* with an index: the row the next row start decoded begins (the
+                            rows started since the stream's start or jump: invariant 7) */
+    int64_t resume_from; /* the first row the call that returned PQ_NEST_NEED parks */
+    int64_t ran_lo;      /* with an index: the row the stream ran from since its last jump
+                            or start (rows [ran_lo, row) went to calls or parks) */
+    int32_t done_rg;     /* with an index: rows [done_lo, done_hi) of done_rg's chunk at */
+    int64_t done_off;    /* done_off were run (the stream went back behind them, or on to */
+    int64_t done_lo, done_hi; /* the chunk's end): never parked again. done_rg -1: none */
     pq_col_reader rd;    /* the leaf's reader (rd.col NULL until first used) */
 } pq_nest_stream;
 
@@ -181,6 +191,13 @@ typedef struct pq_nest_win {
     size_t len;
     uint64_t chunk_len;
     int64_t file_off;
+    const pq_offset_index *oi; /* the chunk's offset index, checked against it
+                                  (pq_offset_index_valid), or NULL: with one a call starts at
+                                  the page holding its first row (nest_stream.c invariant 7) */
+    int64_t park_from;         /* with oi: the caller's core may still ask for rows from here
+                                  on before the call's (its other tasks' splits): those the
+                                  call decodes on its way are parked, the rows before not
+                                  decoded (0 without an index: the stream's own rule) */
 } pq_nest_win;
 
 /* pq_nest_leaf_rows' status (> 0, no error) when the window given ends before the next page
@@ -204,12 +221,16 @@ void pq_nest_stream_free(pq_nest_stream *s);
  * given (format/nest_stream.c). Pages are decoded once across calls that ask for rising row
  * ranges (the splits of a cut group, in order): s keeps the position and the rows decoded
  * past hi; a call for rows before s's restarts from the chunk's start (a split run out of
- * order or stolen: correct, slower). With to_end (hi is the group's last row) every page
- * left is decoded, so level pairs past the group's rows stay in l for the assembly to name
- * (invariant 1). PQ_NEST_NEED when a page the call needs does not lie wholly inside w while
- * the chunk goes on (l is then empty again, the rows decoded so far kept in s): the caller
- * calls again with the bytes s asks for (a page larger than any window grows it, up to the
- * chunk's end; a header to PQ_NEST_HEADER_MAX). A chunk ending before row lo:
+ * order or stolen: correct, slower), or with w->oi from the page holding row lo, as does a
+ * call whose row lo lies in a page s has not reached (a jump; each page decoded that the
+ * index starts is checked to begin the row the index gives it, RINGSCAN_EFORMAT naming it
+ * otherwise).
+ * With to_end (hi is the group's last row) every page left is decoded, so level pairs past
+ * the group's rows stay in l for the assembly to name (invariant 1). PQ_NEST_NEED when a
+ * page the call needs does not lie wholly inside w while the chunk goes on (l is then empty
+ * again, the rows decoded so far kept in s): the caller calls again with the bytes s asks
+ * for (a page larger than any window grows it, up to the chunk's end; a header to
+ * PQ_NEST_HEADER_MAX; exactly those bytes when s->need_exact). A chunk ending before row lo:
  * RINGSCAN_EFORMAT; ending before hi leaves l short (the assembly names it). Other errors
  * pq_nest_leaf_chunk's, a page past the chunk's end RINGSCAN_EFORMAT naming its offset and
  * the column; on any error s is reset. */

@@ -17,7 +17,8 @@
  *     (at most one page's worth beyond the split's rows is held), the pairs from row hi on
  *     go to the carry for the next split.
  *  3. Each page is decoded once while the calls ask for rising row ranges; a call for rows
- *     before s->row starts over from the chunk's first page (its dictionary with it).
+ *     before s->row starts over from the chunk's first page (its dictionary with it), or
+ *     with an offset index from the page holding its first row (invariant 7).
  *  4. Every loop is bounded by the chunk's bytes (each page moves pos forward) or the level
  *     pairs held.
  *  5. A core runs several split tasks at once, which may reach a nested slot out of their
@@ -32,7 +33,29 @@
  *     the rows decoded so far in the carry (from row s->row, a row start: invariant 1 holds)
  *     and the window asked for strictly larger than what the window held from s->pos, so the
  *     calls that answer it move pos forward or reach the chunk's end (at most
- *     log2(PQ_NEST_HEADER_MAX) growths for one header). */
+ *     log2(PQ_NEST_HEADER_MAX) growths for one header).
+ *  7. Given the chunk's offset index (w->oi, checked against the chunk), a call whose row lo
+ *     lies in a page the stream has not reached jumps there: the rows held before it go (not
+ *     parked), the stream's row becomes the page's first_row_index and its position the
+ *     page's, once the pages before the first data page (the dictionary) are decoded; a
+ *     stream started over on the chunk it had passed the dictionary of keeps it. So a split
+ *     another core runs (a steal: scan/fetch_unit.c fetch_stealable_in) decodes its own
+ *     pages and the chunk's dictionary page, not the pages before its rows. Which skipped
+ *     rows a call parks (invariant 5) the caller says (w->park_from: its core's unit of
+ *     splits starts there, so rows before it are another core's): a call parks only rows
+ *     from there (a stream new to the chunk too: its core's other task may run the unit's
+ *     first split after) and jumps over the rest; rows the stream already ran (before it
+ *     went back behind them, or on to the chunk's end: s->done_*) are never parked again
+ *     (each would be decoded twice), and a stream going back parks nothing. The index
+ *     promises that its pages begin at rows (Parquet's PageLocation); a file need not keep
+ *     it, so every page a stream decodes that the index starts is checked: it begins a row,
+ *     the row the pages decoded since the stream's start or jump reached (s->next_row), and
+ *     no page of the index starts inside a page decoded (RINGSCAN_EFORMAT naming the page
+ *     otherwise). A jump's page is taken on trust, but the stream of the rows before it
+ *     decodes that page too (to find where its last row ends) and checks it, so a scan that
+ *     runs to its end fails on an index whose rows disagree with the levels. Before a jump
+ *     the stream asks for the dictionary's bytes only (need_exact), not a window from the
+ *     chunk's start. */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -48,7 +71,7 @@ pq_nest_stream *pq_nest_streams(pq_col_reader *r, const pq_column_desc *first, i
     r->nest_stream = fail_calloc((size_t)n, sizeof *r->nest_stream);
     if (!r->nest_stream) return NULL;
     for (int32_t i = 0; i < n; i++) {
-        r->nest_stream[i].rg = r->nest_stream[i].park_rg = -1;
+        r->nest_stream[i].rg = r->nest_stream[i].park_rg = r->nest_stream[i].done_rg = -1;
         pq_nest_leaf_init(&r->nest_stream[i].carry, &first[i]);
         for (int k = 0; k < PQ_NEST_PARKS; k++)
             pq_nest_leaf_init(&r->nest_stream[i].park[k].l, &first[i]);
@@ -62,7 +85,7 @@ void pq_nest_stream_free(pq_nest_stream *s)
     for (int k = 0; k < PQ_NEST_PARKS; k++) pq_nest_leaf_free(&s->park[k].l);
     if (s->rd.col) pq_colr_free(&s->rd);
     memset(s, 0, sizeof *s);
-    s->rg = s->park_rg = -1;
+    s->rg = s->park_rg = s->done_rg = -1;
 }
 
 static void leaf_empty(pq_nest_leaf *l)
@@ -85,7 +108,37 @@ static void leaf_swap(pq_nest_leaf *a, pq_nest_leaf *b)
 static void stream_reset(pq_nest_stream *s, int32_t rg, int64_t file_off)
 {
     s->rg = rg, s->file_off = file_off, s->row = 0, s->pos = 0;
+    s->ran_lo = s->next_row = 0;
     leaf_empty(&s->carry);
+}
+
+/* Where a call for rows from lo may start by w's offset index (invariant 7): chunk bytes
+ * data (its first data page) and off (the page holding row lo, first row row). */
+typedef struct nest_seek {
+    uint64_t data, off;
+    int64_t row;
+} nest_seek;
+
+/* The seek of w's offset index for row lo; false without an index. */
+static bool seek_of(const pq_nest_win *w, int64_t lo, nest_seek *k)
+{
+    const pq_offset_index *oi = w->oi;
+    if (!oi) return false;
+    assert(oi->npages > 0 && oi->pages[0].first_row_index == 0 && lo >= 0);
+    int32_t a = 0, b = oi->npages; /* the last page whose first row is at most lo: in [a, b) */
+    while (b - a > 1) {
+        int32_t m = a + (b - a) / 2;
+        if (oi->pages[m].first_row_index <= lo) a = m;
+        else b = m;
+    }
+    const pq_page_location *pg = &oi->pages[a];
+    assert(pg->offset >= w->file_off && (uint64_t)(pg->offset - w->file_off) < w->chunk_len);
+    assert(oi->pages[0].offset >= w->file_off && oi->pages[0].offset <= pg->offset);
+    k->data = (uint64_t)(oi->pages[0].offset - w->file_off);
+    k->off = (uint64_t)(pg->offset - w->file_off);
+    k->row = pg->first_row_index;
+    assert(k->row <= lo);
+    return true;
 }
 
 /* Values [from, from + n) of s appended to d (same type; room reserved). */
@@ -306,6 +359,40 @@ static int win_page(pq_col_reader *r, pq_nest_stream *s, const pq_nest_win *w, p
     return rc;
 }
 
+/* win_page under w's offset index (invariant 7): a page the index starts at s->pos begins
+ * a row, the one the pages decoded since the stream's start or jump reached (s->next_row),
+ * and no page of the index starts inside it; the rows it starts are counted into
+ * s->next_row. 0, win_page's status, or RINGSCAN_EFORMAT naming the page. */
+static int index_page(pq_col_reader *r, pq_nest_stream *s, const pq_nest_win *w,
+                      pq_nest_leaf *l, bool repeated, pq_err *e)
+{
+    const pq_offset_index *oi = w->oi;
+    uint64_t at = s->pos;
+    int32_t a = 0, b = oi->npages; /* the first index page at or past at: a */
+    while (a < b) {
+        int32_t m = a + (b - a) / 2;
+        if ((uint64_t)(oi->pages[m].offset - w->file_off) < at) a = m + 1;
+        else b = m;
+    }
+    int64_t n0 = l->n;
+    int rc = win_page(r, s, w, l, e);
+    if (rc) return rc;
+    bool on = a < oi->npages && (uint64_t)(oi->pages[a].offset - w->file_off) == at;
+    int64_t starts = repeated ? 0 : l->n - n0;
+    for (int64_t i = n0; repeated && i < l->n; i++) starts += l->rep[i] == 0;
+    bool begins = !repeated || l->n == n0 || l->rep[n0] == 0;
+    int64_t off = w->file_off + (int64_t)at;
+    if (on && (!begins || s->next_row != oi->pages[a].first_row_index))
+        return pq_errf_col(e, RINGSCAN_EFORMAT, off, r->col->name, "page %s row %lld where "
+                           "the offset index starts row %lld", begins ? "starts" : "continues",
+                           (long long)s->next_row, (long long)oi->pages[a].first_row_index);
+    if (!on && a < oi->npages && (uint64_t)(oi->pages[a].offset - w->file_off) < s->pos)
+        return pq_errf_col(e, RINGSCAN_EFORMAT, off, r->col->name, "page holds the offset "
+                           "index's page at %lld", (long long)oi->pages[a].offset);
+    s->next_row += starts;
+    return 0;
+}
+
 /* The call waits for chunk bytes (invariant 6): l's rows (from row0, a row start) go to the
  * carry, empty here (l gets its buffers: the resumed call swaps them back), with the call's
  * rows and choice to park. PQ_NEST_NEED. */
@@ -316,6 +403,55 @@ static int wait_bytes(pq_nest_stream *s, pq_nest_leaf *l, int64_t row0, int64_t 
     leaf_swap(l, &s->carry);
     s->row = row0, s->resume_lo = lo, s->resume_hi = hi, s->resume_keep = keep;
     return PQ_NEST_NEED;
+}
+
+/* wait_bytes, asking for the dictionary's bytes only (need_exact) while a jump waits for
+ * them (k: the call's seek, invariant 7; NULL without an index). PQ_NEST_NEED. */
+static int wait_dict(pq_nest_stream *s, pq_nest_leaf *l, const nest_seek *k, int64_t row0,
+                     int64_t lo, int64_t hi, bool keep)
+{
+    s->need_exact = false;
+    if (k && s->pos < k->data && k->off > k->data && k->row > row0) {
+        uint64_t dict = k->data - s->pos;
+        s->need_len = s->need_len > dict ? s->need_len : dict; /* (no less: invariant 6) */
+        s->need_exact = true;
+    }
+    return wait_bytes(s, l, row0, lo, hi, keep);
+}
+
+/* A call's start for rows [lo, hi) of rg's chunk (invariants 3, 5, 7): the stream made live
+ * for them (started over when it is not); *from set to the first row whose rows the call
+ * may park (rows before it are neither parked nor, with an index, decoded); returns
+ * whether it parks (keep). Without an index from is 0 and keep as ever: live, with no more
+ * rows to skip than the parks hold. With one, a stream started over behind the rows it ran
+ * parks nothing and notes those rows as done (s->done_*: never parked again), and one new
+ * to the chunk parks from w->park_from (the caller's core may still ask for those rows). */
+static bool call_start(pq_col_reader *r, pq_nest_stream *s, int32_t rg, const pq_nest_win *w,
+                       int64_t lo, int64_t hi, int64_t *from)
+{
+    bool same = s->rg == rg && s->file_off == w->file_off;
+    bool live = same && s->row <= lo && s->pos <= w->chunk_len;
+    *from = 0;
+    if (!w->oi) { /* invariant 3: the chunk from its first page, its own dictionary only */
+        if (!live) stream_reset(s, rg, w->file_off), r->has_dict = false, r->shared_dict = NULL;
+        return live && lo - s->row <= PQ_NEST_PARKS * (hi - lo);
+    }
+    uint64_t data = (uint64_t)(w->oi->pages[0].offset - w->file_off);
+    bool ran = s->done_rg == rg && s->done_off == w->file_off; /* (it ran this chunk) */
+    if (same && !live) /* behind the rows the stream ran: those are done (invariant 7) */
+        s->done_rg = rg, s->done_off = w->file_off, s->done_lo = s->ran_lo, s->done_hi = s->row;
+    if (!live) {
+        bool dict_kept = same && s->pos >= data;
+        stream_reset(s, rg, w->file_off);
+        if (dict_kept) s->pos = (size_t)data; /* (row 0 starts there) */
+        else r->has_dict = false, r->shared_dict = NULL; /* (not the last chunk's) */
+    }
+    int64_t f = w->park_from < 0 ? 0 : w->park_from < lo ? w->park_from : lo;
+    if (s->done_rg == rg && s->done_off == w->file_off && s->done_lo <= f && f < s->done_hi)
+        f = s->done_hi < lo ? s->done_hi : lo;
+    *from = f;
+    if (!live && (same || ran)) return false;
+    return lo - (s->row > f ? s->row : f) <= PQ_NEST_PARKS * (hi - lo);
 }
 
 int pq_nest_leaf_rows(pq_col_reader *r, pq_nest_stream *s, int32_t rg, const pq_nest_win *w,
@@ -332,23 +468,21 @@ int pq_nest_leaf_rows(pq_col_reader *r, pq_nest_stream *s, int32_t rg, const pq_
     s->need_len = 0;
     int rc = 0;
     if (!resume && unpark(s, repeated, md, rg, file_off, lo, hi, l, &rc)) return rc; /* inv. 5 */
-    bool live = s->rg == rg && s->file_off == file_off && s->row <= lo && s->pos <= w->chunk_len;
-    if (!live) { /* invariant 3: the chunk from its first page, its own dictionary only */
-        stream_reset(s, rg, file_off);
-        r->has_dict = false, r->shared_dict = NULL; /* (not the last chunk's) */
-    }
-    /* rows skipped past more splits than the parks hold are no out-of-order task's (the
-     * splits between were pruned): they go, as a restart drops them */
-    bool keep = resume ? s->resume_keep : live && lo - s->row <= PQ_NEST_PARKS * (hi - lo);
-    int64_t row0 = s->row;                    /* the row l starts at */
+    int64_t from = s->resume_from;
+    bool keep = resume ? s->resume_keep : call_start(r, s, rg, w, lo, hi, &from);
+    nest_seek sk;
+    bool seek = seek_of(w, keep ? from : lo, &sk);
+    int64_t row0 = s->row;               /* the row l starts at */
     if (resume) leaf_swap(l, &s->carry); /* (its own buffers back: wait_bytes) */
     else rc = tail_to(&s->carry, 0, md, l);
     row_cur c = {0, 0};
     while (rc == 0) {
-        int64_t p = row0 < lo ? row_start(l, repeated, &c, lo - row0) : -1;
+        int64_t to = row0 < from ? from : lo; /* (from <= lo) */
+        bool park_ok = keep && row0 >= from;
+        int64_t p = row0 < lo ? row_start(l, repeated, &c, to - row0) : -1;
         if (p >= 0) { /* invariant 2: the rows before lo go (or wait: invariant 5) */
-            rc = drop_front(s, l, p, md, keep, row0, lo);
-            row0 = lo, c = (row_cur){0, 0};
+            rc = drop_front(s, l, p, md, park_ok, row0, to);
+            row0 = to, c = (row_cur){0, 0};
             continue;
         }
         p = row0 == lo && !to_end ? row_start(l, repeated, &c, hi - lo) : -1;
@@ -358,22 +492,32 @@ int pq_nest_leaf_rows(pq_col_reader *r, pq_nest_stream *s, int32_t rg, const pq_
             return rc ? (stream_reset(s, -1, 0), rc) : 0;
         }
         if (row0 < lo && l->n > 0) { /* invariant 2: the whole rows held go as pages come in */
-            int64_t q = l->n, k = l->n; /* (lo not reached: c scanned every pair held) */
+            int64_t q = l->n, k = l->n; /* (to not reached: c scanned every pair held) */
             if (repeated)
                 for (q = l->n - 1, k = c.starts - 1; q > 0 && l->rep[q] != 0; q--) {}
             if (k > 0 && q > 0) { /* rows [row0, row0 + k): the pairs before q */
-                rc = drop_front(s, l, q, md, keep, row0, row0 + k);
+                rc = drop_front(s, l, q, md, park_ok, row0, row0 + k);
                 row0 += k, c = (row_cur){0, 0};
                 if (rc) break;
             }
         }
+        if (seek && !park_ok && s->pos >= sk.data && sk.off > s->pos && sk.row > row0) {
+            leaf_empty(l); /* invariant 7: a jump */
+            row0 = s->ran_lo = s->next_row = sk.row, s->pos = (size_t)sk.off;
+            c = (row_cur){0, 0};
+        }
         if (s->pos >= w->chunk_len) break;
-        rc = win_page(r, s, w, l, e);
-        if (rc == PQ_NEST_NEED) return wait_bytes(s, l, row0, lo, hi, keep); /* invariant 6 */
+        rc = w->oi ? index_page(r, s, w, l, repeated, e) : win_page(r, s, w, l, e);
+        if (rc == PQ_NEST_NEED) {
+            s->resume_from = from;
+            return wait_dict(s, l, seek ? &sk : NULL, row0, lo, hi, keep);
+        }
     }
     if (rc == 0 && row0 < lo)
         rc = pq_errf_col(e, RINGSCAN_EFORMAT, file_off, r->col->name, "column chunk ends "
                          "before row %lld of its row group", (long long)lo);
+    if (rc == 0 && w->oi) /* (invariant 7: every row it ran is done) */
+        s->done_rg = rg, s->done_off = file_off, s->done_lo = s->ran_lo, s->done_hi = INT64_MAX;
     stream_reset(s, -1, 0); /* the chunk's end (or an error): the next call starts over */
     return rc;
 }

@@ -14,10 +14,12 @@ static inline int span_end(uint64_t v) { return (int)(uint32_t)(v >> 32); }
 /* Unpruned splits in [from, to). */
 int fetch_live_in(const scan_fetch *fx, int from, int to);
 /* The unpruned splits of [from, to) a thief may take: none of a cut row group whose splits
- * decode a nested slot (plan_cut.c cuts one only when too large for one split): its owner's
- * splits decode each page once through the core's streams, a thief's would decode the leaves
- * again from the chunk's start (format/nest_stream.c), so two cores took longer than one and
- * twice the memory on a 2.4 GB group. Other row groups still go to the other cores. */
+ * decode a nested slot (plan_cut.c cuts one only when too large for one split) unless every
+ * leaf of it has its chunk's offset index (scan_piece.oi): its owner's splits decode each
+ * page once through the core's streams, and a thief's start at their first row's page
+ * (format/nest_stream.c invariant 7); without the index a thief's would decode the leaves
+ * again from the chunk's start, so two cores took longer than one and twice the memory on a
+ * 2.4 GB group. Other row groups still go to the other cores. */
 int fetch_stealable_in(const scan_fetch *fx, int from, int to);
 /* Fills unit slot ui with splits [first, end), owned by owner (-1: not claimed yet), stolen
  * from unit src (-1: planned); the span is stored last (release), so a core scanning for a

@@ -124,11 +124,25 @@ int fetch_live_in(const scan_fetch *fx, int from, int to)
     return n;
 }
 
+/* Whether split sp's nested slots start at its first row's page: every leaf's piece has
+ * its chunk's offset index (plan_nested.c plan_nest_index; format/nest_stream.c invariant
+ * 7). Without, a split another core runs decodes its leaves from the chunk's start: two
+ * cores took longer than one and twice the memory (the thirty-first session). */
+static bool nest_seekable(const scan_plan *p, const scan_split *sp)
+{
+    for (int k = 0; k < p->nneed; k++)
+        for (int q = 0; p->slot_node[k] >= 0 && q < sp->cols[k].npieces; q++)
+            if (!sp->cols[k].pieces[q].oi) return false;
+    return true;
+}
+
 int fetch_stealable_in(const scan_fetch *fx, int from, int to)
 {
     const scan_plan *p = fx->plan;
-    for (int k = 0; from < to && p->splits[from].shares_rg && k < p->nneed; k++)
-        if (p->slot_node[k] >= 0) return 0; /* a cut group with a nested slot */
+    int first = from; /* (a unit is one row group: its first live split stands for all) */
+    while (first < to && p->splits[first].pruned) first++;
+    if (first < to && p->splits[first].shares_rg && !nest_seekable(p, &p->splits[first]))
+        return 0;
     return fetch_live_in(fx, from, to);
 }
 

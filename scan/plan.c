@@ -256,7 +256,7 @@ static int plan_group(plan_build *b, plan_index *x, int rg, int *cap, pq_err *e)
     } else if (rc == 0) {
         int64_t total, pruned, *cuts = NULL;
         plan_count_pages(b, x, rg, &rows, &total, &pruned);
-        int m = plan_cuts(b, x, rg, &cuts);
+        int m = plan_cuts(b, x, rg, &cuts, e);
         rc = m < 0 ? m : 0;
         if (rc == 0)
             scan_explainf(b->x, "  row group %d (%lld row%s): pages pruned %lld of %lld, %d split%s\n",
@@ -470,6 +470,7 @@ void scan_plan_free(scan_plan *p)
         flt_mask_free(&sp->rows0);
     }
     plan_dyn_free(p);
+    plan_nest_index_free(p);
     free(p->splits);
     free(p->need);
     free(p->pred_slot);

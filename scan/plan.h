@@ -43,6 +43,11 @@ typedef struct scan_piece {
                                  prefetched for it and no unit request covers it; len is then
                                  its first window's bytes (the budget's estimate) */
     uint64_t chunk_len;       /* whole_chunk: the chunk's bytes */
+    const pq_offset_index *oi; /* a nested leaf's whole chunk in a cut row group whose nested
+                                  leaves all have one: its offset index (checked against the
+                                  chunk; the plan's, scan_plan.nest_index), so a split starts
+                                  at its first row's page (format/nest_stream.c invariant 7)
+                                  and another core may run it (fetch_unit.c); else NULL */
 } scan_piece;
 
 /* The bytes of a nested leaf's column chunk read at once, at least (64 MiB; a page larger
@@ -82,6 +87,12 @@ typedef struct scan_dyn_index {
     int64_t *first;            /* first row of each page; first[ci.npages] = the group's rows */
 } scan_dyn_index;
 
+/* A nested leaf's offset index in row group rg (column col), kept for the pieces. */
+typedef struct scan_nest_index {
+    int rg, col;
+    pq_offset_index oi;        /* owned */
+} scan_nest_index;
+
 /* Few kept row groups: fewer than this many per core are cut for the cores (plan.c cut_rows)
  * and their splits paced from the scan's start (fetch.c invariant 6). */
 enum { SCAN_CUT_SPLITS_PER_CORE = 4 };
@@ -111,6 +122,10 @@ typedef struct scan_plan {
      * policy's evidence starts from */
     double conj_prior[FLT_MAX_PREDS];
     scan_stats stats;          /* the planning part: row groups, pages, plan reads */
+    scan_nest_index **nest_index; /* the offset indexes of the nested leaves of cut row
+                                     groups (plan_nested.c plan_nest_index), nnest_index of
+                                     them, each allocated once (pieces point into them) */
+    int nnest_index, nest_index_cap;
     int dyn_pred;              /* the dynamic predicate's conjunct, -1 when none */
     scan_dyn_index *dyn;       /* its page index per row group, NULL when none is kept */
 } scan_plan;

@@ -11,15 +11,19 @@
  * its group's splits share the dictionary and their unit's one request per column (fetch.c):
  * at most one read per column and group, as uncut (though a cut group, a shared unit, joins
  * no read-ahead run across groups). A group holding a projected nested slot has no usable
- * index (plan_index.c) and stays whole unless its nested slots' footer sizes need more than
- * one split (nest_splits: a group too large for one split's packed rows could not be read
- * before); then it is cut evenly into that many, not for split_rows or the cores (a split
- * run by another core decodes its leaves from the chunk's start). Such a split's nested slot reads its leaves'
- * whole chunks (the unit's one request per slot) and decodes its rows only, each page once
- * across the splits a core runs (format/nest_stream.c); its window stays the plan's when the
- * first slot is nested (task_window_moves). Also a split's share of its chunks' uncompressed
- * bytes (scan_plan_split_unc), which the output window's byte gate scales into an estimate.
- * Calls only plan_index.c. */
+ * index for pruning (plan_index.c) and stays whole unless its nested slots' footer sizes
+ * need more than one split (nest_splits: a group too large for one split's packed rows
+ * could not be read before); then it is cut into that many, not for split_rows or the
+ * cores: at page starts of its first slot's first leaf when that slot is nested and every
+ * nested leaf has an offset index (plan_nested.c plan_nest_index), else evenly. Such a
+ * split's nested slot reads its leaves' whole chunks (the unit's one request per slot) and
+ * decodes its rows only, each page once across the splits a core runs (format/nest_stream.c);
+ * with the offset indexes a split another core runs starts at its first row's page
+ * (invariant 7 there), so the cores share the group (fetch_unit.c fetch_stealable_in);
+ * without them it would decode from the chunk's start, and no core steals it. Its window
+ * stays the plan's when the first slot is nested (task_window_moves). Also a split's share
+ * of its chunks' uncompressed bytes (scan_plan_split_unc), which the output window's byte
+ * gate scales into an estimate. Calls only plan_index.c and plan_nested.c. */
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>
@@ -125,21 +129,11 @@ uint64_t scan_plan_split_unc(const scan_plan *p, int i)
 
 _Static_assert(FLT_MASK_MAX_LEN >= PQ_MAX_ROW_GROUP_ROWS, "a row group's mask fits a flt_mask");
 
-int plan_cuts(plan_build *b, plan_index *x, int rg, int64_t **cuts)
+/* Cuts of n rows into about want splits at page starts of oi (NULL: one split). Returns the
+ * splits made (*cuts malloc'd) or -ENOMEM. */
+static int cut_pages(int64_t n, int64_t want, const pq_offset_index *oi, int64_t **cuts)
 {
-    int64_t n = b->p->f->meta.row_groups[rg].num_rows, target = b->cut_rows;
-    assert(n >= 0 && n <= PQ_MAX_ROW_GROUP_ROWS); /* pq_file_meta_check */
-    int64_t want = target > 0 && n / 2 >= target ? (n - 1) / target + 1 : 1;
-    int indexed = 0;
-    for (int k = 0; k < b->p->nneed; k++) indexed += plan_usable_oi(b, x, rg, k) != NULL;
-    if (want > 1 && indexed == 0 && target < b->o->split_rows && plan_flat(b))
-        return cut_even(n, want, cuts);
-    /* a nested slot: cut evenly only as its footer size needs (no index); a group that fits
-     * one split stays whole, as a thief of its cut would decode from the chunk's start */
-    int64_t nest = plan_flat(b) || n < 2 ? 1 : nest_splits(b, rg); /* (a row is not cut) */
-    if (nest > 1) return cut_even(n, nest < n ? nest : n, cuts);
-    if (indexed < b->p->nneed) want = 1;
-    const pq_offset_index *oi = want > 1 ? plan_usable_oi(b, x, rg, 0) : NULL;
+    assert(want >= 1 && (want == 1 || oi));
     /* Cuts fall on distinct page starts: at most one per page, plus 0 and n. */
     int64_t ncuts = oi && oi->npages < want ? oi->npages : want;
     *cuts = fail_malloc(sizeof(int64_t) * ((size_t)ncuts + 1));
@@ -158,6 +152,37 @@ int plan_cuts(plan_build *b, plan_index *x, int rg, int64_t **cuts)
     assert(m < ncuts);
     (*cuts)[++m] = n;
     return m;
+}
+
+/* A group cut for its nested slots' size (nest splits wanted): at page starts of the first
+ * slot's first leaf when that slot is nested and every nested leaf's offset index is kept
+ * (plan_nest_index; each split then starts at its page, format/nest_stream.c invariant 7,
+ * and no page of that leaf is decoded by two splits), else evenly (the task keeps a nested
+ * first slot's window: task_window_moves). Returns the splits or a negative status. */
+static int cut_nested(plan_build *b, int rg, int64_t n, int64_t nest, int64_t **cuts, pq_err *e)
+{
+    int rc = plan_nest_index(b, rg, e);
+    if (rc < 0) return rc;
+    const pq_offset_index *oi = rc == 1 ? plan_nest_first_index(b->p, rg, 0) : NULL;
+    if (oi && oi->npages > 1) return cut_pages(n, nest, oi, cuts);
+    return cut_even(n, nest < n ? nest : n, cuts);
+}
+
+int plan_cuts(plan_build *b, plan_index *x, int rg, int64_t **cuts, pq_err *e)
+{
+    int64_t n = b->p->f->meta.row_groups[rg].num_rows, target = b->cut_rows;
+    assert(n >= 0 && n <= PQ_MAX_ROW_GROUP_ROWS); /* pq_file_meta_check */
+    int64_t want = target > 0 && n / 2 >= target ? (n - 1) / target + 1 : 1;
+    int indexed = 0;
+    for (int k = 0; k < b->p->nneed; k++) indexed += plan_usable_oi(b, x, rg, k) != NULL;
+    if (want > 1 && indexed == 0 && target < b->o->split_rows && plan_flat(b))
+        return cut_even(n, want, cuts);
+    /* a nested slot: cut only as its footer size needs; a group that fits one split stays
+     * whole (a split another core runs needs its leaves' offset indexes, plan_nest_index) */
+    int64_t nest = plan_flat(b) || n < 2 ? 1 : nest_splits(b, rg); /* (a row is not cut) */
+    if (nest > 1) return cut_nested(b, rg, n, nest, cuts, e);
+    if (indexed < b->p->nneed) want = 1;
+    return cut_pages(n, want, want > 1 ? plan_usable_oi(b, x, rg, 0) : NULL, cuts);
 }
 
 int plan_pieces_cut_chunk(const scan_split *sp, const pq_chunk_meta *cm, scan_colplan *cp)

@@ -44,9 +44,11 @@ void plan_count_pages(plan_build *b, plan_index *x, int rg, const flt_mask *rows
  * rows: cuts[0] = 0 < ... < cuts[n] = rows, each inner cut the first row of a page of the
  * first needed column (pages of other columns may straddle it), or, without offset indexes
  * when the plan cuts for the cores, even (flat columns only; the task moves those to page
- * starts of the first needed column: task_window). Returns n >= 1 (*cuts malloc'd) or
- * -ENOMEM. */
-int plan_cuts(plan_build *b, plan_index *x, int rg, int64_t **cuts);
+ * starts of the first needed column: task_window); a group cut for its nested slots' size
+ * at its first nested slot's first leaf's page starts when that slot is first and every
+ * nested leaf has an offset index (plan_nest_index), else evenly. Returns n >= 1 (*cuts
+ * malloc'd), or -ENOMEM or a read's status (e filled). */
+int plan_cuts(plan_build *b, plan_index *x, int rg, int64_t **cuts, pq_err *e);
 /* A split of a row group cut without offset indexes (cut_even; flat columns: cp holds the
  * whole chunk): its data pages from the chunk's first one, walked from there with the
  * split's window starting row_lo rows in, and the dictionary page before them as a piece of
@@ -67,5 +69,14 @@ int plan_proj_slot(scan_plan *p, const int *proj, const int32_t *nodes, int nnod
 int plan_choose_nodes(scan_plan *p, const int32_t *nodes, int nnodes); /* 0 or -ENOMEM */
 int plan_whole_chunks(plan_build *b, const scan_split *sp, int k, scan_colplan *cp, pq_err *e);
 void plan_dyn_free(scan_plan *p);
+/* The offset indexes of every leaf of row group rg's nested slots, read and checked against
+ * their chunks, kept in p->nest_index for the pieces (plan_whole_chunks points a cut
+ * group's nested leaves at them): 1 when every one is usable, 0 when one is not or the page
+ * index is switched off (none is kept then: the group's splits decode from the chunk's
+ * start, and no core steals them), or -ENOMEM or a read's status (e filled). */
+int plan_nest_index(plan_build *b, int rg, pq_err *e);
+/* The kept offset index of nested slot k's first leaf in rg, or NULL (a flat slot, none). */
+const pq_offset_index *plan_nest_first_index(const scan_plan *p, int rg, int k);
+void plan_nest_index_free(scan_plan *p);
 
 #endif

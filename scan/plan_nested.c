@@ -1,9 +1,13 @@
 /* scan/plan_nested.c: planning a nested slot (format/column_nested.h): which schema node its
  * packed rows hold (plan.h slot_node), and its pieces: one whole chunk per leaf under the
  * node, also in a split of a cut row group (plan_cut.c cuts a group with a nested slot
- * evenly, no index: plan_index.c loads none for it; the split decodes its rows from the
- * chunks, task_nested.c). A slot with a leaf's chunk over scan_nest_window_bytes reads its
- * chunks in windows as the split's rows need them (scan_piece.windowed, task_nwin.c). */
+ * evenly, or at its first leaf's page starts; the split decodes its rows from the chunks,
+ * task_nested.c). A slot with a leaf's chunk over scan_nest_window_bytes reads its chunks in
+ * windows as the split's rows need them (scan_piece.windowed, task_nwin.c). A cut group's
+ * nested leaves' offset indexes (plan_index.c loads none for pruning: no filter reads a
+ * nested leaf) are read here when every one has one, and kept with the pieces
+ * (scan_piece.oi): a split then starts at its first row's page, so another core may run it
+ * (format/nest_stream.c invariant 7, fetch_unit.c fetch_stealable_in). */
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>
@@ -76,6 +80,99 @@ uint64_t scan_nest_window_bytes(void)
     return nest_window_bytes;
 }
 
+/* The largest offset index of one nested leaf's chunk read (a chunk of 2.4 GB in pages of
+ * 1 MiB has about 30 KB of it): a longer one counts as absent. */
+enum { NEST_INDEX_MAX_BYTES = 64 << 20 };
+
+/* The kept offset index of leaf col in row group rg, or NULL. */
+static const pq_offset_index *nest_index_of(const scan_plan *p, int rg, int col)
+{
+    for (int i = 0; i < p->nnest_index; i++)
+        if (p->nest_index[i]->rg == rg && p->nest_index[i]->col == col) return &p->nest_index[i]->oi;
+    return NULL;
+}
+
+/* Reads, parses and checks leaf col's offset index in rg into a new entry of p->nest_index:
+ * 1 kept, 0 when the chunk has none usable (absent, too long, not parsing, not fitting the
+ * chunk: never trusted), or -ENOMEM or a read's status (e filled). */
+static int nest_index_add(plan_build *b, int rg, int col, pq_err *e)
+{
+    scan_plan *p = b->p;
+    const pq_chunk_meta *cm = &p->f->meta.row_groups[rg].chunks[col];
+    uint64_t size = p->f->file->size_bytes, off, len;
+    if (!cm->has_offset_index || cm->offset_index_length <= 0 ||
+        cm->offset_index_length > NEST_INDEX_MAX_BYTES || cm->offset_index_offset < 0 ||
+        (uint64_t)cm->offset_index_offset > size ||
+        (uint64_t)cm->offset_index_length > size - (uint64_t)cm->offset_index_offset ||
+        pq_chunk_range(cm, size, &off, &len, NULL) != 0)
+        return 0;
+    if (p->nnest_index == p->nest_index_cap) {
+        int cap = p->nest_index_cap ? 2 * p->nest_index_cap : 8;
+        scan_nest_index **n = fail_realloc(p->nest_index, sizeof *n * (size_t)cap);
+        if (!n) return -ENOMEM;
+        p->nest_index = n, p->nest_index_cap = cap;
+    }
+    scan_nest_index *x = fail_calloc(1, sizeof *x);
+    uint8_t *buf = fail_malloc((size_t)cm->offset_index_length);
+    int rc = x && buf ? 0 : -ENOMEM;
+    if (rc == 0) rc = plan_read(b, (uint64_t)cm->offset_index_offset, buf,
+                                (size_t)cm->offset_index_length, e);
+    pq_err quiet = {.offset = -1};
+    int parsed = rc == 0 ? pq_offset_index_parse(buf, (size_t)cm->offset_index_length, &x->oi,
+                                                 &quiet) : -1;
+    free(buf);
+    if (parsed == -ENOMEM) rc = -ENOMEM;
+    bool ok = rc == 0 && parsed == 0 &&
+              pq_offset_index_valid(&x->oi, p->f->meta.row_groups[rg].num_rows, off, len);
+    if (parsed == 0 && !ok) pq_offset_index_free(&x->oi);
+    if (!ok) {
+        free(x);
+        return rc;
+    }
+    x->rg = rg, x->col = col;
+    p->nest_index[p->nnest_index++] = x;
+    return 1;
+}
+
+int plan_nest_index(plan_build *b, int rg, pq_err *e)
+{
+    scan_plan *p = b->p;
+    const pq_file_meta *m = &p->f->meta;
+    if (!b->o->use_page_index) return 0;
+    int had = p->nnest_index, rc = 1;
+    for (int k = 0; rc == 1 && k < p->nneed; k++) {
+        if (p->slot_node[k] < 0) continue;
+        int32_t first, n = pq_nest_leaves(m, p->slot_node[k], &first);
+        for (int32_t i = 0; rc == 1 && i < n; i++)
+            rc = nest_index_of(p, rg, first + i) ? 1 : nest_index_add(b, rg, first + i, e);
+    }
+    if (rc == 1) return 1;
+    while (p->nnest_index > had) { /* (one leaf without: none is used) */
+        scan_nest_index *x = p->nest_index[--p->nnest_index];
+        pq_offset_index_free(&x->oi);
+        free(x);
+    }
+    return rc;
+}
+
+void plan_nest_index_free(scan_plan *p)
+{
+    for (int i = 0; i < p->nnest_index; i++) {
+        pq_offset_index_free(&p->nest_index[i]->oi);
+        free(p->nest_index[i]);
+    }
+    free(p->nest_index);
+    p->nest_index = NULL, p->nnest_index = p->nest_index_cap = 0;
+}
+
+const pq_offset_index *plan_nest_first_index(const scan_plan *p, int rg, int k)
+{
+    if (p->slot_node[k] < 0) return NULL;
+    int32_t first;
+    pq_nest_leaves(&p->f->meta, p->slot_node[k], &first);
+    return nest_index_of(p, rg, first);
+}
+
 /* Whole-chunk pieces of slot k: its column's chunk, or for a nested node (its first leaf,
  * format/column_nested.h) one chunk per leaf under the node, in column order, every one
  * windowed (read as its stream asks, task_nwin.c) when one leaf's is over the window size:
@@ -96,8 +193,11 @@ int plan_whole_chunks(plan_build *b, const scan_split *sp, int k, scan_colplan *
             pq_err_column(e, m->columns[cp->col + i].name);
             return rc;
         }
+        const pq_offset_index *oi = NULL; /* (a cut group's nested leaf: plan_nest_index) */
+        if (b->p->slot_node[k] >= 0 && sp->nrows != m->row_groups[sp->rg].num_rows)
+            oi = nest_index_of(b->p, sp->rg, cp->col + i);
         cp->pieces[i] = (scan_piece){.off = off, .len = len, .nrows = sp->nrows,
-                                     .whole_chunk = true, .chunk_len = len};
+                                     .whole_chunk = true, .chunk_len = len, .oi = oi};
         windowed = windowed || (b->p->slot_node[k] >= 0 && len > scan_nest_window_bytes());
     }
     cp->npieces = n;

@@ -16,8 +16,10 @@
  * A split decodes its window's rows only (a row group too large for one split is cut by
  * rows: plan_cut.c): each leaf through the slot reader's stream (format/nest_stream.c), so
  * the splits of a cut group one core runs in order decode each page once; a split run out
- * of order with nothing parked for it starts its leaf over from the chunk's first page
- * (no core steals such a group's splits: fetch_impl.h fetch_stealable_in). A leaf's chunk
+ * of order with nothing parked for it starts its leaf over from the chunk's first page, or,
+ * when the plan kept the leaves' offset indexes (scan_piece.oi), from the page holding its
+ * first row (nest_stream.c invariant 7: then another core may steal the group's splits,
+ * fetch_impl.h fetch_stealable_in; without them none does). A leaf's chunk
  * over the read window is read in windows as its stream asks (task_nwin.c), the slot's gate
  * held meanwhile (task_nest_enter: the core's other tasks wait for the slot).
  * Invariants: the slot's core reader keeps every leaf's decoded levels and values between

@@ -145,15 +145,16 @@ void task_nest_leave(scan_task *x, int slot)
     gate_pass(ns);
 }
 
-/* Reads chunk bytes [a, +n) of piece pc (at least; a window's worth when more is left) into
- * w, the leaf's window, awaited under the slot's gate. 0 or the read's status with x->err
- * naming its offset and the column. */
+/* Reads chunk bytes [a, +n) of piece pc (at least, a window's worth when more is left;
+ * exactly n when exact: a chunk's dictionary before a jump, format/nest_stream.c invariant
+ * 7) into w, the leaf's window, awaited under the slot's gate. 0 or the read's status with
+ * x->err naming its offset and the column. */
 static int win_read(scan_task *x, task_nslot *ns, task_nwin *w, const scan_piece *pc,
-                    const char *col, uint64_t a, uint64_t n)
+                    const char *col, uint64_t a, uint64_t n, bool exact)
 {
     assert(a < pc->chunk_len && n > 0 && n <= pc->chunk_len - a);
     uint64_t rest = pc->chunk_len - a, len = scan_nest_window_bytes();
-    len = n > len ? n : len;
+    len = n > len || exact ? n : len;
     len = len < rest ? len : rest;
     win_drop(w); /* invariant 1: the one before goes first */
     if (!ns->gate && !(ns->gate = fut_new())) return -ENOMEM;
@@ -172,12 +173,15 @@ static int win_read(scan_task *x, task_nslot *ns, task_nwin *w, const scan_piece
     return 0;
 }
 
-/* The window v of piece pc's chunk from bytes b at chunk offset off. */
-static pq_nest_win win_of(const scan_piece *pc, io_bytes b, uint64_t off)
+/* The window v of piece pc's chunk from bytes b at chunk offset off, for split tasks whose
+ * rows start at from (their unit's first row, scan_task.unit: the rows the core may still
+ * be asked for before a split's, by its other tasks running the unit's earlier splits). */
+static pq_nest_win win_of(const scan_piece *pc, io_bytes b, uint64_t off, int64_t from)
 {
     uint64_t len = b.len < pc->chunk_len - off ? b.len : pc->chunk_len - off;
     return (pq_nest_win){.data = b.data, .off = off, .len = (size_t)len,
-                         .chunk_len = pc->chunk_len, .file_off = (int64_t)pc->off};
+                         .chunk_len = pc->chunk_len, .file_off = (int64_t)pc->off, .oi = pc->oi,
+                         .park_from = pc->oi ? from : 0};
 }
 
 static bool win_holds(const pq_nest_win *v, uint64_t a, uint64_t n)
@@ -191,10 +195,11 @@ int task_nest_rows(scan_task *x, int slot, int i, pq_col_reader *ri, pq_nest_str
 {
     assert(pc->whole_chunk && (pc->windowed ? first.len == 0 : pc->len == pc->chunk_len));
     const int n = x->sp->cols[slot].npieces;
-    pq_nest_win head = win_of(pc, first, 0), v = head;
+    int64_t from = x->plan->splits[x->fx->units[x->unit].first].row_lo; /* (the unit's) */
+    pq_nest_win head = win_of(pc, first, 0, from), v = head;
     task_nslot *ns = x->tc->nslots ? &x->tc->nslots[slot] : NULL;
     task_nwin *w = ns && ns->wins ? &ns->wins[i] : NULL;
-    if (w && w->f && w->file_off == pc->off) v = win_of(pc, w->b, w->off); /* (invariant 1) */
+    if (w && w->f && w->file_off == pc->off) v = win_of(pc, w->b, w->off, from); /* (inv. 1) */
     for (;;) { /* invariant 3 */
         int rc = pq_nest_leaf_rows(ri, s, x->sp->rg, &v, lo, hi, to_end, l, &x->err);
         if (rc != PQ_NEST_NEED) {
@@ -207,9 +212,9 @@ int task_nest_rows(scan_task *x, int slot, int i, pq_col_reader *ri, pq_nest_str
             if (!(ns = nslot_of(x, slot, n))) return -ENOMEM;
             w = &ns->wins[i];
         }
-        rc = win_read(x, ns, w, pc, ri->col->name, a, need);
+        rc = win_read(x, ns, w, pc, ri->col->name, a, need, s->need_exact);
         if (rc) return rc;
-        v = win_of(pc, w->b, w->off);
+        v = win_of(pc, w->b, w->off, from);
         assert(win_holds(&v, a, need));
     }
 }
