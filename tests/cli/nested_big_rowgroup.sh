@@ -41,29 +41,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv nested_big_rowgroup
 
 cat >"$dir/write.py" <<'PYEOF'
-import random, sys
-import pyarrow as pa, pyarrow.compute as pc, pyarrow.parquet as pq
+import sys
+import pyarrow.compute as pc
 sys.path.insert(0, "tests/conformance")
 import gen_expected as ge
 
 out, v2 = sys.argv[1], sys.argv[2] == "v2"
-rnd = random.Random(31)
-n = 20000
-li = [None if i % 13 == 0 else [None if rnd.random() < 0.1 else rnd.getrandbits(40)
-                                for _ in range(rnd.randrange(0, 12))] for i in range(n)]
-ls = [None if i % 11 == 0 else [None if (i + j) % 5 == 0 else "s%d_%d" % (i, j)
-                                for j in range(rnd.randrange(0, 7))] for i in range(n)]
-st = [None if i % 7 == 0 else {"a": i, "b": None if i % 3 == 0 else "b%d" % i} for i in range(n)]
-mp = [None if i % 19 == 0 else [("k%d" % j, None if j % 4 == 0 else i + j)
-                                for j in range(rnd.randrange(0, 5))] for i in range(n)]
-t = pa.table({"id": pa.array(range(n), pa.int64()),
-              "li": pa.array(li, pa.list_(pa.int64())),
-              "ls": pa.array(ls, pa.list_(pa.string())),
-              "st": pa.array(st, pa.struct([("a", pa.int64()), ("b", pa.string())])),
-              "mp": pa.array(mp, pa.map_(pa.string(), pa.int64()))})
-pq.write_table(t, out, row_group_size=n, data_page_size=4096, compression="snappy",
-               data_page_version="2.0" if v2 else "1.0", use_dictionary=not v2)
-assert pq.ParquetFile(out).metadata.num_row_groups == 1
+sys.path.insert(0, "tests/cli")
+import nested_mix
+t = nested_mix.write(out, v2, 31)
 for where, rows in (("", t), ("_f", t.filter(pc.greater(t["id"], 12345))), ("_l", t.slice(0, 10))):
     ge.write_jsonl(out + where + ".jsonl", rows)
 PYEOF

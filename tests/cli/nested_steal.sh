@@ -33,29 +33,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv nested_steal
 
 cat >"$dir/write.py" <<'PYEOF'
-import random, sys
-import pyarrow as pa, pyarrow.parquet as pq
+import sys
+import pyarrow.parquet as pq
 sys.path.insert(0, "tests/conformance")
 import gen_expected as ge
 
 out, v2, pi = sys.argv[1], sys.argv[2] == "v2", sys.argv[3] == "pi"
-rnd = random.Random(35)
-n = 20000
-li = [None if i % 13 == 0 else [None if rnd.random() < 0.1 else rnd.getrandbits(40)
-                                for _ in range(rnd.randrange(0, 12))] for i in range(n)]
-ls = [None if i % 11 == 0 else [None if (i + j) % 5 == 0 else "s%d_%d" % (i % 50, j)
-                                for j in range(rnd.randrange(0, 7))] for i in range(n)]
-st = [None if i % 7 == 0 else {"a": i, "b": None if i % 3 == 0 else "b%d" % (i % 40)} for i in range(n)]
-mp = [None if i % 19 == 0 else [("k%d" % j, None if j % 4 == 0 else i + j)
-                                for j in range(rnd.randrange(0, 5))] for i in range(n)]
-t = pa.table({"id": pa.array(range(n), pa.int64()),
-              "li": pa.array(li, pa.list_(pa.int64())),
-              "ls": pa.array(ls, pa.list_(pa.string())),
-              "st": pa.array(st, pa.struct([("a", pa.int64()), ("b", pa.string())])),
-              "mp": pa.array(mp, pa.map_(pa.string(), pa.int64()))})
-pq.write_table(t, out, row_group_size=n, data_page_size=4096, compression="snappy",
-               data_page_version="2.0" if v2 else "1.0", use_dictionary=not v2,
-               write_page_index=pi)
+sys.path.insert(0, "tests/cli")
+import nested_mix
+t = nested_mix.write(out, v2, 35, ls_mod=50, b_mod=40, page_index=pi)
 md = pq.ParquetFile(out).metadata
 assert md.num_row_groups == 1 and md.row_group(0).column(1).has_offset_index == pi
 rg = md.row_group(0)  # the nested leaves' dictionary pages' bytes, a thief reads them again
