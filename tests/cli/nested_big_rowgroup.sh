@@ -81,6 +81,12 @@ for mode in v1 v2; do
         "$R" scan "$f" --columns $cols --format checksum --threads 1 --stats >/dev/null 2>"$dir/s0"
         env $lower "$R" scan "$f" --columns $cols --format checksum --threads 1 --stats >/dev/null 2>"$dir/s1"
         env $lower "$R" scan "$f" --columns $cols --format checksum --threads 2 --stats >/dev/null 2>"$dir/s2"
+        # (which of a core's tasks reaches the slot first depends on scheduling, which load
+        # changes: an order past the parks decodes again, by design (format/nest_stream.c
+        # invariant 5; CI saw it once); a rerun tells such a run from a regression, which
+        # repeats)
+        [ "$(stat_of bytes_decompressed "$dir/s2")" = "$(stat_of bytes_decompressed "$dir/s0")" ] ||
+            env $lower "$R" scan "$f" --columns $cols --format checksum --threads 2 --stats >/dev/null 2>"$dir/s2"
         d0=$(stat_of bytes_decompressed "$dir/s0"); d1=$(stat_of bytes_decompressed "$dir/s1")
         d2=$(stat_of bytes_decompressed "$dir/s2"); sp=$(stat_of splits "$dir/s1")
         r0=$(stat_of bytes_read "$dir/s0"); r1=$(stat_of bytes_read "$dir/s1"); r2=$(stat_of bytes_read "$dir/s2")

@@ -66,6 +66,31 @@ run() {
     env "${envs[@]}" "$R" scan "$@" --stats >"$dir/$name.out" 2>"$dir/$name.st"
 }
 
+# run_sched NAME COND ENV... -- ARGS...: run, and once more when COND fails after it. A
+# 2-thread scan's steals and decoded or read bytes depend on which core's task reaches a split
+# first, which load on the machine changes (an order past the parks decodes again, by design:
+# format/nest_stream.c invariant 5; CI saw it once): a rerun tells such a run from a
+# regression, which repeats.
+run_sched() {
+    local name=$1 cond=$2
+    shift 2
+    run "$name" "$@"
+    eval "$cond" || run "$name" "$@"
+}
+# c2_ok: the 2-thread run c2 within the bounds checked below (pi, win, d0, dl, f, c1 set)
+c2_ok() {
+    local d2 s2 r1 r2
+    d2=$(stat_of bytes_decompressed "$dir/c2.st"); s2=$(stat_of steals "$dir/c2.st")
+    r1=$(stat_of bytes_read "$dir/c1.st"); r2=$(stat_of bytes_read "$dir/c2.st")
+    [ -n "$d2" ] && [ -n "$s2" ] && [ -n "$r2" ] || return 1
+    if [ $pi = pi ]; then
+        [ "$s2" -gt 0 ] && [ "$d2" -ge "$d0" ] && [ $((d2 - d0)) -le $(((s2 + 1) * dl)) ] || return 1
+    else
+        [ "$s2" = 0 ] && [ "$d2" = "$d0" ] || return 1
+    fi
+    [ -z "$win" ] || [ "$r2" -le $((r1 + $(cat "$f.dict") + (s2 + 1) * 6 * 32768)) ]
+}
+
 for mode in v2 v1; do
     for pi in pi nopi; do
         f="$dir/$mode$pi.parquet"
@@ -80,7 +105,7 @@ for mode in v2 v1; do
         for win in "" RINGSCAN_TEST_NEST_WINDOW_BYTES=16384; do
             tag="$mode $pi ${win:+windowed}"
             run c1 $lower $win -- "$f" --columns $cols --format jsonl --ordered --threads 1
-            run c2 $lower $win -- "$f" --columns $cols --format jsonl --ordered --threads 2
+            run_sched c2 c2_ok $lower $win -- "$f" --columns $cols --format jsonl --ordered --threads 2
             d1=$(stat_of bytes_decompressed "$dir/c1.st"); d2=$(stat_of bytes_decompressed "$dir/c2.st")
             s2=$(stat_of steals "$dir/c2.st"); sp=$(stat_of splits "$dir/c1.st")
             r1=$(stat_of bytes_read "$dir/c1.st"); r2=$(stat_of bytes_read "$dir/c2.st")
@@ -101,11 +126,12 @@ for mode in v2 v1; do
                 "$tag: 2 threads ($s2 steals) read $r2 bytes, 1 thread $r1 (dictionaries $db)"
         done
         if [ $pi = pi ]; then
-            run n2 $lower -- "$f" --columns $cols --format jsonl --ordered --threads 2 --no-page-index
+            run_sched n2 '[ "$(stat_of bytes_decompressed "$dir/n2.st")" = "$d0" ]' \
+                $lower -- "$f" --columns $cols --format jsonl --ordered --threads 2 --no-page-index
             check 'cmp -s "$dir/n2.out" "$f.jsonl" && [ "$(stat_of steals "$dir/n2.st")" = 0 ] &&
                    [ "$(stat_of bytes_decompressed "$dir/n2.st")" = "$d0" ]' \
                 "$mode --no-page-index: $(stat_of steals "$dir/n2.st") steals, bytes_decompressed $(stat_of bytes_decompressed "$dir/n2.st"), uncut $d0 $(diff "$dir/n2.out" "$f.jsonl" | head -n 4)"
-            run i2 $lower -- "$f" --format jsonl --ordered --threads 2
+            run_sched i2 '[ "$(stat_of steals "$dir/i2.st")" -gt 0 ]' $lower -- "$f" --format jsonl --ordered --threads 2
             check 'cmp -s "$dir/i2.out" "${f}_id.jsonl" && [ "$(stat_of steals "$dir/i2.st")" -gt 0 ]' \
                 "$mode id first: $(stat_of steals "$dir/i2.st") steals $(head -c 300 "$dir/i2.st") $(diff "$dir/i2.out" "${f}_id.jsonl" | head -n 4)"
         fi
