@@ -409,8 +409,8 @@ class Reader:
 
     def to_arrow(self):
         """Every batch as one pyarrow.Table. Ctrl-C stops it at once, as it stops iterating
-        the reader or a consumer of the capsule on the main thread (pa.table(reader), polars,
-        DuckDB: _sigint.py)."""
+        the reader, and a consumer of the capsule of a reader made on the main thread
+        (pa.table(reader), polars, DuckDB: _sigint.py)."""
         import pyarrow as pa
         rbr = self._unwatched()
         return pa.Table.from_batches(list(self._each(rbr)), schema=rbr.schema)
