@@ -14,14 +14,15 @@
  * index for pruning (plan_index.c) and stays whole unless its nested slots' footer sizes
  * need more than one split (nest_splits: a group too large for one split's packed rows
  * could not be read before); then it is cut into that many, not for split_rows or the
- * cores: at page starts of its first slot's first leaf when that slot is nested and every
- * nested leaf has an offset index (plan_nested.c plan_nest_index), else evenly. Such a
+ * cores: at page starts of its first nested slot's first leaf when every nested leaf has an
+ * offset index (plan_nested.c plan_nest_index), else evenly. Such a
  * split's nested slot reads its leaves' whole chunks (the unit's one request per slot) and
  * decodes its rows only, each page once across the splits a core runs (format/nest_stream.c);
  * with the offset indexes a split another core runs starts at its first row's page
  * (invariant 7 there), so the cores share the group (fetch_unit.c fetch_stealable_in);
  * without them it would decode from the chunk's start, and no core steals it. Its window
- * stays the plan's when the first slot is nested (task_window_moves). Also a split's share
+ * stays the plan's (task_window_moves: a flat first slot's pages would move its edges, and a
+ * flat chunk of one page took the whole group into the first split). Also a split's share
  * of its chunks' uncompressed bytes (scan_plan_split_unc), which the output window's byte
  * gate scales into an estimate. Calls only plan_index.c and plan_nested.c. */
 #include <assert.h>
@@ -155,15 +156,17 @@ static int cut_pages(int64_t n, int64_t want, const pq_offset_index *oi, int64_t
 }
 
 /* A group cut for its nested slots' size (nest splits wanted): at page starts of the first
- * slot's first leaf when that slot is nested and every nested leaf's offset index is kept
- * (plan_nest_index; each split then starts at its page, format/nest_stream.c invariant 7,
- * and no page of that leaf is decoded by two splits), else evenly (the task keeps a nested
- * first slot's window: task_window_moves). Returns the splits or a negative status. */
+ * nested slot's first leaf when every nested leaf's offset index is kept (plan_nest_index;
+ * each split then starts at its page, format/nest_stream.c invariant 7, and no page of that
+ * leaf is decoded by two splits), else evenly (the task keeps the window of a plan with a
+ * nested slot: task_window_moves). Returns the splits or a negative status. */
 static int cut_nested(plan_build *b, int rg, int64_t n, int64_t nest, int64_t **cuts, pq_err *e)
 {
     int rc = plan_nest_index(b, rg, e);
     if (rc < 0) return rc;
-    const pq_offset_index *oi = rc == 1 ? plan_nest_first_index(b->p, rg, 0) : NULL;
+    int k = 0; /* the first nested slot (a flat one may come first: --columns id,emb) */
+    while (b->p->slot_node[k] < 0) k++; /* (one is: the plan is not flat) */
+    const pq_offset_index *oi = rc == 1 ? plan_nest_first_index(b->p, rg, k) : NULL;
     if (oi && oi->npages > 1) return cut_pages(n, nest, oi, cuts);
     return cut_even(n, nest < n ? nest : n, cuts);
 }

@@ -157,16 +157,56 @@ void task_piece_span(const scan_task *x, const scan_piece *pc, int64_t *a, int64
     assert(*a < *e);
 }
 
+/* The first nested slot of x's plan, or -1 when every slot is flat. */
+static int first_nested_slot(const scan_task *x)
+{
+    for (int k = 0; k < x->plan->nneed; k++)
+        if (x->plan->slot_node[k] >= 0) return k;
+    return -1;
+}
+
 bool task_window_moves(const scan_task *x)
 {
     const scan_split *sp = x->sp;
     const scan_colplan *cp = sp->pruned ? NULL : &sp->cols[0];
     int q = cp ? cp->npieces - 1 : -1; /* a cut chunk's data: its last piece (plan_cut.c) */
+    int nk = cp ? first_nested_slot(x) : -1;
     /* a nested slot first keeps the plan's window: its pages' rows are known only from their
-     * levels (any slot decodes any window: task_nested.c) */
+     * levels (any slot decodes any window: task_nested.c); so does a group cut at a nested
+     * leaf's page starts (its offset index kept with the pieces: plan_nested.c), where a
+     * thief's split starts at its page */
     return q >= 0 && cp->pieces[q].whole_chunk && x->futs[0][q] &&
            !x->plan->f->meta.columns[cp->col].nested &&
+           (nk < 0 || !sp->cols[nk].pieces[0].oi) &&
            sp->nrows != x->plan->f->meta.row_groups[sp->rg].num_rows;
+}
+
+/* The planned edge before (side -1) or after (+1) x's split's window in its row group: the
+ * neighbour split's far edge, or the group's end. */
+static int64_t planned_neighbour(const scan_task *x, int side)
+{
+    const scan_split *sp = x->sp, *first = x->plan->splits;
+    const scan_split *end = first + x->plan->nsplits, *nb = sp + side;
+    if (nb < first || nb >= end || nb->rg != sp->rg)
+        return side < 0 ? 0 : x->plan->f->meta.row_groups[sp->rg].num_rows;
+    assert(side < 0 ? nb->row_lo + nb->nrows == sp->row_lo : sp->row_lo + sp->nrows == nb->row_lo);
+    return side < 0 ? nb->row_lo : nb->row_lo + nb->nrows;
+}
+
+/* In a plan with a nested slot, a moved edge stays strictly between the planned edges beside
+ * it, else it does not move: the group was cut for its nested slots' size (plan_cut.c
+ * nest_splits), and a flat first slot of few pages would otherwise move every edge to the
+ * group's ends (one split decoding the whole group at once). Each edge's rule reads only the
+ * plan and the page starts, so the two splits that share an edge agree, the order of edges
+ * is kept (pq_walk_snap's moves keep it, and a kept edge lies between its neighbours' moved
+ * ones) and the windows still tile the group, each at most two planned splits long. */
+static void keep_between(const scan_task *x, int64_t *lo, int64_t *hi)
+{
+    const scan_split *sp = x->sp;
+    int64_t plo = sp->row_lo, phi = sp->row_lo + sp->nrows;
+    if (!(planned_neighbour(x, -1) < *lo && *lo < phi)) *lo = plo;
+    if (!(plo < *hi && *hi < planned_neighbour(x, +1))) *hi = phi;
+    assert(*lo <= *hi);
 }
 
 int task_window(scan_task *x)
@@ -185,6 +225,7 @@ int task_window(scan_task *x)
     rc = pq_walk_snap(&x->tc->readers[0], b.data, b.len, (int64_t)cp->pieces[q].off, n, &lo, &hi,
                       &x->err);
     if (rc) return rc;
+    if (first_nested_slot(x) >= 0) keep_between(x, &lo, &hi);
     x->row_lo = lo, x->nrows = hi - lo;
     return 0;
 }

@@ -15,7 +15,9 @@
 #     uncut scan's.
 #  3. The cut reads and decodes no more: bytes_read equals the uncut scan's, and on one
 #     thread bytes_decompressed too (each page decoded once across the splits one core runs,
-#     format/nest_stream.c), and on two as well with no steal (a thief of such a group would
+#     format/nest_stream.c; with the flat id first, plus at most one id page per cut edge:
+#     an edge moves to an id page start only between its planned neighbours,
+#     task_pieces.c keep_between), and on two as well with no steal (a thief of such a group would
 #     decode its leaves from the chunk's start: fetch_impl.h fetch_stealable_in; with steals
 #     it measured 1.5-2x here).
 #  4. A flat filter (id > 12345) and --limit 10 --ordered give pyarrow's rows on the cut
@@ -85,17 +87,21 @@ for mode in v1 v2; do
         # changes: an order past the parks decodes again, by design (format/nest_stream.c
         # invariant 5; CI saw it once); a rerun tells such a run from a regression, which
         # repeats)
-        [ "$(stat_of bytes_decompressed "$dir/s2")" = "$(stat_of bytes_decompressed "$dir/s0")" ] ||
+        [ "$(stat_of bytes_decompressed "$dir/s2")" = "$(stat_of bytes_decompressed "$dir/s1")" ] ||
             env $lower "$R" scan "$f" --columns $cols --format checksum --threads 2 --stats >/dev/null 2>"$dir/s2"
         d0=$(stat_of bytes_decompressed "$dir/s0"); d1=$(stat_of bytes_decompressed "$dir/s1")
         d2=$(stat_of bytes_decompressed "$dir/s2"); sp=$(stat_of splits "$dir/s1")
         r0=$(stat_of bytes_read "$dir/s0"); r1=$(stat_of bytes_read "$dir/s1"); r2=$(stat_of bytes_read "$dir/s2")
         check '[ -n "$sp" ] && [ "$sp" -gt 1 ] && [ "$(stat_of splits "$dir/s0")" = 1 ]' \
             "$mode $cols: splits cut $sp, uncut $(stat_of splits "$dir/s0")"
-        check '[ -n "$d0" ] && [ "$d0" -gt 0 ] && [ "$d1" = "$d0" ]' \
-            "$mode $cols: bytes_decompressed $d1 on 1 thread over $sp splits, uncut $d0"
-        check '[ -n "$d2" ] && [ "$d2" = "$d0" ] && [ "$(stat_of steals "$dir/s2")" = 0 ]' \
-            "$mode $cols: bytes_decompressed $d2 on 2 threads ($(stat_of steals "$dir/s2") steals), uncut $d0"
+        # (with id first an edge moves to an id page start only between its planned
+        # neighbours: a page of id straddling a kept edge is decoded by both splits, one
+        # page of at most 16 KiB (4 KiB pages) per edge)
+        slack=0; [ "${cols%%,*}" = id ] && slack=$(( (sp - 1) * 16384 ))
+        check '[ -n "$d0" ] && [ "$d0" -gt 0 ] && [ "$d1" -ge "$d0" ] && [ "$d1" -le $((d0 + slack)) ]' \
+            "$mode $cols: bytes_decompressed $d1 on 1 thread over $sp splits, uncut $d0 (+ at most $slack)"
+        check '[ -n "$d2" ] && [ "$d2" = "$d1" ] && [ "$(stat_of steals "$dir/s2")" = 0 ]' \
+            "$mode $cols: bytes_decompressed $d2 on 2 threads ($(stat_of steals "$dir/s2") steals), 1 thread $d1, uncut $d0"
         check '[ -n "$r0" ] && [ "$r1" = "$r0" ] && [ "$r2" = "$r0" ]' \
             "$mode $cols: bytes_read $r1 (1 thread) and $r2 (2 threads) cut, $r0 uncut"
     done

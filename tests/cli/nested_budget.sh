@@ -10,7 +10,9 @@
 #     of 500 random values (16 MB of leaves), cut into 16 splits of 1 MiB and read in 1 MiB
 #     windows by the test hooks (RINGSCAN_TEST_NEST_SPLIT_BYTES, _WINDOW_BYTES).
 #  2. jsonl on 2 threads into a reader that starts after 1 s (a slow consumer: every split
-#     could be decoded meanwhile), --fetch-budget 1MiB, ordered and unordered: the rows equal
+#     could be decoded meanwhile), --fetch-budget 1MiB, ordered and unordered, the list
+#     projected first and last (id first: its one page moved every split's edges to the
+#     group's ends, so the first split decoded all 16 MB at once): the rows equal
 #     the ungated run's (--fetch-budget 0), and budget_peak (--stats) is at most the budget
 #     plus 12 MiB: the split the consumer needs next, the batch it holds, one more decoded
 #     while it works, and the cores' read windows. Before: every one of the 16 splits waited
@@ -43,15 +45,17 @@ stat_of() { sed -n "s/\(^\|.*[ ,]\)$1 \([0-9]*\).*/\2/p" "$2" | head -n1; }
 mib=$((1 << 20))
 export RINGSCAN_TEST_NEST_SPLIT_BYTES=$mib RINGSCAN_TEST_NEST_WINDOW_BYTES=$mib
 # 2. a slow consumer: the batches waiting stay within the budget
-for order in ordered unordered; do
-    "$R" scan "$f" --columns emb,id --format jsonl --$order --fetch-budget 0 | sort | md5sum >"$dir/want"
-    "$R" scan "$f" --columns emb,id --format jsonl --$order --threads 2 --fetch-budget 1MiB \
+for cols in emb,id id,emb; do
+  for order in ordered unordered; do
+    "$R" scan "$f" --columns $cols --format jsonl --$order --fetch-budget 0 | sort | md5sum >"$dir/want"
+    "$R" scan "$f" --columns $cols --format jsonl --$order --threads 2 --fetch-budget 1MiB \
         --no-progress --stats 2>"$dir/s" | (sleep 1; sort | md5sum) >"$dir/got"
-    check 'cmp -s "$dir/want" "$dir/got"' "$order: the gated rows differ from the ungated ones"
+    check 'cmp -s "$dir/want" "$dir/got"' "$cols $order: the gated rows differ from the ungated ones"
     peak=$(stat_of budget_peak "$dir/s"); sp=$(stat_of splits "$dir/s")
-    check '[ "$sp" = 16 ]' "$order: splits $sp, want 16 (16 MB of leaves cut at 1 MiB)"
+    check '[ "$sp" = 16 ]' "$cols $order: splits $sp, want 16 (16 MB of leaves cut at 1 MiB)"
     check '[ -n "$peak" ] && [ "$peak" -le $((13 * mib)) ]' \
-        "$order: budget_peak $peak under a slow consumer, want at most the 1 MiB budget + 12 MiB"
+        "$cols $order: budget_peak $peak under a slow consumer, want at most the 1 MiB budget + 12 MiB"
+  done
 done
 # 3. a budget below any split ends, with the same rows
 "$R" scan "$f" --format checksum --fetch-budget 0 >"$dir/sum0" 2>&1
