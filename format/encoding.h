@@ -114,10 +114,11 @@ int pq_rle_select(pq_rle_dec *d, int64_t n, const uint32_t *rows, int64_t nsel, 
 /* The next n values mapped through a dictionary's bitmap: bit i of out (n bits, words
  * zeroed here first) is bit v of dm (dm[v >> 6] >> (v & 63)), v being value i; dm covers
  * dlen entries (dlen >= 1). A run of one value is looked up once and its bits set as a range;
- * bit-packed values are mapped without being stored as indices (64 at a time with AVX-512
- * VBMI when bit_width <= 8 and dlen <= 64: a byte shuffle per 8 groups, a table lookup per
- * value). Errors as pq_rle_get, and EFORMAT "dictionary index V out of range (dictionary has
- * DLEN values)" for a value >= dlen; out is then undefined. */
+ * bit-packed values are mapped without being stored as indices when bit_width <= 8 and
+ * dlen <= 64: 64 at a time with AVX-512 VBMI (a byte shuffle per 8 groups, a table lookup per
+ * value), else 8 at a time with AVX2 (one 8-byte load per group). Errors as pq_rle_get, and
+ * EFORMAT "dictionary index V out of range (dictionary has DLEN values)" for a value >= dlen
+ * (V the largest); out is then undefined. */
 int pq_rle_bits(pq_rle_dec *d, int64_t n, const uint64_t *dm, uint32_t dlen, uint64_t *out);
 /* Reads the next run header (rle.c's, for rle_bits.c). 0, 1 when the data has ended, or a
  * negative status. */

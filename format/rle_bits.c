@@ -10,9 +10,15 @@
  *  2. The vector path maps 8 whole groups (64 values) of the current bit-packed run with a
  *     masked load of exactly their 8 * bit_width bytes, all inside the buffer (bp_left counts
  *     only values that fit, rle.c invariant 2).
- *  3. A value >= dlen never indexes dm past its dlen bits (it reads entry 0, or its low six
- *     bits in the one-word table) and fails the call.
- *  4. The decoder ends exactly as pq_rle_get of n values would leave it. */
+ *  3. A value >= dlen never indexes dm past its dlen bits (it reads entry 0, its low six
+ *     bits in the one-word table, or a zero bit of the group path's dm cut to dlen bits) and
+ *     fails the call: every path keeps the largest value seen, so the message names the same
+ *     value on every path.
+ *  4. The decoder ends exactly as pq_rle_get of n values would leave it.
+ *  5. The group path (AVX2, bit width 1..8, dlen <= 64) maps whole 8-value groups
+ *     of the current bit-packed run from one 8-byte little-endian load each, taken only while
+ *     the load stays inside the buffer (at least 8 bytes from the group's start to end); the
+ *     last groups of a buffer, a buffered group and a run's partial group take scalar_step. */
 #include <assert.h>
 #include <string.h>
 
@@ -21,6 +27,10 @@
 #if defined(__AVX512VBMI__) && defined(__AVX512BW__)
 #include <immintrin.h>
 #define RLE_BITS_VBMI 1
+#endif
+#if defined(__AVX2__)
+#include <immintrin.h>
+#define RLE_BITS_AVX2 1
 #endif
 
 enum { STEP_MAX = 64 }; /* values mapped at a time off the vector path */
@@ -130,6 +140,90 @@ static int64_t vec_run(pq_rle_dec *d, vec_map *m, int64_t want, int64_t pos, uin
 }
 #endif
 
+#if RLE_BITS_AVX2
+/* What the group path (invariant 5) needs for one bit width (1..8) and one dictionary
+ * (<= 64 entries). Only with AVX2: a scalar variant (per value a shift, a mask and a bit of
+ * dm, a running max) measured slower than scalar_step's unpack then map (session 36, see
+ * bench/RESULTS.md), so without AVX2 the portable path is scalar_step. */
+typedef struct grp_map {
+    __m256i shuf;         /* 32-bit lane i <- bytes (i * bw) / 8 and (i * bw) / 8 + 1, rest 0 */
+    __m256i shift;        /* lane i: (i * bw) % 8 */
+    __m256i width;        /* (1 << bw) - 1 per lane */
+    __m256i dm_lo, dm_hi; /* dm[0] cut to dlen bits: its low and high 32 bits per lane */
+    __m256i vmax;         /* the largest value seen, per lane */
+    uint32_t bw;
+} grp_map;
+
+static void grp_init(grp_map *m, uint32_t bw, const uint64_t *dm, uint32_t dlen)
+{
+    assert(bw >= 1 && bw <= 8 && dlen >= 1 && dlen <= 64);
+    uint64_t cut = dlen == 64 ? dm[0] : dm[0] & ((UINT64_C(1) << dlen) - 1);
+    uint8_t shuf[32];
+    uint32_t shift[8];
+    for (int i = 0; i < 8; i++) {
+        int s = i * (int)bw; /* <= 56: bytes s / 8 and s / 8 + 1 <= 8 hold the value */
+        for (int j = 0; j < 4; j++) shuf[4 * i + j] = j < 2 ? (uint8_t)((s >> 3) + j) : 0x80;
+        shift[i] = (uint32_t)(s & 7);
+    }
+    /* shuffle_epi8 indexes within each 128-bit half: each half holds the word twice, and
+     * byte 8 (a copy of byte 0) is read only for bits past the group's 8 * bw */
+    m->shuf = _mm256_loadu_si256((const __m256i *)shuf);
+    m->shift = _mm256_loadu_si256((const __m256i *)shift);
+    m->width = _mm256_set1_epi32((int)((1u << bw) - 1));
+    m->dm_lo = _mm256_set1_epi32((int)(uint32_t)cut);
+    m->dm_hi = _mm256_set1_epi32((int)(uint32_t)(cut >> 32));
+    m->vmax = _mm256_setzero_si256();
+    m->bw = bw;
+}
+
+/* The 8 bits of the group at p; p[0 .. 8) is readable (invariant 5). */
+static inline uint32_t grp_map8(grp_map *m, const uint8_t *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8); /* little-endian: x86-64 */
+    __m256i w = _mm256_set1_epi64x((long long)x);
+    __m256i v = _mm256_and_si256(_mm256_srlv_epi32(_mm256_shuffle_epi8(w, m->shuf), m->shift),
+                                 m->width);
+    m->vmax = _mm256_max_epu32(m->vmax, v);
+    /* a shift count >= 32 gives 0: values 0..31 read dm_lo, 32..63 dm_hi, 64.. nothing */
+    __m256i hi = _mm256_srlv_epi32(m->dm_hi, _mm256_sub_epi32(v, _mm256_set1_epi32(32)));
+    __m256i b = _mm256_or_si256(_mm256_srlv_epi32(m->dm_lo, v), hi);
+    return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_slli_epi32(b, 31)));
+}
+
+/* The largest value the group path has seen. */
+static uint32_t grp_max(const grp_map *m)
+{
+    uint32_t b[8], x = 0;
+    _mm256_storeu_si256((__m256i *)b, m->vmax);
+    for (int i = 0; i < 8; i++) x = b[i] > x ? b[i] : x;
+    return x;
+}
+
+/* Maps the current run's whole groups that fit in want values and whose 8-byte loads stay in
+ * the buffer: returns the values mapped (a multiple of 8, maybe 0). */
+static int64_t grp_run(pq_rle_dec *d, grp_map *m, int64_t want, int64_t pos, uint64_t *out)
+{
+    assert(d->grp_pos == d->grp_len && d->bit_width == m->bw);
+    int64_t g = (want < (int64_t)d->bp_left ? want : (int64_t)d->bp_left) >> 3;
+    int64_t room = d->end - d->p, fit = room >= 8 ? (room - 8) / m->bw + 1 : 0;
+    g = g < fit ? g : fit;
+    const uint8_t *p = d->p;
+    for (int64_t i = 0; i < g;) {
+        int64_t c = g - i < 8 ? g - i : 8; /* groups into one output word */
+        uint64_t b = 0;
+        for (int64_t j = 0; j < c; j++, p += m->bw) b |= (uint64_t)grp_map8(m, p) << (8 * j);
+        put_bits(out, pos + 8 * i, b, 8 * c);
+        i += c;
+    }
+    assert(p <= d->end && p == d->p + g * m->bw);
+    d->p = p;
+    d->bp_left -= (uint32_t)(8 * g);
+    if (g && d->bp_left == 0 && d->bp_short) d->p = d->end;
+    return 8 * g;
+}
+#endif
+
 /* The sticky "data ends" or "out of range" failure. */
 static int bits_fail(pq_rle_dec *d, int rc)
 {
@@ -165,6 +259,11 @@ int pq_rle_bits(pq_rle_dec *d, int64_t n, const uint64_t *dm, uint32_t dlen, uin
     bool vec = d->bit_width >= 1 && d->bit_width <= 8 && dlen <= 64;
     if (vec) vec_init(&vm, d->bit_width, dm, dlen);
 #endif
+#if RLE_BITS_AVX2
+    grp_map gm;
+    bool grp = d->bit_width >= 1 && d->bit_width <= 8 && dlen <= 64;
+    if (grp) grp_init(&gm, d->bit_width, dm, dlen);
+#endif
     int64_t pos = 0;
     while (pos < n) {
         int64_t want = n - pos, k = 0;
@@ -179,7 +278,10 @@ int pq_rle_bits(pq_rle_dec *d, int64_t n, const uint64_t *dm, uint32_t dlen, uin
             k = vec_run(d, &vm, want, pos, out);
 #endif
         } else if (in_grp || d->bp_left) {
-            k = scalar_step(d, want, pos, dm, dlen, &max, out);
+#if RLE_BITS_AVX2
+            k = grp && !in_grp ? grp_run(d, &gm, want, pos, out) : 0;
+#endif
+            if (k == 0) k = scalar_step(d, want, pos, dm, dlen, &max, out);
             if (k < 0) return (int)k;
         } else if (d->bit_width == 0 && d->end == d->base) { /* bare width 0: all zeros */
             k = want;
@@ -196,6 +298,9 @@ int pq_rle_bits(pq_rle_dec *d, int64_t n, const uint64_t *dm, uint32_t dlen, uin
     }
 #if RLE_BITS_VBMI
     if (vec) max = vec_max(&vm) > max ? vec_max(&vm) : max;
+#endif
+#if RLE_BITS_AVX2
+    if (grp) max = grp_max(&gm) > max ? grp_max(&gm) : max;
 #endif
     if (n > 0 && max >= dlen)
         return bits_fail(d, pq_errf(d->err, RINGSCAN_EFORMAT, -1,

@@ -1,5 +1,8 @@
 /* tests for format/rle.c, format/plain.c, format/dict.c, format/enc_buf.c
  * (delta, DLBA/DBA and BYTE_STREAM_SPLIT are in test_enc_delta.c). */
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "check.h"
 #include "format/encoding.h"
 
@@ -249,6 +252,158 @@ static void rle_bits_errors(void)
     CHECK(pq_rle_init_dict(&d, &zero, 1, NULL) == 0);
     CHECK(pq_rle_bits(&d, 130, dm, 1, out) == 0);
     CHECK(out[0] == ~UINT64_C(0) && out[1] == ~UINT64_C(0) && out[2] == 3);
+}
+
+/* Test-side ULEB128 run header. */
+static void put_header(bw_t *w, uint32_t h)
+{
+    do {
+        uint8_t c = (uint8_t)(h & 0x7f);
+        h >>= 7;
+        put_byte(w, (uint8_t)(c | (h ? 0x80 : 0)));
+    } while (h);
+}
+
+/* A hand-built stream of width bw (1..8): RLE runs mixed with bit-packed runs of 1..40 groups,
+ * values below vmax into v, ending with a bit-packed run; returns its length with the last
+ * 0..bw bytes dropped (bw only when that run has 2 groups or more), so the last group may be
+ * short or missing. */
+static size_t build_mixed(bw_t *w, int bw, uint32_t vmax, uint64_t *s, uint32_t *v)
+{
+    memset(w, 0, sizeof *w);
+    int64_t n = 0;
+    uint32_t g = 0;
+    int runs = 1 + (int)(rng(s) % 6);
+    for (int r = 0; r < runs; r++) {
+        if (r < runs - 1 && rng(s) % 3 == 0) {
+            uint32_t len = 1 + (uint32_t)(rng(s) % 30), val = (uint32_t)(rng(s) % vmax);
+            put_header(w, len << 1);
+            put_byte(w, (uint8_t)val);
+            for (uint32_t i = 0; i < len; i++) v[n++] = val;
+        } else {
+            g = 1 + (uint32_t)(rng(s) % 40);
+            put_header(w, g << 1 | 1);
+            w->bit = (w->bit + 7) & ~(size_t)7;
+            for (uint32_t i = 0; i < 8 * g; i++) {
+                v[n] = (uint32_t)(rng(s) % vmax);
+                put_bits(w, v[n++], bw);
+            }
+        }
+    }
+    return (w->bit + 7) / 8 - (size_t)(rng(s) % (uint64_t)(g >= 2 ? bw + 1 : bw));
+}
+
+/* A copy of buf[0..len) that ends where a PROT_NONE page begins: a read past it faults. */
+static uint8_t *guarded_copy(const uint8_t *buf, size_t len, uint8_t **map, size_t *map_len)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), body = (len + page - 1) / page * page;
+    *map_len = body + page;
+    *map = mmap(NULL, *map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(*map != MAP_FAILED);
+    CHECK_EQ_I64(mprotect(*map + body, page, PROT_NONE), 0);
+    memcpy(*map + body - len, buf, len);
+    return *map + body - len;
+}
+
+/* pq_rle_bits' group path (8 values from one 8-byte load) against pq_rle_next then a lookup
+ * by hand: every width 1..8, dictionaries of 1, 7, 63 and 64 entries with bits set past dlen,
+ * runs mixed, calls of random lengths with gets between them (buffered groups), the last
+ * groups near and past the buffer end (scalar there; the stream ends at a guard page, so a
+ * read past it faults), then the decoder at the end. */
+static void rle_bits_groups_random(void)
+{
+    static uint32_t v[2048], ref[2048], tmp[64];
+    static bw_t w;
+    static uint64_t out[8];
+    const uint32_t dlens[] = {1, 7, 63, 64};
+    int64_t cases = 0, bits_checked = 0;
+    for (int bw = 1; bw <= 8; bw++) {
+        for (size_t di = 0; di < 4; di++) {
+            uint32_t dlen = dlens[di], vmax = dlen < (1u << bw) ? dlen : (1u << bw);
+            for (uint64_t seed = 1; seed <= 60; seed++) {
+                uint64_t s = seed * 1000003 + (uint64_t)bw * 131 + di;
+                size_t len = build_mixed(&w, bw, vmax, &s, v);
+                uint8_t *map;
+                size_t map_len;
+                const uint8_t *buf = guarded_copy(w.b, len, &map, &map_len);
+                uint64_t dm[1] = {rng(&s)};
+                pq_rle_dec d;
+                CHECK(pq_rle_init(&d, buf, len, bw, NULL) == 0);
+                int64_t n = 0, k;
+                while ((k = pq_rle_next(&d, ref + n, 64)) > 0) n += k; /* the values that fit */
+                CHECK(memcmp(ref, v, (size_t)n * 4) == 0);
+                CHECK(pq_rle_init(&d, buf, len, bw, NULL) == 0);
+                for (int64_t pos = 0; pos < n;) {
+                    int64_t want = 1 + (int64_t)(rng(&s) % 300);
+                    want = want < n - pos ? want : n - pos;
+                    want = want < 512 ? want : 512;
+                    if (rng(&s) % 4 == 0) { /* a get of a few values: maybe a buffered group */
+                        int64_t g = want < 11 ? want : 11;
+                        CHECK(pq_rle_get(&d, tmp, g) == 0);
+                        CHECK(memcmp(tmp, ref + pos, (size_t)g * 4) == 0);
+                        pos += g;
+                        continue;
+                    }
+                    memset(out, 0xff, sizeof out);
+                    CHECK(pq_rle_bits(&d, want, dm, dlen, out) == 0);
+                    int64_t bad = 0;
+                    for (int64_t i = 0; i < want; i++)
+                        bad += (int)((out[i >> 6] >> (i & 63)) & 1) != dm_bit(dm, ref[pos + i]);
+                    for (int64_t i = want; i < ((want + 63) & ~(int64_t)63); i++)
+                        bad += (int)((out[i >> 6] >> (i & 63)) & 1); /* past n: clear */
+                    CHECK_EQ_I64(bad, 0);
+                    bits_checked += want;
+                    pos += want;
+                }
+                CHECK(d.p == d.end);
+                CHECK_EQ_I64(pq_rle_next(&d, tmp, 1), 0);
+                CHECK(pq_rle_bits(&d, 1, dm, dlen, out) == RINGSCAN_EFORMAT); /* data ends */
+                munmap(map, map_len);
+                cases++;
+            }
+        }
+    }
+    CHECK_EQ_I64(cases, 8 * 4 * 60);
+    CHECK(bits_checked > 8 * 4 * 60 * 100);
+}
+
+/* An index >= dlen in each position of a group, in each of a run's 4 groups, at every width
+ * 1..8 (dlen 2^bw - 1, or 64 for widths 7 and 8 so the value is past dm's word): the call
+ * fails naming the largest bad value, with RLE data after the run so the group path's 8-byte
+ * loads stay in the buffer. */
+static void rle_bits_groups_errors(void)
+{
+    static bw_t w;
+    uint64_t out[2], dm[4] = {~UINT64_C(0), ~UINT64_C(0), ~UINT64_C(0), ~UINT64_C(0)};
+    for (int bw = 1; bw <= 8; bw++) {
+        uint32_t top = (1u << bw) - 1, dlen = top < 64 ? top : 64;
+        for (int at = 0; at < 32; at++) {
+            memset(&w, 0, sizeof w);
+            put_header(&w, 4 << 1 | 1);
+            for (int i = 0; i < 32; i++) {
+                uint32_t x = i == at ? top : (uint32_t)i % dlen;
+                if (bw >= 7 && i == (at + 9) % 32) x = 64; /* a smaller bad value too */
+                put_bits(&w, x, bw);
+            }
+            put_header(&w, 20 << 1);
+            put_byte(&w, 0);
+            size_t len = (w.bit + 7) / 8;
+            uint8_t *buf = malloc(len);
+            memcpy(buf, w.b, len);
+            pq_rle_dec d;
+            pq_err e = {0};
+            char want[96];
+            snprintf(want, sizeof want,
+                     "dictionary index %u out of range (dictionary has %u values)", top, dlen);
+            CHECK(pq_rle_init(&d, buf, len, bw, &e) == 0);
+            CHECK(pq_rle_bits(&d, 52, dm, dlen, out) == RINGSCAN_EFORMAT);
+            CHECK(strstr(e.msg, want) != NULL);
+            CHECK(pq_rle_bits(&d, 52, dm, dlen, out) == RINGSCAN_EFORMAT); /* sticky */
+            CHECK(pq_rle_init(&d, buf, len, bw, &e) == 0);
+            CHECK(pq_rle_bits(&d, 52, dm, top + 1, out) == 0); /* every value in the dictionary */
+            free(buf);
+        }
+    }
 }
 
 /* Every prefix of a valid stream: either the n values come out right or an error, never a
@@ -736,6 +891,8 @@ int main(void)
     RUN(rle_select_matches_get);
     RUN(rle_bits_matches_get);
     RUN(rle_bits_errors);
+    RUN(rle_bits_groups_random);
+    RUN(rle_bits_groups_errors);
     RUN(rle_truncated_every_byte);
     RUN(rle_errors);
     RUN(bitpacked_msb);
