@@ -15,6 +15,7 @@ void scan_out_pool_init(scan_out_pool *p, int64_t limit)
 void scan_out_pool_free(scan_out_pool *p)
 {
     assert(p->nmembers == 0 && atomic_load(&p->used) == 0 && !atomic_load(&p->head));
+    assert(atomic_load(&p->listed) == 0);
     pthread_mutex_destroy(&p->mu);
 }
 
@@ -35,8 +36,8 @@ void scan_out_pool_sub(scan_out_pool *p, uint64_t n)
 {
     if (!p || !n) return;
     assert(atomic_load(&p->used) >= n);
-    atomic_fetch_sub(&p->used, n);
-    wake_all(p);
+    atomic_fetch_sub(&p->used, n); /* (seq_cst, then listed read: invariant 5) */
+    if (atomic_load(&p->listed) > 0) wake_all(p);
 }
 
 void scan_out_pool_join(scan_out *o)
@@ -81,17 +82,27 @@ uint64_t scan_out_used(const scan_out *o)
     return atomic_load(&o->waiting) + atomic_load(&o->taken) + atomic_load(&o->running_bytes);
 }
 
-bool scan_out_pool_pass(scan_out *o, uint64_t est, bool exempt)
+void scan_out_pool_unlisted(scan_out_pool *p, int n)
+{
+    if (!p || n == 0) return;
+    assert(n > 0 && atomic_load(&p->listed) >= n);
+    atomic_fetch_sub(&p->listed, n);
+}
+
+bool scan_out_pool_pass(scan_out *o, uint64_t est, bool exempt, bool by_room, bool listed)
 {
     scan_out_pool *p = o->pool;
+    if (!listed) atomic_fetch_add(&p->listed, 1); /* before used is read (invariant 5) */
     pthread_mutex_lock(&p->mu);
     uint64_t used = atomic_load(&p->used);
     scan_out *lead = atomic_load(&p->head);
     /* the lead's own counters change outside mu: the files behind it are weighed from a
      * moment's view of them, the whole bounded by used alone */
     uint64_t mine = lead ? scan_out_used(lead) : 0, behind = used > mine ? used - mine : 0;
-    bool go = exempt || (used + est <= p->limit && (lead == o || behind + est <= p->limit / 2));
+    bool go = exempt || (by_room && used + est <= p->limit &&
+                         (lead == o || behind + est <= p->limit / 2));
     if (go) atomic_fetch_add(&p->used, est);
     pthread_mutex_unlock(&p->mu);
+    if (go) atomic_fetch_sub(&p->listed, 1); /* (listed before, or just now) */
     return go;
 }

@@ -15,7 +15,13 @@
  *     and every new head signals each one's event under mu, and a window leaves under mu
  *     before its event goes (scan_out_detach_ev), so no wake reaches a gone event.
  *  4. head is a member or NULL: a window leaving the pool stops leading it (a later
- *     window at the same address is never taken for the lead). */
+ *     window at the same address is never taken for the lead).
+ *  5. listed counts the splits waiting at the members' gates (output.h invariant 8's lists)
+ *     and the ones being checked: a split counts itself before its check reads used, and
+ *     a fall of used is followed by a read of listed (both seq_cst, Dekker), so a fall skips
+ *     the wake only when no split could have seen used before it and waits. (Waking every
+ *     member at every batch taken would wake the window waits of the files behind the lead
+ *     for nothing.) */
 #ifndef RINGSCAN_SCAN_OUT_POOL_H
 #define RINGSCAN_SCAN_OUT_POOL_H
 #include <pthread.h>
@@ -31,6 +37,7 @@ typedef struct scan_out_pool {
     uint64_t limit;            /* the dataset's fetch budget (> 0) */
     _Atomic uint64_t used;     /* invariant 1 */
     _Atomic(struct scan_out *) head; /* the lead (scan_out_lead), or NULL (invariant 4) */
+    _Atomic int listed;        /* invariant 5 */
     pthread_mutex_t mu;        /* admission (invariant 2) and the members */
     struct scan_out *members[SCAN_OUT_POOL_MAX]; /* invariant 3 */
     int nmembers;
@@ -52,12 +59,18 @@ void scan_out_lead(struct scan_out *o);
 void scan_out_pool_leave(struct scan_out *o);
 /* n bytes more of p's members count (invariant 1). */
 void scan_out_pool_add(scan_out_pool *p, uint64_t n);
-/* n bytes leave: every member's gate may open (invariant 3). */
+/* n bytes leave: every member's gate may open (invariant 3), woken if a split waits at one
+ * (invariant 5). */
 void scan_out_pool_sub(scan_out_pool *p, uint64_t n);
 /* Whether a split of o whose estimate is est passes by the pool (output.h invariant 9):
- * exempt, or room under the limit and, unless o leads, under half of it for the files
- * behind the lead; est then counts in used. Under o's mutex. */
-bool scan_out_pool_pass(struct scan_out *o, uint64_t est, bool exempt);
+ * exempt, or by_room (no lower place waits at o's gate) and room under the limit and,
+ * unless o leads, under half of it for the files behind the lead; est then counts in used.
+ * listed: the split waits at the gate already (counted in listed; it is counted now if not,
+ * and uncounted once it passes). Under o's mutex. */
+bool scan_out_pool_pass(struct scan_out *o, uint64_t est, bool exempt, bool by_room,
+                        bool listed);
+/* n splits listed at a member's gate leave it without passing (invariant 5). */
+void scan_out_pool_unlisted(scan_out_pool *p, int n);
 /* waiting + taken + running_bytes of o (output.h invariant 7), read without its mutex. */
 uint64_t scan_out_used(const struct scan_out *o);
 

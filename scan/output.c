@@ -63,6 +63,7 @@ static bool release_taken(scan_out *o)
 void scan_out_free(scan_out *o)
 {
     scan_out_pool_leave(o); /* (left already once its workers ended: scan_out_detach_ev) */
+    scan_out_pool_unlisted(o->pool, o->ngate_wait); /* (none once its tasks ended) */
     (void)release_taken(o); /* a shared budget, and a pool, outlive o */
     for (int i = 0; o->results && i < o->nsplits; i++) {
         release_held(o, i);
@@ -130,7 +131,7 @@ bool scan_out_gate_pass(scan_out *o, scan_out_gate *g)
     bool leads = !o->pool || atomic_load(&o->pool->head) == o, later = gate_behind(o, g);
     bool exempt = leads && ((o->ordered && g->split == atomic_load(&o->next_needed)) ||
                             (!later && gate_idle(o)));
-    bool go = o->pool ? (exempt || !later) && scan_out_pool_pass(o, g->est, exempt)
+    bool go = o->pool ? scan_out_pool_pass(o, g->est, exempt, !later, g->listed)
                       : exempt || (!later && scan_out_used(o) + g->est <= o->limit_bytes);
     if (go) {
         gate_unlist(o, g);
@@ -161,6 +162,7 @@ void scan_out_gate_drop(scan_out *o, scan_out_gate *g)
 {
     if (!g->counted && !g->listed) return;
     pthread_mutex_lock(&o->mu);
+    if (g->listed) scan_out_pool_unlisted(o->pool, 1);
     gate_unlist(o, g);
     gate_leave(o, g);
     signal_ev(o); /* room for the others */

@@ -16,7 +16,7 @@
 #     decoded while it works (about 2 MB each), and the cores' read windows, as
 #     nested_budget.sh allows for one file. Before, the file being drained and the next file
 #     (dataset.c room: the files behind the first start while they may decode less than
-#     budget/16, so a big second one starts) each held up to the budget: 21-27 MB.
+#     budget/16, so a big second one starts) each held up to the budget: 23.4 MB (now 13.8-14.8).
 #  3. --limit 5000 (the first file and 1,000 rows of the second), ordered and unordered on 2
 #     threads under the slow consumer: 5,000 rows, each equal to pyarrow's, the first 5,000
 #     ids when ordered; the peak within the same bound.

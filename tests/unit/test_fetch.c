@@ -1589,6 +1589,7 @@ static void test_out_pool(void)
         CHECK(!scan_out_gate_pass(&a, &ga[2])); /* 80 + 40 > 100: b's bytes count */
         CHECK(scan_out_gate_pass(&a, &ga[0]) == ordered); /* ordered: the lead's next needed */
         CHECK_EQ_I64((int64_t)atomic_load(&p.used), ordered ? 120 : 80);
+        CHECK_EQ_I64(atomic_load(&p.listed), ordered ? 2 : 3); /* the splits waiting */
         scan_out_claimed(&b, 1), scan_out_claimed(&a, 1);
         scan_batch x = {.rows = 1, .held = 30};
         scan_out_push(&b, 1, &x, &gb[1]); /* its estimate becomes its batch */
@@ -1606,7 +1607,9 @@ static void test_out_pool(void)
         CHECK(scan_out_gate_pass(&b, &gb[0])); /* the lead: 30 + 40 <= 100 */
         CHECK(!scan_out_gate_pass(&b, &gb[2])); /* 70 + 40 > 100 */
         CHECK_EQ_I64((int64_t)atomic_load(&p.used), 70);
+        CHECK_EQ_I64(atomic_load(&p.listed), 1); /* b's split 2 (a's left with a) */
         scan_out_gate_drop(&b, &gb[0]), scan_out_gate_drop(&b, &gb[2]);
+        CHECK_EQ_I64(atomic_load(&p.listed), 0);
         scan_out_free(&b);
         CHECK_EQ_I64((int64_t)atomic_load(&p.used), 0);
         scan_out_pool_free(&p);
