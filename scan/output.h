@@ -67,9 +67,10 @@
  *     leaves room for its estimate under half the limit, so they never crowd the lead out of
  *     more than half. What every file's batches hold together thus stays within the limit
  *     plus the lead's one exempt split (before, each file's gate counted its own bytes: up to
- *     the files at once x the limit). Every decrease of used, and a new lead, signals every
- *     member's event (under the pool's mutex, which a member takes to leave before its event
- *     goes: scan_out_detach_ev), so a file that waited for room, or to lead, goes on. */
+ *     the files at once x the limit). A new lead, and every fall of used while a split
+ *     waits at any member's gate (out_pool.h invariant 5), signals every member's event
+ *     (under the pool's mutex, which a member takes to leave before its event goes:
+ *     scan_out_detach_ev), so a file that waited for room, or to lead, goes on. */
 #ifndef RINGSCAN_SCAN_OUTPUT_H
 #define RINGSCAN_SCAN_OUTPUT_H
 #include <pthread.h>
@@ -130,8 +131,8 @@ typedef struct scan_out {
 } scan_out;
 
 /* 0 or -ENOMEM (o then safe to free). The window holds two splits per task of every core;
- * limit_bytes (invariant 7) is 0 until the caller sets it (scan.c: the fetch budget's limit,
- * a dataset's for each of its files). */
+ * limit_bytes (invariant 7) is 0 and pool NULL until the caller sets them (scan.c: the fetch
+ * budget's limit, a dataset's for each of its files, with the dataset's pool: invariant 9). */
 int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts, int tasks_per_core);
 
 /* One split's place at the byte gate (invariant 7), the split's own while it runs. */
