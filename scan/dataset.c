@@ -3,12 +3,12 @@
  * one scan (scan.h) per file in path order, every one on the dataset's one runtime (scan_rt.h:
  * the cores, their io rings and coroutine stacks started once), on as many of its cores as it
  * has splits, up to DS_INFLIGHT_MAX of them at once while the files after the one being
- * drained hold less than a window of splits and a sixteenth of the fetch budget decoded (they
- * run ahead into their own bounded output windows, so a core whose share of one file is done
- * runs the next files' splits), each file's batches rewritten to the dataset's columns
- * (ds_out.c), a limit counted across files, and ORDER BY ... LIMIT merged across files
- * (ds_topk.c). Every file's scan and the footers held count in the dataset's one fetch budget
- * (share: fetch_budget.c invariant 6); the file whose batches are being taken leads it.
+ * drained hold less than a window of splits and a sixteenth of the fetch budget decoded (a
+ * core whose share of one file is done runs the next files' splits), each file's batches
+ * rewritten to the dataset's columns (ds_out.c), a limit counted across files, ORDER BY ...
+ * LIMIT merged across files (ds_topk.c). Every file's scan and the footers count in one fetch
+ * budget (share: fetch_budget.c invariant 6), every file's batches in one byte bound within it
+ * (pool: output.h invariant 9); the file whose batches are being taken leads both.
  *
  * Invariants:
  *  1. runs[head .. head + nrun) (mod DS_INFLIGHT_MAX) are the running files, in path order;
@@ -203,7 +203,7 @@ static int start_file(ds_scan *d, ds_run *r, bool *pruned, pq_err *e)
     if (d->topk.nkeys && !so.nkeys) so.limit = left; /* constant keys: the first K rows */
     /* every row to the merge (it orders text), or to the filter on cast values */
     if (rc == 0 && !*pruned && (texted_key(d, r) || r->post)) so.nkeys = 0, so.limit = -1;
-    so.share = d->shared ? &d->share : NULL; /* the dataset's one budget */
+    so.share = d->shared ? &d->share : NULL, so.out_pool = d->shared ? &d->pool : NULL;
     so.order_share = ds_orders_for(&d->orders, x); /* and one conjunct order per filter */
     /* packed rows in a file whose nested leaves are widened (ds_nested_widen rewrites only
      * those) and in every file of a Top-K (its merge joins no packed rows with columns) */
@@ -424,6 +424,7 @@ int ds_scan_start(const ds_scan_args *a, ds_scan **out, pq_err *e)
     const ds_list *l = a->list;
     d->shared = a->so.fetch_budget > 0; /* before any footer: they count in it */
     if (d->shared) scan_budget_share_init(&d->share, a->so.fetch_budget, 1);
+    if (d->shared) scan_out_pool_init(&d->pool, a->so.fetch_budget);
     int rc = ds_footers_init(&d->ft, l, &d->a.io, a->max_open, d->shared ? &d->share : NULL);
     d->filter = a->filter ? fail_strdup(a->filter) : NULL;
     d->explain = a->so.explain ? fail_calloc(1, DS_EXPLAIN_BYTES) : NULL;
@@ -481,6 +482,7 @@ void ds_scan_free(ds_scan *d)
     if (d->ft.slots) ds_footers_free(&d->ft); /* its footer tasks ended */
     scan_rt_free(d->rt); /* every file's scan has left it */
     if (d->shared) scan_budget_share_free(&d->share); /* nothing counts in it any more */
+    if (d->shared) scan_out_pool_free(&d->pool);
     ds_orders_free(&d->orders); /* (no file's scan reports into them) */
     io_store_sum_free(&d->store), io_cancel_unref(d->a.io.cancel); /* every file closed */
     ds_topk_free(&d->topk);

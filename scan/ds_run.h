@@ -6,6 +6,7 @@
 #include "scan/ds_scan.h"
 #include "scan/ds_topk.h"
 #include "scan/fetch.h"
+#include "scan/out_pool.h"
 #include "scan/ds_order.h"
 #include "scan/scan_rt.h"
 
@@ -60,7 +61,9 @@ struct ds_scan {
     int ngone;
     scan_budget_share share; /* the fetch budget every file's scan and the footers count in
                               (fetch_budget.c invariant 6), when shared */
-    bool shared;           /* a fetch budget was given (> 0): share is set up */
+    bool shared;           /* a fetch budget was given (> 0): share and pool are set up */
+    scan_out_pool pool;    /* the byte bound every file's output window counts in, led by
+                              the file being drained (output.h invariant 9), when shared */
     int next;              /* the next file to start */
     int64_t rows_out;
     scan_stats acc;        /* finished files' counters */

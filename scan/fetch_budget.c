@@ -58,7 +58,8 @@
  *     in any file wakes the waiting tasks of every attached file (under the share's mutex,
  *     which detaching takes too, so no wake reaches a scan after it detached). The io/ read
  *     and pool bounds of invariant 5 stay per scan: a file's are 1/split of a lone scan's,
- *     so the files' reads in flight stay within limit / 2 between them.
+ *     so the files' reads in flight stay within limit / 2 between them. The files' batches
+ *     are bound together at their output gates too (output.h invariant 9, the same lead).
  *  7. A gated task is admitted against held plus pending: the bytes every running split
  *     reserved to fetch (scan_budget_reserve's fetch: its reads outside the file's kept
  *     bytes, which held counts once already), from its reservation to its end. io/

@@ -45,6 +45,7 @@ static void release_held(scan_out *o, int i)
     assert(atomic_load(&o->waiting) >= n);
     atomic_fetch_sub_explicit(&o->waiting, n, memory_order_relaxed);
     if (o->held) atomic_fetch_sub_explicit(o->held, n, memory_order_relaxed);
+    scan_out_pool_sub(o->pool, n);
 }
 
 /* The batch handed out last leaves the budget's held (the consumer asks for the next one, or
@@ -55,12 +56,15 @@ static bool release_taken(scan_out *o)
     o->taken = 0;
     if (!n) return false;
     if (o->held) atomic_fetch_sub_explicit(o->held, n, memory_order_relaxed);
+    scan_out_pool_sub(o->pool, n);
     return true; /* (the byte gate counts it too: invariant 7) */
 }
 
 void scan_out_free(scan_out *o)
 {
-    (void)release_taken(o); /* a shared budget outlives o */
+    scan_out_pool_leave(o); /* (left already once its workers ended: scan_out_detach_ev) */
+    scan_out_pool_unlisted(o->pool, o->ngate_wait); /* (none once its tasks ended) */
+    (void)release_taken(o); /* a shared budget, and a pool, outlive o */
     for (int i = 0; o->results && i < o->nsplits; i++) {
         release_held(o, i);
         scan_batch_free(&o->results[i]);
@@ -124,10 +128,11 @@ bool scan_out_gate_pass(scan_out *o, scan_out_gate *g)
 {
     if (g->counted || g->est == 0 || o->limit_bytes == 0) return true;
     pthread_mutex_lock(&o->mu);
-    uint64_t used = atomic_load(&o->waiting) + atomic_load(&o->taken) +
-                    atomic_load(&o->running_bytes);
-    bool go = (o->ordered && g->split == atomic_load(&o->next_needed)) ||
-              (!gate_behind(o, g) && (used + g->est <= o->limit_bytes || gate_idle(o)));
+    bool leads = !o->pool || atomic_load(&o->pool->head) == o, later = gate_behind(o, g);
+    bool exempt = leads && ((o->ordered && g->split == atomic_load(&o->next_needed)) ||
+                            (!later && gate_idle(o)));
+    bool go = o->pool ? scan_out_pool_pass(o, g->est, exempt, !later, g->listed)
+                      : exempt || (!later && scan_out_used(o) + g->est <= o->limit_bytes);
     if (go) {
         gate_unlist(o, g);
         atomic_fetch_add(&o->running_bytes, g->est);
@@ -142,7 +147,7 @@ bool scan_out_gate_pass(scan_out *o, scan_out_gate *g)
     return go;
 }
 
-/* g's estimate leaves running_bytes (under mu). */
+/* g's estimate leaves running_bytes (under mu), and the pool's used. */
 static void gate_leave(scan_out *o, scan_out_gate *g)
 {
     if (!g || !g->counted) return;
@@ -150,12 +155,14 @@ static void gate_leave(scan_out *o, scan_out_gate *g)
     atomic_fetch_sub(&o->running_bytes, g->est);
     o->running--;
     g->counted = false;
+    scan_out_pool_sub(o->pool, g->est);
 }
 
 void scan_out_gate_drop(scan_out *o, scan_out_gate *g)
 {
     if (!g->counted && !g->listed) return;
     pthread_mutex_lock(&o->mu);
+    if (g->listed) scan_out_pool_unlisted(o->pool, 1);
     gate_unlist(o, g);
     gate_leave(o, g);
     signal_ev(o); /* room for the others */
@@ -181,6 +188,8 @@ void scan_out_push(scan_out *o, int split, scan_batch *b, scan_out_gate *g)
     if (empty) scan_batch_free(b);
     pthread_mutex_lock(&o->mu);
     assert(!o->ready[split]);
+    scan_out_pool_add(o->pool, empty ? 0 : bytes); /* before its estimate leaves (out_pool.h
+                                                       invariant 1) */
     if (g && g->counted) { /* invariant 7: its estimate becomes its batch; the gate may open */
         gate_leave(o, g);
         o->seen_unc += g->unc, o->seen_out += bytes;
@@ -259,6 +268,7 @@ void scan_out_cancel(scan_out *o, void (*on_live)(void *ctx), void *ctx)
 void scan_out_detach_ev(scan_out *o)
 {
     assert(atomic_load(&o->workers_live) == 0);
+    scan_out_pool_leave(o); /* no pool's wake after this (invariant 9) */
     pthread_mutex_lock(&o->mu);
     o->ev = NULL;
     pthread_mutex_unlock(&o->mu);

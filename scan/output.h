@@ -55,12 +55,28 @@
  *     a later split could start before an earlier one waiting: a 2.4 GB group's Arrow export
  *     then peaked at 453-583 MB RSS (351-386 MB before the gate, 387 MB in place order). The
  *     lowest place waiting goes on whenever room or idleness comes, so the order adds no
- *     wait that invariant 7's exemptions do not end. */
+ *     wait that invariant 7's exemptions do not end.
+ *  9. A dataset's files share one byte bound (pool, scan_out_pool: its limit is the dataset's
+ *     one fetch budget): the gate of a pooled window counts, in place of its own bytes, the
+ *     pool's used (every member's waiting + taken + running_bytes, changed with them), and
+ *     admits under the pool's mutex (after its own, never before), so two files' cores are
+ *     not both admitted by one room. Only the lead (head: the file whose batches the
+ *     consumer takes, scan_out_lead) has invariant 7's exemptions, judged on its own window
+ *     alone, so the lead never waits on a file behind it; a file behind it passes only by
+ *     room, and only while what the files behind the lead hold (used less the lead's own)
+ *     leaves room for its estimate under half the limit, so they never crowd the lead out of
+ *     more than half. What every file's batches hold together thus stays within the limit
+ *     plus the lead's one exempt split (before, each file's gate counted its own bytes: up to
+ *     the files at once x the limit). A new lead, and every fall of used while a split
+ *     waits at any member's gate (out_pool.h invariant 5), signals every member's event
+ *     (under the pool's mutex, which a member takes to leave before its event goes:
+ *     scan_out_detach_ev), so a file that waited for room, or to lead, goes on. */
 #ifndef RINGSCAN_SCAN_OUTPUT_H
 #define RINGSCAN_SCAN_OUTPUT_H
 #include <pthread.h>
 
 #include "runtime/event.h"
+#include "scan/out_pool.h"
 #include "scan/scan.h"
 
 typedef struct scan_out {
@@ -93,6 +109,8 @@ typedef struct scan_out {
     int ngate_wait, gate_wait_cap;
     uint64_t seen_unc, seen_out; /* pushed splits' uncompressed bytes and batch bytes: the
                                     estimate's ratio (under mu) */
+    scan_out_pool *pool;       /* invariant 9: NULL, or the dataset's (set with limit_bytes) */
+    bool pooled;               /* a member of pool (under pool->mu) */
 
     pthread_mutex_t mu;        /* guards what follows */
     pthread_cond_t cv;
@@ -113,8 +131,8 @@ typedef struct scan_out {
 } scan_out;
 
 /* 0 or -ENOMEM (o then safe to free). The window holds two splits per task of every core;
- * limit_bytes (invariant 7) is 0 until the caller sets it (scan.c: the fetch budget's limit,
- * a dataset's for each of its files). */
+ * limit_bytes (invariant 7) is 0 and pool NULL until the caller sets them (scan.c: the fetch
+ * budget's limit, a dataset's for each of its files, with the dataset's pool: invariant 9). */
 int scan_out_init(scan_out *o, int nsplits, const scan_opts *opts, int tasks_per_core);
 
 /* One split's place at the byte gate (invariant 7), the split's own while it runs. */
@@ -162,7 +180,8 @@ void scan_out_stop(scan_out *o);
  * scan_out_next or ending the scan: under mu, and, until scan_out_detach_ev ran (the executor
  * may be gone after), a wake of the event and on_live(ctx) (still under mu). */
 void scan_out_cancel(scan_out *o, void (*on_live)(void *ctx), void *ctx);
-/* The executor is about to stop (every worker ended): no wake goes to its cores after this. */
+/* The executor is about to stop (every worker ended): no wake goes to its cores after this
+ * (o leaves its pool first, and stops leading it; its bytes stay counted until freed). */
 void scan_out_detach_ev(scan_out *o);
 /* Whether a split whose place is place fits the window now. */
 bool scan_out_fits(scan_out *o, int64_t place);

@@ -253,6 +253,7 @@ static int start_workers(scan_t *s, pq_err *e)
     scan_fetch_start(&s->fetch, s->g, &s->ev);
     scan_budget_attach(&s->fetch.budget, &s->ev); /* a shared budget's wakes reach it */
     s->pol.ev = s->dicts.ev = s->out.ev = &s->ev;
+    scan_out_pool_join(&s->out); /* the other files' releases wake its gate */
     s->member = (scan_rt_member){.cancel = cancel_member, .arg = s};
     if (s->o.rt) scan_rt_join(s->o.rt, &s->member); /* (cancelled: it stops at once) */
     int tasks = s->fetch.budget.tasks, n = s->o.threads, first = 0, t = s->o.threads;
@@ -286,7 +287,8 @@ static int parts_init(scan_t *s)
     s->o.io_opts.held_peak = s->fetch.budget.pp;
     if (rc == 0) scan_budget_io_opts(&s->fetch.budget, &s->o.io_opts, s->o.threads);
     s->out.held = s->fetch.budget.hp, s->out.held_peak = s->fetch.budget.pp,
-    s->out.limit_bytes = s->fetch.budget.limit; /* (output.h invariant 7) */
+    s->out.limit_bytes = s->fetch.budget.limit; /* (output.h invariants 7 and 9) */
+    s->out.pool = s->out.limit_bytes ? s->o.out_pool : NULL;
     s->fetch.budget.behind = out_behind, s->fetch.budget.behind_ctx = &s->out;
     s->env = (scan_task_env){.plan = &s->plan, .fx = &s->fetch, .pol = &s->pol,
                              .dicts = &s->dicts, .cnt = &s->cnt,
@@ -438,6 +440,7 @@ bool scan_left(scan_t *s)
 void scan_lead(scan_t *s)
 {
     scan_budget_lead(&s->fetch.budget);
+    scan_out_lead(&s->out);
 }
 
 /* Top-K: every split's candidates into the merge, then the answer in order. */

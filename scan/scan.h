@@ -137,6 +137,8 @@ typedef struct scan_opts {
                                  of starting its own, and leaves them running at its end */
     struct scan_budget_share *share; /* NULL, or a fetch budget shared with other scans (a
                                  dataset's files, fetch.h): fetch_budget is then its limit */
+    struct scan_out_pool *out_pool; /* with share: the byte bound the scans' output windows
+                                 share (out_pool.h; output.h invariant 9), else NULL */
     struct scan_order_share *order_share; /* NULL, or the adaptive conjunct order of other
                                  scans whose filters are the same conjuncts (policy.h) */
     int groups_besides;       /* row groups the cores run besides this scan's (a dataset's
@@ -306,7 +308,8 @@ void scan_end(scan_t *s);
  * far). Thread-safe; never blocks on the scan; the end itself (scan_end) is the consumer's. */
 void scan_cancel(scan_t *s);
 /* A scan on a shared fetch budget (scan_opts.share) is now the one its consumer drains: its
- * base tasks go on without waiting for room (fetch_budget.c invariant 6). Host thread. */
+ * base tasks go on without waiting for room (fetch_budget.c invariant 6), and it leads its
+ * output pool (scan_opts.out_pool; output.h invariant 9). Host thread. */
 void scan_lead(scan_t *s);
 
 /* Stops the executor (cancelling what is in flight), frees everything. */

@@ -1564,6 +1564,58 @@ static void test_out_gate(void)
     }
 }
 
+/* A dataset's windows share one byte bound (output.h invariant 9): every window's batches and
+ * running estimates count in the pool's used against its limit; only the lead is exempt (the
+ * split it needs next, or idle), a window behind it passes by room alone and only while the
+ * windows behind hold at most half the limit; a window that leaves stops leading. */
+static void test_out_pool(void)
+{
+    for (int ordered = 1; ordered >= 0; ordered--) {
+        scan_opts so = {.threads = 1, .limit = -1, .ordered = ordered};
+        scan_out_pool p;
+        scan_out_pool_init(&p, 100);
+        scan_out a, b;
+        CHECK(scan_out_init(&a, 4, &so, 4) == 0 && scan_out_init(&b, 4, &so, 4) == 0);
+        a.limit_bytes = b.limit_bytes = 100, a.pool = b.pool = &p;
+        atomic_store(&p.head, &a); /* (scan_out_lead, for a member: its event set) */
+        scan_out_gate ga[4], gb[4];
+        for (int i = 0; i < 4; i++) { /* reservations of 40 */
+            ga[i] = scan_out_gate_make(&a, i, i, 1, 40);
+            gb[i] = scan_out_gate_make(&b, i, i, 1, 40);
+        }
+        CHECK(scan_out_gate_pass(&b, &gb[1])); /* behind: 0 + 40 <= 50 */
+        CHECK(!scan_out_gate_pass(&b, &gb[0])); /* 40 + 40 > 50: next needed, idle or not */
+        CHECK(scan_out_gate_pass(&a, &ga[1])); /* the lead: 40 + 40 <= 100 */
+        CHECK(!scan_out_gate_pass(&a, &ga[2])); /* 80 + 40 > 100: b's bytes count */
+        CHECK(scan_out_gate_pass(&a, &ga[0]) == ordered); /* ordered: the lead's next needed */
+        CHECK_EQ_I64((int64_t)atomic_load(&p.used), ordered ? 120 : 80);
+        CHECK_EQ_I64(atomic_load(&p.listed), ordered ? 2 : 3); /* the splits waiting */
+        scan_out_claimed(&b, 1), scan_out_claimed(&a, 1);
+        scan_batch x = {.rows = 1, .held = 30};
+        scan_out_push(&b, 1, &x, &gb[1]); /* its estimate becomes its batch */
+        x = (scan_batch){.rows = 1, .held = 10};
+        scan_out_push(&a, 1, &x, &ga[1]);
+        CHECK(scan_out_gate_pass(&a, &ga[0])); /* (unordered: by room now, 40 + 40 <= 100) */
+        CHECK_EQ_I64((int64_t)atomic_load(&p.used), 80); /* a: 40 running + 10, b: 30 */
+        CHECK(!scan_out_gate_pass(&b, &gb[0])); /* behind the lead's 50: 30 + 40 > 50 */
+        scan_out_gate_drop(&a, &ga[0]);
+        scan_out_free(&a); /* its batch given back; it leads no more */
+        CHECK_EQ_I64((int64_t)atomic_load(&p.used), 30);
+        CHECK(atomic_load(&p.head) == NULL);
+        CHECK(!scan_out_gate_pass(&b, &gb[0])); /* no lead: b is still behind */
+        atomic_store(&p.head, &b);
+        CHECK(scan_out_gate_pass(&b, &gb[0])); /* the lead: 30 + 40 <= 100 */
+        CHECK(!scan_out_gate_pass(&b, &gb[2])); /* 70 + 40 > 100 */
+        CHECK_EQ_I64((int64_t)atomic_load(&p.used), 70);
+        CHECK_EQ_I64(atomic_load(&p.listed), 1); /* b's split 2 (a's left with a) */
+        scan_out_gate_drop(&b, &gb[0]), scan_out_gate_drop(&b, &gb[2]);
+        CHECK_EQ_I64(atomic_load(&p.listed), 0);
+        scan_out_free(&b);
+        CHECK_EQ_I64((int64_t)atomic_load(&p.used), 0);
+        scan_out_pool_free(&p);
+    }
+}
+
 /* A budgeted remote scan's io contexts: idle pooled buffers count in held (pool_held), at
  * most a quarter of the limit between the threads, and the reads issued at most half of it;
  * a local scan (or one without read-ahead) keeps io/'s pools, stash and budget. */
@@ -1598,6 +1650,7 @@ int main(void)
     RUN(test_budget_reserve);
     RUN(test_out_behind);
     RUN(test_out_gate);
+    RUN(test_out_pool);
     RUN(test_budget_io_opts);
     RUN(test_claim_order);
     RUN(test_claim_runs);
