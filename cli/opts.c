@@ -250,10 +250,13 @@ static int parse_one(const cli_cmd *cmd, int argc, char **argv, int *i, cli_appl
     if (!o) return unknown_option(cmd, arg);
     cli_val val = {.i = 1, .s = o->name};
     if (o->kind == CLI_FLAG && !v) return apply(ctx, o, &val);
-    if (!v) {
-        if (*i + 1 >= argc) return cli_usage_error(cmd, "%s needs a value (%s)", o->name, o->arg);
-        v = argv[++*i];
+    if (!v && *i + 1 >= argc) { /* a choice has no arg: its values are the name ("(null)") */
+        char list[512];
+        const char *what =
+            o->kind == CLI_CHOICE ? choice_list(o->choices, "|", list, sizeof list) : o->arg;
+        return cli_usage_error(cmd, "%s needs a value (%s)", o->name, what);
     }
+    if (!v) v = argv[++*i];
     int rc = parse_value(cmd, o, v, &val);
     return rc ? rc : apply(ctx, o, &val);
 }
