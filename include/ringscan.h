@@ -663,7 +663,9 @@ RINGSCAN_API int ringscan_scan_schema(ringscan_scan *s, struct ArrowSchema *out,
 
 /* Next batch. Returns 1 and *out (a struct array of the projected columns, only rows that
  * passed the filter; the caller calls out->release, which may happen after ringscan_scan_free),
- * 0 at the end (out->release NULL), or a negative status with err filled (the scan stops). */
+ * 0 at the end (out->release NULL), or a negative status with err filled (the scan stops).
+ * In a child process forked while the scan ran: -EINVAL, "the scan was started in process N,
+ * this is a fork of it" (its threads are the parent's; the call waited for them forever). */
 RINGSCAN_API int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error *err);
 
 /* Wraps the scan as an ArrowArrayStream. The stream holds s (and s its file): releasing the
@@ -858,7 +860,7 @@ RINGSCAN_API int ringscan_count(ringscan_file *f, const ringscan_options *o,
  * thread, the way a host cancels a scan (a Ctrl-C handler, a deadline): its reads in flight
  * (a stalled server's too; a dataset's footer reads too) are cancelled and that call wakes,
  * returning 0 once the splits running end their current step.
- * Not against ringscan_scan_free. */
+ * Not against ringscan_scan_free. In a child process forked while the scan ran: no-op. */
 RINGSCAN_API void ringscan_scan_stop(ringscan_scan *s);
 
 /* ringscan_scan_stop for a host that stops a scan which a consumer it does not control may

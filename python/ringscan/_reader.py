@@ -439,20 +439,27 @@ class Reader:
         No exception stays in a reference cycle (a queue holding one whose traceback holds
         the queue kept the scan alive until a garbage collection)."""
         want, got = queue.SimpleQueue(), queue.SimpleQueue()
+        pid = os.getpid()
 
-        def pump():  # one batch per request (None, None at the end); False ends it
+        def one():  # one batch (None, None at the end)
+            try:
+                got.put((rbr.read_next_batch(), None))
+            except StopIteration:
+                got.put((None, None))
+            except BaseException as e:  # the scan's error
+                got.put((None, e))
+
+        def pump():  # one batch per request; False ends it
             while want.get():
-                try:
-                    got.put((rbr.read_next_batch(), None))
-                except StopIteration:
-                    got.put((None, None))
-                except BaseException as e:  # the scan's error
-                    got.put((None, e))
+                one()
         t = threading.Thread(target=pump, name="ringscan-reader", daemon=True)
         try:
             t.start()  # (a Ctrl-C in its wait for the thread stops the scan too)
             while True:
-                want.put(True)
+                if os.getpid() == pid:
+                    want.put(True)
+                else:  # a forked child: pump is the parent's thread (waiting for it hung);
+                    one()  # the library refuses the read with its error
                 b, e = got.get()
                 if b is None:
                     try:
