@@ -284,6 +284,8 @@ def _options(columns=None, filter=None, order_by=None, limit=None, threads=None,
     if order:
         o.order_by = text(order, "order_by")
     o.limit = -1 if limit is None else _int(limit, "limit")
+    if limit is not None and o.limit < 0:  # (-1, the library's "no limit", read every row)
+        raise ValueError(f"ringscan: limit {o.limit} is negative (None: no limit)")
     if threads is not None:
         o.threads = _int(threads, "threads", 32)
     o.policy = _POLICIES[policy]

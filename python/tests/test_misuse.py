@@ -176,7 +176,8 @@ def test_close_while_another_thread_reads_stats(lineitem):
 def test_numbers_and_name_lists_are_checked(lineitem):
     """limit=3.7 read 3 rows and limit="3" 3 (int() truncated and parsed); limit=2**63 raised
     OverflowError "int too big to convert" naming nothing; dictionary_columns="l_comment"
-    was iterated as letters ("'l' is not a projected column"); a topk_bound of "5" parsed."""
+    was iterated as letters ("'l' is not a projected column"); a topk_bound of "5" parsed;
+    limit=-1 read every row."""
     for kw, what in [({"limit": 3.7}, "limit"), ({"limit": "3"}, "limit"),
                      ({"threads": 1.5}, "threads"), ({"split_rows": "10"}, "split_rows"),
                      ({"fetch_budget_bytes": 1e6}, "fetch_budget_bytes"),
@@ -194,6 +195,13 @@ def test_numbers_and_name_lists_are_checked(lineitem):
             ringscan.scan(lineitem, **kw)
     with pytest.raises(TypeError, match="limit"):
         ringscan.count_rows(lineitem, limit=2.5)
+    # a negative limit is refused: -1 (the library's "no limit") read every row, also under an
+    # order_by, and -2 was refused as "limit below -1"
+    for kw in [{"limit": -1}, {"limit": -2}, {"limit": -1, "order_by": "l_orderkey"}]:
+        with pytest.raises(ValueError, match=f"limit {kw['limit']} is negative"):
+            ringscan.scan(lineitem, **kw)
+    with pytest.raises(ValueError, match="limit -1 is negative"):
+        ringscan.count_rows(lineitem, limit=-1)
     rows = pq.ParquetFile(lineitem).metadata.num_rows
     assert ringscan.scan(lineitem, limit=2**63 - 1).to_arrow().num_rows == rows
     assert ringscan.scan(lineitem, limit=True).to_arrow().num_rows == 1  # bool is an int
