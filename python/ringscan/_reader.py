@@ -355,6 +355,13 @@ class Reader:
         self._box[0] = _started(source, many, o, keep, tree)
         self._watched = _sigint.watch(self)  # (made on the main thread: consumers on others)
 
+    def __reduce__(self):
+        """Refused: a reader is a running scan of this process, read once. copy.copy shared the
+        scan with a copy whose reading the original did not know of (its own read then gave 0
+        rows, silently); pickling named only a cffi object."""
+        raise TypeError("ringscan: a Reader cannot be copied or pickled (it is a running scan, "
+                        "read once: scan again where another is wanted)")
+
     def _live(self):
         s = self._box[0]
         if s == ffi.NULL:

@@ -209,3 +209,17 @@ def test_numbers_and_name_lists_are_checked(lineitem):
     assert ringscan.scan(lineitem, limit=np.int64(4), threads=np.int32(1),
                          row_groups=np.array([0])).to_arrow().num_rows == 4
     assert settle() == 0
+
+
+def test_a_reader_is_neither_copied_nor_pickled(lineitem):
+    """copy.copy(reader) shared its scan with a copy: once the copy was read, the original
+    read 0 rows, silently; deepcopy and pickle named only a cffi object."""
+    import copy
+    import pickle
+    r = ringscan.scan(lineitem, columns=["l_orderkey"])
+    for f in (copy.copy, copy.deepcopy, pickle.dumps):
+        with pytest.raises(TypeError, match="cannot be copied or pickled"):
+            f(r)
+    assert r.to_arrow().num_rows == pq.ParquetFile(lineitem).metadata.num_rows
+    r.close()
+    assert settle() == 0
