@@ -293,7 +293,7 @@ static void part_desc(ds_part_col *c)
 }
 
 /* "k:TYPE,..." : the type given for key (true), or false when types names it not. -EINVAL
- * with e filled when the list names an unknown type. */
+ * with e filled when the list names an unknown type, or key twice. */
 static int given_type(const char *types, const char *key, ds_ptype *t, bool *given, pq_err *e)
 {
     *given = false;
@@ -306,6 +306,8 @@ static int given_type(const char *types, const char *key, ds_ptype *t, bool *giv
         const char *ty = colon + 1;
         size_t tl = len - (size_t)(ty - p);
         if ((size_t)(colon - p) == kl && strncmp(p, key, kl) == 0) {
+            if (*given) /* DuckDB refuses it too ("Duplicate named argument"); the last won */
+                return pq_errf(e, -EINVAL, -1, "hive_types: '%s' is given twice", key);
             *given = true;
             if (tl == 6 && strncasecmp(ty, "BIGINT", 6) == 0) *t = DS_BIGINT;
             else if (tl == 7 && strncasecmp(ty, "VARCHAR", 7) == 0) *t = DS_VARCHAR;
