@@ -199,6 +199,20 @@ static int bad_number(const cli_cmd *cmd, const cli_opt *o, const char *v, int r
 
 /* ------------------------------------------------------------------------ parsing */
 
+/* The message for flag o given a value v: the spellings with one named ("--stats takes no
+ * value (got 'xml')" hid --stats=json). */
+static int flag_value(const cli_cmd *cmd, const cli_opt *o, const char *v)
+{
+    size_t len = strlen(o->name);
+    for (int i = 0; i < cmd->nopts; i++) {
+        const char *n = cmd->opts[i].name;
+        if (strncmp(n, o->name, len) == 0 && n[len] == '=')
+            return cli_usage_error(cmd, "%s takes no value (got '%s'); %s is one form with a value",
+                                   o->name, v, n);
+    }
+    return cli_usage_error(cmd, "%s takes no value (got '%s')", o->name, v);
+}
+
 /* The value of option o from its text v into *val. 0 or CLI_EXIT_USAGE (printed). */
 static int parse_value(const cli_cmd *cmd, const cli_opt *o, const char *v, cli_val *val)
 {
@@ -208,7 +222,7 @@ static int parse_value(const cli_cmd *cmd, const cli_opt *o, const char *v, cli_
     int rc = 0;
     switch (o->kind) {
     case CLI_FLAG:
-        return cli_usage_error(cmd, "%s takes no value (got '%s')", o->name, v);
+        return flag_value(cmd, o, v);
     case CLI_INT:
         rc = cli_parse_int(v, o->lo, o->hi, &val->i);
         break;
