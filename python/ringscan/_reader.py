@@ -308,7 +308,15 @@ def _options(columns=None, filter=None, order_by=None, limit=None, threads=None,
         raise ValueError("hive_partitioning is 'auto', True or False")
     o.hive_partitioning = hive[hive_partitioning]
     if hive_types:
-        o.hive_types = text(",".join(f"{k}:{v}" for k, v in dict(hive_types).items()), "hive_types")
+        pairs = []
+        for k, v in dict(hive_types).items():
+            if not isinstance(k, str) or not isinstance(v, str):
+                raise TypeError(f"ringscan: hive_types maps str to str, not {k!r}: {v!r}")
+            if any(c in k + v for c in ",:"):  # the library's "k:T,..." list: it read as two
+                raise ValueError(f"ringscan: hive_types {k!r}: {v!r} holds ',' or ':', which "
+                                 "the library's key:TYPE list cannot hold")
+            pairs.append(f"{k}:{v}")
+        o.hive_types = text(",".join(pairs), "hive_types")
     o.union_by_name = bool(union_by_name)
     if max_open_files is not None:
         o.max_open_files = _int(max_open_files, "max_open_files", 32)

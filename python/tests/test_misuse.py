@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -222,4 +223,20 @@ def test_a_reader_is_neither_copied_nor_pickled(lineitem):
             f(r)
     assert r.to_arrow().num_rows == pq.ParquetFile(lineitem).metadata.num_rows
     r.close()
+    assert settle() == 0
+
+
+def test_hive_types_that_the_key_type_list_cannot_hold(tmp_path):
+    """hive_types goes to the library as "k:TYPE,...": {"k": "DATE,k:BIGINT"} read as two
+    entries (the last, BIGINT, won), {"k:x": "BIGINT"} as key k of type "x:BIGINT", and
+    {"k": 5} as type "5"; each is refused naming the entry."""
+    d = tmp_path / "k=2024"
+    d.mkdir()
+    pq.write_table(pa.table({"x": [1]}), d / "f.parquet")
+    for types in ({"k": "DATE,k:BIGINT"}, {"k:x": "BIGINT"}, {"k": "BIG,INT"}):
+        with pytest.raises(ValueError, match="holds ',' or ':'"):
+            ringscan.scan(str(tmp_path), hive_types=types)
+    with pytest.raises(TypeError, match="hive_types maps str to str"):
+        ringscan.scan(str(tmp_path), hive_types={"k": 5})
+    assert ringscan.scan(str(tmp_path), hive_types={"k": "VARCHAR"}).to_arrow().column("k").to_pylist() == ["2024"]
     assert settle() == 0
