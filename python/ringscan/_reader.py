@@ -20,7 +20,8 @@ _POLICIES = {"lazy": lib.RINGSCAN_POLICY_LAZY, "eager": lib.RINGSCAN_POLICY_EAGE
 
 def _order_text(order_by):
     """ORDER BY text from "a DESC, b", ["a", "b"] or [("a", "descending"), ...] (pyarrow's
-    sort_by form)."""
+    sort_by form: its name is a column's name, quoted here; ("my col", "descending") read as
+    the text "my col DESC", "no column named 'my'")."""
     if order_by is None or isinstance(order_by, str):
         return order_by
     if not isinstance(order_by, (list, tuple)):
@@ -33,7 +34,10 @@ def _order_text(order_by):
             name, how = k
             if how not in ("ascending", "descending"):
                 raise ValueError(f"order_by: {how!r} is not 'ascending' or 'descending'")
-            parts.append(f"{name} {'DESC' if how == 'descending' else 'ASC'}")
+            if not isinstance(name, str):
+                raise TypeError(f"ringscan: order_by's column name is a str, not {name!r}")
+            quoted = '"' + name.replace('"', '""') + '"'
+            parts.append(f"{quoted} {'DESC' if how == 'descending' else 'ASC'}")
     return ", ".join(parts)
 
 

@@ -240,3 +240,14 @@ def test_hive_types_that_the_key_type_list_cannot_hold(tmp_path):
         ringscan.scan(str(tmp_path), hive_types={"k": 5})
     assert ringscan.scan(str(tmp_path), hive_types={"k": "VARCHAR"}).to_arrow().column("k").to_pylist() == ["2024"]
     assert settle() == 0
+
+
+def test_order_by_pairs_name_any_column(tmp_path):
+    """order_by=[(name, how)] names a column whatever its name: ("my col", "descending") was
+    the text "my col DESC" ("no column named 'my'"), and a name holding ',' or '"' too."""
+    p = tmp_path / "odd.parquet"
+    pq.write_table(pa.table({"my col": [3, 1, 2], 'a"b': [5, 6, 4], "c,d": [1, 3, 2]}), p)
+    for name, top in (("my col", 3), ('a"b', 6), ("c,d", 3)):
+        with ringscan.scan(str(p), columns=[name], order_by=[(name, "descending")], limit=1) as r:
+            assert r.to_arrow().column(name).to_pylist() == [top]
+    assert settle() == 0
