@@ -540,7 +540,9 @@ typedef struct ringscan_options {
                                    schema is DuckDB's. false: the first kept file's columns,
                                    matched by name in each file (a column missing from a file,
                                    or wider there, is that error; extra columns are ignored) */
-    int max_files;              /* files a dataset may list; 0 = 100000 (at most 1 << 20) */
+    int max_files;              /* files a dataset may list; 0 = 100000 (at most 1 << 20); a
+                                   local listing reads at most 2 * max_files + 1024
+                                   directories (a link loop, repeated `**`s) */
     int max_open_files;         /* footers read at once and held (a dataset's scan reads them
                                    max_open_files / 2 at a time, the next ones ahead); 0 = 16
                                    (at most 1024) */
@@ -920,7 +922,8 @@ typedef struct ringscan_dataset ringscan_dataset;
  * RINGSCAN_EUNSUPPORTED (no listing). Reads no footer. o (may be NULL: defaults) gives hive_partitioning,
  * hive_types, max_files. Returns 0 and *out (ringscan_dataset_close), or a status with err
  * naming the pattern or file: -ENOENT when a pattern matches no file or a path does not
- * exist, RINGSCAN_ELIMIT beyond max_files, -EINVAL for bad hive_types or a partition value
+ * exist, RINGSCAN_ELIMIT beyond max_files (or its bound on directories read), -EINVAL for
+ * bad hive_types (an unknown type, a key given twice) or a partition value
  * that is not of its given type, RINGSCAN_EUNSUPPORTED for a pattern over http(s); a failed
  * listing names the URL and the HTTP status with the S3 code. */
 RINGSCAN_API int ringscan_dataset_open(const char *const *paths, int npaths,
