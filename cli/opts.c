@@ -199,6 +199,20 @@ static int bad_number(const cli_cmd *cmd, const cli_opt *o, const char *v, int r
 
 /* ------------------------------------------------------------------------ parsing */
 
+/* The message for flag o given a value v: the spellings with one named ("--stats takes no
+ * value (got 'xml')" hid --stats=json). */
+static int flag_value(const cli_cmd *cmd, const cli_opt *o, const char *v)
+{
+    size_t len = strlen(o->name);
+    for (int i = 0; i < cmd->nopts; i++) {
+        const char *n = cmd->opts[i].name;
+        if (strncmp(n, o->name, len) == 0 && n[len] == '=')
+            return cli_usage_error(cmd, "%s takes no value (got '%s'); %s is one form with a value",
+                                   o->name, v, n);
+    }
+    return cli_usage_error(cmd, "%s takes no value (got '%s')", o->name, v);
+}
+
 /* The value of option o from its text v into *val. 0 or CLI_EXIT_USAGE (printed). */
 static int parse_value(const cli_cmd *cmd, const cli_opt *o, const char *v, cli_val *val)
 {
@@ -208,7 +222,7 @@ static int parse_value(const cli_cmd *cmd, const cli_opt *o, const char *v, cli_
     int rc = 0;
     switch (o->kind) {
     case CLI_FLAG:
-        return cli_usage_error(cmd, "%s takes no value (got '%s')", o->name, v);
+        return flag_value(cmd, o, v);
     case CLI_INT:
         rc = cli_parse_int(v, o->lo, o->hi, &val->i);
         break;
@@ -250,10 +264,13 @@ static int parse_one(const cli_cmd *cmd, int argc, char **argv, int *i, cli_appl
     if (!o) return unknown_option(cmd, arg);
     cli_val val = {.i = 1, .s = o->name};
     if (o->kind == CLI_FLAG && !v) return apply(ctx, o, &val);
-    if (!v) {
-        if (*i + 1 >= argc) return cli_usage_error(cmd, "%s needs a value (%s)", o->name, o->arg);
-        v = argv[++*i];
+    if (!v && *i + 1 >= argc) { /* a choice has no arg: its values are the name ("(null)") */
+        char list[512];
+        const char *what =
+            o->kind == CLI_CHOICE ? choice_list(o->choices, "|", list, sizeof list) : o->arg;
+        return cli_usage_error(cmd, "%s needs a value (%s)", o->name, what);
     }
+    if (!v) v = argv[++*i];
     int rc = parse_value(cmd, o, v, &val);
     return rc ? rc : apply(ctx, o, &val);
 }

@@ -540,7 +540,9 @@ typedef struct ringscan_options {
                                    schema is DuckDB's. false: the first kept file's columns,
                                    matched by name in each file (a column missing from a file,
                                    or wider there, is that error; extra columns are ignored) */
-    int max_files;              /* files a dataset may list; 0 = 100000 (at most 1 << 20) */
+    int max_files;              /* files a dataset may list; 0 = 100000 (at most 1 << 20); a
+                                   local listing reads at most 2 * max_files + 1024
+                                   directories (a link loop, repeated `**`s) */
     int max_open_files;         /* footers read at once and held (a dataset's scan reads them
                                    max_open_files / 2 at a time, the next ones ahead); 0 = 16
                                    (at most 1024) */
@@ -663,7 +665,9 @@ RINGSCAN_API int ringscan_scan_schema(ringscan_scan *s, struct ArrowSchema *out,
 
 /* Next batch. Returns 1 and *out (a struct array of the projected columns, only rows that
  * passed the filter; the caller calls out->release, which may happen after ringscan_scan_free),
- * 0 at the end (out->release NULL), or a negative status with err filled (the scan stops). */
+ * 0 at the end (out->release NULL), or a negative status with err filled (the scan stops).
+ * In a child process forked while the scan ran: -EINVAL, "the scan was started in process N,
+ * this is a fork of it" (its threads are the parent's; the call waited for them forever). */
 RINGSCAN_API int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error *err);
 
 /* Wraps the scan as an ArrowArrayStream. The stream holds s (and s its file): releasing the
@@ -858,7 +862,7 @@ RINGSCAN_API int ringscan_count(ringscan_file *f, const ringscan_options *o,
  * thread, the way a host cancels a scan (a Ctrl-C handler, a deadline): its reads in flight
  * (a stalled server's too; a dataset's footer reads too) are cancelled and that call wakes,
  * returning 0 once the splits running end their current step.
- * Not against ringscan_scan_free. */
+ * Not against ringscan_scan_free. In a child process forked while the scan ran: no-op. */
 RINGSCAN_API void ringscan_scan_stop(ringscan_scan *s);
 
 /* ringscan_scan_stop for a host that stops a scan which a consumer it does not control may
@@ -918,7 +922,8 @@ typedef struct ringscan_dataset ringscan_dataset;
  * RINGSCAN_EUNSUPPORTED (no listing). Reads no footer. o (may be NULL: defaults) gives hive_partitioning,
  * hive_types, max_files. Returns 0 and *out (ringscan_dataset_close), or a status with err
  * naming the pattern or file: -ENOENT when a pattern matches no file or a path does not
- * exist, RINGSCAN_ELIMIT beyond max_files, -EINVAL for bad hive_types or a partition value
+ * exist, RINGSCAN_ELIMIT beyond max_files (or its bound on directories read), -EINVAL for
+ * bad hive_types (an unknown type, a key given twice) or a partition value
  * that is not of its given type, RINGSCAN_EUNSUPPORTED for a pattern over http(s); a failed
  * listing names the URL and the HTTP status with the S3 code. */
 RINGSCAN_API int ringscan_dataset_open(const char *const *paths, int npaths,

@@ -363,11 +363,25 @@ static int interrupted(ringscan_scan *s, ringscan_error *err)
     return rc;
 }
 
+/* What a next call in a child forked while the scan ran returns: -EINVAL, err filled (the
+ * scan's threads are the parent's: the call waited for them forever; next_mu may be a parent
+ * thread's, so it is not taken). */
+static int forked(ringscan_scan *s, ringscan_error *err)
+{
+    pq_err e = {.offset = -1};
+    pq_errf(&e, -EINVAL, -1, "the scan was started in process %d, this is a fork of it (start "
+            "a scan in this process)", (int)s->pid);
+    int rc = s->ds ? scan_api_report(err, -EINVAL, &e) : api_report(err, s->file->path, -EINVAL, &e);
+    snprintf(s->last_error, sizeof s->last_error, "%s", err ? err->message : e.msg);
+    return rc;
+}
+
 int ringscan_scan_next(ringscan_scan *s, struct ArrowArray *out, ringscan_error *err)
 {
     if (!out) return scan_api_bad_arg(err, "ringscan_scan_next: out is NULL");
     memset(out, 0, sizeof *out);
     if (!s) return scan_api_bad_arg(err, "ringscan_scan_next: scan is NULL");
+    if (s->pid != getpid()) return forked(s, err);
     bool late = atomic_load(&s->interrupted); /* a call after an interrupt fails */
     pthread_mutex_lock(&s->next_mu);
     int rc = late ? interrupted(s, err) : scan_next_locked(s, out, err);
@@ -402,7 +416,7 @@ static void scan_unref(ringscan_scan *s)
 
 void ringscan_scan_stop(ringscan_scan *s)
 {
-    if (!s) return;
+    if (!s || s->pid != getpid()) return; /* a forked child's copy: its threads are the parent's */
     if (!atomic_exchange(&s->stopped, true)) { /* the first stop cancels */
         if (s->ds) ds_scan_cancel(s->ds); /* a next waiting on another thread returns */
         else scan_cancel(s->scan);

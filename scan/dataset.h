@@ -42,6 +42,7 @@ enum {
     DS_OPEN_DEFAULT = 16,       /* footers held at once (max_open_files 0) */
     DS_OPEN_MAX = 1024,
     DS_DEPTH_MAX = 64,          /* directory levels a listing descends */
+    DS_DIRS_MIN = 1024,         /* directories a listing reads: 2 * max_files + this */
     DS_PART_MAX = 32,           /* partition keys */
     DS_PATH_MAX = 4096,
 };

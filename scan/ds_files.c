@@ -5,7 +5,13 @@
  * DuckDB's glob: a link to the directory itself or one above it (`latest -> .`) would list
  * the same files over and over until max_files (the scan failed), and a link to a sibling
  * would list its files twice. A link a literal or a `*` component names is followed
- * (`dir/link/x.parquet`), and a link to a file is a file. */
+ * (`dir/link/x.parquet`), and a link to a file is a file. A walk also reads at most
+ * 2 * max_files + DS_DIRS_MIN directories (a tree whose every directory holds a file or a
+ * directory, as a dataset's, reads fewer): a link loop a `*` component names
+ * (`d/ * / * / ... / *.parquet`, d/self -> .) and `**`s that reach a directory many ways
+ * (`d/ ** / * / ** / * / **`) read 2^k directories (a 44-level pattern ran for hours before).
+ * Consecutive `**`s are one (the same paths; 6 of them over a 30-level tree walked one file
+ * 1.9 million ways and failed at max_files). */
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -22,6 +28,7 @@
 typedef struct lister {
     char **paths;
     int n, cap, max;
+    int dirs, dirs_max; /* directories read, and the most a walk may read */
     pq_err *e;
     const char *pat; /* the pattern being listed (messages) */
     const io_open_opts *io; /* S3 listing's credentials and endpoint */
@@ -133,6 +140,10 @@ static int walk(lister *l, const char *dir, char **comps, int k, int n, int dept
         free(buf);
         return rc;
     }
+    if (rc == 0 && ++l->dirs > l->dirs_max)
+        rc = pq_errf(l->e, RINGSCAN_ELIMIT, -1,
+                     "%.200s: more than %d directories read (a symbolic link loop, or `**`s that "
+                     "reach the same directories many ways?)", l->pat, l->dirs_max);
     DIR *d = rc == 0 ? opendir(dir[0] ? dir : ".") : NULL;
     for (struct dirent *de; d && rc == 0 && (de = readdir(d));) {
         if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
@@ -154,7 +165,7 @@ static int list_pattern(lister *l, const char *pat)
     char **comps = fail_calloc(strlen(pat) / 2 + 2, sizeof *comps);
     int n = 0, rc = copy && comps ? 0 : -ENOMEM;
     for (char *t = copy ? strtok(copy, "/") : NULL; rc == 0 && t; t = strtok(NULL, "/"))
-        comps[n++] = t;
+        if (n == 0 || strcmp(t, "**") != 0 || strcmp(comps[n - 1], "**") != 0) comps[n++] = t;
     if (rc == 0 && n == 0) rc = pq_errf(l->e, -EINVAL, -1, "%.200s: an empty pattern", pat);
     if (rc == 0) rc = walk(l, pat[0] == '/' ? "/" : "", comps, 0, n, 0);
     free(comps);
@@ -282,7 +293,7 @@ static void part_desc(ds_part_col *c)
 }
 
 /* "k:TYPE,..." : the type given for key (true), or false when types names it not. -EINVAL
- * with e filled when the list names an unknown type. */
+ * with e filled when the list names an unknown type, or key twice. */
 static int given_type(const char *types, const char *key, ds_ptype *t, bool *given, pq_err *e)
 {
     *given = false;
@@ -295,6 +306,8 @@ static int given_type(const char *types, const char *key, ds_ptype *t, bool *giv
         const char *ty = colon + 1;
         size_t tl = len - (size_t)(ty - p);
         if ((size_t)(colon - p) == kl && strncmp(p, key, kl) == 0) {
+            if (*given) /* DuckDB refuses it too ("Duplicate named argument"); the last won */
+                return pq_errf(e, -EINVAL, -1, "hive_types: '%s' is given twice", key);
             *given = true;
             if (tl == 6 && strncasecmp(ty, "BIGINT", 6) == 0) *t = DS_BIGINT;
             else if (tl == 7 && strncasecmp(ty, "VARCHAR", 7) == 0) *t = DS_VARCHAR;
@@ -421,6 +434,7 @@ int ds_list_build(const char *const *pats, int n, int hive, const char *types, i
     *out = (ds_list){0};
     lister l = {.max = max_files > 0 ? max_files : DS_FILES_DEFAULT, .e = e, .io = io};
     if (l.max > DS_FILES_MAX) l.max = DS_FILES_MAX;
+    l.dirs_max = 2 * l.max + DS_DIRS_MIN; /* (at most 2^21 + 1024: no overflow) */
     int rc = n > 0 ? 0 : pq_errf(e, -EINVAL, -1, "no paths given");
     for (int i = 0; rc == 0 && i < n; i++)
         rc = pats[i] ? list_one(&l, pats[i]) : pq_errf(e, -EINVAL, -1, "paths[%d] is NULL", i);

@@ -20,7 +20,8 @@ _POLICIES = {"lazy": lib.RINGSCAN_POLICY_LAZY, "eager": lib.RINGSCAN_POLICY_EAGE
 
 def _order_text(order_by):
     """ORDER BY text from "a DESC, b", ["a", "b"] or [("a", "descending"), ...] (pyarrow's
-    sort_by form)."""
+    sort_by form: its name is a column's name, quoted here; ("my col", "descending") read as
+    the text "my col DESC", "no column named 'my'")."""
     if order_by is None or isinstance(order_by, str):
         return order_by
     if not isinstance(order_by, (list, tuple)):
@@ -33,7 +34,10 @@ def _order_text(order_by):
             name, how = k
             if how not in ("ascending", "descending"):
                 raise ValueError(f"order_by: {how!r} is not 'ascending' or 'descending'")
-            parts.append(f"{name} {'DESC' if how == 'descending' else 'ASC'}")
+            if not isinstance(name, str):
+                raise TypeError(f"ringscan: order_by's column name is a str, not {name!r}")
+            quoted = '"' + name.replace('"', '""') + '"'
+            parts.append(f"{quoted} {'DESC' if how == 'descending' else 'ASC'}")
     return ", ".join(parts)
 
 
@@ -284,6 +288,8 @@ def _options(columns=None, filter=None, order_by=None, limit=None, threads=None,
     if order:
         o.order_by = text(order, "order_by")
     o.limit = -1 if limit is None else _int(limit, "limit")
+    if limit is not None and o.limit < 0:  # (-1, the library's "no limit", read every row)
+        raise ValueError(f"ringscan: limit {o.limit} is negative (None: no limit)")
     if threads is not None:
         o.threads = _int(threads, "threads", 32)
     o.policy = _POLICIES[policy]
@@ -306,7 +312,15 @@ def _options(columns=None, filter=None, order_by=None, limit=None, threads=None,
         raise ValueError("hive_partitioning is 'auto', True or False")
     o.hive_partitioning = hive[hive_partitioning]
     if hive_types:
-        o.hive_types = text(",".join(f"{k}:{v}" for k, v in dict(hive_types).items()), "hive_types")
+        pairs = []
+        for k, v in dict(hive_types).items():
+            if not isinstance(k, str) or not isinstance(v, str):
+                raise TypeError(f"ringscan: hive_types maps str to str, not {k!r}: {v!r}")
+            if any(c in k + v for c in ",:"):  # the library's "k:T,..." list: it read as two
+                raise ValueError(f"ringscan: hive_types {k!r}: {v!r} holds ',' or ':', which "
+                                 "the library's key:TYPE list cannot hold")
+            pairs.append(f"{k}:{v}")
+        o.hive_types = text(",".join(pairs), "hive_types")
     o.union_by_name = bool(union_by_name)
     if max_open_files is not None:
         o.max_open_files = _int(max_open_files, "max_open_files", 32)
@@ -352,6 +366,13 @@ class Reader:
                                  union_by_name, max_open_files)
         self._box[0] = _started(source, many, o, keep, tree)
         self._watched = _sigint.watch(self)  # (made on the main thread: consumers on others)
+
+    def __reduce__(self):
+        """Refused: a reader is a running scan of this process, read once. copy.copy shared the
+        scan with a copy whose reading the original did not know of (its own read then gave 0
+        rows, silently); pickling named only a cffi object."""
+        raise TypeError("ringscan: a Reader cannot be copied or pickled (it is a running scan, "
+                        "read once: scan again where another is wanted)")
 
     def _live(self):
         s = self._box[0]
@@ -439,20 +460,27 @@ class Reader:
         No exception stays in a reference cycle (a queue holding one whose traceback holds
         the queue kept the scan alive until a garbage collection)."""
         want, got = queue.SimpleQueue(), queue.SimpleQueue()
+        pid = os.getpid()
 
-        def pump():  # one batch per request (None, None at the end); False ends it
+        def one():  # one batch (None, None at the end)
+            try:
+                got.put((rbr.read_next_batch(), None))
+            except StopIteration:
+                got.put((None, None))
+            except BaseException as e:  # the scan's error
+                got.put((None, e))
+
+        def pump():  # one batch per request; False ends it
             while want.get():
-                try:
-                    got.put((rbr.read_next_batch(), None))
-                except StopIteration:
-                    got.put((None, None))
-                except BaseException as e:  # the scan's error
-                    got.put((None, e))
+                one()
         t = threading.Thread(target=pump, name="ringscan-reader", daemon=True)
         try:
             t.start()  # (a Ctrl-C in its wait for the thread stops the scan too)
             while True:
-                want.put(True)
+                if os.getpid() == pid:
+                    want.put(True)
+                else:  # a forked child: pump is the parent's thread (waiting for it hung);
+                    one()  # the library refuses the read with its error
                 b, e = got.get()
                 if b is None:
                     try:

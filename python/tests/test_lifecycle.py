@@ -164,6 +164,44 @@ def test_a_forked_child_drops_the_parents_reader(lineitem, tmp_path):
     assert first + sum(b.num_rows for b in rbr) == want  # the parent's scan goes on
 
 
+def test_a_forked_child_reading_the_parents_reader_fails(lineitem):
+    # a child forked while a scan ran that reads the parent's reader (its iterator, or a stream
+    # of it): the read waited forever for the parent's threads (the iterator's helper thread, the
+    # library's executor); now it fails at once with the library's message, and the parent's
+    # scan goes on
+    want = pq.ParquetFile(lineitem).metadata.num_rows
+    r = ringscan.scan(lineitem, columns=["l_orderkey"], threads=2, fetch_budget_bytes=4096)
+    it = iter(r)
+    first = next(it).num_rows
+    r2 = ringscan.scan(lineitem, columns=["l_orderkey"])
+    rbr = r2.to_batches()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            got = []
+            for read in (lambda: next(it), rbr.read_next_batch):
+                try:
+                    read()
+                except Exception as e:
+                    got.append("this is a fork of it" in str(e))
+            code = 0 if got == [True, True] else 1
+        finally:
+            os._exit(code)
+    for _ in range(300):  # 30 s at most
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child hung reading the parent's reader")
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert first + sum(b.num_rows for b in it) == want  # the parent's scans go on
+    assert sum(b.num_rows for b in rbr) == want
+
+
 def test_gil_released_while_waiting(lineitem):
     # a simulated store with 40 ms per request: the scan spends its time waiting in C; a
     # Python thread that counts meanwhile must get to run (it cannot while the GIL is held)

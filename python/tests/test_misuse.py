@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -176,7 +177,8 @@ def test_close_while_another_thread_reads_stats(lineitem):
 def test_numbers_and_name_lists_are_checked(lineitem):
     """limit=3.7 read 3 rows and limit="3" 3 (int() truncated and parsed); limit=2**63 raised
     OverflowError "int too big to convert" naming nothing; dictionary_columns="l_comment"
-    was iterated as letters ("'l' is not a projected column"); a topk_bound of "5" parsed."""
+    was iterated as letters ("'l' is not a projected column"); a topk_bound of "5" parsed;
+    limit=-1 read every row."""
     for kw, what in [({"limit": 3.7}, "limit"), ({"limit": "3"}, "limit"),
                      ({"threads": 1.5}, "threads"), ({"split_rows": "10"}, "split_rows"),
                      ({"fetch_budget_bytes": 1e6}, "fetch_budget_bytes"),
@@ -194,10 +196,58 @@ def test_numbers_and_name_lists_are_checked(lineitem):
             ringscan.scan(lineitem, **kw)
     with pytest.raises(TypeError, match="limit"):
         ringscan.count_rows(lineitem, limit=2.5)
+    # a negative limit is refused: -1 (the library's "no limit") read every row, also under an
+    # order_by, and -2 was refused as "limit below -1"
+    for kw in [{"limit": -1}, {"limit": -2}, {"limit": -1, "order_by": "l_orderkey"}]:
+        with pytest.raises(ValueError, match=f"limit {kw['limit']} is negative"):
+            ringscan.scan(lineitem, **kw)
+    with pytest.raises(ValueError, match="limit -1 is negative"):
+        ringscan.count_rows(lineitem, limit=-1)
     rows = pq.ParquetFile(lineitem).metadata.num_rows
     assert ringscan.scan(lineitem, limit=2**63 - 1).to_arrow().num_rows == rows
     assert ringscan.scan(lineitem, limit=True).to_arrow().num_rows == 1  # bool is an int
     import numpy as np
     assert ringscan.scan(lineitem, limit=np.int64(4), threads=np.int32(1),
                          row_groups=np.array([0])).to_arrow().num_rows == 4
+    assert settle() == 0
+
+
+def test_a_reader_is_neither_copied_nor_pickled(lineitem):
+    """copy.copy(reader) shared its scan with a copy: once the copy was read, the original
+    read 0 rows, silently; deepcopy and pickle named only a cffi object."""
+    import copy
+    import pickle
+    r = ringscan.scan(lineitem, columns=["l_orderkey"])
+    for f in (copy.copy, copy.deepcopy, pickle.dumps):
+        with pytest.raises(TypeError, match="cannot be copied or pickled"):
+            f(r)
+    assert r.to_arrow().num_rows == pq.ParquetFile(lineitem).metadata.num_rows
+    r.close()
+    assert settle() == 0
+
+
+def test_hive_types_that_the_key_type_list_cannot_hold(tmp_path):
+    """hive_types goes to the library as "k:TYPE,...": {"k": "DATE,k:BIGINT"} read as two
+    entries (the last, BIGINT, won), {"k:x": "BIGINT"} as key k of type "x:BIGINT", and
+    {"k": 5} as type "5"; each is refused naming the entry."""
+    d = tmp_path / "k=2024"
+    d.mkdir()
+    pq.write_table(pa.table({"x": [1]}), d / "f.parquet")
+    for types in ({"k": "DATE,k:BIGINT"}, {"k:x": "BIGINT"}, {"k": "BIG,INT"}):
+        with pytest.raises(ValueError, match="holds ',' or ':'"):
+            ringscan.scan(str(tmp_path), hive_types=types)
+    with pytest.raises(TypeError, match="hive_types maps str to str"):
+        ringscan.scan(str(tmp_path), hive_types={"k": 5})
+    assert ringscan.scan(str(tmp_path), hive_types={"k": "VARCHAR"}).to_arrow().column("k").to_pylist() == ["2024"]
+    assert settle() == 0
+
+
+def test_order_by_pairs_name_any_column(tmp_path):
+    """order_by=[(name, how)] names a column whatever its name: ("my col", "descending") was
+    the text "my col DESC" ("no column named 'my'"), and a name holding ',' or '"' too."""
+    p = tmp_path / "odd.parquet"
+    pq.write_table(pa.table({"my col": [3, 1, 2], 'a"b': [5, 6, 4], "c,d": [1, 3, 2]}), p)
+    for name, top in (("my col", 3), ('a"b', 6), ("c,d", 3)):
+        with ringscan.scan(str(p), columns=[name], order_by=[(name, "descending")], limit=1) as r:
+            assert r.to_arrow().column(name).to_pylist() == [top]
     assert settle() == 0

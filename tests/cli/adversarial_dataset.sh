@@ -27,6 +27,8 @@
 # first file's list<int64>): as DuckDB (an offset from a NULL buffer trapped: exit 132).
 # Then a file whose name holds '[' named as it is: read, alone or with another path (it was
 # taken for a pattern that matched no file).
+# Then a listing's bound on directories read: a link loop named by `*`s fails with a message,
+# `**/**` is one `**` (a deep tree's file found once, not 1.9 million ways).
 # Last line: "adversarial_dataset: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv adversarial_dataset
@@ -481,4 +483,23 @@ got=$("$R" scan "$dir/eq" --format csv --limit 1 2>&1 | head -1 | tr ',' '\n' | 
 check '[ "$got" = "req_i64 t " ]' "partition columns of $dir/eq: last two header names '$got', want 'req_i64 t' (no s)"
 got=$("$R" scan "$dir/eq2" --columns s --format csv --limit 1 2>&1 | tr '\n' ' ')
 check '[ "$got" = "s \"\" " ]' "partition s= of $dir/eq2: '$got', want an empty string"
+# A listing is bounded in directories read (2 * max_files + 1024), so a link loop a `*`
+# component names ends with an error naming the pattern (loop/*/.../*.parquet, 44 levels,
+# loop/self -> . and loop/up -> ../loop: 2^44 directories, ran for hours); consecutive `**`s
+# are one (6 of them over a 30-level tree walked one file 1.9 million ways: "more than
+# 100000 files"), and the short patterns read what DuckDB's glob reads.
+mkdir -p "$dir/loop"
+"$R" gen demo-types --rows 3 -o "$dir/loop/a.parquet" >/dev/null
+ln -s . "$dir/loop/self"; ln -s ../loop "$dir/loop/up"
+pat=$dir/loop; for _ in $(seq 44); do pat=$pat/*; done
+got=$(timeout 300 "$R" scan "$pat/*.parquet" --format count 2>&1); rc=$?
+check '[ $rc -eq 1 ] && [[ "$got" == "ringscan: $dir/loop/*/*"*": more than 201024 directories read (a symbolic link loop, or \`**\`s that reach the same directories many ways?)" ]]' \
+    "a 44-level pattern through a link loop: exit $rc, '$(echo "$got" | head -c 300)'"
+got=$("$R" scan "$dir/loop/*/*.parquet" --format count 2>&1)
+check '[ "$got" = "rows 6" ]' "loop/*/*.parquet: '$got', want 6 rows (self/a, up/a, as DuckDB's glob)"
+deep=$dir/deep; for i in $(seq 30); do deep=$deep/d$i; done
+mkdir -p "$deep"
+"$R" gen demo-types --rows 3 -o "$deep/a.parquet" >/dev/null
+got=$(timeout 300 "$R" scan "$dir/deep/**/**/**/**/**/**/*.parquet" --format count 2>&1); rc=$?
+check '[ $rc -eq 0 ] && [ "$got" = "rows 3" ]' "deep/**/**/**/**/**/**/*.parquet: exit $rc, '$(echo "$got" | head -c 300)', want 3 rows"
 summary adversarial_dataset

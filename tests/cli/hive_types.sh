@@ -3,7 +3,7 @@
 # them (issue 23, section 4), over a hand list of odd values and a generated cross of date,
 # time and suffix forms, each its own dataset, compared value by value with
 # read_parquet(..., hive_partitioning=true) (tests/cli/hive_types.py, through libringscan.so);
-# --hive-types naming a key no partition has is refused, as DuckDB refuses it.
+# --hive-types naming a key no partition has, or a key twice, is refused, as DuckDB refuses it.
 # Last line: "hive_types: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_lib hive_types
@@ -82,4 +82,12 @@ mkdir -p "$dir/e2/y=2024/d=2024-01-01" &&
 got=$("$R" scan "$dir/e2" --hive-types year:VARCHAR --format jsonl 2>&1)
 check '[ "$got" = "ringscan: hive_types: '"'"'year'"'"' does not appear to be a partition key (the keys: d, y)" ]' \
     "--hive-types year:VARCHAR over y=/d=: $got"
+# a key named twice is refused, as DuckDB refuses it ("Duplicate named argument"); the last
+# type named won
+for t in "y:VARCHAR,y:BIGINT" "y:BIGINT,d:DATE,y:BIGINT"; do
+    duck=$("$PY" -c "import duckdb; duckdb.sql(\"select * from read_parquet('$dir/e2/**/*.parquet', hive_partitioning=true, hive_types={$(echo "$t" | sed "s/\([^:,]*\):\([^,]*\)/'\1': '\2'/g")})\").fetchall()" 2>&1 | grep -c "Duplicate named argument")
+    got=$("$R" scan "$dir/e2" --hive-types "$t" --format jsonl 2>&1); rc=$?
+    check '[ "$duck" = 1 ] && [ $rc -eq 1 ] && [ "$got" = "ringscan: hive_types: '"'"'y'"'"' is given twice" ]' \
+        "--hive-types $t: DuckDB refuses: $duck; exit $rc, $got"
+done
 summary hive_types

@@ -2,7 +2,8 @@
 # tests/cli/numeric_opts.sh: every numeric option of every command is parsed whole (cli/opts.c
 # invariant 1): an empty value, trailing text, a fraction where a whole number is due, an
 # overflow or a value outside the range exits 2 with the exact message naming the option and
-# the value, and prints nothing on stdout; good values still work.
+# the value, and prints nothing on stdout; good values still work. A missing value is named
+# with the value's name, a choice's with its choices ("--format needs a value (table|...)").
 # Run by tests/run.sh with $RINGSCAN = the binary and cwd = the project root.
 # Last line: "numeric_opts: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
@@ -19,6 +20,9 @@ usage_is "ringscan: scan: --limit: '-1' is out of range (0 to $I64)" "$R" scan "
 usage_is "ringscan: scan: --limit: '99999999999999999999' is out of range (0 to $I64)" \
     "$R" scan "$f" --limit 99999999999999999999
 usage_is "ringscan: scan: --limit needs a value (N)" "$R" scan "$f" --limit
+# a choice's missing value names the choices (it said "(null)": the choice has no value name)
+usage_is "ringscan: scan: --format needs a value (table|csv|jsonl|checksum|count|rows)" "$R" scan "$f" --format
+usage_is "ringscan: scan: --io needs a value (auto|uring|pread)" "$R" scan "$f" --io
 usage_is "ringscan: scan: --threads: 'abc' is not a whole number" "$R" scan "$f" --threads abc
 usage_is "ringscan: scan: --threads: '0' is out of range (1 to 256)" "$R" scan "$f" --threads 0
 usage_is "ringscan: scan: --threads: '257' is out of range (1 to 256)" "$R" scan "$f" --threads 257

@@ -31,6 +31,9 @@ fails_with 2 "$S --format: unknown value 'xml'; one of table, csv, jsonl, checks
 fails_with 2 "$S --policy: unknown value 'eagr' (did you mean eager?); one of lazy, eager, adaptive" \
     "$R" scan "$f" --policy eagr
 fails_with 2 "$S --ordered takes no value (got 'yes')" "$R" scan "$f" --ordered=yes
+# a flag with a form that takes a value names it (--stats=xml said only "takes no value")
+fails_with 2 "$S --stats takes no value (got 'xml'); --stats=json is one form with a value" \
+    "$R" scan "$f" --stats=xml
 # a second --where replaced the first: rows it should have dropped were printed
 fails_with 2 "$S --where given twice; join the conditions with AND in one --where" \
     "$R" scan "$f" --where "i32 > 0" --where "i32 < 5"
