@@ -134,6 +134,19 @@ def test_arrow_objects_freed_after_the_module_at_exit(lineitem, held):
     assert p.returncode == 0, (p.returncode, p.stderr[-2000:])
 
 
+def _child_exit(pid, seconds, hung):
+    """The exit code of forked child pid, waited for at most seconds (then killed: fails with
+    hung)."""
+    for _ in range(seconds * 10):
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    pytest.fail(hung)
+
+
 def test_a_forked_child_drops_the_parents_reader(lineitem, tmp_path):
     # fork() while a scan runs (os.fork, multiprocessing's fork): the child holds a copy of the
     # reader whose threads exist only in the parent; dropping it (or exiting, which drops it)
@@ -151,16 +164,7 @@ def test_a_forked_child_drops_the_parents_reader(lineitem, tmp_path):
             gc.collect()
         finally:
             os._exit(code)
-    for _ in range(600):  # 60 s at most
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        time.sleep(0.1)
-    else:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        pytest.fail("the forked child hung dropping the parent's reader")
-    assert os.waitstatus_to_exitcode(status) == 0
+    assert _child_exit(pid, 60, "the forked child hung dropping the parent's reader") == 0
     assert first + sum(b.num_rows for b in rbr) == want  # the parent's scan goes on
 
 
@@ -188,16 +192,7 @@ def test_a_forked_child_reading_the_parents_reader_fails(lineitem):
             code = 0 if got == [True, True] else 1
         finally:
             os._exit(code)
-    for _ in range(300):  # 30 s at most
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        time.sleep(0.1)
-    else:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        pytest.fail("the forked child hung reading the parent's reader")
-    assert os.waitstatus_to_exitcode(status) == 0
+    assert _child_exit(pid, 30, "the forked child hung reading the parent's reader") == 0
     assert first + sum(b.num_rows for b in it) == want  # the parent's scans go on
     assert sum(b.num_rows for b in rbr) == want
 
