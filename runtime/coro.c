@@ -29,8 +29,8 @@
  * Invariants:
  *  1. Everything here is thread-local: a coroutine is resumed only on its creating thread.
  *  2. c->resumer_sp is valid only while c runs (it is where coro_yield switches back to).
- *     The side that switches does the bookkeeping of the switch before it (coro_cur,
- *     coro_depth, running): nothing runs after a switch returns, except sanitizer calls.
+ *     The side that switches does the bookkeeping of the switch before it (coro_cur and
+ *     c->tag): nothing runs after a switch returns, except sanitizer calls.
  *  3. A stack enters the pool only when its coroutine finished or never started; the pool
  *     never holds more than CORO_POOL_MAX stacks. A stack enters the stash only from an
  *     ending thread's pool (coro_pool_drain); the stash never holds more than CORO_STASH_MAX,
@@ -38,7 +38,11 @@
  *     unmapping their stacks at each thread's end (a TLB shootdown while the other executor
  *     still ran) cost 0.34 ms of CPU per 2-thread scan of lineitem_prune (bench/RESULTS.md,
  *     issue 26), and the next scan mapped, guarded and faulted in new ones.
- *  4. c->magic == CORO_MAGIC for every live coroutine (catches use after destroy).
+ *  4. c->tag is CORO_TAG(state) for every live coroutine, 0 once destroyed (catches use after
+ *     destroy). One word holds the magic and the state, so coro_resume's whole check of a
+ *     coroutine it is given (live, not running, not finished) is one compare: the
+ *     bookkeeping around the switch is what a switch costs beyond Boost's (issue 26).
+ *     The states, in the tag's low byte: NEW -> RUNNING <-> SUSPENDED, RUNNING -> FINISHED.
  * Sanitizers: with RINGSCAN_ASAN every switch is bracketed by the ASan fiber calls; with
  * RINGSCAN_TSAN each coroutine is a TSan fiber. */
 #include "runtime/coro.h"
@@ -85,9 +89,12 @@ void __tsan_switch_to_fiber(void *fiber, unsigned flags);
 enum {
     CORO_GUARD_BYTES = 4096,
     CORO_MAP_BYTES = CORO_GUARD_BYTES + CORO_STACK_BYTES,
-    CORO_NEST_MAX = 1024, /* coroutines resuming coroutines, deepest chain */
 };
 #define CORO_MAGIC 0x636f726f75744eULL
+/* NEW and SUSPENDED differ only in bit 0: (tag | 1) == CORO_TAG(CORO_SUSPENDED) is "resumable". */
+enum { CORO_NEW = 0, CORO_SUSPENDED = 1, CORO_RUNNING = 2, CORO_FINISHED = 3 };
+#define CORO_TAG(state) ((CORO_MAGIC << 8) | (uint64_t)(state))
+#define CORO_LIVE(c) ((c)->tag >> 8 == CORO_MAGIC)
 
 struct coro {
     void *sp;         /* saved stack pointer while suspended (or the initial frame) */
@@ -96,9 +103,8 @@ struct coro {
     coro_fn fn;
     void *arg;
     void *data;
-    void *map; /* mmap base: guard page then stack */
-    uint64_t magic;
-    bool started, running, finished;
+    void *map;    /* mmap base: guard page then stack */
+    uint64_t tag; /* CORO_TAG(state) while live (invariant 4) */
 #ifdef CORO_ASAN
     void *asan_fake;            /* our fake stack while we are switched out */
     const void *resumer_bottom; /* resumer's stack, learned on each switch in */
@@ -110,9 +116,8 @@ struct coro {
 #endif
 };
 
-/* Thread-local state: the running coroutine, the nesting depth and the stack pool. */
+/* Thread-local state: the running coroutine and the stack pool. */
 static _Thread_local coro_t *coro_cur;
-static _Thread_local int coro_depth;
 static _Thread_local void *coro_pool[CORO_POOL_MAX];
 static _Thread_local int coro_pool_len;
 
@@ -331,7 +336,7 @@ int coro_create(coro_t **out, coro_fn fn, void *arg)
     c->fn = fn;
     c->arg = arg;
     c->map = map;
-    c->magic = CORO_MAGIC;
+    c->tag = CORO_TAG(CORO_NEW);
 #ifdef CORO_TSAN
     c->tsan_fiber = __tsan_create_fiber(0);
 #endif
@@ -340,24 +345,25 @@ int coro_create(coro_t **out, coro_fn fn, void *arg)
     return 0;
 }
 
-/* Switches out of c (running) back to its resumer: the one place a coroutine leaves. Does the
- * resumer's bookkeeping first (invariant 2), so the switch is the last thing it does and
- * coro_yield reaches it as a tail call (design notes). */
-static void coro_switch_out(coro_t *c)
+/* Switches out of c (running) back to its resumer, leaving it in state (SUSPENDED or
+ * FINISHED): the one place a coroutine leaves. Does the resumer's bookkeeping first
+ * (invariant 2), so the switch is the last thing it does and coro_yield reaches it as a tail
+ * call (design notes). */
+static void coro_switch_out(coro_t *c, int state)
 {
-    assert(c->running && coro_cur == c && coro_depth > 0);
-    c->running = false;
+    assert(c->tag == CORO_TAG(CORO_RUNNING) && coro_cur == c);
+    assert(state == CORO_SUSPENDED || state == CORO_FINISHED);
+    c->tag = CORO_TAG(state);
     coro_cur = c->resumer;
-    coro_depth--;
 #ifdef CORO_ASAN
-    __sanitizer_start_switch_fiber(c->finished ? NULL : &c->asan_fake, c->resumer_bottom,
-                                   c->resumer_size);
+    __sanitizer_start_switch_fiber(state == CORO_FINISHED ? NULL : &c->asan_fake,
+                                   c->resumer_bottom, c->resumer_size);
 #endif
 #ifdef CORO_TSAN
     __tsan_switch_to_fiber(c->tsan_resumer, 0);
 #endif
     ringscan_coro_switch(&c->sp, c->resumer_sp);
-    /* Resumed again: coro_resume already set coro_cur, running and resumer_sp. */
+    /* Resumed again: coro_resume already set coro_cur, c->tag and resumer_sp. */
 #ifdef CORO_ASAN
     __sanitizer_finish_switch_fiber(c->asan_fake, &c->resumer_bottom, &c->resumer_size);
 #endif
@@ -368,26 +374,22 @@ static _Noreturn void coro_entry(coro_t *c)
 #ifdef CORO_ASAN
     __sanitizer_finish_switch_fiber(NULL, &c->resumer_bottom, &c->resumer_size);
 #endif
-    assert(c->magic == CORO_MAGIC && c->running);
+    assert(c->tag == CORO_TAG(CORO_RUNNING));
     c->fn(c->arg);
-    c->finished = true;
-    coro_switch_out(c);
+    coro_switch_out(c, CORO_FINISHED);
     fprintf(stderr, "ringscan: finished coroutine %p was resumed\n", (void *)c);
     abort();
 }
 
 void coro_resume(coro_t *c)
 {
-    if (!c || c->magic != CORO_MAGIC || c->finished || c->running) {
+    if (!c || (c->tag | 1) != CORO_TAG(CORO_SUSPENDED)) { /* new or suspended (invariant 4) */
         fprintf(stderr, "ringscan: coro_resume on a bad, finished or running coroutine\n");
         abort();
     }
-    assert(coro_depth >= 0 && coro_depth < CORO_NEST_MAX);
     c->resumer = coro_cur;
-    c->running = true;
-    c->started = true;
+    c->tag = CORO_TAG(CORO_RUNNING);
     coro_cur = c;
-    coro_depth++;
 #ifdef CORO_ASAN
     void *fake = NULL;
     __sanitizer_start_switch_fiber(&fake, (char *)c->map + CORO_GUARD_BYTES,
@@ -397,8 +399,8 @@ void coro_resume(coro_t *c)
     c->tsan_resumer = __tsan_get_current_fiber();
     __tsan_switch_to_fiber(c->tsan_fiber, 0);
 #endif
-    /* Back here when c yields or finishes: coro_switch_out restored coro_cur, coro_depth and
-     * c->running before switching, so nothing is left to do (a tail call, design notes). */
+    /* Back here when c yields or finishes: coro_switch_out restored coro_cur and set c->tag
+     * before switching, so nothing is left to do (a tail call, design notes). */
     ringscan_coro_switch(&c->resumer_sp, c->sp);
 #ifdef CORO_ASAN
     __sanitizer_finish_switch_fiber(fake, NULL, NULL);
@@ -412,8 +414,7 @@ void coro_yield(void)
         fprintf(stderr, "ringscan: coro_yield outside a coroutine\n");
         abort();
     }
-    assert(c->magic == CORO_MAGIC);
-    coro_switch_out(c);
+    coro_switch_out(c, CORO_SUSPENDED);
 }
 
 coro_t *coro_self(void)
@@ -423,14 +424,14 @@ coro_t *coro_self(void)
 
 bool coro_finished(const coro_t *c)
 {
-    assert(c && c->magic == CORO_MAGIC);
-    return c->finished;
+    assert(c && CORO_LIVE(c));
+    return c->tag == CORO_TAG(CORO_FINISHED);
 }
 
 void coro_destroy(coro_t *c)
 {
     if (!c) return;
-    if (c->magic != CORO_MAGIC || c->running || (c->started && !c->finished)) {
+    if (c->tag != CORO_TAG(CORO_NEW) && c->tag != CORO_TAG(CORO_FINISHED)) {
         fprintf(stderr, "ringscan: coro_destroy on a bad, running or suspended coroutine\n");
         abort();
     }
@@ -439,7 +440,7 @@ void coro_destroy(coro_t *c)
     __tsan_destroy_fiber(c->tsan_fiber);
 #endif
     void *map = c->map;
-    c->magic = 0;
+    c->tag = 0;
     if (coro_pool_len < CORO_POOL_MAX)
         coro_pool[coro_pool_len++] = map;
     else
@@ -448,13 +449,13 @@ void coro_destroy(coro_t *c)
 
 void coro_set_data(coro_t *c, void *data)
 {
-    assert(c && c->magic == CORO_MAGIC);
+    assert(c && CORO_LIVE(c));
     c->data = data;
 }
 
 void *coro_get_data(const coro_t *c)
 {
-    assert(c && c->magic == CORO_MAGIC);
+    assert(c && CORO_LIVE(c));
     return c->data;
 }
 
@@ -499,6 +500,6 @@ int coro_pool_size(void)
 
 size_t coro_stack_usable_bytes(const coro_t *c)
 {
-    assert(c && c->magic == CORO_MAGIC);
+    assert(c && CORO_LIVE(c));
     return (size_t)((char *)c - (char *)c->map) - CORO_GUARD_BYTES;
 }

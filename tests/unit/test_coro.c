@@ -206,6 +206,62 @@ static void noop_fn(void *arg)
     (void)arg;
 }
 
+/* The misuses coro.c refuses: each aborts (SIGABRT) rather than switching onto a stack that
+ * is running, finished or freed. Which: 0 resumes a finished coroutine, 1 a running one (from
+ * itself), 2 destroys a suspended one, 3 resumes a destroyed one, 4 yields from the base. */
+static void misuse_self_fn(void *arg)
+{
+    (void)arg;
+    coro_resume(coro_self());
+}
+
+static void misuse_yield_fn(void *arg)
+{
+    (void)arg;
+    coro_yield();
+}
+
+static void misuse(int which)
+{
+    coro_t *c = NULL;
+    if (which == 1) {
+        if (coro_create(&c, misuse_self_fn, NULL) != 0) _exit(3);
+        coro_resume(c);
+        return;
+    }
+    if (which == 4) {
+        coro_yield();
+        return;
+    }
+    if (coro_create(&c, which == 2 ? misuse_yield_fn : noop_fn, NULL) != 0) _exit(3);
+    coro_resume(c);
+    if (which == 2) {
+        coro_destroy(c);
+        return;
+    }
+    if (which == 3) coro_destroy(c);
+    coro_resume(c);
+}
+
+static void misuse_aborts(void)
+{
+    for (int which = 0; which < 5; which++) {
+        fflush(NULL);
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+            (void)freopen("/dev/null", "w", stderr); /* the abort's message */
+            signal(SIGABRT, SIG_DFL);
+            misuse(which);
+            _exit(4); /* not reached: the misuse must abort */
+        }
+        int st = 0;
+        CHECK(waitpid(pid, &st, 0) == pid);
+        CHECK(WIFSIGNALED(st));
+        if (WIFSIGNALED(st)) CHECK_EQ_I64(WTERMSIG(st), SIGABRT);
+    }
+}
+
 static void pool_reuse(void)
 {
     coro_pool_drain();
@@ -387,6 +443,7 @@ int main(void)
     RUN(fp_control_preserved);
     RUN(new_coro_inherits_fp_control);
     RUN(registers_survive);
+    RUN(misuse_aborts);
     coro_pool_drain();
     (void)coro_stash_drain();
     return CHECK_DONE("test_coro");
