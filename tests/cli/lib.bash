@@ -24,6 +24,21 @@ summary() {
     echo "$1: $passed passed, $failed failed"
     [ "$failed" -eq 0 ]
 }
+# tiny_budget_same PATH ROWS: PATH scanned with a 1-byte fetch budget (below any split's end)
+# gives the same checksum as with no budget (and ROWS rows), ordered and unordered, 1 and 2
+# threads: four checks
+tiny_budget_same() {
+    "$R" scan "$1" --format checksum --fetch-budget 0 >"$dir/sum0" 2>&1
+    local order t rows=$2 # (check evals its test in its own frame, where $2 is not ours)
+    for order in ordered unordered; do
+        for t in 1 2; do
+            timeout 120 "$R" scan "$1" --format checksum --$order --threads $t --fetch-budget 1 \
+                >"$dir/sum1" 2>&1
+            check 'grep -q "^rows $rows checksum" "$dir/sum0" && cmp -s "$dir/sum0" "$dir/sum1"' \
+                "$order, $t threads, a 1-byte budget: $(head -c 300 "$dir/sum1") (ungated: $(cat "$dir/sum0"))"
+        done
+    done
+}
 # need_py NAME: py = the test venv's python (scripts/pyenv.sh: pyarrow + duckdb), or the
 # reason and "NAME: 0 passed, 1 failed" printed and exit 1
 need_py() {

@@ -58,13 +58,5 @@ for cols in emb,id id,emb; do
   done
 done
 # 3. a budget below any split ends, with the same rows
-"$R" scan "$f" --format checksum --fetch-budget 0 >"$dir/sum0" 2>&1
-for order in ordered unordered; do
-    for t in 1 2; do
-        timeout 120 "$R" scan "$f" --format checksum --$order --threads $t --fetch-budget 1 \
-            >"$dir/sum1" 2>&1
-        check 'grep -q "^rows 4000 checksum" "$dir/sum0" && cmp -s "$dir/sum0" "$dir/sum1"' \
-            "$order, $t threads, a 1-byte budget: $(head -c 300 "$dir/sum1") (ungated: $(cat "$dir/sum0"))"
-    done
-done
+tiny_budget_same "$f" 4000
 summary nested_budget
