@@ -20,7 +20,7 @@ const version = std.SemanticVersion{ .major = 0, .minor = 1, .patch = 0 };
 /// What the library links. Not mimalloc: a library must not replace its host's malloc (a
 /// Python that loaded libringscan.so linked with it crashed importing pyarrow afterwards);
 /// only the `ringscan` binary links it (build below).
-const sys_libs = [_][]const u8{ "uring", "curl", "xxhash", "zstd", "snappy", "lz4", "z", "brotlidec", "brotlienc", "icuuc", "icui18n", "m", "pthread" };
+const sys_libs = [_][]const u8{ "uring", "xxhash", "zstd", "snappy", "lz4", "z", "brotlidec", "brotlienc", "icuuc", "icui18n", "m", "pthread" };
 /// Assertions stay on in every mode (-UNDEBUG): they guard invariants, as in TigerBeetle.
 pub const c_flags = [_][]const u8{ "-std=c17", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-fno-omit-frame-pointer", "-UNDEBUG" };
 
@@ -148,11 +148,10 @@ pub fn build(b: *std.Build) void {
     linkBenchDeps(exe_mod);
     exe_mod.linkLibrary(lib);
     linkDeps(exe_mod);
-    // bench/chart.c draws `ringscan bench --chart` with cairo: the binary's dependency only;
-    // the library (static or shared) never links it.
+    // bench/chart.c loads cairo and fontconfig when `ringscan bench --chart` draws (dlopen),
+    // and io/curl_dl.c libcurl on the first http(s):// or s3:// open: neither is linked, so
+    // a process that needs neither never maps them (start-up CPU, bench/RESULTS.md).
     exe_mod.linkSystemLibrary("mimalloc", .{ .use_pkg_config = .no });
-    exe_mod.linkSystemLibrary("cairo", .{ .use_pkg_config = .no });
-    exe_mod.linkSystemLibrary("fontconfig", .{ .use_pkg_config = .no });
     const exe = b.addExecutable(.{ .name = "ringscan", .root_module = exe_mod });
     noCompilerRt(b, exe);
     b.installArtifact(exe);

@@ -16,7 +16,7 @@
  *     and counted (io_file_t.body_copies, body_bytes_copied). */
 #ifndef RINGSCAN_IO_STORE_HTTP_H
 #define RINGSCAN_IO_STORE_HTTP_H
-#include <curl/curl.h>
+#include "io/curl_dl.h"
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>

@@ -15,7 +15,7 @@ out=build-$kind
 mkdir -p "$out/obj" "$out/tests" "$out/bin"
 CC=${CC:-clang}
 flags="-std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -DRINGSCAN_CHECKED=1 -g -O1 -fno-omit-frame-pointer -I. -Iinclude -Itests $san"
-libs="-luring -lcurl -lmimalloc -lxxhash -lzstd -lsnappy -llz4 -lz -lbrotlidec -lbrotlienc -licuuc -licui18n -lm -lpthread"
+libs="-luring -lmimalloc -lxxhash -lzstd -lsnappy -llz4 -lz -lbrotlidec -lbrotlienc -licuuc -licui18n -lm -lpthread"
 fail=0
 # objs_of VAR DIR...: compiles DIR/*.c (and .S) into $out/obj, the names into array VAR
 objs_of() {
@@ -42,7 +42,7 @@ rm -f "$out/libringscan.a" "$out/libringscan_bench.a"
 ar rcs "$out/libringscan.a" "${objs[@]}"
 ar rcs "$out/libringscan_bench.a" "${bench_objs[@]}"
 if ls cli/*.c >/dev/null 2>&1; then
-    $CC $flags cli/*.c "$out/libringscan_bench.a" "$out/libringscan.a" $libs -l:libboost_context.a -lcairo -lfontconfig -o "$out/bin/ringscan" || fail=1
+    $CC $flags cli/*.c "$out/libringscan_bench.a" "$out/libringscan.a" $libs -l:libboost_context.a -o "$out/bin/ringscan" || fail=1
 fi
 for t in tests/unit/test_*.c; do
     [ -f "$t" ] || continue

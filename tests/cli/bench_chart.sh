@@ -6,6 +6,9 @@
 #     a height of 300-2000 pixels, and an IEND chunk at the end.
 #  2. FILE.svg: an <svg> document of the same size in points.
 #  3. FILE.jpg: a usage error (exit 2) naming --chart, before any bench runs.
+#  4. cairo is loaded when the chart is drawn (bench/chart.c): with a broken libcairo.so.2 first
+#     on the library path the bench still runs and prints its table, then fails (exit 1)
+#     naming the chart, the library and the Debian packages, and writes no chart.
 # Last line: "bench_chart: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
@@ -38,4 +41,11 @@ check '[ $rc -eq 2 ]' "bench --chart c.jpg exit $rc, not 2"
 check 'grep -q -- "--chart: .*c.jpg.* is neither FILE.png nor FILE.svg" "$dir/err.txt"' "the usage error does not name --chart: $(head -n 1 "$dir/err.txt")"
 check '[ ! -e "$dir/c.jpg" ]' "c.jpg was written"
 
+mkdir -p "$dir/badlib"
+echo "not a library" >"$dir/badlib/libcairo.so.2"
+LD_LIBRARY_PATH=$dir/badlib run "$dir/d.png"
+rc=$?
+check '[ $rc -eq 1 ] && grep -q "lineitem_and" "$dir/out.txt"' "a broken libcairo: exit $rc, want 1 after the table: $(tail -n 3 "$dir/err.txt")"
+check 'grep -q "cannot write .*d.png: .*libcairo.so.2.*libcairo2" "$dir/err.txt" && [ ! -e "$dir/d.png" ]' \
+    "the error names the chart, the library and the package: $(tail -n 2 "$dir/err.txt")"
 summary bench_chart

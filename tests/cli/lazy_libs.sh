@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# tests/cli/lazy_libs.sh: libcurl is loaded on the first http(s):// or s3:// open (io/curl_dl.h)
+# and cairo when a chart is drawn (bench/chart.c; bench_chart.sh tests that side), not linked:
+# a process that reads local files maps neither. Run by tests/run.sh with $RINGSCAN = the
+# binary and cwd = the project root.
+#  1. Neither the binary nor libringscan.so names libcurl, cairo or fontconfig among its
+#     needed libraries.
+#  2. With a broken libcurl.so.4 first on the library path, a local scan and meta still work
+#     (nothing loads it), and an http:// scan fails (exit 1) naming the URL, the loader's
+#     reason and the package to install, without a crash.
+#  3. With the real libcurl, an http:// scan of nginx's copy of a file equals the local scan
+#     (the loaded functions work; http_nginx.sh covers the rest).
+# Last line: "lazy_libs: N passed, N failed".
+source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
+
+# 1. no link-time dependency
+check '! readelf -d "$R" | grep -qE "NEEDED.*(libcurl|libcairo|libfontconfig)"' \
+    "the binary links libcurl or cairo: $(readelf -d "$R" | grep NEEDED | tr '\n' ' ')"
+so=$(cd "$(dirname "$R")/.." && pwd)/lib/libringscan.so
+if [ -f "$so" ]; then
+    check '! readelf -d "$so" | grep -qE "NEEDED.*(libcurl|libcairo|libfontconfig)"' "libringscan.so links libcurl or cairo"
+fi
+
+www=$dir/www
+mkdir -p "$www" "$dir/ng" "$dir/badlib"
+li=$www/lineitem.parquet
+net_gen_lineitem "$li"
+"$R" scan "$li" --format checksum >"$dir/local" 2>&1
+check 'grep -q "^rows 60134 checksum" "$dir/local"' "local scan: $(head -c 300 "$dir/local")"
+
+# 2. a broken libcurl.so.4 found first
+echo "not a library" >"$dir/badlib/libcurl.so.4"
+LD_LIBRARY_PATH=$dir/badlib "$R" scan "$li" --format checksum >"$dir/out" 2>&1; rc=$?
+check '[ $rc -eq 0 ] && cmp -s "$dir/out" "$dir/local"' "local scan beside a broken libcurl: exit $rc: $(head -c 300 "$dir/out")"
+LD_LIBRARY_PATH=$dir/badlib "$R" meta "$li" >"$dir/out" 2>&1; rc=$?
+check '[ $rc -eq 0 ]' "meta beside a broken libcurl: exit $rc: $(head -c 300 "$dir/out")"
+u=http://127.0.0.1:9/lineitem.parquet
+LD_LIBRARY_PATH=$dir/badlib timeout 60 "$R" scan "$u" --format checksum >"$dir/out" 2>"$dir/err"; rc=$?
+check '[ $rc -eq 1 ] && [ ! -s "$dir/out" ]' "http scan with a broken libcurl: exit $rc, want 1: $(head -c 300 "$dir/out")"
+check 'grep -q "$u" "$dir/err" && grep -q "libcurl.so.4" "$dir/err" && grep -q "libcurl4" "$dir/err"' \
+    "the error names the URL, the library and the package: $(head -c 400 "$dir/err")"
+
+# 3. the real libcurl, loaded
+nginx_start "$www" "$dir/ng"
+timeout 120 "$R" scan "http://127.0.0.1:$NGINX_PORT/lineitem.parquet" --format checksum >"$dir/out" 2>&1
+check 'cmp -s "$dir/out" "$dir/local"' "http scan: $(head -c 300 "$dir/out") (local: $(cat "$dir/local"))"
+summary lazy_libs
