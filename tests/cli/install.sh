@@ -33,9 +33,11 @@ hdr=$(sed -nE 's/^#define RINGSCAN_VERSION_STRING "(.*)"/\1/p' include/ringscan.
 check '[ -n "$hdr" ] && [ "$(pkg-config --modversion ringscan)" = "$hdr" ]' \
     "ringscan.pc's version $(pkg-config --modversion ringscan) is not the header's '$hdr'"
 check '"$P/bin/ringscan" version | grep -qF "$hdr"' "ringscan version does not print $hdr: $("$P/bin/ringscan" version 2>&1 | head -c 200)"
-for l in m uring curl zstd; do
+for l in m uring zstd; do
     check 'pkg-config --static --libs ringscan | grep -qw -- "-l$l"' "Libs.private lacks -l$l"
 done
+# libcurl is loaded on the first http(s)/s3 open (io/curl_dl.h), never linked
+check '! pkg-config --static --libs ringscan | grep -qw -- "-lcurl"' "Libs.private names -lcurl"
 
 "$P/bin/ringscan" gen lineitem --sf 0.002 -o "$dir/li.parquet" >/dev/null 2>&1
 PY=$(bash scripts/pyenv.sh 2>/dev/null) || PY=
