@@ -1,7 +1,8 @@
 /* io/curl_dl.c: libcurl loaded on first use (see curl_dl.h for why and the contract).
  *
- * Owns: the one handle of libcurl.so.4 (never closed: curl keeps global state, and a host may
- * share the copy) and the table of its functions.
+ * Owns: the one handle of libcurl.so.4, or of libcurl-gnutls.so.4 (Debian's GnuTLS build, same
+ * ABI) when the first is missing (never closed: curl keeps global state, and a host may share
+ * the copy), and the table of its functions.
  * Design: every rs_curl_* takes the table through pthread_once, so any of them may come first
  * (io/store_http.c calls rs_curl_global_init first; unit tests call the pure ones alone).
  * When loading failed each returns libcurl's own failure value (NULL, CURLE_FAILED_INIT,
@@ -69,7 +70,9 @@ static void curl_load(void)
         snprintf(curl_load_err, sizeof curl_load_err,
                  "%s (http(s):// and s3:// paths need libcurl 4, Debian package libcurl4)",
                  e ? e : "libcurl.so.4 cannot be loaded");
-        return;
+        lib = dlopen("libcurl-gnutls.so.4", RTLD_NOW | RTLD_LOCAL); /* Debian's other build */
+        if (!lib) return;
+        curl_load_err[0] = 0;
     }
 #define CURL_SYM(f) curl_sym(lib, "curl_" #f, &curl_fn.f)
     loaded = CURL_SYM(global_init) && CURL_SYM(easy_init) && CURL_SYM(easy_setopt) &&

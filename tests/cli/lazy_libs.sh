@@ -10,6 +10,8 @@
 #     reason and the package to install, without a crash.
 #  3. With the real libcurl, an http:// scan of nginx's copy of a file equals the local scan
 #     (the loaded functions work; http_nginx.sh covers the rest).
+#  4. With libcurl.so.4 broken and Debian's libcurl-gnutls.so.4 installed, the same scan
+#     through the fallback (skipped where that library is absent).
 # Last line: "lazy_libs: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
 
@@ -30,6 +32,7 @@ check 'grep -q "^rows 60134 checksum" "$dir/local"' "local scan: $(head -c 300 "
 
 # 2. a broken libcurl.so.4 found first
 echo "not a library" >"$dir/badlib/libcurl.so.4"
+cp "$dir/badlib/libcurl.so.4" "$dir/badlib/libcurl-gnutls.so.4" # the fallback, if installed
 LD_LIBRARY_PATH=$dir/badlib "$R" scan "$li" --format checksum >"$dir/out" 2>&1; rc=$?
 check '[ $rc -eq 0 ] && cmp -s "$dir/out" "$dir/local"' "local scan beside a broken libcurl: exit $rc: $(head -c 300 "$dir/out")"
 LD_LIBRARY_PATH=$dir/badlib "$R" meta "$li" >"$dir/out" 2>&1; rc=$?
@@ -44,4 +47,13 @@ check 'grep -q "$u" "$dir/err" && grep -q "libcurl.so.4" "$dir/err" && grep -q "
 nginx_start "$www" "$dir/ng"
 timeout 120 "$R" scan "http://127.0.0.1:$NGINX_PORT/lineitem.parquet" --format checksum >"$dir/out" 2>&1
 check 'cmp -s "$dir/out" "$dir/local"' "http scan: $(head -c 300 "$dir/out") (local: $(cat "$dir/local"))"
+# 4. libcurl.so.4 broken but Debian's GnuTLS build present: the fallback reads the same rows
+if ldconfig -p | grep -q "libcurl-gnutls.so.4 "; then
+    rm "$dir/badlib/libcurl-gnutls.so.4"
+    LD_LIBRARY_PATH=$dir/badlib timeout 120 "$R" scan "http://127.0.0.1:$NGINX_PORT/lineitem.parquet" \
+        --format checksum >"$dir/out" 2>&1
+    check 'cmp -s "$dir/out" "$dir/local"' "http scan through libcurl-gnutls.so.4: $(head -c 300 "$dir/out")"
+else
+    echo "skip: no libcurl-gnutls.so.4 here (the fallback is not tested)"
+fi
 summary lazy_libs
