@@ -177,6 +177,10 @@ int64_t flt_mask_select(const flt_mask *m, uint32_t *out, int64_t cap)
     for (int64_t w = 0; w < nw; w++) {
         uint64_t bits = m->words[w];
         int64_t cnt = __builtin_popcountll(bits);
+        if (k + cnt + 8 <= cap) { /* room for the word's rows and 8 more */
+            k += bits_rows_wide(bits, (uint32_t)(w << 6), out + k);
+            continue;
+        }
         if (k + cnt <= cap) { /* room for the word's rows */
             k += bits_rows(bits, (uint32_t)(w << 6), out + k);
             continue;

@@ -482,10 +482,12 @@ static int bits_kept(pq_col_reader *r, const uint8_t *vp, size_t vlen, int64_t n
     for (int64_t w = 0; w < nw; w++) k += __builtin_popcountll(b->out[w] & (b->in ? b->in[w] : all));
     int rc = 0;
     if (!unpacked && 4 * k <= n) { /* list the kept rows, read only their indices */
-        rc = pq_colr_reserve((void **)&r->idx, &r->idx_cap, (size_t)(n + 1) * sizeof(uint32_t));
+        rc = pq_colr_reserve((void **)&r->idx, &r->idx_cap, (size_t)(k + 8) * sizeof(uint32_t));
         int64_t j = 0;
-        for (int64_t w = 0; rc == 0 && w < nw; w++)
-            j += bits_rows(b->out[w] & (b->in ? b->in[w] : all), (uint32_t)(w << 6), r->idx + j);
+        for (int64_t w = 0; rc == 0 && w < nw; w++) { /* (room for k + 8: bits_rows_wide) */
+            uint64_t kept = b->out[w] & (b->in ? b->in[w] : all);
+            j += bits_rows_wide(kept, (uint32_t)(w << 6), r->idx + j);
+        }
         assert(rc || j == k);
         page_sel sel = {.rows = r->idx, .n = k};
         return rc ? rc : dict_selected_dense(r, vp, vlen, n, &sel, b->kept, e);

@@ -135,10 +135,11 @@ int task_mask_rows(scan_task *x)
 {
     int64_t n = flt_mask_popcount(&x->mask);
     assert(x->nmrows < 0 && n <= x->mask.len);
-    uint32_t *p = fail_realloc(x->mrows, sizeof(uint32_t) * (size_t)(n + 1));
+    uint32_t *p = fail_realloc(x->mrows, sizeof(uint32_t) * (size_t)(n + 8));
     if (!p) return -ENOMEM;
     x->mrows = p;
-    x->nmrows = flt_mask_select(&x->mask, p, n);
+    x->nmrows = flt_mask_select(&x->mask, p, n + 8); /* (room for 8 more: every word's rows
+                                                      * by flt_mask_select's wide path) */
     assert(x->nmrows == n);
     return 0;
 }

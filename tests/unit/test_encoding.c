@@ -305,6 +305,101 @@ static uint8_t *guarded_copy(const uint8_t *buf, size_t len, uint8_t **map, size
     return *map + body - len;
 }
 
+/* A hand-built stream of width bw (1..32) for rle_select_wide_random: RLE runs of 1..30
+ * values (ceil(bw / 8) value bytes) mixed with bit-packed runs of 1..12 groups of values over
+ * the whole width (the top bit set too), values into v, ending with a bit-packed run; returns
+ * its length with the last 0..bw bytes dropped (a short or missing last group: the values
+ * that fit are the page). */
+static size_t build_mixed_wide(bw_t *w, int bw, uint64_t *s, uint32_t *v)
+{
+    memset(w, 0, sizeof *w);
+    uint32_t mask = bw == 32 ? 0xffffffffu : (1u << bw) - 1;
+    int64_t n = 0;
+    int runs = 1 + (int)(rng(s) % 6);
+    for (int r = 0; r < runs; r++) {
+        if (r < runs - 1 && rng(s) % 3 == 0) {
+            uint32_t len = 1 + (uint32_t)(rng(s) % 30), val = (uint32_t)rng(s) & mask;
+            put_header(w, len << 1);
+            for (int i = 0; i < (bw + 7) / 8; i++) put_byte(w, (uint8_t)(val >> (8 * i)));
+            for (uint32_t i = 0; i < len; i++) v[n++] = val;
+        } else {
+            uint32_t g = 1 + (uint32_t)(rng(s) % 12);
+            put_header(w, g << 1 | 1);
+            w->bit = (w->bit + 7) & ~(size_t)7;
+            for (uint32_t i = 0; i < 8 * g; i++) {
+                v[n] = (uint32_t)rng(s) & mask;
+                if (rng(s) % 5 == 0) v[n] = mask; /* every bit of the width */
+                put_bits(w, v[n++], bw);
+            }
+        }
+    }
+    return (w->bit + 7) / 8 - (size_t)(rng(s) % (uint64_t)(bw + 1));
+}
+
+/* pq_rle_select's 8-row gathers (AVX2: widths 1..25; AVX-512: every width) against the
+ * values pq_rle_next gives, every width 1..32, streams of RLE and bit-packed runs mixed whose
+ * last group may be cut (they end at a guard page: a load past the data faults), selections
+ * empty, full, sparse, dense, and crowded at the page's end (the last loads near the buffer
+ * end), after a get of a few values (a buffered group) and before a get of the rest; then a
+ * select of one value more than the data holds fails as pq_rle_get does ("data ends after"). */
+static void rle_select_wide_random(void)
+{
+    static uint32_t v[1200], ref[1200], out[1200], rows[1200], tmp[16];
+    static bw_t w;
+    int64_t selected = 0, errors = 0;
+    for (int bw = 1; bw <= 32; bw++) {
+        for (uint64_t seed = 1; seed <= 40; seed++) {
+            uint64_t s = seed * 7777 + (uint64_t)bw;
+            size_t len = build_mixed_wide(&w, bw, &s, v);
+            uint8_t *map;
+            size_t map_len;
+            const uint8_t *buf = guarded_copy(w.b, len, &map, &map_len);
+            pq_rle_dec d;
+            CHECK(pq_rle_init(&d, buf, len, bw, NULL) == 0);
+            int64_t n = 0, k;
+            while ((k = pq_rle_next(&d, ref + n, 64)) > 0) n += k; /* the values that fit */
+            CHECK(memcmp(ref, v, (size_t)n * 4) == 0);
+            int64_t head = n ? (int64_t)(rng(&s) % 14) % (n + 1) : 0;
+            int64_t span = n - head, tail = span ? (int64_t)(rng(&s) % 10) % (span + 1) : 0;
+            int mode = (int)(seed % 5);
+            if (mode == 4) tail = 0; /* crowded at the page's end: the data's end too */
+            span -= tail;
+            int64_t nsel = 0;
+            for (int64_t i = 0; i < span; i++) {
+                bool keep = mode == 1 || (mode == 2 && rng(&s) % 20 == 0) ||
+                            (mode == 3 && rng(&s) % 2 == 0) ||
+                            (mode == 4 && (i >= span - 24 || rng(&s) % 7 == 0));
+                if (keep) rows[nsel++] = (uint32_t)i;
+            }
+            CHECK(pq_rle_init(&d, buf, len, bw, NULL) == 0);
+            CHECK(pq_rle_get(&d, tmp, head) == 0);
+            CHECK(memcmp(tmp, ref, (size_t)head * 4) == 0);
+            memset(out, 0xab, sizeof out);
+            CHECK(pq_rle_select(&d, span, rows, nsel, out) == 0);
+            CHECK(pq_rle_get(&d, tmp, tail) == 0);
+            CHECK(memcmp(tmp, ref + head + span, (size_t)tail * 4) == 0);
+            int64_t bad = out[nsel] != 0xabababab; /* nothing written past the selection */
+            for (int64_t j = 0; j < nsel; j++) bad += out[j] != ref[head + rows[j]];
+            CHECK_EQ_I64(bad, 0);
+            selected += nsel;
+            /* one value more than pq_rle_next gave: every row selected; the same status and
+             * message as pq_rle_get's ("data ends after", or the error that ended the values:
+             * a cut group's bytes read as a run header), or the same values */
+            pq_err eg = {0}, es = {0};
+            for (int64_t i = 0; i <= n; i++) rows[i] = (uint32_t)i;
+            CHECK(pq_rle_init(&d, buf, len, bw, &eg) == 0);
+            int rg = pq_rle_get(&d, ref, n + 1);
+            CHECK(pq_rle_init(&d, buf, len, bw, &es) == 0);
+            CHECK_EQ_I64(pq_rle_select(&d, n + 1, rows, n + 1, out), rg);
+            CHECK_STR(es.msg, eg.msg);
+            if (rg == 0) CHECK(memcmp(out, ref, (size_t)(n + 1) * 4) == 0);
+            errors += rg != 0;
+            munmap(map, map_len);
+        }
+    }
+    CHECK(selected > 50000 && errors > 1000); /* (65,105 and 1,277 of 1,280) */
+}
+
 /* pq_rle_bits' group path (8 values from one 8-byte load) against pq_rle_next then a lookup
  * by hand: every width 1..8, dictionaries of 1, 7, 63 and 64 entries with bits set past dlen,
  * runs mixed, calls of random lengths with gets between them (buffered groups), the last
@@ -889,6 +984,7 @@ int main(void)
     RUN(rle_hand_built_every_width);
     RUN(rle_round_trip_random);
     RUN(rle_select_matches_get);
+    RUN(rle_select_wide_random);
     RUN(rle_bits_matches_get);
     RUN(rle_bits_errors);
     RUN(rle_bits_groups_random);

@@ -714,10 +714,11 @@ static void like_contains_buffer(void)
     pq_vec_free(&v);
 }
 
-/* common/bits.h against a bit-by-bit reference: bits_rows lists base + each set bit and
- * bits_keep32 picks src at each set bit, in place too (dst == src, words after words), on
- * words with no bit, every bit, one bit at either end, 16-bit runs and random bits; neither
- * writes past its count (a guard entry after it keeps its value). */
+/* common/bits.h against a bit-by-bit reference: bits_rows (and bits_rows_wide) lists base +
+ * each set bit and bits_keep32 picks src at each set bit, in place too (dst == src, words after
+ * words), on words with no bit, every bit, one bit at either end, 16-bit runs and random bits;
+ * neither writes past its count, nor bits_rows_wide past its count + 8 (a guard entry after it
+ * keeps its value). */
 static void bits_lists_match_reference(void)
 {
     enum { W = 40 };
@@ -737,6 +738,11 @@ static void bits_lists_match_reference(void)
         got[n] = 0xdeadbeef;
         bad += bits_rows(words[w], 1000u + (uint32_t)(w * 64), got) != n || got[n] != 0xdeadbeef;
         for (int64_t j = 0; j < n; j++) bad += got[j] != want[j];
+        uint32_t wide[64 + 9]; /* room for n + 8, then a guard */
+        wide[n + 8] = 0xdeadbeef;
+        bad += bits_rows_wide(words[w], 1000u + (uint32_t)(w * 64), wide) != n;
+        bad += wide[n + 8] != 0xdeadbeef;
+        for (int64_t j = 0; j < n; j++) bad += wide[j] != want[j];
         n = 0;
         for (int b = 0; b < 64; b++)
             if ((words[w] >> b) & 1) want[n++] = src[w * 64 + b];
@@ -751,9 +757,39 @@ static void bits_lists_match_reference(void)
     CHECK(inplace[W * 64] == 0xdeadbeef);
 }
 
+/* flt_mask_select against the mask's bits at every room 0..count + 10 (its wide path where
+ * 8 entries past a word's rows fit in the room, the row-by-row one after): the count always,
+ * the first min(room, count) rows, nothing written past the room (a guard after it), on
+ * masks of 1..700 bits sparse, dense, full and with runs. */
+static void mask_select_every_room(void)
+{
+    int bad = 0;
+    for (int t = 0; t < 60; t++) {
+        int64_t n = 1 + rnd_in(0, 699), cnt = 0;
+        int every = t % 4 == 0 ? 1 : t % 4 == 1 ? 2 : t % 4 == 2 ? 9 : 40;
+        flt_mask m = {0};
+        CHECK(flt_mask_init(&m, n, false) == 0);
+        uint32_t want[700], got[712];
+        for (int64_t i = 0; i < n; i++)
+            if (rnd() % (uint64_t)every == 0 || (t % 5 == 0 && i % 128 < 70)) {
+                flt_mask_set(&m, i);
+                want[cnt++] = (uint32_t)i;
+            }
+        for (int64_t room = 0; room <= cnt + 10; room++) {
+            memset(got, 0xab, sizeof got);
+            bad += flt_mask_select(&m, got, room) != cnt;
+            for (int64_t j = 0; j < room && j < cnt; j++) bad += got[j] != want[j];
+            bad += got[room] != 0xababababu;
+        }
+        flt_mask_free(&m);
+    }
+    CHECK_EQ_I64(bad, 0);
+}
+
 int main(void)
 {
     RUN(bits_lists_match_reference);
+    RUN(mask_select_every_room);
     RUN(mask_ops_odd_lengths);
     RUN(like_contains_buffer);
     RUN(multi_column_eval);

@@ -233,6 +233,70 @@ static void test_dict_index_past_dictionary(void)
         check_err(decode(&req_i32, 0, p, 2, mode, &e), &e, &p[1], 1, "r", "past the page's values");
 }
 
+/* A dictionary page of 5 INT32 values (10, 20, .., 50) in p[0] and a data page of n rows of
+ * indices idx (RLE_DICTIONARY, width 3) in p[1]. */
+static void dict_of_five_page(page *p, const uint32_t *idx, int64_t n)
+{
+    int32_t vals[5] = {10, 20, 30, 40, 50};
+    pq_page_header h = hdr(PQ_PAGE_DICTIONARY, 5, PQ_ENC_PLAIN, sizeof vals);
+    make_page(&p[0], &h, (const uint8_t *)vals, sizeof vals);
+    pq_buf b = {0};
+    CHECK(pq_rle_encode_dict(&b, idx, n, 3) == 0);
+    h = hdr(PQ_PAGE_DATA, (int32_t)n, PQ_ENC_RLE_DICTIONARY, b.len);
+    make_page(&p[1], &h, b.data, b.len);
+    pq_buf_free(&b);
+}
+
+/* The selected rows' indices read from a bit-packed page (pq_rle_select, 8 rows a gather
+ * with AVX2 or AVX-512) and gathered: an index past the dictionary at each of 120 positions,
+ * selected among every row but one or among every third row, fails naming the index and the
+ * dictionary's size; without it the selected values are right. */
+static void test_dict_index_past_dictionary_selected(void)
+{
+    enum { N = 120 };
+    page p[2];
+    uint32_t idx[N], sel[N];
+    int bad = 0;
+    for (int64_t at = -1; at < N; at++) {
+        for (int64_t i = 0; i < N; i++) idx[i] = (uint32_t)((i * 7 + 3) % 5);
+        if (at >= 0) idx[at] = 5 + (uint32_t)(at % 3);
+        dict_of_five_page(p, idx, N);
+        for (int way = 0; way < 2; way++) {
+            int64_t nsel = 0;
+            for (int64_t i = 0; i < N; i++)
+                if (way == 0 ? i != (at + 1) % N : i % 3 == (at < 0 ? 0 : at) % 3)
+                    sel[nsel++] = (uint32_t)i;
+            pq_col_reader r;
+            pq_colr_init(&r, &req_i32, 0, NULL);
+            pq_vec v;
+            pq_vec_init(&v, PQ_INT32, 0);
+            pq_err e = {0};
+            size_t used;
+            int64_t rows;
+            int rc = pq_colr_page(&r, p[0].buf, p[0].len, FILE_OFF, &v, &used, &rows, &e);
+            CHECK_EQ_I64(rc, 0);
+            rc = pq_colr_page_sel(&r, p[1].buf, p[1].len, 2 * FILE_OFF, sel, nsel, &v, &used,
+                                  &rows, &e);
+            if (at < 0) {
+                CHECK_EQ_I64(rc, 0);
+                CHECK_EQ_I64(v.length, nsel);
+                const int32_t *got = (const int32_t *)v.values;
+                for (int64_t j = 0; j < nsel && j < v.length; j++)
+                    bad += got[j] != 10 * (int32_t)(idx[sel[j]] + 1);
+            } else {
+                char want[96];
+                snprintf(want, sizeof want, "dictionary index %u out of range (dictionary has 5 values)",
+                         idx[at]);
+                check_err(rc, &e, &p[1], 1, "r", want);
+                CHECK_EQ_I64(v.length, 0);
+            }
+            pq_vec_free(&v);
+            pq_colr_free(&r);
+        }
+    }
+    CHECK_EQ_I64(bad, 0);
+}
+
 /* --------------------------------------------------------------------------- levels */
 
 /* v1 optional INT32 page: 4-byte level length, level bytes lv, then nv values 0, 1, ... */
@@ -370,6 +434,7 @@ int main(void)
     RUN(test_plain_trailing_after_levels);
     RUN(test_dict_page_trailing_bytes);
     RUN(test_dict_index_past_dictionary);
+    RUN(test_dict_index_past_dictionary_selected);
     RUN(test_level_runs);
     RUN(test_delta_disagrees);
     RUN(test_dlba_trailing_bytes);
