@@ -5,12 +5,23 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+
+/* strcasecmp in ASCII alone: the order must not change with the locale between the sort and
+ * a lookup (a host calling setlocale), and SQL names here match but for ASCII case. */
+static int ascii_casecmp(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        int x = (unsigned char)*a, y = (unsigned char)*b;
+        if (x >= 'A' && x <= 'Z') x += 32;
+        if (y >= 'A' && y <= 'Z') y += 32;
+        if (x != y || x == 0) return x - y;
+    }
+}
 
 static int ref_cmp(const void *a, const void *b)
 {
     const pq_name_ref *x = a, *y = b;
-    int c = strcasecmp(x->name, y->name);
+    int c = ascii_casecmp(x->name, y->name);
     if (c == 0) c = strcmp(x->name, y->name);
     return c ? c : (x->at > y->at) - (x->at < y->at);
 }
@@ -27,7 +38,7 @@ static int32_t lower_bound(const pq_name_ref *refs, int32_t n, const char *name,
     int32_t lo = 0, hi = n;
     while (lo < hi) { /* invariant 2: at most log2(n) + 1 steps */
         int32_t mid = lo + (hi - lo) / 2;
-        int c = strcasecmp(refs[mid].name, name);
+        int c = ascii_casecmp(refs[mid].name, name);
         if (c == 0 && exact) c = strcmp(refs[mid].name, name);
         if (c < 0) lo = mid + 1;
         else hi = mid;
@@ -46,7 +57,7 @@ int32_t pq_name_index_folded(const pq_name_ref *refs, int32_t n, const char *nam
     int32_t exact = pq_name_index_find(refs, n, name);
     if (exact >= 0) return exact;
     int32_t i = lower_bound(refs, n, name, false);
-    if (i >= n || strcasecmp(refs[i].name, name) != 0) return -1;
-    if (i + 1 < n && strcasecmp(refs[i + 1].name, name) == 0) return -2; /* several */
+    if (i >= n || ascii_casecmp(refs[i].name, name) != 0) return -1;
+    if (i + 1 < n && ascii_casecmp(refs[i + 1].name, name) == 0) return -2; /* several */
     return refs[i].at;
 }

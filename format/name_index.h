@@ -3,9 +3,10 @@
  * names over 20,000 columns took 6 s to start, issue 23).
  *
  * Invariants:
- *  1. An index of n refs is sorted by name ignoring ASCII case, then by name as spelled, then
- *     by position (`at`): the refs of one spelling are together, the first of them the one a
- *     linear scan from the start finds first, and the refs equal but for case are together.
+ *  1. An index of n refs is sorted by name ignoring ASCII case (in ASCII alone, whatever the
+ *     locale), then by name as spelled, then by position (`at`): the refs of one spelling are
+ *     together, the first of them the one a linear scan from the start finds first, and the
+ *     refs equal but for case are together.
  *  2. Lookups are binary searches: O(log n) string comparisons; a folded lookup then looks
  *     at one ref more (it tells one from several, never counts them all).
  *  3. The index borrows the names (the schema's arena or buffer outlives it); n is bounded by
