@@ -28,8 +28,9 @@ const char *cli_human_bytes(int64_t n, char buf[32]);
 /* Row group g's compressed bytes: as the writer recorded them, else its chunks' sum (meta). */
 int64_t cli_group_compressed(const ringscan_file *f, const ringscan_file_info *fi, int g);
 /* (cli/dataset_opts.c) Whether paths[0..npaths) name a dataset: several, a directory, a
- * pattern (not a local file named as it is, '[' and all), an s3:// prefix ending in '/', or a
- * dataset option given (dataset_opt). */
+ * pattern (unless it lists as the one local file named as it is, '[' and all: a pattern
+ * that matches nothing else), an s3:// prefix ending in '/', or a dataset option given
+ * (dataset_opt). */
 bool cli_is_dataset(const char *const *paths, int npaths, bool dataset_opt);
 /* The dataset options scan and meta share: their table entries (a command's ids for them)
  * and their effect on o (cli_dataset_opt). */
@@ -39,7 +40,8 @@ extern const char *const cli_hive_choices[];
     {"--hive-partitioning", NULL, NULL, CLI_CHOICE, HIVE, .choices = cli_hive_choices,           \
      .dflt = "auto", .help = "key=value directories as columns (auto: when all files have them)"}, \
     {"--hive-types", NULL, "K:T,..", CLI_TEXT, HIVE_TYPES, .dflt = "inferred as DuckDB",         \
-     .help = "partition column types: year:BIGINT,month:VARCHAR,day:DATE"},                      \
+     .help = "partition column types: year:BIGINT,month:VARCHAR,day:DATE",                       \
+     .once = CLI_ONCE_LIST},                                                                      \
     {"--union-by-name", NULL, NULL, CLI_FLAG, UNION,                                              \
      .help = "every file's columns by name (missing: null; ints widen)"}
 void cli_dataset_opt(ringscan_options *o, enum cli_dataset_opt which, const cli_val *v);

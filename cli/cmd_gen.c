@@ -108,7 +108,7 @@ static const cli_opt gen_opts[] = {
     {"--compression", NULL, NULL, CLI_CHOICE, GO_CODEC, .choices = gen_codecs, .dflt = "snappy",
      .help = "page codec (lz4 writes LZ4_RAW)"},
     {"--bloom", NULL, "COLS", CLI_TEXT, GO_BLOOM, .dflt = "none",
-     .help = "lineitem: comma list of columns that get bloom filters"},
+     .help = "lineitem: comma list of columns that get bloom filters", .once = CLI_ONCE_LIST},
     {"--layout", NULL, NULL, CLI_CHOICE, GO_LAYOUT, .choices = gen_layouts,
      .dflt = "lineitem: tpch",
      .help = "lineitem: cancel clusters rare values; topk: required"},

@@ -67,15 +67,18 @@ enum { SCAN_FORMAT_ROWS = 5 };
 /* Every option `ringscan scan` (and each `serve` line) accepts; the help is printed from it. */
 static const cli_opt scan_opts[] = {
     {"--columns", NULL, "a,b", CLI_TEXT, SO_COLUMNS, .dflt = "every column",
-     .help = "columns to print, in order (nested: s or s.a; \"a,b\" quoted: one name)"},
+     .help = "columns to print, in order (nested: s or s.a; \"a,b\" quoted: one name)",
+     .once = CLI_ONCE_LIST},
     {"--dictionary-columns", NULL, "a,b", CLI_TEXT, SO_DICT_COLUMNS, .dflt = "none",
-     .help = "read these string/binary columns as dictionary arrays"},
+     .help = "read these string/binary columns as dictionary arrays", .once = CLI_ONCE_LIST},
     {"--where", NULL, "EXPR", CLI_TEXT, SO_WHERE, .dflt = "every row",
-     .help = "a SQL filter: comparisons, IN, LIKE, IS NULL, ... with AND/OR/NOT"},
+     .help = "a SQL filter: comparisons, IN, LIKE, IS NULL, ... with AND/OR/NOT",
+     .once = "join the conditions with AND in one --where"},
     {"--limit", NULL, "N", CLI_INT, SO_LIMIT, 0, INT64_MAX, .dflt = "no limit",
      .help = "stop after N rows"},
     {"--order-by", NULL, "KEYS", CLI_TEXT, SO_ORDER_BY, .dflt = "file order",
-     .help = "sort by \"col [ASC|DESC] [NULLS FIRST|LAST], ...\" (Top-K with --limit)"},
+     .help = "sort by \"col [ASC|DESC] [NULLS FIRST|LAST], ...\" (Top-K with --limit)",
+     .once = CLI_ONCE_LIST},
     {"--desc", NULL, NULL, CLI_FLAG, SO_DESC,
      .help = "keys without ASC/DESC sort descending (nulls last, NaN first)"},
     {"--format", NULL, NULL, CLI_CHOICE, SO_FORMAT, .choices = scan_formats, .dflt = "table",
@@ -141,25 +144,14 @@ const cli_cmd cli_cmd_scan = {
     .pos_max = CLI_PATHS_MAX,
 };
 
-/* *slot = the value of a list-valued option given once (opt; how to join two: join): a
- * second one replaced the first, so the rows a first --where would have dropped came out
- * and a first --columns or --order-by's names were dropped. 0 or CLI_EXIT_USAGE. */
-static int once(const char **slot, const cli_opt *opt, const cli_val *v, const char *join)
-{
-    if (*slot) return cli_usage_error(&cli_cmd_scan, "%s given twice; %s", opt->name, join);
-    *slot = v->s;
-    return 0;
-}
-
 /* Applies one parsed option of scan_opts to the scan_args ctx (cli/opts.h cli_apply_fn). */
 static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
 {
     scan_args *a = ctx;
-    const char *list = "list them in one, separated by commas";
     switch ((enum scan_opt_id)opt->id) {
-    case SO_COLUMNS: return once(&a->columns, opt, v, list);
-    case SO_DICT_COLUMNS: return once(&a->dict_columns, opt, v, list);
-    case SO_WHERE: return once(&a->o.filter, opt, v, "join the conditions with AND in one --where");
+    case SO_COLUMNS: a->columns = v->s; break; /* (given once: cli/opts.c invariant 5) */
+    case SO_DICT_COLUMNS: a->dict_columns = v->s; break;
+    case SO_WHERE: a->o.filter = v->s; break;
     case SO_LIMIT: a->o.limit = v->i; break;
     case SO_THREADS: a->o.threads = (int)v->i; break;
     case SO_SPLIT_ROWS: a->o.split_rows = v->i == 0 ? -1 : v->i; break;
@@ -180,7 +172,7 @@ static int apply_opt(void *ctx, const cli_opt *opt, const cli_val *v)
     case SO_TLS_INSECURE: a->o.tls_insecure = true; break;
     case SO_NO_ETAG: a->o.unsafe_disable_etag_checks = true; break;
     case SO_NO_PROGRESS: a->no_progress = true; break;
-    case SO_ORDER_BY: return once(&a->o.order_by, opt, v, list);
+    case SO_ORDER_BY: a->o.order_by = v->s; break;
     case SO_DESC: a->o.order_desc = true; break;
     case SO_HIVE: cli_dataset_opt(&a->o, CLI_DS_HIVE, v), a->dataset = true; break;
     case SO_HIVE_TYPES: cli_dataset_opt(&a->o, CLI_DS_HIVE_TYPES, v), a->dataset = true; break;

@@ -9,7 +9,12 @@
  *     and, when one is close, the nearest valid name.
  *  3. The help is printed from the same table the parser reads, so every accepted option is
  *     listed with its value, default and meaning.
- *  4. Bounded: option names and suggestions are compared up to CLI_SUGGEST_MAX bytes. */
+ *  4. Bounded: option names and suggestions are compared up to CLI_SUGGEST_MAX bytes.
+ *  5. One rule for an option given twice, in every command: a single value (a number, a
+ *     choice, a path, a flag) takes the last, as curl and the DuckDB CLI do; a list or a
+ *     condition (its table entry has `once`) is refused, since replacing the first would drop
+ *     names or let through rows it meant to filter out, and merging has no one obvious
+ *     meaning (AND? a union of columns?). */
 #include "cli/opts.h"
 
 #include <assert.h>
@@ -136,7 +141,7 @@ int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
 /* The nearest option name (or alias) of cmd to word, or NULL. */
 static const char *nearest_option(const cli_cmd *cmd, const char *word)
 {
-    const char *names[2 * 64 + 1];
+    const char *names[2 * CLI_OPTS_MAX + 1];
     int n = 0;
     for (int i = 0; i < cmd->nopts && n + 2 < (int)(sizeof names / sizeof names[0]); i++) {
         names[n++] = cmd->opts[i].name;
@@ -253,15 +258,19 @@ static const cli_opt *find_option(const cli_cmd *cmd, const char *name, size_t l
     return NULL;
 }
 
-/* One option at argv[*i] (its value, if any, consumed too). 0 or CLI_EXIT_USAGE. */
+/* One option at argv[*i] (its value, if any, consumed too); *seen has a bit per table entry
+ * given so far. 0 or CLI_EXIT_USAGE. */
 static int parse_one(const cli_cmd *cmd, int argc, char **argv, int *i, cli_apply_fn apply,
-                     void *ctx)
+                     void *ctx, uint64_t *seen)
 {
     const char *arg = argv[*i], *eq = strchr(arg, '=');
     const cli_opt *o = find_option(cmd, arg, strlen(arg)); /* whole: "--stats=json" is a flag */
     const char *v = NULL;
     if (!o && eq && (o = find_option(cmd, arg, (size_t)(eq - arg)))) v = eq + 1;
     if (!o) return unknown_option(cmd, arg);
+    uint64_t bit = 1ull << (o - cmd->opts); /* (cli_parse: at most CLI_OPTS_MAX entries) */
+    if (o->once && (*seen & bit)) return cli_usage_error(cmd, "%s given twice; %s", o->name, o->once);
+    *seen |= bit;
     cli_val val = {.i = 1, .s = o->name};
     if (o->kind == CLI_FLAG && !v) return apply(ctx, o, &val);
     if (!v && *i + 1 >= argc) { /* a choice has no arg: its values are the name ("(null)") */
@@ -281,6 +290,8 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, int first, cli_apply_fn
     assert(cmd && argv && npos && first >= 1);
     assert(cmd->pos_min <= cmd->pos_max && (cmd->pos_max == 0 || pos));
     assert(cmd->nopts == 0 || apply); /* a table needs someone to apply it */
+    assert(cmd->nopts <= CLI_OPTS_MAX); /* a bit each in parse_one's seen */
+    uint64_t seen = 0;
     bool options = true;
     *npos = 0;
     for (int i = first; i < argc; i++) {
@@ -292,7 +303,7 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, int first, cli_apply_fn
         if (options && strcmp(arg, "--") == 0) {
             options = false;
         } else if (options && arg[0] == '-' && arg[1]) {
-            int rc = parse_one(cmd, argc, argv, &i, apply, ctx);
+            int rc = parse_one(cmd, argc, argv, &i, apply, ctx, &seen);
             if (rc) return rc;
         } else if (*npos >= cmd->pos_max) {
             return cli_usage_error(cmd, "unexpected argument '%s'", arg);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 enum {
+    CLI_OPTS_MAX = 64,  /* entries in one command's table */
     CLI_EXIT_USAGE = 2, /* the exit status of every usage error (cli/cli.h) */
     CLI_HELP_SHOWN = -2 /* cli_parse: --help was asked for and printed; exit 0 */
 };
@@ -37,7 +38,15 @@ typedef struct cli_opt {
     const char *const *choices; /* CLI_CHOICE: NULL-terminated */
     const char *dflt;           /* the default as the help shows it, or NULL */
     const char *help;           /* one line of meaning */
+    const char *once;           /* NULL: a later value replaces an earlier one (a number, a
+                                   choice, a path: the last wins, as in curl and the DuckDB
+                                   CLI). Else the value is a list or a condition, which a
+                                   second one would silently replace or oddly merge: given
+                                   twice is a usage error, and this is its hint ("list them
+                                   in one, separated by commas") */
 } cli_opt;
+
+#define CLI_ONCE_LIST "list them in one, separated by commas" /* cli_opt.once's usual hint */
 
 typedef struct cli_val {
     int64_t i;     /* CLI_INT, CLI_BYTES, CLI_CHOICE (the index), CLI_FLAG (1) */
@@ -60,7 +69,8 @@ typedef struct cli_cmd {
 typedef int (*cli_apply_fn)(void *ctx, const cli_opt *o, const cli_val *v);
 
 /* Parses argv[first .. argc) against cmd's table: "--name VALUE", "--name=VALUE" and flags call
- * apply in command-line order; "--" ends the options; any other argument is a positional one,
+ * apply in command-line order (an option with `once` given a second time is a usage error
+ * naming it, with its hint); "--" ends the options; any other argument is a positional one,
  * stored in pos[0 .. *npos) (pos_max at most; fewer than pos_min is an error). "--help" and
  * "-h" print cli_help to standard output and return CLI_HELP_SHOWN. Returns 0, CLI_HELP_SHOWN,
  * or CLI_EXIT_USAGE with the message printed (unknown option with the nearest name, missing or

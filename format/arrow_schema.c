@@ -355,7 +355,13 @@ int pqa_schema_parse(uint8_t *msg, size_t len, pqa_schema *out, pq_err *e)
                      "ARROW:schema: the message is not a Schema (header type %u)", header_type);
     if (rc == 0) rc = fb_table_at(&f, header_at, &st);
     if (rc == 0) rc = read_schema(&f, &st, out);
+    if (rc == 0 && !(out->by_name = fail_malloc(sizeof *out->by_name * ((size_t)out->nfields + 1))))
+        rc = pq_errf(e, -ENOMEM, -1, "out of memory");
+    for (int32_t i = 0; rc == 0 && i < out->nfields; i++)
+        out->by_name[i] = (pq_name_ref){out->fields[i].name, i};
+    if (rc == 0) pq_name_index_sort(out->by_name, out->nfields);
     if (rc) {
+        free(out->by_name);
         free(out->fields);
         free(out->kv_mem);
         memset(out, 0, sizeof *out);
@@ -418,6 +424,7 @@ int pqa_schema_from_b64(const char *b64, size_t len, pqa_schema *out, pq_err *e)
 void pqa_schema_free(pqa_schema *s)
 {
     free(s->buf);
+    free(s->by_name);
     free(s->fields);
     free(s->kv_mem);
     memset(s, 0, sizeof *s);
@@ -431,6 +438,10 @@ const pqa_field *pqa_field_child(const pqa_schema *s, const pqa_field *f, int32_
 
 const pqa_field *pqa_schema_field(const pqa_schema *s, const char *name)
 {
+    if (s->by_name) {
+        int32_t i = pq_name_index_find(s->by_name, s->nfields, name);
+        return i >= 0 ? &s->fields[i] : NULL;
+    }
     for (int32_t i = 0; i < s->nfields; i++)
         if (strcmp(s->fields[i].name, name) == 0) return &s->fields[i];
     return NULL;

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "format/err.h"
+#include "format/name_index.h"
 
 enum { PQA_FIELDS_MAX = 1 << 16, PQA_KV_MAX = 1 << 12, PQA_B64_MAX = 64 << 20, PQA_DEPTH_MAX = 64 };
 
@@ -86,6 +87,8 @@ typedef struct pqa_schema {
     int32_t nmeta;
     pqa_kv *meta;         /* the schema's custom_metadata */
     pqa_kv *kv_mem;       /* every pqa_kv of the schema (owned) */
+    pq_name_ref *by_name; /* the nfields top-level fields by name (owned; NULL: a schema built
+                             by hand, pqa_schema_field scans) */
 } pqa_schema;
 
 /* Decodes base64 text b64[0..len) (standard alphabet, '=' padding) into a new buffer *out of
@@ -106,7 +109,7 @@ int pqa_schema_from_b64(const char *b64, size_t len, pqa_schema *out, pq_err *e)
 /* Frees what the schema owns and zeroes it (a zeroed schema is a no-op). */
 void pqa_schema_free(pqa_schema *s);
 
-/* The top-level field named name, or NULL. */
+/* The first top-level field named name, or NULL (O(log nfields) once parsed). */
 const pqa_field *pqa_schema_field(const pqa_schema *s, const char *name);
 /* Child i of field f (0 <= i < f->nchildren). */
 const pqa_field *pqa_field_child(const pqa_schema *s, const pqa_field *f, int32_t i);

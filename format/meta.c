@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "format/meta_priv.h"
+#include "format/name_index.h"
 #include "common/fail.h"
 
 /* ---- arena ----------------------------------------------------------------------------- */
@@ -190,8 +191,23 @@ const char *pq_page_type_name(pq_page_type t)
     return (unsigned)t < 4 ? n[t] : "?";
 }
 
+int pq_file_meta_index(pq_file_meta *m)
+{
+    assert(m->arena && m->ncolumns >= 0 && m->nnodes >= 0);
+    pq_name_ref *c = pq_arena_alloc(m->arena, sizeof *c * ((size_t)m->ncolumns + 1));
+    pq_name_ref *nd = pq_arena_alloc(m->arena, sizeof *nd * ((size_t)m->nnodes + 1));
+    if (!c || !nd) return -ENOMEM;
+    for (int32_t i = 0; i < m->ncolumns; i++) c[i] = (pq_name_ref){m->columns[i].name, i};
+    for (int32_t i = 0; i < m->nnodes; i++) nd[i] = (pq_name_ref){m->nodes[i].path, i};
+    pq_name_index_sort(c, m->ncolumns);
+    pq_name_index_sort(nd, m->nnodes);
+    m->col_index = c, m->node_index = nd;
+    return 0;
+}
+
 int32_t pq_file_meta_find_column(const pq_file_meta *m, const char *name)
 {
+    if (m->col_index) return pq_name_index_find(m->col_index, m->ncolumns, name);
     for (int32_t i = 0; i < m->ncolumns; i++)
         if (strcmp(m->columns[i].name, name) == 0) return i;
     return -1;
@@ -214,7 +230,8 @@ const char *pq_file_meta_top_name(const pq_file_meta *m, const char *name, bool 
         return name;
     if (exact) return NULL;
     if (!m->has_nested) { /* the flat columns: pq_columns_find's rule */
-        int32_t i = pq_columns_find(m->columns, m->ncolumns, name);
+        int32_t i = m->col_index ? pq_name_index_folded(m->col_index, m->ncolumns, name)
+                                 : pq_columns_find(m->columns, m->ncolumns, name);
         return i >= 0 ? m->columns[i].name : NULL;
     }
     const char *folded = NULL;
@@ -226,6 +243,7 @@ const char *pq_file_meta_top_name(const pq_file_meta *m, const char *name, bool 
 
 int32_t pq_file_meta_find_node(const pq_file_meta *m, const char *path)
 {
+    if (m->node_index) return pq_name_index_find(m->node_index, m->nnodes, path);
     for (int32_t i = 0; i < m->nnodes; i++)
         if (strcmp(m->nodes[i].path, path) == 0) return i;
     return -1;

@@ -299,6 +299,10 @@ typedef struct pq_file_meta {
     int64_t footer_offset;           /* the parsed buffer's file offset, for the messages of
                                         pq_file_meta_stats: -1 (unknown) after a parse; the
                                         caller that knows it sets it */
+    struct pq_name_ref *col_index;   /* ncolumns refs to the columns by name, and nnodes to */
+    struct pq_name_ref *node_index;  /* the nodes by path (format/name_index.h), built by
+                                        pq_file_meta_parse; NULL (a meta built in memory):
+                                        lookups scan the arrays */
     struct pq_arena *arena;          /* owns everything above */
 } pq_file_meta;
 
@@ -417,9 +421,14 @@ int pq_file_meta_check(pq_file_meta *m, uint64_t file_size, pq_err *e);
  * offset when m->footer_offset is known, else -1), or -ENOMEM. A chunk that fails stays
  * pending: asking again fails again with the same error. */
 int pq_file_meta_stats(pq_file_meta *m, int32_t col, pq_err *e);
+/* Builds col_index and node_index (format/name_index.h) in m's arena, from the columns' names
+ * and the nodes' paths as they stand (call it after every rename: pq_file_meta_parse does).
+ * 0 or -ENOMEM (the indexes then stay as they were). */
+int pq_file_meta_index(pq_file_meta *m);
 /* Releases everything the metadata owns; safe on a zeroed struct; leaves it zeroed. */
 void pq_file_meta_free(pq_file_meta *m);
-/* Finds a leaf column by name (its dotted path); its index or -1. */
+/* Finds a leaf column by name (its dotted path); its index (the first so named) or -1.
+ * O(log ncolumns) with the index a parse builds (col_index), else a scan. */
 int32_t pq_file_meta_find_column(const pq_file_meta *m, const char *name);
 /* Finds a schema node by dotted path; its index or -1. */
 int32_t pq_file_meta_find_node(const pq_file_meta *m, const char *path);

@@ -370,6 +370,7 @@ int pq_file_meta_parse(const uint8_t *buf, size_t len, const pq_meta_limits *lim
         pq_tr_fail(&c.r, "FileMetaData lacks schema, num_rows or row_groups");
     if (!c.r.status) finish(&c);
     if (!c.r.status) check_shapes(&c);
+    if (!c.r.status && pq_file_meta_index(out)) oom(&c);
     if (c.r.status) {
         int st = c.r.status;
         pq_file_meta_free(out);

@@ -912,8 +912,11 @@ typedef struct ringscan_dataset ringscan_dataset;
  * it, recursively) or a pattern (* ? [...] inside a path component, `**` any number of
  * directories: "data/ ** / *.parquet" without the spaces; neither `**` nor a directory's
  * listing descends through a symbolic link to a directory, as DuckDB's glob, while a link a
- * component names and a link to a file are followed; a local path that names a file as it
- * is, pattern characters and all, is that file); the files are sorted by path, a
+ * component names and a link to a file are followed; as DuckDB 2.0.1 lists them, a pattern
+ * is the files it matches, and the file named as it is, pattern characters and all, only
+ * when it matches none ("a[1].parquet" is a1.parquet when that exists, "x*.parquet" is x1 and
+ * the file "x*.parquet"; "a[[]1].parquet" and "x[*].parquet" name those files alone), and a
+ * pattern ending in '/' (it names directories) matches no file); the files are sorted by path, a
  * file named by two paths or patterns read twice as DuckDB and pyarrow.dataset read it (one
  * pattern names a file once, however many ways its `**`s reach it). An s3:// pattern (or an
  * s3:// prefix ending in '/': every *.parquet below it)

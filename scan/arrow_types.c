@@ -424,7 +424,16 @@ int scan_arrow_dict_out(const pq_file_meta *m, const int *idx, int n, const char
 {
     *out = NULL;
     bool *f = fail_calloc((size_t)n + 1, sizeof *f);
-    if (!f) return -ENOMEM;
+    bool *named = fail_calloc((size_t)m->ncolumns + 1, sizeof *named); /* by a name, each once */
+    if (!f || !named) {
+        free(f), free(named);
+        return -ENOMEM;
+    }
+    for (int k = 0; k < nnames; k++) { /* as the projection matches it */
+        const char *spelled = names[k] ? pq_file_meta_top_name(m, names[k], false) : NULL;
+        int32_t c = spelled ? pq_file_meta_find_column(m, spelled) : -1;
+        if (c >= 0) named[c] = true;
+    }
     pqa_schema as = {0}; /* its errors are scan_arrow_types_build's to report */
     const pq_kv *kv = pq_file_meta_find_kv(m, "ARROW:schema");
     bool stored = kv && kv->value && pqa_schema_from_b64(kv->value, kv->value_len, &as, NULL) == 0 &&
@@ -433,12 +442,9 @@ int scan_arrow_dict_out(const pq_file_meta *m, const int *idx, int n, const char
         const pq_column_desc *d = &m->columns[idx[j]];
         const char *spelled = pq_node_spelling(&m->nodes[d->node]);
         const pqa_field *af = stored ? pqa_schema_field(&as, spelled) : NULL;
-        f[j] = dict_eligible(d) && af && af->dictionary;
-        for (int k = 0; dict_eligible(d) && k < nnames; k++) { /* as the projection matches it */
-            const char *spelled = names[k] ? pq_file_meta_top_name(m, names[k], false) : NULL;
-            f[j] = f[j] || (spelled && strcmp(d->name, spelled) == 0);
-        }
+        f[j] = dict_eligible(d) && ((af && af->dictionary) || named[idx[j]]);
     }
+    free(named);
     pqa_schema_free(&as);
     *out = f;
     return 0;

@@ -11,7 +11,8 @@
  * (`d/ * / * / ... / *.parquet`, d/self -> .) and `**`s that reach a directory many ways
  * (`d/ ** / * / ** / * / **`) read 2^k directories (a 44-level pattern ran for hours before).
  * Consecutive `**`s are one (the same paths; 6 of them over a 30-level tree walked one file
- * 1.9 million ways and failed at max_files). */
+ * 1.9 million ways and failed at max_files). A pattern is what it matches, the file named as
+ * it is only when it matches nothing (DuckDB 2.0.1's rule); one ending in '/' matches no file. */
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -226,18 +227,31 @@ int ds_file_errf(pq_err *e, int rc, const char *path, const char *what)
     return rc;
 }
 
+/* A pattern ending in '/' names directories, and a dataset is files: none matches, as in
+ * DuckDB 2.0.1 (`dir/ * /` matched the files of dir before, its slash dropped with the empty
+ * component after it). A prefix without a wildcard ending in '/' (a directory, an s3://
+ * prefix) still means every *.parquet below it. */
+static int dir_pattern_err(lister *l, const char *p)
+{
+    char shown[512];
+    io_path_shown(shown, sizeof shown, p);
+    return pq_errf(l->e, -ENOENT, -1, "%.200s: no file matches (a pattern ending in '/' names "
+                   "directories; name their files, e.g. '%.200s*.parquet')", shown, shown);
+}
+
 static int list_one(lister *l, const char *p)
 {
     int before = l->n, rc;
     l->pat = p;
+    if (has_magic(p) && ends_with(p, "/") && !(is_url(p) && !io_url_has_pattern(p)))
+        return dir_pattern_err(l, p);
     if (strncmp(p, "s3://", 5) == 0 && (has_magic(p) || ends_with(p, "/"))) rc = ds_list_s3(p, l->io, l->max, add_url, l, l->e);
     else if (is_url(p) && io_url_has_pattern(p))
         return url_pattern_err(l, p);
     else if (is_url(p)) return add_path(l, p);
-    else if (has_magic(p) && is_file(p)) /* a file named as it is ("[x].parquet" as a pattern */
-        return add_path(l, p);           /* matched only "x.parquet": no file) */
-    else if (has_magic(p)) {
-        if ((rc = list_pattern(l, p)) == 0) drop_repeats(l, before);
+    else if (has_magic(p)) { /* as DuckDB: the pattern's files, else the file named as it is */
+        if ((rc = list_pattern(l, p)) == 0) drop_repeats(l, before); /* ("[x].parquet" as a */
+        if (rc == 0 && l->n == before && is_file(p)) return add_path(l, p); /* pattern: x.parquet) */
     }
     else if (is_dir(p)) rc = list_dir(l, p);
     else if (is_file(p)) return add_path(l, p);

@@ -378,7 +378,7 @@ static int choose_columns(scan_plan *p, const int *proj, int nproj, const int32_
     }
     p->nproj = nproj;
     free(slot_of);
-    return 0;
+    return plan_proj_first(p);
 }
 
 /* A nested column among the slots is RINGSCAN_EUNSUPPORTED (format/meta.h invariant 2: only
@@ -477,6 +477,7 @@ void scan_plan_free(scan_plan *p)
     free(p->pred_at);
     free(p->pred_slots);
     free(p->proj_slot);
+    free(p->proj_first);
     free(p->slot_node);
     free(p->proj);
     memset(p, 0, sizeof *p);

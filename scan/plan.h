@@ -111,6 +111,8 @@ typedef struct scan_plan {
                                   pred_slot[k], for a single-column predicate) */
     int *pred_slots;
     int *proj_slot;            /* slot of each projected column */
+    int *proj_first;           /* the first projection with projection j's slot (j itself,
+                                  or an earlier one: the same column projected twice) */
     int32_t *slot_node;        /* per slot: the schema node a nested slot's packed rows hold
                                   (format/column_nested.h; its first leaf is need[slot]); -1
                                   for a flat column */

@@ -59,6 +59,9 @@ int plan_pieces_cut_chunk(const scan_split *sp, const pq_chunk_meta *cm, scan_co
 /* Moves the dynamic predicate's column index per row group out of x into p->dyn (none
  * without a dynamic predicate or index). 0 or -ENOMEM; plan_dyn_free frees what was kept. */
 int plan_keep_dyn(plan_build *b, plan_index *x);
+/* p->proj_first (plan.h) from p->proj_slot, in one pass (a scan per duplicate projection, per
+ * batch, was O(n^2) for n names of one column). 0 or -ENOMEM. */
+int plan_proj_first(scan_plan *p);
 /* Nested slots (scan/plan_nested.c): the slot of projection j (plan_proj_slot: its column's,
  * or one of its own for a nested node another slot of that leaf does not hold; slot_of: the
  * column's first slot, -1 none yet); p->slot_node from the projection's nodes (NULL: each

@@ -41,6 +41,25 @@ int plan_proj_slot(scan_plan *p, const int *proj, const int32_t *nodes, int nnod
     return s;
 }
 
+int plan_proj_first(scan_plan *p)
+{
+    int *first_of = fail_malloc(sizeof(int) * (size_t)(p->nneed + 1)); /* by slot */
+    p->proj_first = fail_malloc(sizeof(int) * (size_t)(p->nproj + 1));
+    if (!first_of || !p->proj_first) {
+        free(first_of);
+        return -ENOMEM;
+    }
+    for (int k = 0; k < p->nneed; k++) first_of[k] = -1;
+    for (int j = 0; j < p->nproj; j++) {
+        int k = p->proj_slot[j];
+        assert(k >= 0 && k < p->nneed);
+        if (first_of[k] < 0) first_of[k] = j;
+        p->proj_first[j] = first_of[k];
+    }
+    free(first_of);
+    return 0;
+}
+
 /* p->slot_node from o->proj_nodes (plan.h; nodes[0 .. nnodes), the caller's projections): a
  * nested slot holds its top-level field unless a projection names a node; projections of
  * one leaf naming different nodes have slots of their own (plan_proj_slot). */

@@ -176,8 +176,8 @@ static int project(scan_task *x, scan_batch *b, int64_t *pos)
         }
         rc = project_one(x, slot, idx, n, moved, &b->cols[j]);
         if (rc == -EALREADY) { /* the same column projected twice: copy the first entry */
-            int first = 0;
-            while (plan->proj_slot[first] != plan->proj_slot[j]) first++;
+            int first = plan->proj_first[j];
+            assert(first < j && plan->proj_slot[first] == plan->proj_slot[j]);
             uint32_t *all = fail_malloc(sizeof(uint32_t) * (size_t)(n + 1));
             for (int64_t i = 0; all && i < n; i++) all[i] = (uint32_t)i;
             rc = all ? take_rows(&b->cols[first], all, n, &b->cols[j]) : -ENOMEM;

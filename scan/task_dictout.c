@@ -222,17 +222,24 @@ int scan_dictout_slots(const scan_plan *p, const bool *dict_out, bool topk, bool
     *out = NULL;
     if (!dict_out || topk) return 0; /* Top-K merges rows of many batches: values there */
     bool *s = fail_calloc((size_t)p->nneed + 1, sizeof *s);
-    if (!s) return -ENOMEM;
-    for (int j = 0; j < p->nproj; j++) {
-        int slot = p->proj_slot[j], uses = 0;
-        for (int i = 0; i < p->nproj; i++) uses += p->proj_slot[i] == slot;
-        for (int k = 0; k < p->npreds; k++) {
-            int n;
-            const int *ps = scan_plan_pred_slots(p, k, &n);
-            for (int i = 0; i < n; i++) uses += ps[i] == slot; /* a filter decodes its values */
-        }
-        s[slot] = dict_out[j] && uses == 1;
+    /* each slot's uses counted in one pass (counted per projection, n names took O(n^2)) */
+    int *uses = fail_calloc((size_t)p->nneed + 1, sizeof *uses);
+    if (!s || !uses) {
+        free(s), free(uses);
+        return -ENOMEM;
     }
+    for (int j = 0; j < p->nproj; j++) uses[p->proj_slot[j]]++;
+    for (int k = 0; k < p->npreds; k++) {
+        int n;
+        const int *ps = scan_plan_pred_slots(p, k, &n);
+        for (int i = 0; i < n; i++) uses[ps[i]]++; /* a filter decodes its values */
+    }
+    for (int j = 0; j < p->nproj; j++) {
+        int slot = p->proj_slot[j];
+        assert(slot >= 0 && slot < p->nneed && uses[slot] >= 1);
+        s[slot] = dict_out[j] && uses[slot] == 1;
+    }
+    free(uses);
     *out = s;
     return 0;
 }

@@ -27,6 +27,8 @@
 # first file's list<int64>): as DuckDB (an offset from a NULL buffer trapped: exit 132).
 # Then a file whose name holds '[' named as it is: read, alone or with another path (it was
 # taken for a pattern that matched no file).
+# Then a name that is a file's and a pattern's: the pattern's matches, as DuckDB's; a pattern
+# ending in '/' matches no file.
 # Then a listing's bound on directories read: a link loop named by `*`s fails with a message,
 # `**/**` is one `**` (a deep tree's file found once, not 1.9 million ways).
 # Last line: "adversarial_dataset: N passed, N failed".
@@ -474,6 +476,35 @@ for args in "$dir/brk/[x].parquet|30" "$dir/brk/[x].parquet $dir/brk/plain.parqu
 done
 got=$("$R" meta "$dir/brk/[x].parquet" 2>&1 | sed -n 's/^rows: //p')
 check '[ "$got" = 30 ]' "meta $dir/brk/[x].parquet: rows '$got', want 30"
+# A name that is a file's and also a pattern matching others (issue 23): read as DuckDB 2.0.1
+# reads it, the pattern's matches (the file itself among them only when the pattern matches
+# its name: `x*` matches "x*"), the file named as it is only when the pattern matches nothing
+# (above); `[[]` and `[*]` name such a file alone. Before, the file named as it is was read
+# alone whenever it existed. Counts compared with DuckDB's over the same names.
+mkdir -p "$dir/lit"
+for nr in 'a[1]:10' 'a1:20' 'x*:30' 'x1:40' 'q?:50' 'qa:60'; do
+    "$R" gen demo-types --rows "${nr#*:}" -o "$dir/lit/${nr%:*}.parquet" >/dev/null
+done
+for p in 'a[1]' 'x*' 'q?' 'a[[]1]' 'x[*]' 'q[?]'; do
+    want=$("$PY" -c "import duckdb, sys; print(duckdb.sql(\"select count(*) from read_parquet('$dir/lit/$p.parquet')\").fetchall()[0][0])")
+    got=$("$R" scan "$dir/lit/$p.parquet" --format count 2>&1)
+    check '[ "$got" = "rows $want" ]' "lit/$p.parquet: '$(echo "$got" | head -c 300)', want rows $want (DuckDB's)"
+done
+got=$("$R" scan "$dir/lit/x*.parquet" --format csv --columns req_i64 2>&1 | tail -n +2 | wc -l)
+check '[ "$got" = 70 ]' "scan lit/x*.parquet (a dataset of x* and x1): $got rows printed, want 70"
+# A pattern ending in '/' names directories: no file matches, as in DuckDB (it read the
+# files beside the directories, `tsl/ * /` taken for `tsl/ *`); a directory ending in '/' is
+# still every *.parquet below it.
+mkdir -p "$dir/tsl/sub"
+"$R" gen demo-types --rows 3 -o "$dir/tsl/top.parquet" >/dev/null
+"$R" gen demo-types --rows 4 -o "$dir/tsl/sub/f.parquet" >/dev/null
+for p in '*/' '**/' 's*/'; do
+    got=$("$R" scan "$dir/tsl/$p" --format count 2>&1); rc=$?
+    check '[ $rc -eq 1 ] && [ "$got" = "ringscan: $dir/tsl/$p: no file matches (a pattern ending in '"'/'"' names directories; name their files, e.g. '"'$dir/tsl/$p*.parquet'"')" ]' \
+        "tsl/$p: exit $rc, '$(echo "$got" | head -c 300)'"
+done
+got=$("$R" scan "$dir/tsl/" --format count 2>&1)
+check '[ "$got" = "rows 7" ]' "tsl/: '$got', want rows 7"
 # A directory with a second '=' is no partition (DuckDB's parser drops it: "s=x=y" gave a
 # column s of 'x=y'); "s=" is one, an empty string, as DuckDB reads it.
 mkdir -p "$dir/eq/s=x=y/t=1" "$dir/eq2/s="

@@ -42,6 +42,22 @@ fails_with 2 "$S --columns given twice; list them in one, separated by commas" \
     "$R" scan "$f" --columns i32 --columns i64
 fails_with 2 "$S --order-by given twice; list them in one, separated by commas" \
     "$R" scan "$f" --order-by i32 --order-by i64 --limit 2
+# one rule for every command (cli/opts.c invariant 5): a list given twice is refused (a second
+# --hive-types, --dictionary-columns, gen --bloom or bench --shapes replaced the first's
+# names), a single value takes the last (as curl and the DuckDB CLI)
+fails_with 2 "$S --dictionary-columns given twice; list them in one, separated by commas" \
+    "$R" scan "$f" --dictionary-columns str --dictionary-columns bin
+fails_with 2 "$S --hive-types given twice; list them in one, separated by commas" \
+    "$R" scan "$f" --hive-types a:BIGINT --hive-types b:DATE
+fails_with 2 "ringscan: meta: --hive-types given twice; list them in one, separated by commas" \
+    "$R" meta "$f" --hive-types a:BIGINT --hive-types b:DATE
+fails_with 2 "ringscan: gen: --bloom given twice; list them in one, separated by commas" \
+    "$R" gen lineitem -o "$dir/never.parquet" --bloom l_orderkey --bloom l_partkey --sf 0
+fails_with 2 "ringscan: bench: --shapes given twice; list them in one, separated by commas" \
+    "$R" bench --shapes lineitem_filter_only --shapes lineitem_prune --sf 0 # (--sf 0: never a run)
+got=$("$R" scan "$f" --format csv --format jsonl --limit 5 --limit 2 --columns i32 2>&1)
+check '[ "$(echo "$got" | wc -l)" = 2 ] && [ "${got:0:7}" = "{\"i32\":" ]' \
+    "--format csv --format jsonl --limit 5 --limit 2: the last of each, got '$(echo "$got" | head -c 200)'"
 # --desc without keys to sort was ignored: the rows came in file order, not descending
 fails_with 2 "$S --desc sorts the --order-by keys; no --order-by given" "$R" scan "$f" --desc --limit 3
 # a second path makes a dataset (issue 23): a missing one is the dataset's error, named

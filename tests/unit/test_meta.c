@@ -2,11 +2,14 @@
  * project root) and on synthetic buffers. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 #include "check.h"
 #include "format/bloom.h"
 #include "format/meta.h"
 #include "format/meta_priv.h"
+#include "format/name_index.h"
 
 
 #include "testing_data.h"
@@ -429,8 +432,46 @@ static void all_corpus_files(void)
     }
 }
 
+/* format/name_index.h: lookups agree with the scans they replace (pq_columns_find's rule),
+ * the first of names spelled alike found, and a parsed footer's lookups use the index. */
+static void name_index(void)
+{
+    pq_name_ref r[] = {{"a", 0}, {"B", 1}, {"b", 2}, {"a", 3}, {"c", 4}, {"Dd", 5}};
+    int32_t n = (int32_t)(sizeof r / sizeof r[0]);
+    pq_name_index_sort(r, n);
+    for (int32_t i = 1; i < n; i++) CHECK(strcasecmp(r[i - 1].name, r[i].name) <= 0);
+    CHECK_EQ_I64(pq_name_index_find(r, n, "a"), 0); /* the first so spelled */
+    CHECK_EQ_I64(pq_name_index_find(r, n, "b"), 2);
+    CHECK_EQ_I64(pq_name_index_find(r, n, "B"), 1);
+    CHECK_EQ_I64(pq_name_index_find(r, n, "A"), -1);
+    CHECK_EQ_I64(pq_name_index_find(r, n, "dd"), -1);
+    CHECK_EQ_I64(pq_name_index_folded(r, n, "dd"), 5);  /* the only one but for case */
+    CHECK_EQ_I64(pq_name_index_folded(r, n, "C"), 4);
+    CHECK_EQ_I64(pq_name_index_folded(r, n, "b"), 2);   /* spelled so: before case */
+    CHECK_EQ_I64(pq_name_index_folded(r, n, "A"), -2);  /* two: several, as pq_columns_find */
+    CHECK_EQ_I64(pq_name_index_folded(r, n, "x"), -1);
+    CHECK_EQ_I64(pq_name_index_find(r, 0, "a"), -1);
+    uint8_t *f;
+    size_t len;
+    pq_file_meta m;
+    pq_err e = {0};
+    CHECK(load("alltypes_plain.parquet", &f, &len, &m, &e) == 0);
+    if (!f) return;
+    CHECK(m.col_index != NULL && m.node_index != NULL);
+    for (int32_t i = 0; i < m.ncolumns; i++) {
+        CHECK_EQ_I64(pq_file_meta_find_column(&m, m.columns[i].name), i);
+        CHECK_EQ_I64(pq_file_meta_find_node(&m, m.nodes[m.columns[i].node].path), m.columns[i].node);
+    }
+    CHECK_STR(pq_file_meta_top_name(&m, "STRING_COL", false), "string_col");
+    CHECK(pq_file_meta_top_name(&m, "STRING_COL", true) == NULL);
+    CHECK(pq_file_meta_top_name(&m, "string_co", false) == NULL);
+    pq_file_meta_free(&m);
+    free(f);
+}
+
 int main(void)
 {
+    RUN(name_index);
     RUN(alltypes_plain);
     RUN(truncated_footer);
     RUN(nested_files);

@@ -1,0 +1,63 @@
+/* format/name_index.c: the sorted name index of name_index.h (invariants there). */
+#include "format/name_index.h"
+
+#include <assert.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* strcasecmp in ASCII alone: the order must not change with the locale between the sort and
+ * a lookup (a host calling setlocale), and SQL names here match but for ASCII case. */
+static int ascii_casecmp(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        int x = (unsigned char)*a, y = (unsigned char)*b;
+        if (x >= 'A' && x <= 'Z') x += 32;
+        if (y >= 'A' && y <= 'Z') y += 32;
+        if (x != y || x == 0) return x - y;
+    }
+}
+
+static int ref_cmp(const void *a, const void *b)
+{
+    const pq_name_ref *x = a, *y = b;
+    int c = ascii_casecmp(x->name, y->name);
+    if (c == 0) c = strcmp(x->name, y->name);
+    return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+void pq_name_index_sort(pq_name_ref *refs, int32_t n)
+{
+    assert(n >= 0 && (n == 0 || refs));
+    qsort(refs, (size_t)n, sizeof *refs, ref_cmp);
+}
+
+/* The first ref not below name: ignoring case alone (exact false), or then as spelled. */
+static int32_t lower_bound(const pq_name_ref *refs, int32_t n, const char *name, bool exact)
+{
+    int32_t lo = 0, hi = n;
+    while (lo < hi) { /* invariant 2: at most log2(n) + 1 steps */
+        int32_t mid = lo + (hi - lo) / 2;
+        int c = ascii_casecmp(refs[mid].name, name);
+        if (c == 0 && exact) c = strcmp(refs[mid].name, name);
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+int32_t pq_name_index_find(const pq_name_ref *refs, int32_t n, const char *name)
+{
+    int32_t i = lower_bound(refs, n, name, true);
+    return i < n && strcmp(refs[i].name, name) == 0 ? refs[i].at : -1;
+}
+
+int32_t pq_name_index_folded(const pq_name_ref *refs, int32_t n, const char *name)
+{
+    int32_t exact = pq_name_index_find(refs, n, name);
+    if (exact >= 0) return exact;
+    int32_t i = lower_bound(refs, n, name, false);
+    if (i >= n || ascii_casecmp(refs[i].name, name) != 0) return -1;
+    if (i + 1 < n && ascii_casecmp(refs[i + 1].name, name) == 0) return -2; /* several */
+    return refs[i].at;
+}
