@@ -1,13 +1,15 @@
 /* scan/plan_cut.c: where the plan cuts a kept row group into splits (plan.c plan_group asks
  * plan_cuts once it decided to read the group): at page starts from the offset index, or,
  * without one, evenly when the plan cuts for the cores (few kept groups of a local file,
- * plan.c cut_rows), every needed column flat. The plan does no I/O, so an even cut's rows are
- * only where the split starts from: at run time the split moves its window's edges to page
- * starts of its first slot's chunk (task_pieces.c task_window), so each page of that column
- * is decoded once (a chunk of one page, as DuckDB writes them, goes whole to the group's first
- * split; the others come out empty). An evenly cut split reads whole chunks: its pieces are
- * the dictionary page and the data pages, which it walks from the chunk's start with its
- * window beginning row_lo rows in (task_decode.c), decoding only the pages its rows touch;
+ * plan.c cut_rows), every needed column flat, into pieces of at least even_cut_min_rows
+ * (scan.h SCAN_EVEN_CUT_MIN_ROWS; a smaller group stays whole). The plan does no I/O, so an
+ * even cut's rows are only where the split starts from: at run time the split moves its
+ * window's edges to page starts of its first slot's chunk (task_pieces.c task_window), so
+ * each page of that column is decoded once (a chunk of one page, as DuckDB writes them,
+ * goes whole to the group's first split; the others come out empty). An evenly cut split
+ * reads whole chunks: its pieces are the dictionary page and the data pages, which it walks
+ * from the chunk's start with its window beginning row_lo rows in (task_decode.c), decoding
+ * only the pages its rows touch;
  * its group's splits share the dictionary and their unit's one request per column (fetch.c):
  * at most one read per column and group, as uncut (though a cut group, a shared unit, joins
  * no read-ahead run across groups). A group holding a projected nested slot has no usable
@@ -171,6 +173,18 @@ static int cut_nested(plan_build *b, int rg, int64_t n, int64_t nest, int64_t **
     return cut_even(n, nest < n ? nest : n, cuts);
 }
 
+/* RINGSCAN_TEST_EVEN_CUT_MIN_ROWS (test only, read once): the even cut's floor in place of
+ * scan_opts.even_cut_min_rows, so a CLI test cuts a small file's groups as a large one's. */
+static int64_t even_test_rows; /* > 0: the hook's value */
+static pthread_once_t even_test_once = PTHREAD_ONCE_INIT;
+
+static void even_test_read(void)
+{
+    const char *v = getenv("RINGSCAN_TEST_EVEN_CUT_MIN_ROWS");
+    long long n = v ? strtoll(v, NULL, 10) : 0;
+    even_test_rows = n > 0 ? n : 0;
+}
+
 int plan_cuts(plan_build *b, plan_index *x, int rg, int64_t **cuts, pq_err *e)
 {
     int64_t n = b->p->f->meta.row_groups[rg].num_rows, target = b->cut_rows;
@@ -178,8 +192,15 @@ int plan_cuts(plan_build *b, plan_index *x, int rg, int64_t **cuts, pq_err *e)
     int64_t want = target > 0 && n / 2 >= target ? (n - 1) / target + 1 : 1;
     int indexed = 0;
     for (int k = 0; k < b->p->nneed; k++) indexed += plan_usable_oi(b, x, rg, k) != NULL;
-    if (want > 1 && indexed == 0 && target < b->o->split_rows && plan_flat(b))
-        return cut_even(n, want, cuts);
+    if (want > 1 && indexed == 0 && target < b->o->split_rows && plan_flat(b)) {
+        /* pieces of at least even_cut_min_rows, else whole (scan.h SCAN_EVEN_CUT_MIN_ROWS) */
+        pthread_once(&even_test_once, even_test_read);
+        int64_t floor = even_test_rows ? even_test_rows : b->o->even_cut_min_rows;
+        floor = floor > 1 ? floor : 1;
+        int64_t most = n / floor;
+        if (most >= 2) return cut_even(n, want < most ? want : most, cuts);
+        want = 1;
+    }
     /* a nested slot: cut only as its footer size needs; a group that fits one split stays
      * whole (a split another core runs needs its leaves' offset indexes, plan_nest_index) */
     int64_t nest = plan_flat(b) || n < 2 ? 1 : nest_splits(b, rg); /* (a row is not cut) */

@@ -24,6 +24,7 @@ void scan_opts_default(scan_opts *o)
     o->use_page_index = true;
     o->use_bloom = true;
     o->split_rows = SCAN_SPLIT_ROWS;
+    o->even_cut_min_rows = SCAN_EVEN_CUT_MIN_ROWS;
     o->fetch_budget = SCAN_FETCH_BUDGET;
     o->io_opts = io_opts_default();
     o->io_opts.max_bytes = SCAN_READ_MAX_BYTES;

@@ -45,6 +45,13 @@ enum {
     SCAN_TASKS_PER_CORE = 4,   /* split tasks in flight per core */
     SCAN_MAX_COLUMNS = 4096,
     SCAN_SPLIT_ROWS = 128 * 1024,
+    /* the fewest rows of a piece of an even cut (plan_cut.c: a flat row group without offset
+     * indexes, cut for the cores): two cores sharing such a group pay a thief's lend round
+     * trip and its wait for the leader's dictionary (~1-1.5 ms) and ~1.4 ms more CPU, more
+     * than half of a 122,880-row lineitem group's two columns take (lineitem_prune, sf=1:
+     * whole groups ran 3:2 in less wall and CPU than groups cut in two; bench/RESULTS.md,
+     * thirty-seventh session) */
+    SCAN_EVEN_CUT_MIN_ROWS = 64 * 1024,
     SCAN_MAX_SPLITS = 1 << 24,
     /* largest coalesced read (io/ default 4 MiB): twice Arrow's read-range cache cap
      * (FACTS.md), so the columns a unit wants at once are one read even for a 1 Mi-row group of
@@ -114,6 +121,8 @@ typedef struct scan_opts {
                                  columns all have an offset index is cut into splits of about
                                  this many rows at page boundaries; 0 = one split per row group
                                  (default SCAN_SPLIT_ROWS) */
+    int64_t even_cut_min_rows; /* an even cut makes pieces of at least this many rows, else
+                                 the group stays whole (default SCAN_EVEN_CUT_MIN_ROWS) */
     int64_t fetch_budget;     /* bytes held for read-ahead by every core at once (fetch.h
                                  scan_budget); 0 = no read-ahead (default SCAN_FETCH_BUDGET) */
     io_opts_t io_opts;

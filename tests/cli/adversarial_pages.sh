@@ -13,9 +13,12 @@
 #    row ("column chunk holds 20000 rows, row group has 40000 (offset 4, column a)": it said
 #    "holds -5000 rows, row group has 15000", counted from the split's window), and a column
 #    decoded after a filter keeps the error's offset (it was dropped: "(column a)").
+# The group's pieces (20,000 or 10,000 rows) are under the even cut's floor (scan.h
+# SCAN_EVEN_CUT_MIN_ROWS): the test hook lowers it so the group is cut as these checks need.
 # Last line: "adversarial_pages: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv adversarial_pages
+export RINGSCAN_TEST_EVEN_CUT_MIN_ROWS=1
 "$PY" - "$dir" <<'PYEOF' || { bad "pqcraft could not write the files"; summary adversarial_pages; exit 1; }
 import sys, os
 sys.path.insert(0, os.path.join(os.getcwd(), "tests", "cli"))

@@ -12,10 +12,14 @@
 # splits (3 uncut, 9 cut); and the bytes decompressed: at 2 threads equal to 1 thread's for
 # k,v (every page decoded once: before, one.parquet's cut decoded each chunk 4 times), and for
 # k,s (one-page chunks; small.parquet's s pages straddling a cut are decoded by both splits, so
-# only "at least" there). Counts only, never timings.
+# only "at least" there). These 25,000-row pieces are under the even cut's floor
+# (scan.h SCAN_EVEN_CUT_MIN_ROWS, 64 Ki rows): the checks above lower it to 1 row
+# (RINGSCAN_TEST_EVEN_CUT_MIN_ROWS), and one check without the hook wants the groups whole
+# at 2 threads (3 splits; 9 before the floor). Counts only, never timings.
 # Last line: "cut_pages: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_pyenv cut_pages
+export RINGSCAN_TEST_EVEN_CUT_MIN_ROWS=1
 "$PY" - "$dir" <<'PYEOF' || { bad "pyarrow could not write the files"; summary cut_pages; exit; }
 import sys
 import pyarrow as pa, pyarrow.parquet as pq
@@ -55,4 +59,8 @@ for f in one onedict small; do
         fi
     done
 done
+floor=$(env -u RINGSCAN_TEST_EVEN_CUT_MIN_ROWS "$R" scan "$dir/small.parquet" --columns k,v \
+    --where 'k < 150000' --format checksum --threads 2 --stats 2>&1 >/dev/null |
+    sed -nE 's/.* splits ([0-9]+),.*/\1/p')
+check '[ "$floor" = 3 ]' "the default floor: splits $floor at 2 threads, want 3 (pieces of 25,000 rows stay whole)"
 summary cut_pages

@@ -206,6 +206,7 @@ static bool fix_open(fix *t, pqf_t *f, const char *where, int64_t split_rows,
     t->o.threads = 2;
     t->o.io = backend;
     t->o.split_rows = split_rows;
+    t->o.even_cut_min_rows = 1; /* small files: every even cut the cores want */
     t->o.io_opts.merge_registered = false; /* as scan_start: only what is wanted is read */
     pq_err e = {.offset = -1};
     if (where) CHECK_EQ_I64(flt_parse(where, f->meta.columns, f->meta.ncolumns, &t->filter, &e), 0);

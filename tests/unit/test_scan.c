@@ -1048,13 +1048,16 @@ static void test_cut_unindexed(void)
         pq_err e = {.offset = -1};
         CHECK(pqf_open(&f, path, NULL, &e) == 0);
         if (!f) return;
-        uint64_t reads[3] = {0, 0, 0};
-        for (int threads = 1; threads <= 3; threads++) { /* 3: two threads, no cuts */
+        uint64_t reads[4] = {0, 0, 0, 0};
+        /* 3: two threads, no cuts; 4: two threads, the default even-cut floor (64 Ki rows),
+         * above these groups' pieces of 13,333 rows: they stay whole */
+        for (int threads = 1; threads <= 4; threads++) {
             for (int filtered = 0; filtered < 2; filtered++) {
                 scan_opts o;
                 scan_opts_default(&o);
-                o.threads = threads == 3 ? 2 : threads;
+                o.threads = threads >= 3 ? 2 : threads;
                 if (threads == 3) o.split_rows = 0;
+                if (threads < 4) o.even_cut_min_rows = 1;
                 flt_expr *ex = NULL;
                 if (filtered) CHECK(flt_parse("v < 10", f->meta.columns, 2, &ex, &e) == 0);
                 scan_t *sc = NULL;
