@@ -50,12 +50,15 @@ static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static bool loaded;
 static char curl_load_err[512];
 
-/* Looks up name in lib into *slot; false (and the reason kept) when it is missing. */
-static bool curl_sym(void *lib, const char *name, void *slot)
+/* Looks up name in lib (loaded from soname) into *slot; false (and the reason kept, naming the
+ * file that was loaded and what to install) when it is missing. */
+static bool curl_sym(void *lib, const char *soname, const char *name, void *slot)
 {
     void *f = dlsym(lib, name);
     if (!f) {
-        snprintf(curl_load_err, sizeof curl_load_err, "libcurl.so.4 has no %s", name);
+        snprintf(curl_load_err, sizeof curl_load_err,
+                 "%s has no %s (http(s):// and s3:// paths need libcurl 7.66 or later, Debian "
+                 "package libcurl4)", soname, name);
         return false;
     }
     *(void **)slot = f; /* POSIX: a function pointer round-trips through void * */
@@ -64,17 +67,19 @@ static bool curl_sym(void *lib, const char *name, void *slot)
 
 static void curl_load(void)
 {
-    void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    const char *soname = "libcurl.so.4";
+    void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         const char *e = dlerror();
         snprintf(curl_load_err, sizeof curl_load_err,
                  "%s (http(s):// and s3:// paths need libcurl 4, Debian package libcurl4)",
                  e ? e : "libcurl.so.4 cannot be loaded");
-        lib = dlopen("libcurl-gnutls.so.4", RTLD_NOW | RTLD_LOCAL); /* Debian's other build */
+        soname = "libcurl-gnutls.so.4"; /* Debian's other build */
+        lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
         if (!lib) return;
         curl_load_err[0] = 0;
     }
-#define CURL_SYM(f) curl_sym(lib, "curl_" #f, &curl_fn.f)
+#define CURL_SYM(f) curl_sym(lib, soname, "curl_" #f, &curl_fn.f)
     loaded = CURL_SYM(global_init) && CURL_SYM(easy_init) && CURL_SYM(easy_setopt) &&
              CURL_SYM(easy_getinfo) && CURL_SYM(easy_perform) && CURL_SYM(easy_reset) &&
              CURL_SYM(easy_cleanup) && CURL_SYM(easy_strerror) && CURL_SYM(slist_append) &&

@@ -426,7 +426,7 @@ void http_core_free(void *core)
     if (!c) return;
     assert(!c->reqs); /* store.h invariant 2 */
     curl_multi_setopt(c->m, CURLMOPT_SOCKETFUNCTION, http_on_socket_gone);
-    curl_multi_setopt(c->m, CURLMOPT_TIMERFUNCTION, NULL);
+    curl_multi_setopt(c->m, CURLMOPT_TIMERFUNCTION, (curl_multi_timer_callback)NULL);
     curl_multi_cleanup(c->m);
     http_timer_drop(c);
     while (c->socks) { /* a poll still in flight frees its record when it ends */

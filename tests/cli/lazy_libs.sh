@@ -10,6 +10,8 @@
 #     reason and the package to install, without a crash.
 #  3. With the real libcurl, an http:// scan of nginx's copy of a file equals the local scan
 #     (the loaded functions work; http_nginx.sh covers the rest).
+#  2b. With a libcurl.so.4 (or the fallback) lacking a function (a libcurl older than 7.66),
+#     the http:// scan fails (exit 1) naming the file loaded, the function and what to install.
 #  4. With libcurl.so.4 broken and Debian's libcurl-gnutls.so.4 installed, the same scan
 #     through the fallback (skipped where that library is absent).
 # Last line: "lazy_libs: N passed, N failed".
@@ -42,6 +44,23 @@ LD_LIBRARY_PATH=$dir/badlib timeout 60 "$R" scan "$u" --format checksum >"$dir/o
 check '[ $rc -eq 1 ] && [ ! -s "$dir/out" ]' "http scan with a broken libcurl: exit $rc, want 1: $(head -c 300 "$dir/out")"
 check 'grep -q "$u" "$dir/err" && grep -q "libcurl.so.4" "$dir/err" && grep -q "libcurl4" "$dir/err"' \
     "the error names the URL, the library and the package: $(head -c 400 "$dir/err")"
+
+# 2b. a libcurl without a function ringscan calls (older than 7.66: no curl_multi_poll): the
+# error names the file that was loaded (also the fallback's) and what to install, not a crash
+mkdir -p "$dir/oldlib" "$dir/oldlib2"
+printf 'int curl_global_init(long f) { (void)f; return 0; }\nvoid *curl_easy_init(void) { return 0; }\n' >"$dir/old.c"
+if gcc -shared -fPIC "$dir/old.c" -o "$dir/oldlib/libcurl.so.4" 2>"$dir/cc.err"; then
+    LD_LIBRARY_PATH=$dir/oldlib timeout 60 "$R" scan "$u" --format checksum >"$dir/out" 2>"$dir/err"; rc=$?
+    check '[ $rc -eq 1 ] && grep -q "$u: .*libcurl.so.4 has no curl_easy_setopt (.*libcurl 7.66 or later.*libcurl4)" "$dir/err"' \
+        "a libcurl without curl_easy_setopt: exit $rc: $(head -c 400 "$dir/err")"
+    cp "$dir/badlib/libcurl.so.4" "$dir/oldlib2/libcurl.so.4"
+    cp "$dir/oldlib/libcurl.so.4" "$dir/oldlib2/libcurl-gnutls.so.4"
+    LD_LIBRARY_PATH=$dir/oldlib2 timeout 60 "$R" scan "$u" --format checksum >"$dir/out" 2>"$dir/err"; rc=$?
+    check '[ $rc -eq 1 ] && grep -q "libcurl-gnutls.so.4 has no curl_easy_setopt (.*libcurl4)" "$dir/err"' \
+        "the fallback without curl_easy_setopt: exit $rc: $(head -c 400 "$dir/err")"
+else
+    bad "gcc could not build a stub libcurl: $(head -c 300 "$dir/cc.err")"
+fi
 
 # 3. the real libcurl, loaded
 nginx_start "$www" "$dir/ng"
