@@ -73,11 +73,17 @@ enum { NEST_SPLIT_BYTES = 32 << 20, NEST_SPLIT_VALUES = 8 << 20 };
 static int64_t nest_test_bytes; /* > 0: the hook's value */
 static pthread_once_t nest_test_once = PTHREAD_ONCE_INIT;
 
+/* A test hook's value: the environment variable name as a positive number, else 0. */
+static int64_t test_hook(const char *name)
+{
+    const char *v = getenv(name);
+    long long n = v ? strtoll(v, NULL, 10) : 0;
+    return n > 0 ? n : 0;
+}
+
 static void nest_test_read(void)
 {
-    const char *v = getenv("RINGSCAN_TEST_NEST_SPLIT_BYTES");
-    long long n = v ? strtoll(v, NULL, 10) : 0;
-    nest_test_bytes = n > 0 ? n : 0;
+    nest_test_bytes = test_hook("RINGSCAN_TEST_NEST_SPLIT_BYTES");
 }
 
 /* How many splits rg's nested slots need (1: none, or they fit one), from the footer: per
@@ -180,9 +186,7 @@ static pthread_once_t even_test_once = PTHREAD_ONCE_INIT;
 
 static void even_test_read(void)
 {
-    const char *v = getenv("RINGSCAN_TEST_EVEN_CUT_MIN_ROWS");
-    long long n = v ? strtoll(v, NULL, 10) : 0;
-    even_test_rows = n > 0 ? n : 0;
+    even_test_rows = test_hook("RINGSCAN_TEST_EVEN_CUT_MIN_ROWS");
 }
 
 int plan_cuts(plan_build *b, plan_index *x, int rg, int64_t **cuts, pq_err *e)
