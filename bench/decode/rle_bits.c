@@ -12,16 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "format/encoding.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
+#include "bench/decode/rle_input.h"
 int main(int argc, char **argv)
 {
     int dlen = argc > 1 ? atoi(argv[1]) : 7;
@@ -31,15 +23,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: rle_bits_bench [DLEN 1..256] [BATCH 1..%d]\n", n);
         return 2;
     }
-    uint32_t *in = malloc(n * 4);
     uint64_t s = 1;
-    for (int i = 0; i < n; i++) {
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        in[i] = (uint32_t)((s >> 33) % dlen);
-    }
     pq_buf b = {0};
-    int bw = pq_bit_width(dlen - 1);
-    pq_rle_encode_dict(&b, in, n, bw);
+    int bw = rle_random_indices(&b, n, dlen, &s);
     uint64_t dm[4] = {0x60, 0, 0, 0}; /* entries 5 and 6 pass */
     uint64_t *out = malloc((batch / 64 + 2) * 8);
     uint64_t cs = 0;

@@ -13,16 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "format/encoding.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
+#include "bench/decode/rle_input.h"
 
 int main(int argc, char **argv)
 {
@@ -32,21 +24,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: rle_select_bench [DLEN >= 1] [EVERY >= 1] [PAGE 1..%d]\n", n);
         return 2;
     }
-    uint32_t *in = malloc(n * 4), *rows = malloc(n * 4), *out = malloc(n * 4);
+    uint32_t *rows = malloc(n * 4), *out = malloc(n * 4);
     int *start = malloc(((n + page - 1) / page + 1) * sizeof *start);
     uint64_t s = 1;
-    for (int i = 0; i < n; i++) {
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        in[i] = (uint32_t)((s >> 33) % dlen);
-    }
     pq_buf b = {0};
-    int bw = pq_bit_width(dlen - 1), nsel = 0, np = 0;
-    pq_rle_encode_dict(&b, in, n, bw);
+    int bw = rle_random_indices(&b, n, dlen, &s), nsel = 0, np = 0;
     for (int p = 0; p < n; p += page, np++) { /* page-relative rows, page by page */
         start[np] = nsel;
         for (int i = 0; i < page && p + i < n; i++) {
-            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-            if ((s >> 33) % every == 0) rows[nsel++] = (uint32_t)i;
+            if (lcg_next(&s) % every == 0) rows[nsel++] = (uint32_t)i;
         }
     }
     start[np] = nsel;
