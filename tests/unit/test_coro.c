@@ -173,6 +173,36 @@ static void big_frame_fn(void *arg)
     *(int *)arg = buf[512] + buf[sizeof buf - 512];
 }
 
+/* Runs body(arg) in a forked child and checks that the child dies of signal sig, with sig's
+ * default action (sanitizers' handlers would turn a fault into an abort) and its stderr
+ * silenced (an abort's message); a body that returns exits 4, which fails the check. */
+static void dies_of(int sig, void (*body)(int), int arg)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        (void)freopen("/dev/null", "w", stderr);
+        signal(sig, SIG_DFL);
+        body(arg);
+        _exit(4);
+    }
+    int st = 0;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECK(WIFSIGNALED(st));
+    if (WIFSIGNALED(st)) CHECK_EQ_I64(WTERMSIG(st), sig);
+}
+
+/* A coroutine whose recursion runs off its stack (the guard page must fault). */
+static void overflow_child(int unused)
+{
+    (void)unused;
+    int out = 0;
+    coro_t *o = NULL;
+    if (coro_create(&o, overflow_fn, &out) != 0) _exit(3);
+    coro_resume(o);
+}
+
 static void stack_overflow_hits_guard(void)
 {
     int r = -1;
@@ -184,21 +214,7 @@ static void stack_overflow_hits_guard(void)
     CHECK_EQ_I64(r, (char)512 + (char)(200 * 1024 - 512));
     coro_destroy(c);
 
-    fflush(NULL);
-    pid_t pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        signal(SIGSEGV, SIG_DFL); /* sanitizers' handlers would turn it into an abort */
-        int out = 0;
-        coro_t *o = NULL;
-        if (coro_create(&o, overflow_fn, &out) != 0) _exit(3);
-        coro_resume(o);
-        _exit(4); /* not reached: the recursion must fault */
-    }
-    int st = 0;
-    CHECK(waitpid(pid, &st, 0) == pid);
-    CHECK(WIFSIGNALED(st));
-    if (WIFSIGNALED(st)) CHECK_EQ_I64(WTERMSIG(st), SIGSEGV);
+    dies_of(SIGSEGV, overflow_child, 0);
 }
 
 static void noop_fn(void *arg)
@@ -245,21 +261,7 @@ static void misuse(int which)
 
 static void misuse_aborts(void)
 {
-    for (int which = 0; which < 5; which++) {
-        fflush(NULL);
-        pid_t pid = fork();
-        CHECK(pid >= 0);
-        if (pid == 0) {
-            (void)freopen("/dev/null", "w", stderr); /* the abort's message */
-            signal(SIGABRT, SIG_DFL);
-            misuse(which);
-            _exit(4); /* not reached: the misuse must abort */
-        }
-        int st = 0;
-        CHECK(waitpid(pid, &st, 0) == pid);
-        CHECK(WIFSIGNALED(st));
-        if (WIFSIGNALED(st)) CHECK_EQ_I64(WTERMSIG(st), SIGABRT);
-    }
+    for (int which = 0; which < 5; which++) dies_of(SIGABRT, misuse, which);
 }
 
 static void pool_reuse(void)
