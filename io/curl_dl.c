@@ -6,7 +6,7 @@
  * Design: every rs_curl_* takes the table through pthread_once, so any of them may come first
  * (io/store_http.c calls rs_curl_global_init first; unit tests call the pure ones alone).
  * When loading failed each returns libcurl's own failure value (NULL, CURLE_FAILED_INIT,
- * CURLM_INTERNAL_ERROR) and rs_curl_load_error() the reason. The variadic setters forward
+ * CURLM_INTERNAL_ERROR) and the strerror functions the reason. The variadic setters forward
  * their one argument with the type libcurl reads for the option's range (curl.h's
  * CURLOPTTYPE_* bases, shared by the easy and multi options); getinfo's is always a pointer.
  * Invariants:
@@ -96,12 +96,6 @@ static bool curl_ready(void)
 {
     pthread_once(&curl_once, curl_load);
     return loaded;
-}
-
-const char *rs_curl_load_error(void)
-{
-    pthread_once(&curl_once, curl_load);
-    return curl_load_err;
 }
 
 CURLcode rs_curl_global_init(long flags)

@@ -10,17 +10,16 @@
  * function of the same prototype that forwards to the loaded library (so a host that links
  * libcurl itself keeps its own symbols, and shares the loaded copy with us).
  * Invariants:
- *  1. rs_curl_global_init is the first call (io/store_http.c, under its pthread_once): it
- *     loads the library and every function; after a failure it returns CURLE_FAILED_INIT and
- *     rs_curl_load_error() says why, and no other rs_curl_* may be called.
+ *  1. Whichever rs_curl_* comes first loads the library and every function (once, thread-safe;
+ *     io/store_http.c calls rs_curl_global_init first). After a failure each returns libcurl's
+ *     own failure value (NULL, CURLE_FAILED_INIT, CURLM_INTERNAL_ERROR), and the two strerror
+ *     functions return the reason (the loader's message and the package to install), so an
+ *     error message built as for any libcurl failure names it.
  *  2. After a success the table of functions never changes (read without a lock). */
 #ifndef RINGSCAN_IO_CURL_DL_H
 #define RINGSCAN_IO_CURL_DL_H
 #define CURL_DISABLE_TYPECHECK 1 /* its macros would name the real functions */
 #include <curl/curl.h>
-
-/* Why loading libcurl failed (dlopen's or dlsym's message), or "" before a failure. */
-const char *rs_curl_load_error(void);
 
 CURLcode rs_curl_global_init(long flags);
 CURL *rs_curl_easy_init(void);
