@@ -38,6 +38,7 @@
 #include "format/vec.h"
 #include "scan/arrow_types.h"
 #include "scan/dataset.h"
+#include "scan/ds_names.h"
 #include "scan/ds_npair.h"
 #include "scan/pqfile.h"
 #include "scan/scan_rt.h"
@@ -77,6 +78,8 @@ typedef struct ds_col {
 typedef struct ds_schema {
     int n;
     ds_col *cols;               /* invariant 1 */
+    ds_names names;             /* cols' names indexed (ds_names.h), kept by add_col and
+                                   ds_schema_drop_parts */
     char *metadata;             /* the first file's schema metadata (invariant 4), owned */
     int nnested;                /* top-level nested fields the files had (left out) */
     char **nested;              /* [nnested], at most DS_NESTED_MAX: "name\0file" each */

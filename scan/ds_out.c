@@ -22,14 +22,12 @@
 static int nested_top(const ds_scan *d, const char *name)
 {
     const char *dot = strchr(name, '.');
-    size_t len = dot ? (size_t)(dot - name) : 0;
-    int folded = -1, n = 0;
-    for (int c = 0; dot && c < d->s.n; c++) {
-        const char *cn = d->s.cols[c].name;
-        if (d->s.cols[c].node < 0 || strlen(cn) != len) continue;
-        if (memcmp(cn, name, len) == 0) return c;
-        if (strncasecmp(cn, name, len) == 0) folded = c, n++;
-    }
+    if (!dot) return -1;
+    size_t len = (size_t)(dot - name);
+    int at = ds_names_exact(&d->s.names, name, len), folded = -1, n = 0;
+    if (at >= 0 && d->s.cols[at].node >= 0) return at; /* (the only one so spelled) */
+    for (int c = ds_names_group(&d->s.names, name, len); c >= 0; c = d->s.names.next[c])
+        if (d->s.cols[c].node >= 0) folded = c, n++; /* (c != at: at is flat) */
     return n == 1 ? folded : -1;
 }
 

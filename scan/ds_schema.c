@@ -179,12 +179,12 @@ static bool type_merge(const pq_column_desc *a, const pq_column_desc *b, bool by
 
 int ds_schema_find(const ds_schema *s, const char *name)
 {
-    int folded = -1, n = 0;
-    for (int i = 0; i < s->n; i++) {
-        if (strcmp(s->cols[i].name, name) == 0) return i;
-        if (strcasecmp(s->cols[i].name, name) == 0) folded = i, n++;
-    }
-    return n == 1 ? folded : -1;
+    assert(s->names.n == s->n);
+    size_t len = strlen(name);
+    int at = ds_names_exact(&s->names, name, len); /* (the only one so spelled: add_col) */
+    if (at >= 0) return at;
+    at = ds_names_group(&s->names, name, len); /* none spelled so: the only one but for case */
+    return at >= 0 && s->names.next[at] < 0 ? at : -1;
 }
 
 /* The column of s that file m's top-level column name joins: the one spelled so, else the one
@@ -192,13 +192,13 @@ int ds_schema_find(const ds_schema *s, const char *name)
  * unless m has a column spelled as it too (then name is a column of its own, ds_col.twin). */
 static int match_col(const ds_schema *s, const char *name, const pq_file_meta *m)
 {
-    int folded = -1, n = 0;
-    for (int i = 0; i < s->n; i++) {
-        if (strcmp(s->cols[i].name, name) == 0) return i;
-        if (strcasecmp(s->cols[i].name, name) == 0 && !s->cols[i].twin &&
-            !pq_file_meta_top_name(m, s->cols[i].name, true))
+    assert(s->names.n == s->n);
+    size_t len = strlen(name);
+    int at = ds_names_exact(&s->names, name, len), folded = -1, n = 0;
+    if (at >= 0) return at;
+    for (int i = ds_names_group(&s->names, name, len); i >= 0; i = s->names.next[i])
+        if (!s->cols[i].twin && !pq_file_meta_top_name(m, s->cols[i].name, true))
             folded = i, n++;
-    }
     return n == 1 ? folded : -1;
 }
 
@@ -218,8 +218,14 @@ static int add_col(ds_schema *s, const char *name, const pq_column_desc *d, int 
     c->desc.name = c->name;
     c->desc.index = s->n;
     c->desc.repetition = PQ_OPTIONAL, c->desc.max_def_level = 1;
-    for (int i = 0; i < s->n; i++) /* (a file holds both spellings: match_col) */
-        if (strcasecmp(nc[i].name, name) == 0) nc[i].twin = c->twin = true;
+    int twins = ds_names_group(&s->names, name, strlen(name));
+    assert(ds_names_exact(&s->names, name, strlen(name)) < 0); /* (callers looked it up) */
+    if (ds_names_add(&s->names, c->name) != 0) {
+        free(c->name), free(c->from);
+        return -ENOMEM;
+    }
+    for (int i = twins; i >= 0; i = s->names.next[i]) /* (a file holds both spellings: */
+        nc[i].twin = true;                              /* match_col); c itself the last */
     s->n++;
     return 0;
 }
@@ -391,6 +397,7 @@ void ds_schema_drop_parts(ds_schema *s)
         free(s->cols[s->n].name), free(s->cols[s->n].from), free(s->cols[s->n].conflict);
         scan_arrow_type_free(&s->cols[s->n].atype);
     }
+    ds_names_cut(&s->names, s->n); /* (the names freed above are not read: their entries go) */
 }
 
 void ds_schema_free(ds_schema *s)
@@ -401,6 +408,7 @@ void ds_schema_free(ds_schema *s)
         ds_col_unmerge(&s->cols[i]);
     }
     free(s->cols);
+    ds_names_free(&s->names);
     free(s->metadata);
     for (int i = 0; i < s->nnested; i++) free(s->nested[i]);
     free(s->nested);
