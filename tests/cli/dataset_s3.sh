@@ -5,8 +5,8 @@
 # layout on disk) must give the local dataset's rows and checksum for `**`, one-level and
 # prefix ('/'-ended) forms, partition pruning must read only the kept footers, pages of two
 # keys (RINGSCAN_S3_LIST_KEYS=2) must list the same files as one page, and a pattern that
-# matches nothing, or a missing bucket, must fail naming it. Last line: "dataset_s3: N passed,
-# N failed".
+# matches nothing, a wildcard ending in '/' (the local message), or a missing bucket, must
+# fail naming it. Last line: "dataset_s3: N passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/net_lib.bash"
 
 li=$dir/lineitem.parquet
@@ -50,6 +50,19 @@ check 'grep -q "\"footers_on_cores\":1" "$dir/err" && grep -q "\"footer_reads\":
 # pages of two keys list the same files
 RINGSCAN_S3_LIST_KEYS=2 count_of 's3://ringscan/data/**/*.parquet' --columns l_orderkey --stats=json; got=$(grep -o '"files":[0-9]*' "$dir/err")
 check '[ "$RC" -eq 0 ] && echo "$got" | grep -q "\"files\":4"' "paged listing: $got $(head -c 300 "$dir/err")"
+# a pattern whose wildcard ends in '/' names directories: no file matches, with the local
+# message (adversarial_dataset.sh), though the store lists keys below it; the same wildcard
+# naming the files lists them
+for p in 'year=*/' '**/' 'y*/'; do
+    count_of "s3://ringscan/data/ds/$p"; got=$(cat "$dir/err")
+    "$R" scan "$dir/local/ds/$p" --format checksum >/dev/null 2>"$dir/err.local"
+    want=$(sed "s|$dir/local/|s3://ringscan/data/|g" "$dir/err.local")
+    check '[ "$RC" -eq 1 ] && [ "$got" = "$want" ] && [ "$got" = "ringscan: s3://ringscan/data/ds/$p: no file matches (a pattern ending in '"'/'"' names directories; name their files, e.g. '"'s3://ringscan/data/ds/$p*.parquet'"')" ]' \
+        "s3 $p: exit $RC, '$(head -c 300 <<<"$got")' vs local '$(head -c 300 <<<"$want")'"
+done
+count_of "$dir/local/ds/y*/[ab].parquet"; want=$OUT
+count_of 's3://ringscan/data/ds/y*/*.parquet'; got=$OUT
+check '[ "$RC" -eq 0 ] && [ -n "$want" ] && [ "$got" = "$want" ]' "y*/*.parquet: '$got' vs local '$want' ($(head -c 300 "$dir/err"))"
 # errors: nothing matches; a missing bucket
 count_of 's3://ringscan/data/ds/**/*.nothing'
 check '[ "$RC" -eq 1 ] && grep -q "no file matches" "$dir/err" && grep -qF "*.nothing" "$dir/err"' "no match: $RC $(head -c 300 "$dir/err")"
