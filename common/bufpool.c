@@ -35,6 +35,12 @@ static idle_block *lists[NCLASS];
 static size_t idle_bytes;
 static size_t idle_max; /* the holders' allowances summed (invariant 2) */
 static int64_t holders;
+static size_t keep;        /* the idle bytes kept with no holder (invariant 1) */
+static size_t idle_blocks; /* blocks on the lists, <= BUFPOOL_IDLE_BLOCKS_MAX */
+static uint64_t taken;     /* blocks bufpool_take returned (bufpool_taken) */
+
+/* The idle bytes a give may reach now (invariant 2); mu held. */
+static size_t limit(void) { return holders > 0 ? idle_max : keep; }
 
 /* Class index of n, or -1 when n is not one. */
 static int class_of(size_t n)
@@ -57,7 +63,7 @@ void bufpool_hold(size_t allow)
     pthread_mutex_unlock(&mu);
 }
 
-/* Unlinks idle blocks, largest class first, until idle_bytes <= most; returns them. */
+/* Unlinks idle blocks, largest class first, until idle_bytes <= most; returns them. mu held. */
 static idle_block *trim(size_t most)
 {
     idle_block *out = NULL;
@@ -68,20 +74,40 @@ static idle_block *trim(size_t most)
             UNPOISON(b, BUFPOOL_MIN << c);
             b->next = out, out = b;
             idle_bytes -= BUFPOOL_MIN << c;
+            assert(idle_blocks > 0);
+            idle_blocks--;
         }
+    assert(idle_bytes <= most && (idle_bytes > 0) == (idle_blocks > 0));
     return out;
 }
 
-void bufpool_drop(size_t allow)
+static void free_list(idle_block *b)
+{
+    for (idle_block *next; b; b = next) next = b->next, free(b);
+}
+
+void bufpool_drop_keep(size_t allow, size_t keep_bytes)
 {
     pthread_mutex_lock(&mu);
     allow = allow < BUFPOOL_ALLOW_MAX ? allow : BUFPOOL_ALLOW_MAX;
     assert(holders > 0 && idle_max >= allow);
     holders--;
     idle_max -= allow;
-    idle_block *out = trim(holders > 0 ? idle_max : 0);
+    keep = keep_bytes < BUFPOOL_KEEP_MAX ? keep_bytes : BUFPOOL_KEEP_MAX;
+    idle_block *out = trim(holders > 0 && idle_max > keep ? idle_max : keep); /* invariant 2 */
     pthread_mutex_unlock(&mu);
-    for (idle_block *b = out, *next; b; b = next) next = b->next, free(b);
+    free_list(out);
+}
+
+void bufpool_drop(size_t allow) { bufpool_drop_keep(allow, 0); }
+
+void bufpool_release(void)
+{
+    pthread_mutex_lock(&mu);
+    idle_block *out = NULL;
+    if (holders == 0) keep = 0, out = trim(0);
+    pthread_mutex_unlock(&mu);
+    free_list(out);
 }
 
 void *bufpool_take(size_t n)
@@ -92,8 +118,10 @@ void *bufpool_take(size_t n)
     idle_block *b = lists[c];
     if (b) {
         lists[c] = b->next;
-        assert(idle_bytes >= n);
+        assert(idle_bytes >= n && idle_blocks > 0);
         idle_bytes -= n;
+        idle_blocks--;
+        taken++;
     }
     pthread_mutex_unlock(&mu);
     if (b) UNPOISON(b, n);
@@ -106,15 +134,16 @@ void bufpool_give(void *p, size_t cap)
     if (!p) return;
     if (c >= 0) {
         pthread_mutex_lock(&mu);
-        bool keep = holders > 0 && idle_bytes + cap <= idle_max;
-        if (keep) {
+        bool kept = idle_bytes + cap <= limit() && idle_blocks < BUFPOOL_IDLE_BLOCKS_MAX;
+        if (kept) {
             idle_block *b = p;
             b->next = lists[c], lists[c] = b;
             idle_bytes += cap;
+            idle_blocks++;
             POISON((char *)p + sizeof *b, cap - sizeof *b);
         }
         pthread_mutex_unlock(&mu);
-        if (keep) return;
+        if (kept) return;
     }
     free(p);
 }
@@ -123,6 +152,14 @@ size_t bufpool_idle(void)
 {
     pthread_mutex_lock(&mu);
     size_t n = idle_bytes;
+    pthread_mutex_unlock(&mu);
+    return n;
+}
+
+uint64_t bufpool_taken(void)
+{
+    pthread_mutex_lock(&mu);
+    uint64_t n = taken;
     pthread_mutex_unlock(&mu);
     return n;
 }

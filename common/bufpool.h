@@ -7,14 +7,25 @@
  * "peak RSS, one core against two"). Blocks given here are taken again by whichever thread
  * grows a buffer next.
  *
+ * Why blocks are kept between scans too: a host without a caching allocator (glibc malloc: a C
+ * host, Python through ctypes) gets large freed blocks unmapped or trimmed, so each scan of a
+ * process that scans again and again touched fresh pages for every buffer (thousands of page
+ * faults a scan of lineitem). A scan's end keeps up to its own allowance (at most
+ * BUFPOOL_KEEP_MAX) for the next one; those blocks are the last scan's, so the next scan's
+ * peak is not raised, and bufpool_release frees them.
+ *
  * Owns: per size class (powers of two from BUFPOOL_MIN to BUFPOOL_MAX bytes) a list of idle
  * blocks, and the holders (running scans) with the idle bytes each allows.
  * Blocks are malloc'd blocks at least their class's size: free() of one taken from here is
  * always right, only not recycled.
  * Invariants:
- *  1. Idle blocks are kept only while a holder is registered; the last bufpool_drop frees
- *     them all, so a process with no scan running holds nothing here.
- *  2. idle bytes <= the sum of the holders' allowances (each at most BUFPOOL_ALLOW_MAX).
+ *  1. With no holder registered the pool holds at most the keep the last bufpool_drop_keep
+ *     set (at most BUFPOOL_KEEP_MAX; bufpool_drop keeps nothing, bufpool_release empties it):
+ *     a process with no scan running holds at most that here.
+ *  2. idle bytes <= max(the sum of the holders' allowances (each at most BUFPOOL_ALLOW_MAX),
+ *     the keep): a give keeps a block only within the holders' sum while one runs, within the
+ *     keep otherwise, and blocks kept from the last scan are only taken, never added to.
+ *     idle blocks <= BUFPOOL_IDLE_BLOCKS_MAX.
  *  3. A block taken for class n has at least n usable bytes.
  *  4. A fork while another thread holds the pool's lock does not leave the child a lock no
  *     thread will release: fork handlers take it before and release it after, in both. The
@@ -28,6 +39,8 @@
 #define BUFPOOL_MIN ((size_t)1 << 16)
 #define BUFPOOL_MAX ((size_t)1 << 28)
 #define BUFPOOL_ALLOW_MAX ((size_t)1 << 30) /* one holder's allowance, at most */
+#define BUFPOOL_KEEP_MAX ((size_t)64 << 20)  /* idle bytes kept with no holder, at most */
+#define BUFPOOL_IDLE_BLOCKS_MAX 4096         /* idle blocks, at most */
 
 /* Registers a holder (a scan starting) allowing up to allow more idle bytes (at most
  * BUFPOOL_ALLOW_MAX): blocks given from now on may be kept. */
@@ -35,6 +48,12 @@ void bufpool_hold(size_t allow);
 /* Ends a holder of the same allowance; idle blocks past what the others allow are freed,
  * every one by the last holder's drop. */
 void bufpool_drop(size_t allow);
+/* As bufpool_drop, but the pool keeps up to keep bytes (at most BUFPOOL_KEEP_MAX) of idle
+ * blocks while no holder runs, for the next holder to take: what a scan's end calls. */
+void bufpool_drop_keep(size_t allow, size_t keep);
+/* Frees every idle block kept while no holder runs and keeps nothing until the next
+ * bufpool_drop_keep; with holders running it does nothing. */
+void bufpool_release(void);
 /* An idle block of class n (a power of two in [BUFPOOL_MIN, BUFPOOL_MAX]), or NULL:
  * the caller allocates one then. */
 void *bufpool_take(size_t n);
@@ -43,5 +62,7 @@ void *bufpool_take(size_t n);
 void bufpool_give(void *p, size_t cap);
 /* Idle bytes held now (tests). */
 size_t bufpool_idle(void);
+/* Blocks bufpool_take has returned since the process started (tests: reuse counted). */
+uint64_t bufpool_taken(void);
 
 #endif

@@ -16,6 +16,7 @@
 #include "format/column.h"
 #include "format/column_priv.h"
 #include "common/bits.h"
+#include "common/bufpool.h"
 #include "common/fail.h"
 
 #include <assert.h>
@@ -55,13 +56,13 @@ void pq_colr_free(pq_col_reader *r)
 {
     pq_vec_free(&r->dict);
     pq_vec_free(&r->page);
-    free(r->idx);
-    free(r->sel_buf);
-    free(r->range_buf);
+    bufpool_give(r->idx, r->idx_cap); /* pq_colr_reserve's buffers: pooled sizes kept */
+    bufpool_give(r->sel_buf, r->sel_cap);
+    bufpool_give(r->range_buf, r->range_cap);
     r->idx = r->sel_buf = r->range_buf = NULL;
     r->idx_cap = r->sel_cap = r->range_cap = 0;
-    free(r->scratch);
-    free(r->levels);
+    bufpool_give(r->scratch, r->scratch_cap);
+    bufpool_give(r->levels, r->levels_cap);
     r->scratch = NULL;
     r->levels = NULL;
     r->scratch_cap = r->levels_cap = 0;
@@ -81,9 +82,9 @@ int pq_colr_reserve(void **buf, size_t *cap, size_t n)
     if (n <= *cap) return 0;
     size_t c = *cap ? *cap : 4096;
     while (c < n) c *= 2;
-    void *p = fail_malloc(c);
-    if (!p) return -ENOMEM;
-    free(*buf);
+    void *p = bufpool_take(c); /* a buffer an earlier reader (or scan) gave back */
+    if (!p && !(p = fail_malloc(c))) return -ENOMEM;
+    bufpool_give(*buf, *cap);
     *buf = p;
     *cap = c;
     return 0;

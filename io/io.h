@@ -50,7 +50,8 @@ enum {
 #define IO_POOL_BYTES ((size_t)64 << 20)            /* pooled range buffers per io_ctx, at most */
 #define IO_STASH_BYTES ((size_t)128 << 20) /* range buffers kept process-wide between contexts:
                                              a scan's runs in flight (3-4 of SCAN_RUN_BYTES) */
-enum { IO_STASH_SLOTS = 8 };
+enum { IO_STASH_SLOTS = 32 }; /* 4 cores' pools (IO_POOL_SLOTS each): with 8, one core's
+                                  filled it and the second core's reads faulted fresh pages */
 
 /* A snapshot of store counters and a cost model: a file's, or a sum's. */
 typedef struct io_store_counts {

@@ -19,12 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bufpool.h"
 #include "common/fail.h"
 #include "scan/arrow.h"
 
 typedef struct leaf_priv {
     pq_vec vec;                 /* buffers taken over from the batch */
     void *converted;            /* values (or offsets, or views) in Arrow's layout */
+    size_t converted_cap;       /* its bytes: a pooled size goes back to common/bufpool */
     int64_t variadic[1];        /* a view array's data buffer size */
     const void *buffers[4];
     struct ArrowArray **children;
@@ -37,7 +39,7 @@ static void leaf_release(struct ArrowArray *a)
     for (int64_t i = 0; i < a->n_children; i++)
         if (p->child_mem[i].release) p->child_mem[i].release(&p->child_mem[i]);
     pq_vec_free(&p->vec);
-    free(p->converted);
+    bufpool_give(p->converted, p->converted_cap);
     if (a->dictionary && a->dictionary->release) a->dictionary->release(a->dictionary);
     free(a->dictionary);
     free(p->children);
@@ -117,11 +119,27 @@ static int decimal_bits(const char *fmt)
     return w;
 }
 
+/* A conversion's buffer of at least n bytes (zeroed when zero), *cap its size: past half the
+ * smallest class a pooled block (common/bufpool.h), as a batch's own buffers are, so a decimal
+ * column's 16-byte values do not fault in fresh pages each batch. NULL when out of memory. */
+static void *conv_alloc(size_t n, bool zero, size_t *cap)
+{
+    size_t c = BUFPOOL_MIN;
+    while (c < n && c < BUFPOOL_MAX) c *= 2;
+    bool pooled = n > BUFPOOL_MIN / 2 && c >= n; /* a small batch's: its own size */
+    *cap = pooled ? c : n; /* not pooled: freed on release */
+    void *p = pooled ? bufpool_take(c) : NULL;
+    if (p && zero) memset(p, 0, n);
+    if (!p) p = zero ? fail_calloc(1, *cap) : fail_malloc(*cap);
+    assert(!p || *cap >= n);
+    return p;
+}
+
 /* A view array's 16-byte views of v's BYTE_ARRAY rows into one new buffer *out. 0 or
  * -ENOMEM. */
-static int views_of(const pq_vec *v, void **out)
+static int views_of(const pq_vec *v, void **out, size_t *cap)
 {
-    uint8_t *o = fail_calloc((size_t)v->length + 1, 16);
+    uint8_t *o = conv_alloc(((size_t)v->length + 1) * 16, true, cap);
     *out = o;
     if (!o) return -ENOMEM;
     for (int64_t r = 0; r < v->length; r++) {
@@ -143,13 +161,14 @@ static int views_of(const pq_vec *v, void **out)
  * same). 0, -ENOMEM, or RINGSCAN_EFORMAT with e naming column col for a decimal whose bytes
  * hold a value wider than its Arrow width (pyarrow refuses such a file: "Invalid BYTE_ARRAY
  * length for decimal128"; one whose extra bytes are only its sign reads). */
-static int convert(const char *fmt, const pq_vec *v, void **conv, const char *col, pq_err *e)
+static int convert(const char *fmt, const pq_vec *v, void **conv, size_t *cap, const char *col,
+                   pq_err *e)
 {
     *conv = NULL;
     int64_t n = v->length;
     if (fmt[0] == 'd') {
         int w = decimal_bits(fmt) / 8;
-        uint8_t *o = fail_malloc((size_t)(n + 1) * (size_t)w);
+        uint8_t *o = conv_alloc((size_t)(n + 1) * (size_t)w, false, cap);
         if (!o) return -ENOMEM;
         bool ints = v->type == PQ_INT32 || v->type == PQ_INT64;
         if (ints && (w == 4 || w == 8 || w == 16 || w == 32)) { /* cut as pyarrow cuts them */
@@ -163,7 +182,7 @@ static int convert(const char *fmt, const pq_vec *v, void **conv, const char *co
                 continue;
             }
             if (decimal_at(v, r, o + r * w, w)) continue;
-            free(o);
+            bufpool_give(o, *cap);
             return pq_errf(e, RINGSCAN_EFORMAT, -1, "column '%.100s': the decimal in row %lld "
                            "of the batch needs more than %d bytes (%s)", col, (long long)r, w, fmt);
         }
@@ -171,23 +190,23 @@ static int convert(const char *fmt, const pq_vec *v, void **conv, const char *co
         return 0;
     }
     if (v->type == PQ_INT96 && strcmp(fmt, "tsn:") == 0) {
-        int64_t *o = fail_malloc((size_t)(n + 1) * 8);
+        int64_t *o = conv_alloc((size_t)(n + 1) * 8, false, cap);
         if (!o) return -ENOMEM;
         for (int64_t r = 0; r < n; r++) o[r] = pq_int96_nanos(v->values + r * 12);
         *conv = o;
         return 0;
     }
     if (v->type == PQ_BYTE_ARRAY && (strcmp(fmt, "U") == 0 || strcmp(fmt, "Z") == 0)) {
-        int64_t *o = fail_malloc(sizeof *o * (size_t)(n + 1));
+        int64_t *o = conv_alloc(sizeof *o * (size_t)(n + 1), false, cap);
         if (!o) return -ENOMEM;
         for (int64_t r = 0; r <= n; r++) o[r] = v->offsets ? v->offsets[r] : 0;
         *conv = o;
         return 0;
     }
-    if (v->type == PQ_BYTE_ARRAY && fmt[0] == 'v') return views_of(v, conv);
+    if (v->type == PQ_BYTE_ARRAY && fmt[0] == 'v') return views_of(v, conv, cap);
     int width = strchr("cC", fmt[0]) ? 1 : strchr("sS", fmt[0]) ? 2 : strchr("lL", fmt[0]) ? 8 : 0;
     if (width == 0 || fmt[1] || v->type != PQ_INT32) return 0;
-    uint8_t *o = fail_malloc((size_t)(n + 1) * (size_t)width);
+    uint8_t *o = conv_alloc((size_t)(n + 1) * (size_t)width, false, cap);
     if (!o) return -ENOMEM;
     const int32_t *src = (const int32_t *)(const void *)v->values;
     for (int64_t r = 0; r < n; r++) {
@@ -216,7 +235,7 @@ int scan_arrow_leaf(const char *fmt, pq_vec *v, struct ArrowArray *a, const char
     if (strcmp(fmt, "n") == 0) return null_array(v, a);
     leaf_priv *p = fail_calloc(1, sizeof *p);
     if (!p) return -ENOMEM;
-    int rc = convert(fmt, v, &p->converted, col, e);
+    int rc = convert(fmt, v, &p->converted, &p->converted_cap, col, e);
     if (rc) {
         free(p);
         return rc;

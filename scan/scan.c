@@ -494,5 +494,5 @@ void scan_free(scan_t *s)
     for (int c = 0; c < s->o.threads; c++) pthread_mutex_destroy(&s->cores[c].snap_mu);
     size_t allow = pool_allow(&s->o);
     free(s);
-    bufpool_drop(allow);
+    bufpool_drop_keep(allow, allow); /* the next scan takes what this one kept */
 }

@@ -59,6 +59,46 @@ static void idle_within_allowances(void)
     CHECK(bufpool_take(MIB) == NULL);
 }
 
+/* A holder's end may keep idle blocks for the next (within its keep and BUFPOOL_KEEP_MAX):
+ * gives with no holder keep within it too, a take counts, and bufpool_release empties it. */
+static void kept_between_holders(void)
+{
+    bufpool_hold(8 * MIB);
+    for (int i = 0; i < 6; i++) bufpool_give(malloc(MIB), MIB);
+    bufpool_drop_keep(8 * MIB, 4 * MIB);
+    CHECK_EQ_I64((int64_t)bufpool_idle(), (int64_t)(4 * MIB)); /* trimmed to the keep */
+    bufpool_give(malloc(MIB), MIB);                             /* no holder: over the keep */
+    CHECK_EQ_I64((int64_t)bufpool_idle(), (int64_t)(4 * MIB));
+    uint64_t taken = bufpool_taken();
+    void *p = bufpool_take(MIB);
+    CHECK(p != NULL);
+    CHECK_EQ_I64((int64_t)(bufpool_taken() - taken), 1);
+    bufpool_give(p, MIB); /* no holder, within the keep: kept */
+    CHECK_EQ_I64((int64_t)bufpool_idle(), (int64_t)(4 * MIB));
+    bufpool_hold(2 * MIB); /* a holder allowing less: the kept blocks are only taken */
+    bufpool_give(malloc(MIB), MIB);
+    CHECK_EQ_I64((int64_t)bufpool_idle(), (int64_t)(4 * MIB));
+    bufpool_release(); /* a holder runs: nothing done */
+    CHECK_EQ_I64((int64_t)bufpool_idle(), (int64_t)(4 * MIB));
+    bufpool_drop_keep(2 * MIB, (size_t)1 << 40); /* keep capped: at most BUFPOOL_KEEP_MAX */
+    CHECK_EQ_I64((int64_t)bufpool_idle(), (int64_t)(4 * MIB));
+    bufpool_release();
+    CHECK_EQ_I64((int64_t)bufpool_idle(), 0);
+    bufpool_give(malloc(MIB), MIB); /* released: nothing kept until the next drop_keep */
+    CHECK_EQ_I64((int64_t)bufpool_idle(), 0);
+}
+
+/* The idle blocks are counted: at most BUFPOOL_IDLE_BLOCKS_MAX, whatever the bytes allow. */
+static void idle_blocks_capped(void)
+{
+    bufpool_hold(BUFPOOL_ALLOW_MAX);
+    for (int i = 0; i < BUFPOOL_IDLE_BLOCKS_MAX + 10; i++)
+        bufpool_give(malloc(BUFPOOL_MIN), BUFPOOL_MIN);
+    CHECK_EQ_I64((int64_t)bufpool_idle(), (int64_t)BUFPOOL_IDLE_BLOCKS_MAX * (int64_t)BUFPOOL_MIN);
+    bufpool_drop(BUFPOOL_ALLOW_MAX);
+    CHECK_EQ_I64((int64_t)bufpool_idle(), 0);
+}
+
 static void *give_on_thread(void *p)
 {
     bufpool_give(p, 4 * MIB);
@@ -145,6 +185,8 @@ int main(void)
     RUN(nothing_kept_without_holder);
     RUN(take_returns_given);
     RUN(idle_within_allowances);
+    RUN(kept_between_holders);
+    RUN(idle_blocks_capped);
     RUN(vec_reuses_across_threads);
     RUN(fork_while_busy);
     return CHECK_DONE("test_bufpool");
