@@ -69,7 +69,17 @@
  *     the unstarted splits of a unit whose owner runs a split even when fewer than
  *     STEAL_MIN_LIVE are left (steal_min), so two cores share a cut row group's last splits
  *     instead of one running them in turn while the other idles (issue 26: few kept row
- *     groups, cut by cores in the plan, were still run one group a core). */
+ *     groups, cut by cores in the plan, were still run one group a core).
+ *  8. Ordered output: a core whose own next split would wait for the output window (its index
+ *     at or past the consumed splits + window, scan_fetch_claim's below) first steals the later
+ *     half of the unstarted splits of the unit whose next unstarted split is the lowest (the
+ *     one holding the window back), even one split, when that half fits the window; its own
+ *     unit, splits left, is set aside (one at a time: scan_fetch_core.aside) and taken up
+ *     again once the stolen splits are claimed. Without it a core whose next units were cheap
+ *     ran up to the window's end and waited there while the other ran the costly group's
+ *     splits one after another: the cancel shape's matches lie in one of six row groups, and
+ *     two cores took 70 and 40 ms of CPU (issue 26). Steals made here are bounded like the
+ *     others by units_cap (units_reserve). */
 #include <assert.h>
 #include <errno.h>
 #include <stdint.h>
@@ -84,155 +94,6 @@
 
 
 
-/* Takes the next split of unit u for its owner, or -1 when it has none left. */
-static int take(scan_unit *u)
-{
-    uint64_t v = atomic_load(&u->span);
-    while (span_next(v) < span_end(v))
-        if (atomic_compare_exchange_weak(&u->span, &v, span_pack(span_next(v) + 1, span_end(v))))
-            return span_next(v);
-    return -1;
-}
-
-/* A unit with fewer unstarted live splits is left to its owner: stealing the last one saves
- * at most one split's time and costs a read per column. Except in the scan's tail (invariant
- * 7): there the owner runs one split at a time, so its unstarted ones wait while the thief
- * would idle, and a lend copies the owner's read (no read call). */
-enum { STEAL_MIN_LIVE = 4 };
-
-/* Whether pacing holds the cores to one split at a time (invariant 6). */
-static bool paced(const scan_fetch *fx)
-{
-    return fx->pace_all || (fx->pace && atomic_load(&fx->live_left) < fx->threads * SCAN_TASKS_PER_CORE);
-}
-
-/* The fewest unstarted live splits a thief takes a share of from a unit of owner's. */
-static int steal_min(const scan_fetch *fx, int owner)
-{
-    return paced(fx) && atomic_load(&fx->cores[owner].busy) > 0 ? 1 : STEAL_MIN_LIVE;
-}
-
-/* The split from which the thief takes the later half of the live (unpruned) splits of
- * [next, end): all of them when one is left. */
-static int steal_point(const scan_fetch *fx, int next, int end, int live)
-{
-    int want = (live + 1) / 2, got = 0, mid = end;
-    while (mid > next && got < want) got += !fx->plan->splits[--mid].pruned;
-    assert(got == want && mid >= next);
-    return mid;
-}
-
-/* n unit slots past units_used (never past units_cap: loops read that many), the first's
- * index; -1 when too few are left: the thief steals nothing. Unfilled slots stay nobody's. */
-static int units_reserve(scan_fetch *fx, int n)
-{
-    int used = atomic_load(&fx->units_used);
-    do {
-        if (used + n > fx->units_cap) return -1;
-    } while (!atomic_compare_exchange_weak(&fx->units_used, &used, used + n));
-    return used;
-}
-
-/* Steals the later half of the unstarted live splits of the unit (owned by another core) with
- * the most left; they become unit *out owned by core. Returns the first stolen split, -1, or
- * -ENOMEM. */
-static int steal(scan_fetch *fx, int core, int *out)
-{
-    int ui = -1; /* the new unit's slot, reserved before a victim's span is cut */
-    for (int tries = 0; tries < 64; tries++) {
-        int best = -1, most = 0, used = atomic_load(&fx->units_used);
-        for (int u = 0; u < used; u++) {
-            uint64_t v = atomic_load_explicit(&fx->units[u].span, memory_order_acquire);
-            int left = span_next(v) < span_end(v) ? fetch_stealable_in(fx, span_next(v), span_end(v)) : 0;
-            int owner = atomic_load(&fx->units[u].owner); /* -1: a run being reserved */
-            if (owner >= 0 && owner != core && left >= steal_min(fx, owner) && left > most)
-                best = u, most = left;
-        }
-        if (best < 0) return -1;
-        scan_unit *x = &fx->units[best];
-        uint64_t v = atomic_load(&x->span);
-        int next = span_next(v), end = span_end(v), live = next < end ? fetch_live_in(fx, next, end) : 0;
-        if (live == 0) continue;
-        int mid = steal_point(fx, next, end, live);
-        if (ui < 0 && (ui = units_reserve(fx, 1)) < 0) return -1;
-        atomic_fetch_add(&x->holds, 1); /* before the owner can see its splits all claimed */
-        if (!atomic_compare_exchange_strong(&x->span, &v, span_pack(next, mid))) {
-            atomic_fetch_sub(&x->holds, 1);
-            continue;
-        }
-        if (fetch_unit_init(fx, ui, mid, end, core, best)) return -ENOMEM;
-        atomic_fetch_add_explicit(&fx->steals, 1, memory_order_relaxed);
-        *out = ui;
-        return take(&fx->units[ui]);
-    }
-    return -1; /* lost every race: the others are finishing */
-}
-
-/* The core other than core that reserved planned unit u when none of u's splits was claimed
- * yet (a unit of that core's run it has not reached), else -1. */
-static int unstarted_owner(const scan_fetch *fx, int u, int core)
-{
-    const scan_unit *x = &fx->units[u];
-    int owner = atomic_load(&x->owner);
-    uint64_t v = atomic_load_explicit(&x->span, memory_order_acquire);
-    bool unstarted = !x->shared && x->live > 0 && span_next(v) == x->first &&
-                     span_next(v) < span_end(v);
-    return unstarted && owner >= 0 && owner != core ? owner : -1;
-}
-
-/* Steals the later half of the unstarted units of another core's run (the core with the most
- * of them): each becomes a unit of core's, whose columns that core lends from the reads it
- * registered for the run (lend.c), so the run stays one read however the work ends up split.
- * They become c's run: 0, or -1 when there is none, or -ENOMEM. Only planned units are
- * stolen whole, once each (their span is emptied), so the units made stay within units_cap
- * (scan_units_plan: each new unit's first split is a planned unit's first or, for a split
- * steal, one no other unit starts at). */
-static int steal_run(scan_fetch *fx, int core)
-{
-    enum { RUN_STEAL_MAX = 64 };
-    int best_owner = -1, most = 0;
-    for (int u = 0, n = 0, o = -1; u < fx->nunits; u++) {
-        if (fx->units[u].live == 0) continue; /* pruned units ride along in runs: no work */
-        int owner = unstarted_owner(fx, u, core);
-        n = owner < 0 ? 0 : owner == o ? n + 1 : 1;
-        o = owner;
-        if (n > most) best_owner = owner, most = n;
-    }
-    if (most == 0) return -1;
-    int want = (most + 1) / 2, got = 0, stolen[RUN_STEAL_MAX], end[RUN_STEAL_MAX];
-    if (want > RUN_STEAL_MAX) want = RUN_STEAL_MAX;
-    int ui = units_reserve(fx, want); /* before any span is emptied; unused ones stay nobody's */
-    if (ui < 0) return -1;
-    for (int u = fx->nunits - 1; u >= 0 && got < want; u--) {
-        scan_unit *x = &fx->units[u];
-        uint64_t v = atomic_load(&x->span);
-        if (x->live == 0 || atomic_load(&x->owner) != best_owner || span_next(v) >= span_end(v))
-            continue; /* pruned, another's, done, or stolen before */
-        if (unstarted_owner(fx, u, core) < 0) break; /* reached the one it runs */
-        atomic_fetch_add(&x->holds, 1); /* before its owner can see it emptied */
-        if (!atomic_compare_exchange_strong(&x->span, &v, span_pack(x->first, x->first))) {
-            atomic_fetch_sub(&x->holds, 1);
-            if (span_next(v) >= span_end(v)) continue; /* another thief emptied it */
-            break; /* the owner reached it */
-        }
-        stolen[got] = u;
-        end[got++] = span_end(v); /* a split steal before may have cut it */
-    }
-    if (got == 0) return -1;
-    int rc = 0;
-    for (int j = 0; j < got; j++) { /* file order: the last stolen is the first */
-        int x = stolen[got - 1 - j];
-        /* on -ENOMEM still owned by core, with its source set: the hold taken above is
-         * given back at the core's end (unit_release), like every other unit's */
-        int r = fetch_unit_init(fx, ui + j, fx->units[x].first, end[got - 1 - j], core, x);
-        if (rc == 0) rc = r;
-    }
-    if (rc) return rc;
-    atomic_fetch_add_explicit(&fx->steals, got, memory_order_relaxed);
-    fx->cores[core].run_next = ui;
-    fx->cores[core].run_end = ui + got;
-    return 0;
-}
 
 /* Whether planned unit b's reads can join those of the run ending at unit b - 1 (hi: the
  * end of the run's last bytes): b is uncut and its bytes start within the io gap of hi
@@ -334,7 +195,7 @@ static bool pace_over(void *ctx)
     const pace_wait *w = ctx;
     const scan_fetch *fx = w->fx;
     int left = atomic_load(&fx->live_left);
-    return atomic_load(w->stop) || atomic_load(&fx->budget.closed) || left == 0 || !paced(fx) ||
+    return atomic_load(w->stop) || atomic_load(&fx->budget.closed) || left == 0 || !fetch_paced(fx) ||
            atomic_load(&fx->cores[w->core].busy) == 0;
 }
 
@@ -365,22 +226,52 @@ bool scan_fetch_exhausted(scan_fetch *fx)
     return atomic_load(&fx->next_unit) >= fx->nunits && atomic_load(&fx->live_left) == 0;
 }
 
-int scan_fetch_claim(scan_fetch *fx, int core, int *unit)
+/* Under ordered output, when core's own next split would wait for the window (at or past
+ * below), the later half of the unstarted splits of the unit holding the window back, made
+ * core's unit; the unit it leaves with splits left is set aside, taken up again once the
+ * stolen splits are claimed (invariant 8). The stolen split, -1 (none), or -ENOMEM. */
+static int claim_below(scan_fetch *fx, int core, int64_t below)
 {
     scan_fetch_core *c = &fx->cores[core];
-    int i = c->unit >= 0 ? take(&fx->units[c->unit]) : -1, rc = 0;
+    if (below == INT64_MAX || c->aside >= 0 || fetch_next_own(fx, core) < below) return -1;
+    int u = -1, i = fetch_steal(fx, core, below, &u);
+    if (i < 0) return i;
+    uint64_t v = c->unit >= 0 ? atomic_load(&fx->units[c->unit].span) : 0;
+    c->aside = span_next(v) < span_end(v) ? c->unit : -1;
+    c->unit = u;
+    return i;
+}
+
+/* The next split of the core's unit, else of the unit it set aside (claim_below), or -1. */
+static int take_own(scan_fetch *fx, scan_fetch_core *c)
+{
+    int i = c->unit >= 0 ? fetch_take(&fx->units[c->unit]) : -1;
+    if (i < 0 && c->aside >= 0) {
+        c->unit = c->aside;
+        c->aside = -1;
+        i = fetch_take(&fx->units[c->unit]); /* -1 when stolen meanwhile */
+    }
+    return i;
+}
+
+int scan_fetch_claim(scan_fetch *fx, int core, int64_t below, int *unit)
+{
+    scan_fetch_core *c = &fx->cores[core];
+    int i = claim_below(fx, core, below), rc = 0;
+    if (i == -ENOMEM) return i;
+    if (i < 0) i = take_own(fx, c);
     for (;;) {
         while (i < 0 && (c->run_next < c->run_end || reserve_run(fx, core, &rc))) {
             c->unit = c->run_next++;
-            i = take(&fx->units[c->unit]); /* -1 when stolen whole meanwhile: claim another */
+            i = fetch_take(&fx->units[c->unit]); /* -1 when stolen whole meanwhile: claim another */
         }
         if (rc) return rc;
-        if (i >= 0 || (rc = steal_run(fx, core)) < 0) break;
+        if (i >= 0 || (rc = fetch_steal_run(fx, core)) < 0) break;
     }
     if (rc == -ENOMEM) return rc;
     if (i < 0) {
         int u = -1;
-        i = steal(fx, core, &u);
+        i = fetch_steal(fx, core, INT64_MAX, &u);
         if (i == -ENOMEM) return i;
         if (i >= 0) c->unit = u;
     }

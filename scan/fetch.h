@@ -225,6 +225,8 @@ typedef struct scan_fetch_core {
     io_ctx_t *io;              /* its io context, set by the driver while the core runs */
     int unit;                  /* the unit it claimed last, -1 before */
     int run_next, run_end;     /* planned units it reserved and has not started */
+    int aside;                 /* a unit with splits left it set aside to steal, or -1
+                                  (fetch.c invariant 8) */
     int lends_out;             /* its lends posted or reading (lend.c), <= scan_lends_max + 1 */
     int lends_serving;         /* others' lends it serves (lend.c lend_serve) */
     _Atomic int busy;          /* its splits claimed and not done: written by its thread,
@@ -275,8 +277,11 @@ bool scan_fetch_exhausted(scan_fetch *fx);
 /* The next split for core (on its thread) and its unit (*unit): the rest of the core's unit,
  * else the first split of the next unit of its run, else of a run of unclaimed units it
  * reserves (and registers the reads of), else the later half of the unstarted splits of
- * another core's unit, made a unit of its own; plan->nsplits when none is left, -ENOMEM. */
-int scan_fetch_claim(scan_fetch *fx, int core, int *unit);
+ * another core's unit, made a unit of its own; plan->nsplits when none is left, -ENOMEM.
+ * below: under ordered output the first split that would wait for the output window (its
+ * consumed splits + window), INT64_MAX otherwise; a core whose next split lies at or past it
+ * first steals from the unit holding the window back (fetch.c invariant 8). */
+int scan_fetch_claim(scan_fetch *fx, int core, int64_t below, int *unit);
 /* Takes piece q of slot k of split i registered when the unit was reserved (i is the unshared
  * unit's one live split), or NULL; the caller owns the reference. Owner only. */
 fut_t *scan_fetch_take_pre(scan_fetch *fx, int unit, int i, int k, int q);

@@ -1,5 +1,5 @@
 /* scan/fetch_impl.h: what the files of the fetch floor share (fetch_unit.c below lend.c below
- * fetch.c). */
+ * fetch_steal.c below fetch.c). */
 #ifndef RINGSCAN_SCAN_FETCH_IMPL_H
 #define RINGSCAN_SCAN_FETCH_IMPL_H
 #include "scan/fetch.h"
@@ -42,5 +42,27 @@ fut_t *fetch_unit_read(scan_fetch *fx, int core, scan_unit *u, int k);
  * each other), so one read serves the owner and the thief. NULL when there is none and none
  * can be made (a stolen unit, the core's end, ranges apart, -ENOMEM). Owner only. */
 fut_t *fetch_unit_fut_cover(scan_fetch *fx, int unit, int k, uint64_t off, uint64_t len);
+
+/* Takes the next split of unit u for its owner, or -1 when it has none left. */
+int fetch_take(scan_unit *u);
+/* Whether pacing holds the cores to one split at a time (invariant 6). */
+bool fetch_paced(const scan_fetch *fx);
+/* Steals the later half of the unstarted live splits of a unit owned by another core: with
+ * below INT64_MAX the one with the most left, else the one holding ordered output's window
+ * back (its next unstarted split the lowest before below; none when that half would start at
+ * or past below: fetch.c invariant 8). They become unit *out owned by core. Returns the first
+ * stolen split, -1, or -ENOMEM. */
+int fetch_steal(scan_fetch *fx, int core, int64_t below, int *out);
+/* Steals the later half of the unstarted units of another core's run (the core with the most
+ * of them): each becomes a unit of core's, whose columns that core lends from the reads it
+ * registered for the run (lend.c), so the run stays one read however the work ends up split.
+ * They become c's run: 0, or -1 when there is none, or -ENOMEM. Only planned units are
+ * stolen whole, once each (their span is emptied), so the units made stay within units_cap
+ * (scan_units_plan: each new unit's first split is a planned unit's first or, for a split
+ * steal, one no other unit starts at). */
+int fetch_steal_run(scan_fetch *fx, int core);
+/* The split core would take next without stealing: its unit's next, its run's, or the next
+ * planned unit's first; INT32_MAX when none is left. An estimate (other cores move spans). */
+int fetch_next_own(const scan_fetch *fx, int core);
 
 #endif

@@ -204,7 +204,7 @@ int scan_fetch_init(scan_fetch *fx, const scan_plan *p, const scan_opts *o)
     scan_budget_init(&fx->budget, p, o->fetch_budget, o->share);
     fx->pace = o->threads >= 2 && !p->f->file->be->remote;
     atomic_store(&fx->live_left, fetch_live_in(fx, 0, p->nsplits));
-    for (int c = 0; c < EXEC_THREADS_MAX; c++) fx->cores[c].unit = -1;
+    for (int c = 0; c < EXEC_THREADS_MAX; c++) fx->cores[c].unit = fx->cores[c].aside = -1;
     fx->units_cap = 2 * fx->plan->nsplits + 1; /* planned units plus one per possible steal */
     fx->units = fail_calloc((size_t)fx->units_cap, sizeof *fx->units);
     if (!fx->units) return -ENOMEM;

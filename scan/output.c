@@ -293,7 +293,12 @@ bool scan_out_behind(scan_out *o, uint64_t bytes)
 
 bool scan_out_fits(scan_out *o, int64_t place)
 {
-    return place < atomic_load(&o->consumed) + o->window;
+    return place < scan_out_window_end(o);
+}
+
+int64_t scan_out_window_end(scan_out *o)
+{
+    return atomic_load(&o->consumed) + o->window;
 }
 
 void scan_out_workers_gone(scan_out *o, int n)

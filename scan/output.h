@@ -185,6 +185,8 @@ void scan_out_cancel(scan_out *o, void (*on_live)(void *ctx), void *ctx);
 void scan_out_detach_ev(scan_out *o);
 /* Whether a split whose place is place fits the window now. */
 bool scan_out_fits(scan_out *o, int64_t place);
+/* The first place that does not fit the window now (consumed + window). */
+int64_t scan_out_window_end(scan_out *o);
 /* n workers (or workers that will never run) are gone; the last wakes the consumer. */
 void scan_out_workers_gone(scan_out *o, int n);
 /* Blocks until no worker is live. */

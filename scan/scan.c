@@ -184,7 +184,8 @@ static void worker(void *arg)
         scan_core_time_leave(&c->task.time, SCAN_WAIT_CLAIM);
         if (atomic_load(&s->out.stop)) break;
         int unit = -1;
-        int i = scan_fetch_claim(&s->fetch, core, &unit);
+        int64_t below = s->o.ordered ? scan_out_window_end(&s->out) : INT64_MAX; /* places */
+        int i = scan_fetch_claim(&s->fetch, core, below, &unit);
         if (i < 0) scan_out_fail(&s->out, i, NULL);
         if (i < 0 || i >= s->plan.nsplits || !run_split(s, core, i, unit, &tk)) break;
     }

@@ -330,6 +330,7 @@ enum { CLAIMS_MAX = 64 };
 typedef struct claims {
     int n, split[CLAIMS_MAX], unit[CLAIMS_MAX];
     int max;        /* claims to make at most (0: until none is left) */
+    int64_t below;  /* scan_fetch_claim's window end (0: none, INT64_MAX) */
     bool done_each; /* scan_fetch_split_done after each */
     int last;       /* the last return value */
 } claims;
@@ -342,7 +343,7 @@ static void step_claim(fix *t, void *arg)
     for (int j = 0; j < CLAIMS_MAX; j++) {
         if (c->max && c->n >= c->max) return;
         int unit = -1;
-        c->last = scan_fetch_claim(&t->fx, core, &unit);
+        c->last = scan_fetch_claim(&t->fx, core, c->below ? c->below : INT64_MAX, &unit);
         if (c->last < 0 || c->last >= t->plan.nsplits) return;
         c->split[c->n] = c->last;
         c->unit[c->n++] = unit;
@@ -568,6 +569,68 @@ static void test_steal_split(void)
         for (int i = 0; i < 16; i++) CHECK_EQ_I64(seen[i], 1);
     }
     fix_free(&t);
+    pqf_close(f);
+}
+
+/* Ordered output's window (fetch.c invariant 8), on groups of 6, 6 and 1 splits: core 1 runs
+ * split 0 of unit 0 (not done); core 0 claims unit 1's splits 6 and 7. With the window ending
+ * at 8, core 0's next split (8) would wait: it steals the later half of unit 0's unstarted
+ * splits 1..5 (3, 4, 5) and sets unit 1 aside; it runs them, then takes unit 1 up again (8..11)
+ * and unit 2 (12); core 1, its split done, keeps 1 and 2. Every split is claimed once. A window that fits
+ * core 0's next split steals nothing, nor does one the later half would not fit (end 3). */
+static void test_steal_window(void)
+{
+    pqf_t *f = open_keyed("groups.parquet", MG_ROWS, MG_RG, true);
+    if (!f) return;
+    const int64_t ends[3] = {8, 9, 3};
+    for (int w = 0; w < 3; w++) {
+        fix t;
+        if (!fix_open(&t, f, NULL, OG_SPLIT, EXEC_IO_PREAD)) {
+            fix_free(&t);
+            break;
+        }
+        claims b = {.max = 1}, a = {.max = 2, .done_each = true};
+        on_core(&t, 1, step_claim, &b);
+        on_core(&t, 0, step_claim, &a);
+        CHECK_EQ_I64(b.split[0], 0);
+        CHECK_EQ_I64(a.split[0], 6);
+        CHECK_EQ_I64(a.split[1], 7);
+        claims a1 = {.max = 1, .done_each = true, .below = ends[w]};
+        on_core(&t, 0, step_claim, &a1);
+        if (w > 0) { /* 8 fits a window ending at 9; 3..5 do not fit one ending at 3 */
+            CHECK_EQ_I64(a1.split[0], 8);
+            CHECK_EQ_I64(atomic_load(&t.fx.steals), 0);
+            CHECK_EQ_I64(t.fx.cores[0].aside, -1);
+            on_core(&t, 1, step_split_done, &b.unit[0]);
+            fix_free(&t);
+            continue;
+        }
+        CHECK_EQ_I64(a1.split[0], 3);
+        CHECK_EQ_I64(atomic_load(&t.fx.steals), 1);
+        CHECK_EQ_I64(t.fx.cores[0].aside, 1);
+        const scan_unit *x = &t.fx.units[0], *y = &t.fx.units[a1.unit[0]];
+        CHECK_EQ_I64(y->src, 0);
+        CHECK_EQ_I64(y->first, 3);
+        CHECK_EQ_I64(span_end_of(x), 3);
+        CHECK_EQ_I64(atomic_load(&x->holds), 1);
+        claims a2 = {.done_each = true}, b2 = {.done_each = true};
+        on_core(&t, 1, step_split_done, &b.unit[0]); /* core 1 idle: no tail steal of 1, 2 */
+        on_core(&t, 0, step_claim, &a2);
+        on_core(&t, 1, step_claim, &b2);
+        const int a_exp[] = {4, 5, 8, 9, 10, 11, 12}, b_exp[] = {1, 2};
+        CHECK_EQ_I64(a2.n, 7);
+        for (int j = 0; j < a2.n && j < 7; j++) CHECK_EQ_I64(a2.split[j], a_exp[j]);
+        CHECK_EQ_I64(b2.n, 2);
+        for (int j = 0; j < b2.n && j < 2; j++) CHECK_EQ_I64(b2.split[j], b_exp[j]);
+        CHECK_EQ_I64(t.fx.cores[0].aside, -1);
+        int seen[13] = {0};
+        seen[b.split[0]]++, seen[a.split[0]]++, seen[a.split[1]]++, seen[a1.split[0]]++;
+        for (int j = 0; j < a2.n && j < 7; j++) seen[a2.split[j]]++;
+        for (int j = 0; j < b2.n && j < 2; j++) seen[b2.split[j]]++;
+        for (int i = 0; i < 13; i++) CHECK_EQ_I64(seen[i], 1);
+        CHECK_EQ_I64(atomic_load(&t.fx.live_left), 0);
+        fix_free(&t);
+    }
     pqf_close(f);
 }
 
@@ -1657,6 +1720,7 @@ int main(void)
     RUN(test_claim_runs);
     RUN(test_claim_runs_room);
     RUN(test_steal_split);
+    RUN(test_steal_window);
     RUN(test_steal_no_slot);
     RUN(test_pace);
     RUN(test_explore_per_core);
