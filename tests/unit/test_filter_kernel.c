@@ -103,7 +103,7 @@ static const kcase cases[] = {
 typedef struct rval {
     int64_t i;
     double f;
-    uint8_t b[24];
+    uint8_t b[48]; /* up to 40 bytes: string_ranges_match_reference */
     int32_t len;
 } rval;
 
@@ -714,6 +714,63 @@ static void like_contains_buffer(void)
     pq_vec_free(&v);
 }
 
+/* <, <=, > and >= on strings (kernel_bytes.c's dense_range_ba: 8-byte big-endian heads, the
+ * tie to lengths or memcmp) against ref_cmp, dense and sparse paths, on random values built
+ * from a few stems so that heads tie often: lengths 0..40 (crossing 8, 16 and 32), bytes
+ * 0x00, 0x7f, 0x80 and 0xff beside letters, literals cut from the values (equal prefixes),
+ * the empty literal, and a value ending inside the buffer's last 8 bytes. */
+static void string_ranges_match_reference(void)
+{
+    static const uint8_t al[] = {'a', 'c', 'z', 0x00, 0x7f, 0x80, 0xff};
+    static const kcase c = {"str", PQ_BYTE_ARRAY, 0, PQ_LOGICAL_STRING, FLT_DOM_BYTES};
+    pq_column_desc d = {.name = "s", .physical = PQ_BYTE_ARRAY, .logical = PQ_LOGICAL_STRING};
+    uint8_t stems[4][40];
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < 40; i++) stems[k][i] = al[rnd() % sizeof al];
+    static const flt_op ops[] = {FLT_OP_LT, FLT_OP_LE, FLT_OP_GT, FLT_OP_GE};
+    for (int round = 0; round < 200; round++) {
+        pq_vec v;
+        pq_vec_init(&v, PQ_BYTE_ARRAY, 0);
+        int64_t n = rnd_in(1, 300);
+        for (int64_t i = 0; i < n; i++) {
+            rval x = {.len = (int32_t)rnd_in(0, 40)};
+            const uint8_t *stem = stems[rnd() % 4];
+            int32_t keep = (int32_t)rnd_in(0, x.len); /* the stem's head, then random bytes */
+            for (int32_t k = 0; k < x.len; k++) x.b[k] = k < keep ? stem[k] : al[rnd() % sizeof al];
+            append(&v, &x, true);
+        }
+        rval lv = get_value(&v, (int64_t)(rnd() % (uint64_t)n));
+        lv.len = rnd() % 4 == 0 ? (int32_t)rnd_in(0, lv.len) : lv.len; /* a prefix, maybe empty */
+        if (rnd() % 3 == 0 && lv.len > 0) lv.b[lv.len - 1] ^= (uint8_t)(1u << (rnd() % 8));
+        for (size_t oi = 0; oi < sizeof ops / sizeof *ops; oi++) {
+            flt_lit l = {.b = lv.b, .len = lv.len};
+            flt_term t = {.op = ops[oi], .lits = &l, .nlits = 1};
+            flt_pred p = {.column = 0, .desc = &d, .dom = FLT_DOM_BYTES, .nterms = 1, .terms = &t};
+            flt_path paths[] = {FLT_PATH_DENSE, FLT_PATH_SPARSE};
+            for (int pi = 0; pi < 2; pi++) {
+                flt_mask out = {0};
+                CHECK(flt_eval_path(&p, &v, NULL, &out, paths[pi]) == 0);
+                for (int64_t i = 0; i < n; i++) {
+                    rval x = get_value(&v, i);
+                    int r = ref_cmp(&c, &x, &l);
+                    bool want = ops[oi] == FLT_OP_LT ? r < 0 : ops[oi] == FLT_OP_LE ? r <= 0
+                              : ops[oi] == FLT_OP_GT ? r > 0 : r >= 0;
+                    if (flt_mask_get(&out, i) != want) {
+                        if (mismatches++ < 10)
+                            fprintf(stderr, "  op %d path %d row %lld len %d lit len %d: got %d\n",
+                                    ops[oi], pi, (long long)i, x.len, l.len, !want);
+                        CHECK(0);
+                        break;
+                    }
+                }
+                CHECK(n % 64 == 0 || (out.words[n / 64] >> (n % 64)) == 0);
+                flt_mask_free(&out);
+            }
+        }
+        pq_vec_free(&v);
+    }
+}
+
 /* common/bits.h against a bit-by-bit reference: bits_rows (and bits_rows_wide) lists base +
  * each set bit and bits_keep32 picks src at each set bit, in place too (dst == src, words after
  * words), on words with no bit, every bit, one bit at either end, 16-bit runs and random bits;
@@ -797,5 +854,6 @@ int main(void)
     RUN(mask_ranges);
     RUN(errors_and_edges);
     RUN(kernels_match_reference);
+    RUN(string_ranges_match_reference);
     return CHECK_DONE("test_filter_kernel");
 }
