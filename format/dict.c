@@ -147,10 +147,20 @@ static bool small_table(const pq_vec *dict, int32_t w, int32_t tab[SMALL_MAX])
     return true;
 }
 
-/* AVX2 (no two-table permute): 8 indices look up both 8-value halves of the table with one
- * vpermd each and keep the half bit 3 of the index picks; 8-byte values are widened by sign.
- * A load per value took 2-3x the time of this on Zen 3 (bench/RESULTS.md, thirty-eighth
- * session; vpgatherdq was slower than the loads). */
+/* Table t0:t1's values at 8 indices (below SMALL_MAX): each 8-value half looked up by one
+ * vpermd, bit 3 of the index picking the half. */
+static inline __m256i lookup8(__m256i t0, __m256i t1, const uint32_t *idx)
+{
+    __m256i ix = _mm256_loadu_si256((const void *)idx);
+    __m256 hi = _mm256_castsi256_ps(_mm256_slli_epi32(ix, 28)); /* bit 3 to the sign */
+    __m256 a = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(t0, ix));
+    __m256 b = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(t1, ix));
+    return _mm256_castps_si256(_mm256_blendv_ps(a, b, hi));
+}
+
+/* AVX2 (no two-table permute): 8 indices at a time through lookup8; 8-byte values are
+ * widened by sign. A load per value took 1.2-2x (8-byte) and 3-5x (4-byte) the time of this
+ * in a micro bench on this Zen 3 (vpgatherdq and vpgatherdd were slower than the loads). */
 static int64_t gather_small(const pq_vec *dict, int32_t w, const uint32_t *idx, int64_t n,
                             uint8_t *dst)
 {
@@ -159,16 +169,12 @@ static int64_t gather_small(const pq_vec *dict, int32_t w, const uint32_t *idx, 
     __m256i t0 = _mm256_loadu_si256((const void *)tab);
     __m256i t1 = _mm256_loadu_si256((const void *)(tab + 8));
     int64_t i = 0;
+    if (w == 4) {
+        for (; i + 8 <= n; i += 8) _mm256_storeu_si256((void *)(dst + i * 4), lookup8(t0, t1, idx + i));
+        return i;
+    }
     for (; i + 8 <= n; i += 8) {
-        __m256i ix = _mm256_loadu_si256((const void *)(idx + i));
-        __m256 hi = _mm256_castsi256_ps(_mm256_slli_epi32(ix, 28)); /* bit 3 to the sign */
-        __m256 a = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(t0, ix));
-        __m256 b = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(t1, ix));
-        __m256i v = _mm256_castps_si256(_mm256_blendv_ps(a, b, hi));
-        if (w == 4) {
-            _mm256_storeu_si256((void *)(dst + i * 4), v);
-            continue;
-        }
+        __m256i v = lookup8(t0, t1, idx + i);
         _mm256_storeu_si256((void *)(dst + i * 8), _mm256_cvtepi32_epi64(_mm256_castsi256_si128(v)));
         _mm256_storeu_si256((void *)(dst + i * 8 + 32),
                             _mm256_cvtepi32_epi64(_mm256_extracti128_si256(v, 1)));
