@@ -192,6 +192,7 @@ static int32_t binary_bits(flt_vop op, int32_t ba, int32_t bb, int64_t fa, int64
  * has operands of 24 and 7 bits). */
 static void mul_int32(const int64_t *p, const int64_t *q, int64_t *r, int32_t n)
 {
+    assert(n >= 0 && n <= FLT_V_CHUNK);
     for (int32_t i = 0; i < n; i++) r[i] = (int64_t)(int32_t)p[i] * (int32_t)q[i];
 }
 
@@ -200,6 +201,7 @@ static void mul_int32(const int64_t *p, const int64_t *q, int64_t *r, int32_t n)
 static void scale_add_int32(const int64_t *p, int32_t fp, const int64_t *q, int32_t fq,
                             int64_t *r, int32_t n)
 {
+    assert(n >= 0 && n <= FLT_V_CHUNK && fp > 0 && fq != 0 && fq != INT32_MIN);
     for (int32_t i = 0; i < n; i++) r[i] = (int64_t)(int32_t)p[i] * fp + (int64_t)(int32_t)q[i] * fq;
 }
 
