@@ -186,6 +186,25 @@ static int32_t binary_bits(flt_vop op, int32_t ba, int32_t bb, int64_t fa, int64
     return (wa > wb ? wa : wb) + 1;
 }
 
+/* r[i] = p[i] * q[i] for values whose magnitudes are below 2^31 (bounds of invariant 6), so
+ * each is an int32 and the product one signed 32x32 -> 64 multiply (vpmuldq); a 64-bit
+ * multiply is three of them without AVX-512 (expr_arith's price * (1 - discount) * (1 + tax)
+ * has operands of 24 and 7 bits). */
+static void mul_int32(const int64_t *p, const int64_t *q, int64_t *r, int32_t n)
+{
+    assert(n >= 0 && n <= FLT_V_CHUNK);
+    for (int32_t i = 0; i < n; i++) r[i] = (int64_t)(int32_t)p[i] * (int32_t)q[i];
+}
+
+/* r[i] = p[i] * fp + q[i] * fq with p, q below 2^31 in magnitude as in mul_int32 (fp, fq:
+ * powers of ten aligning scales, fq negated for SUB; |fq| < 2^31 so its negation fits). */
+static void scale_add_int32(const int64_t *p, int32_t fp, const int64_t *q, int32_t fq,
+                            int64_t *r, int32_t n)
+{
+    assert(n >= 0 && n <= FLT_V_CHUNK && fp > 0 && fq != 0 && fq != INT32_MIN);
+    for (int32_t i = 0; i < n; i++) r[i] = (int64_t)(int32_t)p[i] * fp + (int64_t)(int32_t)q[i] * fq;
+}
+
 /* Exact a op b for ADD, SUB, MUL in the 64-bit lane when both operands are there and their
  * magnitudes bound every result below 2^62 (invariant 2); false when it does not apply. */
 static bool narrow_binary(vctx *c, const flt_vnode *x, int32_t sa, int32_t sb, int32_t o)
@@ -198,11 +217,17 @@ static bool narrow_binary(vctx *c, const flt_vnode *x, int32_t sa, int32_t sb, i
         if (ka > 18 || kb > 18) return false;
         fa = (int64_t)v_pow10(ka), fb = (int64_t)v_pow10(kb);
     }
-    int32_t bits = binary_bits(x->op, slot_bits(c, sa), slot_bits(c, sb), fa, fb);
-    if (bits > NARROW_BITS) /* (a bound may be loose: the lanes' own, invariant 6) */
-        bits = binary_bits(x->op, bits64(p, c->n), bits64(q, c->n), fa, fb);
+    int32_t ba = slot_bits(c, sa), bb = slot_bits(c, sb);
+    int32_t bits = binary_bits(x->op, ba, bb, fa, fb);
+    if (bits > NARROW_BITS) { /* (a bound may be loose: the lanes' own, invariant 6) */
+        ba = bits64(p, c->n), bb = bits64(q, c->n);
+        bits = binary_bits(x->op, ba, bb, fa, fb);
+    }
     if (bits > NARROW_BITS) return false;
-    if (x->op == FLT_V_MUL) for (int32_t i = 0; i < c->n; i++) r[i] = p[i] * q[i];
+    if (x->op == FLT_V_MUL && ba <= 31 && bb <= 31) mul_int32(p, q, r, c->n);
+    else if (x->op == FLT_V_MUL) for (int32_t i = 0; i < c->n; i++) r[i] = p[i] * q[i];
+    else if (ba <= 31 && bb <= 31 && fa <= INT32_MAX && fb <= INT32_MAX)
+        scale_add_int32(p, (int32_t)fa, q, x->op == FLT_V_ADD ? (int32_t)fb : -(int32_t)fb, r, c->n);
     else if (x->op == FLT_V_ADD) for (int32_t i = 0; i < c->n; i++) r[i] = p[i] * fa + q[i] * fb;
     else for (int32_t i = 0; i < c->n; i++) r[i] = p[i] * fa - q[i] * fb;
     c->kbits[o] = bits;

@@ -813,6 +813,55 @@ static void dict_gather_sizes(void)
             }
 }
 
+/* Random gathers against a scalar reference (format/dict.c gather_small: AVX2 permutes of at
+ * most 16 values, 8-byte ones only when every value fits int32, sign-extended): dictionaries
+ * of 1 to 17 values (16 in the registers, 17 not) holding int32's edges, negative values and,
+ * in some 8-byte ones, a value past int32 (the scalar path); the last index the dictionary
+ * has in every batch; indices that end where a PROT_NONE page begins (a load past them
+ * faults); 0 to 300 rows, appended after others. */
+static void dict_gather_small_random(void)
+{
+    static const int64_t edge[] = {INT32_MIN, INT32_MAX, -1, 0, 1, (int64_t)INT32_MAX + 1,
+                                   (int64_t)INT32_MIN - 1};
+    uint64_t seed = 0x5eed38;
+    uint32_t idx[300];
+    for (int round = 0; round < 3000; round++) {
+        int w = round % 2 ? 8 : 4, len = 1 + (int)(rng(&seed) % 17);
+        int n = (int)(rng(&seed) % 301), wide = w == 8 && rng(&seed) % 4 == 0;
+        pq_vec dict, out;
+        pq_vec_init(&dict, w == 4 ? PQ_INT32 : PQ_INT64, 0);
+        pq_vec_init(&out, dict.type, 0);
+        CHECK(pq_vec_reserve(&dict, len, 0) == 0);
+        for (int k = 0; k < len; k++) {
+            uint64_t r = rng(&seed);
+            int64_t x = r % 3 == 0 ? edge[r % 5] : (int64_t)(int32_t)(r >> 32);
+            if (wide && k == len - 1) x = edge[5 + (int)(r % 2)]; /* past int32 */
+            memcpy(dict.values + (size_t)k * (size_t)w, &x, (size_t)w); /* w == 4: low half */
+        }
+        dict.length = len;
+        for (int i = 0; i < n; i++) idx[i] = (uint32_t)(rng(&seed) % (uint64_t)len);
+        if (n > 0) idx[n - 1] = (uint32_t)len - 1, idx[0] = (uint32_t)len - 1;
+        uint8_t *map = NULL;
+        size_t map_len = 0;
+        const uint32_t *gi = n ? (const uint32_t *)(const void *)guarded_copy(
+                                     (const uint8_t *)idx, (size_t)n * 4, &map, &map_len)
+                               : idx;
+        int64_t pre = n % 5;
+        CHECK(pq_dict_gather(&dict, gi, pre < n ? pre : n, &out, NULL) == 0);
+        CHECK(pq_dict_gather(&dict, gi, n, &out, NULL) == 0);
+        int64_t base = pre < n ? pre : n;
+        CHECK_EQ_I64(out.length, base + n);
+        int bad = 0;
+        for (int i = 0; i < n; i++)
+            bad += memcmp(out.values + (size_t)(base + i) * (size_t)w,
+                          dict.values + (size_t)idx[i] * (size_t)w, (size_t)w) != 0;
+        CHECK_EQ_I64(bad, 0);
+        if (map) munmap(map, map_len);
+        pq_vec_free(&dict);
+        pq_vec_free(&out);
+    }
+}
+
 /* String gathers (short values move as PQ_BA_SLACK-byte copies): values of 0-70 bytes, the
  * longest last so its copy ends at the dictionary's last byte, gathered in two appends; every
  * value and offset compared with the dictionary's, and nothing written past data_len shows. */
@@ -1001,6 +1050,7 @@ int main(void)
     RUN(dict_gather_and_errors);
     RUN(dict_gather_strings);
     RUN(dict_gather_sizes);
+    RUN(dict_gather_small_random);
     RUN(dict_builder_round_trip);
     RUN(buf_varints);
     return CHECK_DONE("test_encoding");

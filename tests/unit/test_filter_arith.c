@@ -412,6 +412,62 @@ static void step_bounds(void)
     }
 }
 
+/* Products and scaled sums on operands below 2^31 in magnitude take 32x32-bit multiplies
+ * (vexpr_eval.c mul_int32, scale_add_int32); one of 2^31 or more must not (as an int32 it
+ * would be -2^31 or wrap). Random k, q and dec of up to 31 bits in the first and last of
+ * three chunks, the middle one also holding k = +-2^31, 2^31 + 5 and -2^31 + 1 (every product
+ * still below 2^62: the 64-bit lane). Each outcome against the rows computed in 128 bits. */
+static void int32_products(void)
+{
+    enum { N = 3000 };
+    pq_vec big[3], saved[3];
+    for (int j = 0; j < 3; j++) {
+        pq_vec_init(&big[j], schema[j].physical, 0);
+        CHECK(pq_vec_reserve(&big[j], N, 0) == 0);
+        big[j].length = N;
+        for (int i = 0; i < N; i++) pq_bit_set(big[j].validity, i, true);
+        saved[j] = vecs[j], vecs[j] = big[j];
+    }
+    int32_t *q = (int32_t *)(void *)vecs[0].values;
+    int64_t *k = (int64_t *)(void *)vecs[1].values, *dec = (int64_t *)(void *)vecs[2].values;
+    static const int64_t edge[] = {INT64_C(1) << 31, -(INT64_C(1) << 31), (INT64_C(1) << 31) + 5,
+                                   -(INT64_C(1) << 31) + 1, INT32_MAX, -INT32_MAX};
+    uint64_t seed = 0x38;
+    for (int i = 0; i < N; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        k[i] = (int64_t)(int32_t)(seed >> 32) | (i % 7 == 0 ? 0 : 1); /* never INT32_MIN */
+        if (k[i] == INT32_MIN) k[i] = INT32_MIN + 1;
+        q[i] = (int32_t)((seed >> 8) % 2000001) - 1000000;
+        dec[i] = (int64_t)(int32_t)(seed >> 16) / 2;
+        if (i >= 1024 && i < 2048 && i % 5 == 0) k[i] = edge[(i / 5) % 6];
+    }
+    flt_mask all = {0}, out = {0};
+    CHECK(flt_mask_init(&all, N, true) == 0);
+    static const char *const texts[] = {"k * q > 1000", "k * q < -1000", "k + dec > 0",
+                                        "dec - k < 0", "q * dec > 0", "k * 3 - dec * 7 > 0"};
+    for (int t = 0; t < 6; t++) {
+        CHECK_EQ_I64(eval_text(texts[t], &all, &out), 0);
+        int bad = 0;
+        for (int i = 0; i < N; i++) {
+            __int128 kk = k[i], qq = q[i], dd = dec[i];
+            bool want = t == 0   ? kk * qq > 1000
+                        : t == 1 ? kk * qq < -1000
+                        : t == 2 ? kk * 100 + dd > 0
+                        : t == 3 ? dd - kk * 100 < 0
+                        : t == 4 ? qq * dd > 0
+                                 : kk * 300 - dd * 7 > 0;
+            bad += flt_mask_get(&out, i) != want;
+        }
+        if (bad) fprintf(stderr, "  %s: %d rows wrong\n", texts[t], bad);
+        CHECK_EQ_I64(bad, 0);
+    }
+    flt_mask_free(&all), flt_mask_free(&out);
+    for (int j = 0; j < 3; j++) {
+        vecs[j] = saved[j];
+        pq_vec_free(&big[j]);
+    }
+}
+
 /* ---- pruning -------------------------------------------------------------------------------- */
 
 static int32_t dtb[2] = {11021, 11036}; /* dt's statistics: 2000-03-05 .. 2000-03-20 */
@@ -528,6 +584,7 @@ int main(void)
     RUN(overflow);
     RUN(sparse_chunks);
     RUN(step_bounds);
+    RUN(int32_products);
     RUN(pruning);
     RUN(date_parts);
     RUN(errors);
