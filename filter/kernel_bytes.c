@@ -77,6 +77,16 @@ static inline uint64_t load8(const uint8_t *data, int64_t data_len, int64_t at)
     return w;
 }
 
+/* The 8 bytes at data[at] as a word, zero-padded past data_len (0 when at is at its end): one
+ * unaligned load unless the value lies among the buffer's last 8 bytes. */
+static inline uint64_t word_at(const uint8_t *data, int64_t data_len, int64_t at)
+{
+    uint64_t w = 0;
+    if (at + 8 <= data_len) memcpy(&w, data + at, 8);
+    else if (data_len > at) w = load8(data, data_len, at); /* rare: the buffer's last values */
+    return w;
+}
+
 /* = and LIKE 'p%' on BYTE_ARRAY with a literal of at most 8 bytes: one 8-byte load and a
  * masked compare per row, no call and no data-dependent branch (the common short-string
  * case: codes, flags, modes). */
@@ -97,9 +107,7 @@ static void dense_short_ba(const pq_vec *v, const flt_lit *l, bool prefix, uint6
         for (int64_t j = 0; j < m; j++) {
             int64_t at = off[base + j];
             int32_t len = off[base + j + 1] - (int32_t)at;
-            uint64_t word = 0;
-            if (at + 8 <= dl) memcpy(&word, data + at, 8);
-            else if (dl > at) word = load8(data, dl, at); /* rare: the buffer's last values */
+            uint64_t word = word_at(data, dl, at);
             bool len_ok = prefix ? len >= ll : len == ll;
             b[j] = (uint8_t)(len_ok & ((word & mask) == lit));
         }
@@ -114,9 +122,7 @@ static void dense_short_ba(const pq_vec *v, const flt_lit *l, bool prefix, uint6
  * that place, and is the smaller value too). Never reads at or past data_len. */
 static inline uint64_t head_be(const uint8_t *data, int64_t dl, int64_t at, int32_t len)
 {
-    uint64_t w = 0;
-    if (at + 8 <= dl) memcpy(&w, data + at, 8);
-    else if (dl > at) w = load8(data, dl, at); /* rare: the buffer's last values */
+    uint64_t w = word_at(data, dl, at);
     if (len < 8) w &= (UINT64_C(1) << (8 * len)) - 1; /* len >= 0: bytes past the value */
     return __builtin_bswap64(w);
 }
