@@ -54,8 +54,9 @@ RINGSCAN_API const char *ringscan_version_string(void);
 RINGSCAN_API int64_t ringscan_live_objects(void);
 
 /* Frees the read buffers the library keeps between scans (up to 128 MiB process-wide: a scan
- * that ends hands its buffers on so the next scan reads into memory already faulted in), and
- * the coroutine stacks kept the same way (up to 64 mappings of 260 KiB address space each).
+ * that ends hands its buffers on so the next scan reads into memory already faulted in), the
+ * decode buffers kept the same way (up to 64 MiB; kept only while no scan runs, so this frees
+ * them only then), and the coroutine stacks (up to 64 mappings of 260 KiB address space each).
  * Thread-safe; for a host that wants the memory back while no scan runs. */
 RINGSCAN_API void ringscan_release_memory(void);
 

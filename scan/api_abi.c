@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bufpool.h"
 #include "io/io.h"
 #include "runtime/coro.h"
 #include "scan/api_priv.h"
@@ -32,6 +33,7 @@ int64_t ringscan_live_objects(void) { return atomic_load_explicit(&api_live_obje
 
 void ringscan_release_memory(void)
 {
+    bufpool_release(); /* (does nothing while a scan holds the pool) */
     io_stash_drain();
     (void)coro_stash_drain();
 }

@@ -21,7 +21,8 @@ def live_objects():
 
 
 def release_memory():
-    """Frees the read buffers the library keeps between scans (up to 128 MiB)."""
+    """Frees the buffers the library keeps between scans: reads (up to 128 MiB) and decode
+    buffers (up to 64 MiB, freed only while no scan runs)."""
     from ._ffi import lib
     lib.ringscan_release_memory()
 
