@@ -93,27 +93,14 @@ static inline uint64_t word_at(const uint8_t *data, int64_t data_len, int64_t at
 static void dense_short_ba(const pq_vec *v, const flt_lit *l, bool prefix, uint64_t *out,
                            bool first)
 {
-    int64_t n = v->length, dl = v->data_len;
+    int64_t dl = v->data_len;
     const uint8_t *data = v->data ? v->data : (const uint8_t *)"";
-    const int32_t *off = v->offsets;
     int32_t ll = l->len;
     assert(ll >= 0 && ll <= 8);
     uint64_t mask = ll == 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * ll)) - 1;
     uint64_t lit = ll ? load8(l->b, ll, 0) : 0;
-    for (int64_t w = 0; w < flt_mask_nwords(n); w++) {
-        uint8_t b[64];
-        int64_t base = w << 6, m = n - base < 64 ? n - base : 64;
-        memset(b + m, 0, (size_t)(64 - m));
-        for (int64_t j = 0; j < m; j++) {
-            int64_t at = off[base + j];
-            int32_t len = off[base + j + 1] - (int32_t)at;
-            uint64_t word = word_at(data, dl, at);
-            bool len_ok = prefix ? len >= ll : len == ll;
-            b[j] = (uint8_t)(len_ok & ((word & mask) == lit));
-        }
-        uint64_t bits = flt_pack64(b);
-        out[w] = first ? bits : out[w] | bits;
-    }
+    FLT_DENSE_VAR(v->length, VAR_AT,
+                  (prefix ? len >= ll : len == ll) & ((word_at(data, dl, s - data) & mask) == lit));
 }
 
 /* The first min(len, 8) bytes of the value at data[at] as a big-endian word, zero-padded:
@@ -127,39 +114,34 @@ static inline uint64_t head_be(const uint8_t *data, int64_t dl, int64_t at, int3
     return __builtin_bswap64(w);
 }
 
-/* <, <=, > and >= on BYTE_ARRAY (unsigned lexicographic): each row's first 8 bytes against
- * the literal's as two big-endian words, one compare and no call; only a row whose first 8
- * bytes equal the literal's (a tie, rare unless the values share the literal's head) goes on
- * to compare lengths (both at most 8 bytes: the heads held everything) or the whole bytes.
- * l_comment >= 'c' evaluated on a dictionary of 35,000 comments per row group of the
- * tpchgen-written lineitem (bench/RESULTS.md) called memcmp through flt_match_bytes per
- * entry. want_lt/want_eq/want_gt: whether a row below, equal to, above the literal passes. */
-static void dense_range_ba(const pq_vec *v, const flt_lit *l, bool want_lt, bool want_eq,
-                           bool want_gt, uint64_t *out, bool first)
+/* The order of the value s (len bytes, at s - data in a buffer of dl bytes) against literal
+ * l, whose head_be is lit: -1, 0, 1. The heads decide unless they tie (rare unless the values
+ * share the literal's head); then lengths (both at most 8 bytes: the heads held everything)
+ * or the whole bytes. */
+static inline int range_cmp(const uint8_t *data, int64_t dl, const uint8_t *s, int32_t len,
+                            const flt_lit *l, uint64_t lit)
 {
-    int64_t n = v->length, dl = v->data_len;
+    uint64_t h = head_be(data, dl, s - data, len);
+    int c = (h > lit) - (h < lit);
+    if (__builtin_expect(c == 0, 0))
+        c = len <= 8 && l->len <= 8 ? (len > l->len) - (len < l->len)
+                                    : flt_cmp_bytes(s, len, l->b, l->len);
+    return (c > 0) - (c < 0); /* (flt_cmp_bytes is memcmp's sign) */
+}
+
+/* <, <=, > and >= on BYTE_ARRAY (unsigned lexicographic): each row's first 8 bytes against
+ * the literal's as two big-endian words, one compare and no call (range_cmp). l_comment >= 'c'
+ * evaluated on a dictionary of 35,000 comments per row group of the tpchgen-written lineitem
+ * (bench/RESULTS.md) called memcmp through flt_match_bytes per entry. want[c + 1]: whether a
+ * row below, equal to, above the literal passes. */
+static void dense_range_ba(const pq_vec *v, const flt_lit *l, const bool want[3], uint64_t *out,
+                           bool first)
+{
+    int64_t dl = v->data_len;
     const uint8_t *data = v->data ? v->data : (const uint8_t *)"";
-    const int32_t *off = v->offsets;
-    int32_t ll = l->len;
-    assert(ll >= 0);
-    uint64_t lit = head_be(l->b ? l->b : (const uint8_t *)"", ll, 0, ll);
-    for (int64_t w = 0; w < flt_mask_nwords(n); w++) {
-        uint8_t b[64];
-        int64_t base = w << 6, m = n - base < 64 ? n - base : 64;
-        memset(b + m, 0, (size_t)(64 - m));
-        for (int64_t j = 0; j < m; j++) {
-            int64_t at = off[base + j];
-            int32_t len = off[base + j + 1] - (int32_t)at;
-            uint64_t h = head_be(data, dl, at, len);
-            int c = (h > lit) - (h < lit);
-            if (__builtin_expect(c == 0, 0))
-                c = len <= 8 && ll <= 8 ? (len > ll) - (len < ll)
-                                        : flt_cmp_bytes(data + at, len, l->b, ll);
-            b[j] = (uint8_t)(c < 0 ? want_lt : c == 0 ? want_eq : want_gt);
-        }
-        uint64_t bits = flt_pack64(b);
-        out[w] = first ? bits : out[w] | bits;
-    }
+    assert(l->len >= 0);
+    uint64_t lit = head_be(l->b ? l->b : (const uint8_t *)"", l->len, 0, l->len);
+    FLT_DENSE_VAR(v->length, VAR_AT, want[range_cmp(data, dl, s, len, l, lit) + 1]);
 }
 
 /* Whether t is [NOT] LIKE '%text%' (case-sensitive, no `_` or inner `%`): *needle, *n. */
@@ -243,9 +225,10 @@ void flt_dense_bytes(flt_domain dom, const pq_vec *v, const flt_term *t, uint64_
     if (v->type == PQ_BYTE_ARRAY && (eq || pre) && ll <= 8) {
         dense_short_ba(v, &l[0], pre, out, first);
     } else if (v->type == PQ_BYTE_ARRAY && range && dom == FLT_DOM_BYTES) {
-        dense_range_ba(v, &l[0], op == FLT_OP_LT || op == FLT_OP_LE,
-                       op == FLT_OP_LE || op == FLT_OP_GE, op == FLT_OP_GT || op == FLT_OP_GE,
-                       out, first);
+        const bool want[3] = {op == FLT_OP_LT || op == FLT_OP_LE,
+                              op == FLT_OP_LE || op == FLT_OP_GE,
+                              op == FLT_OP_GT || op == FLT_OP_GE};
+        dense_range_ba(v, &l[0], want, out, first);
     } else if (v->type == PQ_BYTE_ARRAY) {
         if (eq) FLT_DENSE_VAR(n, VAR_AT, len == ll && HEAD_IS_LIT);
         else if (pre) FLT_DENSE_VAR(n, VAR_AT, len >= ll && HEAD_IS_LIT);
