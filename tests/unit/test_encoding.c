@@ -780,6 +780,26 @@ static void plain_byte_array_count_past_bytes(void)
     pq_vec_free(&v);
 }
 
+/* Gathers gi[0..pre) (at most n) then gi[0..n) from fixed-width dict into one vector: its
+ * length is both counts and each value of the second gather equals its entry (idx: gi's
+ * indices where the test reads them). */
+static void gather_appended(const pq_vec *dict, const uint32_t *gi, const uint32_t *idx, int n,
+                            int64_t pre)
+{
+    size_t w = (size_t)pq_fixed_width(dict->type, 0);
+    int64_t base = pre < n ? pre : n;
+    pq_vec out;
+    pq_vec_init(&out, dict->type, 0);
+    CHECK(pq_dict_gather(dict, gi, base, &out, NULL) == 0);
+    CHECK(pq_dict_gather(dict, gi, n, &out, NULL) == 0);
+    CHECK_EQ_I64(out.length, base + n);
+    int bad = 0;
+    for (int i = 0; i < n; i++)
+        bad += memcmp(out.values + (size_t)(base + i) * w, dict->values + (size_t)idx[i] * w, w) != 0;
+    CHECK_EQ_I64(bad, 0);
+    pq_vec_free(&out);
+}
+
 /* Gathers of 4- and 8-byte values from dictionaries of 1 to 40 values (the register path
  * takes up to 32 or 16 of them, format/dict.c gather_small), every index, 0 to 100 rows,
  * appended after rows already there: each value equals its dictionary entry. */
@@ -789,9 +809,8 @@ static void dict_gather_sizes(void)
     for (int w = 4; w <= 8; w += 4)
         for (int len = 1; len <= 40; len++)
             for (int n = 0; n <= 100; n += 11) {
-                pq_vec dict, out;
+                pq_vec dict;
                 pq_vec_init(&dict, w == 4 ? PQ_INT32 : PQ_INT64, 0);
-                pq_vec_init(&out, dict.type, 0);
                 CHECK(pq_vec_reserve(&dict, len, 0) == 0);
                 for (int k = 0; k < len; k++) {
                     int64_t x = -1000003 * (int64_t)(k + 1) + (int64_t)k * k * 7919;
@@ -799,17 +818,8 @@ static void dict_gather_sizes(void)
                 }
                 dict.length = len;
                 for (int i = 0; i < n; i++) idx[i] = (uint32_t)((i * 13 + n) % len);
-                CHECK(pq_dict_gather(&dict, idx, 3 < n ? 3 : n, &out, NULL) == 0);
-                CHECK(pq_dict_gather(&dict, idx, n, &out, NULL) == 0);
-                int64_t base = 3 < n ? 3 : n;
-                CHECK_EQ_I64(out.length, base + n);
-                int bad = 0;
-                for (int i = 0; i < n; i++)
-                    bad += memcmp(out.values + (size_t)(base + i) * (size_t)w,
-                                  dict.values + (size_t)idx[i] * (size_t)w, (size_t)w) != 0;
-                CHECK_EQ_I64(bad, 0);
+                gather_appended(&dict, idx, idx, n, 3);
                 pq_vec_free(&dict);
-                pq_vec_free(&out);
             }
 }
 
@@ -828,9 +838,8 @@ static void dict_gather_small_random(void)
     for (int round = 0; round < 3000; round++) {
         int w = round % 2 ? 8 : 4, len = 1 + (int)(rng(&seed) % 17);
         int n = (int)(rng(&seed) % 301), wide = w == 8 && rng(&seed) % 4 == 0;
-        pq_vec dict, out;
+        pq_vec dict;
         pq_vec_init(&dict, w == 4 ? PQ_INT32 : PQ_INT64, 0);
-        pq_vec_init(&out, dict.type, 0);
         CHECK(pq_vec_reserve(&dict, len, 0) == 0);
         for (int k = 0; k < len; k++) {
             uint64_t r = rng(&seed);
@@ -846,19 +855,9 @@ static void dict_gather_small_random(void)
         const uint32_t *gi = n ? (const uint32_t *)(const void *)guarded_copy(
                                      (const uint8_t *)idx, (size_t)n * 4, &map, &map_len)
                                : idx;
-        int64_t pre = n % 5;
-        CHECK(pq_dict_gather(&dict, gi, pre < n ? pre : n, &out, NULL) == 0);
-        CHECK(pq_dict_gather(&dict, gi, n, &out, NULL) == 0);
-        int64_t base = pre < n ? pre : n;
-        CHECK_EQ_I64(out.length, base + n);
-        int bad = 0;
-        for (int i = 0; i < n; i++)
-            bad += memcmp(out.values + (size_t)(base + i) * (size_t)w,
-                          dict.values + (size_t)idx[i] * (size_t)w, (size_t)w) != 0;
-        CHECK_EQ_I64(bad, 0);
+        gather_appended(&dict, gi, idx, n, n % 5);
         if (map) munmap(map, map_len);
         pq_vec_free(&dict);
-        pq_vec_free(&out);
     }
 }
 

@@ -360,6 +360,27 @@ static void sparse_chunks(void)
     }
 }
 
+/* Puts n-row vectors (every row valid, values for the caller to fill) in place of the first
+ * nv columns of vecs, the old ones kept in saved; big_end puts them back. */
+static void big_begin(pq_vec *big, pq_vec *saved, int nv, int64_t n)
+{
+    for (int j = 0; j < nv; j++) {
+        pq_vec_init(&big[j], schema[j].physical, 0);
+        CHECK(pq_vec_reserve(&big[j], n, 0) == 0);
+        big[j].length = n;
+        for (int64_t i = 0; i < n; i++) pq_bit_set(big[j].validity, i, true);
+        saved[j] = vecs[j], vecs[j] = big[j];
+    }
+}
+
+static void big_end(pq_vec *big, const pq_vec *saved, int nv)
+{
+    for (int j = 0; j < nv; j++) {
+        vecs[j] = saved[j];
+        pq_vec_free(&big[j]);
+    }
+}
+
 /* A step's result bound from its operands' (vexpr_eval.c invariant 6) over 3000 rows of k and
  * q whose largest magnitudes sit in different rows: k * q is bounded by 41 + 31 bits (past
  * 62) while no row exceeds 2^40, k * q * q reaches 2^60, and times 8 it is 2^63, past the
@@ -370,13 +391,7 @@ static void step_bounds(void)
 {
     enum { N = 3000 };
     pq_vec big[2], saved[2];
-    for (int j = 0; j < 2; j++) {
-        pq_vec_init(&big[j], schema[j].physical, 0);
-        CHECK(pq_vec_reserve(&big[j], N, 0) == 0);
-        big[j].length = N;
-        for (int i = 0; i < N; i++) pq_bit_set(big[j].validity, i, true);
-        saved[j] = vecs[j], vecs[j] = big[j];
-    }
+    big_begin(big, saved, 2, N);
     int32_t *q = (int32_t *)(void *)vecs[0].values;
     int64_t *k = (int64_t *)(void *)vecs[1].values;
     for (int i = 0; i < N; i++) /* odd rows: q = 2^30, k = 1 or -1; even: q = 1, k = +-2^40 */
@@ -406,10 +421,7 @@ static void step_bounds(void)
         CHECK_EQ_I64(bad, 0);
     }
     flt_mask_free(&all), flt_mask_free(&odd), flt_mask_free(&out);
-    for (int j = 0; j < 2; j++) {
-        vecs[j] = saved[j];
-        pq_vec_free(&big[j]);
-    }
+    big_end(big, saved, 2);
 }
 
 /* Products and scaled sums on operands below 2^31 in magnitude take 32x32-bit multiplies
@@ -421,13 +433,7 @@ static void int32_products(void)
 {
     enum { N = 3000 };
     pq_vec big[3], saved[3];
-    for (int j = 0; j < 3; j++) {
-        pq_vec_init(&big[j], schema[j].physical, 0);
-        CHECK(pq_vec_reserve(&big[j], N, 0) == 0);
-        big[j].length = N;
-        for (int i = 0; i < N; i++) pq_bit_set(big[j].validity, i, true);
-        saved[j] = vecs[j], vecs[j] = big[j];
-    }
+    big_begin(big, saved, 3, N);
     int32_t *q = (int32_t *)(void *)vecs[0].values;
     int64_t *k = (int64_t *)(void *)vecs[1].values, *dec = (int64_t *)(void *)vecs[2].values;
     static const int64_t edge[] = {INT64_C(1) << 31, -(INT64_C(1) << 31), (INT64_C(1) << 31) + 5,
@@ -462,10 +468,7 @@ static void int32_products(void)
         CHECK_EQ_I64(bad, 0);
     }
     flt_mask_free(&all), flt_mask_free(&out);
-    for (int j = 0; j < 3; j++) {
-        vecs[j] = saved[j];
-        pq_vec_free(&big[j]);
-    }
+    big_end(big, saved, 3);
 }
 
 /* ---- pruning -------------------------------------------------------------------------------- */
