@@ -10,6 +10,7 @@ at 1 or 2 threads by turns; the output must equal the rows pyarrow selects, valu
 projected dictionary column without nulls must count dictionary-evaluated pages (a page with
 nulls is decoded to values for its conjunct instead).
 Usage: python dict_bits.py RINGSCAN DIR"""
+import os
 import random
 import subprocess
 import sys
@@ -17,18 +18,11 @@ import sys
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, summary  # noqa: E402
+
 R, D = sys.argv[1], sys.argv[2]
 N, RG = 9_000, 3_000
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def make(version, nulls, size, rnd):
@@ -93,5 +87,4 @@ for version in ("1.0", "2.0"):
                         if cols == "i,v" and not nulls and rows:  # every page to bits
                             n = int(err.split("pages_dict_evaluated ")[1].split(",")[0])
                             check(n > 0, f"{what}: pages_dict_evaluated {n}")
-print(f"dict_bits: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(0 if summary("dict_bits") else 1)

@@ -10,6 +10,7 @@ pages. Each filter (=, <, <=, >, >=, BETWEEN, a prefix LIKE, IN) is run with --c
 (s not projected: the few-rows path) and --columns i,s (projected: pages decoded whole) at 1
 and 2 threads; the output must equal the rows pyarrow selects, row for row.
 Usage: python dict_few.py RINGSCAN DIR"""
+import os
 import random
 import subprocess
 import sys
@@ -18,19 +19,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, summary  # noqa: E402
+
 R, D = sys.argv[1], sys.argv[2]
 N, RG = 16_000, 4_000
-passed = failed = 0
 ALPHA = [b"a", b"c", b"m", b"z", b"\x00", b"\x7f", b"\x80", b"\xff"]
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def make(version, nulls, size, rnd):
@@ -97,5 +91,4 @@ for version in ("1.0", "2.0"):
                     runs += 1
                     check(got == want, f"{path} {where} --columns {cols}: "
                           f"{'error ' + err if got is None else f'{len(got)} rows, want {len(want)}'}")
-print(f"dict_few: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(0 if summary("dict_few") else 1)
