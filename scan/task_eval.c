@@ -78,7 +78,7 @@ static int64_t page_sel_rows(scan_task *x, page_eval *pe, int64_t first_row, int
 
 /* The predicate over the k selected rows' values in pe->vals, its passing rows set in x->tmp
  * (whose bits for the page are clear). */
-static int eval_selected(scan_task *x, page_eval *pe, int64_t first_row, int64_t k, int64_t off)
+static int eval_rows(scan_task *x, page_eval *pe, int64_t first_row, int64_t k, int64_t off)
 {
     assert(pe->vals.length == k);
     int rc = flt_mask_init(&pe->in, k, true);
@@ -86,8 +86,15 @@ static int eval_selected(scan_task *x, page_eval *pe, int64_t first_row, int64_t
     if (rc) return pq_errf(&x->err, rc, off, "cannot evaluate the conjunct on this page");
     for (int64_t i = 0; i < k; i++)
         if (flt_mask_get(&pe->out, i)) flt_mask_set(&x->tmp, first_row + pe->sel[i]);
-    atomic_fetch_add_explicit(&x->tc->sel_eval_pages, 1, memory_order_relaxed);
     return 0;
+}
+
+/* eval_rows on a page decoded for its selected rows only (counted as such). */
+static int eval_selected(scan_task *x, page_eval *pe, int64_t first_row, int64_t k, int64_t off)
+{
+    int rc = eval_rows(x, pe, first_row, k, off);
+    if (rc == 0) atomic_fetch_add_explicit(&x->tc->sel_eval_pages, 1, memory_order_relaxed);
+    return rc;
 }
 
 /* Whether a dictionary-encoded page whose k selected rows (pe->sel) are listed is cheaper
@@ -115,12 +122,8 @@ static int eval_dict_selected(scan_task *x, page_eval *pe, const pq_vec *d, int6
         ix[i] = ix[pe->sel[i]];
     }
     int rc = pq_vec_take(d, ix, k, &pe->vals);
-    if (rc == 0) rc = flt_mask_init(&pe->in, k, true);
-    if (rc == 0) rc = flt_eval(pe->p, &pe->vals, &pe->in, &pe->out);
     if (rc) return pq_errf(&x->err, rc, off, "cannot evaluate the conjunct on this page");
-    for (int64_t i = 0; i < k; i++)
-        if (flt_mask_get(&pe->out, i)) flt_mask_set(&x->tmp, first_row + pe->sel[i]);
-    return 0;
+    return eval_rows(x, pe, first_row, k, off);
 }
 
 /* pe->dmask = the predicate per entry of dictionary d (r's), unless it holds d already. */
@@ -198,7 +201,7 @@ static int page_eval_one(scan_task *x, pq_col_reader *r, void *ctx, pq_page_walk
     if (bits.done) {
         flt_eval_dict_bits(pe->p, &pe->in, &pe->out);
     } else if (as_idx) {
-        rc = prepare_dict(pe, r, r->shared_dict ? r->shared_dict : &r->dict);
+        rc = prepare_dict(pe, r, d);
         if (rc == 0)
             rc = flt_eval_dict_map(pe->p, &pe->dmask, (const uint32_t *)(const void *)pe->idx.values,
                                    nrows, pe->idx.null_count ? pe->idx.validity : NULL, &pe->in, &pe->out);
