@@ -135,11 +135,20 @@ static void *conv_alloc(size_t n, bool zero, size_t *cap)
     return p;
 }
 
+/* The bytes of n values of w bytes, at least one value's (an empty batch's buffer is not
+ * NULL). Exactly n values: a batch of 2^17 rows of decimal128 fills a 2 MiB class, where one
+ * spare value took a 4 MiB block. */
+static size_t conv_bytes(int64_t n, int w)
+{
+    assert(n >= 0 && w > 0);
+    return (size_t)(n > 0 ? n : 1) * (size_t)w;
+}
+
 /* A view array's 16-byte views of v's BYTE_ARRAY rows into one new buffer *out. 0 or
  * -ENOMEM. */
 static int views_of(const pq_vec *v, void **out, size_t *cap)
 {
-    uint8_t *o = conv_alloc(((size_t)v->length + 1) * 16, true, cap);
+    uint8_t *o = conv_alloc(conv_bytes(v->length, 16), true, cap);
     *out = o;
     if (!o) return -ENOMEM;
     for (int64_t r = 0; r < v->length; r++) {
@@ -168,7 +177,7 @@ static int convert(const char *fmt, const pq_vec *v, void **conv, size_t *cap, c
     int64_t n = v->length;
     if (fmt[0] == 'd') {
         int w = decimal_bits(fmt) / 8;
-        uint8_t *o = conv_alloc((size_t)(n + 1) * (size_t)w, false, cap);
+        uint8_t *o = conv_alloc(conv_bytes(n, w), false, cap);
         if (!o) return -ENOMEM;
         bool ints = v->type == PQ_INT32 || v->type == PQ_INT64;
         if (ints && (w == 4 || w == 8 || w == 16 || w == 32)) { /* cut as pyarrow cuts them */
@@ -190,7 +199,7 @@ static int convert(const char *fmt, const pq_vec *v, void **conv, size_t *cap, c
         return 0;
     }
     if (v->type == PQ_INT96 && strcmp(fmt, "tsn:") == 0) {
-        int64_t *o = conv_alloc((size_t)(n + 1) * 8, false, cap);
+        int64_t *o = conv_alloc(conv_bytes(n, 8), false, cap);
         if (!o) return -ENOMEM;
         for (int64_t r = 0; r < n; r++) o[r] = pq_int96_nanos(v->values + r * 12);
         *conv = o;
@@ -206,7 +215,7 @@ static int convert(const char *fmt, const pq_vec *v, void **conv, size_t *cap, c
     if (v->type == PQ_BYTE_ARRAY && fmt[0] == 'v') return views_of(v, conv, cap);
     int width = strchr("cC", fmt[0]) ? 1 : strchr("sS", fmt[0]) ? 2 : strchr("lL", fmt[0]) ? 8 : 0;
     if (width == 0 || fmt[1] || v->type != PQ_INT32) return 0;
-    uint8_t *o = conv_alloc((size_t)(n + 1) * (size_t)width, false, cap);
+    uint8_t *o = conv_alloc(conv_bytes(n, width), false, cap);
     if (!o) return -ENOMEM;
     const int32_t *src = (const int32_t *)(const void *)v->values;
     for (int64_t r = 0; r < n; r++) {
