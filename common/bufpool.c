@@ -1,6 +1,8 @@
 /* common/bufpool.c: large decode buffers recycled between threads (see bufpool.h). */
 #include "common/bufpool.h"
 
+#include "common/fail.h"
+
 #include <assert.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -146,6 +148,18 @@ void bufpool_give(void *p, size_t cap)
         if (kept) return;
     }
     free(p);
+}
+
+void *bufpool_alloc(size_t n, size_t *cap)
+{
+    size_t c = BUFPOOL_MIN;
+    while (c < n && c < BUFPOOL_MAX) c *= 2;
+    bool pooled = n > BUFPOOL_MIN / 2 && c >= n; /* a small block: the allocator's own reuse */
+    *cap = pooled ? c : n;
+    void *p = pooled ? bufpool_take(c) : NULL;
+    if (!p) p = fail_malloc(*cap ? *cap : 1);
+    assert(!p || *cap >= n);
+    return p;
 }
 
 size_t bufpool_idle(void)

@@ -60,6 +60,10 @@ void *bufpool_take(size_t n);
 /* Gives back p (NULL is fine), allocated with at least cap bytes: kept when cap is a class,
  * a holder runs and the idle bytes stay within their bound; otherwise freed. */
 void bufpool_give(void *p, size_t cap);
+/* A block of at least n bytes, *cap its size, for bufpool_give: above half the smallest class
+ * a class's block, idle or malloc'd at the class's size; smaller, malloc'd at n (at least one
+ * byte). NULL when out of memory. */
+void *bufpool_alloc(size_t n, size_t *cap);
 /* Idle bytes held now (tests). */
 size_t bufpool_idle(void);
 /* Blocks bufpool_take has returned since the process started (tests: reuse counted). */

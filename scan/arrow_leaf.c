@@ -119,19 +119,13 @@ static int decimal_bits(const char *fmt)
     return w;
 }
 
-/* A conversion's buffer of at least n bytes (zeroed when zero), *cap its size: past half the
- * smallest class a pooled block (common/bufpool.h), as a batch's own buffers are, so a decimal
+/* A conversion's buffer of at least n bytes (zeroed when zero), *cap its size: a pooled block
+ * (common/bufpool.h) past half the smallest class, as a batch's own buffers are, so a decimal
  * column's 16-byte values do not fault in fresh pages each batch. NULL when out of memory. */
 static void *conv_alloc(size_t n, bool zero, size_t *cap)
 {
-    size_t c = BUFPOOL_MIN;
-    while (c < n && c < BUFPOOL_MAX) c *= 2;
-    bool pooled = n > BUFPOOL_MIN / 2 && c >= n; /* a small batch's: its own size */
-    *cap = pooled ? c : n; /* not pooled: freed on release */
-    void *p = pooled ? bufpool_take(c) : NULL;
+    void *p = bufpool_alloc(n, cap);
     if (p && zero) memset(p, 0, n);
-    if (!p) p = zero ? fail_calloc(1, *cap) : fail_malloc(*cap);
-    assert(!p || *cap >= n);
     return p;
 }
 

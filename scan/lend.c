@@ -10,7 +10,8 @@
  *  1. thief, when its lend is first wanted: posts the lend to the owner's core (exec_post);
  *  2. owner (lend_serve): when its unit still holds a wanted request of that column covering
  *     the range, takes a reference and, once the request resolved, copies the range into a
- *     buffer of the lend's own (lend_copy) and drops the reference (when the owner has not
+ *     buffer of the lend's own (lend_copy; a common/bufpool block, so a host on glibc's
+ *     malloc does not fault in fresh pages for every lend) and drops the reference (when the owner has not
  *     made that request yet but will want it, it makes it now, covering the thief's range
  *     too: one read for both); when its unit was stolen too and does not cover the range,
  *     passes the lend on to the unit it came from (whose request, made before that steal,
@@ -36,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bufpool.h"
 #include "common/fail.h"
 #include "scan/fetch_impl.h"
 
@@ -47,6 +49,7 @@ typedef struct lend {
     fut_t *p;                  /* the thief's future (uncounted), NULL once dropped */
     fut_t *src_f;              /* owner side: its request, referenced while copying */
     uint8_t *buf;              /* the copy (got bytes), NULL when nothing was lent */
+    size_t cap;                /* buf's size, for common/bufpool */
     size_t got;
     bool posted;               /* the owner has it: the reply is pending */
     fut_t *local;              /* the fallback read, referenced until it resolves */
@@ -61,13 +64,14 @@ typedef struct lend {
 typedef struct lend_value {
     io_bytes b;
     uint8_t *buf;              /* owned copy, or NULL */
+    size_t cap;                /* buf's size, for common/bufpool */
     fut_t *keep;               /* the fallback read the bytes belong to, or NULL */
 } lend_value;
 
 static void lend_value_free(void *v)
 {
     lend_value *lv = v;
-    free(lv->buf);
+    bufpool_give(lv->buf, lv->cap);
     if (lv->keep) fut_unref(lv->keep);
     free(lv);
 }
@@ -106,7 +110,7 @@ static void lend_copy(lend *l)
     const scan_unit *x = &l->fx->units[l->src];
     uint64_t rel = l->off - x->off[l->k];
     size_t n = !b || rel >= b->len ? 0 : (size_t)(b->len - rel < l->len ? b->len - rel : l->len);
-    if (b && (l->buf = fail_malloc(n ? n : 1))) {
+    if (b && (l->buf = bufpool_alloc(n, &l->cap))) {
         memcpy(l->buf, b->data + rel, n);
         l->got = n;
     }
@@ -143,7 +147,7 @@ static int pre_pieces(const lend *l, const scan_unit *x)
 static void pre_copy(lend *l)
 {
     const scan_colplan *cp = &l->fx->plan->splits[l->fx->units[l->src].pre_split].cols[l->k];
-    bool ok = !l->pre_failed && (l->buf = fail_malloc(l->len ? l->len : 1)) != NULL;
+    bool ok = !l->pre_failed && (l->buf = bufpool_alloc(l->len, &l->cap)) != NULL;
     uint64_t pos = 0;
     for (int p = 0; ok && p < l->npre; p++) {
         const scan_piece *pc = &cp->pieces[p];
@@ -160,7 +164,7 @@ static void pre_copy(lend *l)
         memset(l->buf + pos, 0, l->len - pos);
         l->got = l->len;
     } else {
-        free(l->buf);
+        bufpool_give(l->buf, l->cap);
         l->buf = NULL;
         l->own = 0;
     }
@@ -258,7 +262,7 @@ static void lend_serve(void *ctx)
 
 static void lend_free(lend *l)
 {
-    free(l->buf);
+    bufpool_give(l->buf, l->cap);
     free(l);
 }
 
@@ -321,6 +325,7 @@ static void lend_reply(void *ctx)
         fut_fail(l->p, -ENOMEM, "out of memory");
     } else {
         v->buf = l->buf;
+        v->cap = l->cap;
         v->b = (io_bytes){.data = l->buf, .len = l->got, .shared = l->got - l->own};
         l->buf = NULL;
         atomic_fetch_add_explicit(&l->fx->lends, 1, memory_order_relaxed);

@@ -1,4 +1,4 @@
-/* tests for common/bufpool.c and its use by format/vec.c: a large buffer given back on one
+/* tests for common/bufpool.c (bufpool_alloc too) and its use by format/vec.c: a large buffer given back on one
  * thread is taken again on another; idle bytes stay within the holders' allowances; nothing
  * is kept while no holder runs. */
 #include "check.h"
@@ -42,6 +42,44 @@ static void take_returns_given(void)
     bufpool_give(malloc(BUFPOOL_MIN / 2), BUFPOOL_MIN / 2); /* below the classes: freed */
     CHECK_EQ_I64((int64_t)bufpool_idle(), 0);
     bufpool_drop(8 * MIB);
+}
+
+/* bufpool_alloc: past half the smallest class a class's block (the idle one given back, else
+ * a new one of the class's size), smaller sizes exactly; every block usable to its cap. */
+static void alloc_rounds_to_classes(void)
+{
+    bufpool_hold(16 * MIB);
+    size_t cap = 0;
+    uint8_t *p = bufpool_alloc(MIB + 1, &cap);
+    CHECK(p != NULL);
+    CHECK_EQ_I64((int64_t)cap, (int64_t)(2 * MIB));
+    memset(p, 1, cap); /* the whole class is the block's */
+    bufpool_give(p, cap);
+    CHECK_EQ_I64((int64_t)bufpool_idle(), (int64_t)(2 * MIB));
+    uint64_t taken = bufpool_taken();
+    size_t cap2 = 0;
+    CHECK(bufpool_alloc(2 * MIB, &cap2) == p); /* the idle block again */
+    CHECK_EQ_I64((int64_t)cap2, (int64_t)(2 * MIB));
+    CHECK_EQ_I64((int64_t)(bufpool_taken() - taken), 1);
+    CHECK_EQ_I64((int64_t)bufpool_idle(), 0);
+    bufpool_give(p, cap2);
+    uint8_t *s = bufpool_alloc(BUFPOOL_MIN / 2, &cap); /* small: its own size, not pooled */
+    CHECK(s != NULL);
+    CHECK_EQ_I64((int64_t)cap, (int64_t)(BUFPOOL_MIN / 2));
+    CHECK_EQ_I64((int64_t)bufpool_idle(), (int64_t)(2 * MIB));
+    bufpool_give(s, cap); /* below the classes: freed */
+    CHECK_EQ_I64((int64_t)bufpool_idle(), (int64_t)(2 * MIB));
+    uint8_t *z = bufpool_alloc(0, &cap);
+    CHECK(z != NULL);
+    CHECK_EQ_I64((int64_t)cap, 0);
+    bufpool_give(z, cap);
+    size_t big = BUFPOOL_MAX + 1; /* past the classes: its own size */
+    uint8_t *h = bufpool_alloc(big, &cap);
+    CHECK(h != NULL);
+    CHECK_EQ_I64((int64_t)cap, (int64_t)big);
+    bufpool_give(h, cap);
+    bufpool_drop(16 * MIB);
+    CHECK_EQ_I64((int64_t)bufpool_idle(), 0);
 }
 
 /* Idle bytes stay within the allowances summed; a drop trims to what the others allow and
@@ -184,6 +222,7 @@ int main(void)
 {
     RUN(nothing_kept_without_holder);
     RUN(take_returns_given);
+    RUN(alloc_rounds_to_classes);
     RUN(idle_within_allowances);
     RUN(kept_between_holders);
     RUN(idle_blocks_capped);
