@@ -19,8 +19,9 @@ const bench_dir = "bench";
 const version = std.SemanticVersion{ .major = 0, .minor = 1, .patch = 0 };
 /// What the library links. Not mimalloc: a library must not replace its host's malloc (a
 /// Python that loaded libringscan.so linked with it crashed importing pyarrow afterwards);
-/// only the `ringscan` binary links it (build below).
-const sys_libs = [_][]const u8{ "uring", "xxhash", "zstd", "snappy", "lz4", "z", "brotlidec", "brotlienc", "icuuc", "icui18n", "m", "pthread" };
+/// only the `ringscan` binary links it (build below). Not libcurl nor ICU either: both are
+/// loaded on first use (io/curl_dl.h, common/icu_dl.h; their headers are still needed).
+const sys_libs = [_][]const u8{ "uring", "xxhash", "zstd", "snappy", "lz4", "z", "brotlidec", "brotlienc", "m", "pthread" };
 /// Assertions stay on in every mode (-UNDEBUG): they guard invariants, as in TigerBeetle.
 pub const c_flags = [_][]const u8{ "-std=c17", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-fno-omit-frame-pointer", "-UNDEBUG" };
 

@@ -9,7 +9,8 @@
  * without `_` on a case-sensitive pattern is found with memmem.
  *
  * ILIKE compares characters by their lowercase, as DuckDB's ILIKE lowers both sides: ASCII
- * letters by a fold, any other character by ICU's simple case mapping (u_tolower: 'Ä' is 'ä',
+ * letters by a fold, any other character by ICU's simple case mapping (u_tolower, loaded by
+ * common/icu_dl.h when the term is typed: 'Ä' is 'ä',
  * 'İ' is 'i', 'ß' stays 'ß'), so a value or pattern holding one matches a character at a time
  * and a segment's byte length no longer fixes its match's.
  *
@@ -20,9 +21,9 @@
  *     ILIKE an ill-formed sequence compares as its first byte). */
 #include <assert.h>
 #include <string.h>
-#include <unicode/uchar.h>
 #include <unicode/utf8.h>
 
+#include "common/icu_dl.h"
 #include "filter/kernel_int.h"
 
 static uint8_t fold(uint8_t c, bool icase)
@@ -44,7 +45,10 @@ static bool uni_eq(const uint8_t *s, int32_t len, int32_t *at, const uint8_t *p,
         return (*at)++, (*i)++, true;
     }
     *at = ea, *i = eb;
-    return a == b || u_tolower(a) == u_tolower(b);
+    if (a == b) return true;
+    const icu_fns *icu = icu_dl(); /* loaded when the ILIKE term was typed (filter/lit.c) */
+    assert(icu);
+    return icu->tolower_(a) == icu->tolower_(b);
 }
 
 /* Whether s[0, len) holds a byte outside ASCII. */

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/icu_dl.h"
 #include "filter/cast.h"
 #include "filter/expr.h"
 #include "filter/prune.h"
@@ -726,6 +727,9 @@ static int type_like(struct flt_arena **a, const pq_column_desc *d, flt_domain d
                            "ESCAPE takes one character at character %d", raw[1].pos);
         esc = (uint8_t)raw[1].text[0];
     }
+    if (icase && !icu_dl()) /* its case mapping outside ASCII (filter/like.c) */
+        return pq_errf(e, RINGSCAN_EUNSUPPORTED, raw[0].pos, "ILIKE on '%s' needs ICU: %s",
+                       d->name, icu_dl_error());
     t->lits = flt_arena_alloc(a, 3 * sizeof *t->lits);
     if (!t->lits) return -ENOMEM;
     int rc = like_compile(a, &raw[0], esc, t->lits, e);

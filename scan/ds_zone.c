@@ -7,6 +7,9 @@
  * ucal_getTimeZoneOffsetFromLocal's FORMER/LATTER below): a skipped hour takes the offset
  * before the transition, a repeated one the later instant's.
  *
+ * ICU is loaded on the first zone asked for (common/icu_dl.h); when it cannot be, no zone is
+ * found.
+ *
  * Invariants:
  *  1. Every ICU call's status is checked; a failure is a zone not found (false).
  *  2. A thread keeps the calendars of the last DS_ZONE_CACHE names it asked for (opening one
@@ -17,10 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
-#include <unicode/ucal.h>
-#include <unicode/uenum.h>
-#include <unicode/ustring.h>
-
+#include "common/icu_dl.h"
 #include "scan/ds_impl.h"
 
 enum { DS_ZONE_CACHE = 8 };
@@ -38,32 +38,32 @@ static bool key_ok;
 
 /* ICU's zone list's entry equal to key in any case (an exact one first) into id; false when
  * none (or ICU fails). */
-static bool listed(const char *key, char *id, size_t cap)
+static bool listed(const icu_fns *icu, const char *key, char *id, size_t cap)
 {
     UErrorCode st = U_ZERO_ERROR;
-    UEnumeration *all = ucal_openTimeZones(&st);
+    UEnumeration *all = icu->open_time_zones(&st);
     bool found = false;
     int32_t n;
-    for (const char *z; U_SUCCESS(st) && (z = uenum_next(all, &n, &st)) != NULL;) {
+    for (const char *z; U_SUCCESS(st) && (z = icu->enum_next(all, &n, &st)) != NULL;) {
         if (strcasecmp(z, key) != 0 || (found && strcmp(z, key) != 0) || (size_t)n >= cap) continue;
         memcpy(id, z, (size_t)n + 1), found = true;
     }
-    uenum_close(all);
+    icu->enum_close(all);
     return found && U_SUCCESS(st);
 }
 
 /* A calendar of zone id (UTF-16), or NULL when ICU does not know it (its "Etc/Unknown",
  * unless asked for by that exact name, as DuckDB takes it) or fails. */
-static UCalendar *open_zone(const UChar *id, bool unknown_ok)
+static UCalendar *open_zone(const icu_fns *icu, const UChar *id, bool unknown_ok)
 {
     UErrorCode st = U_ZERO_ERROR;
-    UCalendar *cal = ucal_open(id, -1, "", UCAL_GREGORIAN, &st);
+    UCalendar *cal = icu->open(id, -1, "", UCAL_GREGORIAN, &st);
     UChar got[DS_ZONE_NAME_MAX + 1], unknown[] = u"Etc/Unknown";
-    int32_t n = U_SUCCESS(st) ? ucal_getTimeZoneID(cal, got, DS_ZONE_NAME_MAX + 1, &st) : 0;
+    int32_t n = U_SUCCESS(st) ? icu->time_zone_id(cal, got, DS_ZONE_NAME_MAX + 1, &st) : 0;
     if (U_SUCCESS(st) && (unknown_ok || n != (int32_t)(sizeof unknown / sizeof *unknown - 1) ||
-                          u_strncmp(got, unknown, n) != 0))
+                          icu->strncmp_(got, unknown, n) != 0))
         return cal;
-    ucal_close(cal);
+    icu->close(cal);
     return NULL;
 }
 
@@ -72,14 +72,14 @@ static void cache_free(void *p)
 {
     zcache *c = p;
     for (int i = 0; i < DS_ZONE_CACHE; i++)
-        if (c->cal[i]) ucal_close(c->cal[i]), c->cal[i] = NULL;
+        if (c->cal[i]) icu_dl()->close(c->cal[i]), c->cal[i] = NULL; /* (loaded: it opened them) */
 }
 
 static void cache_key_make(void) { key_ok = pthread_key_create(&cache_key, cache_free) == 0; }
 
 /* The calendar of zone key, any case, from this thread's cache or opened into it; NULL when
  * no zone has that name (or ICU or the cache's key fails). */
-static UCalendar *zone_of(const char *key, size_t len)
+static UCalendar *zone_of(const icu_fns *icu, const char *key, size_t len)
 {
     assert(cache.next >= 0 && cache.next < DS_ZONE_CACHE && len <= DS_ZONE_NAME_MAX);
     for (int i = 0; i < DS_ZONE_CACHE; i++)
@@ -87,17 +87,17 @@ static UCalendar *zone_of(const char *key, size_t len)
     char id[DS_ZONE_NAME_MAX + 1];
     UChar uid[DS_ZONE_NAME_MAX + 1];
     UErrorCode st = U_ZERO_ERROR;
-    u_strFromUTF8(uid, DS_ZONE_NAME_MAX + 1, NULL, key, (int32_t)len, &st);
-    UCalendar *cal = U_SUCCESS(st) ? open_zone(uid, strcmp(key, "Etc/Unknown") == 0) : NULL;
-    if (!cal && listed(key, id, sizeof id)) cal = open_zone(u_uastrcpy(uid, id), true);
+    icu->str_from_utf8(uid, DS_ZONE_NAME_MAX + 1, NULL, key, (int32_t)len, &st);
+    UCalendar *cal = U_SUCCESS(st) ? open_zone(icu, uid, strcmp(key, "Etc/Unknown") == 0) : NULL;
+    if (!cal && listed(icu, key, id, sizeof id)) cal = open_zone(icu, icu->uastrcpy(uid, id), true);
     pthread_once(&cache_once, cache_key_make);
     if (!cal || !key_ok || pthread_setspecific(cache_key, &cache) != 0) {
-        if (cal) ucal_close(cal);
+        if (cal) icu->close(cal);
         return NULL;
     }
     int at = cache.next;
     cache.next = (at + 1) % DS_ZONE_CACHE;
-    if (cache.cal[at]) ucal_close(cache.cal[at]);
+    if (cache.cal[at]) icu->close(cache.cal[at]);
     memcpy(cache.key[at], key, len + 1), cache.cal[at] = cal;
     return cal;
 }
@@ -107,12 +107,13 @@ bool ds_zone_offset(const char *name, size_t len, int64_t local_s, int64_t *off_
     char key[DS_ZONE_NAME_MAX + 1];
     if (len == 0 || len > DS_ZONE_NAME_MAX) return false;
     memcpy(key, name, len), key[len] = 0;
-    UCalendar *cal = zone_of(key, len);
+    const icu_fns *icu = icu_dl();
+    UCalendar *cal = icu ? zone_of(icu, key, len) : NULL;
     if (!cal) return false;
     UErrorCode st = U_ZERO_ERROR;
     int32_t raw_ms = 0, dst_ms = 0;
-    ucal_setMillis(cal, (UDate)local_s * 1000, &st); /* (read as a local time below, proleptic) */
-    ucal_getTimeZoneOffsetFromLocal(cal, UCAL_TZ_LOCAL_FORMER, UCAL_TZ_LOCAL_LATTER, &raw_ms, &dst_ms, &st);
+    icu->set_millis(cal, (UDate)local_s * 1000, &st); /* (read as a local time below, proleptic) */
+    icu->offset_from_local(cal, UCAL_TZ_LOCAL_FORMER, UCAL_TZ_LOCAL_LATTER, &raw_ms, &dst_ms, &st);
     if (U_FAILURE(st)) return false;
     *off_s = ((int64_t)raw_ms + dst_ms) / 1000;
     return true;

@@ -29,7 +29,7 @@ mkdir -p "$out/obj" "$out/bin" "$out/crashes" "$out/logs" "$out/corpus"
 CC=${CC:-clang}
 # -march=native as build.zig (and sanitize.sh): the vector paths the release build runs
 flags="-std=c17 -g -O1 -march=native -fno-omit-frame-pointer -D_GNU_SOURCE -DRINGSCAN_CHECKED=1 -DRINGSCAN_ASAN=1 -I. -Iinclude -Itests -fsanitize=address,undefined -fno-sanitize-recover=undefined"
-libs="-luring -lmimalloc -lxxhash -lzstd -lsnappy -llz4 -lz -lbrotlidec -lbrotlienc -licuuc -licui18n -lm -lpthread"
+libs="-luring -lmimalloc -lxxhash -lzstd -lsnappy -llz4 -lz -lbrotlidec -lbrotlienc -lm -lpthread"
 
 # library objects: built once, with -fsanitize=fuzzer-no-link for coverage
 objs=()

@@ -18,7 +18,7 @@ CC=${CC:-clang}
 # the release build runs (format/rle.c bp_select8's gather, common/bits.h bits_rows_wide) are
 # never compiled here, so the sanitizers would check only their scalar stand-ins
 flags="-std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -DRINGSCAN_CHECKED=1 -g -O1 -march=native -fno-omit-frame-pointer -I. -Iinclude -Itests $san"
-libs="-luring -lmimalloc -lxxhash -lzstd -lsnappy -llz4 -lz -lbrotlidec -lbrotlienc -licuuc -licui18n -lm -lpthread"
+libs="-luring -lmimalloc -lxxhash -lzstd -lsnappy -llz4 -lz -lbrotlidec -lbrotlienc -lm -lpthread"
 # objects compiled with other flags (an older script, another CC) are compiled again
 [ "$(cat "$out/flags" 2>/dev/null)" = "$CC $flags" ] || rm -f "$out"/obj/*.o
 echo "$CC $flags" >"$out/flags"
