@@ -17,20 +17,21 @@ tally() { # reads a run's output on stdin, echoes it, adds its closing line to t
     total_p=$((total_p + $(echo "$line" | cut -d' ' -f1))); total_f=$((total_f + $(echo "$line" | cut -d' ' -f3)))
     local k; k=$(echo "$line" | sed -nE 's/.* ([0-9]+) skipped.*/\1/p'); total_s=$((total_s + ${k:-0}))
 }
-echo "== build (zig, ReleaseSafe)"
+echo "== build (zig, ReleaseSafe) ($(date -u +%H:%M:%S))"
 if "$zig" build tests -Doptimize=ReleaseSafe --summary none; then
-    echo "== tests"
+    echo "== tests ($(date -u +%H:%M:%S))"
     tally < <(tests/run.sh zig-out/tests)
 else
     echo "build failed"; total_f=$((total_f + 1))
 fi
 if [ "${RINGSCAN_SKIP_SANITIZE:-0}" != 1 ]; then
-    echo "== tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang)"
+    echo "== tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang) ($(date -u +%H:%M:%S))"
     tally < <(scripts/sanitize.sh address)
 fi
 if [ "${RINGSCAN_SKIP_FUZZ:-0}" != 1 ] && [ -x scripts/fuzz.sh ]; then
-    echo "== fuzz smoke"
+    echo "== fuzz smoke ($(date -u +%H:%M:%S))"
     tally < <(scripts/fuzz.sh --smoke)
 fi
+echo "== done ($(date -u +%H:%M:%S))"
 echo "$total_p passed, $total_f failed, $total_s skipped"
 [ "$total_f" -eq 0 ]
