@@ -25,7 +25,9 @@
  * of the whole pass (getrusage, tick-based) and the minor faults. BUSY (spin or mem) runs a
  * second thread on the other CPU: a spinning loop, or 64 MiB memcpy passes (a kernel copy of
  * read buffers on the other core). Prints each arm's median over the rounds and its ratio to
- * hot's. SNAPPY_COLD_ARM=NAME in the environment runs that arm alone (to perf record it). */
+ * hot's. SNAPPY_COLD_ARM=NAME in the environment runs that arm alone (to perf record it).
+ * bench/snappy/snappy_probe.diff times the same decoder inside a scan with the same clock
+ * (bench/RESULTS.md, thirty-ninth session). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
