@@ -7,7 +7,8 @@ Each round runs every arm REPS times, the arms' order rotated by one per round, 
 warm-up scans per arm. Prints per arm the median wall time and process CPU of the scans as
 `ringscan serve` reports them (open..last batch), the ratio to the first arm, the rows and
 checksum (which must agree), and the host's CPU busy share over the timed runs (/proc/stat:
-the load the other processes put on the machine)."""
+the load the other processes put on the machine). An arm NAME=BINARY::--opt::value appends
+those options to its own queries (mmap=BIN::--read-mode::mmap: one binary, two read modes)."""
 import json
 import os
 import statistics
@@ -25,13 +26,15 @@ def main():
     rounds, reps, path, threads = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
     cut = sys.argv.index("--")
     arms = [a.split("=", 1) for a in sys.argv[5:cut]]
+    extra = {n: b.split("::")[1:] for n, b in arms}  # NAME=BINARY::--opt::value: the arm's options
+    arms = [(n, b.split("::")[0]) for n, b in arms]
     argv = [path] + sys.argv[cut + 1:] + ["--threads", threads]
     procs = {n: subprocess.Popen([b, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                  stderr=subprocess.DEVNULL, text=True) for n, b in arms}
 
     def run(name):
         p = procs[name]
-        p.stdin.write("\t".join(argv) + "\n")
+        p.stdin.write("\t".join(argv + extra[name]) + "\n")
         p.stdin.flush()
         r = json.loads(p.stdout.readline())
         if r["rc"] != 0:
