@@ -41,7 +41,9 @@
  *     two columns (SQL: a null on either side is unknown, so the row fails; NaN ordered as
  *     in kernel.h invariant 2). It comes from a clause that names several columns, or any
  *     comparison of two columns. It is evaluated with flt_eval_multi and pruned with
- *     flt_prune_group; the single-column entry points must not be given one. */
+ *     flt_prune_group; the single-column entry points must not be given one.
+ *  9. An implied predicate (implied > 0, flt_expr_add_implied) is redundant: every row the
+ *     conjunct it names keeps, it keeps. It only lets a cheap one-column test run first. */
 #ifndef RINGSCAN_FILTER_EXPR_H
 #define RINGSCAN_FILTER_EXPR_H
 #include <pthread.h>
@@ -133,6 +135,7 @@ typedef struct flt_pred {
     flt_dyn *dyn;               /* non-NULL: dynamic predicate (invariant 6) */
     bool keep_nan;              /* dynamic, descending, float: NaN rows pass (invariant 6) */
     const struct flt_multi *multi; /* non-NULL: a predicate over several columns (invariant 8) */
+    int32_t implied;            /* 0, or 1 + the conjunct this one is implied by (invariant 9) */
 } flt_pred;
 
 /* Parts of a date a comparison may take (flt_cmp.part). */
@@ -288,6 +291,13 @@ enum { FLT_DYN_DESC = 1, FLT_DYN_NULLS_FIRST = 2 };
  * or -ENOMEM. */
 int flt_expr_add_dynamic(flt_expr *ex, const pq_column_desc *cols, int32_t ncols,
                          int32_t column, int flags, flt_dyn *dyn, pq_err *e);
+enum { FLT_IMPLIED_MAX = 8 }; /* implied predicates one expression gets at most */
+/* Appends the single-column predicates `col > t` / `col < t` that each conjunct of one
+ * comparison of value expressions implies for the file m (filter/vexpr_imply.c: interval
+ * arithmetic on the union of every row group's statistics; invariant 9), marked implied.
+ * Reads only chunk statistics already decoded (pq_file_meta_stats; a pending one counts as
+ * absent). Returns 0 (perhaps adding none), -ENOMEM or a typing error (e filled). */
+int flt_expr_add_implied(flt_expr *ex, const pq_file_meta *m, pq_err *e);
 /* Copies p's terms into dt[0..p->nterms) with a dynamic predicate's first literal bound to
  * *dl (dt, dl must outlive the use; p->nterms <= 2 when dynamic): p->terms for a static
  * predicate, dt when the bound is set, NULL when it is unset. */

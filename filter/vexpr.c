@@ -50,8 +50,7 @@ static flt_vnode *vnew(flt_build *bd, flt_vop op, int32_t pos)
 
 /* ---- types ----------------------------------------------------------------------------- */
 
-/* The value type of a column; false when it takes no part in arithmetic. */
-static bool column_type(const pq_column_desc *d, flt_vtype *t)
+bool flt_v_column_type(const pq_column_desc *d, flt_vtype *t)
 {
     static const struct { pq_logical l; int32_t w; bool uns; } ints[] = {
         {PQ_LOGICAL_INT8, 8, false},  {PQ_LOGICAL_INT16, 16, false}, {PQ_LOGICAL_INT32, 32, false},
@@ -167,7 +166,7 @@ static bool result_type(flt_vop op, const flt_vnode *a, const flt_vnode *b, flt_
 int flt_v_column(flt_build *bd, int32_t col, int32_t pos, flt_vnode **out)
 {
     flt_vtype t;
-    if (!column_type(&bd->cols[col], &t))
+    if (!flt_v_column_type(&bd->cols[col], &t))
         return verr(bd, pos, "column '%s' (%s) takes no arithmetic or CAST", bd->cols[col].name,
                     bd->cols[col].logical ? pq_logical_name(bd->cols[col].logical)
                                           : flt_physical_name(bd->cols[col].physical));

@@ -110,6 +110,9 @@ int flt_v_cast(flt_build *bd, int32_t pos, flt_vnode *a, const char *type, flt_v
 int flt_atom_values(flt_build *bd, int32_t pos, flt_op op, flt_vnode *l, flt_vnode *r,
                     flt_node **out);
 
+/* The value type of a column (vexpr.h's rules); false when it takes no part in arithmetic. */
+bool flt_v_column_type(const pq_column_desc *d, flt_vtype *t);
+
 /* Whether values of types a and b compare: numbers with numbers, dates and timestamps with
  * each other. */
 bool flt_v_comparable(const flt_vtype *a, const flt_vtype *b);
@@ -130,6 +133,28 @@ void flt_vtype_name(const flt_vtype *t, char *buf, size_t cap);
 flt_prune flt_v_prune(flt_op op, const flt_vnode *l, const flt_vnode *r,
                       const pq_column_desc *schema, const int32_t *cols,
                       const pq_stats *const *stats);
+/* The range of one column's values as exact values of its type (flt_v_column_type: an
+ * integer, a decimal's unscaled value, days, a timestamp's units): known only when both ends
+ * are, lo <= hi. */
+typedef struct flt_vspan {
+    bool known;
+    __int128 lo, hi;
+} flt_vspan;
+/* The span of schema column col from one chunk's statistics s (NULL: none) into lo, hi; false
+ * when s has no usable min/max, min > max, or the column is a float or takes no arithmetic. */
+bool flt_v_stats_span(const pq_column_desc *schema, int32_t col, const pq_stats *s, __int128 *lo,
+                      __int128 *hi);
+/* flt_v_prune with each column slot's values in spans[slot] (an unknown span proves nothing). */
+flt_prune flt_v_prune_spans(flt_op op, const flt_vnode *l, const flt_vnode *r,
+                            const flt_vspan *spans);
+/* A necessary bound on column slot alone (vexpr_imply.c): with every column in its span, the
+ * largest t (above) such that no row whose slot value lies in [lo, t] can satisfy `l op r`
+ * (so a row that does has value > t), or the smallest t (!above) such that none in [t, hi]
+ * can (value < t). False when there is none inside the span: the span's first (last) value
+ * may satisfy it, or no value can (the group is pruned instead). spans is restored. */
+bool flt_v_implied_bound(flt_op op, const flt_vnode *l, const flt_vnode *r, flt_vspan *spans,
+                         int32_t slot, bool above, __int128 *t);
+
 /* The one column (slot) l and r read, or -1 when they read several or none. */
 int32_t flt_v_one_slot(const flt_vnode *l, const flt_vnode *r);
 

@@ -21,17 +21,17 @@ typedef struct vrange {
 typedef struct vprune {
     const pq_column_desc *schema;
     const int32_t *cols;
-    const pq_stats *const *stats; /* per slot */
+    const pq_stats *const *stats; /* per slot; or NULL, then spans */
+    const flt_vspan *spans;       /* per slot (flt_v_prune_spans) */
 } vprune;
 
-/* A statistics bound as an exact value of column node's type. */
-static bool stat_bound(const vprune *p, const flt_vnode *node, bool want_max, v128 *out)
+/* A statistics bound of schema column col as an exact value of its value type. */
+static bool stat_bound(const pq_column_desc *schema, int32_t col, const pq_stats *s,
+                       bool want_max, v128 *out)
 {
-    int32_t col = p->cols[node->slot];
-    flt_pred one = {.column = col, .desc = &p->schema[col]};
+    flt_pred one = {.column = col, .desc = &schema[col]};
     flt_lit l;
-    if (flt_domain_of(one.desc, &one.dom, NULL) ||
-        !flt_stats_value(&one, p->stats[node->slot], want_max, &l))
+    if (flt_domain_of(one.desc, &one.dom, NULL) || !flt_stats_value(&one, s, want_max, &l))
         return false;
     switch (one.dom) {
     case FLT_DOM_U64: *out = (v128)(uint64_t)l.i; return true;
@@ -109,7 +109,13 @@ static vrange vr_node(const vprune *p, const flt_vnode *x)
     vrange r = {0};
     switch (x->op) {
     case FLT_V_COL:
-        r.known = !v_is_float(&x->t) && stat_bound(p, x, false, &r.lo) && stat_bound(p, x, true, &r.hi);
+        if (v_is_float(&x->t)) return r;
+        if (!p->stats) {
+            const flt_vspan *s = &p->spans[x->slot];
+            r.known = s->known && s->lo <= s->hi, r.lo = s->lo, r.hi = s->hi;
+            return r;
+        }
+        r.known = flt_v_stats_span(p->schema, p->cols[x->slot], p->stats[x->slot], &r.lo, &r.hi);
         return r;
     case FLT_V_CONST:
         r.lo = r.hi = x->k, r.dlo = r.dhi = x->kf;
@@ -121,12 +127,18 @@ static vrange vr_node(const vprune *p, const flt_vnode *x)
     }
 }
 
-flt_prune flt_v_prune(flt_op op, const flt_vnode *l, const flt_vnode *r,
-                      const pq_column_desc *schema, const int32_t *cols,
-                      const pq_stats *const *stats)
+bool flt_v_stats_span(const pq_column_desc *schema, int32_t col, const pq_stats *s, __int128 *lo,
+                      __int128 *hi)
 {
-    vprune p = {schema, cols, stats};
-    vrange a = vr_node(&p, l), b = vr_node(&p, r);
+    flt_vtype t;
+    if (!flt_v_column_type(&schema[col], &t) || v_is_float(&t)) return false;
+    return stat_bound(schema, col, s, false, lo) && stat_bound(schema, col, s, true, hi) && *lo <= *hi;
+}
+
+/* flt_v_prune over the ranges p gives. */
+static flt_prune prune_with(const vprune *p, flt_op op, const flt_vnode *l, const flt_vnode *r)
+{
+    vrange a = vr_node(p, l), b = vr_node(p, r);
     if (!a.known || !b.known) return FLT_CAN_MATCH;
     flt_vtype t = v_cmp_type(&l->t, &r->t);
     int hi_lo, lo_hi; /* sign of a.hi - b.lo and of a.lo - b.hi */
@@ -138,6 +150,22 @@ flt_prune flt_v_prune(flt_op op, const flt_vnode *l, const flt_vnode *r,
         lo_hi = v_cmp_exact(a.lo, v_scale(&l->t), b.hi, v_scale(&r->t));
     }
     return flt_ranges_exclude(op, hi_lo, lo_hi) ? FLT_CANNOT_MATCH : FLT_CAN_MATCH;
+}
+
+flt_prune flt_v_prune(flt_op op, const flt_vnode *l, const flt_vnode *r,
+                      const pq_column_desc *schema, const int32_t *cols,
+                      const pq_stats *const *stats)
+{
+    vprune p = {schema, cols, stats, NULL};
+    return prune_with(&p, op, l, r);
+}
+
+flt_prune flt_v_prune_spans(flt_op op, const flt_vnode *l, const flt_vnode *r,
+                            const flt_vspan *spans)
+{
+    assert(spans);
+    vprune p = {NULL, NULL, NULL, spans};
+    return prune_with(&p, op, l, r);
 }
 
 /* The slot x reads when it reads one (-1 none, -2 several), met with what was seen so far. */

@@ -259,5 +259,8 @@ int scan_api_filter(ringscan_file *f, const ringscan_options *o, flt_expr **filt
             memcpy(e->msg, msg, sizeof msg);
         }
     }
+    pq_err se = {.offset = -1}; /* (a statistics error is the scan's to report, as before) */
+    if (rc == 0 && *filter && pqf_stats_expr(f->f, *filter, &se) == 0)
+        rc = flt_expr_add_implied(*filter, m, e); /* cheap one-column tests first */
     return rc;
 }

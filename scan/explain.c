@@ -89,16 +89,20 @@ void scan_explain_filter(scan_explain_buf *x, const flt_expr *filter, bool page_
                            : p->multi ? multi_rule(p->multi, page_index)
                            : !flt_prunable(p) ? "nothing (no bound rules it out)"
                            : page_index ? "statistics, page index" : "statistics";
-        scan_explainf(x, "conjunct #%d: %s (reads %s; prunes by %s%s)\n", k + 1, text, cols, rule,
-                      bloom && flt_bloom_applies(p) ? ", bloom filter" : "");
+        char from[48] = "";
+        if (p->implied) snprintf(from, sizeof from, "implied by conjunct #%d; ", p->implied);
+        scan_explainf(x, "conjunct #%d: %s (%sreads %s; prunes by %s%s)\n", k + 1, text, from, cols,
+                      rule, bloom && flt_bloom_applies(p) ? ", bloom filter" : "");
     }
 }
 
 void scan_explain_start_order(scan_explain_buf *x, const flt_expr *filter)
 {
-    scan_explainf(x, "conjunct order (start):");
-    for (int k = 0; k < filter->npreds; k++)
-        scan_explainf(x, "%s #%d %s", k ? " ->" : "", k + 1, flt_pred_label(&filter->preds[k]));
+    scan_explainf(x, "conjunct order (start):"); /* implied ones first (policy.c stated_order) */
+    for (int pass = 0, i = 0; pass < 2; pass++)
+        for (int k = 0; k < filter->npreds; k++)
+            if ((filter->preds[k].implied != 0) == (pass == 0))
+                scan_explainf(x, "%s #%d %s", i++ ? " ->" : "", k + 1, flt_pred_label(&filter->preds[k]));
     scan_explainf(x, "\n");
 }
 

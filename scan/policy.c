@@ -7,6 +7,18 @@
 
 #include "common/fail.h"
 
+/* The stated order: the implied conjuncts (expr.h invariant 9: cheap one-column tests) first,
+ * then the user's, each group in its own order. */
+static void stated_order(const scan_plan *p, int32_t *perm)
+{
+    int n = p->npreds, m = 0;
+    for (int k = 0; k < n; k++)
+        if (p->filter->preds[k].implied) perm[m++] = k;
+    for (int k = 0; k < n; k++)
+        if (!p->filter->preds[k].implied) perm[m++] = k;
+    assert(m == n);
+}
+
 /* Below this chance (percent) that a chain position's input is all-false, its reads are
  * wanted at the split's start (speculated). */
 enum { ADAPTIVE_SPECULATE_BELOW_PCT = 10 };
@@ -156,7 +168,7 @@ bool scan_policy_reach(scan_policy_state *pol, double *reach, const int **slot_p
 {
     if (!pol->cost) return false;
     int32_t perm[FLT_MAX_PREDS];
-    for (int k = 0; k < pol->plan->npreds; k++) perm[k] = k;
+    stated_order(pol->plan, perm);
     for (int pos = 0; pos <= pol->plan->npreds; pos++) {
         reach[pos] = 1.0 - p_input_all_false(pol, perm, pos);
         assert(reach[pos] >= 0.0 && reach[pos] <= 1.0);
@@ -169,7 +181,7 @@ bool scan_policy_wants_all(scan_policy_state *pol)
 {
     if (pol->kind != SCAN_ADAPTIVE) return pol->kind == SCAN_EAGER;
     int32_t perm[FLT_MAX_PREDS];
-    for (int k = 0; k < pol->plan->npreds; k++) perm[k] = k;
+    stated_order(pol->plan, perm);
     return start_end(pol, perm) > pol->plan->npreds;
 }
 
@@ -314,7 +326,7 @@ void scan_policy_order(scan_policy_state *pol, int i, int32_t *perm)
         flt_order_snapshot(pol->order, turn, perm);
         measured_first(pol, turn, perm);
     } else {
-        for (int k = 0; k < n; k++) perm[k] = k;
+        stated_order(pol->plan, perm);
     }
     pin_bound_first(pol->plan, perm);
     if (!pol->order) return; /* nothing to reorder, nothing to tell */
@@ -323,8 +335,11 @@ void scan_policy_order(scan_policy_state *pol, int i, int32_t *perm)
     if (ranked && flt_order_explores(pol->order, turn)) {
         pol->used_explored++;
     } else {
+        int32_t st[FLT_MAX_PREDS];
         bool stated = true;
-        for (int k = 0; k < n; k++) stated = stated && perm[k] == k;
+        stated_order(pol->plan, st);
+        pin_bound_first(pol->plan, st);
+        for (int k = 0; k < n; k++) stated = stated && perm[k] == st[k];
         pol->used_reordered += !stated;
         if (i > pol->used_split) { /* the file's last split: which one does not hang on timing */
             memcpy(pol->used_perm, perm, sizeof *perm * (size_t)n);

@@ -125,4 +125,20 @@ done
     --threads 1 --split-rows 1000 --limit 10 --format checksum --explain 2>"$dir/err" >/dev/null
 check 'tail -n 1 "$dir/err" | grep -qE "^conjunct order \(final, split [0-9]+; [0-9]+ splits? reordered, 0 explored\): #[12] l_"' \
     "--limit 10: $(tail -n 1 "$dir/err")"
+# 7. implied conjuncts (filter/vexpr_imply.c): the bounds each comparison of value expressions
+#    sets on its columns alone from the file's statistics, listed after the user's and run first
+"$R" scan "$dir/l1.parquet" --columns l_orderkey --format checksum --explain --where \
+    "l_extendedprice * (1 - l_discount) * (1 + l_tax) > 100000 AND CAST(l_quantity AS INTEGER) * 2 - l_linenumber > 90" \
+    2>"$dir/err" >/dev/null
+grep -E '^conjunct #[0-9]*:|^conjunct order \(start\)' "$dir/err" >"$dir/got"
+cat >"$dir/want" <<'EOF'
+conjunct #1: l_extendedprice * (1 - l_discount) * (1 + l_tax) > 100000 (reads l_extendedprice,l_discount,l_tax; prunes by statistics (each part))
+conjunct #2: CAST(l_quantity AS INTEGER) * 2 - l_linenumber > 90 (reads l_quantity,l_linenumber; prunes by statistics (each part))
+conjunct #3: l_extendedprice > 92592.59 (implied by conjunct #1; reads l_extendedprice; prunes by statistics, page index)
+conjunct #4: l_discount < 0.03 (implied by conjunct #1; reads l_discount; prunes by statistics, page index)
+conjunct #5: l_tax > 0.05 (implied by conjunct #1; reads l_tax; prunes by statistics, page index)
+conjunct #6: l_quantity > 45.49 (implied by conjunct #2; reads l_quantity; prunes by statistics, page index)
+conjunct order (start): #3 l_extendedprice -> #4 l_discount -> #5 l_tax -> #6 l_quantity -> #1 l_extendedprice|l_discount|l_tax -> #2 l_quantity|l_linenumber
+EOF
+if cmp -s "$dir/want" "$dir/got"; then ok; else bad "implied:"; diff "$dir/want" "$dir/got"; fi
 summary explain
