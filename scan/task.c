@@ -42,40 +42,6 @@ static void want_step(scan_task *x, int pos)
 
 /* ------------------------------------------------------------------------ the chain */
 
-/* The error of conjunct k's evaluation: a value out of its type's range (value expressions)
- * names the conjunct as the filter reads after normalization. */
-static int eval_error(scan_task *x, int k, int rc)
-{
-    if (rc != -ERANGE) return pq_errf(&x->err, rc, -1, "cannot evaluate conjunct %d", k + 1);
-    char text[256];
-    flt_pred_print(&x->plan->filter->preds[k], text, sizeof text);
-    return pq_errf(&x->err, rc, -1, "conjunct %d (%s): a value is out of range of its type",
-                   k + 1, text);
-}
-
-/* A conjunct over several columns: every column's reads wanted before any is awaited (they
- * coalesce), each decoded, then the OR of its items into x->tmp. */
-static int eval_multi(scan_task *x, int k)
-{
-    const scan_plan *plan = x->plan;
-    int n;
-    const int *slots = scan_plan_pred_slots(plan, k, &n);
-    const pq_vec *vecs[FLT_MAX_MULTI_COLS];
-    assert(n <= FLT_MAX_MULTI_COLS);
-    for (int s = 0; s < n; s++) {
-        if (x->decoded[slots[s]]) continue;
-        task_drop_excluded_pages(x, slots[s]);
-        task_want_slot(x, slots[s]);
-    }
-    for (int s = 0; s < n; s++) {
-        int rc = task_load_slot(x, slots[s]);
-        if (rc) return rc;
-        vecs[s] = &x->vecs[slots[s]];
-    }
-    int rc = flt_eval_multi(&plan->filter->preds[k], vecs, &x->mask, &x->tmp);
-    return rc ? eval_error(x, k, rc) : 0;
-}
-
 /* The bytes split i reads for conjunct k's columns. */
 static uint64_t conj_bytes(const scan_plan *plan, int i, int k)
 {
@@ -96,7 +62,7 @@ static int run_conjunct(scan_task *x, int pos)
     int64_t rows_in = flt_mask_popcount(&x->mask);
     int rc;
     if (plan->filter->preds[k].multi) {
-        rc = eval_multi(x, k);
+        rc = task_eval_multi(x, k);
         if (rc) return rc;
     } else if (task_pageable(x, k)) {
         rc = task_eval_paged(x, k);
@@ -105,7 +71,7 @@ static int run_conjunct(scan_task *x, int pos)
         rc = task_load_slot(x, slot);
         if (rc) return rc;
         rc = flt_eval(&plan->filter->preds[k], &x->vecs[slot], &x->mask, &x->tmp);
-        if (rc) return eval_error(x, k, rc);
+        if (rc) return task_eval_error(x, k, rc);
     }
     flt_mask swap = x->mask;
     x->mask = x->tmp;

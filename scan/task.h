@@ -287,9 +287,21 @@ void scan_task_core_windows_free(scan_task_core *tc, int nneed);
 
 /* A projected column that no conjunct decoded: compacted decode when the mask drops rows. */
 int task_load_projected(scan_task *x, int slot);
+/* Flat slot, not decoded, read by nothing after the caller (its reads are released): the rows
+ * the mask selects now into out (initialised here; the caller frees it), x->decoded[slot]
+ * left false. 0 or a negative status with x->err filled. */
+int task_decode_compacted(scan_task *x, int slot, pq_vec *out);
 /* The string data to reserve for the split's rows of v (chunk cm): the split's share of the
  * chunk's uncompressed bytes, a guess that only saves copies. */
 int64_t task_split_data(const scan_task *x, const pq_chunk_meta *cm, const pq_vec *v);
+
+/* task_multi.c */
+/* Conjunct k over several columns: x->tmp = x->mask AND it (on the selected rows alone when
+ * few are). 0 or a negative status with x->err filled. */
+int task_eval_multi(scan_task *x, int k);
+/* rc, an evaluation's failure of conjunct k, as x->err: a value out of its type's range names
+ * the conjunct as the filter reads after normalization. */
+int task_eval_error(scan_task *x, int k, int rc);
 
 /* task_eval.c */
 /* Whether conjunct k can be evaluated page by page in split x: its column is read by no other

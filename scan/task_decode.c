@@ -249,14 +249,13 @@ static int page_selected(scan_task *x, pq_col_reader *r, void *ctx, pq_page_walk
     return pq_walk_values(w, idx, k, ctx, &x->err);
 }
 
-/* Decodes a projection-only column straight into its compacted form (the rows the final
- * mask selects): no full-length vector is ever built; a page the mask selects none of is
- * skipped undecoded. */
-static int decode_selected(scan_task *x, int slot)
+/* Decodes slot straight into v in its compacted form (the rows the mask selects): no
+ * full-length vector is ever built; a page the mask selects none of is skipped undecoded; the
+ * slot's reads are released. */
+static int selected_into(scan_task *x, int slot, pq_vec *v)
 {
     const scan_colplan *cp = &x->sp->cols[slot];
     pq_col_reader *r = reader_for(x, slot);
-    pq_vec *v = &x->vecs[slot];
     int64_t want = flt_mask_popcount(&x->mask);
     int rc = pq_vec_reserve(v, want, 0);
     if (rc == 0) rc = walk_selected(x, slot, r, page_selected, v);
@@ -267,9 +266,24 @@ static int decode_selected(scan_task *x, int slot)
     if (rc) /* (the page's offset kept: -1 here dropped it from every such error) */
         pq_err_place(&x->err, rc, x->err.offset, x->plan->f->meta.columns[cp->col].name);
     task_release_slot(x, slot);
+    return rc;
+}
+
+static int decode_selected(scan_task *x, int slot)
+{
+    int rc = selected_into(x, slot, &x->vecs[slot]);
     x->decoded[slot] = rc == 0;
     x->compacted[slot] = rc == 0;
     return rc;
+}
+
+int task_decode_compacted(scan_task *x, int slot, pq_vec *out)
+{
+    assert(!x->decoded[slot] && x->nmrows < 0 && x->plan->slot_node[slot] < 0);
+    pq_vec_init(out, x->vecs[slot].type, x->vecs[slot].type_length);
+    task_drop_excluded_pages(x, slot);
+    int rc = task_await_slot(x, slot);
+    return rc ? rc : selected_into(x, slot, out);
 }
 
 /* A projected column that no conjunct decoded: compacted decode when the mask drops rows. */
