@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "common/fail.h"
 #include "scan/ds_fields.h"
 
 enum { FIELDS = 3000, NAME_BYTES = 5, WIDE = 20000 };
@@ -121,9 +122,30 @@ static void wide_struct(void)
     ds_fields_free(&in), ds_fields_free(&own);
 }
 
+/* Out of memory at each allocation an index of 100 fields makes: the index is off, holding
+ * nothing (ds_fields.h invariant 2: the callers walk instead), or whole and right. */
+static void out_of_memory(void)
+{
+    static char names[100][8];
+    for (int k = 0; k < 100; k++) snprintf(names[k], sizeof names[k], "f%d", k);
+    for (int nth = 1; nth <= 40; nth++) {
+        ds_fields x;
+        fail_arm(FAIL_ALLOC, nth, false);
+        ds_fields_init(&x, 100, 0);
+        for (int k = 0; k < 100; k++) ds_fields_add(&x, names[k], k);
+        bool fired = fail_points_fired() > 0;
+        fail_disarm();
+        CHECK(x.on != fired);
+        if (!x.on) CHECK(x.node == NULL && x.names.n == 0 && x.names.cap == 0);
+        for (int k = 0; x.on && k < 100; k++) CHECK_EQ_I64(ds_fields_pair(&x, &x, names[k]), k);
+        ds_fields_free(&x);
+    }
+}
+
 int main(void)
 {
     RUN(random_fields);
     RUN(wide_struct);
+    RUN(out_of_memory);
     return CHECK_DONE("test_ds_fields");
 }
