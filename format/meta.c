@@ -236,6 +236,12 @@ const char *pq_file_meta_top_name(const pq_file_meta *m, const char *name, bool 
     }
     const char *folded = NULL;
     int n = 0;
+    if (m->node_index) { /* (the nodes whose paths equal name but for case: the top ones) */
+        int32_t end, r = pq_name_index_run(m->node_index, m->nnodes, name, &end);
+        for (; r < end; r++)
+            if (m->nodes[m->node_index[r].at].parent < 0) folded = m->node_index[r].name, n++;
+        return n == 1 ? folded : NULL;
+    }
     for (int32_t i = 0; i < m->nnodes; i = m->nodes[i].end)
         if (strcasecmp(m->nodes[i].path, name) == 0) folded = m->nodes[i].path, n++;
     return n == 1 ? folded : NULL;

@@ -61,3 +61,34 @@ int32_t pq_name_index_folded(const pq_name_ref *refs, int32_t n, const char *nam
     if (i + 1 < n && ascii_casecmp(refs[i + 1].name, name) == 0) return -2; /* several */
     return refs[i].at;
 }
+
+/* The first ref above name ignoring case alone (one past the refs equal to it but for case). */
+static int32_t upper_bound(const pq_name_ref *refs, int32_t n, const char *name)
+{
+    int32_t lo = 0, hi = n;
+    while (lo < hi) { /* invariant 2 */
+        int32_t mid = lo + (hi - lo) / 2;
+        if (ascii_casecmp(refs[mid].name, name) <= 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+int32_t pq_name_index_spelling(const pq_name_ref *refs, int32_t n, const char *name)
+{
+    int32_t i = lower_bound(refs, n, name, true);
+    if (i < n && strcmp(refs[i].name, name) == 0) return i;
+    i = lower_bound(refs, n, name, false);
+    if (i >= n || ascii_casecmp(refs[i].name, name) != 0) return -1;
+    int32_t last = upper_bound(refs, n, name) - 1; /* (the run is sorted by spelling: one */
+    assert(last >= i);                             /* spelling when its ends agree) */
+    return strcmp(refs[i].name, refs[last].name) == 0 ? i : -2;
+}
+
+int32_t pq_name_index_run(const pq_name_ref *refs, int32_t n, const char *name, int32_t *end)
+{
+    int32_t i = lower_bound(refs, n, name, false);
+    *end = upper_bound(refs, n, name);
+    assert(i <= *end && *end <= n);
+    return i;
+}

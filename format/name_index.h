@@ -29,5 +29,14 @@ int32_t pq_name_index_find(const pq_name_ref *refs, int32_t n, const char *name)
  * only one whose name differs from it in case alone; its position, -1 when none matches, -2
  * when several do. */
 int32_t pq_name_index_folded(const pq_name_ref *refs, int32_t n, const char *name);
+/* As dictionary_columns names projected columns (scan/arrow_types.c), where one name may be
+ * projected twice: the index in refs (not the position) of the first ref spelled as name,
+ * else of the first ref of the one spelling equal to name but for case; -1 when none matches,
+ * -2 when several spellings do. The refs of that spelling are refs[i], refs[i + 1], ... while
+ * spelled alike, in the order of their positions. O(log n) comparisons. */
+int32_t pq_name_index_spelling(const pq_name_ref *refs, int32_t n, const char *name);
+/* The refs whose names equal name but for ASCII case: refs[i .. *end), i returned (i == *end
+ * when none). O(log n) comparisons. */
+int32_t pq_name_index_run(const pq_name_ref *refs, int32_t n, const char *name, int32_t *end);
 
 #endif

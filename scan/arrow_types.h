@@ -58,7 +58,8 @@ void scan_arrow_type_free(scan_arrow_type *t);
 /* Marks the columns named in names[0..n) (options.dictionary_columns) as dictionary arrays:
  * each must be one of cols[0..t->n) (its name, or the only one differing from it in case
  * alone, as --columns matches names) and a BYTE_ARRAY column that is not a DECIMAL nor a list.
- * 0 or -EINVAL with e naming the column. */
+ * 0, -EINVAL with e naming the column, or -ENOMEM (the projection's names indexed: O((n + t->n)
+ * log t->n) comparisons). */
 int scan_arrow_types_dictionary(scan_arrow_types *t, const struct scan_arrow_col *cols,
                                 const char *const *names, int n, pq_err *e);
 

@@ -9,8 +9,10 @@
  * Invariants:
  *  1. map[k] is the file's node of the column's node k, or -1 for a struct field the file
  *     lacks (and every node under it); a matched node has the file node's kind.
- *  2. Work is bounded by the two shapes' nodes (a struct's field found by a walk over the
- *     file struct's fields: at most the product of their counts).
+ *  2. Work is bounded by the two shapes' nodes: a struct's field is found in O(1) expected
+ *     through both structs' fields indexed by name (ds_fields.h), or, where both have fewer
+ *     than DS_FIELDS_MIN fields (or memory ran out), by a walk over the file struct's
+ *     fields (at most the product of their counts).
  *  3. Without union_by_name (cast), a struct inside a list or map sharing no field with the
  *     column's does not pair (DuckDB's STRUCT cast there needs one matching member; a
  *     struct under structs alone reads as nulls, as DuckDB maps it by name). */
@@ -18,9 +20,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "common/fail.h"
+#include "scan/ds_fields.h"
 #include "scan/ds_impl.h"
 
 /* Whether two leaves are one type: the fields each type has compared, not the others (a
@@ -83,7 +85,7 @@ static int32_t alike(const pq_nest *t, int32_t k, const char *name)
 {
     int32_t n = 0;
     for (int32_t c = k + 1, i = 0; i < t[k].nchildren; i++, c = t[c].end)
-        n += strcasecmp(t[c].name, name) == 0;
+        n += ds_fields_casesame(t[c].name, name);
     return n;
 }
 
@@ -96,9 +98,33 @@ static int32_t field_of(const ds_npair *p, int32_t kf, int32_t kt, int32_t c)
     int32_t folded = -1, n = 0;
     for (int32_t g = kf + 1, i = 0; i < p->ft[kf].nchildren; i++, g = p->ft[g].end) {
         if (strcmp(p->ft[g].name, name) == 0) return g;
-        if (strcasecmp(p->ft[g].name, name) == 0) folded = g, n++;
+        if (ds_fields_casesame(p->ft[g].name, name)) folded = g, n++;
     }
     return n == 1 && alike(p->tt, kt, name) == 1 ? folded : -1;
+}
+
+/* The fields of struct node k of shape t, to pair with a struct of other fields, by name. */
+static void fields_of(ds_fields *x, const pq_nest *t, int32_t k, int32_t other)
+{
+    ds_fields_init(x, t[k].nchildren, other);
+    for (int32_t c = k + 1, i = 0; x->on && i < t[k].nchildren; i++, c = t[c].end)
+        ds_fields_add(x, t[c].name, c);
+}
+
+/* field_of(p, kf, kt, c) through the indexes fi (kf's) and ti (kt's) when both are on (else
+ * walked), and its position among kf's children in *nth (-1 when none). */
+static int32_t field_at(const ds_npair *p, const ds_fields *fi, const ds_fields *ti, int32_t kf,
+                        int32_t kt, int32_t c, int32_t *nth)
+{
+    if (fi->on && ti->on) {
+        *nth = ds_fields_pair(fi, ti, p->tt[c].name);
+        return *nth >= 0 ? fi->node[*nth] : -1;
+    }
+    int32_t fc = field_of(p, kf, kt, c);
+    *nth = -1;
+    for (int32_t g = kf + 1, j = 0; fc >= 0 && j < p->ft[kf].nchildren; j++, g = p->ft[g].end)
+        if (g == fc) *nth = j;
+    return fc;
 }
 
 static void leaf_pair(ds_npair *p, int32_t kt, int32_t kf, const pq_file_meta *tm,
@@ -136,15 +162,16 @@ static void pair(ds_npair *p, int32_t kt, int32_t kf, const pq_file_meta *tm,
         p->lists--;
         return;
     }
-    int32_t found = 0;
+    int32_t found = 0, nth;
+    ds_fields fi, ti; /* (each field found in O(1): invariant 2) */
+    fields_of(&fi, p->ft, kf, t->nchildren), fields_of(&ti, p->tt, kt, f->nchildren);
     for (int32_t c = kt + 1, i = 0; i < t->nchildren; i++, c = p->tt[c].end) {
-        int32_t fc = field_of(p, kf, kt, c), nth = -1;
-        for (int32_t g = kf + 1, j = 0; fc >= 0 && j < f->nchildren; j++, g = p->ft[g].end)
-            if (g == fc) nth = j;
+        int32_t fc = field_at(p, &fi, &ti, kf, kt, c, &nth);
         if (fc < 0 || nth != i) p->differ = true; /* lacked, or moved */
         if (fc >= 0) found++, pair(p, c, fc, tm, fm, cast);
         for (int32_t g = c; fc < 0 && g < p->tt[c].end; g++) p->map[g] = -1;
     }
+    ds_fields_free(&fi), ds_fields_free(&ti);
     if (found < f->nchildren) p->extra = p->differ = true;
     if (found == 0 && cast && p->lists > 0) /* (DuckDB's cast of a list's or map's structs: */
         p->fits = false, p->shape_bad = true; /* "at least one matching member") */

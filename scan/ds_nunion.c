@@ -21,14 +21,17 @@
  *     three-level one takes the three-level one's middle level and element, names included
  *     (only its element may be null), its element's fields merged by name (list_levels).
  *  4. Two passes over the same walk: the first counts nodes, leaves and name bytes, the second
- *     fills exactly that much (no growth). */
+ *     fills exactly that much (no growth).
+ *  5. A struct's field is found in the other's by name in O(1) expected (both structs'
+ *     fields indexed, ds_fields.h), or by a walk where both have few fields (or memory ran
+ *     out): the same field either way, so both passes walk alike. */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "common/fail.h"
+#include "scan/ds_fields.h"
 #include "scan/ds_impl.h"
 
 typedef struct un {
@@ -59,7 +62,7 @@ static int32_t alike(const pq_file_meta *m, int32_t j, const char *name)
 {
     int32_t n = 0;
     for (int32_t c = j + 1; c < m->nodes[j].end; c = m->nodes[c].end)
-        n += strcasecmp(m->nodes[c].name, name) == 0;
+        n += ds_fields_casesame(m->nodes[c].name, name);
     return n;
 }
 
@@ -73,9 +76,26 @@ static int32_t child_named(const pq_file_meta *m, int32_t j, const pq_file_meta 
     int32_t folded = -1, n = 0;
     for (int32_t g = j + 1; g < m->nodes[j].end; g = m->nodes[g].end) {
         if (strcmp(m->nodes[g].name, name) == 0) return g;
-        if (strcasecmp(m->nodes[g].name, name) == 0) folded = g, n++;
+        if (ds_fields_casesame(m->nodes[g].name, name)) folded = g, n++;
     }
     return n == 1 && alike(o, i, name) == 1 ? folded : -1;
+}
+
+/* The fields of node i of m (-1: none), to merge with a node of other children, by name. */
+static void fields_of(ds_fields *x, const pq_file_meta *m, int32_t i, int32_t other)
+{
+    ds_fields_init(x, i >= 0 ? m->nodes[i].nchildren : 0, i >= 0 ? other : 0);
+    for (int32_t c = i + 1; x->on && c < m->nodes[i].end; c = m->nodes[c].end)
+        ds_fields_add(x, m->nodes[c].name, c);
+}
+
+/* child_named(m, j, o, i, c) through the indexes mj (j's) and oi (i's) when both are on. */
+static int32_t child_at(const ds_fields *mj, const ds_fields *oi, const pq_file_meta *m,
+                        int32_t j, const pq_file_meta *o, int32_t i, int32_t c)
+{
+    if (!mj->on || !oi->on) return child_named(m, j, o, i, c);
+    int32_t k = ds_fields_pair(mj, oi, o->nodes[c].name);
+    return k >= 0 ? mj->node[k] : -1;
 }
 
 /* Where a node goes: under union node parent (-1: the field itself), whose path is
@@ -136,8 +156,11 @@ static void children(un *u, int32_t at, const char *path, size_t len, int32_t i,
         if (u->nodes) u->nodes[at].nchildren = k;
         return;
     }
+    ds_fields ti, fj; /* (each field found in O(1): ds_fields.h) */
+    fields_of(&ti, tm, j >= 0 ? i : -1, j >= 0 ? fm->nodes[j].nchildren : 0); /* (none when */
+    fields_of(&fj, fm, i >= 0 ? j : -1, i >= 0 ? tm->nodes[i].nchildren : 0); /* one is alone) */
     for (int32_t c = i + 1; i >= 0 && c < tm->nodes[i].end; c = tm->nodes[c].end, k++)
-        node(u, c, j >= 0 ? child_named(fm, j, tm, i, c) : -1, under);
+        node(u, c, j >= 0 ? child_at(&fj, &ti, fm, j, tm, i, c) : -1, under);
     const pq_file_meta *sm = i >= 0 ? tm : fm;
     int32_t si = i >= 0 ? i : j;
     const pq_schema_node *s = &sm->nodes[si];
@@ -145,10 +168,11 @@ static void children(un *u, int32_t at, const char *path, size_t len, int32_t i,
     bool elem = s->parent >= 0 && sm->nodes[s->parent].kind == PQ_NODE_LIST && sm->nodes[s->parent].element == si;
     bool strct = s->kind == PQ_NODE_GROUP && (s->shape == PQ_SHAPE_STRUCT || elem);
     for (int32_t c = j + 1; j >= 0 && c < fm->nodes[j].end; c = fm->nodes[c].end) {
-        if (i >= 0 && child_named(tm, i, fm, j, c) >= 0) continue;
+        if (i >= 0 && child_at(&ti, &fj, tm, i, fm, j, c) >= 0) continue;
         if (i >= 0 && !strct) u->ok = false;
         node(u, -1, c, under), k++;
     }
+    ds_fields_free(&ti), ds_fields_free(&fj);
     if (u->nodes) u->nodes[at].nchildren = k;
 }
 

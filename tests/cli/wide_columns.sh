@@ -3,7 +3,8 @@
 # a --columns list may be (CLI_COLUMNS_MAX, 4096): 5,000 INT32 columns written by pyarrow, in
 # jsonl (values equal pyarrow's), csv and the table (every header), a checksum other than the
 # first 4,000 columns' named, and a dataset of two copies. The CLI used to project the first
-# 4,096 silently. Then 5,003 names through the C API (below). Last line: "wide_columns: N
+# 4,096 silently. Then 5,003 names through the C API, a wide union by name, a 3,000-field
+# struct's union by name and 2,500 dictionary_columns (below). Last line: "wide_columns: N
 # passed, N failed".
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 need_py wide_columns
@@ -117,5 +118,93 @@ for j, n in enumerate(names):
 print("ok", len(names))
 PY
 check 'grep -qx "ok 3211" "$dir/uds.out"' "a wide union by name against DuckDB: $(tail -c 600 "$dir/uds.out")"
+
+# A struct of 3,000 fields in three files under union_by_name, against DuckDB: each file's
+# struct fields were paired with the dataset's (ds_nmatch.c) and merged by name (ds_nunion.c)
+# by walks of the other struct's fields, now through both structs' fields indexed by name
+# (scan/ds_fields.c), which must keep DuckDB's rules: a field a file lacks is null there, a
+# file's new fields follow the first file's, a field in another order or another case pairs
+# with the first file's spelling, a leaf widens (int32 -> int64); a path into the struct in
+# another case.
+"$py" - "$LIB" "$dir/sds" "$(dirname "${BASH_SOURCE[0]}")" <<'PY' >"$dir/sds.out" 2>&1 || bad "wide struct union: $(tail -c 600 "$dir/sds.out")"
+import os, sys
+sys.path.insert(0, sys.argv[3])
+import duckdb, pyarrow as pa, pyarrow.parquet as pq
+import rs_ctypes
+lib, top, N = rs_ctypes.load(sys.argv[1]), sys.argv[2], 3000
+os.makedirs(top, exist_ok=True)
+def s(names, rows, base, wide=()):
+    ty = pa.struct([(n, pa.int64() if n in wide else pa.int32()) for n in names])
+    vals = [{n: (None if (k + r) % 11 == 0 else base + k * 3 + r) for k, n in enumerate(names)}
+            for r in range(rows)]
+    return pa.table({"id": pa.array([base + r for r in range(rows)], pa.int32()), "s": pa.array(vals, ty)})
+pq.write_table(s([f"f{i}" for i in range(N)], 2, 0), f"{top}/a.parquet")
+pq.write_table(s([f"f{i}" for i in range(N) if i % 10] + [f"g{i}" for i in range(300)], 2, 100000,
+                 {"f1", "g7"}), f"{top}/b.parquet")
+pq.write_table(s([(f"F{i}" if i % 3 == 0 else f"f{i}") for i in range(N - 1, -1, -1)], 1, 200000),
+               f"{top}/c.parquet")
+con = duckdb.connect()
+src = f"read_parquet('{top}/*.parquet', union_by_name=true)"
+rows = con.execute(f'SELECT id, s, s."F6", s.g7 FROM {src} ORDER BY id').fetchall()
+got, err = rs_ctypes.read_dataset(lib, [top], columns=["id", "s", "S.F6", "s.g7"], union_by_name=True)
+assert got is not None, err
+got = got.sort_by("id")
+assert got.num_rows == len(rows) == 5, (got.num_rows, len(rows))
+ty = got.schema.field("s").type
+want_fields = list(rows[0][1].keys())
+assert [ty.field(k).name for k in range(ty.num_fields)] == want_fields and len(want_fields) == N + 300, \
+    ([ty.field(k).name for k in range(5)], want_fields[:5], ty.num_fields, len(want_fields))
+assert ty.field("f1").type == pa.int64() and ty.field("g7").type == pa.int64(), (ty.field("f1"), ty.field("g7"))
+for j in range(4):
+    vals = got.column(j).to_pylist()
+    want = [r[j] for r in rows]
+    if j == 1: vals, want = [list(v.items()) for v in vals], [list(v.items()) for v in want]
+    assert vals == want, (j, [(a, b) for a, b in zip(vals, want) if a != b][:1])
+print("ok", got.num_rows, ty.num_fields)
+PY
+check 'grep -qx "ok 5 3300" "$dir/sds.out"' "a 3,000-field struct's union by name against DuckDB: $(tail -c 600 "$dir/sds.out")"
+
+# dictionary_columns naming 5,000 projected string columns, against pyarrow's read_dictionary:
+# each name was looked up by a walk of the projection (scan/arrow_types.c dict_col) and is now
+# found in the projection's names sorted (format/name_index.c); the rules kept: a name in
+# another case names the column, a column projected twice is one name (both copies
+# dictionary arrays), a name projected in two spellings is ambiguous but for case, a
+# non-string column and an unprojected name are refused by name; for a file and a dataset.
+"$py" - "$LIB" "$dir/dict" "$(dirname "${BASH_SOURCE[0]}")" <<'PY' >"$dir/dict.out" 2>&1 || bad "wide dictionary_columns: $(tail -c 600 "$dir/dict.out")"
+import os, sys
+sys.path.insert(0, sys.argv[3])
+import pyarrow as pa, pyarrow.parquet as pq
+import rs_ctypes
+lib, top, N = rs_ctypes.load(sys.argv[1]), sys.argv[2], 5000
+os.makedirs(top, exist_ok=True)
+cols = {f"c{i}": pa.array([f"v{i % 13}", None if i % 5 == 0 else "w", f"v{i}"]) for i in range(N)}
+cols["n"] = pa.array([1, 2, 3], pa.int32())
+cols["Dup"] = pa.array(["a", "b", "a"])
+f = f"{top}/a.parquet"
+pq.write_table(pa.table(cols), f)
+names = [f"c{i}" for i in range(N - 1, -1, -1)] + ["c7", "n", "Dup"]
+dnames = [(f"C{i}" if i % 4 == 0 else f"c{i}") for i in range(0, N, 2)] + ["c7", "c7", "DUP"]
+want = pq.read_table(f, columns=[n for n in cols], read_dictionary=[f"c{i}" for i in range(0, N, 2)] + ["Dup"])
+def same(got, label):
+    assert got is not None, label
+    assert got.column_names == names, (label, got.column_names[:3])
+    for j, n in enumerate(names):
+        w = want.column(n)
+        dict_want = pa.types.is_dictionary(w.type) or n == "c7"
+        assert pa.types.is_dictionary(got.schema.field(j).type) == dict_want, (label, n, got.schema.field(j).type)
+        assert got.column(j).to_pylist() == w.to_pylist(), (label, n)
+got, err = rs_ctypes.read_table(lib, f, columns=names, dictionary=dnames)
+same(got, f"file: {err}")
+got, err = rs_ctypes.read_dataset(lib, [top], columns=names, dictionary=dnames)
+same(got, f"dataset: {err}")
+for bad, msg in ((["c1", "n"], "'n' is not a string or binary column"),
+                 (["c1", "c5000"], "'c5000' is not a projected column")):
+    got, err = rs_ctypes.read_table(lib, f, columns=names, dictionary=bad)
+    assert got is None and msg in err, (bad, err)
+got, err = rs_ctypes.read_table(lib, f, columns=["c1", "C1", "c2"], dictionary=["c2", "c1"])
+assert got is not None and [pa.types.is_dictionary(t) for t in got.schema.types] == [True, True, True], (err, got and got.schema)
+print("ok", len(names))
+PY
+check 'grep -qx "ok 5003" "$dir/dict.out"' "dictionary_columns naming 2,500 of 5,003 columns against pyarrow: $(tail -c 600 "$dir/dict.out")"
 fi
 summary wide_columns
