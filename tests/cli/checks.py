@@ -1,8 +1,9 @@
 """tests/cli/checks.py: the pass/fail counter the Python halves of tests/cli share: check()
 counts, summary() prints the "NAME: N passed, N failed" line tests/run.sh adds up; epoch()
 reads a timestamp or time of day ringscan prints as a count of its unit; jsonable() turns a
-pyarrow value into what ringscan's JSON lines print."""
+pyarrow value into what ringscan's JSON lines print; csv_scan() runs a filtered CSV scan."""
 import datetime
+import subprocess
 
 counts = {"passed": 0, "failed": 0}
 
@@ -45,3 +46,14 @@ def jsonable(v):
     if isinstance(v, dict):
         return {k: jsonable(x) for k, x in v.items()}
     return v
+
+
+def csv_scan(ringscan, path, where, cols, threads, *extra):
+    """`ringscan scan PATH --where WHERE --columns COLS --format csv --threads N` (and extra
+    options): the output's lines after the header and stderr, or None and stderr on failure."""
+    p = subprocess.run([ringscan, "scan", path, "--where", where, "--columns", cols, "--format",
+                        "csv", "--threads", str(threads), *extra], capture_output=True,
+                       text=True, errors="surrogateescape")
+    if p.returncode != 0:
+        return None, p.stderr
+    return p.stdout.splitlines()[1:], p.stderr

@@ -12,14 +12,13 @@ nulls is decoded to values for its conjunct instead).
 Usage: python dict_bits.py RINGSCAN DIR"""
 import os
 import random
-import subprocess
 import sys
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, summary  # noqa: E402
+from checks import check, csv_scan, summary  # noqa: E402
 
 R, D = sys.argv[1], sys.argv[2]
 N, RG = 9_000, 3_000
@@ -40,11 +39,7 @@ def make(version, nulls, size, rnd):
 
 
 def ringscan(path, where, cols, threads):
-    p = subprocess.run([R, "scan", path, "--where", where, "--columns", cols, "--format", "csv",
-                        "--threads", str(threads), "--stats"], capture_output=True, text=True)
-    if p.returncode != 0:
-        return None, p.stderr
-    return p.stdout.splitlines()[1:], p.stderr
+    return csv_scan(R, path, where, cols, threads, "--stats")
 
 
 rnd = random.Random(26)

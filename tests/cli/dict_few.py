@@ -12,7 +12,6 @@ and 2 threads; the output must equal the rows pyarrow selects, row for row.
 Usage: python dict_few.py RINGSCAN DIR"""
 import os
 import random
-import subprocess
 import sys
 
 import pyarrow as pa
@@ -20,7 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, summary  # noqa: E402
+from checks import check, csv_scan, summary  # noqa: E402
 
 R, D = sys.argv[1], sys.argv[2]
 N, RG = 16_000, 4_000
@@ -53,11 +52,8 @@ def lit(b):
 
 
 def ringscan(path, where, cols, threads):
-    p = subprocess.run([R, "scan", path, "--where", where, "--columns", cols, "--format", "csv",
-                        "--threads", str(threads)], capture_output=True)
-    if p.returncode != 0:
-        return None, p.stderr.decode(errors="replace")
-    return [ln.split(b",")[0] for ln in p.stdout.splitlines()[1:]], ""
+    lines, err = csv_scan(R, path, where, cols, threads)
+    return (None, err) if lines is None else ([ln.split(",")[0] for ln in lines], "")
 
 
 rnd = random.Random(38)
@@ -83,7 +79,7 @@ for version in ("1.0", "2.0"):
                     f = {"=": pc.equal, "<": pc.less, "<=": pc.less_equal, ">": pc.greater,
                          ">=": pc.greater_equal}[op]
                     cond, m = f"s {op} {lit(a)}", f(sa, a)
-                want = [str(i).encode() for i, ok in
+                want = [str(i) for i, ok in
                         zip(t.column("i").to_pylist(), pc.and_(pc.less(qa, 3), m).to_pylist()) if ok]
                 where = f"q < 3 AND {cond}"
                 for cols in ("i", "i,s"):

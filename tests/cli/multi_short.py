@@ -10,7 +10,6 @@ Usage: python multi_short.py RINGSCAN DIR"""
 import decimal
 import os
 import random
-import subprocess
 import sys
 
 import duckdb
@@ -18,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, summary  # noqa: E402
+from checks import check, csv_scan, summary  # noqa: E402
 
 R, D = sys.argv[1], sys.argv[2]
 N, RG = 16_000, 4_000
@@ -52,11 +51,8 @@ MULTIS = [
 
 
 def ringscan(path, where, cols, threads):
-    p = subprocess.run([R, "scan", path, "--where", where, "--columns", cols, "--format", "csv",
-                        "--threads", str(threads)], capture_output=True, text=True)
-    if p.returncode != 0:
-        return None, p.stderr
-    return [ln.split(",")[0] for ln in p.stdout.splitlines()[1:]], ""
+    lines, err = csv_scan(R, path, where, cols, threads)
+    return (None, err) if lines is None else ([ln.split(",")[0] for ln in lines], "")
 
 
 rnd = random.Random(39)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "rand_names.h"
 #include "common/fail.h"
 #include "scan/ds_fields.h"
 
@@ -19,31 +20,11 @@ static char in_names[FIELDS][NAME_BYTES + 1], own_names[FIELDS][NAME_BYTES + 1];
 
 static uint64_t rng = 0x2545f4914f6cdd1du;
 
-static uint32_t next_rand(void)
-{
-    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-    return (uint32_t)(rng >> 11);
-}
+static uint32_t next_rand(void) { return rn_next(&rng); }
 
-/* A name of 1..NAME_BYTES bytes of "aAbB" (many twins but for case, and repeats). */
-static void draw(char *out)
-{
-    static const char abc[] = "aAbB";
-    int len = 1 + (int)(next_rand() % NAME_BYTES);
-    for (int i = 0; i < len; i++) out[i] = abc[next_rand() % 4];
-    out[len] = 0;
-}
+static void draw(char *out) { rn_draw(&rng, out, 1, NAME_BYTES, "aAbB"); }
 
-static bool fold_same(const char *a, const char *b)
-{
-    for (;; a++, b++) {
-        int x = (unsigned char)*a, y = (unsigned char)*b;
-        if (x >= 'A' && x <= 'Z') x += 32;
-        if (y >= 'A' && y <= 'Z') y += 32;
-        if (x != y) return false;
-        if (!x) return true;
-    }
-}
+static bool fold_same(const char *a, const char *b) { return rn_fold_same(a, b); }
 
 /* The walk ds_fields replaced (field_of with alike): in's position of name, or -1. */
 static int32_t walk(const char (*in)[NAME_BYTES + 1], int32_t nin,

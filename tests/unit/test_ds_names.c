@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "rand_names.h"
 #include "scan/ds_names.h"
 
 enum { NAMES = 3000, NAME_MAX_BYTES = 8 };
@@ -17,20 +18,7 @@ static char pool[NAMES][NAME_MAX_BYTES + 1];
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
 
-static uint32_t next_rand(void)
-{
-    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-    return (uint32_t)(rng >> 11);
-}
-
-/* A name of 1..NAME_MAX_BYTES bytes of "aAbB_." (many equal but for case), or "" rarely. */
-static void draw(char *out)
-{
-    static const char abc[] = "aAbB_.";
-    int len = (int)(next_rand() % (NAME_MAX_BYTES + 1));
-    for (int i = 0; i < len; i++) out[i] = abc[next_rand() % 6];
-    out[len] = 0;
-}
+static void draw(char *out) { rn_draw(&rng, out, 0, NAME_MAX_BYTES, "aAbB_."); }
 
 static bool ascii_same(const char *a, const char *b, size_t len, bool folded)
 {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "rand_names.h"
 #include "format/name_index.h"
 
 enum { NAMES = 4000, NAME_BYTES = 5, WIDE = 20000 };
@@ -19,31 +20,9 @@ static pq_name_ref refs[WIDE];
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
 
-static uint32_t next_rand(void)
-{
-    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-    return (uint32_t)(rng >> 11);
-}
+static void draw(char *out) { rn_draw(&rng, out, 0, NAME_BYTES, "aAb_"); }
 
-/* A name of 1..NAME_BYTES bytes of "aAb_" (case twins and repeats), or "" rarely. */
-static void draw(char *out)
-{
-    static const char abc[] = "aAb_";
-    int len = (int)(next_rand() % (NAME_BYTES + 1));
-    for (int i = 0; i < len; i++) out[i] = abc[next_rand() % 4];
-    out[len] = 0;
-}
-
-static bool fold_same(const char *a, const char *b)
-{
-    for (;; a++, b++) {
-        int x = (unsigned char)*a, y = (unsigned char)*b;
-        if (x >= 'A' && x <= 'Z') x += 32;
-        if (y >= 'A' && y <= 'Z') y += 32;
-        if (x != y) return false;
-        if (!x) return true;
-    }
-}
+static bool fold_same(const char *a, const char *b) { return rn_fold_same(a, b); }
 
 /* dict_col as it was: the first spelled so, else the first equal but for case when every one
  * is spelled alike; n when none or several spellings. */
