@@ -1,7 +1,8 @@
 """tests/cli/checks.py: the pass/fail counter the Python halves of tests/cli share: check()
 counts, summary() prints the "NAME: N passed, N failed" line tests/run.sh adds up; epoch()
 reads a timestamp or time of day ringscan prints as a count of its unit; jsonable() turns a
-pyarrow value into what ringscan's JSON lines print; csv_scan() runs a filtered CSV scan."""
+pyarrow value into what ringscan's JSON lines print; csv_scan() runs a filtered CSV scan and
+check_ids() checks the first column it prints."""
 import datetime
 import subprocess
 
@@ -57,3 +58,11 @@ def csv_scan(ringscan, path, where, cols, threads, *extra):
     if p.returncode != 0:
         return None, p.stderr
     return p.stdout.splitlines()[1:], p.stderr
+
+
+def check_ids(ringscan, path, where, cols, threads, want):
+    """Checks that the filtered scan's first column, as text, is want (a list of str)."""
+    lines, err = csv_scan(ringscan, path, where, cols, threads)
+    got = None if lines is None else [ln.split(",")[0] for ln in lines]
+    check(got == want, f"{path} {where} --columns {cols}, {threads} threads: "
+          f"{'error ' + err if got is None else f'{len(got)} rows, want {len(want)}'}")
