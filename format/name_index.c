@@ -6,9 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* strcasecmp in ASCII alone: the order must not change with the locale between the sort and
- * a lookup (a host calling setlocale), and SQL names here match but for ASCII case. */
-static int ascii_casecmp(const char *a, const char *b)
+int pq_ascii_casecmp(const char *a, const char *b)
 {
     for (;; a++, b++) {
         int x = (unsigned char)*a, y = (unsigned char)*b;
@@ -21,7 +19,7 @@ static int ascii_casecmp(const char *a, const char *b)
 static int ref_cmp(const void *a, const void *b)
 {
     const pq_name_ref *x = a, *y = b;
-    int c = ascii_casecmp(x->name, y->name);
+    int c = pq_ascii_casecmp(x->name, y->name);
     if (c == 0) c = strcmp(x->name, y->name);
     return c ? c : (x->at > y->at) - (x->at < y->at);
 }
@@ -38,7 +36,7 @@ static int32_t lower_bound(const pq_name_ref *refs, int32_t n, const char *name,
     int32_t lo = 0, hi = n;
     while (lo < hi) { /* invariant 2: at most log2(n) + 1 steps */
         int32_t mid = lo + (hi - lo) / 2;
-        int c = ascii_casecmp(refs[mid].name, name);
+        int c = pq_ascii_casecmp(refs[mid].name, name);
         if (c == 0 && exact) c = strcmp(refs[mid].name, name);
         if (c < 0) lo = mid + 1;
         else hi = mid;
@@ -57,8 +55,8 @@ int32_t pq_name_index_folded(const pq_name_ref *refs, int32_t n, const char *nam
     int32_t exact = pq_name_index_find(refs, n, name);
     if (exact >= 0) return exact;
     int32_t i = lower_bound(refs, n, name, false);
-    if (i >= n || ascii_casecmp(refs[i].name, name) != 0) return -1;
-    if (i + 1 < n && ascii_casecmp(refs[i + 1].name, name) == 0) return -2; /* several */
+    if (i >= n || pq_ascii_casecmp(refs[i].name, name) != 0) return -1;
+    if (i + 1 < n && pq_ascii_casecmp(refs[i + 1].name, name) == 0) return -2; /* several */
     return refs[i].at;
 }
 
@@ -68,7 +66,7 @@ static int32_t upper_bound(const pq_name_ref *refs, int32_t n, const char *name)
     int32_t lo = 0, hi = n;
     while (lo < hi) { /* invariant 2 */
         int32_t mid = lo + (hi - lo) / 2;
-        if (ascii_casecmp(refs[mid].name, name) <= 0) lo = mid + 1;
+        if (pq_ascii_casecmp(refs[mid].name, name) <= 0) lo = mid + 1;
         else hi = mid;
     }
     return lo;
@@ -79,7 +77,7 @@ int32_t pq_name_index_spelling(const pq_name_ref *refs, int32_t n, const char *n
     int32_t i = lower_bound(refs, n, name, true);
     if (i < n && strcmp(refs[i].name, name) == 0) return i;
     i = lower_bound(refs, n, name, false);
-    if (i >= n || ascii_casecmp(refs[i].name, name) != 0) return -1;
+    if (i >= n || pq_ascii_casecmp(refs[i].name, name) != 0) return -1;
     int32_t last = upper_bound(refs, n, name) - 1; /* (the run is sorted by spelling: one */
     assert(last >= i);                             /* spelling when its ends agree) */
     return strcmp(refs[i].name, refs[last].name) == 0 ? i : -2;

@@ -21,6 +21,9 @@ typedef struct pq_name_ref {
     int32_t at; /* the position of the named thing in its array */
 } pq_name_ref;
 
+/* strcasecmp in ASCII alone (<0, 0, >0): the order must not change with the locale between a
+ * sort and a lookup (a host calling setlocale), and SQL names match but for ASCII case. */
+int pq_ascii_casecmp(const char *a, const char *b);
 /* Sorts refs[0..n) into invariant 1's order (n >= 0; every name non-NULL). */
 void pq_name_index_sort(pq_name_ref *refs, int32_t n);
 /* The position (`at`) of the first ref spelled as name, or -1. */

@@ -41,17 +41,6 @@ int32_t ds_fields_pair(const ds_fields *in, const ds_fields *own, const char *na
     return own->names.next[mine] < 0 ? at : -1; /* (own's a and A: each by exact name) */
 }
 
-bool ds_fields_casesame(const char *a, const char *b)
-{
-    for (;; a++, b++) {
-        int x = (unsigned char)*a, y = (unsigned char)*b;
-        x += x >= 'A' && x <= 'Z' ? 32 : 0;
-        y += y >= 'A' && y <= 'Z' ? 32 : 0;
-        if (x != y) return false;
-        if (x == 0) return true;
-    }
-}
-
 void ds_fields_free(ds_fields *f)
 {
     ds_names_free(&f->names);

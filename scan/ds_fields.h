@@ -45,8 +45,6 @@ void ds_fields_add(ds_fields *f, const char *name, int32_t node);
  * in ASCII case alone, unless own's struct has another child equal to name but for case (a
  * and A are then two fields, each paired by its exact name); -1 when none. */
 int32_t ds_fields_pair(const ds_fields *in, const ds_fields *own, const char *name);
-/* Whether a and b are equal but for ASCII case (whatever the locale). */
-bool ds_fields_casesame(const char *a, const char *b);
 void ds_fields_free(ds_fields *f);
 
 #endif

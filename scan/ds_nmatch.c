@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "common/fail.h"
+#include "format/name_index.h"
 #include "scan/ds_fields.h"
 #include "scan/ds_impl.h"
 
@@ -85,7 +86,7 @@ static int32_t alike(const pq_nest *t, int32_t k, const char *name)
 {
     int32_t n = 0;
     for (int32_t c = k + 1, i = 0; i < t[k].nchildren; i++, c = t[c].end)
-        n += ds_fields_casesame(t[c].name, name);
+        n += pq_ascii_casecmp(t[c].name, name) == 0;
     return n;
 }
 
@@ -98,7 +99,7 @@ static int32_t field_of(const ds_npair *p, int32_t kf, int32_t kt, int32_t c)
     int32_t folded = -1, n = 0;
     for (int32_t g = kf + 1, i = 0; i < p->ft[kf].nchildren; i++, g = p->ft[g].end) {
         if (strcmp(p->ft[g].name, name) == 0) return g;
-        if (ds_fields_casesame(p->ft[g].name, name)) folded = g, n++;
+        if (pq_ascii_casecmp(p->ft[g].name, name) == 0) folded = g, n++;
     }
     return n == 1 && alike(p->tt, kt, name) == 1 ? folded : -1;
 }

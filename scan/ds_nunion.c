@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "common/fail.h"
+#include "format/name_index.h"
 #include "scan/ds_fields.h"
 #include "scan/ds_impl.h"
 
@@ -62,7 +63,7 @@ static int32_t alike(const pq_file_meta *m, int32_t j, const char *name)
 {
     int32_t n = 0;
     for (int32_t c = j + 1; c < m->nodes[j].end; c = m->nodes[c].end)
-        n += ds_fields_casesame(m->nodes[c].name, name);
+        n += pq_ascii_casecmp(m->nodes[c].name, name) == 0;
     return n;
 }
 
@@ -76,7 +77,7 @@ static int32_t child_named(const pq_file_meta *m, int32_t j, const pq_file_meta 
     int32_t folded = -1, n = 0;
     for (int32_t g = j + 1; g < m->nodes[j].end; g = m->nodes[g].end) {
         if (strcmp(m->nodes[g].name, name) == 0) return g;
-        if (ds_fields_casesame(m->nodes[g].name, name)) folded = g, n++;
+        if (pq_ascii_casecmp(m->nodes[g].name, name) == 0) folded = g, n++;
     }
     return n == 1 && alike(o, i, name) == 1 ? folded : -1;
 }
