@@ -298,6 +298,9 @@ enum { FLT_IMPLIED_MAX = 8 }; /* implied predicates one expression gets at most 
  * Reads only chunk statistics already decoded (pq_file_meta_stats; a pending one counts as
  * absent). Returns 0 (perhaps adding none), -ENOMEM or a typing error (e filled). */
 int flt_expr_add_implied(flt_expr *ex, const pq_file_meta *m, pq_err *e);
+/* The stated order of ex's conjuncts into perm[0..ex->npreds): the implied ones (invariant 9:
+ * cheap one-column tests) first, then the user's, each group in its own order. */
+void flt_expr_stated_order(const flt_expr *ex, int32_t *perm);
 /* Copies p's terms into dt[0..p->nterms) with a dynamic predicate's first literal bound to
  * *dl (dt, dl must outlive the use; p->nterms <= 2 when dynamic): p->terms for a static
  * predicate, dt when the bound is set, NULL when it is unset. */

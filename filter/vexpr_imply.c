@@ -148,3 +148,13 @@ int flt_expr_add_implied(flt_expr *ex, const pq_file_meta *m, pq_err *e)
     }
     return 0;
 }
+
+void flt_expr_stated_order(const flt_expr *ex, int32_t *perm)
+{
+    int32_t m = 0;
+    for (int32_t k = 0; k < ex->npreds; k++)
+        if (ex->preds[k].implied) perm[m++] = k;
+    for (int32_t k = 0; k < ex->npreds; k++)
+        if (!ex->preds[k].implied) perm[m++] = k;
+    assert(m == ex->npreds);
+}

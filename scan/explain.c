@@ -98,11 +98,12 @@ void scan_explain_filter(scan_explain_buf *x, const flt_expr *filter, bool page_
 
 void scan_explain_start_order(scan_explain_buf *x, const flt_expr *filter)
 {
-    scan_explainf(x, "conjunct order (start):"); /* implied ones first (policy.c stated_order) */
-    for (int pass = 0, i = 0; pass < 2; pass++)
-        for (int k = 0; k < filter->npreds; k++)
-            if ((filter->preds[k].implied != 0) == (pass == 0))
-                scan_explainf(x, "%s #%d %s", i++ ? " ->" : "", k + 1, flt_pred_label(&filter->preds[k]));
+    int32_t perm[FLT_MAX_PREDS];
+    flt_expr_stated_order(filter, perm); /* the order the policy starts from */
+    scan_explainf(x, "conjunct order (start):");
+    for (int i = 0; i < filter->npreds; i++)
+        scan_explainf(x, "%s #%d %s", i ? " ->" : "", perm[i] + 1,
+                      flt_pred_label(&filter->preds[perm[i]]));
     scan_explainf(x, "\n");
 }
 

@@ -7,16 +7,12 @@
 
 #include "common/fail.h"
 
-/* The stated order: the implied conjuncts (expr.h invariant 9: cheap one-column tests) first,
- * then the user's, each group in its own order. */
+/* The stated order (implied conjuncts first: filter/expr.h flt_expr_stated_order). */
 static void stated_order(const scan_plan *p, int32_t *perm)
 {
-    int n = p->npreds, m = 0;
-    for (int k = 0; k < n; k++)
-        if (p->filter->preds[k].implied) perm[m++] = k;
-    for (int k = 0; k < n; k++)
-        if (!p->filter->preds[k].implied) perm[m++] = k;
-    assert(m == n);
+    if (p->npreds == 0) return; /* (no filter) */
+    assert(p->filter && p->filter->npreds == p->npreds);
+    flt_expr_stated_order(p->filter, perm);
 }
 
 /* Below this chance (percent) that a chain position's input is all-false, its reads are
